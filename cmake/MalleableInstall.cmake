@@ -1,0 +1,18 @@
+# Installs the CMake package (find_package(malleable)) and a pkg-config file.
+include(CMakePackageConfigHelpers)
+set(MALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/malleable)
+install(EXPORT malleableTargets NAMESPACE malleable:: DESTINATION ${MALL_CMAKE_DIR})
+configure_package_config_file(cmake/malleableConfig.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake INSTALL_DESTINATION ${MALL_CMAKE_DIR})
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersion.cmake
+        DESTINATION ${MALL_CMAKE_DIR})
+
+get_property(MALL_PC_LIBS GLOBAL PROPERTY MALL_PC_LIBS)
+list(JOIN MALL_PC_LIBS " " MALL_PC_LIBS)
+configure_file(cmake/malleable.pc.in ${CMAKE_CURRENT_BINARY_DIR}/malleable.pc @ONLY)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleable.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+

@@ -1,0 +1,60 @@
+# Test helpers. Labels: unit (pure, no MPI), mpi, fortran, bench (not in the default run).
+# Every MPI test runs under `mpiexec --oversubscribe` with a timeout, so a hang fails.
+include(GoogleTest)
+
+set(MALL_MPI_TEST_ENV
+  OMPI_ALLOW_RUN_AS_ROOT=1
+  OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  # spawned processes may oversubscribe the two cores too
+  OMPI_MCA_rmaps_base_oversubscribe=1
+  # oversubscribed ranks must yield the CPU while they poll
+  OMPI_MCA_mpi_yield_when_idle=1
+  OMPI_MCA_btl_vader_single_copy_mechanism=none)
+set(MALL_MPIEXEC_FLAGS --oversubscribe --bind-to none)
+
+# mall_add_unit_test(name SOURCES ... [LIBS ...])
+function(mall_add_unit_test name)
+  cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest GTest::gtest_main
+                        $<BUILD_INTERFACE:mall_build_flags>)
+  gtest_discover_tests(${name} PROPERTIES LABELS unit TIMEOUT 120 DISCOVERY_TIMEOUT 60)
+endfunction()
+
+# mall_add_mpi_test(name NP n (TARGET tgt | COMMAND cmd...) [ARGS ...] [TIMEOUT s]
+#                   [LABELS ...] [ENV ...] [WORKDIR dir])
+# Runs `mpiexec --oversubscribe -n NP <target> ARGS` with the root/oversubscription env.
+function(mall_add_mpi_test name)
+  cmake_parse_arguments(A "" "NP;TARGET;TIMEOUT;WORKDIR" "ARGS;LABELS;ENV;COMMAND" ${ARGN})
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 120)
+  endif()
+  if(A_TARGET)
+    set(_cmd $<TARGET_FILE:${A_TARGET}>)
+  else()
+    set(_cmd ${A_COMMAND})
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${MPIEXEC_EXECUTABLE} ${MALL_MPIEXEC_FLAGS} ${MPIEXEC_NUMPROC_FLAG} ${A_NP}
+                   ${_cmd} ${A_ARGS})
+  set(_labels mpi ${A_LABELS})
+  set_tests_properties(${name} PROPERTIES
+    TIMEOUT ${A_TIMEOUT}
+    LABELS "${_labels}"
+    PROCESSORS 2
+    ENVIRONMENT "${MALL_MPI_TEST_ENV};${A_ENV}")
+  if(A_WORKDIR)
+    set_tests_properties(${name} PROPERTIES WORKING_DIRECTORY ${A_WORKDIR})
+  endif()
+endfunction()
+
+# An MPI GoogleTest executable: tests/support/mpi_gtest_main.cpp initialises MPI, prints
+# from rank 0 only and fails the run if any rank failed.
+function(mall_add_mpi_gtest name)
+  cmake_parse_arguments(A "" "NP;TIMEOUT" "SOURCES;LIBS;LABELS;ENV;ARGS" ${ARGN})
+  add_executable(${name} ${A_SOURCES})
+  target_link_libraries(${name} PRIVATE ${A_LIBS} mall_mpi_gtest_main
+                        $<BUILD_INTERFACE:mall_build_flags>)
+  mall_add_mpi_test(${name} NP ${A_NP} TARGET ${name} TIMEOUT ${A_TIMEOUT}
+                    LABELS ${A_LABELS} ENV ${A_ENV} ARGS ${A_ARGS})
+endfunction()

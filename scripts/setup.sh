@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Idempotent set-up: installs the missing Debian packages (apt-get update once, only when
+# something is missing), configures and builds into build/ (Release, -Wall -Wextra).
+# Environment: BUILD_DIR (default build), MALL_SANITIZE=1 for the ASan+UBSan build
+# (default dir build-asan), CMAKE_ARGS for extra configure flags, JOBS (default nproc).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$here"
+
+packages=(g++ gfortran make cmake pkg-config python3
+  libopenmpi-dev openmpi-bin libscalapack-openmpi-dev libopenblas-dev liblapacke-dev
+  libgtest-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev gnuplot-nox)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "setup: installing missing packages: ${missing[*]}"
+  if [[ $(id -u) -eq 0 ]]; then
+    sudo=()
+  elif command -v sudo >/dev/null; then
+    sudo=(sudo)
+  else
+    echo "setup: not root and no sudo; as root run: apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+sanitize=OFF
+default_dir=build
+if [[ "${MALL_SANITIZE:-0}" == 1 ]]; then
+  sanitize=ON
+  default_dir=build-asan
+fi
+build_dir=${BUILD_DIR:-$default_dir}
+build_type=${BUILD_TYPE:-Release}
+[[ $sanitize == ON ]] && build_type=${BUILD_TYPE:-RelWithDebInfo}
+
+# shellcheck disable=SC2086
+if [[ ! -f "$build_dir/CMakeCache.txt" ]] || [[ -n "${CMAKE_ARGS:-}" ]]; then
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DMALL_SANITIZE="$sanitize" \
+    ${CMAKE_ARGS:-} >/dev/null
+fi
+cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" 2>&1 | grep -vE '^\[ *[0-9]+%\]' || true
+# grep hides progress lines; a failed build must still fail set-up.
+cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" >/dev/null
+echo "setup: built $build_dir ($build_type, sanitizers $sanitize)"
