@@ -1,0 +1,71 @@
+// Redistribution plans: which rectangle of the matrix goes from which process to which,
+// and in which step. A pure function of two layouts (COSTA's "communication plan"),
+// testable without MPI; redist/src/execute*.cpp is the only code that sends it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "redist/layout.hpp"
+
+namespace redist {
+
+// Submatrix form, as PDGEMR2D: B(ib:ib+m-1, jb:jb+n-1) := A(ia:ia+m-1, ja:ja+n-1).
+// Indices here are 0-based; the C/Fortran APIs take ScaLAPACK's 1-based IA/JA.
+struct Region {
+  std::int64_t m = 0, n = 0;
+  std::int64_t ia = 0, ja = 0;
+  std::int64_t ib = 0, jb = 0;
+  static Region whole(const Layout& a) { return {a.m, a.n, 0, 0, 0, 0}; }
+};
+
+enum class ScheduleKind {
+  Caterpillar,   // Prylli-Tourancheau round robin, as inside PDGEMR2D (seed 002 §3.4.1)
+  Circulant,     // Park-Prasanna-Raghavendra, block-cyclic layouts (seed 002 §3.4.3)
+  Matching,      // contention-free, minimal steps: edge colouring of the bipartite graph
+  AllAtOnce,     // every transfer posted nonblocking at once (no steps)
+  Default        // whichever measured fastest here (see docs/redist.md)
+};
+
+// One contiguous-in-index-space piece: a set of rows x a set of columns, expressed as
+// runs so that a block-cyclic overlap is described compactly.
+struct Run {
+  std::int64_t start, len;  // global index range [start, start+len) in A's index space
+};
+
+// All data that one source rank sends to one destination rank.
+struct Transfer {
+  int src = -1, dst = -1;           // communicator ranks
+  std::vector<Run> rows, cols;      // A-space global rows/columns (product set)
+  std::int64_t elements() const;    // sum(rows.len) * sum(cols.len)
+};
+
+struct PlanStats {
+  std::int64_t elements_total = 0;     // m*n of the region
+  std::int64_t elements_local = 0;     // stay on the same rank (src == dst)
+  std::int64_t elements_moved = 0;     // cross ranks
+  std::int64_t messages = 0;           // transfers with src != dst
+  int steps = 0;                       // communication steps of the schedule
+  std::int64_t max_sent_by_one = 0;    // elements, over ranks
+  std::int64_t max_recv_by_one = 0;
+  std::vector<std::int64_t> sent_by_rank, recv_by_rank;  // indexed by rank
+};
+
+struct RedistPlan {
+  Layout a, b;
+  Region region;
+  ScheduleKind schedule = ScheduleKind::Default;
+  std::vector<Transfer> transfers;            // every (src,dst) pair with data, once
+  std::vector<std::vector<int>> steps;        // steps[s] = indices into transfers
+  PlanStats stats;                            // element counts; multiply by sizeof(T)
+};
+
+// Plans B := A over the region. `comm_size` bounds the ranks both layouts use.
+// Throws redist::Error on mismatched sizes or regions out of range.
+RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
+                     ScheduleKind schedule = ScheduleKind::Default);
+
+// Just the statistics (no steps), for placement/cost decisions (gridmap uses this).
+PlanStats plan_stats(const Layout& a, const Layout& b, int comm_size);
+
+}  // namespace redist
