@@ -1,0 +1,34 @@
+// Choosing the new grid and where the processes sit in it at a resize (seed 002 §4.5,
+// §5.1-5.2). Pure. gridmap owns the full algorithms (optimal placement, SVD mapping);
+// this is the session's view of them: grid shape + rank map for each Placement.
+#pragma once
+
+#include "apps/types.hpp"
+
+namespace resize {
+
+// Near-square P x Q with P <= Q and P*Q == procs (seed 002 §5.1.1: square-ish grids
+// do best for PDGEMM/PDGETRF).
+Grid choose_topology(int procs);
+
+// Largest R x C with R >= old.nprow, C >= old.npcol, R*C <= procs, closest to square
+// (local mapping keeps old rows/columns, seed 002 §5.2.1.2).
+Grid choose_local_topology(const Grid& old, int procs);
+
+// Expansion: the old world's ranks keep their numbers, the newcomers are
+// old_world..new_world-1. Global: row-major over world ranks. Local1: new rows/columns
+// appended. Local2: interspersed at the centre of each of the r divisions (§4.5:
+// the k-th new one at (k-1)p/r + p/2r). Optimal: Local2 (gridmap's optimal relabelling
+// is applied by the session when gridmap is linked). Throws Error if a local placement
+// cannot keep the old grid (new shape smaller in a dimension).
+Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p);
+
+// Shrink to world ranks 0..keep-1 on an nprow x npcol grid: if the kept ranks of `old`
+// form whole rows and columns of it (a local shrink, the reverse of a local expansion)
+// their relative positions are kept; otherwise row-major (global).
+Grid plan_shrink(const Grid& old, int keep, int nprow, int npcol);
+
+// Positions (0-based, in the new dimension of p + r) of the r new rows/columns.
+std::vector<int> inserted_positions(int p, int r, Placement pl);
+
+}  // namespace resize

@@ -1,0 +1,95 @@
+// What a resizable run measured: per-iteration times on each grid, each resize split as
+// DRMS does (seed 003: spawn or exit, redistribution, other), and the derived payoff
+// point and resize cost (seed 002 §5.3). Pure: the MPI shell feeds it numbers.
+//
+// Two clocks, side by side. "wall" is elapsed time (the max over ranks). "dedicated" is
+// the max over ranks of the process CPU time (CLOCK_PROCESS_CPUTIME_ID) for the same
+// iteration: an estimate of the iteration time if every rank had its own core, which
+// matters when more ranks than cores share a machine (the 2-core demo host). It includes
+// CPU spent polling inside MPI, so it over-estimates a dedicated-core iteration.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "apps/types.hpp"
+
+namespace resize {
+
+struct IterationSample {
+  int iteration = 0;       // 1-based
+  int procs = 0;           // world size in the grid
+  std::string grid;        // "3x3"
+  double wall = 0.0;       // seconds, max over ranks
+  double dedicated = 0.0;  // seconds, max over ranks of CPU time
+};
+
+struct ResizeRecord {
+  int after_iteration = 0;  // remap point
+  Action action = Action::None;
+  std::string from_grid, to_grid;
+  int from_procs = 0, to_procs = 0;
+  Placement placement = Placement::Local2;
+  bool ok = true;           // false: the resize failed and the job stayed on from_grid
+  std::string message;      // why it failed, or notes
+  // DRMS breakdown, seconds (wall, measured on world rank 0 around each phase).
+  double t_spawn = 0.0;     // spawn (expand) or exit (shrink)
+  double t_redist = 0.0;    // redistribution of every registered matrix
+  double t_other = 0.0;     // decision, state hand-over, BLACS grids, buffers
+  double t_total = 0.0;     // t_spawn + t_redist + t_other
+  std::int64_t bytes_moved = 0;  // bytes that changed rank (all matrices)
+  std::int64_t bytes_total = 0;  // bytes of all registered matrices
+};
+
+// Payoff point ceil(t_r / (t_p1 - t_p2)) (seed 002 §5.3.1, seed 003 eq. 4): iterations
+// on the new grid to amortise the resize. Empty when t_p2 >= t_p1 (never pays off).
+std::optional<std::int64_t> payoff_point(double t_r, double t_p1, double t_p2);
+// Resize cost ceil(t_r / t_p2) (seed 002 §5.3.2, seed 003 eq. 5): iterations the new
+// grid could have run during the resize. Throws Error if t_p2 <= 0.
+std::int64_t resize_cost(double t_r, double t_p2);
+
+// A maximal run of consecutive iterations on one grid.
+struct Segment {
+  std::string grid;
+  int procs = 0;
+  int first_iteration = 0, last_iteration = 0;
+  int count() const { return last_iteration - first_iteration + 1; }
+  double mean_wall = 0.0, mean_dedicated = 0.0;  // steady state (see Metrics::segments)
+  double min_wall = 0.0, min_dedicated = 0.0;
+};
+
+// One resize with the iteration times before and after it and the derived metrics.
+struct ResizeAnalysis {
+  ResizeRecord record;
+  std::optional<Segment> before, after;
+  std::optional<std::int64_t> payoff_wall, payoff_dedicated;  // empty: never pays off
+  std::optional<std::int64_t> cost_wall, cost_dedicated;      // empty: no "after" data
+};
+
+class Metrics {
+ public:
+  void add_iteration(const IterationSample& s) { iterations_.push_back(s); }
+  void add_resize(const ResizeRecord& r) { resizes_.push_back(r); }
+  const std::vector<IterationSample>& iterations() const { return iterations_; }
+  const std::vector<ResizeRecord>& resizes() const { return resizes_; }
+
+  // Segments of iterations on one grid. The first iteration after a resize is a
+  // transient (caches, first-touch of new buffers; seed 003 ignores it too) and is left
+  // out of the means when the segment has more than one iteration.
+  std::vector<Segment> segments() const;
+  // Every successful resize with its neighbouring segments, payoff point and resize cost
+  // computed from wall and from dedicated-core iteration times (t_r is the wall resize
+  // time in both: spawning and moving data do not speed up with dedicated cores).
+  std::vector<ResizeAnalysis> analyse() const;
+  // Mean steady-state iteration time (wall or dedicated) of the latest segment with at
+  // least `min_iters` iterations; empty if there is none yet.
+  std::optional<double> current_mean(int min_iters, bool dedicated) const;
+
+ private:
+  std::vector<IterationSample> iterations_;
+  std::vector<ResizeRecord> resizes_;
+};
+
+}  // namespace resize

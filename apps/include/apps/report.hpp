@@ -1,0 +1,30 @@
+// Rendering a run's metrics: the final summary table, JSON and CSV. Pure.
+#pragma once
+
+#include <string>
+
+#include "apps/metrics.hpp"
+
+namespace resize {
+
+struct RunInfo {
+  std::string app;       // "pdgemm"
+  std::string problem;   // "N=1200 NB=64"
+  std::string policy;    // "scripted 3:expand:3x3:local2,6:shrink:2x2"
+  std::string redistributor;  // "redist" or "pdgemr2d"
+  std::string check;     // "max |C - C_ref| = 1.2e-13 (tol 1.2e-09): OK"
+  bool check_ok = true;
+  int cores = 0;         // hardware threads of the host (dedicated-core estimate context)
+};
+
+// Iteration times per grid segment, each resize (DRMS split, payoff point and resize
+// cost, wall and dedicated-core side by side) and the result check, as a text table.
+std::string summary_table(const Metrics& m, const RunInfo& info);
+std::string to_json(const Metrics& m, const RunInfo& info);
+// One row per iteration: iteration,procs,grid,wall_s,dedicated_s.
+std::string iterations_csv(const Metrics& m);
+
+// "n/a (never pays off)" style rendering of an optional count.
+std::string count_or(const std::optional<std::int64_t>& v, const std::string& none);
+
+}  // namespace resize

@@ -1,0 +1,33 @@
+// Scripted resize schedules: "3:expand:9:local2,8:shrink:4" (seed 002 §3.1: the
+// application is resized only at remap points). Pure parsing, no MPI.
+//
+// Grammar (entries separated by ',' ';' or newlines; '#' starts a comment):
+//   ITER ':' ('expand'|'shrink') ':' TARGET [':' PLACEMENT] [':schema=' FILE]
+//   TARGET    = PROCS | ROWS 'x' COLS          e.g. 9, 3x3, 2x3
+//   PLACEMENT = global | local1 | local2 | optimal (default local2)
+// ITER is the number of completed iterations at the remap point (remap point k follows
+// iteration k). A shrink target is a world size that the job had before (a stack level)
+// or any smaller size.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apps/types.hpp"
+
+namespace resize {
+
+struct ScheduleEntry {
+  int iteration = 0;
+  Decision decision;
+};
+
+using Schedule = std::vector<ScheduleEntry>;
+
+// Throws resize::Error naming the entry and field at fault.
+Schedule parse_schedule(const std::string& text);
+// A path to a file holding a schedule, or the schedule text itself.
+Schedule load_schedule(const std::string& text_or_path);
+std::string to_string(const ScheduleEntry& e);
+
+}  // namespace resize

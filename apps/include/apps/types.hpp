@@ -1,0 +1,59 @@
+// Value types shared by the resize session's pure core (no MPI): grids, decisions,
+// placements and the error type. Seed 002 §3.1 (remap points), §4 (placements).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace resize {
+
+// Thrown by parsing and planning; the message names the argument and value at fault.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A process grid placed in the current world: ranks[pr * npcol + pc] is the world rank
+// at grid coordinate (pr, pc) (the same convention as redist::Layout::ranks).
+struct Grid {
+  int nprow = 1, npcol = 1;
+  std::vector<int> ranks;  // empty means row-major 0..nprow*npcol-1
+  int size() const { return nprow * npcol; }
+  int rank_at(int pr, int pc) const {
+    return ranks.empty() ? pr * npcol + pc : ranks[static_cast<std::size_t>(pr) * npcol + pc];
+  }
+  std::vector<int> rank_map() const;  // ranks, filled in when empty
+  std::string shape() const { return std::to_string(nprow) + "x" + std::to_string(npcol); }
+  bool operator==(const Grid& o) const {
+    return nprow == o.nprow && npcol == o.npcol && rank_map() == o.rank_map();
+  }
+};
+
+// Where the new processes go on an expansion (seed 002 §4.2-4.5, §5.2).
+enum class Placement {
+  Global,   // new grid built from scratch, row-major over world ranks
+  Local1,   // new rows/columns appended at the ends of the grid
+  Local2,   // new rows/columns interspersed at the centre of p/r divisions (§4.5)
+  Optimal,  // the rank relabelling that moves least data (gridmap)
+};
+std::string to_string(Placement p);
+Placement parse_placement(const std::string& s);  // throws Error
+
+enum class Action { None, Expand, Shrink };
+std::string to_string(Action a);
+
+// What a policy decides at a remap point. `procs` is the target world size; `nprow`
+// and `npcol` may be 0 (the session picks the topology). `schema` (expand only) names a
+// blacs_setup schema file to expand with instead of spawning `procs - current` copies.
+struct Decision {
+  Action action = Action::None;
+  int procs = 0;
+  int nprow = 0, npcol = 0;
+  Placement placement = Placement::Local2;
+  std::string schema;
+  std::string reason;  // for the progress line
+  static Decision none(std::string why = {}) { return {Action::None, 0, 0, 0, Placement::Local2, {}, std::move(why)}; }
+};
+
+}  // namespace resize

@@ -1,0 +1,89 @@
+#include "apps/metrics.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace resize {
+
+std::optional<std::int64_t> payoff_point(double t_r, double t_p1, double t_p2) {
+  const double gain = t_p1 - t_p2;
+  if (!(gain > 0.0)) return std::nullopt;
+  return static_cast<std::int64_t>(std::ceil(t_r / gain));
+}
+
+std::int64_t resize_cost(double t_r, double t_p2) {
+  if (!(t_p2 > 0.0)) throw Error("resize_cost: t_p2 must be > 0, got " + std::to_string(t_p2));
+  return static_cast<std::int64_t>(std::ceil(t_r / t_p2));
+}
+
+std::vector<Segment> Metrics::segments() const {
+  std::vector<Segment> out;
+  std::size_t i = 0;
+  while (i < iterations_.size()) {
+    std::size_t j = i;
+    // A segment ends at a grid change or at a remap point where a resize happened
+    // (shrinking 3x3 -> 2x2 -> 3x3 gives three segments even if grids repeat).
+    auto resized_after = [&](int it) {
+      return std::any_of(resizes_.begin(), resizes_.end(),
+                         [&](const ResizeRecord& r) { return r.ok && r.after_iteration == it; });
+    };
+    while (j + 1 < iterations_.size() && iterations_[j + 1].grid == iterations_[i].grid &&
+           !resized_after(iterations_[j].iteration))
+      ++j;
+    Segment s;
+    s.grid = iterations_[i].grid;
+    s.procs = iterations_[i].procs;
+    s.first_iteration = iterations_[i].iteration;
+    s.last_iteration = iterations_[j].iteration;
+    const std::size_t from = (j > i) ? i + 1 : i;  // drop the transient first iteration
+    double w = 0, d = 0, mw = 1e300, md = 1e300;
+    for (std::size_t k = from; k <= j; ++k) {
+      w += iterations_[k].wall;
+      d += iterations_[k].dedicated;
+      mw = std::min(mw, iterations_[k].wall);
+      md = std::min(md, iterations_[k].dedicated);
+    }
+    const double n = static_cast<double>(j - from + 1);
+    s.mean_wall = w / n;
+    s.mean_dedicated = d / n;
+    s.min_wall = mw;
+    s.min_dedicated = md;
+    out.push_back(s);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::vector<ResizeAnalysis> Metrics::analyse() const {
+  const auto segs = segments();
+  std::vector<ResizeAnalysis> out;
+  for (const auto& r : resizes_) {
+    ResizeAnalysis a;
+    a.record = r;
+    for (const auto& s : segs) {
+      if (s.last_iteration == r.after_iteration) a.before = s;
+      if (s.first_iteration == r.after_iteration + 1) a.after = s;
+    }
+    if (r.ok && a.before && a.after) {
+      a.payoff_wall = payoff_point(r.t_total, a.before->mean_wall, a.after->mean_wall);
+      a.payoff_dedicated = payoff_point(r.t_total, a.before->mean_dedicated, a.after->mean_dedicated);
+      if (a.after->mean_wall > 0) a.cost_wall = resize_cost(r.t_total, a.after->mean_wall);
+      if (a.after->mean_dedicated > 0)
+        a.cost_dedicated = resize_cost(r.t_total, a.after->mean_dedicated);
+    }
+    out.push_back(a);
+  }
+  return out;
+}
+
+std::optional<double> Metrics::current_mean(int min_iters, bool dedicated) const {
+  const auto segs = segments();
+  if (segs.empty()) return std::nullopt;
+  const Segment& s = segs.back();
+  // Steady-state iterations exclude the transient first one.
+  const int steady = s.count() > 1 ? s.count() - 1 : 1;
+  if (steady < min_iters) return std::nullopt;
+  return dedicated ? s.mean_dedicated : s.mean_wall;
+}
+
+}  // namespace resize

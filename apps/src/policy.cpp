@@ -1,0 +1,161 @@
+#include "apps/policy.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace resize {
+
+Decision ScriptedPolicy::decide(const PolicyInput& in) {
+  for (const auto& e : schedule_)
+    if (e.iteration == in.iteration) return e.decision;
+  return Decision::none();
+}
+
+bool PoolScheduler::confirm_expand(int, int extra) {
+  if (extra > free_) return false;
+  free_ -= extra;
+  return true;
+}
+
+void PoolScheduler::released(int n) {
+  free_ += n;
+  want_back_ = std::max(0, want_back_ - n);
+}
+
+void OfferFileScheduler::reload() {
+  std::string content;
+  if (path_.empty()) {
+    const char* env = std::getenv("MALL_OFFER");
+    content = env ? env : "";
+  } else {
+    std::ifstream in(path_);
+    std::stringstream ss;
+    if (in) ss << in.rdbuf();
+    content = ss.str();
+  }
+  if (content == last_content_) return;
+  last_content_ = content;
+  offer_ = 0;
+  release_ = 0;
+  release_done_ = false;
+  for (char& c : content)
+    if (c == ',' || c == '\n' || c == ';') c = ' ';
+  std::stringstream ss(content);
+  for (std::string tok; ss >> tok;) {
+    const auto eq = tok.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = tok.substr(0, eq);
+    int v = 0;
+    try {
+      v = std::stoi(tok.substr(eq + 1));
+    } catch (const std::exception&) {
+      throw Error("offer file '" + (path_.empty() ? std::string("$MALL_OFFER") : path_) +
+                  "': value of '" + key + "' is not an integer: '" + tok + "'");
+    }
+    if (key == "offer") offer_ = std::max(0, v);
+    else if (key == "release") release_ = std::max(0, v);
+  }
+}
+
+int OfferFileScheduler::expand_offer(int) {
+  reload();
+  return offer_;
+}
+
+bool OfferFileScheduler::confirm_expand(int, int extra) {
+  if (extra > offer_) return false;
+  offer_ -= extra;
+  return true;
+}
+
+int OfferFileScheduler::shrink_request(int) {
+  reload();
+  return release_done_ ? 0 : release_;
+}
+
+void OfferFileScheduler::released(int n) {
+  if (n >= release_) release_done_ = true;
+  offer_ += n;  // released processes return to the pool the offer comes from
+}
+
+Grid next_grid_step(const Grid& g) {
+  return g.nprow <= g.npcol ? Grid{g.nprow + 1, g.npcol, {}} : Grid{g.nprow, g.npcol + 1, {}};
+}
+
+Decision SweetSpotPolicy::decide(const PolicyInput& in) {
+  const int cur = in.world_size;
+  std::optional<double> mean;
+  if (in.metrics) mean = in.metrics->current_mean(opt_.measure_iters, opt_.use_dedicated);
+  if (mean) {
+    sched_->report(cur, *mean);
+    time_by_procs_[cur] = *mean;
+    grid_by_procs_[cur] = in.grid;
+  }
+  // Shrink requests come first: the scheduler needs the processes (§3.1 step iii).
+  if (const int want = sched_->shrink_request(cur); want > 0) {
+    int target = 0;
+    for (const auto& [p, t] : time_by_procs_)
+      if (p <= cur - want) target = p;  // the largest measured size that satisfies it
+    Decision d{Action::Shrink, target > 0 ? target : cur - want, 0, 0, opt_.placement, {}, {}};
+    if (target > 0) {
+      d.nprow = grid_by_procs_[target].nprow;
+      d.npcol = grid_by_procs_[target].npcol;
+    }
+    if (d.procs < 1) return Decision::none("release of " + std::to_string(want) + " refused: would leave no process");
+    d.reason = "scheduler asked for " + std::to_string(want) + " back";
+    return d;
+  }
+  if (!mean || last_measured_iteration_ == in.iteration) return Decision::none("measuring");
+  if (found_) return Decision::none("at sweet spot " + std::to_string(best_procs_));
+  // The U-curve: if the last expansion did not pay, the size before it is the bottom.
+  if (prev_procs_ > 0 && time_by_procs_.count(prev_procs_)) {
+    const double before = time_by_procs_[prev_procs_];
+    if (*mean > before * (1.0 - opt_.min_gain)) {
+      found_ = true;
+      best_procs_ = prev_procs_;
+      const Grid& g = grid_by_procs_[prev_procs_];
+      Decision d{Action::Shrink, prev_procs_, g.nprow, g.npcol, opt_.placement, {}, {}};
+      d.reason = "no gain (" + std::to_string(*mean) + " s vs " + std::to_string(before) +
+                 " s): sweet spot at " + std::to_string(prev_procs_);
+      return d;
+    }
+  }
+  best_procs_ = cur;
+  const int offer = sched_->expand_offer(cur);
+  if (offer <= 0) return Decision::none("no processes offered");
+  const Grid next = next_grid_step(in.grid);
+  const int extra = next.size() - cur;
+  if (extra > offer) return Decision::none("offer of " + std::to_string(offer) + " too small for " + next.shape());
+  if (!sched_->confirm_expand(cur, extra)) return Decision::none("scheduler withdrew the offer");
+  prev_procs_ = cur;
+  last_measured_iteration_ = in.iteration;
+  Decision d{Action::Expand, next.size(), next.nprow, next.npcol, opt_.placement, {}, {}};
+  d.reason = "rate still improving: try " + next.shape();
+  return d;
+}
+
+void SweetSpotPolicy::completed(const Decision& d, int from_procs, bool ok) {
+  if (d.action == Action::Expand && !ok) {
+    found_ = true;  // cannot grow: stay where we are
+    best_procs_ = prev_procs_ > 0 ? prev_procs_ : best_procs_;
+  }
+  if (d.action == Action::Shrink && ok) {
+    // Released processes go back to the scheduler (§3.1 step iii.5).
+    sched_->released(from_procs - d.procs);
+  }
+}
+
+std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& schedule,
+                                    const std::string& offer_file) {
+  if (name == "fixed" || name == "none") return std::make_unique<FixedPolicy>();
+  if (name == "scripted") return std::make_unique<ScriptedPolicy>(load_schedule(schedule));
+  if (name == "sweetspot") {
+    SweetSpotPolicy::Options o;
+    return std::make_unique<SweetSpotPolicy>(std::make_shared<OfferFileScheduler>(offer_file), o);
+  }
+  throw Error("policy: expected fixed, scripted or sweetspot, got '" + name + "'");
+}
+
+}  // namespace resize

@@ -1,0 +1,119 @@
+#include "apps/report.hpp"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace resize {
+
+std::string count_or(const std::optional<std::int64_t>& v, const std::string& none) {
+  return v ? std::to_string(*v) : none;
+}
+
+namespace {
+std::string fmt(const char* f, double v) {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+std::string ms(double s) { return fmt("%.2f", s * 1e3); }
+}  // namespace
+
+std::string summary_table(const Metrics& m, const RunInfo& info) {
+  std::ostringstream o;
+  o << "== summary: " << info.app << " " << info.problem << ", policy " << info.policy
+    << ", redistribution " << info.redistributor << "\n";
+  o << "   clocks: wall = elapsed (max over ranks); dedicated-core = max per-rank CPU time"
+       " (estimate with one core per rank; this host has "
+    << info.cores << " hardware threads)\n";
+  o << "\n   iteration time per grid (steady state: first iteration after a change left out)\n";
+  o << "   grid   procs  iters        wall ms/iter   dedicated-core ms/iter\n";
+  for (const auto& s : m.segments()) {
+    char line[160];
+    std::snprintf(line, sizeof line, "   %-6s %5d  %3d-%-3d %12s   %12s\n", s.grid.c_str(), s.procs,
+                  s.first_iteration, s.last_iteration, ms(s.mean_wall).c_str(),
+                  ms(s.mean_dedicated).c_str());
+    o << line;
+  }
+  const auto an = m.analyse();
+  if (!an.empty()) {
+    o << "\n   resizes (DRMS split of t_r, wall ms)\n";
+    o << "   after  change          placement  spawn/exit    redist     other     total   moved MB\n";
+    for (const auto& a : an) {
+      const auto& r = a.record;
+      char line[256];
+      const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : " FAILED");
+      std::snprintf(line, sizeof line, "   %5d  %-15s %-9s %10s %9s %9s %9s %9s\n", r.after_iteration,
+                    change.c_str(), to_string(r.placement).c_str(), ms(r.t_spawn).c_str(),
+                    ms(r.t_redist).c_str(), ms(r.t_other).c_str(), ms(r.t_total).c_str(),
+                    fmt("%.2f", static_cast<double>(r.bytes_moved) / 1e6).c_str());
+      o << line;
+      if (!r.ok) o << "          " << r.message << "\n";
+    }
+    o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2), seed 002 §5.3\n";
+    o << "   change           t_r ms | wall: t_p1 ms  t_p2 ms  payoff  cost | dedicated-core: t_p1 ms  t_p2 ms  payoff  cost\n";
+    for (const auto& a : an) {
+      const auto& r = a.record;
+      if (!r.ok || !a.before || !a.after) continue;
+      char line[320];
+      std::snprintf(line, sizeof line,
+                    "   %-15s %7s | %13s %8s %7s %5s | %23s %8s %7s %5s\n",
+                    (r.from_grid + "->" + r.to_grid).c_str(), ms(r.t_total).c_str(),
+                    ms(a.before->mean_wall).c_str(), ms(a.after->mean_wall).c_str(),
+                    count_or(a.payoff_wall, "never").c_str(), count_or(a.cost_wall, "-").c_str(),
+                    ms(a.before->mean_dedicated).c_str(), ms(a.after->mean_dedicated).c_str(),
+                    count_or(a.payoff_dedicated, "never").c_str(),
+                    count_or(a.cost_dedicated, "-").c_str());
+      o << line;
+    }
+    o << "   (\"never\": the new grid is not faster per iteration on that clock, so the resize"
+         " does not pay off)\n";
+  }
+  o << "\n   result check: " << info.check << "\n";
+  return o.str();
+}
+
+std::string to_json(const Metrics& m, const RunInfo& info) {
+  using nlohmann::json;
+  json j;
+  j["app"] = info.app;
+  j["problem"] = info.problem;
+  j["policy"] = info.policy;
+  j["redistributor"] = info.redistributor;
+  j["check"] = {{"ok", info.check_ok}, {"message", info.check}};
+  j["host_cores"] = info.cores;
+  j["clocks"] = {{"wall", "elapsed seconds, max over ranks"},
+                 {"dedicated", "max per-rank CPU seconds (one-core-per-rank estimate)"}};
+  for (const auto& s : m.iterations())
+    j["iterations"].push_back({{"iteration", s.iteration}, {"procs", s.procs}, {"grid", s.grid},
+                               {"wall_s", s.wall}, {"dedicated_s", s.dedicated}});
+  for (const auto& s : m.segments())
+    j["segments"].push_back({{"grid", s.grid}, {"procs", s.procs}, {"first", s.first_iteration},
+                             {"last", s.last_iteration}, {"mean_wall_s", s.mean_wall},
+                             {"mean_dedicated_s", s.mean_dedicated}});
+  for (const auto& a : m.analyse()) {
+    const auto& r = a.record;
+    json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
+              {"from", r.from_grid}, {"to", r.to_grid}, {"placement", to_string(r.placement)},
+              {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
+              {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
+              {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
+    auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
+    e["payoff_wall"] = opt(a.payoff_wall);
+    e["payoff_dedicated"] = opt(a.payoff_dedicated);
+    e["resize_cost_wall"] = opt(a.cost_wall);
+    e["resize_cost_dedicated"] = opt(a.cost_dedicated);
+    j["resizes"].push_back(e);
+  }
+  return j.dump(2);
+}
+
+std::string iterations_csv(const Metrics& m) {
+  std::ostringstream o;
+  o << "iteration,procs,grid,wall_s,dedicated_s\n";
+  for (const auto& s : m.iterations())
+    o << s.iteration << "," << s.procs << "," << s.grid << "," << s.wall << "," << s.dedicated << "\n";
+  return o.str();
+}
+
+}  // namespace resize

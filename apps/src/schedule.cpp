@@ -1,0 +1,125 @@
+#include "apps/schedule.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <sstream>
+
+namespace resize {
+
+namespace {
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+int to_int(const std::string& s, const std::string& what, const std::string& entry) {
+  std::size_t used = 0;
+  int v = 0;
+  try {
+    v = std::stoi(s, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != s.size() || s.empty())
+    throw Error("schedule entry '" + entry + "': " + what + " must be an integer, got '" + s + "'");
+  return v;
+}
+
+ScheduleEntry parse_entry(const std::string& entry) {
+  std::vector<std::string> f;
+  std::stringstream ss(entry);
+  for (std::string tok; std::getline(ss, tok, ':');) f.push_back(trim(tok));
+  if (f.size() < 3)
+    throw Error("schedule entry '" + entry + "': expected ITER:expand|shrink:TARGET[:PLACEMENT]");
+  ScheduleEntry e;
+  e.iteration = to_int(f[0], "ITER", entry);
+  if (e.iteration < 1) throw Error("schedule entry '" + entry + "': ITER must be >= 1");
+  std::string act = f[1];
+  std::transform(act.begin(), act.end(), act.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (act == "expand")
+    e.decision.action = Action::Expand;
+  else if (act == "shrink")
+    e.decision.action = Action::Shrink;
+  else
+    throw Error("schedule entry '" + entry + "': action must be expand or shrink, got '" + f[1] + "'");
+  const std::string& t = f[2];
+  const auto x = t.find_first_of("xX");
+  if (x != std::string::npos) {
+    e.decision.nprow = to_int(t.substr(0, x), "ROWS", entry);
+    e.decision.npcol = to_int(t.substr(x + 1), "COLS", entry);
+    if (e.decision.nprow < 1 || e.decision.npcol < 1)
+      throw Error("schedule entry '" + entry + "': grid " + t + " must be at least 1x1");
+    e.decision.procs = e.decision.nprow * e.decision.npcol;
+  } else {
+    e.decision.procs = to_int(t, "TARGET", entry);
+    if (e.decision.procs < 1) throw Error("schedule entry '" + entry + "': TARGET must be >= 1");
+  }
+  for (std::size_t i = 3; i < f.size(); ++i) {
+    if (f[i].rfind("schema=", 0) == 0) {
+      e.decision.schema = f[i].substr(7);
+    } else {
+      try {
+        e.decision.placement = parse_placement(f[i]);
+      } catch (const Error& err) {
+        throw Error("schedule entry '" + entry + "': " + err.what());
+      }
+    }
+  }
+  e.decision.reason = "scripted";
+  return e;
+}
+}  // namespace
+
+Schedule parse_schedule(const std::string& text) {
+  Schedule s;
+  std::string clean;
+  bool comment = false;
+  for (char c : text) {
+    if (c == '#') comment = true;
+    if (c == '\n') comment = false;
+    if (!comment) clean += (c == ';' || c == '\n') ? ',' : c;
+  }
+  std::stringstream ss(clean);
+  for (std::string tok; std::getline(ss, tok, ',');) {
+    tok = trim(tok);
+    if (!tok.empty()) s.push_back(parse_entry(tok));
+  }
+  std::stable_sort(s.begin(), s.end(),
+                   [](const ScheduleEntry& a, const ScheduleEntry& b) { return a.iteration < b.iteration; });
+  for (std::size_t i = 1; i < s.size(); ++i)
+    if (s[i].iteration == s[i - 1].iteration)
+      throw Error("schedule: two entries at iteration " + std::to_string(s[i].iteration));
+  return s;
+}
+
+Schedule load_schedule(const std::string& text_or_path) {
+  if (text_or_path.empty()) return {};
+  std::ifstream in(text_or_path);
+  if (in && text_or_path.find(':') == std::string::npos) {
+    std::stringstream buf;
+    buf << in.rdbuf();
+    return parse_schedule(buf.str());
+  }
+  if (!in && text_or_path.find(':') == std::string::npos)
+    throw Error("schedule: '" + text_or_path + "' is neither a readable file nor a schedule");
+  return parse_schedule(text_or_path);
+}
+
+std::string to_string(const ScheduleEntry& e) {
+  // Built with a stream: GCC 12 warns (-Wrestrict, a false positive) on chained
+  // std::string concatenation here.
+  std::ostringstream t;
+  t << e.iteration << ':' << to_string(e.decision.action) << ':';
+  if (e.decision.nprow)
+    t << e.decision.nprow << 'x' << e.decision.npcol;
+  else
+    t << e.decision.procs;
+  t << ':' << to_string(e.decision.placement);
+  if (!e.decision.schema.empty()) t << ":schema=" << e.decision.schema;
+  return t.str();
+}
+
+}  // namespace resize

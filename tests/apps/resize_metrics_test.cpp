@@ -1,0 +1,95 @@
+#include <gtest/gtest.h>
+
+#include "apps/metrics.hpp"
+#include "apps/report.hpp"
+
+using namespace resize;
+
+TEST(PayoffPoint, IsCeilOfResizeTimeOverGainPerIteration) {
+  // Seed 003 Table 8, JACOBI: t16 = 123 ms, t32 = 63 ms, t_r = 12990 ms -> 217 and 207.
+  EXPECT_EQ(payoff_point(12.990, 0.123, 0.063).value(), 217);
+  EXPECT_EQ(resize_cost(12.990, 0.063), 207);
+  // APPBT: 2335 -> 1198 ms, t_r 16160 ms -> 15 and 14.
+  EXPECT_EQ(payoff_point(16.160, 2.335, 1.198).value(), 15);
+  EXPECT_EQ(resize_cost(16.160, 1.198), 14);
+}
+
+TEST(PayoffPoint, IsEmptyWhenTheNewGridIsNotFaster) {
+  EXPECT_FALSE(payoff_point(1.0, 0.5, 0.5).has_value());
+  EXPECT_FALSE(payoff_point(1.0, 0.5, 0.7).has_value());
+  EXPECT_THROW(resize_cost(1.0, 0.0), Error);
+}
+
+namespace {
+Metrics three_grids() {
+  Metrics m;
+  // 2x2: iterations 1-3 (first is transient), expand after 3, 3x3: 4-6, shrink after 6.
+  const double wall[] = {9.0, 1.0, 1.0, 5.0, 0.5, 0.5, 4.0, 1.0, 1.0};
+  for (int i = 1; i <= 9; ++i) {
+    const bool mid = i >= 4 && i <= 6;
+    m.add_iteration({i, mid ? 9 : 4, mid ? "3x3" : "2x2", wall[i - 1], wall[i - 1] / 2});
+  }
+  ResizeRecord up;
+  up.after_iteration = 3;
+  up.action = Action::Expand;
+  up.from_grid = "2x2";
+  up.to_grid = "3x3";
+  up.t_spawn = 1.0;
+  up.t_redist = 0.2;
+  up.t_other = 0.05;
+  up.t_total = 1.25;
+  m.add_resize(up);
+  ResizeRecord down = up;
+  down.after_iteration = 6;
+  down.action = Action::Shrink;
+  down.from_grid = "3x3";
+  down.to_grid = "2x2";
+  m.add_resize(down);
+  return m;
+}
+}  // namespace
+
+TEST(Metrics, SegmentsSplitAtResizesAndDropTheTransientIteration) {
+  const auto segs = three_grids().segments();
+  ASSERT_EQ(segs.size(), 3u);
+  EXPECT_EQ(segs[0].grid, "2x2");
+  EXPECT_EQ(segs[0].count(), 3);
+  EXPECT_DOUBLE_EQ(segs[0].mean_wall, 1.0);
+  EXPECT_DOUBLE_EQ(segs[1].mean_wall, 0.5);
+  EXPECT_DOUBLE_EQ(segs[1].mean_dedicated, 0.25);
+  EXPECT_EQ(segs[2].first_iteration, 7);
+}
+
+TEST(Metrics, AnalysisGivesPayoffAndCostOnBothClocks) {
+  const auto an = three_grids().analyse();
+  ASSERT_EQ(an.size(), 2u);
+  EXPECT_EQ(an[0].payoff_wall.value(), 3);       // ceil(1.25 / 0.5)
+  EXPECT_EQ(an[0].cost_wall.value(), 3);         // ceil(1.25 / 0.5)
+  EXPECT_EQ(an[0].payoff_dedicated.value(), 5);  // ceil(1.25 / 0.25)
+  EXPECT_EQ(an[0].cost_dedicated.value(), 5);
+  EXPECT_FALSE(an[1].payoff_wall.has_value());   // shrinking makes iterations slower
+  EXPECT_EQ(an[1].cost_wall.value(), 2);         // ceil(1.25 / 1.0)
+}
+
+TEST(Metrics, CurrentMeanNeedsEnoughSteadyIterations) {
+  Metrics m;
+  m.add_iteration({1, 4, "2x2", 5.0, 5.0});
+  EXPECT_TRUE(m.current_mean(1, false).has_value());
+  EXPECT_FALSE(m.current_mean(2, false).has_value());
+  m.add_iteration({2, 4, "2x2", 1.0, 0.5});
+  m.add_iteration({3, 4, "2x2", 3.0, 1.5});
+  EXPECT_DOUBLE_EQ(m.current_mean(2, false).value(), 2.0);
+  EXPECT_DOUBLE_EQ(m.current_mean(2, true).value(), 1.0);
+}
+
+TEST(Report, SummaryShowsBothClocksAndTheCheck) {
+  RunInfo info{"pdgemm", "N=8", "scripted", "pdgemr2d", "max err 0: OK", true, 2};
+  const std::string t = summary_table(three_grids(), info);
+  EXPECT_NE(t.find("dedicated-core"), std::string::npos);
+  EXPECT_NE(t.find("2x2->3x3"), std::string::npos);
+  EXPECT_NE(t.find("never"), std::string::npos);
+  EXPECT_NE(t.find("max err 0: OK"), std::string::npos);
+  const std::string j = to_json(three_grids(), info);
+  EXPECT_NE(j.find("\"payoff_wall\": 3"), std::string::npos);
+  EXPECT_NE(iterations_csv(three_grids()).find("4,9,3x3,5,2.5"), std::string::npos);
+}

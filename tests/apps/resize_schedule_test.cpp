@@ -1,0 +1,68 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "apps/schedule.hpp"
+
+using namespace resize;
+
+TEST(Schedule, ParsesExpandThenShrinkWithPlacementAndGrid) {
+  const Schedule s = parse_schedule("3:expand:9:local2, 8:shrink:2x2");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].iteration, 3);
+  EXPECT_EQ(s[0].decision.action, Action::Expand);
+  EXPECT_EQ(s[0].decision.procs, 9);
+  EXPECT_EQ(s[0].decision.nprow, 0);
+  EXPECT_EQ(s[0].decision.placement, Placement::Local2);
+  EXPECT_EQ(s[1].decision.action, Action::Shrink);
+  EXPECT_EQ(s[1].decision.nprow, 2);
+  EXPECT_EQ(s[1].decision.npcol, 2);
+  EXPECT_EQ(s[1].decision.procs, 4);
+}
+
+TEST(Schedule, SortsEntriesAndAcceptsCommentsAndNewlines) {
+  const Schedule s = parse_schedule("# demo\n8:shrink:4\n3:expand:3x3:global # grow\n");
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_EQ(s[0].iteration, 3);
+  EXPECT_EQ(s[0].decision.placement, Placement::Global);
+  EXPECT_EQ(s[1].iteration, 8);
+}
+
+TEST(Schedule, SchemaOptionIsKept) {
+  const Schedule s = parse_schedule("2:expand:6:schema=bad.dat");
+  EXPECT_EQ(s[0].decision.schema, "bad.dat");
+}
+
+TEST(Schedule, ErrorsNameTheFieldAtFault) {
+  try {
+    parse_schedule("3:grow:9");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("grow"), std::string::npos);
+  }
+  EXPECT_THROW(parse_schedule("x:expand:9"), Error);
+  EXPECT_THROW(parse_schedule("3:expand:0x3"), Error);
+  EXPECT_THROW(parse_schedule("3:expand:9:local7"), Error);
+  EXPECT_THROW(parse_schedule("3:expand:9,3:shrink:4"), Error);
+  EXPECT_THROW(parse_schedule("3:expand"), Error);
+}
+
+TEST(Schedule, LoadsFromFileOrText) {
+  const std::string path = "resize_schedule_test.sched";
+  {
+    std::ofstream f(path);
+    f << "4:expand:3x3:local1\n";
+  }
+  const Schedule s = load_schedule(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_EQ(s[0].decision.placement, Placement::Local1);
+  EXPECT_EQ(load_schedule("5:shrink:4")[0].iteration, 5);
+  EXPECT_THROW(load_schedule("no-such-file"), Error);
+}
+
+TEST(Schedule, RoundTripsThroughToString) {
+  const Schedule s = parse_schedule("3:expand:3x3:local2");
+  EXPECT_EQ(to_string(s[0]), "3:expand:3x3:local2");
+}
