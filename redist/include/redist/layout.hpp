@@ -13,6 +13,7 @@
 // new grid after an expansion) are therefore directly comparable.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -20,10 +21,58 @@
 
 namespace redist {
 
-// Thrown by validation and planning; the message names the argument and value at fault.
+// Why an operation failed; the C API returns these values (redist.h REDIST_ERR_*).
+enum class ErrorCode : int {
+  Ok = 0,
+  InvalidLayout = 1,     // a descriptor field is out of range
+  SizeMismatch = 2,      // A and B (or their regions) disagree on global sizes
+  RegionOutOfRange = 3,  // submatrix does not fit in the matrix
+  LeadingDimension = 4,  // LLD smaller than the local rows
+  NullBuffer = 5,        // a participating process passed no buffer
+  NotInGrid = 6,         // process claims data of a grid it is not part of
+  Inconsistent = 7,      // processes passed different layouts/regions
+  Mpi = 8,               // an MPI call failed
+  Internal = 9
+};
+
+// Thrown by validation, planning and execution; the message names the argument and value
+// at fault.
 class Error : public std::invalid_argument {
  public:
   using std::invalid_argument::invalid_argument;
+  Error(ErrorCode code, const std::string& what) : std::invalid_argument(what), code_(code) {}
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_ = ErrorCode::InvalidLayout;
+};
+
+// One dimension of a layout with its block prefix sums, for O(log blocks) index maps.
+// Built from a Layout with Layout::row_axis()/col_axis(); keep it while the layout lives.
+class Axis {
+ public:
+  Axis() = default;
+  Axis(const std::vector<std::int64_t>& blocks, int nprocs, int src);
+
+  std::int64_t extent() const { return start_.empty() ? 0 : start_.back(); }
+  std::size_t nblocks() const { return sizes_.size(); }
+  int nprocs() const { return np_; }
+  std::int64_t block_start(std::size_t k) const { return start_[k]; }
+  std::int64_t block_size(std::size_t k) const { return sizes_[k]; }
+  int block_owner(std::size_t k) const {
+    return static_cast<int>((static_cast<std::int64_t>(src_) + static_cast<std::int64_t>(k)) % np_);
+  }
+  std::int64_t block_local_start(std::size_t k) const { return local_start_[k]; }
+
+  std::size_t block_of(std::int64_t i) const;  // block holding global index i
+  int owner(std::int64_t i) const { return block_owner(block_of(i)); }
+  std::int64_t to_local(std::int64_t i) const;
+  std::int64_t local_count(int p) const { return local_count_[static_cast<std::size_t>(p)]; }
+  std::int64_t to_global(int p, std::int64_t il) const;
+
+ private:
+  std::vector<std::int64_t> sizes_, start_, local_start_, local_count_;
+  int np_ = 1, src_ = 0;
 };
 
 struct Layout {
@@ -43,6 +92,11 @@ struct Layout {
   static Layout from_blocks(std::vector<std::int64_t> row_blocks,
                             std::vector<std::int64_t> col_blocks, int nprow, int npcol,
                             int rsrc = 0, int csrc = 0, std::vector<int> ranks = {});
+  // From a ScaLAPACK 9-integer DESC (DTYPE_=1, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_);
+  // the context is not interpreted here, so the grid shape and ranks come from the caller.
+  static Layout from_desc(const int desc[9], int nprow, int npcol, std::vector<int> ranks = {});
+  // Back to a DESC (context and lld supplied by the caller); throws if not uniform().
+  std::array<int, 9> to_desc(int ctxt, int lld) const;
 
   void validate() const;  // throws redist::Error
 
@@ -61,6 +115,21 @@ struct Layout {
   bool coords_of(int rank, int& pr, int& pc) const;
   int rank_at(int pr, int pc) const { return ranks[static_cast<std::size_t>(pr) * npcol + pc]; }
   bool uniform() const;  // every block but the last of each dimension has one size
+
+  // Index maps with prefix sums: O(blocks) to build, O(log blocks) per query. The scalar
+  // members above use a closed form when uniform() and build an Axis otherwise.
+  Axis row_axis() const { return Axis(row_blocks, nprow, rsrc); }
+  Axis col_axis() const { return Axis(col_blocks, npcol, csrc); }
+
+  // Minimal LLD for the process at (pr, pc): max(1, local_rows(pr)), as ScaLAPACK asks.
+  std::int64_t min_lld(int pr) const;
 };
+
+bool operator==(const Layout& x, const Layout& y);
+
+// Splits `total` into `parts` block sizes proportional to `weights` (largest remainder),
+// each at least 1 when total >= parts: the thesis's heterogeneous block distribution
+// (seed 002 §3.5, §6.2) as row_blocks/col_blocks input.
+std::vector<std::int64_t> proportional_blocks(std::int64_t total, const std::vector<double>& weights);
 
 }  // namespace redist

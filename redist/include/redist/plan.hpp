@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "redist/layout.hpp"
@@ -54,9 +55,11 @@ struct PlanStats {
 struct RedistPlan {
   Layout a, b;
   Region region;
-  ScheduleKind schedule = ScheduleKind::Default;
+  ScheduleKind schedule = ScheduleKind::Default;  // resolved: never Default after make_plan
   std::vector<Transfer> transfers;            // every (src,dst) pair with data, once
-  std::vector<std::vector<int>> steps;        // steps[s] = indices into transfers
+  // steps[s] = indices into transfers. Transfers with src == dst are local copies and are
+  // in no step; every transfer with src != dst is in exactly one step.
+  std::vector<std::vector<int>> steps;
   PlanStats stats;                            // element counts; multiply by sizeof(T)
 };
 
@@ -65,7 +68,22 @@ struct RedistPlan {
 RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
                      ScheduleKind schedule = ScheduleKind::Default);
 
-// Just the statistics (no steps), for placement/cost decisions (gridmap uses this).
+// Just the statistics, for placement/cost decisions (gridmap uses this). No transfer list
+// or schedule is built, so it costs O(row pairs * column pairs + blocks). `steps` is the
+// maximum degree of the communication graph (sender or receiver with most partners),
+// which is the step count of a contention-free minimal schedule (ScheduleKind::Matching).
 PlanStats plan_stats(const Layout& a, const Layout& b, int comm_size);
+PlanStats plan_stats(const Layout& a, const Layout& b, const Region& region, int comm_size);
+
+// The concrete schedule Default stands for (measured, docs/redist.md).
+ScheduleKind default_schedule();
+ScheduleKind resolve(ScheduleKind k);
+const char* to_string(ScheduleKind k);
+// "caterpillar", "circulant", "matching", "allatonce"/"all", "default"; throws redist::Error.
+ScheduleKind parse_schedule(const std::string& name);
+
+// A 64-bit digest of (a, b, region): ranks compare it before moving data so that processes
+// that were handed different layouts fail together instead of deadlocking.
+std::uint64_t fingerprint(const Layout& a, const Layout& b, const Region& region);
 
 }  // namespace redist

@@ -1,0 +1,283 @@
+// Extended descriptor (seed 002 §3.4.4): validation, generalised numroc and index maps.
+#include "redist/layout.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+namespace redist {
+namespace {
+
+[[noreturn]] void fail(const std::string& msg) { throw Error(ErrorCode::InvalidLayout, msg); }
+
+std::vector<std::int64_t> uniform_blocks(std::int64_t total, std::int64_t b, const char* name) {
+  if (total < 0) fail(std::string(name[0] == 'm' ? "m" : "n") + " = " + std::to_string(total) +
+                      " is negative");
+  if (b <= 0) fail(std::string(name) + " = " + std::to_string(b) + " must be positive");
+  std::vector<std::int64_t> v;
+  v.reserve(static_cast<std::size_t>((total + b - 1) / b));
+  for (std::int64_t s = 0; s < total; s += b) v.push_back(std::min(b, total - s));
+  return v;
+}
+
+std::vector<int> default_ranks(int nprow, int npcol) {
+  std::vector<int> r(static_cast<std::size_t>(std::max(0, nprow) * std::max(0, npcol)));
+  std::iota(r.begin(), r.end(), 0);
+  return r;
+}
+
+bool uniform_dim(const std::vector<std::int64_t>& b) {
+  if (b.size() <= 1) return true;
+  for (std::size_t k = 1; k + 1 < b.size(); ++k)
+    if (b[k] != b[0]) return false;
+  return b.back() <= b[0];
+}
+
+// Closed-form ScaLAPACK index maps for a uniform dimension (the NUMROC / INDXG2P family,
+// written from their definitions, not copied).
+struct Uniform {
+  std::int64_t nb, extent;
+  int np, src;
+  std::int64_t count(int p) const {
+    const std::int64_t nblocks = (extent + nb - 1) / nb;
+    const int d = ((p - src) % np + np) % np;  // p's first block index
+    if (d >= nblocks) return 0;
+    const std::int64_t mine = (nblocks - 1 - d) / np + 1;  // blocks k = d + t*np
+    const std::int64_t last = d + (mine - 1) * np;
+    std::int64_t c = mine * nb;
+    if (last == nblocks - 1) c -= nblocks * nb - extent;  // short last block
+    return c;
+  }
+  int owner(std::int64_t i) const { return static_cast<int>((src + i / nb) % np); }
+  std::int64_t local(std::int64_t i) const { return (i / nb) / np * nb + i % nb; }
+  std::int64_t global(int p, std::int64_t il) const {
+    const int d = ((p - src) % np + np) % np;
+    return ((il / nb) * np + d) * nb + il % nb;
+  }
+};
+
+Uniform uniform_of(const std::vector<std::int64_t>& b, std::int64_t extent, int np, int src) {
+  return Uniform{b.empty() ? 1 : b[0], extent, np, src};
+}
+
+void check_index(std::int64_t i, std::int64_t extent, const char* what) {
+  if (i < 0 || i >= extent)
+    fail(std::string(what) + " = " + std::to_string(i) + " is outside [0, " +
+         std::to_string(extent) + ")");
+}
+
+}  // namespace
+
+Axis::Axis(const std::vector<std::int64_t>& blocks, int nprocs, int src)
+    : sizes_(blocks), np_(nprocs), src_(src) {
+  if (np_ <= 0) fail("nprocs = " + std::to_string(np_) + " must be positive");
+  start_.resize(sizes_.size() + 1);
+  local_start_.resize(sizes_.size());
+  local_count_.assign(static_cast<std::size_t>(np_), 0);
+  start_[0] = 0;
+  for (std::size_t k = 0; k < sizes_.size(); ++k) {
+    start_[k + 1] = start_[k] + sizes_[k];
+    const auto p = static_cast<std::size_t>(block_owner(k));
+    local_start_[k] = local_count_[p];
+    local_count_[p] += sizes_[k];
+  }
+}
+
+std::size_t Axis::block_of(std::int64_t i) const {
+  check_index(i, extent(), "global index");
+  auto it = std::upper_bound(start_.begin(), start_.end(), i);
+  return static_cast<std::size_t>(it - start_.begin()) - 1;
+}
+
+std::int64_t Axis::to_local(std::int64_t i) const {
+  const std::size_t k = block_of(i);
+  return local_start_[k] + (i - start_[k]);
+}
+
+std::int64_t Axis::to_global(int p, std::int64_t il) const {
+  if (p < 0 || p >= np_) fail("process " + std::to_string(p) + " is outside [0, " + std::to_string(np_) + ")");
+  check_index(il, local_count(p), "local index");
+  // p owns blocks d, d+np, d+2np, ...; their local starts increase, so bisect over them.
+  const std::size_t d = static_cast<std::size_t>(((p - src_) % np_ + np_) % np_);
+  const std::size_t cnt = (sizes_.size() - d + np_ - 1) / static_cast<std::size_t>(np_);
+  std::size_t lo = 0, hi = cnt;  // find last t with local_start_[d+t*np] <= il
+  while (hi - lo > 1) {
+    const std::size_t mid = (lo + hi) / 2;
+    if (local_start_[d + mid * np_] <= il) lo = mid; else hi = mid;
+  }
+  const std::size_t k = d + lo * static_cast<std::size_t>(np_);
+  return start_[k] + (il - local_start_[k]);
+}
+
+Layout Layout::block_cyclic(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb,
+                            int nprow, int npcol, int rsrc, int csrc, std::vector<int> ranks) {
+  Layout l;
+  l.m = m;
+  l.n = n;
+  l.row_blocks = uniform_blocks(m, mb, "mb");
+  l.col_blocks = uniform_blocks(n, nb, "nb");
+  l.nprow = nprow;
+  l.npcol = npcol;
+  l.rsrc = rsrc;
+  l.csrc = csrc;
+  l.ranks = ranks.empty() ? default_ranks(nprow, npcol) : std::move(ranks);
+  l.validate();
+  return l;
+}
+
+Layout Layout::from_blocks(std::vector<std::int64_t> row_blocks, std::vector<std::int64_t> col_blocks,
+                           int nprow, int npcol, int rsrc, int csrc, std::vector<int> ranks) {
+  Layout l;
+  l.m = std::accumulate(row_blocks.begin(), row_blocks.end(), std::int64_t{0});
+  l.n = std::accumulate(col_blocks.begin(), col_blocks.end(), std::int64_t{0});
+  l.row_blocks = std::move(row_blocks);
+  l.col_blocks = std::move(col_blocks);
+  l.nprow = nprow;
+  l.npcol = npcol;
+  l.rsrc = rsrc;
+  l.csrc = csrc;
+  l.ranks = ranks.empty() ? default_ranks(nprow, npcol) : std::move(ranks);
+  l.validate();
+  return l;
+}
+
+Layout Layout::from_desc(const int desc[9], int nprow, int npcol, std::vector<int> ranks) {
+  if (desc[0] != 1) fail("DESC(DTYPE_) = " + std::to_string(desc[0]) + " is not 1 (dense block-cyclic)");
+  return block_cyclic(desc[2], desc[3], desc[4], desc[5], nprow, npcol, desc[6], desc[7],
+                      std::move(ranks));
+}
+
+std::array<int, 9> Layout::to_desc(int ctxt, int lld) const {
+  if (!uniform())
+    fail("layout has non-uniform block sizes; a ScaLAPACK DESC cannot describe it");
+  auto narrow = [](std::int64_t v, const char* what) {
+    if (v > INT32_MAX) fail(std::string(what) + " = " + std::to_string(v) + " does not fit a DESC int");
+    return static_cast<int>(v);
+  };
+  const int mb = row_blocks.empty() ? 1 : narrow(row_blocks[0], "mb");
+  const int nb = col_blocks.empty() ? 1 : narrow(col_blocks[0], "nb");
+  return {1, ctxt, narrow(m, "m"), narrow(n, "n"), mb, nb, rsrc, csrc, lld};
+}
+
+void Layout::validate() const {
+  if (nprow <= 0) fail("nprow = " + std::to_string(nprow) + " must be positive");
+  if (npcol <= 0) fail("npcol = " + std::to_string(npcol) + " must be positive");
+  if (rsrc < 0 || rsrc >= nprow)
+    fail("rsrc = " + std::to_string(rsrc) + " is outside [0, nprow=" + std::to_string(nprow) + ")");
+  if (csrc < 0 || csrc >= npcol)
+    fail("csrc = " + std::to_string(csrc) + " is outside [0, npcol=" + std::to_string(npcol) + ")");
+  if (m < 0) fail("m = " + std::to_string(m) + " is negative");
+  if (n < 0) fail("n = " + std::to_string(n) + " is negative");
+  auto check_blocks = [](const std::vector<std::int64_t>& b, std::int64_t total, const char* name,
+                         const char* tot) {
+    std::int64_t sum = 0;
+    for (std::size_t k = 0; k < b.size(); ++k) {
+      if (b[k] <= 0)
+        fail(std::string(name) + "[" + std::to_string(k) + "] = " + std::to_string(b[k]) +
+             " must be positive");
+      sum += b[k];
+    }
+    if (sum != total)
+      fail(std::string(name) + " sum to " + std::to_string(sum) + " but " + tot + " = " +
+           std::to_string(total));
+  };
+  check_blocks(row_blocks, m, "row_blocks", "m");
+  check_blocks(col_blocks, n, "col_blocks", "n");
+  const std::size_t np = static_cast<std::size_t>(nprow) * static_cast<std::size_t>(npcol);
+  if (ranks.size() != np)
+    fail("ranks has " + std::to_string(ranks.size()) + " entries but nprow*npcol = " + std::to_string(np));
+  std::vector<int> sorted(ranks);
+  std::sort(sorted.begin(), sorted.end());
+  if (!sorted.empty() && sorted.front() < 0)
+    fail("ranks contains " + std::to_string(sorted.front()) + "; ranks must be non-negative");
+  auto dup = std::adjacent_find(sorted.begin(), sorted.end());
+  if (dup != sorted.end()) fail("ranks contains rank " + std::to_string(*dup) + " twice");
+}
+
+std::int64_t Layout::local_rows(int pr) const {
+  if (pr < 0 || pr >= nprow) fail("process row " + std::to_string(pr) + " is outside [0, nprow=" + std::to_string(nprow) + ")");
+  if (uniform()) return uniform_of(row_blocks, m, nprow, rsrc).count(pr);
+  return row_axis().local_count(pr);
+}
+std::int64_t Layout::local_cols(int pc) const {
+  if (pc < 0 || pc >= npcol) fail("process column " + std::to_string(pc) + " is outside [0, npcol=" + std::to_string(npcol) + ")");
+  if (uniform()) return uniform_of(col_blocks, n, npcol, csrc).count(pc);
+  return col_axis().local_count(pc);
+}
+int Layout::row_owner(std::int64_t i) const {
+  check_index(i, m, "row");
+  return uniform() ? uniform_of(row_blocks, m, nprow, rsrc).owner(i) : row_axis().owner(i);
+}
+std::int64_t Layout::row_to_local(std::int64_t i) const {
+  check_index(i, m, "row");
+  return uniform() ? uniform_of(row_blocks, m, nprow, rsrc).local(i) : row_axis().to_local(i);
+}
+int Layout::col_owner(std::int64_t j) const {
+  check_index(j, n, "column");
+  return uniform() ? uniform_of(col_blocks, n, npcol, csrc).owner(j) : col_axis().owner(j);
+}
+std::int64_t Layout::col_to_local(std::int64_t j) const {
+  check_index(j, n, "column");
+  return uniform() ? uniform_of(col_blocks, n, npcol, csrc).local(j) : col_axis().to_local(j);
+}
+std::int64_t Layout::local_to_row(int pr, std::int64_t il) const {
+  check_index(il, local_rows(pr), "local row");
+  return uniform() ? uniform_of(row_blocks, m, nprow, rsrc).global(pr, il) : row_axis().to_global(pr, il);
+}
+std::int64_t Layout::local_to_col(int pc, std::int64_t jl) const {
+  check_index(jl, local_cols(pc), "local column");
+  return uniform() ? uniform_of(col_blocks, n, npcol, csrc).global(pc, jl) : col_axis().to_global(pc, jl);
+}
+
+bool Layout::coords_of(int rank, int& pr, int& pc) const {
+  for (std::size_t k = 0; k < ranks.size(); ++k) {
+    if (ranks[k] == rank) {
+      pr = static_cast<int>(k / static_cast<std::size_t>(npcol));
+      pc = static_cast<int>(k % static_cast<std::size_t>(npcol));
+      return true;
+    }
+  }
+  return false;
+}
+
+bool Layout::uniform() const { return uniform_dim(row_blocks) && uniform_dim(col_blocks); }
+
+std::int64_t Layout::min_lld(int pr) const { return std::max<std::int64_t>(1, local_rows(pr)); }
+
+bool operator==(const Layout& x, const Layout& y) {
+  return x.m == y.m && x.n == y.n && x.row_blocks == y.row_blocks && x.col_blocks == y.col_blocks &&
+         x.nprow == y.nprow && x.npcol == y.npcol && x.rsrc == y.rsrc && x.csrc == y.csrc &&
+         x.ranks == y.ranks;
+}
+
+std::vector<std::int64_t> proportional_blocks(std::int64_t total, const std::vector<double>& weights) {
+  if (weights.empty()) fail("weights is empty");
+  double sum = 0;
+  for (std::size_t k = 0; k < weights.size(); ++k) {
+    if (!(weights[k] > 0) || !std::isfinite(weights[k]))
+      fail("weights[" + std::to_string(k) + "] = " + std::to_string(weights[k]) + " must be positive");
+    sum += weights[k];
+  }
+  const auto parts = static_cast<std::int64_t>(weights.size());
+  if (total < parts)
+    fail("total = " + std::to_string(total) + " is smaller than the " + std::to_string(parts) +
+         " parts; every block needs at least one row/column");
+  // One unit to each part first so no block is empty, the rest by largest remainder.
+  const std::int64_t rest = total - parts;
+  std::vector<std::int64_t> out(weights.size(), 1);
+  std::vector<std::pair<double, std::size_t>> rem;
+  std::int64_t given = 0;
+  for (std::size_t k = 0; k < weights.size(); ++k) {
+    const double exact = static_cast<double>(rest) * weights[k] / sum;
+    const auto fl = static_cast<std::int64_t>(std::floor(exact));
+    out[k] += fl;
+    given += fl;
+    rem.emplace_back(exact - static_cast<double>(fl), k);
+  }
+  std::stable_sort(rem.begin(), rem.end(), [](auto& x, auto& y) { return x.first > y.first; });
+  for (std::size_t t = 0; given < rest; ++t, ++given) out[rem[t % rem.size()].second] += 1;
+  return out;
+}
+
+}  // namespace redist
