@@ -4,6 +4,8 @@
 #ifndef REDIST_SCALAPACK_API_H
 #define REDIST_SCALAPACK_API_H
 
+#include <mpi.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -21,8 +23,13 @@ void Cblacs_exit(int notdone);
 void Cblacs_barrier(int icontxt, const char* scope);
 int Cblacs_pnum(int icontxt, int prow, int pcol);
 void Cblacs_pcoord(int icontxt, int pnum, int* prow, int* pcol);
-int Csys2blacs_handle(int sysctxt);
-int Cblacs2sys_handle(int blacsctxt); /* returns the MPI_Comm handle as an int index */
+/* BLACS built with the C interface (BLACS/SRC/sys2blacs_.c, blacs2sys_.c): the handles are
+ * real MPI_Comm values. Cblacs2sys_handle takes a *system* context handle (from
+ * Csys2blacs_handle or Cblacs_get(ctxt, 10, &sys) for a grid context) and returns the
+ * communicator the grid was built on, not a communicator of the grid itself. */
+int Csys2blacs_handle(MPI_Comm sysctxt);
+MPI_Comm Cblacs2sys_handle(int blacs_sysctxt);
+void Cfree_blacs_system_handle(int blacs_sysctxt);
 void Cdgebs2d(int icontxt, const char* scope, const char* top, int m, int n, const double* a, int lda);
 void Cdgebr2d(int icontxt, const char* scope, const char* top, int m, int n, double* a, int lda,
               int rsrc, int csrc);
@@ -44,6 +51,11 @@ int indxl2g_(const int* indxloc, const int* nb, const int* iproc, const int* isr
 void Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* desca, double* b,
                int ib, int jb, const int* descb, int gcontext);
 void Cpsgemr2d(int m, int n, const float* a, int ia, int ja, const int* desca, float* b,
+               int ib, int jb, const int* descb, int gcontext);
+/* Complex variants take interleaved (re, im) arrays. */
+void Cpcgemr2d(int m, int n, const void* a, int ia, int ja, const int* desca, void* b,
+               int ib, int jb, const int* descb, int gcontext);
+void Cpzgemr2d(int m, int n, const void* a, int ia, int ja, const int* desca, void* b,
                int ib, int jb, const int* descb, int gcontext);
 void pdgemr2d_(const int* m, const int* n, const double* a, const int* ia, const int* ja,
                const int* desca, double* b, const int* ib, const int* jb, const int* descb,

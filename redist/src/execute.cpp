@@ -1,0 +1,449 @@
+// The MPI execution layer of redist: the only file of the module's C++ core that sends
+// data. Plans come from plan.cpp (pure); this file checks arguments collectively, then
+// moves each transfer straight between the local column-major arrays.
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstring>
+#include <functional>
+#include <numeric>
+
+#include "redist/redistribute.hpp"
+
+namespace redist {
+namespace {
+
+constexpr int kDataTag = 0x5ED1;
+constexpr int kReadyTag = 0x5ED2;
+
+template <class T> MPI_Datatype mpi_type();
+template <> MPI_Datatype mpi_type<float>() { return MPI_FLOAT; }
+template <> MPI_Datatype mpi_type<double>() { return MPI_DOUBLE; }
+template <> MPI_Datatype mpi_type<std::complex<float>>() { return MPI_C_FLOAT_COMPLEX; }
+template <> MPI_Datatype mpi_type<std::complex<double>>() { return MPI_C_DOUBLE_COMPLEX; }
+
+void check_mpi(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw Error(ErrorCode::Mpi, std::string("redist: ") + what + " failed: " + std::string(text, static_cast<std::size_t>(len)));
+}
+
+struct LocalError {
+  ErrorCode code = ErrorCode::Ok;
+  std::string msg;
+  bool ok() const { return code == ErrorCode::Ok; }
+};
+
+// A duplicate of the caller's communicator, so redist's messages never match the
+// application's, with errors returned instead of aborting. Freed on every path.
+class DupComm {
+ public:
+  explicit DupComm(MPI_Comm c) {
+    check_mpi(MPI_Comm_dup(c, &comm_), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  }
+  ~DupComm() { MPI_Comm_free(&comm_); }
+  DupComm(const DupComm&) = delete;
+  DupComm& operator=(const DupComm&) = delete;
+  MPI_Comm get() const { return comm_; }
+
+ private:
+  MPI_Comm comm_ = MPI_COMM_NULL;
+};
+
+// Every rank learns whether any rank failed, before any data moves: one allreduce of
+// (error flag, fingerprint, -fingerprint). On failure the first failing rank's message is
+// broadcast so that all ranks throw the same, specific error.
+void agree(MPI_Comm comm, const LocalError& err, std::uint64_t fp) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const auto f = static_cast<long long>(fp >> 1);
+  long long v[3] = {err.ok() ? 0 : 1, f, -f}, r[3] = {0, 0, 0};
+  check_mpi(MPI_Allreduce(v, r, 3, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (argument check)");
+  if (r[0] == 0 && r[1] == -r[2]) return;
+  if (r[0] == 0)
+    throw Error(ErrorCode::Inconsistent,
+                "redist: processes passed different layouts, regions, schedules or transports");
+  int mine = err.ok() ? INT_MAX : rank, first = 0;
+  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (error owner)");
+  int meta[2] = {static_cast<int>(err.code), static_cast<int>(err.msg.size())};
+  check_mpi(MPI_Bcast(meta, 2, MPI_INT, first, comm), "MPI_Bcast (error)");
+  std::string msg = rank == first ? err.msg : std::string(static_cast<std::size_t>(meta[1]), ' ');
+  check_mpi(MPI_Bcast(msg.data(), meta[1], MPI_CHAR, first, comm), "MPI_Bcast (error text)");
+  throw Error(static_cast<ErrorCode>(meta[0]), "redist: rank " + std::to_string(first) + ": " + msg);
+}
+
+std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
+  std::uint64_t h = fingerprint(p.a, p.b, p.region);
+  h ^= (static_cast<std::uint64_t>(p.schedule) + 1) * 0x9E3779B97F4A7C15ull;
+  h ^= (static_cast<std::uint64_t>(opt.transport) + 7) * 0xC2B2AE3D27D4EB4Full;
+  if (opt.transport == Transport::Packed) h ^= static_cast<std::uint64_t>(opt.staging_bytes) * 0x165667B19E3779F9ull;
+  h ^= opt.split_wait_transfer ? 0x27D4EB2F165667C5ull : 0;
+  return h;
+}
+
+LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a, std::int64_t lda, const void* b,
+                         std::int64_t ldb, const ExecOptions& opt) {
+  if (static_cast<int>(p.stats.sent_by_rank.size()) != nranks)
+    return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.stats.sent_by_rank.size()) +
+                                         " ranks but the communicator has " + std::to_string(nranks)};
+  if (opt.transport == Transport::Packed && opt.staging_bytes <= 0)
+    return {ErrorCode::InvalidLayout, "staging_bytes = " + std::to_string(opt.staging_bytes) + " must be positive"};
+  int pr = 0, pc = 0;
+  if (p.a.coords_of(me, pr, pc) && lda < p.a.min_lld(pr))
+    return {ErrorCode::LeadingDimension, "lda = " + std::to_string(lda) + " is less than max(1, local rows of A) = " +
+                                             std::to_string(p.a.min_lld(pr)) + " at grid coordinate (" +
+                                             std::to_string(pr) + "," + std::to_string(pc) + ")"};
+  if (p.b.coords_of(me, pr, pc) && ldb < p.b.min_lld(pr))
+    return {ErrorCode::LeadingDimension, "ldb = " + std::to_string(ldb) + " is less than max(1, local rows of B) = " +
+                                             std::to_string(p.b.min_lld(pr)) + " at grid coordinate (" +
+                                             std::to_string(pr) + "," + std::to_string(pc) + ")"};
+  std::int64_t sends = 0, recvs = 0;
+  for (const auto& t : p.transfers) {
+    if (t.src == me) sends += t.elements();
+    if (t.dst == me) recvs += t.elements();
+  }
+  if (sends > 0 && a == nullptr)
+    return {ErrorCode::NullBuffer, "a is null but this process holds " + std::to_string(sends) +
+                                       " elements of A inside the region"};
+  if (recvs > 0 && b == nullptr)
+    return {ErrorCode::NullBuffer, "b is null but this process receives " + std::to_string(recvs) +
+                                       " elements of B inside the region"};
+  return {};
+}
+
+int narrow(std::int64_t v, const char* what) {
+  if (v > INT_MAX) throw Error(ErrorCode::Internal, std::string(what) + " = " + std::to_string(v) + " exceeds MPI's int");
+  return static_cast<int>(v);
+}
+
+// One side (A or B) of the redistribution as seen from the local array.
+struct Side {
+  Axis rows, cols;
+  std::int64_t row_shift = 0, col_shift = 0;  // A-space index + shift = this side's index
+  std::int64_t ld = 0;
+};
+
+// Local start of each run of a transfer on one side.
+void local_runs(const std::vector<Run>& runs, const Axis& ax, std::int64_t shift, std::vector<int>& start,
+                std::vector<int>& len) {
+  start.clear();
+  len.clear();
+  for (const auto& r : runs) {
+    start.push_back(narrow(ax.to_local(r.start + shift), "local index"));
+    len.push_back(narrow(r.len, "run length"));
+  }
+}
+
+// Indexed rows x indexed columns of a column-major array with leading dimension ld: the
+// pieces of one transfer, described in place so MPI reads/writes them directly.
+class PieceType {
+ public:
+  PieceType(MPI_Datatype base, std::size_t esize, const Side& s, const Transfer& t) {
+    std::vector<int> rs, rl, cs, cl;
+    local_runs(t.rows, s.rows, s.row_shift, rs, rl);
+    local_runs(t.cols, s.cols, s.col_shift, cs, cl);
+    MPI_Datatype col = MPI_DATATYPE_NULL, col_ld = MPI_DATATYPE_NULL;
+    check_mpi(MPI_Type_indexed(static_cast<int>(rl.size()), rl.data(), rs.data(), base, &col), "MPI_Type_indexed");
+    check_mpi(MPI_Type_create_resized(col, 0, static_cast<MPI_Aint>(s.ld) * static_cast<MPI_Aint>(esize), &col_ld),
+              "MPI_Type_create_resized");
+    check_mpi(MPI_Type_indexed(static_cast<int>(cl.size()), cl.data(), cs.data(), col_ld, &type_), "MPI_Type_indexed");
+    check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
+    MPI_Type_free(&col);
+    MPI_Type_free(&col_ld);
+  }
+  ~PieceType() {
+    if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
+  }
+  PieceType(PieceType&& o) noexcept : type_(o.type_) { o.type_ = MPI_DATATYPE_NULL; }
+  PieceType(const PieceType&) = delete;
+  PieceType& operator=(const PieceType&) = delete;
+  PieceType& operator=(PieceType&&) = delete;
+  MPI_Datatype get() const { return type_; }
+
+ private:
+  MPI_Datatype type_ = MPI_DATATYPE_NULL;
+};
+
+// Columns of a transfer in order, as local column indices on one side, with the row runs
+// as local (start, len): the form the packed transport walks.
+struct Walk {
+  std::vector<std::int64_t> col;
+  std::vector<int> row_start, row_len;
+  std::int64_t rows_per_col = 0;
+  Walk(const Side& s, const Transfer& t) {
+    std::vector<int> cs, cl;
+    local_runs(t.cols, s.cols, s.col_shift, cs, cl);
+    for (std::size_t k = 0; k < cs.size(); ++k)
+      for (int j = 0; j < cl[k]; ++j) col.push_back(cs[k] + j);
+    local_runs(t.rows, s.rows, s.row_shift, row_start, row_len);
+    rows_per_col = std::accumulate(row_len.begin(), row_len.end(), std::int64_t{0});
+  }
+};
+
+template <class T>
+class Executor {
+ public:
+  Executor(MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
+           const ExecOptions& opt, ExecStats& st)
+      : comm_(comm), p_(p), a_(a), b_(b), opt_(opt), st_(st) {
+    MPI_Comm_rank(comm, &me_);
+    sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda};
+    sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb};
+  }
+
+  void run() {
+    std::vector<const Transfer*> local;
+    for (const auto& t : p_.transfers)
+      if (t.src == me_ && t.dst == me_) local.push_back(&t);
+    // The local copies overlap with the first step's messages, already in flight.
+    bool local_done = local.empty();
+    const LocalFn do_local = [&] {
+      const double t0 = MPI_Wtime();
+      for (const Transfer* t : local) copy_local(*t);
+      st_.local_copy_s += MPI_Wtime() - t0;
+      local_done = true;
+    };
+    for (const auto& step : p_.steps) {
+      std::vector<const Transfer*> out, in;
+      for (int k : step) {
+        const Transfer& t = p_.transfers[static_cast<std::size_t>(k)];
+        if (t.src == me_) out.push_back(&t);
+        if (t.dst == me_) in.push_back(&t);
+      }
+      if (out.empty() && in.empty()) continue;  // not in this step: no waiting, no barrier
+      ++st_.steps;
+      if (opt_.split_wait_transfer) {
+        const double t0 = MPI_Wtime();
+        handshake(out, in);
+        st_.wait_s += MPI_Wtime() - t0;
+      }
+      const double t0 = MPI_Wtime();
+      if (opt_.transport == Transport::Datatype)
+        exchange_datatype(out, in, local_done ? nullptr : &do_local);
+      else
+        exchange_packed(out, in, local_done ? nullptr : &do_local);
+      st_.transfer_s += MPI_Wtime() - t0;
+    }
+    if (!local_done) do_local();
+  }
+
+ private:
+  using LocalFn = std::function<void()>;
+
+  void copy_local(const Transfer& t) {
+    const Walk wa(sa_, t), wb(sb_, t);
+    for (std::size_t j = 0; j < wa.col.size(); ++j) {
+      const T* src = a_ + wa.col[j] * sa_.ld;
+      T* dst = b_ + wb.col[j] * sb_.ld;
+      for (std::size_t r = 0; r < wa.row_start.size(); ++r)
+        std::memcpy(dst + wb.row_start[r], src + wa.row_start[r], static_cast<std::size_t>(wa.row_len[r]) * sizeof(T));
+    }
+    st_.bytes_local += t.elements() * static_cast<std::int64_t>(sizeof(T));
+  }
+
+  void handshake(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {
+    std::vector<int> partners;
+    for (auto* t : out) partners.push_back(t->dst);
+    for (auto* t : in) partners.push_back(t->src);
+    std::sort(partners.begin(), partners.end());
+    partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
+    std::vector<MPI_Request> req;
+    for (int q : partners) {
+      req.emplace_back();
+      check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, q, kReadyTag, comm_, &req.back()), "MPI_Irecv (ready)");
+      req.emplace_back();
+      check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, q, kReadyTag, comm_, &req.back()), "MPI_Isend (ready)");
+    }
+    check_mpi(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall (ready)");
+  }
+
+  void exchange_datatype(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
+                         const LocalFn* local) {
+    std::vector<PieceType> types;
+    types.reserve(out.size() + in.size());
+    std::vector<MPI_Request> req(out.size() + in.size(), MPI_REQUEST_NULL);
+    std::size_t k = 0;
+    for (auto* t : in) {  // receives first, so senders find them posted
+      types.emplace_back(mpi_type<T>(), sizeof(T), sb_, *t);
+      check_mpi(MPI_Irecv(b_, 1, types.back().get(), t->src, kDataTag, comm_, &req[k++]), "MPI_Irecv");
+      st_.bytes_received += t->elements() * static_cast<std::int64_t>(sizeof(T));
+    }
+    for (auto* t : out) {
+      types.emplace_back(mpi_type<T>(), sizeof(T), sa_, *t);
+      check_mpi(MPI_Isend(a_, 1, types.back().get(), t->dst, kDataTag, comm_, &req[k++]), "MPI_Isend");
+      st_.bytes_sent += t->elements() * static_cast<std::int64_t>(sizeof(T));
+    }
+    if (local) (*local)();
+    check_mpi(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+  }
+
+  // Bounded staging: each transfer goes as messages of whole columns of at most
+  // staging_bytes; round r moves chunk r of every transfer of the step, so staging is
+  // (partners in the step) x staging_bytes, never a copy of the matrix.
+  void exchange_packed(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
+                       const LocalFn* local) {
+    struct Chan {
+      const Transfer* t;
+      Walk w;
+      std::int64_t cols_per_msg, next = 0;
+      std::vector<T> buf;
+    };
+    auto make = [&](const Transfer* t, const Side& s) {
+      Chan c{t, Walk(s, *t), 1, 0, {}};
+      const std::int64_t col_bytes = std::max<std::int64_t>(1, c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T)));
+      c.cols_per_msg = std::max<std::int64_t>(1, opt_.staging_bytes / col_bytes);
+      c.buf.resize(static_cast<std::size_t>(std::min<std::int64_t>(c.cols_per_msg, static_cast<std::int64_t>(c.w.col.size())) *
+                                            c.w.rows_per_col));
+      return c;
+    };
+    std::vector<Chan> ins, outs;
+    for (auto* t : in) ins.push_back(make(t, sb_));
+    for (auto* t : out) outs.push_back(make(t, sa_));
+    std::vector<MPI_Request> req;
+    for (;;) {
+      req.clear();
+      std::vector<std::pair<Chan*, std::int64_t>> unpack;  // channel, first column
+      for (auto& c : ins) {
+        const auto ncols = static_cast<std::int64_t>(c.w.col.size());
+        if (c.next >= ncols) continue;
+        const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
+        req.emplace_back();
+        check_mpi(MPI_Irecv(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->src,
+                            kDataTag, comm_, &req.back()),
+                  "MPI_Irecv");
+        unpack.emplace_back(&c, c.next);
+        c.next += nc;
+        st_.bytes_received += nc * c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
+      }
+      for (auto& c : outs) {
+        const auto ncols = static_cast<std::int64_t>(c.w.col.size());
+        if (c.next >= ncols) continue;
+        const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
+        T* dst = c.buf.data();
+        for (std::int64_t j = c.next; j < c.next + nc; ++j) {
+          const T* col = a_ + c.w.col[static_cast<std::size_t>(j)] * sa_.ld;
+          for (std::size_t r = 0; r < c.w.row_start.size(); ++r) {
+            std::memcpy(dst, col + c.w.row_start[r], static_cast<std::size_t>(c.w.row_len[r]) * sizeof(T));
+            dst += c.w.row_len[r];
+          }
+        }
+        req.emplace_back();
+        check_mpi(MPI_Isend(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->dst,
+                            kDataTag, comm_, &req.back()),
+                  "MPI_Isend");
+        c.next += nc;
+        st_.bytes_sent += nc * c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
+      }
+      if (req.empty()) break;
+      if (local) {
+        (*local)();
+        local = nullptr;
+      }
+      check_mpi(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      for (auto [c, first] : unpack) {
+        const std::int64_t nc = std::min(c->cols_per_msg, static_cast<std::int64_t>(c->w.col.size()) - first);
+        const T* src = c->buf.data();
+        for (std::int64_t j = first; j < first + nc; ++j) {
+          T* col = b_ + c->w.col[static_cast<std::size_t>(j)] * sb_.ld;
+          for (std::size_t r = 0; r < c->w.row_start.size(); ++r) {
+            std::memcpy(col + c->w.row_start[r], src, static_cast<std::size_t>(c->w.row_len[r]) * sizeof(T));
+            src += c->w.row_len[r];
+          }
+        }
+      }
+    }
+    if (local) (*local)();
+  }
+
+  MPI_Comm comm_;
+  const RedistPlan& p_;
+  const T* a_;
+  T* b_;
+  const ExecOptions& opt_;
+  ExecStats& st_;
+  int me_ = 0;
+  Side sa_, sb_;
+};
+
+template <class T>
+void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan, std::uint64_t fp, const T* a,
+                     std::int64_t lda, T* b, std::int64_t ldb, const ExecOptions& opt, ExecStats* stats) {
+  const double t0 = MPI_Wtime();
+  DupComm comm(user_comm);
+  int me = 0, n = 0;
+  MPI_Comm_rank(comm.get(), &me);
+  MPI_Comm_size(comm.get(), &n);
+  if (err.ok() && plan) err = check_buffers(*plan, me, n, a, lda, b, ldb, opt);
+  agree(comm.get(), err, fp);
+  ExecStats st;
+  st.check_s = MPI_Wtime() - t0;
+  Executor<T>(comm.get(), *plan, a, lda, b, ldb, opt, st).run();
+  st.total_s = MPI_Wtime() - t0;
+  if (stats) *stats = st;
+}
+
+template <class T>
+void plan_and_execute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda, const Layout& lb, T* b,
+                      std::int64_t ldb, const Region& region, bool whole, ScheduleKind schedule,
+                      const ExecOptions& opt, ExecStats* stats) {
+  int n = 0;
+  check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
+  LocalError err;
+  RedistPlan plan;
+  if (whole && (la.m != lb.m || la.n != lb.n)) {
+    err = {ErrorCode::SizeMismatch, "a is " + std::to_string(la.m) + " x " + std::to_string(la.n) + " but b is " +
+                                        std::to_string(lb.m) + " x " + std::to_string(lb.n)};
+  } else {
+    try {
+      plan = make_plan(la, lb, region, n, schedule);
+    } catch (const Error& e) {
+      err = {e.code(), e.what()};
+    }
+  }
+  RedistPlan probe;  // the fingerprint must not depend on whether planning succeeded
+  probe.a = la;
+  probe.b = lb;
+  probe.region = region;
+  probe.schedule = resolve(schedule);
+  execute_checked(comm, err, err.ok() ? &plan : nullptr, run_fingerprint(probe, opt), a, lda, b, ldb, opt, stats);
+}
+
+}  // namespace
+
+template <class T>
+void redistribute(MPI_Comm comm, const RedistPlan& plan, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
+                  const ExecOptions& opt, ExecStats* stats) {
+  execute_checked(comm, LocalError{}, &plan, run_fingerprint(plan, opt), a, lda, b, ldb, opt, stats);
+}
+
+template <class T>
+void redistribute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda, const Layout& lb, T* b,
+                  std::int64_t ldb, const Region& region, ScheduleKind schedule, const ExecOptions& opt,
+                  ExecStats* stats) {
+  plan_and_execute(comm, la, a, lda, lb, b, ldb, region, false, schedule, opt, stats);
+}
+
+template <class T>
+void redistribute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda, const Layout& lb, T* b,
+                  std::int64_t ldb, ScheduleKind schedule, const ExecOptions& opt, ExecStats* stats) {
+  plan_and_execute(comm, la, a, lda, lb, b, ldb, Region::whole(la), true, schedule, opt, stats);
+}
+
+#define REDIST_INSTANTIATE(T)                                                                                    \
+  template void redistribute<T>(MPI_Comm, const RedistPlan&, const T*, std::int64_t, T*, std::int64_t,          \
+                                const ExecOptions&, ExecStats*);                                                 \
+  template void redistribute<T>(MPI_Comm, const Layout&, const T*, std::int64_t, const Layout&, T*,             \
+                                std::int64_t, const Region&, ScheduleKind, const ExecOptions&, ExecStats*);      \
+  template void redistribute<T>(MPI_Comm, const Layout&, const T*, std::int64_t, const Layout&, T*,             \
+                                std::int64_t, ScheduleKind, const ExecOptions&, ExecStats*);
+REDIST_INSTANTIATE(float)
+REDIST_INSTANTIATE(double)
+REDIST_INSTANTIATE(std::complex<float>)
+REDIST_INSTANTIATE(std::complex<double>)
+#undef REDIST_INSTANTIATE
+
+}  // namespace redist
