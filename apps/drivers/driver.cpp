@@ -1,0 +1,118 @@
+#include "driver.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+extern "C" void openblas_set_num_threads(int);
+
+namespace apps {
+
+double entry(int seed, std::int64_t i, std::int64_t j) {
+  std::uint64_t h = static_cast<std::uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^
+                    static_cast<std::uint64_t>(i) * 0xC2B2AE3D27D4EB4Full ^
+                    static_cast<std::uint64_t>(j) * 0x165667B19E3779F9ull;
+  h ^= h >> 29;
+  h *= 0xBF58476D1CE4E5B9ull;
+  h ^= h >> 32;
+  return static_cast<double>(h % 2001u) / 1000.0 - 1.0;
+}
+
+namespace {
+void write_out(const std::string& path, const std::string& text) {
+  if (path.empty()) return;
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream f(path);
+  f << text;
+}
+
+resize::Grid parse_grid(const std::string& s) {
+  const auto x = s.find_first_of("xX");
+  if (x == std::string::npos) throw resize::Error("--grid: expected PxQ, got '" + s + "'");
+  try {
+    return resize::Grid{std::stoi(s.substr(0, x)), std::stoi(s.substr(x + 1)), {}};
+  } catch (const std::exception&) {
+    throw resize::Error("--grid: expected PxQ, got '" + s + "'");
+  }
+}
+}  // namespace
+
+int run_driver(int argc, char** argv, CommonOptions& o,
+               const std::function<void(void*)>& extra, DriverHooks hooks) {
+  // One BLAS thread per rank: ranks already share the cores, and the CPU-time clock
+  // must measure one rank's work.
+  openblas_set_num_threads(1);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  CLI::App cli{"resizable " + hooks.name + " (malleable apps)"};
+  cli.add_option("-n,--size", o.n, "global matrix size N");
+  cli.add_option("--nb", o.nb, "block size NB");
+  cli.add_option("-g,--grid", o.grid, "initial process grid PxQ");
+  cli.add_option("-i,--iters", o.iters, "iterations");
+  cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot");
+  cli.add_option("-s,--schedule", o.schedule,
+                 "scripted schedule, e.g. 3:expand:3x3:local2,6:shrink:2x2 (or a file)");
+  cli.add_option("--offer", o.offer, "sweetspot: file with offer=N / release=M (default $MALL_OFFER)");
+  cli.add_option("-r,--redistribution", o.mover, "redist or pdgemr2d");
+  cli.add_option("--json", o.json, "write the run as JSON to this file (- = stdout)");
+  cli.add_option("--csv", o.csv, "write per-iteration times as CSV to this file (- = stdout)");
+  cli.add_option("--resize-timeout", o.resize_timeout, "seconds before a stuck resize ends the job");
+  cli.add_flag("-q,--quiet", o.quiet, "no per-iteration progress line");
+  if (extra) extra(&cli);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = rank == 0 ? cli.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
+    return rc == 0 ? 0 : 2;
+  }
+  try {
+    resize::SessionOptions so;
+    so.app = hooks.name;
+    so.policy = resize::make_policy(o.policy, o.schedule, o.offer);
+    so.mover = resize::parse_mover(o.mover);
+    so.progress = !o.quiet;
+    so.resize_timeout = o.resize_timeout;
+    std::string policy_text = o.policy + (o.schedule.empty() ? "" : " " + o.schedule);
+    const resize::Grid g0 = parse_grid(o.grid);
+    resize::Session s(argc, argv, std::move(so));
+    const bool newcomer = s.is_newcomer();
+    hooks.setup(s);
+    int it = 0;
+    if (newcomer) {
+      it = s.join();
+    } else {
+      it = s.start(g0);
+      hooks.init(s);
+    }
+    while (it < o.iters) {
+      s.begin_iteration();
+      hooks.iterate(s);
+      s.end_iteration();
+      ++it;
+      if (it < o.iters) s.remap_point();
+    }
+    const Check c = hooks.check(s);
+    if (s.world_rank() == 0) {
+      resize::RunInfo info{hooks.name, hooks.problem(), policy_text, s.mover_name(), c.message, c.ok,
+                           static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))};
+      std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
+      std::fflush(stdout);
+      write_out(o.json, resize::to_json(s.metrics(), info));
+      write_out(o.csv, resize::iterations_csv(s.metrics()));
+    }
+    return c.ok ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s (rank %d): error: %s\n", hooks.name.c_str(), rank, e.what());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+    return 2;
+  }
+}
+
+}  // namespace apps

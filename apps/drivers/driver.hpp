@@ -1,0 +1,52 @@
+// The shared frame of the resizable drivers (SLATE-tester style): command line, the
+// iteration loop with a remap point after every iteration, the live progress line,
+// the final summary table and --json/--csv output. Each driver supplies its setup,
+// its iteration and its result check.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "apps/report.hpp"
+#include "apps/session.hpp"
+
+namespace apps {
+
+struct CommonOptions {
+  int n = 600;             // global size
+  int nb = 64;             // block size (block-cyclic apps)
+  std::string grid = "2x2";
+  int iters = 10;
+  std::string policy = "fixed";
+  std::string schedule;    // for --policy scripted (text or file)
+  std::string offer;       // for --policy sweetspot (file; default $MALL_OFFER)
+  std::string mover = "redist";
+  std::string json, csv;   // output files ("-" = stdout)
+  double resize_timeout = 60.0;
+  bool quiet = false;
+};
+
+struct Check {
+  bool ok = false;
+  std::string message;
+};
+
+struct DriverHooks {
+  std::string name;
+  std::function<std::string()> problem;                 // "N=600 NB=64"
+  std::function<void(resize::Session&)> setup;          // register matrices (every process)
+  std::function<void(resize::Session&)> init;           // fill data (original processes)
+  std::function<void(resize::Session&)> iterate;        // one iteration (collective)
+  std::function<Check(resize::Session&)> check;         // collective, at the end
+};
+
+// Parses argv with CLI11 (driver-specific options added through `extra`), runs the job
+// and returns the process exit code (0: result check passed).
+int run_driver(int argc, char** argv, CommonOptions& opts,
+               const std::function<void(void* cli_app)>& extra, DriverHooks hooks);
+
+// Deterministic global entries in [-1, 1], so any rank can build the reference.
+double entry(int seed, std::int64_t i, std::int64_t j);
+
+}  // namespace apps

@@ -1,0 +1,125 @@
+// The resize session: the thin MPI shell around the pure core. At each remap point of
+// an iterative SPMD application one collective call (Session::remap_point) asks the
+// policy (world rank 0 decides, everyone follows), picks grid and placement, expands
+// (blacs-dyn spawns, newcomers join with the session and application state) or shrinks
+// (blacs-dyn's communicator stack), redistributes every registered matrix onto the new
+// grid and records the time of each phase (seed 002 §3.1, seed 003's breakdown).
+//
+// Usage (every process, old or new, runs the same main):
+//   resize::Session s(argc, argv, opts);       // after MPI_Init
+//   s.register_matrix("A", n, n, nb, nb, resize::Distribution::BlockCyclic, descA, a);
+//   int it = s.is_newcomer() ? s.join() : s.start(resize::Grid{2, 2});
+//   if (!s.is_newcomer()) fill a (only original processes create data)
+//   while (it < iters) { s.begin_iteration(); compute on s.context(); s.end_iteration();
+//                        ++it; s.remap_point(); }
+// Registered buffers are reallocated and descriptors rewritten by the session; take
+// pointers again after every remap point. Processes leaving in a shrink do not return
+// from remap_point (they exit through bdyn_leave).
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "apps/metrics.hpp"
+#include "apps/policy.hpp"
+#include "apps/types.hpp"
+
+namespace resize {
+
+// How a matrix is laid out on every grid it lives on.
+enum class Distribution {
+  BlockCyclic,  // keep the descriptor's MB x NB on every grid
+  Block,        // one block per process row/column: MB = ceil(M/nprow), NB = ceil(N/npcol)
+};
+
+// Which code moves the data at a resize.
+enum class Mover {
+  Redist,    // redist::redistribute (the project's executor) when built, else PDGEMR2D
+  Pdgemr2d,  // ScaLAPACK's Cpdgemr2d (caterpillar), kept for comparison
+};
+std::string to_string(Mover m);
+Mover parse_mover(const std::string& s);
+
+struct SessionOptions {
+  std::string app = "app";
+  std::unique_ptr<Policy> policy;     // default: FixedPolicy
+  Mover mover = Mover::Redist;
+  bool progress = true;               // live progress line on world rank 0
+  double resize_timeout = 60.0;       // watchdog: a resize stuck this long aborts the job
+  std::string spawn_command;          // default: this executable (/proc/self/exe)
+  std::vector<std::string> spawn_args;  // default: this process's argv[1..]
+};
+
+// What happened at a remap point.
+struct RemapResult {
+  Action action = Action::None;
+  bool ok = true;
+  std::string message;
+};
+
+class Session {
+ public:
+  // MPI must be initialised. Reads nothing collective yet.
+  Session(int argc, char** argv, SessionOptions opts);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // True on a process spawned by an expansion that has not joined yet.
+  bool is_newcomer() const;
+  // Original processes: set the first grid (collective over the world); returns 0,
+  // the number of completed iterations.
+  int start(const Grid& g);
+  // Newcomers: take part in the expansion that spawned them (state hand-over and
+  // redistribution); returns the number of completed iterations to continue from.
+  int join();
+
+  // Application state handed to newcomers at an expansion (optional): `pack` runs on
+  // world rank 0, `unpack` on the newcomers.
+  void set_app_state(std::function<std::vector<char>()> pack,
+                     std::function<void(const std::vector<char>&)> unpack);
+
+  // Registers an M x N distributed matrix once, before start()/join(), on every process.
+  // The session owns its layout: it fills `desc` (DESC[CTXT] = -1 off the grid) and
+  // sizes `buf` for the current grid at start(), and redistributes the data, resizes
+  // `buf` and rewrites `desc` at every resize. Block-cyclic matrices keep MB x NB.
+  void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                       int* desc, std::vector<double>& buf);
+  // Same with a malloc()'ed buffer that the session frees and reallocates (C, Fortran).
+  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                         int* desc, double** buf);
+  // Descriptor of an M x N matrix on the current grid (DESC[CTXT] = -1 off the grid),
+  // e.g. for scratch matrices; and the local buffer length (doubles) a descriptor needs.
+  void make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const;
+  static std::size_t local_size(const int* desc);
+
+  void begin_iteration();
+  // Collective: reduces the iteration's wall and CPU time to world rank 0.
+  void end_iteration(const std::string& note = {});
+  // Collective over the world.
+  RemapResult remap_point();
+  // Ask for a resize right now (tests, the C API); collective.
+  RemapResult resize_now(const Decision& d);
+
+  MPI_Comm world() const;
+  int world_rank() const;
+  int world_size() const;
+  int context() const;          // BLACS context of the current grid (-1 off the grid)
+  bool in_grid() const;
+  int myrow() const;
+  int mycol() const;
+  const Grid& grid() const;
+  int iteration() const;        // completed iterations
+  const Metrics& metrics() const;  // meaningful on world rank 0
+  std::string mover_name() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace resize

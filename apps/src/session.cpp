@@ -1,0 +1,689 @@
+// The resize session's MPI shell (seed 002 §3.1 remap points, §3.3 expand/shrink,
+// seed 003 cost breakdown). Decisions come from the pure core; this file only acts.
+#include "apps/session.hpp"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "apps/grid_choice.hpp"
+#include "blacs_grid.hpp"
+#include "mover.hpp"
+#include "world.hpp"
+
+extern "C" void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
+extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,
+                       const int* nprocs);
+
+namespace resize {
+
+std::string to_string(Mover m) { return m == Mover::Redist ? "redist" : "pdgemr2d"; }
+Mover parse_mover(const std::string& s) {
+  if (s == "redist") return Mover::Redist;
+  if (s == "pdgemr2d") return Mover::Pdgemr2d;
+  throw Error("redistribution: expected redist or pdgemr2d, got '" + s + "'");
+}
+
+namespace {
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Byte packing for the state handed to newcomers.
+struct Writer {
+  std::vector<char> b;
+  template <class T> void put(const T& v) {
+    const char* p = reinterpret_cast<const char*>(&v);
+    b.insert(b.end(), p, p + sizeof v);
+  }
+  void put_ints(const std::vector<int>& v) {
+    put(static_cast<int>(v.size()));
+    for (int x : v) put(x);
+  }
+  void put_bytes(const std::vector<char>& v) {
+    put(static_cast<std::uint64_t>(v.size()));
+    b.insert(b.end(), v.begin(), v.end());
+  }
+};
+struct Reader {
+  const std::vector<char>& b;
+  std::size_t at = 0;
+  template <class T> T get() {
+    if (at + sizeof(T) > b.size()) throw Error("session state: truncated hand-over");
+    T v;
+    std::memcpy(&v, b.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+  std::vector<int> get_ints() {
+    std::vector<int> v(static_cast<std::size_t>(get<int>()));
+    for (int& x : v) x = get<int>();
+    return v;
+  }
+  std::vector<char> get_bytes() {
+    const auto n = get<std::uint64_t>();
+    if (at + n > b.size()) throw Error("session state: truncated hand-over");
+    std::vector<char> v(b.begin() + static_cast<std::ptrdiff_t>(at),
+                        b.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+    return v;
+  }
+};
+
+void put_grid(Writer& w, const Grid& g) {
+  w.put(g.nprow);
+  w.put(g.npcol);
+  w.put_ints(g.rank_map());
+}
+Grid get_grid(Reader& r) {
+  Grid g;
+  g.nprow = r.get<int>();
+  g.npcol = r.get<int>();
+  g.ranks = r.get_ints();
+  return g;
+}
+
+// A watchdog for resizes: a process that dies during a spawn or a redistribution would
+// otherwise leave the others blocked for ever in a collective. Armed per resize; if the
+// resize has not finished within the timeout it reports the phase and ends the process
+// (mpiexec then tears the job down).
+class Watchdog {
+ public:
+  explicit Watchdog(double seconds) : seconds_(seconds) {}
+  void set_timeout(double seconds) { seconds_ = seconds; }
+  ~Watchdog() { disarm(); }
+  void arm(const std::string& what) {
+    disarm();
+    std::lock_guard<std::mutex> lk(m_);
+    what_ = what;
+    phase_ = "start";
+    armed_ = true;
+    thread_ = std::thread([this] { run(); });
+  }
+  void phase(const std::string& p) {
+    std::lock_guard<std::mutex> lk(m_);
+    phase_ = p;
+  }
+  void disarm() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      armed_ = false;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lk(m_);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration<double>(seconds_);
+    if (cv_.wait_until(lk, deadline, [this] { return !armed_; })) return;
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr,
+                 "resize: FAILED - %s did not finish within %.0f s (stuck in phase '%s'); a "
+                 "process probably died. Ending the job (pid %d).\n",
+                 what_.c_str(), seconds_, phase_.c_str(), static_cast<int>(getpid()));
+    std::fflush(stderr);
+    std::_Exit(75);
+  }
+  double seconds_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::thread thread_;
+  bool armed_ = false;
+  std::string what_, phase_;
+};
+
+}  // namespace
+
+struct Registered {
+  std::string name;
+  int* desc = nullptr;
+  std::vector<double>* vec = nullptr;  // C++ storage
+  double** cbuf = nullptr;             // malloc storage (C / Fortran)
+  Distribution dist = Distribution::BlockCyclic;
+  int m = 0, n = 0, mb = 1, nb = 1;    // global shape and the block-cyclic block
+  const double* data() const { return vec ? vec->data() : *cbuf; }
+};
+
+struct Session::Impl {
+  SessionOptions opt;
+  std::string exe;
+  std::vector<std::string> args;
+  MPI_Comm world = MPI_COMM_NULL;
+  detail::BlacsGrid grid;
+  Grid shape;  // current grid (also on processes outside it)
+  std::vector<Registered> mats;
+  Metrics metrics;
+  int iteration = 0;
+  double t_wall0 = 0, t_cpu0 = 0;
+  std::string pending_note;
+  std::function<std::vector<char>()> pack;
+  std::function<void(const std::vector<char>&)> unpack;
+  Watchdog dog{60.0};
+  bool started = false;
+
+  int rank() const {
+    int r = 0;
+    MPI_Comm_rank(world, &r);
+    return r;
+  }
+  int size() const {
+    int s = 0;
+    MPI_Comm_size(world, &s);
+    return s;
+  }
+  bool root() const { return rank() == 0; }
+
+  void desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const {
+    const Grid& s = g.grid();
+    const int mb = r.dist == Distribution::Block ? std::max(1, (r.m + s.nprow - 1) / s.nprow) : r.mb;
+    const int nb = r.dist == Distribution::Block ? std::max(1, (r.n + s.npcol - 1) / s.npcol) : r.nb;
+    const int zero = 0;
+    int lld = 1;
+    if (g.member()) {
+      const int pr = g.myrow(), nr = s.nprow;
+      lld = std::max(1, numroc_(&r.m, &mb, &pr, &zero, &nr));
+    }
+    const int v[9] = {1, g.member() ? g.ctxt() : -1, r.m, r.n, mb, nb, 0, 0, lld};
+    std::copy(v, v + 9, d);
+  }
+
+  // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
+  // on the current world); returns bytes moved between ranks.
+  std::int64_t move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to) {
+    Grid all{1, size(), {}};
+    detail::BlacsGrid whole(world, all);
+    std::int64_t moved = 0;
+    for (auto& r : mats) {
+      int da[9], db[9];
+      desc_for(r, from, da);
+      // Keep the caller's leading dimension on the old grid (it owns that buffer).
+      if (from.member()) da[8] = r.desc[8];
+      desc_for(r, to, db);
+      const std::size_t need = Session::local_size(db);
+      std::vector<double> nb_vec;
+      double* nbuf = nullptr;
+      if (r.vec) {
+        nb_vec.assign(need, 0.0);
+        nbuf = nb_vec.data();
+      } else {
+        nbuf = static_cast<double*>(std::calloc(std::max<std::size_t>(need, 1), sizeof(double)));
+        if (!nbuf) throw Error("session: out of memory reallocating matrix " + r.name);
+      }
+      detail::MatrixMove mv{r.m, r.n, r.data(), da, nbuf, db, &from.grid(), &to.grid()};
+      detail::move_matrix(opt.mover, mv, world, whole.ctxt());
+      if (root()) moved += detail::moved_elements(mv) * static_cast<std::int64_t>(sizeof(double));
+      if (r.vec) {
+        r.vec->swap(nb_vec);
+      } else {
+        std::free(*r.cbuf);
+        *r.cbuf = nbuf;
+      }
+      std::copy(db, db + 9, r.desc);
+    }
+    return moved;
+  }
+
+  std::int64_t total_bytes() const {
+    std::int64_t t = 0;
+    for (const auto& r : mats) t += static_cast<std::int64_t>(r.m) * r.n * 8;
+    return t;
+  }
+
+  // Same layout and buffers, new BLACS context (after the world changed under them).
+  void relabel_descs() {
+    for (auto& r : mats) r.desc[1] = grid.member() ? grid.ctxt() : -1;
+  }
+
+  std::vector<char> pack_expansion(const Decision& d, const Grid& from, const Grid& to) {
+    Writer w;
+    w.put(iteration);
+    w.put(static_cast<int>(d.placement));
+    put_grid(w, from);
+    put_grid(w, to);
+    w.put(static_cast<int>(mats.size()));
+    for (const auto& r : mats) {
+      w.put(r.m);
+      w.put(r.n);
+      w.put(r.mb);
+      w.put(r.nb);
+    }
+    w.put_bytes(pack ? pack() : std::vector<char>{});
+    return w.b;
+  }
+
+  void progress(const std::string& line) {
+    if (opt.progress && root()) {
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  RemapResult act(Decision d);
+  RemapResult expand(const Decision& d, const Grid& target, double t_start);
+  RemapResult shrink(const Decision& d, const Grid& target, double t_start);
+  void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
+};
+
+Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_unique<Impl>()) {
+  auto& I = *impl_;
+  I.opt = std::move(opts);
+  if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
+  I.dog.set_timeout(I.opt.resize_timeout);
+  if (!I.opt.spawn_command.empty()) {
+    I.exe = I.opt.spawn_command;
+  } else {
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    I.exe = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(argv[0]);
+  }
+  if (!I.opt.spawn_args.empty()) {
+    I.args = I.opt.spawn_args;
+  } else {
+    for (int i = 1; i < argc; ++i) I.args.emplace_back(argv[i]);
+  }
+  I.world = detail::World::comm();
+}
+
+Session::~Session() = default;
+
+bool Session::is_newcomer() const { return detail::World::is_new(); }
+
+void Session::set_app_state(std::function<std::vector<char>()> pack,
+                            std::function<void(const std::vector<char>&)> unpack) {
+  impl_->pack = std::move(pack);
+  impl_->unpack = std::move(unpack);
+}
+
+void Session::register_matrix(const std::string& name, int m, int n, int mb, int nb,
+                              Distribution dist, int* desc, std::vector<double>& buf) {
+  Registered r;
+  r.name = name;
+  r.desc = desc;
+  r.vec = &buf;
+  r.dist = dist;
+  r.m = m;
+  r.n = n;
+  r.mb = mb;
+  r.nb = nb;
+  if (m < 0 || n < 0 || mb < 1 || nb < 1)
+    throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " +
+                std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
+                std::to_string(nb) + ")");
+  impl_->mats.push_back(r);
+}
+
+void Session::register_matrix_c(const std::string& name, int m, int n, int mb, int nb,
+                                Distribution dist, int* desc, double** buf) {
+  std::vector<double> dummy;
+  register_matrix(name, m, n, mb, nb, dist, desc, dummy);
+  impl_->mats.back().vec = nullptr;
+  impl_->mats.back().cbuf = buf;
+  *buf = nullptr;
+}
+
+void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const {
+  Registered r;
+  r.m = m;
+  r.n = n;
+  r.mb = mb;
+  r.nb = nb;
+  r.dist = dist;
+  impl_->desc_for(r, impl_->grid, desc);
+}
+
+std::size_t Session::local_size(const int* desc) {
+  if (desc[1] < 0) return 0;
+  int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
+  Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
+  const int zero = 0;
+  const int nloc = numroc_(&desc[3], &desc[5], &mycol, &zero, &npcol);
+  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max(nloc, 1));
+}
+
+int Session::start(const Grid& g) {
+  auto& I = *impl_;
+  if (g.size() > I.size())
+    throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) +
+                " processes, the world has " + std::to_string(I.size()));
+  I.shape = g;
+  I.grid = detail::BlacsGrid(I.world, g);
+  I.started = true;
+  for (auto& r : I.mats) {
+    I.desc_for(r, I.grid, r.desc);
+    const std::size_t need = local_size(r.desc);
+    if (r.vec) {
+      r.vec->assign(need, 0.0);
+    } else {
+      std::free(*r.cbuf);
+      *r.cbuf = static_cast<double*>(std::calloc(std::max<std::size_t>(need, 1), sizeof(double)));
+    }
+  }
+  I.progress("[" + I.opt.app + "] start on " + g.shape() + " (" + std::to_string(I.size()) +
+             " processes; world: " + detail::World::backend() + "; policy " + I.opt.policy->name() +
+             "; redistribution " + mover_name() + ")");
+  return 0;
+}
+
+int Session::join() {
+  auto& I = *impl_;
+  I.world = detail::World::comm();
+  I.dog.arm("joining an expansion");
+  I.dog.phase("state hand-over");
+  std::vector<char> bytes;
+  std::string err;
+  if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
+  if (const char* f = std::getenv("MALL_FAULT"); f && std::string(f) == "kill-newcomer") {
+    // Fault injection for the tests: a newcomer dies in the middle of the resize.
+    std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) kills itself\n", getpid());
+    std::fflush(stderr);
+    raise(SIGKILL);
+  }
+  Reader r{bytes};
+  I.iteration = r.get<int>();
+  (void)r.get<int>();
+  const Grid from = get_grid(r), to = get_grid(r);
+  const int nm = r.get<int>();
+  if (nm != static_cast<int>(I.mats.size()))
+    throw Error("session join: the job has " + std::to_string(nm) + " matrices, this process registered " +
+                std::to_string(I.mats.size()));
+  for (auto& m : I.mats) {
+    m.m = r.get<int>();
+    m.n = r.get<int>();
+    m.mb = r.get<int>();
+    m.nb = r.get<int>();
+    if (m.vec) m.vec->clear();
+    // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
+    const int off[9] = {1, -1, m.m, m.n, m.mb, m.nb, 0, 0, 1};
+    std::copy(off, off + 9, m.desc);
+  }
+  const auto app = r.get_bytes();
+  if (I.unpack) I.unpack(app);
+  I.dog.phase("redistribution");
+  detail::BlacsGrid old_grid(I.world, from);
+  detail::BlacsGrid new_grid(I.world, to);
+  I.move_all(old_grid, new_grid);
+  I.grid = std::move(new_grid);
+  I.shape = to;
+  I.started = true;
+  detail::World::clear_new();
+  I.dog.disarm();
+  return I.iteration;
+}
+
+void Session::begin_iteration() {
+  impl_->t_wall0 = MPI_Wtime();
+  impl_->t_cpu0 = cpu_seconds();
+}
+
+void Session::end_iteration(const std::string& note) {
+  auto& I = *impl_;
+  double loc[2] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0}, mx[2] = {0, 0};
+  MPI_Reduce(loc, mx, 2, MPI_DOUBLE, MPI_MAX, 0, I.world);
+  ++I.iteration;
+  if (I.root()) {
+    IterationSample s{I.iteration, I.shape.size(), I.shape.shape(), mx[0], mx[1]};
+    I.metrics.add_iteration(s);
+    char line[256];
+    std::snprintf(line, sizeof line, "[%s] iter %4d  grid %-5s (%2d procs)  wall %9.2f ms  dedicated-core %9.2f ms%s%s",
+                  I.opt.app.c_str(), I.iteration, s.grid.c_str(), s.procs, s.wall * 1e3,
+                  s.dedicated * 1e3, note.empty() ? "" : "  ", note.c_str());
+    I.progress(line);
+  }
+}
+
+RemapResult Session::remap_point() {
+  auto& I = *impl_;
+  Decision d;
+  if (I.root()) {
+    try {
+      d = I.opt.policy->decide(PolicyInput{I.iteration, I.shape, I.size(), &I.metrics});
+    } catch (const std::exception& e) {
+      d = Decision::none(std::string("policy error: ") + e.what());
+    }
+  }
+  return I.act(d);
+}
+
+RemapResult Session::resize_now(const Decision& d) { return impl_->act(d); }
+
+// Broadcasts rank 0's decision, validates it into a target grid and acts.
+RemapResult Session::Impl::act(Decision d) {
+  const double t_start = MPI_Wtime();
+  Writer w;
+  w.put(static_cast<int>(d.action));
+  w.put(d.procs);
+  w.put(d.nprow);
+  w.put(d.npcol);
+  w.put(static_cast<int>(d.placement));
+  w.put_bytes(std::vector<char>(d.schema.begin(), d.schema.end()));
+  std::uint64_t n = w.b.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world);
+  w.b.resize(n);
+  MPI_Bcast(w.b.data(), static_cast<int>(n), MPI_BYTE, 0, world);
+  Reader r{w.b};
+  d.action = static_cast<Action>(r.get<int>());
+  d.procs = r.get<int>();
+  d.nprow = r.get<int>();
+  d.npcol = r.get<int>();
+  d.placement = static_cast<Placement>(r.get<int>());
+  const auto sch = r.get_bytes();
+  d.schema.assign(sch.begin(), sch.end());
+  if (d.action == Action::None) return {};
+
+  // The target grid (a pure decision, the same on every rank).
+  Grid target;
+  std::string why;
+  try {
+    if (d.action == Action::Expand) {
+      if (d.procs <= shape.size() && d.schema.empty())
+        throw Error("expand to " + std::to_string(d.procs) + " processes: the grid already has " +
+                    std::to_string(shape.size()));
+      Grid t = d.nprow ? Grid{d.nprow, d.npcol, {}}
+                       : (d.placement == Placement::Global ? choose_topology(d.procs)
+                                                           : choose_local_topology(shape, d.procs));
+      // The grid holds world ranks 0..size-1 (shrinks keep the first ranks); the
+      // processes added to it are the next ones, spawned or already idle in the world.
+      target = plan_expansion(shape, shape.size(), t.nprow, t.npcol, d.placement);
+    } else {
+      if (d.procs >= shape.size())
+        throw Error("shrink to " + std::to_string(d.procs) + " processes: the grid has only " +
+                    std::to_string(shape.size()));
+      Grid t = d.nprow ? Grid{d.nprow, d.npcol, {}} : choose_topology(d.procs);
+      target = plan_shrink(shape, d.procs, t.nprow, t.npcol);
+    }
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  if (!why.empty()) {
+    ResizeRecord rec;
+    rec.after_iteration = iteration;
+    rec.action = d.action;
+    rec.from_grid = rec.to_grid = shape.shape();
+    rec.ok = false;
+    rec.message = why;
+    if (root()) {
+      metrics.add_resize(rec);
+      opt.policy->completed(d, shape.size(), false);
+    }
+    progress("   remap after iter " + std::to_string(iteration) + ": " + to_string(d.action) +
+             " REFUSED (" + why + "); staying on " + shape.shape());
+    return {d.action, false, why};
+  }
+  return d.action == Action::Expand ? expand(d, target, t_start) : shrink(d, target, t_start);
+}
+
+RemapResult Session::Impl::expand(const Decision& d, const Grid& target, double t_start) {
+  const Grid from = shape;
+  ResizeRecord rec;
+  rec.after_iteration = iteration;
+  rec.action = Action::Expand;
+  rec.from_grid = from.shape();
+  rec.to_grid = target.shape();
+  rec.from_procs = from.size();
+  rec.to_procs = target.size();
+  rec.placement = d.placement;
+  dog.arm("expansion " + from.shape() + " -> " + target.shape() + " after iteration " +
+          std::to_string(iteration));
+  // Spawn only what the world lacks (a world may already hold idle processes).
+  const int nnew = std::max(0, target.size() - size());
+  const double t0 = MPI_Wtime();
+  int rc = 0;
+  std::string err;
+  if (!d.schema.empty()) {
+    dog.phase("spawn (schema " + d.schema + ")");
+    rc = detail::World::expand_schema(d.schema, err);
+  } else if (nnew > 0) {
+    dog.phase("spawn of " + std::to_string(nnew) + " processes");
+    rc = detail::World::expand(nnew, exe, args, err);
+  }
+  rec.t_spawn = MPI_Wtime() - t0;
+  if (rc != 0) {
+    // Nothing was touched yet: the job continues on its old grid with its data.
+    dog.disarm();
+    rec.ok = false;
+    rec.to_grid = target.shape();
+    rec.message = "expansion failed: " + err;
+    rec.t_total = MPI_Wtime() - t_start;
+    if (root()) {
+      metrics.add_resize(rec);
+      opt.policy->completed(d, from.size(), false);
+    }
+    progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " +
+             target.shape() + " FAILED (" + err + "); continuing on " + from.shape() +
+             " with its data");
+    return {Action::Expand, false, err};
+  }
+  world = detail::World::comm();
+  if (size() < target.size()) {
+    dog.disarm();
+    throw Error("expansion: the world has " + std::to_string(size()) + " processes after spawning, " +
+                target.shape() + " needs " + std::to_string(target.size()));
+  }
+  dog.phase("state hand-over");
+  std::vector<char> bytes = pack_expansion(d, from, target);
+  if (detail::World::share_state(bytes, err) != 0) throw Error("expansion: " + err);
+  finish_expansion(from, target, &rec, t_start);
+  if (root()) opt.policy->completed(d, from.size(), true);
+  return {Action::Expand, true, {}};
+}
+
+void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start) {
+  dog.phase("BLACS grids");
+  detail::BlacsGrid old_grid(world, from);
+  detail::BlacsGrid new_grid(world, to);
+  dog.phase("redistribution");
+  const double t1 = MPI_Wtime();
+  const std::int64_t moved = move_all(old_grid, new_grid);
+  rec->t_redist = MPI_Wtime() - t1;
+  grid = std::move(new_grid);
+  old_grid.release();
+  shape = to;
+  rec->bytes_moved = moved;
+  rec->bytes_total = total_bytes();
+  rec->t_total = MPI_Wtime() - t_start;
+  rec->t_other = rec->t_total - rec->t_spawn - rec->t_redist;
+  dog.disarm();
+  if (root()) {
+    metrics.add_resize(*rec);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
+                  "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                  iteration, rec->from_grid.c_str(), rec->to_grid.c_str(),
+                  to_string(rec->placement).c_str(), to.size(), rec->t_spawn * 1e3,
+                  rec->t_redist * 1e3, rec->t_other * 1e3, rec->t_total * 1e3);
+    progress(line);
+  }
+}
+
+RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, double t_start) {
+  const Grid from = shape;
+  ResizeRecord rec;
+  rec.after_iteration = iteration;
+  rec.action = Action::Shrink;
+  rec.from_grid = from.shape();
+  rec.to_grid = target.shape();
+  rec.from_procs = from.size();
+  rec.to_procs = target.size();
+  rec.placement = d.placement;
+  dog.arm("shrink " + from.shape() + " -> " + target.shape() + " after iteration " +
+          std::to_string(iteration));
+  // Redistribute first, on the big world, then let the extra processes go (§3.1 iii.4).
+  dog.phase("BLACS grids");
+  detail::BlacsGrid small(world, target);
+  dog.phase("redistribution");
+  const double t1 = MPI_Wtime();
+  rec.bytes_moved = move_all(grid, small);
+  rec.t_redist = MPI_Wtime() - t1;
+  rec.bytes_total = total_bytes();
+  grid.release();
+  small.release();
+  dog.phase("exit of the released processes");
+  const double t2 = MPI_Wtime();
+  bool leaving = false;
+  std::string err;
+  if (detail::World::shrink(target.size(), leaving, err) != 0) {
+    dog.disarm();
+    throw Error("shrink: " + err);
+  }
+  if (leaving) {
+    dog.disarm();
+    detail::World::leave();
+  }
+  world = detail::World::comm();
+  rec.t_spawn = MPI_Wtime() - t2;
+  dog.phase("BLACS grid on the new world");
+  grid = detail::BlacsGrid(world, target);
+  shape = target;
+  relabel_descs();
+  rec.t_total = MPI_Wtime() - t_start;
+  rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
+  dog.disarm();
+  if (root()) {
+    metrics.add_resize(rec);
+    opt.policy->completed(d, from.size(), true);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "   remap after iter %d: shrink %s -> %s (%d procs): exit %.1f ms, "
+                  "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                  iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
+                  rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+    progress(line);
+  }
+  return {Action::Shrink, true, {}};
+}
+
+MPI_Comm Session::world() const { return impl_->world; }
+int Session::world_rank() const { return impl_->rank(); }
+int Session::world_size() const { return impl_->size(); }
+int Session::context() const { return impl_->grid.ctxt(); }
+bool Session::in_grid() const { return impl_->grid.member(); }
+int Session::myrow() const { return impl_->grid.myrow(); }
+int Session::mycol() const { return impl_->grid.mycol(); }
+const Grid& Session::grid() const { return impl_->shape; }
+int Session::iteration() const { return impl_->iteration; }
+const Metrics& Session::metrics() const { return impl_->metrics; }
+std::string Session::mover_name() const {
+  if (impl_->opt.mover == Mover::Redist && !detail::redist_executor_available())
+    return "pdgemr2d (redist executor not built)";
+  return to_string(impl_->opt.mover);
+}
+
+}  // namespace resize
