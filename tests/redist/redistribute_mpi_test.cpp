@@ -1,0 +1,266 @@
+// redist on heterogeneous layouts (checked against the global matrix gathered on rank 0)
+// and every kind of bad input (every rank throws the same error, B untouched, no hang).
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <functional>
+
+#include "mpi_common.hpp"
+#include "redist/redistribute.hpp"
+
+using namespace redist_test;
+using redist::ErrorCode;
+using redist::Layout;
+using redist::Region;
+using redist::ScheduleKind;
+
+namespace {
+
+int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int world_size() {
+  int r = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+std::vector<std::int64_t> random_split(std::mt19937& rng, std::int64_t total, int parts_hint) {
+  std::vector<std::int64_t> b;
+  const int maxsize = static_cast<int>(std::max<std::int64_t>(1, 2 * total / std::max(1, parts_hint)));
+  while (total > 0) {
+    const std::int64_t s = std::min<std::int64_t>(total, std::uniform_int_distribution<int>(1, maxsize)(rng));
+    b.push_back(s);
+    total -= s;
+  }
+  return b;
+}
+
+std::vector<int> shuffled(std::mt19937& rng, int count, int P) {
+  std::vector<int> r(static_cast<std::size_t>(P));
+  std::iota(r.begin(), r.end(), 0);
+  std::shuffle(r.begin(), r.end(), rng);
+  r.resize(static_cast<std::size_t>(count));
+  return r;
+}
+
+// Rank 0 assembles B from every rank's local array and compares it with the global A:
+// inside the region B(ib+i, jb+j) == A(ia+i, ja+j), outside it the sentinel.
+template <class T>
+int gathered_mismatches(const Layout& lb, const LocalMatrix<T>& B, const Region& g) {
+  struct Entry {
+    std::int64_t i, j;
+    T v;
+  };
+  std::vector<Entry> mine;
+  int pr = 0, pc = 0;
+  if (lb.coords_of(world_rank(), pr, pc)) {
+    const auto ra = lb.row_axis(), ca = lb.col_axis();
+    for (std::int64_t jl = 0; jl < B.cols; ++jl)
+      for (std::int64_t il = 0; il < B.rows; ++il)
+        mine.push_back({ra.to_global(pr, il), ca.to_global(pc, jl), B.data[static_cast<std::size_t>(jl * B.ld + il)]});
+  }
+  const int P = world_size();
+  int bytes = static_cast<int>(mine.size() * sizeof(Entry));
+  std::vector<int> counts(static_cast<std::size_t>(P)), displs(static_cast<std::size_t>(P));
+  MPI_Gather(&bytes, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  std::vector<Entry> all;
+  if (world_rank() == 0) {
+    std::partial_sum(counts.begin(), counts.end() - 1, displs.begin() + 1);
+    all.resize(static_cast<std::size_t>(std::accumulate(counts.begin(), counts.end(), 0)) / sizeof(Entry));
+  }
+  MPI_Gatherv(mine.data(), bytes, MPI_BYTE, all.data(), counts.data(), displs.data(), MPI_BYTE, 0, MPI_COMM_WORLD);
+  int bad = 0;
+  if (world_rank() == 0) {
+    std::vector<int> seen(static_cast<std::size_t>(lb.m * lb.n), 0);
+    for (const auto& e : all) {
+      ++seen[static_cast<std::size_t>(e.i * lb.n + e.j)];
+      const bool inside = e.i >= g.ib && e.i < g.ib + g.m && e.j >= g.jb && e.j < g.jb + g.n;
+      const T want = inside ? make<T>(e.i - g.ib + g.ia, e.j - g.jb + g.ja) : sentinel<T>();
+      if (std::memcmp(&want, &e.v, sizeof(T)) != 0) ++bad;
+    }
+    for (int s : seen) bad += s == 1 ? 0 : 1;  // the gathered B covers the matrix once
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return bad;
+}
+
+template <class T>
+void heterogeneous_cases(unsigned seed, int ncases) {
+  const int P = world_size(), me = world_rank();
+  std::mt19937 rng(seed);
+  auto U = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int k = 0; k < ncases; ++k) {
+    const int pra = U(1, 3), pca = std::max(1, U(1, P) / pra);
+    const int prb = U(1, 3), pcb = std::max(1, U(1, P) / prb);
+    const int m = U(1, 120), n = U(1, 120), mb2 = U(m, 150), nb2 = U(n, 150);
+    Layout a = Layout::from_blocks(random_split(rng, m, pra * U(1, 3)), random_split(rng, n, pca * U(1, 3)), pra,
+                                   pca, U(0, pra - 1), U(0, pca - 1), shuffled(rng, pra * pca, P));
+    Layout b;
+    if (k % 3 == 0) {
+      // One block per process row/column, sized by power: seed 002's heterogeneous
+      // block distribution (§3.4.4, §6.2).
+      std::vector<double> wr(static_cast<std::size_t>(prb)), wc(static_cast<std::size_t>(pcb));
+      for (auto& w : wr) w = U(1, 8);
+      for (auto& w : wc) w = U(1, 8);
+      const int mm = std::max(mb2, prb), nn = std::max(nb2, pcb);
+      b = Layout::from_blocks(redist::proportional_blocks(mm, wr), redist::proportional_blocks(nn, wc), prb, pcb, 0, 0,
+                              shuffled(rng, prb * pcb, P));
+    } else {
+      b = Layout::from_blocks(random_split(rng, mb2, prb * U(1, 3)), random_split(rng, nb2, pcb * U(1, 3)), prb, pcb,
+                              U(0, prb - 1), U(0, pcb - 1), shuffled(rng, prb * pcb, P));
+    }
+    Region g;
+    g.m = U(1, m);
+    g.n = U(1, n);
+    g.ia = U(0, static_cast<int>(m - g.m));
+    g.ja = U(0, static_cast<int>(n - g.n));
+    g.ib = U(0, static_cast<int>(b.m - g.m));
+    g.jb = U(0, static_cast<int>(b.n - g.n));
+    const auto A = fill_local<T>(a, me, true, 1);
+    for (auto kind : {ScheduleKind::Caterpillar, ScheduleKind::Circulant, ScheduleKind::Matching,
+                      ScheduleKind::AllAtOnce}) {
+      auto B = fill_local<T>(b, me, false, 2);
+      redist::redistribute<T>(MPI_COMM_WORLD, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,
+                              B.in_grid ? B.data.data() : nullptr, B.ld, g, kind);
+      EXPECT_EQ(gathered_mismatches(b, B, g), 0) << "case " << k << " schedule " << redist::to_string(kind);
+    }
+  }
+}
+
+// Runs `call` on every rank; checks that every rank threw redist::Error with `code`
+// (and, if given, a message containing `text`) and that B stayed as it was.
+void expect_collective_error(const std::function<void()>& call, ErrorCode code, const std::string& text,
+                             const std::vector<double>& b_before, const std::vector<double>& b_after) {
+  int threw = 0;
+  try {
+    call();
+  } catch (const redist::Error& e) {
+    threw = 1;
+    EXPECT_EQ(e.code(), code) << e.what();
+    if (!text.empty()) {
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(threw, 1) << "this rank did not throw";
+  EXPECT_EQ(b_before, b_after) << "B changed although the call failed";
+  int all = 0;
+  MPI_Allreduce(&threw, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  EXPECT_EQ(all, 1) << "some rank did not throw";
+}
+
+}  // namespace
+
+TEST(RedistMpi, HeterogeneousLayoutsMatchGatheredGlobalMatrix) {
+  heterogeneous_cases<double>(41, 12);
+  heterogeneous_cases<std::complex<float>>(43, 3);
+}
+
+TEST(RedistMpi, WholeMatrixConvenienceAndEmptyRegion) {
+  const int P = world_size(), me = world_rank();
+  const Layout a = Layout::block_cyclic(77, 65, 8, 8, 1, std::min(P, 2));
+  const Layout b = Layout::block_cyclic(77, 65, 5, 3, std::max(1, P / 2), 2 <= P ? 2 : 1);
+  const auto A = fill_local<double>(a, me, true);
+  auto B = fill_local<double>(b, me, false);
+  redist::redistribute<double>(MPI_COMM_WORLD, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,
+                               B.in_grid ? B.data.data() : nullptr, B.ld);
+  EXPECT_EQ(gathered_mismatches(b, B, Region::whole(a)), 0);
+  auto C = fill_local<double>(b, me, false);
+  const auto before = C.data;
+  redist::redistribute<double>(MPI_COMM_WORLD, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,
+                               C.in_grid ? C.data.data() : nullptr, C.ld, Region{0, 10, 0, 0, 0, 0});
+  EXPECT_EQ(C.data, before);
+}
+
+TEST(RedistMpi, BadInputFailsOnEveryRankWithoutTouchingB) {
+  const int P = world_size(), me = world_rank();
+  ASSERT_GE(P, 4) << "the bad-input cases name ranks 1..3";
+  // A on a 2 x (P/2) grid, B on all ranks in one row; every rank holds A data.
+  const int pca = P / 2;
+  const Layout a = Layout::block_cyclic(60, 50, 4, 4, 2, pca);
+  const Layout b = Layout::block_cyclic(60, 50, 7, 5, 1, P);
+  const auto A = fill_local<double>(a, me, true);
+  auto B = fill_local<double>(b, me, false);
+  const std::vector<double> before = B.data;
+  const double* pa = A.in_grid ? A.data.data() : nullptr;
+  double* pb = B.in_grid ? B.data.data() : nullptr;
+  const Region whole = Region::whole(a);
+
+  expect_collective_error(
+      [&] {
+        const Layout wide = Layout::block_cyclic(60, 51, 7, 5, 1, P);
+        redist::redistribute<double>(MPI_COMM_WORLD, a, pa, A.ld, wide, pb, B.ld);
+      },
+      ErrorCode::SizeMismatch, "but b is 60 x 51", before, B.data);
+  int pr2 = 0, pc2 = 0;
+  ASSERT_TRUE(a.coords_of(2, pr2, pc2));
+  const std::int64_t rows2 = a.local_rows(pr2);
+  expect_collective_error(
+      [&] { redist::redistribute<double>(MPI_COMM_WORLD, a, pa, me == 2 ? rows2 - 1 : A.ld, b, pb, B.ld, whole); },
+      ErrorCode::LeadingDimension, "rank 2: lda = " + std::to_string(rows2 - 1), before, B.data);
+  expect_collective_error(
+      [&] { redist::redistribute<double>(MPI_COMM_WORLD, a, me == 1 ? nullptr : pa, A.ld, b, pb, B.ld, whole); },
+      ErrorCode::NullBuffer, "rank 1: a is null", before, B.data);
+  expect_collective_error(
+      [&] { redist::redistribute<double>(MPI_COMM_WORLD, a, pa, A.ld, b, me == 3 ? nullptr : pb, B.ld, whole); },
+      ErrorCode::NullBuffer, "rank 3: b is null", before, B.data);
+  expect_collective_error(
+      [&] { redist::redistribute<double>(MPI_COMM_WORLD, a, pa, A.ld, b, pb, B.ld, Region{20, 10, 45, 0, 0, 0}); },
+      ErrorCode::RegionOutOfRange, "region.ia = 45", before, B.data);
+  expect_collective_error(
+      [&] {
+        // Rank P-1 was told a different block size: each plan is valid on its own.
+        const Layout other = Layout::block_cyclic(60, 50, 6, 5, 1, P);
+        redist::redistribute<double>(MPI_COMM_WORLD, a, pa, A.ld, me == P - 1 ? other : b, pb, B.ld, whole);
+      },
+      ErrorCode::Inconsistent, "different layouts", before, B.data);
+  expect_collective_error(
+      [&] {
+        Layout broken = b;
+        broken.csrc = P;  // invalid on one rank only
+        redist::redistribute<double>(MPI_COMM_WORLD, a, pa, A.ld, me == 1 ? broken : b, pb, B.ld, whole);
+      },
+      ErrorCode::InvalidLayout, "rank 1: csrc = " + std::to_string(P), before, B.data);
+  expect_collective_error(
+      [&] {
+        const auto plan = redist::make_plan(a, b, whole, P + 1, ScheduleKind::Matching);
+        redist::redistribute<double>(MPI_COMM_WORLD, plan, pa, A.ld, pb, B.ld);
+      },
+      ErrorCode::Inconsistent, "communicator has " + std::to_string(P), before, B.data);
+  expect_collective_error(
+      [&] {
+        redist::ExecOptions opt;
+        opt.transport = me == 0 ? redist::Transport::Packed : redist::Transport::Datatype;
+        const auto plan = redist::make_plan(a, b, whole, P, ScheduleKind::Matching);
+        redist::redistribute<double>(MPI_COMM_WORLD, plan, pa, A.ld, pb, B.ld, opt);
+      },
+      ErrorCode::Inconsistent, "", before, B.data);
+
+  // Nothing is left half-done: the same arguments, corrected, work.
+  redist::redistribute<double>(MPI_COMM_WORLD, a, pa, A.ld, b, pb, B.ld, whole);
+  EXPECT_EQ(gathered_mismatches(b, B, whole), 0);
+}
+
+TEST(RedistMpi, ExecStatsSplitWaitingFromTransferring) {
+  const int P = world_size(), me = world_rank();
+  const Layout a = Layout::block_cyclic(200, 200, 16, 16, 1, 2, 0, 0, {0, 1});
+  std::vector<int> rb(static_cast<std::size_t>(P));
+  std::iota(rb.begin(), rb.end(), 0);
+  const Layout b = Layout::block_cyclic(200, 200, 16, 16, 1, P, 0, 0, rb);
+  const auto A = fill_local<double>(a, me, true);
+  auto B = fill_local<double>(b, me, false);
+  redist::ExecOptions opt;
+  opt.split_wait_transfer = true;
+  redist::ExecStats st;
+  const auto plan = redist::make_plan(a, b, Region::whole(a), P, ScheduleKind::Caterpillar);
+  redist::redistribute<double>(MPI_COMM_WORLD, plan, A.in_grid ? A.data.data() : nullptr, A.ld,
+                               B.in_grid ? B.data.data() : nullptr, B.ld, opt, &st);
+  EXPECT_EQ(st.bytes_sent, plan.stats.sent_by_rank[static_cast<std::size_t>(me)] * 8);
+  EXPECT_EQ(st.bytes_received, plan.stats.recv_by_rank[static_cast<std::size_t>(me)] * 8);
+  EXPECT_GE(st.total_s, st.wait_s + st.transfer_s);
+  EXPECT_GE(st.wait_s, 0.0);
+  EXPECT_EQ(gathered_mismatches(b, B, Region::whole(a)), 0);
+}
