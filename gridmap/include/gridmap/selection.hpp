@@ -1,0 +1,72 @@
+// Processor selection under a total processing power budget (seed 002 §6.3): the scheduler
+// offers a TPP and the powers of its free processors; the application picks which to add
+// and maps the grown grid. Global, Local, Mixed as in the thesis, plus Adaptive, the
+// thesis's own future work (§6.5): whichever predicts the shorter time, counting the data
+// each choice has to move (exactly, through redist's plan). Pure, no MPI.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gridmap/hetero.hpp"
+#include "gridmap/movement.hpp"
+
+namespace gridmap {
+
+enum class SelectionStrategy { Global, Local, Mixed, Adaptive };
+std::string to_string(SelectionStrategy s);
+SelectionStrategy parse_selection_strategy(const std::string& text);
+
+// Adaptive's prediction: iterations * seconds_per_unit * iteration_time()
+//                        + seconds_per_element * (elements the busiest process sends or receives).
+struct AdaptiveCost {
+  double iterations = 100;           // iterations until the next resize point
+  double seconds_per_unit = 1e-6;    // seconds per unit of HeteroMapping::iteration_time()
+  double seconds_per_element = 1e-8; // per element through one process's link (switched network)
+};
+
+// How Global shapes the grid for its processor count P.
+enum class GlobalGrid {
+  Squarest,  // the squarest p x q with p*q = P, as the thesis's runs (5x2, 2x4, 1x11 for a prime)
+  Search     // every admitted p x q with p*q = P, best iteration time (search_topology)
+};
+
+struct SelectionOptions {
+  HeteroOptions mapping;
+  GlobalGrid global_grid = GlobalGrid::Squarest;
+  // Grids Global may choose. Under the T_Th measure a 1 x P grid is always perfectly
+  // balanced (it ignores communication), so Search without a constraint picks 1 x P.
+  AspectRatio aspect = AspectRatio::any();
+  bool replacement = true;
+  // Local's line choice. false: the thesis's rule, the fastest proc_max whose line fits.
+  // true (beyond the thesis): of the lines that fit, the one giving the shortest iteration.
+  bool local_best_line = true;   // Global's replacement step for under-used new processors
+  double underuse = 0.9;     // "under-used": utilisation U_ij below this
+  AdaptiveCost cost;
+  int element_bytes = 8;
+};
+
+struct Selection {
+  SelectionStrategy strategy = SelectionStrategy::Global;  // Adaptive reports its pick
+  std::vector<int> chosen;     // indices into the free list, in new-process id order
+  double tpp_used = 0;         // sum of the chosen powers
+  HeteroMapping mapping;       // ids: 0..P-1 the current processes, P+k the k-th chosen
+  Movement movement;           // current layout -> new layout, exact
+  double predicted_seconds = 0;
+  std::string notes;
+};
+
+// `current` is the running mapping (its ids are the current processes' ranks 0..P-1 and
+// its sizes the current block layout). Throws gridmap::Error for TPP <= 0, TPP below every
+// offered processor, an empty free list, or non-positive powers.
+Selection select_processors(const HeteroMapping& current, const ProcessorPowers& free_powers,
+                            double tpp, SelectionStrategy strategy,
+                            const SelectionOptions& options = {});
+
+// Global, Local and Mixed side by side (the rows of Tables 6.7 and 6.17), then Adaptive's
+// pick as the last element.
+std::vector<Selection> compare_selections(const HeteroMapping& current,
+                                          const ProcessorPowers& free_powers, double tpp,
+                                          const SelectionOptions& options = {});
+
+}  // namespace gridmap

@@ -1,0 +1,69 @@
+#include "gridmap/assignment.hpp"
+
+#include <limits>
+
+#include "gridmap/error.hpp"
+
+namespace gridmap {
+
+std::vector<int> max_weight_assignment(const std::vector<std::vector<std::int64_t>>& weight) {
+  const std::size_t n = weight.size();
+  if (n == 0) return {};
+  const std::size_t m = weight[0].size();
+  for (std::size_t i = 0; i < n; ++i)
+    if (weight[i].size() != m)
+      fail("assignment: row ", i, " has ", weight[i].size(), " columns, expected ", m);
+  if (m < n) fail("assignment: needs rows <= columns, got ", n, " rows and ", m, " columns");
+
+  // Minimise cost = -weight. Potentials u (rows) and v (columns) keep reduced costs >= 0;
+  // each row is added by a shortest augmenting path (Dijkstra-like over columns).
+  // 1-based arrays with column 0 as the virtual start, the classic formulation.
+  using I = std::int64_t;
+  const I inf = std::numeric_limits<I>::max() / 4;
+  std::vector<I> u(n + 1, 0), v(m + 1, 0);
+  std::vector<std::size_t> owner(m + 1, 0), way(m + 1, 0);  // owner[j]: row on column j
+  for (std::size_t i = 1; i <= n; ++i) {
+    owner[0] = i;
+    std::size_t j0 = 0;
+    std::vector<I> minv(m + 1, inf);
+    std::vector<char> used(m + 1, 0);
+    do {
+      used[j0] = 1;
+      const std::size_t i0 = owner[j0];
+      I delta = inf;
+      std::size_t j1 = 0;
+      for (std::size_t j = 1; j <= m; ++j) {
+        if (used[j]) continue;
+        const I cur = -weight[i0 - 1][j - 1] - u[i0] - v[j];
+        if (cur < minv[j]) {
+          minv[j] = cur;
+          way[j] = j0;
+        }
+        if (minv[j] < delta) {
+          delta = minv[j];
+          j1 = j;
+        }
+      }
+      for (std::size_t j = 0; j <= m; ++j) {
+        if (used[j]) {
+          u[owner[j]] += delta;
+          v[j] -= delta;
+        } else {
+          minv[j] -= delta;
+        }
+      }
+      j0 = j1;
+    } while (owner[j0] != 0);
+    do {  // flip the augmenting path
+      const std::size_t j1 = way[j0];
+      owner[j0] = owner[j1];
+      j0 = j1;
+    } while (j0 != 0);
+  }
+  std::vector<int> col_of_row(n, -1);
+  for (std::size_t j = 1; j <= m; ++j)
+    if (owner[j] != 0) col_of_row[owner[j] - 1] = static_cast<int>(j - 1);
+  return col_of_row;
+}
+
+}  // namespace gridmap

@@ -1,0 +1,416 @@
+#include "gridmap/selection.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "gridmap/error.hpp"
+#include "gridmap/placement.hpp"
+#include "redist/layout.hpp"
+
+namespace gridmap {
+
+std::string to_string(SelectionStrategy s) {
+  switch (s) {
+    case SelectionStrategy::Global: return "global";
+    case SelectionStrategy::Local: return "local";
+    case SelectionStrategy::Mixed: return "mixed";
+    case SelectionStrategy::Adaptive: return "adaptive";
+  }
+  return "?";
+}
+
+SelectionStrategy parse_selection_strategy(const std::string& t) {
+  if (t == "global") return SelectionStrategy::Global;
+  if (t == "local") return SelectionStrategy::Local;
+  if (t == "mixed") return SelectionStrategy::Mixed;
+  if (t == "adaptive") return SelectionStrategy::Adaptive;
+  fail("selection strategy: expected global, local, mixed or adaptive, got \"", t, "\"");
+}
+
+namespace {
+
+constexpr double kEps = 1e-9;
+
+struct Context {
+  const HeteroMapping& current;
+  const ProcessorPowers& free;
+  double tpp;
+  const SelectionOptions& opt;
+  int old_count;
+  std::vector<double> old_power;  // by current process id
+};
+
+double sum_of(const Context& cx, const std::vector<int>& chosen) {
+  double s = 0;
+  for (int k : chosen) s += cx.free.values[static_cast<std::size_t>(k)];
+  return s;
+}
+
+ProcessorPowers combined(const Context& cx, const std::vector<int>& chosen) {
+  ProcessorPowers p{cx.old_power};
+  for (int k : chosen) p.values.push_back(cx.free.values[static_cast<std::size_t>(k)]);
+  return p;
+}
+
+// Free processors not in `chosen`, fastest first.
+std::vector<int> unused(const Context& cx, const std::vector<int>& chosen) {
+  std::vector<char> in(cx.free.size(), 0);
+  for (int k : chosen) in[static_cast<std::size_t>(k)] = 1;
+  std::vector<int> out;
+  for (std::size_t k = 0; k < cx.free.size(); ++k)
+    if (!in[k]) out.push_back(static_cast<int>(k));
+  std::stable_sort(out.begin(), out.end(), [&](int a, int b) {
+    return cx.free.values[static_cast<std::size_t>(a)] > cx.free.values[static_cast<std::size_t>(b)];
+  });
+  return out;
+}
+
+// "As many high-end machines as possible" within the budget (§6.3.1.1): fastest first,
+// skipping any that no longer fit. Returns the sequence in the order taken.
+std::vector<int> greedy_fill(const Context& cx, const std::vector<int>& chosen, double budget) {
+  std::vector<int> taken;
+  for (int k : unused(cx, chosen)) {
+    const double v = cx.free.values[static_cast<std::size_t>(k)];
+    if (v <= budget + kEps) {
+      taken.push_back(k);
+      budget -= v;
+    }
+  }
+  return taken;
+}
+
+Selection finish(const Context& cx, SelectionStrategy s, std::vector<int> chosen, HeteroMapping h,
+                 std::string notes) {
+  Selection out;
+  out.strategy = s;
+  out.chosen = std::move(chosen);
+  out.tpp_used = sum_of(cx, out.chosen);
+  out.mapping = std::move(h);
+  const int comm = cx.old_count + static_cast<int>(out.chosen.size());
+  out.movement = account(to_layout(cx.current, cx.current.ids), to_layout(out.mapping, out.mapping.ids),
+                         comm, cx.opt.element_bytes);
+  const auto& c = cx.opt.cost;
+  out.predicted_seconds =
+      c.iterations * c.seconds_per_unit * out.mapping.iteration_time() +
+      c.seconds_per_element * static_cast<double>(std::max(out.movement.max_sent_by_one,
+                                                           out.movement.max_recv_by_one));
+  out.notes = std::move(notes);
+  return out;
+}
+
+// ---- Global (§6.3.1.1) ----
+
+HeteroMapping global_map(const Context& cx, const std::vector<int>& chosen) {
+  const auto all = combined(cx, chosen);
+  if (cx.opt.global_grid == GlobalGrid::Search)
+    return search_topology(all, cx.current.m, cx.current.n, cx.opt.aspect, cx.opt.mapping);
+  HeteroOptions o = cx.opt.mapping;
+  o.fixed.clear();
+  return map_heterogeneous(all, squarest_factorization(static_cast<int>(all.size()), cx.opt.aspect),
+                           cx.current.m, cx.current.n, o);
+}
+
+// The `count` fastest processors that fit together: each pick leaves room for the rest at
+// the slowest offered powers. This is how a refill reaches a better grid shape (the
+// thesis's "two processors (95 and 114) instead of one, to avoid a 7 x 1 grid").
+std::vector<int> fill_count(const Context& cx, const std::vector<int>& chosen, double budget,
+                            std::size_t count) {
+  const auto avail = unused(cx, chosen);  // fastest first
+  if (avail.size() < count) return {};
+  std::vector<int> taken;
+  for (std::size_t a = 0; a < avail.size() && taken.size() < count; ++a) {
+    const std::size_t still = count - taken.size() - 1;
+    if (avail.size() - a - 1 < still) return {};
+    double reserve = 0;  // the `still` slowest processors after position a
+    for (std::size_t b = avail.size() - still; b < avail.size(); ++b)
+      reserve += cx.free.values[static_cast<std::size_t>(avail[b])];
+    const double v = cx.free.values[static_cast<std::size_t>(avail[a])];
+    if (v + reserve <= budget + kEps) {
+      taken.push_back(avail[a]);
+      budget -= v;
+    }
+  }
+  return taken.size() == count ? taken : std::vector<int>{};
+}
+
+Selection select_global(const Context& cx) {
+  std::vector<int> chosen = greedy_fill(cx, {}, cx.tpp);
+  HeteroMapping h = global_map(cx, chosen);
+  std::ostringstream notes;
+  notes << "fastest first: " << chosen.size() << " processor(s), grid " << to_string(h.grid);
+  int rounds = 0;
+  // Replacement step (§6.3.1.1): a new processor with U below the threshold is swapped for
+  // the slowest offered processor that still reaches its T_opt, or dropped (an extension:
+  // a 12th processor of power 11 turns a balanced 1 x 11 into a 3 x 4). The budget freed
+  // is refilled with 0..4 processors so the processor count can reach a better grid
+  // shape. A round is kept only if it shortens the iteration.
+  for (int round = 0; cx.opt.replacement && round < 2 * static_cast<int>(cx.free.size()); ++round) {
+    const auto u = h.utilisation();
+    const auto need = h.t_opt();
+    std::vector<std::size_t> under;
+    for (std::size_t s = 0; s < h.ids.size(); ++s)
+      if (h.ids[s] >= cx.old_count && u[s] < cx.opt.underuse) under.push_back(s);
+    std::stable_sort(under.begin(), under.end(), [&](auto a, auto b) { return u[a] < u[b]; });
+    // A slow new processor can also be the bottleneck itself (U = 1), so the slowest new
+    // processor is always a candidate for dropping.
+    std::size_t slowest = h.ids.size();
+    for (std::size_t s = 0; s < h.ids.size(); ++s)
+      if (h.ids[s] >= cx.old_count && (slowest == h.ids.size() || h.power[s] < h.power[slowest])) slowest = s;
+    if (slowest < h.ids.size() && std::find(under.begin(), under.end(), slowest) == under.end())
+      under.push_back(slowest);
+    bool improved = false;
+    for (std::size_t s : under) {
+      const std::size_t pos = static_cast<std::size_t>(h.ids[s] - cx.old_count);
+      const double have = cx.free.values[static_cast<std::size_t>(chosen[pos])];
+      int pick = -1;
+      for (int k : unused(cx, chosen)) {
+        const double v = cx.free.values[static_cast<std::size_t>(k)];
+        if (v + kEps >= need[s] && v < have - kEps) pick = k;  // list is fastest first
+      }
+      std::vector<std::vector<int>> bases;
+      if (pick >= 0 && u[s] < cx.opt.underuse) {
+        bases.push_back(chosen);
+        bases.back()[pos] = pick;
+      }
+      bases.push_back(chosen);
+      bases.back().erase(bases.back().begin() + static_cast<long>(pos));
+      std::vector<int> best_set;
+      HeteroMapping best_h;
+      bool have_best = false;
+      for (const auto& base : bases)
+        for (std::size_t add = 0; add <= 4; ++add) {
+          auto extra = fill_count(cx, base, cx.tpp - sum_of(cx, base), add);
+          if (add > 0 && extra.empty()) continue;
+          std::vector<int> cand = base;
+          cand.insert(cand.end(), extra.begin(), extra.end());
+          HeteroMapping ch = global_map(cx, cand);
+          if (!have_best || ch.iteration_time() < best_h.iteration_time()) {
+            best_h = std::move(ch);
+            best_set = std::move(cand);
+            have_best = true;
+          }
+        }
+      if (have_best && best_h.iteration_time() < h.iteration_time() * (1 - 1e-12)) {
+        chosen = std::move(best_set);
+        h = std::move(best_h);
+        ++rounds;
+        improved = true;
+        break;
+      }
+    }
+    if (!improved) break;
+  }
+  if (rounds) notes << "; " << rounds << " replacement round(s) -> " << chosen.size() << ", grid " << to_string(h.grid);
+  return finish(cx, SelectionStrategy::Global, std::move(chosen), std::move(h), notes.str());
+}
+
+// ---- Local (§6.3.1.2) ----
+
+struct LocalGrowth {
+  Topology grid;
+  std::vector<int> ids;     // slot -> process id (old ids, then old_count + k)
+  std::vector<int> chosen;  // free indices, k-th is process old_count + k
+  int rows_added = 0, cols_added = 0;
+};
+
+// Candidate lines whose powers follow `ratios`, one per choice of proc_max, fastest first.
+// proc_max is the processor for the slot with the largest ratio; each other slot takes the
+// offered processor nearest ratio * proc_max / ratio_max; a line must fit the budget.
+// The thesis takes the first (the fastest proc_max that fits, "to ensure the high-end
+// processors are used effectively").
+std::vector<std::vector<int>> find_lines(const Context& cx, const std::vector<int>& chosen,
+                                         const std::vector<double>& ratios, double budget) {
+  std::vector<std::vector<int>> lines;
+  const auto avail = unused(cx, chosen);
+  if (avail.size() < ratios.size()) return lines;
+  const auto jmax = static_cast<std::size_t>(std::max_element(ratios.begin(), ratios.end()) - ratios.begin());
+  const double rmax = ratios[jmax];
+  for (int top : avail) {
+    const double scale = cx.free.values[static_cast<std::size_t>(top)] / rmax;
+    std::vector<int> line(ratios.size(), -1);
+    line[jmax] = top;
+    std::vector<char> taken(cx.free.size(), 0);
+    taken[static_cast<std::size_t>(top)] = 1;
+    bool ok = true;
+    for (std::size_t j = 0; j < ratios.size() && ok; ++j) {
+      if (j == jmax) continue;
+      const double target = ratios[j] * scale;
+      int best = -1;
+      for (int k : avail) {
+        if (taken[static_cast<std::size_t>(k)]) continue;
+        const double d = std::fabs(cx.free.values[static_cast<std::size_t>(k)] - target);
+        const double bd = best < 0 ? 0 : std::fabs(cx.free.values[static_cast<std::size_t>(best)] - target);
+        if (best < 0 || d < bd - kEps ||
+            (d <= bd + kEps && cx.free.values[static_cast<std::size_t>(k)] < cx.free.values[static_cast<std::size_t>(best)]))
+          best = k;
+      }
+      if (best < 0) ok = false;
+      else {
+        line[j] = best;
+        taken[static_cast<std::size_t>(best)] = 1;
+      }
+    }
+    if (ok && sum_of(cx, line) <= budget + kEps) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+// The grid grown by one line of new processors (appended as the last row or column).
+void append_line(const Context& cx, const LocalGrowth& g, bool as_row, Topology& ng, std::vector<int>& ids) {
+  const int first = cx.old_count + static_cast<int>(g.chosen.size());
+  ng = as_row ? Topology{g.grid.rows + 1, g.grid.cols} : Topology{g.grid.rows, g.grid.cols + 1};
+  ids.clear();
+  for (int i = 0; i < ng.rows; ++i)
+    for (int j = 0; j < ng.cols; ++j) {
+      if (as_row && i == g.grid.rows) ids.push_back(first + j);
+      else if (!as_row && j == g.grid.cols) ids.push_back(first + i);
+      else ids.push_back(g.ids[static_cast<std::size_t>(i) * g.grid.cols + j]);
+    }
+}
+
+LocalGrowth grow_locally(const Context& cx, std::string& notes) {
+  LocalGrowth g{cx.current.grid, cx.current.ids, {}, 0, 0};
+  HeteroMapping h = cx.current;
+  std::ostringstream log;
+  for (;;) {
+    const double budget = cx.tpp - sum_of(cx, g.chosen);
+    // Step 1: colratio over the grid rows (data rows / first row's), rowratio over the
+    // columns; add a row when the row direction carries more (rowratio_sum > colratio_sum).
+    std::vector<double> colratio(h.rows.size()), rowratio(h.cols.size());
+    for (std::size_t i = 0; i < h.rows.size(); ++i) colratio[i] = static_cast<double>(h.rows[i]) / static_cast<double>(h.rows[0]);
+    for (std::size_t j = 0; j < h.cols.size(); ++j) rowratio[j] = static_cast<double>(h.cols[j]) / static_cast<double>(h.cols[0]);
+    const bool row_first = std::accumulate(rowratio.begin(), rowratio.end(), 0.0) >
+                           std::accumulate(colratio.begin(), colratio.end(), 0.0);
+    bool added = false;
+    for (int attempt = 0; attempt < 2 && !added; ++attempt) {
+      const bool as_row = (attempt == 0) == row_first;
+      // Step 2: a new row holds one processor per grid column, so its powers follow the
+      // columns' data sizes (rowratio); a new column follows the rows' (colratio).
+      const auto lines = find_lines(cx, g.chosen, as_row ? rowratio : colratio, budget);
+      if (lines.empty()) continue;
+      const std::size_t pick = 0;  // the thesis's proc_max: the fastest line that fits
+      Topology ng;
+      std::vector<int> ids;
+      append_line(cx, g, as_row, ng, ids);
+      g.grid = ng;
+      g.ids = std::move(ids);
+      g.chosen.insert(g.chosen.end(), lines[pick].begin(), lines[pick].end());
+      (as_row ? g.rows_added : g.cols_added) += 1;
+      log << (as_row ? " +row" : " +col");
+      added = true;
+    }
+    if (!added) break;
+    // Sizes of the grown grid for the next step's ratios; nothing moves yet.
+    HeteroOptions quick = cx.opt.mapping;
+    quick.refine_arrangement = false;
+    h = map_arranged(combined(cx, g.chosen), g.grid, g.ids, cx.current.m, cx.current.n, quick);
+  }
+  notes = log.str().empty() ? "no row or column fits the budget" : "added" + log.str();
+  return g;
+}
+
+// New lines go to the Local2 positions among the old ones (§4.5): the iteration time does
+// not depend on the order of rows and columns, the data to move does.
+std::vector<int> interleave_ids(const LocalGrowth& g, Topology old) {
+  const auto rpos = local2_positions(old.rows, g.rows_added);
+  const auto cpos = local2_positions(old.cols, g.cols_added);
+  const auto order = [](int n_old, const std::vector<int>& pos) {
+    std::vector<int> src(n_old + pos.size(), -1);
+    for (std::size_t k = 0; k < pos.size(); ++k) src[static_cast<std::size_t>(pos[k])] = n_old + static_cast<int>(k);
+    int next = 0;
+    for (int& s : src)
+      if (s < 0) s = next++;
+    return src;
+  };
+  const auto rsrc = order(old.rows, rpos), csrc = order(old.cols, cpos);
+  // Grown grid lines were appended in the order they were added, per dimension.
+  std::vector<int> ids;
+  for (int i : rsrc)
+    for (int j : csrc) ids.push_back(g.ids[static_cast<std::size_t>(i) * g.grid.cols + j]);
+  return ids;
+}
+
+Selection select_local(const Context& cx, LocalGrowth* out_growth = nullptr) {
+  std::string notes;
+  LocalGrowth g = grow_locally(cx, notes);
+  const auto ids = interleave_ids(g, cx.current.grid);
+  // Refinement step: the whole grid is sized again, but only new processors interchange.
+  HeteroOptions o = cx.opt.mapping;
+  o.fixed.assign(ids.size(), 0);
+  for (std::size_t s = 0; s < ids.size(); ++s) o.fixed[s] = ids[s] < cx.old_count;
+  HeteroMapping h = map_arranged(combined(cx, g.chosen), g.grid, ids, cx.current.m, cx.current.n, o);
+  if (out_growth) *out_growth = g;
+  return finish(cx, SelectionStrategy::Local, std::move(g.chosen), std::move(h), notes);
+}
+
+// Mixed (§6.4.2): Local's processor set, then the SVD heuristic with every processor free
+// to move. It starts from Local's arrangement and keeps the best one seen, so it is never
+// slower than Local (a fresh sorted start can refine into a worse arrangement).
+Selection select_mixed(const Context& cx, const Selection& local) {
+  HeteroOptions o = cx.opt.mapping;
+  o.fixed.clear();
+  HeteroMapping h = map_arranged(combined(cx, local.chosen), local.mapping.grid, local.mapping.ids,
+                                 cx.current.m, cx.current.n, o);
+  const HeteroMapping fresh =
+      map_heterogeneous(combined(cx, local.chosen), local.mapping.grid, cx.current.m, cx.current.n, o);
+  if (fresh.iteration_time() < h.iteration_time()) h = fresh;
+  return finish(cx, SelectionStrategy::Mixed, local.chosen, std::move(h),
+                "local's processors, every processor free to move");
+}
+
+Context make_context(const HeteroMapping& current, const ProcessorPowers& free, double tpp,
+                     const SelectionOptions& opt) {
+  free.validate("free");
+  if (!(tpp > 0) || !std::isfinite(tpp)) fail("selection: TPP must be positive, got TPP = ", tpp);
+  const double slowest = *std::min_element(free.values.begin(), free.values.end());
+  if (tpp < slowest)
+    fail("selection: TPP = ", tpp, " is below every offered processor (the slowest has power ", slowest, ")");
+  if (!(opt.underuse > 0 && opt.underuse <= 1)) fail("selection: underuse threshold must be in (0, 1], got ", opt.underuse);
+  if (opt.cost.iterations < 0 || opt.cost.seconds_per_unit < 0 || opt.cost.seconds_per_element < 0)
+    fail("selection: adaptive cost parameters must be >= 0");
+  const int P = current.grid.size();
+  if (current.ids.size() != static_cast<std::size_t>(P) || current.power.size() != static_cast<std::size_t>(P))
+    fail("selection: current mapping has ", current.ids.size(), " ids for a ", to_string(current.grid), " grid");
+  Context cx{current, free, tpp, opt, P, std::vector<double>(static_cast<std::size_t>(P), 0)};
+  for (std::size_t s = 0; s < current.ids.size(); ++s) {
+    const int id = current.ids[s];
+    if (id < 0 || id >= P) fail("selection: current process id ", id, " is outside 0..", P - 1);
+    cx.old_power[static_cast<std::size_t>(id)] = current.power[s];
+  }
+  ProcessorPowers{cx.old_power}.validate("current");
+  return cx;
+}
+
+}  // namespace
+
+std::vector<Selection> compare_selections(const HeteroMapping& current, const ProcessorPowers& free,
+                                          double tpp, const SelectionOptions& opt) {
+  const Context cx = make_context(current, free, tpp, opt);
+  std::vector<Selection> out;
+  out.push_back(select_global(cx));
+  out.push_back(select_local(cx));
+  out.push_back(select_mixed(cx, out.back()));
+  std::size_t best = 0;
+  for (std::size_t k = 1; k < out.size(); ++k)
+    if (out[k].predicted_seconds < out[best].predicted_seconds) best = k;
+  Selection pick = out[best];
+  pick.notes = "adaptive picked " + to_string(pick.strategy) + ": " + pick.notes;
+  out.push_back(std::move(pick));
+  return out;
+}
+
+Selection select_processors(const HeteroMapping& current, const ProcessorPowers& free, double tpp,
+                            SelectionStrategy strategy, const SelectionOptions& opt) {
+  const Context cx = make_context(current, free, tpp, opt);
+  switch (strategy) {
+    case SelectionStrategy::Global: return select_global(cx);
+    case SelectionStrategy::Local: return select_local(cx);
+    case SelectionStrategy::Mixed: return select_mixed(cx, select_local(cx));
+    case SelectionStrategy::Adaptive: return compare_selections(current, free, tpp, opt).back();
+  }
+  fail("selection: unknown strategy");
+}
+
+}  // namespace gridmap

@@ -1,0 +1,171 @@
+#include "gridmap/topology.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+#include "gridmap/error.hpp"
+
+namespace gridmap {
+
+namespace {
+
+constexpr double kSlack = 1e-9;  // ratios such as 1/3 must admit 3:1 grids exactly
+
+// Lower is better: |log(r/c)|, so 2x6 and 6x2 tie before the horizontal preference.
+double aspect_penalty(Topology t) {
+  return std::fabs(std::log(static_cast<double>(t.rows) / t.cols));
+}
+
+// Orders candidates of equal size: squarer first, then more columns (§5.1.2).
+bool better_shape(Topology a, Topology b) {
+  const double pa = aspect_penalty(a), pb = aspect_penalty(b);
+  if (std::fabs(pa - pb) > 1e-12) return pa < pb;
+  return a.cols > b.cols;
+}
+
+void check_grid(const char* name, Topology t) {
+  if (t.rows < 1 || t.cols < 1) fail(name, ": grid must be at least 1x1, got ", to_string(t));
+}
+
+}  // namespace
+
+std::string to_string(Topology t) {
+  return std::to_string(t.rows) + "x" + std::to_string(t.cols);
+}
+
+Topology parse_topology(const std::string& text) {
+  const auto sep = text.find_first_of("xX,");
+  if (sep == std::string::npos) fail("grid: expected ROWSxCOLS, got \"", text, "\"");
+  const std::string r = text.substr(0, sep), c = text.substr(sep + 1);
+  char* end = nullptr;
+  const long rows = std::strtol(r.c_str(), &end, 10);
+  if (r.empty() || *end != '\0') fail("grid: rows are not an integer in \"", text, "\"");
+  const long cols = std::strtol(c.c_str(), &end, 10);
+  if (c.empty() || *end != '\0') fail("grid: columns are not an integer in \"", text, "\"");
+  if (rows < 1 || cols < 1 || rows > 1 << 20 || cols > 1 << 20)
+    fail("grid: rows and columns must be >= 1, got \"", text, "\"");
+  return {static_cast<int>(rows), static_cast<int>(cols)};
+}
+
+void AspectRatio::validate() const {
+  if (!(p > 0)) fail("aspect ratio: p must be > 0, got p = ", p);
+  if (!(q > 0)) fail("aspect ratio: q must be > 0, got q = ", q);
+  // c <= p r <= p q c needs p*q >= 1 for any grid to exist.
+  if (p * q < 1.0 - kSlack)
+    fail("aspect ratio: p*q must be >= 1 (c <= p*r and r <= q*c), got p = ", p, ", q = ", q);
+}
+
+bool AspectRatio::admits(Topology t) const {
+  return t.cols <= p * t.rows + kSlack && t.rows <= q * t.cols + kSlack;
+}
+
+bool AspectRatio::admits_increment(int x, int y) const {
+  return y <= p * x + kSlack && x <= q * y + kSlack;
+}
+
+TopologyChoice choose_topology(int processes, AspectRatio aspect, const TopologyHistory* history) {
+  if (processes < 1) fail("topology: number of processes P must be >= 1, got P = ", processes);
+  aspect.validate();
+
+  std::optional<Topology> best_size, best_measured;
+  double best_time = 0;
+  for (int r = 1; r <= processes; ++r) {
+    for (int c = 1; r * c <= processes; ++c) {
+      const Topology t{r, c};
+      if (!aspect.admits(t)) continue;
+      if (!best_size || t.size() > best_size->size() ||
+          (t.size() == best_size->size() && better_shape(t, *best_size)))
+        best_size = t;
+      if (history) {
+        const auto it = history->find(t);
+        if (it == history->end()) continue;
+        if (!(it->second > 0))
+          fail("topology history: time for ", to_string(t), " must be > 0, got ", it->second);
+        if (!best_measured || it->second < best_time) {
+          best_measured = t;
+          best_time = it->second;
+        }
+      }
+    }
+  }
+  if (!best_size)
+    fail("topology: no grid with at most P = ", processes,
+         " processes satisfies c <= p*r and r <= q*c with p = ", aspect.p, ", q = ", aspect.q);
+
+  TopologyChoice choice;
+  if (best_measured) {
+    choice.grid = *best_measured;
+    choice.from_history = true;
+    std::ostringstream why;
+    why << "measured " << best_time << " s/iteration, the fastest admissible grid in the history";
+    choice.reason = why.str();
+  } else {
+    choice.grid = *best_size;
+    choice.reason = "admissible grid using the most processes, squarest, more columns on ties";
+  }
+  return choice;
+}
+
+LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspect,
+                                    AspectScope scope) {
+  check_grid("local expansion", cur);
+  if (offered < 0) fail("local expansion: offered processes must be >= 0, got ", offered);
+  aspect.validate();
+
+  const int r = cur.rows, c = cur.cols;
+  const auto admissible = [&](int x, int y) {
+    if (x == 0 && y == 0) return false;
+    return scope == AspectScope::Increment ? aspect.admits_increment(x, y)
+                                           : aspect.admits(Topology{r + x, c + y});
+  };
+  const auto cost = [&](long x, long y) { return r * x + c * y + x * y; };
+
+  LocalExpansion out;
+  out.grid = cur;
+  // The objective is monotone in x and y, so x <= offered/c... bounds keep this O(n^2/rc).
+  for (int x = 0; x == 0 || cost(x, 0) <= offered; ++x) {
+    for (int y = 0; cost(x, y) <= offered; ++y) {
+      if (!admissible(x, y)) continue;
+      const int used = static_cast<int>(cost(x, y));
+      const Topology g{r + x, c + y};
+      if (used > out.used || (used == out.used && out.possible && better_shape(g, out.grid))) {
+        out.possible = true;
+        out.add_rows = x;
+        out.add_cols = y;
+        out.used = used;
+        out.grid = g;
+      }
+    }
+  }
+
+  // The cheapest admissible step, to say how many processes a local step would need.
+  long smallest = -1;
+  for (int x = 0; x <= r + c + 2; ++x)
+    for (int y = 0; y <= r + c + 2; ++y)
+      if (admissible(x, y) && (smallest < 0 || cost(x, y) < smallest)) smallest = cost(x, y);
+  out.smallest_step = static_cast<int>(smallest);
+
+  const int all = cur.size() + offered;
+  out.global_grid = choose_topology(all).grid;
+  out.global_constrained = choose_topology(all, aspect).grid;
+
+  std::ostringstream why;
+  if (out.possible) {
+    why << "add " << out.add_rows << " row(s) and " << out.add_cols << " column(s): "
+        << to_string(cur) << " -> " << to_string(out.grid) << " uses " << out.used << " of "
+        << offered << " offered processes";
+  } else {
+    why << "no local expansion of " << to_string(cur) << " fits " << offered
+        << " offered processes";
+    if (smallest > 0) why << " (the smallest admissible step needs " << smallest << ")";
+    why << "; Global remapping would use all " << all << " processes as "
+        << to_string(out.global_grid);
+    if (out.global_constrained != out.global_grid)
+      why << " (" << to_string(out.global_constrained) << " under the aspect constraints)";
+  }
+  out.reason = why.str();
+  return out;
+}
+
+}  // namespace gridmap
