@@ -4,9 +4,13 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+
+#include "redist/scalapack_api.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -20,6 +24,40 @@ double entry(int seed, std::int64_t i, std::int64_t j) {
   h *= 0xBF58476D1CE4E5B9ull;
   h ^= h >> 32;
   return static_cast<double>(h % 2001u) / 1000.0 - 1.0;
+}
+
+void for_each_local(resize::Session& s, const int* desc,
+                    const std::function<void(int, int, int, int)>& f) {
+  if (!s.in_grid()) return;
+  const int izero = 0;
+  int nprow = s.grid().nprow, npcol = s.grid().npcol, myrow = s.myrow(), mycol = s.mycol();
+  const int mloc = numroc_(&desc[2], &desc[4], &myrow, &izero, &nprow);
+  const int nloc = numroc_(&desc[3], &desc[5], &mycol, &izero, &npcol);
+  for (int jl = 0; jl < nloc; ++jl) {
+    const int j1 = jl + 1, jg = indxl2g_(&j1, &desc[5], &mycol, &izero, &npcol) - 1;
+    for (int il = 0; il < mloc; ++il) {
+      const int i1 = il + 1, ig = indxl2g_(&i1, &desc[4], &myrow, &izero, &nprow) - 1;
+      f(il, jl, ig, jg);
+    }
+  }
+}
+
+void fill(resize::Session& s, const int* desc, std::vector<double>& buf, int seed) {
+  for_each_local(s, desc, [&](int il, int jl, int ig, int jg) {
+    buf[il + static_cast<std::size_t>(jl) * desc[8]] = entry(seed, ig, jg);
+  });
+}
+
+double max_diff(resize::Session& s, const int* desc, const std::vector<double>& buf,
+                const std::vector<double>& ref) {
+  double err = 0.0;
+  for_each_local(s, desc, [&](int il, int jl, int ig, int jg) {
+    err = std::max(err, std::fabs(buf[il + static_cast<std::size_t>(jl) * desc[8]] -
+                                  ref[ig + static_cast<std::size_t>(jg) * desc[2]]));
+  });
+  double g = 0.0;
+  MPI_Allreduce(&err, &g, 1, MPI_DOUBLE, MPI_MAX, s.world());
+  return g;
 }
 
 namespace {

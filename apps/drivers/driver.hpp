@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "apps/report.hpp"
 #include "apps/session.hpp"
@@ -48,5 +49,15 @@ int run_driver(int argc, char** argv, CommonOptions& opts,
 
 // Deterministic global entries in [-1, 1], so any rank can build the reference.
 double entry(int seed, std::int64_t i, std::int64_t j);
+
+// Fills the local part of a distributed matrix with entry(seed, i, j).
+void fill(resize::Session& s, const int* desc, std::vector<double>& buf, int seed);
+// max |X_local - ref| over the world, ref column-major M x N (leading dimension M) on
+// every rank.
+double max_diff(resize::Session& s, const int* desc, const std::vector<double>& buf,
+                const std::vector<double>& ref);
+// Calls f(il, jl, ig, jg) for every local element (0-based) of a distributed matrix.
+void for_each_local(resize::Session& s, const int* desc,
+                    const std::function<void(int, int, int, int)>& f);
 
 }  // namespace apps

@@ -22,45 +22,6 @@ struct Gemm {
   double scale = 1.0;
 };
 
-// Fills a distributed matrix with entry(seed, i, j) (0-based global indices).
-void fill(resize::Session& s, const int* desc, std::vector<double>& buf, int seed) {
-  if (!s.in_grid()) return;
-  const int izero = 0;
-  int nprow = s.grid().nprow, npcol = s.grid().npcol, myrow = s.myrow(), mycol = s.mycol();
-  const int mloc = numroc_(&desc[2], &desc[4], &myrow, &izero, &nprow);
-  const int nloc = numroc_(&desc[3], &desc[5], &mycol, &izero, &npcol);
-  for (int jl = 0; jl < nloc; ++jl) {
-    const int j1 = jl + 1, jg = indxl2g_(&j1, &desc[5], &mycol, &izero, &npcol) - 1;
-    for (int il = 0; il < mloc; ++il) {
-      const int i1 = il + 1, ig = indxl2g_(&i1, &desc[4], &myrow, &izero, &nprow) - 1;
-      buf[il + static_cast<std::size_t>(jl) * desc[8]] = apps::entry(seed, ig, jg);
-    }
-  }
-}
-
-// max |X_local - ref(global)| over the world; ref is column-major n x ncols on every rank.
-double max_diff(resize::Session& s, const int* desc, const std::vector<double>& buf,
-                const std::vector<double>& ref) {
-  double err = 0.0;
-  if (s.in_grid()) {
-    const int izero = 0;
-    int nprow = s.grid().nprow, npcol = s.grid().npcol, myrow = s.myrow(), mycol = s.mycol();
-    const int mloc = numroc_(&desc[2], &desc[4], &myrow, &izero, &nprow);
-    const int nloc = numroc_(&desc[3], &desc[5], &mycol, &izero, &npcol);
-    for (int jl = 0; jl < nloc; ++jl) {
-      const int j1 = jl + 1, jg = indxl2g_(&j1, &desc[5], &mycol, &izero, &npcol) - 1;
-      for (int il = 0; il < mloc; ++il) {
-        const int i1 = il + 1, ig = indxl2g_(&i1, &desc[4], &myrow, &izero, &nprow) - 1;
-        err = std::max(err, std::fabs(buf[il + static_cast<std::size_t>(jl) * desc[8]] -
-                                      ref[ig + static_cast<std::size_t>(jg) * desc[2]]));
-      }
-    }
-  }
-  double g = 0.0;
-  MPI_Allreduce(&err, &g, 1, MPI_DOUBLE, MPI_MAX, s.world());
-  return g;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,8 +41,8 @@ int main(int argc, char** argv) {
     s.register_matrix("B", g.n, g.n, g.nb, g.nb, resize::Distribution::BlockCyclic, g.db, g.b);
   };
   h.init = [&](resize::Session& s) {
-    fill(s, g.da, g.a, 1);
-    fill(s, g.db, g.b, 2);
+    apps::fill(s, g.da, g.a, 1);
+    apps::fill(s, g.db, g.b, 2);
   };
   h.iterate = [&](resize::Session& s) {
     if (s.in_grid()) {
@@ -115,7 +76,7 @@ int main(int argc, char** argv) {
     MPI_Bcast(ref.data(), static_cast<int>(ref.size()), MPI_DOUBLE, 0, s.world());
     double refmax = 0.0;
     for (double v : ref) refmax = std::max(refmax, std::fabs(v));
-    const double err = max_diff(s, g.db, g.b, ref);
+    const double err = apps::max_diff(s, g.db, g.b, ref);
     const double tol = 1e-12 * n * std::max(1, s.iteration()) * std::max(1.0, refmax);
     char msg[200];
     std::snprintf(msg, sizeof msg, "B = (sA)^%d B0: max |B - B_openblas| = %.3e (tol %.1e, max|B| %.2f): %s",
