@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "gridmap/error.hpp"
@@ -135,9 +136,28 @@ std::vector<int> fill_count(const Context& cx, const std::vector<int>& chosen, d
   return taken.size() == count ? taken : std::vector<int>{};
 }
 
+// Under an aspect constraint some processor counts have no admitted grid (a prime P with
+// a near-square constraint); such candidates are skipped.
+std::optional<HeteroMapping> try_global_map(const Context& cx, const std::vector<int>& chosen) {
+  try {
+    return global_map(cx, chosen);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 Selection select_global(const Context& cx) {
   std::vector<int> chosen = greedy_fill(cx, {}, cx.tpp);
-  HeteroMapping h = global_map(cx, chosen);
+  // Drop the slowest picks until the processor count has an admitted grid.
+  std::optional<HeteroMapping> first = try_global_map(cx, chosen);
+  while (!first && !chosen.empty()) {
+    chosen.pop_back();  // greedy order: the last taken is the slowest
+    first = try_global_map(cx, chosen);
+  }
+  if (!first)
+    fail("selection: no grid for ", cx.old_count, " or more processors satisfies the aspect constraints p = ",
+         cx.opt.aspect.p, ", q = ", cx.opt.aspect.q);
+  HeteroMapping h = std::move(*first);
   std::ostringstream notes;
   notes << "fastest first: " << chosen.size() << " processor(s), grid " << to_string(h.grid);
   int rounds = 0;
@@ -185,9 +205,10 @@ Selection select_global(const Context& cx) {
           if (add > 0 && extra.empty()) continue;
           std::vector<int> cand = base;
           cand.insert(cand.end(), extra.begin(), extra.end());
-          HeteroMapping ch = global_map(cx, cand);
-          if (!have_best || ch.iteration_time() < best_h.iteration_time()) {
-            best_h = std::move(ch);
+          auto ch = try_global_map(cx, cand);
+          if (!ch) continue;
+          if (!have_best || ch->iteration_time() < best_h.iteration_time()) {
+            best_h = std::move(*ch);
             best_set = std::move(cand);
             have_best = true;
           }
