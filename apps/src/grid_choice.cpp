@@ -1,86 +1,84 @@
 // Placement of processes in a resized grid, seed 002 §4.2-4.5 and §5.2.
 #include "apps/grid_choice.hpp"
 
+#include "gridmap/error.hpp"
+#include "gridmap/placement.hpp"
+#include "gridmap/topology.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
 namespace resize {
 
-Grid choose_topology(int procs) {
-  if (procs < 1) throw Error("choose_topology: procs must be >= 1, got " + std::to_string(procs));
-  int p = static_cast<int>(std::sqrt(static_cast<double>(procs)));
-  while (p > 1 && procs % p != 0) --p;
-  return Grid{p, procs / p, {}};
-}
-
-Grid choose_local_topology(const Grid& old, int procs) {
-  Grid best{old.nprow, old.npcol, {}};
-  for (int r = old.nprow; r <= procs; ++r)
-    for (int c = old.npcol; r * c <= procs; ++c) {
-      const int area = r * c, best_area = best.size();
-      const bool squarer = std::abs(r - c) < std::abs(best.nprow - best.npcol);
-      if (area > best_area || (area == best_area && squarer)) best = Grid{r, c, {}};
-    }
-  return best;
-}
-
-std::vector<int> inserted_positions(int p, int r, Placement pl) {
-  std::vector<int> pos;
-  if (r <= 0) return pos;
-  if (pl == Placement::Local1 || pl == Placement::Global) {
-    for (int k = 0; k < r; ++k) pos.push_back(p + k);
-    return pos;
-  }
-  // Local2 (§4.5): the k-th new line goes after old line floor(k*p/r + p/(2r)) in its
-  // division; once k new lines precede it, its index in the new order grows by k.
-  // With r > p (more new than old lines) the divisions are empty and the excess goes
-  // to the end.
-  const int spread = std::min(r, p);
-  for (int k = 0; k < spread; ++k) {
-    const double before = k * static_cast<double>(p) / spread + p / (2.0 * spread);
-    pos.push_back(static_cast<int>(std::floor(before + 1e-9)) + k);
-  }
-  for (int k = spread; k < r; ++k) pos.push_back(p + k);
-  return pos;
-}
-
 namespace {
-// Order of the lines of one dimension: old index, or -1 for a new line.
-std::vector<int> line_order(int p, int r, Placement pl) {
-  const std::vector<int> pos = inserted_positions(p, r, pl);
-  std::vector<int> order(static_cast<std::size_t>(p + r), -2);
-  for (int x : pos) order[static_cast<std::size_t>(x)] = -1;
-  int next_old = 0;
-  for (auto& o : order)
-    if (o == -2) o = next_old++;
-  return order;
+gridmap::Placement to_gridmap(const Grid& g) {
+  gridmap::Placement p{gridmap::Topology{g.nprow, g.npcol}, g.rank_map()};
+  return p;
+}
+Grid from_gridmap(const gridmap::Placement& p) { return Grid{p.grid.rows, p.grid.cols, p.slots}; }
+
+// gridmap reports bad input with its own error type; the session speaks resize::Error.
+template <class F>
+auto call(const char* what, F&& f) {
+  try {
+    return f();
+  } catch (const gridmap::Error& e) {
+    throw Error(std::string(what) + ": " + e.what());
+  }
 }
 }  // namespace
 
-Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p) {
+Grid choose_topology(int procs) {
+  if (procs < 1) throw Error("choose_topology: procs must be >= 1, got " + std::to_string(procs));
+  const auto t = call("choose_topology", [&] { return gridmap::choose_topology(procs).grid; });
+  return Grid{t.rows, t.cols, {}};
+}
+
+Grid choose_local_topology(const Grid& old, int procs) {
+  const int offered = procs - old.size();
+  if (offered <= 0) return Grid{old.nprow, old.npcol, {}};
+  // §5.2.1.2 with the thesis's square-increment aspect constraint first, then without.
+  for (auto aspect : {gridmap::AspectRatio::square(), gridmap::AspectRatio::any()}) {
+    const auto e = call("choose_local_topology", [&] {
+      return gridmap::plan_local_expansion(gridmap::Topology{old.nprow, old.npcol}, offered, aspect,
+                                           gridmap::AspectScope::FinalGrid);
+    });
+    if (e.possible) return Grid{e.grid.rows, e.grid.cols, {}};
+  }
+  return Grid{old.nprow, old.npcol, {}};
+}
+
+std::vector<int> inserted_positions(int p, int r, Placement pl) {
+  return call("inserted_positions", [&] {
+    return pl == Placement::Local2 || pl == Placement::Optimal ? gridmap::local2_positions(p, r)
+                                                               : gridmap::local1_positions(p, r);
+  });
+}
+
+Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p,
+                    const MatrixInfo* matrix) {
   if (nprow < 1 || npcol < 1)
     throw Error("plan_expansion: grid " + std::to_string(nprow) + "x" + std::to_string(npcol) +
                 " is empty");
-  Grid g{nprow, npcol, std::vector<int>(static_cast<std::size_t>(nprow) * npcol, -1)};
-  if (p == Placement::Global) {
-    for (int i = 0; i < g.size(); ++i) g.ranks[static_cast<std::size_t>(i)] = i;
-    return g;
-  }
+  const gridmap::Topology t{nprow, npcol};
+  if (p == Placement::Global) return from_gridmap(gridmap::place_global(t));
   if (nprow < old.nprow || npcol < old.npcol)
     throw Error("plan_expansion: " + to_string(p) + " keeps the old " + old.shape() +
-                " grid, so the new grid " + g.shape() + " cannot be smaller in a dimension");
-  const Placement order_kind = (p == Placement::Optimal) ? Placement::Local2 : p;
-  const auto rows = line_order(old.nprow, nprow - old.nprow, order_kind);
-  const auto cols = line_order(old.npcol, npcol - old.npcol, order_kind);
-  int next_new = old_world;
-  for (int i = 0; i < nprow; ++i)
-    for (int j = 0; j < npcol; ++j) {
-      const int oi = rows[static_cast<std::size_t>(i)], oj = cols[static_cast<std::size_t>(j)];
-      g.ranks[static_cast<std::size_t>(i) * npcol + j] =
-          (oi >= 0 && oj >= 0) ? old.rank_at(oi, oj) : next_new++;
-    }
-  return g;
+                " grid, so the new grid " + std::to_string(nprow) + "x" + std::to_string(npcol) +
+                " cannot be smaller in a dimension");
+  if (p == Placement::Optimal && matrix) {
+    gridmap::MatrixShape shape{matrix->m, matrix->n, matrix->mb, matrix->nb, matrix->block};
+    return call("plan_expansion", [&] {
+      return from_gridmap(gridmap::place_optimal(to_gridmap(old), t, nprow * npcol - old.size(), shape));
+    });
+  }
+  const auto rule = p == Placement::Local1 ? gridmap::PlacementStrategy::Local1
+                                           : gridmap::PlacementStrategy::Local2;
+  return call("plan_expansion", [&] {
+    return from_gridmap(gridmap::place_local(to_gridmap(old), nprow - old.nprow, npcol - old.npcol,
+                                             rule, old_world));
+  });
 }
 
 Grid plan_shrink(const Grid& old, int keep, int nprow, int npcol) {

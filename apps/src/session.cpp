@@ -500,7 +500,13 @@ RemapResult Session::Impl::act(Decision d) {
                                                            : choose_local_topology(shape, d.procs));
       // The grid holds world ranks 0..size-1 (shrinks keep the first ranks); the
       // processes added to it are the next ones, spawned or already idle in the world.
-      target = plan_expansion(shape, shape.size(), t.nprow, t.npcol, d.placement);
+      MatrixInfo info;
+      if (!mats.empty()) {
+        const auto& m0 = mats.front();  // the first registered matrix steers Optimal
+        info = MatrixInfo{m0.m, m0.n, m0.mb, m0.nb, m0.dist == Distribution::Block};
+      }
+      target = plan_expansion(shape, shape.size(), t.nprow, t.npcol, d.placement,
+                              mats.empty() ? nullptr : &info);
     } else {
       if (d.procs >= shape.size())
         throw Error("shrink to " + std::to_string(d.procs) + " processes: the grid has only " +

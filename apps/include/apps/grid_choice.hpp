@@ -1,6 +1,7 @@
 // Choosing the new grid and where the processes sit in it at a resize (seed 002 §4.5,
-// §5.1-5.2). Pure. gridmap owns the full algorithms (optimal placement, SVD mapping);
-// this is the session's view of them: grid shape + rank map for each Placement.
+// §5.1-5.2). Pure. The algorithms are gridmap's (topology choice, local expansion
+// optimiser, Global/Local1/Local2/optimal placement); this is the session's view of
+// them: a Grid (shape + world-rank map) for a Decision.
 #pragma once
 
 #include "apps/types.hpp"
@@ -15,13 +16,20 @@ Grid choose_topology(int procs);
 // (local mapping keeps old rows/columns, seed 002 §5.2.1.2).
 Grid choose_local_topology(const Grid& old, int procs);
 
+// The matrix whose data movement the optimal placement minimises.
+struct MatrixInfo {
+  long long m = 0, n = 0, mb = 1, nb = 1;
+  bool block = false;  // one block per process row/column
+};
+
 // Expansion: the old world's ranks keep their numbers, the newcomers are
 // old_world..new_world-1. Global: row-major over world ranks. Local1: new rows/columns
 // appended. Local2: interspersed at the centre of each of the r divisions (§4.5:
-// the k-th new one at (k-1)p/r + p/2r). Optimal: Local2 (gridmap's optimal relabelling
-// is applied by the session when gridmap is linked). Throws Error if a local placement
+// the k-th new one at (k-1)p/r + p/2r). Optimal: gridmap's linear assignment that keeps
+// most of `matrix` in place (Local2 without a matrix). Throws Error if a local placement
 // cannot keep the old grid (new shape smaller in a dimension).
-Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p);
+Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p,
+                    const MatrixInfo* matrix = nullptr);
 
 // Shrink to world ranks 0..keep-1 on an nprow x npcol grid: if the kept ranks of `old`
 // form whole rows and columns of it (a local shrink, the reverse of a local expansion)
