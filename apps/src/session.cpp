@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <thread>
 
@@ -291,12 +293,22 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   } else {
     char buf[4096];
     const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    I.exe = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(argv[0]);
+    I.exe = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(argv ? argv[0] : "");
   }
   if (!I.opt.spawn_args.empty()) {
     I.args = I.opt.spawn_args;
-  } else {
+  } else if (argc > 0 && argv) {
     for (int i = 1; i < argc; ++i) I.args.emplace_back(argv[i]);
+  } else {
+    // No argv (Fortran callers): spawned copies get this process's own arguments.
+    std::ifstream f("/proc/self/cmdline", std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::size_t at = all.find('\0');
+    while (at != std::string::npos && at + 1 < all.size()) {
+      const std::size_t end = all.find('\0', at + 1);
+      I.args.push_back(all.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1));
+      at = end;
+    }
   }
   I.world = detail::World::comm();
 }

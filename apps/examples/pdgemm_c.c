@@ -1,0 +1,111 @@
+/* A resizable PDGEMM in plain C against the session's C API (apps/resize.h):
+ * B <- s * (A * B) repeated, on a grid that a schedule grows and shrinks, checked
+ * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] (starts on 2x2). */
+#include <cblas.h>
+#include <math.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apps/resize.h"
+#include "redist/scalapack_api.h"
+
+static double entry(int seed, int i, int j) { return sin(0.37 * i + 1.31 * j + seed) * cos(0.05 * (i - j)); }
+
+static void die(const char* what) {
+  fprintf(stderr, "pdgemm_c: %s failed: %s\n", what, mall_resize_last_error());
+  MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const int n = argc > 1 ? atoi(argv[1]) : 300, iters = argc > 2 ? atoi(argv[2]) : 6, nb = 32;
+  const char* schedule = argc > 3 ? argv[3] : "2:expand:3x3:local2,4:shrink:2x2";
+  const double scale = 1.0 / sqrt((double)n);
+  mall_resize_session* s = NULL;
+  if (mall_resize_create(argc, argv, "pdgemm_c", "scripted", schedule, &s)) die("create");
+  int desca[9], descb[9], it = 0, izero = 0, ione = 1;
+  double *a = NULL, *b = NULL;
+  if (mall_resize_register(s, "A", n, n, nb, nb, 0, desca, &a) ||
+      mall_resize_register(s, "B", n, n, nb, nb, 0, descb, &b))
+    die("register");
+  int ctxt, nprow, npcol, myrow, mycol;
+  if (mall_resize_is_newcomer(s)) {
+    if (mall_resize_join(s, &it)) die("join");
+  } else {
+    if (mall_resize_start(s, 2, 2)) die("start");
+    mall_resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
+    if (ctxt >= 0) {
+      const int ml = numroc_(&n, &nb, &myrow, &izero, &nprow), nl = numroc_(&n, &nb, &mycol, &izero, &npcol);
+      for (int jl = 1; jl <= nl; ++jl)
+        for (int il = 1; il <= ml; ++il) {
+          const int ig = indxl2g_(&il, &nb, &myrow, &izero, &nprow) - 1;
+          const int jg = indxl2g_(&jl, &nb, &mycol, &izero, &npcol) - 1;
+          a[(il - 1) + (size_t)(jl - 1) * desca[8]] = entry(1, ig, jg);
+          b[(il - 1) + (size_t)(jl - 1) * descb[8]] = entry(2, ig, jg);
+        }
+    }
+  }
+  while (it < iters) {
+    mall_resize_begin_iteration(s);
+    mall_resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
+    if (ctxt >= 0) {
+      const int nl = numroc_(&n, &nb, &mycol, &izero, &npcol);
+      const size_t len = (size_t)descb[8] * (size_t)(nl > 0 ? nl : 1);
+      double* c = calloc(len, sizeof *c);
+      const double one = 1.0, zero = 0.0;
+      pdgemm_("N", "N", &n, &n, &n, &one, a, &ione, &ione, desca, b, &ione, &ione, descb, &zero, c, &ione,
+              &ione, descb);
+      for (size_t k = 0; k < len; ++k) b[k] = scale * c[k];
+      free(c);
+    }
+    mall_resize_end_iteration(s);
+    ++it;
+    int action = 0;
+    if (it < iters && mall_resize_remap_point(s, &action) == MALL_RESIZE_ERR_RESIZE)
+      if (mall_resize_world_rank(s) == 0) printf("pdgemm_c: resize failed (%s); continuing\n", mall_resize_last_error());
+  }
+  /* Serial reference on world rank 0. */
+  MPI_Comm world = mall_resize_world(s);
+  double* ref = malloc((size_t)n * n * sizeof *ref);
+  if (mall_resize_world_rank(s) == 0) {
+    double* ga = malloc((size_t)n * n * sizeof *ga);
+    double* t = malloc((size_t)n * n * sizeof *t);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) {
+        ga[i + (size_t)j * n] = entry(1, i, j);
+        ref[i + (size_t)j * n] = entry(2, i, j);
+      }
+    for (int k = 0; k < iters; ++k) {
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, n, n, n, scale, ga, n, ref, n, 0.0, t, n);
+      memcpy(ref, t, (size_t)n * n * sizeof *ref);
+    }
+    free(ga);
+    free(t);
+  }
+  MPI_Bcast(ref, n * n, MPI_DOUBLE, 0, world);
+  double err = 0.0, gerr = 0.0, refmax = 0.0;
+  for (size_t k = 0; k < (size_t)n * n; ++k) refmax = fmax(refmax, fabs(ref[k]));
+  mall_resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
+  if (ctxt >= 0) {
+    const int ml = numroc_(&n, &nb, &myrow, &izero, &nprow), nl = numroc_(&n, &nb, &mycol, &izero, &npcol);
+    for (int jl = 1; jl <= nl; ++jl)
+      for (int il = 1; il <= ml; ++il) {
+        const int ig = indxl2g_(&il, &nb, &myrow, &izero, &nprow) - 1;
+        const int jg = indxl2g_(&jl, &nb, &mycol, &izero, &npcol) - 1;
+        err = fmax(err, fabs(b[(il - 1) + (size_t)(jl - 1) * descb[8]] - ref[ig + (size_t)jg * n]));
+      }
+  }
+  MPI_Allreduce(&err, &gerr, 1, MPI_DOUBLE, MPI_MAX, world);
+  const double tol = 1e-12 * n * iters * refmax; /* relative: the scale of B drifts */
+  char msg[160], problem[64];
+  snprintf(msg, sizeof msg, "B = (sA)^%d B0: max |B - B_openblas| = %.3e (tol %.1e, max|B| %.2e): %s", iters, gerr, tol, refmax,
+           gerr <= tol ? "OK" : "FAILED");
+  snprintf(problem, sizeof problem, "N=%d NB=%d", n, nb);
+  mall_resize_print_summary(s, problem, msg, gerr <= tol);
+  free(ref);
+  mall_resize_destroy(s);
+  MPI_Finalize();
+  return gerr <= tol ? 0 : 1;
+}

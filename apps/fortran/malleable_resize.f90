@@ -1,0 +1,141 @@
+! Fortran interface to the resize session (apps/resize.h) through ISO_C_BINDING.
+! Strings are passed as Fortran character variables; the wrappers add the C NUL.
+! Spawned copies of a Fortran program get the same command-line arguments as the
+! original (the session reads /proc/self/cmdline), so get_command_argument works there.
+module malleable_resize
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+  public :: mall_resize_create, mall_resize_register, mall_resize_is_newcomer, &
+            mall_resize_start, mall_resize_join, mall_resize_begin_iteration, &
+            mall_resize_end_iteration, mall_resize_remap_point, mall_resize_grid, &
+            mall_resize_world, mall_resize_world_rank, mall_resize_print_summary, &
+            mall_resize_destroy, mall_resize_last_error, &
+            MALL_RESIZE_OK, MALL_RESIZE_NONE, MALL_RESIZE_EXPAND, MALL_RESIZE_SHRINK
+
+  integer(c_int), parameter :: MALL_RESIZE_OK = 0
+  integer(c_int), parameter :: MALL_RESIZE_NONE = 0, MALL_RESIZE_EXPAND = 1, MALL_RESIZE_SHRINK = 2
+
+  interface
+    integer(c_int) function c_create(argc, argv, app, policy, schedule, s) &
+        bind(C, name="mall_resize_create")
+      import :: c_int, c_ptr, c_char
+      integer(c_int), value :: argc
+      type(c_ptr), value :: argv
+      character(kind=c_char), dimension(*) :: app, policy, schedule
+      type(c_ptr) :: s
+    end function
+    integer(c_int) function c_register(s, name, m, n, mb, nb, dist, desc, buf) &
+        bind(C, name="mall_resize_register")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: name
+      integer(c_int), value :: m, n, mb, nb, dist
+      integer(c_int), dimension(9) :: desc
+      type(c_ptr) :: buf
+    end function
+    integer(c_int) function mall_resize_is_newcomer(s) bind(C, name="mall_resize_is_newcomer")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+    end function
+    integer(c_int) function mall_resize_start(s, nprow, npcol) bind(C, name="mall_resize_start")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int), value :: nprow, npcol
+    end function
+    integer(c_int) function mall_resize_join(s, iteration) bind(C, name="mall_resize_join")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int) :: iteration
+    end function
+    subroutine mall_resize_begin_iteration(s) bind(C, name="mall_resize_begin_iteration")
+      import :: c_ptr
+      type(c_ptr), value :: s
+    end subroutine
+    subroutine mall_resize_end_iteration(s) bind(C, name="mall_resize_end_iteration")
+      import :: c_ptr
+      type(c_ptr), value :: s
+    end subroutine
+    integer(c_int) function mall_resize_remap_point(s, action) bind(C, name="mall_resize_remap_point")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int) :: action
+    end function
+    integer(c_int) function mall_resize_grid(s, ctxt, nprow, npcol, myrow, mycol) &
+        bind(C, name="mall_resize_grid")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int) :: ctxt, nprow, npcol, myrow, mycol
+    end function
+    integer(c_int) function mall_resize_world(s) bind(C, name="mall_resize_world_f")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+    end function
+    integer(c_int) function mall_resize_world_rank(s) bind(C, name="mall_resize_world_rank")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+    end function
+    integer(c_int) function c_summary(s, problem, check, ok) bind(C, name="mall_resize_print_summary")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: problem, check
+      integer(c_int), value :: ok
+    end function
+    subroutine mall_resize_destroy(s) bind(C, name="mall_resize_destroy")
+      import :: c_ptr
+      type(c_ptr), value :: s
+    end subroutine
+    type(c_ptr) function c_last_error() bind(C, name="mall_resize_last_error")
+      import :: c_ptr
+    end function
+    integer(c_size_t) function c_strlen(p) bind(C, name="strlen")
+      import :: c_size_t, c_ptr
+      type(c_ptr), value :: p
+    end function
+  end interface
+
+contains
+
+  integer(c_int) function mall_resize_create(app, policy, schedule, s)
+    character(len=*), intent(in) :: app, policy, schedule
+    type(c_ptr), intent(out) :: s
+    mall_resize_create = c_create(0_c_int, c_null_ptr, trim(app)//c_null_char, &
+                                  trim(policy)//c_null_char, trim(schedule)//c_null_char, s)
+  end function
+
+  ! The session owns the buffer: after start/join and after every remap point, fetch
+  ! the array again with c_f_pointer(buf, a, [desc(9), local columns]).
+  integer(c_int) function mall_resize_register(s, name, m, n, mb, nb, dist, desc, buf)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: name
+    integer(c_int), intent(in) :: m, n, mb, nb, dist
+    integer(c_int), intent(inout), target :: desc(9)
+    type(c_ptr), intent(inout), target :: buf
+    mall_resize_register = c_register(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
+  end function
+
+  integer(c_int) function mall_resize_print_summary(s, problem, check, ok)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: problem, check
+    logical, intent(in) :: ok
+    integer(c_int) :: iok
+    iok = 0
+    if (ok) iok = 1
+    mall_resize_print_summary = c_summary(s, trim(problem)//c_null_char, trim(check)//c_null_char, iok)
+  end function
+
+  function mall_resize_last_error() result(msg)
+    character(len=:), allocatable :: msg
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    p = c_last_error()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(len=n) :: msg)
+    do i = 1, n
+      msg(i:i) = chars(i)
+    end do
+  end function
+
+end module malleable_resize
