@@ -148,7 +148,8 @@ void polish(const Matrix& s, Topology g, std::vector<std::int64_t>& rows,
 }
 
 struct Evaluated {
-  std::vector<double> r, c;
+  std::vector<double> need_r, need_c;  // the method's own r, c: they drive the refinement
+  std::vector<double> r, c;            // after the ascent (if on), scaled to m and n
   std::vector<std::int64_t> rows, cols;
   double time = 0, obj = 0;
 };
@@ -157,9 +158,11 @@ Evaluated evaluate(const Matrix& s, Topology g, std::int64_t m, std::int64_t n,
                    const HeteroOptions& opt) {
   Evaluated e;
   if (opt.method == HeteroMethod::Svd)
-    svd_rank1(s, g, e.r, e.c);
+    svd_rank1(s, g, e.need_r, e.need_c);
   else
-    natural_block(s, g, e.r, e.c);
+    natural_block(s, g, e.need_r, e.need_c);
+  e.r = e.need_r;
+  e.c = e.need_c;
   if (opt.coordinate_ascent) e.r = ascend_obj2(s, g, e.c);
   e.obj = obj2(s, g, e.r, e.c);
   const double sr = std::accumulate(e.r.begin(), e.r.end(), 0.0);
@@ -244,21 +247,24 @@ std::vector<std::int64_t> proportional_sizes(const std::vector<double>& w, std::
     sum += w[k];
   }
   if (!(sum > 0)) fail("sizes: weights sum to ", sum);
-  // Largest remainder on total - parts, after one unit each: every part stays >= 1 so the
-  // result is a valid extended descriptor (redist rejects empty blocks).
-  const std::int64_t spread = total - parts;
-  std::vector<std::int64_t> out(w.size(), 1);
+  // Largest remainder, then every part raised to >= 1 (redist rejects empty blocks) at the
+  // expense of the largest parts.
+  std::vector<std::int64_t> out(w.size());
   std::vector<std::pair<double, std::size_t>> rem;
   std::int64_t given = 0;
   for (std::size_t k = 0; k < w.size(); ++k) {
-    const double exact = w[k] / sum * static_cast<double>(spread);
-    const auto fl = static_cast<std::int64_t>(std::floor(exact));
-    out[k] += fl;
-    given += fl;
-    rem.emplace_back(exact - static_cast<double>(fl), k);
+    const double exact = w[k] / sum * static_cast<double>(total);
+    out[k] = static_cast<std::int64_t>(std::floor(exact + 1e-9));
+    given += out[k];
+    rem.emplace_back(exact - static_cast<double>(out[k]), k);
   }
   std::stable_sort(rem.begin(), rem.end(), [](auto a, auto b) { return a.first > b.first; });
-  for (std::int64_t k = 0; k < spread - given; ++k) ++out[rem[static_cast<std::size_t>(k) % rem.size()].second];
+  for (std::int64_t k = 0; k < total - given; ++k) ++out[rem[static_cast<std::size_t>(k) % rem.size()].second];
+  for (auto& v : out)
+    if (v < 1) {
+      v = 1;
+      --*std::max_element(out.begin(), out.end());
+    }
   return out;
 }
 
@@ -321,8 +327,10 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
       if (opt.fixed.empty() || !opt.fixed[k]) slots.push_back(k);
     std::vector<int> procs;
     for (std::size_t k : slots) procs.push_back(ids[k]);
+    // The rank-1 (or natural block) r, c say which slots need power, as in the thesis;
+    // the ascent only changes how much data each slot finally gets.
     const auto need = [&](std::size_t k) {
-      return e.r[k / static_cast<std::size_t>(grid.cols)] * e.c[k % static_cast<std::size_t>(grid.cols)];
+      return e.need_r[k / static_cast<std::size_t>(grid.cols)] * e.need_c[k % static_cast<std::size_t>(grid.cols)];
     };
     std::vector<std::size_t> by_need = slots;
     std::stable_sort(by_need.begin(), by_need.end(), [&](auto a, auto b) { return need(a) > need(b); });
@@ -339,6 +347,48 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
         (e.time <= best.time * (1 + 1e-12) && e.obj > best.obj * (1 + 1e-12))) {
       best = e;
       best_ids = ids;
+    }
+  }
+
+  // Beyond the thesis: the T_opt refinement can stop at an arrangement that pairwise swaps
+  // still improve (Table 6.1's rank-1 powers, sorted row-major, are such a case). Swap
+  // pairs of movable processors of different power while the iteration time drops.
+  if (opt.swap_search) {
+    for (int pass = 0; pass < opt.max_iterations; ++pass) {
+      bool improved = false;
+      for (std::size_t a = 0; a < S && !improved; ++a) {
+        if (!opt.fixed.empty() && opt.fixed[a]) continue;
+        for (std::size_t b = a + 1; b < S && !improved; ++b) {
+          if (!opt.fixed.empty() && opt.fixed[b]) continue;
+          if (powers.values[static_cast<std::size_t>(best_ids[a])] ==
+              powers.values[static_cast<std::size_t>(best_ids[b])])
+            continue;
+          std::vector<int> trial = best_ids;
+          std::swap(trial[a], trial[b]);
+          Evaluated te = evaluate(powers_of(powers, trial), grid, m, n, opt);
+          if (te.time < best.time * (1 - 1e-9)) {
+            best = std::move(te);
+            best_ids = std::move(trial);
+            improved = true;
+          }
+        }
+      }
+      ++iterations;
+      if (!improved) break;
+    }
+  }
+
+  // The ascent flattens the landscape the swaps search (Table 6.1 again), so the thesis's
+  // own path (pure sizes) is followed too and its arrangement sized with the ascent; the
+  // faster of the two is kept.
+  if (opt.coordinate_ascent && (opt.refine_arrangement || opt.swap_search)) {
+    HeteroOptions pure = opt;
+    pure.coordinate_ascent = false;
+    const HeteroMapping other = map_arranged(powers, grid, ids0, m, n, pure);
+    Evaluated oe = evaluate(powers_of(powers, other.ids), grid, m, n, opt);
+    if (oe.time < best.time * (1 - 1e-9)) {
+      best = std::move(oe);
+      best_ids = other.ids;
     }
   }
 

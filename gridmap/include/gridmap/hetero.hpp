@@ -39,6 +39,9 @@ struct HeteroOptions {
   // Beyond the thesis: exact coordinate ascent on Obj2 from the method's r, c (never
   // lowers the throughput; see docs/gridmap.md).
   bool coordinate_ascent = true;
+  // Beyond the thesis: after the refinement, swap pairs of processors while that shortens
+  // the iteration (first improvement, at most max_iterations passes of O(P^2) swaps).
+  bool swap_search = true;
   int max_iterations = 64;
   // Slots (row-major) whose processor may not move during refinement (Local remapping,
   // §6.3.1.2: "only the new processors are interchanged"). Empty: all may move.
