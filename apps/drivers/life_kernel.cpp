@@ -1,5 +1,7 @@
 #include "life_kernel.hpp"
 
+#include <time.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -50,6 +52,13 @@ std::uint8_t life_initial(std::int64_t i, std::int64_t j) {
 }
 
 namespace {
+// CPU time, so that a rank preempted on an oversubscribed host is not charged for it.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 inline std::uint8_t rule(std::uint8_t alive, int nbrs) {
   return static_cast<std::uint8_t>(nbrs == 3 || (alive && nbrs == 2));
 }
@@ -102,16 +111,20 @@ double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int 
         for (int i = i0; i <= i1; ++i) P(i, j) = rv[k++];
     }
 
-  const double t0 = MPI_Wtime();
+  const double t0 = thread_cpu_seconds();
   std::vector<std::uint8_t> next(static_cast<std::size_t>(m) * n);
-  for (int rep = 0; rep < std::max(1, reps); ++rep)
+  for (int rep = 0; rep < std::max(1, reps); ++rep) {
+    // Each repetition must really run (§6.4 emulates a slower processor by doing the work
+    // again); the barrier stops the compiler from collapsing identical repetitions.
+    asm volatile("" : : "r"(next.data()), "r"(pad.data()) : "memory");
     for (int j = 1; j <= n; ++j)
       for (int i = 1; i <= m; ++i) {
         const int s = P(i - 1, j - 1) + P(i, j - 1) + P(i + 1, j - 1) + P(i - 1, j) + P(i + 1, j) +
                       P(i - 1, j + 1) + P(i, j + 1) + P(i + 1, j + 1);
         next[static_cast<std::size_t>(i - 1) + static_cast<std::size_t>(j - 1) * m] = rule(P(i, j), s);
       }
-  const double t = MPI_Wtime() - t0;
+  }
+  const double t = thread_cpu_seconds() - t0;
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i)
       cells[i + static_cast<std::size_t>(j) * ld] = next[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * m];

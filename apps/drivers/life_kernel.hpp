@@ -29,7 +29,7 @@ std::vector<int> proportional_starts(int n, const std::vector<double>& weights);
 
 // One generation on the local block `cells` (column-major, leading dimension ld, values
 // 0/1), repeated `reps` times on the same input to emulate a slower processor (§6.4:
-// 1000/PP repetitions); returns the seconds spent in the update (not the exchange).
+// 1000/PP repetitions); returns the CPU seconds spent in the update (not the exchange).
 double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int reps);
 
 // Serial reference: `gens` generations of an n x n board (column-major).
