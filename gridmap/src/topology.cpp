@@ -61,7 +61,8 @@ bool AspectRatio::admits(Topology t) const {
 }
 
 bool AspectRatio::admits_increment(int x, int y) const {
-  return y <= p * x + kSlack && x <= q * y + kSlack;
+  // inf * 0 is NaN: an unbounded ratio admits adding only rows or only columns.
+  return (std::isinf(p) || y <= p * x + kSlack) && (std::isinf(q) || x <= q * y + kSlack);
 }
 
 TopologyChoice choose_topology(int processes, AspectRatio aspect, const TopologyHistory* history) {
