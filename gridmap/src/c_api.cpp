@@ -1,0 +1,221 @@
+// The C API (include/gridmap/gridmap.h): each entry point converts arguments, calls the
+// C++ planner, and maps gridmap::Error to MALL_GRIDMAP_EINVAL with the message kept per
+// thread. No exception crosses the C boundary.
+#include "gridmap/gridmap.h"
+
+#include <algorithm>
+#include <limits>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "gridmap/error.hpp"
+#include "gridmap/hetero.hpp"
+#include "gridmap/movement.hpp"
+#include "gridmap/placement.hpp"
+#include "gridmap/selection.hpp"
+#include "gridmap/topology.hpp"
+
+namespace {
+
+thread_local std::string last_error;
+
+// Impossible-but-valid requests are told apart from bad input by what the planner says.
+struct Impossible : gridmap::Error {
+  using gridmap::Error::Error;
+};
+
+template <class F>
+int guarded(F&& body) {
+  try {
+    body();
+    last_error.clear();
+    return MALL_GRIDMAP_OK;
+  } catch (const Impossible& e) {
+    last_error = e.what();
+    return MALL_GRIDMAP_EIMPOSSIBLE;
+  } catch (const std::invalid_argument& e) {  // gridmap::Error and redist::Error
+    last_error = e.what();
+    return MALL_GRIDMAP_EINVAL;
+  } catch (const std::bad_alloc&) {
+    last_error = "out of memory";
+    return MALL_GRIDMAP_EINTERNAL;
+  } catch (const std::exception& e) {
+    last_error = e.what();
+    return MALL_GRIDMAP_EINTERNAL;
+  }
+}
+
+void need(const void* ptr, const char* name) {
+  if (!ptr) gridmap::fail(name, ": pointer is NULL");
+}
+
+gridmap::AspectRatio aspect(double p, double q) {
+  const double inf = std::numeric_limits<double>::infinity();
+  return {p <= 0 ? inf : p, q <= 0 ? inf : q};
+}
+
+gridmap::Placement placement_of(int rows, int cols, const int* slots) {
+  if (rows < 1 || cols < 1) gridmap::fail("grid: rows and cols must be >= 1, got ", rows, "x", cols);
+  gridmap::Placement p = gridmap::Placement::row_major({rows, cols});
+  if (slots) p.slots.assign(slots, slots + static_cast<std::size_t>(rows) * cols);
+  p.validate();
+  return p;
+}
+
+gridmap::MatrixShape shape_of(long long m, long long n, long long mb, long long nb, int block) {
+  gridmap::MatrixShape s{m, n, mb, nb, block != 0};
+  s.validate();
+  return s;
+}
+
+gridmap::ProcessorPowers powers_of(const double* v, int count, const char* name) {
+  if (count < 1) gridmap::fail(name, ": count must be >= 1, got ", count);
+  need(v, name);
+  gridmap::ProcessorPowers p{{v, v + count}};
+  p.validate(name);
+  return p;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* mall_gridmap_last_error(void) { return last_error.c_str(); }
+
+int mall_gridmap_choose_topology(int nprocs, double p, double q, int* rows, int* cols) {
+  return guarded([&] {
+    need(rows, "rows");
+    need(cols, "cols");
+    const auto t = gridmap::choose_topology(nprocs, aspect(p, q)).grid;
+    *rows = t.rows;
+    *cols = t.cols;
+  });
+}
+
+int mall_gridmap_local_expansion(int rows, int cols, int offered, double p, double q, int final_grid,
+                                 int* add_rows, int* add_cols) {
+  return guarded([&] {
+    need(add_rows, "add_rows");
+    need(add_cols, "add_cols");
+    const auto e = gridmap::plan_local_expansion(
+        {rows, cols}, offered, aspect(p, q),
+        final_grid ? gridmap::AspectScope::FinalGrid : gridmap::AspectScope::Increment);
+    *add_rows = e.add_rows;
+    *add_cols = e.add_cols;
+    if (!e.possible) throw Impossible(e.reason);
+  });
+}
+
+int mall_gridmap_place(int strategy, int old_rows, int old_cols, const int* old_slots, int new_rows,
+                       int new_cols, long long m, long long n, long long mb, long long nb, int block,
+                       int* slots) {
+  return guarded([&] {
+    need(slots, "slots");
+    const auto old = placement_of(old_rows, old_cols, old_slots);
+    if (new_rows < 1 || new_cols < 1) gridmap::fail("new grid: must be at least 1x1, got ", new_rows, "x", new_cols);
+    const gridmap::Topology grid{new_rows, new_cols};
+    gridmap::Placement out;
+    switch (strategy) {
+      case MALL_GRIDMAP_GLOBAL: out = gridmap::place_global(grid); break;
+      case MALL_GRIDMAP_LOCAL1:
+      case MALL_GRIDMAP_LOCAL2:
+        if (new_rows < old_rows || new_cols < old_cols)
+          gridmap::fail("local placement: new grid ", new_rows, "x", new_cols, " is smaller than ", old_rows, "x", old_cols);
+        out = gridmap::place_local(old, new_rows - old_rows, new_cols - old_cols,
+                                   strategy == MALL_GRIDMAP_LOCAL1 ? gridmap::PlacementStrategy::Local1
+                                                                   : gridmap::PlacementStrategy::Local2);
+        break;
+      case MALL_GRIDMAP_OPTIMAL:
+        if (grid.size() < old.grid.size())
+          gridmap::fail("optimal placement: new grid ", new_rows, "x", new_cols, " is smaller than the old one");
+        out = gridmap::place_optimal(old, grid, grid.size() - old.grid.size(), shape_of(m, n, mb, nb, block));
+        break;
+      default: gridmap::fail("placement strategy: expected 0..3, got ", strategy);
+    }
+    std::copy(out.slots.begin(), out.slots.end(), slots);
+  });
+}
+
+int mall_gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots, int new_rows, int new_cols,
+                                const int* new_slots, long long m, long long n, long long mb, long long nb,
+                                int block, long long* moved, long long* kept) {
+  return guarded([&] {
+    need(moved, "moved");
+    need(new_slots, "new_slots");
+    const auto mv = gridmap::account(placement_of(old_rows, old_cols, old_slots),
+                                     placement_of(new_rows, new_cols, new_slots), shape_of(m, n, mb, nb, block));
+    *moved = mv.elements_moved;
+    if (kept) *kept = mv.elements_kept;
+  });
+}
+
+int mall_gridmap_hetero_map(int method, int thesis_only, int rows, int cols, const double* powers, int nprocs,
+                            long long m, long long n, int* ids, long long* row_sizes, long long* col_sizes,
+                            double* t_opt, double* iteration_time) {
+  return guarded([&] {
+    need(ids, "ids");
+    need(row_sizes, "row_sizes");
+    need(col_sizes, "col_sizes");
+    gridmap::HeteroOptions o;
+    if (method == MALL_GRIDMAP_SVD) o.method = gridmap::HeteroMethod::Svd;
+    else if (method == MALL_GRIDMAP_NATURAL_BLOCK) o.method = gridmap::HeteroMethod::NaturalBlock;
+    else gridmap::fail("method: expected 0 (SVD) or 1 (natural block), got ", method);
+    if (thesis_only) o.coordinate_ascent = o.swap_search = false;
+    const auto h = gridmap::map_heterogeneous(powers_of(powers, nprocs, "powers"), {rows, cols}, m, n, o);
+    std::copy(h.ids.begin(), h.ids.end(), ids);
+    std::copy(h.rows.begin(), h.rows.end(), row_sizes);
+    std::copy(h.cols.begin(), h.cols.end(), col_sizes);
+    if (t_opt) {
+      const auto t = h.t_opt();
+      std::copy(t.begin(), t.end(), t_opt);
+    }
+    if (iteration_time) *iteration_time = h.iteration_time();
+  });
+}
+
+int mall_gridmap_select(int strategy, int rows, int cols, const double* powers, const double* free_powers,
+                        int nfree, double tpp, long long m, long long n, int* chosen, int* nchosen,
+                        int* new_rows, int* new_cols, int slot_capacity, int* ids, int line_capacity,
+                        long long* row_sizes, long long* col_sizes, double* iteration_time) {
+  return guarded([&] {
+    need(chosen, "chosen");
+    need(nchosen, "nchosen");
+    need(new_rows, "new_rows");
+    need(new_cols, "new_cols");
+    if (rows < 1 || cols < 1) gridmap::fail("grid: rows and cols must be >= 1, got ", rows, "x", cols);
+    const auto cur = powers_of(powers, rows * cols, "powers");
+    const auto offer = powers_of(free_powers, nfree, "free");
+    gridmap::HeteroOptions fixed;
+    fixed.refine_arrangement = fixed.swap_search = false;
+    std::vector<int> order(cur.size());
+    for (std::size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int>(k);
+    const auto current = gridmap::map_arranged(cur, {rows, cols}, order, m, n, fixed);
+    gridmap::SelectionStrategy s;
+    switch (strategy) {
+      case MALL_GRIDMAP_SELECT_GLOBAL: s = gridmap::SelectionStrategy::Global; break;
+      case MALL_GRIDMAP_SELECT_LOCAL: s = gridmap::SelectionStrategy::Local; break;
+      case MALL_GRIDMAP_SELECT_MIXED: s = gridmap::SelectionStrategy::Mixed; break;
+      case MALL_GRIDMAP_SELECT_ADAPTIVE: s = gridmap::SelectionStrategy::Adaptive; break;
+      default: gridmap::fail("selection strategy: expected 0..3, got ", strategy);
+    }
+    const auto sel = gridmap::select_processors(current, offer, tpp, s);
+    const auto& h = sel.mapping;
+    *nchosen = static_cast<int>(sel.chosen.size());
+    std::copy(sel.chosen.begin(), sel.chosen.end(), chosen);
+    *new_rows = h.grid.rows;
+    *new_cols = h.grid.cols;
+    if (iteration_time) *iteration_time = h.iteration_time();
+    if (ids || row_sizes || col_sizes) {
+      if (slot_capacity < h.grid.size())
+        gridmap::fail("slot_capacity: the new grid has ", h.grid.size(), " slots, capacity is ", slot_capacity);
+      if (line_capacity < std::max(h.grid.rows, h.grid.cols))
+        gridmap::fail("line_capacity: the new grid is ", h.grid.rows, "x", h.grid.cols, ", capacity is ", line_capacity);
+      if (ids) std::copy(h.ids.begin(), h.ids.end(), ids);
+      if (row_sizes) std::copy(h.rows.begin(), h.rows.end(), row_sizes);
+      if (col_sizes) std::copy(h.cols.begin(), h.cols.end(), col_sizes);
+    }
+  });
+}
+
+}  // extern "C"
