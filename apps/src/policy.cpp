@@ -85,7 +85,8 @@ Grid next_grid_step(const Grid& g) {
 }
 
 Decision SweetSpotPolicy::decide(const PolicyInput& in) {
-  const int cur = in.world_size;
+  // The grid's size, not the world's: a world may hold idle processes outside the grid.
+  const int cur = in.grid.size();
   std::optional<double> mean;
   if (in.metrics) mean = in.metrics->current_mean(opt_.measure_iters, opt_.use_dedicated);
   if (mean) {
