@@ -4,10 +4,14 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstring>
 #include <functional>
 #include <numeric>
+#include <thread>
+
+#include <sched.h>
 
 #include "redist/redistribute.hpp"
 
@@ -82,6 +86,7 @@ std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
   h ^= (static_cast<std::uint64_t>(opt.transport) + 7) * 0xC2B2AE3D27D4EB4Full;
   if (opt.transport == Transport::Packed) h ^= static_cast<std::uint64_t>(opt.staging_bytes) * 0x165667B19E3779F9ull;
   h ^= opt.split_wait_transfer ? 0x27D4EB2F165667C5ull : 0;
+  h ^= opt.wait == WaitMode::Auto ? 0 : (static_cast<std::uint64_t>(opt.wait) + 3) * 0x94D049BB133111EBull;
   return h;
 }
 
@@ -90,6 +95,8 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
   if (static_cast<int>(p.stats.sent_by_rank.size()) != nranks)
     return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.stats.sent_by_rank.size()) +
                                          " ranks but the communicator has " + std::to_string(nranks)};
+  if (opt.sleep_us < 0)
+    return {ErrorCode::InvalidLayout, "sleep_us = " + std::to_string(opt.sleep_us) + " is negative"};
   if (opt.transport == Transport::Packed && opt.staging_bytes <= 0)
     return {ErrorCode::InvalidLayout, "staging_bytes = " + std::to_string(opt.staging_bytes) + " must be positive"};
   int pr = 0, pc = 0;
@@ -118,6 +125,35 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
 int narrow(std::int64_t v, const char* what) {
   if (v > INT_MAX) throw Error(ErrorCode::Internal, std::string(what) + " = " + std::to_string(v) + " exceeds MPI's int");
   return static_cast<int>(v);
+}
+
+// Ranks of `comm` sharing this node, compared with the CPUs this process may run on.
+bool oversubscribed(MPI_Comm comm) {
+  MPI_Comm node = MPI_COMM_NULL;
+  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
+  int local = 1;
+  MPI_Comm_size(node, &local);
+  MPI_Comm_free(&node);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  int cpus = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
+  if (cpus <= 0) cpus = static_cast<int>(std::thread::hardware_concurrency());
+  return cpus > 0 && local > cpus;
+}
+
+void wait_all(std::vector<MPI_Request>& req, bool sleep, int sleep_us, const char* what) {
+  if (req.empty()) return;
+  if (!sleep) {
+    check_mpi(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), what);
+    return;
+  }
+  for (;;) {
+    int done = 0;
+    check_mpi(MPI_Testall(static_cast<int>(req.size()), req.data(), &done, MPI_STATUSES_IGNORE), what);
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+  }
 }
 
 // One side (A or B) of the redistribution as seen from the local array.
@@ -188,8 +224,8 @@ template <class T>
 class Executor {
  public:
   Executor(MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
-           const ExecOptions& opt, ExecStats& st)
-      : comm_(comm), p_(p), a_(a), b_(b), opt_(opt), st_(st) {
+           const ExecOptions& opt, bool sleep, ExecStats& st)
+      : comm_(comm), p_(p), a_(a), b_(b), opt_(opt), st_(st), sleep_(sleep) {
     MPI_Comm_rank(comm, &me_);
     sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda};
     sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb};
@@ -258,7 +294,7 @@ class Executor {
       req.emplace_back();
       check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, q, kReadyTag, comm_, &req.back()), "MPI_Isend (ready)");
     }
-    check_mpi(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall (ready)");
+    wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall (ready)");
   }
 
   void exchange_datatype(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
@@ -278,7 +314,7 @@ class Executor {
       st_.bytes_sent += t->elements() * static_cast<std::int64_t>(sizeof(T));
     }
     if (local) (*local)();
-    check_mpi(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
   }
 
   // Bounded staging: each transfer goes as messages of whole columns of at most
@@ -343,7 +379,7 @@ class Executor {
         (*local)();
         local = nullptr;
       }
-      check_mpi(MPI_Waitall(static_cast<int>(req.size()), req.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
       for (auto [c, first] : unpack) {
         const std::int64_t nc = std::min(c->cols_per_msg, static_cast<std::int64_t>(c->w.col.size()) - first);
         const T* src = c->buf.data();
@@ -365,6 +401,7 @@ class Executor {
   T* b_;
   const ExecOptions& opt_;
   ExecStats& st_;
+  bool sleep_ = false;
   int me_ = 0;
   Side sa_, sb_;
 };
@@ -381,7 +418,8 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
   agree(comm.get(), err, fp);
   ExecStats st;
   st.check_s = MPI_Wtime() - t0;
-  Executor<T>(comm.get(), *plan, a, lda, b, ldb, opt, st).run();
+  const bool sleep = opt.wait == WaitMode::Sleep || (opt.wait == WaitMode::Auto && oversubscribed(comm.get()));
+  Executor<T>(comm.get(), *plan, a, lda, b, ldb, opt, sleep, st).run();
   st.total_s = MPI_Wtime() - t0;
   if (stats) *stats = st;
 }

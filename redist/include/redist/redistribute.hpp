@@ -32,8 +32,18 @@ enum class Transport {
   Packed
 };
 
+// How a rank waits for its messages. Spinning (MPI_Waitall) is best when every rank has
+// a core; when ranks outnumber cores (oversubscribed runs, common right after an
+// expansion spawns processes onto busy nodes) a spinning waiter steals the core from the
+// rank that is copying the data it waits for, so testing and sleeping between tests is
+// several times faster (docs/redist.md). Auto picks Sleep when the ranks of the
+// communicator on this node outnumber its online CPUs.
+enum class WaitMode { Auto, Spin, Sleep };
+
 struct ExecOptions {
   Transport transport = Transport::Datatype;
+  WaitMode wait = WaitMode::Auto;
+  int sleep_us = 20;  // pause between tests in Sleep mode
   std::int64_t staging_bytes = std::int64_t{8} << 20;
   // Reproduce seed 002 §4.6.2 (Tables 4.4-4.6): before each step every rank exchanges an
   // empty message with that step's partners, so the time until all partners are ready

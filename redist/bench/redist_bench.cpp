@@ -1,0 +1,361 @@
+// redist benchmark (SLATE-style tester): grid expansions 2x2->3x3, 3x3->4x4, 4x4->5x5 of
+// an N x N double matrix with Global, Local1 and Local2 placement of the new processes
+// (seed 002 §4.2-§4.5), every schedule timed beside ScaLAPACK's PDGEMR2D in the same
+// run, bytes moved, and the single-core memcpy floor of those bytes. With --split, the
+// per-process waiting vs transferring table of seed 002 §4.6.2 (Tables 4.4-4.6) for the
+// caterpillar and matching schedules.
+//
+//   mpiexec --oversubscribe --bind-to none -n 25 redist_bench --n 4000,8000
+#include <mpi.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "redist/blacs.hpp"
+#include "redist/redistribute.hpp"
+#include "redist/scalapack_api.h"
+
+using redist::Layout;
+using redist::ScheduleKind;
+
+namespace {
+
+struct Grid {
+  int r = 1, c = 1;
+  int size() const { return r * c; }
+};
+
+Grid parse_grid(const std::string& s) {
+  Grid g;
+  if (std::sscanf(s.c_str(), "%dx%d", &g.r, &g.c) != 2 || g.r <= 0 || g.c <= 0)
+    throw std::runtime_error("grid \"" + s + "\" is not RxC");
+  return g;
+}
+
+// Old grid position k (0-based) of each final row/column, or -1 for a new one.
+// Local1 appends the new lines at the end; Local2 inserts the n-th of r new lines after
+// floor((n-1)p/r + p/(2r)) old ones, the centres of r divisions (seed 002 §4.5).
+std::vector<int> line_order(int p_old, int p_new, bool interspersed) {
+  std::vector<int> order;
+  const int r = p_new - p_old;
+  if (!interspersed || r <= 0) {
+    for (int k = 0; k < p_new; ++k) order.push_back(k < p_old ? k : -1);
+    return order;
+  }
+  std::vector<int> after(static_cast<std::size_t>(r));
+  for (int n = 1; n <= r; ++n)
+    after[static_cast<std::size_t>(n - 1)] = static_cast<int>((n - 1) * static_cast<double>(p_old) / r +
+                                                              static_cast<double>(p_old) / (2.0 * r));
+  int next_new = 0;
+  for (int k = 0; k <= p_old; ++k) {
+    while (next_new < r && after[static_cast<std::size_t>(next_new)] == k) {
+      order.push_back(-1);
+      ++next_new;
+    }
+    if (k < p_old) order.push_back(k);
+  }
+  return order;
+}
+
+// Ranks of the new grid. Old processes are ranks 0..p1-1, row-major in the old grid;
+// added processes are p1, p1+1, ... . Global orders the new grid by rank (the PDGEMR2D
+// case, §4.2); Local1/Local2 keep every old process in its old row and column (§4.3).
+std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
+  std::vector<int> ranks(static_cast<std::size_t>(n.size()));
+  if (kind == "global") {
+    std::iota(ranks.begin(), ranks.end(), 0);
+    return ranks;
+  }
+  const bool inter = kind == "local2";
+  if (!inter && kind != "local1") throw std::runtime_error("placement \"" + kind + "\" is not global, local1 or local2");
+  const auto rows = line_order(o.r, n.r, inter), cols = line_order(o.c, n.c, inter);
+  int next = o.size();
+  for (int i = 0; i < n.r; ++i)
+    for (int j = 0; j < n.c; ++j) {
+      const int oi = rows[static_cast<std::size_t>(i)], oj = cols[static_cast<std::size_t>(j)];
+      ranks[static_cast<std::size_t>(i * n.c + j)] = (oi >= 0 && oj >= 0) ? oi * o.c + oj : next++;
+    }
+  return ranks;
+}
+
+std::string grid_picture(const std::vector<int>& ranks, Grid g) {
+  std::ostringstream s;
+  for (int i = 0; i < g.r; ++i) {
+    s << (i ? " / " : "");
+    for (int j = 0; j < g.c; ++j) s << (j ? " " : "") << ranks[static_cast<std::size_t>(i * g.c + j)];
+  }
+  return s.str();
+}
+
+// Waits for everyone without spinning, so a single process can measure memcpy while the
+// oversubscribed others sleep.
+void sleepy_barrier(MPI_Comm comm) {
+  MPI_Request req;
+  MPI_Ibarrier(comm, &req);
+  int done = 0;
+  while (!done) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) usleep(500);
+  }
+}
+
+// Single-core memcpy bandwidth (bytes/s) on buffers far larger than the caches.
+double memcpy_bandwidth() {
+  const std::size_t bytes = std::size_t{128} << 20;
+  std::vector<char> src(bytes, 1), dst(bytes, 0);
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::memcpy(dst.data(), src.data(), bytes);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    best = std::max(best, static_cast<double>(bytes) / s);
+    src[static_cast<std::size_t>(rep)] = dst[bytes - 1 - static_cast<std::size_t>(rep)];  // keep the copies live
+  }
+  return best;
+}
+
+struct Local {
+  std::vector<double> data;
+  std::int64_t ld = 1, rows = 0, cols = 0;
+  bool in = false;
+};
+Local allocate(const Layout& l, int rank, bool fill) {
+  Local x;
+  int pr = 0, pc = 0;
+  if (!l.coords_of(rank, pr, pc)) return x;
+  x.in = true;
+  x.rows = l.local_rows(pr);
+  x.cols = l.local_cols(pc);
+  x.ld = std::max<std::int64_t>(1, x.rows);
+  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, x.cols)), 0.0);
+  if (fill)
+    for (std::size_t k = 0; k < x.data.size(); ++k) x.data[k] = static_cast<double>(k % 1000) + rank;
+  return x;
+}
+
+double max_over(MPI_Comm comm, double t) {
+  double m = 0;
+  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int world = 0, wrank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+
+  CLI::App app{"redist benchmark: schedules vs ScaLAPACK PDGEMR2D on grid expansions"};
+  std::vector<std::int64_t> sizes{4000, 8000};
+  std::vector<std::string> changes{"2x2:3x3", "3x3:4x4", "4x4:5x5"};
+  std::vector<std::string> placements{"global", "local1", "local2"};
+  std::vector<std::string> schedules{"caterpillar", "circulant", "matching", "allatonce"};
+  std::string dist = "block", json_path, transport = "datatype";
+  std::vector<std::string> waits{"auto"};
+  std::int64_t nb = 64;
+  int reps = 3;
+  bool split = false, packed_too = false;
+  app.add_option("--n", sizes, "matrix orders")->delimiter(',');
+  app.add_option("--changes", changes, "grid changes old:new")->delimiter(',');
+  app.add_option("--placements", placements, "global, local1, local2")->delimiter(',');
+  app.add_option("--schedules", schedules, "caterpillar, circulant, matching, allatonce, default")->delimiter(',');
+  app.add_option("--dist", dist, "block (one block per process row/column, as seed 002 §4.5) or cyclic");
+  app.add_option("--nb", nb, "block size for --dist cyclic");
+  app.add_option("--reps", reps, "repetitions; the fastest is reported");
+  app.add_option("--transport", transport, "datatype or packed");
+  app.add_option("--wait", waits, "auto, spin (MPI_Waitall), sleep (test + sleep); a list times each")
+      ->delimiter(',');
+  app.add_flag("--packed-too", packed_too, "also time every schedule with the packed transport");
+  app.add_flag("--split", split, "per-process waiting vs transferring (seed 002 Tables 4.4-4.6)");
+  app.add_option("--json", json_path, "write all results to this JSON file");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = wrank == 0 ? app.exit(e) : 0;
+    MPI_Finalize();
+    return rc;
+  }
+
+  auto wait_mode_of = [](const std::string& w) {
+    if (w == "spin") return redist::WaitMode::Spin;
+    if (w == "sleep") return redist::WaitMode::Sleep;
+    if (w == "auto") return redist::WaitMode::Auto;
+    throw std::runtime_error("--wait " + w + " is not auto, spin or sleep");
+  };
+  const redist::WaitMode split_wait = wait_mode_of(waits.front());
+  // The floor: one core copying the moved bytes, measured while everyone else sleeps.
+  double bw = 0;
+  if (wrank == 0) bw = memcpy_bandwidth();
+  sleepy_barrier(MPI_COMM_WORLD);
+  MPI_Bcast(&bw, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  if (wrank == 0)
+    std::printf("# %d MPI ranks on %u CPUs; single-core memcpy %.2f GB/s; dist=%s; wait=%s; reps=%d (fastest shown)\n",
+                world, std::thread::hardware_concurrency(), bw / 1e9, dist.c_str(), waits.front().c_str(), reps);
+
+  nlohmann::json results = nlohmann::json::array();
+  if (wrank == 0)
+    std::printf("%6s %8s %7s %-14s %9s %9s %8s %9s %9s %8s %6s %6s\n", "N", "change", "place", "schedule",
+                "time_s", "gemr2d_s", "speedup", "moved_MB", "floor_s", "x_floor", "steps", "msgs");
+
+  for (const auto& change : changes) {
+    const auto colon = change.find(':');
+    const Grid go = parse_grid(change.substr(0, colon)), gn = parse_grid(change.substr(colon + 1));
+    const int P = std::max(go.size(), gn.size());
+    if (P > world) {
+      if (wrank == 0) std::printf("# skipping %s: needs %d ranks\n", change.c_str(), P);
+      continue;
+    }
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &comm);
+    if (comm == MPI_COMM_NULL) {
+      // Not needed for this change: sleep instead of spinning on the shared cores.
+      sleepy_barrier(MPI_COMM_WORLD);
+      continue;
+    }
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    const int sys = Csys2blacs_handle(comm);
+    int gctxt = sys;
+    Cblacs_gridinit(&gctxt, "R", 1, P);
+    for (const auto N : sizes) {
+      for (const auto& place : placements) {
+        std::vector<int> old_ranks(static_cast<std::size_t>(go.size()));
+        std::iota(old_ranks.begin(), old_ranks.end(), 0);
+        const auto new_ranks = placement(place, go, gn);
+        auto block = [&](std::int64_t n, int p) { return dist == "block" ? (n + p - 1) / p : nb; };
+        const Layout a = Layout::block_cyclic(N, N, block(N, go.r), block(N, go.c), go.r, go.c, 0, 0, old_ranks);
+        const Layout b = Layout::block_cyclic(N, N, block(N, gn.r), block(N, gn.c), gn.r, gn.c, 0, 0, new_ranks);
+        const auto A = allocate(a, me, true);
+        auto B = allocate(b, me, false);
+        auto Bref = allocate(b, me, false);
+
+        // ScaLAPACK PDGEMR2D on the same two grids (BLACS grids mapped to the same ranks).
+        double t_ref = 1e30;
+        {
+          redist::BlacsGrid ga(sys, a), gb(sys, b);
+          const auto da = a.to_desc(ga.ctxt(), static_cast<int>(A.ld));
+          const auto db = b.to_desc(gb.ctxt(), static_cast<int>(Bref.ld));
+          for (int rep = 0; rep < reps; ++rep) {
+            MPI_Barrier(comm);
+            const double t0 = MPI_Wtime();
+            Cpdgemr2d(static_cast<int>(N), static_cast<int>(N), A.in ? A.data.data() : nullptr, 1, 1, da.data(),
+                      Bref.in ? Bref.data.data() : nullptr, 1, 1, db.data(), gctxt);
+            t_ref = std::min(t_ref, max_over(comm, MPI_Wtime() - t0));
+          }
+        }
+        const auto stats = redist::plan_stats(a, b, P);
+        const double moved_bytes = static_cast<double>(stats.elements_moved) * sizeof(double);
+        const double floor_s = moved_bytes / bw;
+
+        struct Variant {
+          std::string schedule;
+          redist::Transport transport;
+          std::string wait;
+        };
+        std::vector<Variant> variants;
+        for (const auto& s : schedules)
+          for (const auto& w : waits) {
+            variants.push_back({s, transport == "packed" ? redist::Transport::Packed : redist::Transport::Datatype, w});
+            if (packed_too && transport != "packed") variants.push_back({s, redist::Transport::Packed, w});
+          }
+        for (const auto& [sname, tr, wname] : variants) {
+          const auto kind = redist::parse_schedule(sname);
+          const double tp0 = MPI_Wtime();
+          const auto plan = redist::make_plan(a, b, redist::Region::whole(a), P, kind);
+          const double t_plan = max_over(comm, MPI_Wtime() - tp0);
+          redist::ExecOptions opt;
+          opt.transport = tr;
+          opt.wait = wait_mode_of(wname);
+          double t = 1e30;
+          for (int rep = 0; rep < reps; ++rep) {
+            std::fill(B.data.begin(), B.data.end(), 0.0);
+            MPI_Barrier(comm);
+            const double t0 = MPI_Wtime();
+            redist::redistribute<double>(comm, plan, A.in ? A.data.data() : nullptr, A.ld,
+                                         B.in ? B.data.data() : nullptr, B.ld, opt);
+            t = std::min(t, max_over(comm, MPI_Wtime() - t0));
+          }
+          int same = B.data == Bref.data ? 1 : 0, all_same = 0;
+          MPI_Allreduce(&same, &all_same, 1, MPI_INT, MPI_MIN, comm);
+          const std::string label = sname + (tr == redist::Transport::Packed ? "/pk" : "") +
+                                    (waits.size() > 1 ? "/" + wname : "");
+          if (me == 0) {
+            std::printf("%6lld %8s %7s %-14s %9.5f %9.5f %8.2f %9.1f %9.5f %8.2f %6d %6lld%s\n",
+                        static_cast<long long>(N), change.c_str(), place.c_str(), label.c_str(), t, t_ref, t_ref / t,
+                        moved_bytes / 1e6, floor_s, t / floor_s, plan.stats.steps,
+                        static_cast<long long>(plan.stats.messages), all_same ? "" : "  MISMATCH vs PDGEMR2D");
+            std::fflush(stdout);
+            results.push_back({{"n", N}, {"change", change}, {"placement", place}, {"schedule", label},
+                               {"time_s", t}, {"pdgemr2d_s", t_ref}, {"plan_s", t_plan},
+                               {"moved_bytes", moved_bytes}, {"local_bytes", stats.elements_local * 8.0},
+                               {"floor_s", floor_s}, {"steps", plan.stats.steps},
+                               {"messages", plan.stats.messages}, {"identical_to_pdgemr2d", all_same == 1}});
+          }
+        }
+
+        if (split && (N == sizes.front())) {
+          // Seed 002 Tables 4.4-4.6: per process, time waiting for partners vs moving data.
+          for (auto kind : {ScheduleKind::Caterpillar, ScheduleKind::Matching}) {
+            const auto plan = redist::make_plan(a, b, redist::Region::whole(a), P, kind);
+            redist::ExecOptions opt;
+            opt.split_wait_transfer = true;
+            opt.wait = split_wait;
+            // The repetition with the smallest slowest-process time is shown.
+            std::vector<double> all(static_cast<std::size_t>(3 * P));
+            double best = 1e30;
+            for (int rep = 0; rep < reps; ++rep) {
+              redist::ExecStats st;
+              MPI_Barrier(comm);
+              redist::redistribute<double>(comm, plan, A.in ? A.data.data() : nullptr, A.ld,
+                                           B.in ? B.data.data() : nullptr, B.ld, opt, &st);
+              double mine[3] = {st.total_s, st.wait_s, st.transfer_s};
+              std::vector<double> got(static_cast<std::size_t>(3 * P));
+              MPI_Gather(mine, 3, MPI_DOUBLE, got.data(), 3, MPI_DOUBLE, 0, comm);
+              const double slowest = max_over(comm, st.total_s);
+              if (slowest < best) {
+                best = slowest;
+                all = got;
+              }
+            }
+            if (me == 0) {
+              std::printf("## split N=%lld %s %s %s: rank total_s wait_s transfer_s\n", static_cast<long long>(N),
+                          change.c_str(), place.c_str(), redist::to_string(kind));
+              double tw = 0, tt = 0;
+              for (int r = 0; r < P; ++r) {
+                std::printf("##   %3d %8.4f %8.4f %8.4f\n", r, all[static_cast<std::size_t>(3 * r)],
+                            all[static_cast<std::size_t>(3 * r + 1)], all[static_cast<std::size_t>(3 * r + 2)]);
+                tw += all[static_cast<std::size_t>(3 * r + 1)];
+                tt += all[static_cast<std::size_t>(3 * r + 2)];
+              }
+              std::printf("##   sum wait %.4f s, sum transfer %.4f s\n", tw, tt);
+              results.push_back({{"split", true}, {"n", N}, {"change", change}, {"placement", place},
+                                 {"schedule", redist::to_string(kind)}, {"per_rank_total_wait_transfer", all}});
+            }
+          }
+        }
+        if (me == 0 && N == sizes.front())
+          std::printf("# %s %s new grid (ranks row by row): %s\n", change.c_str(), place.c_str(),
+                      grid_picture(new_ranks, gn).c_str());
+      }
+    }
+    Cblacs_gridexit(gctxt);
+    MPI_Comm_free(&comm);
+    sleepy_barrier(MPI_COMM_WORLD);
+  }
+  if (wrank == 0 && !json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
+  MPI_Finalize();
+  return 0;
+}
