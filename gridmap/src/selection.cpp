@@ -236,16 +236,14 @@ struct LocalGrowth {
   int rows_added = 0, cols_added = 0;
 };
 
-// Candidate lines whose powers follow `ratios`, one per choice of proc_max, fastest first.
-// proc_max is the processor for the slot with the largest ratio; each other slot takes the
-// offered processor nearest ratio * proc_max / ratio_max; a line must fit the budget.
-// The thesis takes the first (the fastest proc_max that fits, "to ensure the high-end
-// processors are used effectively").
-std::vector<std::vector<int>> find_lines(const Context& cx, const std::vector<int>& chosen,
-                                         const std::vector<double>& ratios, double budget) {
-  std::vector<std::vector<int>> lines;
+// A line whose powers follow `ratios`, or empty. proc_max is the processor for the slot
+// with the largest ratio; each other slot takes the offered processor nearest
+// ratio * proc_max / ratio_max. proc_max is the fastest for which the whole line fits the
+// budget ("to ensure the high-end processors are used effectively", §6.3.1.2).
+std::vector<int> find_line(const Context& cx, const std::vector<int>& chosen,
+                           const std::vector<double>& ratios, double budget) {
   const auto avail = unused(cx, chosen);
-  if (avail.size() < ratios.size()) return lines;
+  if (avail.size() < ratios.size()) return {};
   const auto jmax = static_cast<std::size_t>(std::max_element(ratios.begin(), ratios.end()) - ratios.begin());
   const double rmax = ratios[jmax];
   for (int top : avail) {
@@ -273,9 +271,9 @@ std::vector<std::vector<int>> find_lines(const Context& cx, const std::vector<in
         taken[static_cast<std::size_t>(best)] = 1;
       }
     }
-    if (ok && sum_of(cx, line) <= budget + kEps) lines.push_back(std::move(line));
+    if (ok && sum_of(cx, line) <= budget + kEps) return line;
   }
-  return lines;
+  return {};
 }
 
 // The grid grown by one line of new processors (appended as the last row or column).
@@ -309,15 +307,14 @@ LocalGrowth grow_locally(const Context& cx, std::string& notes) {
       const bool as_row = (attempt == 0) == row_first;
       // Step 2: a new row holds one processor per grid column, so its powers follow the
       // columns' data sizes (rowratio); a new column follows the rows' (colratio).
-      const auto lines = find_lines(cx, g.chosen, as_row ? rowratio : colratio, budget);
-      if (lines.empty()) continue;
-      const std::size_t pick = 0;  // the thesis's proc_max: the fastest line that fits
+      const auto line = find_line(cx, g.chosen, as_row ? rowratio : colratio, budget);
+      if (line.empty()) continue;
       Topology ng;
       std::vector<int> ids;
       append_line(cx, g, as_row, ng, ids);
       g.grid = ng;
       g.ids = std::move(ids);
-      g.chosen.insert(g.chosen.end(), lines[pick].begin(), lines[pick].end());
+      g.chosen.insert(g.chosen.end(), line.begin(), line.end());
       (as_row ? g.rows_added : g.cols_added) += 1;
       log << (as_row ? " +row" : " +col");
       added = true;
