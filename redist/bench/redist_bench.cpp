@@ -181,6 +181,9 @@ int main(int argc, char** argv) {
   app.add_flag("--packed-too", packed_too, "also time every schedule with the packed transport");
   app.add_flag("--split", split, "per-process waiting vs transferring (seed 002 Tables 4.4-4.6)");
   app.add_option("--json", json_path, "write all results to this JSON file");
+  bool plan_scaling = false;
+  app.add_flag("--plan-scaling", plan_scaling,
+               "only time planning (rank 0, no data) for large grids: N=100000, nb=64, PxP -> QxQ");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -196,6 +199,33 @@ int main(int argc, char** argv) {
     throw std::runtime_error("--wait " + w + " is not auto, spin or sleep");
   };
   const redist::WaitMode split_wait = wait_mode_of(waits.front());
+  if (plan_scaling) {
+    if (wrank == 0) {
+      std::printf("%6s %6s %-12s %10s %10s %10s %8s\n", "P", "Q", "schedule", "stats_ms", "plan_ms", "transfers", "steps");
+      for (auto [p, q] : std::vector<std::pair<int, int>>{{4, 5}, {8, 10}, {16, 20}, {32, 40}}) {
+        std::vector<int> ra(static_cast<std::size_t>(p * p)), rb(static_cast<std::size_t>(q * q));
+        std::iota(ra.begin(), ra.end(), 0);
+        std::iota(rb.begin(), rb.end(), 0);
+        const Layout a = Layout::block_cyclic(100000, 100000, 64, 64, p, p, 0, 0, ra);
+        const Layout b = Layout::block_cyclic(100000, 100000, 64, 64, q, q, 0, 0, rb);
+        for (const char* sname : {"caterpillar", "circulant", "matching", "allatonce"}) {
+          auto t0 = std::chrono::steady_clock::now();
+          const auto st = redist::plan_stats(a, b, q * q);
+          auto t1 = std::chrono::steady_clock::now();
+          const auto plan = redist::make_plan(a, b, redist::Region::whole(a), q * q, redist::parse_schedule(sname), 0);
+          auto t2 = std::chrono::steady_clock::now();
+          std::printf("%6d %6d %-12s %10.2f %10.2f %10zu %8d\n", p * p, q * q, sname,
+                      std::chrono::duration<double, std::milli>(t1 - t0).count(),
+                      std::chrono::duration<double, std::milli>(t2 - t1).count(), plan.transfers.size(),
+                      plan.stats.steps);
+          (void)st;
+        }
+      }
+    }
+    MPI_Finalize();
+    return 0;
+  }
+
   // The floor: one core copying the moved bytes, measured while everyone else sleeps.
   double bw = 0;
   if (wrank == 0) bw = memcpy_bandwidth();
@@ -207,8 +237,8 @@ int main(int argc, char** argv) {
 
   nlohmann::json results = nlohmann::json::array();
   if (wrank == 0)
-    std::printf("%6s %8s %7s %-14s %9s %9s %8s %9s %9s %8s %6s %6s\n", "N", "change", "place", "schedule",
-                "time_s", "gemr2d_s", "speedup", "moved_MB", "floor_s", "x_floor", "steps", "msgs");
+    std::printf("%6s %8s %7s %-14s %9s %9s %8s %9s %9s %8s %6s %6s %8s\n", "N", "change", "place", "schedule",
+                "time_s", "gemr2d_s", "speedup", "moved_MB", "floor_s", "x_floor", "steps", "msgs", "plan_ms");
 
   for (const auto& change : changes) {
     const auto colon = change.find(':');
@@ -293,10 +323,11 @@ int main(int argc, char** argv) {
           const std::string label = sname + (tr == redist::Transport::Packed ? "/pk" : "") +
                                     (waits.size() > 1 ? "/" + wname : "");
           if (me == 0) {
-            std::printf("%6lld %8s %7s %-14s %9.5f %9.5f %8.2f %9.1f %9.5f %8.2f %6d %6lld%s\n",
+            std::printf("%6lld %8s %7s %-14s %9.5f %9.5f %8.2f %9.1f %9.5f %8.2f %6d %6lld %8.3f%s\n",
                         static_cast<long long>(N), change.c_str(), place.c_str(), label.c_str(), t, t_ref, t_ref / t,
                         moved_bytes / 1e6, floor_s, t / floor_s, plan.stats.steps,
-                        static_cast<long long>(plan.stats.messages), all_same ? "" : "  MISMATCH vs PDGEMR2D");
+                        static_cast<long long>(plan.stats.messages), t_plan * 1e3,
+                        all_same ? "" : "  MISMATCH vs PDGEMR2D");
             std::fflush(stdout);
             results.push_back({{"n", N}, {"change", change}, {"placement", place}, {"schedule", label},
                                {"time_s", t}, {"pdgemr2d_s", t_ref}, {"plan_s", t_plan},

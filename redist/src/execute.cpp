@@ -95,6 +95,9 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
   if (static_cast<int>(p.stats.sent_by_rank.size()) != nranks)
     return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.stats.sent_by_rank.size()) +
                                          " ranks but the communicator has " + std::to_string(nranks)};
+  if (p.materialized_for >= 0 && p.materialized_for != me)
+    return {ErrorCode::Inconsistent, "plan was materialized for rank " + std::to_string(p.materialized_for) +
+                                         ", not for this rank"};
   if (opt.sleep_us < 0)
     return {ErrorCode::InvalidLayout, "sleep_us = " + std::to_string(opt.sleep_us) + " is negative"};
   if (opt.transport == Transport::Packed && opt.staging_bytes <= 0)
@@ -437,7 +440,9 @@ void plan_and_execute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t 
                                         std::to_string(lb.m) + " x " + std::to_string(lb.n)};
   } else {
     try {
-      plan = make_plan(la, lb, region, n, schedule);
+      int me = 0;
+      MPI_Comm_rank(comm, &me);
+      plan = make_plan(la, lb, region, n, schedule, me);
     } catch (const Error& e) {
       err = {e.code(), e.what()};
     }

@@ -263,12 +263,21 @@ PlanStats plan_stats(const Layout& a, const Layout& b, int comm_size) {
 
 RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
                      ScheduleKind schedule) {
+  return make_plan(a, b, region, comm_size, schedule, -1);
+}
+
+RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
+                     ScheduleKind schedule, int for_rank) {
   check_inputs(a, b, region, comm_size);
+  if (for_rank < -1 || for_rank >= comm_size)
+    throw Error(ErrorCode::InvalidLayout, "for_rank = " + std::to_string(for_rank) + " is outside [-1, " +
+                                              std::to_string(comm_size) + ")");
   RedistPlan plan;
   plan.a = a;
   plan.b = b;
   plan.region = region;
   plan.schedule = resolve(schedule);
+  plan.materialized_for = for_rank;
   const DimPlan d = build_dims(a, b, region);
   plan.stats = stats_of(a, b, region, d, comm_size);
 
@@ -281,8 +290,10 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
       Transfer t;
       t.src = a.rank_at(d.rows[r].a, d.cols[c].a);
       t.dst = b.rank_at(d.rows[r].b, d.cols[c].b);
-      t.rows = d.rows[r].runs;
-      t.cols = d.cols[c].runs;
+      if (for_rank < 0 || t.src == for_rank || t.dst == for_rank) {
+        t.rows = d.rows[r].runs;
+        t.cols = d.cols[c].runs;
+      }
       plan.transfers.push_back(std::move(t));
       pair_of.emplace_back(static_cast<int>(r), static_cast<int>(c));
     }

@@ -201,6 +201,30 @@ TEST(Plan, StatsCountLocalAndMovedElementsByOwnership) {
   }
 }
 
+TEST(Plan, PlanForOneRankKeepsScheduleAndOnlyThatRanksRuns) {
+  std::mt19937 rng(77);
+  for (int trial = 0; trial < 40; ++trial) {
+    const Case c = random_case(rng, trial % 2 == 0);
+    const int me = std::uniform_int_distribution<int>(0, c.comm - 1)(rng);
+    const auto full = redist::make_plan(c.a, c.b, c.g, c.comm, ScheduleKind::Matching);
+    const auto mine = redist::make_plan(c.a, c.b, c.g, c.comm, ScheduleKind::Matching, me);
+    EXPECT_EQ(mine.materialized_for, me);
+    ASSERT_EQ(mine.transfers.size(), full.transfers.size());
+    EXPECT_EQ(mine.steps, full.steps);
+    for (std::size_t k = 0; k < full.transfers.size(); ++k) {
+      const auto& f = full.transfers[k];
+      const auto& t = mine.transfers[k];
+      EXPECT_EQ(t.src, f.src);
+      EXPECT_EQ(t.dst, f.dst);
+      const bool involved = f.src == me || f.dst == me;
+      EXPECT_EQ(t.elements(), involved ? f.elements() : 0);
+    }
+  }
+  EXPECT_THROW(redist::make_plan(Layout::block_cyclic(4, 4, 2, 2, 1, 1), Layout::block_cyclic(4, 4, 2, 2, 1, 1),
+                                 Region{4, 4, 0, 0, 0, 0}, 1, ScheduleKind::Matching, 1),
+               redist::Error);
+}
+
 TEST(Plan, SameLayoutMovesNothing) {
   const Layout l = Layout::block_cyclic(100, 80, 7, 9, 2, 3, 1, 2);
   const auto p = redist::make_plan(l, l, Region::whole(l), 6, ScheduleKind::Matching);

@@ -239,6 +239,13 @@ TEST(RedistMpi, BadInputFailsOnEveryRankWithoutTouchingB) {
       },
       ErrorCode::Inconsistent, "", before, B.data);
 
+  expect_collective_error(
+      [&] {
+        const auto plan = redist::make_plan(a, b, whole, P, ScheduleKind::Matching, (me + 1) % P);
+        redist::redistribute<double>(MPI_COMM_WORLD, plan, pa, A.ld, pb, B.ld);
+      },
+      ErrorCode::Inconsistent, "materialized for rank 1", before, B.data);
+
   // Nothing is left half-done: the same arguments, corrected, work.
   redist::redistribute<double>(MPI_COMM_WORLD, a, pa, A.ld, b, pb, B.ld, whole);
   EXPECT_EQ(gathered_mismatches(b, B, whole), 0);

@@ -61,12 +61,20 @@ struct RedistPlan {
   // in no step; every transfer with src != dst is in exactly one step.
   std::vector<std::vector<int>> steps;
   PlanStats stats;                            // element counts; multiply by sizeof(T)
+  // -1: every transfer carries its rows/cols. Otherwise only the transfers of this rank
+  // do (the others keep src/dst for the schedule but no runs): what one process needs to
+  // execute, O(its transfers) memory instead of O(all pairs) (make_plan's for_rank).
+  int materialized_for = -1;
 };
 
 // Plans B := A over the region. `comm_size` bounds the ranks both layouts use.
 // Throws redist::Error on mismatched sizes or regions out of range.
 RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
                      ScheduleKind schedule = ScheduleKind::Default);
+// The same plan and schedule, with runs only on the transfers where for_rank is src or
+// dst; redistribute() accepts it on that rank only.
+RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
+                     ScheduleKind schedule, int for_rank);
 
 // Just the statistics, for placement/cost decisions (gridmap uses this). No transfer list
 // or schedule is built, so it costs O(row pairs * column pairs + blocks). `steps` is the
