@@ -322,7 +322,7 @@ LocalGrowth grow_locally(const Context& cx, std::string& notes) {
     if (!added) break;
     // Sizes of the grown grid for the next step's ratios; nothing moves yet.
     HeteroOptions quick = cx.opt.mapping;
-    quick.refine_arrangement = false;
+    quick.refine_arrangement = quick.swap_search = false;  // h's rows must be g's rows
     h = map_arranged(combined(cx, g.chosen), g.grid, g.ids, cx.current.m, cx.current.n, quick);
   }
   notes = log.str().empty() ? "no row or column fits the budget" : "added" + log.str();
@@ -350,7 +350,7 @@ std::vector<int> interleave_ids(const LocalGrowth& g, Topology old) {
   return ids;
 }
 
-Selection select_local(const Context& cx, LocalGrowth* out_growth = nullptr) {
+Selection select_local(const Context& cx) {
   std::string notes;
   LocalGrowth g = grow_locally(cx, notes);
   const auto ids = interleave_ids(g, cx.current.grid);
@@ -359,7 +359,6 @@ Selection select_local(const Context& cx, LocalGrowth* out_growth = nullptr) {
   o.fixed.assign(ids.size(), 0);
   for (std::size_t s = 0; s < ids.size(); ++s) o.fixed[s] = ids[s] < cx.old_count;
   HeteroMapping h = map_arranged(combined(cx, g.chosen), g.grid, ids, cx.current.m, cx.current.n, o);
-  if (out_growth) *out_growth = g;
   return finish(cx, SelectionStrategy::Local, std::move(g.chosen), std::move(h), notes);
 }
 
