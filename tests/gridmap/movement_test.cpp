@@ -98,6 +98,23 @@ TEST(Movement, OptimalNeverMovesMoreThanLocal2WhichNeverMovesMoreThanLocal1) {
   }
 }
 
+TEST(Movement, Local2AdvantageIsABlockDistributionProperty) {
+  // §4.5's analysis assumes one block per process. Block-cyclic blocks k go to process
+  // column k mod (q + y) after the resize whatever the placement, and Local1 keeps the
+  // first cycle in place while Local2 shifts old columns: here Local2 moves more. The
+  // optimal placement is never worse than either (docs/gridmap.md).
+  const MatrixShape cyclic{325, 389, 27, 30, false};
+  const Placement from = Placement::row_major({2, 5});
+  const auto l1 = account(from, place_local(from, 1, 1, PlacementStrategy::Local1), cyclic).elements_moved;
+  const auto l2 = account(from, place_local(from, 1, 1, PlacementStrategy::Local2), cyclic).elements_moved;
+  const auto op = account(from, place_optimal(from, {3, 6}, 8, cyclic), cyclic).elements_moved;
+  EXPECT_GT(l2, l1);
+  EXPECT_LE(op, l1);
+  const MatrixShape block{325, 389, 0, 0, true};
+  EXPECT_LT(account(from, place_local(from, 1, 1, PlacementStrategy::Local2), block).elements_moved,
+            account(from, place_local(from, 1, 1, PlacementStrategy::Local1), block).elements_moved);
+}
+
 TEST(Movement, ThesisExperimentGrids4To9Global) {
   // §4.6.2's 15000 x 15000 from 2x2 to 3x3 (block distribution): Local2 < Global and Local1.
   const MatrixShape shape{15000, 15000, 0, 0, true};
