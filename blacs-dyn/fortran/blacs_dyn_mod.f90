@@ -1,0 +1,189 @@
+! Fortran interface to blacs-dyn (ISO_C_BINDING). The BLACS entry points themselves
+! (blacs_setup, blacs_pinfo, blacs_get, blacs_exit, ...) need no module: they are the
+! stock names, provided by libmall_blacs_dyn. This module adds the explicit API.
+module blacs_dyn
+  use, intrinsic :: iso_c_binding
+  implicit none
+  private
+
+  integer(c_int), parameter, public :: BDYN_OK = 0, BDYN_ERR_ARG = 1, BDYN_ERR_SCHEMA = 2, &
+       BDYN_ERR_SPAWN = 3, BDYN_ERR_STATE = 4, BDYN_ERR_MPI = 5, BDYN_ERR_TIMEOUT = 6
+  integer(c_int), parameter, public :: BDYN_STAY = 0, BDYN_EXIT = 1, BDYN_PARK = 2
+
+  public :: bdyn_rank, bdyn_size, bdyn_world_f, bdyn_depth, bdyn_joined_level, bdyn_is_new, &
+       bdyn_clear_new, bdyn_leave, bdyn_leaving, bdyn_shrink_to_level, bdyn_level_size, &
+       bdyn_level_grid, bdyn_process_counts, bdyn_share_state, bdyn_expand_schema, &
+       bdyn_expand, bdyn_shrink_to_ranks, bdyn_last_error
+
+  interface
+    function bdyn_rank() bind(C, name='bdyn_rank') result(r)
+      import :: c_int
+      integer(c_int) :: r
+    end function
+    function bdyn_size() bind(C, name='bdyn_size') result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function
+    ! The current world as a Fortran MPI communicator handle.
+    function bdyn_world_f() bind(C, name='bdyn_world_f') result(comm)
+      import :: c_int
+      integer(c_int) :: comm
+    end function
+    function bdyn_depth() bind(C, name='bdyn_depth') result(d)
+      import :: c_int
+      integer(c_int) :: d
+    end function
+    function bdyn_joined_level() bind(C, name='bdyn_joined_level') result(l)
+      import :: c_int
+      integer(c_int) :: l
+    end function
+    function bdyn_is_new() bind(C, name='bdyn_is_new') result(n)
+      import :: c_int
+      integer(c_int) :: n
+    end function
+    subroutine bdyn_clear_new() bind(C, name='bdyn_clear_new')
+    end subroutine
+    subroutine bdyn_leave() bind(C, name='bdyn_leave')
+    end subroutine
+    function bdyn_leaving() bind(C, name='bdyn_leaving') result(d)
+      import :: c_int
+      integer(c_int) :: d
+    end function
+    function bdyn_shrink_to_level(level, leaving) bind(C, name='bdyn_shrink_to_level') result(rc)
+      import :: c_int
+      integer(c_int), value :: level
+      integer(c_int), intent(out) :: leaving
+      integer(c_int) :: rc
+    end function
+    function bdyn_level_size(level, size) bind(C, name='bdyn_level_size') result(rc)
+      import :: c_int
+      integer(c_int), value :: level
+      integer(c_int), intent(out) :: size
+      integer(c_int) :: rc
+    end function
+    function bdyn_level_grid(level, nprow, npcol) bind(C, name='bdyn_level_grid') result(rc)
+      import :: c_int
+      integer(c_int), value :: level
+      integer(c_int), intent(out) :: nprow, npcol
+      integer(c_int) :: rc
+    end function
+    function bdyn_process_counts(active, parked, exited) bind(C, name='bdyn_process_counts') &
+         result(rc)
+      import :: c_int
+      integer(c_int), intent(out) :: active, parked, exited
+      integer(c_int) :: rc
+    end function
+    ! Rank 0 sends len bytes of buf; the others receive up to cap bytes (len returns the
+    ! length). Collective over the current world.
+    function bdyn_share_state(buf, len, cap) bind(C, name='bdyn_share_state') result(rc)
+      import :: c_int, c_size_t
+      type(*), dimension(*) :: buf
+      integer(c_size_t), intent(inout) :: len
+      integer(c_size_t), value :: cap
+      integer(c_int) :: rc
+    end function
+    function c_expand_schema(path) bind(C, name='bdyn_expand_schema') result(rc)
+      import :: c_int, c_ptr
+      type(c_ptr), value :: path
+      integer(c_int) :: rc
+    end function
+    function c_expand_args(nnew, command, args, hosts) bind(C, name='bdyn_expand_args') result(rc)
+      import :: c_int, c_char, c_ptr
+      integer(c_int), value :: nnew
+      character(kind=c_char), dimension(*) :: command
+      type(c_ptr), value :: args, hosts
+      integer(c_int) :: rc
+    end function
+    function c_shrink_to_ranks(keep, nkeep, leaving) bind(C, name='bdyn_shrink_to_ranks') result(rc)
+      import :: c_int
+      integer(c_int), dimension(*), intent(in) :: keep
+      integer(c_int), value :: nkeep
+      integer(c_int), intent(out) :: leaving
+      integer(c_int) :: rc
+    end function
+    function c_last_error() bind(C, name='bdyn_last_error') result(p)
+      import :: c_ptr
+      type(c_ptr) :: p
+    end function
+    function c_strlen(s) bind(C, name='strlen') result(n)
+      import :: c_ptr, c_size_t
+      type(c_ptr), value :: s
+      integer(c_size_t) :: n
+    end function
+  end interface
+
+contains
+
+  ! Expand as the schema file says (absent: $BLACS_SETUP_FILE, else ./blacs_setup.dat).
+  function bdyn_expand_schema(path) result(rc)
+    character(len=*), intent(in), optional :: path
+    integer(c_int) :: rc
+    character(kind=c_char), allocatable, target :: cpath(:)
+    if (present(path)) then
+      call to_c(path, cpath)
+      rc = c_expand_schema(c_loc(cpath))
+    else
+      rc = c_expand_schema(c_null_ptr)
+    end if
+  end function
+
+  ! Expand by nnew processes of command; args is one string split like a shell would.
+  function bdyn_expand(nnew, command, args, hosts) result(rc)
+    integer, intent(in) :: nnew
+    character(len=*), intent(in) :: command
+    character(len=*), intent(in), optional :: args, hosts
+    integer(c_int) :: rc
+    character(kind=c_char), allocatable, target :: ccmd(:), cargs(:), chosts(:)
+    type(c_ptr) :: pargs, phosts
+    call to_c(command, ccmd)
+    pargs = c_null_ptr
+    phosts = c_null_ptr
+    if (present(args)) then
+      call to_c(args, cargs)
+      pargs = c_loc(cargs)
+    end if
+    if (present(hosts)) then
+      call to_c(hosts, chosts)
+      phosts = c_loc(chosts)
+    end if
+    rc = c_expand_args(int(nnew, c_int), ccmd, pargs, phosts)
+  end function
+
+  ! Keep the 0-based ranks keep(:) of the current world, in that order.
+  function bdyn_shrink_to_ranks(keep, leaving) result(rc)
+    integer, intent(in) :: keep(:)
+    integer, intent(out) :: leaving
+    integer(c_int) :: rc, cl
+    integer(c_int), allocatable :: ck(:)
+    ck = int(keep, c_int)
+    rc = c_shrink_to_ranks(ck, int(size(keep), c_int), cl)
+    leaving = int(cl)
+  end function
+
+  function bdyn_last_error() result(msg)
+    character(len=:), allocatable :: msg
+    type(c_ptr) :: p
+    character(kind=c_char), pointer :: chars(:)
+    integer :: i, n
+    p = c_last_error()
+    n = int(c_strlen(p))
+    call c_f_pointer(p, chars, [n])
+    allocate(character(len=n) :: msg)
+    do i = 1, n
+      msg(i:i) = chars(i)
+    end do
+  end function
+
+  subroutine to_c(s, c)
+    character(len=*), intent(in) :: s
+    character(kind=c_char), allocatable, intent(out) :: c(:)
+    integer :: i, n
+    n = len_trim(s)
+    allocate(c(n + 1))
+    do i = 1, n
+      c(i) = s(i:i)
+    end do
+    c(n + 1) = c_null_char
+  end subroutine
+
+end module blacs_dyn

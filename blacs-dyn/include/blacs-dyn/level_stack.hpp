@@ -1,0 +1,91 @@
+// The communicator stack of seed 002 §3.3.5, as pure bookkeeping: which processes form
+// the world at each level, which spawn group each process belongs to, and who leaves,
+// parks or exits when the world shrinks. No MPI here: the MPI layer (world.cpp) holds one
+// communicator per level and executes the plans this class computes, identically on
+// every member of the world.
+#ifndef BLACS_DYN_LEVEL_STACK_HPP
+#define BLACS_DYN_LEVEL_STACK_HPP
+
+#include <span>
+#include <vector>
+
+namespace bdyn {
+
+// A process's identity for the whole job: 0..n0-1 are the original MPI_COMM_WORLD
+// ranks, then spawned processes are numbered in spawn order. Unlike a rank it never
+// changes.
+using ProcId = int;
+
+enum class ProcState { Active, Parked, Exited };
+enum class LevelKind { Initial = 0, Expansion = 1, Subset = 2 };
+
+struct Level {
+  LevelKind kind = LevelKind::Initial;
+  std::vector<ProcId> members;  // in rank order: members[r] has rank r at this level
+  int nprow = 0, npcol = 0;     // last grid made on this level's world (0: none yet)
+};
+
+// What leaving processes do (docs/blacs-dyn.md, "Who exits and who parks").
+enum class Departure { Stay = 0, Exit = 1, Park = 2 };
+
+struct ShrinkPlan {
+  int pop_to = -1;                   // >= 0: pop to this level; -1: push a Subset level
+  std::vector<ProcId> new_members;   // the new world in rank order
+  std::vector<ProcId> exit_now;      // leave now and exit (whole spawn group leaves)
+  std::vector<ProcId> park_now;      // leave now and park until the job ends
+  std::vector<ProcId> wake_to_exit;  // parked earlier; their group now exits
+  std::vector<int> groups_exiting;   // spawn groups (by level) that disconnect and exit
+};
+
+class LevelStack {
+ public:
+  // Level 0: the n0 original processes.
+  explicit LevelStack(int n0);
+
+  int depth() const { return static_cast<int>(levels_.size()); }
+  const Level& level(int l) const;
+  const Level& top() const { return levels_.back(); }
+  int world_size() const { return static_cast<int>(top().members.size()); }
+  int nprocs_started() const { return static_cast<int>(group_.size()); }
+
+  // Spawn group of a process: 0 for the originals, else the level its expansion pushed.
+  int group_of(ProcId p) const;
+  std::vector<ProcId> group_members(int group) const;
+  ProcState state(ProcId p) const;
+  int joined_level(ProcId p) const { return group_of(p); }
+  // Rank of p at level l, or -1 if p is not a member.
+  int rank_at(ProcId p, int l) const;
+  // Processes holding a slot: active or parked.
+  int alive() const;
+  int parked() const;
+  int exited() const;
+
+  // Expansion by nnew processes: returns their ids; pushes the level.
+  std::vector<ProcId> push_expansion(int nnew);
+  // Records the grid shape last made on level l.
+  void set_grid(int l, int nprow, int npcol);
+
+  // Plans (throw bdyn::Error(BDYN_ERR_ARG / BDYN_ERR_STATE) on an impossible request;
+  // the stack is unchanged then).
+  ShrinkPlan plan_shrink_to_level(int l) const;
+  ShrinkPlan plan_shrink_to_ranks(std::span<const int> keep) const;
+  void apply(const ShrinkPlan& plan);
+
+  // What process p does under a plan.
+  static Departure departure(const ShrinkPlan& plan, ProcId p);
+
+  // Flat encoding handed to newcomers at the join (all ints).
+  std::vector<int> encode() const;
+  static LevelStack decode(std::span<const int> data);
+
+ private:
+  LevelStack() = default;
+  void plan_departures(ShrinkPlan& plan) const;
+
+  std::vector<Level> levels_;
+  std::vector<int> group_;          // group_[p]
+  std::vector<ProcState> state_;    // state_[p]
+};
+
+}  // namespace bdyn
+#endif

@@ -1,0 +1,265 @@
+// BLACS entry points of blacs-dyn and the glue to ScaLAPACK 2.2's BLACS internals.
+//
+// Interposition: libmall_blacs_dyn defines Cblacs_pinfo, blacs_pinfo_, Cblacs_setup,
+// blacs_setup_, Cblacs_get, blacs_get_, Cblacs_exit, blacs_exit_, Cblacs_gridmap and
+// blacs_gridmap_. Linked ahead of libscalapack-openmpi (or preloaded), the dynamic linker
+// binds the program's calls *and ScaLAPACK's own internal calls* (they go through its
+// PLT: Cblacs_gridmap calls Cblacs_pinfo, blacs_gridinit_ calls blacs_gridmap_, ...) to
+// these definitions. Each one either answers with the current world or does its
+// bookkeeping and forwards to the stock function found with dlsym(RTLD_NEXT).
+// MPI_Init, MPI_Init_thread and MPI_Finalize are wrapped through the PMPI profiling
+// interface for the join and the final release.
+#include <dlfcn.h>
+#include <malloc.h>
+#include <mpi.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "blacs-dyn/error.hpp"
+#include "blacs_glue.hpp"
+#include "runtime.hpp"
+
+// ---- ScaLAPACK 2.2 BLACS internals (BLACS/SRC/Bdef.h), with Int = int (32-bit) -------
+// Only the globals are touched, never a function's private state. Layout of
+// BLACBUFF as in Bdef.h; blacs-dyn/CMakeLists.txt checks the symbol sizes with nm.
+extern "C" {
+struct bdyn_blacs_buffer {
+  char* Buff;
+  int Len;
+  int nAops;
+  MPI_Request* Aops;
+  MPI_Datatype dtype;
+  int N;
+  bdyn_blacs_buffer *prev, *next;
+};
+extern int BI_Iam;
+extern int BI_Np;
+extern int* BI_COMM_WORLD;  // Fortran handle of the world, malloc'ed by blacs_pinfo
+extern bdyn_blacs_buffer BI_AuxBuff;
+extern MPI_Status* BI_Stats;
+
+int Csys2blacs_handle(MPI_Comm comm);
+MPI_Comm Cblacs2sys_handle(int handle);
+
+// Defined below; declared here for the interposition check.
+void Cblacs_pinfo(int* mypnum, int* nprocs);
+void blacs_pinfo_(int* mypnum, int* nprocs);
+}
+static_assert(sizeof(bdyn_blacs_buffer) == 56, "BLACBUFF layout of ScaLAPACK 2.2 (x86_64)");
+
+namespace {
+
+template <class F>
+F real(const char* name) {
+  void* f = dlsym(RTLD_NEXT, name);
+  if (!f) {
+    std::fprintf(stderr,
+                 "blacs-dyn: cannot find the stock %s after libmall_blacs_dyn; link ScaLAPACK "
+                 "after it\n",
+                 name);
+    std::abort();
+  }
+  return reinterpret_cast<F>(f);
+}
+
+using cget_t = void (*)(int, int, int*);
+using fget_t = void (*)(int*, int*, int*);
+using cexit_t = void (*)(int);
+using fexit_t = void (*)(int*);
+using cmap_t = void (*)(int*, int*, int, int, int);
+using fmap_t = void (*)(int*, int*, int*, int*, int*);
+
+// BLACS entry points have no error return: like the stock BLACS (BI_BlacsErr), a
+// failure to initialise or join is fatal.
+void init_or_abort() {
+  try {
+    bdyn::Runtime::get().ensure_init();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "blacs-dyn: %s\n", e.what());
+    std::fflush(nullptr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+}
+
+// Stock blacs_pinfo, on the current world.
+void pinfo(int* me, int* np) {
+  auto& rt = bdyn::Runtime::get();
+  init_or_abort();
+  const MPI_Comm w = rt.world();
+  if (w == MPI_COMM_NULL) {  // a process that left: it has no world until it exits
+    *me = -1;
+    *np = 0;
+    return;
+  }
+  if (BI_COMM_WORLD == nullptr) BI_COMM_WORLD = static_cast<int*>(std::malloc(sizeof(int)));
+  *BI_COMM_WORLD = static_cast<int>(MPI_Comm_c2f(w));
+  *me = BI_Iam = rt.rank();
+  *np = BI_Np = rt.size();
+}
+
+// blacs_setup (§3.3.4): after blacs_exit(1), expand as the schema file says; with no
+// schema file, or in a newcomer (which joined at its first call), it is blacs_pinfo.
+void setup(int* me, int* np) {
+  auto& rt = bdyn::Runtime::get();
+  init_or_abort();
+  if (rt.active() && rt.exited_since_change()) {
+    try {
+      rt.expand_schema(nullptr, true);
+    } catch (const bdyn::Error& e) {
+      bdyn::set_last_error(e.what());
+      if (rt.rank() == 0)
+        std::fprintf(stderr, "blacs_setup: %s; the world is unchanged\n", e.what());
+    }
+  }
+  pinfo(me, np);
+}
+
+}  // namespace
+
+namespace bdyn {
+
+void blacs_sync_world(MPI_Comm world) {
+  int r = 0, n = 0;
+  MPI_Comm_rank(world, &r);
+  MPI_Comm_size(world, &n);
+  // BLACS sized these by BI_Np at the first blacs_gridmap after blacs_exit; contexts
+  // that live across an expansion need them as large as the new world.
+  if (BI_AuxBuff.Aops && malloc_usable_size(BI_AuxBuff.Aops) < n * sizeof(MPI_Request)) {
+    auto* p = static_cast<MPI_Request*>(std::realloc(BI_AuxBuff.Aops, n * sizeof(MPI_Request)));
+    if (!p) throw Error(BDYN_ERR_MPI, "out of memory growing BLACS request buffer");
+    BI_AuxBuff.Aops = p;
+  }
+  if (BI_Stats && malloc_usable_size(BI_Stats) < n * sizeof(MPI_Status)) {
+    auto* p = static_cast<MPI_Status*>(std::realloc(BI_Stats, n * sizeof(MPI_Status)));
+    if (!p) throw Error(BDYN_ERR_MPI, "out of memory growing BLACS status buffer");
+    BI_Stats = p;
+  }
+  BI_Iam = r;
+  BI_Np = n;
+  if (BI_COMM_WORLD) *BI_COMM_WORLD = static_cast<int>(MPI_Comm_c2f(world));
+}
+
+bool blacs_entry_points_interposed() {
+  return dlsym(RTLD_DEFAULT, "Cblacs_pinfo") == reinterpret_cast<void*>(&Cblacs_pinfo) &&
+         dlsym(RTLD_DEFAULT, "blacs_pinfo_") == reinterpret_cast<void*>(&blacs_pinfo_);
+}
+
+bool finalize_interposed() {
+  return dlsym(RTLD_DEFAULT, "MPI_Finalize") == reinterpret_cast<void*>(&MPI_Finalize);
+}
+
+void check_scalapack_version() {
+  Dl_info info{};
+  if (!dladdr(static_cast<void*>(&BI_Np), &info) || !info.dli_fname) return;
+  char resolved[PATH_MAX];
+  const char* name = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
+  if (!std::strstr(name, ".so.2.2.") && !std::getenv("BDYN_ALLOW_ANY_SCALAPACK"))
+    std::fprintf(stderr,
+                 "blacs-dyn: warning: BLACS internals come from %s; blacs-dyn was written "
+                 "against ScaLAPACK 2.2.x (set BDYN_ALLOW_ANY_SCALAPACK=1 to silence)\n",
+                 name);
+}
+
+}  // namespace bdyn
+
+extern "C" {
+
+void Cblacs_pinfo(int* mypnum, int* nprocs) { pinfo(mypnum, nprocs); }
+void blacs_pinfo_(int* mypnum, int* nprocs) { pinfo(mypnum, nprocs); }
+void Cblacs_setup(int* mypnum, int* nprocs) { setup(mypnum, nprocs); }
+void blacs_setup_(int* mypnum, int* nprocs) { setup(mypnum, nprocs); }
+
+// what = 0 (SGET_SYSCONTXT) is "the world": a BLACS system handle in C, an MPI
+// communicator handle in Fortran. Everything else is stock.
+void Cblacs_get(int ctxt, int what, int* val) {
+  static const auto stock = real<cget_t>("Cblacs_get");
+  if (what == 0) {
+    int me = 0, np = 0;
+    if (BI_COMM_WORLD == nullptr) pinfo(&me, &np);
+    auto& rt = bdyn::Runtime::get();
+    init_or_abort();
+    *val = rt.world() == MPI_COMM_NULL ? -1 : Csys2blacs_handle(rt.world());
+    return;
+  }
+  stock(ctxt, what, val);
+}
+
+void blacs_get_(int* ctxt, int* what, int* val) {
+  static const auto stock = real<fget_t>("blacs_get_");
+  if (*what == 0) {
+    int me = 0, np = 0;
+    if (BI_COMM_WORLD == nullptr) pinfo(&me, &np);
+    auto& rt = bdyn::Runtime::get();
+    init_or_abort();
+    *val = static_cast<int>(MPI_Comm_c2f(rt.world()));
+    return;
+  }
+  stock(ctxt, what, val);
+}
+
+// blacs_exit(1) arms blacs_setup for an expansion (§3.3.3); blacs_exit(0) finalizes
+// through our MPI_Finalize.
+void Cblacs_exit(int not_done) {
+  static const auto stock = real<cexit_t>("Cblacs_exit");
+  stock(not_done);
+  if (not_done) bdyn::Runtime::get().note_blacs_exit();
+}
+
+void blacs_exit_(int* not_done) {
+  static const auto stock = real<fexit_t>("blacs_exit_");
+  stock(not_done);
+  if (*not_done) bdyn::Runtime::get().note_blacs_exit();
+}
+
+// Grids on the world are recorded on the stack (§3.3.5: "a stack of communicators along
+// with the corresponding processor grid sizes").
+void Cblacs_gridmap(int* ctxt, int* usermap, int ldup, int nprow, int npcol) {
+  static const auto stock = real<cmap_t>("Cblacs_gridmap");
+  const MPI_Comm sys = Cblacs2sys_handle(*ctxt);
+  stock(ctxt, usermap, ldup, nprow, npcol);
+  bdyn::Runtime::get().note_grid(sys, nprow, npcol);
+}
+
+void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) {
+  static const auto stock = real<fmap_t>("blacs_gridmap_");
+  const MPI_Comm sys = MPI_Comm_f2c(*ctxt);
+  const int r = *nprow, c = *npcol;
+  stock(ctxt, usermap, ldup, nprow, npcol);
+  bdyn::Runtime::get().note_grid(sys, r, c);
+}
+
+// ---- PMPI wrappers ----------------------------------------------------------------
+// A newcomer joins as soon as MPI is up, whatever its first BLACS call is.
+int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS && std::getenv("BDYN_JOIN")) init_or_abort();
+  return rc;
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS && std::getenv("BDYN_JOIN")) init_or_abort();
+  return rc;
+}
+
+int MPI_Finalize(void) {
+  try {
+    bdyn::Runtime::get().before_finalize();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "blacs-dyn: at MPI_Finalize: %s\n", e.what());
+  }
+  return PMPI_Finalize();
+}
+
+// Fortran MPI_FINALIZE (mpif.h / use mpi) calls PMPI_Finalize directly in Open MPI.
+void mpi_finalize_(MPI_Fint* ierr) {
+  const int rc = MPI_Finalize();
+  if (ierr) *ierr = static_cast<MPI_Fint>(rc);
+}
+void mpi_finalize__(MPI_Fint* ierr) { mpi_finalize_(ierr); }
+
+}  // extern "C"

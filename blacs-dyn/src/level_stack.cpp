@@ -1,0 +1,243 @@
+// Communicator-stack bookkeeping (pure), seed 002 §3.3.5.
+#include "blacs-dyn/level_stack.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "blacs-dyn/error.hpp"
+
+namespace bdyn {
+
+LevelStack::LevelStack(int n0) {
+  if (n0 < 1) throw Error(BDYN_ERR_ARG, "initial world size must be >= 1, got " + std::to_string(n0));
+  Level l0;
+  l0.kind = LevelKind::Initial;
+  for (int p = 0; p < n0; ++p) l0.members.push_back(p);
+  levels_.push_back(std::move(l0));
+  group_.assign(static_cast<std::size_t>(n0), 0);
+  state_.assign(static_cast<std::size_t>(n0), ProcState::Active);
+}
+
+const Level& LevelStack::level(int l) const {
+  if (l < 0 || l >= depth())
+    throw Error(BDYN_ERR_ARG, "level " + std::to_string(l) + " does not exist (depth " +
+                                  std::to_string(depth()) + ")");
+  return levels_[static_cast<std::size_t>(l)];
+}
+
+int LevelStack::group_of(ProcId p) const {
+  if (p < 0 || p >= nprocs_started())
+    throw Error(BDYN_ERR_ARG, "unknown process id " + std::to_string(p));
+  return group_[static_cast<std::size_t>(p)];
+}
+
+std::vector<ProcId> LevelStack::group_members(int group) const {
+  std::vector<ProcId> out;
+  for (ProcId p = 0; p < nprocs_started(); ++p)
+    if (group_[static_cast<std::size_t>(p)] == group) out.push_back(p);
+  return out;
+}
+
+ProcState LevelStack::state(ProcId p) const {
+  group_of(p);  // range check
+  return state_[static_cast<std::size_t>(p)];
+}
+
+int LevelStack::rank_at(ProcId p, int l) const {
+  const auto& m = level(l).members;
+  const auto it = std::find(m.begin(), m.end(), p);
+  return it == m.end() ? -1 : static_cast<int>(it - m.begin());
+}
+
+int LevelStack::alive() const {
+  return static_cast<int>(std::count_if(state_.begin(), state_.end(),
+                                        [](ProcState s) { return s != ProcState::Exited; }));
+}
+int LevelStack::parked() const {
+  return static_cast<int>(std::count(state_.begin(), state_.end(), ProcState::Parked));
+}
+int LevelStack::exited() const {
+  return static_cast<int>(std::count(state_.begin(), state_.end(), ProcState::Exited));
+}
+
+std::vector<ProcId> LevelStack::push_expansion(int nnew) {
+  if (nnew < 1)
+    throw Error(BDYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(nnew));
+  Level next;
+  next.kind = LevelKind::Expansion;
+  next.members = top().members;
+  std::vector<ProcId> ids;
+  const int g = depth();
+  for (int i = 0; i < nnew; ++i) {
+    const ProcId p = nprocs_started();
+    group_.push_back(g);
+    state_.push_back(ProcState::Active);
+    next.members.push_back(p);
+    ids.push_back(p);
+  }
+  levels_.push_back(std::move(next));
+  return ids;
+}
+
+void LevelStack::set_grid(int l, int nprow, int npcol) {
+  level(l);
+  levels_[static_cast<std::size_t>(l)].nprow = nprow;
+  levels_[static_cast<std::size_t>(l)].npcol = npcol;
+}
+
+// Who exits and who parks. A spawned group can leave MPI early only as a whole: its
+// processes share an MPI_COMM_WORLD whose MPI_Finalize is collective. So leavers of
+// group g exit when no member of g stays active (members parked earlier are woken to
+// exit with them); otherwise they park. The originals (group 0) share the job's
+// MPI_COMM_WORLD with rank 0, which never leaves, so they always park.
+void LevelStack::plan_departures(ShrinkPlan& plan) const {
+  std::vector<bool> stays(state_.size(), false);
+  for (ProcId p : plan.new_members) stays[static_cast<std::size_t>(p)] = true;
+  std::vector<ProcId> leaving;
+  for (ProcId p : top().members)
+    if (!stays[static_cast<std::size_t>(p)]) leaving.push_back(p);
+  for (ProcId p : leaving) {
+    const int g = group_of(p);
+    bool group_leaves = g > 0;
+    for (ProcId q = 0; group_leaves && q < nprocs_started(); ++q)
+      if (group_[static_cast<std::size_t>(q)] == g && state_[static_cast<std::size_t>(q)] == ProcState::Active &&
+          stays[static_cast<std::size_t>(q)])
+        group_leaves = false;
+    if (group_leaves) {
+      plan.exit_now.push_back(p);
+      if (std::find(plan.groups_exiting.begin(), plan.groups_exiting.end(), g) ==
+          plan.groups_exiting.end()) {
+        plan.groups_exiting.push_back(g);
+        for (ProcId q = 0; q < nprocs_started(); ++q)
+          if (group_[static_cast<std::size_t>(q)] == g &&
+              state_[static_cast<std::size_t>(q)] == ProcState::Parked)
+            plan.wake_to_exit.push_back(q);
+      }
+    } else {
+      plan.park_now.push_back(p);
+    }
+  }
+  std::sort(plan.groups_exiting.begin(), plan.groups_exiting.end());
+  std::sort(plan.wake_to_exit.begin(), plan.wake_to_exit.end());
+}
+
+ShrinkPlan LevelStack::plan_shrink_to_level(int l) const {
+  const int d = depth();
+  if (l < 0 || l >= d - 1)
+    throw Error(BDYN_ERR_ARG, "cannot shrink to level " + std::to_string(l) +
+                                  ": valid levels are 0.." + std::to_string(d - 2) +
+                                  " below the current level " + std::to_string(d - 1));
+  for (ProcId p : level(l).members)
+    if (rank_at(p, d - 1) < 0)
+      throw Error(BDYN_ERR_STATE, "cannot shrink to level " + std::to_string(l) + ": process " +
+                                      std::to_string(p) +
+                                      " of that level has already left the world");
+  ShrinkPlan plan;
+  plan.pop_to = l;
+  plan.new_members = level(l).members;
+  plan_departures(plan);
+  return plan;
+}
+
+ShrinkPlan LevelStack::plan_shrink_to_ranks(std::span<const int> keep) const {
+  const int n = world_size();
+  if (keep.empty()) throw Error(BDYN_ERR_ARG, "nkeep must be >= 1, got 0");
+  if (static_cast<int>(keep.size()) > n)
+    throw Error(BDYN_ERR_ARG, "nkeep " + std::to_string(keep.size()) +
+                                  " exceeds the world size " + std::to_string(n));
+  if (keep[0] != 0)
+    throw Error(BDYN_ERR_ARG, "keep[0] must be 0 (rank 0 stays rank 0: it roots spawns and "
+                              "releases parked processes), got " + std::to_string(keep[0]));
+  std::vector<bool> used(static_cast<std::size_t>(n), false);
+  ShrinkPlan plan;
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    const int r = keep[i];
+    if (r < 0 || r >= n)
+      throw Error(BDYN_ERR_ARG, "keep[" + std::to_string(i) + "] = " + std::to_string(r) +
+                                    " is not a rank of the world of size " + std::to_string(n));
+    if (used[static_cast<std::size_t>(r)])
+      throw Error(BDYN_ERR_ARG, "keep[" + std::to_string(i) + "] = " + std::to_string(r) +
+                                    " is listed twice");
+    used[static_cast<std::size_t>(r)] = true;
+    plan.new_members.push_back(top().members[static_cast<std::size_t>(r)]);
+  }
+  plan.pop_to = -1;
+  plan_departures(plan);
+  return plan;
+}
+
+void LevelStack::apply(const ShrinkPlan& plan) {
+  if (plan.pop_to >= 0) {
+    levels_.resize(static_cast<std::size_t>(plan.pop_to) + 1);
+  } else {
+    Level next;
+    next.kind = LevelKind::Subset;
+    next.members = plan.new_members;
+    levels_.push_back(std::move(next));
+  }
+  for (ProcId p : plan.park_now) state_[static_cast<std::size_t>(p)] = ProcState::Parked;
+  for (ProcId p : plan.exit_now) state_[static_cast<std::size_t>(p)] = ProcState::Exited;
+  for (ProcId p : plan.wake_to_exit) state_[static_cast<std::size_t>(p)] = ProcState::Exited;
+}
+
+Departure LevelStack::departure(const ShrinkPlan& plan, ProcId p) {
+  if (std::find(plan.exit_now.begin(), plan.exit_now.end(), p) != plan.exit_now.end())
+    return Departure::Exit;
+  if (std::find(plan.park_now.begin(), plan.park_now.end(), p) != plan.park_now.end())
+    return Departure::Park;
+  return Departure::Stay;
+}
+
+// Layout: nprocs, group[nprocs], state[nprocs], depth, then per level:
+// kind, nprow, npcol, nmembers, members[nmembers].
+std::vector<int> LevelStack::encode() const {
+  std::vector<int> out;
+  out.push_back(nprocs_started());
+  out.insert(out.end(), group_.begin(), group_.end());
+  for (ProcState s : state_) out.push_back(static_cast<int>(s));
+  out.push_back(depth());
+  for (const Level& l : levels_) {
+    out.push_back(static_cast<int>(l.kind));
+    out.push_back(l.nprow);
+    out.push_back(l.npcol);
+    out.push_back(static_cast<int>(l.members.size()));
+    out.insert(out.end(), l.members.begin(), l.members.end());
+  }
+  return out;
+}
+
+LevelStack LevelStack::decode(std::span<const int> d) {
+  std::size_t i = 0;
+  const auto next = [&]() {
+    if (i >= d.size()) throw Error(BDYN_ERR_MPI, "truncated level-stack record");
+    return d[i++];
+  };
+  LevelStack s;
+  const int n = next();
+  if (n < 1) throw Error(BDYN_ERR_MPI, "corrupt level-stack record (nprocs " + std::to_string(n) + ")");
+  for (int p = 0; p < n; ++p) s.group_.push_back(next());
+  for (int p = 0; p < n; ++p) {
+    const int st = next();
+    if (st < 0 || st > 2) throw Error(BDYN_ERR_MPI, "corrupt level-stack record (state)");
+    s.state_.push_back(static_cast<ProcState>(st));
+  }
+  const int depth = next();
+  for (int l = 0; l < depth; ++l) {
+    Level lv;
+    lv.kind = static_cast<LevelKind>(next());
+    lv.nprow = next();
+    lv.npcol = next();
+    const int m = next();
+    for (int k = 0; k < m; ++k) {
+      const int p = next();
+      if (p < 0 || p >= n) throw Error(BDYN_ERR_MPI, "corrupt level-stack record (member)");
+      lv.members.push_back(p);
+    }
+    s.levels_.push_back(std::move(lv));
+  }
+  if (i != d.size() || s.levels_.empty())
+    throw Error(BDYN_ERR_MPI, "corrupt level-stack record (length)");
+  return s;
+}
+
+}  // namespace bdyn

@@ -1,0 +1,707 @@
+// MPI execution of expansions (seed 002 §3.3.3-3.3.4), shrinks (§3.3.5), parking and the
+// final release. Protocol overview: docs/blacs-dyn.md, "How it works".
+#include "runtime.hpp"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "blacs-dyn/error.hpp"
+#include "blacs-dyn/schema.hpp"
+#include "blacs_glue.hpp"
+
+namespace bdyn {
+namespace {
+
+// Tags of the library's own messages. They travel on private communicators (dups of
+// the world) or on the spawn links, never on a communicator the application uses.
+constexpr int kTagHello = 0x4b01;    // newcomer -> spawning root: "I am here" (pid)
+constexpr int kTagGo = 0x4b02;       // spawning root -> newcomer: go/abort + stack
+constexpr int kTagRelease = 0x4b03;  // rank 0 -> parked process: exit or finalize
+constexpr int kTagIcc = 0x4b04;      // MPI_Intercomm_create between world and newcomers
+
+constexpr int kReleaseFinalize = 1;  // the job ends: finalize with everybody
+constexpr int kReleaseExit = 2;      // your spawn group leaves: disconnect and exit
+
+constexpr const char* kJoinEnv = "BDYN_JOIN";
+
+thread_local std::string g_last_error;
+
+std::string mpi_error_text(int rc) {
+  char buf[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(rc, buf, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(rc);
+  return std::string(buf, static_cast<std::size_t>(len));
+}
+
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS) throw Error(BDYN_ERR_MPI, std::string(what) + ": " + mpi_error_text(rc));
+}
+
+void sleep_for(long ns) {
+  timespec ts{ns / 1000000000L, ns % 1000000000L};
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+  }
+}
+
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// Every rank learns the first error any rank met, with the same code and message, so
+// collective calls fail identically everywhere and the world stays unchanged.
+void agree(MPI_Comm comm, const std::optional<Error>& local) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int mine = local ? rank : INT_MAX;
+  int first = INT_MAX;
+  check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (agree)");
+  if (first == INT_MAX) return;
+  int hdr[2] = {local ? local->code() : 0, 0};
+  std::string msg = local ? local->what() : "";
+  hdr[1] = static_cast<int>(msg.size());
+  check(MPI_Bcast(hdr, 2, MPI_INT, first, comm), "MPI_Bcast (agree)");
+  msg.resize(static_cast<std::size_t>(hdr[1]));
+  check(MPI_Bcast(msg.data(), hdr[1], MPI_CHAR, first, comm), "MPI_Bcast (agree)");
+  throw Error(hdr[0], msg);
+}
+
+bool truthy(const char* v) {
+  return v && (!std::strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
+               !strcasecmp(v, "on"));
+}
+
+bool is_executable_file(const std::string& p) {
+  struct stat st {};
+  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+}
+
+// Open MPI 4.1 aborts the whole job when asked to spawn a program it cannot execute,
+// so rank 0 looks for it first, the way the launcher will (wdir, then PATH).
+void check_executable(const std::string& cmd, const std::string& wdir) {
+  if (cmd.empty()) throw Error(BDYN_ERR_ARG, "command is empty");
+  if (cmd.find('/') != std::string::npos) {
+    const std::string p = (cmd[0] != '/' && !wdir.empty()) ? wdir + "/" + cmd : cmd;
+    if (!is_executable_file(p))
+      throw Error(BDYN_ERR_SPAWN, "cannot spawn '" + cmd + "': " + p +
+                                      " does not exist or is not an executable file");
+    return;
+  }
+  const char* path = std::getenv("PATH");
+  std::stringstream ss(path ? path : "");
+  std::string dir;
+  while (std::getline(ss, dir, ':'))
+    if (!dir.empty() && is_executable_file(dir + "/" + cmd)) return;
+  throw Error(BDYN_ERR_SPAWN, "cannot spawn '" + cmd + "': not found in PATH");
+}
+
+// Open MPI 4.1 refuses a spawn beyond the slots only on the spawning rank, leaving any
+// other rank blocked; blacs-dyn spawns from rank 0 alone and checks the limit first.
+void check_capacity(int alive, int nnew) {
+  long cap = LONG_MAX;
+  std::string why;
+  if (const char* m = std::getenv("BDYN_MAX_PROCS"); m && *m) {
+    char* end = nullptr;
+    const long v = std::strtol(m, &end, 10);
+    if (*end != '\0' || v < 1)
+      throw Error(BDYN_ERR_ARG, std::string("BDYN_MAX_PROCS must be a positive integer, got '") +
+                                    m + "'");
+    cap = v;
+    why = "BDYN_MAX_PROCS=" + std::to_string(v);
+  }
+  if (!truthy(std::getenv("OMPI_MCA_rmaps_base_oversubscribe"))) {
+    int* usize = nullptr;
+    int flag = 0;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);
+    if (flag && usize && *usize > 0 && *usize < cap) {
+      cap = *usize;
+      why = "MPI_UNIVERSE_SIZE=" + std::to_string(*usize) +
+            " slots and oversubscription is off (OMPI_MCA_rmaps_base_oversubscribe)";
+    }
+  }
+  if (static_cast<long>(alive) + nnew > cap)
+    throw Error(BDYN_ERR_SPAWN, "too many processes: " + std::to_string(alive) +
+                                    " running + " + std::to_string(nnew) + " new exceeds " +
+                                    std::to_string(cap) + " (" + why + ")");
+}
+
+std::string info_get(MPI_Info info, const char* key) {
+  if (info == MPI_INFO_NULL) return {};
+  int len = 0, flag = 0;
+  MPI_Info_get_valuelen(info, key, &len, &flag);
+  if (!flag) return {};
+  std::string v(static_cast<std::size_t>(len) + 1, '\0');
+  MPI_Info_get(info, key, len + 1, v.data(), &flag);
+  v.resize(static_cast<std::size_t>(len));
+  return v;
+}
+
+std::uint64_t fingerprint(const ShrinkPlan& plan) {
+  std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(plan.pop_to + 7);
+  for (ProcId p : plan.new_members) h = (h ^ static_cast<std::uint64_t>(p + 1)) * 1099511628211ull;
+  return h & 0x7fffffffffffffffull;
+}
+
+}  // namespace
+
+void set_last_error(const std::string& msg) { g_last_error = msg; }
+const std::string& last_error() { return g_last_error; }
+
+double join_timeout_seconds() {
+  if (const char* t = std::getenv("BDYN_JOIN_TIMEOUT"); t && *t) {
+    char* end = nullptr;
+    const double v = std::strtod(t, &end);
+    if (*end == '\0' && v > 0) return v;
+  }
+  return 60.0;
+}
+
+Runtime& Runtime::get() {
+  static Runtime rt;
+  return rt;
+}
+
+void Runtime::ensure_init() {
+  if (initialized_) return;
+  int flag = 0;
+  MPI_Initialized(&flag);
+  if (!flag) {
+    // As the stock blacs_pinfo: initialise MPI without the program's arguments.
+    int argc = 0;
+    char** argv = nullptr;
+    PMPI_Init(&argc, &argv);
+  }
+  initialized_ = true;
+  blacs_interposed_ = blacs_entry_points_interposed();
+  finalize_interposed_ = finalize_interposed();
+  check_scalapack_version();
+
+  MPI_Comm parent = MPI_COMM_NULL;
+  MPI_Comm_get_parent(&parent);
+  const char* token = std::getenv(kJoinEnv);
+  if (parent != MPI_COMM_NULL && token) {
+    join_as_child(parent, token);
+    return;
+  }
+  int n = 0, r = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  stack_.emplace(n);
+  me_ = r;
+  // Level 0 is MPI_COMM_WORLD itself, so a program that never expands sees exactly the
+  // stock handles. Its private dup is made lazily, inside the first collective call:
+  // dup'ing here would make the first BLACS call collective, which it is not.
+  comms_.assign(1, LevelComms{MPI_COMM_WORLD, false, MPI_COMM_NULL});
+}
+
+// A newcomer's first blacs-dyn call (or MPI_Init): check in with the spawning root,
+// receive the stack, then take the children's side of both merges. This is the
+// thesis's `newprocess` branch (§3.3.4), recognised by the BDYN_JOIN variable that the
+// expansion put into the spawned environment, so children of a later expansion are
+// told apart from earlier ones (whose MPI_Comm_get_parent is not null either).
+void Runtime::join_as_child(MPI_Comm link, const char* token) {
+  const double timeout = join_timeout_seconds();
+  MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
+  int hello[2] = {static_cast<int>(::getpid()), std::atoi(token)};
+  check(MPI_Send(hello, 2, MPI_INT, 0, kTagHello, link), "newcomer: MPI_Send (hello)");
+  MPI_Status st;
+  int flag = 0;
+  const double deadline = now() + timeout;
+  while (true) {
+    check(MPI_Iprobe(0, kTagGo, link, &flag, &st), "newcomer: MPI_Iprobe");
+    if (flag) break;
+    if (now() > deadline) {
+      std::fprintf(stderr,
+                   "blacs-dyn: newcomer pid %d got no answer from the spawning world within "
+                   "%.1f s; exiting\n",
+                   static_cast<int>(::getpid()), timeout);
+      std::fflush(nullptr);
+      ::_exit(1);
+    }
+    sleep_for(200000);
+  }
+  int count = 0;
+  MPI_Get_count(&st, MPI_INT, &count);
+  std::vector<int> go(static_cast<std::size_t>(std::max(count, 1)));
+  check(MPI_Recv(go.data(), count, MPI_INT, 0, kTagGo, link, MPI_STATUS_IGNORE),
+        "newcomer: MPI_Recv (go)");
+  if (count < 4 || go[0] != 1) {
+    std::fprintf(stderr,
+                 "blacs-dyn: the expansion was cancelled by the spawning world (a sibling did "
+                 "not check in); newcomer pid %d exits\n",
+                 static_cast<int>(::getpid()));
+    std::fflush(nullptr);
+    ::_exit(1);
+  }
+  const int level = go[1];
+  const ProcId first = go[2];
+  stack_ = LevelStack::decode(std::span<const int>(go).subspan(3));
+  int wr = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &wr);
+  me_ = first + wr;
+
+  MPI_Comm m1 = MPI_COMM_NULL, ia = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+  check(MPI_Intercomm_merge(link, 1, &m1), "newcomer: MPI_Intercomm_merge (root)");
+  check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, m1, 0, kTagIcc, &ia),
+        "newcomer: MPI_Intercomm_create");
+  check(MPI_Intercomm_merge(ia, 1, &merged), "newcomer: MPI_Intercomm_merge (world)");
+  MPI_Comm_free(&ia);
+  MPI_Comm_free(&m1);
+  comms_.assign(static_cast<std::size_t>(level), LevelComms{});
+  LevelComms lc{merged, true, MPI_COMM_NULL};
+  check(MPI_Comm_dup(merged, &lc.priv), "newcomer: MPI_Comm_dup");
+  MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
+  comms_.push_back(lc);
+  link_ = link;
+  is_new_ = true;
+  dynamic_ = true;
+  ::unsetenv(kJoinEnv);
+  blacs_sync_world(merged);
+}
+
+MPI_Comm Runtime::world() const {
+  if (!initialized_ || departure_ != Departure::Stay || comms_.empty()) return MPI_COMM_NULL;
+  return comms_.back().world;
+}
+
+int Runtime::rank() const {
+  int r = -1;
+  if (world() != MPI_COMM_NULL) MPI_Comm_rank(world(), &r);
+  return r;
+}
+
+int Runtime::size() const {
+  int n = 0;
+  if (world() != MPI_COMM_NULL) MPI_Comm_size(world(), &n);
+  return n;
+}
+
+MPI_Comm Runtime::priv() const {
+  auto& top = const_cast<LevelComms&>(comms_.back());
+  if (top.priv == MPI_COMM_NULL) {
+    check(MPI_Comm_dup(top.world, &top.priv), "MPI_Comm_dup (private world)");
+    MPI_Comm_set_errhandler(top.priv, MPI_ERRORS_RETURN);
+  }
+  return top.priv;
+}
+
+void Runtime::require_active(const char* what) const {
+  if (finalized_) throw Error(BDYN_ERR_STATE, std::string(what) + ": MPI is finalized");
+  if (departure_ != Departure::Stay)
+    throw Error(BDYN_ERR_STATE, std::string(what) +
+                                    ": this process has left the world; it must call bdyn_leave()");
+}
+
+MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (req.info != MPI_INFO_NULL) check(MPI_Info_dup(req.info, &info), "MPI_Info_dup");
+  else check(MPI_Info_create(&info), "MPI_Info_create");
+  if (!req.hosts.empty()) MPI_Info_set(info, "host", req.hosts.c_str());
+  if (!req.wdir.empty()) MPI_Info_set(info, "wdir", req.wdir.c_str());
+  // Open MPI's "env" key: newline-separated assignments added to the children's
+  // environment. BDYN_JOIN marks them as newcomers of this expansion.
+  std::string env = info_get(info, "env");
+  if (!env.empty()) env += "\n";
+  env += std::string(kJoinEnv) + "=" + std::to_string(level);
+  MPI_Info_set(info, "env", env.c_str());
+
+  std::vector<char*> argv;
+  for (const auto& a : req.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<int> errcodes(static_cast<std::size_t>(req.nnew), MPI_SUCCESS);
+  MPI_Comm link = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  const int rc = MPI_Comm_spawn(req.command.c_str(), req.args.empty() ? MPI_ARGV_NULL : argv.data(),
+                                req.nnew, info, 0, MPI_COMM_SELF, &link, errcodes.data());
+  MPI_Info_free(&info);
+  int failed = 0;
+  for (int e : errcodes) failed += e != MPI_SUCCESS;
+  if (rc != MPI_SUCCESS || failed) {
+    if (link != MPI_COMM_NULL) MPI_Comm_free(&link);
+    throw Error(BDYN_ERR_SPAWN,
+                "MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command +
+                    "' failed: " + mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN) + " (" +
+                    std::to_string(failed) + " of " + std::to_string(req.nnew) +
+                    " processes not started)");
+  }
+  MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
+
+  // Every newcomer checks in within the timeout, else the expansion is cancelled: a
+  // newcomer that died (or is not a blacs-dyn program) must not hang the world in
+  // MPI_Intercomm_merge.
+  const double timeout = join_timeout_seconds();
+  std::vector<int> hello(2 * static_cast<std::size_t>(req.nnew), -1);
+  std::vector<MPI_Request> reqs(static_cast<std::size_t>(req.nnew), MPI_REQUEST_NULL);
+  for (int i = 0; i < req.nnew; ++i)
+    check(MPI_Irecv(&hello[2 * static_cast<std::size_t>(i)], 2, MPI_INT, i, kTagHello, link,
+                    &reqs[static_cast<std::size_t>(i)]),
+          "MPI_Irecv (hello)");
+  const double deadline = now() + timeout;
+  int all = 0;
+  while (true) {
+    check(MPI_Testall(req.nnew, reqs.data(), &all, MPI_STATUSES_IGNORE), "MPI_Testall (hello)");
+    if (all || now() > deadline) break;
+    sleep_for(200000);
+  }
+  if (!all) {
+    std::string missing;
+    int nmissing = 0;
+    for (int i = 0; i < req.nnew; ++i) {
+      auto& r = reqs[static_cast<std::size_t>(i)];
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Request_free(&r);
+        if (nmissing++ < 8) missing += (missing.empty() ? "" : ",") + std::to_string(i);
+      } else {
+        const int abort_msg[4] = {0, level, first_id, 0};
+        MPI_Send(abort_msg, 4, MPI_INT, i, kTagGo, link);
+      }
+    }
+    MPI_Comm_free(&link);
+    throw Error(BDYN_ERR_TIMEOUT,
+                std::to_string(nmissing) + " of " + std::to_string(req.nnew) +
+                    " spawned processes (ranks " + missing + " of the new group) did not join within " +
+                    std::to_string(timeout) + " s (BDYN_JOIN_TIMEOUT): died, or not linked with "
+                    "blacs-dyn; the expansion is cancelled and the world is unchanged");
+  }
+  return link;
+}
+
+void Runtime::expand(const SpawnRequest& req) {
+  ensure_init();
+  require_active("bdyn_expand");
+  const MPI_Comm w = priv();
+  const int r = rank();
+  std::optional<Error> err;
+  int nn[2] = {req.nnew, -req.nnew};
+  check(MPI_Allreduce(MPI_IN_PLACE, nn, 2, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
+  if (nn[0] != -nn[1])
+    err = Error(BDYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(-nn[1]) + " .. " +
+                                  std::to_string(nn[0]) + ")");
+  if (r == 0 && !err) {
+    try {
+      if (!blacs_interposed_)
+        throw Error(BDYN_ERR_STATE,
+                    "blacs-dyn's BLACS entry points are not the ones in use: link "
+                    "libmall_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
+      if (req.nnew < 1) throw Error(BDYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(req.nnew));
+      check_executable(req.command, req.wdir.empty() ? info_get(req.info, "wdir") : req.wdir);
+      check_capacity(stack_->alive(), req.nnew);
+    } catch (const Error& e) {
+      err = e;
+    }
+  }
+  agree(w, err);
+
+  const int level = stack_->depth();
+  const ProcId first = stack_->nprocs_started();
+  MPI_Comm link = MPI_COMM_NULL;
+  if (r == 0) {
+    try {
+      link = spawn_and_handshake(req, level, first);
+    } catch (const Error& e) {
+      err = e;
+    }
+  }
+  agree(w, err);
+
+  LevelStack next = *stack_;
+  next.push_expansion(req.nnew);
+  MPI_Comm m1 = MPI_COMM_NULL;
+  if (r == 0) {
+    std::vector<int> go = {1, level, first};
+    const auto enc = next.encode();
+    go.insert(go.end(), enc.begin(), enc.end());
+    for (int i = 0; i < req.nnew; ++i)
+      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, i, kTagGo, link),
+            "MPI_Send (go)");
+    check(MPI_Intercomm_merge(link, 0, &m1), "MPI_Intercomm_merge (root and newcomers)");
+  }
+  // Parents first, ranks unchanged (§3.3.3): the world is the low group of the merge.
+  MPI_Comm ia = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+  check(MPI_Intercomm_create(w, 0, m1, 1, kTagIcc, &ia), "MPI_Intercomm_create");
+  check(MPI_Intercomm_merge(ia, 0, &merged), "MPI_Intercomm_merge (world and newcomers)");
+  MPI_Comm_free(&ia);
+  if (m1 != MPI_COMM_NULL) MPI_Comm_free(&m1);
+
+  LevelComms lc{merged, true, MPI_COMM_NULL};
+  check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
+  comms_.push_back(lc);
+  stack_ = std::move(next);
+  if (r == 0) group_links_[level] = link;
+  dynamic_ = true;
+  is_new_ = false;
+  exited_since_change_ = false;
+  blacs_sync_world(merged);
+}
+
+bool Runtime::expand_schema(const char* path, bool missing_ok) {
+  ensure_init();
+  require_active("bdyn_expand_schema");
+  const MPI_Comm w = priv();
+  const int r = rank();
+  std::optional<Error> err;
+  SpawnRequest req;
+  int state[2] = {0, 0};  // [0] 1 = file missing and that is fine; [1] nnew
+  if (r == 0) {
+    const std::string file = schema_path(path, std::getenv("BLACS_SETUP_FILE"));
+    std::ifstream in(file);
+    if (!in) {
+      if (missing_ok) state[0] = 1;
+      else err = Error(BDYN_ERR_SCHEMA, "cannot read schema file '" + file + "': " + std::strerror(errno));
+    } else {
+      try {
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const Schema s = parse_schema(ss.str(), file);
+        req.command = s.executable;
+        req.args = s.args;
+        req.nnew = s.add;
+        req.wdir = s.wdir;
+        for (std::size_t i = 0; i < s.hosts.size(); ++i) req.hosts += (i ? "," : "") + s.hosts[i];
+        state[1] = s.add;
+      } catch (const Error& e) {
+        err = e;
+      }
+    }
+  }
+  agree(w, err);
+  check(MPI_Bcast(state, 2, MPI_INT, 0, w), "MPI_Bcast (schema)");
+  if (state[0]) return false;
+  req.nnew = state[1];
+  expand(req);
+  return true;
+}
+
+void Runtime::shrink(const ShrinkPlan& plan) {
+  const MPI_Comm w = priv();
+  const int old_n = size();
+  const int top = stack_->depth() - 1;
+  std::vector<int> new_rank(static_cast<std::size_t>(old_n), -1);
+  for (std::size_t i = 0; i < plan.new_members.size(); ++i)
+    new_rank[static_cast<std::size_t>(stack_->rank_at(plan.new_members[i], top))] = static_cast<int>(i);
+  if (hook_) {
+    std::optional<Error> err;
+    const int rc = hook_(world(), new_rank.data(), old_n, static_cast<int>(plan.new_members.size()),
+                         hook_user_);
+    if (rc != 0)
+      err = Error(BDYN_ERR_STATE, "the shrink hook returned " + std::to_string(rc) + " on rank " +
+                                      std::to_string(rank()) + "; the world is unchanged");
+    agree(w, err);
+  }
+  const Departure d = LevelStack::departure(plan, me_);
+  const int my_new = new_rank[static_cast<std::size_t>(rank())];
+
+  LevelComms next;
+  if (plan.pop_to < 0) {
+    MPI_Comm nc = MPI_COMM_NULL;
+    check(MPI_Comm_split(w, d == Departure::Stay ? 0 : MPI_UNDEFINED, my_new, &nc), "MPI_Comm_split");
+    if (d == Departure::Stay) {
+      next = LevelComms{nc, true, MPI_COMM_NULL};
+      check(MPI_Comm_dup(nc, &next.priv), "MPI_Comm_dup");
+      MPI_Comm_set_errhandler(next.priv, MPI_ERRORS_RETURN);
+    }
+  }
+  // Groups that leave as a whole disconnect from rank 0, the only process their spawn
+  // link joins them to; members parked earlier are woken to do the same (§3.3.5: the
+  // processes no longer part of the application are terminated).
+  if (me_ == 0) {
+    for (ProcId q : plan.wake_to_exit) {
+      const int g = stack_->group_of(q);
+      const auto members = stack_->group_members(g);
+      const int idx = static_cast<int>(std::find(members.begin(), members.end(), q) - members.begin());
+      check(MPI_Send(&kReleaseExit, 1, MPI_INT, idx, kTagRelease, group_links_.at(g)),
+            "MPI_Send (release)");
+    }
+    for (int g : plan.groups_exiting) {
+      check(MPI_Comm_disconnect(&group_links_.at(g)), "MPI_Comm_disconnect (spawn link)");
+      group_links_.erase(g);
+    }
+  }
+  if (d == Departure::Exit)
+    check(MPI_Comm_disconnect(&link_), "MPI_Comm_disconnect (spawn link)");
+
+  if (plan.pop_to >= 0) {
+    for (int l = stack_->depth() - 1; l > plan.pop_to; --l) {
+      auto& c = comms_[static_cast<std::size_t>(l)];
+      if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+      if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+    }
+    comms_.resize(static_cast<std::size_t>(plan.pop_to) + 1);
+  } else {
+    comms_.push_back(next);
+  }
+  stack_->apply(plan);
+  dynamic_ = true;
+  departure_ = d;
+  if (d == Departure::Stay) {
+    exited_since_change_ = false;
+    blacs_sync_world(world());
+  }
+}
+
+namespace {
+void agree_plan(MPI_Comm w, std::optional<Error>& err, const ShrinkPlan& plan) {
+  long long fp[2] = {-1, -1};
+  if (!err) {
+    fp[0] = static_cast<long long>(fingerprint(plan));
+    fp[1] = -fp[0];
+  } else {
+    fp[0] = LLONG_MAX;
+    fp[1] = LLONG_MAX;
+  }
+  check(MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_LONG_LONG, MPI_MAX, w), "MPI_Allreduce (plan)");
+  if (!err && fp[0] != LLONG_MAX && fp[0] != -fp[1])
+    err = Error(BDYN_ERR_ARG, "the shrink arguments differ across ranks");
+  agree(w, err);
+}
+}  // namespace
+
+bool Runtime::shrink_to_level(int level) {
+  ensure_init();
+  require_active("bdyn_shrink_to_level");
+  std::optional<Error> err;
+  ShrinkPlan plan;
+  try {
+    plan = stack_->plan_shrink_to_level(level);
+  } catch (const Error& e) {
+    err = e;
+  }
+  agree_plan(priv(), err, plan);
+  shrink(plan);
+  return departure_ != Departure::Stay;
+}
+
+bool Runtime::shrink_to_ranks(std::span<const int> keep) {
+  ensure_init();
+  require_active("bdyn_shrink_to_ranks");
+  std::optional<Error> err;
+  ShrinkPlan plan;
+  try {
+    plan = stack_->plan_shrink_to_ranks(keep);
+  } catch (const Error& e) {
+    err = e;
+  }
+  agree_plan(priv(), err, plan);
+  shrink(plan);
+  return departure_ != Departure::Stay;
+}
+
+void Runtime::free_all_comms() {
+  for (auto& c : comms_) {
+    if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+    if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+  }
+  comms_.clear();
+}
+
+void Runtime::exit_process() {
+  free_all_comms();
+  finalized_ = true;
+  PMPI_Finalize();
+  std::fflush(nullptr);
+  std::exit(0);
+}
+
+// A parked process waits for rank 0's release with a posted receive tested twenty
+// times a second and nanosleep in between: Open MPI's blocking calls would busy-poll a
+// core for the rest of the job.
+void Runtime::park() {
+  const bool original = stack_->group_of(me_) == 0;
+  const MPI_Comm chan = original ? comms_[0].priv : link_;
+  int cmd = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  check(MPI_Irecv(&cmd, 1, MPI_INT, 0, kTagRelease, chan, &req), "MPI_Irecv (park)");
+  int flag = 0;
+  while (true) {
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) break;
+    sleep_for(50000000L);
+  }
+  if (link_ != MPI_COMM_NULL) MPI_Comm_disconnect(&link_);
+  (void)cmd;  // kReleaseExit and kReleaseFinalize end the same way here: the difference
+              // is on rank 0's side (exit: now, alone; finalize: at the end, with all)
+  exit_process();
+}
+
+void Runtime::leave() {
+  if (departure_ == Departure::Exit) exit_process();
+  if (departure_ == Departure::Park) park();
+  throw Error(BDYN_ERR_STATE, "bdyn_leave: this process is still in the world (no shrink dropped it)");
+}
+
+void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
+  ensure_init();
+  require_active("bdyn_share_state");
+  const MPI_Comm w = priv();
+  const int r = rank();
+  std::optional<Error> err;
+  unsigned long long n = 0;
+  if (r == 0) {
+    if (!len) err = Error(BDYN_ERR_ARG, "len is NULL on rank 0");
+    else n = *len;
+    if (!err && n > 0 && !buf) err = Error(BDYN_ERR_ARG, "buf is NULL on rank 0 with len " + std::to_string(n));
+  }
+  check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, w), "MPI_Bcast (state length)");
+  if (r != 0 && !err) {
+    if (!len) err = Error(BDYN_ERR_ARG, "len is NULL on rank " + std::to_string(r));
+    else if (n > cap)
+      err = Error(BDYN_ERR_ARG, "state of " + std::to_string(n) + " bytes exceeds cap " +
+                                    std::to_string(cap) + " on rank " + std::to_string(r));
+    else if (n > 0 && !buf) err = Error(BDYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
+  }
+  agree(w, err);
+  auto* p = static_cast<char*>(buf);
+  for (unsigned long long off = 0; off < n;) {
+    const int chunk = static_cast<int>(std::min<unsigned long long>(n - off, 1ull << 30));
+    check(MPI_Bcast(p + off, chunk, MPI_BYTE, 0, w), "MPI_Bcast (state)");
+    off += static_cast<unsigned long long>(chunk);
+  }
+  if (r != 0) *len = static_cast<std::size_t>(n);
+}
+
+void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
+  if (!initialized_ || departure_ != Departure::Stay || comms_.empty()) return;
+  if (comm == world()) stack_->set_grid(stack_->depth() - 1, nprow, npcol);
+}
+
+// The job's end: parked processes wait in park() for rank 0; spawn links are
+// disconnected pairwise (rank 0 with each live group, in level order) so every group
+// finalizes its own MPI_COMM_WORLD together with the rest.
+void Runtime::before_finalize() {
+  if (!initialized_ || finalized_ || !dynamic_ || departure_ != Departure::Stay) return;
+  finalized_ = true;
+  if (me_ == 0) {
+    for (ProcId p = 0; p < stack_->nprocs_started(); ++p) {
+      if (stack_->state(p) != ProcState::Parked) continue;
+      const int g = stack_->group_of(p);
+      if (g == 0) {
+        MPI_Send(&kReleaseFinalize, 1, MPI_INT, p, kTagRelease, comms_[0].priv);
+      } else {
+        const auto members = stack_->group_members(g);
+        const int idx = static_cast<int>(std::find(members.begin(), members.end(), p) - members.begin());
+        MPI_Send(&kReleaseFinalize, 1, MPI_INT, idx, kTagRelease, group_links_.at(g));
+      }
+    }
+    for (auto& [g, lk] : group_links_) MPI_Comm_disconnect(&lk);
+    group_links_.clear();
+  } else if (link_ != MPI_COMM_NULL) {
+    MPI_Comm_disconnect(&link_);
+  }
+  free_all_comms();
+}
+
+}  // namespace bdyn

@@ -1,0 +1,114 @@
+// The MPI execution layer of blacs-dyn: one Runtime per process holds the level stack
+// (pure bookkeeping, level_stack.hpp), one communicator per level and the spawn links,
+// and carries out expansions, shrinks, parking and the final release. Everything here
+// touches MPI; the decisions come from LevelStack.
+#ifndef BLACS_DYN_RUNTIME_HPP
+#define BLACS_DYN_RUNTIME_HPP
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "blacs-dyn/blacs_dyn.h"
+#include "blacs-dyn/level_stack.hpp"
+
+namespace bdyn {
+
+struct SpawnRequest {
+  std::string command;
+  std::vector<std::string> args;
+  int nnew = 0;
+  std::string hosts;  // comma-separated, may be empty
+  std::string wdir;   // may be empty
+  MPI_Info info = MPI_INFO_NULL;
+};
+
+class Runtime {
+ public:
+  static Runtime& get();
+
+  // Initialises MPI if nobody did (as the stock blacs_pinfo does) and, in a process
+  // spawned by an expansion, joins the merge. Idempotent.
+  void ensure_init();
+  bool active() const { return departure_ == Departure::Stay && !finalized_; }
+
+  MPI_Comm world() const;  // the current world (MPI_COMM_WORLD until the first change)
+  int rank() const;
+  int size() const;
+  const LevelStack& stack() const { return *stack_; }
+  ProcId me() const { return me_; }
+  bool is_new() const { return is_new_; }
+  void clear_new() { is_new_ = false; }
+  Departure departure() const { return departure_; }
+
+  // Collective over the current world; root-significant arguments as MPI_Comm_spawn.
+  void expand(const SpawnRequest& req);
+  // Returns false if `missing_ok` and the schema file does not exist (nothing done).
+  bool expand_schema(const char* path, bool missing_ok);
+  // Return true on processes that leave (they must call leave()).
+  bool shrink_to_level(int level);
+  bool shrink_to_ranks(std::span<const int> keep);
+  [[noreturn]] void leave();
+  void share_state(void* buf, std::size_t* len, std::size_t cap);
+  void set_shrink_hook(bdyn_shrink_hook hook, void* user) {
+    hook_ = hook;
+    hook_user_ = user;
+  }
+
+  // BLACS glue.
+  void note_blacs_exit() { exited_since_change_ = true; }
+  bool exited_since_change() const { return exited_since_change_; }
+  void note_grid(MPI_Comm comm, int nprow, int npcol);
+  // Called from our MPI_Finalize before PMPI_Finalize: releases parked processes and
+  // disconnects the spawn links, so the whole job finalizes together.
+  void before_finalize();
+
+  bool blacs_interposed() const { return blacs_interposed_; }
+
+ private:
+  Runtime() = default;
+  void join_as_child(MPI_Comm link, const char* token);
+  void require_active(const char* what) const;
+  void shrink(const ShrinkPlan& plan);
+  void sync_blacs();
+  MPI_Comm priv() const;  // private dup of the current world for our own traffic
+  MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id);
+  void free_all_comms();
+  [[noreturn]] void exit_process();
+  [[noreturn]] void park();
+
+  struct LevelComms {
+    MPI_Comm world = MPI_COMM_NULL;  // what BLACS sees as the world
+    bool owned = false;               // false for MPI_COMM_WORLD
+    MPI_Comm priv = MPI_COMM_NULL;    // dup for the library's own messages
+  };
+
+  bool initialized_ = false;
+  bool finalized_ = false;
+  bool dynamic_ = false;  // an expansion or shrink happened, or this process was spawned
+  bool blacs_interposed_ = false;
+  bool finalize_interposed_ = false;
+  std::optional<LevelStack> stack_;
+  std::vector<LevelComms> comms_;
+  ProcId me_ = -1;
+  MPI_Comm link_ = MPI_COMM_NULL;         // spawned process: intercomm with the spawning root
+  std::map<int, MPI_Comm> group_links_;   // rank 0: spawn group (level) -> intercomm
+  bool is_new_ = false;
+  bool exited_since_change_ = false;
+  Departure departure_ = Departure::Stay;
+  bdyn_shrink_hook hook_ = nullptr;
+  void* hook_user_ = nullptr;
+};
+
+// The message of the last failed call on this thread.
+void set_last_error(const std::string& msg);
+const std::string& last_error();
+double join_timeout_seconds();
+
+}  // namespace bdyn
+#endif
