@@ -157,9 +157,18 @@ int run_expand(const ExpandArgs& a, bool as_json) {
                                   ? AspectRatio::any() : a.aspect.ratio();
     plans.push_back(plan_expansion(from, a.add, s, shape, ratio, a.aspect.parsed_scope(), a.matrix.bytes));
   }
-  const ExpansionPlan* local2 = nullptr;
-  for (const auto& p : plans)
+  const ExpansionPlan *local2 = nullptr, *global = nullptr, *optimal = nullptr;
+  for (const auto& p : plans) {
     if (p.strategy == PlacementStrategy::Local2) local2 = &p;
+    if (p.strategy == PlacementStrategy::Global) global = &p;
+    if (p.strategy == PlacementStrategy::Optimal) optimal = &p;
+  }
+  // How much less the optimal placement moves than Local2 and Global (percent of theirs).
+  const auto saving = [](const ExpansionPlan* opt, const ExpansionPlan* other) {
+    if (!opt || !other || other->movement.elements_moved == 0) return 0.0;
+    return 100.0 * static_cast<double>(other->movement.elements_moved - opt->movement.elements_moved) /
+           static_cast<double>(other->movement.elements_moved);
+  };
 
   if (as_json) {
     json out{{"command", "expand"}, {"from", placement_json(from)}, {"offered", a.add},
@@ -173,6 +182,9 @@ int run_expand(const ExpandArgs& a, bool as_json) {
     for (const auto& p : plans)
       out["plans"].push_back({{"strategy", to_string(p.strategy)}, {"used", p.used},
                               {"to", placement_json(p.to)}, {"movement", movement_json(p.movement)}});
+    if (optimal && local2) out["optimal_saves_vs_local2_percent"] = saving(optimal, local2);
+    if (optimal && global && global->to.grid == optimal->to.grid)
+      out["optimal_saves_vs_global_percent"] = saving(optimal, global);
     std::cout << out.dump(2) << '\n';
     return 0;
   }
@@ -191,6 +203,11 @@ int run_expand(const ExpandArgs& a, bool as_json) {
                     mib(mv.max_sent_by_one * mv.element_bytes), mib(mv.max_recv_by_one * mv.element_bytes), vs});
   }
   print_table({"strategy", "grid", "new", "moved elems", "moved MiB", "kept", "max sent MiB", "max recv MiB", "vs local2"}, rows);
+  if (optimal && local2) {
+    std::cout << "optimal moves " << fmt(saving(optimal, local2), 1) << "% less than local2";
+    if (global && global->to.grid == optimal->to.grid) std::cout << " and " << fmt(saving(optimal, global), 1) << "% less than global";
+    std::cout << '\n';
+  }
   for (const auto& p : plans) {
     std::cout << '\n';
     print_grid(to_string(p.strategy) + " placement (process id per slot; ids >= " + std::to_string(from.grid.size()) + " are new):",
