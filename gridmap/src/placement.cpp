@@ -232,11 +232,11 @@ Placement place_optimal(const redist::Layout& before, const redist::Layout& afte
 
   // Only candidates that hold data matter to the objective; the Hungarian algorithm runs
   // on them (rows) against the slots (columns), so P^2 * slots work instead of slots^3.
-  std::vector<std::size_t> holders, empties;
+  std::vector<std::size_t> holders;
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     bool any = false;
     for (std::size_t s = 0; s < slots && !any; ++s) any = w[s][k] > 0;
-    (any ? holders : empties).push_back(k);
+    if (any) holders.push_back(k);
   }
   Placement out{Topology{after.nprow, after.npcol}, std::vector<int>(slots, -1)};
   std::vector<char> slot_taken(slots, 0), cand_used(candidates.size(), 0);
@@ -270,7 +270,6 @@ Placement place_optimal(const redist::Layout& before, const redist::Layout& afte
   std::size_t next = 0;
   for (std::size_t s = 0; s < slots; ++s)
     if (!slot_taken[s]) out.slots[s] = rest[next++];
-  (void)empties;
   return out;
 }
 
