@@ -123,6 +123,9 @@ void LevelStack::plan_departures(ShrinkPlan& plan) const {
 
 ShrinkPlan LevelStack::plan_shrink_to_level(int l) const {
   const int d = depth();
+  if (d == 1)
+    throw Error(BDYN_ERR_ARG, "cannot shrink to level " + std::to_string(l) +
+                                  ": the stack holds only level 0, nothing to pop");
   if (l < 0 || l >= d - 1)
     throw Error(BDYN_ERR_ARG, "cannot shrink to level " + std::to_string(l) +
                                   ": valid levels are 0.." + std::to_string(d - 2) +
