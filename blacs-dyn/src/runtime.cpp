@@ -363,7 +363,10 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
       if (r != MPI_REQUEST_NULL) {
         MPI_Cancel(&r);
         MPI_Request_free(&r);
-        if (nmissing++ < 8) missing += (missing.empty() ? "" : ",") + std::to_string(i);
+        if (nmissing++ < 8) {
+          if (!missing.empty()) missing.push_back(',');
+          missing.append(std::to_string(i));
+        }
       } else {
         const int abort_msg[4] = {0, level, first_id, 0};
         MPI_Send(abort_msg, 4, MPI_INT, i, kTagGo, link);

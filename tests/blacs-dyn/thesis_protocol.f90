@@ -1,0 +1,61 @@
+! The thesis protocol (seed 002 §3.3.2-3.3.4) in Fortran through the stock BLACS names:
+! blacs_setup at the start (a newcomer joins there), a grid from blacs_get(0, 0) and
+! blacs_gridinit, then blacs_exit(1) + blacs_setup to expand as ./blacs_setup.dat says
+! (add = 2): 2 -> 4 -> 6. The newcomer learns the step from bdyn_share_state and carries
+! on at the same point of the loop.
+program thesis_protocol
+  use, intrinsic :: iso_c_binding, only: c_size_t
+  use blacs_dyn, only: bdyn_is_new, bdyn_clear_new, bdyn_share_state, bdyn_depth, BDYN_OK
+  implicit none
+  integer, parameter :: expected(3) = [2, 4, 6]
+  integer :: me, np, ctxt, nprow, npcol, myrow, mycol, step, cont, izero, ione, rc
+  integer :: state(1), flag(1)
+  integer(c_size_t) :: len
+  double precision :: s(1)
+  logical :: ok
+
+  call blacs_setup(me, np)
+  ok = .true.
+  if (bdyn_is_new() == 1) then
+    len = 4
+    rc = bdyn_share_state(state, len, 4_c_size_t)
+    ok = rc == BDYN_OK .and. len == 4
+    step = state(1)
+    call bdyn_clear_new()
+  else
+    step = 1
+  end if
+  izero = 0
+  ione = 1
+  do
+    call blacs_pinfo(me, np)
+    call blacs_get(izero, izero, ctxt)
+    call blacs_gridinit(ctxt, 'R', ione, np)
+    call blacs_gridinfo(ctxt, nprow, npcol, myrow, mycol)
+    s(1) = dble(me + 1)
+    call dgsum2d(ctxt, 'A', ' ', 1, 1, s, 1, -1, -1)
+    ok = ok .and. np == expected(step) .and. nint(s(1)) == np * (np + 1) / 2 .and. &
+         mycol == me .and. npcol == np .and. bdyn_depth() == step
+    if (me == 0) print '(a,i0,a,i0,a,i0,a,f6.1)', 'step ', step, ': world ', np, &
+         ', grid 1x', npcol, ', sum of ranks+1 ', s(1)
+    call blacs_gridexit(ctxt)
+    if (step == 3) exit
+    cont = 1
+    call blacs_exit(cont)
+    call blacs_setup(me, np)
+    step = step + 1
+    state(1) = step
+    len = 4
+    rc = bdyn_share_state(state, len, 4_c_size_t)
+    ok = ok .and. rc == BDYN_OK
+  end do
+  ! Agree on the verdict over the final world.
+  call blacs_get(izero, izero, ctxt)
+  call blacs_gridinit(ctxt, 'R', ione, np)
+  flag(1) = merge(0, 1, ok)
+  call igsum2d(ctxt, 'A', ' ', 1, 1, flag, 1, -1, -1)
+  if (.not. ok) print '(a,i0)', 'FAILED on rank ', me
+  if (me == 0 .and. flag(1) == 0) print '(a)', 'PASS'
+  call blacs_gridexit(ctxt)
+  call blacs_exit(0)
+end program thesis_protocol
