@@ -20,7 +20,8 @@ from datetime import datetime, timezone
 THESIS_T41 = {"r = p": 2.6, "r = p/2": 3.0, "r = p/4": 3.3, "r = 1": 2.0}
 # Tables 4.2/4.3, N = 12000, 18000, 24000: (Loc1, Loc2, Glob) seconds.
 THESIS_T42 = {("4", "9"): {12000: (30.982, 23.450, 32.240), 18000: (69.177, 51, 72.401), 24000: (134, 107, 200.49)},
-              ("9", "16"): {12000: (27.219, 19, 21.315), 18000: (60.512, 41.220, 47.180), 24000: (107.48, 73.048, 84.696)}}
+              ("9", "16"): {12000: (27.219, 19, 21.315), 18000: (60.512, 41.220, 47.180), 24000: (107.48, 73.048, 84.696)},
+              ("16", "25"): {12000: (21.435, 18.117, 21.723), 18000: (47.156, 40.101, 49.662), 24000: (83, 69.372, 90.145)}}
 # Tables 4.4-4.6 (N = 15000, 4 -> 9, caterpillar): per process (total, T_sync, T_transfer).
 THESIS_SPLIT = {
     "global": [(42.4, 25.2, 15.3), (41.2, 12.3, 27.5), (41.1, 0.0, 39.8), (53.9, 12.8, 39.8), (19.2, 6.3, 12.2),
@@ -122,7 +123,8 @@ class Report:
 
     def gnuplot(self, name, script):
         path = os.path.join(self.img, name)
-        full = f'set terminal pngcairo size 900,560 font "Sans,10"\nset output "{path}"\n' + script
+        full = (f'set terminal pngcairo size 900,560 font "Sans,10" noenhanced\nset output "{path}"\n'
+                'set format y "%g"\nset grid\n' + script)
         script_path = os.path.join(self.raw, name + ".gp")
         with open(script_path, "w") as f:
             f.write(full)
@@ -824,7 +826,8 @@ class Report:
 
     def commands(self):
         self.p("## Exact command lines", "",
-               "Every run, its wall seconds and exit code, in order (raw output and JSON beside it in `raw/`). "
+               "Every run, its wall seconds and exit code, in order (each run's output and JSON are kept in the raw "
+               "directory the script prints at its end). "
                "Environment for all: `OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
                "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 "
                "OMPI_MCA_btl_vader_single_copy_mechanism=none OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1`.", "",

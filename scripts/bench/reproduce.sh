@@ -7,8 +7,10 @@
 #   --quick       small sizes, a few minutes (the ctest test reproduce_quick runs this)
 #   --build-dir   build tree with the programs (default $MALL_BUILD_DIR, else build/;
 #                 scripts/setup.sh is run first if it does not exist)
-#   --out DIR     where results.md, img/ and raw/ go (default docs/)
+#   --out DIR     where results.md and img/ go (default docs/); raw logs and JSON go to
+#                 DIR/raw, or to BUILD/reproduce-raw when DIR is docs/
 #   --no-build    do not (re)build the programs first
+#   --smoke       every experiment of the full mode at tiny sizes (tests this script)
 #
 # Every number in results.md comes from this run; the thesis's numbers are quoted from
 # seed 002 and labelled as such. Exits non-zero if a run fails or a check on the data
@@ -24,10 +26,11 @@ while [[ $# -gt 0 ]]; do
   case $1 in
     --quick) MODE=quick ;;
     --full) MODE=full ;;
+    --smoke) MODE=smoke ;;
     --build-dir) BUILD=$2; shift ;;
     --out) OUT=$2; shift ;;
     --no-build) DO_BUILD=0 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "reproduce.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -59,7 +62,9 @@ for t in "$BIN_R/repro_plan" "$BIN_R/repro_redist" "$BIN_R/repro_hetero_life" "$
   [[ -x $t ]] || { echo "reproduce: missing program $t (build the targets: ${TARGETS[*]})" >&2; exit 2; }
 done
 
-RAW=$OUT/raw
+# Raw logs/JSON: beside the report for --out elsewhere; in the build tree for docs/ (only
+# results.md and img/ are committed).
+if [[ $OUT == "$ROOT/docs" ]]; then RAW=$BUILD/reproduce-raw; else RAW=$OUT/raw; fi
 mkdir -p "$RAW" "$OUT/img"
 rm -f "$RAW"/*.json "$RAW"/*.log
 CMDS=$RAW/commands.tsv
@@ -91,13 +96,19 @@ json() {
 
 # ---- sizes: the thesis's N (12000-42000) scaled to a 2-core machine -------------------
 if [[ $MODE == quick ]]; then
-  REDIST_N=(1000); REDIST_REPS=2; SPLIT_N=1000
+  REDIST_N=(1000); REDIST_REPS=2; SPLIT_N=1000; REDIST_25_N=()
   TOPO_N=(600); TOPO_ITERS=2
   RESIZE_N=(1200); RESIZE_GEMM_N=(600); RESIZE_GRIDS=(2x2 3x3 4x4); SEG=3
   HET_TPPS="600"; HET_EXPS=(2a)
   T41_P="4,8,16"
+elif [[ $MODE == smoke ]]; then
+  REDIST_N=(600 900); REDIST_REPS=1; SPLIT_N=900; REDIST_25_N=(600)
+  TOPO_N=(400 600); TOPO_ITERS=2
+  RESIZE_N=(600 1200); RESIZE_GEMM_N=(400); RESIZE_GRIDS=(2x2 3x3 4x4 5x5); SEG=3
+  HET_TPPS="all"; HET_EXPS=(2a 2b)
+  T41_P="4,8,16,32"
 else
-  REDIST_N=(2000 4000 6000); REDIST_REPS=3; SPLIT_N=6000
+  REDIST_N=(2000 4000 6000); REDIST_REPS=3; SPLIT_N=6000; REDIST_25_N=(2000 4000)
   TOPO_N=(1000 2000); TOPO_ITERS=3
   RESIZE_N=(2400 4800); RESIZE_GEMM_N=(1200 2400); RESIZE_GRIDS=(2x2 3x3 4x4 5x5); SEG=4
   HET_TPPS="all"; HET_EXPS=(2a 2b)
@@ -108,12 +119,14 @@ uptime >"$RAW/load_start.txt"
 
 # ---- Table 4.1: exact data moved per placement (pure) -------------------------------
 # N divisible by every p and p+r so the block distribution is exact, as in §4.5.
-T41_N=$([[ $MODE == quick ]] && echo 24480 || echo 538560)
+T41_N=$([[ $T41_P == "4,8,16" ]] && echo 24480 || echo 538560)
 json table41 "$BIN_R/repro_plan" table41 --p "$T41_P" -n "$T41_N"
 
 # ---- Tables 4.2-4.6: redistribution time per placement and schedule, beside PDGEMR2D --
 for n in "${REDIST_N[@]}"; do
-  for tr in "2x2 3x3" "3x3 4x4"; do
+  trs=("2x2 3x3" "3x3 4x4")
+  [[ " ${REDIST_25_N[*]} " == *" $n "* ]] && trs+=("4x4 5x5")
+  for tr in "${trs[@]}"; do
     set -- $tr
     np=$(( ${2%x*} * ${2#*x} ))
     split=""
@@ -204,3 +217,4 @@ T_END=$(date +%s)
 # ---- the report -----------------------------------------------------------------------
 python3 "$ROOT/scripts/bench/report.py" --raw "$RAW" --out "$OUT" --mode "$MODE" \
   --seconds $((T_END - T_START)) --root "$ROOT"
+echo "reproduce: raw logs and JSON in $RAW"
