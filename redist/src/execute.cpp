@@ -130,7 +130,8 @@ int narrow(std::int64_t v, const char* what) {
   return static_cast<int>(v);
 }
 
-// Ranks of `comm` sharing this node, compared with the CPUs this process may run on.
+// Whether ranks of `comm` on this node so far outnumber the CPUs this process may run on
+// that spinning waiters starve the ranks doing the copies.
 bool oversubscribed(MPI_Comm comm) {
   MPI_Comm node = MPI_COMM_NULL;
   check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
@@ -142,7 +143,10 @@ bool oversubscribed(MPI_Comm comm) {
   int cpus = 0;
   if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
   if (cpus <= 0) cpus = static_cast<int>(std::thread::hardware_concurrency());
-  return cpus > 0 && local > cpus;
+  // Measured on a 2-CPU node (docs/redist.md): with 9 or 16 ranks (4.5, 8 per CPU)
+  // spinning was faster, with 25 (12.5 per CPU) sleeping was 2-4x faster.
+  constexpr int kRanksPerCpuToSleep = 8;
+  return cpus > 0 && local > kRanksPerCpuToSleep * cpus;
 }
 
 void wait_all(std::vector<MPI_Request>& req, bool sleep, int sleep_us, const char* what) {
@@ -254,6 +258,12 @@ class Executor {
         if (t.dst == me_) in.push_back(&t);
       }
       if (out.empty() && in.empty()) continue;  // not in this step: no waiting, no barrier
+      // Rotate by rank so that, when a step holds many transfers (AllAtOnce), rank r
+      // starts with r+1, r+2, ... instead of every rank serving rank 0 first.
+      const int P = static_cast<int>(p_.stats.sent_by_rank.size());
+      auto ahead = [&](int q) { return (q - me_ + P) % P; };
+      std::sort(out.begin(), out.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->dst) < ahead(y->dst); });
+      std::sort(in.begin(), in.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->src) > ahead(y->src); });
       ++st_.steps;
       if (opt_.split_wait_transfer) {
         const double t0 = MPI_Wtime();
