@@ -401,11 +401,21 @@ int Session::join() {
   std::vector<char> bytes;
   std::string err;
   if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
-  if (const char* f = std::getenv("MALL_FAULT"); f && std::string(f) == "kill-newcomer") {
-    // Fault injection for the tests: a newcomer dies in the middle of the resize.
+  if (const char* f = std::getenv("MALL_FAULT");
+      f && std::string(f) == "kill-newcomer" && I.rank() == I.size() - 1) {
+    // Fault injection for the tests: the last newcomer dies in the middle of the resize,
+    // after the state hand-over and before the redistribution.
     std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) kills itself\n", getpid());
     std::fflush(stderr);
     raise(SIGKILL);
+  }
+  if (const char* f = std::getenv("MALL_FAULT");
+      f && std::string(f) == "stall-newcomer" && I.rank() == I.size() - 1) {
+    // Fault injection: the last newcomer stops answering (a hung node); the watchdogs
+    // of the others must end the job.
+    std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) stalls\n", getpid());
+    std::fflush(stderr);
+    for (;;) pause();
   }
   Reader r{bytes};
   I.iteration = r.get<int>();
