@@ -138,7 +138,7 @@ class Watchdog {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     std::fprintf(stderr,
                  "resize: FAILED - %s did not finish within %.0f s (stuck in phase '%s'); a "
-                 "process probably died. Ending the job (pid %d).\n",
+                 "process died or stopped answering. Ending the job (pid %d).\n",
                  what_.c_str(), seconds_, phase_.c_str(), static_cast<int>(getpid()));
     std::fflush(stderr);
     std::_Exit(75);
