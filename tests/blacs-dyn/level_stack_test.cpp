@@ -31,7 +31,7 @@ int code_of(auto&& f) {
 }
 }  // namespace
 
-TEST(BlacsDynLevelStack, ExpansionKeepsRanksAndAppendsNewcomers) {
+TEST(blacsDynLevelStack, ExpansionKeepsRanksAndAppendsNewcomers) {
   const auto s = grown();
   ASSERT_EQ(s.depth(), 4);
   EXPECT_EQ(s.world_size(), 9);
@@ -47,7 +47,7 @@ TEST(BlacsDynLevelStack, ExpansionKeepsRanksAndAppendsNewcomers) {
   EXPECT_EQ(s.alive(), 9);
 }
 
-TEST(BlacsDynLevelStack, PoppingASpawnedLevelExitsItsWholeGroup) {
+TEST(blacsDynLevelStack, PoppingASpawnedLevelExitsItsWholeGroup) {
   auto s = grown();
   const auto plan = s.plan_shrink_to_level(2);
   EXPECT_EQ(plan.new_members.size(), 6u);
@@ -62,7 +62,7 @@ TEST(BlacsDynLevelStack, PoppingASpawnedLevelExitsItsWholeGroup) {
   EXPECT_EQ(s.alive(), 6);
 }
 
-TEST(BlacsDynLevelStack, PoppingSeveralLevelsAtOnceExitsEveryGroupAbove) {
+TEST(blacsDynLevelStack, PoppingSeveralLevelsAtOnceExitsEveryGroupAbove) {
   auto s = grown();
   const auto plan = s.plan_shrink_to_level(0);
   EXPECT_EQ(plan.exit_now.size(), 7u);
@@ -72,7 +72,7 @@ TEST(BlacsDynLevelStack, PoppingSeveralLevelsAtOnceExitsEveryGroupAbove) {
   EXPECT_EQ(s.exited(), 7);
 }
 
-TEST(BlacsDynLevelStack, OriginalsPark) {
+TEST(blacsDynLevelStack, OriginalsPark) {
   LevelStack s(4);
   const int keep[] = {0, 2};
   const auto plan = s.plan_shrink_to_ranks(keep);
@@ -86,7 +86,7 @@ TEST(BlacsDynLevelStack, OriginalsPark) {
   EXPECT_EQ(s.alive(), 4);
 }
 
-TEST(BlacsDynLevelStack, PartOfASpawnedGroupParksAndExitsWithItsLastSibling) {
+TEST(blacsDynLevelStack, PartOfASpawnedGroupParksAndExitsWithItsLastSibling) {
   LevelStack s(2);
   s.push_expansion(2);  // group 1 = {2, 3}
   const int keep1[] = {0, 2};  // 1 (original) and 3 (sibling 2 stays) park
@@ -104,7 +104,7 @@ TEST(BlacsDynLevelStack, PartOfASpawnedGroupParksAndExitsWithItsLastSibling) {
   EXPECT_EQ(s.alive(), 2);
 }
 
-TEST(BlacsDynLevelStack, ImpossibleShrinksAreRejected) {
+TEST(blacsDynLevelStack, ImpossibleShrinksAreRejected) {
   const auto s = grown();
   EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(3); }), BDYN_ERR_ARG);   // the current level
   EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(-1); }), BDYN_ERR_ARG);
@@ -123,7 +123,7 @@ TEST(BlacsDynLevelStack, ImpossibleShrinksAreRejected) {
   EXPECT_EQ(code_of([&] { LevelStack(2).push_expansion(0); }), BDYN_ERR_ARG);
 }
 
-TEST(BlacsDynLevelStack, CannotPopBackToALevelWhoseMembersLeft) {
+TEST(blacsDynLevelStack, CannotPopBackToALevelWhoseMembersLeft) {
   LevelStack s(2);
   s.push_expansion(2);
   const int keep[] = {0, 1, 2};
@@ -132,7 +132,7 @@ TEST(BlacsDynLevelStack, CannotPopBackToALevelWhoseMembersLeft) {
   EXPECT_EQ(s.plan_shrink_to_level(0).new_members, (std::vector<int>{0, 1}));
 }
 
-TEST(BlacsDynLevelStack, GridShapesAreRecordedPerLevel) {
+TEST(blacsDynLevelStack, GridShapesAreRecordedPerLevel) {
   auto s = grown();
   s.set_grid(3, 3, 3);
   s.set_grid(1, 2, 2);
@@ -141,7 +141,7 @@ TEST(BlacsDynLevelStack, GridShapesAreRecordedPerLevel) {
   EXPECT_EQ(s.level(0).nprow, 0);
 }
 
-TEST(BlacsDynLevelStack, EncodeDecodeRoundTrips) {
+TEST(blacsDynLevelStack, EncodeDecodeRoundTrips) {
   auto s = grown();
   s.set_grid(2, 2, 3);
   const int keep[] = {0, 4, 5};

@@ -26,7 +26,7 @@ std::string message_of(const char* text) {
 }
 }  // namespace
 
-TEST(BlacsDynSchema, ReadsAllKeysWithCommentsAndQuotes) {
+TEST(blacsDynSchema, ReadsAllKeysWithCommentsAndQuotes) {
   const auto s = parse_schema(
       "# expansion\n"
       "executable = ./solver   # the program\n"
@@ -45,7 +45,7 @@ TEST(BlacsDynSchema, ReadsAllKeysWithCommentsAndQuotes) {
   EXPECT_EQ(s.wdir, "/tmp/run");
 }
 
-TEST(BlacsDynSchema, MinimalSchemaNeedsOnlyExecutableAndAdd) {
+TEST(blacsDynSchema, MinimalSchemaNeedsOnlyExecutableAndAdd) {
   const auto s = parse_schema("executable=a.out\nadd=1", "t.dat");
   EXPECT_EQ(s.executable, "a.out");
   EXPECT_TRUE(s.args.empty());
@@ -53,14 +53,14 @@ TEST(BlacsDynSchema, MinimalSchemaNeedsOnlyExecutableAndAdd) {
   EXPECT_EQ(s.add, 1);
 }
 
-TEST(BlacsDynSchema, MissingRequiredKeysAreErrors) {
+TEST(blacsDynSchema, MissingRequiredKeysAreErrors) {
   EXPECT_EQ(code_of("add = 2\n"), BDYN_ERR_SCHEMA);
   EXPECT_NE(message_of("add = 2\n").find("executable"), std::string::npos);
   EXPECT_EQ(code_of("executable = x\n"), BDYN_ERR_SCHEMA);
   EXPECT_EQ(code_of(""), BDYN_ERR_SCHEMA);
 }
 
-TEST(BlacsDynSchema, BadValuesNameTheLineAndValue) {
+TEST(blacsDynSchema, BadValuesNameTheLineAndValue) {
   const auto m = message_of("executable = x\nadd = zero\n");
   EXPECT_NE(m.find("t.dat:2"), std::string::npos) << m;
   EXPECT_NE(m.find("zero"), std::string::npos) << m;
@@ -72,20 +72,20 @@ TEST(BlacsDynSchema, BadValuesNameTheLineAndValue) {
   EXPECT_EQ(code_of("executable = x\nadd = 1\nhosts = a,\n"), BDYN_ERR_SCHEMA);
 }
 
-TEST(BlacsDynSchema, UnknownDuplicateAndKeylessLinesAreErrors) {
+TEST(blacsDynSchema, UnknownDuplicateAndKeylessLinesAreErrors) {
   EXPECT_NE(message_of("executable = x\nadd = 1\ncolour = red\n").find("unknown key 'colour'"),
             std::string::npos);
   EXPECT_NE(message_of("executable = x\nadd = 1\nadd = 2\n").find("twice"), std::string::npos);
   EXPECT_NE(message_of("executable x\n").find("t.dat:1"), std::string::npos);
 }
 
-TEST(BlacsDynSchema, UnterminatedQuoteIsAnError) {
+TEST(blacsDynSchema, UnterminatedQuoteIsAnError) {
   const auto m = message_of("executable = x\nadd = 1\nargs = \"open\n");
   EXPECT_NE(m.find("t.dat:3"), std::string::npos) << m;
   EXPECT_NE(m.find("unterminated"), std::string::npos) << m;
 }
 
-TEST(BlacsDynSplitArgs, SplitsLikeAShellWithoutExpansion) {
+TEST(blacsDynSplitArgs, SplitsLikeAShellWithoutExpansion) {
   const auto w = bdyn::split_args(R"(a  "b c" 'd "e"' f\ g "h\"i" $HOME)");
   ASSERT_EQ(w.size(), 6u);
   EXPECT_EQ(w[0], "a");
@@ -98,7 +98,7 @@ TEST(BlacsDynSplitArgs, SplitsLikeAShellWithoutExpansion) {
   EXPECT_EQ(bdyn::split_args("''").size(), 1u);
 }
 
-TEST(BlacsDynSchemaPath, ExplicitThenEnvironmentThenDefault) {
+TEST(blacsDynSchemaPath, ExplicitThenEnvironmentThenDefault) {
   EXPECT_EQ(bdyn::schema_path("x.dat", "y.dat"), "x.dat");
   EXPECT_EQ(bdyn::schema_path(nullptr, "y.dat"), "y.dat");
   EXPECT_EQ(bdyn::schema_path("", ""), "blacs_setup.dat");

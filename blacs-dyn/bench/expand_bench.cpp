@@ -1,0 +1,111 @@
+// Expansion and shrink latency of blacs-dyn against raw MPI_Comm_spawn +
+// MPI_Intercomm_merge, in the same run, interleaved, medians of several repetitions.
+//   mpiexec -n 4 bdyn_bench [reps=5] [adds=1,5,12]
+// Library expansion = bdyn_expand (spawn, check-in, merge) + a BLACS grid on the new world
+// (blacs_get(0, 0) + blacs_gridinit), everybody done. Raw = MPI_Comm_spawn over the
+// world + MPI_Intercomm_merge, everybody done. Shrink = bdyn_shrink_to_level back to the
+// previous level (the spawned group disconnects and exits).
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "blacs-dyn/blacs_dyn.hpp"
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const auto n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// A newcomer of a library expansion: take part in the grid and in the shrink, then leave.
+int lib_child() {
+  { bdyn::Grid g = bdyn::Grid::square(); }
+  MPI_Barrier(bdyn_world());
+  if (bdyn::World::shrink_to_level(bdyn::World::depth() - 2)) bdyn::World::leave();
+  MPI_Finalize();
+  return 1;  // not reached
+}
+
+// A child of a raw spawn: merge, then disconnect and exit.
+int raw_child() {
+  MPI_Comm parent = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+  MPI_Comm_get_parent(&parent);
+  MPI_Intercomm_merge(parent, 1, &merged);
+  MPI_Barrier(merged);
+  MPI_Comm_free(&merged);
+  MPI_Comm_disconnect(&parent);
+  MPI_Finalize();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  if (bdyn::World::is_new()) return lib_child();
+  if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return raw_child();
+
+  const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  std::vector<int> adds = {1, 5, 12};
+  if (argc > 2) {
+    adds.clear();
+    std::stringstream ss(argv[2]);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) adds.push_back(std::atoi(tok.c_str()));
+  }
+  const MPI_Comm world = bdyn_world();
+  int rank = 0, np = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &np);
+  if (rank == 0)
+    std::printf("# blacs-dyn expansion benchmark: %d parents, %d repetitions, medians in ms\n"
+                "%6s %12s %12s %8s %12s\n",
+                np, reps, "add", "raw", "blacs-dyn", "ratio", "shrink");
+  char raw_arg[] = "--raw-child";
+  char* raw_argv[] = {raw_arg, nullptr};
+  for (int k : adds) {
+    std::vector<double> raw, lib, shrink;
+    for (int r = 0; r < reps; ++r) {
+      // Raw spawn + merge.
+      MPI_Barrier(world);
+      double t0 = MPI_Wtime();
+      MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
+      std::vector<int> errs(static_cast<size_t>(k));
+      MPI_Comm_spawn(argv[0], raw_argv, k, MPI_INFO_NULL, 0, world, &inter, errs.data());
+      MPI_Intercomm_merge(inter, 0, &merged);
+      MPI_Barrier(merged);
+      raw.push_back(MPI_Wtime() - t0);
+      MPI_Comm_free(&merged);
+      MPI_Comm_disconnect(&inter);
+
+      // blacs-dyn: expand + grid on the new world.
+      MPI_Barrier(world);
+      t0 = MPI_Wtime();
+      bdyn::World::expand(k, argv[0]);
+      { bdyn::Grid g = bdyn::Grid::square(); }
+      MPI_Barrier(bdyn_world());
+      lib.push_back(MPI_Wtime() - t0);
+
+      t0 = MPI_Wtime();
+      if (bdyn::World::shrink_to_level(bdyn::World::depth() - 2)) bdyn::World::leave();
+      MPI_Barrier(bdyn_world());
+      shrink.push_back(MPI_Wtime() - t0);
+    }
+    if (rank == 0) {
+      const double mr = median(raw), ml = median(lib);
+      std::printf("%6d %12.1f %12.1f %8.2f %12.1f\n", k, 1e3 * mr, 1e3 * ml, ml / mr,
+                  1e3 * median(shrink));
+      std::fflush(stdout);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}
