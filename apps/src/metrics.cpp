@@ -36,18 +36,27 @@ std::vector<Segment> Metrics::segments() const {
     s.first_iteration = iterations_[i].iteration;
     s.last_iteration = iterations_[j].iteration;
     const std::size_t from = (j > i) ? i + 1 : i;  // drop the transient first iteration
-    double w = 0, d = 0, mw = 1e300, md = 1e300;
+    std::vector<double> ws, ds;
     for (std::size_t k = from; k <= j; ++k) {
-      w += iterations_[k].wall;
-      d += iterations_[k].dedicated;
-      mw = std::min(mw, iterations_[k].wall);
-      md = std::min(md, iterations_[k].dedicated);
+      ws.push_back(iterations_[k].wall);
+      ds.push_back(iterations_[k].dedicated);
     }
-    const double n = static_cast<double>(j - from + 1);
-    s.mean_wall = w / n;
-    s.mean_dedicated = d / n;
-    s.min_wall = mw;
-    s.min_dedicated = md;
+    auto mean = [](const std::vector<double>& v) {
+      double t = 0;
+      for (double x : v) t += x;
+      return t / static_cast<double>(v.size());
+    };
+    auto median = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      const std::size_t h = v.size() / 2;
+      return v.size() % 2 ? v[h] : 0.5 * (v[h - 1] + v[h]);
+    };
+    s.mean_wall = mean(ws);
+    s.mean_dedicated = mean(ds);
+    s.median_wall = median(ws);
+    s.median_dedicated = median(ds);
+    s.min_wall = *std::min_element(ws.begin(), ws.end());
+    s.min_dedicated = *std::min_element(ds.begin(), ds.end());
     out.push_back(s);
     i = j + 1;
   }
@@ -65,25 +74,25 @@ std::vector<ResizeAnalysis> Metrics::analyse() const {
       if (s.first_iteration == r.after_iteration + 1) a.after = s;
     }
     if (r.ok && a.before && a.after) {
-      a.payoff_wall = payoff_point(r.t_total, a.before->mean_wall, a.after->mean_wall);
-      a.payoff_dedicated = payoff_point(r.t_total, a.before->mean_dedicated, a.after->mean_dedicated);
-      if (a.after->mean_wall > 0) a.cost_wall = resize_cost(r.t_total, a.after->mean_wall);
-      if (a.after->mean_dedicated > 0)
-        a.cost_dedicated = resize_cost(r.t_total, a.after->mean_dedicated);
+      a.payoff_wall = payoff_point(r.t_total, a.before->median_wall, a.after->median_wall);
+      a.payoff_dedicated = payoff_point(r.t_total, a.before->median_dedicated, a.after->median_dedicated);
+      if (a.after->median_wall > 0) a.cost_wall = resize_cost(r.t_total, a.after->median_wall);
+      if (a.after->median_dedicated > 0)
+        a.cost_dedicated = resize_cost(r.t_total, a.after->median_dedicated);
     }
     out.push_back(a);
   }
   return out;
 }
 
-std::optional<double> Metrics::current_mean(int min_iters, bool dedicated) const {
+std::optional<double> Metrics::current_time(int min_iters, bool dedicated) const {
   const auto segs = segments();
   if (segs.empty()) return std::nullopt;
   const Segment& s = segs.back();
   // Steady-state iterations exclude the transient first one.
   const int steady = s.count() > 1 ? s.count() - 1 : 1;
   if (steady < min_iters) return std::nullopt;
-  return dedicated ? s.mean_dedicated : s.mean_wall;
+  return dedicated ? s.median_dedicated : s.median_wall;
 }
 
 }  // namespace resize

@@ -88,7 +88,7 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
   // The grid's size, not the world's: a world may hold idle processes outside the grid.
   const int cur = in.grid.size();
   std::optional<double> mean;
-  if (in.metrics) mean = in.metrics->current_mean(opt_.measure_iters, opt_.use_dedicated);
+  if (in.metrics) mean = in.metrics->current_time(opt_.measure_iters, opt_.use_dedicated);
   if (mean) {
     sched_->report(cur, *mean);
     time_by_procs_[cur] = *mean;

@@ -26,13 +26,13 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
   o << "   clocks: wall = elapsed (max over ranks); dedicated-core = max per-rank CPU time"
        " (estimate with one core per rank; this host has "
     << info.cores << " hardware threads)\n";
-  o << "\n   iteration time per grid (steady state: first iteration after a change left out)\n";
-  o << "   grid   procs  iters        wall ms/iter   dedicated-core ms/iter\n";
+  o << "\n   iteration time per grid, ms (steady state: the first iteration after a change is left out)\n";
+  o << "   grid   procs  iters    wall median     mean | dedicated-core median     mean\n";
   for (const auto& s : m.segments()) {
     char line[160];
-    std::snprintf(line, sizeof line, "   %-6s %5d  %3d-%-3d %12s   %12s\n", s.grid.c_str(), s.procs,
-                  s.first_iteration, s.last_iteration, ms(s.mean_wall).c_str(),
-                  ms(s.mean_dedicated).c_str());
+    std::snprintf(line, sizeof line, "   %-6s %5d  %3d-%-3d %11s %8s | %21s %8s\n", s.grid.c_str(), s.procs,
+                  s.first_iteration, s.last_iteration, ms(s.median_wall).c_str(), ms(s.mean_wall).c_str(),
+                  ms(s.median_dedicated).c_str(), ms(s.mean_dedicated).c_str());
     o << line;
   }
   const auto an = m.analyse();
@@ -50,7 +50,8 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       o << line;
       if (!r.ok) o << "          " << r.message << "\n";
     }
-    o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2), seed 002 §5.3\n";
+    o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2), seed 002 §5.3"
+         " (t_p = median iteration time)\n";
     o << "   change           t_r ms | wall: t_p1 ms  t_p2 ms  payoff  cost | dedicated-core: t_p1 ms  t_p2 ms  payoff  cost\n";
     for (const auto& a : an) {
       const auto& r = a.record;
@@ -59,9 +60,9 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       std::snprintf(line, sizeof line,
                     "   %-15s %7s | %13s %8s %7s %5s | %23s %8s %7s %5s\n",
                     (r.from_grid + "->" + r.to_grid).c_str(), ms(r.t_total).c_str(),
-                    ms(a.before->mean_wall).c_str(), ms(a.after->mean_wall).c_str(),
+                    ms(a.before->median_wall).c_str(), ms(a.after->median_wall).c_str(),
                     count_or(a.payoff_wall, "never").c_str(), count_or(a.cost_wall, "-").c_str(),
-                    ms(a.before->mean_dedicated).c_str(), ms(a.after->mean_dedicated).c_str(),
+                    ms(a.before->median_dedicated).c_str(), ms(a.after->median_dedicated).c_str(),
                     count_or(a.payoff_dedicated, "never").c_str(),
                     count_or(a.cost_dedicated, "-").c_str());
       o << line;
@@ -90,7 +91,8 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
   for (const auto& s : m.segments())
     j["segments"].push_back({{"grid", s.grid}, {"procs", s.procs}, {"first", s.first_iteration},
                              {"last", s.last_iteration}, {"mean_wall_s", s.mean_wall},
-                             {"mean_dedicated_s", s.mean_dedicated}});
+                             {"mean_dedicated_s", s.mean_dedicated}, {"median_wall_s", s.median_wall},
+                             {"median_dedicated_s", s.median_dedicated}});
   for (const auto& a : m.analyse()) {
     const auto& r = a.record;
     json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},

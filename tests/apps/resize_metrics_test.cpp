@@ -71,15 +71,24 @@ TEST(Metrics, AnalysisGivesPayoffAndCostOnBothClocks) {
   EXPECT_EQ(an[1].cost_wall.value(), 2);         // ceil(1.25 / 1.0)
 }
 
-TEST(Metrics, CurrentMeanNeedsEnoughSteadyIterations) {
+TEST(Metrics, CurrentTimeNeedsEnoughSteadyIterations) {
   Metrics m;
   m.add_iteration({1, 4, "2x2", 5.0, 5.0});
-  EXPECT_TRUE(m.current_mean(1, false).has_value());
-  EXPECT_FALSE(m.current_mean(2, false).has_value());
+  EXPECT_TRUE(m.current_time(1, false).has_value());
+  EXPECT_FALSE(m.current_time(2, false).has_value());
   m.add_iteration({2, 4, "2x2", 1.0, 0.5});
   m.add_iteration({3, 4, "2x2", 3.0, 1.5});
-  EXPECT_DOUBLE_EQ(m.current_mean(2, false).value(), 2.0);
-  EXPECT_DOUBLE_EQ(m.current_mean(2, true).value(), 1.0);
+  EXPECT_DOUBLE_EQ(m.current_time(2, false).value(), 2.0);
+  EXPECT_DOUBLE_EQ(m.current_time(2, true).value(), 1.0);
+}
+
+TEST(Metrics, OnePreemptedIterationDoesNotMoveTheSegmentTime) {
+  Metrics m;
+  const double wall[] = {9.0, 1.0, 1.1, 40.0, 0.9};  // iteration 4 was preempted
+  for (int i = 1; i <= 5; ++i) m.add_iteration({i, 4, "2x2", wall[i - 1], wall[i - 1]});
+  const auto s = m.segments().front();
+  EXPECT_DOUBLE_EQ(s.median_wall, 1.05);
+  EXPECT_GT(s.mean_wall, 10.0);
 }
 
 TEST(Report, SummaryShowsBothClocksAndTheCheck) {

@@ -57,6 +57,7 @@ struct Segment {
   int first_iteration = 0, last_iteration = 0;
   int count() const { return last_iteration - first_iteration + 1; }
   double mean_wall = 0.0, mean_dedicated = 0.0;  // steady state (see Metrics::segments)
+  double median_wall = 0.0, median_dedicated = 0.0;
   double min_wall = 0.0, min_dedicated = 0.0;
 };
 
@@ -77,15 +78,17 @@ class Metrics {
 
   // Segments of iterations on one grid. The first iteration after a resize is a
   // transient (caches, first-touch of new buffers; seed 003 ignores it too) and is left
-  // out of the means when the segment has more than one iteration.
+  // out of the statistics when the segment has more than one iteration.
   std::vector<Segment> segments() const;
   // Every successful resize with its neighbouring segments, payoff point and resize cost
   // computed from wall and from dedicated-core iteration times (t_r is the wall resize
-  // time in both: spawning and moving data do not speed up with dedicated cores).
+  // time in both: spawning and moving data do not speed up with dedicated cores). The
+  // iteration time of a segment is its median: on a shared host one preempted iteration
+  // can take ten times the others and would dominate a mean.
   std::vector<ResizeAnalysis> analyse() const;
-  // Mean steady-state iteration time (wall or dedicated) of the latest segment with at
-  // least `min_iters` iterations; empty if there is none yet.
-  std::optional<double> current_mean(int min_iters, bool dedicated) const;
+  // Median steady-state iteration time (wall or dedicated) of the latest segment if it
+  // has at least `min_iters` steady iterations; empty otherwise.
+  std::optional<double> current_time(int min_iters, bool dedicated) const;
 
  private:
   std::vector<IterationSample> iterations_;

@@ -104,7 +104,7 @@ class OfferFileScheduler final : public Scheduler {
 
 // Sweet spot (seed 002 §3.1.2): while the scheduler offers processes, expand one grid
 // step at a time (one more process row or column, Local2) and measure; as soon as an
-// expansion does not improve the mean iteration time by at least `min_gain` (relative),
+// expansion does not improve the (median) iteration time by at least `min_gain` (relative),
 // the previous size was the bottom of the U-curve: shrink back to it and stop
 // expanding. Shrink requests from the scheduler are always honoured.
 class SweetSpotPolicy final : public Policy {
