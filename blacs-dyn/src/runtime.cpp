@@ -154,6 +154,22 @@ std::uint64_t fingerprint(const ShrinkPlan& plan) {
   return h & 0x7fffffffffffffffull;
 }
 
+// BDYN_TRACE=1: rank 0 of an expansion prints the time of each phase on stderr.
+class PhaseTrace {
+ public:
+  explicit PhaseTrace(bool on) : on_(on && std::getenv("BDYN_TRACE")), t_(now()) {}
+  void mark(const char* phase) {
+    if (!on_) return;
+    const double t = now();
+    std::fprintf(stderr, "blacs-dyn trace: %-28s %8.2f ms\n", phase, 1e3 * (t - t_));
+    t_ = t;
+  }
+
+ private:
+  bool on_;
+  double t_;
+};
+
 }  // namespace
 
 void set_last_error(const std::string& msg) { g_last_error = msg; }
@@ -387,6 +403,7 @@ void Runtime::expand(const SpawnRequest& req) {
   require_active("bdyn_expand");
   const MPI_Comm w = priv();
   const int r = rank();
+  PhaseTrace trace(r == 0);
   std::optional<Error> err;
   int nn[2] = {req.nnew, -req.nnew};
   check(MPI_Allreduce(MPI_IN_PLACE, nn, 2, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
@@ -407,6 +424,7 @@ void Runtime::expand(const SpawnRequest& req) {
     }
   }
   agree(w, err);
+  trace.mark("checks");
 
   const int level = stack_->depth();
   const ProcId first = stack_->nprocs_started();
@@ -417,8 +435,10 @@ void Runtime::expand(const SpawnRequest& req) {
     } catch (const Error& e) {
       err = e;
     }
+    trace.mark("spawn + check-in");
   }
   agree(w, err);
+  trace.mark("agree");
 
   LevelStack next = *stack_;
   next.push_expansion(req.nnew);
@@ -431,16 +451,20 @@ void Runtime::expand(const SpawnRequest& req) {
       check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, i, kTagGo, link),
             "MPI_Send (go)");
     check(MPI_Intercomm_merge(link, 0, &m1), "MPI_Intercomm_merge (root and newcomers)");
+    trace.mark("go + merge with root");
   }
   // Parents first, ranks unchanged (§3.3.3): the world is the low group of the merge.
   MPI_Comm ia = MPI_COMM_NULL, merged = MPI_COMM_NULL;
   check(MPI_Intercomm_create(w, 0, m1, 1, kTagIcc, &ia), "MPI_Intercomm_create");
+  trace.mark("intercomm_create");
   check(MPI_Intercomm_merge(ia, 0, &merged), "MPI_Intercomm_merge (world and newcomers)");
+  trace.mark("merge with world");
   MPI_Comm_free(&ia);
   if (m1 != MPI_COMM_NULL) MPI_Comm_free(&m1);
 
   LevelComms lc{merged, true, MPI_COMM_NULL};
   check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
+  trace.mark("dup");
   MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
   comms_.push_back(lc);
   stack_ = std::move(next);
