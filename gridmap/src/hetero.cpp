@@ -465,7 +465,11 @@ Topology squarest_factorization(int P, AspectRatio aspect) {
 }
 
 redist::Layout to_layout(const HeteroMapping& h, const std::vector<int>& ranks) {
-  return redist::Layout::from_blocks(h.rows, h.cols, h.grid.rows, h.grid.cols, 0, 0, ranks);
+  try {
+    return redist::Layout::from_blocks(h.rows, h.cols, h.grid.rows, h.grid.cols, 0, 0, ranks);
+  } catch (const redist::Error& e) {
+    fail("heterogeneous layout: ", e.what());
+  }
 }
 
 namespace {
@@ -488,8 +492,12 @@ std::vector<std::int64_t> cyclic_blocks(const std::vector<std::int64_t>& share, 
 
 redist::Layout to_layout_cyclic(const HeteroMapping& h, std::int64_t row_cycle, std::int64_t col_cycle,
                                 const std::vector<int>& ranks) {
-  return redist::Layout::from_blocks(cyclic_blocks(h.rows, row_cycle), cyclic_blocks(h.cols, col_cycle),
-                                     h.grid.rows, h.grid.cols, 0, 0, ranks);
+  const auto rb = cyclic_blocks(h.rows, row_cycle), cb = cyclic_blocks(h.cols, col_cycle);
+  try {
+    return redist::Layout::from_blocks(rb, cb, h.grid.rows, h.grid.cols, 0, 0, ranks);
+  } catch (const redist::Error& e) {
+    fail("heterogeneous layout: ", e.what());
+  }
 }
 
 }  // namespace gridmap

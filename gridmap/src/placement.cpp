@@ -140,10 +140,12 @@ void MatrixShape::validate() const {
 
 namespace {
 
-// One balanced block per process line: sizes differ by at most one (§4.5's n/p).
+// One balanced block per process line: sizes differ by at most one (§4.5's n/p). With
+// fewer indices than lines the last lines hold nothing (redist blocks must be non-empty).
 std::vector<std::int64_t> balanced_blocks(std::int64_t total, int parts) {
-  std::vector<std::int64_t> b(static_cast<std::size_t>(parts), total / parts);
-  for (std::int64_t k = 0; k < total % parts; ++k) ++b[static_cast<std::size_t>(k)];
+  const std::int64_t used = std::min<std::int64_t>(parts, total);
+  std::vector<std::int64_t> b(static_cast<std::size_t>(used), total / used);
+  for (std::int64_t k = 0; k < total % used; ++k) ++b[static_cast<std::size_t>(k)];
   return b;
 }
 
@@ -187,12 +189,16 @@ redist::Layout layout_for(const Placement& placement, const MatrixShape& shape) 
   placement.validate();
   shape.validate();
   const Topology g = placement.grid;
-  if (shape.block)
-    return redist::Layout::from_blocks(balanced_blocks(shape.m, g.rows),
-                                       balanced_blocks(shape.n, g.cols), g.rows, g.cols, 0, 0,
-                                       placement.slots);
-  return redist::Layout::block_cyclic(shape.m, shape.n, shape.mb, shape.nb, g.rows, g.cols, 0, 0,
-                                      placement.slots);
+  try {
+    if (shape.block)
+      return redist::Layout::from_blocks(balanced_blocks(shape.m, g.rows),
+                                         balanced_blocks(shape.n, g.cols), g.rows, g.cols, 0, 0,
+                                         placement.slots);
+    return redist::Layout::block_cyclic(shape.m, shape.n, shape.mb, shape.nb, g.rows, g.cols, 0, 0,
+                                        placement.slots);
+  } catch (const redist::Error& e) {
+    fail("layout: ", e.what());
+  }
 }
 
 std::vector<std::vector<std::int64_t>> overlap_matrix(const redist::Layout& before,

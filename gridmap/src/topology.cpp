@@ -120,11 +120,13 @@ LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspec
     return scope == AspectScope::Increment ? aspect.admits_increment(x, y)
                                            : aspect.admits(Topology{r + x, c + y});
   };
-  const auto cost = [&](long x, long y) { return r * x + c * y + x * y; };
+  // New processes: (r+x)(c+y) - rc = c*x + r*y + x*y. §5.2.1.2 writes rx + cy + xy, which
+  // agrees only for square grids (the only ones its experiments used).
+  const auto cost = [&](long x, long y) { return c * x + r * y + x * y; };
 
   LocalExpansion out;
   out.grid = cur;
-  // The objective is monotone in x and y, so x <= offered/c... bounds keep this O(n^2/rc).
+  // The cost grows with x and y, so both loops stop as soon as it exceeds the offer.
   for (int x = 0; x == 0 || cost(x, 0) <= offered; ++x) {
     for (int y = 0; cost(x, y) <= offered; ++y) {
       if (!admissible(x, y)) continue;

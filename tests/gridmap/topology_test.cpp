@@ -104,8 +104,8 @@ TEST(LocalExpansion, MaximisesUseUnderTheIncrementConstraints) {
     int best = 0;
     for (int x = 0; x <= n; ++x)
       for (int y = 0; y <= n; ++y)
-        if ((x || y) && y <= 2 * x && x <= 2 * y && 3 * x + 5 * y + x * y <= n)
-          best = std::max(best, 3 * x + 5 * y + x * y);
+        if ((x || y) && y <= 2 * x && x <= 2 * y && (3 + x) * (5 + y) - 15 <= n)
+          best = std::max(best, (3 + x) * (5 + y) - 15);
     EXPECT_EQ(g.used, best) << "n = " << n;
     EXPECT_EQ(g.possible, best > 0);
   }
@@ -120,6 +120,22 @@ TEST(LocalExpansion, FiveByFivePlusThreeIsImpossibleAndGlobalGivesFourBySeven) {
   EXPECT_NE(e.reason.find("4x7"), std::string::npos) << e.reason;
   // §4.4: 10x10 + 8 -> Global 108 = 9x12 (the thesis writes 12 x 9).
   EXPECT_EQ(plan_local_expansion({10, 10}, 8).global_grid, (Topology{9, 12}));
+}
+
+TEST(LocalExpansion, CountsTheProcessesOfNonSquareGrids) {
+  // A 1x5 grid gains 5 processes per new row and 1 per new column: 10 offered make 3x5
+  // (two rows), never 11x5. The grid always holds the old processes plus `used`.
+  const auto e = plan_local_expansion({1, 5}, 10, AspectRatio::near_square(3), AspectScope::FinalGrid);
+  ASSERT_TRUE(e.possible);
+  EXPECT_EQ(e.grid, (Topology{3, 5}));
+  for (int r = 1; r <= 5; ++r)
+    for (int c = 1; c <= 5; ++c)
+      for (int n = 0; n < 30; ++n) {
+        const auto g = plan_local_expansion({r, c}, n, AspectRatio::near_square(3), AspectScope::FinalGrid);
+        if (!g.possible) continue;
+        EXPECT_EQ(g.grid.size(), r * c + g.used);
+        EXPECT_LE(g.used, n);
+      }
 }
 
 TEST(LocalExpansion, FinalGridScopeAllowsASingleColumn) {

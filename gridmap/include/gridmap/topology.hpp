@@ -66,7 +66,7 @@ enum class AspectScope { Increment, FinalGrid };
 struct LocalExpansion {
   bool possible = false;
   int add_rows = 0, add_cols = 0;  // x, y
-  int used = 0;                    // r*x + c*y + x*y processes taken from the offer
+  int used = 0;                    // c*x + r*y + x*y processes taken from the offer
   Topology grid;                   // (r+x) x (c+y), or the current grid if impossible
   int smallest_step = 0;           // processes the cheapest admissible local step needs
   Topology global_grid;            // Global remapping using every process (§5.4 end)
@@ -74,8 +74,9 @@ struct LocalExpansion {
   std::string reason;
 };
 
-// Local expansion optimiser (§5.2.1.2): maximise r*x + c*y + x*y <= offered under the
-// aspect constraints. When no local step fits (5x5 + 3) it says so and what Global would
+// Local expansion optimiser (§5.2.1.2): maximise the new processes (r+x)(c+y) - rc =
+// c*x + r*y + x*y <= offered under the aspect constraints (the thesis's rx + cy + xy is the
+// same for its square grids). When no local step fits (5x5 + 3) it says so and what Global would
 // do (4x7 for 5x5 + 3). Throws gridmap::Error for a bad grid, offered < 0 or bad aspect.
 LocalExpansion plan_local_expansion(Topology current, int offered,
                                     AspectRatio aspect = AspectRatio::square(),
