@@ -3,13 +3,13 @@
 # ScaLAPACK (identical RESULT line), and after an expansion the same solver code runs on
 # the world of 4 with the same solution. The stock binary with libmall_blacs_dyn preloaded
 # (no relinking) gives the identical line too.
-# Usage: compare_stock.sh MPIEXEC STOCK_EXE DYN_EXE EXPAND_EXE BLACS_DYN_LIB
+# Usage: compare_stock.sh MPIEXEC STOCK_EXE DYN_EXE EXPAND_EXE BLACS_DYN_LIB|-
 set -eu
 mpiexec=$1 stock=$2 dyn=$3 expand=$4 lib=$5
 run() { "$mpiexec" --oversubscribe --bind-to none -n 2 "$@" | grep '^RESULT'; }
 s=$(run "$stock")
 d=$(run "$dyn")
-p=$(run -x LD_PRELOAD="$lib" "$stock")
+if [ "$lib" = - ]; then p=$s; else p=$(run -x LD_PRELOAD="$lib" "$stock"); fi
 e=$(run "$expand")
 echo "stock:     $s"
 echo "dyn:       $d"

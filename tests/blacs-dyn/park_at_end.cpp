@@ -1,0 +1,35 @@
+// A spawned process parked while a sibling stays is released at MPI_Finalize: rank 0,
+// the active sibling and the parked one disconnect the group's spawn link together and
+// the job ends normally. 2 -> 4 (group {2, 3}); keep ranks {0, 1, 2}: id 3 parks.
+#include <mpi.h>
+
+#include <cstdio>
+
+#include "blacs-dyn/blacs_dyn.h"
+#include "grid_check.hpp"
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  if (!bdyn_is_new() && bdyn_expand(2, argv[0], nullptr, nullptr, MPI_INFO_NULL) != BDYN_OK) {
+    std::fprintf(stderr, "expand: %s\n", bdyn_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  const int keep[] = {0, 1, 2};
+  int leaving = 0;
+  if (bdyn_shrink_to_ranks(keep, 3, &leaving) != BDYN_OK) {
+    std::fprintf(stderr, "shrink: %s\n", bdyn_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (leaving) {
+    if (bdyn_leaving() != 2) std::printf("FAILED: the half-group member should park\n");
+    bdyn_leave();
+  }
+  const auto r = bdyn_test::pdgemm_on_world(36, 6);
+  int active = 0, parked = 0, exited = 0;
+  bdyn_process_counts(&active, &parked, &exited);
+  const bool ok = r.ok && r.np == 3 && active == 3 && parked == 1 && exited == 0;
+  if (bdyn_rank() == 0) std::printf("world %d, %d parked: %s\n", r.np, parked, ok ? "PASS" : "FAILED");
+  std::fflush(stdout);
+  MPI_Finalize();
+  return ok ? 0 : 1;
+}
