@@ -45,9 +45,6 @@ extern MPI_Status* BI_Stats;
 int Csys2blacs_handle(MPI_Comm comm);
 MPI_Comm Cblacs2sys_handle(int handle);
 
-// Defined below; declared here for the interposition check.
-void Cblacs_pinfo(int* mypnum, int* nprocs);
-void blacs_pinfo_(int* mypnum, int* nprocs);
 }
 static_assert(sizeof(bdyn_blacs_buffer) == 56, "BLACBUFF layout of ScaLAPACK 2.2 (x86_64)");
 
@@ -143,14 +140,23 @@ void blacs_sync_world(MPI_Comm world) {
   if (BI_COMM_WORLD) *BI_COMM_WORLD = static_cast<int>(MPI_Comm_c2f(world));
 }
 
-bool blacs_entry_points_interposed() {
-  return dlsym(RTLD_DEFAULT, "Cblacs_pinfo") == reinterpret_cast<void*>(&Cblacs_pinfo) &&
-         dlsym(RTLD_DEFAULT, "blacs_pinfo_") == reinterpret_cast<void*>(&blacs_pinfo_);
+// Whether the program's global lookup of `name` lands in this library. (Comparing with
+// &Cblacs_pinfo would not do: inside this library that address is also looked up
+// globally.)
+static bool resolves_here(const char* name) {
+  void* sym = dlsym(RTLD_DEFAULT, name);
+  Dl_info found{}, self{};
+  return sym && dladdr(sym, &found) &&
+         dladdr(reinterpret_cast<void*>(&init_or_abort), &self) &&
+         found.dli_fbase == self.dli_fbase;
 }
 
-bool finalize_interposed() {
-  return dlsym(RTLD_DEFAULT, "MPI_Finalize") == reinterpret_cast<void*>(&MPI_Finalize);
+bool blacs_entry_points_interposed() {
+  return resolves_here("Cblacs_pinfo") && resolves_here("blacs_pinfo_") &&
+         resolves_here("Cblacs_get") && resolves_here("blacs_get_");
 }
+
+bool finalize_interposed() { return resolves_here("MPI_Finalize"); }
 
 void check_scalapack_version() {
   Dl_info info{};

@@ -201,7 +201,6 @@ void Runtime::ensure_init() {
   }
   initialized_ = true;
   blacs_interposed_ = blacs_entry_points_interposed();
-  finalize_interposed_ = finalize_interposed();
   check_scalapack_version();
 
   MPI_Comm parent = MPI_COMM_NULL;
@@ -582,6 +581,12 @@ void Runtime::shrink(const ShrinkPlan& plan) {
 
 namespace {
 void agree_plan(MPI_Comm w, std::optional<Error>& err, const ShrinkPlan& plan) {
+  // Parked processes wait for the release sent from our MPI_Finalize; if the program's
+  // MPI_Finalize is not ours they would wait forever.
+  if (!err && !plan.park_now.empty() && !finalize_interposed())
+    err = Error(BDYN_ERR_STATE,
+                "this shrink would park processes, but MPI_Finalize is not blacs-dyn's (link "
+                "libmall_blacs_dyn ahead of MPI): they could never be released");
   long long fp[2] = {-1, -1};
   if (!err) {
     fp[0] = static_cast<long long>(fingerprint(plan));

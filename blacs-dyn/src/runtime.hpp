@@ -92,7 +92,6 @@ class Runtime {
   bool finalized_ = false;
   bool dynamic_ = false;  // an expansion or shrink happened, or this process was spawned
   bool blacs_interposed_ = false;
-  bool finalize_interposed_ = false;
   std::optional<LevelStack> stack_;
   std::vector<LevelComms> comms_;
   ProcId me_ = -1;
