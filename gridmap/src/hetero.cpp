@@ -353,12 +353,13 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
   // Beyond the thesis: the T_opt refinement can stop at an arrangement that pairwise swaps
   // still improve (Table 6.1's rank-1 powers, sorted row-major, are such a case). Swap
   // pairs of movable processors of different power while the iteration time drops.
-  if (opt.swap_search) {
-    for (int pass = 0; pass < opt.max_iterations; ++pass) {
-      bool improved = false;
-      for (std::size_t a = 0; a < S && !improved; ++a) {
+  // A grid with one row or one column balances any arrangement perfectly: nothing to swap.
+  if (opt.swap_search && grid.rows > 1 && grid.cols > 1) {
+    for (int pass = 0; pass < std::min(opt.max_iterations, 8); ++pass) {
+      bool improved = false;  // one pass tries every pair once, keeping each improvement
+      for (std::size_t a = 0; a < S; ++a) {
         if (!opt.fixed.empty() && opt.fixed[a]) continue;
-        for (std::size_t b = a + 1; b < S && !improved; ++b) {
+        for (std::size_t b = a + 1; b < S; ++b) {
           if (!opt.fixed.empty() && opt.fixed[b]) continue;
           if (powers.values[static_cast<std::size_t>(best_ids[a])] ==
               powers.values[static_cast<std::size_t>(best_ids[b])])
@@ -381,7 +382,8 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
   // The ascent flattens the landscape the swaps search (Table 6.1 again), so the thesis's
   // own path (pure sizes) is followed too and its arrangement sized with the ascent; the
   // faster of the two is kept.
-  if (opt.coordinate_ascent && (opt.refine_arrangement || opt.swap_search)) {
+  if (opt.coordinate_ascent && (opt.refine_arrangement || opt.swap_search) && grid.rows > 1 &&
+      grid.cols > 1) {
     HeteroOptions pure = opt;
     pure.coordinate_ascent = false;
     const HeteroMapping other = map_arranged(powers, grid, ids0, m, n, pure);

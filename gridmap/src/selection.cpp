@@ -103,12 +103,15 @@ Selection finish(const Context& cx, SelectionStrategy s, std::vector<int> chosen
 
 // ---- Global (§6.3.1.1) ----
 
-HeteroMapping global_map(const Context& cx, const std::vector<int>& chosen) {
+// `quick` leaves out the swap search: the replacement loop compares many candidate sets,
+// and only the final set needs the full mapping.
+HeteroMapping global_map(const Context& cx, const std::vector<int>& chosen, bool quick = true) {
   const auto all = combined(cx, chosen);
-  if (cx.opt.global_grid == GlobalGrid::Search)
-    return search_topology(all, cx.current.m, cx.current.n, cx.opt.aspect, cx.opt.mapping);
   HeteroOptions o = cx.opt.mapping;
   o.fixed.clear();
+  if (quick) o.swap_search = false;
+  if (cx.opt.global_grid == GlobalGrid::Search)
+    return search_topology(all, cx.current.m, cx.current.n, cx.opt.aspect, o);
   return map_heterogeneous(all, squarest_factorization(static_cast<int>(all.size()), cx.opt.aspect),
                            cx.current.m, cx.current.n, o);
 }
@@ -224,6 +227,10 @@ Selection select_global(const Context& cx) {
     if (!improved) break;
   }
   if (rounds) notes << "; " << rounds << " replacement round(s) -> " << chosen.size() << ", grid " << to_string(h.grid);
+  if (cx.opt.mapping.swap_search) {
+    HeteroMapping full = global_map(cx, chosen, false);
+    if (full.iteration_time() < h.iteration_time()) h = std::move(full);
+  }
   return finish(cx, SelectionStrategy::Global, std::move(chosen), std::move(h), notes.str());
 }
 

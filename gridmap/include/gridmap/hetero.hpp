@@ -40,7 +40,7 @@ struct HeteroOptions {
   // lowers the throughput; see docs/gridmap.md).
   bool coordinate_ascent = true;
   // Beyond the thesis: after the refinement, swap pairs of processors while that shortens
-  // the iteration (first improvement, at most max_iterations passes of O(P^2) swaps).
+  // the iteration (passes over all O(P^2) pairs, at most min(max_iterations, 8) passes).
   bool swap_search = true;
   int max_iterations = 64;
   // Slots (row-major) whose processor may not move during refinement (Local remapping,
