@@ -12,7 +12,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OPENBLAS_NUM_THREADS=1
-cd "$here/build"
+build_dir=${BUILD_DIR:-build}
+[[ "${MALL_SANITIZE:-0}" == 1 ]] && build_dir=${BUILD_DIR:-build-asan}
+cd "$here/$build_dir"
 mpirun=(mpiexec --oversubscribe --bind-to none)
 
 echo "== PDGEMM on a 2x2 grid, checked against serial OpenBLAS (tool-chain smoke run)"
@@ -29,8 +31,8 @@ echo
 echo "== main job: resizable PDGEMM, 2x2 -> 3x3 (Local2) after iteration 4, back to 2x2 after 10"
 "${mpirun[@]}" -n "$np" apps/pdgemm_resizable -n 1200 --nb 64 -i 14 \
   -p scripted -s 4:expand:3x3:local2,10:shrink:2x2 --json main_job.json
-echo "(the run as JSON: $here/build/main_job.json)"
+echo "(the run as JSON: $here/$build_dir/main_job.json)"
 
 echo
 echo "== heterogeneous Game of Life, processing powers 1,2,2,4 (seed 002 §6.4, Table 6.3)"
-"${mpirun[@]}" -n 4 apps/life_hetero -n 800 -g 2x2 --powers 1,2,2,4 -i 10 --base-reps 10
+"${mpirun[@]}" -n 4 apps/life_hetero -n 800 -g 2x2 --powers 1,2,2,4 -i 10 --base-reps 200
