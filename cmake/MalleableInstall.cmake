@@ -11,7 +11,15 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake
         DESTINATION ${MALL_CMAKE_DIR})
 
 get_property(MALL_PC_LIBS GLOBAL PROPERTY MALL_PC_LIBS)
+# blacs-dyn first: its BLACS entry points must come ahead of ScaLAPACK's.
+if("-lmall_blacs_dyn" IN_LIST MALL_PC_LIBS)
+  list(REMOVE_ITEM MALL_PC_LIBS -lmall_blacs_dyn)
+  list(PREPEND MALL_PC_LIBS -lmall_blacs_dyn)
+endif()
 list(JOIN MALL_PC_LIBS " " MALL_PC_LIBS)
+# Relocatable: the prefix is found from the .pc file's own directory.
+file(RELATIVE_PATH MALL_PC_UP "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" MALL_PC_UP "${MALL_PC_UP}")
 configure_file(cmake/malleable.pc.in ${CMAKE_CURRENT_BINARY_DIR}/malleable.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleable.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs the build tree into a scratch prefix, then builds two applications against
+# it from outside the source tree - one with find_package(malleable), one with
+# pkg-config - and runs them under MPI.
+# Usage: run_install_test.sh <build-dir> <source-dir> <mpiexec>
+set -euo pipefail
+build=$1 src=$2 mpiexec=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cmake -S "$src/tests/install/consumer" -B "$work/cmake-app" \
+  -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/cmake-app" >/dev/null
+"$mpiexec" --oversubscribe --bind-to none -n 4 "$work/cmake-app/consumer"
+
+export PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig:$work/prefix/lib/x86_64-linux-gnu/pkgconfig:${PKG_CONFIG_PATH:-}"
+mpicc -o "$work/pc-app" "$src/tests/install/consumer/consumer_c.c" \
+  $(pkg-config --cflags --libs malleable) -Wl,-rpath,"$work/prefix/lib"
+"$mpiexec" --oversubscribe --bind-to none -n 2 "$work/pc-app"
+echo "install test: find_package and pkg-config consumers built and ran"
