@@ -47,8 +47,8 @@ std::vector<int> proportional_starts(int n, const std::vector<double>& w) {
   return s;
 }
 
-std::uint8_t life_initial(std::int64_t i, std::int64_t j) {
-  return entry(7, i, j) > 0.4 ? 1 : 0;  // entry is uniform in [-1, 1]: 30% alive
+std::uint8_t life_initial(std::int64_t i, std::int64_t j, int seed) {
+  return entry(seed, i, j) > 0.4 ? 1 : 0;  // entry is uniform in [-1, 1]: 30% alive
 }
 
 namespace {

@@ -35,6 +35,6 @@ double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int 
 // Serial reference: `gens` generations of an n x n board (column-major).
 void life_serial(std::vector<std::uint8_t>& board, int n, int gens);
 // The initial board: a deterministic random soup with ~30% live cells.
-std::uint8_t life_initial(std::int64_t i, std::int64_t j);
+std::uint8_t life_initial(std::int64_t i, std::int64_t j, int seed = 7);
 
 }  // namespace apps
