@@ -128,6 +128,26 @@ TEST(Selection, GlobalReplacementTable68Scenario) {
   EXPECT_LT(b.mapping.iteration_time(), a.mapping.iteration_time());
 }
 
+TEST(Selection, GlobalSearchAndAspectConstraints) {
+  const HeteroMapping initial = map_heterogeneous(ProcessorPowers{{313, 279, 34, 25}}, {2, 2}, 2000, 2000);
+  // Searching every factorisation without a constraint ends on one row: perfect balance.
+  SelectionOptions search;
+  search.global_grid = GlobalGrid::Search;
+  const Selection a = select_processors(initial, kThirty, 800, SelectionStrategy::Global, search);
+  EXPECT_EQ(a.mapping.grid.rows, 1);
+  const double ideal = 2000.0 * 2000 / a.mapping.total_power();  // up to integer rounding
+  EXPECT_NEAR(a.mapping.iteration_time(), ideal, 0.005 * ideal);
+  // A near-square constraint keeps Global's grid within 2:1, dropping processors if the
+  // count has no admitted factorisation.
+  SelectionOptions square;
+  square.aspect = AspectRatio::near_square(2);
+  for (double tpp : {200.0, 600.0, 1400.0}) {
+    const Selection b = select_processors(initial, kThirty, tpp, SelectionStrategy::Global, square);
+    EXPECT_TRUE(square.aspect.admits(b.mapping.grid)) << to_string(b.mapping.grid);
+    EXPECT_LE(b.tpp_used, tpp);
+  }
+}
+
 TEST(Selection, AdaptivePicksTheLowestPredictedTime) {
   const HeteroMapping initial = map_heterogeneous(ProcessorPowers{{313, 279, 34, 25}}, {2, 2}, 2000, 2000);
   for (double per_element : {0.0, 1e-6}) {

@@ -147,6 +147,14 @@ TEST(LocalExpansion, FinalGridScopeAllowsASingleColumn) {
   EXPECT_EQ(e.grid, (Topology{4, 5}));
 }
 
+TEST(LocalExpansion, UnboundedRatiosAdmitRowsOrColumnsAlone) {
+  // inf * 0 must not turn y <= p*x into a NaN comparison.
+  const auto e = plan_local_expansion({4, 4}, 4, AspectRatio::any(), AspectScope::Increment);
+  ASSERT_TRUE(e.possible);
+  EXPECT_EQ(e.used, 4);
+  EXPECT_EQ(e.grid, (Topology{4, 5}));
+}
+
 TEST(LocalExpansion, RejectsBadInput) {
   EXPECT_THROW(plan_local_expansion({0, 3}, 4), Error);
   EXPECT_THROW(plan_local_expansion({3, 3}, -1), Error);
