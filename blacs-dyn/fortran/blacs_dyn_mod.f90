@@ -155,7 +155,8 @@ contains
     integer, intent(out) :: leaving
     integer(c_int) :: rc, cl
     integer(c_int), allocatable :: ck(:)
-    ck = int(keep, c_int)
+    allocate(ck(size(keep)))
+    ck(:) = int(keep(:), c_int)
     rc = c_shrink_to_ranks(ck, int(size(keep), c_int), cl)
     leaving = int(cl)
   end function
