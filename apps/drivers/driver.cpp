@@ -61,8 +61,9 @@ double max_diff(resize::Session& s, const int* desc, const std::vector<double>& 
 }
 
 namespace {
-void write_out(const std::string& path, const std::string& text) {
+void write_out(const std::string& path, std::string text) {
   if (path.empty()) return;
+  if (!text.empty() && text.back() != '\n') text += '\n';
   if (path == "-") {
     std::cout << text << std::flush;
     return;
