@@ -267,5 +267,7 @@ void mpi_finalize_(MPI_Fint* ierr) {
   if (ierr) *ierr = static_cast<MPI_Fint>(rc);
 }
 void mpi_finalize__(MPI_Fint* ierr) { mpi_finalize_(ierr); }
+// ... and so does `use mpi_f08`'s MPI_Finalize (ierror is optional: may be NULL).
+void mpi_finalize_f08_(MPI_Fint* ierror) { mpi_finalize_(ierror); }
 
 }  // extern "C"
