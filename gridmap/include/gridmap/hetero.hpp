@@ -95,9 +95,10 @@ Topology squarest_factorization(int processes, AspectRatio aspect = AspectRatio:
 // s is the p x q power matrix row-major; c is updated, r returned.
 std::vector<double> ascend_obj2(const std::vector<double>& s, Topology grid, std::vector<double>& c);
 
-// Integer sizes summing to `total`, proportional to `weights`, then moved one unit at a
-// time while that lowers max_ij rows_i cols_j / s_ij (the rounding step the thesis leaves
-// implicit).
+// Integer sizes summing exactly to `total`, proportional to `weights` (largest remainder),
+// each >= 1 because redist rejects empty blocks; throws if total < weights.size(). The
+// mapping then moves single rows/columns off the bottleneck while the time drops (with
+// coordinate_ascent on), the rounding step the thesis leaves implicit.
 std::vector<std::int64_t> proportional_sizes(const std::vector<double>& weights, std::int64_t total);
 
 // Converts a mapping into redist's extended descriptor. Block: one block per process
