@@ -254,6 +254,44 @@ TEST(Plan, CirculantIsMinimalForAlignedBlockCyclicGridChange) {
   EXPECT_EQ(p4.stats.steps, 4);
 }
 
+TEST(Plan, CirculantStepsFollowParkPrasannaRaghavendraRule) {
+  // Aligned block-cyclic rows from P to Q process rows on disjoint ranks: A row i talks to
+  // the B rows j with j - i ≡ c (mod g), g = gcd(P, Q), and step s pairs i with
+  // j = (i + c + s*g) mod Q when P <= Q (i = (j + c' + s*g) mod P otherwise), one c for
+  // all steps. A generic edge colouring is contention free too but does not have this
+  // structure for every RSRC, so this pins the closed form of seed 002 §3.4.3.
+  for (int P : {2, 3, 4, 6})
+    for (int Q : {2, 3, 4, 6, 8, 9})
+      for (int rsrc_b = 0; rsrc_b < Q; ++rsrc_b) {
+        if (P == Q) continue;
+        SCOPED_TRACE("P=" + std::to_string(P) + " Q=" + std::to_string(Q) + " rsrc_b=" + std::to_string(rsrc_b));
+        std::vector<int> ra(static_cast<std::size_t>(P)), rb(static_cast<std::size_t>(Q));
+        std::iota(ra.begin(), ra.end(), 0);
+        std::iota(rb.begin(), rb.end(), P);
+        const Layout a = Layout::block_cyclic(480, 7, 8, 7, P, 1, 1 % P, 0, ra);
+        const Layout b = Layout::block_cyclic(480, 7, 8, 7, Q, 1, rsrc_b, 0, rb);
+        const auto p = redist::make_plan(a, b, Region::whole(a), P + Q, ScheduleKind::Circulant);
+        expect_contention_free(p);
+        const int g = std::gcd(P, Q);
+        EXPECT_EQ(p.stats.steps, std::max(P, Q) / g);
+        int c = -1;
+        for (std::size_t s = 0; s < p.steps.size(); ++s) {
+          const int sg = static_cast<int>(s) * g;
+          for (int k : p.steps[s]) {
+            const auto& t = p.transfers[static_cast<std::size_t>(k)];
+            const int i = t.src, j = t.dst - P;  // process rows
+            if (P <= Q) {
+              if (c < 0) c = ((j - i - sg) % Q + Q) % Q;
+              EXPECT_EQ(j, (i + c + sg) % Q) << "step " << s;
+            } else {
+              if (c < 0) c = ((i - j - sg) % P + P) % P;
+              EXPECT_EQ(i, (j + c + sg) % P) << "step " << s;
+            }
+          }
+        }
+      }
+}
+
 TEST(Plan, RejectsMismatchedSizesAndRegionsOutOfRange) {
   const Layout a = Layout::block_cyclic(10, 10, 2, 2, 1, 2);
   const Layout b = Layout::block_cyclic(12, 10, 2, 2, 2, 1);
