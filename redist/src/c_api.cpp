@@ -465,6 +465,19 @@ int redist_pdgemr2d_f(int64_t m, int64_t n, const double* a, int64_t ia, int64_t
   return redist_pdgemr2d(m, n, a, ia, ja, desca, b, ib, jb, descb, MPI_Comm_f2c(comm), schedule);
 }
 
+int redist_psgemr2d_f(int64_t m, int64_t n, const float* a, int64_t ia, int64_t ja, const redist_desc* desca,
+                      float* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule) {
+  return redist_psgemr2d(m, n, a, ia, ja, desca, b, ib, jb, descb, MPI_Comm_f2c(comm), schedule);
+}
+int redist_pzgemr2d_f(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const redist_desc* desca,
+                      void* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule) {
+  return redist_pzgemr2d(m, n, a, ia, ja, desca, b, ib, jb, descb, MPI_Comm_f2c(comm), schedule);
+}
+int redist_pcgemr2d_f(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const redist_desc* desca,
+                      void* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule) {
+  return redist_pcgemr2d(m, n, a, ia, ja, desca, b, ib, jb, descb, MPI_Comm_f2c(comm), schedule);
+}
+
 int redist_plan_stats(const redist_desc* desca, const redist_desc* descb, MPI_Comm comm, int schedule,
                       redist_stats* stats) {
   return redist::guarded([&] {

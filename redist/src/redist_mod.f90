@@ -23,11 +23,20 @@ module redist
   end type redist_desc
 
   public :: redist_desc_from_scalapack, redist_desc_init_blocks, redist_numroc, redist_g2l, redist_l2g, &
-       redist_pdgemr2d, redist_error_message
+       redist_pdgemr2d, redist_psgemr2d, redist_pzgemr2d, redist_pcgemr2d, redist_error_message
 
   interface redist_pdgemr2d
      module procedure pdgemr2d_ext, pdgemr2d_std
   end interface redist_pdgemr2d
+  interface redist_psgemr2d
+     module procedure psgemr2d_ext, psgemr2d_std
+  end interface redist_psgemr2d
+  interface redist_pzgemr2d
+     module procedure pzgemr2d_ext, pzgemr2d_std
+  end interface redist_pzgemr2d
+  interface redist_pcgemr2d
+     module procedure pcgemr2d_ext, pcgemr2d_std
+  end interface redist_pcgemr2d
 
   interface
      integer(c_int) function c_from_scalapack(d, desc) bind(C, name='redist_desc_from_scalapack')
@@ -73,6 +82,33 @@ module redist
        real(c_double), intent(inout) :: b(*)
        integer(c_int), value :: comm, schedule
      end function c_pdgemr2d
+     integer(c_int) function c_psgemr2d(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule) &
+          bind(C, name='redist_psgemr2d_f')
+       import :: c_int, c_int64_t, c_float, redist_desc
+       integer(c_int64_t), value :: m, n, ia, ja, ib, jb
+       real(c_float), intent(in) :: a(*)
+       type(redist_desc), intent(in) :: da, db
+       real(c_float), intent(inout) :: b(*)
+       integer(c_int), value :: comm, schedule
+     end function c_psgemr2d
+     integer(c_int) function c_pzgemr2d(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule) &
+          bind(C, name='redist_pzgemr2d_f')
+       import :: c_int, c_int64_t, c_double_complex, redist_desc
+       integer(c_int64_t), value :: m, n, ia, ja, ib, jb
+       complex(c_double_complex), intent(in) :: a(*)
+       type(redist_desc), intent(in) :: da, db
+       complex(c_double_complex), intent(inout) :: b(*)
+       integer(c_int), value :: comm, schedule
+     end function c_pzgemr2d
+     integer(c_int) function c_pcgemr2d(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule) &
+          bind(C, name='redist_pcgemr2d_f')
+       import :: c_int, c_int64_t, c_float_complex, redist_desc
+       integer(c_int64_t), value :: m, n, ia, ja, ib, jb
+       complex(c_float_complex), intent(in) :: a(*)
+       type(redist_desc), intent(in) :: da, db
+       complex(c_float_complex), intent(inout) :: b(*)
+       integer(c_int), value :: comm, schedule
+     end function c_pcgemr2d
      type(c_ptr) function c_error_message() bind(C, name='redist_error_message')
        import :: c_ptr
      end function c_error_message
@@ -167,6 +203,93 @@ contains
     if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
     call pdgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
   end subroutine pdgemr2d_std
+
+  ! As redist_pdgemr2d, for real(c_float).
+  subroutine psgemr2d_ext(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule, info)
+    integer, intent(in) :: m, n, ia, ja, ib, jb, comm, schedule
+    real(c_float), intent(in) :: a(*)
+    real(c_float), intent(inout) :: b(*)
+    type(redist_desc), intent(in) :: desca, descb
+    integer, intent(out) :: info
+    info = int(c_psgemr2d(int(m, c_int64_t), int(n, c_int64_t), a, int(ia, c_int64_t), int(ja, c_int64_t), desca, &
+         b, int(ib, c_int64_t), int(jb, c_int64_t), descb, int(comm, c_int), int(schedule, c_int)))
+  end subroutine psgemr2d_ext
+
+  ! The same with standard ScaLAPACK DESCs (DESC(CTXT_) = -1 outside a grid).
+  subroutine psgemr2d_std(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule, info)
+    integer, intent(in) :: m, n, ia, ja, ib, jb, comm, schedule
+    real(c_float), intent(in) :: a(*)
+    real(c_float), intent(inout) :: b(*)
+    integer, intent(in) :: desca(9), descb(9)
+    integer, intent(out) :: info
+    type(redist_desc) :: da, db
+    integer :: ia_info, ib_info
+    call redist_desc_from_scalapack(da, desca, ia_info)
+    call redist_desc_from_scalapack(db, descb, ib_info)
+    ! A descriptor bad on this process is still passed on: the collective check then
+    ! reports it on every rank instead of leaving the others waiting.
+    if (ia_info /= REDIST_SUCCESS) da%ctxt = -7
+    if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
+    call psgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
+  end subroutine psgemr2d_std
+
+  ! As redist_pdgemr2d, for complex(c_double_complex).
+  subroutine pzgemr2d_ext(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule, info)
+    integer, intent(in) :: m, n, ia, ja, ib, jb, comm, schedule
+    complex(c_double_complex), intent(in) :: a(*)
+    complex(c_double_complex), intent(inout) :: b(*)
+    type(redist_desc), intent(in) :: desca, descb
+    integer, intent(out) :: info
+    info = int(c_pzgemr2d(int(m, c_int64_t), int(n, c_int64_t), a, int(ia, c_int64_t), int(ja, c_int64_t), desca, &
+         b, int(ib, c_int64_t), int(jb, c_int64_t), descb, int(comm, c_int), int(schedule, c_int)))
+  end subroutine pzgemr2d_ext
+
+  ! The same with standard ScaLAPACK DESCs (DESC(CTXT_) = -1 outside a grid).
+  subroutine pzgemr2d_std(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule, info)
+    integer, intent(in) :: m, n, ia, ja, ib, jb, comm, schedule
+    complex(c_double_complex), intent(in) :: a(*)
+    complex(c_double_complex), intent(inout) :: b(*)
+    integer, intent(in) :: desca(9), descb(9)
+    integer, intent(out) :: info
+    type(redist_desc) :: da, db
+    integer :: ia_info, ib_info
+    call redist_desc_from_scalapack(da, desca, ia_info)
+    call redist_desc_from_scalapack(db, descb, ib_info)
+    ! A descriptor bad on this process is still passed on: the collective check then
+    ! reports it on every rank instead of leaving the others waiting.
+    if (ia_info /= REDIST_SUCCESS) da%ctxt = -7
+    if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
+    call pzgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
+  end subroutine pzgemr2d_std
+
+  ! As redist_pdgemr2d, for complex(c_float_complex).
+  subroutine pcgemr2d_ext(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule, info)
+    integer, intent(in) :: m, n, ia, ja, ib, jb, comm, schedule
+    complex(c_float_complex), intent(in) :: a(*)
+    complex(c_float_complex), intent(inout) :: b(*)
+    type(redist_desc), intent(in) :: desca, descb
+    integer, intent(out) :: info
+    info = int(c_pcgemr2d(int(m, c_int64_t), int(n, c_int64_t), a, int(ia, c_int64_t), int(ja, c_int64_t), desca, &
+         b, int(ib, c_int64_t), int(jb, c_int64_t), descb, int(comm, c_int), int(schedule, c_int)))
+  end subroutine pcgemr2d_ext
+
+  ! The same with standard ScaLAPACK DESCs (DESC(CTXT_) = -1 outside a grid).
+  subroutine pcgemr2d_std(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule, info)
+    integer, intent(in) :: m, n, ia, ja, ib, jb, comm, schedule
+    complex(c_float_complex), intent(in) :: a(*)
+    complex(c_float_complex), intent(inout) :: b(*)
+    integer, intent(in) :: desca(9), descb(9)
+    integer, intent(out) :: info
+    type(redist_desc) :: da, db
+    integer :: ia_info, ib_info
+    call redist_desc_from_scalapack(da, desca, ia_info)
+    call redist_desc_from_scalapack(db, descb, ib_info)
+    ! A descriptor bad on this process is still passed on: the collective check then
+    ! reports it on every rank instead of leaving the others waiting.
+    if (ia_info /= REDIST_SUCCESS) da%ctxt = -7
+    if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
+    call pcgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
+  end subroutine pcgemr2d_std
 
   ! Message of the last error of this thread.
   function redist_error_message() result(msg)

@@ -98,6 +98,12 @@ int redist_Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* d
 /* Fortran entry points (used by the `redist` Fortran module; Fortran MPI handles). */
 int redist_pdgemr2d_f(int64_t m, int64_t n, const double* a, int64_t ia, int64_t ja, const redist_desc* desca,
                       double* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule);
+int redist_psgemr2d_f(int64_t m, int64_t n, const float* a, int64_t ia, int64_t ja, const redist_desc* desca,
+                      float* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule);
+int redist_pzgemr2d_f(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const redist_desc* desca,
+                      void* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule);
+int redist_pcgemr2d_f(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const redist_desc* desca,
+                      void* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule);
 
 /* Statistics of B := A over whole matrices on the enclosing communicator (collective
  * when either descriptor uses a BLACS context). Counts are elements. */
