@@ -19,6 +19,8 @@
 #include <thread>
 
 #include "apps/grid_choice.hpp"
+#include "redist/plan.hpp"
+#include "redist/redistribute.hpp"
 #include "blacs_grid.hpp"
 #include "mover.hpp"
 #include "world.hpp"
@@ -160,6 +162,8 @@ struct Registered {
   double** cbuf = nullptr;             // malloc storage (C / Fortran)
   Distribution dist = Distribution::BlockCyclic;
   int m = 0, n = 0, mb = 1, nb = 1;    // global shape and the block-cyclic block
+  Session::BlockSizes sizes;           // set: an extended-descriptor matrix (no desc)
+  int* lld = nullptr;                  // its leading dimension, for the application
   const double* data() const { return vec ? vec->data() : *cbuf; }
 };
 
@@ -213,6 +217,10 @@ struct Session::Impl {
     detail::BlacsGrid whole(world, all);
     std::int64_t moved = 0;
     for (auto& r : mats) {
+      if (r.sizes) {
+        moved += move_blocks(r, from, to);
+        continue;
+      }
       int da[9], db[9];
       desc_for(r, from, da);
       // Keep the caller's leading dimension on the old grid (it owns that buffer).
@@ -242,6 +250,37 @@ struct Session::Impl {
     return moved;
   }
 
+  // The extended-descriptor layout of a block-sizes matrix on a grid.
+  redist::Layout layout_of(const Registered& r, const Grid& g) const {
+    std::vector<long long> rows, cols;
+    r.sizes(g, rows, cols);
+    std::vector<std::int64_t> rb(rows.begin(), rows.end()), cb(cols.begin(), cols.end());
+    return redist::Layout::from_blocks(rb, cb, g.nprow, g.npcol, 0, 0, g.rank_map());
+  }
+  // Local rows and columns of this process in a layout (0 x 0 off the grid).
+  std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const {
+    int pr = -1, pc = -1;
+    if (!l.coords_of(rank(), pr, pc)) return {0, 0};
+    return {l.local_rows(pr), l.local_cols(pc)};
+  }
+  void size_blocks(Registered& r, const Grid& g) {
+    const auto [lr, lc] = local_dims(layout_of(r, g));
+    r.vec->assign(static_cast<std::size_t>(lr * lc), 0.0);
+    *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
+  }
+  std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to) {
+    const redist::Layout la = layout_of(r, from.grid()), lb = layout_of(r, to.grid());
+    const auto [ar, ac] = local_dims(la);
+    const auto [br, bc] = local_dims(lb);
+    std::vector<double> nb_vec(static_cast<std::size_t>(br * bc), 0.0);
+    redist::redistribute<double>(world, la, ar * ac > 0 ? r.vec->data() : nullptr, std::max<std::int64_t>(1, ar),
+                                 lb, br * bc > 0 ? nb_vec.data() : nullptr, std::max<std::int64_t>(1, br));
+    r.vec->swap(nb_vec);
+    *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
+    if (!root()) return 0;
+    return redist::plan_stats(la, lb, size()).elements_moved * static_cast<std::int64_t>(sizeof(double));
+  }
+
   std::int64_t total_bytes() const {
     std::int64_t t = 0;
     for (const auto& r : mats) t += static_cast<std::int64_t>(r.m) * r.n * 8;
@@ -250,7 +289,8 @@ struct Session::Impl {
 
   // Same layout and buffers, new BLACS context (after the world changed under them).
   void relabel_descs() {
-    for (auto& r : mats) r.desc[1] = grid.member() ? grid.ctxt() : -1;
+    for (auto& r : mats)
+      if (r.desc) r.desc[1] = grid.member() ? grid.ctxt() : -1;
   }
 
   std::vector<char> pack_expansion(const Decision& d, const Grid& from, const Grid& to) {
@@ -350,6 +390,19 @@ void Session::register_matrix_c(const std::string& name, int m, int n, int mb, i
   *buf = nullptr;
 }
 
+void Session::register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
+                                     std::vector<double>& buf, int* lld) {
+  if (!sizes || !lld) throw Error("register_matrix_blocks " + name + ": sizes and lld must be given");
+  Registered r;
+  r.name = name;
+  r.vec = &buf;
+  r.m = m;
+  r.n = n;
+  r.sizes = std::move(sizes);
+  r.lld = lld;
+  impl_->mats.push_back(std::move(r));
+}
+
 void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const {
   Registered r;
   r.m = m;
@@ -378,6 +431,10 @@ int Session::start(const Grid& g) {
   I.grid = detail::BlacsGrid(I.world, g);
   I.started = true;
   for (auto& r : I.mats) {
+    if (r.sizes) {
+      I.size_blocks(r, g);
+      continue;
+    }
     I.desc_for(r, I.grid, r.desc);
     const std::size_t need = local_size(r.desc);
     if (r.vec) {
@@ -431,6 +488,7 @@ int Session::join() {
     m.mb = r.get<int>();
     m.nb = r.get<int>();
     if (m.vec) m.vec->clear();
+    if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
     const int off[9] = {1, -1, m.m, m.n, m.mb, m.nb, 0, 0, 1};
     std::copy(off, off + 9, m.desc);

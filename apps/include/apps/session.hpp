@@ -92,6 +92,16 @@ class Session {
   // Same with a malloc()'ed buffer that the session frees and reallocates (C, Fortran).
   void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                          int* desc, double** buf);
+  // Sizes of the row blocks and column blocks on a grid: one block per process row and
+  // column, of any sizes (redist's extended descriptor, seed 002 §3.4.4), e.g. in
+  // proportion to processor power (§6). Must give the same answer on every process.
+  using BlockSizes = std::function<void(const Grid& g, std::vector<long long>& rows,
+                                        std::vector<long long>& cols)>;
+  // Registers an M x N matrix whose layout on each grid comes from `sizes` (no ScaLAPACK
+  // descriptor can describe it; it is moved with redist). The session keeps `buf` sized
+  // local rows x local columns, column-major, and writes the leading dimension to *lld.
+  void register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
+                              std::vector<double>& buf, int* lld);
   // Descriptor of an M x N matrix on the current grid (DESC[CTXT] = -1 off the grid),
   // e.g. for scratch matrices; and the local buffer length (doubles) a descriptor needs.
   void make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const;

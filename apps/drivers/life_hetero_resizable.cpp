@@ -1,0 +1,165 @@
+// Resizable heterogeneous Game of Life (seed 002 §6.3-6.4): processors of unequal power
+// (--powers, one per world rank, emulated by repeating the update base*max/power times),
+// the board in one block per process row/column sized by gridmap's SVD mapping for the
+// current grid (map_arranged: the session's placement is kept, only sizes change), or
+// uniform blocks. At a resize the session moves the board between the two extended
+// descriptors with redist. Checked against a serial run; the final grid's work
+// rows*cols/power must be within --balance-tol of the ideal N*N/sum(power) (proportional).
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <vector>
+
+#include "driver.hpp"
+#include "gridmap/hetero.hpp"
+#include "life_kernel.hpp"
+
+namespace {
+
+struct Hetero {
+  std::vector<double> powers;  // by world rank
+  bool proportional = true;
+  int n = 0;
+
+  void sizes(const resize::Grid& g, std::vector<long long>& rows, std::vector<long long>& cols) const {
+    rows.clear();
+    cols.clear();
+    if (!proportional) {
+      const auto rs = apps::uniform_starts(n, g.nprow), cs = apps::uniform_starts(n, g.npcol);
+      for (int k = 0; k < g.nprow; ++k) rows.push_back(rs[k + 1] - rs[k]);
+      for (int k = 0; k < g.npcol; ++k) cols.push_back(cs[k + 1] - cs[k]);
+      return;
+    }
+    gridmap::ProcessorPowers sub;
+    std::vector<int> ids;
+    for (int k = 0; k < g.size(); ++k) {
+      sub.values.push_back(power(g.rank_map()[static_cast<std::size_t>(k)]));
+      ids.push_back(k);
+    }
+    gridmap::HeteroOptions opt;
+    opt.refine_arrangement = false;  // keep the placement the session chose (Local2 etc.)
+    const auto map = gridmap::map_arranged(sub, gridmap::Topology{g.nprow, g.npcol}, ids, n, n, opt);
+    rows.assign(map.rows.begin(), map.rows.end());
+    cols.assign(map.cols.begin(), map.cols.end());
+  }
+  double power(int rank) const {
+    if (rank < 0 || rank >= static_cast<int>(powers.size()))
+      throw resize::Error("--powers: no power given for world rank " + std::to_string(rank) + " (" +
+                          std::to_string(powers.size()) + " values)");
+    return powers[static_cast<std::size_t>(rank)];
+  }
+  // This process's block on grid g: LifeBlocks with offsets (myrow = -1 off the grid).
+  apps::LifeBlocks blocks(const resize::Grid& g, int me) const {
+    apps::LifeBlocks b;
+    std::vector<long long> rows, cols;
+    sizes(g, rows, cols);
+    b.row_start.assign(1, 0);
+    for (auto r : rows) b.row_start.push_back(b.row_start.back() + static_cast<int>(r));
+    b.col_start.assign(1, 0);
+    for (auto c : cols) b.col_start.push_back(b.col_start.back() + static_cast<int>(c));
+    b.grid = g;
+    for (int i = 0; i < g.nprow; ++i)
+      for (int j = 0; j < g.npcol; ++j)
+        if (g.rank_at(i, j) == me) {
+          b.myrow = i;
+          b.mycol = j;
+        }
+    return b;
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  apps::CommonOptions o;
+  o.n = 240;
+  o.iters = 8;
+  std::string powers_text = "1,2,2,4,1,2,2,4,3", distribution = "proportional";
+  int base_reps = 4, lld = 1;
+  double balance_tol = 0.10;
+  Hetero h;
+  std::vector<double> cells;
+  apps::DriverHooks hooks;
+  hooks.name = "life_hetero";
+  hooks.problem = [&] { return "N=" + std::to_string(o.n) + " " + distribution + " powers " + powers_text; };
+  hooks.setup = [&](resize::Session& s) {
+    h.powers = gridmap::parse_powers(powers_text).values;
+    h.proportional = distribution == "proportional";
+    if (!h.proportional && distribution != "uniform")
+      throw resize::Error("--distribution: expected proportional or uniform, got '" + distribution + "'");
+    h.n = o.n;
+    s.register_matrix_blocks(
+        "board", o.n, o.n,
+        [&](const resize::Grid& g, std::vector<long long>& r, std::vector<long long>& c) { h.sizes(g, r, c); },
+        cells, &lld);
+  };
+  hooks.init = [&](resize::Session& s) {
+    const auto b = h.blocks(s.grid(), s.world_rank());
+    if (b.myrow < 0) return;
+    for (int j = 0; j < b.cols(); ++j)
+      for (int i = 0; i < b.rows(); ++i)
+        cells[i + static_cast<std::size_t>(j) * lld] = apps::life_initial(b.row_start[b.myrow] + i, b.col_start[b.mycol] + j);
+  };
+  hooks.iterate = [&](resize::Session& s) {
+    const auto b = h.blocks(s.grid(), s.world_rank());
+    if (b.myrow < 0) return;
+    const double pmax = *std::max_element(h.powers.begin(), h.powers.end());
+    const int reps = std::max(1, static_cast<int>(std::lround(base_reps * pmax / h.power(s.world_rank()))));
+    apps::life_step(s.world(), b, cells.data(), lld, reps);
+  };
+  hooks.check = [&](resize::Session& s) {
+    const int n = o.n;
+    std::vector<std::uint8_t> board(static_cast<std::size_t>(n) * n);
+    if (s.world_rank() == 0) {
+      for (int j = 0; j < n; ++j)
+        for (int i = 0; i < n; ++i) board[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * n] = apps::life_initial(i, j);
+      apps::life_serial(board, n, s.iteration());
+    }
+    MPI_Bcast(board.data(), n * n, MPI_UINT8_T, 0, s.world());
+    const auto b = h.blocks(s.grid(), s.world_rank());
+    long long bad = 0;
+    if (b.myrow >= 0)
+      for (int j = 0; j < b.cols(); ++j)
+        for (int i = 0; i < b.rows(); ++i)
+          bad += cells[i + static_cast<std::size_t>(j) * lld] !=
+                 board[static_cast<std::size_t>(b.row_start[b.myrow] + i) +
+                       static_cast<std::size_t>(b.col_start[b.mycol] + j) * n];
+    long long tot = 0;
+    MPI_Allreduce(&bad, &tot, 1, MPI_LONG_LONG, MPI_SUM, s.world());
+    // Work balance on the final grid (pure: every rank computes the same).
+    const resize::Grid& g = s.grid();
+    std::vector<long long> rows, cols;
+    h.sizes(g, rows, cols);
+    double total_power = 0, worst = 0;
+    for (int k = 0; k < g.size(); ++k) total_power += h.power(g.rank_map()[static_cast<std::size_t>(k)]);
+    const double ideal = static_cast<double>(n) * n / total_power;
+    for (int i = 0; i < g.nprow; ++i)
+      for (int j = 0; j < g.npcol; ++j) {
+        const double w = static_cast<double>(rows[static_cast<std::size_t>(i)]) * cols[static_cast<std::size_t>(j)] /
+                         h.power(g.rank_at(i, j));
+        worst = std::max(worst, std::fabs(w / ideal - 1.0));
+      }
+    const bool balanced = !h.proportional || worst <= balance_tol;
+    char msg[240];
+    std::snprintf(msg, sizeof msg,
+                  "generation %d: %lld cells differ from the serial run; per-rank work on %s at most "
+                  "%.1f%% off the ideal (allowed %.0f%%%s): %s",
+                  s.iteration(), tot, g.shape().c_str(), 100 * worst, 100 * balance_tol,
+                  h.proportional ? "" : ", not checked for uniform", tot == 0 && balanced ? "OK" : "FAILED");
+    return apps::Check{tot == 0 && balanced, msg};
+  };
+  const int rc = apps::run_driver(argc, argv, o, [&](void* app) {
+    auto* cli = static_cast<CLI::App*>(app);
+    cli->add_option("--powers", powers_text, "processing power of each world rank (also of spawned ones)");
+    cli->add_option("--distribution", distribution, "proportional (gridmap SVD sizes) or uniform");
+    cli->add_option("--base-reps", base_reps, "updates per generation on the fastest processor");
+    cli->add_option("--balance-tol", balance_tol, "allowed deviation from the ideal work per rank");
+  }, hooks);
+  MPI_Finalize();
+  return rc;
+}
