@@ -17,7 +17,6 @@ namespace redist {
 namespace {
 
 thread_local std::string g_last_error;
-thread_local std::string prior_msg_storage;
 
 int fail_code(ErrorCode c, const std::string& msg) {
   g_last_error = msg;
@@ -197,16 +196,15 @@ int c_redistribute(std::int64_t m, std::int64_t n, const void* a, std::int64_t i
     // left waiting for one that gave up.
     redist_desc none{};
     none.ctxt = -1;
+    std::string why = prior_msg;
     if (prior == ErrorCode::Ok && (!da || !db)) {
       prior = ErrorCode::NullBuffer;
-      prior_msg_storage = "desca or descb is NULL";
+      why = "desca or descb is NULL";
     } else if (prior == ErrorCode::Ok && (schedule < REDIST_CATERPILLAR || schedule > REDIST_DEFAULT)) {
       prior = ErrorCode::InvalidLayout;
-      prior_msg_storage = "schedule = " + std::to_string(schedule) + " is not a REDIST_* schedule";
-    } else {
-      prior_msg_storage = prior_msg;
+      why = "schedule = " + std::to_string(schedule) + " is not a REDIST_* schedule";
     }
-    const DescPair p = layouts_agreed(comm, da ? *da : none, db ? *db : none, prior, prior_msg_storage);
+    const DescPair p = layouts_agreed(comm, da ? *da : none, db ? *db : none, prior, why);
     const Region g{m, n, ia - 1, ja - 1, ib - 1, jb - 1};  // ScaLAPACK's 1-based IA/JA
     redistribute<T>(comm, p.a, static_cast<const T*>(a), p.lld_a, p.b, static_cast<T*>(b), p.lld_b, g,
                     static_cast<ScheduleKind>(schedule));
@@ -217,6 +215,24 @@ int c_redistribute(std::int64_t m, std::int64_t n, const void* a, std::int64_t i
   } catch (const std::exception& e) {
     return fail_code(ErrorCode::Internal, e.what());
   }
+}
+
+int from_scalapack_checked(redist_desc* d, const int* desc) {
+  if (!desc) return fail_code(ErrorCode::NullBuffer, "desc is NULL");
+  return redist_desc_from_scalapack(d, desc);
+}
+
+// Standard DESCs converted here, so a conversion error on one process becomes the prior
+// error of the collective call rather than an early return.
+template <class T>
+int std_desc_redistribute(std::int64_t m, std::int64_t n, const void* a, std::int64_t ia, std::int64_t ja,
+                          const int* desca, void* b, std::int64_t ib, std::int64_t jb, const int* descb,
+                          MPI_Comm comm, int schedule) {
+  redist_desc da{}, db{};
+  int rc = from_scalapack_checked(&da, desca);
+  if (rc == 0) rc = from_scalapack_checked(&db, descb);
+  const std::string msg = g_last_error;
+  return c_redistribute<T>(m, n, a, ia, ja, &da, b, ib, jb, &db, comm, schedule, static_cast<ErrorCode>(rc), msg);
 }
 
 Layout local_layout(const redist_desc& d) {
@@ -444,6 +460,25 @@ int redist_pcgemr2d(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja,
   return redist::c_redistribute<std::complex<float>>(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule);
 }
 
+int redist_pdgemr2d_fstd(int64_t m, int64_t n, const double* a, int64_t ia, int64_t ja, const int* desca,
+                         double* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule) {
+  return redist::std_desc_redistribute<double>(m, n, a, ia, ja, desca, b, ib, jb, descb, MPI_Comm_f2c(comm), schedule);
+}
+int redist_psgemr2d_fstd(int64_t m, int64_t n, const float* a, int64_t ia, int64_t ja, const int* desca,
+                         float* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule) {
+  return redist::std_desc_redistribute<float>(m, n, a, ia, ja, desca, b, ib, jb, descb, MPI_Comm_f2c(comm), schedule);
+}
+int redist_pzgemr2d_fstd(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const int* desca,
+                         void* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule) {
+  return redist::std_desc_redistribute<std::complex<double>>(m, n, a, ia, ja, desca, b, ib, jb, descb,
+                                                             MPI_Comm_f2c(comm), schedule);
+}
+int redist_pcgemr2d_fstd(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const int* desca,
+                         void* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule) {
+  return redist::std_desc_redistribute<std::complex<float>>(m, n, a, ia, ja, desca, b, ib, jb, descb,
+                                                            MPI_Comm_f2c(comm), schedule);
+}
+
 int redist_Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* desca, double* b, int ib, int jb,
                      const int* descb, int gctxt, int schedule) {
   MPI_Comm comm = MPI_COMM_NULL;
@@ -452,12 +487,7 @@ int redist_Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* d
   // contract that every process of gctxt calls); other local errors go into the
   // collective check below, so no rank returns early for them.
   if (comm == MPI_COMM_NULL) return rc;
-  redist_desc da{}, db{};
-  rc = redist_desc_from_scalapack(&da, desca);
-  if (rc == 0) rc = redist_desc_from_scalapack(&db, descb);
-  const std::string msg = redist::g_last_error;
-  return redist::c_redistribute<double>(m, n, a, ia, ja, &da, b, ib, jb, &db, comm, schedule,
-                                        static_cast<ErrorCode>(rc), msg);
+  return redist::std_desc_redistribute<double>(m, n, a, ia, ja, desca, b, ib, jb, descb, comm, schedule);
 }
 
 int redist_pdgemr2d_f(int64_t m, int64_t n, const double* a, int64_t ia, int64_t ja, const redist_desc* desca,

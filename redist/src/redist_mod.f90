@@ -109,6 +109,42 @@ module redist
        complex(c_float_complex), intent(inout) :: b(*)
        integer(c_int), value :: comm, schedule
      end function c_pcgemr2d
+     integer(c_int) function c_pdgemr2d_std(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule) &
+          bind(C, name='redist_pdgemr2d_fstd')
+       import :: c_int, c_int64_t, c_double
+       integer(c_int64_t), value :: m, n, ia, ja, ib, jb
+       real(c_double), intent(in) :: a(*)
+       integer(c_int), intent(in) :: da(9), db(9)
+       real(c_double), intent(inout) :: b(*)
+       integer(c_int), value :: comm, schedule
+     end function c_pdgemr2d_std
+     integer(c_int) function c_psgemr2d_std(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule) &
+          bind(C, name='redist_psgemr2d_fstd')
+       import :: c_int, c_int64_t, c_float
+       integer(c_int64_t), value :: m, n, ia, ja, ib, jb
+       real(c_float), intent(in) :: a(*)
+       integer(c_int), intent(in) :: da(9), db(9)
+       real(c_float), intent(inout) :: b(*)
+       integer(c_int), value :: comm, schedule
+     end function c_psgemr2d_std
+     integer(c_int) function c_pzgemr2d_std(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule) &
+          bind(C, name='redist_pzgemr2d_fstd')
+       import :: c_int, c_int64_t, c_double_complex
+       integer(c_int64_t), value :: m, n, ia, ja, ib, jb
+       complex(c_double_complex), intent(in) :: a(*)
+       integer(c_int), intent(in) :: da(9), db(9)
+       complex(c_double_complex), intent(inout) :: b(*)
+       integer(c_int), value :: comm, schedule
+     end function c_pzgemr2d_std
+     integer(c_int) function c_pcgemr2d_std(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule) &
+          bind(C, name='redist_pcgemr2d_fstd')
+       import :: c_int, c_int64_t, c_float_complex
+       integer(c_int64_t), value :: m, n, ia, ja, ib, jb
+       complex(c_float_complex), intent(in) :: a(*)
+       integer(c_int), intent(in) :: da(9), db(9)
+       complex(c_float_complex), intent(inout) :: b(*)
+       integer(c_int), value :: comm, schedule
+     end function c_pcgemr2d_std
      type(c_ptr) function c_error_message() bind(C, name='redist_error_message')
        import :: c_ptr
      end function c_error_message
@@ -193,15 +229,9 @@ contains
     real(c_double), intent(inout) :: b(*)
     integer, intent(in) :: desca(9), descb(9)
     integer, intent(out) :: info
-    type(redist_desc) :: da, db
-    integer :: ia_info, ib_info
-    call redist_desc_from_scalapack(da, desca, ia_info)
-    call redist_desc_from_scalapack(db, descb, ib_info)
-    ! A descriptor bad on this process is still passed on: the collective check then
-    ! reports it on every rank instead of leaving the others waiting.
-    if (ia_info /= REDIST_SUCCESS) da%ctxt = -7
-    if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
-    call pdgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
+    info = int(c_pdgemr2d_std(int(m, c_int64_t), int(n, c_int64_t), a, int(ia, c_int64_t), int(ja, c_int64_t), &
+         int(desca, c_int), b, int(ib, c_int64_t), int(jb, c_int64_t), int(descb, c_int), int(comm, c_int), &
+         int(schedule, c_int)))
   end subroutine pdgemr2d_std
 
   ! As redist_pdgemr2d, for real(c_float).
@@ -222,15 +252,9 @@ contains
     real(c_float), intent(inout) :: b(*)
     integer, intent(in) :: desca(9), descb(9)
     integer, intent(out) :: info
-    type(redist_desc) :: da, db
-    integer :: ia_info, ib_info
-    call redist_desc_from_scalapack(da, desca, ia_info)
-    call redist_desc_from_scalapack(db, descb, ib_info)
-    ! A descriptor bad on this process is still passed on: the collective check then
-    ! reports it on every rank instead of leaving the others waiting.
-    if (ia_info /= REDIST_SUCCESS) da%ctxt = -7
-    if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
-    call psgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
+    info = int(c_psgemr2d_std(int(m, c_int64_t), int(n, c_int64_t), a, int(ia, c_int64_t), int(ja, c_int64_t), &
+         int(desca, c_int), b, int(ib, c_int64_t), int(jb, c_int64_t), int(descb, c_int), int(comm, c_int), &
+         int(schedule, c_int)))
   end subroutine psgemr2d_std
 
   ! As redist_pdgemr2d, for complex(c_double_complex).
@@ -251,15 +275,9 @@ contains
     complex(c_double_complex), intent(inout) :: b(*)
     integer, intent(in) :: desca(9), descb(9)
     integer, intent(out) :: info
-    type(redist_desc) :: da, db
-    integer :: ia_info, ib_info
-    call redist_desc_from_scalapack(da, desca, ia_info)
-    call redist_desc_from_scalapack(db, descb, ib_info)
-    ! A descriptor bad on this process is still passed on: the collective check then
-    ! reports it on every rank instead of leaving the others waiting.
-    if (ia_info /= REDIST_SUCCESS) da%ctxt = -7
-    if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
-    call pzgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
+    info = int(c_pzgemr2d_std(int(m, c_int64_t), int(n, c_int64_t), a, int(ia, c_int64_t), int(ja, c_int64_t), &
+         int(desca, c_int), b, int(ib, c_int64_t), int(jb, c_int64_t), int(descb, c_int), int(comm, c_int), &
+         int(schedule, c_int)))
   end subroutine pzgemr2d_std
 
   ! As redist_pdgemr2d, for complex(c_float_complex).
@@ -280,15 +298,9 @@ contains
     complex(c_float_complex), intent(inout) :: b(*)
     integer, intent(in) :: desca(9), descb(9)
     integer, intent(out) :: info
-    type(redist_desc) :: da, db
-    integer :: ia_info, ib_info
-    call redist_desc_from_scalapack(da, desca, ia_info)
-    call redist_desc_from_scalapack(db, descb, ib_info)
-    ! A descriptor bad on this process is still passed on: the collective check then
-    ! reports it on every rank instead of leaving the others waiting.
-    if (ia_info /= REDIST_SUCCESS) da%ctxt = -7
-    if (ib_info /= REDIST_SUCCESS) db%ctxt = -7
-    call pcgemr2d_ext(m, n, a, ia, ja, da, b, ib, jb, db, comm, schedule, info)
+    info = int(c_pcgemr2d_std(int(m, c_int64_t), int(n, c_int64_t), a, int(ia, c_int64_t), int(ja, c_int64_t), &
+         int(desca, c_int), b, int(ib, c_int64_t), int(jb, c_int64_t), int(descb, c_int), int(comm, c_int), &
+         int(schedule, c_int)))
   end subroutine pcgemr2d_std
 
   ! Message of the last error of this thread.

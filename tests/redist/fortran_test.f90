@@ -8,7 +8,7 @@ program redist_fortran_test
   implicit none
   integer, parameter :: m = 41, n = 29
   integer :: ierr, me, np, ictxt_a, ictxt_b, sys, nprow, npcol, ar, ac, br, bc, info, failures, total
-  integer :: desca(9), descb(9), lla, llb, locca, loccb, i, j, ig, jg, p, il
+  integer :: desca(9), descb(9), bad(9), lla, llb, locca, loccb, i, j, ig, jg, p, il
   integer :: usermap(2, 1)
   integer, external :: numroc
   real(c_double), allocatable :: a(:), b_ref(:), b_new(:), h(:)
@@ -70,6 +70,16 @@ program redist_fortran_test
   if (any(b_ref /= b_new)) then
      failures = failures + 1
      print *, 'rank', me, 'differs from PDGEMR2D'
+  end if
+
+  ! A DESC with LLD too small on rank 1 only: every rank gets REDIST_ERR_LLD, B untouched.
+  bad = desca
+  if (me == 1) bad(9) = 1
+  b_new = -3
+  call redist_pdgemr2d(20, 15, a, 3, 4, bad, b_new, 7, 2, descb, mpi_comm_world, REDIST_DEFAULT, info)
+  if (info /= REDIST_ERR_LLD .or. index(redist_error_message(), 'rank 1') == 0 .or. any(b_new /= -3)) then
+     failures = failures + 1
+     print *, 'rank', me, 'expected REDIST_ERR_LLD naming rank 1, got', info, ': ', redist_error_message()
   end if
 
   ! Complex through the same path: bit-identical to PZGEMR2D.

@@ -105,6 +105,17 @@ int redist_pzgemr2d_f(int64_t m, int64_t n, const void* a, int64_t ia, int64_t j
 int redist_pcgemr2d_f(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const redist_desc* desca,
                       void* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Fint comm, int schedule);
 
+/* Fortran entry points with standard 9-integer DESCs: a DESC that is bad on one process
+ * is reported on every process (with that process's message) instead of failing alone. */
+int redist_pdgemr2d_fstd(int64_t m, int64_t n, const double* a, int64_t ia, int64_t ja, const int* desca,
+                         double* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule);
+int redist_psgemr2d_fstd(int64_t m, int64_t n, const float* a, int64_t ia, int64_t ja, const int* desca,
+                         float* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule);
+int redist_pzgemr2d_fstd(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const int* desca,
+                         void* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule);
+int redist_pcgemr2d_fstd(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const int* desca,
+                         void* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule);
+
 /* Statistics of B := A over whole matrices on the enclosing communicator (collective
  * when either descriptor uses a BLACS context). Counts are elements. */
 typedef struct redist_stats {
