@@ -114,7 +114,8 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   try {
     resize::SessionOptions so;
     so.app = hooks.name;
-    so.policy = resize::make_policy(o.policy, o.schedule, o.offer);
+    if (hooks.policy) so.policy = hooks.policy(o);
+    if (!so.policy) so.policy = resize::make_policy(o.policy, o.schedule, o.offer);
     so.mover = resize::parse_mover(o.mover);
     so.progress = !o.quiet;
     so.resize_timeout = o.resize_timeout;

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "apps/policy.hpp"
 #include "apps/report.hpp"
 #include "apps/session.hpp"
 
@@ -40,6 +42,9 @@ struct DriverHooks {
   std::function<void(resize::Session&)> init;           // fill data (original processes)
   std::function<void(resize::Session&)> iterate;        // one iteration (collective)
   std::function<Check(resize::Session&)> check;         // collective, at the end
+  // Optional: an application-specific policy for --policy names the library does not
+  // know (return nullptr to fall back to resize::make_policy).
+  std::function<std::unique_ptr<resize::Policy>(const CommonOptions&)> policy;
 };
 
 // Parses argv with CLI11 (driver-specific options added through `extra`), runs the job

@@ -5,17 +5,26 @@
 // uniform blocks. At a resize the session moves the board between the two extended
 // descriptors with redist. Checked against a serial run; the final grid's work
 // rows*cols/power must be within --balance-tol of the ideal N*N/sum(power) (proportional).
+//
+// --policy budget: at remap point --tpp-at the "scheduler" offers a total processing
+// power --tpp and free processors of powers --free-powers (seed 002 §6.3); gridmap's
+// select_processors (--selection local|global|mixed|adaptive) picks which to add and where
+// they go, the session spawns that many and uses the policy's placement, and the powers
+// of the new ranks reach every process through the session's application state.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <memory>
 #include <numeric>
 #include <vector>
 
 #include "driver.hpp"
 #include "gridmap/hetero.hpp"
+#include "gridmap/selection.hpp"
 #include "life_kernel.hpp"
 
 namespace {
@@ -72,6 +81,46 @@ struct Hetero {
   }
 };
 
+// The §6.3 negotiation as a policy: offer (TPP, free powers) -> selection -> expand.
+class BudgetPolicy final : public resize::Policy {
+ public:
+  BudgetPolicy(Hetero& h, int at, double tpp, std::vector<double> free, gridmap::SelectionStrategy how)
+      : h_(h), at_(at), tpp_(tpp), free_(std::move(free)), how_(how) {}
+  std::string name() const override { return "budget"; }
+  resize::Decision decide(const resize::PolicyInput& in) override {
+    if (in.iteration != at_) return resize::Decision::none();
+    const resize::Grid& g = in.grid;
+    // The running mapping: current processes 0..P-1 with their powers, as placed now.
+    gridmap::ProcessorPowers cur;
+    for (int k = 0; k < g.size(); ++k) cur.values.push_back(h_.power(k));
+    gridmap::HeteroOptions opt;
+    opt.refine_arrangement = false;
+    const auto now = gridmap::map_arranged(cur, gridmap::Topology{g.nprow, g.npcol}, g.rank_map(), h_.n, h_.n, opt);
+    const auto sel = gridmap::select_processors(now, gridmap::ProcessorPowers{free_}, tpp_, how_);
+    if (sel.chosen.empty()) return resize::Decision::none("budget: no processor worth adding");
+    resize::Decision d;
+    d.action = resize::Action::Expand;
+    d.procs = g.size() + static_cast<int>(sel.chosen.size());
+    d.nprow = sel.mapping.grid.rows;
+    d.npcol = sel.mapping.grid.cols;
+    d.ranks = sel.mapping.ids;  // ids: 0..P-1 current, P+k the k-th chosen = its new rank
+    // The powers of the ranks the expansion creates (handed out with the app state).
+    h_.powers.resize(static_cast<std::size_t>(g.size()));
+    for (int c : sel.chosen) h_.powers.push_back(free_[static_cast<std::size_t>(c)]);
+    d.reason = "TPP " + std::to_string(tpp_) + ": " + gridmap::to_string(sel.strategy) + " chose " +
+               std::to_string(sel.chosen.size()) + " processors (power " + std::to_string(sel.tpp_used) + ")";
+    std::printf("   budget policy: %s -> %dx%d\n", d.reason.c_str(), d.nprow, d.npcol);
+    return d;
+  }
+
+ private:
+  Hetero& h_;
+  int at_;
+  double tpp_;
+  std::vector<double> free_;
+  gridmap::SelectionStrategy how_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -80,15 +129,35 @@ int main(int argc, char** argv) {
   o.n = 240;
   o.iters = 8;
   std::string powers_text = "1,2,2,4,1,2,2,4,3", distribution = "proportional";
-  int base_reps = 4, lld = 1;
+  int base_reps = 4, lld = 1, tpp_at = 3;
+  double tpp = 0;
+  std::string free_text = "3,1,2,4,2,1", selection = "local";
   double balance_tol = 0.10;
   Hetero h;
   std::vector<double> cells;
   apps::DriverHooks hooks;
   hooks.name = "life_hetero";
   hooks.problem = [&] { return "N=" + std::to_string(o.n) + " " + distribution + " powers " + powers_text; };
+  hooks.policy = [&](const apps::CommonOptions& co) -> std::unique_ptr<resize::Policy> {
+    if (co.policy != "budget") return nullptr;
+    if (tpp <= 0) throw resize::Error("--policy budget needs --tpp > 0");
+    return std::make_unique<BudgetPolicy>(h, tpp_at, tpp, gridmap::parse_powers(free_text).values,
+                                          gridmap::parse_selection_strategy(selection));
+  };
   hooks.setup = [&](resize::Session& s) {
     h.powers = gridmap::parse_powers(powers_text).values;
+    // The power table travels with every expansion (new ranks' powers are decided on
+    // rank 0 by the budget policy).
+    s.set_app_state(
+        [&] {
+          std::vector<char> b(h.powers.size() * sizeof(double));
+          std::memcpy(b.data(), h.powers.data(), b.size());
+          return b;
+        },
+        [&](const std::vector<char>& b) {
+          h.powers.resize(b.size() / sizeof(double));
+          std::memcpy(h.powers.data(), b.data(), b.size());
+        });
     h.proportional = distribution == "proportional";
     if (!h.proportional && distribution != "uniform")
       throw resize::Error("--distribution: expected proportional or uniform, got '" + distribution + "'");
@@ -159,6 +228,10 @@ int main(int argc, char** argv) {
     cli->add_option("--distribution", distribution, "proportional (gridmap SVD sizes) or uniform");
     cli->add_option("--base-reps", base_reps, "updates per generation on the fastest processor");
     cli->add_option("--balance-tol", balance_tol, "allowed deviation from the ideal work per rank");
+    cli->add_option("--tpp", tpp, "budget policy: total processing power offered");
+    cli->add_option("--tpp-at", tpp_at, "budget policy: remap point of the offer");
+    cli->add_option("--free-powers", free_text, "budget policy: powers of the free processors offered");
+    cli->add_option("--selection", selection, "budget policy: local, global, mixed or adaptive");
   }, hooks);
   MPI_Finalize();
   return rc;

@@ -63,6 +63,7 @@ Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placem
                 " is empty");
   const gridmap::Topology t{nprow, npcol};
   if (p == Placement::Global) return from_gridmap(gridmap::place_global(t));
+  if (p == Placement::Given) throw Error("plan_expansion: a given placement comes with its rank map");
   if (nprow < old.nprow || npcol < old.npcol)
     throw Error("plan_expansion: " + to_string(p) + " keeps the old " + old.shape() +
                 " grid, so the new grid " + std::to_string(nprow) + "x" + std::to_string(npcol) +

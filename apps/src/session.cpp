@@ -553,6 +553,7 @@ RemapResult Session::Impl::act(Decision d) {
   w.put(d.npcol);
   w.put(static_cast<int>(d.placement));
   w.put_bytes(std::vector<char>(d.schema.begin(), d.schema.end()));
+  w.put_ints(d.ranks);
   std::uint64_t n = w.b.size();
   MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world);
   w.b.resize(n);
@@ -565,6 +566,7 @@ RemapResult Session::Impl::act(Decision d) {
   d.placement = static_cast<Placement>(r.get<int>());
   const auto sch = r.get_bytes();
   d.schema.assign(sch.begin(), sch.end());
+  d.ranks = r.get_ints();
   if (d.action == Action::None) return {};
 
   // The target grid (a pure decision, the same on every rank).
@@ -585,8 +587,20 @@ RemapResult Session::Impl::act(Decision d) {
         const auto& m0 = mats.front();  // the first registered matrix steers Optimal
         info = MatrixInfo{m0.m, m0.n, m0.mb, m0.nb, m0.dist == Distribution::Block};
       }
-      target = plan_expansion(shape, shape.size(), t.nprow, t.npcol, d.placement,
-                              mats.empty() ? nullptr : &info);
+      if (!d.ranks.empty()) {
+        // The policy placed the processes itself: check it is a grid of 0..procs-1.
+        std::vector<int> sorted = d.ranks;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t k = 0; k < sorted.size(); ++k)
+          if (sorted[k] != static_cast<int>(k) || d.nprow * d.npcol != static_cast<int>(sorted.size()))
+            throw Error("expand: the policy's rank map is not a " + std::to_string(d.nprow) + "x" +
+                        std::to_string(d.npcol) + " grid of ranks 0.." + std::to_string(sorted.size() - 1));
+        target = Grid{d.nprow, d.npcol, d.ranks};
+        d.placement = Placement::Given;
+      } else {
+        target = plan_expansion(shape, shape.size(), t.nprow, t.npcol, d.placement,
+                                mats.empty() ? nullptr : &info);
+      }
     } else {
       if (d.procs >= shape.size())
         throw Error("shrink to " + std::to_string(d.procs) + " processes: the grid has only " +
@@ -665,6 +679,18 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, double 
   dog.phase("state hand-over");
   std::vector<char> bytes = pack_expansion(d, from, target);
   if (detail::World::share_state(bytes, err) != 0) throw Error("expansion: " + err);
+  if (!root() && unpack) {
+    // Everyone, not only the newcomers, takes rank 0's application state: a policy that
+    // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
+    Reader rd{bytes};
+    (void)rd.get<int>();
+    (void)rd.get<int>();
+    (void)get_grid(rd);
+    (void)get_grid(rd);
+    const int nm = rd.get<int>();
+    for (int k = 0; k < nm * 4; ++k) (void)rd.get<int>();
+    unpack(rd.get_bytes());
+  }
   finish_expansion(from, target, &rec, t_start);
   if (root()) opt.policy->completed(d, from.size(), true);
   return {Action::Expand, true, {}};

@@ -18,6 +18,7 @@ std::string to_string(Placement p) {
     case Placement::Local1: return "local1";
     case Placement::Local2: return "local2";
     case Placement::Optimal: return "optimal";
+    case Placement::Given: return "given";
   }
   return "?";
 }

@@ -78,8 +78,9 @@ class Session {
   // redistribution); returns the number of completed iterations to continue from.
   int join();
 
-  // Application state handed to newcomers at an expansion (optional): `pack` runs on
-  // world rank 0, `unpack` on the newcomers.
+  // Application state handed out at every expansion (optional): `pack` runs on world
+  // rank 0, `unpack` on every other process, newcomers included (the policy runs on
+  // rank 0 and may have changed the state, e.g. the powers of the processes it added).
   void set_app_state(std::function<std::vector<char>()> pack,
                      std::function<void(const std::vector<char>&)> unpack);
 

@@ -36,6 +36,7 @@ enum class Placement {
   Local1,   // new rows/columns appended at the ends of the grid
   Local2,   // new rows/columns interspersed at the centre of p/r divisions (§4.5)
   Optimal,  // the rank relabelling that moves least data (gridmap)
+  Given,    // the policy supplied the rank map itself (Decision::ranks)
 };
 std::string to_string(Placement p);
 Placement parse_placement(const std::string& s);  // throws Error
@@ -52,8 +53,16 @@ struct Decision {
   int nprow = 0, npcol = 0;
   Placement placement = Placement::Local2;
   std::string schema;
+  // Expand only, optional: the new grid's rank map (row-major, nprow*npcol world ranks,
+  // a permutation of 0..procs-1), when the policy placed the processes itself (e.g.
+  // heterogeneous selection under a power budget, seed 002 §6.3). Overrides placement.
+  std::vector<int> ranks;
   std::string reason;  // for the progress line
-  static Decision none(std::string why = {}) { return {Action::None, 0, 0, 0, Placement::Local2, {}, std::move(why)}; }
+  static Decision none(std::string why = {}) {
+    Decision d;
+    d.reason = std::move(why);
+    return d;
+  }
 };
 
 }  // namespace resize
