@@ -719,6 +719,11 @@ void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
 // disconnected pairwise (rank 0 with each live group, in level order) so every group
 // finalizes its own MPI_COMM_WORLD together with the rest.
 void Runtime::before_finalize() {
+  // A leaving process may end the thesis way (§3.3.5: blacs_exit(0) for the processes no
+  // longer part of the application) instead of calling bdyn_leave(): same effect, and,
+  // like bdyn_leave(), it does not return.
+  if (initialized_ && !finalized_ && departure_ == Departure::Exit) exit_process();
+  if (initialized_ && !finalized_ && departure_ == Departure::Park) park();
   if (!initialized_ || finalized_ || !dynamic_ || departure_ != Departure::Stay) return;
   finalized_ = true;
   if (me_ == 0) {

@@ -2,13 +2,14 @@
 ! blacs_setup at the start (a newcomer joins there), a grid from blacs_get(0, 0) and
 ! blacs_gridinit, then blacs_exit(1) + blacs_setup to expand as ./blacs_setup.dat says
 ! (add = 2): 2 -> 4 -> 6. The newcomer learns the step from bdyn_share_state and carries
-! on at the same point of the loop.
+! on at the same point of the loop. Then back to 2, the leavers ending with blacs_exit(0).
 program thesis_protocol
   use, intrinsic :: iso_c_binding, only: c_size_t
-  use blacs_dyn, only: bdyn_is_new, bdyn_clear_new, bdyn_share_state, bdyn_depth, BDYN_OK
+  use blacs_dyn, only: bdyn_is_new, bdyn_clear_new, bdyn_share_state, bdyn_depth, &
+       bdyn_shrink_to_level, BDYN_OK
   implicit none
   integer, parameter :: expected(3) = [2, 4, 6]
-  integer :: me, np, ctxt, nprow, npcol, myrow, mycol, step, cont, izero, ione, rc
+  integer :: me, np, ctxt, nprow, npcol, myrow, mycol, step, cont, izero, ione, rc, leaving
   integer :: state(1), flag(1)
   integer(c_size_t) :: len
   double precision :: s(1)
@@ -49,6 +50,18 @@ program thesis_protocol
     rc = bdyn_share_state(state, len, 4_c_size_t)
     ok = ok .and. rc == BDYN_OK
   end do
+  ! Shrink back to the initial world (§3.3.5); the leaving processes end the thesis way,
+  ! with blacs_exit(0), which for them does not return.
+  rc = bdyn_shrink_to_level(0, leaving)
+  ok = ok .and. rc == BDYN_OK
+  if (leaving == 1) then
+    cont = 0
+    call blacs_exit(cont)
+    print '(a)', 'FAILED: blacs_exit(0) returned on a leaving process'
+  end if
+  call blacs_pinfo(me, np)
+  ok = ok .and. np == 2 .and. bdyn_depth() == 1
+  if (me == 0) print '(a,i0)', 'after the shrink: world ', np
   ! Agree on the verdict over the final world.
   call blacs_get(izero, izero, ctxt)
   call blacs_gridinit(ctxt, 'R', ione, np)
