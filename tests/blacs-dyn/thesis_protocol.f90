@@ -13,6 +13,7 @@ program thesis_protocol
   integer :: state(1), flag(1)
   integer(c_size_t) :: len
   double precision :: s(1)
+  character(len=64) :: arg, arg2
   logical :: ok
 
   call blacs_setup(me, np)
@@ -23,6 +24,12 @@ program thesis_protocol
     ok = rc == BDYN_OK .and. len == 4
     step = state(1)
     call bdyn_clear_new()
+    ! The schema's args reach the newcomers as their command line.
+    call get_command_argument(1, arg)
+    call get_command_argument(2, arg2)
+    ok = ok .and. command_argument_count() == 2 .and. arg == '--from-schema' .and. &
+         arg2 == 'two words'
+    if (.not. ok) print '(a)', 'FAILED: newcomer arguments: ' // trim(arg) // ' | ' // trim(arg2)
   else
     step = 1
   end if
