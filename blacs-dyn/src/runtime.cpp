@@ -152,6 +152,12 @@ std::string info_get(MPI_Info info, const char* key) {
   return v;
 }
 
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", s);
+  return buf;
+}
+
 std::uint64_t fingerprint(const ShrinkPlan& plan) {
   std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(plan.pop_to + 7);
   for (ProcId p : plan.new_members) h = (h ^ static_cast<std::uint64_t>(p + 1)) * 1099511628211ull;
@@ -371,7 +377,13 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   const double deadline = now() + timeout;
   int all = 0;
   while (true) {
-    check(MPI_Testall(req.nnew, reqs.data(), &all, MPI_STATUSES_IGNORE), "MPI_Testall (hello)");
+    // MPI_Testsome, not MPI_Testall: Testall leaves every request active unless all
+    // completed, and the newcomers that did check in must be told apart on a timeout.
+    int done = 0;
+    std::vector<int> idx(static_cast<std::size_t>(req.nnew));
+    check(MPI_Testsome(req.nnew, reqs.data(), &done, idx.data(), MPI_STATUSES_IGNORE),
+          "MPI_Testsome (hello)");
+    all = std::all_of(reqs.begin(), reqs.end(), [](MPI_Request q) { return q == MPI_REQUEST_NULL; });
     if (all || now() > deadline) break;
     sleep_for(200000);
   }
@@ -396,7 +408,7 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
     throw Error(BDYN_ERR_TIMEOUT,
                 std::to_string(nmissing) + " of " + std::to_string(req.nnew) +
                     " spawned processes (ranks " + missing + " of the new group) did not join within " +
-                    std::to_string(timeout) + " s (BDYN_JOIN_TIMEOUT): died, or not linked with "
+                    seconds_text(timeout) + " s (BDYN_JOIN_TIMEOUT): died, or not linked with "
                     "blacs-dyn; the expansion is cancelled and the world is unchanged");
   }
   return link;

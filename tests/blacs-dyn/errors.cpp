@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
     const int rc = bdyn_expand(2, argv[0], dargv, nullptr, MPI_INFO_NULL);
     const double dt = MPI_Wtime() - t0;
     expect_error(rc, BDYN_ERR_TIMEOUT, "a newcomer dies before joining");
+    expect(std::strstr(bdyn_last_error(), "1 of 2 spawned processes (ranks 0 ") != nullptr,
+           "the message names the newcomer that did not check in");
     if (bdyn_rank() == 0) std::printf("detected after %.1f s\n", dt);
     expect(dt < 20.0, "detected within bounded time");
   } else {
