@@ -20,16 +20,10 @@ mpirun=(mpiexec --oversubscribe --bind-to none)
 echo "== PDGEMM on a 2x2 grid, checked against serial OpenBLAS (tool-chain smoke run)"
 "${mpirun[@]}" -n 4 apps/pdgemm_smoke 600 64 2 2
 
-# With blacs-dyn the job starts with 4 processes and spawns 5 at the expansion; a tree
-# without it starts 9 and grows the grid inside the world (no spawn time then).
-np=4
-if ! ls blacs-dyn/libmall_blacs_dyn.so* >/dev/null 2>&1; then
-  np=9
-  echo "(blacs-dyn is not built: starting 9 processes, the grid grows inside the world)"
-fi
 echo
 echo "== main job: resizable PDGEMM, 2x2 -> 3x3 (Local2) after iteration 4, back to 2x2 after 10"
-"${mpirun[@]}" -n "$np" apps/pdgemm_resizable -n 1200 --nb 64 -i 14 \
+# 4 processes to start with; blacs-dyn spawns 5 more at the expansion.
+"${mpirun[@]}" -n 4 apps/pdgemm_resizable -n 1200 --nb 64 -i 14 \
   -p scripted -s 4:expand:3x3:local2,10:shrink:2x2 --json main_job.json
 echo "(the run as JSON: $here/$build_dir/main_job.json)"
 

@@ -22,7 +22,6 @@ struct MatrixMove {
 
 // Collective over `world`; `gctxt` is a BLACS context spanning the whole world.
 void move_matrix(Mover how, const MatrixMove& mv, MPI_Comm world, int gctxt);
-bool redist_executor_available();
 
 // Elements whose owning world rank differs between the two layouts (pure).
 std::int64_t moved_elements(const MatrixMove& mv);

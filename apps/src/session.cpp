@@ -792,10 +792,6 @@ int Session::mycol() const { return impl_->grid.mycol(); }
 const Grid& Session::grid() const { return impl_->shape; }
 int Session::iteration() const { return impl_->iteration; }
 const Metrics& Session::metrics() const { return impl_->metrics; }
-std::string Session::mover_name() const {
-  if (impl_->opt.mover == Mover::Redist && !detail::redist_executor_available())
-    return "pdgemr2d (redist executor not built)";
-  return to_string(impl_->opt.mover);
-}
+std::string Session::mover_name() const { return to_string(impl_->opt.mover); }
 
 }  // namespace resize

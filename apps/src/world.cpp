@@ -3,13 +3,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#ifdef MALL_HAVE_BLACS_DYN
 #include "blacs-dyn/blacs_dyn.h"
-#endif
 
 namespace resize::detail {
-
-#ifdef MALL_HAVE_BLACS_DYN
 
 std::string World::backend() { return "blacs-dyn"; }
 MPI_Comm World::comm() { return bdyn_world(); }
@@ -71,35 +67,5 @@ int World::share_state(std::vector<char>& bytes, std::string& err) {
   return fail(bdyn_share_state(bytes.data(), &len, n), err);
 }
 
-#else  // no blacs-dyn: a fixed world
-
-std::string World::backend() { return "fixed MPI_COMM_WORLD (blacs-dyn not built)"; }
-MPI_Comm World::comm() { return MPI_COMM_WORLD; }
-bool World::is_new() { return false; }
-void World::clear_new() {}
-
-int World::expand(int nnew, const std::string&, const std::vector<std::string>&, std::string& err) {
-  err = "cannot spawn " + std::to_string(nnew) +
-        " processes: blacs-dyn is not built, the world is fixed at its start size";
-  return 3;
-}
-int World::expand_schema(const std::string& path, std::string& err) {
-  err = "cannot expand with schema '" + path + "': blacs-dyn is not built";
-  return 3;
-}
-int World::shrink(int, bool& leaving, std::string&) {
-  leaving = false;  // processes outside the grid stay in the world, idle
-  return 0;
-}
-void World::leave() { std::abort(); }
-int World::share_state(std::vector<char>& bytes, std::string&) {
-  std::uint64_t n = bytes.size();
-  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-  bytes.resize(n);
-  MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, MPI_COMM_WORLD);
-  return 0;
-}
-
-#endif
 
 }  // namespace resize::detail

@@ -1,7 +1,6 @@
-// The session's view of the process world: blacs-dyn (grow by MPI_Comm_spawn, shrink
-// through its communicator stack) when it is built, else a fixed MPI_COMM_WORLD on
-// which a grid may still change size inside the world but expansion beyond it fails.
-// Internal to the MPI shell.
+// The session's view of the process world, through blacs-dyn: grow by MPI_Comm_spawn,
+// shrink through its communicator stack, hand state to newcomers. Internal to the MPI
+// shell; the only file that calls blacs-dyn.
 #pragma once
 
 #include <mpi.h>

@@ -38,7 +38,7 @@ enum class Distribution {
 
 // Which code moves the data at a resize.
 enum class Mover {
-  Redist,    // redist::redistribute (the project's executor) when built, else PDGEMR2D
+  Redist,    // redist::redistribute (the project's executor)
   Pdgemr2d,  // ScaLAPACK's Cpdgemr2d (caterpillar), kept for comparison
 };
 std::string to_string(Mover m);
