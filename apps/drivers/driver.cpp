@@ -26,6 +26,12 @@ double entry(int seed, std::int64_t i, std::int64_t j) {
   return static_cast<double>(h % 2001u) / 1000.0 - 1.0;
 }
 
+resize::Distribution parse_distribution(const std::string& s) {
+  if (s == "cyclic") return resize::Distribution::BlockCyclic;
+  if (s == "block") return resize::Distribution::Block;
+  throw resize::Error("--dist: expected cyclic or block, got '" + s + "'");
+}
+
 void for_each_local(resize::Session& s, const int* desc,
                     const std::function<void(int, int, int, int)>& f) {
   if (!s.in_grid()) return;

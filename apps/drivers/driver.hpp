@@ -26,7 +26,7 @@ struct CommonOptions {
   std::string offer;       // for --policy sweetspot (file; default $MALL_OFFER)
   std::string mover = "redist";
   std::string json, csv;   // output files ("-" = stdout)
-  double resize_timeout = 60.0;
+  double resize_timeout = 180.0;  // a spawn alone can take 40 s on a busy host
   bool quiet = false;
 };
 
@@ -51,6 +51,9 @@ struct DriverHooks {
 // and returns the process exit code (0: result check passed).
 int run_driver(int argc, char** argv, CommonOptions& opts,
                const std::function<void(void* cli_app)>& extra, DriverHooks hooks);
+
+// "cyclic" or "block" (throws resize::Error naming the value otherwise).
+resize::Distribution parse_distribution(const std::string& s);
 
 // Deterministic global entries in [-1, 1], so any rank can build the reference.
 double entry(int seed, std::int64_t i, std::int64_t j);

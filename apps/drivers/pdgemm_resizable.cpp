@@ -30,15 +30,21 @@ int main(int argc, char** argv) {
   o.n = 600;
   o.nb = 64;
   Gemm g;
+  std::string dist_name = "cyclic";
+  resize::Distribution dist = resize::Distribution::BlockCyclic;
   apps::DriverHooks h;
   h.name = "pdgemm";
-  h.problem = [&] { return "N=" + std::to_string(g.n) + " NB=" + std::to_string(g.nb); };
+  h.problem = [&] {
+    return "N=" + std::to_string(g.n) + (dist == resize::Distribution::Block ? " block distribution"
+                                                                           : " NB=" + std::to_string(g.nb));
+  };
   h.setup = [&](resize::Session& s) {
+    dist = apps::parse_distribution(dist_name);
     g.n = o.n;
     g.nb = o.nb;
     g.scale = std::sqrt(3.0 / g.n);
-    s.register_matrix("A", g.n, g.n, g.nb, g.nb, resize::Distribution::BlockCyclic, g.da, g.a);
-    s.register_matrix("B", g.n, g.n, g.nb, g.nb, resize::Distribution::BlockCyclic, g.db, g.b);
+    s.register_matrix("A", g.n, g.n, g.nb, g.nb, dist, g.da, g.a);
+    s.register_matrix("B", g.n, g.n, g.nb, g.nb, dist, g.db, g.b);
   };
   h.init = [&](resize::Session& s) {
     apps::fill(s, g.da, g.a, 1);
@@ -83,7 +89,10 @@ int main(int argc, char** argv) {
                   s.iteration(), err, tol, refmax, err <= tol ? "OK" : "FAILED");
     return apps::Check{err <= tol, msg};
   };
-  const int rc = apps::run_driver(argc, argv, o, nullptr, h);
+  const int rc = apps::run_driver(argc, argv, o, [&](void* app) {
+    static_cast<CLI::App*>(app)->add_option("--dist", dist_name,
+        "cyclic (MB = NB = --nb) or block (one block per process row/column, as the thesis's runs)");
+  }, h);
   MPI_Finalize();
   return rc;
 }

@@ -4,6 +4,7 @@
 #include <cblas.h>
 #include <mpi.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -20,12 +21,18 @@ int main(int argc, char** argv) {
   o.iters = 10;
   int da[9]{}, dx[9]{};
   std::vector<double> a, x, y;
+  std::string dist_name = "cyclic";
+  resize::Distribution dist = resize::Distribution::BlockCyclic;
   apps::DriverHooks h;
   h.name = "pdgemv";
-  h.problem = [&] { return "N=" + std::to_string(o.n) + " NB=" + std::to_string(o.nb); };
+  h.problem = [&] {
+    return "N=" + std::to_string(o.n) + (dist == resize::Distribution::Block ? " block distribution"
+                                                                           : " NB=" + std::to_string(o.nb));
+  };
   h.setup = [&](resize::Session& s) {
-    s.register_matrix("A", o.n, o.n, o.nb, o.nb, resize::Distribution::BlockCyclic, da, a);
-    s.register_matrix("x", o.n, 1, o.nb, 1, resize::Distribution::BlockCyclic, dx, x);
+    dist = apps::parse_distribution(dist_name);
+    s.register_matrix("A", o.n, o.n, o.nb, o.nb, dist, da, a);
+    s.register_matrix("x", o.n, 1, o.nb, 1, dist, dx, x);
   };
   h.init = [&](resize::Session& s) {
     apps::fill(s, da, a, 1);
@@ -64,7 +71,10 @@ int main(int argc, char** argv) {
                   err, tol, err <= tol ? "OK" : "FAILED");
     return apps::Check{err <= tol, msg};
   };
-  const int rc = apps::run_driver(argc, argv, o, nullptr, h);
+  const int rc = apps::run_driver(argc, argv, o, [&](void* app) {
+    static_cast<CLI::App*>(app)->add_option("--dist", dist_name,
+        "cyclic (MB = NB = --nb) or block (one block per process row/column, as the thesis's runs)");
+  }, h);
   MPI_Finalize();
   return rc;
 }

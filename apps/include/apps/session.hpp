@@ -49,7 +49,7 @@ struct SessionOptions {
   std::unique_ptr<Policy> policy;     // default: FixedPolicy
   Mover mover = Mover::Redist;
   bool progress = true;               // live progress line on world rank 0
-  double resize_timeout = 60.0;       // watchdog: a resize stuck this long aborts the job
+  double resize_timeout = 180.0;      // watchdog: a resize stuck this long ends the job
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
 };
