@@ -3,8 +3,9 @@
 # grid, grows to 3x3 (Local2 placement, spawned processes) at a remap point, later
 # shrinks back to 2x2, and prints its progress, the summary (iteration times per grid,
 # redistribution and resize time, payoff point and resize cost on the wall clock and on
-# the dedicated-core estimate) and the result check. Then the heterogeneous Game of Life
-# of seed 002 Table 6.3 (uniform vs power-proportional blocks).
+# the dedicated-core estimate) and the result check. Then the data each placement moves
+# for the same expansion, and the heterogeneous Game of Life of seed 002 Table 6.3
+# (uniform vs power-proportional blocks).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$here/scripts/setup.sh"
@@ -26,6 +27,20 @@ echo "== main job: resizable PDGEMM, 2x2 -> 3x3 (Local2) after iteration 4, back
 "${mpirun[@]}" -n 4 apps/pdgemm_resizable -n 1200 --nb 64 -i 14 \
   -p scripted -s 4:expand:3x3:local2,10:shrink:2x2 --json main_job.json
 echo "(the run as JSON: $here/$build_dir/main_job.json)"
+
+echo
+echo "== placements compared: 2x2 -> 3x3, N=1200, block distribution (seed 002 §4.5, Table 4.1)"
+for pl in global local1 local2 optimal; do
+  "${mpirun[@]}" -n 4 apps/pdgemm_resizable -n 1200 --dist block -i 3 -q \
+    -p scripted -s 1:expand:3x3:$pl --json "placement_$pl.json" | grep "result check"
+done
+python3 - <<'PY'
+import json
+print("   placement   moved MB   redistribution ms   spawn ms   total resize ms")
+for pl in ["global", "local1", "local2", "optimal"]:
+    r = json.load(open(f"placement_{pl}.json"))["resizes"][0]
+    print(f"   {pl:9s} {r['bytes_moved']/1e6:10.2f} {r['t_redist_s']*1e3:19.1f} {r['t_spawn_s']*1e3:10.1f} {r['t_total_s']*1e3:17.1f}")
+PY
 
 echo
 echo "== heterogeneous Game of Life, processing powers 1,2,2,4 (seed 002 §6.4, Table 6.3)"
