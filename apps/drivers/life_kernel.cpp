@@ -7,6 +7,7 @@
 #include <numeric>
 #include <string>
 
+#include "apps/kernel_meter.hpp"
 #include "driver.hpp"
 
 namespace apps {
@@ -125,6 +126,7 @@ double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int 
       }
   }
   const double t = thread_cpu_seconds() - t0;
+  resize::kernel_meter_add(t);  // the update is this application's compute kernel
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i)
       cells[i + static_cast<std::size_t>(j) * ld] = next[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * m];

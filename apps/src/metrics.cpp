@@ -36,10 +36,11 @@ std::vector<Segment> Metrics::segments() const {
     s.first_iteration = iterations_[i].iteration;
     s.last_iteration = iterations_[j].iteration;
     const std::size_t from = (j > i) ? i + 1 : i;  // drop the transient first iteration
-    std::vector<double> ws, ds;
+    std::vector<double> ws, ds, cs;
     for (std::size_t k = from; k <= j; ++k) {
       ws.push_back(iterations_[k].wall);
       ds.push_back(iterations_[k].dedicated);
+      cs.push_back(iterations_[k].compute);
     }
     auto mean = [](const std::vector<double>& v) {
       double t = 0;
@@ -55,6 +56,8 @@ std::vector<Segment> Metrics::segments() const {
     s.mean_dedicated = mean(ds);
     s.median_wall = median(ws);
     s.median_dedicated = median(ds);
+    s.mean_compute = mean(cs);
+    s.median_compute = median(cs);
     s.min_wall = *std::min_element(ws.begin(), ws.end());
     s.min_dedicated = *std::min_element(ds.begin(), ds.end());
     out.push_back(s);
@@ -79,6 +82,8 @@ std::vector<ResizeAnalysis> Metrics::analyse() const {
       if (a.after->median_wall > 0) a.cost_wall = resize_cost(r.t_total, a.after->median_wall);
       if (a.after->median_dedicated > 0)
         a.cost_dedicated = resize_cost(r.t_total, a.after->median_dedicated);
+      a.payoff_compute = payoff_point(r.t_total, a.before->median_compute, a.after->median_compute);
+      if (a.after->median_compute > 0) a.cost_compute = resize_cost(r.t_total, a.after->median_compute);
     }
     out.push_back(a);
   }

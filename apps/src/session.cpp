@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "apps/grid_choice.hpp"
+#include "apps/kernel_meter.hpp"
 #include "redist/plan.hpp"
 #include "redist/redistribute.hpp"
 #include "blacs_grid.hpp"
@@ -177,7 +178,7 @@ struct Session::Impl {
   std::vector<Registered> mats;
   Metrics metrics;
   int iteration = 0;
-  double t_wall0 = 0, t_cpu0 = 0;
+  double t_wall0 = 0, t_cpu0 = 0, t_kernel0 = 0;
   std::string pending_note;
   std::function<std::vector<char>()> pack;
   std::function<void(const std::vector<char>&)> unpack;
@@ -510,20 +511,24 @@ int Session::join() {
 void Session::begin_iteration() {
   impl_->t_wall0 = MPI_Wtime();
   impl_->t_cpu0 = cpu_seconds();
+  impl_->t_kernel0 = kernel_cpu_seconds();
 }
 
 void Session::end_iteration(const std::string& note) {
   auto& I = *impl_;
-  double loc[2] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0}, mx[2] = {0, 0};
-  MPI_Reduce(loc, mx, 2, MPI_DOUBLE, MPI_MAX, 0, I.world);
+  double loc[3] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0, kernel_cpu_seconds() - I.t_kernel0};
+  double mx[3] = {0, 0, 0};
+  MPI_Reduce(loc, mx, 3, MPI_DOUBLE, MPI_MAX, 0, I.world);
   ++I.iteration;
   if (I.root()) {
-    IterationSample s{I.iteration, I.shape.size(), I.shape.shape(), mx[0], mx[1]};
+    IterationSample s{I.iteration, I.shape.size(), I.shape.shape(), mx[0], mx[1], mx[2]};
     I.metrics.add_iteration(s);
     char line[256];
-    std::snprintf(line, sizeof line, "[%s] iter %4d  grid %-5s (%2d procs)  wall %9.2f ms  dedicated-core %9.2f ms%s%s",
-                  I.opt.app.c_str(), I.iteration, s.grid.c_str(), s.procs, s.wall * 1e3,
-                  s.dedicated * 1e3, note.empty() ? "" : "  ", note.c_str());
+    std::snprintf(line, sizeof line,
+                  "[%s] iter %4d  grid %-5s (%2d procs)  wall %9.2f ms  dedicated-core: cpu %8.2f ms, "
+                  "compute %8.2f ms%s%s",
+                  I.opt.app.c_str(), I.iteration, s.grid.c_str(), s.procs, s.wall * 1e3, s.dedicated * 1e3,
+                  s.compute * 1e3, note.empty() ? "" : "  ", note.c_str());
     I.progress(line);
   }
 }

@@ -94,11 +94,34 @@ TEST(Metrics, OnePreemptedIterationDoesNotMoveTheSegmentTime) {
 TEST(Report, SummaryShowsBothClocksAndTheCheck) {
   RunInfo info{"pdgemm", "N=8", "scripted", "pdgemr2d", "max err 0: OK", true, 2};
   const std::string t = summary_table(three_grids(), info);
-  EXPECT_NE(t.find("dedicated-core"), std::string::npos);
+  EXPECT_NE(t.find("Dedicated-core"), std::string::npos);
+  EXPECT_NE(t.find("compute median"), std::string::npos);
   EXPECT_NE(t.find("2x2->3x3"), std::string::npos);
   EXPECT_NE(t.find("never"), std::string::npos);
   EXPECT_NE(t.find("max err 0: OK"), std::string::npos);
   const std::string j = to_json(three_grids(), info);
   EXPECT_NE(j.find("\"payoff_wall\": 3"), std::string::npos);
-  EXPECT_NE(iterations_csv(three_grids()).find("4,9,3x3,5,2.5"), std::string::npos);
+  EXPECT_NE(iterations_csv(three_grids()).find("4,9,3x3,5,2.5,"), std::string::npos);
+}
+
+TEST(Metrics, ComputeClockGivesItsOwnPayoff) {
+  Metrics m;
+  // wall does not improve (2 cores), compute halves: pays off on the compute clock only.
+  const double c[] = {9, 2, 2, 9, 1, 1};
+  for (int i = 1; i <= 6; ++i) {
+    const bool big = i > 3;
+    m.add_iteration({i, big ? 9 : 4, big ? "3x3" : "2x2", 1.0, 1.0, c[i - 1]});
+  }
+  ResizeRecord r;
+  r.after_iteration = 3;
+  r.action = Action::Expand;
+  r.from_grid = "2x2";
+  r.to_grid = "3x3";
+  r.t_total = 3.0;
+  m.add_resize(r);
+  const auto an = m.analyse();
+  ASSERT_EQ(an.size(), 1u);
+  EXPECT_FALSE(an[0].payoff_wall.has_value());
+  EXPECT_EQ(an[0].payoff_compute.value(), 3);  // ceil(3 / (2 - 1))
+  EXPECT_EQ(an[0].cost_compute.value(), 3);    // ceil(3 / 1)
 }

@@ -24,6 +24,7 @@ struct IterationSample {
   std::string grid;        // "3x3"
   double wall = 0.0;       // seconds, max over ranks
   double dedicated = 0.0;  // seconds, max over ranks of CPU time
+  double compute = 0.0;    // seconds, max over ranks of kernel CPU time
 };
 
 struct ResizeRecord {
@@ -58,6 +59,7 @@ struct Segment {
   int count() const { return last_iteration - first_iteration + 1; }
   double mean_wall = 0.0, mean_dedicated = 0.0;  // steady state (see Metrics::segments)
   double median_wall = 0.0, median_dedicated = 0.0;
+  double mean_compute = 0.0, median_compute = 0.0;
   double min_wall = 0.0, min_dedicated = 0.0;
 };
 
@@ -67,6 +69,7 @@ struct ResizeAnalysis {
   std::optional<Segment> before, after;
   std::optional<std::int64_t> payoff_wall, payoff_dedicated;  // empty: never pays off
   std::optional<std::int64_t> cost_wall, cost_dedicated;      // empty: no "after" data
+  std::optional<std::int64_t> payoff_compute, cost_compute;
 };
 
 class Metrics {

@@ -21,7 +21,7 @@ struct RunInfo {
 // cost, wall and dedicated-core side by side) and the result check, as a text table.
 std::string summary_table(const Metrics& m, const RunInfo& info);
 std::string to_json(const Metrics& m, const RunInfo& info);
-// One row per iteration: iteration,procs,grid,wall_s,dedicated_s.
+// One row per iteration: iteration,procs,grid,wall_s,dedicated_s,compute_s.
 std::string iterations_csv(const Metrics& m);
 
 // "n/a (never pays off)" style rendering of an optional count.
