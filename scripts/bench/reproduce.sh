@@ -18,6 +18,7 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+INVOCATION="scripts/bench/reproduce.sh $*"
 MODE=full
 BUILD=${MALL_BUILD_DIR:-$ROOT/build}
 OUT=$ROOT/docs
@@ -167,16 +168,23 @@ sched() {  # sched PLACEMENT: the scripted expansions, one every $SEG iterations
 }
 last=${RESIZE_GRIDS[-1]}
 NP_MAX=$(( ${last%x*} * ${last#*x} ))
-# With blacs-dyn the drivers grow by MPI_Comm_spawn from the initial 2x2 (the library's real
-# path); without it they need every rank up front and grow inside a fixed world.
+# Every rank is started up front and the grid grows inside that world (no spawn): Open MPI
+# 4.1.4 + PMIx 4.2 hang in about one MPI_Comm_spawn in 10-20 on this host (docs/blacs-dyn.md),
+# and the thesis's payoff uses the redistribution time, not the spawn. REPRO_SPAWN=1 grows by
+# MPI_Comm_spawn through blacs-dyn from the initial 2x2 instead (when the drivers have it).
 WORLD=$("${MPIEXEC[@]}" -n 1 "$BIN_A/life_resizable" -n 16 -g 1x1 -i 1 -p fixed 2>&1 </dev/null |
         sed -n 's/.*world: \([^;]*\);.*/\1/p' | head -1)
-echo "$WORLD" >"$RAW/resize_world.txt"
-if [[ $WORLD == blacs-dyn* ]]; then RESIZE_NP=4; else RESIZE_NP=$NP_MAX; fi
+if [[ ${REPRO_SPAWN:-0} == 1 && $WORLD == blacs-dyn* ]]; then
+  RESIZE_NP=4; echo "spawn $WORLD" >"$RAW/resize_world.txt"
+else
+  RESIZE_NP=$NP_MAX; echo "fixed $WORLD" >"$RAW/resize_world.txt"
+fi
 SEG_BASE=$SEG
 for app in life pdgemv pdgemm; do
   # Life and PDGEMV iterations are cheap: more of them per grid steady the mean t_p.
   if [[ $app == pdgemm ]]; then sizes=("${RESIZE_GEMM_N[@]}"); SEG=$SEG_BASE; else sizes=("${RESIZE_N[@]}"); SEG=$((2 * SEG_BASE)); fi
+  # The thesis's runs: one block per process row/column (Life's layout is always that).
+  dist=(); [[ $app != life ]] && dist=(--dist block)
   ITERS=$(( SEG * ${#RESIZE_GRIDS[@]} ))
   for n in "${sizes[@]}"; do
     # Global and Local2 alternate, RESIZE_REPS times each: the report takes each expansion's
@@ -184,7 +192,7 @@ for app in life pdgemv pdgemm; do
     for ((rep = 1; rep <= RESIZE_REPS; rep++)); do
       for pl in global local2; do
         run "resize_${app}_n${n}_${pl}_r$rep" "${MPIEXEC[@]}" -n "$RESIZE_NP" "$BIN_A/${app}_resizable" -n "$n" \
-          --nb 64 -g 2x2 -i "$ITERS" -p scripted -s "$(sched $pl)" -q \
+          --nb 64 "${dist[@]}" -g 2x2 -i "$ITERS" -p scripted -s "$(sched $pl)" -q --resize-timeout 120 \
           --json "$RAW/resize_${app}_n${n}_${pl}_r$rep.json"
       done
     done
@@ -237,7 +245,8 @@ T_END=$(date +%s)
 printf "%s\n" "${FAILED[@]}" >"$RAW/failed.txt"
 rc=0
 python3 "$ROOT/scripts/bench/report.py" --raw "$RAW" --out "$OUT" --mode "$MODE" \
-  --seconds $((T_END - T_START)) --root "$ROOT" || rc=$?
+  --seconds $((T_END - T_START)) --root "$ROOT" --build "$BUILD" \
+  --invocation "${MALL_BUILD_DIR:+MALL_BUILD_DIR=$MALL_BUILD_DIR }${REPRO_SPAWN:+REPRO_SPAWN=$REPRO_SPAWN }$INVOCATION" || rc=$?
 echo "reproduce: raw logs and JSON in $RAW"
 if [[ ${#FAILED[@]} -gt 0 ]]; then
   echo "reproduce: FAILED runs: ${FAILED[*]}" >&2
