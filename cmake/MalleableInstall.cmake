@@ -3,7 +3,8 @@ include(CMakePackageConfigHelpers)
 set(MALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/malleable)
 install(EXPORT malleableTargets NAMESPACE malleable:: DESTINATION ${MALL_CMAKE_DIR})
 configure_package_config_file(cmake/malleableConfig.cmake.in
-  ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake INSTALL_DESTINATION ${MALL_CMAKE_DIR})
+  ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake INSTALL_DESTINATION ${MALL_CMAKE_DIR}
+  PATH_VARS MALL_FORTRAN_MODDIR)
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake

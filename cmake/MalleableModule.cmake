@@ -12,7 +12,9 @@ function(mall_add_library name)
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
   target_include_directories(${name} PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
-    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+    $<BUILD_INTERFACE:${CMAKE_Fortran_MODULE_DIRECTORY}>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
+    $<INSTALL_INTERFACE:${MALL_FORTRAN_MODDIR}>)
   target_link_libraries(${name} PUBLIC ${A_PUBLIC_LIBS}
                         PRIVATE ${A_PRIVATE_LIBS} $<BUILD_INTERFACE:mall_build_flags>)
   install(TARGETS ${name} EXPORT malleableTargets
