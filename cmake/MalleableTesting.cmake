@@ -12,13 +12,16 @@ set(MALL_MPI_TEST_ENV
   OMPI_MCA_btl_vader_single_copy_mechanism=none)
 set(MALL_MPIEXEC_FLAGS --oversubscribe --bind-to none)
 
-# mall_add_unit_test(name SOURCES ... [LIBS ...])
+# mall_add_unit_test(name SOURCES ... [LIBS ...] [PREFIX module.])
+# Each GoogleTest case becomes one ctest test named PREFIX + Suite.Case, so that
+# `ctest -R <module>` selects exactly one module's tests.
 function(mall_add_unit_test name)
-  cmake_parse_arguments(A "" "" "SOURCES;LIBS" ${ARGN})
+  cmake_parse_arguments(A "" "PREFIX" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${A_SOURCES})
   target_link_libraries(${name} PRIVATE ${A_LIBS} GTest::gtest GTest::gtest_main
                         $<BUILD_INTERFACE:mall_build_flags>)
-  gtest_discover_tests(${name} PROPERTIES LABELS unit TIMEOUT 120 DISCOVERY_TIMEOUT 60)
+  gtest_discover_tests(${name} TEST_PREFIX "${A_PREFIX}"
+                       PROPERTIES LABELS unit TIMEOUT 120 DISCOVERY_TIMEOUT 60)
 endfunction()
 
 # mall_add_mpi_test(name NP n (TARGET tgt | COMMAND cmd...) [ARGS ...] [TIMEOUT s]
