@@ -2,15 +2,7 @@
 
 #include <vector>
 
-// Declared here, not taken from redist/scalapack_api.h: with Open MPI an MPI_Comm is a
-// pointer, and ScaLAPACK's C BLACS takes/returns MPI_Comm for these two.
-extern "C" {
-int Csys2blacs_handle(MPI_Comm comm);
-void Cfree_blacs_system_handle(int handle);
-void Cblacs_gridmap(int* icontxt, int* usermap, int ldumap, int nprow, int npcol);
-void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
-void Cblacs_gridexit(int icontxt);
-}
+#include "redist/scalapack_api.h"
 
 namespace resize::detail {
 
