@@ -32,6 +32,11 @@ resize::Distribution parse_distribution(const std::string& s) {
   throw resize::Error("--dist: expected cyclic or block, got '" + s + "'");
 }
 
+std::string describe_problem(std::int64_t n, std::int64_t nb, resize::Distribution dist) {
+  return "N=" + std::to_string(n) +
+         (dist == resize::Distribution::Block ? " block distribution" : " NB=" + std::to_string(nb));
+}
+
 void for_each_local(resize::Session& s, const int* desc,
                     const std::function<void(int, int, int, int)>& f) {
   if (!s.in_grid()) return;

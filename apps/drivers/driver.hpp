@@ -54,6 +54,8 @@ int run_driver(int argc, char** argv, CommonOptions& opts,
 
 // "cyclic" or "block" (throws resize::Error naming the value otherwise).
 resize::Distribution parse_distribution(const std::string& s);
+// "N=1200 NB=64" or "N=1200 block distribution", for the summary's problem line.
+std::string describe_problem(std::int64_t n, std::int64_t nb, resize::Distribution dist);
 
 // Deterministic global entries in [-1, 1], so any rank can build the reference.
 double entry(int seed, std::int64_t i, std::int64_t j);

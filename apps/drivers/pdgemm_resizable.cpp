@@ -34,10 +34,7 @@ int main(int argc, char** argv) {
   resize::Distribution dist = resize::Distribution::BlockCyclic;
   apps::DriverHooks h;
   h.name = "pdgemm";
-  h.problem = [&] {
-    return "N=" + std::to_string(g.n) + (dist == resize::Distribution::Block ? " block distribution"
-                                                                           : " NB=" + std::to_string(g.nb));
-  };
+  h.problem = [&] { return apps::describe_problem(g.n, g.nb, dist); };
   h.setup = [&](resize::Session& s) {
     dist = apps::parse_distribution(dist_name);
     g.n = o.n;

@@ -25,10 +25,7 @@ int main(int argc, char** argv) {
   resize::Distribution dist = resize::Distribution::BlockCyclic;
   apps::DriverHooks h;
   h.name = "pdgemv";
-  h.problem = [&] {
-    return "N=" + std::to_string(o.n) + (dist == resize::Distribution::Block ? " block distribution"
-                                                                           : " NB=" + std::to_string(o.nb));
-  };
+  h.problem = [&] { return apps::describe_problem(o.n, o.nb, dist); };
   h.setup = [&](resize::Session& s) {
     dist = apps::parse_distribution(dist_name);
     s.register_matrix("A", o.n, o.n, o.nb, o.nb, dist, da, a);

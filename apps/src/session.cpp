@@ -319,6 +319,7 @@ struct Session::Impl {
   }
 
   RemapResult act(Decision d);
+  ResizeRecord begin_resize(const Decision& d, const Grid& target);
   RemapResult expand(const Decision& d, const Grid& target, double t_start);
   RemapResult shrink(const Decision& d, const Grid& target, double t_start);
   void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
@@ -634,18 +635,24 @@ RemapResult Session::Impl::act(Decision d) {
   return d.action == Action::Expand ? expand(d, target, t_start) : shrink(d, target, t_start);
 }
 
-RemapResult Session::Impl::expand(const Decision& d, const Grid& target, double t_start) {
-  const Grid from = shape;
+// The record of one resize, and the watchdog armed for it (both directions alike).
+ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target) {
   ResizeRecord rec;
   rec.after_iteration = iteration;
-  rec.action = Action::Expand;
-  rec.from_grid = from.shape();
+  rec.action = d.action;
+  rec.from_grid = shape.shape();
   rec.to_grid = target.shape();
-  rec.from_procs = from.size();
+  rec.from_procs = shape.size();
   rec.to_procs = target.size();
   rec.placement = d.placement;
-  dog.arm("expansion " + from.shape() + " -> " + target.shape() + " after iteration " +
-          std::to_string(iteration));
+  dog.arm(std::string(d.action == Action::Expand ? "expansion " : "shrink ") + shape.shape() +
+          " -> " + target.shape() + " after iteration " + std::to_string(iteration));
+  return rec;
+}
+
+RemapResult Session::Impl::expand(const Decision& d, const Grid& target, double t_start) {
+  const Grid from = shape;
+  ResizeRecord rec = begin_resize(d, target);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - size());
   const double t0 = MPI_Wtime();
@@ -732,16 +739,7 @@ void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRec
 
 RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, double t_start) {
   const Grid from = shape;
-  ResizeRecord rec;
-  rec.after_iteration = iteration;
-  rec.action = Action::Shrink;
-  rec.from_grid = from.shape();
-  rec.to_grid = target.shape();
-  rec.from_procs = from.size();
-  rec.to_procs = target.size();
-  rec.placement = d.placement;
-  dog.arm("shrink " + from.shape() + " -> " + target.shape() + " after iteration " +
-          std::to_string(iteration));
+  ResizeRecord rec = begin_resize(d, target);
   // Redistribute first, on the big world, then let the extra processes go (§3.1 iii.4).
   dog.phase("BLACS grids");
   detail::BlacsGrid small(world, target);
