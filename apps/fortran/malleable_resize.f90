@@ -4,6 +4,7 @@
 ! original (the session reads /proc/self/cmdline), so get_command_argument works there.
 module malleable_resize
   use, intrinsic :: iso_c_binding
+  use blacs_dyn, only: bdyn_c_string
   implicit none
   private
   public :: mall_resize_create, mall_resize_register, mall_resize_is_newcomer, &
@@ -88,10 +89,6 @@ module malleable_resize
     type(c_ptr) function c_last_error() bind(C, name="mall_resize_last_error")
       import :: c_ptr
     end function
-    integer(c_size_t) function c_strlen(p) bind(C, name="strlen")
-      import :: c_size_t, c_ptr
-      type(c_ptr), value :: p
-    end function
   end interface
 
 contains
@@ -126,16 +123,7 @@ contains
 
   function mall_resize_last_error() result(msg)
     character(len=:), allocatable :: msg
-    type(c_ptr) :: p
-    character(kind=c_char), pointer :: chars(:)
-    integer :: i, n
-    p = c_last_error()
-    n = int(c_strlen(p))
-    call c_f_pointer(p, chars, [n])
-    allocate(character(len=n) :: msg)
-    do i = 1, n
-      msg(i:i) = chars(i)
-    end do
+    msg = bdyn_c_string(c_last_error())
   end function
 
 end module malleable_resize

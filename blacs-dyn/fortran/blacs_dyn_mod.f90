@@ -10,6 +10,7 @@ module blacs_dyn
        BDYN_ERR_SPAWN = 3, BDYN_ERR_STATE = 4, BDYN_ERR_MPI = 5, BDYN_ERR_TIMEOUT = 6
   integer(c_int), parameter, public :: BDYN_STAY = 0, BDYN_EXIT = 1, BDYN_PARK = 2
 
+  public :: bdyn_c_string
   public :: bdyn_rank, bdyn_size, bdyn_world_f, bdyn_depth, bdyn_joined_level, bdyn_is_new, &
        bdyn_clear_new, bdyn_leave, bdyn_leaving, bdyn_shrink_to_level, bdyn_level_size, &
        bdyn_level_grid, bdyn_process_counts, bdyn_share_state, bdyn_expand_schema, &
@@ -163,10 +164,16 @@ contains
 
   function bdyn_last_error() result(msg)
     character(len=:), allocatable :: msg
-    type(c_ptr) :: p
+    msg = bdyn_c_string(c_last_error())
+  end function
+
+  ! A NUL-terminated C string as a Fortran string (shared with the other modules'
+  ! message functions, e.g. malleable_resize).
+  function bdyn_c_string(p) result(msg)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable :: msg
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
-    p = c_last_error()
     n = int(c_strlen(p))
     call c_f_pointer(p, chars, [n])
     allocate(character(len=n) :: msg)
