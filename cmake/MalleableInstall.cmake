@@ -13,9 +13,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake
 
 get_property(MALL_PC_LIBS GLOBAL PROPERTY MALL_PC_LIBS)
 # blacs-dyn first: its BLACS entry points must come ahead of ScaLAPACK's.
-if("-lmall_blacs_dyn" IN_LIST MALL_PC_LIBS)
-  list(REMOVE_ITEM MALL_PC_LIBS -lmall_blacs_dyn)
-  list(PREPEND MALL_PC_LIBS -lmall_blacs_dyn)
+if("-lmalleable_blacs_dyn" IN_LIST MALL_PC_LIBS)
+  list(REMOVE_ITEM MALL_PC_LIBS -lmalleable_blacs_dyn)
+  list(PREPEND MALL_PC_LIBS -lmalleable_blacs_dyn)
 endif()
 list(JOIN MALL_PC_LIBS " " MALL_PC_LIBS)
 # Relocatable: the prefix is found from the .pc file's own directory.

@@ -6,7 +6,7 @@ function(mall_add_library name)
   add_library(${name} SHARED ${A_SOURCES})
   add_library(malleable::${name} ALIAS ${name})
   if(NOT A_OUTPUT)
-    string(REPLACE "-" "_" A_OUTPUT "mall_${name}")
+    set(A_OUTPUT "malleable_${name}")
   endif()
   set_target_properties(${name} PROPERTIES OUTPUT_NAME ${A_OUTPUT}
     VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})

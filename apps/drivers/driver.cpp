@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "redist/scalapack_api.h"
+#include "malleable/redist/scalapack_api.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -109,7 +109,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot");
   cli.add_option("-s,--schedule", o.schedule,
                  "scripted schedule, e.g. 3:expand:3x3:local2,6:shrink:2x2 (or a file)");
-  cli.add_option("--offer", o.offer, "sweetspot: file with offer=N / release=M (default $MALL_OFFER)");
+  cli.add_option("--offer", o.offer, "sweetspot: file with offer=N / release=M (default $RESIZE_OFFER)");
   cli.add_option("-r,--redistribution", o.mover, "redist or pdgemr2d");
   cli.add_option("--json", o.json, "write the run as JSON to this file (- = stdout)");
   cli.add_option("--csv", o.csv, "write per-iteration times as CSV to this file (- = stdout)");

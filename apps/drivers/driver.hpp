@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "apps/policy.hpp"
-#include "apps/report.hpp"
-#include "apps/session.hpp"
+#include "malleable/resize/policy.hpp"
+#include "malleable/resize/report.hpp"
+#include "malleable/resize/session.hpp"
 
 namespace apps {
 
@@ -23,7 +23,7 @@ struct CommonOptions {
   int iters = 10;
   std::string policy = "fixed";
   std::string schedule;    // for --policy scripted (text or file)
-  std::string offer;       // for --policy sweetspot (file; default $MALL_OFFER)
+  std::string offer;       // for --policy sweetspot (file; default $RESIZE_OFFER)
   std::string mover = "redist";
   std::string json, csv;   // output files ("-" = stdout)
   double resize_timeout = 180.0;  // a spawn alone can take 40 s on a busy host

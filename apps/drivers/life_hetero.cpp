@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/hetero.hpp"
+#include "malleable/gridmap/hetero.hpp"
 #include "life_kernel.hpp"
 
 namespace {

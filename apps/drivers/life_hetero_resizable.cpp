@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "driver.hpp"
-#include "gridmap/hetero.hpp"
-#include "gridmap/selection.hpp"
+#include "malleable/gridmap/hetero.hpp"
+#include "malleable/gridmap/selection.hpp"
 #include "life_kernel.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <string>
 
-#include "apps/kernel_meter.hpp"
+#include "malleable/resize/kernel_meter.hpp"
 #include "driver.hpp"
 
 namespace apps {

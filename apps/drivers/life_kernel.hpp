@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "apps/types.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace apps {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "driver.hpp"
-#include "redist/scalapack_api.h"
+#include "malleable/redist/scalapack_api.h"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

@@ -1,4 +1,4 @@
-/* A resizable PDGEMM in plain C against the session's C API (apps/resize.h):
+/* A resizable PDGEMM in plain C against the session's C API (malleable/resize/resize.h):
  * B <- s * (A * B) repeated, on a grid that a schedule grows and shrinks, checked
  * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] (starts on 2x2). */
 #include <cblas.h>
@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "apps/resize.h"
-#include "redist/scalapack_api.h"
+#include "malleable/resize/resize.h"
+#include "malleable/redist/scalapack_api.h"
 
 static double entry(int seed, int i, int j) { return sin(0.37 * i + 1.31 * j + seed) * cos(0.05 * (i - j)); }
 
 static void die(const char* what) {
-  fprintf(stderr, "pdgemm_c: %s failed: %s\n", what, mall_resize_last_error());
+  fprintf(stderr, "pdgemm_c: %s failed: %s\n", what, resize_last_error());
   MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -23,19 +23,19 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? atoi(argv[1]) : 300, iters = argc > 2 ? atoi(argv[2]) : 6, nb = 32;
   const char* schedule = argc > 3 ? argv[3] : "2:expand:3x3:local2,4:shrink:2x2";
   const double scale = 1.0 / sqrt((double)n);
-  mall_resize_session* s = NULL;
-  if (mall_resize_create(argc, argv, "pdgemm_c", "scripted", schedule, &s)) die("create");
+  resize_session* s = NULL;
+  if (resize_create(argc, argv, "pdgemm_c", "scripted", schedule, &s)) die("create");
   int desca[9], descb[9], it = 0, izero = 0, ione = 1;
   double *a = NULL, *b = NULL;
-  if (mall_resize_register(s, "A", n, n, nb, nb, 0, desca, &a) ||
-      mall_resize_register(s, "B", n, n, nb, nb, 0, descb, &b))
+  if (resize_register(s, "A", n, n, nb, nb, 0, desca, &a) ||
+      resize_register(s, "B", n, n, nb, nb, 0, descb, &b))
     die("register");
   int ctxt, nprow, npcol, myrow, mycol;
-  if (mall_resize_is_newcomer(s)) {
-    if (mall_resize_join(s, &it)) die("join");
+  if (resize_is_newcomer(s)) {
+    if (resize_join(s, &it)) die("join");
   } else {
-    if (mall_resize_start(s, 2, 2)) die("start");
-    mall_resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
+    if (resize_start(s, 2, 2)) die("start");
+    resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
     if (ctxt >= 0) {
       const int ml = numroc_(&n, &nb, &myrow, &izero, &nprow), nl = numroc_(&n, &nb, &mycol, &izero, &npcol);
       for (int jl = 1; jl <= nl; ++jl)
@@ -48,8 +48,8 @@ int main(int argc, char** argv) {
     }
   }
   while (it < iters) {
-    mall_resize_begin_iteration(s);
-    mall_resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
+    resize_begin_iteration(s);
+    resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
     if (ctxt >= 0) {
       const int nl = numroc_(&n, &nb, &mycol, &izero, &npcol);
       const size_t len = (size_t)descb[8] * (size_t)(nl > 0 ? nl : 1);
@@ -60,16 +60,16 @@ int main(int argc, char** argv) {
       for (size_t k = 0; k < len; ++k) b[k] = scale * c[k];
       free(c);
     }
-    mall_resize_end_iteration(s);
+    resize_end_iteration(s);
     ++it;
     int action = 0;
-    if (it < iters && mall_resize_remap_point(s, &action) == MALL_RESIZE_ERR_RESIZE)
-      if (mall_resize_world_rank(s) == 0) printf("pdgemm_c: resize failed (%s); continuing\n", mall_resize_last_error());
+    if (it < iters && resize_remap_point(s, &action) == RESIZE_ERR_RESIZE)
+      if (resize_world_rank(s) == 0) printf("pdgemm_c: resize failed (%s); continuing\n", resize_last_error());
   }
   /* Serial reference on world rank 0. */
-  MPI_Comm world = mall_resize_world(s);
+  MPI_Comm world = resize_world(s);
   double* ref = malloc((size_t)n * n * sizeof *ref);
-  if (mall_resize_world_rank(s) == 0) {
+  if (resize_world_rank(s) == 0) {
     double* ga = malloc((size_t)n * n * sizeof *ga);
     double* t = malloc((size_t)n * n * sizeof *t);
     for (int j = 0; j < n; ++j)
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   MPI_Bcast(ref, n * n, MPI_DOUBLE, 0, world);
   double err = 0.0, gerr = 0.0, refmax = 0.0;
   for (size_t k = 0; k < (size_t)n * n; ++k) refmax = fmax(refmax, fabs(ref[k]));
-  mall_resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
+  resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
   if (ctxt >= 0) {
     const int ml = numroc_(&n, &nb, &myrow, &izero, &nprow), nl = numroc_(&n, &nb, &mycol, &izero, &npcol);
     for (int jl = 1; jl <= nl; ++jl)
@@ -103,9 +103,9 @@ int main(int argc, char** argv) {
   snprintf(msg, sizeof msg, "B = (sA)^%d B0: max |B - B_openblas| = %.3e (tol %.1e, max|B| %.2e): %s", iters, gerr, tol, refmax,
            gerr <= tol ? "OK" : "FAILED");
   snprintf(problem, sizeof problem, "N=%d NB=%d", n, nb);
-  mall_resize_print_summary(s, problem, msg, gerr <= tol);
+  resize_print_summary(s, problem, msg, gerr <= tol);
   free(ref);
-  mall_resize_destroy(s);
+  resize_destroy(s);
   MPI_Finalize();
   return gerr <= tol ? 0 : 1;
 }

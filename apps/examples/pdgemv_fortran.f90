@@ -35,18 +35,18 @@ program pdgemv_fortran
   scale = 1.0d0 / sqrt(dble(n))
 
   call MPI_Init(ierr)
-  rc = mall_resize_create('pdgemv_fortran', 'scripted', trim(schedule), s)
-  if (rc /= MALL_RESIZE_OK) call fail('create')
+  rc = resize_create('pdgemv_fortran', 'scripted', trim(schedule), s)
+  if (rc /= RESIZE_OK) call fail('create')
   abuf = c_null_ptr
   xbuf = c_null_ptr
-  rc = mall_resize_register(s, 'A', n, n, nb, nb, 0, desca, abuf)
-  rc = mall_resize_register(s, 'x', n, 1, nb, 1, 0, descx, xbuf)
-  if (mall_resize_is_newcomer(s) == 1) then
-    rc = mall_resize_join(s, it)
-    if (rc /= MALL_RESIZE_OK) call fail('join')
+  rc = resize_register(s, 'A', n, n, nb, nb, 0, desca, abuf)
+  rc = resize_register(s, 'x', n, 1, nb, 1, 0, descx, xbuf)
+  if (resize_is_newcomer(s) == 1) then
+    rc = resize_join(s, it)
+    if (rc /= RESIZE_OK) call fail('join')
   else
-    rc = mall_resize_start(s, 2, 2)
-    if (rc /= MALL_RESIZE_OK) call fail('start')
+    rc = resize_start(s, 2, 2)
+    if (rc /= RESIZE_OK) call fail('start')
     it = 0
     call bind_arrays()
     if (ctxt >= 0) then
@@ -65,7 +65,7 @@ program pdgemv_fortran
   end if
 
   do while (it < iters)
-    call mall_resize_begin_iteration(s)
+    call resize_begin_iteration(s)
     call bind_arrays()
     if (ctxt >= 0) then
       allocate (y(max(1, descx(9)), 1))
@@ -74,16 +74,16 @@ program pdgemv_fortran
       if (xloc > 0) x(1:xloc, 1) = scale * y(1:xloc, 1)
       deallocate (y)
     end if
-    call mall_resize_end_iteration(s)
+    call resize_end_iteration(s)
     it = it + 1
     if (it < iters) then
-      rc = mall_resize_remap_point(s, act)
+      rc = resize_remap_point(s, act)
     end if
   end do
 
   ! Serial reference on world rank 0, broadcast, compared element by element.
-  comm = mall_resize_world(s)
-  rank = mall_resize_world_rank(s)
+  comm = resize_world(s)
+  rank = resize_world_rank(s)
   allocate (gx(n), gt(n))
   if (rank == 0) then
     allocate (ga(n, n))
@@ -120,8 +120,8 @@ program pdgemv_fortran
     msg = trim(msg)//': FAILED'
   end if
   write (arg, '(A,I0,A,I0)') 'N=', n, ' NB=', nb
-  rc = mall_resize_print_summary(s, trim(arg), trim(msg), gerr <= tol)
-  call mall_resize_destroy(s)
+  rc = resize_print_summary(s, trim(arg), trim(msg), gerr <= tol)
+  call resize_destroy(s)
   call MPI_Finalize(ierr)
   if (gerr > tol) stop 1
 
@@ -129,7 +129,7 @@ contains
 
   ! The arrays move at every resize: take them again from the session's buffers.
   subroutine bind_arrays()
-    rc = mall_resize_grid(s, ctxt, nprow, npcol, myrow, mycol)
+    rc = resize_grid(s, ctxt, nprow, npcol, myrow, mycol)
     if (ctxt < 0) return
     mloc = numroc(n, nb, myrow, 0, nprow)
     nloc = numroc(n, nb, mycol, 0, npcol)
@@ -151,7 +151,7 @@ contains
 
   subroutine fail(what)
     character(len=*), intent(in) :: what
-    write (*, '(A,A,A,A)') 'pdgemv_fortran: ', what, ' failed: ', mall_resize_last_error()
+    write (*, '(A,A,A,A)') 'pdgemv_fortran: ', what, ' failed: ', resize_last_error()
     call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
   end subroutine
 

@@ -1,25 +1,25 @@
-! Fortran interface to the resize session (apps/resize.h) through ISO_C_BINDING.
+! Fortran interface to the resize session (malleable/resize/resize.h) through ISO_C_BINDING.
 ! Strings are passed as Fortran character variables; the wrappers add the C NUL.
 ! Spawned copies of a Fortran program get the same command-line arguments as the
 ! original (the session reads /proc/self/cmdline), so get_command_argument works there.
 module malleable_resize
   use, intrinsic :: iso_c_binding
-  use blacs_dyn, only: bdyn_c_string
+  use malleable_blacs_dyn, only: blacs_dyn_c_string
   implicit none
   private
-  public :: mall_resize_create, mall_resize_register, mall_resize_is_newcomer, &
-            mall_resize_start, mall_resize_join, mall_resize_begin_iteration, &
-            mall_resize_end_iteration, mall_resize_remap_point, mall_resize_grid, &
-            mall_resize_world, mall_resize_world_rank, mall_resize_print_summary, &
-            mall_resize_destroy, mall_resize_last_error, &
-            MALL_RESIZE_OK, MALL_RESIZE_NONE, MALL_RESIZE_EXPAND, MALL_RESIZE_SHRINK
+  public :: resize_create, resize_register, resize_is_newcomer, &
+            resize_start, resize_join, resize_begin_iteration, &
+            resize_end_iteration, resize_remap_point, resize_grid, &
+            resize_world, resize_world_rank, resize_print_summary, &
+            resize_destroy, resize_last_error, &
+            RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK
 
-  integer(c_int), parameter :: MALL_RESIZE_OK = 0
-  integer(c_int), parameter :: MALL_RESIZE_NONE = 0, MALL_RESIZE_EXPAND = 1, MALL_RESIZE_SHRINK = 2
+  integer(c_int), parameter :: RESIZE_OK = 0
+  integer(c_int), parameter :: RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2
 
   interface
     integer(c_int) function c_create(argc, argv, app, policy, schedule, s) &
-        bind(C, name="mall_resize_create")
+        bind(C, name="resize_create")
       import :: c_int, c_ptr, c_char
       integer(c_int), value :: argc
       type(c_ptr), value :: argv
@@ -27,7 +27,7 @@ module malleable_resize
       type(c_ptr) :: s
     end function
     integer(c_int) function c_register(s, name, m, n, mb, nb, dist, desc, buf) &
-        bind(C, name="mall_resize_register")
+        bind(C, name="resize_register")
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: s
       character(kind=c_char), dimension(*) :: name
@@ -35,95 +35,95 @@ module malleable_resize
       integer(c_int), dimension(9) :: desc
       type(c_ptr) :: buf
     end function
-    integer(c_int) function mall_resize_is_newcomer(s) bind(C, name="mall_resize_is_newcomer")
+    integer(c_int) function resize_is_newcomer(s) bind(C, name="resize_is_newcomer")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
     end function
-    integer(c_int) function mall_resize_start(s, nprow, npcol) bind(C, name="mall_resize_start")
+    integer(c_int) function resize_start(s, nprow, npcol) bind(C, name="resize_start")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int), value :: nprow, npcol
     end function
-    integer(c_int) function mall_resize_join(s, iteration) bind(C, name="mall_resize_join")
+    integer(c_int) function resize_join(s, iteration) bind(C, name="resize_join")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int) :: iteration
     end function
-    subroutine mall_resize_begin_iteration(s) bind(C, name="mall_resize_begin_iteration")
+    subroutine resize_begin_iteration(s) bind(C, name="resize_begin_iteration")
       import :: c_ptr
       type(c_ptr), value :: s
     end subroutine
-    subroutine mall_resize_end_iteration(s) bind(C, name="mall_resize_end_iteration")
+    subroutine resize_end_iteration(s) bind(C, name="resize_end_iteration")
       import :: c_ptr
       type(c_ptr), value :: s
     end subroutine
-    integer(c_int) function mall_resize_remap_point(s, action) bind(C, name="mall_resize_remap_point")
+    integer(c_int) function resize_remap_point(s, action) bind(C, name="resize_remap_point")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int) :: action
     end function
-    integer(c_int) function mall_resize_grid(s, ctxt, nprow, npcol, myrow, mycol) &
-        bind(C, name="mall_resize_grid")
+    integer(c_int) function resize_grid(s, ctxt, nprow, npcol, myrow, mycol) &
+        bind(C, name="resize_grid")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int) :: ctxt, nprow, npcol, myrow, mycol
     end function
-    integer(c_int) function mall_resize_world(s) bind(C, name="mall_resize_world_f")
+    integer(c_int) function resize_world(s) bind(C, name="resize_world_f")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
     end function
-    integer(c_int) function mall_resize_world_rank(s) bind(C, name="mall_resize_world_rank")
+    integer(c_int) function resize_world_rank(s) bind(C, name="resize_world_rank")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
     end function
-    integer(c_int) function c_summary(s, problem, check, ok) bind(C, name="mall_resize_print_summary")
+    integer(c_int) function c_summary(s, problem, check, ok) bind(C, name="resize_print_summary")
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: s
       character(kind=c_char), dimension(*) :: problem, check
       integer(c_int), value :: ok
     end function
-    subroutine mall_resize_destroy(s) bind(C, name="mall_resize_destroy")
+    subroutine resize_destroy(s) bind(C, name="resize_destroy")
       import :: c_ptr
       type(c_ptr), value :: s
     end subroutine
-    type(c_ptr) function c_last_error() bind(C, name="mall_resize_last_error")
+    type(c_ptr) function c_last_error() bind(C, name="resize_last_error")
       import :: c_ptr
     end function
   end interface
 
 contains
 
-  integer(c_int) function mall_resize_create(app, policy, schedule, s)
+  integer(c_int) function resize_create(app, policy, schedule, s)
     character(len=*), intent(in) :: app, policy, schedule
     type(c_ptr), intent(out) :: s
-    mall_resize_create = c_create(0_c_int, c_null_ptr, trim(app)//c_null_char, &
+    resize_create = c_create(0_c_int, c_null_ptr, trim(app)//c_null_char, &
                                   trim(policy)//c_null_char, trim(schedule)//c_null_char, s)
   end function
 
   ! The session owns the buffer: after start/join and after every remap point, fetch
   ! the array again with c_f_pointer(buf, a, [desc(9), local columns]).
-  integer(c_int) function mall_resize_register(s, name, m, n, mb, nb, dist, desc, buf)
+  integer(c_int) function resize_register(s, name, m, n, mb, nb, dist, desc, buf)
     type(c_ptr), intent(in) :: s
     character(len=*), intent(in) :: name
     integer(c_int), intent(in) :: m, n, mb, nb, dist
     integer(c_int), intent(inout), target :: desc(9)
     type(c_ptr), intent(inout), target :: buf
-    mall_resize_register = c_register(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
+    resize_register = c_register(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
   end function
 
-  integer(c_int) function mall_resize_print_summary(s, problem, check, ok)
+  integer(c_int) function resize_print_summary(s, problem, check, ok)
     type(c_ptr), intent(in) :: s
     character(len=*), intent(in) :: problem, check
     logical, intent(in) :: ok
     integer(c_int) :: iok
     iok = 0
     if (ok) iok = 1
-    mall_resize_print_summary = c_summary(s, trim(problem)//c_null_char, trim(check)//c_null_char, iok)
+    resize_print_summary = c_summary(s, trim(problem)//c_null_char, trim(check)//c_null_char, iok)
   end function
 
-  function mall_resize_last_error() result(msg)
+  function resize_last_error() result(msg)
     character(len=:), allocatable :: msg
-    msg = bdyn_c_string(c_last_error())
+    msg = blacs_dyn_c_string(c_last_error())
   end function
 
 end module malleable_resize

@@ -17,10 +17,10 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/hetero.hpp"
-#include "gridmap/movement.hpp"
-#include "gridmap/placement.hpp"
-#include "gridmap/selection.hpp"
+#include "malleable/gridmap/hetero.hpp"
+#include "malleable/gridmap/movement.hpp"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/gridmap/selection.hpp"
 
 namespace {
 

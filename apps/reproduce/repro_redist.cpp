@@ -24,12 +24,12 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/placement.hpp"
-#include "gridmap/topology.hpp"
-#include "redist/layout.hpp"
-#include "redist/plan.hpp"
-#include "redist/redistribute.hpp"
-#include "redist/scalapack_api.h"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/gridmap/topology.hpp"
+#include "malleable/redist/layout.hpp"
+#include "malleable/redist/plan.hpp"
+#include "malleable/redist/redistribute.hpp"
+#include "malleable/redist/scalapack_api.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "redist/scalapack_api.h"
+#include "malleable/redist/scalapack_api.h"
 
 namespace {
 // Deterministic global entries, so every rank can build the serial reference itself.

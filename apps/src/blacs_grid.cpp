@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "redist/scalapack_api.h"
+#include "malleable/redist/scalapack_api.h"
 
 namespace resize::detail {
 

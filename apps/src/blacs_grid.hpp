@@ -4,7 +4,7 @@
 
 #include <mpi.h>
 
-#include "apps/types.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace resize::detail {
 

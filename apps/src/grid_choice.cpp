@@ -1,9 +1,9 @@
 // Placement of processes in a resized grid, seed 002 §4.2-4.5 and §5.2.
-#include "apps/grid_choice.hpp"
+#include "malleable/resize/grid_choice.hpp"
 
-#include "gridmap/error.hpp"
-#include "gridmap/placement.hpp"
-#include "gridmap/topology.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/gridmap/topology.hpp"
 
 #include <algorithm>
 #include <cmath>

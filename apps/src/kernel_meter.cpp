@@ -1,6 +1,6 @@
 // BLAS interposers for the compute-only clock (apps/kernel_meter.hpp). Each forwards to
 // the next definition in the lookup order (OpenBLAS) and adds its thread CPU time.
-#include "apps/kernel_meter.hpp"
+#include "malleable/resize/kernel_meter.hpp"
 
 #include <dlfcn.h>
 #include <time.h>
@@ -24,7 +24,7 @@ template <class F>
 F next(const char* name) {
   void* p = dlsym(RTLD_NEXT, name);
   if (!p) {
-    std::fprintf(stderr, "resize kernel meter: no %s after libmall_resize in the link order\n", name);
+    std::fprintf(stderr, "resize kernel meter: no %s after libmalleable_resize in the link order\n", name);
     std::abort();
   }
   return reinterpret_cast<F>(p);

@@ -1,4 +1,4 @@
-#include "apps/metrics.hpp"
+#include "malleable/resize/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>

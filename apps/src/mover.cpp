@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "redist/plan.hpp"
-#include "redist/redistribute.hpp"
+#include "malleable/redist/plan.hpp"
+#include "malleable/redist/redistribute.hpp"
 
 extern "C" void Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* desca,
                           double* b, int ib, int jb, const int* descb, int gcontext);

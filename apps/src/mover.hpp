@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "apps/session.hpp"
+#include "malleable/resize/session.hpp"
 
 namespace resize::detail {
 

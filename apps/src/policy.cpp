@@ -1,4 +1,4 @@
-#include "apps/policy.hpp"
+#include "malleable/resize/policy.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -27,7 +27,8 @@ void PoolScheduler::released(int n) {
 void OfferFileScheduler::reload() {
   std::string content;
   if (path_.empty()) {
-    const char* env = std::getenv("MALL_OFFER");
+    const char* env = std::getenv("RESIZE_OFFER");
+    if (!env) env = std::getenv("MALL_OFFER");  // deprecated spelling
     content = env ? env : "";
   } else {
     std::ifstream in(path_);
@@ -51,7 +52,7 @@ void OfferFileScheduler::reload() {
     try {
       v = std::stoi(tok.substr(eq + 1));
     } catch (const std::exception&) {
-      throw Error("offer file '" + (path_.empty() ? std::string("$MALL_OFFER") : path_) +
+      throw Error("offer file '" + (path_.empty() ? std::string("$RESIZE_OFFER") : path_) +
                   "': value of '" + key + "' is not an integer: '" + tok + "'");
     }
     if (key == "offer") offer_ = std::max(0, v);

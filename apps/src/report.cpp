@@ -1,4 +1,4 @@
-#include "apps/report.hpp"
+#include "malleable/resize/report.hpp"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>

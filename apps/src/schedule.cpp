@@ -1,4 +1,4 @@
-#include "apps/schedule.hpp"
+#include "malleable/resize/schedule.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -1,6 +1,6 @@
 // The resize session's MPI shell (seed 002 §3.1 remap points, §3.3 expand/shrink,
 // seed 003 cost breakdown). Decisions come from the pure core; this file only acts.
-#include "apps/session.hpp"
+#include "malleable/resize/session.hpp"
 
 #include <time.h>
 #include <unistd.h>
@@ -18,10 +18,10 @@
 #include <mutex>
 #include <thread>
 
-#include "apps/grid_choice.hpp"
-#include "apps/kernel_meter.hpp"
-#include "redist/plan.hpp"
-#include "redist/redistribute.hpp"
+#include "malleable/resize/grid_choice.hpp"
+#include "malleable/resize/kernel_meter.hpp"
+#include "malleable/redist/plan.hpp"
+#include "malleable/redist/redistribute.hpp"
 #include "blacs_grid.hpp"
 #include "mover.hpp"
 #include "world.hpp"
@@ -460,7 +460,7 @@ int Session::join() {
   std::vector<char> bytes;
   std::string err;
   if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
-  if (const char* f = std::getenv("MALL_FAULT");
+  if (const char* f = std::getenv("RESIZE_FAULT");
       f && std::string(f) == "kill-newcomer" && I.rank() == I.size() - 1) {
     // Fault injection for the tests: the last newcomer dies in the middle of the resize,
     // after the state hand-over and before the redistribution.
@@ -468,7 +468,7 @@ int Session::join() {
     std::fflush(stderr);
     raise(SIGKILL);
   }
-  if (const char* f = std::getenv("MALL_FAULT");
+  if (const char* f = std::getenv("RESIZE_FAULT");
       f && std::string(f) == "stall-newcomer" && I.rank() == I.size() - 1) {
     // Fault injection: the last newcomer stops answering (a hung node); the watchdogs
     // of the others must end the job.

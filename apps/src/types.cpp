@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "apps/types.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace resize {
 

@@ -1,9 +1,9 @@
 // Expansion and shrink latency of blacs-dyn against raw MPI_Comm_spawn +
 // MPI_Intercomm_merge, in the same run, interleaved, medians of several repetitions.
-//   mpiexec -n 4 bdyn_bench [reps=5] [adds=1,5,12]
-// Library expansion = bdyn_expand (spawn, check-in, merge) + a BLACS grid on the new world
+//   mpiexec -n 4 blacs_dyn_bench [reps=5] [adds=1,5,12]
+// Library expansion = blacs_dyn_expand (spawn, check-in, merge) + a BLACS grid on the new world
 // (blacs_get(0, 0) + blacs_gridinit), everybody done. Raw = MPI_Comm_spawn over the
-// world + MPI_Intercomm_merge, everybody done. Shrink = bdyn_shrink_to_level back to the
+// world + MPI_Intercomm_merge, everybody done. Shrink = blacs_dyn_shrink_to_level back to the
 // previous level (the spawned group disconnects and exits).
 #include <mpi.h>
 
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "blacs-dyn/blacs_dyn.hpp"
+#include "malleable/blacs_dyn/blacs_dyn.hpp"
 
 namespace {
 
@@ -27,9 +27,9 @@ double median(std::vector<double> v) {
 
 // A newcomer of a library expansion: take part in the grid and in the shrink, then leave.
 int lib_child() {
-  { bdyn::Grid g = bdyn::Grid::square(); }
-  MPI_Barrier(bdyn_world());
-  if (bdyn::World::shrink_to_level(bdyn::World::depth() - 2)) bdyn::World::leave();
+  { blacs_dyn::Grid g = blacs_dyn::Grid::square(); }
+  MPI_Barrier(blacs_dyn_world());
+  if (blacs_dyn::World::shrink_to_level(blacs_dyn::World::depth() - 2)) blacs_dyn::World::leave();
   MPI_Finalize();
   return 1;  // not reached
 }
@@ -50,7 +50,7 @@ int raw_child() {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  if (bdyn::World::is_new()) return lib_child();
+  if (blacs_dyn::World::is_new()) return lib_child();
   if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return raw_child();
 
   const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
@@ -61,15 +61,15 @@ int main(int argc, char** argv) {
     std::string tok;
     while (std::getline(ss, tok, ',')) adds.push_back(std::atoi(tok.c_str()));
   }
-  const MPI_Comm world = bdyn_world();
+  const MPI_Comm world = blacs_dyn_world();
   int rank = 0, np = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &np);
   if (rank == 0)
     std::printf("# blacs-dyn expansion benchmark: %d parents, %d repetitions, medians in ms\n"
-                "# raw = MPI_Comm_spawn + MPI_Intercomm_merge; expand = bdyn_expand (rank 0);\n"
-                "# expand+grid = bdyn_expand + blacs_gridinit on the new world, all done;\n"
-                "# ratio = (expand+grid) / raw; shrink = bdyn_shrink_to_level back, all done\n"
+                "# raw = MPI_Comm_spawn + MPI_Intercomm_merge; expand = blacs_dyn_expand (rank 0);\n"
+                "# expand+grid = blacs_dyn_expand + blacs_gridinit on the new world, all done;\n"
+                "# ratio = (expand+grid) / raw; shrink = blacs_dyn_shrink_to_level back, all done\n"
                 "%6s %12s %12s %12s %8s %12s\n",
                 np, reps, "add", "raw", "expand", "expand+grid", "ratio", "shrink");
   char raw_arg[] = "--raw-child";
@@ -92,15 +92,15 @@ int main(int argc, char** argv) {
       // blacs-dyn: expand + grid on the new world.
       MPI_Barrier(world);
       t0 = MPI_Wtime();
-      bdyn::World::expand(k, argv[0]);
+      blacs_dyn::World::expand(k, argv[0]);
       lib_expand.push_back(MPI_Wtime() - t0);
-      { bdyn::Grid g = bdyn::Grid::square(); }
-      MPI_Barrier(bdyn_world());
+      { blacs_dyn::Grid g = blacs_dyn::Grid::square(); }
+      MPI_Barrier(blacs_dyn_world());
       lib.push_back(MPI_Wtime() - t0);
 
       t0 = MPI_Wtime();
-      if (bdyn::World::shrink_to_level(bdyn::World::depth() - 2)) bdyn::World::leave();
-      MPI_Barrier(bdyn_world());
+      if (blacs_dyn::World::shrink_to_level(blacs_dyn::World::depth() - 2)) blacs_dyn::World::leave();
+      MPI_Barrier(blacs_dyn_world());
       shrink.push_back(MPI_Wtime() - t0);
     }
     if (rank == 0) {

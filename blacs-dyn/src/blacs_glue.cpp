@@ -1,6 +1,6 @@
 // BLACS entry points of blacs-dyn and the glue to ScaLAPACK 2.2's BLACS internals.
 //
-// Interposition: libmall_blacs_dyn defines Cblacs_pinfo, blacs_pinfo_, Cblacs_setup,
+// Interposition: libmalleable_blacs_dyn defines Cblacs_pinfo, blacs_pinfo_, Cblacs_setup,
 // blacs_setup_, Cblacs_get, blacs_get_, Cblacs_exit, blacs_exit_, Cblacs_gridmap and
 // blacs_gridmap_. Linked ahead of libscalapack-openmpi (or preloaded), the dynamic linker
 // binds the program's calls *and ScaLAPACK's own internal calls* (they go through its
@@ -19,7 +19,7 @@
 #include <cstring>
 #include <string>
 
-#include "blacs-dyn/error.hpp"
+#include "malleable/blacs_dyn/error.hpp"
 #include "blacs_glue.hpp"
 #include "runtime.hpp"
 
@@ -27,26 +27,26 @@
 // Only the globals are touched, never a function's private state. Layout of
 // BLACBUFF as in Bdef.h; blacs-dyn/CMakeLists.txt checks the symbol sizes with nm.
 extern "C" {
-struct bdyn_blacs_buffer {
+struct blacs_dyn_blacs_buffer {
   char* Buff;
   int Len;
   int nAops;
   MPI_Request* Aops;
   MPI_Datatype dtype;
   int N;
-  bdyn_blacs_buffer *prev, *next;
+  blacs_dyn_blacs_buffer *prev, *next;
 };
 extern int BI_Iam;
 extern int BI_Np;
 extern int* BI_COMM_WORLD;  // Fortran handle of the world, malloc'ed by blacs_pinfo
-extern bdyn_blacs_buffer BI_AuxBuff;
+extern blacs_dyn_blacs_buffer BI_AuxBuff;
 extern MPI_Status* BI_Stats;
 
 int Csys2blacs_handle(MPI_Comm comm);
 MPI_Comm Cblacs2sys_handle(int handle);
 
 }
-static_assert(sizeof(bdyn_blacs_buffer) == 56, "BLACBUFF layout of ScaLAPACK 2.2 (x86_64)");
+static_assert(sizeof(blacs_dyn_blacs_buffer) == 56, "BLACBUFF layout of ScaLAPACK 2.2 (x86_64)");
 
 namespace {
 
@@ -55,7 +55,7 @@ F real(const char* name) {
   void* f = dlsym(RTLD_NEXT, name);
   if (!f) {
     std::fprintf(stderr,
-                 "blacs-dyn: cannot find the stock %s after libmall_blacs_dyn; link ScaLAPACK "
+                 "blacs-dyn: cannot find the stock %s after libmalleable_blacs_dyn; link ScaLAPACK "
                  "after it\n",
                  name);
     std::abort();
@@ -74,7 +74,7 @@ using fmap_t = void (*)(int*, int*, int*, int*, int*);
 // failure to initialise or join is fatal.
 void init_or_abort() {
   try {
-    bdyn::Runtime::get().ensure_init();
+    blacs_dyn::Runtime::get().ensure_init();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "blacs-dyn: %s\n", e.what());
     std::fflush(nullptr);
@@ -84,7 +84,7 @@ void init_or_abort() {
 
 // Stock blacs_pinfo, on the current world.
 void pinfo(int* me, int* np) {
-  auto& rt = bdyn::Runtime::get();
+  auto& rt = blacs_dyn::Runtime::get();
   init_or_abort();
   const MPI_Comm w = rt.world();
   if (w == MPI_COMM_NULL) {  // a process that left: it has no world until it exits
@@ -101,13 +101,13 @@ void pinfo(int* me, int* np) {
 // blacs_setup (§3.3.4): after blacs_exit(1), expand as the schema file says; with no
 // schema file, or in a newcomer (which joined at its first call), it is blacs_pinfo.
 void setup(int* me, int* np) {
-  auto& rt = bdyn::Runtime::get();
+  auto& rt = blacs_dyn::Runtime::get();
   init_or_abort();
   if (rt.active() && rt.exited_since_change()) {
     try {
       rt.expand_schema(nullptr, true);
-    } catch (const bdyn::Error& e) {
-      bdyn::set_last_error(e.what());
+    } catch (const blacs_dyn::Error& e) {
+      blacs_dyn::set_last_error(e.what());
       if (rt.rank() == 0)
         std::fprintf(stderr, "blacs_setup: %s; the world is unchanged\n", e.what());
     }
@@ -117,7 +117,7 @@ void setup(int* me, int* np) {
 
 }  // namespace
 
-namespace bdyn {
+namespace blacs_dyn {
 
 void blacs_sync_world(MPI_Comm world) {
   int r = 0, n = 0;
@@ -127,12 +127,12 @@ void blacs_sync_world(MPI_Comm world) {
   // that live across an expansion need them as large as the new world.
   if (BI_AuxBuff.Aops && malloc_usable_size(BI_AuxBuff.Aops) < n * sizeof(MPI_Request)) {
     auto* p = static_cast<MPI_Request*>(std::realloc(BI_AuxBuff.Aops, n * sizeof(MPI_Request)));
-    if (!p) throw Error(BDYN_ERR_MPI, "out of memory growing BLACS request buffer");
+    if (!p) throw Error(BLACS_DYN_ERR_MPI, "out of memory growing BLACS request buffer");
     BI_AuxBuff.Aops = p;
   }
   if (BI_Stats && malloc_usable_size(BI_Stats) < n * sizeof(MPI_Status)) {
     auto* p = static_cast<MPI_Status*>(std::realloc(BI_Stats, n * sizeof(MPI_Status)));
-    if (!p) throw Error(BDYN_ERR_MPI, "out of memory growing BLACS status buffer");
+    if (!p) throw Error(BLACS_DYN_ERR_MPI, "out of memory growing BLACS status buffer");
     BI_Stats = p;
   }
   BI_Iam = r;
@@ -163,14 +163,14 @@ void check_scalapack_version() {
   if (!dladdr(static_cast<void*>(&BI_Np), &info) || !info.dli_fname) return;
   char resolved[PATH_MAX];
   const char* name = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
-  if (!std::strstr(name, ".so.2.2.") && !std::getenv("BDYN_ALLOW_ANY_SCALAPACK"))
+  if (!std::strstr(name, ".so.2.2.") && !env_setting("ALLOW_ANY_SCALAPACK"))
     std::fprintf(stderr,
                  "blacs-dyn: warning: BLACS internals come from %s; blacs-dyn was written "
-                 "against ScaLAPACK 2.2.x (set BDYN_ALLOW_ANY_SCALAPACK=1 to silence)\n",
+                 "against ScaLAPACK 2.2.x (set BLACS_DYN_ALLOW_ANY_SCALAPACK=1 to silence)\n",
                  name);
 }
 
-}  // namespace bdyn
+}  // namespace blacs_dyn
 
 extern "C" {
 
@@ -186,7 +186,7 @@ void Cblacs_get(int ctxt, int what, int* val) {
   if (what == 0) {
     int me = 0, np = 0;
     if (BI_COMM_WORLD == nullptr) pinfo(&me, &np);
-    auto& rt = bdyn::Runtime::get();
+    auto& rt = blacs_dyn::Runtime::get();
     init_or_abort();
     *val = rt.world() == MPI_COMM_NULL ? -1 : Csys2blacs_handle(rt.world());
     return;
@@ -199,7 +199,7 @@ void blacs_get_(int* ctxt, int* what, int* val) {
   if (*what == 0) {
     int me = 0, np = 0;
     if (BI_COMM_WORLD == nullptr) pinfo(&me, &np);
-    auto& rt = bdyn::Runtime::get();
+    auto& rt = blacs_dyn::Runtime::get();
     init_or_abort();
     *val = static_cast<int>(MPI_Comm_c2f(rt.world()));
     return;
@@ -212,13 +212,13 @@ void blacs_get_(int* ctxt, int* what, int* val) {
 void Cblacs_exit(int not_done) {
   static const auto stock = real<cexit_t>("Cblacs_exit");
   stock(not_done);
-  if (not_done) bdyn::Runtime::get().note_blacs_exit();
+  if (not_done) blacs_dyn::Runtime::get().note_blacs_exit();
 }
 
 void blacs_exit_(int* not_done) {
   static const auto stock = real<fexit_t>("blacs_exit_");
   stock(not_done);
-  if (*not_done) bdyn::Runtime::get().note_blacs_exit();
+  if (*not_done) blacs_dyn::Runtime::get().note_blacs_exit();
 }
 
 // Grids on the world are recorded on the stack (§3.3.5: "a stack of communicators along
@@ -227,7 +227,7 @@ void Cblacs_gridmap(int* ctxt, int* usermap, int ldup, int nprow, int npcol) {
   static const auto stock = real<cmap_t>("Cblacs_gridmap");
   const MPI_Comm sys = Cblacs2sys_handle(*ctxt);
   stock(ctxt, usermap, ldup, nprow, npcol);
-  bdyn::Runtime::get().note_grid(sys, nprow, npcol);
+  blacs_dyn::Runtime::get().note_grid(sys, nprow, npcol);
 }
 
 void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) {
@@ -235,26 +235,26 @@ void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) 
   const MPI_Comm sys = MPI_Comm_f2c(*ctxt);
   const int r = *nprow, c = *npcol;
   stock(ctxt, usermap, ldup, nprow, npcol);
-  bdyn::Runtime::get().note_grid(sys, r, c);
+  blacs_dyn::Runtime::get().note_grid(sys, r, c);
 }
 
 // ---- PMPI wrappers ----------------------------------------------------------------
 // A newcomer joins as soon as MPI is up, whatever its first BLACS call is.
 int MPI_Init(int* argc, char*** argv) {
   const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS && std::getenv("BDYN_JOIN")) init_or_abort();
+  if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS && std::getenv("BDYN_JOIN")) init_or_abort();
+  if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
   return rc;
 }
 
 int MPI_Finalize(void) {
   try {
-    bdyn::Runtime::get().before_finalize();
+    blacs_dyn::Runtime::get().before_finalize();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "blacs-dyn: at MPI_Finalize: %s\n", e.what());
   }

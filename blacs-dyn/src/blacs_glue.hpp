@@ -7,7 +7,7 @@
 
 #include <mpi.h>
 
-namespace bdyn {
+namespace blacs_dyn {
 
 // Makes BLACS' cached notion of the world match `world`: rank and size, the Fortran
 // world handle, and the per-process request/status buffers grown to `size` if BLACS
@@ -15,7 +15,7 @@ namespace bdyn {
 void blacs_sync_world(MPI_Comm world);
 
 // True if this library's Cblacs_pinfo / MPI_Finalize are the ones the program calls,
-// i.e. libmall_blacs_dyn was linked ahead of ScaLAPACK and MPI (or preloaded).
+// i.e. libmalleable_blacs_dyn was linked ahead of ScaLAPACK and MPI (or preloaded).
 bool blacs_entry_points_interposed();
 bool finalize_interposed();
 
@@ -23,5 +23,5 @@ bool finalize_interposed();
 // against.
 void check_scalapack_version();
 
-}  // namespace bdyn
+}  // namespace blacs_dyn
 #endif

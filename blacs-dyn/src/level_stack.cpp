@@ -1,15 +1,15 @@
 // Communicator-stack bookkeeping (pure), seed 002 §3.3.5.
-#include "blacs-dyn/level_stack.hpp"
+#include "malleable/blacs_dyn/level_stack.hpp"
 
 #include <algorithm>
 #include <string>
 
-#include "blacs-dyn/error.hpp"
+#include "malleable/blacs_dyn/error.hpp"
 
-namespace bdyn {
+namespace blacs_dyn {
 
 LevelStack::LevelStack(int n0) {
-  if (n0 < 1) throw Error(BDYN_ERR_ARG, "initial world size must be >= 1, got " + std::to_string(n0));
+  if (n0 < 1) throw Error(BLACS_DYN_ERR_ARG, "initial world size must be >= 1, got " + std::to_string(n0));
   Level l0;
   l0.kind = LevelKind::Initial;
   for (int p = 0; p < n0; ++p) l0.members.push_back(p);
@@ -20,14 +20,14 @@ LevelStack::LevelStack(int n0) {
 
 const Level& LevelStack::level(int l) const {
   if (l < 0 || l >= depth())
-    throw Error(BDYN_ERR_ARG, "level " + std::to_string(l) + " does not exist (depth " +
+    throw Error(BLACS_DYN_ERR_ARG, "level " + std::to_string(l) + " does not exist (depth " +
                                   std::to_string(depth()) + ")");
   return levels_[static_cast<std::size_t>(l)];
 }
 
 int LevelStack::group_of(ProcId p) const {
   if (p < 0 || p >= nprocs_started())
-    throw Error(BDYN_ERR_ARG, "unknown process id " + std::to_string(p));
+    throw Error(BLACS_DYN_ERR_ARG, "unknown process id " + std::to_string(p));
   return group_[static_cast<std::size_t>(p)];
 }
 
@@ -62,7 +62,7 @@ int LevelStack::exited() const {
 
 std::vector<ProcId> LevelStack::push_expansion(int nnew) {
   if (nnew < 1)
-    throw Error(BDYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(nnew));
+    throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(nnew));
   Level next;
   next.kind = LevelKind::Expansion;
   next.members = top().members;
@@ -124,15 +124,15 @@ void LevelStack::plan_departures(ShrinkPlan& plan) const {
 ShrinkPlan LevelStack::plan_shrink_to_level(int l) const {
   const int d = depth();
   if (d == 1)
-    throw Error(BDYN_ERR_ARG, "cannot shrink to level " + std::to_string(l) +
+    throw Error(BLACS_DYN_ERR_ARG, "cannot shrink to level " + std::to_string(l) +
                                   ": the stack holds only level 0, nothing to pop");
   if (l < 0 || l >= d - 1)
-    throw Error(BDYN_ERR_ARG, "cannot shrink to level " + std::to_string(l) +
+    throw Error(BLACS_DYN_ERR_ARG, "cannot shrink to level " + std::to_string(l) +
                                   ": valid levels are 0.." + std::to_string(d - 2) +
                                   " below the current level " + std::to_string(d - 1));
   for (ProcId p : level(l).members)
     if (rank_at(p, d - 1) < 0)
-      throw Error(BDYN_ERR_STATE, "cannot shrink to level " + std::to_string(l) + ": process " +
+      throw Error(BLACS_DYN_ERR_STATE, "cannot shrink to level " + std::to_string(l) + ": process " +
                                       std::to_string(p) +
                                       " of that level has already left the world");
   ShrinkPlan plan;
@@ -144,22 +144,22 @@ ShrinkPlan LevelStack::plan_shrink_to_level(int l) const {
 
 ShrinkPlan LevelStack::plan_shrink_to_ranks(std::span<const int> keep) const {
   const int n = world_size();
-  if (keep.empty()) throw Error(BDYN_ERR_ARG, "nkeep must be >= 1, got 0");
+  if (keep.empty()) throw Error(BLACS_DYN_ERR_ARG, "nkeep must be >= 1, got 0");
   if (static_cast<int>(keep.size()) > n)
-    throw Error(BDYN_ERR_ARG, "nkeep " + std::to_string(keep.size()) +
+    throw Error(BLACS_DYN_ERR_ARG, "nkeep " + std::to_string(keep.size()) +
                                   " exceeds the world size " + std::to_string(n));
   if (keep[0] != 0)
-    throw Error(BDYN_ERR_ARG, "keep[0] must be 0 (rank 0 stays rank 0: it roots spawns and "
+    throw Error(BLACS_DYN_ERR_ARG, "keep[0] must be 0 (rank 0 stays rank 0: it roots spawns and "
                               "releases parked processes), got " + std::to_string(keep[0]));
   std::vector<bool> used(static_cast<std::size_t>(n), false);
   ShrinkPlan plan;
   for (std::size_t i = 0; i < keep.size(); ++i) {
     const int r = keep[i];
     if (r < 0 || r >= n)
-      throw Error(BDYN_ERR_ARG, "keep[" + std::to_string(i) + "] = " + std::to_string(r) +
+      throw Error(BLACS_DYN_ERR_ARG, "keep[" + std::to_string(i) + "] = " + std::to_string(r) +
                                     " is not a rank of the world of size " + std::to_string(n));
     if (used[static_cast<std::size_t>(r)])
-      throw Error(BDYN_ERR_ARG, "keep[" + std::to_string(i) + "] = " + std::to_string(r) +
+      throw Error(BLACS_DYN_ERR_ARG, "keep[" + std::to_string(i) + "] = " + std::to_string(r) +
                                     " is listed twice");
     used[static_cast<std::size_t>(r)] = true;
     plan.new_members.push_back(top().members[static_cast<std::size_t>(r)]);
@@ -212,16 +212,16 @@ std::vector<int> LevelStack::encode() const {
 LevelStack LevelStack::decode(std::span<const int> d) {
   std::size_t i = 0;
   const auto next = [&]() {
-    if (i >= d.size()) throw Error(BDYN_ERR_MPI, "truncated level-stack record");
+    if (i >= d.size()) throw Error(BLACS_DYN_ERR_MPI, "truncated level-stack record");
     return d[i++];
   };
   LevelStack s;
   const int n = next();
-  if (n < 1) throw Error(BDYN_ERR_MPI, "corrupt level-stack record (nprocs " + std::to_string(n) + ")");
+  if (n < 1) throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (nprocs " + std::to_string(n) + ")");
   for (int p = 0; p < n; ++p) s.group_.push_back(next());
   for (int p = 0; p < n; ++p) {
     const int st = next();
-    if (st < 0 || st > 2) throw Error(BDYN_ERR_MPI, "corrupt level-stack record (state)");
+    if (st < 0 || st > 2) throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (state)");
     s.state_.push_back(static_cast<ProcState>(st));
   }
   const int depth = next();
@@ -233,14 +233,14 @@ LevelStack LevelStack::decode(std::span<const int> d) {
     const int m = next();
     for (int k = 0; k < m; ++k) {
       const int p = next();
-      if (p < 0 || p >= n) throw Error(BDYN_ERR_MPI, "corrupt level-stack record (member)");
+      if (p < 0 || p >= n) throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (member)");
       lv.members.push_back(p);
     }
     s.levels_.push_back(std::move(lv));
   }
   if (i != d.size() || s.levels_.empty())
-    throw Error(BDYN_ERR_MPI, "corrupt level-stack record (length)");
+    throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (length)");
   return s;
 }
 
-}  // namespace bdyn
+}  // namespace blacs_dyn

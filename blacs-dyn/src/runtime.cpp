@@ -17,11 +17,11 @@
 #include <sstream>
 #include <sys/stat.h>
 
-#include "blacs-dyn/error.hpp"
-#include "blacs-dyn/schema.hpp"
+#include "malleable/blacs_dyn/error.hpp"
+#include "malleable/blacs_dyn/schema.hpp"
 #include "blacs_glue.hpp"
 
-namespace bdyn {
+namespace blacs_dyn {
 namespace {
 
 // Tags of the library's own messages. They travel on private communicators (dups of
@@ -34,7 +34,7 @@ constexpr int kTagIcc = 0x4b04;      // MPI_Intercomm_create between world and n
 constexpr int kReleaseFinalize = 1;  // the job ends: finalize with everybody
 constexpr int kReleaseExit = 2;      // your spawn group leaves: disconnect and exit
 
-constexpr const char* kJoinEnv = "BDYN_JOIN";
+constexpr const char* kJoinEnv = "BLACS_DYN_JOIN";
 
 thread_local std::string g_last_error;
 
@@ -46,7 +46,7 @@ std::string mpi_error_text(int rc) {
 }
 
 void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw Error(BDYN_ERR_MPI, std::string(what) + ": " + mpi_error_text(rc));
+  if (rc != MPI_SUCCESS) throw Error(BLACS_DYN_ERR_MPI, std::string(what) + ": " + mpi_error_text(rc));
 }
 
 void sleep_for(long ns) {
@@ -91,11 +91,11 @@ bool is_executable_file(const std::string& p) {
 // Open MPI 4.1 aborts the whole job when asked to spawn a program it cannot execute,
 // so rank 0 looks for it first, the way the launcher will (wdir, then PATH).
 void check_executable(const std::string& cmd, const std::string& wdir) {
-  if (cmd.empty()) throw Error(BDYN_ERR_ARG, "command is empty");
+  if (cmd.empty()) throw Error(BLACS_DYN_ERR_ARG, "command is empty");
   if (cmd.find('/') != std::string::npos) {
     const std::string p = (cmd[0] != '/' && !wdir.empty()) ? wdir + "/" + cmd : cmd;
     if (!is_executable_file(p))
-      throw Error(BDYN_ERR_SPAWN, "cannot spawn '" + cmd + "': " + p +
+      throw Error(BLACS_DYN_ERR_SPAWN, "cannot spawn '" + cmd + "': " + p +
                                       " does not exist or is not an executable file");
     return;
   }
@@ -104,26 +104,26 @@ void check_executable(const std::string& cmd, const std::string& wdir) {
   std::string dir;
   while (std::getline(ss, dir, ':'))
     if (!dir.empty() && is_executable_file(dir + "/" + cmd)) return;
-  throw Error(BDYN_ERR_SPAWN, "cannot spawn '" + cmd + "': not found in PATH");
+  throw Error(BLACS_DYN_ERR_SPAWN, "cannot spawn '" + cmd + "': not found in PATH");
 }
 
 // Checked before spawning because Open MPI 4.1.4 handles a refused spawn badly: in a
 // collective spawn the other ranks stay blocked, and even after a refused spawn over
 // MPI_COMM_SELF (which returns MPI_ERR_SPAWN cleanly and leaves the world usable)
-// mpiexec never exits at the end of the job. BDYN_SLOT_CHECK=0 skips the check.
+// mpiexec never exits at the end of the job. BLACS_DYN_SLOT_CHECK=0 skips the check.
 void check_capacity(int alive, int nnew) {
   long cap = LONG_MAX;
   std::string why;
-  if (const char* m = std::getenv("BDYN_MAX_PROCS"); m && *m) {
+  if (const char* m = env_setting("MAX_PROCS"); m && *m) {
     char* end = nullptr;
     const long v = std::strtol(m, &end, 10);
     if (*end != '\0' || v < 1)
-      throw Error(BDYN_ERR_ARG, std::string("BDYN_MAX_PROCS must be a positive integer, got '") +
+      throw Error(BLACS_DYN_ERR_ARG, std::string("BLACS_DYN_MAX_PROCS must be a positive integer, got '") +
                                     m + "'");
     cap = v;
-    why = "BDYN_MAX_PROCS=" + std::to_string(v);
+    why = "BLACS_DYN_MAX_PROCS=" + std::to_string(v);
   }
-  const char* slot_check = std::getenv("BDYN_SLOT_CHECK");
+  const char* slot_check = env_setting("SLOT_CHECK");
   if (!(slot_check && !std::strcmp(slot_check, "0")) &&
       !truthy(std::getenv("OMPI_MCA_rmaps_base_oversubscribe"))) {
     int* usize = nullptr;
@@ -136,7 +136,7 @@ void check_capacity(int alive, int nnew) {
     }
   }
   if (static_cast<long>(alive) + nnew > cap)
-    throw Error(BDYN_ERR_SPAWN, "too many processes: " + std::to_string(alive) +
+    throw Error(BLACS_DYN_ERR_SPAWN, "too many processes: " + std::to_string(alive) +
                                     " running + " + std::to_string(nnew) + " new exceeds " +
                                     std::to_string(cap) + " (" + why + ")");
 }
@@ -164,10 +164,10 @@ std::uint64_t fingerprint(const ShrinkPlan& plan) {
   return h & 0x7fffffffffffffffull;
 }
 
-// BDYN_TRACE=1: rank 0 of an expansion prints the time of each phase on stderr.
+// BLACS_DYN_TRACE=1: rank 0 of an expansion prints the time of each phase on stderr.
 class PhaseTrace {
  public:
-  explicit PhaseTrace(bool on) : on_(on && std::getenv("BDYN_TRACE")), t_(now()) {}
+  explicit PhaseTrace(bool on) : on_(on && env_setting("TRACE")), t_(now()) {}
   void mark(const char* phase) {
     if (!on_) return;
     const double t = now();
@@ -183,10 +183,16 @@ class PhaseTrace {
 }  // namespace
 
 void set_last_error(const std::string& msg) { g_last_error = msg; }
+
+const char* env_setting(const char* suffix) {
+  const std::string now_name = std::string("BLACS_DYN_") + suffix;
+  if (const char* v = std::getenv(now_name.c_str())) return v;
+  return std::getenv((std::string("BDYN_") + suffix).c_str());
+}
 const std::string& last_error() { return g_last_error; }
 
 double join_timeout_seconds() {
-  if (const char* t = std::getenv("BDYN_JOIN_TIMEOUT"); t && *t) {
+  if (const char* t = env_setting("JOIN_TIMEOUT"); t && *t) {
     char* end = nullptr;
     const double v = std::strtod(t, &end);
     if (*end == '\0' && v > 0) return v;
@@ -233,7 +239,7 @@ void Runtime::ensure_init() {
 
 // A newcomer's first blacs-dyn call (or MPI_Init): check in with the spawning root,
 // receive the stack, then take the children's side of both merges. This is the
-// thesis's `newprocess` branch (§3.3.4), recognised by the BDYN_JOIN variable that the
+// thesis's `newprocess` branch (§3.3.4), recognised by the BLACS_DYN_JOIN variable that the
 // expansion put into the spawned environment, so children of a later expansion are
 // told apart from earlier ones (whose MPI_Comm_get_parent is not null either).
 void Runtime::join_as_child(MPI_Comm link, const char* token) {
@@ -323,10 +329,10 @@ MPI_Comm Runtime::priv() const {
 }
 
 void Runtime::require_active(const char* what) const {
-  if (finalized_) throw Error(BDYN_ERR_STATE, std::string(what) + ": MPI is finalized");
+  if (finalized_) throw Error(BLACS_DYN_ERR_STATE, std::string(what) + ": MPI is finalized");
   if (departure_ != Departure::Stay)
-    throw Error(BDYN_ERR_STATE, std::string(what) +
-                                    ": this process has left the world; it must call bdyn_leave()");
+    throw Error(BLACS_DYN_ERR_STATE, std::string(what) +
+                                    ": this process has left the world; it must call blacs_dyn_leave()");
 }
 
 MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id) {
@@ -336,7 +342,7 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   if (!req.hosts.empty()) MPI_Info_set(info, "host", req.hosts.c_str());
   if (!req.wdir.empty()) MPI_Info_set(info, "wdir", req.wdir.c_str());
   // Open MPI's "env" key: newline-separated assignments added to the children's
-  // environment. BDYN_JOIN marks them as newcomers of this expansion.
+  // environment. BLACS_DYN_JOIN marks them as newcomers of this expansion.
   std::string env = info_get(info, "env");
   if (!env.empty()) env += "\n";
   env += std::string(kJoinEnv) + "=" + std::to_string(level);
@@ -356,7 +362,7 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   if (rc != MPI_SUCCESS || failed) {
     // Not freed: after a failed spawn Open MPI 4.1 leaves an invalid handle in `link`
     // (MPI_Comm_free on it is fatal), and the standard does not define its value.
-    throw Error(BDYN_ERR_SPAWN,
+    throw Error(BLACS_DYN_ERR_SPAWN,
                 "MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command +
                     "' failed: " + mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN) + " (" +
                     std::to_string(failed) + " of " + std::to_string(req.nnew) +
@@ -405,10 +411,10 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
       }
     }
     MPI_Comm_free(&link);
-    throw Error(BDYN_ERR_TIMEOUT,
+    throw Error(BLACS_DYN_ERR_TIMEOUT,
                 std::to_string(nmissing) + " of " + std::to_string(req.nnew) +
                     " spawned processes (ranks " + missing + " of the new group) did not join within " +
-                    seconds_text(timeout) + " s (BDYN_JOIN_TIMEOUT): died, or not linked with "
+                    seconds_text(timeout) + " s (BLACS_DYN_JOIN_TIMEOUT): died, or not linked with "
                     "blacs-dyn; the expansion is cancelled and the world is unchanged");
   }
   return link;
@@ -416,7 +422,7 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
 
 void Runtime::expand(const SpawnRequest& req) {
   ensure_init();
-  require_active("bdyn_expand");
+  require_active("blacs_dyn_expand");
   const MPI_Comm w = priv();
   const int r = rank();
   PhaseTrace trace(r == 0);
@@ -424,15 +430,15 @@ void Runtime::expand(const SpawnRequest& req) {
   int nn[2] = {req.nnew, -req.nnew};
   check(MPI_Allreduce(MPI_IN_PLACE, nn, 2, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
   if (nn[0] != -nn[1])
-    err = Error(BDYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(-nn[1]) + " .. " +
+    err = Error(BLACS_DYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(-nn[1]) + " .. " +
                                   std::to_string(nn[0]) + ")");
   if (r == 0 && !err) {
     try {
       if (!blacs_interposed_)
-        throw Error(BDYN_ERR_STATE,
+        throw Error(BLACS_DYN_ERR_STATE,
                     "blacs-dyn's BLACS entry points are not the ones in use: link "
-                    "libmall_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
-      if (req.nnew < 1) throw Error(BDYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(req.nnew));
+                    "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
+      if (req.nnew < 1) throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(req.nnew));
       check_executable(req.command, req.wdir.empty() ? info_get(req.info, "wdir") : req.wdir);
       check_capacity(stack_->alive(), req.nnew);
     } catch (const Error& e) {
@@ -493,7 +499,7 @@ void Runtime::expand(const SpawnRequest& req) {
 
 bool Runtime::expand_schema(const char* path, bool missing_ok) {
   ensure_init();
-  require_active("bdyn_expand_schema");
+  require_active("blacs_dyn_expand_schema");
   const MPI_Comm w = priv();
   const int r = rank();
   std::optional<Error> err;
@@ -504,7 +510,7 @@ bool Runtime::expand_schema(const char* path, bool missing_ok) {
     std::ifstream in(file);
     if (!in) {
       if (missing_ok) state[0] = 1;
-      else err = Error(BDYN_ERR_SCHEMA, "cannot read schema file '" + file + "': " + std::strerror(errno));
+      else err = Error(BLACS_DYN_ERR_SCHEMA, "cannot read schema file '" + file + "': " + std::strerror(errno));
     } else {
       try {
         std::stringstream ss;
@@ -541,7 +547,7 @@ void Runtime::shrink(const ShrinkPlan& plan) {
     const int rc = hook_(world(), new_rank.data(), old_n, static_cast<int>(plan.new_members.size()),
                          hook_user_);
     if (rc != 0)
-      err = Error(BDYN_ERR_STATE, "the shrink hook returned " + std::to_string(rc) + " on rank " +
+      err = Error(BLACS_DYN_ERR_STATE, "the shrink hook returned " + std::to_string(rc) + " on rank " +
                                       std::to_string(rank()) + "; the world is unchanged");
     agree(w, err);
   }
@@ -601,9 +607,9 @@ void agree_plan(MPI_Comm w, std::optional<Error>& err, const ShrinkPlan& plan) {
   // Parked processes wait for the release sent from our MPI_Finalize; if the program's
   // MPI_Finalize is not ours they would wait forever.
   if (!err && !plan.park_now.empty() && !finalize_interposed())
-    err = Error(BDYN_ERR_STATE,
+    err = Error(BLACS_DYN_ERR_STATE,
                 "this shrink would park processes, but MPI_Finalize is not blacs-dyn's (link "
-                "libmall_blacs_dyn ahead of MPI): they could never be released");
+                "libmalleable_blacs_dyn ahead of MPI): they could never be released");
   long long fp[2] = {-1, -1};
   if (!err) {
     fp[0] = static_cast<long long>(fingerprint(plan));
@@ -614,14 +620,14 @@ void agree_plan(MPI_Comm w, std::optional<Error>& err, const ShrinkPlan& plan) {
   }
   check(MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_LONG_LONG, MPI_MAX, w), "MPI_Allreduce (plan)");
   if (!err && fp[0] != LLONG_MAX && fp[0] != -fp[1])
-    err = Error(BDYN_ERR_ARG, "the shrink arguments differ across ranks");
+    err = Error(BLACS_DYN_ERR_ARG, "the shrink arguments differ across ranks");
   agree(w, err);
 }
 }  // namespace
 
 bool Runtime::shrink_to_level(int level) {
   ensure_init();
-  require_active("bdyn_shrink_to_level");
+  require_active("blacs_dyn_shrink_to_level");
   std::optional<Error> err;
   ShrinkPlan plan;
   try {
@@ -636,7 +642,7 @@ bool Runtime::shrink_to_level(int level) {
 
 bool Runtime::shrink_to_ranks(std::span<const int> keep) {
   ensure_init();
-  require_active("bdyn_shrink_to_ranks");
+  require_active("blacs_dyn_shrink_to_ranks");
   std::optional<Error> err;
   ShrinkPlan plan;
   try {
@@ -689,28 +695,28 @@ void Runtime::park() {
 void Runtime::leave() {
   if (departure_ == Departure::Exit) exit_process();
   if (departure_ == Departure::Park) park();
-  throw Error(BDYN_ERR_STATE, "bdyn_leave: this process is still in the world (no shrink dropped it)");
+  throw Error(BLACS_DYN_ERR_STATE, "blacs_dyn_leave: this process is still in the world (no shrink dropped it)");
 }
 
 void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
   ensure_init();
-  require_active("bdyn_share_state");
+  require_active("blacs_dyn_share_state");
   const MPI_Comm w = priv();
   const int r = rank();
   std::optional<Error> err;
   unsigned long long n = 0;
   if (r == 0) {
-    if (!len) err = Error(BDYN_ERR_ARG, "len is NULL on rank 0");
+    if (!len) err = Error(BLACS_DYN_ERR_ARG, "len is NULL on rank 0");
     else n = *len;
-    if (!err && n > 0 && !buf) err = Error(BDYN_ERR_ARG, "buf is NULL on rank 0 with len " + std::to_string(n));
+    if (!err && n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank 0 with len " + std::to_string(n));
   }
   check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, w), "MPI_Bcast (state length)");
   if (r != 0 && !err) {
-    if (!len) err = Error(BDYN_ERR_ARG, "len is NULL on rank " + std::to_string(r));
+    if (!len) err = Error(BLACS_DYN_ERR_ARG, "len is NULL on rank " + std::to_string(r));
     else if (n > cap)
-      err = Error(BDYN_ERR_ARG, "state of " + std::to_string(n) + " bytes exceeds cap " +
+      err = Error(BLACS_DYN_ERR_ARG, "state of " + std::to_string(n) + " bytes exceeds cap " +
                                     std::to_string(cap) + " on rank " + std::to_string(r));
-    else if (n > 0 && !buf) err = Error(BDYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
+    else if (n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
   }
   agree(w, err);
   auto* p = static_cast<char*>(buf);
@@ -732,8 +738,8 @@ void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
 // finalizes its own MPI_COMM_WORLD together with the rest.
 void Runtime::before_finalize() {
   // A leaving process may end the thesis way (§3.3.5: blacs_exit(0) for the processes no
-  // longer part of the application) instead of calling bdyn_leave(): same effect, and,
-  // like bdyn_leave(), it does not return.
+  // longer part of the application) instead of calling blacs_dyn_leave(): same effect, and,
+  // like blacs_dyn_leave(), it does not return.
   if (initialized_ && !finalized_ && departure_ == Departure::Exit) exit_process();
   if (initialized_ && !finalized_ && departure_ == Departure::Park) park();
   if (!initialized_ || finalized_ || !dynamic_ || departure_ != Departure::Stay) return;
@@ -758,4 +764,4 @@ void Runtime::before_finalize() {
   free_all_comms();
 }
 
-}  // namespace bdyn
+}  // namespace blacs_dyn

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "blacs-dyn/blacs_dyn.h"
-#include "blacs-dyn/level_stack.hpp"
+#include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/blacs_dyn/level_stack.hpp"
 
-namespace bdyn {
+namespace blacs_dyn {
 
 struct SpawnRequest {
   std::string command;
@@ -55,7 +55,7 @@ class Runtime {
   bool shrink_to_ranks(std::span<const int> keep);
   [[noreturn]] void leave();
   void share_state(void* buf, std::size_t* len, std::size_t cap);
-  void set_shrink_hook(bdyn_shrink_hook hook, void* user) {
+  void set_shrink_hook(blacs_dyn_shrink_hook hook, void* user) {
     hook_ = hook;
     hook_user_ = user;
   }
@@ -100,7 +100,7 @@ class Runtime {
   bool is_new_ = false;
   bool exited_since_change_ = false;
   Departure departure_ = Departure::Stay;
-  bdyn_shrink_hook hook_ = nullptr;
+  blacs_dyn_shrink_hook hook_ = nullptr;
   void* hook_user_ = nullptr;
 };
 
@@ -108,6 +108,9 @@ class Runtime {
 void set_last_error(const std::string& msg);
 const std::string& last_error();
 double join_timeout_seconds();
+// The value of the setting BLACS_DYN_<suffix> from the environment, or of its deprecated
+// spelling BDYN_<suffix> (accepted until the next release); nullptr if neither is set.
+const char* env_setting(const char* suffix);
 
-}  // namespace bdyn
+}  // namespace blacs_dyn
 #endif

@@ -1,12 +1,12 @@
 // Schema file parsing (pure). Format: docs/blacs-dyn.md, "The schema file".
-#include "blacs-dyn/schema.hpp"
+#include "malleable/blacs_dyn/schema.hpp"
 
 #include <charconv>
 #include <set>
 
-#include "blacs-dyn/error.hpp"
+#include "malleable/blacs_dyn/error.hpp"
 
-namespace bdyn {
+namespace blacs_dyn {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -37,7 +37,7 @@ std::string_view strip_comment(std::string_view line) {
 }
 
 [[noreturn]] void fail(std::string_view source, int line, const std::string& what) {
-  throw Error(BDYN_ERR_SCHEMA,
+  throw Error(BLACS_DYN_ERR_SCHEMA,
               std::string(source) + ":" + std::to_string(line) + ": " + what);
 }
 
@@ -73,7 +73,7 @@ std::vector<std::string> split_args(std::string_view text) {
       in_word = true;
     }
   }
-  if (quote) throw Error(BDYN_ERR_SCHEMA, std::string("unterminated ") + quote + " quote in '" +
+  if (quote) throw Error(BLACS_DYN_ERR_SCHEMA, std::string("unterminated ") + quote + " quote in '" +
                                               std::string(text) + "'");
   if (in_word) words.push_back(std::move(cur));
   return words;
@@ -153,4 +153,4 @@ std::string schema_path(const char* explicit_path, const char* env_value) {
   return "blacs_setup.dat";
 }
 
-}  // namespace bdyn
+}  // namespace blacs_dyn

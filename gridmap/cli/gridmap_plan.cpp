@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/error.hpp"
-#include "gridmap/hetero.hpp"
-#include "gridmap/movement.hpp"
-#include "gridmap/placement.hpp"
-#include "gridmap/selection.hpp"
-#include "gridmap/topology.hpp"
-#include "redist/layout.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/hetero.hpp"
+#include "malleable/gridmap/movement.hpp"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/gridmap/selection.hpp"
+#include "malleable/gridmap/topology.hpp"
+#include "malleable/redist/layout.hpp"
 
 using nlohmann::json;
 using namespace gridmap;

@@ -1,8 +1,8 @@
-#include "gridmap/assignment.hpp"
+#include "malleable/gridmap/assignment.hpp"
 
 #include <limits>
 
-#include "gridmap/error.hpp"
+#include "malleable/gridmap/error.hpp"
 
 namespace gridmap {
 

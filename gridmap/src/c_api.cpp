@@ -1,7 +1,7 @@
-// The C API (include/gridmap/gridmap.h): each entry point converts arguments, calls the
-// C++ planner, and maps gridmap::Error to MALL_GRIDMAP_EINVAL with the message kept per
+// The C API (include/malleable/gridmap/gridmap.h): each entry point converts arguments, calls the
+// C++ planner, and maps gridmap::Error to GRIDMAP_EINVAL with the message kept per
 // thread. No exception crosses the C boundary.
-#include "gridmap/gridmap.h"
+#include "malleable/gridmap/gridmap.h"
 
 #include <algorithm>
 #include <limits>
@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/error.hpp"
-#include "gridmap/hetero.hpp"
-#include "gridmap/movement.hpp"
-#include "gridmap/placement.hpp"
-#include "gridmap/selection.hpp"
-#include "gridmap/topology.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/hetero.hpp"
+#include "malleable/gridmap/movement.hpp"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/gridmap/selection.hpp"
+#include "malleable/gridmap/topology.hpp"
 
 namespace {
 
@@ -30,19 +30,19 @@ int guarded(F&& body) {
   try {
     body();
     last_error.clear();
-    return MALL_GRIDMAP_OK;
+    return GRIDMAP_OK;
   } catch (const Impossible& e) {
     last_error = e.what();
-    return MALL_GRIDMAP_EIMPOSSIBLE;
+    return GRIDMAP_EIMPOSSIBLE;
   } catch (const std::invalid_argument& e) {  // gridmap::Error and redist::Error
     last_error = e.what();
-    return MALL_GRIDMAP_EINVAL;
+    return GRIDMAP_EINVAL;
   } catch (const std::bad_alloc&) {
     last_error = "out of memory";
-    return MALL_GRIDMAP_EINTERNAL;
+    return GRIDMAP_EINTERNAL;
   } catch (const std::exception& e) {
     last_error = e.what();
-    return MALL_GRIDMAP_EINTERNAL;
+    return GRIDMAP_EINTERNAL;
   }
 }
 
@@ -81,9 +81,9 @@ gridmap::ProcessorPowers powers_of(const double* v, int count, const char* name)
 
 extern "C" {
 
-const char* mall_gridmap_last_error(void) { return last_error.c_str(); }
+const char* gridmap_last_error(void) { return last_error.c_str(); }
 
-int mall_gridmap_choose_topology(int nprocs, double p, double q, int* rows, int* cols) {
+int gridmap_choose_topology(int nprocs, double p, double q, int* rows, int* cols) {
   return guarded([&] {
     need(rows, "rows");
     need(cols, "cols");
@@ -93,7 +93,7 @@ int mall_gridmap_choose_topology(int nprocs, double p, double q, int* rows, int*
   });
 }
 
-int mall_gridmap_local_expansion(int rows, int cols, int offered, double p, double q, int final_grid,
+int gridmap_local_expansion(int rows, int cols, int offered, double p, double q, int final_grid,
                                  int* add_rows, int* add_cols) {
   return guarded([&] {
     need(add_rows, "add_rows");
@@ -107,7 +107,7 @@ int mall_gridmap_local_expansion(int rows, int cols, int offered, double p, doub
   });
 }
 
-int mall_gridmap_place(int strategy, int old_rows, int old_cols, const int* old_slots, int new_rows,
+int gridmap_place(int strategy, int old_rows, int old_cols, const int* old_slots, int new_rows,
                        int new_cols, long long m, long long n, long long mb, long long nb, int block,
                        int* slots) {
   return guarded([&] {
@@ -117,16 +117,16 @@ int mall_gridmap_place(int strategy, int old_rows, int old_cols, const int* old_
     const gridmap::Topology grid{new_rows, new_cols};
     gridmap::Placement out;
     switch (strategy) {
-      case MALL_GRIDMAP_GLOBAL: out = gridmap::place_global(grid); break;
-      case MALL_GRIDMAP_LOCAL1:
-      case MALL_GRIDMAP_LOCAL2:
+      case GRIDMAP_GLOBAL: out = gridmap::place_global(grid); break;
+      case GRIDMAP_LOCAL1:
+      case GRIDMAP_LOCAL2:
         if (new_rows < old_rows || new_cols < old_cols)
           gridmap::fail("local placement: new grid ", new_rows, "x", new_cols, " is smaller than ", old_rows, "x", old_cols);
         out = gridmap::place_local(old, new_rows - old_rows, new_cols - old_cols,
-                                   strategy == MALL_GRIDMAP_LOCAL1 ? gridmap::PlacementStrategy::Local1
+                                   strategy == GRIDMAP_LOCAL1 ? gridmap::PlacementStrategy::Local1
                                                                    : gridmap::PlacementStrategy::Local2);
         break;
-      case MALL_GRIDMAP_OPTIMAL:
+      case GRIDMAP_OPTIMAL:
         if (grid.size() < old.grid.size())
           gridmap::fail("optimal placement: new grid ", new_rows, "x", new_cols, " is smaller than the old one");
         out = gridmap::place_optimal(old, grid, grid.size() - old.grid.size(), shape_of(m, n, mb, nb, block));
@@ -137,7 +137,7 @@ int mall_gridmap_place(int strategy, int old_rows, int old_cols, const int* old_
   });
 }
 
-int mall_gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots, int new_rows, int new_cols,
+int gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots, int new_rows, int new_cols,
                                 const int* new_slots, long long m, long long n, long long mb, long long nb,
                                 int block, long long* moved, long long* kept) {
   return guarded([&] {
@@ -150,7 +150,7 @@ int mall_gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots
   });
 }
 
-int mall_gridmap_hetero_map(int method, int thesis_only, int rows, int cols, const double* powers, int nprocs,
+int gridmap_hetero_map(int method, int thesis_only, int rows, int cols, const double* powers, int nprocs,
                             long long m, long long n, int* ids, long long* row_sizes, long long* col_sizes,
                             double* t_opt, double* iteration_time) {
   return guarded([&] {
@@ -158,8 +158,8 @@ int mall_gridmap_hetero_map(int method, int thesis_only, int rows, int cols, con
     need(row_sizes, "row_sizes");
     need(col_sizes, "col_sizes");
     gridmap::HeteroOptions o;
-    if (method == MALL_GRIDMAP_SVD) o.method = gridmap::HeteroMethod::Svd;
-    else if (method == MALL_GRIDMAP_NATURAL_BLOCK) o.method = gridmap::HeteroMethod::NaturalBlock;
+    if (method == GRIDMAP_SVD) o.method = gridmap::HeteroMethod::Svd;
+    else if (method == GRIDMAP_NATURAL_BLOCK) o.method = gridmap::HeteroMethod::NaturalBlock;
     else gridmap::fail("method: expected 0 (SVD) or 1 (natural block), got ", method);
     if (thesis_only) o.coordinate_ascent = o.swap_search = false;
     const auto h = gridmap::map_heterogeneous(powers_of(powers, nprocs, "powers"), {rows, cols}, m, n, o);
@@ -174,7 +174,7 @@ int mall_gridmap_hetero_map(int method, int thesis_only, int rows, int cols, con
   });
 }
 
-int mall_gridmap_select(int strategy, int rows, int cols, const double* powers, const double* free_powers,
+int gridmap_select(int strategy, int rows, int cols, const double* powers, const double* free_powers,
                         int nfree, double tpp, long long m, long long n, int* chosen, int* nchosen,
                         int* new_rows, int* new_cols, int slot_capacity, int* ids, int line_capacity,
                         long long* row_sizes, long long* col_sizes, double* iteration_time) {
@@ -193,10 +193,10 @@ int mall_gridmap_select(int strategy, int rows, int cols, const double* powers, 
     const auto current = gridmap::map_arranged(cur, {rows, cols}, order, m, n, fixed);
     gridmap::SelectionStrategy s;
     switch (strategy) {
-      case MALL_GRIDMAP_SELECT_GLOBAL: s = gridmap::SelectionStrategy::Global; break;
-      case MALL_GRIDMAP_SELECT_LOCAL: s = gridmap::SelectionStrategy::Local; break;
-      case MALL_GRIDMAP_SELECT_MIXED: s = gridmap::SelectionStrategy::Mixed; break;
-      case MALL_GRIDMAP_SELECT_ADAPTIVE: s = gridmap::SelectionStrategy::Adaptive; break;
+      case GRIDMAP_SELECT_GLOBAL: s = gridmap::SelectionStrategy::Global; break;
+      case GRIDMAP_SELECT_LOCAL: s = gridmap::SelectionStrategy::Local; break;
+      case GRIDMAP_SELECT_MIXED: s = gridmap::SelectionStrategy::Mixed; break;
+      case GRIDMAP_SELECT_ADAPTIVE: s = gridmap::SelectionStrategy::Adaptive; break;
       default: gridmap::fail("selection strategy: expected 0..3, got ", strategy);
     }
     const auto sel = gridmap::select_processors(current, offer, tpp, s);

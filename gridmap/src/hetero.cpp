@@ -1,4 +1,4 @@
-#include "gridmap/hetero.hpp"
+#include "malleable/gridmap/hetero.hpp"
 
 #include <lapacke.h>
 
@@ -10,8 +10,8 @@
 #include <set>
 #include <sstream>
 
-#include "gridmap/error.hpp"
-#include "redist/layout.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/redist/layout.hpp"
 
 namespace gridmap {
 

@@ -1,10 +1,10 @@
-#include "gridmap/movement.hpp"
+#include "malleable/gridmap/movement.hpp"
 
 #include <algorithm>
 
-#include "gridmap/error.hpp"
-#include "redist/layout.hpp"
-#include "redist/plan.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/redist/layout.hpp"
+#include "malleable/redist/plan.hpp"
 
 namespace gridmap {
 

@@ -1,13 +1,13 @@
-#include "gridmap/placement.hpp"
+#include "malleable/gridmap/placement.hpp"
 
 #include <algorithm>
 #include <numeric>
 #include <set>
 #include <sstream>
 
-#include "gridmap/assignment.hpp"
-#include "gridmap/error.hpp"
-#include "redist/layout.hpp"
+#include "malleable/gridmap/assignment.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/redist/layout.hpp"
 
 namespace gridmap {
 

@@ -1,4 +1,4 @@
-#include "gridmap/selection.hpp"
+#include "malleable/gridmap/selection.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <optional>
 #include <sstream>
 
-#include "gridmap/error.hpp"
-#include "gridmap/placement.hpp"
-#include "redist/layout.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/redist/layout.hpp"
 
 namespace gridmap {
 

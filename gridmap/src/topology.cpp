@@ -1,10 +1,10 @@
-#include "gridmap/topology.hpp"
+#include "malleable/gridmap/topology.hpp"
 
 #include <cmath>
 #include <cstdlib>
 #include <sstream>
 
-#include "gridmap/error.hpp"
+#include "malleable/gridmap/error.hpp"
 
 namespace gridmap {
 

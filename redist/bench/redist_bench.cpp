@@ -22,9 +22,9 @@
 #include <thread>
 #include <vector>
 
-#include "redist/blacs.hpp"
-#include "redist/redistribute.hpp"
-#include "redist/scalapack_api.h"
+#include "malleable/redist/blacs.hpp"
+#include "malleable/redist/redistribute.hpp"
+#include "malleable/redist/scalapack_api.h"
 
 using redist::Layout;
 using redist::ScheduleKind;

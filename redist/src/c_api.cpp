@@ -8,10 +8,10 @@
 #include <cstring>
 #include <string>
 
-#include "redist/blacs.hpp"
-#include "redist/redist.h"
-#include "redist/redistribute.hpp"
-#include "redist/scalapack_api.h"
+#include "malleable/redist/blacs.hpp"
+#include "malleable/redist/redist.h"
+#include "malleable/redist/redistribute.hpp"
+#include "malleable/redist/scalapack_api.h"
 
 namespace redist {
 namespace {

@@ -2,11 +2,11 @@
 // colour free at the left end is busy at the right end, swap the two colours along the
 // alternating path from the right end. In a bipartite graph that path cannot return to
 // the left end, so Δ colours always suffice.
-#include "redist/edge_colouring.hpp"
+#include "malleable/redist/edge_colouring.hpp"
 
 #include <algorithm>
 
-#include "redist/layout.hpp"
+#include "malleable/redist/layout.hpp"
 
 namespace redist {
 

@@ -13,7 +13,7 @@
 
 #include <sched.h>
 
-#include "redist/redistribute.hpp"
+#include "malleable/redist/redistribute.hpp"
 
 namespace redist {
 namespace {

@@ -1,5 +1,5 @@
 // Extended descriptor (seed 002 §3.4.4): validation, generalised numroc and index maps.
-#include "redist/layout.hpp"
+#include "malleable/redist/layout.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,12 +5,12 @@
 // boundary of A and of B into segments owned by one (A process row, B process row) pair
 // (O(row blocks) work, never per element). Every combination of a row pair and a column
 // pair is one transfer between two ranks.
-#include "redist/plan.hpp"
+#include "malleable/redist/plan.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-#include "redist/edge_colouring.hpp"
+#include "malleable/redist/edge_colouring.hpp"
 
 namespace redist {
 namespace {

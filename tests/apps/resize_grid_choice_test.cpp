@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "apps/grid_choice.hpp"
+#include "malleable/resize/grid_choice.hpp"
 
 using namespace resize;
 

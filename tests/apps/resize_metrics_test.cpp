@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "apps/metrics.hpp"
-#include "apps/report.hpp"
+#include "malleable/resize/metrics.hpp"
+#include "malleable/resize/report.hpp"
 
 using namespace resize;
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "apps/policy.hpp"
+#include "malleable/resize/policy.hpp"
 
 using namespace resize;
 
@@ -94,20 +94,20 @@ TEST(SweetSpotPolicy, ReleasesProcessesWhenTheSchedulerAsks) {
 }
 
 TEST(OfferFileScheduler, ReadsOfferAndReleaseFromTheEnvironment) {
-  setenv("MALL_OFFER", "offer=5", 1);
+  setenv("RESIZE_OFFER", "offer=5", 1);
   OfferFileScheduler s("");
   EXPECT_EQ(s.expand_offer(4), 5);
   EXPECT_TRUE(s.confirm_expand(4, 2));
   EXPECT_EQ(s.expand_offer(6), 3);
   EXPECT_FALSE(s.confirm_expand(6, 4));
   EXPECT_EQ(s.shrink_request(6), 0);
-  setenv("MALL_OFFER", "offer=0 release=2", 1);
+  setenv("RESIZE_OFFER", "offer=0 release=2", 1);
   EXPECT_EQ(s.shrink_request(6), 2);
   s.released(2);
   EXPECT_EQ(s.shrink_request(4), 0);
-  setenv("MALL_OFFER", "offer=x", 1);
+  setenv("RESIZE_OFFER", "offer=x", 1);
   EXPECT_THROW(s.expand_offer(4), Error);
-  unsetenv("MALL_OFFER");
+  unsetenv("RESIZE_OFFER");
 }
 
 TEST(MakePolicy, RejectsUnknownNames) {

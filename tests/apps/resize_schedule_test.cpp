@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "apps/schedule.hpp"
+#include "malleable/resize/schedule.hpp"
 
 using namespace resize;
 

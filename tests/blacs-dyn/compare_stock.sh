@@ -1,7 +1,7 @@
 #!/bin/sh
 # The unmodified ScaLAPACK program gives the same answer with blacs-dyn as with stock
 # ScaLAPACK (identical RESULT line), and after an expansion the same solver code runs on
-# the world of 4 with the same solution. The stock binary with libmall_blacs_dyn preloaded
+# the world of 4 with the same solution. The stock binary with libmalleable_blacs_dyn preloaded
 # (no relinking) gives the identical line too.
 # Usage: compare_stock.sh MPIEXEC STOCK_EXE DYN_EXE EXPAND_EXE BLACS_DYN_LIB|-
 set -eu

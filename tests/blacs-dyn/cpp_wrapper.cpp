@@ -1,17 +1,17 @@
-// The C++ interface: World::expand / share / shrink_to_ranks throw bdyn::Error on bad
+// The C++ interface: World::expand / share / shrink_to_ranks throw blacs_dyn::Error on bad
 // input, Grid owns its BLACS context, ShrinkHook sees the old world and the new ranks.
 #include <mpi.h>
 
 #include <cstdio>
 #include <cstring>
 
-#include "blacs-dyn/blacs_dyn.hpp"
+#include "malleable/blacs_dyn/blacs_dyn.hpp"
 #include "grid_check.hpp"
 
 namespace {
 bool g_ok = true;
 void expect(bool cond, const char* what) {
-  if (bdyn::World::rank() == 0 || !cond) std::printf("%s: %s\n", cond ? "ok" : "FAILED", what);
+  if (blacs_dyn::World::rank() == 0 || !cond) std::printf("%s: %s\n", cond ? "ok" : "FAILED", what);
   g_ok = g_ok && cond;
 }
 struct AppState {
@@ -23,7 +23,7 @@ struct AppState {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  using bdyn::World;
+  using blacs_dyn::World;
   AppState st{};
   if (World::is_new()) {
     World::share(st);
@@ -32,9 +32,9 @@ int main(int argc, char** argv) {
     try {
       World::expand(1, "./definitely/not/here");
       expect(false, "expand of a missing program throws");
-    } catch (const bdyn::Error& e) {
-      expect(e.code() == BDYN_ERR_SPAWN && std::strstr(e.what(), "not/here"),
-             "expand of a missing program throws bdyn::Error(BDYN_ERR_SPAWN)");
+    } catch (const blacs_dyn::Error& e) {
+      expect(e.code() == BLACS_DYN_ERR_SPAWN && std::strstr(e.what(), "not/here"),
+             "expand of a missing program throws blacs_dyn::Error(BLACS_DYN_ERR_SPAWN)");
     }
     World::expand(2, argv[0]);
     st = AppState{42, 300, 1e-9};
@@ -45,16 +45,16 @@ int main(int argc, char** argv) {
   World::share(blob);
   expect(blob.size() == 1000 && blob[999] == std::byte{7}, "variable-length state shared");
   {
-    bdyn::Grid g = bdyn::Grid::square();
+    blacs_dyn::Grid g = blacs_dyn::Grid::square();
     expect(g.in_grid() && g.nprow() == 2 && g.npcol() == 2, "Grid::square is 2 x 2");
-    bdyn::Grid h(1, 3);
+    blacs_dyn::Grid h(1, 3);
     expect(h.in_grid() == (World::rank() < 3), "a 1 x 3 grid leaves rank 3 out");
   }
-  expect(bdyn_test::pdgemm_on_world(32, 8).ok, "PDGEMM on the world of 4");
+  expect(blacs_dyn_test::pdgemm_on_world(32, 8).ok, "PDGEMM on the world of 4");
   int hook_calls = 0, hook_new_size = 0, hook_rank3 = 0;
   bool leaving = false;
   {
-    bdyn::ShrinkHook hook([&](MPI_Comm old_world, std::span<const int> new_rank, int new_size) {
+    blacs_dyn::ShrinkHook hook([&](MPI_Comm old_world, std::span<const int> new_rank, int new_size) {
       int n = 0;
       MPI_Comm_size(old_world, &n);
       ++hook_calls;

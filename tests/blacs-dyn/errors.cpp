@@ -1,8 +1,8 @@
 // Every error case: a clear error on every rank with the same code, the world and
 // grids unchanged, no hang. Run on 2 processes. Modes:
 //   errors            the bad-input cases, then one good expansion and shrink
-//   errors timeout    a newcomer dies before joining: BDYN_ERR_TIMEOUT within
-//                     $BDYN_JOIN_TIMEOUT, the world unchanged and still usable
+//   errors timeout    a newcomer dies before joining: BLACS_DYN_ERR_TIMEOUT within
+//                     $BLACS_DYN_JOIN_TIMEOUT, the world unchanged and still usable
 //   errors slots      two slots, oversubscription off: blacs-dyn's slot check refuses
 //   (spawned children get "child", "die" as argv[1])
 #include <mpi.h>
@@ -14,7 +14,7 @@
 #include <fstream>
 #include <string>
 
-#include "blacs-dyn/blacs_dyn.h"
+#include "malleable/blacs_dyn/blacs_dyn.h"
 #include "grid_check.hpp"
 
 namespace {
@@ -23,23 +23,23 @@ bool g_ok = true;
 // The same code on every rank, the expected code, and an unchanged world.
 void expect_error(int rc, int want, const char* what) {
   int codes[2] = {rc, -rc};
-  MPI_Allreduce(MPI_IN_PLACE, codes, 2, MPI_INT, MPI_MAX, bdyn_world());
+  MPI_Allreduce(MPI_IN_PLACE, codes, 2, MPI_INT, MPI_MAX, blacs_dyn_world());
   const bool same = codes[0] == -codes[1];
-  const bool ok = same && rc == want && bdyn_size() == 2 && bdyn_depth() == 1;
-  if (bdyn_rank() == 0 || !ok)
-    std::printf("%s: %s -> %s (%s)%s\n", ok ? "ok" : "FAILED", what, bdyn_status_string(rc),
-                bdyn_last_error(), same ? "" : " [codes differ across ranks]");
+  const bool ok = same && rc == want && blacs_dyn_size() == 2 && blacs_dyn_depth() == 1;
+  if (blacs_dyn_rank() == 0 || !ok)
+    std::printf("%s: %s -> %s (%s)%s\n", ok ? "ok" : "FAILED", what, blacs_dyn_status_string(rc),
+                blacs_dyn_last_error(), same ? "" : " [codes differ across ranks]");
   g_ok = g_ok && ok;
 }
 
 void expect(bool cond, const char* what) {
-  if (bdyn_rank() == 0 || !cond) std::printf("%s: %s\n", cond ? "ok" : "FAILED", what);
+  if (blacs_dyn_rank() == 0 || !cond) std::printf("%s: %s\n", cond ? "ok" : "FAILED", what);
   g_ok = g_ok && cond;
 }
 
 void write_file(const char* path, const char* text) {
-  if (bdyn_rank() == 0) std::ofstream(path) << text;
-  MPI_Barrier(bdyn_world());
+  if (blacs_dyn_rank() == 0) std::ofstream(path) << text;
+  MPI_Barrier(blacs_dyn_world());
 }
 
 int child(int argc, char** argv) {
@@ -50,44 +50,44 @@ int child(int argc, char** argv) {
     int r = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
     if (r == 0) _exit(3);
-    bdyn_rank();  // joins; never returns (the expansion is cancelled)
+    blacs_dyn_rank();  // joins; never returns (the expansion is cancelled)
     _exit(4);
   }
   MPI_Init(&argc, &argv);
-  bdyn_test::pdgemm_on_world(40, 8);
+  blacs_dyn_test::pdgemm_on_world(40, 8);
   int leaving = 0;
-  if (bdyn_shrink_to_level(0, &leaving) != BDYN_OK || !leaving) return 1;
-  bdyn_leave();
+  if (blacs_dyn_shrink_to_level(0, &leaving) != BLACS_DYN_OK || !leaving) return 1;
+  blacs_dyn_leave();
   return 1;
 }
 
 void good_expansion_and_shrink(const char* self) {
   char c[] = "child";
   char* cargv[] = {c, nullptr};
-  const int rc = bdyn_expand(1, self, cargv, nullptr, MPI_INFO_NULL);
-  expect(rc == BDYN_OK && bdyn_size() == 3, "after the errors, a good expansion to 3 works");
-  expect(bdyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the world of 3");
+  const int rc = blacs_dyn_expand(1, self, cargv, nullptr, MPI_INFO_NULL);
+  expect(rc == BLACS_DYN_OK && blacs_dyn_size() == 3, "after the errors, a good expansion to 3 works");
+  expect(blacs_dyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the world of 3");
   int leaving = 0;
-  expect(bdyn_shrink_to_level(0, &leaving) == BDYN_OK && !leaving && bdyn_size() == 2,
+  expect(blacs_dyn_shrink_to_level(0, &leaving) == BLACS_DYN_OK && !leaving && blacs_dyn_size() == 2,
          "and the shrink back to 2");
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (std::getenv("BDYN_JOIN")) return child(argc, argv);
+  if (std::getenv("BLACS_DYN_JOIN")) return child(argc, argv);
   MPI_Init(&argc, &argv);
   const bool timeout_mode = argc > 1 && !std::strcmp(argv[1], "timeout");
   const bool slots_mode = argc > 1 && !std::strcmp(argv[1], "slots");
-  expect(bdyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the initial world of 2");
+  expect(blacs_dyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the initial world of 2");
 
   if (slots_mode) {
-    expect_error(bdyn_expand(1, argv[0], nullptr, nullptr, MPI_INFO_NULL), BDYN_ERR_SPAWN,
+    expect_error(blacs_dyn_expand(1, argv[0], nullptr, nullptr, MPI_INFO_NULL), BLACS_DYN_ERR_SPAWN,
                  "more processes than slots (checked by blacs-dyn)");
-    // (With BDYN_SLOT_CHECK=0 the refusal comes from MPI_Comm_spawn instead, as
-    // BDYN_ERR_SPAWN on every rank with the world intact, but Open MPI 4.1.4's mpiexec
+    // (With BLACS_DYN_SLOT_CHECK=0 the refusal comes from MPI_Comm_spawn instead, as
+    // BLACS_DYN_ERR_SPAWN on every rank with the world intact, but Open MPI 4.1.4's mpiexec
     // then never exits at the end of the job, so that variant is not run here.)
-    expect(bdyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the unchanged world of 2");
-    if (bdyn_rank() == 0) std::printf("%s\n", g_ok ? "PASS" : "FAIL");
+    expect(blacs_dyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the unchanged world of 2");
+    if (blacs_dyn_rank() == 0) std::printf("%s\n", g_ok ? "PASS" : "FAIL");
     std::fflush(stdout);
     MPI_Finalize();
     return g_ok ? 0 : 1;
@@ -96,73 +96,73 @@ int main(int argc, char** argv) {
     char die[] = "die";
     char* dargv[] = {die, nullptr};
     const double t0 = MPI_Wtime();
-    const int rc = bdyn_expand(2, argv[0], dargv, nullptr, MPI_INFO_NULL);
+    const int rc = blacs_dyn_expand(2, argv[0], dargv, nullptr, MPI_INFO_NULL);
     const double dt = MPI_Wtime() - t0;
-    expect_error(rc, BDYN_ERR_TIMEOUT, "a newcomer dies before joining");
-    expect(std::strstr(bdyn_last_error(), "1 of 2 spawned processes (ranks 0 ") != nullptr,
+    expect_error(rc, BLACS_DYN_ERR_TIMEOUT, "a newcomer dies before joining");
+    expect(std::strstr(blacs_dyn_last_error(), "1 of 2 spawned processes (ranks 0 ") != nullptr,
            "the message names the newcomer that did not check in");
-    if (bdyn_rank() == 0) std::printf("detected after %.1f s\n", dt);
+    if (blacs_dyn_rank() == 0) std::printf("detected after %.1f s\n", dt);
     expect(dt < 20.0, "detected within bounded time");
   } else {
     // Schema: missing, malformed, bad values.
-    expect_error(bdyn_expand_schema("no_such_schema.dat"), BDYN_ERR_SCHEMA, "missing schema file");
+    expect_error(blacs_dyn_expand_schema("no_such_schema.dat"), BLACS_DYN_ERR_SCHEMA, "missing schema file");
     write_file("bad_schema.dat", "executable = ./x\nadd = zero\n");
-    expect_error(bdyn_expand_schema("bad_schema.dat"), BDYN_ERR_SCHEMA, "malformed schema");
+    expect_error(blacs_dyn_expand_schema("bad_schema.dat"), BLACS_DYN_ERR_SCHEMA, "malformed schema");
     write_file("bad_schema2.dat", "add = 2\n");
-    expect_error(bdyn_expand_schema("bad_schema2.dat"), BDYN_ERR_SCHEMA, "schema without executable");
+    expect_error(blacs_dyn_expand_schema("bad_schema2.dat"), BLACS_DYN_ERR_SCHEMA, "schema without executable");
     // blacs_setup after blacs_exit(1) with a malformed schema: stock answer, unchanged world.
     setenv("BLACS_SETUP_FILE", "bad_schema.dat", 1);
     Cblacs_exit(1);
     int me = -1, np = -1;
     Cblacs_setup(&me, &np);
-    expect(np == 2 && me == bdyn_rank(), "blacs_setup with a malformed schema leaves the world");
+    expect(np == 2 && me == blacs_dyn_rank(), "blacs_setup with a malformed schema leaves the world");
     unsetenv("BLACS_SETUP_FILE");
     // Spawn: no such executable; too many processes.
-    expect_error(bdyn_expand(2, "./no_such_program", nullptr, nullptr, MPI_INFO_NULL),
-                 BDYN_ERR_SPAWN, "nonexistent executable");
-    expect_error(bdyn_expand(2, "no_such_program_in_path", nullptr, nullptr, MPI_INFO_NULL),
-                 BDYN_ERR_SPAWN, "executable not in PATH");
-    setenv("BDYN_MAX_PROCS", "3", 1);
-    expect_error(bdyn_expand(2, argv[0], nullptr, nullptr, MPI_INFO_NULL), BDYN_ERR_SPAWN,
-                 "more processes than allowed (BDYN_MAX_PROCS=3)");
-    unsetenv("BDYN_MAX_PROCS");
-    expect_error(bdyn_expand(0, argv[0], nullptr, nullptr, MPI_INFO_NULL), BDYN_ERR_ARG,
+    expect_error(blacs_dyn_expand(2, "./no_such_program", nullptr, nullptr, MPI_INFO_NULL),
+                 BLACS_DYN_ERR_SPAWN, "nonexistent executable");
+    expect_error(blacs_dyn_expand(2, "no_such_program_in_path", nullptr, nullptr, MPI_INFO_NULL),
+                 BLACS_DYN_ERR_SPAWN, "executable not in PATH");
+    setenv("BLACS_DYN_MAX_PROCS", "3", 1);
+    expect_error(blacs_dyn_expand(2, argv[0], nullptr, nullptr, MPI_INFO_NULL), BLACS_DYN_ERR_SPAWN,
+                 "more processes than allowed (BLACS_DYN_MAX_PROCS=3)");
+    unsetenv("BLACS_DYN_MAX_PROCS");
+    expect_error(blacs_dyn_expand(0, argv[0], nullptr, nullptr, MPI_INFO_NULL), BLACS_DYN_ERR_ARG,
                  "expand by 0");
-    expect_error(bdyn_expand(bdyn_rank() + 1, argv[0], nullptr, nullptr, MPI_INFO_NULL),
-                 BDYN_ERR_ARG, "nnew differs across ranks");
+    expect_error(blacs_dyn_expand(blacs_dyn_rank() + 1, argv[0], nullptr, nullptr, MPI_INFO_NULL),
+                 BLACS_DYN_ERR_ARG, "nnew differs across ranks");
     // Shrink: impossible levels and sizes, arguments that differ.
     int leaving = -1;
-    expect_error(bdyn_shrink_to_level(0, &leaving), BDYN_ERR_ARG, "shrink to the current level");
-    expect_error(bdyn_shrink_to_level(3, &leaving), BDYN_ERR_ARG, "shrink to a level that does not exist");
-    expect_error(bdyn_shrink_to_level(-1, &leaving), BDYN_ERR_ARG, "shrink to level -1");
+    expect_error(blacs_dyn_shrink_to_level(0, &leaving), BLACS_DYN_ERR_ARG, "shrink to the current level");
+    expect_error(blacs_dyn_shrink_to_level(3, &leaving), BLACS_DYN_ERR_ARG, "shrink to a level that does not exist");
+    expect_error(blacs_dyn_shrink_to_level(-1, &leaving), BLACS_DYN_ERR_ARG, "shrink to level -1");
     const int three[] = {0, 1, 2};
-    expect_error(bdyn_shrink_to_ranks(three, 3, &leaving), BDYN_ERR_ARG, "keep more ranks than exist");
+    expect_error(blacs_dyn_shrink_to_ranks(three, 3, &leaving), BLACS_DYN_ERR_ARG, "keep more ranks than exist");
     const int swapped[] = {1, 0};
-    expect_error(bdyn_shrink_to_ranks(swapped, 2, &leaving), BDYN_ERR_ARG, "rank 0 not kept first");
+    expect_error(blacs_dyn_shrink_to_ranks(swapped, 2, &leaving), BLACS_DYN_ERR_ARG, "rank 0 not kept first");
     const int twice[] = {0, 0};
-    expect_error(bdyn_shrink_to_ranks(twice, 2, &leaving), BDYN_ERR_ARG, "a rank kept twice");
-    expect_error(bdyn_shrink_to_ranks(three, 0, &leaving), BDYN_ERR_ARG, "keep nothing");
-    expect_error(bdyn_shrink_to_ranks(three, 1 + bdyn_rank(), &leaving), BDYN_ERR_ARG,
+    expect_error(blacs_dyn_shrink_to_ranks(twice, 2, &leaving), BLACS_DYN_ERR_ARG, "a rank kept twice");
+    expect_error(blacs_dyn_shrink_to_ranks(three, 0, &leaving), BLACS_DYN_ERR_ARG, "keep nothing");
+    expect_error(blacs_dyn_shrink_to_ranks(three, 1 + blacs_dyn_rank(), &leaving), BLACS_DYN_ERR_ARG,
                  "keep lists differ across ranks");
     // Calls out of order.
-    expect(bdyn_leaving() == 0, "nobody is leaving");
-    bdyn_leave();  // returns with an error: this process is still in the world
-    expect(std::strstr(bdyn_last_error(), "still in the world") != nullptr,
-           "bdyn_leave on a staying process is refused");
+    expect(blacs_dyn_leaving() == 0, "nobody is leaving");
+    blacs_dyn_leave();  // returns with an error: this process is still in the world
+    expect(std::strstr(blacs_dyn_last_error(), "still in the world") != nullptr,
+           "blacs_dyn_leave on a staying process is refused");
     int size = 0;
-    expect_error(bdyn_level_size(1, &size), BDYN_ERR_ARG, "level_size of a level that does not exist");
+    expect_error(blacs_dyn_level_size(1, &size), BLACS_DYN_ERR_ARG, "level_size of a level that does not exist");
     // Join protocol: capacity too small on a receiver.
     double state[4] = {1, 2, 3, 4};
     size_t len = sizeof state;
-    expect_error(bdyn_share_state(state, &len, bdyn_rank() == 0 ? sizeof state : 8), BDYN_ERR_ARG,
+    expect_error(blacs_dyn_share_state(state, &len, blacs_dyn_rank() == 0 ? sizeof state : 8), BLACS_DYN_ERR_ARG,
                  "share_state larger than a receiver's capacity");
     len = sizeof state;
-    expect(bdyn_share_state(state, &len, sizeof state) == BDYN_OK && len == sizeof state,
+    expect(blacs_dyn_share_state(state, &len, sizeof state) == BLACS_DYN_OK && len == sizeof state,
            "share_state with room works");
   }
-  expect(bdyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the unchanged world of 2");
+  expect(blacs_dyn_test::pdgemm_on_world(40, 8).ok, "PDGEMM on the unchanged world of 2");
   good_expansion_and_shrink(argv[0]);
-  if (bdyn_rank() == 0) std::printf("%s\n", g_ok ? "PASS" : "FAIL");
+  if (blacs_dyn_rank() == 0) std::printf("%s\n", g_ok ? "PASS" : "FAIL");
   std::fflush(stdout);
   MPI_Finalize();
   return g_ok ? 0 : 1;

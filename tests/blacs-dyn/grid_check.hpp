@@ -11,10 +11,10 @@
 #include <cmath>
 #include <vector>
 
-#include "blacs-dyn/blacs_dyn.h"
-#include "redist/scalapack_api.h"
+#include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/redist/scalapack_api.h"
 
-namespace bdyn_test {
+namespace blacs_dyn_test {
 
 inline double entry(int seed, int i, int j) {
   unsigned h = static_cast<unsigned>(seed) * 2654435761u ^ static_cast<unsigned>(i) * 40503u ^
@@ -91,7 +91,7 @@ inline GridCheck pdgemm_on_world(int n, int nb) {
       }
     Cblacs_gridexit(ctxt);
   }
-  const MPI_Comm w = bdyn_world();
+  const MPI_Comm w = blacs_dyn_world();
   MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, w);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, w);
   r.maxerr = err;
@@ -99,5 +99,5 @@ inline GridCheck pdgemm_on_world(int n, int nb) {
   return r;
 }
 
-}  // namespace bdyn_test
+}  // namespace blacs_dyn_test
 #endif

@@ -4,13 +4,13 @@
 
 #include <vector>
 
-#include "blacs-dyn/error.hpp"
-#include "blacs-dyn/level_stack.hpp"
+#include "malleable/blacs_dyn/error.hpp"
+#include "malleable/blacs_dyn/level_stack.hpp"
 
-using bdyn::Departure;
-using bdyn::Error;
-using bdyn::LevelStack;
-using bdyn::ProcState;
+using blacs_dyn::Departure;
+using blacs_dyn::Error;
+using blacs_dyn::LevelStack;
+using blacs_dyn::ProcState;
 
 namespace {
 // 2 -> 4 -> 6 -> 9, as in the MPI test.
@@ -27,7 +27,7 @@ int code_of(auto&& f) {
   } catch (const Error& e) {
     return e.code();
   }
-  return BDYN_OK;
+  return BLACS_DYN_OK;
 }
 }  // namespace
 
@@ -81,7 +81,7 @@ TEST(blacsDynLevelStack, OriginalsPark) {
   EXPECT_TRUE(plan.exit_now.empty());
   s.apply(plan);
   EXPECT_EQ(s.depth(), 2);
-  EXPECT_EQ(s.top().kind, bdyn::LevelKind::Subset);
+  EXPECT_EQ(s.top().kind, blacs_dyn::LevelKind::Subset);
   EXPECT_EQ(s.parked(), 2);
   EXPECT_EQ(s.alive(), 4);
 }
@@ -106,21 +106,21 @@ TEST(blacsDynLevelStack, PartOfASpawnedGroupParksAndExitsWithItsLastSibling) {
 
 TEST(blacsDynLevelStack, ImpossibleShrinksAreRejected) {
   const auto s = grown();
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(3); }), BDYN_ERR_ARG);   // the current level
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(-1); }), BDYN_ERR_ARG);
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(7); }), BDYN_ERR_ARG);
-  EXPECT_EQ(code_of([&] { LevelStack(2).plan_shrink_to_level(0); }), BDYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(3); }), BLACS_DYN_ERR_ARG);   // the current level
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(-1); }), BLACS_DYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(7); }), BLACS_DYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { LevelStack(2).plan_shrink_to_level(0); }), BLACS_DYN_ERR_ARG);
   const int dup[] = {0, 1, 1};
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(dup); }), BDYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(dup); }), BLACS_DYN_ERR_ARG);
   const int out[] = {0, 9};
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(out); }), BDYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(out); }), BLACS_DYN_ERR_ARG);
   const int no_root[] = {1, 0};
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(no_root); }), BDYN_ERR_ARG);
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(std::span<const int>()); }), BDYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(no_root); }), BLACS_DYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(std::span<const int>()); }), BLACS_DYN_ERR_ARG);
   std::vector<int> too_many(10);
   for (int i = 0; i < 10; ++i) too_many[static_cast<size_t>(i)] = i;
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(too_many); }), BDYN_ERR_ARG);
-  EXPECT_EQ(code_of([&] { LevelStack(2).push_expansion(0); }), BDYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_ranks(too_many); }), BLACS_DYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { LevelStack(2).push_expansion(0); }), BLACS_DYN_ERR_ARG);
 }
 
 TEST(blacsDynLevelStack, CannotPopBackToALevelWhoseMembersLeft) {
@@ -128,7 +128,7 @@ TEST(blacsDynLevelStack, CannotPopBackToALevelWhoseMembersLeft) {
   s.push_expansion(2);
   const int keep[] = {0, 1, 2};
   s.apply(s.plan_shrink_to_ranks(keep));  // 3 leaves (parks: sibling 2 stays)
-  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(1); }), BDYN_ERR_STATE);
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(1); }), BLACS_DYN_ERR_STATE);
   EXPECT_EQ(s.plan_shrink_to_level(0).new_members, (std::vector<int>{0, 1}));
 }
 
@@ -153,5 +153,5 @@ TEST(blacsDynLevelStack, EncodeDecodeRoundTrips) {
   EXPECT_EQ(t.state(1), s.state(1));
   auto bad = s.encode();
   bad.pop_back();
-  EXPECT_EQ(code_of([&] { LevelStack::decode(bad); }), BDYN_ERR_MPI);
+  EXPECT_EQ(code_of([&] { LevelStack::decode(bad); }), BLACS_DYN_ERR_MPI);
 }

@@ -5,30 +5,30 @@
 
 #include <cstdio>
 
-#include "blacs-dyn/blacs_dyn.h"
+#include "malleable/blacs_dyn/blacs_dyn.h"
 #include "grid_check.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  if (!bdyn_is_new() && bdyn_expand(2, argv[0], nullptr, nullptr, MPI_INFO_NULL) != BDYN_OK) {
-    std::fprintf(stderr, "expand: %s\n", bdyn_last_error());
+  if (!blacs_dyn_is_new() && blacs_dyn_expand(2, argv[0], nullptr, nullptr, MPI_INFO_NULL) != BLACS_DYN_OK) {
+    std::fprintf(stderr, "expand: %s\n", blacs_dyn_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   const int keep[] = {0, 1, 2};
   int leaving = 0;
-  if (bdyn_shrink_to_ranks(keep, 3, &leaving) != BDYN_OK) {
-    std::fprintf(stderr, "shrink: %s\n", bdyn_last_error());
+  if (blacs_dyn_shrink_to_ranks(keep, 3, &leaving) != BLACS_DYN_OK) {
+    std::fprintf(stderr, "shrink: %s\n", blacs_dyn_last_error());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   if (leaving) {
-    if (bdyn_leaving() != 2) std::printf("FAILED: the half-group member should park\n");
-    bdyn_leave();
+    if (blacs_dyn_leaving() != 2) std::printf("FAILED: the half-group member should park\n");
+    blacs_dyn_leave();
   }
-  const auto r = bdyn_test::pdgemm_on_world(36, 6);
+  const auto r = blacs_dyn_test::pdgemm_on_world(36, 6);
   int active = 0, parked = 0, exited = 0;
-  bdyn_process_counts(&active, &parked, &exited);
+  blacs_dyn_process_counts(&active, &parked, &exited);
   const bool ok = r.ok && r.np == 3 && active == 3 && parked == 1 && exited == 0;
-  if (bdyn_rank() == 0) std::printf("world %d, %d parked: %s\n", r.np, parked, ok ? "PASS" : "FAILED");
+  if (blacs_dyn_rank() == 0) std::printf("world %d, %d parked: %s\n", r.np, parked, ok ? "PASS" : "FAILED");
   std::fflush(stdout);
   MPI_Finalize();
   return ok ? 0 : 1;

@@ -11,7 +11,7 @@
 #include <string>
 #include <thread>
 
-namespace bdyn_test {
+namespace blacs_dyn_test {
 
 struct ProcStat {
   bool exists = false;
@@ -51,5 +51,5 @@ inline bool gone_within(int pid, double seconds) {
 
 inline long ticks_per_second() { return sysconf(_SC_CLK_TCK); }
 
-}  // namespace bdyn_test
+}  // namespace blacs_dyn_test
 #endif

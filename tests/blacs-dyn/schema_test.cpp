@@ -1,11 +1,11 @@
 // The schema file parser (pure): blacs_setup's input, docs/blacs-dyn.md "The schema file".
 #include <gtest/gtest.h>
 
-#include "blacs-dyn/error.hpp"
-#include "blacs-dyn/schema.hpp"
+#include "malleable/blacs_dyn/error.hpp"
+#include "malleable/blacs_dyn/schema.hpp"
 
-using bdyn::Error;
-using bdyn::parse_schema;
+using blacs_dyn::Error;
+using blacs_dyn::parse_schema;
 
 namespace {
 int code_of(const char* text) {
@@ -14,7 +14,7 @@ int code_of(const char* text) {
   } catch (const Error& e) {
     return e.code();
   }
-  return BDYN_OK;
+  return BLACS_DYN_OK;
 }
 std::string message_of(const char* text) {
   try {
@@ -54,22 +54,22 @@ TEST(blacsDynSchema, MinimalSchemaNeedsOnlyExecutableAndAdd) {
 }
 
 TEST(blacsDynSchema, MissingRequiredKeysAreErrors) {
-  EXPECT_EQ(code_of("add = 2\n"), BDYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("add = 2\n"), BLACS_DYN_ERR_SCHEMA);
   EXPECT_NE(message_of("add = 2\n").find("executable"), std::string::npos);
-  EXPECT_EQ(code_of("executable = x\n"), BDYN_ERR_SCHEMA);
-  EXPECT_EQ(code_of(""), BDYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("executable = x\n"), BLACS_DYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of(""), BLACS_DYN_ERR_SCHEMA);
 }
 
 TEST(blacsDynSchema, BadValuesNameTheLineAndValue) {
   const auto m = message_of("executable = x\nadd = zero\n");
   EXPECT_NE(m.find("t.dat:2"), std::string::npos) << m;
   EXPECT_NE(m.find("zero"), std::string::npos) << m;
-  EXPECT_EQ(code_of("executable = x\nadd = 0\n"), BDYN_ERR_SCHEMA);
-  EXPECT_EQ(code_of("executable = x\nadd = -3\n"), BDYN_ERR_SCHEMA);
-  EXPECT_EQ(code_of("executable = x\nadd = 3x\n"), BDYN_ERR_SCHEMA);
-  EXPECT_EQ(code_of("executable = a b\nadd = 1\n"), BDYN_ERR_SCHEMA);
-  EXPECT_EQ(code_of("executable = x\nadd = 1\nhosts = a,,b\n"), BDYN_ERR_SCHEMA);
-  EXPECT_EQ(code_of("executable = x\nadd = 1\nhosts = a,\n"), BDYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("executable = x\nadd = 0\n"), BLACS_DYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("executable = x\nadd = -3\n"), BLACS_DYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("executable = x\nadd = 3x\n"), BLACS_DYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("executable = a b\nadd = 1\n"), BLACS_DYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("executable = x\nadd = 1\nhosts = a,,b\n"), BLACS_DYN_ERR_SCHEMA);
+  EXPECT_EQ(code_of("executable = x\nadd = 1\nhosts = a,\n"), BLACS_DYN_ERR_SCHEMA);
 }
 
 TEST(blacsDynSchema, UnknownDuplicateAndKeylessLinesAreErrors) {
@@ -86,7 +86,7 @@ TEST(blacsDynSchema, UnterminatedQuoteIsAnError) {
 }
 
 TEST(blacsDynSplitArgs, SplitsLikeAShellWithoutExpansion) {
-  const auto w = bdyn::split_args(R"(a  "b c" 'd "e"' f\ g "h\"i" $HOME)");
+  const auto w = blacs_dyn::split_args(R"(a  "b c" 'd "e"' f\ g "h\"i" $HOME)");
   ASSERT_EQ(w.size(), 6u);
   EXPECT_EQ(w[0], "a");
   EXPECT_EQ(w[1], "b c");
@@ -94,13 +94,13 @@ TEST(blacsDynSplitArgs, SplitsLikeAShellWithoutExpansion) {
   EXPECT_EQ(w[3], "f g");
   EXPECT_EQ(w[4], "h\"i");
   EXPECT_EQ(w[5], "$HOME");
-  EXPECT_EQ(bdyn::split_args("  ").size(), 0u);
-  EXPECT_EQ(bdyn::split_args("''").size(), 1u);
+  EXPECT_EQ(blacs_dyn::split_args("  ").size(), 0u);
+  EXPECT_EQ(blacs_dyn::split_args("''").size(), 1u);
 }
 
 TEST(blacsDynSchemaPath, ExplicitThenEnvironmentThenDefault) {
-  EXPECT_EQ(bdyn::schema_path("x.dat", "y.dat"), "x.dat");
-  EXPECT_EQ(bdyn::schema_path(nullptr, "y.dat"), "y.dat");
-  EXPECT_EQ(bdyn::schema_path("", ""), "blacs_setup.dat");
-  EXPECT_EQ(bdyn::schema_path(nullptr, nullptr), "blacs_setup.dat");
+  EXPECT_EQ(blacs_dyn::schema_path("x.dat", "y.dat"), "x.dat");
+  EXPECT_EQ(blacs_dyn::schema_path(nullptr, "y.dat"), "y.dat");
+  EXPECT_EQ(blacs_dyn::schema_path("", ""), "blacs_setup.dat");
+  EXPECT_EQ(blacs_dyn::schema_path(nullptr, nullptr), "blacs_setup.dat");
 }

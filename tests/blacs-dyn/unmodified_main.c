@@ -1,5 +1,5 @@
 /* main() of the unmodified ScaLAPACK program: built once against stock ScaLAPACK and
- * once with libmall_blacs_dyn ahead of it, without changing a line. */
+ * once with libmalleable_blacs_dyn ahead of it, without changing a line. */
 #include "unmodified_solve.h"
 
 void blacs_exit_(int* cont);

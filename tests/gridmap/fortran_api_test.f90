@@ -1,7 +1,7 @@
 ! The gridmap Fortran module: topology, Local2 placement, Table 6.4 and an error message.
 program fortran_api_test
   use, intrinsic :: iso_c_binding, only: c_int, c_double, c_long_long
-  use mall_gridmap
+  use malleable_gridmap
   implicit none
   integer(c_int) :: rows, cols, status, slots(6), ids(4)
   integer(c_long_long) :: rs(2), cs(2)
@@ -11,23 +11,23 @@ program fortran_api_test
   integer :: failures
   failures = 0
 
-  status = mall_gridmap_choose_topology(28_c_int, 0.0_c_double, 0.0_c_double, rows, cols)
-  call check(status == MALL_GRIDMAP_OK .and. rows == 4 .and. cols == 7, 'choose_topology 28 -> 4x7')
+  status = gridmap_choose_topology(28_c_int, 0.0_c_double, 0.0_c_double, rows, cols)
+  call check(status == GRIDMAP_OK .and. rows == 4 .and. cols == 7, 'choose_topology 28 -> 4x7')
 
-  status = mall_gridmap_place(MALL_GRIDMAP_LOCAL2, 1_c_int, 4_c_int, new_rows=1_c_int, new_cols=6_c_int, &
+  status = gridmap_place(GRIDMAP_LOCAL2, 1_c_int, 4_c_int, new_rows=1_c_int, new_cols=6_c_int, &
                               m=0_c_long_long, n=0_c_long_long, mb=0_c_long_long, nb=0_c_long_long, &
                               block=1_c_int, slots=slots)
-  call check(status == MALL_GRIDMAP_OK .and. all(slots == [0, 4, 1, 2, 5, 3]), 'Local2 placement 0 4 1 2 5 3')
+  call check(status == GRIDMAP_OK .and. all(slots == [0, 4, 1, 2, 5, 3]), 'Local2 placement 0 4 1 2 5 3')
 
-  status = mall_gridmap_hetero_map(MALL_GRIDMAP_SVD, 0_c_int, 2_c_int, 2_c_int, powers, 4_c_int, &
+  status = gridmap_hetero_map(GRIDMAP_SVD, 0_c_int, 2_c_int, 2_c_int, powers, 4_c_int, &
                                    2000_c_long_long, 2000_c_long_long, ids, rs, cs, iteration_time=t)
-  call check(status == MALL_GRIDMAP_OK .and. rs(1) + rs(2) == 2000 .and. rs(1) > 1800, 'Table 6.4 rows')
+  call check(status == GRIDMAP_OK .and. rs(1) + rs(2) == 2000 .and. rs(1) > 1800, 'Table 6.4 rows')
   call check(t < 6479.9_c_double, 'Table 6.4 at least as fast as the thesis')
 
-  status = mall_gridmap_hetero_map(MALL_GRIDMAP_SVD, 0_c_int, 2_c_int, 2_c_int, bad, 4_c_int, &
+  status = gridmap_hetero_map(GRIDMAP_SVD, 0_c_int, 2_c_int, 2_c_int, bad, 4_c_int, &
                                    2000_c_long_long, 2000_c_long_long, ids, rs, cs)
-  call check(status == MALL_GRIDMAP_EINVAL, 'zero power rejected')
-  call check(index(mall_gridmap_error_message(), 'powers[1] = 0') > 0, 'message names the value')
+  call check(status == GRIDMAP_EINVAL, 'zero power rejected')
+  call check(index(gridmap_error_message(), 'powers[1] = 0') > 0, 'message names the value')
 
   if (failures > 0) error stop 1
 

@@ -6,9 +6,9 @@
 #include <numeric>
 #include <random>
 
-#include "gridmap/error.hpp"
-#include "gridmap/hetero.hpp"
-#include "redist/layout.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/hetero.hpp"
+#include "malleable/redist/layout.hpp"
 
 using namespace gridmap;
 

@@ -4,9 +4,9 @@
 
 #include <random>
 
-#include "gridmap/error.hpp"
-#include "gridmap/movement.hpp"
-#include "gridmap/placement.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/movement.hpp"
+#include "malleable/gridmap/placement.hpp"
 
 using namespace gridmap;
 

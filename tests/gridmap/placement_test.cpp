@@ -7,11 +7,11 @@
 #include <random>
 #include <set>
 
-#include "gridmap/assignment.hpp"
-#include "gridmap/error.hpp"
-#include "gridmap/movement.hpp"
-#include "gridmap/placement.hpp"
-#include "redist/layout.hpp"
+#include "malleable/gridmap/assignment.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/movement.hpp"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/redist/layout.hpp"
 
 using namespace gridmap;
 

@@ -11,8 +11,8 @@
 #include <numeric>
 #include <random>
 
-#include "gridmap/error.hpp"
-#include "gridmap/selection.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/selection.hpp"
 
 using namespace gridmap;
 

@@ -1,8 +1,8 @@
 // Topology selection (seed 002 §5.1.1) and the local expansion optimiser (§5.2.1.2).
 #include <gtest/gtest.h>
 
-#include "gridmap/error.hpp"
-#include "gridmap/topology.hpp"
+#include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/topology.hpp"
 
 using namespace gridmap;
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "redist/redist.h"
-#include "redist/scalapack_api.h"
+#include "malleable/redist/redist.h"
+#include "malleable/redist/scalapack_api.h"
 
 static int failures = 0;
 static int me = 0;

@@ -1,9 +1,9 @@
-! The Fortran module `redist`: PDGEMR2D-shaped call with standard DESCs, bit-identical to
+! The Fortran module `malleable_redist`: PDGEMR2D-shaped call with standard DESCs, bit-identical to
 ! ScaLAPACK's PDGEMR2D, and a heterogeneous descriptor with explicit block sizes.
 ! Run on 4 processes.
 program redist_fortran_test
   use mpi
-  use redist
+  use malleable_redist
   use, intrinsic :: iso_c_binding, only: c_double, c_int64_t, c_double_complex
   implicit none
   integer, parameter :: m = 41, n = 29

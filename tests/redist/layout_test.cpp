@@ -6,8 +6,8 @@
 #include <numeric>
 #include <random>
 
-#include "redist/layout.hpp"
-#include "redist/scalapack_api.h"
+#include "malleable/redist/layout.hpp"
+#include "malleable/redist/scalapack_api.h"
 
 using redist::Layout;
 

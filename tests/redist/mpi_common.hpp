@@ -11,8 +11,8 @@
 #include <random>
 #include <vector>
 
-#include "redist/layout.hpp"
-#include "redist/scalapack_api.h"
+#include "malleable/redist/layout.hpp"
+#include "malleable/redist/scalapack_api.h"
 
 namespace redist_test {
 

@@ -8,7 +8,7 @@
 #include <cstring>
 
 #include "mpi_common.hpp"
-#include "redist/redistribute.hpp"
+#include "malleable/redist/redistribute.hpp"
 
 using namespace redist_test;
 using redist::Layout;

@@ -7,8 +7,8 @@
 #include <random>
 #include <set>
 
-#include "redist/edge_colouring.hpp"
-#include "redist/plan.hpp"
+#include "malleable/redist/edge_colouring.hpp"
+#include "malleable/redist/plan.hpp"
 
 using redist::Layout;
 using redist::Region;

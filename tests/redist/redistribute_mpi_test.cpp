@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "mpi_common.hpp"
-#include "redist/redistribute.hpp"
+#include "malleable/redist/redistribute.hpp"
 
 using namespace redist_test;
 using redist::ErrorCode;

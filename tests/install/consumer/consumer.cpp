@@ -5,9 +5,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "blacs-dyn/blacs_dyn.h"
-#include "gridmap/topology.hpp"
-#include "redist/redistribute.hpp"
+#include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/gridmap/topology.hpp"
+#include "malleable/redist/redistribute.hpp"
 
 namespace {
 double value(std::int64_t i, std::int64_t j) { return static_cast<double>(i * 1000 + j); }
@@ -25,8 +25,8 @@ std::vector<double> fill(const redist::Layout& l, int pr, int pc, std::int64_t& 
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  const int size = bdyn_size();
-  const int rank = bdyn_rank();
+  const int size = blacs_dyn_size();
+  const int rank = blacs_dyn_rank();
   const gridmap::TopologyChoice to = gridmap::choose_topology(size);
   const auto a = redist::Layout::block_cyclic(37, 29, 4, 3, 2, 2);
   const auto b = redist::Layout::block_cyclic(37, 29, 5, 2, to.grid.rows, to.grid.cols);
@@ -38,9 +38,9 @@ int main(int argc, char** argv) {
     expect = fill(b, pr, pc, ldb);
     vb.assign(expect.size(), -1.0);
   }
-  redist::redistribute(bdyn_world(), a, va.data(), lda, b, vb.data(), ldb);
+  redist::redistribute(blacs_dyn_world(), a, va.data(), lda, b, vb.data(), ldb);
   int bad = vb != expect, anybad = 0;
-  MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, bdyn_world());
+  MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, blacs_dyn_world());
   if (rank == 0)
     std::printf("consumer: 2x2 -> %s on %d ranks: %s\n", gridmap::to_string(to.grid).c_str(),
                 size, anybad ? "MISMATCH" : "OK");

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/hetero.hpp"
-#include "gridmap/movement.hpp"
+#include "malleable/gridmap/hetero.hpp"
+#include "malleable/gridmap/movement.hpp"
 
 namespace gridmap {
 

@@ -8,8 +8,8 @@
 
 #include <utility>
 
-#include "redist/layout.hpp"
-#include "redist/redist.h"
+#include "malleable/redist/layout.hpp"
+#include "malleable/redist/redist.h"
 
 namespace redist {
 

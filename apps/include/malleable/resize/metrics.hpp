@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/types.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace resize {
 

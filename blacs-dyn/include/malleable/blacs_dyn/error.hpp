@@ -1,15 +1,15 @@
-// The status type of blacs-dyn: an exception carrying a bdyn_status code and a message
+// The status type of blacs-dyn: an exception carrying a blacs_dyn_status code and a message
 // naming the argument and value at fault. The C API turns it into a code plus
-// bdyn_last_error().
+// blacs_dyn_last_error().
 #ifndef BLACS_DYN_ERROR_HPP
 #define BLACS_DYN_ERROR_HPP
 
 #include <stdexcept>
 #include <string>
 
-#include "blacs-dyn/status.h"
+#include "malleable/blacs_dyn/status.h"
 
-namespace bdyn {
+namespace blacs_dyn {
 
 class Error : public std::runtime_error {
  public:
@@ -20,5 +20,5 @@ class Error : public std::runtime_error {
   int code_;
 };
 
-}  // namespace bdyn
+}  // namespace blacs_dyn
 #endif

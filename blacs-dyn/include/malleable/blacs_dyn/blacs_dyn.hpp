@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "blacs-dyn/blacs_dyn.h"
-#include "blacs-dyn/error.hpp"
+#include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/blacs_dyn/error.hpp"
 
 extern "C" {
 void Cblacs_get(int icontxt, int what, int* val);
@@ -22,27 +22,27 @@ void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypc
 void Cblacs_gridexit(int icontxt);
 }
 
-namespace bdyn {
+namespace blacs_dyn {
 
 inline void check(int rc) {
-  if (rc != BDYN_OK)
-    throw Error(rc, std::string(bdyn_status_string(rc)) + ": " + bdyn_last_error());
+  if (rc != BLACS_DYN_OK)
+    throw Error(rc, std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error());
 }
 
 // The current world and the collective operations on it. All members of the world
 // must call the collective ones (expand*, shrink*, share).
 class World {
  public:
-  static MPI_Comm comm() { return bdyn_world(); }
-  static int rank() { return bdyn_rank(); }
-  static int size() { return bdyn_size(); }
-  static int depth() { return bdyn_depth(); }
-  static int joined_level() { return bdyn_joined_level(); }
-  static bool is_new() { return bdyn_is_new() != 0; }
-  static void clear_new() { bdyn_clear_new(); }
+  static MPI_Comm comm() { return blacs_dyn_world(); }
+  static int rank() { return blacs_dyn_rank(); }
+  static int size() { return blacs_dyn_size(); }
+  static int depth() { return blacs_dyn_depth(); }
+  static int joined_level() { return blacs_dyn_joined_level(); }
+  static bool is_new() { return blacs_dyn_is_new() != 0; }
+  static void clear_new() { blacs_dyn_clear_new(); }
   static int level_size(int level) {
     int n = 0;
-    check(bdyn_level_size(level, &n));
+    check(blacs_dyn_level_size(level, &n));
     return n;
   }
 
@@ -52,27 +52,27 @@ class World {
     std::vector<char*> argv;
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
-    check(bdyn_expand(nnew, command.c_str(), argv.data(), hosts.empty() ? nullptr : hosts.c_str(),
+    check(blacs_dyn_expand(nnew, command.c_str(), argv.data(), hosts.empty() ? nullptr : hosts.c_str(),
                       info));
   }
   static void expand_schema(const std::string& path = {}) {
-    check(bdyn_expand_schema(path.empty() ? nullptr : path.c_str()));
+    check(blacs_dyn_expand_schema(path.empty() ? nullptr : path.c_str()));
   }
 
   // True on processes that are not in the new world: they must call leave().
   static bool shrink_to_level(int level) {
     int leaving = 0;
-    check(bdyn_shrink_to_level(level, &leaving));
+    check(blacs_dyn_shrink_to_level(level, &leaving));
     return leaving != 0;
   }
   static bool shrink_to_ranks(std::span<const int> keep) {
     int leaving = 0;
-    check(bdyn_shrink_to_ranks(keep.data(), static_cast<int>(keep.size()), &leaving));
+    check(blacs_dyn_shrink_to_ranks(keep.data(), static_cast<int>(keep.size()), &leaving));
     return leaving != 0;
   }
   [[noreturn]] static void leave() {
-    bdyn_leave();
-    throw Error(BDYN_ERR_STATE, bdyn_last_error());
+    blacs_dyn_leave();
+    throw Error(BLACS_DYN_ERR_STATE, blacs_dyn_last_error());
   }
 
   // Rank 0's value reaches every member (the join protocol's hand-over).
@@ -80,7 +80,7 @@ class World {
     requires std::is_trivially_copyable_v<T>
   static void share(T& value) {
     std::size_t len = sizeof(T);
-    check(bdyn_share_state(&value, &len, sizeof(T)));
+    check(blacs_dyn_share_state(&value, &len, sizeof(T)));
   }
   // Rank 0's bytes reach every member, whatever their length.
   static void share(std::vector<std::byte>& bytes) {
@@ -88,7 +88,7 @@ class World {
     share(n);
     bytes.resize(static_cast<std::size_t>(n));
     std::size_t len = bytes.size();
-    check(bdyn_share_state(bytes.data(), &len, bytes.size()));
+    check(blacs_dyn_share_state(bytes.data(), &len, bytes.size()));
   }
 };
 
@@ -98,8 +98,8 @@ class World {
 class ShrinkHook {
  public:
   using Fn = std::function<bool(MPI_Comm old_world, std::span<const int> new_rank, int new_size)>;
-  explicit ShrinkHook(Fn fn) : fn_(std::move(fn)) { bdyn_set_shrink_hook(&trampoline, this); }
-  ~ShrinkHook() { bdyn_set_shrink_hook(nullptr, nullptr); }
+  explicit ShrinkHook(Fn fn) : fn_(std::move(fn)) { blacs_dyn_set_shrink_hook(&trampoline, this); }
+  ~ShrinkHook() { blacs_dyn_set_shrink_hook(nullptr, nullptr); }
   ShrinkHook(const ShrinkHook&) = delete;
   ShrinkHook& operator=(const ShrinkHook&) = delete;
 
@@ -127,7 +127,7 @@ class Grid {
  public:
   Grid(int nprow, int npcol, char order = 'R') {
     if (nprow < 1 || npcol < 1 || nprow * npcol > World::size())
-      throw Error(BDYN_ERR_ARG, "grid " + std::to_string(nprow) + " x " + std::to_string(npcol) +
+      throw Error(BLACS_DYN_ERR_ARG, "grid " + std::to_string(nprow) + " x " + std::to_string(npcol) +
                                     " does not fit the world of " + std::to_string(World::size()));
     const char ord[2] = {order, '\0'};
     Cblacs_get(0, 0, &ctxt_);
@@ -173,5 +173,5 @@ class Grid {
   int ctxt_ = -1, nprow_ = 0, npcol_ = 0, myrow_ = -1, mycol_ = -1;
 };
 
-}  // namespace bdyn
+}  // namespace blacs_dyn
 #endif

@@ -1,74 +1,74 @@
 ! Fortran interface to blacs-dyn (ISO_C_BINDING). The BLACS entry points themselves
 ! (blacs_setup, blacs_pinfo, blacs_get, blacs_exit, ...) need no module: they are the
-! stock names, provided by libmall_blacs_dyn. This module adds the explicit API.
-module blacs_dyn
+! stock names, provided by libmalleable_blacs_dyn. This module adds the explicit API.
+module malleable_blacs_dyn
   use, intrinsic :: iso_c_binding
   implicit none
   private
 
-  integer(c_int), parameter, public :: BDYN_OK = 0, BDYN_ERR_ARG = 1, BDYN_ERR_SCHEMA = 2, &
-       BDYN_ERR_SPAWN = 3, BDYN_ERR_STATE = 4, BDYN_ERR_MPI = 5, BDYN_ERR_TIMEOUT = 6
-  integer(c_int), parameter, public :: BDYN_STAY = 0, BDYN_EXIT = 1, BDYN_PARK = 2
+  integer(c_int), parameter, public :: BLACS_DYN_OK = 0, BLACS_DYN_ERR_ARG = 1, BLACS_DYN_ERR_SCHEMA = 2, &
+       BLACS_DYN_ERR_SPAWN = 3, BLACS_DYN_ERR_STATE = 4, BLACS_DYN_ERR_MPI = 5, BLACS_DYN_ERR_TIMEOUT = 6
+  integer(c_int), parameter, public :: BLACS_DYN_STAY = 0, BLACS_DYN_EXIT = 1, BLACS_DYN_PARK = 2
 
-  public :: bdyn_c_string
-  public :: bdyn_rank, bdyn_size, bdyn_world_f, bdyn_depth, bdyn_joined_level, bdyn_is_new, &
-       bdyn_clear_new, bdyn_leave, bdyn_leaving, bdyn_shrink_to_level, bdyn_level_size, &
-       bdyn_level_grid, bdyn_process_counts, bdyn_share_state, bdyn_expand_schema, &
-       bdyn_expand, bdyn_shrink_to_ranks, bdyn_last_error
+  public :: blacs_dyn_c_string
+  public :: blacs_dyn_rank, blacs_dyn_size, blacs_dyn_world_f, blacs_dyn_depth, blacs_dyn_joined_level, blacs_dyn_is_new, &
+       blacs_dyn_clear_new, blacs_dyn_leave, blacs_dyn_leaving, blacs_dyn_shrink_to_level, blacs_dyn_level_size, &
+       blacs_dyn_level_grid, blacs_dyn_process_counts, blacs_dyn_share_state, blacs_dyn_expand_schema, &
+       blacs_dyn_expand, blacs_dyn_shrink_to_ranks, blacs_dyn_last_error
 
   interface
-    function bdyn_rank() bind(C, name='bdyn_rank') result(r)
+    function blacs_dyn_rank() bind(C, name='blacs_dyn_rank') result(r)
       import :: c_int
       integer(c_int) :: r
     end function
-    function bdyn_size() bind(C, name='bdyn_size') result(n)
+    function blacs_dyn_size() bind(C, name='blacs_dyn_size') result(n)
       import :: c_int
       integer(c_int) :: n
     end function
     ! The current world as a Fortran MPI communicator handle.
-    function bdyn_world_f() bind(C, name='bdyn_world_f') result(comm)
+    function blacs_dyn_world_f() bind(C, name='blacs_dyn_world_f') result(comm)
       import :: c_int
       integer(c_int) :: comm
     end function
-    function bdyn_depth() bind(C, name='bdyn_depth') result(d)
+    function blacs_dyn_depth() bind(C, name='blacs_dyn_depth') result(d)
       import :: c_int
       integer(c_int) :: d
     end function
-    function bdyn_joined_level() bind(C, name='bdyn_joined_level') result(l)
+    function blacs_dyn_joined_level() bind(C, name='blacs_dyn_joined_level') result(l)
       import :: c_int
       integer(c_int) :: l
     end function
-    function bdyn_is_new() bind(C, name='bdyn_is_new') result(n)
+    function blacs_dyn_is_new() bind(C, name='blacs_dyn_is_new') result(n)
       import :: c_int
       integer(c_int) :: n
     end function
-    subroutine bdyn_clear_new() bind(C, name='bdyn_clear_new')
+    subroutine blacs_dyn_clear_new() bind(C, name='blacs_dyn_clear_new')
     end subroutine
-    subroutine bdyn_leave() bind(C, name='bdyn_leave')
+    subroutine blacs_dyn_leave() bind(C, name='blacs_dyn_leave')
     end subroutine
-    function bdyn_leaving() bind(C, name='bdyn_leaving') result(d)
+    function blacs_dyn_leaving() bind(C, name='blacs_dyn_leaving') result(d)
       import :: c_int
       integer(c_int) :: d
     end function
-    function bdyn_shrink_to_level(level, leaving) bind(C, name='bdyn_shrink_to_level') result(rc)
+    function blacs_dyn_shrink_to_level(level, leaving) bind(C, name='blacs_dyn_shrink_to_level') result(rc)
       import :: c_int
       integer(c_int), value :: level
       integer(c_int), intent(out) :: leaving
       integer(c_int) :: rc
     end function
-    function bdyn_level_size(level, size) bind(C, name='bdyn_level_size') result(rc)
+    function blacs_dyn_level_size(level, size) bind(C, name='blacs_dyn_level_size') result(rc)
       import :: c_int
       integer(c_int), value :: level
       integer(c_int), intent(out) :: size
       integer(c_int) :: rc
     end function
-    function bdyn_level_grid(level, nprow, npcol) bind(C, name='bdyn_level_grid') result(rc)
+    function blacs_dyn_level_grid(level, nprow, npcol) bind(C, name='blacs_dyn_level_grid') result(rc)
       import :: c_int
       integer(c_int), value :: level
       integer(c_int), intent(out) :: nprow, npcol
       integer(c_int) :: rc
     end function
-    function bdyn_process_counts(active, parked, exited) bind(C, name='bdyn_process_counts') &
+    function blacs_dyn_process_counts(active, parked, exited) bind(C, name='blacs_dyn_process_counts') &
          result(rc)
       import :: c_int
       integer(c_int), intent(out) :: active, parked, exited
@@ -76,33 +76,33 @@ module blacs_dyn
     end function
     ! Rank 0 sends len bytes of buf; the others receive up to cap bytes (len returns the
     ! length). Collective over the current world.
-    function bdyn_share_state(buf, len, cap) bind(C, name='bdyn_share_state') result(rc)
+    function blacs_dyn_share_state(buf, len, cap) bind(C, name='blacs_dyn_share_state') result(rc)
       import :: c_int, c_size_t
       type(*), dimension(*) :: buf
       integer(c_size_t), intent(inout) :: len
       integer(c_size_t), value :: cap
       integer(c_int) :: rc
     end function
-    function c_expand_schema(path) bind(C, name='bdyn_expand_schema') result(rc)
+    function c_expand_schema(path) bind(C, name='blacs_dyn_expand_schema') result(rc)
       import :: c_int, c_ptr
       type(c_ptr), value :: path
       integer(c_int) :: rc
     end function
-    function c_expand_args(nnew, command, args, hosts) bind(C, name='bdyn_expand_args') result(rc)
+    function c_expand_args(nnew, command, args, hosts) bind(C, name='blacs_dyn_expand_args') result(rc)
       import :: c_int, c_char, c_ptr
       integer(c_int), value :: nnew
       character(kind=c_char), dimension(*) :: command
       type(c_ptr), value :: args, hosts
       integer(c_int) :: rc
     end function
-    function c_shrink_to_ranks(keep, nkeep, leaving) bind(C, name='bdyn_shrink_to_ranks') result(rc)
+    function c_shrink_to_ranks(keep, nkeep, leaving) bind(C, name='blacs_dyn_shrink_to_ranks') result(rc)
       import :: c_int
       integer(c_int), dimension(*), intent(in) :: keep
       integer(c_int), value :: nkeep
       integer(c_int), intent(out) :: leaving
       integer(c_int) :: rc
     end function
-    function c_last_error() bind(C, name='bdyn_last_error') result(p)
+    function c_last_error() bind(C, name='blacs_dyn_last_error') result(p)
       import :: c_ptr
       type(c_ptr) :: p
     end function
@@ -116,7 +116,7 @@ module blacs_dyn
 contains
 
   ! Expand as the schema file says (absent: $BLACS_SETUP_FILE, else ./blacs_setup.dat).
-  function bdyn_expand_schema(path) result(rc)
+  function blacs_dyn_expand_schema(path) result(rc)
     character(len=*), intent(in), optional :: path
     integer(c_int) :: rc
     character(kind=c_char), allocatable, target :: cpath(:)
@@ -129,7 +129,7 @@ contains
   end function
 
   ! Expand by nnew processes of command; args is one string split like a shell would.
-  function bdyn_expand(nnew, command, args, hosts) result(rc)
+  function blacs_dyn_expand(nnew, command, args, hosts) result(rc)
     integer, intent(in) :: nnew
     character(len=*), intent(in) :: command
     character(len=*), intent(in), optional :: args, hosts
@@ -151,7 +151,7 @@ contains
   end function
 
   ! Keep the 0-based ranks keep(:) of the current world, in that order.
-  function bdyn_shrink_to_ranks(keep, leaving) result(rc)
+  function blacs_dyn_shrink_to_ranks(keep, leaving) result(rc)
     integer, intent(in) :: keep(:)
     integer, intent(out) :: leaving
     integer(c_int) :: rc, cl
@@ -162,14 +162,14 @@ contains
     leaving = int(cl)
   end function
 
-  function bdyn_last_error() result(msg)
+  function blacs_dyn_last_error() result(msg)
     character(len=:), allocatable :: msg
-    msg = bdyn_c_string(c_last_error())
+    msg = blacs_dyn_c_string(c_last_error())
   end function
 
   ! A NUL-terminated C string as a Fortran string (shared with the other modules'
   ! message functions, e.g. malleable_resize).
-  function bdyn_c_string(p) result(msg)
+  function blacs_dyn_c_string(p) result(msg)
     type(c_ptr), intent(in) :: p
     character(len=:), allocatable :: msg
     character(kind=c_char), pointer :: chars(:)
@@ -194,4 +194,4 @@ contains
     c(n + 1) = c_null_char
   end subroutine
 
-end module blacs_dyn
+end module malleable_blacs_dyn

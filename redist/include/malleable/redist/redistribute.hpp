@@ -17,8 +17,8 @@
 #include <complex>
 #include <cstdint>
 
-#include "redist/layout.hpp"
-#include "redist/plan.hpp"
+#include "malleable/redist/layout.hpp"
+#include "malleable/redist/plan.hpp"
 
 namespace redist {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "redist/layout.hpp"
+#include "malleable/redist/layout.hpp"
 
 namespace redist {
 

@@ -4,7 +4,7 @@
 // them: a Grid (shape + world-rank map) for a Decision.
 #pragma once
 
-#include "apps/types.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace resize {
 

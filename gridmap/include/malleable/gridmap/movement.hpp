@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/placement.hpp"
-#include "gridmap/topology.hpp"
+#include "malleable/gridmap/placement.hpp"
+#include "malleable/gridmap/topology.hpp"
 
 namespace redist {
 struct Layout;

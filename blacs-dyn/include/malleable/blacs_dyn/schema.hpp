@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-namespace bdyn {
+namespace blacs_dyn {
 
 // One expansion: run `executable` with `args` on `add` new processes, optionally placed
 // on `hosts` and started in `wdir`.
@@ -20,7 +20,7 @@ struct Schema {
 };
 
 // Parses the schema text (format in docs/blacs-dyn.md). `source` names the file in error
-// messages. Throws bdyn::Error(BDYN_ERR_SCHEMA) naming the line and the value at fault.
+// messages. Throws blacs_dyn::Error(BLACS_DYN_ERR_SCHEMA) naming the line and the value at fault.
 Schema parse_schema(std::string_view text, std::string_view source);
 
 // Splits an argument string the way a POSIX shell would for words, '...' and "..." quotes
@@ -31,5 +31,5 @@ std::vector<std::string> split_args(std::string_view text);
 // else "blacs_setup.dat" (relative to the working directory).
 std::string schema_path(const char* explicit_path, const char* env_value);
 
-}  // namespace bdyn
+}  // namespace blacs_dyn
 #endif

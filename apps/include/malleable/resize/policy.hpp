@@ -7,9 +7,9 @@
 #include <optional>
 #include <string>
 
-#include "apps/metrics.hpp"
-#include "apps/schedule.hpp"
-#include "apps/types.hpp"
+#include "malleable/resize/metrics.hpp"
+#include "malleable/resize/schedule.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace resize {
 
@@ -84,7 +84,7 @@ class PoolScheduler final : public Scheduler {
 };
 
 // Stand-in scheduler read from a file (re-read at every remap point) or, if the path is
-// empty, from $MALL_OFFER. Content: "offer=N" and/or "release=M" (tokens separated by
+// empty, from $RESIZE_OFFER. Content: "offer=N" and/or "release=M" (tokens separated by
 // spaces, commas or newlines). An offer is granted once; a release is honoured once per
 // distinct content of the file, so the demo can append "release=3" while the job runs.
 class OfferFileScheduler final : public Scheduler {
@@ -140,7 +140,7 @@ class SweetSpotPolicy final : public Policy {
 Grid next_grid_step(const Grid& g);
 
 // Builds a policy from its command-line name: "fixed", "scripted" (needs `schedule`),
-// "sweetspot" (offers from `offer_file` or $MALL_OFFER).
+// "sweetspot" (offers from `offer_file` or $RESIZE_OFFER).
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& schedule,
                                     const std::string& offer_file);
 

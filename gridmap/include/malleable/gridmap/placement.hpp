@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "gridmap/topology.hpp"
+#include "malleable/gridmap/topology.hpp"
 
 namespace redist {
 struct Layout;

@@ -1,7 +1,7 @@
 ! Fortran access to redist (seed 002 §3.4): the extended descriptor and a PDGEMR2D-shaped
 ! redistribution, through ISO_C_BINDING over redist.h. Indices are 1-based as in
 ! ScaLAPACK; COMM is a Fortran MPI communicator handle containing both grids.
-module redist
+module malleable_redist
   use, intrinsic :: iso_c_binding
   implicit none
   private
@@ -319,4 +319,4 @@ contains
     end do
   end function redist_error_message
 
-end module redist
+end module malleable_redist

@@ -1,8 +1,8 @@
 /* blacs-dyn: a BLACS whose world can grow (MPI_Comm_spawn) and shrink (a communicator
  * stack), seed 002 §3.3. The stock BLACS entry points (blacs_setup_, Cblacs_setup,
  * blacs_pinfo_, Cblacs_pinfo, blacs_get_, Cblacs_get, blacs_gridmap_, ...) are provided
- * by libmall_blacs_dyn and must be linked ahead of ScaLAPACK; this header is the
- * explicit API. Every function returns BDYN_OK or an error code; bdyn_last_error()
+ * by libmalleable_blacs_dyn and must be linked ahead of ScaLAPACK; this header is the
+ * explicit API. Every function returns BLACS_DYN_OK or an error code; blacs_dyn_last_error()
  * gives the message. Collective functions are collective over the current world and
  * return the same code on every rank. */
 #ifndef BLACS_DYN_BLACS_DYN_H
@@ -11,79 +11,79 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "blacs-dyn/status.h"
+#include "malleable/blacs_dyn/status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* Current world: the communicator BLACS, PBLAS and ScaLAPACK use as "the world". */
-MPI_Comm bdyn_world(void);
-int bdyn_rank(void);
-int bdyn_size(void);
+MPI_Comm blacs_dyn_world(void);
+int blacs_dyn_rank(void);
+int blacs_dyn_size(void);
 /* The current world as a Fortran handle (for Fortran and for MPI_Comm_f2c users). */
-MPI_Fint bdyn_world_f(void);
+MPI_Fint blacs_dyn_world_f(void);
 
 /* Expand collectively by nnew processes running `command` with `argv` (NULL-terminated,
  * may be NULL); `hosts` (may be NULL) is a comma-separated host list; `info` may be
  * MPI_INFO_NULL. Existing ranks keep their numbers; newcomers follow. Pushes a level.
  * As with MPI_Comm_spawn, command/argv/hosts/info are read on rank 0 only; nnew must
  * agree everywhere. Rank 0 spawns (over MPI_COMM_SELF), checks in every newcomer
- * within $BDYN_JOIN_TIMEOUT seconds (default 60) and then the whole world merges. */
-int bdyn_expand(int nnew, const char* command, char* const argv[], const char* hosts,
+ * within $BLACS_DYN_JOIN_TIMEOUT seconds (default 60) and then the whole world merges. */
+int blacs_dyn_expand(int nnew, const char* command, char* const argv[], const char* hosts,
                 MPI_Info info);
-/* bdyn_expand with the arguments as one string, split like a shell would split words
+/* blacs_dyn_expand with the arguments as one string, split like a shell would split words
  * ('...' and "..." quotes, backslash escapes, no expansion); args and hosts may be NULL.
  * The form the Fortran module uses. */
-int bdyn_expand_args(int nnew, const char* command, const char* args, const char* hosts);
+int blacs_dyn_expand_args(int nnew, const char* command, const char* args, const char* hosts);
 /* Expand as described by a schema file (NULL: $BLACS_SETUP_FILE, else ./blacs_setup.dat). */
-int bdyn_expand_schema(const char* path);
+int blacs_dyn_expand_schema(const char* path);
 
 /* Shrink collectively to an earlier stack level (0 = the initial world). On return
  * *leaving is 1 on processes that are not in the new world: they must call
- * bdyn_leave() (which disconnects and exits spawned groups, parks the others). */
-int bdyn_shrink_to_level(int level, int* leaving);
+ * blacs_dyn_leave() (which disconnects and exits spawned groups, parks the others). */
+int blacs_dyn_shrink_to_level(int level, int* leaving);
 /* Shrink to the current-world ranks in keep[0..nkeep-1] (in that order); pushes a level.
  * keep[0] must be 0: rank 0 roots every spawn and releases parked processes at the end,
  * so it never leaves. */
-int bdyn_shrink_to_ranks(const int* keep, int nkeep, int* leaving);
+int blacs_dyn_shrink_to_ranks(const int* keep, int nkeep, int* leaving);
 /* For a process that left the world: exits (spawned group) or parks without using CPU
  * until the job ends. Does not return. */
-void bdyn_leave(void);
-/* What bdyn_leave() will do on this process after a shrink: 0 it stays in the world,
+void blacs_dyn_leave(void);
+/* What blacs_dyn_leave() will do on this process after a shrink: 0 it stays in the world,
  * 1 it exits (its whole spawn group leaves), 2 it parks until the job ends. */
-int bdyn_leaving(void);
+int blacs_dyn_leaving(void);
 
 /* Optional hook run by the shrink functions on every member of the old world after the
  * request has been validated and before anybody leaves: the place to move data off
  * the leaving processes. new_rank[r] is the new rank of old rank r, or -1 if r leaves.
- * A nonzero return on any rank cancels the shrink (BDYN_ERR_STATE, nothing changed).
+ * A nonzero return on any rank cancels the shrink (BLACS_DYN_ERR_STATE, nothing changed).
  * NULL removes the hook. */
-typedef int (*bdyn_shrink_hook)(MPI_Comm old_world, const int* new_rank, int old_size,
+typedef int (*blacs_dyn_shrink_hook)(MPI_Comm old_world, const int* new_rank, int old_size,
                                 int new_size, void* user);
-void bdyn_set_shrink_hook(bdyn_shrink_hook hook, void* user);
+void blacs_dyn_set_shrink_hook(blacs_dyn_shrink_hook hook, void* user);
 
 /* The stack. Level 0 is the initial world. */
-int bdyn_depth(void);                       /* number of levels, >= 1 */
-int bdyn_level_size(int level, int* size);  /* world size at a level */
-int bdyn_joined_level(void);                /* level at which this process joined */
-int bdyn_level_grid(int level, int* nprow, int* npcol); /* last grid made on that level's
+int blacs_dyn_depth(void);                       /* number of levels, >= 1 */
+int blacs_dyn_level_size(int level, int* size);  /* world size at a level */
+int blacs_dyn_joined_level(void);                /* level at which this process joined */
+int blacs_dyn_level_grid(int level, int* nprow, int* npcol); /* last grid made on that level's
                                                            world (0 x 0: none yet) */
 /* Processes of the job: in the current world, parked (released from the world, waiting
  * for the end), exited (spawned groups that left). */
-int bdyn_process_counts(int* active, int* parked, int* exited);
-int bdyn_is_new(void);                      /* 1 if this process joined in the last expansion
-                                               and has not yet called bdyn_clear_new() */
-void bdyn_clear_new(void);
+int blacs_dyn_process_counts(int* active, int* parked, int* exited);
+int blacs_dyn_is_new(void);                      /* 1 if this process joined in the last expansion
+                                               and has not yet called blacs_dyn_clear_new() */
+void blacs_dyn_clear_new(void);
 
 /* Join protocol: after an expansion, rank 0 of the world hands application state to
  * the newcomers (and everyone) as opaque bytes. Collective over the current world.
  * On rank 0 *len is the input length; elsewhere buf has capacity cap and *len returns
  * the received length. */
-int bdyn_share_state(void* buf, size_t* len, size_t cap);
+int blacs_dyn_share_state(void* buf, size_t* len, size_t cap);
 
-const char* bdyn_last_error(void);
-const char* bdyn_status_string(int code);
+const char* blacs_dyn_last_error(void);
+const char* blacs_dyn_status_string(int code);
 
 #ifdef __cplusplus
 }

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-namespace bdyn {
+namespace blacs_dyn {
 
 // A process's identity for the whole job: 0..n0-1 are the original MPI_COMM_WORLD
 // ranks, then spawned processes are numbered in spawn order. Unlike a rank it never
@@ -65,7 +65,7 @@ class LevelStack {
   // Records the grid shape last made on level l.
   void set_grid(int l, int nprow, int npcol);
 
-  // Plans (throw bdyn::Error(BDYN_ERR_ARG / BDYN_ERR_STATE) on an impossible request;
+  // Plans (throw blacs_dyn::Error(BLACS_DYN_ERR_ARG / BLACS_DYN_ERR_STATE) on an impossible request;
   // the stack is unchanged then).
   ShrinkPlan plan_shrink_to_level(int l) const;
   ShrinkPlan plan_shrink_to_ranks(std::span<const int> keep) const;
@@ -87,5 +87,5 @@ class LevelStack {
   std::vector<ProcState> state_;    // state_[p]
 };
 
-}  // namespace bdyn
+}  // namespace blacs_dyn
 #endif

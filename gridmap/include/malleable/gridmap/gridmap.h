@@ -1,52 +1,52 @@
 /* gridmap C API: topology choice, placement on expansion, data moved, heterogeneous
  * mapping and processor selection (seed 002 chapters 4-6) for C and Fortran callers.
- * Every function returns a status; on failure mall_gridmap_last_error() (per thread)
+ * Every function returns a status; on failure gridmap_last_error() (per thread)
  * names the argument and value at fault. Process ids are ranks of the communicator the
  * redistribution runs on (old processes 0..P-1, spawned ones P...). Grids are row-major:
  * slot (i, j) is element i*cols + j. */
-#ifndef MALL_GRIDMAP_H
-#define MALL_GRIDMAP_H
+#ifndef GRIDMAP_H
+#define GRIDMAP_H
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum mall_gridmap_status {
-  MALL_GRIDMAP_OK = 0,
-  MALL_GRIDMAP_EINVAL = 1,      /* bad input (zero power, P < 1, wrong lengths, ...) */
-  MALL_GRIDMAP_EIMPOSSIBLE = 2, /* valid input but no plan exists (5x5 + 3 locally) */
-  MALL_GRIDMAP_EINTERNAL = 3    /* unexpected failure (out of memory, LAPACK) */
+enum gridmap_status {
+  GRIDMAP_OK = 0,
+  GRIDMAP_EINVAL = 1,      /* bad input (zero power, P < 1, wrong lengths, ...) */
+  GRIDMAP_EIMPOSSIBLE = 2, /* valid input but no plan exists (5x5 + 3 locally) */
+  GRIDMAP_EINTERNAL = 3    /* unexpected failure (out of memory, LAPACK) */
 };
 
-enum mall_gridmap_placement { MALL_GRIDMAP_GLOBAL = 0, MALL_GRIDMAP_LOCAL1 = 1,
-                              MALL_GRIDMAP_LOCAL2 = 2, MALL_GRIDMAP_OPTIMAL = 3 };
-enum mall_gridmap_method { MALL_GRIDMAP_SVD = 0, MALL_GRIDMAP_NATURAL_BLOCK = 1 };
-enum mall_gridmap_selection { MALL_GRIDMAP_SELECT_GLOBAL = 0, MALL_GRIDMAP_SELECT_LOCAL = 1,
-                              MALL_GRIDMAP_SELECT_MIXED = 2, MALL_GRIDMAP_SELECT_ADAPTIVE = 3 };
+enum gridmap_placement { GRIDMAP_GLOBAL = 0, GRIDMAP_LOCAL1 = 1,
+                              GRIDMAP_LOCAL2 = 2, GRIDMAP_OPTIMAL = 3 };
+enum gridmap_method { GRIDMAP_SVD = 0, GRIDMAP_NATURAL_BLOCK = 1 };
+enum gridmap_selection { GRIDMAP_SELECT_GLOBAL = 0, GRIDMAP_SELECT_LOCAL = 1,
+                              GRIDMAP_SELECT_MIXED = 2, GRIDMAP_SELECT_ADAPTIVE = 3 };
 
 /* Message of the last failed call on this thread ("" after a success). */
-const char* mall_gridmap_last_error(void);
+const char* gridmap_last_error(void);
 
 /* Topology for nprocs processes under c <= p*r, r <= q*c (§5.1.1); p or q <= 0 means
  * unconstrained. */
-int mall_gridmap_choose_topology(int nprocs, double p, double q, int* rows, int* cols);
+int gridmap_choose_topology(int nprocs, double p, double q, int* rows, int* cols);
 
 /* Local expansion optimiser (§5.2.1.2): rows x cols grid, `offered` processes. final_grid
  * = 0 applies the constraints to the increment (thesis), 1 to the final grid. Returns
- * MALL_GRIDMAP_EIMPOSSIBLE (message says what Global would do) if no step fits. */
-int mall_gridmap_local_expansion(int rows, int cols, int offered, double p, double q,
+ * GRIDMAP_EIMPOSSIBLE (message says what Global would do) if no step fits. */
+int gridmap_local_expansion(int rows, int cols, int offered, double p, double q,
                                  int final_grid, int* add_rows, int* add_cols);
 
 /* Placement of the new_rows x new_cols grid after growing old_rows x old_cols.
  * old_slots may be NULL (row-major 0..P-1). Local1/Local2 need new >= old in both
  * dimensions. The matrix (m x n, mb x nb blocks, or block = 1 for one block per process)
- * is used by MALL_GRIDMAP_OPTIMAL only. slots receives new_rows*new_cols ids. */
-int mall_gridmap_place(int strategy, int old_rows, int old_cols, const int* old_slots,
+ * is used by GRIDMAP_OPTIMAL only. slots receives new_rows*new_cols ids. */
+int gridmap_place(int strategy, int old_rows, int old_cols, const int* old_slots,
                        int new_rows, int new_cols, long long m, long long n, long long mb,
                        long long nb, int block, int* slots);
 
 /* Exact elements moved and kept between two placements of one matrix (redist's plan). */
-int mall_gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots,
+int gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots,
                                 int new_rows, int new_cols, const int* new_slots,
                                 long long m, long long n, long long mb, long long nb, int block,
                                 long long* moved, long long* kept);
@@ -55,7 +55,7 @@ int mall_gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots
  * SVD heuristic exactly as published (no coordinate ascent, no swap search). Outputs:
  * ids[rows*cols] (processor index per slot), row_sizes[rows], col_sizes[cols] (sum m, n),
  * t_opt[rows*cols] and iteration_time (max r_i c_j / power_ij) may be NULL. */
-int mall_gridmap_hetero_map(int method, int thesis_only, int rows, int cols,
+int gridmap_hetero_map(int method, int thesis_only, int rows, int cols,
                             const double* powers, int nprocs, long long m, long long n, int* ids,
                             long long* row_sizes, long long* col_sizes, double* t_opt,
                             double* iteration_time);
@@ -64,8 +64,8 @@ int mall_gridmap_hetero_map(int method, int thesis_only, int rows, int cols,
  * powers[rows*cols] arranged row-major (sized, not rearranged). Outputs: chosen indices
  * into free_powers (capacity nfree) and their count, the new grid, and if the buffers
  * are large enough (slot_capacity >= new rows*cols, line_capacity >= new rows and cols)
- * ids, row and column sizes; else MALL_GRIDMAP_EINVAL naming the size needed. */
-int mall_gridmap_select(int strategy, int rows, int cols, const double* powers,
+ * ids, row and column sizes; else GRIDMAP_EINVAL naming the size needed. */
+int gridmap_select(int strategy, int rows, int cols, const double* powers,
                         const double* free_powers, int nfree, double tpp, long long m,
                         long long n, int* chosen, int* nchosen, int* new_rows, int* new_cols,
                         int slot_capacity, int* ids, int line_capacity, long long* row_sizes,
@@ -75,4 +75,4 @@ int mall_gridmap_select(int strategy, int rows, int cols, const double* powers,
 }
 #endif
 
-#endif /* MALL_GRIDMAP_H */
+#endif /* GRIDMAP_H */

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "apps/metrics.hpp"
+#include "malleable/resize/metrics.hpp"
 
 namespace resize {
 

@@ -14,7 +14,7 @@
 //                        ++it; s.remap_point(); }
 // Registered buffers are reallocated and descriptors rewritten by the session; take
 // pointers again after every remap point. Processes leaving in a shrink do not return
-// from remap_point (they exit through bdyn_leave).
+// from remap_point (they exit through blacs_dyn_leave).
 #pragma once
 
 #include <mpi.h>
@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "apps/metrics.hpp"
-#include "apps/policy.hpp"
-#include "apps/types.hpp"
+#include "malleable/resize/metrics.hpp"
+#include "malleable/resize/policy.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace resize {
 

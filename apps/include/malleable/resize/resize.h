@@ -1,0 +1,72 @@
+/* The resize session from C (and, through ISO_C_BINDING, Fortran: module
+ * malleable_resize). Every function returns RESIZE_OK or an error code;
+ * resize_last_error() gives the message. Collective functions are collective over
+ * the session's world (resize_world()).
+ *
+ * Typical loop (every process, original or spawned, runs the same program):
+ *   resize_create(argc, argv, "myapp", "scripted", "3:expand:3x3:local2,6:shrink:2x2", &s);
+ *   resize_register(s, "A", n, n, nb, nb, 0, descA, &a);    (a: double*, owned by s)
+ *   if (resize_is_newcomer(s)) resize_join(s, &it);
+ *   else { resize_start(s, 2, 2); it = 0; ...fill a... }
+ *   while (it < iters) { resize_begin_iteration(s); ...PBLAS on descA/a...;
+ *                        resize_end_iteration(s); ++it; resize_remap_point(s, &act); }
+ *   resize_print_summary(s, "N=...", "check text", ok); resize_destroy(s);
+ * After each remap point the session may have reallocated `a` and rewritten descA. */
+#ifndef APPS_RESIZE_H
+#define APPS_RESIZE_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum resize_status {
+  RESIZE_OK = 0,
+  RESIZE_ERR_ARG = 1,    /* a bad argument (the message names it) */
+  RESIZE_ERR_STATE = 2,  /* call out of order */
+  RESIZE_ERR_RESIZE = 3  /* the resize failed; the job continues on its old grid */
+};
+
+/* Actions reported by resize_remap_point. */
+enum { RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2 };
+
+typedef struct resize_session resize_session;
+
+/* policy: "fixed", "scripted" (schedule = text or file) or "sweetspot" (schedule = offer
+ * file, NULL for $RESIZE_OFFER). Redistribution with redist; RESIZE_MOVER=pdgemr2d in
+ * the environment selects ScaLAPACK's PDGEMR2D. */
+int resize_create(int argc, char** argv, const char* app, const char* policy,
+                       const char* schedule, resize_session** s);
+void resize_destroy(resize_session* s);
+
+/* dist: 0 = block-cyclic with MB x NB, 1 = block (one block per process row/column).
+ * *buf is allocated, reallocated and freed by the session (malloc/free). */
+int resize_register(resize_session* s, const char* name, int m, int n, int mb, int nb,
+                         int dist, int* desc, double** buf);
+int resize_is_newcomer(const resize_session* s);
+int resize_start(resize_session* s, int nprow, int npcol);
+int resize_join(resize_session* s, int* iteration);
+void resize_begin_iteration(resize_session* s);
+void resize_end_iteration(resize_session* s);
+/* *action: RESIZE_NONE/EXPAND/SHRINK; returns RESIZE_ERR_RESIZE if it failed. */
+int resize_remap_point(resize_session* s, int* action);
+
+/* The current grid: BLACS context (-1 off the grid), shape and my coordinates. */
+int resize_grid(const resize_session* s, int* ctxt, int* nprow, int* npcol, int* myrow,
+                     int* mycol);
+int resize_iteration(const resize_session* s);
+MPI_Comm resize_world(const resize_session* s);
+MPI_Fint resize_world_f(const resize_session* s);
+int resize_world_rank(const resize_session* s);
+
+/* Prints the summary table (world rank 0) with the application's check result. */
+int resize_print_summary(const resize_session* s, const char* problem, const char* check,
+                              int check_ok);
+
+const char* resize_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

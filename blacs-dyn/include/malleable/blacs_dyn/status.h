@@ -1,0 +1,17 @@
+/* blacs-dyn status codes; kept apart from blacs_dyn.h so the pure planning code and its
+ * unit tests do not depend on mpi.h. */
+#ifndef BLACS_DYN_STATUS_H
+#define BLACS_DYN_STATUS_H
+
+enum blacs_dyn_status {
+  BLACS_DYN_OK = 0,
+  BLACS_DYN_ERR_ARG = 1,     /* a bad argument (the message names it) */
+  BLACS_DYN_ERR_SCHEMA = 2,  /* schema file missing or malformed */
+  BLACS_DYN_ERR_SPAWN = 3,   /* MPI_Comm_spawn failed or was refused (no such executable, too many
+                           processes) */
+  BLACS_DYN_ERR_STATE = 4,   /* call out of order (e.g. shrink below level 0) */
+  BLACS_DYN_ERR_MPI = 5,     /* another MPI error */
+  BLACS_DYN_ERR_TIMEOUT = 6  /* a joining process did not answer in time */
+};
+
+#endif
