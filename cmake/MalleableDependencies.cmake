@@ -32,10 +32,19 @@ mall_require(MALL_LAPACKE_INCLUDE_DIR "lapacke.h" "liblapacke-dev")
 find_path(MALL_CBLAS_INCLUDE_DIR NAMES cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread)
 mall_require(MALL_CBLAS_INCLUDE_DIR "cblas.h" "libopenblas-dev")
 
+# MPI in the exported interfaces is `mall::mpi`, which the installed package config defines
+# from the languages the consumer enabled (a C++-only project must not need MPI's Fortran
+# bindings). Inside this build each library names the MPI component it is written in;
+# MALL_MPI_<lang> says "that component here, mall::mpi once installed".
+foreach(_lang C CXX Fortran)
+  set(MALL_MPI_${_lang} "$<BUILD_INTERFACE:MPI::MPI_${_lang}>;$<INSTALL_INTERFACE:mall::mpi>")
+endforeach()
+
 if(NOT TARGET mall::scalapack)
+  # libscalapack-openmpi.so carries its own dependency on libmpi (BLACS is C).
   add_library(mall::scalapack INTERFACE IMPORTED GLOBAL)
   set_target_properties(mall::scalapack PROPERTIES
-    INTERFACE_LINK_LIBRARIES "${MALL_SCALAPACK_LIBRARY};${MALL_OPENBLAS_LIBRARY};MPI::MPI_C;MPI::MPI_Fortran")
+    INTERFACE_LINK_LIBRARIES "${MALL_SCALAPACK_LIBRARY};${MALL_OPENBLAS_LIBRARY};MPI::MPI_C")
   add_library(mall::lapacke INTERFACE IMPORTED GLOBAL)
   set_target_properties(mall::lapacke PROPERTIES
     INTERFACE_LINK_LIBRARIES "${MALL_LAPACKE_LIBRARY};${MALL_OPENBLAS_LIBRARY}"

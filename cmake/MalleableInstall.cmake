@@ -1,4 +1,5 @@
-# Installs the CMake package (find_package(malleable)) and a pkg-config file.
+# Installs the CMake package (find_package(malleable)) and the pkg-config files
+# malleable.pc (C and C++) and malleable-fortran.pc (adds the Fortran module libraries).
 include(CMakePackageConfigHelpers)
 set(MALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/malleable)
 install(EXPORT malleableTargets NAMESPACE malleable:: DESTINATION ${MALL_CMAKE_DIR})
@@ -18,10 +19,12 @@ if("-lmalleable_blacs_dyn" IN_LIST MALL_PC_LIBS)
   list(PREPEND MALL_PC_LIBS -lmalleable_blacs_dyn)
 endif()
 list(JOIN MALL_PC_LIBS " " MALL_PC_LIBS)
+get_property(MALL_PC_FORTRAN_LIBS GLOBAL PROPERTY MALL_PC_FORTRAN_LIBS)
+list(JOIN MALL_PC_FORTRAN_LIBS " " MALL_PC_FORTRAN_LIBS)
 # Relocatable: the prefix is found from the .pc file's own directory.
 file(RELATIVE_PATH MALL_PC_UP "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" MALL_PC_UP "${MALL_PC_UP}")
-configure_file(cmake/malleable.pc.in ${CMAKE_CURRENT_BINARY_DIR}/malleable.pc @ONLY)
-install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleable.pc
-        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
-
+foreach(_pc malleable malleable-fortran)
+  configure_file(cmake/${_pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${_pc}.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${_pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endforeach()

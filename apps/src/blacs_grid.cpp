@@ -42,8 +42,15 @@ BlacsGrid& BlacsGrid::operator=(BlacsGrid&& o) noexcept {
 }
 
 void BlacsGrid::release() {
-  if (ctxt_ >= 0) Cblacs_gridexit(ctxt_);
-  if (sys_ >= 0) Cfree_blacs_system_handle(sys_);
+  // A Session destroyed after the program's MPI_Finalize (e.g. at the end of main's
+  // scope) must not free communicators: MPI took them down already, and calling into it
+  // now would abort the job.
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized) {
+    if (ctxt_ >= 0) Cblacs_gridexit(ctxt_);
+    if (sys_ >= 0) Cfree_blacs_system_handle(sys_);
+  }
   ctxt_ = sys_ = -1;
 }
 
