@@ -1,6 +1,10 @@
 # mall_add_library(<name> SOURCES ... [PUBLIC_LIBS ...] [PRIVATE_LIBS ...] [OUTPUT name])
 # One library of the project: shared, include/ public, warnings on, exported as
-# malleable::<name>, installed with its headers and listed in malleable.pc.
+# malleable::<name>, installed as libmalleable_<name> with its headers and listed in the
+# pkg-config file (malleable.pc; malleable-fortran.pc for the *_fortran libraries).
+# Installed libraries find their siblings through a run path relative to themselves
+# ($ORIGIN), so no LD_LIBRARY_PATH is needed wherever the prefix is.
+set(MALL_LIBRARIES_OF_0_1 blacs_dyn redist gridmap resize redist_fortran gridmap_fortran resize_fortran)
 function(mall_add_library name)
   cmake_parse_arguments(A "" "OUTPUT" "SOURCES;PUBLIC_LIBS;PRIVATE_LIBS" ${ARGN})
   add_library(${name} SHARED ${A_SOURCES})
@@ -9,12 +13,21 @@ function(mall_add_library name)
     set(A_OUTPUT "malleable_${name}")
   endif()
   set_target_properties(${name} PROPERTIES OUTPUT_NAME ${A_OUTPUT}
-    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
+    VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR}
+    INSTALL_RPATH "$ORIGIN")
   target_include_directories(${name} PUBLIC
     $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${CMAKE_Fortran_MODULE_DIRECTORY}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     $<INSTALL_INTERFACE:${MALL_FORTRAN_MODDIR}>)
+  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/compat/include)
+    # Deprecated header paths of malleable 0.1 (docs/naming.md), one release long.
+    # Installed only: the project's own code uses the current paths.
+    target_include_directories(${name} PUBLIC
+      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/malleable/compat>)
+    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/compat/include/
+            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/malleable/compat)
+  endif()
   target_link_libraries(${name} PUBLIC ${A_PUBLIC_LIBS}
                         PRIVATE ${A_PRIVATE_LIBS} $<BUILD_INTERFACE:mall_build_flags>)
   install(TARGETS ${name} EXPORT malleableTargets
@@ -24,11 +37,33 @@ function(mall_add_library name)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include)
     install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
   endif()
-  set_property(GLOBAL APPEND PROPERTY MALL_PC_LIBS -l${A_OUTPUT})
+  # The 0.1 library name as a link-time alias (-lmall_<name>), one release long.
+  if(name IN_LIST MALL_LIBRARIES_OF_0_1)
+    string(REPLACE "malleable_" "mall_" _old "${A_OUTPUT}")
+    install(CODE "file(CREATE_LINK lib${A_OUTPUT}.so
+    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/lib${_old}.so\" SYMBOLIC)")
+  endif()
+  if(name MATCHES "_fortran$")
+    set_property(GLOBAL APPEND PROPERTY MALL_PC_FORTRAN_LIBS -l${A_OUTPUT})
+  else()
+    set_property(GLOBAL APPEND PROPERTY MALL_PC_LIBS -l${A_OUTPUT})
+  endif()
 endfunction()
 
-# A Fortran module target's .mod files are installed beside the headers.
+# A Fortran module target's .mod files are installed beside the headers, with the module
+# sources (the full signatures a Fortran user reads).
 function(mall_install_fortran_modules)
   install(DIRECTORY ${CMAKE_Fortran_MODULE_DIRECTORY}/ DESTINATION ${MALL_FORTRAN_MODDIR}
           FILES_MATCHING PATTERN "*.mod")
+  file(GLOB _sources ${CMAKE_CURRENT_SOURCE_DIR}/fortran/*.f90)
+  install(FILES ${_sources} DESTINATION ${MALL_FORTRAN_MODDIR})
+endfunction()
+
+# mall_install_program(<target> DESTINATION <dir relative to the prefix>)
+# Installs a program with a run path from its directory to the installed libraries.
+function(mall_install_program target)
+  cmake_parse_arguments(A "" "DESTINATION" "" ${ARGN})
+  file(RELATIVE_PATH _rel "/${A_DESTINATION}" "/${CMAKE_INSTALL_LIBDIR}")
+  set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/${_rel}")
+  install(TARGETS ${target} RUNTIME DESTINATION ${A_DESTINATION})
 endfunction()
