@@ -1,5 +1,7 @@
 // The C API of blacs_dyn.h: codes and blacs_dyn_last_error() over the Runtime's exceptions.
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,60 @@ int blacs_dyn_expand_args(int nnew, const char* command, const char* args, const
     if (args) req.args = blacs_dyn::split_args(args);
     req.hosts = hosts ? hosts : "";
     rt().expand(req);
+  });
+}
+
+int blacs_dyn_expand_hosts(int nhosts, const char* const hosts[], const int counts[],
+                           const char* command, char* const argv[], MPI_Info info) {
+  return guarded([&] {
+    // An argument error found here is not thrown: the other ranks are already on their
+    // way into the collective, so it is reported there, on every rank.
+    blacs_dyn::SpawnRequest req;
+    const bool root = blacs_dyn::Runtime::get().rank() == 0;
+    if (nhosts < 1) req.invalid = "nhosts must be >= 1, got " + std::to_string(nhosts);
+    else if (!counts) req.invalid = "counts is NULL";
+    else if (root && !hosts) req.invalid = "hosts is NULL";
+    for (int i = 0; req.invalid.empty() && i < nhosts; ++i) {
+      blacs_dyn::GroupRequest g;
+      g.count = counts[i];
+      if (root) {
+        if (!hosts[i]) req.invalid = "hosts[" + std::to_string(i) + "] is NULL";
+        else g.host = hosts[i];
+      }
+      req.groups.push_back(g);
+    }
+    req.command = command ? command : "";
+    for (int i = 0; argv && argv[i]; ++i) req.args.emplace_back(argv[i]);
+    req.info = info;
+    rt().expand(req);
+  });
+}
+
+int blacs_dyn_release_hosts(int nhosts, const char* const hosts[], int* leaving) {
+  return guarded([&] {
+    std::string invalid;  // reported collectively, as above
+    std::vector<std::string> h;
+    if (nhosts < 1) invalid = "nhosts must be >= 1, got " + std::to_string(nhosts);
+    else if (!hosts) invalid = "hosts is NULL";
+    for (int i = 0; invalid.empty() && i < nhosts; ++i) {
+      if (!hosts[i]) invalid = "hosts[" + std::to_string(i) + "] is NULL";
+      else h.emplace_back(hosts[i]);
+    }
+    const bool l = rt().release_hosts(h, invalid);
+    if (leaving) *leaving = l ? 1 : 0;
+  });
+}
+
+int blacs_dyn_hosts(char* names, int stride) {
+  return guarded([&] {
+    const auto all = rt().gather_hosts();
+    if (!names || stride < 1)
+      throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "names is NULL or stride < 1");
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      const std::size_t n = std::min(all[r].size(), static_cast<std::size_t>(stride - 1));
+      std::memcpy(names + r * static_cast<std::size_t>(stride), all[r].data(), n);
+      names[r * static_cast<std::size_t>(stride) + n] = '\0';
+    }
   });
 }
 

@@ -16,6 +16,8 @@ LevelStack::LevelStack(int n0) {
   levels_.push_back(std::move(l0));
   group_.assign(static_cast<std::size_t>(n0), 0);
   state_.assign(static_cast<std::size_t>(n0), ProcState::Active);
+  host_.assign(static_cast<std::size_t>(n0), std::string());
+  groups_.push_back(SpawnGroup{0, 0, n0, {}});
 }
 
 const Level& LevelStack::level(int l) const {
@@ -31,11 +33,27 @@ int LevelStack::group_of(ProcId p) const {
   return group_[static_cast<std::size_t>(p)];
 }
 
-std::vector<ProcId> LevelStack::group_members(int group) const {
+const SpawnGroup& LevelStack::group(int id) const {
+  if (id < 0 || id >= ngroups())
+    throw Error(BLACS_DYN_ERR_ARG, "unknown spawn group " + std::to_string(id));
+  return groups_[static_cast<std::size_t>(id)];
+}
+
+std::vector<ProcId> LevelStack::group_members(int id) const {
+  const SpawnGroup& g = group(id);
   std::vector<ProcId> out;
-  for (ProcId p = 0; p < nprocs_started(); ++p)
-    if (group_[static_cast<std::size_t>(p)] == group) out.push_back(p);
+  for (int i = 0; i < g.size; ++i) out.push_back(g.first + i);
   return out;
+}
+
+const std::string& LevelStack::host_of(ProcId p) const {
+  group_of(p);  // range check
+  return host_[static_cast<std::size_t>(p)];
+}
+
+void LevelStack::set_host(ProcId p, const std::string& host) {
+  group_of(p);
+  host_[static_cast<std::size_t>(p)] = host;
 }
 
 ProcState LevelStack::state(ProcId p) const {
@@ -61,19 +79,41 @@ int LevelStack::exited() const {
 }
 
 std::vector<ProcId> LevelStack::push_expansion(int nnew) {
-  if (nnew < 1)
-    throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(nnew));
+  const int counts[] = {nnew};
+  const ProcId first = nprocs_started();
+  push_expansion(counts, {});
+  std::vector<ProcId> ids;
+  for (int i = 0; i < nnew; ++i) ids.push_back(first + i);
+  return ids;
+}
+
+std::vector<int> LevelStack::push_expansion(std::span<const int> counts,
+                                            std::span<const std::string> hosts) {
+  if (counts.empty()) throw Error(BLACS_DYN_ERR_ARG, "an expansion needs at least one spawn group");
+  if (!hosts.empty() && hosts.size() != counts.size())
+    throw Error(BLACS_DYN_ERR_ARG, std::to_string(hosts.size()) + " hosts for " +
+                                      std::to_string(counts.size()) + " spawn groups");
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    if (counts[i] < 1)
+      throw Error(BLACS_DYN_ERR_ARG, "spawn group " + std::to_string(i) + ": nnew must be >= 1, got " +
+                                        std::to_string(counts[i]));
   Level next;
   next.kind = LevelKind::Expansion;
   next.members = top().members;
-  std::vector<ProcId> ids;
-  const int g = depth();
-  for (int i = 0; i < nnew; ++i) {
-    const ProcId p = nprocs_started();
-    group_.push_back(g);
-    state_.push_back(ProcState::Active);
-    next.members.push_back(p);
-    ids.push_back(p);
+  // Group ids count spawns, never levels: a level popped and pushed again gets new
+  // groups, so a group's members are exactly the processes of one MPI_Comm_spawn.
+  std::vector<int> ids;
+  for (std::size_t i = 0; i < counts.size(); ++i) {
+    const int id = ngroups();
+    const std::string host = hosts.empty() ? std::string() : hosts[i];
+    groups_.push_back(SpawnGroup{depth(), nprocs_started(), counts[i], host});
+    for (int k = 0; k < counts[i]; ++k) {
+      next.members.push_back(nprocs_started());
+      group_.push_back(id);
+      state_.push_back(ProcState::Active);
+      host_.push_back(host);
+    }
+    ids.push_back(id);
   }
   levels_.push_back(std::move(next));
   return ids;
@@ -99,19 +139,16 @@ void LevelStack::plan_departures(ShrinkPlan& plan) const {
   for (ProcId p : leaving) {
     const int g = group_of(p);
     bool group_leaves = g > 0;
-    for (ProcId q = 0; group_leaves && q < nprocs_started(); ++q)
-      if (group_[static_cast<std::size_t>(q)] == g && state_[static_cast<std::size_t>(q)] == ProcState::Active &&
-          stays[static_cast<std::size_t>(q)])
+    for (ProcId q : group_members(g))
+      if (state_[static_cast<std::size_t>(q)] == ProcState::Active && stays[static_cast<std::size_t>(q)])
         group_leaves = false;
     if (group_leaves) {
       plan.exit_now.push_back(p);
       if (std::find(plan.groups_exiting.begin(), plan.groups_exiting.end(), g) ==
           plan.groups_exiting.end()) {
         plan.groups_exiting.push_back(g);
-        for (ProcId q = 0; q < nprocs_started(); ++q)
-          if (group_[static_cast<std::size_t>(q)] == g &&
-              state_[static_cast<std::size_t>(q)] == ProcState::Parked)
-            plan.wake_to_exit.push_back(q);
+        for (ProcId q : group_members(g))
+          if (state_[static_cast<std::size_t>(q)] == ProcState::Parked) plan.wake_to_exit.push_back(q);
       }
     } else {
       plan.park_now.push_back(p);
@@ -169,6 +206,51 @@ ShrinkPlan LevelStack::plan_shrink_to_ranks(std::span<const int> keep) const {
   return plan;
 }
 
+ShrinkPlan LevelStack::plan_release_hosts(std::span<const std::string> hosts) const {
+  if (hosts.empty()) throw Error(BLACS_DYN_ERR_ARG, "no host to release");
+  const auto released = [&](const std::string& h) {
+    return !h.empty() && std::find(hosts.begin(), hosts.end(), h) != hosts.end();
+  };
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    if (hosts[i].empty()) throw Error(BLACS_DYN_ERR_ARG, "hosts[" + std::to_string(i) + "] is empty");
+    bool used = false;
+    for (ProcId p : top().members) used = used || host_of(p) == hosts[i];
+    if (!used)
+      throw Error(BLACS_DYN_ERR_ARG, "host '" + hosts[i] + "' runs no process of the current world");
+  }
+  std::vector<int> keep;
+  for (int r = 0; r < world_size(); ++r)
+    if (!released(host_of(top().members[static_cast<std::size_t>(r)]))) keep.push_back(r);
+  if (keep.empty() || keep.front() != 0)
+    throw Error(BLACS_DYN_ERR_ARG, "cannot release host '" + host_of(top().members.front()) +
+                                      "': it runs rank 0, which roots every spawn and stays");
+  ShrinkPlan plan = plan_shrink_to_ranks(keep);
+  // A node is free only if every process of the job on it ends: parking keeps a process
+  // (and its MPI_COMM_WORLD) alive. Name what would stay behind.
+  std::string stuck;
+  for (ProcId p : plan.park_now) {
+    if (!stuck.empty()) stuck += "; ";
+    const int g = group_of(p);
+    stuck += "process " + std::to_string(p) + " on " + host_of(p) +
+             (g == 0 ? " is one of the job's original processes (they share MPI_COMM_WORLD with rank 0)"
+                     : " is in spawn group " + std::to_string(g) + ", which keeps members elsewhere");
+  }
+  for (int g = 1; g < ngroups(); ++g)
+    for (ProcId q : group_members(g))
+      if (state_[static_cast<std::size_t>(q)] == ProcState::Parked && released(host_of(q)) &&
+          std::find(plan.wake_to_exit.begin(), plan.wake_to_exit.end(), q) == plan.wake_to_exit.end()) {
+        if (!stuck.empty()) stuck += "; ";
+        stuck += "process " + std::to_string(q) + " on " + host_of(q) + " is parked in spawn group " +
+                 std::to_string(g) + ", which keeps members elsewhere";
+      }
+  if (!stuck.empty())
+    throw Error(BLACS_DYN_ERR_STATE,
+                "cannot give the host(s) back whole: " + stuck +
+                    " (start the job on the node of rank 0 and grow onto other nodes with one spawn "
+                    "group per node: blacs_dyn_expand_hosts)");
+  return plan;
+}
+
 void LevelStack::apply(const ShrinkPlan& plan) {
   if (plan.pop_to >= 0) {
     levels_.resize(static_cast<std::size_t>(plan.pop_to) + 1);
@@ -191,13 +273,29 @@ Departure LevelStack::departure(const ShrinkPlan& plan, ProcId p) {
   return Departure::Stay;
 }
 
-// Layout: nprocs, group[nprocs], state[nprocs], depth, then per level:
-// kind, nprow, npcol, nmembers, members[nmembers].
+namespace {
+void put_string(std::vector<int>& out, const std::string& s) {
+  out.push_back(static_cast<int>(s.size()));
+  for (char c : s) out.push_back(static_cast<unsigned char>(c));
+}
+}  // namespace
+
+// Layout: nprocs, group[nprocs], state[nprocs], host[nprocs] (length, chars), ngroups,
+// per group: level, first, size, host; depth, then per level: kind, nprow, npcol,
+// nmembers, members[nmembers].
 std::vector<int> LevelStack::encode() const {
   std::vector<int> out;
   out.push_back(nprocs_started());
   out.insert(out.end(), group_.begin(), group_.end());
   for (ProcState s : state_) out.push_back(static_cast<int>(s));
+  for (const auto& h : host_) put_string(out, h);
+  out.push_back(ngroups());
+  for (const SpawnGroup& g : groups_) {
+    out.push_back(g.level);
+    out.push_back(g.first);
+    out.push_back(g.size);
+    put_string(out, g.host);
+  }
   out.push_back(depth());
   for (const Level& l : levels_) {
     out.push_back(static_cast<int>(l.kind));
@@ -218,12 +316,36 @@ LevelStack LevelStack::decode(std::span<const int> d) {
   LevelStack s;
   const int n = next();
   if (n < 1) throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (nprocs " + std::to_string(n) + ")");
+  const auto next_string = [&]() {
+    const int len = next();
+    if (len < 0 || static_cast<std::size_t>(len) > d.size() - i)
+      throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (string)");
+    std::string str;
+    for (int k = 0; k < len; ++k) str.push_back(static_cast<char>(next()));
+    return str;
+  };
   for (int p = 0; p < n; ++p) s.group_.push_back(next());
   for (int p = 0; p < n; ++p) {
     const int st = next();
     if (st < 0 || st > 2) throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (state)");
     s.state_.push_back(static_cast<ProcState>(st));
   }
+  for (int p = 0; p < n; ++p) s.host_.push_back(next_string());
+  const int ng = next();
+  if (ng < 1 || ng > n + 1) throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (groups)");
+  for (int g = 0; g < ng; ++g) {
+    SpawnGroup sg;
+    sg.level = next();
+    sg.first = next();
+    sg.size = next();
+    sg.host = next_string();
+    if (sg.first < 0 || sg.size < 0 || sg.first + sg.size > n)
+      throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (group)");
+    s.groups_.push_back(std::move(sg));
+  }
+  for (int p = 0; p < n; ++p)
+    if (s.group_[static_cast<std::size_t>(p)] < 0 || s.group_[static_cast<std::size_t>(p)] >= ng)
+      throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (group of a process)");
   const int depth = next();
   for (int l = 0; l < depth; ++l) {
     Level lv;

@@ -30,6 +30,8 @@ constexpr int kTagHello = 0x4b01;    // newcomer -> spawning root: "I am here" (
 constexpr int kTagGo = 0x4b02;       // spawning root -> newcomer: go/abort + stack
 constexpr int kTagRelease = 0x4b03;  // rank 0 -> parked process: exit or finalize
 constexpr int kTagIcc = 0x4b04;      // MPI_Intercomm_create between world and newcomers
+constexpr int kTagMerge = 0x5000;    // + group index: bridging spawn group i into the world
+constexpr int kTagHandover = 0x6000; // + group index: rank 0 takes over group i's link
 
 constexpr int kReleaseFinalize = 1;  // the job ends: finalize with everybody
 constexpr int kReleaseExit = 2;      // your spawn group leaves: disconnect and exit
@@ -164,6 +166,25 @@ std::uint64_t fingerprint(const ShrinkPlan& plan) {
   return h & 0x7fffffffffffffffull;
 }
 
+// The processor name (node) of every rank of `comm`, in rank order.
+std::vector<std::string> gather_processor_names(MPI_Comm comm) {
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  check(MPI_Get_processor_name(name, &len), "MPI_Get_processor_name");
+  int n = 0;
+  MPI_Comm_size(comm, &n);
+  std::vector<char> all(static_cast<std::size_t>(n) * MPI_MAX_PROCESSOR_NAME);
+  check(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME,
+                      MPI_CHAR, comm),
+        "MPI_Allgather (processor names)");
+  std::vector<std::string> out;
+  for (int r = 0; r < n; ++r) {
+    const char* p = all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+    out.emplace_back(p, strnlen(p, MPI_MAX_PROCESSOR_NAME));
+  }
+  return out;
+}
+
 // BLACS_DYN_TRACE=1: rank 0 of an expansion prints the time of each phase on stderr.
 class PhaseTrace {
  public:
@@ -276,25 +297,34 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
     std::fflush(nullptr);
     ::_exit(1);
   }
+  // go = {1, level, k, i, spawner[0..k-1], encoded stack}: this process is in group i
+  // of the k spawned by this level's expansion; spawner[j] is the world rank that
+  // spawned group j (merge_groups).
   const int level = go[1];
-  const ProcId first = go[2];
-  stack_ = LevelStack::decode(std::span<const int>(go).subspan(3));
+  const int k = go[2];
+  const int mine = go[3];
+  if (k < 1 || mine < 0 || mine >= k || count < 4 + k)
+    throw Error(BLACS_DYN_ERR_MPI, "newcomer: corrupt go message");
+  std::vector<int> spawner(go.begin() + 4, go.begin() + 4 + k);
+  stack_ = LevelStack::decode(std::span<const int>(go).subspan(static_cast<std::size_t>(4 + k)));
+  const int first_group = stack_->ngroups() - k;
+  std::vector<int> first_rank;
+  for (int j = 0; j < k; ++j)
+    first_rank.push_back(stack_->rank_at(stack_->group(first_group + j).first, stack_->depth() - 1));
   int wr = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &wr);
-  me_ = first + wr;
+  me_ = stack_->group(first_group + mine).first + wr;
 
-  MPI_Comm m1 = MPI_COMM_NULL, ia = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-  check(MPI_Intercomm_merge(link, 1, &m1), "newcomer: MPI_Intercomm_merge (root)");
-  check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, m1, 0, kTagIcc, &ia),
-        "newcomer: MPI_Intercomm_create");
-  check(MPI_Intercomm_merge(ia, 1, &merged), "newcomer: MPI_Intercomm_merge (world)");
-  MPI_Comm_free(&ia);
-  MPI_Comm_free(&m1);
+  std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
+  links[static_cast<std::size_t>(mine)] = link;
+  const MPI_Comm merged = merge_groups(MPI_COMM_NULL, spawner, mine, links, first_rank);
+  link = links[static_cast<std::size_t>(mine)];  // now the link with rank 0
   comms_.assign(static_cast<std::size_t>(level), LevelComms{});
   LevelComms lc{merged, true, MPI_COMM_NULL};
   check(MPI_Comm_dup(merged, &lc.priv), "newcomer: MPI_Comm_dup");
   MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
   comms_.push_back(lc);
+  record_hosts(gather_processor_names(lc.priv));
   link_ = link;
   is_new_ = true;
   dynamic_ = true;
@@ -420,69 +450,247 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   return link;
 }
 
-void Runtime::expand(const SpawnRequest& req) {
+MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int mine,
+                               std::vector<MPI_Comm>& links, const std::vector<int>& first_rank) {
+  // Group by group, in order, the world grows: the group's spawning parent merges its
+  // spawn link into a bridge, the world and the group make an intercommunicator over it,
+  // and merge, old ranks first (§3.3.3: parents keep their ranks, newcomers follow). A
+  // newcomer takes part from its own group's step on.
+  const int k = static_cast<int>(spawner.size());
+  MPI_Comm cur = mine < 0 ? w : MPI_COMM_NULL;
+  for (int i = std::max(mine, 0); i < k; ++i) {
+    MPI_Comm m1 = MPI_COMM_NULL, ia = MPI_COMM_NULL, next = MPI_COMM_NULL;
+    if (i == mine) {
+      check(MPI_Intercomm_merge(links[static_cast<std::size_t>(i)], 1, &m1),
+            "newcomer: MPI_Intercomm_merge (spawner)");
+      check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, m1, 0, kTagMerge + i, &ia),
+            "newcomer: MPI_Intercomm_create");
+      check(MPI_Intercomm_merge(ia, 1, &next), "newcomer: MPI_Intercomm_merge (world)");
+    } else {
+      int r = 0;
+      MPI_Comm_rank(cur, &r);
+      if (r == spawner[static_cast<std::size_t>(i)])
+        check(MPI_Intercomm_merge(links[static_cast<std::size_t>(i)], 0, &m1),
+              "MPI_Intercomm_merge (spawner and newcomers)");
+      check(MPI_Intercomm_create(cur, spawner[static_cast<std::size_t>(i)], m1, 1, kTagMerge + i, &ia),
+            "MPI_Intercomm_create");
+      check(MPI_Intercomm_merge(ia, 0, &next), "MPI_Intercomm_merge (world and newcomers)");
+    }
+    MPI_Comm_free(&ia);
+    if (m1 != MPI_COMM_NULL) MPI_Comm_free(&m1);
+    if (cur != MPI_COMM_NULL && cur != w) MPI_Comm_free(&cur);
+    cur = next;
+  }
+  // Hand-over: a group spawned by a rank other than 0 gets a link with rank 0 (an
+  // intercommunicator made over the new world) and disconnects from its spawner, so the
+  // group is tied to rank 0 alone, as a group rank 0 spawned is: release messages and the
+  // final disconnect go through rank 0 whatever happens to the spawner later.
+  int r = 0;
+  MPI_Comm_rank(cur, &r);
+  for (int i = 0; i < k; ++i) {
+    const int s = spawner[static_cast<std::size_t>(i)];
+    if (s == 0) continue;
+    auto& l = links[static_cast<std::size_t>(i)];
+    if (i == mine) {
+      MPI_Comm l0 = MPI_COMM_NULL;
+      check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, cur, 0, kTagHandover + i, &l0),
+            "newcomer: MPI_Intercomm_create (link with rank 0)");
+      check(MPI_Comm_disconnect(&l), "newcomer: MPI_Comm_disconnect (spawner's link)");
+      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
+      l = l0;
+    } else if (mine < 0 && r == 0) {
+      MPI_Comm l0 = MPI_COMM_NULL;
+      check(MPI_Intercomm_create(MPI_COMM_SELF, 0, cur, first_rank[static_cast<std::size_t>(i)],
+                                 kTagHandover + i, &l0),
+            "MPI_Intercomm_create (rank 0's link with a spawn group)");
+      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
+      l = l0;
+    } else if (mine < 0 && r == s) {
+      check(MPI_Comm_disconnect(&l), "MPI_Comm_disconnect (spawn link after the hand-over)");
+    }
+  }
+  return cur;
+}
+
+// Rank 0's request reaches every rank (the spawners of the other groups need it), and
+// with it the keys of rank 0's MPI_Info (an MPI_Info object cannot be sent).
+void Runtime::share_request(SpawnRequest& req, MPI_Comm w) const {
+  std::vector<std::string> words;
+  if (rank() == 0) {
+    words = {req.command, req.wdir, req.hosts, std::to_string(req.args.size())};
+    words.insert(words.end(), req.args.begin(), req.args.end());
+    words.push_back(std::to_string(req.groups.size()));
+    for (const auto& g : req.groups) {
+      words.push_back(g.host);
+      words.push_back(std::to_string(g.count));
+    }
+    int nkeys = 0;
+    if (req.info != MPI_INFO_NULL) MPI_Info_get_nkeys(req.info, &nkeys);
+    words.push_back(std::to_string(nkeys));
+    for (int i = 0; i < nkeys; ++i) {
+      char key[MPI_MAX_INFO_KEY + 1];
+      MPI_Info_get_nthkey(req.info, i, key);
+      words.push_back(key);
+      words.push_back(info_get(req.info, key));
+    }
+  }
+  std::string flat;
+  for (const auto& wd : words) {
+    flat += std::to_string(wd.size()) + ":";
+    flat += wd;
+  }
+  unsigned long long n = flat.size();
+  check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, w), "MPI_Bcast (request length)");
+  flat.resize(static_cast<std::size_t>(n));
+  check(MPI_Bcast(flat.data(), static_cast<int>(n), MPI_CHAR, 0, w), "MPI_Bcast (request)");
+  if (rank() == 0) return;
+  std::size_t at = 0;
+  const auto word = [&]() {
+    const std::size_t colon = flat.find(':', at);
+    const std::size_t len = std::stoul(flat.substr(at, colon - at));
+    std::string out = flat.substr(colon + 1, len);
+    at = colon + 1 + len;
+    return out;
+  };
+  req.command = word();
+  req.wdir = word();
+  req.hosts = word();
+  req.args.resize(std::stoul(word()));
+  for (auto& a : req.args) a = word();
+  req.groups.resize(std::stoul(word()));
+  for (auto& g : req.groups) {
+    g.host = word();
+    g.count = std::stoi(word());
+  }
+  const int nkeys = std::stoi(word());
+  req.info = MPI_INFO_NULL;
+  if (nkeys > 0) {
+    check(MPI_Info_create(&req.info), "MPI_Info_create");
+    for (int i = 0; i < nkeys; ++i) {
+      const std::string key = word(), value = word();
+      MPI_Info_set(req.info, key.c_str(), value.c_str());
+    }
+  }
+}
+
+void Runtime::expand(const SpawnRequest& request) {
   ensure_init();
   require_active("blacs_dyn_expand");
   const MPI_Comm w = priv();
-  const int r = rank();
+  const int r = rank(), n = size();
   PhaseTrace trace(r == 0);
   std::optional<Error> err;
-  int nn[2] = {req.nnew, -req.nnew};
-  check(MPI_Allreduce(MPI_IN_PLACE, nn, 2, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
-  if (nn[0] != -nn[1])
+  // Like nnew of MPI_Comm_spawn, the number of groups and of processes must agree
+  // everywhere; everything else is read on rank 0.
+  int total = request.nnew, ngroups = 1;
+  if (!request.groups.empty()) {
+    ngroups = static_cast<int>(request.groups.size());
+    total = 0;
+    for (const auto& g : request.groups) total += g.count;
+  }
+  int nn[4] = {total, -total, ngroups, -ngroups};
+  check(MPI_Allreduce(MPI_IN_PLACE, nn, 4, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
+  if (!request.invalid.empty())
+    err = Error(BLACS_DYN_ERR_ARG, request.invalid + " (on rank " + std::to_string(r) + ")");
+  else if (nn[0] != -nn[1])
     err = Error(BLACS_DYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(-nn[1]) + " .. " +
                                   std::to_string(nn[0]) + ")");
+  else if (nn[2] != -nn[3])
+    err = Error(BLACS_DYN_ERR_ARG, "the number of hosts differs across ranks (" +
+                                  std::to_string(-nn[3]) + " .. " + std::to_string(nn[2]) + ")");
   if (r == 0 && !err) {
     try {
       if (!blacs_interposed_)
         throw Error(BLACS_DYN_ERR_STATE,
                     "blacs-dyn's BLACS entry points are not the ones in use: link "
                     "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
-      if (req.nnew < 1) throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(req.nnew));
-      check_executable(req.command, req.wdir.empty() ? info_get(req.info, "wdir") : req.wdir);
-      check_capacity(stack_->alive(), req.nnew);
+      if (request.groups.empty() && request.nnew < 1)
+        throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(request.nnew));
+      for (std::size_t i = 0; i < request.groups.size(); ++i) {
+        const auto& g = request.groups[i];
+        if (g.count < 1)
+          throw Error(BLACS_DYN_ERR_ARG, "counts[" + std::to_string(i) + "] must be >= 1, got " +
+                                            std::to_string(g.count));
+        if (g.host.empty() || g.host.find_first_of(", \t\n") != std::string::npos)
+          throw Error(BLACS_DYN_ERR_ARG, "hosts[" + std::to_string(i) + "] = '" + g.host +
+                                            "' is not one host name");
+      }
+      check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
+      check_capacity(stack_->alive(), total);
     } catch (const Error& e) {
       err = e;
     }
   }
   agree(w, err);
+  SpawnRequest req = request;
+  share_request(req, w);
+  if (req.groups.empty()) req.groups.push_back(GroupRequest{req.hosts, total});
+  const int k = static_cast<int>(req.groups.size());
   trace.mark("checks");
 
+  // Group i is spawned by world rank i % n: spawns of different nodes run at the same
+  // time (rank 0 alone would start them one after the other).
   const int level = stack_->depth();
-  const ProcId first = stack_->nprocs_started();
-  MPI_Comm link = MPI_COMM_NULL;
-  if (r == 0) {
+  std::vector<int> spawner(static_cast<std::size_t>(k));
+  std::vector<ProcId> first(static_cast<std::size_t>(k));
+  for (int i = 0; i < k; ++i) {
+    spawner[static_cast<std::size_t>(i)] = i % n;
+    first[static_cast<std::size_t>(i)] =
+        i == 0 ? stack_->nprocs_started() : first[static_cast<std::size_t>(i - 1)] + req.groups[static_cast<std::size_t>(i - 1)].count;
+  }
+  std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
+  for (int i = r; i < k && !err; i += n) {
+    SpawnRequest one = req;
+    one.nnew = req.groups[static_cast<std::size_t>(i)].count;
+    one.hosts = req.groups[static_cast<std::size_t>(i)].host;
     try {
-      link = spawn_and_handshake(req, level, first);
+      links[static_cast<std::size_t>(i)] = spawn_and_handshake(one, level, first[static_cast<std::size_t>(i)]);
     } catch (const Error& e) {
       err = e;
     }
-    trace.mark("spawn + check-in");
   }
-  agree(w, err);
+  if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
+  trace.mark("spawn + check-in");
+  try {
+    agree(w, err);
+  } catch (const Error&) {
+    // Another spawn failed: the groups that did start are sent away.
+    for (int i = r; i < k; i += n) {
+      auto& l = links[static_cast<std::size_t>(i)];
+      if (l == MPI_COMM_NULL) continue;
+      const int abort_msg[4] = {0, level, 0, 0};
+      for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
+        MPI_Send(abort_msg, 4, MPI_INT, m, kTagGo, l);
+      MPI_Comm_free(&l);
+    }
+    throw;
+  }
   trace.mark("agree");
 
   LevelStack next = *stack_;
-  next.push_expansion(req.nnew);
-  MPI_Comm m1 = MPI_COMM_NULL;
-  if (r == 0) {
-    std::vector<int> go = {1, level, first};
-    const auto enc = next.encode();
-    go.insert(go.end(), enc.begin(), enc.end());
-    for (int i = 0; i < req.nnew; ++i)
-      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, i, kTagGo, link),
-            "MPI_Send (go)");
-    check(MPI_Intercomm_merge(link, 0, &m1), "MPI_Intercomm_merge (root and newcomers)");
-    trace.mark("go + merge with root");
+  std::vector<int> counts;
+  std::vector<std::string> hosts;
+  for (const auto& g : req.groups) {
+    counts.push_back(g.count);
+    // a group spread over a host list is pinned to no single node
+    hosts.push_back(g.host.find(',') == std::string::npos ? g.host : std::string());
   }
-  // Parents first, ranks unchanged (§3.3.3): the world is the low group of the merge.
-  MPI_Comm ia = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-  check(MPI_Intercomm_create(w, 0, m1, 1, kTagIcc, &ia), "MPI_Intercomm_create");
-  trace.mark("intercomm_create");
-  check(MPI_Intercomm_merge(ia, 0, &merged), "MPI_Intercomm_merge (world and newcomers)");
-  trace.mark("merge with world");
-  MPI_Comm_free(&ia);
-  if (m1 != MPI_COMM_NULL) MPI_Comm_free(&m1);
+  const std::vector<int> ids = next.push_expansion(counts, hosts);
+  std::vector<int> first_rank;
+  for (int id : ids) first_rank.push_back(next.rank_at(next.group(id).first, next.depth() - 1));
+  const auto enc = next.encode();
+  for (int i = r; i < k; i += n) {
+    std::vector<int> go = {1, level, k, i};
+    go.insert(go.end(), spawner.begin(), spawner.end());
+    go.insert(go.end(), enc.begin(), enc.end());
+    for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
+      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, m, kTagGo,
+                     links[static_cast<std::size_t>(i)]),
+            "MPI_Send (go)");
+  }
+  trace.mark("go");
+  const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
+  trace.mark("merges + hand-over");
 
   LevelComms lc{merged, true, MPI_COMM_NULL};
   check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
@@ -490,10 +698,13 @@ void Runtime::expand(const SpawnRequest& req) {
   MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
   comms_.push_back(lc);
   stack_ = std::move(next);
-  if (r == 0) group_links_[level] = link;
+  if (r == 0)
+    for (int i = 0; i < k; ++i) group_links_[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
   dynamic_ = true;
   is_new_ = false;
   exited_since_change_ = false;
+  record_hosts(gather_processor_names(lc.priv));
+  trace.mark("hosts");
   blacs_sync_world(merged);
 }
 
@@ -632,6 +843,36 @@ bool Runtime::shrink_to_level(int level) {
   ShrinkPlan plan;
   try {
     plan = stack_->plan_shrink_to_level(level);
+  } catch (const Error& e) {
+    err = e;
+  }
+  agree_plan(priv(), err, plan);
+  shrink(plan);
+  return departure_ != Departure::Stay;
+}
+
+void Runtime::record_hosts(const std::vector<std::string>& by_rank) {
+  const auto& members = stack_->top().members;
+  for (std::size_t r = 0; r < by_rank.size() && r < members.size(); ++r) stack_->set_host(members[r], by_rank[r]);
+}
+
+std::vector<std::string> Runtime::gather_hosts() {
+  ensure_init();
+  require_active("blacs_dyn_hosts");
+  auto names = gather_processor_names(priv());
+  record_hosts(names);
+  return names;
+}
+
+bool Runtime::release_hosts(const std::vector<std::string>& hosts, const std::string& invalid) {
+  ensure_init();
+  require_active("blacs_dyn_release_hosts");
+  gather_hosts();  // the stack knows every process's node
+  std::optional<Error> err;
+  ShrinkPlan plan;
+  try {
+    if (!invalid.empty()) throw Error(BLACS_DYN_ERR_ARG, invalid + " (on rank " + std::to_string(rank()) + ")");
+    plan = stack_->plan_release_hosts(hosts);
   } catch (const Error& e) {
     err = e;
   }

@@ -19,13 +19,26 @@
 
 namespace blacs_dyn {
 
+// One spawn group of an expansion: `count` processes on `host` ("" = where the launcher
+// puts them, or as the request's `hosts` list says).
+struct GroupRequest {
+  std::string host;
+  int count = 0;
+};
+
 struct SpawnRequest {
   std::string command;
   std::vector<std::string> args;
   int nnew = 0;
-  std::string hosts;  // comma-separated, may be empty
+  std::string hosts;  // comma-separated, may be empty (one group spread over them)
   std::string wdir;   // may be empty
   MPI_Info info = MPI_INFO_NULL;
+  // Several groups, spawned at the same time by different ranks (one per node, so each
+  // node's processes can later leave together); empty = one group of `nnew`.
+  std::vector<GroupRequest> groups;
+  // An argument error the API layer found on this rank: the expansion fails on every
+  // rank with it (nothing is spawned).
+  std::string invalid;
 };
 
 class Runtime {
@@ -53,6 +66,11 @@ class Runtime {
   // Return true on processes that leave (they must call leave()).
   bool shrink_to_level(int level);
   bool shrink_to_ranks(std::span<const int> keep);
+  // `invalid`: an argument error found on this rank, reported on every rank.
+  bool release_hosts(const std::vector<std::string>& hosts, const std::string& invalid = {});
+  // Collective: the node of every rank of the current world (MPI_Get_processor_name),
+  // also recorded in the stack.
+  std::vector<std::string> gather_hosts();
   [[noreturn]] void leave();
   void share_state(void* buf, std::size_t* len, std::size_t cap);
   void set_shrink_hook(blacs_dyn_shrink_hook hook, void* user) {
@@ -78,6 +96,12 @@ class Runtime {
   void sync_blacs();
   MPI_Comm priv() const;  // private dup of the current world for our own traffic
   MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id);
+  // Joins the spawned groups to the world one after the other (each spawning parent
+  // bridges its group in) and hands every group's spawn link over to rank 0.
+  MPI_Comm merge_groups(MPI_Comm world, const std::vector<int>& spawner, int my_group,
+                        std::vector<MPI_Comm>& links, const std::vector<int>& first_rank);
+  void share_request(SpawnRequest& req, MPI_Comm w) const;
+  void record_hosts(const std::vector<std::string>& by_rank);
   void free_all_comms();
   [[noreturn]] void exit_process();
   [[noreturn]] void park();

@@ -2,6 +2,8 @@
 // who exits or parks on a shrink.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 #include "malleable/blacs_dyn/error.hpp"
@@ -154,4 +156,107 @@ TEST(blacsDynLevelStack, EncodeDecodeRoundTrips) {
   auto bad = s.encode();
   bad.pop_back();
   EXPECT_EQ(code_of([&] { LevelStack::decode(bad); }), BLACS_DYN_ERR_MPI);
+}
+
+// Issue 14: after a spawned level was popped and pushed again, the new spawn reused the
+// popped group's number, so a group mixed exited processes with live ones and a later
+// shrink addressed a parked process by the wrong index (MPI_ERR_RANK in MPI_Send).
+TEST(blacsDynLevelStack, GroupIdsAreNeverReusedAfterAPop) {
+  LevelStack s(4);
+  s.push_expansion(5);                              // 4..8, group 1
+  const int keep6[] = {0, 1, 2, 3, 4, 5};
+  s.apply(s.plan_shrink_to_ranks(keep6));           // 6, 7, 8 park
+  s.apply(s.plan_shrink_to_level(0));               // group 1 leaves whole: 4, 5 exit, 6-8 woken
+  EXPECT_EQ(s.exited(), 5);
+  const auto again = s.push_expansion(5);           // 9..13
+  const int g = s.group_of(again.front());
+  EXPECT_NE(g, 1);
+  EXPECT_EQ(s.group_members(g), again);
+  s.apply(s.plan_shrink_to_ranks(keep6));           // 11, 12, 13 park in group g
+  const auto plan = s.plan_shrink_to_level(0);      // g leaves whole
+  EXPECT_EQ(plan.groups_exiting, (std::vector<int>{g}));
+  EXPECT_EQ(plan.wake_to_exit, (std::vector<int>{11, 12, 13}));
+  // The parked process's index inside its own spawn group (what the MPI layer sends to).
+  const auto members = s.group_members(g);
+  EXPECT_EQ(std::find(members.begin(), members.end(), 13) - members.begin(), 4);
+}
+
+TEST(blacsDynLevelStack, OneLevelCanHoldOneSpawnGroupPerNode) {
+  LevelStack s(2);
+  const int counts[] = {3, 2};
+  const std::string hosts[] = {"node2", "node3"};
+  const auto ids = s.push_expansion(counts, hosts);
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(s.depth(), 2);
+  EXPECT_EQ(s.top().members, (std::vector<int>{0, 1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(s.group_members(ids[0]), (std::vector<int>{2, 3, 4}));
+  EXPECT_EQ(s.group_members(ids[1]), (std::vector<int>{5, 6}));
+  EXPECT_EQ(s.host_of(4), "node2");
+  EXPECT_EQ(s.host_of(6), "node3");
+  EXPECT_EQ(s.joined_level(6), 1);
+  EXPECT_EQ(s.group(ids[1]).host, "node3");
+  // Popping the level ends both groups.
+  EXPECT_EQ(s.plan_shrink_to_level(0).groups_exiting, ids);
+}
+
+TEST(blacsDynLevelStack, ReleasingAHostEndsEveryProcessOnIt) {
+  LevelStack s(2);
+  s.set_host(0, "node1");
+  s.set_host(1, "node1");
+  const int counts[] = {2, 2};
+  const std::string hosts[] = {"node2", "node3"};
+  const auto ids = s.push_expansion(counts, hosts);
+  const std::string node2[] = {"node2"};
+  const auto plan = s.plan_release_hosts(node2);
+  EXPECT_EQ(plan.new_members, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(plan.exit_now, (std::vector<int>{2, 3}));
+  EXPECT_TRUE(plan.park_now.empty());
+  EXPECT_EQ(plan.groups_exiting, (std::vector<int>{ids[0]}));
+  const std::string both[] = {"node3", "node2"};
+  EXPECT_EQ(s.plan_release_hosts(both).new_members, (std::vector<int>{0, 1}));
+  // Rank 0's node, a node the world does not use, an empty name: refused.
+  const std::string node1[] = {"node1"}, node9[] = {"node9"}, empty[] = {""};
+  EXPECT_EQ(code_of([&] { s.plan_release_hosts(node1); }), BLACS_DYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_release_hosts(node9); }), BLACS_DYN_ERR_ARG);
+  EXPECT_EQ(code_of([&] { s.plan_release_hosts(empty); }), BLACS_DYN_ERR_ARG);
+}
+
+TEST(blacsDynLevelStack, AHostSharedWithAStayingGroupMemberCannotBeReleasedWhole) {
+  // One spawn group spread over two nodes (a single MPI_Comm_spawn with a host list):
+  // releasing one node would park its processes, not end them.
+  LevelStack s(1);
+  s.set_host(0, "node1");
+  s.push_expansion(4);
+  s.set_host(1, "node2");
+  s.set_host(2, "node2");
+  s.set_host(3, "node3");
+  s.set_host(4, "node3");
+  const std::string node2[] = {"node2"};
+  try {
+    s.plan_release_hosts(node2);
+    FAIL() << "expected a refusal";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), BLACS_DYN_ERR_STATE);
+    EXPECT_NE(std::string(e.what()).find("process 1 on node2 is in spawn group 1"), std::string::npos) << e.what();
+  }
+  // The original processes can never give their node back (rank 0's MPI_COMM_WORLD).
+  LevelStack o(4);
+  for (int p = 0; p < 4; ++p) o.set_host(p, p < 2 ? "node1" : "node2");
+  EXPECT_EQ(code_of([&] { o.plan_release_hosts(node2); }), BLACS_DYN_ERR_STATE);
+}
+
+TEST(blacsDynLevelStack, EncodeDecodeKeepsGroupsAndHosts) {
+  LevelStack s(2);
+  s.set_host(1, "node1");
+  const int counts[] = {1, 2};
+  const std::string hosts[] = {"node2", "node-3.example"};
+  s.push_expansion(counts, hosts);
+  s.apply(s.plan_shrink_to_level(0));
+  s.push_expansion(2);
+  const auto t = LevelStack::decode(s.encode());
+  EXPECT_EQ(t.encode(), s.encode());
+  EXPECT_EQ(t.ngroups(), 4);
+  EXPECT_EQ(t.group(2).host, "node-3.example");
+  EXPECT_EQ(t.host_of(1), "node1");
+  EXPECT_EQ(t.group_of(5), 3);
 }

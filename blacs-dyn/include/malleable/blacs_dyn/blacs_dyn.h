@@ -36,6 +36,15 @@ int blacs_dyn_expand(int nnew, const char* command, char* const argv[], const ch
  * ('...' and "..." quotes, backslash escapes, no expansion); args and hosts may be NULL.
  * The form the Fortran module uses. */
 int blacs_dyn_expand_args(int nnew, const char* command, const char* args, const char* hosts);
+/* Expand collectively by one spawn group per host: counts[i] processes running `command`
+ * on hosts[i] (a node name of the launcher's allocation). Group i is spawned by world rank
+ * i mod size, so the spawns of different hosts run at the same time; newcomers get ranks
+ * in host order, after the existing ones; one level is pushed. Each host's processes
+ * share an MPI_COMM_WORLD of their own, so they can later leave together and free the
+ * node (blacs_dyn_release_hosts). hosts, counts, command, argv and info are read on rank
+ * 0 only; nhosts and the total count must agree everywhere. */
+int blacs_dyn_expand_hosts(int nhosts, const char* const hosts[], const int counts[],
+                           const char* command, char* const argv[], MPI_Info info);
 /* Expand as described by a schema file (NULL: $BLACS_SETUP_FILE, else ./blacs_setup.dat). */
 int blacs_dyn_expand_schema(const char* path);
 
@@ -47,6 +56,17 @@ int blacs_dyn_shrink_to_level(int level, int* leaving);
  * keep[0] must be 0: rank 0 roots every spawn and releases parked processes at the end,
  * so it never leaves. */
 int blacs_dyn_shrink_to_ranks(const int* keep, int nkeep, int* leaving);
+/* Shrink collectively by giving whole nodes back: every process of the current world on
+ * hosts[0..nhosts-1] leaves, and each of them must end (its spawn group leaves whole),
+ * so that no process of the job stays on those nodes. Refused with BLACS_DYN_ERR_STATE,
+ * world unchanged, when a process there would have to park instead (its spawn group has
+ * members elsewhere, or it is one of the job's original processes), and with
+ * BLACS_DYN_ERR_ARG for rank 0's node or a host the world does not use. The others keep
+ * their order; pushes a level. The arguments must agree everywhere. */
+int blacs_dyn_release_hosts(int nhosts, const char* const hosts[], int* leaving);
+/* Collective: the node (MPI_Get_processor_name) of every rank of the current world:
+ * names + r * stride holds rank r's, NUL-terminated (truncated to stride - 1 chars). */
+int blacs_dyn_hosts(char* names, int stride);
 /* For a process that left the world: exits (spawned group) or parks without using CPU
  * until the job ends. Does not return. */
 void blacs_dyn_leave(void);

@@ -55,6 +55,39 @@ class World {
     check(blacs_dyn_expand(nnew, command.c_str(), argv.data(), hosts.empty() ? nullptr : hosts.c_str(),
                       info));
   }
+  // One spawn group per host, spawned at the same time (blacs_dyn_expand_hosts).
+  static void expand_hosts(const std::vector<std::pair<std::string, int>>& hosts_and_counts,
+                           const std::string& command, const std::vector<std::string>& args = {},
+                           MPI_Info info = MPI_INFO_NULL) {
+    std::vector<const char*> hosts;
+    std::vector<int> counts;
+    for (const auto& [h, c] : hosts_and_counts) {
+      hosts.push_back(h.c_str());
+      counts.push_back(c);
+    }
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    check(blacs_dyn_expand_hosts(static_cast<int>(hosts.size()), hosts.data(), counts.data(),
+                                 command.c_str(), argv.data(), info));
+  }
+  // Collective: the node of every rank.
+  static std::vector<std::string> hosts() {
+    constexpr int stride = MPI_MAX_PROCESSOR_NAME;
+    std::vector<char> buf(static_cast<std::size_t>(size()) * stride);
+    check(blacs_dyn_hosts(buf.data(), stride));
+    std::vector<std::string> out;
+    for (int r = 0; r < size(); ++r) out.emplace_back(buf.data() + static_cast<std::size_t>(r) * stride);
+    return out;
+  }
+  // Gives whole nodes back; true on processes that leave (they must call leave()).
+  static bool release_hosts(const std::vector<std::string>& hosts) {
+    std::vector<const char*> h;
+    for (const auto& s : hosts) h.push_back(s.c_str());
+    int leaving = 0;
+    check(blacs_dyn_release_hosts(static_cast<int>(h.size()), h.data(), &leaving));
+    return leaving != 0;
+  }
   static void expand_schema(const std::string& path = {}) {
     check(blacs_dyn_expand_schema(path.empty() ? nullptr : path.c_str()));
   }

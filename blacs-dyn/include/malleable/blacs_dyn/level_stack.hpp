@@ -1,12 +1,13 @@
 // The communicator stack of seed 002 §3.3.5, as pure bookkeeping: which processes form
-// the world at each level, which spawn group each process belongs to, and who leaves,
-// parks or exits when the world shrinks. No MPI here: the MPI layer (world.cpp) holds one
-// communicator per level and executes the plans this class computes, identically on
-// every member of the world.
+// the world at each level, which spawn group each process belongs to and on which node it
+// runs, and who leaves, parks or exits when the world shrinks. No MPI here: the MPI layer
+// (runtime.cpp) holds one communicator per level and executes the plans this class
+// computes, identically on every member of the world.
 #ifndef BLACS_DYN_LEVEL_STACK_HPP
 #define BLACS_DYN_LEVEL_STACK_HPP
 
 #include <span>
+#include <string>
 #include <vector>
 
 namespace blacs_dyn {
@@ -25,6 +26,16 @@ struct Level {
   int nprow = 0, npcol = 0;     // last grid made on this level's world (0: none yet)
 };
 
+// The processes one MPI_Comm_spawn started: they share an MPI_COMM_WORLD, so they can
+// leave MPI early only all together. Group 0 is the job's original processes. Ids are
+// never reused, also after the level that pushed a group is popped.
+struct SpawnGroup {
+  int level = 0;      // the level whose expansion started it (0 for the originals)
+  ProcId first = 0;   // its processes are first, first+1, ..., first+size-1
+  int size = 0;
+  std::string host;   // the node it was spawned on ("" when not pinned to one node)
+};
+
 // What leaving processes do (docs/blacs-dyn.md, "Who exits and who parks").
 enum class Departure { Stay = 0, Exit = 1, Park = 2 };
 
@@ -34,7 +45,7 @@ struct ShrinkPlan {
   std::vector<ProcId> exit_now;      // leave now and exit (whole spawn group leaves)
   std::vector<ProcId> park_now;      // leave now and park until the job ends
   std::vector<ProcId> wake_to_exit;  // parked earlier; their group now exits
-  std::vector<int> groups_exiting;   // spawn groups (by level) that disconnect and exit
+  std::vector<int> groups_exiting;   // spawn groups (by id) that disconnect and exit
 };
 
 class LevelStack {
@@ -48,11 +59,13 @@ class LevelStack {
   int world_size() const { return static_cast<int>(top().members.size()); }
   int nprocs_started() const { return static_cast<int>(group_.size()); }
 
-  // Spawn group of a process: 0 for the originals, else the level its expansion pushed.
+  // Spawn group of a process (its id; 0 for the originals) and the groups themselves.
   int group_of(ProcId p) const;
+  int ngroups() const { return static_cast<int>(groups_.size()); }
+  const SpawnGroup& group(int id) const;
   std::vector<ProcId> group_members(int group) const;
   ProcState state(ProcId p) const;
-  int joined_level(ProcId p) const { return group_of(p); }
+  int joined_level(ProcId p) const { return group(group_of(p)).level; }
   // Rank of p at level l, or -1 if p is not a member.
   int rank_at(ProcId p, int l) const;
   // Processes holding a slot: active or parked.
@@ -60,15 +73,28 @@ class LevelStack {
   int parked() const;
   int exited() const;
 
-  // Expansion by nnew processes: returns their ids; pushes the level.
+  // The node a process runs on ("" unknown). Spawned groups pinned to a host know it;
+  // the MPI layer records the rest (MPI_Get_processor_name) with set_host.
+  const std::string& host_of(ProcId p) const;
+  void set_host(ProcId p, const std::string& host);
+
+  // Expansion by one spawn group of nnew processes: returns their ids; pushes the level.
   std::vector<ProcId> push_expansion(int nnew);
+  // Expansion by several spawn groups in one level (e.g. one per node, spawned at the
+  // same time): counts[i] processes on hosts[i] (hosts may be empty: not pinned).
+  // Newcomers get ranks in group order. Returns the new groups' ids.
+  std::vector<int> push_expansion(std::span<const int> counts, std::span<const std::string> hosts);
   // Records the grid shape last made on level l.
   void set_grid(int l, int nprow, int npcol);
 
-  // Plans (throw blacs_dyn::Error(BLACS_DYN_ERR_ARG / BLACS_DYN_ERR_STATE) on an impossible request;
-  // the stack is unchanged then).
+  // Plans (throw blacs_dyn::Error(BLACS_DYN_ERR_ARG / BLACS_DYN_ERR_STATE) on an
+  // impossible request; the stack is unchanged then).
   ShrinkPlan plan_shrink_to_level(int l) const;
   ShrinkPlan plan_shrink_to_ranks(std::span<const int> keep) const;
+  // Gives whole nodes back: every process on `hosts` leaves and must exit, which needs each
+  // of them to be in a spawn group with no member staying elsewhere; refused (the reason
+  // names the processes and groups) otherwise. The others keep their order.
+  ShrinkPlan plan_release_hosts(std::span<const std::string> hosts) const;
   void apply(const ShrinkPlan& plan);
 
   // What process p does under a plan.
@@ -83,8 +109,10 @@ class LevelStack {
   void plan_departures(ShrinkPlan& plan) const;
 
   std::vector<Level> levels_;
+  std::vector<SpawnGroup> groups_;  // groups_[id]
   std::vector<int> group_;          // group_[p]
   std::vector<ProcState> state_;    // state_[p]
+  std::vector<std::string> host_;   // host_[p]
 };
 
 }  // namespace blacs_dyn
