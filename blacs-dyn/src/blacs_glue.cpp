@@ -241,12 +241,14 @@ void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) 
 // ---- PMPI wrappers ----------------------------------------------------------------
 // A newcomer joins as soon as MPI is up, whatever its first BLACS call is.
 int MPI_Init(int* argc, char*** argv) {
+  blacs_dyn::prepare_mpi_init();
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  blacs_dyn::prepare_mpi_init();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
   return rc;

@@ -135,6 +135,9 @@ double join_timeout_seconds();
 // The value of the setting BLACS_DYN_<suffix> from the environment, or of its deprecated
 // spelling BDYN_<suffix> (accepted until the next release); nullptr if neither is set.
 const char* env_setting(const char* suffix);
+// Called just before PMPI_Init*: selects PMIx's "hash" data store for this process (see
+// runtime.cpp) unless the user chose one.
+void prepare_mpi_init();
 
 }  // namespace blacs_dyn
 #endif
