@@ -30,6 +30,11 @@ void move_matrix(Mover how, const MatrixMove& mv, MPI_Comm world, int gctxt) {
                                in_b ? mv.b : nullptr, in_b ? mv.descb[8] : 1);
 }
 
+redist::NodeTraffic node_traffic(const MatrixMove& mv, const std::vector<int>& node_of_rank) {
+  const auto a = layout_of(mv.desca, *mv.grid_a), b = layout_of(mv.descb, *mv.grid_b);
+  return redist::node_traffic(a, b, redist::Region::whole(a), static_cast<int>(node_of_rank.size()), node_of_rank);
+}
+
 std::int64_t moved_elements(const MatrixMove& mv) {
   int size = 0;
   for (int r : mv.grid_a->rank_map()) size = std::max(size, r + 1);

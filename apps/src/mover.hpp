@@ -5,6 +5,9 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <vector>
+
+#include "malleable/redist/traffic.hpp"
 
 #include "malleable/resize/session.hpp"
 
@@ -25,5 +28,7 @@ void move_matrix(Mover how, const MatrixMove& mv, MPI_Comm world, int gctxt);
 
 // Elements whose owning world rank differs between the two layouts (pure).
 std::int64_t moved_elements(const MatrixMove& mv);
+// The same elements split by node (node_of_rank covers every world rank) (pure).
+redist::NodeTraffic node_traffic(const MatrixMove& mv, const std::vector<int>& node_of_rank);
 
 }  // namespace resize::detail

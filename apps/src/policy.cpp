@@ -100,7 +100,7 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
     int target = 0;
     for (const auto& [p, t] : time_by_procs_)
       if (p <= cur - want) target = p;  // the largest measured size that satisfies it
-    Decision d{Action::Shrink, target > 0 ? target : cur - want, 0, 0, opt_.placement, {}, {}, {}};
+    Decision d{Action::Shrink, target > 0 ? target : cur - want, 0, 0, opt_.placement, {}, {}, {}, {}};
     if (target > 0) {
       d.nprow = grid_by_procs_[target].nprow;
       d.npcol = grid_by_procs_[target].npcol;
@@ -118,7 +118,7 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
       found_ = true;
       best_procs_ = prev_procs_;
       const Grid& g = grid_by_procs_[prev_procs_];
-      Decision d{Action::Shrink, prev_procs_, g.nprow, g.npcol, opt_.placement, {}, {}, {}};
+      Decision d{Action::Shrink, prev_procs_, g.nprow, g.npcol, opt_.placement, {}, {}, {}, {}};
       d.reason = "no gain (" + std::to_string(*mean) + " s vs " + std::to_string(before) +
                  " s): sweet spot at " + std::to_string(prev_procs_);
       return d;
@@ -133,7 +133,7 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
   if (!sched_->confirm_expand(cur, extra)) return Decision::none("scheduler withdrew the offer");
   prev_procs_ = cur;
   last_measured_iteration_ = in.iteration;
-  Decision d{Action::Expand, next.size(), next.nprow, next.npcol, opt_.placement, {}, {}, {}};
+  Decision d{Action::Expand, next.size(), next.nprow, next.npcol, opt_.placement, {}, {}, {}, {}};
   d.reason = "rate still improving: try " + next.shape();
   return d;
 }

@@ -1,5 +1,7 @@
 #include "malleable/resize/report.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -17,6 +19,37 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 std::string ms(double s) { return fmt("%.2f", s * 1e3); }
+
+// "   nodes: node1 0-3 | node2 4-8; moved 3.1 MB within nodes, 9.4 MB between nodes" when
+// the processes sit on more than one node after the resize; "" otherwise.
+std::string node_line(const ResizeRecord& r) {
+  std::vector<std::pair<std::string, std::vector<int>>> by_node;
+  for (std::size_t k = 0; k < r.rank_hosts.size(); ++k) {
+    auto it = std::find_if(by_node.begin(), by_node.end(), [&](const auto& p) { return p.first == r.rank_hosts[k]; });
+    if (it == by_node.end()) it = by_node.insert(by_node.end(), {r.rank_hosts[k], {}});
+    it->second.push_back(static_cast<int>(k));
+  }
+  if (by_node.size() < 2 && r.bytes_inter_node == 0) return "";
+  // Built with a stream: GCC 12 warns (-Wrestrict, a false positive) on chained
+  // std::string concatenation.
+  std::ostringstream out;
+  out << "          nodes:";
+  for (std::size_t i = 0; i < by_node.size(); ++i) {
+    out << (i ? " | " : " ") << by_node[i].first;
+    const auto& ranks = by_node[i].second;
+    for (std::size_t a = 0; a < ranks.size();) {  // ranks as ranges: 0-3,5
+      std::size_t b = a;
+      while (b + 1 < ranks.size() && ranks[b + 1] == ranks[b] + 1) ++b;
+      out << (a ? "," : " ") << ranks[a];
+      if (b > a) out << '-' << ranks[b];
+      a = b + 1;
+    }
+  }
+  out << "; moved " << fmt("%.2f", static_cast<double>(r.bytes_intra_node) / 1e6) << " MB within nodes, "
+      << fmt("%.2f", static_cast<double>(r.bytes_inter_node) / 1e6) << " MB between nodes\n";
+  return out.str();
+}
+
 }  // namespace
 
 std::string summary_table(const Metrics& m, const RunInfo& info) {
@@ -51,6 +84,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
                     fmt("%.2f", static_cast<double>(r.bytes_moved) / 1e6).c_str());
       o << line;
       if (!r.ok) o << "          " << r.message << "\n";
+      o << node_line(r);
     }
     o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2), seed 002 §5.3"
          " (t_p = median iteration time)\n";
@@ -106,6 +140,12 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
               {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
               {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
               {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
+    // Nodes (issue 10): the decision's hosts, bytes within/between nodes, ranks per node.
+    e["bytes_intra_node"] = r.bytes_intra_node;
+    e["bytes_inter_node"] = r.bytes_inter_node;
+    e["hosts"] = json::array();
+    for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
+    e["rank_hosts"] = r.rank_hosts;
     auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
     e["payoff_wall"] = opt(a.payoff_wall);
     e["payoff_dedicated"] = opt(a.payoff_dedicated);

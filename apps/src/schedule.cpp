@@ -45,6 +45,33 @@ ScheduleEntry parse_entry(const std::string& entry) {
     e.decision.action = Action::Shrink;
   else
     throw Error("schedule entry '" + entry + "': action must be expand or shrink, got '" + f[1] + "'");
+  // '@' HOSTS ends the target or the placement field.
+  for (std::size_t i = 2; i < f.size(); ++i) {
+    const auto at = f[i].find('@');
+    if (at == std::string::npos) continue;
+    if (!e.decision.hosts.empty())
+      throw Error("schedule entry '" + entry + "': '@' HOSTS given twice");
+    std::stringstream hs(f[i].substr(at + 1));
+    for (std::string h; std::getline(hs, h, '+');) {
+      h = trim(h);
+      HostShare share;
+      const auto eq = h.find('=');
+      share.host = trim(h.substr(0, eq));
+      if (eq != std::string::npos) {
+        share.count = to_int(trim(h.substr(eq + 1)), "the count of host " + share.host, entry);
+        if (share.count < 1)
+          throw Error("schedule entry '" + entry + "': host " + share.host + " needs a count >= 1, got " +
+                      std::to_string(share.count));
+      }
+      if (share.host.empty() || share.host.find_first_of(" \t") != std::string::npos)
+        throw Error("schedule entry '" + entry + "': '" + h + "' is not a host name");
+      for (const auto& o : e.decision.hosts)
+        if (o.host == share.host) throw Error("schedule entry '" + entry + "': host " + share.host + " is named twice");
+      e.decision.hosts.push_back(share);
+    }
+    if (e.decision.hosts.empty()) throw Error("schedule entry '" + entry + "': '@' names no host");
+    f[i] = trim(f[i].substr(0, at));
+  }
   const std::string& t = f[2];
   const auto x = t.find_first_of("xX");
   if (x != std::string::npos) {
@@ -58,6 +85,7 @@ ScheduleEntry parse_entry(const std::string& entry) {
     if (e.decision.procs < 1) throw Error("schedule entry '" + entry + "': TARGET must be >= 1");
   }
   for (std::size_t i = 3; i < f.size(); ++i) {
+    if (f[i].empty()) continue;  // "3x3:@node2": no placement, just hosts
     if (f[i].rfind("schema=", 0) == 0) {
       e.decision.schema = f[i].substr(7);
     } else {
@@ -119,6 +147,10 @@ std::string to_string(const ScheduleEntry& e) {
     t << e.decision.procs;
   t << ':' << to_string(e.decision.placement);
   if (!e.decision.schema.empty()) t << ":schema=" << e.decision.schema;
+  for (std::size_t i = 0; i < e.decision.hosts.size(); ++i) {
+    t << (i ? '+' : '@') << e.decision.hosts[i].host;
+    if (e.decision.hosts[i].count) t << '=' << e.decision.hosts[i].count;
+  }
   return t.str();
 }
 

@@ -22,6 +22,7 @@
 #include "malleable/resize/kernel_meter.hpp"
 #include "malleable/redist/plan.hpp"
 #include "malleable/redist/redistribute.hpp"
+#include "malleable/redist/traffic.hpp"
 #include "blacs_grid.hpp"
 #include "mover.hpp"
 #include "world.hpp"
@@ -87,6 +88,12 @@ struct Reader {
     return v;
   }
 };
+
+std::string comma_list(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
+  return out;
+}
 
 void put_grid(Writer& w, const Grid& g) {
   w.put(g.nprow);
@@ -184,6 +191,17 @@ struct Session::Impl {
   std::function<void(const std::vector<char>&)> unpack;
   Watchdog dog{60.0};
   bool started = false;
+  // Node id of every rank of the world a redistribution runs in (empty: not known), so
+  // move_all can count bytes within and between nodes (issue 10).
+  std::vector<int> node_of_rank;
+
+  // What act() planned for a resize besides the target grid (issue 10).
+  struct NodePlan {
+    std::vector<int> keep;                              // shrink: old ranks that stay, in order
+    std::vector<std::string> release;                   // shrink: nodes given back
+    std::vector<std::pair<std::string, int>> spawn;     // expand: new processes per host
+    std::vector<std::string> hosts_before;              // node of every rank before
+  };
 
   int rank() const {
     int r = 0;
@@ -213,13 +231,14 @@ struct Session::Impl {
 
   // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
   // on the current world); returns bytes moved between ranks.
-  std::int64_t move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to) {
+  std::int64_t move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                        ResizeRecord* rec = nullptr) {
     Grid all{1, size(), {}};
     detail::BlacsGrid whole(world, all);
     std::int64_t moved = 0;
     for (auto& r : mats) {
       if (r.sizes) {
-        moved += move_blocks(r, from, to);
+        moved += move_blocks(r, from, to, rec);
         continue;
       }
       int da[9], db[9];
@@ -239,7 +258,14 @@ struct Session::Impl {
       }
       detail::MatrixMove mv{r.m, r.n, r.data(), da, nbuf, db, &from.grid(), &to.grid()};
       detail::move_matrix(opt.mover, mv, world, whole.ctxt());
-      if (root()) moved += detail::moved_elements(mv) * static_cast<std::int64_t>(sizeof(double));
+      if (root()) {
+        moved += detail::moved_elements(mv) * static_cast<std::int64_t>(sizeof(double));
+        if (rec && !node_of_rank.empty()) {
+          const auto t = detail::node_traffic(mv, node_of_rank);
+          rec->bytes_intra_node += t.elements_intra_node * static_cast<std::int64_t>(sizeof(double));
+          rec->bytes_inter_node += t.elements_inter_node * static_cast<std::int64_t>(sizeof(double));
+        }
+      }
       if (r.vec) {
         r.vec->swap(nb_vec);
       } else {
@@ -269,7 +295,8 @@ struct Session::Impl {
     r.vec->assign(static_cast<std::size_t>(lr * lc), 0.0);
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
   }
-  std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to) {
+  std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                           ResizeRecord* rec) {
     const redist::Layout la = layout_of(r, from.grid()), lb = layout_of(r, to.grid());
     const auto [ar, ac] = local_dims(la);
     const auto [br, bc] = local_dims(lb);
@@ -279,6 +306,11 @@ struct Session::Impl {
     r.vec->swap(nb_vec);
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
     if (!root()) return 0;
+    if (rec && static_cast<int>(node_of_rank.size()) >= size()) {
+      const auto t = redist::node_traffic(la, lb, redist::Region::whole(la), size(), node_of_rank);
+      rec->bytes_intra_node += t.elements_intra_node * static_cast<std::int64_t>(sizeof(double));
+      rec->bytes_inter_node += t.elements_inter_node * static_cast<std::int64_t>(sizeof(double));
+    }
     return redist::plan_stats(la, lb, size()).elements_moved * static_cast<std::int64_t>(sizeof(double));
   }
 
@@ -320,8 +352,9 @@ struct Session::Impl {
 
   RemapResult act(Decision d);
   ResizeRecord begin_resize(const Decision& d, const Grid& target);
-  RemapResult expand(const Decision& d, const Grid& target, double t_start);
-  RemapResult shrink(const Decision& d, const Grid& target, double t_start);
+  RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult refuse(const Decision& d, const std::string& why);
   void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
 };
 
@@ -497,6 +530,8 @@ int Session::join() {
   }
   const auto app = r.get_bytes();
   if (I.unpack) I.unpack(app);
+  // The same collective as the old processes make after the hand-over (Impl::expand).
+  I.node_of_rank = redist::node_ids(detail::World::hosts());
   I.dog.phase("redistribution");
   detail::BlacsGrid old_grid(I.world, from);
   detail::BlacsGrid new_grid(I.world, to);
@@ -560,6 +595,11 @@ RemapResult Session::Impl::act(Decision d) {
   w.put(static_cast<int>(d.placement));
   w.put_bytes(std::vector<char>(d.schema.begin(), d.schema.end()));
   w.put_ints(d.ranks);
+  w.put(static_cast<int>(d.hosts.size()));
+  for (const auto& h : d.hosts) {
+    w.put_bytes(std::vector<char>(h.host.begin(), h.host.end()));
+    w.put(h.count);
+  }
   std::uint64_t n = w.b.size();
   MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world);
   w.b.resize(n);
@@ -573,7 +613,17 @@ RemapResult Session::Impl::act(Decision d) {
   const auto sch = r.get_bytes();
   d.schema.assign(sch.begin(), sch.end());
   d.ranks = r.get_ints();
+  d.hosts.resize(static_cast<std::size_t>(r.get<int>()));
+  for (auto& h : d.hosts) {
+    const auto name = r.get_bytes();
+    h.host.assign(name.begin(), name.end());
+    h.count = r.get<int>();
+  }
   if (d.action == Action::None) return {};
+  // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
+  // and the record counts bytes within and between nodes.
+  NodePlan np;
+  np.hosts_before = detail::World::hosts();
 
   // The target grid (a pure decision, the same on every rank).
   Grid target;
@@ -593,6 +643,12 @@ RemapResult Session::Impl::act(Decision d) {
         const auto& m0 = mats.front();  // the first registered matrix steers Optimal
         info = MatrixInfo{m0.m, m0.n, m0.mb, m0.nb, m0.dist == Distribution::Block};
       }
+      std::vector<std::string> hosts_after = np.hosts_before;
+      if (!d.hosts.empty()) {
+        if (!d.schema.empty()) throw Error("expand: a schema file and hosts cannot both say where processes go");
+        np.spawn = resolve_host_counts(d.hosts, std::max(0, t.size() - size()));
+        for (const auto& [h, c] : np.spawn) hosts_after.insert(hosts_after.end(), static_cast<std::size_t>(c), h);
+      }
       if (!d.ranks.empty()) {
         // The policy placed the processes itself: check it is a grid of 0..procs-1.
         std::vector<int> sorted = d.ranks;
@@ -606,33 +662,58 @@ RemapResult Session::Impl::act(Decision d) {
       } else {
         target = plan_expansion(shape, shape.size(), t.nprow, t.npcol, d.placement,
                                 mats.empty() ? nullptr : &info);
+        // Nodes known for every rank of the grown world: put the newcomers near their data.
+        if (static_cast<int>(hosts_after.size()) >= target.size())
+          target = place_on_nodes(target, shape, size(), d.placement, mats.empty() ? nullptr : &info,
+                                  hosts_after);
       }
     } else {
       if (d.procs >= shape.size())
         throw Error("shrink to " + std::to_string(d.procs) + " processes: the grid has only " +
                     std::to_string(shape.size()));
+      if (d.hosts.empty()) {
+        for (int k = 0; k < d.procs; ++k) np.keep.push_back(k);
+      } else {
+        // Giving nodes back: every process elsewhere stays, and the grid must hold them all.
+        for (const auto& h : d.hosts) {
+          if (std::find(np.hosts_before.begin(), np.hosts_before.end(), h.host) == np.hosts_before.end())
+            throw Error("shrink: no process runs on host " + h.host);
+          np.release.push_back(h.host);
+        }
+        for (int k = 0; k < size(); ++k)
+          if (std::find(np.release.begin(), np.release.end(), np.hosts_before[static_cast<std::size_t>(k)]) ==
+              np.release.end())
+            np.keep.push_back(k);
+        if (static_cast<int>(np.keep.size()) != d.procs)
+          throw Error("shrink: giving back the node(s) leaves " + std::to_string(np.keep.size()) +
+                      " processes, but the target grid holds " + std::to_string(d.procs));
+      }
       Grid t = d.nprow ? Grid{d.nprow, d.npcol, {}} : choose_topology(d.procs);
-      target = plan_shrink(shape, d.procs, t.nprow, t.npcol);
+      target = plan_shrink(shape, np.keep, t.nprow, t.npcol);
     }
   } catch (const std::exception& e) {
     why = e.what();
   }
-  if (!why.empty()) {
-    ResizeRecord rec;
-    rec.after_iteration = iteration;
-    rec.action = d.action;
-    rec.from_grid = rec.to_grid = shape.shape();
-    rec.ok = false;
-    rec.message = why;
-    if (root()) {
-      metrics.add_resize(rec);
-      opt.policy->completed(d, shape.size(), false);
-    }
-    progress("   remap after iter " + std::to_string(iteration) + ": " + to_string(d.action) +
-             " REFUSED (" + why + "); staying on " + shape.shape());
-    return {d.action, false, why};
+  if (!why.empty()) return refuse(d, why);
+  return d.action == Action::Expand ? expand(d, target, np, t_start) : shrink(d, target, np, t_start);
+}
+
+// A resize that did not happen: recorded, reported to the policy; the job stays as it was.
+RemapResult Session::Impl::refuse(const Decision& d, const std::string& why) {
+  ResizeRecord rec;
+  rec.after_iteration = iteration;
+  rec.action = d.action;
+  rec.from_grid = rec.to_grid = shape.shape();
+  rec.ok = false;
+  rec.message = why;
+  rec.hosts = d.hosts;
+  if (root()) {
+    metrics.add_resize(rec);
+    opt.policy->completed(d, shape.size(), false);
   }
-  return d.action == Action::Expand ? expand(d, target, t_start) : shrink(d, target, t_start);
+  progress("   remap after iter " + std::to_string(iteration) + ": " + to_string(d.action) +
+           " REFUSED (" + why + "); staying on " + shape.shape());
+  return {d.action, false, why};
 }
 
 // The record of one resize, and the watchdog armed for it (both directions alike).
@@ -645,12 +726,13 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target) 
   rec.from_procs = shape.size();
   rec.to_procs = target.size();
   rec.placement = d.placement;
+  rec.hosts = d.hosts;
   dog.arm(std::string(d.action == Action::Expand ? "expansion " : "shrink ") + shape.shape() +
           " -> " + target.shape() + " after iteration " + std::to_string(iteration));
   return rec;
 }
 
-RemapResult Session::Impl::expand(const Decision& d, const Grid& target, double t_start) {
+RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
   const Grid from = shape;
   ResizeRecord rec = begin_resize(d, target);
   // Spawn only what the world lacks (a world may already hold idle processes).
@@ -661,6 +743,9 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, double 
   if (!d.schema.empty()) {
     dog.phase("spawn (schema " + d.schema + ")");
     rc = detail::World::expand_schema(d.schema, err);
+  } else if (!np.spawn.empty()) {
+    dog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(np.spawn.size()) + " host(s)");
+    rc = detail::World::expand_hosts(np.spawn, exe, args, err);
   } else if (nnew > 0) {
     dog.phase("spawn of " + std::to_string(nnew) + " processes");
     rc = detail::World::expand(nnew, exe, args, err);
@@ -703,6 +788,8 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, double 
     for (int k = 0; k < nm * 4; ++k) (void)rd.get<int>();
     unpack(rd.get_bytes());
   }
+  rec.rank_hosts = detail::World::hosts();
+  node_of_rank = redist::node_ids(rec.rank_hosts);
   finish_expansion(from, target, &rec, t_start);
   if (root()) opt.policy->completed(d, from.size(), true);
   return {Action::Expand, true, {}};
@@ -714,7 +801,7 @@ void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRec
   detail::BlacsGrid new_grid(world, to);
   dog.phase("redistribution");
   const double t1 = MPI_Wtime();
-  const std::int64_t moved = move_all(old_grid, new_grid);
+  const std::int64_t moved = move_all(old_grid, new_grid, rec);
   rec->t_redist = MPI_Wtime() - t1;
   grid = std::move(new_grid);
   old_grid.release();
@@ -737,49 +824,61 @@ void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRec
   }
 }
 
-RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, double t_start) {
+RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
   const Grid from = shape;
   ResizeRecord rec = begin_resize(d, target);
-  // Redistribute first, on the big world, then let the extra processes go (§3.1 iii.4).
-  dog.phase("BLACS grids");
-  detail::BlacsGrid small(world, target);
-  dog.phase("redistribution");
-  const double t1 = MPI_Wtime();
-  rec.bytes_moved = move_all(grid, small);
-  rec.t_redist = MPI_Wtime() - t1;
-  rec.bytes_total = total_bytes();
-  grid.release();
-  small.release();
-  dog.phase("exit of the released processes");
+  // Redistribute on the big world, then let the extra processes go (§3.1 iii.4). The data
+  // moves inside blacs-dyn's shrink, once it has validated the request and before anybody
+  // leaves: a refused shrink (a node that cannot be given back whole) touches no data.
+  node_of_rank = redist::node_ids(np.hosts_before);
+  bool moved = false;
+  const auto move = [&]() {
+    moved = true;
+    dog.phase("BLACS grids");
+    detail::BlacsGrid small(world, target);
+    dog.phase("redistribution");
+    const double t1 = MPI_Wtime();
+    rec.bytes_moved = move_all(grid, small, &rec);
+    rec.t_redist = MPI_Wtime() - t1;
+    rec.bytes_total = total_bytes();
+    grid.release();
+    small.release();
+    dog.phase("exit of the released processes");
+    return true;
+  };
   const double t2 = MPI_Wtime();
   bool leaving = false;
   std::string err;
-  if (detail::World::shrink(target.size(), leaving, err) != 0) {
+  if (detail::World::shrink(np.keep, np.release, move, leaving, err) != 0) {
     dog.disarm();
-    throw Error("shrink: " + err);
+    if (moved) throw Error("shrink: " + err);  // failed after the data moved: cannot continue
+    return refuse(d, err);
   }
   if (leaving) {
     dog.disarm();
     detail::World::leave();
   }
   world = detail::World::comm();
-  rec.t_spawn = MPI_Wtime() - t2;
+  rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
   dog.phase("BLACS grid on the new world");
-  grid = detail::BlacsGrid(world, target);
-  shape = target;
+  const Grid renumbered = renumber(target, np.keep);
+  grid = detail::BlacsGrid(world, renumbered);
+  shape = renumbered;
   relabel_descs();
+  rec.rank_hosts = detail::World::hosts();
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   dog.disarm();
   if (root()) {
     metrics.add_resize(rec);
     opt.policy->completed(d, from.size(), true);
-    char line[256];
+    char line[320];
     std::snprintf(line, sizeof line,
-                  "   remap after iter %d: shrink %s -> %s (%d procs): exit %.1f ms, "
+                  "   remap after iter %d: shrink %s -> %s (%d procs%s%s): exit %.1f ms, "
                   "redistribution %.1f ms, other %.1f ms, total %.1f ms",
                   iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
-                  rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+                  np.release.empty() ? "" : "; gave back ", comma_list(np.release).c_str(), rec.t_spawn * 1e3,
+                  rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
     progress(line);
   }
   return {Action::Shrink, true, {}};

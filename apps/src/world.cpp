@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/resize/types.hpp"
 
 namespace resize::detail {
 
@@ -31,23 +32,91 @@ int World::expand_schema(const std::string& path, std::string& err) {
   return fail(blacs_dyn_expand_schema(path.c_str()), err);
 }
 
-int World::shrink(int keep, bool& leaving, std::string& err) {
+int World::expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
+                        const std::string& command, const std::vector<std::string>& args,
+                        std::string& err) {
+  std::vector<const char*> names;
+  std::vector<int> counts;
+  for (const auto& [h, c] : hosts) {
+    names.push_back(h.c_str());
+    counts.push_back(c);
+  }
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  return fail(blacs_dyn_expand_hosts(static_cast<int>(names.size()), names.data(), counts.data(),
+                                     command.c_str(), argv.data(), MPI_INFO_NULL),
+              err);
+}
+
+std::vector<std::string> World::hosts() {
+  constexpr int stride = MPI_MAX_PROCESSOR_NAME;
+  std::vector<char> buf(static_cast<std::size_t>(blacs_dyn_size()) * stride);
+  std::string err;
+  if (fail(blacs_dyn_hosts(buf.data(), stride), err) != BLACS_DYN_OK) throw Error("hosts: " + err);
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r * stride < buf.size(); ++r) out.emplace_back(buf.data() + r * stride);
+  return out;
+}
+
+namespace {
+struct HookCall {
+  const std::vector<int>* keep;
+  const std::function<bool()>* move;
+  std::string error;
+};
+// blacs-dyn calls this inside the shrink, after validating it: the plan it is about to
+// carry out must keep exactly the ranks the session planned for, in that order.
+int shrink_hook(MPI_Comm, const int* new_rank, int old_size, int new_size, void* user) {
+  auto* h = static_cast<HookCall*>(user);
+  bool same = new_size == static_cast<int>(h->keep->size());
+  for (int i = 0; same && i < new_size; ++i) {
+    const int r = (*h->keep)[static_cast<std::size_t>(i)];
+    same = r >= 0 && r < old_size && new_rank[r] == i;
+  }
+  if (!same) {
+    h->error = "the shrink would keep other processes than the session planned";
+    return 1;
+  }
+  try {
+    return (*h->move)() ? 0 : 1;
+  } catch (const std::exception& e) {
+    h->error = e.what();
+    return 1;
+  }
+}
+}  // namespace
+
+int World::shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
+                  const std::function<bool()>& move, bool& leaving, std::string& err) {
+  const int k = static_cast<int>(keep.size());
+  bool prefix = true;
+  for (int i = 0; i < k; ++i) prefix = prefix && keep[static_cast<std::size_t>(i)] == i;
   int leave = 0, rc = BLACS_DYN_OK, level = -1;
-  for (int l = blacs_dyn_depth() - 2; l >= 0; --l) {
+  for (int l = blacs_dyn_depth() - 2; prefix && release.empty() && l >= 0; --l) {
     int size = 0;
-    if (blacs_dyn_level_size(l, &size) == BLACS_DYN_OK && size == keep) {
+    if (blacs_dyn_level_size(l, &size) == BLACS_DYN_OK && size == k) {
       level = l;
       break;
     }
   }
-  if (level >= 0) {
+  HookCall call{&keep, &move, {}};
+  blacs_dyn_set_shrink_hook(&shrink_hook, &call);
+  if (!release.empty()) {
+    std::vector<const char*> names;
+    for (const auto& h : release) names.push_back(h.c_str());
+    rc = blacs_dyn_release_hosts(static_cast<int>(names.size()), names.data(), &leave);
+  } else if (level >= 0) {
     rc = blacs_dyn_shrink_to_level(level, &leave);
   } else {
-    std::vector<int> ranks(static_cast<std::size_t>(keep));
-    for (int i = 0; i < keep; ++i) ranks[static_cast<std::size_t>(i)] = i;
-    rc = blacs_dyn_shrink_to_ranks(ranks.data(), keep, &leave);
+    rc = blacs_dyn_shrink_to_ranks(keep.data(), k, &leave);
   }
+  blacs_dyn_set_shrink_hook(nullptr, nullptr);
   leaving = leave != 0;
+  if (rc != BLACS_DYN_OK && !call.error.empty()) {
+    err = call.error;
+    return rc;
+  }
   return fail(rc, err);
 }
 

@@ -5,7 +5,9 @@
 
 #include <mpi.h>
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace resize::detail {
@@ -19,9 +21,20 @@ struct World {
   static int expand(int nnew, const std::string& command, const std::vector<std::string>& args,
                     std::string& err);
   static int expand_schema(const std::string& path, std::string& err);
-  // Keep world ranks 0..keep-1: back down the stack when a level has exactly that size
-  // (seed 002 §3.3.5), else a new level of the first `keep` ranks.
-  static int shrink(int keep, bool& leaving, std::string& err);
+  // One spawn group per host, spawned at the same time (blacs_dyn_expand_hosts).
+  static int expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
+                          const std::string& command, const std::vector<std::string>& args,
+                          std::string& err);
+  // Collective: the node of every rank of the current world.
+  static std::vector<std::string> hosts();
+  // Shrink to the world ranks in `keep` (in that order). `release` empty: back down the
+  // stack when keep is 0..k-1 and a level has exactly that size (seed 002 §3.3.5), else a
+  // new level of `keep`. `release` given: give those nodes back whole
+  // (blacs_dyn_release_hosts), which must leave exactly `keep`. `move` runs on every
+  // member of the old world once the request is validated and before anybody leaves (the
+  // redistribution); returning false cancels the shrink. A refused shrink changes nothing.
+  static int shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
+                    const std::function<bool()>& move, bool& leaving, std::string& err);
   [[noreturn]] static void leave();
   // World rank 0's bytes to every rank of the current world (newcomers included).
   static int share_state(std::vector<char>& bytes, std::string& err);

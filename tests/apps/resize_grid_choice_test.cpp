@@ -47,3 +47,50 @@ TEST(GridChoice, ShrinkReversesALocalExpansion) {
   EXPECT_EQ(odd.ranks, (std::vector<int>{0, 1, 2, 3}));
   EXPECT_THROW(plan_shrink(big, 4, 1, 3), Error);
 }
+
+TEST(GridChoice, ShrinkToAnySetOfRanksKeepsWholeLinesInPlace) {
+  // 3x3 row-major; ranks 2, 5, 8 (the last column) leave: a local shrink to 3x2.
+  const Grid old{3, 3, {}};
+  const std::vector<int> keep = {0, 1, 3, 4, 6, 7};
+  const Grid g = plan_shrink(old, keep, 3, 2);
+  EXPECT_EQ(g.rank_map(), (std::vector<int>{0, 1, 3, 4, 6, 7}));
+  EXPECT_EQ(renumber(g, keep).rank_map(), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  // Not whole lines: the kept ranks fill the grid in keep order.
+  const std::vector<int> scattered = {0, 4, 8, 2};
+  EXPECT_EQ(plan_shrink(old, scattered, 2, 2).rank_map(), scattered);
+  EXPECT_EQ(renumber(plan_shrink(old, scattered, 2, 2), scattered).rank_map(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_THROW(plan_shrink(old, keep, 2, 2), Error);
+  EXPECT_THROW(renumber(Grid{1, 2, {0, 5}}, keep), Error);
+}
+
+TEST(GridChoice, NodeAwarePlacementPutsNewcomersNextToTheirNodesData) {
+  // 1x2 on node1 (rank 0) and node2 (rank 1) grows to 1x4 with rank 2 on node2 and rank 3
+  // on node1 (block columns): each newcomer should sit next to its own node's old process.
+  const Grid old{1, 2, {}};
+  const MatrixInfo m{64, 64, 64, 32, true};
+  const std::vector<std::string> hosts = {"node1", "node2", "node2", "node1"};
+  const Grid planned = plan_expansion(old, 2, 1, 4, Placement::Local1, &m);  // appends 2, 3
+  const Grid on_nodes = place_on_nodes(planned, old, 2, Placement::Local1, &m, hosts);
+  // The rule's old processes keep their slots (gridmap's tests pin which newcomer goes
+  // where); Optimal uses every rank once.
+  EXPECT_EQ(on_nodes.rank_at(0, 0), 0);
+  EXPECT_EQ(on_nodes.rank_at(0, 1), 1);
+  const auto opt = place_on_nodes(plan_expansion(old, 2, 1, 4, Placement::Optimal, &m), old, 2, Placement::Optimal, &m, hosts);
+  std::vector<int> sorted = opt.rank_map();
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(sorted, (std::vector<int>{0, 1, 2, 3}));
+  // One node (or no matrix): unchanged.
+  const std::vector<std::string> one = {"a", "a", "a", "a"};
+  EXPECT_EQ(place_on_nodes(planned, old, 2, Placement::Local1, &m, one), planned);
+  EXPECT_EQ(place_on_nodes(planned, old, 2, Placement::Local1, nullptr, hosts), planned);
+}
+
+TEST(GridChoice, HostCountsAddUpToTheNewProcesses) {
+  using V = std::vector<std::pair<std::string, int>>;
+  EXPECT_EQ(resolve_host_counts({{"n2", 0}}, 5), (V{{"n2", 5}}));
+  EXPECT_EQ(resolve_host_counts({{"n2", 0}, {"n3", 0}}, 5), (V{{"n2", 3}, {"n3", 2}}));
+  EXPECT_EQ(resolve_host_counts({{"n2", 4}, {"n3", 0}}, 5), (V{{"n2", 4}, {"n3", 1}}));
+  EXPECT_EQ(resolve_host_counts({{"n2", 5}, {"n3", 0}}, 5), (V{{"n2", 5}}));
+  EXPECT_THROW(resolve_host_counts({{"n2", 6}}, 5), Error);
+  EXPECT_THROW(resolve_host_counts({{"n2", 2}, {"n3", 2}}, 5), Error);
+}

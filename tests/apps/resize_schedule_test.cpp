@@ -66,3 +66,34 @@ TEST(Schedule, RoundTripsThroughToString) {
   const Schedule s = parse_schedule("3:expand:3x3:local2");
   EXPECT_EQ(to_string(s[0]), "3:expand:3x3:local2");
 }
+
+TEST(Schedule, HostsNameWhereAnExpansionGoesAndWhichNodesAShrinkGivesBack) {
+  const auto s = parse_schedule("3:expand:3x3:local2@node2,4:expand:16@node2=6+node3,8:shrink:2x2@node2+node3,"
+                                "9:expand:9:@node4");
+  ASSERT_EQ(s.size(), 4u);
+  EXPECT_EQ(s[0].decision.hosts, (std::vector<HostShare>{{"node2", 0}}));
+  EXPECT_EQ(s[0].decision.placement, Placement::Local2);
+  EXPECT_EQ(s[0].decision.nprow, 3);
+  EXPECT_EQ(s[1].decision.procs, 16);
+  EXPECT_EQ(s[1].decision.hosts, (std::vector<HostShare>{{"node2", 6}, {"node3", 0}}));
+  EXPECT_EQ(s[2].decision.action, Action::Shrink);
+  EXPECT_EQ(s[2].decision.hosts, (std::vector<HostShare>{{"node2", 0}, {"node3", 0}}));
+  EXPECT_EQ(s[3].decision.hosts, (std::vector<HostShare>{{"node4", 0}}));
+  for (const auto& e : s) EXPECT_EQ(parse_schedule(to_string(e))[0].decision.hosts, e.decision.hosts);
+}
+
+TEST(Schedule, BadHostListsAreNamed) {
+  const auto msg = [](const char* text) {
+    try {
+      parse_schedule(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(msg("3:expand:9@").find("names no host"), std::string::npos);
+  EXPECT_NE(msg("3:expand:9@node2=0").find("count >= 1"), std::string::npos);
+  EXPECT_NE(msg("3:expand:9@node2=x").find("count of host node2"), std::string::npos);
+  EXPECT_NE(msg("3:expand:9@node2+node2").find("named twice"), std::string::npos);
+  EXPECT_NE(msg("3:expand:9@node2:local2@node3").find("given twice"), std::string::npos);
+}

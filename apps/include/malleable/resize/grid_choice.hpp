@@ -4,6 +4,10 @@
 // them: a Grid (shape + world-rank map) for a Decision.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "malleable/resize/types.hpp"
 
 namespace resize {
@@ -35,6 +39,29 @@ Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placem
 // form whole rows and columns of it (a local shrink, the reverse of a local expansion)
 // their relative positions are kept; otherwise row-major (global).
 Grid plan_shrink(const Grid& old, int keep, int nprow, int npcol);
+
+// Shrink to the world ranks in `keep` (in that order they become ranks 0..k-1 of the new
+// world), in old world ranks: if the kept ranks form whole rows and columns of `old`
+// their relative positions are kept (a local shrink), otherwise they fill the grid in
+// `keep` order. The form above is keep = 0..keep-1.
+Grid plan_shrink(const Grid& old, const std::vector<int>& keep, int nprow, int npcol);
+// `g` (old world ranks) in the new world's ranks: keep[i] is rank i there.
+Grid renumber(const Grid& g, const std::vector<int>& keep);
+
+// Node-aware placement of an expansion (issue 10). `planned` came from plan_expansion;
+// host_of_rank names the node of every rank of the grown world (ranks old_world.. are
+// the newcomers). With one node, or no matrix, `planned` stands. Otherwise Optimal becomes
+// the linear assignment that minimises node-weighted bytes (a byte between nodes costs
+// inter_node_weight times one within a node), and the other rules keep their slots but
+// put each newcomer where its node holds the data the slot needs.
+Grid place_on_nodes(const Grid& planned, const Grid& old, int old_world, Placement p,
+                    const MatrixInfo* matrix, const std::vector<std::string>& host_of_rank,
+                    int inter_node_weight = 8);
+
+// How many of `nnew` new processes go to each named host: the given counts, and the rest
+// split evenly (in order) over the hosts without one; hosts left with none are dropped.
+// Throws Error when the counts exceed nnew or cannot add up to it.
+std::vector<std::pair<std::string, int>> resolve_host_counts(const std::vector<HostShare>& hosts, int nnew);
 
 // Positions (0-based, in the new dimension of p + r) of the r new rows/columns.
 std::vector<int> inserted_positions(int p, int r, Placement pl);

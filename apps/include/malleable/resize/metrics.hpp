@@ -42,6 +42,10 @@ struct ResizeRecord {
   double t_total = 0.0;     // t_spawn + t_redist + t_other
   std::int64_t bytes_moved = 0;  // bytes that changed rank (all matrices)
   std::int64_t bytes_total = 0;  // bytes of all registered matrices
+  // Of bytes_moved: between processes of one node, and between nodes (issue 10).
+  std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
+  std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
+  std::vector<std::string> rank_hosts;  // node of every rank after the resize
 };
 
 // Payoff point ceil(t_r / (t_p1 - t_p2)) (seed 002 §5.3.1, seed 003 eq. 4): iterations

@@ -2,9 +2,14 @@
 // application is resized only at remap points). Pure parsing, no MPI.
 //
 // Grammar (entries separated by ',' ';' or newlines; '#' starts a comment):
-//   ITER ':' ('expand'|'shrink') ':' TARGET [':' PLACEMENT] [':schema=' FILE]
+//   ITER ':' ('expand'|'shrink') ':' TARGET [':' PLACEMENT] [':schema=' FILE] ['@' HOSTS]
 //   TARGET    = PROCS | ROWS 'x' COLS          e.g. 9, 3x3, 2x3
 //   PLACEMENT = global | local1 | local2 | optimal (default local2)
+//   HOSTS     = HOST ['=' COUNT] ('+' HOST ['=' COUNT])*
+// '@' HOSTS may end the TARGET or the PLACEMENT field. Expand: the new processes run on
+// those nodes, COUNT of them on each (hosts without a count share the rest evenly), one
+// spawn group per node: "3:expand:3x3:local2@node2", "4:expand:16@node2=6+node3". Shrink:
+// the nodes to give back whole: "8:shrink:2x2@node2+node3".
 // ITER is the number of completed iterations at the remap point (remap point k follows
 // iteration k). A shrink target is a world size that the job had before (a stack level)
 // or any smaller size.

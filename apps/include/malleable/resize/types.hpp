@@ -42,6 +42,14 @@ std::string to_string(Placement p);
 Placement parse_placement(const std::string& s);  // throws Error
 
 enum class Action { None, Expand, Shrink };
+
+// A node named by a decision, with how many new processes go there (expand; 0 = an even
+// share of the new processes no host claims).
+struct HostShare {
+  std::string host;
+  int count = 0;
+  bool operator==(const HostShare&) const = default;
+};
 std::string to_string(Action a);
 
 // What a policy decides at a remap point. `procs` is the target world size; `nprow`
@@ -57,6 +65,11 @@ struct Decision {
   // a permutation of 0..procs-1), when the policy placed the processes itself (e.g.
   // heterogeneous selection under a power budget, seed 002 §6.3). Overrides placement.
   std::vector<int> ranks;
+  // Nodes (issue 10). Expand: where the new processes run, one spawn group per host,
+  // spawned at the same time, so each node's processes can later leave together. Shrink:
+  // the nodes to give back whole: every process of the job there ends, the rest stay and
+  // must fill the target grid exactly.
+  std::vector<HostShare> hosts;
   std::string reason;  // for the progress line
   static Decision none(std::string why = {}) {
     Decision d;
