@@ -192,7 +192,10 @@ class PhaseTrace {
   void mark(const char* phase) {
     if (!on_) return;
     const double t = now();
-    std::fprintf(stderr, "blacs-dyn trace: %-28s %8.2f ms\n", phase, 1e3 * (t - t_));
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    std::fprintf(stderr, "blacs-dyn trace: %-28s %8.2f ms (at %ld.%03ld)\n", phase, 1e3 * (t - t_),
+                 static_cast<long>(ts.tv_sec), ts.tv_nsec / 1000000);
     t_ = t;
   }
 
@@ -920,9 +923,12 @@ void Runtime::free_all_comms() {
 }
 
 void Runtime::exit_process() {
+  PhaseTrace trace(true);
   free_all_comms();
+  trace.mark("leaving: communicators freed");
   finalized_ = true;
   PMPI_Finalize();
+  trace.mark("leaving: MPI_Finalize");
   std::fflush(nullptr);
   std::exit(0);
 }

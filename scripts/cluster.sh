@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# An emulated cluster on one Linux machine (root): N nodes node1..nodeN, each a network +
+# UTS namespace with its own hostname and an address on one bridge, each node's link
+# optionally shaped with tc (rate, latency). Open MPI reaches the nodes through
+# scripts/cluster-rsh (its plm_rsh_agent), which enters a node's namespaces with nsenter:
+# no sshd. Everything lives in namespaces this script made; the addresses come from one
+# private range (10.213.7.0/24) and exist only inside them, so nothing outside this
+# machine is ever contacted.
+#
+#   cluster.sh up N [--rate 1gbit] [--delay 100us] [--slots S]
+#   cluster.sh down                 remove every namespace, link, /etc/hosts line, process
+#   cluster.sh status               what exists now (exit 1 if no cluster is up)
+#   cluster.sh exec NODE CMD...     run CMD inside NODE (mpiexec runs inside node1)
+#   cluster.sh mpi-env              the environment Open MPI needs (KEY=VALUE lines)
+#   cluster.sh hostfile             an Open MPI hostfile of the nodes (with slots)
+#   cluster.sh check                exit 0 if namespaces can be made here, else 77 + why
+#
+# --rate shapes each node's link in both directions (token bucket); --delay adds a one-way
+# delay to each node's link (node to node crosses two links) and needs the kernel's netem
+# qdisc. `up` twice with the same arguments is harmless; `up` with others while a cluster
+# is up is refused; `down` with nothing up is harmless. One cluster per machine at a time:
+# tests hold the lock file /run/malleable-cluster.lock (flock) while they use it.
+set -Eeuo pipefail
+
+readonly STATE=/run/malleable-cluster
+readonly NS_PREFIX=mallc-          # network namespaces mallc-node1 ...; mallc-switch
+readonly SUBNET=10.213.7
+readonly HOSTS_TAG="# malleable-cluster"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+die() { echo "cluster.sh: $*" >&2; exit 1; }
+usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+node_addr() { echo "$SUBNET.$((10 + ${1#node}))"; }
+nodes_up() { if [[ -f $STATE/nodes ]]; then cat "$STATE/nodes"; fi; }
+
+check() {
+  local why=""
+  if [[ $(id -u) -ne 0 ]]; then
+    why="not root (network namespaces need root)"
+  elif ! command -v ip >/dev/null || ! command -v nsenter >/dev/null || ! command -v unshare >/dev/null; then
+    why="ip (iproute2), nsenter and unshare (util-linux) are needed"
+  elif ! ip netns add mallc-probe 2>/dev/null; then
+    why="cannot create a network namespace here (ip netns add failed)"
+  else
+    ip netns del mallc-probe 2>/dev/null || true
+    if ! ip link add mallc-probe0 type veth peer name mallc-probe1 2>/dev/null; then
+      why="cannot create veth links here"
+    else
+      ip link del mallc-probe0 2>/dev/null || true
+    fi
+  fi
+  if [[ -n $why ]]; then
+    echo "cluster.sh: emulated cluster unavailable: $why"
+    return 77
+  fi
+  return 0
+}
+
+# Can tc add a delay here (netem is a kernel module some kernels lack)?
+netem_available() {
+  ip netns add mallc-probe 2>/dev/null || return 1
+  local ok=1
+  if ip netns exec mallc-probe tc qdisc add dev lo root netem delay 1ms 2>/dev/null; then ok=0; fi
+  ip netns del mallc-probe 2>/dev/null || true
+  return $ok
+}
+
+# Shapes egress of one interface inside a namespace: netem when a delay is asked (with
+# its rate), else a token bucket at `rate`.
+shape() {  # <netns> <dev> <rate> <delay>
+  local ns=$1 dev=$2 rate=$3 delay=$4
+  if [[ -n $delay ]]; then
+    local args=(delay "$delay")
+    [[ -n $rate ]] && args+=(rate "$rate")
+    ip netns exec "$ns" tc qdisc replace dev "$dev" root netem "${args[@]}" limit 10000
+  elif [[ -n $rate ]]; then
+    # burst: a few timer ticks of data at the rate; latency bounds the queue
+    ip netns exec "$ns" tc qdisc replace dev "$dev" root tbf rate "$rate" burst 256kb latency 100ms
+  fi
+}
+
+up() {
+  local n=${1:-} rate="" delay="" slots=8
+  [[ $n =~ ^[1-9][0-9]?$ ]] || die "up: N must be 1..99 nodes, got '${n}'"
+  shift
+  while (($#)); do
+    case $1 in
+      --rate) rate=${2:?--rate needs a value such as 1gbit}; shift 2 ;;
+      --delay) delay=${2:?--delay needs a value such as 100us}; shift 2 ;;
+      --slots) slots=${2:?--slots needs a number}; shift 2 ;;
+      *) die "up: unknown option '$1'" ;;
+    esac
+  done
+  [[ $slots =~ ^[1-9][0-9]*$ ]] || die "up: --slots must be a positive integer, got '$slots'"
+  [[ -z $rate || $rate =~ ^[0-9.]+[kmg]?(bit|bps)$ ]] || die "up: --rate must look like 1gbit or 100mbit, got '$rate'"
+  [[ -z $delay || $delay =~ ^[0-9.]+(us|ms|s)$ ]] || die "up: --delay must look like 100us or 2ms, got '$delay'"
+  local why
+  why=$(check) || die "${why#cluster.sh: }"
+  if [[ -f $STATE/nodes ]]; then
+    local have
+    have=$(wc -l <"$STATE/nodes")
+    if [[ $have -eq $n && "$(cat "$STATE/shape" 2>/dev/null)" == "$rate $delay $slots" ]] &&
+      ip netns list | grep -q "^${NS_PREFIX}node$n\b"; then
+      echo "cluster.sh: $n nodes already up"
+      return 0
+    fi
+    die "up: a cluster of $have nodes is up ($(cat "$STATE/shape" 2>/dev/null): rate delay slots); run 'cluster.sh down' first"
+  fi
+  if [[ -n $delay ]] && ! netem_available; then
+    die "up: --delay needs the netem qdisc, which this kernel does not have (sch_netem); --rate works without it"
+  fi
+  mkdir -p "$STATE/uts"
+  # Record intent first, so that `down` cleans a half-made cluster too.
+  : >"$STATE/nodes"
+  echo "$rate $delay $slots" >"$STATE/shape"
+  trap 'echo "cluster.sh: up failed; cleaning up" >&2; trap - ERR; down >/dev/null 2>&1 || true; exit 1' ERR
+  local sw=${NS_PREFIX}switch
+  ip netns add "$sw"
+  ip -n "$sw" link set lo up
+  ip -n "$sw" link add br0 type bridge
+  ip -n "$sw" link set br0 up
+  local i
+  for ((i = 1; i <= n; i++)); do
+    local node=node$i ns=${NS_PREFIX}node$i
+    echo "$node" >>"$STATE/nodes"
+    ip netns add "$ns"
+    ip -n "$ns" link set lo up
+    # veth: eth0 inside the node, the other end a port of the switch's bridge
+    ip link add "mallc$i" type veth peer name "mallc${i}p"
+    ip link set "mallc$i" netns "$ns"
+    ip link set "mallc${i}p" netns "$sw"
+    ip -n "$ns" link set "mallc$i" name eth0
+    ip -n "$ns" addr add "$(node_addr $node)/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$sw" link set "mallc${i}p" master br0
+    ip -n "$sw" link set "mallc${i}p" up
+    shape "$ns" eth0 "$rate" "$delay"
+    shape "$sw" "mallc${i}p" "$rate" "$delay"
+    # a UTS namespace of its own, kept by a bind mount: the node's hostname
+    touch "$STATE/uts/$node"
+    unshare --uts="$STATE/uts/$node" hostname "$node"
+    echo "$(node_addr $node) $node $HOSTS_TAG" >>/etc/hosts
+  done
+  : >"$STATE/hostfile"
+  for ((i = 1; i <= n; i++)); do echo "node$i slots=$slots" >>"$STATE/hostfile"; done
+  trap - ERR
+  echo "cluster.sh: $n nodes up (node1..node$n at $SUBNET.11-$((10 + n)), link ${rate:-unshaped}${delay:+, delay $delay}, $slots slots each)"
+}
+
+# Every process whose network namespace is one of ours.
+cluster_pids() {
+  local inodes=() ns pid me
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^${NS_PREFIX}" || true); do
+    inodes+=("$(stat -L -c %i "/run/netns/$ns" 2>/dev/null || true)")
+  done
+  ((${#inodes[@]})) || return 0
+  for pid in /proc/[0-9]*; do
+    pid=${pid#/proc/}
+    me=$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null) || continue
+    for ns in "${inodes[@]}"; do
+      if [[ $me == "$ns" ]]; then echo "$pid"; fi
+    done
+  done
+}
+
+down() {
+  local pids t
+  pids=$(cluster_pids)
+  if [[ -n $pids ]]; then
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null || true
+    for t in 1 2 3 4 5 6 7 8 9 10; do
+      sleep 0.3
+      pids=$(cluster_pids)
+      [[ -z $pids ]] && break
+    done
+    # shellcheck disable=SC2086
+    if [[ -n $pids ]]; then kill -KILL $pids 2>/dev/null || true; fi
+  fi
+  local ns l f
+  for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep "^${NS_PREFIX}" || true); do
+    ip netns del "$ns" 2>/dev/null || true
+  done
+  # veth ends left in the root namespace by a half-made `up`
+  for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | cut -d@ -f1 | grep '^mallc' || true); do
+    ip link del "$l" 2>/dev/null || true
+  done
+  if [[ -d $STATE/uts ]]; then
+    for f in "$STATE"/uts/*; do
+      [[ -e $f ]] || continue
+      umount "$f" 2>/dev/null || true
+      rm -f "$f"
+    done
+  fi
+  if grep -q "$HOSTS_TAG" /etc/hosts 2>/dev/null; then
+    # /etc/hosts may be a bind mount: rewrite it in place, never replace the file
+    local keep
+    keep=$(grep -v "$HOSTS_TAG" /etc/hosts || true)
+    printf '%s\n' "$keep" >/etc/hosts
+  fi
+  rm -rf "$STATE"
+  echo "cluster.sh: down (no namespace, link, hosts line or process of the cluster left)"
+}
+
+status() {
+  local nodes node pids
+  nodes=$(nodes_up)
+  if [[ -z $nodes ]]; then
+    echo "cluster.sh: no cluster is up"
+    if ip netns list 2>/dev/null | grep -q "^${NS_PREFIX}"; then
+      echo "(namespaces of a half-made cluster exist: run down)"
+    fi
+    return 1
+  fi
+  echo "nodes: $(echo $nodes) (rate delay slots: $(cat "$STATE/shape"))"
+  for node in $nodes; do
+    local q
+    q=$(ip netns exec "${NS_PREFIX}$node" tc qdisc show dev eth0 2>/dev/null | head -1)
+    printf '  %-7s %-12s hostname=%s  %s\n' "$node" "$(node_addr $node)" \
+      "$(nsenter --uts="$STATE/uts/$node" hostname 2>/dev/null)" "$q"
+  done
+  pids=$(cluster_pids)
+  echo "processes in the cluster's namespaces: $(echo $pids | wc -w)"
+  echo "/etc/hosts lines: $(grep -c "$HOSTS_TAG" /etc/hosts || true)"
+}
+
+node_exec() {
+  local node=${1:?exec needs a node}
+  shift
+  grep -qx "$node" "$STATE/nodes" 2>/dev/null ||
+    die "exec: no node '$node' (is the cluster up? nodes: $(nodes_up | tr '\n' ' '))"
+  exec nsenter --net="/run/netns/${NS_PREFIX}$node" --uts="$STATE/uts/$node" -- "$@"
+}
+
+mpi_env() {
+  [[ -f $STATE/nodes ]] || die "mpi-env: no cluster is up"
+  cat <<EOF
+OMPI_MCA_plm_rsh_agent=$here/cluster-rsh
+OMPI_MCA_btl_tcp_if_include=$SUBNET.0/24
+OMPI_MCA_oob_tcp_if_include=$SUBNET.0/24
+OMPI_MCA_orte_default_hostfile=$STATE/hostfile
+EOF
+}
+
+cmd=${1:-}
+[[ -n $cmd ]] || usage
+shift
+case $cmd in
+  up) up "$@" ;;
+  down) down ;;
+  status) status ;;
+  exec) node_exec "$@" ;;
+  mpi-env) mpi_env ;;
+  hostfile) if [[ -f $STATE/hostfile ]]; then cat "$STATE/hostfile"; else die "hostfile: no cluster is up"; fi ;;
+  check) check ;;
+  -h | --help | help) usage ;;
+  *) echo "cluster.sh: unknown command '$cmd'" >&2; usage ;;
+esac

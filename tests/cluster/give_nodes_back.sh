@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Issue 10 §3 on the emulated cluster: job 1 starts on node1 (4 processes), grows onto
+# node2 and node3 (4 each, one spawn group per node, spawned at the same time), computes,
+# then gives node2 and node3 back whole ("@node2+node3"): every process of job 1 there
+# ends. A second, independent MPI job then runs on node2 and node3 while job 1 continues
+# on node1. Both results are checked; the time from job 1's shrink to free nodes is
+# measured here and printed beside the expansion cost.
+# Usage: give_nodes_back.sh <source dir> <build dir>
+SRC=$1 BUILD=$2
+. "$SRC/tests/cluster/harness.sh"
+cluster_begin 3 --rate 1gbit
+work=$(mktemp -d)
+app=pdgemm_resizable
+
+timeout 300 "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none -n 4 \
+  "$BUILD/apps/$app" -n 640 --nb 64 -i 500 -p scripted \
+  -s 2:expand:3x4:local2@node2=4+node3=4,20:shrink:2x2@node2+node3 --json "$work/job1.json" \
+  >"$work/job1.log" 2>&1 &
+job1=$!
+
+# The expansion: job 1's processes appear on node2 and on node3 (each recorded when seen).
+seen2="" seen3=""
+for _ in $(seq 1 1200); do
+  [[ -z $seen2 ]] && seen2=$(pids_on node2 $app)
+  [[ -z $seen3 ]] && seen3=$(pids_on node3 $app)
+  [[ -n $seen2 && -n $seen3 ]] && break
+  kill -0 $job1 2>/dev/null || { cat "$work/job1.log"; fail "job 1 ended before growing"; }
+  sleep 0.05
+done
+[[ -n $seen2 && -n $seen3 ]] || fail "job 1 did not reach node2 and node3"
+echo "job 1 grew onto node2 ($(echo $seen2 | wc -w) processes) and node3 ($(echo $seen3 | wc -w))"
+
+# The shrink: once job 1 reports it, those processes must be gone (a process that exited has
+# no /proc/PID/exe any more, even before its parent reaps it) and nothing of job 1 may be
+# left on node2 or node3.
+for _ in $(seq 1 2400); do
+  grep -q "gave back" "$work/job1.log" && break
+  kill -0 $job1 2>/dev/null || { cat "$work/job1.log"; fail "job 1 ended before giving the nodes back"; }
+  sleep 0.05
+done
+grep "gave back" "$work/job1.log" || { cat "$work/job1.log"; fail "job 1 did not give the nodes back"; }
+t0=$(date +%s.%N)
+alive() { local p; for p in $seen2 $seen3; do readlink "/proc/$p/exe" >/dev/null 2>&1 && echo "$p"; done; return 0; }
+for _ in $(seq 1 2000); do
+  [[ -z $(alive) ]] && break
+  sleep 0.001
+done
+[[ -z $(alive) ]] || fail "processes of job 1 still on the released nodes 2 s after the shrink: $(alive)"
+free_ms=$(echo "($(date +%s.%N) - $t0) * 1000" | bc -l)
+left="$(pids_on node2 $app) $(pids_on node3 $app)"
+[[ -z ${left// /} ]] || fail "other processes of job 1 on the released nodes: $left"
+printf 'node2 and node3 free %.0f ms after job 1 reported the shrink\n' "$free_ms"
+
+# Job 2: independent, on the released nodes only.
+mpirun_on node2 -n 4 --host node2:2,node3:2 "$BUILD/apps/$app" -n 320 --nb 32 -g 2x2 -i 3 -q \
+  | tee "$work/job2.log" || fail "job 2 on node2 and node3 failed"
+grep -q "result check.*OK" "$work/job2.log" || fail "job 2's result check"
+kill -0 $job1 2>/dev/null || { cat "$work/job1.log"; fail "job 1 ended before job 2 finished (it must continue meanwhile)"; }
+echo "job 2 ran on node2 and node3 while job 1 continued on node1"
+
+wait $job1 || { tail -40 "$work/job1.log"; fail "job 1 failed"; }
+grep "result check" "$work/job1.log"
+python3 - "$work/job1.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["resizes"]
+assert len(r) == 2 and all(x["ok"] for x in r), r
+grow, shrink = r
+assert grow["rank_hosts"] == ["node1"] * 4 + ["node2"] * 4 + ["node3"] * 4, grow["rank_hosts"]
+assert shrink["rank_hosts"] == ["node1"] * 4, shrink["rank_hosts"]
+print(f"expansion 2x2 -> 3x4 onto node2 + node3: total {grow['t_total_s']*1e3:.0f} ms, spawn {grow['t_spawn_s']*1e3:.0f} ms")
+print(f"shrink 3x4 -> 2x2 giving back node2 + node3: total {shrink['t_total_s']*1e3:.0f} ms, "
+      f"exit {shrink['t_spawn_s']*1e3:.0f} ms, redistribution {shrink['t_redist_s']*1e3:.0f} ms")
+PY
+rm -rf "$work"
+echo "PASS"

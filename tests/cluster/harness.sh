@@ -1,0 +1,51 @@
+# Shared by the cluster tests (sourced). Brings the emulated cluster up for one test,
+# holds the machine-wide lock while doing so, and takes everything down on any exit.
+# A test that cannot run here (no namespaces) exits 77, which ctest reports as SKIPPED
+# with the reason printed. Needs: SRC (source dir), BUILD (build dir).
+set -euo pipefail
+CLUSTER=$SRC/scripts/cluster.sh
+LOCK=/run/malleable-cluster.lock
+
+cluster_begin() {  # <nodes> [cluster.sh up options]
+  local why
+  if ! why=$("$CLUSTER" check); then
+    echo "SKIPPED: $why"
+    exit 77
+  fi
+  exec 9>"$LOCK"
+  flock -w 900 9 || { echo "cluster test: the cluster lock $LOCK is held by another run for 15 min" >&2; exit 1; }
+  trap cluster_end EXIT
+  "$CLUSTER" down >/dev/null  # a cluster left by a killed run
+  "$CLUSTER" up "$@"
+  eval "export $("$CLUSTER" mpi-env | tr '\n' ' ')"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+  export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1
+}
+
+cluster_end() {
+  local rc=$?
+  "$CLUSTER" down >/dev/null 2>&1 || true
+  flock -u 9 2>/dev/null || true
+  exit $rc
+}
+
+# mpiexec started inside a node (Open MPI's daemons reach the others through cluster-rsh).
+mpirun_on() {  # <node> <mpiexec arguments...>
+  local node=$1
+  shift
+  "$CLUSTER" exec "$node" mpiexec --oversubscribe --bind-to none "$@"
+}
+
+# PIDs of processes executing program <name> whose network namespace is <node>'s.
+pids_on() {  # <node> <program name>
+  local want pid exe
+  want=$(stat -L -c %i "/run/netns/mallc-$1")
+  for pid in $(pgrep -f "$2" || true); do
+    exe=$(readlink "/proc/$pid/exe" 2>/dev/null) || continue
+    [[ ${exe##*/} == "$2" ]] || continue
+    [[ $(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null) == "$want" ]] && echo "$pid"
+  done
+  return 0
+}
+
+fail() { echo "FAILED: $*" >&2; exit 1; }
