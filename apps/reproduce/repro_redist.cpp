@@ -24,12 +24,14 @@
 #include <string>
 #include <vector>
 
+#include "malleable/gridmap/nodes.hpp"
 #include "malleable/gridmap/placement.hpp"
 #include "malleable/gridmap/topology.hpp"
 #include "malleable/redist/layout.hpp"
 #include "malleable/redist/plan.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "malleable/redist/scalapack_api.h"
+#include "malleable/redist/traffic.hpp"
 
 namespace {
 
@@ -151,6 +153,7 @@ int main(int argc, char** argv) {
   std::string split = "caterpillar,matching";
   std::string json_path = "-";
   int reps = 3;
+  double link_bits = 0;
   app.add_option("-n,--size", n, "global matrix size N (N x N doubles)");
   app.add_option("--nb", nb, "block size; 0 = block distribution (one block per process row/column, §4.5)");
   app.add_option("--from", from, "old grid RxC");
@@ -160,6 +163,9 @@ int main(int argc, char** argv) {
   app.add_option("--split", split, "schedules whose per-process wait/transfer split is recorded (\"\" = none)");
   app.add_option("--reps", reps, "repetitions per case (the best is reported)");
   app.add_option("--json", json_path, "JSON output on rank 0 (- = stdout)");
+  app.add_option("--link-rate", link_bits,
+                 "bits/s of each node's link (emulated cluster): the busiest link's bytes / rate is "
+                 "printed as the link bound (0 = single node, no bound)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -185,7 +191,25 @@ int main(int argc, char** argv) {
   Cblacs_gridinit(&gctxt, "R", 1, size);
   const int ctxt_a = blacs_grid_for(sys, la);
 
+  // The node of every rank (MPI_Get_processor_name): bytes between nodes, the busiest
+  // node link and its bound (issue 10 §4).
+  std::vector<std::string> hosts(static_cast<std::size_t>(size));
+  {
+    char name[MPI_MAX_PROCESSOR_NAME] = {};
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
+    std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR,
+                  MPI_COMM_WORLD);
+    for (int r = 0; r < size; ++r) hosts[static_cast<std::size_t>(r)] = all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+  }
+  const std::vector<int> node_of_rank = redist::node_ids(hosts);
+  const int nnodes = *std::max_element(node_of_rank.begin(), node_of_rank.end()) + 1;
+
   json out;
+  out["hosts"] = hosts;
+  out["nodes"] = nnodes;
+  out["link_rate_bits"] = link_bits;
   out["n"] = n;
   out["nb"] = nb;
   out["layout"] = nb > 0 ? "block-cyclic" : "block";
@@ -204,6 +228,11 @@ int main(int argc, char** argv) {
       place = gridmap::place_local(old_place, g2.rows - g1.rows, g2.cols - g1.cols,
                                    pname == "local1" ? gridmap::PlacementStrategy::Local1
                                                      : gridmap::PlacementStrategy::Local2);
+    } else if (pname == "optimal-nodes") {
+      std::vector<int> candidates(static_cast<std::size_t>(P));
+      std::iota(candidates.begin(), candidates.end(), 0);
+      const auto row_major = redist::Layout::block_cyclic(n, n, mb2, nb2, g2.rows, g2.cols);
+      place = gridmap::place_optimal_nodes(la, row_major, candidates, gridmap::NodeMap{node_of_rank, 8});
     } else if (pname == "optimal") {
       std::vector<int> candidates(static_cast<std::size_t>(P));
       std::iota(candidates.begin(), candidates.end(), 0);
@@ -225,6 +254,12 @@ int main(int argc, char** argv) {
     pc["min_steps"] = st.steps;
     pc["max_sent_bytes"] = st.max_sent_by_one * 8;
     pc["max_recv_bytes"] = st.max_recv_by_one * 8;
+    const auto traffic = redist::node_traffic(la, lb, redist::Region::whole(la), size, node_of_rank);
+    pc["bytes_intra_node"] = traffic.elements_intra_node * 8;
+    pc["bytes_inter_node"] = traffic.elements_inter_node * 8;
+    pc["max_link_bytes"] = traffic.max_link_elements() * 8;
+    // No schedule can beat the busiest node link: its bytes at the link rate.
+    pc["link_bound_s"] = link_bits > 0 ? static_cast<double>(traffic.max_link_elements() * 8) / (link_bits / 8) : 0.0;
     // The floors: all moved bytes through one core, and the busiest process's bytes.
     pc["memcpy_floor_s"] = max_over_ranks(rank == 0 ? memcpy_seconds(st.elements_moved * 8) : 0.0);
     pc["memcpy_floor_busiest_s"] =
