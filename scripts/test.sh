@@ -14,7 +14,7 @@ if [[ "${MALL_SANITIZE:-0}" == 1 ]]; then
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fi
 cd "$here/$build_dir"
-# --repeat after-timeout:2 reruns a test once only if it timed out: Debian 12's Open MPI
-# 4.1.4 + PMIx 4.2 has an intermittent hang inside MPI_Comm_spawn (docs/blacs-dyn.md).
-# A test that fails is never rerun.
+# --repeat after-timeout:2 reruns a test once only if it timed out: a safety net from when
+# Debian 12's Open MPI 4.1.4 + PMIx 4.2 hung inside MPI_Comm_spawn (cured: blacs-dyn
+# avoids PMIx's shared-memory store, docs/blacs-dyn.md). A test that fails is never rerun.
 ctest -LE bench --output-on-failure -j 2 --repeat after-timeout:2 "$@"
