@@ -388,6 +388,10 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   if (req.info != MPI_INFO_NULL) check(MPI_Info_dup(req.info, &info), "MPI_Info_dup");
   else check(MPI_Info_create(&info), "MPI_Info_create");
   if (!req.hosts.empty()) MPI_Info_set(info, "host", req.hosts.c_str());
+  // A per-host group's host joins the launcher's pool if it is not there yet (Open MPI's
+  // "add-host"; harmless when it is): a job started on one node (mpiexec --host node1:4)
+  // grows onto any node it is given, and the launcher starts a daemon there only then.
+  if (req.per_host && info_get(info, "add-host").empty()) MPI_Info_set(info, "add-host", req.hosts.c_str());
   if (!req.wdir.empty()) MPI_Info_set(info, "wdir", req.wdir.c_str());
   // Open MPI's "env" key: newline-separated assignments added to the children's
   // environment. BLACS_DYN_JOIN marks them as newcomers of this expansion.
@@ -661,6 +665,7 @@ void Runtime::expand(const SpawnRequest& request) {
     SpawnRequest one = req;
     one.nnew = req.groups[static_cast<std::size_t>(i)].count;
     one.hosts = req.groups[static_cast<std::size_t>(i)].host;
+    one.per_host = !request.groups.empty();
     try {
       links[static_cast<std::size_t>(i)] = spawn_and_handshake(one, level, first[static_cast<std::size_t>(i)]);
     } catch (const Error& e) {

@@ -39,6 +39,7 @@ struct SpawnRequest {
   // An argument error the API layer found on this rank: the expansion fails on every
   // rank with it (nothing is spawned).
   std::string invalid;
+  bool per_host = false;  // set internally: one group of a per-host expansion
 };
 
 class Runtime {
