@@ -7,13 +7,20 @@
 # private range (10.213.7.0/24) and exist only inside them, so nothing outside this
 # machine is ever contacted.
 #
-#   cluster.sh up N [--rate 1gbit] [--delay 100us] [--slots S]
+#   cluster.sh up N [--rate 1gbit] [--delay 100us] [--slots S] [--slurm]
 #   cluster.sh down                 remove every namespace, link, /etc/hosts line, process
 #   cluster.sh status               what exists now (exit 1 if no cluster is up)
 #   cluster.sh exec NODE CMD...     run CMD inside NODE (mpiexec runs inside node1)
 #   cluster.sh mpi-env              the environment Open MPI needs (KEY=VALUE lines)
 #   cluster.sh hostfile             an Open MPI hostfile of the nodes (with slots)
 #   cluster.sh check                exit 0 if namespaces can be made here, else 77 + why
+#   cluster.sh slurm-env            SLURM_CONF=... for Slurm's commands (with --slurm)
+#
+# --slurm also starts Debian's Slurm 22.05: munged (its socket is a file, shared by every
+# namespace), slurmctld in a namespace "head" (10.213.7.10, hostname head) and one slurmd
+# per node inside that node's namespaces, from a generated slurm.conf (whole nodes,
+# CPUs = slots, no cgroups). Slurm's commands work from the head:
+#   cluster.sh exec head sinfo        cluster.sh exec head sbatch -N 2 job.sh
 #
 # --rate shapes each node's link in both directions (token bucket); --delay adds a one-way
 # delay to each node's link (node to node crosses two links) and needs the kernel's netem
@@ -29,7 +36,7 @@ readonly HOSTS_TAG="# malleable-cluster"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
-usage() { sed -n '2,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 node_addr() { echo "$SUBNET.$((10 + ${1#node}))"; }
 nodes_up() { if [[ -f $STATE/nodes ]]; then cat "$STATE/nodes"; fi; }
@@ -81,7 +88,7 @@ shape() {  # <netns> <dev> <rate> <delay>
 }
 
 up() {
-  local n=${1:-} rate="" delay="" slots=8
+  local n=${1:-} rate="" delay="" slots=8 slurm=0
   [[ $n =~ ^[1-9][0-9]?$ ]] || die "up: N must be 1..99 nodes, got '${n}'"
   shift
   while (($#)); do
@@ -89,6 +96,7 @@ up() {
       --rate) rate=${2:?--rate needs a value such as 1gbit}; shift 2 ;;
       --delay) delay=${2:?--delay needs a value such as 100us}; shift 2 ;;
       --slots) slots=${2:?--slots needs a number}; shift 2 ;;
+      --slurm) slurm=1; shift ;;
       *) die "up: unknown option '$1'" ;;
     esac
   done
@@ -100,7 +108,7 @@ up() {
   if [[ -f $STATE/nodes ]]; then
     local have
     have=$(wc -l <"$STATE/nodes")
-    if [[ $have -eq $n && "$(cat "$STATE/shape" 2>/dev/null)" == "$rate $delay $slots" ]] &&
+    if [[ $have -eq $n && "$(cat "$STATE/shape" 2>/dev/null)" == "$rate $delay $slots $slurm" ]] &&
       ip netns list | grep -q "^${NS_PREFIX}node$n\b"; then
       echo "cluster.sh: $n nodes already up"
       return 0
@@ -113,7 +121,7 @@ up() {
   mkdir -p "$STATE/uts"
   # Record intent first, so that `down` cleans a half-made cluster too.
   : >"$STATE/nodes"
-  echo "$rate $delay $slots" >"$STATE/shape"
+  echo "$rate $delay $slots $slurm" >"$STATE/shape"
   trap 'echo "cluster.sh: up failed; cleaning up" >&2; trap - ERR; down >/dev/null 2>&1 || true; exit 1' ERR
   local sw=${NS_PREFIX}switch
   ip netns add "$sw"
@@ -122,30 +130,104 @@ up() {
   ip -n "$sw" link set br0 up
   local i
   for ((i = 1; i <= n; i++)); do
-    local node=node$i ns=${NS_PREFIX}node$i
-    echo "$node" >>"$STATE/nodes"
-    ip netns add "$ns"
-    ip -n "$ns" link set lo up
-    # veth: eth0 inside the node, the other end a port of the switch's bridge
-    ip link add "mallc$i" type veth peer name "mallc${i}p"
-    ip link set "mallc$i" netns "$ns"
-    ip link set "mallc${i}p" netns "$sw"
-    ip -n "$ns" link set "mallc$i" name eth0
-    ip -n "$ns" addr add "$(node_addr $node)/24" dev eth0
-    ip -n "$ns" link set eth0 up
-    ip -n "$sw" link set "mallc${i}p" master br0
-    ip -n "$sw" link set "mallc${i}p" up
-    shape "$ns" eth0 "$rate" "$delay"
-    shape "$sw" "mallc${i}p" "$rate" "$delay"
-    # a UTS namespace of its own, kept by a bind mount: the node's hostname
-    touch "$STATE/uts/$node"
-    unshare --uts="$STATE/uts/$node" hostname "$node"
-    echo "$(node_addr $node) $node $HOSTS_TAG" >>/etc/hosts
+    echo "node$i" >>"$STATE/nodes"
+    add_node "node$i" $((10 + i)) "$rate" "$delay"
   done
   : >"$STATE/hostfile"
   for ((i = 1; i <= n; i++)); do echo "node$i slots=$slots" >>"$STATE/hostfile"; done
+  if ((slurm)); then
+    add_node head 10 "$rate" ""
+    slurm_up "$n" "$slots"
+  fi
   trap - ERR
   echo "cluster.sh: $n nodes up (node1..node$n at $SUBNET.11-$((10 + n)), link ${rate:-unshaped}${delay:+, delay $delay}, $slots slots each)"
+}
+
+# One namespace host on the bridge: <name> at $SUBNET.<last octet>, its own hostname.
+add_node() {  # <name> <last octet> <rate> <delay>
+  local name=$1 ns=${NS_PREFIX}$1 ip=$SUBNET.$2 port=mallc$2 sw=${NS_PREFIX}switch
+  ip netns add "$ns"
+  ip -n "$ns" link set lo up
+  # veth: eth0 inside the node, the other end a port of the switch's bridge
+  ip link add "$port" type veth peer name "${port}p"
+  ip link set "$port" netns "$ns"
+  ip link set "${port}p" netns "$sw"
+  ip -n "$ns" link set "$port" name eth0
+  ip -n "$ns" addr add "$ip/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$sw" link set "${port}p" master br0
+  ip -n "$sw" link set "${port}p" up
+  shape "$ns" eth0 "$3" "$4"
+  shape "$sw" "${port}p" "$3" "$4"
+  # a UTS namespace of its own, kept by a bind mount: the node's hostname
+  touch "$STATE/uts/$name"
+  unshare --uts="$STATE/uts/$name" hostname "$name"
+  echo "$ip $name $HOSTS_TAG" >>/etc/hosts
+}
+
+in_node() {  # <name> <command...>: run inside a namespace host
+  local name=$1
+  shift
+  nsenter --net="/run/netns/${NS_PREFIX}$name" --uts="$STATE/uts/$name" -- "$@"
+}
+
+# Slurm 22.05 on the nodes: munged, slurmctld on the head, one slurmd per node.
+slurm_up() {  # <nodes> <cpus per node>
+  local n=$1 cpus=$2 d=$STATE/slurm i
+  for bin in munged slurmctld slurmd sinfo; do
+    command -v $bin >/dev/null || die "up --slurm: $bin missing (Debian packages munge slurmctld slurmd slurm-client; scripts/setup.sh installs them)"
+  done
+  mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/log"
+  dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 2>/dev/null
+  chmod 400 "$d/munge/munge.key"
+  munged --force --key-file="$d/munge/munge.key" --socket="$d/munge/munge.socket" \
+    --pid-file="$d/munge/munged.pid" --log-file="$d/log/munged.log" --seed-file="$d/munge/seed"
+  {
+    echo "# Generated by scripts/cluster.sh up $n --slurm: the emulated cluster's Slurm."
+    echo "ClusterName=mallc"
+    echo "SlurmctldHost=head($SUBNET.10)"
+    echo "SlurmUser=root"
+    echo "SlurmdUser=root"
+    echo "AuthType=auth/munge"
+    echo "AuthInfo=socket=$d/munge/munge.socket"
+    echo "CredType=cred/munge"
+    echo "StateSaveLocation=$d/state"
+    echo "SlurmdSpoolDir=$d/spool/%n"
+    echo "SlurmctldPidFile=$d/slurmctld.pid"
+    echo "SlurmdPidFile=$d/slurmd.%n.pid"
+    echo "SlurmctldLogFile=$d/log/slurmctld.log"
+    echo "SlurmdLogFile=$d/log/slurmd.%n.log"
+    echo "# no cgroups: processes are tracked by parentage, tasks not bound"
+    echo "ProctrackType=proctrack/linuxproc"
+    echo "TaskPlugin=task/none"
+    echo "# whole nodes per job; CPUs as configured, whatever the (shared) hardware says"
+    echo "SelectType=select/linear"
+    echo "SlurmdParameters=config_overrides"
+    echo "SchedulerType=sched/backfill"
+    echo "SchedulerParameters=sched_interval=2,bf_interval=2,permit_job_expansion"
+    echo "ReturnToService=2"
+    echo "MpiDefault=none"
+    echo "JobAcctGatherType=jobacct_gather/none"
+    echo "AccountingStorageType=accounting_storage/none"
+    echo "JobCompType=jobcomp/filetxt"
+    echo "JobCompLoc=$d/log/jobcomp.txt"
+    echo "InactiveLimit=0"
+    echo "KillWait=5"
+    echo "MinJobAge=600"
+    for ((i = 1; i <= n; i++)); do
+      echo "NodeName=node$i NodeAddr=$(node_addr node$i) CPUs=$cpus State=UNKNOWN"
+    done
+    echo "PartitionName=box Nodes=node[1-$n] Default=YES MaxTime=INFINITE State=UP"
+  } >"$d/slurm.conf"
+  in_node head slurmctld -f "$d/slurm.conf"
+  for ((i = 1; i <= n; i++)); do in_node "node$i" slurmd -f "$d/slurm.conf"; done
+  local t
+  for t in $(seq 1 60); do
+    [[ $(in_node head env SLURM_CONF="$d/slurm.conf" sinfo -h -t idle -o %D 2>/dev/null | head -1) == "$n" ]] && return 0
+    sleep 0.5
+  done
+  in_node head env SLURM_CONF="$d/slurm.conf" sinfo >&2 || true
+  die "up --slurm: the $n nodes did not become idle in Slurm within 30 s (logs in $d/log)"
 }
 
 # Every process whose network namespace is one of ours.
@@ -166,6 +248,10 @@ cluster_pids() {
 
 down() {
   local pids t
+  # munged lives in the root namespace; the Slurm daemons in the nodes' (killed below)
+  if [[ -f $STATE/slurm/munge/munged.pid ]]; then
+    kill "$(cat "$STATE/slurm/munge/munged.pid")" 2>/dev/null || true
+  fi
   pids=$(cluster_pids)
   if [[ -n $pids ]]; then
     # shellcheck disable=SC2086
@@ -213,13 +299,17 @@ status() {
     fi
     return 1
   fi
-  echo "nodes: $(echo $nodes) (rate delay slots: $(cat "$STATE/shape"))"
+  echo "nodes: $(echo $nodes) (rate delay slots slurm: $(cat "$STATE/shape"))"
   for node in $nodes; do
     local q
     q=$(ip netns exec "${NS_PREFIX}$node" tc qdisc show dev eth0 2>/dev/null | head -1)
     printf '  %-7s %-12s hostname=%s  %s\n' "$node" "$(node_addr $node)" \
       "$(nsenter --uts="$STATE/uts/$node" hostname 2>/dev/null)" "$q"
   done
+  if [[ -f $STATE/slurm/slurm.conf ]]; then
+    echo "Slurm (SLURM_CONF=$STATE/slurm/slurm.conf; commands: cluster.sh exec head sinfo ...):"
+    in_node head env SLURM_CONF="$STATE/slurm/slurm.conf" sinfo 2>&1 | sed 's/^/  /'
+  fi
   pids=$(cluster_pids)
   echo "processes in the cluster's namespaces: $(echo $pids | wc -w)"
   echo "/etc/hosts lines: $(grep -c "$HOSTS_TAG" /etc/hosts || true)"
@@ -228,8 +318,9 @@ status() {
 node_exec() {
   local node=${1:?exec needs a node}
   shift
-  grep -qx "$node" "$STATE/nodes" 2>/dev/null ||
+  [[ $node == head && -e /run/netns/${NS_PREFIX}head ]] || grep -qx "$node" "$STATE/nodes" 2>/dev/null ||
     die "exec: no node '$node' (is the cluster up? nodes: $(nodes_up | tr '\n' ' '))"
+  if [[ -f $STATE/slurm/slurm.conf ]]; then export SLURM_CONF=$STATE/slurm/slurm.conf; fi
   exec nsenter --net="/run/netns/${NS_PREFIX}$node" --uts="$STATE/uts/$node" -- "$@"
 }
 
@@ -252,6 +343,7 @@ case $cmd in
   status) status ;;
   exec) node_exec "$@" ;;
   mpi-env) mpi_env ;;
+  slurm-env) if [[ -f $STATE/slurm/slurm.conf ]]; then echo "SLURM_CONF=$STATE/slurm/slurm.conf"; else die "slurm-env: no Slurm is up (cluster.sh up N --slurm)"; fi ;;
   hostfile) if [[ -f $STATE/hostfile ]]; then cat "$STATE/hostfile"; else die "hostfile: no cluster is up"; fi ;;
   check) check ;;
   -h | --help | help) usage ;;

@@ -106,7 +106,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("--nb", o.nb, "block size NB");
   cli.add_option("-g,--grid", o.grid, "initial process grid PxQ");
   cli.add_option("-i,--iters", o.iters, "iterations");
-  cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot");
+  cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot, slurm (inside a Slurm job: docs/apps.md)");
   cli.add_option("-s,--schedule", o.schedule,
                  "scripted schedule, e.g. 3:expand:3x3:local2,6:shrink:2x2 (or a file)");
   cli.add_option("--offer", o.offer, "sweetspot: file with offer=N / release=M (default $RESIZE_OFFER)");
@@ -126,7 +126,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     resize::SessionOptions so;
     so.app = hooks.name;
     if (hooks.policy) so.policy = hooks.policy(o);
-    if (!so.policy) so.policy = resize::make_policy(o.policy, o.schedule, o.offer);
+    if (!so.policy) so.policy = resize::make_policy(o.policy, o.schedule, o.offer, o.iters);
     so.mover = resize::parse_mover(o.mover);
     so.progress = !o.quiet;
     so.resize_timeout = o.resize_timeout;

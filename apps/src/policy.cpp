@@ -1,4 +1,5 @@
 #include "malleable/resize/policy.hpp"
+#include "malleable/resize/slurm.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -150,14 +151,15 @@ void SweetSpotPolicy::completed(const Decision& d, int from_procs, bool ok) {
 }
 
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& schedule,
-                                    const std::string& offer_file) {
+                                    const std::string& offer_file, int total_iterations) {
   if (name == "fixed" || name == "none") return std::make_unique<FixedPolicy>();
+  if (name == "slurm") return slurm::make_slurm_policy(total_iterations);
   if (name == "scripted") return std::make_unique<ScriptedPolicy>(load_schedule(schedule));
   if (name == "sweetspot") {
     SweetSpotPolicy::Options o;
     return std::make_unique<SweetSpotPolicy>(std::make_shared<OfferFileScheduler>(offer_file), o);
   }
-  throw Error("policy: expected fixed, scripted or sweetspot, got '" + name + "'");
+  throw Error("policy: expected fixed, scripted, sweetspot or slurm, got '" + name + "'");
 }
 
 }  // namespace resize

@@ -194,6 +194,8 @@ struct Session::Impl {
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
   // move_all can count bytes within and between nodes (issue 10).
   std::vector<int> node_of_rank;
+  // Node of every rank of the current world (for policies that manage nodes, issue 12).
+  std::vector<std::string> rank_hosts;
 
   // What act() planned for a resize besides the target grid (issue 10).
   struct NodePlan {
@@ -479,6 +481,7 @@ int Session::start(const Grid& g) {
       *r.cbuf = static_cast<double*>(std::calloc(std::max<std::size_t>(need, 1), sizeof(double)));
     }
   }
+  I.rank_hosts = detail::World::hosts();
   I.progress("[" + I.opt.app + "] start on " + g.shape() + " (" + std::to_string(I.size()) +
              " processes; world: " + detail::World::backend() + "; policy " + I.opt.policy->name() +
              "; redistribution " + mover_name() + ")");
@@ -531,7 +534,8 @@ int Session::join() {
   const auto app = r.get_bytes();
   if (I.unpack) I.unpack(app);
   // The same collective as the old processes make after the hand-over (Impl::expand).
-  I.node_of_rank = redist::node_ids(detail::World::hosts());
+  I.rank_hosts = detail::World::hosts();
+  I.node_of_rank = redist::node_ids(I.rank_hosts);
   I.dog.phase("redistribution");
   detail::BlacsGrid old_grid(I.world, from);
   detail::BlacsGrid new_grid(I.world, to);
@@ -574,7 +578,7 @@ RemapResult Session::remap_point() {
   Decision d;
   if (I.root()) {
     try {
-      d = I.opt.policy->decide(PolicyInput{I.iteration, I.shape, I.size(), &I.metrics});
+      d = I.opt.policy->decide(PolicyInput{I.iteration, I.shape, I.size(), &I.metrics, &I.rank_hosts});
     } catch (const std::exception& e) {
       d = Decision::none(std::string("policy error: ") + e.what());
     }
@@ -788,7 +792,7 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const N
     for (int k = 0; k < nm * 4; ++k) (void)rd.get<int>();
     unpack(rd.get_bytes());
   }
-  rec.rank_hosts = detail::World::hosts();
+  rec.rank_hosts = rank_hosts = detail::World::hosts();
   node_of_rank = redist::node_ids(rec.rank_hosts);
   finish_expansion(from, target, &rec, t_start);
   if (root()) opt.policy->completed(d, from.size(), true);
@@ -865,7 +869,7 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   grid = detail::BlacsGrid(world, renumbered);
   shape = renumbered;
   relabel_descs();
-  rec.rank_hosts = detail::World::hosts();
+  rec.rank_hosts = rank_hosts = detail::World::hosts();
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   dog.disarm();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/schedule.hpp"
@@ -18,6 +19,8 @@ struct PolicyInput {
   Grid grid;                // current grid
   int world_size = 0;       // processes in the current world
   const Metrics* metrics = nullptr;
+  // Node of every rank of the current world (issue 10); may be null.
+  const std::vector<std::string>* rank_hosts = nullptr;
 };
 
 class Policy {
@@ -140,8 +143,9 @@ class SweetSpotPolicy final : public Policy {
 Grid next_grid_step(const Grid& g);
 
 // Builds a policy from its command-line name: "fixed", "scripted" (needs `schedule`),
-// "sweetspot" (offers from `offer_file` or $RESIZE_OFFER).
+// "sweetspot" (offers from `offer_file` or $RESIZE_OFFER), "slurm" (the job's Slurm
+// allocation, slurm.hpp; `total_iterations` for its payoff test).
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& schedule,
-                                    const std::string& offer_file);
+                                    const std::string& offer_file, int total_iterations = 0);
 
 }  // namespace resize

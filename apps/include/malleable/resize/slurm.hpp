@@ -1,0 +1,133 @@
+// A real resource manager drives the resizes (issue 12): Slurm 22.05, as seed 002 §3.1's
+// scheduler and seed 003's DRMS do for their jobs. At each remap point the Slurm policy
+// looks at the job's allocation, the idle nodes and the pending jobs, and
+//   - gives whole nodes back when a pending job waits for nodes this job holds: the job
+//     shrinks so that every process on those nodes ends (blacs_dyn_release_hosts), then
+//     `scontrol update JobId=J NodeList=<the rest>` returns them to Slurm;
+//   - grows when nodes are idle, nobody waits for them and growing pays (the payoff
+//     point against the iterations left): Slurm 22.05's documented expansion, a step-less
+//     allocation `salloc --no-shell --dependency=expand:J`, merged into the job with
+//     `scontrol update JobId=N NumNodes=0` and `JobId=J NumNodes=ALL`, then a spawn onto
+//     the new nodes; nodes the job holds but runs nothing on are used first.
+// Every command is checked; a refused or failed request leaves the job where it is, with
+// its data, and the reason in the progress line and the record. The job never spawns onto a
+// node Slurm did not give it.
+//
+// Pure here: Slurm's output parsed, the decision taken from a snapshot. The commands run
+// through SlurmClient (slurm.cpp runs them with popen on world rank 0 only).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "malleable/resize/policy.hpp"
+
+namespace resize::slurm {
+
+// "node[1-3,5],gpu07" -> node1 node2 node3 node5 gpu07 (Slurm's hostlist syntax, with
+// zero-padded ranges kept: "n[01-03]" -> n01 n02 n03). Throws Error on malformed input.
+std::vector<std::string> expand_hostlist(const std::string& list);
+// The inverse, for scontrol: consecutive numbers of one prefix become a range.
+std::string compress_hostlist(const std::vector<std::string>& hosts);
+
+// A job as `squeue -h -o '%i|%T|%D|%N'` or `scontrol show job -o` describes it.
+struct Job {
+  std::string id;
+  std::string state;                // RUNNING, PENDING, ...
+  int nodes = 0;                    // nodes it holds or asks for
+  std::vector<std::string> node_list;
+};
+// Lines "ID|STATE|NODES|NODELIST"; blank lines ignored; throws Error naming a bad line.
+std::vector<Job> parse_squeue(const std::string& text);
+// `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes, NodeList).
+Job parse_scontrol_job(const std::string& text);
+
+// What Slurm said at one remap point.
+struct Snapshot {
+  Job mine;                          // this job (its allocation)
+  std::vector<std::string> idle;     // idle nodes of the partition
+  std::vector<Job> pending;          // other jobs waiting, oldest first
+};
+
+struct Options {
+  int procs_per_node = 0;   // processes to put on a node the job grows onto (0: as on rank 0's node)
+  int min_nodes = 1;        // never give back below this many nodes
+  int max_nodes = 0;        // never grow beyond (0: the most nodes the job ever held)
+  int total_iterations = 0; // the job's length, for the payoff test (0: unknown: grow when idle)
+  bool use_dedicated = true;  // judge payoff on the dedicated-core clock (2 shared cores here)
+  double interval_s = 2.0;    // ask Slurm at most this often (remap points in between: nothing)
+  bool verbose = false;       // print each decision and Slurm's answers ("[slurm] ...")
+};
+
+// The decision, with the Slurm request that goes with it.
+struct Plan {
+  enum class Kind { None, GiveBack, UseHeld, Acquire } kind = Kind::None;
+  std::vector<std::string> nodes;  // nodes to give back, to use, or how many to acquire (size)
+  int acquire = 0;                 // Acquire: nodes to ask Slurm for
+  std::string why;
+};
+
+// Pure decision. rank_hosts: node of every rank of the job now (rank 0's node is never
+// given back). Order: give back if a pending job needs nodes this job holds; else use held
+// nodes that run nothing; else acquire idle nodes if growing pays.
+Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o,
+            const PolicyInput& in);
+
+// The command layer (slurm.cpp): runs a command line, returns its exit status and
+// output. Tests substitute their own.
+struct Command {
+  int status = -1;
+  std::string out;
+};
+using Runner = std::function<Command(const std::string& command_line)>;
+Runner shell_runner();  // popen + sh -c, stderr folded into the output
+
+// Talks to Slurm for one job (its id from $SLURM_JOB_ID unless given).
+class Client {
+ public:
+  explicit Client(Runner run, std::string job_id = {});
+  const std::string& job_id() const { return job_; }
+  Snapshot snapshot();                                   // throws Error when a command fails
+  void release(const std::vector<std::string>& keep);    // scontrol update NodeList=keep
+  std::vector<std::string> acquire(int nodes);           // salloc expand + merge; the new nodes
+  std::vector<std::string> held();                       // the job's nodes now
+
+ private:
+  Command run_checked(const std::string& cmd, const std::string& what);
+  Runner run_;
+  std::string job_;
+};
+
+// The policy: world rank 0 asks Slurm at each remap point and turns the plan into a
+// Decision with hosts; after a completed shrink it returns the nodes to Slurm, after a
+// failed expansion it gives the acquired nodes back.
+class SlurmPolicy final : public Policy {
+ public:
+  SlurmPolicy(std::unique_ptr<Client> client, Options o);
+  Decision decide(const PolicyInput& in) override;
+  void completed(const Decision& d, int from_procs, bool ok) override;
+  std::string name() const override { return "slurm"; }
+  // What happened at each remap point that asked Slurm (for the report and tests).
+  const std::vector<std::string>& log() const { return log_; }
+
+ private:
+  std::unique_ptr<Client> client_;
+  Options opt_;
+  std::vector<std::string> acquired_;      // nodes acquired for the pending expansion
+  std::vector<std::string> pending_keep_;  // nodes the job keeps after the pending shrink
+  int most_nodes_ = 0;
+  double last_ask_ = -1e30;
+  std::string last_none_;  // the last reason for staying (printed once while it holds)
+  std::vector<std::string> log_;
+  void note(std::string line);  // log_, and stdout when verbose
+};
+
+// "-p slurm": options from the environment (RESIZE_SLURM_PROCS_PER_NODE,
+// RESIZE_SLURM_MIN_NODES, RESIZE_SLURM_MAX_NODES, RESIZE_SLURM_ITERATIONS); throws Error
+// outside a Slurm job.
+std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);
+
+}  // namespace resize::slurm

@@ -1,0 +1,541 @@
+// The Slurm policy (issue 12): Slurm's output parsed and the decision taken (pure), the
+// commands run by a Runner (popen), and the Policy that ties them to the session.
+#include "malleable/resize/slurm.hpp"
+
+#include "malleable/resize/grid_choice.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <thread>
+
+namespace resize::slurm {
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+// Splits at commas outside brackets.
+std::vector<std::string> split_top(const std::string& s) {
+  std::vector<std::string> out;
+  std::string cur;
+  int depth = 0;
+  for (char c : s) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth == 0) {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::string pad(long v, std::size_t width) {
+  std::string s = std::to_string(v);
+  return s.size() < width ? std::string(width - s.size(), '0') + s : s;
+}
+
+}  // namespace
+
+std::vector<std::string> expand_hostlist(const std::string& list) {
+  std::vector<std::string> out;
+  const std::string text = trim(list);
+  if (text.empty() || text == "(null)") return out;
+  for (const std::string& raw : split_top(text)) {
+    const std::string item = trim(raw);
+    if (item.empty()) throw Error("hostlist '" + list + "': empty entry");
+    const auto open = item.find('[');
+    if (open == std::string::npos) {
+      if (item.find(']') != std::string::npos) throw Error("hostlist '" + list + "': ']' without '['");
+      out.push_back(item);
+      continue;
+    }
+    const auto close = item.find(']', open);
+    if (close == std::string::npos) throw Error("hostlist '" + list + "': '[' without ']'");
+    const std::string prefix = item.substr(0, open), suffix = item.substr(close + 1);
+    std::stringstream ranges(item.substr(open + 1, close - open - 1));
+    for (std::string r; std::getline(ranges, r, ',');) {
+      r = trim(r);
+      const auto dash = r.find('-');
+      const std::string a = r.substr(0, dash), b = dash == std::string::npos ? a : r.substr(dash + 1);
+      if (!all_digits(a) || !all_digits(b))
+        throw Error("hostlist '" + list + "': range '" + r + "' is not NUMBER or NUMBER-NUMBER");
+      const long lo = std::stol(a), hi = std::stol(b);
+      if (hi < lo || hi - lo > 100000) throw Error("hostlist '" + list + "': bad range '" + r + "'");
+      for (long v = lo; v <= hi; ++v) out.push_back(prefix + pad(v, a.size()) + suffix);
+    }
+  }
+  return out;
+}
+
+std::string compress_hostlist(const std::vector<std::string>& hosts) {
+  // Split names into prefix + trailing number. Per prefix, numbers written with a leading
+  // zero fix a width (n08 n09 n10 -> n[08-10]); the others are unpadded (node9 node10 ->
+  // node[9-10]). Names without a trailing number stay as they are.
+  struct Name {
+    std::string prefix, digits;
+  };
+  std::vector<Name> names;
+  std::map<std::string, std::size_t> padded_width;  // prefix -> width of its padded numbers
+  std::vector<std::string> plain;
+  for (const auto& h : hosts) {
+    std::size_t d = h.size();
+    while (d > 0 && std::isdigit(static_cast<unsigned char>(h[d - 1]))) --d;
+    if (d == h.size()) {
+      plain.push_back(h);
+      continue;
+    }
+    names.push_back(Name{h.substr(0, d), h.substr(d)});
+    if (names.back().digits.size() > 1 && names.back().digits[0] == '0')
+      padded_width[names.back().prefix] = names.back().digits.size();
+  }
+  std::map<std::pair<std::string, std::size_t>, std::set<long>> groups;
+  std::vector<std::pair<std::string, std::size_t>> order;
+  for (const auto& n : names) {
+    const auto pw = padded_width.find(n.prefix);
+    const std::size_t width = pw != padded_width.end() && pw->second == n.digits.size() ? n.digits.size() : 0;
+    const auto key = std::make_pair(n.prefix, width);
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].insert(std::stol(n.digits));
+  }
+  std::string out;
+  const auto add = [&](const std::string& s) {
+    if (!out.empty()) out += ',';
+    out += s;
+  };
+  for (const auto& key : order) {
+    const auto& nums = groups[key];
+    std::string inner;
+    for (auto it = nums.begin(); it != nums.end();) {
+      const long lo = *it;
+      long hi = lo;
+      while (++it != nums.end() && *it == hi + 1) hi = *it;
+      if (!inner.empty()) inner += ',';
+      inner += pad(lo, key.second);
+      if (hi > lo) inner += "-" + pad(hi, key.second);
+    }
+    add(nums.size() == 1 ? key.first + inner : key.first + "[" + inner + "]");
+  }
+  for (const auto& p : plain) add(p);
+  return out;
+}
+
+std::vector<Job> parse_squeue(const std::string& text) {
+  std::vector<Job> jobs;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    line = trim(line);
+    if (line.empty()) continue;
+    std::vector<std::string> f;  // split keeping empty fields (an empty NODELIST is last)
+    for (std::size_t at = 0;;) {
+      const auto bar = line.find('|', at);
+      f.push_back(trim(line.substr(at, bar == std::string::npos ? std::string::npos : bar - at)));
+      if (bar == std::string::npos) break;
+      at = bar + 1;
+    }
+    if (f.size() != 4 || f[0].empty() || !all_digits(f[2]))
+      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST)");
+    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3])});
+  }
+  return jobs;
+}
+
+Job parse_scontrol_job(const std::string& text) {
+  Job j;
+  std::stringstream in(text);
+  bool have_id = false;
+  for (std::string tok; in >> tok;) {
+    const auto eq = tok.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = tok.substr(0, eq), value = tok.substr(eq + 1);
+    if (key == "JobId") {
+      j.id = value;
+      have_id = true;
+    } else if (key == "JobState") {
+      j.state = value;
+    } else if (key == "NumNodes") {
+      const std::string n = value.substr(0, value.find('-'));
+      j.nodes = all_digits(n) ? std::stoi(n) : 0;
+    } else if (key == "NodeList") {
+      j.node_list = expand_hostlist(value);
+    }
+  }
+  if (!have_id) throw Error("scontrol show job: no JobId in '" + trim(text).substr(0, 120) + "'");
+  return j;
+}
+
+namespace {
+
+// Median steady-state iteration time of the last segment with `procs` processes.
+std::optional<double> measured_time(const Metrics* m, int procs, bool dedicated) {
+  if (!m) return std::nullopt;
+  std::optional<double> t;
+  for (const auto& s : m->segments())
+    if (s.procs == procs) t = dedicated ? (s.median_compute > 0 ? s.median_compute : s.median_dedicated) : s.median_wall;
+  return t;
+}
+
+// Does growing to `procs` processes pay before the job ends (seed 002 §5.3's payoff point
+// against the iterations left)? Unknown length or no measurement there yet: try it.
+bool growing_pays(const PolicyInput& in, const Options& o, int procs, std::string& why) {
+  if (o.total_iterations <= 0) {
+    why = "job length unknown";
+    return true;
+  }
+  const int left = o.total_iterations - in.iteration;
+  if (left <= 1) {
+    why = std::to_string(left) + " iteration(s) left";
+    return false;
+  }
+  const auto now = measured_time(in.metrics, in.world_size, o.use_dedicated);
+  const auto then = measured_time(in.metrics, procs, o.use_dedicated);
+  if (!now || !then) {
+    why = "no measurement on " + std::to_string(procs) + " processes yet";
+    return true;
+  }
+  double t_r = 0;
+  if (in.metrics)
+    for (const auto& r : in.metrics->resizes())
+      if (r.ok && r.action == Action::Expand) t_r = r.t_total;  // the latest expansion's cost
+  if (*then >= *now) {
+    why = "measured slower on " + std::to_string(procs) + " processes";
+    return false;
+  }
+  const double payoff = t_r / (*now - *then);
+  why = "payoff after " + std::to_string(static_cast<long>(payoff + 0.999)) + " of " + std::to_string(left) +
+        " iterations left";
+  return payoff < left;
+}
+
+}  // namespace
+
+Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o,
+            const PolicyInput& in) {
+  Plan p;
+  if (rank_hosts.empty()) {
+    p.why = "the nodes of the ranks are unknown";
+    return p;
+  }
+  const std::string& root = rank_hosts.front();
+  const std::set<std::string> used(rank_hosts.begin(), rank_hosts.end());
+  const auto& held = s.mine.node_list;
+  std::vector<std::string> unused;
+  for (const auto& h : held)
+    if (!used.count(h)) unused.push_back(h);
+  const int per_node = o.procs_per_node > 0
+                           ? o.procs_per_node
+                           : static_cast<int>(std::count(rank_hosts.begin(), rank_hosts.end(), root));
+
+  // 1. Give back what a waiting job needs beyond the idle nodes: nodes running nothing
+  // first, then the nodes joined last (whole spawn groups), never rank 0's.
+  for (const Job& w : s.pending) {
+    const int need = w.nodes - static_cast<int>(s.idle.size());
+    if (need <= 0) break;  // it starts without us
+    std::vector<std::string> candidates = unused;
+    for (auto it = rank_hosts.rbegin(); it != rank_hosts.rend(); ++it)
+      if (*it != root && std::find(candidates.begin(), candidates.end(), *it) == candidates.end() &&
+          std::find(held.begin(), held.end(), *it) != held.end())
+        candidates.push_back(*it);
+    const int can = std::min<int>(static_cast<int>(candidates.size()), static_cast<int>(held.size()) - o.min_nodes);
+    if (need > can) {
+      p.why = "job " + w.id + " waits for " + std::to_string(w.nodes) + " nodes; giving back " + std::to_string(need) +
+              " would leave fewer than " + std::to_string(o.min_nodes);
+      return p;
+    }
+    p.kind = Plan::Kind::GiveBack;
+    p.nodes.assign(candidates.begin(), candidates.begin() + need);
+    p.why = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s), " + std::to_string(s.idle.size()) +
+            " idle";
+    return p;
+  }
+  if (!s.pending.empty()) {
+    p.why = "jobs are waiting; not growing";
+    return p;
+  }
+  // 2. Nodes the job holds but runs nothing on: grow onto them.
+  if (!unused.empty()) {
+    p.kind = Plan::Kind::UseHeld;
+    p.nodes = unused;
+    p.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing";
+    return p;
+  }
+  // 3. Idle nodes: ask for them if growing pays.
+  const int cap = o.max_nodes;
+  const int room = std::min<int>(static_cast<int>(s.idle.size()), cap - static_cast<int>(held.size()));
+  if (room <= 0) {
+    p.why = s.idle.empty() ? "no idle node" : "at the node limit (" + std::to_string(cap) + ")";
+    return p;
+  }
+  std::string why;
+  if (!growing_pays(in, o, in.world_size + room * per_node, why)) {
+    p.why = std::to_string(room) + " idle node(s), but growing does not pay: " + why;
+    return p;
+  }
+  p.kind = Plan::Kind::Acquire;
+  p.acquire = room;
+  p.why = std::to_string(room) + " idle node(s); " + why;
+  return p;
+}
+
+// ---- commands ------------------------------------------------------------------------
+
+Client::Client(Runner run, std::string job_id) : run_(std::move(run)), job_(std::move(job_id)) {
+  if (job_.empty()) {
+    const char* id = std::getenv("SLURM_JOB_ID");
+    if (!id || !*id) throw Error("slurm policy: not inside a Slurm job ($SLURM_JOB_ID is unset)");
+    job_ = id;
+  }
+  if (!all_digits(job_)) throw Error("slurm policy: job id '" + job_ + "' is not a number");
+}
+
+Command Client::run_checked(const std::string& cmd, const std::string& what) {
+  Command c = run_(cmd);
+  // Slurm answers some updates with "try again in a bit" while it records the job.
+  for (int k = 0; k < 10 && c.status != 0 && c.out.find("try again") != std::string::npos; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    c = run_(cmd);
+  }
+  if (c.status != 0)
+    throw Error(what + " failed (`" + cmd + "` exited " + std::to_string(c.status) + ": " + trim(c.out) + ")");
+  return c;
+}
+
+std::vector<std::string> Client::held() {
+  return parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out).node_list;
+}
+
+Snapshot Client::snapshot() {
+  Snapshot s;
+  s.mine = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
+  s.idle = expand_hostlist(run_checked("sinfo -h -t idle -o %N", "reading idle nodes").out);
+  for (Job& j : parse_squeue(run_checked("squeue -h -t PD --sort=V -o '%i|%T|%D|%N'", "reading waiting jobs").out))
+    if (j.id != job_) s.pending.push_back(std::move(j));
+  return s;
+}
+
+void Client::release(const std::vector<std::string>& keep) {
+  if (keep.empty()) throw Error("slurm: refusing to release every node of the job");
+  run_checked("scontrol update JobId=" + job_ + " NodeList=" + compress_hostlist(keep), "giving nodes back");
+  auto now = held();
+  std::sort(now.begin(), now.end());
+  auto want = keep;
+  std::sort(want.begin(), want.end());
+  if (now != want)
+    throw Error("giving nodes back: Slurm still lists " + compress_hostlist(now) + " for job " + job_ +
+                ", expected " + compress_hostlist(keep));
+}
+
+std::vector<std::string> Client::acquire(int nodes) {
+  const auto before = held();
+  // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over.
+  const Command got = run_checked("salloc -N " + std::to_string(nodes) + " --no-shell --immediate=10 -J malleable-expand" +
+                                      " --dependency=expand:" + job_,
+                                  "asking Slurm for " + std::to_string(nodes) + " node(s)");
+  const auto at = got.out.find("Granted job allocation ");
+  if (at == std::string::npos) throw Error("asking Slurm for nodes: no allocation in '" + trim(got.out) + "'");
+  std::string other;
+  for (std::size_t k = at + 23; k < got.out.size() && std::isdigit(static_cast<unsigned char>(got.out[k])); ++k)
+    other += got.out[k];
+  const auto gained = [&] {
+    std::vector<std::string> added;
+    for (const auto& h : held())
+      if (std::find(before.begin(), before.end(), h) == before.end()) added.push_back(h);
+    return added;
+  };
+  try {
+    run_checked("scontrol update JobId=" + other + " NumNodes=0", "handing the new allocation over");
+  } catch (const Error&) {
+    run_("scancel " + other);
+    throw;
+  }
+  // Without an accounting database Slurm 22.05 answers this update with "the DB index is
+  // being set, try again" for as long as the job runs, yet performs it: what counts is
+  // whether the job holds the nodes afterwards.
+  const Command merge = run_("scontrol update JobId=" + job_ + " NumNodes=ALL");
+  std::vector<std::string> added = gained();
+  for (int k = 0; k < 10 && static_cast<int>(added.size()) < nodes; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    added = gained();
+  }
+  if (static_cast<int>(added.size()) != nodes) {
+    run_("scancel " + other);
+    throw Error("merging " + std::to_string(nodes) + " new node(s) into job " + job_ + " failed: the job gained " +
+                std::to_string(added.size()) + " (`scontrol update JobId=" + job_ + " NumNodes=ALL` said: " +
+                trim(merge.out) + ")");
+  }
+  return added;
+}
+
+// ---- the policy -----------------------------------------------------------------------
+
+SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {}
+
+void SlurmPolicy::note(std::string line) {
+  if (opt_.verbose) {
+    std::printf("[slurm] %s\n", line.c_str());
+    std::fflush(stdout);
+  }
+  log_.push_back(std::move(line));
+}
+
+Decision SlurmPolicy::decide(const PolicyInput& in) {
+  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+  if (now - last_ask_ < opt_.interval_s) return Decision::none();
+  last_ask_ = now;
+  const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
+  Snapshot s;
+  try {
+    s = client_->snapshot();
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    return Decision::none(log_.back());
+  }
+  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
+  Options o = opt_;
+  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  const Plan p = slurm::decide(s, ranks, o, in);
+  const int per_node = o.procs_per_node > 0
+                           ? o.procs_per_node
+                           : static_cast<int>(std::count(ranks.begin(), ranks.end(), ranks.empty() ? "" : ranks.front()));
+  Decision d;
+  d.reason = "slurm: " + p.why;
+  switch (p.kind) {
+    case Plan::Kind::None:
+      if (p.why != last_none_) note("staying: " + p.why);
+      last_none_ = p.why;
+      return Decision::none(d.reason);
+    case Plan::Kind::GiveBack: {
+      // Nodes that run none of the job's processes go back at once; the others after the
+      // shrink has ended every process there (completed()).
+      std::vector<std::string> keep, busy;
+      for (const auto& h : s.mine.node_list)
+        if (std::find(p.nodes.begin(), p.nodes.end(), h) == p.nodes.end()) keep.push_back(h);
+      int leaving = 0;
+      for (const auto& h : p.nodes) {
+        const int n = static_cast<int>(std::count(ranks.begin(), ranks.end(), h));
+        if (n > 0) busy.push_back(h);
+        leaving += n;
+      }
+      if (busy.empty()) {
+        try {
+          client_->release(keep);
+          note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+        } catch (const Error& e) {
+          note(std::string("could not give nodes back: ") + e.what());
+        }
+        return Decision::none(log_.back());
+      }
+      d.action = Action::Shrink;
+      d.procs = in.world_size - leaving;
+      for (const auto& h : busy) d.hosts.push_back(HostShare{h, 0});
+      pending_keep_ = keep;
+      note("shrinking to give back " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+      return d;
+    }
+    case Plan::Kind::UseHeld:
+    case Plan::Kind::Acquire: {
+      std::vector<std::string> nodes = p.nodes;
+      if (p.kind == Plan::Kind::Acquire) {
+        try {
+          nodes = client_->acquire(p.acquire);
+          acquired_ = nodes;
+          note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
+        } catch (const Error& e) {
+          note(std::string("growing refused: ") + e.what());
+          return Decision::none(log_.back());
+        }
+      } else {
+        note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
+      }
+      d.action = Action::Expand;
+      d.procs = in.world_size + per_node * static_cast<int>(nodes.size());
+      // Every process Slurm's nodes hold goes into the grid: the near-square grid of that
+      // size, Local2 when it contains the old grid, Global otherwise.
+      const Grid t = choose_topology(d.procs);
+      d.nprow = t.nprow;
+      d.npcol = t.npcol;
+      d.placement = t.nprow >= in.grid.nprow && t.npcol >= in.grid.npcol ? Placement::Local2 : Placement::Global;
+      for (const auto& h : nodes) d.hosts.push_back(HostShare{h, per_node});
+      d.reason = "slurm: " + log_.back();
+      return d;
+    }
+  }
+  return Decision::none();
+}
+
+void SlurmPolicy::completed(const Decision& d, int, bool ok) {
+  if (d.action == Action::Shrink && !pending_keep_.empty()) {
+    if (ok) {
+      try {
+        client_->release(pending_keep_);
+        note("returned the nodes to Slurm; the job now holds " + compress_hostlist(pending_keep_));
+      } catch (const Error& e) {
+        note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
+      }
+    } else {
+      note("the shrink was refused; the job keeps its nodes");
+    }
+    pending_keep_.clear();
+  }
+  if (d.action == Action::Expand && !acquired_.empty()) {
+    if (!ok) {
+      // The spawn failed: the nodes Slurm gave for it go back.
+      try {
+        auto keep = client_->held();
+        keep.erase(std::remove_if(keep.begin(), keep.end(),
+                                  [&](const std::string& h) {
+                                    return std::find(acquired_.begin(), acquired_.end(), h) != acquired_.end();
+                                  }),
+                   keep.end());
+        client_->release(keep);
+        note("the expansion failed; returned " + compress_hostlist(acquired_) + " to Slurm");
+      } catch (const Error& e) {
+        note(std::string("the expansion failed and the nodes could not be returned: ") + e.what());
+      }
+    }
+    acquired_.clear();
+  }
+}
+
+namespace {
+int env_int(const char* name, int fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  if (!all_digits(v)) throw Error(std::string(name) + " must be a non-negative integer, got '" + v + "'");
+  return std::stoi(v);
+}
+}  // namespace
+
+std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
+  Options o;
+  o.procs_per_node = env_int("RESIZE_SLURM_PROCS_PER_NODE", 0);
+  o.min_nodes = std::max(1, env_int("RESIZE_SLURM_MIN_NODES", 1));
+  o.max_nodes = env_int("RESIZE_SLURM_MAX_NODES", 0);
+  o.total_iterations = env_int("RESIZE_SLURM_ITERATIONS", total_iterations);
+  o.verbose = true;
+  if (const char* v = std::getenv("RESIZE_SLURM_INTERVAL"); v && *v) {
+    char* end = nullptr;
+    o.interval_s = std::strtod(v, &end);
+    if (*end || !(o.interval_s >= 0)) throw Error(std::string("RESIZE_SLURM_INTERVAL must be seconds >= 0, got '") + v + "'");
+  }
+  return std::make_unique<SlurmPolicy>(std::make_unique<Client>(shell_runner()), o);
+}
+
+}  // namespace resize::slurm

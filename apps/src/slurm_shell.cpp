@@ -1,0 +1,23 @@
+// The Slurm policy's command layer: runs Slurm's commands (on world rank 0) through sh.
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include "malleable/resize/slurm.hpp"
+
+namespace resize::slurm {
+
+Runner shell_runner() {
+  return [](const std::string& cmd) {
+    Command c;
+    FILE* f = ::popen(("(" + cmd + ") 2>&1").c_str(), "r");
+    if (!f) return c;
+    char buf[4096];
+    for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) c.out.append(buf, n);
+    const int st = ::pclose(f);
+    c.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    return c;
+  };
+}
+
+}  // namespace resize::slurm

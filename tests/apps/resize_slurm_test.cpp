@@ -1,0 +1,208 @@
+// The Slurm policy's pure parts: Slurm's output parsed, decisions from snapshots, and the
+// command sequence against a scripted stand-in for Slurm (no Slurm needed).
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "malleable/resize/slurm.hpp"
+
+using namespace resize;
+using namespace resize::slurm;
+
+TEST(Slurm, HostlistsExpandAndCompress) {
+  EXPECT_EQ(expand_hostlist("node[1-3,5],gpu7"), (std::vector<std::string>{"node1", "node2", "node3", "node5", "gpu7"}));
+  EXPECT_EQ(expand_hostlist("n[08-10]"), (std::vector<std::string>{"n08", "n09", "n10"}));
+  EXPECT_TRUE(expand_hostlist("(null)").empty());
+  EXPECT_TRUE(expand_hostlist("").empty());
+  EXPECT_THROW(expand_hostlist("node[1-"), Error);
+  EXPECT_THROW(expand_hostlist("node[3-1]"), Error);
+  EXPECT_THROW(expand_hostlist("node[a-b]"), Error);
+  EXPECT_EQ(compress_hostlist({"node1", "node2", "node3", "node5"}), "node[1-3,5]");
+  EXPECT_EQ(compress_hostlist({"node4"}), "node4");
+  EXPECT_EQ(compress_hostlist({"n08", "n09", "n10"}), "n[08-10]");
+  EXPECT_EQ(compress_hostlist({"head", "node2", "node1"}), "node[1-2],head");
+  for (const char* l : {"node[1-3,5]", "n[08-10]", "a1,b2"}) EXPECT_EQ(compress_hostlist(expand_hostlist(l)), l);
+}
+
+TEST(Slurm, ParsesSqueueAndScontrol) {
+  const auto jobs = parse_squeue("12|PENDING|2|\n\n13|RUNNING|3|node[2-4]\n");
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[0].id, "12");
+  EXPECT_EQ(jobs[0].nodes, 2);
+  EXPECT_TRUE(jobs[0].node_list.empty());
+  EXPECT_EQ(jobs[1].node_list, (std::vector<std::string>{"node2", "node3", "node4"}));
+  EXPECT_THROW(parse_squeue("12|PENDING|two|"), Error);
+  const auto j = parse_scontrol_job(
+      "JobId=7 JobName=pdgemm UserId=root(0) JobState=RUNNING Reason=None NodeList=node[1-4] BatchHost=node1 "
+      "NumNodes=4 NumCPUs=32");
+  EXPECT_EQ(j.id, "7");
+  EXPECT_EQ(j.state, "RUNNING");
+  EXPECT_EQ(j.nodes, 4);
+  EXPECT_EQ(j.node_list.size(), 4u);
+  EXPECT_THROW(parse_scontrol_job("slurm_load_jobs error: Invalid job id specified"), Error);
+}
+
+namespace {
+Snapshot snap(std::vector<std::string> mine, std::vector<std::string> idle, std::vector<Job> pending = {}) {
+  Snapshot s;
+  s.mine = Job{"7", "RUNNING", static_cast<int>(mine.size()), mine};
+  s.idle = std::move(idle);
+  s.pending = std::move(pending);
+  return s;
+}
+std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>> per_node) {
+  std::vector<std::string> r;
+  for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
+  return r;
+}
+}  // namespace
+
+TEST(Slurm, GivesBackTheLastJoinedNodesWhenAJobWaitsForThem) {
+  Options o;
+  o.max_nodes = 4;
+  PolicyInput in;
+  in.world_size = 16;
+  const auto ranks = ranks_on({{"node1", 4}, {"node2", 4}, {"node3", 4}, {"node4", 4}});
+  const auto p = decide(snap({"node1", "node2", "node3", "node4"}, {}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in);
+  EXPECT_EQ(p.kind, Plan::Kind::GiveBack);
+  EXPECT_EQ(p.nodes, (std::vector<std::string>{"node4", "node3"}));
+  // One idle node already: only one more is needed.
+  EXPECT_EQ(decide(snap({"node1", "node2", "node3", "node4"}, {"node5"}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in).nodes,
+            (std::vector<std::string>{"node4"}));
+  // Never below min_nodes, never rank 0's node.
+  o.min_nodes = 3;
+  EXPECT_EQ(decide(snap({"node1", "node2", "node3", "node4"}, {}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in).kind,
+            Plan::Kind::None);
+  o.min_nodes = 1;
+  EXPECT_EQ(decide(snap({"node1"}, {}, {Job{"9", "PENDING", 1, {}}}), ranks_on({{"node1", 4}}), o, in).kind,
+            Plan::Kind::None);
+}
+
+TEST(Slurm, GrowsOntoHeldNodesFirstThenAsksForIdleOnesOnlyIfItPays) {
+  Options o;
+  o.max_nodes = 4;
+  PolicyInput in;
+  in.world_size = 4;
+  // The allocation has 4 nodes, the processes run on node1 only: use the others.
+  auto p = decide(snap({"node1", "node2", "node3", "node4"}, {}), ranks_on({{"node1", 4}}), o, in);
+  EXPECT_EQ(p.kind, Plan::Kind::UseHeld);
+  EXPECT_EQ(p.nodes, (std::vector<std::string>{"node2", "node3", "node4"}));
+  // Two nodes, two idle, nothing waits: acquire them (job length unknown).
+  in.world_size = 8;
+  p = decide(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
+  EXPECT_EQ(p.kind, Plan::Kind::Acquire);
+  EXPECT_EQ(p.acquire, 2);
+  // Somebody waits for more than the idle nodes plus what the job could give: no growing
+  // (its nodes stay idle for the waiting job); one node short: give it one.
+  EXPECT_EQ(decide(snap({"node1", "node2"}, {"node3", "node4"}, {Job{"9", "PENDING", 5, {}}}),
+                   ranks_on({{"node1", 4}, {"node2", 4}}), o, in)
+                .kind,
+            Plan::Kind::None);
+  EXPECT_EQ(decide(snap({"node1", "node2"}, {"node3", "node4"}, {Job{"9", "PENDING", 3, {}}}),
+                   ranks_on({{"node1", 4}, {"node2", 4}}), o, in)
+                .nodes,
+            (std::vector<std::string>{"node2"}));
+  // Payoff: measured 16 processes slower than 8 -> not worth it.
+  Metrics m;
+  for (int i = 1; i <= 4; ++i) m.add_iteration(IterationSample{i, 16, "4x4", 0.1, 0.1, 0.05});
+  for (int i = 5; i <= 8; ++i) m.add_iteration(IterationSample{i, 8, "2x4", 0.1, 0.1, 0.04});
+  in.metrics = &m;
+  in.iteration = 8;
+  o.total_iterations = 100;
+  p = decide(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
+  EXPECT_EQ(p.kind, Plan::Kind::None);
+  EXPECT_NE(p.why.find("does not pay"), std::string::npos) << p.why;
+}
+
+namespace {
+// Slurm's answers, in order; records every command.
+struct FakeSlurm {
+  std::deque<std::pair<std::string, Command>> script;  // expected command prefix -> answer
+  std::vector<std::string> seen;
+  Runner runner() {
+    return [this](const std::string& cmd) {
+      seen.push_back(cmd);
+      if (script.empty()) return Command{1, "unexpected command"};
+      auto [want, answer] = script.front();
+      script.pop_front();
+      if (cmd.rfind(want, 0) != 0) return Command{1, "expected '" + want + "', got '" + cmd + "'"};
+      return answer;
+    };
+  }
+};
+}  // namespace
+
+TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
+  FakeSlurm f;
+  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
+              {"sinfo", {0, ""}},
+              {"squeue", {0, "9|PENDING|2|\n"}},
+              {"scontrol update JobId=7 NodeList=node[1-2]", {0, ""}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}}};
+  Options now;
+  now.interval_s = 0;
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), now);
+  const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}, {"node3", 2}, {"node4", 2}});
+  PolicyInput in;
+  in.world_size = 8;
+  in.rank_hosts = &ranks;
+  const Decision d = pol.decide(in);
+  ASSERT_EQ(d.action, Action::Shrink) << d.reason;
+  EXPECT_EQ(d.procs, 4);
+  EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node4", 0}, {"node3", 0}}));
+  pol.completed(d, 8, true);
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+  EXPECT_NE(pol.log().back().find("now holds node[1-2]"), std::string::npos) << pol.log().back();
+
+  // Slurm refuses to grow: the job stays, the reason is logged.
+  FakeSlurm g;
+  g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+              {"sinfo", {0, "node[2-3]"}},
+              {"squeue", {0, ""}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+              {"salloc", {1, "salloc: error: Unable to allocate resources: Requested node configuration is not available"}}};
+  Options o;
+  o.max_nodes = 3;
+  o.interval_s = 0;
+  SlurmPolicy grow(std::make_unique<Client>(g.runner(), "7"), o);
+  const auto one = ranks_on({{"node1", 4}});
+  in.world_size = 4;
+  in.rank_hosts = &one;
+  const Decision none = grow.decide(in);
+  EXPECT_EQ(none.action, Action::None);
+  EXPECT_NE(none.reason.find("Unable to allocate resources"), std::string::npos) << none.reason;
+}
+
+TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
+  FakeSlurm f;
+  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
+              {"sinfo", {0, "node[3-4]"}},
+              {"squeue", {0, ""}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
+              {"salloc -N 2", {0, "salloc: Granted job allocation 11\n"}},
+              {"scontrol update JobId=11 NumNodes=0", {0, ""}},
+              {"scontrol update JobId=7 NumNodes=ALL", {1, "Job update not available right now, the DB index is being set, try again in a bit"}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}}};
+  Options o;
+  o.max_nodes = 4;
+  o.interval_s = 0;
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}});
+  PolicyInput in;
+  in.world_size = 4;
+  in.rank_hosts = &ranks;
+  const Decision d = pol.decide(in);
+  ASSERT_EQ(d.action, Action::Expand) << d.reason;
+  EXPECT_EQ(d.procs, 8);
+  EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node3", 2}, {"node4", 2}}));
+  EXPECT_TRUE(f.script.empty());
+  pol.completed(d, 4, true);
+}
+
+TEST(Slurm, OutsideASlurmJobThePolicyIsRefused) {
+  unsetenv("SLURM_JOB_ID");
+  EXPECT_THROW(make_slurm_policy(10), Error);
+  setenv("SLURM_JOB_ID", "x1", 1);
+  EXPECT_THROW(make_slurm_policy(10), Error);
+  unsetenv("SLURM_JOB_ID");
+}
