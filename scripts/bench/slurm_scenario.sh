@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Issue 12's scenario on the emulated cluster's Slurm (cluster.sh up 4 --slurm must be up):
+# a malleable PDGEMM job gets 4 nodes; a rigid job asking for 2 nodes arrives; with
+# --mode malleable the first job gives 2 nodes back at its next remap point (Slurm policy,
+# -p slurm), the rigid job runs, and the first job grows back when it ends; with --mode
+# rigid the same first job keeps its 4 nodes (8 processes, -p fixed) and the rigid job
+# waits (first come, first served). Slurm's view is recorded every 0.5 s (squeue).
+#   slurm_scenario.sh --out DIR [--mode malleable|rigid] [--n N] [--iters I]
+#                     [--rigid-iters I] [--submit-after S] [--build-dir DIR] [--deadline S]
+# Writes DIR/timeline.tsv (t, job, name, state, nodes, nodelist), DIR/<mode>_job.out,
+# DIR/rigid_job.out, DIR/<mode>.json (the first job's run); exit 0 when both jobs ended
+# and both result checks passed.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${MALL_BUILD_DIR:-$here/build}
+out="" mode=malleable n=1600 iters=200 rigid_iters=20 submit_after=5 deadline=900
+while (($#)); do
+  case $1 in
+    --out) out=$2; shift 2 ;;
+    --mode) mode=$2; shift 2 ;;
+    --n) n=$2; shift 2 ;;
+    --iters) iters=$2; shift 2 ;;
+    --rigid-iters) rigid_iters=$2; shift 2 ;;
+    --submit-after) submit_after=$2; shift 2 ;;
+    --build-dir) build=$2; shift 2 ;;
+    --deadline) deadline=$2; shift 2 ;;
+    *) echo "slurm_scenario.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ -n $out ]] || { echo "slurm_scenario.sh: --out DIR is required" >&2; exit 2; }
+[[ $mode == malleable || $mode == rigid ]] || { echo "slurm_scenario.sh: --mode malleable|rigid" >&2; exit 2; }
+[[ $build = /* ]] || build=$here/$build
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cluster=$here/scripts/cluster.sh
+head_do() { "$cluster" exec head "$@"; }
+head_do sinfo -h >/dev/null || { echo "slurm_scenario.sh: no Slurm: run cluster.sh up 4 --slurm" >&2; exit 1; }
+
+common="export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1
+export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
+# The first job. Open MPI's Slurm launcher would start its daemons as one Slurm step over
+# every node and a shrink of the allocation kills that step, and with it the job: the
+# daemons are started through the rsh agent instead (docs, "Under Slurm").
+if [[ $mode == malleable ]]; then
+  run="mpirun --oversubscribe --bind-to none -n 2 $build/apps/pdgemm_resizable -n $n --nb 64 -g 1x2 -i $iters -p slurm"
+else
+  run="mpirun --oversubscribe --bind-to none -n 8 $build/apps/pdgemm_resizable -n $n --nb 64 -g 2x4 -i $iters -p fixed"
+fi
+cat >"$out/first.sh" <<EOF
+#!/bin/bash
+$common
+export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$here/scripts/cluster-rsh RESIZE_SLURM_INTERVAL=1
+echo "first job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST"
+$run --json $out/$mode.json
+EOF
+cat >"$out/rigid.sh" <<EOF
+#!/bin/bash
+$common
+echo "rigid job \$SLURM_JOB_ID on \$SLURM_JOB_NODELIST"
+mpirun --oversubscribe --bind-to none -n 4 $build/apps/pdgemm_resizable -n 400 --nb 32 -g 2x2 -i $rigid_iters -q
+EOF
+chmod +x "$out/first.sh" "$out/rigid.sh"
+
+t0=$(date +%s.%N)
+since() { echo "$(date +%s.%N) - $t0" | bc -l; }
+first=$(cd "$out" && head_do sbatch --parsable -J first -N 4 --ntasks-per-node=2 -o "$out/${mode}_job.out" "$out/first.sh")
+rigid=""
+printf 't\tjob\tname\tstate\tnodes\tnodelist\n' >"$out/timeline.tsv"
+while :; do
+  t=$(since)
+  lines=$(head_do squeue -h -o '%i|%j|%T|%D|%N' 2>/dev/null || true)
+  while IFS='|' read -r id name state nodes list; do
+    [[ -n $id ]] && printf '%.2f\t%s\t%s\t%s\t%s\t%s\n' "$t" "$id" "$name" "$state" "$nodes" "$list" >>"$out/timeline.tsv"
+  done <<<"$lines"
+  if [[ -z $rigid ]]; then
+    running=$(awk -F'\t' -v j="$first" '$2 == j && $4 == "RUNNING"' "$out/timeline.tsv" | head -1)
+    # submit once the first job has run for a while (and, malleable, spread over its nodes)
+    if [[ -n $running ]] && (($(echo "$t > $submit_after" | bc -l))) &&
+      { [[ $mode == rigid ]] || grep -q "expand 1x2" "$out/${mode}_job.out" 2>/dev/null; }; then
+      rigid=$(cd "$out" && head_do sbatch --parsable -J rigid -N 2 -o "$out/rigid_job.out" "$out/rigid.sh")
+    fi
+  fi
+  [[ -n $rigid && -z $lines ]] && break
+  if (($(echo "$t > $deadline" | bc -l))); then
+    head_do scancel "$first" ${rigid:+"$rigid"} || true
+    echo "slurm_scenario.sh: FAILED: the jobs did not end within $deadline s" >&2
+    exit 1
+  fi
+  sleep 0.5
+done
+echo "first job $first ($mode) and rigid job $rigid ended after $(printf '%.1f' "$(since)") s"
+ok=0
+grep -q "result check.*OK" "$out/${mode}_job.out" || { echo "FAILED: the first job's result check" >&2; ok=1; }
+grep -q "result check.*OK" "$out/rigid_job.out" || { echo "FAILED: the rigid job's result check" >&2; ok=1; }
+exit $ok
