@@ -418,8 +418,14 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
   d.reason = "slurm: " + p.why;
   switch (p.kind) {
     case Plan::Kind::None:
-      if (p.why != last_none_) note("staying: " + p.why);
-      last_none_ = p.why;
+      {
+        // Printed when the reason changes, not when only its numbers do.
+        std::string shape = p.why;
+        shape.erase(std::remove_if(shape.begin(), shape.end(), [](unsigned char c) { return std::isdigit(c); }),
+                    shape.end());
+        if (shape != last_none_) note("staying: " + p.why);
+        last_none_ = shape;
+      }
       return Decision::none(d.reason);
     case Plan::Kind::GiveBack: {
       // Nodes that run none of the job's processes go back at once; the others after the
