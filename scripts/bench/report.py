@@ -929,6 +929,7 @@ def main():
     ap.add_argument("--root", default=".")
     ap.add_argument("--build", default="")
     ap.add_argument("--invocation", default="scripts/bench/reproduce.sh")
+    ap.add_argument("--data", default="", help="cluster and Slurm data (default ROOT/docs/data)")
     a = ap.parse_args()
     r = Report(a.raw, a.out, a.mode, a.seconds, a.root)
     r.p("# Reproducing the thesis's experiments (seed 002, chapters 4-6)", "",
@@ -959,6 +960,16 @@ def main():
     r.md = r.md[:body_start]
     r.verdicts()
     r.md.extend(body)
+    # Measured apart, on the emulated cluster, by their own scripts (reproduce.sh --cluster
+    # reruns them): issue 10's nodes and links, issue 12's Slurm.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import cluster_report
+    import slurm_report
+    data = a.data or os.path.join(a.root, "docs", "data")
+    for mod, sub in ((cluster_report, "cluster"), (slurm_report, "slurm")):
+        text = mod.render(os.path.join(data, sub))
+        if text:
+            r.md.extend(text.rstrip("\n").split("\n") + [""])
     ok = r.checks_section()
     r.commands()
     with open(os.path.join(a.out, "results.md"), "w") as f:
