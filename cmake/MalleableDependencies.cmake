@@ -55,8 +55,6 @@ find_package(nlohmann_json 3 QUIET)
 mall_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
 find_package(CLI11 QUIET)
 mall_require(CLI11_FOUND "CLI11" "libcli11-dev")
-find_package(Boost 1.74 QUIET)
-mall_require(Boost_FOUND "Boost.Graph headers" "libboost-graph-dev")
 
 if(MALL_BUILD_TESTS)
   find_package(GTest QUIET)

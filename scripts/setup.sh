@@ -9,7 +9,7 @@ cd "$here"
 
 packages=(g++ gfortran make cmake pkg-config python3
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev libopenblas-dev liblapacke-dev
-  libgtest-dev nlohmann-json3-dev libcli11-dev libboost-graph-dev gnuplot-nox
+  libgtest-dev nlohmann-json3-dev libcli11-dev gnuplot-nox
   # the emulated cluster and its Slurm (scripts/cluster.sh, tests labelled cluster)
   iproute2 util-linux bc slurmctld slurmd slurm-client munge)
 
