@@ -13,6 +13,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OPENBLAS_NUM_THREADS=1
+# the dedicated-core "compute" clock of the summaries (kernel metering is opt-in)
+export RESIZE_METER_KERNELS=1
 build_dir=${BUILD_DIR:-build}
 [[ "${MALL_SANITIZE:-0}" == 1 ]] && build_dir=${BUILD_DIR:-build-asan}
 cd "$here/$build_dir"

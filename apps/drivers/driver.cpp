@@ -1,5 +1,7 @@
 #include "driver.hpp"
 
+#include "malleable/resize/kernel_meter.hpp"
+
 #include <mpi.h>
 #include <unistd.h>
 
@@ -115,6 +117,8 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("--csv", o.csv, "write per-iteration times as CSV to this file (- = stdout)");
   cli.add_option("--resize-timeout", o.resize_timeout, "seconds before a stuck resize ends the job");
   cli.add_flag("-q,--quiet", o.quiet, "no per-iteration progress line");
+  cli.add_flag("--meter-kernels", o.meter_kernels,
+               "measure CPU time in the BLAS kernels: the dedicated-core 'compute' clock (also RESIZE_METER_KERNELS=1)");
   if (extra) extra(&cli);
   try {
     cli.parse(argc, argv);
@@ -122,6 +126,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     const int rc = rank == 0 ? cli.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
     return rc == 0 ? 0 : 2;
   }
+  if (o.meter_kernels) resize::kernel_meter_enable(true);
   try {
     resize::SessionOptions so;
     so.app = hooks.name;

@@ -28,6 +28,7 @@ struct CommonOptions {
   std::string json, csv;   // output files ("-" = stdout)
   double resize_timeout = 180.0;  // a spawn alone can take 40 s on a busy host
   bool quiet = false;
+  bool meter_kernels = false;  // the compute-only clock (kernel_meter.hpp)
 };
 
 struct Check {

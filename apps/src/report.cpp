@@ -60,6 +60,10 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
     << info.cores << " hardware threads):\n"
        "           cpu = max per-rank process CPU time (includes polling in MPI while waiting: upper estimate)\n"
        "           compute = max per-rank CPU time in the compute kernels only (no communication: lower estimate)\n";
+  bool metered = false;
+  for (const auto& s : m.iterations()) metered = metered || s.compute > 0;
+  if (!metered)
+    o << "           (the compute clock was off in this run: --meter-kernels or RESIZE_METER_KERNELS=1)\n";
   o << "\n   iteration time per grid, ms (steady state: the first iteration after a change is left out)\n";
   o << "   grid   procs  iters    wall median     mean |  cpu median     mean | compute median     mean\n";
   for (const auto& s : m.segments()) {

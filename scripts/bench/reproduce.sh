@@ -50,6 +50,8 @@ OUT=$(realpath -m "$OUT")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
+# payoff on the dedicated-core clock needs the kernels metered (opt-in)
+export RESIZE_METER_KERNELS=1
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 MPIEXEC=(mpiexec --oversubscribe --bind-to none)
 

@@ -4,16 +4,24 @@
 // time keeps growing, so "max per-rank CPU time" over-states a dedicated-core iteration;
 // the kernel time is the part that would be the same on a core of its own.
 //
-// The session library interposes the BLAS kernels PBLAS/ScaLAPACK call (dgemm_, dgemv_,
-// dtrsm_ — resolved through it before OpenBLAS) and measures them with the thread CPU
-// clock; an application that computes in its own loops adds their time itself.
+// Opt-in (issue 11): the BLAS kernels PBLAS/ScaLAPACK call (dgemm_, dgemv_, dtrsm_) are
+// measured only in programs that link libmalleable_resize_meter (target
+// malleable::resize_meter; the drivers do) or preload it, and only while metering is on:
+// RESIZE_METER_KERNELS=1 in the environment, or kernel_meter_enable(true) (the drivers'
+// --meter-kernels). Off, a metered kernel costs one relaxed atomic load more than stock;
+// a program that does not link the meter library is not touched at all. Thread-safe.
 #pragma once
 
 namespace resize {
 
-// Kernel CPU seconds accumulated by this process so far.
+// Kernel CPU seconds accumulated by this process so far (0 while metering was off).
 double kernel_cpu_seconds();
-// Adds application-measured kernel time (e.g. a stencil update), in CPU seconds.
+// Adds application-measured kernel time (e.g. a stencil update), in CPU seconds; ignored
+// while metering is off.
 void kernel_meter_add(double seconds);
+// Turns metering on or off; whether it is on (the environment's RESIZE_METER_KERNELS=1
+// turns it on at start-up).
+void kernel_meter_enable(bool on);
+bool kernel_meter_enabled();
 
 }  // namespace resize
