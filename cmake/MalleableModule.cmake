@@ -45,6 +45,8 @@ function(mall_add_library name)
   endif()
   if(name MATCHES "_fortran$")
     set_property(GLOBAL APPEND PROPERTY MALL_PC_FORTRAN_LIBS -l${A_OUTPUT})
+  elseif(name MATCHES "_meter$")
+    # opt-in (kernel_meter.hpp): not linked into every pkg-config consumer
   else()
     set_property(GLOBAL APPEND PROPERTY MALL_PC_LIBS -l${A_OUTPUT})
   endif()
