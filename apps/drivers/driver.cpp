@@ -1,6 +1,7 @@
 #include "driver.hpp"
 
 #include "malleable/resize/kernel_meter.hpp"
+#include "malleable/version.h"
 
 #include <mpi.h>
 #include <unistd.h>
@@ -85,6 +86,18 @@ void write_out(const std::string& path, std::string text) {
   f << text;
 }
 
+// "must be positive" without CLI::PositiveNumber's 300-digit range in the message
+const CLI::Validator positive{[](const std::string& v) -> std::string {
+                                try {
+                                  std::size_t end = 0;
+                                  const double x = std::stod(v, &end);
+                                  if (end == v.size() && x > 0 && std::isfinite(x)) return {};
+                                } catch (const std::exception&) {
+                                }
+                                return "must be a positive number, got '" + v + "'";
+                              },
+                              "POSITIVE"};
+
 resize::Grid parse_grid(const std::string& s) {
   const auto x = s.find_first_of("xX");
   if (x == std::string::npos) throw resize::Error("--grid: expected PxQ, got '" + s + "'");
@@ -104,10 +117,20 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   CLI::App cli{"resizable " + hooks.name + " (malleable apps)"};
-  cli.add_option("-n,--size", o.n, "global matrix size N");
-  cli.add_option("--nb", o.nb, "block size NB");
-  cli.add_option("-g,--grid", o.grid, "initial process grid PxQ");
-  cli.add_option("-i,--iters", o.iters, "iterations");
+  cli.option_defaults()->always_capture_default();  // --help shows every default
+  cli.set_version_flag("--version", std::string(hooks.name) + "_resizable (malleable " MALLEABLE_VERSION
+                                        ", commit " MALLEABLE_GIT_COMMIT ")");
+  cli.add_option("-n,--size", o.n, "global matrix size N")->check(positive);
+  cli.add_option("--nb", o.nb, "block size NB")->check(positive);
+  cli.add_option("-g,--grid", o.grid, "initial process grid PxQ")->check([](const std::string& g) {
+    try {
+      const auto t = parse_grid(g);
+      return t.nprow >= 1 && t.npcol >= 1 ? std::string() : "a grid needs at least 1x1, got " + g;
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+  });
+  cli.add_option("-i,--iters", o.iters, "iterations")->check(positive);
   cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot, slurm (inside a Slurm job: docs/apps.md)");
   cli.add_option("-s,--schedule", o.schedule,
                  "scripted schedule, e.g. 3:expand:3x3:local2,6:shrink:2x2 (or a file)");
@@ -115,16 +138,31 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("-r,--redistribution", o.mover, "redist or pdgemr2d");
   cli.add_option("--json", o.json, "write the run as JSON to this file (- = stdout)");
   cli.add_option("--csv", o.csv, "write per-iteration times as CSV to this file (- = stdout)");
-  cli.add_option("--resize-timeout", o.resize_timeout, "seconds before a stuck resize ends the job");
+  cli.add_option("--resize-timeout", o.resize_timeout, "seconds before a stuck resize ends the job")
+      ->check(positive);
+  cli.add_option("--stop-file", o.stop_file,
+                 "end the run gracefully at the next iteration once this file exists (world rank 0 looks "
+                 "after every iteration); the result is checked for the iterations run");
   cli.add_flag("-q,--quiet", o.quiet, "no per-iteration progress line");
   cli.add_flag("--meter-kernels", o.meter_kernels,
                "measure CPU time in the BLAS kernels: the dedicated-core 'compute' clock (also RESIZE_METER_KERNELS=1)");
   if (extra) extra(&cli);
   try {
     cli.parse(argc, argv);
+    if (o.policy == "scripted" && o.schedule.empty())
+      throw CLI::ValidationError("--schedule", "-p scripted needs a schedule (-s ITER:expand|shrink:TARGET,...)");
   } catch (const CLI::ParseError& e) {
+    // usage errors (and --help/--version, which exit 0) on rank 0 only; exit status 2
     const int rc = rank == 0 ? cli.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
     return rc == 0 ? 0 : 2;
+  }
+  // "--json -" / "--csv -": the machine-readable output alone on stdout, everything a
+  // person reads (progress, summary, messages from any library) on stderr.
+  int data_fd = -1;
+  if (o.json == "-" || o.csv == "-") {
+    std::fflush(stdout);
+    data_fd = ::dup(STDOUT_FILENO);
+    ::dup2(STDERR_FILENO, STDOUT_FILENO);
   }
   if (o.meter_kernels) resize::kernel_meter_enable(true);
   try {
@@ -147,19 +185,44 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       it = s.start(g0);
       hooks.init(s);
     }
+    // A stop request (--stop-file) is seen by world rank 0 and agreed by the whole current
+    // world, so every process leaves the loop after the same iteration.
+    const auto stop_requested = [&] {
+      if (o.stop_file.empty()) return false;
+      int stop = s.world_rank() == 0 && ::access(o.stop_file.c_str(), F_OK) == 0 ? 1 : 0;
+      MPI_Bcast(&stop, 1, MPI_INT, 0, s.world());
+      return stop != 0;
+    };
     while (it < o.iters) {
       s.begin_iteration();
       hooks.iterate(s);
       s.end_iteration();
       ++it;
+      if (stop_requested()) {
+        if (s.world_rank() == 0)
+          std::printf("stop requested (%s exists): ending after iteration %d of %d\n", o.stop_file.c_str(), it,
+                      o.iters);
+        break;
+      }
       if (it < o.iters) s.remap_point();
     }
     const Check c = hooks.check(s);
     if (s.world_rank() == 0) {
-      resize::RunInfo info{hooks.name, hooks.problem(), policy_text, s.mover_name(), c.message, c.ok,
-                           static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))};
+      resize::RunInfo info;
+      info.app = hooks.name;
+      info.problem = hooks.problem();
+      info.policy = policy_text;
+      info.redistributor = s.mover_name();
+      info.check = c.message;
+      info.check_ok = c.ok;
+      info.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+      info.command_line.assign(argv, argv + argc);
+      info.n = o.n;
+      info.nb = o.nb;
+      info.distribution = o.distribution;
       std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
       std::fflush(stdout);
+      if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);
       write_out(o.json, resize::to_json(s.metrics(), info));
       write_out(o.csv, resize::iterations_csv(s.metrics()));
     }

@@ -29,6 +29,8 @@ struct CommonOptions {
   double resize_timeout = 180.0;  // a spawn alone can take 40 s on a busy host
   bool quiet = false;
   bool meter_kernels = false;  // the compute-only clock (kernel_meter.hpp)
+  std::string stop_file;       // end at the next iteration once this file exists
+  std::string distribution = "block-cyclic";  // for the JSON record ("block" when a driver says so)
 };
 
 struct Check {

@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   h.problem = [&] { return apps::describe_problem(g.n, g.nb, dist); };
   h.setup = [&](resize::Session& s) {
     dist = apps::parse_distribution(dist_name);
+    o.distribution = dist == resize::Distribution::Block ? "block" : "block-cyclic";
     g.n = o.n;
     g.nb = o.nb;
     g.scale = std::sqrt(3.0 / g.n);

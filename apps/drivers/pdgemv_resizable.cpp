@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   h.problem = [&] { return apps::describe_problem(o.n, o.nb, dist); };
   h.setup = [&](resize::Session& s) {
     dist = apps::parse_distribution(dist_name);
+    o.distribution = dist == resize::Distribution::Block ? "block" : "block-cyclic";
     s.register_matrix("A", o.n, o.n, o.nb, o.nb, dist, da, a);
     s.register_matrix("x", o.n, 1, o.nb, 1, dist, dx, x);
   };

@@ -4,6 +4,10 @@
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include <ctime>
+
+#include "malleable/version.h"
 #include <sstream>
 
 namespace resize {
@@ -118,7 +122,28 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
 
 std::string to_json(const Metrics& m, const RunInfo& info) {
   using nlohmann::json;
+  // "RxC" -> {"rows": R, "cols": C}, as malleable-gridmap writes grids.
+  const auto grid = [](const std::string& g) {
+    const auto x = g.find('x');
+    if (x == std::string::npos) return json(g);
+    try {
+      return json{{"rows", std::stoi(g.substr(0, x))}, {"cols", std::stoi(g.substr(x + 1))}};
+    } catch (const std::exception&) {
+      return json(g);
+    }
+  };
   json j;
+  // Schema 2: grids are {rows, cols} objects; metadata below (schema 1 had "RxC" strings).
+  j["schema"] = "malleable.run/2";
+  j["malleable"] = {{"version", MALLEABLE_VERSION}, {"commit", MALLEABLE_GIT_COMMIT}};
+  j["command_line"] = info.command_line;
+  {
+    char stamp[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    j["timestamp"] = stamp;
+  }
+  j["problem_size"] = {{"n", info.n}, {"nb", info.nb}, {"distribution", info.distribution}};
   j["app"] = info.app;
   j["problem"] = info.problem;
   j["policy"] = info.policy;
@@ -129,10 +154,10 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
                  {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},
                  {"compute", "max per-rank CPU seconds in compute kernels (dedicated-core lower estimate)"}};
   for (const auto& s : m.iterations())
-    j["iterations"].push_back({{"iteration", s.iteration}, {"procs", s.procs}, {"grid", s.grid},
+    j["iterations"].push_back({{"iteration", s.iteration}, {"procs", s.procs}, {"grid", grid(s.grid)},
                                {"wall_s", s.wall}, {"dedicated_s", s.dedicated}, {"compute_s", s.compute}});
   for (const auto& s : m.segments())
-    j["segments"].push_back({{"grid", s.grid}, {"procs", s.procs}, {"first", s.first_iteration},
+    j["segments"].push_back({{"grid", grid(s.grid)}, {"procs", s.procs}, {"first", s.first_iteration},
                              {"last", s.last_iteration}, {"mean_wall_s", s.mean_wall},
                              {"mean_dedicated_s", s.mean_dedicated}, {"median_wall_s", s.median_wall},
                              {"median_dedicated_s", s.median_dedicated}, {"median_compute_s", s.median_compute},
@@ -140,7 +165,7 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
   for (const auto& a : m.analyse()) {
     const auto& r = a.record;
     json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
-              {"from", r.from_grid}, {"to", r.to_grid}, {"placement", to_string(r.placement)},
+              {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
               {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
               {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
               {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};

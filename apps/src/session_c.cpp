@@ -143,8 +143,9 @@ int resize_print_summary(const resize_session* s, const char* problem, const cha
                               int check_ok) {
   if (!s) return bad_state("resize_print_summary");
   if (s->s->world_rank() != 0) return RESIZE_OK;
-  resize::RunInfo info{s->app, problem ? problem : "", s->policy, s->s->mover_name(), check ? check : "",
-                       check_ok != 0, static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))};
+  resize::RunInfo info{.app = s->app, .problem = problem ? problem : "", .policy = s->policy,
+                       .redistributor = s->s->mover_name(), .check = check ? check : "",
+                       .check_ok = check_ok != 0, .cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))};
   std::printf("\n%s", resize::summary_table(s->s->metrics(), info).c_str());
   std::fflush(stdout);
   return RESIZE_OK;

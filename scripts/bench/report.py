@@ -78,9 +78,21 @@ THESIS_T620 = [(30, 4.2, "3x5", 29.76, 4.2, "4x4", 28.25), (45, 2.9, "4x5", 44.7
                (28, 2.4, "4x6", 27.98, 2.5, "5x6", 22.26), (57, 1.7, "5x6", 56.77, 1.8, "6x8", 54.96)]
 
 
+def grid_text(g):
+    """A grid as "RxC": driver runs of schema 2 write {"rows": R, "cols": C}."""
+    return f"{g['rows']}x{g['cols']}" if isinstance(g, dict) else g
+
+
 def load(path):
     with open(path) as f:
-        return json.load(f)
+        d = json.load(f)
+    # a driver's run (schema malleable.run/2): grids back to "RxC" for the tables below
+    if isinstance(d, dict) and str(d.get("schema", "")).startswith("malleable.run/"):
+        for s in d.get("iterations", []) + d.get("segments", []):
+            s["grid"] = grid_text(s["grid"])
+        for r in d.get("resizes", []):
+            r["from"], r["to"] = grid_text(r["from"]), grid_text(r["to"])
+    return d
 
 
 def fmt(x, nd=2):

@@ -3,6 +3,8 @@
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/report.hpp"
 
+#include <nlohmann/json.hpp>
+
 using namespace resize;
 
 TEST(PayoffPoint, IsCeilOfResizeTimeOverGainPerIteration) {
@@ -92,7 +94,8 @@ TEST(Metrics, OnePreemptedIterationDoesNotMoveTheSegmentTime) {
 }
 
 TEST(Report, SummaryShowsBothClocksAndTheCheck) {
-  RunInfo info{"pdgemm", "N=8", "scripted", "pdgemr2d", "max err 0: OK", true, 2};
+  RunInfo info{.app = "pdgemm", .problem = "N=8", .policy = "scripted", .redistributor = "pdgemr2d",
+               .check = "max err 0: OK", .check_ok = true, .cores = 2};
   const std::string t = summary_table(three_grids(), info);
   EXPECT_NE(t.find("Dedicated-core"), std::string::npos);
   EXPECT_NE(t.find("compute median"), std::string::npos);
@@ -102,6 +105,31 @@ TEST(Report, SummaryShowsBothClocksAndTheCheck) {
   const std::string j = to_json(three_grids(), info);
   EXPECT_NE(j.find("\"payoff_wall\": 3"), std::string::npos);
   EXPECT_NE(iterations_csv(three_grids()).find("4,9,3x3,5,2.5,"), std::string::npos);
+}
+
+TEST(Report, JsonIsVersionedWithNumericSizesAndGridObjects) {
+  RunInfo info{.app = "pdgemm", .problem = "N=8 NB=2", .policy = "scripted", .redistributor = "redist",
+               .check = "ok", .check_ok = true, .cores = 2,
+               .command_line = {"pdgemm_resizable", "-n", "8"}, .n = 8, .nb = 2,
+               .distribution = "block"};
+  const auto j = nlohmann::json::parse(to_json(three_grids(), info));
+  EXPECT_EQ(j.at("schema"), "malleable.run/2");
+  EXPECT_FALSE(j.at("malleable").at("version").get<std::string>().empty());
+  EXPECT_TRUE(j.at("malleable").contains("commit"));
+  EXPECT_EQ(j.at("command_line").size(), 3u);
+  EXPECT_EQ(j.at("command_line")[1], "-n");
+  EXPECT_EQ(j.at("timestamp").get<std::string>().size(), 20u);  // YYYY-MM-DDTHH:MM:SSZ
+  EXPECT_EQ(j.at("problem_size").at("n"), 8);
+  EXPECT_EQ(j.at("problem_size").at("nb"), 2);
+  EXPECT_EQ(j.at("problem_size").at("distribution"), "block");
+  // grids as gridmap's planner writes them
+  const auto& first = j.at("iterations").at(0).at("grid");
+  EXPECT_EQ(first.at("rows"), 2);
+  EXPECT_EQ(first.at("cols"), 2);
+  const auto& r = j.at("resizes").at(0);
+  EXPECT_EQ(r.at("from"), (nlohmann::json{{"rows", 2}, {"cols", 2}}));
+  EXPECT_EQ(r.at("to"), (nlohmann::json{{"rows", 3}, {"cols", 3}}));
+  EXPECT_TRUE(j.at("segments").at(0).at("grid").is_object());
 }
 
 TEST(Metrics, ComputeClockGivesItsOwnPayoff) {

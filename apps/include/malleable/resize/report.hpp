@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "malleable/resize/metrics.hpp"
 
@@ -15,6 +16,9 @@ struct RunInfo {
   std::string check;     // "max |C - C_ref| = 1.2e-13 (tol 1.2e-09): OK"
   bool check_ok = true;
   int cores = 0;         // hardware threads of the host (dedicated-core estimate context)
+  std::vector<std::string> command_line{};  // argv, for the JSON record
+  long long n = 0, nb = 0;                // problem size as numbers (0: not applicable)
+  std::string distribution{};             // "block-cyclic", "block", ...
 };
 
 // Iteration times per grid segment, each resize (DRMS split, payoff point and resize
