@@ -7,13 +7,18 @@
 # waits (first come, first served). Slurm's view is recorded every 0.5 s (squeue).
 #   slurm_scenario.sh --out DIR [--mode malleable|rigid] [--n N] [--iters I]
 #                     [--rigid-iters I] [--submit-after S] [--build-dir DIR] [--deadline S]
+#                     [--stop-when-regrown]
+# --stop-when-regrown (malleable): once the first job has given nodes back, the rigid job
+# has left the queue and the first job has grown again, ask it to end at its next
+# iteration (pdgemm_resizable --stop-file), whatever --iters says: the test's way of not
+# depending on how fast this machine runs the iterations.
 # Writes DIR/timeline.tsv (t, job, name, state, nodes, nodelist), DIR/<mode>_job.out,
 # DIR/rigid_job.out, DIR/<mode>.json (the first job's run); exit 0 when both jobs ended
 # and both result checks passed.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALL_BUILD_DIR:-$here/build}
-out="" mode=malleable n=1600 iters=200 rigid_iters=20 submit_after=5 deadline=900
+out="" mode=malleable n=1600 iters=200 rigid_iters=20 submit_after=5 deadline=900 stop_when_regrown=0
 while (($#)); do
   case $1 in
     --out) out=$2; shift 2 ;;
@@ -24,6 +29,7 @@ while (($#)); do
     --submit-after) submit_after=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
+    --stop-when-regrown) stop_when_regrown=1; shift ;;
     *) echo "slurm_scenario.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -32,6 +38,7 @@ done
 [[ $build = /* ]] || build=$here/$build
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
+rm -f "$out/stop"
 cluster=$here/scripts/cluster.sh
 head_do() { "$cluster" exec head "$@"; }
 head_do sinfo -h >/dev/null || { echo "slurm_scenario.sh: no Slurm: run cluster.sh up 4 --slurm" >&2; exit 1; }
@@ -44,6 +51,7 @@ export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.
 # daemons are started through the rsh agent instead (docs, "Under Slurm").
 if [[ $mode == malleable ]]; then
   run="mpirun --oversubscribe --bind-to none -n 2 $build/apps/pdgemm_resizable -n $n --nb 64 -g 1x2 -i $iters -p slurm"
+  run+=" --stop-file $out/stop"
 else
   run="mpirun --oversubscribe --bind-to none -n 8 $build/apps/pdgemm_resizable -n $n --nb 64 -g 2x4 -i $iters -p fixed"
 fi
@@ -82,6 +90,12 @@ while :; do
     fi
   fi
   [[ -n $rigid && -z $lines ]] && break
+  if ((stop_when_regrown)) && [[ $mode == malleable && -n $rigid && ! -e $out/stop ]] &&
+    ! grep -q "^$rigid|" <<<"$lines" &&
+    awk '/gave back/{s=1} s && /remap after.*: expand /{g=1} END{exit !g}' "$out/${mode}_job.out" 2>/dev/null; then
+    echo "t=$(printf '%.1f' "$t") s: the rigid job ended and the first job grew back: asking it to stop"
+    touch "$out/stop"
+  fi
   if (($(echo "$t > $deadline" | bc -l))); then
     head_do scancel "$first" ${rigid:+"$rigid"} || true
     echo "slurm_scenario.sh: FAILED: the jobs did not end within $deadline s" >&2
