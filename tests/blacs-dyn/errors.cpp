@@ -45,7 +45,11 @@ void write_file(const char* path, const char* text) {
 int child(int argc, char** argv) {
   if (argc > 1 && !std::strcmp(argv[1], "die")) {
     // Bypass the MPI_Init wrapper (which would join at once): the first child dies
-    // before checking in, the others check in and are told to give up.
+    // before checking in, the others check in and are told to give up. The wrapper also
+    // selects PMIx's hash store before MPI starts (runtime.cpp, prepare_mpi_init); a
+    // child on the shared-memory store while its parents use hash fails inside
+    // PMPI_Init ("ompi_dpm_dyn_init() failed: No permission"), so do the same here.
+    ::setenv("PMIX_MCA_gds", "hash", 0);
     PMPI_Init(&argc, &argv);
     int r = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &r);
