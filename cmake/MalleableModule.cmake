@@ -45,8 +45,9 @@ function(mall_add_library name)
   endif()
   if(name MATCHES "_fortran$")
     set_property(GLOBAL APPEND PROPERTY MALL_PC_FORTRAN_LIBS -l${A_OUTPUT})
-  elseif(name MATCHES "_meter$")
-    # opt-in (kernel_meter.hpp): not linked into every pkg-config consumer
+  elseif(name MATCHES "_meter$|_gemr2d$")
+    # opt-in (kernel_meter.hpp; the PDGEMR2D drop-in replaces ScaLAPACK's symbols):
+    # not linked into every pkg-config consumer
   else()
     set_property(GLOBAL APPEND PROPERTY MALL_PC_LIBS -l${A_OUTPUT})
   endif()
