@@ -9,7 +9,8 @@ module malleable_redist
   integer(c_int), parameter, public :: REDIST_SUCCESS = 0
   integer(c_int), parameter, public :: REDIST_ERR_INVALID_LAYOUT = 1, REDIST_ERR_SIZE_MISMATCH = 2, &
        REDIST_ERR_REGION = 3, REDIST_ERR_LLD = 4, REDIST_ERR_NULL_BUFFER = 5, REDIST_ERR_NOT_IN_GRID = 6, &
-       REDIST_ERR_INCONSISTENT = 7, REDIST_ERR_MPI = 8, REDIST_ERR_INTERNAL = 9
+       REDIST_ERR_INCONSISTENT = 7, REDIST_ERR_MPI = 8, REDIST_ERR_INTERNAL = 9, &
+       REDIST_ERR_INVALID_ARGUMENT = 10
   integer(c_int), parameter, public :: REDIST_CATERPILLAR = 0, REDIST_CIRCULANT = 1, REDIST_MATCHING = 2, &
        REDIST_ALLATONCE = 3, REDIST_DEFAULT = 4
   integer(c_int), parameter, public :: REDIST_ROWS = 0, REDIST_COLS = 1

@@ -14,6 +14,7 @@
 #include <sched.h>
 
 #include "malleable/redist/redistribute.hpp"
+#include "mpi_guard.hpp"
 
 namespace redist {
 namespace {
@@ -41,22 +42,48 @@ struct LocalError {
   bool ok() const { return code == ErrorCode::Ok; }
 };
 
-// A duplicate of the caller's communicator, so redist's messages never match the
-// application's, with errors returned instead of aborting. Freed on every path.
-class DupComm {
- public:
-  explicit DupComm(MPI_Comm c) {
-    check_mpi(MPI_Comm_dup(c, &comm_), "MPI_Comm_dup");
-    MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-  }
-  ~DupComm() { MPI_Comm_free(&comm_); }
-  DupComm(const DupComm&) = delete;
-  DupComm& operator=(const DupComm&) = delete;
-  MPI_Comm get() const { return comm_; }
+}  // namespace
 
- private:
-  MPI_Comm comm_ = MPI_COMM_NULL;
-};
+namespace detail {
+
+void check_comm(MPI_Comm comm, const char* name) {
+  if (comm == MPI_COMM_NULL)
+    throw Error(ErrorCode::InvalidArgument, std::string(name) + " is MPI_COMM_NULL");
+  int inter = 0;
+  check_mpi(MPI_Comm_test_inter(comm, &inter), "MPI_Comm_test_inter");
+  if (inter) throw Error(ErrorCode::InvalidArgument, std::string(name) + " is an intercommunicator; redist needs an intracommunicator");
+}
+
+DupComm::DupComm(MPI_Comm c) {
+  check_comm(c, "comm");
+  check_mpi(MPI_Comm_dup(c, &comm_), "MPI_Comm_dup");
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+}
+DupComm::~DupComm() {
+  if (comm_ != MPI_COMM_NULL) MPI_Comm_free(&comm_);
+}
+
+namespace {
+thread_local const RankNames* g_rank_names = nullptr;
+}
+
+RankNames::RankNames(std::vector<int> names, std::string of)
+    : prev_(g_rank_names), names_(std::move(names)), of_(std::move(of)) {
+  g_rank_names = this;
+}
+RankNames::~RankNames() { g_rank_names = prev_; }
+
+std::string rank_name(int r) {
+  const RankNames* n = g_rank_names;
+  if (!n || r < 0 || r >= static_cast<int>(n->names_.size())) return "rank " + std::to_string(r);
+  return "rank " + std::to_string(n->names_[static_cast<std::size_t>(r)]) + " of " + n->of_;
+}
+
+}  // namespace detail
+
+namespace {
+
+using detail::DupComm;
 
 // Every rank learns whether any rank failed, before any data moves: one allreduce of
 // (error flag, fingerprint, -fingerprint). On failure the first failing rank's message is
@@ -77,7 +104,7 @@ void agree(MPI_Comm comm, const LocalError& err, std::uint64_t fp) {
   check_mpi(MPI_Bcast(meta, 2, MPI_INT, first, comm), "MPI_Bcast (error)");
   std::string msg = rank == first ? err.msg : std::string(static_cast<std::size_t>(meta[1]), ' ');
   check_mpi(MPI_Bcast(msg.data(), meta[1], MPI_CHAR, first, comm), "MPI_Bcast (error text)");
-  throw Error(static_cast<ErrorCode>(meta[0]), "redist: rank " + std::to_string(first) + ": " + msg);
+  throw Error(static_cast<ErrorCode>(meta[0]), "redist: " + detail::rank_name(first) + ": " + msg);
 }
 
 std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
@@ -90,8 +117,27 @@ std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
   return h;
 }
 
+// lda x (local columns) elements of esize bytes must be addressable, or indexing the
+// local array (column * ld) overflows before any byte is touched (issue 14, class 1).
+bool addressable(std::int64_t ld, std::int64_t cols, std::size_t esize) {
+  std::int64_t elems = 0, bytes = 0;
+  return !__builtin_mul_overflow(ld, std::max<std::int64_t>(1, cols), &elems) &&
+         !__builtin_mul_overflow(elems, static_cast<std::int64_t>(esize), &bytes);
+}
+
 LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a, std::int64_t lda, const void* b,
-                         std::int64_t ldb, const ExecOptions& opt) {
+                         std::int64_t ldb, const ExecOptions& opt, std::size_t esize) {
+  if (opt.transport != Transport::Datatype && opt.transport != Transport::Packed)
+    return {ErrorCode::InvalidArgument, "opt.transport = " + std::to_string(static_cast<int>(opt.transport)) +
+                                            " is not a Transport (0 Datatype, 1 Packed)"};
+  if (opt.wait != WaitMode::Auto && opt.wait != WaitMode::Spin && opt.wait != WaitMode::Sleep)
+    return {ErrorCode::InvalidArgument, "opt.wait = " + std::to_string(static_cast<int>(opt.wait)) +
+                                            " is not a WaitMode (0 Auto, 1 Spin, 2 Sleep)"};
+  {
+    const int v = static_cast<int>(p.schedule);
+    if (v < static_cast<int>(ScheduleKind::Caterpillar) || v > static_cast<int>(ScheduleKind::AllAtOnce))
+      return {ErrorCode::InvalidArgument, "plan.schedule = " + std::to_string(v) + " is not a resolved schedule"};
+  }
   if (static_cast<int>(p.stats.sent_by_rank.size()) != nranks)
     return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.stats.sent_by_rank.size()) +
                                          " ranks but the communicator has " + std::to_string(nranks)};
@@ -111,6 +157,12 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
     return {ErrorCode::LeadingDimension, "ldb = " + std::to_string(ldb) + " is less than max(1, local rows of B) = " +
                                              std::to_string(p.b.min_lld(pr)) + " at grid coordinate (" +
                                              std::to_string(pr) + "," + std::to_string(pc) + ")"};
+  if (p.a.coords_of(me, pr, pc) && !addressable(lda, p.a.local_cols(pc), esize))
+    return {ErrorCode::LeadingDimension, "lda = " + std::to_string(lda) + " times " + std::to_string(p.a.local_cols(pc)) +
+                                             " local columns of A overflows the address space"};
+  if (p.b.coords_of(me, pr, pc) && !addressable(ldb, p.b.local_cols(pc), esize))
+    return {ErrorCode::LeadingDimension, "ldb = " + std::to_string(ldb) + " times " + std::to_string(p.b.local_cols(pc)) +
+                                             " local columns of B overflows the address space"};
   std::int64_t sends = 0, recvs = 0;
   for (const auto& t : p.transfers) {
     if (t.src == me) sends += t.elements();
@@ -427,7 +479,7 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
   int me = 0, n = 0;
   MPI_Comm_rank(comm.get(), &me);
   MPI_Comm_size(comm.get(), &n);
-  if (err.ok() && plan) err = check_buffers(*plan, me, n, a, lda, b, ldb, opt);
+  if (err.ok() && plan) err = check_buffers(*plan, me, n, a, lda, b, ldb, opt, sizeof(T));
   agree(comm.get(), err, fp);
   ExecStats st;
   st.check_s = MPI_Wtime() - t0;
@@ -441,6 +493,7 @@ template <class T>
 void plan_and_execute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda, const Layout& lb, T* b,
                       std::int64_t ldb, const Region& region, bool whole, ScheduleKind schedule,
                       const ExecOptions& opt, ExecStats* stats) {
+  detail::check_comm(comm, "comm");
   int n = 0;
   check_mpi(MPI_Comm_size(comm, &n), "MPI_Comm_size");
   LocalError err;

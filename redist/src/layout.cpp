@@ -12,12 +12,17 @@ namespace {
 [[noreturn]] void fail(const std::string& msg) { throw Error(ErrorCode::InvalidLayout, msg); }
 
 std::vector<std::int64_t> uniform_blocks(std::int64_t total, std::int64_t b, const char* name) {
-  if (total < 0) fail(std::string(name[0] == 'm' ? "m" : "n") + " = " + std::to_string(total) +
-                      " is negative");
+  const char* extent = name[0] == 'm' ? "m" : "n";
+  if (total < 0) fail(std::string(extent) + " = " + std::to_string(total) + " is negative");
   if (b <= 0) fail(std::string(name) + " = " + std::to_string(b) + " must be positive");
+  // total / b rounded up without forming total + b - 1, which overflows near INT64_MAX.
+  const std::int64_t count = total / b + (total % b != 0 ? 1 : 0);
+  if (count > kMaxBlocks)
+    fail(std::string(extent) + " = " + std::to_string(total) + " in blocks of " + name + " = " + std::to_string(b) +
+         " makes " + std::to_string(count) + " blocks; a dimension may have at most " + std::to_string(kMaxBlocks));
   std::vector<std::int64_t> v;
-  v.reserve(static_cast<std::size_t>((total + b - 1) / b));
-  for (std::int64_t s = 0; s < total; s += b) v.push_back(std::min(b, total - s));
+  v.reserve(static_cast<std::size_t>(count));
+  for (std::int64_t s = 0; s < total; s += v.back()) v.push_back(std::min(b, total - s));
   return v;
 }
 
@@ -45,9 +50,9 @@ struct Uniform {
     if (d >= nblocks) return 0;
     const std::int64_t mine = (nblocks - 1 - d) / np + 1;  // blocks k = d + t*np
     const std::int64_t last = d + (mine - 1) * np;
-    std::int64_t c = mine * nb;
-    if (last == nblocks - 1) c -= nblocks * nb - extent;  // short last block
-    return c;
+    // (nblocks - 1) * nb < extent, so nothing here can overflow even near INT64_MAX.
+    const std::int64_t last_size = extent - (nblocks - 1) * nb;  // the possibly short last block
+    return (mine - 1) * nb + (last == nblocks - 1 ? last_size : nb);
   }
   int owner(std::int64_t i) const { return static_cast<int>((src + i / nb) % np); }
   std::int64_t local(std::int64_t i) const { return (i / nb) / np * nb + i % nb; }
@@ -61,6 +66,15 @@ Uniform uniform_of(const std::vector<std::int64_t>& b, std::int64_t extent, int 
   return Uniform{b.empty() ? 1 : b[0], extent, np, src};
 }
 
+// Sum of block sizes; a sum past 2^63-1 is an error, not a wrapped negative extent.
+std::int64_t checked_sum(const std::vector<std::int64_t>& b, const char* name) {
+  std::int64_t sum = 0;
+  for (std::size_t k = 0; k < b.size(); ++k)
+    if (__builtin_add_overflow(sum, b[k], &sum))
+      fail(std::string(name) + " sum past 2^63-1 at " + name + "[" + std::to_string(k) + "] = " + std::to_string(b[k]));
+  return sum;
+}
+
 void check_index(std::int64_t i, std::int64_t extent, const char* what) {
   if (i < 0 || i >= extent)
     fail(std::string(what) + " = " + std::to_string(i) + " is outside [0, " +
@@ -72,6 +86,12 @@ void check_index(std::int64_t i, std::int64_t extent, const char* what) {
 Axis::Axis(const std::vector<std::int64_t>& blocks, int nprocs, int src)
     : sizes_(blocks), np_(nprocs), src_(src) {
   if (np_ <= 0) fail("nprocs = " + std::to_string(np_) + " must be positive");
+  if (src_ < 0 || src_ >= np_) fail("src = " + std::to_string(src_) + " is outside [0, " + std::to_string(np_) + ")");
+  std::int64_t total = 0;
+  for (std::size_t k = 0; k < sizes_.size(); ++k)
+    if (sizes_[k] <= 0 || __builtin_add_overflow(total, sizes_[k], &total))
+      fail("blocks[" + std::to_string(k) + "] = " + std::to_string(sizes_[k]) +
+           (sizes_[k] <= 0 ? " must be positive" : " makes the extent overflow 64 bits"));
   start_.resize(sizes_.size() + 1);
   local_start_.resize(sizes_.size());
   local_count_.assign(static_cast<std::size_t>(np_), 0);
@@ -129,8 +149,8 @@ Layout Layout::block_cyclic(std::int64_t m, std::int64_t n, std::int64_t mb, std
 Layout Layout::from_blocks(std::vector<std::int64_t> row_blocks, std::vector<std::int64_t> col_blocks,
                            int nprow, int npcol, int rsrc, int csrc, std::vector<int> ranks) {
   Layout l;
-  l.m = std::accumulate(row_blocks.begin(), row_blocks.end(), std::int64_t{0});
-  l.n = std::accumulate(col_blocks.begin(), col_blocks.end(), std::int64_t{0});
+  l.m = checked_sum(row_blocks, "row_blocks");
+  l.n = checked_sum(col_blocks, "col_blocks");
   l.row_blocks = std::move(row_blocks);
   l.col_blocks = std::move(col_blocks);
   l.nprow = nprow;
@@ -171,17 +191,27 @@ void Layout::validate() const {
   if (n < 0) fail("n = " + std::to_string(n) + " is negative");
   auto check_blocks = [](const std::vector<std::int64_t>& b, std::int64_t total, const char* name,
                          const char* tot) {
+    if (static_cast<std::int64_t>(b.size()) > kMaxBlocks)
+      fail(std::string(name) + " has " + std::to_string(b.size()) + " blocks; a dimension may have at most " +
+           std::to_string(kMaxBlocks));
     std::int64_t sum = 0;
     for (std::size_t k = 0; k < b.size(); ++k) {
       if (b[k] <= 0)
         fail(std::string(name) + "[" + std::to_string(k) + "] = " + std::to_string(b[k]) +
              " must be positive");
-      sum += b[k];
+      if (__builtin_add_overflow(sum, b[k], &sum))
+        fail(std::string(name) + " sum past 2^63-1 at " + name + "[" + std::to_string(k) + "] = " +
+             std::to_string(b[k]));
     }
     if (sum != total)
       fail(std::string(name) + " sum to " + std::to_string(sum) + " but " + tot + " = " +
            std::to_string(total));
   };
+  // Element counts (m*n, and every product of row and column counts in a plan) must fit
+  // 64 bits; the plan's arithmetic relies on it.
+  std::int64_t elements = 0;
+  if (__builtin_mul_overflow(m, n, &elements))
+    fail("m x n = " + std::to_string(m) + " x " + std::to_string(n) + " elements overflows 64 bits");
   check_blocks(row_blocks, m, "row_blocks", "m");
   check_blocks(col_blocks, n, "col_blocks", "n");
   const std::size_t np = static_cast<std::size_t>(nprow) * static_cast<std::size_t>(npcol);

@@ -77,12 +77,17 @@ void check_inputs(const Layout& a, const Layout& b, const Region& g, int comm_si
   };
   nonneg(g.m, "region.m");
   nonneg(g.n, "region.n");
+  // As PDGEMR2D: an empty region (m or n zero) moves nothing, and its offsets are not
+  // examined, whatever they are (docs/redist.md, "Error contract").
+  if (g.m == 0 || g.n == 0) return;
   nonneg(g.ia, "region.ia");
   nonneg(g.ja, "region.ja");
   nonneg(g.ib, "region.ib");
   nonneg(g.jb, "region.jb");
+  // off + len > ext written as len > ext - off: off and ext are non-negative here, so the
+  // subtraction cannot overflow where the sum could (issue 14, class 1).
   auto fits = [](std::int64_t off, std::int64_t len, std::int64_t ext, const char* what, const char* ext_name) {
-    if (len > 0 && off + len > ext)
+    if (len > ext - off)
       throw Error(ErrorCode::RegionOutOfRange,
                   std::string(what) + " = " + std::to_string(off) + " plus " + std::to_string(len) +
                       " exceeds " + ext_name + " = " + std::to_string(ext));
@@ -266,8 +271,17 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
   return make_plan(a, b, region, comm_size, schedule, -1);
 }
 
+void check_schedule(ScheduleKind k) {
+  const int v = static_cast<int>(k);
+  if (v < static_cast<int>(ScheduleKind::Caterpillar) || v > static_cast<int>(ScheduleKind::Default))
+    throw Error(ErrorCode::InvalidArgument,
+                "schedule = " + std::to_string(v) +
+                    " is not a schedule (0 caterpillar, 1 circulant, 2 matching, 3 allatonce, 4 default)");
+}
+
 RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
                      ScheduleKind schedule, int for_rank) {
+  check_schedule(schedule);
   check_inputs(a, b, region, comm_size);
   if (for_rank < -1 || for_rank >= comm_size)
     throw Error(ErrorCode::InvalidLayout, "for_rank = " + std::to_string(for_rank) + " is outside [-1, " +

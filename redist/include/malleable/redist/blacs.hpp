@@ -19,7 +19,8 @@ namespace redist {
 // Cblacs2sys_handle turns back into the MPI_Comm; BLACS/SRC/blacs_get_.c.)
 MPI_Comm blacs_grid_comm(int ctxt);
 
-// Both descriptors as Layouts on `comm`, agreed by all ranks of comm in one allgather:
+// Both descriptors as Layouts on `comm` (MPI_COMM_NULL or an intercommunicator: Error
+// InvalidArgument on this process), agreed by all ranks of comm in one allgather:
 // each process reports its grid coordinates and descriptor fields; processes outside a
 // grid learn it from those inside. Collective; throws redist::Error (same on all ranks)
 // for a context invalid on this process, descriptors that disagree between processes,
@@ -28,6 +29,9 @@ MPI_Comm blacs_grid_comm(int ctxt);
 struct DescPair {
   Layout a, b;
   std::int64_t lld_a = 1, lld_b = 1;
+  // Submatrix origins (1-based) as the processes of each grid passed them; the C API's
+  // PDGEMR2D forms use these, so a process outside a grid need not know them.
+  std::int64_t ia = 1, ja = 1, ib = 1, jb = 1;
 };
 DescPair layouts_from_descs(MPI_Comm comm, const redist_desc& a, const redist_desc& b);
 

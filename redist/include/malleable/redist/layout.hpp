@@ -32,7 +32,8 @@ enum class ErrorCode : int {
   NotInGrid = 6,         // process claims data of a grid it is not part of
   Inconsistent = 7,      // processes passed different layouts/regions
   Mpi = 8,               // an MPI call failed
-  Internal = 9
+  Internal = 9,
+  InvalidArgument = 10   // a handle or enumeration that is not valid (communicator, schedule, dim)
 };
 
 // Thrown by validation, planning and execution; the message names the argument and value
@@ -46,6 +47,11 @@ class Error : public std::invalid_argument {
  private:
   ErrorCode code_ = ErrorCode::InvalidLayout;
 };
+
+// Most blocks one dimension of a layout may have (2^26): block lists, prefix sums and
+// owners are materialised, so a larger count is refused with a message naming it instead
+// of exhausting memory (m = 10^12 in blocks of 1 would need terabytes).
+inline constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 26;
 
 // One dimension of a layout with its block prefix sums, for O(log blocks) index maps.
 // Built from a Layout with Layout::row_axis()/col_axis(); keep it while the layout lives.

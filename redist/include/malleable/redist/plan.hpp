@@ -83,6 +83,10 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
 PlanStats plan_stats(const Layout& a, const Layout& b, int comm_size);
 PlanStats plan_stats(const Layout& a, const Layout& b, const Region& region, int comm_size);
 
+// Throws redist::Error(InvalidArgument) unless k is one of the ScheduleKind values (a
+// number cast from C or a file may not be).
+void check_schedule(ScheduleKind k);
+
 // The concrete schedule Default stands for (measured, docs/redist.md).
 ScheduleKind default_schedule();
 ScheduleKind resolve(ScheduleKind k);

@@ -27,7 +27,8 @@ enum {
   REDIST_ERR_NOT_IN_GRID = 6,
   REDIST_ERR_INCONSISTENT = 7,
   REDIST_ERR_MPI = 8,
-  REDIST_ERR_INTERNAL = 9
+  REDIST_ERR_INTERNAL = 9,
+  REDIST_ERR_INVALID_ARGUMENT = 10 /* communicator handle, schedule or dim not valid */
 };
 
 /* Schedules (seed 002 §3.4): see docs/redist.md for which is fastest here. */
