@@ -45,7 +45,7 @@ struct Uniform {
   std::int64_t nb, extent;
   int np, src;
   std::int64_t count(int p) const {
-    const std::int64_t nblocks = (extent + nb - 1) / nb;
+    const std::int64_t nblocks = extent / nb + (extent % nb != 0 ? 1 : 0);  // no extent + nb - 1: it overflows
     const int d = ((p - src) % np + np) % np;  // p's first block index
     if (d >= nblocks) return 0;
     const std::int64_t mine = (nblocks - 1 - d) / np + 1;  // blocks k = d + t*np
