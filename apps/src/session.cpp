@@ -163,16 +163,99 @@ class Watchdog {
 
 }  // namespace
 
+namespace {
+
+// A registered matrix's local buffer, whatever its element type and owner: the
+// application's std::vector (C++) or a malloc()'ed pointer the session owns (C, Fortran).
+// A move writes into a staged buffer, swapped in by commit() once every rank has its data.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual const void* data() const = 0;
+  // The buffer becomes `n` zeroed elements.
+  virtual void reset(std::size_t n) = 0;
+  // A newcomer before its first move: no data.
+  virtual void clear() = 0;
+  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
+  virtual void* stage(std::size_t n) = 0;
+  virtual void commit() = 0;
+};
+
+template <class T>
+class VectorStorage final : public Storage {
+ public:
+  explicit VectorStorage(std::vector<T>& v) : v_(v) {}
+  const void* data() const override { return v_.data(); }
+  void reset(std::size_t n) override { v_.assign(n, T{}); }
+  void clear() override { v_.clear(); }
+  void* stage(std::size_t n) override {
+    staged_.assign(n, T{});
+    return staged_.data();
+  }
+  void commit() override {
+    v_.swap(staged_);
+    std::vector<T>().swap(staged_);
+  }
+
+ private:
+  std::vector<T>& v_;
+  std::vector<T> staged_;
+};
+
+// At least one element is allocated, so the pointer is valid for PDGEMR2D and Fortran.
+template <class T>
+class MallocStorage final : public Storage {
+ public:
+  explicit MallocStorage(T** p) : p_(p) {}
+  ~MallocStorage() override { std::free(staged_); }
+  MallocStorage(const MallocStorage&) = delete;
+  MallocStorage& operator=(const MallocStorage&) = delete;
+  const void* data() const override { return *p_; }
+  void reset(std::size_t n) override {
+    std::free(*p_);
+    *p_ = allocate(n);
+  }
+  void clear() override {
+    std::free(*p_);
+    *p_ = nullptr;
+  }
+  void* stage(std::size_t n) override {
+    std::free(staged_);
+    staged_ = allocate(n);
+    return staged_;
+  }
+  void commit() override {
+    std::free(*p_);
+    *p_ = staged_;
+    staged_ = nullptr;
+  }
+
+ private:
+  static T* allocate(std::size_t n) {
+    // calloc's all-zero bytes are 0 and (0, 0) for IEEE floats and their complex pairs.
+    auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
+    if (!p) throw Error("session: out of memory allocating " + std::to_string(n) + " elements");
+    return p;
+  }
+  T** p_;
+  T* staged_ = nullptr;
+};
+
+}  // namespace
+
 struct Registered {
   std::string name;
   int* desc = nullptr;
-  std::vector<double>* vec = nullptr;  // C++ storage
-  double** cbuf = nullptr;             // malloc storage (C / Fortran)
+  std::unique_ptr<Storage> store;
+  detail::Scalar type = detail::Scalar::D;
   Distribution dist = Distribution::BlockCyclic;
   int m = 0, n = 0, mb = 1, nb = 1;    // global shape and the block-cyclic block
   Session::BlockSizes sizes;           // set: an extended-descriptor matrix (no desc)
   int* lld = nullptr;                  // its leading dimension, for the application
-  const double* data() const { return vec ? vec->data() : *cbuf; }
+  const void* data() const { return store->data(); }
+  std::int64_t bytes(std::int64_t elements) const {
+    return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
+  }
 };
 
 struct Session::Impl {
@@ -248,32 +331,19 @@ struct Session::Impl {
       // Keep the caller's leading dimension on the old grid (it owns that buffer).
       if (from.member()) da[8] = r.desc[8];
       desc_for(r, to, db);
-      const std::size_t need = Session::local_size(db);
-      std::vector<double> nb_vec;
-      double* nbuf = nullptr;
-      if (r.vec) {
-        nb_vec.assign(need, 0.0);
-        nbuf = nb_vec.data();
-      } else {
-        nbuf = static_cast<double*>(std::calloc(std::max<std::size_t>(need, 1), sizeof(double)));
-        if (!nbuf) throw Error("session: out of memory reallocating matrix " + r.name);
-      }
-      detail::MatrixMove mv{r.m, r.n, r.data(), da, nbuf, db, &from.grid(), &to.grid()};
+      void* nbuf = r.store->stage(Session::local_size(db));
+      const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
+                                  .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
       detail::move_matrix(opt.mover, mv, world, whole.ctxt());
       if (root()) {
-        moved += detail::moved_elements(mv) * static_cast<std::int64_t>(sizeof(double));
+        moved += r.bytes(detail::moved_elements(mv));
         if (rec && !node_of_rank.empty()) {
           const auto t = detail::node_traffic(mv, node_of_rank);
-          rec->bytes_intra_node += t.elements_intra_node * static_cast<std::int64_t>(sizeof(double));
-          rec->bytes_inter_node += t.elements_inter_node * static_cast<std::int64_t>(sizeof(double));
+          rec->bytes_intra_node += r.bytes(t.elements_intra_node);
+          rec->bytes_inter_node += r.bytes(t.elements_inter_node);
         }
       }
-      if (r.vec) {
-        r.vec->swap(nb_vec);
-      } else {
-        std::free(*r.cbuf);
-        *r.cbuf = nbuf;
-      }
+      r.store->commit();
       std::copy(db, db + 9, r.desc);
     }
     return moved;
@@ -294,7 +364,7 @@ struct Session::Impl {
   }
   void size_blocks(Registered& r, const Grid& g) {
     const auto [lr, lc] = local_dims(layout_of(r, g));
-    r.vec->assign(static_cast<std::size_t>(lr * lc), 0.0);
+    r.store->reset(static_cast<std::size_t>(lr * lc));
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
   }
   std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
@@ -302,23 +372,23 @@ struct Session::Impl {
     const redist::Layout la = layout_of(r, from.grid()), lb = layout_of(r, to.grid());
     const auto [ar, ac] = local_dims(la);
     const auto [br, bc] = local_dims(lb);
-    std::vector<double> nb_vec(static_cast<std::size_t>(br * bc), 0.0);
-    redist::redistribute<double>(world, la, ar * ac > 0 ? r.vec->data() : nullptr, std::max<std::int64_t>(1, ar),
-                                 lb, br * bc > 0 ? nb_vec.data() : nullptr, std::max<std::int64_t>(1, br));
-    r.vec->swap(nb_vec);
+    void* nbuf = r.store->stage(static_cast<std::size_t>(br * bc));
+    detail::move_layout(r.type, world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
+                        br * bc > 0 ? nbuf : nullptr, std::max<std::int64_t>(1, br));
+    r.store->commit();
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
     if (!root()) return 0;
     if (rec && static_cast<int>(node_of_rank.size()) >= size()) {
       const auto t = redist::node_traffic(la, lb, redist::Region::whole(la), size(), node_of_rank);
-      rec->bytes_intra_node += t.elements_intra_node * static_cast<std::int64_t>(sizeof(double));
-      rec->bytes_inter_node += t.elements_inter_node * static_cast<std::int64_t>(sizeof(double));
+      rec->bytes_intra_node += r.bytes(t.elements_intra_node);
+      rec->bytes_inter_node += r.bytes(t.elements_inter_node);
     }
-    return redist::plan_stats(la, lb, size()).elements_moved * static_cast<std::int64_t>(sizeof(double));
+    return r.bytes(redist::plan_stats(la, lb, size()).elements_moved);
   }
 
   std::int64_t total_bytes() const {
     std::int64_t t = 0;
-    for (const auto& r : mats) t += static_cast<std::int64_t>(r.m) * r.n * 8;
+    for (const auto& r : mats) t += r.bytes(static_cast<std::int64_t>(r.m) * r.n);
     return t;
   }
 
@@ -340,6 +410,7 @@ struct Session::Impl {
       w.put(r.n);
       w.put(r.mb);
       w.put(r.nb);
+      w.put(static_cast<int>(r.type));
     }
     w.put_bytes(pack ? pack() : std::vector<char>{});
     return w.b;
@@ -400,45 +471,81 @@ void Session::set_app_state(std::function<std::vector<char>()> pack,
   impl_->unpack = std::move(unpack);
 }
 
-void Session::register_matrix(const std::string& name, int m, int n, int mb, int nb,
-                              Distribution dist, int* desc, std::vector<double>& buf) {
+namespace {
+void check_shape(const std::string& name, int m, int n, int mb, int nb) {
+  if (m < 0 || n < 0 || mb < 1 || nb < 1)
+    throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " +
+                std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
+                std::to_string(nb) + ")");
+}
+Registered uniform(const std::string& name, int m, int n, int mb, int nb, Distribution dist, int* desc) {
+  check_shape(name, m, n, mb, nb);
+  if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
   Registered r;
   r.name = name;
   r.desc = desc;
-  r.vec = &buf;
   r.dist = dist;
   r.m = m;
   r.n = n;
   r.mb = mb;
   r.nb = nb;
-  if (m < 0 || n < 0 || mb < 1 || nb < 1)
-    throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " +
-                std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
-                std::to_string(nb) + ")");
-  impl_->mats.push_back(r);
+  return r;
+}
+}  // namespace
+
+template <class T>
+void Session::register_vector(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                              int* desc, std::vector<T>& buf) {
+  Registered r = uniform(name, m, n, mb, nb, dist, desc);
+  r.store = std::make_unique<VectorStorage<T>>(buf);
+  r.type = detail::scalar_of<T>();
+  impl_->mats.push_back(std::move(r));
 }
 
-void Session::register_matrix_c(const std::string& name, int m, int n, int mb, int nb,
-                                Distribution dist, int* desc, double** buf) {
-  std::vector<double> dummy;
-  register_matrix(name, m, n, mb, nb, dist, desc, dummy);
-  impl_->mats.back().vec = nullptr;
-  impl_->mats.back().cbuf = buf;
+template <class T>
+void Session::register_malloc(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                              int* desc, T** buf) {
+  if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
+  Registered r = uniform(name, m, n, mb, nb, dist, desc);
+  r.store = std::make_unique<MallocStorage<T>>(buf);
+  r.type = detail::scalar_of<T>();
+  impl_->mats.push_back(std::move(r));
   *buf = nullptr;
 }
 
-void Session::register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
-                                     std::vector<double>& buf, int* lld) {
+template <class T>
+void Session::register_blocks(const std::string& name, int m, int n, BlockSizes sizes, std::vector<T>& buf,
+                              int* lld) {
   if (!sizes || !lld) throw Error("register_matrix_blocks " + name + ": sizes and lld must be given");
   Registered r;
   r.name = name;
-  r.vec = &buf;
+  r.store = std::make_unique<VectorStorage<T>>(buf);
+  r.type = detail::scalar_of<T>();
   r.m = m;
   r.n = n;
   r.sizes = std::move(sizes);
   r.lld = lld;
   impl_->mats.push_back(std::move(r));
 }
+
+#define RESIZE_REGISTER_FOR(T)                                                                                \
+  void Session::register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,  \
+                                int* desc, std::vector<T>& buf) {                                            \
+    register_vector(name, m, n, mb, nb, dist, desc, buf);                                                    \
+  }                                                                                                          \
+  void Session::register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist, \
+                                  int* desc, T** buf) {                                                      \
+    register_malloc(name, m, n, mb, nb, dist, desc, buf);                                                    \
+  }                                                                                                          \
+  void Session::register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,              \
+                                       std::vector<T>& buf, int* lld) {                                      \
+    register_blocks(name, m, n, std::move(sizes), buf, lld);                                                 \
+  }
+RESIZE_REGISTER_FOR(float)
+RESIZE_REGISTER_FOR(double)
+RESIZE_REGISTER_FOR(std::complex<float>)
+RESIZE_REGISTER_FOR(std::complex<double>)
+#undef RESIZE_REGISTER_FOR
 
 void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const {
   Registered r;
@@ -473,13 +580,7 @@ int Session::start(const Grid& g) {
       continue;
     }
     I.desc_for(r, I.grid, r.desc);
-    const std::size_t need = local_size(r.desc);
-    if (r.vec) {
-      r.vec->assign(need, 0.0);
-    } else {
-      std::free(*r.cbuf);
-      *r.cbuf = static_cast<double*>(std::calloc(std::max<std::size_t>(need, 1), sizeof(double)));
-    }
+    r.store->reset(local_size(r.desc));
   }
   I.rank_hosts = detail::World::hosts();
   I.progress("[" + I.opt.app + "] start on " + g.shape() + " (" + std::to_string(I.size()) +
@@ -525,7 +626,11 @@ int Session::join() {
     m.n = r.get<int>();
     m.mb = r.get<int>();
     m.nb = r.get<int>();
-    if (m.vec) m.vec->clear();
+    const auto type = static_cast<detail::Scalar>(r.get<int>());
+    if (type != m.type)
+      throw Error("session join: matrix " + m.name + " holds " + detail::scalar_name(type) +
+                  " in the job, this process registered " + detail::scalar_name(m.type));
+    m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
     const int off[9] = {1, -1, m.m, m.n, m.mb, m.nb, 0, 0, 1};
@@ -789,7 +894,7 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const N
     (void)get_grid(rd);
     (void)get_grid(rd);
     const int nm = rd.get<int>();
-    for (int k = 0; k < nm * 4; ++k) (void)rd.get<int>();
+    for (int k = 0; k < nm * 5; ++k) (void)rd.get<int>();  // m, n, mb, nb, type per matrix
     unpack(rd.get_bytes());
   }
   rec.rank_hosts = rank_hosts = detail::World::hosts();

@@ -19,6 +19,7 @@
 
 #include <mpi.h>
 
+#include <complex>
 #include <functional>
 #include <memory>
 #include <string>
@@ -88,11 +89,26 @@ class Session {
   // The session owns its layout: it fills `desc` (DESC[CTXT] = -1 off the grid) and
   // sizes `buf` for the current grid at start(), and redistributes the data, resizes
   // `buf` and rewrites `desc` at every resize. Block-cyclic matrices keep MB x NB.
+  // Elements are float, double, std::complex<float> or std::complex<double> (ScaLAPACK's
+  // s, d, c, z), moved bit for bit; every process must register the same type under the
+  // same position (a newcomer that does not is refused at join()).
   void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                        int* desc, std::vector<double>& buf);
+  void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                       int* desc, std::vector<float>& buf);
+  void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                       int* desc, std::vector<std::complex<float>>& buf);
+  void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                       int* desc, std::vector<std::complex<double>>& buf);
   // Same with a malloc()'ed buffer that the session frees and reallocates (C, Fortran).
   void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                          int* desc, double** buf);
+  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                         int* desc, float** buf);
+  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                         int* desc, std::complex<float>** buf);
+  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                         int* desc, std::complex<double>** buf);
   // Sizes of the row blocks and column blocks on a grid: one block per process row and
   // column, of any sizes (redist's extended descriptor, seed 002 §3.4.4), e.g. in
   // proportion to processor power (§6). Must give the same answer on every process.
@@ -101,10 +117,17 @@ class Session {
   // Registers an M x N matrix whose layout on each grid comes from `sizes` (no ScaLAPACK
   // descriptor can describe it; it is moved with redist). The session keeps `buf` sized
   // local rows x local columns, column-major, and writes the leading dimension to *lld.
+  // The same four element types as register_matrix.
   void register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
                               std::vector<double>& buf, int* lld);
+  void register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
+                              std::vector<float>& buf, int* lld);
+  void register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
+                              std::vector<std::complex<float>>& buf, int* lld);
+  void register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
+                              std::vector<std::complex<double>>& buf, int* lld);
   // Descriptor of an M x N matrix on the current grid (DESC[CTXT] = -1 off the grid),
-  // e.g. for scratch matrices; and the local buffer length (doubles) a descriptor needs.
+  // e.g. for scratch matrices; and the local buffer length (elements) a descriptor needs.
   void make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const;
   static std::size_t local_size(const int* desc);
 
@@ -129,6 +152,12 @@ class Session {
   std::string mover_name() const;
 
  private:
+  template <class T> void register_vector(const std::string& name, int m, int n, int mb, int nb,
+                                          Distribution dist, int* desc, std::vector<T>& buf);
+  template <class T> void register_malloc(const std::string& name, int m, int n, int mb, int nb,
+                                          Distribution dist, int* desc, T** buf);
+  template <class T> void register_blocks(const std::string& name, int m, int n, BlockSizes sizes,
+                                          std::vector<T>& buf, int* lld);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
