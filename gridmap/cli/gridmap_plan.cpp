@@ -1,11 +1,15 @@
-// gridmap-plan: plan an expansion, a shrink, a heterogeneous mapping or a processor
-// selection from the command line (seed 002 chapters 4-6). A readable table by default,
-// JSON with --json. Bad input is reported as "gridmap-plan: error: ..." with exit code 2.
+// malleable-gridmap (target gridmap-plan): plan an expansion, a shrink, a heterogeneous
+// mapping or a processor selection from the command line (seed 002 chapters 4-6). A
+// readable table by default, JSON with --json (before or after the subcommand). Usage
+// errors and bad input exit 2 with a message naming the option or value (issue 11 §4,
+// issue 14); --help and --version exit 0.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -21,11 +25,47 @@
 #include "malleable/gridmap/selection.hpp"
 #include "malleable/gridmap/topology.hpp"
 #include "malleable/redist/layout.hpp"
+#include "malleable/version.h"
 
 using nlohmann::json;
 using namespace gridmap;
 
 namespace {
+
+// Value checks for CLI11: a failed check is a usage error (exit 2) naming the option.
+// CLI11's own PositiveNumber lets NaN through (NaN <= 0 is false), so these test what is
+// accepted rather than what is refused.
+CLI::Validator finite_positive() {
+  return CLI::Validator([](std::string& v) -> std::string {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    return (end != v.c_str() && *end == '\0' && std::isfinite(x) && x > 0) ? "" : "must be a finite number > 0, got " + v;
+  }, "FINITE>0");
+}
+CLI::Validator finite_nonnegative() {
+  return CLI::Validator([](std::string& v) -> std::string {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    return (end != v.c_str() && *end == '\0' && std::isfinite(x) && x >= 0) ? "" : "must be a finite number >= 0, got " + v;
+  }, "FINITE>=0");
+}
+// Aspect ratios: > 0, inf allowed (no constraint), NaN refused.
+CLI::Validator positive_or_inf() {
+  return CLI::Validator([](std::string& v) -> std::string {
+    char* end = nullptr;
+    const double x = std::strtod(v.c_str(), &end);
+    return (end != v.c_str() && *end == '\0' && x > 0) ? "" : "must be a number > 0 or inf, got " + v;
+  }, "NUMBER>0|inf");
+}
+template <class T>
+CLI::Validator at_least(T lo) {
+  return CLI::Validator([lo](std::string& v) -> std::string {
+    char* end = nullptr;
+    const long long x = std::strtoll(v.c_str(), &end, 10);
+    return (end != v.c_str() && *end == '\0' && x >= static_cast<long long>(lo))
+               ? "" : "must be an integer >= " + std::to_string(lo) + ", got " + v;
+  }, "INT>=" + std::to_string(lo));
+}
 
 struct MatrixArgs {
   std::int64_t m = 12000, n = 12000, mb = 64, nb = 64;
@@ -39,12 +79,12 @@ struct MatrixArgs {
 };
 
 void add_matrix_options(CLI::App* app, MatrixArgs& a) {
-  app->add_option("--m", a.m, "global rows of the matrix")->capture_default_str();
-  app->add_option("--n", a.n, "global columns of the matrix")->capture_default_str();
-  app->add_option("--mb", a.mb, "row block size (block-cyclic)")->capture_default_str();
-  app->add_option("--nb", a.nb, "column block size (block-cyclic)")->capture_default_str();
+  app->add_option("--m", a.m, "global rows of the matrix")->check(at_least(1));
+  app->add_option("--n", a.n, "global columns of the matrix")->check(at_least(1));
+  app->add_option("--mb", a.mb, "row block size (block-cyclic)")->check(at_least(1));
+  app->add_option("--nb", a.nb, "column block size (block-cyclic)")->check(at_least(1));
   app->add_flag("--block", a.block, "one block per process row/column (the block distribution of §4.5)");
-  app->add_option("--bytes", a.bytes, "bytes per matrix element")->capture_default_str();
+  app->add_option("--bytes", a.bytes, "bytes per matrix element")->check(CLI::Range(1, 64));
 }
 
 struct AspectArgs {
@@ -60,10 +100,10 @@ struct AspectArgs {
 
 void add_aspect_options(CLI::App* app, AspectArgs& a, const char* scope_default) {
   a.scope = scope_default;
-  app->add_option("--aspect-p", a.p, "aspect constraint c <= p*r (§5.1.1; inf for none)")->capture_default_str();
-  app->add_option("--aspect-q", a.q, "aspect constraint r <= q*c (§5.1.1; inf for none)")->capture_default_str();
-  app->add_option("--scope", a.scope, "constraints on the increment (thesis) or the final grid: increment|final")
-      ->capture_default_str();
+  app->add_option("--aspect-p", a.p, "aspect constraint c <= p*r (§5.1.1; inf for none)")->check(positive_or_inf());
+  app->add_option("--aspect-q", a.q, "aspect constraint r <= q*c (§5.1.1; inf for none)")->check(positive_or_inf());
+  app->add_option("--scope", a.scope, "constraints on the increment (thesis) or the final grid")
+      ->check(CLI::IsMember({"increment", "final"}));
 }
 
 std::string fmt(double v, int prec = 1) {
@@ -149,12 +189,23 @@ int run_expand(const ExpandArgs& a, bool as_json) {
     wanted = {parse_placement_strategy(a.strategy)};
   const LocalExpansion local = plan_local_expansion(from.grid, a.add, a.aspect.ratio(), a.aspect.parsed_scope());
   std::vector<ExpansionPlan> plans;
+  std::string optimal_skipped;
   for (auto s : wanted) {
     if (s != PlacementStrategy::Global && !local.possible && a.strategy == "all") continue;
     // With no local step possible, show Global on every process (the thesis's 5x5 + 3 ->
     // 4x7) rather than a constrained Global that may not grow at all.
     const AspectRatio ratio = (s == PlacementStrategy::Global && !local.possible && a.strategy == "all")
                                   ? AspectRatio::any() : a.aspect.ratio();
+    // Side by side, an optimal placement beyond the exact assignment's limit is left out
+    // with the reason; asked for alone (--strategy optimal) it is an error.
+    if (s == PlacementStrategy::Optimal && a.strategy == "all") {
+      try {
+        plans.push_back(plan_expansion(from, a.add, s, shape, ratio, a.aspect.parsed_scope(), a.matrix.bytes));
+      } catch (const Error& e) {
+        optimal_skipped = e.what();
+      }
+      continue;
+    }
     plans.push_back(plan_expansion(from, a.add, s, shape, ratio, a.aspect.parsed_scope(), a.matrix.bytes));
   }
   const ExpansionPlan *local2 = nullptr, *global = nullptr, *optimal = nullptr;
@@ -182,6 +233,7 @@ int run_expand(const ExpandArgs& a, bool as_json) {
     for (const auto& p : plans)
       out["plans"].push_back({{"strategy", to_string(p.strategy)}, {"used", p.used},
                               {"to", placement_json(p.to)}, {"movement", movement_json(p.movement)}});
+    if (!optimal_skipped.empty()) out["optimal_skipped"] = optimal_skipped;
     if (optimal && local2) out["optimal_saves_vs_local2_percent"] = saving(optimal, local2);
     if (optimal && global && global->to.grid == optimal->to.grid)
       out["optimal_saves_vs_global_percent"] = saving(optimal, global);
@@ -203,6 +255,7 @@ int run_expand(const ExpandArgs& a, bool as_json) {
                     mib(mv.max_sent_by_one * mv.element_bytes), mib(mv.max_recv_by_one * mv.element_bytes), vs});
   }
   print_table({"strategy", "grid", "new", "moved elems", "moved MiB", "kept", "max sent MiB", "max recv MiB", "vs local2"}, rows);
+  if (!optimal_skipped.empty()) std::cout << "optimal skipped: " << optimal_skipped << '\n';
   if (optimal && local2) {
     std::cout << "optimal moves " << fmt(saving(optimal, local2), 1) << "% less than local2";
     if (global && global->to.grid == optimal->to.grid) std::cout << " and " << fmt(saving(optimal, global), 1) << "% less than global";
@@ -340,8 +393,8 @@ int run_hetero(const HeteroArgs& a, bool as_json) {
     h = map_heterogeneous(p, parse_topology(a.grid), a.m, a.n, o);
   }
   json layout;
-  if (a.row_cycle > 0 || a.col_cycle > 0) {
-    const auto l = to_layout_cyclic(h, a.row_cycle > 0 ? a.row_cycle : a.m, a.col_cycle > 0 ? a.col_cycle : a.n, h.ids);
+  if (a.row_cycle > 0) {  // both or neither, checked at parse time
+    const auto l = to_layout_cyclic(h, a.row_cycle, a.col_cycle, h.ids);
     layout = {{"row_blocks", l.row_blocks}, {"col_blocks", l.col_blocks}, {"ranks", l.ranks}};
   } else {
     const auto l = to_layout(h, h.ids);
@@ -451,7 +504,14 @@ int run_topology(int procs, const AspectArgs& a, const std::string& history_text
   while (std::getline(in, item, ',')) {
     const auto eq = item.find('=');
     if (eq == std::string::npos) fail("--history: expected RxC=seconds, got \"", item, "\"");
-    history[parse_topology(item.substr(0, eq))] = std::stod(item.substr(eq + 1));
+    const std::string value = item.substr(eq + 1);
+    char* end = nullptr;
+    const double seconds = std::strtod(value.c_str(), &end);
+    if (value.empty() || *end != '\0')
+      fail("--history: seconds in \"", item, "\" are not a number");
+    if (!(seconds > 0) || !std::isfinite(seconds))
+      fail("--history: seconds per iteration must be positive and finite, got \"", item, "\"");
+    history[parse_topology(item.substr(0, eq))] = seconds;
   }
   const auto c = choose_topology(procs, a.ratio(), history.empty() ? nullptr : &history);
   if (as_json) {
@@ -466,27 +526,36 @@ int run_topology(int procs, const AspectArgs& a, const std::string& history_text
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"gridmap-plan: plan resizes of ScaLAPACK process grids (seed 002 chapters 4-6)"};
+  CLI::App app{"malleable-gridmap: plan resizes of ScaLAPACK process grids (seed 002 chapters 4-6)"};
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();  // every --help shows the defaults
+  app.set_version_flag("--version", "malleable-gridmap (malleable " MALLEABLE_VERSION ", commit " MALLEABLE_GIT_COMMIT ")");
+  // Options a subcommand does not know (--json) are tried on the main app, so --json may
+  // come before or after the subcommand. Subcommands copy this setting when created.
+  app.fallthrough();
   bool as_json = false;
-  app.add_flag("--json", as_json, "print JSON instead of tables");
+  app.add_flag("--json", as_json, "print JSON instead of tables (before or after the subcommand)");
 
   ExpandArgs ex;
   auto* expand = app.add_subcommand("expand", "grow a grid: local optimiser, Global/Local1/Local2/optimal placement, bytes moved");
   expand->add_option("--grid", ex.grid, "current grid RxC")->required();
-  expand->add_option("--add", ex.add, "processes offered by the scheduler")->required();
-  expand->add_option("--strategy", ex.strategy, "global|local1|local2|optimal|all")->capture_default_str();
+  expand->add_option("--add", ex.add, "processes offered by the scheduler")->required()->check(at_least(0));
+  expand->add_option("--strategy", ex.strategy, "placement to show")
+      ->check(CLI::IsMember({"global", "local1", "local2", "optimal", "all"}));
   add_matrix_options(expand, ex.matrix);
   add_aspect_options(expand, ex.aspect, "increment");
 
   ShrinkArgs sh;
   auto* shrink = app.add_subcommand("shrink", "give processes back, or return to a stack level");
   shrink->add_option("--grid", sh.grid, "current grid RxC (row-major ids)");
-  shrink->add_option("--give-back", sh.give_back, "processes to release (at least)");
-  shrink->add_option("--rule", sh.rule, "inverse-local2|inverse-local1|optimal|all")->capture_default_str();
+  shrink->add_option("--give-back", sh.give_back, "processes to release (at least)")->check(at_least(1));
+  shrink->add_option("--rule", sh.rule, "who leaves")
+      ->check(CLI::IsMember({"inverse-local2", "inverse-local1", "local2", "local1", "optimal", "all"}));
   shrink->add_option("--levels", sh.levels, "grids of the expansion stack, e.g. 2x2,3x3,4x4");
-  shrink->add_option("--stack-strategy", sh.stack_strategy, "placement used to build the stack")->capture_default_str();
-  shrink->add_option("--to-level", sh.to_level, "stack level to return to (0 = first grid)");
+  shrink->add_option("--stack-strategy", sh.stack_strategy, "placement used to build the stack")
+      ->check(CLI::IsMember({"global", "local1", "local2", "optimal"}));
+  shrink->add_option("--to-level", sh.to_level, "stack level to return to (0 = first grid; -1: not used)")
+      ->check(at_least(-1));
   add_matrix_options(shrink, sh.matrix);
   add_aspect_options(shrink, sh.aspect, "final");
   sh.aspect.p = sh.aspect.q = std::numeric_limits<double>::infinity();
@@ -496,14 +565,18 @@ int main(int argc, char** argv) {
   hetero->add_option("--powers", he.powers, "processing powers, comma separated")->required();
   hetero->add_option("--grid", he.grid, "grid RxC (rows*cols = number of powers)");
   hetero->add_flag("--search", he.search, "try every p x q with p*q = P");
-  hetero->add_option("--m", he.m, "global rows")->capture_default_str();
-  hetero->add_option("--n", he.n, "global columns")->capture_default_str();
-  hetero->add_option("--method", he.method, "svd|natural")->capture_default_str();
+  hetero->add_option("--m", he.m, "global rows")->check(at_least(1));
+  hetero->add_option("--n", he.n, "global columns")->check(at_least(1));
+  hetero->add_option("--method", he.method, "sizing method")->check(CLI::IsMember({"svd", "natural"}));
   hetero->add_flag("--thesis", he.thesis, "the heuristic exactly as §6.2.1 (no coordinate ascent, no swaps)");
-  hetero->add_option("--row-cycle", he.row_cycle, "block-cyclic layout: rows per cycle (0: block layout)");
-  hetero->add_option("--col-cycle", he.col_cycle, "block-cyclic layout: columns per cycle");
+  auto* row_cycle = hetero->add_option("--row-cycle", he.row_cycle,
+                                       "block-cyclic layout: rows per cycle (with --col-cycle; 0: block layout)")
+                         ->check(at_least(0));
+  auto* col_cycle = hetero->add_option("--col-cycle", he.col_cycle,
+                                       "block-cyclic layout: columns per cycle (with --row-cycle)")
+                         ->check(at_least(0));
   hetero->add_option("--time-factor", he.time_factor, "scale for the iteration time (0.096 gives the thesis's ms)")
-      ->capture_default_str();
+      ->check(finite_positive());
   add_aspect_options(hetero, he.aspect, "final");
   he.aspect.p = he.aspect.q = std::numeric_limits<double>::infinity();
 
@@ -512,21 +585,25 @@ int main(int argc, char** argv) {
   select->add_option("--powers", se.powers, "powers of the current processors")->required();
   select->add_option("--grid", se.grid, "current grid RxC")->required();
   select->add_option("--free", se.free, "powers of the offered free processors")->required();
-  select->add_option("--tpp", se.tpp, "total processing power the scheduler allows")->required();
-  select->add_option("--strategy", se.strategy, "global|local|mixed|adaptive|all")->capture_default_str();
-  select->add_option("--m", se.m, "global rows")->capture_default_str();
-  select->add_option("--n", se.n, "global columns")->capture_default_str();
-  select->add_option("--method", se.method, "svd|natural")->capture_default_str();
+  select->add_option("--tpp", se.tpp, "total processing power the scheduler allows")->required()
+      ->check(finite_positive());
+  select->add_option("--strategy", se.strategy, "selection to show")
+      ->check(CLI::IsMember({"global", "local", "mixed", "adaptive", "all"}));
+  select->add_option("--m", se.m, "global rows")->check(at_least(1));
+  select->add_option("--n", se.n, "global columns")->check(at_least(1));
+  select->add_option("--method", se.method, "sizing method")->check(CLI::IsMember({"svd", "natural"}));
   select->add_flag("--thesis", se.thesis, "mapping exactly as §6.2.1 (no coordinate ascent, no swaps)");
   select->add_flag("--no-replacement", se.no_replacement, "Global without its replacement step");
   select->add_flag("--keep-arrangement", se.keep_arrangement, "the current powers are already arranged row-major");
   select->add_flag("--search", se.search, "Global tries every p x q (default: squarest)");
   select->add_option("--time-factor", se.time_factor, "scale for the iteration time (0.096 gives the thesis's ms)")
-      ->capture_default_str();
-  select->add_option("--iterations", se.iterations, "adaptive: iterations until the next resize")->capture_default_str();
-  select->add_option("--sec-per-unit", se.sec_per_unit, "adaptive: seconds per unit of iteration time")->capture_default_str();
+      ->check(finite_positive());
+  select->add_option("--iterations", se.iterations, "adaptive: iterations until the next resize")
+      ->check(finite_nonnegative());
+  select->add_option("--sec-per-unit", se.sec_per_unit, "adaptive: seconds per unit of iteration time")
+      ->check(finite_nonnegative());
   select->add_option("--sec-per-element", se.sec_per_element, "adaptive: seconds per element through the busiest process")
-      ->capture_default_str();
+      ->check(finite_nonnegative());
   add_aspect_options(select, se.aspect, "final");
   se.aspect.p = se.aspect.q = std::numeric_limits<double>::infinity();
 
@@ -534,14 +611,19 @@ int main(int argc, char** argv) {
   std::string history;
   AspectArgs ta;
   auto* topology = app.add_subcommand("topology", "choose a grid for P processes (§5.1.1)");
-  topology->add_option("--procs", procs, "number of processes P")->required();
+  topology->add_option("--procs", procs, "number of processes P")->required();  // P < 1: the library names it
   topology->add_option("--history", history, "measured seconds per iteration, e.g. 3x4=77,2x7=74");
   add_aspect_options(topology, ta, "final");
 
   try {
     app.parse(argc, argv);
+    if ((row_cycle->count() > 0) != (col_cycle->count() > 0) || ((he.row_cycle > 0) != (he.col_cycle > 0)))
+      throw CLI::ValidationError("--row-cycle/--col-cycle",
+                                 "give both (a block-cyclic layout) or neither, got --row-cycle " +
+                                     std::to_string(he.row_cycle) + " and --col-cycle " + std::to_string(he.col_cycle));
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // --help and --version exit 0; every usage error exits 2 (CLI11's own codes are 100+).
+    return app.exit(e) == 0 ? 0 : 2;
   }
   try {
     if (*expand) return run_expand(ex, as_json);
@@ -549,8 +631,13 @@ int main(int argc, char** argv) {
     if (*hetero) return run_hetero(he, as_json);
     if (*select) return run_select(se, as_json);
     if (*topology) return run_topology(procs, ta, history, as_json);
+  } catch (const std::bad_alloc&) {
+    // The library's limits bound every allocation by the input sizes; this is a machine
+    // short of memory for an accepted request.
+    std::cerr << "malleable-gridmap: error: out of memory for a request within gridmap's limits\n";
+    return 1;
   } catch (const std::exception& e) {
-    std::cerr << "gridmap-plan: error: " << e.what() << '\n';
+    std::cerr << "malleable-gridmap: error: " << e.what() << '\n';
     return 2;
   }
   return 1;

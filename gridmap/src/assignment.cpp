@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/limits.hpp"
 
 namespace gridmap {
 
@@ -14,6 +15,11 @@ std::vector<int> max_weight_assignment(const std::vector<std::vector<std::int64_
     if (weight[i].size() != m)
       fail("assignment: row ", i, " has ", weight[i].size(), " columns, expected ", m);
   if (m < n) fail("assignment: needs rows <= columns, got ", n, " rows and ", m, " columns");
+  // O(n^2 m): refuse what would run for minutes (issue 14, class 6).
+  const double work = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(m);
+  if (work > kMaxAssignmentWork)
+    fail("assignment: ", n, " x ", m, " needs about ", work, " steps, more than the limit of ",
+         kMaxAssignmentWork);
 
   // Minimise cost = -weight. Potentials u (rows) and v (columns) keep reduced costs >= 0;
   // each row is added by a shortest augmenting path (Dijkstra-like over columns).

@@ -11,6 +11,7 @@
 
 #include "malleable/gridmap/error.hpp"
 #include "malleable/gridmap/hetero.hpp"
+#include "malleable/gridmap/limits.hpp"
 #include "malleable/gridmap/movement.hpp"
 #include "malleable/gridmap/placement.hpp"
 #include "malleable/gridmap/selection.hpp"
@@ -38,7 +39,9 @@ int guarded(F&& body) {
     last_error = e.what();
     return GRIDMAP_EINVAL;
   } catch (const std::bad_alloc&) {
-    last_error = "out of memory";
+    // The limits (limits.hpp) keep every allocation bounded by the inputs' sizes, so this
+    // is a machine without the memory for an accepted request, not a bad argument.
+    last_error = "out of memory for a request within gridmap's limits";
     return GRIDMAP_EINTERNAL;
   } catch (const std::exception& e) {
     last_error = e.what();
@@ -56,7 +59,7 @@ gridmap::AspectRatio aspect(double p, double q) {
 }
 
 gridmap::Placement placement_of(int rows, int cols, const int* slots) {
-  if (rows < 1 || cols < 1) gridmap::fail("grid: rows and cols must be >= 1, got ", rows, "x", cols);
+  gridmap::check_grid_size("grid", rows, cols);
   gridmap::Placement p = gridmap::Placement::row_major({rows, cols});
   if (slots) p.slots.assign(slots, slots + static_cast<std::size_t>(rows) * cols);
   p.validate();
@@ -113,7 +116,7 @@ int gridmap_place(int strategy, int old_rows, int old_cols, const int* old_slots
   return guarded([&] {
     need(slots, "slots");
     const auto old = placement_of(old_rows, old_cols, old_slots);
-    if (new_rows < 1 || new_cols < 1) gridmap::fail("new grid: must be at least 1x1, got ", new_rows, "x", new_cols);
+    gridmap::check_grid_size("new grid", new_rows, new_cols);
     const gridmap::Topology grid{new_rows, new_cols};
     gridmap::Placement out;
     switch (strategy) {
@@ -183,7 +186,7 @@ int gridmap_select(int strategy, int rows, int cols, const double* powers, const
     need(nchosen, "nchosen");
     need(new_rows, "new_rows");
     need(new_cols, "new_cols");
-    if (rows < 1 || cols < 1) gridmap::fail("grid: rows and cols must be >= 1, got ", rows, "x", cols);
+    gridmap::check_grid_size("grid", rows, cols);
     const auto cur = powers_of(powers, rows * cols, "powers");
     const auto offer = powers_of(free_powers, nfree, "free");
     gridmap::HeteroOptions fixed;

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/limits.hpp"
 #include "malleable/redist/layout.hpp"
 
 namespace gridmap {
@@ -184,7 +185,10 @@ Matrix powers_of(const ProcessorPowers& pw, const std::vector<int>& ids) {
 
 void check_inputs(const ProcessorPowers& powers, Topology grid, std::int64_t m, std::int64_t n) {
   powers.validate();
-  if (grid.rows < 1 || grid.cols < 1) fail("heterogeneous mapping: grid must be at least 1x1, got ", to_string(grid));
+  check_grid_size("heterogeneous mapping", grid.rows, grid.cols);
+  if (powers.size() > static_cast<std::size_t>(kMaxHeteroProcessors))
+    fail("heterogeneous mapping: ", powers.size(), " processors are more than the limit of ",
+         kMaxHeteroProcessors);
   if (static_cast<std::size_t>(grid.size()) != powers.size())
     fail("heterogeneous mapping: a ", to_string(grid), " grid needs ", grid.size(),
          " processing powers, got ", powers.size());
@@ -354,7 +358,7 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
   // still improve (Table 6.1's rank-1 powers, sorted row-major, are such a case). Swap
   // pairs of movable processors of different power while the iteration time drops.
   // A grid with one row or one column balances any arrangement perfectly: nothing to swap.
-  if (opt.swap_search && grid.rows > 1 && grid.cols > 1) {
+  if (opt.swap_search && grid.rows > 1 && grid.cols > 1 && S <= static_cast<std::size_t>(kMaxSwapSearchSlots)) {
     for (int pass = 0; pass < std::min(opt.max_iterations, 8); ++pass) {
       bool improved = false;  // one pass tries every pair once, keeping each improvement
       for (std::size_t a = 0; a < S; ++a) {
@@ -426,6 +430,8 @@ HeteroMapping search_topology(const ProcessorPowers& powers, std::int64_t m, std
                               AspectRatio aspect, const HeteroOptions& opt) {
   powers.validate();
   aspect.validate();
+  if (powers.size() > static_cast<std::size_t>(kMaxHeteroProcessors))
+    fail("topology search: ", powers.size(), " processors are more than the limit of ", kMaxHeteroProcessors);
   const int P = static_cast<int>(powers.size());
   bool found = false;
   HeteroMapping best;
@@ -449,6 +455,7 @@ HeteroMapping search_topology(const ProcessorPowers& powers, std::int64_t m, std
 
 Topology squarest_factorization(int P, AspectRatio aspect) {
   if (P < 1) fail("factorisation: number of processes P must be >= 1, got P = ", P);
+  if (P > kMaxProcesses) fail("factorisation: P = ", P, " is more than the limit of ", kMaxProcesses);
   aspect.validate();
   bool found = false;
   Topology best;
@@ -484,6 +491,9 @@ std::vector<std::int64_t> cyclic_blocks(const std::vector<std::int64_t>& share, 
     fail("block-cyclic layout: cycle length ", cycle, " must be >= the ", share.size(), " process lines");
   std::int64_t cycles = std::max<std::int64_t>(1, total / cycle);
   cycles = std::min(cycles, *std::min_element(share.begin(), share.end()));  // blocks >= 1
+  if (cycles > kMaxLayoutBlocks / static_cast<std::int64_t>(share.size()))
+    fail("block-cyclic layout: cycle length ", cycle, " gives ", cycles, " cycles of ", share.size(),
+         " blocks, more than the limit of ", kMaxLayoutBlocks, " blocks (give a longer cycle)");
   std::vector<std::int64_t> blocks;
   for (std::int64_t k = 0; k < cycles; ++k)
     for (std::int64_t s : share) blocks.push_back(s * (k + 1) / cycles - s * k / cycles);

@@ -1,8 +1,10 @@
 #include "malleable/gridmap/movement.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/limits.hpp"
 #include "malleable/redist/layout.hpp"
 #include "malleable/redist/plan.hpp"
 
@@ -18,6 +20,11 @@ Movement account(const redist::Layout& before, const redist::Layout& after, int 
   } catch (const redist::Error& e) {
     fail("accounting: ", e.what());
   }
+  // Byte counts are element counts times the element size: refuse here what
+  // Movement::bytes_moved() could not represent.
+  if (s.elements_total > std::numeric_limits<std::int64_t>::max() / element_bytes)
+    fail("accounting: ", s.elements_total, " elements of ", element_bytes,
+         " bytes do not fit in a 64-bit byte count (limit ", std::numeric_limits<std::int64_t>::max(), ")");
   Movement m;
   m.elements_total = s.elements_total;
   m.elements_kept = s.elements_local;
@@ -57,6 +64,10 @@ ExpansionPlan plan_expansion(const Placement& from, int offered, PlacementStrate
                              int element_bytes) {
   from.validate();
   shape.validate();
+  if (offered < 0) fail("expansion: offered processes must be >= 0, got ", offered);
+  if (offered > kMaxProcesses - from.grid.size())
+    fail("expansion: ", offered, " offered processes on top of the current ", from.grid.size(),
+         " are more than the limit of ", kMaxProcesses, " processes");
   ExpansionPlan plan;
   plan.strategy = strategy;
   plan.from = from;

@@ -1,19 +1,23 @@
 #include "malleable/gridmap/placement.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <sstream>
 
 #include "malleable/gridmap/assignment.hpp"
 #include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/limits.hpp"
 #include "malleable/redist/layout.hpp"
 
 namespace gridmap {
 
 Placement Placement::row_major(Topology grid, int first_id) {
-  if (grid.rows < 1 || grid.cols < 1) fail("placement: grid must be at least 1x1, got ", to_string(grid));
+  check_grid_size("placement", grid.rows, grid.cols);
   if (first_id < 0) fail("placement: first id must be >= 0, got ", first_id);
+  if (first_id > kMaxProcessId + 1 - grid.size())
+    fail("placement: ids from ", first_id, " on a ", to_string(grid), " grid exceed the id limit of ", kMaxProcessId);
   Placement p{grid, std::vector<int>(static_cast<std::size_t>(grid.size()))};
   std::iota(p.slots.begin(), p.slots.end(), first_id);
   return p;
@@ -24,12 +28,13 @@ int Placement::max_id() const {
 }
 
 void Placement::validate() const {
-  if (grid.rows < 1 || grid.cols < 1) fail("placement: grid must be at least 1x1, got ", to_string(grid));
+  check_grid_size("placement", grid.rows, grid.cols);
   if (slots.size() != static_cast<std::size_t>(grid.size()))
     fail("placement: ", to_string(grid), " grid needs ", grid.size(), " slots, got ", slots.size());
   std::set<int> seen;
   for (int id : slots) {
     if (id < 0) fail("placement: process id must be >= 0, got ", id);
+    if (id > kMaxProcessId) fail("placement: process id ", id, " is above the limit of ", kMaxProcessId);
     if (!seen.insert(id).second) fail("placement: process id ", id, " appears twice");
   }
 }
@@ -136,6 +141,20 @@ void MatrixShape::validate() const {
   if (n < 1) fail("matrix: columns n must be >= 1, got n = ", n);
   if (!block && mb < 1) fail("matrix: row block size mb must be >= 1, got mb = ", mb);
   if (!block && nb < 1) fail("matrix: column block size nb must be >= 1, got nb = ", nb);
+  // Element counts (and redist's plan over them) are 64-bit: m x n must fit.
+  std::int64_t elements = 0;
+  if (__builtin_mul_overflow(m, n, &elements))
+    fail("matrix: m x n = ", m, " x ", n, " elements does not fit in a 64-bit count (limit ",
+         std::numeric_limits<std::int64_t>::max(), ")");
+  if (!block) {
+    const std::int64_t row_blocks = m / mb + (m % mb != 0), col_blocks = n / nb + (n % nb != 0);
+    if (row_blocks > kMaxLayoutBlocks)
+      fail("matrix: m = ", m, " in blocks of mb = ", mb, " gives ", row_blocks,
+           " row blocks, more than the limit of ", kMaxLayoutBlocks, " (give a larger mb)");
+    if (col_blocks > kMaxLayoutBlocks)
+      fail("matrix: n = ", n, " in blocks of nb = ", nb, " gives ", col_blocks,
+           " column blocks, more than the limit of ", kMaxLayoutBlocks, " (give a larger nb)");
+  }
 }
 
 namespace {
@@ -181,6 +200,35 @@ std::vector<int> ranks_of(const redist::Layout& l) {
   std::vector<int> r(static_cast<std::size_t>(l.nprow) * l.npcol);
   std::iota(r.begin(), r.end(), 0);
   return r;
+}
+
+// Refuses, before the slots x candidates overlap matrix is even allocated, an assignment
+// whose Hungarian solution would exceed kMaxAssignmentWork (holders^2 x slots). Holders
+// are the candidates of `before` whose process row and column both own indices.
+void check_assignment_work(const redist::Layout& before, const redist::Layout& after,
+                           const std::vector<int>& candidates) {
+  const auto owns = [](const std::vector<std::int64_t>& blocks, int nproc, int src) {
+    std::vector<char> has(static_cast<std::size_t>(nproc), 0);
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+      if (blocks[k] > 0) has[static_cast<std::size_t>((src + static_cast<std::int64_t>(k)) % nproc)] = 1;
+    return has;
+  };
+  const auto row_has = owns(before.row_blocks, before.nprow, before.rsrc);
+  const auto col_has = owns(before.col_blocks, before.npcol, before.csrc);
+  const auto ranks = ranks_of(before);
+  const std::set<int> wanted(candidates.begin(), candidates.end());
+  double holders = 0;
+  for (std::size_t idx = 0; idx < ranks.size(); ++idx)
+    if (wanted.count(ranks[idx]) && row_has[idx / static_cast<std::size_t>(before.npcol)] &&
+        col_has[idx % static_cast<std::size_t>(before.npcol)])
+      ++holders;
+  const double slots = static_cast<double>(after.nprow) * after.npcol;
+  const double small = std::min(holders, slots), large = std::max(holders, slots);
+  const double work = small * small * large;
+  if (work > kMaxAssignmentWork)
+    fail("optimal placement: ", holders, " processes holding data and ", slots,
+         " slots need about ", work, " assignment steps, more than the limit of ", kMaxAssignmentWork,
+         " (about a 24x24 grid); use local2 or global");
 }
 
 }  // namespace
@@ -234,6 +282,7 @@ Placement place_optimal(const redist::Layout& before, const redist::Layout& afte
     fail("optimal placement: ", slots, " slots but only ", candidates.size(), " candidate processes");
   if (std::set<int>(candidates.begin(), candidates.end()).size() != candidates.size())
     fail("optimal placement: candidate process ids must be distinct");
+  check_assignment_work(before, after, candidates);
   const auto w = overlap_matrix(before, after, candidates);
 
   // Only candidates that hold data matter to the objective; the Hungarian algorithm runs

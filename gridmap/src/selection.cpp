@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/limits.hpp"
 #include "malleable/gridmap/placement.hpp"
 #include "malleable/redist/layout.hpp"
 
@@ -169,7 +170,13 @@ Selection select_global(const Context& cx) {
   // a 12th processor of power 11 turns a balanced 1 x 11 into a 3 x 4). The budget freed
   // is refilled with 0..4 processors so the processor count can reach a better grid
   // shape. A round is kept only if it shortens the iteration.
-  for (int round = 0; cx.opt.replacement && round < 2 * static_cast<int>(cx.free.size()); ++round) {
+  // Each round maps O(under x offered) candidate sets; like the swap search it runs only on
+  // grids of at most kMaxSwapSearchSlots processors (issue 14, class 6: larger grids took
+  // minutes), and says so in the notes when skipped.
+  const bool replace = cx.opt.replacement && h.grid.size() <= kMaxSwapSearchSlots;
+  if (cx.opt.replacement && !replace)
+    notes << "; replacement step skipped (more than " << kMaxSwapSearchSlots << " processors)";
+  for (int round = 0; replace && round < 2 * static_cast<int>(cx.free.size()); ++round) {
     const auto u = h.utilisation();
     const auto need = h.t_opt();
     std::vector<std::size_t> under;
@@ -387,13 +394,19 @@ Selection select_mixed(const Context& cx, const Selection& local) {
 Context make_context(const HeteroMapping& current, const ProcessorPowers& free, double tpp,
                      const SelectionOptions& opt) {
   free.validate("free");
-  if (!(tpp > 0) || !std::isfinite(tpp)) fail("selection: TPP must be positive, got TPP = ", tpp);
+  if (free.size() > static_cast<std::size_t>(kMaxOfferedProcessors))
+    fail("selection: ", free.size(), " offered processors are more than the limit of ", kMaxOfferedProcessors);
+  if (!(tpp > 0) || !std::isfinite(tpp)) fail("selection: TPP must be positive and finite, got TPP = ", tpp);
   const double slowest = *std::min_element(free.values.begin(), free.values.end());
   if (tpp < slowest)
     fail("selection: TPP = ", tpp, " is below every offered processor (the slowest has power ", slowest, ")");
   if (!(opt.underuse > 0 && opt.underuse <= 1)) fail("selection: underuse threshold must be in (0, 1], got ", opt.underuse);
-  if (opt.cost.iterations < 0 || opt.cost.seconds_per_unit < 0 || opt.cost.seconds_per_element < 0)
-    fail("selection: adaptive cost parameters must be >= 0");
+  const auto check_cost = [](const char* name, double v) {
+    if (!(v >= 0) || !std::isfinite(v)) fail("selection: adaptive cost ", name, " must be finite and >= 0, got ", v);
+  };
+  check_cost("iterations", opt.cost.iterations);
+  check_cost("seconds_per_unit", opt.cost.seconds_per_unit);
+  check_cost("seconds_per_element", opt.cost.seconds_per_element);
   const int P = current.grid.size();
   if (current.ids.size() != static_cast<std::size_t>(P) || current.power.size() != static_cast<std::size_t>(P))
     fail("selection: current mapping has ", current.ids.size(), " ids for a ", to_string(current.grid), " grid");

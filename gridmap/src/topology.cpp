@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "malleable/gridmap/error.hpp"
+#include "malleable/gridmap/limits.hpp"
 
 namespace gridmap {
 
@@ -24,11 +25,16 @@ bool better_shape(Topology a, Topology b) {
   return a.cols > b.cols;
 }
 
-void check_grid(const char* name, Topology t) {
-  if (t.rows < 1 || t.cols < 1) fail(name, ": grid must be at least 1x1, got ", to_string(t));
-}
+void check_grid(const char* name, Topology t) { check_grid_size(name, t.rows, t.cols); }
 
 }  // namespace
+
+void check_grid_size(const char* what, std::int64_t rows, std::int64_t cols) {
+  if (rows < 1 || cols < 1) fail(what, ": grid must be at least 1x1, got ", rows, "x", cols);
+  if (rows > kMaxProcesses || cols > kMaxProcesses || rows * cols > kMaxProcesses)
+    fail(what, ": a ", rows, "x", cols, " grid has ", rows * cols, " processes, more than the limit of ",
+         kMaxProcesses);
+}
 
 std::string to_string(Topology t) {
   return std::to_string(t.rows) + "x" + std::to_string(t.cols);
@@ -43,8 +49,9 @@ Topology parse_topology(const std::string& text) {
   if (r.empty() || *end != '\0') fail("grid: rows are not an integer in \"", text, "\"");
   const long cols = std::strtol(c.c_str(), &end, 10);
   if (c.empty() || *end != '\0') fail("grid: columns are not an integer in \"", text, "\"");
-  if (rows < 1 || cols < 1 || rows > 1 << 20 || cols > 1 << 20)
-    fail("grid: rows and columns must be >= 1, got \"", text, "\"");
+  // strtol saturates at LONG_MAX, which the size check below refuses by name.
+  if (rows < 1 || cols < 1) fail("grid: rows and columns must be >= 1, got \"", text, "\"");
+  check_grid_size("grid", rows, cols);
   return {static_cast<int>(rows), static_cast<int>(cols)};
 }
 
@@ -67,7 +74,18 @@ bool AspectRatio::admits_increment(int x, int y) const {
 
 TopologyChoice choose_topology(int processes, AspectRatio aspect, const TopologyHistory* history) {
   if (processes < 1) fail("topology: number of processes P must be >= 1, got P = ", processes);
+  if (processes > kMaxProcesses)
+    fail("topology: number of processes P = ", processes, " is more than the limit of ", kMaxProcesses);
   aspect.validate();
+  // Every entry is checked, not only those of admissible grids: a bad measurement is a
+  // bad input whichever grid it is for.
+  if (history)
+    for (const auto& [grid, seconds] : *history) {
+      check_grid("topology history", grid);
+      if (!(seconds > 0) || !std::isfinite(seconds))
+        fail("topology history: seconds per iteration for ", to_string(grid),
+             " must be positive and finite, got ", seconds);
+    }
 
   std::optional<Topology> best_size, best_measured;
   double best_time = 0;
@@ -112,6 +130,9 @@ LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspec
                                     AspectScope scope) {
   check_grid("local expansion", cur);
   if (offered < 0) fail("local expansion: offered processes must be >= 0, got ", offered);
+  if (offered > kMaxProcesses - cur.size())
+    fail("local expansion: ", offered, " offered processes on top of the current ", cur.size(),
+         " are more than the limit of ", kMaxProcesses, " processes");
   aspect.validate();
 
   const int r = cur.rows, c = cur.cols;
@@ -143,10 +164,12 @@ LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspec
   }
 
   // The cheapest admissible step, to say how many processes a local step would need.
+  // The cost grows with x and y, so a pair costing no less than the best found so far
+  // ends its row of the search: O(r + c) pairs for the usual square steps.
   long smallest = -1;
-  for (int x = 0; x <= r + c + 2; ++x)
-    for (int y = 0; y <= r + c + 2; ++y)
-      if (admissible(x, y) && (smallest < 0 || cost(x, y) < smallest)) smallest = cost(x, y);
+  for (int x = 0; x <= r + c + 2 && (smallest < 0 || cost(x, 0) < smallest); ++x)
+    for (int y = 0; y <= r + c + 2 && (smallest < 0 || cost(x, y) < smallest); ++y)
+      if (admissible(x, y)) smallest = cost(x, y);
   out.smallest_step = static_cast<int>(smallest);
 
   const int all = cur.size() + offered;
