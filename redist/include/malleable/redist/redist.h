@@ -64,7 +64,9 @@ typedef struct redist_desc {
 /* From a standard 9-integer ScaLAPACK DESC (DTYPE_=1). On processes outside the grid
  * (DESC(CTXT_) == -1) the result is a valid "not in this grid" descriptor. */
 int redist_desc_from_scalapack(redist_desc* d, const int desc[9]);
-/* Heterogeneous form on a BLACS grid: one size per row block / column block. */
+/* Heterogeneous form on a BLACS grid: one size per row block / column block. With
+ * ctxt == -1 (a process outside the grid) the result is a valid "not in this grid"
+ * descriptor whatever the lists are (NULL included). An empty dimension needs no list. */
 int redist_desc_init_blocks(redist_desc* d, int ctxt, int64_t nrow_blocks, const int64_t* row_blocks,
                             int64_t ncol_blocks, const int64_t* col_blocks, int rsrc, int csrc,
                             int64_t lld);
@@ -80,7 +82,10 @@ int redist_l2g(const redist_desc* d, int dim, int iproc, int64_t il, int64_t* ig
 
 /* B(IB:IB+M-1, JB:JB+N-1) := A(IA:IA+M-1, JA:JA+N-1), collective over `comm`, which must
  * contain every process of both grids (BLACS grids: the communicator their system
- * context was made from). Processes outside a grid may pass NULL for its buffer. */
+ * context was made from). Processes outside a grid may pass NULL for its buffer. As
+ * PDGEMR2D: nothing but comm, schedule, M and N is examined when M or N is 0, and IA/JA
+ * (IB/JB) are taken from A's (B's) grid processes; errors are reported on every process
+ * with B untouched (docs/redist.md, "Error contract"). */
 int redist_pdgemr2d(int64_t m, int64_t n, const double* a, int64_t ia, int64_t ja, const redist_desc* desca,
                     double* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Comm comm, int schedule);
 int redist_psgemr2d(int64_t m, int64_t n, const float* a, int64_t ia, int64_t ja, const redist_desc* desca,
@@ -92,7 +97,9 @@ int redist_pcgemr2d(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja,
                     void* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Comm comm, int schedule);
 
 /* Drop-in shaped like ScaLAPACK's Cpdgemr2d: standard DESCs and a BLACS context `gctxt`
- * spanning every process of its system communicator (which becomes the communicator). */
+ * whose processes all call. When gctxt spans every BLACS process the call runs on BLACS's
+ * system communicator, so a gctxt invalid on one process is reported on all; ranks in
+ * messages are BLACS process numbers. Error contract: docs/redist.md. */
 int redist_Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* desca, double* b, int ib,
                      int jb, const int* descb, int gctxt, int schedule);
 
@@ -117,8 +124,9 @@ int redist_pzgemr2d_fstd(int64_t m, int64_t n, const void* a, int64_t ia, int64_
 int redist_pcgemr2d_fstd(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja, const int* desca,
                          void* b, int64_t ib, int64_t jb, const int* descb, MPI_Fint comm, int schedule);
 
-/* Statistics of B := A over whole matrices on the enclosing communicator (collective
- * when either descriptor uses a BLACS context). Counts are elements. */
+/* Statistics of B := A over whole matrices on the enclosing communicator. Collective
+ * over comm: a NULL argument or bad schedule on one process is every process's error.
+ * Counts are elements. */
 typedef struct redist_stats {
   int64_t elements_total, elements_local, elements_moved, messages;
   int64_t max_sent_by_one, max_recv_by_one;
