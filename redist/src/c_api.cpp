@@ -524,7 +524,7 @@ using redist::ErrorCode;
 
 extern "C" {
 
-int redist_desc_from_scalapack(redist_desc* d, const int desc[9]) {
+static int from_scalapack_into(redist_desc* d, const int desc[9]) {
   return redist::guarded([&] {
     if (!d || !desc) throw Error(ErrorCode::NullBuffer, "d or desc is NULL");
     if (desc[0] != 1) throw Error(ErrorCode::InvalidLayout, "DESC(DTYPE_) = " + std::to_string(desc[0]) + " is not 1");
@@ -546,7 +546,7 @@ int redist_desc_from_scalapack(redist_desc* d, const int desc[9]) {
   });
 }
 
-int redist_desc_init_blocks(redist_desc* d, int ctxt, int64_t nrow_blocks, const int64_t* row_blocks,
+static int init_blocks_into(redist_desc* d, int ctxt, int64_t nrow_blocks, const int64_t* row_blocks,
                             int64_t ncol_blocks, const int64_t* col_blocks, int rsrc, int csrc, int64_t lld) {
   return redist::guarded([&] {
     if (!d) throw Error(ErrorCode::NullBuffer, "d is NULL");
@@ -588,6 +588,30 @@ int redist_desc_init_blocks(redist_desc* d, int ctxt, int64_t nrow_blocks, const
       throw Error(ErrorCode::NotInGrid, "ctxt = " + std::to_string(ctxt) + " is not a BLACS grid context on this process");
     (void)redist::local_layout(*d);  // validate now, naming the field
   });
+}
+
+// On failure the descriptor is left "not in this grid" (ctxt -1), never half-filled.
+static int finish_desc(redist_desc* out, const redist_desc& made, int rc) {
+  if (!out) return rc;
+  if (rc == REDIST_SUCCESS) {
+    *out = made;
+  } else {
+    *out = redist_desc{};
+    out->ctxt = -1;
+  }
+  return rc;
+}
+
+int redist_desc_from_scalapack(redist_desc* d, const int desc[9]) {
+  redist_desc made{};
+  return finish_desc(d, made, from_scalapack_into(d ? &made : nullptr, desc));
+}
+
+int redist_desc_init_blocks(redist_desc* d, int ctxt, int64_t nrow_blocks, const int64_t* row_blocks,
+                            int64_t ncol_blocks, const int64_t* col_blocks, int rsrc, int csrc, int64_t lld) {
+  redist_desc made{};
+  return finish_desc(d, made, init_blocks_into(d ? &made : nullptr, ctxt, nrow_blocks, row_blocks, ncol_blocks,
+                                               col_blocks, rsrc, csrc, lld));
 }
 
 int redist_desc_to_scalapack(const redist_desc* d, int desc[9]) {
