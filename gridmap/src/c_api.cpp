@@ -204,16 +204,19 @@ int gridmap_select(int strategy, int rows, int cols, const double* powers, const
     }
     const auto sel = gridmap::select_processors(current, offer, tpp, s);
     const auto& h = sel.mapping;
+    // Capacities are checked before anything is written: on error no output changes.
+    if (ids || row_sizes || col_sizes) {
+      if (slot_capacity < h.grid.size())
+        gridmap::fail("slot_capacity: the new grid has ", h.grid.size(), " slots, capacity is ", slot_capacity);
+      if (line_capacity < std::max(h.grid.rows, h.grid.cols))
+        gridmap::fail("line_capacity: the new grid is ", h.grid.rows, "x", h.grid.cols, ", capacity is ", line_capacity);
+    }
     *nchosen = static_cast<int>(sel.chosen.size());
     std::copy(sel.chosen.begin(), sel.chosen.end(), chosen);
     *new_rows = h.grid.rows;
     *new_cols = h.grid.cols;
     if (iteration_time) *iteration_time = h.iteration_time();
     if (ids || row_sizes || col_sizes) {
-      if (slot_capacity < h.grid.size())
-        gridmap::fail("slot_capacity: the new grid has ", h.grid.size(), " slots, capacity is ", slot_capacity);
-      if (line_capacity < std::max(h.grid.rows, h.grid.cols))
-        gridmap::fail("line_capacity: the new grid is ", h.grid.rows, "x", h.grid.cols, ", capacity is ", line_capacity);
       if (ids) std::copy(h.ids.begin(), h.ids.end(), ids);
       if (row_sizes) std::copy(h.rows.begin(), h.rows.end(), row_sizes);
       if (col_sizes) std::copy(h.cols.begin(), h.cols.end(), col_sizes);
