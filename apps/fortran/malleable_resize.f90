@@ -7,7 +7,8 @@ module malleable_resize
   use malleable_blacs_dyn, only: blacs_dyn_c_string
   implicit none
   private
-  public :: resize_create, resize_register, resize_is_newcomer, &
+  public :: resize_create, resize_register, resize_register_s, resize_register_d, &
+            resize_register_c, resize_register_z, resize_is_newcomer, &
             resize_start, resize_join, resize_begin_iteration, &
             resize_end_iteration, resize_remap_point, resize_grid, &
             resize_world, resize_world_rank, resize_print_summary, &
@@ -28,6 +29,35 @@ module malleable_resize
     end function
     integer(c_int) function c_register(s, name, m, n, mb, nb, dist, desc, buf) &
         bind(C, name="resize_register")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: name
+      integer(c_int), value :: m, n, mb, nb, dist
+      integer(c_int), dimension(9) :: desc
+      type(c_ptr) :: buf
+    end function
+    ! The other element types: the same arguments, the buffer holds real(c_float),
+    ! complex(c_float_complex) or complex(c_double_complex) elements.
+    integer(c_int) function c_register_s(s, name, m, n, mb, nb, dist, desc, buf) &
+        bind(C, name="resize_register_s")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: name
+      integer(c_int), value :: m, n, mb, nb, dist
+      integer(c_int), dimension(9) :: desc
+      type(c_ptr) :: buf
+    end function
+    integer(c_int) function c_register_c(s, name, m, n, mb, nb, dist, desc, buf) &
+        bind(C, name="resize_register_c")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: name
+      integer(c_int), value :: m, n, mb, nb, dist
+      integer(c_int), dimension(9) :: desc
+      type(c_ptr) :: buf
+    end function
+    integer(c_int) function c_register_z(s, name, m, n, mb, nb, dist, desc, buf) &
+        bind(C, name="resize_register_z")
       import :: c_int, c_ptr, c_char
       type(c_ptr), value :: s
       character(kind=c_char), dimension(*) :: name
@@ -109,6 +139,45 @@ contains
     integer(c_int), intent(inout), target :: desc(9)
     type(c_ptr), intent(inout), target :: buf
     resize_register = c_register(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
+  end function
+
+  ! resize_register for real(c_float) (s), real(c_double) (d, the same as resize_register),
+  ! complex(c_float_complex) (c) and complex(c_double_complex) (z) matrices: bind the
+  ! buffer with c_f_pointer to an array of that type.
+  integer(c_int) function resize_register_s(s, name, m, n, mb, nb, dist, desc, buf)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: name
+    integer(c_int), intent(in) :: m, n, mb, nb, dist
+    integer(c_int), intent(inout), target :: desc(9)
+    type(c_ptr), intent(inout), target :: buf
+    resize_register_s = c_register_s(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
+  end function
+
+  integer(c_int) function resize_register_d(s, name, m, n, mb, nb, dist, desc, buf)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: name
+    integer(c_int), intent(in) :: m, n, mb, nb, dist
+    integer(c_int), intent(inout), target :: desc(9)
+    type(c_ptr), intent(inout), target :: buf
+    resize_register_d = c_register(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
+  end function
+
+  integer(c_int) function resize_register_c(s, name, m, n, mb, nb, dist, desc, buf)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: name
+    integer(c_int), intent(in) :: m, n, mb, nb, dist
+    integer(c_int), intent(inout), target :: desc(9)
+    type(c_ptr), intent(inout), target :: buf
+    resize_register_c = c_register_c(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
+  end function
+
+  integer(c_int) function resize_register_z(s, name, m, n, mb, nb, dist, desc, buf)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: name
+    integer(c_int), intent(in) :: m, n, mb, nb, dist
+    integer(c_int), intent(inout), target :: desc(9)
+    type(c_ptr), intent(inout), target :: buf
+    resize_register_z = c_register_z(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
   end function
 
   integer(c_int) function resize_print_summary(s, problem, check, ok)

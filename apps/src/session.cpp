@@ -402,6 +402,9 @@ struct Session::Impl {
     Writer w;
     w.put(iteration);
     w.put(static_cast<int>(d.placement));
+    // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
+    // the environment need not reach spawned processes).
+    w.put(static_cast<int>(opt.mover));
     put_grid(w, from);
     put_grid(w, to);
     w.put(static_cast<int>(mats.size()));
@@ -616,6 +619,7 @@ int Session::join() {
   Reader r{bytes};
   I.iteration = r.get<int>();
   (void)r.get<int>();
+  I.opt.mover = static_cast<Mover>(r.get<int>());
   const Grid from = get_grid(r), to = get_grid(r);
   const int nm = r.get<int>();
   if (nm != static_cast<int>(I.mats.size()))
@@ -889,6 +893,7 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const N
     // Everyone, not only the newcomers, takes rank 0's application state: a policy that
     // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
     Reader rd{bytes};
+    (void)rd.get<int>();
     (void)rd.get<int>();
     (void)rd.get<int>();
     (void)get_grid(rd);

@@ -63,15 +63,19 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
 
 void resize_destroy(resize_session* s) { delete s; }
 
-int resize_register(resize_session* s, const char* name, int m, int n, int mb, int nb,
-                         int dist, int* desc, double** buf) {
-  if (!s) return bad_state("resize_register");
+}  // extern "C"
+
+namespace {
+template <class T>
+int register_c(resize_session* s, const char* fn, const char* name, int m, int n, int mb, int nb, int dist,
+               int* desc, T** buf) {
+  if (!s) return bad_state(fn);
   if (!desc || !buf) {
-    g_error = "resize_register: desc and buf must not be NULL";
+    g_error = std::string(fn) + ": desc and buf must not be NULL";
     return RESIZE_ERR_ARG;
   }
   if (dist != 0 && dist != 1) {
-    g_error = "resize_register: dist must be 0 (block-cyclic) or 1 (block), got " + std::to_string(dist);
+    g_error = std::string(fn) + ": dist must be 0 (block-cyclic) or 1 (block), got " + std::to_string(dist);
     return RESIZE_ERR_ARG;
   }
   return guarded([&] {
@@ -79,6 +83,30 @@ int resize_register(resize_session* s, const char* name, int m, int n, int mb, i
                             dist ? resize::Distribution::Block : resize::Distribution::BlockCyclic, desc, buf);
     return RESIZE_OK;
   });
+}
+}  // namespace
+
+extern "C" {
+
+int resize_register(resize_session* s, const char* name, int m, int n, int mb, int nb,
+                         int dist, int* desc, double** buf) {
+  return register_c(s, "resize_register", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_s(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      float** buf) {
+  return register_c(s, "resize_register_s", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_d(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      double** buf) {
+  return register_c(s, "resize_register_d", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_c(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      resize_complex_float** buf) {
+  return register_c(s, "resize_register_c", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_z(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      resize_complex_double** buf) {
+  return register_c(s, "resize_register_z", name, m, n, mb, nb, dist, desc, buf);
 }
 
 int resize_is_newcomer(const resize_session* s) { return s && s->s->is_newcomer() ? 1 : 0; }

@@ -17,6 +17,17 @@
 
 #include <mpi.h>
 
+/* Complex elements: C99 float/double _Complex in C, std::complex in C++ (the same
+ * interleaved (re, im) layout, as LAPACKE does). */
+#ifdef __cplusplus
+#include <complex>
+typedef std::complex<float> resize_complex_float;
+typedef std::complex<double> resize_complex_double;
+#else
+typedef float _Complex resize_complex_float;
+typedef double _Complex resize_complex_double;
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -44,6 +55,17 @@ void resize_destroy(resize_session* s);
  * *buf is allocated, reallocated and freed by the session (malloc/free). */
 int resize_register(resize_session* s, const char* name, int m, int n, int mb, int nb,
                          int dist, int* desc, double** buf);
+/* The same for the other ScaLAPACK element types, by p?gemr2d's letter: _s float,
+ * _c float complex, _z double complex (_d is resize_register). The data moves bit for
+ * bit. Every process registers the same matrices, in the same order, with the same types. */
+int resize_register_s(resize_session* s, const char* name, int m, int n, int mb, int nb,
+                      int dist, int* desc, float** buf);
+int resize_register_d(resize_session* s, const char* name, int m, int n, int mb, int nb,
+                      int dist, int* desc, double** buf);
+int resize_register_c(resize_session* s, const char* name, int m, int n, int mb, int nb,
+                      int dist, int* desc, resize_complex_float** buf);
+int resize_register_z(resize_session* s, const char* name, int m, int n, int mb, int nb,
+                      int dist, int* desc, resize_complex_double** buf);
 int resize_is_newcomer(const resize_session* s);
 int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);
