@@ -90,8 +90,8 @@ class Session {
   // sizes `buf` for the current grid at start(), and redistributes the data, resizes
   // `buf` and rewrites `desc` at every resize. Block-cyclic matrices keep MB x NB.
   // Elements are float, double, std::complex<float> or std::complex<double> (ScaLAPACK's
-  // s, d, c, z), moved bit for bit; every process must register the same type under the
-  // same position (a newcomer that does not is refused at join()).
+  // s, d, c, z), moved bit for bit. Every process registers the same matrices in the same
+  // order with the same element types (join() refuses a newcomer whose types differ).
   void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                        int* desc, std::vector<double>& buf);
   void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
