@@ -43,5 +43,6 @@ json.dump({"seconds": secs, "quick": quick, "n": n, "iterations": iters, "commit
            "load_at_end": open("/proc/loadavg").read().split()[:3]}, open(os.path.join(out, "meta.json"), "w"), indent=1)
 PY
 # the per-run scripts embed this machine's paths; the data stays
-rm -f "$out"/*/first.sh "$out"/*/rigid.sh
+rm -f "$out"/*/first.sh "$out"/*/rigid.sh "$out"/*/slurm_job_*_resize.*
 python3 "$here/scripts/bench/slurm_report.py" --data "$out" --plot "$here/docs/img/slurm_timeline.png" --summary
+python3 "$here/scripts/bench/splice_sections.py" --data "$(dirname "$out")" || true
