@@ -6,7 +6,9 @@
 // matrix. After start, the expansion and the shrink every process compares every local
 // element with a formula of its global indices (memcmp: bit-identical) and the local
 // sizes must add up to M x N; any difference ends the job with a non-zero status.
-//   mpiexec -n 4 resize_types_test [redist|pdgemr2d]
+// With a second argument "mismatch" the spawned processes register S as double: the
+// newcomers must refuse to join (the job then ends with the message).
+//   mpiexec -n 4 resize_types_test [redist|pdgemr2d] [mismatch]
 #include <mpi.h>
 
 #include <algorithm>
@@ -154,10 +156,14 @@ int main(int argc, char** argv) {
     int dd[9], ds[9], dc[9], dz[9], blld = 0;
     std::vector<double> d;
     std::vector<float> sf;
+    std::vector<double> sf_wrong;  // "mismatch": a newcomer's S of the wrong type
     std::vector<std::complex<float>> c, cb;
     std::vector<std::complex<double>> z;
     s.register_matrix("D", 37, 29, 4, 3, resize::Distribution::BlockCyclic, dd, d);
-    s.register_matrix("S", 50, 23, 5, 7, resize::Distribution::BlockCyclic, ds, sf);
+    if (argc > 2 && std::string(argv[2]) == "mismatch" && s.is_newcomer())
+      s.register_matrix("S", 50, 23, 5, 7, resize::Distribution::BlockCyclic, ds, sf_wrong);
+    else
+      s.register_matrix("S", 50, 23, 5, 7, resize::Distribution::BlockCyclic, ds, sf);
     s.register_matrix("C", 31, 41, 1, 1, resize::Distribution::Block, dc, c);
     s.register_matrix("Z", 45, 38, 8, 2, resize::Distribution::BlockCyclic, dz, z);
     s.register_matrix_blocks(
