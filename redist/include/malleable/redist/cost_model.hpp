@@ -1,0 +1,118 @@
+// Predicting a redistribution's time from its plan, with per-event costs calibrated once
+// per machine (seed 001, SUIF-Adapt §3.2 and §4: isolated micro-benchmarks give the cost
+// of each event; a redistribution's time is the slowest node's sum of its events). Pure:
+// no MPI here; redist/bench/calibrate_cost.cpp measures the parameters and writes the
+// JSON file this header reads.
+//
+// The model, for a plan with `steps` communication steps on ranks placed on nodes:
+//
+//   work(p)  = Σ over the messages p sends or receives of (message_s + bytes * byte_s),
+//              with the within-node or between-node pair of costs, + local bytes * local_copy_byte_s
+//   share    = max(1, ranks on the node / cores_per_node)       (oversubscription)
+//   T        = share * (call_s + steps * step_s)
+//            + max( max_p work(p),  max_node Σ_{p on node} work(p) / min(cores, ranks on node) )
+//
+// Both endpoints of a message pay for it: over shared memory without single-copy the sender
+// copies into a shared segment and the receiver out of it (seed 002's "copied twice"). The
+// first bound is the busiest process (SUIF-Adapt's max over nodes of the per-node
+// redistribution time); the second is the node's cores running every process's copies when
+// the ranks outnumber them. Steps and the call's collective check cost a scheduling round
+// each, which takes `share` time slices when ranks share a core.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "malleable/redist/plan.hpp"
+
+namespace redist {
+
+// Per-event costs of one machine, seconds and bytes. Plain data; save/load as JSON.
+struct CostParams {
+  double message_intra_s = 0;    // per message, at each endpoint, both ranks on one node
+  double byte_intra_s = 0;       // per byte, at each endpoint, within a node
+  double message_inter_s = 0;    // per message, at each endpoint, ranks on different nodes
+  double byte_inter_s = 0;       // per byte, at each endpoint, between nodes
+  double step_s = 0;             // per schedule step (a synchronisation round)
+  double call_s = 0;             // per call (collective argument check, plan hand-over)
+  double local_copy_byte_s = 0;  // per byte a rank copies to itself (src == dst)
+  int cores_per_node = 0;        // 0: unknown, every rank is assumed to have a core
+  // Whether the between-node costs were measured (a calibration across nodes) or copied
+  // from the within-node ones (a single-node calibration): the file says which.
+  bool inter_node_measured = false;
+};
+
+// The fitted parameters as a vector, in this order (calibration's least squares works on it).
+inline constexpr std::size_t kCostParamCount = 7;
+inline constexpr std::array<const char*, kCostParamCount> kCostParamNames = {
+    "message_intra_node_s", "byte_intra_node_s", "message_inter_node_s", "byte_inter_node_s",
+    "step_s",               "call_s",            "local_copy_byte_s"};
+std::array<double, kCostParamCount> to_array(const CostParams& p);
+void assign(CostParams& p, const std::array<double, kCostParamCount>& v);
+
+// What one rank does in a redistribution: counts only, no times.
+struct RankLoad {
+  std::int64_t messages_intra = 0, messages_inter = 0;  // sent + received
+  std::int64_t bytes_intra = 0, bytes_inter = 0;        // sent + received
+  std::int64_t bytes_local = 0;                         // copied to itself
+};
+
+// The plan reduced to what the model needs; independent of the parameters.
+struct CostFeatures {
+  std::vector<RankLoad> ranks;   // indexed by communicator rank
+  std::vector<int> node_of_rank; // node id of each rank
+  int nodes = 1;
+  int steps = 0;
+  std::int64_t messages = 0;     // src != dst transfers
+  std::int64_t bytes_moved = 0;  // between ranks
+  std::int64_t bytes_local = 0;
+};
+
+// `plan` must carry every transfer's runs (make_plan without for_rank). `node_of_rank[r]`
+// is rank r's node; empty means one node holding ranks 0..max rank of the plan (a single
+// shared-memory machine). Throws redist::Error on a plan materialised for one rank, a
+// node map not covering the plan's ranks, a negative node id or elem_bytes == 0.
+CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes,
+                           std::span<const int> node_of_rank = {});
+
+struct CostPrediction {
+  double total_s = 0;
+  double overhead_s = 0;       // share * (call_s + steps * step_s)
+  double transfer_s = 0;       // the max of the two bounds below
+  double busiest_rank_s = 0;   // max_p work(p)
+  double busiest_node_s = 0;   // max over nodes of node work / usable cores
+  int busiest_rank = -1;
+  int busiest_node = -1;
+  bool node_bound = false;     // the node's cores, not one process, set transfer_s
+  double share = 1;            // ranks per core on the most crowded node (>= 1)
+  // total_s == Σ coefficients[k] * to_array(params)[k]: the prediction is linear in the
+  // parameters once the busiest rank/node is chosen (what calibration fits).
+  std::array<double, kCostParamCount> coefficients{};
+};
+
+CostPrediction predict(const CostParams& params, const CostFeatures& features);
+CostPrediction predict(const CostParams& params, const RedistPlan& plan, std::size_t elem_bytes,
+                       std::span<const int> node_of_rank = {});
+
+// JSON: a flat object a user can read and edit, units in the key names, plus an optional
+// "calibration" object (what was measured, kept as is). Parsing checks the format tag and
+// version, that every parameter is present, a finite number and >= 0; a failure throws
+// redist::Error naming the source (file) and the key at fault. (Text in and out, so that
+// redist's public headers do not need a JSON library.)
+std::string cost_params_to_json(const CostParams& p, const std::string& calibration_json = "");
+CostParams parse_cost_params(const std::string& text, const std::string& source = "cost model");
+// The "calibration" object of a cost model text, as JSON text ("null" if there is none).
+std::string calibration_of(const std::string& text);
+// Writes atomically (temporary file + rename), creating the directory if needed.
+void save_cost_params(const CostParams& p, const std::string& path, const std::string& calibration_json = "");
+CostParams load_cost_params(const std::string& path);
+
+// Where the calibrated parameters live: $MALLEABLE_COST_MODEL if set, else
+// $XDG_CACHE_HOME/malleable/cost_model.json, else $HOME/.cache/malleable/cost_model.json.
+std::string default_cost_model_path();
+
+}  // namespace redist

@@ -1,0 +1,257 @@
+// The redistribution cost model (cost_model.hpp): plan -> per-rank event counts -> time.
+// Pure; the calibration program (redist/bench/calibrate_cost.cpp) is the MPI side.
+#include "malleable/redist/cost_model.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace redist {
+
+namespace {
+
+constexpr const char* kFormat = "malleable-redist-cost-model";
+constexpr int kVersion = 1;
+
+}  // namespace
+
+std::array<double, kCostParamCount> to_array(const CostParams& p) {
+  return {p.message_intra_s, p.byte_intra_s, p.message_inter_s, p.byte_inter_s,
+          p.step_s,          p.call_s,       p.local_copy_byte_s};
+}
+
+void assign(CostParams& p, const std::array<double, kCostParamCount>& v) {
+  p.message_intra_s = v[0];
+  p.byte_intra_s = v[1];
+  p.message_inter_s = v[2];
+  p.byte_inter_s = v[3];
+  p.step_s = v[4];
+  p.call_s = v[5];
+  p.local_copy_byte_s = v[6];
+}
+
+CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::span<const int> node_of_rank) {
+  if (elem_bytes == 0) throw Error(ErrorCode::InvalidArgument, "cost_features: elem_bytes = 0 must be positive");
+  if (plan.materialized_for >= 0)
+    throw Error(ErrorCode::InvalidArgument,
+                "cost_features: the plan keeps runs only for rank " + std::to_string(plan.materialized_for) +
+                    "; the model needs every transfer's size (make_plan without for_rank)");
+  int max_rank = -1;
+  for (const Transfer& t : plan.transfers) max_rank = std::max({max_rank, t.src, t.dst});
+  CostFeatures f;
+  if (node_of_rank.empty()) {
+    f.node_of_rank.assign(static_cast<std::size_t>(max_rank + 1), 0);
+  } else {
+    if (static_cast<std::int64_t>(node_of_rank.size()) <= max_rank)
+      throw Error(ErrorCode::InvalidArgument, "cost_features: the plan uses rank " + std::to_string(max_rank) +
+                                                  " but node_of_rank covers " +
+                                                  std::to_string(node_of_rank.size()) + " ranks");
+    f.node_of_rank.assign(node_of_rank.begin(), node_of_rank.end());
+  }
+  f.nodes = f.node_of_rank.empty() ? 1 : 0;
+  for (std::size_t r = 0; r < f.node_of_rank.size(); ++r) {
+    if (f.node_of_rank[r] < 0)
+      throw Error(ErrorCode::InvalidArgument, "cost_features: node_of_rank[" + std::to_string(r) + "] = " +
+                                                  std::to_string(f.node_of_rank[r]) + " must be >= 0");
+    f.nodes = std::max(f.nodes, f.node_of_rank[r] + 1);
+  }
+  f.ranks.assign(f.node_of_rank.size(), RankLoad{});
+  f.steps = static_cast<int>(plan.steps.size());
+  const auto eb = static_cast<std::int64_t>(elem_bytes);
+  for (const Transfer& t : plan.transfers) {
+    const std::int64_t bytes = t.elements() * eb;
+    auto& s = f.ranks[static_cast<std::size_t>(t.src)];
+    if (t.src == t.dst) {
+      s.bytes_local += bytes;
+      f.bytes_local += bytes;
+      continue;
+    }
+    auto& d = f.ranks[static_cast<std::size_t>(t.dst)];
+    ++f.messages;
+    f.bytes_moved += bytes;
+    const bool intra = f.node_of_rank[static_cast<std::size_t>(t.src)] == f.node_of_rank[static_cast<std::size_t>(t.dst)];
+    for (RankLoad* x : {&s, &d}) {
+      if (intra) {
+        ++x->messages_intra;
+        x->bytes_intra += bytes;
+      } else {
+        ++x->messages_inter;
+        x->bytes_inter += bytes;
+      }
+    }
+  }
+  return f;
+}
+
+namespace {
+
+// A rank's work as coefficients of the parameter vector (time = dot with to_array).
+std::array<double, kCostParamCount> work_terms(const RankLoad& r) {
+  return {static_cast<double>(r.messages_intra), static_cast<double>(r.bytes_intra),
+          static_cast<double>(r.messages_inter), static_cast<double>(r.bytes_inter),
+          0.0, 0.0, static_cast<double>(r.bytes_local)};
+}
+
+double dot(const std::array<double, kCostParamCount>& a, const std::array<double, kCostParamCount>& b) {
+  double s = 0;
+  for (std::size_t k = 0; k < kCostParamCount; ++k) s += a[k] * b[k];
+  return s;
+}
+
+}  // namespace
+
+CostPrediction predict(const CostParams& params, const CostFeatures& f) {
+  const auto pv = to_array(params);
+  CostPrediction out;
+  std::vector<int> ranks_on(static_cast<std::size_t>(std::max(1, f.nodes)), 0);
+  for (int n : f.node_of_rank) ++ranks_on[static_cast<std::size_t>(n)];
+  const int crowd = *std::max_element(ranks_on.begin(), ranks_on.end());
+  out.share = params.cores_per_node > 0 ? std::max(1.0, static_cast<double>(crowd) / params.cores_per_node) : 1.0;
+
+  // Busiest process (SUIF-Adapt's per-node maximum, seed 001 §3.2.2).
+  std::array<double, kCostParamCount> rank_terms{};
+  for (std::size_t r = 0; r < f.ranks.size(); ++r) {
+    const auto t = work_terms(f.ranks[r]);
+    const double w = dot(t, pv);
+    if (out.busiest_rank < 0 || w > out.busiest_rank_s) {
+      out.busiest_rank_s = w;
+      out.busiest_rank = static_cast<int>(r);
+      rank_terms = t;
+    }
+  }
+  // Busiest node: its ranks' work shared by its cores when ranks outnumber them.
+  std::array<double, kCostParamCount> node_terms{};
+  if (params.cores_per_node > 0) {
+    std::vector<std::array<double, kCostParamCount>> sum(ranks_on.size(), std::array<double, kCostParamCount>{});
+    for (std::size_t r = 0; r < f.ranks.size(); ++r) {
+      const auto t = work_terms(f.ranks[r]);
+      auto& s = sum[static_cast<std::size_t>(f.node_of_rank[r])];
+      for (std::size_t k = 0; k < kCostParamCount; ++k) s[k] += t[k];
+    }
+    for (std::size_t n = 0; n < sum.size(); ++n) {
+      if (ranks_on[n] == 0) continue;
+      const double cores = std::min(params.cores_per_node, ranks_on[n]);
+      for (auto& c : sum[n]) c /= cores;
+      const double w = dot(sum[n], pv);
+      if (out.busiest_node < 0 || w > out.busiest_node_s) {
+        out.busiest_node_s = w;
+        out.busiest_node = static_cast<int>(n);
+        node_terms = sum[n];
+      }
+    }
+  }
+  out.node_bound = out.busiest_node >= 0 && out.busiest_node_s > out.busiest_rank_s;
+  out.transfer_s = std::max(out.busiest_rank_s, out.busiest_node_s);
+  out.coefficients = out.node_bound ? node_terms : rank_terms;
+  out.coefficients[4] = out.share * f.steps;
+  out.coefficients[5] = out.share;
+  out.overhead_s = out.share * (params.call_s + f.steps * params.step_s);
+  out.total_s = out.overhead_s + out.transfer_s;
+  return out;
+}
+
+CostPrediction predict(const CostParams& params, const RedistPlan& plan, std::size_t elem_bytes,
+                       std::span<const int> node_of_rank) {
+  return predict(params, cost_features(plan, elem_bytes, node_of_rank));
+}
+
+std::string cost_params_to_json(const CostParams& p, const std::string& calibration_json) {
+  nlohmann::ordered_json j;
+  j["format"] = kFormat;
+  j["version"] = kVersion;
+  j["units"] = "seconds per event; message and byte costs are paid at each endpoint";
+  const auto v = to_array(p);
+  for (std::size_t k = 0; k < kCostParamCount; ++k) j[kCostParamNames[k]] = v[k];
+  j["cores_per_node"] = p.cores_per_node;
+  j["inter_node_measured"] = p.inter_node_measured;
+  if (!calibration_json.empty()) j["calibration"] = nlohmann::ordered_json::parse(calibration_json);
+  return j.dump(2) + "\n";
+}
+
+CostParams parse_cost_params(const std::string& text, const std::string& source) {
+  auto fail = [&](const std::string& what) {
+    throw Error(ErrorCode::InvalidArgument, "cost model " + source + ": " + what);
+  };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    fail(std::string("not valid JSON (") + e.what() + ")");
+  }
+  if (!j.is_object()) fail("expected a JSON object, found " + std::string(j.type_name()));
+  if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
+    fail(std::string("\"format\" must be \"") + kFormat + "\"" +
+         (j.contains("format") ? ", found " + j["format"].dump() : " (missing)"));
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<int>() != kVersion)
+    fail("\"version\" must be " + std::to_string(kVersion) +
+         (j.contains("version") ? ", found " + j["version"].dump() : " (missing)"));
+  std::array<double, kCostParamCount> v{};
+  for (std::size_t k = 0; k < kCostParamCount; ++k) {
+    const char* key = kCostParamNames[k];
+    if (!j.contains(key)) fail(std::string("\"") + key + "\" is missing");
+    const auto& x = j[key];
+    if (!x.is_number()) fail(std::string("\"") + key + "\" = " + x.dump() + " is not a number");
+    v[k] = x.get<double>();
+    if (!std::isfinite(v[k]) || v[k] < 0) fail(std::string("\"") + key + "\" = " + x.dump() + " must be finite and >= 0");
+  }
+  CostParams p;
+  assign(p, v);
+  if (j.contains("cores_per_node")) {
+    const auto& c = j["cores_per_node"];
+    if (!c.is_number_integer() || c.get<std::int64_t>() < 0 || c.get<std::int64_t>() > 1'000'000)
+      fail("\"cores_per_node\" = " + c.dump() + " must be an integer in [0, 1000000] (0: unknown)");
+    p.cores_per_node = c.get<int>();
+  }
+  if (j.contains("inter_node_measured")) {
+    if (!j["inter_node_measured"].is_boolean())
+      fail("\"inter_node_measured\" = " + j["inter_node_measured"].dump() + " must be true or false");
+    p.inter_node_measured = j["inter_node_measured"].get<bool>();
+  }
+  return p;
+}
+
+std::string calibration_of(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("calibration")) return "null";
+  return j["calibration"].dump();
+}
+
+void save_cost_params(const CostParams& p, const std::string& path, const std::string& calibration_json) {
+  namespace fs = std::filesystem;
+  const std::string text = cost_params_to_json(p, calibration_json);
+  const fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  if (ec) throw Error(ErrorCode::InvalidArgument, "cost model " + path + ": cannot create its directory: " + ec.message());
+  const fs::path tmp = target.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out) throw Error(ErrorCode::InvalidArgument, "cost model " + path + ": cannot write " + tmp.string());
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) throw Error(ErrorCode::InvalidArgument, "cost model " + path + ": cannot rename into place: " + ec.message());
+}
+
+CostParams load_cost_params(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw Error(ErrorCode::InvalidArgument,
+                "cost model " + path + ": cannot be read (run malleable-calibrate to create it)");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return parse_cost_params(s.str(), path);
+}
+
+std::string default_cost_model_path() {
+  if (const char* e = std::getenv("MALLEABLE_COST_MODEL"); e && *e) return e;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/malleable/cost_model.json";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/malleable/cost_model.json";
+  return "cost_model.json";
+}
+
+}  // namespace redist
