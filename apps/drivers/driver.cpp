@@ -74,6 +74,25 @@ double max_diff(resize::Session& s, const int* desc, const std::vector<double>& 
   return g;
 }
 
+std::string version_text(const std::string& program) {
+  return program + " (malleable " MALLEABLE_VERSION ", commit " MALLEABLE_GIT_COMMIT ")";
+}
+
+const CLI::Validator& positive() {
+  // "must be positive" without CLI::PositiveNumber's 300-digit range in the message
+  static const CLI::Validator v{[](const std::string& text) -> std::string {
+                                  try {
+                                    std::size_t end = 0;
+                                    const double x = std::stod(text, &end);
+                                    if (end == text.size() && x > 0 && std::isfinite(x)) return {};
+                                  } catch (const std::exception&) {
+                                  }
+                                  return "must be a positive number, got '" + text + "'";
+                                },
+                                "POSITIVE"};
+  return v;
+}
+
 namespace {
 void write_out(const std::string& path, std::string text) {
   if (path.empty()) return;
@@ -86,17 +105,6 @@ void write_out(const std::string& path, std::string text) {
   f << text;
 }
 
-// "must be positive" without CLI::PositiveNumber's 300-digit range in the message
-const CLI::Validator positive{[](const std::string& v) -> std::string {
-                                try {
-                                  std::size_t end = 0;
-                                  const double x = std::stod(v, &end);
-                                  if (end == v.size() && x > 0 && std::isfinite(x)) return {};
-                                } catch (const std::exception&) {
-                                }
-                                return "must be a positive number, got '" + v + "'";
-                              },
-                              "POSITIVE"};
 
 resize::Grid parse_grid(const std::string& s) {
   const auto x = s.find_first_of("xX");
@@ -118,10 +126,9 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   CLI::App cli{"resizable " + hooks.name + " (malleable apps)"};
   cli.option_defaults()->always_capture_default();  // --help shows every default
-  cli.set_version_flag("--version", std::string(hooks.name) + "_resizable (malleable " MALLEABLE_VERSION
-                                        ", commit " MALLEABLE_GIT_COMMIT ")");
-  cli.add_option("-n,--size", o.n, "global matrix size N")->check(positive);
-  cli.add_option("--nb", o.nb, "block size NB")->check(positive);
+  cli.set_version_flag("--version", version_text(hooks.name + "_resizable"));
+  cli.add_option("-n,--size", o.n, "global matrix size N")->check(positive());
+  cli.add_option("--nb", o.nb, "block size NB")->check(positive());
   cli.add_option("-g,--grid", o.grid, "initial process grid PxQ")->check([](const std::string& g) {
     try {
       const auto t = parse_grid(g);
@@ -130,7 +137,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       return std::string(e.what());
     }
   });
-  cli.add_option("-i,--iters", o.iters, "iterations")->check(positive);
+  cli.add_option("-i,--iters", o.iters, "iterations")->check(positive());
   cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot, slurm (inside a Slurm job: docs/apps.md)");
   cli.add_option("-s,--schedule", o.schedule,
                  "scripted schedule, e.g. 3:expand:3x3:local2,6:shrink:2x2 (or a file)");
@@ -139,7 +146,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("--json", o.json, "write the run as JSON to this file (- = stdout)");
   cli.add_option("--csv", o.csv, "write per-iteration times as CSV to this file (- = stdout)");
   cli.add_option("--resize-timeout", o.resize_timeout, "seconds before a stuck resize ends the job")
-      ->check(positive);
+      ->check(positive());
   cli.add_option("--stop-file", o.stop_file,
                  "end the run gracefully at the next iteration once this file exists (world rank 0 looks "
                  "after every iteration); the result is checked for the iterations run");

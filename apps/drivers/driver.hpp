@@ -14,7 +14,16 @@
 #include "malleable/resize/report.hpp"
 #include "malleable/resize/session.hpp"
 
+namespace CLI {
+class Validator;
+}
+
 namespace apps {
+
+// --version text of every driver: "PROGRAM (malleable X.Y.Z, commit C)".
+std::string version_text(const std::string& program);
+// CLI11 check: a positive, finite number; the message names the value.
+const CLI::Validator& positive();
 
 struct CommonOptions {
   int n = 600;             // global size

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "malleable/gridmap/hetero.hpp"
+#include "driver.hpp"
 #include "life_kernel.hpp"
 
 namespace {
@@ -128,16 +129,21 @@ int main(int argc, char** argv) {
   double balance_tol = 0.10;
   int base_reps = 20;
   CLI::App cli{"heterogeneous Game of Life, uniform vs power-proportional blocks (seed 002 Table 6.3)"};
-  cli.add_option("-n,--size", n, "board size N");
+  cli.option_defaults()->always_capture_default();  // --help shows every default
+  cli.set_version_flag("--version", apps::version_text("life_hetero"));
+  cli.add_option("-n,--size", n, "board size N")->check(apps::positive());
   cli.add_option("-g,--grid", grid, "process grid PxQ (P*Q = processes)");
   cli.add_option("--powers", powers_text, "processing power of each world rank, e.g. 1,2,2,4");
-  cli.add_option("-i,--iters", gens, "generations");
-  cli.add_option("--mode", mode, "uniform, proportional or both");
-  cli.add_option("--method", method, "heterogeneous mapping: svd or natural");
+  cli.add_option("-i,--iters", gens, "generations")->check(apps::positive());
+  cli.add_option("--mode", mode, "uniform, proportional or both")
+      ->check(CLI::IsMember({"uniform", "proportional", "both"}));
+  cli.add_option("--method", method, "heterogeneous mapping: svd or natural")->check(CLI::IsMember({"svd", "natural"}));
   cli.add_option("--base-reps", base_reps,
                  "updates per generation on the fastest processor (a processor of power p repeats "
-                 "base*max_power/p times; the thesis used 1000/p)");
-  cli.add_option("--balance-tol", balance_tol, "allowed relative deviation from the ideal work");
+                 "base*max_power/p times; the thesis used 1000/p)")
+      ->check(apps::positive());
+  cli.add_option("--balance-tol", balance_tol, "allowed relative deviation from the ideal work")
+      ->check(apps::positive());
   cli.add_option("--json", json, "write the table as JSON to this file");
   try {
     cli.parse(argc, argv);
@@ -149,8 +155,12 @@ int main(int argc, char** argv) {
   int rc = 0;
   try {
     const auto x = grid.find('x');
-    if (x == std::string::npos) throw resize::Error("--grid: expected PxQ, got '" + grid + "'");
-    resize::Grid shape{std::stoi(grid.substr(0, x)), std::stoi(grid.substr(x + 1)), {}};
+    resize::Grid shape{0, 0, {}};
+    try {
+      if (x != std::string::npos) shape = {std::stoi(grid.substr(0, x)), std::stoi(grid.substr(x + 1)), {}};
+    } catch (const std::exception&) {
+    }
+    if (shape.nprow < 1 || shape.npcol < 1) throw resize::Error("--grid: expected PxQ, got '" + grid + "'");
     if (shape.size() != size)
       throw resize::Error("--grid " + grid + " needs " + std::to_string(shape.size()) + " processes, running on " +
                           std::to_string(size));
