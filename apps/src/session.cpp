@@ -207,17 +207,28 @@ template <class T>
 class MallocStorage final : public Storage {
  public:
   explicit MallocStorage(T** p) : p_(p) {}
-  ~MallocStorage() override { std::free(staged_); }
+  // The session owns the buffer (resize.h): what it allocated is freed here and the
+  // caller's pointer set to NULL, so a caller's own free() afterwards is harmless. A
+  // pointer the session never allocated (a registration that failed) is left alone.
+  ~MallocStorage() override {
+    std::free(staged_);
+    if (owned_) {
+      std::free(*p_);
+      *p_ = nullptr;
+    }
+  }
   MallocStorage(const MallocStorage&) = delete;
   MallocStorage& operator=(const MallocStorage&) = delete;
   const void* data() const override { return *p_; }
   void reset(std::size_t n) override {
-    std::free(*p_);
+    if (owned_) std::free(*p_);
     *p_ = allocate(n);
+    owned_ = true;
   }
   void clear() override {
-    std::free(*p_);
+    if (owned_) std::free(*p_);
     *p_ = nullptr;
+    owned_ = true;
   }
   void* stage(std::size_t n) override {
     std::free(staged_);
@@ -225,9 +236,10 @@ class MallocStorage final : public Storage {
     return staged_;
   }
   void commit() override {
-    std::free(*p_);
+    if (owned_) std::free(*p_);
     *p_ = staged_;
     staged_ = nullptr;
+    owned_ = true;
   }
 
  private:
@@ -238,6 +250,7 @@ class MallocStorage final : public Storage {
     return p;
   }
   T** p_;
+  bool owned_ = false;  // *p_ is the session's (it allocated it)
   T* staged_ = nullptr;
 };
 

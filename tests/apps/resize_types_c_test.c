@@ -131,8 +131,14 @@ int main(int argc, char** argv) {
     fprintf(stderr, "resize_types_c_test: FAILED: %d expansions and %d shrinks, expected one each\n", expansions, shrinks);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
-  if (resize_world_rank(s) == 0) printf("PASS\n");
+  const int rank0 = resize_world_rank(s) == 0;
   resize_destroy(s);
+  /* the session owned the buffers: resize_destroy freed them and cleared the pointers */
+  if (a_s || a_d || a_c || a_z) {
+    fprintf(stderr, "resize_types_c_test: FAILED: resize_destroy left a buffer pointer set\n");
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  if (rank0) printf("PASS\n");
   free(a_s);
   free(a_d);
   free(a_c);

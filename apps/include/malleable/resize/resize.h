@@ -52,7 +52,10 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
 void resize_destroy(resize_session* s);
 
 /* dist: 0 = block-cyclic with MB x NB, 1 = block (one block per process row/column).
- * *buf is allocated, reallocated and freed by the session (malloc/free). */
+ * *buf is allocated, reallocated and freed by the session (malloc/free): the variable
+ * `buf` points to must stay valid until resize_destroy, which frees the buffer and sets
+ * *buf to NULL (a free(*buf) of yours afterwards is harmless). Re-read *buf and desc
+ * after start/join and after every remap point. */
 int resize_register(resize_session* s, const char* name, int m, int n, int mb, int nb,
                          int dist, int* desc, double** buf);
 /* The same for the other ScaLAPACK element types, by p?gemr2d's letter: _s float,
