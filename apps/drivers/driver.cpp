@@ -1,6 +1,7 @@
 #include "driver.hpp"
 
 #include "malleable/resize/kernel_meter.hpp"
+#include "malleable/resize/schedule.hpp"
 #include "malleable/version.h"
 
 #include <mpi.h>
@@ -170,6 +171,23 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     std::fflush(stdout);
     data_fd = ::dup(STDOUT_FILENO);
     ::dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  // A schedule that cannot run as written is said, not silently ignored (a malformed one
+  // is reported by the policy on every rank).
+  if (rank == 0 && !o.schedule.empty()) {
+    if (o.policy != "scripted") {
+      std::fprintf(stderr, "warning: --schedule is ignored with -p %s (it drives -p scripted)\n", o.policy.c_str());
+    } else {
+      try {
+        for (const auto& e : resize::load_schedule(o.schedule))
+          if (e.iteration >= o.iters)
+            std::fprintf(stderr,
+                         "warning: schedule entry '%s' will not run: the last remap point is after iteration %d "
+                         "of %d\n",
+                         resize::to_string(e).c_str(), o.iters - 1, o.iters);
+      } catch (const std::exception&) {
+      }
+    }
   }
   if (o.meter_kernels) resize::kernel_meter_enable(true);
   try {

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <new>
+#include <stdexcept>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -246,7 +248,7 @@ class MallocStorage final : public Storage {
   static T* allocate(std::size_t n) {
     // calloc's all-zero bytes are 0 and (0, 0) for IEEE floats and their complex pairs.
     auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
-    if (!p) throw Error("session: out of memory allocating " + std::to_string(n) + " elements");
+    if (!p) throw std::bad_alloc();  // named with the matrix by Registered::reset/stage
     return p;
   }
   T** p_;
@@ -268,6 +270,32 @@ struct Registered {
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
     return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
+  }
+  // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
+  // does not fit in memory is named with the matrix, not as std::bad_alloc.
+  void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }
+  void* stage(std::size_t elements) {
+    void* p = nullptr;
+    sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
+    return p;
+  }
+
+ private:
+  template <class F>
+  void sized(const char* what, std::size_t elements, F&& allocate) {
+    try {
+      allocate();
+    } catch (const std::bad_alloc&) {
+      throw Error(out_of_memory(what, elements));
+    } catch (const std::length_error&) {
+      throw Error(out_of_memory(what, elements));
+    }
+  }
+  std::string out_of_memory(const char* what, std::size_t elements) const {
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(type) / 1073741824.0);
+    return "session: matrix '" + name + "' (" + std::to_string(m) + " x " + std::to_string(n) + "): " + what +
+           " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";
   }
 };
 
@@ -344,7 +372,7 @@ struct Session::Impl {
       // Keep the caller's leading dimension on the old grid (it owns that buffer).
       if (from.member()) da[8] = r.desc[8];
       desc_for(r, to, db);
-      void* nbuf = r.store->stage(Session::local_size(db));
+      void* nbuf = r.stage(Session::local_size(db));
       const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
                                   .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
       detail::move_matrix(opt.mover, mv, world, whole.ctxt());
@@ -377,7 +405,7 @@ struct Session::Impl {
   }
   void size_blocks(Registered& r, const Grid& g) {
     const auto [lr, lc] = local_dims(layout_of(r, g));
-    r.store->reset(static_cast<std::size_t>(lr * lc));
+    r.reset(static_cast<std::size_t>(lr * lc));
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
   }
   std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
@@ -385,7 +413,7 @@ struct Session::Impl {
     const redist::Layout la = layout_of(r, from.grid()), lb = layout_of(r, to.grid());
     const auto [ar, ac] = local_dims(la);
     const auto [br, bc] = local_dims(lb);
-    void* nbuf = r.store->stage(static_cast<std::size_t>(br * bc));
+    void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
     detail::move_layout(r.type, world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
                         br * bc > 0 ? nbuf : nullptr, std::max<std::int64_t>(1, br));
     r.store->commit();
@@ -596,7 +624,7 @@ int Session::start(const Grid& g) {
       continue;
     }
     I.desc_for(r, I.grid, r.desc);
-    r.store->reset(local_size(r.desc));
+    r.reset(local_size(r.desc));
   }
   I.rank_hosts = detail::World::hosts();
   I.progress("[" + I.opt.app + "] start on " + g.shape() + " (" + std::to_string(I.size()) +

@@ -36,6 +36,19 @@ usage "--grid" -g 0x2
 usage "--grid" -g two
 usage "not expected|--no-such-option" --no-such-option
 
+# a schedule entry that cannot run is said; -s without -p scripted too
+msg=$(run -n 64 --nb 16 -g 1x2 -i 2 -p scripted -s 5:expand:2x2 -q 2>&1) || fail "the late-schedule run failed"
+grep -q "schedule entry '5:expand:2x2.*will not run" <<<"$msg" || fail "no warning for a schedule entry after the last iteration"
+msg=$(run -n 64 --nb 16 -g 1x2 -i 1 -s 1:expand:2x2 -q 2>&1) || fail "the -s with -p fixed run failed"
+grep -q "schedule is ignored with -p fixed" <<<"$msg" || fail "no warning for -s with -p fixed"
+
+# a matrix too large for memory is named, not 'std::bad_alloc' (issue 14, class 5)
+rc=0
+msg=$(run -n 2147483647 --nb 1000000 -g 1x2 -i 1 2>&1) || rc=$?
+((rc != 0)) || fail "an impossible matrix size exited 0"
+grep -q "matrix 'A' (2147483647 x 2147483647): its buffer of .* does not fit in memory" <<<"$msg" ||
+  fail "the out-of-memory message: $(head -2 <<<"$msg")"
+
 # --json -: stdout is JSON and nothing else
 run -n 96 --nb 16 -g 1x2 -i 3 --json - >"$work/out.json" 2>"$work/err.txt" || fail "the --json - run failed"
 python3 - "$work/out.json" <<'PY' || fail "--json - did not give the expected JSON"
