@@ -342,14 +342,10 @@ struct HeteroArgs {
 };
 
 HeteroOptions hetero_options(const std::string& method, bool thesis) {
-  HeteroOptions o;
+  HeteroOptions o = thesis ? HeteroOptions::thesis() : HeteroOptions{};
   if (method == "svd") o.method = HeteroMethod::Svd;
   else if (method == "natural") o.method = HeteroMethod::NaturalBlock;
   else fail("--method: expected svd or natural, got \"", method, "\"");
-  if (thesis) {
-    o.coordinate_ascent = false;
-    o.swap_search = false;
-  }
   return o;
 }
 
@@ -433,7 +429,7 @@ int run_select(const SelectArgs& a, bool as_json) {
   cur.validate("powers");
   const ProcessorPowers offer = parse_powers(a.free);
   const Topology g = parse_topology(a.grid);
-  SelectionOptions o;
+  SelectionOptions o = a.thesis ? SelectionOptions::thesis() : SelectionOptions{};
   o.mapping = hetero_options(a.method, a.thesis);
   o.replacement = !a.no_replacement;
   o.global_grid = a.search ? GlobalGrid::Search : GlobalGrid::Squarest;
@@ -568,7 +564,7 @@ int main(int argc, char** argv) {
   hetero->add_option("--m", he.m, "global rows")->check(at_least(1));
   hetero->add_option("--n", he.n, "global columns")->check(at_least(1));
   hetero->add_option("--method", he.method, "sizing method")->check(CLI::IsMember({"svd", "natural"}));
-  hetero->add_flag("--thesis", he.thesis, "the heuristic exactly as §6.2.1 (no coordinate ascent, no swaps)");
+  hetero->add_flag("--thesis", he.thesis, "the heuristic as the thesis ran it (§6.2.1: rank-1 rows, feasible columns; no ascent, no swaps)");
   auto* row_cycle = hetero->add_option("--row-cycle", he.row_cycle,
                                        "block-cyclic layout: rows per cycle (with --col-cycle; 0: block layout)")
                          ->check(at_least(0));
@@ -592,7 +588,7 @@ int main(int argc, char** argv) {
   select->add_option("--m", se.m, "global rows")->check(at_least(1));
   select->add_option("--n", se.n, "global columns")->check(at_least(1));
   select->add_option("--method", se.method, "sizing method")->check(CLI::IsMember({"svd", "natural"}));
-  select->add_flag("--thesis", se.thesis, "mapping exactly as §6.2.1 (no coordinate ascent, no swaps)");
+  select->add_flag("--thesis", se.thesis, "the thesis's own rules (§6.2.1 sizing, §6.3.1.1 replacement, proc_max lines)");
   select->add_flag("--no-replacement", se.no_replacement, "Global without its replacement step");
   select->add_flag("--keep-arrangement", se.keep_arrangement, "the current powers are already arranged row-major");
   select->add_flag("--search", se.search, "Global tries every p x q (default: squarest)");

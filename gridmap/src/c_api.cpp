@@ -160,11 +160,10 @@ int gridmap_hetero_map(int method, int thesis_only, int rows, int cols, const do
     need(ids, "ids");
     need(row_sizes, "row_sizes");
     need(col_sizes, "col_sizes");
-    gridmap::HeteroOptions o;
+    gridmap::HeteroOptions o = thesis_only ? gridmap::HeteroOptions::thesis() : gridmap::HeteroOptions{};
     if (method == GRIDMAP_SVD) o.method = gridmap::HeteroMethod::Svd;
     else if (method == GRIDMAP_NATURAL_BLOCK) o.method = gridmap::HeteroMethod::NaturalBlock;
     else gridmap::fail("method: expected 0 (SVD) or 1 (natural block), got ", method);
-    if (thesis_only) o.coordinate_ascent = o.swap_search = false;
     const auto h = gridmap::map_heterogeneous(powers_of(powers, nprocs, "powers"), {rows, cols}, m, n, o);
     std::copy(h.ids.begin(), h.ids.end(), ids);
     std::copy(h.rows.begin(), h.rows.end(), row_sizes);

@@ -16,6 +16,14 @@
 
 namespace gridmap {
 
+HeteroOptions HeteroOptions::thesis() {
+  HeteroOptions o;
+  o.svd_columns = SvdColumns::Feasible;
+  o.coordinate_ascent = false;
+  o.swap_search = false;
+  return o;
+}
+
 void ProcessorPowers::validate(const char* what) const {
   if (values.empty()) fail(what, ": the list of processing powers is empty");
   for (std::size_t k = 0; k < values.size(); ++k)
@@ -78,6 +86,17 @@ void svd_rank1(const Matrix& s, Topology g, std::vector<double>& r, std::vector<
   c.assign(static_cast<std::size_t>(q), 0);
   for (int i = 0; i < p; ++i) r[static_cast<std::size_t>(i)] = sv[0] * std::fabs(u[static_cast<std::size_t>(i) * k]);
   for (int j = 0; j < q; ++j) c[static_cast<std::size_t>(j)] = std::fabs(vt[static_cast<std::size_t>(j)]);
+}
+
+// The columns the thesis's tables show (SvdColumns::Feasible): for rows r, the widest
+// c_j with r_i c_j / s_ij <= 1 for every i.
+std::vector<double> feasible_columns(const Matrix& s, Topology g, const std::vector<double>& r) {
+  std::vector<double> c(static_cast<std::size_t>(g.cols), std::numeric_limits<double>::infinity());
+  for (int i = 0; i < g.rows; ++i)
+    for (int j = 0; j < g.cols; ++j)
+      c[static_cast<std::size_t>(j)] = std::min(c[static_cast<std::size_t>(j)],
+                                                 s[static_cast<std::size_t>(i) * g.cols + j] / r[static_cast<std::size_t>(i)]);
+  return c;
 }
 
 // §3.5.2: each dimension distributed by the relative performance along it, here the row
@@ -158,9 +177,10 @@ struct Evaluated {
 Evaluated evaluate(const Matrix& s, Topology g, std::int64_t m, std::int64_t n,
                    const HeteroOptions& opt) {
   Evaluated e;
-  if (opt.method == HeteroMethod::Svd)
+  if (opt.method == HeteroMethod::Svd) {
     svd_rank1(s, g, e.need_r, e.need_c);
-  else
+    if (opt.svd_columns == SvdColumns::Feasible) e.need_c = feasible_columns(s, g, e.need_r);
+  } else
     natural_block(s, g, e.need_r, e.need_c);
   e.r = e.need_r;
   e.c = e.need_c;

@@ -150,6 +150,85 @@ std::optional<HeteroMapping> try_global_map(const Context& cx, const std::vector
   }
 }
 
+bool single_line(Topology g) { return g.size() > 1 && (g.rows == 1 || g.cols == 1); }
+
+// `count` unused processors, each near an equal share budget / count, that fit together:
+// nearest to the share first (ties to the faster), skipping any that no longer fit.
+std::vector<int> fill_shares(const Context& cx, const std::vector<int>& chosen, double budget,
+                             std::size_t count) {
+  if (count == 0) return {};
+  auto avail = unused(cx, chosen);  // fastest first; the stable sort keeps that for ties
+  const double share = budget / static_cast<double>(count);
+  const auto power = [&](int k) { return cx.free.values[static_cast<std::size_t>(k)]; };
+  std::stable_sort(avail.begin(), avail.end(),
+                   [&](int a, int b) { return std::fabs(power(a) - share) < std::fabs(power(b) - share); });
+  std::vector<int> taken;
+  for (int k : avail) {
+    if (taken.size() == count) break;
+    if (power(k) <= budget + kEps) {
+      taken.push_back(k);
+      budget -= power(k);
+    }
+  }
+  return taken.size() == count ? taken : std::vector<int>{};
+}
+
+// §6.3.1.1's replacement step as the thesis ran it at TPP 600 (Tables 6.8-6.10); see
+// ReplacementRule::Thesis. One round, kept whether or not it is faster.
+void replace_as_thesis(const Context& cx, std::vector<int>& chosen, HeteroMapping& h, std::ostringstream& notes) {
+  const auto u = h.utilisation();
+  const auto need = h.t_opt();
+  int replaced = 0;
+  for (std::size_t s = 0; s < h.ids.size(); ++s) {
+    if (h.ids[s] < cx.old_count || u[s] >= cx.opt.underuse) continue;
+    const std::size_t pos = static_cast<std::size_t>(h.ids[s] - cx.old_count);
+    const double have = cx.free.values[static_cast<std::size_t>(chosen[pos])];
+    int pick = -1;  // "a processor of reduced processing power that can equal this efficiency"
+    for (int k : unused(cx, chosen)) {
+      const double v = cx.free.values[static_cast<std::size_t>(k)];
+      if (v + kEps >= need[s] && v < have - kEps) pick = k;  // fastest first: the last is the slowest
+    }
+    if (pick < 0) continue;
+    notes << "; replaced " << have << " (U = " << u[s] << ", T_opt " << need[s] << ") by "
+          << cx.free.values[static_cast<std::size_t>(pick)];
+    chosen[pos] = pick;
+    ++replaced;
+  }
+  if (!replaced) return;
+  // "If more processors can be added now, they are also included and the algorithm is
+  // carried out again", fastest first; a single row or column is avoided as the thesis did.
+  const double budget = cx.tpp - sum_of(cx, chosen);
+  const std::vector<int> greedy = greedy_fill(cx, chosen, budget);
+  // Refill sizes in the order tried: the greedy one, then more processors, then fewer.
+  std::vector<std::size_t> counts{greedy.size()};
+  for (std::size_t k = greedy.size() + 1; k <= greedy.size() + 4; ++k) counts.push_back(k);
+  for (std::size_t k = greedy.size(); k-- > 0;) counts.push_back(k);
+  for (std::size_t r = 0; r < counts.size(); ++r) {
+    const std::vector<int> refill = r == 0 ? greedy : fill_shares(cx, chosen, budget, counts[r]);
+    if (refill.size() != counts[r]) continue;  // no such refill fits the budget
+    std::vector<int> cand = chosen;
+    cand.insert(cand.end(), refill.begin(), refill.end());
+    auto ch = try_global_map(cx, cand);
+    if (!ch || single_line(ch->grid)) continue;
+    notes << "; refilled " << refill.size() << " (the fastest-first refill has " << greedy.size() << ")";
+    chosen = std::move(cand);
+    h = std::move(*ch);
+    return;
+  }
+  // Every refill gives a single row or column (or no admitted grid): the greedy one, as
+  // the first fill does.
+  std::vector<int> cand = chosen;
+  cand.insert(cand.end(), greedy.begin(), greedy.end());
+  if (auto ch = try_global_map(cx, cand)) {
+    notes << "; refilled " << greedy.size() << " (no refill avoids a single row or column)";
+    chosen = std::move(cand);
+    h = std::move(*ch);
+  } else if (auto bare = try_global_map(cx, chosen)) {
+    notes << "; no refill";
+    h = std::move(*bare);
+  }
+}
+
 Selection select_global(const Context& cx) {
   std::vector<int> chosen = greedy_fill(cx, {}, cx.tpp);
   // Drop the slowest picks until the processor count has an admitted grid.
@@ -164,6 +243,14 @@ Selection select_global(const Context& cx) {
   HeteroMapping h = std::move(*first);
   std::ostringstream notes;
   notes << "fastest first: " << chosen.size() << " processor(s), grid " << to_string(h.grid);
+  if (cx.opt.replacement && cx.opt.replacement_rule == ReplacementRule::Thesis) {
+    if (h.grid.size() <= kMaxSwapSearchSlots)
+      replace_as_thesis(cx, chosen, h, notes);
+    else
+      notes << "; replacement step skipped (more than " << kMaxSwapSearchSlots << " processors)";
+    notes << " -> " << chosen.size() << ", grid " << to_string(h.grid);
+    return finish(cx, SelectionStrategy::Global, std::move(chosen), std::move(h), notes.str());
+  }
   int rounds = 0;
   // Replacement step (§6.3.1.1): a new processor with U below the threshold is swapped for
   // the slowest offered processor that still reaches its T_opt, or dropped (an extension:
@@ -421,6 +508,14 @@ Context make_context(const HeteroMapping& current, const ProcessorPowers& free, 
 }
 
 }  // namespace
+
+SelectionOptions SelectionOptions::thesis() {
+  SelectionOptions o;
+  o.mapping = HeteroOptions::thesis();
+  o.replacement_rule = ReplacementRule::Thesis;
+  o.local_best_line = false;
+  return o;
+}
 
 std::vector<Selection> compare_selections(const HeteroMapping& current, const ProcessorPowers& free,
                                           double tpp, const SelectionOptions& opt) {

@@ -52,7 +52,8 @@ int gridmap_moved_elements(int old_rows, int old_cols, const int* old_slots,
                                 long long* moved, long long* kept);
 
 /* Heterogeneous mapping of nprocs = rows*cols processors (§6.2). thesis_only = 1 runs the
- * SVD heuristic exactly as published (no coordinate ascent, no swap search). Outputs:
+ * SVD heuristic as the thesis ran it (rank-1 rows, feasible columns, T_opt refinement; no
+ * coordinate ascent, no swap search: HeteroOptions::thesis()). Outputs:
  * ids[rows*cols] (processor index per slot), row_sizes[rows], col_sizes[cols] (sum m, n),
  * t_opt[rows*cols] and iteration_time (max r_i c_j / power_ij) may be NULL. */
 int gridmap_hetero_map(int method, int thesis_only, int rows, int cols,

@@ -32,8 +32,20 @@ enum class HeteroMethod {
 };
 std::string to_string(HeteroMethod m);
 
+// How the SVD method turns the rank-1 approximation s a b^T into column sizes (§6.2.1.2).
+enum class SvdColumns {
+  RankOne,  // c_j = b_j, the right singular vector, as §6.2.1.2 writes it
+  // c_j = min_i PP_ij / r_i with r_i = s a_i: the widest columns that keep every
+  // r_i t_ij c_j <= 1 (each column then has a processor with U = 1). The thesis's published
+  // sizes are these, not b (Tables 6.4, 6.8 and 6.15 within 2 rows/columns; b gives 1058/942
+  // columns for Table 6.4, the thesis 1115/885), and its T_opt refinement follows them
+  // (they turn Table 6.8's sorted start into the published arrangement).
+  Feasible
+};
+
 struct HeteroOptions {
   HeteroMethod method = HeteroMethod::Svd;
+  SvdColumns svd_columns = SvdColumns::RankOne;
   // §6.2.1.3: rearrange processors by T_opt and recompute until the arrangement repeats.
   bool refine_arrangement = true;
   // Beyond the thesis: exact coordinate ascent on Obj2 from the method's r, c (never
@@ -46,6 +58,10 @@ struct HeteroOptions {
   // Slots (row-major) whose processor may not move during refinement (Local remapping,
   // §6.3.1.2: "only the new processors are interchanged"). Empty: all may move.
   std::vector<char> fixed;
+
+  // The heuristic as the thesis ran it (§6.2.1, reconstructed from Tables 6.4, 6.8, 6.15):
+  // rank-1 rows, feasible columns, the T_opt refinement; no ascent, no swap search.
+  static HeteroOptions thesis();
 };
 
 struct HeteroMapping {

@@ -31,19 +31,39 @@ enum class GlobalGrid {
   Search     // every admitted p x q with p*q = P, best iteration time (search_topology)
 };
 
+// Global's replacement step (§6.3.1.1).
+enum class ReplacementRule {
+  // Beyond the thesis: an under-used new processor is replaced or the slowest new one
+  // dropped, the freed budget refilled with 0..4 processors; rounds are kept only while the
+  // iteration gets shorter.
+  Improving,
+  // As the thesis ran it (Tables 6.8-6.10): one round; every new processor with U below
+  // `underuse` is replaced by the slowest offered processor that reaches its T_opt ("284
+  // with 66"); the budget left is refilled fastest first, except that a refill whose grid
+  // would be a single row or column is replaced by one more processor, each near an equal
+  // share of the budget ("two processors (95 and 114) instead of one, to avoid a 7 x 1
+  // grid"), then by fewer. The greedy first fill may still give 1 x P (Table 6.17's 1 x 11).
+  Thesis
+};
+
 struct SelectionOptions {
   HeteroOptions mapping;
   GlobalGrid global_grid = GlobalGrid::Squarest;
   // Grids Global may choose. Under the T_Th measure a 1 x P grid is always perfectly
   // balanced (it ignores communication), so Search without a constraint picks 1 x P.
   AspectRatio aspect = AspectRatio::any();
-  bool replacement = true;
+  bool replacement = true;  // Global's replacement step for under-used new processors
+  ReplacementRule replacement_rule = ReplacementRule::Improving;
   // Local's line choice. false: the thesis's rule, the fastest proc_max whose line fits.
   // true (beyond the thesis): of the lines that fit, the one giving the shortest iteration.
-  bool local_best_line = true;   // Global's replacement step for under-used new processors
+  bool local_best_line = true;
   double underuse = 0.9;     // "under-used": utilisation U_ij below this
   AdaptiveCost cost;
   int element_bytes = 8;
+
+  // The thesis's own rules: HeteroOptions::thesis() sizing, ReplacementRule::Thesis, and
+  // Local's fastest proc_max line (§6.3.1).
+  static SelectionOptions thesis();
 };
 
 struct Selection {
