@@ -20,8 +20,8 @@ constexpr int kVersion = 1;
 }  // namespace
 
 std::array<double, kCostParamCount> to_array(const CostParams& p) {
-  return {p.message_intra_s, p.byte_intra_s, p.message_inter_s, p.byte_inter_s,
-          p.step_s,          p.call_s,       p.local_copy_byte_s};
+  return {p.message_intra_s, p.byte_intra_s,      p.message_inter_s, p.byte_inter_s, p.step_s,
+          p.call_s,          p.local_copy_byte_s, p.sleep_step_s,    p.sleep_byte_s};
 }
 
 void assign(CostParams& p, const std::array<double, kCostParamCount>& v) {
@@ -32,6 +32,8 @@ void assign(CostParams& p, const std::array<double, kCostParamCount>& v) {
   p.step_s = v[4];
   p.call_s = v[5];
   p.local_copy_byte_s = v[6];
+  p.sleep_step_s = v[7];
+  p.sleep_byte_s = v[8];
 }
 
 CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::span<const int> node_of_rank) {
@@ -90,10 +92,11 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
 namespace {
 
 // A rank's work as coefficients of the parameter vector (time = dot with to_array).
-std::array<double, kCostParamCount> work_terms(const RankLoad& r) {
+std::array<double, kCostParamCount> work_terms(const RankLoad& r, bool sleeping) {
   return {static_cast<double>(r.messages_intra), static_cast<double>(r.bytes_intra),
           static_cast<double>(r.messages_inter), static_cast<double>(r.bytes_inter),
-          0.0, 0.0, static_cast<double>(r.bytes_local)};
+          0.0, 0.0, static_cast<double>(r.bytes_local), 0.0,
+          sleeping ? static_cast<double>(r.bytes_intra + r.bytes_inter) : 0.0};
 }
 
 double dot(const std::array<double, kCostParamCount>& a, const std::array<double, kCostParamCount>& b) {
@@ -104,18 +107,20 @@ double dot(const std::array<double, kCostParamCount>& a, const std::array<double
 
 }  // namespace
 
-CostPrediction predict(const CostParams& params, const CostFeatures& f) {
+CostPrediction predict(const CostParams& params, const CostFeatures& f, Waiting waiting) {
   const auto pv = to_array(params);
   CostPrediction out;
   std::vector<int> ranks_on(static_cast<std::size_t>(std::max(1, f.nodes)), 0);
   for (int n : f.node_of_rank) ++ranks_on[static_cast<std::size_t>(n)];
   const int crowd = *std::max_element(ranks_on.begin(), ranks_on.end());
   out.share = params.cores_per_node > 0 ? std::max(1.0, static_cast<double>(crowd) / params.cores_per_node) : 1.0;
+  out.sleeping = waiting == Waiting::Sleep ||
+                 (waiting == Waiting::Auto && params.cores_per_node > 0 && out.share > kRanksPerCoreToSleep);
 
   // Busiest process (SUIF-Adapt's per-node maximum, seed 001 §3.2.2).
   std::array<double, kCostParamCount> rank_terms{};
   for (std::size_t r = 0; r < f.ranks.size(); ++r) {
-    const auto t = work_terms(f.ranks[r]);
+    const auto t = work_terms(f.ranks[r], out.sleeping);
     const double w = dot(t, pv);
     if (out.busiest_rank < 0 || w > out.busiest_rank_s) {
       out.busiest_rank_s = w;
@@ -126,21 +131,24 @@ CostPrediction predict(const CostParams& params, const CostFeatures& f) {
   // Busiest node: its ranks' work shared by its cores when ranks outnumber them.
   std::array<double, kCostParamCount> node_terms{};
   if (params.cores_per_node > 0) {
-    std::vector<std::array<double, kCostParamCount>> sum(ranks_on.size(), std::array<double, kCostParamCount>{});
+    // Flat (node, parameter) sums: a vector of std::arrays trips GCC 12's -Wfree-nonheap-object.
+    constexpr std::size_t K = kCostParamCount;
+    std::vector<double> sum(ranks_on.size() * K, 0.0);
     for (std::size_t r = 0; r < f.ranks.size(); ++r) {
-      const auto t = work_terms(f.ranks[r]);
-      auto& s = sum[static_cast<std::size_t>(f.node_of_rank[r])];
-      for (std::size_t k = 0; k < kCostParamCount; ++k) s[k] += t[k];
+      const auto t = work_terms(f.ranks[r], out.sleeping);
+      const auto n = static_cast<std::size_t>(f.node_of_rank[r]);
+      for (std::size_t k = 0; k < K; ++k) sum[n * K + k] += t[k];
     }
-    for (std::size_t n = 0; n < sum.size(); ++n) {
+    for (std::size_t n = 0; n < ranks_on.size(); ++n) {
       if (ranks_on[n] == 0) continue;
       const double cores = std::min(params.cores_per_node, ranks_on[n]);
-      for (auto& c : sum[n]) c /= cores;
-      const double w = dot(sum[n], pv);
+      std::array<double, K> terms{};
+      for (std::size_t k = 0; k < K; ++k) terms[k] = sum[n * K + k] / cores;
+      const double w = dot(terms, pv);
       if (out.busiest_node < 0 || w > out.busiest_node_s) {
         out.busiest_node_s = w;
         out.busiest_node = static_cast<int>(n);
-        node_terms = sum[n];
+        node_terms = terms;
       }
     }
   }
@@ -149,14 +157,15 @@ CostPrediction predict(const CostParams& params, const CostFeatures& f) {
   out.coefficients = out.node_bound ? node_terms : rank_terms;
   out.coefficients[4] = out.share * f.steps;
   out.coefficients[5] = out.share;
-  out.overhead_s = out.share * (params.call_s + f.steps * params.step_s);
+  out.coefficients[7] = out.sleeping ? out.share * f.steps : 0.0;
+  out.overhead_s = out.share * (params.call_s + f.steps * (params.step_s + (out.sleeping ? params.sleep_step_s : 0.0)));
   out.total_s = out.overhead_s + out.transfer_s;
   return out;
 }
 
 CostPrediction predict(const CostParams& params, const RedistPlan& plan, std::size_t elem_bytes,
-                       std::span<const int> node_of_rank) {
-  return predict(params, cost_features(plan, elem_bytes, node_of_rank));
+                       std::span<const int> node_of_rank, Waiting waiting) {
+  return predict(params, cost_features(plan, elem_bytes, node_of_rank), waiting);
 }
 
 std::string cost_params_to_json(const CostParams& p, const std::string& calibration_json) {

@@ -46,6 +46,8 @@ CostParams some_params() {
   c.step_s = 1e-5;
   c.call_s = 2e-5;
   c.local_copy_byte_s = 1e-10;
+  c.sleep_step_s = 3e-5;
+  c.sleep_byte_s = 2e-9;
   return c;
 }
 
@@ -117,6 +119,28 @@ TEST(redistCostModel, OversubscribedNodeIsBoundByItsCores) {
   const auto r = redist::predict(c, hand_plan(), 8);
   EXPECT_FALSE(r.node_bound);
   EXPECT_NEAR(r.total_s, 3e-5 + 2.24e-6, 1e-15);
+}
+
+TEST(redistCostModel, SleepingWaitersAddTheirCostsPerStepAndByte) {
+  const auto f = redist::cost_features(hand_plan(), 8);
+  const auto spin = redist::predict(some_params(), f, redist::Waiting::Spin);
+  const auto sleep = redist::predict(some_params(), f, redist::Waiting::Sleep);
+  EXPECT_FALSE(spin.sleeping);
+  EXPECT_TRUE(sleep.sleeping);
+  // rank 1 handles 240 bytes: + 240 * 2e-9; one step: + 3e-5.
+  EXPECT_NEAR(sleep.total_s - spin.total_s, 240 * 2e-9 + 3e-5, 1e-15);
+  EXPECT_NEAR(dot(sleep.coefficients, some_params()), sleep.total_s, 1e-15);
+  // Auto follows redist's rule: more than 8 ranks per core sleep.
+  CostParams c = some_params();
+  c.cores_per_node = 1;  // 3 ranks per core
+  EXPECT_FALSE(redist::predict(c, f).sleeping);
+  const auto a = Layout::block_cyclic(40, 40, 10, 10, 4, 4);
+  const auto b = Layout::block_cyclic(40, 40, 8, 8, 5, 5);
+  const auto plan25 = redist::make_plan(a, b, Region::whole(a), 25);
+  c.cores_per_node = 3;  // 8.33 per core
+  EXPECT_TRUE(redist::predict(c, plan25, 8).sleeping);
+  c.cores_per_node = 4;  // 6.25 per core
+  EXPECT_FALSE(redist::predict(c, plan25, 8).sleeping);
 }
 
 TEST(redistCostModel, PredictionIsTheDotOfCoefficientsAndParametersForRandomPlans) {

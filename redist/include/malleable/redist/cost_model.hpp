@@ -12,6 +12,11 @@
 //   T        = share * (call_s + steps * step_s)
 //            + max( max_p work(p),  max_node Σ_{p on node} work(p) / min(cores, ranks on node) )
 //
+// When waiting ranks sleep instead of spinning (redist's WaitMode::Sleep, and Auto above 8
+// ranks per core), a message only progresses while both its ranks are awake: each step
+// and each moved byte cost more. sleep_step_s is added per step (times share) and
+// sleep_byte_s per byte at each endpoint, in that regime only.
+//
 // Both endpoints of a message pay for it: over shared memory without single-copy the sender
 // copies into a shared segment and the receiver out of it (seed 002's "copied twice"). The
 // first bound is the busiest process (SUIF-Adapt's max over nodes of the per-node
@@ -40,6 +45,8 @@ struct CostParams {
   double step_s = 0;             // per schedule step (a synchronisation round)
   double call_s = 0;             // per call (collective argument check, plan hand-over)
   double local_copy_byte_s = 0;  // per byte a rank copies to itself (src == dst)
+  double sleep_step_s = 0;       // extra per step when waiters sleep
+  double sleep_byte_s = 0;       // extra per byte, at each endpoint, when waiters sleep
   int cores_per_node = 0;        // 0: unknown, every rank is assumed to have a core
   // Whether the between-node costs were measured (a calibration across nodes) or copied
   // from the within-node ones (a single-node calibration): the file says which.
@@ -47,10 +54,11 @@ struct CostParams {
 };
 
 // The fitted parameters as a vector, in this order (calibration's least squares works on it).
-inline constexpr std::size_t kCostParamCount = 7;
+inline constexpr std::size_t kCostParamCount = 9;
 inline constexpr std::array<const char*, kCostParamCount> kCostParamNames = {
     "message_intra_node_s", "byte_intra_node_s", "message_inter_node_s", "byte_inter_node_s",
-    "step_s",               "call_s",            "local_copy_byte_s"};
+    "step_s",               "call_s",            "local_copy_byte_s",    "sleep_step_s",
+    "sleep_byte_s"};
 std::array<double, kCostParamCount> to_array(const CostParams& p);
 void assign(CostParams& p, const std::array<double, kCostParamCount>& v);
 
@@ -81,7 +89,7 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes,
 
 struct CostPrediction {
   double total_s = 0;
-  double overhead_s = 0;       // share * (call_s + steps * step_s)
+  double overhead_s = 0;       // share * (call_s + steps * (step_s [+ sleep_step_s]))
   double transfer_s = 0;       // the max of the two bounds below
   double busiest_rank_s = 0;   // max_p work(p)
   double busiest_node_s = 0;   // max over nodes of node work / usable cores
@@ -89,14 +97,20 @@ struct CostPrediction {
   int busiest_node = -1;
   bool node_bound = false;     // the node's cores, not one process, set transfer_s
   double share = 1;            // ranks per core on the most crowded node (>= 1)
+  bool sleeping = false;       // waiters taken to sleep (the sleep_* costs apply)
   // total_s == Σ coefficients[k] * to_array(params)[k]: the prediction is linear in the
   // parameters once the busiest rank/node is chosen (what calibration fits).
   std::array<double, kCostParamCount> coefficients{};
 };
 
-CostPrediction predict(const CostParams& params, const CostFeatures& features);
+// How the ranks wait for messages (redist::WaitMode, which needs MPI). Auto is redist's
+// rule: sleep when a node has more than 8 ranks per core (cores_per_node; 0: spin).
+enum class Waiting { Auto, Spin, Sleep };
+inline constexpr int kRanksPerCoreToSleep = 8;  // redist/src/execute.cpp, WaitMode::Auto
+
+CostPrediction predict(const CostParams& params, const CostFeatures& features, Waiting waiting = Waiting::Auto);
 CostPrediction predict(const CostParams& params, const RedistPlan& plan, std::size_t elem_bytes,
-                       std::span<const int> node_of_rank = {});
+                       std::span<const int> node_of_rank = {}, Waiting waiting = Waiting::Auto);
 
 // JSON: a flat object a user can read and edit, units in the key names, plus an optional
 // "calibration" object (what was measured, kept as is). Parsing checks the format tag and

@@ -1,0 +1,428 @@
+// Calibration of the redistribution cost model: measure, then weighted least squares
+// (LAPACKE_dgels) on relative errors, re-linearising at the busiest rank/node until the
+// choice settles, with negative costs pinned to zero (a small active-set loop).
+#include "calibration.hpp"
+
+#include <lapacke.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <stdexcept>
+#include <thread>
+
+namespace redist::calib {
+
+namespace {
+
+// Old grid position of each new row/column (-1: new); Local2 inserts the n-th of r new
+// lines after floor((n-1)p/r + p/(2r)) old ones (seed 002 §4.5), as redist_bench does.
+std::vector<int> line_order(int p_old, int p_new, bool interspersed) {
+  std::vector<int> order;
+  const int r = p_new - p_old;
+  if (!interspersed || r <= 0) {
+    for (int k = 0; k < p_new; ++k) order.push_back(k < p_old ? k : -1);
+    return order;
+  }
+  std::vector<int> after(static_cast<std::size_t>(r));
+  for (int n = 1; n <= r; ++n)
+    after[static_cast<std::size_t>(n - 1)] =
+        static_cast<int>((n - 1) * static_cast<double>(p_old) / r + static_cast<double>(p_old) / (2.0 * r));
+  int next_new = 0;
+  for (int k = 0; k <= p_old; ++k) {
+    while (next_new < r && after[static_cast<std::size_t>(next_new)] == k) {
+      order.push_back(-1);
+      ++next_new;
+    }
+    if (k < p_old) order.push_back(k);
+  }
+  return order;
+}
+
+std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
+  std::vector<int> ranks(static_cast<std::size_t>(n.size()));
+  if (kind == "global") {
+    std::iota(ranks.begin(), ranks.end(), 0);
+    return ranks;
+  }
+  const bool inter = kind == "local2";
+  if (!inter && kind != "local1")
+    throw std::runtime_error("placement \"" + kind + "\" is not global, local1 or local2");
+  const auto rows = line_order(o.r, n.r, inter), cols = line_order(o.c, n.c, inter);
+  int next = o.size();
+  for (int i = 0; i < n.r; ++i)
+    for (int j = 0; j < n.c; ++j) {
+      const int oi = rows[static_cast<std::size_t>(i)], oj = cols[static_cast<std::size_t>(j)];
+      ranks[static_cast<std::size_t>(i * n.c + j)] = (oi >= 0 && oj >= 0) ? oi * o.c + oj : next++;
+    }
+  return ranks;
+}
+
+// Waits without spinning, so oversubscribed idle ranks leave the cores to the measured ones.
+void sleepy_barrier(MPI_Comm comm) {
+  MPI_Request req;
+  MPI_Ibarrier(comm, &req);
+  int done = 0;
+  while (!done) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) usleep(2000);  // rarely: polling idle ranks would steal the measured ones' cores
+  }
+}
+
+double max_over(MPI_Comm comm, double t) {
+  double m = 0;
+  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return m;
+}
+
+struct Local {
+  std::vector<double> data;
+  std::int64_t ld = 1;
+  bool in = false;
+};
+Local allocate(const Layout& l, int rank, bool fill) {
+  Local x;
+  int pr = 0, pc = 0;
+  if (!l.coords_of(rank, pr, pc)) return x;
+  x.in = true;
+  const std::int64_t rows = l.local_rows(pr), cols = l.local_cols(pc);
+  x.ld = std::max<std::int64_t>(1, rows);
+  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, cols)), 0.0);
+  if (fill)
+    for (std::size_t k = 0; k < x.data.size(); ++k) x.data[k] = static_cast<double>(k % 1000) + rank;
+  return x;
+}
+
+using Coeffs = std::array<double, kCostParamCount>;
+
+// One measured quantity: time = coefficients . parameters (for redistributions the
+// coefficients depend on the parameters through the busiest rank/node, so `features` is
+// kept and the row re-linearised each round).
+struct Row {
+  std::string what;
+  Coeffs coeffs{};
+  bool redistribution = false;
+  CostFeatures features;
+  double measured = 0, spread = 0;
+};
+
+}  // namespace
+
+Grid parse_grid(const std::string& s) {
+  Grid g;
+  if (std::sscanf(s.c_str(), "%dx%d", &g.r, &g.c) != 2 || g.r <= 0 || g.c <= 0)
+    throw std::runtime_error("grid \"" + s + "\" is not RxC");
+  return g;
+}
+
+std::string Case::label() const {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%dx%d->%dx%d N=%lld %s %s", from.r, from.c, to.r, to.c, static_cast<long long>(n),
+                placement.c_str(), to_string(schedule));
+  return buf;
+}
+
+Layout source_layout(const Case& c) {
+  std::vector<int> ranks(static_cast<std::size_t>(c.from.size()));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  return Layout::block_cyclic(c.n, c.n, (c.n + c.from.r - 1) / c.from.r, (c.n + c.from.c - 1) / c.from.c, c.from.r,
+                              c.from.c, 0, 0, ranks);
+}
+
+Layout target_layout(const Case& c) {
+  return Layout::block_cyclic(c.n, c.n, (c.n + c.to.r - 1) / c.to.r, (c.n + c.to.c - 1) / c.to.c, c.to.r, c.to.c, 0, 0,
+                              placement(c.placement, c.from, c.to));
+}
+
+RedistPlan plan_of(const Case& c) {
+  const Layout a = source_layout(c);
+  return make_plan(a, target_layout(c), Region::whole(a), c.ranks(), c.schedule);
+}
+
+std::vector<double> time_case(MPI_Comm world, const Case& c, int reps) {
+  int wrank = 0;
+  MPI_Comm_rank(world, &wrank);
+  std::vector<double> times(static_cast<std::size_t>(reps), 0.0);
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(world, wrank < c.ranks() ? 0 : MPI_UNDEFINED, wrank, &comm);
+  if (comm != MPI_COMM_NULL) {
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    const Layout a = source_layout(c), b = target_layout(c);
+    const auto plan = make_plan(a, b, Region::whole(a), c.ranks(), c.schedule, me);
+    const auto A = allocate(a, me, true);
+    auto B = allocate(b, me, false);
+    // One untimed run first: page faults on B and MPI's lazy connection set-up.
+    for (int rep = -1; rep < reps; ++rep) {
+      MPI_Barrier(comm);
+      const double t0 = MPI_Wtime();
+      redistribute<double>(comm, plan, A.in ? A.data.data() : nullptr, A.ld, B.in ? B.data.data() : nullptr, B.ld);
+      const double t = max_over(comm, MPI_Wtime() - t0);
+      if (rep >= 0) times[static_cast<std::size_t>(rep)] = t;
+    }
+    MPI_Comm_free(&comm);
+  }
+  sleepy_barrier(world);
+  MPI_Bcast(times.data(), reps, MPI_DOUBLE, 0, world);
+  return times;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+double relative_iqr(std::vector<double> v) {
+  if (v.size() < 2) return 0;
+  std::sort(v.begin(), v.end());
+  auto q = [&](double p) {
+    const double x = p * static_cast<double>(v.size() - 1);
+    const auto i = static_cast<std::size_t>(x);
+    const double f = x - static_cast<double>(i);
+    return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+  };
+  const double med = median(v);
+  return med > 0 ? (q(0.75) - q(0.25)) / med : 0;
+}
+
+std::vector<Case> default_cases(int world) {
+  std::vector<Case> cases;
+  const std::vector<std::pair<Grid, Grid>> changes{{{1, 2}, {2, 2}}, {{2, 2}, {3, 3}}, {{3, 3}, {4, 4}}, {{4, 4}, {5, 5}}};
+  for (const auto& [from, to] : changes) {
+    if (std::max(from.size(), to.size()) > world) continue;
+    for (std::int64_t n : {1500, 3000})
+      for (auto s : {ScheduleKind::AllAtOnce, ScheduleKind::Caterpillar}) cases.push_back({from, to, n, "global", s});
+    cases.push_back({from, to, 3000, "local2", ScheduleKind::AllAtOnce});
+  }
+  return cases;
+}
+
+Calibration calibrate(MPI_Comm world, const Options& opt) {
+  int wsize = 0, wrank = 0;
+  MPI_Comm_size(world, &wsize);
+  MPI_Comm_rank(world, &wrank);
+  if (wsize < 2) throw std::runtime_error("calibration needs at least 2 MPI ranks");
+  const bool talk = opt.verbose && wrank == 0;
+
+  // Hosts: which rank shares rank 0's node, which does not.
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  int len = 0;
+  MPI_Get_processor_name(name, &len);
+  std::vector<char> names(static_cast<std::size_t>(wsize) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, world);
+  auto host = [&](int r) { return std::string(&names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]); };
+  int same = -1, other = -1;
+  for (int r = 1; r < wsize; ++r) {
+    if (host(r) == host(0) && same < 0) same = r;
+    if (host(r) != host(0) && other < 0) other = r;
+  }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<int> node_of_world(static_cast<std::size_t>(wsize));
+  {
+    std::vector<std::string> hosts;
+    for (int r = 0; r < wsize; ++r) hosts.push_back(host(r));
+    for (int r = 0; r < wsize; ++r)
+      node_of_world[static_cast<std::size_t>(r)] =
+          static_cast<int>(std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
+  }
+
+  std::vector<Row> rows;
+  nlohmann::json record;
+  record["host"] = host(0);
+  record["ranks"] = wsize;
+  record["cores_per_node"] = cores;
+  {
+    const std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    record["date"] = date;
+  }
+  record["statistic"] = "median of " + std::to_string(opt.reps) + " runs";
+  record["micro_weight"] = opt.micro_weight;
+
+  // Ping-pong: one-way time = message + bytes * byte (both endpoints copy concurrently).
+  auto pingpong = [&](int peer, bool inter) {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::int64_t bytes : opt.pingpong_bytes) {
+      std::vector<char> buf(static_cast<std::size_t>(bytes), 1);
+      std::vector<double> t;
+      const int n = static_cast<int>(bytes);
+      for (int rep = -1; rep < opt.reps; ++rep) {
+        sleepy_barrier(world);
+        const int iters = bytes <= 65536 ? 50 : bytes <= (4 << 20) ? 5 : 1;
+        const double t0 = MPI_Wtime();
+        for (int k = 0; k < iters; ++k) {
+          if (wrank == 0) {
+            MPI_Send(buf.data(), n, MPI_CHAR, peer, 7, world);
+            MPI_Recv(buf.data(), n, MPI_CHAR, peer, 7, world, MPI_STATUS_IGNORE);
+          } else if (wrank == peer) {
+            MPI_Recv(buf.data(), n, MPI_CHAR, 0, 7, world, MPI_STATUS_IGNORE);
+            MPI_Send(buf.data(), n, MPI_CHAR, 0, 7, world);
+          }
+        }
+        const double one_way = (MPI_Wtime() - t0) / (2.0 * iters);
+        if (rep >= 0) t.push_back(one_way);
+      }
+      MPI_Bcast(t.data(), static_cast<int>(t.size()), MPI_DOUBLE, 0, world);
+      Row r;
+      r.what = std::string(inter ? "ping-pong between nodes " : "ping-pong within node ") + std::to_string(bytes) + " B";
+      r.coeffs[inter ? 2 : 0] = 1;
+      r.coeffs[inter ? 3 : 1] = static_cast<double>(bytes);
+      r.measured = median(t);
+      r.spread = relative_iqr(t);
+      rows.push_back(r);
+      out.push_back({{"bytes", bytes}, {"one_way_s", r.measured}, {"relative_iqr", r.spread}});
+    }
+    return out;
+  };
+  if (same > 0) record["pingpong_intra_node"] = pingpong(same, false);
+  if (other > 0) record["pingpong_inter_node"] = pingpong(other, true);
+
+  // memcpy on rank 0 while the others sleep: the local-copy cost per byte.
+  {
+    nlohmann::json out = nlohmann::json::array();
+    for (std::int64_t bytes : opt.copy_bytes) {
+      std::vector<double> t(static_cast<std::size_t>(opt.reps));
+      if (wrank == 0) {
+        std::vector<char> src(static_cast<std::size_t>(bytes), 1), dst(static_cast<std::size_t>(bytes), 0);
+        for (int rep = -1; rep < opt.reps; ++rep) {
+          const auto t0 = std::chrono::steady_clock::now();
+          std::memcpy(dst.data(), src.data(), dst.size());
+          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+          src[static_cast<std::size_t>(rep + 1) % src.size()] = dst[dst.size() - 1];  // keep the copy live
+          if (rep >= 0) t[static_cast<std::size_t>(rep)] = s;
+        }
+      }
+      sleepy_barrier(world);
+      MPI_Bcast(t.data(), opt.reps, MPI_DOUBLE, 0, world);
+      Row r;
+      r.what = "memcpy " + std::to_string(bytes) + " B";
+      r.coeffs[6] = static_cast<double>(bytes);
+      r.measured = median(t);
+      r.spread = relative_iqr(t);
+      rows.push_back(r);
+      out.push_back({{"bytes", bytes}, {"s", r.measured}, {"relative_iqr", r.spread}});
+    }
+    record["memcpy"] = out;
+  }
+
+  // Small redistributions: what the per-event costs must add up to.
+  const auto cases = opt.cases.empty() ? default_cases(wsize) : opt.cases;
+  for (const auto& c : cases) {
+    if (c.ranks() > wsize) continue;
+    const auto t = time_case(world, c, opt.reps);
+    Row r;
+    r.what = c.label();
+    r.redistribution = true;
+    const std::vector<int> nodes(node_of_world.begin(), node_of_world.begin() + c.ranks());
+    r.features = cost_features(plan_of(c), sizeof(double), nodes);
+    r.measured = median(t);
+    r.spread = relative_iqr(t);
+    rows.push_back(std::move(r));
+  }
+
+  // Fit. Start from plausible costs so the first busiest-rank choice is sensible.
+  CostParams p;
+  p.cores_per_node = cores;
+  p.inter_node_measured = other > 0;
+  assign(p, {1e-6, 2e-10, 1e-6, 2e-10, 1e-5, 1e-5, 1e-10});
+  // Weighted least squares on relative errors for the unpinned parameters.
+  auto solve = [&](const std::array<bool, kCostParamCount>& pinned) {
+    std::vector<std::size_t> cols;
+    for (std::size_t k = 0; k < kCostParamCount; ++k) {
+      if (pinned[k]) continue;
+      const bool used = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.coeffs[k] != 0; });
+      if (used) cols.push_back(k);
+    }
+    const auto m = static_cast<lapack_int>(rows.size()), n = static_cast<lapack_int>(cols.size());
+    if (m < n || n == 0) throw std::runtime_error("calibration: too few measurements to fit the parameters");
+    // Rows divided by their measured time (relative errors); columns scaled to unit norm
+    // (bytes ~1e8 beside counts ~1) so that dgels works on a well-scaled matrix.
+    std::vector<double> A(static_cast<std::size_t>(m) * cols.size()), b(static_cast<std::size_t>(m));
+    std::vector<double> scale(cols.size(), 0.0);
+    auto weight = [&](const Row& r) { return (r.redistribution ? 1.0 : opt.micro_weight) / r.measured; };
+    for (std::size_t j = 0; j < cols.size(); ++j) {
+      for (const auto& r : rows) scale[j] += std::pow(r.coeffs[cols[j]] * weight(r), 2);
+      scale[j] = std::sqrt(scale[j]);
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      for (std::size_t j = 0; j < cols.size(); ++j)
+        A[i * cols.size() + j] = rows[i].coeffs[cols[j]] * weight(rows[i]) / scale[j];
+      b[i] = rows[i].measured * weight(rows[i]);
+    }
+    const lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', m, n, 1, A.data(), n, b.data(), 1);
+    if (info != 0) throw std::runtime_error("calibration: LAPACKE_dgels failed, info = " + std::to_string(info));
+    std::array<double, kCostParamCount> v{};
+    for (std::size_t j = 0; j < cols.size(); ++j) v[cols[j]] = b[j] / scale[j];
+    return v;
+  };
+  for (int round = 0; round < 20; ++round) {
+    // Linearise at the current busiest rank/node, then fit with costs >= 0: pin the most
+    // negative cost at zero and refit until none is negative (a small active set).
+    for (auto& r : rows)
+      if (r.redistribution) r.coeffs = predict(p, r.features).coefficients;
+    std::array<bool, kCostParamCount> pinned{};
+    auto v = solve(pinned);
+    for (std::size_t guard = 0; guard < kCostParamCount; ++guard) {
+      const auto worst = std::min_element(v.begin(), v.end());
+      if (*worst >= 0) break;
+      pinned[static_cast<std::size_t>(worst - v.begin())] = true;
+      v = solve(pinned);
+    }
+    for (auto& x : v) x = std::max(x, 0.0);
+    const auto before = to_array(p);
+    assign(p, v);
+    bool settled = true;
+    for (std::size_t k = 0; k < kCostParamCount && settled; ++k)
+      if (std::abs(v[k] - before[k]) > 1e-6 * std::max(std::abs(v[k]), 1e-30)) settled = false;
+    if (settled) break;
+  }
+  if (other <= 0) {
+    p.message_inter_s = p.message_intra_s;
+    p.byte_inter_s = p.byte_intra_s;
+  }
+
+  Calibration out;
+  double ss = 0;
+  nlohmann::json fit = nlohmann::json::array();
+  if (talk) std::printf("%-44s %12s %12s %8s %8s\n", "measurement", "measured_s", "fitted_s", "error", "iqr");
+  for (const auto& r : rows) {
+    const double model = r.redistribution ? predict(p, r.features).total_s : [&] {
+      double s = 0;
+      const auto v = to_array(p);
+      for (std::size_t k = 0; k < kCostParamCount; ++k) s += r.coeffs[k] * v[k];
+      return s;
+    }();
+    const double err = (model - r.measured) / r.measured;
+    ss += err * err;
+    fit.push_back({{"what", r.what}, {"measured_s", r.measured}, {"fitted_s", model}, {"relative_iqr", r.spread}});
+    if (talk)
+      std::printf("%-44s %12.3e %12.3e %+7.1f%% %7.1f%%\n", r.what.c_str(), r.measured, model, 100 * err,
+                  100 * r.spread);
+  }
+  out.rms_relative_residual = std::sqrt(ss / static_cast<double>(rows.size()));
+  record["fit"] = fit;
+  record["rms_relative_residual"] = out.rms_relative_residual;
+  if (!p.inter_node_measured)
+    record["note"] = "all ranks on one host: between-node costs copied from the within-node ones";
+  out.params = p;
+  out.record_json = record.dump();
+  if (talk) {
+    const auto v = to_array(p);
+    std::printf("fitted (rms relative residual %.1f%%):\n", 100 * out.rms_relative_residual);
+    for (std::size_t k = 0; k < kCostParamCount; ++k) std::printf("  %-22s %.4e\n", kCostParamNames[k], v[k]);
+    std::printf("  %-22s %d\n", "cores_per_node", p.cores_per_node);
+    std::fflush(stdout);
+  }
+  return out;
+}
+
+}  // namespace redist::calib

@@ -1,0 +1,76 @@
+// Measuring and fitting the cost model's parameters (cost_model.hpp) on this machine, the
+// MPI side of seed 001's "isolated experiments determine the cost per event" (§4): ping-pong
+// of a few sizes, memcpy, and a few small redistributions, fitted by least squares. Shared
+// by malleable-calibrate, the validation benchmark and the MPI test; not installed.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "malleable/redist/cost_model.hpp"
+#include "malleable/redist/redistribute.hpp"
+
+namespace redist::calib {
+
+struct Grid {
+  int r = 1, c = 1;
+  int size() const { return r * c; }
+};
+Grid parse_grid(const std::string& s);  // "RxC"
+
+// One redistribution as redist_bench builds it: an N x N double matrix from grid `from`
+// (ranks 0..from.size()-1, row-major) to grid `to` with the new processes placed Global,
+// Local1 or Local2 (seed 002 §4.2-§4.5), one block per process row/column.
+struct Case {
+  Grid from, to;
+  std::int64_t n = 0;
+  std::string placement = "global";
+  ScheduleKind schedule = ScheduleKind::AllAtOnce;
+  int ranks() const { return std::max(from.size(), to.size()); }
+  std::string label() const;
+};
+Layout source_layout(const Case& c);
+Layout target_layout(const Case& c);
+RedistPlan plan_of(const Case& c);
+
+// Collective over `world`: ranks >= c.ranks() sleep meanwhile. Times `reps` runs of the
+// redistribution (each: barrier, redistribute, slowest rank's time) and returns them on
+// every rank, in run order.
+std::vector<double> time_case(MPI_Comm world, const Case& c, int reps);
+
+double median(std::vector<double> v);
+// Relative spread of repeated runs: (75th - 25th percentile) / median.
+double relative_iqr(std::vector<double> v);
+
+struct Options {
+  // Large sizes well past the caches (a 16 MiB buffer stays in this EPYC's L3 and copies
+  // twice as fast as a matrix streaming from memory).
+  std::vector<std::int64_t> pingpong_bytes{8, 65536, 1 << 20, 64 << 20};
+  std::vector<std::int64_t> copy_bytes{64 << 20, 256 << 20};
+  // Weight of the micro-benchmark rows beside the redistributions in the fit (relative
+  // errors). They pin the costs the redistributions barely show (latency, memcpy) but
+  // measure an ideal case (one pair, contiguous buffers), so the redistributions lead.
+  double micro_weight = 0.3;
+  std::vector<Case> cases;  // empty: default_cases(world size)
+  int reps = 7;             // per measurement; the median is fitted
+  bool verbose = true;      // rank 0 prints what it measured and fitted
+};
+// A few small redistributions on up to `world` ranks: 1x2 -> 2x2, 2x2 -> 3x3, 3x3 -> 4x4, 4x4 -> 5x5
+// where they fit, N = 1500 and 3000, all-at-once and caterpillar (to separate the
+// per-step cost), Global placement, and Local2 at N = 3000.
+std::vector<Case> default_cases(int world);
+
+struct Calibration {
+  CostParams params;
+  std::string record_json;  // what was measured and fitted (the file's "calibration")
+  double rms_relative_residual = 0;
+};
+// Collective over `world` (>= 2 ranks). Rank 0's hostnames decide within/between nodes;
+// the between-node costs are measured only when some rank sits on another host, otherwise
+// they are set to the within-node ones and inter_node_measured = false.
+Calibration calibrate(MPI_Comm world, const Options& opt);
+
+}  // namespace redist::calib
