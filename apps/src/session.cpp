@@ -11,6 +11,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <functional>
 #include <new>
 #include <stdexcept>
 #include <cstdlib>
@@ -610,8 +611,51 @@ std::size_t Session::local_size(const int* desc) {
   return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max(nloc, 1));
 }
 
+namespace {
+// What start() must agree on: the grid and every registration, in order.
+std::string start_signature(const Grid& g, const std::vector<Registered>& mats) {
+  std::string sig = "grid " + g.shape();
+  for (const auto& r : mats) {
+    sig += "; " + r.name + " " + std::to_string(r.m) + "x" + std::to_string(r.n) + " " + detail::scalar_name(r.type);
+    if (r.sizes)
+      sig += " extended blocks";
+    else
+      sig += (r.dist == Distribution::Block ? " block" : " block-cyclic " + std::to_string(r.mb) + "x" + std::to_string(r.nb));
+  }
+  return sig;
+}
+
+std::string broadcast_text(std::string text, int root, MPI_Comm comm) {
+  int len = static_cast<int>(text.size());
+  MPI_Bcast(&len, 1, MPI_INT, root, comm);
+  text.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(text.data(), len, MPI_CHAR, root, comm);
+  return text;
+}
+
+// Collective: every process starts the same grid with the same registered matrices, or
+// every process throws the same message naming the first process that differs (a
+// difference would otherwise hang the first collective that depends on it).
+void agree_on_start(const Grid& g, const std::vector<Registered>& mats, MPI_Comm comm) {
+  const std::string mine = start_signature(g, mats);
+  const std::uint64_t h = std::hash<std::string>{}(mine);
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<std::uint64_t> all(static_cast<std::size_t>(size));
+  MPI_Allgather(&h, 1, MPI_UINT64_T, all.data(), 1, MPI_UINT64_T, comm);
+  const auto odd = std::find_if(all.begin(), all.end(), [&](std::uint64_t x) { return x != all[0]; });
+  if (odd == all.end()) return;
+  const int bad = static_cast<int>(odd - all.begin());
+  const std::string first = broadcast_text(mine, 0, comm), other = broadcast_text(mine, bad, comm);
+  throw Error("session start: every process must start the same grid with the same registered matrices; world rank " +
+              std::to_string(bad) + " has [" + other + "], rank 0 has [" + first + "]");
+}
+}  // namespace
+
 int Session::start(const Grid& g) {
   auto& I = *impl_;
+  agree_on_start(g, I.mats, I.world);
+  if (g.nprow < 1 || g.npcol < 1) throw Error("session: grid " + g.shape() + " must be at least 1x1");
   if (g.size() > I.size())
     throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) +
                 " processes, the world has " + std::to_string(I.size()));
