@@ -40,6 +40,12 @@ int main(int argc, char** argv) {
     const double t0 = MPI_Wtime();
     const auto cal = redist::calib::calibrate(MPI_COMM_WORLD, opt);
     if (wrank == 0) {
+      // A rough flag only (docs/redist.md, "Predicting redistribution time"): a load burst
+      // during calibration shows as a fit that misses its own redistributions.
+      if (cal.rms_redistribution_residual > 0.25)
+        std::printf("warning: the fit misses its own redistributions by %.0f%% (rms): the machine was probably "
+                    "busy; run again when it is quieter\n",
+                    100 * cal.rms_redistribution_residual);
       if (!dry) {
         redist::save_cost_params(cal.params, out, cal.record_json);
         std::printf("wrote %s (%.1f s)\n", out.c_str(), MPI_Wtime() - t0);
