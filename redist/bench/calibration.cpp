@@ -45,24 +45,6 @@ std::vector<int> line_order(int p_old, int p_new, bool interspersed) {
   return order;
 }
 
-std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
-  std::vector<int> ranks(static_cast<std::size_t>(n.size()));
-  if (kind == "global") {
-    std::iota(ranks.begin(), ranks.end(), 0);
-    return ranks;
-  }
-  const bool inter = kind == "local2";
-  if (!inter && kind != "local1")
-    throw std::runtime_error("placement \"" + kind + "\" is not global, local1 or local2");
-  const auto rows = line_order(o.r, n.r, inter), cols = line_order(o.c, n.c, inter);
-  int next = o.size();
-  for (int i = 0; i < n.r; ++i)
-    for (int j = 0; j < n.c; ++j) {
-      const int oi = rows[static_cast<std::size_t>(i)], oj = cols[static_cast<std::size_t>(j)];
-      ranks[static_cast<std::size_t>(i * n.c + j)] = (oi >= 0 && oj >= 0) ? oi * o.c + oj : next++;
-    }
-  return ranks;
-}
 
 // Waits without spinning, so oversubscribed idle ranks leave the cores to the measured ones.
 void sleepy_barrier(MPI_Comm comm) {
@@ -113,6 +95,25 @@ struct Row {
 };
 
 }  // namespace
+
+std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
+  std::vector<int> ranks(static_cast<std::size_t>(n.size()));
+  if (kind == "global") {
+    std::iota(ranks.begin(), ranks.end(), 0);
+    return ranks;
+  }
+  const bool inter = kind == "local2";
+  if (!inter && kind != "local1")
+    throw std::runtime_error("placement \"" + kind + "\" is not global, local1 or local2");
+  const auto rows = line_order(o.r, n.r, inter), cols = line_order(o.c, n.c, inter);
+  int next = o.size();
+  for (int i = 0; i < n.r; ++i)
+    for (int j = 0; j < n.c; ++j) {
+      const int oi = rows[static_cast<std::size_t>(i)], oj = cols[static_cast<std::size_t>(j)];
+      ranks[static_cast<std::size_t>(i * n.c + j)] = (oi >= 0 && oj >= 0) ? oi * o.c + oj : next++;
+    }
+  return ranks;
+}
 
 Grid parse_grid(const std::string& s) {
   Grid g;

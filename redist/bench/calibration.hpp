@@ -20,6 +20,11 @@ struct Grid {
   int size() const { return r * c; }
 };
 Grid parse_grid(const std::string& s);  // "RxC"
+// Ranks of the new grid, row-major. Old processes are ranks 0..o.size()-1, row-major in
+// the old grid; added processes follow. Global orders the new grid by rank (the PDGEMR2D
+// case, seed 002 §4.2); Local1/Local2 keep every old process in its old row and column
+// (§4.3), Local2 interspersing the new lines (§4.5).
+std::vector<int> placement(const std::string& kind, Grid o, Grid n);
 
 // One redistribution as redist_bench builds it: an N x N double matrix from grid `from`
 // (ranks 0..from.size()-1, row-major) to grid `to` with the new processes placed Global,

@@ -26,68 +26,16 @@
 #include "malleable/redist/redistribute.hpp"
 #include "malleable/redist/scalapack_api.h"
 
+#include "calibration.hpp"
+
 using redist::Layout;
 using redist::ScheduleKind;
 
 namespace {
 
-struct Grid {
-  int r = 1, c = 1;
-  int size() const { return r * c; }
-};
-
-Grid parse_grid(const std::string& s) {
-  Grid g;
-  if (std::sscanf(s.c_str(), "%dx%d", &g.r, &g.c) != 2 || g.r <= 0 || g.c <= 0)
-    throw std::runtime_error("grid \"" + s + "\" is not RxC");
-  return g;
-}
-
-// Old grid position k (0-based) of each final row/column, or -1 for a new one.
-// Local1 appends the new lines at the end; Local2 inserts the n-th of r new lines after
-// floor((n-1)p/r + p/(2r)) old ones, the centres of r divisions (seed 002 §4.5).
-std::vector<int> line_order(int p_old, int p_new, bool interspersed) {
-  std::vector<int> order;
-  const int r = p_new - p_old;
-  if (!interspersed || r <= 0) {
-    for (int k = 0; k < p_new; ++k) order.push_back(k < p_old ? k : -1);
-    return order;
-  }
-  std::vector<int> after(static_cast<std::size_t>(r));
-  for (int n = 1; n <= r; ++n)
-    after[static_cast<std::size_t>(n - 1)] = static_cast<int>((n - 1) * static_cast<double>(p_old) / r +
-                                                              static_cast<double>(p_old) / (2.0 * r));
-  int next_new = 0;
-  for (int k = 0; k <= p_old; ++k) {
-    while (next_new < r && after[static_cast<std::size_t>(next_new)] == k) {
-      order.push_back(-1);
-      ++next_new;
-    }
-    if (k < p_old) order.push_back(k);
-  }
-  return order;
-}
-
-// Ranks of the new grid. Old processes are ranks 0..p1-1, row-major in the old grid;
-// added processes are p1, p1+1, ... . Global orders the new grid by rank (the PDGEMR2D
-// case, §4.2); Local1/Local2 keep every old process in its old row and column (§4.3).
-std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
-  std::vector<int> ranks(static_cast<std::size_t>(n.size()));
-  if (kind == "global") {
-    std::iota(ranks.begin(), ranks.end(), 0);
-    return ranks;
-  }
-  const bool inter = kind == "local2";
-  if (!inter && kind != "local1") throw std::runtime_error("placement \"" + kind + "\" is not global, local1 or local2");
-  const auto rows = line_order(o.r, n.r, inter), cols = line_order(o.c, n.c, inter);
-  int next = o.size();
-  for (int i = 0; i < n.r; ++i)
-    for (int j = 0; j < n.c; ++j) {
-      const int oi = rows[static_cast<std::size_t>(i)], oj = cols[static_cast<std::size_t>(j)];
-      ranks[static_cast<std::size_t>(i * n.c + j)] = (oi >= 0 && oj >= 0) ? oi * o.c + oj : next++;
-    }
-  return ranks;
-}
+using redist::calib::Grid;
+using redist::calib::parse_grid;
+using redist::calib::placement;
 
 std::string grid_picture(const std::vector<int>& ranks, Grid g) {
   std::ostringstream s;
