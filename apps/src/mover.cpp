@@ -107,4 +107,19 @@ std::int64_t moved_elements(const MatrixMove& mv) {
       .elements_moved;
 }
 
+double predict_layout_move_seconds(const redist::CostParams& p, Scalar type, const redist::Layout& la,
+                                   const redist::Layout& lb, int world_size, const std::vector<int>& node_of_rank) {
+  const auto plan = redist::make_plan(la, lb, redist::Region::whole(la), world_size);
+  const bool mapped = static_cast<int>(node_of_rank.size()) >= world_size;
+  return redist::predict(p, plan, scalar_bytes(type),
+                         mapped ? std::span<const int>(node_of_rank) : std::span<const int>())
+      .total_s;
+}
+
+double predict_move_seconds(const redist::CostParams& p, const MatrixMove& mv, int world_size,
+                            const std::vector<int>& node_of_rank) {
+  return predict_layout_move_seconds(p, mv.type, layout_of(mv.desca, *mv.grid_a), layout_of(mv.descb, *mv.grid_b),
+                                     world_size, node_of_rank);
+}
+
 }  // namespace resize::detail

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
 #include "malleable/redist/traffic.hpp"
 
@@ -53,5 +54,13 @@ void move_layout(Scalar type, MPI_Comm world, const redist::Layout& la, const vo
 std::int64_t moved_elements(const MatrixMove& mv);
 // The same elements split by node (node_of_rank covers every world rank) (pure).
 redist::NodeTraffic node_traffic(const MatrixMove& mv, const std::vector<int>& node_of_rank);
+
+// Seconds the calibrated cost model (redist/cost_model.hpp, seed 001) predicts for moving
+// a matrix with redist's default schedule over `world_size` ranks; `node_of_rank` gives
+// each rank's node (empty or too short: one node) (pure).
+double predict_move_seconds(const redist::CostParams& p, const MatrixMove& mv, int world_size,
+                            const std::vector<int>& node_of_rank);
+double predict_layout_move_seconds(const redist::CostParams& p, Scalar type, const redist::Layout& la,
+                                   const redist::Layout& lb, int world_size, const std::vector<int>& node_of_rank);
 
 }  // namespace resize::detail

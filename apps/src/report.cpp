@@ -170,6 +170,8 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
               {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
               {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
     // Nodes (issue 10): the decision's hosts, bytes within/between nodes, ranks per node.
+    // seed 001's prediction from the calibrated cost model, beside the measured t_redist_s
+    e["t_redist_predicted_s"] = r.t_redist_predicted >= 0 ? json(r.t_redist_predicted) : json(nullptr);
     e["bytes_intra_node"] = r.bytes_intra_node;
     e["bytes_inter_node"] = r.bytes_inter_node;
     e["hosts"] = json::array();

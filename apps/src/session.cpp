@@ -1,5 +1,6 @@
 // The resize session's MPI shell (seed 002 §3.1 remap points, §3.3 expand/shrink,
 // seed 003 cost breakdown). Decisions come from the pure core; this file only acts.
+#include "malleable/redist/cost_model.hpp"
 #include "malleable/resize/session.hpp"
 
 #include <time.h>
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <functional>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <cstdlib>
 #include <cstring>
@@ -319,6 +321,9 @@ struct Session::Impl {
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
   // move_all can count bytes within and between nodes (issue 10).
   std::vector<int> node_of_rank;
+  // The machine's calibrated redistribution costs (malleable-calibrate; world rank 0 only):
+  // each resize records the redistribution time they predict beside the measured one.
+  std::optional<redist::CostParams> cost_model;
   // Node of every rank of the current world (for policies that manage nodes, issue 12).
   std::vector<std::string> rank_hosts;
 
@@ -363,6 +368,8 @@ struct Session::Impl {
     Grid all{1, size(), {}};
     detail::BlacsGrid whole(world, all);
     std::int64_t moved = 0;
+    const bool predict = rec && root() && cost_model && opt.mover == Mover::Redist;
+    if (predict) rec->t_redist_predicted = 0;
     for (auto& r : mats) {
       if (r.sizes) {
         moved += move_blocks(r, from, to, rec);
@@ -377,6 +384,7 @@ struct Session::Impl {
       const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
                                   .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
       detail::move_matrix(opt.mover, mv, world, whole.ctxt());
+      if (predict) rec->t_redist_predicted += detail::predict_move_seconds(*cost_model, mv, size(), node_of_rank);
       if (root()) {
         moved += r.bytes(detail::moved_elements(mv));
         if (rec && !node_of_rank.empty()) {
@@ -420,6 +428,9 @@ struct Session::Impl {
     r.store->commit();
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
     if (!root()) return 0;
+    if (rec && rec->t_redist_predicted >= 0 && cost_model)
+      rec->t_redist_predicted +=
+          detail::predict_layout_move_seconds(*cost_model, r.type, la, lb, size(), node_of_rank);
     if (rec && static_cast<int>(node_of_rank.size()) >= size()) {
       const auto t = redist::node_traffic(la, lb, redist::Region::whole(la), size(), node_of_rank);
       rec->bytes_intra_node += r.bytes(t.elements_intra_node);
@@ -504,6 +515,16 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     }
   }
   I.world = detail::World::comm();
+  if (I.root()) {
+    const std::string path = redist::default_cost_model_path();
+    if (::access(path.c_str(), F_OK) == 0) {
+      try {
+        I.cost_model = redist::load_cost_params(path);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
+      }
+    }
+  }
 }
 
 Session::~Session() = default;
@@ -612,6 +633,15 @@ std::size_t Session::local_size(const int* desc) {
 }
 
 namespace {
+// "; cost model: redistribution 12.3 ms (measured 1.10x)" when the resize has a prediction.
+std::string predicted_note(const ResizeRecord& r) {
+  if (r.t_redist_predicted < 0) return {};
+  char note[96];
+  std::snprintf(note, sizeof note, "; cost model: redistribution %.1f ms (measured %.2fx)", r.t_redist_predicted * 1e3,
+                r.t_redist_predicted > 0 ? r.t_redist / r.t_redist_predicted : 0.0);
+  return note;
+}
+
 // What start() must agree on: the grid and every registration, in order.
 std::string start_signature(const Grid& g, const std::vector<Registered>& mats) {
   std::string sig = "grid " + g.shape();
@@ -1019,7 +1049,7 @@ void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRec
                   iteration, rec->from_grid.c_str(), rec->to_grid.c_str(),
                   to_string(rec->placement).c_str(), to.size(), rec->t_spawn * 1e3,
                   rec->t_redist * 1e3, rec->t_other * 1e3, rec->t_total * 1e3);
-    progress(line);
+    progress(line + predicted_note(*rec));
   }
 }
 
@@ -1078,7 +1108,7 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
                   iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
                   np.release.empty() ? "" : "; gave back ", comma_list(np.release).c_str(), rec.t_spawn * 1e3,
                   rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
-    progress(line);
+    progress(line + predicted_note(rec));
   }
   return {Action::Shrink, true, {}};
 }

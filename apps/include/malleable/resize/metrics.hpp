@@ -40,6 +40,9 @@ struct ResizeRecord {
   double t_redist = 0.0;    // redistribution of every registered matrix
   double t_other = 0.0;     // decision, state hand-over, BLACS grids, buffers
   double t_total = 0.0;     // t_spawn + t_redist + t_other
+  // t_redist as the machine's calibrated cost model predicts it from redist's plans
+  // (malleable-calibrate; seed 001), or < 0: no calibration file, or the PDGEMR2D mover.
+  double t_redist_predicted = -1.0;
   std::int64_t bytes_moved = 0;  // bytes that changed rank (all matrices)
   std::int64_t bytes_total = 0;  // bytes of all registered matrices
   // Of bytes_moved: between processes of one node, and between nodes (issue 10).
