@@ -94,5 +94,5 @@ load = open("/proc/loadavg").read().split()[:3]
 json.dump({"seconds": secs, "quick": quick, "commit": commit, "load_at_end": load,
            "machine": platform.node(), "cores": os.cpu_count()}, open(os.path.join(out, "meta.json"), "w"), indent=1)
 PY
-python3 "$here/scripts/bench/cluster_report.py" --data "$out" --summary
+python3 "$here/scripts/bench/cluster_report.py" --data "$out" --plot "$here/docs/img/cluster_redist.png" --summary
 python3 "$here/scripts/bench/splice_sections.py" --data "$(dirname "$out")" || true

@@ -12,6 +12,9 @@ import json
 import os
 import re
 import sys
+import tempfile
+import subprocess
+import shutil
 
 THESIS_L2_VS_GLOBAL = (12, 87)   # seed 002 Table 4.3: Local2 faster than Global by 12-87%
 THESIS_L2_VS_LOCAL1 = (18, 47)   # Table 4.2: faster than Local1 by 18-47%
@@ -133,6 +136,7 @@ def render(data, heading="##"):
           "no schedule can beat it. *default* is redist's default schedule (all transfers at once); "
           "*optimal-nodes* is the placement that minimises node-weighted bytes (`gridmap::place_optimal_nodes`).\n"
           % (next(iter(cases.values())).get("n", "?")))
+        w("![time / link bound per case and placement](img/cluster_redist.png)\n")
         for name in [n for n in ORDER if n in cases] + sorted(n for n in cases if n not in ORDER):
             rs = [r for r in cluster_rows if r["case"] == name]
             if not rs:
@@ -206,12 +210,46 @@ def render(data, heading="##"):
     return "\n".join(o) + "\n"
 
 
+SHORT = {"4to9_3nodes": "4-9/3n", "9to16_4nodes": "9-16/4n", "9to16_5nodes": "9-16/5n",
+         "9to16_4nodes_nb64": "9-16/4n nb64", "4to9_9nodes": "4-9/9n", "9to16_16nodes": "9-16/16n"}
+
+
+def plot(rows, path):
+    """Default schedule and PDGEMR2D as multiples of the link bound, per case and placement."""
+    rows = [r for r in rows if r["nodes"] > 1 and r["bound"] > 0]
+    if not rows:
+        return False
+    tmp = tempfile.mkdtemp()
+    data = os.path.join(tmp, "bound.dat")
+    with open(data, "w") as f:
+        for r in rows:
+            f.write(f'"{SHORT.get(r["case"], r["case"])} {r["placement"]}" {r["default"] / r["bound"]:.4f} '
+                    f'{r["pdgemr2d"] / r["bound"]:.4f}\n')
+    script = [f"set terminal pngcairo size 1100,520 font 'DejaVu Sans,9'", f"set output '{path}'",
+              "set title 'Redistribution over 1 Gbit/s node links: time / link bound (1 = the busiest link saturated)'",
+              "set style data histograms", "set style histogram clustered gap 1", "set style fill solid 0.8 border -1",
+              "set boxwidth 0.9", "set xtics rotate by -60 nomirror", "set ylabel 'x link bound'", "set yrange [0:*]",
+              "set grid ytics", "set key top left", "set rmargin 8", "set bmargin 9",
+              f"plot '{data}' using 2:xtic(1) title 'redist default schedule', '' using 3 title 'ScaLAPACK PDGEMR2D', "
+              "1 with lines lw 2 lc rgb 'black' title 'link bound'"]
+    sp = os.path.join(tmp, "plot.gp")
+    open(sp, "w").write("\n".join(script) + "\n")
+    ok = subprocess.run(["gnuplot", sp], capture_output=True).returncode == 0
+    shutil.rmtree(tmp, ignore_errors=True)
+    return ok
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--data", default=os.path.join(os.path.dirname(__file__), "..", "..", "docs", "data", "cluster"))
     ap.add_argument("--summary", action="store_true", help="print the verdict lines")
     ap.add_argument("--markdown", action="store_true", help="print the whole section")
+    ap.add_argument("--plot", help="write the link-bound plot (PNG) here")
     a = ap.parse_args()
+    if a.plot:
+        cases, _, _ = load(a.data)
+        if not plot(analyse(cases), a.plot):
+            print(f"cluster_report.py: could not plot to {a.plot} (gnuplot missing or no cluster data)", file=sys.stderr)
     text = render(a.data)
     if not text:
         print(f"cluster_report.py: no data in {a.data}", file=sys.stderr)
