@@ -57,29 +57,6 @@ void sleepy_barrier(MPI_Comm comm) {
   }
 }
 
-double max_over(MPI_Comm comm, double t) {
-  double m = 0;
-  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return m;
-}
-
-struct Local {
-  std::vector<double> data;
-  std::int64_t ld = 1;
-  bool in = false;
-};
-Local allocate(const Layout& l, int rank, bool fill) {
-  Local x;
-  int pr = 0, pc = 0;
-  if (!l.coords_of(rank, pr, pc)) return x;
-  x.in = true;
-  const std::int64_t rows = l.local_rows(pr), cols = l.local_cols(pc);
-  x.ld = std::max<std::int64_t>(1, rows);
-  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, cols)), 0.0);
-  if (fill)
-    for (std::size_t k = 0; k < x.data.size(); ++k) x.data[k] = static_cast<double>(k % 1000) + rank;
-  return x;
-}
 
 using Coeffs = std::array<double, kCostParamCount>;
 
@@ -113,6 +90,26 @@ std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
       ranks[static_cast<std::size_t>(i * n.c + j)] = (oi >= 0 && oj >= 0) ? oi * o.c + oj : next++;
     }
   return ranks;
+}
+
+double max_over(MPI_Comm comm, double t) {
+  double m = 0;
+  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return m;
+}
+
+Local allocate(const Layout& l, int rank, bool fill) {
+  Local x;
+  int pr = 0, pc = 0;
+  if (!l.coords_of(rank, pr, pc)) return x;
+  x.in = true;
+  x.rows = l.local_rows(pr);
+  x.cols = l.local_cols(pc);
+  x.ld = std::max<std::int64_t>(1, x.rows);
+  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, x.cols)), 0.0);
+  if (fill)
+    for (std::size_t k = 0; k < x.data.size(); ++k) x.data[k] = static_cast<double>(k % 1000) + rank;
+  return x;
 }
 
 Grid parse_grid(const std::string& s) {

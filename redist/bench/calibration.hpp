@@ -26,6 +26,17 @@ Grid parse_grid(const std::string& s);  // "RxC"
 // (§4.3), Local2 interspersing the new lines (§4.5).
 std::vector<int> placement(const std::string& kind, Grid o, Grid n);
 
+// The slowest rank's time (collective over comm).
+double max_over(MPI_Comm comm, double t);
+// This rank's column-major piece of an N x N double matrix in layout l (empty off the
+// grid), filled with a rank-dependent pattern when `fill`.
+struct Local {
+  std::vector<double> data;
+  std::int64_t ld = 1, rows = 0, cols = 0;
+  bool in = false;
+};
+Local allocate(const Layout& l, int rank, bool fill);
+
 // One redistribution as redist_bench builds it: an N x N double matrix from grid `from`
 // (ranks 0..from.size()-1, row-major) to grid `to` with the new processes placed Global,
 // Local1 or Local2 (seed 002 §4.2-§4.5), one block per process row/column.

@@ -73,30 +73,9 @@ double memcpy_bandwidth() {
   return best;
 }
 
-struct Local {
-  std::vector<double> data;
-  std::int64_t ld = 1, rows = 0, cols = 0;
-  bool in = false;
-};
-Local allocate(const Layout& l, int rank, bool fill) {
-  Local x;
-  int pr = 0, pc = 0;
-  if (!l.coords_of(rank, pr, pc)) return x;
-  x.in = true;
-  x.rows = l.local_rows(pr);
-  x.cols = l.local_cols(pc);
-  x.ld = std::max<std::int64_t>(1, x.rows);
-  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, x.cols)), 0.0);
-  if (fill)
-    for (std::size_t k = 0; k < x.data.size(); ++k) x.data[k] = static_cast<double>(k % 1000) + rank;
-  return x;
-}
-
-double max_over(MPI_Comm comm, double t) {
-  double m = 0;
-  MPI_Allreduce(&t, &m, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return m;
-}
+using redist::calib::allocate;
+using redist::calib::Local;
+using redist::calib::max_over;
 
 }  // namespace
 
