@@ -1,0 +1,149 @@
+// Measure, predict, decide (issue 13; seeds 000, 001, 003, 004). Pure, no MPI: the session
+// feeds measurements in and policies read predictions out.
+//
+//  - SpeedEstimator: each process's speed (work units per second of its own compute),
+//    smoothed so that one preempted iteration does not move it but a lasting load change
+//    is followed within a few iterations (seed 000's measured node load, seed 004's
+//    measured share and speed). Its relative speeds are the "measured powers" that feed
+//    gridmap's heterogeneous mapping instead of a --powers list.
+//  - ResizeHistory: spawn (expand) and exit (shrink) times, and the remaining "other"
+//    resize time, predicted from the resizes measured before, in this run and earlier
+//    ones (a JSON file the user can inspect).
+//  - predict_payoff: predicted resize time and iteration time on the new grid give the
+//    predicted payoff point (seed 002 §5.3, seed 003 eq. 4); seed 004's rule resizes only
+//    when the predicted gain over the remaining iterations exceeds the predicted cost.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "malleable/resize/types.hpp"
+
+namespace resize {
+
+// ---------------------------------------------------------------------------------------
+// Per-process speed.
+class SpeedEstimator {
+ public:
+  struct Options {
+    // Samples kept per process; the estimate is robust to a minority of outliers among them.
+    int window = 5;
+    // A lasting change: when this many consecutive samples all lie more than `jump`
+    // (relative) away from the estimate on the same side, the estimate restarts from them.
+    int confirm = 3;
+    double jump = 0.25;
+  };
+  SpeedEstimator() = default;
+  explicit SpeedEstimator(Options o);  // window, confirm >= 1, jump > 0 (throws Error)
+
+  // One iteration of process `rank`: `work` units computed in `seconds` of its compute
+  // (wall time of its own share, not waiting for others). Samples with work <= 0 or
+  // seconds <= 0 or non-finite values are ignored (a process off the grid, a skipped
+  // iteration). rank >= 0 (throws Error otherwise). A sample more than `jump` off the
+  // estimate is held out of it until `confirm` such samples in a row (the estimate
+  // restarts from them) or a sample back near the estimate or on the other side (it joins
+  // the window, whose median absorbs it).
+  void add(int rank, double work, double seconds);
+  // Smoothed speed (work units per second); empty before the first sample of `rank`.
+  std::optional<double> speed(int rank) const;
+  // Number of samples of `rank` since its estimate last restarted (0: none).
+  int samples(int rank) const;
+  // Relative powers of ranks 0..n-1: speed / the largest known speed among them, in
+  // (0, 1]. A rank without an estimate gets the mean of the known ones (1 if none is
+  // known). n >= 0.
+  std::vector<double> powers(int n) const;
+  // After the world was renumbered: new rank k takes the history of old rank
+  // old_of_new[k] (-1: a new process without history). Other ranks are forgotten.
+  void renumber(const std::vector<int>& old_of_new);
+  // Forgets `rank` (e.g. its process left or its load was reset by the user).
+  void forget(int rank);
+
+ private:
+  struct Track {
+    std::deque<double> recent;   // newest samples, at most window
+    std::deque<double> pending;  // consecutive samples off the estimate on one side
+    double estimate = 0;
+    int count = 0;
+  };
+  Options opt_;
+  std::map<int, Track> tracks_;
+};
+
+// ---------------------------------------------------------------------------------------
+// Resize times from history.
+struct ResizeEvent {
+  Action action = Action::None;  // Expand or Shrink
+  int from_procs = 0, to_procs = 0;
+  int hosts = 0;                 // nodes spawned on or given back (0: not known / one)
+  double t_spawn = 0;            // spawn (expand) or exit (shrink), seconds
+  double t_redist = 0;           // redistribution, seconds
+  double t_other = 0;            // everything else, seconds
+  double bytes_moved = 0;        // for reference (redistribution is predicted elsewhere)
+};
+
+class ResizeHistory {
+ public:
+  // Newest events kept (older ones are dropped first).
+  static constexpr std::size_t kMaxEvents = 200;
+
+  // Ignores actions other than Expand/Shrink, and events with procs < 1, hosts < 0 or
+  // times/bytes that are not finite and >= 0.
+  void add(const ResizeEvent& e);
+  const std::vector<ResizeEvent>& events() const { return events_; }
+
+  // Predicted spawn (Expand) or exit (Shrink) seconds for a resize from -> to processes,
+  // from the events of the same action: a least-squares line in the number of processes
+  // added or removed when the history has at least two distinct counts, otherwise the
+  // median of the events with that action (scaled by count for a different count is NOT
+  // done: one point gives no slope). Empty without an event of that action.
+  std::optional<double> predict_spawn(Action a, int from_procs, int to_procs) const;
+  // Predicted "other" seconds (decision, state hand-over, grids, buffers): median of
+  // the events of that action. Empty without one.
+  std::optional<double> predict_other(Action a, int from_procs, int to_procs) const;
+
+  // JSON text: {"format":"malleable.resize_history","version":1,"events":[{...}]}.
+  std::string to_json() const;
+  // Throws Error naming `source` and the field at fault on a malformed text.
+  static ResizeHistory from_json(const std::string& text, const std::string& source = "resize history");
+  // Atomic write (temporary file + rename), creating the directory; load throws Error
+  // naming the path when it cannot be read or parsed.
+  void save(const std::string& path) const;
+  static ResizeHistory load(const std::string& path);
+
+ private:
+  std::vector<ResizeEvent> events_;
+};
+
+// $MALLEABLE_RESIZE_HISTORY if set, else $XDG_CACHE_HOME/malleable/resize_history.json,
+// else $HOME/.cache/malleable/resize_history.json (beside the cost model).
+std::string default_resize_history_path();
+
+// ---------------------------------------------------------------------------------------
+// Payoff prediction and seed 004's rule.
+
+// The thesis's T_Th of a layout (seed 002 §6.1): the slowest process's compute time,
+// max over p of work[p] / speed[p] (processes with work 0 are skipped). Throws Error on
+// sizes that differ or a non-positive speed where work > 0.
+double compute_time(const std::vector<double>& work, const std::vector<double>& speed);
+
+struct PayoffPrediction {
+  double t_spawn = 0, t_redist = 0, t_other = 0;
+  double t_resize = 0;          // t_spawn + t_redist + t_other
+  double t_iter_now = 0;        // measured iteration time on the current grid
+  double t_iter_new = 0;        // predicted iteration time on the new grid/layout
+  int remaining = 0;            // iterations left after this remap point (<= 0: unknown)
+  std::optional<std::int64_t> payoff;  // ceil(t_resize / (now - new)); empty: never pays
+                                       // (now <= new, or beyond 2^62 iterations)
+  double gain = 0;              // (now - new) * remaining (0 when remaining unknown)
+  bool pays = false;            // seed 004: gain > t_resize (remaining unknown: payoff exists)
+  std::string why;              // one line: the numbers behind `pays`
+};
+// Inputs must be finite and >= 0 (throws Error naming the one at fault).
+PayoffPrediction predict_payoff(double t_iter_now, double t_iter_new, double t_spawn, double t_redist,
+                                double t_other, int remaining);
+
+}  // namespace resize

@@ -1,0 +1,403 @@
+#include "malleable/resize/predict.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <unistd.h>
+
+namespace resize {
+
+namespace {
+
+// Median of a non-empty list (the mean of the two middle values for an even count).
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+double median(const std::deque<double>& d) { return median(std::vector<double>(d.begin(), d.end())); }
+
+std::string num(double v) {
+  char b[64];
+  // Two decimals as in the progress lines; small non-zero values keep two digits.
+  std::snprintf(b, sizeof b, (v == 0 || std::fabs(v) >= 0.01) ? "%.2f" : "%.2g", v);
+  return b;
+}
+
+std::string dump(double v) {
+  std::ostringstream o;
+  o << v;
+  return o.str();
+}
+
+constexpr const char* kFormat = "malleable.resize_history";
+constexpr int kVersion = 1;
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------
+// SpeedEstimator
+
+SpeedEstimator::SpeedEstimator(Options o) : opt_(o) {
+  if (o.window < 1) throw Error("SpeedEstimator: window = " + std::to_string(o.window) + " must be >= 1");
+  if (o.confirm < 1) throw Error("SpeedEstimator: confirm = " + std::to_string(o.confirm) + " must be >= 1");
+  if (!std::isfinite(o.jump) || !(o.jump > 0))
+    throw Error("SpeedEstimator: jump = " + dump(o.jump) + " must be finite and > 0");
+}
+
+void SpeedEstimator::add(int rank, double work, double seconds) {
+  if (rank < 0) throw Error("SpeedEstimator::add: rank = " + std::to_string(rank) + " must be >= 0");
+  if (!std::isfinite(work) || !std::isfinite(seconds) || !(work > 0) || !(seconds > 0)) return;
+  const double s = work / seconds;
+  if (!std::isfinite(s) || !(s > 0)) return;
+
+  Track& t = tracks_[rank];
+  const auto window = static_cast<std::size_t>(opt_.window);
+  auto accept = [&](double x) {
+    t.recent.push_back(x);
+    while (t.recent.size() > window) t.recent.pop_front();
+  };
+  // Pending samples that turned out transient join the window; the median absorbs them.
+  auto release = [&] {
+    for (double x : t.pending) accept(x);
+    t.pending.clear();
+    t.estimate = median(t.recent);
+  };
+
+  if (t.count == 0) {  // first sample (or first after forget/renumber): taken as it is
+    t.recent.clear();
+    t.pending.clear();
+    accept(s);
+    t.estimate = s;
+    t.count = 1;
+    return;
+  }
+  ++t.count;
+  const double rel = (s - t.estimate) / t.estimate;
+  if (std::fabs(rel) <= opt_.jump) {
+    release();
+    accept(s);
+    t.estimate = median(t.recent);
+    return;
+  }
+  // Off the estimate: held out of it until it is either confirmed or proven transient.
+  if (!t.pending.empty() && ((t.pending.front() > t.estimate) != (s > t.estimate))) release();
+  const double rel_now = (s - t.estimate) / t.estimate;
+  if (std::fabs(rel_now) <= opt_.jump) {  // the released samples moved the estimate to it
+    accept(s);
+    t.estimate = median(t.recent);
+    return;
+  }
+  t.pending.push_back(s);
+  if (t.pending.size() >= static_cast<std::size_t>(opt_.confirm)) {
+    // A lasting change: restart from the confirming samples.
+    t.recent.clear();
+    for (double x : t.pending) accept(x);
+    t.count = static_cast<int>(t.pending.size());
+    t.pending.clear();
+    t.estimate = median(t.recent);
+  }
+}
+
+std::optional<double> SpeedEstimator::speed(int rank) const {
+  const auto it = tracks_.find(rank);
+  if (it == tracks_.end() || it->second.count == 0) return std::nullopt;
+  return it->second.estimate;
+}
+
+int SpeedEstimator::samples(int rank) const {
+  const auto it = tracks_.find(rank);
+  return it == tracks_.end() ? 0 : it->second.count;
+}
+
+std::vector<double> SpeedEstimator::powers(int n) const {
+  if (n < 0) throw Error("SpeedEstimator::powers: n = " + std::to_string(n) + " must be >= 0");
+  std::vector<std::optional<double>> s(static_cast<std::size_t>(n));
+  double top = 0;
+  for (int k = 0; k < n; ++k) {
+    s[static_cast<std::size_t>(k)] = speed(k);
+    if (s[static_cast<std::size_t>(k)]) top = std::max(top, *s[static_cast<std::size_t>(k)]);
+  }
+  std::vector<double> out(static_cast<std::size_t>(n), 1.0);
+  if (!(top > 0)) return out;
+  double sum = 0;
+  int known = 0;
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (s[k]) {
+      out[k] = *s[k] / top;
+      sum += out[k];
+      ++known;
+    }
+  const double mean = sum / known;
+  for (std::size_t k = 0; k < out.size(); ++k)
+    if (!s[k]) out[k] = mean;
+  return out;
+}
+
+void SpeedEstimator::renumber(const std::vector<int>& old_of_new) {
+  std::map<int, Track> next;
+  for (std::size_t k = 0; k < old_of_new.size(); ++k) {
+    const int old = old_of_new[k];
+    if (old < -1)
+      throw Error("SpeedEstimator::renumber: old_of_new[" + std::to_string(k) + "] = " + std::to_string(old) +
+                  " must be >= -1");
+    if (old == -1) continue;
+    if (const auto it = tracks_.find(old); it != tracks_.end()) next[static_cast<int>(k)] = it->second;
+  }
+  tracks_ = std::move(next);
+}
+
+void SpeedEstimator::forget(int rank) { tracks_.erase(rank); }
+
+// ---------------------------------------------------------------------------------------
+// ResizeHistory
+
+void ResizeHistory::add(const ResizeEvent& e) {
+  if (e.action != Action::Expand && e.action != Action::Shrink) return;
+  if (e.from_procs < 1 || e.to_procs < 1 || e.hosts < 0) return;
+  for (double v : {e.t_spawn, e.t_redist, e.t_other, e.bytes_moved})
+    if (!std::isfinite(v) || v < 0) return;
+  events_.push_back(e);
+  if (events_.size() > kMaxEvents)
+    events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(events_.size() - kMaxEvents));
+}
+
+std::optional<double> ResizeHistory::predict_spawn(Action a, int from_procs, int to_procs) const {
+  std::vector<double> k, t;
+  for (const auto& e : events_)
+    if (e.action == a) {
+      k.push_back(std::abs(e.to_procs - e.from_procs));
+      t.push_back(e.t_spawn);
+    }
+  if (k.empty()) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
+  if (*lo == *hi) return median(t);
+  // Least squares t = a + b k.
+  const double n = static_cast<double>(k.size());
+  double kbar = 0, tbar = 0;
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    kbar += k[i];
+    tbar += t[i];
+  }
+  kbar /= n;
+  tbar /= n;
+  double skk = 0, skt = 0;
+  for (std::size_t i = 0; i < k.size(); ++i) {
+    skk += (k[i] - kbar) * (k[i] - kbar);
+    skt += (k[i] - kbar) * (t[i] - tbar);
+  }
+  const double b = skt / skk;
+  const double a0 = tbar - b * kbar;
+  return std::max(0.0, a0 + b * std::abs(to_procs - from_procs));
+}
+
+std::optional<double> ResizeHistory::predict_other(Action a, int /*from_procs*/, int /*to_procs*/) const {
+  std::vector<double> t;
+  for (const auto& e : events_)
+    if (e.action == a) t.push_back(e.t_other);
+  if (t.empty()) return std::nullopt;
+  return median(t);
+}
+
+std::string ResizeHistory::to_json() const {
+  nlohmann::ordered_json j;
+  j["format"] = kFormat;
+  j["version"] = kVersion;
+  auto ev = nlohmann::ordered_json::array();
+  for (const auto& e : events_) {
+    nlohmann::ordered_json x;
+    x["action"] = to_string(e.action);
+    x["from_procs"] = e.from_procs;
+    x["to_procs"] = e.to_procs;
+    x["hosts"] = e.hosts;
+    x["t_spawn"] = e.t_spawn;
+    x["t_redist"] = e.t_redist;
+    x["t_other"] = e.t_other;
+    x["bytes_moved"] = e.bytes_moved;
+    ev.push_back(std::move(x));
+  }
+  j["events"] = std::move(ev);
+  return j.dump(2) + "\n";
+}
+
+ResizeHistory ResizeHistory::from_json(const std::string& text, const std::string& source) {
+  auto fail = [&](const std::string& what) { throw Error(source + ": " + what); };
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::exception& e) {  // parse errors, number overflow (1e999)
+    fail(std::string("not valid JSON (") + e.what() + ")");
+  }
+  if (!j.is_object()) fail("expected a JSON object, found " + std::string(j.type_name()));
+  if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
+    fail(std::string("\"format\" must be \"") + kFormat + "\"" +
+         (j.contains("format") ? ", found " + j["format"].dump() : " (missing)"));
+  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<std::int64_t>() != kVersion)
+    fail("\"version\" must be " + std::to_string(kVersion) +
+         (j.contains("version") ? ", found " + j["version"].dump() : " (missing)"));
+  if (!j.contains("events") || !j["events"].is_array())
+    fail(std::string("\"events\" must be an array") +
+         (j.contains("events") ? ", found " + j["events"].dump() : " (missing)"));
+  ResizeHistory h;
+  const auto& events = j["events"];
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    const auto& x = events[i];
+    const std::string at = "events[" + std::to_string(i) + "]";
+    if (!x.is_object()) fail(at + " must be an object, found " + x.dump());
+    ResizeEvent e;
+    if (!x.contains("action")) fail(at + ".action is missing");
+    const auto& act = x["action"];
+    if (act.is_string() && act.get<std::string>() == "expand")
+      e.action = Action::Expand;
+    else if (act.is_string() && act.get<std::string>() == "shrink")
+      e.action = Action::Shrink;
+    else
+      fail(at + ".action = " + act.dump() + " must be \"expand\" or \"shrink\"");
+    auto integer = [&](const char* key, int min, bool required) -> int {
+      if (!x.contains(key)) {
+        if (required) fail(at + "." + key + " is missing");
+        return 0;
+      }
+      const auto& v = x[key];
+      if (!v.is_number_integer() || v.get<std::int64_t>() < min || v.get<std::int64_t>() > 1'000'000'000)
+        fail(at + "." + key + " = " + v.dump() + " must be an integer >= " + std::to_string(min));
+      return static_cast<int>(v.get<std::int64_t>());
+    };
+    e.from_procs = integer("from_procs", 1, true);
+    e.to_procs = integer("to_procs", 1, true);
+    e.hosts = integer("hosts", 0, false);
+    auto number = [&](const char* key, bool required) -> double {
+      if (!x.contains(key)) {
+        if (required) fail(at + "." + key + " is missing");
+        return 0;
+      }
+      const auto& v = x[key];
+      if (!v.is_number()) fail(at + "." + key + " = " + v.dump() + " is not a number");
+      const double d = v.get<double>();
+      if (!std::isfinite(d) || d < 0) fail(at + "." + key + " = " + v.dump() + " must be finite and >= 0");
+      return d;
+    };
+    e.t_spawn = number("t_spawn", true);
+    e.t_redist = number("t_redist", true);
+    e.t_other = number("t_other", true);
+    e.bytes_moved = number("bytes_moved", false);
+    h.add(e);
+  }
+  return h;
+}
+
+void ResizeHistory::save(const std::string& path) const {
+  namespace fs = std::filesystem;
+  const std::string text = to_json();
+  const fs::path target(path);
+  std::error_code ec;
+  if (target.has_parent_path()) fs::create_directories(target.parent_path(), ec);
+  if (ec) throw Error("resize history " + path + ": cannot create its directory: " + ec.message());
+  // Unique per process, so that two jobs saving at once do not write into one file.
+  const fs::path tmp = target.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp);
+    out << text;
+    out.flush();
+    if (!out) {
+      fs::remove(tmp, ec);
+      throw Error("resize history " + path + ": cannot write " + tmp.string());
+    }
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    const std::string why = ec.message();
+    fs::remove(tmp, ec);
+    throw Error("resize history " + path + ": cannot rename into place: " + why);
+  }
+}
+
+ResizeHistory ResizeHistory::load(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw Error("resize history " + path + ": cannot be read");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return from_json(s.str(), "resize history " + path);
+}
+
+std::string default_resize_history_path() {
+  if (const char* e = std::getenv("MALLEABLE_RESIZE_HISTORY"); e && *e) return e;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return std::string(x) + "/malleable/resize_history.json";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/malleable/resize_history.json";
+  return "resize_history.json";
+}
+
+// ---------------------------------------------------------------------------------------
+// Payoff
+
+double compute_time(const std::vector<double>& work, const std::vector<double>& speed) {
+  if (work.size() != speed.size())
+    throw Error("compute_time: " + std::to_string(work.size()) + " work entries but " +
+                std::to_string(speed.size()) + " speeds");
+  double t = 0;
+  for (std::size_t p = 0; p < work.size(); ++p) {
+    if (!std::isfinite(work[p]) || work[p] < 0)
+      throw Error("compute_time: work[" + std::to_string(p) + "] = " + dump(work[p]) + " must be finite and >= 0");
+    if (work[p] == 0) continue;
+    if (!std::isfinite(speed[p]) || !(speed[p] > 0))
+      throw Error("compute_time: speed[" + std::to_string(p) + "] = " + dump(speed[p]) +
+                  " must be finite and > 0 where work > 0");
+    t = std::max(t, work[p] / speed[p]);
+  }
+  return t;
+}
+
+PayoffPrediction predict_payoff(double t_iter_now, double t_iter_new, double t_spawn, double t_redist,
+                                double t_other, int remaining) {
+  const std::pair<const char*, double> args[] = {{"t_iter_now", t_iter_now}, {"t_iter_new", t_iter_new},
+                                                 {"t_spawn", t_spawn},       {"t_redist", t_redist},
+                                                 {"t_other", t_other}};
+  for (const auto& [name, v] : args)
+    if (!std::isfinite(v) || v < 0)
+      throw Error(std::string("predict_payoff: ") + name + " = " + dump(v) + " must be finite and >= 0");
+
+  PayoffPrediction p;
+  p.t_spawn = t_spawn;
+  p.t_redist = t_redist;
+  p.t_other = t_other;
+  p.t_resize = t_spawn + t_redist + t_other;
+  p.t_iter_now = t_iter_now;
+  p.t_iter_new = t_iter_new;
+  p.remaining = remaining;
+  const double saving = t_iter_now - t_iter_new;
+  if (saving > 0) {
+    const double r = std::ceil(p.t_resize / saving);
+    // Beyond 2^62 iterations (a vanishing saving) it never pays in practice.
+    if (r < 4.6e18) p.payoff = static_cast<std::int64_t>(r);
+  }
+  if (remaining > 0) {
+    p.gain = saving * remaining;
+    p.pays = p.gain > p.t_resize;
+  } else {
+    p.pays = p.payoff.has_value();
+  }
+
+  std::ostringstream w;
+  w << "predicted: resize " << num(p.t_resize) << " s (spawn " << num(t_spawn) << " + redist " << num(t_redist)
+    << " + other " << num(t_other) << "), iteration " << num(t_iter_now) << " -> " << num(t_iter_new) << " s, ";
+  if (p.payoff)
+    w << "payoff after " << *p.payoff;
+  else
+    w << "never pays (the new iteration is not faster)";
+  if (remaining > 0) {
+    w << (p.payoff ? " of " : ", ") << remaining << " iterations left: gain " << num(p.gain) << " s "
+      << (p.pays ? ">" : "<=") << " cost " << num(p.t_resize) << " s";
+  } else {
+    w << (p.payoff ? " iterations" : "") << " (iterations left unknown): " << (p.pays ? "pays" : "does not pay");
+  }
+  p.why = w.str();
+  return p;
+}
+
+}  // namespace resize
