@@ -198,6 +198,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     so.mover = resize::parse_mover(o.mover);
     so.progress = !o.quiet;
     so.resize_timeout = o.resize_timeout;
+    so.total_iterations = o.iters;
     std::string policy_text = o.policy + (o.schedule.empty() ? "" : " " + o.schedule);
     const resize::Grid g0 = parse_grid(o.grid);
     resize::Session s(argc, argv, std::move(so));

@@ -11,6 +11,18 @@
 // select_processors (--selection local|global|mixed|adaptive) picks which to add and where
 // they go, the session spawns that many and uses the policy's placement, and the powers
 // of the new ranks reach every process through the session's application state.
+//
+// Measured powers and adapting to load (issue 13 §1, §3; seeds 000 and 004):
+//   --powers measured   the mapping follows the session's measured speeds (every rank
+//                       reports its update's cells and seconds) instead of a list; the
+//                       emulated speeds are then --true-powers (default: all equal);
+//   --load R@A-B:xF     world rank R runs F times slower in iterations A..B (emulated load:
+//                       F times the repetitions), e.g. 3@8-20:x4 (comma-separated list);
+//   --policy adaptive   at every remap point, plan_adaptation (resize/adapt.hpp) predicts
+//                       re-weighting the blocks, dropping a process from the grid or taking
+//                       one back, and acts when the predicted gain over the remaining
+//                       iterations exceeds the predicted cost (seed 004). Processes off the
+//                       grid time a probe board so their speed stays known.
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
@@ -25,16 +37,24 @@
 #include "driver.hpp"
 #include "malleable/gridmap/hetero.hpp"
 #include "malleable/gridmap/selection.hpp"
+#include "malleable/resize/adapt.hpp"
 #include "life_kernel.hpp"
 
 namespace {
 
 struct Hetero {
-  std::vector<double> powers;  // by world rank
+  std::vector<double> powers;  // by world rank (given mode)
   bool proportional = true;
+  bool measured = false;       // mapping powers from the session (Session::powers())
+  const resize::Session* session = nullptr;
   int n = 0;
 
   void sizes(const resize::Grid& g, std::vector<long long>& rows, std::vector<long long>& cols) const {
+    sizes_with(g, [&](int r) { return power(r); }, rows, cols);
+  }
+  template <class PowerOf>
+  void sizes_with(const resize::Grid& g, PowerOf power_of, std::vector<long long>& rows,
+                  std::vector<long long>& cols) const {
     rows.clear();
     cols.clear();
     if (!proportional) {
@@ -46,7 +66,7 @@ struct Hetero {
     gridmap::ProcessorPowers sub;
     std::vector<int> ids;
     for (int k = 0; k < g.size(); ++k) {
-      sub.values.push_back(power(g.rank_map()[static_cast<std::size_t>(k)]));
+      sub.values.push_back(power_of(g.rank_map()[static_cast<std::size_t>(k)]));
       ids.push_back(k);
     }
     gridmap::HeteroOptions opt;
@@ -56,6 +76,11 @@ struct Hetero {
     cols.assign(map.cols.begin(), map.cols.end());
   }
   double power(int rank) const {
+    if (measured) {
+      // Until a decision sets them, every process counts as equal.
+      const auto& p = session->powers();
+      return rank >= 0 && rank < static_cast<int>(p.size()) ? p[static_cast<std::size_t>(rank)] : 1.0;
+    }
     if (rank < 0 || rank >= static_cast<int>(powers.size()))
       throw resize::Error("--powers: no power given for world rank " + std::to_string(rank) + " (" +
                           std::to_string(powers.size()) + " values)");
@@ -121,6 +146,102 @@ class BudgetPolicy final : public resize::Policy {
   gridmap::SelectionStrategy how_;
 };
 
+// Emulated load (issue 13 §3): rank R is F times slower in iterations A..B (1-based).
+struct LoadEvent {
+  int rank = 0, from = 0, to = 0;
+  double factor = 1;
+};
+
+std::vector<LoadEvent> parse_load(const std::string& text) {
+  std::vector<LoadEvent> out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string item = text.substr(at, end - at);
+    at = end + 1;
+    if (item.empty()) continue;
+    LoadEvent e;
+    char x = 0;
+    int used = 0;
+    if (std::sscanf(item.c_str(), "%d@%d-%d:%c%lf%n", &e.rank, &e.from, &e.to, &x, &e.factor, &used) != 5 ||
+        used != static_cast<int>(item.size()) || x != 'x' || e.rank < 0 || e.from < 1 || e.to < e.from ||
+        !(e.factor >= 1.0) || !std::isfinite(e.factor))
+      throw resize::Error("--load: expected RANK@FROM-TO:xFACTOR (rank >= 0, 1 <= FROM <= TO, FACTOR >= 1), got '" +
+                          item + "'");
+    out.push_back(e);
+  }
+  return out;
+}
+
+double load_factor(const std::vector<LoadEvent>& load, int rank, int iteration) {
+  double f = 1;
+  for (const auto& e : load)
+    if (e.rank == rank && iteration >= e.from && iteration <= e.to) f *= e.factor;
+  return f;
+}
+
+// Seed 004's loop as a policy: measured speeds -> predicted adaptations -> act if it pays.
+class AdaptivePolicy final : public resize::Policy {
+ public:
+  AdaptivePolicy(const Hetero& h, bool compute_clock, resize::AdaptOptions o, int window)
+      : h_(h), compute_clock_(compute_clock), opt_(o), window_(window) {}
+  std::string name() const override { return "adaptive"; }
+  resize::Decision decide(const resize::PolicyInput& in) override {
+    if (!in.speeds || !in.metrics) return resize::Decision::none();
+    // The iteration time now: median of the latest iterations on the current layout
+    // (the transient first one after a change left out).
+    int since = 0;
+    for (const auto& r : in.metrics->resizes())
+      if (r.ok) since = std::max(since, r.after_iteration + 1);
+    std::vector<double> t;
+    for (const auto& s : in.metrics->iterations())
+      if (s.iteration > since) t.push_back(compute_clock_ && s.compute > 0 ? s.compute : s.wall);
+    if (static_cast<int>(t.size()) < 2) return resize::Decision::none("adaptive: measuring");
+    if (static_cast<int>(t.size()) > window_) t.erase(t.begin(), t.end() - window_);
+    std::sort(t.begin(), t.end());
+    const double now = t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+    resize::AdaptInput a;
+    a.grid = resize::Grid{in.grid.nprow, in.grid.npcol, in.grid.rank_map()};
+    a.world_size = in.world_size;
+    if (in.powers) a.powers = *in.powers;
+    if (!a.powers.empty() && static_cast<int>(a.powers.size()) != in.world_size) a.powers.clear();
+    for (int r = 0; r < in.world_size; ++r) {
+      a.speeds.push_back(in.speeds->speed(r).value_or(0.0));
+      a.samples.push_back(in.speeds->samples(r));
+    }
+    a.t_iteration = now;
+    a.remaining = in.remaining;
+    a.m = a.n = h_.n;
+    const auto sizes = [&](const resize::Grid& g, const std::vector<double>& p, std::vector<long long>& rows,
+                           std::vector<long long>& cols) {
+      h_.sizes_with(g, [&](int r) { return p[static_cast<std::size_t>(r)]; }, rows, cols);
+    };
+    const auto plan = resize::plan_adaptation(a, sizes, in.cost_model, in.history, opt_);
+    if (std::getenv("ADAPT_DEBUG")) std::printf("   adaptive: %s\n", plan.why.c_str());
+    if (!plan.chosen) return resize::Decision::none(plan.why);
+    resize::Decision d;
+    d.action = resize::Action::Regrid;
+    d.nprow = plan.chosen->grid.nprow;
+    d.npcol = plan.chosen->grid.npcol;
+    d.ranks = plan.chosen->grid.rank_map();
+    d.procs = static_cast<int>(d.ranks.size());
+    d.powers = plan.chosen->powers;
+    d.predicted_iteration = plan.chosen->prediction.t_iter_new;
+    d.predicted_resize = plan.chosen->prediction.t_resize;
+    d.prediction_clock = compute_clock_ ? "compute" : "wall";
+    d.prediction = plan.why;
+    d.reason = plan.chosen->what;
+    std::printf("   adaptive policy after iter %d: %s\n", in.iteration, plan.why.c_str());
+    return d;
+  }
+
+ private:
+  const Hetero& h_;
+  bool compute_clock_;
+  resize::AdaptOptions opt_;
+  int window_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,19 +254,41 @@ int main(int argc, char** argv) {
   double tpp = 0;
   std::string free_text = "3,1,2,4,2,1", selection = "local";
   double balance_tol = 0.10;
+  std::string true_powers_text, load_text, speed_clock = "wall", adapt_clock = "wall";
+  int probe_n = 48, adapt_window = 3;
+  resize::AdaptOptions adapt;
+  std::vector<double> true_powers;  // emulated speeds by world rank
+  std::vector<LoadEvent> load;
   Hetero h;
   std::vector<double> cells;
   apps::DriverHooks hooks;
   hooks.name = "life_hetero";
   hooks.problem = [&] { return "N=" + std::to_string(o.n) + " " + distribution + " powers " + powers_text; };
   hooks.policy = [&](const apps::CommonOptions& co) -> std::unique_ptr<resize::Policy> {
+    if (co.policy == "adaptive") {
+      if (powers_text != "measured") throw resize::Error("--policy adaptive needs --powers measured");
+      if (adapt_clock != "wall" && adapt_clock != "compute")
+        throw resize::Error("--adapt-clock: expected wall or compute, got '" + adapt_clock + "'");
+      return std::make_unique<AdaptivePolicy>(h, adapt_clock == "compute", adapt, adapt_window);
+    }
     if (co.policy != "budget") return nullptr;
     if (tpp <= 0) throw resize::Error("--policy budget needs --tpp > 0");
     return std::make_unique<BudgetPolicy>(h, tpp_at, tpp, gridmap::parse_powers(free_text).values,
                                           gridmap::parse_selection_strategy(selection));
   };
   hooks.setup = [&](resize::Session& s) {
-    h.powers = gridmap::parse_powers(powers_text).values;
+    h.measured = powers_text == "measured";
+    h.session = &s;
+    if (speed_clock != "wall" && speed_clock != "cpu")
+      throw resize::Error("--speed-clock: expected wall or cpu, got '" + speed_clock + "'");
+    load = parse_load(load_text);
+    if (h.measured) {
+      h.powers.clear();
+      if (!true_powers_text.empty()) true_powers = gridmap::parse_powers(true_powers_text).values;
+    } else {
+      if (!true_powers_text.empty()) throw resize::Error("--true-powers goes with --powers measured");
+      h.powers = gridmap::parse_powers(powers_text).values;
+    }
     // The power table travels with every expansion (new ranks' powers are decided on
     // rank 0 by the budget policy).
     s.set_app_state(
@@ -176,10 +319,26 @@ int main(int argc, char** argv) {
   };
   hooks.iterate = [&](resize::Session& s) {
     const auto b = h.blocks(s.grid(), s.world_rank());
-    if (b.myrow < 0) return;
-    const double pmax = *std::max_element(h.powers.begin(), h.powers.end());
-    const int reps = std::max(1, static_cast<int>(std::lround(base_reps * pmax / h.power(s.world_rank()))));
-    apps::life_step(s.world(), b, cells.data(), lld, reps);
+    // Emulated speed: the given powers, or the true ones behind measured mapping powers.
+    const std::vector<double>& speed = h.measured ? true_powers : h.powers;
+    const int me = s.world_rank();
+    double rel = 1;
+    if (!speed.empty()) {
+      const double pmax = *std::max_element(speed.begin(), speed.end());
+      rel = pmax / (me < static_cast<int>(speed.size()) ? speed[static_cast<std::size_t>(me)] : pmax);
+    }
+    const double f = load_factor(load, me, s.iteration() + 1);
+    const int reps = std::max(1, static_cast<int>(std::lround(base_reps * rel * f)));
+    double wall = 0, cpu = 0;
+    if (b.myrow < 0) {
+      // Off the grid (dropped by the adaptive policy): keep the speed known with a probe.
+      if (!h.measured) return;
+      cpu = apps::life_probe(probe_n, reps, &wall);
+      s.report_compute(static_cast<double>(probe_n) * probe_n, speed_clock == "cpu" ? cpu : wall);
+      return;
+    }
+    cpu = apps::life_step(s.world(), b, cells.data(), lld, reps, &wall);
+    s.report_compute(static_cast<double>(b.rows()) * b.cols(), speed_clock == "cpu" ? cpu : wall);
   };
   hooks.check = [&](resize::Session& s) {
     const int n = o.n;
@@ -213,18 +372,33 @@ int main(int argc, char** argv) {
                          h.power(g.rank_at(i, j));
         worst = std::max(worst, std::fabs(w / ideal - 1.0));
       }
-    const bool balanced = !h.proportional || worst <= balance_tol;
+    // Measured powers change with the load and a 2D grid cannot balance every set of them
+    // (rows x columns): the balance is reported there, not checked.
+    const bool balanced = !h.proportional || h.measured || worst <= balance_tol;
     char msg[240];
     std::snprintf(msg, sizeof msg,
                   "generation %d: %lld cells differ from the serial run; per-rank work on %s at most "
                   "%.1f%% off the ideal (allowed %.0f%%%s): %s",
                   s.iteration(), tot, g.shape().c_str(), 100 * worst, 100 * balance_tol,
-                  h.proportional ? "" : ", not checked for uniform", tot == 0 && balanced ? "OK" : "FAILED");
+                  h.measured ? ", not checked for measured powers" : h.proportional ? "" : ", not checked for uniform", tot == 0 && balanced ? "OK" : "FAILED");
     return apps::Check{tot == 0 && balanced, msg};
   };
   const int rc = apps::run_driver(argc, argv, o, [&](void* app) {
     auto* cli = static_cast<CLI::App*>(app);
-    cli->add_option("--powers", powers_text, "processing power of each world rank (also of spawned ones)");
+    cli->add_option("--powers", powers_text,
+                    "processing power of each world rank (also of spawned ones), or 'measured'");
+    cli->add_option("--true-powers", true_powers_text, "with --powers measured: the emulated powers (default: equal)");
+    cli->add_option("--load", load_text, "emulated load: RANK@FROM-TO:xFACTOR[,...] (iterations FROM..TO, 1-based)");
+    cli->add_option("--speed-clock", speed_clock, "measured speed from the update's wall or cpu time");
+    cli->add_option("--probe", probe_n, "side of the probe board a process off the grid times")
+        ->check(CLI::PositiveNumber);
+    cli->add_option("--adapt-clock", adapt_clock, "adaptive policy: iteration time from wall or compute clock");
+    cli->add_option("--adapt-window", adapt_window, "adaptive policy: latest iterations in the time now (median)")
+        ->check(CLI::PositiveNumber);
+    cli->add_option("--adapt-min-gain", adapt.min_gain, "adaptive policy: least predicted cut of the iteration time");
+    cli->add_option("--adapt-margin", adapt.margin, "adaptive policy: gain must exceed margin x cost (seed 004: 1)");
+    cli->add_flag("!--no-drop", adapt.drop, "adaptive policy: never take a process off the grid");
+    cli->add_flag("!--no-reweight", adapt.reweight, "adaptive policy: never re-weight the blocks alone");
     cli->add_option("--distribution", distribution, "proportional (gridmap SVD sizes) or uniform");
     cli->add_option("--base-reps", base_reps, "updates per generation on the fastest processor");
     cli->add_option("--balance-tol", balance_tol, "allowed deviation from the ideal work per rank");

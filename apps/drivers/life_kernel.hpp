@@ -29,8 +29,15 @@ std::vector<int> proportional_starts(int n, const std::vector<double>& weights);
 
 // One generation on the local block `cells` (column-major, leading dimension ld, values
 // 0/1), repeated `reps` times on the same input to emulate a slower processor (§6.4:
-// 1000/PP repetitions); returns the CPU seconds spent in the update (not the exchange).
-double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int reps);
+// 1000/PP repetitions); returns the CPU seconds spent in the update (not the exchange),
+// and its wall seconds in *wall_seconds if given (a throttled or preempted process takes
+// longer in wall time for the same CPU time: what a measured speed must see).
+double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int reps,
+                 double* wall_seconds = nullptr);
+// The same update on a private n x n board with dead borders, `reps` times: a process
+// off the grid measures its speed with it (issue 13 §3). Returns CPU seconds; wall
+// seconds in *wall_seconds if given.
+double life_probe(int n, int reps, double* wall_seconds = nullptr);
 
 // Serial reference: `gens` generations of an n x n board (column-major).
 void life_serial(std::vector<std::uint8_t>& board, int n, int gens);

@@ -13,10 +13,11 @@ module malleable_resize
             resize_end_iteration, resize_remap_point, resize_grid, &
             resize_world, resize_world_rank, resize_print_summary, &
             resize_destroy, resize_last_error, &
-            RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK
+            RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID
 
   integer(c_int), parameter :: RESIZE_OK = 0
-  integer(c_int), parameter :: RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2
+  integer(c_int), parameter :: RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, &
+                                   RESIZE_REGRID = 3
 
   interface
     integer(c_int) function c_create(argc, argv, app, policy, schedule, s) &

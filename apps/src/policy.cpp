@@ -101,7 +101,12 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
     int target = 0;
     for (const auto& [p, t] : time_by_procs_)
       if (p <= cur - want) target = p;  // the largest measured size that satisfies it
-    Decision d{Action::Shrink, target > 0 ? target : cur - want, 0, 0, opt_.placement, {}, {}, {}, {}};
+    Decision d;
+    d.action = Action::Shrink;
+    d.procs = target > 0 ? target : cur - want;
+    d.nprow = 0;
+    d.npcol = 0;
+    d.placement = opt_.placement;
     if (target > 0) {
       d.nprow = grid_by_procs_[target].nprow;
       d.npcol = grid_by_procs_[target].npcol;
@@ -119,7 +124,12 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
       found_ = true;
       best_procs_ = prev_procs_;
       const Grid& g = grid_by_procs_[prev_procs_];
-      Decision d{Action::Shrink, prev_procs_, g.nprow, g.npcol, opt_.placement, {}, {}, {}, {}};
+      Decision d;
+      d.action = Action::Shrink;
+      d.procs = prev_procs_;
+      d.nprow = g.nprow;
+      d.npcol = g.npcol;
+      d.placement = opt_.placement;
       d.reason = "no gain (" + std::to_string(*mean) + " s vs " + std::to_string(before) +
                  " s): sweet spot at " + std::to_string(prev_procs_);
       return d;
@@ -134,7 +144,12 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
   if (!sched_->confirm_expand(cur, extra)) return Decision::none("scheduler withdrew the offer");
   prev_procs_ = cur;
   last_measured_iteration_ = in.iteration;
-  Decision d{Action::Expand, next.size(), next.nprow, next.npcol, opt_.placement, {}, {}, {}, {}};
+  Decision d;
+  d.action = Action::Expand;
+  d.procs = next.size();
+  d.nprow = next.nprow;
+  d.npcol = next.npcol;
+  d.placement = opt_.placement;
   d.reason = "rate still improving: try " + next.shape();
   return d;
 }

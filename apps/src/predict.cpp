@@ -158,7 +158,7 @@ void SpeedEstimator::forget(int rank) { tracks_.erase(rank); }
 // ResizeHistory
 
 void ResizeHistory::add(const ResizeEvent& e) {
-  if (e.action != Action::Expand && e.action != Action::Shrink) return;
+  if (e.action != Action::Expand && e.action != Action::Shrink && e.action != Action::Regrid) return;
   if (e.from_procs < 1 || e.to_procs < 1 || e.hosts < 0) return;
   for (double v : {e.t_spawn, e.t_redist, e.t_other, e.bytes_moved})
     if (!std::isfinite(v) || v < 0) return;
@@ -256,8 +256,10 @@ ResizeHistory ResizeHistory::from_json(const std::string& text, const std::strin
       e.action = Action::Expand;
     else if (act.is_string() && act.get<std::string>() == "shrink")
       e.action = Action::Shrink;
+    else if (act.is_string() && act.get<std::string>() == "regrid")
+      e.action = Action::Regrid;
     else
-      fail(at + ".action = " + act.dump() + " must be \"expand\" or \"shrink\"");
+      fail(at + ".action = " + act.dump() + " must be \"expand\", \"shrink\" or \"regrid\"");
     auto integer = [&](const char* key, int min, bool required) -> int {
       if (!x.contains(key)) {
         if (required) fail(at + "." + key + " is missing");

@@ -153,9 +153,18 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
   j["clocks"] = {{"wall", "elapsed seconds, max over ranks"},
                  {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},
                  {"compute", "max per-rank CPU seconds in compute kernels (dedicated-core lower estimate)"}};
-  for (const auto& s : m.iterations())
-    j["iterations"].push_back({{"iteration", s.iteration}, {"procs", s.procs}, {"grid", grid(s.grid)},
-                               {"wall_s", s.wall}, {"dedicated_s", s.dedicated}, {"compute_s", s.compute}});
+  for (const auto& s : m.iterations()) {
+    json it = {{"iteration", s.iteration}, {"procs", s.procs}, {"grid", grid(s.grid)},
+               {"wall_s", s.wall}, {"dedicated_s", s.dedicated}, {"compute_s", s.compute}};
+    // Issue 13 §1: what every rank reported and the smoothed powers after this iteration.
+    for (const auto& rs : m.rank_samples())
+      if (rs.iteration == s.iteration) {
+        it["rank_work"] = rs.work;
+        it["rank_compute_s"] = rs.compute;
+        it["powers"] = rs.powers;
+      }
+    j["iterations"].push_back(it);
+  }
   for (const auto& s : m.segments())
     j["segments"].push_back({{"grid", grid(s.grid)}, {"procs", s.procs}, {"first", s.first_iteration},
                              {"last", s.last_iteration}, {"mean_wall_s", s.mean_wall},
@@ -184,6 +193,29 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
     e["resize_cost_dedicated"] = opt(a.cost_dedicated);
     e["payoff_compute"] = opt(a.payoff_compute);
     e["resize_cost_compute"] = opt(a.cost_compute);
+    // Issue 13 §2: what was predicted before the resize, beside what happened.
+    auto sec = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
+    json p = {{"t_spawn_s", sec(r.t_spawn_predicted)},
+              {"t_redist_s", sec(r.t_redist_predicted)},
+              {"t_other_s", sec(r.t_other_predicted)},
+              {"t_total_s", sec(r.t_total_predicted())},
+              {"t_iteration_before_s", sec(r.t_iteration_before)},
+              {"t_iteration_after_s", sec(r.t_iteration_predicted)},
+              {"clock", r.prediction_clock},
+              {"policy_t_resize_s", sec(r.t_resize_policy)},
+              {"reasoning", r.prediction}};
+    std::optional<std::int64_t> pp;
+    const double t_pred = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
+    if (t_pred >= 0 && r.t_iteration_before > 0 && r.t_iteration_predicted >= 0)
+      pp = payoff_point(t_pred, r.t_iteration_before, r.t_iteration_predicted);
+    p["payoff"] = opt(pp);
+    e["predicted"] = p;
+    const bool compute = r.prediction_clock == "compute";
+    e["measured"] = {{"t_spawn_s", r.t_spawn}, {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other},
+                     {"t_total_s", r.t_total}, {"clock", r.prediction_clock},
+                     {"t_iteration_before_s", a.before ? json(compute ? a.before->median_compute : a.before->median_wall) : json(nullptr)},
+                     {"t_iteration_after_s", a.after ? json(compute ? a.after->median_compute : a.after->median_wall) : json(nullptr)},
+                     {"payoff", opt(compute ? a.payoff_compute : a.payoff_wall)}};
     j["resizes"].push_back(e);
   }
   return j.dump(2);

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <functional>
@@ -64,6 +65,10 @@ struct Writer {
     put(static_cast<int>(v.size()));
     for (int x : v) put(x);
   }
+  void put_doubles(const std::vector<double>& v) {
+    put(static_cast<int>(v.size()));
+    for (double x : v) put(x);
+  }
   void put_bytes(const std::vector<char>& v) {
     put(static_cast<std::uint64_t>(v.size()));
     b.insert(b.end(), v.begin(), v.end());
@@ -82,6 +87,11 @@ struct Reader {
   std::vector<int> get_ints() {
     std::vector<int> v(static_cast<std::size_t>(get<int>()));
     for (int& x : v) x = get<int>();
+    return v;
+  }
+  std::vector<double> get_doubles() {
+    std::vector<double> v(static_cast<std::size_t>(get<int>()));
+    for (double& x : v) x = get<double>();
     return v;
   }
   std::vector<char> get_bytes() {
@@ -270,6 +280,9 @@ struct Registered {
   int m = 0, n = 0, mb = 1, nb = 1;    // global shape and the block-cyclic block
   Session::BlockSizes sizes;           // set: an extended-descriptor matrix (no desc)
   int* lld = nullptr;                  // its leading dimension, for the application
+  // Its layout now (extended-descriptor matrices): a regrid may change the powers its
+  // block sizes follow, so the source of the next move is this, not sizes() again.
+  std::optional<redist::Layout> layout;
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
     return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
@@ -326,6 +339,16 @@ struct Session::Impl {
   std::optional<redist::CostParams> cost_model;
   // Node of every rank of the current world (for policies that manage nodes, issue 12).
   std::vector<std::string> rank_hosts;
+  // Issue 13: this iteration's reported compute (this process), the measured speeds and
+  // the resize history (world rank 0), the mapping powers (every process).
+  double work_acc = 0, compute_acc = 0;
+  SpeedEstimator speeds;
+  ResizeHistory history;
+  std::string history_path;  // empty: not persisted
+  std::vector<double> powers, powers_before;  // now, and before the resize under way
+  // Rank 0's predictions for the resize being made (copied into its record).
+  double pred_spawn = -1, pred_other = -1, pred_iteration = -1, iteration_before = -1;
+  std::string pred_text;
 
   // What act() planned for a resize besides the target grid (issue 10).
   struct NodePlan {
@@ -413,13 +436,14 @@ struct Session::Impl {
     return {l.local_rows(pr), l.local_cols(pc)};
   }
   void size_blocks(Registered& r, const Grid& g) {
-    const auto [lr, lc] = local_dims(layout_of(r, g));
+    r.layout = layout_of(r, g);
+    const auto [lr, lc] = local_dims(*r.layout);
     r.reset(static_cast<std::size_t>(lr * lc));
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
   }
   std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
                            ResizeRecord* rec) {
-    const redist::Layout la = layout_of(r, from.grid()), lb = layout_of(r, to.grid());
+    const redist::Layout la = r.layout ? *r.layout : layout_of(r, from.grid()), lb = layout_of(r, to.grid());
     const auto [ar, ac] = local_dims(la);
     const auto [br, bc] = local_dims(lb);
     void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
@@ -427,6 +451,7 @@ struct Session::Impl {
                         br * bc > 0 ? nbuf : nullptr, std::max<std::int64_t>(1, br));
     r.store->commit();
     *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
+    r.layout = lb;
     if (!root()) return 0;
     if (rec && rec->t_redist_predicted >= 0 && cost_model)
       rec->t_redist_predicted +=
@@ -469,6 +494,8 @@ struct Session::Impl {
       w.put(static_cast<int>(r.type));
     }
     w.put_bytes(pack ? pack() : std::vector<char>{});
+    w.put_doubles(powers_before);  // what the old layouts were computed with
+    w.put_doubles(powers);
     return w.b;
   }
 
@@ -483,6 +510,9 @@ struct Session::Impl {
   ResizeRecord begin_resize(const Decision& d, const Grid& target);
   RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
   RemapResult shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult regrid(const Decision& d, const Grid& target, double t_start);
+  void predict_before(const Decision& d, const Grid& target);
+  void record_outcome(const ResizeRecord& rec);
   RemapResult refuse(const Decision& d, const std::string& why);
   void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
 };
@@ -522,6 +552,18 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
         I.cost_model = redist::load_cost_params(path);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
+      }
+    }
+    if (I.opt.persist_history) {
+      I.history_path = default_resize_history_path();
+      if (::access(I.history_path.c_str(), F_OK) == 0) {
+        try {
+          I.history = ResizeHistory::load(I.history_path);
+        } catch (const std::exception& e) {
+          // A damaged history only costs predictions: start a new one (and say so).
+          std::fprintf(stderr, "[%s] the resize history is not used (it will be rewritten): %s\n",
+                       I.opt.app.c_str(), e.what());
+        }
       }
     }
   }
@@ -756,7 +798,13 @@ int Session::join() {
     std::copy(off, off + 9, m.desc);
   }
   const auto app = r.get_bytes();
+  I.powers = r.get_doubles();
   if (I.unpack) I.unpack(app);
+  // The old layouts as the old processes hold them (computed with the powers before the
+  // decision), then the powers after it for the new layouts.
+  for (auto& m : I.mats)
+    if (m.sizes) m.layout = I.layout_of(m, from);
+  I.powers = r.get_doubles();
   // The same collective as the old processes make after the hand-over (Impl::expand).
   I.rank_hosts = detail::World::hosts();
   I.node_of_rank = redist::node_ids(I.rank_hosts);
@@ -772,7 +820,16 @@ int Session::join() {
   return I.iteration;
 }
 
+void Session::report_compute(double work, double seconds) {
+  if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
+    throw Error("report_compute: work and seconds must be finite and >= 0 (got " + std::to_string(work) + ", " +
+                std::to_string(seconds) + ")");
+  impl_->work_acc += work;
+  impl_->compute_acc += seconds;
+}
+
 void Session::begin_iteration() {
+  impl_->work_acc = impl_->compute_acc = 0;
   impl_->t_wall0 = MPI_Wtime();
   impl_->t_cpu0 = cpu_seconds();
   impl_->t_kernel0 = kernel_cpu_seconds();
@@ -780,12 +837,34 @@ void Session::begin_iteration() {
 
 void Session::end_iteration(const std::string& note) {
   auto& I = *impl_;
-  double loc[3] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0, kernel_cpu_seconds() - I.t_kernel0};
-  double mx[3] = {0, 0, 0};
-  MPI_Reduce(loc, mx, 3, MPI_DOUBLE, MPI_MAX, 0, I.world);
+  // One gather: the maxima of the three clocks and every rank's reported compute.
+  const double loc[5] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0, kernel_cpu_seconds() - I.t_kernel0,
+                         I.work_acc, I.compute_acc};
+  std::vector<double> all(I.root() ? 5 * static_cast<std::size_t>(I.size()) : 0);
+  MPI_Gather(loc, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, I.world);
+  I.work_acc = I.compute_acc = 0;
   ++I.iteration;
   if (I.root()) {
+    double mx[3] = {0, 0, 0};
+    bool reported = false;
+    for (int r = 0; r < I.size(); ++r) {
+      const double* v = &all[5 * static_cast<std::size_t>(r)];
+      for (int k = 0; k < 3; ++k) mx[k] = std::max(mx[k], v[k]);
+      reported = reported || v[3] > 0;
+    }
     IterationSample s{I.iteration, I.shape.size(), I.shape.shape(), mx[0], mx[1], mx[2]};
+    if (reported) {
+      RankSamples rs;
+      rs.iteration = I.iteration;
+      for (int r = 0; r < I.size(); ++r) {
+        const double* v = &all[5 * static_cast<std::size_t>(r)];
+        I.speeds.add(r, v[3], v[4]);
+        rs.work.push_back(v[3]);
+        rs.compute.push_back(v[4]);
+      }
+      rs.powers = I.speeds.powers(I.size());
+      I.metrics.add_rank_samples(std::move(rs));
+    }
     I.metrics.add_iteration(s);
     char line[256];
     std::snprintf(line, sizeof line,
@@ -802,7 +881,13 @@ RemapResult Session::remap_point() {
   Decision d;
   if (I.root()) {
     try {
-      d = I.opt.policy->decide(PolicyInput{I.iteration, I.shape, I.size(), &I.metrics, &I.rank_hosts});
+      PolicyInput in{I.iteration, I.shape, I.size(), &I.metrics, &I.rank_hosts};
+      in.speeds = &I.speeds;
+      in.history = &I.history;
+      in.cost_model = I.cost_model ? &*I.cost_model : nullptr;
+      in.powers = &I.powers;
+      in.remaining = I.opt.total_iterations >= 0 ? std::max(0, I.opt.total_iterations - I.iteration) : -1;
+      d = I.opt.policy->decide(in);
     } catch (const std::exception& e) {
       d = Decision::none(std::string("policy error: ") + e.what());
     }
@@ -828,6 +913,7 @@ RemapResult Session::Impl::act(Decision d) {
     w.put_bytes(std::vector<char>(h.host.begin(), h.host.end()));
     w.put(h.count);
   }
+  w.put_doubles(d.powers);
   std::uint64_t n = w.b.size();
   MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world);
   w.b.resize(n);
@@ -847,6 +933,7 @@ RemapResult Session::Impl::act(Decision d) {
     h.host.assign(name.begin(), name.end());
     h.count = r.get<int>();
   }
+  d.powers = r.get_doubles();
   if (d.action == Action::None) return {};
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
@@ -857,7 +944,36 @@ RemapResult Session::Impl::act(Decision d) {
   Grid target;
   std::string why;
   try {
-    if (d.action == Action::Expand) {
+    if (!d.powers.empty()) {
+      // Powers by world rank after the resize: the grown world for an expansion.
+      const int n = d.action == Action::Expand ? std::max(d.procs, size()) : size();
+      if (static_cast<int>(d.powers.size()) != n)
+        throw Error(to_string(d.action) + ": the decision gives " + std::to_string(d.powers.size()) +
+                    " powers, the world " + (d.action == Action::Expand ? "will have " : "has ") + std::to_string(n) +
+                    " processes");
+      for (std::size_t k = 0; k < d.powers.size(); ++k)
+        if (!std::isfinite(d.powers[k]) || d.powers[k] <= 0)
+          throw Error(to_string(d.action) + ": power of world rank " + std::to_string(k) + " is " +
+                      std::to_string(d.powers[k]) + ", must be finite and > 0");
+      if (d.action == Action::Shrink) throw Error("shrink: a decision cannot set powers (the world is renumbered)");
+    }
+    if (d.action == Action::Regrid) {
+      // The same world, any subset of its ranks on any grid shape.
+      if (d.nprow < 1 || d.npcol < 1) throw Error("regrid: the grid must be at least 1x1");
+      std::vector<int> rk = d.ranks;
+      if (rk.empty())
+        for (int k = 0; k < d.nprow * d.npcol; ++k) rk.push_back(k);
+      if (static_cast<int>(rk.size()) != d.nprow * d.npcol)
+        throw Error("regrid: " + std::to_string(rk.size()) + " ranks for a " + std::to_string(d.nprow) + "x" +
+                    std::to_string(d.npcol) + " grid");
+      std::vector<int> sorted = rk;
+      std::sort(sorted.begin(), sorted.end());
+      if (sorted.front() < 0 || sorted.back() >= size() ||
+          std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        throw Error("regrid: the ranks must be distinct world ranks 0.." + std::to_string(size() - 1));
+      target = Grid{d.nprow, d.npcol, rk};
+      d.placement = Placement::Given;
+    } else if (d.action == Action::Expand) {
       if (d.procs <= shape.size() && d.schema.empty())
         throw Error("expand to " + std::to_string(d.procs) + " processes: the grid already has " +
                     std::to_string(shape.size()));
@@ -923,6 +1039,8 @@ RemapResult Session::Impl::act(Decision d) {
     why = e.what();
   }
   if (!why.empty()) return refuse(d, why);
+  if (root()) predict_before(d, target);
+  if (d.action == Action::Regrid) return regrid(d, target, t_start);
   return d.action == Action::Expand ? expand(d, target, np, t_start) : shrink(d, target, np, t_start);
 }
 
@@ -955,7 +1073,16 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target) 
   rec.to_procs = target.size();
   rec.placement = d.placement;
   rec.hosts = d.hosts;
-  dog.arm(std::string(d.action == Action::Expand ? "expansion " : "shrink ") + shape.shape() +
+  rec.t_spawn_predicted = pred_spawn;
+  rec.t_other_predicted = pred_other;
+  rec.t_iteration_predicted = pred_iteration;
+  rec.t_iteration_before = iteration_before;
+  rec.t_resize_policy = d.predicted_resize;
+  rec.prediction_clock = d.prediction_clock == "compute" ? "compute" : "wall";
+  rec.prediction = pred_text;
+  powers_before = powers;
+  if (!d.powers.empty()) powers = d.powers;
+  dog.arm(std::string(d.action == Action::Expand ? "expansion " : d.action == Action::Regrid ? "regrid " : "shrink ") + shape.shape() +
           " -> " + target.shape() + " after iteration " + std::to_string(iteration));
   return rec;
 }
@@ -985,6 +1112,7 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const N
     rec.ok = false;
     rec.to_grid = target.shape();
     rec.message = "expansion failed: " + err;
+    powers = powers_before;
     rec.t_total = MPI_Wtime() - t_start;
     if (root()) {
       metrics.add_resize(rec);
@@ -1042,6 +1170,7 @@ void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRec
   dog.disarm();
   if (root()) {
     metrics.add_resize(*rec);
+    record_outcome(*rec);
     char line[256];
     std::snprintf(line, sizeof line,
                   "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
@@ -1094,12 +1223,21 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   grid = detail::BlacsGrid(world, renumbered);
   shape = renumbered;
   relabel_descs();
+  // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
+  if (!powers.empty()) {
+    std::vector<double> kept;
+    for (int k : np.keep) kept.push_back(k < static_cast<int>(powers.size()) ? powers[static_cast<std::size_t>(k)] : 1.0);
+    powers = std::move(kept);
+  }
+  speeds.renumber(np.keep);
+  for (auto& r : mats) r.layout.reset();
   rec.rank_hosts = rank_hosts = detail::World::hosts();
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   dog.disarm();
   if (root()) {
     metrics.add_resize(rec);
+    record_outcome(rec);
     opt.policy->completed(d, from.size(), true);
     char line[320];
     std::snprintf(line, sizeof line,
@@ -1113,6 +1251,81 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   return {Action::Shrink, true, {}};
 }
 
+// Same world, new grid and/or new block sizes (issue 13 §3). Nobody joins or leaves, so
+// this is one redistribution between two grids of the current world.
+RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double t_start) {
+  const Grid from = shape;
+  ResizeRecord rec = begin_resize(d, target);
+  node_of_rank = redist::node_ids(rank_hosts);
+  dog.phase("BLACS grids");
+  detail::BlacsGrid new_grid(world, target);
+  dog.phase("redistribution");
+  const double t1 = MPI_Wtime();
+  rec.bytes_moved = move_all(grid, new_grid, &rec);
+  rec.t_redist = MPI_Wtime() - t1;
+  rec.bytes_total = total_bytes();
+  grid = std::move(new_grid);
+  shape = target;
+  rec.rank_hosts = rank_hosts;
+  rec.t_total = MPI_Wtime() - t_start;
+  rec.t_other = rec.t_total - rec.t_redist;
+  dog.disarm();
+  if (root()) {
+    metrics.add_resize(rec);
+    record_outcome(rec);
+    opt.policy->completed(d, from.size(), true);
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "   remap after iter %d: regrid %s -> %s (%d of %d procs): redistribution %.1f ms, other %.1f ms, "
+                  "total %.1f ms%s%s",
+                  iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(), size(), rec.t_redist * 1e3,
+                  rec.t_other * 1e3, rec.t_total * 1e3, d.reason.empty() ? "" : "; ", d.reason.c_str());
+    progress(line + predicted_note(rec));
+  }
+  return {Action::Regrid, true, {}};
+}
+
+// Rank 0, before acting: spawn/exit and other time from the history, the iteration time
+// now (measured) and after (the policy's), for the record (issue 13 §2).
+void Session::Impl::predict_before(const Decision& d, const Grid& target) {
+  pred_spawn = pred_other = -1;
+  if (d.action == Action::Regrid) {
+    pred_spawn = 0;  // nobody is spawned or ends
+  } else if (const auto t = history.predict_spawn(d.action, shape.size(), target.size())) {
+    pred_spawn = *t;
+  }
+  if (const auto t = history.predict_other(d.action, shape.size(), target.size())) pred_other = *t;
+  pred_iteration = d.predicted_iteration;
+  pred_text = d.prediction;
+  // The iteration time before, on the clock the policy predicted (the latest segment's
+  // median, the transient first iteration left out).
+  iteration_before = -1;
+  const auto segs = metrics.segments();
+  if (!segs.empty()) iteration_before = d.prediction_clock == "compute" ? segs.back().median_compute : segs.back().median_wall;
+}
+
+// Rank 0, after a resize that succeeded: into the history (and its file).
+void Session::Impl::record_outcome(const ResizeRecord& rec) {
+  if (rec.action != Action::Expand && rec.action != Action::Shrink && rec.action != Action::Regrid) return;
+  ResizeEvent e;
+  e.action = rec.action;
+  e.from_procs = rec.from_procs;
+  e.to_procs = rec.to_procs;
+  e.hosts = static_cast<int>(rec.hosts.size());
+  e.t_spawn = std::max(0.0, rec.t_spawn);
+  e.t_redist = std::max(0.0, rec.t_redist);
+  e.t_other = std::max(0.0, rec.t_other);
+  e.bytes_moved = static_cast<double>(rec.bytes_moved);
+  history.add(e);
+  if (history_path.empty()) return;
+  try {
+    history.save(history_path);
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "[%s] the resize history is not saved: %s\n", opt.app.c_str(), ex.what());
+    history_path.clear();  // say it once
+  }
+}
+
 MPI_Comm Session::world() const { return impl_->world; }
 int Session::world_rank() const { return impl_->rank(); }
 int Session::world_size() const { return impl_->size(); }
@@ -1123,6 +1336,8 @@ int Session::mycol() const { return impl_->grid.mycol(); }
 const Grid& Session::grid() const { return impl_->shape; }
 int Session::iteration() const { return impl_->iteration; }
 const Metrics& Session::metrics() const { return impl_->metrics; }
+const SpeedEstimator& Session::speeds() const { return impl_->speeds; }
+const std::vector<double>& Session::powers() const { return impl_->powers; }
 std::string Session::mover_name() const { return to_string(impl_->opt.mover); }
 
 }  // namespace resize

@@ -142,6 +142,7 @@ int resize_remap_point(resize_session* s, int* action) {
     if (action)
       *action = r.action == resize::Action::Expand ? RESIZE_EXPAND
                 : r.action == resize::Action::Shrink ? RESIZE_SHRINK
+                : r.action == resize::Action::Regrid ? RESIZE_REGRID
                                                      : RESIZE_NONE;
     if (!r.ok) {
       g_error = r.message;

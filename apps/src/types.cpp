@@ -38,6 +38,7 @@ std::string to_string(Action a) {
     case Action::None: return "none";
     case Action::Expand: return "expand";
     case Action::Shrink: return "shrink";
+    case Action::Regrid: return "regrid";
   }
   return "?";
 }

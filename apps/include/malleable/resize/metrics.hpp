@@ -27,6 +27,14 @@ struct IterationSample {
   double compute = 0.0;    // seconds, max over ranks of kernel CPU time
 };
 
+// Issue 13 §1, when the application reports its compute (Session::report_compute): each
+// world rank's work units and compute seconds in one iteration (0: none, e.g. a rank that
+// computed nothing), and the smoothed relative powers after it (speed / fastest).
+struct RankSamples {
+  int iteration = 0;
+  std::vector<double> work, compute, powers;
+};
+
 struct ResizeRecord {
   int after_iteration = 0;  // remap point
   Action action = Action::None;
@@ -43,6 +51,21 @@ struct ResizeRecord {
   // t_redist as the machine's calibrated cost model predicts it from redist's plans
   // (malleable-calibrate; seed 001), or < 0: no calibration file, or the PDGEMR2D mover.
   double t_redist_predicted = -1.0;
+  // Issue 13 §2: the rest of the prediction, made before the resize (< 0: not known).
+  // Spawn/exit and other from the history of earlier resizes (ResizeHistory), the
+  // iteration time after from the policy (Decision::predicted_iteration), and the
+  // iteration time before as measured then; the predicted payoff point follows.
+  double t_spawn_predicted = -1.0, t_other_predicted = -1.0;
+  double t_iteration_before = -1.0, t_iteration_predicted = -1.0;
+  double t_resize_policy = -1.0;   // the policy's own resize time prediction (Decision)
+  std::string prediction_clock = "wall";  // clock of the iteration times above
+  std::string prediction;  // the policy's reasoning (Decision::prediction)
+  // t_spawn + t_redist + t_other predicted, or < 0 when a part is unknown.
+  double t_total_predicted() const {
+    return t_spawn_predicted >= 0 && t_redist_predicted >= 0 && t_other_predicted >= 0
+               ? t_spawn_predicted + t_redist_predicted + t_other_predicted
+               : -1.0;
+  }
   std::int64_t bytes_moved = 0;  // bytes that changed rank (all matrices)
   std::int64_t bytes_total = 0;  // bytes of all registered matrices
   // Of bytes_moved: between processes of one node, and between nodes (issue 10).
@@ -82,6 +105,8 @@ struct ResizeAnalysis {
 class Metrics {
  public:
   void add_iteration(const IterationSample& s) { iterations_.push_back(s); }
+  void add_rank_samples(RankSamples s) { rank_samples_.push_back(std::move(s)); }
+  const std::vector<RankSamples>& rank_samples() const { return rank_samples_; }
   void add_resize(const ResizeRecord& r) { resizes_.push_back(r); }
   const std::vector<IterationSample>& iterations() const { return iterations_; }
   const std::vector<ResizeRecord>& resizes() const { return resizes_; }
@@ -103,6 +128,7 @@ class Metrics {
  private:
   std::vector<IterationSample> iterations_;
   std::vector<ResizeRecord> resizes_;
+  std::vector<RankSamples> rank_samples_;
 };
 
 }  // namespace resize

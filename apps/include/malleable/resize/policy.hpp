@@ -9,8 +9,13 @@
 #include <vector>
 
 #include "malleable/resize/metrics.hpp"
+#include "malleable/resize/predict.hpp"
 #include "malleable/resize/schedule.hpp"
 #include "malleable/resize/types.hpp"
+
+namespace redist {
+struct CostParams;
+}
 
 namespace resize {
 
@@ -21,6 +26,15 @@ struct PolicyInput {
   const Metrics* metrics = nullptr;
   // Node of every rank of the current world (issue 10); may be null.
   const std::vector<std::string>* rank_hosts = nullptr;
+  // Issue 13 (any may be null): measured speeds of the world's ranks, the history of
+  // resize times, the machine's calibrated redistribution costs, the mapping powers in
+  // use (Session::powers(), by world rank), and the iterations left after this remap
+  // point (< 0: the job's length is unknown).
+  const SpeedEstimator* speeds = nullptr;
+  const ResizeHistory* history = nullptr;
+  const redist::CostParams* cost_model = nullptr;
+  const std::vector<double>* powers = nullptr;
+  int remaining = -1;
 };
 
 class Policy {

@@ -76,7 +76,7 @@ class SpeedEstimator {
 // ---------------------------------------------------------------------------------------
 // Resize times from history.
 struct ResizeEvent {
-  Action action = Action::None;  // Expand or Shrink
+  Action action = Action::None;  // Expand, Shrink or Regrid (nobody spawned: t_spawn 0)
   int from_procs = 0, to_procs = 0;
   int hosts = 0;                 // nodes spawned on or given back (0: not known / one)
   double t_spawn = 0;            // spawn (expand) or exit (shrink), seconds
@@ -90,7 +90,7 @@ class ResizeHistory {
   // Newest events kept (older ones are dropped first).
   static constexpr std::size_t kMaxEvents = 200;
 
-  // Ignores actions other than Expand/Shrink, and events with procs < 1, hosts < 0 or
+  // Ignores Action::None, and events with procs < 1, hosts < 0 or
   // times/bytes that are not finite and >= 0.
   void add(const ResizeEvent& e);
   const std::vector<ResizeEvent>& events() const { return events_; }

@@ -40,7 +40,7 @@ enum resize_status {
 };
 
 /* Actions reported by resize_remap_point. */
-enum { RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2 };
+enum { RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, RESIZE_REGRID = 3 };
 
 typedef struct resize_session resize_session;
 
@@ -74,7 +74,7 @@ int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);
 void resize_begin_iteration(resize_session* s);
 void resize_end_iteration(resize_session* s);
-/* *action: RESIZE_NONE/EXPAND/SHRINK; returns RESIZE_ERR_RESIZE if it failed. */
+/* *action: RESIZE_NONE/EXPAND/SHRINK/REGRID; returns RESIZE_ERR_RESIZE if it failed. */
 int resize_remap_point(resize_session* s, int* action);
 
 /* The current grid: BLACS context (-1 off the grid), shape and my coordinates. */

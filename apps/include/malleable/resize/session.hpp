@@ -53,6 +53,10 @@ struct SessionOptions {
   double resize_timeout = 180.0;      // watchdog: a resize stuck this long ends the job
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
+  int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
+  // Keep resize times across runs in default_resize_history_path() (issue 13 §2), so
+  // spawn and exit times are predicted from the first resize of a run on.
+  bool persist_history = true;
 };
 
 // What happened at a remap point.
@@ -132,7 +136,13 @@ class Session {
   static std::size_t local_size(const int* desc);
 
   void begin_iteration();
-  // Collective: reduces the iteration's wall and CPU time to world rank 0.
+  // This process computed `work` units (e.g. cells updated, flops) in `seconds` of its
+  // own compute during the current iteration, not counting waits for other processes.
+  // May be called several times per iteration (sums). Feeds the measured speeds (issue
+  // 13 §1): speed = work / seconds, smoothed per process on world rank 0.
+  void report_compute(double work, double seconds);
+  // Collective: reduces the iteration's wall and CPU time to world rank 0, and gathers
+  // the reported compute of every process there.
   void end_iteration(const std::string& note = {});
   // Collective over the world.
   RemapResult remap_point();
@@ -149,6 +159,11 @@ class Session {
   const Grid& grid() const;
   int iteration() const;        // completed iterations
   const Metrics& metrics() const;  // meaningful on world rank 0
+  // Measured speeds of the world's ranks (meaningful on world rank 0).
+  const SpeedEstimator& speeds() const;
+  // Mapping powers by world rank, the same on every process: set by a policy's decision
+  // (Decision::powers) and handed to newcomers; empty until a decision sets them.
+  const std::vector<double>& powers() const;
   std::string mover_name() const;
 
  private:

@@ -41,7 +41,10 @@ enum class Placement {
 std::string to_string(Placement p);
 Placement parse_placement(const std::string& s);  // throws Error
 
-enum class Action { None, Expand, Shrink };
+// Regrid: the same world, a new grid over some of its processes and/or new block sizes
+// (issue 13 §3: re-weighting blocks to measured speeds, taking a slowed process off the
+// grid and back). No process is spawned or ends.
+enum class Action { None, Expand, Shrink, Regrid };
 
 // A node named by a decision, with how many new processes go there (expand; 0 = an even
 // share of the new processes no host claims).
@@ -70,6 +73,18 @@ struct Decision {
   // the nodes to give back whole: every process of the job there ends, the rest stay and
   // must fill the target grid exactly.
   std::vector<HostShare> hosts;
+  // Regrid (and optionally expand): the mapping powers of every world rank after the
+  // resize (relative speeds, > 0; empty: unchanged). The session hands them to every
+  // process (Session::powers()) before the new layouts are computed, so block sizes that
+  // follow powers (register_matrix_blocks) are re-weighted by the same redistribution.
+  std::vector<double> powers;
+  // The policy's prediction (issue 13 §2): iteration time on the new grid/layout and the
+  // resize time, seconds (< 0: none), on `prediction_clock` ("wall" or "compute", the
+  // clock of Metrics' iteration samples it predicted), and the one-line reasoning; the
+  // session records them beside the outcome.
+  double predicted_iteration = -1, predicted_resize = -1;
+  std::string prediction_clock = "wall";
+  std::string prediction;
   std::string reason;  // for the progress line
   static Decision none(std::string why = {}) {
     Decision d;
