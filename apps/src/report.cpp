@@ -115,6 +115,34 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
     }
     o << "   (\"never\": the new grid is not faster per iteration on that clock, so the resize"
          " does not pay off)\n";
+    // Issue 13 §2: what was predicted before each resize, beside what happened.
+    bool any = false;
+    for (const auto& a : an) {
+      const auto& r = a.record;
+      any = any || r.t_spawn_predicted >= 0 || r.t_redist_predicted >= 0 || r.t_other_predicted >= 0 ||
+            r.t_iteration_predicted >= 0 || r.t_resize_policy >= 0;
+    }
+    if (any) {
+      o << "\n   predicted before the resize / measured, ms ('-': no prediction: no history, no calibration)\n";
+      o << "   change          spawn/exit        redist         other         total | iteration after (clock)\n";
+      const auto pm = [](double p, double m) {
+        return (p >= 0 ? ms(p) : std::string("-")) + "/" + ms(m);
+      };
+      for (const auto& a : an) {
+        const auto& r = a.record;
+        if (!r.ok) continue;
+        const double total = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
+        const std::string after = a.after ? ms(a.after->median_on(r.prediction_clock)) : std::string("-");
+        char line[320];
+        std::snprintf(line, sizeof line, "   %-14s %13s %13s %13s %13s | %s/%s (%s)\n",
+                      (r.from_grid + "->" + r.to_grid).c_str(), pm(r.t_spawn_predicted, r.t_spawn).c_str(),
+                      pm(r.t_redist_predicted, r.t_redist).c_str(), pm(r.t_other_predicted, r.t_other).c_str(),
+                      pm(total, r.t_total).c_str(),
+                      r.t_iteration_predicted >= 0 ? ms(r.t_iteration_predicted).c_str() : "-", after.c_str(),
+                      r.prediction_clock.c_str());
+        o << line;
+      }
+    }
   }
   o << "\n   result check: " << info.check << "\n";
   return o.str();
@@ -210,12 +238,13 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
       pp = payoff_point(t_pred, r.t_iteration_before, r.t_iteration_predicted);
     p["payoff"] = opt(pp);
     e["predicted"] = p;
-    const bool compute = r.prediction_clock == "compute";
     e["measured"] = {{"t_spawn_s", r.t_spawn}, {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other},
                      {"t_total_s", r.t_total}, {"clock", r.prediction_clock},
-                     {"t_iteration_before_s", a.before ? json(compute ? a.before->median_compute : a.before->median_wall) : json(nullptr)},
-                     {"t_iteration_after_s", a.after ? json(compute ? a.after->median_compute : a.after->median_wall) : json(nullptr)},
-                     {"payoff", opt(compute ? a.payoff_compute : a.payoff_wall)}};
+                     {"t_iteration_before_s", a.before ? json(a.before->median_on(r.prediction_clock)) : json(nullptr)},
+                     {"t_iteration_after_s", a.after ? json(a.after->median_on(r.prediction_clock)) : json(nullptr)},
+                     {"payoff", opt(r.prediction_clock == "compute"     ? a.payoff_compute
+                                    : r.prediction_clock == "dedicated" ? a.payoff_dedicated
+                                                                        : a.payoff_wall)}};
     j["resizes"].push_back(e);
   }
   return j.dump(2);

@@ -192,9 +192,13 @@ std::optional<double> measured_time(const Metrics* m, int procs, bool dedicated)
   return t;
 }
 
-// Does growing to `procs` processes pay before the job ends (seed 002 §5.3's payoff point
-// against the iterations left)? Unknown length or no measurement there yet: try it.
-bool growing_pays(const PolicyInput& in, const Options& o, int procs, std::string& why) {
+// Does growing to `procs` processes pay before the job ends? Seed 004's rule on seed 002
+// §5.3's quantities: the predicted gain (iteration time now - measured there before) x
+// iterations left must exceed the predicted resize time: spawn and other from the history
+// of resizes (ResizeHistory, this run and earlier ones), redistribution as the latest
+// expansion's (predicted by the cost model if calibrated, else measured). Unknown length
+// or no measurement on that size yet: try it (the thesis's sweet-spot search).
+bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, std::string& why) {
   if (o.total_iterations <= 0) {
     why = "job length unknown";
     return true;
@@ -210,18 +214,26 @@ bool growing_pays(const PolicyInput& in, const Options& o, int procs, std::strin
     why = "no measurement on " + std::to_string(procs) + " processes yet";
     return true;
   }
-  double t_r = 0;
+  // The latest expansion, for what the history cannot say.
+  const ResizeRecord* last = nullptr;
   if (in.metrics)
     for (const auto& r : in.metrics->resizes())
-      if (r.ok && r.action == Action::Expand) t_r = r.t_total;  // the latest expansion's cost
+      if (r.ok && r.action == Action::Expand) last = &r;
+  double t_spawn = last ? last->t_spawn : 0, t_other = last ? last->t_other : 0;
+  double t_redist = last ? (last->t_redist_predicted >= 0 ? last->t_redist_predicted : last->t_redist) : 0;
+  if (in.history) {
+    if (const auto t = in.history->predict_spawn(Action::Expand, in.world_size, procs)) t_spawn = *t;
+    if (const auto t = in.history->predict_other(Action::Expand, in.world_size, procs)) t_other = *t;
+  }
+  const auto pred = predict_payoff(*now, *then, t_spawn, t_redist, t_other, left);
+  p.predicted_iteration = *then;
+  p.predicted_resize = pred.t_resize;
   if (*then >= *now) {
     why = "measured slower on " + std::to_string(procs) + " processes";
     return false;
   }
-  const double payoff = t_r / (*now - *then);
-  why = "payoff after " + std::to_string(static_cast<long>(payoff + 0.999)) + " of " + std::to_string(left) +
-        " iterations left";
-  return payoff < left;
+  why = pred.why;
+  return pred.pays;
 }
 
 }  // namespace
@@ -284,7 +296,7 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
     return p;
   }
   std::string why;
-  if (!growing_pays(in, o, in.world_size + room * per_node, why)) {
+  if (!growing_pays(in, o, in.world_size + room * per_node, p, why)) {
     p.why = std::to_string(room) + " idle node(s), but growing does not pay: " + why;
     return p;
   }
@@ -480,6 +492,12 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
       d.placement = t.nprow >= in.grid.nprow && t.npcol >= in.grid.npcol ? Placement::Local2 : Placement::Global;
       for (const auto& h : nodes) d.hosts.push_back(HostShare{h, per_node});
       d.reason = "slurm: " + log_.back();
+      d.predicted_iteration = p.predicted_iteration;
+      d.predicted_resize = p.predicted_resize;
+      d.prediction_clock = "wall";
+      if (opt_.use_dedicated && in.metrics && !in.metrics->segments().empty())
+        d.prediction_clock = in.metrics->segments().back().median_compute > 0 ? "compute" : "dedicated";
+      d.prediction = p.why;
       return d;
     }
   }

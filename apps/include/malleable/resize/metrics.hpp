@@ -58,7 +58,7 @@ struct ResizeRecord {
   double t_spawn_predicted = -1.0, t_other_predicted = -1.0;
   double t_iteration_before = -1.0, t_iteration_predicted = -1.0;
   double t_resize_policy = -1.0;   // the policy's own resize time prediction (Decision)
-  std::string prediction_clock = "wall";  // clock of the iteration times above
+  std::string prediction_clock = "wall";  // "wall", "dedicated" or "compute" (Segment::median_on)
   std::string prediction;  // the policy's reasoning (Decision::prediction)
   // t_spawn + t_redist + t_other predicted, or < 0 when a part is unknown.
   double t_total_predicted() const {
@@ -91,6 +91,10 @@ struct Segment {
   double median_wall = 0.0, median_dedicated = 0.0;
   double mean_compute = 0.0, median_compute = 0.0;
   double min_wall = 0.0, min_dedicated = 0.0;
+  // The median on a clock named "wall", "dedicated" or "compute" (anything else: wall).
+  double median_on(const std::string& clock) const {
+    return clock == "compute" ? median_compute : clock == "dedicated" ? median_dedicated : median_wall;
+  }
 };
 
 // One resize with the iteration times before and after it and the derived metrics.

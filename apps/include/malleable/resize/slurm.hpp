@@ -68,6 +68,9 @@ struct Plan {
   std::vector<std::string> nodes;  // nodes to give back, to use, or how many to acquire (size)
   int acquire = 0;                 // Acquire: nodes to ask Slurm for
   std::string why;
+  // Acquire after a prediction (issue 13 §2, seed 004): the iteration time on the bigger
+  // grid as measured there before and the predicted resize time (< 0: none made).
+  double predicted_iteration = -1, predicted_resize = -1;
 };
 
 // Pure decision. rank_hosts: node of every rank of the job now (rank 0's node is never

@@ -79,8 +79,8 @@ struct Decision {
   // follow powers (register_matrix_blocks) are re-weighted by the same redistribution.
   std::vector<double> powers;
   // The policy's prediction (issue 13 §2): iteration time on the new grid/layout and the
-  // resize time, seconds (< 0: none), on `prediction_clock` ("wall" or "compute", the
-  // clock of Metrics' iteration samples it predicted), and the one-line reasoning; the
+  // resize time, seconds (< 0: none), on `prediction_clock` ("wall", "dedicated" or
+  // "compute": the clock of Metrics' iteration samples it predicted), and the reasoning; the
   // session records them beside the outcome.
   double predicted_iteration = -1, predicted_resize = -1;
   std::string prediction_clock = "wall";
