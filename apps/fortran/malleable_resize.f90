@@ -10,7 +10,7 @@ module malleable_resize
   public :: resize_create, resize_register, resize_register_s, resize_register_d, &
             resize_register_c, resize_register_z, resize_is_newcomer, &
             resize_start, resize_join, resize_begin_iteration, &
-            resize_end_iteration, resize_remap_point, resize_grid, &
+            resize_end_iteration, resize_report_compute, resize_remap_point, resize_grid, &
             resize_world, resize_world_rank, resize_print_summary, &
             resize_destroy, resize_last_error, &
             RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID
@@ -88,6 +88,11 @@ module malleable_resize
       import :: c_ptr
       type(c_ptr), value :: s
     end subroutine
+    integer(c_int) function resize_report_compute(s, work, seconds) bind(C, name="resize_report_compute")
+      import :: c_int, c_ptr, c_double
+      type(c_ptr), value :: s
+      real(c_double), value :: work, seconds
+    end function
     integer(c_int) function resize_remap_point(s, action) bind(C, name="resize_remap_point")
       import :: c_int, c_ptr
       type(c_ptr), value :: s

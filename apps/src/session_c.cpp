@@ -135,6 +135,14 @@ void resize_end_iteration(resize_session* s) {
   if (s) s->s->end_iteration();
 }
 
+int resize_report_compute(resize_session* s, double work, double seconds) {
+  if (!s) return bad_state("resize_report_compute");
+  return guarded([&] {
+    s->s->report_compute(work, seconds);
+    return RESIZE_OK;
+  });
+}
+
 int resize_remap_point(resize_session* s, int* action) {
   if (!s) return bad_state("resize_remap_point");
   return guarded([&] {

@@ -74,6 +74,10 @@ int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);
 void resize_begin_iteration(resize_session* s);
 void resize_end_iteration(resize_session* s);
+/* This process computed `work` units (cells, flops) in `seconds` of its own compute in
+ * the current iteration (not counting waits): the measured speeds behind adaptive
+ * policies. Finite values >= 0, else RESIZE_ERR_ARG. Call between begin and end. */
+int resize_report_compute(resize_session* s, double work, double seconds);
 /* *action: RESIZE_NONE/EXPAND/SHRINK/REGRID; returns RESIZE_ERR_RESIZE if it failed. */
 int resize_remap_point(resize_session* s, int* action);
 
