@@ -513,7 +513,6 @@ SelectionOptions SelectionOptions::thesis() {
   SelectionOptions o;
   o.mapping = HeteroOptions::thesis();
   o.replacement_rule = ReplacementRule::Thesis;
-  o.local_best_line = false;
   return o;
 }
 

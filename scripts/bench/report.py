@@ -759,8 +759,10 @@ class Report:
                       " (thesis: rows 1197 / 803, columns 1111 / 889).") +
                    " The scheduler offers the thesis's 30 powers. T_Th = 0.096 x max(rows x cols / PP) ms, the "
                    "thesis's own measure (§6.4.2). 'ours' = gridmap's defaults (exact coordinate ascent on the "
-                   "throughput after the SVD, Local picks the best line that fits); 'thesis rules' = SVD + refinement "
-                   "only and Local takes the fastest line that fits, as §6.3 describes. Adaptive (beyond the thesis) "
+                   "throughput after the SVD); 'thesis rules' = the same without the coordinate ascent (columns from "
+                   "the rank-1 vector, swap search kept: not the faithful `--thesis` rules of the Tables 6.4, 6.8-6.15 "
+                   "section below). Local takes the fastest line that fits in "
+                   "both, as §6.3 describes. Adaptive (beyond the thesis) "
                    "picks whichever predicts the shorter time counting the data each choice moves.", "")
             rows = []
             wins = 0

@@ -54,15 +54,12 @@ struct SelectionOptions {
   AspectRatio aspect = AspectRatio::any();
   bool replacement = true;  // Global's replacement step for under-used new processors
   ReplacementRule replacement_rule = ReplacementRule::Improving;
-  // Local's line choice. false: the thesis's rule, the fastest proc_max whose line fits.
-  // true (beyond the thesis): of the lines that fit, the one giving the shortest iteration.
-  bool local_best_line = true;
   double underuse = 0.9;     // "under-used": utilisation U_ij below this
   AdaptiveCost cost;
   int element_bytes = 8;
 
   // The thesis's own rules: HeteroOptions::thesis() sizing, ReplacementRule::Thesis, and
-  // Local's fastest proc_max line (§6.3.1).
+  // Local's fastest proc_max line (§6.3.1, the only rule Local has).
   static SelectionOptions thesis();
 };
 
