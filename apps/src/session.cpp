@@ -971,6 +971,17 @@ RemapResult Session::Impl::act(Decision d) {
                       std::to_string(d.powers[k]) + ", must be finite and > 0");
       if (d.action == Action::Shrink) throw Error("shrink: a decision cannot set powers (the world is renumbered)");
     }
+    if (d.action != Action::Regrid) {
+      // Expansions and shrinks count on the grid holding world ranks 0..P-1 (the new
+      // ranks follow them; a shrink keeps the first ones); a regrid may have left another
+      // set, e.g. {0, 2, 3} after dropping rank 1.
+      std::vector<int> held = shape.rank_map();
+      std::sort(held.begin(), held.end());
+      for (std::size_t k = 0; k < held.size(); ++k)
+        if (held[k] != static_cast<int>(k))
+          throw Error(to_string(d.action) + ": the grid holds world ranks other than 0.." +
+                      std::to_string(held.size() - 1) + " after a regrid; regrid onto those first");
+    }
     if (d.action == Action::Regrid) {
       // The same world, any subset of its ranks on any grid shape.
       if (d.nprow < 1 || d.npcol < 1) throw Error("regrid: the grid must be at least 1x1");

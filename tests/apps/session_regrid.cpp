@@ -5,6 +5,8 @@
 //   - a regrid that takes world rank 3 off the grid (1x3 of ranks 2, 0, 1) with new powers
 //     moves a block-cyclic matrix and an extended-descriptor matrix whose block sizes
 //     follow Session::powers(); every element lands where the new layout says;
+//   - after a regrid onto ranks {0, 3, 2} an expansion is refused (the grid must hold
+//     ranks 0..P-1 for new ranks to follow), the data untouched;
 //   - a regrid back onto all four (2x2) with equal powers restores the first layout.
 // Every element is checked against its global index. Prints PASS on world rank 0.
 #include <mpi.h>
@@ -138,6 +140,24 @@ int main(int argc, char** argv) {
       ok = false;
       log += std::to_string(bad) + " elements wrong after the regrid to 1x3\n";
     }
+    // Without rank 1: the grid no longer holds ranks 0..2, so an expansion (which adds
+    // ranks after the grid's) is refused and nothing moves.
+    resize::Decision skip = d;
+    skip.ranks = {0, 3, 2};
+    const auto r3 = s.resize_now(skip);
+    if (!r3.ok || (rank == 1) == s.in_grid()) {
+      ok = false;
+      log += "regrid without rank 1 failed: " + r3.message + "\n";
+    }
+    resize::Decision grow;
+    grow.action = resize::Action::Expand;
+    grow.procs = 6;
+    const auto r4 = s.resize_now(grow);
+    if (r4.ok || r4.message.find("regrid onto those first") == std::string::npos || s.grid().shape() != "1x3" ||
+        sweep(false) != 0) {
+      ok = false;
+      log += "expansion after a regrid without rank 1: ok=" + std::to_string(r4.ok) + " '" + r4.message + "'\n";
+    }
     // Back to 2x2, equal powers.
     resize::Decision back;
     back.action = resize::Action::Regrid;
@@ -152,9 +172,9 @@ int main(int argc, char** argv) {
       ok = false;
       log += std::to_string(bad) + " elements wrong after the regrid back\n";
     }
-    if (rank == 0 && s.metrics().resizes().size() != 8) {
+    if (rank == 0 && s.metrics().resizes().size() != 10) {
       ok = false;
-      log += "expected 8 records (6 refused, 2 done), got " + std::to_string(s.metrics().resizes().size()) + "\n";
+      log += "expected 10 records (7 refused, 3 done), got " + std::to_string(s.metrics().resizes().size()) + "\n";
     }
   }
   int all = ok ? 1 : 0, every = 0;
