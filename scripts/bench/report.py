@@ -997,6 +997,10 @@ def main():
         text = mod.render(os.path.join(data, sub))
         if text:
             r.md.extend(text.rstrip("\n").split("\n") + [""])
+    # Issue 13's benchmarks write their sections as markdown (splice_sections.STATIC).
+    import splice_sections
+    for _, text in splice_sections.static_sections(data):
+        r.md.extend(text.rstrip("\n").split("\n") + [""])
     ok = r.checks_section()
     r.commands()
     with open(os.path.join(a.out, "results.md"), "w") as f:

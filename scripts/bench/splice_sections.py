@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Refresh the emulated-cluster and Slurm sections of docs/results.md from docs/data.
+"""Refresh the emulated-cluster, Slurm, cost-model and adaptive sections of docs/results.md.
 
 reproduce.sh renders every section in one full run (about 20 min); the cluster and Slurm
-measurements run apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, which call this
-at their end), so this replaces just those two sections in an existing results.md, or
+measurements run apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, cost_model_error.sh,
+adaptive_bench.sh), so this replaces just those sections in an existing results.md, or
 inserts them before "## Checks made on the data" (or at the end) when they are missing.
 
     splice_sections.py [--results docs/results.md] [--data docs/data]
@@ -18,6 +18,23 @@ import cluster_report  # noqa: E402
 import slurm_report  # noqa: E402
 
 SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm", slurm_report, "## Under Slurm"))
+# Sections their own benchmark scripts render as markdown (issue 13): docs/data/SUB/section.md,
+# whose first line is its level-2 heading. In this order, after the cluster and Slurm ones.
+STATIC = ("cost_model", "adaptive")
+
+
+def static_sections(data):
+    """(heading, text) of every docs/data/SUB/section.md that exists, SUB in STATIC order."""
+    out = []
+    for sub in STATIC:
+        f = os.path.join(data, sub, "section.md")
+        if os.path.exists(f):
+            text = open(f).read()
+            heading = text.split("\n", 1)[0].strip()
+            if not heading.startswith("## "):
+                raise SystemExit(f"{f}: the first line must be a level-2 heading, found {heading!r}")
+            out.append((heading, text))
+    return out
 
 
 def splice(text, heading, new):
@@ -44,6 +61,9 @@ def main():
         if new:
             text = splice(text, heading, new)
             done.append(sub)
+    for heading, new in static_sections(a.data):
+        text = splice(text, heading, new)
+        done.append(heading[3:])
     with open(a.results, "w") as f:
         f.write(text)
     print(f"splice_sections.py: {a.results}: refreshed {', '.join(done) or 'nothing (no data)'}")
