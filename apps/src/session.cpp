@@ -513,6 +513,7 @@ struct Session::Impl {
   RemapResult regrid(const Decision& d, const Grid& target, double t_start);
   void predict_before(const Decision& d, const Grid& target);
   void record_outcome(const ResizeRecord& rec);
+  void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
   RemapResult refuse(const Decision& d, const std::string& why);
   void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
 };
@@ -1260,19 +1261,14 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   dog.disarm();
-  if (root()) {
-    metrics.add_resize(rec);
-    record_outcome(rec);
-    opt.policy->completed(d, from.size(), true);
-    char line[320];
-    std::snprintf(line, sizeof line,
-                  "   remap after iter %d: shrink %s -> %s (%d procs%s%s): exit %.1f ms, "
-                  "redistribution %.1f ms, other %.1f ms, total %.1f ms",
-                  iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
-                  np.release.empty() ? "" : "; gave back ", comma_list(np.release).c_str(), rec.t_spawn * 1e3,
-                  rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
-    progress(line + predicted_note(rec));
-  }
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: shrink %s -> %s (%d procs%s%s): exit %.1f ms, "
+                "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
+                np.release.empty() ? "" : "; gave back ", comma_list(np.release).c_str(), rec.t_spawn * 1e3,
+                rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+  conclude(d, from.size(), rec, line);
   return {Action::Shrink, true, {}};
 }
 
@@ -1295,18 +1291,13 @@ RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double 
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_redist;
   dog.disarm();
-  if (root()) {
-    metrics.add_resize(rec);
-    record_outcome(rec);
-    opt.policy->completed(d, from.size(), true);
-    char line[320];
-    std::snprintf(line, sizeof line,
-                  "   remap after iter %d: regrid %s -> %s (%d of %d procs): redistribution %.1f ms, other %.1f ms, "
-                  "total %.1f ms%s%s",
-                  iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(), size(), rec.t_redist * 1e3,
-                  rec.t_other * 1e3, rec.t_total * 1e3, d.reason.empty() ? "" : "; ", d.reason.c_str());
-    progress(line + predicted_note(rec));
-  }
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: regrid %s -> %s (%d of %d procs): redistribution %.1f ms, other %.1f ms, "
+                "total %.1f ms%s%s",
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(), size(), rec.t_redist * 1e3,
+                rec.t_other * 1e3, rec.t_total * 1e3, d.reason.empty() ? "" : "; ", d.reason.c_str());
+  conclude(d, from.size(), rec, line);
   return {Action::Regrid, true, {}};
 }
 
@@ -1327,6 +1318,15 @@ void Session::Impl::predict_before(const Decision& d, const Grid& target) {
   iteration_before = -1;
   const auto segs = metrics.segments();
   if (!segs.empty()) iteration_before = segs.back().median_on(d.prediction_clock);
+}
+
+// Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
+void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line) {
+  if (!root()) return;
+  metrics.add_resize(rec);
+  record_outcome(rec);
+  opt.policy->completed(d, from_procs, true);
+  progress(line + predicted_note(rec));
 }
 
 // Rank 0, after a resize that succeeded: into the history (and its file).
