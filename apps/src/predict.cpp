@@ -167,6 +167,31 @@ void ResizeHistory::add(const ResizeEvent& e) {
     events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(events_.size() - kMaxEvents));
 }
 
+namespace {
+// t at x from the samples (x_i, t_i): the least-squares line when the x_i are not all
+// equal, else the median t (one x gives no slope); clamped to >= 0. Empty without samples.
+std::optional<double> line_or_median(const std::vector<double>& x, const std::vector<double>& t, double at) {
+  if (x.empty()) return std::nullopt;
+  const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
+  if (*lo == *hi) return median(t);
+  const double n = static_cast<double>(x.size());
+  double xbar = 0, tbar = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    xbar += x[i];
+    tbar += t[i];
+  }
+  xbar /= n;
+  tbar /= n;
+  double sxx = 0, sxt = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxx += (x[i] - xbar) * (x[i] - xbar);
+    sxt += (x[i] - xbar) * (t[i] - tbar);
+  }
+  const double b = sxt / sxx;
+  return std::max(0.0, tbar - b * xbar + b * at);
+}
+}  // namespace
+
 std::optional<double> ResizeHistory::predict_spawn(Action a, int from_procs, int to_procs) const {
   std::vector<double> k, t;
   for (const auto& e : events_)
@@ -174,26 +199,17 @@ std::optional<double> ResizeHistory::predict_spawn(Action a, int from_procs, int
       k.push_back(std::abs(e.to_procs - e.from_procs));
       t.push_back(e.t_spawn);
     }
-  if (k.empty()) return std::nullopt;
-  const auto [lo, hi] = std::minmax_element(k.begin(), k.end());
-  if (*lo == *hi) return median(t);
-  // Least squares t = a + b k.
-  const double n = static_cast<double>(k.size());
-  double kbar = 0, tbar = 0;
-  for (std::size_t i = 0; i < k.size(); ++i) {
-    kbar += k[i];
-    tbar += t[i];
-  }
-  kbar /= n;
-  tbar /= n;
-  double skk = 0, skt = 0;
-  for (std::size_t i = 0; i < k.size(); ++i) {
-    skk += (k[i] - kbar) * (k[i] - kbar);
-    skt += (k[i] - kbar) * (t[i] - tbar);
-  }
-  const double b = skt / skk;
-  const double a0 = tbar - b * kbar;
-  return std::max(0.0, a0 + b * std::abs(to_procs - from_procs));
+  return line_or_median(k, t, std::abs(to_procs - from_procs));
+}
+
+std::optional<double> ResizeHistory::predict_redist(double bytes) const {
+  std::vector<double> b, t;
+  for (const auto& e : events_)
+    if (e.bytes_moved > 0) {
+      b.push_back(e.bytes_moved);
+      t.push_back(e.t_redist);
+    }
+  return line_or_median(b, t, bytes);
 }
 
 std::optional<double> ResizeHistory::predict_other(Action a, int /*from_procs*/, int /*to_procs*/) const {

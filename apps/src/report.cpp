@@ -225,6 +225,7 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
     auto sec = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
     json p = {{"t_spawn_s", sec(r.t_spawn_predicted)},
               {"t_redist_s", sec(r.t_redist_predicted)},
+              {"t_redist_by", r.redist_predicted_by},
               {"t_other_s", sec(r.t_other_predicted)},
               {"t_total_s", sec(r.t_total_predicted())},
               {"t_iteration_before_s", sec(r.t_iteration_before)},

@@ -419,6 +419,16 @@ struct Session::Impl {
       r.store->commit();
       std::copy(db, db + 9, r.desc);
     }
+    if (rec && root()) {
+      if (predict) {
+        rec->redist_predicted_by = "cost model";
+      } else if (const auto t = history.predict_redist(static_cast<double>(moved))) {
+        // No calibration: the bytes this resize's plans move, on the line through the
+        // earlier resizes (known before the data moved; set here where the count is).
+        rec->t_redist_predicted = *t;
+        rec->redist_predicted_by = "history";
+      }
+    }
     return moved;
   }
 
@@ -555,7 +565,9 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
         std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
       }
     }
-    if (I.opt.persist_history) {
+    // MALLEABLE_RESIZE_HISTORY set but empty: keep the history in memory only.
+    const char* hv = std::getenv("MALLEABLE_RESIZE_HISTORY");
+    if (I.opt.persist_history && !(hv && !*hv)) {
       I.history_path = default_resize_history_path();
       if (::access(I.history_path.c_str(), F_OK) == 0) {
         try {
@@ -687,7 +699,7 @@ std::string predicted_note(const ResizeRecord& r) {
     out += part;
   };
   if (r.action != Action::Regrid) add(r.action == Action::Shrink ? "exit" : "spawn", r.t_spawn_predicted, "history");
-  add("redistribution", r.t_redist_predicted, "cost model");
+  add("redistribution", r.t_redist_predicted, r.redist_predicted_by.c_str());
   add("other", r.t_other_predicted, "history");
   if (r.t_total_predicted() > 0) {
     std::snprintf(part, sizeof part, "; measured/predicted %.2fx", r.t_total / r.t_total_predicted());

@@ -30,8 +30,9 @@ run() {  # run <json out> [extra args]
   "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 480 --nb 32 -i 4 -p scripted \
     -s 1:expand:2x3:local2,2:shrink:2x2 -q --json "$out" "$@"
 }
-predicted() {  # the resizes' predictions, one per line ("None" for null)
-  python3 -c "import json,sys; [print(r['t_redist_predicted_s']) for r in json.load(open(sys.argv[1]))['resizes']]" "$1"
+predicted() {  # the resizes' cost-model predictions, one per line ("None": none; a run
+  # without a model may predict from the resize history instead, t_redist_by "history")
+  python3 -c "import json,sys; [print(r['t_redist_predicted_s'] if r['predicted']['t_redist_by'] == 'cost model' else None) for r in json.load(open(sys.argv[1]))['resizes']]" "$1"
 }
 
 model "$work/m1.json" 1

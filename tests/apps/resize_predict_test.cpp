@@ -656,3 +656,20 @@ TEST(PayoffPrediction, InvalidInputsThrowNamingTheArgument) {
 }
 
 }  // namespace
+
+// Without calibration, redistribution time from the bytes earlier resizes moved (any action).
+TEST(ResizeHistory, PredictsRedistributionFromBytesOnTheLineThroughEarlierResizes) {
+  ResizeHistory h;
+  EXPECT_FALSE(h.predict_redist(1e6).has_value());
+  ResizeEvent a = ev(Action::Expand, 4, 9, 1.0, 0.0, 0.002);
+  a.bytes_moved = 1e6;
+  h.add(a);
+  EXPECT_DOUBLE_EQ(*h.predict_redist(5e6), 0.002);  // one size: its time, no slope
+  ResizeEvent b = ev(Action::Regrid, 4, 4, 0.0, 0.0, 0.003);
+  b.bytes_moved = 2e6;
+  h.add(b);
+  ResizeEvent none = ev(Action::Shrink, 9, 4, 0.1, 0.0, 5.0);  // moved nothing: not a sample
+  h.add(none);
+  EXPECT_NEAR(*h.predict_redist(3e6), 0.004, 1e-12);  // 0.001 s + 1 ns per byte
+  EXPECT_DOUBLE_EQ(*h.predict_redist(0), 0.001);
+}

@@ -51,6 +51,9 @@ struct ResizeRecord {
   // t_redist as the machine's calibrated cost model predicts it from redist's plans
   // (malleable-calibrate; seed 001), or < 0: no calibration file, or the PDGEMR2D mover.
   double t_redist_predicted = -1.0;
+  // Where t_redist_predicted came from: "cost model", or "history" (an uncalibrated
+  // machine: the bytes moved on the line through earlier resizes, ResizeHistory), or "".
+  std::string redist_predicted_by;
   // Issue 13 §2: the rest of the prediction, made before the resize (< 0: not known).
   // Spawn/exit and other from the history of earlier resizes (ResizeHistory), the
   // iteration time after from the policy (Decision::predicted_iteration), and the

@@ -101,6 +101,10 @@ class ResizeHistory {
   // median of the events with that action (scaled by count for a different count is NOT
   // done: one point gives no slope). Empty without an event of that action.
   std::optional<double> predict_spawn(Action a, int from_procs, int to_procs) const;
+  // Predicted redistribution seconds for `bytes` moved between processes, when the
+  // machine has no calibrated cost model: the same line-or-median over every event that
+  // moved bytes (any action). Empty without one.
+  std::optional<double> predict_redist(double bytes) const;
   // Predicted "other" seconds (decision, state hand-over, grids, buffers): median of
   // the events of that action. Empty without one.
   std::optional<double> predict_other(Action a, int from_procs, int to_procs) const;
