@@ -5,7 +5,8 @@
 # redistribution and resize time, payoff point and resize cost on the wall clock and on
 # the dedicated-core estimate) and the result check. Then the data each placement moves
 # for the same expansion, and the heterogeneous Game of Life of seed 002 Table 6.3
-# (uniform vs power-proportional blocks).
+# (uniform vs power-proportional blocks), and a run that adapts to an emulated load with
+# measured powers (issue 13).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$here/scripts/setup.sh"
@@ -47,3 +48,11 @@ PY
 echo
 echo "== heterogeneous Game of Life, processing powers 1,2,2,4 (seed 002 §6.4, Table 6.3)"
 "${mpirun[@]}" -n 4 apps/life_hetero -n 800 -g 2x2 --powers 1,2,2,4 -i 10 --base-reps 200
+
+echo
+echo "== adapting to load (issue 13): rank 3 six times slower in iterations 6-25, measured powers,"
+echo "   the adaptive policy re-weights / drops / takes back when the predicted gain exceeds the cost"
+"${mpirun[@]}" -n 4 apps/life_hetero_resizable -n 480 -g 2x2 -i 60 --base-reps 40 --powers measured \
+  --load 3@6-25:x6 --speed-clock cpu --adapt-clock compute --meter-kernels --policy adaptive \
+  --json adaptive_load.json | grep -E "adaptive policy|remap|result check|predicted before|->|^   [0-9]x"
+echo "(the run as JSON: $here/$build_dir/adaptive_load.json)"
