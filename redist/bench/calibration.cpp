@@ -16,6 +16,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <thread>
+#include <tuple>
 
 namespace redist::calib {
 
@@ -143,7 +144,7 @@ RedistPlan plan_of(const Case& c) {
   return make_plan(a, target_layout(c), Region::whole(a), c.ranks(), c.schedule);
 }
 
-std::vector<double> time_case(MPI_Comm world, const Case& c, int reps) {
+std::vector<double> time_case(MPI_Comm world, const Case& c, int reps, int warmups) {
   int wrank = 0;
   MPI_Comm_rank(world, &wrank);
   std::vector<double> times(static_cast<std::size_t>(reps), 0.0);
@@ -156,8 +157,8 @@ std::vector<double> time_case(MPI_Comm world, const Case& c, int reps) {
     const auto plan = make_plan(a, b, Region::whole(a), c.ranks(), c.schedule, me);
     const auto A = allocate(a, me, true);
     auto B = allocate(b, me, false);
-    // One untimed run first: page faults on B and MPI's lazy connection set-up.
-    for (int rep = -1; rep < reps; ++rep) {
+    // Untimed runs first: page faults on B and MPI's lazy connection set-up.
+    for (int rep = -warmups; rep < reps; ++rep) {
       MPI_Barrier(comm);
       const double t0 = MPI_Wtime();
       redistribute<double>(comm, plan, A.in ? A.data.data() : nullptr, A.ld, B.in ? B.data.data() : nullptr, B.ld);
@@ -169,6 +170,25 @@ std::vector<double> time_case(MPI_Comm world, const Case& c, int reps) {
   sleepy_barrier(world);
   MPI_Bcast(times.data(), reps, MPI_DOUBLE, 0, world);
   return times;
+}
+
+std::vector<std::vector<double>> time_cases(MPI_Comm world, const std::vector<Case>& cases, int reps) {
+  std::vector<std::vector<double>> runs(cases.size());
+  // The untimed run (MPI's lazy connection set-up between the case's pairs) only in the
+  // first round: later rounds find the connections made, and skipping it halves the time.
+  for (int round = 0; round < reps; ++round)
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      runs[i].push_back(time_case(world, cases[i], 1, round == 0 ? 1 : 0).front());
+  return runs;
+}
+
+double quantile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double x = std::clamp(p, 0.0, 1.0) * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(x);
+  const double f = x - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
 }
 
 double median(std::vector<double> v) {
@@ -194,16 +214,23 @@ double relative_iqr(std::vector<double> v) {
 std::vector<Case> default_cases(int world) {
   std::vector<Case> cases;
   const std::vector<std::pair<Grid, Grid>> changes{{{1, 2}, {2, 2}}, {{2, 2}, {3, 3}}, {{3, 3}, {4, 4}}, {{4, 4}, {5, 5}}};
+  using S = ScheduleKind;
+  // Per change: every placement and every schedule at least once, both sizes, all-at-once
+  // and caterpillar at both (the one-step / many-step contrast separates the per-step cost).
+  const std::vector<std::tuple<std::int64_t, const char*, S>> mix{
+      {3000, "global", S::AllAtOnce}, {3000, "local1", S::Matching},    {3000, "local2", S::Caterpillar},
+      {6000, "global", S::Caterpillar}, {6000, "local1", S::Circulant}, {6000, "local2", S::AllAtOnce}};
   for (const auto& [from, to] : changes) {
     if (std::max(from.size(), to.size()) > world) continue;
-    for (std::int64_t n : {3000, 5000})
-      for (auto s : {ScheduleKind::AllAtOnce, ScheduleKind::Caterpillar}) cases.push_back({from, to, n, "global", s});
-    cases.push_back({from, to, 5000, "local2", ScheduleKind::AllAtOnce});
+    for (const auto& [n, place, s] : mix) cases.push_back({from, to, n, place, s});
   }
   return cases;
 }
 
-Calibration calibrate(MPI_Comm world, const Options& opt) {
+Calibration calibrate(MPI_Comm world, const Options& opt) { return calibrate(world, opt, {}, nullptr); }
+
+Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case>& held_out,
+                      std::vector<std::vector<double>>* held_out_runs) {
   int wsize = 0, wrank = 0;
   MPI_Comm_size(world, &wsize);
   MPI_Comm_rank(world, &wrank);
@@ -243,7 +270,7 @@ Calibration calibrate(MPI_Comm world, const Options& opt) {
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     record["date"] = date;
   }
-  record["statistic"] = "median of " + std::to_string(opt.reps) + " runs";
+  record["statistic"] = "median of " + std::to_string(opt.reps) + " runs (redistributions: interleaved rounds)";
   record["micro_weight"] = opt.micro_weight;
 
   // Ping-pong: one-way time = message + bytes * byte (both endpoints copy concurrently).
@@ -313,10 +340,19 @@ Calibration calibrate(MPI_Comm world, const Options& opt) {
   }
 
   // Small redistributions: what the per-event costs must add up to.
-  const auto cases = opt.cases.empty() ? default_cases(wsize) : opt.cases;
-  for (const auto& c : cases) {
-    if (c.ranks() > wsize) continue;
-    const auto t = time_case(world, c, opt.reps);
+  std::vector<Case> cases;
+  for (const auto& c : opt.cases.empty() ? default_cases(wsize) : opt.cases)
+    if (c.ranks() <= wsize) cases.push_back(c);
+  for (const auto& c : held_out)
+    if (c.ranks() > wsize)
+      throw std::runtime_error("held-out case " + c.label() + " needs " + std::to_string(c.ranks()) + " ranks");
+  std::vector<Case> timed = cases;
+  timed.insert(timed.end(), held_out.begin(), held_out.end());
+  auto runs = time_cases(world, timed, opt.reps);
+  if (held_out_runs) held_out_runs->assign(runs.begin() + static_cast<std::ptrdiff_t>(cases.size()), runs.end());
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const auto& c = cases[i];
+    const auto& t = runs[i];
     Row r;
     r.what = c.label();
     r.redistribution = true;
@@ -405,6 +441,7 @@ Calibration calibrate(MPI_Comm world, const Options& opt) {
     if (r.redistribution) {
       ss_redist += err * err;
       ++n_redist;
+      out.redistribution_errors.push_back(std::abs(err));
     }
     fit.push_back({{"what", r.what}, {"measured_s", r.measured}, {"fitted_s", model}, {"relative_iqr", r.spread}});
     if (talk)

@@ -53,13 +53,20 @@ Layout target_layout(const Case& c);
 RedistPlan plan_of(const Case& c);
 
 // Collective over `world`: ranks >= c.ranks() sleep meanwhile. Times `reps` runs of the
-// redistribution (each: barrier, redistribute, slowest rank's time) and returns them on
-// every rank, in run order.
-std::vector<double> time_case(MPI_Comm world, const Case& c, int reps);
+// redistribution (each: barrier, redistribute, slowest rank's time) after `warmups`
+// untimed ones and returns them on every rank, in run order.
+std::vector<double> time_case(MPI_Comm world, const Case& c, int reps, int warmups = 1);
+// Times every case `reps` times, interleaved: round r runs each case once (one untimed
+// run before it in the first round only), so a burst of load from other jobs hits one run of many
+// cases rather than every run of a few; the median over the rounds then drops it.
+// result[i] = case i's runs. Collective over `world`.
+std::vector<std::vector<double>> time_cases(MPI_Comm world, const std::vector<Case>& cases, int reps);
 
 double median(std::vector<double> v);
 // Relative spread of repeated runs: (75th - 25th percentile) / median.
 double relative_iqr(std::vector<double> v);
+// The p-th quantile (0..1) by linear interpolation; 0 for an empty vector.
+double quantile(std::vector<double> v, double p);
 
 struct Options {
   // Latency, and a size well past the caches: the model is linear in bytes, so it is
@@ -75,9 +82,10 @@ struct Options {
   int reps = 7;             // per measurement; the median is fitted
   bool verbose = true;      // rank 0 prints what it measured and fitted
 };
-// A few small redistributions on up to `world` ranks: 1x2 -> 2x2, 2x2 -> 3x3, 3x3 -> 4x4, 4x4 -> 5x5
-// where they fit, N = 3000 and 5000 (past the caches), all-at-once and caterpillar (to separate the
-// per-step cost), Global placement, and Local2 at N = 5000.
+// Redistributions like redist_cost_bench's on up to `world` ranks, at sizes it does not use
+// (so that its cases stay held out): 1x2 -> 2x2, 2x2 -> 3x3, 3x3 -> 4x4, 4x4 -> 5x5 where
+// they fit, N = 3000 and 6000 (past the caches), each change in six (N, placement,
+// schedule) combinations covering the three placements and four schedules at both sizes.
 std::vector<Case> default_cases(int world);
 
 struct Calibration {
@@ -85,10 +93,17 @@ struct Calibration {
   std::string record_json;  // what was measured and fitted (the file's "calibration")
   double rms_relative_residual = 0;   // over every measurement
   double rms_redistribution_residual = 0;  // over the redistributions only
+  // |fitted - measured| / measured over the fitted redistributions (training error).
+  std::vector<double> redistribution_errors;
 };
 // Collective over `world` (>= 2 ranks). Rank 0's hostnames decide within/between nodes;
 // the between-node costs are measured only when some rank sits on another host, otherwise
 // they are set to the within-node ones and inter_node_measured = false.
 Calibration calibrate(MPI_Comm world, const Options& opt);
+// The same, and also times `held_out` (not fitted) in the same interleaved rounds as the
+// calibration's redistributions, so that both see the same machine load: *held_out_runs
+// receives each case's runs (opt.reps of them), on every rank.
+Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case>& held_out,
+                      std::vector<std::vector<double>>* held_out_runs);
 
 }  // namespace redist::calib

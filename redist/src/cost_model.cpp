@@ -21,7 +21,7 @@ constexpr int kVersion = 1;
 
 std::array<double, kCostParamCount> to_array(const CostParams& p) {
   return {p.message_intra_s, p.byte_intra_s,      p.message_inter_s, p.byte_inter_s, p.step_s,
-          p.call_s,          p.local_copy_byte_s, p.sleep_step_s,    p.sleep_byte_s};
+          p.call_s,          p.local_copy_byte_s, p.sleep_step_s,    p.sleep_byte_s, p.spin_byte_s};
 }
 
 void assign(CostParams& p, const std::array<double, kCostParamCount>& v) {
@@ -34,6 +34,7 @@ void assign(CostParams& p, const std::array<double, kCostParamCount>& v) {
   p.local_copy_byte_s = v[6];
   p.sleep_step_s = v[7];
   p.sleep_byte_s = v[8];
+  p.spin_byte_s = v[9];
 }
 
 CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::span<const int> node_of_rank) {
@@ -64,6 +65,18 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
   f.ranks.assign(f.node_of_rank.size(), RankLoad{});
   f.steps = static_cast<int>(plan.steps.size());
   const auto eb = static_cast<std::int64_t>(elem_bytes);
+  auto add_message = [&](RankLoad& x, bool intra, std::int64_t bytes) {
+    if (intra) {
+      ++x.messages_intra;
+      x.bytes_intra += bytes;
+    } else {
+      ++x.messages_inter;
+      x.bytes_inter += bytes;
+    }
+  };
+  auto is_intra = [&](const Transfer& t) {
+    return f.node_of_rank[static_cast<std::size_t>(t.src)] == f.node_of_rank[static_cast<std::size_t>(t.dst)];
+  };
   for (const Transfer& t : plan.transfers) {
     const std::int64_t bytes = t.elements() * eb;
     auto& s = f.ranks[static_cast<std::size_t>(t.src)];
@@ -75,16 +88,40 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
     auto& d = f.ranks[static_cast<std::size_t>(t.dst)];
     ++f.messages;
     f.bytes_moved += bytes;
-    const bool intra = f.node_of_rank[static_cast<std::size_t>(t.src)] == f.node_of_rank[static_cast<std::size_t>(t.dst)];
-    for (RankLoad* x : {&s, &d}) {
-      if (intra) {
-        ++x->messages_intra;
-        x->bytes_intra += bytes;
-      } else {
-        ++x->messages_inter;
-        x->bytes_inter += bytes;
+    const bool intra = is_intra(t);
+    add_message(s, intra, bytes);
+    add_message(d, intra, bytes);
+  }
+  // Per-step loads, sparse (a plan with P steps on P ranks would otherwise hold P^2).
+  f.step_loads.resize(std::max<std::size_t>(1, plan.steps.size()));
+  std::vector<int> slot(f.ranks.size(), -1);
+  for (std::size_t s = 0; s < f.step_loads.size(); ++s) {
+    auto& loads = f.step_loads[s];
+    auto at = [&](int r) -> RankLoad& {
+      int& k = slot[static_cast<std::size_t>(r)];
+      if (k < 0) {
+        k = static_cast<int>(loads.size());
+        loads.emplace_back(r, RankLoad{});
       }
-    }
+      return loads[static_cast<std::size_t>(k)].second;
+    };
+    if (s == 0)
+      for (std::size_t r = 0; r < f.ranks.size(); ++r)
+        if (f.ranks[r].bytes_local > 0) at(static_cast<int>(r)).bytes_local = f.ranks[r].bytes_local;
+    if (s < plan.steps.size())
+      for (int k : plan.steps[s]) {
+        if (k < 0 || static_cast<std::size_t>(k) >= plan.transfers.size())
+          throw Error(ErrorCode::InvalidArgument, "cost_features: step " + std::to_string(s) + " names transfer " +
+                                                      std::to_string(k) + " of " +
+                                                      std::to_string(plan.transfers.size()));
+        const Transfer& t = plan.transfers[static_cast<std::size_t>(k)];
+        if (t.src == t.dst) continue;
+        const std::int64_t bytes = t.elements() * eb;
+        const bool intra = is_intra(t);
+        add_message(at(t.src), intra, bytes);
+        add_message(at(t.dst), intra, bytes);
+      }
+    for (const auto& [r, load] : loads) slot[static_cast<std::size_t>(r)] = -1;
   }
   return f;
 }
@@ -92,11 +129,13 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
 namespace {
 
 // A rank's work as coefficients of the parameter vector (time = dot with to_array).
-std::array<double, kCostParamCount> work_terms(const RankLoad& r, bool sleeping) {
+// spin_weight: share - 1 when waiters spin on an oversubscribed node, else 0.
+std::array<double, kCostParamCount> work_terms(const RankLoad& r, bool sleeping, double spin_weight) {
+  const auto moved = static_cast<double>(r.bytes_intra + r.bytes_inter);
   return {static_cast<double>(r.messages_intra), static_cast<double>(r.bytes_intra),
           static_cast<double>(r.messages_inter), static_cast<double>(r.bytes_inter),
           0.0, 0.0, static_cast<double>(r.bytes_local), 0.0,
-          sleeping ? static_cast<double>(r.bytes_intra + r.bytes_inter) : 0.0};
+          sleeping ? moved : 0.0, spin_weight * moved};
 }
 
 double dot(const std::array<double, kCostParamCount>& a, const std::array<double, kCostParamCount>& b) {
@@ -107,54 +146,99 @@ double dot(const std::array<double, kCostParamCount>& a, const std::array<double
 
 }  // namespace
 
+namespace {
+
+using Terms = std::array<double, kCostParamCount>;
+
+// bound(S) of cost_model.hpp for the loads of one set of messages: the busiest rank, or the
+// busiest node's work shared by its cores when the ranks taking part outnumber them.
+struct Bound {
+  double rank_s = 0, node_s = 0;
+  int rank = -1, node = -1;
+  Terms rank_terms{}, node_terms{};
+  bool node_bound() const { return node >= 0 && node_s > rank_s; }
+  double value() const { return std::max(rank_s, node_s); }
+  const Terms& terms() const { return node_bound() ? node_terms : rank_terms; }
+};
+
+template <class Loads, class RankOf, class LoadOf>
+Bound bound_of(const CostParams& params, const Terms& pv, const CostFeatures& f, std::size_t nodes,
+               const Loads& loads, RankOf rank_of, LoadOf load_of, bool sleeping, double spin_weight) {
+  constexpr std::size_t K = kCostParamCount;
+  Bound b;
+  // Flat (node, parameter) sums: a vector of std::arrays trips GCC 12's -Wfree-nonheap-object.
+  std::vector<double> sum(params.cores_per_node > 0 ? nodes * K : 0, 0.0);
+  std::vector<int> active(params.cores_per_node > 0 ? nodes : 0, 0);
+  for (const auto& item : loads) {
+    const int r = rank_of(item);
+    const RankLoad& load = load_of(item);
+    const auto t = work_terms(load, sleeping, spin_weight);
+    const double w = dot(t, pv);
+    if (b.rank < 0 || w > b.rank_s) {
+      b.rank_s = w;
+      b.rank = r;
+      b.rank_terms = t;
+    }
+    if (params.cores_per_node > 0) {
+      const auto n = static_cast<std::size_t>(f.node_of_rank[static_cast<std::size_t>(r)]);
+      ++active[n];
+      for (std::size_t k = 0; k < K; ++k) sum[n * K + k] += t[k];
+    }
+  }
+  for (std::size_t n = 0; n < active.size(); ++n) {
+    if (active[n] == 0) continue;
+    const double cores = std::min(params.cores_per_node, active[n]);
+    Terms terms{};
+    for (std::size_t k = 0; k < K; ++k) terms[k] = sum[n * K + k] / cores;
+    const double w = dot(terms, pv);
+    if (b.node < 0 || w > b.node_s) {
+      b.node_s = w;
+      b.node = static_cast<int>(n);
+      b.node_terms = terms;
+    }
+  }
+  return b;
+}
+
+}  // namespace
+
 CostPrediction predict(const CostParams& params, const CostFeatures& f, Waiting waiting) {
   const auto pv = to_array(params);
   CostPrediction out;
-  std::vector<int> ranks_on(static_cast<std::size_t>(std::max(1, f.nodes)), 0);
+  const auto nodes = static_cast<std::size_t>(std::max(1, f.nodes));
+  std::vector<int> ranks_on(nodes, 0);
   for (int n : f.node_of_rank) ++ranks_on[static_cast<std::size_t>(n)];
   const int crowd = *std::max_element(ranks_on.begin(), ranks_on.end());
   out.share = params.cores_per_node > 0 ? std::max(1.0, static_cast<double>(crowd) / params.cores_per_node) : 1.0;
   out.sleeping = waiting == Waiting::Sleep ||
                  (waiting == Waiting::Auto && params.cores_per_node > 0 && out.share > kRanksPerCoreToSleep);
+  out.spinning = !out.sleeping && out.share > 1;
+  const double spin_weight = out.spinning ? out.share - 1 : 0.0;
 
-  // Busiest process (SUIF-Adapt's per-node maximum, seed 001 §3.2.2).
-  std::array<double, kCostParamCount> rank_terms{};
-  for (std::size_t r = 0; r < f.ranks.size(); ++r) {
-    const auto t = work_terms(f.ranks[r], out.sleeping);
-    const double w = dot(t, pv);
-    if (out.busiest_rank < 0 || w > out.busiest_rank_s) {
-      out.busiest_rank_s = w;
-      out.busiest_rank = static_cast<int>(r);
-      rank_terms = t;
-    }
+  // The whole plan: the busiest process (SUIF-Adapt's per-node maximum, seed 001 §3.2.2)
+  // or the busiest node's cores. Every rank counts towards its node's ranks.
+  const Bound whole = bound_of(
+      params, pv, f, nodes, f.ranks, [&](const RankLoad& x) { return static_cast<int>(&x - f.ranks.data()); },
+      [](const RankLoad& x) -> const RankLoad& { return x; }, out.sleeping, spin_weight);
+  out.busiest_rank_s = whole.rank_s;
+  out.busiest_rank = whole.rank;
+  out.busiest_node_s = whole.node_s;
+  out.busiest_node = whole.node;
+  out.node_bound = whole.node_bound();
+
+  // Step by step: each step's bound over the ranks taking part in it.
+  Terms step_terms{};
+  for (const auto& loads : f.step_loads) {
+    const Bound b = bound_of(
+        params, pv, f, nodes, loads, [](const std::pair<int, RankLoad>& x) { return x.first; },
+        [](const std::pair<int, RankLoad>& x) -> const RankLoad& { return x.second; }, out.sleeping, spin_weight);
+    if (b.rank < 0) continue;
+    out.stepwise_s += b.value();
+    for (std::size_t k = 0; k < kCostParamCount; ++k) step_terms[k] += b.terms()[k];
   }
-  // Busiest node: its ranks' work shared by its cores when ranks outnumber them.
-  std::array<double, kCostParamCount> node_terms{};
-  if (params.cores_per_node > 0) {
-    // Flat (node, parameter) sums: a vector of std::arrays trips GCC 12's -Wfree-nonheap-object.
-    constexpr std::size_t K = kCostParamCount;
-    std::vector<double> sum(ranks_on.size() * K, 0.0);
-    for (std::size_t r = 0; r < f.ranks.size(); ++r) {
-      const auto t = work_terms(f.ranks[r], out.sleeping);
-      const auto n = static_cast<std::size_t>(f.node_of_rank[r]);
-      for (std::size_t k = 0; k < K; ++k) sum[n * K + k] += t[k];
-    }
-    for (std::size_t n = 0; n < ranks_on.size(); ++n) {
-      if (ranks_on[n] == 0) continue;
-      const double cores = std::min(params.cores_per_node, ranks_on[n]);
-      std::array<double, K> terms{};
-      for (std::size_t k = 0; k < K; ++k) terms[k] = sum[n * K + k] / cores;
-      const double w = dot(terms, pv);
-      if (out.busiest_node < 0 || w > out.busiest_node_s) {
-        out.busiest_node_s = w;
-        out.busiest_node = static_cast<int>(n);
-        node_terms = terms;
-      }
-    }
-  }
-  out.node_bound = out.busiest_node >= 0 && out.busiest_node_s > out.busiest_rank_s;
-  out.transfer_s = std::max(out.busiest_rank_s, out.busiest_node_s);
-  out.coefficients = out.node_bound ? node_terms : rank_terms;
+  out.step_bound = out.stepwise_s > whole.value();
+  out.transfer_s = std::max(whole.value(), out.stepwise_s);
+  out.coefficients = out.step_bound ? step_terms : whole.terms();
   out.coefficients[4] = out.share * f.steps;
   out.coefficients[5] = out.share;
   out.coefficients[7] = out.sleeping ? out.share * f.steps : 0.0;
@@ -201,7 +285,10 @@ CostParams parse_cost_params(const std::string& text, const std::string& source)
   std::array<double, kCostParamCount> v{};
   for (std::size_t k = 0; k < kCostParamCount; ++k) {
     const char* key = kCostParamNames[k];
-    if (!j.contains(key)) fail(std::string("\"") + key + "\" is missing");
+    if (!j.contains(key)) {
+      if (kCostParamOptional[k]) continue;  // v[k] stays 0
+      fail(std::string("\"") + key + "\" is missing");
+    }
     const auto& x = j[key];
     if (!x.is_number()) fail(std::string("\"") + key + "\" = " + x.dump() + " is not a number");
     v[k] = x.get<double>();

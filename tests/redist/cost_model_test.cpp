@@ -143,6 +143,68 @@ TEST(redistCostModel, SleepingWaitersAddTheirCostsPerStepAndByte) {
   EXPECT_FALSE(redist::predict(c, plan25, 8).sleeping);
 }
 
+TEST(redistCostModel, StepsThatKeepFewPairsBusyAddUpStepByStep) {
+  // Two 1000-byte messages between disjoint pairs: in one step they overlap, in two steps
+  // (each step's ranks wait for their message before the next) their times add up.
+  RedistPlan one;
+  one.transfers = {transfer(0, 1, 5, 25), transfer(2, 3, 5, 25)};
+  one.steps = {{0, 1}};
+  RedistPlan two = one;
+  two.steps = {{0}, {1}};
+  CostParams c = some_params();
+  c.cores_per_node = 8;  // no oversubscription: the busiest rank decides within a step
+  const double endpoint = 1e-6 + 1000 * 1e-9;
+  const auto p1 = redist::predict(c, one, 8);
+  EXPECT_FALSE(p1.step_bound);
+  EXPECT_NEAR(p1.transfer_s, endpoint, 1e-15);
+  const auto p2 = redist::predict(c, two, 8);
+  EXPECT_TRUE(p2.step_bound);
+  EXPECT_NEAR(p2.stepwise_s, 2 * endpoint, 1e-15);
+  EXPECT_NEAR(p2.total_s, 2e-5 + 2 * 1e-5 + 2 * endpoint, 1e-15);
+  EXPECT_NEAR(dot(p2.coefficients, c), p2.total_s, 1e-15);
+  const auto f = redist::cost_features(two, 8);
+  ASSERT_EQ(f.step_loads.size(), 2u);
+  ASSERT_EQ(f.step_loads[1].size(), 2u);  // ranks 2 and 3 only
+  EXPECT_EQ(f.step_loads[1][0].first + f.step_loads[1][1].first, 5);
+  // One core for the four ranks: each step's two active ranks share it.
+  c.cores_per_node = 1;
+  const auto q = redist::predict(c, two, 8);
+  EXPECT_NEAR(q.stepwise_s, 2 * (2 * endpoint), 1e-15);
+  EXPECT_NEAR(dot(q.coefficients, c), q.total_s, 1e-15);
+}
+
+TEST(redistCostModel, SpinningWaitersOnAnOversubscribedNodeChargeEveryByteTheirShare) {
+  CostParams c = some_params();
+  c.cores_per_node = 1;  // three ranks on one core: share 3, spinning (Auto below 8 per core)
+  const auto base = redist::predict(c, hand_plan(), 8);
+  EXPECT_TRUE(base.spinning);
+  c.spin_byte_s = 1e-9;
+  const auto spin = redist::predict(c, hand_plan(), 8);
+  // Node bound: endpoint bytes 160 + 240 + 80 = 480, times (share - 1) = 2, times 1e-9.
+  EXPECT_NEAR(spin.total_s - base.total_s, 480 * 2 * 1e-9, 1e-15);
+  EXPECT_NEAR(dot(spin.coefficients, c), spin.total_s, 1e-15);
+  // Not when waiters sleep, nor when every rank has a core.
+  EXPECT_FALSE(redist::predict(c, hand_plan(), 8, {}, redist::Waiting::Sleep).spinning);
+  c.cores_per_node = 3;
+  const auto own = redist::predict(c, hand_plan(), 8);
+  EXPECT_FALSE(own.spinning);
+  c.spin_byte_s = 0;
+  EXPECT_DOUBLE_EQ(redist::predict(c, hand_plan(), 8).total_s, own.total_s);
+}
+
+TEST(redistCostModel, FilesWithoutTheSpinCostStillLoad) {
+  CostParams c = some_params();
+  c.spin_byte_s = 7e-10;
+  std::string text = redist::cost_params_to_json(c);
+  const auto at = text.find("\"spin_byte_s\"");
+  ASSERT_NE(at, std::string::npos);
+  text.erase(at, text.find('\n', at) - at);  // the key, its value and its comma (not the last key)
+  ASSERT_EQ(text.find("spin_byte_s"), std::string::npos);
+  const auto d = redist::parse_cost_params(text, "old.json");
+  EXPECT_EQ(d.spin_byte_s, 0.0);
+  EXPECT_EQ(d.byte_intra_s, c.byte_intra_s);
+}
+
 TEST(redistCostModel, PredictionIsTheDotOfCoefficientsAndParametersForRandomPlans) {
   std::mt19937 rng(13);
   for (int trial = 0; trial < 50; ++trial) {

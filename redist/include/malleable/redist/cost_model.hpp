@@ -9,13 +9,25 @@
 //   work(p)  = Σ over the messages p sends or receives of (message_s + bytes * byte_s),
 //              with the within-node or between-node pair of costs, + local bytes * local_copy_byte_s
 //   share    = max(1, ranks on the node / cores_per_node)       (oversubscription)
+//   bound(S) = max( max_p work_S(p),  max_node Σ_{p on node} work_S(p) / min(cores, ranks of S on node) )
+//              for the work of a set S of messages
 //   T        = share * (call_s + steps * step_s)
-//            + max( max_p work(p),  max_node Σ_{p on node} work(p) / min(cores, ranks on node) )
+//            + max( bound(all messages),  Σ_s bound(messages of step s) )
+//
+// The step-wise sum: a rank starts its next step only when its messages of this one are
+// done, so a schedule whose steps each keep only a few pairs busy (caterpillar) cannot use
+// every core; on one step (all-at-once) both terms are the same. Local copies count in the
+// first step (execution overlaps them with its messages).
 //
 // When waiting ranks sleep instead of spinning (redist's WaitMode::Sleep, and Auto above 8
 // ranks per core), a message only progresses while both its ranks are awake: each step
 // and each moved byte cost more. sleep_step_s is added per step (times share) and
 // sleep_byte_s per byte at each endpoint, in that regime only.
+//
+// When they spin instead (WaitMode::Spin, and Auto up to 8 ranks per core) on an
+// oversubscribed node, every waiting rank burns its time slices polling, so a byte moved
+// waits behind the other ranks sharing the core: spin_byte_s * (share - 1) per byte at each
+// endpoint, in that regime only (share > 1 and not sleeping).
 //
 // Both endpoints of a message pay for it: over shared memory without single-copy the sender
 // copies into a shared segment and the receiver out of it (seed 002's "copied twice"). The
@@ -30,6 +42,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "malleable/redist/plan.hpp"
@@ -47,6 +60,8 @@ struct CostParams {
   double local_copy_byte_s = 0;  // per byte a rank copies to itself (src == dst)
   double sleep_step_s = 0;       // extra per step when waiters sleep
   double sleep_byte_s = 0;       // extra per byte, at each endpoint, when waiters sleep
+  double spin_byte_s = 0;        // extra per byte, at each endpoint, times (share - 1) when
+                                 // waiters spin on an oversubscribed node (optional in the file)
   int cores_per_node = 0;        // 0: unknown, every rank is assumed to have a core
   // Whether the between-node costs were measured (a calibration across nodes) or copied
   // from the within-node ones (a single-node calibration): the file says which.
@@ -54,11 +69,15 @@ struct CostParams {
 };
 
 // The fitted parameters as a vector, in this order (calibration's least squares works on it).
-inline constexpr std::size_t kCostParamCount = 9;
+inline constexpr std::size_t kCostParamCount = 10;
 inline constexpr std::array<const char*, kCostParamCount> kCostParamNames = {
     "message_intra_node_s", "byte_intra_node_s", "message_inter_node_s", "byte_inter_node_s",
     "step_s",               "call_s",            "local_copy_byte_s",    "sleep_step_s",
-    "sleep_byte_s"};
+    "sleep_byte_s",         "spin_byte_s"};
+// Parameters a cost model file may leave out (read as 0): added after version 1 files were
+// written, so that those still load and predict as they did.
+inline constexpr std::array<bool, kCostParamCount> kCostParamOptional = {false, false, false, false, false,
+                                                                         false, false, false, false, true};
 std::array<double, kCostParamCount> to_array(const CostParams& p);
 void assign(CostParams& p, const std::array<double, kCostParamCount>& v);
 
@@ -78,6 +97,9 @@ struct CostFeatures {
   std::int64_t messages = 0;     // src != dst transfers
   std::int64_t bytes_moved = 0;  // between ranks
   std::int64_t bytes_local = 0;
+  // Per step, the ranks taking part and their load in that step (sparse: a rank in no
+  // message of the step is absent); step 0 also holds every rank's local copies.
+  std::vector<std::vector<std::pair<int, RankLoad>>> step_loads;
 };
 
 // `plan` must carry every transfer's runs (make_plan without for_rank). `node_of_rank[r]`
@@ -90,14 +112,17 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes,
 struct CostPrediction {
   double total_s = 0;
   double overhead_s = 0;       // share * (call_s + steps * (step_s [+ sleep_step_s]))
-  double transfer_s = 0;       // the max of the two bounds below
+  double transfer_s = 0;       // the max of the whole plan's bound and the step-wise sum
   double busiest_rank_s = 0;   // max_p work(p)
   double busiest_node_s = 0;   // max over nodes of node work / usable cores
+  double stepwise_s = 0;       // Σ over steps of that step's bound (busiest rank or node)
+  bool step_bound = false;     // the step-wise sum, not the whole plan's bound, set transfer_s
   int busiest_rank = -1;
   int busiest_node = -1;
   bool node_bound = false;     // the node's cores, not one process, set transfer_s
   double share = 1;            // ranks per core on the most crowded node (>= 1)
   bool sleeping = false;       // waiters taken to sleep (the sleep_* costs apply)
+  bool spinning = false;       // waiters spin on an oversubscribed node (spin_byte_s applies)
   // total_s == Σ coefficients[k] * to_array(params)[k]: the prediction is linear in the
   // parameters once the busiest rank/node is chosen (what calibration fits).
   std::array<double, kCostParamCount> coefficients{};
