@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 
 #include "malleable/gridmap/hetero.hpp"
 #include "malleable/redist/cost_model.hpp"
@@ -81,17 +82,25 @@ AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const 
     const redist::Layout lb = layout_for(c.grid, rows, cols);
     const auto rp = redist::make_plan(la, lb, redist::Region::whole(la), P);
     double t_redist = 0, t_other = opt.fallback_other_s;
+    const double bytes = static_cast<double>(rp.stats.elements_moved) * static_cast<double>(opt.elem_bytes);
+    // Uncalibrated: the bytes on the line through the earlier resizes' redistributions (as
+    // the session predicts them; it has the fixed cost of a redistribution that a rate
+    // alone misses), the rate only before the first resize.
+    std::optional<double> from_history;
     if (cost) {
       t_redist = redist::predict(*cost, rp, opt.elem_bytes).total_s;
+    } else if (history && (from_history = history->predict_redist(bytes))) {
+      t_redist = *from_history;
     } else {
-      t_redist = static_cast<double>(rp.stats.elements_moved) * static_cast<double>(opt.elem_bytes) /
-                 opt.fallback_bytes_per_s;
+      t_redist = bytes / opt.fallback_bytes_per_s;
     }
     if (history)
       if (const auto t = history->predict_other(Action::Regrid, in.grid.size(), c.grid.size())) t_other = *t;
     const double t_new = in.t_iteration * c.t_compute / tc_now;
     c.prediction = predict_payoff(in.t_iteration, t_new, 0.0, t_redist, t_other, in.remaining);
-    if (!cost) c.prediction.why += " (redistribution uncalibrated: " + fmt("%.0f", opt.fallback_bytes_per_s / 1e6) + " MB/s)";
+    if (!cost)
+      c.prediction.why += from_history ? std::string(" (redistribution uncalibrated: from the resize history)")
+                                       : " (redistribution uncalibrated: " + fmt("%.0f", opt.fallback_bytes_per_s / 1e6) + " MB/s)";
     plan.considered.push_back(std::move(c));
   };
 

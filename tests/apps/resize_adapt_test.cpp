@@ -88,6 +88,31 @@ TEST(Adapt, ExpensiveRedistributionPerTheCostModelStays) {
   EXPECT_TRUE(resize::plan_adaptation(input(Grid{2, 2, {}}, {1e8, 1e8, 1e8, 2.5e7}, 100), proportional, &fast, nullptr).chosen);
 }
 
+TEST(Adapt, UncalibratedRedistributionFollowsTheResizeHistory) {
+  // No cost model: before any resize the moved bytes at the fallback rate; once the run has
+  // resized, the line through its redistributions (with their fixed cost), as the session
+  // predicts them.
+  const auto in = input(Grid{2, 2, {}}, {1e8, 1e8, 1e8, 2.5e7}, 100);
+  const auto first = resize::plan_adaptation(in, proportional, nullptr, nullptr);
+  ASSERT_TRUE(first.chosen) << first.why;
+  EXPECT_NE(first.why.find("MB/s"), std::string::npos) << first.why;
+  resize::ResizeHistory h;
+  resize::ResizeEvent e;
+  e.action = resize::Action::Regrid;
+  e.from_procs = e.to_procs = 4;
+  e.t_redist = 0.006;  // 6 ms + 1 ns per byte
+  e.bytes_moved = 1e6;
+  e.t_redist += 1e-9 * e.bytes_moved;
+  h.add(e);
+  e.bytes_moved = 4e6;
+  e.t_redist = 0.006 + 1e-9 * e.bytes_moved;
+  h.add(e);
+  const auto plan = resize::plan_adaptation(in, proportional, nullptr, &h);
+  ASSERT_TRUE(plan.chosen) << plan.why;
+  EXPECT_NE(plan.why.find("from the resize history"), std::string::npos) << plan.why;
+  EXPECT_GT(plan.chosen->prediction.t_redist, 0.006);
+}
+
 TEST(Adapt, AProcessOffTheGridReturnsOnceItsLoadIsGone) {
   // Rank 3 was dropped (grid 1x3 of ranks 0-2) and now runs as fast as the others.
   const auto plan = resize::plan_adaptation(input(Grid{1, 3, {0, 1, 2}}, {1e8, 1e8, 1e8, 1e8}, 100), proportional, nullptr, nullptr);
