@@ -228,6 +228,7 @@ class AdaptivePolicy final : public resize::Policy {
     d.powers = plan.chosen->powers;
     d.predicted_iteration = plan.chosen->prediction.t_iter_new;
     d.predicted_resize = plan.chosen->prediction.t_resize;
+    d.measured_iteration = now;
     d.prediction_clock = compute_clock_ ? "compute" : "wall";
     d.prediction = plan.why;
     d.reason = plan.chosen->what;

@@ -168,10 +168,15 @@ void ResizeHistory::add(const ResizeEvent& e) {
 }
 
 namespace {
-// t at x from the samples (x_i, t_i): the least-squares line when the x_i are not all
-// equal, else the median t (one x gives no slope); clamped to >= 0. Empty without samples.
+// t at x from the samples (x_i, t_i): the least-squares line when there are at least 3
+// and the x_i are not all equal, else the median t (one x gives no slope); clamped to
+// >= 0. With fewer than 3 samples, the smallest t: on a shared machine resize times are
+// only ever inflated (preemption; one regrid measured 838 ms instead of ~1 ms), so one or
+// two samples cannot tell an outlier, and the fastest is the undisturbed time. Empty
+// without samples.
 std::optional<double> line_or_median(const std::vector<double>& x, const std::vector<double>& t, double at) {
   if (x.empty()) return std::nullopt;
+  if (t.size() < 3) return *std::min_element(t.begin(), t.end());
   const auto [lo, hi] = std::minmax_element(x.begin(), x.end());
   if (*lo == *hi) return median(t);
   const double n = static_cast<double>(x.size());
@@ -217,7 +222,7 @@ std::optional<double> ResizeHistory::predict_other(Action a, int /*from_procs*/,
   for (const auto& e : events_)
     if (e.action == a) t.push_back(e.t_other);
   if (t.empty()) return std::nullopt;
-  return median(t);
+  return t.size() < 3 ? *std::min_element(t.begin(), t.end()) : median(t);  // as line_or_median
 }
 
 std::string ResizeHistory::to_json() const {

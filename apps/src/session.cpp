@@ -1327,9 +1327,9 @@ void Session::Impl::predict_before(const Decision& d, const Grid& target) {
   pred_text = d.prediction;
   // The iteration time before, on the clock the policy predicted (the latest segment's
   // median, the transient first iteration left out).
-  iteration_before = -1;
+  iteration_before = d.measured_iteration;
   const auto segs = metrics.segments();
-  if (!segs.empty()) iteration_before = segs.back().median_on(d.prediction_clock);
+  if (iteration_before < 0 && !segs.empty()) iteration_before = segs.back().median_on(d.prediction_clock);
 }
 
 // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.

@@ -227,6 +227,7 @@ bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, s
   }
   const auto pred = predict_payoff(*now, *then, t_spawn, t_redist, t_other, left);
   p.predicted_iteration = *then;
+  p.measured_iteration = *now;
   p.predicted_resize = pred.t_resize;
   if (*then >= *now) {
     why = "measured slower on " + std::to_string(procs) + " processes";
@@ -494,6 +495,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
       d.reason = "slurm: " + log_.back();
       d.predicted_iteration = p.predicted_iteration;
       d.predicted_resize = p.predicted_resize;
+      d.measured_iteration = p.measured_iteration;
       d.prediction_clock = "wall";
       if (opt_.use_dedicated && in.metrics && !in.metrics->segments().empty())
         d.prediction_clock = in.metrics->segments().back().median_compute > 0 ? "compute" : "dedicated";

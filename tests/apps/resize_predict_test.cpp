@@ -282,10 +282,25 @@ TEST(ResizeHistory, LinearFitIsLeastSquaresOnNoisyPoints) {
 
 TEST(ResizeHistory, LinearFitPredictionIsClampedAtZero) {
   ResizeHistory h;
-  h.add(ev(Action::Expand, 4, 5, 2.0));
-  h.add(ev(Action::Expand, 4, 6, 1.0));  // t = 3 - k
-  EXPECT_NEAR(*h.predict_spawn(Action::Expand, 4, 7), 0.0, 1e-12);
+  h.add(ev(Action::Expand, 4, 5, 3.0));
+  h.add(ev(Action::Expand, 4, 6, 2.0));
+  h.add(ev(Action::Expand, 4, 7, 1.0));  // t = 4 - k
+  EXPECT_NEAR(*h.predict_spawn(Action::Expand, 4, 8), 0.0, 1e-12);
   EXPECT_EQ(*h.predict_spawn(Action::Expand, 4, 12), 0.0);
+}
+
+// One or two samples cannot tell an outlier (a preempted resize): the fastest counts.
+TEST(ResizeHistory, FewerThanThreeSamplesPredictTheFastest) {
+  ResizeHistory h;
+  h.add(ev(Action::Regrid, 4, 4, 0.0, 0.838));  // preempted
+  EXPECT_DOUBLE_EQ(*h.predict_other(Action::Regrid, 4, 4), 0.838);
+  h.add(ev(Action::Regrid, 4, 4, 0.0, 0.0006));
+  EXPECT_DOUBLE_EQ(*h.predict_other(Action::Regrid, 4, 4), 0.0006);
+  h.add(ev(Action::Expand, 4, 5, 0.3));
+  h.add(ev(Action::Expand, 4, 9, 40.0));  // two counts, but no line through two points
+  EXPECT_DOUBLE_EQ(*h.predict_spawn(Action::Expand, 4, 9), 0.3);
+  h.add(ev(Action::Regrid, 4, 4, 0.0, 0.0008));
+  EXPECT_DOUBLE_EQ(*h.predict_other(Action::Regrid, 4, 4), 0.0008);  // three: the median
 }
 
 TEST(ResizeHistory, SingleCountPredictsTheMedianUnscaled) {
@@ -303,11 +318,12 @@ TEST(ResizeHistory, ActionsArePredictedSeparately) {
   ResizeHistory h;
   h.add(ev(Action::Expand, 4, 6, 3.0, 0.4));
   h.add(ev(Action::Expand, 4, 8, 5.0, 0.6));  // expand: t = 1 + k
+  h.add(ev(Action::Expand, 4, 7, 4.0, 0.5));
   h.add(ev(Action::Shrink, 6, 4, 0.2, 0.1));
   h.add(ev(Action::Shrink, 8, 4, 0.2, 0.3));
   h.add(ev(Action::Shrink, 8, 4, 0.2, 0.2));
   h.add(ev(Action::None, 4, 9, 100.0, 100.0));  // ignored
-  EXPECT_EQ(h.events().size(), 5u);
+  EXPECT_EQ(h.events().size(), 6u);
   EXPECT_NEAR(*h.predict_spawn(Action::Expand, 4, 9), 6.0, 1e-12);
   EXPECT_NEAR(*h.predict_spawn(Action::Shrink, 9, 4), 0.2, 1e-12);
   EXPECT_DOUBLE_EQ(*h.predict_other(Action::Expand, 4, 9), 0.5);
@@ -668,6 +684,10 @@ TEST(ResizeHistory, PredictsRedistributionFromBytesOnTheLineThroughEarlierResize
   ResizeEvent b = ev(Action::Regrid, 4, 4, 0.0, 0.0, 0.003);
   b.bytes_moved = 2e6;
   h.add(b);
+  EXPECT_DOUBLE_EQ(*h.predict_redist(5e6), 0.002);  // two: the fastest, no line yet
+  ResizeEvent c = ev(Action::Shrink, 9, 4, 0.1, 0.0, 0.005);
+  c.bytes_moved = 4e6;
+  h.add(c);
   ResizeEvent none = ev(Action::Shrink, 9, 4, 0.1, 0.0, 5.0);  // moved nothing: not a sample
   h.add(none);
   EXPECT_NEAR(*h.predict_redist(3e6), 0.004, 1e-12);  // 0.001 s + 1 ns per byte

@@ -105,6 +105,9 @@ class ResizeHistory {
   // machine has no calibrated cost model: the same line-or-median over every event that
   // moved bytes (any action). Empty without one.
   std::optional<double> predict_redist(double bytes) const;
+  // (With fewer than 3 events the smallest time is predicted, not a line or a median:
+  // resize times on a shared machine are only ever inflated, and one or two samples
+  // cannot tell an outlier.)
   // Predicted "other" seconds (decision, state hand-over, grids, buffers): median of
   // the events of that action. Empty without one.
   std::optional<double> predict_other(Action a, int from_procs, int to_procs) const;

@@ -70,7 +70,7 @@ struct Plan {
   std::string why;
   // Acquire after a prediction (issue 13 §2, seed 004): the iteration time on the bigger
   // grid as measured there before and the predicted resize time (< 0: none made).
-  double predicted_iteration = -1, predicted_resize = -1;
+  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
 };
 
 // Pure decision. rank_hosts: node of every rank of the job now (rank 0's node is never

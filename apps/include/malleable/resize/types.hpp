@@ -83,6 +83,9 @@ struct Decision {
   // "compute": the clock of Metrics' iteration samples it predicted), and the reasoning; the
   // session records them beside the outcome.
   double predicted_iteration = -1, predicted_resize = -1;
+  // The iteration time now that the prediction started from, as the policy measured it
+  // (e.g. the median of its latest iterations; < 0: the latest segment's median).
+  double measured_iteration = -1;
   std::string prediction_clock = "wall";
   std::string prediction;
   std::string reason;  // for the progress line
