@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
   bool dry = false;
   app.add_option("--out", out, "where to write the parameters (default: " + out + ")");
   app.add_option("--reps", opt.reps, "runs per measurement; the median is fitted")->check(CLI::Range(1, 1000));
+  app.add_option("--statistic", opt.statistic, "median or min of each measurement's runs is fitted")
+      ->check(CLI::IsMember({"median", "min"}));
   app.add_option("--pingpong-bytes", opt.pingpong_bytes, "ping-pong message sizes")->delimiter(',');
   app.add_option("--micro-weight", opt.micro_weight, "weight of ping-pong/memcpy rows beside redistributions")
       ->check(CLI::Range(0.0, 100.0));

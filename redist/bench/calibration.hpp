@@ -63,6 +63,8 @@ std::vector<double> time_case(MPI_Comm world, const Case& c, int reps, int warmu
 std::vector<std::vector<double>> time_cases(MPI_Comm world, const std::vector<Case>& cases, int reps);
 
 double median(std::vector<double> v);
+// "median" or "min" of the runs (Options::statistic); throws on another name.
+double statistic(const std::string& name, const std::vector<double>& runs);
 // Relative spread of repeated runs: (75th - 25th percentile) / median.
 double relative_iqr(std::vector<double> v);
 // The p-th quantile (0..1) by linear interpolation; 0 for an empty vector.
@@ -79,7 +81,10 @@ struct Options {
   // measure an ideal case (one pair, contiguous buffers), so the redistributions lead.
   double micro_weight = 0.3;
   std::vector<Case> cases;  // empty: default_cases(world size)
-  int reps = 7;             // per measurement; the median is fitted
+  int reps = 7;             // per measurement; `statistic` of the runs is fitted
+  // "median" (default), or "min": the fastest run, the time on the machine without the
+  // other jobs' load (steadier when they come in bursts; predictions then mean that too).
+  std::string statistic = "median";
   bool verbose = true;      // rank 0 prints what it measured and fitted
 };
 // Redistributions like redist_cost_bench's on up to `world` ranks, at sizes it does not use

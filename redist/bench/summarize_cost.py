@@ -44,12 +44,16 @@ def markdown(docs, names):
     out = []
     d0 = docs[0]
     out.append("### Cost model: predicted vs measured redistribution time\n")
+    import re
+    fit = (d0.get("calibration") or {}).get("fit", [])
+    cal_ns = sorted({int(m.group(1)) for r in fit for m in [re.search(r"N=(\d+)", r["what"])] if m})
+    cal_text = ", ".join(map(str, cal_ns)) if cal_ns else "?"
     out.append(f"Machine `{d0.get('host', '?')}`, {d0.get('cpus', '?')} CPUs, {d0['ranks']} MPI ranks "
                f"(oversubscribed); {len(docs)} run(s) of `scripts/bench/cost_model_error.sh`, "
-               f"each calibrating in the same job (malleable-calibrate's cases: N = 3000, 5000) and then "
+               f"each calibrating in the same job (malleable-calibrate's cases: N = {cal_text}) and then "
                f"comparing with the held-out benchmark cases (redist_bench's: N = "
-               f"{', '.join(str(n) for n in sorted({c['n'] for c in d0['cases']}))}); measured = median of "
-               f"{d0.get('reps', '?')} runs, interleaved over the cases, calibration and benchmark cases in "
+               f"{', '.join(str(n) for n in sorted({c['n'] for c in d0['cases']}))}); measured = "
+               f"{d0.get('statistic', 'median').split(' ')[0]} of {d0.get('reps', '?')} runs, interleaved over the cases, calibration and benchmark cases in "
                f"the same rounds. Target (issue 13 §2): median |error| <= 15%.\n")
     out.append("| run | date (UTC) | load avg at end | calibration fit rms | training median / p90 / max "
                "| **held-out median** / p90 / max | held-out within 15% |")
@@ -67,8 +71,8 @@ def markdown(docs, names):
     out.append("")
     others = [{key(c): c for c in d["cases"]} for d in docs[1:]]
     extra = "".join(f" run {i + 2} error |" for i in range(len(others)))
-    out.append(f"Run 1 per case (ms; spread = min..max of the runs):\n")
-    out.append("| N | change | placement | schedule | steps | predicted | measured (median) | spread | error |"
+    out.append("Run 1 per case (ms; spread = min..max of the runs):\n")
+    out.append("| N | change | placement | schedule | steps | predicted | measured | spread | error |"
                + extra)
     out.append("|---|---|---|---|---|---|---|---|---|" + "---|" * len(others))
     for c in d0["cases"]:
