@@ -70,6 +70,7 @@ struct Row {
   bool redistribution = false;
   CostFeatures features;
   double measured = 0, spread = 0;
+  std::vector<double> runs;
 };
 
 }  // namespace
@@ -237,6 +238,13 @@ Calibration calibrate(MPI_Comm world, const Options& opt) { return calibrate(wor
 
 Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case>& held_out,
                       std::vector<std::vector<double>>* held_out_runs) {
+  return calibrate_each(world, opt, {opt.statistic}, held_out, held_out_runs).front();
+}
+
+std::vector<Calibration> calibrate_each(MPI_Comm world, const Options& opt, const std::vector<std::string>& statistics,
+                                        const std::vector<Case>& held_out,
+                                        std::vector<std::vector<double>>* held_out_runs) {
+  if (statistics.empty()) throw std::runtime_error("calibrate_each: no statistic");
   int wsize = 0, wrank = 0;
   MPI_Comm_size(world, &wsize);
   MPI_Comm_rank(world, &wrank);
@@ -309,6 +317,7 @@ Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case
       r.coeffs[inter ? 3 : 1] = static_cast<double>(bytes);
       r.measured = statistic(opt.statistic, t);
       r.spread = relative_iqr(t);
+      r.runs = t;
       rows.push_back(r);
       out.push_back({{"bytes", bytes}, {"one_way_s", r.measured}, {"relative_iqr", r.spread}});
     }
@@ -339,6 +348,7 @@ Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case
       r.coeffs[6] = static_cast<double>(bytes);
       r.measured = statistic(opt.statistic, t);
       r.spread = relative_iqr(t);
+      r.runs = t;
       rows.push_back(r);
       out.push_back({{"bytes", bytes}, {"s", r.measured}, {"relative_iqr", r.spread}});
     }
@@ -366,112 +376,122 @@ Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case
     r.features = cost_features(plan_of(c), sizeof(double), nodes);
     r.measured = statistic(opt.statistic, t);
     r.spread = relative_iqr(t);
+    r.runs = t;
     rows.push_back(std::move(r));
   }
 
-  // Fit. Start from plausible costs so the first busiest-rank choice is sensible.
-  CostParams p;
-  p.cores_per_node = cores;
-  p.inter_node_measured = other > 0;
-  assign(p, {1e-6, 2e-10, 1e-6, 2e-10, 1e-5, 1e-5, 1e-10});
-  // Weighted least squares on relative errors for the unpinned parameters.
-  auto solve = [&](const std::array<bool, kCostParamCount>& pinned) {
-    std::vector<std::size_t> cols;
-    for (std::size_t k = 0; k < kCostParamCount; ++k) {
-      if (pinned[k]) continue;
-      const bool used = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.coeffs[k] != 0; });
-      if (used) cols.push_back(k);
+  std::vector<Calibration> fits;
+  const nlohmann::json measured_record = record;
+  for (const auto& stat : statistics) {
+    record = measured_record;
+    record["statistic"] = stat + " of " + std::to_string(opt.reps) + " runs (redistributions: interleaved rounds)";
+    for (auto& r : rows) r.measured = statistic(stat, r.runs);
+    if (talk && statistics.size() > 1) std::printf("fit on the %s of the runs:\n", stat.c_str());
+    // Fit. Start from plausible costs so the first busiest-rank choice is sensible.
+    CostParams p;
+    p.cores_per_node = cores;
+    p.inter_node_measured = other > 0;
+    assign(p, {1e-6, 2e-10, 1e-6, 2e-10, 1e-5, 1e-5, 1e-10});
+    // Weighted least squares on relative errors for the unpinned parameters.
+    auto solve = [&](const std::array<bool, kCostParamCount>& pinned) {
+      std::vector<std::size_t> cols;
+      for (std::size_t k = 0; k < kCostParamCount; ++k) {
+        if (pinned[k]) continue;
+        const bool used = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.coeffs[k] != 0; });
+        if (used) cols.push_back(k);
+      }
+      const auto m = static_cast<lapack_int>(rows.size()), n = static_cast<lapack_int>(cols.size());
+      if (m < n || n == 0) throw std::runtime_error("calibration: too few measurements to fit the parameters");
+      // Rows divided by their measured time (relative errors); columns scaled to unit norm
+      // (bytes ~1e8 beside counts ~1) so that dgels works on a well-scaled matrix.
+      std::vector<double> A(static_cast<std::size_t>(m) * cols.size()), b(static_cast<std::size_t>(m));
+      std::vector<double> scale(cols.size(), 0.0);
+      auto weight = [&](const Row& r) { return (r.redistribution ? 1.0 : opt.micro_weight) / r.measured; };
+      for (std::size_t j = 0; j < cols.size(); ++j) {
+        for (const auto& r : rows) scale[j] += std::pow(r.coeffs[cols[j]] * weight(r), 2);
+        scale[j] = std::sqrt(scale[j]);
+      }
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        for (std::size_t j = 0; j < cols.size(); ++j)
+          A[i * cols.size() + j] = rows[i].coeffs[cols[j]] * weight(rows[i]) / scale[j];
+        b[i] = rows[i].measured * weight(rows[i]);
+      }
+      const lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', m, n, 1, A.data(), n, b.data(), 1);
+      if (info != 0) throw std::runtime_error("calibration: LAPACKE_dgels failed, info = " + std::to_string(info));
+      std::array<double, kCostParamCount> v{};
+      for (std::size_t j = 0; j < cols.size(); ++j) v[cols[j]] = b[j] / scale[j];
+      return v;
+    };
+    for (int round = 0; round < 20; ++round) {
+      // Linearise at the current busiest rank/node, then fit with costs >= 0: pin the most
+      // negative cost at zero and refit until none is negative (a small active set).
+      for (auto& r : rows)
+        if (r.redistribution) r.coeffs = predict(p, r.features).coefficients;
+      std::array<bool, kCostParamCount> pinned{};
+      auto v = solve(pinned);
+      for (std::size_t guard = 0; guard < kCostParamCount; ++guard) {
+        const auto worst = std::min_element(v.begin(), v.end());
+        if (*worst >= 0) break;
+        pinned[static_cast<std::size_t>(worst - v.begin())] = true;
+        v = solve(pinned);
+      }
+      for (auto& x : v) x = std::max(x, 0.0);
+      const auto before = to_array(p);
+      assign(p, v);
+      bool settled = true;
+      for (std::size_t k = 0; k < kCostParamCount && settled; ++k)
+        if (std::abs(v[k] - before[k]) > 1e-6 * std::max(std::abs(v[k]), 1e-30)) settled = false;
+      if (settled) break;
     }
-    const auto m = static_cast<lapack_int>(rows.size()), n = static_cast<lapack_int>(cols.size());
-    if (m < n || n == 0) throw std::runtime_error("calibration: too few measurements to fit the parameters");
-    // Rows divided by their measured time (relative errors); columns scaled to unit norm
-    // (bytes ~1e8 beside counts ~1) so that dgels works on a well-scaled matrix.
-    std::vector<double> A(static_cast<std::size_t>(m) * cols.size()), b(static_cast<std::size_t>(m));
-    std::vector<double> scale(cols.size(), 0.0);
-    auto weight = [&](const Row& r) { return (r.redistribution ? 1.0 : opt.micro_weight) / r.measured; };
-    for (std::size_t j = 0; j < cols.size(); ++j) {
-      for (const auto& r : rows) scale[j] += std::pow(r.coeffs[cols[j]] * weight(r), 2);
-      scale[j] = std::sqrt(scale[j]);
+    if (other <= 0) {
+      p.message_inter_s = p.message_intra_s;
+      p.byte_inter_s = p.byte_intra_s;
     }
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      for (std::size_t j = 0; j < cols.size(); ++j)
-        A[i * cols.size() + j] = rows[i].coeffs[cols[j]] * weight(rows[i]) / scale[j];
-      b[i] = rows[i].measured * weight(rows[i]);
-    }
-    const lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', m, n, 1, A.data(), n, b.data(), 1);
-    if (info != 0) throw std::runtime_error("calibration: LAPACKE_dgels failed, info = " + std::to_string(info));
-    std::array<double, kCostParamCount> v{};
-    for (std::size_t j = 0; j < cols.size(); ++j) v[cols[j]] = b[j] / scale[j];
-    return v;
-  };
-  for (int round = 0; round < 20; ++round) {
-    // Linearise at the current busiest rank/node, then fit with costs >= 0: pin the most
-    // negative cost at zero and refit until none is negative (a small active set).
-    for (auto& r : rows)
-      if (r.redistribution) r.coeffs = predict(p, r.features).coefficients;
-    std::array<bool, kCostParamCount> pinned{};
-    auto v = solve(pinned);
-    for (std::size_t guard = 0; guard < kCostParamCount; ++guard) {
-      const auto worst = std::min_element(v.begin(), v.end());
-      if (*worst >= 0) break;
-      pinned[static_cast<std::size_t>(worst - v.begin())] = true;
-      v = solve(pinned);
-    }
-    for (auto& x : v) x = std::max(x, 0.0);
-    const auto before = to_array(p);
-    assign(p, v);
-    bool settled = true;
-    for (std::size_t k = 0; k < kCostParamCount && settled; ++k)
-      if (std::abs(v[k] - before[k]) > 1e-6 * std::max(std::abs(v[k]), 1e-30)) settled = false;
-    if (settled) break;
-  }
-  if (other <= 0) {
-    p.message_inter_s = p.message_intra_s;
-    p.byte_inter_s = p.byte_intra_s;
-  }
 
-  Calibration out;
-  double ss = 0, ss_redist = 0;
-  std::size_t n_redist = 0;
-  nlohmann::json fit = nlohmann::json::array();
-  if (talk) std::printf("%-44s %12s %12s %8s %8s\n", "measurement", "measured_s", "fitted_s", "error", "iqr");
-  for (const auto& r : rows) {
-    const double model = r.redistribution ? predict(p, r.features).total_s : [&] {
-      double s = 0;
-      const auto v = to_array(p);
-      for (std::size_t k = 0; k < kCostParamCount; ++k) s += r.coeffs[k] * v[k];
-      return s;
-    }();
-    const double err = (model - r.measured) / r.measured;
-    ss += err * err;
-    if (r.redistribution) {
-      ss_redist += err * err;
-      ++n_redist;
-      out.redistribution_errors.push_back(std::abs(err));
+    Calibration out;
+    double ss = 0, ss_redist = 0;
+    std::size_t n_redist = 0;
+    nlohmann::json fit = nlohmann::json::array();
+    if (talk) std::printf("%-44s %12s %12s %8s %8s\n", "measurement", "measured_s", "fitted_s", "error", "iqr");
+    for (const auto& r : rows) {
+      const double model = r.redistribution ? predict(p, r.features).total_s : [&] {
+        double s = 0;
+        const auto v = to_array(p);
+        for (std::size_t k = 0; k < kCostParamCount; ++k) s += r.coeffs[k] * v[k];
+        return s;
+      }();
+      const double err = (model - r.measured) / r.measured;
+      ss += err * err;
+      if (r.redistribution) {
+        ss_redist += err * err;
+        ++n_redist;
+        out.redistribution_errors.push_back(std::abs(err));
+      }
+      fit.push_back({{"what", r.what}, {"measured_s", r.measured}, {"fitted_s", model}, {"relative_iqr", r.spread}});
+      if (talk)
+        std::printf("%-44s %12.3e %12.3e %+7.1f%% %7.1f%%\n", r.what.c_str(), r.measured, model, 100 * err,
+                    100 * r.spread);
     }
-    fit.push_back({{"what", r.what}, {"measured_s", r.measured}, {"fitted_s", model}, {"relative_iqr", r.spread}});
-    if (talk)
-      std::printf("%-44s %12.3e %12.3e %+7.1f%% %7.1f%%\n", r.what.c_str(), r.measured, model, 100 * err,
-                  100 * r.spread);
+    out.rms_relative_residual = std::sqrt(ss / static_cast<double>(rows.size()));
+    out.rms_redistribution_residual = n_redist ? std::sqrt(ss_redist / static_cast<double>(n_redist)) : 0.0;
+    record["fit"] = fit;
+    record["rms_relative_residual"] = out.rms_relative_residual;
+    record["rms_redistribution_residual"] = out.rms_redistribution_residual;
+    if (!p.inter_node_measured)
+      record["note"] = "all ranks on one host: between-node costs copied from the within-node ones";
+    out.params = p;
+    out.record_json = record.dump();
+    if (talk) {
+      const auto v = to_array(p);
+      std::printf("fitted (rms relative residual %.1f%%, redistributions only %.1f%%):\n",
+                  100 * out.rms_relative_residual, 100 * out.rms_redistribution_residual);
+      for (std::size_t k = 0; k < kCostParamCount; ++k) std::printf("  %-22s %.4e\n", kCostParamNames[k], v[k]);
+      std::printf("  %-22s %d\n", "cores_per_node", p.cores_per_node);
+      std::fflush(stdout);
+    }
+    fits.push_back(std::move(out));
   }
-  out.rms_relative_residual = std::sqrt(ss / static_cast<double>(rows.size()));
-  out.rms_redistribution_residual = n_redist ? std::sqrt(ss_redist / static_cast<double>(n_redist)) : 0.0;
-  record["fit"] = fit;
-  record["rms_relative_residual"] = out.rms_relative_residual;
-  record["rms_redistribution_residual"] = out.rms_redistribution_residual;
-  if (!p.inter_node_measured)
-    record["note"] = "all ranks on one host: between-node costs copied from the within-node ones";
-  out.params = p;
-  out.record_json = record.dump();
-  if (talk) {
-    const auto v = to_array(p);
-    std::printf("fitted (rms relative residual %.1f%%, redistributions only %.1f%%):\n",
-                100 * out.rms_relative_residual, 100 * out.rms_redistribution_residual);
-    for (std::size_t k = 0; k < kCostParamCount; ++k) std::printf("  %-22s %.4e\n", kCostParamNames[k], v[k]);
-    std::printf("  %-22s %d\n", "cores_per_node", p.cores_per_node);
-    std::fflush(stdout);
-  }
-  return out;
+  return fits;
 }
 
 }  // namespace redist::calib

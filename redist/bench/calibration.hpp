@@ -110,5 +110,9 @@ Calibration calibrate(MPI_Comm world, const Options& opt);
 // receives each case's runs (opt.reps of them), on every rank.
 Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case>& held_out,
                       std::vector<std::vector<double>>* held_out_runs);
+// One measurement, one fit per statistic ("median", "min"; opt.statistic is ignored).
+std::vector<Calibration> calibrate_each(MPI_Comm world, const Options& opt, const std::vector<std::string>& statistics,
+                                        const std::vector<Case>& held_out,
+                                        std::vector<std::vector<double>>* held_out_runs);
 
 }  // namespace redist::calib

@@ -40,10 +40,11 @@ def pct(x):
     return f"{100 * x:.1f}%"
 
 
-def markdown(docs, names):
+def markdown(docs, names, tag=""):
     out = []
     d0 = docs[0]
-    out.append("### Cost model: predicted vs measured redistribution time\n")
+    stat = d0.get("statistic", "median").split(" ")[0]
+    out.append(f"#### Cost model: predicted vs measured redistribution time ({stat} of the runs)\n")
     import re
     fit = (d0.get("calibration") or {}).get("fit", [])
     cal_ns = sorted({int(m.group(1)) for r in fit for m in [re.search(r"N=(\d+)", r["what"])] if m})
@@ -97,12 +98,12 @@ def markdown(docs, names):
     out.append(f"Run-to-run spread of the measurements (IQR / median, all cases of all runs): median "
                f"{pct(statistics.median(spreads))}, p90 {pct(quantile(spreads, 0.9))}.")
     out.append("")
-    out.append("Files: " + ", ".join(f"`{os.path.basename(n)}`" for n in names) + ", `cases.csv`, `runs.csv`.")
+    out.append("Files: " + ", ".join(f"`{os.path.basename(n)}`" for n in names) + f", `cases{tag}.csv`, `runs{tag}.csv`.")
     return "\n".join(out) + "\n"
 
 
-def write_csv(docs, names, d):
-    with open(os.path.join(d, "cases.csv"), "w", newline="") as f:
+def write_csv(docs, names, d, tag=""):
+    with open(os.path.join(d, f"cases{tag}.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["run", "n", "change", "placement", "schedule", "steps", "messages", "moved_bytes",
                     "predicted_s", "measured_median_s", "min_s", "q25_s", "q75_s", "max_s", "relative_error",
@@ -113,7 +114,7 @@ def write_csv(docs, names, d):
                 w.writerow([i + 1, c["n"], c["change"], c["placement"], c["schedule"], c["steps"], c["messages"],
                             c["moved_bytes"], c["predicted_s"], c["measured_s"], min(r), quantile(r, 0.25),
                             quantile(r, 0.75), max(r), c["relative_error"], c["relative_iqr"]])
-    with open(os.path.join(d, "runs.csv"), "w", newline="") as f:
+    with open(os.path.join(d, f"runs{tag}.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["run", "file", "date", "host", "ranks", "reps", "load_avg_end", "fit_rms",
                     "training_median", "training_p90", "training_max", "heldout_median", "heldout_p90",
@@ -132,11 +133,12 @@ def main():
     ap.add_argument("runs", nargs="+", help="redist_cost_bench --json files, one per run")
     ap.add_argument("--csv-dir", help="write cases.csv and runs.csv here")
     ap.add_argument("--section", help="write the markdown here instead of stdout")
+    ap.add_argument("--tag", default="", help="suffix of the CSV names: cases<tag>.csv, runs<tag>.csv")
     a = ap.parse_args()
     docs = [json.load(open(p)) for p in a.runs]
-    md = markdown(docs, a.runs)
+    md = markdown(docs, a.runs, a.tag)
     if a.csv_dir:
-        write_csv(docs, a.runs, a.csv_dir)
+        write_csv(docs, a.runs, a.csv_dir, a.tag)
     if a.section:
         open(a.section, "w").write(md)
     else:
