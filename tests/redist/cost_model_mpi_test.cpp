@@ -4,11 +4,17 @@
 // One job calibrates on a small set of redistributions and, in the same interleaved rounds
 // (calibration.hpp's time_cases), measures a few held-out ones: other grids, sizes and
 // placements, the same four schedules. Both sides see the same machine load and the same
-// slowdown (a sanitizer build runs everything slower, the fit absorbs it). For each held-out
-// case, with m = median of the runs:
+// slowdown (a sanitizer build runs everything slower, the fit absorbs it). Both sides use
+// the fastest of each case's runs (Options::statistic = "min"): with other tests running
+// beside this one (ctest -j), medians of 9 runs move by tens of percent and the fit on them
+// with it, the minimum stays put (docs/redist.md, "Where the error came from"). For each
+// held-out case, with m = the fastest of its runs:
 //
-//   sigma  = sqrt(fit² + spread²)   fit:    rms relative residual of the calibration's fit
-//                                   spread: (q75 - q25) / 1.349 / m of that case's runs
+//   sigma  = sqrt(fit² + spread²)   fit:    1.4826 x the median |relative residual| of the
+//                                           calibration's fit over its redistributions (a
+//                                           robust standard deviation: one training case hit
+//                                           by a burst does not widen it, as the rms would)
+//                                   spread: (q75 - q25) / 1.349 / median of that case's runs
 //   z      = |ln(predicted / m)| / sigma
 //
 // (the log ratio: over- and under-prediction by the same factor weigh the same, and a
@@ -34,6 +40,7 @@ using redist::ScheduleKind;
 namespace {
 
 constexpr double kZ = 3.0;
+constexpr const char* kStatistic = "min";
 
 struct Verdict {
   double median_z = 0;
@@ -45,7 +52,7 @@ Verdict check(const redist::CostParams& params, const std::vector<calib::Case>& 
   Verdict v;
   std::vector<double> z;
   for (std::size_t i = 0; i < cases.size(); ++i) {
-    const double m = calib::median(runs[i]);
+    const double m = calib::statistic(kStatistic, runs[i]);
     const double spread = calib::relative_iqr(runs[i]) / 1.349;
     const double sigma = std::sqrt(fit_rms * fit_rms + spread * spread);
     const double pred = redist::predict(params, calib::plan_of(cases[i]), sizeof(double)).total_s;
@@ -75,6 +82,7 @@ TEST(redistCostModelMpi, CalibratedPredictionsLieWithinTheMeasuredSpreadOfHeldOu
 
   calib::Options opt;
   opt.reps = 9;
+  opt.statistic = kStatistic;
   opt.verbose = rank == 0;
   opt.pingpong_bytes = {8, 16 << 20};
   opt.copy_bytes = {32 << 20};
@@ -90,36 +98,52 @@ TEST(redistCostModelMpi, CalibratedPredictionsLieWithinTheMeasuredSpreadOfHeldOu
                                           {{1, 2}, {2, 3}, 2100, "global", S::AllAtOnce},
                                           {{2, 2}, {3, 2}, 2100, "local2", S::Caterpillar},
                                           {{1, 2}, {2, 3}, 2100, "local1", S::Circulant}};
+  // A run whose noise is so large that even costs x10 or x1/10 would pass cannot judge the
+  // model: it is measured again (at most kAttempts in all; other tests running beside this
+  // one come and go). A run that can judge decides, pass or fail; never retried.
+  constexpr int kAttempts = 3;
   std::vector<std::vector<double>> runs;
-  const auto cal = calib::calibrate(MPI_COMM_WORLD, opt, held_out, &runs);
-  ASSERT_EQ(runs.size(), held_out.size());
-  for (const auto& r : runs) ASSERT_EQ(r.size(), static_cast<std::size_t>(opt.reps));
+  calib::Calibration cal;
+  Verdict good;
+  std::vector<Verdict> bad;
+  const std::vector<double> wrong{10.0, 0.1};
+  for (int attempt = 1;; ++attempt) {
+    runs.clear();
+    cal = calib::calibrate(MPI_COMM_WORLD, opt, held_out, &runs);
+    ASSERT_EQ(runs.size(), held_out.size());
+    for (const auto& r : runs) ASSERT_EQ(r.size(), static_cast<std::size_t>(opt.reps));
+    const double fit = 1.4826 * calib::median(cal.redistribution_errors);
+    good = check(cal.params, held_out, runs, fit);
+    bad.clear();
+    for (double f : wrong) bad.push_back(check(scaled(cal.params, f), held_out, runs, fit));
+    int discriminates = std::all_of(bad.begin(), bad.end(), [](const Verdict& v) { return v.median_z > kZ; });
+    MPI_Bcast(&discriminates, 1, MPI_INT, 0, MPI_COMM_WORLD);  // every rank takes rank 0's decision
+    if (rank == 0) {
+      for (std::size_t i = 0; i < held_out.size(); ++i)
+        std::printf("held out %-36s measured %.3e s (%s of %d, spread %.1f%%), predicted error %+6.1f%%, "
+                    "sigma %.1f%%\n",
+                    held_out[i].label().c_str(), calib::statistic(kStatistic, runs[i]), kStatistic, opt.reps,
+                    100 * calib::relative_iqr(runs[i]) / 1.349, 100 * good.errors[i], 100 * good.sigmas[i]);
+      std::printf("attempt %d: fit error %.1f%% (robust; rms %.1f%%); median z %.2f (pass <= %.0f); costs x10: "
+                  "%.2f, x0.1: %.2f (must be > %.0f); %.1f s\n",
+                  attempt, 100 * fit, 100 * cal.rms_redistribution_residual, good.median_z, kZ, bad[0].median_z,
+                  bad[1].median_z, kZ, MPI_Wtime() - t0);
+      std::fflush(stdout);
+    }
+    if (discriminates || attempt == kAttempts) break;
+    if (rank == 0) std::printf("too noisy to tell wrong costs apart: measuring again\n");
+  }
   for (double v : redist::to_array(cal.params)) {
     EXPECT_TRUE(std::isfinite(v));
     EXPECT_GE(v, 0.0);
   }
   EXPECT_GT(cal.params.byte_intra_s, 0.0);  // moving bytes cannot be free
-  const double fit = cal.rms_redistribution_residual;
-
-  const auto good = check(cal.params, held_out, runs, fit);
-  if (rank == 0) {
-    for (std::size_t i = 0; i < held_out.size(); ++i)
-      std::printf("held out %-36s measured %.3e s (median of %d, spread %.1f%%), predicted error %+6.1f%%, "
-                  "sigma %.1f%%\n",
-                  held_out[i].label().c_str(), calib::median(runs[i]), opt.reps,
-                  100 * calib::relative_iqr(runs[i]) / 1.349, 100 * good.errors[i], 100 * good.sigmas[i]);
-    std::printf("fit rms %.1f%%; median z %.2f (pass <= %.0f); %.1f s\n", 100 * fit, good.median_z, kZ,
-                MPI_Wtime() - t0);
-  }
   EXPECT_LE(good.median_z, kZ) << "the calibrated model misses the held-out redistributions by more than " << kZ
                                << " sigma (model error and run-to-run spread of this run)";
-
   // The same check tells a wrong parameter set apart.
-  for (double f : {10.0, 0.1}) {
-    const auto bad = check(scaled(cal.params, f), held_out, runs, fit);
-    if (rank == 0) std::printf("parameters x %g: median z %.2f\n", f, bad.median_z);
-    EXPECT_GT(bad.median_z, kZ) << "parameters scaled by " << f << " pass the check: the tolerance is too wide";
-  }
+  for (std::size_t k = 0; k < wrong.size(); ++k)
+    EXPECT_GT(bad[k].median_z, kZ) << "parameters scaled by " << wrong[k] << " pass the check in " << kAttempts
+                                   << " attempts: the machine is too noisy for the tolerance to mean anything";
 
   // What malleable-calibrate writes is what a later run predicts with.
   if (rank == 0) {
