@@ -44,7 +44,7 @@ def markdown(docs, names, tag=""):
     out = []
     d0 = docs[0]
     stat = d0.get("statistic", "median").split(" ")[0]
-    out.append(f"#### Cost model: predicted vs measured redistribution time ({stat} of the runs)\n")
+    out.append(f"### Predicted vs measured redistribution time ({stat} of the runs)\n")
     import re
     fit = (d0.get("calibration") or {}).get("fit", [])
     cal_ns = sorted({int(m.group(1)) for r in fit for m in [re.search(r"N=(\d+)", r["what"])] if m})
