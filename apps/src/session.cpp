@@ -474,6 +474,19 @@ struct Session::Impl {
     return r.bytes(redist::plan_stats(la, lb, size()).elements_moved);
   }
 
+  // A grid for `target` on the current world, and every registered matrix moved onto it
+  // from the current grid; the redistribution's time and bytes go into `rec`.
+  detail::BlacsGrid move_onto(const Grid& target, ResizeRecord& rec) {
+    dog.phase("BLACS grids");
+    detail::BlacsGrid to(world, target);
+    dog.phase("redistribution");
+    const double t1 = MPI_Wtime();
+    rec.bytes_moved = move_all(grid, to, &rec);
+    rec.t_redist = MPI_Wtime() - t1;
+    rec.bytes_total = total_bytes();
+    return to;
+  }
+
   std::int64_t total_bytes() const {
     std::int64_t t = 0;
     for (const auto& r : mats) t += r.bytes(static_cast<std::int64_t>(r.m) * r.n);
@@ -1230,13 +1243,7 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   bool moved = false;
   const auto move = [&]() {
     moved = true;
-    dog.phase("BLACS grids");
-    detail::BlacsGrid small(world, target);
-    dog.phase("redistribution");
-    const double t1 = MPI_Wtime();
-    rec.bytes_moved = move_all(grid, small, &rec);
-    rec.t_redist = MPI_Wtime() - t1;
-    rec.bytes_total = total_bytes();
+    detail::BlacsGrid small = move_onto(target, rec);
     grid.release();
     small.release();
     dog.phase("exit of the released processes");
@@ -1290,14 +1297,7 @@ RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double 
   const Grid from = shape;
   ResizeRecord rec = begin_resize(d, target);
   node_of_rank = redist::node_ids(rank_hosts);
-  dog.phase("BLACS grids");
-  detail::BlacsGrid new_grid(world, target);
-  dog.phase("redistribution");
-  const double t1 = MPI_Wtime();
-  rec.bytes_moved = move_all(grid, new_grid, &rec);
-  rec.t_redist = MPI_Wtime() - t1;
-  rec.bytes_total = total_bytes();
-  grid = std::move(new_grid);
+  grid = move_onto(target, rec);
   shape = target;
   rec.rank_hosts = rank_hosts;
   rec.t_total = MPI_Wtime() - t_start;
