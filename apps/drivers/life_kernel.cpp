@@ -63,6 +63,28 @@ double thread_cpu_seconds() {
 inline std::uint8_t rule(std::uint8_t alive, int nbrs) {
   return static_cast<std::uint8_t>(nbrs == 3 || (alive && nbrs == 2));
 }
+
+// One generation of the m x n interior of `pad` ((m+2) x (n+2), column-major, halo
+// filled) into `next` (m x n), `reps` times; CPU seconds returned, wall in *wall_seconds.
+double update(const std::vector<std::uint8_t>& pad, int m, int n, std::vector<std::uint8_t>& next, int reps,
+              double* wall_seconds) {
+  const int pm = m + 2;
+  auto P = [&](int i, int j) { return pad[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * pm]; };
+  const double t0 = thread_cpu_seconds(), w0 = MPI_Wtime();
+  for (int rep = 0; rep < std::max(1, reps); ++rep) {
+    // Each repetition must really run (§6.4 emulates a slower processor by doing the work
+    // again); the barrier stops the compiler from collapsing identical repetitions.
+    asm volatile("" : : "r"(next.data()), "r"(pad.data()) : "memory");
+    for (int j = 1; j <= n; ++j)
+      for (int i = 1; i <= m; ++i) {
+        const int s = P(i - 1, j - 1) + P(i, j - 1) + P(i + 1, j - 1) + P(i - 1, j) + P(i + 1, j) +
+                      P(i - 1, j + 1) + P(i, j + 1) + P(i + 1, j + 1);
+        next[static_cast<std::size_t>(i - 1) + static_cast<std::size_t>(j - 1) * m] = rule(P(i, j), s);
+      }
+  }
+  if (wall_seconds) *wall_seconds = MPI_Wtime() - w0;
+  return thread_cpu_seconds() - t0;
+}
 }  // namespace
 
 double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int reps, double* wall_seconds) {
@@ -112,21 +134,8 @@ double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int 
         for (int i = i0; i <= i1; ++i) P(i, j) = rv[k++];
     }
 
-  const double t0 = thread_cpu_seconds(), w0 = MPI_Wtime();
   std::vector<std::uint8_t> next(static_cast<std::size_t>(m) * n);
-  for (int rep = 0; rep < std::max(1, reps); ++rep) {
-    // Each repetition must really run (§6.4 emulates a slower processor by doing the work
-    // again); the barrier stops the compiler from collapsing identical repetitions.
-    asm volatile("" : : "r"(next.data()), "r"(pad.data()) : "memory");
-    for (int j = 1; j <= n; ++j)
-      for (int i = 1; i <= m; ++i) {
-        const int s = P(i - 1, j - 1) + P(i, j - 1) + P(i + 1, j - 1) + P(i - 1, j) + P(i + 1, j) +
-                      P(i - 1, j + 1) + P(i, j + 1) + P(i + 1, j + 1);
-        next[static_cast<std::size_t>(i - 1) + static_cast<std::size_t>(j - 1) * m] = rule(P(i, j), s);
-      }
-  }
-  const double t = thread_cpu_seconds() - t0;
-  if (wall_seconds) *wall_seconds = MPI_Wtime() - w0;
+  const double t = update(pad, m, n, next, reps, wall_seconds);
   resize::kernel_meter_add(t);  // the update is this application's compute kernel
   for (int j = 0; j < n; ++j)
     for (int i = 0; i < m; ++i)
@@ -137,21 +146,9 @@ double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int 
 double life_probe(int n, int reps, double* wall_seconds) {
   const int pm = n + 2;
   std::vector<std::uint8_t> pad(static_cast<std::size_t>(pm) * pm, 0), next(static_cast<std::size_t>(n) * n);
-  auto P = [&](int i, int j) -> std::uint8_t& { return pad[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * pm]; };
   for (int j = 1; j <= n; ++j)
-    for (int i = 1; i <= n; ++i) P(i, j) = life_initial(i, j);
-  const double t0 = thread_cpu_seconds(), w0 = MPI_Wtime();
-  for (int rep = 0; rep < std::max(1, reps); ++rep) {
-    asm volatile("" : : "r"(next.data()), "r"(pad.data()) : "memory");
-    for (int j = 1; j <= n; ++j)
-      for (int i = 1; i <= n; ++i) {
-        const int s = P(i - 1, j - 1) + P(i, j - 1) + P(i + 1, j - 1) + P(i - 1, j) + P(i + 1, j) +
-                      P(i - 1, j + 1) + P(i, j + 1) + P(i + 1, j + 1);
-        next[static_cast<std::size_t>(i - 1) + static_cast<std::size_t>(j - 1) * n] = rule(P(i, j), s);
-      }
-  }
-  if (wall_seconds) *wall_seconds = MPI_Wtime() - w0;
-  return thread_cpu_seconds() - t0;
+    for (int i = 1; i <= n; ++i) pad[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * pm] = life_initial(i, j);
+  return update(pad, n, n, next, reps, wall_seconds);
 }
 
 void life_serial(std::vector<std::uint8_t>& board, int n, int gens) {
