@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "bench_cli.hpp"
 #include "calibration.hpp"
 
 int main(int argc, char** argv) {
@@ -30,13 +31,7 @@ int main(int argc, char** argv) {
   app.add_option("--micro-weight", opt.micro_weight, "weight of ping-pong/memcpy rows beside redistributions")
       ->check(CLI::Range(0.0, 100.0));
   app.add_flag("--dry-run", dry, "measure and print, write nothing");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = wrank == 0 ? app.exit(e) : 0;
-    MPI_Finalize();
-    return rc;
-  }
+  if (const auto rc = redist::calib::parse_or_exit(app, argc, argv, wrank)) return *rc;
   int rc = 0;
   try {
     const double t0 = MPI_Wtime();

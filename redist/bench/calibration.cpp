@@ -47,16 +47,6 @@ std::vector<int> line_order(int p_old, int p_new, bool interspersed) {
 }
 
 
-// Waits without spinning, so oversubscribed idle ranks leave the cores to the measured ones.
-void sleepy_barrier(MPI_Comm comm) {
-  MPI_Request req;
-  MPI_Ibarrier(comm, &req);
-  int done = 0;
-  while (!done) {
-    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (!done) usleep(2000);  // rarely: polling idle ranks would steal the measured ones' cores
-  }
-}
 
 
 using Coeffs = std::array<double, kCostParamCount>;
@@ -74,6 +64,16 @@ struct Row {
 };
 
 }  // namespace
+
+void sleepy_barrier(MPI_Comm comm, int poll_us) {
+  MPI_Request req;
+  MPI_Ibarrier(comm, &req);
+  int done = 0;
+  while (!done) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) usleep(static_cast<useconds_t>(poll_us));
+  }
+}
 
 std::vector<int> placement(const std::string& kind, Grid o, Grid n) {
   std::vector<int> ranks(static_cast<std::size_t>(n.size()));

@@ -28,6 +28,9 @@ std::vector<int> placement(const std::string& kind, Grid o, Grid n);
 
 // The slowest rank's time (collective over comm).
 double max_over(MPI_Comm comm, double t);
+// A barrier that waits without spinning (polls every poll_us microseconds), so
+// oversubscribed idle ranks leave the cores to the measured ones.
+void sleepy_barrier(MPI_Comm comm, int poll_us = 2000);
 // This rank's column-major piece of an N x N double matrix in layout l (empty off the
 // grid), filled with a rank-dependent pattern when `fill`.
 struct Local {

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "bench_cli.hpp"
 #include "calibration.hpp"
 
 using redist::calib::Case;
@@ -79,13 +80,7 @@ int main(int argc, char** argv) {
   app.add_flag("--calibrate", calibrate, "fit the parameters in this run first (not written unless --save)");
   app.add_option("--save", save_path, "with --calibrate: also write the (first statistic's) fitted parameters here");
   app.add_option("--json", json_path, "write every case to this JSON file (other statistics: FILE.<statistic>.json)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = wrank == 0 ? app.exit(e) : 0;
-    MPI_Finalize();
-    return rc;
-  }
+  if (const auto rc = redist::calib::parse_or_exit(app, argc, argv, wrank)) return *rc;
 
   int rc = 0;
   try {

@@ -26,6 +26,7 @@
 #include "malleable/redist/redistribute.hpp"
 #include "malleable/redist/scalapack_api.h"
 
+#include "bench_cli.hpp"
 #include "calibration.hpp"
 
 using redist::Layout;
@@ -48,15 +49,7 @@ std::string grid_picture(const std::vector<int>& ranks, Grid g) {
 
 // Waits for everyone without spinning, so a single process can measure memcpy while the
 // oversubscribed others sleep.
-void sleepy_barrier(MPI_Comm comm) {
-  MPI_Request req;
-  MPI_Ibarrier(comm, &req);
-  int done = 0;
-  while (!done) {
-    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-    if (!done) usleep(500);
-  }
-}
+void sleepy_barrier(MPI_Comm comm) { redist::calib::sleepy_barrier(comm, 500); }
 
 // Single-core memcpy bandwidth (bytes/s) on buffers far larger than the caches.
 double memcpy_bandwidth() {
@@ -111,13 +104,7 @@ int main(int argc, char** argv) {
   bool plan_scaling = false;
   app.add_flag("--plan-scaling", plan_scaling,
                "only time planning (rank 0, no data) for large grids: N=100000, nb=64, PxP -> QxQ");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = wrank == 0 ? app.exit(e) : 0;
-    MPI_Finalize();
-    return rc;
-  }
+  if (const auto rc = redist::calib::parse_or_exit(app, argc, argv, wrank)) return *rc;
 
   auto wait_mode_of = [](const std::string& w) {
     if (w == "spin") return redist::WaitMode::Spin;

@@ -70,7 +70,7 @@ fi
 emu_args=(-n $n -g 2x2 -i $iters --base-reps $base --powers measured --speed-clock cpu --adapt-clock compute --meter-kernels)
 real_args=(-n $rn -g 1x2 -i $riters --base-reps $rbase --powers measured --speed-clock wall --adapt-clock wall --meter-kernels)
 
-work=$(mktemp -d /tmp/adaptive_bench.XXXXXX)
+work=$(mktemp -d)  # raw run records before rounding; removed at exit (--keep DIR copies them)
 raw=$work/raw
 mkdir -p "$raw" "$out"
 cg=/sys/fs/cgroup/cpu/malleable-bench-$$
