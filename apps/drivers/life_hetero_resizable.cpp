@@ -183,8 +183,11 @@ double load_factor(const std::vector<LoadEvent>& load, int rank, int iteration) 
 // Seed 004's loop as a policy: measured speeds -> predicted adaptations -> act if it pays.
 class AdaptivePolicy final : public resize::Policy {
  public:
-  AdaptivePolicy(const Hetero& h, bool compute_clock, resize::AdaptOptions o, int window)
-      : h_(h), compute_clock_(compute_clock), opt_(o), window_(window) {}
+  // clock: "wall", "compute" (the kernel meter's CPU time) or "reported" (the slowest
+  // rank's report_compute seconds: with --speed-clock emulated, a clock the machine's
+  // load cannot touch).
+  AdaptivePolicy(const Hetero& h, std::string clock, resize::AdaptOptions o, int window)
+      : h_(h), clock_(std::move(clock)), opt_(o), window_(window) {}
   std::string name() const override { return "adaptive"; }
   resize::Decision decide(const resize::PolicyInput& in) override {
     if (!in.speeds || !in.metrics) return resize::Decision::none();
@@ -194,8 +197,14 @@ class AdaptivePolicy final : public resize::Policy {
     for (const auto& r : in.metrics->resizes())
       if (r.ok) since = std::max(since, r.after_iteration + 1);
     std::vector<double> t;
-    for (const auto& s : in.metrics->iterations())
-      if (s.iteration > since) t.push_back(compute_clock_ && s.compute > 0 ? s.compute : s.wall);
+    if (clock_ == "reported") {
+      for (const auto& rs : in.metrics->rank_samples())
+        if (rs.iteration > since && !rs.compute.empty())
+          t.push_back(*std::max_element(rs.compute.begin(), rs.compute.end()));
+    } else {
+      for (const auto& s : in.metrics->iterations())
+        if (s.iteration > since) t.push_back(clock_ == "compute" && s.compute > 0 ? s.compute : s.wall);
+    }
     if (static_cast<int>(t.size()) < 2) return resize::Decision::none("adaptive: measuring");
     if (static_cast<int>(t.size()) > window_) t.erase(t.begin(), t.end() - window_);
     std::sort(t.begin(), t.end());
@@ -229,7 +238,7 @@ class AdaptivePolicy final : public resize::Policy {
     d.predicted_iteration = plan.chosen->prediction.t_iter_new;
     d.predicted_resize = plan.chosen->prediction.t_resize;
     d.measured_iteration = now;
-    d.prediction_clock = compute_clock_ ? "compute" : "wall";
+    d.prediction_clock = clock_;
     d.prediction = plan.why;
     d.reason = plan.chosen->what;
     std::printf("   adaptive policy after iter %d: %s\n", in.iteration, plan.why.c_str());
@@ -238,7 +247,7 @@ class AdaptivePolicy final : public resize::Policy {
 
  private:
   const Hetero& h_;
-  bool compute_clock_;
+  std::string clock_;
   resize::AdaptOptions opt_;
   int window_;
 };
@@ -257,6 +266,7 @@ int main(int argc, char** argv) {
   double balance_tol = 0.10;
   std::string true_powers_text, load_text, speed_clock = "wall", adapt_clock = "wall";
   int probe_n = 48, adapt_window = 3;
+  double emulated_cell_ns = 100;  // --speed-clock emulated: seconds = updates x this
   resize::AdaptOptions adapt;
   std::vector<double> true_powers;  // emulated speeds by world rank
   std::vector<LoadEvent> load;
@@ -268,9 +278,9 @@ int main(int argc, char** argv) {
   hooks.policy = [&](const apps::CommonOptions& co) -> std::unique_ptr<resize::Policy> {
     if (co.policy == "adaptive") {
       if (powers_text != "measured") throw resize::Error("--policy adaptive needs --powers measured");
-      if (adapt_clock != "wall" && adapt_clock != "compute")
-        throw resize::Error("--adapt-clock: expected wall or compute, got '" + adapt_clock + "'");
-      return std::make_unique<AdaptivePolicy>(h, adapt_clock == "compute", adapt, adapt_window);
+      if (adapt_clock != "wall" && adapt_clock != "compute" && adapt_clock != "reported")
+        throw resize::Error("--adapt-clock: expected wall, compute or reported, got '" + adapt_clock + "'");
+      return std::make_unique<AdaptivePolicy>(h, adapt_clock, adapt, adapt_window);
     }
     if (co.policy != "budget") return nullptr;
     if (tpp <= 0) throw resize::Error("--policy budget needs --tpp > 0");
@@ -280,8 +290,9 @@ int main(int argc, char** argv) {
   hooks.setup = [&](resize::Session& s) {
     h.measured = powers_text == "measured";
     h.session = &s;
-    if (speed_clock != "wall" && speed_clock != "cpu")
-      throw resize::Error("--speed-clock: expected wall or cpu, got '" + speed_clock + "'");
+    if (speed_clock != "wall" && speed_clock != "cpu" && speed_clock != "emulated")
+      throw resize::Error("--speed-clock: expected wall, cpu or emulated, got '" + speed_clock + "'");
+    if (!(emulated_cell_ns > 0)) throw resize::Error("--emulated-cell-ns must be > 0");
     load = parse_load(load_text);
     if (h.measured) {
       h.powers.clear();
@@ -331,15 +342,24 @@ int main(int argc, char** argv) {
     const double f = load_factor(load, me, s.iteration() + 1);
     const int reps = std::max(1, static_cast<int>(std::lround(base_reps * rel * f)));
     double wall = 0, cpu = 0;
+    // The seconds a rank reports: its update's wall or CPU time, or the emulated time of
+    // `reps` updates of `work` cells (what the emulated speed and load make it take,
+    // whatever else the machine is doing: tests use it).
+    const auto clock = [&](double work, double cpu_s, double wall_s, int r) {
+      if (speed_clock == "emulated") return work * r * emulated_cell_ns * 1e-9;
+      return speed_clock == "cpu" ? cpu_s : wall_s;
+    };
     if (b.myrow < 0) {
       // Off the grid (dropped by the adaptive policy): keep the speed known with a probe.
       if (!h.measured) return;
       cpu = apps::life_probe(probe_n, reps, &wall);
-      s.report_compute(static_cast<double>(probe_n) * probe_n, speed_clock == "cpu" ? cpu : wall);
+      const double work = static_cast<double>(probe_n) * probe_n;
+      s.report_compute(work, clock(work, cpu, wall, reps));
       return;
     }
     cpu = apps::life_step(s.world(), b, cells.data(), lld, reps, &wall);
-    s.report_compute(static_cast<double>(b.rows()) * b.cols(), speed_clock == "cpu" ? cpu : wall);
+    const double work = static_cast<double>(b.rows()) * b.cols();
+    s.report_compute(work, clock(work, cpu, wall, reps));
   };
   hooks.check = [&](resize::Session& s) {
     const int n = o.n;
@@ -390,10 +410,14 @@ int main(int argc, char** argv) {
                     "processing power of each world rank (also of spawned ones), or 'measured'");
     cli->add_option("--true-powers", true_powers_text, "with --powers measured: the emulated powers (default: equal)");
     cli->add_option("--load", load_text, "emulated load: RANK@FROM-TO:xFACTOR[,...] (iterations FROM..TO, 1-based)");
-    cli->add_option("--speed-clock", speed_clock, "measured speed from the update's wall or cpu time");
+    cli->add_option("--speed-clock", speed_clock,
+                    "measured speed from the update's wall or cpu time, or emulated (updates x --emulated-cell-ns)");
+    cli->add_option("--emulated-cell-ns", emulated_cell_ns, "--speed-clock emulated: nanoseconds per cell update");
     cli->add_option("--probe", probe_n, "side of the probe board a process off the grid times")
         ->check(CLI::PositiveNumber);
-    cli->add_option("--adapt-clock", adapt_clock, "adaptive policy: iteration time from wall or compute clock");
+    cli->add_option("--adapt-clock", adapt_clock,
+                    "adaptive policy: iteration time from the wall, compute (kernel CPU) or reported (slowest "
+                    "rank's report_compute) clock");
     cli->add_option("--adapt-window", adapt_window, "adaptive policy: latest iterations in the time now (median)")
         ->check(CLI::PositiveNumber);
     cli->add_option("--adapt-min-gain", adapt.min_gain, "adaptive policy: least predicted cut of the iteration time");

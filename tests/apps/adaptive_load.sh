@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Adapting to load while running (issue 13 §1 and §3), on the heterogeneous Life driver
 # with measured powers: rank 3 is made 6 times slower in iterations FROM..TO (emulated
-# load, timed on the CPU clock so the 2 shared cores do not blur it). Checks, from the run's
-# JSON:
+# load). Speeds and the policy's iteration time are on the emulated clock (each rank reports
+# updates x 100 ns, --speed-clock emulated --adapt-clock reported), so what is asserted holds
+# on any machine however loaded: measured CPU or wall time of 4 ranks on 2 shared cores is
+# not equal even without a load (a fresh-clone run once saw powers [1.0, 0.60, 0.98, 0.61]).
+# The resize history is kept in memory (MALLEABLE_RESIZE_HISTORY empty), so other runs on
+# the machine do not change the predictions. Checks, from the run's JSON:
 #   - the board is right (the driver's own check against the serial run, exit status 0);
 #   - the estimate follows the load: rank 3's measured power is below 0.5 within 3
 #     iterations of the load's start, and back above 0.75 within 4 of its end;
@@ -20,11 +24,12 @@ extra=("$@")
 from=6 to=25 iters=60
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export MALLEABLE_RESIZE_HISTORY=
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 run() {  # run <json> <policy>
   "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 480 -g 2x2 -i $iters --base-reps 40 \
-    --powers measured --load "3@$from-$to:x6" --speed-clock cpu --adapt-clock compute --meter-kernels \
+    --powers measured --load "3@$from-$to:x6" --speed-clock emulated --adapt-clock reported --meter-kernels \
     --policy "$2" --json "$1" "${extra[@]}"
 }
 run "$work/adapted.json" adaptive >"$work/adapted.log" 2>&1 || fail "the adaptive run failed (exit $?)"
@@ -62,7 +67,7 @@ after = [r for r in regrids if r["after_iteration"] > hi]
 last = a["iterations"][-1]
 if last["procs"] != 4: bad.append(f"the last grid holds {last['procs']} processes, not 4")
 pw = last.get("powers", [])
-if not pw or min(pw) < 0.75 * max(pw): bad.append(f"last iteration's measured powers not back to equal: {pw}")
+if not pw or min(pw) < 0.95 * max(pw): bad.append(f"last iteration's measured powers not back to equal: {pw}")
 seg = a["segments"]
 print(f"adaptive run: {len(regrids)} regrids ({len(during)} during the load, {len(after)} after); last grid "
       f"{last['grid']['rows']}x{last['grid']['cols']}")
