@@ -4,7 +4,6 @@
 # pkg-config file (malleable.pc; malleable-fortran.pc for the *_fortran libraries).
 # Installed libraries find their siblings through a run path relative to themselves
 # ($ORIGIN), so no LD_LIBRARY_PATH is needed wherever the prefix is.
-set(MALL_LIBRARIES_OF_0_1 blacs_dyn redist gridmap resize redist_fortran gridmap_fortran resize_fortran)
 function(mall_add_library name)
   cmake_parse_arguments(A "" "OUTPUT" "SOURCES;PUBLIC_LIBS;PRIVATE_LIBS" ${ARGN})
   add_library(${name} SHARED ${A_SOURCES})
@@ -20,14 +19,6 @@ function(mall_add_library name)
     $<BUILD_INTERFACE:${CMAKE_Fortran_MODULE_DIRECTORY}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     $<INSTALL_INTERFACE:${MALL_FORTRAN_MODDIR}>)
-  if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/compat/include)
-    # Deprecated header paths of malleable 0.1 (docs/naming.md), one release long.
-    # Installed only: the project's own code uses the current paths.
-    target_include_directories(${name} PUBLIC
-      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/malleable/compat>)
-    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/compat/include/
-            DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/malleable/compat)
-  endif()
   target_link_libraries(${name} PUBLIC ${A_PUBLIC_LIBS}
                         PRIVATE ${A_PRIVATE_LIBS} $<BUILD_INTERFACE:mall_build_flags>)
   install(TARGETS ${name} EXPORT malleableTargets
@@ -36,12 +27,6 @@ function(mall_add_library name)
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include)
     install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-  endif()
-  # The 0.1 library name as a link-time alias (-lmall_<name>), one release long.
-  if(name IN_LIST MALL_LIBRARIES_OF_0_1)
-    string(REPLACE "malleable_" "mall_" _old "${A_OUTPUT}")
-    install(CODE "file(CREATE_LINK lib${A_OUTPUT}.so
-    \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/lib${_old}.so\" SYMBOLIC)")
   endif()
   if(name MATCHES "_fortran$")
     set_property(GLOBAL APPEND PROPERTY MALL_PC_FORTRAN_LIBS -l${A_OUTPUT})

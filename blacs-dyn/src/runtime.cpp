@@ -223,9 +223,7 @@ void prepare_mpi_init() {
 }
 
 const char* env_setting(const char* suffix) {
-  const std::string now_name = std::string("BLACS_DYN_") + suffix;
-  if (const char* v = std::getenv(now_name.c_str())) return v;
-  return std::getenv((std::string("BDYN_") + suffix).c_str());
+  return std::getenv((std::string("BLACS_DYN_") + suffix).c_str());
 }
 const std::string& last_error() { return g_last_error; }
 

@@ -133,8 +133,8 @@ class Runtime {
 void set_last_error(const std::string& msg);
 const std::string& last_error();
 double join_timeout_seconds();
-// The value of the setting BLACS_DYN_<suffix> from the environment, or of its deprecated
-// spelling BDYN_<suffix> (accepted until the next release); nullptr if neither is set.
+// The value of the setting BLACS_DYN_<suffix> from the environment; nullptr if unset
+// (release 0.3 dropped the 0.1 spelling BDYN_<suffix>, docs/naming.md).
 const char* env_setting(const char* suffix);
 // Called just before PMPI_Init*: selects PMIx's "hash" data store for this process (see
 // runtime.cpp) unless the user chose one.

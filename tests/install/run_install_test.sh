@@ -9,7 +9,7 @@
 #   - session_fortran/: a LANGUAGES Fortran-only project building the installed example
 #     share/malleable/examples/pdgemv_fortran.f90, with CMake and with mpif90 + pkg-config;
 #   - the README's manual link lines, extracted from README.md and run verbatim;
-#   - compat/: a consumer written against the 0.1 names (old targets, headers, modules);
+#   - release 0.3 dropped the 0.1 names: no compat headers, no libmall_* links;
 #   - the layout: no test or example programs in bin/, user tools prefixed.
 # Usage: run_install_test.sh <build-dir> <source-dir> <mpiexec> [consumer compile flags]
 # (a sanitizer build passes -fsanitize=...: an application linking sanitized libraries
@@ -94,8 +94,6 @@ lines=$(awk '/<!-- install-test: link lines -->/{armed=1; next} armed && /^```/{
   done <<<"$lines"
 )
 
-cmake_app compat "$src/tests/install/compat"
-mpirun -n 2 "$work/compat/compat_c"
-mpirun -n 2 "$work/compat/compat_f"
-[[ -e $libdir/libmall_resize.so ]] || fail "the 0.1 library name libmall_resize.so is missing"
-echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs), pkg-config, README link lines and 0.1 names all built and ran"
+[[ -e $libdir/libmall_resize.so ]] && fail "release 0.3 dropped the 0.1 library name libmall_resize.so, yet it is installed"
+[[ -e $prefix/include/malleable/compat ]] && fail "release 0.3 dropped the 0.1 compat headers, yet they are installed"
+echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs), pkg-config and README link lines all built and ran; no 0.1 names installed"

@@ -50,7 +50,6 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
     o.policy = resize::make_policy(pol, pol == "sweetspot" ? std::string() : sch,
                                    pol == "sweetspot" ? sch : std::string());
     const char* m = std::getenv("RESIZE_MOVER");
-    if (!m) m = std::getenv("MALL_RESIZE_MOVER");  // deprecated spelling
     if (m) o.mover = resize::parse_mover(m);
     auto* s = new resize_session;
     s->policy = pol + (sch.empty() ? "" : " " + sch);

@@ -29,7 +29,6 @@ void OfferFileScheduler::reload() {
   std::string content;
   if (path_.empty()) {
     const char* env = std::getenv("RESIZE_OFFER");
-    if (!env) env = std::getenv("MALL_OFFER");  // deprecated spelling
     content = env ? env : "";
   } else {
     std::ifstream in(path_);

@@ -1,7 +1,0 @@
-// Deprecated since malleable 0.2: include "malleable/blacs_dyn/level_stack.hpp" instead
-// (docs/naming.md). This forwarding header goes away in the next release.
-#ifndef MALLEABLE_COMPAT_BLACS_DYN_LEVEL_STACK_HPP
-#define MALLEABLE_COMPAT_BLACS_DYN_LEVEL_STACK_HPP
-#include "malleable/blacs_dyn/level_stack.hpp"
-namespace bdyn = blacs_dyn;  // the 0.1 namespace
-#endif

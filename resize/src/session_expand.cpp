@@ -1,0 +1,131 @@
+// An expansion (seed 002 §3.3): spawn through blacs-dyn, hand the state to the newcomers,
+// move every matrix onto the grown grid.
+#include "session_impl.hpp"
+
+#include "malleable/redist/traffic.hpp"
+#include "world.hpp"
+
+namespace resize {
+
+using namespace detail;
+
+std::vector<char> Session::Impl::pack_expansion(const Decision& d, const Grid& from, const Grid& to) {
+  Writer w;
+  w.put(iteration);
+  w.put(static_cast<int>(d.placement));
+  // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
+  // the environment need not reach spawned processes).
+  w.put(static_cast<int>(opt.mover));
+  put_grid(w, from);
+  put_grid(w, to);
+  w.put(static_cast<int>(mats.size()));
+  for (const auto& r : mats) {
+    w.put(r.m);
+    w.put(r.n);
+    w.put(r.mb);
+    w.put(r.nb);
+    w.put(static_cast<int>(r.type));
+  }
+  w.put_bytes(pack ? pack() : std::vector<char>{});
+  w.put_doubles(powers_before);  // what the old layouts were computed with
+  w.put_doubles(powers);
+  return w.b;
+}
+
+RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
+  const Grid from = shape;
+  ResizeRecord rec = begin_resize(d, target);
+  // Spawn only what the world lacks (a world may already hold idle processes).
+  const int nnew = std::max(0, target.size() - size());
+  const double t0 = MPI_Wtime();
+  int rc = 0;
+  std::string err;
+  if (!d.schema.empty()) {
+    dog.phase("spawn (schema " + d.schema + ")");
+    rc = detail::World::expand_schema(d.schema, err);
+  } else if (!np.spawn.empty()) {
+    dog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(np.spawn.size()) + " host(s)");
+    rc = detail::World::expand_hosts(np.spawn, exe, args, err);
+  } else if (nnew > 0) {
+    dog.phase("spawn of " + std::to_string(nnew) + " processes");
+    rc = detail::World::expand(nnew, exe, args, err);
+  }
+  rec.t_spawn = MPI_Wtime() - t0;
+  if (rc != 0) {
+    // Nothing was touched yet: the job continues on its old grid with its data.
+    dog.disarm();
+    rec.ok = false;
+    rec.to_grid = target.shape();
+    rec.message = "expansion failed: " + err;
+    powers = powers_before;
+    rec.t_total = MPI_Wtime() - t_start;
+    if (root()) {
+      metrics.add_resize(rec);
+      opt.policy->completed(d, from.size(), false);
+    }
+    progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " +
+             target.shape() + " FAILED (" + err + "); continuing on " + from.shape() +
+             " with its data");
+    return {Action::Expand, false, err};
+  }
+  world = detail::World::comm();
+  if (size() < target.size()) {
+    dog.disarm();
+    throw Error("expansion: the world has " + std::to_string(size()) + " processes after spawning, " +
+                target.shape() + " needs " + std::to_string(target.size()));
+  }
+  dog.phase("state hand-over");
+  std::vector<char> bytes = pack_expansion(d, from, target);
+  if (detail::World::share_state(bytes, err) != 0) throw Error("expansion: " + err);
+  if (!root() && unpack) {
+    // Everyone, not only the newcomers, takes rank 0's application state: a policy that
+    // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
+    Reader rd{bytes};
+    (void)rd.get<int>();
+    (void)rd.get<int>();
+    (void)rd.get<int>();
+    (void)get_grid(rd);
+    (void)get_grid(rd);
+    const int nm = rd.get<int>();
+    for (int k = 0; k < nm * 5; ++k) (void)rd.get<int>();  // m, n, mb, nb, type per matrix
+    unpack(rd.get_bytes());
+  }
+  rec.rank_hosts = rank_hosts = detail::World::hosts();
+  node_of_rank = redist::node_ids(rec.rank_hosts);
+  finish_expansion(from, target, &rec, t_start);
+  if (root()) opt.policy->completed(d, from.size(), true);
+  return {Action::Expand, true, {}};
+}
+
+void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start) {
+  dog.phase("BLACS grids");
+  detail::BlacsGrid old_grid(world, from);
+  detail::BlacsGrid new_grid(world, to);
+  dog.phase("redistribution");
+  const double t1 = MPI_Wtime();
+  const std::int64_t moved = move_all(old_grid, new_grid, rec);
+  rec->t_redist = MPI_Wtime() - t1;
+  grid = std::move(new_grid);
+  old_grid.release();
+  shape = to;
+  rec->bytes_moved = moved;
+  rec->bytes_total = total_bytes();
+  rec->t_total = MPI_Wtime() - t_start;
+  rec->t_other = rec->t_total - rec->t_spawn - rec->t_redist;
+  dog.disarm();
+  if (root()) {
+    metrics.add_resize(*rec);
+    record_outcome(*rec);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
+                  "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                  iteration, rec->from_grid.c_str(), rec->to_grid.c_str(),
+                  to_string(rec->placement).c_str(), to.size(), rec->t_spawn * 1e3,
+                  rec->t_redist * 1e3, rec->t_other * 1e3, rec->t_total * 1e3);
+    progress(line + predicted_note(*rec));
+  }
+}
+
+
+}  // namespace resize

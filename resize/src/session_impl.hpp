@@ -1,0 +1,400 @@
+// Internal to the session's MPI shell: the state one Session keeps (Session::Impl), the
+// registered matrices and their buffers, the resize watchdog and the byte packing of the
+// state handed to newcomers. The session's phases live in session_*.cpp beside it.
+#pragma once
+
+#include <mpi.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "malleable/redist/cost_model.hpp"
+#include "malleable/redist/layout.hpp"
+#include "malleable/resize/session.hpp"
+#include "blacs_grid.hpp"
+#include "mover.hpp"
+
+namespace resize {
+namespace detail {
+
+inline double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// Byte packing for the state handed to newcomers.
+struct Writer {
+  std::vector<char> b;
+  template <class T> void put(const T& v) {
+    const char* p = reinterpret_cast<const char*>(&v);
+    b.insert(b.end(), p, p + sizeof v);
+  }
+  void put_ints(const std::vector<int>& v) {
+    put(static_cast<int>(v.size()));
+    for (int x : v) put(x);
+  }
+  void put_doubles(const std::vector<double>& v) {
+    put(static_cast<int>(v.size()));
+    for (double x : v) put(x);
+  }
+  void put_bytes(const std::vector<char>& v) {
+    put(static_cast<std::uint64_t>(v.size()));
+    b.insert(b.end(), v.begin(), v.end());
+  }
+};
+struct Reader {
+  const std::vector<char>& b;
+  std::size_t at = 0;
+  template <class T> T get() {
+    if (at + sizeof(T) > b.size()) throw Error("session state: truncated hand-over");
+    T v;
+    std::memcpy(&v, b.data() + at, sizeof v);
+    at += sizeof v;
+    return v;
+  }
+  std::vector<int> get_ints() {
+    std::vector<int> v(static_cast<std::size_t>(get<int>()));
+    for (int& x : v) x = get<int>();
+    return v;
+  }
+  std::vector<double> get_doubles() {
+    std::vector<double> v(static_cast<std::size_t>(get<int>()));
+    for (double& x : v) x = get<double>();
+    return v;
+  }
+  std::vector<char> get_bytes() {
+    const auto n = get<std::uint64_t>();
+    if (at + n > b.size()) throw Error("session state: truncated hand-over");
+    std::vector<char> v(b.begin() + static_cast<std::ptrdiff_t>(at),
+                        b.begin() + static_cast<std::ptrdiff_t>(at + n));
+    at += n;
+    return v;
+  }
+};
+
+inline std::string comma_list(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
+  return out;
+}
+
+inline void put_grid(Writer& w, const Grid& g) {
+  w.put(g.nprow);
+  w.put(g.npcol);
+  w.put_ints(g.rank_map());
+}
+inline Grid get_grid(Reader& r) {
+  Grid g;
+  g.nprow = r.get<int>();
+  g.npcol = r.get<int>();
+  g.ranks = r.get_ints();
+  return g;
+}
+
+// A watchdog for resizes: a process that dies during a spawn or a redistribution would
+// otherwise leave the others blocked for ever in a collective. Armed per resize; if the
+// resize has not finished within the timeout it reports the phase and ends the process
+// (mpiexec then tears the job down).
+class Watchdog {
+ public:
+  explicit Watchdog(double seconds) : seconds_(seconds) {}
+  void set_timeout(double seconds) { seconds_ = seconds; }
+  ~Watchdog() { disarm(); }
+  void arm(const std::string& what) {
+    disarm();
+    std::lock_guard<std::mutex> lk(m_);
+    what_ = what;
+    phase_ = "start";
+    armed_ = true;
+    thread_ = std::thread([this] { run(); });
+  }
+  void phase(const std::string& p) {
+    std::lock_guard<std::mutex> lk(m_);
+    phase_ = p;
+  }
+  void disarm() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      armed_ = false;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void run() {
+    std::unique_lock<std::mutex> lk(m_);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration<double>(seconds_);
+    if (cv_.wait_until(lk, deadline, [this] { return !armed_; })) return;
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr,
+                 "resize: FAILED - %s did not finish within %.0f s (stuck in phase '%s'); a "
+                 "process died or stopped answering. Ending the job (pid %d).\n",
+                 what_.c_str(), seconds_, phase_.c_str(), static_cast<int>(getpid()));
+    std::fflush(stderr);
+    std::_Exit(75);
+  }
+  double seconds_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::thread thread_;
+  bool armed_ = false;
+  std::string what_, phase_;
+};
+
+// A registered matrix's local buffer, whatever its element type and owner: the
+// application's std::vector (C++) or a malloc()'ed pointer the session owns (C, Fortran).
+// A move writes into a staged buffer, swapped in by commit() once every rank has its data.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual const void* data() const = 0;
+  // The buffer becomes `n` zeroed elements.
+  virtual void reset(std::size_t n) = 0;
+  // A newcomer before its first move: no data.
+  virtual void clear() = 0;
+  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
+  virtual void* stage(std::size_t n) = 0;
+  virtual void commit() = 0;
+};
+
+template <class T>
+class VectorStorage final : public Storage {
+ public:
+  explicit VectorStorage(std::vector<T>& v) : v_(v) {}
+  const void* data() const override { return v_.data(); }
+  void reset(std::size_t n) override { v_.assign(n, T{}); }
+  void clear() override { v_.clear(); }
+  void* stage(std::size_t n) override {
+    staged_.assign(n, T{});
+    return staged_.data();
+  }
+  void commit() override {
+    v_.swap(staged_);
+    std::vector<T>().swap(staged_);
+  }
+
+ private:
+  std::vector<T>& v_;
+  std::vector<T> staged_;
+};
+
+// At least one element is allocated, so the pointer is valid for PDGEMR2D and Fortran.
+template <class T>
+class MallocStorage final : public Storage {
+ public:
+  explicit MallocStorage(T** p) : p_(p) {}
+  // The session owns the buffer (resize.h): what it allocated is freed here and the
+  // caller's pointer set to NULL, so a caller's own free() afterwards is harmless. A
+  // pointer the session never allocated (a registration that failed) is left alone.
+  ~MallocStorage() override {
+    std::free(staged_);
+    if (owned_) {
+      std::free(*p_);
+      *p_ = nullptr;
+    }
+  }
+  MallocStorage(const MallocStorage&) = delete;
+  MallocStorage& operator=(const MallocStorage&) = delete;
+  const void* data() const override { return *p_; }
+  void reset(std::size_t n) override {
+    if (owned_) std::free(*p_);
+    *p_ = allocate(n);
+    owned_ = true;
+  }
+  void clear() override {
+    if (owned_) std::free(*p_);
+    *p_ = nullptr;
+    owned_ = true;
+  }
+  void* stage(std::size_t n) override {
+    std::free(staged_);
+    staged_ = allocate(n);
+    return staged_;
+  }
+  void commit() override {
+    if (owned_) std::free(*p_);
+    *p_ = staged_;
+    staged_ = nullptr;
+    owned_ = true;
+  }
+
+ private:
+  static T* allocate(std::size_t n) {
+    // calloc's all-zero bytes are 0 and (0, 0) for IEEE floats and their complex pairs.
+    auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
+    if (!p) throw std::bad_alloc();  // named with the matrix by Registered::reset/stage
+    return p;
+  }
+  T** p_;
+  bool owned_ = false;  // *p_ is the session's (it allocated it)
+  T* staged_ = nullptr;
+};
+
+}  // namespace detail
+
+struct Registered {
+  std::string name;
+  int* desc = nullptr;
+  std::unique_ptr<detail::Storage> store;
+  detail::Scalar type = detail::Scalar::D;
+  Distribution dist = Distribution::BlockCyclic;
+  int m = 0, n = 0, mb = 1, nb = 1;    // global shape and the block-cyclic block
+  Session::BlockSizes sizes;           // set: an extended-descriptor matrix (no desc)
+  int* lld = nullptr;                  // its leading dimension, for the application
+  // Its layout now (extended-descriptor matrices): a regrid may change the powers its
+  // block sizes follow, so the source of the next move is this, not sizes() again.
+  std::optional<redist::Layout> layout;
+  const void* data() const { return store->data(); }
+  std::int64_t bytes(std::int64_t elements) const {
+    return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
+  }
+  // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
+  // does not fit in memory is named with the matrix, not as std::bad_alloc.
+  void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }
+  void* stage(std::size_t elements) {
+    void* p = nullptr;
+    sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
+    return p;
+  }
+
+ private:
+  template <class F>
+  void sized(const char* what, std::size_t elements, F&& allocate) {
+    try {
+      allocate();
+    } catch (const std::bad_alloc&) {
+      throw Error(out_of_memory(what, elements));
+    } catch (const std::length_error&) {
+      throw Error(out_of_memory(what, elements));
+    }
+  }
+  std::string out_of_memory(const char* what, std::size_t elements) const {
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(type) / 1073741824.0);
+    return "session: matrix '" + name + "' (" + std::to_string(m) + " x " + std::to_string(n) + "): " + what +
+           " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";
+  }
+};
+
+struct Session::Impl {
+  SessionOptions opt;
+  std::string exe;
+  std::vector<std::string> args;
+  MPI_Comm world = MPI_COMM_NULL;
+  detail::BlacsGrid grid;
+  Grid shape;  // current grid (also on processes outside it)
+  std::vector<Registered> mats;
+  Metrics metrics;
+  int iteration = 0;
+  double t_wall0 = 0, t_cpu0 = 0, t_kernel0 = 0;
+  std::string pending_note;
+  std::function<std::vector<char>()> pack;
+  std::function<void(const std::vector<char>&)> unpack;
+  detail::Watchdog dog{60.0};
+  bool started = false;
+  // Node id of every rank of the world a redistribution runs in (empty: not known), so
+  // move_all can count bytes within and between nodes (issue 10).
+  std::vector<int> node_of_rank;
+  // The machine's calibrated redistribution costs (malleable-calibrate; world rank 0 only):
+  // each resize records the redistribution time they predict beside the measured one.
+  std::optional<redist::CostParams> cost_model;
+  // Node of every rank of the current world (for policies that manage nodes, issue 12).
+  std::vector<std::string> rank_hosts;
+  // Issue 13: this iteration's reported compute (this process), the measured speeds and
+  // the resize history (world rank 0), the mapping powers (every process).
+  double work_acc = 0, compute_acc = 0;
+  SpeedEstimator speeds;
+  ResizeHistory history;
+  std::string history_path;  // empty: not persisted
+  std::vector<double> powers, powers_before;  // now, and before the resize under way
+  // Rank 0's predictions for the resize being made (copied into its record).
+  double pred_spawn = -1, pred_other = -1, pred_iteration = -1, iteration_before = -1;
+  std::string pred_text;
+
+  // What act() planned for a resize besides the target grid (issue 10).
+  struct NodePlan {
+    std::vector<int> keep;                              // shrink: old ranks that stay, in order
+    std::vector<std::string> release;                   // shrink: nodes given back
+    std::vector<std::pair<std::string, int>> spawn;     // expand: new processes per host
+    std::vector<std::string> hosts_before;              // node of every rank before
+  };
+
+  int rank() const {
+    int r = 0;
+    MPI_Comm_rank(world, &r);
+    return r;
+  }
+  int size() const {
+    int s = 0;
+    MPI_Comm_size(world, &s);
+    return s;
+  }
+  bool root() const { return rank() == 0; }
+
+  void desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const;
+
+  // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
+  // on the current world); returns bytes moved between ranks.
+  std::int64_t move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec = nullptr);
+
+  // The extended-descriptor layout of a block-sizes matrix on a grid.
+  redist::Layout layout_of(const Registered& r, const Grid& g) const;
+  // Local rows and columns of this process in a layout (0 x 0 off the grid).
+  std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
+  void size_blocks(Registered& r, const Grid& g);
+  std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec);
+
+  // A grid for `target` on the current world, and every registered matrix moved onto it
+  // from the current grid; the redistribution's time and bytes go into `rec`.
+  detail::BlacsGrid move_onto(const Grid& target, ResizeRecord& rec);
+
+  std::int64_t total_bytes() const;
+
+  // Same layout and buffers, new BLACS context (after the world changed under them).
+  void relabel_descs();
+
+  std::vector<char> pack_expansion(const Decision& d, const Grid& from, const Grid& to);
+
+  void progress(const std::string& line) {
+    if (opt.progress && root()) {
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  RemapResult act(Decision d);
+  ResizeRecord begin_resize(const Decision& d, const Grid& target);
+  RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult regrid(const Decision& d, const Grid& target, double t_start);
+  void predict_before(const Decision& d, const Grid& target);
+  void record_outcome(const ResizeRecord& rec);
+  void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
+  RemapResult refuse(const Decision& d, const std::string& why);
+  void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
+};
+
+// "; predicted: spawn 812.0 ms (history), ..." for a resize record's predicted parts.
+std::string predicted_note(const ResizeRecord& r);
+
+}  // namespace resize
