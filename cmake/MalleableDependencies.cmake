@@ -51,6 +51,13 @@ if(NOT TARGET mall::scalapack)
     INTERFACE_INCLUDE_DIRECTORIES "${MALL_LAPACKE_INCLUDE_DIR};${MALL_CBLAS_INCLUDE_DIR}")
 endif()
 
+# Parallel HDF5 for checkpoint/restart (issue 20): Debian's Open MPI build, through its
+# pkg-config file (the serial libhdf5-dev has no MPI-IO driver).
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(MALL_HDF5 QUIET IMPORTED_TARGET GLOBAL hdf5-openmpi)
+endif()
+mall_require(MALL_HDF5_FOUND "parallel HDF5 (Open MPI)" "libhdf5-openmpi-dev")
+
 find_package(nlohmann_json 3 QUIET)
 mall_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
 find_package(CLI11 QUIET)

@@ -10,6 +10,8 @@ cd "$here"
 packages=(g++ gfortran make cmake pkg-config python3
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev libopenblas-dev liblapacke-dev
   libgtest-dev nlohmann-json3-dev libcli11-dev gnuplot-nox
+  # checkpoint/restart: parallel HDF5 (MPI-IO driver) for Open MPI
+  libhdf5-openmpi-dev
   # Debian's ScaLAPACK testers, run with blacs-dyn preloaded (test blacs_dyn.stock_testers_preloaded)
   scalapack-mpi-test
   # the emulated cluster and its Slurm (scripts/cluster.sh, tests labelled cluster)

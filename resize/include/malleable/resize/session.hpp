@@ -136,6 +136,24 @@ class Session {
   void make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const;
   static std::size_t local_size(const int* desc);
 
+  // Checkpoint and restart (issue 20 §1-§2, checkpoint.hpp, docs/checkpoint.md).
+  // Collective: writes every registered matrix, the application state (set_app_state's
+  // pack, run on world rank 0), the completed iterations, the grid, each matrix's layout
+  // and the resize history into ONE parallel HDF5 file at `path` (written as path.tmp,
+  // renamed when complete). Returns the seconds it took (the slowest process's).
+  double checkpoint(const std::string& path);
+  // The same into dir/<app>-<iteration>.h5, then deletes all but the newest `keep`
+  // checkpoints of this program in `dir` (keep <= 0: keeps all). Returns the file name.
+  std::string checkpoint_in(const std::string& dir, int keep, double* seconds = nullptr);
+  // Instead of start(g) on the original processes: starts on grid `g` (any shape, any
+  // number of processes) and reads every registered matrix straight from checkpoint
+  // `file` for the layout it has on `g` (each process reads its own blocks), restores the
+  // application state (unpack on every process) and the iteration count, and returns it.
+  // A file from another program, with other matrices, types or sizes, a damaged or
+  // truncated file or a checksum mismatch throws the same Error on every process, and no
+  // file is changed.
+  int restart(const std::string& file, const Grid& g);
+
   void begin_iteration();
   // This process computed `work` units (e.g. cells updated, flops) in `seconds` of its
   // own compute during the current iteration, not counting waits for other processes.

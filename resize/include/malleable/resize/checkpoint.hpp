@@ -1,0 +1,185 @@
+// Checkpoint and restart (issue 20 §1-§2), the pure core: the file's format description,
+// the hyperslab pieces one process writes or reads for a layout, the order-independent
+// per-matrix checksum, the "when to checkpoint" rule (every N iterations, every T
+// seconds, on request, Young/Daly's interval from the measured cost and an MTBF), the
+// retention of the last K files and the validation of a file against what the program
+// registered. No MPI, no HDF5: the shell is resize/src/checkpoint_hdf5.cpp.
+//
+// One checkpoint is one HDF5 file. Each matrix is a global M x N dataset /matrices/<name>
+// in which element (i, j) is at (i, j) (HDF5 is row-major: dims {M, N}), so h5dump and
+// h5py read it as the matrix. Complex matrices are a compound {re, im}.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "malleable/redist/layout.hpp"
+#include "malleable/resize/types.hpp"
+
+namespace resize::checkpoint {
+
+// Version 1: attributes on "/" (format, version, program, executable, iteration, grid,
+// resize_history), /state (the application's bytes), /matrices/<name> with attributes
+// type, layout, mb, nb, row_blocks, col_blocks, checksum.
+inline constexpr int kFormatVersion = 1;
+inline constexpr const char* kFormatName = "malleable.checkpoint";
+
+// How a matrix was laid out when it was written (informational: a restart reads it onto
+// whatever layout the program asks for).
+enum class LayoutKind { BlockCyclic, Block, Extended };
+const char* to_string(LayoutKind k);
+LayoutKind parse_layout_kind(const std::string& s);  // throws Error naming the text
+
+struct MatrixInfo {
+  std::string name;
+  char type = 'd';                      // ScaLAPACK's s, d, c, z
+  std::int64_t m = 0, n = 0;
+  LayoutKind layout = LayoutKind::BlockCyclic;
+  std::int64_t mb = 1, nb = 1;          // block-cyclic / block: the block on the grid written
+  std::vector<std::int64_t> row_blocks, col_blocks;  // extended: the sizes written
+  std::uint64_t checksum = 0;           // matrix_checksum of its elements
+};
+
+struct Header {
+  int version = kFormatVersion;
+  std::string program;                  // SessionOptions::app
+  std::string executable;               // informational
+  int iteration = 0;                    // completed iterations
+  Grid grid;                            // the grid written from (nprow, npcol)
+  std::vector<MatrixInfo> matrices;     // in registration order
+  std::string resize_history;           // JSON text (ResizeHistory::to_json), may be empty
+};
+
+// What the program registered: name, type and size of each matrix in order.
+struct Expected {
+  std::string program;
+  std::vector<MatrixInfo> matrices;     // name, type, m, n used
+};
+
+// Empty if `file` can be restarted by a program that registered `want`; otherwise ONE
+// message naming the first thing that differs (version, program, number of matrices,
+// a matrix's name, type or size), prefixed with `path`.
+std::string mismatch(const std::string& path, const Header& file, const Expected& want);
+
+// ---- hyperslabs -------------------------------------------------------------------
+
+// A run of consecutive global indices [start, start + length) one process holds.
+struct Run {
+  std::int64_t start = 0, length = 0;
+};
+// The runs of one axis held by process coordinate p, ascending and merged where they
+// touch (a block layout gives one run per process).
+std::vector<Run> runs(const redist::Axis& axis, int p);
+
+// HDF5's regular hyperslab in one dimension: `count` blocks of `block` indices, the
+// first at `start`, `stride` apart.
+struct Strided {
+  std::int64_t start = 0, stride = 1, count = 0, block = 0;
+  std::int64_t elements() const { return count * block; }
+};
+// Covers ascending runs with as few regular pieces as possible (greedy: a maximal
+// sequence of runs of one length at one spacing is one piece). Block-cyclic gives at
+// most two pieces per axis (the full blocks, then a shorter last one).
+std::vector<Strided> cover(const std::vector<Run>& r);
+
+// The selection of process (pr, pc) in layout `l`: the cartesian product of its row
+// pieces and column pieces, i.e. 2-D regular hyperslabs {row, col} whose union is
+// exactly its local elements. Empty for a process that holds nothing.
+struct Slab {
+  Strided row, col;
+};
+std::vector<Slab> slabs(const redist::Layout& l, int pr, int pc);
+
+// HDF5 iterates a selection in row-major order of the file's dataspace; the local
+// buffer is column-major (leading dimension lld). pack() writes local rows x local
+// columns row-major into `out` (lr * lc elements), unpack() the reverse.
+template <class T>
+void pack(const T* local, std::int64_t lld, std::int64_t lr, std::int64_t lc, T* out) {
+  for (std::int64_t i = 0; i < lr; ++i)
+    for (std::int64_t j = 0; j < lc; ++j) out[i * lc + j] = local[i + j * lld];
+}
+template <class T>
+void unpack(const T* in, std::int64_t lr, std::int64_t lc, T* local, std::int64_t lld) {
+  for (std::int64_t j = 0; j < lc; ++j)
+    for (std::int64_t i = 0; i < lr; ++i) local[i + j * lld] = in[i * lc + j];
+}
+
+// ---- checksum ----------------------------------------------------------------------
+
+// One element's contribution: a 64-bit mix of its global position and its bits. The
+// matrix checksum is the sum of all contributions mod 2^64, so it does not depend on
+// which process holds which element: any grid computes it with one MPI_Allreduce(SUM).
+std::uint64_t element_hash(std::int64_t i, std::int64_t j, std::uint64_t bits);
+inline std::uint64_t value_bits(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+inline std::uint64_t value_bits(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+template <class T>
+std::uint64_t value_bits(const std::complex<T>& v) {
+  const std::uint64_t re = value_bits(v.real()), im = value_bits(v.imag());
+  return re ^ ((im << 29) | (im >> 35)) ^ 0x9E3779B97F4A7C15ull;
+}
+
+// Sum of element_hash over a local column-major buffer whose local rows/columns map to
+// global indices through the axes of a layout (process (pr, pc)).
+template <class T>
+std::uint64_t local_checksum(const T* local, std::int64_t lld, const redist::Axis& rows, int pr,
+                             const redist::Axis& cols, int pc) {
+  const std::int64_t lr = rows.local_count(pr), lc = cols.local_count(pc);
+  std::vector<std::int64_t> gi(static_cast<std::size_t>(lr));
+  for (std::int64_t i = 0; i < lr; ++i) gi[static_cast<std::size_t>(i)] = rows.to_global(pr, i);
+  std::uint64_t sum = 0;
+  for (std::int64_t j = 0; j < lc; ++j) {
+    const std::int64_t g = cols.to_global(pc, j);
+    for (std::int64_t i = 0; i < lr; ++i)
+      sum += element_hash(gi[static_cast<std::size_t>(i)], g, value_bits(local[i + j * lld]));
+  }
+  return sum;
+}
+
+// ---- when ------------------------------------------------------------------------
+
+// "6h", "30m", "45s", "1.5d" or a bare number of seconds; throws Error naming the text.
+double parse_duration(const std::string& text);
+
+// Young/Daly's optimal interval between checkpoints, sqrt(2 * C * MTBF) seconds for a
+// checkpoint that costs C seconds (Young 1974, Daly 2006 first order).
+double young_daly_interval(double cost_seconds, double mtbf_seconds);
+
+struct Every {
+  enum class Kind { Never, Iterations, Seconds, Auto };
+  Kind kind = Kind::Never;
+  int iterations = 0;     // Kind::Iterations
+  double seconds = 0;     // Kind::Seconds
+  double mtbf = 0;        // Kind::Auto (seconds)
+};
+// "N" (iterations), "<T>s|m|h" (time), "auto" (needs mtbf > 0), "never"/"" ; throws
+// Error naming the text.
+Every parse_every(const std::string& text, double mtbf_seconds = 0);
+
+// Whether to checkpoint after `iteration` completed iterations, `since_last` seconds
+// after the last checkpoint (or the start), given the last checkpoint's measured cost
+// (< 0: none measured yet; Auto then checkpoints once to measure it). `requested`
+// (a user's request) always wins.
+bool due(const Every& e, int iteration, double since_last, double last_cost, bool requested = false);
+
+// ---- files -----------------------------------------------------------------------
+
+// DIR/<program>-<iteration, 6 digits>.h5
+std::string file_name(const std::string& dir, const std::string& program, int iteration);
+// Of the checkpoint files `names` (file_name()s of one program), those to delete so that
+// the newest `keep` (by iteration) remain; keep <= 0 keeps all.
+std::vector<std::string> to_remove(std::vector<std::string> names, int keep);
+// The iteration in a file_name(), or -1 when the name is not one.
+int iteration_of(const std::string& name);
+
+}  // namespace resize::checkpoint

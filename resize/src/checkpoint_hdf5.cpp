@@ -1,0 +1,407 @@
+// Checkpoint and restart, the parallel HDF5 shell (issue 20 §1-§2): one file per
+// checkpoint through the MPI-IO driver; each matrix a global M x N dataset written and
+// read by every process with collective hyperslab I/O of its own blocks (no gather, no
+// per-process files). The selections, checksum and validation are the pure core's
+// (checkpoint.hpp); only HDF5 and MPI calls are here.
+#include "checkpoint_io.hpp"
+
+#include <hdf5.h>
+
+#include <complex>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+namespace resize::detail {
+
+namespace ck = resize::checkpoint;
+
+char scalar_letter(Scalar t) {
+  switch (t) {
+    case Scalar::S: return 's';
+    case Scalar::D: return 'd';
+    case Scalar::C: return 'c';
+    case Scalar::Z: return 'z';
+  }
+  return '?';
+}
+
+namespace {
+
+// Every process learns whether all succeeded; if not, all throw the message of the
+// lowest failing rank (one message, the same everywhere).
+void agree(MPI_Comm comm, const std::string& err) {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  int mine = err.empty() ? 1 << 30 : rank, first = 0;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  if (first == 1 << 30) return;
+  int len = static_cast<int>(err.size());
+  MPI_Bcast(&len, 1, MPI_INT, first, comm);
+  std::string msg = err;
+  msg.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(msg.data(), len, MPI_CHAR, first, comm);
+  throw Error(msg);
+}
+
+// Runs f, turning an exception into agree()'s message.
+void guarded(MPI_Comm comm, const std::function<void()>& f) {
+  std::string err;
+  try {
+    f();
+  } catch (const std::exception& e) {
+    err = e.what();
+    if (err.empty()) err = "checkpoint: unknown error";
+  }
+  agree(comm, err);
+}
+
+// An hid_t closed by its function at scope end.
+struct Id {
+  hid_t id = -1;
+  herr_t (*close)(hid_t) = nullptr;
+  Id(hid_t i, herr_t (*c)(hid_t)) : id(i), close(c) {}
+  ~Id() {
+    if (id >= 0 && close) close(id);
+  }
+  Id(const Id&) = delete;
+  Id& operator=(const Id&) = delete;
+  operator hid_t() const { return id; }
+};
+
+hid_t must(hid_t id, const std::string& what) {
+  if (id < 0) throw Error(what);
+  return id;
+}
+void must(herr_t rc, const std::string& what) {
+  if (rc < 0) throw Error(what);
+}
+
+// The file's element type (complex: the compound {r, i} h5py reads as complex).
+hid_t element_type(Scalar t) {
+  switch (t) {
+    case Scalar::S: return H5Tcopy(H5T_NATIVE_FLOAT);
+    case Scalar::D: return H5Tcopy(H5T_NATIVE_DOUBLE);
+    case Scalar::C:
+    case Scalar::Z: {
+      const bool single = t == Scalar::C;
+      const std::size_t part = single ? sizeof(float) : sizeof(double);
+      const hid_t c = H5Tcreate(H5T_COMPOUND, 2 * part);
+      H5Tinsert(c, "r", 0, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
+      H5Tinsert(c, "i", part, single ? H5T_NATIVE_FLOAT : H5T_NATIVE_DOUBLE);
+      return c;
+    }
+  }
+  return -1;
+}
+
+void put_string(hid_t obj, const char* name, const std::string& v) {
+  Id t(H5Tcopy(H5T_C_S1), H5Tclose);
+  must(H5Tset_size(t, std::max<std::size_t>(1, v.size())), "checkpoint: string type");
+  Id sp(H5Screate(H5S_SCALAR), H5Sclose);
+  Id a(must(H5Acreate2(obj, name, t, sp, H5P_DEFAULT, H5P_DEFAULT), std::string("checkpoint: attribute ") + name), H5Aclose);
+  std::string buf = v.empty() ? std::string(1, '\0') : v;
+  must(H5Awrite(a, t, buf.data()), std::string("checkpoint: writing attribute ") + name);
+}
+template <class T>
+void put_array(hid_t obj, const char* name, hid_t type, const std::vector<T>& v) {
+  const hsize_t n = std::max<hsize_t>(1, v.size());
+  Id sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  Id a(must(H5Acreate2(obj, name, type, sp, H5P_DEFAULT, H5P_DEFAULT), std::string("checkpoint: attribute ") + name), H5Aclose);
+  std::vector<T> buf = v.empty() ? std::vector<T>(1, T{}) : v;
+  must(H5Awrite(a, type, buf.data()), std::string("checkpoint: writing attribute ") + name);
+}
+
+std::string get_string(hid_t obj, const char* name, const std::string& where) {
+  if (H5Aexists(obj, name) <= 0) throw Error(where + "has no attribute '" + name + "' (not a checkpoint of this library?)");
+  Id a(must(H5Aopen(obj, name, H5P_DEFAULT), where + "cannot open attribute " + name), H5Aclose);
+  Id ft(H5Aget_type(a), H5Tclose);
+  if (H5Tget_class(ft) != H5T_STRING) throw Error(where + "attribute '" + std::string(name) + "' is not text");
+  const std::size_t n = H5Tget_size(ft);
+  Id mt(H5Tcopy(H5T_C_S1), H5Tclose);
+  H5Tset_size(mt, n);
+  std::string s(n, '\0');
+  must(H5Aread(a, mt, s.data()), where + "cannot read attribute " + name);
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+template <class T>
+std::vector<T> get_array(hid_t obj, const char* name, hid_t type, const std::string& where) {
+  if (H5Aexists(obj, name) <= 0) throw Error(where + "has no attribute '" + name + "'");
+  Id a(must(H5Aopen(obj, name, H5P_DEFAULT), where + "cannot open attribute " + name), H5Aclose);
+  Id sp(H5Aget_space(a), H5Sclose);
+  const hssize_t n = H5Sget_simple_extent_npoints(sp);
+  std::vector<T> v(static_cast<std::size_t>(std::max<hssize_t>(n, 0)));
+  if (!v.empty()) must(H5Aread(a, type, v.data()), where + "cannot read attribute " + name);
+  return v;
+}
+
+// The file dataspace with this process's blocks selected (nothing off the grid).
+hid_t select_blocks(const CheckpointMatrix& m, std::int64_t& elements) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(m.info.m), static_cast<hsize_t>(m.info.n)};
+  const hid_t fs = H5Screate_simple(2, dims, nullptr);
+  elements = 0;
+  const auto pieces = m.pr >= 0 ? ck::slabs(m.layout, m.pr, m.pc) : std::vector<ck::Slab>{};
+  if (pieces.empty()) {
+    H5Sselect_none(fs);
+    return fs;
+  }
+  bool first = true;
+  for (const auto& s : pieces) {
+    const hsize_t start[2] = {static_cast<hsize_t>(s.row.start), static_cast<hsize_t>(s.col.start)};
+    const hsize_t stride[2] = {static_cast<hsize_t>(s.row.stride), static_cast<hsize_t>(s.col.stride)};
+    const hsize_t count[2] = {static_cast<hsize_t>(s.row.count), static_cast<hsize_t>(s.col.count)};
+    const hsize_t block[2] = {static_cast<hsize_t>(s.row.block), static_cast<hsize_t>(s.col.block)};
+    H5Sselect_hyperslab(fs, first ? H5S_SELECT_SET : H5S_SELECT_OR, start, stride, count, block);
+    first = false;
+    elements += s.row.elements() * s.col.elements();
+  }
+  return fs;
+}
+
+hid_t memory_space(std::int64_t elements) {
+  const hsize_t n = static_cast<hsize_t>(std::max<std::int64_t>(elements, 1));
+  const hid_t ms = H5Screate_simple(1, &n, nullptr);
+  if (elements == 0) H5Sselect_none(ms);
+  return ms;
+}
+
+hid_t collective_transfer() {
+  const hid_t x = H5Pcreate(H5P_DATASET_XFER);
+  H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE);
+  return x;
+}
+
+hid_t mpio_access(MPI_Comm comm) {
+  const hid_t fa = H5Pcreate(H5P_FILE_ACCESS);
+  H5Pset_fapl_mpio(fa, comm, MPI_INFO_NULL);
+  H5Pset_all_coll_metadata_ops(fa, true);
+  H5Pset_coll_metadata_write(fa, true);
+  return fa;
+}
+
+template <class T>
+std::uint64_t checksum_as(const CheckpointMatrix& m) {
+  if (m.pr < 0) return 0;
+  return ck::local_checksum(static_cast<const T*>(m.local), m.lld, m.layout.row_axis(), m.pr, m.layout.col_axis(), m.pc);
+}
+
+template <class T>
+void pack_as(const CheckpointMatrix& m, std::vector<char>& out, std::int64_t lr, std::int64_t lc) {
+  out.resize(static_cast<std::size_t>(lr * lc) * sizeof(T));
+  ck::pack(static_cast<const T*>(m.local), m.lld, lr, lc, reinterpret_cast<T*>(out.data()));
+}
+template <class T>
+void unpack_as(const CheckpointMatrix& m, const std::vector<char>& in, std::int64_t lr, std::int64_t lc) {
+  ck::unpack(reinterpret_cast<const T*>(in.data()), lr, lc, static_cast<T*>(m.local), m.lld);
+}
+
+template <class F>
+auto by_type(Scalar t, F&& f) {
+  switch (t) {
+    case Scalar::S: return f(float{});
+    case Scalar::D: return f(double{});
+    case Scalar::C: return f(std::complex<float>{});
+    case Scalar::Z: break;
+  }
+  return f(std::complex<double>{});
+}
+
+std::pair<std::int64_t, std::int64_t> local_dims(const CheckpointMatrix& m) {
+  if (m.pr < 0) return {0, 0};
+  return {m.layout.local_rows(m.pr), m.layout.local_cols(m.pc)};
+}
+
+struct Silence {  // HDF5's own error stack printing off: our messages name the fault
+  H5E_auto2_t f = nullptr;
+  void* d = nullptr;
+  Silence() {
+    H5Eget_auto2(H5E_DEFAULT, &f, &d);
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+  }
+  ~Silence() { H5Eset_auto2(H5E_DEFAULT, f, d); }
+};
+
+}  // namespace
+
+std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m) {
+  const std::uint64_t mine = by_type(m.type, [&](auto x) { return checksum_as<decltype(x)>(m); });
+  std::uint64_t sum = 0;
+  MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, comm);
+  return sum;
+}
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, const std::vector<char>& state,
+                      const std::vector<CheckpointMatrix>& mats) {
+  Silence quiet;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  for (std::size_t k = 0; k < mats.size(); ++k) h.matrices[k].checksum = global_checksum(comm, mats[k]);
+  const std::string tmp = path + ".tmp";
+  const std::string where = "checkpoint " + path + ": ";
+  std::unique_ptr<Id> file;
+  guarded(comm, [&] {
+    Id fa(mpio_access(comm), H5Pclose);
+    file = std::make_unique<Id>(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fa), H5Fclose);
+    if (file->id < 0) throw Error(where + "cannot create " + tmp + " (does the directory exist and is it writable?)");
+  });
+  guarded(comm, [&] {
+    put_string(*file, "format", ck::kFormatName);
+    put_array<int>(*file, "version", H5T_NATIVE_INT, {h.version});
+    put_string(*file, "program", h.program);
+    put_string(*file, "executable", h.executable);
+    put_array<int>(*file, "iteration", H5T_NATIVE_INT, {h.iteration});
+    put_array<int>(*file, "grid", H5T_NATIVE_INT, {h.grid.nprow, h.grid.npcol});
+    put_string(*file, "resize_history", h.resize_history);
+    // The application state: rank 0 writes the bytes, the others select nothing.
+    const hsize_t n = std::max<hsize_t>(1, state.size());
+    Id sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    Id ds(must(H5Dcreate2(*file, "state", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "state"), H5Dclose);
+    put_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, {static_cast<std::uint64_t>(state.size())});
+    Id ms(memory_space(rank == 0 ? static_cast<std::int64_t>(state.size()) : 0), H5Sclose);
+    if (rank != 0 || state.empty()) H5Sselect_none(sp);
+    else H5Sselect_all(sp);
+    Id x(collective_transfer(), H5Pclose);
+    const unsigned char zero = 0;
+    must(H5Dwrite(ds, H5T_NATIVE_UCHAR, ms, sp, x, state.empty() ? &zero : reinterpret_cast<const unsigned char*>(state.data())),
+         where + "writing the application state");
+  });
+  guarded(comm, [&] {
+    Id g(must(H5Gcreate2(*file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "group matrices"), H5Gclose);
+    for (std::size_t k = 0; k < mats.size(); ++k) {
+      const auto& m = mats[k];
+      const auto& info = h.matrices[k];
+      const hsize_t dims[2] = {static_cast<hsize_t>(info.m), static_cast<hsize_t>(info.n)};
+      Id t(element_type(m.type), H5Tclose);
+      Id sp(H5Screate_simple(2, dims, nullptr), H5Sclose);
+      Id dc(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+      H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
+      H5Pset_alloc_time(dc, H5D_ALLOC_TIME_EARLY);
+      Id ds(must(H5Dcreate2(g, info.name.c_str(), t, sp, H5P_DEFAULT, dc, H5P_DEFAULT), where + "dataset " + info.name), H5Dclose);
+      put_array<int>(ds, "index", H5T_NATIVE_INT, {static_cast<int>(k)});
+      put_string(ds, "type", std::string(1, info.type));
+      put_string(ds, "layout", ck::to_string(info.layout));
+      put_array<std::int64_t>(ds, "block", H5T_NATIVE_INT64, {info.mb, info.nb});
+      put_array<std::int64_t>(ds, "row_blocks", H5T_NATIVE_INT64, info.row_blocks);
+      put_array<std::int64_t>(ds, "col_blocks", H5T_NATIVE_INT64, info.col_blocks);
+      put_array<std::uint64_t>(ds, "checksum", H5T_NATIVE_UINT64, {info.checksum});
+      std::int64_t elements = 0;
+      Id fs(select_blocks(m, elements), H5Sclose);
+      const auto [lr, lc] = local_dims(m);
+      if (elements != lr * lc) throw Error(where + "internal: selection of " + info.name + " does not match the local block");
+      std::vector<char> packed;
+      by_type(m.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
+      Id ms(memory_space(elements), H5Sclose);
+      Id x(collective_transfer(), H5Pclose);
+      char dummy[16] = {};
+      must(H5Dwrite(ds, t, ms, fs, x, packed.empty() ? dummy : packed.data()), where + "writing matrix " + info.name);
+    }
+  });
+  guarded(comm, [&] {
+    const herr_t rc = H5Fclose(file->id);
+    file->id = -1;
+    if (rc < 0) throw Error(where + "closing " + tmp + " failed (file system full?)");
+  });
+  MPI_Barrier(comm);
+  guarded(comm, [&] {
+    if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0)
+      throw Error(where + "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+  });
+}
+
+CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path) : comm_(comm), path_(path) {
+  Silence quiet;
+  const std::string where = "checkpoint " + path + ": ";
+  guarded(comm, [&] {
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+      if (FILE* f = std::fopen(path.c_str(), "rb")) {
+        std::fclose(f);
+        throw Error(where + "not an HDF5 file (or its beginning is damaged)");
+      }
+      throw Error(where + "cannot open: " + std::strerror(errno));
+    }
+    Id fa(mpio_access(comm), H5Pclose);
+    file_ = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fa);
+    if (file_ < 0) throw Error(where + "cannot open it as HDF5 (truncated or damaged file)");
+  });
+  guarded(comm, [&] {
+    if (get_string(file_, "format", where) != ck::kFormatName)
+      throw Error(where + "not a malleable checkpoint (attribute format is not " + std::string(ck::kFormatName) + ")");
+    header_.version = get_array<int>(file_, "version", H5T_NATIVE_INT, where).at(0);
+    if (header_.version != ck::kFormatVersion) return;  // mismatch() names it
+    header_.program = get_string(file_, "program", where);
+    header_.executable = get_string(file_, "executable", where);
+    header_.iteration = get_array<int>(file_, "iteration", H5T_NATIVE_INT, where).at(0);
+    const auto g = get_array<int>(file_, "grid", H5T_NATIVE_INT, where);
+    header_.grid = Grid{g.at(0), g.at(1), {}};
+    header_.resize_history = get_string(file_, "resize_history", where);
+    Id ds(must(H5Dopen2(file_, "state", H5P_DEFAULT), where + "no application state"), H5Dclose);
+    const auto bytes = get_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, where + "state ").at(0);
+    std::vector<unsigned char> buf(std::max<std::uint64_t>(1, bytes));
+    Id x(collective_transfer(), H5Pclose);
+    must(H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, x, buf.data()), where + "cannot read the application state (truncated file?)");
+    state_.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(bytes));
+    Id grp(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "no group matrices"), H5Gclose);
+    H5G_info_t gi{};
+    must(H5Gget_info(grp, &gi), where + "group matrices");
+    // In creation order is not tracked; names are listed by index and ordered by the
+    // "index" attribute each dataset carries.
+    std::vector<ck::MatrixInfo> mats(gi.nlinks);
+    for (hsize_t k = 0; k < gi.nlinks; ++k) {
+      char name[1024] = {};
+      H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name, H5P_DEFAULT);
+      Id d(must(H5Dopen2(grp, name, H5P_DEFAULT), where + "matrix " + name), H5Dclose);
+      const std::string w = where + "matrix '" + name + "': ";
+      const int idx = get_array<int>(d, "index", H5T_NATIVE_INT, w).at(0);
+      if (idx < 0 || idx >= static_cast<int>(gi.nlinks)) throw Error(w + "bad index attribute");
+      ck::MatrixInfo& i = mats[static_cast<std::size_t>(idx)];
+      i.name = name;
+      i.type = get_string(d, "type", w).c_str()[0];
+      i.layout = ck::parse_layout_kind(get_string(d, "layout", w));
+      const auto b = get_array<std::int64_t>(d, "block", H5T_NATIVE_INT64, w);
+      i.mb = b.at(0);
+      i.nb = b.at(1);
+      i.row_blocks = get_array<std::int64_t>(d, "row_blocks", H5T_NATIVE_INT64, w);
+      i.col_blocks = get_array<std::int64_t>(d, "col_blocks", H5T_NATIVE_INT64, w);
+      i.checksum = get_array<std::uint64_t>(d, "checksum", H5T_NATIVE_UINT64, w).at(0);
+      Id sp(H5Dget_space(d), H5Sclose);
+      hsize_t dims[2] = {0, 0};
+      if (H5Sget_simple_extent_ndims(sp) != 2) throw Error(w + "not a 2-D dataset");
+      H5Sget_simple_extent_dims(sp, dims, nullptr);
+      i.m = static_cast<std::int64_t>(dims[0]);
+      i.n = static_cast<std::int64_t>(dims[1]);
+    }
+    header_.matrices = std::move(mats);
+  });
+}
+
+CheckpointReader::~CheckpointReader() {
+  if (file_ >= 0) H5Fclose(file_);
+}
+
+void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
+  Silence quiet;
+  const std::string where = "checkpoint " + path_ + ": matrix '" + m.info.name + "': ";
+  guarded(comm_, [&] {
+    Id g(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "no group matrices"), H5Gclose);
+    Id ds(must(H5Dopen2(g, m.info.name.c_str(), H5P_DEFAULT), where + "missing"), H5Dclose);
+    Id t(element_type(m.type), H5Tclose);
+    std::int64_t elements = 0;
+    Id fs(select_blocks(m, elements), H5Sclose);
+    const auto [lr, lc] = local_dims(m);
+    std::vector<char> packed(static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) * scalar_bytes(m.type));
+    Id ms(memory_space(elements), H5Sclose);
+    Id x(collective_transfer(), H5Pclose);
+    must(H5Dread(ds, t, ms, fs, x, packed.data()), where + "cannot read its data (truncated file?)");
+    by_type(m.type, [&](auto v) { unpack_as<decltype(v)>(m, packed, lr, lc); return 0; });
+  });
+  const std::uint64_t sum = global_checksum(comm_, m);
+  if (sum != header_.matrices[k].checksum) {
+    char msg[160];
+    std::snprintf(msg, sizeof msg, "checksum mismatch (file %016llx, data read %016llx): the data is damaged",
+                  static_cast<unsigned long long>(header_.matrices[k].checksum), static_cast<unsigned long long>(sum));
+    throw Error(where + msg);
+  }
+}
+
+}  // namespace resize::detail

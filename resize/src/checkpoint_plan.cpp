@@ -1,0 +1,217 @@
+// Checkpoint and restart, the pure core (checkpoint.hpp): format validation, hyperslab
+// pieces, checksum, the when-to-checkpoint rule, file names and retention.
+#include "malleable/resize/checkpoint.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace resize::checkpoint {
+
+const char* to_string(LayoutKind k) {
+  switch (k) {
+    case LayoutKind::BlockCyclic: return "block-cyclic";
+    case LayoutKind::Block: return "block";
+    case LayoutKind::Extended: return "extended";
+  }
+  return "?";
+}
+
+LayoutKind parse_layout_kind(const std::string& s) {
+  if (s == "block-cyclic") return LayoutKind::BlockCyclic;
+  if (s == "block") return LayoutKind::Block;
+  if (s == "extended") return LayoutKind::Extended;
+  throw Error("checkpoint: unknown layout kind '" + s + "' (expected block-cyclic, block or extended)");
+}
+
+namespace {
+std::string type_name(char t) {
+  switch (t) {
+    case 's': return "float (s)";
+    case 'd': return "double (d)";
+    case 'c': return "complex float (c)";
+    case 'z': return "complex double (z)";
+  }
+  return std::string("'") + t + "'";
+}
+std::string names(const std::vector<MatrixInfo>& v) {
+  std::string out;
+  for (const auto& m : v) out += (out.empty() ? "" : ", ") + m.name;
+  return "[" + out + "]";
+}
+}  // namespace
+
+std::string mismatch(const std::string& path, const Header& file, const Expected& want) {
+  const std::string p = "checkpoint " + path + ": ";
+  if (file.version != kFormatVersion)
+    return p + "format version " + std::to_string(file.version) + ", this library reads version " +
+           std::to_string(kFormatVersion);
+  if (file.program != want.program)
+    return p + "written by program '" + file.program + "', this is '" + want.program + "'";
+  if (file.matrices.size() != want.matrices.size())
+    return p + "holds " + std::to_string(file.matrices.size()) + " matrices " + names(file.matrices) +
+           ", this program registered " + std::to_string(want.matrices.size()) + " " + names(want.matrices);
+  for (std::size_t k = 0; k < file.matrices.size(); ++k) {
+    const auto &f = file.matrices[k], &w = want.matrices[k];
+    const std::string at = "matrix " + std::to_string(k + 1) + " ";
+    if (f.name != w.name) return p + at + "is '" + f.name + "' in the file, this program registered '" + w.name + "'";
+    if (f.type != w.type)
+      return p + "matrix '" + f.name + "' holds " + type_name(f.type) + " in the file, this program registered " +
+             type_name(w.type);
+    if (f.m != w.m || f.n != w.n)
+      return p + "matrix '" + f.name + "' is " + std::to_string(f.m) + " x " + std::to_string(f.n) +
+             " in the file, this program registered " + std::to_string(w.m) + " x " + std::to_string(w.n);
+  }
+  return {};
+}
+
+std::vector<Run> runs(const redist::Axis& axis, int p) {
+  std::vector<Run> out;
+  for (std::size_t k = 0; k < axis.nblocks(); ++k) {
+    if (axis.block_owner(k) != p || axis.block_size(k) == 0) continue;
+    const std::int64_t s = axis.block_start(k), len = axis.block_size(k);
+    if (!out.empty() && out.back().start + out.back().length == s)
+      out.back().length += len;
+    else
+      out.push_back({s, len});
+  }
+  return out;
+}
+
+std::vector<Strided> cover(const std::vector<Run>& r) {
+  std::vector<Strided> out;
+  std::size_t k = 0;
+  while (k < r.size()) {
+    Strided s{r[k].start, 1, 1, r[k].length};
+    std::size_t e = k + 1;
+    if (e < r.size() && r[e].length == s.block) {
+      s.stride = r[e].start - r[k].start;
+      while (e < r.size() && r[e].length == s.block && r[e].start - r[e - 1].start == s.stride) ++e;
+      s.count = static_cast<std::int64_t>(e - k);
+    }
+    if (s.count == 1) s.stride = 1;
+    out.push_back(s);
+    k = e;
+  }
+  return out;
+}
+
+std::vector<Slab> slabs(const redist::Layout& l, int pr, int pc) {
+  std::vector<Slab> out;
+  if (pr < 0 || pc < 0 || pr >= l.nprow || pc >= l.npcol) return out;
+  const auto rows = cover(runs(l.row_axis(), pr)), cols = cover(runs(l.col_axis(), pc));
+  for (const auto& r : rows)
+    for (const auto& c : cols) out.push_back({r, c});
+  return out;
+}
+
+namespace {
+std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+}  // namespace
+
+std::uint64_t element_hash(std::int64_t i, std::int64_t j, std::uint64_t bits) {
+  return mix64(mix64(static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull ^ mix64(static_cast<std::uint64_t>(j) + 0x632BE59BD9B4E019ull)) ^
+               bits);
+}
+
+double parse_duration(const std::string& text) {
+  std::size_t end = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &end);
+  } catch (const std::exception&) {
+    end = 0;
+  }
+  const std::string unit = end ? text.substr(end) : "?";
+  double scale = -1;
+  if (unit.empty() || unit == "s") scale = 1;
+  else if (unit == "m") scale = 60;
+  else if (unit == "h") scale = 3600;
+  else if (unit == "d") scale = 86400;
+  if (scale < 0 || !std::isfinite(v) || v <= 0)
+    throw Error("duration: expected a positive number with an optional unit s, m, h or d (e.g. 6h), got '" + text + "'");
+  return v * scale;
+}
+
+double young_daly_interval(double cost_seconds, double mtbf_seconds) {
+  return std::sqrt(2.0 * std::max(0.0, cost_seconds) * mtbf_seconds);
+}
+
+Every parse_every(const std::string& text, double mtbf_seconds) {
+  Every e;
+  if (text.empty() || text == "never") return e;
+  if (text == "auto") {
+    if (!(mtbf_seconds > 0))
+      throw Error("--checkpoint-every auto needs the mean time between failures (--mtbf, e.g. 6h)");
+    e.kind = Every::Kind::Auto;
+    e.mtbf = mtbf_seconds;
+    return e;
+  }
+  const bool digits = std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) {
+    try {
+      e.iterations = std::stoi(text);
+    } catch (const std::exception&) {
+      e.iterations = 0;
+    }
+    if (e.iterations < 1)
+      throw Error("--checkpoint-every: expected N (iterations >= 1), <T>s|m|h or auto, got '" + text + "'");
+    e.kind = Every::Kind::Iterations;
+    return e;
+  }
+  try {
+    e.seconds = parse_duration(text);
+  } catch (const Error&) {
+    throw Error("--checkpoint-every: expected N (iterations >= 1), <T>s|m|h or auto, got '" + text + "'");
+  }
+  e.kind = Every::Kind::Seconds;
+  return e;
+}
+
+bool due(const Every& e, int iteration, double since_last, double last_cost, bool requested) {
+  if (requested) return true;
+  switch (e.kind) {
+    case Every::Kind::Never: return false;
+    case Every::Kind::Iterations: return iteration > 0 && iteration % e.iterations == 0;
+    case Every::Kind::Seconds: return since_last >= e.seconds;
+    case Every::Kind::Auto:
+      if (last_cost < 0) return true;  // measure the cost once
+      return since_last >= young_daly_interval(last_cost, e.mtbf);
+  }
+  return false;
+}
+
+std::string file_name(const std::string& dir, const std::string& program, int iteration) {
+  char it[16];
+  std::snprintf(it, sizeof it, "%06d", iteration);
+  return (dir.empty() ? std::string() : dir + "/") + program + "-" + it + ".h5";
+}
+
+int iteration_of(const std::string& name) {
+  const std::size_t slash = name.find_last_of('/');
+  const std::string base = slash == std::string::npos ? name : name.substr(slash + 1);
+  if (base.size() < 10 || base.compare(base.size() - 3, 3, ".h5") != 0) return -1;
+  const std::size_t dash = base.find_last_of('-');
+  if (dash == std::string::npos) return -1;
+  const std::string num = base.substr(dash + 1, base.size() - 3 - dash - 1);
+  if (num.size() < 6 || !std::all_of(num.begin(), num.end(), [](char c) { return c >= '0' && c <= '9'; })) return -1;
+  return std::stoi(num);
+}
+
+std::vector<std::string> to_remove(std::vector<std::string> names, int keep) {
+  if (keep <= 0) return {};
+  std::erase_if(names, [](const std::string& n) { return iteration_of(n) < 0; });
+  std::sort(names.begin(), names.end(),
+            [](const std::string& a, const std::string& b) { return iteration_of(a) > iteration_of(b); });
+  if (names.size() <= static_cast<std::size_t>(keep)) return {};
+  return {names.begin() + keep, names.end()};
+}
+
+}  // namespace resize::checkpoint

@@ -1,0 +1,144 @@
+// The session's checkpoint and restart (issue 20 §1-§2): what the registered matrices
+// are on the current grid, handed to the parallel HDF5 shell (checkpoint_hdf5.cpp);
+// restart validates the file against the registrations before anything starts.
+#include <dirent.h>
+
+#include "checkpoint_io.hpp"
+#include "session_impl.hpp"
+
+namespace resize {
+
+using namespace detail;
+namespace ck = resize::checkpoint;
+
+namespace {
+
+std::string broadcast(std::string text, MPI_Comm comm) {
+  int len = static_cast<int>(text.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm);
+  return text;
+}
+
+std::vector<char> broadcast(std::vector<char> bytes, MPI_Comm comm) {
+  long long n = static_cast<long long>(bytes.size());
+  MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
+  bytes.resize(static_cast<std::size_t>(n));
+  if (n > 0) MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
+  return bytes;
+}
+
+// What a registered matrix is on the current grid, for the HDF5 shell.
+CheckpointMatrix describe(const Registered& r, const BlacsGrid& grid, int rank) {
+  CheckpointMatrix c;
+  c.type = r.type;
+  c.info.name = r.name;
+  c.info.type = scalar_letter(r.type);
+  c.info.m = r.m;
+  c.info.n = r.n;
+  c.local = const_cast<void*>(r.data());
+  const Grid& g = grid.grid();
+  if (r.sizes) {
+    c.layout = *r.layout;
+    c.info.layout = ck::LayoutKind::Extended;
+    c.info.row_blocks = c.layout.row_blocks;
+    c.info.col_blocks = c.layout.col_blocks;
+    if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
+    c.lld = *r.lld;
+  } else {
+    c.layout = redist::Layout::block_cyclic(r.m, r.n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
+    c.info.layout = r.dist == Distribution::Block ? ck::LayoutKind::Block : ck::LayoutKind::BlockCyclic;
+    c.info.mb = r.desc[4];
+    c.info.nb = r.desc[5];
+    if (grid.member()) {
+      c.pr = grid.myrow();
+      c.pc = grid.mycol();
+    }
+    c.lld = r.desc[8];
+  }
+  if (c.pr < 0) c.local = nullptr;
+  return c;
+}
+
+}  // namespace
+
+double Session::checkpoint(const std::string& path) {
+  auto& I = *impl_;
+  if (!I.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
+  MPI_Barrier(I.world);
+  const double t0 = MPI_Wtime();
+  ck::Header h;
+  h.program = I.opt.app;
+  h.executable = I.exe;
+  h.iteration = I.iteration;
+  h.grid = I.shape;
+  std::vector<char> state;
+  if (I.root()) {
+    if (I.pack) state = I.pack();
+    h.resize_history = I.history.to_json();
+  }
+  state = broadcast(std::move(state), I.world);
+  h.resize_history = broadcast(h.resize_history, I.world);
+  std::vector<CheckpointMatrix> mats;
+  for (const auto& r : I.mats) {
+    mats.push_back(describe(r, I.grid, I.rank()));
+    h.matrices.push_back(mats.back().info);
+  }
+  write_checkpoint(I.world, path, std::move(h), state, mats);
+  double dt = MPI_Wtime() - t0, slowest = 0;
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
+  char line[64];
+  std::snprintf(line, sizeof line, " (%.1f ms)", slowest * 1e3);
+  I.progress("[" + I.opt.app + "] checkpoint after iteration " + std::to_string(I.iteration) + ": " + path + line);
+  return slowest;
+}
+
+std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
+  auto& I = *impl_;
+  const std::string path = ck::file_name(dir, I.opt.app, I.iteration);
+  const double t = checkpoint(path);
+  if (seconds) *seconds = t;
+  if (keep > 0 && I.root()) {
+    std::vector<std::string> names;
+    if (DIR* d = opendir(dir.empty() ? "." : dir.c_str())) {
+      const std::string prefix = I.opt.app + "-";
+      while (const dirent* e = readdir(d)) {
+        const std::string n = e->d_name;
+        // Only this program's checkpoints: <app>-<6+ digits>.h5 exactly.
+        if (n.rfind(prefix, 0) == 0 && ck::iteration_of(n) >= 0 && n.size() - prefix.size() >= 9 &&
+            n.find('-', prefix.size()) == std::string::npos)
+          names.push_back((dir.empty() ? std::string() : dir + "/") + n);
+      }
+      closedir(d);
+    }
+    for (const auto& old : ck::to_remove(names, keep)) std::remove(old.c_str());
+  }
+  return path;
+}
+
+int Session::restart(const std::string& file, const Grid& g) {
+  auto& I = *impl_;
+  CheckpointReader reader(I.world, file);
+  ck::Expected want;
+  want.program = I.opt.app;
+  for (const auto& r : I.mats) {
+    ck::MatrixInfo m;
+    m.name = r.name;
+    m.type = scalar_letter(r.type);
+    m.m = r.m;
+    m.n = r.n;
+    want.matrices.push_back(m);
+  }
+  // The header is the same on every process (read collectively), so is the verdict.
+  if (const std::string why = ck::mismatch(file, reader.header(), want); !why.empty()) throw Error(why);
+  start(g);
+  for (std::size_t k = 0; k < I.mats.size(); ++k) reader.read(k, describe(I.mats[k], I.grid, I.rank()));
+  if (I.unpack) I.unpack(reader.state());
+  I.iteration = reader.header().iteration;
+  I.progress("[" + I.opt.app + "] restart from " + file + " at iteration " + std::to_string(I.iteration) +
+             " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ")");
+  return I.iteration;
+}
+
+}  // namespace resize

@@ -1,0 +1,204 @@
+// Checkpoint core (checkpoint.hpp): hyperslab selections equal each process's local
+// elements in pack order for block-cyclic, block and extended layouts; the checksum is
+// independent of the layout; validation names what differs; when to checkpoint.
+#include "malleable/resize/checkpoint.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace ck = resize::checkpoint;
+using Pos = std::pair<std::int64_t, std::int64_t>;
+
+// The elements a process's slabs select, in HDF5's order (row-major over the dataspace).
+std::vector<Pos> selected(const std::vector<ck::Slab>& s) {
+  std::vector<Pos> out;
+  for (const auto& x : s)
+    for (std::int64_t a = 0; a < x.row.count; ++a)
+      for (std::int64_t b = 0; b < x.row.block; ++b)
+        for (std::int64_t c = 0; c < x.col.count; ++c)
+          for (std::int64_t d = 0; d < x.col.block; ++d)
+            out.emplace_back(x.row.start + a * x.row.stride + b, x.col.start + c * x.col.stride + d);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// What pack() lays out: local rows x local columns, row-major, as global positions.
+std::vector<Pos> packed_order(const redist::Layout& l, int pr, int pc) {
+  std::vector<Pos> out;
+  for (std::int64_t i = 0; i < l.local_rows(pr); ++i)
+    for (std::int64_t j = 0; j < l.local_cols(pc); ++j) out.emplace_back(l.local_to_row(pr, i), l.local_to_col(pc, j));
+  return out;
+}
+
+void expect_exact_cover(const redist::Layout& l) {
+  std::int64_t total = 0;
+  for (int pr = 0; pr < l.nprow; ++pr)
+    for (int pc = 0; pc < l.npcol; ++pc) {
+      const auto sel = selected(ck::slabs(l, pr, pc));
+      const auto want = packed_order(l, pr, pc);
+      EXPECT_EQ(sel, want) << "process (" << pr << "," << pc << ")";
+      total += static_cast<std::int64_t>(sel.size());
+    }
+  EXPECT_EQ(total, l.m * l.n);
+}
+
+TEST(CheckpointSlabs, BlockCyclicSelectsExactlyTheLocalElementsInPackOrder) {
+  expect_exact_cover(redist::Layout::block_cyclic(10, 7, 3, 2, 2, 3));
+  expect_exact_cover(redist::Layout::block_cyclic(64, 64, 8, 8, 3, 3));
+  expect_exact_cover(redist::Layout::block_cyclic(5, 9, 4, 4, 3, 2));  // processes with nothing
+}
+
+TEST(CheckpointSlabs, BlockCyclicNeedsAtMostTwoPiecesPerAxis) {
+  const auto l = redist::Layout::block_cyclic(1000, 1000, 64, 64, 3, 3);
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_LE(ck::cover(ck::runs(l.row_axis(), p)).size(), 2u);
+    EXPECT_LE(ck::slabs(l, p, p).size(), 4u);
+  }
+}
+
+TEST(CheckpointSlabs, BlockLayoutIsOneSlabPerProcess) {
+  const auto l = redist::Layout::block_cyclic(100, 90, 34, 18, 3, 5);
+  expect_exact_cover(l);
+  EXPECT_EQ(ck::slabs(l, 1, 2).size(), 1u);
+}
+
+TEST(CheckpointSlabs, ExtendedLayoutsSelectExactly) {
+  expect_exact_cover(redist::Layout::from_blocks({7, 3, 12}, {5, 1, 9, 4}, 3, 4));      // one block each
+  expect_exact_cover(redist::Layout::from_blocks({2, 5, 1, 4, 4, 2}, {3, 3, 6, 1}, 2, 2));  // unequal, cyclic
+  expect_exact_cover(redist::Layout::from_blocks({4, 4}, {8}, 3, 1));  // process row 2 holds nothing
+}
+
+TEST(CheckpointPack, PackAndUnpackAreInverse) {
+  const std::vector<double> local = {1, 2, 3, 0, 4, 5, 6, 0};  // 3 x 2, lld 4
+  std::vector<double> packed(6), back(8, 0.0);
+  ck::pack(local.data(), 4, 3, 2, packed.data());
+  EXPECT_EQ(packed, (std::vector<double>{1, 4, 2, 5, 3, 6}));
+  ck::unpack(packed.data(), 3, 2, back.data(), 4);
+  for (int k : {0, 1, 2, 4, 5, 6}) EXPECT_EQ(back[k], local[k]);
+}
+
+template <class T>
+std::uint64_t total_checksum(const redist::Layout& l, T (*value)(std::int64_t, std::int64_t)) {
+  std::uint64_t sum = 0;
+  const auto ra = l.row_axis(), ca = l.col_axis();
+  for (int pr = 0; pr < l.nprow; ++pr)
+    for (int pc = 0; pc < l.npcol; ++pc) {
+      const std::int64_t lr = l.local_rows(pr), lc = l.local_cols(pc), lld = std::max<std::int64_t>(1, lr);
+      std::vector<T> buf(static_cast<std::size_t>(lld * std::max<std::int64_t>(lc, 1)));
+      for (std::int64_t i = 0; i < lr; ++i)
+        for (std::int64_t j = 0; j < lc; ++j) buf[i + j * lld] = value(l.local_to_row(pr, i), l.local_to_col(pc, j));
+      sum += ck::local_checksum(buf.data(), lld, ra, pr, ca, pc);
+    }
+  return sum;
+}
+
+double dval(std::int64_t i, std::int64_t j) { return std::sin(0.1 * i + 0.37 * j); }
+double dval_changed(std::int64_t i, std::int64_t j) { return i == 17 && j == 3 ? std::nextafter(dval(i, j), 2.0) : dval(i, j); }
+double dval_swapped(std::int64_t i, std::int64_t j) { return dval(j, i); }
+std::complex<float> zval(std::int64_t i, std::int64_t j) { return {float(i) * 0.5f, -float(j)}; }
+
+TEST(CheckpointChecksum, SameOnEveryLayoutAndChangesWithOneBit) {
+  const auto a = redist::Layout::block_cyclic(40, 30, 4, 3, 2, 2);
+  const auto b = redist::Layout::block_cyclic(40, 30, 14, 10, 3, 3);
+  const auto c = redist::Layout::from_blocks({11, 9, 20}, {6, 24}, 3, 2);
+  const auto x = total_checksum<double>(a, dval);
+  EXPECT_EQ(x, total_checksum<double>(b, dval));
+  EXPECT_EQ(x, total_checksum<double>(c, dval));
+  EXPECT_NE(x, total_checksum<double>(a, dval_changed));
+  // Position matters: the same values elsewhere are another matrix.
+  const auto sq = redist::Layout::block_cyclic(30, 30, 4, 3, 2, 2);
+  EXPECT_NE(total_checksum<double>(sq, dval), total_checksum<double>(sq, dval_swapped));
+  EXPECT_EQ(total_checksum<std::complex<float>>(a, zval), total_checksum<std::complex<float>>(c, zval));
+}
+
+ck::MatrixInfo info(const char* name, char type, std::int64_t m, std::int64_t n) {
+  ck::MatrixInfo i;
+  i.name = name;
+  i.type = type;
+  i.m = m;
+  i.n = n;
+  return i;
+}
+
+ck::Header header() {
+  ck::Header h;
+  h.program = "pdgemm";
+  h.iteration = 4;
+  h.matrices = {info("A", 'd', 600, 600), info("B", 'd', 600, 600)};
+  return h;
+}
+ck::Expected expected() { return {"pdgemm", {info("A", 'd', 600, 600), info("B", 'd', 600, 600)}}; }
+
+TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
+  EXPECT_EQ(ck::mismatch("f.h5", header(), expected()), "");
+  auto w = expected();
+  w.program = "life";
+  EXPECT_EQ(ck::mismatch("f.h5", header(), w), "checkpoint f.h5: written by program 'pdgemm', this is 'life'");
+  w = expected();
+  w.matrices[1].n = 601;
+  EXPECT_EQ(ck::mismatch("f.h5", header(), w),
+            "checkpoint f.h5: matrix 'B' is 600 x 600 in the file, this program registered 600 x 601");
+  w = expected();
+  w.matrices[0].type = 'z';
+  EXPECT_EQ(ck::mismatch("f.h5", header(), w),
+            "checkpoint f.h5: matrix 'A' holds double (d) in the file, this program registered complex double (z)");
+  w = expected();
+  w.matrices.pop_back();
+  EXPECT_EQ(ck::mismatch("f.h5", header(), w),
+            "checkpoint f.h5: holds 2 matrices [A, B], this program registered 1 [A]");
+  w = expected();
+  w.matrices[1].name = "C";
+  EXPECT_EQ(ck::mismatch("f.h5", header(), w), "checkpoint f.h5: matrix 2 is 'B' in the file, this program registered 'C'");
+  auto h = header();
+  h.version = 7;
+  EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "checkpoint f.h5: format version 7, this library reads version 1");
+}
+
+TEST(CheckpointWhen, ParsesDurationsAndIntervals) {
+  EXPECT_DOUBLE_EQ(ck::parse_duration("6h"), 21600);
+  EXPECT_DOUBLE_EQ(ck::parse_duration("1.5m"), 90);
+  EXPECT_DOUBLE_EQ(ck::parse_duration("45"), 45);
+  EXPECT_THROW(ck::parse_duration("6x"), resize::Error);
+  EXPECT_THROW(ck::parse_duration("-1s"), resize::Error);
+  EXPECT_EQ(ck::parse_every("5").kind, ck::Every::Kind::Iterations);
+  EXPECT_EQ(ck::parse_every("30s").seconds, 30);
+  EXPECT_EQ(ck::parse_every("").kind, ck::Every::Kind::Never);
+  EXPECT_THROW(ck::parse_every("0"), resize::Error);
+  EXPECT_THROW(ck::parse_every("auto"), resize::Error);  // no MTBF
+  EXPECT_EQ(ck::parse_every("auto", 3600).kind, ck::Every::Kind::Auto);
+}
+
+TEST(CheckpointWhen, YoungDalyIntervalAndTheRule) {
+  EXPECT_NEAR(ck::young_daly_interval(60, 21600), std::sqrt(2.0 * 60 * 21600), 1e-9);  // ~1610 s
+  const auto every3 = ck::parse_every("3");
+  EXPECT_FALSE(ck::due(every3, 2, 100, 1));
+  EXPECT_TRUE(ck::due(every3, 3, 0, 1));
+  EXPECT_TRUE(ck::due(every3, 1, 0, 1, /*requested=*/true));
+  const auto t = ck::parse_every("10s");
+  EXPECT_FALSE(ck::due(t, 1, 9.9, 1));
+  EXPECT_TRUE(ck::due(t, 1, 10, 1));
+  const auto a = ck::parse_every("auto", 50.0);  // interval sqrt(2 * 1 * 50) = 10 s
+  EXPECT_TRUE(ck::due(a, 1, 0, -1));             // cost not measured yet
+  EXPECT_FALSE(ck::due(a, 2, 9.9, 1.0));
+  EXPECT_TRUE(ck::due(a, 2, 10.0, 1.0));
+  EXPECT_FALSE(ck::due(ck::Every{}, 5, 1e9, 1));
+}
+
+TEST(CheckpointFiles, NamesAndKeepsTheNewest) {
+  EXPECT_EQ(ck::file_name("/d", "life", 12), "/d/life-000012.h5");
+  EXPECT_EQ(ck::iteration_of("/d/life-000012.h5"), 12);
+  EXPECT_EQ(ck::iteration_of("/d/life-000012.h5.tmp"), -1);
+  EXPECT_EQ(ck::iteration_of("life-hetero-000003.h5"), 3);
+  const std::vector<std::string> v = {"d/a-000002.h5", "d/a-000010.h5", "d/a-000004.h5", "d/a-000006.h5"};
+  EXPECT_EQ(ck::to_remove(v, 2), (std::vector<std::string>{"d/a-000004.h5", "d/a-000002.h5"}));
+  EXPECT_TRUE(ck::to_remove(v, 4).empty());
+  EXPECT_TRUE(ck::to_remove(v, 0).empty());
+}
+
+}  // namespace
