@@ -201,7 +201,12 @@ ShrinkPlan LevelStack::plan_shrink_to_ranks(std::span<const int> keep) const {
     used[static_cast<std::size_t>(r)] = true;
     plan.new_members.push_back(top().members[static_cast<std::size_t>(r)]);
   }
+  // A kept set that is exactly a lower level (same processes, same order) pops back to it
+  // instead of pushing a copy: the stack does not grow on a return to an earlier world,
+  // and the levels above are freed (§3.3.5). The lowest such level frees the most.
   plan.pop_to = -1;
+  for (int l = 0; l < depth() - 1 && plan.pop_to < 0; ++l)
+    if (level(l).members == plan.new_members) plan.pop_to = l;
   plan_departures(plan);
   return plan;
 }

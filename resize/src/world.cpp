@@ -90,25 +90,17 @@ int shrink_hook(MPI_Comm, const int* new_rank, int old_size, int new_size, void*
 int World::shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
                   const std::function<bool()>& move, bool& leaving, std::string& err) {
   const int k = static_cast<int>(keep.size());
-  bool prefix = true;
-  for (int i = 0; i < k; ++i) prefix = prefix && keep[static_cast<std::size_t>(i)] == i;
-  int leave = 0, rc = BLACS_DYN_OK, level = -1;
-  for (int l = blacs_dyn_depth() - 2; prefix && release.empty() && l >= 0; --l) {
-    int size = 0;
-    if (blacs_dyn_level_size(l, &size) == BLACS_DYN_OK && size == k) {
-      level = l;
-      break;
-    }
-  }
+  int leave = 0, rc = BLACS_DYN_OK;
   HookCall call{&keep, &move, {}};
   blacs_dyn_set_shrink_hook(&shrink_hook, &call);
   if (!release.empty()) {
     std::vector<const char*> names;
     for (const auto& h : release) names.push_back(h.c_str());
     rc = blacs_dyn_release_hosts(static_cast<int>(names.size()), names.data(), &leave);
-  } else if (level >= 0) {
-    rc = blacs_dyn_shrink_to_level(level, &leave);
   } else {
+    // Any live processes: blacs-dyn pops back down the stack when `keep` is exactly a
+    // lower level, else pushes a level of them (a level some of whose processes already
+    // left cannot be popped to, issue 20 §5).
     rc = blacs_dyn_shrink_to_ranks(keep.data(), k, &leave);
   }
   blacs_dyn_set_shrink_hook(nullptr, nullptr);

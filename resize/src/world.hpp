@@ -28,8 +28,8 @@ struct World {
   // Collective: the node of every rank of the current world.
   static std::vector<std::string> hosts();
   // Shrink to the world ranks in `keep` (in that order). `release` empty: back down the
-  // stack when keep is 0..k-1 and a level has exactly that size (seed 002 §3.3.5), else a
-  // new level of `keep`. `release` given: give those nodes back whole
+  // stack when `keep` is exactly a lower level's processes (seed 002 §3.3.5), else a new
+  // level of `keep`, whichever live processes they are. `release` given: give those nodes back whole
   // (blacs_dyn_release_hosts), which must leave exactly `keep`. `move` runs on every
   // member of the old world once the request is validated and before anybody leaves (the
   // redistribution); returning false cancels the shrink. A refused shrink changes nothing.

@@ -134,6 +134,65 @@ TEST(blacsDynLevelStack, CannotPopBackToALevelWhoseMembersLeft) {
   EXPECT_EQ(s.plan_shrink_to_level(0).new_members, (std::vector<int>{0, 1}));
 }
 
+// Issue 20 §5: 4 -> keep 2 (originals 2, 3 park) -> +4 -> back to 4 processes. Level 0 cannot
+// be popped to (2 and 3 left), but any 4 live processes can form the new world.
+TEST(blacsDynLevelStack, ShrinkBelowTheStartGrowAndShrinkBackKeepsLiveProcesses) {
+  LevelStack s(4);
+  const int two[] = {0, 1};
+  s.apply(s.plan_shrink_to_ranks(two));
+  EXPECT_EQ(s.parked(), 2);
+  s.push_expansion(4);  // group 1 = {4, 5, 6, 7}; world {0, 1, 4, 5, 6, 7}
+  EXPECT_EQ(code_of([&] { s.plan_shrink_to_level(0); }), BLACS_DYN_ERR_STATE);
+  const int four[] = {0, 1, 2, 3};
+  const auto plan = s.plan_shrink_to_ranks(four);
+  EXPECT_EQ(plan.pop_to, -1);
+  EXPECT_EQ(plan.new_members, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(plan.park_now, (std::vector<int>{6, 7}));  // siblings 4, 5 stay
+  s.apply(plan);
+  EXPECT_EQ(s.world_size(), 4);
+  EXPECT_EQ(s.alive(), 8);
+  // ... and down to the two originals again: a pop to level 1, the whole group exits,
+  // its parked members woken to exit with it.
+  const auto back = s.plan_shrink_to_ranks(two);
+  EXPECT_EQ(back.pop_to, 1);
+  EXPECT_EQ(back.exit_now, (std::vector<int>{4, 5}));
+  EXPECT_EQ(back.wake_to_exit, (std::vector<int>{6, 7}));
+  s.apply(back);
+  EXPECT_EQ(s.depth(), 2);
+  EXPECT_EQ(s.alive(), 4);
+}
+
+TEST(blacsDynLevelStack, KeepingExactlyALowerLevelPopsToItInsteadOfGrowingTheStack) {
+  auto s = grown();  // 2 -> 4 -> 6 -> 9
+  const int four[] = {0, 1, 2, 3};
+  const auto plan = s.plan_shrink_to_ranks(four);
+  EXPECT_EQ(plan.pop_to, 1);
+  EXPECT_EQ(plan.groups_exiting, (std::vector<int>{2, 3}));
+  EXPECT_TRUE(plan.park_now.empty());
+  s.apply(plan);
+  EXPECT_EQ(s.depth(), 2);
+  // Same processes in another order are not that level: a Subset level is pushed.
+  auto t = grown();
+  const int swapped[] = {0, 2, 1, 3};
+  EXPECT_EQ(t.plan_shrink_to_ranks(swapped).pop_to, -1);
+}
+
+TEST(blacsDynLevelStack, AnEndlessWalkOfResizesKeepsTheStackBounded) {
+  // expand +2 / keep 0..2 / keep 0..1, forever: every cycle ends on a level that already
+  // exists, so the depth (one communicator pair per level in the MPI layer) stays bounded.
+  LevelStack s(2);
+  for (int cycle = 0; cycle < 50; ++cycle) {
+    s.push_expansion(2);
+    const int three[] = {0, 1, 2};
+    s.apply(s.plan_shrink_to_ranks(three));
+    const int two[] = {0, 1};
+    s.apply(s.plan_shrink_to_ranks(two));
+    ASSERT_EQ(s.depth(), 1) << "cycle " << cycle;
+  }
+  EXPECT_EQ(s.alive(), 2);
+  EXPECT_EQ(s.exited(), 100);
+}
+
 TEST(blacsDynLevelStack, GridShapesAreRecordedPerLevel) {
   auto s = grown();
   s.set_grid(3, 3, 3);

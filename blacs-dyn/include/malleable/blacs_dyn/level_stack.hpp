@@ -90,6 +90,8 @@ class LevelStack {
   // Plans (throw blacs_dyn::Error(BLACS_DYN_ERR_ARG / BLACS_DYN_ERR_STATE) on an
   // impossible request; the stack is unchanged then).
   ShrinkPlan plan_shrink_to_level(int l) const;
+  // Any set of active processes (keep[0] = 0): a new Subset level, or a pop when the
+  // kept processes are exactly a lower level's members in its order.
   ShrinkPlan plan_shrink_to_ranks(std::span<const int> keep) const;
   // Gives whole nodes back: every process on `hosts` leaves and must exit, which needs each
   // of them to be in a spawn group with no member staying elsewhere; refused (the reason
