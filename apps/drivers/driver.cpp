@@ -154,6 +154,17 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_flag("-q,--quiet", o.quiet, "no per-iteration progress line");
   cli.add_flag("--meter-kernels", o.meter_kernels,
                "measure CPU time in the BLAS kernels: the dedicated-core 'compute' clock (also RESIZE_METER_KERNELS=1)");
+  cli.add_option("--background", o.background,
+                 "begin resizes in the background and move the --constant matrices while the old grid computes: "
+                 "off, wait (the completing remap point waits for them) or continue (it keeps iterating until "
+                 "they arrived)")
+      ->check(CLI::IsMember({"off", "blocking", "wait", "continue"}));
+  cli.add_option("--background-iterations", o.background_iterations,
+                 "complete a background resize at the first remap point this many iterations after it began")
+      ->check(positive());
+  cli.add_option("--constant", o.constant,
+                 "comma-separated registered matrices the application does not change between remap points "
+                 "(moved in the background with --background)");
   if (extra) extra(&cli);
   try {
     cli.parse(argc, argv);
@@ -199,11 +210,18 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     so.progress = !o.quiet;
     so.resize_timeout = o.resize_timeout;
     so.total_iterations = o.iters;
+    so.background = resize::parse_background(o.background);
+    so.background_iterations = o.background_iterations;
     std::string policy_text = o.policy + (o.schedule.empty() ? "" : " " + o.schedule);
     const resize::Grid g0 = parse_grid(o.grid);
     resize::Session s(argc, argv, std::move(so));
     const bool newcomer = s.is_newcomer();
     hooks.setup(s);
+    for (std::size_t at = 0; at < o.constant.size();) {
+      const std::size_t end = std::min(o.constant.find(',', at), o.constant.size());
+      if (end > at) s.mark_constant(o.constant.substr(at, end - at));
+      at = end + 1;
+    }
     int it = 0;
     if (newcomer) {
       it = s.join();
@@ -232,6 +250,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       }
       if (it < o.iters) s.remap_point();
     }
+    s.complete_resize();  // a resize still under way in the background (issue 21)
     const Check c = hooks.check(s);
     if (s.world_rank() == 0) {
       resize::RunInfo info;

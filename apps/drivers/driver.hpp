@@ -40,6 +40,11 @@ struct CommonOptions {
   bool meter_kernels = false;  // the compute-only clock (kernel_meter.hpp)
   std::string stop_file;       // end at the next iteration once this file exists
   std::string distribution = "block-cyclic";  // for the JSON record ("block" when a driver says so)
+  // Issue 21: background resizes (off, wait, continue), the minimum iterations a resize
+  // overlaps, and the registered matrices the application does not change.
+  std::string background = "off";
+  int background_iterations = 1;
+  std::string constant;  // "A,B"
 };
 
 struct Check {

@@ -24,6 +24,22 @@ std::string fmt(const char* f, double v) {
 }
 std::string ms(double s) { return fmt("%.2f", s * 1e3); }
 
+// Issue 21: "   background (wait, helper thread): begun after 2, stopped 310.2 ms (begin
+// 290.1 + complete 20.1, waited 0.0), overlapped 1520.3 ms over 1 iteration(s), slowdown
+// 1.31x, 12.80 MB in the background" for a resize begun in the background; "" otherwise.
+std::string background_line(const ResizeRecord& r) {
+  if (!r.background) return "";
+  std::ostringstream out;
+  out << "          background (" << r.background_mode << ", " << r.background_progress << "): begun after "
+      << r.background_began_after << ", stopped " << ms(r.t_total) << " ms (begin " << ms(r.t_background_begin)
+      << " + complete " << ms(r.t_background_complete) << ", waited " << ms(r.t_background_wait)
+      << "), overlapped " << ms(r.t_overlapped) << " ms over " << r.iterations_overlapped << " iteration(s)";
+  if (r.completion_deferred > 0) out << ", deferred " << r.completion_deferred << "x";
+  if (r.iteration_slowdown >= 0) out << ", slowdown " << fmt("%.2f", r.iteration_slowdown) << "x";
+  out << ", " << fmt("%.2f", static_cast<double>(r.bytes_background) / 1e6) << " MB in the background\n";
+  return out.str();
+}
+
 // "   nodes: node1 0-3 | node2 4-8; moved 3.1 MB within nodes, 9.4 MB between nodes" when
 // the processes sit on more than one node after the resize; "" otherwise.
 std::string node_line(const ResizeRecord& r) {
@@ -93,6 +109,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       o << line;
       if (!r.ok) o << "          " << r.message << "\n";
       o << node_line(r);
+      o << background_line(r);
     }
     o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2), seed 002 §5.3"
          " (t_p = median iteration time)\n";
@@ -246,6 +263,19 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
                      {"payoff", opt(r.prediction_clock == "compute"     ? a.payoff_compute
                                     : r.prediction_clock == "dedicated" ? a.payoff_dedicated
                                                                         : a.payoff_wall)}};
+    // Issue 21: the background phase (null for a blocking resize).
+    e["background"] = r.background ? json{{"mode", r.background_mode}, {"progress", r.background_progress},
+                                          {"began_after_iteration", r.background_began_after},
+                                          {"t_stopped_s", r.t_total},
+                                          {"t_stopped_begin_s", r.t_background_begin},
+                                          {"t_stopped_complete_s", r.t_background_complete},
+                                          {"t_waited_s", r.t_background_wait},
+                                          {"t_overlapped_s", r.t_overlapped},
+                                          {"iterations_overlapped", r.iterations_overlapped},
+                                          {"completion_deferred", r.completion_deferred},
+                                          {"iteration_slowdown", r.iteration_slowdown >= 0 ? json(r.iteration_slowdown) : json(nullptr)},
+                                          {"bytes_background", r.bytes_background}}
+                                   : json(nullptr);
     j["resizes"].push_back(e);
   }
   return j.dump(2);

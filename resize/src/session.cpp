@@ -36,6 +36,8 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   I.opt = std::move(opts);
   if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
   I.dog.set_timeout(I.opt.resize_timeout);
+  I.bg_mode = I.opt.background;
+  I.bg_min_iterations = std::max(1, I.opt.background_iterations);
   if (!I.opt.spawn_command.empty()) {
     I.exe = I.opt.spawn_command;
   } else {
@@ -197,7 +199,34 @@ void Session::report_compute(double work, double seconds) {
   impl_->compute_acc += seconds;
 }
 
+void Session::mark_constant(const std::string& name) {
+  auto& I = *impl_;
+  if (I.started) throw Error("mark_constant " + name + ": call it before start()/join()");
+  for (auto& r : I.mats)
+    if (r.name == name) {
+      r.constant = true;
+      return;
+    }
+  throw Error("mark_constant: no registered matrix is named '" + name + "'");
+}
+
+void Session::set_background(Background mode, int min_iterations) {
+  if (min_iterations < 1) throw Error("set_background: min_iterations must be >= 1, got " + std::to_string(min_iterations));
+  if (impl_->bg) throw Error("set_background: a resize is under way in the background");
+  impl_->bg_mode = mode;
+  impl_->bg_min_iterations = min_iterations;
+}
+
+RemapResult Session::complete_resize() {
+  auto& I = *impl_;
+  if (!I.bg) return {};
+  return *I.step_background(true);
+}
+
+bool Session::resize_in_background() const { return impl_->bg != nullptr; }
+
 void Session::begin_iteration() {
+  impl_->progress_background();
   impl_->work_acc = impl_->compute_acc = 0;
   impl_->t_wall0 = MPI_Wtime();
   impl_->t_cpu0 = cpu_seconds();
@@ -213,6 +242,12 @@ void Session::end_iteration(const std::string& note) {
   MPI_Gather(loc, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, I.world);
   I.work_acc = I.compute_acc = 0;
   ++I.iteration;
+  I.progress_background();
+  if (I.bg) {
+    double wall = loc[0];
+    MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, I.world);
+    I.background_iteration(wall);
+  }
   if (I.root()) {
     double mx[3] = {0, 0, 0};
     bool reported = false;
@@ -247,6 +282,10 @@ void Session::end_iteration(const std::string& note) {
 
 RemapResult Session::remap_point() {
   auto& I = *impl_;
+  // Issue 21: a resize under way in the background completes first (or goes on, and
+  // then a new request is refused).
+  std::optional<RemapResult> completed;
+  if (I.bg) completed = I.step_background(false);
   Decision d;
   if (I.root()) {
     try {
@@ -261,10 +300,14 @@ RemapResult Session::remap_point() {
       d = Decision::none(std::string("policy error: ") + e.what());
     }
   }
-  return I.act(d);
+  if (I.bg) return I.refuse_during_background(d);
+  const RemapResult r = I.act(d);
+  return completed && r.action == Action::None ? *completed : r;
 }
 
-RemapResult Session::resize_now(const Decision& d) { return impl_->act(d); }
+RemapResult Session::resize_now(const Decision& d) {
+  return impl_->bg ? impl_->refuse_during_background(d) : impl_->act(d);
+}
 
 MPI_Comm Session::world() const { return impl_->world; }
 int Session::world_rank() const { return impl_->rank(); }

@@ -191,6 +191,7 @@ RemapResult Session::Impl::act(Decision d) {
   }
   if (!why.empty()) return refuse(d, why);
   if (root()) predict_before(d, target);
+  if (!background_blocked(d)) return begin_background(d, target, np, t_start);  // issue 21
   if (d.action == Action::Regrid) return regrid(d, target, t_start);
   return d.action == Action::Expand ? expand(d, target, np, t_start) : shrink(d, target, np, t_start);
 }
@@ -258,12 +259,14 @@ void Session::Impl::predict_before(const Decision& d, const Grid& target) {
 }
 
 // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
-void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line) {
+void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& done, const std::string& line) {
   if (!root()) return;
+  ResizeRecord rec = done;
+  amend_background(rec);  // issue 21: a resize completed after a background phase
   metrics.add_resize(rec);
   record_outcome(rec);
   opt.policy->completed(d, from_procs, true);
-  progress(line + predicted_note(rec));
+  progress(line + predicted_note(rec) + (rec.background ? "; " + rec.message : std::string()));
 }
 
 // Rank 0, after a resize that succeeded: into the history (and its file).

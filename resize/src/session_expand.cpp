@@ -29,6 +29,12 @@ std::vector<char> Session::Impl::pack_expansion(const Decision& d, const Grid& f
   w.put_bytes(pack ? pack() : std::vector<char>{});
   w.put_doubles(powers_before);  // what the old layouts were computed with
   w.put_doubles(powers);
+  // Issue 21: the background settings and the constant matrices (every process must
+  // agree on them at later remap points), and whether this expansion is one.
+  w.put(static_cast<int>(bg_mode));
+  w.put(bg_min_iterations);
+  for (const auto& r : mats) w.put(static_cast<int>(r.constant));
+  w.put(static_cast<int>(bg_beginning));
   return w.b;
 }
 

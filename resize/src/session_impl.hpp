@@ -26,6 +26,7 @@
 
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
+#include "malleable/resize/background.hpp"
 #include "malleable/resize/session.hpp"
 #include "blacs_grid.hpp"
 #include "mover.hpp"
@@ -264,6 +265,11 @@ struct Registered {
   // Its layout now (extended-descriptor matrices): a regrid may change the powers its
   // block sizes follow, so the source of the next move is this, not sizes() again.
   std::optional<redist::Layout> layout;
+  // Issue 21: constant between remap points (Session::mark_constant), so a resize may move
+  // it in the background; `moved_in_background`: its staged buffer already holds its data
+  // on the target grid (move_all commits it instead of moving it).
+  bool constant = false;
+  bool moved_in_background = false;
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
     return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
@@ -392,6 +398,30 @@ struct Session::Impl {
   void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
   RemapResult refuse(const Decision& d, const std::string& why);
   void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
+
+  // Issue 21: background resizes (session_background.cpp). A shared_ptr: the type is
+  // complete only there.
+  struct BackgroundResize;
+  std::shared_ptr<BackgroundResize> bg;
+  Background bg_mode = Background::Off;
+  int bg_min_iterations = 1;
+  // Why the decision is carried out blocking, or nothing: begin it in the background.
+  std::optional<std::string> background_blocked(const Decision& d) const;
+  RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  // At a remap point (or complete_resize: last_chance) while a resize is under way:
+  // completes it when due; returns its result then, nothing when it goes on.
+  std::optional<RemapResult> step_background(bool last_chance);
+  // A decision made while a resize is under way: refused, the same on every rank.
+  RemapResult refuse_during_background(const Decision& d);
+  void progress_background();          // begin_iteration/end_iteration without a helper thread
+  void background_iteration(double wall);  // world rank 0: an iteration ran meanwhile
+  // A newcomer spawned by a background expansion: receive the constant matrices, wait
+  // for the completing point; returns the iteration the job completed it after.
+  int join_background(const Grid& from, const Grid& to);
+  // Fills a completing record's background fields (world rank 0).
+  void amend_background(ResizeRecord& rec);
+  bool bg_beginning = false;  // pack_expansion: the hand-over of a background expansion
+  double bg_complete_start = 0, bg_complete_waited = 0;
 };
 
 // "; predicted: spawn 812.0 ms (history), ..." for a resize record's predicted parts.

@@ -43,6 +43,14 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
       continue;
     }
     int da[9], db[9];
+    if (r.moved_in_background) {
+      // Issue 21: its data reached the target grid in the background (staged buffer).
+      desc_for(r, to, db);
+      r.store->commit();
+      std::copy(db, db + 9, r.desc);
+      r.moved_in_background = false;
+      continue;
+    }
     desc_for(r, from, da);
     // Keep the caller's leading dimension on the old grid (it owns that buffer).
     if (from.member()) da[8] = r.desc[8];

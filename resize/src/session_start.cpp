@@ -134,9 +134,15 @@ int Session::join() {
   for (auto& m : I.mats)
     if (m.sizes) m.layout = I.layout_of(m, from);
   I.powers = r.get_doubles();
+  // Issue 21: the job's background settings and constant matrices.
+  I.bg_mode = static_cast<Background>(r.get<int>());
+  I.bg_min_iterations = r.get<int>();
+  for (auto& m : I.mats) m.constant = r.get<int>() != 0;
+  const bool background = r.get<int>() != 0;
   // The same collective as the old processes make after the hand-over (Impl::expand).
   I.rank_hosts = detail::World::hosts();
   I.node_of_rank = redist::node_ids(I.rank_hosts);
+  if (background) I.iteration = I.join_background(from, to);
   I.dog.phase("redistribution");
   detail::BlacsGrid old_grid(I.world, from);
   detail::BlacsGrid new_grid(I.world, to);
@@ -146,6 +152,9 @@ int Session::join() {
   I.started = true;
   detail::World::clear_new();
   I.dog.disarm();
+  // A background expansion completes inside a remap point of the old processes, which
+  // then go on to ask the policy: take part in the rest of that remap point (issue 21).
+  if (background) I.act(Decision{});
   return I.iteration;
 }
 

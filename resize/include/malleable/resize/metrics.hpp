@@ -75,6 +75,23 @@ struct ResizeRecord {
   std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
   std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
   std::vector<std::string> rank_hosts;  // node of every rank after the resize
+  // Issue 21: a resize begun in the background at one remap point and completed at a
+  // later one. Then t_total is the time the application was stopped (the begin point
+  // plus the completing point); t_spawn ran at the begin point, t_redist (the variable
+  // matrices) at the completing point, while the constant matrices moved during
+  // t_overlapped.
+  bool background = false;
+  std::string background_mode;          // "wait" or "continue" (Background)
+  std::string background_progress;      // "helper thread" or "progress calls"
+  int background_began_after = -1;      // the remap point that began it
+  double t_background_begin = 0.0;      // stopped at the begin point
+  double t_background_complete = 0.0;   // stopped at the completing point
+  double t_background_wait = 0.0;       // of that, waiting for the background messages
+  double t_overlapped = 0.0;            // between the two, the old grid computing
+  int iterations_overlapped = 0;        // iterations the old grid ran meanwhile
+  int completion_deferred = 0;          // completing points that found it not done (continue)
+  double iteration_slowdown = -1.0;     // their mean over the median before (< 0 unknown)
+  std::int64_t bytes_background = 0;    // of bytes_moved, moved in the background
 };
 
 // Payoff point ceil(t_r / (t_p1 - t_p2)) (seed 002 §5.3.1, seed 003 eq. 4): iterations

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "malleable/resize/background.hpp"
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/policy.hpp"
 #include "malleable/resize/types.hpp"
@@ -58,6 +59,11 @@ struct SessionOptions {
   // spawn and exit times are predicted from the first resize of a run on. An empty
   // $MALLEABLE_RESIZE_HISTORY turns it off too.
   bool persist_history = true;
+  // Issue 21: begin expansions and shrinks in the background when a matrix is marked
+  // constant (mark_constant); complete them at the first remap point at least
+  // `background_iterations` iterations later (docs/resize.md#background).
+  Background background = Background::Off;
+  int background_iterations = 1;
 };
 
 // What happened at a remap point.
@@ -131,6 +137,18 @@ class Session {
                               std::vector<std::complex<float>>& buf, int* lld);
   void register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
                               std::vector<std::complex<double>>& buf, int* lld);
+  // Issue 21: the application does not change this registered matrix between remap
+  // points (default: it may), so a background resize moves it while the old grid keeps
+  // computing. Before start()/join(), on every process; throws for an unknown name.
+  // RESIZE_CHECK_CONSTANT=1 checksums it and fails the resize naming it if it changed.
+  void mark_constant(const std::string& name);
+  // The background mode (SessionOptions::background) after construction (C, Fortran).
+  void set_background(Background mode, int min_iterations = 1);
+  // Collective: completes a resize under way in the background (waiting for it), e.g.
+  // after the last iteration; returns {} when none is under way.
+  RemapResult complete_resize();
+  // True while a resize begun in the background has not completed.
+  bool resize_in_background() const;
   // Descriptor of an M x N matrix on the current grid (DESC[CTXT] = -1 off the grid),
   // e.g. for scratch matrices; and the local buffer length (elements) a descriptor needs.
   void make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const;
