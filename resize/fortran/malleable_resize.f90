@@ -12,6 +12,7 @@ module malleable_resize
             resize_start, resize_join, resize_begin_iteration, &
             resize_end_iteration, resize_report_compute, resize_remap_point, resize_grid, &
             resize_world, resize_world_rank, resize_print_summary, &
+            resize_write_json, resize_set_result_check, &
             resize_destroy, resize_last_error, &
             RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID
 
@@ -118,6 +119,17 @@ module malleable_resize
       character(kind=c_char), dimension(*) :: problem, check
       integer(c_int), value :: ok
     end function
+    integer(c_int) function c_write_json(s, path) bind(C, name="resize_write_json")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: path
+    end function
+    integer(c_int) function c_set_check(s, ok, message) bind(C, name="resize_set_result_check")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      integer(c_int), value :: ok
+      character(kind=c_char), dimension(*) :: message
+    end function
     subroutine resize_destroy(s) bind(C, name="resize_destroy")
       import :: c_ptr
       type(c_ptr), value :: s
@@ -194,6 +206,24 @@ contains
     iok = 0
     if (ok) iok = 1
     resize_print_summary = c_summary(s, trim(problem)//c_null_char, trim(check)//c_null_char, iok)
+  end function
+
+  ! The run as JSON (what malleable-plot draws) on world rank 0; '-' = standard output.
+  integer(c_int) function resize_write_json(s, path)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: path
+    resize_write_json = c_write_json(s, trim(path)//c_null_char)
+  end function
+
+  ! The application's result check, for the summary and the JSON.
+  integer(c_int) function resize_set_result_check(s, ok, message)
+    type(c_ptr), intent(in) :: s
+    logical, intent(in) :: ok
+    character(len=*), intent(in) :: message
+    integer(c_int) :: iok
+    iok = 0
+    if (ok) iok = 1
+    resize_set_result_check = c_set_check(s, iok, trim(message)//c_null_char)
   end function
 
   function resize_last_error() result(msg)

@@ -1,14 +1,19 @@
+// Rendering a run's metrics (report.hpp): the summary table, the JSON record that
+// malleable-plot reads and the per-iteration CSV. Data sizes in MiB (2^20 bytes), as the
+// planner (malleable-gridmap) prints them.
 #include "malleable/resize/report.hpp"
 
-#include <algorithm>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <ctime>
+#include <sstream>
+#include <thread>
+
 #include <nlohmann/json.hpp>
 
-#include <ctime>
-
 #include "malleable/version.h"
-#include <sstream>
 
 namespace resize {
 
@@ -23,10 +28,14 @@ std::string fmt(const char* f, double v) {
   return b;
 }
 std::string ms(double s) { return fmt("%.2f", s * 1e3); }
+// A clock that was off in this run (the compute clock without kernel metering) is "n/a",
+// not 0.00.
+std::string ms_on(bool on, double s) { return on ? ms(s) : std::string("n/a"); }
+std::string mib(std::int64_t bytes) { return fmt("%.2f", static_cast<double>(bytes) / 1048576.0); }
 
 // Issue 21: "   background (wait, helper thread): begun after 2, stopped 310.2 ms (begin
 // 290.1 + complete 20.1, waited 0.0), overlapped 1520.3 ms over 1 iteration(s), slowdown
-// 1.31x, 12.80 MB in the background" for a resize begun in the background; "" otherwise.
+// 1.31x, 12.21 MiB in the background" for a resize begun in the background; "" otherwise.
 std::string background_line(const ResizeRecord& r) {
   if (!r.background) return "";
   std::ostringstream out;
@@ -36,11 +45,11 @@ std::string background_line(const ResizeRecord& r) {
       << "), overlapped " << ms(r.t_overlapped) << " ms over " << r.iterations_overlapped << " iteration(s)";
   if (r.completion_deferred > 0) out << ", deferred " << r.completion_deferred << "x";
   if (r.iteration_slowdown >= 0) out << ", slowdown " << fmt("%.2f", r.iteration_slowdown) << "x";
-  out << ", " << fmt("%.2f", static_cast<double>(r.bytes_background) / 1e6) << " MB in the background\n";
+  out << ", " << fmt("%.2f", static_cast<double>(r.bytes_background) / 1048576.0) << " MiB in the background\n";
   return out.str();
 }
 
-// "   nodes: node1 0-3 | node2 4-8; moved 3.1 MB within nodes, 9.4 MB between nodes" when
+// "   nodes: node1 0-3 | node2 4-8; moved 3.1 MiB within nodes, 9.4 MiB between nodes" when
 // the processes sit on more than one node after the resize; "" otherwise.
 std::string node_line(const ResizeRecord& r) {
   std::vector<std::pair<std::string, std::vector<int>>> by_node;
@@ -65,19 +74,27 @@ std::string node_line(const ResizeRecord& r) {
       a = b + 1;
     }
   }
-  out << "; moved " << fmt("%.2f", static_cast<double>(r.bytes_intra_node) / 1e6) << " MB within nodes, "
-      << fmt("%.2f", static_cast<double>(r.bytes_inter_node) / 1e6) << " MB between nodes\n";
+  out << "; moved " << mib(r.bytes_intra_node) << " MiB within nodes, " << mib(r.bytes_inter_node)
+      << " MiB between nodes\n";
   return out.str();
 }
 
 }  // namespace
 
+int host_cores() {
+  const unsigned hc = std::thread::hardware_concurrency();
+  if (hc > 0) return static_cast<int>(hc);
+  const long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
 std::string summary_table(const Metrics& m, const RunInfo& info) {
   std::ostringstream o;
+  const int cores = info.cores > 0 ? info.cores : host_cores();
   o << "== summary: " << info.app << " " << info.problem << ", policy " << info.policy
     << ", redistribution " << info.redistributor << "\n";
   o << "   clocks: wall = elapsed, max over ranks. Dedicated-core estimates (one core per rank; this host has "
-    << info.cores << " hardware threads):\n"
+    << cores << " hardware threads):\n"
        "           cpu = max per-rank process CPU time (includes polling in MPI while waiting: upper estimate)\n"
        "           compute = max per-rank CPU time in the compute kernels only (no communication: lower estimate)\n";
   bool metered = false;
@@ -91,13 +108,13 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
     std::snprintf(line, sizeof line, "   %-6s %5d  %3d-%-3d %11s %8s | %11s %8s | %14s %8s\n", s.grid.c_str(),
                   s.procs, s.first_iteration, s.last_iteration, ms(s.median_wall).c_str(),
                   ms(s.mean_wall).c_str(), ms(s.median_dedicated).c_str(), ms(s.mean_dedicated).c_str(),
-                  ms(s.median_compute).c_str(), ms(s.mean_compute).c_str());
+                  ms_on(metered, s.median_compute).c_str(), ms_on(metered, s.mean_compute).c_str());
     o << line;
   }
   const auto an = m.analyse();
   if (!an.empty()) {
     o << "\n   resizes (DRMS split of t_r, wall ms)\n";
-    o << "   after  change          placement  spawn/exit    redist     other     total   moved MB\n";
+    o << "   after  change          placement  spawn/exit    redist     other     total  moved MiB\n";
     for (const auto& a : an) {
       const auto& r = a.record;
       char line[256];
@@ -105,7 +122,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       std::snprintf(line, sizeof line, "   %5d  %-15s %-9s %10s %9s %9s %9s %9s\n", r.after_iteration,
                     change.c_str(), to_string(r.placement).c_str(), ms(r.t_spawn).c_str(),
                     ms(r.t_redist).c_str(), ms(r.t_other).c_str(), ms(r.t_total).c_str(),
-                    fmt("%.2f", static_cast<double>(r.bytes_moved) / 1e6).c_str());
+                    mib(r.bytes_moved).c_str());
       o << line;
       if (!r.ok) o << "          " << r.message << "\n";
       o << node_line(r);
@@ -126,8 +143,9 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
                     count_or(a.payoff_wall, "never").c_str(), count_or(a.cost_wall, "-").c_str(),
                     ms(a.before->median_dedicated).c_str(), ms(a.after->median_dedicated).c_str(),
                     count_or(a.payoff_dedicated, "never").c_str(), count_or(a.cost_dedicated, "-").c_str(),
-                    ms(a.before->median_compute).c_str(), ms(a.after->median_compute).c_str(),
-                    count_or(a.payoff_compute, "never").c_str(), count_or(a.cost_compute, "-").c_str());
+                    ms_on(metered, a.before->median_compute).c_str(), ms_on(metered, a.after->median_compute).c_str(),
+                    metered ? count_or(a.payoff_compute, "never").c_str() : "n/a",
+                    metered ? count_or(a.cost_compute, "-").c_str() : "n/a");
       o << line;
     }
     o << "   (\"never\": the new grid is not faster per iteration on that clock, so the resize"
@@ -149,7 +167,9 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
         const auto& r = a.record;
         if (!r.ok) continue;
         const double total = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
-        const std::string after = a.after ? ms(a.after->median_on(r.prediction_clock)) : std::string("-");
+        const bool clock_on = metered || r.prediction_clock != "compute";
+        const std::string after =
+            a.after ? ms_on(clock_on, a.after->median_on(r.prediction_clock)) : std::string("-");
         char line[320];
         std::snprintf(line, sizeof line, "   %-14s %13s %13s %13s %13s | %s/%s (%s)\n",
                       (r.from_grid + "->" + r.to_grid).c_str(), pm(r.t_spawn_predicted, r.t_spawn).c_str(),
@@ -161,7 +181,10 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       }
     }
   }
-  o << "\n   result check: " << info.check << "\n";
+  if (!info.check_given)
+    o << "\n   result check: not given (the program did not report one)\n";
+  else
+    o << "\n   result check: " << info.check << "\n";
   return o.str();
 }
 
@@ -193,8 +216,9 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
   j["problem"] = info.problem;
   j["policy"] = info.policy;
   j["redistributor"] = info.redistributor;
-  j["check"] = {{"ok", info.check_ok}, {"message", info.check}};
-  j["host_cores"] = info.cores;
+  j["check"] = info.check_given ? json{{"ok", info.check_ok}, {"message", info.check}}
+                                 : json{{"ok", nullptr}, {"message", info.check}};
+  j["host_cores"] = info.cores > 0 ? info.cores : host_cores();
   j["clocks"] = {{"wall", "elapsed seconds, max over ranks"},
                  {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},
                  {"compute", "max per-rank CPU seconds in compute kernels (dedicated-core lower estimate)"}};

@@ -1,7 +1,5 @@
 // C API of the resize session (malleable/resize/resize.h): a thin wrapper that turns exceptions
 // into status codes and a message.
-#include <unistd.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -47,6 +45,7 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
     o.app = app ? app : "app";
     const std::string pol = policy ? policy : "fixed";
     const std::string sch = schedule ? schedule : "";
+    o.policy_text = pol + (sch.empty() ? "" : " " + sch);
     o.policy = resize::make_policy(pol, pol == "sweetspot" ? std::string() : sch,
                                    pol == "sweetspot" ? sch : std::string());
     const char* m = std::getenv("RESIZE_MOVER");
@@ -175,16 +174,36 @@ MPI_Comm resize_world(const resize_session* s) { return s ? s->s->world() : MPI_
 MPI_Fint resize_world_f(const resize_session* s) { return MPI_Comm_c2f(resize_world(s)); }
 int resize_world_rank(const resize_session* s) { return s ? s->s->world_rank() : -1; }
 
-int resize_print_summary(const resize_session* s, const char* problem, const char* check,
-                              int check_ok) {
+int resize_print_summary(resize_session* s, const char* problem, const char* check, int check_ok) {
   if (!s) return bad_state("resize_print_summary");
-  if (s->s->world_rank() != 0) return RESIZE_OK;
-  resize::RunInfo info{.app = s->app, .problem = problem ? problem : "", .policy = s->policy,
-                       .redistributor = s->s->mover_name(), .check = check ? check : "",
-                       .check_ok = check_ok != 0, .cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN))};
-  std::printf("\n%s", resize::summary_table(s->s->metrics(), info).c_str());
-  std::fflush(stdout);
+  return guarded([&] {
+    if (problem && *problem) s->s->set_problem(problem);
+    if (check) s->s->set_result_check(check_ok != 0, check);
+    const std::string text = s->s->summary();
+    if (!text.empty()) {
+      std::printf("\n%s", text.c_str());
+      std::fflush(stdout);
+    }
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_result_check(resize_session* s, int check_ok, const char* message) {
+  if (!s) return bad_state("resize_set_result_check");
+  s->s->set_result_check(check_ok != 0, message ? message : "");
   return RESIZE_OK;
+}
+
+int resize_write_json(const resize_session* s, const char* path) {
+  if (!s) return bad_state("resize_write_json");
+  if (!path || !*path) {
+    g_error = "resize_write_json: path is NULL or empty";
+    return RESIZE_ERR_ARG;
+  }
+  return guarded([&] {
+    s->s->write_json(path);
+    return RESIZE_OK;
+  });
 }
 
 const char* resize_last_error(void) { return g_error.c_str(); }

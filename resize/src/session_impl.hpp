@@ -5,6 +5,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
 #include "malleable/resize/background.hpp"
+#include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "blacs_grid.hpp"
 #include "mover.hpp"
@@ -251,6 +253,49 @@ class MallocStorage final : public Storage {
   T* staged_ = nullptr;
 };
 
+// A matrix registered through a handle (Session::register_matrix<T>, matrix.hpp): the
+// session owns the buffer and publishes it, with its length, in the state the handle
+// shares; when the session goes, the handle sees no buffer and no session.
+template <class T>
+class OwnedStorage final : public Storage {
+ public:
+  explicit OwnedStorage(std::shared_ptr<MatrixState> st) : st_(std::move(st)) { publish(); }
+  ~OwnedStorage() override {
+    st_->data = nullptr;
+    st_->elements = 0;
+    st_->session = nullptr;
+  }
+  OwnedStorage(const OwnedStorage&) = delete;
+  OwnedStorage& operator=(const OwnedStorage&) = delete;
+  const void* data() const override { return v_.data(); }
+  // At least one element, so data() is a valid pointer for PBLAS calls off the grid too.
+  void reset(std::size_t n) override {
+    v_.assign(std::max<std::size_t>(n, 1), T{});
+    publish();
+  }
+  void clear() override {
+    std::vector<T>().swap(v_);
+    publish();
+  }
+  void* stage(std::size_t n) override {
+    staged_.assign(std::max<std::size_t>(n, 1), T{});
+    return staged_.data();
+  }
+  void commit() override {
+    v_.swap(staged_);
+    std::vector<T>().swap(staged_);
+    publish();
+  }
+
+ private:
+  void publish() {
+    st_->data = v_.data();
+    st_->elements = v_.size();
+  }
+  std::shared_ptr<MatrixState> st_;
+  std::vector<T> v_, staged_;
+};
+
 }  // namespace detail
 
 struct Registered {
@@ -270,6 +315,15 @@ struct Registered {
   // on the target grid (move_all commits it instead of moving it).
   bool constant = false;
   bool moved_in_background = false;
+  // Registered through a handle: the state the handle reads (desc and lld point into it).
+  std::shared_ptr<detail::MatrixState> state;
+  // An extended-descriptor matrix's block sizes for its handle, once `layout` changed.
+  void publish_layout() {
+    if (state && layout) {
+      state->row_blocks = layout->row_blocks;
+      state->col_blocks = layout->col_blocks;
+    }
+  }
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
     return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
@@ -336,6 +390,10 @@ struct Session::Impl {
   // Rank 0's predictions for the resize being made (copied into its record).
   double pred_spawn = -1, pred_other = -1, pred_iteration = -1, iteration_before = -1;
   std::string pred_text;
+  // The run's report (summary(), write_json()): the application's result check (unset:
+  // none given) and its problem text.
+  std::optional<std::pair<bool, std::string>> result_check;
+  std::string problem;
 
   // What act() planned for a resize besides the target grid (issue 10).
   struct NodePlan {

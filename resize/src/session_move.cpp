@@ -101,6 +101,7 @@ std::pair<std::int64_t, std::int64_t> Session::Impl::local_dims(const redist::La
 
 void Session::Impl::size_blocks(Registered& r, const Grid& g) {
   r.layout = layout_of(r, g);
+  r.publish_layout();
   const auto [lr, lc] = local_dims(*r.layout);
   r.reset(static_cast<std::size_t>(lr * lc));
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
@@ -116,6 +117,7 @@ std::int64_t Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& 
   r.store->commit();
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
   r.layout = lb;
+  r.publish_layout();
   if (!root()) return 0;
   if (rec && rec->t_redist_predicted >= 0 && cost_model)
     rec->t_redist_predicted +=

@@ -1,7 +1,7 @@
 /* The malleable version of plain.c (docs/porting.md), through the session's C API: the
  * same x <- A x + b with PDGEMV on a grid that grows and shrinks at remap points. Lines
  * marked [port] are the changes.
- *   mpiexec -n 4 porting_malleable_c [schedule]       (default 3:expand:3x3,6:shrink:2x2) */
+ *   mpiexec -n 4 porting_malleable_c [schedule [run.json]]   (default 3:expand:3x3,6:shrink:2x2) */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -89,6 +89,10 @@ int main(int argc, char** argv) {
     for (int il = 0; il < ml; ++il) err = fmax(err, fabs(x[il] - ref[global_index(il, nb, myrow, nprow)]));
   }
   MPI_Allreduce(&err, &max_err, 1, MPI_DOUBLE, MPI_MAX, resize_world(s)); /* [port] the session's world */
+  char msg[64]; /* [port] the run's summary and JSON (malleable-plot), as the drivers print them */
+  snprintf(msg, sizeof msg, "max error %.2e (tol 1e-12)", max_err);
+  check(resize_print_summary(s, NULL, msg, max_err < 1e-12), "summary");
+  if (argc > 2) check(resize_write_json(s, argv[2]), "write JSON");
   if (resize_world_rank(s) == 0)
     printf("porting_malleable_c: %d iterations, now on %dx%d, max error %.2e: %s\n", ITERS, nprow, npcol, max_err,
            max_err < 1e-12 ? "OK" : "FAILED");

@@ -1,7 +1,7 @@
 ! The malleable version of plain.f90 (docs/porting.md), through the Fortran module
 ! malleable_resize: the same x <- A x + b with PDGEMV on a grid that grows and shrinks at
 ! remap points. Lines marked [port] are the changes.
-!   mpiexec -n 4 porting_malleable_f [schedule]       (default 3:expand:3x3,6:shrink:2x2)
+!   mpiexec -n 4 porting_malleable_f [schedule [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
 program malleable
   use, intrinsic :: iso_c_binding       ! [port]
   use mpi
@@ -14,7 +14,7 @@ program malleable
   real(8), pointer :: a(:, :), x(:)               ! [port] bound to the buffers (bind below)
   real(8), allocatable :: y(:)
   real(8) :: ref(n), tmp(n), err, max_err
-  character(len=200) :: schedule
+  character(len=200) :: schedule, json, msg
   integer, external :: numroc, indxl2g
 
   schedule = '3:expand:3x3,6:shrink:2x2'
@@ -85,6 +85,12 @@ program malleable
   end if
   comm = resize_world(s)                               ! [port] the session's world, never MPI_COMM_WORLD
   call MPI_Allreduce(err, max_err, 1, MPI_DOUBLE_PRECISION, MPI_MAX, comm, ierr)
+  write (msg, '(A,ES9.2,A)') 'max error ', max_err, ' (tol 1e-12)'   ! [port] the drivers' summary and JSON
+  call check(resize_print_summary(s, '', msg, max_err < 1.0d-12), 'summary')
+  if (command_argument_count() >= 2) then
+    call get_command_argument(2, json)
+    call check(resize_write_json(s, json), 'write JSON')
+  end if
   if (resize_world_rank(s) == 0) print '(A,I0,A,I0,A,I0,A,ES9.2,A,A)', 'porting_malleable_f: ', iters, &
       ' iterations, now on ', nprow, 'x', npcol, ', max error ', max_err, ': ', merge('OK    ', 'FAILED', max_err < 1.0d-12)
   call resize_destroy(s)                               ! [port] before MPI_Finalize

@@ -15,10 +15,11 @@ struct RunInfo {
   std::string redistributor;  // "redist" or "pdgemr2d"
   std::string check;     // "max |C - C_ref| = 1.2e-13 (tol 1.2e-09): OK"
   bool check_ok = true;
-  int cores = 0;         // hardware threads of the host (dedicated-core estimate context)
+  int cores = 0;         // hardware threads of the host (0: host_cores() is used)
   std::vector<std::string> command_line{};  // argv, for the JSON record
   long long n = 0, nb = 0;                // problem size as numbers (0: not applicable)
   std::string distribution{};             // "block-cyclic", "block", ...
+  bool check_given = true;                // false: the program gave no result check
 };
 
 // Iteration times per grid segment, each resize (DRMS split, payoff point and resize
@@ -27,6 +28,9 @@ std::string summary_table(const Metrics& m, const RunInfo& info);
 std::string to_json(const Metrics& m, const RunInfo& info);
 // One row per iteration: iteration,procs,grid,wall_s,dedicated_s,compute_s.
 std::string iterations_csv(const Metrics& m);
+
+// Logical processors of this host (std::thread::hardware_concurrency, else sysconf).
+int host_cores();
 
 // "n/a (never pays off)" style rendering of an optional count.
 std::string count_or(const std::optional<std::int64_t>& v, const std::string& none);

@@ -89,9 +89,15 @@ MPI_Comm resize_world(const resize_session* s);
 MPI_Fint resize_world_f(const resize_session* s);
 int resize_world_rank(const resize_session* s);
 
-/* Prints the summary table (world rank 0) with the application's check result. */
-int resize_print_summary(const resize_session* s, const char* problem, const char* check,
-                              int check_ok);
+/* The run's report, the same as the drivers' (docs/apps.md "Your program's summary").
+ * resize_print_summary prints the summary table on world rank 0 (nothing elsewhere) with
+ * the problem's name (NULL or "": the registered matrices) and the application's result
+ * check (check NULL: none given). resize_set_result_check records the check alone.
+ * resize_write_json writes the run as JSON (what malleable-plot draws) to `path` ("-":
+ * stdout) on world rank 0; RESIZE_ERR_ARG if it cannot. Not collective. */
+int resize_print_summary(resize_session* s, const char* problem, const char* check, int check_ok);
+int resize_set_result_check(resize_session* s, int check_ok, const char* message);
+int resize_write_json(const resize_session* s, const char* path);
 
 const char* resize_last_error(void);
 

@@ -26,8 +26,10 @@
 #include <vector>
 
 #include "malleable/resize/background.hpp"
+#include "malleable/resize/matrix.hpp"
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/policy.hpp"
+#include "malleable/resize/report.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace resize {
@@ -64,6 +66,9 @@ struct SessionOptions {
   // `background_iterations` iterations later (docs/resize.md#background).
   Background background = Background::Off;
   int background_iterations = 1;
+  // The policy as summary() and write_json() name it (default: the policy's name()),
+  // e.g. "scripted 3:expand:3x3,6:shrink:2x2".
+  std::string policy_text;
 };
 
 // What happened at a remap point.
@@ -171,6 +176,32 @@ class Session {
   // truncated file or a checksum mismatch throws the same Error on every process, and no
   // file is changed.
   int restart(const std::string& file, const Grid& g);
+  // Registers an M x N matrix of T (float, double, std::complex<float> or
+  // std::complex<double>) once, before start()/join(), on every process, and returns its
+  // handle (matrix.hpp). The session owns the matrix: its descriptor, its local buffer
+  // (column-major, leading dimension lld()) and its layout on every grid; it moves the
+  // data at every resize and the handle shows the current descriptor, buffer and index
+  // maps. Block-cyclic matrices keep MB x NB; Block ones get one block per process
+  // row/column on every grid. Same rules as the overloads above (order, types).
+  template <class T>
+  Matrix<T> register_matrix(const std::string& name, int m, int n, int mb, int nb,
+                            Distribution dist = Distribution::BlockCyclic);
+  // The same for a matrix whose row and column blocks on each grid come from `sizes`
+  // (one block per process row/column: an extended descriptor, no ScaLAPACK desc).
+  template <class T>
+  Matrix<T> register_matrix(const std::string& name, int m, int n, BlockSizes sizes);
+
+  // The run's report, as the drivers print it (report.hpp): iteration times per grid,
+  // every resize (DRMS split, payoff), predictions, and the result check. Metrics live
+  // on world rank 0: summary() is the table there and "" on every other rank;
+  // write_json(path) writes the run (schema malleable.run/2, what malleable-plot draws)
+  // on world rank 0 only ("-": stdout) and throws resize::Error if the file cannot be
+  // written. Neither is collective.
+  void set_result_check(bool ok, const std::string& message);
+  void set_problem(const std::string& text);  // e.g. "N=1200 NB=64" (default: the matrices)
+  RunInfo run_info() const;  // what summary() and write_json() describe the run with
+  std::string summary() const;
+  void write_json(const std::string& path) const;
 
   void begin_iteration();
   // This process computed `work` units (e.g. cells updated, flops) in `seconds` of its
@@ -208,6 +239,8 @@ class Session {
                                           Distribution dist, int* desc, std::vector<T>& buf);
   template <class T> void register_malloc(const std::string& name, int m, int n, int mb, int nb,
                                           Distribution dist, int* desc, T** buf);
+  template <class T> Matrix<T> register_handle(const std::string& name, int m, int n, int mb, int nb,
+                                               Distribution dist, BlockSizes sizes);
   template <class T> void register_blocks(const std::string& name, int m, int n, BlockSizes sizes,
                                           std::vector<T>& buf, int* lld);
   struct Impl;
