@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -33,8 +34,11 @@ std::int64_t huge(std::mt19937_64& rng) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(rng() >> (64 - std::max(bits, 1))));
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+// How long a class took is printed, not asserted (issue 18 §3: a wall-clock bound fails on a
+// loaded machine; one failed at 12 s against 20-30 s bounds while 8 builds ran). A class
+// that takes minutes again is caught by the test's ctest timeout.
+void report_seconds(std::chrono::steady_clock::time_point t0) {
+  std::printf("  took %.2f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 }  // namespace
@@ -80,7 +84,7 @@ TEST(BadInput, Class1SizesNeverOverflow) {
   EXPECT_EQ(gridmap_moved_elements(65536, 65536, nullptr, 2, 2, nullptr, 100, 100, 10, 10, 0, &moved, &kept),
             GRIDMAP_EINVAL);
   EXPECT_EQ(moved, -1);  // outputs untouched on error
-  EXPECT_LT(seconds_since(t0), 30.0);
+  report_seconds(t0);
 }
 
 // Class 4: NaN, infinities, zero and negatives in any real-valued input are refused; a
@@ -119,7 +123,7 @@ TEST(BadInput, Class4SpecialValuesAreRefused) {
   EXPECT_THROW((AspectRatio{kNaN, 1}.validate()), Error);
   int rows = 0, cols = 0;
   EXPECT_EQ(gridmap_choose_topology(12, kNaN, 1, &rows, &cols), GRIDMAP_EINVAL);
-  EXPECT_LT(seconds_since(t0), 30.0);
+  report_seconds(t0);
 }
 
 // Class 5: a refused value is named in the message by argument, index and value, in the
@@ -178,7 +182,7 @@ TEST(BadInput, Class6LargeInputsAnswerQuickly) {
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("limit"), std::string::npos) << e.what();
     }
-    EXPECT_LT(seconds_since(t0), 20.0) << r << "x" << c;
+    report_seconds(t0);
   }
   // Within the limit the optimal placement is still computed, and no worse than Local2.
   {
@@ -186,7 +190,7 @@ TEST(BadInput, Class6LargeInputsAnswerQuickly) {
     const auto opt = plan_expansion(Placement::row_major({16, 16}), 33, PlacementStrategy::Optimal, shape);
     const auto loc = plan_expansion(Placement::row_major({16, 16}), 33, PlacementStrategy::Local2, shape);
     EXPECT_LE(opt.movement.elements_moved, loc.movement.elements_moved);
-    EXPECT_LT(seconds_since(t0), 20.0);
+    report_seconds(t0);
   }
   for (int P : {400, 1024}) {
     std::vector<double> p(static_cast<std::size_t>(P));
@@ -195,7 +199,7 @@ TEST(BadInput, Class6LargeInputsAnswerQuickly) {
     const int side = P == 400 ? 20 : 32;
     const auto h = map_heterogeneous(ProcessorPowers{p}, {side, side}, 100000, 100000);
     EXPECT_GT(h.iteration_time(), 0);
-    EXPECT_LT(seconds_since(t0), 20.0) << P << " processors";
+    report_seconds(t0);
   }
   EXPECT_THROW(map_heterogeneous(ProcessorPowers{std::vector<double>(kMaxHeteroProcessors + 1, 1.0)},
                                  squarest_factorization(kMaxHeteroProcessors + 1), 100000, 100000),
@@ -207,6 +211,6 @@ TEST(BadInput, Class6LargeInputsAnswerQuickly) {
     const auto t0 = std::chrono::steady_clock::now();
     const auto s = select_processors(current, ProcessorPowers{offer}, 1e5, SelectionStrategy::Global);
     EXPECT_LE(s.mapping.grid.size(), kMaxHeteroProcessors);
-    EXPECT_LT(seconds_since(t0), 30.0);
+    report_seconds(t0);
   }
 }
