@@ -1,5 +1,6 @@
 #include "driver.hpp"
 
+#include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "malleable/resize/schedule.hpp"
 #include "malleable/version.h"
@@ -126,6 +127,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   CLI::App cli{"resizable " + hooks.name + " (malleable apps)"};
+  resize::checkpoint::Every every;
   cli.option_defaults()->always_capture_default();  // --help shows every default
   cli.set_version_flag("--version", version_text(hooks.name + "_resizable"));
   cli.add_option("-n,--size", o.n, "global matrix size N")->check(positive());
@@ -154,11 +156,30 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_flag("-q,--quiet", o.quiet, "no per-iteration progress line");
   cli.add_flag("--meter-kernels", o.meter_kernels,
                "measure CPU time in the BLAS kernels: the dedicated-core 'compute' clock (also RESIZE_METER_KERNELS=1)");
+  cli.add_option("--checkpoint", o.checkpoint_dir,
+                 "write checkpoints (one parallel HDF5 file each) into this directory (docs/checkpoint.md)");
+  cli.add_option("--checkpoint-every", o.checkpoint_every,
+                 "when: N (iterations), <T>s|m|h (time) or auto (Young/Daly from the measured cost and --mtbf); "
+                 "default: after the last iteration only; a file DIR/checkpoint.request asks for one now");
+  cli.add_option("--mtbf", o.mtbf, "mean time between failures for --checkpoint-every auto, e.g. 6h");
+  cli.add_option("--keep", o.keep, "newest checkpoints kept in the directory (0: all)")->check(CLI::NonNegativeNumber);
+  cli.add_option("--restart", o.restart,
+                 "continue from this checkpoint on the grid of --grid (any shape); a file that does not fit "
+                 "this program is refused (exit 3)");
+  cli.add_flag("--checksums", o.checksums, "print each matrix's checksum at the end (equal for equal results)");
   if (extra) extra(&cli);
   try {
     cli.parse(argc, argv);
     if (o.policy == "scripted" && o.schedule.empty())
       throw CLI::ValidationError("--schedule", "-p scripted needs a schedule (-s ITER:expand|shrink:TARGET,...)");
+    try {
+      every = resize::checkpoint::parse_every(o.checkpoint_every,
+                                              o.mtbf.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf));
+    } catch (const resize::Error& e) {
+      throw CLI::ValidationError(e.what());
+    }
+    if (o.checkpoint_dir.empty() && !o.checkpoint_every.empty())
+      throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint DIR");
   } catch (const CLI::ParseError& e) {
     // usage errors (and --help/--version, which exit 0) on rank 0 only; exit status 2
     const int rc = rank == 0 ? cli.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
@@ -207,10 +228,34 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     int it = 0;
     if (newcomer) {
       it = s.join();
+    } else if (!o.restart.empty()) {
+      try {
+        it = s.restart(o.restart, g0);
+      } catch (const resize::Error& e) {
+        // Every process holds the same verdict (Session::restart): say it and end cleanly.
+        std::fprintf(stderr, "%s (rank %d): restart refused: %s\n", hooks.name.c_str(), rank, e.what());
+        return kExitRestartRefused;
+      }
     } else {
       it = s.start(g0);
       hooks.init(s);
     }
+    // Checkpoints (issue 20 §1): world rank 0 decides when (its clock), everyone follows.
+    double last_checkpoint = MPI_Wtime(), checkpoint_cost = -1;
+    const auto maybe_checkpoint = [&](bool last) {
+      if (o.checkpoint_dir.empty()) return;
+      int now = 0;
+      if (s.world_rank() == 0) {
+        const std::string request = o.checkpoint_dir + "/checkpoint.request";
+        const bool requested = ::access(request.c_str(), F_OK) == 0;
+        if (requested) std::remove(request.c_str());
+        now = resize::checkpoint::due(every, it, MPI_Wtime() - last_checkpoint, checkpoint_cost, requested || last);
+      }
+      MPI_Bcast(&now, 1, MPI_INT, 0, s.world());
+      if (!now) return;
+      s.checkpoint_in(o.checkpoint_dir, o.keep, &checkpoint_cost);
+      last_checkpoint = MPI_Wtime();
+    };
     // A stop request (--stop-file) is seen by world rank 0 and agreed by the whole current
     // world, so every process leaves the loop after the same iteration.
     const auto stop_requested = [&] {
@@ -224,7 +269,9 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       hooks.iterate(s);
       s.end_iteration();
       ++it;
-      if (stop_requested()) {
+      const bool stop = stop_requested();
+      maybe_checkpoint(stop || it == o.iters);
+      if (stop) {
         if (s.world_rank() == 0)
           std::printf("stop requested (%s exists): ending after iteration %d of %d\n", o.stop_file.c_str(), it,
                       o.iters);
@@ -233,6 +280,12 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       if (it < o.iters) s.remap_point();
     }
     const Check c = hooks.check(s);
+    if (o.checksums) {
+      const auto sums = s.checksums();
+      if (s.world_rank() == 0)
+        for (const auto& [name, sum] : sums)
+          std::printf("checksum %s %016llx\n", name.c_str(), static_cast<unsigned long long>(sum));
+    }
     if (s.world_rank() == 0) {
       resize::RunInfo info;
       info.app = hooks.name;

@@ -40,7 +40,18 @@ struct CommonOptions {
   bool meter_kernels = false;  // the compute-only clock (kernel_meter.hpp)
   std::string stop_file;       // end at the next iteration once this file exists
   std::string distribution = "block-cyclic";  // for the JSON record ("block" when a driver says so)
+  // Checkpoint and restart (issue 20, docs/checkpoint.md).
+  std::string checkpoint_dir;              // --checkpoint DIR: write checkpoints there
+  std::string checkpoint_every;            // N | <T>s|m|h | auto (default: at the end only)
+  std::string mtbf;                        // for auto: mean time between failures, e.g. 6h
+  int keep = 2;                            // newest checkpoints kept in DIR (0: all)
+  std::string restart;                     // --restart FILE: continue from a checkpoint
+  bool checksums = false;                  // print each matrix's checksum at the end
 };
+
+// Exit code of a driver whose --restart file is refused (another program, other
+// matrices/types/sizes, a damaged file, a checksum mismatch): nothing ran, no file changed.
+inline constexpr int kExitRestartRefused = 3;
 
 struct Check {
   bool ok = false;

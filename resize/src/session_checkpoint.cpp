@@ -141,4 +141,12 @@ int Session::restart(const std::string& file, const Grid& g) {
   return I.iteration;
 }
 
+std::vector<std::pair<std::string, std::uint64_t>> Session::checksums() const {
+  const auto& I = *impl_;
+  if (!I.started) throw Error("checksums: the session has not started");
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const auto& r : I.mats) out.emplace_back(r.name, global_checksum(I.world, describe(r, I.grid, I.rank())));
+  return out;
+}
+
 }  // namespace resize

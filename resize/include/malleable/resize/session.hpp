@@ -20,9 +20,11 @@
 #include <mpi.h>
 
 #include <complex>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "malleable/resize/metrics.hpp"
@@ -153,6 +155,9 @@ class Session {
   // truncated file or a checksum mismatch throws the same Error on every process, and no
   // file is changed.
   int restart(const std::string& file, const Grid& g);
+  // Collective: each registered matrix's name and its order-independent checksum (the
+  // one a checkpoint stores; checkpoint.hpp), the same whatever grid holds the matrix.
+  std::vector<std::pair<std::string, std::uint64_t>> checksums() const;
 
   void begin_iteration();
   // This process computed `work` units (e.g. cells updated, flops) in `seconds` of its
