@@ -166,6 +166,10 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("--restart", o.restart,
                  "continue from this checkpoint on the grid of --grid (any shape); a file that does not fit "
                  "this program is refused (exit 3)");
+  cli.add_option("--mechanism", o.mechanism,
+                 "how a resize happens: spawn (MPI_Comm_spawn, in place) or restart (checkpoint into --checkpoint "
+                 "DIR, exit 4, scripts/malleable-run restarts with the new process count)")
+      ->check(CLI::IsMember({"spawn", "restart"}));
   cli.add_flag("--checksums", o.checksums, "print each matrix's checksum at the end (equal for equal results)");
   if (extra) extra(&cli);
   try {
@@ -178,6 +182,8 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     } catch (const resize::Error& e) {
       throw CLI::ValidationError(e.what());
     }
+    if (o.checkpoint_dir.empty() && o.mechanism == "restart")
+      throw CLI::ValidationError("--mechanism", "restart needs --checkpoint DIR");
     if (o.checkpoint_dir.empty() && !o.checkpoint_every.empty())
       throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint DIR");
   } catch (const CLI::ParseError& e) {
@@ -277,7 +283,26 @@ int run_driver(int argc, char** argv, CommonOptions& o,
                       o.iters);
         break;
       }
-      if (it < o.iters) s.remap_point();
+      if (it >= o.iters) continue;
+      if (o.mechanism != "restart") {
+        s.remap_point();
+        continue;
+      }
+      // Resize by restart (issue 20 §3): the policy's decision, carried out as checkpoint
+      // -> exit 4 -> a new job with the new process count (scripts/malleable-run).
+      const resize::Decision d = s.next_decision();
+      if (d.action == resize::Action::None) continue;
+      const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep);
+      if (s.world_rank() == 0) {
+        const std::string next = o.checkpoint_dir + "/" + hooks.name + ".next";
+        std::ofstream(next + ".tmp") << d.nprow << " " << d.npcol << " " << file << "\n";
+        std::rename((next + ".tmp").c_str(), next.c_str());
+        std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
+                    hooks.name.c_str(), it, s.grid().shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
+                    kExitResizeByRestart);
+        std::fflush(stdout);
+      }
+      return kExitResizeByRestart;
     }
     const Check c = hooks.check(s);
     if (o.checksums) {

@@ -8,6 +8,7 @@
 #   refused  another program's file, another size: exit 3, the message on every rank,
 #            the file unchanged, no new file in the directory
 #   expand   restart on 3x3 == a run that expanded 2x2 -> 3x3 by spawn at the same point
+#   byrestart 2x2 -> 3x3 -> 2x2 by restart (malleable-run) == the same resizes in place
 # Usage: checkpoint_restart.sh <mpiexec> <mode> <pdgemm> <life> <life_hetero>
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3 life=$4 hetero=$5
@@ -79,6 +80,21 @@ expand)
   ref=$(run 4 "${P[@]}" -i 4 -p scripted -s 2:expand:3x3 2>&1) || fail "uninterrupted run with an expansion: $ref"
   grep -Eq "^ +3x3 +9 " <<<"$ref" || fail "the uninterrupted run did not expand: $ref"
   same "pdgemm 2x2 -> restart on 3x3 vs 2x2 -> expand to 3x3" "$ref" 9 "${P[@]}" -i 4 -g 3x3 --restart "$d/pdgemm-000002.h5"
+  ;;
+byrestart)
+  # §3: 2x2 -> 3x3 -> 2x2 carried out by checkpoint, exit 4 and restart (scripts/malleable-run),
+  # against the same schedule carried out by spawn and shrink in place.
+  runner=$(dirname "$0")/../../scripts/malleable-run
+  P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2)
+  ref=$(run 4 "${P[@]}" 2>&1) || fail "the in-place run: $ref"
+  out=$(MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" timeout 250 "$runner" -n 4 -- "${P[@]}" \
+        --mechanism restart --checkpoint "$d" -q --checksums 2>&1); rc=$?
+  [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $out"
+  launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
+  [[ $launches == "4 9 4 " ]] || fail "launches with '$launches' processes, expected 4 9 4: $out"
+  grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
+  [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "checksums $(sums "$out" | tr '\n' ' ') differ from the in-place run's $(sums "$ref" | tr '\n' ' ')"
+  echo "2x2 -> 3x3 -> 2x2 by restart: launches of $launches processes, check OK, checksums equal to the in-place resizes"
   ;;
 *) fail "unknown mode $mode" ;;
 esac

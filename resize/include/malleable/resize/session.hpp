@@ -155,6 +155,11 @@ class Session {
   // truncated file or a checksum mismatch throws the same Error on every process, and no
   // file is changed.
   int restart(const std::string& file, const Grid& g);
+  // Collective: the policy's decision at this remap point (world rank 0 decides, as in
+  // remap_point) WITHOUT acting on it, for a resize carried out by checkpoint and restart
+  // (issue 20 §3): action and target grid (nprow x npcol, chosen near-square when the
+  // policy gave only a process count) are the same on every process.
+  Decision next_decision();
   // Collective: each registered matrix's name and its order-independent checksum (the
   // one a checkpoint stores; checkpoint.hpp), the same whatever grid holds the matrix.
   std::vector<std::pair<std::string, std::uint64_t>> checksums() const;
