@@ -284,14 +284,23 @@ int run_driver(int argc, char** argv, CommonOptions& o,
         break;
       }
       if (it >= o.iters) continue;
-      if (o.mechanism != "restart") {
+      if (o.checkpoint_dir.empty()) {
         s.remap_point();
         continue;
       }
-      // Resize by restart (issue 20 §3): the policy's decision, carried out as checkpoint
-      // -> exit 4 -> a new job with the new process count (scripts/malleable-run).
+      // With a checkpoint directory a resize can be carried out by restart (issue 20 §3):
+      // on request (--mechanism restart) or when an expansion by spawn fails (spawn not
+      // supported, refused, too many processes): checkpoint -> exit 4 -> a new job with the
+      // new process count (scripts/malleable-run).
       const resize::Decision d = s.next_decision();
       if (d.action == resize::Action::None) continue;
+      if (o.mechanism != "restart") {
+        const resize::RemapResult r = s.resize_now(d);
+        if (r.ok || d.action != resize::Action::Expand) continue;
+        if (s.world_rank() == 0)
+          std::printf("[%s] the expansion by spawn failed (%s): resizing by restart instead\n", hooks.name.c_str(),
+                      r.message.c_str());
+      }
       const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep);
       if (s.world_rank() == 0) {
         const std::string next = o.checkpoint_dir + "/" + hooks.name + ".next";

@@ -32,7 +32,9 @@ Decision Session::next_decision() {
   }
   int v[4] = {static_cast<int>(d.action), d.procs, d.nprow, d.npcol};
   MPI_Bcast(v, 4, MPI_INT, 0, I.world);
-  Decision out;
+  // World rank 0 keeps the whole decision (placement, hosts, powers) so that it can still
+  // be carried out in place (resize_now); everyone has the action and the target grid.
+  Decision out = I.root() ? d : Decision{};
   out.action = static_cast<Action>(v[0]);
   out.procs = v[1];
   out.nprow = v[2];

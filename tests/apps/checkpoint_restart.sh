@@ -9,6 +9,7 @@
 #            the file unchanged, no new file in the directory
 #   expand   restart on 3x3 == a run that expanded 2x2 -> 3x3 by spawn at the same point
 #   byrestart 2x2 -> 3x3 -> 2x2 by restart (malleable-run) == the same resizes in place
+#   fallback  an expansion whose spawn is refused is carried out by restart
 # Usage: checkpoint_restart.sh <mpiexec> <mode> <pdgemm> <life> <life_hetero>
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3 life=$4 hetero=$5
@@ -95,6 +96,21 @@ byrestart)
   grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
   [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "checksums $(sums "$out" | tr '\n' ' ') differ from the in-place run's $(sums "$ref" | tr '\n' ' ')"
   echo "2x2 -> 3x3 -> 2x2 by restart: launches of $launches processes, check OK, checksums equal to the in-place resizes"
+  ;;
+fallback)
+  # §3: an expansion whose spawn fails (blacs-dyn refuses to grow past BLACS_DYN_MAX_PROCS=6)
+  # is carried out by restart when the job has a checkpoint directory; the shrink back to
+  # 2x2 then happens in place.
+  runner=$(dirname "$0")/../../scripts/malleable-run
+  P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2 --checkpoint "$d")
+  out=$(BLACS_DYN_MAX_PROCS=6 MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" timeout 250 "$runner" -n 4 -- \
+        "${P[@]}" -q --checksums 2>&1); rc=$?
+  [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $out"
+  grep -q "the expansion by spawn failed (.*too many processes.*): resizing by restart instead" <<<"$out" || fail "no fallback message: $out"
+  launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
+  [[ $launches == "4 9 " ]] || fail "launches with '$launches' processes, expected 4 9: $out"
+  grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
+  echo "spawn refused -> resize by restart: launches of $launches processes, $(grep -o 'result check.*' <<<"$out")"
   ;;
 *) fail "unknown mode $mode" ;;
 esac

@@ -158,7 +158,8 @@ class Session {
   // Collective: the policy's decision at this remap point (world rank 0 decides, as in
   // remap_point) WITHOUT acting on it, for a resize carried out by checkpoint and restart
   // (issue 20 §3): action and target grid (nprow x npcol, chosen near-square when the
-  // policy gave only a process count) are the same on every process.
+  // policy gave only a process count) are the same on every process; on world rank 0 the
+  // rest of the decision too, so resize_now(d) can still carry it out in place.
   Decision next_decision();
   // Collective: each registered matrix's name and its order-independent checksum (the
   // one a checkpoint stores; checkpoint.hpp), the same whatever grid holds the matrix.
