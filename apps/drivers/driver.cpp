@@ -1,5 +1,6 @@
 #include "driver.hpp"
 
+#include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "malleable/resize/schedule.hpp"
 #include "malleable/version.h"
@@ -126,6 +127,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   CLI::App cli{"resizable " + hooks.name + " (malleable apps)"};
+  resize::checkpoint::Every every;
   cli.option_defaults()->always_capture_default();  // --help shows every default
   cli.set_version_flag("--version", version_text(hooks.name + "_resizable"));
   cli.add_option("-n,--size", o.n, "global matrix size N")->check(positive());
@@ -165,11 +167,36 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("--constant", o.constant,
                  "comma-separated registered matrices the application does not change between remap points "
                  "(moved in the background with --background)");
+  cli.add_option("--checkpoint", o.checkpoint_dir,
+                 "write checkpoints (one parallel HDF5 file each) into this directory (docs/checkpoint.md)");
+  cli.add_option("--checkpoint-every", o.checkpoint_every,
+                 "when: N (iterations), <T>s|m|h (time) or auto (Young/Daly from the measured cost and --mtbf); "
+                 "default: after the last iteration only; a file DIR/checkpoint.request asks for one now");
+  cli.add_option("--mtbf", o.mtbf, "mean time between failures for --checkpoint-every auto, e.g. 6h");
+  cli.add_option("--keep", o.keep, "newest checkpoints kept in the directory (0: all)")->check(CLI::NonNegativeNumber);
+  cli.add_option("--restart", o.restart,
+                 "continue from this checkpoint on the grid of --grid (any shape); a file that does not fit "
+                 "this program is refused (exit 3)");
+  cli.add_option("--mechanism", o.mechanism,
+                 "how a resize happens: spawn (MPI_Comm_spawn, in place) or restart (checkpoint into --checkpoint "
+                 "DIR, exit 4, scripts/malleable-run restarts with the new process count)")
+      ->check(CLI::IsMember({"spawn", "restart"}));
+  cli.add_flag("--checksums", o.checksums, "print each matrix's checksum at the end (equal for equal results)");
   if (extra) extra(&cli);
   try {
     cli.parse(argc, argv);
     if (o.policy == "scripted" && o.schedule.empty())
       throw CLI::ValidationError("--schedule", "-p scripted needs a schedule (-s ITER:expand|shrink:TARGET,...)");
+    try {
+      every = resize::checkpoint::parse_every(o.checkpoint_every,
+                                              o.mtbf.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf));
+    } catch (const resize::Error& e) {
+      throw CLI::ValidationError(e.what());
+    }
+    if (o.checkpoint_dir.empty() && o.mechanism == "restart")
+      throw CLI::ValidationError("--mechanism", "restart needs --checkpoint DIR");
+    if (o.checkpoint_dir.empty() && !o.checkpoint_every.empty())
+      throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint DIR");
   } catch (const CLI::ParseError& e) {
     // usage errors (and --help/--version, which exit 0) on rank 0 only; exit status 2
     const int rc = rank == 0 ? cli.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
@@ -225,10 +252,34 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     int it = 0;
     if (newcomer) {
       it = s.join();
+    } else if (!o.restart.empty()) {
+      try {
+        it = s.restart(o.restart, g0);
+      } catch (const resize::Error& e) {
+        // Every process holds the same verdict (Session::restart): say it and end cleanly.
+        std::fprintf(stderr, "%s (rank %d): restart refused: %s\n", hooks.name.c_str(), rank, e.what());
+        return kExitRestartRefused;
+      }
     } else {
       it = s.start(g0);
       hooks.init(s);
     }
+    // Checkpoints (issue 20 §1): world rank 0 decides when (its clock), everyone follows.
+    double last_checkpoint = MPI_Wtime(), checkpoint_cost = -1;
+    const auto maybe_checkpoint = [&](bool last) {
+      if (o.checkpoint_dir.empty()) return;
+      int now = 0;
+      if (s.world_rank() == 0) {
+        const std::string request = o.checkpoint_dir + "/checkpoint.request";
+        const bool requested = ::access(request.c_str(), F_OK) == 0;
+        if (requested) std::remove(request.c_str());
+        now = resize::checkpoint::due(every, it, MPI_Wtime() - last_checkpoint, checkpoint_cost, requested || last);
+      }
+      MPI_Bcast(&now, 1, MPI_INT, 0, s.world());
+      if (!now) return;
+      s.checkpoint_in(o.checkpoint_dir, o.keep, &checkpoint_cost);
+      last_checkpoint = MPI_Wtime();
+    };
     // A stop request (--stop-file) is seen by world rank 0 and agreed by the whole current
     // world, so every process leaves the loop after the same iteration.
     const auto stop_requested = [&] {
@@ -242,16 +293,52 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       hooks.iterate(s);
       s.end_iteration();
       ++it;
-      if (stop_requested()) {
+      const bool stop = stop_requested();
+      maybe_checkpoint(stop || it == o.iters);
+      if (stop) {
         if (s.world_rank() == 0)
           std::printf("stop requested (%s exists): ending after iteration %d of %d\n", o.stop_file.c_str(), it,
                       o.iters);
         break;
       }
-      if (it < o.iters) s.remap_point();
+      if (it >= o.iters) continue;
+      if (o.checkpoint_dir.empty()) {
+        s.remap_point();
+        continue;
+      }
+      // With a checkpoint directory a resize can be carried out by restart (issue 20 §3):
+      // on request (--mechanism restart) or when an expansion by spawn fails (spawn not
+      // supported, refused, too many processes): checkpoint -> exit 4 -> a new job with the
+      // new process count (scripts/malleable-run).
+      const resize::Decision d = s.next_decision();
+      if (d.action == resize::Action::None) continue;
+      if (o.mechanism != "restart") {
+        const resize::RemapResult r = s.resize_now(d);
+        if (r.ok || d.action != resize::Action::Expand) continue;
+        if (s.world_rank() == 0)
+          std::printf("[%s] the expansion by spawn failed (%s): resizing by restart instead\n", hooks.name.c_str(),
+                      r.message.c_str());
+      }
+      const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep);
+      if (s.world_rank() == 0) {
+        const std::string next = o.checkpoint_dir + "/" + hooks.name + ".next";
+        std::ofstream(next + ".tmp") << d.nprow << " " << d.npcol << " " << file << "\n";
+        std::rename((next + ".tmp").c_str(), next.c_str());
+        std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
+                    hooks.name.c_str(), it, s.grid().shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
+                    kExitResizeByRestart);
+        std::fflush(stdout);
+      }
+      return kExitResizeByRestart;
     }
     s.complete_resize();  // a resize still under way in the background (issue 21)
     const Check c = hooks.check(s);
+    if (o.checksums) {
+      const auto sums = s.checksums();
+      if (s.world_rank() == 0)
+        for (const auto& [name, sum] : sums)
+          std::printf("checksum %s %016llx\n", name.c_str(), static_cast<unsigned long long>(sum));
+    }
     if (s.world_rank() == 0) {
       resize::RunInfo info;
       info.app = hooks.name;

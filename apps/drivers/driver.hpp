@@ -45,7 +45,23 @@ struct CommonOptions {
   std::string background = "off";
   int background_iterations = 1;
   std::string constant;  // "A,B"
+  // Checkpoint and restart (issue 20, docs/checkpoint.md).
+  std::string checkpoint_dir;              // --checkpoint DIR: write checkpoints there
+  std::string checkpoint_every;            // N | <T>s|m|h | auto (default: at the end only)
+  std::string mtbf;                        // for auto: mean time between failures, e.g. 6h
+  int keep = 2;                            // newest checkpoints kept in DIR (0: all)
+  std::string restart;                     // --restart FILE: continue from a checkpoint
+  bool checksums = false;                  // print each matrix's checksum at the end
+  std::string mechanism = "spawn";         // how resizes happen: spawn (in place) or restart
 };
+
+// Exit code of a driver whose --restart file is refused (another program, other
+// matrices/types/sizes, a damaged file, a checksum mismatch): nothing ran, no file changed.
+inline constexpr int kExitRestartRefused = 3;
+// Exit code of a driver that carries out a resize by restart (--mechanism restart): it
+// checkpointed into DIR and wrote DIR/<app>.next ("NPROW NPCOL FILE"); scripts/malleable-run
+// starts it again with NPROW*NPCOL processes and --restart FILE.
+inline constexpr int kExitResizeByRestart = 4;
 
 struct Check {
   bool ok = false;

@@ -10,6 +10,7 @@ module malleable_resize
   public :: resize_create, resize_register, resize_register_s, resize_register_d, &
             resize_register_c, resize_register_z, resize_is_newcomer, &
             resize_start, resize_join, resize_begin_iteration, &
+            resize_checkpoint, resize_restart, &
             resize_end_iteration, resize_report_compute, resize_remap_point, resize_grid, &
             resize_world, resize_world_rank, resize_print_summary, &
             resize_write_json, resize_set_result_check, &
@@ -75,6 +76,18 @@ module malleable_resize
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int), value :: nprow, npcol
+    end function
+    integer(c_int) function c_checkpoint(s, path) bind(C, name="resize_checkpoint")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: path
+    end function
+    integer(c_int) function c_restart(s, file, nprow, npcol, iteration) bind(C, name="resize_restart")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: file
+      integer(c_int), value :: nprow, npcol
+      integer(c_int) :: iteration
     end function
     integer(c_int) function resize_join(s, iteration) bind(C, name="resize_join")
       import :: c_int, c_ptr
@@ -196,6 +209,23 @@ contains
     integer(c_int), intent(inout), target :: desc(9)
     type(c_ptr), intent(inout), target :: buf
     resize_register_z = c_register_z(s, trim(name)//c_null_char, m, n, mb, nb, dist, desc, buf)
+  end function
+
+  ! Collective: one parallel HDF5 checkpoint file (resize.h resize_checkpoint).
+  integer(c_int) function resize_checkpoint(s, path)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: path
+    resize_checkpoint = c_checkpoint(s, trim(path)//c_null_char)
+  end function
+
+  ! Instead of resize_start: start on nprow x npcol from checkpoint `file`
+  ! (resize.h resize_restart); iteration = completed iterations to continue from.
+  integer(c_int) function resize_restart(s, file, nprow, npcol, iteration)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: file
+    integer(c_int), intent(in) :: nprow, npcol
+    integer(c_int), intent(out) :: iteration
+    resize_restart = c_restart(s, trim(file)//c_null_char, nprow, npcol, iteration)
   end function
 
   integer(c_int) function resize_print_summary(s, problem, check, ok)

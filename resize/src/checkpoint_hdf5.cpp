@@ -9,6 +9,7 @@
 
 #include <complex>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 
@@ -168,7 +169,8 @@ hid_t memory_space(std::int64_t elements) {
 
 hid_t collective_transfer() {
   const hid_t x = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(x, H5FD_MPIO_COLLECTIVE);
+  const char* io = std::getenv("MALLEABLE_CHECKPOINT_IO");
+  H5Pset_dxpl_mpio(x, io && std::string(io) == "independent" ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
   return x;
 }
 
@@ -212,6 +214,25 @@ std::pair<std::int64_t, std::int64_t> local_dims(const CheckpointMatrix& m) {
   return {m.layout.local_rows(m.pr), m.layout.local_cols(m.pc)};
 }
 
+// MALLEABLE_CHECKPOINT_TRACE=1: rank 0 prints each phase's seconds (for the benchmark).
+struct Trace {
+  MPI_Comm comm;
+  double t = MPI_Wtime();
+  bool on = false;
+  explicit Trace(MPI_Comm c) : comm(c) {
+    const char* v = std::getenv("MALLEABLE_CHECKPOINT_TRACE");
+    int rank = 0;
+    MPI_Comm_rank(c, &rank);
+    on = v && *v && std::string(v) != "0" && rank == 0;
+  }
+  void operator()(const char* what) {
+    if (!on) return;
+    const double now = MPI_Wtime();
+    std::fprintf(stderr, "checkpoint trace: %-24s %8.1f ms\n", what, (now - t) * 1e3);
+    t = now;
+  }
+};
+
 struct Silence {  // HDF5's own error stack printing off: our messages name the fault
   H5E_auto2_t f = nullptr;
   void* d = nullptr;
@@ -234,9 +255,11 @@ std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m) {
 void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, const std::vector<char>& state,
                       const std::vector<CheckpointMatrix>& mats) {
   Silence quiet;
+  Trace trace(comm);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   for (std::size_t k = 0; k < mats.size(); ++k) h.matrices[k].checksum = global_checksum(comm, mats[k]);
+  trace("checksums");
   const std::string tmp = path + ".tmp";
   const std::string where = "checkpoint " + path + ": ";
   std::unique_ptr<Id> file;
@@ -245,6 +268,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     file = std::make_unique<Id>(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fa), H5Fclose);
     if (file->id < 0) throw Error(where + "cannot create " + tmp + " (does the directory exist and is it writable?)");
   });
+  trace("create");
   guarded(comm, [&] {
     put_string(*file, "format", ck::kFormatName);
     put_array<int>(*file, "version", H5T_NATIVE_INT, {h.version});
@@ -266,6 +290,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     must(H5Dwrite(ds, H5T_NATIVE_UCHAR, ms, sp, x, state.empty() ? &zero : reinterpret_cast<const unsigned char*>(state.data())),
          where + "writing the application state");
   });
+  trace("header and state");
   guarded(comm, [&] {
     Id g(must(H5Gcreate2(*file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "group matrices"), H5Gclose);
     for (std::size_t k = 0; k < mats.size(); ++k) {
@@ -289,12 +314,15 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
       Id fs(select_blocks(m, elements), H5Sclose);
       const auto [lr, lc] = local_dims(m);
       if (elements != lr * lc) throw Error(where + "internal: selection of " + info.name + " does not match the local block");
+      trace("dataset and attributes");
       std::vector<char> packed;
       by_type(m.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
+      trace("pack");
       Id ms(memory_space(elements), H5Sclose);
       Id x(collective_transfer(), H5Pclose);
       char dummy[16] = {};
       must(H5Dwrite(ds, t, ms, fs, x, packed.empty() ? dummy : packed.data()), where + "writing matrix " + info.name);
+      trace("H5Dwrite");
     }
   });
   guarded(comm, [&] {
@@ -302,6 +330,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     file->id = -1;
     if (rc < 0) throw Error(where + "closing " + tmp + " failed (file system full?)");
   });
+  trace("close");
   MPI_Barrier(comm);
   guarded(comm, [&] {
     if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0)

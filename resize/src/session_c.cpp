@@ -117,6 +117,25 @@ int resize_start(resize_session* s, int nprow, int npcol) {
   });
 }
 
+int resize_checkpoint(resize_session* s, const char* path) {
+  if (!s) return bad_state("resize_checkpoint");
+  if (!path) return guarded([]() -> int { throw resize::Error("resize_checkpoint: path must not be NULL"); });
+  return guarded([&] {
+    s->s->checkpoint(path);
+    return RESIZE_OK;
+  });
+}
+
+int resize_restart(resize_session* s, const char* file, int nprow, int npcol, int* iteration) {
+  if (!s) return bad_state("resize_restart");
+  if (!file) return guarded([]() -> int { throw resize::Error("resize_restart: file must not be NULL"); });
+  return guarded([&] {
+    const int it = s->s->restart(file, resize::Grid{nprow, npcol, {}});
+    if (iteration) *iteration = it;
+    return RESIZE_OK;
+  });
+}
+
 int resize_join(resize_session* s, int* iteration) {
   if (!s) return bad_state("resize_join");
   return guarded([&] {

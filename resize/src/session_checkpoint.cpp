@@ -119,6 +119,8 @@ std::string Session::checkpoint_in(const std::string& dir, int keep, double* sec
 
 int Session::restart(const std::string& file, const Grid& g) {
   auto& I = *impl_;
+  MPI_Barrier(I.world);
+  const double t0 = MPI_Wtime();
   CheckpointReader reader(I.world, file);
   ck::Expected want;
   want.program = I.opt.app;
@@ -136,9 +138,21 @@ int Session::restart(const std::string& file, const Grid& g) {
   for (std::size_t k = 0; k < I.mats.size(); ++k) reader.read(k, describe(I.mats[k], I.grid, I.rank()));
   if (I.unpack) I.unpack(reader.state());
   I.iteration = reader.header().iteration;
+  double dt = MPI_Wtime() - t0, slowest = 0;
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
+  char ms[48];
+  std::snprintf(ms, sizeof ms, "; %.1f ms", slowest * 1e3);
   I.progress("[" + I.opt.app + "] restart from " + file + " at iteration " + std::to_string(I.iteration) +
-             " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ")");
+             " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
   return I.iteration;
+}
+
+std::vector<std::pair<std::string, std::uint64_t>> Session::checksums() const {
+  const auto& I = *impl_;
+  if (!I.started) throw Error("checksums: the session has not started");
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const auto& r : I.mats) out.emplace_back(r.name, global_checksum(I.world, describe(r, I.grid, I.rank())));
+  return out;
 }
 
 }  // namespace resize

@@ -81,6 +81,17 @@ TEST(CheckpointPack, PackAndUnpackAreInverse) {
   EXPECT_EQ(packed, (std::vector<double>{1, 4, 2, 5, 3, 6}));
   ck::unpack(packed.data(), 3, 2, back.data(), 4);
   for (int k : {0, 1, 2, 4, 5, 6}) EXPECT_EQ(back[k], local[k]);
+  // Larger than a tile in both directions, with a leading dimension above the rows.
+  const std::int64_t lr = 150, lc = 97, lld = 160;
+  std::vector<double> big(static_cast<std::size_t>(lld * lc)), p(static_cast<std::size_t>(lr * lc)), b2(big.size(), -1.0);
+  for (std::int64_t j = 0; j < lc; ++j)
+    for (std::int64_t i = 0; i < lr; ++i) big[static_cast<std::size_t>(i + j * lld)] = static_cast<double>(i * 1000 + j);
+  ck::pack(big.data(), lld, lr, lc, p.data());
+  for (std::int64_t i = 0; i < lr; ++i)
+    for (std::int64_t j = 0; j < lc; ++j) ASSERT_EQ(p[static_cast<std::size_t>(i * lc + j)], static_cast<double>(i * 1000 + j));
+  ck::unpack(p.data(), lr, lc, b2.data(), lld);
+  for (std::int64_t j = 0; j < lc; ++j)
+    for (std::int64_t i = 0; i < lr; ++i) ASSERT_EQ(b2[static_cast<std::size_t>(i + j * lld)], big[static_cast<std::size_t>(i + j * lld)]);
 }
 
 template <class T>

@@ -10,6 +10,7 @@
 // h5py read it as the matrix. Complex matrices are a compound {re, im}.
 #pragma once
 
+#include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <cstring>
@@ -96,15 +97,25 @@ std::vector<Slab> slabs(const redist::Layout& l, int pr, int pc);
 // HDF5 iterates a selection in row-major order of the file's dataspace; the local
 // buffer is column-major (leading dimension lld). pack() writes local rows x local
 // columns row-major into `out` (lr * lc elements), unpack() the reverse.
+// Both go tile by tile (64 x 64) so that neither side strides through memory per element.
+inline constexpr std::int64_t kPackTile = 64;
 template <class T>
 void pack(const T* local, std::int64_t lld, std::int64_t lr, std::int64_t lc, T* out) {
-  for (std::int64_t i = 0; i < lr; ++i)
-    for (std::int64_t j = 0; j < lc; ++j) out[i * lc + j] = local[i + j * lld];
+  for (std::int64_t i0 = 0; i0 < lr; i0 += kPackTile)
+    for (std::int64_t j0 = 0; j0 < lc; j0 += kPackTile) {
+      const std::int64_t i1 = std::min(lr, i0 + kPackTile), j1 = std::min(lc, j0 + kPackTile);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j) out[i * lc + j] = local[i + j * lld];
+    }
 }
 template <class T>
 void unpack(const T* in, std::int64_t lr, std::int64_t lc, T* local, std::int64_t lld) {
-  for (std::int64_t j = 0; j < lc; ++j)
-    for (std::int64_t i = 0; i < lr; ++i) local[i + j * lld] = in[i * lc + j];
+  for (std::int64_t j0 = 0; j0 < lc; j0 += kPackTile)
+    for (std::int64_t i0 = 0; i0 < lr; i0 += kPackTile) {
+      const std::int64_t i1 = std::min(lr, i0 + kPackTile), j1 = std::min(lc, j0 + kPackTile);
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (std::int64_t i = i0; i < i1; ++i) local[i + j * lld] = in[i * lc + j];
+    }
 }
 
 // ---- checksum ----------------------------------------------------------------------

@@ -72,6 +72,16 @@ int resize_register_z(resize_session* s, const char* name, int m, int n, int mb,
 int resize_is_newcomer(const resize_session* s);
 int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);
+/* Checkpoint and restart (docs/checkpoint.md). Collective: writes every registered
+ * matrix, the completed iteration and the grid into ONE parallel HDF5 file at `path`
+ * (under path.tmp, renamed when complete). */
+int resize_checkpoint(resize_session* s, const char* path);
+/* Instead of resize_start, before the first remap point: starts on nprow x npcol and
+ * reads every registered matrix from checkpoint `file` onto that grid; *iteration is the
+ * number of completed iterations to continue from. A file that does not fit (another
+ * program, other matrices/types/sizes, damaged, checksum mismatch) returns RESIZE_ERR_ARG
+ * on every process with the same resize_last_error(); no file is changed. */
+int resize_restart(resize_session* s, const char* file, int nprow, int npcol, int* iteration);
 void resize_begin_iteration(resize_session* s);
 void resize_end_iteration(resize_session* s);
 /* This process computed `work` units (cells, flops) in `seconds` of its own compute in

@@ -20,9 +20,11 @@
 #include <mpi.h>
 
 #include <complex>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "malleable/resize/background.hpp"
@@ -202,6 +204,15 @@ class Session {
   RunInfo run_info() const;  // what summary() and write_json() describe the run with
   std::string summary() const;
   void write_json(const std::string& path) const;
+  // Collective: the policy's decision at this remap point (world rank 0 decides, as in
+  // remap_point) WITHOUT acting on it, for a resize carried out by checkpoint and restart
+  // (issue 20 §3): action and target grid (nprow x npcol, chosen near-square when the
+  // policy gave only a process count) are the same on every process; on world rank 0 the
+  // rest of the decision too, so resize_now(d) can still carry it out in place.
+  Decision next_decision();
+  // Collective: each registered matrix's name and its order-independent checksum (the
+  // one a checkpoint stores; checkpoint.hpp), the same whatever grid holds the matrix.
+  std::vector<std::pair<std::string, std::uint64_t>> checksums() const;
 
   void begin_iteration();
   // This process computed `work` units (e.g. cells updated, flops) in `seconds` of its

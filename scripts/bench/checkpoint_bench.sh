@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Checkpoint write / restart read bandwidth against raw MPI-IO of the same bytes from the
+# same processes to the same directory, measured side by side in one run (issue 20,
+# "Measure"; target >= 0.7x). Writes from 2x2, reads onto 3x3 (9 processes).
+# Usage: checkpoint_bench.sh [build dir] [N] [NB] [repeats]   (DIR: $CHECKPOINT_BENCH_DIR or a mktemp dir)
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${1:-$here/build} n=${2:-4000} nb=${3:-64} reps=${4:-3}
+dir=${CHECKPOINT_BENCH_DIR:-$(mktemp -d)}
+trap '[[ -z ${CHECKPOINT_BENCH_DIR:-} ]] && rm -rf "$dir"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
+echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), directory $dir ($(df -T "$dir" | awk 'NR==2{print $2}'))"
+for rg in 2x2 3x3; do
+  timeout 900 mpiexec --oversubscribe --bind-to none -n 9 "$build/resize/checkpoint_bench" "$n" "$nb" 2x2 "$rg" "$dir" "$reps"
+done

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Drivers checkpointed on 2x2 and restarted elsewhere (issue 20 §1-§2). Each restarted run
+# must pass the driver's own check against the serial reference, and its final matrices
+# (--checksums: order-independent, any grid) must equal those of a run never interrupted:
+#   pdgemm   restart on 2x2 == uninterrupted 2x2; restart on 1x5 checked against OpenBLAS
+#   life     (block layout) restart on 1x5 == uninterrupted 2x2 (exact arithmetic)
+#   hetero   (life_hetero, extended descriptor) restart on 3x3 == uninterrupted 2x2
+#   refused  another program's file, another size: exit 3, the message on every rank,
+#            the file unchanged, no new file in the directory
+#   expand   restart on 3x3 == a run that expanded 2x2 -> 3x3 by spawn at the same point
+#   byrestart 2x2 -> 3x3 -> 2x2 by restart (malleable-run) == the same resizes in place
+#   fallback  an expansion whose spawn is refused is carried out by restart
+# Usage: checkpoint_restart.sh <mpiexec> <mode> <pdgemm> <life> <life_hetero>
+set -uo pipefail
+mpiexec=$1 mode=$2 pdgemm=$3 life=$4 hetero=$5
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export MALLEABLE_RESIZE_HISTORY=
+fails=0
+fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+run() { local np=$1; shift; timeout 150 "$mpiexec" --oversubscribe --bind-to none -n "$np" "$@" -q --checksums; }
+sums() { grep '^checksum ' <<<"$1"; }
+# same <what> <reference output> <np> <command...>: passes its check, same checksums
+same() {
+  local what=$1 ref=$2 np=$3 out rc; shift 3
+  out=$(run "$np" "$@" 2>&1); rc=$?
+  [[ $rc -eq 0 ]] && grep -q "result check: .*OK" <<<"$out" || { fail "$what: exit $rc / check: $out"; return; }
+  [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "$what: checksums $(sums "$out" | tr '\n' ' ') differ from the uninterrupted run's $(sums "$ref" | tr '\n' ' ')"
+  echo "$what: check OK, checksums equal to the uninterrupted run ($(sums "$out" | tr '\n' ' '))"
+}
+d=$work/ck
+mkdir -p "$d"
+case $mode in
+pdgemm)
+  P=("$pdgemm" -n 240 --nb 16)
+  run 4 "${P[@]}" -i 2 --checkpoint "$d" >"$work/w.log" 2>&1 || fail "checkpoint run: $(cat "$work/w.log")"
+  f=$d/pdgemm-000002.h5
+  [[ -f $f ]] || fail "no $f"
+  ref=$(run 4 "${P[@]}" -i 4 2>&1) || fail "uninterrupted run"
+  same "pdgemm 2x2 -> restart on 2x2" "$ref" 4 "${P[@]}" -i 4 --restart "$f"
+  out=$(run 5 "${P[@]}" -i 4 -g 1x5 --restart "$f" 2>&1)
+  grep -q "result check: B = (sA)^4 B0: .*OK" <<<"$out" || fail "pdgemm restart on 1x5: $out"
+  echo "pdgemm 2x2 -> restart on 1x5: $(grep -o 'result check.*' <<<"$out")"
+  ;;
+life)
+  run 4 "$life" -n 120 -i 2 --checkpoint "$d" >"$work/w.log" 2>&1 || fail "checkpoint run: $(cat "$work/w.log")"
+  ref=$(run 4 "$life" -n 120 -i 4 2>&1) || fail "uninterrupted run"
+  same "life 2x2 -> restart on 1x5" "$ref" 5 "$life" -n 120 -i 4 -g 1x5 --restart "$d/life-000002.h5"
+  ;;
+hetero)
+  # Powers whose matrix is rank 1 on both grids (row x column weights), so that the
+  # driver's load-balance check holds on 2x2 and on 3x3 in grid order.
+  H=("$hetero" -n 120 --base-reps 1 --powers 2,1,4,2,1,4,4,2,8)
+  run 4 "${H[@]}" -i 2 --checkpoint "$d" >"$work/w.log" 2>&1 || fail "checkpoint run: $(cat "$work/w.log")"
+  ref=$(run 4 "${H[@]}" -i 4 2>&1) || fail "uninterrupted run"
+  f=$(ls "$d"/*-000002.h5)
+  same "life_hetero (extended layout) 2x2 -> restart on 3x3" "$ref" 9 "${H[@]}" -i 4 -g 3x3 --restart "$f"
+  ;;
+refused)
+  run 4 "$life" -n 120 -i 1 --checkpoint "$d" >"$work/w.log" 2>&1 || fail "life checkpoint run"
+  run 4 "$pdgemm" -n 240 --nb 16 -i 1 --checkpoint "$d" >"$work/w2.log" 2>&1 || fail "pdgemm checkpoint run"
+  refused() {  # refused <what> <expected text> <file> <args...>
+    local what=$1 text=$2 file=$3 before list out rc n; shift 3
+    before=$(md5sum <"$file") list=$(ls -l --time-style=+%s.%N "$d")
+    out=$(run 4 "$@" --restart "$file" --checkpoint "$d" 2>&1); rc=$?
+    n=$(grep -c "restart refused: $text" <<<"$out")
+    [[ $rc -eq 3 ]] || fail "$what: exit code $rc, expected 3: $out"
+    [[ $n -eq 4 ]] || fail "$what: the message on $n of 4 ranks: $out"
+    [[ $(md5sum <"$file") == "$before" && $(ls -l --time-style=+%s.%N "$d") == "$list" ]] || fail "$what: a file changed"
+    grep -q "iter " <<<"$out" && fail "$what: the job ran"
+    echo "$what: refused on $n ranks, exit $rc: $(grep -m1 -o 'restart refused.*' <<<"$out")"
+  }
+  refused "another program" "checkpoint $d/life-000001.h5: written by program 'life', this is 'pdgemm'" \
+    "$d/life-000001.h5" "$pdgemm" -n 240 --nb 16 -i 2
+  refused "another size" "checkpoint $d/pdgemm-000001.h5: matrix 'A' is 240 x 240 in the file, this program registered 200 x 200" \
+    "$d/pdgemm-000001.h5" "$pdgemm" -n 200 --nb 16 -i 2
+  ;;
+expand)
+  P=("$pdgemm" -n 240 --nb 16)
+  run 4 "${P[@]}" -i 2 --checkpoint "$d" >"$work/w.log" 2>&1 || fail "checkpoint run: $(cat "$work/w.log")"
+  ref=$(run 4 "${P[@]}" -i 4 -p scripted -s 2:expand:3x3 2>&1) || fail "uninterrupted run with an expansion: $ref"
+  grep -Eq "^ +3x3 +9 " <<<"$ref" || fail "the uninterrupted run did not expand: $ref"
+  same "pdgemm 2x2 -> restart on 3x3 vs 2x2 -> expand to 3x3" "$ref" 9 "${P[@]}" -i 4 -g 3x3 --restart "$d/pdgemm-000002.h5"
+  ;;
+byrestart)
+  # §3: 2x2 -> 3x3 -> 2x2 carried out by checkpoint, exit 4 and restart (scripts/malleable-run),
+  # against the same schedule carried out by spawn and shrink in place.
+  runner=$(dirname "$0")/../../scripts/malleable-run
+  P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2)
+  ref=$(run 4 "${P[@]}" 2>&1) || fail "the in-place run: $ref"
+  out=$(MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" timeout 250 "$runner" -n 4 -- "${P[@]}" \
+        --mechanism restart --checkpoint "$d" -q --checksums 2>&1); rc=$?
+  [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $out"
+  launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
+  [[ $launches == "4 9 4 " ]] || fail "launches with '$launches' processes, expected 4 9 4: $out"
+  grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
+  [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "checksums $(sums "$out" | tr '\n' ' ') differ from the in-place run's $(sums "$ref" | tr '\n' ' ')"
+  echo "2x2 -> 3x3 -> 2x2 by restart: launches of $launches processes, check OK, checksums equal to the in-place resizes"
+  ;;
+fallback)
+  # §3: an expansion whose spawn fails (blacs-dyn refuses to grow past BLACS_DYN_MAX_PROCS=6)
+  # is carried out by restart when the job has a checkpoint directory; the shrink back to
+  # 2x2 then happens in place.
+  runner=$(dirname "$0")/../../scripts/malleable-run
+  P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2 --checkpoint "$d")
+  out=$(BLACS_DYN_MAX_PROCS=6 MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" timeout 250 "$runner" -n 4 -- \
+        "${P[@]}" -q --checksums 2>&1); rc=$?
+  [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $out"
+  grep -q "the expansion by spawn failed (.*too many processes.*): resizing by restart instead" <<<"$out" || fail "no fallback message: $out"
+  launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
+  [[ $launches == "4 9 " ]] || fail "launches with '$launches' processes, expected 4 9: $out"
+  grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
+  echo "spawn refused -> resize by restart: launches of $launches processes, $(grep -o 'result check.*' <<<"$out")"
+  ;;
+*) fail "unknown mode $mode" ;;
+esac
+if ((fails)); then echo "FAILED: $fails check(s)"; exit 1; fi
+echo PASS

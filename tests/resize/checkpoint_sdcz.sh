@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Checkpoint and restart of s, d, c and z matrices (block-cyclic, block, extended layouts;
+# issue 20 §1-§2): written on 2x2, restarted on 3x3, 1x5 and 2x2 with every element, the
+# application state and the iteration exact; refused with one message on every rank,
+# exit code 3 and the file unchanged for another element type, a corrupted dataset
+# (checksum mismatch) and a truncated file.
+# Usage: checkpoint_sdcz.sh <mpiexec> <session_checkpoint>
+set -uo pipefail
+mpiexec=$1 prog=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fails=0
+fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
+run() { local np=$1; shift; timeout 120 "$mpiexec" --oversubscribe --bind-to none -n "$np" "$prog" "$@"; }
+f=$work/sdcz.h5
+run 4 write "$f" || fail "writing the checkpoint"
+[[ -f $f && ! -e $f.tmp ]] || fail "no $f (or a $f.tmp left behind)"
+sum=$(md5sum <"$f")
+for g in 3x3:9 1x5:5; do
+  out=$(run "${g#*:}" read "$f" "${g%:*}" 2>&1)
+  echo "$out" | grep -q "^PASS: restart on ${g%:*}" || fail "restart on ${g%:*}: $out"
+done
+# refused: the message on every rank, exit 3, the file unchanged
+refused() {  # refused <what> <np> <expected text> <file> <mode> [grid]
+  local what=$1 np=$2 text=$3 file=$4 mode=$5 grid=${6:-2x2} before out rc n
+  before=$(md5sum <"$file")
+  out=$(run "$np" "$mode" "$file" "$grid" 2>&1); rc=$?
+  n=$(grep -c "^refused (rank [0-9]*): .*$text" <<<"$out")
+  [[ $rc -eq 3 ]] || fail "$what: exit code $rc, expected 3"
+  [[ $n -eq $np ]] || fail "$what: the message on $n of $np ranks: $out"
+  [[ $(md5sum <"$file") == "$before" ]] || fail "$what: the file changed"
+  echo "$what: refused on $n ranks, exit $rc: $(grep -m1 '^refused' <<<"$out")"
+}
+refused "other element type" 4 "matrix 'Z' holds complex double (z) in the file, this program registered complex float (c)" "$f" wrong
+cp "$f" "$work/bad.h5"
+run 1 corrupt "$work/bad.h5" D || fail "corrupting the copy"
+refused "corrupted dataset" 4 "matrix 'D': checksum mismatch" "$work/bad.h5" read 2x2
+head -c $(($(stat -c %s "$f") / 2)) "$f" >"$work/short.h5"
+refused "truncated file" 4 "truncated" "$work/short.h5" read
+[[ $(md5sum <"$f") == "$sum" ]] || fail "the original checkpoint changed"
+if ((fails)); then echo "FAILED: $fails check(s)"; exit 1; fi
+echo PASS
