@@ -234,7 +234,9 @@ double join_timeout_seconds() {
     const double v = std::strtod(t, &end);
     if (*end == '\0' && v > 0) return v;
   }
-  return 60.0;
+  // As the session's resize watchdog: since the deadline covers the spawn too (issue 20
+  // §5), it must exceed the slowest spawn (40 s seen on this shared 2-core host).
+  return 180.0;
 }
 
 Runtime& Runtime::get() {
