@@ -48,8 +48,11 @@ std::string mpi_error_text(int rc) {
   return std::string(buf, static_cast<std::size_t>(len));
 }
 
+// An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
+// call, the process, its host and the phase under way (issue 20 §5).
 void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw Error(BLACS_DYN_ERR_MPI, std::string(what) + ": " + mpi_error_text(rc));
+  if (rc != MPI_SUCCESS)
+    throw Error(BLACS_DYN_ERR_MPI, std::string(what) + " failed on " + Runtime::get().where() + ": " + mpi_error_text(rc));
 }
 
 void sleep_for(long ns) {
@@ -259,6 +262,11 @@ std::string Runtime::who() const {
   if (me_ >= 0) return "process " + std::to_string(me_);
   return "newcomer " + launcher_rank() + " of the expansion to level " +
          (std::getenv(kJoinEnv) ? std::getenv(kJoinEnv) : std::string("?"));
+}
+
+std::string Runtime::where() const {
+  const std::string phase = dog_.current_phase();
+  return who() + " on host " + host_name() + (phase.empty() ? std::string() : ", in phase '" + phase + "'");
 }
 
 void Runtime::watch_newcomer_init() {

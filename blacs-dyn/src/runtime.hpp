@@ -135,7 +135,11 @@ class Runtime {
   blacs_dyn_shrink_hook hook_ = nullptr;
   void* hook_user_ = nullptr;
   PhaseWatchdog dog_;
-  std::string who() const;  // "world rank 3" (or the newcomer's name before it joined)
+
+ public:
+  std::string who() const;  // "world rank 3 (process 3)" (or the newcomer's name before it joined)
+  // "world rank 3 (process 3) on host vm, in phase '...'": where an MPI error happened.
+  std::string where() const;
 };
 
 // The message of the last failed call on this thread.

@@ -73,6 +73,11 @@ void PhaseWatchdog::set_who(const std::string& who) {
   who_ = who;
 }
 
+std::string PhaseWatchdog::current_phase() const {
+  std::lock_guard<std::mutex> lk(m_);
+  return armed_ ? phase_ : std::string();
+}
+
 bool PhaseWatchdog::armed() const {
   std::lock_guard<std::mutex> lk(m_);
   return armed_;

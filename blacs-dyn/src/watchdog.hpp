@@ -33,6 +33,8 @@ class PhaseWatchdog {
   void set_who(const std::string& who);
   void disarm();
   bool armed() const;
+  // The phase under way ("" when disarmed), for error messages.
+  std::string current_phase() const;
 
  private:
   void run();
