@@ -4,7 +4,8 @@
 // against a raw loop of the same spawns (MPI_Comm_spawn + MPI_Intercomm_merge, the
 // children disconnect and exit), side by side in one run. Open MPI keeps state per spawned
 // job for the rest of the run; the difference between the two slopes is ours.
-// Usage: endurance CYCLES ADD (both loops run CYCLES times).
+// A third loop shrinks back by ranks (keep one newcomer, then only the originals)
+// instead of popping a level. Usage: endurance CYCLES ADD (each loop runs CYCLES times).
 #include <mpi.h>
 
 #include <cstdio>
@@ -66,12 +67,25 @@ int raw_child() {
   return 0;
 }
 
+// Back to the original world by ranks, in two steps: keep one newcomer (its sibling
+// parks), then only the originals (the group exits, the parked sibling woken with it).
+// Before issue 20 §5 each step pushed a level that was never popped.
+int shrink_by_ranks(int n0, int& leaving) {
+  std::vector<int> keep;
+  for (int r = 0; r <= n0; ++r) keep.push_back(r);
+  int rc = blacs_dyn_shrink_to_ranks(keep.data(), n0 + 1, &leaving);
+  if (rc != BLACS_DYN_OK || leaving) return rc;
+  keep.pop_back();
+  return blacs_dyn_shrink_to_ranks(keep.data(), n0, &leaving);
+}
+
 // A newcomer of a blacs-dyn cycle: the same collective calls as the originals.
-int dyn_child() {
+int dyn_child(bool by_ranks, int n0) {
   blacs_dyn_clear_new();
   blacs_dyn_test::pdgemm_on_world(32, 8);
   int leaving = 0;
-  blacs_dyn_shrink_to_level(0, &leaving);
+  if (by_ranks) shrink_by_ranks(n0, leaving);
+  else blacs_dyn_shrink_to_level(0, &leaving);
   if (leaving) blacs_dyn_leave();
   std::printf("FAILED: a newcomer stayed after the shrink\n");
   MPI_Finalize();
@@ -95,7 +109,7 @@ int main(int argc, char** argv) {
     return raw_child();
   }
   MPI_Init(&argc, &argv);
-  if (blacs_dyn_is_new()) return dyn_child();
+  if (blacs_dyn_is_new()) return dyn_child(argc > 2 && !std::strcmp(argv[1], "ranks-child"), argc > 2 ? std::atoi(argv[2]) : 0);
   const int cycles = argc > 1 ? std::atoi(argv[1]) : 40;
   const int add = argc > 2 ? std::atoi(argv[2]) : 2;
   int rank = 0;
@@ -135,10 +149,34 @@ int main(int argc, char** argv) {
     const double r = max_rss();
     if (c > 0) dyn.push_back(r);
   }
-  if (rank == 0 && ok && !raw.empty() && !dyn.empty()) {
+  // The same cycle, back to the original world by ranks instead of by a pop.
+  std::vector<double> by_ranks;
+  int n0 = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &n0);
+  std::string n0_arg = std::to_string(n0);
+  for (int c = 0; ok && c <= cycles; ++c) {
+    char child[] = "ranks-child";
+    char* cargv[] = {child, n0_arg.data(), nullptr};
+    if (blacs_dyn_expand(add, argv[0], cargv, nullptr, MPI_INFO_NULL) != BLACS_DYN_OK) {
+      std::printf("FAILED: expand: %s\n", blacs_dyn_last_error());
+      ok = false;
+      break;
+    }
+    ok = blacs_dyn_test::pdgemm_on_world(32, 8).ok && ok;
+    int leaving = 0;
+    if (shrink_by_ranks(n0, leaving) != BLACS_DYN_OK || leaving) {
+      std::printf("FAILED: shrink by ranks: %s\n", blacs_dyn_last_error());
+      ok = false;
+      break;
+    }
+    const double r = max_rss();
+    if (c > 0) by_ranks.push_back(r);
+  }
+  if (rank == 0 && ok && !raw.empty() && !dyn.empty() && !by_ranks.empty()) {
     std::printf("endurance: %d original processes, %d cycles of +%d processes each\n", blacs_dyn_size(), cycles, add);
     report("raw MPI_Comm_spawn + merge", raw, 1, add);
     report("blacs-dyn expand + grid + shrink", dyn, 2, add);
+    report("the same, shrinking by ranks", by_ranks, 3, add);
     int active = 0, parked = 0, exited = 0;
     blacs_dyn_process_counts(&active, &parked, &exited);
     std::printf("blacs-dyn depth %d; processes %d active, %d parked, %d exited\n", blacs_dyn_depth(), active,
