@@ -242,6 +242,7 @@ void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) 
 // A newcomer joins as soon as MPI is up, whatever its first BLACS call is.
 int MPI_Init(int* argc, char*** argv) {
   blacs_dyn::prepare_mpi_init();
+  if (std::getenv("BLACS_DYN_JOIN")) blacs_dyn::Runtime::get().watch_newcomer_init();
   const int rc = PMPI_Init(argc, argv);
   if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
   return rc;
@@ -249,6 +250,7 @@ int MPI_Init(int* argc, char*** argv) {
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   blacs_dyn::prepare_mpi_init();
+  if (std::getenv("BLACS_DYN_JOIN")) blacs_dyn::Runtime::get().watch_newcomer_init();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
   if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
   return rc;
@@ -260,7 +262,9 @@ int MPI_Finalize(void) {
   } catch (const std::exception& e) {
     std::fprintf(stderr, "blacs-dyn: at MPI_Finalize: %s\n", e.what());
   }
-  return PMPI_Finalize();
+  const int rc = PMPI_Finalize();
+  blacs_dyn::Runtime::get().after_finalize();
+  return rc;
 }
 
 // Fortran MPI_FINALIZE (mpif.h / use mpi) calls PMPI_Finalize directly in Open MPI.

@@ -15,6 +15,7 @@
 #include <ctime>
 #include <fstream>
 #include <sstream>
+#include <csignal>
 #include <sys/stat.h>
 
 #include "malleable/blacs_dyn/error.hpp"
@@ -47,8 +48,11 @@ std::string mpi_error_text(int rc) {
   return std::string(buf, static_cast<std::size_t>(len));
 }
 
+// An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
+// call, the process, its host and the phase under way (issue 20 §5).
 void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw Error(BLACS_DYN_ERR_MPI, std::string(what) + ": " + mpi_error_text(rc));
+  if (rc != MPI_SUCCESS)
+    throw Error(BLACS_DYN_ERR_MPI, std::string(what) + " failed on " + Runtime::get().where() + ": " + mpi_error_text(rc));
 }
 
 void sleep_for(long ns) {
@@ -233,12 +237,54 @@ double join_timeout_seconds() {
     const double v = std::strtod(t, &end);
     if (*end == '\0' && v > 0) return v;
   }
-  return 60.0;
+  // As the session's resize watchdog: since the deadline covers the spawn too (issue 20
+  // §5), it must exceed the slowest spawn (40 s seen on this shared 2-core host).
+  return 180.0;
 }
 
 Runtime& Runtime::get() {
   static Runtime rt;
   return rt;
+}
+
+namespace {
+// The rank a launcher gives a process before MPI_Init (Open MPI, then MPICH/PMI).
+std::string launcher_rank() {
+  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* r = std::getenv(v); r && *r) return r;
+  return "?";
+}
+}  // namespace
+
+std::string Runtime::who() const {
+  if (initialized_ && !comms_.empty() && departure_ == Departure::Stay && world() != MPI_COMM_NULL)
+    return "world rank " + std::to_string(rank()) + " (process " + std::to_string(me_) + ")";
+  if (me_ >= 0) return "process " + std::to_string(me_);
+  return "newcomer " + launcher_rank() + " of the expansion to level " +
+         (std::getenv(kJoinEnv) ? std::getenv(kJoinEnv) : std::string("?"));
+}
+
+std::string Runtime::where() const {
+  const std::string phase = dog_.current_phase();
+  return who() + " on host " + host_name() + (phase.empty() ? std::string() : ", in phase '" + phase + "'");
+}
+
+void Runtime::watch_newcomer_init() {
+  // Test hook (docs/blacs-dyn.md, "Failures during a resize"): the last newcomer of a
+  // spawn group of two or more is SIGKILLed before MPI_Init, as by a crash during the spawn.
+  if (const char* f = env_setting("FAULT"); f && !std::strcmp(f, "kill-newcomer-in-init")) {
+    const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
+    const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
+    if (r && n && std::atoi(n) > 1 && std::atoi(r) == std::atoi(n) - 1) {
+      std::fprintf(stderr, "blacs-dyn: fault injection - newcomer %s (pid %d) kills itself in the spawn\n", r,
+                   static_cast<int>(::getpid()));
+      std::fflush(stderr);
+      std::raise(SIGKILL);
+    }
+  }
+  dog_.arm(who(), "MPI_Init of a spawned process", join_timeout_seconds(),
+           "another process of this spawn died, or the spawning world stopped, so the spawn "
+           "cannot complete");
 }
 
 void Runtime::ensure_init() {
@@ -250,6 +296,7 @@ void Runtime::ensure_init() {
     int argc = 0;
     char** argv = nullptr;
     prepare_mpi_init();
+    if (std::getenv(kJoinEnv)) watch_newcomer_init();
     PMPI_Init(&argc, &argv);
   }
   initialized_ = true;
@@ -263,6 +310,7 @@ void Runtime::ensure_init() {
     join_as_child(parent, token);
     return;
   }
+  dog_.disarm();  // armed by watch_newcomer_init for a process that is no newcomer after all
   int n = 0, r = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -281,6 +329,14 @@ void Runtime::ensure_init() {
 // told apart from earlier ones (whose MPI_Comm_get_parent is not null either).
 void Runtime::join_as_child(MPI_Comm link, const char* token) {
   const double timeout = join_timeout_seconds();
+  WatchdogScope watch(dog_);
+  int grank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+  dog_.set_who("newcomer " + std::to_string(grank) + " of the expansion to level " + token);
+  // The wait for the go has its own deadline below (with its own message); the watchdog
+  // backs it up.
+  dog_.phase("check-in with the spawning world", timeout + 10,
+             "the spawning world stopped answering (a process of it died or hangs)");
   MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
   int hello[2] = {static_cast<int>(::getpid()), std::atoi(token)};
   check(MPI_Send(hello, 2, MPI_INT, 0, kTagHello, link), "newcomer: MPI_Send (hello)");
@@ -330,9 +386,12 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
   int wr = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &wr);
   me_ = stack_->group(first_group + mine).first + wr;
+  dog_.set_who("newcomer " + std::to_string(grank) + " (process " + std::to_string(me_) +
+               ") of the expansion to level " + token);
 
   std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
   links[static_cast<std::size_t>(mine)] = link;
+  dog_.phase("merge into the world", timeout, "a process of the world or of the newcomers died or hangs");
   const MPI_Comm merged = merge_groups(MPI_COMM_NULL, spawner, mine, links, first_rank);
   link = links[static_cast<std::size_t>(mine)];  // now the link with rank 0
   comms_.assign(static_cast<std::size_t>(level), LevelComms{});
@@ -404,6 +463,14 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   std::vector<int> errcodes(static_cast<std::size_t>(req.nnew), MPI_SUCCESS);
   MPI_Comm link = MPI_COMM_NULL;
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  // Open MPI's MPI_Comm_spawn returns only once every child is through MPI_Init: a child
+  // that dies or exits first (a crash, or an executable that is no blacs-dyn program)
+  // would block it for minutes or for ever. The join timeout covers the spawn too.
+  dog_.phase("MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command + "'" +
+                 (req.hosts.empty() ? std::string() : " on " + req.hosts),
+             join_timeout_seconds(),
+             "a spawned process died or exited before its MPI_Init completed (killed, crashed, or '" +
+                 req.command + "' is no MPI program linked with blacs-dyn)");
   const int rc = MPI_Comm_spawn(req.command.c_str(), req.args.empty() ? MPI_ARGV_NULL : argv.data(),
                                 req.nnew, info, 0, MPI_COMM_SELF, &link, errcodes.data());
   MPI_Info_free(&info);
@@ -419,6 +486,8 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
                     " processes not started)");
   }
   MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
+  dog_.phase("check-in of " + std::to_string(req.nnew) + " newcomers", join_timeout_seconds() + 10,
+             "the check-in loop itself did not return");
 
   // Every newcomer checks in within the timeout, else the expansion is cancelled: a
   // newcomer that died (or is not a blacs-dyn program) must not hang the world in
@@ -599,6 +668,9 @@ void Runtime::expand(const SpawnRequest& request) {
   const MPI_Comm w = priv();
   const int r = rank(), n = size();
   PhaseTrace trace(r == 0);
+  const double timeout = join_timeout_seconds();
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "expansion: checks", timeout, "a process of the world died or hangs");
   std::optional<Error> err;
   // Like nnew of MPI_Comm_spawn, the number of groups and of processes must agree
   // everywhere; everything else is read on rank 0.
@@ -659,6 +731,11 @@ void Runtime::expand(const SpawnRequest& request) {
         i == 0 ? stack_->nprocs_started() : first[static_cast<std::size_t>(i - 1)] + req.groups[static_cast<std::size_t>(i - 1)].count;
   }
   std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
+  // Ranks that spawn nothing wait for the spawners in agree(): the spawners' own
+  // deadlines (spawn, then check-in) come first.
+  const std::string wait_spawners = "expansion to level " + std::to_string(level) +
+                                    ": waiting for the spawning rank(s) (MPI_Comm_spawn and check-in)";
+  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
   for (int i = r; i < k && !err; i += n) {
     SpawnRequest one = req;
     one.nnew = req.groups[static_cast<std::size_t>(i)].count;
@@ -672,6 +749,7 @@ void Runtime::expand(const SpawnRequest& request) {
   }
   if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
   trace.mark("spawn + check-in");
+  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
   try {
     agree(w, err);
   } catch (const Error&) {
@@ -710,6 +788,8 @@ void Runtime::expand(const SpawnRequest& request) {
             "MPI_Send (go)");
   }
   trace.mark("go");
+  dog_.phase("expansion to level " + std::to_string(level) + ": merge of the newcomers into the world", timeout,
+             "a process of the world or a newcomer died or hangs");
   const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
   trace.mark("merges + hand-over");
 
@@ -785,6 +865,10 @@ void Runtime::shrink(const ShrinkPlan& plan) {
   }
   const Departure d = LevelStack::departure(plan, me_);
   const int my_new = new_rank[static_cast<std::size_t>(rank())];
+  // After the hook (the data move, watched by its caller): the communicator steps.
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "shrink to " + std::to_string(plan.new_members.size()) + " processes: new world", join_timeout_seconds(),
+           "a process of the world died or hangs");
 
   LevelComms next;
   if (plan.pop_to < 0) {
@@ -800,6 +884,9 @@ void Runtime::shrink(const ShrinkPlan& plan) {
   // link joins them to; members parked earlier are woken to do the same (§3.3.5: the
   // processes no longer part of the application are terminated).
   if (me_ == 0) {
+    if (!plan.groups_exiting.empty())
+      dog_.phase("shrink: disconnecting the spawn group(s) that exit", join_timeout_seconds(),
+                 "a process of an exiting group died or hangs");
     for (ProcId q : plan.wake_to_exit) {
       const int g = stack_->group_of(q);
       const auto members = stack_->group_members(g);
@@ -927,10 +1014,13 @@ void Runtime::free_all_comms() {
 
 void Runtime::exit_process() {
   PhaseTrace trace(true);
+  dog_.arm("process " + std::to_string(me_) + " (leaving)", "leaving: MPI_Finalize", join_timeout_seconds(),
+           "another process of its spawn group died or hangs");
   free_all_comms();
   trace.mark("leaving: communicators freed");
   finalized_ = true;
   PMPI_Finalize();
+  dog_.disarm();
   trace.mark("leaving: MPI_Finalize");
   std::fflush(nullptr);
   std::exit(0);
@@ -1008,6 +1098,9 @@ void Runtime::before_finalize() {
   if (initialized_ && !finalized_ && departure_ == Departure::Exit) exit_process();
   if (initialized_ && !finalized_ && departure_ == Departure::Park) park();
   if (!initialized_ || finalized_ || !dynamic_ || departure_ != Departure::Stay) return;
+  // Armed until the process ends: PMPI_Finalize follows, which a dead peer can block.
+  dog_.arm(who(), "end of the job: releasing parked processes, disconnecting spawn links, MPI_Finalize",
+           join_timeout_seconds(), "a parked or spawned process died or hangs");
   finalized_ = true;
   if (me_ == 0) {
     for (ProcId p = 0; p < stack_->nprocs_started(); ++p) {

@@ -16,6 +16,7 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/blacs_dyn/level_stack.hpp"
+#include "watchdog.hpp"
 
 namespace blacs_dyn {
 
@@ -86,8 +87,14 @@ class Runtime {
   // Called from our MPI_Finalize before PMPI_Finalize: releases parked processes and
   // disconnects the spawn links, so the whole job finalizes together.
   void before_finalize();
+  // After PMPI_Finalize: the end-of-job watchdog is off (the program may go on without MPI).
+  void after_finalize() { dog_.disarm(); }
 
   bool blacs_interposed() const { return blacs_interposed_; }
+
+  // A newcomer, before PMPI_Init: its MPI_Init and join must end within the join timeout
+  // (a sibling killed during the spawn leaves the others blocked in MPI_Init for ever).
+  void watch_newcomer_init();
 
  private:
   Runtime() = default;
@@ -127,6 +134,12 @@ class Runtime {
   Departure departure_ = Departure::Stay;
   blacs_dyn_shrink_hook hook_ = nullptr;
   void* hook_user_ = nullptr;
+  PhaseWatchdog dog_;
+
+ public:
+  std::string who() const;  // "world rank 3 (process 3)" (or the newcomer's name before it joined)
+  // "world rank 3 (process 3) on host vm, in phase '...'": where an MPI error happened.
+  std::string where() const;
 };
 
 // The message of the last failed call on this thread.

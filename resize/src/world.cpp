@@ -1,5 +1,7 @@
 #include "world.hpp"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -49,6 +51,13 @@ int World::expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
               err);
 }
 
+namespace {
+// The last World::hosts() answer and every rank's pid with it (for the watchdog's
+// message). Written by the main thread, copied by it into the watchdog.
+std::vector<std::string> g_hosts;
+std::vector<int> g_pids;
+}  // namespace
+
 std::vector<std::string> World::hosts() {
   constexpr int stride = MPI_MAX_PROCESSOR_NAME;
   std::vector<char> buf(static_cast<std::size_t>(blacs_dyn_size()) * stride);
@@ -56,8 +65,17 @@ std::vector<std::string> World::hosts() {
   if (fail(blacs_dyn_hosts(buf.data(), stride), err) != BLACS_DYN_OK) throw Error("hosts: " + err);
   std::vector<std::string> out;
   for (std::size_t r = 0; r * stride < buf.size(); ++r) out.emplace_back(buf.data() + r * stride);
+  const int pid = static_cast<int>(getpid());
+  std::vector<int> pids(out.size(), -1);
+  if (MPI_Allgather(&pid, 1, MPI_INT, pids.data(), 1, MPI_INT, comm()) != MPI_SUCCESS)
+    throw Error("hosts: MPI_Allgather of the pids failed");
+  g_hosts = out;
+  g_pids = std::move(pids);
   return out;
 }
+
+const std::vector<std::string>& World::known_hosts() { return g_hosts; }
+const std::vector<int>& World::known_pids() { return g_pids; }
 
 namespace {
 struct HookCall {

@@ -25,8 +25,12 @@ struct World {
   static int expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
                           const std::string& command, const std::vector<std::string>& args,
                           std::string& err);
-  // Collective: the node of every rank of the current world.
+  // Collective: the node of every rank of the current world (and, kept for
+  // known_pids(), every rank's pid).
   static std::vector<std::string> hosts();
+  // The last hosts() answer and the pids gathered with it (empty before the first call).
+  static const std::vector<std::string>& known_hosts();
+  static const std::vector<int>& known_pids();
   // Shrink to the world ranks in `keep` (in that order). `release` empty: back down the
   // stack when `keep` is exactly a lower level's processes (seed 002 §3.3.5), else a new
   // level of `keep`, whichever live processes they are. `release` given: give those nodes back whole

@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     expect(std::strstr(blacs_dyn_last_error(), "1 of 2 spawned processes (ranks 0 ") != nullptr,
            "the message names the newcomer that did not check in");
     if (blacs_dyn_rank() == 0) std::printf("detected after %.1f s\n", dt);
-    expect(dt < 20.0, "detected within bounded time");
+    expect(dt < 90.0, "detected within bounded time");  // a guard against a hang, not a speed target
   } else {
     // Schema: missing, malformed, bad values.
     expect_error(blacs_dyn_expand_schema("no_such_schema.dat"), BLACS_DYN_ERR_SCHEMA, "missing schema file");

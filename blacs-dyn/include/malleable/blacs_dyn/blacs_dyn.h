@@ -29,7 +29,7 @@ MPI_Fint blacs_dyn_world_f(void);
  * MPI_INFO_NULL. Existing ranks keep their numbers; newcomers follow. Pushes a level.
  * As with MPI_Comm_spawn, command/argv/hosts/info are read on rank 0 only; nnew must
  * agree everywhere. Rank 0 spawns (over MPI_COMM_SELF), checks in every newcomer
- * within $BLACS_DYN_JOIN_TIMEOUT seconds (default 60) and then the whole world merges. */
+ * within $BLACS_DYN_JOIN_TIMEOUT seconds (default 180) and then the whole world merges. */
 int blacs_dyn_expand(int nnew, const char* command, char* const argv[], const char* hosts,
                 MPI_Info info);
 /* blacs_dyn_expand with the arguments as one string, split like a shell would split words
