@@ -39,10 +39,10 @@ for pl in global local1 local2 optimal; do
 done
 python3 - <<'PY'
 import json
-print("   placement   moved MB   redistribution ms   spawn ms   total resize ms")
+print("   placement  moved MiB   redistribution ms   spawn ms   total resize ms")
 for pl in ["global", "local1", "local2", "optimal"]:
     r = json.load(open(f"placement_{pl}.json"))["resizes"][0]
-    print(f"   {pl:9s} {r['bytes_moved']/1e6:10.2f} {r['t_redist_s']*1e3:19.1f} {r['t_spawn_s']*1e3:10.1f} {r['t_total_s']*1e3:17.1f}")
+    print(f"   {pl:9s} {r['bytes_moved']/2**20:10.2f} {r['t_redist_s']*1e3:19.1f} {r['t_spawn_s']*1e3:10.1f} {r['t_total_s']*1e3:17.1f}")
 PY
 
 echo

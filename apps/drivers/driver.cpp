@@ -347,7 +347,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       info.redistributor = s.mover_name();
       info.check = c.message;
       info.check_ok = c.ok;
-      info.cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+      info.cores = resize::host_cores();
       info.command_line.assign(argv, argv + argc);
       info.n = o.n;
       info.nb = o.nb;

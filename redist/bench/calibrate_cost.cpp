@@ -4,7 +4,7 @@
 //
 //   mpiexec --oversubscribe --bind-to none -n 9 malleable-calibrate [--out path] [--reps 7]
 //
-// Default file: $MALLEABLE_COST_MODEL, else $XDG_CACHE_HOME/malleable/cost_model.json,
+// Default file: $REDIST_COST_MODEL, else $XDG_CACHE_HOME/malleable/cost_model.json,
 // else ~/.cache/malleable/cost_model.json. Run it with as many ranks as the largest grid
 // you resize to fit (9 here: 1x2->2x2 and 2x2->3x3 are measured) — well under a minute.
 #include <mpi.h>

@@ -136,7 +136,7 @@ int main(int argc, char** argv) {
         std::printf("# %d MPI ranks; cost model: %s; %s of %d interleaved runs per case\n", world, source.c_str(),
                     stat.c_str(), reps);
         std::printf("%6s %8s %7s %-12s %9s %6s %6s %11s %11s %8s %6s %15s\n", "N", "change", "place", "schedule",
-                    "moved_MB", "steps", "msgs", "predicted_s", "measured_s", "error", "iqr", "min..max_s");
+                    "moved_MiB", "steps", "msgs", "predicted_s", "measured_s", "error", "iqr", "min..max_s");
       }
       for (std::size_t i = 0; i < cases.size(); ++i) {
         const auto& c = cases[i];
@@ -150,7 +150,7 @@ int main(int argc, char** argv) {
         if (wrank == 0) {
           std::printf("%6lld %8s %7s %-12s %9.1f %6d %6lld %11.5f %11.5f %+7.1f%% %5.1f%% %7.4f..%.4f\n",
                       static_cast<long long>(c.n), change_of[i].c_str(), c.placement.c_str(), to_string(c.schedule),
-                      static_cast<double>(plan.stats.elements_moved) * 8e-6, static_cast<int>(plan.steps.size()),
+                      static_cast<double>(plan.stats.elements_moved) * 8 / 1048576.0, static_cast<int>(plan.steps.size()),
                       static_cast<long long>(plan.stats.messages), pred.total_s, measured, 100 * err, 100 * spread,
                       lo, hi);
           results.push_back({{"n", c.n}, {"change", change_of[i]}, {"placement", c.placement},

@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
   nlohmann::json results = nlohmann::json::array();
   if (wrank == 0)
     std::printf("%6s %8s %7s %-14s %9s %9s %8s %9s %9s %8s %6s %6s %8s\n", "N", "change", "place", "schedule",
-                "time_s", "gemr2d_s", "speedup", "moved_MB", "floor_s", "x_floor", "steps", "msgs", "plan_ms");
+                "time_s", "gemr2d_s", "speedup", "moved_MiB", "floor_s", "x_floor", "steps", "msgs", "plan_ms");
 
   for (const auto& change : changes) {
     const auto colon = change.find(':');
@@ -246,7 +246,7 @@ int main(int argc, char** argv) {
           if (me == 0) {
             std::printf("%6lld %8s %7s %-14s %9.5f %9.5f %8.2f %9.1f %9.5f %8.2f %6d %6lld %8.3f%s\n",
                         static_cast<long long>(N), change.c_str(), place.c_str(), label.c_str(), t, t_ref, t_ref / t,
-                        moved_bytes / 1e6, floor_s, t / floor_s, v.plan.stats.steps,
+                        moved_bytes / 1048576.0, floor_s, t / floor_s, v.plan.stats.steps,
                         static_cast<long long>(v.plan.stats.messages), v.plan_s * 1e3,
                         v.identical ? "" : "  MISMATCH vs PDGEMR2D");
             std::fflush(stdout);

@@ -17,14 +17,14 @@ def main(path):
             cases.setdefault((x["n"], x["change"], x["placement"]), {})[x["schedule"]] = x
     order = {c: i for i, c in enumerate(sorted({k[1] for k in cases}))}
     scheds = ["caterpillar", "circulant", "matching", "allatonce"]
-    print("| N | change | placement | moved MB | PDGEMR2D s | " + " | ".join(scheds) +
+    print("| N | change | placement | moved MiB | PDGEMR2D s | " + " | ".join(scheds) +
           " | default vs PDGEMR2D | default / floor |")
     print("|---" * (7 + len(scheds)) + "|")
     for k in sorted(cases, key=lambda k: (order[k[1]], k[0], k[2])):
         c = cases[k]
         d = c.get("allatonce") or next(iter(c.values()))
         times = " | ".join(f"{c[s]['time_s']:.4f}" if s in c else "-" for s in scheds)
-        print(f"| {k[0]} | {k[1].replace(':', ' -> ')} | {k[2]} | {d['moved_bytes'] / 1e6:.0f} | "
+        print(f"| {k[0]} | {k[1].replace(':', ' -> ')} | {k[2]} | {d['moved_bytes'] / 2**20:.0f} | "
               f"{d['pdgemr2d_s']:.4f} | {times} | {d['pdgemr2d_s'] / d['time_s']:.2f}x | "
               f"{d['time_s'] / d['floor_s']:.2f}x |")
     # Seed 002 Tables 4.4-4.6: caterpillar and matching side by side, per process.

@@ -344,7 +344,7 @@ CostParams load_cost_params(const std::string& path) {
 }
 
 std::string default_cost_model_path() {
-  if (const char* e = std::getenv("MALLEABLE_COST_MODEL"); e && *e) return e;
+  if (const char* e = std::getenv("REDIST_COST_MODEL"); e && *e) return e;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/malleable/cost_model.json";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/malleable/cost_model.json";
   return "cost_model.json";

@@ -18,10 +18,10 @@
 # --no-cgroup: skip part 2 (needs root and a cgroup v1 cpu controller at /sys/fs/cgroup/cpu).
 # The resize history is kept in memory per run (MALLEABLE_RESIZE_HISTORY=""), so that runs
 # do not learn from each other or from earlier runs on the machine; a calibrated cost model
-# (malleable-calibrate, $MALLEABLE_COST_MODEL) is used if present and recorded as such.
+# (malleable-calibrate, $REDIST_COST_MODEL) is used if present and recorded as such.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${MALL_BUILD_DIR:-}
+build=${MALLEABLE_BUILD_DIR:-}
 out=$here/docs/data/adaptive
 img=$here/docs/img/adaptive_load.png
 quick=0 reps=3 cgroup=1 keep=
@@ -88,7 +88,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 start=$(date +%s)
-cost_model=${MALLEABLE_COST_MODEL:-${XDG_CACHE_HOME:-$HOME/.cache}/malleable/cost_model.json}
+cost_model=${REDIST_COST_MODEL:-${XDG_CACHE_HOME:-$HOME/.cache}/malleable/cost_model.json}
 {
   echo "{"
   echo "  \"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\","

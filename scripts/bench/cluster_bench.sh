@@ -16,7 +16,7 @@
 # cluster); leaves no namespace or process behind.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${MALL_BUILD_DIR:-$here/build}
+build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=$here/docs/data/cluster
 quick=0
 while (($#)); do

@@ -81,8 +81,8 @@ def analyse(cases):
                 slowest = max(range(len(split["total_s"])), key=lambda i: split["total_s"][i])
                 wait = split["wait_s"][slowest] / split["total_s"][slowest] if split["total_s"][slowest] > 0 else None
             rows.append(dict(case=name, nodes=d.get("nodes", 1), placement=c["placement"],
-                             moved=c["bytes_moved"] / 1e6, inter=c.get("bytes_inter_node", 0) / 1e6,
-                             link=c.get("max_link_bytes", 0) / 1e6, bound=c.get("link_bound_s", 0.0),
+                             moved=c["bytes_moved"] / 2**20, inter=c.get("bytes_inter_node", 0) / 2**20,
+                             link=c.get("max_link_bytes", 0) / 2**20, bound=c.get("link_bound_s", 0.0),
                              default=r["allatonce"]["best_s"], pdgemr2d=r["pdgemr2d"]["best_s"],
                              best=r[best_name]["best_s"], best_name=best_name,
                              caterpillar=r.get("caterpillar", {}).get("best_s"),
@@ -142,7 +142,7 @@ def render(data, heading="##"):
             if not rs:
                 continue
             w(f"**{CASE_TITLES.get(name, name)}**\n")
-            w("| placement | moved MB | between nodes MB | busiest link MB | link bound s | default s (x bound) | PDGEMR2D s (x bound) | PDGEMR2D / default |")
+            w("| placement | moved MiB | between nodes MiB | busiest link MiB | link bound s | default s (x bound) | PDGEMR2D s (x bound) | PDGEMR2D / default |")
             w("|---|---|---|---|---|---|---|---|")
             for r in rs:
                 w(f"| {r['placement']} | {r['moved']:.1f} | {r['inter']:.1f} | {r['link']:.1f} | {r['bound']:.3f} | "
@@ -199,7 +199,7 @@ def render(data, heading="##"):
     single = [r for r in rows if r["nodes"] == 1 and r["floor"] > 0]
     if single:
         w(f"{heading}# The same redistribution on one node, beside the memcpy floor\n")
-        w("| placement | moved MB | memcpy floor s | default s | default / floor |")
+        w("| placement | moved MiB | memcpy floor s | default s | default / floor |")
         w("|---|---|---|---|---|")
         for r in single:
             w(f"| {r['placement']} | {r['moved']:.1f} | {r['floor']:.3f} | {r['default']:.3f} | {r['default'] / r['floor']:.2f} |")

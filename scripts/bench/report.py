@@ -322,7 +322,7 @@ class Report:
                f"Sizes are scaled from the thesis's 12000-24000 to what {self.ncpu} oversubscribed cores allow; "
                "compare ratios, not absolute seconds.", "")
         scheds = ["caterpillar", "circulant", "matching", "allatonce", "default", "pdgemr2d"]
-        hdr = ["N", "P1->P2", "placement", "MB moved", "msgs"] + scheds + ["memcpy floor", "PDGEMR2D / default"]
+        hdr = ["N", "P1->P2", "placement", "MiB moved", "msgs"] + scheds + ["memcpy floor", "PDGEMR2D / default"]
         rows = []
         summary = []
         speedups = []
@@ -338,7 +338,7 @@ class Report:
                 sp = t["pdgemr2d"] / t["default"] if t.get("default") and t.get("pdgemr2d") else None
                 if sp:
                     speedups.append(sp)
-                rows.append([d["n"], f"{p1}->{p2}", c["placement"], f"{c['bytes_moved'] / 1e6:.1f}", c["messages"]]
+                rows.append([d["n"], f"{p1}->{p2}", c["placement"], f"{c['bytes_moved'] / 2**20:.1f}", c["messages"]]
                             + [fmt(t.get(s), 3) for s in scheds] + [fmt(c["memcpy_floor_s"], 4), fmt(sp, 2)])
             if "local1" in by and "local2" in by:
                 self.check(f"redist N={d['n']} {p1}->{p2}: Local2 moves less data than Local1",
@@ -591,7 +591,7 @@ class Report:
                     pl_ = math.ceil(rl["t_redist_s"] / (tp1 - tp2)) if tp1 > tp2 else None
                     cg, cl = math.ceil(rg["t_redist_s"] / tp2), math.ceil(rl["t_redist_s"] / tp2)
                     imp_p = pct_imp(pg, pl_) if (pg and pl_ and pg > 0 and pl_ > 0) else None
-                    rows.append([n, ch, f"{rg['bytes_moved'] / 1e6:.1f} / {rl['bytes_moved'] / 1e6:.1f}",
+                    rows.append([n, ch, f"{rg['bytes_moved'] / 2**20:.1f} / {rl['bytes_moved'] / 2**20:.1f}",
                                  f"{1e3 * rg['t_redist_s']:.1f} / {1e3 * rl['t_redist_s']:.1f}",
                                  f"{1e3 * rg['t_total_s']:.0f} / {1e3 * rl['t_total_s']:.0f} (spawn {1e3 * rg['t_spawn_s']:.0f} / {1e3 * rl['t_spawn_s']:.0f})",
                                  f"{1e3 * segs_g[rg['from']]['tp_dedicated_s']:.2f} -> {1e3 * segs_g[rg['to']]['tp_dedicated_s']:.2f} ; "
@@ -606,7 +606,7 @@ class Report:
                     plot_rows.setdefault((app, n), []).append((k, ch, pg, pl_))
                     stats.setdefault(app, []).append((rg["bytes_moved"], rl["bytes_moved"], rg["t_redist_s"],
                                                       rl["t_redist_s"], pg, pl_, cg, cl))
-            hdr = ["N", "expansion", "MB moved G / L", "t_redist G / L (ms)", "whole resize G / L (ms)",
+            hdr = ["N", "expansion", "MiB moved G / L", "t_redist G / L (ms)", "whole resize G / L (ms)",
                    "t_p dedicated (ms): G run ; L run", "t_p wall (ms, G run)", "payoff G / L (dedicated)",
                    "%imp payoff", "resize cost G / L", "thesis expansion", "thesis payoff G / L (21k ; 42k)",
                    "thesis cost G / L (21k ; 42k)"]

@@ -5,7 +5,7 @@
 #   scripts/bench/reproduce.sh [--quick] [--build-dir DIR] [--out DIR] [--no-build]
 #
 #   --quick       small sizes, a few minutes (the ctest test reproduce_quick runs this)
-#   --build-dir   build tree with the programs (default $MALL_BUILD_DIR, else build/;
+#   --build-dir   build tree with the programs (default $MALLEABLE_BUILD_DIR, else build/;
 #                 scripts/setup.sh is run first if it does not exist)
 #   --out DIR     where results.md and img/ go (default docs/); raw logs and JSON go to
 #                 DIR/raw, or to BUILD/reproduce-raw when DIR is docs/
@@ -25,7 +25,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 INVOCATION="scripts/bench/reproduce.sh $*"
 MODE=full
-BUILD=${MALL_BUILD_DIR:-$ROOT/build}
+BUILD=${MALLEABLE_BUILD_DIR:-$ROOT/build}
 OUT=$ROOT/docs
 DO_BUILD=1
 CLUSTER=0
@@ -250,8 +250,8 @@ done
 if ((CLUSTER)); then
   q=()
   [[ $MODE != full ]] && q=(--quick)
-  MALL_BUILD_DIR=$BUILD "$ROOT/scripts/bench/cluster_bench.sh" "${q[@]}" --out "$OUT/data/cluster" || FAILED+=(cluster_bench)
-  MALL_BUILD_DIR=$BUILD "$ROOT/scripts/bench/slurm_bench.sh" "${q[@]}" --out "$OUT/data/slurm" || FAILED+=(slurm_bench)
+  MALLEABLE_BUILD_DIR=$BUILD "$ROOT/scripts/bench/cluster_bench.sh" "${q[@]}" --out "$OUT/data/cluster" || FAILED+=(cluster_bench)
+  MALLEABLE_BUILD_DIR=$BUILD "$ROOT/scripts/bench/slurm_bench.sh" "${q[@]}" --out "$OUT/data/slurm" || FAILED+=(slurm_bench)
   python3 "$ROOT/scripts/bench/slurm_report.py" --data "$OUT/data/slurm" --plot "$OUT/img/slurm_timeline.png" >/dev/null ||
     FAILED+=(slurm_plot)
 fi
@@ -266,7 +266,7 @@ data_dir=$ROOT/docs/data
 ((CLUSTER)) && data_dir=$OUT/data
 python3 "$ROOT/scripts/bench/report.py" --raw "$RAW" --out "$OUT" --mode "$MODE" --data "$data_dir" \
   --seconds $((T_END - T_START)) --root "$ROOT" --build "$BUILD" \
-  --invocation "${MALL_BUILD_DIR:+MALL_BUILD_DIR=$MALL_BUILD_DIR }${REPRO_SPAWN:+REPRO_SPAWN=$REPRO_SPAWN }$INVOCATION" || rc=$?
+  --invocation "${MALLEABLE_BUILD_DIR:+MALLEABLE_BUILD_DIR=$MALLEABLE_BUILD_DIR }${REPRO_SPAWN:+REPRO_SPAWN=$REPRO_SPAWN }$INVOCATION" || rc=$?
 echo "reproduce: raw logs and JSON in $RAW"
 if [[ ${#FAILED[@]} -gt 0 ]]; then
   echo "reproduce: FAILED runs: ${FAILED[*]}" >&2

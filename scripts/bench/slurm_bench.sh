@@ -10,7 +10,7 @@
 # --quick: N = 800, 120 iterations (about 2 minutes). Needs root; leaves nothing behind.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${MALL_BUILD_DIR:-$here/build}
+build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=$here/docs/data/slurm
 n=1600 iters=200 quick=0
 while (($#)); do

@@ -17,7 +17,7 @@
 # and both result checks passed.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${MALL_BUILD_DIR:-$here/build}
+build=${MALLEABLE_BUILD_DIR:-$here/build}
 out="" mode=malleable n=1600 iters=200 rigid_iters=20 submit_after=5 deadline=900 stop_when_regrown=0
 while (($#)); do
   case $1 in

@@ -37,8 +37,8 @@ predicted() {  # the resizes' cost-model predictions, one per line ("None": none
 
 model "$work/m1.json" 1
 model "$work/m2.json" 2
-MALLEABLE_COST_MODEL=$work/m1.json run "$work/r1.json" >"$work/r1.log" 2>&1 || fail "the run with a cost model failed"
-MALLEABLE_COST_MODEL=$work/m2.json run "$work/r2.json" >"$work/r2.log" 2>&1 || fail "the run with the doubled model failed"
+REDIST_COST_MODEL=$work/m1.json run "$work/r1.json" >"$work/r1.log" 2>&1 || fail "the run with a cost model failed"
+REDIST_COST_MODEL=$work/m2.json run "$work/r2.json" >"$work/r2.log" 2>&1 || fail "the run with the doubled model failed"
 python3 - "$work/r1.json" "$work/r2.json" <<'PY' || fail "predictions with a model"
 import json, sys
 a = json.load(open(sys.argv[1]))["resizes"]
@@ -52,15 +52,15 @@ for x, y in zip(a, b):
           f"measured {1e3 * x['t_redist_s']:.1f} ms, predicted {1e3 * p:.1f} ms")
 PY
 
-MALLEABLE_COST_MODEL=$work/none.json run "$work/r3.json" >/dev/null 2>&1 || fail "the run without a model failed"
+REDIST_COST_MODEL=$work/none.json run "$work/r3.json" >/dev/null 2>&1 || fail "the run without a model failed"
 [[ $(predicted "$work/r3.json" | sort -u) == None ]] || fail "a prediction without a cost model file"
 
 echo '{"format": "malleable-redist-cost-model", "version": 1}' >"$work/bad.json"
-MALLEABLE_COST_MODEL=$work/bad.json run "$work/r4.json" >"$work/r4.log" 2>&1 || fail "the run with a malformed model failed"
+REDIST_COST_MODEL=$work/bad.json run "$work/r4.json" >"$work/r4.log" 2>&1 || fail "the run with a malformed model failed"
 grep -q "the cost model $work/bad.json is not used" "$work/r4.log" || fail "a malformed model file is not reported"
 [[ $(predicted "$work/r4.json" | sort -u) == None ]] || fail "a prediction from a malformed model"
 
-MALLEABLE_COST_MODEL=$work/m1.json run "$work/r5.json" -r pdgemr2d >/dev/null 2>&1 || fail "the PDGEMR2D run failed"
+REDIST_COST_MODEL=$work/m1.json run "$work/r5.json" -r pdgemr2d >/dev/null 2>&1 || fail "the PDGEMR2D run failed"
 [[ $(predicted "$work/r5.json" | sort -u) == None ]] || fail "a redist prediction for the PDGEMR2D mover"
 
 ((fails == 0)) && echo "PASS" || exit 1

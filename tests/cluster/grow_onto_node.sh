@@ -30,7 +30,7 @@ print("ranks per node after the expansion:", {h: [i for i, x in enumerate(hosts)
 assert hosts == ["node1"] * 4 + ["node2"] * 5, hosts
 assert r[0]["to"] == {"rows": 3, "cols": 3} and r[0]["bytes_inter_node"] > 0, r[0]
 print(f"expansion 2x2 -> 3x3 onto node2: total {r[0]['t_total_s']*1e3:.0f} ms (spawn {r[0]['t_spawn_s']*1e3:.0f} ms),"
-      f" {r[0]['bytes_inter_node']/1e6:.2f} MB between nodes, {r[0]['bytes_intra_node']/1e6:.2f} MB within")
+      f" {r[0]['bytes_inter_node']/2**20:.2f} MiB between nodes, {r[0]['bytes_intra_node']/2**20:.2f} MiB within")
 PY
 rm -rf "$work"
 echo "PASS"

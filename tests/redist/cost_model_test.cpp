@@ -338,9 +338,9 @@ TEST(redistCostModel, RefusesPlansWithoutSizesAndShortNodeMaps) {
 }
 
 TEST(redistCostModel, DefaultPathFollowsEnvironment) {
-  ::setenv("MALLEABLE_COST_MODEL", "/tmp/explicit.json", 1);
+  ::setenv("REDIST_COST_MODEL", "/tmp/explicit.json", 1);
   EXPECT_EQ(redist::default_cost_model_path(), "/tmp/explicit.json");
-  ::unsetenv("MALLEABLE_COST_MODEL");
+  ::unsetenv("REDIST_COST_MODEL");
   ::setenv("XDG_CACHE_HOME", "/tmp/xdg", 1);
   EXPECT_EQ(redist::default_cost_model_path(), "/tmp/xdg/malleable/cost_model.json");
   ::unsetenv("XDG_CACHE_HOME");

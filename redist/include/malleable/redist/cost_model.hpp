@@ -150,7 +150,7 @@ std::string calibration_of(const std::string& text);
 void save_cost_params(const CostParams& p, const std::string& path, const std::string& calibration_json = "");
 CostParams load_cost_params(const std::string& path);
 
-// Where the calibrated parameters live: $MALLEABLE_COST_MODEL if set, else
+// Where the calibrated parameters live: $REDIST_COST_MODEL if set, else
 // $XDG_CACHE_HOME/malleable/cost_model.json, else $HOME/.cache/malleable/cost_model.json.
 std::string default_cost_model_path();
 
