@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 run() {  # run <history file> <json out>
-  MALLEABLE_RESIZE_HISTORY=$1 "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 240 --nb 16 -i 5 \
+  RESIZE_HISTORY=$1 "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 240 --nb 16 -i 5 \
     -p scripted -s 1:expand:2x3:local2,2:shrink:2x2,3:expand:2x3:local2,4:shrink:2x2 -q --json "$2"
 }
 run "$work/h.json" "$work/r1.json" >"$work/r1.log" 2>&1 || fail "the first run failed"

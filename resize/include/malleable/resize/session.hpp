@@ -54,9 +54,9 @@ struct SessionOptions {
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
-  // Keep resize times across runs in default_resize_history_path() (issue 13 §2), so
-  // spawn and exit times are predicted from the first resize of a run on. An empty
-  // $MALLEABLE_RESIZE_HISTORY turns it off too.
+  // Keep resize times across runs in this application's history file (issue 13 §2,
+  // resize_history_location in predict.hpp), so spawn and exit times are predicted from
+  // the first resize of a run on. RESIZE_HISTORY=off turns it off too.
   bool persist_history = true;
 };
 
