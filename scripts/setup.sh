@@ -12,6 +12,8 @@ packages=(g++ gfortran make cmake pkg-config python3
   libgtest-dev nlohmann-json3-dev libcli11-dev gnuplot-nox
   # Debian's ScaLAPACK testers, run with blacs-dyn preloaded (test blacs_dyn.stock_testers_preloaded)
   scalapack-mpi-test
+  # Debian packages of malleable (cpack, test install.deb_packages): dpkg-shlibdeps, file
+  dpkg-dev file
   # the emulated cluster and its Slurm (scripts/cluster.sh, tests labelled cluster)
   iproute2 util-linux bc slurmctld slurmd slurm-client munge)
 
