@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every dependency comes from a Debian 12 package; a missing one stops configuration
 # with the package name to install (scripts/setup.sh installs them all).
 include(FindPackageHandleStandardArgs)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the CMake package (find_package(malleable)) and the pkg-config files
 # malleable.pc (C and C++) and malleable-fortran.pc (adds the Fortran module libraries).
 include(CMakePackageConfigHelpers)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mall_add_library(<name> SOURCES ... [PUBLIC_LIBS ...] [PRIVATE_LIBS ...] [OUTPUT name])
 # One library of the project: shared, include/ public, warnings on, exported as
 # malleable::<name>, installed as libmalleable_<name> with its headers and listed in the

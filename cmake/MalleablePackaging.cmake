@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Debian packages with CPack (`cpack -G DEB` in the build tree; test install.deb_packages):
 #   libmalleable0     component runtime: the shared libraries
 #   libmalleable-dev  component dev: headers, .so links, CMake package, pkg-config files,

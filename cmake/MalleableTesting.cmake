@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Test helpers. Labels: unit (pure, no MPI), mpi, fortran, bench (not in the default run).
 # Every MPI test runs under `mpiexec --oversubscribe` with a timeout, so a hang fails.
 include(GoogleTest)

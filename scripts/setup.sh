@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Idempotent set-up: installs the missing Debian packages (apt-get update once, only when
 # something is missing), configures and builds into build/ (Release, -Wall -Wextra).
 # Environment: BUILD_DIR (default build), MALL_SANITIZE=1 for the ASan+UBSan build

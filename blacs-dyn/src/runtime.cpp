@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI execution of expansions (seed 002 §3.3.3-3.3.4), shrinks (§3.3.5), parking and the
 // final release. Protocol overview: docs/blacs-dyn.md, "How it works".
 #include "runtime.hpp"

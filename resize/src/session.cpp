@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The resize session's MPI shell (seed 002 §3.1 remap points, §3.3 expand/shrink,
 // seed 003 cost breakdown): construction, registration, iterations and remap points.
 // Decisions come from the pure core; the phases of a resize are in session_*.cpp:

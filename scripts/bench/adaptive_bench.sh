@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 13 §1 and §3 measured on this machine, seed 004's comparison "dedicated / not
 # adapted / adapted" (and seed 000's "drop the node that slows the job"), with the
 # heterogeneous Life driver and measured powers:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Where the resize history lives (issue 18 §1; docs/apps.md "Where the resize history
 # lives"), with a driver that resizes once (a shrink: no spawn):
 #   - by default one file per application under $XDG_CACHE_HOME/malleable/history/,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Spawn/exit and other resize times predicted from the history of earlier resizes
 # (issue 13 §2; resize/predict.hpp ResizeHistory), recorded beside the measured ones:
 #   - a first run with an empty history predicts nothing for its first expansion and

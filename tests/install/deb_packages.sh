@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The Debian packages (cmake/MalleablePackaging.cmake): cpack builds libmalleable0,
 # libmalleable-dev and malleable-tools from the build tree; each carries the Debian
 # dependencies its files need (dpkg-deb -I); together they hold exactly what

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the build tree into a scratch prefix, then builds programs against it from
 # outside the source tree as users do, and runs each under MPI with no LD_LIBRARY_PATH
 # and no run path of their own:

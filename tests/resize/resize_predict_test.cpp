@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Measure, predict, decide (predict.hpp): per-process speed, resize times from history,
 // payoff prediction and seed 004's rule.
 #include "malleable/resize/predict.hpp"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An unmodified ScaLAPACK program in C (it knows nothing of malleable), for the README's
  * link lines and the documented LD_PRELOAD commands: PDGEMM C = A * B on a 2 x (P/2)
  * grid, then C moved onto a 1 x P grid with PDGEMR2D, both checked against the serial

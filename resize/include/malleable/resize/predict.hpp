@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Measure, predict, decide (issue 13; seeds 000, 001, 003, 004). Pure, no MPI: the session
 // feeds measurements in and policies read predictions out.
 //

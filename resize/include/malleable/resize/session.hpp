@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The resize session: the thin MPI shell around the pure core. At each remap point of
 // an iterative SPMD application one collective call (Session::remap_point) asks the
 // policy (world rank 0 decides, everyone follows), picks grid and placement, expands
