@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Every dependency comes from a Debian 12 package; a missing one stops configuration
 # with the package name to install (scripts/setup.sh installs them all).
 include(FindPackageHandleStandardArgs)
@@ -32,12 +33,12 @@ mall_require(MALL_LAPACKE_INCLUDE_DIR "lapacke.h" "liblapacke-dev")
 find_path(MALL_CBLAS_INCLUDE_DIR NAMES cblas.h PATH_SUFFIXES openblas x86_64-linux-gnu/openblas-pthread)
 mall_require(MALL_CBLAS_INCLUDE_DIR "cblas.h" "libopenblas-dev")
 
-# MPI in the exported interfaces is `mall::mpi`, which the installed package config defines
-# from the languages the consumer enabled (a C++-only project must not need MPI's Fortran
-# bindings). Inside this build each library names the MPI component it is written in;
-# MALL_MPI_<lang> says "that component here, mall::mpi once installed".
+# Inside this build each library names the MPI component it is written in; the exported
+# targets name no dependency: the installed package config attaches MPI (for the
+# languages the consumer enabled: a C++-only project must not need MPI's Fortran
+# bindings), ScaLAPACK and OpenBLAS to them, so consumers see only malleable:: targets.
 foreach(_lang C CXX Fortran)
-  set(MALL_MPI_${_lang} "$<BUILD_INTERFACE:MPI::MPI_${_lang}>;$<INSTALL_INTERFACE:mall::mpi>")
+  set(MALL_MPI_${_lang} "$<BUILD_INTERFACE:MPI::MPI_${_lang}>")
 endforeach()
 
 if(NOT TARGET mall::scalapack)

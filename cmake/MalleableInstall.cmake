@@ -1,8 +1,9 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the CMake package (find_package(malleable)) and the pkg-config files
 # malleable.pc (C and C++) and malleable-fortran.pc (adds the Fortran module libraries).
 include(CMakePackageConfigHelpers)
 set(MALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/malleable)
-install(EXPORT malleableTargets NAMESPACE malleable:: DESTINATION ${MALL_CMAKE_DIR})
+install(EXPORT malleableTargets NAMESPACE malleable:: DESTINATION ${MALL_CMAKE_DIR} COMPONENT dev)
 configure_package_config_file(cmake/malleableConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake INSTALL_DESTINATION ${MALL_CMAKE_DIR}
   PATH_VARS MALL_FORTRAN_MODDIR)
@@ -10,7 +11,7 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVers
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersion.cmake
-        DESTINATION ${MALL_CMAKE_DIR})
+        DESTINATION ${MALL_CMAKE_DIR} COMPONENT dev)
 
 get_property(MALL_PC_LIBS GLOBAL PROPERTY MALL_PC_LIBS)
 # blacs-dyn first: its BLACS entry points must come ahead of ScaLAPACK's.
@@ -26,5 +27,27 @@ file(RELATIVE_PATH MALL_PC_UP "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" MALL_PC_UP "${MALL_PC_UP}")
 foreach(_pc malleable malleable-fortran)
   configure_file(cmake/${_pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${_pc}.pc @ONLY)
-  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${_pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${_pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+          COMPONENT dev)
 endforeach()
+
+# bin/malleable-config: full paths for LD_PRELOAD, flags, version and MPI, with the prefix
+# found relative to the script (relocatable like the .pc files).
+file(RELATIVE_PATH MALL_CONFIG_UP "/${CMAKE_INSTALL_BINDIR}" "/")
+string(REGEX REPLACE "/$" "" MALL_CONFIG_UP "${MALL_CONFIG_UP}")
+if(NOT MALL_CONFIG_UP)
+  set(MALL_CONFIG_UP ".")
+endif()
+# Which MPI: the launcher says it (mpiexec --version: "mpiexec (OpenRTE) 4.1.4" for Open MPI,
+# "HYDRA build details: Version: 4.0.2" for MPICH).
+set(MALL_CONFIG_MPI "unknown")
+execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mall_mpiexec_version
+                ERROR_VARIABLE _mall_mpiexec_version RESULT_VARIABLE _rc TIMEOUT 20)
+if(_mall_mpiexec_version MATCHES "(OpenRTE|Open MPI)\\)?[ \t]*([0-9][0-9.]*)")
+  set(MALL_CONFIG_MPI "openmpi ${CMAKE_MATCH_2}")
+elseif(_mall_mpiexec_version MATCHES "HYDRA.*Version:[ \t]*([0-9][0-9.a-z]*)")
+  set(MALL_CONFIG_MPI "mpich ${CMAKE_MATCH_1}")
+endif()
+configure_file(cmake/malleable-config.in ${CMAKE_CURRENT_BINARY_DIR}/malleable-config @ONLY)
+install(PROGRAMS ${CMAKE_CURRENT_BINARY_DIR}/malleable-config DESTINATION ${CMAKE_INSTALL_BINDIR}
+        COMPONENT tools)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # mall_add_library(<name> SOURCES ... [PUBLIC_LIBS ...] [PRIVATE_LIBS ...] [OUTPUT name])
 # One library of the project: shared, include/ public, warnings on, exported as
 # malleable::<name>, installed as libmalleable_<name> with its headers and listed in the
@@ -19,14 +20,21 @@ function(mall_add_library name)
     $<BUILD_INTERFACE:${CMAKE_Fortran_MODULE_DIRECTORY}>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>
     $<INSTALL_INTERFACE:${MALL_FORTRAN_MODDIR}>)
+  # The project's helper targets (mall::scalapack, ...) stay inside the build; the
+  # installed package config gives consumers what they stand for.
+  list(TRANSFORM A_PUBLIC_LIBS REPLACE "^(mall::.*)$" "$<BUILD_INTERFACE:\\1>")
   target_link_libraries(${name} PUBLIC ${A_PUBLIC_LIBS}
                         PRIVATE ${A_PRIVATE_LIBS} $<BUILD_INTERFACE:mall_build_flags>)
+  # Components (cmake/MalleablePackaging.cmake): runtime -> libmalleable0, dev ->
+  # libmalleable-dev (headers, the .so links, CMake and pkg-config files), tools ->
+  # malleable-tools.
   install(TARGETS ${name} EXPORT malleableTargets
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include)
-    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+            COMPONENT dev)
   endif()
   if(name MATCHES "_fortran$")
     set_property(GLOBAL APPEND PROPERTY MALL_PC_FORTRAN_LIBS -l${A_OUTPUT})
@@ -42,9 +50,9 @@ endfunction()
 # sources (the full signatures a Fortran user reads).
 function(mall_install_fortran_modules)
   install(DIRECTORY ${CMAKE_Fortran_MODULE_DIRECTORY}/ DESTINATION ${MALL_FORTRAN_MODDIR}
-          FILES_MATCHING PATTERN "*.mod")
+          COMPONENT dev FILES_MATCHING PATTERN "*.mod")
   file(GLOB _sources ${CMAKE_CURRENT_SOURCE_DIR}/fortran/*.f90)
-  install(FILES ${_sources} DESTINATION ${MALL_FORTRAN_MODDIR})
+  install(FILES ${_sources} DESTINATION ${MALL_FORTRAN_MODDIR} COMPONENT dev)
 endfunction()
 
 # mall_install_program(<target> DESTINATION <dir relative to the prefix>)
@@ -53,5 +61,5 @@ function(mall_install_program target)
   cmake_parse_arguments(A "" "DESTINATION" "" ${ARGN})
   file(RELATIVE_PATH _rel "/${A_DESTINATION}" "/${CMAKE_INSTALL_LIBDIR}")
   set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/${_rel}")
-  install(TARGETS ${target} RUNTIME DESTINATION ${A_DESTINATION})
+  install(TARGETS ${target} RUNTIME DESTINATION ${A_DESTINATION} COMPONENT tools)
 endfunction()

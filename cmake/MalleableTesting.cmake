@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Test helpers. Labels: unit (pure, no MPI), mpi, fortran, bench (not in the default run).
 # Every MPI test runs under `mpiexec --oversubscribe` with a timeout, so a hang fails.
 include(GoogleTest)
@@ -11,7 +12,7 @@ set(MALL_MPI_TEST_ENV
   OMPI_MCA_mpi_yield_when_idle=1
   OMPI_MCA_btl_vader_single_copy_mechanism=none
   # the sessions' resize history (issue 13 §2) stays in the build tree, not the user's cache
-  MALLEABLE_RESIZE_HISTORY=${CMAKE_BINARY_DIR}/test-resize-history.json)
+  RESIZE_HISTORY=${CMAKE_BINARY_DIR}/test-resize-history.json)
 set(MALL_MPIEXEC_FLAGS --oversubscribe --bind-to none)
 
 # mall_add_unit_test(name SOURCES ... [LIBS ...] [PREFIX module.])

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Script mode (cmake -P), run at every build: writes malleable/version.h with the git
 # commit of the source tree, touching the file only when its content changes.
 # In: MALL_SOURCE_DIR, MALL_OUT, MALL_VERSION.

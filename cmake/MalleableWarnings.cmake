@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Warnings and sanitizers applied to every target of the project (not to dependencies).
 add_library(mall_build_flags INTERFACE)
 target_compile_options(mall_build_flags INTERFACE
@@ -13,4 +14,3 @@ if(MALL_SANITIZE)
   target_compile_options(mall_build_flags INTERFACE ${_san})
   target_link_options(mall_build_flags INTERFACE ${_san})
 endif()
-install(TARGETS mall_build_flags EXPORT malleableTargets)

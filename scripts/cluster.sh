@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # An emulated cluster on one Linux machine (root): N nodes node1..nodeN, each a network +
 # UTS namespace with its own hostname and an address on one bridge, each node's link
 # optionally shaped with tc (rate, latency). Open MPI reaches the nodes through

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Set-up (packages + build), then the main job: a resizable PDGEMM that starts on a 2x2
 # grid, grows to 3x3 (Local2 placement, spawned processes) at a remap point, later
 # shrinks back to 2x2, and prints its progress, the summary (iteration times per grid,

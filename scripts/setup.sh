@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Idempotent set-up: installs the missing Debian packages (apt-get update once, only when
 # something is missing), configures and builds into build/ (Release, -Wall -Wextra).
 # Environment: BUILD_DIR (default build), MALL_SANITIZE=1 for the ASan+UBSan build
@@ -14,6 +15,8 @@ packages=(g++ gfortran make cmake pkg-config python3
   libhdf5-openmpi-dev
   # Debian's ScaLAPACK testers, run with blacs-dyn preloaded (test blacs_dyn.stock_testers_preloaded)
   scalapack-mpi-test
+  # Debian packages of malleable (cpack, test install.deb_packages): dpkg-shlibdeps, file
+  dpkg-dev file
   # the emulated cluster and its Slurm (scripts/cluster.sh, tests labelled cluster)
   iproute2 util-linux bc slurmctld slurmd slurm-client munge)
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Set-up (packages + build), then the whole default test suite: unit, mpi and fortran
 # tests; benchmarks (label bench) are left out. MALL_SANITIZE=1 runs it under ASan+UBSan.
 # Extra arguments go to ctest (e.g. -L unit, -R redist).

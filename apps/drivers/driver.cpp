@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "driver.hpp"
 
 #include "malleable/resize/checkpoint.hpp"

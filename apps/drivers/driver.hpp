@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The shared frame of the resizable drivers (SLATE-tester style): command line, the
 // iteration loop with a remap point after every iteration, the live progress line,
 // the final summary table and --json/--csv output. Each driver supplies its setup,

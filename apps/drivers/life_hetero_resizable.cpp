@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Resizable heterogeneous Game of Life (seed 002 §6.3-6.4): processors of unequal power
 // (--powers, one per world rank, emulated by repeating the update base*max/power times),
 // the board in one block per process row/column sized by gridmap's SVD mapping for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Resizable PDGETRF (seed 002 §3.7.3): each iteration factors A = P L U (on a copy) and
 // solves A x = b with PDGETRS, then b <- x / ||x||_inf (inverse iteration, so every
 // iteration depends on the data carried through the resizes). Checked by the residual

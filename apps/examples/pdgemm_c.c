@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A resizable PDGEMM in plain C against the session's C API (malleable/resize/resize.h):
  * B <- s * (A * B) repeated, on a grid that a schedule grows and shrinks, checked
  * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] (starts on 2x2). */

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! A resizable PDGEMV written in Fortran against the session's Fortran module:
 ! x <- s * (A * x) repeated, s = 1/sqrt(N), on a grid that a scripted schedule grows and
 ! shrinks; checked against serial BLAS DGEMV of the same recurrence.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Emulated-power Game of Life on a heterogeneous block layout (seed 002 §6.4): process
 // (i, j) of a p x q grid holds rows_i x cols_j cells and, to emulate a processor of power
 // PP, repeats its update R/PP times per generation (the thesis used R = 1000; a fractional

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The pure (no MPI) experiments of seed 002, computed with gridmap and redist's plan:
 //   table41  - data moved by Local1 / Local2 / Global / optimal placement when r process
 //              columns join a p x p grid (§4.5, Table 4.1): exact counts from the plan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A real distributed computation that proves the tool chain: C = A*B with PDGEMM on a
 // P x Q BLACS grid, every rank checking its local block of C against a serial OpenBLAS
 // DGEMM of the same global matrices. Usage: pdgemm_smoke [N] [NB] [P] [Q]

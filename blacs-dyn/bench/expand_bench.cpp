@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Expansion and shrink latency of blacs-dyn against raw MPI_Comm_spawn +
 // MPI_Intercomm_merge, in the same run, interleaved, medians of several repetitions.
 //   mpiexec -n 4 blacs_dyn_bench [reps=5] [adds=1,5,12]

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Fortran interface to blacs-dyn (ISO_C_BINDING). The BLACS entry points themselves
 ! (blacs_setup, blacs_pinfo, blacs_get, blacs_exit, ...) need no module: they are the
 ! stock names, provided by libmalleable_blacs_dyn. This module adds the explicit API.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BLACS entry points of blacs-dyn and the glue to ScaLAPACK 2.2's BLACS internals.
 //
 // Interposition: libmalleable_blacs_dyn defines Cblacs_pinfo, blacs_pinfo_, Cblacs_setup,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The part of blacs-dyn that reaches into ScaLAPACK 2.2's BLACS internals (BI_Iam,
 // BI_Np, BI_COMM_WORLD, BI_AuxBuff, BI_Stats). Kept to one file so the version
 // assumption sits in one place; blacs-dyn/CMakeLists.txt checks the symbol sizes at

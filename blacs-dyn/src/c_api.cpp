@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C API of blacs_dyn.h: codes and blacs_dyn_last_error() over the Runtime's exceptions.
 #include <algorithm>
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Communicator-stack bookkeeping (pure), seed 002 §3.3.5.
 #include "malleable/blacs_dyn/level_stack.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // MPI execution of expansions (seed 002 §3.3.3-3.3.4), shrinks (§3.3.5), parking and the
 // final release. Protocol overview: docs/blacs-dyn.md, "How it works".
 #include "runtime.hpp"
@@ -316,6 +317,12 @@ void Runtime::ensure_init() {
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   stack_.emplace(n);
   me_ = r;
+  if (r == 0 && truthy(env_setting("VERBOSE"))) {  // the user can see it is preloaded
+    Dl_info self{};
+    dladdr(reinterpret_cast<void*>(&prepare_mpi_init), &self);
+    std::fprintf(stderr, "blacs-dyn: active (%s), world of %d processes\n",
+                 self.dli_fname ? self.dli_fname : "libmalleable_blacs_dyn", n);
+  }
   // Level 0 is MPI_COMM_WORLD itself, so a program that never expands sees exactly the
   // stock handles. Its private dup is made lazily, inside the first collective call:
   // dup'ing here would make the first BLACS call collective, which it is not.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MPI execution layer of blacs-dyn: one Runtime per process holds the level stack
 // (pure bookkeeping, level_stack.hpp), one communicator per level and the spawn links,
 // and carries out expansions, shrinks, parking and the final release. Everything here

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Schema file parsing (pure). Format: docs/blacs-dyn.md, "The schema file".
 #include "malleable/blacs_dyn/schema.hpp"
 

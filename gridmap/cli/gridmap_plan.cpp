@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // malleable-gridmap (target gridmap-plan): plan an expansion, a shrink, a heterogeneous
 // mapping or a processor selection from the command line (seed 002 chapters 4-6). A
 // readable table by default, JSON with --json (before or after the subcommand). Usage

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Fortran interface to gridmap's C API (include/malleable/gridmap/gridmap.h) via ISO_C_BINDING.
 ! Process ids and processor indices are 0-based, as in the C API (they are MPI ranks).
 ! Grids are row-major: slot (i, j) of an r x c grid is element i*c + j + 1 of the array.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C API (include/malleable/gridmap/gridmap.h): each entry point converts arguments, calls the
 // C++ planner, and maps gridmap::Error to GRIDMAP_EINVAL with the message kept per
 // thread. No exception crosses the C boundary.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Node-aware placement (pure), see nodes.hpp.
 #include "malleable/gridmap/nodes.hpp"
 

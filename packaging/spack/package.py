@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Spack recipe for malleable (copy into a Spack repository as packages/malleable/package.py).
 # Checked here by tests/release/check_spack_package.py (syntax, directives, dependency
 # names); Spack itself is not installed on the build machine (not a Debian package).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The benchmarks' command-line parsing under MPI: every rank parses the same argv.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // malleable-calibrate: measures this machine's per-event redistribution costs (ping-pong,
 // memcpy, a few small redistributions), fits the cost model's parameters
 // (cost_model.hpp) and writes them to the cache file, printing what it measured.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Calibration of the redistribution cost model: measure, then weighted least squares
 // (LAPACKE_dgels) on relative errors, re-linearising at the busiest rank/node until the
 // choice settles, with negative costs pinned to zero (a small active-set loop).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Measuring and fitting the cost model's parameters (cost_model.hpp) on this machine, the
 // MPI side of seed 001's "isolated experiments determine the cost per event" (§4): ping-pong
 // of a few sizes, memcpy, and a few small redistributions, fitted by least squares. Shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // redist_cost_bench: the cost model's predictions (cost_model.hpp) against measured
 // redistributions, over redist_bench's cases (grid expansions, Global/Local1/Local2
 // placement, every schedule, one block per process row/column). Prints predicted and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // redist benchmark (SLATE-style tester): grid expansions 2x2->3x3, 3x3->4x4, 4x4->5x5 of
 // an N x N double matrix with Global, Local1 and Local2 placement of the new processes
 // (seed 002 §4.2-§4.5), every schedule timed beside ScaLAPACK's PDGEMR2D in the same

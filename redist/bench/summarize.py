@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Markdown tables from redist_bench --json output (docs/redist.md).
 
 usage: summarize.py bench.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tables of redist_cost_bench --json output (one file per run of calibrate + bench).
 
   summarize_cost.py run1.json [run2.json ...]                      # markdown to stdout

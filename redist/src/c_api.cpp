@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // C interface (redist.h) and the BLACS bridge (blacs.hpp). Descriptors naming BLACS
 // contexts are resolved collectively into Layouts, then the C++ execution layer runs.
 #include <mpi.h>

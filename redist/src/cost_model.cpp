@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The redistribution cost model (cost_model.hpp): plan -> per-rank event counts -> time.
 // Pure; the calibration program (redist/bench/calibrate_cost.cpp) is the MPI side.
 #include "malleable/redist/cost_model.hpp"

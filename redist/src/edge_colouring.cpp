@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // König edge colouring by alternating (Kempe) paths: colour edges one by one; if the
 // colour free at the left end is busy at the right end, swap the two colours along the
 // alternating path from the right end. In a bipartite graph that path cannot return to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MPI execution layer of redist: the only file of the module's C++ core that sends
 // data. Plans come from plan.cpp (pure); this file checks arguments collectively, then
 // moves each transfer straight between the local column-major arrays.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Extended descriptor (seed 002 §3.4.4): validation, generalised numroc and index maps.
 #include "malleable/redist/layout.hpp"
 

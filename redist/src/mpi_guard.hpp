@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to redist's MPI layer (execute.cpp, c_api.cpp): communicator handles checked
 // before use, a private duplicate that returns errors instead of aborting, and the names
 // that messages give to ranks. Not installed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Communication plans and schedules (seed 002 §3.4.1-§3.4.3, §4.6.2, §7.2.1). Pure C++.
 //
 // A 2-D block layout is the product of a row distribution and a column distribution, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Node traffic of a redistribution plan (pure).
 #include "malleable/redist/traffic.hpp"
 

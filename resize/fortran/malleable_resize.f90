@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Fortran interface to the resize session (malleable/resize/resize.h) through ISO_C_BINDING.
 ! Strings are passed as Fortran character variables; the wrappers add the C NUL.
 ! Spawned copies of a Fortran program get the same command-line arguments as the

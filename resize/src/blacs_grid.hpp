@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A BLACS process grid on an arbitrary MPI communicator (the session's current world),
 // owned RAII-style. Internal to the session's MPI shell.
 #pragma once

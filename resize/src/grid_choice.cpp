@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Placement of processes in a resized grid, seed 002 §4.2-4.5 and §5.2.
 #include "malleable/resize/grid_choice.hpp"
 

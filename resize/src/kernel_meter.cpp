@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The compute-only clock's counter and switch (kernel_meter.hpp). The BLAS interposers that
 // feed it live in libmalleable_resize_meter (kernel_meter_blas.cpp), linked only by
 // programs that meter.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BLAS interposers for the compute-only clock (kernel_meter.hpp), in their own library,
 // libmalleable_resize_meter: linked (ahead of OpenBLAS) or preloaded only by programs that
 // meter. Each forwards to the next definition in the lookup order and, while metering is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Moving one matrix from its old grid to its new grid inside the current world.
 // Internal to the MPI shell: PDGEMR2D (ScaLAPACK's caterpillar) or the redist executor,
 // for the four ScaLAPACK element types (s, d, c, z), as redist and p?gemr2d move them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "malleable/resize/policy.hpp"
 #include "malleable/resize/slurm.hpp"
 

@@ -1,13 +1,17 @@
+// SPDX-License-Identifier: BSD-3-Clause
 #include "malleable/resize/predict.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace resize {
@@ -348,12 +352,38 @@ ResizeHistory ResizeHistory::load(const std::string& path) {
   return from_json(s.str(), "resize history " + path);
 }
 
-std::string default_resize_history_path() {
-  if (const char* e = std::getenv("MALLEABLE_RESIZE_HISTORY"); e && *e) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return std::string(x) + "/malleable/resize_history.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/malleable/resize_history.json";
-  return "resize_history.json";
+std::string resize_history_file_name(const std::string& app, const std::string& executable) {
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a, 64 bits
+  for (const unsigned char c : executable) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  std::string name = app.empty() ? std::string("app") : app;
+  for (char& c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-')) c = '_';
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return name + "-" + hex + ".json";
+}
+
+HistoryLocation resize_history_location(const std::string& app, const std::string& executable) {
+  const char* v = std::getenv("RESIZE_HISTORY");
+  const char* name = "RESIZE_HISTORY";
+  if (!v && (v = std::getenv("MALLEABLE_RESIZE_HISTORY"))) name = "MALLEABLE_RESIZE_HISTORY";
+  if (v) {
+    if (!*v || std::string(v) == "off") return {"", std::string(name) + "=" + (*v ? "off" : "(empty)"), true};
+    return {v, ""};
+  }
+  std::string dir;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/')
+    dir = x;
+  else if (const char* home = std::getenv("HOME"); home && *home) {
+    struct stat st {};
+    if (::stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) return {"", std::string("HOME=") + home + " is not a directory"};
+    dir = std::string(home) + "/.cache";
+  } else
+    return {"", "neither XDG_CACHE_HOME nor HOME is set"};
+  return {dir + "/malleable/history/" + resize_history_file_name(app, executable), ""};
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Rendering a run's metrics (report.hpp): the summary table, the JSON record that
 // malleable-plot reads and the per-iteration CSV. Data sizes in MiB (2^20 bytes), as the
 // planner (malleable-gridmap) prints them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The resize session's MPI shell (seed 002 §3.1 remap points, §3.3 expand/shrink,
 // seed 003 cost breakdown): construction, registration, iterations and remap points.
 // Decisions come from the pure core; the phases of a resize are in session_*.cpp:
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -30,6 +32,26 @@ Mover parse_mover(const std::string& s) {
   if (s == "pdgemr2d") return Mover::Pdgemr2d;
   throw Error("redistribution: expected redist or pdgemr2d, got '" + s + "'");
 }
+
+namespace {
+// The history file can be written: its directory exists or is created, and is writable.
+bool history_file_usable(const std::string& path, std::string& why) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) fs::create_directories(dir, ec);
+  if (ec) {
+    why = "cannot create " + dir.string() + ": " + ec.message();
+    return false;
+  }
+  const std::string probe = dir.empty() ? std::string(".") : dir.string();
+  if (::access(probe.c_str(), W_OK) != 0 || (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0)) {
+    why = "cannot write in " + probe;
+    return false;
+  }
+  return true;
+}
+}  // namespace
 
 Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_unique<Impl>()) {
   auto& I = *impl_;
@@ -70,10 +92,12 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
         std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
       }
     }
-    // MALLEABLE_RESIZE_HISTORY set but empty: keep the history in memory only.
-    const char* hv = std::getenv("MALLEABLE_RESIZE_HISTORY");
-    if (I.opt.persist_history && !(hv && !*hv)) {
-      I.history_path = default_resize_history_path();
+    // One history per application (issue 18 §1); a cache directory that cannot be
+    // written costs the predictions of later runs, never this run: one notice.
+    const HistoryLocation where = resize_history_location(I.opt.app, I.exe);
+    std::string why;
+    if (I.opt.persist_history && !where.path.empty() && history_file_usable(where.path, why)) {
+      I.history_path = where.path;
       if (::access(I.history_path.c_str(), F_OK) == 0) {
         try {
           I.history = ResizeHistory::load(I.history_path);
@@ -83,6 +107,10 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
                        I.opt.app.c_str(), e.what());
         }
       }
+    } else if (I.opt.persist_history && !where.off) {
+      if (where.path.empty()) why = where.why;
+      std::fprintf(stderr, "[%s] the resize history is kept in memory for this run: %s (RESIZE_HISTORY=PATH or off)\n",
+                   I.opt.app.c_str(), why.c_str());
     }
   }
 }

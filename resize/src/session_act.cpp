@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
 // pure choice, the same on every rank), refusals, the record and predictions of a resize,
 // and its conclusion (history, policy, progress line).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // C API of the resize session (malleable/resize/resize.h): a thin wrapper that turns exceptions
 // into status codes and a message.
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // An expansion (seed 002 §3.3): spawn through blacs-dyn, hand the state to the newcomers,
 // move every matrix onto the grown grid.
 #include "session_impl.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal to the session's MPI shell: the state one Session keeps (Session::Impl), the
 // registered matrices and their buffers, the resize watchdog and the byte packing of the
 // state handed to newcomers. The session's phases live in session_*.cpp beside it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Moving the registered matrices between two grids of the current world (seed 002 §3.4:
 // every resize's redistribution), for block-cyclic and extended-descriptor matrices.
 #include "session_impl.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A shrink (seed 002 §3.3.5: the communicator stack) and a regrid (issue 13 §3: same world,
 // new grid or block sizes).
 #include "session_impl.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Starting a session: the first grid (agreed on by every process) and a newcomer's join
 // of an expansion under way (state hand-over, then the same redistribution as the others).
 #include "session_impl.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Slurm policy (issue 12): Slurm's output parsed and the decision taken (pure), the
 // commands run by a Runner (popen), and the Policy that ties them to the session.
 #include "malleable/resize/slurm.hpp"

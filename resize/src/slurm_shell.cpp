@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Slurm policy's command layer: runs Slurm's commands (on world rank 0) through sh.
 #include <sys/wait.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The session's view of the process world, through blacs-dyn: grow by MPI_Comm_spawn,
 // shrink through its communicator stack, hand state to newcomers. Internal to the MPI
 // shell; the only file that calls blacs-dyn.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 13 §1 and §3 measured on this machine, seed 004's comparison "dedicated / not
 # adapted / adapted" (and seed 000's "drop the node that slows the job"), with the
 # heterogeneous Life driver and measured powers:
@@ -16,7 +17,7 @@
 #                                   [--build-dir DIR] [--no-cgroup] [--keep DIR]
 # --quick: fewer iterations and one repetition (a smoke test, about a minute).
 # --no-cgroup: skip part 2 (needs root and a cgroup v1 cpu controller at /sys/fs/cgroup/cpu).
-# The resize history is kept in memory per run (MALLEABLE_RESIZE_HISTORY=""), so that runs
+# The resize history is kept in memory per run (RESIZE_HISTORY=off), so that runs
 # do not learn from each other or from earlier runs on the machine; a calibrated cost model
 # (malleable-calibrate, $REDIST_COST_MODEL) is used if present and recorded as such.
 set -euo pipefail
@@ -52,8 +53,8 @@ driver=${build:+$build/apps/life_hetero_resizable}
 command -v mpiexec >/dev/null || { echo "adaptive_bench.sh: mpiexec not found" >&2; exit 1; }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export MALLEABLE_RESIZE_HISTORY=
-mpi=(mpiexec --oversubscribe --bind-to none -x MALLEABLE_RESIZE_HISTORY)
+export RESIZE_HISTORY=off
+mpi=(mpiexec --oversubscribe --bind-to none -x RESIZE_HISTORY)
 
 # The workload. Emulated: N=960 on 2x2, 120 iterations, 100 updates per generation.
 n=960 iters=120 base=100

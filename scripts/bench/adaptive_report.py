@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Render adaptive_bench.sh's runs: summary.json, section.md, the trimmed run records and
 the plot (issue 13 §1 and §3; seed 004's "dedicated / not adapted / adapted").
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Renders scripts/bench/cluster_bench.sh's measurements (docs/data/cluster/) as the
 "On the emulated cluster" section of docs/results.md, with verdicts computed from the data.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The redistribution cost model's prediction error on this machine (issue 13 §2 target:
 # median |predicted - measured| / measured <= 15% over redist_bench's cases).
 #

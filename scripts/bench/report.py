@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Writes results.md and img/*.png from the raw JSON of scripts/bench/reproduce.sh.
 
 Every measured number comes from raw/; the thesis's numbers (seed 002, M. Chinnusamy,

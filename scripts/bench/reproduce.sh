@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Reproduces the experiments of seed 002 chapters 4-6 on this machine and writes
 # docs/results.md (ours beside the thesis's numbers) and docs/img/*.png (issue 7).
 #

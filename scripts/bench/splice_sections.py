@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Refresh the emulated-cluster, Slurm, cost-model and adaptive sections of docs/results.md.
 
 reproduce.sh renders every section in one full run (about 20 min); the cluster and Slurm

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Tables 6.4, 6.8-6.15 (and 6.18): the thesis's published mappings beside gridmap's
 `--thesis` (the heuristic as the thesis ran it) and gridmap's default, computed by running
 build/gridmap/malleable-gridmap --json; the section is spliced into docs/results.md

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Adapting to load while running (issue 13 §1 and §3), on the heterogeneous Life driver
 # with measured powers: rank 3 is made 6 times slower in iterations FROM..TO (emulated
 # load). Speeds and the policy's iteration time are on the emulated clock (each rank reports
 # updates x 100 ns, --speed-clock emulated --adapt-clock reported), so what is asserted holds
 # on any machine however loaded: measured CPU or wall time of 4 ranks on 2 shared cores is
 # not equal even without a load (a fresh-clone run once saw powers [1.0, 0.60, 0.98, 0.61]).
-# The resize history is kept in memory (MALLEABLE_RESIZE_HISTORY empty), so other runs on
+# The resize history is kept in memory (RESIZE_HISTORY=off), so other runs on
 # the machine do not change the predictions. Checks, from the run's JSON:
 #   - the board is right (the driver's own check against the serial run, exit status 0);
 #   - the estimate follows the load: rank 3's measured power is below 0.5 within 3
@@ -24,7 +25,7 @@ extra=("$@")
 from=6 to=25 iters=60
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export MALLEABLE_RESIZE_HISTORY=
+export RESIZE_HISTORY=off
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 run() {  # run <json> <policy>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The drivers' command-line conventions (issue 11 §4), on a real driver under mpiexec:
 #   --version exits 0 and names the library version and commit;
 #   usage errors (bad values, -p scripted without a schedule, unknown options) exit 2 with

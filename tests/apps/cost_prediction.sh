@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Every resize records the redistribution time the calibrated cost model predicts
 # (issue 13 §2; redist/cost_model.hpp) beside the measured one:
 #   with a cost model file: t_redist_predicted_s is a positive number on each resize, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # expect_run.sh RC REGEX MAX_SECONDS -- command...
 # Runs the command; passes if its exit status matches RC ("0" or "nonzero"), its output
 # matches REGEX (grep -E) and it finished within MAX_SECONDS. Used by the fault tests,

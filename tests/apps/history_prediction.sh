@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Spawn/exit and other resize times predicted from the history of earlier resizes
 # (issue 13 §2; resize/predict.hpp ResizeHistory), recorded beside the measured ones:
 #   - a first run with an empty history predicts nothing for its first expansion and
@@ -15,7 +16,7 @@ trap 'rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 run() {  # run <history file> <json out>
-  MALLEABLE_RESIZE_HISTORY=$1 "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 240 --nb 16 -i 5 \
+  RESIZE_HISTORY=$1 "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 240 --nb 16 -i 5 \
     -p scripted -s 1:expand:2x3:local2,2:shrink:2x2,3:expand:2x3:local2,4:shrink:2x2 -q --json "$2"
 }
 run "$work/h.json" "$work/r1.json" >"$work/r1.log" 2>&1 || fail "the first run failed"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # malleable-plot on a real run: a resizable PDGEMM with two resizes writes its JSON, the
 # plot command turns it into a PNG that must be a real, non-trivial image; bad input exits 2.
 # Usage: plot_run.sh <mpiexec> <driver> <malleable-plot>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-3-Clause
 # The unmodified ScaLAPACK program gives the same answer with blacs-dyn as with stock
 # ScaLAPACK (identical RESULT line), and after an expansion the same solver code runs on
 # the world of 4 with the same solution. The stock binary with libmalleable_blacs_dyn preloaded

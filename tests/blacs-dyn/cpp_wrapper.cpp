@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The C++ interface: World::expand / share / shrink_to_ranks throw blacs_dyn::Error on bad
 // input, Grid owns its BLACS context, ShrinkHook sees the old world and the new ranks.
 #include <mpi.h>

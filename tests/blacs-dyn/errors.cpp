@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Every error case: a clear error on every rank with the same code, the world and
 // grids unchanged, no hang. Run on 2 processes. Modes:
 //   errors            the bad-input cases, then one good expansion and shrink

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // One spawn group per host (blacs_dyn_expand_hosts), on one machine: 2 -> 5 processes as
 // two groups spawned at the same time by ranks 0 and 1 (group 2's link is handed over to
 // rank 0), PDGEMM checked on the grown world, every rank's node reported, argument errors

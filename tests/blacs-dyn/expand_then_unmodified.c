@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The unmodified solver after an expansion: the original processes solve on 2, expand
  * with the thesis sequence blacs_exit(1) + blacs_setup (schema from $BLACS_SETUP_FILE,
  * add = 2, executable = this program), and the same solver code, untouched, then runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // PDGEMM on a grid over the current world, checked against a serial OpenBLAS DGEMM of
 // the same global matrices: the proof that BLACS/PBLAS really use the world blacs-dyn
 // says is current.

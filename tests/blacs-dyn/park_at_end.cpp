@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A spawned process parked while a sibling stays is released at MPI_Finalize: rank 0,
 // the active sibling and the parked one disconnect the group's spawn link together and
 // the job ends normally. 2 -> 4 (group {2, 3}); keep ranks {0, 1, 2}: id 3 parks.

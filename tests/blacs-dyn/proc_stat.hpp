@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Reading another process's state and CPU time from /proc (Linux), for the tests that
 // check that leaving processes are gone and parked ones sleep.
 #ifndef BLACS_DYN_TESTS_PROC_STAT_HPP

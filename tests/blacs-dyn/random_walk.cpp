@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Seeded random walks of expansions and shrinks (issue 14): single spawns, one group per
 // host, pops to any lower level, subsets in any order (partial groups park, whole groups
 // exit), over `steps` resizes, with PDGEMM checked against serial OpenBLAS on the world

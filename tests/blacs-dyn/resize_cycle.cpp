@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Expand 2 -> 4 -> 6 -> 9 and shrink 9 -> 6 -> 4 -> 2, with PDGEMM on the current grid
 // checked against serial OpenBLAS after every step. The same binary is the spawned
 // executable: a newcomer joins inside MPI_Init and learns the step from rank 0 through

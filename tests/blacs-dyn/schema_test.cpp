@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The schema file parser (pure): blacs_setup's input, docs/blacs-dyn.md "The schema file".
 #include <gtest/gtest.h>
 

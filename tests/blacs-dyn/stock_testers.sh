@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Debian's own ScaLAPACK testers (package scalapack-mpi-test), unmodified binaries, run
 # stock and with libmalleable_blacs_dyn preloaded: the preloaded runs must end (bounded
 # time), load our library in every process, and report exactly the stock summary

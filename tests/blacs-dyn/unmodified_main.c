@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* main() of the unmodified ScaLAPACK program: built once against stock ScaLAPACK and
  * once with libmalleable_blacs_dyn ahead of it, without changing a line. */
 #include "unmodified_solve.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An unmodified ScaLAPACK program: it knows nothing of blacs-dyn and uses only the stock
  * Fortran entry points (blacs_pinfo_, blacs_get_, blacs_gridinit_, descinit_, pdgesv_).
  * Solves A x = b for a diagonally dominant A and x_true(i) = 1 + i/n on the most square

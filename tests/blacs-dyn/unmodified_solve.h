@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 #ifndef BLACS_DYN_TESTS_UNMODIFIED_SOLVE_H
 #define BLACS_DYN_TESTS_UNMODIFIED_SOLVE_H
 #ifdef __cplusplus

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Shared by the cluster tests (sourced). Brings the emulated cluster up for one test,
 # holds the machine-wide lock while doing so, and takes everything down on any exit.
 # A test that cannot run here (no namespaces) exits 77, which ctest reports as SKIPPED

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad and extreme input (issue 14): one seeded, time-bounded property test per class that
 // concerns gridmap. Each would have caught the behaviour the issue reports: wrapped-around
 // counts (class 1), NaN or negative results accepted (class 4), messages that do not name

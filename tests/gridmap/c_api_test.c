@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The gridmap C API from plain C: results of the thesis examples and error reporting. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DCMD=<exe> -DARGS="a|b|c" -DEXPECT=<regex> -P expect_error.cmake
 # Passes only if the command exits with status 2 (a reported input error, not a crash)
 # and its stderr matches EXPECT.

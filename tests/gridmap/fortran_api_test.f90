@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The gridmap Fortran module: topology, Local2 placement, Table 6.4 and an error message.
 program fortran_api_test
   use, intrinsic :: iso_c_binding, only: c_int, c_double, c_long_long

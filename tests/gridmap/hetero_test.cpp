@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Heterogeneous mapping (seed 002 §3.5, §6.2): the SVD heuristic, natural block
 // decomposition, sizes, U and T_opt, and the thesis's worked examples.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Placement of processes on expansion and shrink (seed 002 §4.2-4.5) and the optimal
 // placement by linear assignment.
 #include <gtest/gtest.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Installs the build tree into a scratch prefix, then builds programs against it from
 # outside the source tree as users do, and runs each under MPI with no LD_LIBRARY_PATH
 # and no run path of their own:
@@ -9,6 +10,12 @@
 #   - session_fortran/: a LANGUAGES Fortran-only project building the installed example
 #     share/malleable/examples/pdgemv_fortran.f90, with CMake and with mpif90 + pkg-config;
 #   - the README's manual link lines, extracted from README.md and run verbatim;
+#   - every documented LD_PRELOAD command (lines `mpiexec -x LD_PRELOAD=...` in README.md
+#     and docs/*.md), run verbatim with the prefix's bin/ on PATH against an unmodified
+#     ScaLAPACK program, and the library's own line shows it was really in use;
+#   - malleable-config answers from the prefix it sits in;
+#   - the CMake package defines only public targets, and the installed examples'
+#     CMake project builds with them alone;
 #   - release 0.3 dropped the 0.1 names: no compat headers, no libmall_* links;
 #   - the layout: no test or example programs in bin/, user tools prefixed.
 # Usage: run_install_test.sh <build-dir> <source-dir> <mpiexec> [consumer compile flags]
@@ -94,6 +101,56 @@ lines=$(awk '/<!-- install-test: link lines -->/{armed=1; next} armed && /^```/{
   done <<<"$lines"
 )
 
+# malleable-config, from the prefix it is installed in.
+cfg=$prefix/bin/malleable-config
+[[ $("$cfg" --prefix) == "$prefix" ]] || fail "malleable-config --prefix says $("$cfg" --prefix), not $prefix"
+[[ $("$cfg" --preload blacs_dyn) == "$libdir/libmalleable_blacs_dyn.so" ]] || fail "malleable-config --preload blacs_dyn: $("$cfg" --preload blacs_dyn)"
+[[ $("$cfg" --preload gemr2d) == "$libdir/libmalleable_redist_gemr2d.so" ]] || fail "malleable-config --preload gemr2d"
+version=$(sed -n 's/^project(malleable VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.txt")
+[[ $("$cfg" --version) == "$version" ]] || fail "malleable-config --version says $("$cfg" --version), CMakeLists.txt $version"
+"$cfg" --preload nonsense >/dev/null 2>&1 && fail "malleable-config --preload nonsense must fail"
+echo "malleable-config: --version $("$cfg" --version), --mpi $("$cfg" --mpi), --preload blacs_dyn $("$cfg" --preload blacs_dyn)"
+
+# The documented preload commands, verbatim, against an unmodified ScaLAPACK program
+# (./app: PDGEMM and PDGEMR2D, built without malleable).
+mkdir -p "$work/preload"
+run mpicc $flags -o "$work/preload/app" "$src/tests/install/link_lines/app.c" -lscalapack-openmpi -lopenblas
+mapfile -t preloads < <(cd "$src" && grep -h '^mpiexec -x LD_PRELOAD=' README.md docs/*.md)
+[[ ${#preloads[@]} -ge 4 ]] || fail "expected the documented preload commands (README x2, blacs-dyn.md, redist.md), found ${#preloads[@]}"
+bare=$(cd "$src" && grep -n 'LD_PRELOAD=lib' README.md docs/*.md || true)
+[[ -z $bare ]] || fail "a document preloads a bare library name (ignored outside the loader's paths): $bare"
+(
+  cd "$work/preload"
+  export PATH="$prefix/bin:$PATH" OMPI_MCA_hwloc_base_binding_policy=none OMPI_MCA_rmaps_base_oversubscribe=1
+  for line in "${preloads[@]}"; do
+    echo "+ $line" >&2
+    out=$(bash -c "$line" 2>&1) || { echo "$out" >&2; fail "documented command failed: $line"; }
+    echo "$out" | grep -q "PDGEMM and PDGEMR2D on 4 processes, max error 0" || { echo "$out" >&2; fail "the program did not run right: $line"; }
+    case $line in
+      *"--preload blacs_dyn"*) want="blacs-dyn: active ($libdir/libmalleable_blacs_dyn.so), world of 4 processes" ;;
+      *"--preload gemr2d"*) want="Cpdgemr2d served by malleable redist" ;;
+      *) fail "unknown preload in: $line" ;;
+    esac
+    echo "$out" | grep -qF "$want" || { echo "$out" >&2; fail "not in use (no '$want'): $line"; }
+    echo "$out" | grep -F "$want" | head -1
+  done
+  # The trap the full path avoids: a bare name is ignored and the job runs stock.
+  out=$(mpiexec -x LD_PRELOAD=libmalleable_blacs_dyn.so -x BLACS_DYN_VERBOSE=1 -n 4 ./app 2>&1) || true
+  echo "$out" | grep -q "blacs-dyn: active" && fail "control: a bare library name should not have been preloaded here"
+  echo "control: a bare LD_PRELOAD=libmalleable_blacs_dyn.so is ignored: $(echo "$out" | grep -m1 -o 'cannot be preloaded[^)]*)' || echo 'no blacs-dyn line')"
+)
+
+# Only public targets: nothing of the project's helpers reaches consumers.
+targets=$(grep -ho 'add_library([^ ]*' "$prefix"/lib/cmake/malleable/malleableTargets.cmake | sed 's/add_library(//' | sort | tr '\n' ' ')
+echo "exported targets: $targets"
+for t in $targets; do
+  [[ $t =~ ^malleable::(blacs_dyn|redist|gridmap|resize|redist_fortran|gridmap_fortran|resize_fortran|redist_gemr2d|resize_meter)$ ]] ||
+    fail "the CMake package exports $t, which is not a public target"
+done
+grep -q 'mall::' "$prefix"/lib/cmake/malleable/*.cmake && fail "the CMake package mentions a mall:: helper target"
+cmake_app examples "$prefix/share/malleable/examples"
+mpirun -n 4 "$work/examples/pdgemm_c" 120 3 2:shrink:1x2
+
 [[ -e $libdir/libmall_resize.so ]] && fail "release 0.3 dropped the 0.1 library name libmall_resize.so, yet it is installed"
 [[ -e $prefix/include/malleable/compat ]] && fail "release 0.3 dropped the 0.1 compat headers, yet they are installed"
-echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs), pkg-config and README link lines all built and ran; no 0.1 names installed"
+echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs; the installed examples), pkg-config, README link lines and ${#preloads[@]} documented preload commands all built and ran; only public targets; no 0.1 names installed"

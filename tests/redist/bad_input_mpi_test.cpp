@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad input to redist's collective C entry points on 4 processes (issue 14): a bad
 // argument on ONE rank gives every rank the same error code and message, B untouched,
 // and no rank is left waiting (ctest's TIMEOUT turns a hang into a failure); invalid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Bad and extreme input to the pure planning code and to the C API's local functions
 // (issue 14): seeded fuzzing, each bounded to a few seconds. Every input either works
 // (and the plan is then checked) or fails with redist::Error and the right code; nothing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The C interface from C: PDGEMR2D drop-in against ScaLAPACK, heterogeneous descriptors
  * against the known global matrix, index functions against ScaLAPACK TOOLS, collective
  * errors with codes and messages. Run on 4 processes. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The calibrated cost model against measured redistributions it was not fitted on (issue 13
 // §2, seed 001), with a tolerance from this run's own measured variance.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The redistribution cost model (cost_model.hpp): hand-computed predictions for hand-built
 // plans, the linear form calibration fits, monotonicity, JSON round trip, bad files.
 #include <gtest/gtest.h>

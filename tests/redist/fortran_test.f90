@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The Fortran module `malleable_redist`: PDGEMR2D-shaped call with standard DESCs, bit-identical to
 ! ScaLAPACK's PDGEMR2D, and a heterogeneous descriptor with explicit block sizes.
 ! Run on 4 processes.

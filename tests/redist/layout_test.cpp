@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Layout: generalised numroc and index maps against ScaLAPACK's own TOOLS (uniform case)
 // and against an element-by-element oracle (heterogeneous case); validation messages.
 #include <gtest/gtest.h>

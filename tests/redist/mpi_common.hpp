@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Shared helpers of the redist MPI tests: BLACS grids on a communicator, deterministic
 // matrix contents, ScaLAPACK's PxGEMR2D for each element type.
 #pragma once

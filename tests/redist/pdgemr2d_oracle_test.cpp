@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // redist against ScaLAPACK's PxGEMR2D: bit-identical local arrays (including what lies
 // outside the copied region) on random homogeneous cases. One 16-rank job runs disjoint
 // groups of 1..16 processes side by side, so every process count is covered at the cost

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Plans and schedules: every element delivered exactly once by the right ranks, runs are
 // local ranges, schedules are contention free and minimal where they promise it.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // redist on heterogeneous layouts (checked against the global matrix gathered on rank 0)
 // and every kind of bad input (every rank throws the same error, B untouched, no hang).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Node traffic: every moved element is counted once, as intra- or inter-node, and the
 // busiest link matches a hand count.
 #include <gtest/gtest.h>

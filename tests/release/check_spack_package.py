@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Checks packaging/spack/package.py without Spack (not installable here): it parses,
 declares a CMakePackage with the expected variants, every depends_on names a package
 or virtual that exists in Spack's builtin repository (list below, taken from Spack's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # scripts/license_headers.sh on a scratch tree of every file kind it handles: --check
 # lists exactly the files without the SPDX line; --add puts it in each language's
 # comment syntax (after a shebang), the files still compile / parse, executables stay

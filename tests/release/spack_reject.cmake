@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # The Spack recipe check must fail on a misspelt dependency and an unknown variant in
 # `when=`: a copy of the recipe with both is rejected, naming them.
 file(READ ${SRC}/packaging/spack/package.py recipe)

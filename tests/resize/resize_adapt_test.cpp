@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // plan_adaptation (issue 13 §3): which adaptation the measured speeds call for, and seed
 // 004's rule that it must pay over the remaining iterations.
 #include <gtest/gtest.h>

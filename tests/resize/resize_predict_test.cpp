@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Measure, predict, decide (predict.hpp): per-process speed, resize times from history,
 // payoff prediction and seed 004's rule.
 #include "malleable/resize/predict.hpp"
@@ -534,27 +535,85 @@ class ScopedEnv {
   std::map<std::string, std::optional<std::string>> saved_;
 };
 
-TEST(ResizeHistory, DefaultPathFollowsEnvironment) {
+// Issue 18 §1: one history per application under the user's cache directory; the user
+// can turn it off or point it elsewhere; no usable home keeps it in memory.
+TEST(ResizeHistory, LocationIsPerApplicationUnderTheCacheDirectory) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path / "home");
+  const std::string home = (dir.path / "home").string();
   ScopedEnv env;
-  env.set("MALLEABLE_RESIZE_HISTORY", "/tmp/x/my_history.json");
-  env.set("XDG_CACHE_HOME", "/cache");
-  env.set("HOME", "/home/u");
-  EXPECT_EQ(resize::default_resize_history_path(), "/tmp/x/my_history.json");
-  env.set("MALLEABLE_RESIZE_HISTORY", "");  // empty counts as unset
-  EXPECT_EQ(resize::default_resize_history_path(), "/cache/malleable/resize_history.json");
+  env.set("RESIZE_HISTORY", nullptr);
   env.set("MALLEABLE_RESIZE_HISTORY", nullptr);
+  env.set("XDG_CACHE_HOME", "/cache");
+  env.set("HOME", home.c_str());
+  const auto jacobi = resize::resize_history_location("jacobi", "/opt/bin/jacobi");
+  EXPECT_EQ(jacobi.path, "/cache/malleable/history/" + resize::resize_history_file_name("jacobi", "/opt/bin/jacobi"));
+  EXPECT_FALSE(jacobi.off);
+  // Another program, or the same name built elsewhere, gets a file of its own.
+  EXPECT_NE(resize::resize_history_location("lu", "/opt/bin/lu").path, jacobi.path);
+  EXPECT_NE(resize::resize_history_location("jacobi", "/home/u/jacobi").path, jacobi.path);
+  // A relative XDG_CACHE_HOME is ignored (XDG base directory rules): $HOME/.cache.
+  env.set("XDG_CACHE_HOME", "relative");
+  EXPECT_EQ(resize::resize_history_location("jacobi", "/opt/bin/jacobi").path,
+            home + "/.cache/malleable/history/" + resize::resize_history_file_name("jacobi", "/opt/bin/jacobi"));
   env.set("XDG_CACHE_HOME", nullptr);
-  EXPECT_EQ(resize::default_resize_history_path(), "/home/u/.cache/malleable/resize_history.json");
-  env.set("HOME", nullptr);
-  EXPECT_EQ(resize::default_resize_history_path(), "resize_history.json");
+  EXPECT_EQ(resize::resize_history_location("jacobi", "/opt/bin/jacobi").path.rfind(home + "/.cache/", 0), 0u);
 }
 
-TEST(ResizeHistory, SaveToTheDefaultPathFromTheEnvironment) {
+TEST(ResizeHistory, FileNameIsStableAndSafe) {
+  const auto a = resize::resize_history_file_name("my app/v2", "/x/y");
+  EXPECT_EQ(a, resize::resize_history_file_name("my app/v2", "/x/y"));
+  EXPECT_EQ(a.rfind("my_app_v2-", 0), 0u) << a;
+  EXPECT_EQ(a.size(), std::string("my_app_v2-").size() + 16 + 5) << a;
+  EXPECT_EQ(a.substr(a.size() - 5), ".json");
+  // FNV-1a of the empty string is its offset basis.
+  EXPECT_EQ(resize::resize_history_file_name("", ""), "app-cbf29ce484222325.json");
+}
+
+TEST(ResizeHistory, LocationOffOrElsewhereByEnvironment) {
+  ScopedEnv env;
+  env.set("XDG_CACHE_HOME", "/cache");
+  env.set("MALLEABLE_RESIZE_HISTORY", nullptr);
+  env.set("RESIZE_HISTORY", "/tmp/x/my_history.json");
+  EXPECT_EQ(resize::resize_history_location("a", "/a").path, "/tmp/x/my_history.json");
+  for (const char* off : {"off", ""}) {
+    env.set("RESIZE_HISTORY", off);
+    const auto l = resize::resize_history_location("a", "/a");
+    EXPECT_TRUE(l.path.empty());
+    EXPECT_TRUE(l.off);
+  }
+  // The 0.2 name still works when the new one is unset; the new one wins.
+  env.set("RESIZE_HISTORY", nullptr);
+  env.set("MALLEABLE_RESIZE_HISTORY", "");
+  EXPECT_TRUE(resize::resize_history_location("a", "/a").off);
+  env.set("MALLEABLE_RESIZE_HISTORY", "/tmp/old.json");
+  EXPECT_EQ(resize::resize_history_location("a", "/a").path, "/tmp/old.json");
+  env.set("RESIZE_HISTORY", "/tmp/new.json");
+  EXPECT_EQ(resize::resize_history_location("a", "/a").path, "/tmp/new.json");
+}
+
+TEST(ResizeHistory, NoUsableHomeKeepsItInMemory) {
+  ScopedEnv env;
+  env.set("RESIZE_HISTORY", nullptr);
+  env.set("MALLEABLE_RESIZE_HISTORY", nullptr);
+  env.set("XDG_CACHE_HOME", nullptr);
+  env.set("HOME", "/nonexistent/malleable-test-home");
+  auto l = resize::resize_history_location("a", "/a");
+  EXPECT_TRUE(l.path.empty());
+  EXPECT_FALSE(l.off);  // not the user's choice: the session says so
+  EXPECT_NE(l.why.find("/nonexistent/malleable-test-home"), std::string::npos) << l.why;
+  env.set("HOME", nullptr);
+  l = resize::resize_history_location("a", "/a");
+  EXPECT_TRUE(l.path.empty());
+  EXPECT_FALSE(l.why.empty());
+}
+
+TEST(ResizeHistory, SaveToTheLocationFromTheEnvironment) {
   TempDir dir;
   ScopedEnv env;
   const auto file = (dir.path / "cache" / "h.json").string();
-  env.set("MALLEABLE_RESIZE_HISTORY", file.c_str());
-  sample_history().save(resize::default_resize_history_path());
+  env.set("RESIZE_HISTORY", file.c_str());
+  sample_history().save(resize::resize_history_location("a", "/a").path);
   expect_same(ResizeHistory::load(file), sample_history());
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The Slurm policy's pure parts: Slurm's output parsed, decisions from snapshots, and the
 // command sequence against a scripted stand-in for Slurm (no Slurm needed).
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The session's C API registers float, double, float complex and double complex
  * matrices (resize_register_s / resize_register / _c / _z) and moves them bit for bit
  * at an expansion 2x2 -> 2x3 and a shrink back to 2x2 (scripted remap points; the mover

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! The session from Fortran (module malleable_resize) registers real(c_float),
 ! real(c_double), complex(c_float_complex) and complex(c_double_complex) matrices
 ! (resize_register_s / _d / _c / _z) and moves them bit for bit at an expansion

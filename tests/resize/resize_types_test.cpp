@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The session registers and moves float, double, complex<float> and complex<double>
 // matrices (issue 11: redist moves s/d/c/z, so must the session), bit for bit, at an
 // expansion 2x2 -> 2x3 (two spawned processes) and a shrink back to 2x2, with the mover

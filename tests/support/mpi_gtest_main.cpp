@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // GoogleTest main for MPI tests: every rank runs every test; only rank 0 prints, and the
 // process exits non-zero on every rank if any rank saw a failure, so mpiexec fails too.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The malleable version of plain.c (docs/porting.md), through the session's C API: the
  * same x <- A x + b with PDGEMV on a grid that grows and shrinks at remap points. Lines
  * marked [port] are the changes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Out-of-tree consumer of the installed package: picks a grid with gridmap, remaps a
 // block-cyclic matrix from a 2x2 grid onto it with redist, and checks every element.
 #include <mpi.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Plain C consumer built with `pkg-config --cflags --libs malleable`: the C APIs of
  * blacs-dyn and redist link and answer (world = MPI_COMM_WORLD before any expansion;
  * the generalised numroc of a heterogeneous descriptor). */

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Fortran consumer of the installed package: the blacs_dyn module from the installed
 ! module directory, linked through the CMake package.
 program consumer_f

@@ -1,5 +1,8 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An unmodified ScaLAPACK program in C (it knows nothing of malleable), for the README's
- * link lines: PDGEMM C = A * B on a 2 x (P/2) grid, checked against the serial product. */
+ * link lines and the documented LD_PRELOAD commands: PDGEMM C = A * B on a 2 x (P/2)
+ * grid, then C moved onto a 1 x P grid with PDGEMR2D, both checked against the serial
+ * product. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,8 @@ void pdgemm_(const char* ta, const char* tb, const int* m, const int* n, const i
              const double* a, const int* ia, const int* ja, const int* desca, const double* b,
              const int* ib, const int* jb, const int* descb, const double* beta, double* c,
              const int* ic, const int* jc, const int* descc);
+void Cpdgemr2d(int m, int n, double* a, int ia, int ja, int* desca, double* b, int ib, int jb, int* descb,
+               int gcontext);
 
 static double av(int i, int j) { return (double)((i + 2 * j) % 7) - 3.0; }
 static double bv(int i, int j) { return (double)((3 * i + j) % 5) * 0.5; }
@@ -53,6 +58,26 @@ int main(void) {
         for (int k = 0; k < n; ++k) ref += av(i, k) * bv(k, j);
         err = absmax(err, c[il + jl * lld] - ref);
       }
+    // C onto a 1 x P grid with 16 x 16 blocks (every process is in both grids).
+    int ctxt2, pr2, pc2, myrow2, mycol2;
+    const int nb2 = 16;
+    Cblacs_get(0, 0, &ctxt2);
+    Cblacs_gridinit(&ctxt2, "R", 1, np);
+    Cblacs_gridinfo(ctxt2, &pr2, &pc2, &myrow2, &mycol2);
+    const int nloc2 = numroc_(&n, &nb2, &mycol2, &zero, &pc2);
+    int desc2[9];
+    descinit_(desc2, &n, &n, &nb2, &nb2, &zero, &zero, &ctxt2, &n, &info);
+    double* c2 = calloc((size_t)n * nloc2 + 1, sizeof(double));
+    Cpdgemr2d(n, n, c, 1, 1, desc, c2, 1, 1, desc2, ctxt2);
+    for (int jl = 0; jl < nloc2; ++jl)
+      for (int i = 0; i < n; ++i) {
+        const int j = (jl / nb2 * pc2 + mycol2) * nb2 + jl % nb2;
+        double ref = 0;
+        for (int k = 0; k < n; ++k) ref += av(i, k) * bv(k, j);
+        err = absmax(err, c2[i + jl * n] - ref);
+      }
+    free(c2);
+    Cblacs_gridexit(ctxt2);
     free(a);
     free(b);
     free(c);
@@ -60,7 +85,7 @@ int main(void) {
   }
   double max_err = 0;
   MPI_Allreduce(&err, &max_err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  if (me == 0) printf("app.c: PDGEMM on %d processes, max error %.1e\n", np, max_err);
+  if (me == 0) printf("app.c: PDGEMM and PDGEMR2D on %d processes, max error %.1e\n", np, max_err);
   Cblacs_exit(0);
   return max_err < 1e-10 ? 0 : 1;
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A small C++ user of the installed package for the README's pkg-config line: picks a
 // process grid for the world with gridmap and checks it on every rank.
 #include <mpi.h>

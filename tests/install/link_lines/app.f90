@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! An unmodified ScaLAPACK program in Fortran (it knows nothing of malleable), for the
 ! README's link lines: a BLACS grid, a global sum over it, checked on every process.
 program app

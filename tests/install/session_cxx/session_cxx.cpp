@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A malleable program as a user writes it against the installed package: x <- A x + b
 // with PDGEMV, on a grid that grows from 1x2 to 1x3 (one spawned process, which is this
 // installed program again and must find the libraries by itself) and shrinks back,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* A PDGEMR2D-heavy ScaLAPACK program that knows nothing of malleable: an N x N matrix
  * moved back and forth between a 2x2 and a 1x4 grid (block size NB) REPS times. Prints
  * the fastest round trip (slowest process) and a checksum of the result, so the drop-in

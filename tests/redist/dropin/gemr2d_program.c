@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* An ordinary ScaLAPACK program in C that knows nothing of malleable: it moves submatrices
  * between process grids with Cpdgemr2d and Cpzgemr2d (also Cpsgemr2d, Cpcgemr2d and the
  * Fortran pzgemr2d_, pcgemr2d_, so that with the Fortran program every entry point of the

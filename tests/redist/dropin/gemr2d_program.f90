@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! An ordinary ScaLAPACK program in Fortran that knows nothing of malleable: BLACS grids,
 ! PDGEMR2D and PSGEMR2D between them (submatrices, RSRC/CSRC /= 0, non-square, processes
 ! outside a grid), every local element checked against a replica of the global matrix

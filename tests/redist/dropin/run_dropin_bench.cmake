@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Script mode (cmake -P): the PDGEMR2D-heavy program gemr2d_bench_program, run stock and
 # with libmalleable_redist_gemr2d preloaded, alternating ROUNDS times (a load burst from
 # other jobs then hits both alike); prints the fastest round trip of each side by side and

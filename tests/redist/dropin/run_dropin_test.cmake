@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Script mode (cmake -P): one unmodified ScaLAPACK program run four ways under mpiexec,
 #   stock    the program linked with ScaLAPACK only (must not mention the drop-in)
 #   linked   the same source linked with libmalleable_redist_gemr2d ahead of ScaLAPACK

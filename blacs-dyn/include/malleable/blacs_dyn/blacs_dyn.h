@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* blacs-dyn: a BLACS whose world can grow (MPI_Comm_spawn) and shrink (a communicator
  * stack), seed 002 §3.3. The stock BLACS entry points (blacs_setup_, Cblacs_setup,
  * blacs_pinfo_, Cblacs_pinfo, blacs_get_, Cblacs_get, blacs_gridmap_, ...) are provided

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // C++ interface to blacs-dyn: exceptions instead of codes, a facade over the current
 // world, and a BLACS grid that owns its context (RAII, like Elemental's Grid).
 #ifndef BLACS_DYN_BLACS_DYN_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The status type of blacs-dyn: an exception carrying a blacs_dyn_status code and a message
 // naming the argument and value at fault. The C API turns it into a code plus
 // blacs_dyn_last_error().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* blacs-dyn status codes; kept apart from blacs_dyn.h so the pure planning code and its
  * unit tests do not depend on mpi.h. */
 #ifndef BLACS_DYN_STATUS_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Linear assignment (Hungarian algorithm, Kuhn-Munkres with potentials, O(n^2 m)).
 // Boost.Graph's maximum_weighted_matching (Boost 1.74 in Debian 12) is a general-graph
 // blossom code with open correctness bugs (boostorg/graph #199, #223, #306, #399), and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // gridmap's one error type. Every check that rejects an input throws gridmap::Error with a
 // message naming the argument and the value at fault (STYLE.md "Errors"); the C API maps
 // it to a status code and keeps the message for gridmap_last_error().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* gridmap C API: topology choice, placement on expansion, data moved, heterogeneous
  * mapping and processor selection (seed 002 chapters 4-6) for C and Fortran callers.
  * Every function returns a status; on failure gridmap_last_error() (per thread)

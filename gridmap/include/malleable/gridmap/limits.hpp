@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What gridmap accepts and how much work one call may do (issue 14, classes 1 and 6).
 // Every size that comes from a caller goes through these checks before it is multiplied,
 // added or used to size an allocation, so a request is either answered with exact counts

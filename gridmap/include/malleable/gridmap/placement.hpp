@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Where each process sits in the new grid after a resize (seed 002 §4.2-4.5), the optimal
 // placement by linear assignment (beyond the thesis), and shrink planning. Pure, no MPI.
 //

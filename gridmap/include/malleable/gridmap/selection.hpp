@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Processor selection under a total processing power budget (seed 002 §6.3): the scheduler
 // offers a TPP and the powers of its free processors; the application picks which to add
 // and maps the grown grid. Global, Local, Mixed as in the thesis, plus Adaptive, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // BLACS bridge of redist (MPI/BLACS layer): descriptors that name a BLACS context become
 // Layouts on an enclosing communicator, and a Layout can get a BLACS grid so ScaLAPACK
 // routines run on it. RAII: a BlacsGrid releases its context on every path (Elemental's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Predicting a redistribution's time from its plan, with per-event costs calibrated once
 // per machine (seed 001, SUIF-Adapt §3.2 and §4: isolated micro-benchmarks give the cost
 // of each event; a redistribution's time is the slowest node's sum of its events). Pure:

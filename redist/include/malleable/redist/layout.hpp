@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The extended descriptor as a plain value: ScaLAPACK's DESC with per-row/column block
 // sizes (seed 002 §3.4.4). Pure C++: no MPI, no BLACS.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Redistribution plans: which rectangle of the matrix goes from which process to which,
 // and in which step. A pure function of two layouts (COSTA's "communication plan"),
 // testable without MPI; redist/src/execute*.cpp is the only code that sends it.

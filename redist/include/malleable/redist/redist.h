@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* C interface of redist: the extended descriptor (ScaLAPACK's DESC with per-row/column
  * block sizes, seed 002 §3.4.4) and PxGEMR2D-style redistribution between any two grids.
  *

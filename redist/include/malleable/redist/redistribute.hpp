@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Executing a redistribution plan over MPI: B(layout b) := A(layout a) inside one
 // enclosing communicator (seed 002 §3.4; the plan/schedule come from plan.hpp).
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Prototypes of the BLACS, PBLAS and ScaLAPACK entry points this project calls, as
  * Debian's libscalapack-openmpi (ScaLAPACK 2.2) exports them. ScaLAPACK ships no C
  * header; declaring them once here keeps every caller consistent. */

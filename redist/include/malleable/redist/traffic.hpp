@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Where a redistribution's bytes go when processes sit on nodes: within a process, between
 // processes of one node (memory copies), between nodes (network), and the busiest node
 // link. Pure, from the plan. On a cluster where each node has one link of rate R, no

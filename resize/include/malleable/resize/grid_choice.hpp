@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Choosing the new grid and where the processes sit in it at a resize (seed 002 §4.5,
 // §5.1-5.2). Pure. The algorithms are gridmap's (topology choice, local expansion
 // optimiser, Global/Local1/Local2/optimal placement); this is the session's view of

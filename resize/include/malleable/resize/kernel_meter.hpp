@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Compute-only CPU time: the CPU seconds this process spends inside its local compute
 // kernels, without the time it spends polling in MPI while it waits for others. On an
 // oversubscribed host (9 ranks on 2 cores) a waiting rank busy-polls and its process CPU

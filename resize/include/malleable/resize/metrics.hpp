@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // What a resizable run measured: per-iteration times on each grid, each resize split as
 // DRMS does (seed 003: spawn or exit, redistribution, other), and the derived payoff
 // point and resize cost (seed 002 §5.3). Pure: the MPI shell feeds it numbers.

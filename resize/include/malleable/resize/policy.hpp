@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Resize policies: what to do at a remap point (seed 002 §3.1). Pure, no MPI: the MPI
 // shell calls decide() on world rank 0 only and broadcasts the decision.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Measure, predict, decide (issue 13; seeds 000, 001, 003, 004). Pure, no MPI: the session
 // feeds measurements in and policies read predictions out.
 //
@@ -125,9 +126,25 @@ class ResizeHistory {
   std::vector<ResizeEvent> events_;
 };
 
-// $MALLEABLE_RESIZE_HISTORY if set, else $XDG_CACHE_HOME/malleable/resize_history.json,
-// else $HOME/.cache/malleable/resize_history.json (beside the cost model).
-std::string default_resize_history_path();
+// Where a session keeps its resize history across runs (issue 18 §1): one file per
+// application, so one program's spawn times never predict another's.
+//   $RESIZE_HISTORY unset: $XDG_CACHE_HOME (absolute; else $HOME/.cache)
+//     /malleable/history/<app>-<16 hex digits of the executable path's hash>.json;
+//   $RESIZE_HISTORY=off (or empty): in memory only, nothing read or written;
+//   $RESIZE_HISTORY=<file>: that file.
+// A $HOME that is not an existing directory (HOME=/nonexistent) is not created: in memory.
+// The 0.2 name $MALLEABLE_RESIZE_HISTORY is read, with the same meaning, when
+// $RESIZE_HISTORY is unset. No cache directory (neither variable set): in memory.
+struct HistoryLocation {
+  std::string path;  // empty: keep the history in memory
+  std::string why;   // with an empty path: the reason, for a notice
+  bool off = false;  // the user turned it off (no notice needed)
+};
+HistoryLocation resize_history_location(const std::string& app, const std::string& executable);
+// "<app>-<hash>.json": the application's name with characters outside [A-Za-z0-9._-]
+// replaced by '_', and a 64-bit FNV-1a hash of the executable's path (stable across
+// runs, builds and machines).
+std::string resize_history_file_name(const std::string& app, const std::string& executable);
 
 // ---------------------------------------------------------------------------------------
 // Payoff prediction and seed 004's rule.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Rendering a run's metrics: the final summary table, JSON and CSV. Pure.
 #pragma once
 

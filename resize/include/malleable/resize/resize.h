@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* The resize session from C (and, through ISO_C_BINDING, Fortran: module
  * malleable_resize). Every function returns RESIZE_OK or an error code;
  * resize_last_error() gives the message. Collective functions are collective over

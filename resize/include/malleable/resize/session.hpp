@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The resize session: the thin MPI shell around the pure core. At each remap point of
 // an iterative SPMD application one collective call (Session::remap_point) asks the
 // policy (world rank 0 decides, everyone follows), picks grid and placement, expands
@@ -59,9 +60,9 @@ struct SessionOptions {
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
-  // Keep resize times across runs in default_resize_history_path() (issue 13 §2), so
-  // spawn and exit times are predicted from the first resize of a run on. An empty
-  // $MALLEABLE_RESIZE_HISTORY turns it off too.
+  // Keep resize times across runs in this application's history file (issue 13 §2,
+  // resize_history_location in predict.hpp), so spawn and exit times are predicted from
+  // the first resize of a run on. RESIZE_HISTORY=off turns it off too.
   bool persist_history = true;
   // Issue 21: begin expansions and shrinks in the background when a matrix is marked
   // constant (mark_constant); complete them at the first remap point at least

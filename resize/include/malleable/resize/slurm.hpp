@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // A real resource manager drives the resizes (issue 12): Slurm 22.05, as seed 002 §3.1's
 // scheduler and seed 003's DRMS do for their jobs. At each remap point the Slurm policy
 // looks at the job's allocation, the idle nodes and the pending jobs, and

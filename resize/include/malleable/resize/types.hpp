@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Value types shared by the resize session's pure core (no MPI): grids, decisions,
 // placements and the error type. Seed 002 §3.1 (remap points), §4 (placements).
 #pragma once
