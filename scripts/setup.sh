@@ -10,6 +10,9 @@ cd "$here"
 packages=(g++ gfortran make cmake pkg-config python3
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev libopenblas-dev liblapacke-dev
   libgtest-dev nlohmann-json3-dev libcli11-dev gnuplot-nox
+  # the MPICH flavour (-DMALLEABLE_MPI=mpich, build-mpich; docs/mpi-flavours.md), beside
+  # Open MPI, which stays the system's default MPI (update-alternatives)
+  libmpich-dev mpich libscalapack-mpich-dev libhdf5-mpich-dev
   # Debian's ScaLAPACK testers, run with blacs-dyn preloaded (test blacs_dyn.stock_testers_preloaded)
   scalapack-mpi-test
   # the emulated cluster and its Slurm (scripts/cluster.sh, tests labelled cluster)

@@ -88,6 +88,9 @@ class Runtime {
   void before_finalize();
 
   bool blacs_interposed() const { return blacs_interposed_; }
+  // Why this job cannot spawn ("" while it can): BLACS_DYN_SPAWN=off, or the reason of an
+  // earlier spawn failure classified as "not supported" (mpi_flavour.hpp). Same on all ranks.
+  const std::string& spawn_unsupported_reason();
 
  private:
   Runtime() = default;
@@ -117,6 +120,7 @@ class Runtime {
   bool finalized_ = false;
   bool dynamic_ = false;  // an expansion or shrink happened, or this process was spawned
   bool blacs_interposed_ = false;
+  std::string spawn_unsupported_;
   std::optional<LevelStack> stack_;
   std::vector<LevelComms> comms_;
   ProcId me_ = -1;
