@@ -22,9 +22,9 @@ mpiexec_of() { [[ $1 == mpich ]] && echo /usr/bin/mpiexec.mpich || echo /usr/bin
 libdir_of() { [[ $1 == mpich ]] && echo "$prefix/lib/malleable-mpich" || echo "$prefix/lib"; }
 pc_of() { [[ $1 == mpich ]] && echo malleable-mpich || echo malleable; }
 
-check_ldd() {  # <flavour> <library or program>...
-  local fl=$1 f deps
-  shift
+check_ldd() {  # <flavour> <root> <library or program>...: MPI of the flavour, project libraries under root
+  local fl=$1 root=$2 f deps
+  shift 2
   for f in "$@"; do
     deps=$(ldd "$f")
     if grep -q "not found" <<<"$deps"; then echo "$deps" >&2; fail "$f has unresolved libraries"; fi
@@ -35,11 +35,9 @@ check_ldd() {  # <flavour> <library or program>...
       grep -q 'libmpi\.so\.40' <<<"$deps" || fail "$f does not load Open MPI's libmpi.so.40"
       ! grep -q 'libmpich' <<<"$deps" || fail "$f (Open MPI flavour) loads libmpich"
     fi
-    # The libraries of the project come from the same directory as the one checked.
-    local dir
-    dir=$(dirname "$(readlink -f "$f")")
+    # The project's own libraries come from the tree checked (the build, or the flavour's libdir).
     while read -r lib path; do
-      [[ $f == *.so* && $(dirname "$path") != "$dir" ]] && fail "$f loads $lib from $(dirname "$path"), not $dir"
+      [[ $(readlink -f "$path") == "$root"/* ]] || fail "$f loads $lib from $path, outside $root"
     done < <(awk '/libmalleable_/ && $3 ~ /^\// {print $1, $3}' <<<"$deps")
   done
   echo "ldd ($fl): $# file(s) load only $fl"
@@ -47,13 +45,13 @@ check_ldd() {  # <flavour> <library or program>...
 
 mapfile -t built < <(find "$build" -name 'libmalleable_*.so' -not -path '*/CMakeFiles/*' | sort)
 ((${#built[@]})) || fail "no libmalleable_*.so in $build"
-check_ldd "$flavour" "${built[@]}"
+check_ldd "$flavour" "$(readlink -f "$build")" "${built[@]}"
 
 cmake --install "$build" --prefix "$prefix" >/dev/null
 libdir=$(libdir_of "$flavour")
 mapfile -t installed < <(find "$libdir" -maxdepth 1 -name 'libmalleable_*.so' | sort)
 ((${#installed[@]})) || fail "no libmalleable_*.so in $libdir"
-check_ldd "$flavour" "${installed[@]}"
+check_ldd "$flavour" "$libdir" "${installed[@]}"
 got=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=malleable_MPI "$(pc_of "$flavour")")
 [[ $got == "$flavour" ]] || fail "$(pc_of "$flavour").pc says malleable_MPI=$got, not $flavour"
 echo "pkg-config: $(pc_of "$flavour").pc says malleable_MPI=$got"
@@ -63,7 +61,7 @@ consumer() {  # <name> <mpi flavour of the consumer>: configure, build, run; out
   cmake -S "$src/tests/install/flavour_consumer" -B "$work/$name" -DCMAKE_PREFIX_PATH="$prefix" \
     -DMPI_C_COMPILER="$(mpicc_of "$fl")" >"$work/$name.log" 2>&1 || return 1
   cmake --build "$work/$name" >>"$work/$name.log" 2>&1 || fail "build of the $fl consumer ($name): $(cat "$work/$name.log")"
-  check_ldd "$fl" "$work/$name/flavour_consumer"
+  check_ldd "$fl" "$(libdir_of "$fl")" "$work/$name/flavour_consumer"
   OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 60 "$(mpiexec_of "$fl")" -n 1 \
     "$work/$name/flavour_consumer" >>"$work/$name.log" 2>&1 || fail "the $fl consumer does not run: $(cat "$work/$name.log")"
   grep -q "malleable_MPI=$fl" "$work/$name.log" || fail "the $fl consumer got another flavour: $(cat "$work/$name.log")"
@@ -81,8 +79,8 @@ if [[ -n $other && -f $other/CMakeCache.txt ]]; then
   cmake --install "$other" --prefix "$prefix" >/dev/null
   mapfile -t theirs < <(find "$(libdir_of "$wrong")" -maxdepth 1 -name 'libmalleable_*.so' | sort)
   ((${#theirs[@]})) || fail "the $wrong build installed no libraries in $(libdir_of "$wrong")"
-  check_ldd "$wrong" "${theirs[@]}"
-  check_ldd "$flavour" "${installed[@]}"
+  check_ldd "$wrong" "$(libdir_of "$wrong")" "${theirs[@]}"
+  check_ldd "$flavour" "$libdir" "${installed[@]}"
   for fl in "$flavour" "$wrong"; do
     got=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=malleable_MPI "$(pc_of "$fl")")
     [[ $got == "$fl" ]] || fail "side by side: $(pc_of "$fl").pc says malleable_MPI=$got"
