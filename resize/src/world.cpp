@@ -21,7 +21,9 @@ bool World::spawn_supported(std::string& why) {
 
 namespace {
 int fail(int rc, std::string& err) {
-  if (rc != BLACS_DYN_OK) err = std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error();
+  // "spawn not supported by this MPI (...)" names itself; the others get the status first.
+  if (rc == BLACS_DYN_ERR_UNSUPPORTED) err = blacs_dyn_last_error();
+  else if (rc != BLACS_DYN_OK) err = std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error();
   return rc;
 }
 }  // namespace

@@ -13,7 +13,7 @@ out=$(timeout --signal=KILL "$max_s" "$@" 2>&1)
 rc=$?
 printf '%s\n' "$out"
 if [[ $rc -ne 0 ]]; then echo "FAILED: exit status $rc (the job must end with its result checked)"; exit 1; fi
-if why=$(grep -Eo 'spawn not supported[^)]*' <<<"$out" | head -n 1) && [[ -n $why ]]; then
+if why=$(grep -Eo 'spawn not supported[^;]*' <<<"$out" | head -n 1) && [[ -n $why ]]; then
   # Whatever follows the first refusal is refused up front, without another spawn.
   echo "SKIPPED: the expansion needs MPI_Comm_spawn, and $why"
   exit 77
