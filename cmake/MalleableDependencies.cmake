@@ -11,18 +11,60 @@ function(mall_require found what pkg)
   endif()
 endfunction()
 
-find_package(MPI COMPONENTS C CXX Fortran)
-mall_require(MPI_FOUND "MPI (C, C++ and Fortran bindings)" "libopenmpi-dev openmpi-bin")
+# The MPI flavour (docs/mpi-flavours.md): Open MPI (default) or MPICH, each with Debian's
+# ScaLAPACK (and parallel HDF5) built for it. Both flavours install side by side: MPICH's
+# libraries go to their own directory (MALL_LIBDIR), Open MPI's keep the plain names.
+set(MALLEABLE_MPI openmpi CACHE STRING "MPI flavour to build against: openmpi or mpich")
+set_property(CACHE MALLEABLE_MPI PROPERTY STRINGS openmpi mpich)
+if(MALLEABLE_MPI STREQUAL "openmpi")
+  set(MALL_MPI_PACKAGES "libopenmpi-dev openmpi-bin")
+  set(MALL_MPI_NAME "Open MPI")
+  set(MALL_LIBDIR ${CMAKE_INSTALL_LIBDIR})
+  set(MALL_PACKAGE_SUFFIX "")
+elseif(MALLEABLE_MPI STREQUAL "mpich")
+  set(MALL_MPI_PACKAGES "libmpich-dev mpich")
+  set(MALL_MPI_NAME "MPICH")
+  set(MALL_LIBDIR ${CMAKE_INSTALL_LIBDIR}/malleable-mpich)
+  set(MALL_PACKAGE_SUFFIX "-mpich")
+  # Debian's MPICH wrappers and launcher carry the .mpich suffix; the unsuffixed names
+  # follow the system's default MPI (update-alternatives), which may be Open MPI.
+  foreach(_lang C CXX Fortran)
+    set(_wrapper_C mpicc.mpich)
+    set(_wrapper_CXX mpicxx.mpich)
+    set(_wrapper_Fortran mpif90.mpich)
+    if(NOT MPI_${_lang}_COMPILER)
+      find_program(MPI_${_lang}_COMPILER NAMES ${_wrapper_${_lang}})
+    endif()
+  endforeach()
+  if(NOT MPIEXEC_EXECUTABLE)
+    find_program(MPIEXEC_EXECUTABLE NAMES mpiexec.mpich mpiexec.hydra)
+  endif()
+else()
+  message(FATAL_ERROR "malleable: MALLEABLE_MPI must be openmpi or mpich, got '${MALLEABLE_MPI}'")
+endif()
 
-# ScaLAPACK (with BLACS and PBLAS) built for Open MPI.
-set(_scalapack_lib "")
+find_package(MPI COMPONENTS C CXX Fortran)
+mall_require(MPI_FOUND "MPI (${MALL_MPI_NAME}; C, C++ and Fortran bindings)" "${MALL_MPI_PACKAGES}")
+# The wrappers found must be the flavour asked for: mixing the two MPIs in one process
+# fails at run time in ways that are hard to read.
+string(FIND "${MPI_C_LIBRARIES}" "mpich" _mall_is_mpich)
+if(MALLEABLE_MPI STREQUAL "mpich" AND _mall_is_mpich EQUAL -1)
+  message(FATAL_ERROR "malleable: MALLEABLE_MPI=mpich but FindMPI found ${MPI_C_LIBRARIES} "
+                      "(MPI_C_COMPILER=${MPI_C_COMPILER}); install ${MALL_MPI_PACKAGES} or point "
+                      "MPI_C_COMPILER/MPI_CXX_COMPILER/MPI_Fortran_COMPILER at the MPICH wrappers")
+elseif(MALLEABLE_MPI STREQUAL "openmpi" AND NOT _mall_is_mpich EQUAL -1)
+  message(FATAL_ERROR "malleable: MALLEABLE_MPI=openmpi but FindMPI found MPICH (${MPI_C_LIBRARIES}); "
+                      "configure with -DMALLEABLE_MPI=mpich, or point MPI_C_COMPILER at mpicc.openmpi")
+endif()
+
+# ScaLAPACK (with BLACS and PBLAS) built for the same MPI.
 if(PKG_CONFIG_FOUND)
-  pkg_check_modules(PC_SCALAPACK QUIET scalapack-openmpi)
+  pkg_check_modules(PC_SCALAPACK QUIET scalapack-${MALLEABLE_MPI})
 endif()
 find_library(MALL_SCALAPACK_LIBRARY
-  NAMES scalapack-openmpi scalapack
+  NAMES scalapack-${MALLEABLE_MPI}
   HINTS ${PC_SCALAPACK_LIBRARY_DIRS})
-mall_require(MALL_SCALAPACK_LIBRARY "ScaLAPACK for Open MPI" "libscalapack-openmpi-dev")
+mall_require(MALL_SCALAPACK_LIBRARY "ScaLAPACK for ${MALL_MPI_NAME}" "libscalapack-${MALLEABLE_MPI}-dev")
 
 find_library(MALL_OPENBLAS_LIBRARY NAMES openblas)
 mall_require(MALL_OPENBLAS_LIBRARY "OpenBLAS" "libopenblas-dev")
@@ -42,7 +84,7 @@ foreach(_lang C CXX Fortran)
 endforeach()
 
 if(NOT TARGET mall::scalapack)
-  # libscalapack-openmpi.so carries its own dependency on libmpi (BLACS is C).
+  # libscalapack-<flavour>.so carries its own dependency on the MPI library (BLACS is C).
   add_library(mall::scalapack INTERFACE IMPORTED GLOBAL)
   set_target_properties(mall::scalapack PROPERTIES
     INTERFACE_LINK_LIBRARIES "${MALL_SCALAPACK_LIBRARY};${MALL_OPENBLAS_LIBRARY};MPI::MPI_C")
@@ -67,5 +109,6 @@ mall_require(CLI11_FOUND "CLI11" "libcli11-dev")
 if(MALL_BUILD_TESTS)
   find_package(GTest QUIET)
   mall_require(GTest_FOUND "GoogleTest" "libgtest-dev")
-  find_program(MALL_MPIEXEC NAMES mpiexec mpirun HINTS ${MPIEXEC_EXECUTABLE})
+  set(MALL_MPIEXEC "${MPIEXEC_EXECUTABLE}" CACHE FILEPATH "MPI launcher of the chosen flavour")
+  message(STATUS "malleable: MPI flavour ${MALLEABLE_MPI}: ${MPI_C_LIBRARIES}, ${MALL_SCALAPACK_LIBRARY}, launcher ${MPIEXEC_EXECUTABLE}")
 endif()

@@ -2,15 +2,22 @@
 # Installs the CMake package (find_package(malleable)) and the pkg-config files
 # malleable.pc (C and C++) and malleable-fortran.pc (adds the Fortran module libraries).
 include(CMakePackageConfigHelpers)
-set(MALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/malleable)
+# MPICH flavour: lib/cmake/malleable-mpich, which find_package(malleable) also searches; its
+# version file accepts only a consumer on the same MPI (malleable_MPI), so with both
+# flavours in one prefix each consumer gets the one matching its MPI.
+set(MALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/malleable${MALL_PACKAGE_SUFFIX})
 install(EXPORT malleableTargets NAMESPACE malleable:: DESTINATION ${MALL_CMAKE_DIR} COMPONENT dev)
 configure_package_config_file(cmake/malleableConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake INSTALL_DESTINATION ${MALL_CMAKE_DIR}
   PATH_VARS MALL_FORTRAN_MODDIR)
-write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersion.cmake
+write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersionBase.cmake
   COMPATIBILITY SameMinorVersion)
+configure_file(cmake/malleableConfigVersion.cmake.in
+  ${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersion.cmake @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleableConfig.cmake
               ${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersion.cmake
+              ${CMAKE_CURRENT_BINARY_DIR}/malleableConfigVersionBase.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/malleableMpiFlavour.cmake
         DESTINATION ${MALL_CMAKE_DIR} COMPONENT dev)
 
 get_property(MALL_PC_LIBS GLOBAL PROPERTY MALL_PC_LIBS)
@@ -25,9 +32,20 @@ list(JOIN MALL_PC_FORTRAN_LIBS " " MALL_PC_FORTRAN_LIBS)
 # Relocatable: the prefix is found from the .pc file's own directory.
 file(RELATIVE_PATH MALL_PC_UP "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
 string(REGEX REPLACE "/$" "" MALL_PC_UP "${MALL_PC_UP}")
+# Per flavour: malleable.pc / malleable-fortran.pc (Open MPI), malleable-mpich.pc /
+# malleable-mpich-fortran.pc (MPICH), each with a variable malleable_MPI.
+if(MALLEABLE_MPI STREQUAL "mpich")
+  set(MALL_PC_MPI_REQUIRES "mpich")
+  set(MALL_PC_MPI_FORT_REQUIRES "mpich")
+else()
+  set(MALL_PC_MPI_REQUIRES "ompi-c")
+  set(MALL_PC_MPI_FORT_REQUIRES "ompi-fort")
+endif()
+set(MALL_PC_NAME malleable${MALL_PACKAGE_SUFFIX})
 foreach(_pc malleable malleable-fortran)
-  configure_file(cmake/${_pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${_pc}.pc @ONLY)
-  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${_pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+  string(REPLACE "malleable" "malleable${MALL_PACKAGE_SUFFIX}" _out ${_pc})
+  configure_file(cmake/${_pc}.pc.in ${CMAKE_CURRENT_BINARY_DIR}/${_out}.pc @ONLY)
+  install(FILES ${CMAKE_CURRENT_BINARY_DIR}/${_out}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
           COMPONENT dev)
 endforeach()
 

@@ -4,11 +4,13 @@
 # malleable::<name>, installed as libmalleable_<name> with its headers and listed in the
 # pkg-config file (malleable.pc; malleable-fortran.pc for the *_fortran libraries).
 # Installed libraries find their siblings through a run path relative to themselves
-# ($ORIGIN), so no LD_LIBRARY_PATH is needed wherever the prefix is.
+# ($ORIGIN), so no LD_LIBRARY_PATH is needed wherever the prefix is. They go to MALL_LIBDIR:
+# the libdir for Open MPI, <libdir>/malleable-mpich for the MPICH flavour.
 function(mall_add_library name)
   cmake_parse_arguments(A "" "OUTPUT" "SOURCES;PUBLIC_LIBS;PRIVATE_LIBS" ${ARGN})
   add_library(${name} SHARED ${A_SOURCES})
   add_library(malleable::${name} ALIAS ${name})
+  set_property(GLOBAL APPEND PROPERTY MALL_INSTALLED_TARGETS ${name})
   if(NOT A_OUTPUT)
     set(A_OUTPUT "malleable_${name}")
   endif()
@@ -29,8 +31,8 @@ function(mall_add_library name)
   # libmalleable-dev (headers, the .so links, CMake and pkg-config files), tools ->
   # malleable-tools.
   install(TARGETS ${name} EXPORT malleableTargets
-          LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
-          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+          LIBRARY DESTINATION ${MALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
+          ARCHIVE DESTINATION ${MALL_LIBDIR} COMPONENT dev
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include)
     install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
@@ -57,9 +59,15 @@ endfunction()
 
 # mall_install_program(<target> DESTINATION <dir relative to the prefix>)
 # Installs a program with a run path from its directory to the installed libraries.
+# The MPICH flavour's programs go to libexec/malleable-mpich (docs/mpi-flavours.md), so
+# both flavours can share a prefix without one's programs replacing the other's.
 function(mall_install_program target)
   cmake_parse_arguments(A "" "DESTINATION" "" ${ARGN})
-  file(RELATIVE_PATH _rel "/${A_DESTINATION}" "/${CMAKE_INSTALL_LIBDIR}")
+  if(MALLEABLE_MPI STREQUAL "mpich")
+    set(A_DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/malleable-mpich)
+  endif()
+  file(RELATIVE_PATH _rel "/${A_DESTINATION}" "/${MALL_LIBDIR}")
   set_target_properties(${target} PROPERTIES INSTALL_RPATH "$ORIGIN/${_rel}")
+  set_property(GLOBAL APPEND PROPERTY MALL_INSTALLED_TARGETS ${target})
   install(TARGETS ${target} RUNTIME DESTINATION ${A_DESTINATION} COMPONENT tools)
 endfunction()

@@ -47,7 +47,10 @@ int Csys2blacs_handle(MPI_Comm comm);
 MPI_Comm Cblacs2sys_handle(int handle);
 
 }
-static_assert(sizeof(blacs_dyn_blacs_buffer) == 56, "BLACBUFF layout of ScaLAPACK 2.2 (x86_64)");
+// MPI_Datatype is a pointer in Open MPI (56 bytes in all) and an int in MPICH (48 bytes);
+// blacs-dyn/CMakeLists.txt checks the library's BI_AuxBuff has the same size.
+static_assert(sizeof(blacs_dyn_blacs_buffer) == (sizeof(MPI_Datatype) == 8 ? 56 : 48),
+              "BLACBUFF layout of ScaLAPACK 2.2 (x86_64)");
 
 namespace {
 

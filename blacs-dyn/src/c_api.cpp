@@ -213,6 +213,12 @@ int blacs_dyn_share_state(void* buf, size_t* len, size_t cap) {
   return guarded([&] { rt().share_state(buf, len, cap); });
 }
 
+int blacs_dyn_spawn_supported(void) { return blacs_dyn::Runtime::get().spawn_unsupported_reason().empty() ? 1 : 0; }
+
+const char* blacs_dyn_spawn_unsupported_reason(void) {
+  return blacs_dyn::Runtime::get().spawn_unsupported_reason().c_str();
+}
+
 const char* blacs_dyn_last_error(void) { return blacs_dyn::last_error().c_str(); }
 
 const char* blacs_dyn_status_string(int code) {
@@ -224,6 +230,7 @@ const char* blacs_dyn_status_string(int code) {
     case BLACS_DYN_ERR_STATE: return "call out of order";
     case BLACS_DYN_ERR_MPI: return "MPI error";
     case BLACS_DYN_ERR_TIMEOUT: return "joining process did not answer in time";
+    case BLACS_DYN_ERR_UNSUPPORTED: return "spawn not supported by this MPI";
     default: return "unknown blacs-dyn status";
   }
 }

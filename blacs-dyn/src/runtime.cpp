@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 
 #include "malleable/blacs_dyn/error.hpp"
+#include "malleable/blacs_dyn/mpi_flavour.hpp"
 #include "malleable/blacs_dyn/schema.hpp"
 #include "blacs_glue.hpp"
 
@@ -146,6 +147,13 @@ void check_capacity(int alive, int nnew) {
     throw Error(BLACS_DYN_ERR_SPAWN, "too many processes: " + std::to_string(alive) +
                                     " running + " + std::to_string(nnew) + " new exceeds " +
                                     std::to_string(cap) + " (" + why + ")");
+}
+
+std::string library_version() {
+  char buf[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int len = 0;
+  if (MPI_Get_library_version(buf, &len) != MPI_SUCCESS) return {};
+  return std::string(buf, static_cast<std::size_t>(len));
 }
 
 std::string info_get(MPI_Info info, const char* key) {
@@ -447,6 +455,12 @@ void Runtime::require_active(const char* what) const {
                                     ": this process has left the world; it must call blacs_dyn_leave()");
 }
 
+const std::string& Runtime::spawn_unsupported_reason() {
+  if (spawn_unsupported_.empty() && spawn_disabled_by_setting(env_setting("SPAWN")))
+    spawn_unsupported_ = "spawn not supported: disabled by BLACS_DYN_SPAWN=" + std::string(env_setting("SPAWN"));
+  return spawn_unsupported_;
+}
+
 MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id) {
   MPI_Info info = MPI_INFO_NULL;
   if (req.info != MPI_INFO_NULL) check(MPI_Info_dup(req.info, &info), "MPI_Info_dup");
@@ -486,6 +500,21 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   if (rc != MPI_SUCCESS || failed) {
     // Not freed: after a failed spawn Open MPI 4.1 leaves an invalid handle in `link`
     // (MPI_Comm_free on it is fatal), and the standard does not define its value.
+    // Ask the MPI what the failure means rather than assuming Open MPI's behaviour.
+    int cls = MPI_ERR_SPAWN;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    const std::string text = mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN);
+    const std::string library = library_version();
+    if (classify_spawn_failure(flavour_from_library_version(library), cls == MPI_ERR_SPAWN, text) ==
+        SpawnFailure::Unsupported) {
+      std::string last = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+      throw Error(BLACS_DYN_ERR_UNSUPPORTED,
+                  "spawn not supported by this MPI (" + short_library_name(library) +
+                      "): MPI_Comm_spawn fails with \"" + last +
+                      "\" (error class " + std::to_string(cls) +
+                      "); nothing changed, and expansions are refused from now on "
+                      "(docs/mpi-flavours.md)");
+    }
     throw Error(BLACS_DYN_ERR_SPAWN,
                 "MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command +
                     "' failed: " + mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN) + " (" +
@@ -714,6 +743,8 @@ void Runtime::expand(const SpawnRequest& request) {
           throw Error(BLACS_DYN_ERR_ARG, "hosts[" + std::to_string(i) + "] = '" + g.host +
                                             "' is not one host name");
       }
+      if (const std::string& why = spawn_unsupported_reason(); !why.empty())
+        throw Error(BLACS_DYN_ERR_UNSUPPORTED, why);
       check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
       check_capacity(stack_->alive(), total);
     } catch (const Error& e) {
@@ -759,7 +790,9 @@ void Runtime::expand(const SpawnRequest& request) {
   dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
   try {
     agree(w, err);
-  } catch (const Error&) {
+  } catch (const Error& e) {
+    // Every rank remembers an MPI that cannot spawn (the same message everywhere).
+    if (e.code() == BLACS_DYN_ERR_UNSUPPORTED) spawn_unsupported_ = e.what();
     // Another spawn failed: the groups that did start are sent away.
     for (int i = r; i < k; i += n) {
       auto& l = links[static_cast<std::size_t>(i)];

@@ -92,6 +92,9 @@ class Runtime {
   void after_finalize() { dog_.disarm(); }
 
   bool blacs_interposed() const { return blacs_interposed_; }
+  // Why this job cannot spawn ("" while it can): BLACS_DYN_SPAWN=off, or the reason of an
+  // earlier spawn failure classified as "not supported" (mpi_flavour.hpp). Same on all ranks.
+  const std::string& spawn_unsupported_reason();
 
   // A newcomer, before PMPI_Init: its MPI_Init and join must end within the join timeout
   // (a sibling killed during the spawn leaves the others blocked in MPI_Init for ever).
@@ -125,6 +128,7 @@ class Runtime {
   bool finalized_ = false;
   bool dynamic_ = false;  // an expansion or shrink happened, or this process was spawned
   bool blacs_interposed_ = false;
+  std::string spawn_unsupported_;
   std::optional<LevelStack> stack_;
   std::vector<LevelComms> comms_;
   ProcId me_ = -1;

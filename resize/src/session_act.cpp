@@ -129,6 +129,9 @@ RemapResult Session::Impl::act(Decision d) {
       if (d.procs <= shape.size() && d.schema.empty())
         throw Error("expand to " + std::to_string(d.procs) + " processes: the grid already has " +
                     std::to_string(shape.size()));
+      // An MPI that cannot spawn (MPICH here, docs/mpi-flavours.md): refused up front.
+      if (std::string no_spawn; (d.procs > size() || !d.schema.empty()) && !detail::World::spawn_supported(no_spawn))
+        throw Error(no_spawn);
       Grid t = d.nprow ? Grid{d.nprow, d.npcol, {}}
                        : (d.placement == Placement::Global ? choose_topology(d.procs)
                                                            : choose_local_topology(shape, d.procs));

@@ -16,9 +16,17 @@ MPI_Comm World::comm() { return blacs_dyn_world(); }
 bool World::is_new() { return blacs_dyn_is_new() != 0; }
 void World::clear_new() { blacs_dyn_clear_new(); }
 
+bool World::spawn_supported(std::string& why) {
+  if (blacs_dyn_spawn_supported()) return true;
+  why = blacs_dyn_spawn_unsupported_reason();
+  return false;
+}
+
 namespace {
 int fail(int rc, std::string& err) {
-  if (rc != BLACS_DYN_OK) err = std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error();
+  // "spawn not supported by this MPI (...)" names itself; the others get the status first.
+  if (rc == BLACS_DYN_ERR_UNSUPPORTED) err = blacs_dyn_last_error();
+  else if (rc != BLACS_DYN_OK) err = std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error();
   return rc;
 }
 }  // namespace

@@ -22,6 +22,8 @@ struct World {
   static int expand(int nnew, const std::string& command, const std::vector<std::string>& args,
                     std::string& err);
   static int expand_schema(const std::string& path, std::string& err);
+  // False, with the reason, when the job is known not to spawn (blacs_dyn_spawn_supported).
+  static bool spawn_supported(std::string& why);
   // One spawn group per host, spawned at the same time (blacs_dyn_expand_hosts).
   static int expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
                           const std::string& command, const std::vector<std::string>& args,

@@ -29,7 +29,7 @@ export RESIZE_HISTORY=off
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 run() {  # run <json> <policy>
-  "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 480 -g 2x2 -i $iters --base-reps 40 \
+  "$mpiexec" ${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none} -n 4 "$driver" -n 480 -g 2x2 -i $iters --base-reps 40 \
     --powers measured --load "3@$from-$to:x6" --speed-clock emulated --adapt-clock reported --meter-kernels \
     --policy "$2" --json "$1" "${extra[@]}"
 }

@@ -14,7 +14,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
-run() { "$mpiexec" --oversubscribe --bind-to none -n 2 "$driver" "$@"; }
+# shellcheck disable=SC2086  # the flavour's launcher flags (cmake/MalleableTesting.cmake)
+run() { "$mpiexec" ${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none} -n 2 "$driver" "$@"; }
 
 out=$("$driver" --version) || fail "--version exited $?"
 grep -Eq "malleable [0-9]+\.[0-9]+\.[0-9]+, commit " <<<"$out" || fail "--version printed '$out'"

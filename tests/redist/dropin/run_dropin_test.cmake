@@ -70,7 +70,13 @@ endif()
 run(stock EXE ${STOCK})
 run(linked EXE ${LINKED})
 if(NOT NO_PRELOAD)
-  run(preload EXE ${STOCK} MPIARGS -x LD_PRELOAD=${DROPIN})
+  # Only the MPI processes get the preload, not the launcher: Open MPI's -x VAR=VALUE,
+  # MPICH's -genv VAR VALUE (ENV_FLAG).
+  if(ENV_FLAG STREQUAL "-genv")
+    run(preload EXE ${STOCK} MPIARGS -genv LD_PRELOAD ${DROPIN})
+  else()
+    run(preload EXE ${STOCK} MPIARGS -x LD_PRELOAD=${DROPIN})
+  endif()
 endif()
 run(forced EXE ${LINKED} ENV REDIST_GEMR2D=scalapack)
 

@@ -103,6 +103,13 @@ void blacs_dyn_clear_new(void);
  * the received length. */
 int blacs_dyn_share_state(void* buf, size_t* len, size_t cap);
 
+/* 1 unless this job is known not to spawn: a spawn failed the way an MPI without dynamic
+ * processes fails (MPICH 4.0.2 here: "Error in spawn call"), or BLACS_DYN_SPAWN=off. The
+ * same on every rank; a caller (the resize session) refuses expansions up front then.
+ * blacs_dyn_spawn_unsupported_reason() says why ("" while spawning is supported). */
+int blacs_dyn_spawn_supported(void);
+const char* blacs_dyn_spawn_unsupported_reason(void);
+
 const char* blacs_dyn_last_error(void);
 const char* blacs_dyn_status_string(int code);
 

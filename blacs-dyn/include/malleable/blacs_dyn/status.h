@@ -12,7 +12,10 @@ enum blacs_dyn_status {
                            processes) */
   BLACS_DYN_ERR_STATE = 4,   /* call out of order (e.g. shrink below level 0) */
   BLACS_DYN_ERR_MPI = 5,     /* another MPI error */
-  BLACS_DYN_ERR_TIMEOUT = 6  /* a joining process did not answer in time */
+  BLACS_DYN_ERR_TIMEOUT = 6, /* a joining process did not answer in time */
+  BLACS_DYN_ERR_UNSUPPORTED = 7 /* this MPI cannot spawn here (e.g. MPICH without dynamic
+                                   processes, or BLACS_DYN_SPAWN=off): nothing changed, and
+                                   further expansions are refused up front */
 };
 
 #endif

@@ -38,7 +38,8 @@ enum class Transport {
 // expansion spawns processes onto busy nodes) a spinning waiter steals the core from the
 // rank that is copying the data it waits for, so testing and sleeping between tests is
 // several times faster (docs/redist.md). Auto picks Sleep when the ranks of the
-// communicator on this node exceed 8 per CPU (the crossover measured on 2 CPUs).
+// communicator on this node exceed 8 per CPU under Open MPI (the crossover measured on 2
+// CPUs), 1 per CPU under MPICH, whose waiters do not yield (docs/mpi-flavours.md).
 enum class WaitMode { Auto, Spin, Sleep };
 
 struct ExecOptions {
