@@ -296,10 +296,11 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   if (root()) b->clock.begun(t_start, t_end, before);
   char line[320];
   std::snprintf(line, sizeof line,
-                "   remap after iter %d: %s %s -> %s BEGUN in the background (spawn %.1f ms, stopped %.1f ms; "
+                "   remap after iter %d: %s %s -> %s BEGUN in the background (%s%.1f ms, stopped %.1f ms; "
                 "%.2f MB of constant matrices moving; progress by %s; mode %s)",
                 iteration, to_string(d.action).c_str(), shape.shape().c_str(), target.shape().c_str(),
-                b->rec.t_spawn * 1e3, (t_end - t_start) * 1e3, static_cast<double>(b->bytes) / 1e6,
+                d.action == Action::Expand ? "spawn " : "no spawn: posting ",
+                d.action == Action::Expand ? b->rec.t_spawn * 1e3 : (t_end - t_start) * 1e3, (t_end - t_start) * 1e3, static_cast<double>(b->bytes) / 1e6,
                 b->threaded ? "a helper thread" : "progress calls", to_string(bg_mode).c_str());
   progress(line);
   bg = b;
