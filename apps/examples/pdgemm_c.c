@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A resizable PDGEMM in plain C against the session's C API (malleable/resize/resize.h):
  * B <- s * (A * B) repeated, on a grid that a schedule grows and shrinks, checked
- * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] (starts on 2x2). */
+ * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] [background]
+ * (starts on 2x2; "background": A is constant and resizes begin in the background). */
 #include <cblas.h>
 #include <math.h>
 #include <mpi.h>
@@ -31,6 +32,9 @@ int main(int argc, char** argv) {
   if (resize_register(s, "A", n, n, nb, nb, 0, desca, &a) ||
       resize_register(s, "B", n, n, nb, nb, 0, descb, &b))
     die("register");
+  /* A never changes: with "background" a resize moves it while the old grid computes. */
+  if (argc > 4 && strcmp(argv[4], "background") == 0)
+    if (resize_mark_constant(s, "A") || resize_set_background(s, RESIZE_BACKGROUND_WAIT, 1)) die("background");
   int ctxt, nprow, npcol, myrow, mycol;
   if (resize_is_newcomer(s)) {
     if (resize_join(s, &it)) die("join");
@@ -73,6 +77,7 @@ int main(int argc, char** argv) {
     if (it < iters && resize_remap_point(s, &action) == RESIZE_ERR_RESIZE)
       if (resize_world_rank(s) == 0) printf("pdgemm_c: resize failed (%s); continuing\n", resize_last_error());
   }
+  if (resize_complete(s, NULL)) die("complete"); /* a resize still under way in the background */
   /* Serial reference on world rank 0. */
   MPI_Comm world = resize_world(s);
   double* ref = malloc((size_t)n * n * sizeof *ref);

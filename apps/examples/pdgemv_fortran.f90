@@ -2,7 +2,8 @@
 ! A resizable PDGEMV written in Fortran against the session's Fortran module:
 ! x <- s * (A * x) repeated, s = 1/sqrt(N), on a grid that a scripted schedule grows and
 ! shrinks; checked against serial BLAS DGEMV of the same recurrence.
-! Usage: pdgemv_fortran [N] [ITERS] [SCHEDULE]   (grid starts at 2x2)
+! Usage: pdgemv_fortran [N] [ITERS] [SCHEDULE] [background]   (grid starts at 2x2;
+! "background": A is constant and resizes begin in the background, issue 21)
 program pdgemv_fortran
   use, intrinsic :: iso_c_binding
   use mpi
@@ -43,6 +44,15 @@ program pdgemv_fortran
   xbuf = c_null_ptr
   rc = resize_register(s, 'A', n, n, nb, nb, 0, desca, abuf)
   rc = resize_register(s, 'x', n, 1, nb, 1, 0, descx, xbuf)
+  if (command_argument_count() >= 4) then
+    call get_command_argument(4, arg)
+    if (trim(arg) == 'background') then
+      rc = resize_mark_constant(s, 'A')
+      if (rc /= RESIZE_OK) call fail('mark_constant')
+      rc = resize_set_background(s, RESIZE_BACKGROUND_WAIT, 1)
+      if (rc /= RESIZE_OK) call fail('set_background')
+    end if
+  end if
   if (resize_is_newcomer(s) == 1) then
     rc = resize_join(s, it)
     if (rc /= RESIZE_OK) call fail('join')
@@ -85,6 +95,8 @@ program pdgemv_fortran
       rc = resize_remap_point(s, act)
     end if
   end do
+  rc = resize_complete(s, act)   ! a resize still under way in the background
+  if (rc /= RESIZE_OK) call fail('complete')
 
   ! Serial reference on world rank 0, broadcast, compared element by element.
   comm = resize_world(s)

@@ -16,9 +16,14 @@ module malleable_resize
             resize_world, resize_world_rank, resize_print_summary, &
             resize_write_json, resize_set_result_check, &
             resize_destroy, resize_last_error, &
-            RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID
+            RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID, &
+            resize_mark_constant, resize_set_background, resize_complete, &
+            RESIZE_BACKGROUND_OFF, RESIZE_BACKGROUND_WAIT, RESIZE_BACKGROUND_CONTINUE
 
   integer(c_int), parameter :: RESIZE_OK = 0
+  ! Background resizes (issue 21): resize_set_background's modes.
+  integer(c_int), parameter :: RESIZE_BACKGROUND_OFF = 0, RESIZE_BACKGROUND_WAIT = 1, &
+                               RESIZE_BACKGROUND_CONTINUE = 2
   integer(c_int), parameter :: RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, &
                                    RESIZE_REGRID = 3
 
@@ -108,6 +113,22 @@ module malleable_resize
       type(c_ptr), value :: s
       real(c_double), value :: work, seconds
     end function
+    integer(c_int) function c_mark_constant(s, name) bind(C, name="resize_mark_constant")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: name
+    end function
+    integer(c_int) function resize_set_background(s, mode, min_iterations) &
+        bind(C, name="resize_set_background")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int), value :: mode, min_iterations
+    end function
+    integer(c_int) function resize_complete(s, action) bind(C, name="resize_complete")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int) :: action
+    end function
     integer(c_int) function resize_remap_point(s, action) bind(C, name="resize_remap_point")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
@@ -154,6 +175,12 @@ module malleable_resize
   end interface
 
 contains
+  ! The application does not change matrix `name` between remap points (issue 21).
+  integer(c_int) function resize_mark_constant(s, name)
+    type(c_ptr), value :: s
+    character(len=*), intent(in) :: name
+    resize_mark_constant = c_mark_constant(s, trim(name)//c_null_char)
+  end function
 
   integer(c_int) function resize_create(app, policy, schedule, s)
     character(len=*), intent(in) :: app, policy, schedule

@@ -42,6 +42,7 @@ struct Session::Impl::BackgroundResize {
   int overlapped = 0;                         // iterations since the begin
   std::mutex m;
   bool done = false;
+  bool posted = false;  // under m: every message of this rank is posted
   std::thread helper;
   std::atomic<bool> stop{false};
   bool threaded = false;
@@ -49,6 +50,7 @@ struct Session::Impl::BackgroundResize {
   // Non-blocking: true once every message of this rank completed.
   bool test() {
     std::lock_guard<std::mutex> lk(m);
+    if (!posted) return false;  // the helper thread has not posted yet
     if (done) return true;
     int flag = 0;
     MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
@@ -57,12 +59,29 @@ struct Session::Impl::BackgroundResize {
   }
   // The helper thread: tests with a sleep that backs off (1 -> 16 ms) between tests, so it
   // never takes a compute core for long (issue 21: no busy waiting).
-  void start_helper() {
+  // `post` (packing and posting the sends) runs first, in the thread when there is one,
+  // so that the begin point does not stop the application for the packing either.
+  void start_helper(const std::function<void()>& post) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     threaded = level == MPI_THREAD_MULTIPLE;
-    if (!threaded) return;
-    helper = std::thread([this] {
+    if (!threaded) {
+      post();
+      posted = true;
+      return;
+    }
+    helper = std::thread([this, post] {
+      {
+        std::lock_guard<std::mutex> lk(m);
+        try {
+          post();
+          posted = true;
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "resize: FAILED - posting the background moves: %s\n", e.what());
+          std::fflush(stderr);
+          MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+      }
       double nap = 1e-3;
       while (!stop.load() && !test()) {
         std::this_thread::sleep_for(std::chrono::duration<double>(nap));
@@ -176,9 +195,6 @@ void post_moves(std::vector<Registered>& mats, B& b, int rank, int world_size, b
       MPI_Irecv(b.recvs.back().buf.data(), static_cast<int>(rv.bytes), MPI_BYTE, rv.rank,
                 kTagBase + static_cast<int>(k), b.comm, &b.reqs.back());
     }
-    std::int64_t moved = static_cast<std::int64_t>(mp.sent_bytes());
-    MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, b.comm);
-    b.bytes += moved;
     r.moved_in_background = true;
   }
 }
@@ -283,23 +299,29 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   }
   MPI_Comm_dup(world, &b->comm);
   dog.phase("posting the background moves");
-  post_moves(mats, *b, rank(), size(), true);
-  world = b->old_world;
   if (check_constant())
     for (const auto& r : mats) {
       const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
       b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.type)));
     }
-  b->start_helper();
+  for (const auto& r : mats)  // every rank's bytes, from the plans (pure, no collective)
+    if (r.constant && !r.sizes)
+      b->bytes += redist::plan_stats(layout_on(r, b->from), layout_on(r, b->target), size()).elements_moved *
+                  static_cast<std::int64_t>(scalar_bytes(r.type));
+  const int me = rank(), np_new = size();
+  world = b->old_world;
+  BackgroundResize* raw = b.get();
+  b->start_helper([this, raw, me, np_new] { post_moves(mats, *raw, me, np_new, true); });
   dog.disarm();
   const double t_end = MPI_Wtime();
   if (root()) b->clock.begun(t_start, t_end, before);
   char line[320];
   std::snprintf(line, sizeof line,
-                "   remap after iter %d: %s %s -> %s BEGUN in the background (spawn %.1f ms, stopped %.1f ms; "
+                "   remap after iter %d: %s %s -> %s BEGUN in the background (%s%.1f ms, stopped %.1f ms; "
                 "%.2f MB of constant matrices moving; progress by %s; mode %s)",
                 iteration, to_string(d.action).c_str(), shape.shape().c_str(), target.shape().c_str(),
-                b->rec.t_spawn * 1e3, (t_end - t_start) * 1e3, static_cast<double>(b->bytes) / 1e6,
+                d.action == Action::Expand ? "spawn " : "no spawn: posting ",
+                d.action == Action::Expand ? b->rec.t_spawn * 1e3 : (t_end - t_start) * 1e3, (t_end - t_start) * 1e3, static_cast<double>(b->bytes) / 1e6,
                 b->threaded ? "a helper thread" : "progress calls", to_string(bg_mode).c_str());
   progress(line);
   bg = b;
@@ -451,6 +473,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   MPI_Comm_dup(world, &b->comm);
   dog.phase("posting the background receives");
   post_moves(mats, *b, rank(), size(), false);
+  b->posted = true;
   if (const char* f = std::getenv("RESIZE_FAULT");
       f && std::string(f) == "kill-newcomer-background" && rank() == size() - 1) {
     // Fault injection for the tests: the last newcomer dies during the background phase.

@@ -178,6 +178,40 @@ int resize_remap_point(resize_session* s, int* action) {
   });
 }
 
+int resize_mark_constant(resize_session* s, const char* name) {
+  if (!s) return bad_state("resize_mark_constant");
+  return guarded([&] {
+    if (!name) throw resize::Error("resize_mark_constant: name is NULL");
+    s->s->mark_constant(name);
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_background(resize_session* s, int mode, int min_iterations) {
+  if (!s) return bad_state("resize_set_background");
+  return guarded([&] {
+    if (mode < RESIZE_BACKGROUND_OFF || mode > RESIZE_BACKGROUND_CONTINUE)
+      throw resize::Error("resize_set_background: mode must be RESIZE_BACKGROUND_OFF, _WAIT or _CONTINUE (0-2), got " +
+                          std::to_string(mode));
+    s->s->set_background(mode == RESIZE_BACKGROUND_WAIT       ? resize::Background::Wait
+                         : mode == RESIZE_BACKGROUND_CONTINUE ? resize::Background::Continue
+                                                              : resize::Background::Off,
+                         min_iterations);
+    return RESIZE_OK;
+  });
+}
+
+int resize_complete(resize_session* s, int* action) {
+  if (!s) return bad_state("resize_complete");
+  return guarded([&] {
+    const auto r = s->s->complete_resize();
+    if (action) *action = r.action == resize::Action::Expand ? RESIZE_EXPAND
+                          : r.action == resize::Action::Shrink ? RESIZE_SHRINK
+                                                               : RESIZE_NONE;
+    return RESIZE_OK;
+  });
+}
+
 int resize_grid(const resize_session* s, int* ctxt, int* nprow, int* npcol, int* myrow,
                      int* mycol) {
   if (!s) return bad_state("resize_grid");

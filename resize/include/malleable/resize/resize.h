@@ -92,6 +92,19 @@ int resize_report_compute(resize_session* s, double work, double seconds);
 /* *action: RESIZE_NONE/EXPAND/SHRINK/REGRID; returns RESIZE_ERR_RESIZE if it failed. */
 int resize_remap_point(resize_session* s, int* action);
 
+/* Background resizes (issue 21; docs/resize.md#background). resize_mark_constant: the
+ * application does not change this registered matrix between remap points, so a resize
+ * may move it while the old grid keeps computing (before start/join, every process).
+ * resize_set_background: mode RESIZE_BACKGROUND_OFF (default), _WAIT (the completing
+ * remap point waits for the background part) or _CONTINUE (it keeps iterating until the
+ * part is done); a resize completes at the first remap point at least min_iterations
+ * (>= 1) after it began. resize_complete (collective): completes a resize still under
+ * way, e.g. after the last iteration; *action as resize_remap_point (RESIZE_NONE if none). */
+enum { RESIZE_BACKGROUND_OFF = 0, RESIZE_BACKGROUND_WAIT = 1, RESIZE_BACKGROUND_CONTINUE = 2 };
+int resize_mark_constant(resize_session* s, const char* name);
+int resize_set_background(resize_session* s, int mode, int min_iterations);
+int resize_complete(resize_session* s, int* action);
+
 /* The current grid: BLACS context (-1 off the grid), shape and my coordinates. */
 int resize_grid(const resize_session* s, int* ctxt, int* nprow, int* npcol, int* myrow,
                      int* mycol);

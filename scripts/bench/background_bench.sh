@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Issue 21 §2: what a background resize saves, measured side by side in one run on this
+# machine. 2x2 -> 3x3 -> 4x4 -> 3x3 -> 2x2 (one resize at each of the first four remap
+# points), N >= 4000, for
+#   pdgemm  B <- s*(A*B) with A constant (--constant A): half the registered bytes,
+#   life    the Game of Life board, all variable (nothing to overlap: must not lose),
+# each run blocking (--background off) and in the background (--background wait), in
+# alternating order, R repetitions. Prints per run the time the application was stopped
+# by resizes (sum of the resizes' t_total: for a background resize the begin plus the
+# completing point) and the end-to-end time, then the ratios background / blocking.
+#   scripts/bench/background_bench.sh [--n N] [--reps R] [--apps "pdgemm life"] [--build-dir DIR] [--out DIR]
+# Writes the runs' JSON and table.md to --out (default /tmp/background_bench).
+# Not a test (label bench in spirit): timings depend on the machine and its load.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${MALL_BUILD_DIR:-$here/build}
+out=/tmp/background_bench
+n=4000 reps=1 apps="pdgemm life"
+while (($#)); do
+  case $1 in
+    --n) n=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --apps) apps=$2; shift 2 ;;
+    --build-dir) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    *) echo "usage: $0 [--n N] [--reps R] [--build-dir DIR] [--out DIR]" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
+export MALLEABLE_RESIZE_HISTORY=""   # no learning between runs
+# Six iterations: a resize begun at remap point k completes at k+1, where the next one
+# begins; the last begun (after 4) completes after 5.
+schedule=1:expand:3x3:local2,2:expand:4x4:local2,3:shrink:3x3,4:shrink:2x2
+iters=6
+run() {  # app mode rep
+  local app=$1 mode=$2 rep=$3 extra=()
+  [[ $app == pdgemm ]] && extra=(--nb 64 --constant A)
+  local json=$out/$app.$mode.$rep.json t0 t1
+  t0=$(date +%s.%N)
+  timeout 1800 mpiexec --oversubscribe -n 4 "$build/apps/${app}_resizable" -n "$n" -i $iters -p scripted -q \
+    -s $schedule --background "$mode" --resize-timeout 600 --json "$json" "${extra[@]}" > "$out/$app.$mode.$rep.log" 2>&1
+  t1=$(date +%s.%N)
+  python3 - "$json" "$t0" "$t1" "$app" "$mode" "$rep" >> "$out/runs.tsv" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+stopped = sum(r["t_total_s"] for r in j["resizes"] if r["ok"])
+overlap = sum((r.get("background") or {}).get("t_overlapped_s", 0.0) for r in j["resizes"])
+slow = [r["background"]["iteration_slowdown"] for r in j["resizes"] if r.get("background") and r["background"]["iteration_slowdown"] is not None]
+bg = sum(1 for r in j["resizes"] if r.get("background"))
+log = open(sys.argv[1][:-len(".json")] + ".log").read()
+check = "OK" if "result check:" in log and log.split("result check:")[-1].split("\n")[0].rstrip().endswith("OK") else "FAILED"
+print("\t".join([sys.argv[4], sys.argv[5], sys.argv[6], "%.3f" % stopped, "%.3f" % (float(sys.argv[3]) - float(sys.argv[2])),
+                 "%.3f" % overlap, str(bg), "%.2f" % (sum(slow) / len(slow)) if slow else "-", check]))
+EOF
+}
+: > "$out/runs.tsv"
+for rep in $(seq "$reps"); do
+  for app in $apps; do
+    if ((rep % 2)); then order=(off wait); else order=(wait off); fi
+    for mode in "${order[@]}"; do
+      echo "== $app $mode rep $rep (N=$n)" >&2
+      run "$app" "$mode" "$rep"
+    done
+  done
+done
+python3 - "$out/runs.tsv" "$n" > "$out/table.md" <<'EOF'
+import sys, statistics
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+by = {}
+for app, mode, rep, stopped, e2e, overlap, bg, slow, check in rows:
+    by.setdefault((app, mode), []).append((float(stopped), float(e2e), float(overlap), int(bg), slow, check))
+print("| app (N=%s) | stopped blocking s | stopped background s | stopped ratio | end-to-end blocking s | end-to-end background s | end-to-end ratio | resizes in background | overlapped s | iteration slowdown during background | result checks |" % sys.argv[2])
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for app in ("pdgemm", "life"):
+    off, on = by.get((app, "off")), by.get((app, "wait"))
+    if not off or not on: continue
+    so, sw = statistics.median(x[0] for x in off), statistics.median(x[0] for x in on)
+    eo, ew = statistics.median(x[1] for x in off), statistics.median(x[1] for x in on)
+    label = app + (" (A constant)" if app == "pdgemm" else " (all variable)")
+    checks = "all OK" if all(x[5] == "OK" for x in off + on) else "FAILED"
+    print("| %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %d of 4 | %.2f | %s | %s |" % (
+        label, so, sw, sw / so, eo, ew, ew / eo, on[0][3], statistics.median(x[2] for x in on), on[0][4], checks))
+EOF
+cat "$out/table.md"
