@@ -28,7 +28,7 @@ while (($#)); do
 done
 mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1
-export MALLEABLE_RESIZE_HISTORY=""   # no learning between runs
+export RESIZE_HISTORY=off   # no learning between runs
 # Six iterations: a resize begun at remap point k completes at k+1, where the next one
 # begins; the last begun (after 4) completes after 5.
 schedule=1:expand:3x3:local2,2:expand:4x4:local2,3:shrink:3x3,4:shrink:2x2

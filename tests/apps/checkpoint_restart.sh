@@ -15,7 +15,7 @@ set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3 life=$4 hetero=$5
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export MALLEABLE_RESIZE_HISTORY=
+export RESIZE_HISTORY=off
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 run() { local np=$1; shift; timeout 150 "$mpiexec" --oversubscribe --bind-to none -n "$np" "$@" -q --checksums; }
