@@ -4,6 +4,10 @@
 #include "session_impl.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
 
 #include "malleable/redist/plan.hpp"
 #include "malleable/redist/redistribute.hpp"
@@ -15,6 +19,24 @@ extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int*
 namespace resize {
 
 using namespace detail;
+
+namespace {
+// Test hook (issue 20 §4, a node lost during a resize): RESIZE_FAULT=pause-in-redistribution[:S]
+// makes every process of the resize sleep S seconds (default 10) after the first registered
+// matrix has moved, so that a test can kill a node's processes while the data is half moved.
+void fault_pause(int world_rank, const std::string& moved) {
+  const char* f = std::getenv("RESIZE_FAULT");
+  static const char kName[] = "pause-in-redistribution";
+  if (!f || std::strncmp(f, kName, sizeof kName - 1) != 0) return;
+  const int s = f[sizeof kName - 1] == ':' ? std::atoi(f + sizeof kName) : 10;
+  if (world_rank == 0) {
+    std::fprintf(stderr, "resize: fault injection - every process pauses %d s in the redistribution after matrix '%s' moved\n",
+                 s, moved.c_str());
+    std::fflush(stderr);
+  }
+  if (s > 0) ::sleep(static_cast<unsigned>(s));
+}
+}  // namespace
 
 void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const {
   const Grid& s = g.grid();
@@ -71,6 +93,7 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
     }
     r.store->commit();
     std::copy(db, db + 9, r.desc);
+    if (&r == &mats.front()) fault_pause(rank(), r.name);
   }
   if (rec && root()) {
     if (predict) {
