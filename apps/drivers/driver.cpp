@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 
@@ -289,9 +290,23 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       MPI_Bcast(&stop, 1, MPI_INT, 0, s.world());
       return stop != 0;
     };
+    // Test hook (issue 20 §4, a node lost during an iteration): RESIZE_FAULT=pause-in-iteration:K:S
+    // makes every process sleep S seconds in iteration K, after its computation and before
+    // the iteration completes.
+    int pause_iter = 0, pause_s = 0;
+    if (const char* f = std::getenv("RESIZE_FAULT"); f && std::sscanf(f, "pause-in-iteration:%d:%d", &pause_iter, &pause_s) != 2)
+      pause_iter = 0;
     while (it < o.iters) {
       s.begin_iteration();
       hooks.iterate(s);
+      if (it + 1 == pause_iter) {
+        if (s.world_rank() == 0) {
+          std::fprintf(stderr, "%s: fault injection - every process pauses %d s in iteration %d\n", hooks.name.c_str(),
+                       pause_s, pause_iter);
+          std::fflush(stderr);
+        }
+        ::sleep(static_cast<unsigned>(std::max(0, pause_s)));
+      }
       s.end_iteration();
       ++it;
       const bool stop = stop_requested();

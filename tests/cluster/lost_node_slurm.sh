@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 20 §4 under the emulated cluster's Slurm: a batch job (sbatch --no-kill -N 3, 2
+# tasks per node) runs scripts/malleable-run --hosts slurm --on-failure restart with a job of
+# 6 processes (2x3) checkpointing every 5 iterations. node3 is set DOWN (scontrol update)
+# and every process of the job on it is SIGKILLed (the crash) while iteration 13 holds them
+# (RESIZE_FAULT=pause-in-iteration); the last checkpoint was taken after iteration 10. The job must end within 30 s
+# with a message naming node3, and continue in its allocation without it from the newest
+# complete checkpoint on node1,node2 (4 processes, 2x2); the restarted job runs one
+# iteration (a stop file) and passes the driver's check against serial OpenBLAS.
+# Usage: lost_node_slurm.sh <source dir> <build dir>
+SRC=$1 BUILD=$2
+. "$SRC/tests/cluster/harness.sh"
+command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
+cluster_begin 3 --slurm
+eval "export $("$CLUSTER" slurm-env)"
+work=$(mktemp -d)
+trap 'rc=$?; "$CLUSTER" exec head scancel --name=lost >/dev/null 2>&1; rm -rf "$work"; (exit $rc); cluster_end' EXIT
+prog=pdgemm_resizable d=$work/ck out=$work/job.out
+mkdir -p "$d"
+now() { echo "$EPOCHREALTIME"; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }
+wait_for() {  # <file> <regex> <seconds>: the first matching line, or fail
+  local i
+  for ((i = 0; i < $3 * 20; ++i)); do
+    grep -m1 -E -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  cat "$1"; fail "no line matching '$2' within $3 s"
+}
+{
+  echo "#!/bin/bash"
+  echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
+  echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off SLURM_CONF=$SLURM_CONF"
+  echo "export RESIZE_FAULT=pause-in-iteration:13:20"
+  echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
+  echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
+  echo "echo \"job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST\""
+  echo "exec $SRC/scripts/malleable-run -n 6 --hosts slurm --on-failure restart -- $BUILD/apps/$prog -n 240 --nb 16 \\"
+  echo "  -g 2x3 -i 100000 --checkpoint $d --checkpoint-every 5 --keep 3 --stop-file $d/stop"
+} >"$work/job.sh"
+chmod +x "$work/job.sh"
+job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J lost -N 3 --ntasks-per-node=2 -o "$out" "$work/job.sh")
+wait_for "$out" "\] iter +1 +grid 2x3" 90 >/dev/null
+victims=$(pids_on node3 $prog)
+[[ $(wc -w <<<"$victims") -eq 2 ]] || fail "expected 2 processes of the job on node3, found '$victims'"
+wait_for "$out" "fault injection - every process pauses 20 s in iteration 13" 60 >/dev/null
+t_kill=$(now)
+"$CLUSTER" exec head scontrol update nodename=node3 state=down reason=lost_node_test
+kill -9 $victims
+lost=$(wait_for "$out" "malleable-run: lost node" 60)
+t_end=$(now)
+touch "$d/stop"
+echo "$lost"
+grep -q "lost node node3 " <<<"$lost" || fail "the message does not name node3 alone: $lost"
+awk -v a="$t_kill" -v b="$t_end" 'BEGIN{exit !(b - a <= 30)}' || fail "the job took $(secs "$t_kill" "$t_end") s to end"
+first=$(wait_for "$out" "\] iter +[0-9]+ +grid 2x2 " 60)
+t_first=$(now)
+for ((i = 0; i < 1200; ++i)); do
+  [[ -z $("$CLUSTER" exec head squeue -h -j "$job" 2>/dev/null) ]] && break
+  sleep 0.1
+done
+[[ -z $("$CLUSTER" exec head squeue -h -j "$job" 2>/dev/null) ]] || fail "the Slurm job did not end"
+restart=$(grep -m1 "malleable-run: restarting from" "$out") || { cat "$out"; fail "no restart"; }
+echo "$restart"
+grep -q "on node1,node2: 4 processes, grid 2x2" <<<"$restart" || fail "not restarted on node1,node2 2x2"
+it_ck=$((10#$(sed -E 's/.*-([0-9]{6})\.h5 .*/\1/' <<<"$restart")))
+it_last=$(grep -E "\] iter +[0-9]+ +grid 2x3" "$out" | tail -1 | awk '{print $3}')
+[[ $(awk '{print $3}' <<<"$first") -eq $((it_ck + 1)) ]] || fail "restarted from iteration $it_ck but continued at: $first"
+grep -q "result check: B = (sA)^$((it_ck + 1)) B0: .*OK" "$out" || { cat "$out"; fail "the restarted job's result check"; }
+[[ $it_last -eq 12 && $it_ck -eq 10 ]] || fail "killed after iteration $it_last (expected 12), restarted from $it_ck (expected 10)"
+echo "$(grep -o 'result check.*' "$out")"
+echo "RESULT slurm: killed after iteration $it_last, restarted in the allocation from the checkpoint of iteration" \
+  "$it_ck: $((it_last - it_ck)) iterations lost; job ended $(secs "$t_kill" "$t_end") s after the kill, first" \
+  "iteration on node1,node2 $(secs "$t_kill" "$t_first") s after it (output polled every 0.05 s)"
+echo "PASS"
