@@ -547,6 +547,24 @@ class Executor {
   Side sa_, sb_;
 };
 
+// Elements from the start of this rank's local array of l to its last local element
+// (lld x (columns - 1) + rows), 0 outside l's grid or without local elements.
+std::int64_t local_span(const Layout& l, int rank, std::int64_t ld) {
+  int pr = 0, pc = 0;
+  if (!l.coords_of(rank, pr, pc)) return 0;
+  const std::int64_t rows = l.local_rows(pr), cols = l.local_cols(pc);
+  return rows > 0 && cols > 0 ? ld * (cols - 1) + rows : 0;
+}
+
+// Whether [x, x + nx) and [y, y + ny) (elements of T) share a byte. Compared as integers:
+// relational operators on pointers into different arrays are unspecified.
+template <class T>
+bool overlap(const T* x, std::int64_t nx, const T* y, std::int64_t ny) {
+  const auto x0 = reinterpret_cast<std::uintptr_t>(x), y0 = reinterpret_cast<std::uintptr_t>(y);
+  const auto x1 = x0 + static_cast<std::uintptr_t>(nx) * sizeof(T), y1 = y0 + static_cast<std::uintptr_t>(ny) * sizeof(T);
+  return x0 < y1 && y0 < x1;
+}
+
 template <class T>
 void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan, std::uint64_t fp, const T* a,
                      std::int64_t lda, T* b, std::int64_t ldb, const ExecOptions& opt, ExecStats* stats) {
@@ -560,6 +578,18 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
   ExecStats st;
   st.check_s = MPI_Wtime() - t0;
   const bool sleep = opt.wait == WaitMode::Sleep || (opt.wait == WaitMode::Auto && oversubscribed(comm.get()));
+  // Aliasing (issue 21 §3): when this rank's local arrays of A and B share storage (one
+  // array, B(:,2:6) := A(:,1:5)), reading A in place while B is written would read values
+  // already overwritten, by the local copies or by messages arriving. PDGEMR2D answers as if
+  // A had been read first, and so does redist: A's local array is copied once before any
+  // data moves, and everything is read from the copy. Each rank decides for itself.
+  std::vector<T> staged;
+  const std::int64_t span_a = local_span(plan->a, me, lda), span_b = local_span(plan->b, me, ldb);
+  if (a && b && span_a > 0 && span_b > 0 && overlap(a, span_a, b, span_b)) {
+    staged.assign(a, a + span_a);
+    a = staged.data();
+    st.bytes_staged = span_a * static_cast<std::int64_t>(sizeof(T));
+  }
   Executor<T>(comm.get(), *plan, a, lda, b, ldb, opt, sleep, st).run();
   st.total_s = MPI_Wtime() - t0;
   if (stats) *stats = st;
