@@ -104,17 +104,17 @@ Where locate(const redist_desc& d, int comm_rank, const DescNames& nm) {
 
 // Block sizes of one dimension: the explicit list, or uniform `b` (the last block possibly
 // shorter). An empty dimension needs neither a list nor a block size.
-std::vector<std::int64_t> blocks_of(const std::int64_t* sizes, std::int64_t count, std::int64_t total, std::int64_t b,
+BlockSizes blocks_of(const std::int64_t* sizes, std::int64_t count, std::int64_t total, std::int64_t b,
                                     const char* name) {
   if (count < 0)
     throw Error(ErrorCode::InvalidLayout, std::string(name) + " count = " + std::to_string(count) + " is negative");
   if (count > kMaxBlocks)
     throw Error(ErrorCode::InvalidLayout, std::string(name) + " count = " + std::to_string(count) +
                                               " exceeds the limit of " + std::to_string(kMaxBlocks) + " blocks");
-  if (sizes) return std::vector<std::int64_t>(sizes, sizes + count);
+  if (sizes) return BlockSizes(std::vector<std::int64_t>(sizes, sizes + count));
   if (count > 0)
     throw Error(ErrorCode::NullBuffer, std::string(name) + " list is NULL but its count is " + std::to_string(count));
-  if (total == 0) return {};
+  if (total == 0) return BlockSizes(std::vector<std::int64_t>{});
   if (total < 0)
     throw Error(ErrorCode::InvalidLayout, std::string(name[0] == 'm' ? "m" : "n") + " = " + std::to_string(total) +
                                               " is negative");
@@ -125,10 +125,7 @@ std::vector<std::int64_t> blocks_of(const std::int64_t* sizes, std::int64_t coun
                                               " in blocks of " + name + " = " + std::to_string(b) + " makes " +
                                               std::to_string(nblocks) + " blocks; a dimension may have at most " +
                                               std::to_string(kMaxBlocks));
-  std::vector<std::int64_t> v;
-  v.reserve(static_cast<std::size_t>(nblocks));
-  for (std::int64_t s = 0; s < total; s += v.back()) v.push_back(std::min<std::int64_t>(b, total - s));
-  return v;
+  return BlockSizes::uniform(total, b);  // compact: no list of nblocks entries
 }
 
 // Fields every process of a grid must agree on, in the allgathered record. kI/kJ carry
@@ -239,9 +236,9 @@ Layout assemble(MPI_Comm comm, const std::vector<std::int64_t>& all, int stride,
   if (!rb.empty()) check_mpi(MPI_Bcast(rb.data(), static_cast<int>(rb.size()), MPI_INT64_T, first, comm), "MPI_Bcast");
   if (!cb.empty()) check_mpi(MPI_Bcast(cb.data(), static_cast<int>(cb.size()), MPI_INT64_T, first, comm), "MPI_Bcast");
   try {
-    if (f[kMb] >= 0) rb = blocks_of(nullptr, 0, f[kM], f[kMb], "mb");
-    if (f[kNb] >= 0) cb = blocks_of(nullptr, 0, f[kN], f[kNb], "nb");
-    Layout l = Layout::from_blocks(std::move(rb), std::move(cb), nprow, npcol, static_cast<int>(f[kRsrc]),
+    BlockSizes rows = f[kMb] >= 0 ? blocks_of(nullptr, 0, f[kM], f[kMb], "mb") : BlockSizes(std::move(rb));
+    BlockSizes cols = f[kNb] >= 0 ? blocks_of(nullptr, 0, f[kN], f[kNb], "nb") : BlockSizes(std::move(cb));
+    Layout l = Layout::from_blocks(std::move(rows), std::move(cols), nprow, npcol, static_cast<int>(f[kRsrc]),
                                    static_cast<int>(f[kCsrc]), std::move(ranks));
     if (l.m != f[kM] || l.n != f[kN])
       throw Error(ErrorCode::InvalidLayout, "block sizes sum to " + std::to_string(l.m) + " x " + std::to_string(l.n) +
