@@ -13,7 +13,7 @@
 # Not a test (label bench in spirit): timings depend on the machine and its load.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${MALL_BUILD_DIR:-$here/build}
+build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=/tmp/background_bench
 n=4000 reps=1 apps="pdgemm life"
 while (($#)); do
