@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The session's checkpoint and restart (issue 20 §1-§2): what the registered matrices
 // are on the current grid, handed to the parallel HDF5 shell (checkpoint_hdf5.cpp);
 // restart validates the file against the registrations before anything starts.

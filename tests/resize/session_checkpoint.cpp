@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Session::checkpoint / Session::restart for s, d, c and z matrices in block-cyclic,
 // block and extended-descriptor layouts (issue 20 §1-§2). Modes:
 //   write FILE          (4 processes) 2x2, two iterations, then one checkpoint
