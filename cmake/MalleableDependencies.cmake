@@ -94,12 +94,13 @@ if(NOT TARGET mall::scalapack)
     INTERFACE_INCLUDE_DIRECTORIES "${MALL_LAPACKE_INCLUDE_DIR};${MALL_CBLAS_INCLUDE_DIR}")
 endif()
 
-# Parallel HDF5 for checkpoint/restart (issue 20): Debian's Open MPI build, through its
-# pkg-config file (the serial libhdf5-dev has no MPI-IO driver).
+# Parallel HDF5 for checkpoint/restart (issue 20): Debian's build for the flavour's MPI
+# (hdf5-openmpi or hdf5-mpich), through its pkg-config file (the serial libhdf5-dev has
+# no MPI-IO driver; the other MPI's HDF5 would load a second MPI into the process).
 if(PKG_CONFIG_FOUND)
-  pkg_check_modules(MALL_HDF5 QUIET IMPORTED_TARGET GLOBAL hdf5-openmpi)
+  pkg_check_modules(MALL_HDF5 QUIET IMPORTED_TARGET GLOBAL hdf5-${MALLEABLE_MPI})
 endif()
-mall_require(MALL_HDF5_FOUND "parallel HDF5 (Open MPI)" "libhdf5-openmpi-dev")
+mall_require(MALL_HDF5_FOUND "parallel HDF5 (${MALLEABLE_MPI})" "libhdf5-${MALLEABLE_MPI}-dev")
 
 find_package(nlohmann_json 3 QUIET)
 mall_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")

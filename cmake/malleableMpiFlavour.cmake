@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # Which MPI a project that consumes malleable uses: openmpi or mpich (or "" when unknown).
 # Shared by the installed package's version and config files (docs/mpi-flavours.md).
 # Order: an explicit MALLEABLE_MPI; the libraries FindMPI found; the MPI compiler wrappers

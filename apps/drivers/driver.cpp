@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -266,7 +267,12 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       it = s.start(g0);
       hooks.init(s);
     }
-    // Checkpoints (issue 20 §1): world rank 0 decides when (its clock), everyone follows.
+    // Checkpoints (issue 20 §1): world rank 0 decides when (its clock), everyone follows;
+    // it creates the directory if need be (a failure is reported by the first checkpoint).
+    if (!o.checkpoint_dir.empty() && s.world_rank() == 0) {
+      std::error_code ec;
+      std::filesystem::create_directories(o.checkpoint_dir, ec);
+    }
     double last_checkpoint = MPI_Wtime(), checkpoint_cost = -1;
     const auto maybe_checkpoint = [&](bool last) {
       if (o.checkpoint_dir.empty()) return;

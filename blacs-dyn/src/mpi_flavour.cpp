@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MPI flavour and the meaning of a failed spawn, from the MPI's own reports (pure).
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The watchdog over blacs-dyn's blocking phases (watchdog.hpp): one thread per armed
 // period, a deadline per phase, and the end of the job when one passes.
 #include "watchdog.hpp"

@@ -171,7 +171,7 @@ std::vector<std::int64_t> balanced_blocks(std::int64_t total, int parts) {
 
 // Which process line of a layout dimension owns each block, walked as runs of indices.
 struct Dim {
-  const std::vector<std::int64_t>* blocks;
+  const redist::BlockSizes* blocks;
   int nproc, src;
 };
 
@@ -208,7 +208,7 @@ std::vector<int> ranks_of(const redist::Layout& l) {
 // are the candidates of `before` whose process row and column both own indices.
 void check_assignment_work(const redist::Layout& before, const redist::Layout& after,
                            const std::vector<int>& candidates) {
-  const auto owns = [](const std::vector<std::int64_t>& blocks, int nproc, int src) {
+  const auto owns = [](const redist::BlockSizes& blocks, int nproc, int src) {
     std::vector<char> has(static_cast<std::size_t>(nproc), 0);
     for (std::size_t k = 0; k < blocks.size(); ++k)
       if (blocks[k] > 0) has[static_cast<std::size_t>((src + static_cast<std::int64_t>(k)) % nproc)] = 1;

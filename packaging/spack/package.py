@@ -22,7 +22,11 @@ class Malleable(CMakePackage):
     version("0.2.0", tag="v0.2.0")
 
     variant("fortran", default=True, description="Fortran modules (malleable_<part>_fortran libraries)")
-    variant("hdf5", default=False, description="HDF5 checkpoints of a session (parallel HDF5)")
+    variant("hdf5", default=True, description="HDF5 checkpoints of a session (parallel HDF5)")
+    # 0.3 builds both always: checkpoint/restart is part of the session, and the Fortran
+    # modules come with every part. The variants name what a later release may make optional.
+    conflicts("~hdf5", msg="malleable 0.3 always builds checkpoint/restart, which needs parallel HDF5")
+    conflicts("~fortran", msg="malleable 0.3 always builds its Fortran modules")
 
     depends_on("c", type="build")
     depends_on("cxx", type="build")
@@ -46,6 +50,4 @@ class Malleable(CMakePackage):
     def cmake_args(self):
         return [
             self.define("MALL_BUILD_TESTS", self.run_tests),
-            self.define_from_variant("MALL_FORTRAN", "fortran"),
-            self.define_from_variant("MALL_HDF5", "hdf5"),
         ]

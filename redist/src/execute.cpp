@@ -267,17 +267,62 @@ struct Side {
   Axis rows, cols;
   std::int64_t row_shift = 0, col_shift = 0;  // A-space index + shift = this side's index
   std::int64_t ld = 0;
+  bool is_b = false;  // which of a run's local strides applies
 };
 
-// Local start of each run of a transfer on one side.
-void local_runs(const std::vector<Run>& runs, const Axis& ax, std::int64_t shift, std::vector<int>& start,
-                std::vector<int>& len) {
-  start.clear();
-  len.clear();
+// A run in one local array: count pieces of len indices, the first at start, stride apart.
+struct LocalRun {
+  std::int64_t start = 0, len = 0, count = 1, stride = 0;
+};
+
+std::vector<LocalRun> local_runs(const std::vector<Run>& runs, const Axis& ax, std::int64_t shift, bool is_b) {
+  std::vector<LocalRun> out;
+  out.reserve(runs.size());
+  for (const auto& r : runs)
+    out.push_back({ax.to_local(r.start + shift), r.len, r.count, is_b ? r.b_stride : r.a_stride});
+  return out;
+}
+
+// A datatype for the pieces of `runs` over `elem` (whose extent is one step of the local
+// index): the single pieces as one indexed type, each strided run as one vector, joined
+// by a struct in run order (both ends build theirs from the same runs, so the n-th
+// element sent is the n-th received). O(runs) entries, never one per block.
+MPI_Datatype runs_type(const std::vector<LocalRun>& runs, MPI_Datatype elem, MPI_Aint extent) {
+  std::vector<MPI_Datatype> parts;
+  std::vector<MPI_Aint> displ;
+  std::vector<int> single_len, single_at;
+  auto flush_singles = [&] {
+    if (single_len.empty()) return;
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    check_mpi(MPI_Type_indexed(static_cast<int>(single_len.size()), single_len.data(), single_at.data(), elem, &t),
+              "MPI_Type_indexed");
+    parts.push_back(t);
+    displ.push_back(0);
+    single_len.clear();
+    single_at.clear();
+  };
   for (const auto& r : runs) {
-    start.push_back(narrow(ax.to_local(r.start + shift), "local index"));
-    len.push_back(narrow(r.len, "run length"));
+    if (r.count == 1) {
+      single_len.push_back(narrow(r.len, "run length"));
+      single_at.push_back(narrow(r.start, "local index"));
+      continue;
+    }
+    flush_singles();
+    MPI_Datatype v = MPI_DATATYPE_NULL;
+    check_mpi(MPI_Type_vector(narrow(r.count, "run pieces"), narrow(r.len, "run length"), narrow(r.stride, "run stride"),
+                              elem, &v),
+              "MPI_Type_vector");
+    parts.push_back(v);
+    displ.push_back(static_cast<MPI_Aint>(r.start) * extent);
   }
+  flush_singles();
+  if (parts.size() == 1 && displ[0] == 0) return parts[0];
+  MPI_Datatype t = MPI_DATATYPE_NULL;
+  std::vector<int> ones(parts.size(), 1);
+  check_mpi(MPI_Type_create_struct(static_cast<int>(parts.size()), ones.data(), displ.data(), parts.data(), &t),
+            "MPI_Type_create_struct");
+  for (auto& x : parts) MPI_Type_free(&x);
+  return t;
 }
 
 // Indexed rows x indexed columns of a column-major array with leading dimension ld: the
@@ -285,17 +330,14 @@ void local_runs(const std::vector<Run>& runs, const Axis& ax, std::int64_t shift
 class PieceType {
  public:
   PieceType(MPI_Datatype base, std::size_t esize, const Side& s, const Transfer& t) {
-    std::vector<int> rs, rl, cs, cl;
-    local_runs(t.rows, s.rows, s.row_shift, rs, rl);
-    local_runs(t.cols, s.cols, s.col_shift, cs, cl);
-    MPI_Datatype col = MPI_DATATYPE_NULL, col_ld = MPI_DATATYPE_NULL;
-    check_mpi(MPI_Type_indexed(static_cast<int>(rl.size()), rl.data(), rs.data(), base, &col), "MPI_Type_indexed");
-    check_mpi(MPI_Type_create_resized(col, 0, static_cast<MPI_Aint>(s.ld) * static_cast<MPI_Aint>(esize), &col_ld),
-              "MPI_Type_create_resized");
-    check_mpi(MPI_Type_indexed(static_cast<int>(cl.size()), cl.data(), cs.data(), col_ld, &type_), "MPI_Type_indexed");
+    MPI_Datatype col = runs_type(local_runs(t.rows, s.rows, s.row_shift, s.is_b), base, static_cast<MPI_Aint>(esize));
+    MPI_Datatype col_ld = MPI_DATATYPE_NULL;
+    const MPI_Aint col_bytes = static_cast<MPI_Aint>(s.ld) * static_cast<MPI_Aint>(esize);
+    check_mpi(MPI_Type_create_resized(col, 0, col_bytes, &col_ld), "MPI_Type_create_resized");
+    type_ = runs_type(local_runs(t.cols, s.cols, s.col_shift, s.is_b), col_ld, col_bytes);
     check_mpi(MPI_Type_commit(&type_), "MPI_Type_commit");
     MPI_Type_free(&col);
-    MPI_Type_free(&col_ld);
+    if (col_ld != type_) MPI_Type_free(&col_ld);
   }
   ~PieceType() {
     if (type_ != MPI_DATATYPE_NULL) MPI_Type_free(&type_);
@@ -310,21 +352,59 @@ class PieceType {
   MPI_Datatype type_ = MPI_DATATYPE_NULL;
 };
 
-// Columns of a transfer in order, as local column indices on one side, with the row runs
-// as local (start, len): the form the packed transport walks.
+// A transfer's pieces on one side in the order they travel: columns in run order, and in
+// each column the row pieces in run order. Columns are looked up by ordinal from the runs
+// (never expanded into a list: a 1 x 4,194,304 matrix in column blocks of 1 would need
+// one entry per column).
 struct Walk {
-  std::vector<std::int64_t> col;
-  std::vector<int> row_start, row_len;
-  std::int64_t rows_per_col = 0;
-  Walk(const Side& s, const Transfer& t) {
-    std::vector<int> cs, cl;
-    local_runs(t.cols, s.cols, s.col_shift, cs, cl);
-    for (std::size_t k = 0; k < cs.size(); ++k)
-      for (int j = 0; j < cl[k]; ++j) col.push_back(cs[k] + j);
-    local_runs(t.rows, s.rows, s.row_shift, row_start, row_len);
-    rows_per_col = std::accumulate(row_len.begin(), row_len.end(), std::int64_t{0});
+  std::vector<LocalRun> rows, cols;
+  std::vector<std::int64_t> col_first;  // ordinal of each column run's first column
+  std::int64_t ncols = 0, rows_per_col = 0;
+  Walk(const Side& s, const Transfer& t)
+      : rows(local_runs(t.rows, s.rows, s.row_shift, s.is_b)), cols(local_runs(t.cols, s.cols, s.col_shift, s.is_b)) {
+    for (const auto& c : cols) {
+      col_first.push_back(ncols);
+      ncols += c.len * c.count;
+    }
+    for (const auto& r : rows) rows_per_col += r.len * r.count;
+  }
+  // Local column index of the o-th column (0 <= o < ncols).
+  std::int64_t col(std::int64_t o) const {
+    const auto k = static_cast<std::size_t>(std::upper_bound(col_first.begin(), col_first.end(), o) - col_first.begin()) - 1;
+    const LocalRun& c = cols[k];
+    const std::int64_t q = o - col_first[k];
+    return c.start + (q / c.len) * c.stride + q % c.len;
   }
 };
+
+// Row pieces of one column: `src` and `dst` walk the same runs (same order, same lengths),
+// each with its own local starts and strides. Single elements skip memcpy's call.
+template <class T>
+void copy_rows(const std::vector<LocalRun>& src_runs, const T* src, const std::vector<LocalRun>& dst_runs, T* dst) {
+  for (std::size_t k = 0; k < src_runs.size(); ++k) {
+    const LocalRun& s = src_runs[k];
+    const LocalRun& d = dst_runs[k];
+    if (s.len == 1) {
+      for (std::int64_t t = 0; t < s.count; ++t) dst[d.start + t * d.stride] = src[s.start + t * s.stride];
+    } else {
+      const auto bytes = static_cast<std::size_t>(s.len) * sizeof(T);
+      for (std::int64_t t = 0; t < s.count; ++t)
+        std::memcpy(dst + d.start + t * d.stride, src + s.start + t * s.stride, bytes);
+    }
+  }
+}
+
+// The row runs of a packed buffer: one contiguous stretch per piece, in order.
+std::vector<LocalRun> packed_runs(const std::vector<LocalRun>& runs) {
+  std::vector<LocalRun> out;
+  out.reserve(runs.size());
+  std::int64_t at = 0;
+  for (const auto& r : runs) {
+    out.push_back({at, r.len, r.count, r.len});
+    at += r.len * r.count;
+  }
+  return out;
+}
 
 template <class T>
 class Executor {
@@ -333,8 +413,8 @@ class Executor {
            const ExecOptions& opt, bool sleep, ExecStats& st)
       : comm_(comm), p_(p), a_(a), b_(b), opt_(opt), st_(st), sleep_(sleep) {
     MPI_Comm_rank(comm, &me_);
-    sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda};
-    sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb};
+    sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda, false};
+    sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb, true};
   }
 
   void run() {
@@ -384,11 +464,10 @@ class Executor {
 
   void copy_local(const Transfer& t) {
     const Walk wa(sa_, t), wb(sb_, t);
-    for (std::size_t j = 0; j < wa.col.size(); ++j) {
-      const T* src = a_ + wa.col[j] * sa_.ld;
-      T* dst = b_ + wb.col[j] * sb_.ld;
-      for (std::size_t r = 0; r < wa.row_start.size(); ++r)
-        std::memcpy(dst + wb.row_start[r], src + wa.row_start[r], static_cast<std::size_t>(wa.row_len[r]) * sizeof(T));
+    for (std::int64_t o = 0; o < wa.ncols; ++o) {
+      const T* src = a_ + wa.col(o) * sa_.ld;
+      T* dst = b_ + wb.col(o) * sb_.ld;
+      copy_rows<T>(wa.rows, src, wb.rows, dst);
     }
     st_.bytes_local += t.elements() * static_cast<std::int64_t>(sizeof(T));
   }
@@ -437,15 +516,16 @@ class Executor {
     struct Chan {
       const Transfer* t;
       Walk w;
+      std::vector<LocalRun> packed;  // the row pieces' places in the staging buffer
       std::int64_t cols_per_msg, next = 0;
       std::vector<T> buf;
     };
     auto make = [&](const Transfer* t, const Side& s) {
-      Chan c{t, Walk(s, *t), 1, 0, {}};
+      Chan c{t, Walk(s, *t), {}, 1, 0, {}};
+      c.packed = packed_runs(c.w.rows);
       const std::int64_t col_bytes = std::max<std::int64_t>(1, c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T)));
       c.cols_per_msg = std::max<std::int64_t>(1, opt_.staging_bytes / col_bytes);
-      c.buf.resize(static_cast<std::size_t>(std::min<std::int64_t>(c.cols_per_msg, static_cast<std::int64_t>(c.w.col.size())) *
-                                            c.w.rows_per_col));
+      c.buf.resize(static_cast<std::size_t>(std::min<std::int64_t>(c.cols_per_msg, c.w.ncols) * c.w.rows_per_col));
       return c;
     };
     std::vector<Chan> ins, outs;
@@ -456,7 +536,7 @@ class Executor {
       req.clear();
       std::vector<std::pair<Chan*, std::int64_t>> unpack;  // channel, first column
       for (auto& c : ins) {
-        const auto ncols = static_cast<std::int64_t>(c.w.col.size());
+        const std::int64_t ncols = c.w.ncols;
         if (c.next >= ncols) continue;
         const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
         req.emplace_back();
@@ -468,16 +548,14 @@ class Executor {
         st_.bytes_received += nc * c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
       }
       for (auto& c : outs) {
-        const auto ncols = static_cast<std::int64_t>(c.w.col.size());
+        const std::int64_t ncols = c.w.ncols;
         if (c.next >= ncols) continue;
         const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
         T* dst = c.buf.data();
         for (std::int64_t j = c.next; j < c.next + nc; ++j) {
-          const T* col = a_ + c.w.col[static_cast<std::size_t>(j)] * sa_.ld;
-          for (std::size_t r = 0; r < c.w.row_start.size(); ++r) {
-            std::memcpy(dst, col + c.w.row_start[r], static_cast<std::size_t>(c.w.row_len[r]) * sizeof(T));
-            dst += c.w.row_len[r];
-          }
+          const T* col = a_ + c.w.col(j) * sa_.ld;
+          copy_rows<T>(c.w.rows, col, c.packed, dst);
+          dst += c.w.rows_per_col;
         }
         req.emplace_back();
         check_mpi(MPI_Isend(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->dst,
@@ -493,14 +571,12 @@ class Executor {
       }
       wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
       for (auto [c, first] : unpack) {
-        const std::int64_t nc = std::min(c->cols_per_msg, static_cast<std::int64_t>(c->w.col.size()) - first);
+        const std::int64_t nc = std::min(c->cols_per_msg, c->w.ncols - first);
         const T* src = c->buf.data();
         for (std::int64_t j = first; j < first + nc; ++j) {
-          T* col = b_ + c->w.col[static_cast<std::size_t>(j)] * sb_.ld;
-          for (std::size_t r = 0; r < c->w.row_start.size(); ++r) {
-            std::memcpy(col + c->w.row_start[r], src, static_cast<std::size_t>(c->w.row_len[r]) * sizeof(T));
-            src += c->w.row_len[r];
-          }
+          T* col = b_ + c->w.col(j) * sb_.ld;
+          copy_rows<T>(c->packed, src, c->w.rows, col);
+          src += c->w.rows_per_col;
         }
       }
     }
@@ -518,6 +594,24 @@ class Executor {
   Side sa_, sb_;
 };
 
+// Elements from the start of this rank's local array of l to its last local element
+// (lld x (columns - 1) + rows), 0 outside l's grid or without local elements.
+std::int64_t local_span(const Layout& l, int rank, std::int64_t ld) {
+  int pr = 0, pc = 0;
+  if (!l.coords_of(rank, pr, pc)) return 0;
+  const std::int64_t rows = l.local_rows(pr), cols = l.local_cols(pc);
+  return rows > 0 && cols > 0 ? ld * (cols - 1) + rows : 0;
+}
+
+// Whether [x, x + nx) and [y, y + ny) (elements of T) share a byte. Compared as integers:
+// relational operators on pointers into different arrays are unspecified.
+template <class T>
+bool overlap(const T* x, std::int64_t nx, const T* y, std::int64_t ny) {
+  const auto x0 = reinterpret_cast<std::uintptr_t>(x), y0 = reinterpret_cast<std::uintptr_t>(y);
+  const auto x1 = x0 + static_cast<std::uintptr_t>(nx) * sizeof(T), y1 = y0 + static_cast<std::uintptr_t>(ny) * sizeof(T);
+  return x0 < y1 && y0 < x1;
+}
+
 template <class T>
 void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan, std::uint64_t fp, const T* a,
                      std::int64_t lda, T* b, std::int64_t ldb, const ExecOptions& opt, ExecStats* stats) {
@@ -531,6 +625,18 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
   ExecStats st;
   st.check_s = MPI_Wtime() - t0;
   const bool sleep = opt.wait == WaitMode::Sleep || (opt.wait == WaitMode::Auto && oversubscribed(user_comm, comm.get()));
+  // Aliasing (issue 21 §3): when this rank's local arrays of A and B share storage (one
+  // array, B(:,2:6) := A(:,1:5)), reading A in place while B is written would read values
+  // already overwritten, by the local copies or by messages arriving. PDGEMR2D answers as if
+  // A had been read first, and so does redist: A's local array is copied once before any
+  // data moves, and everything is read from the copy. Each rank decides for itself.
+  std::vector<T> staged;
+  const std::int64_t span_a = local_span(plan->a, me, lda), span_b = local_span(plan->b, me, ldb);
+  if (a && b && span_a > 0 && span_b > 0 && overlap(a, span_a, b, span_b)) {
+    staged.assign(a, a + span_a);
+    a = staged.data();
+    st.bytes_staged = span_a * static_cast<std::int64_t>(sizeof(T));
+  }
   Executor<T>(comm.get(), *plan, a, lda, b, ldb, opt, sleep, st).run();
   st.total_s = MPI_Wtime() - t0;
   if (stats) *stats = st;

@@ -12,7 +12,7 @@ namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw Error(ErrorCode::InvalidLayout, msg); }
 
-std::vector<std::int64_t> uniform_blocks(std::int64_t total, std::int64_t b, const char* name) {
+BlockSizes uniform_blocks(std::int64_t total, std::int64_t b, const char* name) {
   const char* extent = name[0] == 'm' ? "m" : "n";
   if (total < 0) fail(std::string(extent) + " = " + std::to_string(total) + " is negative");
   if (b <= 0) fail(std::string(name) + " = " + std::to_string(b) + " must be positive");
@@ -21,10 +21,7 @@ std::vector<std::int64_t> uniform_blocks(std::int64_t total, std::int64_t b, con
   if (count > kMaxBlocks)
     fail(std::string(extent) + " = " + std::to_string(total) + " in blocks of " + name + " = " + std::to_string(b) +
          " makes " + std::to_string(count) + " blocks; a dimension may have at most " + std::to_string(kMaxBlocks));
-  std::vector<std::int64_t> v;
-  v.reserve(static_cast<std::size_t>(count));
-  for (std::int64_t s = 0; s < total; s += v.back()) v.push_back(std::min(b, total - s));
-  return v;
+  return BlockSizes::uniform(total, b);
 }
 
 std::vector<int> default_ranks(int nprow, int npcol) {
@@ -33,12 +30,7 @@ std::vector<int> default_ranks(int nprow, int npcol) {
   return r;
 }
 
-bool uniform_dim(const std::vector<std::int64_t>& b) {
-  if (b.size() <= 1) return true;
-  for (std::size_t k = 1; k + 1 < b.size(); ++k)
-    if (b[k] != b[0]) return false;
-  return b.back() <= b[0];
-}
+bool uniform_dim(const BlockSizes& b) { return b.is_uniform(); }
 
 // Closed-form ScaLAPACK index maps for a uniform dimension (the NUMROC / INDXG2P family,
 // written from their definitions, not copied).
@@ -63,12 +55,19 @@ struct Uniform {
   }
 };
 
-Uniform uniform_of(const std::vector<std::int64_t>& b, std::int64_t extent, int np, int src) {
+Uniform uniform_of(const BlockSizes& b, std::int64_t extent, int np, int src) {
   return Uniform{b.empty() ? 1 : b[0], extent, np, src};
 }
 
 // Sum of block sizes; a sum past 2^63-1 is an error, not a wrapped negative extent.
-std::int64_t checked_sum(const std::vector<std::int64_t>& b, const char* name) {
+std::int64_t checked_sum(const BlockSizes& b, const char* name) {
+  if (b.compact()) {  // ceil(extent / b) blocks: they sum to the extent by construction
+    std::int64_t sum = 0;
+    if (!b.empty() && (__builtin_mul_overflow(static_cast<std::int64_t>(b.size() - 1), b[0], &sum) ||
+                       __builtin_add_overflow(sum, b.back(), &sum)))
+      fail(std::string(name) + " sum past 2^63-1");
+    return sum;
+  }
   std::int64_t sum = 0;
   for (std::size_t k = 0; k < b.size(); ++k)
     if (__builtin_add_overflow(sum, b[k], &sum))
@@ -84,10 +83,25 @@ void check_index(std::int64_t i, std::int64_t extent, const char* what) {
 
 }  // namespace
 
-Axis::Axis(const std::vector<std::int64_t>& blocks, int nprocs, int src)
-    : sizes_(blocks), np_(nprocs), src_(src) {
+Axis::Axis(const BlockSizes& blocks, int nprocs, int src) : np_(nprocs), src_(src) {
   if (np_ <= 0) fail("nprocs = " + std::to_string(np_) + " must be positive");
   if (src_ < 0 || src_ >= np_) fail("src = " + std::to_string(src_) + " is outside [0, " + std::to_string(np_) + ")");
+  if (!blocks.empty() && (blocks.compact() || blocks.is_uniform())) {
+    // Closed forms: every block but the last has blocks[0] elements, the last no more.
+    const std::size_t last = blocks.size() - 1;
+    std::int64_t body = 0;
+    if (blocks[0] <= 0) fail("blocks[0] = " + std::to_string(blocks[0]) + " must be positive");
+    if (blocks.back() <= 0)
+      fail("blocks[" + std::to_string(last) + "] = " + std::to_string(blocks.back()) + " must be positive");
+    if (__builtin_mul_overflow(static_cast<std::int64_t>(last), blocks[0], &body) ||
+        __builtin_add_overflow(body, blocks.back(), &extent_))
+      fail("blocks[" + std::to_string(last) + "] = " + std::to_string(blocks.back()) +
+           " makes the extent overflow 64 bits");
+    nb_ = blocks[0];
+    count_ = blocks.size();
+    return;
+  }
+  sizes_ = blocks.to_vector();
   std::int64_t total = 0;
   for (std::size_t k = 0; k < sizes_.size(); ++k)
     if (sizes_[k] <= 0 || __builtin_add_overflow(total, sizes_[k], &total))
@@ -105,13 +119,22 @@ Axis::Axis(const std::vector<std::int64_t>& blocks, int nprocs, int src)
   }
 }
 
+std::int64_t Axis::local_count(int p) const {
+  return nb_ > 0 ? Uniform{nb_, extent_, np_, src_}.count(p) : local_count_[static_cast<std::size_t>(p)];
+}
+
 std::size_t Axis::block_of(std::int64_t i) const {
   check_index(i, extent(), "global index");
+  if (nb_ > 0) return static_cast<std::size_t>(i / nb_);
   auto it = std::upper_bound(start_.begin(), start_.end(), i);
   return static_cast<std::size_t>(it - start_.begin()) - 1;
 }
 
 std::int64_t Axis::to_local(std::int64_t i) const {
+  if (nb_ > 0) {
+    check_index(i, extent_, "global index");
+    return Uniform{nb_, extent_, np_, src_}.local(i);
+  }
   const std::size_t k = block_of(i);
   return local_start_[k] + (i - start_[k]);
 }
@@ -119,6 +142,7 @@ std::int64_t Axis::to_local(std::int64_t i) const {
 std::int64_t Axis::to_global(int p, std::int64_t il) const {
   if (p < 0 || p >= np_) fail("process " + std::to_string(p) + " is outside [0, " + std::to_string(np_) + ")");
   check_index(il, local_count(p), "local index");
+  if (nb_ > 0) return Uniform{nb_, extent_, np_, src_}.global(p, il);
   // p owns blocks d, d+np, d+2np, ...; their local starts increase, so bisect over them.
   const std::size_t d = static_cast<std::size_t>(((p - src_) % np_ + np_) % np_);
   const std::size_t cnt = (sizes_.size() - d + np_ - 1) / static_cast<std::size_t>(np_);
@@ -129,6 +153,43 @@ std::int64_t Axis::to_global(int p, std::int64_t il) const {
   }
   const std::size_t k = d + lo * static_cast<std::size_t>(np_);
   return start_[k] + (il - local_start_[k]);
+}
+
+BlockSizes BlockSizes::uniform(std::int64_t extent, std::int64_t b) {
+  BlockSizes s;
+  if (b <= 0 || extent < 0) {  // not a uniform division: keep it as a list for validation to name
+    s.list_ = {b};
+    return s;
+  }
+  s.compact_ = true;
+  s.b_ = b;
+  s.extent_ = extent;
+  s.count_ = extent / b + (extent % b != 0 ? 1 : 0);
+  return s;
+}
+
+std::vector<std::int64_t> BlockSizes::to_vector() const {
+  if (!compact_) return list_;
+  std::vector<std::int64_t> v(size());
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = (*this)[k];
+  return v;
+}
+
+bool BlockSizes::is_uniform() const {
+  if (compact_) return true;
+  if (list_.size() <= 1) return true;
+  for (std::size_t k = 1; k + 1 < list_.size(); ++k)
+    if (list_[k] != list_[0]) return false;
+  return list_.back() <= list_[0];
+}
+
+bool operator==(const BlockSizes& x, const BlockSizes& y) {
+  if (x.compact_ && y.compact_) return x.b_ == y.b_ && x.extent_ == y.extent_;
+  if (!x.compact_ && !y.compact_) return x.list_ == y.list_;
+  if (x.size() != y.size()) return false;
+  for (std::size_t k = 0; k < x.size(); ++k)
+    if (x[k] != y[k]) return false;
+  return true;
 }
 
 Layout Layout::block_cyclic(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb,
@@ -147,8 +208,7 @@ Layout Layout::block_cyclic(std::int64_t m, std::int64_t n, std::int64_t mb, std
   return l;
 }
 
-Layout Layout::from_blocks(std::vector<std::int64_t> row_blocks, std::vector<std::int64_t> col_blocks,
-                           int nprow, int npcol, int rsrc, int csrc, std::vector<int> ranks) {
+Layout Layout::from_blocks(BlockSizes row_blocks, BlockSizes col_blocks, int nprow, int npcol, int rsrc, int csrc, std::vector<int> ranks) {
   Layout l;
   l.m = checked_sum(row_blocks, "row_blocks");
   l.n = checked_sum(col_blocks, "col_blocks");
@@ -190,12 +250,19 @@ void Layout::validate() const {
     fail("csrc = " + std::to_string(csrc) + " is outside [0, npcol=" + std::to_string(npcol) + ")");
   if (m < 0) fail("m = " + std::to_string(m) + " is negative");
   if (n < 0) fail("n = " + std::to_string(n) + " is negative");
-  auto check_blocks = [](const std::vector<std::int64_t>& b, std::int64_t total, const char* name,
-                         const char* tot) {
+  auto check_blocks = [](const BlockSizes& b, std::int64_t total, const char* name, const char* tot) {
     if (static_cast<std::int64_t>(b.size()) > kMaxBlocks)
       fail(std::string(name) + " has " + std::to_string(b.size()) + " blocks; a dimension may have at most " +
            std::to_string(kMaxBlocks));
     std::int64_t sum = 0;
+    if (b.compact()) {  // the same checks in closed form: only the first and last sizes differ
+      if (!b.empty() && b[0] <= 0)
+        fail(std::string(name) + "[0] = " + std::to_string(b[0]) + " must be positive");
+      sum = checked_sum(b, name);
+      if (sum != total)
+        fail(std::string(name) + " sum to " + std::to_string(sum) + " but " + tot + " = " + std::to_string(total));
+      return;
+    }
     for (std::size_t k = 0; k < b.size(); ++k) {
       if (b[k] <= 0)
         fail(std::string(name) + "[" + std::to_string(k) + "] = " + std::to_string(b[k]) +

@@ -19,9 +19,90 @@ namespace {
 // All rows (or columns) that go from one A process row to one B process row.
 struct DimPair {
   int a = 0, b = 0;
-  std::vector<Run> runs;  // A-space, increasing, each contiguous locally in A and in B
+  std::vector<Run> runs;  // A-space; each piece contiguous locally in A and in B
   std::int64_t count = 0;
+  // Local starts (in A, in B) of the last piece of runs.back(), to extend it.
+  std::int64_t last_la = 0, last_lb = 0;
 };
+
+// Adds the segment [s, s + len) of A-space, whose local starts are la in A and lb in B, to
+// pair p: it lengthens the last run when adjacent to it (possible only where both sides
+// have one process in this dimension, so local storage is contiguous too), or, when
+// `strided`, becomes the next piece of the last run if it has the run's length and steps
+// (global, A-local and B-local): a periodic pattern then costs one run, not one per block.
+void append(DimPair& p, std::int64_t s, std::int64_t len, std::int64_t la, std::int64_t lb, bool strided) {
+  p.count += len;
+  if (!p.runs.empty()) {
+    Run& r = p.runs.back();
+    const std::int64_t last = r.piece(r.count - 1);
+    if (r.count == 1 && last + r.len == s) {
+      r.len += len;
+      return;
+    }
+    if (strided && r.len == len) {
+      if (r.count == 1 && la > p.last_la && lb > p.last_lb) {
+        r.count = 2;
+        r.stride = s - last;
+        r.a_stride = la - p.last_la;
+        r.b_stride = lb - p.last_lb;
+        p.last_la = la;
+        p.last_lb = lb;
+        return;
+      }
+      if (r.count > 1 && s - last == r.stride && la - p.last_la == r.a_stride && lb - p.last_lb == r.b_stride) {
+        ++r.count;
+        p.last_la = la;
+        p.last_lb = lb;
+        return;
+      }
+    }
+  }
+  p.runs.push_back(Run{s, len});
+  p.last_la = la;
+  p.last_lb = lb;
+}
+
+// Cuts region offsets [r, end) at every block edge of A and of B and hands each segment,
+// with its owners and local starts, to the pairs.
+void cut(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t r, std::int64_t end,
+         std::vector<DimPair>& pairs, std::vector<int>& slot, bool strided) {
+  if (r >= end) return;
+  const int Pb = B.nprocs();
+  std::size_t ka = A.block_of(ia + r), kb = B.block_of(ib + r);
+  while (r < end) {
+    const std::int64_t end_a = A.block_start(ka) + A.block_size(ka) - ia;  // region offsets
+    const std::int64_t end_b = B.block_start(kb) + B.block_size(kb) - ib;
+    const std::int64_t e = std::min({end_a, end_b, end});
+    const int pa = A.block_owner(ka), pb = B.block_owner(kb);
+    int& sl = slot[static_cast<std::size_t>(pa) * static_cast<std::size_t>(Pb) + static_cast<std::size_t>(pb)];
+    if (sl < 0) {
+      sl = static_cast<int>(pairs.size());
+      pairs.push_back(DimPair{pa, pb, {}, 0, 0, 0});
+    }
+    const std::int64_t la = A.block_local_start(ka) + (ia + r - A.block_start(ka));
+    const std::int64_t lb = B.block_local_start(kb) + (ib + r - B.block_start(kb));
+    append(pairs[static_cast<std::size_t>(sl)], ia + r, e - r, la, lb, strided);
+    r = e;
+    if (r == end_a) ++ka;
+    if (r == end_b) ++kb;
+  }
+}
+
+// Length of one period of the (A owner, B owner, local step) pattern of a uniform
+// (block-cyclic) dimension pair: lcm(Pa·mb_a, Pb·mb_b), or 0 when a side is not uniform or
+// the lcm does not fit. Shifting a region offset by the period moves A's local index by
+// period/Pa and B's by period/Pb on the same owners (ScaLAPACK's INDXG2L is linear in
+// whole cycles), so every segment of the first period recurs in each later one.
+std::int64_t period_of(const Axis& A, const Axis& B) {
+  if (A.uniform_block() == 0 || B.uniform_block() == 0) return 0;
+  std::int64_t ca = 0, cb = 0, l = 0;
+  if (__builtin_mul_overflow(A.uniform_block(), A.nprocs(), &ca) ||
+      __builtin_mul_overflow(B.uniform_block(), B.nprocs(), &cb))
+    return 0;
+  const std::int64_t g = std::gcd(ca, cb);
+  if (__builtin_mul_overflow(ca / g, cb, &l)) return 0;
+  return l;
+}
 
 std::vector<DimPair> dim_pairs(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib,
                                std::int64_t len) {
@@ -29,30 +110,34 @@ std::vector<DimPair> dim_pairs(const Axis& A, std::int64_t ia, const Axis& B, st
   if (len <= 0) return pairs;
   const int Pa = A.nprocs(), Pb = B.nprocs();
   std::vector<int> slot(static_cast<std::size_t>(Pa) * static_cast<std::size_t>(Pb), -1);
-  std::size_t ka = A.block_of(ia), kb = B.block_of(ib);
-  std::int64_t r = 0;
-  while (r < len) {
-    const std::int64_t end_a = A.block_start(ka) + A.block_size(ka) - ia;  // region offsets
-    const std::int64_t end_b = B.block_start(kb) + B.block_size(kb) - ib;
-    const std::int64_t e = std::min({end_a, end_b, len});
-    const int pa = A.block_owner(ka), pb = B.block_owner(kb);
-    int& s = slot[static_cast<std::size_t>(pa) * static_cast<std::size_t>(Pb) + static_cast<std::size_t>(pb)];
-    if (s < 0) {
-      s = static_cast<int>(pairs.size());
-      pairs.push_back(DimPair{pa, pb, {}, 0});
+  const std::int64_t L = period_of(A, B);
+  if (L > 0 && len / L >= 2) {
+    // Plan by periods, not by blocks: cut the first period only (adjacent segments merged,
+    // nothing strided yet), turn each of its runs into a run of K = len / L pieces one
+    // period apart, then cut the remainder, whose segments extend those runs where they
+    // fit. O(blocks per period + blocks in the remainder) instead of O(blocks).
+    cut(A, ia, B, ib, 0, L, pairs, slot, false);
+    const std::int64_t K = len / L;
+    for (auto& p : pairs) {
+      for (auto& r : p.runs) {
+        if (r.len == L) {  // one process on both sides: the whole range is contiguous
+          r.len = K * L;
+          continue;
+        }
+        r.count = K;
+        r.stride = L;
+        r.a_stride = L / Pa;
+        r.b_stride = L / Pb;
+      }
+      p.count *= K;
+      // Local starts of the last piece of the last run, for cut() to extend it.
+      const Run& last = p.runs.back();
+      p.last_la = A.to_local(last.start) + (last.count - 1) * last.a_stride;
+      p.last_lb = B.to_local(last.start - ia + ib) + (last.count - 1) * last.b_stride;
     }
-    DimPair& p = pairs[static_cast<std::size_t>(s)];
-    // Consecutive segments of one pair are adjacent only if both A and B keep the owner
-    // across a block edge (one process in that dimension), where local storage is
-    // contiguous too; so a merged run stays one local range on both sides.
-    if (!p.runs.empty() && p.runs.back().start + p.runs.back().len == ia + r)
-      p.runs.back().len += e - r;
-    else
-      p.runs.push_back(Run{ia + r, e - r});
-    p.count += e - r;
-    r = e;
-    if (r == end_a) ++ka;
-    if (r == end_b) ++kb;
+    cut(A, ia, B, ib, K * L, len, pairs, slot, true);
+  } else {
+    cut(A, ia, B, ib, 0, len, pairs, slot, true);
   }
   std::sort(pairs.begin(), pairs.end(), [](const DimPair& x, const DimPair& y) {
     return x.a != y.a ? x.a < y.a : x.b < y.b;
@@ -201,8 +286,8 @@ std::vector<std::vector<int>> compact(std::vector<std::vector<int>> steps) {
 
 std::int64_t Transfer::elements() const {
   std::int64_t r = 0, c = 0;
-  for (const auto& x : rows) r += x.len;
-  for (const auto& x : cols) c += x.len;
+  for (const auto& x : rows) r += x.elements();
+  for (const auto& x : cols) c += x.elements();
   return r * c;
 }
 
@@ -245,10 +330,20 @@ std::uint64_t fingerprint(const Layout& a, const Layout& b, const Region& g) {
   };
   for (const Layout* l : {&a, &b}) {
     mix(l->m); mix(l->n); mix(l->nprow); mix(l->npcol); mix(l->rsrc); mix(l->csrc);
-    mix(static_cast<std::int64_t>(l->row_blocks.size()));
-    for (auto x : l->row_blocks) mix(x);
-    mix(static_cast<std::int64_t>(l->col_blocks.size()));
-    for (auto x : l->col_blocks) mix(x);
+    for (const BlockSizes* b : {&l->row_blocks, &l->col_blocks}) {
+      mix(static_cast<std::int64_t>(b->size()));
+      // Uniform sizes are determined by the first and last (a function of the values, so
+      // a list and the compact form of the same sizes hash alike); others entry by entry.
+      if (b->is_uniform()) {
+        mix(-1);
+        if (!b->empty()) {
+          mix(b->front());
+          mix(b->back());
+        }
+      } else {
+        for (auto x : *b) mix(x);
+      }
+    }
     for (auto x : l->ranks) mix(x);
   }
   mix(g.m); mix(g.n); mix(g.ia); mix(g.ja); mix(g.ib); mix(g.jb);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checkpoint write and restart read bandwidth against raw MPI-IO of the same bytes from
 // the same processes to the same directory, in one run (issue 20, "Measure"): a session
 // writes an N x N double matrix from grid W (Session::checkpoint), the same local

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Background resize, the pure part (issue 21 §1): completion decisions, the message plan
 // and packing of one matrix's non-blocking move, checksums and the overlap accounting.
 #include "malleable/resize/background.hpp"
@@ -92,15 +93,19 @@ MessagePlan plan_messages(const redist::Layout& a, const redist::Layout& b, int 
 namespace {
 // Calls f(local_row, count) for the locally contiguous pieces of a global row run: a run
 // may cross blocks, and consecutive blocks of one owner are not adjacent locally.
+// A run is `count` pieces of `len` global indices, piece t starting at run.piece(t)
+// (redist's strided runs); the pieces are walked in order, on both sides alike.
 template <class F>
 void pieces(const redist::Axis& ax, const redist::Run& run, F&& f) {
-  std::int64_t i = run.start;
-  const std::int64_t end = run.start + run.len;
-  while (i < end) {
-    const std::size_t k = ax.block_of(i);
-    const std::int64_t bend = std::min(end, ax.block_start(k) + ax.block_size(k));
-    f(ax.to_local(i), bend - i);
-    i = bend;
+  for (std::int64_t t = 0; t < run.count; ++t) {
+    std::int64_t i = run.piece(t);
+    const std::int64_t end = i + run.len;
+    while (i < end) {
+      const std::size_t k = ax.block_of(i);
+      const std::int64_t bend = std::min(end, ax.block_start(k) + ax.block_size(k));
+      f(ax.to_local(i), bend - i);
+      i = bend;
+    }
   }
 }
 
@@ -110,8 +115,8 @@ void walk(const redist::Layout& l, const redist::Transfer& t, char* local, std::
   const redist::Axis rows = l.row_axis(), cols = l.col_axis();
   std::size_t at = 0;
   for (const auto& cr : t.cols)
-    for (std::int64_t j = cr.start; j < cr.start + cr.len; ++j) {
-      const std::int64_t lj = cols.to_local(j);
+    for (std::int64_t j = 0; j < cr.elements(); ++j) {
+      const std::int64_t lj = cols.to_local(cr.piece(j / cr.len) + j % cr.len);
       for (const auto& rr : t.rows)
         pieces(rows, rr, [&](std::int64_t li, std::int64_t count) {
           char* p = local + static_cast<std::size_t>(li + lj * ld) * eb;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checkpoint and restart, the parallel HDF5 shell (issue 20 §1-§2): one file per
 // checkpoint through the MPI-IO driver; each matrix a global M x N dataset written and
 // read by every process with collective hyperslab I/O of its own blocks (no gather, no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Internal: the parallel HDF5 shell of checkpoint and restart (checkpoint_hdf5.cpp).
 // Every function is collective over `comm`; a failure on any process throws the same
 // resize::Error on every process (the message of the lowest failing rank).

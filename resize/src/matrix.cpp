@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The index maps behind resize::Matrix<T> (matrix.hpp): owners, local <-> global rows and
 // columns for block-cyclic matrices (ScaLAPACK's numroc/indxg2p/indxg2l/indxl2g with the
 // first block on process row/column 0) and for extended descriptors (one block per process

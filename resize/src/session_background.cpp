@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Background resizes (issue 21 §1), the MPI shell: a remap point begins an expansion or a
 // shrink (the spawn and the hand-over are blocking there), posts the non-blocking moves
 // of the constant matrices on a duplicate of the new world and returns; the old grid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The session's checkpoint and restart (issue 20 §1-§2): what the registered matrices
 // are on the current grid, handed to the parallel HDF5 shell (checkpoint_hdf5.cpp);
 // restart validates the file against the registrations before anything starts.
@@ -42,8 +43,8 @@ CheckpointMatrix describe(const Registered& r, const BlacsGrid& grid, int rank) 
   if (r.sizes) {
     c.layout = *r.layout;
     c.info.layout = ck::LayoutKind::Extended;
-    c.info.row_blocks = c.layout.row_blocks;
-    c.info.col_blocks = c.layout.col_blocks;
+    c.info.row_blocks = c.layout.row_blocks.to_vector();
+    c.info.col_blocks = c.layout.col_blocks.to_vector();
     if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
     c.lld = *r.lld;
   } else {

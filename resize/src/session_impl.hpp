@@ -345,8 +345,8 @@ struct Registered {
   // An extended-descriptor matrix's block sizes for its handle, once `layout` changed.
   void publish_layout() {
     if (state && layout) {
-      state->row_blocks = layout->row_blocks;
-      state->col_blocks = layout->col_blocks;
+      state->row_blocks = layout->row_blocks.to_vector();
+      state->col_blocks = layout->col_blocks.to_vector();
     }
   }
   const void* data() const { return store->data(); }

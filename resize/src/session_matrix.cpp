@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Matrices registered through a handle (Session::register_matrix<T>, matrix.hpp): the
 // session's record shares a MatrixState with the handle; the record's descriptor and
 // leading dimension point into it and an OwnedStorage publishes the buffer there.

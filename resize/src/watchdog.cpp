@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The resize watchdog's view of the world (session_impl.hpp, Watchdog): this process's
 // rank and node, every rank's node and pid, and which of them are gone or stopped.
 #include <fstream>

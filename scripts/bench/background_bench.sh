@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Issue 21 §2: what a background resize saves, measured side by side in one run on this
 # machine. 2x2 -> 3x3 -> 4x4 -> 3x3 -> 2x2 (one resize at each of the first four remap
 # points), N >= 4000, for
@@ -13,7 +14,7 @@
 # Not a test (label bench in spirit): timings depend on the machine and its load.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=${MALL_BUILD_DIR:-$here/build}
+build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=/tmp/background_bench
 n=4000 reps=1 apps="pdgemm life"
 while (($#)); do

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Checkpoint write / restart read bandwidth against raw MPI-IO of the same bytes from the
 # same processes to the same directory, measured side by side in one run (issue 20,
 # "Measure"; target >= 0.7x). Writes from 2x2, reads onto 3x3 (9 processes).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Drivers checkpointed on 2x2 and restarted elsewhere (issue 20 §1-§2). Each restarted run
 # must pass the driver's own check against the serial reference, and its final matrices
 # (--checksums: order-independent, any grid) must equal those of a run never interrupted:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A resizable driver's expansion, on whichever MPI the build uses (label mpich): the job
 # must end with its result checked (exit status 0). Where the expansion happened, the test
 # passes; where the MPI cannot spawn (MPICH 4.0.2 here: "Error in spawn call"), blacs-dyn

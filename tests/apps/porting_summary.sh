@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # A porting guide's malleable program (docs/porting.md) through an expansion and a shrink:
 # it must pass its own result check, print the drivers' summary through the library
 # (Session::summary / resize_print_summary: its result check, "n/a" for the compute clock

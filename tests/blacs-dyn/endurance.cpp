@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Endurance benchmark (issue 20 §5): how much the original processes' resident memory
 // grows per resize over many expand + shrink cycles, blacs-dyn's (expand by ADD, a BLACS
 // grid and a PDGEMM on the grown world, shrink back to level 0: the newcomers exit)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // The MPI flavour from MPI_Get_library_version's text, and what a failed spawn means on it
 // (blacs-dyn/include/malleable/blacs_dyn/mpi_flavour.hpp); texts as the two MPIs print them.
 #include <gtest/gtest.h>

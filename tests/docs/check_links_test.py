@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Runs check_links.py on a small tree with known broken links (it must report exactly
 those), then on the project's README.md and docs/*.md (every link must resolve).
 Usage: check_links_test.py <source dir>"""

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The MPI flavours side by side (docs/mpi-flavours.md), for the build given:
 #   - ldd: its libraries load the flavour's MPI (MPICH: libmpich, no libmpi.so.40; Open
 #     MPI: libmpi.so.40, no libmpich), in the build tree and once installed;

@@ -41,7 +41,7 @@ std::vector<std::int64_t> random_blocks(std::mt19937& rng, int nblocks, int maxs
 }
 
 void expect_maps_match_oracle(const Layout& l) {
-  const Dealt r = deal(l.row_blocks, l.nprow, l.rsrc), c = deal(l.col_blocks, l.npcol, l.csrc);
+  const Dealt r = deal(l.row_blocks.to_vector(), l.nprow, l.rsrc), c = deal(l.col_blocks.to_vector(), l.npcol, l.csrc);
   for (int p = 0; p < l.nprow; ++p) EXPECT_EQ(l.local_rows(p), r.count[static_cast<std::size_t>(p)]) << "pr=" << p;
   for (int p = 0; p < l.npcol; ++p) EXPECT_EQ(l.local_cols(p), c.count[static_cast<std::size_t>(p)]) << "pc=" << p;
   for (std::int64_t i = 0; i < l.m; ++i) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Checkpoint and restart of s, d, c and z matrices (block-cyclic, block, extended layouts;
 # issue 20 §1-§2): written on 2x2, restarted on 3x3, 1x5 and 2x2 with every element, the
 # application state and the iteration exact; refused with one message on every rank,

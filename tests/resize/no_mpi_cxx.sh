@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # The libraries need MPI's C interface only, not the deprecated C++ bindings (libmpi_cxx,
 # issue 19 §2): no DT_NEEDED entry for it in any library given, and none in what a C++
 # program linked against them loads (ldd of the program given with --program).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Background resize, the pure part (issue 21 §1): completion choices, the message plan
 // and packing of a non-blocking move checked against a global matrix, checksums and the
 // accounting of overlapped against stopped time.

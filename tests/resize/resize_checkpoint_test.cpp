@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Checkpoint core (checkpoint.hpp): hyperslab selections equal each process's local
 // elements in pack order for block-cyclic, block and extended layouts; the checksum is
 // independent of the layout; validation names what differs; when to checkpoint.

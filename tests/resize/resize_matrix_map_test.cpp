@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // resize::IndexMap (the index maps behind Matrix<T>) against brute force: on every
 // process of a grid, the global rows it owns, in increasing order, are its local rows
 // 0, 1, 2, ... (ScaLAPACK's local order), for block-cyclic and extended descriptors.

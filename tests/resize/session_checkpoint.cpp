@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Session::checkpoint / Session::restart for s, d, c and z matrices in block-cyclic,
 // block and extended-descriptor layouts (issue 20 §1-§2). Modes:
 //   write FILE          (4 processes) 2x2, two iterations, then one checkpoint
@@ -76,7 +77,8 @@ struct Job {
   redist::Layout zlayout(const resize::Grid& g) const {
     std::vector<long long> r, c;
     sizes(g, r, c);
-    return redist::Layout::from_blocks({r.begin(), r.end()}, {c.begin(), c.end()}, g.nprow, g.npcol, 0, 0, g.rank_map());
+    return redist::Layout::from_blocks(std::vector<std::int64_t>(r.begin(), r.end()), std::vector<std::int64_t>(c.begin(), c.end()),
+                                       g.nprow, g.npcol, 0, 0, g.rank_map());
   }
   template <class T, class F>
   void over(resize::Session& S, std::vector<T>& v, const redist::Layout& l, std::int64_t lld, int tag, F&& f) {

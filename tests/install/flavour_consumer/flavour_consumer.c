@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Links the installed redist and runs one status-message call: the program must start
  * with the libraries of its own MPI flavour (mpi_flavour_test.sh checks ldd). */
 #include <mpi.h>

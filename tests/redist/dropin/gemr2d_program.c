@@ -144,6 +144,23 @@ static void copy_global(const Matrix* a, int ia, int ja, Matrix* b, int ib, int 
             a->global[((size_t)(ja - 1 + j) * (size_t)a->desc[2] + (size_t)(ia - 1 + i)) * (size_t)w + (size_t)k];
 }
 
+/* The same through a temporary, for A and B the same matrix with overlapping regions. */
+static void copy_global_aliased(Matrix* x, int ia, int ja, int ib, int jb, int m, int n) {
+  const int w = x->w, ld = x->desc[2];
+  double* tmp = malloc(sizeof(double) * (size_t)m * (size_t)n * (size_t)w);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      for (int k = 0; k < w; ++k)
+        tmp[((size_t)j * (size_t)m + (size_t)i) * (size_t)w + (size_t)k] =
+            x->global[((size_t)(ja - 1 + j) * (size_t)ld + (size_t)(ia - 1 + i)) * (size_t)w + (size_t)k];
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i)
+      for (int k = 0; k < w; ++k)
+        x->global[((size_t)(jb - 1 + j) * (size_t)ld + (size_t)(ib - 1 + i)) * (size_t)w + (size_t)k] =
+            tmp[((size_t)j * (size_t)m + (size_t)i) * (size_t)w + (size_t)k];
+  free(tmp);
+}
+
 /* Every local element equals its global replica bit for bit; the padding is untouched. */
 static void check(const Matrix* x, const char* what) {
   if (!x->local) return;
@@ -193,8 +210,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   /* Grids: 2x2 (also the context spanning everyone), 1x3 on ranks 3,1,2, 3x1 on ranks
-   * 2,0,3, 4x1 on ranks 1,3,0,2. */
-  int sys = 0, g22 = 0, g13 = 0, g31 = 0, g41 = 0;
+   * 2,0,3, 4x1 on ranks 1,3,0,2, 1x1 on rank 2. */
+  int sys = 0, g22 = 0, g13 = 0, g31 = 0, g41 = 0, g11 = 0;
   Cblacs_get(-1, 0, &sys);
   g22 = sys;
   Cblacs_gridinit(&g22, "Row", 2, 2);
@@ -205,6 +222,9 @@ int main(int argc, char** argv) {
   Cblacs_gridmap(&g31, map31, 3, 3, 1);
   g41 = sys;
   Cblacs_gridmap(&g41, map41, 4, 4, 1);
+  int map11[1] = {2};
+  g11 = sys;
+  Cblacs_gridmap(&g11, map11, 1, 1, 1);
 
   char path[4096];
   snprintf(path, sizeof path, "%s.%d", argv[1], me);
@@ -271,8 +291,20 @@ int main(int argc, char** argv) {
   copy_global(&c2, 5, 2, &c3, 1, 3, 18, 16);
   check(&c3, "C2 -> C3 on 1x3 (Cpcgemr2d)");
 
-  const Matrix* all[] = {&a, &b, &c, &d, &e, &z1, &z2, &z3, &z4, &s1, &s2, &c1, &c2, &c3};
-  const char* names[] = {"A", "B", "C", "D", "E", "Z1", "Z2", "Z3", "Z4", "S1", "S2", "C1", "C2", "C3"};
+  /* Aliased: one 16 x 6 array on one process, X(:,2:6) := X(:,1:5), then rows up
+   * X(1:13,1:6) := X(4:16,1:6). PDGEMR2D reads A before B is written there; the drop-in
+   * must give the same bits (it stages A when their storage overlaps). */
+  Matrix x = make(g11, 15, 8, 1, 16, 6, 4, 2, 0, 0, 0);
+  if (x.local) {
+    Cpdgemr2d(16, 5, D(x), 1, 1, x.desc, D(x), 1, 2, x.desc, g11);
+    Cpdgemr2d(13, 6, D(x), 4, 1, x.desc, D(x), 1, 1, x.desc, g11);
+  }
+  copy_global_aliased(&x, 1, 1, 1, 2, 16, 5);
+  copy_global_aliased(&x, 4, 1, 1, 1, 13, 6);
+  check(&x, "X(:,2:6) := X(:,1:5), X(1:13,:) := X(4:16,:) on one process (aliased)");
+
+  const Matrix* all[] = {&a, &b, &c, &d, &e, &z1, &z2, &z3, &z4, &s1, &s2, &c1, &c2, &c3, &x};
+  const char* names[] = {"A", "B", "C", "D", "E", "Z1", "Z2", "Z3", "Z4", "S1", "S2", "C1", "C2", "C3", "X"};
   const int nmat = (int)(sizeof all / sizeof all[0]);
   for (int k = 0; k < nmat; ++k) dump(out, all[k], names[k]);
   fclose(out);
@@ -285,8 +317,8 @@ int main(int argc, char** argv) {
     free(all[k]->local);
     free(all[k]->global);
   }
-  const int grids[] = {g22, g13, g31, g41};
-  for (int k = 0; k < 4; ++k) {
+  const int grids[] = {g22, g13, g31, g41, g11};
+  for (int k = 0; k < 5; ++k) {
     int r = -1, c2 = -1, pr = -1, pc = -1;
     Cblacs_gridinfo(grids[k], &r, &c2, &pr, &pc);
     if (pr >= 0) Cblacs_gridexit(grids[k]);

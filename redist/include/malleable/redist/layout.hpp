@@ -15,7 +15,10 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,38 +57,114 @@ class Error : public std::invalid_argument {
 // of exhausting memory (m = 10^12 in blocks of 1 would need terabytes).
 inline constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 26;
 
+// Sizes of the blocks of one dimension, read like a std::vector<std::int64_t>. Either an
+// explicit list (heterogeneous blocks) or, for ScaLAPACK's uniform blocks, just the block
+// size and the extent: a 4,194,304 x 1 vector in blocks of 1 is two numbers, not 32 MB
+// allocated and copied with every Layout (issue 21 §3: per-block costs must not dominate).
+// Equality compares the sizes, whichever form holds them.
+class BlockSizes {
+ public:
+  using value_type = std::int64_t;
+  class const_iterator {
+   public:
+    using iterator_category = std::forward_iterator_tag;
+    using value_type = std::int64_t;
+    using difference_type = std::ptrdiff_t;
+    using pointer = const std::int64_t*;
+    using reference = std::int64_t;
+    const_iterator() = default;
+    const_iterator(const BlockSizes* b, std::size_t k) : b_(b), k_(k) {}
+    std::int64_t operator*() const { return (*b_)[k_]; }
+    const_iterator& operator++() { ++k_; return *this; }
+    const_iterator operator++(int) { const_iterator t = *this; ++k_; return t; }
+    bool operator==(const const_iterator& o) const { return k_ == o.k_; }
+    bool operator!=(const const_iterator& o) const { return k_ != o.k_; }
+   private:
+    const BlockSizes* b_ = nullptr;
+    std::size_t k_ = 0;
+  };
+  using iterator = const_iterator;
+
+  BlockSizes() = default;
+  BlockSizes(std::vector<std::int64_t> sizes) : list_(std::move(sizes)) {}  // NOLINT: a list is block sizes
+  BlockSizes(std::initializer_list<std::int64_t> sizes) : list_(sizes) {}
+  // ceil(extent / b) blocks of b, the last one possibly shorter; not validated here (b <= 0
+  // or a negative extent are reported by Layout's validation, naming the field).
+  static BlockSizes uniform(std::int64_t extent, std::int64_t b);
+
+  std::size_t size() const { return compact_ ? static_cast<std::size_t>(count_) : list_.size(); }
+  bool empty() const { return size() == 0; }
+  std::int64_t operator[](std::size_t k) const {
+    if (!compact_) return list_[k];
+    const auto s = static_cast<std::int64_t>(k) * b_;
+    return extent_ - s < b_ ? extent_ - s : b_;
+  }
+  std::int64_t front() const { return (*this)[0]; }
+  std::int64_t back() const { return (*this)[size() - 1]; }
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+  std::vector<std::int64_t> to_vector() const;
+  // Held as (block size, extent) rather than a list.
+  bool compact() const { return compact_; }
+  // Every block but the last has the first one's size and the last is not larger: the
+  // form ScaLAPACK's DESC describes. O(1) when compact(), O(blocks) for a list.
+  bool is_uniform() const;
+
+  friend bool operator==(const BlockSizes& x, const BlockSizes& y);
+  friend bool operator!=(const BlockSizes& x, const BlockSizes& y) { return !(x == y); }
+
+ private:
+  std::vector<std::int64_t> list_;
+  bool compact_ = false;
+  std::int64_t b_ = 0, extent_ = 0, count_ = 0;
+};
+
 // One dimension of a layout with its block prefix sums, for O(log blocks) index maps.
 // Built from a Layout with Layout::row_axis()/col_axis(); keep it while the layout lives.
+// Uniform blocks (is_uniform()) use ScaLAPACK's closed forms and hold no per-block arrays,
+// so building one is O(1) for compact sizes whatever the number of blocks.
 class Axis {
  public:
   Axis() = default;
-  Axis(const std::vector<std::int64_t>& blocks, int nprocs, int src);
+  Axis(const BlockSizes& blocks, int nprocs, int src);
 
-  std::int64_t extent() const { return start_.empty() ? 0 : start_.back(); }
-  std::size_t nblocks() const { return sizes_.size(); }
+  std::int64_t extent() const { return nb_ > 0 ? extent_ : start_.empty() ? 0 : start_.back(); }
+  std::size_t nblocks() const { return nb_ > 0 ? count_ : sizes_.size(); }
   int nprocs() const { return np_; }
-  std::int64_t block_start(std::size_t k) const { return start_[k]; }
-  std::int64_t block_size(std::size_t k) const { return sizes_[k]; }
+  std::int64_t block_start(std::size_t k) const {
+    return nb_ > 0 ? static_cast<std::int64_t>(k) * nb_ : start_[k];
+  }
+  std::int64_t block_size(std::size_t k) const {
+    if (nb_ == 0) return sizes_[k];
+    const std::int64_t s = static_cast<std::int64_t>(k) * nb_;
+    return extent_ - s < nb_ ? extent_ - s : nb_;
+  }
   int block_owner(std::size_t k) const {
     return static_cast<int>((static_cast<std::int64_t>(src_) + static_cast<std::int64_t>(k)) % np_);
   }
-  std::int64_t block_local_start(std::size_t k) const { return local_start_[k]; }
+  std::int64_t block_local_start(std::size_t k) const {
+    return nb_ > 0 ? static_cast<std::int64_t>(k / static_cast<std::size_t>(np_)) * nb_ : local_start_[k];
+  }
+  // Uniform block size, or 0 when the sizes differ (prefix sums in use).
+  std::int64_t uniform_block() const { return nb_; }
 
   std::size_t block_of(std::int64_t i) const;  // block holding global index i
   int owner(std::int64_t i) const { return block_owner(block_of(i)); }
   std::int64_t to_local(std::int64_t i) const;
-  std::int64_t local_count(int p) const { return local_count_[static_cast<std::size_t>(p)]; }
+  std::int64_t local_count(int p) const;
   std::int64_t to_global(int p, std::int64_t il) const;
 
  private:
   std::vector<std::int64_t> sizes_, start_, local_start_, local_count_;
+  std::int64_t nb_ = 0, extent_ = 0;  // nb_ > 0: uniform blocks, closed forms, no arrays
+  std::size_t count_ = 0;
   int np_ = 1, src_ = 0;
 };
 
 struct Layout {
   std::int64_t m = 0, n = 0;            // global rows, columns
-  std::vector<std::int64_t> row_blocks; // sizes of the row blocks, sum == m
-  std::vector<std::int64_t> col_blocks; // sizes of the column blocks, sum == n
+  BlockSizes row_blocks;                // sizes of the row blocks, sum == m
+  BlockSizes col_blocks;                // sizes of the column blocks, sum == n
   int nprow = 1, npcol = 1;             // process grid
   int rsrc = 0, csrc = 0;               // process row/column owning block 0
   std::vector<int> ranks;               // nprow*npcol, row-major grid -> communicator rank
@@ -96,8 +175,7 @@ struct Layout {
                              int nprow, int npcol, int rsrc = 0, int csrc = 0,
                              std::vector<int> ranks = {});
   // General form; validates. Throws redist::Error naming the bad field.
-  static Layout from_blocks(std::vector<std::int64_t> row_blocks,
-                            std::vector<std::int64_t> col_blocks, int nprow, int npcol,
+  static Layout from_blocks(BlockSizes row_blocks, BlockSizes col_blocks, int nprow, int npcol,
                             int rsrc = 0, int csrc = 0, std::vector<int> ranks = {});
   // From a ScaLAPACK 9-integer DESC (DTYPE_=1, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_);
   // the context is not interpreted here, so the grid shape and ranks come from the caller.

@@ -29,17 +29,28 @@ enum class ScheduleKind {
   Default        // whichever measured fastest here (see docs/redist.md)
 };
 
-// One contiguous-in-index-space piece: a set of rows x a set of columns, expressed as
-// runs so that a block-cyclic overlap is described compactly.
+// A run of rows (or columns): `count` pieces of `len` consecutive indices, the first
+// starting at `start` and each next one `stride` further on, in A's global index space.
+// Every piece is one contiguous range in both local arrays; consecutive pieces lie
+// `a_stride` apart in A's local array and `b_stride` apart in B's. Block-cyclic overlaps
+// repeat with a period (lcm of the two cycles), so one strided run stands for a piece in
+// every period: a 4,194,304-row vector going from row blocks of 1 to blocks of 2 on two
+// processes has 4 runs, not 4,194,304 (issue 21 §3). count == 1: one contiguous range, the
+// strides unused (0).
 struct Run {
-  std::int64_t start, len;  // global index range [start, start+len) in A's index space
+  std::int64_t start = 0, len = 0;
+  std::int64_t count = 1;
+  std::int64_t stride = 0, a_stride = 0, b_stride = 0;
+  std::int64_t elements() const { return len * count; }
+  // Global A-space start of piece t (0 <= t < count).
+  std::int64_t piece(std::int64_t t) const { return start + t * stride; }
 };
 
 // All data that one source rank sends to one destination rank.
 struct Transfer {
   int src = -1, dst = -1;           // communicator ranks
   std::vector<Run> rows, cols;      // A-space global rows/columns (product set)
-  std::int64_t elements() const;    // sum(rows.len) * sum(cols.len)
+  std::int64_t elements() const;    // sum(rows.elements()) * sum(cols.elements())
 };
 
 struct PlanStats {

@@ -2,7 +2,10 @@
 // Executing a redistribution plan over MPI: B(layout b) := A(layout a) inside one
 // enclosing communicator (seed 002 §3.4; the plan/schedule come from plan.hpp).
 //
-// Local storage is ScaLAPACK's: column-major, local leading dimension lda/ldb. Processes
+// Local storage is ScaLAPACK's: column-major, local leading dimension lda/ldb. A and B may
+// share storage (overlapping submatrices of one array): B then receives A's values from
+// before the call, as through a temporary copy (docs/redist.md, "Aliased arguments").
+// Processes
 // in only one of the two grids take part with the side they have; a process that holds no
 // data on a side may pass nullptr for it. Every call is collective over `comm`.
 //
@@ -61,6 +64,9 @@ struct ExecStats {
   double wait_s = 0;       // with split_wait_transfer: waiting for partners per step
   double transfer_s = 0;   // moving data (with split: after partners are ready)
   std::int64_t bytes_sent = 0, bytes_received = 0, bytes_local = 0;
+  // A's local array copied before any data moved because it shares storage with B's on
+  // this rank (aliased arguments: the result is as if A were read entirely first).
+  std::int64_t bytes_staged = 0;
   int steps = 0;
 };
 

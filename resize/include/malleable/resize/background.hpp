@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Background resize (issue 21 §1), the pure part: which matrices move in the background,
 // the byte plan of one matrix's non-blocking move (pack/unpack of redist's transfers),
 // when a remap point completes a background resize, and the accounting of the time it

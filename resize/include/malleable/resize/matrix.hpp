@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // resize::Matrix<T>: the handle Session::register_matrix<T> returns for a distributed
 // matrix the session owns (its descriptor, its local buffer and leading dimension, the
 // local <-> global index maps and element access by global index on the owner). The

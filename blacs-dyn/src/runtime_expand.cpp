@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Expansions (seed 002 §3.3.3-3.3.4): spawning newcomers, the hand-shake with them and the
+// merge into the world; schema files.
+#include "runtime_detail.hpp"
+
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <csignal>
+#include <sys/stat.h>
+
+#include "malleable/blacs_dyn/error.hpp"
+#include "malleable/blacs_dyn/mpi_flavour.hpp"
+#include "malleable/blacs_dyn/schema.hpp"
+#include "blacs_glue.hpp"
+
+
+namespace blacs_dyn {
+
+using namespace detail;
+
+MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id) {
+  MPI_Info info = MPI_INFO_NULL;
+  if (req.info != MPI_INFO_NULL) check(MPI_Info_dup(req.info, &info), "MPI_Info_dup");
+  else check(MPI_Info_create(&info), "MPI_Info_create");
+  if (!req.hosts.empty()) MPI_Info_set(info, "host", req.hosts.c_str());
+  // A per-host group's host joins the launcher's pool if it is not there yet (Open MPI's
+  // "add-host"; harmless when it is): a job started on one node (mpiexec --host node1:4)
+  // grows onto any node it is given, and the launcher starts a daemon there only then.
+  if (req.per_host && info_get(info, "add-host").empty()) MPI_Info_set(info, "add-host", req.hosts.c_str());
+  if (!req.wdir.empty()) MPI_Info_set(info, "wdir", req.wdir.c_str());
+  // Open MPI's "env" key: newline-separated assignments added to the children's
+  // environment. BLACS_DYN_JOIN marks them as newcomers of this expansion.
+  std::string env = info_get(info, "env");
+  if (!env.empty()) env += "\n";
+  env += std::string(kJoinEnv) + "=" + std::to_string(level);
+  MPI_Info_set(info, "env", env.c_str());
+
+  std::vector<char*> argv;
+  for (const auto& a : req.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<int> errcodes(static_cast<std::size_t>(req.nnew), MPI_SUCCESS);
+  MPI_Comm link = MPI_COMM_NULL;
+  MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+  // Open MPI's MPI_Comm_spawn returns only once every child is through MPI_Init: a child
+  // that dies or exits first (a crash, or an executable that is no blacs-dyn program)
+  // would block it for minutes or for ever. The join timeout covers the spawn too.
+  dog_.phase("MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command + "'" +
+                 (req.hosts.empty() ? std::string() : " on " + req.hosts),
+             join_timeout_seconds(),
+             "a spawned process died or exited before its MPI_Init completed (killed, crashed, or '" +
+                 req.command + "' is no MPI program linked with blacs-dyn)");
+  const int rc = MPI_Comm_spawn(req.command.c_str(), req.args.empty() ? MPI_ARGV_NULL : argv.data(),
+                                req.nnew, info, 0, MPI_COMM_SELF, &link, errcodes.data());
+  MPI_Info_free(&info);
+  int failed = 0;
+  for (int e : errcodes) failed += e != MPI_SUCCESS;
+  if (rc != MPI_SUCCESS || failed) {
+    // Not freed: after a failed spawn Open MPI 4.1 leaves an invalid handle in `link`
+    // (MPI_Comm_free on it is fatal), and the standard does not define its value.
+    // Ask the MPI what the failure means rather than assuming Open MPI's behaviour.
+    int cls = MPI_ERR_SPAWN;
+    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+    const std::string text = mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN);
+    const std::string library = library_version();
+    if (classify_spawn_failure(flavour_from_library_version(library), cls == MPI_ERR_SPAWN, text) ==
+        SpawnFailure::Unsupported) {
+      std::string last = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+      throw Error(BLACS_DYN_ERR_UNSUPPORTED,
+                  "spawn not supported by this MPI (" + short_library_name(library) +
+                      "): MPI_Comm_spawn fails with \"" + last +
+                      "\" (error class " + std::to_string(cls) +
+                      "); nothing changed, and expansions are refused from now on "
+                      "(docs/mpi-flavours.md)");
+    }
+    throw Error(BLACS_DYN_ERR_SPAWN,
+                "MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command +
+                    "' failed: " + mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN) + " (" +
+                    std::to_string(failed) + " of " + std::to_string(req.nnew) +
+                    " processes not started)");
+  }
+  MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
+  dog_.phase("check-in of " + std::to_string(req.nnew) + " newcomers", join_timeout_seconds() + 10,
+             "the check-in loop itself did not return");
+
+  // Every newcomer checks in within the timeout, else the expansion is cancelled: a
+  // newcomer that died (or is not a blacs-dyn program) must not hang the world in
+  // MPI_Intercomm_merge.
+  const double timeout = join_timeout_seconds();
+  std::vector<int> hello(2 * static_cast<std::size_t>(req.nnew), -1);
+  std::vector<MPI_Request> reqs(static_cast<std::size_t>(req.nnew), MPI_REQUEST_NULL);
+  for (int i = 0; i < req.nnew; ++i)
+    check(MPI_Irecv(&hello[2 * static_cast<std::size_t>(i)], 2, MPI_INT, i, kTagHello, link,
+                    &reqs[static_cast<std::size_t>(i)]),
+          "MPI_Irecv (hello)");
+  const double deadline = now() + timeout;
+  int all = 0;
+  while (true) {
+    // MPI_Testsome, not MPI_Testall: Testall leaves every request active unless all
+    // completed, and the newcomers that did check in must be told apart on a timeout.
+    int done = 0;
+    std::vector<int> idx(static_cast<std::size_t>(req.nnew));
+    check(MPI_Testsome(req.nnew, reqs.data(), &done, idx.data(), MPI_STATUSES_IGNORE),
+          "MPI_Testsome (hello)");
+    all = std::all_of(reqs.begin(), reqs.end(), [](MPI_Request q) { return q == MPI_REQUEST_NULL; });
+    if (all || now() > deadline) break;
+    sleep_for(200000);
+  }
+  if (!all) {
+    std::string missing;
+    int nmissing = 0;
+    for (int i = 0; i < req.nnew; ++i) {
+      auto& r = reqs[static_cast<std::size_t>(i)];
+      if (r != MPI_REQUEST_NULL) {
+        MPI_Cancel(&r);
+        MPI_Request_free(&r);
+        if (nmissing++ < 8) {
+          if (!missing.empty()) missing.push_back(',');
+          missing.append(std::to_string(i));
+        }
+      } else {
+        const int abort_msg[4] = {0, level, first_id, 0};
+        MPI_Send(abort_msg, 4, MPI_INT, i, kTagGo, link);
+      }
+    }
+    MPI_Comm_free(&link);
+    throw Error(BLACS_DYN_ERR_TIMEOUT,
+                std::to_string(nmissing) + " of " + std::to_string(req.nnew) +
+                    " spawned processes (ranks " + missing + " of the new group) did not join within " +
+                    seconds_text(timeout) + " s (BLACS_DYN_JOIN_TIMEOUT): died, or not linked with "
+                    "blacs-dyn; the expansion is cancelled and the world is unchanged");
+  }
+  return link;
+}
+
+MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int mine,
+                               std::vector<MPI_Comm>& links, const std::vector<int>& first_rank) {
+  // Group by group, in order, the world grows: the group's spawning parent merges its
+  // spawn link into a bridge, the world and the group make an intercommunicator over it,
+  // and merge, old ranks first (§3.3.3: parents keep their ranks, newcomers follow). A
+  // newcomer takes part from its own group's step on.
+  const int k = static_cast<int>(spawner.size());
+  MPI_Comm cur = mine < 0 ? w : MPI_COMM_NULL;
+  for (int i = std::max(mine, 0); i < k; ++i) {
+    MPI_Comm m1 = MPI_COMM_NULL, ia = MPI_COMM_NULL, next = MPI_COMM_NULL;
+    if (i == mine) {
+      check(MPI_Intercomm_merge(links[static_cast<std::size_t>(i)], 1, &m1),
+            "newcomer: MPI_Intercomm_merge (spawner)");
+      check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, m1, 0, kTagMerge + i, &ia),
+            "newcomer: MPI_Intercomm_create");
+      check(MPI_Intercomm_merge(ia, 1, &next), "newcomer: MPI_Intercomm_merge (world)");
+    } else {
+      int r = 0;
+      MPI_Comm_rank(cur, &r);
+      if (r == spawner[static_cast<std::size_t>(i)])
+        check(MPI_Intercomm_merge(links[static_cast<std::size_t>(i)], 0, &m1),
+              "MPI_Intercomm_merge (spawner and newcomers)");
+      check(MPI_Intercomm_create(cur, spawner[static_cast<std::size_t>(i)], m1, 1, kTagMerge + i, &ia),
+            "MPI_Intercomm_create");
+      check(MPI_Intercomm_merge(ia, 0, &next), "MPI_Intercomm_merge (world and newcomers)");
+    }
+    MPI_Comm_free(&ia);
+    if (m1 != MPI_COMM_NULL) MPI_Comm_free(&m1);
+    if (cur != MPI_COMM_NULL && cur != w) MPI_Comm_free(&cur);
+    cur = next;
+  }
+  // Hand-over: a group spawned by a rank other than 0 gets a link with rank 0 (an
+  // intercommunicator made over the new world) and disconnects from its spawner, so the
+  // group is tied to rank 0 alone, as a group rank 0 spawned is: release messages and the
+  // final disconnect go through rank 0 whatever happens to the spawner later.
+  int r = 0;
+  MPI_Comm_rank(cur, &r);
+  for (int i = 0; i < k; ++i) {
+    const int s = spawner[static_cast<std::size_t>(i)];
+    if (s == 0) continue;
+    auto& l = links[static_cast<std::size_t>(i)];
+    if (i == mine) {
+      MPI_Comm l0 = MPI_COMM_NULL;
+      check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, cur, 0, kTagHandover + i, &l0),
+            "newcomer: MPI_Intercomm_create (link with rank 0)");
+      check(MPI_Comm_disconnect(&l), "newcomer: MPI_Comm_disconnect (spawner's link)");
+      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
+      l = l0;
+    } else if (mine < 0 && r == 0) {
+      MPI_Comm l0 = MPI_COMM_NULL;
+      check(MPI_Intercomm_create(MPI_COMM_SELF, 0, cur, first_rank[static_cast<std::size_t>(i)],
+                                 kTagHandover + i, &l0),
+            "MPI_Intercomm_create (rank 0's link with a spawn group)");
+      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
+      l = l0;
+    } else if (mine < 0 && r == s) {
+      check(MPI_Comm_disconnect(&l), "MPI_Comm_disconnect (spawn link after the hand-over)");
+    }
+  }
+  return cur;
+}
+
+// Rank 0's request reaches every rank (the spawners of the other groups need it), and
+// with it the keys of rank 0's MPI_Info (an MPI_Info object cannot be sent).
+void Runtime::share_request(SpawnRequest& req, MPI_Comm w) const {
+  std::vector<std::string> words;
+  if (rank() == 0) {
+    words = {req.command, req.wdir, req.hosts, std::to_string(req.args.size())};
+    words.insert(words.end(), req.args.begin(), req.args.end());
+    words.push_back(std::to_string(req.groups.size()));
+    for (const auto& g : req.groups) {
+      words.push_back(g.host);
+      words.push_back(std::to_string(g.count));
+    }
+    int nkeys = 0;
+    if (req.info != MPI_INFO_NULL) MPI_Info_get_nkeys(req.info, &nkeys);
+    words.push_back(std::to_string(nkeys));
+    for (int i = 0; i < nkeys; ++i) {
+      char key[MPI_MAX_INFO_KEY + 1];
+      MPI_Info_get_nthkey(req.info, i, key);
+      words.push_back(key);
+      words.push_back(info_get(req.info, key));
+    }
+  }
+  std::string flat;
+  for (const auto& wd : words) {
+    flat += std::to_string(wd.size()) + ":";
+    flat += wd;
+  }
+  unsigned long long n = flat.size();
+  check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, w), "MPI_Bcast (request length)");
+  flat.resize(static_cast<std::size_t>(n));
+  check(MPI_Bcast(flat.data(), static_cast<int>(n), MPI_CHAR, 0, w), "MPI_Bcast (request)");
+  if (rank() == 0) return;
+  std::size_t at = 0;
+  const auto word = [&]() {
+    const std::size_t colon = flat.find(':', at);
+    const std::size_t len = std::stoul(flat.substr(at, colon - at));
+    std::string out = flat.substr(colon + 1, len);
+    at = colon + 1 + len;
+    return out;
+  };
+  req.command = word();
+  req.wdir = word();
+  req.hosts = word();
+  req.args.resize(std::stoul(word()));
+  for (auto& a : req.args) a = word();
+  req.groups.resize(std::stoul(word()));
+  for (auto& g : req.groups) {
+    g.host = word();
+    g.count = std::stoi(word());
+  }
+  const int nkeys = std::stoi(word());
+  req.info = MPI_INFO_NULL;
+  if (nkeys > 0) {
+    check(MPI_Info_create(&req.info), "MPI_Info_create");
+    for (int i = 0; i < nkeys; ++i) {
+      const std::string key = word(), value = word();
+      MPI_Info_set(req.info, key.c_str(), value.c_str());
+    }
+  }
+}
+
+void Runtime::expand(const SpawnRequest& request) {
+  ensure_init();
+  require_active("blacs_dyn_expand");
+  const MPI_Comm w = priv();
+  const int r = rank(), n = size();
+  PhaseTrace trace(r == 0);
+  const double timeout = join_timeout_seconds();
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "expansion: checks", timeout, "a process of the world died or hangs");
+  std::optional<Error> err;
+  // Like nnew of MPI_Comm_spawn, the number of groups and of processes must agree
+  // everywhere; everything else is read on rank 0.
+  int total = request.nnew, ngroups = 1;
+  if (!request.groups.empty()) {
+    ngroups = static_cast<int>(request.groups.size());
+    total = 0;
+    for (const auto& g : request.groups) total += g.count;
+  }
+  int nn[4] = {total, -total, ngroups, -ngroups};
+  check(MPI_Allreduce(MPI_IN_PLACE, nn, 4, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
+  if (!request.invalid.empty())
+    err = Error(BLACS_DYN_ERR_ARG, request.invalid + " (on rank " + std::to_string(r) + ")");
+  else if (nn[0] != -nn[1])
+    err = Error(BLACS_DYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(-nn[1]) + " .. " +
+                                  std::to_string(nn[0]) + ")");
+  else if (nn[2] != -nn[3])
+    err = Error(BLACS_DYN_ERR_ARG, "the number of hosts differs across ranks (" +
+                                  std::to_string(-nn[3]) + " .. " + std::to_string(nn[2]) + ")");
+  if (r == 0 && !err) {
+    try {
+      if (!blacs_interposed_)
+        throw Error(BLACS_DYN_ERR_STATE,
+                    "blacs-dyn's BLACS entry points are not the ones in use: link "
+                    "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
+      if (request.groups.empty() && request.nnew < 1)
+        throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(request.nnew));
+      for (std::size_t i = 0; i < request.groups.size(); ++i) {
+        const auto& g = request.groups[i];
+        if (g.count < 1)
+          throw Error(BLACS_DYN_ERR_ARG, "counts[" + std::to_string(i) + "] must be >= 1, got " +
+                                            std::to_string(g.count));
+        if (g.host.empty() || g.host.find_first_of(", \t\n") != std::string::npos)
+          throw Error(BLACS_DYN_ERR_ARG, "hosts[" + std::to_string(i) + "] = '" + g.host +
+                                            "' is not one host name");
+      }
+      if (const std::string& why = spawn_unsupported_reason(); !why.empty())
+        throw Error(BLACS_DYN_ERR_UNSUPPORTED, why);
+      check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
+      check_capacity(stack_->alive(), total);
+    } catch (const Error& e) {
+      err = e;
+    }
+  }
+  agree(w, err);
+  SpawnRequest req = request;
+  share_request(req, w);
+  if (req.groups.empty()) req.groups.push_back(GroupRequest{req.hosts, total});
+  const int k = static_cast<int>(req.groups.size());
+  trace.mark("checks");
+
+  // Group i is spawned by world rank i % n: spawns of different nodes run at the same
+  // time (rank 0 alone would start them one after the other).
+  const int level = stack_->depth();
+  std::vector<int> spawner(static_cast<std::size_t>(k));
+  std::vector<ProcId> first(static_cast<std::size_t>(k));
+  for (int i = 0; i < k; ++i) {
+    spawner[static_cast<std::size_t>(i)] = i % n;
+    first[static_cast<std::size_t>(i)] =
+        i == 0 ? stack_->nprocs_started() : first[static_cast<std::size_t>(i - 1)] + req.groups[static_cast<std::size_t>(i - 1)].count;
+  }
+  std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
+  // Ranks that spawn nothing wait for the spawners in agree(): the spawners' own
+  // deadlines (spawn, then check-in) come first.
+  const std::string wait_spawners = "expansion to level " + std::to_string(level) +
+                                    ": waiting for the spawning rank(s) (MPI_Comm_spawn and check-in)";
+  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+  for (int i = r; i < k && !err; i += n) {
+    SpawnRequest one = req;
+    one.nnew = req.groups[static_cast<std::size_t>(i)].count;
+    one.hosts = req.groups[static_cast<std::size_t>(i)].host;
+    one.per_host = !request.groups.empty();
+    try {
+      links[static_cast<std::size_t>(i)] = spawn_and_handshake(one, level, first[static_cast<std::size_t>(i)]);
+    } catch (const Error& e) {
+      err = e;
+    }
+  }
+  if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
+  trace.mark("spawn + check-in");
+  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+  try {
+    agree(w, err);
+  } catch (const Error& e) {
+    // Every rank remembers an MPI that cannot spawn (the same message everywhere).
+    if (e.code() == BLACS_DYN_ERR_UNSUPPORTED) spawn_unsupported_ = e.what();
+    // Another spawn failed: the groups that did start are sent away.
+    for (int i = r; i < k; i += n) {
+      auto& l = links[static_cast<std::size_t>(i)];
+      if (l == MPI_COMM_NULL) continue;
+      const int abort_msg[4] = {0, level, 0, 0};
+      for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
+        MPI_Send(abort_msg, 4, MPI_INT, m, kTagGo, l);
+      MPI_Comm_free(&l);
+    }
+    throw;
+  }
+  trace.mark("agree");
+
+  LevelStack next = *stack_;
+  std::vector<int> counts;
+  std::vector<std::string> hosts;
+  for (const auto& g : req.groups) {
+    counts.push_back(g.count);
+    // a group spread over a host list is pinned to no single node
+    hosts.push_back(g.host.find(',') == std::string::npos ? g.host : std::string());
+  }
+  const std::vector<int> ids = next.push_expansion(counts, hosts);
+  std::vector<int> first_rank;
+  for (int id : ids) first_rank.push_back(next.rank_at(next.group(id).first, next.depth() - 1));
+  const auto enc = next.encode();
+  for (int i = r; i < k; i += n) {
+    std::vector<int> go = {1, level, k, i};
+    go.insert(go.end(), spawner.begin(), spawner.end());
+    go.insert(go.end(), enc.begin(), enc.end());
+    for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
+      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, m, kTagGo,
+                     links[static_cast<std::size_t>(i)]),
+            "MPI_Send (go)");
+  }
+  trace.mark("go");
+  dog_.phase("expansion to level " + std::to_string(level) + ": merge of the newcomers into the world", timeout,
+             "a process of the world or a newcomer died or hangs");
+  const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
+  trace.mark("merges + hand-over");
+
+  LevelComms lc{merged, true, MPI_COMM_NULL};
+  check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
+  trace.mark("dup");
+  MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
+  comms_.push_back(lc);
+  stack_ = std::move(next);
+  if (r == 0)
+    for (int i = 0; i < k; ++i) group_links_[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
+  dynamic_ = true;
+  is_new_ = false;
+  exited_since_change_ = false;
+  record_hosts(gather_processor_names(lc.priv));
+  trace.mark("hosts");
+  blacs_sync_world(merged);
+}
+
+bool Runtime::expand_schema(const char* path, bool missing_ok) {
+  ensure_init();
+  require_active("blacs_dyn_expand_schema");
+  const MPI_Comm w = priv();
+  const int r = rank();
+  std::optional<Error> err;
+  SpawnRequest req;
+  int state[2] = {0, 0};  // [0] 1 = file missing and that is fine; [1] nnew
+  if (r == 0) {
+    const std::string file = schema_path(path, std::getenv("BLACS_SETUP_FILE"));
+    std::ifstream in(file);
+    if (!in) {
+      if (missing_ok) state[0] = 1;
+      else err = Error(BLACS_DYN_ERR_SCHEMA, "cannot read schema file '" + file + "': " + std::strerror(errno));
+    } else {
+      try {
+        std::stringstream ss;
+        ss << in.rdbuf();
+        const Schema s = parse_schema(ss.str(), file);
+        req.command = s.executable;
+        req.args = s.args;
+        req.nnew = s.add;
+        req.wdir = s.wdir;
+        for (std::size_t i = 0; i < s.hosts.size(); ++i) req.hosts += (i ? "," : "") + s.hosts[i];
+        state[1] = s.add;
+      } catch (const Error& e) {
+        err = e;
+      }
+    }
+  }
+  agree(w, err);
+  check(MPI_Bcast(state, 2, MPI_INT, 0, w), "MPI_Bcast (schema)");
+  if (state[0]) return false;
+  req.nnew = state[1];
+  expand(req);
+  return true;
+}
+
+}  // namespace blacs_dyn

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Shrinks (seed 002 §3.3.5: the communicator stack), releasing nodes, parking, leaving,
+// the state hand-over and the end of the job.
+#include "runtime_detail.hpp"
+
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <csignal>
+#include <sys/stat.h>
+
+#include "malleable/blacs_dyn/error.hpp"
+#include "malleable/blacs_dyn/mpi_flavour.hpp"
+#include "malleable/blacs_dyn/schema.hpp"
+#include "blacs_glue.hpp"
+
+
+namespace blacs_dyn {
+
+using namespace detail;
+
+void Runtime::shrink(const ShrinkPlan& plan) {
+  const MPI_Comm w = priv();
+  const int old_n = size();
+  const int top = stack_->depth() - 1;
+  std::vector<int> new_rank(static_cast<std::size_t>(old_n), -1);
+  for (std::size_t i = 0; i < plan.new_members.size(); ++i)
+    new_rank[static_cast<std::size_t>(stack_->rank_at(plan.new_members[i], top))] = static_cast<int>(i);
+  if (hook_) {
+    std::optional<Error> err;
+    const int rc = hook_(world(), new_rank.data(), old_n, static_cast<int>(plan.new_members.size()),
+                         hook_user_);
+    if (rc != 0)
+      err = Error(BLACS_DYN_ERR_STATE, "the shrink hook returned " + std::to_string(rc) + " on rank " +
+                                      std::to_string(rank()) + "; the world is unchanged");
+    agree(w, err);
+  }
+  const Departure d = LevelStack::departure(plan, me_);
+  const int my_new = new_rank[static_cast<std::size_t>(rank())];
+  // After the hook (the data move, watched by its caller): the communicator steps.
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "shrink to " + std::to_string(plan.new_members.size()) + " processes: new world", join_timeout_seconds(),
+           "a process of the world died or hangs");
+
+  LevelComms next;
+  if (plan.pop_to < 0) {
+    MPI_Comm nc = MPI_COMM_NULL;
+    check(MPI_Comm_split(w, d == Departure::Stay ? 0 : MPI_UNDEFINED, my_new, &nc), "MPI_Comm_split");
+    if (d == Departure::Stay) {
+      next = LevelComms{nc, true, MPI_COMM_NULL};
+      check(MPI_Comm_dup(nc, &next.priv), "MPI_Comm_dup");
+      MPI_Comm_set_errhandler(next.priv, MPI_ERRORS_RETURN);
+    }
+  }
+  // Groups that leave as a whole disconnect from rank 0, the only process their spawn
+  // link joins them to; members parked earlier are woken to do the same (§3.3.5: the
+  // processes no longer part of the application are terminated).
+  if (me_ == 0) {
+    if (!plan.groups_exiting.empty())
+      dog_.phase("shrink: disconnecting the spawn group(s) that exit", join_timeout_seconds(),
+                 "a process of an exiting group died or hangs");
+    for (ProcId q : plan.wake_to_exit) {
+      const int g = stack_->group_of(q);
+      const auto members = stack_->group_members(g);
+      const int idx = static_cast<int>(std::find(members.begin(), members.end(), q) - members.begin());
+      check(MPI_Send(&kReleaseExit, 1, MPI_INT, idx, kTagRelease, group_links_.at(g)),
+            "MPI_Send (release)");
+    }
+    for (int g : plan.groups_exiting) {
+      check(MPI_Comm_disconnect(&group_links_.at(g)), "MPI_Comm_disconnect (spawn link)");
+      group_links_.erase(g);
+    }
+  }
+  if (d == Departure::Exit)
+    check(MPI_Comm_disconnect(&link_), "MPI_Comm_disconnect (spawn link)");
+
+  if (plan.pop_to >= 0) {
+    for (int l = stack_->depth() - 1; l > plan.pop_to; --l) {
+      auto& c = comms_[static_cast<std::size_t>(l)];
+      if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+      if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+    }
+    comms_.resize(static_cast<std::size_t>(plan.pop_to) + 1);
+  } else {
+    comms_.push_back(next);
+  }
+  stack_->apply(plan);
+  dynamic_ = true;
+  departure_ = d;
+  if (d == Departure::Stay) {
+    exited_since_change_ = false;
+    blacs_sync_world(world());
+  }
+}
+
+namespace {
+void agree_plan(MPI_Comm w, std::optional<Error>& err, const ShrinkPlan& plan) {
+  // Parked processes wait for the release sent from our MPI_Finalize; if the program's
+  // MPI_Finalize is not ours they would wait forever.
+  if (!err && !plan.park_now.empty() && !finalize_interposed())
+    err = Error(BLACS_DYN_ERR_STATE,
+                "this shrink would park processes, but MPI_Finalize is not blacs-dyn's (link "
+                "libmalleable_blacs_dyn ahead of MPI): they could never be released");
+  long long fp[2] = {-1, -1};
+  if (!err) {
+    fp[0] = static_cast<long long>(fingerprint(plan));
+    fp[1] = -fp[0];
+  } else {
+    fp[0] = LLONG_MAX;
+    fp[1] = LLONG_MAX;
+  }
+  check(MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_LONG_LONG, MPI_MAX, w), "MPI_Allreduce (plan)");
+  if (!err && fp[0] != LLONG_MAX && fp[0] != -fp[1])
+    err = Error(BLACS_DYN_ERR_ARG, "the shrink arguments differ across ranks");
+  agree(w, err);
+}
+}  // namespace
+
+bool Runtime::shrink_to_level(int level) {
+  ensure_init();
+  require_active("blacs_dyn_shrink_to_level");
+  std::optional<Error> err;
+  ShrinkPlan plan;
+  try {
+    plan = stack_->plan_shrink_to_level(level);
+  } catch (const Error& e) {
+    err = e;
+  }
+  agree_plan(priv(), err, plan);
+  shrink(plan);
+  return departure_ != Departure::Stay;
+}
+
+void Runtime::record_hosts(const std::vector<std::string>& by_rank) {
+  const auto& members = stack_->top().members;
+  for (std::size_t r = 0; r < by_rank.size() && r < members.size(); ++r) stack_->set_host(members[r], by_rank[r]);
+}
+
+std::vector<std::string> Runtime::gather_hosts() {
+  ensure_init();
+  require_active("blacs_dyn_hosts");
+  auto names = gather_processor_names(priv());
+  record_hosts(names);
+  return names;
+}
+
+bool Runtime::release_hosts(const std::vector<std::string>& hosts, const std::string& invalid) {
+  ensure_init();
+  require_active("blacs_dyn_release_hosts");
+  gather_hosts();  // the stack knows every process's node
+  std::optional<Error> err;
+  ShrinkPlan plan;
+  try {
+    if (!invalid.empty()) throw Error(BLACS_DYN_ERR_ARG, invalid + " (on rank " + std::to_string(rank()) + ")");
+    plan = stack_->plan_release_hosts(hosts);
+  } catch (const Error& e) {
+    err = e;
+  }
+  agree_plan(priv(), err, plan);
+  shrink(plan);
+  return departure_ != Departure::Stay;
+}
+
+bool Runtime::shrink_to_ranks(std::span<const int> keep) {
+  ensure_init();
+  require_active("blacs_dyn_shrink_to_ranks");
+  std::optional<Error> err;
+  ShrinkPlan plan;
+  try {
+    plan = stack_->plan_shrink_to_ranks(keep);
+  } catch (const Error& e) {
+    err = e;
+  }
+  agree_plan(priv(), err, plan);
+  shrink(plan);
+  return departure_ != Departure::Stay;
+}
+
+void Runtime::free_all_comms() {
+  for (auto& c : comms_) {
+    if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+    if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+  }
+  comms_.clear();
+}
+
+void Runtime::exit_process() {
+  PhaseTrace trace(true);
+  dog_.arm("process " + std::to_string(me_) + " (leaving)", "leaving: MPI_Finalize", join_timeout_seconds(),
+           "another process of its spawn group died or hangs");
+  free_all_comms();
+  trace.mark("leaving: communicators freed");
+  finalized_ = true;
+  PMPI_Finalize();
+  dog_.disarm();
+  trace.mark("leaving: MPI_Finalize");
+  std::fflush(nullptr);
+  std::exit(0);
+}
+
+// A parked process waits for rank 0's release with a posted receive tested twenty
+// times a second and nanosleep in between: Open MPI's blocking calls would busy-poll a
+// core for the rest of the job.
+void Runtime::park() {
+  const bool original = stack_->group_of(me_) == 0;
+  const MPI_Comm chan = original ? comms_[0].priv : link_;
+  int cmd = 0;
+  MPI_Request req = MPI_REQUEST_NULL;
+  check(MPI_Irecv(&cmd, 1, MPI_INT, 0, kTagRelease, chan, &req), "MPI_Irecv (park)");
+  int flag = 0;
+  while (true) {
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) break;
+    sleep_for(50000000L);
+  }
+  if (link_ != MPI_COMM_NULL) MPI_Comm_disconnect(&link_);
+  (void)cmd;  // kReleaseExit and kReleaseFinalize end the same way here: the difference
+              // is on rank 0's side (exit: now, alone; finalize: at the end, with all)
+  exit_process();
+}
+
+void Runtime::leave() {
+  if (departure_ == Departure::Exit) exit_process();
+  if (departure_ == Departure::Park) park();
+  throw Error(BLACS_DYN_ERR_STATE, "blacs_dyn_leave: this process is still in the world (no shrink dropped it)");
+}
+
+void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
+  ensure_init();
+  require_active("blacs_dyn_share_state");
+  const MPI_Comm w = priv();
+  const int r = rank();
+  std::optional<Error> err;
+  unsigned long long n = 0;
+  if (r == 0) {
+    if (!len) err = Error(BLACS_DYN_ERR_ARG, "len is NULL on rank 0");
+    else n = *len;
+    if (!err && n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank 0 with len " + std::to_string(n));
+  }
+  check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, w), "MPI_Bcast (state length)");
+  if (r != 0 && !err) {
+    if (!len) err = Error(BLACS_DYN_ERR_ARG, "len is NULL on rank " + std::to_string(r));
+    else if (n > cap)
+      err = Error(BLACS_DYN_ERR_ARG, "state of " + std::to_string(n) + " bytes exceeds cap " +
+                                    std::to_string(cap) + " on rank " + std::to_string(r));
+    else if (n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
+  }
+  agree(w, err);
+  auto* p = static_cast<char*>(buf);
+  for (unsigned long long off = 0; off < n;) {
+    const int chunk = static_cast<int>(std::min<unsigned long long>(n - off, 1ull << 30));
+    check(MPI_Bcast(p + off, chunk, MPI_BYTE, 0, w), "MPI_Bcast (state)");
+    off += static_cast<unsigned long long>(chunk);
+  }
+  if (r != 0) *len = static_cast<std::size_t>(n);
+}
+
+void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
+  if (!initialized_ || departure_ != Departure::Stay || comms_.empty()) return;
+  if (comm == world()) stack_->set_grid(stack_->depth() - 1, nprow, npcol);
+}
+
+// The job's end: parked processes wait in park() for rank 0; spawn links are
+// disconnected pairwise (rank 0 with each live group, in level order) so every group
+// finalizes its own MPI_COMM_WORLD together with the rest.
+void Runtime::before_finalize() {
+  // A leaving process may end the thesis way (§3.3.5: blacs_exit(0) for the processes no
+  // longer part of the application) instead of calling blacs_dyn_leave(): same effect, and,
+  // like blacs_dyn_leave(), it does not return.
+  if (initialized_ && !finalized_ && departure_ == Departure::Exit) exit_process();
+  if (initialized_ && !finalized_ && departure_ == Departure::Park) park();
+  if (!initialized_ || finalized_ || !dynamic_ || departure_ != Departure::Stay) return;
+  // Armed until the process ends: PMPI_Finalize follows, which a dead peer can block.
+  dog_.arm(who(), "end of the job: releasing parked processes, disconnecting spawn links, MPI_Finalize",
+           join_timeout_seconds(), "a parked or spawned process died or hangs");
+  finalized_ = true;
+  if (me_ == 0) {
+    for (ProcId p = 0; p < stack_->nprocs_started(); ++p) {
+      if (stack_->state(p) != ProcState::Parked) continue;
+      const int g = stack_->group_of(p);
+      if (g == 0) {
+        MPI_Send(&kReleaseFinalize, 1, MPI_INT, p, kTagRelease, comms_[0].priv);
+      } else {
+        const auto members = stack_->group_members(g);
+        const int idx = static_cast<int>(std::find(members.begin(), members.end(), p) - members.begin());
+        MPI_Send(&kReleaseFinalize, 1, MPI_INT, idx, kTagRelease, group_links_.at(g));
+      }
+    }
+    for (auto& [g, lk] : group_links_) MPI_Comm_disconnect(&lk);
+    group_links_.clear();
+  } else if (link_ != MPI_COMM_NULL) {
+    MPI_Comm_disconnect(&link_);
+  }
+  free_all_comms();
+}
+
+}  // namespace blacs_dyn
