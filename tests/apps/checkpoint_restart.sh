@@ -19,7 +19,10 @@ trap 'rm -rf "$work"' EXIT
 export RESIZE_HISTORY=off
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
-run() { local np=$1; shift; timeout 150 "$mpiexec" --oversubscribe --bind-to none -n "$np" "$@" -q --checksums; }
+# The launcher's flags for this build's MPI (MALL_MPIEXEC_FLAGS from the test environment:
+# Open MPI's --oversubscribe, or MPICH's hydra options).
+read -r -a flags <<<"${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none}"
+run() { local np=$1; shift; timeout 150 "$mpiexec" "${flags[@]}" -n "$np" "$@" -q --checksums; }
 sums() { grep '^checksum ' <<<"$1"; }
 # same <what> <reference output> <np> <command...>: passes its check, same checksums
 same() {
@@ -89,7 +92,7 @@ byrestart)
   runner=$(dirname "$0")/../../scripts/malleable-run
   P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2)
   ref=$(run 4 "${P[@]}" 2>&1) || fail "the in-place run: $ref"
-  out=$(MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" timeout 250 "$runner" -n 4 -- "${P[@]}" \
+  out=$(MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 -- "${P[@]}" \
         --mechanism restart --checkpoint "$d" -q --checksums 2>&1); rc=$?
   [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $out"
   launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
@@ -104,7 +107,7 @@ fallback)
   # 2x2 then happens in place.
   runner=$(dirname "$0")/../../scripts/malleable-run
   P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2 --checkpoint "$d")
-  out=$(BLACS_DYN_MAX_PROCS=6 MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" timeout 250 "$runner" -n 4 -- \
+  out=$(BLACS_DYN_MAX_PROCS=6 MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 -- \
         "${P[@]}" -q --checksums 2>&1); rc=$?
   [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $out"
   grep -q "the expansion by spawn failed (.*too many processes.*): resizing by restart instead" <<<"$out" || fail "no fallback message: $out"
