@@ -98,8 +98,14 @@ byrestart)
   launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
   [[ $launches == "4 9 4 " ]] || fail "launches with '$launches' processes, expected 4 9 4: $out"
   grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
-  [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "checksums $(sums "$out" | tr '\n' ' ') differ from the in-place run's $(sums "$ref" | tr '\n' ' ')"
-  echo "2x2 -> 3x3 -> 2x2 by restart: launches of $launches processes, check OK, checksums equal to the in-place resizes"
+  if grep -q "spawn not supported" <<<"$ref"; then
+    # An MPI that cannot spawn (MPICH here) has no in-place run to compare with: the
+    # result check against the serial reference above is the oracle.
+    echo "2x2 -> 3x3 -> 2x2 by restart: launches of $launches processes, check OK (no in-place reference: spawn not supported)"
+  else
+    [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "checksums $(sums "$out" | tr '\n' ' ') differ from the in-place run's $(sums "$ref" | tr '\n' ' ')"
+    echo "2x2 -> 3x3 -> 2x2 by restart: launches of $launches processes, check OK, checksums equal to the in-place resizes"
+  fi
   ;;
 fallback)
   # §3: an expansion whose spawn fails (blacs-dyn refuses to grow past BLACS_DYN_MAX_PROCS=6)
