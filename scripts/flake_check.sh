@@ -24,7 +24,7 @@ while (($#)); do
 done
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "flake_check: --runs needs a positive integer, got '$runs'" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/flake_check.XXXXXX)
+work=$(mktemp -d)
 busy_pids=()
 cleanup() {
   for p in "${busy_pids[@]}"; do kill "$p" 2>/dev/null; done
