@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A resizable PDGEMM in plain C against the session's C API (malleable/resize/resize.h):
  * B <- s * (A * B) repeated, on a grid that a schedule grows and shrinks, checked
- * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] [background]
- * (starts on 2x2; "background": A is constant and resizes begin in the background). */
+ * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] [background|background-nocomplete]
+ * (starts on 2x2; "background": A is constant and resizes begin in the background;
+ * "background-nocomplete": the same under MPI_THREAD_MULTIPLE, and the program never calls
+ * resize_complete, so a resize still under way after the loop is cancelled by
+ * resize_destroy: its newcomers leave, the result is the old grid's). */
 #include <cblas.h>
 #include <math.h>
 #include <mpi.h>
@@ -21,7 +24,13 @@ static void die(const char* what) {
 }
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  const int nocomplete = argc > 4 && strcmp(argv[4], "background-nocomplete") == 0;
+  if (nocomplete) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   const int n = argc > 1 ? atoi(argv[1]) : 300, iters = argc > 2 ? atoi(argv[2]) : 6, nb = 32;
   const char* schedule = argc > 3 ? argv[3] : "2:expand:3x3:local2,4:shrink:2x2";
   const double scale = 1.0 / sqrt((double)n);
@@ -33,7 +42,7 @@ int main(int argc, char** argv) {
       resize_register(s, "B", n, n, nb, nb, 0, descb, &b))
     die("register");
   /* A never changes: with "background" a resize moves it while the old grid computes. */
-  if (argc > 4 && strcmp(argv[4], "background") == 0)
+  if (argc > 4 && (strcmp(argv[4], "background") == 0 || nocomplete))
     if (resize_mark_constant(s, "A") || resize_set_background(s, RESIZE_BACKGROUND_WAIT, 1)) die("background");
   int ctxt, nprow, npcol, myrow, mycol;
   if (resize_is_newcomer(s)) {
@@ -77,7 +86,7 @@ int main(int argc, char** argv) {
     if (it < iters && resize_remap_point(s, &action) == RESIZE_ERR_RESIZE)
       if (resize_world_rank(s) == 0) printf("pdgemm_c: resize failed (%s); continuing\n", resize_last_error());
   }
-  if (resize_complete(s, NULL)) die("complete"); /* a resize still under way in the background */
+  if (!nocomplete && resize_complete(s, NULL)) die("complete"); /* a resize still under way in the background */
   /* Serial reference on world rank 0. */
   MPI_Comm world = resize_world(s);
   double* ref = malloc((size_t)n * n * sizeof *ref);

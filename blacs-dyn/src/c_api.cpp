@@ -213,6 +213,22 @@ int blacs_dyn_share_state(void* buf, size_t* len, size_t cap) {
   return guarded([&] { rt().share_state(buf, len, cap); });
 }
 
+int blacs_dyn_background_thread(int on) {
+  return guarded([&] { rt().set_background_thread(on != 0); });
+}
+
+int blacs_dyn_publish_background(int* published) {
+  return guarded([&] {
+    const bool p = rt().publish_background();
+    if (published) *published = p ? 1 : 0;
+  });
+}
+
+int blacs_dyn_set_finalize_hook(void (*fn)(void*), void* user) {
+  blacs_dyn::Runtime::get().set_finalize_hook(fn, user);
+  return BLACS_DYN_OK;
+}
+
 int blacs_dyn_spawn_supported(void) { return blacs_dyn::Runtime::get().spawn_unsupported_reason().empty() ? 1 : 0; }
 
 const char* blacs_dyn_spawn_unsupported_reason(void) {

@@ -33,8 +33,42 @@ using namespace detail;
 namespace {
 
 thread_local std::string g_last_error;
+thread_local bool t_background = false;  // Runtime::set_background_thread
 
 }  // namespace
+
+namespace detail {
+bool on_background_thread() { return t_background; }
+}  // namespace detail
+
+void Runtime::set_background_thread(bool on) {
+  if (on && background_running_.exchange(true))
+    throw Error(BLACS_DYN_ERR_STATE, "a background thread is already running an expansion");
+  if (!on && t_background) background_running_ = false;
+  t_background = on;
+}
+
+bool Runtime::sees_pending() const { return t_background && pending_.has_value(); }
+
+bool Runtime::publish_background() {
+  if (t_background || background_running_)
+    throw Error(BLACS_DYN_ERR_STATE, "blacs_dyn_publish_background: call it on the main thread once the background "
+                                     "thread ended");
+  if (!pending_) return false;
+  Pending p = std::move(*pending_);
+  pending_.reset();
+  comms_.push_back(p.lc);
+  {
+    std::lock_guard<std::mutex> lk(stack_mutex_);
+    stack_ = std::move(p.stack);
+  }
+  for (auto& [g, l] : p.links) group_links_[g] = l;
+  dynamic_ = true;
+  is_new_ = false;
+  exited_since_change_ = false;
+  blacs_sync_world(p.lc.world);
+  return true;
+}
 
 
 void set_last_error(const std::string& msg) { g_last_error = msg; }
@@ -242,7 +276,7 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
 
 MPI_Comm Runtime::world() const {
   if (!initialized_ || departure_ != Departure::Stay || comms_.empty()) return MPI_COMM_NULL;
-  return comms_.back().world;
+  return top().world;
 }
 
 int Runtime::rank() const {
@@ -258,16 +292,20 @@ int Runtime::size() const {
 }
 
 MPI_Comm Runtime::priv() const {
-  auto& top = const_cast<LevelComms&>(comms_.back());
-  if (top.priv == MPI_COMM_NULL) {
-    check(MPI_Comm_dup(top.world, &top.priv), "MPI_Comm_dup (private world)");
-    MPI_Comm_set_errhandler(top.priv, MPI_ERRORS_RETURN);
+  auto& lc = const_cast<LevelComms&>(top());
+  if (lc.priv == MPI_COMM_NULL) {
+    check(MPI_Comm_dup(lc.world, &lc.priv), "MPI_Comm_dup (private world)");
+    MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
   }
-  return top.priv;
+  return lc.priv;
 }
 
 void Runtime::require_active(const char* what) const {
   if (finalized_) throw Error(BLACS_DYN_ERR_STATE, std::string(what) + ": MPI is finalized");
+  if (!t_background && (background_running_ || pending_))
+    throw Error(BLACS_DYN_ERR_STATE, std::string(what) +
+                                    ": an expansion is under way in the background (issue 21); the main thread may "
+                                    "change the world only after publishing it (blacs_dyn_publish_background)");
   if (departure_ != Departure::Stay)
     throw Error(BLACS_DYN_ERR_STATE, std::string(what) +
                                     ": this process has left the world; it must call blacs_dyn_leave()");

@@ -8,8 +8,11 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstddef>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -81,6 +84,33 @@ class Runtime {
     hook_user_ = user;
   }
 
+  // Background expansions (issue 21): a thread marked as the background thread
+  // (set_background_thread(true), one at a time) may expand while the main thread keeps
+  // computing on the published world; its expansion is *pending*: that thread (and only
+  // it) sees the grown world (world(), rank(), size(), the private dup, the hosts), while
+  // everybody else, the BLACS entry points and BLACS's globals keep the old one until the
+  // main thread publishes it (publish_background). Nothing the two threads share is
+  // written while the background thread runs: the stack is copied under stack_mutex_
+  // (note_grid may write it from the main thread), the new level goes to pending_, and
+  // blacs_sync_world (which reallocates BLACS's request buffers) waits for publishing.
+  void set_background_thread(bool on);
+  // Main thread, after the background thread ended: the pending level becomes the world.
+  // Returns false if there was none.
+  bool publish_background();
+  bool background_pending() const { return pending_.has_value(); }
+  // Called at the start of MPI_Finalize, before anything is released (the resize session
+  // cancels a background resize still under way there, so its newcomers do not wait).
+  void set_finalize_hook(void (*fn)(void*), void* user) {
+    finalize_hook_ = fn;
+    finalize_hook_user_ = user;
+  }
+  void run_finalize_hook() {
+    if (auto* f = finalize_hook_) {
+      finalize_hook_ = nullptr;
+      f(finalize_hook_user_);
+    }
+  }
+
   // BLACS glue.
   void note_blacs_exit() { exited_since_change_ = true; }
   bool exited_since_change() const { return exited_since_change_; }
@@ -123,6 +153,20 @@ class Runtime {
     bool owned = false;               // false for MPI_COMM_WORLD
     MPI_Comm priv = MPI_COMM_NULL;    // dup for the library's own messages
   };
+  // An expansion made by the background thread, not yet published.
+  struct Pending {
+    LevelComms lc;
+    LevelStack stack;
+    std::map<int, MPI_Comm> links;
+  };
+  bool sees_pending() const;  // this thread is the background thread and a level is pending
+  LevelStack& view_stack() { return sees_pending() ? pending_->stack : *stack_; }
+  const LevelComms& top() const { return sees_pending() ? pending_->lc : comms_.back(); }
+  std::optional<Pending> pending_;
+  std::atomic<bool> background_running_{false};
+  mutable std::mutex stack_mutex_;
+  void (*finalize_hook_)(void*) = nullptr;
+  void* finalize_hook_user_ = nullptr;
 
   bool initialized_ = false;
   bool finalized_ = false;

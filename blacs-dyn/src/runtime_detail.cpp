@@ -61,7 +61,23 @@ void agree(MPI_Comm comm, const std::optional<Error>& local) {
   MPI_Comm_rank(comm, &rank);
   int mine = local ? rank : INT_MAX;
   int first = INT_MAX;
-  check(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (agree)");
+  // Non-blocking on every rank (a blocking and a non-blocking collective do not match):
+  // a background thread (issue 21) tests and sleeps, 50 us doubling to 5 ms, while ranks
+  // that spawn nothing wait here for the spawners (seconds), rather than spin beside the
+  // compute; other threads wait in MPI_Wait as before.
+  MPI_Request req = MPI_REQUEST_NULL;
+  check(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &req), "MPI_Iallreduce (agree)");
+  if (on_background_thread()) {
+    long nap = 50000;
+    for (int flag = 0;;) {
+      check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), "MPI_Test (agree)");
+      if (flag) break;
+      sleep_for(nap);
+      nap = std::min(5000000L, nap * 2);
+    }
+  } else {
+    check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait (agree)");
+  }
   if (first == INT_MAX) return;
   int hdr[2] = {local ? local->code() : 0, 0};
   std::string msg = local ? local->what() : "";

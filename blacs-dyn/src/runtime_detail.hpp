@@ -34,6 +34,9 @@ inline constexpr const char* kJoinEnv = "BLACS_DYN_JOIN";
 
 
 std::string mpi_error_text(int rc);
+// This thread is the background thread of an expansion (Runtime::set_background_thread):
+// its waits for other ranks sleep instead of spinning in MPI (the compute owns the cores).
+bool on_background_thread();
 // An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
 // call, the process, its host and the phase under way (issue 20 §5).
 void check(int rc, const char* what);

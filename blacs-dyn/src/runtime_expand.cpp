@@ -272,6 +272,12 @@ void Runtime::expand(const SpawnRequest& request) {
   require_active("blacs_dyn_expand");
   const MPI_Comm w = priv();
   const int r = rank(), n = size();
+  // A copy: the main thread may record a grid on the stack meanwhile (note_grid) when
+  // this runs on the background thread.
+  const LevelStack cur = [&] {
+    std::lock_guard<std::mutex> lk(stack_mutex_);
+    return *stack_;
+  }();
   PhaseTrace trace(r == 0);
   const double timeout = join_timeout_seconds();
   WatchdogScope watch(dog_);
@@ -315,7 +321,7 @@ void Runtime::expand(const SpawnRequest& request) {
       if (const std::string& why = spawn_unsupported_reason(); !why.empty())
         throw Error(BLACS_DYN_ERR_UNSUPPORTED, why);
       check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
-      check_capacity(stack_->alive(), total);
+      check_capacity(cur.alive(), total);
     } catch (const Error& e) {
       err = e;
     }
@@ -329,13 +335,13 @@ void Runtime::expand(const SpawnRequest& request) {
 
   // Group i is spawned by world rank i % n: spawns of different nodes run at the same
   // time (rank 0 alone would start them one after the other).
-  const int level = stack_->depth();
+  const int level = cur.depth();
   std::vector<int> spawner(static_cast<std::size_t>(k));
   std::vector<ProcId> first(static_cast<std::size_t>(k));
   for (int i = 0; i < k; ++i) {
     spawner[static_cast<std::size_t>(i)] = i % n;
     first[static_cast<std::size_t>(i)] =
-        i == 0 ? stack_->nprocs_started() : first[static_cast<std::size_t>(i - 1)] + req.groups[static_cast<std::size_t>(i - 1)].count;
+        i == 0 ? cur.nprocs_started() : first[static_cast<std::size_t>(i - 1)] + req.groups[static_cast<std::size_t>(i - 1)].count;
   }
   std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
   // Ranks that spawn nothing wait for the spawners in agree(): the spawners' own
@@ -375,7 +381,7 @@ void Runtime::expand(const SpawnRequest& request) {
   }
   trace.mark("agree");
 
-  LevelStack next = *stack_;
+  LevelStack next = cur;
   std::vector<int> counts;
   std::vector<std::string> hosts;
   for (const auto& g : req.groups) {
@@ -406,10 +412,22 @@ void Runtime::expand(const SpawnRequest& request) {
   check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
   trace.mark("dup");
   MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
-  comms_.push_back(lc);
-  stack_ = std::move(next);
+  std::map<int, MPI_Comm> new_links;
   if (r == 0)
-    for (int i = 0; i < k; ++i) group_links_[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
+    for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
+  if (on_background_thread()) {
+    // Issue 21: the grown world stays this thread's until the main thread publishes it.
+    pending_ = Pending{lc, std::move(next), std::move(new_links)};
+    record_hosts(gather_processor_names(lc.priv));
+    trace.mark("hosts");
+    return;
+  }
+  comms_.push_back(lc);
+  {
+    std::lock_guard<std::mutex> lk(stack_mutex_);
+    stack_ = std::move(next);
+  }
+  for (auto& [g, l] : new_links) group_links_[g] = l;
   dynamic_ = true;
   is_new_ = false;
   exited_since_change_ = false;

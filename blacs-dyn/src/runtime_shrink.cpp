@@ -143,8 +143,10 @@ bool Runtime::shrink_to_level(int level) {
 }
 
 void Runtime::record_hosts(const std::vector<std::string>& by_rank) {
-  const auto& members = stack_->top().members;
-  for (std::size_t r = 0; r < by_rank.size() && r < members.size(); ++r) stack_->set_host(members[r], by_rank[r]);
+  std::lock_guard<std::mutex> lk(stack_mutex_);
+  LevelStack& st = view_stack();
+  const auto members = st.top().members;
+  for (std::size_t r = 0; r < by_rank.size() && r < members.size(); ++r) st.set_host(members[r], by_rank[r]);
 }
 
 std::vector<std::string> Runtime::gather_hosts() {
@@ -268,13 +270,16 @@ void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
 
 void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
   if (!initialized_ || departure_ != Departure::Stay || comms_.empty()) return;
-  if (comm == world()) stack_->set_grid(stack_->depth() - 1, nprow, npcol);
+  if (comm != world()) return;
+  std::lock_guard<std::mutex> lk(stack_mutex_);
+  stack_->set_grid(stack_->depth() - 1, nprow, npcol);
 }
 
 // The job's end: parked processes wait in park() for rank 0; spawn links are
 // disconnected pairwise (rank 0 with each live group, in level order) so every group
 // finalizes its own MPI_COMM_WORLD together with the rest.
 void Runtime::before_finalize() {
+  run_finalize_hook();
   // A leaving process may end the thesis way (§3.3.5: blacs_exit(0) for the processes no
   // longer part of the application) instead of calling blacs_dyn_leave(): same effect, and,
   // like blacs_dyn_leave(), it does not return.

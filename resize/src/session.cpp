@@ -115,7 +115,19 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   }
 }
 
-Session::~Session() = default;
+Session::~Session() {
+  // Issue 21: a background resize never completed (no complete_resize after the loop) is
+  // cancelled, so its newcomers are not left waiting in join().
+  if (!impl_ || !impl_->bg) return;
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (fin) return;
+  try {
+    impl_->cancel_background("the session was destroyed");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
+  }
+}
 
 bool Session::is_newcomer() const { return detail::World::is_new(); }
 

@@ -43,10 +43,13 @@ struct Session::Impl::BackgroundResize {
   int overlapped = 0;                         // iterations since the begin
   std::mutex m;
   bool done = false;
-  bool posted = false;  // under m: every message of this rank is posted
+  bool posted = false;        // under m: every message of this rank is posted
+  bool spawn_failed = false;  // under m: the spawn failed (on every rank alike), world unchanged
+  std::string spawn_error;
   std::thread helper;
   std::atomic<bool> stop{false};
-  bool threaded = false;
+  bool threaded = false;        // a helper thread makes the progress
+  bool spawn_threaded = false;  // ... and made the spawn and the hand-over (issue 21 §1)
 
   // Non-blocking: true once every message of this rank completed.
   bool test() {
@@ -58,37 +61,49 @@ struct Session::Impl::BackgroundResize {
     done = flag != 0;
     return done;
   }
-  // The helper thread: tests with a sleep that backs off (1 -> 16 ms) between tests, so it
-  // never takes a compute core for long (issue 21: no busy waiting).
-  // `post` (packing and posting the sends) runs first, in the thread when there is one,
-  // so that the begin point does not stop the application for the packing either.
-  void start_helper(const std::function<void()>& post) {
+  bool failed() {
+    std::lock_guard<std::mutex> lk(m);
+    return spawn_failed;
+  }
+  // The helper thread: `work` (under MULTIPLE the spawn, the hand-over and the posting;
+  // else the posting alone, made here at once) runs first, so the begin point does not
+  // stop the application for it; `work` returns the spawn's error ("" if none: posted).
+  // Then it tests with a sleep that backs off (1 -> 16 ms) between tests, so it never
+  // takes a compute core for long (issue 21: no busy waiting).
+  void start_helper(const std::function<std::string()>& work, bool spawn_in_thread) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     threaded = level == MPI_THREAD_MULTIPLE;
+    spawn_threaded = threaded && spawn_in_thread;
     if (!threaded) {
-      post();
-      posted = true;
+      finish_work(work());
       return;
     }
-    helper = std::thread([this, post] {
-      {
-        std::lock_guard<std::mutex> lk(m);
-        try {
-          post();
-          posted = true;
-        } catch (const std::exception& e) {
-          std::fprintf(stderr, "resize: FAILED - posting the background moves: %s\n", e.what());
-          std::fflush(stderr);
-          MPI_Abort(MPI_COMM_WORLD, 2);
-        }
+    helper = std::thread([this, work] {
+      std::string err;
+      try {
+        err = work();
+      } catch (const std::exception& e) {
+        // The world already changed (a failed hand-over, an impossible message): the
+        // processes cannot agree on a way back, so the job ends with the reason.
+        std::fprintf(stderr, "resize: FAILED - the background part of a resize: %s. Ending the job.\n", e.what());
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 2);
       }
+      finish_work(err);
+      if (!err.empty()) return;
       double nap = 1e-3;
       while (!stop.load() && !test()) {
         std::this_thread::sleep_for(std::chrono::duration<double>(nap));
         nap = std::min(16e-3, nap * 2);
       }
     });
+  }
+  void finish_work(const std::string& err) {
+    std::lock_guard<std::mutex> lk(m);
+    spawn_failed = !err.empty();
+    spawn_error = err;
+    posted = err.empty();
   }
   void stop_helper() {
     stop = true;
@@ -221,8 +236,48 @@ std::string changed_message(const std::string& name, int began_after) {
 }
 
 // The completing point's message to the newcomers (on the background's communicator):
-// {status: 0 or 1 + the index of a matrix that changed, iteration, app-state bytes}.
-constexpr int kHeader = 3;
+// {status: 0 or 1 + the index of a matrix that changed, iteration, app-state bytes,
+// 1 if inside a remap point (the newcomers take part in the rest of it) or 0 if in
+// complete_resize}.
+constexpr int kHeader = 4;
+constexpr long long kCancelled = -1;  // status: the job cancelled it (then {.., old world size})
+
+// A newcomer waits for the completing point (the Ibcast `req`) as long as the old grid
+// iterates, but not for processes that are gone: every 2 s it looks up the processes of
+// the world on its node by pid (issue 20 §5's check, lost_processes); one gone or stopped
+// ends the job with the reason. RESIZE_BACKGROUND_TIMEOUT=S bounds the whole wait.
+void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
+  double limit = -1;
+  if (const char* t = std::getenv("RESIZE_BACKGROUND_TIMEOUT"); t && *t) limit = std::atof(t);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const double t0 = MPI_Wtime();
+  double nap = 5e-4, next_look = t0 + 2;
+  for (;;) {
+    int flag = 0;
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+    const double now = MPI_Wtime();
+    std::string why;
+    if (limit > 0 && now - t0 > limit) {
+      why = "no completing point within RESIZE_BACKGROUND_TIMEOUT=" + std::string(std::getenv("RESIZE_BACKGROUND_TIMEOUT")) + " s";
+    } else if (now >= next_look) {
+      next_look = now + 2;
+      const std::string seen = lost_processes(World::known_hosts(), World::known_pids(), host, my_rank, world_size);
+      if (seen.rfind("lost:", 0) == 0) why = seen;
+    }
+    if (!why.empty()) {
+      std::fprintf(stderr,
+                   "resize: FAILED - newcomer (world rank %d, pid %d, host %s) waiting for the completion of an "
+                   "expansion begun in the background: %s. Ending the job.\n",
+                   my_rank, static_cast<int>(getpid()), host, why.c_str());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 75);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+    nap = std::min(20e-3, nap * 2);
+  }
+}
 
 }  // namespace
 
@@ -241,6 +296,30 @@ namespace resize {
 
 using namespace detail;
 
+// The spawn of a background expansion, the state hand-over and the hosts, on the thread
+// that calls it (the helper thread under MPI_THREAD_MULTIPLE, else the main thread at the
+// begin point). Returns the spawn's error ("" if it worked: the world is b.new_world);
+// throws once the world changed. Touches no member the main thread uses while it computes.
+std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<char> state, int nnew) {
+  const double t0 = MPI_Wtime();
+  int rc = 0;
+  std::string err;
+  if (!b.d.schema.empty()) rc = detail::World::expand_schema(b.d.schema, err);
+  else if (!b.np.spawn.empty()) rc = detail::World::expand_hosts(b.np.spawn, exe, args, err);
+  else if (nnew > 0) rc = detail::World::expand(nnew, exe, args, err);
+  b.rec.t_spawn = MPI_Wtime() - t0;
+  if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
+  b.new_world = detail::World::comm();
+  int n = 0;
+  MPI_Comm_size(b.new_world, &n);
+  if (n < b.target.size())
+    throw Error("expansion: the world has " + std::to_string(n) + " processes after spawning, " + b.target.shape() +
+                " needs " + std::to_string(b.target.size()));
+  if (detail::World::share_state(state, err) != 0) throw Error("expansion: " + err);
+  b.rec.rank_hosts = detail::World::hosts();
+  return {};
+}
+
 RemapResult Session::Impl::begin_background(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
   auto b = std::make_shared<BackgroundResize>();
   b->d = d;
@@ -254,79 +333,94 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     const auto segs = metrics.segments();
     if (!segs.empty()) before = segs.back().median_wall;
   }
-  if (d.action == Action::Expand) {
-    const int nnew = std::max(0, target.size() - size());
-    const double t0 = MPI_Wtime();
-    int rc = 0;
-    std::string err;
-    if (!d.schema.empty()) {
-      dog.phase("spawn (schema " + d.schema + ")");
-      rc = detail::World::expand_schema(d.schema, err);
-    } else if (!np.spawn.empty()) {
-      dog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(np.spawn.size()) + " host(s)");
-      rc = detail::World::expand_hosts(np.spawn, exe, args, err);
-    } else if (nnew > 0) {
-      dog.phase("spawn of " + std::to_string(nnew) + " processes");
-      rc = detail::World::expand(nnew, exe, args, err);
-    }
-    b->rec.t_spawn = MPI_Wtime() - t0;
-    if (rc != 0) {
-      dog.disarm();
-      b->rec.ok = false;
-      b->rec.message = "expansion failed: " + err;
-      powers = powers_before;
-      b->rec.t_total = MPI_Wtime() - t_start;
-      if (root()) {
-        metrics.add_resize(b->rec);
-        opt.policy->completed(d, shape.size(), false);
-      }
-      progress("   remap after iter " + std::to_string(iteration) + ": expand " + shape.shape() + " -> " +
-               target.shape() + " FAILED (" + err + "); continuing on " + shape.shape() + " with its data");
-      return {Action::Expand, false, err};
-    }
-    b->new_world = detail::World::comm();
-    world = b->new_world;  // until the moves are posted: the hand-over is on the new world
-    if (size() < target.size()) {
-      dog.disarm();
-      throw Error("expansion: the world has " + std::to_string(size()) + " processes after spawning, " +
-                  target.shape() + " needs " + std::to_string(target.size()));
-    }
-    dog.phase("state hand-over");
+  const bool expanding = d.action == Action::Expand;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  const bool in_thread = provided == MPI_THREAD_MULTIPLE;
+  std::vector<char> state;
+  if (expanding) {
     bg_beginning = true;
-    std::vector<char> bytes = pack_expansion(d, shape, target);
+    state = pack_expansion(d, shape, target);  // the application's state at the begin point
     bg_beginning = false;
-    if (detail::World::share_state(bytes, err) != 0) throw Error("expansion: " + err);
-    b->rec.rank_hosts = detail::World::hosts();
   }
-  MPI_Comm_dup(world, &b->comm);
-  dog.phase("posting the background moves");
   if (check_constant())
     for (const auto& r : mats) {
       const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
       b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.type)));
     }
-  for (const auto& r : mats)  // every rank's bytes, from the plans (pure, no collective)
-    if (r.constant && !r.sizes)
-      b->bytes += redist::plan_stats(layout_on(r, b->from), layout_on(r, b->target), size()).elements_moved *
-                  static_cast<std::int64_t>(scalar_bytes(r.type));
-  const int me = rank(), np_new = size();
-  world = b->old_world;
+  const int nnew = expanding ? std::max(0, target.size() - size()) : 0;
   BackgroundResize* raw = b.get();
-  b->start_helper([this, raw, me, np_new] { post_moves(mats, *raw, me, np_new, true); });
+  // What the begin point leaves to the helper thread: under MULTIPLE the spawn (blacs-dyn
+  // keeps the grown world pending, seen by that thread alone, until the completing point
+  // publishes it), the hand-over and the posting; else only the posting.
+  const auto post = [this, raw] {
+    MPI_Comm_dup(raw->new_world, &raw->comm);
+    int me = 0, n = 0;
+    MPI_Comm_rank(raw->new_world, &me);
+    MPI_Comm_size(raw->new_world, &n);
+    for (const auto& r : mats)  // every rank's bytes, from the plans (pure, no collective)
+      if (r.constant && !r.sizes)
+        raw->bytes += redist::plan_stats(layout_on(r, raw->from), layout_on(r, raw->target), n).elements_moved *
+                      static_cast<std::int64_t>(scalar_bytes(r.type));
+    post_moves(mats, *raw, me, n, true);
+  };
+  std::function<std::string()> work = [post] {
+    post();
+    return std::string();
+  };
+  if (expanding && in_thread) {
+    work = [this, raw, post, state, nnew] {
+      detail::World::background_thread(true);
+      std::string err;
+      try {
+        err = background_spawn(*raw, state, nnew);
+        if (err.empty()) post();
+      } catch (...) {
+        detail::World::background_thread(false);
+        throw;
+      }
+      detail::World::background_thread(false);
+      return err;
+    };
+  } else if (expanding) {
+    // No MPI_THREAD_MULTIPLE: the spawn blocks at the begin point (documented).
+    dog.phase("spawn of " + std::to_string(nnew) + " processes and the state hand-over");
+    const std::string err = background_spawn(*b, state, nnew);
+    if (!err.empty()) {
+      dog.disarm();
+      return fail_background_expansion(*b, err, t_start);
+    }
+  }
   dog.disarm();
+  b->start_helper(work, expanding);
+  detail::World::at_finalize(&Session::Impl::finalize_hook, this);
   const double t_end = MPI_Wtime();
   if (root()) b->clock.begun(t_start, t_end, before);
   char line[320];
   std::snprintf(line, sizeof line,
-                "   remap after iter %d: %s %s -> %s BEGUN in the background (%s%.1f ms, stopped %.1f ms; "
-                "%.2f MB of constant matrices moving; progress by %s; mode %s)",
+                "   remap after iter %d: %s %s -> %s BEGUN in the background (stopped %.1f ms%s; constant matrices "
+                "moving; progress by %s; mode %s)",
                 iteration, to_string(d.action).c_str(), shape.shape().c_str(), target.shape().c_str(),
-                d.action == Action::Expand ? "spawn " : "no spawn: posting ",
-                d.action == Action::Expand ? b->rec.t_spawn * 1e3 : (t_end - t_start) * 1e3, (t_end - t_start) * 1e3, static_cast<double>(b->bytes) / 1e6,
+                (t_end - t_start) * 1e3,
+                !expanding ? "" : b->spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
                 b->threaded ? "a helper thread" : "progress calls", to_string(bg_mode).c_str());
   progress(line);
   bg = b;
   return {d.action, true, "begun in the background"};
+}
+
+RemapResult Session::Impl::fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start) {
+  b.rec.ok = false;
+  b.rec.message = "expansion failed: " + err;
+  powers = powers_before;
+  b.rec.t_total = MPI_Wtime() - t_start;
+  if (root()) {
+    metrics.add_resize(b.rec);
+    opt.policy->completed(b.d, b.from.size(), false);
+  }
+  progress("   remap after iter " + std::to_string(iteration) + ": expand " + b.from.shape() + " -> " +
+           b.target.shape() + " FAILED (" + err + "); continuing on " + b.from.shape() + " with its data");
+  return {Action::Expand, false, err};
 }
 
 void Session::Impl::progress_background() {
@@ -362,9 +456,19 @@ RemapResult Session::Impl::refuse_during_background(const Decision& dd) {
 
 std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   auto b = bg;
-  int all_done = b->test() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &all_done, 1, MPI_INT, MPI_MIN, world);
-  const Completion c = decide_completion(b->overlapped, bg_min_iterations, all_done != 0, bg_mode, last_chance);
+  // {not done, spawn failed}: the helper threads of different ranks may be at different
+  // points; the MAX makes every rank take the same branch.
+  int st[2] = {b->test() ? 0 : 1, b->failed() ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, world);
+  if (st[1]) {
+    // blacs-dyn failed the spawn on every rank alike (nothing changed): as a blocking one.
+    b->stop_helper();
+    const std::string err = b->spawn_error;
+    World::at_finalize(nullptr, nullptr);
+    bg.reset();
+    return fail_background_expansion(*b, err, MPI_Wtime());
+  }
+  const Completion c = decide_completion(b->overlapped, bg_min_iterations, st[0] == 0, bg_mode, last_chance);
   if (c == Completion::NotYet) return std::nullopt;
   if (c == Completion::Defer) {
     if (root()) b->clock.deferred();
@@ -374,12 +478,27 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     return std::nullopt;
   }
   const double t0 = MPI_Wtime();
+  // Waits (a join, no spin) for a helper thread still spawning or posting; blacs-dyn's
+  // own watchdog covers a spawn that hangs.
+  b->stop_helper();
+  int failed = b->failed() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, world);
+  if (failed) {
+    const std::string err = b->spawn_error;
+    World::at_finalize(nullptr, nullptr);
+    bg.reset();
+    return fail_background_expansion(*b, err, t0);
+  }
   dog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
           " after iteration " + std::to_string(iteration));
   dog.phase("waiting for the background moves");
-  b->stop_helper();
-  double waited = sleep_until_done(*b);
+  sleep_until_done(*b);
+  double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
+  World::at_finalize(nullptr, nullptr);
+  // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
+  // world: BLACS's globals change here, on the main thread, between iterations.
+  if (b->spawn_threaded) World::publish_background();
   int bad = 0;
   for (std::size_t k = 0; k < b->digest.size() && !bad; ++k) {
     const auto& r = mats[k];
@@ -390,7 +509,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   if (b->d.action == Action::Expand) {
     dog.phase("telling the newcomers");
     std::vector<char> state = root() && pack ? pack() : std::vector<char>{};
-    long long hdr[kHeader] = {bad, iteration, static_cast<long long>(state.size())};
+    long long hdr[kHeader] = {bad, iteration, static_cast<long long>(state.size()), last_chance ? 0 : 1};
     MPI_Request rq;
     MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
     sleep_wait(rq);
@@ -466,6 +585,49 @@ void Session::Impl::amend_background(ResizeRecord& rec) {
   rec.message += line + 2;
 }
 
+void Session::Impl::finalize_hook(void* self) {
+  auto* I = static_cast<Session::Impl*>(self);
+  try {
+    I->cancel_background("MPI_Finalize was called");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "resize: cancelling the background resize at MPI_Finalize: %s\n", e.what());
+  }
+}
+
+// A background resize the job never completed (its session destroyed, or MPI_Finalize
+// called, with one under way): every old process waits for its part (the helper thread,
+// the posted messages), then an expansion's newcomers are told and leave through
+// blacs-dyn's stack, so nobody waits in join() for ever and the world is as before.
+void Session::Impl::cancel_background(const std::string& why) {
+  auto b = bg;
+  if (!b) return;
+  World::at_finalize(nullptr, nullptr);
+  bg.reset();
+  b->stop_helper();
+  for (auto& r : mats) r.moved_in_background = false;
+  if (b->failed()) return;  // the spawn failed: nobody joined, nothing was posted
+  sleep_until_done(*b);     // every rank posted the matching messages: they complete
+  if (b->d.action == Action::Expand) {
+    if (b->spawn_threaded) World::publish_background();
+    int old_size = 0;
+    MPI_Comm_size(b->old_world, &old_size);
+    long long hdr[kHeader] = {kCancelled, iteration, old_size, 0};
+    MPI_Request rq;
+    MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
+    sleep_wait(rq);
+    std::vector<int> keep(static_cast<std::size_t>(old_size));
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
+    bool leaving = false;
+    std::string err;
+    if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0)
+      throw Error("cancelling the background expansion: the newcomers could not leave: " + err);
+    world = World::comm();
+  }
+  progress("   background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
+           " begun after iter " + std::to_string(b->rec.after_iteration) + " CANCELLED (" + why +
+           " before a remap point completed it); the job stays on " + b->from.shape());
+}
+
 int Session::Impl::join_background(const Grid& from, const Grid& to) {
   auto b = std::make_shared<BackgroundResize>();
   b->from = from;
@@ -483,12 +645,35 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
     std::fflush(stderr);
     raise(SIGKILL);
   }
-  // The old grid iterates for as long as it likes: no watchdog while waiting for it.
+  // The old grid iterates for as long as it likes: no deadline while waiting for it, but
+  // the processes it runs on are watched (newcomer_wait).
   dog.disarm();
-  long long hdr[kHeader] = {0, 0, 0};
+  long long hdr[kHeader] = {0, 0, 0, 0};
   MPI_Request rq;
   MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
-  sleep_wait(rq);
+  newcomer_wait(rq, rank(), size());
+  bg_joined_in_remap_point = hdr[3] != 0;
+  if (hdr[0] == kCancelled) {
+    // The job ended (or destroyed its session) before completing the expansion: this
+    // process leaves again through blacs-dyn's stack, as after a shrink, and ends.
+    sleep_until_done(*b);
+    unpack_received(mats, *b);
+    if (rank() == size() - 1) {
+      std::fprintf(stderr,
+                   "resize: the expansion %s -> %s begun in the background was cancelled by the job (its session "
+                   "ended before a remap point completed it: call complete_resize/resize_complete after the "
+                   "loop); the newcomers leave\n",
+                   from.shape().c_str(), to.shape().c_str());
+      std::fflush(stderr);
+    }
+    std::vector<int> keep(static_cast<std::size_t>(hdr[2]));
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
+    bool leaving = false;
+    std::string err;
+    if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0 || !leaving)
+      throw Error("background expansion cancelled, but the newcomers could not leave: " + err);
+    World::leave();
+  }
   dog.arm("joining an expansion begun in the background");
   if (hdr[0]) throw Error(changed_message(mats[static_cast<std::size_t>(hdr[0] - 1)].name, iteration));
   std::vector<char> state(static_cast<std::size_t>(hdr[2]));

@@ -503,7 +503,18 @@ struct Session::Impl {
   int join_background(const Grid& from, const Grid& to);
   // Fills a completing record's background fields (world rank 0).
   void amend_background(ResizeRecord& rec);
+  // The spawn, hand-over and hosts of a background expansion (helper thread or begin
+  // point); "" or the spawn's error.
+  std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
+  RemapResult fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start);
+  // Session destroyed or MPI_Finalize with a resize under way: cancel it (collective over
+  // the old processes; an expansion's newcomers leave).
+  void cancel_background(const std::string& why);
+  static void finalize_hook(void* self);
   bool bg_beginning = false;  // pack_expansion: the hand-over of a background expansion
+  // A newcomer of a background expansion: the old processes completed it inside a remap
+  // point (not complete_resize), so the newcomer takes part in the rest of that point.
+  bool bg_joined_in_remap_point = false;
   double bg_complete_start = 0, bg_complete_waited = 0;
 };
 

@@ -154,8 +154,9 @@ int Session::join() {
   detail::World::clear_new();
   I.dog.disarm();
   // A background expansion completes inside a remap point of the old processes, which
-  // then go on to ask the policy: take part in the rest of that remap point (issue 21).
-  if (background) I.act(Decision{});
+  // then go on to ask the policy: take part in the rest of that remap point (issue 21);
+  // complete_resize (after the loop) asks nothing.
+  if (background && I.bg_joined_in_remap_point) I.act(Decision{});
   return I.iteration;
 }
 

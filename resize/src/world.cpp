@@ -144,6 +144,20 @@ void World::leave() {
   std::abort();  // blacs_dyn_leave does not return
 }
 
+void World::background_thread(bool on) {
+  std::string err;
+  if (fail(blacs_dyn_background_thread(on ? 1 : 0), err) != BLACS_DYN_OK) throw Error("background expansion: " + err);
+}
+
+bool World::publish_background() {
+  int published = 0;
+  std::string err;
+  if (fail(blacs_dyn_publish_background(&published), err) != BLACS_DYN_OK) throw Error("background expansion: " + err);
+  return published != 0;
+}
+
+void World::at_finalize(void (*fn)(void*), void* user) { blacs_dyn_set_finalize_hook(fn, user); }
+
 int World::share_state(std::vector<char>& bytes, std::string& err) {
   // Two hand-overs: the length, then the bytes (blacs_dyn_share_state needs a capacity).
   std::uint64_t n = bytes.size();

@@ -43,6 +43,13 @@ struct World {
   static int shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
                     const std::function<bool()>& move, bool& leaving, std::string& err);
   [[noreturn]] static void leave();
+  // Issue 21: the calling thread expands in the background (blacs_dyn_background_thread):
+  // its expansion stays pending, seen by it alone, until the main thread publishes it.
+  static void background_thread(bool on);
+  // Main thread: the pending world becomes the world (BLACS included); false if none.
+  static bool publish_background();
+  // `fn(user)` at the start of MPI_Finalize (nullptr: none).
+  static void at_finalize(void (*fn)(void*), void* user);
   // World rank 0's bytes to every rank of the current world (newcomers included).
   static int share_state(std::vector<char>& bytes, std::string& err);
 };

@@ -103,6 +103,22 @@ void blacs_dyn_clear_new(void);
  * the received length. */
 int blacs_dyn_share_state(void* buf, size_t* len, size_t cap);
 
+/* Background expansions (issue 21; needs MPI_THREAD_MULTIPLE). blacs_dyn_background_thread(1)
+ * marks the calling thread as the one background thread: an expansion it makes
+ * (blacs_dyn_expand*) stays pending - that thread alone sees the grown world
+ * (blacs_dyn_world, _rank, _size, _hosts, _share_state) and its waits for other ranks
+ * sleep rather than spin - while the other threads, the BLACS entry points and BLACS's
+ * globals keep the old world. blacs_dyn_background_thread(0) ends the mark. Then the
+ * main thread calls blacs_dyn_publish_background(): the pending world becomes the world
+ * (*published = 1; 0 if nothing was pending). Other calls that change the world fail
+ * with BLACS_DYN_ERR_STATE on other threads while a background thread runs or a world is
+ * pending. */
+int blacs_dyn_background_thread(int on);
+int blacs_dyn_publish_background(int* published);
+/* `fn(user)` runs once at the start of MPI_Finalize (blacs-dyn's wrapper), before
+ * blacs-dyn releases parked processes or spawn links; NULL removes it. One hook. */
+int blacs_dyn_set_finalize_hook(void (*fn)(void*), void* user);
+
 /* 1 unless this job is known not to spawn: a spawn failed the way an MPI without dynamic
  * processes fails (MPICH 4.0.2 here: "Error in spawn call"), or BLACS_DYN_SPAWN=off. The
  * same on every rank; a caller (the resize session) refuses expansions up front then.
