@@ -4,6 +4,7 @@
 # machine. 2x2 -> 3x3 -> 4x4 -> 3x3 -> 2x2 (one resize at each of the first four remap
 # points), N >= 4000, for
 #   pdgemm  B <- s*(A*B) with A constant (--constant A): half the registered bytes,
+#   pdgemv  x <- s*(A*x) with A constant (--constant A): nearly all the registered bytes,
 #   life    the Game of Life board, all variable (nothing to overlap: must not lose),
 # each run blocking (--background off) and in the background (--background wait), in
 # alternating order, R repetitions. Prints per run the time the application was stopped
@@ -36,7 +37,7 @@ schedule=1:expand:3x3:local2,2:expand:4x4:local2,3:shrink:3x3,4:shrink:2x2
 iters=6
 run() {  # app mode rep
   local app=$1 mode=$2 rep=$3 extra=()
-  [[ $app == pdgemm ]] && extra=(--nb 64 --constant A)
+  [[ $app == pdgemm || $app == pdgemv ]] && extra=(--nb 64 --constant A)
   local json=$out/$app.$mode.$rep.json t0 t1
   t0=$(date +%s.%N)
   timeout 1800 mpiexec --oversubscribe -n 4 "$build/apps/${app}_resizable" -n "$n" -i $iters -p scripted -q \
@@ -73,12 +74,12 @@ for app, mode, rep, stopped, e2e, overlap, bg, slow, check in rows:
     by.setdefault((app, mode), []).append((float(stopped), float(e2e), float(overlap), int(bg), slow, check))
 print("| app (N=%s) | stopped blocking s | stopped background s | stopped ratio | end-to-end blocking s | end-to-end background s | end-to-end ratio | resizes in background | overlapped s | iteration slowdown during background | result checks |" % sys.argv[2])
 print("|---|---|---|---|---|---|---|---|---|---|---|")
-for app in ("pdgemm", "life"):
+for app in ("pdgemm", "pdgemv", "life"):
     off, on = by.get((app, "off")), by.get((app, "wait"))
     if not off or not on: continue
     so, sw = statistics.median(x[0] for x in off), statistics.median(x[0] for x in on)
     eo, ew = statistics.median(x[1] for x in off), statistics.median(x[1] for x in on)
-    label = app + (" (A constant)" if app == "pdgemm" else " (all variable)")
+    label = app + (" (all variable)" if app == "life" else " (A constant)")
     checks = "all OK" if all(x[5] == "OK" for x in off + on) else "FAILED"
     print("| %s | %.2f | %.2f | %.2fx | %.2f | %.2f | %.2fx | %d of 4 | %.2f | %s | %s |" % (
         label, so, sw, sw / so, eo, ew, ew / eo, on[0][3], statistics.median(x[2] for x in on), on[0][4], checks))
