@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Background resizes (issue 21 §1), the MPI shell: a remap point begins an expansion or a
-// shrink (the spawn and the hand-over are blocking there), posts the non-blocking moves
-// of the constant matrices on a duplicate of the new world and returns; the old grid
-// keeps iterating while a helper thread (MPI_THREAD_MULTIPLE) or progress calls in
-// begin/end_iteration test the messages; a later remap point completes it (variable
-// matrices blocking, grids switch). The decisions and plans are background_plan.cpp's.
+// shrink and returns; a helper thread (MPI_THREAD_MULTIPLE) spawns, hands the state over
+// (blacs-dyn keeps the grown world pending for it) and posts the non-blocking moves of the
+// constant matrices on a duplicate of the new world, while the old grid keeps iterating
+// (without MULTIPLE the spawn blocks at the begin point and progress calls in
+// begin/end_iteration test the messages); a later remap point completes it (variable
+// matrices blocking, world published, grids switch), or the session's end cancels it. The
+// decisions and plans are background_plan.cpp's.
 #include "session_impl.hpp"
 
 #include <atomic>
