@@ -35,7 +35,7 @@ costa_commit="not built"
 if [[ -n $costa ]]; then
   costa=$(cd "$costa" && pwd)
   # The commit of the COSTA source the build came from, when its CMake cache names it.
-  src=$(sed -n 's/^costa_SOURCE_DIR:STATIC=//p' "$costa/CMakeCache.txt" "$costa/../build/CMakeCache.txt" 2>/dev/null | head -1)
+  src=$(sed -n 's/^costa_SOURCE_DIR:STATIC=//p' "$costa/CMakeCache.txt" 2>/dev/null | head -1 || true)
   [[ -n $src ]] && costa_commit=$(git -C "$src" describe --tags --always 2>/dev/null || echo unknown)
   [[ -n $src ]] && costa_commit="$costa_commit ($(git -C "$src" rev-parse HEAD 2>/dev/null || echo '?'))"
 fi
@@ -55,7 +55,7 @@ printf 'case\tranks\tshape\tkind\tuptime\tcosta\tcommand\n' > "$out/runs.tsv"
   state="not built"
   if [[ -n $costa ]]; then
     cmd="mpiexec --bind-to none -n $np $bench ${args[*]} --costa $costa"
-    if timeout 900 mpiexec --bind-to none -n "$np" "$bench" "${args[@]}" --costa "$costa" > "$out/case$k.log" 2>&1; then
+    if timeout 900 mpiexec --bind-to none -n "$np" "$bench" "${args[@]}" --costa "$costa" > "$out/case$k.log" 2>&1 < /dev/null; then
       state=ran
     else
       rc=$?
@@ -63,11 +63,11 @@ printf 'case\tranks\tshape\tkind\tuptime\tcosta\tcommand\n' > "$out/runs.tsv"
       state="crashed: ${sig:-exit $rc}"
       mv "$out/case$k.log" "$out/case$k.costa-crash.log"
       cmd="mpiexec --bind-to none -n $np $bench ${args[*]}"
-      timeout 900 mpiexec --bind-to none -n "$np" "$bench" "${args[@]}" > "$out/case$k.log" 2>&1 || echo "case $k failed without COSTA too" >&2
+      timeout 900 mpiexec --bind-to none -n "$np" "$bench" "${args[@]}" > "$out/case$k.log" 2>&1 < /dev/null || echo "case $k failed without COSTA too" >&2
     fi
   else
     cmd="mpiexec --bind-to none -n $np $bench ${args[*]}"
-    timeout 900 mpiexec --bind-to none -n "$np" "$bench" "${args[@]}" > "$out/case$k.log" 2>&1 || echo "case $k failed" >&2
+    timeout 900 mpiexec --bind-to none -n "$np" "$bench" "${args[@]}" > "$out/case$k.log" 2>&1 < /dev/null || echo "case $k failed" >&2
   fi
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$k" "$np" "$shape" "$kind" "$load" "$state" "${cmd//$here\//}" >> "$out/runs.tsv"
   grep -v '^#' "$out/case$k.log" | tail -1
