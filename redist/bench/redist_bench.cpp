@@ -7,7 +7,6 @@
 // caterpillar and matching schedules.
 //
 //   mpiexec --oversubscribe --bind-to none -n 25 redist_bench --n 4000,8000
-#include <dlfcn.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -31,6 +30,7 @@
 
 #include "bench_cli.hpp"
 #include "calibration.hpp"
+#include "shapes_bench.hpp"
 
 using redist::Layout;
 using redist::ScheduleKind;
@@ -73,143 +73,6 @@ using redist::calib::allocate;
 using redist::calib::Local;
 using redist::calib::max_over;
 
-// One redistribution of an M x N matrix between two block-cyclic layouts on grids of the
-// first ranks: "MxN:mbxnb@PxQ:mbxnb@PxQ" (A's blocks and grid, then B's).
-struct Shape {
-  std::int64_t m = 0, n = 0, mba = 0, nba = 0, mbb = 0, nbb = 0;
-  Grid ga, gb;
-  std::string text;
-};
-
-Shape parse_shape(const std::string& t) {
-  Shape s;
-  s.text = t;
-  long long m = 0, n = 0, mba = 0, nba = 0, mbb = 0, nbb = 0;
-  if (std::sscanf(t.c_str(), "%lldx%lld:%lldx%lld@%dx%d:%lldx%lld@%dx%d", &m, &n, &mba, &nba, &s.ga.r, &s.ga.c, &mbb,
-                  &nbb, &s.gb.r, &s.gb.c) != 10 || m <= 0 || n <= 0 || mba <= 0 || nba <= 0 || mbb <= 0 || nbb <= 0 ||
-      s.ga.r <= 0 || s.ga.c <= 0 || s.gb.r <= 0 || s.gb.c <= 0)
-    throw std::runtime_error("--shapes \"" + t + "\" is not MxN:mbxnb@PxQ:mbxnb@PxQ");
-  s.m = m, s.n = n, s.mba = mba, s.nba = nba, s.mbb = mbb, s.nbb = nbb;
-  return s;
-}
-
-// Issue 21 §3: blocks of 1, 2, 3 and long thin matrices, where per-block costs used to
-// dominate (a 4,194,304 x 1 vector, blocks 1 -> 2 on 2 processes, was 15x slower than
-// PDGEMR2D), and the nb = 64 -> 100 reference where both took about the same.
-const std::vector<std::string> kTinyShapes = {
-    "4194304x1:1x1@2x1:2x1@2x1",     "4194304x1:2x1@2x1:3x1@2x1",  "4194304x1:3x1@2x1:1x1@2x1",
-    "4194304x1:64x1@2x1:100x1@2x1",  "1x4194304:1x1@1x2:1x2@1x2",  "1x4194304:1x3@1x2:1x1@2x1",
-    "2000x2000:1x1@1x2:2x2@2x1",     "2000x2000:2x2@2x1:3x3@1x2",  "2000x2000:3x3@1x2:1x1@2x1",
-    "1000000x4:1x1@2x1:3x2@2x1",     "4194304x1:1x1@4x1:2x1@2x2",  "2000x2000:1x1@2x2:3x3@4x1",
-};
-
-// COSTA's prefixed ScaLAPACK wrapper (costa_pdgemr2d, Fortran-style pointers) from a
-// COSTA build the user made and named with --costa; the project never downloads COSTA.
-using CostaGemr2d = void(const int*, const int*, const double*, const int*, const int*, const int*, double*,
-                         const int*, const int*, const int*, const int*);
-CostaGemr2d* load_costa(const std::string& dir) {
-  if (dir.empty()) return nullptr;
-  std::string tried;
-  for (const char* sub : {"/lib/", "/lib64/", "/"}) {
-    const std::string path = dir + sub + "libcosta_prefixed_scalapack.so";
-    if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      if (void* f = dlsym(h, "costa_pdgemr2d")) return reinterpret_cast<CostaGemr2d*>(f);
-      throw std::runtime_error("--costa: " + path + " has no costa_pdgemr2d");
-    }
-    tried += " " + path;
-  }
-  throw std::runtime_error("--costa " + dir + ": no libcosta_prefixed_scalapack.so (build COSTA with "
-                           "COSTA_SCALAPACK set); tried" + tried);
-}
-
-// PDGEMR2D beside redist on each shape, fastest of `reps` taken round robin: redist as the
-// C++ call (plan + execute, default schedule) and as redist_Cpdgemr2d (standard DESCs
-// and a BLACS context, the path the PDGEMR2D drop-in serves). Results compared bit for bit.
-void run_shapes(const std::vector<std::string>& shapes, int reps, CostaGemr2d* costa, nlohmann::json& results) {
-  int world = 0, wrank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &world);
-  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-  if (wrank == 0)
-    std::printf("%-32s %9s %9s %9s %9s %9s %10s %10s\n", "shape", "gemr2d_s", "redist_s", "c_api_s", "costa_s",
-                "moved_MB", "gemr2d/red", "gemr2d/c");
-  for (const auto& text : shapes) {
-    const Shape s = parse_shape(text);
-    const int P = std::max(s.ga.size(), s.gb.size());
-    if (P > world) {
-      if (wrank == 0) std::printf("# skipping %s: needs %d ranks\n", text.c_str(), P);
-      continue;
-    }
-    MPI_Comm comm = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &comm);
-    if (comm == MPI_COMM_NULL) {
-      sleepy_barrier(MPI_COMM_WORLD);
-      continue;
-    }
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    const int sys = Csys2blacs_handle(comm);
-    int gctxt = sys;
-    Cblacs_gridinit(&gctxt, "R", 1, P);
-    {
-      const Layout a = Layout::block_cyclic(s.m, s.n, s.mba, s.nba, s.ga.r, s.ga.c);
-      const Layout b = Layout::block_cyclic(s.m, s.n, s.mbb, s.nbb, s.gb.r, s.gb.c);
-      const auto A = allocate(a, me, true);
-      auto B = allocate(b, me, false), C = allocate(b, me, false), R = allocate(b, me, false);
-      auto K = allocate(b, me, false);
-      const double moved = static_cast<double>(redist::plan_stats(a, b, P).elements_moved) * sizeof(double);
-      redist::BlacsGrid ga(sys, a), gb(sys, b);
-      const auto da = a.to_desc(ga.ctxt(), static_cast<int>(A.ld));
-      const auto db = b.to_desc(gb.ctxt(), static_cast<int>(R.ld));
-      double t_ref = 1e30, t_cpp = 1e30, t_c = 1e30, t_costa = 1e30;
-      int same = 1;
-      for (int rep = 0; rep < reps; ++rep) {
-        MPI_Barrier(comm);
-        double t0 = MPI_Wtime();
-        Cpdgemr2d(static_cast<int>(s.m), static_cast<int>(s.n), A.in ? A.data.data() : nullptr, 1, 1, da.data(),
-                  R.in ? R.data.data() : nullptr, 1, 1, db.data(), gctxt);
-        t_ref = std::min(t_ref, max_over(comm, MPI_Wtime() - t0));
-        MPI_Barrier(comm);
-        t0 = MPI_Wtime();
-        redist::redistribute<double>(comm, a, A.in ? A.data.data() : nullptr, A.ld, b, B.in ? B.data.data() : nullptr,
-                                     B.ld);
-        t_cpp = std::min(t_cpp, max_over(comm, MPI_Wtime() - t0));
-        MPI_Barrier(comm);
-        t0 = MPI_Wtime();
-        const int rc = redist_Cpdgemr2d(static_cast<int>(s.m), static_cast<int>(s.n), A.in ? A.data.data() : nullptr,
-                                        1, 1, da.data(), C.in ? C.data.data() : nullptr, 1, 1, db.data(), gctxt,
-                                        REDIST_DEFAULT);
-        t_c = std::min(t_c, max_over(comm, MPI_Wtime() - t0));
-        if (costa) {
-          const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), one = 1;
-          MPI_Barrier(comm);
-          t0 = MPI_Wtime();
-          costa(&m, &n, A.in ? A.data.data() : nullptr, &one, &one, da.data(), K.in ? K.data.data() : nullptr, &one,
-                &one, db.data(), &gctxt);
-          t_costa = std::min(t_costa, max_over(comm, MPI_Wtime() - t0));
-        }
-        int ok = rc == REDIST_SUCCESS && B.data == R.data && C.data == R.data && (!costa || K.data == R.data) ? 1 : 0;
-        int all = 0;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-        same = std::min(same, all);
-      }
-      if (me == 0) {
-        char costa_col[32] = "not built";
-        if (costa) std::snprintf(costa_col, sizeof costa_col, "%.4f", t_costa);
-        std::printf("%-32s %9.4f %9.4f %9.4f %9s %9.1f %9.2fx %9.2fx%s\n", text.c_str(), t_ref, t_cpp, t_c, costa_col,
-                    moved / 1e6, t_ref / t_cpp, t_ref / t_c, same ? "" : "  MISMATCH vs PDGEMR2D");
-        std::fflush(stdout);
-        results.push_back({{"shape", text}, {"pdgemr2d_s", t_ref}, {"redist_s", t_cpp}, {"redist_c_api_s", t_c},
-                           {"costa_s", costa ? nlohmann::json(t_costa) : nlohmann::json()}, {"moved_bytes", moved}, {"identical_to_pdgemr2d", same == 1},
-                           {"reps", reps}});
-      }
-    }
-    Cblacs_gridexit(gctxt);
-    Cfree_blacs_system_handle(sys);
-    MPI_Comm_free(&comm);
-    sleepy_barrier(MPI_COMM_WORLD);
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -241,15 +104,27 @@ int main(int argc, char** argv) {
   app.add_flag("--packed-too", packed_too, "also time every schedule with the packed transport");
   app.add_flag("--split", split, "per-process waiting vs transferring (seed 002 Tables 4.4-4.6)");
   app.add_option("--json", json_path, "write all results to this JSON file");
-  std::vector<std::string> shapes;
-  bool tiny = false;
+  std::vector<std::string> shapes, variants;
+  bool tiny = false, suite = false;
   std::string costa;
   app.add_option("--shapes", shapes, "only these cases, MxN:mbxnb@PxQ:mbxnb@PxQ (A's blocks and grid, then B's)")
       ->delimiter(',');
-  app.add_flag("--tiny", tiny, "only the tiny-block and long-thin cases of issue 21 (see kTinyShapes)");
+  app.add_flag("--tiny", tiny, "only the tiny-block and long-thin cases of issue 21 (2-4 ranks)");
+  app.add_flag("--suite", suite,
+               "the cases of issue 21 §3 (expansion, shrink 9->4, block size 64->100, reshapes, panels, tiny "
+               "blocks, long thin; up to 9 ranks) beside PDGEMR2D, COSTA and the parallel memcpy floor");
   app.add_option("--costa", costa,
-                 "with --tiny/--shapes: a COSTA build directory (its lib/libcosta_prefixed_scalapack.so) timed in "
-                 "COSTA's column; without it the column says \"not built\". The project never downloads COSTA");
+                 "with --suite/--tiny/--shapes: a COSTA build or install directory (its "
+                 "libcosta_prefixed_scalapack.so) timed in COSTA's column; without it the column says \"not built\". "
+                 "The project never downloads COSTA");
+  int only_case = -1;
+  bool list = false;
+  app.add_option("--case", only_case, "with --suite/--tiny: only the case of this index (see --list)");
+  app.add_flag("--list", list, "with --suite/--tiny: print index, ranks, shape and kind of every case and exit");
+  app.add_option("--variants", variants,
+                 "with --suite/--tiny/--shapes: also time redist with these transports (datatype, packed, auto), "
+                 "split into plan, check, local copies and transfers")
+      ->delimiter(',');
   bool plan_scaling = false;
   app.add_flag("--plan-scaling", plan_scaling,
                "only time planning (rank 0, no data) for large grids: N=100000, nb=64, PxP -> QxQ");
@@ -289,21 +164,48 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  if (tiny || !shapes.empty()) {
-    if (tiny) shapes.insert(shapes.end(), kTinyShapes.begin(), kTinyShapes.end());
-    nlohmann::json results = nlohmann::json::array();
-    if (wrank == 0)
-      std::printf("# %d MPI ranks on %u CPUs; reps=%d (fastest shown, round robin); COSTA: %s\n", world,
-                  std::thread::hardware_concurrency(), reps, costa.empty() ? "not built (no --costa)" : costa.c_str());
-    CostaGemr2d* costa_fn = nullptr;
+  if (tiny || suite || !shapes.empty()) {
+    std::vector<redist::bench::ShapeCase> cases;
     try {
-      costa_fn = load_costa(costa);
+      if (suite) cases = redist::bench::suite_cases();
+      else if (tiny) cases = redist::bench::tiny_cases();
+      for (const auto& t : shapes) cases.push_back(redist::bench::parse_shape(t, "--shapes"));
+      if (only_case >= 0) {
+        if (only_case >= static_cast<int>(cases.size()))
+          throw std::runtime_error("--case " + std::to_string(only_case) + " is past the last case (" +
+                                   std::to_string(cases.size() - 1) + ")");
+        cases = {cases[static_cast<std::size_t>(only_case)]};
+      }
     } catch (const std::exception& e) {
       if (wrank == 0) std::fprintf(stderr, "redist_bench: %s\n", e.what());
       MPI_Finalize();
       return 2;
     }
-    run_shapes(shapes, reps, costa_fn, results);
+    if (list) {
+      if (wrank == 0)
+        for (std::size_t k = 0; k < cases.size(); ++k)
+          std::printf("%zu\t%d\t%s\t%s\n", k, cases[k].ranks(), cases[k].text.c_str(), cases[k].kind.c_str());
+      MPI_Finalize();
+      return 0;
+    }
+    redist::bench::ShapeOptions so;
+    so.reps = reps;
+    so.variants = variants;
+    so.costa_dir = costa;
+    try {
+      so.costa = redist::bench::load_costa(costa);
+    } catch (const std::exception& e) {
+      if (wrank == 0) std::fprintf(stderr, "redist_bench: %s\n", e.what());
+      MPI_Finalize();
+      return 2;
+    }
+    if (wrank == 0)
+      std::printf("# %d MPI ranks on %u CPUs; reps=%d (fastest shown, round robin); COSTA: %s\n"
+                  "# x_floor = redist / floor (floor: each rank memcpy's the bytes it receives, all at once); "
+                  "gemr2d/r, costa/r = their time / redist's (above 1: redist faster)\n",
+                  world, std::thread::hardware_concurrency(), reps, costa.empty() ? "not built (no --costa)" : costa.c_str());
+    nlohmann::json results = nlohmann::json::array();
+    redist::bench::run_shapes(cases, so, results);
     if (wrank == 0 && !json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";
     MPI_Finalize();
     return 0;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -18,6 +19,7 @@
 
 #include "malleable/redist/redistribute.hpp"
 #include "mpi_guard.hpp"
+#include "staging_pool.hpp"
 
 namespace redist {
 namespace {
@@ -114,7 +116,7 @@ std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
   std::uint64_t h = fingerprint(p.a, p.b, p.region);
   h ^= (static_cast<std::uint64_t>(p.schedule) + 1) * 0x9E3779B97F4A7C15ull;
   h ^= (static_cast<std::uint64_t>(opt.transport) + 7) * 0xC2B2AE3D27D4EB4Full;
-  if (opt.transport == Transport::Packed) h ^= static_cast<std::uint64_t>(opt.staging_bytes) * 0x165667B19E3779F9ull;
+  if (opt.transport != Transport::Datatype) h ^= static_cast<std::uint64_t>(opt.staging_bytes) * 0x165667B19E3779F9ull;
   h ^= opt.split_wait_transfer ? 0x27D4EB2F165667C5ull : 0;
   h ^= opt.wait == WaitMode::Auto ? 0 : (static_cast<std::uint64_t>(opt.wait) + 3) * 0x94D049BB133111EBull;
   return h;
@@ -130,9 +132,9 @@ bool addressable(std::int64_t ld, std::int64_t cols, std::size_t esize) {
 
 LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a, std::int64_t lda, const void* b,
                          std::int64_t ldb, const ExecOptions& opt, std::size_t esize) {
-  if (opt.transport != Transport::Datatype && opt.transport != Transport::Packed)
+  if (opt.transport != Transport::Datatype && opt.transport != Transport::Packed && opt.transport != Transport::Auto)
     return {ErrorCode::InvalidArgument, "opt.transport = " + std::to_string(static_cast<int>(opt.transport)) +
-                                            " is not a Transport (0 Datatype, 1 Packed)"};
+                                            " is not a Transport (0 Datatype, 1 Packed, 2 Auto)"};
   if (opt.wait != WaitMode::Auto && opt.wait != WaitMode::Spin && opt.wait != WaitMode::Sleep)
     return {ErrorCode::InvalidArgument, "opt.wait = " + std::to_string(static_cast<int>(opt.wait)) +
                                             " is not a WaitMode (0 Auto, 1 Spin, 2 Sleep)"};
@@ -149,7 +151,7 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
                                          ", not for this rank"};
   if (opt.sleep_us < 0)
     return {ErrorCode::InvalidLayout, "sleep_us = " + std::to_string(opt.sleep_us) + " is negative"};
-  if (opt.transport == Transport::Packed && opt.staging_bytes <= 0)
+  if (opt.transport != Transport::Datatype && opt.staging_bytes <= 0)
     return {ErrorCode::InvalidLayout, "staging_bytes = " + std::to_string(opt.staging_bytes) + " must be positive"};
   int pr = 0, pc = 0;
   if (p.a.coords_of(me, pr, pc) && lda < p.a.min_lld(pr))
@@ -406,6 +408,19 @@ std::vector<LocalRun> packed_runs(const std::vector<LocalRun>& runs) {
   return out;
 }
 
+// Under Transport::Auto a transfer is packed when its contiguous pieces are short: MPI's
+// datatype engine then walks a vector of vectors element by element, slower than redist's
+// own copy loops (docs/redist.md, "Execution"). Both ends decide from the transfer's runs,
+// which they share, so they always agree on the message format.
+constexpr std::int64_t kAutoPackBelowBytes = 256;
+
+bool packs(const Transfer& t, Transport tr, std::size_t esize) {
+  if (tr != Transport::Auto) return tr == Transport::Packed;
+  std::int64_t pieces = 0, elems = 0;
+  for (const auto& r : t.rows) pieces += r.count, elems += r.len * r.count;
+  return pieces > 0 && elems * static_cast<std::int64_t>(esize) < kAutoPackBelowBytes * pieces;
+}
+
 template <class T>
 class Executor {
  public:
@@ -450,10 +465,7 @@ class Executor {
         st_.wait_s += MPI_Wtime() - t0;
       }
       const double t0 = MPI_Wtime();
-      if (opt_.transport == Transport::Datatype)
-        exchange_datatype(out, in, local_done ? nullptr : &do_local);
-      else
-        exchange_packed(out, in, local_done ? nullptr : &do_local);
+      exchange(out, in, local_done ? nullptr : &do_local);
       st_.transfer_s += MPI_Wtime() - t0;
     }
     if (!local_done) do_local();
@@ -488,11 +500,30 @@ class Executor {
     wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall (ready)");
   }
 
-  void exchange_datatype(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
-                         const LocalFn* local) {
+  // The step's transfers: those sent as datatypes are posted first (nonblocking), then the
+  // packed ones run their rounds (the local copies overlap with whichever goes first), and
+  // the datatype requests are waited for last; every rank posts in that order, so no wait
+  // depends on a message not yet posted.
+  void exchange(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
+                const LocalFn* local) {
+    std::vector<const Transfer*> dt_out, dt_in, pk_out, pk_in;
+    for (auto* t : out) (packs(*t, opt_.transport, sizeof(T)) ? pk_out : dt_out).push_back(t);
+    for (auto* t : in) (packs(*t, opt_.transport, sizeof(T)) ? pk_in : dt_in).push_back(t);
     std::vector<PieceType> types;
+    std::vector<MPI_Request> req;
+    post_datatype(dt_out, dt_in, types, req);
+    if (!pk_out.empty() || !pk_in.empty()) {
+      exchange_packed(pk_out, pk_in, local);
+      local = nullptr;
+    }
+    if (local) (*local)();
+    wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
+  }
+
+  void post_datatype(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
+                     std::vector<PieceType>& types, std::vector<MPI_Request>& req) {
     types.reserve(out.size() + in.size());
-    std::vector<MPI_Request> req(out.size() + in.size(), MPI_REQUEST_NULL);
+    req.assign(out.size() + in.size(), MPI_REQUEST_NULL);
     std::size_t k = 0;
     for (auto* t : in) {  // receives first, so senders find them posted
       types.emplace_back(mpi_type<T>(), sizeof(T), sb_, *t);
@@ -504,8 +535,6 @@ class Executor {
       check_mpi(MPI_Isend(a_, 1, types.back().get(), t->dst, kDataTag, comm_, &req[k++]), "MPI_Isend");
       st_.bytes_sent += t->elements() * static_cast<std::int64_t>(sizeof(T));
     }
-    if (local) (*local)();
-    wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
   }
 
   // Bounded staging: each transfer goes as messages of whole columns of at most
@@ -517,18 +546,20 @@ class Executor {
       const Transfer* t;
       Walk w;
       std::vector<LocalRun> packed;  // the row pieces' places in the staging buffer
-      std::int64_t cols_per_msg, next = 0;
-      std::vector<T> buf;
+      std::int64_t cols_per_msg, next;
+      detail::Staging<T> buf;
     };
     auto make = [&](const Transfer* t, const Side& s) {
-      Chan c{t, Walk(s, *t), {}, 1, 0, {}};
-      c.packed = packed_runs(c.w.rows);
-      const std::int64_t col_bytes = std::max<std::int64_t>(1, c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T)));
-      c.cols_per_msg = std::max<std::int64_t>(1, opt_.staging_bytes / col_bytes);
-      c.buf.resize(static_cast<std::size_t>(std::min<std::int64_t>(c.cols_per_msg, c.w.ncols) * c.w.rows_per_col));
-      return c;
+      Walk w(s, *t);
+      auto packed = packed_runs(w.rows);
+      const std::int64_t col_bytes = std::max<std::int64_t>(1, w.rows_per_col * static_cast<std::int64_t>(sizeof(T)));
+      const std::int64_t cols_per_msg = std::max<std::int64_t>(1, opt_.staging_bytes / col_bytes);
+      const auto n = static_cast<std::size_t>(std::min<std::int64_t>(cols_per_msg, w.ncols) * w.rows_per_col);
+      return Chan{t, std::move(w), std::move(packed), cols_per_msg, 0, detail::Staging<T>(n)};
     };
     std::vector<Chan> ins, outs;
+    ins.reserve(in.size());
+    outs.reserve(out.size());
     for (auto* t : in) ins.push_back(make(t, sb_));
     for (auto* t : out) outs.push_back(make(t, sa_));
     std::vector<MPI_Request> req;

@@ -137,10 +137,10 @@ TEST(Aliasing, FourProcessShiftsEqualTheSerialCopyUnderEveryScheduleAndTransport
       for (const Shift& s : kShifts)
         for (auto kind : {ScheduleKind::Caterpillar, ScheduleKind::Circulant, ScheduleKind::Matching,
                           ScheduleKind::AllAtOnce})
-          for (auto transport : {redist::Transport::Datatype, redist::Transport::Packed}) {
+          for (auto transport : {redist::Transport::Datatype, redist::Transport::Packed, redist::Transport::Auto}) {
             SCOPED_TRACE(s.label() + " on " + std::to_string(pr) + "x" + std::to_string(pc) + ", blocks " +
                          std::to_string(bs) + ", " + redist::to_string(kind) +
-                         (transport == redist::Transport::Packed ? " packed" : " datatype"));
+                         (transport == redist::Transport::Packed ? " packed" : transport == redist::Transport::Auto ? " auto" : " datatype"));
             const auto want = serial_shift(M, N, s);
             auto x = fill_local<double>(l, rank, true, rank % 2);
             redist::ExecOptions opt;

@@ -84,7 +84,8 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
                               {ScheduleKind::Matching, redist::Transport::Datatype, 0},
                               {ScheduleKind::AllAtOnce, redist::Transport::Datatype, 0},
                               {ScheduleKind::Matching, redist::Transport::Packed, 3 * sizeof(T)},
-                              {ScheduleKind::AllAtOnce, redist::Transport::Packed, 1 << 20}};
+                              {ScheduleKind::AllAtOnce, redist::Transport::Packed, 1 << 20},
+                              {ScheduleKind::Circulant, redist::Transport::Auto, 5 * sizeof(T)}};
   int size = 0;
   MPI_Comm_size(comm, &size);
   for (const auto& v : variants) {
@@ -98,7 +99,8 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
     if (B.data.size() != ref.data.size() ||
         (!B.data.empty() && std::memcmp(B.data.data(), ref.data.data(), B.data.size() * sizeof(T)) != 0)) {
       ++bad;
-      why += std::string(" ") + redist::to_string(v.kind) + (v.transport == redist::Transport::Packed ? "/packed" : "");
+      why += std::string(" ") + redist::to_string(v.kind) +
+             (v.transport == redist::Transport::Packed ? "/packed" : v.transport == redist::Transport::Auto ? "/auto" : "");
     }
   }
   return bad;

@@ -252,6 +252,33 @@ TEST(RedistMpi, BadInputFailsOnEveryRankWithoutTouchingB) {
   EXPECT_EQ(gathered_mismatches(b, B, whole), 0);
 }
 
+// Transport::Auto (the default) packs the transfers whose pieces are short and sends the
+// others as datatypes, in the same step: here the senders of A's first process row hold
+// 96-row pieces (datatype), those of the second 2-row pieces (packed), and both B ranks
+// receive from both kinds at once; staging of a few columns makes the packed ones go as
+// several messages. Every schedule, checked against the gathered global matrix.
+TEST(RedistMpi, AutoTransportMixesPackedAndDatatypeTransfersInOneStep) {
+  const int P = world_size(), me = world_rank();
+  ASSERT_GE(P, 6);
+  const Layout a = Layout::from_blocks({96, 2}, {5, 5, 5}, 2, 3, 0, 0, {0, 1, 2, 3, 4, 5});
+  const Layout b = Layout::from_blocks({98}, {4, 4, 4, 3}, 1, 2, 0, 0, {5, 0});
+  const auto A = fill_local<double>(a, me, true, 1);
+  for (auto kind : {ScheduleKind::Caterpillar, ScheduleKind::Circulant, ScheduleKind::Matching,
+                    ScheduleKind::AllAtOnce}) {
+    for (std::int64_t staging : {std::int64_t{3 * 2 * 8}, std::int64_t{8} << 20}) {
+      auto B = fill_local<double>(b, me, false, 2);
+      redist::ExecOptions opt;
+      ASSERT_EQ(opt.transport, redist::Transport::Auto);
+      opt.staging_bytes = staging;
+      const auto plan = redist::make_plan(a, b, Region::whole(a), P, kind);
+      redist::redistribute<double>(MPI_COMM_WORLD, plan, A.in_grid ? A.data.data() : nullptr, A.ld,
+                                   B.in_grid ? B.data.data() : nullptr, B.ld, opt);
+      EXPECT_EQ(gathered_mismatches(b, B, Region::whole(a)), 0)
+          << "schedule " << redist::to_string(kind) << " staging " << staging;
+    }
+  }
+}
+
 TEST(RedistMpi, ExecStatsSplitWaitingFromTransferring) {
   const int P = world_size(), me = world_rank();
   const Layout a = Layout::block_cyclic(200, 200, 16, 16, 1, 2, 0, 0, {0, 1});

@@ -33,7 +33,11 @@ enum class Transport {
   Datatype,
   // Pack into a staging buffer of at most `staging_bytes` per message, send, unpack;
   // transfers larger than that go as several messages.
-  Packed
+  Packed,
+  // Per transfer, from its runs (both ends decide alike): Packed when its contiguous
+  // pieces average under 256 bytes (blocks of a few elements, where MPI's datatype engine
+  // walks element by element), Datatype otherwise (docs/redist.md, "Execution"). Default.
+  Auto
 };
 
 // How a rank waits for its messages. Spinning (MPI_Waitall) is best when every rank has
@@ -46,7 +50,7 @@ enum class Transport {
 enum class WaitMode { Auto, Spin, Sleep };
 
 struct ExecOptions {
-  Transport transport = Transport::Datatype;
+  Transport transport = Transport::Auto;
   WaitMode wait = WaitMode::Auto;
   int sleep_us = 20;  // pause between tests in Sleep mode
   std::int64_t staging_bytes = std::int64_t{8} << 20;

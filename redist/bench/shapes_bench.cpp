@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// redist_bench's shape mode (issue 21 §3): PDGEMR2D, redist, COSTA and the memcpy floor
+// side by side on one case at a time, round robin, results checked element for element.
+#include "shapes_bench.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <thread>
+
+#include "malleable/redist/blacs.hpp"
+#include "malleable/redist/redist.h"
+#include "malleable/redist/redistribute.hpp"
+#include "malleable/redist/scalapack_api.h"
+
+namespace redist::bench {
+
+using calib::max_over;
+
+ShapeCase parse_shape(const std::string& t, const std::string& kind) {
+  ShapeCase s;
+  s.text = t;
+  s.kind = kind;
+  long long m = 0, n = 0, mba = 0, nba = 0, mbb = 0, nbb = 0;
+  if (std::sscanf(t.c_str(), "%lldx%lld:%lldx%lld@%dx%d:%lldx%lld@%dx%d", &m, &n, &mba, &nba, &s.ga.r, &s.ga.c, &mbb,
+                  &nbb, &s.gb.r, &s.gb.c) != 10 || m <= 0 || n <= 0 || mba <= 0 || nba <= 0 || mbb <= 0 || nbb <= 0 ||
+      s.ga.r <= 0 || s.ga.c <= 0 || s.gb.r <= 0 || s.gb.c <= 0)
+    throw std::runtime_error("--shapes \"" + t + "\" is not MxN:mbxnb@PxQ:mbxnb@PxQ");
+  s.m = m, s.n = n, s.mba = mba, s.nba = nba, s.mbb = mbb, s.nbb = nbb;
+  return s;
+}
+
+const std::vector<ShapeCase>& tiny_cases() {
+  // Blocks of 1, 2, 3 and long thin matrices, where per-block costs used to dominate (the
+  // 4,194,304 x 1 vector, blocks 1 -> 2 on 2 processes, was 15x slower than PDGEMR2D), and
+  // the nb = 64 -> 100 reference.
+  static const std::vector<ShapeCase> v = [] {
+    std::vector<ShapeCase> c;
+    for (const auto& [t, k] : std::vector<std::pair<const char*, const char*>>{
+             {"4194304x1:1x1@2x1:2x1@2x1", "thin, blocks 1->2"},
+             {"4194304x1:2x1@2x1:3x1@2x1", "thin, blocks 2->3"},
+             {"4194304x1:3x1@2x1:1x1@2x1", "thin, blocks 3->1"},
+             {"4194304x1:64x1@2x1:100x1@2x1", "thin, blocks 64->100"},
+             {"1x4194304:1x1@1x2:1x2@1x2", "thin row, blocks 1->2"},
+             {"1x4194304:1x3@1x2:1x1@2x1", "thin row, 3->1, 1x2->2x1"},
+             {"2000x2000:1x1@1x2:2x2@2x1", "tiny blocks 1->2, 1x2->2x1"},
+             {"2000x2000:2x2@2x1:3x3@1x2", "tiny blocks 2->3, 2x1->1x2"},
+             {"2000x2000:3x3@1x2:1x1@2x1", "tiny blocks 3->1, 1x2->2x1"},
+             {"1000000x4:1x1@2x1:3x2@2x1", "thin 4 cols, 1x1->3x2"},
+             {"4194304x1:1x1@4x1:2x1@2x2", "thin, 4x1->2x2"},
+             {"2000x2000:1x1@2x2:3x3@4x1", "tiny blocks 1->3, 2x2->4x1"}})
+      c.push_back(parse_shape(t, k));
+    return c;
+  }();
+  return v;
+}
+
+const std::vector<ShapeCase>& suite_cases() {
+  static const std::vector<ShapeCase> v = [] {
+    std::vector<ShapeCase> c;
+    for (const auto& [t, k] : std::vector<std::pair<const char*, const char*>>{
+             {"4000x4000:64x64@2x2:64x64@3x3", "expansion 4->9"},
+             {"4000x4000:64x64@1x2:64x64@2x2", "expansion 2->4"},
+             {"4000x4000:64x64@3x3:64x64@2x2", "shrink 9->4"},
+             {"4000x4000:64x64@2x2:64x64@1x1", "shrink 4->1"},
+             {"4000x4000:64x64@3x3:100x100@3x3", "block size 64->100 on 3x3"},
+             {"4000x4000:64x64@2x4:64x64@4x2", "reshape 2x4->4x2"},
+             {"4000x4000:64x64@1x9:64x64@9x1", "reshape 1x9->9x1"},
+             {"4000x4000:64x64@1x2:64x64@2x1", "reshape 1x2->2x1"},
+             {"4000x4000:4000x1000@1x4:1000x4000@4x1", "panels: columns->rows, 4"},
+             {"4000x4000:4000x2000@1x2:2000x4000@2x1", "panels: columns->rows, 2"},
+             {"8000x500:64x64@2x2:64x64@4x1", "tall 8000x500, 2x2->4x1"}})
+      c.push_back(parse_shape(t, k));
+    for (const auto& t : tiny_cases()) c.push_back(t);
+    return c;
+  }();
+  return v;
+}
+
+CostaGemr2d* load_costa(const std::string& dir) {
+  if (dir.empty()) return nullptr;
+  std::string tried;
+  for (const char* sub : {"/lib/", "/lib64/", "/", "/src/costa/"}) {
+    const std::string path = dir + sub + "libcosta_prefixed_scalapack.so";
+    if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      if (void* f = dlsym(h, "costa_pdgemr2d")) return reinterpret_cast<CostaGemr2d*>(f);
+      throw std::runtime_error("--costa: " + path + " has no costa_pdgemr2d");
+    }
+    tried += " " + path;
+  }
+  throw std::runtime_error("--costa " + dir + ": no libcosta_prefixed_scalapack.so (build COSTA as a shared "
+                           "library with COSTA_SCALAPACK set); tried" + tried);
+}
+
+namespace {
+
+// This rank's local array of layout l, element (i, j) of the global matrix holding
+// 1 + i + j*m when `fill` (distinct for every element, exact in a double), else 0.
+calib::Local allocate_unique(const Layout& l, int rank, bool fill) {
+  calib::Local x = calib::allocate(l, rank, false);
+  if (!fill || !x.in) return x;
+  int pr = 0, pc = 0;
+  l.coords_of(rank, pr, pc);
+  const Axis rows = l.row_axis(), cols = l.col_axis();
+  std::vector<std::int64_t> gi(static_cast<std::size_t>(x.rows));
+  for (std::int64_t i = 0; i < x.rows; ++i) gi[static_cast<std::size_t>(i)] = rows.to_global(pr, i);
+  for (std::int64_t j = 0; j < x.cols; ++j) {
+    const std::int64_t gj = cols.to_global(pc, j);
+    double* col = x.data.data() + j * x.ld;
+    for (std::int64_t i = 0; i < x.rows; ++i)
+      col[i] = 1.0 + static_cast<double>(gi[static_cast<std::size_t>(i)]) + static_cast<double>(gj) * static_cast<double>(l.m);
+  }
+  return x;
+}
+
+ExecOptions options_of(const std::string& v) {
+  ExecOptions o;
+  if (v == "datatype")
+    o.transport = Transport::Datatype;
+  else if (v == "packed")
+    o.transport = Transport::Packed;
+  else if (v == "auto")
+    o.transport = Transport::Auto;
+  else
+    throw std::runtime_error("--variants " + v + " is not datatype, packed or auto");
+  return o;
+}
+
+struct Phases {
+  double plan = 1e30, check = 0, local = 0, transfer = 0, total = 1e30;
+};
+
+void print_header() {
+  std::printf("%-40s %-28s %2s %8s %8s %8s %8s %8s %9s %7s %8s %8s %s\n", "case", "shape", "P", "moved_MB", "floor_s",
+              "gemr2d_s", "redist_s", "c_api_s", "costa_s", "x_floor", "gemr2d/r", "costa/r", "check");
+}
+
+}  // namespace
+
+void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nlohmann::json& results) {
+  int world = 0, wrank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (wrank == 0) print_header();
+  for (const auto& s : cases) {
+    const int P = s.ranks();
+    if (P > world) {
+      if (wrank == 0) std::printf("# skipping %s: needs %d ranks\n", s.text.c_str(), P);
+      continue;
+    }
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &comm);
+    if (comm == MPI_COMM_NULL) {
+      calib::sleepy_barrier(MPI_COMM_WORLD, 500);
+      continue;
+    }
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    const int sys = Csys2blacs_handle(comm);
+    int gctxt = sys;
+    Cblacs_gridinit(&gctxt, "R", 1, P);
+    {
+      const Layout a = Layout::block_cyclic(s.m, s.n, s.mba, s.nba, s.ga.r, s.ga.c);
+      const Layout b = Layout::block_cyclic(s.m, s.n, s.mbb, s.nbb, s.gb.r, s.gb.c);
+      const auto A = allocate_unique(a, me, true);
+      auto R = calib::allocate(b, me, false), B = R, C = R, K = R;
+      const auto stats = redist::plan_stats(a, b, P);
+      const double moved = static_cast<double>(stats.elements_moved) * sizeof(double);
+      // The floor: every rank copies the bytes it receives from other ranks, all at once
+      // (no redistribution can land them with fewer copies).
+      const auto floor_bytes = static_cast<std::size_t>(stats.recv_by_rank[static_cast<std::size_t>(me)]) * sizeof(double);
+      std::vector<char> fsrc(floor_bytes, 1), fdst(floor_bytes, 2);
+      redist::BlacsGrid ga(sys, a), gb(sys, b);
+      const auto da = a.to_desc(ga.ctxt(), static_cast<int>(A.ld));
+      const auto db = b.to_desc(gb.ctxt(), static_cast<int>(R.ld));
+      double t_floor = 1e30, t_ref = 1e30, t_cpp = 1e30, t_c = 1e30, t_costa = 1e30;
+      int same_cpp = 1, same_c = 1, same_costa = 1;
+      const bool same_grid_shape = s.ga.r == s.gb.r && s.ga.c == s.gb.c;
+      std::vector<Phases> phases(opt.variants.size());
+      std::vector<int> same_var(opt.variants.size(), 1);
+      auto all_same = [&](const calib::Local& x) {
+        int ok = x.data == R.data ? 1 : 0, all = 0;
+        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+        return all;
+      };
+      auto timed = [&](auto&& f) {
+        MPI_Barrier(comm);
+        const double t0 = MPI_Wtime();
+        f();
+        return max_over(comm, MPI_Wtime() - t0);
+      };
+      for (int rep = 0; rep < opt.reps; ++rep) {
+        t_floor = std::min(t_floor, timed([&] {
+          if (floor_bytes) std::memcpy(fdst.data(), fsrc.data(), floor_bytes);
+        }));
+        if (floor_bytes) fsrc[0] = fdst[floor_bytes - 1];  // keep the copy live
+        t_ref = std::min(t_ref, timed([&] {
+          Cpdgemr2d(static_cast<int>(s.m), static_cast<int>(s.n), A.in ? A.data.data() : nullptr, 1, 1, da.data(),
+                    R.in ? R.data.data() : nullptr, 1, 1, db.data(), gctxt);
+        }));
+        std::fill(B.data.begin(), B.data.end(), 0.0);
+        t_cpp = std::min(t_cpp, timed([&] {
+          redist::redistribute<double>(comm, a, A.in ? A.data.data() : nullptr, A.ld, b, B.in ? B.data.data() : nullptr,
+                                       B.ld);
+        }));
+        same_cpp = std::min(same_cpp, all_same(B));
+        std::fill(C.data.begin(), C.data.end(), 0.0);
+        int rc = REDIST_SUCCESS;
+        t_c = std::min(t_c, timed([&] {
+          rc = redist_Cpdgemr2d(static_cast<int>(s.m), static_cast<int>(s.n), A.in ? A.data.data() : nullptr, 1, 1,
+                                da.data(), C.in ? C.data.data() : nullptr, 1, 1, db.data(), gctxt, REDIST_DEFAULT);
+        }));
+        same_c = std::min(same_c, rc == REDIST_SUCCESS ? all_same(C) : 0);
+        if (opt.costa) {
+          std::fill(K.data.begin(), K.data.end(), 0.0);
+          const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), one = 1;
+          // COSTA's wrapper describes both grids with ICTXT's dimensions (costa_pxgemr2d.cpp
+          // passes Cblacs_gridinfo(ctxt) to both layouts), so it is right only when ICTXT's
+          // grid has A's and B's shape: there pass A's own context (same ranks, same shape);
+          // otherwise the 1 x P context of all processes, as a PDGEMR2D caller would.
+          const int costa_ctxt = same_grid_shape ? ga.ctxt() : gctxt;
+          t_costa = std::min(t_costa, timed([&] {
+            opt.costa(&m, &n, A.in ? A.data.data() : nullptr, &one, &one, da.data(), K.in ? K.data.data() : nullptr,
+                      &one, &one, db.data(), &costa_ctxt);
+          }));
+          same_costa = std::min(same_costa, all_same(K));
+        }
+        for (std::size_t v = 0; v < opt.variants.size(); ++v) {
+          const ExecOptions eo = options_of(opt.variants[v]);
+          Phases& ph = phases[v];
+          std::fill(B.data.begin(), B.data.end(), 0.0);
+          RedistPlan plan;
+          ph.plan = std::min(ph.plan, timed([&] { plan = make_plan(a, b, Region::whole(a), P, ScheduleKind::Default, me); }));
+          ExecStats st;
+          const double t = timed([&] {
+            redist::redistribute<double>(comm, plan, A.in ? A.data.data() : nullptr, A.ld,
+                                         B.in ? B.data.data() : nullptr, B.ld, eo, &st);
+          });
+          const double check = max_over(comm, st.check_s), local = max_over(comm, st.local_copy_s),
+                       transfer = max_over(comm, st.transfer_s);
+          if (t < ph.total) ph = {ph.plan, check, local, transfer, t};
+          same_var[v] = std::min(same_var[v], all_same(B));
+        }
+      }
+      if (me == 0) {
+        char costa_col[32] = "not built", costa_ratio[32] = "-";
+        if (opt.costa) {
+          std::snprintf(costa_col, sizeof costa_col, "%.4f", t_costa);
+          std::snprintf(costa_ratio, sizeof costa_ratio, "%.2fx", t_costa / t_cpp);
+        }
+        std::string check = same_cpp && same_c ? "ok" : "MISMATCH(redist)";
+        if (opt.costa && !same_costa) check += " costa-differs";
+        std::printf("%-40s %-28s %2d %8.1f %8.4f %8.4f %8.4f %8.4f %9s %6.2fx %7.2fx %8s %s%s\n",
+                    ("\"" + s.kind + "\"").c_str(), s.text.c_str(), P, moved / 1e6, t_floor, t_ref, t_cpp, t_c,
+                    costa_col, t_cpp / std::max(t_floor, 1e-9), t_ref / t_cpp, costa_ratio, check.c_str(),
+                    static_cast<unsigned>(P) > cores ? " (P>cores)" : "");
+        nlohmann::json row = {{"case", s.kind},
+                              {"shape", s.text},
+                              {"ranks", P},
+                              {"cores", cores},
+                              {"moved_bytes", moved},
+                              {"floor_s", t_floor},
+                              {"pdgemr2d_s", t_ref},
+                              {"redist_s", t_cpp},
+                              {"redist_c_api_s", t_c},
+                              {"costa_s", opt.costa ? nlohmann::json(t_costa) : nlohmann::json("not built")},
+                              {"redist_identical_to_pdgemr2d", same_cpp == 1 && same_c == 1},
+                              {"costa_identical_to_pdgemr2d", opt.costa ? nlohmann::json(same_costa == 1) : nlohmann::json()},
+                              {"reps", opt.reps}};
+        for (std::size_t v = 0; v < opt.variants.size(); ++v) {
+          const Phases& ph = phases[v];
+          std::printf("##   %-10s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f%s\n",
+                      opt.variants[v].c_str(), ph.total, ph.plan, ph.check, ph.local, ph.transfer,
+                      same_var[v] ? "" : "  MISMATCH");
+          row["variants"][opt.variants[v]] = {{"total_s", ph.total}, {"plan_s", ph.plan},       {"check_s", ph.check},
+                                              {"local_s", ph.local}, {"transfer_s", ph.transfer}, {"identical", same_var[v] == 1}};
+        }
+        std::fflush(stdout);
+        results.push_back(row);
+      }
+    }
+    Cblacs_gridexit(gctxt);
+    Cfree_blacs_system_handle(sys);
+    MPI_Comm_free(&comm);
+    calib::sleepy_barrier(MPI_COMM_WORLD, 500);
+  }
+}
+
+}  // namespace redist::bench

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// redist_bench's shape mode (issue 21 §3): one redistribution per "case" between two
+// block-cyclic layouts, ScaLAPACK's PDGEMR2D, redist (C++ and C API), COSTA if the user
+// built it, and the parallel memcpy floor of the moved bytes, timed round robin in one run
+// and checked element for element against PDGEMR2D's result.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "calibration.hpp"
+
+namespace redist::bench {
+
+// "MxN:mbxnb@PxQ:mbxnb@PxQ": A's blocks and grid, then B's; both grids on the first ranks.
+struct ShapeCase {
+  std::int64_t m = 0, n = 0, mba = 0, nba = 0, mbb = 0, nbb = 0;
+  calib::Grid ga, gb;
+  std::string text, kind;
+  int ranks() const { return std::max(ga.size(), gb.size()); }
+};
+ShapeCase parse_shape(const std::string& text, const std::string& kind = "");
+
+// The tiny-block and long-thin cases (2-4 ranks) and the whole suite of issue 21 §3
+// (expansion, many-to-few shrink, block-size change, reshapes, panel changes, tiny blocks,
+// long thin matrices; up to 9 ranks), each with the kind of change it stands for.
+const std::vector<ShapeCase>& tiny_cases();
+const std::vector<ShapeCase>& suite_cases();
+
+// COSTA's prefixed ScaLAPACK wrapper, costa_pdgemr2d (Fortran-style pointer arguments).
+using CostaGemr2d = void(const int*, const int*, const double*, const int*, const int*, const int*, double*,
+                         const int*, const int*, const int*, const int*);
+// From <dir>/lib, <dir>/lib64 or <dir> itself (libcosta_prefixed_scalapack.so); nullptr
+// for an empty dir; throws std::runtime_error naming what was tried.
+CostaGemr2d* load_costa(const std::string& dir);
+
+struct ShapeOptions {
+  int reps = 3;
+  CostaGemr2d* costa = nullptr;
+  std::string costa_dir;
+  // Extra redist transports to time ("datatype", "packed", "auto"): one line each with the
+  // per-phase split (plan, argument check, local copies, transfers), for finding limits.
+  std::vector<std::string> variants;
+};
+
+// Collective over MPI_COMM_WORLD; ranks past a case's size sleep meanwhile. Rank 0 prints
+// one line per case and appends a JSON object per case to `results`.
+void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nlohmann::json& results);
+
+}  // namespace redist::bench
