@@ -106,20 +106,25 @@ std::vector<Slab> slabs(const redist::Layout& l, int pr, int pc) {
   return out;
 }
 
-namespace {
-std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
-  x ^= x >> 30;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 27;
-  x *= 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  return x;
+std::pair<std::int64_t, std::int64_t> chunk_shape(const MatrixInfo& m, std::size_t element_bytes, BlockIo mode) {
+  if (mode == BlockIo::Never || m.layout == LayoutKind::Extended || m.mb < 1 || m.nb < 1 || m.m < 1 || m.n < 1) return {0, 0};
+  const std::int64_t r = std::min(m.mb, m.m), c = std::min(m.nb, m.n);
+  const std::int64_t bytes = r * c * static_cast<std::int64_t>(element_bytes);
+  if (mode == BlockIo::Auto && bytes < kMinBlockBytes && !(r == m.m && c == m.n)) return {0, 0};
+  if (bytes > kMaxChunkBytes) return {0, 0};
+  return {r, c};
 }
-}  // namespace
+
+bool per_block_io(const redist::Layout& l, std::size_t element_bytes, BlockIo mode) {
+  if (mode != BlockIo::Auto) return mode == BlockIo::Always;
+  const auto blocks = static_cast<double>(l.row_axis().nblocks()) * static_cast<double>(l.col_axis().nblocks());
+  if (blocks <= 0) return false;
+  const double elements = static_cast<double>(l.row_axis().extent()) * static_cast<double>(l.col_axis().extent());
+  return elements * static_cast<double>(element_bytes) / blocks >= static_cast<double>(kMinBlockBytes);
+}
 
 std::uint64_t element_hash(std::int64_t i, std::int64_t j, std::uint64_t bits) {
-  return mix64(mix64(static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull ^ mix64(static_cast<std::uint64_t>(j) + 0x632BE59BD9B4E019ull)) ^
-               bits);
+  return keyed_hash(row_key(i), col_key(j), bits);
 }
 
 double parse_duration(const std::string& text) {

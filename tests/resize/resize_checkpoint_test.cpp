@@ -214,3 +214,56 @@ TEST(CheckpointFiles, NamesAndKeepsTheNewest) {
 }
 
 }  // namespace
+
+namespace {
+std::uint64_t splitmix_finaliser(std::uint64_t x) {
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+}  // namespace
+
+// The checksum stored in files of format version 1 must stay the same function of (i, j,
+// bits) when its computation is rearranged, or older checkpoints would fail verification.
+TEST(CheckpointChecksum, ElementHashIsTheVersion1Formula) {
+  for (std::int64_t i : {0, 1, 63, 4000, 123457})
+    for (std::int64_t j : {0, 2, 64, 3999})
+      for (std::uint64_t bits : {0ull, 0x3FF0000000000000ull, 0xDEADBEEFull}) {
+        const std::uint64_t v1 = splitmix_finaliser(
+            splitmix_finaliser(static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull ^
+                               splitmix_finaliser(static_cast<std::uint64_t>(j) + 0x632BE59BD9B4E019ull)) ^
+            bits);
+        EXPECT_EQ(ck::element_hash(i, j, bits), v1) << i << "," << j;
+      }
+}
+
+TEST(CheckpointIo, ChunkIsTheBlockWhenBlocksAreLargeEnoughAndUniform) {
+  ck::MatrixInfo m;
+  m.m = 4000;
+  m.n = 3000;
+  m.mb = m.nb = 64;
+  EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{64, 64}));  // 32 KiB blocks
+  m.mb = m.nb = 16;
+  EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{0, 0}));  // 2 KiB: contiguous
+  m.mb = 5000;  // a block layout on one process row: cut to the matrix
+  m.nb = 1500;
+  EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{4000, 1500}));
+  m.m = m.n = m.mb = m.nb = 10;  // a tiny matrix is one chunk
+  EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{10, 10}));
+  m.m = m.n = m.mb = m.nb = 20000;  // 3.2 GB: over the chunk cap
+  EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{0, 0}));
+  m.m = m.n = 4000;
+  m.mb = m.nb = 64;
+  m.layout = ck::LayoutKind::Extended;  // blocks of many sizes: contiguous
+  EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{0, 0}));
+}
+
+TEST(CheckpointIo, PerBlockIoForBlocksOfEightKibOrMore) {
+  EXPECT_TRUE(ck::per_block_io(redist::Layout::block_cyclic(4000, 4000, 64, 64, 2, 2), 8));
+  EXPECT_FALSE(ck::per_block_io(redist::Layout::block_cyclic(4000, 4000, 16, 16, 2, 2), 8));
+  EXPECT_TRUE(ck::per_block_io(redist::Layout::block_cyclic(4000, 4000, 16, 16, 2, 2), 32));
+  EXPECT_TRUE(ck::per_block_io(redist::Layout::block_cyclic(100, 100, 50, 50, 2, 2), 8));
+}

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
@@ -95,6 +96,28 @@ struct Slab {
 };
 std::vector<Slab> slabs(const redist::Layout& l, int pr, int pc);
 
+// How a matrix's elements travel to and from the file. Measured (docs/checkpoint.md,
+// "Measured bandwidth"): one collective H5Dwrite of the union of a process's blocks
+// from a row-major packed copy cost 5-10x a raw write of the same bytes, the two-phase
+// exchange of thousands of 512-byte pieces and the copy dominating. With the dataset
+// chunked one chunk per block, each block is one contiguous piece of the file, and
+// each process writes (reads) its blocks one by one, independently, from a small
+// row-major copy of that block: no exchange, no whole-matrix copy.
+// Blocks below kMinBlockBytes would make too many tiny chunks and calls: such matrices
+// keep the contiguous dataset and the collective union selection.
+inline constexpr std::int64_t kMinBlockBytes = 8 * 1024;
+inline constexpr std::int64_t kMaxChunkBytes = std::int64_t{512} << 20;  // HDF5 caps a chunk at 4 GiB
+// The chunk shape of a matrix's dataset: its block (mb x nb, cut to the matrix) when
+// the layout has uniform blocks of kMinBlockBytes..kMaxChunkBytes, else {0, 0}
+// (contiguous dataset). The file stays the M x N matrix either way (h5py, h5dump).
+// BlockIo::Always / Never (environment MALLEABLE_CHECKPOINT_BLOCKS=always|never, for
+// tests and the benchmark) force the per-block path with chunks / the union path.
+enum class BlockIo { Auto, Always, Never };
+std::pair<std::int64_t, std::int64_t> chunk_shape(const MatrixInfo& m, std::size_t element_bytes, BlockIo mode = BlockIo::Auto);
+// Whether a process moves its blocks of layout `l` one block at a time: when its blocks
+// average kMinBlockBytes or more.
+bool per_block_io(const redist::Layout& l, std::size_t element_bytes, BlockIo mode = BlockIo::Auto);
+
 // HDF5 iterates a selection in row-major order of the file's dataspace; the local
 // buffer is column-major (leading dimension lld). pack() writes local rows x local
 // columns row-major into `out` (lr * lc elements), unpack() the reverse.
@@ -124,6 +147,20 @@ void unpack(const T* in, std::int64_t lr, std::int64_t lc, T* local, std::int64_
 // One element's contribution: a 64-bit mix of its global position and its bits. The
 // matrix checksum is the sum of all contributions mod 2^64, so it does not depend on
 // which process holds which element: any grid computes it with one MPI_Allreduce(SUM).
+// element_hash(i, j, bits) = mix(mix(row_key(i) ^ col_key(j)) ^ bits); the keys are
+// split out so that local_checksum computes each column's key once (inline, two mixes
+// per element instead of a call and three).
+inline std::uint64_t mix64(std::uint64_t x) {  // splitmix64's finaliser
+  x ^= x >> 30;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 27;
+  x *= 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  return x;
+}
+inline std::uint64_t row_key(std::int64_t i) { return static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull; }
+inline std::uint64_t col_key(std::int64_t j) { return mix64(static_cast<std::uint64_t>(j) + 0x632BE59BD9B4E019ull); }
+inline std::uint64_t keyed_hash(std::uint64_t rk, std::uint64_t ck, std::uint64_t bits) { return mix64(mix64(rk ^ ck) ^ bits); }
 std::uint64_t element_hash(std::int64_t i, std::int64_t j, std::uint64_t bits);
 inline std::uint64_t value_bits(float v) {
   std::uint32_t b;
@@ -147,13 +184,13 @@ template <class T>
 std::uint64_t local_checksum(const T* local, std::int64_t lld, const redist::Axis& rows, int pr,
                              const redist::Axis& cols, int pc) {
   const std::int64_t lr = rows.local_count(pr), lc = cols.local_count(pc);
-  std::vector<std::int64_t> gi(static_cast<std::size_t>(lr));
-  for (std::int64_t i = 0; i < lr; ++i) gi[static_cast<std::size_t>(i)] = rows.to_global(pr, i);
+  std::vector<std::uint64_t> rk(static_cast<std::size_t>(lr));
+  for (std::int64_t i = 0; i < lr; ++i) rk[static_cast<std::size_t>(i)] = row_key(rows.to_global(pr, i));
   std::uint64_t sum = 0;
   for (std::int64_t j = 0; j < lc; ++j) {
-    const std::int64_t g = cols.to_global(pc, j);
-    for (std::int64_t i = 0; i < lr; ++i)
-      sum += element_hash(gi[static_cast<std::size_t>(i)], g, value_bits(local[i + j * lld]));
+    const std::uint64_t cj = col_key(cols.to_global(pc, j));
+    const T* col = local + j * lld;
+    for (std::int64_t i = 0; i < lr; ++i) sum += keyed_hash(rk[static_cast<std::size_t>(i)], cj, value_bits(col[i]));
   }
   return sum;
 }
