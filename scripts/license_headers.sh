@@ -43,9 +43,22 @@ main() {
     esac
   }
 
+  # Which files lack the line: one `head` over all of them (its "==> f <==" banners name
+  # each file, empty ones too) read by one awk, not two processes per file.
+  files=()
+  while IFS= read -r f; do files+=("$f"); done < <(list_files)
+  lacking=()
+  if [[ ${#files[@]} -gt 0 ]]; then
+    while IFS= read -r f; do lacking+=("$f"); done < <(
+      cd "$root" && head -v -n 3 -- "${files[@]}" | awk -v spdx="$spdx" '
+        /^==> .* <==$/ { if (name != "" && !seen) print name
+                         name = substr($0, 5, length($0) - 8); seen = 0; next }
+        index($0, spdx) { seen = 1 }
+        END { if (name != "" && !seen) print name }')
+  fi
+
   missing=0
-  while IFS= read -r f; do
-    if head -n 3 "$root/$f" | grep -q "$spdx"; then continue; fi
+  for f in "${lacking[@]}"; do
     if [[ $mode == --check ]]; then
       echo "$f"
       missing=$((missing + 1))
@@ -61,7 +74,7 @@ main() {
     cat "$tmp" >"$root/$f"  # keeps the file's mode (executable scripts stay executable)
     rm -f "$tmp"
     echo "added: $f"
-  done < <(list_files)
+  done
 
   if [[ $mode == --check ]]; then
     if [[ $missing -gt 0 ]]; then

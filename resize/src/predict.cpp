@@ -368,10 +368,8 @@ std::string resize_history_file_name(const std::string& app, const std::string& 
 
 HistoryLocation resize_history_location(const std::string& app, const std::string& executable) {
   const char* v = std::getenv("RESIZE_HISTORY");
-  const char* name = "RESIZE_HISTORY";
-  if (!v && (v = std::getenv("MALLEABLE_RESIZE_HISTORY"))) name = "MALLEABLE_RESIZE_HISTORY";
   if (v) {
-    if (!*v || std::string(v) == "off") return {"", std::string(name) + "=" + (*v ? "off" : "(empty)"), true};
+    if (!*v || std::string(v) == "off") return {"", std::string("RESIZE_HISTORY=") + (*v ? "off" : "(empty)"), true};
     return {v, ""};
   }
   std::string dir;

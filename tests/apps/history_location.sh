@@ -14,7 +14,7 @@ work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
-unset RESIZE_HISTORY MALLEABLE_RESIZE_HISTORY XDG_CACHE_HOME
+unset RESIZE_HISTORY XDG_CACHE_HOME
 run() {  # run <log> <driver> [env assignments...]
   local log=$1 driver=$2
   shift 2

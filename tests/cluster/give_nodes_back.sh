@@ -5,7 +5,8 @@
 # then gives node2 and node3 back whole ("@node2+node3"): every process of job 1 there
 # ends. A second, independent MPI job then runs on node2 and node3 while job 1 continues
 # on node1. Both results are checked; the time from job 1's shrink to free nodes is
-# measured here and printed beside the expansion cost.
+# measured here and printed beside the expansion cost. Job 1 iterates until the test
+# creates its --stop-file after job 2 (explicit order, not a guess of how long job 2 takes).
 # Usage: give_nodes_back.sh <source dir> <build dir>
 SRC=$1 BUILD=$2
 . "$SRC/tests/cluster/harness.sh"
@@ -14,7 +15,7 @@ work=$(mktemp -d)
 app=pdgemm_resizable
 
 timeout 300 "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none -n 4 \
-  "$BUILD/apps/$app" -n 640 --nb 64 -i 500 -p scripted \
+  "$BUILD/apps/$app" -n 640 --nb 64 -i 1000000 -p scripted --stop-file "$work/stop" \
   -s 2:expand:3x4:local2@node2=4+node3=4,20:shrink:2x2@node2+node3 --json "$work/job1.json" \
   >"$work/job1.log" 2>&1 &
 job1=$!
@@ -58,6 +59,7 @@ mpirun_on node2 -n 4 --host node2:2,node3:2 "$BUILD/apps/$app" -n 320 --nb 32 -g
 grep -q "result check.*OK" "$work/job2.log" || fail "job 2's result check"
 kill -0 $job1 2>/dev/null || { cat "$work/job1.log"; fail "job 1 ended before job 2 finished (it must continue meanwhile)"; }
 echo "job 2 ran on node2 and node3 while job 1 continued on node1"
+touch "$work/stop"
 
 wait $job1 || { tail -40 "$work/job1.log"; fail "job 1 failed"; }
 grep "result check" "$work/job1.log"

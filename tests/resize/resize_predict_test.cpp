@@ -543,7 +543,6 @@ TEST(ResizeHistory, LocationIsPerApplicationUnderTheCacheDirectory) {
   const std::string home = (dir.path / "home").string();
   ScopedEnv env;
   env.set("RESIZE_HISTORY", nullptr);
-  env.set("MALLEABLE_RESIZE_HISTORY", nullptr);
   env.set("XDG_CACHE_HOME", "/cache");
   env.set("HOME", home.c_str());
   const auto jacobi = resize::resize_history_location("jacobi", "/opt/bin/jacobi");
@@ -573,7 +572,6 @@ TEST(ResizeHistory, FileNameIsStableAndSafe) {
 TEST(ResizeHistory, LocationOffOrElsewhereByEnvironment) {
   ScopedEnv env;
   env.set("XDG_CACHE_HOME", "/cache");
-  env.set("MALLEABLE_RESIZE_HISTORY", nullptr);
   env.set("RESIZE_HISTORY", "/tmp/x/my_history.json");
   EXPECT_EQ(resize::resize_history_location("a", "/a").path, "/tmp/x/my_history.json");
   for (const char* off : {"off", ""}) {
@@ -582,20 +580,11 @@ TEST(ResizeHistory, LocationOffOrElsewhereByEnvironment) {
     EXPECT_TRUE(l.path.empty());
     EXPECT_TRUE(l.off);
   }
-  // The 0.2 name still works when the new one is unset; the new one wins.
-  env.set("RESIZE_HISTORY", nullptr);
-  env.set("MALLEABLE_RESIZE_HISTORY", "");
-  EXPECT_TRUE(resize::resize_history_location("a", "/a").off);
-  env.set("MALLEABLE_RESIZE_HISTORY", "/tmp/old.json");
-  EXPECT_EQ(resize::resize_history_location("a", "/a").path, "/tmp/old.json");
-  env.set("RESIZE_HISTORY", "/tmp/new.json");
-  EXPECT_EQ(resize::resize_history_location("a", "/a").path, "/tmp/new.json");
 }
 
 TEST(ResizeHistory, NoUsableHomeKeepsItInMemory) {
   ScopedEnv env;
   env.set("RESIZE_HISTORY", nullptr);
-  env.set("MALLEABLE_RESIZE_HISTORY", nullptr);
   env.set("XDG_CACHE_HOME", nullptr);
   env.set("HOME", "/nonexistent/malleable-test-home");
   auto l = resize::resize_history_location("a", "/a");

@@ -133,8 +133,7 @@ class ResizeHistory {
 //   $RESIZE_HISTORY=off (or empty): in memory only, nothing read or written;
 //   $RESIZE_HISTORY=<file>: that file.
 // A $HOME that is not an existing directory (HOME=/nonexistent) is not created: in memory.
-// The 0.2 name $MALLEABLE_RESIZE_HISTORY is read, with the same meaning, when
-// $RESIZE_HISTORY is unset. No cache directory (neither variable set): in memory.
+// No cache directory (neither XDG_CACHE_HOME nor HOME set): in memory.
 struct HistoryLocation {
   std::string path;  // empty: keep the history in memory
   std::string why;   // with an empty path: the reason, for a notice
