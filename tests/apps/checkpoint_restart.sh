@@ -11,9 +11,13 @@
 #   expand   restart on 3x3 == a run that expanded 2x2 -> 3x3 by spawn at the same point
 #   byrestart 2x2 -> 3x3 -> 2x2 by restart (malleable-run) == the same resizes in place
 #   fallback  an expansion whose spawn is refused is carried out by restart
-# Usage: checkpoint_restart.sh <mpiexec> <mode> <pdgemm> <life> <life_hetero>
+#   pdgetrf   (inverse iteration, b carried) restart on 2x2 == uninterrupted 2x2; restart
+#             on 3x3 checked against serial LAPACKE_dgesv and its residual bound
+#   pdgemv    (power iteration, block layout) restart on 2x2 == uninterrupted 2x2; restart
+#             on 1x5 checked against serial cblas_dgemv
+# Usage: checkpoint_restart.sh <mpiexec> <mode> <pdgemm> <life> <life_hetero> [<pdgetrf> <pdgemv>]
 set -uo pipefail
-mpiexec=$1 mode=$2 pdgemm=$3 life=$4 hetero=$5
+mpiexec=$1 mode=$2 pdgemm=$3 life=$4 hetero=$5 pdgetrf=${6:-} pdgemv=${7:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export RESIZE_HISTORY=off
@@ -45,6 +49,21 @@ pdgemm)
   out=$(run 5 "${P[@]}" -i 4 -g 1x5 --restart "$f" 2>&1)
   grep -q "result check: B = (sA)^4 B0: .*OK" <<<"$out" || fail "pdgemm restart on 1x5: $out"
   echo "pdgemm 2x2 -> restart on 1x5: $(grep -o 'result check.*' <<<"$out")"
+  ;;
+pdgetrf | pdgemv)
+  # another grid (3x3 / 1x5): a different reduction order, so only the serial check holds
+  if [[ $mode == pdgetrf ]]; then P=("$pdgetrf" -n 180 --nb 16) other=3x3 np=9
+  else P=("$pdgemv" -n 300 --nb 16 --dist block) other=1x5 np=5; fi
+  run 4 "${P[@]}" -i 2 --checkpoint "$d" >"$work/w.log" 2>&1 || fail "checkpoint run: $(cat "$work/w.log")"
+  f=$d/$mode-000002.h5
+  [[ -f $f ]] || fail "no $f"
+  ref=$(run 4 "${P[@]}" -i 4 2>&1) || fail "uninterrupted run"
+  same "$mode 2x2 -> restart on 2x2" "$ref" 4 "${P[@]}" -i 4 --restart "$f"
+  out=$(run "$np" "${P[@]}" -i 4 -g "$other" --restart "$f" 2>&1)
+  grep -q "result check: .*OK" <<<"$out" || fail "$mode restart on $other: $out"
+  # resumed, not recomputed: the summary lists only iterations 3-4 on the new grid
+  grep -qE "^ +$other +$np +3-4 " <<<"$out" || fail "$mode restart on $other did not resume after iteration 2: $out"
+  echo "$mode 2x2 -> restart on $other: $(grep -o 'result check.*' <<<"$out")"
   ;;
 life)
   run 4 "$life" -n 120 -i 2 --checkpoint "$d" >"$work/w.log" 2>&1 || fail "checkpoint run: $(cat "$work/w.log")"
