@@ -110,7 +110,7 @@ up() {
     local have
     have=$(wc -l <"$STATE/nodes")
     if [[ $have -eq $n && "$(cat "$STATE/shape" 2>/dev/null)" == "$rate $delay $slots $slurm" ]] &&
-      ip netns list | grep -q "^${NS_PREFIX}node$n\b"; then
+      grep -q "^${NS_PREFIX}node$n\b" <<<"$(ip netns list)"; then
       echo "cluster.sh: $n nodes already up"
       return 0
     fi
@@ -295,7 +295,7 @@ status() {
   nodes=$(nodes_up)
   if [[ -z $nodes ]]; then
     echo "cluster.sh: no cluster is up"
-    if ip netns list 2>/dev/null | grep -q "^${NS_PREFIX}"; then
+    if grep -q "^${NS_PREFIX}" <<<"$(ip netns list 2>/dev/null)"; then
       echo "(namespaces of a half-made cluster exist: run down)"
     fi
     return 1

@@ -66,7 +66,7 @@ main() {
     fi
     line=$(comment_for "$f")
     tmp=$(mktemp)
-    if head -n 1 "$root/$f" | grep -q '^#!'; then
+    if grep -q '^#!' <<<"$(head -n 1 "$root/$f")"; then
       { head -n 1 "$root/$f"; echo "$line"; tail -n +2 "$root/$f"; } >"$tmp"
     else
       { echo "$line"; cat "$root/$f"; } >"$tmp"

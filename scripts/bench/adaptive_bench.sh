@@ -144,7 +144,7 @@ done
 rank_pid() {  # <mpiexec pid> <world rank>: the pid of that rank among mpiexec's children
   local p
   for p in $(pgrep -P "$1" 2>/dev/null); do
-    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+    if grep -qx "OMPI_COMM_WORLD_RANK=$2" <<<"$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null)"; then
       echo "$p"
       return 0
     fi

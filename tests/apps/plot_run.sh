@@ -9,8 +9,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$mpiexec" --oversubscribe --bind-to none -n 4 "$driver" -n 240 --nb 32 -i 6 -p scripted -q --meter-kernels \
   -s 2:expand:2x3:local2,4:shrink:2x2 --json "$work/run.json" >/dev/null
-"$plot" "$work/run.json" -o "$work/run.png" | grep -q "6 iterations, 2 resizes" || { echo "FAILED: plot summary"; exit 1; }
-head -c 8 "$work/run.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" || { echo "FAILED: not a PNG"; exit 1; }
+grep -q "6 iterations, 2 resizes" <<<"$("$plot" "$work/run.json" -o "$work/run.png")" || { echo "FAILED: plot summary"; exit 1; }
+grep -q "89 50 4e 47 0d 0a 1a 0a" <<<"$(head -c 8 "$work/run.png" | od -An -tx1)" || { echo "FAILED: not a PNG"; exit 1; }
 size=$(stat -c %s "$work/run.png")
 ((size > 15000)) || { echo "FAILED: a PNG of only $size bytes"; exit 1; }
 rc=0

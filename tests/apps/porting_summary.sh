@@ -35,6 +35,6 @@ assert len(j["iterations"]) == 8 and len(j["resizes"]) == 2, (len(j["iterations"
 assert [r["to"] for r in j["resizes"]] == [{"rows": 2, "cols": 3}, {"rows": 2, "cols": 2}], j["resizes"]
 assert j["host_cores"] > 0
 PY
-"$plot" "$work/run.json" -o "$work/run.png" | grep -q "8 iterations, 2 resizes" || fail "malleable-plot did not draw the run"
-head -c 8 "$work/run.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" || fail "malleable-plot wrote no PNG"
+grep -q "8 iterations, 2 resizes" <<<"$("$plot" "$work/run.json" -o "$work/run.png")" || fail "malleable-plot did not draw the run"
+grep -q "89 50 4e 47 0d 0a 1a 0a" <<<"$(head -c 8 "$work/run.png" | od -An -tx1)" || fail "malleable-plot wrote no PNG"
 echo "PASS: $app: summary, JSON and plot"

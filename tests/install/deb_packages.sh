@@ -38,15 +38,15 @@ need() {  # need <package> <dependency> ...
   local p=$1 d
   shift
   for d in "$@"; do
-    depends "${deb[$p]}" | tr ',' '\n' | sed 's/^ *//' | grep -q "^$d\b" || fail "$p does not depend on $d: $(depends "${deb[$p]}")"
+    grep -q "^$d\b" <<<"$(depends "${deb[$p]}" | tr ',' '\n' | sed 's/^ *//')" || fail "$p does not depend on $d: $(depends "${deb[$p]}")"
   done
 }
 need libmalleable0 libopenmpi3 libscalapack-openmpi2.2 liblapacke libstdc++6 libgfortran5 libc6
 need libmalleable-dev libmalleable0 libopenmpi-dev libscalapack-openmpi-dev libopenblas-dev liblapacke-dev
 need malleable-tools libmalleable0 openmpi-bin python3
-depends "${deb[libmalleable-dev]}" | grep -q "libmalleable0 (= $version)" || fail "libmalleable-dev must depend on libmalleable0 (= $version)"
+grep -q "libmalleable0 (= $version)" <<<"$(depends "${deb[libmalleable-dev]}")" || fail "libmalleable-dev must depend on libmalleable0 (= $version)"
 # The BLAS: any package giving libopenblas.so.0 / libblas.so.3 will do.
-depends "${deb[libmalleable0]}" | grep -Eq 'libopenblas0|libblas3' || fail "libmalleable0 has no BLAS dependency"
+grep -Eq 'libopenblas0|libblas3' <<<"$(depends "${deb[libmalleable0]}")" || fail "libmalleable0 has no BLAS dependency"
 
 root=$work/root
 for p in libmalleable0 libmalleable-dev malleable-tools; do dpkg -x "${deb[$p]}" "$root"; done
@@ -71,12 +71,12 @@ grep -q "$prefix/lib/libmalleable_resize.so" "$work/cxx/CMakeFiles/session_cxx.d
 # shellcheck disable=SC2046
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig mpicxx -std=c++20 -o "$work/pc" "$src/tests/install/session_cxx/session_cxx.cpp" \
   $(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs malleable) || fail "pkg-config consumer build"
-ldd "$work/pc" | grep -q "libmalleable_resize.so.0 => $prefix/" || { ldd "$work/pc" >&2; fail "pkg-config consumer does not load the extracted library"; }
+grep -q "libmalleable_resize.so.0 => $prefix/" <<<"$(ldd "$work/pc")" || { ldd "$work/pc" >&2; fail "pkg-config consumer does not load the extracted library"; }
 "$mpiexec" --oversubscribe --bind-to none -n 2 "$work/pc" || fail "pkg-config consumer run"
 
 # The tools package: malleable-config and a driver, answering from the root.
 [[ $("$prefix/bin/malleable-config" --preload blacs_dyn) == "$prefix/lib/libmalleable_blacs_dyn.so" ]] ||
   fail "malleable-config --preload blacs_dyn: $("$prefix/bin/malleable-config" --preload blacs_dyn)"
-"$prefix/libexec/malleable/pdgemm_resizable" --version | grep -q "malleable $version" ||
+grep -q "malleable $version" <<<"$("$prefix/libexec/malleable/pdgemm_resizable" --version)" ||
   fail "pdgemm_resizable --version: $("$prefix/libexec/malleable/pdgemm_resizable" --version)"
 echo "deb packages: built, dependencies checked, extracted and used: CMake and pkg-config consumers ran against $prefix; $("$prefix/libexec/malleable/pdgemm_resizable" --version)"

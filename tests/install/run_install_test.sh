@@ -44,7 +44,7 @@ done
 [[ -f $prefix/include/malleable/fortran/malleable_resize.f90 ]] || fail "Fortran module sources not installed"
 # Installed libraries find their siblings by themselves.
 for lib in "$libdir"/libmalleable_*.so; do
-  if ldd "$lib" | grep -q "not found"; then ldd "$lib" >&2; fail "$(basename "$lib") has unresolved libraries"; fi
+  if grep -q "not found" <<<"$(ldd "$lib")"; then ldd "$lib" >&2; fail "$(basename "$lib") has unresolved libraries"; fi
 done
 
 cmake_app() {  # <name> <source dir> [cmake args]
@@ -125,18 +125,18 @@ bare=$(cd "$src" && grep -n 'LD_PRELOAD=lib' README.md docs/*.md || true)
   for line in "${preloads[@]}"; do
     echo "+ $line" >&2
     out=$(bash -c "$line" 2>&1) || { echo "$out" >&2; fail "documented command failed: $line"; }
-    echo "$out" | grep -q "PDGEMM and PDGEMR2D on 4 processes, max error 0" || { echo "$out" >&2; fail "the program did not run right: $line"; }
+    grep -q "PDGEMM and PDGEMR2D on 4 processes, max error 0" <<<"$out" || { echo "$out" >&2; fail "the program did not run right: $line"; }
     case $line in
       *"--preload blacs_dyn"*) want="blacs-dyn: active ($libdir/libmalleable_blacs_dyn.so), world of 4 processes" ;;
       *"--preload gemr2d"*) want="Cpdgemr2d served by malleable redist" ;;
       *) fail "unknown preload in: $line" ;;
     esac
-    echo "$out" | grep -qF "$want" || { echo "$out" >&2; fail "not in use (no '$want'): $line"; }
+    grep -qF "$want" <<<"$out" || { echo "$out" >&2; fail "not in use (no '$want'): $line"; }
     echo "$out" | grep -F "$want" | head -1
   done
   # The trap the full path avoids: a bare name is ignored and the job runs stock.
   out=$(mpiexec -x LD_PRELOAD=libmalleable_blacs_dyn.so -x BLACS_DYN_VERBOSE=1 -n 4 ./app 2>&1) || true
-  echo "$out" | grep -q "blacs-dyn: active" && fail "control: a bare library name should not have been preloaded here"
+  grep -q "blacs-dyn: active" <<<"$out" && fail "control: a bare library name should not have been preloaded here"
   echo "control: a bare LD_PRELOAD=libmalleable_blacs_dyn.so is ignored: $(echo "$out" | grep -m1 -o 'cannot be preloaded[^)]*)' || echo 'no blacs-dyn line')"
 )
 

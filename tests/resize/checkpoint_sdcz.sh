@@ -19,7 +19,7 @@ run 4 write "$f" || fail "writing the checkpoint"
 sum=$(md5sum <"$f")
 for g in 3x3:9 1x5:5; do
   out=$(run "${g#*:}" read "$f" "${g%:*}" 2>&1)
-  echo "$out" | grep -q "^PASS: restart on ${g%:*}" || fail "restart on ${g%:*}: $out"
+  grep -q "^PASS: restart on ${g%:*}" <<<"$out" || fail "restart on ${g%:*}: $out"
 done
 # refused: the message on every rank, exit 3, the file unchanged
 refused() {  # refused <what> <np> <expected text> <file> <mode> [grid]
@@ -45,14 +45,14 @@ export MALLEABLE_CHECKPOINT_BLOCKS=always
 run 4 write "$work/blocks.h5" || fail "writing the per-block checkpoint"
 for g in 3x3:9 1x5:5; do
   out=$(run "${g#*:}" read "$work/blocks.h5" "${g%:*}" 2>&1)
-  echo "$out" | grep -q "^PASS: restart on ${g%:*}" || fail "per-block restart on ${g%:*}: $out"
+  grep -q "^PASS: restart on ${g%:*}" <<<"$out" || fail "per-block restart on ${g%:*}: $out"
 done
 cp "$work/blocks.h5" "$work/badblocks.h5"
 run 1 corrupt "$work/badblocks.h5" C || fail "corrupting the per-block copy"
 refused "corrupted chunked dataset" 4 "matrix 'C': checksum mismatch" "$work/badblocks.h5" read 2x2
 # and a per-block file read by the union path (the file format is the same matrix)
 out=$(MALLEABLE_CHECKPOINT_BLOCKS=never run 9 read "$work/blocks.h5" 3x3 2>&1)
-echo "$out" | grep -q "^PASS: restart on 3x3" || fail "per-block file read by the union path: $out"
+grep -q "^PASS: restart on 3x3" <<<"$out" || fail "per-block file read by the union path: $out"
 unset MALLEABLE_CHECKPOINT_BLOCKS
 if ((fails)); then echo "FAILED: $fails check(s)"; exit 1; fi
 echo PASS

@@ -19,7 +19,7 @@ while (($#)); do
   shift
 done
 if [[ -n $program ]]; then
-  if ldd "$program" | grep -q libmpi_cxx; then echo "FAILED: $(basename "$program") loads libmpi_cxx"; status=1
+  if grep -q libmpi_cxx <<<"$(ldd "$program")"; then echo "FAILED: $(basename "$program") loads libmpi_cxx"; status=1
   else echo "ok: $(basename "$program") does not load libmpi_cxx"; fi
 fi
 ((status == 0)) && echo "PASS"
