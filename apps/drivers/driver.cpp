@@ -274,19 +274,40 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       std::filesystem::create_directories(o.checkpoint_dir, ec);
     }
     double last_checkpoint = MPI_Wtime(), checkpoint_cost = -1;
+    // With auto, world rank 0 prints each decision with the numbers it used (issue 20 §1):
+    // the elapsed time since the last checkpoint at this check and at the previous check,
+    // the Young/Daly interval from the previous checkpoint's cost, and the new cost.
+    double previous_check = -1;  // since_last at the last check that did not checkpoint (-1: none)
+    const bool auto_every = every.kind == resize::checkpoint::Every::Kind::Auto;
     const auto maybe_checkpoint = [&](bool last) {
       if (o.checkpoint_dir.empty()) return;
       int now = 0;
+      double since = 0;
+      bool requested = false;
       if (s.world_rank() == 0) {
         const std::string request = o.checkpoint_dir + "/checkpoint.request";
-        const bool requested = ::access(request.c_str(), F_OK) == 0;
+        requested = ::access(request.c_str(), F_OK) == 0;
         if (requested) std::remove(request.c_str());
-        now = resize::checkpoint::due(every, it, MPI_Wtime() - last_checkpoint, checkpoint_cost, requested || last);
+        since = MPI_Wtime() - last_checkpoint;
+        now = resize::checkpoint::due(every, it, since, checkpoint_cost, requested || last);
+        if (!now) previous_check = since;
       }
       MPI_Bcast(&now, 1, MPI_INT, 0, s.world());
       if (!now) return;
+      const double used_cost = checkpoint_cost;
       s.checkpoint_in(o.checkpoint_dir, o.keep, &checkpoint_cost);
       last_checkpoint = MPI_Wtime();
+      if (auto_every && s.world_rank() == 0) {
+        const bool by_rule = resize::checkpoint::due(every, it, since, used_cost, false);
+        const char* reason = used_cost < 0 ? "first" : by_rule ? "interval" : requested ? "request" : "last";
+        const double interval = used_cost < 0 ? -1 : resize::checkpoint::young_daly_interval(used_cost, every.mtbf);
+        std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
+                    "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
+                    hooks.name.c_str(), it, reason, since, previous_check, interval, used_cost, every.mtbf,
+                    checkpoint_cost, resize::checkpoint::young_daly_interval(checkpoint_cost, every.mtbf));
+        std::fflush(stdout);
+        previous_check = -1;
+      }
     };
     // A stop request (--stop-file) is seen by world rank 0 and agreed by the whole current
     // world, so every process leaves the loop after the same iteration.

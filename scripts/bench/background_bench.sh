@@ -11,7 +11,7 @@
 # by resizes (sum of the resizes' t_total: for a background resize the begin plus the
 # completing point) and the end-to-end time, then the ratios background / blocking.
 #   scripts/bench/background_bench.sh [--n N] [--reps R] [--apps "pdgemm life"] [--build-dir DIR] [--out DIR]
-# Writes the runs' JSON and table.md to --out (default /tmp/background_bench).
+# Writes the runs' JSON, table.md, plot.dat and background.png (gnuplot) to --out (default /tmp/background_bench).
 # Not a test (label bench in spirit): timings depend on the machine and its load.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -85,3 +85,30 @@ for app in ("pdgemm", "pdgemv", "life"):
         label, so, sw, sw / so, eo, ew, ew / eo, on[0][3], statistics.median(x[2] for x in on), on[0][4], checks))
 EOF
 cat "$out/table.md"
+# The plot (gnuplot, issue 21 §2): per app, the medians of the time stopped by resizes and
+# of the end-to-end time, blocking vs background, from runs.tsv.
+python3 - "$out/runs.tsv" > "$out/plot.dat" <<'EOF'
+import sys, statistics
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+med = lambda app, mode, k: statistics.median(float(r[k]) for r in rows if r[0] == app and r[1] == mode)
+print("# app stopped_blocking stopped_background end_to_end_blocking end_to_end_background")
+for app in ("pdgemm", "pdgemv", "life"):
+    if any(r[0] == app and r[1] == "off" for r in rows) and any(r[0] == app and r[1] == "wait" for r in rows):
+        print(app, *("%.3f" % med(app, m, k) for k in (3, 4) for m in ("off", "wait")))
+EOF
+if command -v gnuplot > /dev/null; then
+  gnuplot <<EOF
+set terminal pngcairo size 900,420 font ",10"
+set output "$out/background.png"
+set title "Background vs blocking resizes, 2x2 -> 3x3 -> 4x4 -> 3x3 -> 2x2, N = $n (medians)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel "seconds"
+set grid ytics
+set key top right
+plot "$out/plot.dat" using 2:xtic(1) title "stopped, blocking", '' using 3 title "stopped, background", \
+     '' using 4 title "end-to-end, blocking", '' using 5 title "end-to-end, background"
+EOF
+  echo "plot: $out/background.png" >&2
+fi

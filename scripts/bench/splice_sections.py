@@ -21,13 +21,13 @@ import slurm_report  # noqa: E402
 SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm", slurm_report, "## Under Slurm"))
 # Sections their own benchmark scripts render as markdown (issue 13): docs/data/SUB/section.md,
 # whose first line is its level-2 heading. In this order, after the cluster and Slurm ones.
-STATIC = ("cost_model", "adaptive", "redist_shapes")
+STATIC = ("cost_model", "adaptive", "redist_shapes", "checkpoint")
 
 
-def static_sections(data):
+def static_sections(data, only=None):
     """(heading, text) of every docs/data/SUB/section.md that exists, SUB in STATIC order."""
     out = []
-    for sub in STATIC:
+    for sub in STATIC if not only else [s for s in STATIC if s == only]:
         f = os.path.join(data, sub, "section.md")
         if os.path.exists(f):
             text = open(f).read()
@@ -54,15 +54,18 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--results", default=os.path.join(root, "docs", "results.md"))
     ap.add_argument("--data", default=os.path.join(root, "docs", "data"))
+    ap.add_argument("--only", help="refresh just this docs/data subdirectory's section (e.g. checkpoint)")
     a = ap.parse_args()
     text = open(a.results).read()
     done = []
     for sub, mod, heading in SECTIONS:
+        if a.only and sub != a.only:
+            continue
         new = mod.render(os.path.join(a.data, sub))
         if new:
             text = splice(text, heading, new)
             done.append(sub)
-    for heading, new in static_sections(a.data):
+    for heading, new in static_sections(a.data, a.only):
         text = splice(text, heading, new)
         done.append(heading[3:])
     with open(a.results, "w") as f:
