@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "driver.hpp"
 
+#include "malleable/resize/by_restart.hpp"
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "malleable/resize/schedule.hpp"
@@ -344,7 +345,10 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep);
       if (s.world_rank() == 0) {
         const std::string next = o.checkpoint_dir + "/" + hooks.name + ".next";
-        std::ofstream(next + ".tmp") << d.nprow << " " << d.npcol << " " << file << "\n";
+        // With the nodes the decision names (a shrink's given back, an expansion's added,
+        // e.g. by the Slurm policy), the launcher runs the next job on exactly those.
+        std::ofstream(next + ".tmp") << resize::next_launch_text(d.nprow, d.npcol, file,
+                                                                 resize::hosts_after_restart(s.rank_hosts(), d));
         std::rename((next + ".tmp").c_str(), next.c_str());
         std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
                     hooks.name.c_str(), it, s.grid().shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
