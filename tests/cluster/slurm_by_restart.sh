@@ -26,7 +26,7 @@ wait_for() {  # <file> <regex> <seconds>: the first matching line, or fail
     grep -m1 -E -- "$2" "$1" 2>/dev/null && return 0
     sleep 0.05
   done
-  cat "$1"; fail "no line matching '$2' within $3 s"
+  cat "$1" >&2; fail "no line matching '$2' within $3 s"
 }
 nodes_of() { "$CLUSTER" exec head squeue -h -j "$1" -o %N 2>/dev/null; }
 {
