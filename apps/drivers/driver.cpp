@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "driver.hpp"
 
+#include "malleable/resize/by_restart.hpp"
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "malleable/resize/schedule.hpp"
@@ -357,15 +358,24 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       if (d.action == resize::Action::None) continue;
       if (o.mechanism != "restart") {
         const resize::RemapResult r = s.resize_now(d);
-        if (r.ok || d.action != resize::Action::Expand) continue;
+        if (r.ok) continue;
+        // A failed expansion, or a refused shrink that was to give nodes back whole (e.g.
+        // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
+        // restart on the nodes the decision names. World rank 0 holds the nodes.
+        int by_restart = d.action == resize::Action::Expand || !d.hosts.empty();
+        MPI_Bcast(&by_restart, 1, MPI_INT, 0, s.world());
+        if (!by_restart) continue;
         if (s.world_rank() == 0)
-          std::printf("[%s] the expansion by spawn failed (%s): resizing by restart instead\n", hooks.name.c_str(),
-                      r.message.c_str());
+          std::printf("[%s] the %s failed (%s): resizing by restart instead\n", hooks.name.c_str(),
+                      d.action == resize::Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
       }
       const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep);
       if (s.world_rank() == 0) {
         const std::string next = o.checkpoint_dir + "/" + hooks.name + ".next";
-        std::ofstream(next + ".tmp") << d.nprow << " " << d.npcol << " " << file << "\n";
+        // With the nodes the decision names (a shrink's given back, an expansion's added,
+        // e.g. by the Slurm policy), the launcher runs the next job on exactly those.
+        std::ofstream(next + ".tmp") << resize::next_launch_text(d.nprow, d.npcol, file,
+                                                                 resize::hosts_after_restart(s.rank_hosts(), d));
         std::rename((next + ".tmp").c_str(), next.c_str());
         std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
                     hooks.name.c_str(), it, s.grid().shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),

@@ -44,4 +44,6 @@ Decision Session::next_decision() {
   return out;
 }
 
+const std::vector<std::string>& Session::rank_hosts() const { return impl_->rank_hosts; }
+
 }  // namespace resize

@@ -410,6 +410,7 @@ void SlurmPolicy::note(std::string line) {
 }
 
 Decision SlurmPolicy::decide(const PolicyInput& in) {
+  return_failed_grant();
   const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
   if (now - last_ask_ < opt_.interval_s) return Decision::none();
   last_ask_ = now;
@@ -522,22 +523,28 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
     pending_keep_.clear();
   }
   if (d.action == Action::Expand && !acquired_.empty()) {
-    if (!ok) {
-      // The spawn failed: the nodes Slurm gave for it go back.
-      try {
-        auto keep = client_->held();
-        keep.erase(std::remove_if(keep.begin(), keep.end(),
-                                  [&](const std::string& h) {
-                                    return std::find(acquired_.begin(), acquired_.end(), h) != acquired_.end();
-                                  }),
-                   keep.end());
-        client_->release(keep);
-        note("the expansion failed; returned " + compress_hostlist(acquired_) + " to Slurm");
-      } catch (const Error& e) {
-        note(std::string("the expansion failed and the nodes could not be returned: ") + e.what());
-      }
-    }
+    // The spawn failed: the nodes Slurm gave for it go back at the next remap point
+    // (decide), unless the job first resizes by restart onto them (issue 20 §3: the
+    // driver checkpoints, exits, and scripts/malleable-run relaunches on the allocation).
+    if (!ok) failed_grant_ = acquired_;
     acquired_.clear();
+  }
+}
+
+void SlurmPolicy::return_failed_grant() {
+  if (failed_grant_.empty()) return;
+  const auto nodes = std::exchange(failed_grant_, {});
+  try {
+    auto keep = client_->held();
+    keep.erase(std::remove_if(keep.begin(), keep.end(),
+                              [&](const std::string& h) {
+                                return std::find(nodes.begin(), nodes.end(), h) != nodes.end();
+                              }),
+               keep.end());
+    client_->release(keep);
+    note("the expansion failed; returned " + compress_hostlist(nodes) + " to Slurm");
+  } catch (const Error& e) {
+    note(std::string("the expansion failed and the nodes could not be returned: ") + e.what());
   }
 }
 

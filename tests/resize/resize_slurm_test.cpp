@@ -233,6 +233,39 @@ TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
   pol.completed(d, 4, true);
 }
 
+TEST(Slurm, AFailedExpansionReturnsItsNodesAtTheNextRemapPointNotBefore) {
+  FakeSlurm f;
+  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+              {"sinfo", {0, "node2"}},
+              {"squeue", {0, ""}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+              {"salloc -N 1", {0, "salloc: Granted job allocation 11\n"}},
+              {"scontrol update JobId=11 NumNodes=0", {0, ""}},
+              {"scontrol update JobId=7 NumNodes=ALL", {0, ""}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}}};
+  Options o;
+  o.max_nodes = 2;
+  o.interval_s = 1e9;  // the second decide asks nothing of the plan: only the return
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 2}});
+  PolicyInput in;
+  in.world_size = 2;
+  in.rank_hosts = &ranks;
+  const Decision d = pol.decide(in);
+  ASSERT_EQ(d.action, Action::Expand) << d.reason;
+  ASSERT_TRUE(f.script.empty());
+  // The spawn fails: no command yet (a resize by restart may relaunch onto node2 first).
+  pol.completed(d, 2, false);
+  EXPECT_EQ(f.seen.size(), 8u) << f.seen.back();
+  // The job goes on in place: the next remap point returns node2 to Slurm, checked.
+  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
+              {"scontrol update JobId=7 NodeList=node1", {0, ""}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}}};
+  EXPECT_EQ(pol.decide(in).action, Action::None);
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+  EXPECT_NE(pol.log().back().find("returned node2 to Slurm"), std::string::npos) << pol.log().back();
+}
+
 TEST(Slurm, OutsideASlurmJobThePolicyIsRefused) {
   unsetenv("SLURM_JOB_ID");
   EXPECT_THROW(make_slurm_policy(10), Error);

@@ -211,6 +211,9 @@ class Session {
   // policy gave only a process count) are the same on every process; on world rank 0 the
   // rest of the decision too, so resize_now(d) can still carry it out in place.
   Decision next_decision();
+  // The node of every world rank now (the same on every process), e.g. for
+  // hosts_after_restart (by_restart.hpp).
+  const std::vector<std::string>& rank_hosts() const;
   // Collective: each registered matrix's name and its order-independent checksum (the
   // one a checkpoint stores; checkpoint.hpp), the same whatever grid holds the matrix.
   std::vector<std::pair<std::string, std::uint64_t>> checksums() const;

@@ -107,7 +107,8 @@ class Client {
 
 // The policy: world rank 0 asks Slurm at each remap point and turns the plan into a
 // Decision with hosts; after a completed shrink it returns the nodes to Slurm, after a
-// failed expansion it gives the acquired nodes back.
+// failed expansion it gives the acquired nodes back at the next remap point (so that a
+// driver falling back to a resize by restart can relaunch onto them first).
 class SlurmPolicy final : public Policy {
  public:
   SlurmPolicy(std::unique_ptr<Client> client, Options o);
@@ -122,6 +123,9 @@ class SlurmPolicy final : public Policy {
   Options opt_;
   std::vector<std::string> acquired_;      // nodes acquired for the pending expansion
   std::vector<std::string> pending_keep_;  // nodes the job keeps after the pending shrink
+  std::vector<std::string> failed_grant_;  // acquired for an expansion that failed: returned
+                                           // at the next decide() (a restart may use them first)
+  void return_failed_grant();
   int most_nodes_ = 0;
   double last_ask_ = -1e30;
   std::string last_none_;  // the last reason for staying (printed once while it holds)

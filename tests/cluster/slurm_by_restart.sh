@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 20 §3 with issue 12's Slurm policy: resizes by restart under the emulated
+# cluster's Slurm. A batch job (sbatch -N 2, 2 tasks per node) runs scripts/malleable-run
+# --hosts slurm with the PDGEMM driver, --mechanism restart -p slurm, on 4 processes (2x2).
+# A rigid job asking for 1 node is then submitted and waits: the policy gives node2 back
+# by restart (checkpoint, exit 4, .next naming node1); malleable-run returns node2 to Slurm
+# (squeue must show the first job on node1 alone while the rigid one runs on node2) and
+# relaunches on node1 with 2 processes (1x2). When the rigid job ends, node2 is idle: the
+# policy obtains it (salloc expand, merged into the job) and the job grows back by restart
+# onto node1,node2 (4 processes, 2x2), Slurm listing node[1-2] for it again. A stop file
+# ends it; the driver's check against serial OpenBLAS must pass.
+# Mode fallback: the mechanism is spawn but spawning is off (BLACS_DYN_SPAWN=off, as where
+# MPI_Comm_spawn does not work): the shrink in place is refused (node2's processes are of
+# the first launch, sharing MPI_COMM_WORLD with rank 0) and the growth's spawn fails; the
+# driver falls back to restart for both, with the same launches (the policy returns a
+# failed expansion's nodes only at its next remap point, after the restart took them).
+# Usage: slurm_by_restart.sh <source dir> <build dir> [restart|fallback]
+SRC=$1 BUILD=$2 MODE=${3:-restart}
+. "$SRC/tests/cluster/harness.sh"
+command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
+cluster_begin 2 --slurm
+eval "export $("$CLUSTER" slurm-env)"
+work=$(mktemp -d)
+trap 'rc=$?; for n in byrestart rigid malleable-expand; do "$CLUSTER" exec head scancel --name=$n >/dev/null 2>&1; done; rm -rf "$work"; (exit $rc); cluster_end' EXIT
+d=$work/ck out=$work/job.out
+mkdir -p "$d"
+wait_for() {  # <file> <regex> <seconds>: the first matching line, or fail
+  local i
+  for ((i = 0; i < $3 * 20; ++i)); do
+    grep -m1 -E -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  cat "$1" >&2; fail "no line matching '$2' within $3 s"
+}
+nodes_of() { "$CLUSTER" exec head squeue -h -j "$1" -o %N 2>/dev/null; }
+mech="--mechanism restart" launch=3
+[[ $MODE == fallback ]] && mech=
+{
+  echo "#!/bin/bash"
+  echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
+  echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off SLURM_CONF=$SLURM_CONF"
+  echo "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2"
+  echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
+  echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
+  [[ $MODE == fallback ]] && echo "export BLACS_DYN_SPAWN=off"
+  echo "echo \"job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST\""
+  echo "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 240 --nb 16 \\"
+  echo "  -g 2x2 -i 1000000 -p slurm $mech --checkpoint $d --keep 2 --stop-file $d/stop"
+} >"$work/job.sh"
+chmod +x "$work/job.sh"
+job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J byrestart -N 2 --ntasks-per-node=2 -o "$out" "$work/job.sh")
+wait_for "$out" "\] iter +1 +grid 2x2" 60 >/dev/null
+rigid=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J rigid -N 1 -o "$work/rigid.out" --wrap "sleep 3")
+gave=$(wait_for "$out" "malleable-run: gave .* back to Slurm" 30)
+grep -q "gave node2 back to Slurm; job $job now holds node1\$" <<<"$gave" || fail "expected node2 given back: $gave"
+echo "$gave"
+# Slurm's view while the job runs on node1 alone: the rigid job on node2 beside it.
+side=
+for ((i = 0; i < 200; ++i)); do
+  [[ $(nodes_of "$job") == node1 && $(nodes_of "$rigid") == node2 ]] && { side=1; break; }
+  sleep 0.1
+done
+[[ -n $side ]] || fail "squeue never showed job $job on node1 beside the rigid job on node2 ($(nodes_of "$job") / $(nodes_of "$rigid"))"
+echo "squeue: job $job on node1, rigid job $rigid on node2"
+wait_for "$out" "\] iter +[0-9]+ +grid 1x2" 30 >/dev/null
+grow=$(wait_for "$out" "malleable-run: launch $launch: 4 processes on node1:2,node2:2" 40)
+echo "$grow"
+wait_for "$out" "\] iter +[0-9]+ +grid 2x2 " 60 >/dev/null
+[[ $(nodes_of "$job") == "node[1-2]" ]] || fail "after the growth Slurm lists $(nodes_of "$job") for job $job"
+touch "$d/stop"
+for ((i = 0; i < 600; ++i)); do
+  [[ -z $(nodes_of "$job") ]] && break
+  sleep 0.1
+done
+[[ -z $(nodes_of "$job") ]] || fail "the Slurm job did not end"
+grep -E "^\[slurm\]|resize by restart|malleable-run:" "$out"
+grep -q "\[slurm\] shrinking to give back node2" "$out" || fail "the Slurm policy did not decide the shrink"
+grep -q "\[slurm\] Slurm granted node2" "$out" || fail "the Slurm policy did not obtain node2"
+grep -Eq "resize by restart after iteration [0-9]+: 1x2 -> 2x2 \(4 processes\)" "$out" || fail "no growth by restart 1x2 -> 2x2"
+grep -Eq "resize by restart after iteration [0-9]+: 2x2 -> 1x2 \(2 processes\)" "$out" || fail "no shrink by restart 2x2 -> 1x2"
+grep -q "malleable-run: launch 2: 2 processes on node1:2" "$out" || fail "the second launch was not 2 processes on node1"
+if [[ $MODE == fallback ]]; then
+  grep -q "the shrink in place failed (.*original processes.*): resizing by restart instead" "$out" || fail "the shrink did not fall back to restart"
+  grep -q "the expansion by spawn failed (.*): resizing by restart instead" "$out" || fail "the growth did not fall back to restart"
+  ! grep -q "the expansion failed; returned" "$out" || fail "the policy returned node2 before the restart"
+fi
+c=$(grep -o "result check.*" "$out") || { cat "$out"; fail "no result check"; }
+echo "$c"
+grep -q "OK" <<<"$c" || fail "the result check failed"
+echo "PASS"
