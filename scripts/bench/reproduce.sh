@@ -114,23 +114,27 @@ json() {
 # ---- sizes: the thesis's N (12000-42000) scaled to a 2-core machine -------------------
 if [[ $MODE == quick ]]; then
   REDIST_N=(1000); REDIST_REPS=2; SPLIT_N=1000; REDIST_25_N=()
-  TOPO_N=(600); TOPO_ITERS=2
+  # each topology runs once, the two apps taking turns (every grid shape and both apps
+  # are checked; the full and smoke modes run every pair for the tables' orderings)
+  TOPO_N=(600); TOPO_ITERS=2; TOPO_ALL=0
   RESIZE_N=(1200); RESIZE_GEMM_N=(600); RESIZE_GRIDS=(2x2 3x3 4x4); SEG=3; RESIZE_REPS=1
+  T63_N=1000
   HET_TPPS="600"; HET_EXPS=(2a)
   T41_P="4,8,16"
 elif [[ $MODE == smoke ]]; then
   REDIST_N=(600 900); REDIST_REPS=1; SPLIT_N=900; REDIST_25_N=(600)
-  TOPO_N=(400 600); TOPO_ITERS=2
+  TOPO_N=(400 600); TOPO_ITERS=2; TOPO_ALL=1
   RESIZE_N=(600 1200); RESIZE_GEMM_N=(400); RESIZE_GRIDS=(2x2 3x3 4x4 5x5); SEG=3; RESIZE_REPS=2
   HET_TPPS="all"; HET_EXPS=(2a 2b)
   T41_P="4,8,16,32"
 else
   REDIST_N=(2000 4000 6000 8000); REDIST_REPS=5; SPLIT_N=6000; REDIST_25_N=(2000 4000 6000)
-  TOPO_N=(1000 2000 3000); TOPO_ITERS=3
+  TOPO_N=(1000 2000 3000); TOPO_ITERS=3; TOPO_ALL=1
   RESIZE_N=(2400 4800 7200); RESIZE_GEMM_N=(1200 2400 3600); RESIZE_GRIDS=(2x2 3x3 4x4 5x5); SEG=4; RESIZE_REPS=3
   HET_TPPS="all"; HET_EXPS=(2a 2b)
   T41_P="4,8,16,32"
 fi
+T63_N=${T63_N:-2000}
 echo "reproduce ($MODE): build $BUILD, output $OUT"
 uptime >"$RAW/load_start.txt"
 
@@ -157,14 +161,18 @@ done
 
 # ---- Tables 5.1/5.2: PDGETRF and PDGEMM on the topologies of 9, 12 and 14 processes ---
 TOPOS=(3x3 4x3 3x4 6x2 2x6 12x1 1x12 7x2 2x7)
+a=0
 for app in pdgetrf pdgemm; do
   for n in "${TOPO_N[@]}"; do
-    for g in "${TOPOS[@]}"; do
+    for i in "${!TOPOS[@]}"; do
+      g=${TOPOS[i]}
+      ((TOPO_ALL || i % 2 == a)) || continue
       np=$(( ${g%x*} * ${g#*x} ))
       run "topo_${app}_n${n}_$g" "${MPIEXEC[@]}" -n "$np" "$BIN_A/${app}_resizable" -n "$n" --nb 64 -g "$g" \
         -i "$TOPO_ITERS" -p fixed -q --json "$RAW/topo_${app}_n${n}_$g.json"
     done
   done
+  a=$((a + 1))
 done
 
 # ---- Tables 5.3-5.12: Life, PDGEMV, PDGEMM expanding 2x2 -> 3x3 -> ..., Global vs Local2
@@ -211,9 +219,9 @@ done
 
 # ---- Table 6.3: uniform vs power-proportional blocks on powers 1, 2, 2, 4 -------------
 if [[ -x $BIN_A/life_hetero ]]; then
-  run t63_alone "${MPIEXEC[@]}" -n 1 "$BIN_A/life_hetero" -n 2000 -g 1x1 --powers 4 --mode uniform \
+  run t63_alone "${MPIEXEC[@]}" -n 1 "$BIN_A/life_hetero" -n "$T63_N" -g 1x1 --powers 4 --mode uniform \
     --base-reps 20 -i 5 --json "$RAW/t63_alone.json"
-  run t63_both "${MPIEXEC[@]}" -n 4 "$BIN_A/life_hetero" -n 2000 -g 2x2 --powers 1,2,2,4 --mode both \
+  run t63_both "${MPIEXEC[@]}" -n 4 "$BIN_A/life_hetero" -n "$T63_N" -g 2x2 --powers 1,2,2,4 --mode both \
     --base-reps 20 -i 5 --json "$RAW/t63_both.json"
 fi
 json t63_map "$BIN_R/repro_plan" map --powers 1,2,2,4 --grid 2x2 -n 2000

@@ -3,7 +3,10 @@
 # The drivers' command-line conventions (issue 11 §4), on a real driver under mpiexec:
 #   --version exits 0 and names the library version and commit;
 #   usage errors (bad values, -p scripted without a schedule, unknown options) exit 2 with
-#   the option named, on every launch;
+#   the option named, on every launch: two of them (a bad value, an unknown option) under
+#   mpiexec -n 2 (every rank leaves with status 2, none hangs), the others as one
+#   process started without mpiexec (MPI singleton init: a launch of about half the
+#   cost; MALL_CLI_ALL_MPIEXEC=1 runs them all under mpiexec -n 2);
 #   --json - writes parseable JSON alone on stdout (schema, version, command line, sizes as
 #   numbers, grids as {rows, cols}); the summary a person reads goes to stderr;
 #   --stop-file ends the run gracefully after the current iteration, result still checked.
@@ -16,27 +19,31 @@ fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 # shellcheck disable=SC2086  # the flavour's launcher flags (cmake/MalleableTesting.cmake)
 run() { "$mpiexec" ${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none} -n 2 "$driver" "$@"; }
+single() { "$driver" "$@"; }  # one process, MPI singleton init
 
 out=$("$driver" --version) || fail "--version exited $?"
 grep -Eq "malleable [0-9]+\.[0-9]+\.[0-9]+, commit " <<<"$out" || fail "--version printed '$out'"
 
-usage() {  # usage <regex the message must match> <args...>
+usage() {  # usage [--mpiexec] <regex the message must match> <args...>
+  local launch=single
+  [[ $1 == --mpiexec || ${MALL_CLI_ALL_MPIEXEC:-0} == 1 ]] && launch=run
+  [[ $1 == --mpiexec ]] && shift
   local want=$1
   shift
   local rc=0
-  msg=$(run "$@" 2>&1) || rc=$?
+  msg=$($launch "$@" 2>&1) || rc=$?
   # mpiexec passes the processes' status on: 2 from rank 0's usage error
   ((rc == 2)) || fail "'$*' exited $rc, not 2"
   grep -Eq -- "$want" <<<"$msg" || fail "'$*' said: $(head -3 <<<"$msg")"
 }
-usage "--size: must be a positive number, got '0'" -n 0
+usage --mpiexec "--size: must be a positive number, got '0'" -n 0
 usage "--nb: must be a positive number" --nb -4
 usage "--iters: must be a positive number" -i 0
 usage "--resize-timeout: must be a positive number, got '-1'" --resize-timeout -1
 usage "-p scripted needs a schedule" -p scripted
 usage "--grid" -g 0x2
 usage "--grid" -g two
-usage "not expected|--no-such-option" --no-such-option
+usage --mpiexec "not expected|--no-such-option" --no-such-option
 
 # a schedule entry that cannot run is said; -s without -p scripted too
 msg=$(run -n 64 --nb 16 -g 1x2 -i 2 -p scripted -s 5:expand:2x2 -q 2>&1) || fail "the late-schedule run failed"
