@@ -12,6 +12,9 @@
 #     interval (previous check below it, this one at or above it): the cadence;
 #   - the files on disk (--keep 0) are exactly the announced iterations, and the result
 #     passes the driver's OpenBLAS check.
+# MTBF 1e-9 s makes the interval a few microseconds, shorter than any iteration, so a
+# checkpoint falls due at every check on any machine (with 0.02 s, a quiet machine ran all
+# 20 iterations inside one interval and the test failed: it depended on the speed).
 # Nothing here depends on how fast the machine is: the test checks the decisions against
 # the times the run measured, not against a clock of its own.
 # Usage: checkpoint_auto.sh <mpiexec> <pdgemm_resizable>
@@ -22,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 export RESIZE_HISTORY=off
 read -r -a flags <<<"${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none}"
 out=$(timeout 150 "$mpiexec" "${flags[@]}" -n 4 "$pdgemm" -n 240 --nb 16 -i 20 -q \
-  --checkpoint "$work/ck" --checkpoint-every auto --mtbf 0.02s --keep 0 2>&1)
+  --checkpoint "$work/ck" --checkpoint-every auto --mtbf 1e-9s --keep 0 2>&1)
 rc=$?
 if [[ $rc -ne 0 ]] || ! grep -q "result check: .*OK" <<<"$out"; then
   echo "FAILED: run exit $rc / check: $out"
