@@ -25,6 +25,21 @@ extern "C" void openblas_set_num_threads(int);
 
 namespace apps {
 
+void init_mpi(int& argc, char**& argv) {
+  bool background = false;
+  for (int k = 1; k < argc; ++k) {
+    const std::string a = argv[k];
+    if (a == "--background" && k + 1 < argc) background = std::string(argv[k + 1]) != "off" && std::string(argv[k + 1]) != "blocking";
+    else if (a.rfind("--background=", 0) == 0) background = a != "--background=off" && a != "--background=blocking";
+  }
+  if (background) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
+}
+
 double entry(int seed, std::int64_t i, std::int64_t j) {
   std::uint64_t h = static_cast<std::uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^
                     static_cast<std::uint64_t>(i) * 0xC2B2AE3D27D4EB4Full ^

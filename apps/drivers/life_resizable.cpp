@@ -19,7 +19,7 @@
 #include "life_kernel.hpp"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
   apps::CommonOptions o;
   o.n = 240;
   o.iters = 10;

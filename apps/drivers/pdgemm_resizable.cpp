@@ -27,17 +27,7 @@ struct Gemm {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // With --background the session's helper thread progresses the background moves when
-  // MPI grants MPI_THREAD_MULTIPLE (else progress calls in begin/end_iteration do).
-  bool background = false;
-  for (int k = 1; k < argc; ++k)
-    background = background || (std::string(argv[k]) == "--background" && k + 1 < argc && std::string(argv[k + 1]) != "off");
-  if (background) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  } else {
-    MPI_Init(&argc, &argv);
-  }
+  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
   apps::CommonOptions o;
   o.n = 600;
   o.nb = 64;

@@ -15,7 +15,7 @@
 #include "malleable/redist/scalapack_api.h"
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
+  apps::init_mpi(argc, argv);  // MPI_THREAD_MULTIPLE with --background
   apps::CommonOptions o;
   o.n = 1000;
   o.nb = 64;

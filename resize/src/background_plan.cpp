@@ -45,9 +45,10 @@ Completion decide_completion(int overlapped, int min_iterations, bool all_done, 
 }
 
 std::optional<std::string> blocking_reason(bool is_expand_or_shrink, bool any_constant, int remaining,
-                                           int min_iterations, bool has_powers) {
+                                           int min_iterations, bool has_powers, bool spawn_hidden) {
   if (!is_expand_or_shrink) return std::string("a regrid moves no constant data in the background");
-  if (!any_constant) return std::string("no registered matrix is marked constant");
+  if (!any_constant && !spawn_hidden)
+    return std::string("no registered matrix is marked constant and no spawn runs in a helper thread");
   if (has_powers) return std::string("the decision sets mapping powers (extended layouts move at completion)");
   if (remaining >= 0 && remaining <= std::max(1, min_iterations))
     return "only " + std::to_string(remaining) + " iteration(s) left: no later remap point to complete it";

@@ -288,8 +288,11 @@ std::optional<std::string> Session::Impl::background_blocked(const Decision& d) 
   bool any = false;
   for (const auto& r : mats) any = any || (r.constant && !r.sizes);
   const int remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;
   return blocking_reason(d.action == Action::Expand || d.action == Action::Shrink, any, remaining,
-                         bg_min_iterations, !d.powers.empty());
+                         bg_min_iterations, !d.powers.empty(), spawn_hidden);
 }
 
 }  // namespace resize

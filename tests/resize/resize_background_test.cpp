@@ -35,6 +35,9 @@ TEST(BackgroundCompletion, BlockingReasonNamesWhyNotInTheBackground) {
   EXPECT_FALSE(blocking_reason(true, true, -1, 1, false).has_value());
   EXPECT_FALSE(blocking_reason(true, true, 5, 1, false).has_value());
   EXPECT_NE(blocking_reason(true, false, 5, 1, false)->find("constant"), std::string::npos);
+  // Nothing constant, but an expansion whose spawn runs in the helper thread: background.
+  EXPECT_FALSE(blocking_reason(true, false, 5, 1, false, true).has_value());
+  EXPECT_TRUE(blocking_reason(true, false, 1, 1, false, true).has_value());  // no later point
   EXPECT_NE(blocking_reason(false, true, 5, 1, false)->find("regrid"), std::string::npos);
   EXPECT_NE(blocking_reason(true, true, 1, 1, false)->find("1 iteration(s) left"), std::string::npos);
   EXPECT_NE(blocking_reason(true, true, 9, 1, true)->find("powers"), std::string::npos);

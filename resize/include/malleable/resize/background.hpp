@@ -44,12 +44,15 @@ Completion decide_completion(int overlapped, int min_iterations, bool all_done, 
 
 // Whether a begin in the background is possible at this remap point: the resize kind and
 // the matrices. Returns the reason it is done blocking instead, or nothing.
-//   any_constant: a registered matrix is marked constant (else nothing to overlap but the
-//   spawn, which runs at the begin point anyway: docs/resize.md#background);
+//   any_constant: a registered matrix is marked constant;
+//   spawn_hidden: an expansion whose spawn runs in the helper thread (MPI_THREAD_MULTIPLE
+//   granted): worth beginning in the background even with nothing constant, the spawn and
+//   the newcomers' start-up overlap the old grid's iterations (docs/resize.md#background);
+//   without either there is nothing to overlap;
 //   remaining: iterations left in the job (< 0 unknown); a begin needs a later remap
 //   point at least min_iterations on.
 std::optional<std::string> blocking_reason(bool is_expand_or_shrink, bool any_constant, int remaining,
-                                           int min_iterations, bool has_powers);
+                                           int min_iterations, bool has_powers, bool spawn_hidden = false);
 
 // The message refusing a second resize while one is under way in the background
 // (issue 21: refused, not queued: the policy asks again at a later remap point).
