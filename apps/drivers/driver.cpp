@@ -294,6 +294,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     // the elapsed time since the last checkpoint at this check and at the previous check,
     // the Young/Daly interval from the previous checkpoint's cost, and the new cost.
     double previous_check = -1;  // since_last at the last check that did not checkpoint (-1: none)
+    std::vector<resize::CheckpointRecord> checkpoints;  // world rank 0: what was written
     const bool auto_every = every.kind == resize::checkpoint::Every::Kind::Auto;
     const auto maybe_checkpoint = [&](bool last) {
       if (o.checkpoint_dir.empty()) return;
@@ -311,12 +312,18 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       MPI_Bcast(&now, 1, MPI_INT, 0, s.world());
       if (!now) return;
       const double used_cost = checkpoint_cost;
-      s.checkpoint_in(o.checkpoint_dir, o.keep, &checkpoint_cost);
+      const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep, &checkpoint_cost);
       last_checkpoint = MPI_Wtime();
-      if (auto_every && s.world_rank() == 0) {
+      if (s.world_rank() == 0) {  // the run's record (JSON "checkpoints", summary line)
         const bool by_rule = resize::checkpoint::due(every, it, since, used_cost, false);
-        const char* reason = used_cost < 0 ? "first" : by_rule ? "interval" : requested ? "request" : "last";
-        const double interval = used_cost < 0 ? -1 : resize::checkpoint::young_daly_interval(used_cost, every.mtbf);
+        const char* reason = auto_every && used_cost < 0 ? "first"
+                             : by_rule                   ? (auto_every ? "interval" : "rule")
+                             : requested                 ? "request"
+                                                         : "last";
+        const double interval =
+            auto_every && used_cost >= 0 ? resize::checkpoint::young_daly_interval(used_cost, every.mtbf) : -1;
+        checkpoints.push_back({it, checkpoint_cost, reason, interval, file});
+        if (!auto_every) return;
         std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
                     "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
                     hooks.name.c_str(), it, reason, since, previous_check, interval, used_cost, every.mtbf,
@@ -420,6 +427,9 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       info.n = o.n;
       info.nb = o.nb;
       info.distribution = o.distribution;
+      info.checkpoint_every = o.checkpoint_dir.empty() ? "" : o.checkpoint_every.empty() ? "end" : o.checkpoint_every;
+      info.mtbf_s = every.mtbf;
+      info.checkpoints = checkpoints;
       std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
       std::fflush(stdout);
       if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);

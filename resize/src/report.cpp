@@ -182,6 +182,18 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       }
     }
   }
+  if (!info.checkpoints.empty()) {
+    double sum = 0, most = 0;
+    for (const auto& c : info.checkpoints) {
+      sum += c.seconds;
+      most = std::max(most, c.seconds);
+    }
+    char line[200];
+    std::snprintf(line, sizeof line, "\n   checkpoints: %zu written (every %s), %.1f ms each on average, at most %.1f ms\n",
+                  info.checkpoints.size(), info.checkpoint_every.empty() ? "end" : info.checkpoint_every.c_str(),
+                  sum / static_cast<double>(info.checkpoints.size()) * 1e3, most * 1e3);
+    o << line;
+  }
   if (!info.check_given)
     o << "\n   result check: not given (the program did not report one)\n";
   else
@@ -220,6 +232,15 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
   j["check"] = info.check_given ? json{{"ok", info.check_ok}, {"message", info.check}}
                                  : json{{"ok", nullptr}, {"message", info.check}};
   j["host_cores"] = info.cores > 0 ? info.cores : host_cores();
+  if (!info.checkpoints.empty() || !info.checkpoint_every.empty()) {
+    json ck = {{"every", info.checkpoint_every}, {"mtbf_s", info.mtbf_s}, {"written", json::array()}};
+    for (const auto& c : info.checkpoints) {
+      json w = {{"after_iteration", c.after_iteration}, {"seconds", c.seconds}, {"reason", c.reason}, {"file", c.file}};
+      w["interval_s"] = c.interval_s < 0 ? json(nullptr) : json(c.interval_s);
+      ck["written"].push_back(w);
+    }
+    j["checkpoints"] = ck;
+  }
   j["clocks"] = {{"wall", "elapsed seconds, max over ranks"},
                  {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},
                  {"compute", "max per-rank CPU seconds in compute kernels (dedicated-core lower estimate)"}};

@@ -11,7 +11,9 @@
 #   - each checkpoint was taken at the first check where the elapsed time reached that
 #     interval (previous check below it, this one at or above it): the cadence;
 #   - the files on disk (--keep 0) are exactly the announced iterations, and the result
-#     passes the driver's OpenBLAS check.
+#     passes the driver's OpenBLAS check;
+#   - the run's JSON record ("checkpoints": every, mtbf_s, written[]) holds the same
+#     checkpoints: iteration, reason, measured cost and interval, file.
 # MTBF 1e-9 s makes the interval a few microseconds, shorter than any iteration, so a
 # checkpoint falls due at every check on any machine (with 0.02 s, a quiet machine ran all
 # 20 iterations inside one interval and the test failed: it depended on the speed).
@@ -25,7 +27,7 @@ trap 'rm -rf "$work"' EXIT
 export RESIZE_HISTORY=off
 read -r -a flags <<<"${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none}"
 out=$(timeout 150 "$mpiexec" "${flags[@]}" -n 4 "$pdgemm" -n 240 --nb 16 -i 20 -q \
-  --checkpoint "$work/ck" --checkpoint-every auto --mtbf 1e-9s --keep 0 2>&1)
+  --checkpoint "$work/ck" --checkpoint-every auto --mtbf 1e-9s --keep 0 --json "$work/run.json" 2>&1)
 rc=$?
 if [[ $rc -ne 0 ]] || ! grep -q "result check: .*OK" <<<"$out"; then
   echo "FAILED: run exit $rc / check: $out"
@@ -34,8 +36,8 @@ fi
 grep 'checkpoint-every auto:' <<<"$out"
 ls "$work/ck" >"$work/files"
 printf '%s\n' "$out" >"$work/out"
-python3 - "$work/files" "$work/out" <<'PY' || { echo "FAILED: see above"; exit 1; }
-import math, re, sys
+python3 - "$work/files" "$work/out" "$work/run.json" <<'PY' || { echo "FAILED: see above"; exit 1; }
+import json, math, re, sys
 lines = [dict(kv.split("=") for kv in l.split(": ", 1)[1].split())
          for l in open(sys.argv[2]).read().splitlines() if "checkpoint-every auto:" in l]
 files = sorted(open(sys.argv[1]).read().split())
@@ -66,6 +68,16 @@ else:
         fail("no checkpoint taken by the Young/Daly interval")
     want = sorted("pdgemm-%06d.h5" % int(l["iteration"]) for l in lines)
     if files != want: fail(f"files {files}, announced {want}")
+    ck = json.load(open(sys.argv[3])).get("checkpoints")
+    if not ck or ck.get("every") != "auto" or ck.get("mtbf_s") != float(lines[0]["mtbf"]):
+        fail(f"JSON checkpoints header: {ck and {k: ck[k] for k in ck if k != 'written'}}")
+    else:
+        got = [(w["after_iteration"], w["reason"], w["seconds"], w["interval_s"], w["file"].rsplit("/", 1)[-1])
+               for w in ck["written"]]
+        exp = [(int(l["iteration"]), l["reason"], float(l["cost"]),
+                None if float(l["interval"]) < 0 else float(l["interval"]), "pdgemm-%06d.h5" % int(l["iteration"]))
+               for l in lines]
+        if got != exp: fail(f"JSON checkpoints.written {got} != printed {exp}")
 n = sum(l["reason"] == "interval" for l in lines)
 print(f"{len(lines)} checkpoints ({n} at the Young/Daly interval), files match" if not bad else "")
 sys.exit(1 if bad else 0)

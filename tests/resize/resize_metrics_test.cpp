@@ -133,6 +133,32 @@ TEST(Report, JsonIsVersionedWithNumericSizesAndGridObjects) {
   EXPECT_TRUE(j.at("segments").at(0).at("grid").is_object());
 }
 
+TEST(Report, CheckpointsAreRecordedInTheJsonAndTheSummary) {
+  RunInfo info;
+  info.app = "pdgemm";
+  info.check = "ok";
+  // No checkpoint asked: no "checkpoints" key, no summary line.
+  EXPECT_FALSE(nlohmann::json::parse(to_json(three_grids(), info)).contains("checkpoints"));
+  EXPECT_EQ(summary_table(three_grids(), info).find("checkpoints:"), std::string::npos);
+  info.checkpoint_every = "auto";
+  info.mtbf_s = 10;
+  info.checkpoints = {{2, 0.010, "first", -1, "d/pdgemm-000002.h5"},
+                      {5, 0.030, "interval", 0.4472135955, "d/pdgemm-000005.h5"}};
+  const auto j = nlohmann::json::parse(to_json(three_grids(), info));
+  const auto& ck = j.at("checkpoints");
+  EXPECT_EQ(ck.at("every"), "auto");
+  EXPECT_EQ(ck.at("mtbf_s"), 10.0);
+  ASSERT_EQ(ck.at("written").size(), 2u);
+  EXPECT_EQ(ck.at("written")[0].at("after_iteration"), 2);
+  EXPECT_EQ(ck.at("written")[0].at("reason"), "first");
+  EXPECT_TRUE(ck.at("written")[0].at("interval_s").is_null());  // no cost measured before the first
+  EXPECT_DOUBLE_EQ(ck.at("written")[1].at("interval_s").get<double>(), 0.4472135955);
+  EXPECT_DOUBLE_EQ(ck.at("written")[1].at("seconds").get<double>(), 0.030);
+  EXPECT_EQ(ck.at("written")[1].at("file"), "d/pdgemm-000005.h5");
+  EXPECT_NE(summary_table(three_grids(), info).find("checkpoints: 2 written (every auto), 20.0 ms each on average, at most 30.0 ms"),
+            std::string::npos);
+}
+
 TEST(Metrics, ComputeClockGivesItsOwnPayoff) {
   Metrics m;
   // wall does not improve (2 cores), compute halves: pays off on the compute clock only.

@@ -9,6 +9,17 @@
 
 namespace resize {
 
+// One checkpoint a driver wrote (issue 20 §1): after which iteration, what it cost (slowest
+// rank), why it was taken, and for --checkpoint-every auto the Young/Daly interval
+// sqrt(2 C MTBF) in force at that check (from the previous checkpoint's cost; < 0: none).
+struct CheckpointRecord {
+  int after_iteration = 0;
+  double seconds = 0;
+  std::string reason;      // "first" (auto: measures C), "interval", "rule", "request", "last"
+  double interval_s = -1;  // auto only
+  std::string file;
+};
+
 struct RunInfo {
   std::string app;       // "pdgemm"
   std::string problem;   // "N=1200 NB=64"
@@ -21,6 +32,9 @@ struct RunInfo {
   long long n = 0, nb = 0;                // problem size as numbers (0: not applicable)
   std::string distribution{};             // "block-cyclic", "block", ...
   bool check_given = true;                // false: the program gave no result check
+  std::string checkpoint_every{};         // --checkpoint-every as given ("" : no checkpoints asked)
+  double mtbf_s = 0;                      // --mtbf in seconds (auto)
+  std::vector<CheckpointRecord> checkpoints{};  // in the order written
 };
 
 // Iteration times per grid segment, each resize (DRMS split, payoff point and resize
