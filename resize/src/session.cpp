@@ -320,6 +320,20 @@ void Session::end_iteration(const std::string& note) {
   }
 }
 
+Decision Session::Impl::ask_policy() {
+  try {
+    PolicyInput in{iteration, shape, size(), &metrics, &rank_hosts};
+    in.speeds = &speeds;
+    in.history = &history;
+    in.cost_model = cost_model ? &*cost_model : nullptr;
+    in.powers = &powers;
+    in.remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
+    return opt.policy->decide(in);
+  } catch (const std::exception& e) {
+    return Decision::none(std::string("policy error: ") + e.what());
+  }
+}
+
 RemapResult Session::remap_point() {
   auto& I = *impl_;
   // Issue 21: a resize under way in the background completes first (or goes on, and
@@ -327,19 +341,7 @@ RemapResult Session::remap_point() {
   std::optional<RemapResult> completed;
   if (I.bg) completed = I.step_background(false);
   Decision d;
-  if (I.root()) {
-    try {
-      PolicyInput in{I.iteration, I.shape, I.size(), &I.metrics, &I.rank_hosts};
-      in.speeds = &I.speeds;
-      in.history = &I.history;
-      in.cost_model = I.cost_model ? &*I.cost_model : nullptr;
-      in.powers = &I.powers;
-      in.remaining = I.opt.total_iterations >= 0 ? std::max(0, I.opt.total_iterations - I.iteration) : -1;
-      d = I.opt.policy->decide(in);
-    } catch (const std::exception& e) {
-      d = Decision::none(std::string("policy error: ") + e.what());
-    }
-  }
+  if (I.root()) d = I.ask_policy();
   if (I.bg) return I.refuse_during_background(d);
   const RemapResult r = I.act(d);
   return completed && r.action == Action::None ? *completed : r;

@@ -11,17 +11,7 @@ Decision Session::next_decision() {
   auto& I = *impl_;
   Decision d;
   if (I.root()) {
-    try {
-      PolicyInput in{I.iteration, I.shape, I.size(), &I.metrics, &I.rank_hosts};
-      in.speeds = &I.speeds;
-      in.history = &I.history;
-      in.cost_model = I.cost_model ? &*I.cost_model : nullptr;
-      in.powers = &I.powers;
-      in.remaining = I.opt.total_iterations >= 0 ? std::max(0, I.opt.total_iterations - I.iteration) : -1;
-      d = I.opt.policy->decide(in);
-    } catch (const std::exception& e) {
-      d = Decision::none(std::string("policy error: ") + e.what());
-    }
+    d = I.ask_policy();
     if (d.action != Action::None && (d.nprow < 1 || d.npcol < 1)) {
       const int p = d.procs > 0 ? d.procs : I.shape.size();
       int r = static_cast<int>(std::sqrt(static_cast<double>(p)));

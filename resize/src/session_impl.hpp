@@ -471,6 +471,9 @@ struct Session::Impl {
     }
   }
 
+  // World rank 0 only: the policy's decision at this remap point (a policy that throws
+  // gives Decision::none naming the error). Used by remap_point and next_decision.
+  Decision ask_policy();
   RemapResult act(Decision d);
   ResizeRecord begin_resize(const Decision& d, const Grid& target);
   RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
