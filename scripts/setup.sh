@@ -13,6 +13,8 @@ packages=(g++ gfortran make cmake pkg-config python3
   libgtest-dev nlohmann-json3-dev libcli11-dev gnuplot-nox
   # checkpoint/restart: parallel HDF5 (MPI-IO driver) for Open MPI
   libhdf5-openmpi-dev
+  # h5dump: tests read checkpoints with HDF5's own reader
+  hdf5-tools
   # the MPICH flavour (-DMALLEABLE_MPI=mpich, build-mpich; docs/mpi-flavours.md), beside
   # Open MPI, which stays the system's default MPI (update-alternatives)
   libmpich-dev mpich libscalapack-mpich-dev libhdf5-mpich-dev

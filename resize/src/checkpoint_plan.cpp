@@ -123,6 +123,19 @@ bool per_block_io(const redist::Layout& l, std::size_t element_bytes, BlockIo mo
   return elements * static_cast<double>(element_bytes) / blocks >= static_cast<double>(kMinBlockBytes);
 }
 
+bool blocks_are_chunks(const redist::Layout& l, std::int64_t cr, std::int64_t cc) {
+  if (cr < 1 || cc < 1) return false;
+  const auto fits = [](const redist::Axis& a, std::int64_t c) {
+    for (std::size_t k = 0; k < a.nblocks(); ++k) {
+      const std::int64_t s = a.block_start(k), n = a.block_size(k);
+      if (n == 0) continue;
+      if (s % c != 0 || n > c || (n < c && s + n != a.extent())) return false;
+    }
+    return true;
+  };
+  return fits(l.row_axis(), cr) && fits(l.col_axis(), cc);
+}
+
 std::uint64_t element_hash(std::int64_t i, std::int64_t j, std::uint64_t bits) {
   return keyed_hash(row_key(i), col_key(j), bits);
 }

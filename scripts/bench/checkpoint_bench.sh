@@ -4,8 +4,9 @@
 # same processes to the same directory, measured side by side in one run (issue 20,
 # "Measure"; target >= 0.7x). Each grid (2x2 on 4, 3x3 on 9 processes) writes and reads
 # back on the same grid, with the union path (MALLEABLE_CHECKPOINT_BLOCKS=never, one
-# collective H5Dwrite) and the default per-block path, one after the other in one run;
-# then 2x2 -> 3x3. Each line also times raw MPI-IO in the checkpoint's own pattern.
+# collective H5Dwrite), the per-block path through dataspace selections
+# (MALLEABLE_CHECKPOINT_DIRECT=0) and the default per-block path (whole chunks raw,
+# H5Dwrite_chunk / H5Dread_chunk), one after the other in one run; then 2x2 -> 3x3. Each line also times raw MPI-IO in the checkpoint's own pattern.
 # Then the overhead of periodic checkpoints at the Young/Daly interval on the time per
 # iteration (pdgemm without and with --checkpoint-every auto, back to back), and the
 # section of docs/results.md with its plot (checkpoint_report.py, splice_sections.py).
@@ -25,13 +26,17 @@ load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 {
 echo "host: $(nproc) cores, load $load_before, directory $dir ($(df -T "$dir" | awk 'NR==2{print $2}'))"
 for g in 2x2:4 3x3:9; do
-  for path in never auto; do
-    echo "== path: $([[ $path == never ]] && echo "union, collective" || echo "per block, chunked")"
-    MALLEABLE_CHECKPOINT_BLOCKS=$path timeout 900 mpiexec --oversubscribe --bind-to none -n "${g#*:}" \
-      "$build/resize/checkpoint_bench" "$n" "$nb" "${g%:*}" "${g%:*}" "$dir" "$reps"
+  for path in never selection auto; do
+    case $path in
+      never) echo "== path: union, collective"; blocks=never direct=1 ;;
+      selection) echo "== path: per block, H5Dwrite of a selection"; blocks=auto direct=0 ;;
+      auto) echo "== path: per block, whole chunks raw"; blocks=auto direct=1 ;;
+    esac
+    MALLEABLE_CHECKPOINT_BLOCKS=$blocks MALLEABLE_CHECKPOINT_DIRECT=$direct timeout 900 mpiexec --oversubscribe --bind-to none \
+      -n "${g#*:}" "$build/resize/checkpoint_bench" "$n" "$nb" "${g%:*}" "${g%:*}" "$dir" "$reps"
   done
 done
-echo "== path: per block, chunked"
+echo "== path: per block, whole chunks raw"
 timeout 900 mpiexec --oversubscribe --bind-to none -n 9 "$build/resize/checkpoint_bench" "$n" "$nb" 2x2 3x3 "$dir" "$reps"
 } 2>&1 | tee "$out/bandwidth.log"
 # Overhead of periodic checkpoints at the Young/Daly interval on the time per iteration:

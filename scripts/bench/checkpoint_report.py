@@ -87,7 +87,7 @@ def main():
         w, rd = r["write"], r["read"]
         s.append(f"| {r['n']} | {r['wgrid']} -> {r['rgrid']} | {r['path']} | {w[0]:.3f} | {w[1]:.3f} | {w[2]:.2f}x | "
                  f"{rd[0]:.3f} | {rd[1]:.3f} | {rd[2]:.2f}x | {r['pattern'][0]:.3f} / {r['pattern'][1]:.3f} |")
-        short = "union" if r["path"].startswith("union") else "block"
+        short = "union" if r["path"].startswith("union") else "selection" if "selection" in r["path"] else "chunk"
         dat.append(f"\"{r['wgrid']}->{r['rgrid']}\\n{short}\" {w[0]} {w[1]} {rd[0]} {rd[1]}")
     if ov:
         s += ["", f"**Periodic checkpoints at the Young/Daly interval.** `pdgemm_resizable -n {meta['ov_n']} -i "

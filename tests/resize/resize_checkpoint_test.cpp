@@ -267,3 +267,56 @@ TEST(CheckpointIo, PerBlockIoForBlocksOfEightKibOrMore) {
   EXPECT_TRUE(ck::per_block_io(redist::Layout::block_cyclic(4000, 4000, 16, 16, 2, 2), 32));
   EXPECT_TRUE(ck::per_block_io(redist::Layout::block_cyclic(100, 100, 50, 50, 2, 2), 8));
 }
+
+// The fused copy + checksum of one block (the per-block checkpoint path) lays a block out
+// row-major with the chunk's row stride and sums the same contributions as local_checksum:
+// summed over every block of every process it is the matrix checksum; unpack_hashed is
+// its inverse and sums the same.
+TEST(CheckpointPack, PackHashedIsPackPlusTheChecksumBlockByBlock) {
+  const auto l = redist::Layout::block_cyclic(37, 29, 8, 6, 2, 3);
+  const auto ra = l.row_axis(), ca = l.col_axis();
+  const std::int64_t ld_chunk = 7;  // wider than a block: padding columns stay untouched
+  std::uint64_t packed_sum = 0, unpacked_sum = 0;
+  for (int pr = 0; pr < l.nprow; ++pr)
+    for (int pc = 0; pc < l.npcol; ++pc) {
+      const std::int64_t lr = l.local_rows(pr), lc = l.local_cols(pc), lld = lr + 3;
+      std::vector<double> local(static_cast<std::size_t>(lld * lc), -1.0), back(local.size(), 0.0);
+      for (std::int64_t i = 0; i < lr; ++i)
+        for (std::int64_t j = 0; j < lc; ++j) local[i + j * lld] = dval(l.local_to_row(pr, i), l.local_to_col(pc, j));
+      for (std::size_t bj = 0; bj < ca.nblocks(); ++bj) {
+        if (ca.block_owner(bj) != pc) continue;
+        for (std::size_t bi = 0; bi < ra.nblocks(); ++bi) {
+          if (ra.block_owner(bi) != pr) continue;
+          const std::int64_t br = ra.block_size(bi), bc = ca.block_size(bj), li = ra.block_local_start(bi),
+                             lj = ca.block_local_start(bj), gi = ra.block_start(bi), gj = ca.block_start(bj);
+          std::vector<double> chunk(static_cast<std::size_t>(br * ld_chunk), 42.0);
+          packed_sum += ck::pack_hashed(local.data() + li + lj * lld, lld, br, bc, chunk.data(), ld_chunk, gi, gj);
+          for (std::int64_t i = 0; i < br; ++i)
+            for (std::int64_t j = 0; j < ld_chunk; ++j)
+              ASSERT_EQ(chunk[static_cast<std::size_t>(i * ld_chunk + j)], j < bc ? dval(gi + i, gj + j) : 42.0);
+          unpacked_sum += ck::unpack_hashed(chunk.data(), ld_chunk, br, bc, back.data() + li + lj * lld, lld, gi, gj);
+        }
+      }
+      for (std::int64_t i = 0; i < lr; ++i)
+        for (std::int64_t j = 0; j < lc; ++j) ASSERT_EQ(back[i + j * lld], local[i + j * lld]);
+    }
+  EXPECT_EQ(packed_sum, total_checksum<double>(l, dval));
+  EXPECT_EQ(unpacked_sum, packed_sum);
+  // blocks larger than one tile of the fused loops
+  const auto big = redist::Layout::block_cyclic(150, 140, 150, 140, 1, 1);
+  std::vector<double> a(150 * 140), out(150 * 140);
+  for (std::int64_t i = 0; i < 150; ++i)
+    for (std::int64_t j = 0; j < 140; ++j) a[i + j * 150] = dval(i, j);
+  EXPECT_EQ(ck::pack_hashed(a.data(), 150, 150, 140, out.data(), 140, 0, 0), total_checksum<double>(big, dval));
+  EXPECT_EQ(out[5 * 140 + 77], dval(5, 77));
+}
+
+TEST(CheckpointIo, BlocksAreChunksOnlyWhenEveryBlockFillsOneChunk) {
+  EXPECT_TRUE(ck::blocks_are_chunks(redist::Layout::block_cyclic(4000, 3000, 64, 64, 2, 2), 64, 64));
+  EXPECT_TRUE(ck::blocks_are_chunks(redist::Layout::block_cyclic(4000, 3000, 64, 64, 3, 3), 64, 64));  // another grid
+  EXPECT_FALSE(ck::blocks_are_chunks(redist::Layout::block_cyclic(4000, 3000, 64, 64, 2, 2), 64, 32));   // cuts chunks
+  EXPECT_FALSE(ck::blocks_are_chunks(redist::Layout::block_cyclic(4000, 3000, 32, 64, 2, 2), 64, 64));   // half chunks
+  EXPECT_FALSE(ck::blocks_are_chunks(redist::Layout::block_cyclic(4000, 3000, 64, 64, 2, 2), 0, 64));    // not chunked
+  EXPECT_TRUE(ck::blocks_are_chunks(redist::Layout::from_blocks({20, 20, 10}, {30, 30}, 3, 2), 20, 30));  // short last
+  EXPECT_FALSE(ck::blocks_are_chunks(redist::Layout::from_blocks({11, 9, 20}, {6, 24}, 3, 2), 11, 24));  // short inside
+}

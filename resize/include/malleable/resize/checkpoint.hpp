@@ -118,6 +118,15 @@ std::pair<std::int64_t, std::int64_t> chunk_shape(const MatrixInfo& m, std::size
 // average kMinBlockBytes or more.
 bool per_block_io(const redist::Layout& l, std::size_t element_bytes, BlockIo mode = BlockIo::Auto);
 
+// Whether every block of `l` (of any process) is exactly one chunk of a dataset chunked
+// cr x cc: blocks start at multiples of the chunk shape and fill it, but at the matrix's
+// last block row / column. Then a process moves whole chunks, raw (H5Dwrite_chunk /
+// H5Dread_chunk: no dataspace selection, no partial chunk, no type conversion), which
+// brought a 4000 x 4000 write on 2x2 from 0.23x to about raw MPI-IO's speed
+// (docs/checkpoint.md, "Measured bandwidth"). A reader whose blocks cut the chunks (another
+// block size, a block layout on another grid) reads hyperslabs instead.
+bool blocks_are_chunks(const redist::Layout& l, std::int64_t cr, std::int64_t cc);
+
 // HDF5 iterates a selection in row-major order of the file's dataspace; the local
 // buffer is column-major (leading dimension lld). pack() writes local rows x local
 // columns row-major into `out` (lr * lc elements), unpack() the reverse.
@@ -191,6 +200,55 @@ std::uint64_t local_checksum(const T* local, std::int64_t lld, const redist::Axi
     const std::uint64_t cj = col_key(cols.to_global(pc, j));
     const T* col = local + j * lld;
     for (std::int64_t i = 0; i < lr; ++i) sum += keyed_hash(rk[static_cast<std::size_t>(i)], cj, value_bits(col[i]));
+  }
+  return sum;
+}
+
+// One block of the column-major local buffer (rows x cols from `local`, leading
+// dimension lld) packed row-major into `out` (row stride out_ld >= cols: a chunk's width)
+// in the same pass that sums its checksum contributions (element_hash of global row
+// gi + i, column gj + j): the block is read once, while it is in cache, instead of once
+// for the checksum and once for the copy. unpack_hashed is the reverse (the checksum of
+// the values read).
+template <class T>
+std::uint64_t pack_hashed(const T* local, std::int64_t lld, std::int64_t rows, std::int64_t cols, T* out,
+                          std::int64_t out_ld, std::int64_t gi, std::int64_t gj) {
+  std::uint64_t sum = 0;
+  std::uint64_t rk[kPackTile], ck[kPackTile];
+  for (std::int64_t i0 = 0; i0 < rows; i0 += kPackTile) {
+    const std::int64_t i1 = std::min(rows, i0 + kPackTile);
+    for (std::int64_t i = i0; i < i1; ++i) rk[i - i0] = row_key(gi + i);
+    for (std::int64_t j0 = 0; j0 < cols; j0 += kPackTile) {
+      const std::int64_t j1 = std::min(cols, j0 + kPackTile);
+      for (std::int64_t j = j0; j < j1; ++j) ck[j - j0] = col_key(gj + j);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for (std::int64_t j = j0; j < j1; ++j) {
+          const T v = local[i + j * lld];
+          out[i * out_ld + j] = v;
+          sum += keyed_hash(rk[i - i0], ck[j - j0], value_bits(v));
+        }
+    }
+  }
+  return sum;
+}
+template <class T>
+std::uint64_t unpack_hashed(const T* in, std::int64_t in_ld, std::int64_t rows, std::int64_t cols, T* local,
+                            std::int64_t lld, std::int64_t gi, std::int64_t gj) {
+  std::uint64_t sum = 0;
+  std::uint64_t rk[kPackTile], ck[kPackTile];
+  for (std::int64_t j0 = 0; j0 < cols; j0 += kPackTile) {
+    const std::int64_t j1 = std::min(cols, j0 + kPackTile);
+    for (std::int64_t j = j0; j < j1; ++j) ck[j - j0] = col_key(gj + j);
+    for (std::int64_t i0 = 0; i0 < rows; i0 += kPackTile) {
+      const std::int64_t i1 = std::min(rows, i0 + kPackTile);
+      for (std::int64_t i = i0; i < i1; ++i) rk[i - i0] = row_key(gi + i);
+      for (std::int64_t j = j0; j < j1; ++j)
+        for (std::int64_t i = i0; i < i1; ++i) {
+          const T v = in[i * in_ld + j];
+          local[i + j * lld] = v;
+          sum += keyed_hash(rk[i - i0], ck[j - j0], value_bits(v));
+        }
+    }
   }
   return sum;
 }
