@@ -14,14 +14,17 @@
 # alternating order, R repetitions. Prints per run the time the application was stopped
 # by resizes (sum of the resizes' t_total: for a background resize the begin plus the
 # completing point) and the end-to-end time, then the ratios background / blocking.
-#   scripts/bench/background_bench.sh [--n N] [--reps R] [--apps "pdgemm life"] [--build-dir DIR] [--out DIR]
+# --cluster runs it on the emulated cluster instead (scripts/cluster.sh, issue 10's set-up:
+# 3 nodes, links shaped to --rate, default 1gbit): the job starts on node1, the 3x3 adds
+# its 5 processes on node2, the 4x4 its 7 on node3, so data moves over the shaped links.
+#   scripts/bench/background_bench.sh [--n N] [--reps R] [--apps "pdgemm life"] [--cluster] [--rate R] [--build-dir DIR] [--out DIR]
 # Writes the runs' JSON, table.md, plot.dat and background.png (gnuplot) to --out (default /tmp/background_bench).
 # Not a test (label bench in spirit): timings depend on the machine and its load.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=/tmp/background_bench
-n=4000 reps=1 apps="pdgemm pdgemv life"
+n=4000 reps=1 apps="pdgemm pdgemv life" cluster=0 rate=1gbit
 gemv_spacing=${GEMV_SPACING:-300}
 while (($#)); do
   case $1 in
@@ -30,7 +33,9 @@ while (($#)); do
     --apps) apps=$2; shift 2 ;;
     --build-dir) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    *) echo "usage: $0 [--n N] [--reps R] [--build-dir DIR] [--out DIR]" >&2; exit 2 ;;
+    --cluster) cluster=1; shift ;;
+    --rate) rate=$2; shift 2 ;;
+    *) echo "usage: $0 [--n N] [--reps R] [--apps LIST] [--cluster] [--rate R] [--build-dir DIR] [--out DIR]" >&2; exit 2 ;;
   esac
 done
 mkdir -p "$out"
@@ -38,7 +43,15 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_TH
 export RESIZE_HISTORY=off   # no learning between runs
 # Six iterations: a resize begun at remap point k completes at k+1, where the next one
 # begins; the last begun (after 4) completes after 5.
-schedule=1:expand:3x3:local2,2:expand:4x4:local2,3:shrink:3x3,4:shrink:2x2
+at2='' at3='' launch=(mpiexec) where="one node ($(nproc) cores)"
+if ((cluster)); then
+  SRC=$here BUILD=$build
+  # shellcheck source=../../tests/cluster/harness.sh
+  . "$here/tests/cluster/harness.sh"
+  cluster_begin 3 --rate "$rate"
+  at2=@node2 at3=@node3 launch=("$CLUSTER" exec node1 mpiexec --bind-to none) where="emulated cluster: 3 nodes, links $rate"
+fi
+schedule=1:expand:3x3:local2$at2,2:expand:4x4:local2$at3,3:shrink:3x3,4:shrink:2x2
 iters=6
 run() {  # app mode rep
   local app=$1 mode=$2 rep=$3 extra=() cli_mode=$2 sched=$schedule it=$iters
@@ -46,12 +59,12 @@ run() {  # app mode rep
   if [[ $app == pdgemv ]]; then
     local g=$gemv_spacing
     [[ $mode == wait ]] && cli_mode=continue
-    sched=$g:expand:3x3:local2,$((2 * g)):expand:4x4:local2,$((3 * g)):shrink:3x3,$((4 * g)):shrink:2x2
+    sched=$g:expand:3x3:local2$at2,$((2 * g)):expand:4x4:local2$at3,$((3 * g)):shrink:3x3,$((4 * g)):shrink:2x2
     it=$((5 * g))
   fi
   local json=$out/$app.$mode.$rep.json t0 t1
   t0=$(date +%s.%N)
-  timeout 1800 mpiexec --oversubscribe -n 4 "$build/apps/${app}_resizable" -n "$n" -i "$it" -p scripted -q \
+  timeout 1800 "${launch[@]}" --oversubscribe -n 4 "$build/apps/${app}_resizable" -n "$n" -i "$it" -p scripted -q \
     -s "$sched" --background "$cli_mode" --resize-timeout 600 --json "$json" "${extra[@]}" > "$out/$app.$mode.$rep.log" 2>&1
   t1=$(date +%s.%N)
   python3 - "$json" "$t0" "$t1" "$app" "$mode" "$rep" >> "$out/runs.tsv" <<'EOF'
@@ -77,7 +90,8 @@ for rep in $(seq "$reps"); do
     done
   done
 done
-python3 - "$out/runs.tsv" "$n" > "$out/table.md" <<'EOF'
+{ echo "Where: $where; $(date -u '+%Y-%m-%d %H:%M UTC'); load $(cut -d' ' -f1-3 /proc/loadavg) at the end."; echo; } > "$out/table.md"
+python3 - "$out/runs.tsv" "$n" >> "$out/table.md" <<'EOF'
 import sys, statistics
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 by = {}
@@ -111,7 +125,7 @@ if command -v gnuplot > /dev/null; then
   gnuplot <<EOF
 set terminal pngcairo size 900,420 font ",10"
 set output "$out/background.png"
-set title "Background vs blocking resizes, 2x2 -> 3x3 -> 4x4 -> 3x3 -> 2x2, N = $n (medians)"
+set title "Background vs blocking resizes, 2x2 -> 3x3 -> 4x4 -> 3x3 -> 2x2, N = $n, $where (medians)"
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
