@@ -204,15 +204,16 @@ std::uint64_t local_checksum(const T* local, std::int64_t lld, const redist::Axi
   return sum;
 }
 
-// One block of the column-major local buffer (rows x cols from `local`, leading
-// dimension lld) packed row-major into `out` (row stride out_ld >= cols: a chunk's width)
-// in the same pass that sums its checksum contributions (element_hash of global row
-// gi + i, column gj + j): the block is read once, while it is in cache, instead of once
-// for the checksum and once for the copy. unpack_hashed is the reverse (the checksum of
-// the values read).
+// One block copied between the column-major local buffer (leading dimension lld) and a
+// row-major chunk buffer (row stride `ld`: a chunk's width) in the same pass that sums its
+// checksum contributions (element_hash of global row gi + i, column gj + j): the block is
+// read once, while it is in cache, instead of once for the checksum and once for the copy.
+// copy_hashed moves element (i, j) from src[i * src_rs + j * src_cs] to dst[i * dst_rs +
+// j * dst_cs] tile by tile; pack_hashed (local -> chunk) and unpack_hashed (chunk ->
+// local, the checksum of the values read) are its two directions.
 template <class T>
-std::uint64_t pack_hashed(const T* local, std::int64_t lld, std::int64_t rows, std::int64_t cols, T* out,
-                          std::int64_t out_ld, std::int64_t gi, std::int64_t gj) {
+std::uint64_t copy_hashed(const T* src, std::int64_t src_rs, std::int64_t src_cs, T* dst, std::int64_t dst_rs,
+                          std::int64_t dst_cs, std::int64_t rows, std::int64_t cols, std::int64_t gi, std::int64_t gj) {
   std::uint64_t sum = 0;
   std::uint64_t rk[kPackTile], ck[kPackTile];
   for (std::int64_t i0 = 0; i0 < rows; i0 += kPackTile) {
@@ -223,8 +224,8 @@ std::uint64_t pack_hashed(const T* local, std::int64_t lld, std::int64_t rows, s
       for (std::int64_t j = j0; j < j1; ++j) ck[j - j0] = col_key(gj + j);
       for (std::int64_t i = i0; i < i1; ++i)
         for (std::int64_t j = j0; j < j1; ++j) {
-          const T v = local[i + j * lld];
-          out[i * out_ld + j] = v;
+          const T v = src[i * src_rs + j * src_cs];
+          dst[i * dst_rs + j * dst_cs] = v;
           sum += keyed_hash(rk[i - i0], ck[j - j0], value_bits(v));
         }
     }
@@ -232,25 +233,14 @@ std::uint64_t pack_hashed(const T* local, std::int64_t lld, std::int64_t rows, s
   return sum;
 }
 template <class T>
+std::uint64_t pack_hashed(const T* local, std::int64_t lld, std::int64_t rows, std::int64_t cols, T* out,
+                          std::int64_t out_ld, std::int64_t gi, std::int64_t gj) {
+  return copy_hashed(local, 1, lld, out, out_ld, 1, rows, cols, gi, gj);
+}
+template <class T>
 std::uint64_t unpack_hashed(const T* in, std::int64_t in_ld, std::int64_t rows, std::int64_t cols, T* local,
                             std::int64_t lld, std::int64_t gi, std::int64_t gj) {
-  std::uint64_t sum = 0;
-  std::uint64_t rk[kPackTile], ck[kPackTile];
-  for (std::int64_t j0 = 0; j0 < cols; j0 += kPackTile) {
-    const std::int64_t j1 = std::min(cols, j0 + kPackTile);
-    for (std::int64_t j = j0; j < j1; ++j) ck[j - j0] = col_key(gj + j);
-    for (std::int64_t i0 = 0; i0 < rows; i0 += kPackTile) {
-      const std::int64_t i1 = std::min(rows, i0 + kPackTile);
-      for (std::int64_t i = i0; i < i1; ++i) rk[i - i0] = row_key(gi + i);
-      for (std::int64_t j = j0; j < j1; ++j)
-        for (std::int64_t i = i0; i < i1; ++i) {
-          const T v = in[i * in_ld + j];
-          local[i + j * lld] = v;
-          sum += keyed_hash(rk[i - i0], ck[j - j0], value_bits(v));
-        }
-    }
-  }
-  return sum;
+  return copy_hashed(in, in_ld, 1, local, 1, lld, rows, cols, gi, gj);
 }
 
 // ---- when ------------------------------------------------------------------------
