@@ -96,4 +96,4 @@ json.dump({"seconds": secs, "quick": quick, "commit": commit, "load_at_end": loa
            "machine": platform.node(), "cores": os.cpu_count()}, open(os.path.join(out, "meta.json"), "w"), indent=1)
 PY
 python3 "$here/scripts/bench/cluster_report.py" --data "$out" --plot "$here/docs/img/cluster_redist.png" --summary
-python3 "$here/scripts/bench/splice_sections.py" --data "$(dirname "$out")" || true
+python3 "$here/scripts/bench/splice_sections.py" --only cluster --data "$(dirname "$out")" || true

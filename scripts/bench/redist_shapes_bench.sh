@@ -73,4 +73,4 @@ printf 'case\tranks\tshape\tkind\tuptime\tcosta\tcommand\n' > "$out/runs.tsv"
   grep -v '^#' "$out/case$k.log" | tail -1
 done
 python3 "$here/scripts/bench/redist_shapes_report.py" --data "$out" --plot "$here/docs/img/redist_shapes.png"
-python3 "$here/scripts/bench/splice_sections.py" --data "$(dirname "$out")"
+python3 "$here/scripts/bench/splice_sections.py" --only redist_shapes --data "$(dirname "$out")"

@@ -46,4 +46,4 @@ PY
 # the per-run scripts embed this machine's paths; the data stays
 rm -f "$out"/*/first.sh "$out"/*/rigid.sh "$out"/*/slurm_job_*_resize.*
 python3 "$here/scripts/bench/slurm_report.py" --data "$out" --plot "$here/docs/img/slurm_timeline.png" --summary
-python3 "$here/scripts/bench/splice_sections.py" --data "$(dirname "$out")" || true
+python3 "$here/scripts/bench/splice_sections.py" --only slurm --data "$(dirname "$out")" || true

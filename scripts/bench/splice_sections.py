@@ -7,7 +7,11 @@ measurements run apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, cost_mod
 adaptive_bench.sh), so this replaces just those sections in an existing results.md, or
 inserts them before "## Checks made on the data" (or at the end) when they are missing.
 
-    splice_sections.py [--results docs/results.md] [--data docs/data]
+    splice_sections.py [--results docs/results.md] [--data docs/data] [--only SUB]
+
+Hand-written text below a line `<!-- kept by splice_sections.py -->` at the end of a
+section (a reading of the figures) is kept when the section is replaced; the rest of the
+section is the benchmark's rendering. Each benchmark script passes --only its own section.
 """
 import argparse
 import os
@@ -22,6 +26,7 @@ SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm",
 # Sections their own benchmark scripts render as markdown (issue 13): docs/data/SUB/section.md,
 # whose first line is its level-2 heading. In this order, after the cluster and Slurm ones.
 STATIC = ("cost_model", "adaptive", "redist_shapes", "checkpoint")
+KEPT = "<!-- kept by splice_sections.py -->"
 
 
 def static_sections(data, only=None):
@@ -46,7 +51,9 @@ def splice(text, heading, new):
         anchor = next((i for i, l in enumerate(lines) if l.startswith("## Checks made on the data")), len(lines))
         return "\n".join(lines[:anchor] + new.rstrip("\n").split("\n") + [""] + lines[anchor:])
     end = next((i for i in range(start + 1, len(lines)) if re.match(r"## ", lines[i])), len(lines))
-    return "\n".join(lines[:start] + new.rstrip("\n").split("\n") + [""] + lines[end:])
+    kept = next((i for i in range(start, end) if lines[i].strip() == KEPT), None)
+    tail = lines[kept:end] if kept is not None else []
+    return "\n".join(lines[:start] + new.rstrip("\n").split("\n") + [""] + tail + lines[end:])
 
 
 def main():
