@@ -47,6 +47,8 @@ std::string background_line(const ResizeRecord& r) {
   if (r.completion_deferred > 0) out << ", deferred " << r.completion_deferred << "x";
   if (r.iteration_slowdown >= 0) out << ", slowdown " << fmt("%.2f", r.iteration_slowdown) << "x";
   out << ", " << fmt("%.2f", static_cast<double>(r.bytes_background) / 1048576.0) << " MiB in the background\n";
+  if (r.action == Action::Expand && r.background_progress == "helper thread")
+    out << "          * the spawn ran in the helper thread while the old grid computed: overlapped, not stopped\n";
   return out.str();
 }
 
@@ -120,8 +122,11 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       const auto& r = a.record;
       char line[256];
       const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : " FAILED");
+      // A spawn that ran in the helper thread overlapped the old grid's iterations: it is
+      // not part of the time stopped (total); marked, and said on the background line.
+      const bool spawn_overlapped = r.background && r.action == Action::Expand && r.background_progress == "helper thread";
       std::snprintf(line, sizeof line, "   %5d  %-15s %-9s %10s %9s %9s %9s %9s\n", r.after_iteration,
-                    change.c_str(), to_string(r.placement).c_str(), ms(r.t_spawn).c_str(),
+                    change.c_str(), to_string(r.placement).c_str(), (ms(r.t_spawn) + (spawn_overlapped ? "*" : "")).c_str(),
                     ms(r.t_redist).c_str(), ms(r.t_other).c_str(), ms(r.t_total).c_str(),
                     mib(r.bytes_moved).c_str());
       o << line;

@@ -108,6 +108,30 @@ TEST(Report, SummaryShowsBothClocksAndTheCheck) {
   EXPECT_NE(iterations_csv(three_grids()).find("4,9,3x3,5,2.5,"), std::string::npos);
 }
 
+// A background expansion whose spawn ran in the helper thread: its spawn time overlapped
+// the old grid's iterations, so the row marks it and the background line says so (the
+// stopped total can be shorter than the spawn); a blocking resize carries no mark.
+TEST(Report, AnOverlappedSpawnIsMarkedAsNotStopped) {
+  Metrics m = three_grids();
+  ResizeRecord bg;
+  bg.after_iteration = 8;
+  bg.action = Action::Expand;
+  bg.from_grid = "2x2";
+  bg.to_grid = "3x3";
+  bg.t_spawn = 1.345;
+  bg.t_total = 0.884;
+  bg.background = true;
+  bg.background_mode = "wait";
+  bg.background_progress = "helper thread";
+  m.add_resize(bg);
+  RunInfo info{.app = "pdgemm", .problem = "N=8", .policy = "scripted", .redistributor = "redist",
+               .check = "ok", .check_ok = true, .cores = 2};
+  const std::string t = summary_table(m, info);
+  EXPECT_NE(t.find("1345.00*"), std::string::npos) << t;
+  EXPECT_NE(t.find("* the spawn ran in the helper thread"), std::string::npos) << t;
+  EXPECT_EQ(t.find("1000.00*"), std::string::npos) << t;  // the blocking expansion
+}
+
 TEST(Report, JsonIsVersionedWithNumericSizesAndGridObjects) {
   RunInfo info{.app = "pdgemm", .problem = "N=8 NB=2", .policy = "scripted", .redistributor = "redist",
                .check = "ok", .check_ok = true, .cores = 2,
