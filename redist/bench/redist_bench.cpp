@@ -117,6 +117,10 @@ int main(int argc, char** argv) {
                  "with --suite/--tiny/--shapes: a COSTA build or install directory (its "
                  "libcosta_prefixed_scalapack.so) timed in COSTA's column; without it the column says \"not built\". "
                  "The project never downloads COSTA");
+  double link_bits = 0;
+  app.add_option("--link-rate", link_bits,
+                 "with --suite/--tiny/--shapes: bits/s of each node's link (emulated cluster); adds the busiest "
+                 "node link's bound and redist's time over it (0 = one node, no bound)");
   int only_case = -1;
   bool list = false;
   app.add_option("--case", only_case, "with --suite/--tiny: only the case of this index (see --list)");
@@ -192,6 +196,7 @@ int main(int argc, char** argv) {
     so.reps = reps;
     so.variants = variants;
     so.costa_dir = costa;
+    so.link_bits = link_bits;
     try {
       so.costa = redist::bench::load_costa(costa);
     } catch (const std::exception& e) {

@@ -15,6 +15,7 @@
 #include "malleable/redist/redist.h"
 #include "malleable/redist/redistribute.hpp"
 #include "malleable/redist/scalapack_api.h"
+#include "malleable/redist/traffic.hpp"
 
 namespace redist::bench {
 
@@ -129,6 +130,19 @@ ExecOptions options_of(const std::string& v) {
   return o;
 }
 
+// The node of every rank of `comm` (its processor name), numbered by first appearance.
+std::vector<int> nodes_of_ranks(MPI_Comm comm) {
+  int size = 0, len = 0;
+  MPI_Comm_size(comm, &size);
+  char name[MPI_MAX_PROCESSOR_NAME] = {};
+  MPI_Get_processor_name(name, &len);
+  std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+  MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, comm);
+  std::vector<std::string> hosts;
+  for (int r = 0; r < size; ++r) hosts.emplace_back(all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME);
+  return node_ids(hosts);
+}
+
 struct Phases {
   double plan = 1e30, check = 0, local = 0, transfer = 0, total = 1e30;
 };
@@ -173,6 +187,12 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
       // The floor: every rank copies the bytes it receives from other ranks, all at once
       // (no redistribution can land them with fewer copies).
       const auto floor_bytes = static_cast<std::size_t>(stats.recv_by_rank[static_cast<std::size_t>(me)]) * sizeof(double);
+      // On a cluster no schedule beats the busiest node link: its inter-node bytes / rate.
+      const auto node_of = nodes_of_ranks(comm);
+      const auto traffic = node_traffic(a, b, Region::whole(a), P, node_of);
+      const int nodes = 1 + *std::max_element(node_of.begin(), node_of.end());
+      const double link_bound =
+          opt.link_bits > 0 ? static_cast<double>(traffic.max_link_elements()) * sizeof(double) * 8.0 / opt.link_bits : 0.0;
       std::vector<char> fsrc(floor_bytes, 1), fdst(floor_bytes, 2);
       redist::BlacsGrid ga(sys, a), gb(sys, b);
       const auto da = a.to_desc(ga.ctxt(), static_cast<int>(A.ld));
@@ -271,6 +291,19 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
                               {"redist_identical_to_pdgemr2d", same_cpp == 1 && same_c == 1},
                               {"costa_identical_to_pdgemr2d", opt.costa ? nlohmann::json(same_costa == 1) : nlohmann::json()},
                               {"reps", opt.reps}};
+        if (opt.link_bits > 0) {
+          const double inter = static_cast<double>(traffic.elements_inter_node) * sizeof(double);
+          char costa_part[48] = "";
+          if (opt.costa && link_bound > 0) std::snprintf(costa_part, sizeof costa_part, ", COSTA %.2fx", t_costa / link_bound);
+          std::printf("##   link: %d nodes, %.1f MB between nodes, busiest link %.1f MB, bound %.4f s at %.3g bit/s;"
+                      " redist %.2fx the bound%s\n",
+                      nodes, inter / 1e6, static_cast<double>(traffic.max_link_elements()) * sizeof(double) / 1e6,
+                      link_bound, opt.link_bits, link_bound > 0 ? t_cpp / link_bound : 0.0, costa_part);
+          row["nodes"] = nodes;
+          row["bytes_inter_node"] = inter;
+          row["link_bits_per_s"] = opt.link_bits;
+          row["link_bound_s"] = link_bound;
+        }
         for (std::size_t v = 0; v < opt.variants.size(); ++v) {
           const Phases& ph = phases[v];
           std::printf("##   %-10s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f%s\n",

@@ -45,6 +45,10 @@ struct ShapeOptions {
   // Extra redist transports to time ("datatype", "packed", "auto"): one line each with the
   // per-phase split (plan, argument check, local copies, transfers), for finding limits.
   std::vector<std::string> variants;
+  // Bits/s of each node's link (the emulated cluster): > 0 adds the busiest node link's
+  // bound (its inter-node bytes / rate, redist::node_traffic over the ranks' processor
+  // names) and redist's and COSTA's time over it.
+  double link_bits = 0;
 };
 
 // Collective over MPI_COMM_WORLD; ranks past a case's size sleep meanwhile. Rank 0 prints
