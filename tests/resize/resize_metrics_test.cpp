@@ -24,6 +24,17 @@ TEST(PayoffPoint, IsEmptyWhenTheNewGridIsNotFaster) {
 }
 
 namespace {
+ResizeRecord resize_record(int after, Action action, const char* from, const char* to, double spawn, double total) {
+  ResizeRecord r;
+  r.after_iteration = after;
+  r.action = action;
+  r.from_grid = from;
+  r.to_grid = to;
+  r.t_spawn = spawn;
+  r.t_total = total;
+  return r;
+}
+
 Metrics three_grids() {
   Metrics m;
   // 2x2: iterations 1-3 (first is transient), expand after 3, 3x3: 4-6, shrink after 6.
@@ -32,22 +43,12 @@ Metrics three_grids() {
     const bool mid = i >= 4 && i <= 6;
     m.add_iteration({i, mid ? 9 : 4, mid ? "3x3" : "2x2", wall[i - 1], wall[i - 1] / 2});
   }
-  ResizeRecord up;
-  up.after_iteration = 3;
-  up.action = Action::Expand;
-  up.from_grid = "2x2";
-  up.to_grid = "3x3";
-  up.t_spawn = 1.0;
-  up.t_redist = 0.2;
-  up.t_other = 0.05;
-  up.t_total = 1.25;
-  m.add_resize(up);
-  ResizeRecord down = up;
-  down.after_iteration = 6;
-  down.action = Action::Shrink;
-  down.from_grid = "3x3";
-  down.to_grid = "2x2";
-  m.add_resize(down);
+  for (auto r : {resize_record(3, Action::Expand, "2x2", "3x3", 1.0, 1.25),
+                 resize_record(6, Action::Shrink, "3x3", "2x2", 1.0, 1.25)}) {
+    r.t_redist = 0.2;
+    r.t_other = 0.05;
+    m.add_resize(r);
+  }
   return m;
 }
 }  // namespace
@@ -113,13 +114,7 @@ TEST(Report, SummaryShowsBothClocksAndTheCheck) {
 // stopped total can be shorter than the spawn); a blocking resize carries no mark.
 TEST(Report, AnOverlappedSpawnIsMarkedAsNotStopped) {
   Metrics m = three_grids();
-  ResizeRecord bg;
-  bg.after_iteration = 8;
-  bg.action = Action::Expand;
-  bg.from_grid = "2x2";
-  bg.to_grid = "3x3";
-  bg.t_spawn = 1.345;
-  bg.t_total = 0.884;
+  ResizeRecord bg = resize_record(8, Action::Expand, "2x2", "3x3", 1.345, 0.884);
   bg.background = true;
   bg.background_mode = "wait";
   bg.background_progress = "helper thread";
