@@ -5,6 +5,7 @@
 #include <dirent.h>
 
 #include "checkpoint_io.hpp"
+#include "file_release.hpp"
 #include "session_impl.hpp"
 
 namespace resize {
@@ -113,7 +114,9 @@ std::string Session::checkpoint_in(const std::string& dir, int keep, double* sec
       }
       closedir(d);
     }
-    for (const auto& old : ck::to_remove(names, keep)) std::remove(old.c_str());
+    // Freed on a background thread (file_release.hpp): the job does not wait for the
+    // file system to let go of checkpoints it no longer keeps.
+    for (const auto& old : ck::to_remove(names, keep)) remove_file(old);
   }
   return path;
 }
