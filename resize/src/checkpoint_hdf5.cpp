@@ -5,15 +5,18 @@
 // per-process files). The selections, checksum and validation are the pure core's
 // (checkpoint.hpp); only HDF5 and MPI calls are here.
 #include "checkpoint_io.hpp"
+#include "file_release.hpp"
 
 #include <hdf5.h>
 
 #include <algorithm>
+#include <chrono>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 namespace resize::detail {
 
@@ -31,13 +34,31 @@ char scalar_letter(Scalar t) {
 
 namespace {
 
+// MPI_Allreduce that waits with short sleeps instead of Open MPI's busy polling: a
+// process with no blocks of a matrix (off the grid, or a small matrix) reaches the end
+// of a step long before the writers, and on an oversubscribed node its polling took the
+// writers' cores (2x2 written from 9 processes on 2 cores: the 5 idle ones). The naps
+// grow from 20 us to 1 ms, so a process that arrives last finds the others done at once.
+void polite_allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  MPI_Request req;
+  MPI_Iallreduce(in, out, count, type, op, comm, &req);
+  double nap = 20e-6;
+  for (;;) {
+    int flag = 0;
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+    nap = std::min(1e-3, nap * 2);
+  }
+}
+
 // Every process learns whether all succeeded; if not, all throw the message of the
 // lowest failing rank (one message, the same everywhere).
 void agree(MPI_Comm comm, const std::string& err) {
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   int mine = err.empty() ? 1 << 30 : rank, first = 0;
-  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+  polite_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
   if (first == 1 << 30) return;
   int len = static_cast<int>(err.size());
   MPI_Bcast(&len, 1, MPI_INT, first, comm);
@@ -211,9 +232,23 @@ hid_t independent_transfer() {
 }
 
 template <class T>
-std::uint64_t checksum_as(const CheckpointMatrix& m) {
+std::uint64_t checksum_as(const CheckpointMatrix& m, int version) {
   if (m.pr < 0) return 0;
-  return ck::local_checksum(static_cast<const T*>(m.local), m.lld, m.layout.row_axis(), m.pr, m.layout.col_axis(), m.pc);
+  return ck::by_checksum(version, [&](auto h) {
+    return ck::local_checksum(static_cast<const T*>(m.local), m.lld, m.layout.row_axis(), m.pr, m.layout.col_axis(), m.pc, h);
+  });
+}
+
+// The format version a checkpoint is written in: the current one, or version 1 when the
+// environment asks for it (MALLEABLE_CHECKPOINT_FORMAT=1, for readers of library 0.3).
+int version_to_write(const std::string& where) {
+  const char* v = std::getenv("MALLEABLE_CHECKPOINT_FORMAT");
+  if (!v || !*v) return ck::kFormatVersion;
+  const std::string s = v;
+  for (int k = ck::kOldestFormatVersion; k <= ck::kFormatVersion; ++k)
+    if (s == std::to_string(k)) return k;
+  throw Error(where + "MALLEABLE_CHECKPOINT_FORMAT=" + s + ": this library writes format versions " +
+              std::to_string(ck::kOldestFormatVersion) + " to " + std::to_string(ck::kFormatVersion));
 }
 
 template <class T>
@@ -258,8 +293,8 @@ void for_each_block(const CheckpointMatrix& m, F&& f) {
 // row-major buffer, its checksum summed in the same pass, and written with its own
 // independent H5Dwrite of a 2-D selection (read: the reverse). Returns this process's
 // checksum contribution.
-template <class T>
-std::uint64_t blocks_io(hid_t ds, hid_t ftype, const CheckpointMatrix& m, bool write, const std::string& what) {
+template <class T, class H>
+std::uint64_t blocks_io(hid_t ds, hid_t ftype, const CheckpointMatrix& m, bool write, const std::string& what, H h) {
   const hsize_t dims[2] = {static_cast<hsize_t>(m.info.m), static_cast<hsize_t>(m.info.n)};
   Id fs(H5Screate_simple(2, dims, nullptr), H5Sclose);
   Id x(independent_transfer(), H5Pclose);
@@ -273,11 +308,11 @@ std::uint64_t blocks_io(hid_t ds, hid_t ftype, const CheckpointMatrix& m, bool w
     must(H5Sselect_hyperslab(fs, H5S_SELECT_SET, start, nullptr, count, nullptr), what);
     Id ms(H5Screate_simple(2, count, nullptr), H5Sclose);
     if (write) {
-      sum += ck::pack_hashed(local, m.lld, br, bc, tmp.data(), bc, gi, gj);
+      sum += ck::pack_hashed(local, m.lld, br, bc, tmp.data(), bc, gi, gj, h);
       must(H5Dwrite(ds, ftype, ms, fs, x, tmp.data()), what);
     } else {
       must(H5Dread(ds, ftype, ms, fs, x, tmp.data()), what);
-      sum += ck::unpack_hashed(tmp.data(), bc, br, bc, local, m.lld, gi, gj);
+      sum += ck::unpack_hashed(tmp.data(), bc, br, bc, local, m.lld, gi, gj, h);
     }
   });
   return sum;
@@ -288,9 +323,9 @@ std::uint64_t blocks_io(hid_t ds, hid_t ftype, const CheckpointMatrix& m, bool w
 // chunk outside the matrix zero) and written raw with H5Dwrite_chunk; read with
 // H5Dread_chunk and unpacked. No selection, no type conversion, no partial chunk: one
 // contiguous write or read of the file per block. Returns the checksum contribution.
-template <class T>
+template <class T, class H>
 std::uint64_t chunks_io(hid_t ds, const CheckpointMatrix& m, std::int64_t cr, std::int64_t cc, bool write,
-                        const std::string& what) {
+                        const std::string& what, H h) {
   Id x(independent_transfer(), H5Pclose);
   std::vector<T> chunk(static_cast<std::size_t>(cr * cc));
   const std::size_t bytes = chunk.size() * sizeof(T);
@@ -300,12 +335,12 @@ std::uint64_t chunks_io(hid_t ds, const CheckpointMatrix& m, std::int64_t cr, st
     const hsize_t offset[2] = {static_cast<hsize_t>(gi), static_cast<hsize_t>(gj)};
     if (write) {
       if (br < cr || bc < cc) std::fill(chunk.begin(), chunk.end(), T{});
-      sum += ck::pack_hashed(local, m.lld, br, bc, chunk.data(), cc, gi, gj);
+      sum += ck::pack_hashed(local, m.lld, br, bc, chunk.data(), cc, gi, gj, h);
       must(H5Dwrite_chunk(ds, x, 0, offset, bytes, chunk.data()), what);
     } else {
       std::uint32_t filters = 0;
       must(H5Dread_chunk(ds, x, offset, &filters, chunk.data()), what);
-      sum += ck::unpack_hashed(chunk.data(), cc, br, bc, local, m.lld, gi, gj);
+      sum += ck::unpack_hashed(chunk.data(), cc, br, bc, local, m.lld, gi, gj, h);
     }
   });
   return sum;
@@ -324,19 +359,22 @@ std::pair<std::int64_t, std::int64_t> raw_chunk_shape(hid_t ds, hid_t mem_type) 
 }
 
 // This process's part of the per-block paths (write or read), whole chunks raw when the
-// layout's blocks are the dataset's chunks; `raw` says which ran.
+// layout's blocks are the dataset's chunks; `raw` says which ran. The checksum is the
+// one of format `version`.
 std::uint64_t per_block_transfer(hid_t ds, hid_t type, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
-                                 bool write, const std::string& what, bool& raw) {
+                                 bool write, const std::string& what, int version, bool& raw) {
   raw = direct_chunks_enabled() && ck::blocks_are_chunks(m.layout, chunk.first, chunk.second);
   return by_type(m.type, [&](auto v) {
     using T = decltype(v);
-    return raw ? chunks_io<T>(ds, m, chunk.first, chunk.second, write, what) : blocks_io<T>(ds, type, m, write, what);
+    return ck::by_checksum(version, [&](auto h) {
+      return raw ? chunks_io<T>(ds, m, chunk.first, chunk.second, write, what, h) : blocks_io<T>(ds, type, m, write, what, h);
+    });
   });
 }
 
 std::uint64_t sum_over(MPI_Comm comm, std::uint64_t mine) {
   std::uint64_t sum = 0;
-  MPI_Allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, comm);
+  polite_allreduce(&mine, &sum, 1, MPI_UINT64_T, MPI_SUM, comm);
   return sum;
 }
 
@@ -376,8 +414,8 @@ struct Silence {  // HDF5's own error stack printing off: our messages name the 
 
 }  // namespace
 
-std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m) {
-  return sum_over(comm, by_type(m.type, [&](auto x) { return checksum_as<decltype(x)>(m); }));
+std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int version) {
+  return sum_over(comm, by_type(m.type, [&](auto x) { return checksum_as<decltype(x)>(m, version); }));
 }
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, const std::vector<char>& state,
@@ -389,10 +427,11 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
   const std::string tmp = path + ".tmp";
   const std::string where = "checkpoint " + path + ": ";
   std::unique_ptr<Id> file;
+  guarded(comm, [&] { h.version = version_to_write(where); });  // before anything is made
   // A .tmp left by a checkpoint that crashed is removed first: creating a new file is
   // cheaper than truncating one whose pages are still cached (the raw baseline of the
   // benchmark writes a new file too).
-  if (rank == 0) std::remove(tmp.c_str());
+  if (rank == 0) remove_file(tmp);
   guarded(comm, [&] {
     Id fa(mpio_access(comm, true), H5Pclose);
     file = std::make_unique<Id>(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fa), H5Fclose);
@@ -460,7 +499,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
       trace("dataset and attributes");
       if (ck::per_block_io(m.layout, scalar_bytes(m.type), block_io_mode())) {
         bool raw = false;
-        mine[k] = per_block_transfer(ds, t, m, chunk, true, where + "writing matrix " + info.name, raw);
+        mine[k] = per_block_transfer(ds, t, m, chunk, true, where + "writing matrix " + info.name, h.version, raw);
         summed[k] = 1;
         trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
         continue;
@@ -476,7 +515,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     }
   });
   for (std::size_t k = 0; k < mats.size(); ++k)
-    h.matrices[k].checksum = summed[k] ? sum_over(comm, mine[k]) : global_checksum(comm, mats[k]);
+    h.matrices[k].checksum = summed[k] ? sum_over(comm, mine[k]) : global_checksum(comm, mats[k], h.version);
   trace("checksums");
   guarded(comm, [&] {
     for (std::size_t k = 0; k < mats.size(); ++k)
@@ -490,10 +529,15 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
   });
   trace("close");
   MPI_Barrier(comm);
+  trace("barrier (slowest process)");
+  // A checkpoint written over an older one under the same name: the old file's blocks
+  // are freed on a background thread (replace_file), not in the rename.
   guarded(comm, [&] {
-    if (rank == 0 && std::rename(tmp.c_str(), path.c_str()) != 0)
-      throw Error(where + "cannot rename " + tmp + " to " + path + ": " + std::strerror(errno));
+    if (rank != 0) return;
+    if (const int e = replace_file(tmp, path); e != 0)
+      throw Error(where + "cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
   });
+  trace("rename");
 }
 
 CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path) : comm_(comm), path_(path) {
@@ -515,7 +559,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path) : com
     if (get_string(file_, "format", where) != ck::kFormatName)
       throw Error(where + "not a malleable checkpoint (attribute format is not " + std::string(ck::kFormatName) + ")");
     header_.version = get_array<int>(file_, "version", H5T_NATIVE_INT, where).at(0);
-    if (header_.version != ck::kFormatVersion) return;  // mismatch() names it
+    if (header_.version < ck::kOldestFormatVersion || header_.version > ck::kFormatVersion) return;  // mismatch() names it
     header_.program = get_string(file_, "program", where);
     header_.executable = get_string(file_, "executable", where);
     header_.iteration = get_array<int>(file_, "iteration", H5T_NATIVE_INT, where).at(0);
@@ -577,7 +621,8 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
     Id t(element_type(m.type), H5Tclose);
     if (per_block) {
       bool raw = false;
-      mine = per_block_transfer(ds, t, m, raw_chunk_shape(ds, t), false, where + "cannot read its data (truncated file?)", raw);
+      mine = per_block_transfer(ds, t, m, raw_chunk_shape(ds, t), false, where + "cannot read its data (truncated file?)",
+                                header_.version, raw);
       return;
     }
     std::int64_t elements = 0;
@@ -589,7 +634,7 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
     must(H5Dread(ds, t, ms, fs, x, packed.data()), where + "cannot read its data (truncated file?)");
     by_type(m.type, [&](auto v) { unpack_as<decltype(v)>(m, packed, lr, lc); return 0; });
   });
-  const std::uint64_t sum = per_block ? sum_over(comm_, mine) : global_checksum(comm_, m);
+  const std::uint64_t sum = per_block ? sum_over(comm_, mine) : global_checksum(comm_, m, header_.version);
   if (sum != header_.matrices[k].checksum) {
     char msg[160];
     std::snprintf(msg, sizeof msg, "checksum mismatch (file %016llx, data read %016llx): the data is damaged",

@@ -31,8 +31,8 @@ struct CheckpointMatrix {
 char scalar_letter(Scalar t);
 
 // The order-independent checksum of a matrix (checkpoint::local_checksum summed over
-// `comm`): the same value on every process.
-std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m);
+// `comm`) as files of format `version` store it: the same value on every process.
+std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int version = checkpoint::kFormatVersion);
 
 // Writes one checkpoint file at `path` (under `path`.tmp, renamed by rank 0 once closed
 // on every process). `h` and `state` must be the same on every process; the checksums

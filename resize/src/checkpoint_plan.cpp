@@ -44,9 +44,9 @@ std::string names(const std::vector<MatrixInfo>& v) {
 
 std::string mismatch(const std::string& path, const Header& file, const Expected& want) {
   const std::string p = "checkpoint " + path + ": ";
-  if (file.version != kFormatVersion)
-    return p + "format version " + std::to_string(file.version) + ", this library reads version " +
-           std::to_string(kFormatVersion);
+  if (file.version < kOldestFormatVersion || file.version > kFormatVersion)
+    return p + "format version " + std::to_string(file.version) + ", this library reads versions " +
+           std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion);
   if (file.program != want.program)
     return p + "written by program '" + file.program + "', this is '" + want.program + "'";
   if (file.matrices.size() != want.matrices.size())

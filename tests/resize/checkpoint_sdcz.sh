@@ -4,7 +4,7 @@
 # issue 20 §1-§2): written on 2x2, restarted on 3x3, 1x5 and 2x2 with every element, the
 # application state and the iteration exact; refused with one message on every rank,
 # exit code 3 and the file unchanged for another element type, a corrupted dataset
-# (checksum mismatch) and a truncated file.
+# (checksum mismatch) and a truncated file; format version 1 written on request and read.
 # Usage: checkpoint_sdcz.sh <mpiexec> <session_checkpoint>
 set -uo pipefail
 mpiexec=$1 prog=$2
@@ -64,5 +64,26 @@ refused "corrupted chunked dataset" 4 "matrix 'C': checksum mismatch" "$work/bad
 out=$(MALLEABLE_CHECKPOINT_BLOCKS=never run 9 read "$work/blocks.h5" 3x3 2>&1)
 grep -q "^PASS: restart on 3x3" <<<"$out" || fail "per-block file read by the union path: $out"
 unset MALLEABLE_CHECKPOINT_BLOCKS
+# Format versions: files are written in version 2, and version 1 (the checksum of library
+# 0.3) on request; both are read (per-block and union paths), and a damaged version 1
+# file is refused by its own checksum. An unknown version to write is refused on every
+# rank before anything is made.
+h5version() { h5dump -a /version "$1" | sed -n 's/^ *(0): *\([0-9]*\).*/\1/p'; }
+[[ $(h5version "$f") == 2 ]] || fail "default file: format version '$(h5version "$f")', expected 2"
+for blocks in always never; do
+  MALLEABLE_CHECKPOINT_FORMAT=1 MALLEABLE_CHECKPOINT_BLOCKS=$blocks run 4 write "$work/v1_$blocks.h5" >/dev/null ||
+    fail "writing format version 1 ($blocks)"
+  [[ $(h5version "$work/v1_$blocks.h5") == 1 ]] || fail "version 1 file ($blocks): version '$(h5version "$work/v1_$blocks.h5")'"
+  out=$(MALLEABLE_CHECKPOINT_BLOCKS=$blocks run 9 read "$work/v1_$blocks.h5" 3x3 2>&1)
+  grep -q "^PASS: restart on 3x3" <<<"$out" || fail "version 1 file ($blocks) restarted on 3x3: $out"
+done
+cp "$work/v1_always.h5" "$work/v1bad.h5"
+run 1 corrupt "$work/v1bad.h5" D || fail "corrupting the version 1 copy"
+refused "corrupted version 1 file" 4 "matrix 'D': checksum mismatch" "$work/v1bad.h5" read 2x2
+out=$(MALLEABLE_CHECKPOINT_FORMAT=9 run 4 write "$work/v9.h5" 2>&1); rc=$?
+n=$(grep -c "^refused (rank [0-9]*): .*MALLEABLE_CHECKPOINT_FORMAT=9: this library writes format versions 1 to 2" <<<"$out")
+[[ $rc -eq 3 && $n -eq 4 ]] || fail "MALLEABLE_CHECKPOINT_FORMAT=9: exit $rc, message on $n of 4 ranks: $out"
+[[ ! -e $work/v9.h5 && ! -e $work/v9.h5.tmp ]] || fail "MALLEABLE_CHECKPOINT_FORMAT=9 left a file"
+echo "format versions: 2 by default, 1 on request, both read; MALLEABLE_CHECKPOINT_FORMAT=9 refused on $n ranks"
 if ((fails)); then echo "FAILED: $fails check(s)"; exit 1; fi
 echo PASS

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -95,8 +96,8 @@ TEST(CheckpointPack, PackAndUnpackAreInverse) {
     for (std::int64_t i = 0; i < lr; ++i) ASSERT_EQ(b2[static_cast<std::size_t>(i + j * lld)], big[static_cast<std::size_t>(i + j * lld)]);
 }
 
-template <class T>
-std::uint64_t total_checksum(const redist::Layout& l, T (*value)(std::int64_t, std::int64_t)) {
+template <class T, class H = ck::ChecksumV2>
+std::uint64_t total_checksum(const redist::Layout& l, T (*value)(std::int64_t, std::int64_t), H h = {}) {
   std::uint64_t sum = 0;
   const auto ra = l.row_axis(), ca = l.col_axis();
   for (int pr = 0; pr < l.nprow; ++pr)
@@ -105,7 +106,7 @@ std::uint64_t total_checksum(const redist::Layout& l, T (*value)(std::int64_t, s
       std::vector<T> buf(static_cast<std::size_t>(lld * std::max<std::int64_t>(lc, 1)));
       for (std::int64_t i = 0; i < lr; ++i)
         for (std::int64_t j = 0; j < lc; ++j) buf[i + j * lld] = value(l.local_to_row(pr, i), l.local_to_col(pc, j));
-      sum += ck::local_checksum(buf.data(), lld, ra, pr, ca, pc);
+      sum += ck::local_checksum(buf.data(), lld, ra, pr, ca, pc, h);
     }
   return sum;
 }
@@ -115,18 +116,50 @@ double dval_changed(std::int64_t i, std::int64_t j) { return i == 17 && j == 3 ?
 double dval_swapped(std::int64_t i, std::int64_t j) { return dval(j, i); }
 std::complex<float> zval(std::int64_t i, std::int64_t j) { return {float(i) * 0.5f, -float(j)}; }
 
-TEST(CheckpointChecksum, SameOnEveryLayoutAndChangesWithOneBit) {
+template <class H>
+void same_on_every_layout_and_changes_with_one_bit(H h) {
   const auto a = redist::Layout::block_cyclic(40, 30, 4, 3, 2, 2);
   const auto b = redist::Layout::block_cyclic(40, 30, 14, 10, 3, 3);
   const auto c = redist::Layout::from_blocks({11, 9, 20}, {6, 24}, 3, 2);
-  const auto x = total_checksum<double>(a, dval);
-  EXPECT_EQ(x, total_checksum<double>(b, dval));
-  EXPECT_EQ(x, total_checksum<double>(c, dval));
-  EXPECT_NE(x, total_checksum<double>(a, dval_changed));
+  const auto x = total_checksum<double>(a, dval, h);
+  EXPECT_EQ(x, total_checksum<double>(b, dval, h));
+  EXPECT_EQ(x, total_checksum<double>(c, dval, h));
+  EXPECT_NE(x, total_checksum<double>(a, dval_changed, h));
   // Position matters: the same values elsewhere are another matrix.
   const auto sq = redist::Layout::block_cyclic(30, 30, 4, 3, 2, 2);
-  EXPECT_NE(total_checksum<double>(sq, dval), total_checksum<double>(sq, dval_swapped));
-  EXPECT_EQ(total_checksum<std::complex<float>>(a, zval), total_checksum<std::complex<float>>(c, zval));
+  EXPECT_NE(total_checksum<double>(sq, dval, h), total_checksum<double>(sq, dval_swapped, h));
+  EXPECT_EQ(total_checksum<std::complex<float>>(a, zval, h), total_checksum<std::complex<float>>(c, zval, h));
+}
+
+TEST(CheckpointChecksum, SameOnEveryLayoutAndChangesWithOneBit) {
+  same_on_every_layout_and_changes_with_one_bit(ck::ChecksumV1{});
+  same_on_every_layout_and_changes_with_one_bit(ck::ChecksumV2{});
+}
+
+// Version 1 files keep verifying: its local_checksum is the sum of element_hash (the
+// version 1 formula, ElementHashIsTheVersion1Formula), and the two versions differ.
+TEST(CheckpointChecksum, Version1SumsElementHashAndVersion2IsAnotherFunction) {
+  const auto l = redist::Layout::block_cyclic(23, 17, 4, 3, 2, 2);
+  std::uint64_t v1 = 0;
+  for (std::int64_t i = 0; i < 23; ++i)
+    for (std::int64_t j = 0; j < 17; ++j) v1 += ck::element_hash(i, j, ck::value_bits(dval(i, j)));
+  EXPECT_EQ(total_checksum<double>(l, dval, ck::ChecksumV1{}), v1);
+  EXPECT_NE(total_checksum<double>(l, dval, ck::ChecksumV2{}), v1);
+  EXPECT_EQ(ck::by_checksum(1, [](auto h) { return std::is_same_v<decltype(h), ck::ChecksumV1>; }), true);
+  EXPECT_EQ(ck::by_checksum(2, [](auto h) { return std::is_same_v<decltype(h), ck::ChecksumV2>; }), true);
+}
+
+// Any change of one element changes the version 2 sum (an odd multiplier is a bijection
+// mod 2^64): every bit of one element flipped in turn, at a few positions.
+TEST(CheckpointChecksum, Version2ChangesWithEveryBitOfAnyElement) {
+  const auto l = redist::Layout::block_cyclic(9, 7, 2, 3, 2, 2);
+  const auto base = total_checksum<double>(l, dval);
+  for (auto [i, j] : {std::pair<std::int64_t, std::int64_t>{0, 0}, {8, 6}, {4, 3}})
+    for (int bit = 0; bit < 64; ++bit) {
+      const std::uint64_t before = ck::value_bits(dval(i, j)), after = before ^ (1ull << bit);
+      const auto ri = ck::ChecksumV2::row(i), cj = ck::ChecksumV2::col(j);
+      EXPECT_NE(base - ck::ChecksumV2::term(ri, cj, before) + ck::ChecksumV2::term(ri, cj, after), base) << bit;
+    }
 }
 
 ck::MatrixInfo info(const char* name, char type, std::int64_t m, std::int64_t n) {
@@ -169,7 +202,11 @@ TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
   EXPECT_EQ(ck::mismatch("f.h5", header(), w), "checkpoint f.h5: matrix 2 is 'B' in the file, this program registered 'C'");
   auto h = header();
   h.version = 7;
-  EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "checkpoint f.h5: format version 7, this library reads version 1");
+  EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "checkpoint f.h5: format version 7, this library reads versions 1 to 2");
+  h.version = 1;  // the previous format is read
+  EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "");
+  h.version = 0;
+  EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "checkpoint f.h5: format version 0, this library reads versions 1 to 2");
 }
 
 TEST(CheckpointWhen, ParsesDurationsAndIntervals) {
@@ -240,6 +277,19 @@ TEST(CheckpointChecksum, ElementHashIsTheVersion1Formula) {
       }
 }
 
+// The version 2 term must stay this function of (i, j, bits), or version 2 files written
+// by this release would fail verification in the next.
+TEST(CheckpointChecksum, Version2TermIsItsFormula) {
+  for (std::int64_t i : {0, 1, 63, 4000, 123457})
+    for (std::int64_t j : {0, 2, 64, 3999})
+      for (std::uint64_t bits : {0ull, 0x3FF0000000000000ull, 0xDEADBEEFull}) {
+        const std::uint64_t want =
+            (bits ^ static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull) *
+            (splitmix_finaliser(static_cast<std::uint64_t>(j) + 0x632BE59BD9B4E019ull) | 1u);
+        EXPECT_EQ(ck::ChecksumV2::term(ck::ChecksumV2::row(i), ck::ChecksumV2::col(j), bits), want) << i << "," << j;
+      }
+}
+
 TEST(CheckpointIo, ChunkIsTheBlockWhenBlocksAreLargeEnoughAndUniform) {
   ck::MatrixInfo m;
   m.m = 4000;
@@ -272,7 +322,8 @@ TEST(CheckpointIo, PerBlockIoForBlocksOfEightKibOrMore) {
 // row-major with the chunk's row stride and sums the same contributions as local_checksum:
 // summed over every block of every process it is the matrix checksum; unpack_hashed is
 // its inverse and sums the same.
-TEST(CheckpointPack, PackHashedIsPackPlusTheChecksumBlockByBlock) {
+template <class H>
+void pack_hashed_is_pack_plus_the_checksum(H h) {
   const auto l = redist::Layout::block_cyclic(37, 29, 8, 6, 2, 3);
   const auto ra = l.row_axis(), ca = l.col_axis();
   const std::int64_t ld_chunk = 7;  // wider than a block: padding columns stay untouched
@@ -290,25 +341,30 @@ TEST(CheckpointPack, PackHashedIsPackPlusTheChecksumBlockByBlock) {
           const std::int64_t br = ra.block_size(bi), bc = ca.block_size(bj), li = ra.block_local_start(bi),
                              lj = ca.block_local_start(bj), gi = ra.block_start(bi), gj = ca.block_start(bj);
           std::vector<double> chunk(static_cast<std::size_t>(br * ld_chunk), 42.0);
-          packed_sum += ck::pack_hashed(local.data() + li + lj * lld, lld, br, bc, chunk.data(), ld_chunk, gi, gj);
+          packed_sum += ck::pack_hashed(local.data() + li + lj * lld, lld, br, bc, chunk.data(), ld_chunk, gi, gj, h);
           for (std::int64_t i = 0; i < br; ++i)
             for (std::int64_t j = 0; j < ld_chunk; ++j)
               ASSERT_EQ(chunk[static_cast<std::size_t>(i * ld_chunk + j)], j < bc ? dval(gi + i, gj + j) : 42.0);
-          unpacked_sum += ck::unpack_hashed(chunk.data(), ld_chunk, br, bc, back.data() + li + lj * lld, lld, gi, gj);
+          unpacked_sum += ck::unpack_hashed(chunk.data(), ld_chunk, br, bc, back.data() + li + lj * lld, lld, gi, gj, h);
         }
       }
       for (std::int64_t i = 0; i < lr; ++i)
         for (std::int64_t j = 0; j < lc; ++j) ASSERT_EQ(back[i + j * lld], local[i + j * lld]);
     }
-  EXPECT_EQ(packed_sum, total_checksum<double>(l, dval));
+  EXPECT_EQ(packed_sum, total_checksum<double>(l, dval, h));
   EXPECT_EQ(unpacked_sum, packed_sum);
   // blocks larger than one tile of the fused loops
   const auto big = redist::Layout::block_cyclic(150, 140, 150, 140, 1, 1);
   std::vector<double> a(150 * 140), out(150 * 140);
   for (std::int64_t i = 0; i < 150; ++i)
     for (std::int64_t j = 0; j < 140; ++j) a[i + j * 150] = dval(i, j);
-  EXPECT_EQ(ck::pack_hashed(a.data(), 150, 150, 140, out.data(), 140, 0, 0), total_checksum<double>(big, dval));
+  EXPECT_EQ(ck::pack_hashed(a.data(), 150, 150, 140, out.data(), 140, 0, 0, h), total_checksum<double>(big, dval, h));
   EXPECT_EQ(out[5 * 140 + 77], dval(5, 77));
+}
+
+TEST(CheckpointPack, PackHashedIsPackPlusTheChecksumBlockByBlock) {
+  pack_hashed_is_pack_plus_the_checksum(ck::ChecksumV1{});
+  pack_hashed_is_pack_plus_the_checksum(ck::ChecksumV2{});
 }
 
 TEST(CheckpointIo, BlocksAreChunksOnlyWhenEveryBlockFillsOneChunk) {

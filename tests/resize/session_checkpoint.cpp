@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Session::checkpoint / Session::restart for s, d, c and z matrices in block-cyclic,
 // block and extended-descriptor layouts (issue 20 §1-§2). Modes:
-//   write FILE          (4 processes) 2x2, two iterations, then one checkpoint
+//   write FILE          (4 processes) 2x2, two iterations, then one checkpoint (refused: exit 3)
 //   read FILE PxQ       restart on PxQ: every element, the state and the iteration exact
 //   wrong FILE          restart with matrix Z registered as complex float: refused
 //   corrupt FILE NAME   (1 process, serial HDF5) changes element (1, 1) of matrix NAME
@@ -147,8 +147,13 @@ int main(int argc, char** argv) {
         S.begin_iteration();
         S.end_iteration();
       }
-      S.checkpoint(file);
-      if (S.world_rank() == 0) std::printf("PASS: written %s\n", file.c_str());
+      try {
+        S.checkpoint(file);
+        if (S.world_rank() == 0) std::printf("PASS: written %s\n", file.c_str());
+      } catch (const resize::Error& e) {
+        std::printf("refused (rank %d): %s\n", S.world_rank(), e.what());
+        rc = 3;
+      }
     } else {
       const resize::Grid g = parse(argc > 3 ? argv[3] : "2x2");
       try {
