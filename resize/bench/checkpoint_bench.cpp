@@ -4,9 +4,13 @@
 // writes an N x N double matrix from grid W (Session::checkpoint), the same local
 // buffers are written with MPI_File_write_at_all; a second session restarts onto grid R
 // (Session::restart, hyperslab reads) and the same bytes are read back with
-// MPI_File_read_at_all by the processes of R. Prints seconds, MB/s and the ratios.
+// MPI_File_read_at_all by the processes of R. Prints seconds, MB/s and the ratios. Both
+// writes go to a new file; a second checkpoint over the first under the same name is
+// timed on its own line.
 // Usage: checkpoint_bench N NB WxW RxR DIR [repeats]
 #include <mpi.h>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -16,6 +20,20 @@
 #include "malleable/resize/session.hpp"
 
 namespace {
+
+// Before every timed write or read: rank 0 removes what the step replaces and flushes
+// the page cache's dirty pages (sync), so that no step pays for the previous one's
+// writeback (the kernel's flush of 128 MB written a moment before made single raw writes
+// 3-4x slower here). Outside the timings.
+void settle(MPI_Comm comm, const std::string& remove = "") {
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  if (rank == 0) {
+    if (!remove.empty()) std::remove(remove.c_str());
+    sync();
+  }
+  MPI_Barrier(comm);
+}
 
 resize::Grid parse(const std::string& t) {
   const auto x = t.find('x');
@@ -29,8 +47,7 @@ double raw(MPI_Comm comm, const std::string& path, std::vector<char>& buf, bool 
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   if (rank == 0) off = 0;
-  if (write && rank == 0) std::remove(path.c_str());  // a new file, as every checkpoint is
-  MPI_Barrier(comm);
+  settle(comm, write ? path : "");  // a new file, as every checkpoint is
   const double t0 = MPI_Wtime();
   MPI_File f;
   MPI_File_open(comm, path.c_str(), write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY, MPI_INFO_NULL, &f);
@@ -64,8 +81,7 @@ double raw_pattern(MPI_Comm comm, const std::string& path, int n, int nb, const 
     MPI_Type_size(view, &bytes);
     buf.assign(static_cast<std::size_t>(bytes) / sizeof(double), 1.0 + rank);
   }
-  if (write && rank == 0) std::remove(path.c_str());
-  MPI_Barrier(comm);
+  settle(comm, write ? path : "");
   const double t0 = MPI_Wtime();
   MPI_File f;
   MPI_File_open(comm, path.c_str(), write ? MPI_MODE_CREATE | MPI_MODE_WRONLY : MPI_MODE_RDONLY, MPI_INFO_NULL, &f);
@@ -98,7 +114,7 @@ int main(int argc, char** argv) {
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const double mb = static_cast<double>(n) * n * sizeof(double) / 1e6;
-  std::vector<double> tw, trw, tr, trr, tpw, tpr;
+  std::vector<double> tw, two, trw, tr, trr, tpw, tpr;
   for (int rep = 0; rep < reps; ++rep) {
     {
       resize::SessionOptions o;
@@ -111,7 +127,15 @@ int main(int argc, char** argv) {
       s.register_matrix("A", n, n, nb, nb, resize::Distribution::BlockCyclic, desc, a);
       s.start(wg);
       for (std::size_t k = 0; k < a.size(); ++k) a[k] = static_cast<double>(k % 1000) + rank;
+      // A new file, as the raw write's: the previous repeat's is removed outside the
+      // timing (replacing a file under its name costs ext4 a flush of the new one in the
+      // rename, auto_da_alloc, ~30 ms for 128 MB here; the session's own checkpoints,
+      // checkpoint_in, take a new name each time and never pay it).
+      settle(MPI_COMM_WORLD, ck);
       tw.push_back(s.checkpoint(ck));
+      // And again under the same name: what a program that reuses one path pays.
+      settle(MPI_COMM_WORLD);
+      two.push_back(s.checkpoint(ck));
       std::vector<char> bytes(a.size() * sizeof(double));
       trw.push_back(raw(MPI_COMM_WORLD, rawf, bytes, true));
       tpw.push_back(raw_pattern(MPI_COMM_WORLD, dir + "/pattern.bin", n, nb, wg, true));
@@ -125,7 +149,7 @@ int main(int argc, char** argv) {
       int desc[9];
       std::vector<double> a;
       s.register_matrix("A", n, n, nb, nb, resize::Distribution::BlockCyclic, desc, a);
-      MPI_Barrier(MPI_COMM_WORLD);
+      settle(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       s.restart(ck, rg);
       double dt = MPI_Wtime() - t0, slowest = 0;
@@ -137,17 +161,22 @@ int main(int argc, char** argv) {
     }
   }
   if (rank == 0) {
+    for (int rep = 0; rep < reps; ++rep)
+      std::printf("  repeat %d: write %.3f s (over same name %.3f s), raw %.3f s; restart %.3f s, raw %.3f s\n", rep + 1,
+                  tw[rep], two[rep], trw[rep], tr[rep], trr[rep]);
     const auto med = [](std::vector<double> v) {
       std::sort(v.begin(), v.end());
       return v[v.size() / 2];
     };
-    const double w = med(tw), rw = med(trw), r = med(tr), rr = med(trr), pw = med(tpw), pr = med(tpr);
+    const double w = med(tw), wo = med(two), rw = med(trw), r = med(tr), rr = med(trr), pw = med(tpw), pr = med(tpr);
     std::printf("checkpoint bandwidth: N=%d NB=%d (%.1f MB), write on %s, read on %s, median of %d\n", n, nb, mb,
                 wg.shape().c_str(), rg.shape().c_str(), reps);
     std::printf("  write  checkpoint %8.3f s %8.1f MB/s | raw MPI-IO %8.3f s %8.1f MB/s | ratio %.2fx\n", w, mb / w, rw,
                 mb / rw, rw / w);
     std::printf("  read   restart    %8.3f s %8.1f MB/s | raw MPI-IO %8.3f s %8.1f MB/s | ratio %.2fx\n", r, mb / r, rr,
                 mb / rr, rr / r);
+    std::printf("  write over the previous checkpoint under the same name %8.3f s %8.1f MB/s | ratio %.2fx\n", wo, mb / wo,
+                rw / wo);
     std::printf("  raw MPI-IO in the checkpoint's pattern (darray view): write %8.3f s (%.2fx of contiguous), read %8.3f s (%.2fx)\n",
                 pw, rw / pw, pr, rr / pr);
   }

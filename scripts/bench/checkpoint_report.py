@@ -29,6 +29,9 @@ def bandwidth(path):
         m = re.match(r"\s+(write|read)\s+\w+\s+([\d.]+) s .*raw MPI-IO\s+([\d.]+) s .*ratio ([\d.]+)x", line)
         if m and cur is not None:
             cur[m[1]] = (float(m[2]), float(m[3]), float(m[4]))
+        m = re.match(r"\s+write over the previous checkpoint under the same name\s+([\d.]+) s .*ratio ([\d.]+)x", line)
+        if m and cur is not None:
+            cur["over"] = (float(m[1]), float(m[2]))
         m = re.match(r"\s+raw MPI-IO in the checkpoint's pattern .*write\s+([\d.]+) s .*read\s+([\d.]+) s", line)
         if m and cur is not None:
             cur["pattern"] = (float(m[1]), float(m[2]))
@@ -79,14 +82,18 @@ def main():
          "and read with raw `MPI_File_write_at_all`/`read_at_all`, contiguous per process, to the "
          "same directory, one after the other in one run; ratio = raw / checkpoint (1 = as fast as raw "
          "MPI-IO). Medians of the repeats. \"pattern\" = raw MPI-IO in the checkpoint's own file layout "
-         "(darray view). See docs/checkpoint.md.", "",
-         "| N | write grid -> read grid | path | write s | raw write s | write ratio | restart s | raw read s | read ratio | raw in pattern write / read s |",
-         "|---|---|---|---|---|---|---|---|---|---|"]
+         "(darray view). Both writes create a new file (the previous repeat's is removed before the "
+         "timing, as the session's own periodic checkpoints take a new name each time); \"over same "
+         "name\" = a second checkpoint written over the first under its name (ext4 flushes a file "
+         "renamed over another, auto_da_alloc). See docs/checkpoint.md.", "",
+         "| N | write grid -> read grid | path | write s | raw write s | write ratio | over same name s (ratio) | restart s | raw read s | read ratio | raw in pattern write / read s |",
+         "|---|---|---|---|---|---|---|---|---|---|---|"]
     dat = ["# case write raw_write restart raw_read"]
     for k, r in enumerate(bw):
         w, rd = r["write"], r["read"]
+        over = f"{r['over'][0]:.3f} ({r['over'][1]:.2f}x)" if "over" in r else "-"
         s.append(f"| {r['n']} | {r['wgrid']} -> {r['rgrid']} | {r['path']} | {w[0]:.3f} | {w[1]:.3f} | {w[2]:.2f}x | "
-                 f"{rd[0]:.3f} | {rd[1]:.3f} | {rd[2]:.2f}x | {r['pattern'][0]:.3f} / {r['pattern'][1]:.3f} |")
+                 f"{over} | {rd[0]:.3f} | {rd[1]:.3f} | {rd[2]:.2f}x | {r['pattern'][0]:.3f} / {r['pattern'][1]:.3f} |")
         short = "union" if r["path"].startswith("union") else "selection" if "selection" in r["path"] else "chunk"
         dat.append(f"\"{r['wgrid']}->{r['rgrid']}\\n{short}\" {w[0]} {w[1]} {rd[0]} {rd[1]}")
     if ov:
