@@ -446,18 +446,17 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     put_array<int>(*file, "iteration", H5T_NATIVE_INT, {h.iteration});
     put_array<int>(*file, "grid", H5T_NATIVE_INT, {h.grid.nprow, h.grid.npcol});
     put_string(*file, "resize_history", h.resize_history);
-    // The application state: rank 0 writes the bytes, the others select nothing.
+    // The application state: rank 0 writes the bytes with independent I/O (a collective
+    // write of a few bytes would cost every process MPI-IO's exchange rounds).
     const hsize_t n = std::max<hsize_t>(1, state.size());
     Id sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
     Id ds(must(H5Dcreate2(*file, "state", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "state"), H5Dclose);
     put_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, {static_cast<std::uint64_t>(state.size())});
-    Id ms(memory_space(rank == 0 ? static_cast<std::int64_t>(state.size()) : 0), H5Sclose);
-    if (rank != 0 || state.empty()) H5Sselect_none(sp);
-    else H5Sselect_all(sp);
-    Id x(collective_transfer(), H5Pclose);
-    const unsigned char zero = 0;
-    must(H5Dwrite(ds, H5T_NATIVE_UCHAR, ms, sp, x, state.empty() ? &zero : reinterpret_cast<const unsigned char*>(state.data())),
-         where + "writing the application state");
+    if (rank == 0 && !state.empty()) {
+      Id x(independent_transfer(), H5Pclose);
+      must(H5Dwrite(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, x, reinterpret_cast<const unsigned char*>(state.data())),
+           where + "writing the application state");
+    }
   });
   trace("header and state");
   // Each matrix's dataset stays open until its checksum attribute is written: the
@@ -527,9 +526,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     file->id = -1;
     if (rc < 0) throw Error(where + "closing " + tmp + " failed (file system full?)");
   });
-  trace("close");
-  MPI_Barrier(comm);
-  trace("barrier (slowest process)");
+  trace("close");  // every process has closed the file: guarded() agreed on it
   // A checkpoint written over an older one under the same name: the old file's blocks
   // are freed on a background thread (replace_file), not in the rename.
   guarded(comm, [&] {
