@@ -29,6 +29,9 @@ def bandwidth(path):
         m = re.match(r"\s+(write|read)\s+\w+\s+([\d.]+) s .*raw MPI-IO\s+([\d.]+) s .*ratio ([\d.]+)x", line)
         if m and cur is not None:
             cur[m[1]] = (float(m[2]), float(m[3]), float(m[4]))
+        m = re.match(r"\s+paired ratios .*write ([\d.]+)x / ([\d.]+)x / ([\d.]+)x, read ([\d.]+)x / ([\d.]+)x / ([\d.]+)x", line)
+        if m and cur is not None:
+            cur["paired"] = tuple(float(m[k]) for k in range(1, 7))
         m = re.match(r"\s+write over the previous checkpoint under the same name\s+([\d.]+) s .*ratio ([\d.]+)x", line)
         if m and cur is not None:
             cur["over"] = (float(m[1]), float(m[2]))
@@ -86,14 +89,18 @@ def main():
          "timing, as the session's own periodic checkpoints take a new name each time); \"over same "
          "name\" = a second checkpoint written over the first under its name (ext4 flushes a file "
          "renamed over another, auto_da_alloc). See docs/checkpoint.md.", "",
-         "| N | write grid -> read grid | path | write s | raw write s | write ratio | over same name s (ratio) | restart s | raw read s | read ratio | raw in pattern write / read s |",
-         "|---|---|---|---|---|---|---|---|---|---|---|"]
+         "\"paired\" = raw / checkpoint of each repeat's back-to-back pair, min / median / max over the repeats.", "",
+         "| N | write grid -> read grid | path | write s | raw write s | write ratio | paired write ratios | over same name s (ratio) | restart s | raw read s | read ratio | paired read ratios | raw in pattern write / read s |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     dat = ["# case write raw_write restart raw_read"]
     for k, r in enumerate(bw):
         w, rd = r["write"], r["read"]
         over = f"{r['over'][0]:.3f} ({r['over'][1]:.2f}x)" if "over" in r else "-"
-        s.append(f"| {r['n']} | {r['wgrid']} -> {r['rgrid']} | {r['path']} | {w[0]:.3f} | {w[1]:.3f} | {w[2]:.2f}x | "
-                 f"{over} | {rd[0]:.3f} | {rd[1]:.3f} | {rd[2]:.2f}x | {r['pattern'][0]:.3f} / {r['pattern'][1]:.3f} |")
+        p = r.get("paired")
+        pw = f"{p[0]:.2f} / {p[1]:.2f} / {p[2]:.2f}" if p else "-"
+        pr = f"{p[3]:.2f} / {p[4]:.2f} / {p[5]:.2f}" if p else "-"
+        s.append(f"| {r['n']} | {r['wgrid']} -> {r['rgrid']} | {r['path']} | {w[0]:.3f} | {w[1]:.3f} | {w[2]:.2f}x | {pw} | "
+                 f"{over} | {rd[0]:.3f} | {rd[1]:.3f} | {rd[2]:.2f}x | {pr} | {r['pattern'][0]:.3f} / {r['pattern'][1]:.3f} |")
         short = "union" if r["path"].startswith("union") else "selection" if "selection" in r["path"] else "chunk"
         dat.append(f"\"{r['wgrid']}->{r['rgrid']}\\n{short}\" {w[0]} {w[1]} {rd[0]} {rd[1]}")
     if ov:
