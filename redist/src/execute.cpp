@@ -355,29 +355,71 @@ class PieceType {
 };
 
 // A transfer's pieces on one side in the order they travel: columns in run order, and in
-// each column the row pieces in run order. Columns are looked up by ordinal from the runs
+// each column the row pieces in run order. Columns are walked from the runs by ColCursor
 // (never expanded into a list: a 1 x 4,194,304 matrix in column blocks of 1 would need
 // one entry per column).
 struct Walk {
   std::vector<LocalRun> rows, cols;
-  std::vector<std::int64_t> col_first;  // ordinal of each column run's first column
   std::int64_t ncols = 0, rows_per_col = 0;
   Walk(const Side& s, const Transfer& t)
       : rows(local_runs(t.rows, s.rows, s.row_shift, s.is_b)), cols(local_runs(t.cols, s.cols, s.col_shift, s.is_b)) {
-    for (const auto& c : cols) {
-      col_first.push_back(ncols);
-      ncols += c.len * c.count;
-    }
+    for (const auto& c : cols) ncols += c.len * c.count;
     for (const auto& r : rows) rows_per_col += r.len * r.count;
   }
-  // Local column index of the o-th column (0 <= o < ncols).
-  std::int64_t col(std::int64_t o) const {
-    const auto k = static_cast<std::size_t>(std::upper_bound(col_first.begin(), col_first.end(), o) - col_first.begin()) - 1;
-    const LocalRun& c = cols[k];
-    const std::int64_t q = o - col_first[k];
-    return c.start + (q / c.len) * c.stride + q % c.len;
-  }
 };
+
+// Walks the columns of a Walk piece by piece without a search or a division per step:
+// at() is the current local column and how many consecutive local columns follow from
+// it (the rest of its piece; a run whose pieces touch is one piece), next(n) moves on by
+// n <= at().second columns.
+class ColCursor {
+ public:
+  explicit ColCursor(const Walk& w, std::int64_t o = 0) : w_(w) {  // at the o-th column
+    for (; k_ < w_.cols.size(); ++k_) {
+      const std::int64_t n = w_.cols[k_].len * w_.cols[k_].count;
+      if (o < n) break;
+      o -= n;
+    }
+    enter();
+    if (len_ > 0) {
+      piece_ = o / len_;
+      off_ = o % len_;
+    }
+  }
+  std::pair<std::int64_t, std::int64_t> at() const { return {start_ + piece_ * stride_ + off_, len_ - off_}; }
+  void next(std::int64_t n) {
+    off_ += n;
+    if (off_ < len_) return;
+    off_ = 0;
+    if (++piece_ < count_) return;
+    piece_ = 0;
+    ++k_;
+    enter();
+  }
+
+ private:
+  void enter() {  // the run k_ as pieces: touching pieces merged into one; empty runs skipped
+    while (k_ < w_.cols.size() && w_.cols[k_].len * w_.cols[k_].count == 0) ++k_;
+    if (k_ >= w_.cols.size()) return;
+    const LocalRun& c = w_.cols[k_];
+    const bool merged = c.stride == c.len || c.count == 1;
+    start_ = c.start;
+    len_ = merged ? c.len * c.count : c.len;
+    count_ = merged ? 1 : c.count;
+    stride_ = merged ? 0 : c.stride;
+  }
+  const Walk& w_;
+  std::size_t k_ = 0;
+  std::int64_t start_ = 0, len_ = 1, count_ = 0, stride_ = 0, piece_ = 0, off_ = 0;
+};
+
+// Whether `runs` are one contiguous piece of local rows [0, ld): then consecutive local
+// columns are one contiguous stretch of ld elements each.
+bool whole_columns(const std::vector<LocalRun>& runs, std::int64_t ld) {
+  if (runs.size() != 1) return false;
+  const LocalRun& r = runs[0];
+  return r.start == 0 && (r.count == 1 || r.stride == r.len) && r.len * r.count == ld;
+}
 
 // Row pieces of one column: `src` and `dst` walk the same runs (same order, same lengths),
 // each with its own local starts and strides. Single elements skip memcpy's call.
@@ -394,6 +436,19 @@ void copy_rows(const std::vector<LocalRun>& src_runs, const T* src, const std::v
         std::memcpy(dst + d.start + t * d.stride, src + s.start + t * s.stride, bytes);
     }
   }
+}
+
+// `width` consecutive local columns: rows `src_runs` of the columns from `src` (leading
+// dimension src_ld) to rows `dst_runs` of those from `dst` (dst_ld); one memcpy when both
+// sides are whole columns.
+template <class T>
+void copy_cols(const std::vector<LocalRun>& src_runs, const T* src, std::int64_t src_ld, const std::vector<LocalRun>& dst_runs,
+               T* dst, std::int64_t dst_ld, std::int64_t width) {
+  if (src_ld == dst_ld && whole_columns(src_runs, src_ld) && whole_columns(dst_runs, dst_ld)) {
+    std::memcpy(dst, src, static_cast<std::size_t>(width * src_ld) * sizeof(T));
+    return;
+  }
+  for (std::int64_t c = 0; c < width; ++c) copy_rows<T>(src_runs, src + c * src_ld, dst_runs, dst + c * dst_ld);
 }
 
 // The row runs of a packed buffer: one contiguous stretch per piece, in order.
@@ -476,10 +531,15 @@ class Executor {
 
   void copy_local(const Transfer& t) {
     const Walk wa(sa_, t), wb(sb_, t);
-    for (std::int64_t o = 0; o < wa.ncols; ++o) {
-      const T* src = a_ + wa.col(o) * sa_.ld;
-      T* dst = b_ + wb.col(o) * sb_.ld;
-      copy_rows<T>(wa.rows, src, wb.rows, dst);
+    ColCursor xa(wa), xb(wb);
+    for (std::int64_t o = 0; o < wa.ncols;) {
+      const auto [ca, na] = xa.at();
+      const auto [cb, nb] = xb.at();
+      const std::int64_t w = std::min({na, nb, wa.ncols - o});
+      copy_cols<T>(wa.rows, a_ + ca * sa_.ld, sa_.ld, wb.rows, b_ + cb * sb_.ld, sb_.ld, w);
+      xa.next(w);
+      xb.next(w);
+      o += w;
     }
     st_.bytes_local += t.elements() * static_cast<std::int64_t>(sizeof(T));
   }
@@ -583,10 +643,14 @@ class Executor {
         if (c.next >= ncols) continue;
         const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
         T* dst = c.buf.data();
-        for (std::int64_t j = c.next; j < c.next + nc; ++j) {
-          const T* col = a_ + c.w.col(j) * sa_.ld;
-          copy_rows<T>(c.w.rows, col, c.packed, dst);
-          dst += c.w.rows_per_col;
+        ColCursor x(c.w, c.next);
+        for (std::int64_t j = c.next; j < c.next + nc;) {
+          const auto [lc, n] = x.at();
+          const std::int64_t w = std::min(n, c.next + nc - j);
+          x.next(w);
+          copy_cols<T>(c.w.rows, a_ + lc * sa_.ld, sa_.ld, c.packed, dst, c.w.rows_per_col, w);
+          dst += w * c.w.rows_per_col;
+          j += w;
         }
         req.emplace_back();
         check_mpi(MPI_Isend(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->dst,
@@ -604,10 +668,14 @@ class Executor {
       for (auto [c, first] : unpack) {
         const std::int64_t nc = std::min(c->cols_per_msg, c->w.ncols - first);
         const T* src = c->buf.data();
-        for (std::int64_t j = first; j < first + nc; ++j) {
-          T* col = b_ + c->w.col(j) * sb_.ld;
-          copy_rows<T>(c->packed, src, c->w.rows, col);
-          src += c->w.rows_per_col;
+        ColCursor x(c->w, first);
+        for (std::int64_t j = first; j < first + nc;) {
+          const auto [lc, n] = x.at();
+          const std::int64_t w = std::min(n, first + nc - j);
+          x.next(w);
+          copy_cols<T>(c->packed, src, c->w.rows_per_col, c->w.rows, b_ + lc * sb_.ld, sb_.ld, w);
+          src += w * c->w.rows_per_col;
+          j += w;
         }
       }
     }

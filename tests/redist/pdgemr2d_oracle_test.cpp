@@ -154,6 +154,38 @@ TEST(RedistVsPdgemr2d, DoubleBitIdenticalForOneToSixteenProcesses) {
   EXPECT_GT(cases, 0);
 }
 
+// Long thin matrices of blocks of 1-3 elements (issue 21 §3's cliff): millions of
+// one-element columns are copied, packed and unpacked span by span, whole columns in one
+// memcpy where the local array has no padding (ranks 0 and 3 here; the others pad).
+TEST(RedistVsPdgemr2d, ThinRowsAndColumnsOfTinyBlocks) {
+  int world = 0, wrank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world);
+  MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+  const int P = std::min(world, 4);
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(MPI_COMM_WORLD, wrank < P ? 0 : MPI_UNDEFINED, wrank, &comm);
+  if (comm == MPI_COMM_NULL) return;
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const int sys = Csys2blacs_handle(comm);
+  int gctxt = sys;
+  Cblacs_gridinit(&gctxt, "R", 1, P);
+  const int q = std::max(1, P / 2);
+  const std::vector<Case> cases = {
+      {Layout::block_cyclic(1, 20000, 1, 3, 1, P), Layout::block_cyclic(1, 20000, 1, 1, P, 1), Region{1, 20000, 0, 0, 0, 0}},
+      {Layout::block_cyclic(1, 20000, 1, 1, 1, P), Layout::block_cyclic(1, 20000, 1, 2, 1, P), Region{1, 20000, 0, 0, 0, 0}},
+      {Layout::block_cyclic(20000, 1, 2, 1, P, 1), Layout::block_cyclic(20000, 1, 3, 1, P, 1), Region{20000, 1, 0, 0, 0, 0}},
+      {Layout::block_cyclic(3, 9000, 3, 1, 1, P), Layout::block_cyclic(3, 9000, 3, 2, 2, q), Region{3, 9000, 0, 0, 0, 0}},
+      {Layout::block_cyclic(4, 7000, 1, 1, 2, q), Layout::block_cyclic(4, 7000, 4, 3, 1, P), Region{2, 5000, 1, 7, 2, 100}}};
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    std::string why;
+    EXPECT_EQ(run_case<double>(comm, sys, gctxt, cases[k], why), 0) << "thin case " << k << " on rank " << rank << ":" << why;
+  }
+  Cblacs_gridexit(gctxt);
+  Cfree_blacs_system_handle(sys);
+  MPI_Comm_free(&comm);
+}
+
 TEST(RedistVsPdgemr2d, FloatAndComplexBitIdentical) {
   int cases = 0;
   const std::vector<std::vector<int>> rounds = {{3, 5, 8}, {16}};
