@@ -396,6 +396,42 @@ class ColCursor {
     ++k_;
     enter();
   }
+  // Whole pieces from here on at one stride: {first local column, piece length, stride,
+  // pieces left in the run}; pieces left 0 when the cursor is inside a piece.
+  struct Pieces {
+    std::int64_t first, len, stride, left;
+  };
+  Pieces pieces() const {
+    return {start_ + piece_ * stride_, len_, stride_, off_ == 0 ? count_ - piece_ : 0};
+  }
+  void skip_pieces(std::int64_t k) {  // k <= pieces().left
+    piece_ += k;
+    if (piece_ < count_) return;
+    piece_ = 0;
+    ++k_;
+    enter();
+  }
+  // Calls f(local column, width) for the stretches of consecutive local columns of the
+  // next n columns: runs of whole pieces at a stride in one loop, without a cursor step
+  // per piece (blocks of 1-3 columns are millions of pieces).
+  template <class F>
+  void walk(std::int64_t n, F&& f) {
+    while (n > 0) {
+      const Pieces p = pieces();
+      const std::int64_t k = p.left > 1 ? std::min(p.left, n / p.len) : 0;
+      if (k > 1) {
+        for (std::int64_t q = 0; q < k; ++q) f(p.first + q * p.stride, p.len);
+        skip_pieces(k);
+        n -= k * p.len;
+        continue;
+      }
+      const auto [c, w0] = at();
+      const std::int64_t w = std::min(w0, n);
+      f(c, w);
+      next(w);
+      n -= w;
+    }
+  }
 
  private:
   void enter() {  // the run k_ as pieces: touching pieces merged into one; empty runs skipped
@@ -445,7 +481,14 @@ template <class T>
 void copy_cols(const std::vector<LocalRun>& src_runs, const T* src, std::int64_t src_ld, const std::vector<LocalRun>& dst_runs,
                T* dst, std::int64_t dst_ld, std::int64_t width) {
   if (src_ld == dst_ld && whole_columns(src_runs, src_ld) && whole_columns(dst_runs, dst_ld)) {
-    std::memcpy(dst, src, static_cast<std::size_t>(width * src_ld) * sizeof(T));
+    if (width * src_ld == 1) *dst = *src;
+    else std::memcpy(dst, src, static_cast<std::size_t>(width * src_ld) * sizeof(T));
+    return;
+  }
+  if (src_runs.size() == 1 && src_runs[0].len == 1 && src_runs[0].count == 1) {  // one element a column
+    const T* s = src + src_runs[0].start;
+    T* d = dst + dst_runs[0].start;
+    for (std::int64_t c = 0; c < width; ++c) d[c * dst_ld] = s[c * src_ld];
     return;
   }
   for (std::int64_t c = 0; c < width; ++c) copy_rows<T>(src_runs, src + c * src_ld, dst_runs, dst + c * dst_ld);
@@ -469,10 +512,15 @@ std::vector<LocalRun> packed_runs(const std::vector<LocalRun>& runs) {
 // which they share, so they always agree on the message format.
 constexpr std::int64_t kAutoPackBelowBytes = 256;
 
+// A transfer whose columns hold one element each (a long row: 1 x N, or one row of a
+// region) goes as a datatype: MPI walks its column runs as strided vectors faster than
+// redist packs them one element at a time (1 x 4,194,304 on 2 ranks, blocks 1 -> 2: 8.0 ms
+// as a datatype, 12.7 ms packed; blocks 3 -> 1 across 1x2 -> 2x1: 5.8 / 7.6 ms).
 bool packs(const Transfer& t, Transport tr, std::size_t esize) {
   if (tr != Transport::Auto) return tr == Transport::Packed;
   std::int64_t pieces = 0, elems = 0;
   for (const auto& r : t.rows) pieces += r.count, elems += r.len * r.count;
+  if (elems == 1) return false;
   return pieces > 0 && elems * static_cast<std::int64_t>(esize) < kAutoPackBelowBytes * pieces;
 }
 
@@ -533,6 +581,20 @@ class Executor {
     const Walk wa(sa_, t), wb(sb_, t);
     ColCursor xa(wa), xb(wb);
     for (std::int64_t o = 0; o < wa.ncols;) {
+      // Both sides at the start of pieces of one length: a run of pieces in one loop.
+      const auto pa = xa.pieces(), pb = xb.pieces();
+      if (pa.len == pb.len && pa.left > 1 && pb.left > 1) {
+        const std::int64_t k = std::min({pa.left, pb.left, (wa.ncols - o) / pa.len});
+        if (k > 1) {
+          for (std::int64_t q = 0; q < k; ++q)
+            copy_cols<T>(wa.rows, a_ + (pa.first + q * pa.stride) * sa_.ld, sa_.ld, wb.rows,
+                         b_ + (pb.first + q * pb.stride) * sb_.ld, sb_.ld, pa.len);
+          xa.skip_pieces(k);
+          xb.skip_pieces(k);
+          o += k * pa.len;
+          continue;
+        }
+      }
       const auto [ca, na] = xa.at();
       const auto [cb, nb] = xb.at();
       const std::int64_t w = std::min({na, nb, wa.ncols - o});
@@ -643,15 +705,10 @@ class Executor {
         if (c.next >= ncols) continue;
         const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
         T* dst = c.buf.data();
-        ColCursor x(c.w, c.next);
-        for (std::int64_t j = c.next; j < c.next + nc;) {
-          const auto [lc, n] = x.at();
-          const std::int64_t w = std::min(n, c.next + nc - j);
-          x.next(w);
+        ColCursor(c.w, c.next).walk(nc, [&](std::int64_t lc, std::int64_t w) {
           copy_cols<T>(c.w.rows, a_ + lc * sa_.ld, sa_.ld, c.packed, dst, c.w.rows_per_col, w);
           dst += w * c.w.rows_per_col;
-          j += w;
-        }
+        });
         req.emplace_back();
         check_mpi(MPI_Isend(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->dst,
                             kDataTag, comm_, &req.back()),
@@ -668,15 +725,10 @@ class Executor {
       for (auto [c, first] : unpack) {
         const std::int64_t nc = std::min(c->cols_per_msg, c->w.ncols - first);
         const T* src = c->buf.data();
-        ColCursor x(c->w, first);
-        for (std::int64_t j = first; j < first + nc;) {
-          const auto [lc, n] = x.at();
-          const std::int64_t w = std::min(n, first + nc - j);
-          x.next(w);
+        ColCursor(c->w, first).walk(nc, [&](std::int64_t lc, std::int64_t w) {
           copy_cols<T>(c->packed, src, c->w.rows_per_col, c->w.rows, b_ + lc * sb_.ld, sb_.ld, w);
           src += w * c->w.rows_per_col;
-          j += w;
-        }
+        });
       }
     }
     if (local) (*local)();
