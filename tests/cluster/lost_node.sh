@@ -16,7 +16,7 @@ SRC=$1 BUILD=$2
 . "$SRC/tests/cluster/harness.sh"
 cluster_begin 3
 work=$(mktemp -d)
-trap 'rc=$?; kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"; (exit $rc); cluster_end' EXIT
+trap 'rc=$?; kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"; cluster_end $rc' EXIT
 export RESIZE_HISTORY=off
 prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }

@@ -15,7 +15,7 @@ command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scri
 cluster_begin 3 --slurm
 eval "export $("$CLUSTER" slurm-env)"
 work=$(mktemp -d)
-trap 'rc=$?; "$CLUSTER" exec head scancel --name=lost >/dev/null 2>&1 || true; rm -rf "$work"; (exit $rc); cluster_end' EXIT
+trap 'rc=$?; "$CLUSTER" exec head scancel --name=lost >/dev/null 2>&1 || true; rm -rf "$work"; cluster_end $rc' EXIT
 prog=pdgemm_resizable d=$work/ck out=$work/job.out
 mkdir -p "$d"
 now() { echo "$EPOCHREALTIME"; }

@@ -22,7 +22,7 @@ command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scri
 cluster_begin 2 --slurm
 eval "export $("$CLUSTER" slurm-env)"
 work=$(mktemp -d)
-trap 'rc=$?; for n in byrestart rigid malleable-expand; do "$CLUSTER" exec head scancel --name=$n >/dev/null 2>&1; done; rm -rf "$work"; (exit $rc); cluster_end' EXIT
+trap 'rc=$?; for n in byrestart rigid malleable-expand; do "$CLUSTER" exec head scancel --name=$n >/dev/null 2>&1 || true; done; rm -rf "$work"; cluster_end $rc' EXIT
 d=$work/ck out=$work/job.out
 mkdir -p "$d"
 wait_for() {  # <file> <regex> <seconds>: the first matching line, or fail
