@@ -45,7 +45,7 @@ mech="--mechanism restart" launch=3
   echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
   [[ $MODE == fallback ]] && echo "export BLACS_DYN_SPAWN=off"
   echo "echo \"job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST\""
-  echo "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 240 --nb 16 \\"
+  echo "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 480 --nb 32 \\"
   echo "  -g 2x2 -i 1000000 -p slurm $mech --checkpoint $d --keep 2 --stop-file $d/stop"
 } >"$work/job.sh"
 chmod +x "$work/job.sh"
