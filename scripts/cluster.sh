@@ -34,6 +34,11 @@ readonly STATE=/run/malleable-cluster
 readonly NS_PREFIX=mallc-          # network namespaces mallc-node1 ...; mallc-switch
 readonly SUBNET=10.213.7
 readonly HOSTS_TAG="# malleable-cluster"
+# Every edit of /etc/hosts holds this lock: `down` rewrites the file (truncate, then
+# write), and a second cluster.sh reading it meanwhile (an `up` or `down` not under the
+# tests' lock, e.g. by hand) read it empty and wrote it back empty, taking the machine's
+# own lines with it (seen: MPI_Init then waited ~10 s for DNS to resolve the hostname).
+readonly HOSTS_LOCK=/run/malleable-cluster.hosts.lock
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
@@ -163,7 +168,7 @@ add_node() {  # <name> <last octet> <rate> <delay>
   # a UTS namespace of its own, kept by a bind mount: the node's hostname
   touch "$STATE/uts/$name"
   unshare --uts="$STATE/uts/$name" hostname "$name"
-  echo "$ip $name $HOSTS_TAG" >>/etc/hosts
+  (flock -w 30 8 || die "cannot lock $HOSTS_LOCK"; echo "$ip $name $HOSTS_TAG" >>/etc/hosts) 8>"$HOSTS_LOCK"
 }
 
 in_node() {  # <name> <command...>: run inside a namespace host
@@ -280,12 +285,14 @@ down() {
       rm -f "$f"
     done
   fi
-  if grep -q "$HOSTS_TAG" /etc/hosts 2>/dev/null; then
-    # /etc/hosts may be a bind mount: rewrite it in place, never replace the file
-    local keep
-    keep=$(grep -v "$HOSTS_TAG" /etc/hosts || true)
-    printf '%s\n' "$keep" >/etc/hosts
-  fi
+  (
+    flock -w 30 8 || die "cannot lock $HOSTS_LOCK"
+    if grep -q "$HOSTS_TAG" /etc/hosts 2>/dev/null; then
+      # /etc/hosts may be a bind mount: rewrite it in place, never replace the file
+      keep=$(grep -v "$HOSTS_TAG" /etc/hosts || true)
+      if [[ -n $keep ]]; then printf '%s\n' "$keep" >/etc/hosts; else : >/etc/hosts; fi
+    fi
+  ) 8>"$HOSTS_LOCK"
   rm -rf "$STATE"
   echo "cluster.sh: down (no namespace, link, hosts line or process of the cluster left)"
 }
