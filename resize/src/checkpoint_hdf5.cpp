@@ -6,17 +6,16 @@
 // (checkpoint.hpp); only HDF5 and MPI calls are here.
 #include "checkpoint_io.hpp"
 #include "file_release.hpp"
+#include "sleep_wait.hpp"
 
 #include <hdf5.h>
 
 #include <algorithm>
-#include <chrono>
 #include <complex>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <thread>
 
 namespace resize::detail {
 
@@ -42,14 +41,7 @@ namespace {
 void polite_allreduce(const void* in, void* out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
   MPI_Request req;
   MPI_Iallreduce(in, out, count, type, op, comm, &req);
-  double nap = 20e-6;
-  for (;;) {
-    int flag = 0;
-    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
-    if (flag) return;
-    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-    nap = std::min(1e-3, nap * 2);
-  }
+  sleep_wait(req, 20e-6, 1e-3);
 }
 
 // Every process learns whether all succeeded; if not, all throw the message of the

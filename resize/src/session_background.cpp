@@ -14,6 +14,7 @@
 #include <csignal>
 
 #include "malleable/redist/traffic.hpp"
+#include "sleep_wait.hpp"
 #include "world.hpp"
 
 namespace resize {
@@ -121,29 +122,10 @@ struct Session::Impl::BackgroundResize {
 
 namespace {
 
-// Waits for a request with sleeps that back off (0.5 -> 20 ms); returns the seconds waited.
-double sleep_wait(MPI_Request& req) {
-  const double t0 = MPI_Wtime();
-  double nap = 5e-4;
-  for (;;) {
-    int flag = 0;
-    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
-    if (flag) break;
-    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-    nap = std::min(20e-3, nap * 2);
-  }
-  return MPI_Wtime() - t0;
-}
-
+// Sleeps (0.5 -> 20 ms, sleep_wait.hpp) until the background move's requests are done.
 template <class B>
 double sleep_until_done(B& b) {
-  const double t0 = MPI_Wtime();
-  double nap = 5e-4;
-  while (!b.test()) {
-    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-    nap = std::min(20e-3, nap * 2);
-  }
-  return MPI_Wtime() - t0;
+  return sleep_until([&] { return b.test(); });
 }
 
 bool check_constant() {
