@@ -39,6 +39,9 @@ readonly HOSTS_TAG="# malleable-cluster"
 # tests' lock, e.g. by hand) read it empty and wrote it back empty, taking the machine's
 # own lines with it (seen: MPI_Init then waited ~10 s for DNS to resolve the hostname).
 readonly HOSTS_LOCK=/run/malleable-cluster.hosts.lock
+# The hosts file the nodes' names go to; another file only for the test of that lock
+# (tests/cluster/hosts_edits_locked.sh), never the machine's.
+readonly HOSTS_FILE=${MALLEABLE_CLUSTER_HOSTS_FILE:-/etc/hosts}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
@@ -168,7 +171,7 @@ add_node() {  # <name> <last octet> <rate> <delay>
   # a UTS namespace of its own, kept by a bind mount: the node's hostname
   touch "$STATE/uts/$name"
   unshare --uts="$STATE/uts/$name" hostname "$name"
-  (flock -w 30 8 || die "cannot lock $HOSTS_LOCK"; echo "$ip $name $HOSTS_TAG" >>/etc/hosts) 8>"$HOSTS_LOCK"
+  (flock -w 30 8 || die "cannot lock $HOSTS_LOCK"; echo "$ip $name $HOSTS_TAG" >>"$HOSTS_FILE") 8>"$HOSTS_LOCK"
 }
 
 in_node() {  # <name> <command...>: run inside a namespace host
@@ -287,10 +290,10 @@ down() {
   fi
   (
     flock -w 30 8 || die "cannot lock $HOSTS_LOCK"
-    if grep -q "$HOSTS_TAG" /etc/hosts 2>/dev/null; then
+    if grep -q "$HOSTS_TAG" "$HOSTS_FILE" 2>/dev/null; then
       # /etc/hosts may be a bind mount: rewrite it in place, never replace the file
-      keep=$(grep -v "$HOSTS_TAG" /etc/hosts || true)
-      if [[ -n $keep ]]; then printf '%s\n' "$keep" >/etc/hosts; else : >/etc/hosts; fi
+      keep=$(grep -v "$HOSTS_TAG" "$HOSTS_FILE" || true)
+      if [[ -n $keep ]]; then printf '%s\n' "$keep" >"$HOSTS_FILE"; else : >"$HOSTS_FILE"; fi
     fi
   ) 8>"$HOSTS_LOCK"
   rm -rf "$STATE"
@@ -320,7 +323,7 @@ status() {
   fi
   pids=$(cluster_pids)
   echo "processes in the cluster's namespaces: $(echo $pids | wc -w)"
-  echo "/etc/hosts lines: $(grep -c "$HOSTS_TAG" /etc/hosts || true)"
+  echo "/etc/hosts lines: $(grep -c "$HOSTS_TAG" "$HOSTS_FILE" || true)"
 }
 
 node_exec() {
