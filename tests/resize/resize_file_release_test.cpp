@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -24,13 +25,17 @@ using resize::detail::wait_for_released_files;
 class FileRelease : public ::testing::Test {
  protected:
   void SetUp() override {
-    char t[] = "/tmp/file_release.XXXXXX";
-    ASSERT_NE(mkdtemp(t), nullptr);
-    dir_ = t;
+    // A directory of its own per test: the process id and a counter name it.
+    static int count = 0;
+    dir_ = (std::filesystem::temp_directory_path() /
+            ("file_release." + std::to_string(getpid()) + "." + std::to_string(count++)))
+               .string();
+    std::filesystem::remove_all(dir_);
+    ASSERT_TRUE(std::filesystem::create_directory(dir_)) << dir_;
   }
   void TearDown() override {
     wait_for_released_files();
-    std::system(("rm -rf '" + dir_ + "'").c_str());
+    std::filesystem::remove_all(dir_);
   }
   std::string path(const char* name) const { return dir_ + "/" + name; }
   static void put(const std::string& p, const std::string& text) { std::ofstream(p) << text; }
