@@ -144,7 +144,7 @@ std::vector<int> nodes_of_ranks(MPI_Comm comm) {
 }
 
 struct Phases {
-  double plan = 1e30, check = 0, local = 0, transfer = 0, total = 1e30;
+  double plan = 1e30, check = 0, local = 0, transfer = 0, total = 1e30, pack = 0, unpack = 0;
 };
 
 void print_header() {
@@ -271,8 +271,9 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
                                          B.in ? B.data.data() : nullptr, B.ld, eo, &st);
           });
           const double check = max_over(comm, st.check_s), local = max_over(comm, st.local_copy_s),
-                       transfer = max_over(comm, st.transfer_s);
-          if (t < ph.total) ph = {ph.plan, check, local, transfer, t};
+                       transfer = max_over(comm, st.transfer_s), pack = max_over(comm, st.pack_s),
+                       unpack = max_over(comm, st.unpack_s);
+          if (t < ph.total) ph = {ph.plan, check, local, transfer, t, pack, unpack};
           same_var[v] = std::min(same_var[v], all_same(B));
         }
       }
@@ -319,11 +320,13 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
                     t_cpp / std::max(t_floor_all, 1e-9));
         for (std::size_t v = 0; v < opt.variants.size(); ++v) {
           const Phases& ph = phases[v];
-          std::printf("##   %-10s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f%s\n",
-                      opt.variants[v].c_str(), ph.total, ph.plan, ph.check, ph.local, ph.transfer,
+          std::printf("##   %-10s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f"
+                      " (pack %6.4f  unpack %6.4f)%s\n",
+                      opt.variants[v].c_str(), ph.total, ph.plan, ph.check, ph.local, ph.transfer, ph.pack, ph.unpack,
                       same_var[v] ? "" : "  MISMATCH");
-          row["variants"][opt.variants[v]] = {{"total_s", ph.total}, {"plan_s", ph.plan},       {"check_s", ph.check},
-                                              {"local_s", ph.local}, {"transfer_s", ph.transfer}, {"identical", same_var[v] == 1}};
+          row["variants"][opt.variants[v]] = {{"total_s", ph.total},   {"plan_s", ph.plan},         {"check_s", ph.check},
+                                              {"local_s", ph.local},   {"transfer_s", ph.transfer}, {"pack_s", ph.pack},
+                                              {"unpack_s", ph.unpack}, {"identical", same_var[v] == 1}};
         }
         std::fflush(stdout);
         results.push_back(row);

@@ -67,6 +67,8 @@ struct ExecStats {
   double local_copy_s = 0; // src == dst pieces copied in memory
   double wait_s = 0;       // with split_wait_transfer: waiting for partners per step
   double transfer_s = 0;   // moving data (with split: after partners are ready)
+  double pack_s = 0;       // packed transport: copying pieces into staging buffers (part of transfer_s)
+  double unpack_s = 0;     // packed transport: copying received buffers into B (part of transfer_s)
   std::int64_t bytes_sent = 0, bytes_received = 0, bytes_local = 0;
   // A's local array copied before any data moved because it shares storage with B's on
   // this rank (aliased arguments: the result is as if A were read entirely first).
