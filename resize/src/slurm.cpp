@@ -409,11 +409,16 @@ void SlurmPolicy::note(std::string line) {
   log_.push_back(std::move(line));
 }
 
+double SlurmPolicy::now() const {
+  if (opt_.clock) return opt_.clock();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
 Decision SlurmPolicy::decide(const PolicyInput& in) {
   return_failed_grant();
-  const double now = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  if (now - last_ask_ < opt_.interval_s) return Decision::none();
-  last_ask_ = now;
+  const double t = now();
+  if (t - last_ask_ < opt_.interval_s) return Decision::none();
+  last_ask_ = t;
   const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
   Snapshot s;
   try {
@@ -474,12 +479,26 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
     case Plan::Kind::Acquire: {
       std::vector<std::string> nodes = p.nodes;
       if (p.kind == Plan::Kind::Acquire) {
+        if (t < no_acquire_until_) {
+          const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                                  " s have passed since it refused (" + p.why + ")";
+          std::string shape = why;
+          shape.erase(std::remove_if(shape.begin(), shape.end(), [](unsigned char c) { return std::isdigit(c); }),
+                      shape.end());
+          if (shape != last_none_) note("staying: " + why);
+          last_none_ = shape;
+          return Decision::none("slurm: " + why);
+        }
         try {
           nodes = client_->acquire(p.acquire);
           acquired_ = nodes;
+          backoff_ = 0;
           note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
         } catch (const Error& e) {
-          note(std::string("growing refused: ") + e.what());
+          backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+          no_acquire_until_ = now() + backoff_;
+          note(std::string("growing refused: ") + e.what() + "; next request in " +
+               std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
           return Decision::none(log_.back());
         }
       } else {
@@ -568,6 +587,13 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
     char* end = nullptr;
     o.interval_s = std::strtod(v, &end);
     if (*end || !(o.interval_s >= 0)) throw Error(std::string("RESIZE_SLURM_INTERVAL must be seconds >= 0, got '") + v + "'");
+  }
+  if (const char* v = std::getenv("RESIZE_SLURM_BACKOFF"); v && *v) {
+    char* end = nullptr;
+    o.refused_backoff_s = std::strtod(v, &end);
+    if (*end || !(o.refused_backoff_s >= 0))
+      throw Error(std::string("RESIZE_SLURM_BACKOFF must be seconds >= 0, got '") + v + "'");
+    o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
   }
   return std::make_unique<SlurmPolicy>(std::make_unique<Client>(shell_runner()), o);
 }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <tuple>
 
 #include "malleable/resize/slurm.hpp"
 
@@ -205,6 +206,80 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   const Decision none = grow.decide(in);
   EXPECT_EQ(none.action, Action::None);
   EXPECT_NE(none.reason.find("Unable to allocate resources"), std::string::npos) << none.reason;
+}
+
+TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) {
+  // Emulated time: each refused request is followed by a wait of 10 s, then 20 s, capped
+  // at 30 s; remap points in between read Slurm's state but send no request; a grant
+  // resets the wait.
+  FakeSlurm f;
+  const auto state = [&](bool ask, int answer) {
+    f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}});
+    f.script.push_back({"sinfo", {0, "node2"}});
+    f.script.push_back({"squeue", {0, ""}});
+    if (!ask) return;
+    f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}});
+    if (answer != 0) {
+      f.script.push_back({"salloc -N 1", {1, "salloc: error: Unable to allocate resources: Connection timed out"}});
+      return;
+    }
+    f.script.push_back({"salloc -N 1", {0, "salloc: Granted job allocation 12\n"}});
+    f.script.push_back({"scontrol update JobId=12 NumNodes=0", {0, ""}});
+    f.script.push_back({"scontrol update JobId=7 NumNodes=ALL", {0, ""}});
+    f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
+  };
+  double clock = 100;
+  Options o;
+  o.max_nodes = 3;
+  o.interval_s = 0;
+  o.refused_backoff_s = 10;
+  o.refused_backoff_max_s = 30;
+  o.clock = [&] { return clock; };
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto one = ranks_on({{"node1", 2}});
+  PolicyInput in;
+  in.world_size = 2;
+  in.rank_hosts = &one;
+  // (time, whether a request goes out, its answer, what the policy does)
+  const std::vector<std::tuple<double, bool, int, Action>> steps = {
+      {100, true, 1, Action::None},   // refused: wait 10 s
+      {109, false, 0, Action::None},  // 9 s later: no request
+      {110, true, 1, Action::None},   // refused again: wait 20 s
+      {129, false, 0, Action::None},
+      {130, true, 1, Action::None},   // and again: 40 s capped at 30
+      {159, false, 0, Action::None},
+      {160, true, 0, Action::Expand},  // granted
+  };
+  for (const auto& [t, ask, answer, want] : steps) {
+    clock = t;
+    state(ask, answer);
+    const Decision d = pol.decide(in);
+    EXPECT_EQ(d.action, want) << "at " << t << ": " << d.reason;
+    EXPECT_TRUE(f.script.empty()) << "at " << t << " Slurm was not asked what the test expected; last: " << f.seen.back();
+    f.script.clear();
+    if (!ask) {
+      EXPECT_NE(d.reason.find("not asking Slurm for nodes again"), std::string::npos) << d.reason;
+    }
+    if (want == Action::Expand) pol.completed(d, 2, true);
+  }
+  EXPECT_NE(pol.log()[0].find("next request in 10 s"), std::string::npos) << pol.log()[0];
+  bool saw20 = false, saw30 = false;
+  for (const auto& l : pol.log()) saw20 |= l.find("next request in 20 s") != std::string::npos,
+                                    saw30 |= l.find("next request in 30 s") != std::string::npos;
+  EXPECT_TRUE(saw20 && saw30);
+  // After the grant the wait starts again at 10 s.
+  clock = 200;
+  f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
+  f.script.push_back({"sinfo", {0, "node3"}});
+  f.script.push_back({"squeue", {0, ""}});
+  f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
+  f.script.push_back({"salloc -N 1", {1, "salloc: error: Unable to allocate resources: Connection timed out"}});
+  const auto two = ranks_on({{"node1", 2}, {"node2", 2}});
+  in.world_size = 4;
+  in.rank_hosts = &two;
+  const Decision d = pol.decide(in);
+  EXPECT_EQ(d.action, Action::None) << d.reason;
+  EXPECT_NE(pol.log().back().find("next request in 10 s"), std::string::npos) << pol.log().back();
 }
 
 TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {

@@ -61,6 +61,15 @@ struct Options {
   bool use_dedicated = true;  // judge payoff on the dedicated-core clock (2 shared cores here)
   double interval_s = 2.0;    // ask Slurm at most this often (remap points in between: nothing)
   bool verbose = false;       // print each decision and Slurm's answers ("[slurm] ...")
+  // After Slurm refuses to grow the job (the request waited its --immediate seconds and
+  // got nothing), do not ask again for this long, doubled at each refusal in a row up to
+  // refused_backoff_max_s, reset by a grant: every request holds a remap point while it
+  // waits, and the idle nodes Slurm lists are not always ones it will hand out (seen with
+  // Slurm 22.05: nodes listed idle for ~200 s after a shrink and a job on them).
+  double refused_backoff_s = 10.0;
+  double refused_backoff_max_s = 60.0;
+  // Seconds on a monotonic clock; empty: std::chrono::steady_clock. Tests pass their own.
+  std::function<double()> clock;
 };
 
 // The decision, with the Slurm request that goes with it.
@@ -128,14 +137,18 @@ class SlurmPolicy final : public Policy {
   void return_failed_grant();
   int most_nodes_ = 0;
   double last_ask_ = -1e30;
+  double no_acquire_until_ = -1e30;  // refused_backoff: no request for nodes before this
+  double backoff_ = 0;               // the current wait after a refusal (0: none refused)
+  double now() const;
   std::string last_none_;  // the last reason for staying (printed once while it holds)
   std::vector<std::string> log_;
   void note(std::string line);  // log_, and stdout when verbose
 };
 
 // "-p slurm": options from the environment (RESIZE_SLURM_PROCS_PER_NODE,
-// RESIZE_SLURM_MIN_NODES, RESIZE_SLURM_MAX_NODES, RESIZE_SLURM_ITERATIONS); throws Error
-// outside a Slurm job.
+// RESIZE_SLURM_MIN_NODES, RESIZE_SLURM_MAX_NODES, RESIZE_SLURM_ITERATIONS,
+// RESIZE_SLURM_INTERVAL, RESIZE_SLURM_BACKOFF: the first wait after a refusal, 0 none);
+// throws Error outside a Slurm job.
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);
 
 }  // namespace resize::slurm
