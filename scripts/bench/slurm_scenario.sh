@@ -98,7 +98,8 @@ while :; do
   # select/cons_tres alike. As this cluster's administrator the scenario rebuilds them
   # (scontrol reconfigure) when the first job has not grown back 5 s after the rigid job
   # left; the policy's next request then gets the nodes.
-  if [[ $mode == malleable && -n $rigid ]] && ! grep -q "^$rigid|" <<<"$lines"; then
+  if [[ -n $rigid ]] && grep -q "^$rigid|" <<<"$lines"; then rigid_seen=1; fi
+  if [[ $mode == malleable && -n ${rigid_seen:-} ]] && ! grep -q "^$rigid|" <<<"$lines"; then
     [[ -n ${rigid_gone:-} ]] || rigid_gone=$t
     if [[ -z ${reconfigured:-} ]] && (($(echo "$t > $rigid_gone + 5" | bc -l))) &&
       ! awk '/gave back/{s=1} s && /remap after.*: expand /{g=1} END{exit !g}' "$out/${mode}_job.out" 2>/dev/null; then
