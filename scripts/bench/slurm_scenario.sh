@@ -96,17 +96,14 @@ while :; do
   # Resources; the backfill log says "Requested nodes are busy") for ~200 s, until
   # slurmctld rebuilds its node bitmaps. Seen in 1 of 3-4 runs here, with select/linear and
   # select/cons_tres alike. As this cluster's administrator the scenario rebuilds them
-  # (scontrol reconfigure) when the first job has not grown back 5 s after the rigid job
-  # left; the policy's next request then gets the nodes.
+  # (scontrol reconfigure) once, when Slurm has refused the first job's request for nodes
+  # after the rigid job left; the policy's next request then gets them.
   if [[ -n $rigid ]] && grep -q "^$rigid|" <<<"$lines"; then rigid_seen=1; fi
-  if [[ $mode == malleable && -n ${rigid_seen:-} ]] && ! grep -q "^$rigid|" <<<"$lines"; then
-    [[ -n ${rigid_gone:-} ]] || rigid_gone=$t
-    if [[ -z ${reconfigured:-} ]] && (($(echo "$t > $rigid_gone + 5" | bc -l))) &&
-      ! awk '/gave back/{s=1} s && /remap after.*: expand /{g=1} END{exit !g}' "$out/${mode}_job.out" 2>/dev/null; then
-      echo "t=$(printf '%.1f' "$t") s: the first job has not grown back 5 s after the rigid job left; idle: $(head_do sinfo -h -t idle -o %N 2>/dev/null || true): scontrol reconfigure"
-      head_do scontrol reconfigure || true
-      reconfigured=1
-    fi
+  if [[ $mode == malleable && -n ${rigid_seen:-} && -z ${reconfigured:-} ]] && ! grep -q "^$rigid|" <<<"$lines" &&
+    awk '/gave back/{s=1} s && /growing refused/{r=1} END{exit !r}' "$out/${mode}_job.out" 2>/dev/null; then
+    echo "t=$(printf '%.1f' "$t") s: Slurm refused the first job's request for nodes after the rigid job left; idle: $(head_do sinfo -h -t idle -o %N 2>/dev/null || true): scontrol reconfigure"
+    head_do scontrol reconfigure || true
+    reconfigured=1
   fi
   if ((stop_when_regrown)) && [[ $mode == malleable && -n $rigid && ! -e $out/stop ]] &&
     ! grep -q "^$rigid|" <<<"$lines" &&
