@@ -4,7 +4,8 @@
 # other jobs then hits both alike); prints the fastest round trip of each side by side and
 # fails if their checksums differ. docs/redist.md "Drop-in PDGEMR2D" quotes its output.
 # In (lists |-separated): MPIEXEC, MPIEXEC_FLAGS, PROGRAM, DROPIN, SIZES (N values), NB,
-#     REPS, ROUNDS.
+#     REPS, ROUNDS; PRELOAD_FIRST (optional: a library preloaded ahead of DROPIN, ASan's
+#     runtime in sanitizer builds).
 foreach(v MPIEXEC_FLAGS SIZES)
   string(REPLACE "|" ";" ${v} "${${v}}")
 endforeach()
@@ -41,7 +42,11 @@ foreach(n ${SIZES})
   set(best_drop 999999999999)
   foreach(round RANGE 1 ${ROUNDS})
     run_once(${n} "" ts ss)
-    run_once(${n} "-x;LD_PRELOAD=${DROPIN}" td sd)
+    if(PRELOAD_FIRST)  # sanitizer builds: ASan's runtime ahead of the drop-in
+      run_once(${n} "-x;LD_PRELOAD=${PRELOAD_FIRST}:${DROPIN}" td sd)
+    else()
+      run_once(${n} "-x;LD_PRELOAD=${DROPIN}" td sd)
+    endif()
     if(NOT ss STREQUAL sd)
       message(FATAL_ERROR "N=${n}: checksum stock ${ss} != drop-in ${sd}")
     endif()
