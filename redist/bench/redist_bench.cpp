@@ -126,8 +126,9 @@ int main(int argc, char** argv) {
   app.add_option("--case", only_case, "with --suite/--tiny: only the case of this index (see --list)");
   app.add_flag("--list", list, "with --suite/--tiny: print index, ranks, shape and kind of every case and exit");
   app.add_option("--variants", variants,
-                 "with --suite/--tiny/--shapes: also time redist with these transports (datatype, packed, auto), "
-                 "split into plan, check, local copies and transfers")
+                 "with --suite/--tiny/--shapes: also time redist with these transports (datatype, packed, auto; "
+                 "auto-unfused: auto with the local copy as a pass of its own), split into plan, check, local copies "
+                 "and transfers")
       ->delimiter(',');
   bool plan_scaling = false;
   app.add_flag("--plan-scaling", plan_scaling,

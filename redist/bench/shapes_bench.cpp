@@ -125,8 +125,10 @@ ExecOptions options_of(const std::string& v) {
     o.transport = Transport::Packed;
   else if (v == "auto")
     o.transport = Transport::Auto;
+  else if (v == "auto-unfused")  // the local copy as a pass of its own (ExecOptions::fuse_local off)
+    o.fuse_local = false;
   else
-    throw std::runtime_error("--variants " + v + " is not datatype, packed or auto");
+    throw std::runtime_error("--variants " + v + " is not datatype, packed, auto or auto-unfused");
   return o;
 }
 
@@ -320,7 +322,7 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
                     t_cpp / std::max(t_floor_all, 1e-9));
         for (std::size_t v = 0; v < opt.variants.size(); ++v) {
           const Phases& ph = phases[v];
-          std::printf("##   %-10s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f"
+          std::printf("##   %-12s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f"
                       " (pack %6.4f  unpack %6.4f)%s\n",
                       opt.variants[v].c_str(), ph.total, ph.plan, ph.check, ph.local, ph.transfer, ph.pack, ph.unpack,
                       same_var[v] ? "" : "  MISMATCH");

@@ -450,6 +450,33 @@ class ColCursor {
   std::int64_t start_ = 0, len_ = 1, count_ = 0, stride_ = 0, piece_ = 0, off_ = 0;
 };
 
+// Whether two walks visit the same local columns in the same order (a run of equal pieces
+// at a time, so equal run structures cost O(runs), not O(columns)).
+bool same_columns(const Walk& x, const Walk& y) {
+  if (x.ncols != y.ncols) return false;
+  ColCursor cx(x), cy(y);
+  for (std::int64_t o = 0; o < x.ncols;) {
+    const auto px = cx.pieces(), py = cy.pieces();
+    if (px.left > 1 && py.left > 1 && px.first == py.first && px.len == py.len && px.stride == py.stride) {
+      const std::int64_t k = std::min({px.left, py.left, (x.ncols - o) / px.len});
+      if (k > 1) {
+        cx.skip_pieces(k);
+        cy.skip_pieces(k);
+        o += k * px.len;
+        continue;
+      }
+    }
+    const auto [a, na] = cx.at();
+    const auto [b, nb] = cy.at();
+    if (a != b) return false;
+    const std::int64_t w = std::min({na, nb, x.ncols - o});
+    cx.next(w);
+    cy.next(w);
+    o += w;
+  }
+  return true;
+}
+
 // Whether `runs` are one contiguous piece of local rows [0, ld): then consecutive local
 // columns are one contiguous stretch of ld elements each.
 bool whole_columns(const std::vector<LocalRun>& runs, std::int64_t ld) {
@@ -509,6 +536,33 @@ void copy_rows(const std::vector<LocalRun>& src_runs, const T* src, const std::v
       const std::int64_t n = std::min(kTilePieces, s.count - t0);
       if (n > 0) copy_strided(src + s.start + t0 * s.stride, s.stride, dst + d.start + t0 * d.stride, d.stride, s.len, n);
     }
+}
+
+// Several transfers' row pieces of one column each, tiled together like copy_rows' runs:
+// stream q copies rows *src of column s to rows *dst of column d (same runs, in order).
+// Streams writing one column of B (the local copy and the unpacking) or reading one column
+// of A (the local copy and the packing) then touch each cache line once.
+template <class T>
+struct RowStream {
+  const std::vector<LocalRun>* src = nullptr;
+  const T* s = nullptr;
+  const std::vector<LocalRun>* dst = nullptr;
+  T* d = nullptr;
+};
+
+template <class T>
+void copy_merged(const std::vector<RowStream<T>>& streams) {
+  std::int64_t most = 0;
+  for (const auto& x : streams)
+    for (const auto& r : *x.src) most = std::max(most, r.count);
+  for (std::int64_t t0 = 0; t0 < most; t0 += kTilePieces)
+    for (const auto& x : streams)
+      for (std::size_t k = 0; k < x.src->size(); ++k) {
+        const LocalRun& s = (*x.src)[k];
+        const LocalRun& d = (*x.dst)[k];
+        const std::int64_t n = std::min(kTilePieces, s.count - t0);
+        if (n > 0) copy_strided(x.s + s.start + t0 * s.stride, s.stride, x.d + d.start + t0 * d.stride, d.stride, s.len, n);
+      }
 }
 
 // `width` consecutive local columns: rows `src_runs` of the columns from `src` (leading
@@ -603,17 +657,11 @@ class Executor {
   }
 
   void run() {
-    std::vector<const Transfer*> local;
     for (const auto& t : p_.transfers)
-      if (t.src == me_ && t.dst == me_) local.push_back(&t);
-    // The local copies overlap with the first step's messages, already in flight.
-    bool local_done = local.empty();
-    const LocalFn do_local = [&] {
-      const double t0 = MPI_Wtime();
-      for (const Transfer* t : local) copy_local(*t);
-      st_.local_copy_s += MPI_Wtime() - t0;
-      local_done = true;
-    };
+      if (t.src == me_ && t.dst == me_) local_.push_back(&t);
+    // The local copies overlap with the first step's messages, already in flight (or are
+    // fused with that step's packing or unpacking: fuse_plan).
+    local_done_ = local_.empty();
     for (const auto& step : p_.steps) {
       std::vector<const Transfer*> out, in;
       for (int k : step) {
@@ -635,14 +683,20 @@ class Executor {
         st_.wait_s += MPI_Wtime() - t0;
       }
       const double t0 = MPI_Wtime();
-      exchange(out, in, local_done ? nullptr : &do_local);
+      exchange(out, in);
       st_.transfer_s += MPI_Wtime() - t0;
     }
-    if (!local_done) do_local();
+    do_local();
   }
 
  private:
-  using LocalFn = std::function<void()>;
+  void do_local() {
+    if (local_done_) return;
+    const double t0 = MPI_Wtime();
+    for (const Transfer* t : local_) copy_local(*t);
+    st_.local_copy_s += MPI_Wtime() - t0;
+    local_done_ = true;
+  }
 
   void copy_local(const Transfer& t) {
     const Walk wa(sa_, t), wb(sb_, t);
@@ -717,19 +771,15 @@ class Executor {
   // packed ones run their rounds (the local copies overlap with whichever goes first), and
   // the datatype requests are waited for last; every rank posts in that order, so no wait
   // depends on a message not yet posted.
-  void exchange(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
-                const LocalFn* local) {
+  void exchange(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {
     std::vector<const Transfer*> dt_out, dt_in, pk_out, pk_in;
     for (auto* t : out) (packs(*t, opt_.transport, sizeof(T)) ? pk_out : dt_out).push_back(t);
     for (auto* t : in) (packs(*t, opt_.transport, sizeof(T)) ? pk_in : dt_in).push_back(t);
     std::vector<PieceType> types;
     std::vector<MPI_Request> req;
     post_datatype(dt_out, dt_in, types, req);
-    if (!pk_out.empty() || !pk_in.empty()) {
-      exchange_packed(pk_out, pk_in, local);
-      local = nullptr;
-    }
-    if (local) (*local)();
+    if (!pk_out.empty() || !pk_in.empty()) exchange_packed(pk_out, pk_in);
+    do_local();
     wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
   }
 
@@ -750,18 +800,142 @@ class Executor {
     }
   }
 
+  struct Chan {
+    const Transfer* t;
+    Walk w;
+    std::vector<LocalRun> packed;  // the row pieces' places in the staging buffer
+    std::int64_t cols_per_msg, next;
+    detail::Staging<T> buf;
+  };
+
+  // Which pass, if any, takes this step's local copy along (one round only, one local
+  // transfer, long enough columns). Target: every transfer received here writes the same
+  // local columns of B as the local copy, so the copy and the unpacking write each column
+  // in one pass after the messages arrived (blocks of 1-3 rows interleave the two within a
+  // column, and apart each pass writes every cache line of B). Source: every transfer sent
+  // from here reads the same local columns of A as the local copy, so the packing and the
+  // copy read each column once. TargetRow and SourceRow: the same along one local row
+  // (1 x N matrices in column blocks of 1-3, where the pieces interleave along the row).
+  enum class Fuse { None, Target, Source, TargetRow, SourceRow };
+  static constexpr std::int64_t kFuseMinRows = 64;  // per column; below, per-column calls cost more than they save
+
+  Fuse fuse_plan(const std::vector<Chan>& outs, const std::vector<Chan>& ins) const {
+    if (!opt_.fuse_local || local_done_ || local_.size() != 1) return Fuse::None;
+    for (const auto* side : {&outs, &ins})
+      for (const auto& c : *side)
+        if (c.w.ncols > c.cols_per_msg) return Fuse::None;  // several rounds
+    const Transfer& lt = *local_[0];
+    const Walk la(sa_, lt), lb(sb_, lt);
+    if (lb.rows_per_col == 1 && lb.ncols >= kFuseMinRows) {
+      auto all_on_row = [](const std::vector<Chan>& cs, const Walk& w) {
+        return !cs.empty() && std::all_of(cs.begin(), cs.end(), [&](const Chan& c) {
+          return c.w.rows_per_col == 1 && only_row(c.w) == only_row(w);
+        });
+      };
+      if (all_on_row(ins, lb)) return Fuse::TargetRow;
+      if (all_on_row(outs, la)) return Fuse::SourceRow;
+      return Fuse::None;
+    }
+    if (lb.rows_per_col < kFuseMinRows) return Fuse::None;
+    auto all_same = [](const std::vector<Chan>& cs, const Walk& w) {
+      return !cs.empty() && std::all_of(cs.begin(), cs.end(), [&](const Chan& c) { return same_columns(c.w, w); });
+    };
+    if (all_same(ins, lb)) return Fuse::Target;
+    if (all_same(outs, la)) return Fuse::Source;
+    return Fuse::None;
+  }
+
+  // The local copy with the unpacking of `ins` (Target) or the packing of `outs` (Source),
+  // column by column of the shared side; within a column, copy_merged tiles all of them.
+  void fused_pass(Fuse how, std::vector<Chan>& chans) {
+    const Transfer& lt = *local_[0];
+    const Walk la(sa_, lt), lb(sb_, lt);
+    const bool target = how == Fuse::Target;
+    ColCursor xa(la), xb(lb);
+    std::vector<RowStream<T>> streams(chans.size() + 1);
+    streams[0].src = &la.rows;
+    streams[0].dst = &lb.rows;
+    for (std::size_t q = 0; q < chans.size(); ++q) {
+      streams[q + 1].src = target ? &chans[q].packed : &chans[q].w.rows;
+      streams[q + 1].dst = target ? &chans[q].w.rows : &chans[q].packed;
+    }
+    for (std::int64_t o = 0; o < la.ncols;) {
+      const auto [ca, na] = xa.at();
+      const auto [cb, nb] = xb.at();
+      const std::int64_t w = std::min({na, nb, la.ncols - o});
+      for (std::int64_t j = 0; j < w; ++j) {
+        const T* acol = a_ + (ca + j) * sa_.ld;
+        T* bcol = b_ + (cb + j) * sb_.ld;
+        streams[0].s = acol;
+        streams[0].d = bcol;
+        for (std::size_t q = 0; q < chans.size(); ++q) {
+          T* packed_col = chans[q].buf.data() + (o + j) * chans[q].w.rows_per_col;
+          streams[q + 1].s = target ? packed_col : acol;
+          streams[q + 1].d = target ? bcol : packed_col;
+        }
+        copy_merged<T>(streams);
+      }
+      xa.next(w);
+      xb.next(w);
+      o += w;
+    }
+    st_.bytes_local += lt.elements() * static_cast<std::int64_t>(sizeof(T));
+    st_.bytes_fused += lt.elements() * static_cast<std::int64_t>(sizeof(T));
+    local_done_ = true;
+  }
+
+  // The local index of a walk's only row (rows_per_col == 1).
+  static std::int64_t only_row(const Walk& w) {
+    for (const auto& r : w.rows)
+      if (r.len * r.count > 0) return r.start;
+    return 0;
+  }
+
+  // Column runs as runs of elements along one row: scaled by the leading dimension, and
+  // when it is not 1 (or the partner side's is not), split into runs of single elements
+  // so that the pieces stay contiguous; both sides of a stream split alike.
+  static std::vector<LocalRun> along_row(const std::vector<LocalRun>& cols, std::int64_t ld, bool split) {
+    if (!split) return cols;
+    std::vector<LocalRun> out;
+    for (const auto& c : cols)
+      for (std::int64_t e = 0; e < c.len; ++e) out.push_back({(c.start + e) * ld, 1, c.count, c.stride * ld});
+    return out;
+  }
+
+  // TargetRow / SourceRow: the local copy and the unpacking of `ins` (or the packing of
+  // `outs`) along the one local row they share, in one tiled pass (copy_merged).
+  void fused_row_pass(Fuse how, std::vector<Chan>& chans) {
+    const Transfer& lt = *local_[0];
+    const Walk la(sa_, lt), lb(sb_, lt);
+    const bool target = how == Fuse::TargetRow;
+    std::vector<std::vector<LocalRun>> runs;
+    runs.reserve(2 * (chans.size() + 1));
+    std::vector<RowStream<T>> streams;
+    auto add = [&](const std::vector<LocalRun>& src, std::int64_t src_ld, const T* s, const std::vector<LocalRun>& dst,
+                   std::int64_t dst_ld, T* d) {
+      const bool split = src_ld != 1 || dst_ld != 1;
+      runs.push_back(along_row(src, src_ld, split));
+      runs.push_back(along_row(dst, dst_ld, split));
+      streams.push_back({&runs[runs.size() - 2], s, &runs.back(), d});
+    };
+    add(la.cols, sa_.ld, a_ + only_row(la), lb.cols, sb_.ld, b_ + only_row(lb));
+    for (auto& c : chans) {
+      const auto packed = packed_runs(c.w.cols);
+      if (target)
+        add(packed, 1, c.buf.data(), c.w.cols, sb_.ld, b_ + only_row(c.w));
+      else
+        add(c.w.cols, sa_.ld, a_ + only_row(c.w), packed, 1, c.buf.data());
+    }
+    copy_merged<T>(streams);
+    st_.bytes_local += lt.elements() * static_cast<std::int64_t>(sizeof(T));
+    st_.bytes_fused += lt.elements() * static_cast<std::int64_t>(sizeof(T));
+    local_done_ = true;
+  }
+
   // Bounded staging: each transfer goes as messages of whole columns of at most
   // staging_bytes; round r moves chunk r of every transfer of the step, so staging is
   // (partners in the step) x staging_bytes, never a copy of the matrix.
-  void exchange_packed(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
-                       const LocalFn* local) {
-    struct Chan {
-      const Transfer* t;
-      Walk w;
-      std::vector<LocalRun> packed;  // the row pieces' places in the staging buffer
-      std::int64_t cols_per_msg, next;
-      detail::Staging<T> buf;
-    };
+  void exchange_packed(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {
     auto make = [&](const Transfer* t, const Side& s) {
       Walk w(s, *t);
       auto packed = packed_runs(w.rows);
@@ -775,6 +949,7 @@ class Executor {
     outs.reserve(out.size());
     for (auto* t : in) ins.push_back(make(t, sb_));
     for (auto* t : out) outs.push_back(make(t, sa_));
+    const Fuse fuse = fuse_plan(outs, ins);
     std::vector<MPI_Request> req;
     for (;;) {
       req.clear();
@@ -791,18 +966,30 @@ class Executor {
         c.next += nc;
         st_.bytes_received += nc * c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
       }
+      const bool source = fuse == Fuse::Source || fuse == Fuse::SourceRow;
+      if (source && !local_done_) {
+        const double t0 = MPI_Wtime();
+        if (fuse == Fuse::Source)
+          fused_pass(fuse, outs);
+        else
+          fused_row_pass(fuse, outs);
+        st_.pack_s += MPI_Wtime() - t0;
+      }
       for (auto& c : outs) {
         const std::int64_t ncols = c.w.ncols;
         if (c.next >= ncols) continue;
         const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
-        T* dst = c.buf.data();
-        const double t0 = MPI_Wtime();
-        ColCursor(c.w, c.next).walk(nc, [&](std::int64_t lc, std::int64_t w, std::int64_t stride, std::int64_t k) {
-          const std::int64_t step = w * c.w.rows_per_col;
-          copy_pieces<T>(c.w.rows, a_ + lc * sa_.ld, sa_.ld, stride * sa_.ld, c.packed, dst, c.w.rows_per_col, step, w, k);
-          dst += k * step;
-        });
-        st_.pack_s += MPI_Wtime() - t0;
+        if (!source) {
+          T* dst = c.buf.data();
+          const double t0 = MPI_Wtime();
+          ColCursor(c.w, c.next).walk(nc, [&](std::int64_t lc, std::int64_t w, std::int64_t stride, std::int64_t k) {
+            const std::int64_t step = w * c.w.rows_per_col;
+            copy_pieces<T>(c.w.rows, a_ + lc * sa_.ld, sa_.ld, stride * sa_.ld, c.packed, dst, c.w.rows_per_col, step, w,
+                           k);
+            dst += k * step;
+          });
+          st_.pack_s += MPI_Wtime() - t0;
+        }
         req.emplace_back();
         check_mpi(MPI_Isend(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->dst,
                             kDataTag, comm_, &req.back()),
@@ -811,12 +998,17 @@ class Executor {
         st_.bytes_sent += nc * c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
       }
       if (req.empty()) break;
-      if (local) {
-        (*local)();
-        local = nullptr;
-      }
+      const bool target = fuse == Fuse::Target || fuse == Fuse::TargetRow;
+      if (!target) do_local();
       wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
       const double t0 = MPI_Wtime();
+      if (target && !local_done_) {
+        if (fuse == Fuse::Target)
+          fused_pass(fuse, ins);
+        else
+          fused_row_pass(fuse, ins);
+        unpack.clear();
+      }
       for (auto [c, first] : unpack) {
         const std::int64_t nc = std::min(c->cols_per_msg, c->w.ncols - first);
         const T* src = c->buf.data();
@@ -828,7 +1020,7 @@ class Executor {
       }
       st_.unpack_s += MPI_Wtime() - t0;
     }
-    if (local) (*local)();
+    do_local();
   }
 
   MPI_Comm comm_;
@@ -840,6 +1032,8 @@ class Executor {
   bool sleep_ = false;
   int me_ = 0;
   Side sa_, sb_;
+  std::vector<const Transfer*> local_;  // this rank's transfers to itself
+  bool local_done_ = true;
 };
 
 // Elements from the start of this rank's local array of l to its last local element

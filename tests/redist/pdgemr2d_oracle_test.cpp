@@ -181,7 +181,10 @@ TEST(RedistVsPdgemr2d, ThinRowsAndColumnsOfTinyBlocks) {
       // copied in tiles of every run (execute.cpp, copy_rows), odd lengths and offsets so
       // the last tile is partial and runs end at different pieces.
       {Layout::block_cyclic(30011, 3, 3, 1, P, 1), Layout::block_cyclic(30011, 3, 2, 2, q, 2), Region{29000, 2, 5, 1, 11, 0}},
-      {Layout::block_cyclic(50021, 1, 2, 1, P, 1), Layout::block_cyclic(50021, 1, 3, 1, P, 1), Region{50021, 1, 0, 0, 0, 0}}};
+      {Layout::block_cyclic(50021, 1, 2, 1, P, 1), Layout::block_cyclic(50021, 1, 3, 1, P, 1), Region{50021, 1, 0, 0, 0, 0}},
+      // Local copies fused with the packing (ExecOptions::fuse_local): each rank's columns
+      // of A in blocks of 1 feed its own rows and every other rank's from the same columns.
+      {Layout::block_cyclic(303, 50, 1, 1, 1, P), Layout::block_cyclic(303, 50, 2, 3, P, 1), Region{290, 47, 3, 2, 1, 0}}};
   for (std::size_t k = 0; k < cases.size(); ++k) {
     std::string why;
     EXPECT_EQ(run_case<double>(comm, sys, gctxt, cases[k], why), 0) << "thin case " << k << " on rank " << rank << ":" << why;

@@ -59,6 +59,12 @@ struct ExecOptions {
   // (waiting) is measured apart from the time moving data (transferring). Costs one
   // small round trip per step; off by default.
   bool split_wait_transfer = false;
+  // Packed transport: take this rank's local copy along with the unpacking (when the
+  // received pieces land in the same local columns of B) or the packing (the sent pieces
+  // come from the same local columns of A), so each column is read or written in one pass
+  // instead of two. Matters for blocks of a few rows (docs/redist.md, "Execution"); the
+  // result is the same either way. The fused pass's time counts in unpack_s or pack_s.
+  bool fuse_local = true;
 };
 
 struct ExecStats {
@@ -70,6 +76,8 @@ struct ExecStats {
   double pack_s = 0;       // packed transport: copying pieces into staging buffers (part of transfer_s)
   double unpack_s = 0;     // packed transport: copying received buffers into B (part of transfer_s)
   std::int64_t bytes_sent = 0, bytes_received = 0, bytes_local = 0;
+  // Of bytes_local, those copied in one pass with the unpacking or the packing (fuse_local).
+  std::int64_t bytes_fused = 0;
   // A's local array copied before any data moved because it shares storage with B's on
   // this rank (aliased arguments: the result is as if A were read entirely first).
   std::int64_t bytes_staged = 0;
