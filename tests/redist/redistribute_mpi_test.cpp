@@ -297,7 +297,11 @@ TEST(RedistMpi, LocalCopyFusedWithUnpackingOrPackingGivesTheSameResult) {
       {"target (column, blocks 1 -> 3)", Layout::block_cyclic(6001, 2, 1, 1, P, 1, 0, 0, ranks),
        Layout::block_cyclic(6001, 2, 3, 1, P, 1, 0, 0, ranks)},
       {"source (1 x P columns -> P x 1 rows)", Layout::block_cyclic(601, 40, 1, 1, 1, P, 0, 0, ranks),
-       Layout::block_cyclic(601, 40, 2, 2, P, 1, 0, 0, ranks)}};
+       Layout::block_cyclic(601, 40, 2, 2, P, 1, 0, 0, ranks)},
+      {"target along a row (1 x N, blocks 1 -> 2)", Layout::block_cyclic(1, 6001, 1, 1, 1, P, 0, 0, ranks),
+       Layout::block_cyclic(1, 6001, 1, 2, 1, P, 0, 0, ranks)},
+      {"target along a row of 2 (2 x N, blocks 1 -> 3, 1 x P -> 2 x P/2)",
+       Layout::block_cyclic(2, 6001, 1, 1, 1, P, 0, 0, ranks), Layout::block_cyclic(2, 6001, 1, 3, 2, P / 2, 0, 0, ranks)}};
   int fused_somewhere = 0;
   for (const auto& c : cases) {
     const auto A = fill_local<double>(c.a, me, true, 1);
