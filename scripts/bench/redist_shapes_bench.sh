@@ -71,7 +71,10 @@ fi
   echo "where	$where"
 } > "$out/meta.tsv"
 printf 'case\tranks\tshape\tkind\tuptime\tcosta\tcommand\n' > "$out/runs.tsv"
-"$bench" --suite --list | while IFS=$'\t' read -r k np shape kind; do
+# The list runs here, outside the nodes: without the cluster's interface limits, which
+# name a subnet this namespace does not have (Open MPI warned about them on every run).
+env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include "$bench" --suite --list |
+while IFS=$'\t' read -r k np shape kind; do
   if [[ -n $only && " $only " != *" $k "* ]]; then continue; fi
   load=$(uptime | sed 's/.*load average: //')
   args=(--suite --case "$k" --reps "$reps" --json "$out/case$k.json" "${link[@]}")
