@@ -552,17 +552,26 @@ struct RowStream {
 
 template <class T>
 void copy_merged(const std::vector<RowStream<T>>& streams) {
+  // The first tile of every run, then the further tiles of the runs that have them only:
+  // irregular layouts (per-block sizes) give many runs of few pieces, which must not be
+  // visited once per tile of the long ones.
+  auto tile = [](const RowStream<T>& x, std::size_t k, std::int64_t t0) {
+    const LocalRun& s = (*x.src)[k];
+    const LocalRun& d = (*x.dst)[k];
+    const std::int64_t n = std::min(kTilePieces, s.count - t0);
+    if (n > 0) copy_strided(x.s + s.start + t0 * s.stride, s.stride, x.d + d.start + t0 * d.stride, d.stride, s.len, n);
+  };
+  std::vector<std::pair<std::size_t, std::size_t>> long_runs;  // stream, run
   std::int64_t most = 0;
-  for (const auto& x : streams)
-    for (const auto& r : *x.src) most = std::max(most, r.count);
-  for (std::int64_t t0 = 0; t0 < most; t0 += kTilePieces)
-    for (const auto& x : streams)
-      for (std::size_t k = 0; k < x.src->size(); ++k) {
-        const LocalRun& s = (*x.src)[k];
-        const LocalRun& d = (*x.dst)[k];
-        const std::int64_t n = std::min(kTilePieces, s.count - t0);
-        if (n > 0) copy_strided(x.s + s.start + t0 * s.stride, s.stride, x.d + d.start + t0 * d.stride, d.stride, s.len, n);
-      }
+  for (std::size_t q = 0; q < streams.size(); ++q)
+    for (std::size_t k = 0; k < streams[q].src->size(); ++k) {
+      tile(streams[q], k, 0);
+      const std::int64_t c = (*streams[q].src)[k].count;
+      if (c > kTilePieces) long_runs.emplace_back(q, k);
+      most = std::max(most, c);
+    }
+  for (std::int64_t t0 = kTilePieces; t0 < most; t0 += kTilePieces)
+    for (auto [q, k] : long_runs) tile(streams[q], k, t0);
 }
 
 // `width` consecutive local columns: rows `src_runs` of the columns from `src` (leading
