@@ -27,6 +27,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "bench_cli.hpp"
 #include "malleable/redist/redistribute.hpp"
 
 namespace {
@@ -57,13 +58,7 @@ int main(int argc, char** argv) {
   int reps = 9;
   app.add_option("--n", n, "elements per rank (the column has 2n)")->check(CLI::Range(1024L, 1L << 28));
   app.add_option("--reps", reps, "repetitions, fastest kept")->check(CLI::Range(1, 1000));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    const int rc = me == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
-    MPI_Finalize();
-    return rc;
-  }
+  if (const auto rc = redist::calib::parse_or_exit(app, argc, argv, me)) return *rc;
   if (size != 2) {
     if (me == 0) std::fprintf(stderr, "redist_passes_probe: run on exactly 2 ranks (got %d)\n", size);
     MPI_Finalize();
