@@ -1,15 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// BLACS entry points of blacs-dyn and the glue to ScaLAPACK 2.2's BLACS internals.
-//
-// Interposition: libmalleable_blacs_dyn defines Cblacs_pinfo, blacs_pinfo_, Cblacs_setup,
-// blacs_setup_, Cblacs_get, blacs_get_, Cblacs_exit, blacs_exit_, Cblacs_gridmap and
-// blacs_gridmap_. Linked ahead of libscalapack-openmpi (or preloaded), the dynamic linker
-// binds the program's calls *and ScaLAPACK's own internal calls* (they go through its
-// PLT: Cblacs_gridmap calls Cblacs_pinfo, blacs_gridinit_ calls blacs_gridmap_, ...) to
-// these definitions. Each one either answers with the current world or does its
-// bookkeeping and forwards to the stock function found with dlsym(RTLD_NEXT).
-// MPI_Init, MPI_Init_thread and MPI_Finalize are wrapped through the PMPI profiling
-// interface for the join and the final release.
+// The glue to ScaLAPACK 2.2's BLACS internals (BI_Iam, BI_Np, BI_COMM_WORLD, BI_AuxBuff,
+// BI_Stats): the one file that knows their layout. It knows nothing of the runtime; the
+// interposed entry points (interpose.cpp) and the runtime both call it.
 #include <dlfcn.h>
 #include <malloc.h>
 #include <mpi.h>
@@ -22,7 +14,6 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "blacs_glue.hpp"
-#include "runtime.hpp"
 
 // ---- ScaLAPACK 2.2 BLACS internals (BLACS/SRC/Bdef.h), with Int = int (32-bit) -------
 // Only the globals are touched, never a function's private state. Layout of
@@ -43,85 +34,23 @@ extern int* BI_COMM_WORLD;  // Fortran handle of the world, malloc'ed by blacs_p
 extern blacs_dyn_blacs_buffer BI_AuxBuff;
 extern MPI_Status* BI_Stats;
 
-int Csys2blacs_handle(MPI_Comm comm);
-MPI_Comm Cblacs2sys_handle(int handle);
-
 }
 // MPI_Datatype is a pointer in Open MPI (56 bytes in all) and an int in MPICH (48 bytes);
 // blacs-dyn/CMakeLists.txt checks the library's BI_AuxBuff has the same size.
 static_assert(sizeof(blacs_dyn_blacs_buffer) == (sizeof(MPI_Datatype) == 8 ? 56 : 48),
               "BLACBUFF layout of ScaLAPACK 2.2 (x86_64)");
 
-namespace {
-
-template <class F>
-F real(const char* name) {
-  void* f = dlsym(RTLD_NEXT, name);
-  if (!f) {
-    std::fprintf(stderr,
-                 "blacs-dyn: cannot find the stock %s after libmalleable_blacs_dyn; link ScaLAPACK "
-                 "after it\n",
-                 name);
-    std::abort();
-  }
-  return reinterpret_cast<F>(f);
-}
-
-using cget_t = void (*)(int, int, int*);
-using fget_t = void (*)(int*, int*, int*);
-using cexit_t = void (*)(int);
-using fexit_t = void (*)(int*);
-using cmap_t = void (*)(int*, int*, int, int, int);
-using fmap_t = void (*)(int*, int*, int*, int*, int*);
-
-// BLACS entry points have no error return: like the stock BLACS (BI_BlacsErr), a
-// failure to initialise or join is fatal.
-void init_or_abort() {
-  try {
-    blacs_dyn::Runtime::get().ensure_init();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "blacs-dyn: %s\n", e.what());
-    std::fflush(nullptr);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-}
-
-// Stock blacs_pinfo, on the current world.
-void pinfo(int* me, int* np) {
-  auto& rt = blacs_dyn::Runtime::get();
-  init_or_abort();
-  const MPI_Comm w = rt.world();
-  if (w == MPI_COMM_NULL) {  // a process that left: it has no world until it exits
-    *me = -1;
-    *np = 0;
-    return;
-  }
-  if (BI_COMM_WORLD == nullptr) BI_COMM_WORLD = static_cast<int*>(std::malloc(sizeof(int)));
-  *BI_COMM_WORLD = static_cast<int>(MPI_Comm_c2f(w));
-  *me = BI_Iam = rt.rank();
-  *np = BI_Np = rt.size();
-}
-
-// blacs_setup (§3.3.4): after blacs_exit(1), expand as the schema file says; with no
-// schema file, or in a newcomer (which joined at its first call), it is blacs_pinfo.
-void setup(int* me, int* np) {
-  auto& rt = blacs_dyn::Runtime::get();
-  init_or_abort();
-  if (rt.active() && rt.exited_since_change()) {
-    try {
-      rt.expand_schema(nullptr, true);
-    } catch (const blacs_dyn::Error& e) {
-      blacs_dyn::set_last_error(e.what());
-      if (rt.rank() == 0)
-        std::fprintf(stderr, "blacs_setup: %s; the world is unchanged\n", e.what());
-    }
-  }
-  pinfo(me, np);
-}
-
-}  // namespace
 
 namespace blacs_dyn {
+
+void blacs_publish_world(MPI_Comm world, int rank, int size) {
+  if (BI_COMM_WORLD == nullptr) BI_COMM_WORLD = static_cast<int*>(std::malloc(sizeof(int)));
+  *BI_COMM_WORLD = static_cast<int>(MPI_Comm_c2f(world));
+  BI_Iam = rank;
+  BI_Np = size;
+}
+
+bool blacs_world_published() { return BI_COMM_WORLD != nullptr; }
 
 void blacs_sync_world(MPI_Comm world) {
   int r = 0, n = 0;
@@ -151,7 +80,7 @@ static bool resolves_here(const char* name) {
   void* sym = dlsym(RTLD_DEFAULT, name);
   Dl_info found{}, self{};
   return sym && dladdr(sym, &found) &&
-         dladdr(reinterpret_cast<void*>(&init_or_abort), &self) &&
+         dladdr(reinterpret_cast<void*>(&blacs_world_published), &self) &&
          found.dli_fbase == self.dli_fbase;
 }
 
@@ -162,12 +91,12 @@ bool blacs_entry_points_interposed() {
 
 bool finalize_interposed() { return resolves_here("MPI_Finalize"); }
 
-void check_scalapack_version() {
+void check_scalapack_version(bool allow_any) {
   Dl_info info{};
   if (!dladdr(static_cast<void*>(&BI_Np), &info) || !info.dli_fname) return;
   char resolved[PATH_MAX];
   const char* name = realpath(info.dli_fname, resolved) ? resolved : info.dli_fname;
-  if (!std::strstr(name, ".so.2.2.") && !env_setting("ALLOW_ANY_SCALAPACK"))
+  if (!std::strstr(name, ".so.2.2.") && !allow_any)
     std::fprintf(stderr,
                  "blacs-dyn: warning: BLACS internals come from %s; blacs-dyn was written "
                  "against ScaLAPACK 2.2.x (set BLACS_DYN_ALLOW_ANY_SCALAPACK=1 to silence)\n",
@@ -176,108 +105,3 @@ void check_scalapack_version() {
 
 }  // namespace blacs_dyn
 
-extern "C" {
-
-void Cblacs_pinfo(int* mypnum, int* nprocs) { pinfo(mypnum, nprocs); }
-void blacs_pinfo_(int* mypnum, int* nprocs) { pinfo(mypnum, nprocs); }
-void Cblacs_setup(int* mypnum, int* nprocs) { setup(mypnum, nprocs); }
-void blacs_setup_(int* mypnum, int* nprocs) { setup(mypnum, nprocs); }
-
-// what = 0 (SGET_SYSCONTXT) is "the world": a BLACS system handle in C, an MPI
-// communicator handle in Fortran. Everything else is stock.
-void Cblacs_get(int ctxt, int what, int* val) {
-  static const auto stock = real<cget_t>("Cblacs_get");
-  if (what == 0) {
-    int me = 0, np = 0;
-    if (BI_COMM_WORLD == nullptr) pinfo(&me, &np);
-    auto& rt = blacs_dyn::Runtime::get();
-    init_or_abort();
-    *val = rt.world() == MPI_COMM_NULL ? -1 : Csys2blacs_handle(rt.world());
-    return;
-  }
-  stock(ctxt, what, val);
-}
-
-void blacs_get_(int* ctxt, int* what, int* val) {
-  static const auto stock = real<fget_t>("blacs_get_");
-  if (*what == 0) {
-    int me = 0, np = 0;
-    if (BI_COMM_WORLD == nullptr) pinfo(&me, &np);
-    auto& rt = blacs_dyn::Runtime::get();
-    init_or_abort();
-    *val = static_cast<int>(MPI_Comm_c2f(rt.world()));
-    return;
-  }
-  stock(ctxt, what, val);
-}
-
-// blacs_exit(1) arms blacs_setup for an expansion (§3.3.3); blacs_exit(0) finalizes
-// through our MPI_Finalize.
-void Cblacs_exit(int not_done) {
-  static const auto stock = real<cexit_t>("Cblacs_exit");
-  stock(not_done);
-  if (not_done) blacs_dyn::Runtime::get().note_blacs_exit();
-}
-
-void blacs_exit_(int* not_done) {
-  static const auto stock = real<fexit_t>("blacs_exit_");
-  stock(not_done);
-  if (*not_done) blacs_dyn::Runtime::get().note_blacs_exit();
-}
-
-// Grids on the world are recorded on the stack (§3.3.5: "a stack of communicators along
-// with the corresponding processor grid sizes").
-void Cblacs_gridmap(int* ctxt, int* usermap, int ldup, int nprow, int npcol) {
-  static const auto stock = real<cmap_t>("Cblacs_gridmap");
-  const MPI_Comm sys = Cblacs2sys_handle(*ctxt);
-  stock(ctxt, usermap, ldup, nprow, npcol);
-  blacs_dyn::Runtime::get().note_grid(sys, nprow, npcol);
-}
-
-void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) {
-  static const auto stock = real<fmap_t>("blacs_gridmap_");
-  const MPI_Comm sys = MPI_Comm_f2c(*ctxt);
-  const int r = *nprow, c = *npcol;
-  stock(ctxt, usermap, ldup, nprow, npcol);
-  blacs_dyn::Runtime::get().note_grid(sys, r, c);
-}
-
-// ---- PMPI wrappers ----------------------------------------------------------------
-// A newcomer joins as soon as MPI is up, whatever its first BLACS call is.
-int MPI_Init(int* argc, char*** argv) {
-  blacs_dyn::prepare_mpi_init();
-  if (std::getenv("BLACS_DYN_JOIN")) blacs_dyn::Runtime::get().watch_newcomer_init();
-  const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
-  return rc;
-}
-
-int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
-  blacs_dyn::prepare_mpi_init();
-  if (std::getenv("BLACS_DYN_JOIN")) blacs_dyn::Runtime::get().watch_newcomer_init();
-  const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
-  return rc;
-}
-
-int MPI_Finalize(void) {
-  try {
-    blacs_dyn::Runtime::get().before_finalize();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "blacs-dyn: at MPI_Finalize: %s\n", e.what());
-  }
-  const int rc = PMPI_Finalize();
-  blacs_dyn::Runtime::get().after_finalize();
-  return rc;
-}
-
-// Fortran MPI_FINALIZE (mpif.h / use mpi) calls PMPI_Finalize directly in Open MPI.
-void mpi_finalize_(MPI_Fint* ierr) {
-  const int rc = MPI_Finalize();
-  if (ierr) *ierr = static_cast<MPI_Fint>(rc);
-}
-void mpi_finalize__(MPI_Fint* ierr) { mpi_finalize_(ierr); }
-// ... and so does `use mpi_f08`'s MPI_Finalize (ierror is optional: may be NULL).
-void mpi_finalize_f08_(MPI_Fint* ierror) { mpi_finalize_(ierror); }
-
-}  // extern "C"

@@ -97,7 +97,6 @@ class Runtime {
   // Main thread, after the background thread ended: the pending level becomes the world.
   // Returns false if there was none.
   bool publish_background();
-  bool background_pending() const { return pending_.has_value(); }
   // Called at the start of MPI_Finalize, before anything is released (the resize session
   // cancels a background resize still under way there, so its newcomers do not wait).
   void set_finalize_hook(void (*fn)(void*), void* user) {
@@ -121,7 +120,6 @@ class Runtime {
   // After PMPI_Finalize: the end-of-job watchdog is off (the program may go on without MPI).
   void after_finalize() { dog_.disarm(); }
 
-  bool blacs_interposed() const { return blacs_interposed_; }
   // Why this job cannot spawn ("" while it can): BLACS_DYN_SPAWN=off, or the reason of an
   // earlier spawn failure classified as "not supported" (mpi_flavour.hpp). Same on all ranks.
   const std::string& spawn_unsupported_reason();

@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 
 #include "malleable/gridmap/error.hpp"
 
@@ -34,22 +33,6 @@ inline constexpr int kMaxSwapSearchSlots = 64;
 // Offered free processors in one processor selection (Global's replacement step tries
 // each under-used processor against each offered one).
 inline constexpr int kMaxOfferedProcessors = 1024;
-
-// a * b and a + b for non-negative 64-bit counts, or a gridmap::Error naming `what`.
-inline std::int64_t checked_mul(std::int64_t a, std::int64_t b, const char* what) {
-  std::int64_t out = 0;
-  if (__builtin_mul_overflow(a, b, &out))
-    fail(what, ": ", a, " x ", b, " does not fit in a 64-bit count (limit ",
-         std::numeric_limits<std::int64_t>::max(), ")");
-  return out;
-}
-inline std::int64_t checked_add(std::int64_t a, std::int64_t b, const char* what) {
-  std::int64_t out = 0;
-  if (__builtin_add_overflow(a, b, &out))
-    fail(what, ": ", a, " + ", b, " does not fit in a 64-bit count (limit ",
-         std::numeric_limits<std::int64_t>::max(), ")");
-  return out;
-}
 
 // Throws unless rows, cols >= 1 and rows * cols <= kMaxProcesses (the product is formed
 // in 64 bits, so Topology::size() never overflows afterwards).
