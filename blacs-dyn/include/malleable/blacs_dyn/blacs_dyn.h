@@ -103,7 +103,7 @@ void blacs_dyn_clear_new(void);
  * the received length. */
 int blacs_dyn_share_state(void* buf, size_t* len, size_t cap);
 
-/* Background expansions (issue 21; needs MPI_THREAD_MULTIPLE). blacs_dyn_background_thread(1)
+/* Background expansions (needs MPI_THREAD_MULTIPLE). blacs_dyn_background_thread(1)
  * marks the calling thread as the one background thread: an expansion it makes
  * (blacs_dyn_expand*) stays pending - that thread alone sees the grown world
  * (blacs_dyn_world, _rank, _size, _hosts, _share_state) and its waits for other ranks

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What gridmap accepts and how much work one call may do (issue 14, classes 1 and 6).
+// What gridmap accepts and how much work one call may do.
 // Every size that comes from a caller goes through these checks before it is multiplied,
 // added or used to size an allocation, so a request is either answered with exact counts
 // or refused with a gridmap::Error naming the value and the limit - never wrapped around,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Placement when the processes sit on several nodes (issue 10): a byte that crosses
+// Placement when the processes sit on several nodes: a byte that crosses
 // nodes costs more than one that moves between processes of a node, which costs more
 // than one that stays. Seed 002 §4.4-4.6 argues for local remapping because it keeps data
 // near; on a cluster "near" means "on the same node", and these placements minimise the

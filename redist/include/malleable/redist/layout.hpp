@@ -60,7 +60,7 @@ inline constexpr std::int64_t kMaxBlocks = std::int64_t{1} << 26;
 // Sizes of the blocks of one dimension, read like a std::vector<std::int64_t>. Either an
 // explicit list (heterogeneous blocks) or, for ScaLAPACK's uniform blocks, just the block
 // size and the extent: a 4,194,304 x 1 vector in blocks of 1 is two numbers, not 32 MB
-// allocated and copied with every Layout (issue 21 §3: per-block costs must not dominate).
+// allocated and copied with every Layout (per-block costs must not dominate).
 // Equality compares the sizes, whichever form holds them.
 class BlockSizes {
  public:

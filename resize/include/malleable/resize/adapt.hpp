@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Adapting to load while running (issue 13 §3; seed 000 A-MPI, seed 004 time adaptation).
+// Adapting to load while running (seed 000 A-MPI, seed 004 time adaptation).
 // Pure, no MPI: from the measured speeds of the world's processes, the current grid and
 // its block sizes, it predicts what each adaptation would give and picks the best one
 // that pays (seed 004's rule: predicted gain over the remaining iterations > predicted

@@ -49,7 +49,7 @@ Grid plan_shrink(const Grid& old, const std::vector<int>& keep, int nprow, int n
 // `g` (old world ranks) in the new world's ranks: keep[i] is rank i there.
 Grid renumber(const Grid& g, const std::vector<int>& keep);
 
-// Node-aware placement of an expansion (issue 10). `planned` came from plan_expansion;
+// Node-aware placement of an expansion. `planned` came from plan_expansion;
 // host_of_rank names the node of every rank of the grown world (ranks old_world.. are
 // the newcomers). With one node, or no matrix, `planned` stands. Otherwise Optimal becomes
 // the linear assignment that minimises node-weighted bytes (a byte between nodes costs

@@ -5,7 +5,7 @@
 // time keeps growing, so "max per-rank CPU time" over-states a dedicated-core iteration;
 // the kernel time is the part that would be the same on a core of its own.
 //
-// Opt-in (issue 11): the BLAS kernels PBLAS/ScaLAPACK call (dgemm_, dgemv_, dtrsm_) are
+// Opt-in: the BLAS kernels PBLAS/ScaLAPACK call (dgemm_, dgemv_, dtrsm_) are
 // measured only in programs that link libmalleable_resize_meter (target
 // malleable::resize_meter; the drivers do) or preload it, and only while metering is on:
 // RESIZE_METER_KERNELS=1 in the environment, or kernel_meter_enable(true) (the drivers'

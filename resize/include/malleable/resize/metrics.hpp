@@ -28,7 +28,7 @@ struct IterationSample {
   double compute = 0.0;    // seconds, max over ranks of kernel CPU time
 };
 
-// Issue 13 §1, when the application reports its compute (Session::report_compute): each
+// When the application reports its compute (Session::report_compute): each
 // world rank's work units and compute seconds in one iteration (0: none, e.g. a rank that
 // computed nothing), and the smoothed relative powers after it (speed / fastest).
 struct RankSamples {
@@ -55,7 +55,7 @@ struct ResizeRecord {
   // Where t_redist_predicted came from: "cost model", or "history" (an uncalibrated
   // machine: the bytes moved on the line through earlier resizes, ResizeHistory), or "".
   std::string redist_predicted_by;
-  // Issue 13 §2: the rest of the prediction, made before the resize (< 0: not known).
+  // The rest of the prediction, made before the resize (< 0: not known).
   // Spawn/exit and other from the history of earlier resizes (ResizeHistory), the
   // iteration time after from the policy (Decision::predicted_iteration), and the
   // iteration time before as measured then; the predicted payoff point follows.
@@ -72,11 +72,11 @@ struct ResizeRecord {
   }
   std::int64_t bytes_moved = 0;  // bytes that changed rank (all matrices)
   std::int64_t bytes_total = 0;  // bytes of all registered matrices
-  // Of bytes_moved: between processes of one node, and between nodes (issue 10).
+  // Of bytes_moved: between processes of one node, and between nodes.
   std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
   std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
   std::vector<std::string> rank_hosts;  // node of every rank after the resize
-  // Issue 21: a resize begun in the background at one remap point and completed at a
+  // A resize begun in the background at one remap point and completed at a
   // later one. Then t_total is the time the application was stopped (the begin point
   // plus the completing point); t_spawn ran at the begin point, t_redist (the variable
   // matrices) at the completing point, while the constant matrices moved during

@@ -25,9 +25,9 @@ struct PolicyInput {
   Grid grid;                // current grid
   int world_size = 0;       // processes in the current world
   const Metrics* metrics = nullptr;
-  // Node of every rank of the current world (issue 10); may be null.
+  // Node of every rank of the current world; may be null.
   const std::vector<std::string>* rank_hosts = nullptr;
-  // Issue 13 (any may be null): measured speeds of the world's ranks, the history of
+  // Any may be null: measured speeds of the world's ranks, the history of
   // resize times, the machine's calibrated redistribution costs, the mapping powers in
   // use (Session::powers(), by world rank), and the iterations left after this remap
   // point (< 0: the job's length is unknown).

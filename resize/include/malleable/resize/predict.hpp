@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Measure, predict, decide (issue 13; seeds 000, 001, 003, 004). Pure, no MPI: the session
+// Measure, predict, decide (seeds 000, 001, 003, 004). Pure, no MPI: the session
 // feeds measurements in and policies read predictions out.
 //
 //  - SpeedEstimator: each process's speed (work units per second of its own compute),
@@ -126,7 +126,7 @@ class ResizeHistory {
   std::vector<ResizeEvent> events_;
 };
 
-// Where a session keeps its resize history across runs (issue 18 §1): one file per
+// Where a session keeps its resize history across runs: one file per
 // application, so one program's spawn times never predict another's.
 //   $RESIZE_HISTORY unset: $XDG_CACHE_HOME (absolute; else $HOME/.cache)
 //     /malleable/history/<app>-<16 hex digits of the executable path's hash>.json;

@@ -9,7 +9,7 @@
 
 namespace resize {
 
-// One checkpoint a driver wrote (issue 20 §1): after which iteration, what it cost (slowest
+// One checkpoint a driver wrote: after which iteration, what it cost (slowest
 // rank), why it was taken, and for --checkpoint-every auto the Young/Daly interval
 // sqrt(2 C MTBF) in force at that check (from the previous checkpoint's cost; < 0: none).
 struct CheckpointRecord {

@@ -43,7 +43,7 @@ std::string to_string(Placement p);
 Placement parse_placement(const std::string& s);  // throws Error
 
 // Regrid: the same world, a new grid over some of its processes and/or new block sizes
-// (issue 13 §3: re-weighting blocks to measured speeds, taking a slowed process off the
+// (re-weighting blocks to measured speeds, taking a slowed process off the
 // grid and back). No process is spawned or ends.
 enum class Action { None, Expand, Shrink, Regrid };
 
@@ -69,7 +69,7 @@ struct Decision {
   // a permutation of 0..procs-1), when the policy placed the processes itself (e.g.
   // heterogeneous selection under a power budget, seed 002 §6.3). Overrides placement.
   std::vector<int> ranks;
-  // Nodes (issue 10). Expand: where the new processes run, one spawn group per host,
+  // Nodes. Expand: where the new processes run, one spawn group per host,
   // spawned at the same time, so each node's processes can later leave together. Shrink:
   // the nodes to give back whole: every process of the job there ends, the rest stay and
   // must fill the target grid exactly.
@@ -79,7 +79,7 @@ struct Decision {
   // process (Session::powers()) before the new layouts are computed, so block sizes that
   // follow powers (register_matrix_blocks) are re-weighted by the same redistribution.
   std::vector<double> powers;
-  // The policy's prediction (issue 13 §2): iteration time on the new grid/layout and the
+  // The policy's prediction: iteration time on the new grid/layout and the
   // resize time, seconds (< 0: none), on `prediction_clock` ("wall", "dedicated" or
   // "compute": the clock of Metrics' iteration samples it predicted), and the reasoning; the
   // session records them beside the outcome.
