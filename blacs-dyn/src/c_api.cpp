@@ -8,7 +8,7 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/blacs_dyn/error.hpp"
-#include "malleable/blacs_dyn/schema.hpp"
+#include "schema.hpp"
 #include "runtime.hpp"
 
 namespace {

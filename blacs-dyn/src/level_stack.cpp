@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Communicator-stack bookkeeping (pure), seed 002 §3.3.5.
-#include "malleable/blacs_dyn/level_stack.hpp"
+#include "level_stack.hpp"
 
 #include <algorithm>
 #include <string>

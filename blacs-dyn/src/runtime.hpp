@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "malleable/blacs_dyn/level_stack.hpp"
+#include "level_stack.hpp"
 #include "watchdog.hpp"
 
 namespace blacs_dyn {

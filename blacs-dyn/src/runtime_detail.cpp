@@ -22,7 +22,7 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
-#include "malleable/blacs_dyn/schema.hpp"
+#include "schema.hpp"
 #include "blacs_glue.hpp"
 
 

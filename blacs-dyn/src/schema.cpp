@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Schema file parsing (pure). Format: docs/blacs-dyn.md, "The schema file".
-#include "malleable/blacs_dyn/schema.hpp"
+#include "schema.hpp"
 
 #include <charconv>
 #include <set>
