@@ -30,10 +30,6 @@ int fail_code(ErrorCode c, const std::string& msg) {
   return static_cast<int>(c);
 }
 
-void check_mpi(int rc, const char* what) {
-  if (rc != MPI_SUCCESS) throw Error(ErrorCode::Mpi, std::string("redist: ") + what + " failed");
-}
-
 }  // namespace capi
 
 using namespace capi;

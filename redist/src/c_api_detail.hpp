@@ -12,6 +12,7 @@
 #include "malleable/redist/blacs.hpp"
 #include "malleable/redist/layout.hpp"
 #include "malleable/redist/redist.h"
+#include "mpi_guard.hpp"
 
 namespace redist::capi {
 
@@ -19,7 +20,7 @@ namespace redist::capi {
 std::string& last_error();
 // Sets the message and returns the code as the C API's int.
 int fail_code(ErrorCode c, const std::string& msg);
-void check_mpi(int rc, const char* what);
+using detail::check_mpi;  // mpi_guard.hpp: redist's one check_mpi
 
 // How messages name one descriptor's fields and its submatrix origin: the user's own
 // argument names, "desca->mb" for a redist_desc, "DESCA(MB_)" for a 9-integer DESC.

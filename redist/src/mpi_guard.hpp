@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal to redist's MPI layer (execute.cpp, c_api.cpp): communicator handles checked
-// before use, a private duplicate that returns errors instead of aborting, and the names
-// that messages give to ranks. Not installed.
+// Internal to redist's MPI layer (execute.cpp, exec/, c_api*.cpp): redist's one check_mpi,
+// communicator handles checked before use, a private duplicate that returns errors instead
+// of aborting, and the names that messages give to ranks. Bodies in mpi_guard.cpp. Not
+// installed.
 #pragma once
 
 #include <mpi.h>
@@ -12,6 +13,9 @@
 #include "malleable/redist/layout.hpp"
 
 namespace redist::detail {
+
+// Throws Error(Mpi) "redist: <what> failed: <MPI's error text>" unless rc is MPI_SUCCESS.
+void check_mpi(int rc, const char* what);
 
 // Throws Error(InvalidArgument) for MPI_COMM_NULL or an intercommunicator, before any MPI
 // call on it could reach MPI's fatal error handler and end the job (issue 14, class 3).
