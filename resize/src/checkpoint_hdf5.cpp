@@ -460,29 +460,52 @@ void close_after_failure(const std::string& failure, const std::function<void()>
   guard.join();
 }
 
+// Under ROMIO (Open MPI's romio321, MPICH), HDF5 1.10.8's H5Fclose of a file whose write
+// failed fails half-way: the id stays valid over freed state, and HDF5's own clean-up in
+// MPI_Finalize closes it again and crashes (signal 11), losing the status the program
+// chose. An attribute on MPI_COMM_SELF set now is deleted in MPI_Finalize before HDF5's
+// (set when HDF5 started; deleted in reverse order): its callback ends the process there
+// with kExitCheckpointFailed (5), after the failure has been said.
+void end_in_finalize_after_failed_close() {
+  static bool armed = false;
+  if (armed) return;
+  armed = true;
+  int key = MPI_KEYVAL_INVALID;
+  auto at_finalize = [](MPI_Comm, int, void*, void*) -> int {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(5);
+  };
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &key, nullptr) == MPI_SUCCESS)
+    MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+}
+
 // Test-only fault injection, read here and nowhere else (docs/checkpoint.md,
 // "Failures"); not for production runs. MALLEABLE_CHECKPOINT_FAULT=
-//   lose-writes:R  process R of the checkpoint's communicator skips its matrix writes as
-//                  if they had succeeded: what Open MPI's OMPIO does on a full disk
+//   lose-writes:R[@I]  process R of the checkpoint's communicator skips its matrix writes
+//                  as if they had succeeded (what Open MPI's OMPIO does on a full disk),
+//                  in every checkpoint or in the one after iteration I
 //   no-room-check  the room check before the file is made is skipped, so a full file
 //                  system reaches the MPI-IO layer and HDF5
 struct Fault {
   bool lose_writes = false;
   bool no_room_check = false;
 };
-Fault injected_fault(MPI_Comm comm, const std::string& where) {
+Fault injected_fault(MPI_Comm comm, int iteration, const std::string& where) {
   Fault f;
   const char* v = std::getenv("MALLEABLE_CHECKPOINT_FAULT");
   if (!v || !*v) return f;
   const std::string s = v;
   int rank = 0, r = -1;
   MPI_Comm_rank(comm, &rank);
-  if (std::sscanf(v, "lose-writes:%d", &r) == 1)
-    f.lose_writes = r == rank;
+  int at = -1;
+  const int got = std::sscanf(v, "lose-writes:%d@%d", &r, &at);
+  if (got >= 1)
+    f.lose_writes = r == rank && (got == 1 || at == iteration);
   else if (s == "no-room-check")
     f.no_room_check = true;
   else
-    throw Error(where + "MALLEABLE_CHECKPOINT_FAULT=" + s + " (test-only) is none of lose-writes:RANK, no-room-check");
+    throw Error(where + "MALLEABLE_CHECKPOINT_FAULT=" + s + " (test-only) is none of lose-writes:RANK[@ITERATION], no-room-check");
   return f;
 }
 
@@ -539,7 +562,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
   Fault injected;
   guarded(comm, [&] {  // before anything is made
     h.version = version_to_write(where);
-    injected = injected_fault(comm, where);
+    injected = injected_fault(comm, h.iteration, where);
   });
   // Room first (world rank 0): a file system without room for the whole file refuses the
   // checkpoint before any I/O layer sees it. Open MPI's OMPIO loses a full disk's errors
@@ -560,6 +583,9 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     if (injected.no_room_check) return;
     std::uint64_t free_bytes = 0;
     if (const int e = check_room(tmp, need, &free_bytes); e != 0) {
+      if (e != ENOSPC && e != EDQUOT && e != EFBIG)
+        throw Error(where + "cannot make a file in " + dir + ": " + std::strerror(e) +
+                    "; nothing was written, the previous checkpoints are kept");
       char sizes[128];
       std::snprintf(sizes, sizeof sizes, " (the file needs up to %.2f MiB, %.2f MiB are free)", static_cast<double>(need) / 1048576.0,
                     static_cast<double>(free_bytes) / 1048576.0);
@@ -697,6 +723,10 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     // incomplete file goes (its room freed in the call).
     close_after_failure(e.what(), [&] {
       datasets.clear();
+      if (file && file->id >= 0) {
+        if (H5Fclose(file->id) < 0) end_in_finalize_after_failed_close();
+        file->id = -1;
+      }
       file.reset();
     });
     if (rank == 0 && made) ::unlink(tmp.c_str());
