@@ -296,6 +296,14 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     double previous_check = -1;  // since_last at the last check that did not checkpoint (-1: none)
     std::vector<resize::CheckpointRecord> checkpoints;  // world rank 0: what was written
     const bool auto_every = every.kind == resize::checkpoint::Every::Kind::Auto;
+    // A checkpoint that could not be written throws the same resize::Error on every
+    // process (docs/checkpoint.md, "Failures"): each says so and the job stops with
+    // kExitCheckpointFailed, the previous checkpoints untouched.
+    const auto checkpoint_failed = [&](const resize::Error& e) {
+      std::fprintf(stderr, "%s (rank %d): checkpoint failed: %s\n", hooks.name.c_str(), rank, e.what());
+      std::fflush(stderr);
+      return kExitCheckpointFailed;
+    };
     const auto maybe_checkpoint = [&](bool last) {
       if (o.checkpoint_dir.empty()) return;
       int now = 0;
@@ -360,7 +368,11 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       s.end_iteration();
       ++it;
       const bool stop = stop_requested();
-      maybe_checkpoint(stop || it == o.iters);
+      try {
+        maybe_checkpoint(stop || it == o.iters);
+      } catch (const resize::Error& e) {
+        return checkpoint_failed(e);
+      }
       if (stop) {
         if (s.world_rank() == 0)
           std::printf("stop requested (%s exists): ending after iteration %d of %d\n", o.stop_file.c_str(), it,
@@ -391,7 +403,12 @@ int run_driver(int argc, char** argv, CommonOptions& o,
           std::printf("[%s] the %s failed (%s): resizing by restart instead\n", hooks.name.c_str(),
                       d.action == resize::Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
       }
-      const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep);
+      std::string file;
+      try {
+        file = s.checkpoint_in(o.checkpoint_dir, o.keep);
+      } catch (const resize::Error& e) {
+        return checkpoint_failed(e);
+      }
       if (s.world_rank() == 0) {
         const std::string next = o.checkpoint_dir + "/" + hooks.name + ".next";
         // With the nodes the decision names (a shrink's given back, an expansion's added,

@@ -68,6 +68,11 @@ inline constexpr int kExitRestartRefused = 3;
 // checkpointed into DIR and wrote DIR/<app>.next ("NPROW NPCOL FILE"); scripts/malleable-run
 // starts it again with NPROW*NPCOL processes and --restart FILE.
 inline constexpr int kExitResizeByRestart = 4;
+// Exit code of a driver whose checkpoint could not be written (no room, a read-only or
+// failing file system, a write the I/O layer lost): every process prints the reason and
+// the job stops; the failed file was removed, the previous checkpoints are all kept, and
+// a resize by restart did not happen (no DIR/<app>.next written).
+inline constexpr int kExitCheckpointFailed = 5;
 
 struct Check {
   bool ok = false;

@@ -34,8 +34,10 @@ char scalar_letter(Scalar t);
 // `comm`) as files of format `version` store it: the same value on every process.
 std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int version = checkpoint::kFormatVersion);
 
-// Writes one checkpoint file at `path` (under `path`.tmp, renamed by rank 0 once closed
-// on every process). `h` and `state` must be the same on every process; the checksums
+// Writes one checkpoint file at `path`: room checked, written under `path`.tmp, closed
+// and fsynced on every process, read back and compared, then renamed by rank 0 (and the
+// directory fsynced). A failure anywhere throws the same Error on every process, removes
+// the .tmp and leaves every other file alone. `h` and `state` must be the same on every process; the checksums
 // in h.matrices are computed here.
 void write_checkpoint(MPI_Comm comm, const std::string& path, checkpoint::Header h, const std::vector<char>& state,
                       const std::vector<CheckpointMatrix>& mats);
@@ -52,6 +54,10 @@ class CheckpointReader {
   // Reads matrix `k` of the header into `m`'s local buffer (hyperslabs of m.layout) and
   // verifies its checksum.
   void read(std::size_t k, const CheckpointMatrix& m);
+  // Reads this process's blocks of matrix `k` as `m`'s layout places them into a
+  // block-sized scratch buffer (m's local buffer untouched) and throws `differs` on every
+  // process unless the checksum summed over all processes is the file's.
+  void verify(std::size_t k, const CheckpointMatrix& m, const std::string& differs);
 
  private:
   MPI_Comm comm_;

@@ -233,4 +233,26 @@ std::vector<std::string> to_remove(std::vector<std::string> names, int keep) {
   return {names.begin() + keep, names.end()};
 }
 
+std::uint64_t file_bytes_bound(const Header& h, const std::vector<std::size_t>& element_bytes,
+                               const std::vector<std::pair<std::int64_t, std::int64_t>>& chunks, std::uint64_t state_bytes) {
+  const auto up = [](std::int64_t n, std::int64_t c) { return (n + c - 1) / c * c; };
+  // Superblock, root group, "matrices" group and their heaps, the state's dataset and the
+  // root attributes: a few KiB in practice; 64 KiB of margin.
+  std::uint64_t bytes = (std::uint64_t{64} << 10) + state_bytes + h.program.size() + h.executable.size() + h.resize_history.size();
+  for (std::size_t k = 0; k < h.matrices.size(); ++k) {
+    const MatrixInfo& m = h.matrices[k];
+    const auto [cr, cc] = k < chunks.size() ? chunks[k] : std::pair<std::int64_t, std::int64_t>{0, 0};
+    const std::size_t e = k < element_bytes.size() ? element_bytes[k] : 16;
+    const bool chunked = cr > 0 && cc > 0;
+    const std::uint64_t rows = static_cast<std::uint64_t>(chunked ? up(m.m, cr) : m.m);
+    const std::uint64_t cols = static_cast<std::uint64_t>(chunked ? up(m.n, cc) : m.n);
+    bytes += rows * cols * e;
+    // Object header and attributes (8 KiB), the extended descriptor's block lists, and
+    // the fixed-array chunk index (8 bytes a chunk; 16 for a margin).
+    bytes += (std::uint64_t{8} << 10) + m.name.size() + 8 * (m.row_blocks.size() + m.col_blocks.size());
+    if (chunked) bytes += 16 * (rows / static_cast<std::uint64_t>(cr)) * (cols / static_cast<std::uint64_t>(cc));
+  }
+  return bytes;
+}
+
 }  // namespace resize::checkpoint

@@ -4,6 +4,7 @@
 #include "file_release.hpp"
 
 #include <fcntl.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -81,5 +82,30 @@ int remove_file(const std::string& path) {
 }
 
 void wait_for_released_files() { releaser().wait(); }
+
+int check_room(const std::string& probe, std::uint64_t bytes, std::uint64_t* free_bytes) {
+  const std::size_t slash = probe.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? std::string(1, '.') : probe.substr(0, slash + 1);
+  struct statvfs v {};
+  const bool have_free = ::statvfs(dir.c_str(), &v) == 0;
+  const std::uint64_t avail = have_free ? static_cast<std::uint64_t>(v.f_bavail) * v.f_frsize : 0;
+  if (free_bytes) *free_bytes = avail;
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return errno;
+  int e = bytes ? ::fallocate(fd, 0, 0, static_cast<off_t>(bytes)) == 0 ? 0 : errno : 0;
+  ::close(fd);
+  // The last reference goes with the name: its blocks are freed in this call.
+  ::unlink(probe.c_str());
+  if (e == EOPNOTSUPP || e == ENOSYS || e == EINVAL) e = have_free && avail < bytes ? ENOSPC : 0;
+  return e;
+}
+
+int sync_path(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const int e = ::fsync(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  return e;
+}
 
 }  // namespace resize::detail

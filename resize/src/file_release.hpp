@@ -8,6 +8,7 @@
 // background thread, where the freeing then happens. No MPI here.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace resize::detail {
@@ -21,5 +22,15 @@ int remove_file(const std::string& path);
 
 // Waits until every file handed to the background has been let go (also done at exit).
 void wait_for_released_files();
+
+// Whether `bytes` can be written into the file system of `probe` (a path that must not
+// exist) now: `probe` is made, `bytes` allocated to it (fallocate) and removed, freed in
+// the call (the room must be free again for the file that needs it). Returns 0, or the
+// errno (ENOSPC, EDQUOT, EROFS, EACCES, ...). Where fallocate is not supported the file
+// system's free space (statvfs) decides. `free_bytes` (optional) gets statvfs's free bytes.
+int check_room(const std::string& probe, std::uint64_t bytes, std::uint64_t* free_bytes = nullptr);
+
+// fsync() of a file or directory (opened read-only). Returns 0 or the errno.
+int sync_path(const std::string& path);
 
 }  // namespace resize::detail

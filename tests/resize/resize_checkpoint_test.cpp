@@ -376,3 +376,28 @@ TEST(CheckpointIo, BlocksAreChunksOnlyWhenEveryBlockFillsOneChunk) {
   EXPECT_TRUE(ck::blocks_are_chunks(redist::Layout::from_blocks({20, 20, 10}, {30, 30}, 3, 2), 20, 30));  // short last
   EXPECT_FALSE(ck::blocks_are_chunks(redist::Layout::from_blocks({11, 9, 20}, {6, 24}, 3, 2), 11, 24));  // short inside
 }
+
+// The room checked before a checkpoint is made (issue 32 §1): at least every byte of data
+// (a chunked dataset's edge chunks whole), the state and the text, plus metadata; not
+// wildly more (the check must not refuse a file that fits).
+TEST(CheckpointFiles, FileBytesBoundCoversTheDataAndLittleMore) {
+  using namespace resize::checkpoint;
+  Header h;
+  h.program = "pdgemm";
+  h.resize_history = std::string(1000, 'x');
+  MatrixInfo a;
+  a.name = "A";
+  a.m = 240;
+  a.n = 200;
+  MatrixInfo b = a;
+  b.name = "B";
+  b.m = 100;
+  h.matrices = {a, b};
+  // A contiguous, B chunked 64 x 64: 2 x 4 chunks of 64 x 64 doubles (edges whole).
+  const std::uint64_t data = 240ull * 200 * 8 + 128ull * 256 * 8;
+  const auto bound = file_bytes_bound(h, {8, 8}, {{0, 0}, {64, 64}}, 5000);
+  EXPECT_GE(bound, data + 5000 + 1000 + 6);
+  EXPECT_LE(bound, data + 5000 + 1000 + (std::uint64_t{128} << 10));
+  // Complex double, one 8 KiB-per-element-byte block: twice the bytes of a double matrix.
+  EXPECT_GT(file_bytes_bound(h, {16, 16}, {{0, 0}, {64, 64}}, 0), file_bytes_bound(h, {8, 8}, {{0, 0}, {64, 64}}, 0) + data / 2);
+}

@@ -109,3 +109,22 @@ TEST_F(FileRelease, ManyHandOversLeaveNoDescriptorBehind) {
 }
 
 }  // namespace
+
+// Issue 32 §1: the room check before a checkpoint is made leaves no probe behind, says yes
+// to what fits and no (ENOSPC, EFBIG) to what cannot; fsync of a file and a directory.
+TEST_F(FileRelease, RoomCheckAnswersAndLeavesNothingBehind) {
+  using resize::detail::check_room;
+  using resize::detail::sync_path;
+  std::uint64_t free_bytes = 0;
+  EXPECT_EQ(check_room(path("probe.tmp"), 4096, &free_bytes), 0);
+  EXPECT_GT(free_bytes, 0u);
+  EXPECT_FALSE(exists(path("probe.tmp")));
+  const int e = check_room(path("probe.tmp"), std::uint64_t{1} << 60);
+  EXPECT_TRUE(e == ENOSPC || e == EFBIG) << e;
+  EXPECT_FALSE(exists(path("probe.tmp")));
+  put(path("taken"), "x");
+  EXPECT_EQ(check_room(path("taken"), 1), EEXIST);  // never over an existing file
+  EXPECT_EQ(sync_path(path("taken")), 0);
+  EXPECT_EQ(sync_path(dir_), 0);
+  EXPECT_EQ(sync_path(path("missing")), ENOENT);
+}

@@ -310,4 +310,13 @@ std::vector<std::string> to_remove(std::vector<std::string> names, int keep);
 // The iteration in a file_name(), or -1 when the name is not one.
 int iteration_of(const std::string& name);
 
+// At most the bytes a checkpoint file of header `h` takes: each matrix's data (a chunked
+// dataset's edge chunks whole; chunks[k] = chunk_shape(), {0, 0} contiguous), the
+// application state, the header's text and HDF5's metadata (object headers, attributes,
+// one chunk-index entry per chunk) with a margin. World rank 0 makes sure this much room
+// is free before the file is made (docs/checkpoint.md, "Crash safety"): a full file
+// system is refused before any I/O layer sees it.
+std::uint64_t file_bytes_bound(const Header& h, const std::vector<std::size_t>& element_bytes,
+                               const std::vector<std::pair<std::int64_t, std::int64_t>>& chunks, std::uint64_t state_bytes);
+
 }  // namespace resize::checkpoint
