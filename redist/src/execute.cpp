@@ -143,8 +143,8 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
     if (v < static_cast<int>(ScheduleKind::Caterpillar) || v > static_cast<int>(ScheduleKind::AllAtOnce))
       return {ErrorCode::InvalidArgument, "plan.schedule = " + std::to_string(v) + " is not a resolved schedule"};
   }
-  if (static_cast<int>(p.stats.sent_by_rank.size()) != nranks)
-    return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.stats.sent_by_rank.size()) +
+  if (p.comm_size != nranks)
+    return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.comm_size) +
                                          " ranks but the communicator has " + std::to_string(nranks)};
   if (p.materialized_for >= 0 && p.materialized_for != me)
     return {ErrorCode::Inconsistent, "plan was materialized for rank " + std::to_string(p.materialized_for) +
@@ -681,7 +681,7 @@ class Executor {
       if (out.empty() && in.empty()) continue;  // not in this step: no waiting, no barrier
       // Rotate by rank so that, when a step holds many transfers (AllAtOnce), rank r
       // starts with r+1, r+2, ... instead of every rank serving rank 0 first.
-      const int P = static_cast<int>(p_.stats.sent_by_rank.size());
+      const int P = p_.comm_size;
       auto ahead = [&](int q) { return (q - me_ + P) % P; };
       std::sort(out.begin(), out.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->dst) < ahead(y->dst); });
       std::sort(in.begin(), in.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->src) > ahead(y->src); });
