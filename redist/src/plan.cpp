@@ -9,6 +9,7 @@
 #include "malleable/redist/plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 #include <tuple>
 
@@ -585,19 +586,24 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
       rows_b = dim_pairs(Ar, g.ia, Br, g.ib, g.m, 1, rb);
       cols_b = dim_pairs(Ac, g.ja, Bc, g.jb, g.n, 1, cb);
     }
-    std::vector<std::pair<const DimPair*, const DimPair*>> items;
-    items.reserve(rows_a.size() * cols_a.size() + rows_b.size() * cols_b.size());
+    // The whole plan's order is by (row pair, column pair). The sends come in that order
+    // (row and column pairs of one A process, each sorted by B process), so do the
+    // receives (sorted by A process): a merge, not a sort.
+    using Item = std::pair<const DimPair*, const DimPair*>;
+    std::vector<Item> sends, recvs, items;
+    sends.reserve(rows_a.size() * cols_a.size());
+    recvs.reserve(rows_b.size() * cols_b.size());
     for (const auto& rp : rows_a)
-      for (const auto& cp : cols_a) items.emplace_back(&rp, &cp);
+      for (const auto& cp : cols_a) sends.emplace_back(&rp, &cp);
     for (const auto& rp : rows_b)
       for (const auto& cp : cols_b)
-        if (!in_a || rp.a != ra || cp.a != ca) items.emplace_back(&rp, &cp);  // else already a send
-    // The whole plan's order: by row pair, then column pair.
-    std::sort(items.begin(), items.end(), [](const auto& x, const auto& y) {
-      const auto kx = std::make_tuple(x.first->a, x.first->b, x.second->a, x.second->b);
-      const auto ky = std::make_tuple(y.first->a, y.first->b, y.second->a, y.second->b);
-      return kx < ky;
-    });
+        if (!in_a || rp.a != ra || cp.a != ca) recvs.emplace_back(&rp, &cp);  // else already a send
+    items.reserve(sends.size() + recvs.size());
+    std::merge(sends.begin(), sends.end(), recvs.begin(), recvs.end(), std::back_inserter(items),
+               [](const Item& x, const Item& y) {
+                 return std::make_tuple(x.first->a, x.first->b, x.second->a, x.second->b) <
+                        std::make_tuple(y.first->a, y.first->b, y.second->a, y.second->b);
+               });
     plan.transfers.reserve(items.size());
     for (const auto& [rp, cp] : items) {
       Transfer t;
