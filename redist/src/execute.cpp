@@ -56,7 +56,7 @@ class Executor {
       if (out.empty() && in.empty()) continue;  // not in this step: no waiting, no barrier
       // Rotate by rank so that, when a step holds many transfers (AllAtOnce), rank r
       // starts with r+1, r+2, ... instead of every rank serving rank 0 first.
-      const int P = static_cast<int>(p_.stats.sent_by_rank.size());
+      const int P = p_.comm_size;
       auto ahead = [&](int q) { return (q - me_ + P) % P; };
       std::sort(out.begin(), out.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->dst) < ahead(y->dst); });
       std::sort(in.begin(), in.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->src) > ahead(y->src); });

@@ -9,12 +9,16 @@
 #include "malleable/redist/plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
+#include <tuple>
 
 #include "malleable/redist/edge_colouring.hpp"
 
 namespace redist {
 namespace {
+
+int pmod(std::int64_t x, std::int64_t m) { return static_cast<int>(((x % m) + m) % m); }
 
 // All rows (or columns) that go from one A process row to one B process row.
 struct DimPair {
@@ -104,19 +108,70 @@ std::int64_t period_of(const Axis& A, const Axis& B) {
   return l;
 }
 
+// Adds to `pairs` the segments of region offsets [r, end) whose owner on one side is
+// fixed: `fix_a` true keeps only segments in A blocks of process `owner` (every B owner),
+// false only those in B blocks of `owner`. It visits that owner's blocks only and cuts
+// each at the other side's block edges, so its cost is O(the owner's blocks + the other
+// side's blocks overlapping them), not O(blocks of the dimension). For each pair it hands
+// append() the same segments in the same order as cut() over the whole range does, so
+// the runs are identical. slot is indexed by the other side's process.
+void cut_owned(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t r, std::int64_t end,
+               bool fix_a, int owner, std::vector<DimPair>& pairs, std::vector<int>& slot, bool strided) {
+  if (r >= end) return;
+  const Axis& F = fix_a ? A : B;
+  const Axis& O = fix_a ? B : A;
+  const std::int64_t f0 = fix_a ? ia : ib, o0 = fix_a ? ib : ia;
+  const int Pf = F.nprocs();
+  const std::size_t first = F.block_of(f0 + r);
+  std::size_t kf = first + static_cast<std::size_t>(pmod(static_cast<std::int64_t>(owner) - F.block_owner(first), Pf));
+  for (; kf < F.nblocks(); kf += static_cast<std::size_t>(Pf)) {
+    const std::int64_t bs = F.block_start(kf) - f0;
+    if (bs >= end) break;
+    std::int64_t s = std::max(r, bs);
+    const std::int64_t e_f = std::min(end, bs + F.block_size(kf));
+    std::size_t ko = O.block_of(o0 + s);
+    while (s < e_f) {
+      const std::int64_t e_o = O.block_start(ko) + O.block_size(ko) - o0;
+      const std::int64_t e = std::min(e_f, e_o);
+      const std::size_t ka = fix_a ? kf : ko, kb = fix_a ? ko : kf;
+      const int pa = A.block_owner(ka), pb = B.block_owner(kb);
+      int& sl = slot[static_cast<std::size_t>(fix_a ? pb : pa)];
+      if (sl < 0) {
+        sl = static_cast<int>(pairs.size());
+        pairs.push_back(DimPair{pa, pb, {}, 0, 0, 0});
+      }
+      const std::int64_t la = A.block_local_start(ka) + (ia + s - A.block_start(ka));
+      const std::int64_t lb = B.block_local_start(kb) + (ib + s - B.block_start(kb));
+      append(pairs[static_cast<std::size_t>(sl)], ia + s, e - s, la, lb, strided);
+      s = e;
+      if (s == e_o) ++ko;
+    }
+  }
+}
+
+// The pairs of one dimension: all of them (fix < 0), or only those whose A process is
+// `owner` (fix == 0) or whose B process is `owner` (fix == 1). Sorted by (A, B) process.
 std::vector<DimPair> dim_pairs(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib,
-                               std::int64_t len) {
+                               std::int64_t len, int fix = -1, int owner = 0) {
   std::vector<DimPair> pairs;
   if (len <= 0) return pairs;
   const int Pa = A.nprocs(), Pb = B.nprocs();
-  std::vector<int> slot(static_cast<std::size_t>(Pa) * static_cast<std::size_t>(Pb), -1);
+  std::vector<int> slot(fix < 0 ? static_cast<std::size_t>(Pa) * static_cast<std::size_t>(Pb)
+                                 : static_cast<std::size_t>(fix == 0 ? Pb : Pa),
+                        -1);
+  auto run_cut = [&](std::int64_t r, std::int64_t end, bool strided) {
+    if (fix < 0)
+      cut(A, ia, B, ib, r, end, pairs, slot, strided);
+    else
+      cut_owned(A, ia, B, ib, r, end, fix == 0, owner, pairs, slot, strided);
+  };
   const std::int64_t L = period_of(A, B);
   if (L > 0 && len / L >= 2) {
     // Plan by periods, not by blocks: cut the first period only (adjacent segments merged,
     // nothing strided yet), turn each of its runs into a run of K = len / L pieces one
     // period apart, then cut the remainder, whose segments extend those runs where they
     // fit. O(blocks per period + blocks in the remainder) instead of O(blocks).
-    cut(A, ia, B, ib, 0, L, pairs, slot, false);
+    run_cut(0, L, false);
     const std::int64_t K = len / L;
     for (auto& p : pairs) {
       for (auto& r : p.runs) {
@@ -135,9 +190,9 @@ std::vector<DimPair> dim_pairs(const Axis& A, std::int64_t ia, const Axis& B, st
       p.last_la = A.to_local(last.start) + (last.count - 1) * last.a_stride;
       p.last_lb = B.to_local(last.start - ia + ib) + (last.count - 1) * last.b_stride;
     }
-    cut(A, ia, B, ib, K * L, len, pairs, slot, true);
+    run_cut(K * L, len, true);
   } else {
-    cut(A, ia, B, ib, 0, len, pairs, slot, true);
+    run_cut(0, len, true);
   }
   std::sort(pairs.begin(), pairs.end(), [](const DimPair& x, const DimPair& y) {
     return x.a != y.a ? x.a < y.a : x.b < y.b;
@@ -225,61 +280,106 @@ PlanStats stats_of(const Layout& a, const Layout& b, const Region& g, const DimP
   return s;
 }
 
-int gcd_int(int x, int y) { return std::gcd(x, y); }
-int pmod(std::int64_t x, std::int64_t m) { return static_cast<int>(((x % m) + m) % m); }
 
-// Per-dimension step of each (A process, B process) pair, contention free: no A process
-// and no B process twice in one step, with as many steps as the maximum degree.
+// Per-dimension step of each (A process, B process) pair, contention free (no A process
+// and no B process twice in one step) and minimal (as many steps as the maximum degree).
 //
-// Block-cyclic with aligned blocks (same block size, same offset inside a block) sends
-// row block k from A process (k+α) mod Pa to B process (k+β) mod Pb, so A process i talks
-// exactly to the B processes j with j - i ≡ c (mod g), g = gcd(Pa, Pb): the circulant
-// pattern of Park, Prasanna and Raghavendra (seed 002 §3.4.3). Step s then pairs i with
-// j = (i + c + s·g) mod Pb when Pa <= Pb (symmetrically otherwise): max(Pa,Pb)/g steps,
-// computed in O(pairs) with no search. Other patterns (unaligned blocks, heterogeneous
-// sizes, small submatrices) get the same guarantee from a bipartite edge colouring of the
-// small Pa x Pb graph.
-std::vector<int> dim_steps(const std::vector<DimPair>& pairs, int Pa, int Pb, int& nsteps) {
-  std::vector<int> step(pairs.size(), 0);
-  nsteps = 0;
-  if (pairs.empty()) return step;
-  std::vector<int> da(static_cast<std::size_t>(Pa), 0), db(static_cast<std::size_t>(Pb), 0);
-  for (const auto& p : pairs) {
-    ++da[static_cast<std::size_t>(p.a)];
-    ++db[static_cast<std::size_t>(p.b)];
+// Block-cyclic with aligned blocks (same block size, region offsets congruent modulo it)
+// sends region block k from A process (k+α) mod Pa to B process (k+β) mod Pb, so A process
+// i talks exactly to the B processes j with j - i ≡ c (mod g), g = gcd(Pa, Pb): the
+// circulant pattern of Park, Prasanna and Raghavendra (seed 002 §3.4.3). Step s then pairs
+// i with j = (i + c + s·g) mod Pb when Pa <= Pb (symmetrically otherwise): max(Pa,Pb)/g
+// steps, a closed form any process evaluates for its own pairs in O(1). When the region
+// spans at least lcm(Pa, Pb) blocks every pair of the pattern occurs and the closed form
+// is minimal; that is decided from the layouts alone, so every rank decides alike. Other
+// patterns (unaligned blocks, heterogeneous sizes, short regions) colour the small
+// Pa x Pb graph of the whole dimension (König): O(blocks of one period of the dimension).
+struct DimSchedule {
+  bool closed = false;
+  int Pa = 1, Pb = 1, g = 1, c = 0;
+  int nsteps = 0;            // step numbers are in [0, nsteps)
+  int max_a = 0, max_b = 0;  // most partners of one A process, of one B process
+  std::vector<std::pair<int, int>> pairs;  // colouring fallback: every pair, sorted
+  std::vector<int> colour;
+  int step(int a, int b) const {
+    if (closed) return Pa <= Pb ? pmod(b - a - c, Pb) / g : pmod(a - b + c, Pa) / g;
+    const auto it = std::lower_bound(pairs.begin(), pairs.end(), std::make_pair(a, b));
+    if (it == pairs.end() || *it != std::make_pair(a, b))
+      throw Error(ErrorCode::Internal, "dimension pair (" + std::to_string(a) + "," + std::to_string(b) + ") unscheduled");
+    return colour[static_cast<std::size_t>(it - pairs.begin())];
   }
-  const int delta = std::max(*std::max_element(da.begin(), da.end()), *std::max_element(db.begin(), db.end()));
-  const int g = gcd_int(Pa, Pb);
-  const int c = pmod(pairs[0].b - pairs[0].a, g);
-  bool circulant = true;
-  for (const auto& p : pairs) circulant = circulant && pmod(p.b - p.a, g) == c;
-  if (circulant) {
-    const int span = std::max(Pa, Pb) / g;
-    std::vector<int> used(static_cast<std::size_t>(span), -1);
-    for (std::size_t k = 0; k < pairs.size(); ++k) {
-      const auto& p = pairs[k];
-      step[k] = Pa <= Pb ? pmod(p.b - p.a - c, Pb) / g : pmod(p.a - p.b + c, Pa) / g;
+};
+
+// `all`: the dimension's pairs when the caller has them (whole plans); otherwise they are
+// cut here if the closed form does not apply.
+DimSchedule dim_schedule(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t len,
+                         const std::vector<DimPair>* all) {
+  DimSchedule d;
+  d.Pa = A.nprocs();
+  d.Pb = B.nprocs();
+  d.g = std::gcd(d.Pa, d.Pb);
+  if (len <= 0) return d;
+  const std::int64_t nb = A.uniform_block();
+  if (nb > 0 && B.uniform_block() == nb && (ia - ib) % nb == 0) {
+    const std::size_t ka = A.block_of(ia), kb = B.block_of(ib);
+    const auto nblk = static_cast<std::int64_t>(A.block_of(ia + len - 1) - ka) + 1;
+    if (nblk >= static_cast<std::int64_t>(d.Pa / d.g) * d.Pb) {
+      d.closed = true;
+      d.c = pmod(static_cast<std::int64_t>(B.block_owner(kb)) - A.block_owner(ka), d.g);
+      d.nsteps = std::max(d.Pa, d.Pb) / d.g;
+      d.max_a = d.Pb / d.g;
+      d.max_b = d.Pa / d.g;
+      return d;
     }
-    // A subset of the full pattern may leave steps empty; renumber densely.
-    int next = 0;
-    for (std::size_t k = 0; k < pairs.size(); ++k) used[static_cast<std::size_t>(step[k])] = 0;
-    for (auto& u : used)
-      if (u == 0) u = next++;
-    for (auto& s : step) s = used[static_cast<std::size_t>(s)];
-    nsteps = next;
-    if (nsteps == delta) return step;  // minimal; otherwise colour
   }
-  std::vector<std::pair<int, int>> edges;
-  edges.reserve(pairs.size());
-  for (const auto& p : pairs) edges.emplace_back(p.a, p.b);
-  auto col = colour_bipartite_edges(Pa, Pb, edges);
-  nsteps = col.colours;
-  return col.colour;
+  std::vector<DimPair> own;
+  if (all == nullptr) {
+    own = dim_pairs(A, ia, B, ib, len);
+    all = &own;
+  }
+  std::vector<int> da(static_cast<std::size_t>(d.Pa), 0), db(static_cast<std::size_t>(d.Pb), 0);
+  d.pairs.reserve(all->size());
+  for (const auto& p : *all) {
+    d.pairs.emplace_back(p.a, p.b);  // sorted: dim_pairs sorts by (a, b)
+    d.max_a = std::max(d.max_a, ++da[static_cast<std::size_t>(p.a)]);
+    d.max_b = std::max(d.max_b, ++db[static_cast<std::size_t>(p.b)]);
+  }
+  auto col = colour_bipartite_edges(d.Pa, d.Pb, d.pairs);
+  d.nsteps = col.colours;
+  d.colour = std::move(col.colour);
+  return d;
 }
 
-std::vector<std::vector<int>> compact(std::vector<std::vector<int>> steps) {
-  steps.erase(std::remove_if(steps.begin(), steps.end(), [](const auto& s) { return s.empty(); }), steps.end());
-  return steps;
+// Matching colours the whole rank graph (König, exactly max-degree steps) while
+// (A ranks) x (B ranks) is at most this; above it every process evaluates the product of
+// the per-dimension colourings for its own transfers (see make_plan).
+constexpr std::int64_t kMatchingWholeGraphPairs = std::int64_t{1} << 14;
+
+std::int64_t grid_pairs(const Layout& a, const Layout& b) {
+  return static_cast<std::int64_t>(a.nprow) * a.npcol * static_cast<std::int64_t>(b.nprow) * b.npcol;
+}
+
+// Groups the transfers by global step number (id < 0: a local copy, in no step), steps in
+// increasing number, each step's transfers in plan order. For a rank-local plan these are
+// the rank's own steps: two partners share a transfer, hence its number, and both take
+// their steps in increasing number, so they meet in the same relative order.
+void group_steps(RedistPlan& plan, const std::vector<std::int64_t>& id) {
+  std::vector<int> order;
+  for (std::size_t k = 0; k < id.size(); ++k)
+    if (id[k] >= 0) order.push_back(static_cast<int>(k));
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return id[static_cast<std::size_t>(x)] < id[static_cast<std::size_t>(y)];
+  });
+  plan.steps.clear();
+  plan.step_ids.clear();
+  for (int k : order) {
+    const std::int64_t s = id[static_cast<std::size_t>(k)];
+    if (plan.step_ids.empty() || plan.step_ids.back() != s) {
+      plan.step_ids.push_back(s);
+      plan.steps.emplace_back();
+    }
+    plan.steps.back().push_back(k);
+  }
 }
 
 }  // namespace
@@ -375,6 +475,63 @@ void check_schedule(ScheduleKind k) {
                     " is not a schedule (0 caterpillar, 1 circulant, 2 matching, 3 allatonce, 4 default)");
 }
 
+namespace {
+
+// The dimension pairs a transfer combines: rows (ra -> rb), columns (ca -> cb).
+struct Combo {
+  int ra = 0, rb = 0, ca = 0, cb = 0;
+};
+
+// A rank-local plan's statistics: this rank's own figures (PlanStats' comment).
+PlanStats local_stats(const RedistPlan& plan, int me) {
+  PlanStats s;
+  s.rank = me;
+  s.elements_total = plan.region.m * plan.region.n;
+  for (const auto& t : plan.transfers) {
+    const std::int64_t e = t.elements();
+    if (t.src == t.dst) {
+      s.elements_local += e;
+      continue;
+    }
+    ++s.messages;
+    (t.src == me ? s.sent : s.received) += e;
+  }
+  s.elements_moved = s.sent + s.received;
+  s.max_sent_by_one = s.sent;
+  s.max_recv_by_one = s.received;
+  s.steps = static_cast<int>(plan.steps.size());
+  return s;
+}
+
+// The transfers of `me` out of a whole plan, in the same order and steps.
+RedistPlan restrict_to(RedistPlan full, int me) {
+  RedistPlan out;
+  out.a = std::move(full.a);
+  out.b = std::move(full.b);
+  out.region = full.region;
+  out.schedule = full.schedule;
+  out.comm_size = full.comm_size;
+  out.materialized_for = me;
+  std::vector<int> remap(full.transfers.size(), -1);
+  for (std::size_t k = 0; k < full.transfers.size(); ++k) {
+    if (full.transfers[k].src != me && full.transfers[k].dst != me) continue;
+    remap[k] = static_cast<int>(out.transfers.size());
+    out.transfers.push_back(std::move(full.transfers[k]));
+  }
+  for (std::size_t s = 0; s < full.steps.size(); ++s) {
+    std::vector<int> mine;
+    for (int k : full.steps[s])
+      if (remap[static_cast<std::size_t>(k)] >= 0) mine.push_back(remap[static_cast<std::size_t>(k)]);
+    if (mine.empty()) continue;
+    out.steps.push_back(std::move(mine));
+    out.step_ids.push_back(full.step_ids[s]);
+  }
+  out.stats = local_stats(out, me);
+  return out;
+}
+
+}  // namespace
+
 RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
                      ScheduleKind schedule, int for_rank) {
   check_schedule(schedule);
@@ -387,82 +544,146 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
   plan.b = b;
   plan.region = region;
   plan.schedule = resolve(schedule);
+  plan.comm_size = comm_size;
   plan.materialized_for = for_rank;
-  const DimPlan d = build_dims(a, b, region);
-  plan.stats = stats_of(a, b, region, d, comm_size);
+  const bool whole_graph = plan.schedule == ScheduleKind::Matching && grid_pairs(a, b) <= kMatchingWholeGraphPairs;
+  if (for_rank >= 0 && whole_graph) return restrict_to(make_plan(a, b, region, comm_size, schedule, -1), for_rank);
 
-  // Transfers in (row pair, column pair) order; remember each one's pair indices for the
-  // circulant product schedule.
-  std::vector<std::pair<int, int>> pair_of;
-  plan.transfers.reserve(d.rows.size() * d.cols.size());
-  for (std::size_t r = 0; r < d.rows.size(); ++r) {
-    for (std::size_t c = 0; c < d.cols.size(); ++c) {
-      Transfer t;
-      t.src = a.rank_at(d.rows[r].a, d.cols[c].a);
-      t.dst = b.rank_at(d.rows[r].b, d.cols[c].b);
-      if (for_rank < 0 || t.src == for_rank || t.dst == for_rank) {
-        t.rows = d.rows[r].runs;
-        t.cols = d.cols[c].runs;
+  const Region& g = region;
+  const bool empty = g.m == 0 || g.n == 0;
+  const Axis Ar = a.row_axis(), Ac = a.col_axis(), Br = b.row_axis(), Bc = b.col_axis();
+  std::vector<Combo> combo;
+  DimPlan d;
+  if (for_rank < 0) {
+    // The whole plan: every combination of a row pair and a column pair, in (row pair,
+    // column pair) order. O(row pairs x column pairs): for tests, tools and small P.
+    d = build_dims(a, b, region);
+    plan.stats = stats_of(a, b, region, d, comm_size);
+    plan.transfers.reserve(d.rows.size() * d.cols.size());
+    for (const auto& rp : d.rows) {
+      for (const auto& cp : d.cols) {
+        Transfer t;
+        t.src = a.rank_at(rp.a, cp.a);
+        t.dst = b.rank_at(rp.b, cp.b);
+        t.rows = rp.runs;
+        t.cols = cp.runs;
+        plan.transfers.push_back(std::move(t));
+        combo.push_back({rp.a, rp.b, cp.a, cp.b});
       }
+    }
+  } else if (!empty) {
+    // One rank's transfers: as a sender at (ra, ca) of A, the row pairs of A process row
+    // ra times the column pairs of A process column ca; as a receiver at (rb, cb) of B
+    // likewise. Each dimension cuts only this rank's own blocks (dim_pairs' fix/owner).
+    int ra = 0, ca = 0, rb = 0, cb = 0;
+    const bool in_a = a.coords_of(for_rank, ra, ca), in_b = b.coords_of(for_rank, rb, cb);
+    std::vector<DimPair> rows_a, cols_a, rows_b, cols_b;
+    if (in_a) {
+      rows_a = dim_pairs(Ar, g.ia, Br, g.ib, g.m, 0, ra);
+      cols_a = dim_pairs(Ac, g.ja, Bc, g.jb, g.n, 0, ca);
+    }
+    if (in_b) {
+      rows_b = dim_pairs(Ar, g.ia, Br, g.ib, g.m, 1, rb);
+      cols_b = dim_pairs(Ac, g.ja, Bc, g.jb, g.n, 1, cb);
+    }
+    // The whole plan's order is by (row pair, column pair). The sends come in that order
+    // (row and column pairs of one A process, each sorted by B process), so do the
+    // receives (sorted by A process): a merge, not a sort.
+    using Item = std::pair<const DimPair*, const DimPair*>;
+    std::vector<Item> sends, recvs, items;
+    sends.reserve(rows_a.size() * cols_a.size());
+    recvs.reserve(rows_b.size() * cols_b.size());
+    for (const auto& rp : rows_a)
+      for (const auto& cp : cols_a) sends.emplace_back(&rp, &cp);
+    for (const auto& rp : rows_b)
+      for (const auto& cp : cols_b)
+        if (!in_a || rp.a != ra || cp.a != ca) recvs.emplace_back(&rp, &cp);  // else already a send
+    items.reserve(sends.size() + recvs.size());
+    std::merge(sends.begin(), sends.end(), recvs.begin(), recvs.end(), std::back_inserter(items),
+               [](const Item& x, const Item& y) {
+                 return std::make_tuple(x.first->a, x.first->b, x.second->a, x.second->b) <
+                        std::make_tuple(y.first->a, y.first->b, y.second->a, y.second->b);
+               });
+    plan.transfers.reserve(items.size());
+    for (const auto& [rp, cp] : items) {
+      Transfer t;
+      t.src = a.rank_at(rp->a, cp->a);
+      t.dst = b.rank_at(rp->b, cp->b);
+      t.rows = rp->runs;
+      t.cols = cp->runs;
       plan.transfers.push_back(std::move(t));
-      pair_of.emplace_back(static_cast<int>(r), static_cast<int>(c));
+      combo.push_back({rp->a, rp->b, cp->a, cp->b});
     }
   }
-  std::vector<int> cross;
-  for (std::size_t k = 0; k < plan.transfers.size(); ++k)
-    if (plan.transfers[k].src != plan.transfers[k].dst) cross.push_back(static_cast<int>(k));
 
+  // Every cross transfer's global step number; grouped by group_steps().
+  std::vector<std::int64_t> id(plan.transfers.size(), -1);
+  auto cross = [&](std::size_t k) { return plan.transfers[k].src != plan.transfers[k].dst; };
   switch (plan.schedule) {
     case ScheduleKind::AllAtOnce:
-      if (!cross.empty()) plan.steps.push_back(cross);
+      for (std::size_t k = 0; k < id.size(); ++k)
+        if (cross(k)) id[k] = 0;
       break;
-    case ScheduleKind::Caterpillar: {
+    case ScheduleKind::Caterpillar:
       // Seed 002 §3.4.1: in step d process i exchanges with (p - i - d) mod p, i.e.
       // i + j + d ≡ 0 (mod p); both directions of a pair share the step.
-      const int p = comm_size;
-      std::vector<std::vector<int>> steps(static_cast<std::size_t>(p));
-      for (int k : cross) {
-        const auto& t = plan.transfers[static_cast<std::size_t>(k)];
-        steps[static_cast<std::size_t>(pmod(-(static_cast<std::int64_t>(t.src) + t.dst), p))].push_back(k);
-      }
-      plan.steps = compact(std::move(steps));
+      for (std::size_t k = 0; k < id.size(); ++k)
+        if (cross(k))
+          id[k] = pmod(-(static_cast<std::int64_t>(plan.transfers[k].src) + plan.transfers[k].dst), comm_size);
       break;
-    }
+    case ScheduleKind::Matching:
+      if (whole_graph) {
+        // Seed 002 §3.4.2/§4.6.2: colour the sender/receiver bipartite graph of the ranks;
+        // each colour is a matching = a step; König gives exactly max-degree steps.
+        std::vector<std::pair<int, int>> edges;
+        std::vector<std::size_t> which;
+        for (std::size_t k = 0; k < id.size(); ++k)
+          if (cross(k)) {
+            edges.emplace_back(plan.transfers[k].src, plan.transfers[k].dst);
+            which.push_back(k);
+          }
+        const auto col = colour_bipartite_edges(comm_size, comm_size, edges);
+        for (std::size_t e = 0; e < which.size(); ++e) id[which[e]] = col.colour[e];
+        break;
+      }
+      [[fallthrough]];
     case ScheduleKind::Circulant: {
       // Product of per-dimension contention-free schedules: an A process (pr, pc) sends
-      // once per row step and once per column step, so once per product step, and the
-      // step count Sr*Sc equals the 2-D maximum degree Δr*Δc.
-      int sr = 0, sc = 0;
-      const auto rs = dim_steps(d.rows, a.nprow, b.nprow, sr);
-      const auto cs = dim_steps(d.cols, a.npcol, b.npcol, sc);
-      std::vector<std::vector<int>> steps(static_cast<std::size_t>(sr) * static_cast<std::size_t>(sc));
-      for (int k : cross) {
-        const auto [r, c] = pair_of[static_cast<std::size_t>(k)];
-        steps[static_cast<std::size_t>(rs[static_cast<std::size_t>(r)]) * static_cast<std::size_t>(sc) +
-              static_cast<std::size_t>(cs[static_cast<std::size_t>(c)])]
-            .push_back(k);
+      // once per row step and once per column step, so once per product step (a rank has
+      // one place in each grid), and the step count Sr*Sc equals the 2-D maximum degree
+      // Δr*Δc when one side (senders or receivers) has the most partners in both
+      // dimensions. Matching above kMatchingWholeGraphPairs takes it only then.
+      if (empty) break;
+      const auto rs = dim_schedule(Ar, g.ia, Br, g.ib, g.m, for_rank < 0 ? &d.rows : nullptr);
+      const auto cs = dim_schedule(Ac, g.ja, Bc, g.jb, g.n, for_rank < 0 ? &d.cols : nullptr);
+      if (plan.schedule == ScheduleKind::Matching) {
+        const std::int64_t product = static_cast<std::int64_t>(rs.nsteps) * cs.nsteps;
+        const std::int64_t degree = std::max(static_cast<std::int64_t>(rs.max_a) * cs.max_a,
+                                             static_cast<std::int64_t>(rs.max_b) * cs.max_b);
+        if (product != degree)
+          throw Error(ErrorCode::InvalidArgument,
+                      "schedule matching: " + std::to_string(grid_pairs(a, b)) + " (A rank, B rank) pairs exceed the " +
+                          std::to_string(kMatchingWholeGraphPairs) +
+                          " up to which one process colours the whole rank graph, and the per-dimension product "
+                          "takes " + std::to_string(product) + " steps for a maximum degree of " +
+                          std::to_string(degree) + "; use schedule circulant (contention free, " +
+                          std::to_string(product) + " steps)");
       }
-      plan.steps = compact(std::move(steps));
-      break;
-    }
-    case ScheduleKind::Matching: {
-      // Seed 002 §3.4.2/§4.6.2: colour the sender/receiver bipartite graph of the ranks;
-      // each colour is a matching = a step; König gives exactly max-degree steps.
-      std::vector<std::pair<int, int>> edges;
-      edges.reserve(cross.size());
-      for (int k : cross)
-        edges.emplace_back(plan.transfers[static_cast<std::size_t>(k)].src, plan.transfers[static_cast<std::size_t>(k)].dst);
-      const auto col = colour_bipartite_edges(comm_size, comm_size, edges);
-      std::vector<std::vector<int>> steps(static_cast<std::size_t>(col.colours));
-      for (std::size_t e = 0; e < cross.size(); ++e)
-        steps[static_cast<std::size_t>(col.colour[e])].push_back(cross[e]);
-      plan.steps = compact(std::move(steps));
+      for (std::size_t k = 0; k < id.size(); ++k)
+        if (cross(k)) {
+          const Combo& x = combo[k];
+          id[k] = static_cast<std::int64_t>(rs.step(x.ra, x.rb)) * cs.nsteps + cs.step(x.ca, x.cb);
+        }
       break;
     }
     case ScheduleKind::Default:
       throw Error(ErrorCode::Internal, "unresolved default schedule");
   }
-  plan.stats.steps = static_cast<int>(plan.steps.size());
+  group_steps(plan, id);
+  if (for_rank >= 0)
+    plan.stats = local_stats(plan, for_rank);
+  else
+    plan.stats.steps = static_cast<int>(plan.steps.size());
   return plan;
 }
 

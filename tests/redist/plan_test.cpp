@@ -226,24 +226,16 @@ TEST(Plan, StatsCountLocalAndMovedElementsByOwnership) {
   }
 }
 
-TEST(Plan, PlanForOneRankKeepsScheduleAndOnlyThatRanksRuns) {
+TEST(Plan, PlanForOneRankKeepsOnlyThatRanksTransfers) {
+  // The union of all ranks' plans is the whole plan: plan_local_test.cpp.
   std::mt19937 rng(77);
   for (int trial = 0; trial < 40; ++trial) {
     const Case c = random_case(rng, trial % 2 == 0);
     const int me = std::uniform_int_distribution<int>(0, c.comm - 1)(rng);
-    const auto full = redist::make_plan(c.a, c.b, c.g, c.comm, ScheduleKind::Matching);
     const auto mine = redist::make_plan(c.a, c.b, c.g, c.comm, ScheduleKind::Matching, me);
     EXPECT_EQ(mine.materialized_for, me);
-    ASSERT_EQ(mine.transfers.size(), full.transfers.size());
-    EXPECT_EQ(mine.steps, full.steps);
-    for (std::size_t k = 0; k < full.transfers.size(); ++k) {
-      const auto& f = full.transfers[k];
-      const auto& t = mine.transfers[k];
-      EXPECT_EQ(t.src, f.src);
-      EXPECT_EQ(t.dst, f.dst);
-      const bool involved = f.src == me || f.dst == me;
-      EXPECT_EQ(t.elements(), involved ? f.elements() : 0);
-    }
+    EXPECT_EQ(mine.comm_size, c.comm);
+    for (const auto& t : mine.transfers) EXPECT_TRUE(t.src == me || t.dst == me);
   }
   EXPECT_THROW(redist::make_plan(Layout::block_cyclic(4, 4, 2, 2, 1, 1), Layout::block_cyclic(4, 4, 2, 2, 1, 1),
                                  Region{4, 4, 0, 0, 0, 0}, 1, ScheduleKind::Matching, 1),

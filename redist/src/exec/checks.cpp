@@ -64,8 +64,8 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
     if (v < static_cast<int>(ScheduleKind::Caterpillar) || v > static_cast<int>(ScheduleKind::AllAtOnce))
       return {ErrorCode::InvalidArgument, "plan.schedule = " + std::to_string(v) + " is not a resolved schedule"};
   }
-  if (static_cast<int>(p.stats.sent_by_rank.size()) != nranks)
-    return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.stats.sent_by_rank.size()) +
+  if (p.comm_size != nranks)
+    return {ErrorCode::Inconsistent, "plan was made for " + std::to_string(p.comm_size) +
                                          " ranks but the communicator has " + std::to_string(nranks)};
   if (p.materialized_for >= 0 && p.materialized_for != me)
     return {ErrorCode::Inconsistent, "plan was materialized for rank " + std::to_string(p.materialized_for) +

@@ -53,6 +53,14 @@ struct Transfer {
   std::int64_t elements() const;    // sum(rows.elements()) * sum(cols.elements())
 };
 
+// Element counts of a plan. A whole plan (make_plan without for_rank, plan_stats) gives
+// job-wide figures: sent_by_rank/recv_by_rank hold every rank's (O(comm_size) memory).
+// A rank-local plan (make_plan with for_rank = r) gives rank r's own figures only, so its
+// cost stays O(r's partners): `rank` = r, elements_local = what r keeps, `sent`/`received`
+// = what r sends to / receives from other ranks, elements_moved = sent + received,
+// messages = r's cross transfers, max_sent_by_one/max_recv_by_one = sent/received (r's
+// share, a lower bound on the job's maxima), steps = the steps r takes part in, and
+// sent_by_rank/recv_by_rank empty. elements_total (m*n) is global in both.
 struct PlanStats {
   std::int64_t elements_total = 0;     // m*n of the region
   std::int64_t elements_local = 0;     // stay on the same rank (src == dst)
@@ -61,30 +69,52 @@ struct PlanStats {
   int steps = 0;                       // communication steps of the schedule
   std::int64_t max_sent_by_one = 0;    // elements, over ranks
   std::int64_t max_recv_by_one = 0;
-  std::vector<std::int64_t> sent_by_rank, recv_by_rank;  // indexed by rank
+  std::vector<std::int64_t> sent_by_rank, recv_by_rank;  // indexed by rank (whole plans)
+  int rank = -1;                       // -1: job-wide figures; else this rank's (above)
+  std::int64_t sent = 0, received = 0; // rank-local plans: this rank's cross elements
 };
 
 struct RedistPlan {
   Layout a, b;
   Region region;
   ScheduleKind schedule = ScheduleKind::Default;  // resolved: never Default after make_plan
-  std::vector<Transfer> transfers;            // every (src,dst) pair with data, once
+  int comm_size = 0;                          // ranks of the communicator it was made for
+  // Every (src,dst) pair with data, once (whole plan); or, when materialized_for = r >= 0,
+  // only the pairs where r is src or dst, in the same relative order.
+  std::vector<Transfer> transfers;
   // steps[s] = indices into transfers. Transfers with src == dst are local copies and are
-  // in no step; every transfer with src != dst is in exactly one step.
+  // in no step; every transfer with src != dst is in exactly one step. A rank-local plan
+  // holds only the steps its rank takes part in.
   std::vector<std::vector<int>> steps;
+  // step_ids[s]: the job-wide number of steps[s] (increasing). Both partners of a transfer
+  // find it under the same number and take their steps in increasing number, so they meet
+  // in the same relative order: Caterpillar (-(src+dst)) mod P; Circulant row step x
+  // column steps + column step; Matching the colour; AllAtOnce 0.
+  std::vector<std::int64_t> step_ids;
   PlanStats stats;                            // element counts; multiply by sizeof(T)
-  // -1: every transfer carries its rows/cols. Otherwise only the transfers of this rank
-  // do (the others keep src/dst for the schedule but no runs): what one process needs to
-  // execute, O(its transfers) memory instead of O(all pairs) (make_plan's for_rank).
+  // -1: the whole plan. Otherwise the rank whose transfers alone this plan holds: what one
+  // process needs to execute, in time and memory O(its partners + its row/column blocks)
+  // instead of O(all pairs) (make_plan's for_rank).
   int materialized_for = -1;
 };
 
 // Plans B := A over the region. `comm_size` bounds the ranks both layouts use.
-// Throws redist::Error on mismatched sizes or regions out of range.
+// Throws redist::Error on mismatched sizes or regions out of range. The whole plan costs
+// O(row pairs x column pairs) (O(P_A x P_B) transfers): for tests, tools and small P.
 RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
                      ScheduleKind schedule = ScheduleKind::Default);
-// The same plan and schedule, with runs only on the transfers where for_rank is src or
-// dst; redistribute() accepts it on that rank only.
+// The plan of one rank (for_rank >= 0): only the transfers where it is src or dst, the
+// steps it takes part in, its own statistics; redistribute() accepts it on that rank only.
+// Time and memory O(its partners + its own row/column blocks per period) for every
+// schedule, with two exceptions, both bounded: Matching while (A ranks) x (B ranks) <=
+// 16,384 colours the whole rank graph (exactly max-degree steps, the whole plan's cost at
+// that size); above it Matching is the product of per-dimension colourings, taken only
+// when that product has as many steps as the maximum degree (Δr·Δc = max(ΔA_r·ΔA_c,
+// ΔB_r·ΔB_c), e.g. both dimensions grow or both shrink) and refused otherwise with a
+// message naming Circulant. Circulant's per-dimension colouring falls back to cutting the
+// whole dimension (O(blocks per period)) where its closed form does not apply (unaligned
+// or heterogeneous blocks, regions shorter than lcm(Pa, Pb) blocks). for_rank = -1 is the
+// whole plan.
 RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
                      ScheduleKind schedule, int for_rank);
 
