@@ -51,7 +51,7 @@ echo "== heterogeneous Game of Life, processing powers 1,2,2,4 (seed 002 §6.4, 
 "${mpirun[@]}" -n 4 apps/life_hetero -n 800 -g 2x2 --powers 1,2,2,4 -i 10 --base-reps 200
 
 echo
-echo "== adapting to load (issue 13): rank 3 six times slower in iterations 6-25, measured powers,"
+echo "== adapting to load: rank 3 six times slower in iterations 6-25, measured powers,"
 echo "   the adaptive policy re-weights / drops / takes back when the predicted gain exceeds the cost"
 "${mpirun[@]}" -n 4 apps/life_hetero_resizable -n 480 -g 2x2 -i 60 --base-reps 40 --powers measured \
   --load 3@6-25:x6 --speed-clock cpu --adapt-clock compute --meter-kernels --policy adaptive \

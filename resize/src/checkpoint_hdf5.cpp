@@ -134,7 +134,7 @@ void put_array(hid_t obj, const char* name, hid_t type, const std::vector<T>& v)
 }
 
 std::string get_string(hid_t obj, const char* name, const std::string& where) {
-  if (H5Aexists(obj, name) <= 0) throw Error(where + "has no attribute '" + name + "' (not a checkpoint of this library?)");
+  if (H5Aexists(obj, name) <= 0) throw Error(where + "has no attribute '" + name + "', which every checkpoint of this library carries (not a malleable checkpoint, or written by something else)");
   Id a(must(H5Aopen(obj, name, H5P_DEFAULT), where + "cannot open attribute " + name), H5Aclose);
   Id ft(H5Aget_type(a), H5Tclose);
   if (H5Tget_class(ft) != H5T_STRING) throw Error(where + "attribute '" + std::string(name) + "' is not text");
@@ -148,7 +148,8 @@ std::string get_string(hid_t obj, const char* name, const std::string& where) {
 }
 template <class T>
 std::vector<T> get_array(hid_t obj, const char* name, hid_t type, const std::string& where) {
-  if (H5Aexists(obj, name) <= 0) throw Error(where + "has no attribute '" + name + "'");
+  if (H5Aexists(obj, name) <= 0)
+    throw Error(where + "has no attribute '" + name + "', which a malleable checkpoint writes there (damaged or not written by this library)");
   Id a(must(H5Aopen(obj, name, H5P_DEFAULT), where + "cannot open attribute " + name), H5Aclose);
   Id sp(H5Aget_space(a), H5Sclose);
   const hssize_t n = H5Sget_simple_extent_npoints(sp);
@@ -760,13 +761,13 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path) : com
     const auto g = get_array<int>(file_, "grid", H5T_NATIVE_INT, where);
     header_.grid = Grid{g.at(0), g.at(1), {}};
     header_.resize_history = get_string(file_, "resize_history", where);
-    Id ds(must(H5Dopen2(file_, "state", H5P_DEFAULT), where + "no application state"), H5Dclose);
+    Id ds(must(H5Dopen2(file_, "state", H5P_DEFAULT), where + "has no dataset 'state' (the application state every checkpoint holds): damaged or not a malleable checkpoint"), H5Dclose);
     const auto bytes = get_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, where + "state ").at(0);
     std::vector<unsigned char> buf(std::max<std::uint64_t>(1, bytes));
     Id x(collective_transfer(), H5Pclose);
     must(H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, x, buf.data()), where + "cannot read the application state (truncated file?)");
     state_.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(bytes));
-    Id grp(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "no group matrices"), H5Gclose);
+    Id grp(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "has no group 'matrices' (every checkpoint holds one): damaged or not a malleable checkpoint"), H5Gclose);
     H5G_info_t gi{};
     must(H5Gget_info(grp, &gi), where + "group matrices");
     // In creation order is not tracked; names are listed by index and ordered by the
@@ -775,7 +776,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path) : com
     for (hsize_t k = 0; k < gi.nlinks; ++k) {
       char name[1024] = {};
       H5Lget_name_by_idx(grp, ".", H5_INDEX_NAME, H5_ITER_INC, k, name, sizeof name, H5P_DEFAULT);
-      Id d(must(H5Dopen2(grp, name, H5P_DEFAULT), where + "matrix " + name), H5Dclose);
+      Id d(must(H5Dopen2(grp, name, H5P_DEFAULT), where + "matrix '" + name + "' is listed in group 'matrices' but cannot be opened as a dataset (damaged file)"), H5Dclose);
       const std::string w = where + "matrix '" + name + "': ";
       const int idx = get_array<int>(d, "index", H5T_NATIVE_INT, w).at(0);
       if (idx < 0 || idx >= static_cast<int>(gi.nlinks)) throw Error(w + "bad index attribute");
@@ -810,7 +811,7 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
   std::uint64_t mine = 0;
   const bool per_block = ck::per_block_io(m.layout, scalar_bytes(m.type), block_io_mode());
   guarded(comm_, [&] {
-    Id g(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "no group matrices"), H5Gclose);
+    Id g(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "has no group 'matrices' (every checkpoint holds one): damaged or not a malleable checkpoint"), H5Gclose);
     Id ds(must(H5Dopen2(g, m.info.name.c_str(), H5P_DEFAULT), where + "missing"), H5Dclose);
     Id t(element_type(m.type), H5Tclose);
     if (per_block) {

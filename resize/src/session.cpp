@@ -310,12 +310,16 @@ void Session::end_iteration(const std::string& note) {
       I.metrics.add_rank_samples(std::move(rs));
     }
     I.metrics.add_iteration(s);
-    char line[256];
+    // The compute clock counts only with the kernel meter on; off, it says n/a (as the
+    // summary does), not 0.00 ms.
+    char compute[32] = "     n/a";
+    if (kernel_meter_enabled()) std::snprintf(compute, sizeof compute, "%8.2f ms", s.compute * 1e3);
+    char line[288];
     std::snprintf(line, sizeof line,
                   "[%s] iter %4d  grid %-5s (%2d procs)  wall %9.2f ms  dedicated-core: cpu %8.2f ms, "
-                  "compute %8.2f ms%s%s",
+                  "compute %s%s%s",
                   I.opt.app.c_str(), I.iteration, s.grid.c_str(), s.procs, s.wall * 1e3, s.dedicated * 1e3,
-                  s.compute * 1e3, note.empty() ? "" : "  ", note.c_str());
+                  compute, note.empty() ? "" : "  ", note.c_str());
     I.progress(line);
   }
 }

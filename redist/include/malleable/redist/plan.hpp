@@ -35,7 +35,7 @@ enum class ScheduleKind {
 // `a_stride` apart in A's local array and `b_stride` apart in B's. Block-cyclic overlaps
 // repeat with a period (lcm of the two cycles), so one strided run stands for a piece in
 // every period: a 4,194,304-row vector going from row blocks of 1 to blocks of 2 on two
-// processes has 4 runs, not 4,194,304 (issue 21 §3). count == 1: one contiguous range, the
+// processes has 4 runs, not 4,194,304. count == 1: one contiguous range, the
 // strides unused (0).
 struct Run {
   std::int64_t start = 0, len = 0;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Background resize (issue 21 §1), the pure part: which matrices move in the background,
+// Background resize, the pure part: which matrices move in the background,
 // the byte plan of one matrix's non-blocking move (pack/unpack of redist's transfers),
 // when a remap point completes a background resize, and the accounting of the time it
 // overlapped with computation against the time the application was stopped. No MPI here:
@@ -18,7 +18,7 @@ namespace resize {
 
 // What a remap point does with a resize and whether a later one waits for the background.
 enum class Background {
-  Off,       // every resize is blocking, as before issue 21 (the default)
+  Off,       // every resize is blocking (the default)
   Wait,      // begin in the background; the completing remap point waits for the rest
   Continue,  // begin in the background; a completing remap point whose background part is
              // not done lets the old grid keep iterating and tries again at the next one
@@ -47,7 +47,7 @@ Completion decide_completion(int overlapped, int min_iterations, bool all_done, 
 //   any_constant: a registered matrix is marked constant;
 //   spawn_hidden: an expansion whose spawn runs in the helper thread (MPI_THREAD_MULTIPLE
 //   granted): worth beginning in the background even with nothing constant, the spawn and
-//   the newcomers' start-up overlap the old grid's iterations (docs/resize.md#background);
+//   the newcomers' start-up overlap the old grid's iterations (docs/apps.md, "Background resizes");
 //   without either there is nothing to overlap;
 //   remaining: iterations left in the job (< 0 unknown); a begin needs a later remap
 //   point at least min_iterations on.
@@ -55,7 +55,7 @@ std::optional<std::string> blocking_reason(bool is_expand_or_shrink, bool any_co
                                            int min_iterations, bool has_powers, bool spawn_hidden = false);
 
 // The message refusing a second resize while one is under way in the background
-// (issue 21: refused, not queued: the policy asks again at a later remap point).
+// (refused, not queued: the policy asks again at a later remap point).
 std::string second_request_refusal(const std::string& requested, const std::string& under_way, int begun_after);
 
 // One matrix's move as messages: for this rank, what it sends to whom and receives from

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A resize carried out by checkpoint, exit and restart (issue 20 §3): what the next launch
+// A resize carried out by checkpoint, exit and restart: what the next launch
 // runs on. Pure; the driver writes it to DIR/<app>.next for scripts/malleable-run.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Checkpoint and restart (issue 20 §1-§2), the pure core: the file's format description,
+// Checkpoint and restart, the pure core: the file's format description,
 // the hyperslab pieces one process writes or reads for a layout, the order-independent
 // per-matrix checksum, the "when to checkpoint" rule (every N iterations, every T
 // seconds, on request, Young/Daly's interval from the measured cost and an MTBF), the

@@ -92,7 +92,7 @@ int resize_report_compute(resize_session* s, double work, double seconds);
 /* *action: RESIZE_NONE/EXPAND/SHRINK/REGRID; returns RESIZE_ERR_RESIZE if it failed. */
 int resize_remap_point(resize_session* s, int* action);
 
-/* Background resizes (issue 21; docs/resize.md#background). resize_mark_constant: the
+/* Background resizes (docs/apps.md, "Background resizes"). resize_mark_constant: the
  * application does not change this registered matrix between remap points, so a resize
  * may move it while the old grid keeps computing (before start/join, every process).
  * resize_set_background: mode RESIZE_BACKGROUND_OFF (default), _WAIT (the completing

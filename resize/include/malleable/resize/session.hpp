@@ -60,13 +60,13 @@ struct SessionOptions {
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
-  // Keep resize times across runs in this application's history file (issue 13 §2,
-  // resize_history_location in predict.hpp), so spawn and exit times are predicted from
+  // Keep resize times across runs in this application's history file
+  // (resize_history_location in predict.hpp), so spawn and exit times are predicted from
   // the first resize of a run on. RESIZE_HISTORY=off turns it off too.
   bool persist_history = true;
-  // Issue 21: begin expansions and shrinks in the background when a matrix is marked
+  // Begin expansions and shrinks in the background when a matrix is marked
   // constant (mark_constant); complete them at the first remap point at least
-  // `background_iterations` iterations later (docs/resize.md#background).
+  // `background_iterations` iterations later (docs/apps.md, "Background resizes").
   Background background = Background::Off;
   int background_iterations = 1;
   // The policy as summary() and write_json() name it (default: the policy's name()),
@@ -145,7 +145,7 @@ class Session {
                               std::vector<std::complex<float>>& buf, int* lld);
   void register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,
                               std::vector<std::complex<double>>& buf, int* lld);
-  // Issue 21: the application does not change this registered matrix between remap
+  // The application does not change this registered matrix between remap
   // points (default: it may), so a background resize moves it while the old grid keeps
   // computing. Before start()/join(), on every process; throws for an unknown name.
   // RESIZE_CHECK_CONSTANT=1 checksums it and fails the resize naming it if it changed.
@@ -162,7 +162,7 @@ class Session {
   void make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const;
   static std::size_t local_size(const int* desc);
 
-  // Checkpoint and restart (issue 20 §1-§2, checkpoint.hpp, docs/checkpoint.md).
+  // Checkpoint and restart (checkpoint.hpp, docs/checkpoint.md).
   // Collective: writes every registered matrix, the application state (set_app_state's
   // pack, run on world rank 0), the completed iterations, the grid, each matrix's layout
   // and the resize history into ONE parallel HDF5 file at `path` (written as path.tmp,
@@ -207,7 +207,7 @@ class Session {
   void write_json(const std::string& path) const;
   // Collective: the policy's decision at this remap point (world rank 0 decides, as in
   // remap_point) WITHOUT acting on it, for a resize carried out by checkpoint and restart
-  // (issue 20 §3): action and target grid (nprow x npcol, chosen near-square when the
+  // (docs/checkpoint.md, "Resize by restart"): action and target grid (nprow x npcol, chosen near-square when the
   // policy gave only a process count) are the same on every process; on world rank 0 the
   // rest of the decision too, so resize_now(d) can still carry it out in place.
   Decision next_decision();
