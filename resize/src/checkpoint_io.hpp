@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal: the parallel HDF5 shell of checkpoint and restart (checkpoint_hdf5.cpp).
+// Internal: the parallel HDF5 shell of checkpoint and restart (checkpoint_write.cpp, checkpoint_read.cpp, shared helpers in checkpoint_h5.hpp).
 // Every function is collective over `comm`; a failure on any process throws the same
 // resize::Error on every process (the message of the lowest failing rank).
 #pragma once
