@@ -9,7 +9,6 @@
 
 #include "malleable/redist/plan.hpp"
 #include "malleable/redist/redistribute.hpp"
-#include "move_share.hpp"
 
 // ScaLAPACK's REDIST entry points (C interface); the complex ones take interleaved
 // (re, im) arrays, which std::complex is (layout-compatible with T[2]).
@@ -127,6 +126,9 @@ MoveAccounting::MoveAccounting(MPI_Comm world, const redist::CostParams* params,
   redist::assign(params_, v);
   params_.cores_per_node = static_cast<int>(buf[redist::kCostParamCount + 1]);
   params_.inter_node_measured = buf[redist::kCostParamCount + 2] != 0;
+  // The regime (ranks per core on the most crowded node) once per resize: O(P) over the map.
+  regime_ = cost_regime(params_, mapped_ ? std::span<const int>(node_of_rank.data(), static_cast<std::size_t>(size_))
+                                         : std::span<const int>(), size_);
   if (params_.cores_per_node > 0) {
     if (mapped_)
       MPI_Comm_split(world, node_of_rank[static_cast<std::size_t>(rank_)], rank_, &node_);
@@ -144,8 +146,7 @@ void MoveAccounting::add(Scalar type, const redist::Layout& la, const redist::La
   const auto plan = redist::make_plan(la, lb, redist::Region::whole(la), size_, redist::ScheduleKind::Default, rank_);
   const std::span<const int> nodes =
       mapped_ ? std::span<const int>(node_of_rank_.data(), static_cast<std::size_t>(size_)) : std::span<const int>();
-  const CostRegime regime = predict_ ? cost_regime(params_, nodes, size_) : CostRegime{};
-  const RankShare s = rank_share(plan, eb, nodes, predict_ ? &params_ : nullptr, regime);
+  const RankShare s = rank_share(plan, eb, nodes, predict_ ? &params_ : nullptr, regime_);
   const auto b = static_cast<std::int64_t>(eb);
   bytes_moved += s.sent * b;
   bytes_intra_node += s.sent_intra * b;
@@ -171,7 +172,7 @@ void MoveAccounting::add(Scalar type, const redist::Layout& la, const redist::La
   all.insert(all.end(), c.message.begin(), c.message.end());
   MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, world_);
   const std::span<const double> m(all);
-  predicted_s += predicted_seconds(params_, regime, m.subspan(0, n), m.subspan(n, n), m.subspan(2 * n, n),
+  predicted_s += predicted_seconds(params_, regime_, m.subspan(0, n), m.subspan(n, n), m.subspan(2 * n, n),
                                    m.subspan(3 * n, n));
 }
 

@@ -16,6 +16,7 @@
 #include "malleable/redist/traffic.hpp"
 
 #include "malleable/resize/session.hpp"
+#include "move_share.hpp"
 
 namespace resize::detail {
 
@@ -85,6 +86,7 @@ class MoveAccounting {
   int rank_ = 0, size_ = 0;
   bool predict_ = false, mapped_ = false;
   redist::CostParams params_;
+  CostRegime regime_;
   const std::vector<int>& node_of_rank_;
 };
 
