@@ -8,8 +8,10 @@
 #include <algorithm>
 #include <climits>
 #include <complex>
+#include <cstdint>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "malleable/redist/blacs.hpp"
 #include "malleable/redist/redist.h"
@@ -429,11 +431,33 @@ int redist_plan_stats(const redist_desc* desca, const redist_desc* descb, MPI_Co
     if (p.a.m != p.b.m || p.a.n != p.b.n)
       throw Error(ErrorCode::SizeMismatch, "desca is " + std::to_string(p.a.m) + " x " + std::to_string(p.a.n) +
                                                " but descb is " + std::to_string(p.b.m) + " x " + std::to_string(p.b.n));
+    // This rank's own plan, O(its partners) (issue 33 §1); the job's figures by reductions:
+    // sums of what each rank keeps / sends / its sends, maxima of sent and received, and
+    // the steps as the distinct step numbers over the job's span of them.
+    int me = 0;
+    MPI_Comm_rank(dup.get(), &me);
     const auto plan = redist::make_plan(p.a, p.b, redist::Region::whole(p.a), P,
-                                        static_cast<redist::ScheduleKind>(schedule));
+                                        static_cast<redist::ScheduleKind>(schedule), me);
     const auto& s = plan.stats;
-    *stats = redist_stats{s.elements_total, s.elements_local, s.elements_moved, s.messages,
-                          s.max_sent_by_one, s.max_recv_by_one, s.steps};
+    std::int64_t sends = 0;
+    for (const auto& t : plan.transfers) sends += t.src == me && t.dst != me;
+    std::int64_t sum[3] = {s.elements_local, s.sent, sends};
+    redist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_INT64_T, MPI_SUM, dup.get()), "MPI_Allreduce (stats)");
+    constexpr std::int64_t kNone = INT64_MIN;
+    const bool any = !plan.step_ids.empty();
+    std::int64_t max[4] = {s.sent, s.received, any ? -plan.step_ids.front() : kNone, any ? plan.step_ids.back() : kNone};
+    redist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, max, 4, MPI_INT64_T, MPI_MAX, dup.get()), "MPI_Allreduce (stats)");
+    int steps = 0;
+    if (max[3] != kNone) {
+      const std::int64_t lo = -max[2];
+      std::vector<unsigned char> used(static_cast<std::size_t>(max[3] - lo + 1), 0);
+      for (const auto id : plan.step_ids) used[static_cast<std::size_t>(id - lo)] = 1;
+      redist::check_mpi(MPI_Allreduce(MPI_IN_PLACE, used.data(), static_cast<int>(used.size()), MPI_UNSIGNED_CHAR,
+                                      MPI_MAX, dup.get()),
+                        "MPI_Allreduce (stats)");
+      for (const auto u : used) steps += u;
+    }
+    *stats = redist_stats{s.elements_total, sum[0], sum[1], sum[2], max[0], max[1], steps};
   });
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "malleable/redist/layout.hpp"
 
@@ -59,16 +61,11 @@ NodeTraffic node_traffic(const Layout& a, const Layout& b, const Region& region,
 }
 
 std::vector<int> node_ids(std::span<const std::string> hosts) {
-  std::vector<std::string> seen;
+  // O(P) with a hash of the names seen (a linear search was O(P x nodes) per resize).
+  std::unordered_map<std::string_view, int> seen;
   std::vector<int> ids;
-  for (const auto& h : hosts) {
-    auto it = std::find(seen.begin(), seen.end(), h);
-    if (it == seen.end()) {
-      seen.push_back(h);
-      it = seen.end() - 1;
-    }
-    ids.push_back(static_cast<int>(it - seen.begin()));
-  }
+  ids.reserve(hosts.size());
+  for (const auto& h : hosts) ids.push_back(seen.emplace(h, static_cast<int>(seen.size())).first->second);
   return ids;
 }
 

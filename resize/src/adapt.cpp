@@ -53,6 +53,11 @@ AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const 
   if (!sizes) throw Error("plan_adaptation: no layout function");
 
   AdaptPlan plan;
+  if (P > kMaxAdaptRanks) {
+    plan.why = "stay: adaptation weighs at most " + std::to_string(kMaxAdaptRanks) + " ranks (each candidate is priced "
+               "with the whole job's redistribution plan, O(P^2) on one process); this world has " + std::to_string(P);
+    return plan;
+  }
   const std::vector<int> grid_ranks = in.grid.rank_map();
   for (int r : grid_ranks)
     if (r < 0 || r >= P) throw Error("plan_adaptation: the grid holds rank " + std::to_string(r) + " outside the world");

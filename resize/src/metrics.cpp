@@ -3,8 +3,35 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace resize {
+
+RankHosts RankHosts::of(const std::vector<std::string>& rank_hosts) {
+  RankHosts h;
+  std::map<std::string, int> index;  // nodes, not ranks
+  for (const auto& name : rank_hosts) {
+    const auto [it, fresh] = index.emplace(name, static_cast<int>(h.hosts.size()));
+    if (fresh) h.hosts.push_back(name);
+    if (!h.runs.empty() && h.runs.back().first == it->second)
+      ++h.runs.back().second;
+    else
+      h.runs.emplace_back(it->second, 1);
+  }
+  return h;
+}
+
+int RankHosts::ranks() const {
+  int n = 0;
+  for (const auto& r : runs) n += r.second;
+  return n;
+}
+
+std::vector<std::string> RankHosts::expand() const {
+  std::vector<std::string> out;
+  for (const auto& [node, count] : runs) out.insert(out.end(), static_cast<std::size_t>(count), hosts[static_cast<std::size_t>(node)]);
+  return out;
+}
 
 std::optional<std::int64_t> payoff_point(double t_r, double t_p1, double t_p2) {
   const double gain = t_p1 - t_p2;

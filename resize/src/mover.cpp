@@ -2,6 +2,9 @@
 #include "mover.hpp"
 
 #include <algorithm>
+#include <array>
+#include <limits>
+#include <span>
 #include <vector>
 
 #include "malleable/redist/plan.hpp"
@@ -95,32 +98,90 @@ void move_layout(Scalar type, MPI_Comm world, const redist::Layout& la, const vo
   }
 }
 
-redist::NodeTraffic node_traffic(const MatrixMove& mv, const std::vector<int>& node_of_rank) {
-  const auto a = layout_of(mv.desca, *mv.grid_a), b = layout_of(mv.descb, *mv.grid_b);
-  return redist::node_traffic(a, b, redist::Region::whole(a), static_cast<int>(node_of_rank.size()), node_of_rank);
+redist::Layout matrix_layout(const int* desc, const Grid& g) { return layout_of(desc, g); }
+
+namespace {
+constexpr std::int64_t kNone = std::numeric_limits<std::int64_t>::min();
+}  // namespace
+
+MoveAccounting::MoveAccounting(MPI_Comm world, const redist::CostParams* params, const std::vector<int>& node_of_rank)
+    : world_(world), node_of_rank_(node_of_rank) {
+  MPI_Comm_rank(world, &rank_);
+  MPI_Comm_size(world, &size_);
+  mapped_ = static_cast<int>(node_of_rank.size()) >= size_;
+  // Rank 0's cost model to every rank: [predict?, the parameters, cores_per_node, measured?].
+  double buf[redist::kCostParamCount + 3] = {};
+  if (rank_ == 0 && params) {
+    buf[0] = 1;
+    const auto v = redist::to_array(*params);
+    std::copy(v.begin(), v.end(), buf + 1);
+    buf[redist::kCostParamCount + 1] = params->cores_per_node;
+    buf[redist::kCostParamCount + 2] = params->inter_node_measured ? 1 : 0;
+  }
+  MPI_Bcast(buf, redist::kCostParamCount + 3, MPI_DOUBLE, 0, world);
+  predict_ = buf[0] != 0;
+  if (!predict_) return;
+  std::array<double, redist::kCostParamCount> v{};
+  std::copy(buf + 1, buf + 1 + redist::kCostParamCount, v.begin());
+  redist::assign(params_, v);
+  params_.cores_per_node = static_cast<int>(buf[redist::kCostParamCount + 1]);
+  params_.inter_node_measured = buf[redist::kCostParamCount + 2] != 0;
+  // The regime (ranks per core on the most crowded node) once per resize: O(P) over the map.
+  regime_ = cost_regime(params_, mapped_ ? std::span<const int>(node_of_rank.data(), static_cast<std::size_t>(size_))
+                                         : std::span<const int>(), size_);
+  if (params_.cores_per_node > 0) {
+    if (mapped_)
+      MPI_Comm_split(world, node_of_rank[static_cast<std::size_t>(rank_)], rank_, &node_);
+    else
+      MPI_Comm_dup(world, &node_);  // one node
+  }
 }
 
-std::int64_t moved_elements(const MatrixMove& mv) {
-  int size = 0;
-  for (int r : mv.grid_a->rank_map()) size = std::max(size, r + 1);
-  for (int r : mv.grid_b->rank_map()) size = std::max(size, r + 1);
-  return redist::plan_stats(layout_of(mv.desca, *mv.grid_a), layout_of(mv.descb, *mv.grid_b), size)
-      .elements_moved;
+MoveAccounting::~MoveAccounting() {
+  if (node_ != MPI_COMM_NULL) MPI_Comm_free(&node_);
 }
 
-double predict_layout_move_seconds(const redist::CostParams& p, Scalar type, const redist::Layout& la,
-                                   const redist::Layout& lb, int world_size, const std::vector<int>& node_of_rank) {
-  const auto plan = redist::make_plan(la, lb, redist::Region::whole(la), world_size);
-  const bool mapped = static_cast<int>(node_of_rank.size()) >= world_size;
-  return redist::predict(p, plan, scalar_bytes(type),
-                         mapped ? std::span<const int>(node_of_rank) : std::span<const int>())
-      .total_s;
+void MoveAccounting::add(Scalar type, const redist::Layout& la, const redist::Layout& lb) {
+  const std::size_t eb = scalar_bytes(type);
+  const auto plan = redist::make_plan(la, lb, redist::Region::whole(la), size_, redist::ScheduleKind::Default, rank_);
+  const std::span<const int> nodes =
+      mapped_ ? std::span<const int>(node_of_rank_.data(), static_cast<std::size_t>(size_)) : std::span<const int>();
+  const RankShare s = rank_share(plan, eb, nodes, predict_ ? &params_ : nullptr, regime_);
+  const auto b = static_cast<std::int64_t>(eb);
+  bytes_moved += s.sent * b;
+  bytes_intra_node += s.sent_intra * b;
+  bytes_inter_node += s.sent_inter * b;
+  if (!predict_) return;
+  // The job's span of step numbers: max of (-lo, hi).
+  const StepSpan own = own_span(s);
+  std::int64_t span[2] = {own.hi >= own.lo ? -own.lo : kNone, own.hi >= own.lo ? own.hi : kNone};
+  MPI_Allreduce(MPI_IN_PLACE, span, 2, MPI_INT64_T, MPI_MAX, world_);
+  const StepSpan job = span[1] == kNone ? StepSpan{} : StepSpan{-span[0], span[1]};
+  const CostSlots c = cost_slots(s, job);
+  const std::size_t n = c.work.size();
+  std::vector<double> node_bound(n, 0.0);
+  if (node_ != MPI_COMM_NULL) {
+    std::vector<double> sums(c.work);
+    sums.insert(sums.end(), c.active.begin(), c.active.end());
+    MPI_Allreduce(MPI_IN_PLACE, sums.data(), static_cast<int>(sums.size()), MPI_DOUBLE, MPI_SUM, node_);
+    node_bound = node_bounds(params_, std::span<const double>(sums.data(), n), std::span<const double>(sums.data() + n, n));
+  }
+  std::vector<double> all(c.work);
+  all.insert(all.end(), node_bound.begin(), node_bound.end());
+  all.insert(all.end(), c.active.begin(), c.active.end());
+  all.insert(all.end(), c.message.begin(), c.message.end());
+  MPI_Allreduce(MPI_IN_PLACE, all.data(), static_cast<int>(all.size()), MPI_DOUBLE, MPI_MAX, world_);
+  const std::span<const double> m(all);
+  predicted_s += predicted_seconds(params_, regime_, m.subspan(0, n), m.subspan(n, n), m.subspan(2 * n, n),
+                                   m.subspan(3 * n, n));
 }
 
-double predict_move_seconds(const redist::CostParams& p, const MatrixMove& mv, int world_size,
-                            const std::vector<int>& node_of_rank) {
-  return predict_layout_move_seconds(p, mv.type, layout_of(mv.desca, *mv.grid_a), layout_of(mv.descb, *mv.grid_b),
-                                     world_size, node_of_rank);
+void MoveAccounting::reduce() {
+  std::int64_t v[3] = {bytes_moved, bytes_intra_node, bytes_inter_node};
+  MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_SUM, world_);
+  bytes_moved = v[0];
+  bytes_intra_node = v[1];
+  bytes_inter_node = v[2];
 }
 
 }  // namespace resize::detail

@@ -16,6 +16,7 @@
 #include "malleable/redist/traffic.hpp"
 
 #include "malleable/resize/session.hpp"
+#include "move_share.hpp"
 
 namespace resize::detail {
 
@@ -51,17 +52,42 @@ void move_matrix(Mover how, const MatrixMove& mv, MPI_Comm world, int gctxt);
 void move_layout(Scalar type, MPI_Comm world, const redist::Layout& la, const void* a, std::int64_t lda,
                  const redist::Layout& lb, void* b, std::int64_t ldb);
 
-// Elements whose owning world rank differs between the two layouts (pure).
-std::int64_t moved_elements(const MatrixMove& mv);
-// The same elements split by node (node_of_rank covers every world rank) (pure).
-redist::NodeTraffic node_traffic(const MatrixMove& mv, const std::vector<int>& node_of_rank);
+// redist's layout of a ScaLAPACK descriptor on a grid (block-cyclic).
+redist::Layout matrix_layout(const int* desc, const Grid& g);
 
-// Seconds the calibrated cost model (redist/cost_model.hpp, seed 001) predicts for moving
-// a matrix with redist's default schedule over `world_size` ranks; `node_of_rank` gives
-// each rank's node (empty or too short: one node) (pure).
-double predict_move_seconds(const redist::CostParams& p, const MatrixMove& mv, int world_size,
-                            const std::vector<int>& node_of_rank);
-double predict_layout_move_seconds(const redist::CostParams& p, Scalar type, const redist::Layout& la,
-                                   const redist::Layout& lb, int world_size, const std::vector<int>& node_of_rank);
+// A resize's redistribution figures, each rank from its own plan (redist::make_plan with
+// for_rank: O(its partners), never the whole job's P_A x P_B pairs), the job-wide numbers
+// by reductions (issue 33 §1). Lives for one move of the registered matrices; every
+// member function is collective over `world`, called in the same order on every rank.
+class MoveAccounting {
+ public:
+  // One MPI_Bcast from rank 0: whether to predict, and the cost model (rank 0's `params`;
+  // the others' are ignored). node_of_rank covers every world rank (shorter: one node, and
+  // no within/between split). With a cost model whose cores_per_node > 0, the ranks of
+  // each node get a communicator (MPI_Comm_split) for the node bounds.
+  MoveAccounting(MPI_Comm world, const redist::CostParams* params, const std::vector<int>& node_of_rank);
+  ~MoveAccounting();
+  MoveAccounting(const MoveAccounting&) = delete;
+  MoveAccounting& operator=(const MoveAccounting&) = delete;
+  // This rank's share of moving one matrix from `la` to `lb` (redist's default schedule);
+  // with a cost model, the prediction's reductions: an allreduce (max) of the step span, an
+  // allreduce (sum) within the node when cores_per_node > 0, an allreduce (max) of the
+  // slots (move_share.hpp): O(steps of the schedule) doubles.
+  void add(Scalar type, const redist::Layout& la, const redist::Layout& lb);
+  // One MPI_Allreduce (sum) of the counts; afterwards the fields below are job-wide.
+  void reduce();
+  bool predicting() const { return predict_; }
+  bool mapped() const { return mapped_; }
+  std::int64_t bytes_moved = 0, bytes_intra_node = 0, bytes_inter_node = 0;
+  double predicted_s = 0;  // the cost model's seconds, summed over the matrices added
+
+ private:
+  MPI_Comm world_, node_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 0;
+  bool predict_ = false, mapped_ = false;
+  redist::CostParams params_;
+  CostRegime regime_;
+  const std::vector<int>& node_of_rank_;
+};
 
 }  // namespace resize::detail

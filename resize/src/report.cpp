@@ -55,11 +55,13 @@ std::string background_line(const ResizeRecord& r) {
 // "   nodes: node1 0-3 | node2 4-8; moved 3.1 MiB within nodes, 9.4 MiB between nodes" when
 // the processes sit on more than one node after the resize; "" otherwise.
 std::string node_line(const ResizeRecord& r) {
-  std::vector<std::pair<std::string, std::vector<int>>> by_node;
-  for (std::size_t k = 0; k < r.rank_hosts.size(); ++k) {
-    auto it = std::find_if(by_node.begin(), by_node.end(), [&](const auto& p) { return p.first == r.rank_hosts[k]; });
-    if (it == by_node.end()) it = by_node.insert(by_node.end(), {r.rank_hosts[k], {}});
-    it->second.push_back(static_cast<int>(k));
+  // Per node, its ranks as ranges (from the record's runs: O(runs), not O(P)).
+  std::vector<std::pair<std::string, std::vector<std::pair<int, int>>>> by_node(r.rank_hosts.hosts.size());
+  for (std::size_t i = 0; i < by_node.size(); ++i) by_node[i].first = r.rank_hosts.hosts[i];
+  int first = 0;
+  for (const auto& [node, count] : r.rank_hosts.runs) {
+    by_node[static_cast<std::size_t>(node)].second.emplace_back(first, first + count - 1);
+    first += count;
   }
   if (by_node.size() < 2 && r.bytes_inter_node == 0) return "";
   // Built with a stream: GCC 12 warns (-Wrestrict, a false positive) on chained
@@ -68,13 +70,10 @@ std::string node_line(const ResizeRecord& r) {
   out << "          nodes:";
   for (std::size_t i = 0; i < by_node.size(); ++i) {
     out << (i ? " | " : " ") << by_node[i].first;
-    const auto& ranks = by_node[i].second;
-    for (std::size_t a = 0; a < ranks.size();) {  // ranks as ranges: 0-3,5
-      std::size_t b = a;
-      while (b + 1 < ranks.size() && ranks[b + 1] == ranks[b] + 1) ++b;
-      out << (a ? "," : " ") << ranks[a];
-      if (b > a) out << '-' << ranks[b];
-      a = b + 1;
+    const auto& ranges = by_node[i].second;  // ranks as ranges: 0-3,5
+    for (std::size_t a = 0; a < ranges.size(); ++a) {
+      out << (a ? "," : " ") << ranges[a].first;
+      if (ranges[a].second > ranges[a].first) out << '-' << ranges[a].second;
     }
   }
   out << "; moved " << mib(r.bytes_intra_node) << " MiB within nodes, " << mib(r.bytes_inter_node)
@@ -281,7 +280,11 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
     e["bytes_inter_node"] = r.bytes_inter_node;
     e["hosts"] = json::array();
     for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
-    e["rank_hosts"] = r.rank_hosts;
+    // One name per rank (as before; O(P) while writing only) and the record's compact runs.
+    e["rank_hosts"] = r.rank_hosts.expand();
+    e["rank_host_runs"] = json::array();
+    for (const auto& [node, count] : r.rank_hosts.runs)
+      e["rank_host_runs"].push_back({{"host", r.rank_hosts.hosts[static_cast<std::size_t>(node)]}, {"ranks", count}});
     auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
     e["payoff_wall"] = opt(a.payoff_wall);
     e["payoff_dedicated"] = opt(a.payoff_dedicated);

@@ -41,7 +41,9 @@ struct Session::Impl::BackgroundResize {
   std::vector<std::int64_t> target_ld;
   std::vector<void*> staged;                  // the staged buffer of each constant matrix
   std::vector<std::uint64_t> digest;          // RESIZE_CHECK_CONSTANT=1, old grid members
-  std::int64_t bytes = 0;                     // moved between ranks, all ranks (rank 0)
+  // Moved between ranks: this rank's sent bytes from its own plans when posted; the whole
+  // job's (a sum over the old world) once the completing point has reduced it.
+  std::int64_t bytes = 0;
   BackgroundClock clock;                      // rank 0
   int overlapped = 0;                         // iterations since the begin
   std::mutex m;
@@ -157,8 +159,10 @@ constexpr int kTagBase = 7100;  // + matrix index, on the background's own commu
 
 // Posts this rank's messages of every constant matrix: sends packed from the old buffer,
 // receives into buffers unpacked at completion, local pieces copied into the staged buffer.
+// Returns the bytes this rank sends to others (its rank-local plans' share).
 template <class B>
-void post_moves(std::vector<Registered>& mats, B& b, int rank, int world_size, bool have_old) {
+std::int64_t post_moves(std::vector<Registered>& mats, B& b, int rank, int world_size, bool have_old) {
+  std::int64_t sent = 0;
   b.target_layout.resize(mats.size());
   b.target_ld.assign(mats.size(), 1);
   b.staged.assign(mats.size(), nullptr);
@@ -168,6 +172,7 @@ void post_moves(std::vector<Registered>& mats, B& b, int rank, int world_size, b
     const redist::Layout la = layout_on(r, b.from), lb = layout_on(r, b.target);
     const std::size_t eb = scalar_bytes(r.type);
     const MessagePlan mp = plan_messages(la, lb, world_size, rank, eb);
+    sent += mp.sent_bytes();
     std::int64_t ldb = 1;
     void* staged = r.stage(staged_elements(lb, rank, ldb));
     b.target_layout[k] = lb;
@@ -197,6 +202,7 @@ void post_moves(std::vector<Registered>& mats, B& b, int rank, int world_size, b
     }
     r.moved_in_background = true;
   }
+  return sent;
 }
 
 // Every message completed: the received pieces into the staged buffers.
@@ -303,7 +309,7 @@ std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<cha
     throw Error("expansion: the world has " + std::to_string(n) + " processes after spawning, " + b.target.shape() +
                 " needs " + std::to_string(b.target.size()));
   if (detail::World::share_state(state, err) != 0) throw Error("expansion: " + err);
-  b.rec.rank_hosts = detail::World::hosts();
+  b.rec.rank_hosts = RankHosts::of(detail::World::hosts());
   return {};
 }
 
@@ -345,11 +351,8 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     int me = 0, n = 0;
     MPI_Comm_rank(raw->new_world, &me);
     MPI_Comm_size(raw->new_world, &n);
-    for (const auto& r : mats)  // every rank's bytes, from the plans (pure, no collective)
-      if (r.constant && !r.sizes)
-        raw->bytes += redist::plan_stats(layout_on(r, raw->from), layout_on(r, raw->target), n).elements_moved *
-                      static_cast<std::int64_t>(scalar_bytes(r.type));
-    post_moves(mats, *raw, me, n, true);
+    // This rank's bytes from its own plans; summed over the world at the completing point.
+    raw->bytes = post_moves(mats, *raw, me, n, true);
   };
   std::function<std::string()> work = [post] {
     post();
@@ -493,6 +496,8 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     if (checksum(r.data(), n * scalar_bytes(r.type)) != b->digest[k]) bad = static_cast<int>(k) + 1;
   }
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, world);
+  // The background's bytes: the senders are the old world's ranks (newcomers only receive).
+  MPI_Allreduce(MPI_IN_PLACE, &b->bytes, 1, MPI_INT64_T, MPI_SUM, world);
   if (b->d.action == Action::Expand) {
     dog.phase("telling the newcomers");
     std::vector<char> state = root() && pack ? pack() : std::vector<char>{};
@@ -522,7 +527,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     ResizeRecord rec = b->rec;
     rec.after_iteration = iteration;  // where the grid switches (segments, payoff)
     world = b->new_world;
-    rank_hosts = rec.rank_hosts;
+    rank_hosts = rec.rank_hosts.expand();
     node_of_rank = redist::node_ids(rank_hosts);
     dog.phase("BLACS grids");
     detail::BlacsGrid old_grid(world, b->from);

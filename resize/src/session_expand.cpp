@@ -97,8 +97,9 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const N
     for (int k = 0; k < nm * 5; ++k) (void)rd.get<int>();  // m, n, mb, nb, type per matrix
     unpack(rd.get_bytes());
   }
-  rec.rank_hosts = rank_hosts = detail::World::hosts();
-  node_of_rank = redist::node_ids(rec.rank_hosts);
+  rank_hosts = detail::World::hosts();
+  rec.rank_hosts = RankHosts::of(rank_hosts);
+  node_of_rank = redist::node_ids(rank_hosts);
   finish_expansion(from, target, &rec, t_start);
   if (root()) opt.policy->completed(d, from.size(), true);
   return {Action::Expand, true, {}};

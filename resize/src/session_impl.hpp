@@ -451,7 +451,8 @@ struct Session::Impl {
   // Local rows and columns of this process in a layout (0 x 0 off the grid).
   std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
   void size_blocks(Registered& r, const Grid& g);
-  std::int64_t move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec);
+  void move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                   detail::MoveAccounting& acct);
 
   // A grid for `target` on the current world, and every registered matrix moved onto it
   // from the current grid; the redistribution's time and bytes go into `rec`.

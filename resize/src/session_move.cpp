@@ -9,9 +9,7 @@
 #include <cstring>
 #include <unistd.h>
 
-#include "malleable/redist/plan.hpp"
 #include "malleable/redist/redistribute.hpp"
-#include "malleable/redist/traffic.hpp"
 
 extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,
                        const int* nprocs);
@@ -53,16 +51,19 @@ void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, in
 }
 
 // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
-// on the current world); returns bytes moved between ranks.
+// on the current world); returns bytes moved between ranks (job-wide, on every rank).
+// Collective over the world, newcomers included (they pass no record). The figures come
+// from each rank's own plan and reductions (issue 33 §1, detail::MoveAccounting): no
+// process plans the whole job.
 std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec) {
   Grid all{1, size(), {}};
   detail::BlacsGrid whole(world, all);
-  std::int64_t moved = 0;
+  // Rank 0 decides (it holds the record and the cost model) and tells the others.
   const bool predict = rec && root() && cost_model && opt.mover == Mover::Redist;
-  if (predict) rec->t_redist_predicted = 0;
+  detail::MoveAccounting acct(world, predict ? &*cost_model : nullptr, node_of_rank);
   for (auto& r : mats) {
     if (r.sizes) {
-      moved += move_blocks(r, from, to, rec);
+      move_blocks(r, from, to, acct);
       continue;
     }
     int da[9], db[9];
@@ -82,21 +83,20 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
     const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
                                 .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
     detail::move_matrix(opt.mover, mv, world, whole.ctxt());
-    if (predict) rec->t_redist_predicted += detail::predict_move_seconds(*cost_model, mv, size(), node_of_rank);
-    if (root()) {
-      moved += r.bytes(detail::moved_elements(mv));
-      if (rec && !node_of_rank.empty()) {
-        const auto t = detail::node_traffic(mv, node_of_rank);
-        rec->bytes_intra_node += r.bytes(t.elements_intra_node);
-        rec->bytes_inter_node += r.bytes(t.elements_inter_node);
-      }
-    }
+    acct.add(r.type, detail::matrix_layout(da, from.grid()), detail::matrix_layout(db, to.grid()));
     r.store->commit();
     std::copy(db, db + 9, r.desc);
     if (&r == &mats.front()) fault_pause(rank(), r.name);
   }
+  acct.reduce();
+  const std::int64_t moved = acct.bytes_moved;
   if (rec && root()) {
-    if (predict) {
+    if (acct.mapped()) {
+      rec->bytes_intra_node += acct.bytes_intra_node;
+      rec->bytes_inter_node += acct.bytes_inter_node;
+    }
+    if (acct.predicting()) {
+      rec->t_redist_predicted = acct.predicted_s;
       rec->redist_predicted_by = "cost model";
     } else if (const auto t = history.predict_redist(static_cast<double>(moved))) {
       // No calibration: the bytes this resize's plans move, on the line through the
@@ -131,7 +131,8 @@ void Session::Impl::size_blocks(Registered& r, const Grid& g) {
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 
-std::int64_t Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec) {
+void Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                                detail::MoveAccounting& acct) {
   const redist::Layout la = r.layout ? *r.layout : layout_of(r, from.grid()), lb = layout_of(r, to.grid());
   const auto [ar, ac] = local_dims(la);
   const auto [br, bc] = local_dims(lb);
@@ -142,16 +143,7 @@ std::int64_t Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& 
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
   r.layout = lb;
   r.publish_layout();
-  if (!root()) return 0;
-  if (rec && rec->t_redist_predicted >= 0 && cost_model)
-    rec->t_redist_predicted +=
-        detail::predict_layout_move_seconds(*cost_model, r.type, la, lb, size(), node_of_rank);
-  if (rec && static_cast<int>(node_of_rank.size()) >= size()) {
-    const auto t = redist::node_traffic(la, lb, redist::Region::whole(la), size(), node_of_rank);
-    rec->bytes_intra_node += r.bytes(t.elements_intra_node);
-    rec->bytes_inter_node += r.bytes(t.elements_inter_node);
-  }
-  return r.bytes(redist::plan_stats(la, lb, size()).elements_moved);
+  acct.add(r.type, la, lb);
 }
 
 // A grid for `target` on the current world, and every registered matrix moved onto it

@@ -54,7 +54,8 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   }
   speeds.renumber(np.keep);
   for (auto& r : mats) r.layout.reset();
-  rec.rank_hosts = rank_hosts = detail::World::hosts();
+  rank_hosts = detail::World::hosts();
+  rec.rank_hosts = RankHosts::of(rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   dog.disarm();
@@ -77,7 +78,7 @@ RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double 
   node_of_rank = redist::node_ids(rank_hosts);
   grid = move_onto(target, rec);
   shape = target;
-  rec.rank_hosts = rank_hosts;
+  rec.rank_hosts = RankHosts::of(rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_redist;
   dog.disarm();

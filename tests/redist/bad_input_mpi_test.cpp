@@ -342,3 +342,33 @@ TEST(BadInputMpi, DescInitBlocksOutsideTheGrid) {
     EXPECT_EQ(e.m, 0);
   }
 }
+
+// Issue 33 §1: redist_plan_stats takes each rank's own plan and reduces; its figures are
+// the whole plan's (built here, pure, on every rank) under every schedule, both ways
+// (rank 2 holds no part of B).
+TEST(BadInputMpi, PlanStatsAreTheWholePlansFromRankLocalPlans) {
+  Grids g;
+  redist_desc da, db;
+  ASSERT_EQ(redist_desc_from_scalapack(&da, g.desca), REDIST_SUCCESS);
+  ASSERT_EQ(redist_desc_from_scalapack(&db, g.descb), REDIST_SUCCESS);
+  const auto la = redist::Layout::block_cyclic(Grids::M, Grids::N, 4, 3, 2, 2);
+  const auto lb = redist::Layout::block_cyclic(Grids::M, Grids::N, 5, 2, 1, 3, 0, 0, {3, 1, 0});
+  for (int k : {REDIST_CATERPILLAR, REDIST_CIRCULANT, REDIST_MATCHING, REDIST_ALLATONCE, REDIST_DEFAULT})
+    for (int way = 0; way < 2; ++way) {
+      SCOPED_TRACE("schedule " + std::to_string(k) + (way ? " B->A" : " A->B"));
+      redist_stats st{};
+      ASSERT_EQ(redist_plan_stats(way ? &db : &da, way ? &da : &db, MPI_COMM_WORLD, k, &st), REDIST_SUCCESS)
+          << redist_error_message();
+      const auto& x = way ? lb : la;
+      const auto& y = way ? la : lb;
+      const auto w = redist::make_plan(x, y, redist::Region::whole(x), 4, static_cast<redist::ScheduleKind>(k)).stats;
+      EXPECT_EQ(st.elements_total, w.elements_total);
+      EXPECT_EQ(st.elements_local, w.elements_local);
+      EXPECT_EQ(st.elements_moved, w.elements_moved);
+      EXPECT_EQ(st.messages, w.messages);
+      EXPECT_EQ(st.max_sent_by_one, w.max_sent_by_one);
+      EXPECT_EQ(st.max_recv_by_one, w.max_recv_by_one);
+      EXPECT_EQ(st.steps, w.steps);
+      EXPECT_GT(st.steps, 0);
+    }
+}

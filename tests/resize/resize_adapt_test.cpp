@@ -155,3 +155,23 @@ TEST(Adapt, InconsistentInputIsRefusedByName) {
 }
 
 }  // namespace
+
+TEST(Adapt, StaysAndSaysWhyAboveItsRankLimit) {
+  // Issue 33 §1: candidates are priced with whole-job plans on one process, so above
+  // kMaxAdaptRanks it considers nothing (no plan built) and says so; at the limit it plans.
+  std::vector<double> speeds(static_cast<std::size_t>(resize::kMaxAdaptRanks) + 1, 1e8);
+  speeds.back() = 2.5e7;
+  auto in = input(Grid{2, 2, {}}, speeds, 100);
+  const auto over = resize::plan_adaptation(in, proportional, nullptr, nullptr);
+  EXPECT_FALSE(over.chosen);
+  EXPECT_TRUE(over.considered.empty());
+  EXPECT_NE(over.why.find("at most 128 ranks"), std::string::npos) << over.why;
+  EXPECT_NE(over.why.find("129"), std::string::npos) << over.why;
+  speeds.pop_back();
+  in = input(Grid{2, 2, {}}, speeds, 100);
+  in.samples.assign(speeds.size(), 5);
+  resize::AdaptOptions o;
+  o.give_back = false;  // the 124 off-grid ranks: not needed to see it plan
+  const auto at = resize::plan_adaptation(in, proportional, nullptr, nullptr, o);
+  EXPECT_FALSE(at.considered.empty()) << at.why;
+}

@@ -199,3 +199,21 @@ TEST(Metrics, ComputeClockGivesItsOwnPayoff) {
   EXPECT_EQ(an[0].payoff_compute.value(), 3);  // ceil(3 / (2 - 1))
   EXPECT_EQ(an[0].cost_compute.value(), 3);    // ceil(3 / 1)
 }
+
+TEST(Metrics, RankHostsAreRunsOfNodes) {
+  // Issue 33 §1: a record keeps the ranks' nodes as runs, O(nodes), and gives back the
+  // one-name-per-rank list for output.
+  const std::vector<std::string> ranks = {"n1", "n1", "n1", "n2", "n2", "n1", "n3", "n3"};
+  const auto h = resize::RankHosts::of(ranks);
+  EXPECT_EQ(h.hosts, (std::vector<std::string>{"n1", "n2", "n3"}));
+  EXPECT_EQ(h.runs, (std::vector<std::pair<int, int>>{{0, 3}, {1, 2}, {0, 1}, {2, 2}}));
+  EXPECT_EQ(h.ranks(), 8);
+  EXPECT_EQ(h.expand(), ranks);
+  EXPECT_TRUE(resize::RankHosts::of({}).empty());
+  // 16,384 ranks on 1,024 nodes of 16: 1,024 runs.
+  std::vector<std::string> big;
+  for (int r = 0; r < 16384; ++r) big.push_back("node" + std::to_string(r / 16));
+  const auto b = resize::RankHosts::of(big);
+  EXPECT_EQ(b.runs.size(), 1024u);
+  EXPECT_EQ(b.expand(), big);
+}

@@ -71,6 +71,14 @@ struct AdaptInput {
   std::int64_t m = 0, n = 0;          // the matrix the layouts hold
 };
 
+// The most world ranks plan_adaptation weighs. It runs on one process (the policy's, at a
+// remap point) and prices each of its O(P) candidates with the whole job's plan
+// (O(P_A x P_B) transfers, redist::make_plan without for_rank): at 128 ranks each plan
+// has at most 16,384 pairs (redist's whole-graph Matching limit). Above, it stays and
+// says why (issue 33 §1; docs/scale.md). gridmap's heterogeneous mapping, which picks the
+// candidates' grids, stops at 1,024 processors anyway (gridmap::kMaxHeteroProcessors).
+inline constexpr int kMaxAdaptRanks = 128;
+
 // Throws Error on inconsistent input (sizes of speeds/samples vs world_size, m, n < 1).
 AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const redist::CostParams* cost,
                           const ResizeHistory* history, const AdaptOptions& opt = {});

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "malleable/resize/types.hpp"
@@ -34,6 +35,19 @@ struct IterationSample {
 struct RankSamples {
   int iteration = 0;
   std::vector<double> work, compute, powers;
+};
+
+// The node of every rank, compact (issue 33 §1): runs of consecutive ranks on one node, so
+// a record costs O(runs), one per node when ranks are placed node by node (Open MPI's and
+// Slurm's default), not O(P) strings. hosts[node] is a node's name, in order of first
+// appearance; runs are (node, ranks) in rank order.
+struct RankHosts {
+  std::vector<std::string> hosts;
+  std::vector<std::pair<int, int>> runs;
+  static RankHosts of(const std::vector<std::string>& rank_hosts);
+  int ranks() const;                      // the world's size (sum of the runs)
+  bool empty() const { return runs.empty(); }
+  std::vector<std::string> expand() const;  // one name per rank: O(P), for output only
 };
 
 struct ResizeRecord {
@@ -75,7 +89,7 @@ struct ResizeRecord {
   // Of bytes_moved: between processes of one node, and between nodes.
   std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
   std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
-  std::vector<std::string> rank_hosts;  // node of every rank after the resize
+  RankHosts rank_hosts;              // node of every rank after the resize (runs)
   // A resize begun in the background at one remap point and completed at a
   // later one. Then t_total is the time the application was stopped (the begin point
   // plus the completing point); t_spawn ran at the begin point, t_redist (the variable
