@@ -9,6 +9,7 @@
  * with "-g PxQ --restart FILE" appended.
  *   malleable-run -n 4 -- by_restart_c N ITERS --checkpoint DIR --every 2 \
  *                 --schedule 3:expand:2x3 --mechanism restart
+ * --final DIR2: after the check, one more checkpoint by resize_checkpoint_in into DIR2.
  * Exit 0 with "result check: ... OK" on world rank 0; 1 on a wrong result; 4 when leaving
  * for a resize by restart; 5 when a checkpoint could not be written. */
 #include <mpi.h>
@@ -59,7 +60,7 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc < 3) {
     fprintf(stderr, "usage: by_restart_c N ITERS [--checkpoint DIR] [--every E] [--keep K] [--schedule S] "
-                    "[--mechanism spawn|restart] [-g PxQ] [--restart FILE]\n");
+                    "[--mechanism spawn|restart] [-g PxQ] [--restart FILE] [--final DIR2]\n");
     MPI_Finalize();
     return 2;
   }
@@ -133,6 +134,14 @@ int main(int argc, char** argv) {
   char text[160];
   snprintf(text, sizeof text, "A = A0 + %d*%d/2 after %d iterations (%lld elements wrong): %s", iters, iters + 1, iters,
            all, all ? "FAILED" : "OK");
+  /* resize_checkpoint_in makes its directory (nested, not there yet) and names the file. */
+  const char* final_dir = arg_after(argc, argv, "--final", NULL);
+  char file[512] = "";
+  if (final_dir && resize_checkpoint_in(s, final_dir, 1, file, (int)sizeof file) != RESIZE_OK) {
+    fprintf(stderr, "by_restart_c: checkpoint_in %s: %s\n", final_dir, resize_last_error());
+    all = 1;
+  }
+  if (final_dir && resize_world_rank(s) == 0) printf("final checkpoint %s\n", file);
   resize_print_summary(s, NULL, text, all == 0);
   resize_destroy(s);
   MPI_Finalize();
