@@ -131,19 +131,19 @@ int main(int argc, char** argv) {
   long long bad = 0, all = 0;
   visit(s, desc, a, check, (double)iters * (iters + 1) / 2, &bad);
   MPI_Allreduce(&bad, &all, 1, MPI_LONG_LONG, MPI_SUM, resize_world(s));
-  char text[160];
-  snprintf(text, sizeof text, "A = A0 + %d*%d/2 after %d iterations (%lld elements wrong): %s", iters, iters + 1, iters,
-           all, all ? "FAILED" : "OK");
   /* resize_checkpoint_in makes its directory (nested, not there yet) and names the file. */
   const char* final_dir = arg_after(argc, argv, "--final", NULL);
   char file[512] = "";
   if (final_dir && resize_checkpoint_in(s, final_dir, 1, file, (int)sizeof file) != RESIZE_OK) {
     fprintf(stderr, "by_restart_c: checkpoint_in %s: %s\n", final_dir, resize_last_error());
-    all = 1;
   }
   if (final_dir && resize_world_rank(s) == 0) printf("final checkpoint %s\n", file);
-  resize_print_summary(s, NULL, text, all == 0);
+  char text[160];
+  snprintf(text, sizeof text, "A = A0 + %d*%d/2 after %d iterations (%lld elements wrong)%s: %s", iters, iters + 1,
+           iters, all, *file || !final_dir ? "" : ", checkpoint_in failed", all || (final_dir && !*file) ? "FAILED" : "OK");
+  const int ok = all == 0 && (!final_dir || *file);
+  resize_print_summary(s, NULL, text, ok);
   resize_destroy(s);
   MPI_Finalize();
-  return all ? 1 : 0;
+  return ok ? 0 : 1;
 }
