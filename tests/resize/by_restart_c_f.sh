@@ -6,7 +6,8 @@
 # a relaunch on 6 processes by scripts/malleable-run. Checks: launches of 4 then 6
 # processes, the result check OK (A = A0 + 7*8/2: an iteration lost or repeated fails it),
 # the checkpoints written (2 and 3 by the first launch, 4, 6 and the last, 7, by the
-# second), the second launch's summary counting its own 3 checkpoints, no .next file left.
+# second), the second launch's summary counting its own 3 checkpoints, no .next file left;
+# then the checkpoint for the resize failing on one rank: exit 5, said on every rank.
 # Usage: by_restart_c_f.sh <mpiexec> <program> <app>
 set -uo pipefail
 mpiexec=$1 prog=$2 app=$3
@@ -37,6 +38,18 @@ if ((${#final[@]})); then
   grep -q "^final checkpoint $f\$" <<<"$out" && [[ -f $f ]] || fail "resize_checkpoint_in did not write $f into the directory it was to make: $out"
 fi
 ls "$d"/*.next >/dev/null 2>&1 && fail "a .next file is left: $(ls "$d")"
+# The checkpoint of the resize by restart (after iteration 3) fails on one rank (rank 2
+# loses its writes: test-only fault injection): RESIZE_ERR_CHECKPOINT on every rank, the
+# program exits 5, no relaunch, no .next, the checkpoint of iteration 2 kept.
+d2=$work/ck2
+out2=$(MALLEABLE_CHECKPOINT_FAULT=lose-writes:2@3 MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 200 "$runner" -n 4 -- \
+       "$prog" 40 7 --checkpoint "$d2" --every 2 --schedule 3:expand:2x3 --mechanism restart 2>&1); rc=$?
+[[ $rc -eq 5 ]] || fail "a failed checkpoint: malleable-run exit $rc, expected 5: $out2"
+n=$(grep -c "^$app: checkpoint failed: .*by_restart_.-000003.h5" <<<"$out2")
+[[ $n -eq 4 ]] || fail "a failed checkpoint: said by $n ranks, expected 4: $out2"
+[[ $(grep -c "^malleable-run: launch" <<<"$out2") -eq 1 ]] || fail "a failed checkpoint was relaunched: $out2"
+files2=$(cd "$d2" && ls 2>/dev/null | tr '\n' ' ')
+[[ $files2 == "$app-000002.h5 " ]] || fail "after the failed checkpoint the directory holds '$files2', expected only $app-000002.h5"
 if ((fails)); then echo "FAILED: $fails check(s)"; exit 1; fi
 echo "$app: checkpoints ${files}, launches of $launches processes, $(grep -o 'result check.*' <<<"$out" | head -1)"
 echo PASS
