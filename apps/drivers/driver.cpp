@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "driver.hpp"
 
-#include "malleable/resize/by_restart.hpp"
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "malleable/resize/schedule.hpp"
@@ -15,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -24,6 +22,9 @@
 extern "C" void openblas_set_num_threads(int);
 
 namespace apps {
+
+// The status malleable-run relaunches on is the session's (Session::remap_or_restart).
+static_assert(kExitResizeByRestart == resize::kExitResizeByRestart);
 
 void init_mpi(int& argc, char**& argv) {
   bool background = false;
@@ -283,19 +284,10 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       it = s.start(g0);
       hooks.init(s);
     }
-    // Checkpoints (issue 20 §1): world rank 0 decides when (its clock), everyone follows;
-    // it creates the directory if need be (a failure is reported by the first checkpoint).
-    if (!o.checkpoint_dir.empty() && s.world_rank() == 0) {
-      std::error_code ec;
-      std::filesystem::create_directories(o.checkpoint_dir, ec);
-    }
-    double last_checkpoint = MPI_Wtime(), checkpoint_cost = -1;
-    // With auto, world rank 0 prints each decision with the numbers it used (issue 20 §1):
-    // the elapsed time since the last checkpoint at this check and at the previous check,
-    // the Young/Daly interval from the previous checkpoint's cost, and the new cost.
-    double previous_check = -1;  // since_last at the last check that did not checkpoint (-1: none)
-    std::vector<resize::CheckpointRecord> checkpoints;  // world rank 0: what was written
-    const bool auto_every = every.kind == resize::checkpoint::Every::Kind::Auto;
+    // Checkpoints (docs/checkpoint.md): the session keeps the cadence (world rank 0
+    // decides when, everyone follows) and creates the directory.
+    if (!o.checkpoint_dir.empty())
+      s.set_checkpointing({o.checkpoint_dir, o.checkpoint_every, every.mtbf, o.keep});
     // A checkpoint that could not be written throws the same resize::Error on every
     // process (docs/checkpoint.md, "Failures"): each says so and the job stops with
     // kExitCheckpointFailed, the previous checkpoints untouched.
@@ -303,42 +295,6 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       std::fprintf(stderr, "%s (rank %d): checkpoint failed: %s\n", hooks.name.c_str(), rank, e.what());
       std::fflush(stderr);
       return kExitCheckpointFailed;
-    };
-    const auto maybe_checkpoint = [&](bool last) {
-      if (o.checkpoint_dir.empty()) return;
-      int now = 0;
-      double since = 0;
-      bool requested = false;
-      if (s.world_rank() == 0) {
-        const std::string request = o.checkpoint_dir + "/checkpoint.request";
-        requested = ::access(request.c_str(), F_OK) == 0;
-        if (requested) std::remove(request.c_str());
-        since = MPI_Wtime() - last_checkpoint;
-        now = resize::checkpoint::due(every, it, since, checkpoint_cost, requested || last);
-        if (!now) previous_check = since;
-      }
-      MPI_Bcast(&now, 1, MPI_INT, 0, s.world());
-      if (!now) return;
-      const double used_cost = checkpoint_cost;
-      const std::string file = s.checkpoint_in(o.checkpoint_dir, o.keep, &checkpoint_cost);
-      last_checkpoint = MPI_Wtime();
-      if (s.world_rank() == 0) {  // the run's record (JSON "checkpoints", summary line)
-        const bool by_rule = resize::checkpoint::due(every, it, since, used_cost, false);
-        const char* reason = auto_every && used_cost < 0 ? "first"
-                             : by_rule                   ? (auto_every ? "interval" : "rule")
-                             : requested                 ? "request"
-                                                         : "last";
-        const double interval =
-            auto_every && used_cost >= 0 ? resize::checkpoint::young_daly_interval(used_cost, every.mtbf) : -1;
-        checkpoints.push_back({it, checkpoint_cost, reason, interval, file});
-        if (!auto_every) return;
-        std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
-                    "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
-                    hooks.name.c_str(), it, reason, since, previous_check, interval, used_cost, every.mtbf,
-                    checkpoint_cost, resize::checkpoint::young_daly_interval(checkpoint_cost, every.mtbf));
-        std::fflush(stdout);
-        previous_check = -1;
-      }
     };
     // A stop request (--stop-file) is seen by world rank 0 and agreed by the whole current
     // world, so every process leaves the loop after the same iteration.
@@ -369,7 +325,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       ++it;
       const bool stop = stop_requested();
       try {
-        maybe_checkpoint(stop || it == o.iters);
+        if (!o.checkpoint_dir.empty()) s.checkpoint_if_due(stop || it == o.iters);
       } catch (const resize::Error& e) {
         return checkpoint_failed(e);
       }
@@ -380,48 +336,17 @@ int run_driver(int argc, char** argv, CommonOptions& o,
         break;
       }
       if (it >= o.iters) continue;
-      if (o.checkpoint_dir.empty()) {
-        s.remap_point();
-        continue;
-      }
       // With a checkpoint directory a resize can be carried out by restart (issue 20 §3):
       // on request (--mechanism restart) or when an expansion by spawn fails (spawn not
       // supported, refused, too many processes): checkpoint -> exit 4 -> a new job with the
-      // new process count (scripts/malleable-run).
-      const resize::Decision d = s.next_decision();
-      if (d.action == resize::Action::None) continue;
-      if (o.mechanism != "restart") {
-        const resize::RemapResult r = s.resize_now(d);
-        if (r.ok) continue;
-        // A failed expansion, or a refused shrink that was to give nodes back whole (e.g.
-        // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
-        // restart on the nodes the decision names. World rank 0 holds the nodes.
-        int by_restart = d.action == resize::Action::Expand || !d.hosts.empty();
-        MPI_Bcast(&by_restart, 1, MPI_INT, 0, s.world());
-        if (!by_restart) continue;
-        if (s.world_rank() == 0)
-          std::printf("[%s] the %s failed (%s): resizing by restart instead\n", hooks.name.c_str(),
-                      d.action == resize::Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
-      }
-      std::string file;
+      // new process count (scripts/malleable-run). Without one: remap_point.
+      resize::ResizeStep step;
       try {
-        file = s.checkpoint_in(o.checkpoint_dir, o.keep);
-      } catch (const resize::Error& e) {
+        step = s.remap_or_restart(resize::parse_mechanism(o.mechanism));
+      } catch (const resize::CheckpointFailed& e) {
         return checkpoint_failed(e);
       }
-      if (s.world_rank() == 0) {
-        const std::string next = o.checkpoint_dir + "/" + hooks.name + ".next";
-        // With the nodes the decision names (a shrink's given back, an expansion's added,
-        // e.g. by the Slurm policy), the launcher runs the next job on exactly those.
-        std::ofstream(next + ".tmp") << resize::next_launch_text(d.nprow, d.npcol, file,
-                                                                 resize::hosts_after_restart(s.rank_hosts(), d));
-        std::rename((next + ".tmp").c_str(), next.c_str());
-        std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
-                    hooks.name.c_str(), it, s.grid().shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
-                    kExitResizeByRestart);
-        std::fflush(stdout);
-      }
-      return kExitResizeByRestart;
+      if (step.kind == resize::ResizeStep::Kind::ExitForRestart) return kExitResizeByRestart;
     }
     s.complete_resize();  // a resize still under way in the background (issue 21)
     const Check c = hooks.check(s);
@@ -446,7 +371,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       info.distribution = o.distribution;
       info.checkpoint_every = o.checkpoint_dir.empty() ? "" : o.checkpoint_every.empty() ? "end" : o.checkpoint_every;
       info.mtbf_s = every.mtbf;
-      info.checkpoints = checkpoints;
+      info.checkpoints = s.checkpoint_records();
       std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
       std::fflush(stdout);
       if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);

@@ -18,7 +18,12 @@ module malleable_resize
             resize_destroy, resize_last_error, &
             RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID, &
             resize_mark_constant, resize_set_background, resize_complete, &
-            RESIZE_BACKGROUND_OFF, RESIZE_BACKGROUND_WAIT, RESIZE_BACKGROUND_CONTINUE
+            RESIZE_BACKGROUND_OFF, RESIZE_BACKGROUND_WAIT, RESIZE_BACKGROUND_CONTINUE, &
+            resize_checkpoint_in, resize_set_checkpointing, resize_checkpoint_if_due, &
+            resize_remap_or_restart, resize_next_decision, &
+            RESIZE_ERR_CHECKPOINT, RESIZE_MECHANISM_SPAWN, RESIZE_MECHANISM_RESTART, &
+            RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED, RESIZE_STEP_EXIT_FOR_RESTART, &
+            RESIZE_EXIT_RESIZE_BY_RESTART
 
   integer(c_int), parameter :: RESIZE_OK = 0
   ! Background resizes (issue 21): resize_set_background's modes.
@@ -26,6 +31,12 @@ module malleable_resize
                                RESIZE_BACKGROUND_CONTINUE = 2
   integer(c_int), parameter :: RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, &
                                    RESIZE_REGRID = 3
+  ! Checkpoint cadence and resize by restart (resize.h, docs/checkpoint.md "From C and Fortran").
+  integer(c_int), parameter :: RESIZE_ERR_CHECKPOINT = 4
+  integer(c_int), parameter :: RESIZE_MECHANISM_SPAWN = 0, RESIZE_MECHANISM_RESTART = 1
+  integer(c_int), parameter :: RESIZE_STEP_CONTINUE = 0, RESIZE_STEP_RESIZED = 1, &
+                               RESIZE_STEP_EXIT_FOR_RESTART = 2
+  integer, parameter :: RESIZE_EXIT_RESIZE_BY_RESTART = 4
 
   interface
     integer(c_int) function c_create(argc, argv, app, policy, schedule, s) &
@@ -94,6 +105,38 @@ module malleable_resize
       character(kind=c_char), dimension(*) :: file
       integer(c_int), value :: nprow, npcol
       integer(c_int) :: iteration
+    end function
+    integer(c_int) function c_checkpoint_in(s, dir, keep, file, file_len) bind(C, name="resize_checkpoint_in")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: dir, file
+      integer(c_int), value :: keep, file_len
+    end function
+    integer(c_int) function c_set_checkpointing(s, dir, every, mtbf_seconds, keep) &
+        bind(C, name="resize_set_checkpointing")
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: dir, every
+      real(c_double), value :: mtbf_seconds
+      integer(c_int), value :: keep
+    end function
+    integer(c_int) function c_checkpoint_if_due(s, last, written) bind(C, name="resize_checkpoint_if_due")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int), value :: last
+      integer(c_int) :: written
+    end function
+    integer(c_int) function resize_remap_or_restart(s, mechanism, step, action) &
+        bind(C, name="resize_remap_or_restart")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int), value :: mechanism
+      integer(c_int) :: step, action
+    end function
+    integer(c_int) function resize_next_decision(s, action, nprow, npcol) bind(C, name="resize_next_decision")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int) :: action, nprow, npcol
     end function
     integer(c_int) function resize_join(s, iteration) bind(C, name="resize_join")
       import :: c_int, c_ptr
@@ -254,6 +297,49 @@ contains
     integer(c_int), intent(in) :: nprow, npcol
     integer(c_int), intent(out) :: iteration
     resize_restart = c_restart(s, trim(file)//c_null_char, nprow, npcol, iteration)
+  end function
+
+  ! Collective: checkpoint into dir/<app>-<iteration>.h5 (dir created), keeping the newest
+  ! `keep` (0: all); `file` receives the file name (resize.h resize_checkpoint_in).
+  integer(c_int) function resize_checkpoint_in(s, dir, keep, file)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: dir
+    integer(c_int), intent(in) :: keep
+    character(len=*), intent(out) :: file
+    character(kind=c_char) :: buf(4096)
+    integer :: k
+    buf = c_null_char
+    resize_checkpoint_in = c_checkpoint_in(s, trim(dir)//c_null_char, keep, buf, int(size(buf), c_int))
+    file = ''
+    do k = 1, min(len(file), size(buf))
+      if (buf(k) == c_null_char) exit
+      file(k:k) = buf(k)
+    end do
+  end function
+
+  ! The checkpoint cadence (resize.h resize_set_checkpointing): every = 'N', '<T>s|m|h',
+  ! 'auto' (with mtbf_seconds > 0) or '' (only when asked); keep newest (0: all).
+  integer(c_int) function resize_set_checkpointing(s, dir, every, mtbf_seconds, keep)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: dir, every
+    real(c_double), intent(in) :: mtbf_seconds
+    integer(c_int), intent(in) :: keep
+    resize_set_checkpointing = c_set_checkpointing(s, trim(dir)//c_null_char, trim(every)//c_null_char, &
+                                                   mtbf_seconds, keep)
+  end function
+
+  ! Collective, after each iteration (last = .true. after the last one): checkpoints when
+  ! due; written = .true. if it did.
+  integer(c_int) function resize_checkpoint_if_due(s, last, written)
+    type(c_ptr), intent(in) :: s
+    logical, intent(in) :: last
+    logical, intent(out) :: written
+    integer(c_int) :: ilast, iwritten
+    ilast = 0
+    if (last) ilast = 1
+    iwritten = 0
+    resize_checkpoint_if_due = c_checkpoint_if_due(s, ilast, iwritten)
+    written = iwritten /= 0
   end function
 
   integer(c_int) function resize_print_summary(s, problem, check, ok)

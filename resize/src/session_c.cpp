@@ -22,10 +22,19 @@ template <class F>
 int guarded(F&& f) {
   try {
     return f();
+  } catch (const resize::CheckpointFailed& e) {
+    g_error = e.what();
+    return RESIZE_ERR_CHECKPOINT;
   } catch (const std::exception& e) {
     g_error = e.what();
     return RESIZE_ERR_ARG;
   }
+}
+int action_code(resize::Action a) {
+  return a == resize::Action::Expand   ? RESIZE_EXPAND
+         : a == resize::Action::Shrink ? RESIZE_SHRINK
+         : a == resize::Action::Regrid ? RESIZE_REGRID
+                                       : RESIZE_NONE;
 }
 int bad_state(const char* what) {
   g_error = std::string(what) + ": session is NULL";
@@ -133,6 +142,70 @@ int resize_restart(resize_session* s, const char* file, int nprow, int npcol, in
   return guarded([&] {
     const int it = s->s->restart(file, resize::Grid{nprow, npcol, {}});
     if (iteration) *iteration = it;
+    return RESIZE_OK;
+  });
+}
+
+int resize_checkpoint_in(resize_session* s, const char* dir, int keep, char* file, int file_len) {
+  if (!s) return bad_state("resize_checkpoint_in");
+  return guarded([&] {
+    if (!dir || !*dir) throw resize::Error("resize_checkpoint_in: dir is NULL or empty");
+    if (keep < 0) throw resize::Error("resize_checkpoint_in: keep must be >= 0, got " + std::to_string(keep));
+    const std::string f = s->s->checkpoint_in(dir, keep);
+    if (file && file_len > 0) std::snprintf(file, static_cast<std::size_t>(file_len), "%s", f.c_str());
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_checkpointing(resize_session* s, const char* dir, const char* every, double mtbf_seconds, int keep) {
+  if (!s) return bad_state("resize_set_checkpointing");
+  return guarded([&] {
+    if (!dir || !*dir) throw resize::Error("resize_set_checkpointing: dir is NULL or empty");
+    s->s->set_checkpointing({dir, every ? every : "", mtbf_seconds, keep});
+    return RESIZE_OK;
+  });
+}
+
+int resize_checkpoint_if_due(resize_session* s, int last, int* written) {
+  if (!s) return bad_state("resize_checkpoint_if_due");
+  if (written) *written = 0;
+  return guarded([&] {
+    const std::string f = s->s->checkpoint_if_due(last != 0);
+    if (written) *written = f.empty() ? 0 : 1;
+    return RESIZE_OK;
+  });
+}
+
+int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* action) {
+  if (!s) return bad_state("resize_remap_or_restart");
+  if (step) *step = RESIZE_STEP_CONTINUE;
+  if (action) *action = RESIZE_NONE;
+  return guarded([&] {
+    if (mechanism != RESIZE_MECHANISM_SPAWN && mechanism != RESIZE_MECHANISM_RESTART)
+      throw resize::Error("resize_remap_or_restart: mechanism must be RESIZE_MECHANISM_SPAWN or _RESTART (0-1), got " +
+                          std::to_string(mechanism));
+    const auto r = s->s->remap_or_restart(mechanism == RESIZE_MECHANISM_RESTART ? resize::Mechanism::Restart
+                                                                                : resize::Mechanism::Spawn);
+    if (step)
+      *step = r.kind == resize::ResizeStep::Kind::Resized          ? RESIZE_STEP_RESIZED
+              : r.kind == resize::ResizeStep::Kind::ExitForRestart ? RESIZE_STEP_EXIT_FOR_RESTART
+                                                                   : RESIZE_STEP_CONTINUE;
+    if (action) *action = action_code(r.action);
+    if (!r.ok) {
+      g_error = r.message;
+      return RESIZE_ERR_RESIZE;
+    }
+    return RESIZE_OK;
+  });
+}
+
+int resize_next_decision(resize_session* s, int* action, int* nprow, int* npcol) {
+  if (!s) return bad_state("resize_next_decision");
+  return guarded([&] {
+    const resize::Decision d = s->s->next_decision();
+    if (action) *action = action_code(d.action);
+    if (nprow) *nprow = d.action == resize::Action::None ? 0 : d.nprow;
+    if (npcol) *npcol = d.action == resize::Action::None ? 0 : d.npcol;
     return RESIZE_OK;
   });
 }

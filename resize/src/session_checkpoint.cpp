@@ -3,6 +3,11 @@
 // are on the current grid, handed to the parallel HDF5 shell (checkpoint_hdf5.cpp);
 // restart validates the file against the registrations before anything starts.
 #include <dirent.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
 
 #include "checkpoint_io.hpp"
 #include "file_release.hpp"
@@ -87,7 +92,13 @@ double Session::checkpoint(const std::string& path) {
     mats.push_back(describe(r, I.grid, I.rank()));
     h.matrices.push_back(mats.back().info);
   }
-  write_checkpoint(I.world, path, std::move(h), state, mats);
+  try {
+    write_checkpoint(I.world, path, std::move(h), state, mats);
+  } catch (const CheckpointFailed&) {
+    throw;
+  } catch (const Error& e) {  // the same on every process (checkpoint_hdf5.cpp)
+    throw CheckpointFailed(e.what());
+  }
   double dt = MPI_Wtime() - t0, slowest = 0;
   MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
   char line[64];
@@ -98,6 +109,16 @@ double Session::checkpoint(const std::string& path) {
 
 std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
   auto& I = *impl_;
+  if (!I.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
+  // World rank 0 creates the directory; a failure is the same Error on every process.
+  std::string why;
+  if (I.root() && !dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) why = "checkpoint directory " + dir + " cannot be created: " + ec.message();
+  }
+  why = broadcast(why, I.world);
+  if (!why.empty()) throw CheckpointFailed(why);
   const std::string path = ck::file_name(dir, I.opt.app, I.iteration);
   const double t = checkpoint(path);
   if (seconds) *seconds = t;
@@ -150,6 +171,67 @@ int Session::restart(const std::string& file, const Grid& g) {
              " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
   return I.iteration;
 }
+
+void Session::set_checkpointing(const CheckpointCadence& c) {
+  auto& I = *impl_;
+  if (c.dir.empty()) throw Error("set_checkpointing: the checkpoint directory is empty");
+  if (c.keep < 0) throw Error("set_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
+  Impl::Checkpointing k;
+  k.cadence = c;
+  k.every = ck::parse_every(c.every, c.mtbf_seconds);
+  k.last = MPI_Wtime();
+  if (I.root()) {  // early, so a directory that cannot be made is named by the first checkpoint
+    std::error_code ec;
+    std::filesystem::create_directories(c.dir, ec);
+  }
+  I.checkpointing = std::move(k);
+}
+
+std::string Session::checkpoint_if_due(bool last) {
+  auto& I = *impl_;
+  if (!I.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
+  auto& k = *I.checkpointing;
+  const auto& every = k.every;
+  const bool auto_every = every.kind == ck::Every::Kind::Auto;
+  int now = 0;
+  double since = 0;
+  bool requested = false;
+  if (I.root()) {
+    const std::string request = k.cadence.dir + "/checkpoint.request";
+    requested = ::access(request.c_str(), F_OK) == 0;
+    if (requested) std::remove(request.c_str());
+    since = MPI_Wtime() - k.last;
+    now = ck::due(every, I.iteration, since, k.cost, requested || last);
+    if (!now) k.previous_check = since;
+  }
+  MPI_Bcast(&now, 1, MPI_INT, 0, I.world);
+  if (!now) return {};
+  const double used_cost = k.cost;
+  const std::string file = checkpoint_in(k.cadence.dir, k.cadence.keep, &k.cost);
+  k.last = MPI_Wtime();
+  if (I.root()) {  // the run's record (summary line, JSON "checkpoints")
+    const bool by_rule = ck::due(every, I.iteration, since, used_cost, false);
+    const char* reason = auto_every && used_cost < 0 ? "first"
+                         : by_rule                   ? (auto_every ? "interval" : "rule")
+                         : requested                 ? "request"
+                                                     : "last";
+    const double interval = auto_every && used_cost >= 0 ? ck::young_daly_interval(used_cost, every.mtbf) : -1;
+    I.checkpoints.push_back({I.iteration, k.cost, reason, interval, file});
+    if (auto_every) {
+      // Each decision with the numbers it used: the time since the last checkpoint at this
+      // check and at the previous check, the interval from the previous cost, the new cost.
+      std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
+                  "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
+                  I.opt.app.c_str(), I.iteration, reason, since, k.previous_check, interval, used_cost, every.mtbf,
+                  k.cost, ck::young_daly_interval(k.cost, every.mtbf));
+      std::fflush(stdout);
+      k.previous_check = -1;
+    }
+  }
+  return file;
+}
+
+const std::vector<CheckpointRecord>& Session::checkpoint_records() const { return impl_->checkpoints; }
 
 std::vector<std::pair<std::string, std::uint64_t>> Session::checksums() const {
   const auto& I = *impl_;

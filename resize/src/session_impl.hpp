@@ -29,6 +29,7 @@
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
 #include "malleable/resize/background.hpp"
+#include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "blacs_grid.hpp"
@@ -418,6 +419,15 @@ struct Session::Impl {
   // The run's report (summary(), write_json()): the application's result check (unset:
   // none given) and its problem text.
   std::optional<std::pair<bool, std::string>> result_check;
+  // Checkpoint cadence (Session::set_checkpointing, session_checkpoint.cpp) and the
+  // checkpoints it wrote (world rank 0).
+  struct Checkpointing {
+    CheckpointCadence cadence;
+    checkpoint::Every every;
+    double last = 0, cost = -1, previous_check = -1;
+  };
+  std::optional<Checkpointing> checkpointing;
+  std::vector<CheckpointRecord> checkpoints;
   std::string problem;
 
   // What act() planned for a resize besides the target grid (issue 10).

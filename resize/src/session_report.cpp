@@ -52,6 +52,12 @@ RunInfo Session::run_info() const {
       else info.problem += " NB " + std::to_string(r.mb) + "x" + std::to_string(r.nb);
     }
   }
+  if (I.checkpointing) {  // the cadence and what checkpoint_if_due wrote (world rank 0)
+    const auto& c = I.checkpointing->cadence;
+    info.checkpoint_every = c.every.empty() ? "end" : c.every;
+    info.mtbf_s = I.checkpointing->every.mtbf;
+  }
+  info.checkpoints = I.checkpoints;
   return info;
 }
 

@@ -37,7 +37,9 @@ enum resize_status {
   RESIZE_OK = 0,
   RESIZE_ERR_ARG = 1,    /* a bad argument (the message names it) */
   RESIZE_ERR_STATE = 2,  /* call out of order */
-  RESIZE_ERR_RESIZE = 3  /* the resize failed; the job continues on its old grid */
+  RESIZE_ERR_RESIZE = 3, /* the resize failed; the job continues on its old grid */
+  RESIZE_ERR_CHECKPOINT = 4 /* a checkpoint (or DIR/<app>.next) could not be written: the
+                               same on every process, the previous checkpoints untouched */
 };
 
 /* Actions reported by resize_remap_point. */
@@ -75,7 +77,8 @@ int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);
 /* Checkpoint and restart (docs/checkpoint.md). Collective: writes every registered
  * matrix, the completed iteration and the grid into ONE parallel HDF5 file at `path`
- * (under path.tmp, renamed when complete). */
+ * (under path.tmp, renamed when complete); RESIZE_ERR_CHECKPOINT if it cannot be
+ * written (the same on every process). */
 int resize_checkpoint(resize_session* s, const char* path);
 /* Instead of resize_start, before the first remap point: starts on nprow x npcol and
  * reads every registered matrix from checkpoint `file` onto that grid; *iteration is the
@@ -83,6 +86,37 @@ int resize_checkpoint(resize_session* s, const char* path);
  * program, other matrices/types/sizes, damaged, checksum mismatch) returns RESIZE_ERR_ARG
  * on every process with the same resize_last_error(); no file is changed. */
 int resize_restart(resize_session* s, const char* file, int nprow, int npcol, int* iteration);
+/* The same into dir/<app>-<iteration>.h5 (dir created if need be), keeping the newest
+ * `keep` checkpoints (0: all). The file name is copied into file[0..file_len) when file
+ * is not NULL (truncated, NUL-terminated). RESIZE_ERR_CHECKPOINT if it cannot be written. */
+int resize_checkpoint_in(resize_session* s, const char* dir, int keep, char* file, int file_len);
+
+/* Checkpoint cadence and resize by restart (docs/checkpoint.md, "From C and Fortran").
+ * resize_set_checkpointing (every process, after start/restart/join): checkpoints into
+ * `dir` (created) every "N" iterations, every "<T>s|m|h", "auto" (Young/Daly from the
+ * measured cost and mtbf_seconds > 0) or only when asked ("" or NULL: the last
+ * iteration, a file dir/checkpoint.request, a resize by restart); `keep` newest kept
+ * (0: all). resize_checkpoint_if_due (collective, after each iteration; last = 1 after
+ * the last one): checkpoints when due; *written = 1 if it did (may be NULL).
+ * resize_remap_or_restart (collective, instead of resize_remap_point): the policy's
+ * decision carried out in place (RESIZE_MECHANISM_SPAWN; an expansion that fails is
+ * carried out by restart) or by restart (RESIZE_MECHANISM_RESTART). *step is
+ * RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED (re-read buffers and descriptors) or
+ * RESIZE_STEP_EXIT_FOR_RESTART: the session checkpointed and wrote dir/<app>.next; call
+ * resize_destroy, MPI_Finalize and exit with RESIZE_EXIT_RESIZE_BY_RESTART, and
+ * scripts/malleable-run starts the program again with "-g PxQ --restart FILE" appended.
+ * *action as resize_remap_point. RESIZE_ERR_RESIZE: a resize in place failed, the job
+ * continues (*step CONTINUE). Without resize_set_checkpointing it is resize_remap_point. */
+enum { RESIZE_MECHANISM_SPAWN = 0, RESIZE_MECHANISM_RESTART = 1 };
+enum { RESIZE_STEP_CONTINUE = 0, RESIZE_STEP_RESIZED = 1, RESIZE_STEP_EXIT_FOR_RESTART = 2 };
+#define RESIZE_EXIT_RESIZE_BY_RESTART 4
+int resize_set_checkpointing(resize_session* s, const char* dir, const char* every, double mtbf_seconds, int keep);
+int resize_checkpoint_if_due(resize_session* s, int last, int* written);
+int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* action);
+/* Collective: the policy's decision now without acting on it (*action, target grid
+ * nprow x npcol; RESIZE_NONE: none), e.g. for a resize by restart of your own. */
+int resize_next_decision(resize_session* s, int* action, int* nprow, int* npcol);
+
 void resize_begin_iteration(resize_session* s);
 void resize_end_iteration(resize_session* s);
 /* This process computed `work` units (cells, flops) in `seconds` of its own compute in

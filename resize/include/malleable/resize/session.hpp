@@ -81,6 +81,52 @@ struct RemapResult {
   std::string message;
 };
 
+// A checkpoint that could not be written (no room, a read-only or failing file system, a
+// directory that cannot be made, a .next file that cannot be written): thrown the same on
+// every process by checkpoint(), checkpoint_in(), checkpoint_if_due() and
+// remap_or_restart(); the previous checkpoints are untouched. A resize::Error, so catching
+// Error catches it too.
+class CheckpointFailed : public Error {
+ public:
+  using Error::Error;
+};
+
+// When the session checkpoints (Session::set_checkpointing, docs/checkpoint.md).
+struct CheckpointCadence {
+  std::string dir;          // created if need be; DIR/<app>-<iteration>.h5
+  // "N" (every N iterations), "<T>s|m|h" (every T), "auto" (Young/Daly's interval from
+  // the measured cost and mtbf_seconds), "" or "never": only when asked (the last
+  // iteration, DIR/checkpoint.request, a resize by restart).
+  std::string every;
+  double mtbf_seconds = 0;  // for "auto" (> 0)
+  int keep = 0;             // newest checkpoints kept in dir (0: all)
+};
+
+// How a resize is carried out (Session::remap_or_restart): in place (spawn / shrink /
+// regrid), or by checkpoint, exit kExitResizeByRestart and a new launch with the new
+// process count (scripts/malleable-run).
+enum class Mechanism { Spawn, Restart };
+Mechanism parse_mechanism(const std::string& s);  // "spawn" | "restart"; throws Error
+
+// The exit status of a program that leaves for a resize by restart: it checkpointed and
+// wrote DIR/<app>.next ("NPROW NPCOL FILE"); malleable-run relaunches it with
+// NPROW*NPCOL processes and -g NPROWxNPCOL --restart FILE.
+inline constexpr int kExitResizeByRestart = 4;
+
+// What Session::remap_or_restart did.
+struct ResizeStep {
+  enum class Kind {
+    Continue,        // no resize, or a resize in place that failed (ok == false)
+    Resized,         // resized in place: take buffers and descriptors again
+    ExitForRestart,  // checkpointed, DIR/<app>.next written: leave with kExitResizeByRestart
+  };
+  Kind kind = Kind::Continue;
+  Action action = Action::None;  // the policy's decision
+  bool ok = true;                // false: the resize failed, the job continues on its grid
+  std::string message;           // why it failed, or what the restart will do
+  std::string checkpoint;        // ExitForRestart: the checkpoint the next launch restarts from
+};
+
 class Session {
  public:
   // MPI must be initialised. Reads nothing collective yet.
@@ -168,7 +214,8 @@ class Session {
   // and the resize history into ONE parallel HDF5 file at `path` (written as path.tmp,
   // renamed when complete). Returns the seconds it took (the slowest process's).
   double checkpoint(const std::string& path);
-  // The same into dir/<app>-<iteration>.h5, then deletes all but the newest `keep`
+  // The same into dir/<app>-<iteration>.h5 (world rank 0 creates dir if need be; Error
+  // on every process if it cannot), then deletes all but the newest `keep`
   // checkpoints of this program in `dir` (keep <= 0: keeps all). Returns the file name.
   std::string checkpoint_in(const std::string& dir, int keep, double* seconds = nullptr);
   // Instead of start(g) on the original processes: starts on grid `g` (any shape, any
@@ -179,6 +226,28 @@ class Session {
   // truncated file or a checksum mismatch throws the same Error on every process, and no
   // file is changed.
   int restart(const std::string& file, const Grid& g);
+  // The checkpoint cadence (every process, the same cadence; after start, restart or
+  // join: the clock of time-based cadences starts here). Throws Error for a bad `every`
+  // (named) or "auto" without an MTBF. World rank 0 creates the directory.
+  void set_checkpointing(const CheckpointCadence& c);
+  // Collective, after each iteration: checkpoints into the cadence's directory when it is
+  // due (world rank 0 decides with its clock, or a file DIR/checkpoint.request, which it
+  // deletes), or when `last` (e.g. the last iteration, a stop). Returns the file written,
+  // "" when none. A checkpoint that cannot be written throws the same Error on every
+  // process, the previous checkpoints untouched. With "auto", world rank 0 prints each
+  // checkpoint's numbers ("[app] checkpoint-every auto: iteration=... interval=...").
+  std::string checkpoint_if_due(bool last = false);
+  // World rank 0: the checkpoints checkpoint_if_due wrote (run_info(), summary, JSON).
+  const std::vector<CheckpointRecord>& checkpoint_records() const;
+  // Collective, at a remap point: the policy's decision carried out in place
+  // (Mechanism::Spawn) or by restart (Mechanism::Restart: checkpoint_in(dir, keep), then
+  // DIR/<app>.next for malleable-run; the caller then leaves with kExitResizeByRestart).
+  // With Spawn and a checkpoint directory, an expansion that fails (spawn refused or not
+  // supported) and a shrink refused that was to give named nodes back are carried out by
+  // restart instead. Without set_checkpointing it is remap_point(). World rank 0 prints
+  // the restart ("[app] resize by restart after iteration ..."). Checkpoint failure:
+  // Error on every process, as checkpoint().
+  ResizeStep remap_or_restart(Mechanism m = Mechanism::Spawn);
   // Registers an M x N matrix of T (float, double, std::complex<float> or
   // std::complex<double>) once, before start()/join(), on every process, and returns its
   // handle (matrix.hpp). The session owns the matrix: its descriptor, its local buffer
