@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The session's checkpoint and restart (issue 20 §1-§2): what the registered matrices
-// are on the current grid, handed to the parallel HDF5 shell (checkpoint_hdf5.cpp);
+// are on the current grid, handed to the parallel HDF5 shell (checkpoint_write.cpp, checkpoint_read.cpp);
 // restart validates the file against the registrations before anything starts.
 #include <dirent.h>
 #include <unistd.h>
@@ -96,7 +96,7 @@ double Session::checkpoint(const std::string& path) {
     write_checkpoint(I.world, path, std::move(h), state, mats);
   } catch (const CheckpointFailed&) {
     throw;
-  } catch (const Error& e) {  // the same on every process (checkpoint_hdf5.cpp)
+  } catch (const Error& e) {  // the same on every process (checkpoint_write.cpp, checkpoint_read.cpp)
     throw CheckpointFailed(e.what());
   }
   double dt = MPI_Wtime() - t0, slowest = 0;
