@@ -132,16 +132,18 @@ TEST(RedistBudget, WindowOfTwoMessages) {
   run_case({"window 2", on(600, 600, 5, 5, 3, 3), on(600, 600, 3, 3, 3, 3)}, 2);
 }
 
-// A budget below the minimum, or a window of 0, fails on every rank with the same error
-// before any data moves.
+// A budget below the minimum, a window of 0, or budgets that differ between ranks under
+// the packed transport fail on every rank with the same error before any data moves.
 TEST(RedistBudget, BadOptionsFailOnEveryRank) {
   const int rank = world_rank();
   const Layout a = on(100, 100, 8, 8, 2, 2), b = on(100, 100, 8, 8, 3, 3);
   const auto A = fill_local<double>(a, rank, true);
   auto B = fill_local<double>(b, rank, false);
   const auto B0 = B.data;
-  for (int bad = 0; bad < 3; ++bad) {
+  for (int bad = 0; bad < 4; ++bad) {
     redist::ExecOptions opt;
+    // Different valid budgets cut packed messages differently: refused, not a hang.
+    if (bad == 3) opt.transport = Transport::Packed, opt.memory_budget_bytes = rank == 2 ? kMiB : 64 << 10;
     if (bad == 0) opt.memory_budget_bytes = rank == 4 ? 100 : opt.memory_budget_bytes;  // one rank only
     if (bad == 1) opt.memory_budget_bytes = -1;
     if (bad == 2) opt.max_outstanding = rank == 1 ? 0 : 64;
@@ -152,7 +154,8 @@ TEST(RedistBudget, BadOptionsFailOnEveryRank) {
     } catch (const redist::Error& e) {
       msg = e.what();
     }
-    EXPECT_NE(msg.find(bad == 2 ? "max_outstanding" : "memory_budget_bytes"), std::string::npos) << bad << ": " << msg;
+    EXPECT_NE(msg.find(bad == 2 ? "max_outstanding" : bad == 3 ? "memory budgets" : "memory_budget_bytes"), std::string::npos)
+        << bad << ": " << msg;
     EXPECT_EQ(B.data, B0);
   }
 }

@@ -23,7 +23,7 @@ void agree(MPI_Comm comm, const LocalError& err, std::uint64_t fp) {
   if (r[0] == 0 && r[1] == -r[2]) return;
   if (r[0] == 0)
     throw Error(ErrorCode::Inconsistent,
-                "redist: processes passed different layouts, regions, schedules or transports");
+                "redist: processes passed different layouts, regions, schedules, transports or memory budgets");
   int mine = err.ok() ? INT_MAX : rank, first = 0;
   check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (error owner)");
   int meta[2] = {static_cast<int>(err.code), static_cast<int>(err.msg.size())};
