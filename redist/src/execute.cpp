@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <deque>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,11 +40,14 @@ class Executor {
     MPI_Comm_rank(comm, &me_);
     sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda, false};
     sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb, true};
+    msg_ = message_size(opt);
+    budget_ = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes : INT64_MAX / 4;
   }
 
   void run() {
     for (const auto& t : p_.transfers)
       if (t.src == me_ && t.dst == me_) local_.push_back(&t);
+    charge(nullptr, static_cast<std::int64_t>(local_.capacity() * sizeof(const Transfer*)));
     // The local copies overlap with the first step's messages, already in flight (or are
     // fused with that step's packing or unpacking: fuse_plan).
     local_done_ = local_.empty();
@@ -67,7 +72,7 @@ class Executor {
         st_.wait_s += MPI_Wtime() - t0;
       }
       const double t0 = MPI_Wtime();
-      exchange(out, in);
+      exchange(out, in, static_cast<std::int64_t>((out.capacity() + in.capacity()) * sizeof(const Transfer*)));
       st_.transfer_s += MPI_Wtime() - t0;
     }
     do_local();
@@ -142,6 +147,9 @@ class Executor {
     std::sort(partners.begin(), partners.end());
     partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
     std::vector<MPI_Request> req;
+    req.reserve(2 * partners.size());
+    const auto held = static_cast<std::int64_t>(partners.capacity() * sizeof(int) + req.capacity() * sizeof(MPI_Request));
+    charge(nullptr, held);
     for (int q : partners) {
       req.emplace_back();
       check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, q, kReadyTag, comm_, &req.back()), "MPI_Irecv (ready)");
@@ -149,71 +157,337 @@ class Executor {
       check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, q, kReadyTag, comm_, &req.back()), "MPI_Isend (ready)");
     }
     wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall (ready)");
+    charge(nullptr, -held);
   }
 
-  // The step's transfers: those sent as datatypes are posted first (nonblocking), then the
-  // packed ones run their rounds (the local copies overlap with whichever goes first), and
-  // the datatype requests are waited for last; every rank posts in that order, so no wait
-  // depends on a message not yet posted.
-  void exchange(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {
-    std::vector<const Transfer*> dt_out, dt_in, pk_out, pk_in;
-    for (auto* t : out) (packs(*t, opt_.transport, sizeof(T)) ? pk_out : dt_out).push_back(t);
-    for (auto* t : in) (packs(*t, opt_.transport, sizeof(T)) ? pk_in : dt_in).push_back(t);
-    std::vector<PieceType> types;
-    std::vector<MPI_Request> req;
-    post_datatype(dt_out, dt_in, types, req);
-    if (!pk_out.empty() || !pk_in.empty()) exchange_packed(pk_out, pk_in);
-    do_local();
-    wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
-  }
+  // ---- One step's messages within the memory budget (docs/redist.md, "Memory budget").
+  //
+  // Each direction (sends, receives) takes its transfers in an order both ends share (by
+  // (dst - src) mod P: rank r sends to r+1, r+2, ... first and receives from r-1, r-2,
+  // ... first) and each transfer's messages in column order. A direction posts its next
+  // message while it has room (fewer than max_outstanding messages in flight, its share
+  // of the budget in bytes) and always when nothing of it is in flight; messages complete
+  // in any order (MPI_Waitsome) and the window is refilled. No deadlock: the incomplete
+  // message earliest in the job-wide order (step, (dst - src) mod P, src, message) is the
+  // first incomplete one of its sender's sends and of its receiver's receives, so both
+  // have it posted, and it completes. A message's size comes from its transfer and the
+  // options only (message_size), so both ends cut a transfer into the same messages.
 
-  void post_datatype(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in,
-                     std::vector<PieceType>& types, std::vector<MPI_Request>& req) {
-    types.reserve(out.size() + in.size());
-    req.assign(out.size() + in.size(), MPI_REQUEST_NULL);
-    std::size_t k = 0;
-    for (auto* t : in) {  // receives first, so senders find them posted
-      types.emplace_back(mpi_type<T>(), sizeof(T), sb_, *t);
-      check_mpi(MPI_Irecv(b_, 1, types.back().get(), t->src, kDataTag, comm_, &req[k++]), "MPI_Irecv");
-      st_.bytes_received += t->elements() * static_cast<std::int64_t>(sizeof(T));
+  // What the budget counts besides staging (an estimate, documented): per transfer under
+  // way, its record, its runs as local runs (Walk, packed runs) or as an MPI datatype.
+  static constexpr std::int64_t kChanBytes = 512;
+  static constexpr std::int64_t kRunBytes = 128;
+
+  struct Shape {
+    bool packed = false;
+    std::int64_t ncols = 0, rows_per_col = 0, cols_per_msg = 1, nmsgs = 1, meta = 0;
+  };
+  Shape shape_of(const Transfer& t) const {
+    Shape s;
+    for (const auto& r : t.rows) s.rows_per_col += r.len * r.count;
+    for (const auto& c : t.cols) s.ncols += c.len * c.count;
+    const std::int64_t col_bytes = std::max<std::int64_t>(1, s.rows_per_col * static_cast<std::int64_t>(sizeof(T)));
+    s.packed = packs(t, opt_.transport, sizeof(T)) && col_bytes <= msg_.max;
+    if (s.packed) {
+      s.cols_per_msg = std::max<std::int64_t>(1, msg_.cap / col_bytes);
+      s.nmsgs = (s.ncols + s.cols_per_msg - 1) / s.cols_per_msg;
     }
-    for (auto* t : out) {
-      types.emplace_back(mpi_type<T>(), sizeof(T), sa_, *t);
-      check_mpi(MPI_Isend(a_, 1, types.back().get(), t->dst, kDataTag, comm_, &req[k++]), "MPI_Isend");
-      st_.bytes_sent += t->elements() * static_cast<std::int64_t>(sizeof(T));
-    }
+    s.meta = kChanBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
+    return s;
   }
 
+  // A transfer whose messages are under way.
   struct Chan {
-    const Transfer* t;
-    Walk w;
-    std::vector<LocalRun> packed;  // the row pieces' places in the staging buffer
-    std::int64_t cols_per_msg, next;
-    detail::Staging<T> buf;
+    const Transfer* t = nullptr;
+    Shape s;
+    std::optional<Walk> w;         // packed only
+    std::vector<LocalRun> packed;  // the row pieces' places in a staging buffer
+    std::int64_t posted = 0, done = 0;
+    bool released = false;
+    std::vector<char> pre;  // fused passes: the staging of its one message, kept
+    T* pre_data() { return reinterpret_cast<T*>(pre.data()); }
   };
 
-  // Which pass, if any, takes this step's local copy along (one round only, one local
-  // transfer, long enough columns). Target: every transfer received here writes the same
-  // local columns of B as the local copy, so the copy and the unpacking write each column
-  // in one pass after the messages arrived (blocks of 1-3 rows interleave the two within a
-  // column, and apart each pass writes every cache line of B). Source: every transfer sent
-  // from here reads the same local columns of A as the local copy, so the packing and the
-  // copy read each column once. TargetRow and SourceRow: the same along one local row
-  // (1 x N matrices in column blocks of 1-3, where the pieces interleave along the row).
+  struct Dir {
+    bool send = false;
+    const std::vector<const Transfer*>* list = nullptr;
+    std::deque<Chan> open;       // opened, in list order; front = list[base]
+    std::size_t base = 0, cur = 0;  // list index of open.front(); of the transfer posting next
+    std::int64_t budget = 0, inflight = 0, total = 0;
+    int window = 0, nflight = 0;
+    bool keep = false;  // Target fusion: received buffers are kept for the fused pass
+    Chan& chan(std::size_t k) { return open[k - base]; }
+  };
+
+  struct Msg {
+    Dir* d = nullptr;
+    std::size_t chan = 0;
+    std::int64_t first = 0, ncols = 0, bytes = 0;
+    std::vector<char> buf;
+    std::optional<PieceType> type;
+  };
+
+  void charge(Dir* d, std::int64_t b) {
+    if (d) d->inflight += b;
+    cur_bytes_ += b;
+    st_.peak_bytes = std::max(st_.peak_bytes, cur_bytes_);
+  }
+
+  Chan& open_next(Dir& d) {
+    const Transfer* t = (*d.list)[d.base + d.open.size()];
+    Chan& c = d.open.emplace_back();
+    c.t = t;
+    c.s = shape_of(*t);
+    if (c.s.packed) {
+      c.w.emplace(d.send ? sa_ : sb_, *t);
+      c.packed = packed_runs(c.w->rows);
+    }
+    charge(&d, c.s.meta);
+    return c;
+  }
+
+  void release(Dir& d, Chan& c) {
+    if (c.released) return;
+    c.released = true;
+    c.w.reset();
+    std::vector<LocalRun>().swap(c.packed);
+    if (c.pre.capacity()) {
+      charge(&d, -static_cast<std::int64_t>(c.pre.capacity()));
+      detail::BufferPool::instance().give(std::move(c.pre));
+    }
+    charge(&d, -c.s.meta);
+  }
+
+  // Posts d's next message if it has room; false when it has none or nothing is left.
+  bool post_next(Dir& d, std::vector<Msg>& msgs, std::vector<MPI_Request>& req, std::vector<int>& free_slots) {
+    if (d.nflight >= d.window || free_slots.empty()) return false;
+    d.cur = std::max(d.cur, d.base);  // the transfer posting last may be done and gone
+    while (d.cur < d.list->size()) {  // skip transfers without messages (no columns)
+      if (d.cur >= d.base + d.open.size()) {
+        const Shape s = shape_of(*(*d.list)[d.cur]);
+        const std::int64_t first_msg = s.packed ? s.cols_per_msg * s.rows_per_col * std::int64_t{sizeof(T)} : 0;
+        if (d.nflight > 0 && d.inflight + s.meta + first_msg > d.budget) return false;
+        if (open_next(d).s.nmsgs == 0) release(d, d.open.back());
+      }
+      Chan& c = d.chan(d.cur);
+      if (c.posted < c.s.nmsgs) break;
+      ++d.cur;
+    }
+    if (d.cur >= d.list->size()) return false;
+    Chan& c = d.chan(d.cur);
+    const std::int64_t first = c.posted * c.s.cols_per_msg;
+    const std::int64_t nc = c.s.packed ? std::min(c.s.cols_per_msg, c.s.ncols - first) : c.s.ncols;
+    const std::int64_t bytes = c.s.packed ? nc * c.s.rows_per_col * static_cast<std::int64_t>(sizeof(T)) : 0;
+    const bool prepacked = c.pre.capacity() > 0;
+    if (d.nflight > 0 && !prepacked && d.inflight + bytes > d.budget) return false;
+    const int k = free_slots.back();
+    free_slots.pop_back();
+    Msg& m = msgs[static_cast<std::size_t>(k)];
+    m.d = &d;
+    m.chan = d.cur;
+    m.first = first;
+    m.ncols = nc;
+    m.bytes = 0;
+    const int peer = d.send ? c.t->dst : c.t->src;
+    if (!c.s.packed) {
+      m.type.emplace(mpi_type<T>(), sizeof(T), d.send ? sa_ : sb_, *c.t);
+      if (d.send)
+        check_mpi(MPI_Isend(a_, 1, m.type->get(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Isend");
+      else
+        check_mpi(MPI_Irecv(b_, 1, m.type->get(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Irecv");
+      (d.send ? st_.bytes_sent : st_.bytes_received) += c.t->elements() * static_cast<std::int64_t>(sizeof(T));
+    } else {
+      if (prepacked) {
+        m.buf = std::move(c.pre);
+        c.pre = {};
+      } else {
+        const std::int64_t room = d.budget - d.inflight;
+        const auto want = static_cast<std::size_t>(bytes);
+        m.buf = detail::BufferPool::instance().take(want, room > bytes ? static_cast<std::size_t>(room) : want);
+        charge(&d, static_cast<std::int64_t>(m.buf.capacity()));
+      }
+      m.bytes = static_cast<std::int64_t>(m.buf.capacity());
+      const int n = narrow(nc * c.s.rows_per_col, "message size");
+      T* buf = reinterpret_cast<T*>(m.buf.data());
+      if (d.send) {
+        if (!prepacked) {
+          const double t0 = MPI_Wtime();
+          T* dst = buf;
+          const Walk& w = *c.w;
+          ColCursor(w, first).walk(nc, [&](std::int64_t lc, std::int64_t wd, std::int64_t stride, std::int64_t kk) {
+            const std::int64_t step = wd * w.rows_per_col;
+            copy_pieces<T>(w.rows, a_ + lc * sa_.ld, sa_.ld, stride * sa_.ld, c.packed, dst, w.rows_per_col, step, wd, kk);
+            dst += kk * step;
+          });
+          st_.pack_s += MPI_Wtime() - t0;
+        }
+        check_mpi(MPI_Isend(buf, n, mpi_type<T>(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Isend");
+        st_.bytes_sent += bytes;
+      } else {
+        check_mpi(MPI_Irecv(buf, n, mpi_type<T>(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Irecv");
+        st_.bytes_received += bytes;
+      }
+    }
+    ++c.posted;
+    ++d.nflight;
+    ++st_.messages;
+    st_.max_in_flight = std::max(st_.max_in_flight, d.nflight);
+    return true;
+  }
+
+  void complete(int k, std::vector<Msg>& msgs, std::vector<int>& free_slots) {
+    Msg& m = msgs[static_cast<std::size_t>(k)];
+    Dir& d = *m.d;
+    Chan& c = d.chan(m.chan);
+    if (c.s.packed && !d.send && d.keep) {
+      c.pre = std::move(m.buf);  // still counted; the fused pass unpacks it
+      m.buf = {};
+    } else {
+      if (c.s.packed && !d.send) {
+        const double t0 = MPI_Wtime();
+        const T* src = reinterpret_cast<const T*>(m.buf.data());
+        const Walk& w = *c.w;
+        ColCursor(w, m.first).walk(m.ncols, [&](std::int64_t lc, std::int64_t wd, std::int64_t stride, std::int64_t kk) {
+          const std::int64_t step = wd * w.rows_per_col;
+          copy_pieces<T>(c.packed, src, w.rows_per_col, step, w.rows, b_ + lc * sb_.ld, sb_.ld, stride * sb_.ld, wd, kk);
+          src += kk * step;
+        });
+        st_.unpack_s += MPI_Wtime() - t0;
+      }
+      if (m.buf.capacity()) {
+        charge(&d, -m.bytes);
+        detail::BufferPool::instance().give(std::move(m.buf));
+        m.buf = {};
+      }
+    }
+    m.type.reset();
+    ++c.done;
+    --d.nflight;
+    free_slots.push_back(k);
+    if (d.keep) return;
+    if (c.done == c.s.nmsgs && c.posted == c.s.nmsgs) release(d, c);
+    while (!d.open.empty() && d.open.front().released) {
+      d.open.pop_front();
+      ++d.base;
+    }
+  }
+
+  // Whether all of d's messages can be in flight at once (then its first fill posts them
+  // all): the precondition of a fused pass on that side.
+  bool fits_at_once(const Dir& d) const {
+    if (d.total > opt_.max_outstanding) return false;
+    std::int64_t bytes = 0;
+    for (const Transfer* t : *d.list) {
+      const Shape s = shape_of(*t);
+      if (s.packed && s.nmsgs > 1) return false;
+      bytes += s.meta + (s.packed ? s.ncols * s.rows_per_col * static_cast<std::int64_t>(sizeof(T)) : 0);
+    }
+    return bytes <= d.budget;
+  }
+
+  // The step's transfers, each way in a window within its share of the budget; the local
+  // copies overlap with the first window (or are fused with its packing or unpacking).
+  void exchange(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in, std::int64_t fixed) {
+    Dir ds, dr;
+    ds.send = true;
+    ds.list = &out;
+    dr.list = &in;
+    for (auto* t : out) ds.total += shape_of(*t).nmsgs;
+    for (auto* t : in) dr.total += shape_of(*t).nmsgs;
+    ds.window = static_cast<int>(std::min<std::int64_t>(opt_.max_outstanding, ds.total));
+    dr.window = static_cast<int>(std::min<std::int64_t>(opt_.max_outstanding, dr.total));
+    const auto nslots = static_cast<std::size_t>(ds.window + dr.window);
+    std::vector<Msg> msgs(nslots);
+    std::vector<MPI_Request> req(nslots, MPI_REQUEST_NULL);
+    std::vector<int> free_slots(nslots), done;
+    done.reserve(nslots);
+    for (std::size_t k = 0; k < nslots; ++k) free_slots[k] = static_cast<int>(nslots - 1 - k);
+    fixed += static_cast<std::int64_t>(nslots * (sizeof(Msg) + sizeof(MPI_Request) + 2 * sizeof(int)));
+    charge(nullptr, fixed);
+    const std::int64_t avail = std::max<std::int64_t>(0, budget_ - cur_bytes_);
+    ds.budget = in.empty() ? avail : out.empty() ? 0 : avail / 2;
+    dr.budget = out.empty() ? avail : in.empty() ? 0 : avail - avail / 2;
+
+    // A fused pass needs all of its side's messages at once.
+    Fuse fuse = Fuse::None;
+    if (opt_.fuse_local && !local_done_ && local_.size() == 1) {
+      std::vector<Chan*> pk_out, pk_in;
+      for (Dir* d : {&ds, &dr}) {
+        if (!fits_at_once(*d)) continue;
+        while (d->open.size() < d->list->size()) open_next(*d);
+        for (auto& c : d->open)
+          if (c.s.packed) (d->send ? pk_out : pk_in).push_back(&c);
+      }
+      fuse = fuse_plan(pk_out, pk_in);
+      if (fuse == Fuse::Source || fuse == Fuse::SourceRow) {
+        for (Chan* c : pk_out) {
+          const auto bytes = static_cast<std::size_t>(c->s.ncols * c->s.rows_per_col) * sizeof(T);
+          c->pre = detail::BufferPool::instance().take(bytes, bytes);
+          charge(&ds, static_cast<std::int64_t>(c->pre.capacity()));
+        }
+        const double t0 = MPI_Wtime();
+        if (fuse == Fuse::Source)
+          fused_pass(fuse, pk_out);
+        else
+          fused_row_pass(fuse, pk_out);
+        st_.pack_s += MPI_Wtime() - t0;
+      }
+      dr.keep = fuse == Fuse::Target || fuse == Fuse::TargetRow;
+    }
+
+    auto fill = [&] {
+      bool any = false;
+      while (post_next(dr, msgs, req, free_slots)) any = true;  // receives first: senders find them posted
+      while (post_next(ds, msgs, req, free_slots)) any = true;
+      if (any) ++st_.rounds;
+    };
+    fill();
+    if (!dr.keep) do_local();
+    while (ds.nflight + dr.nflight > 0) {
+      wait_some(req, done, sleep_, opt_.sleep_us, "MPI_Waitsome");
+      for (int k : done) complete(k, msgs, free_slots);
+      fill();
+    }
+    if (dr.keep && !local_done_) {
+      std::vector<Chan*> pk_in;
+      for (auto& c : dr.open)
+        if (c.s.packed) pk_in.push_back(&c);
+      const double t0 = MPI_Wtime();
+      if (fuse == Fuse::Target)
+        fused_pass(fuse, pk_in);
+      else
+        fused_row_pass(fuse, pk_in);
+      st_.unpack_s += MPI_Wtime() - t0;
+    }
+    for (Dir* d : {&ds, &dr})
+      for (auto& c : d->open) release(*d, c);
+    charge(nullptr, -fixed);
+    do_local();
+  }
+
+  // Which pass, if any, takes this step's local copy along (one message per transfer, all
+  // in flight at once, one local transfer, long enough columns). Target: every transfer
+  // received here writes the same local columns of B as the local copy, so the copy and
+  // the unpacking write each column in one pass after the messages arrived (blocks of 1-3
+  // rows interleave the two within a column, and apart each pass writes every cache line
+  // of B). Source: every transfer sent from here reads the same local columns of A as the
+  // local copy, so the packing and the copy read each column once. TargetRow and
+  // SourceRow: the same along one local row (1 x N matrices in column blocks of 1-3,
+  // where the pieces interleave along the row).
   enum class Fuse { None, Target, Source, TargetRow, SourceRow };
   static constexpr std::int64_t kFuseMinRows = 64;  // per column; below, per-column calls cost more than they save
 
-  Fuse fuse_plan(const std::vector<Chan>& outs, const std::vector<Chan>& ins) const {
+  Fuse fuse_plan(const std::vector<Chan*>& outs, const std::vector<Chan*>& ins) const {
     if (!opt_.fuse_local || local_done_ || local_.size() != 1) return Fuse::None;
     for (const auto* side : {&outs, &ins})
-      for (const auto& c : *side)
-        if (c.w.ncols > c.cols_per_msg) return Fuse::None;  // several rounds
+      for (const Chan* c : *side)
+        if (c->s.nmsgs > 1) return Fuse::None;  // several messages
     const Transfer& lt = *local_[0];
     const Walk la(sa_, lt), lb(sb_, lt);
     if (lb.rows_per_col == 1 && lb.ncols >= kFuseMinRows) {
-      auto all_on_row = [](const std::vector<Chan>& cs, const Walk& w) {
-        return !cs.empty() && std::all_of(cs.begin(), cs.end(), [&](const Chan& c) {
-          return c.w.rows_per_col == 1 && only_row(c.w) == only_row(w);
+      auto all_on_row = [](const std::vector<Chan*>& cs, const Walk& w) {
+        return !cs.empty() && std::all_of(cs.begin(), cs.end(), [&](const Chan* c) {
+          return c->w->rows_per_col == 1 && only_row(*c->w) == only_row(w);
         });
       };
       if (all_on_row(ins, lb)) return Fuse::TargetRow;
@@ -221,8 +495,8 @@ class Executor {
       return Fuse::None;
     }
     if (lb.rows_per_col < kFuseMinRows) return Fuse::None;
-    auto all_same = [](const std::vector<Chan>& cs, const Walk& w) {
-      return !cs.empty() && std::all_of(cs.begin(), cs.end(), [&](const Chan& c) { return same_columns(c.w, w); });
+    auto all_same = [](const std::vector<Chan*>& cs, const Walk& w) {
+      return !cs.empty() && std::all_of(cs.begin(), cs.end(), [&](const Chan* c) { return same_columns(*c->w, w); });
     };
     if (all_same(ins, lb)) return Fuse::Target;
     if (all_same(outs, la)) return Fuse::Source;
@@ -231,7 +505,7 @@ class Executor {
 
   // The local copy with the unpacking of `ins` (Target) or the packing of `outs` (Source),
   // column by column of the shared side; within a column, copy_merged tiles all of them.
-  void fused_pass(Fuse how, std::vector<Chan>& chans) {
+  void fused_pass(Fuse how, const std::vector<Chan*>& chans) {
     const Transfer& lt = *local_[0];
     const Walk la(sa_, lt), lb(sb_, lt);
     const bool target = how == Fuse::Target;
@@ -240,8 +514,8 @@ class Executor {
     streams[0].src = &la.rows;
     streams[0].dst = &lb.rows;
     for (std::size_t q = 0; q < chans.size(); ++q) {
-      streams[q + 1].src = target ? &chans[q].packed : &chans[q].w.rows;
-      streams[q + 1].dst = target ? &chans[q].w.rows : &chans[q].packed;
+      streams[q + 1].src = target ? &chans[q]->packed : &chans[q]->w->rows;
+      streams[q + 1].dst = target ? &chans[q]->w->rows : &chans[q]->packed;
     }
     for (std::int64_t o = 0; o < la.ncols;) {
       const auto [ca, na] = xa.at();
@@ -253,7 +527,7 @@ class Executor {
         streams[0].s = acol;
         streams[0].d = bcol;
         for (std::size_t q = 0; q < chans.size(); ++q) {
-          T* packed_col = chans[q].buf.data() + (o + j) * chans[q].w.rows_per_col;
+          T* packed_col = chans[q]->pre_data() + (o + j) * chans[q]->w->rows_per_col;
           streams[q + 1].s = target ? packed_col : acol;
           streams[q + 1].d = target ? bcol : packed_col;
         }
@@ -288,7 +562,7 @@ class Executor {
 
   // TargetRow / SourceRow: the local copy and the unpacking of `ins` (or the packing of
   // `outs`) along the one local row they share, in one tiled pass (copy_merged).
-  void fused_row_pass(Fuse how, std::vector<Chan>& chans) {
+  void fused_row_pass(Fuse how, const std::vector<Chan*>& chans) {
     const Transfer& lt = *local_[0];
     const Walk la(sa_, lt), lb(sb_, lt);
     const bool target = how == Fuse::TargetRow;
@@ -303,111 +577,22 @@ class Executor {
       streams.push_back({&runs[runs.size() - 2], s, &runs.back(), d});
     };
     add(la.cols, sa_.ld, a_ + only_row(la), lb.cols, sb_.ld, b_ + only_row(lb));
-    for (auto& c : chans) {
-      const auto packed = packed_runs(c.w.cols);
+    for (Chan* c : chans) {
+      const auto packed = packed_runs(c->w->cols);
       if (target)
-        add(packed, 1, c.buf.data(), c.w.cols, sb_.ld, b_ + only_row(c.w));
+        add(packed, 1, c->pre_data(), c->w->cols, sb_.ld, b_ + only_row(*c->w));
       else
-        add(c.w.cols, sa_.ld, a_ + only_row(c.w), packed, 1, c.buf.data());
+        add(c->w->cols, sa_.ld, a_ + only_row(*c->w), packed, 1, c->pre_data());
     }
     copy_merged<T>(streams);
     st_.bytes_local += lt.elements() * static_cast<std::int64_t>(sizeof(T));
     st_.bytes_fused += lt.elements() * static_cast<std::int64_t>(sizeof(T));
     local_done_ = true;
   }
-
-  // Bounded staging: each transfer goes as messages of whole columns of at most
-  // staging_bytes; round r moves chunk r of every transfer of the step, so staging is
-  // (partners in the step) x staging_bytes, never a copy of the matrix.
-  void exchange_packed(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {
-    auto make = [&](const Transfer* t, const Side& s) {
-      Walk w(s, *t);
-      auto packed = packed_runs(w.rows);
-      const std::int64_t col_bytes = std::max<std::int64_t>(1, w.rows_per_col * static_cast<std::int64_t>(sizeof(T)));
-      const std::int64_t cols_per_msg = std::max<std::int64_t>(1, opt_.staging_bytes / col_bytes);
-      const auto n = static_cast<std::size_t>(std::min<std::int64_t>(cols_per_msg, w.ncols) * w.rows_per_col);
-      return Chan{t, std::move(w), std::move(packed), cols_per_msg, 0, detail::Staging<T>(n)};
-    };
-    std::vector<Chan> ins, outs;
-    ins.reserve(in.size());
-    outs.reserve(out.size());
-    for (auto* t : in) ins.push_back(make(t, sb_));
-    for (auto* t : out) outs.push_back(make(t, sa_));
-    const Fuse fuse = fuse_plan(outs, ins);
-    std::vector<MPI_Request> req;
-    for (;;) {
-      req.clear();
-      std::vector<std::pair<Chan*, std::int64_t>> unpack;  // channel, first column
-      for (auto& c : ins) {
-        const std::int64_t ncols = c.w.ncols;
-        if (c.next >= ncols) continue;
-        const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
-        req.emplace_back();
-        check_mpi(MPI_Irecv(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->src,
-                            kDataTag, comm_, &req.back()),
-                  "MPI_Irecv");
-        unpack.emplace_back(&c, c.next);
-        c.next += nc;
-        st_.bytes_received += nc * c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
-      }
-      const bool source = fuse == Fuse::Source || fuse == Fuse::SourceRow;
-      if (source && !local_done_) {
-        const double t0 = MPI_Wtime();
-        if (fuse == Fuse::Source)
-          fused_pass(fuse, outs);
-        else
-          fused_row_pass(fuse, outs);
-        st_.pack_s += MPI_Wtime() - t0;
-      }
-      for (auto& c : outs) {
-        const std::int64_t ncols = c.w.ncols;
-        if (c.next >= ncols) continue;
-        const std::int64_t nc = std::min(c.cols_per_msg, ncols - c.next);
-        if (!source) {
-          T* dst = c.buf.data();
-          const double t0 = MPI_Wtime();
-          ColCursor(c.w, c.next).walk(nc, [&](std::int64_t lc, std::int64_t w, std::int64_t stride, std::int64_t k) {
-            const std::int64_t step = w * c.w.rows_per_col;
-            copy_pieces<T>(c.w.rows, a_ + lc * sa_.ld, sa_.ld, stride * sa_.ld, c.packed, dst, c.w.rows_per_col, step, w,
-                           k);
-            dst += k * step;
-          });
-          st_.pack_s += MPI_Wtime() - t0;
-        }
-        req.emplace_back();
-        check_mpi(MPI_Isend(c.buf.data(), narrow(nc * c.w.rows_per_col, "message size"), mpi_type<T>(), c.t->dst,
-                            kDataTag, comm_, &req.back()),
-                  "MPI_Isend");
-        c.next += nc;
-        st_.bytes_sent += nc * c.w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
-      }
-      if (req.empty()) break;
-      const bool target = fuse == Fuse::Target || fuse == Fuse::TargetRow;
-      if (!target) do_local();
-      wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall");
-      const double t0 = MPI_Wtime();
-      if (target && !local_done_) {
-        if (fuse == Fuse::Target)
-          fused_pass(fuse, ins);
-        else
-          fused_row_pass(fuse, ins);
-        unpack.clear();
-      }
-      for (auto [c, first] : unpack) {
-        const std::int64_t nc = std::min(c->cols_per_msg, c->w.ncols - first);
-        const T* src = c->buf.data();
-        ColCursor(c->w, first).walk(nc, [&](std::int64_t lc, std::int64_t w, std::int64_t stride, std::int64_t k) {
-          const std::int64_t step = w * c->w.rows_per_col;
-          copy_pieces<T>(c->packed, src, c->w.rows_per_col, step, c->w.rows, b_ + lc * sb_.ld, sb_.ld, stride * sb_.ld, w, k);
-          src += k * step;
-        });
-      }
-      st_.unpack_s += MPI_Wtime() - t0;
-    }
-    do_local();
-  }
-
   MPI_Comm comm_;
+  MessageSize msg_{};
+  std::int64_t budget_ = 0;     // memory_budget_bytes, or no limit
+  std::int64_t cur_bytes_ = 0;  // held now (ExecStats::peak_bytes is its maximum)
   const RedistPlan& p_;
   const T* a_;
   T* b_;
@@ -446,6 +631,7 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
     st.bytes_staged = span_a * static_cast<std::int64_t>(sizeof(T));
   }
   Executor<T>(comm.get(), *plan, a, lda, b, ldb, opt, sleep, st).run();
+  if (opt.memory_budget_bytes > 0) detail::BufferPool::instance().trim(static_cast<std::size_t>(opt.memory_budget_bytes));
   st.total_s = MPI_Wtime() - t0;
   if (stats) *stats = st;
 }

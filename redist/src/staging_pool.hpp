@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -12,32 +13,52 @@ namespace redist::detail {
 
 // Staging buffers kept between calls (as COSTA's pooled pack buffers): fresh pages cost a
 // page fault each on first touch, which on this VM made an 8 MiB buffer cost more than
-// the copy into it. Thread-safe; at most kPoolKeepBytes are kept, the rest is freed.
+// the copy into it. Thread-safe; at most kPoolKeepBytes are kept, the rest is freed, and
+// each call trims what is kept to its memory budget (ExecOptions::memory_budget_bytes).
 class BufferPool {
  public:
   static BufferPool& instance() {
     static BufferPool p;
     return p;
   }
-  std::vector<char> take(std::size_t bytes) {
-    std::lock_guard<std::mutex> g(m_);
-    std::size_t best = free_.size();
-    for (std::size_t k = 0; k < free_.size(); ++k)
-      if (free_[k].size() >= bytes && (best == free_.size() || free_[k].size() < free_[best].size())) best = k;
+  // A buffer of at least `bytes` whose capacity is at most `limit` (>= bytes): the
+  // smallest kept one that qualifies, else a fresh one of exactly `bytes`. The caller
+  // counts capacity() against its budget.
+  std::vector<char> take(std::size_t bytes, std::size_t limit) {
     std::vector<char> v;
-    if (best < free_.size()) {
-      v = std::move(free_[best]);
-      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
-      kept_ -= v.size();
+    {
+      std::lock_guard<std::mutex> g(m_);
+      std::size_t best = free_.size();
+      for (std::size_t k = 0; k < free_.size(); ++k) {
+        const std::size_t c = free_[k].capacity();
+        if (c >= bytes && c <= limit && (best == free_.size() || c < free_[best].capacity())) best = k;
+      }
+      if (best < free_.size()) {
+        v = std::move(free_[best]);
+        free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(best));
+        kept_ -= v.capacity();
+      }
     }
-    if (v.size() < bytes) v.resize(bytes);
+    if (v.capacity() < bytes) v.reserve(bytes);
+    v.resize(bytes);
     return v;
   }
   void give(std::vector<char>&& v) {
     std::lock_guard<std::mutex> g(m_);
-    if (v.empty() || kept_ + v.size() > kPoolKeepBytes) return;
-    kept_ += v.size();
+    if (v.capacity() == 0 || kept_ + v.capacity() > kPoolKeepBytes) return;
+    kept_ += v.capacity();
     free_.push_back(std::move(v));
+  }
+  // Frees kept buffers, largest first, until at most `bytes` are kept.
+  void trim(std::size_t bytes) {
+    std::lock_guard<std::mutex> g(m_);
+    while (kept_ > bytes && !free_.empty()) {
+      std::size_t big = 0;
+      for (std::size_t k = 1; k < free_.size(); ++k)
+        if (free_[k].capacity() > free_[big].capacity()) big = k;
+      kept_ -= free_[big].capacity();
+      free_.erase(free_.begin() + static_cast<std::ptrdiff_t>(big));
+    }
   }
 
  private:
@@ -45,22 +66,6 @@ class BufferPool {
   std::mutex m_;
   std::vector<std::vector<char>> free_;
   std::size_t kept_ = 0;
-};
-
-// A pooled staging buffer of n elements of T, returned to the pool when it goes.
-template <class T>
-class Staging {
- public:
-  explicit Staging(std::size_t n) : bytes_(BufferPool::instance().take(n * sizeof(T))) {}
-  ~Staging() { BufferPool::instance().give(std::move(bytes_)); }
-  Staging(Staging&&) noexcept = default;
-  Staging(const Staging&) = delete;
-  Staging& operator=(const Staging&) = delete;
-  Staging& operator=(Staging&&) = delete;
-  T* data() { return reinterpret_cast<T*>(bytes_.data()); }
-
- private:
-  std::vector<char> bytes_;
 };
 
 }  // namespace redist::detail

@@ -23,7 +23,7 @@ void agree(MPI_Comm comm, const LocalError& err, std::uint64_t fp) {
   if (r[0] == 0 && r[1] == -r[2]) return;
   if (r[0] == 0)
     throw Error(ErrorCode::Inconsistent,
-                "redist: processes passed different layouts, regions, schedules or transports");
+                "redist: processes passed different layouts, regions, schedules, transports or memory budgets");
   int mine = err.ok() ? INT_MAX : rank, first = 0;
   check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (error owner)");
   int meta[2] = {static_cast<int>(err.code), static_cast<int>(err.msg.size())};
@@ -37,7 +37,10 @@ std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
   std::uint64_t h = fingerprint(p.a, p.b, p.region);
   h ^= (static_cast<std::uint64_t>(p.schedule) + 1) * 0x9E3779B97F4A7C15ull;
   h ^= (static_cast<std::uint64_t>(opt.transport) + 7) * 0xC2B2AE3D27D4EB4Full;
-  if (opt.transport != Transport::Datatype) h ^= static_cast<std::uint64_t>(opt.staging_bytes) * 0x165667B19E3779F9ull;
+  if (opt.transport != Transport::Datatype) {  // they set the packed messages' sizes
+    h ^= static_cast<std::uint64_t>(opt.staging_bytes) * 0x165667B19E3779F9ull;
+    h ^= static_cast<std::uint64_t>(opt.memory_budget_bytes) * 0xD6E8FEB86659FD93ull;
+  }
   h ^= opt.split_wait_transfer ? 0x27D4EB2F165667C5ull : 0;
   h ^= opt.wait == WaitMode::Auto ? 0 : (static_cast<std::uint64_t>(opt.wait) + 3) * 0x94D049BB133111EBull;
   return h;
@@ -74,6 +77,11 @@ LocalError check_buffers(const RedistPlan& p, int me, int nranks, const void* a,
     return {ErrorCode::InvalidLayout, "sleep_us = " + std::to_string(opt.sleep_us) + " is negative"};
   if (opt.transport != Transport::Datatype && opt.staging_bytes <= 0)
     return {ErrorCode::InvalidLayout, "staging_bytes = " + std::to_string(opt.staging_bytes) + " must be positive"};
+  if (opt.memory_budget_bytes < 0 || (opt.memory_budget_bytes > 0 && opt.memory_budget_bytes < kMinBudgetBytes))
+    return {ErrorCode::InvalidLayout, "memory_budget_bytes = " + std::to_string(opt.memory_budget_bytes) +
+                                          " must be 0 (no limit) or at least " + std::to_string(kMinBudgetBytes)};
+  if (opt.max_outstanding < 1)
+    return {ErrorCode::InvalidLayout, "max_outstanding = " + std::to_string(opt.max_outstanding) + " must be at least 1"};
   int pr = 0, pc = 0;
   if (p.a.coords_of(me, pr, pc) && lda < p.a.min_lld(pr))
     return {ErrorCode::LeadingDimension, "lda = " + std::to_string(lda) + " is less than max(1, local rows of A) = " +

@@ -6,6 +6,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -18,6 +19,21 @@ struct LocalError {
   std::string msg;
   bool ok() const { return code == ErrorCode::Ok; }
 };
+
+// The smallest memory budget accepted (ExecOptions::memory_budget_bytes, 0 = no limit).
+constexpr std::int64_t kMinBudgetBytes = 4096;
+
+// The size of packed messages both ends of every transfer derive from the options: at
+// most `cap` bytes of whole columns (one column when a column is larger), and a transfer
+// whose one column exceeds `max` travels as a datatype instead (no staging).
+struct MessageSize {
+  std::int64_t cap, max;
+};
+inline MessageSize message_size(const ExecOptions& opt) {
+  const std::int64_t b = opt.memory_budget_bytes;
+  if (b <= 0) return {opt.staging_bytes, INT64_MAX};
+  return {std::max<std::int64_t>(1, std::min(opt.staging_bytes, b / 8)), b / 4};
+}
 
 // One allreduce of (error flag, fingerprint, -fingerprint); on failure the first failing
 // rank's message is broadcast and every rank throws it.

@@ -94,4 +94,19 @@ void wait_all(std::vector<MPI_Request>& req, bool sleep, int sleep_us, const cha
   }
 }
 
+void wait_some(std::vector<MPI_Request>& req, std::vector<int>& done, bool sleep, int sleep_us, const char* what) {
+  done.resize(req.size());
+  int n = 0;
+  for (;;) {
+    if (sleep)
+      check_mpi(MPI_Testsome(static_cast<int>(req.size()), req.data(), &n, done.data(), MPI_STATUSES_IGNORE), what);
+    else
+      check_mpi(MPI_Waitsome(static_cast<int>(req.size()), req.data(), &n, done.data(), MPI_STATUSES_IGNORE), what);
+    if (n == MPI_UNDEFINED) n = 0;
+    if (n > 0 || !sleep) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(sleep_us));
+  }
+  done.resize(static_cast<std::size_t>(n));
+}
+
 }  // namespace redist::exec

@@ -20,4 +20,9 @@ bool oversubscribed(MPI_Comm user_comm, MPI_Comm comm);
 // MPI_Waitall, or (sleep) MPI_Testall with sleeps of sleep_us between tries.
 void wait_all(std::vector<MPI_Request>& req, bool sleep, int sleep_us, const char* what);
 
+// MPI_Waitsome over req (MPI_REQUEST_NULL entries allowed, at least one active), or
+// (sleep) MPI_Testsome with sleeps between tries; the indices of the completed requests
+// in done (resized to their count).
+void wait_some(std::vector<MPI_Request>& req, std::vector<int>& done, bool sleep, int sleep_us, const char* what);
+
 }  // namespace redist::exec

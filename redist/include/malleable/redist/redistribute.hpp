@@ -31,8 +31,9 @@ enum class Transport {
   // An MPI derived datatype (indexed rows x indexed columns) describes the pieces in
   // place: MPI moves them straight from A's local array into B's, no staging in redist.
   Datatype,
-  // Pack into a staging buffer of at most `staging_bytes` per message, send, unpack;
-  // transfers larger than that go as several messages.
+  // Pack into a staging buffer of at most `staging_bytes` per message (and at most
+  // memory_budget_bytes / 8), send, unpack; transfers larger than that go as several
+  // messages.
   Packed,
   // Per transfer, from its runs (both ends decide alike): Packed when its contiguous
   // pieces average under 256 bytes (blocks of a few elements, where MPI's datatype engine
@@ -53,7 +54,24 @@ struct ExecOptions {
   Transport transport = Transport::Auto;
   WaitMode wait = WaitMode::Auto;
   int sleep_us = 20;  // pause between tests in Sleep mode
+  // The most bytes this call allocates beyond the two local arrays (staging buffers, the
+  // bookkeeping of messages in flight, request arrays; docs/redist.md, "Memory budget"):
+  // a step's messages go in a window that fits it, refilled as messages complete, so a
+  // small budget moves the data in more rounds. 0 = no limit. At least 4096 otherwise.
+  // Every rank must pass the same value unless transport is Datatype (it sets the size of
+  // packed messages, which both ends of a transfer derive alike). ExecStats::peak_bytes
+  // says what was used.
+  std::int64_t memory_budget_bytes = std::int64_t{256} << 20;
+  // The largest packed message (the per-message part of the budget): a message holds
+  // whole columns of one transfer, at most min(staging_bytes, memory_budget_bytes / 8)
+  // bytes, or one column when a column is larger. Kept from before the budget existed;
+  // prefer setting memory_budget_bytes. A transfer whose one column exceeds
+  // memory_budget_bytes / 4 goes as a datatype (no staging) even under Packed.
   std::int64_t staging_bytes = std::int64_t{8} << 20;
+  // Messages posted and not yet complete, per direction (sends, receives), at most this
+  // many at once: a rank with thousands of partners in one step (AllAtOnce) posts a window
+  // and refills it as messages complete. At least 1.
+  int max_outstanding = 64;
   // Reproduce seed 002 §4.6.2 (Tables 4.4-4.6): before each step every rank exchanges an
   // empty message with that step's partners, so the time until all partners are ready
   // (waiting) is measured apart from the time moving data (transferring). Costs one
@@ -82,6 +100,16 @@ struct ExecStats {
   // this rank (aliased arguments: the result is as if A were read entirely first).
   std::int64_t bytes_staged = 0;
   int steps = 0;
+  // The most bytes the executor held at once (staging buffers in use, the bookkeeping of
+  // messages in flight and the step's request arrays); at most memory_budget_bytes when
+  // it is set (docs/redist.md, "Memory budget"). Excludes bytes_staged (a copy of A's
+  // local array, made only when A and B share storage).
+  std::int64_t peak_bytes = 0;
+  // Batches of messages posted: one per step when the whole step fits the budget and the
+  // window at once; each refill of the window after messages completed adds one.
+  int rounds = 0;
+  std::int64_t messages = 0;  // messages posted (sent + received)
+  int max_in_flight = 0;      // most messages in flight at once in one direction (<= max_outstanding)
 };
 
 // Executes `plan` (from make_plan with comm's size). T is float, double,
