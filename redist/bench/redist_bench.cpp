@@ -120,7 +120,7 @@ int main(int argc, char** argv) {
                  "A and B on one grid shape. The project never downloads COSTA");
   std::string costa_native;
   std::string costa_layout = "block-cyclic";
-  double costa_budget = 60;
+  double costa_budget = 30;
   app.add_option("--costa-native", costa_native,
                  "with --suite/--tiny/--shapes: a shared object built from redist/bench/costa_native.cpp against a "
                  "COSTA build (redist_shapes_bench.sh --costa builds it): COSTA's own API, timed in COSTA's column");

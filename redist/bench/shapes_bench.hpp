@@ -55,7 +55,7 @@ struct ShapeOptions {
   int costa_layout_mode = 0;  // 0: block_cyclic_layout (custom_layout for other rank maps); 1: custom_layout always
   // COSTA repetitions stop once they have taken this many seconds (its element-sized-block
   // cases take seconds per call); at least one always runs.
-  double costa_budget_s = 60;
+  double costa_budget_s = 30;
   // Extra redist transports to time ("datatype", "packed", "auto"): one line each with the
   // per-phase split (plan, argument check, local copies, transfers), for finding limits.
   std::vector<std::string> variants;

@@ -93,7 +93,7 @@ if [[ -n $costa ]]; then
 fi
 {
   echo "date	$(date -u +%FT%TZ)"
-  echo "host	$(hostname) $(nproc) cpus"
+  echo "host	$(hostname) $(env -u OMP_NUM_THREADS nproc) cpus"
   echo "source	$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
   echo "costa_dir	${costa:-not built}"
   echo "costa_commit	$costa_commit"

@@ -92,7 +92,7 @@ def main():
         "grid and rank map, then `costa::transform`; `redist/bench/costa_native.cpp` compiled against the COSTA "
         "build), COSTA's ScaLAPACK wrapper `costa_pdgemr2d` (only where A and B are on one grid shape, the case "
         "it is written for) and the memcpy floor run round robin, fastest of "
-        f"{meta.get('reps', '?')} repetitions each (COSTA's stop after 60 s), time = slowest rank; every result is compared element "
+        f"{meta.get('reps', '?')} repetitions each (COSTA's stop once they have taken 30 s), time = slowest rank; every result is compared element "
         "for element with PDGEMR2D's (matrix entries distinct: 1 + i + j·M). `OMP_NUM_THREADS=1` (COSTA is built "
         "with OpenMP; the ranks share the cores). Floor = every rank "
         "memcpy's the bytes it receives from other ranks, all ranks at once (local copies are not in it); "
