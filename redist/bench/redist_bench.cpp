@@ -13,6 +13,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -114,9 +115,19 @@ int main(int argc, char** argv) {
                "the cases of issue 21 §3 (expansion, shrink 9->4, block size 64->100, reshapes, panels, tiny "
                "blocks, long thin; up to 9 ranks) beside PDGEMR2D, COSTA and the parallel memcpy floor");
   app.add_option("--costa", costa,
-                 "with --suite/--tiny/--shapes: a COSTA build or install directory (its "
-                 "libcosta_prefixed_scalapack.so) timed in COSTA's column; without it the column says \"not built\". "
-                 "The project never downloads COSTA");
+                 "with --suite/--tiny/--shapes: a COSTA build or install directory whose ScaLAPACK wrapper "
+                 "(libcosta_prefixed_scalapack.so, costa_pdgemr2d) is timed in the costa_wr column where it applies: "
+                 "A and B on one grid shape. The project never downloads COSTA");
+  std::string costa_native;
+  std::string costa_layout = "block-cyclic";
+  double costa_budget = 30;
+  app.add_option("--costa-native", costa_native,
+                 "with --suite/--tiny/--shapes: a shared object built from redist/bench/costa_native.cpp against a "
+                 "COSTA build (redist_shapes_bench.sh --costa builds it): COSTA's own API, timed in COSTA's column");
+  app.add_option("--costa-layout", costa_layout,
+                 "block-cyclic (costa::block_cyclic_layout where the rank map allows) or custom "
+                 "(costa::custom_layout always)");
+  app.add_option("--costa-budget", costa_budget, "seconds after which COSTA's repetitions stop (one always runs)");
   double link_bits = 0;
   app.add_option("--link-rate", link_bits,
                  "with --suite/--tiny/--shapes: bits/s of each node's link (emulated cluster); adds the busiest "
@@ -198,18 +209,31 @@ int main(int argc, char** argv) {
     so.variants = variants;
     so.costa_dir = costa;
     so.link_bits = link_bits;
+    so.costa_budget_s = costa_budget;
     try {
+      if (costa_layout != "block-cyclic" && costa_layout != "custom")
+        throw std::runtime_error("--costa-layout " + costa_layout + " is not block-cyclic or custom");
+      so.costa_layout_mode = costa_layout == "custom" ? 1 : 0;
       so.costa = redist::bench::load_costa(costa);
+      so.costa_native = redist::bench::load_costa_native(costa_native);
     } catch (const std::exception& e) {
       if (wrank == 0) std::fprintf(stderr, "redist_bench: %s\n", e.what());
       MPI_Finalize();
       return 2;
     }
     if (wrank == 0)
-      std::printf("# %d MPI ranks on %u CPUs; reps=%d (fastest shown, round robin); COSTA: %s\n"
+      std::printf("# %d MPI ranks on %u CPUs; reps=%d (fastest shown, round robin); COSTA native (%s): %s; "
+                  "COSTA wrapper: %s; OMP_NUM_THREADS=%s; vader single copy: %s\n"
                   "# x_floor = redist / floor (floor: each rank memcpy's the bytes it receives, all at once); "
-                  "gemr2d/r, costa/r = their time / redist's (above 1: redist faster)\n",
-                  world, std::thread::hardware_concurrency(), reps, costa.empty() ? "not built (no --costa)" : costa.c_str());
+                  "gemr2d/r, costa/r = their time / redist's (above 1: redist faster); costa_wr = costa_pdgemr2d, "
+                  "only where A and B share a grid shape\n",
+                  world, std::thread::hardware_concurrency(), reps, costa_layout.c_str(),
+                  costa_native.empty() ? "not built (no --costa-native)" : costa_native.c_str(),
+                  costa.empty() ? "not built (no --costa)" : costa.c_str(),
+                  std::getenv("OMP_NUM_THREADS") ? std::getenv("OMP_NUM_THREADS") : "unset",
+                  std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism")
+                      ? std::getenv("OMPI_MCA_btl_vader_single_copy_mechanism")
+                      : "Open MPI's default");
     nlohmann::json results = nlohmann::json::array();
     redist::bench::run_shapes(cases, so, results);
     if (wrank == 0 && !json_path.empty()) std::ofstream(json_path) << results.dump(2) << "\n";

@@ -96,6 +96,15 @@ CostaGemr2d* load_costa(const std::string& dir) {
                            "library with COSTA_SCALAPACK set); tried" + tried);
 }
 
+CostaNative* load_costa_native(const std::string& path) {
+  if (path.empty()) return nullptr;
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) throw std::runtime_error("--costa-native " + path + ": " + dlerror());
+  if (void* f = dlsym(h, "malleable_bench_costa_transform")) return reinterpret_cast<CostaNative*>(f);
+  throw std::runtime_error("--costa-native " + path + " has no malleable_bench_costa_transform "
+                           "(build it from redist/bench/costa_native.cpp)");
+}
+
 namespace {
 
 // This rank's local array of layout l, element (i, j) of the global matrix holding
@@ -150,8 +159,9 @@ struct Phases {
 };
 
 void print_header() {
-  std::printf("%-40s %-28s %2s %8s %8s %8s %8s %8s %9s %7s %8s %8s %s\n", "case", "shape", "P", "moved_MB", "floor_s",
-              "gemr2d_s", "redist_s", "c_api_s", "costa_s", "x_floor", "gemr2d/r", "costa/r", "check");
+  std::printf("%-40s %-28s %2s %8s %8s %8s %8s %8s %9s %9s %7s %8s %8s %s\n", "case", "shape", "P", "moved_MB",
+              "floor_s", "gemr2d_s", "redist_s", "c_api_s", "costa_s", "costa_wr_s", "x_floor", "gemr2d/r", "costa/r",
+              "check");
 }
 
 }  // namespace
@@ -205,8 +215,12 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
       redist::BlacsGrid ga(sys, a), gb(sys, b);
       const auto da = a.to_desc(ga.ctxt(), static_cast<int>(A.ld));
       const auto db = b.to_desc(gb.ctxt(), static_cast<int>(R.ld));
-      double t_floor = 1e30, t_floor_all = 1e30, t_ref = 1e30, t_cpp = 1e30, t_c = 1e30, t_costa = 1e30;
-      int same_cpp = 1, same_c = 1, same_costa = 1;
+      double t_floor = 1e30, t_floor_all = 1e30, t_ref = 1e30, t_cpp = 1e30, t_c = 1e30, t_costa = 1e30,
+             t_native = 1e30, native_spent = 0;
+      int same_cpp = 1, same_c = 1, same_costa = 1, same_native = 1, native_reps = 0;
+      std::string native_error;
+      // Both grids' rank maps (row-major grid -> rank of comm), as COSTA's layouts take them.
+      const std::vector<int> ranks_a = a.ranks, ranks_b = b.ranks;
       const bool same_grid_shape = s.ga.r == s.gb.r && s.ga.c == s.gb.c;
       std::vector<Phases> phases(opt.variants.size());
       std::vector<int> same_var(opt.variants.size(), 1);
@@ -247,14 +261,39 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
                                 da.data(), C.in ? C.data.data() : nullptr, 1, 1, db.data(), gctxt, REDIST_DEFAULT);
         }));
         same_c = std::min(same_c, rc == REDIST_SUCCESS ? all_same(C) : 0);
-        if (opt.costa) {
+        if (opt.costa_native && native_error.empty() && (native_reps == 0 || native_spent < opt.costa_budget_s)) {
+          std::fill(K.data.begin(), K.data.end(), 0.0);
+          char err[256] = "";
+          int rc = 0;
+          const double t = timed([&] {
+            rc = opt.costa_native(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.mba),
+                                  static_cast<int>(s.nba), s.ga.r, s.ga.c, ranks_a.data(),
+                                  A.in ? A.data.data() : nullptr, static_cast<int>(A.ld), static_cast<int>(s.mbb),
+                                  static_cast<int>(s.nbb), s.gb.r, s.gb.c, ranks_b.data(),
+                                  K.in ? K.data.data() : nullptr, static_cast<int>(K.ld), comm,
+                                  opt.costa_layout_mode, err, static_cast<int>(sizeof err));
+          });
+          int bad = rc != 0, any_bad = 0;
+          MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
+          if (any_bad) {
+            native_error = rc ? err : "failed on another rank";
+          } else {
+            t_native = std::min(t_native, t);
+            native_spent += t;
+            ++native_reps;
+            same_native = std::min(same_native, all_same(K));
+          }
+          // Everyone agrees on whether to go on (the budget is measured as the slowest rank's).
+          MPI_Bcast(&native_spent, 1, MPI_DOUBLE, 0, comm);
+        }
+        if (opt.costa && same_grid_shape) {
           std::fill(K.data.begin(), K.data.end(), 0.0);
           const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), one = 1;
-          // COSTA's wrapper describes both grids with ICTXT's dimensions (costa_pxgemr2d.cpp
-          // passes Cblacs_gridinfo(ctxt) to both layouts), so it is right only when ICTXT's
-          // grid has A's and B's shape: there pass A's own context (same ranks, same shape);
-          // otherwise the 1 x P context of all processes, as a PDGEMR2D caller would.
-          const int costa_ctxt = same_grid_shape ? ga.ctxt() : gctxt;
+          // COSTA's wrapper describes both matrices with ICTXT's grid dimensions
+          // (costa_pxgemr2d.cpp passes Cblacs_gridinfo(ctxt) to both layouts): it is meant for
+          // two matrices on one grid shape, so it runs only there, with A's own context (same
+          // ranks, same shape). Grid changes go through COSTA's native API above.
+          const int costa_ctxt = ga.ctxt();
           t_costa = std::min(t_costa, timed([&] {
             opt.costa(&m, &n, A.in ? A.data.data() : nullptr, &one, &one, da.data(), K.in ? K.data.data() : nullptr,
                       &one, &one, db.data(), &costa_ctxt);
@@ -280,17 +319,27 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
         }
       }
       if (me == 0) {
-        char costa_col[32] = "not built", costa_ratio[32] = "-";
-        if (opt.costa) {
-          std::snprintf(costa_col, sizeof costa_col, "%.4f", t_costa);
-          std::snprintf(costa_ratio, sizeof costa_ratio, "%.2fx", t_costa / t_cpp);
+        const bool native_ran = opt.costa_native && native_error.empty();
+        const bool wrapper_ran = opt.costa && same_grid_shape;
+        char costa_col[32] = "not built", costa_ratio[32] = "-", wrapper_col[32] = "-";
+        if (native_ran) {
+          std::snprintf(costa_col, sizeof costa_col, "%.4f", t_native);
+          std::snprintf(costa_ratio, sizeof costa_ratio, "%.2fx", t_native / t_cpp);
+        } else if (opt.costa_native) {
+          std::snprintf(costa_col, sizeof costa_col, "error");
         }
+        if (wrapper_ran) std::snprintf(wrapper_col, sizeof wrapper_col, "%.4f", t_costa);
         std::string check = same_cpp && same_c ? "ok" : "MISMATCH(redist)";
-        if (opt.costa && !same_costa) check += " costa-differs";
-        std::printf("%-40s %-28s %2d %8.1f %8.4f %8.4f %8.4f %8.4f %9s %6.2fx %7.2fx %8s %s%s\n",
+        if (native_ran && !same_native) check += " COSTA-DIFFERS";
+        if (wrapper_ran && !same_costa) check += " costa-wrapper-differs";
+        std::printf("%-40s %-28s %2d %8.1f %8.4f %8.4f %8.4f %8.4f %9s %9s %6.2fx %7.2fx %8s %s%s\n",
                     ("\"" + s.kind + "\"").c_str(), s.text.c_str(), P, moved / 1e6, t_floor, t_ref, t_cpp, t_c,
-                    costa_col, t_cpp / std::max(t_floor, 1e-9), t_ref / t_cpp, costa_ratio, check.c_str(),
-                    static_cast<unsigned>(P) > cores ? " (P>cores)" : "");
+                    costa_col, wrapper_col, t_cpp / std::max(t_floor, 1e-9), t_ref / t_cpp, costa_ratio,
+                    check.c_str(), static_cast<unsigned>(P) > cores ? " (P>cores)" : "");
+        if (!native_error.empty()) std::printf("##   COSTA transform failed: %s\n", native_error.c_str());
+        if (native_ran && native_reps < opt.reps)
+          std::printf("##   COSTA: %d of %d repetitions (stopped after %.1f s, --costa-budget)\n", native_reps, opt.reps,
+                      native_spent);
         nlohmann::json row = {{"case", s.kind},
                               {"shape", s.text},
                               {"ranks", P},
@@ -301,14 +350,24 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
                               {"pdgemr2d_s", t_ref},
                               {"redist_s", t_cpp},
                               {"redist_c_api_s", t_c},
-                              {"costa_s", opt.costa ? nlohmann::json(t_costa) : nlohmann::json("not built")},
+                              {"costa_s", native_ran ? nlohmann::json(t_native)
+                                          : opt.costa_native ? nlohmann::json("error: " + native_error)
+                                                             : nlohmann::json("not built")},
+                              {"costa_api", opt.costa_layout_mode == 1 ? "custom_layout + transform"
+                                                                        : "block_cyclic_layout + transform"},
+                              {"costa_reps", native_reps},
+                              {"costa_identical_to_pdgemr2d", native_ran ? nlohmann::json(same_native == 1) : nlohmann::json()},
+                              {"costa_wrapper_s", wrapper_ran ? nlohmann::json(t_costa)
+                                                  : opt.costa ? nlohmann::json("unsupported: A and B on different grid shapes")
+                                                              : nlohmann::json("not built")},
+                              {"costa_wrapper_identical_to_pdgemr2d",
+                               wrapper_ran ? nlohmann::json(same_costa == 1) : nlohmann::json()},
                               {"redist_identical_to_pdgemr2d", same_cpp == 1 && same_c == 1},
-                              {"costa_identical_to_pdgemr2d", opt.costa ? nlohmann::json(same_costa == 1) : nlohmann::json()},
                               {"reps", opt.reps}};
         if (opt.link_bits > 0) {
           const double inter = static_cast<double>(traffic.elements_inter_node) * sizeof(double);
           char costa_part[48] = "";
-          if (opt.costa && link_bound > 0) std::snprintf(costa_part, sizeof costa_part, ", COSTA %.2fx", t_costa / link_bound);
+          if (native_ran && link_bound > 0) std::snprintf(costa_part, sizeof costa_part, ", COSTA %.2fx", t_native / link_bound);
           std::printf("##   link: %d nodes, %.1f MB between nodes, busiest link %.1f MB, bound %.4f s at %.3g bit/s;"
                       " redist %.2fx the bound%s\n",
                       nodes, inter / 1e6, static_cast<double>(traffic.max_link_elements()) * sizeof(double) / 1e6,

@@ -38,10 +38,24 @@ using CostaGemr2d = void(const int*, const int*, const double*, const int*, cons
 // for an empty dir; throws std::runtime_error naming what was tried.
 CostaGemr2d* load_costa(const std::string& dir);
 
+// COSTA's native API (costa::block_cyclic_layout per matrix on its own grid, or
+// costa::custom_layout, then costa::transform), from redist/bench/costa_native.cpp compiled
+// by the user against their COSTA build (scripts/bench/redist_shapes_bench.sh does it).
+using CostaNative = int(int m, int n, int mba, int nba, int pra, int pca, const int* ranks_a, const double* a, int lda,
+                        int mbb, int nbb, int prb, int pcb, const int* ranks_b, double* b, int ldb, MPI_Comm comm,
+                        int layout_mode, char* err, int errlen);
+// dlopen's the shared object at `path` (nullptr for an empty path); throws naming it.
+CostaNative* load_costa_native(const std::string& path);
+
 struct ShapeOptions {
   int reps = 3;
-  CostaGemr2d* costa = nullptr;
+  CostaGemr2d* costa = nullptr;  // the ScaLAPACK wrapper, timed only where it applies
   std::string costa_dir;
+  CostaNative* costa_native = nullptr;
+  int costa_layout_mode = 0;  // 0: block_cyclic_layout (custom_layout for other rank maps); 1: custom_layout always
+  // COSTA repetitions stop once they have taken this many seconds (its element-sized-block
+  // cases take seconds per call); at least one always runs.
+  double costa_budget_s = 30;
   // Extra redist transports to time ("datatype", "packed", "auto"): one line each with the
   // per-phase split (plan, argument check, local copies, transfers), for finding limits.
   std::vector<std::string> variants;

@@ -1,6 +1,6 @@
 set terminal pngcairo size 1400,600 noenhanced
-set output '/work/main/docs/img/redist_shapes_cluster.png'
-set title 'redist speed-up per case (time of the other / time of redist; 1 = equal; COSTA 0 = crashed, wrong or not built)'
+set output 'docs/img/redist_shapes_cluster.png'
+set title 'redist speed-up per case (time of the other / time of redist; 1 = equal; dashed: 1.5; COSTA through costa::transform)'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -9,5 +9,5 @@ set yrange [0.1:*]
 set xtics rotate by -40 font ',8'
 set grid ytics
 set arrow from graph 0, first 1.5 to graph 1, first 1.5 nohead dt 2 lc rgb 'red'
-plot '/work/main/docs/data/redist_shapes_cluster/plot.dat' using ($3 > 0 ? $3 : 0.1):xtic(2) title 'PDGEMR2D / redist', \
-     '' using ($4 > 0 ? $4 : 0.1) title 'COSTA / redist'
+plot 'docs/data/redist_shapes_cluster/plot.dat' using ($4 > 0 ? $4 : 0.1):xtic(2) title 'COSTA / redist (none)', \
+     '' using ($3 > 0 ? $3 : 0.1):xtic(2) title 'PDGEMR2D / redist (none)'
