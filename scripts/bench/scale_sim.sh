@@ -42,6 +42,8 @@ cases=(
 )
 
 mkdir -p "$OUT/raw" "$(dirname "$IMG")"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
 tsv=$OUT/results.tsv
 header="case	P	from	to	nb_a	nb_b	N	schedule	platform	sim_time_s	node_bound_s	ratio	uplink_bound_s	ratio_max_bound	max_partners	wall_s	cpu_s	rss_kb	anon_peak_kb	load1"
 [[ -f $tsv ]] || echo "$header" >"$tsv"
@@ -68,11 +70,12 @@ run_one() {  # name from to nb_a nb_b schedule platform
   local load
   load=$(cut -d' ' -f1 /proc/loadavg)
   echo "== $name $from nb $nba -> $to nb $nbb, P=$np, N=$N, $sched, $plat (load $load) $(date -u +%H:%M:%S)"
-  /usr/bin/time -v -o "$log.time" smpirun -np "$np" -platform "$pdir/$plat.xml" -hostfile "$pdir/hostfile.txt" \
+  # smpirun leaves its unrolled hostfile (smpitmp-*) in the current directory on failure.
+  (cd "$scratch" && exec /usr/bin/time -v -o "$log.time" smpirun -np "$np" -platform "$pdir/$plat.xml" -hostfile "$pdir/hostfile.txt" \
     --cfg=smpi/simulate-computation:no --cfg=contexts/stack-size:256 --log=root.thresh:warning \
     "$SIM" --from "$from" --to "$to" --n "$N" --nb-a "$nba" --nb-b "$nbb" --schedule "$sched" --shared \
-    --leaf-uplink-gbit "$uplink" >"$log" 2>&1 &
-  local tpid=$! child="" anon=0
+    --leaf-uplink-gbit "$uplink") >"$log" 2>&1 &
+  local tpid=$! child="" anon=0  # the subshell exec'd time: $! is time's pid
   local srun=""
   for _ in $(seq 40); do  # the simulator: smpimain, child of smpirun, child of time
     [[ -z $srun ]] && srun=$(pgrep -P "$tpid" | head -1)
@@ -166,14 +169,14 @@ series = {}
 for r in rows:
     kind = "".join(ch for ch in r["case"] if not ch.isdigit())
     series.setdefault((kind, r["platform"], r["schedule"]), []).append((int(r["P"]), float(r["sim_time_s"]) * 1e3))
-    series.setdefault((kind, r["platform"], "node-link bound"), []).append((int(r["P"]), float(r["node_bound_s"]) * 1e3))
+    series.setdefault((kind, "", "node-link bound"), []).append((int(r["P"]), float(r["node_bound_s"]) * 1e3))
 datfile = img.rsplit(".", 1)[0] + ".dat"
 plots, blocks = [], []
 for i, (k, pts) in enumerate(sorted(series.items())):
     pts = sorted(set(pts))
     blocks.append("\n".join(f"{p} {t}" for p, t in pts))
     style = "lines dt 2 lw 1" if k[2] == "node-link bound" else "linespoints pt 7 ps 0.8"
-    plots.append(f"'{datfile}' index {i} with {style} title '{k[0]}, {k[1]}, {k[2]}'")
+    plots.append(f"'{datfile}' index {i} with {style} title '{k[0]}, {k[1] + ', ' if k[1] else ''}{k[2]}'")
 open(datfile, "w").write("\n\n\n".join(blocks) + "\n")
 gp = f"""set terminal pngcairo size 1100,640 font 'DejaVu Sans,9' noenhanced
 set output '{img}'
