@@ -15,6 +15,11 @@
 // rank adds up its own transfers (O(its partners)) and the node sums are reduced, so the
 // bound needs no rank to hold the whole plan. Ranks sit on nodes in order: rank r on node
 // r / ranks_per_node (the hostfiles of redist/sim/platforms/ list each host that often).
+// A second bound, the busiest leaf switch's uplinks: inter-leaf bytes of the busiest leaf
+// (nodes_per_leaf nodes) / its uplinks' rate (--leaf-uplink-gbit; the 2:1 tree has half of
+// nodes_per_leaf x link). --full-plan-check compares both with redist::node_traffic.
+// --shared also skips SMPI's real copy of message payloads of 64 KiB and more (the folded
+// arrays carry no values); smaller ones, the collectives' own, are copied.
 #include <mpi.h>
 #include <smpi/smpi.h>
 
@@ -44,6 +49,8 @@ struct Options {
   int ranks_per_node = 16;
   double link_gbit = 100;
   int reps = 1;
+  int nodes_per_leaf = 16;     // nodes under one leaf switch
+  double leaf_uplink_gbit = 0;  // a leaf switch's uplinks together; 0: nodes_per_leaf x link (non-blocking)
   bool full_plan_check = false;  // also compute the bound from a whole plan on rank 0 (small P)
 };
 
@@ -52,7 +59,8 @@ struct Options {
     std::fprintf(stderr,
                  "redist_sim: %s\nusage: redist_sim --from RxC --to RxC [--n N] [--nb NB | --nb-a NB --nb-b NB]\n"
                  "  [--schedule default|caterpillar|circulant|matching|allatonce] [--transport auto|datatype|packed]\n"
-                 "  [--check | --shared] [--ranks-per-node 16] [--link-gbit 100] [--reps 1] [--full-plan-check]\n",
+                 "  [--check | --shared] [--ranks-per-node 16] [--link-gbit 100] [--reps 1] [--full-plan-check]\n"
+                 "  [--nodes-per-leaf 16] [--leaf-uplink-gbit G (default nodes-per-leaf x link)]\n",
                  why.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
@@ -84,11 +92,15 @@ Options parse(int argc, char** argv, int rank) {
     else if (a == "--ranks-per-node") o.ranks_per_node = std::atoi(val());
     else if (a == "--link-gbit") o.link_gbit = std::atof(val());
     else if (a == "--reps") o.reps = std::atoi(val());
+    else if (a == "--nodes-per-leaf") o.nodes_per_leaf = std::atoi(val());
+    else if (a == "--leaf-uplink-gbit") o.leaf_uplink_gbit = std::atof(val());
     else if (a == "--full-plan-check") o.full_plan_check = true;
     else usage(rank, "unknown option " + a);
   }
   if (o.check == shared) usage(rank, "give exactly one of --check and --shared");
-  if (o.n < 1 || o.nb_a < 1 || o.nb_b < 1 || o.ranks_per_node < 1 || o.link_gbit <= 0 || o.reps < 1)
+  if (o.leaf_uplink_gbit == 0) o.leaf_uplink_gbit = o.nodes_per_leaf * o.link_gbit;
+  if (o.n < 1 || o.nb_a < 1 || o.nb_b < 1 || o.ranks_per_node < 1 || o.link_gbit <= 0 || o.reps < 1 ||
+      o.nodes_per_leaf < 1 || o.leaf_uplink_gbit < 0)
     usage(rank, "sizes, ranks per node, link rate and reps must be positive");
   return o;
 }
@@ -130,6 +142,16 @@ struct Local {
   Local& operator=(const Local&) = delete;
 };
 
+// --shared: the folded arrays hold no meaningful values, so the simulated network moves no
+// payload of 64 KiB or more in real memory (SMPI otherwise copies every message's payload).
+// Smaller ones are copied: the collectives (communicator split, the executor's argument
+// check, the reductions here) need their values.
+void copy_small_only(smx_activity_t comm, void* buff, size_t size) {
+  // The activity is a CommImpl (single inheritance; its header is not installed).
+  if (size < (std::size_t{64} << 10))
+    smpi_comm_copy_buffer_callback(reinterpret_cast<simgrid::kernel::activity::CommImpl*>(comm), buff, size);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,6 +160,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const Options o = parse(argc, argv, me);
+  if (!o.check) smpi_comm_set_copy_data_callback(&copy_small_only);
   const int PA = o.pa_r * o.pa_c, PB = o.pb_r * o.pb_c;
   if (np != std::max(PA, PB))
     usage(me, "the job has " + std::to_string(np) + " ranks but the grids need " + std::to_string(std::max(PA, PB)));
@@ -165,14 +188,27 @@ int main(int argc, char** argv) {
   // This rank's share of its node's link traffic (elements), then node sums, then the max.
   const int node = me / o.ranks_per_node;
   long long mine[2] = {0, 0};  // out, in
+  // The same for the leaf switch's uplinks (a second bound: on the 2:1 tree, or when most
+  // of the data leaves its leaf, the uplinks rather than the node links limit).
+  const int ranks_per_leaf = o.ranks_per_node * o.nodes_per_leaf;
+  const int leaf = me / ranks_per_leaf;
+  long long mine_leaf[2] = {0, 0};
   long long partners = 0;
   for (const auto& t : plan.transfers) {
     if (t.src == t.dst || (t.src != me && t.dst != me)) continue;
     ++partners;
     const int other = t.src == me ? t.dst : t.src;
+    if (other / ranks_per_leaf != leaf) mine_leaf[t.src == me ? 0 : 1] += t.elements();
     if (other / o.ranks_per_node == node) continue;
     mine[t.src == me ? 0 : 1] += t.elements();
   }
+  MPI_Comm leaf_comm;
+  MPI_Comm_split(MPI_COMM_WORLD, leaf, me, &leaf_comm);
+  long long leaf_sum[2] = {0, 0};
+  MPI_Allreduce(mine_leaf, leaf_sum, 2, MPI_LONG_LONG, MPI_SUM, leaf_comm);
+  MPI_Comm_free(&leaf_comm);
+  long long leaf_max_local = std::max(leaf_sum[0], leaf_sum[1]), leaf_max = 0;
+  MPI_Allreduce(&leaf_max_local, &leaf_max, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   MPI_Comm node_comm;
   MPI_Comm_split(MPI_COMM_WORLD, node, me, &node_comm);
   long long node_sum[2] = {0, 0};
@@ -183,6 +219,7 @@ int main(int argc, char** argv) {
   MPI_Allreduce(&partners, &max_partners, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
   const double link_bytes_per_s = o.link_gbit * 1e9 / 8;
   const double bound_s = static_cast<double>(link_max) * sizeof(double) / link_bytes_per_s;
+  const double uplink_bound_s = static_cast<double>(leaf_max) * sizeof(double) / (o.leaf_uplink_gbit * 1e9 / 8);
 
   int bad_bound = 0;
   if (o.full_plan_check && me == 0) {
@@ -193,6 +230,14 @@ int main(int argc, char** argv) {
     if (nt.max_link_elements() != link_max) {
       std::fprintf(stderr, "redist_sim: FAILED bound: rank-local sums give %lld elements, node_traffic %" PRId64 "\n",
                    link_max, nt.max_link_elements());
+      bad_bound = 1;
+    }
+    // The leaf switches' uplinks: the same sums with a "node" of ranks_per_leaf ranks.
+    for (int r = 0; r < np; ++r) node_of[static_cast<std::size_t>(r)] = r / ranks_per_leaf;
+    const auto lt = redist::node_traffic(la, lb, region, np, node_of);
+    if (lt.max_link_elements() != leaf_max) {
+      std::fprintf(stderr, "redist_sim: FAILED uplink bound: rank-local sums give %lld elements, node_traffic %" PRId64 "\n",
+                   leaf_max, lt.max_link_elements());
       bad_bound = 1;
     }
   }
@@ -248,8 +293,10 @@ int main(int argc, char** argv) {
         static_cast<int>(plan.steps.size()), o.check ? "checked" : "shared", o.ranks_per_node, o.link_gbit);
     std::printf("redist_sim: max partners/rank %lld, busiest node link %lld bytes\n", max_partners,
                 link_max * static_cast<long long>(sizeof(double)));
-    std::printf("RESULT P=%d time_s=%.6e bound_s=%.6e ratio=%.3f plan_s(sim)=%.3e\n", np, best, bound_s,
-                bound_s > 0 ? best / bound_s : 0.0, plan_max);
+    std::printf("redist_sim: busiest leaf switch's uplinks %lld bytes (%.0f Gbit/s, %d nodes per leaf)\n",
+                leaf_max * static_cast<long long>(sizeof(double)), o.leaf_uplink_gbit, o.nodes_per_leaf);
+    std::printf("RESULT P=%d time_s=%.6e bound_s=%.6e ratio=%.3f plan_s(sim)=%.3e uplink_bound_s=%.6e partners=%lld\n", np,
+                best, bound_s, bound_s > 0 ? best / bound_s : 0.0, plan_max, uplink_bound_s, max_partners);
     if (o.check)
       std::printf("redist_sim: %s: %lld wrong elements over %d rep(s)\n", wrong_total ? "FAILED" : "PASS", wrong_total,
                   o.reps);

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The default suite's simulated run (label `simulated`, issue 33 §3): redist's real plan +
 # execute path (redist_sim) at 64 ranks on the simulated fat tree, every element of B
-# checked and the rank-local link bound compared with redist::node_traffic's whole-plan
-# one. Cases: an expansion 4x4 -> 8x8 (default and caterpillar schedules), a coprime step
+# checked and the rank-local link bounds (node links; leaf uplinks, with leaves of 2 nodes
+# here so that 64 ranks span 2 leaves) compared with redist::node_traffic's whole-plan ones. Cases: an expansion 4x4 -> 8x8 (default and caterpillar schedules), a coprime step
 # 7x7 -> 8x8, a shrink with a block-size change (8x8 nb 16 -> 4x4 nb 24) and blocks of 2
 # (the packed transport). Exit 77 (SKIPPED) with the reason when SimGrid is missing.
 #   run_small.sh <redist_sim binary or empty> <platform dir>
@@ -33,7 +33,7 @@ for c in "${cases[@]}"; do
   # shellcheck disable=SC2086
   out=$(smpirun -np 64 -platform "$platforms/fattree.xml" -hostfile "$platforms/hostfile.txt" \
         --cfg=smpi/simulate-computation:no --cfg=contexts/stack-size:512 --log=root.thresh:warning \
-        "$sim" $c --check --full-plan-check 2>&1)
+        "$sim" $c --check --full-plan-check --nodes-per-leaf 2 --leaf-uplink-gbit 100 2>&1)
   rc=$?
   echo "== $c (exit $rc)"
   echo "$out" | grep -E 'RESULT|PASS|FAILED|redist_sim|rror' | head -20

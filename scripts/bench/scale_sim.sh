@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 33 §2: redist's real plan + execute path (redist_sim, SimGrid SMPI) at 256-4,225
+# simulated processes on the fat trees of redist/sim/platforms/ (non-blocking and 2:1
+# uplinks), default and caterpillar schedules, matrices folded (--shared, timing only).
+# Per run it records the simulated time of redistribute(), the busiest node link's bound
+# (inter-node bytes through the busiest node link / 100 Gbit/s, from the rank-local plans,
+# as redist::node_traffic computes it for the emulated-cluster bench), the busiest leaf
+# switch's uplink bound, and the simulation's own cost (wall, CPU, peak memory). Runs one
+# simulation at a time. Output: $OUT/results.tsv (one line per run, appended; a rerun of a
+# run replaces its line), $OUT/raw/*.log, $OUT/results.md (tables), and
+# docs/img/scale_sim.png (time and bounds against P). docs/scale-simulated.md explains.
+#
+#   scripts/bench/scale_sim.sh [case-name-regex]      # default: every case
+#   env: SIM=build/redist-sim/redist_sim  N=16384  OUT=docs/data/scale_sim
+#        PLATFORMS="fattree fattree-2to1"  SCHEDULES="default caterpillar"
+#        REPORT_ONLY=1 (rebuild tables and plot from results.tsv)
+set -uo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+SIM=${SIM:-$here/build/redist-sim/redist_sim}
+N=${N:-16384}
+OUT=${OUT:-$here/docs/data/scale_sim}
+IMG=${IMG:-$here/docs/img/scale_sim.png}
+PLATFORMS=${PLATFORMS:-"fattree fattree-2to1"}
+SCHEDULES=${SCHEDULES:-"default caterpillar"}
+pdir=$here/redist/sim/platforms
+filter=${1:-.}
+
+# name  from  to  nb_a  nb_b  (P = the larger grid; cheapest first)
+cases=(
+  "exp256      8x8   16x16 64 64"
+  "shrink256   16x16 8x8   64 64"
+  "coprime289  16x16 17x17 64 64"
+  "exp1024     16x16 32x32 64 64"
+  "nb1024      32x32 32x32 64 100"
+  "coprime1089 32x32 33x33 64 64"
+  "wide2048    32x32 64x32 64 64"
+  "exp4096     32x32 64x64 64 64"
+  "shrink4096  64x64 32x32 64 64"
+  "coprime4096 45x45 64x64 64 64"
+  "coprime4225 64x64 65x65 64 64"
+)
+
+mkdir -p "$OUT/raw" "$(dirname "$IMG")"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+tsv=$OUT/results.tsv
+header="case	P	from	to	nb_a	nb_b	N	schedule	platform	sim_time_s	node_bound_s	ratio	uplink_bound_s	ratio_max_bound	max_partners	wall_s	cpu_s	rss_kb	anon_peak_kb	load1"
+[[ -f $tsv ]] || echo "$header" >"$tsv"
+
+# Largest Anonymous (private, really allocated) memory of process $1 while it lives, in kB.
+# time -v's RSS counts every mapping of a folded (shared) page, so it overstates.
+sample_anon() {
+  local pid=$1 peak=0 v
+  while kill -0 "$pid" 2>/dev/null; do
+    v=$(awk '/^Anonymous:/ {print $2}' "/proc/$pid/smaps_rollup" 2>/dev/null)
+    [[ -n $v && $v -gt $peak ]] && peak=$v
+    sleep 1
+  done
+  echo "$peak"
+}
+
+run_one() {  # name from to nb_a nb_b schedule platform
+  local name=$1 from=$2 to=$3 nba=$4 nbb=$5 sched=$6 plat=$7
+  local pa=$((${from%x*} * ${from#*x})) pb=$((${to%x*} * ${to#*x}))
+  local np=$((pa > pb ? pa : pb))
+  local uplink=1600
+  [[ $plat == fattree-2to1 ]] && uplink=800
+  local log=$OUT/raw/$name.$sched.$plat.log
+  local load
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  echo "== $name $from nb $nba -> $to nb $nbb, P=$np, N=$N, $sched, $plat (load $load) $(date -u +%H:%M:%S)"
+  # smpirun leaves its unrolled hostfile (smpitmp-*) in the current directory on failure.
+  (cd "$scratch" && exec /usr/bin/time -v -o "$log.time" smpirun -np "$np" -platform "$pdir/$plat.xml" -hostfile "$pdir/hostfile.txt" \
+    --cfg=smpi/simulate-computation:no --cfg=contexts/stack-size:256 --log=root.thresh:warning \
+    "$SIM" --from "$from" --to "$to" --n "$N" --nb-a "$nba" --nb-b "$nbb" --schedule "$sched" --shared \
+    --leaf-uplink-gbit "$uplink") >"$log" 2>&1 &
+  local tpid=$! child="" anon=0  # the subshell exec'd time: $! is time's pid
+  local srun=""
+  for _ in $(seq 40); do  # the simulator: smpimain, child of smpirun, child of time
+    [[ -z $srun ]] && srun=$(pgrep -P "$tpid" | head -1)
+    [[ -n $srun ]] && child=$(pgrep -n -P "$srun" smpimain)
+    [[ -n $child ]] && break
+    sleep 0.25
+  done
+  [[ -n $child ]] && anon=$(sample_anon "$child")
+  wait "$tpid"
+  local rc=$?
+  local res wall cpu rss
+  res=$(grep '^RESULT' "$log")
+  if [[ $rc -ne 0 || -z $res ]]; then
+    echo "   FAILED (exit $rc), see $log"
+    tail -5 "$log"
+    return 1
+  fi
+  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n=split($2,a,":"); s=0; for(i=1;i<=n;i++) s=s*60+a[i]; print s}' "$log.time")
+  cpu=$(awk -F': ' '/User time/ {u=$2} /System time/ {s=$2} END {print u+s}' "$log.time")
+  rss=$(awk -F': ' '/Maximum resident/ {print $2}' "$log.time")
+  local t b r ub p
+  t=$(sed -E 's/.*time_s=([^ ]+).*/\1/' <<<"$res")
+  b=$(sed -E 's/.*[^_]bound_s=([^ ]+).*/\1/' <<<"$res")
+  r=$(sed -E 's/.*ratio=([^ ]+).*/\1/' <<<"$res")
+  ub=$(sed -E 's/.*uplink_bound_s=([^ ]+).*/\1/' <<<"$res")
+  p=$(sed -E 's/.*partners=([^ ]+).*/\1/' <<<"$res")
+  local rm
+  rm=$(awk -v t="$t" -v b="$b" -v u="$ub" 'BEGIN {m = b > u ? b : u; printf "%.3f", t / m}')
+  grep -v -P "^$name\t[0-9]+\t[^\t]+\t[^\t]+\t[^\t]+\t[^\t]+\t$N\t$sched\t$plat\t" "$tsv" >"$tsv.tmp"
+  mv "$tsv.tmp" "$tsv"
+  printf '%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$np" "$from" "$to" \
+    "$nba" "$nbb" "$N" "$sched" "$plat" "$t" "$b" "$r" "$ub" "$rm" "$p" "$wall" "$cpu" "$rss" "$anon" "$load" >>"$tsv"
+  echo "   simulated $t s, node-link bound $b s (x$r), uplink bound $ub s, partners $p; wall ${wall}s cpu ${cpu}s anon ${anon} kB"
+}
+
+if [[ -z ${REPORT_ONLY:-} ]]; then
+  if ! command -v smpirun >/dev/null || [[ ! -x $SIM ]]; then
+    echo "scale_sim: needs smpirun (libsimgrid-dev) and $SIM (cmake --build build --target redist_sim)" >&2
+    exit 1
+  fi
+  echo "scale_sim: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), load $(cut -d' ' -f1-3 /proc/loadavg)"
+  for c in "${cases[@]}"; do
+    read -r name from to nba nbb <<<"$c"
+    [[ $name =~ $filter ]] || continue
+    for plat in $PLATFORMS; do
+      for sched in $SCHEDULES; do
+        run_one "$name" "$from" "$to" "$nba" "$nbb" "$sched" "$plat"
+      done
+    done
+  done
+fi
+
+# Tables (one per platform: default beside caterpillar) and the plot.
+python3 - "$tsv" "$OUT/results.md" "$IMG" <<'EOF'
+import csv, subprocess, sys
+tsv, md, img = sys.argv[1:4]
+rows = list(csv.DictReader(open(tsv), delimiter="\t"))
+key = lambda r: (r["case"], r["platform"], r["N"])
+by = {}
+for r in rows:
+    by.setdefault(key(r), {})[r["schedule"]] = r
+order = []
+for r in rows:
+    if key(r) not in order:
+        order.append(key(r))
+order.sort(key=lambda k: (k[1], int(by[k][next(iter(by[k]))]["P"]), k[0]))
+out = []
+for plat in sorted({k[1] for k in order}):
+    out.append(f"### {plat}\n")
+    out.append("| case | P | grids (nb) | N | partners | node-link bound | uplink bound | default | ratio | caterpillar | ratio | default / cat. | wall, anon. memory (def. / cat.) |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for k in order:
+        if k[1] != plat:
+            continue
+        d, c = by[k].get("default"), by[k].get("caterpillar")
+        any_ = d or c
+        ms = lambda x: f"{float(x) * 1e3:.2f} ms"
+        cell = lambda r: (ms(r["sim_time_s"]), f"{float(r['ratio']):.2f}") if r else ("not run", "")
+        dt, dr = cell(d)
+        ct, cr = cell(c)
+        rel = f"{float(d['sim_time_s']) / float(c['sim_time_s']):.2f}" if d and c else ""
+        cost = " / ".join(f"{float(r['wall_s']):.0f} s, {int(r['anon_peak_kb']) / 1048576:.1f} GiB" if r else "-" for r in (d, c))
+        out.append(f"| {k[0]} | {any_['P']} | {any_['from']} ({any_['nb_a']}) → {any_['to']} ({any_['nb_b']}) | {any_['N']} | "
+                   f"{any_['max_partners']} | {ms(any_['node_bound_s'])} | {ms(any_['uplink_bound_s'])} | {dt} | {dr} | {ct} | {cr} | {rel} | {cost} |")
+    out.append("")
+open(md, "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+
+# Plot: simulated time and the node-link bound against P, expansions/shrinks/coprime, both trees.
+series = {}
+for r in rows:
+    kind = "".join(ch for ch in r["case"] if not ch.isdigit())
+    series.setdefault((kind, r["platform"], r["schedule"]), []).append((int(r["P"]), float(r["sim_time_s"]) * 1e3))
+    series.setdefault((kind, "", "node-link bound"), []).append((int(r["P"]), float(r["node_bound_s"]) * 1e3))
+datfile = img.rsplit(".", 1)[0] + ".dat"
+plots, blocks = [], []
+for i, (k, pts) in enumerate(sorted(series.items())):
+    pts = sorted(set(pts))
+    blocks.append("\n".join(f"{p} {t}" for p, t in pts))
+    style = "lines dt 2 lw 1" if k[2] == "node-link bound" else "linespoints pt 7 ps 0.8"
+    plots.append(f"'{datfile}' index {i} with {style} title '{k[0]}, {k[1] + ', ' if k[1] else ''}{k[2]}'")
+open(datfile, "w").write("\n\n\n".join(blocks) + "\n")
+gp = f"""set terminal pngcairo size 1100,640 font 'DejaVu Sans,9' noenhanced
+set output '{img}'
+set title 'redist on a simulated fat tree (SimGrid SMPI): time of redistribute() and the busiest node link bound, N = {rows[-1]["N"] if rows else ""}'
+set xlabel 'processes P (the larger grid)'
+set ylabel 'time (ms)'
+set logscale x 2
+set logscale y
+set key outside right
+set grid
+plot {", ".join(plots)}
+"""
+subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+print(f"plot: {img}")
+EOF
