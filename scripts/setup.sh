@@ -11,7 +11,7 @@ cd "$here"
 packages=(g++ gfortran make cmake pkg-config python3
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev libopenblas-dev liblapacke-dev
   libgtest-dev nlohmann-json3-dev libcli11-dev gnuplot-nox
-  # SimGrid's SMPI (smpicxx, smpirun): redist_sim, tests labelled simulated (docs/scale-simulated.md)
+  # SimGrid's SMPI (smpicxx, smpirun): redist_sim, tests labelled simulated (docs/scale.md, "Simulated at 256-4,096 processes")
   libsimgrid-dev
   # checkpoint/restart: parallel HDF5 (MPI-IO driver) for Open MPI
   libhdf5-openmpi-dev

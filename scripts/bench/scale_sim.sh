@@ -9,7 +9,7 @@
 # switch's uplink bound, and the simulation's own cost (wall, CPU, peak memory). Runs one
 # simulation at a time. Output: $OUT/results.tsv (one line per run, appended; a rerun of a
 # run replaces its line), $OUT/raw/*.log, $OUT/results.md (tables), and
-# docs/img/scale_sim.png (time and bounds against P). docs/scale-simulated.md explains.
+# docs/img/scale_sim.png (time and bounds against P). docs/scale.md, "Simulated at 256-4,096 processes" explains.
 #
 #   scripts/bench/scale_sim.sh [case-name-regex]      # default: every case
 #   env: SIM=build/redist-sim/redist_sim  N=16384  OUT=docs/data/scale_sim
