@@ -11,6 +11,9 @@
 #   expand   restart on 3x3 == a run that expanded 2x2 -> 3x3 by spawn at the same point
 #   byrestart 2x2 -> 3x3 -> 2x2 by restart (malleable-run) == the same resizes in place
 #   fallback  an expansion whose spawn is refused is carried out by restart
+#   launcher  malleable-run --help; on one host with --on-failure restart, a rank killed
+#             mid-run: the job restarts from the newest checkpoint with the same processes
+#             and ends with the uninterrupted run's checksums; no Open MPI exit banner
 #   pdgetrf   (inverse iteration, b carried) restart on 2x2 == uninterrupted 2x2; restart
 #             on 3x3 checked against serial LAPACKE_dgesv and its residual bound
 #   pdgemv    (power iteration, block layout) restart on 2x2 == uninterrupted 2x2; restart
@@ -116,6 +119,8 @@ byrestart)
   [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $out"
   launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
   [[ $launches == "4 9 4 " ]] || fail "launches with '$launches' processes, expected 4 9 4: $out"
+  ! grep -q "terminated normally, but\|exited with non-zero status" <<<"$out" ||
+    fail "a resize by restart showed Open MPI's failure banner: $(grep -m1 -B1 -A2 'terminated normally, but\|non-zero status' <<<"$out")"
   grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
   if grep -q "spawn not supported" <<<"$ref"; then
     # An MPI that cannot spawn (MPICH here) has no in-place run to compare with: the
@@ -140,6 +145,34 @@ fallback)
   [[ $launches == "4 9 " ]] || fail "launches with '$launches' processes, expected 4 9: $out"
   grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
   echo "spawn refused -> resize by restart: launches of $launches processes, $(grep -o 'result check.*' <<<"$out")"
+  ;;
+launcher)
+  runner=$(dirname "$0")/../../scripts/malleable-run
+  help=$("$runner" --help 2>&1); rc=$?
+  [[ $rc -eq 0 && $help == usage:* && $help == *"--on-failure restart"* && $help == *"DIR/<app>.next"* ]] ||
+    fail "malleable-run --help: exit $rc: $help"
+  # One host, --on-failure restart: a rank killed during iteration 4 (every process pauses
+  # 6 s there, after checkpoints 1-3); the job restarts from pdgemm-000003.h5 on 4 processes.
+  P=("$pdgemm" -n 240 --nb 16 -i 6)
+  ref=$(run 4 "${P[@]}" 2>&1) || fail "the uninterrupted run: $ref"
+  (
+    for _ in $(seq 1 600); do [[ -f $d/pdgemm-000003.h5 ]] && break; sleep 0.05; done
+    sleep 1
+    victim=$(pgrep -f -- "--checkpoint $d" | while read -r pid; do
+               [[ $(cat /proc/"$pid"/comm 2>/dev/null) == pdgemm_resizab* ]] && echo "$pid"; done | head -1)
+    [[ -n $victim ]] && kill -9 "$victim"
+  ) &
+  killer=$!
+  out=$(RESIZE_FAULT=pause-in-iteration:4:6 MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 \
+        --on-failure restart -- "${P[@]}" --checkpoint "$d" --checkpoint-every 1 -q --checksums 2>&1); rc=$?
+  wait "$killer"
+  [[ $rc -eq 0 ]] || fail "malleable-run on one host, a rank killed: exit $rc: $out"
+  grep -q "^malleable-run: launch 1 failed (status [0-9]*): restarting on the same host" <<<"$out" || fail "no restart on the same host: $out"
+  grep -q "^malleable-run: restarting from $d/pdgemm-00000[34].h5 (the newest complete checkpoint): 4 processes, grid 2x2" <<<"$out" ||
+    fail "not restarted from the newest checkpoint on 4 processes: $(grep '^malleable-run' <<<"$out")"
+  grep -q "result check: .*OK" <<<"$out" || fail "result check after the restart: $out"
+  [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "checksums after the restart differ from the uninterrupted run's"
+  echo "one host, a rank killed: $(grep -m1 '^malleable-run: restarting from' <<<"$out"); check OK, checksums equal to the uninterrupted run"
   ;;
 *) fail "unknown mode $mode" ;;
 esac

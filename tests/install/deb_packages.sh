@@ -77,6 +77,14 @@ grep -q "libmalleable_resize.so.0 => $prefix/" <<<"$(ldd "$work/pc")" || { ldd "
 # The tools package: malleable-config and a driver, answering from the root.
 [[ $("$prefix/bin/malleable-config" --preload blacs_dyn) == "$prefix/lib/libmalleable_blacs_dyn.so" ]] ||
   fail "malleable-config --preload blacs_dyn: $("$prefix/bin/malleable-config" --preload blacs_dyn)"
+# The launcher from the tools package: its usage, then a resize by restart 2x2 -> 1x3 -> 2x2
+# of the packaged pdgemm driver (launches of 4, 3, 4 processes, result check OK).
+[[ $("$prefix/bin/malleable-run" --help) == "usage: malleable-run "* ]] || fail "malleable-run --help: $("$prefix/bin/malleable-run" --help 2>&1 | head -3)"
+run_out=$(MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" timeout 200 "$prefix/bin/malleable-run" -n 4 -- \
+          "$prefix/libexec/malleable/pdgemm_resizable" -n 120 --nb 16 -i 4 -p scripted -s 1:shrink:1x3,2:expand:2x2 \
+          --mechanism restart --checkpoint "$work/ck" -q 2>&1) || fail "malleable-run from the package: $run_out"
+[[ $(grep -o "^malleable-run: launch [0-9]*: [0-9]*" <<<"$run_out" | awk '{print $4}' | tr '\n' ' ') == "4 3 4 " ]] &&
+  grep -q "result check: .*OK" <<<"$run_out" || fail "malleable-run from the package did not resize by restart 4 -> 3 -> 4: $run_out"
 grep -q "malleable $version" <<<"$("$prefix/libexec/malleable/pdgemm_resizable" --version)" ||
   fail "pdgemm_resizable --version: $("$prefix/libexec/malleable/pdgemm_resizable" --version)"
 echo "deb packages: built, dependencies checked, extracted and used: CMake and pkg-config consumers ran against $prefix; $("$prefix/libexec/malleable/pdgemm_resizable" --version)"
