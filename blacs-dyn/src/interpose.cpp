@@ -92,6 +92,15 @@ void setup(int* me, int* np) {
   pinfo(me, np);
 }
 
+// The world SGET_SYSCONTXT answers with, published to BLACS first if need be.
+MPI_Comm dyn_world() {
+  int me = 0, np = 0;
+  if (!blacs_dyn::blacs_world_published()) pinfo(&me, &np);
+  auto& rt = blacs_dyn::Runtime::get();
+  init_or_abort();
+  return rt.world();
+}
+
 }  // namespace
 
 extern "C" {
@@ -106,11 +115,8 @@ void blacs_setup_(int* mypnum, int* nprocs) { setup(mypnum, nprocs); }
 void Cblacs_get(int ctxt, int what, int* val) {
   static const auto stock = real<cget_t>("Cblacs_get");
   if (what == 0) {
-    int me = 0, np = 0;
-    if (!blacs_dyn::blacs_world_published()) pinfo(&me, &np);
-    auto& rt = blacs_dyn::Runtime::get();
-    init_or_abort();
-    *val = rt.world() == MPI_COMM_NULL ? -1 : Csys2blacs_handle(rt.world());
+    const MPI_Comm w = dyn_world();
+    *val = w == MPI_COMM_NULL ? -1 : Csys2blacs_handle(w);
     return;
   }
   stock(ctxt, what, val);
@@ -119,11 +125,7 @@ void Cblacs_get(int ctxt, int what, int* val) {
 void blacs_get_(int* ctxt, int* what, int* val) {
   static const auto stock = real<fget_t>("blacs_get_");
   if (*what == 0) {
-    int me = 0, np = 0;
-    if (!blacs_dyn::blacs_world_published()) pinfo(&me, &np);
-    auto& rt = blacs_dyn::Runtime::get();
-    init_or_abort();
-    *val = static_cast<int>(MPI_Comm_c2f(rt.world()));
+    *val = static_cast<int>(MPI_Comm_c2f(dyn_world()));
     return;
   }
   stock(ctxt, what, val);

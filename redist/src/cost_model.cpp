@@ -66,15 +66,6 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
   f.ranks.assign(f.node_of_rank.size(), RankLoad{});
   f.steps = static_cast<int>(plan.steps.size());
   const auto eb = static_cast<std::int64_t>(elem_bytes);
-  auto add_message = [&](RankLoad& x, bool intra, std::int64_t bytes) {
-    if (intra) {
-      ++x.messages_intra;
-      x.bytes_intra += bytes;
-    } else {
-      ++x.messages_inter;
-      x.bytes_inter += bytes;
-    }
-  };
   auto is_intra = [&](const Transfer& t) {
     return f.node_of_rank[static_cast<std::size_t>(t.src)] == f.node_of_rank[static_cast<std::size_t>(t.dst)];
   };
@@ -90,8 +81,8 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
     ++f.messages;
     f.bytes_moved += bytes;
     const bool intra = is_intra(t);
-    add_message(s, intra, bytes);
-    add_message(d, intra, bytes);
+    s.add_message(intra, bytes);
+    d.add_message(intra, bytes);
   }
   // Per-step loads, sparse (a plan with P steps on P ranks would otherwise hold P^2).
   f.step_loads.resize(std::max<std::size_t>(1, plan.steps.size()));
@@ -119,8 +110,8 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
         if (t.src == t.dst) continue;
         const std::int64_t bytes = t.elements() * eb;
         const bool intra = is_intra(t);
-        add_message(at(t.src), intra, bytes);
-        add_message(at(t.dst), intra, bytes);
+        at(t.src).add_message(intra, bytes);
+        at(t.dst).add_message(intra, bytes);
       }
     for (const auto& [r, load] : loads) slot[static_cast<std::size_t>(r)] = -1;
   }

@@ -25,16 +25,6 @@ double work_of(const redist::CostParams& p, const CostRegime& g, const redist::R
   return w;
 }
 
-void add_message(redist::RankLoad& x, bool intra, std::int64_t bytes) {
-  if (intra) {
-    ++x.messages_intra;
-    x.bytes_intra += bytes;
-  } else {
-    ++x.messages_inter;
-    x.bytes_inter += bytes;
-  }
-}
-
 }  // namespace
 
 CostRegime cost_regime(const redist::CostParams& params, std::span<const int> node_of_rank, int comm_size) {
@@ -72,7 +62,7 @@ RankShare rank_share(const redist::RedistPlan& plan, std::size_t elem_bytes, std
       continue;
     }
     const bool intra = node(t.src) == node(t.dst);
-    add_message(whole, intra, e * eb);
+    whole.add_message(intra, e * eb);
     if (t.src != me) continue;
     s.sent += e;
     (intra ? s.sent_intra : s.sent_inter) += e;
@@ -88,7 +78,7 @@ RankShare rank_share(const redist::RedistPlan& plan, std::size_t elem_bytes, std
     for (int i : plan.steps[k]) {
       const auto& t = plan.transfers[static_cast<std::size_t>(i)];
       if (t.src == t.dst || (t.src != me && t.dst != me)) continue;
-      add_message(load, node(t.src) == node(t.dst), t.elements() * eb);
+      load.add_message(node(t.src) == node(t.dst), t.elements() * eb);
     }
     if (load.messages_intra + load.messages_inter > 0) s.steps.emplace_back(plan.step_ids[k], work_of(*params, regime, load));
   }

@@ -12,12 +12,16 @@
 #include <string>
 
 #include "malleable/redist/plan.hpp"
+#include "random_layout_parts.hpp"
 
 using redist::Layout;
 using redist::Region;
 using redist::ScheduleKind;
 
 namespace {
+
+using redist_test::random_split;
+using redist_test::shuffled_ranks;
 
 struct Case {
   std::string name;
@@ -130,24 +134,6 @@ void check_union(const Case& c, ScheduleKind kind) {
   EXPECT_EQ(held, cross);
 }
 
-std::vector<int> permuted(std::mt19937& rng, int count, int comm) {
-  std::vector<int> all(static_cast<std::size_t>(comm));
-  std::iota(all.begin(), all.end(), 0);
-  std::shuffle(all.begin(), all.end(), rng);
-  all.resize(static_cast<std::size_t>(count));
-  return all;
-}
-
-std::vector<std::int64_t> split(std::mt19937& rng, std::int64_t total, int maxsize) {
-  std::vector<std::int64_t> b;
-  while (total > 0) {
-    const std::int64_t s = std::min<std::int64_t>(total, std::uniform_int_distribution<int>(1, maxsize)(rng));
-    b.push_back(s);
-    total -= s;
-  }
-  return b;
-}
-
 std::vector<Case> cases() {
   std::vector<Case> v;
   auto add = [&](std::string n, Layout a, Layout b, int comm, Region g = {}) {
@@ -174,16 +160,16 @@ std::vector<Case> cases() {
   for (int k = 0; k < 6; ++k) {
     const int comm = 12;
     v.push_back({"permuted " + std::to_string(k),
-                 Layout::block_cyclic(64, 48, 1 + k % 3, 2 + k % 2, 2, 3, k % 2, k % 3, permuted(rng, 6, comm)),
-                 Layout::block_cyclic(64, 48, 2 + k % 2, 1 + k % 4, 3, 4, k % 3, 0, permuted(rng, 12, comm)),
+                 Layout::block_cyclic(64, 48, 1 + k % 3, 2 + k % 2, 2, 3, k % 2, k % 3, shuffled_ranks(rng, 6, comm)),
+                 Layout::block_cyclic(64, 48, 2 + k % 2, 1 + k % 4, 3, 4, k % 3, 0, shuffled_ranks(rng, 12, comm)),
                  Region{60 - k, 40 + k, k, 8 - k, 4 - k / 2, 0}, comm});
   }
   // Heterogeneous block lists (the thesis's proportional blocks and random ones).
   for (int k = 0; k < 6; ++k) {
     const int comm = 9;
     v.push_back({"heterogeneous " + std::to_string(k),
-                 Layout::from_blocks(split(rng, 70, 9), split(rng, 55, 7), 2, 3, k % 2, 1, permuted(rng, 6, comm)),
-                 Layout::from_blocks(split(rng, 70, 5), split(rng, 55, 11), 3, 3, 0, k % 3, permuted(rng, 9, comm)),
+                 Layout::from_blocks(random_split(rng, 70, 9), random_split(rng, 55, 7), 2, 3, k % 2, 1, shuffled_ranks(rng, 6, comm)),
+                 Layout::from_blocks(random_split(rng, 70, 5), random_split(rng, 55, 11), 3, 3, 0, k % 3, shuffled_ranks(rng, 9, comm)),
                  Region{70 - k, 55 - 2 * k, k, 2 * k, 0, 0}, comm});
   }
   return v;

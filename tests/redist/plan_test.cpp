@@ -11,6 +11,7 @@
 
 #include "malleable/redist/edge_colouring.hpp"
 #include "malleable/redist/plan.hpp"
+#include "random_layout_parts.hpp"
 
 using redist::Layout;
 using redist::Region;
@@ -18,23 +19,9 @@ using redist::ScheduleKind;
 
 namespace {
 
-std::vector<int> shuffled_ranks(std::mt19937& rng, int count, int comm) {
-  std::vector<int> all(static_cast<std::size_t>(comm));
-  std::iota(all.begin(), all.end(), 0);
-  std::shuffle(all.begin(), all.end(), rng);
-  all.resize(static_cast<std::size_t>(count));
-  return all;
-}
+using redist_test::random_split;
+using redist_test::shuffled_ranks;
 
-std::vector<std::int64_t> random_split(std::mt19937& rng, std::int64_t total, int maxsize) {
-  std::vector<std::int64_t> b;
-  while (total > 0) {
-    const std::int64_t s = std::min<std::int64_t>(total, std::uniform_int_distribution<int>(1, maxsize)(rng));
-    b.push_back(s);
-    total -= s;
-  }
-  return b;
-}
 
 struct Case {
   Layout a, b;

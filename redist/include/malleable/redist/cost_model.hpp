@@ -87,6 +87,11 @@ struct RankLoad {
   std::int64_t messages_intra = 0, messages_inter = 0;  // sent + received
   std::int64_t bytes_intra = 0, bytes_inter = 0;        // sent + received
   std::int64_t bytes_local = 0;                         // copied to itself
+  // One message of `bytes` sent or received, within this rank's node or not.
+  void add_message(bool intra, std::int64_t bytes) {
+    (intra ? messages_intra : messages_inter) += 1;
+    (intra ? bytes_intra : bytes_inter) += bytes;
+  }
 };
 
 // The plan reduced to what the model needs; independent of the parameters.
