@@ -25,11 +25,16 @@ namespace {
 
 // Closes a checkpoint's HDF5 objects after an agreed failure. HDF5 1.10's close after a
 // write that failed inside it can leave the processes in different collectives (their
-// ends of file diverge: seen with OMPIO on a full disk when the room check is skipped),
-// so a thread ends the job, status 5, naming the failure, if the close has not finished
-// within kCloseAfterFailureSeconds: a stop, never a hang.
+// ends of file diverge: seen with OMPIO on a full disk when the room check is skipped,
+// and under ROMIO), so a thread ends the job, status 5, naming the failure, if the close
+// and a barrier after it (on `comm`; HDF5 works on its own duplicate) have not finished
+// within kCloseAfterFailureSeconds: a stop, never a hang. Every process that is not
+// through the barrier says so, and waits kSayGraceSeconds before MPI_Abort so that the
+// others' guards (started within the same agreement) say it too before the abort ends
+// them: the first process's MPI_Abort alone would silence the rest (seen under MPICH).
 constexpr double kCloseAfterFailureSeconds = 30;
-void close_after_failure(const std::string& failure, const std::function<void()>& close) {
+constexpr double kSayGraceSeconds = 5;
+void close_after_failure(MPI_Comm comm, const std::string& failure, const std::function<void()>& close) {
   std::mutex m;
   std::condition_variable cv;
   bool done = false;
@@ -43,12 +48,14 @@ void close_after_failure(const std::string& failure, const std::function<void()>
                  "(HDF5 left the processes in different collectives): ending the job with status 5\n",
                  rank, failure.c_str(), kCloseAfterFailureSeconds);
     std::fflush(stderr);
+    if (cv.wait_for(lk, std::chrono::duration<double>(kSayGraceSeconds), [&] { return done; })) return;
     MPI_Abort(MPI_COMM_WORLD, 5);
   });
   try {
     close();
   } catch (...) {
   }
+  MPI_Barrier(comm);
   {
     std::lock_guard<std::mutex> lk(m);
     done = true;
@@ -318,7 +325,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
   } catch (const Error& e) {
     // Every process threw the same agreed error. HDF5's objects are closed, then the
     // incomplete file goes (its room freed in the call).
-    close_after_failure(e.what(), [&] {
+    close_after_failure(comm, e.what(), [&] {
       datasets.clear();
       if (file && file->id >= 0) {
         if (H5Fclose(file->id) < 0) end_in_finalize_after_failed_close();
