@@ -136,8 +136,10 @@ ExecOptions options_of(const std::string& v) {
     o.transport = Transport::Auto;
   else if (v == "auto-unfused")  // the local copy as a pass of its own (ExecOptions::fuse_local off)
     o.fuse_local = false;
+  else if (v == "single-copy")  // auto, with the same node's long pieces read in one copy (ExecOptions::single_copy)
+    o.single_copy = true;
   else
-    throw std::runtime_error("--variants " + v + " is not datatype, packed, auto or auto-unfused");
+    throw std::runtime_error("--variants " + v + " is not datatype, packed, auto, auto-unfused or single-copy");
   return o;
 }
 

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <functional>
 
@@ -332,6 +333,45 @@ TEST(RedistMpi, LocalCopyFusedWithUnpackingOrPackingGivesTheSameResult) {
   int total = 0;
   MPI_Allreduce(&fused_somewhere, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   EXPECT_GT(total, 0);
+}
+
+// ExecOptions::single_copy (docs/redist.md, "Single copy on a node"): every rank of this
+// test is on one node, and row pieces of 2,048 rows (blocks 4,096 -> 6,144: 8-32 KiB) are
+// worth a cross-memory read, so every received byte is read in one copy; off, none is; with the
+// read refused (the test-only fault, as a system with ptrace restrictions refuses it) each
+// transfer goes by message. All three give the gathered global matrix.
+template <class T>
+void single_copy_case(const char* type) {
+  const int P = world_size(), me = world_rank();
+  ASSERT_GE(P, 6);
+  std::vector<int> ranks(static_cast<std::size_t>(P));
+  std::iota(ranks.begin(), ranks.end(), 0);
+  const Layout a = Layout::block_cyclic(12288, 40, 4096, 6, 2, 3, 0, 0, {0, 1, 2, 3, 4, 5});
+  const Layout b = Layout::block_cyclic(12288, 40, 6144, 7, 3, 2, 1, 0, {5, 3, 1, 0, 2, 4});
+  const auto A = fill_local<T>(a, me, true, 1);
+  for (int mode = 0; mode < 3; ++mode) {  // on, off, on but refused
+    auto B = fill_local<T>(b, me, false, 2);
+    redist::ExecOptions opt;
+    EXPECT_FALSE(opt.single_copy);  // off by default (docs/redist.md: by message was faster here)
+    opt.single_copy = mode != 1;
+    if (mode == 2) setenv("MALLEABLE_REDIST_FAULT", "single-copy-refused", 1);
+    redist::ExecStats st;
+    redist::redistribute<T>(MPI_COMM_WORLD, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,
+                            B.in_grid ? B.data.data() : nullptr, B.ld, ScheduleKind::Default, opt, &st);
+    unsetenv("MALLEABLE_REDIST_FAULT");
+    const std::string at = std::string(type) + ", mode " + std::to_string(mode);
+    EXPECT_EQ(gathered_mismatches(b, B, Region::whole(a)), 0) << at;
+    std::int64_t mine[2] = {st.bytes_single_copy, st.bytes_received}, all[2] = {0, 0};
+    MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(all[1], 0) << at;
+    EXPECT_EQ(all[0], mode == 0 ? all[1] : 0) << at;
+  }
+}
+
+TEST(RedistMpi, SingleCopyOnOneNodeReadsInPlaceOrFallsBackToMessages) {
+  single_copy_case<double>("double");
+  single_copy_case<float>("float");
+  single_copy_case<std::complex<double>>("complex<double>");
 }
 
 TEST(RedistMpi, ExecStatsSplitWaitingFromTransferring) {

@@ -83,6 +83,15 @@ struct ExecOptions {
   // instead of two. Matters for blocks of a few rows (docs/redist.md, "Execution"); the
   // result is the same either way. The fused pass's time counts in unpack_s or pack_s.
   bool fuse_local = true;
+  // On one node, a transfer whose row pieces average at least 8 KiB goes in one copy:
+  // the receiver reads its pieces straight out of the sender's local array of A into B
+  // (Linux cross-memory attach, process_vm_readv; docs/redist.md, "Single copy on a
+  // node") instead of pack -> message -> unpack. Off by default: measured here a read
+  // costs ~3 memcpys of its bytes even in long pieces, what by message costs, and it
+  // was no faster on the shapes suite (redist_bench --variants single-copy prints both). Where the
+  // system forbids the read, that transfer goes by message (the result is the same).
+  // Every rank must pass the same value.
+  bool single_copy = false;
 };
 
 struct ExecStats {
@@ -94,6 +103,8 @@ struct ExecStats {
   double pack_s = 0;       // packed transport: copying pieces into staging buffers (part of transfer_s)
   double unpack_s = 0;     // packed transport: copying received buffers into B (part of transfer_s)
   std::int64_t bytes_sent = 0, bytes_received = 0, bytes_local = 0;
+  // Of bytes_received, those read in one copy from a process of the same node (single_copy).
+  std::int64_t bytes_single_copy = 0;
   // Of bytes_local, those copied in one pass with the unpacking or the packing (fuse_local).
   std::int64_t bytes_fused = 0;
   // A's local array copied before any data moved because it shares storage with B's on

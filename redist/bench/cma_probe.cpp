@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// What a single-copy read costs on this machine (docs/redist.md, "Single copy on a node"):
+// a child process holds a source array; the parent reads it with process_vm_readv in
+// contiguous pieces of 512 B to 1 MiB (scatter-gather lists of up to IOV_MAX pieces, as
+// redist's single copy does) and copies the same pieces with memcpy inside its own memory.
+// Prints GB/s for each and the time per piece. No MPI.
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::size_t total = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 64) << 20;  // MiB
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 3;
+  std::vector<char> src(total, 1), dst(total, 0);
+  const pid_t child = fork();
+  if (child < 0) return std::perror("fork"), 1;
+  if (child == 0) {  // holds its copy of src (written after the fork: its own pages) until killed
+    std::memset(src.data(), 2, total);
+    for (;;) pause();
+  }
+  usleep(200000);  // the child's pages written
+  std::memset(src.data(), 2, total);
+  long max_iov = sysconf(_SC_IOV_MAX);
+  if (max_iov <= 0) max_iov = 1024;
+  std::printf("# cma_probe: %zu MiB, best of %d, IOV_MAX %ld\n", total >> 20, reps, max_iov);
+  std::printf("%10s %12s %12s %14s %8s\n", "piece_B", "cma_GB/s", "memcpy_GB/s", "cma_us/piece", "cma/cpy");
+  std::vector<iovec> l(static_cast<std::size_t>(max_iov)), r(static_cast<std::size_t>(max_iov));
+  int status = 0;
+  for (std::size_t piece : {512ul, 2048ul, 8192ul, 65536ul, 1ul << 20}) {
+    const std::size_t n = total / piece;
+    double cma = 1e30, cpy = 1e30;
+    for (int rep = 0; rep < reps; ++rep) {
+      auto t0 = std::chrono::steady_clock::now();
+      for (std::size_t k = 0; k < n;) {
+        std::size_t m = 0;
+        for (; m < l.size() && k < n; ++m, ++k) {
+          l[m] = {dst.data() + k * piece, piece};
+          r[m] = {src.data() + k * piece, piece};
+        }
+        if (process_vm_readv(child, l.data(), m, r.data(), m, 0) != static_cast<ssize_t>(m * piece)) {
+          std::perror("process_vm_readv");
+          status = 1;
+          break;
+        }
+      }
+      cma = std::min(cma, seconds_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      for (std::size_t k = 0; k < n; ++k) std::memcpy(dst.data() + k * piece, src.data() + k * piece, piece);
+      cpy = std::min(cpy, seconds_since(t0));
+      if (dst[total - 1] != 2) status = 1;
+    }
+    std::printf("%10zu %12.2f %12.2f %14.3f %8.1f\n", piece, total / cma / 1e9, total / cpy / 1e9, cma / n * 1e6, cma / cpy);
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  return status;
+}

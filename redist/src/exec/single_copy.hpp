@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Single-copy transfers between processes of one node (docs/redist.md, "Single copy on a
+// node"): the receiver reads its pieces straight out of the sender's local array of A
+// into its own B with the kernel's cross-memory attach (process_vm_readv), one copy of
+// each byte instead of pack -> message (two copies through shared memory) -> unpack.
+// The segment walk is pure (segments.hpp); the node map and the reads are the thin shell
+// (single_copy.cpp). Internal to redist.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "segments.hpp"
+
+namespace redist::exec {
+
+// Whether this build and system can read another process's memory (not under SimGrid's
+// SMPI, whose ranks are threads of one process; process_vm_readv present). Each process
+// also allows any process of its user to read it (PR_SET_PTRACER_ANY, for systems with
+// Yama's ptrace_scope = 1), as Open MPI's shared-memory transport does.
+bool single_copy_supported();
+
+// The ranks of `comm` on this process's node, sorted (MPI_Comm_split_type SHARED, made
+// once per communicator and cached on it as an attribute; O(ranks on the node)).
+const std::vector<int>& node_ranks(MPI_Comm comm);
+
+// This process's identity for single-copy readers: the address and value of a random
+// word. A reader checks it before reading (check_peer), so a pid that names another
+// process (ranks in different PID namespaces on one host, as in some containers) is
+// caught and the transfer goes by message instead of reading a stranger's memory.
+struct ProcessToken {
+  std::uint64_t address = 0, value = 0;
+};
+ProcessToken process_token();
+
+// 0 when process `pid` holds `value` at `address`, else an errno (ESRCH: another process).
+// Test-only fault injection, read here and nowhere else: MALLEABLE_REDIST_FAULT=
+// single-copy-refused makes it return EPERM, as a system that forbids the read does.
+int check_peer(long pid, std::uint64_t address, std::uint64_t value);
+
+// Reads segments from process `pid`'s memory at `remote` (bytes) into `local`, elements
+// of esize bytes, in scatter-gather batches of the system's IOV_MAX entries (memory: one
+// batch, 32 KiB, whatever the transfer's size). add() queues a segment and reads a full
+// batch; finish() reads the rest. error() is 0, or the errno of the first failed read
+// (EPERM when the system forbids it: the caller then moves the transfer by message).
+class SegmentReader {
+ public:
+  SegmentReader(long pid, std::uint64_t remote, char* local, std::size_t esize);
+  void add(const Segment& s);
+  int finish();
+  int error() const { return err_; }
+  std::int64_t bytes() const { return bytes_; }
+
+ private:
+  void flush();
+  long pid_;
+  std::uint64_t remote_;
+  char* local_;
+  std::size_t esize_, batch_;
+  std::vector<char> liov_, riov_;  // struct iovec arrays (kept opaque here)
+  std::size_t n_ = 0, want_ = 0;
+  int err_ = 0;
+  std::int64_t bytes_ = 0;
+};
+
+}  // namespace redist::exec

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Single copy on a node (docs/redist.md, "Single copy on a node"): what a cross-memory
+# read costs here (redist_cma_probe: process_vm_readv against memcpy per piece size), and
+# redist with ExecOptions::single_copy on ("single-copy") beside the default (by message)
+# and COSTA's native transform on cases of the shapes suite, under both Open MPI
+# shared-memory settings (vader's CMA single copy, Open MPI's default, and none).
+# Output: docs/data/single_copy.txt (or $OUT). Needs a build (scripts/setup.sh); COSTA
+# optional: --costa DIR as in redist_shapes_bench.sh.
+#   scripts/bench/single_copy.sh [--costa DIR] [--cases "0 1 5 7 8 9 14"] [--reps 5]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD_DIR:-$here/build}
+out=${OUT:-$here/docs/data/single_copy.txt}
+costa="" cases="0 1 2 5 7 8 9 10 14" reps=5
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --costa) costa=$2; shift 2 ;;
+    --cases) cases=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    *) echo "single_copy.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+bench=$build/redist/redist_bench
+[[ -x $bench && -x $build/redist/redist_cma_probe ]] || { echo "single_copy.sh: build first (scripts/setup.sh)" >&2; exit 2; }
+native=()
+if [[ -n $costa ]]; then
+  src=$(sed -n 's/^costa_SOURCE_DIR:STATIC=//p' "$costa/CMakeCache.txt" 2>/dev/null | head -1 || true)
+  inc=${src:+$src/src}
+  inc=${inc:-$costa/include}
+  lib=$(dirname "$(find "$costa" -name libcosta.so -print -quit)")
+  mpicxx -std=c++17 -O2 -fopenmp -fPIC -shared -DOMPI_SKIP_MPICXX "$here/redist/bench/costa_native.cpp" -isystem "$inc" \
+    -L"$lib" -lcosta -Wl,-rpath,"$lib" -o "$build/redist/costa_native.so"
+  native=(--costa-native "$build/redist/costa_native.so")
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+       OMPI_MCA_mpi_yield_when_idle=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
+mkdir -p "$(dirname "$out")"
+{
+  echo "# scripts/bench/single_copy.sh on $(hostname), $(env -u OMP_NUM_THREADS nproc) cpus, $(date -u +%FT%TZ), source $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo "# load: $(uptime | sed 's/.*load average: //')"
+  "$build/redist/redist_cma_probe" 64 3
+  for sc in cma none; do
+    for k in $cases; do
+      np=$("$bench" --suite --list | awk -v k="$k" '$1 == k { print $2 }')
+      echo "## vader single copy: $sc; case $k; load $(uptime | sed 's/.*load average: //')"
+      OMPI_MCA_btl_vader_single_copy_mechanism=$sc timeout 900 mpiexec --bind-to none -n "$np" "$bench" --suite --case "$k" \
+        --reps "$reps" --variants single-copy "${native[@]}" 2>&1 | grep -E '^"|^##   (single-copy|floor)' || echo "case $k failed"
+    done
+  done
+} | tee "$out"

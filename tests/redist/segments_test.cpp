@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Single copy on a node, the pure part (redist/src/exec/segments.hpp): a transfer's pieces
+// as contiguous segments of the sender's and the receiver's local arrays must map exactly
+// the elements an element-by-element walk of the transfer maps, each once, and merge
+// whatever continues on both sides.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "exec/segments.hpp"
+#include "malleable/redist/plan.hpp"
+#include "random_layout_parts.hpp"
+
+namespace {
+
+using redist::Layout;
+using redist::Region;
+using redist::Transfer;
+using namespace redist::exec;
+
+using Pairs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+// Every (source offset, destination offset) of transfer t, element by element.
+Pairs oracle(const Layout& a, const Layout& b, const Region& r, const Transfer& t, std::int64_t lds, std::int64_t ldd) {
+  Pairs out;
+  auto each = [](const std::vector<redist::Run>& runs, auto&& f) {
+    for (const auto& run : runs)
+      for (std::int64_t p = 0; p < run.count; ++p)
+        for (std::int64_t e = 0; e < run.len; ++e) f(run.piece(p) + e);
+  };
+  each(t.cols, [&](std::int64_t j) {
+    each(t.rows, [&](std::int64_t i) {
+      out.emplace_back(a.row_to_local(i) + a.col_to_local(j) * lds,
+                       b.row_to_local(i + r.ib - r.ia) + b.col_to_local(j + r.jb - r.ja) * ldd);
+    });
+  });
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct Walked {
+  Pairs pairs;
+  std::vector<Segment> segs;
+};
+
+Walked walk(const Layout& a, const Layout& b, const Region& r, const Transfer& t, std::int64_t lds, std::int64_t ldd) {
+  const Side sa{a.row_axis(), a.col_axis(), 0, 0, lds, false};
+  const Side sb{b.row_axis(), b.col_axis(), r.ib - r.ia, r.jb - r.ja, ldd, true};
+  const Walk ws(sa, t), wd(sb, t);
+  Walked w;
+  for_each_segment(ws, lds, wd, ldd, [&](const Segment& s) {
+    w.segs.push_back(s);
+    for (std::int64_t e = 0; e < s.len; ++e) w.pairs.emplace_back(s.src + e, s.dst + e);
+  });
+  std::sort(w.pairs.begin(), w.pairs.end());
+  return w;
+}
+
+Layout random_layout(std::mt19937& rng, std::int64_t m, std::int64_t n) {
+  std::uniform_int_distribution<int> grid(1, 3), block(1, 7), coin(0, 1);
+  const int pr = grid(rng), pc = grid(rng);
+  if (coin(rng))
+    return Layout::block_cyclic(m, n, block(rng), block(rng), pr, pc);
+  return Layout::from_blocks(redist_test::random_split(rng, m, 7), redist_test::random_split(rng, n, 7), pr, pc);
+}
+
+TEST(Segments, MapEveryElementOfEveryTransferOnceOnRandomLayoutsAndRegions) {
+  std::mt19937 rng(20261124);
+  int checked = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::uniform_int_distribution<std::int64_t> dim(1, 40);
+    const std::int64_t m = dim(rng), n = dim(rng);
+    const Layout a = random_layout(rng, m, n), b = random_layout(rng, m + 3, n + 2);
+    Region r = Region::whole(a);
+    if (trial % 2) {  // a sub-region, shifted in B
+      r.m = std::uniform_int_distribution<std::int64_t>(1, m)(rng);
+      r.n = std::uniform_int_distribution<std::int64_t>(1, n)(rng);
+      r.ia = std::uniform_int_distribution<std::int64_t>(0, m - r.m)(rng);
+      r.ja = std::uniform_int_distribution<std::int64_t>(0, n - r.n)(rng);
+      r.ib = std::uniform_int_distribution<std::int64_t>(0, m + 3 - r.m)(rng);
+      r.jb = std::uniform_int_distribution<std::int64_t>(0, n + 2 - r.n)(rng);
+    } else {
+      r.ib = std::uniform_int_distribution<std::int64_t>(0, 3)(rng);
+      r.jb = std::uniform_int_distribution<std::int64_t>(0, 2)(rng);
+    }
+    const int P = std::max(a.nprow * a.npcol, b.nprow * b.npcol);
+    const auto plan = redist::make_plan(a, b, r, P);
+    for (const Transfer& t : plan.transfers) {
+      int spr = 0, spc = 0, dpr = 0, dpc = 0;
+      ASSERT_TRUE(a.coords_of(t.src, spr, spc));
+      ASSERT_TRUE(b.coords_of(t.dst, dpr, dpc));
+      const std::int64_t lds = std::max<std::int64_t>(1, a.local_rows(spr)) + trial % 3;
+      const std::int64_t ldd = std::max<std::int64_t>(1, b.local_rows(dpr)) + trial % 2;
+      const Walked w = walk(a, b, r, t, lds, ldd);
+      ASSERT_EQ(w.pairs, oracle(a, b, r, t, lds, ldd)) << "trial " << trial << " transfer " << t.src << "->" << t.dst;
+      for (std::size_t k = 1; k < w.segs.size(); ++k) {  // merged: no segment continues the previous on both sides
+        const Segment &p = w.segs[k - 1], &q = w.segs[k];
+        ASSERT_FALSE(p.src + p.len == q.src && p.dst + p.len == q.dst) << "trial " << trial << " segment " << k;
+      }
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 300);
+}
+
+TEST(Segments, WholeColumnsOfEqualLeadingDimensionAreOneSegment) {
+  // 16 x 16; A on 1x2 in column blocks of 4 (rank 0: columns 0-3, 8-11), B on 1x2 in
+  // blocks of 8 (rank 1: columns 8-15). Rank 0 -> rank 1: A's local columns 4-7 (whole
+  // columns, ld 16) to B's local columns 0-3: one segment of 64 elements.
+  const Layout a = Layout::block_cyclic(16, 16, 16, 4, 1, 2), b = Layout::block_cyclic(16, 16, 16, 8, 1, 2);
+  const auto plan = redist::make_plan(a, b, Region::whole(a), 2);
+  int found = 0;
+  for (const Transfer& t : plan.transfers) {
+    if (t.src != 0 || t.dst != 1) continue;
+    const Walked w = walk(a, b, Region::whole(a), t, 16, 16);
+    ASSERT_EQ(w.segs.size(), 1u);
+    EXPECT_EQ(w.segs[0].src, 4 * 16);
+    EXPECT_EQ(w.segs[0].dst, 0);
+    EXPECT_EQ(w.segs[0].len, 64);
+    // A padded leading dimension on one side: a segment per column.
+    EXPECT_EQ(walk(a, b, Region::whole(a), t, 20, 16).segs.size(), 4u);
+    ++found;
+  }
+  EXPECT_EQ(found, 1);
+}
+
+TEST(Segments, SingleCopyPaysForLongPiecesOnAverage) {
+  const std::int64_t rows = kSingleCopyMinPieceBytes / 8;  // doubles in a piece at the threshold
+  ASSERT_GT(rows, 1);
+  Transfer t;
+  t.rows = {{0, rows, 3, 2 * rows, rows, rows}};  // 3 pieces at the threshold
+  EXPECT_TRUE(single_copy_pays(t, sizeof(double)));
+  EXPECT_FALSE(single_copy_pays(t, sizeof(float)));  // half as long
+  t.rows.push_back({10 * rows, 1, 10, 2, 1, 1});     // 10 single elements pull the average below
+  EXPECT_FALSE(single_copy_pays(t, sizeof(double)));
+  t.rows.clear();
+  EXPECT_FALSE(single_copy_pays(t, sizeof(double)));  // no rows: nothing to read
+}
+
+}  // namespace
