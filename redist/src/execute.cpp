@@ -5,7 +5,6 @@
 // (exec/transport), copied by the local-copy kernels (exec/local_copy), waited for by
 // exec/waiting.
 #include <mpi.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -32,9 +31,6 @@ using namespace exec;
 
 constexpr int kDataTag = 0x5ED1;
 constexpr int kReadyTag = 0x5ED2;
-constexpr int kWhereTag = 0x5ED3;     // single copy: where the sender's A is
-constexpr int kDoneTag = 0x5ED4;      // single copy: the receiver has read (0) or could not (errno)
-constexpr int kFallbackTag = 0x5ED5;  // single copy refused by the system: the transfer by message
 
 template <class T>
 class Executor {
@@ -77,19 +73,29 @@ class Executor {
         st_.wait_s += MPI_Wtime() - t0;
       }
       const double t0 = MPI_Wtime();
-      OneCopy one;
+      std::optional<SingleCopyStep> one;
       if (node_) {  // the same node's partners with long pieces: read in place, not sent
-        auto split = [&](std::vector<const Transfer*>& list, std::vector<const Transfer*>& to) {
+        auto split = [&](std::vector<const Transfer*>& list) {
           auto moved = std::stable_partition(list.begin(), list.end(), [&](const Transfer* t) { return !single_copy(*t); });
-          to.assign(moved, list.end());
+          std::vector<const Transfer*> to(moved, list.end());
           list.erase(moved, list.end());
+          return to;
         };
-        split(out, one.out);
-        split(in, one.in);
-        one_copy_begin(one);
+        auto sc_out = split(out);
+        auto sc_in = split(in);
+        one.emplace(SingleCopyStep::Env{comm_, mpi_type<T>(), sizeof(T), &sa_, &sb_, a_, b_, sleep_, opt_.sleep_us},
+                    std::move(sc_out), std::move(sc_in));
+        one->begin();
+        charge(nullptr, one->bytes_held() + SingleCopyStep::kReaderBytes);
       }
       exchange(out, in, static_cast<std::int64_t>((out.capacity() + in.capacity()) * sizeof(const Transfer*)));
-      if (node_) one_copy_end(one);
+      if (one) {
+        const auto moved = one->end();
+        st_.bytes_sent += moved.sent;
+        st_.bytes_received += moved.received;
+        st_.bytes_single_copy += moved.single;
+        charge(nullptr, -(one->bytes_held() + SingleCopyStep::kReaderBytes));
+      }
       st_.transfer_s += MPI_Wtime() - t0;
     }
     do_local();
@@ -157,99 +163,10 @@ class Executor {
     st_.bytes_local += t.elements() * static_cast<std::int64_t>(sizeof(T));
   }
 
-  // ---- Single copy on a node (exec/single_copy.hpp; docs/redist.md, "Single copy on a
-  // node"). A sender tells each such receiver where its A is (pid, address, lda) and
-  // waits for the receiver's word that it has read; the receiver reads its pieces
-  // straight into B. Where the system refuses the read, the receiver says so and the
-  // sender sends that transfer as a message. Posted before the step's messages, finished
-  // after them, so the step's other transfers are not held up.
+  // Single copy on a node (exec/single_copy.hpp; docs/redist.md, "Single copy on a node").
   bool single_copy(const Transfer& t) const {  // both ends decide alike
     const int peer = t.src == me_ ? t.dst : t.src;
     return std::binary_search(node_->begin(), node_->end(), peer) && single_copy_pays(t, sizeof(T));
-  }
-
-  struct OneCopy {
-    std::vector<const Transfer*> out, in;
-    std::vector<std::int64_t> where;  // kWhere per receive: pid, A's address, lda, the token's address and value
-    std::vector<int> said_out, said_in;  // per send: the receiver's word; per receive: ours
-    std::vector<MPI_Request> where_req, done_req;
-  };
-  static constexpr int kWhere = 5;
-  std::int64_t here_[kWhere] = {};
-
-  void one_copy_begin(OneCopy& c) {
-    here_[0] = static_cast<std::int64_t>(getpid());
-    here_[1] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(a_));
-    here_[2] = sa_.ld;
-    const ProcessToken tok = process_token();
-    here_[3] = static_cast<std::int64_t>(tok.address);
-    here_[4] = static_cast<std::int64_t>(tok.value);
-    c.where.assign(kWhere * c.in.size(), 0);
-    c.said_out.assign(c.out.size(), 0);
-    c.said_in.assign(c.in.size(), 0);
-    c.where_req.assign(c.in.size() + c.out.size(), MPI_REQUEST_NULL);
-    c.done_req.assign(c.in.size() + c.out.size(), MPI_REQUEST_NULL);
-    for (std::size_t k = 0; k < c.in.size(); ++k)
-      check_mpi(MPI_Irecv(&c.where[kWhere * k], kWhere, MPI_INT64_T, c.in[k]->src, kWhereTag, comm_, &c.where_req[k]),
-                "MPI_Irecv (single copy)");
-    for (std::size_t k = 0; k < c.out.size(); ++k) {
-      check_mpi(MPI_Isend(here_, kWhere, MPI_INT64_T, c.out[k]->dst, kWhereTag, comm_, &c.where_req[c.in.size() + k]),
-                "MPI_Isend (single copy)");
-      check_mpi(MPI_Irecv(&c.said_out[k], 1, MPI_INT, c.out[k]->dst, kDoneTag, comm_, &c.done_req[c.in.size() + k]),
-                "MPI_Irecv (single copy)");
-    }
-    charge(nullptr, one_copy_bytes(c));
-  }
-
-  static std::int64_t one_copy_bytes(const OneCopy& c) {
-    return static_cast<std::int64_t>((c.out.capacity() + c.in.capacity()) * sizeof(const Transfer*) +
-                                     c.where.capacity() * sizeof(std::int64_t) +
-                                     (c.said_out.capacity() + c.said_in.capacity()) * sizeof(int) +
-                                     (c.where_req.capacity() + c.done_req.capacity()) * sizeof(MPI_Request));
-  }
-
-  void one_copy_end(OneCopy& c) {
-    if (c.out.empty() && c.in.empty()) return;
-    wait_all(c.where_req, sleep_, opt_.sleep_us, "MPI_Waitall (single copy)");
-    std::vector<PieceType> types;  // the transfers the system refused, by message
-    std::vector<MPI_Request> back;
-    types.reserve(c.in.size() + c.out.size());
-    back.reserve(c.in.size() + c.out.size());
-    constexpr std::int64_t kReaderBytes = 2 * 1024 * 16;  // one batch of the scatter-gather lists
-    charge(nullptr, kReaderBytes);
-    for (std::size_t k = 0; k < c.in.size(); ++k) {
-      const Transfer& t = *c.in[k];
-      const std::int64_t* w = &c.where[kWhere * k];
-      c.said_in[k] = check_peer(static_cast<long>(w[0]), static_cast<std::uint64_t>(w[3]), static_cast<std::uint64_t>(w[4]));
-      if (c.said_in[k] == 0) {
-        const Walk ws(sa_, t), wd(sb_, t);
-        SegmentReader rd(static_cast<long>(w[0]), static_cast<std::uint64_t>(w[1]), reinterpret_cast<char*>(b_), sizeof(T));
-        for_each_segment(ws, w[2], wd, sb_.ld, [&](const Segment& sg) { rd.add(sg); });
-        c.said_in[k] = rd.finish();
-      }
-      const std::int64_t bytes = t.elements() * static_cast<std::int64_t>(sizeof(T));
-      st_.bytes_received += bytes;
-      if (c.said_in[k] == 0) {
-        st_.bytes_single_copy += bytes;
-      } else {
-        types.emplace_back(mpi_type<T>(), sizeof(T), sb_, t);
-        back.emplace_back();
-        check_mpi(MPI_Irecv(b_, 1, types.back().get(), t.src, kFallbackTag, comm_, &back.back()), "MPI_Irecv (single copy refused)");
-      }
-      check_mpi(MPI_Isend(&c.said_in[k], 1, MPI_INT, t.src, kDoneTag, comm_, &c.done_req[k]), "MPI_Isend (single copy)");
-    }
-    charge(nullptr, -kReaderBytes);
-    wait_all(c.done_req, sleep_, opt_.sleep_us, "MPI_Waitall (single copy)");
-    for (std::size_t k = 0; k < c.out.size(); ++k) {
-      const Transfer& t = *c.out[k];
-      st_.bytes_sent += t.elements() * static_cast<std::int64_t>(sizeof(T));
-      if (c.said_out[k] == 0) continue;
-      types.emplace_back(mpi_type<T>(), sizeof(T), sa_, t);
-      back.emplace_back();
-      check_mpi(MPI_Isend(a_, 1, types.back().get(), t.dst, kFallbackTag, comm_, &back.back()), "MPI_Isend (single copy refused)");
-    }
-    wait_all(back, sleep_, opt_.sleep_us, "MPI_Waitall (single copy refused)");
-    charge(nullptr, -one_copy_bytes(c));
   }
 
   void handshake(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {

@@ -3,6 +3,9 @@
 // the cross-memory reads.
 #include "single_copy.hpp"
 
+#include "../mpi_guard.hpp"
+#include "waiting.hpp"
+
 #include <sys/prctl.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -132,6 +135,92 @@ void SegmentReader::flush() {
 #endif
   n_ = 0;
   want_ = 0;
+}
+
+namespace {
+constexpr int kWhereTag = 0x5ED3;     // where the sender's A is
+constexpr int kDoneTag = 0x5ED4;      // the receiver has read (0) or could not (errno)
+constexpr int kFallbackTag = 0x5ED5;  // the read refused: the transfer by message
+}  // namespace
+
+SingleCopyStep::SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in)
+    : env_(env), out_(std::move(out)), in_(std::move(in)) {}
+
+std::int64_t SingleCopyStep::bytes_held() const {
+  return static_cast<std::int64_t>((out_.capacity() + in_.capacity()) * sizeof(const Transfer*) +
+                                   where_.capacity() * sizeof(std::int64_t) +
+                                   (said_out_.capacity() + said_in_.capacity()) * sizeof(int) +
+                                   (where_req_.capacity() + done_req_.capacity()) * sizeof(MPI_Request));
+}
+
+void SingleCopyStep::begin() {
+  using detail::check_mpi;
+  here_[0] = static_cast<std::int64_t>(getpid());
+  here_[1] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(env_.a));
+  here_[2] = env_.sa->ld;
+  const ProcessToken tok = process_token();
+  here_[3] = static_cast<std::int64_t>(tok.address);
+  here_[4] = static_cast<std::int64_t>(tok.value);
+  where_.assign(kWhere * in_.size(), 0);
+  said_out_.assign(out_.size(), 0);
+  said_in_.assign(in_.size(), 0);
+  where_req_.assign(in_.size() + out_.size(), MPI_REQUEST_NULL);
+  done_req_.assign(in_.size() + out_.size(), MPI_REQUEST_NULL);
+  for (std::size_t k = 0; k < in_.size(); ++k)
+    check_mpi(MPI_Irecv(&where_[kWhere * k], kWhere, MPI_INT64_T, in_[k]->src, kWhereTag, env_.comm, &where_req_[k]),
+              "MPI_Irecv (single copy)");
+  for (std::size_t k = 0; k < out_.size(); ++k) {
+    check_mpi(MPI_Isend(here_, kWhere, MPI_INT64_T, out_[k]->dst, kWhereTag, env_.comm, &where_req_[in_.size() + k]),
+              "MPI_Isend (single copy)");
+    check_mpi(MPI_Irecv(&said_out_[k], 1, MPI_INT, out_[k]->dst, kDoneTag, env_.comm, &done_req_[in_.size() + k]),
+              "MPI_Irecv (single copy)");
+  }
+}
+
+SingleCopyStep::Moved SingleCopyStep::end() {
+  using detail::check_mpi;
+  Moved moved;
+  if (out_.empty() && in_.empty()) return moved;
+  wait_all(where_req_, env_.sleep, env_.sleep_us, "MPI_Waitall (single copy)");
+  std::vector<PieceType> types;  // the transfers whose read was refused, by message
+  std::vector<MPI_Request> back;
+  types.reserve(in_.size() + out_.size());
+  back.reserve(in_.size() + out_.size());
+  const auto esize = static_cast<std::int64_t>(env_.esize);
+  for (std::size_t k = 0; k < in_.size(); ++k) {
+    const Transfer& t = *in_[k];
+    const std::int64_t* w = &where_[kWhere * k];
+    said_in_[k] = check_peer(static_cast<long>(w[0]), static_cast<std::uint64_t>(w[3]), static_cast<std::uint64_t>(w[4]));
+    if (said_in_[k] == 0) {
+      const Walk ws(*env_.sa, t), wd(*env_.sb, t);
+      SegmentReader rd(static_cast<long>(w[0]), static_cast<std::uint64_t>(w[1]), static_cast<char*>(env_.b), env_.esize);
+      for_each_segment(ws, w[2], wd, env_.sb->ld, [&](const Segment& sg) { rd.add(sg); });
+      said_in_[k] = rd.finish();
+    }
+    const std::int64_t bytes = t.elements() * esize;
+    moved.received += bytes;
+    if (said_in_[k] == 0) {
+      moved.single += bytes;
+    } else {
+      types.emplace_back(env_.type, env_.esize, *env_.sb, t);
+      back.emplace_back();
+      check_mpi(MPI_Irecv(env_.b, 1, types.back().get(), t.src, kFallbackTag, env_.comm, &back.back()),
+                "MPI_Irecv (single copy refused)");
+    }
+    check_mpi(MPI_Isend(&said_in_[k], 1, MPI_INT, t.src, kDoneTag, env_.comm, &done_req_[k]), "MPI_Isend (single copy)");
+  }
+  wait_all(done_req_, env_.sleep, env_.sleep_us, "MPI_Waitall (single copy)");
+  for (std::size_t k = 0; k < out_.size(); ++k) {
+    const Transfer& t = *out_[k];
+    moved.sent += t.elements() * esize;
+    if (said_out_[k] == 0) continue;
+    types.emplace_back(env_.type, env_.esize, *env_.sa, t);
+    back.emplace_back();
+    check_mpi(MPI_Isend(env_.a, 1, types.back().get(), t.dst, kFallbackTag, env_.comm, &back.back()),
+              "MPI_Isend (single copy refused)");
+  }
+  wait_all(back, env_.sleep, env_.sleep_us, "MPI_Waitall (single copy refused)");
+  return moved;
 }
 
 }  // namespace redist::exec

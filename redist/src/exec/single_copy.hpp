@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "segments.hpp"
+#include "transport.hpp"
 
 namespace redist::exec {
 
@@ -63,6 +64,44 @@ class SegmentReader {
   std::size_t n_ = 0, want_ = 0;
   int err_ = 0;
   std::int64_t bytes_ = 0;
+};
+
+// One step's single-copy transfers, posted before the step's messages (begin) and
+// finished after them (end), so the step's other transfers are not held up. A sender
+// tells each receiver where its A is (pid, address, lda, its ProcessToken) and waits for
+// the receiver's word that it has read; the receiver checks the token, reads its pieces
+// straight into B and says 0, or says the errno, posts a receive for the transfer as a
+// message, and the sender sends it (same result). Memory: O(this step's transfers).
+class SingleCopyStep {
+ public:
+  struct Env {
+    MPI_Comm comm = MPI_COMM_NULL;
+    MPI_Datatype type = MPI_DATATYPE_NULL;  // the element type, for the fallback messages
+    std::size_t esize = 0;
+    const Side* sa = nullptr;  // A on this rank (the remote A: same axes, the sender's lda)
+    const Side* sb = nullptr;
+    const void* a = nullptr;
+    void* b = nullptr;
+    bool sleep = false;
+    int sleep_us = 20;
+  };
+  struct Moved {
+    std::int64_t sent = 0, received = 0, single = 0;  // bytes; single: of received, read in one copy
+  };
+  SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in);
+  void begin();
+  Moved end();
+  std::int64_t bytes_held() const;  // what the step holds besides the one read batch
+  static constexpr std::int64_t kReaderBytes = 2 * 1024 * 16;  // a read batch's scatter-gather lists
+
+ private:
+  static constexpr int kWhere = 5;
+  Env env_;
+  std::vector<const Transfer*> out_, in_;
+  std::int64_t here_[kWhere] = {};
+  std::vector<std::int64_t> where_;     // kWhere per receive
+  std::vector<int> said_out_, said_in_;  // per send: the receiver's word; per receive: ours
+  std::vector<MPI_Request> where_req_, done_req_;
 };
 
 }  // namespace redist::exec
