@@ -12,6 +12,7 @@
 #include <iterator>
 #include <numeric>
 #include <tuple>
+#include <unordered_map>
 
 #include "malleable/redist/edge_colouring.hpp"
 
@@ -27,6 +28,22 @@ struct DimPair {
   std::int64_t count = 0;
   // Local starts (in A, in B) of the last piece of runs.back(), to extend it.
   std::int64_t last_la = 0, last_lb = 0;
+};
+
+// Where each (A process, B process) pair's DimPair is in the pair list (-1: none yet),
+// indexed by a key below `n`: a table of n entries while n is small, a hash map of the
+// pairs met beyond that, so that cutting a dimension of a Pa x Pb pattern never allocates
+// Pa x Pb slots (at 256 x 257 processes a dimension, 263 KiB per cut).
+class PairSlots {
+ public:
+  explicit PairSlots(std::size_t n) : sparse_(n > kDense), dense_(sparse_ ? 0 : n, -1) {}
+  int& operator[](std::size_t k) { return sparse_ ? map_.try_emplace(k, -1).first->second : dense_[k]; }
+
+ private:
+  static constexpr std::size_t kDense = std::size_t{1} << 12;
+  bool sparse_;
+  std::vector<int> dense_;
+  std::unordered_map<std::size_t, int> map_;
 };
 
 // Adds the segment [s, s + len) of A-space, whose local starts are la in A and lb in B, to
@@ -69,7 +86,7 @@ void append(DimPair& p, std::int64_t s, std::int64_t len, std::int64_t la, std::
 // Cuts region offsets [r, end) at every block edge of A and of B and hands each segment,
 // with its owners and local starts, to the pairs.
 void cut(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t r, std::int64_t end,
-         std::vector<DimPair>& pairs, std::vector<int>& slot, bool strided) {
+         std::vector<DimPair>& pairs, PairSlots& slot, bool strided) {
   if (r >= end) return;
   const int Pb = B.nprocs();
   std::size_t ka = A.block_of(ia + r), kb = B.block_of(ib + r);
@@ -116,7 +133,7 @@ std::int64_t period_of(const Axis& A, const Axis& B) {
 // append() the same segments in the same order as cut() over the whole range does, so
 // the runs are identical. slot is indexed by the other side's process.
 void cut_owned(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t r, std::int64_t end,
-               bool fix_a, int owner, std::vector<DimPair>& pairs, std::vector<int>& slot, bool strided) {
+               bool fix_a, int owner, std::vector<DimPair>& pairs, PairSlots& slot, bool strided) {
   if (r >= end) return;
   const Axis& F = fix_a ? A : B;
   const Axis& O = fix_a ? B : A;
@@ -156,9 +173,8 @@ std::vector<DimPair> dim_pairs(const Axis& A, std::int64_t ia, const Axis& B, st
   std::vector<DimPair> pairs;
   if (len <= 0) return pairs;
   const int Pa = A.nprocs(), Pb = B.nprocs();
-  std::vector<int> slot(fix < 0 ? static_cast<std::size_t>(Pa) * static_cast<std::size_t>(Pb)
-                                 : static_cast<std::size_t>(fix == 0 ? Pb : Pa),
-                        -1);
+  PairSlots slot(fix < 0 ? static_cast<std::size_t>(Pa) * static_cast<std::size_t>(Pb)
+                         : static_cast<std::size_t>(fix == 0 ? Pb : Pa));
   auto run_cut = [&](std::int64_t r, std::int64_t end, bool strided) {
     if (fix < 0)
       cut(A, ia, B, ib, r, end, pairs, slot, strided);
@@ -205,11 +221,11 @@ void check_inputs(const Layout& a, const Layout& b, const Region& g, int comm_si
   b.validate();
   if (comm_size <= 0)
     throw Error(ErrorCode::InvalidLayout, "comm_size = " + std::to_string(comm_size) + " must be positive");
-  auto ranks_in = [&](const Layout& l, const char* name) {
-    for (int r : l.ranks)
-      if (r >= comm_size)
-        throw Error(ErrorCode::InvalidLayout, std::string(name) + ".ranks contains " + std::to_string(r) +
-                                                  " but the communicator has " + std::to_string(comm_size) + " ranks");
+  auto ranks_in = [&](const Layout& l, const char* name) {  // O(1): the map knows its largest rank
+    const int r = l.ranks.max_rank(l.nprow, l.npcol);
+    if (r >= comm_size)
+      throw Error(ErrorCode::InvalidLayout, std::string(name) + ".ranks contains " + std::to_string(r) +
+                                                " but the communicator has " + std::to_string(comm_size) + " ranks");
   };
   ranks_in(a, "a");
   ranks_in(b, "b");
@@ -359,26 +375,25 @@ std::int64_t grid_pairs(const Layout& a, const Layout& b) {
   return static_cast<std::int64_t>(a.nprow) * a.npcol * static_cast<std::int64_t>(b.nprow) * b.npcol;
 }
 
-// Groups the transfers by global step number (id < 0: a local copy, in no step), steps in
+// Groups the cross transfers by global step number (local copies are in no step), steps in
 // increasing number, each step's transfers in plan order. For a rank-local plan these are
 // the rank's own steps: two partners share a transfer, hence its number, and both take
 // their steps in increasing number, so they meet in the same relative order.
-void group_steps(RedistPlan& plan, const std::vector<std::int64_t>& id) {
-  std::vector<int> order;
-  for (std::size_t k = 0; k < id.size(); ++k)
-    if (id[k] >= 0) order.push_back(static_cast<int>(k));
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    return id[static_cast<std::size_t>(x)] < id[static_cast<std::size_t>(y)];
-  });
+void group_steps(RedistPlan& plan, std::vector<std::pair<std::int64_t, int>>& order) {
+  // (step number, transfer) of every cross transfer, transfers in increasing index: a
+  // stable sort by step number (a merge sort, quick on the long ordered runs the closed
+  // forms produce). Already in order (all-at-once: every number 0) is not sorted again.
+  const auto by_step = [](const auto& x, const auto& y) { return x.first < y.first; };
+  if (!std::is_sorted(order.begin(), order.end(), by_step)) std::stable_sort(order.begin(), order.end(), by_step);
   plan.steps.clear();
   plan.step_ids.clear();
-  for (int k : order) {
-    const std::int64_t s = id[static_cast<std::size_t>(k)];
-    if (plan.step_ids.empty() || plan.step_ids.back() != s) {
-      plan.step_ids.push_back(s);
-      plan.steps.emplace_back();
-    }
-    plan.steps.back().push_back(k);
+  for (std::size_t k = 0; k < order.size();) {
+    std::size_t e = k;
+    while (e < order.size() && order[e].first == order[k].first) ++e;
+    plan.step_ids.push_back(order[k].first);
+    std::vector<int>& step = plan.steps.emplace_back();
+    step.reserve(e - k);
+    for (; k < e; ++k) step.push_back(order[k].second);
   }
 }
 
@@ -444,7 +459,8 @@ std::uint64_t fingerprint(const Layout& a, const Layout& b, const Region& g) {
         for (auto x : *b) mix(x);
       }
     }
-    for (auto x : l->ranks) mix(x);
+    // The rank map's canonical form: O(1), an explicit list's hash computed when given.
+    mix(static_cast<std::int64_t>(l->ranks.hash(l->nprow, l->npcol)));
   }
   mix(g.m); mix(g.n); mix(g.ia); mix(g.ja); mix(g.ib); mix(g.jb);
   return h;
@@ -552,7 +568,18 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
   const Region& g = region;
   const bool empty = g.m == 0 || g.n == 0;
   const Axis Ar = a.row_axis(), Ac = a.col_axis(), Br = b.row_axis(), Bc = b.col_axis();
+  // The dimension pairs of each transfer, kept only where the step number needs them
+  // (Circulant, and Matching above the whole-graph size).
+  const bool by_dims = plan.schedule == ScheduleKind::Circulant || plan.schedule == ScheduleKind::Matching;
   std::vector<Combo> combo;
+  auto add = [&](const DimPair& rp, const DimPair& cp) {
+    Transfer& t = plan.transfers.emplace_back();
+    t.src = a.rank_at(rp.a, cp.a);
+    t.dst = b.rank_at(rp.b, cp.b);
+    t.rows = rp.runs;
+    t.cols = cp.runs;
+    if (by_dims) combo.push_back({rp.a, rp.b, cp.a, cp.b});
+  };
   DimPlan d;
   if (for_rank < 0) {
     // The whole plan: every combination of a row pair and a column pair, in (row pair,
@@ -560,17 +587,9 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
     d = build_dims(a, b, region);
     plan.stats = stats_of(a, b, region, d, comm_size);
     plan.transfers.reserve(d.rows.size() * d.cols.size());
-    for (const auto& rp : d.rows) {
-      for (const auto& cp : d.cols) {
-        Transfer t;
-        t.src = a.rank_at(rp.a, cp.a);
-        t.dst = b.rank_at(rp.b, cp.b);
-        t.rows = rp.runs;
-        t.cols = cp.runs;
-        plan.transfers.push_back(std::move(t));
-        combo.push_back({rp.a, rp.b, cp.a, cp.b});
-      }
-    }
+    if (by_dims) combo.reserve(d.rows.size() * d.cols.size());
+    for (const auto& rp : d.rows)
+      for (const auto& cp : d.cols) add(rp, cp);
   } else if (!empty) {
     // One rank's transfers: as a sender at (ra, ca) of A, the row pairs of A process row
     // ra times the column pairs of A process column ca; as a receiver at (rb, cb) of B
@@ -588,48 +607,52 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
     }
     // The whole plan's order is by (row pair, column pair). The sends come in that order
     // (row and column pairs of one A process, each sorted by B process), so do the
-    // receives (sorted by A process): a merge, not a sort.
-    using Item = std::pair<const DimPair*, const DimPair*>;
-    std::vector<Item> sends, recvs, items;
-    sends.reserve(rows_a.size() * cols_a.size());
-    recvs.reserve(rows_b.size() * cols_b.size());
-    for (const auto& rp : rows_a)
-      for (const auto& cp : cols_a) sends.emplace_back(&rp, &cp);
-    for (const auto& rp : rows_b)
-      for (const auto& cp : cols_b)
-        if (!in_a || rp.a != ra || cp.a != ca) recvs.emplace_back(&rp, &cp);  // else already a send
-    items.reserve(sends.size() + recvs.size());
-    std::merge(sends.begin(), sends.end(), recvs.begin(), recvs.end(), std::back_inserter(items),
-               [](const Item& x, const Item& y) {
-                 return std::make_tuple(x.first->a, x.first->b, x.second->a, x.second->b) <
-                        std::make_tuple(y.first->a, y.first->b, y.second->a, y.second->b);
-               });
-    plan.transfers.reserve(items.size());
-    for (const auto& [rp, cp] : items) {
-      Transfer t;
-      t.src = a.rank_at(rp->a, cp->a);
-      t.dst = b.rank_at(rp->b, cp->b);
-      t.rows = rp->runs;
-      t.cols = cp->runs;
-      plan.transfers.push_back(std::move(t));
-      combo.push_back({rp->a, rp->b, cp->a, cp->b});
+    // receives (sorted by A process): merged as they are generated, nothing sorted or
+    // held twice. A receive from this rank itself is already a send.
+    const std::size_t ncs = cols_a.size(), ncr = cols_b.size();
+    const std::size_t nsend = rows_a.size() * ncs, nrecv = rows_b.size() * ncr;
+    plan.transfers.reserve(nsend + nrecv);
+    if (by_dims) combo.reserve(nsend + nrecv);
+    auto key = [](const DimPair& rp, const DimPair& cp) { return std::make_tuple(rp.a, rp.b, cp.a, cp.b); };
+    std::size_t si = 0, ri = 0;
+    while (si < nsend || ri < nrecv) {
+      if (ri < nrecv) {
+        const DimPair& rp = rows_b[ri / ncr];
+        const DimPair& cp = cols_b[ri % ncr];
+        if (in_a && rp.a == ra && cp.a == ca) {
+          ++ri;
+          continue;
+        }
+        if (si == nsend || key(rp, cp) < key(rows_a[si / ncs], cols_a[si % ncs])) {
+          add(rp, cp);
+          ++ri;
+          continue;
+        }
+      }
+      add(rows_a[si / ncs], cols_a[si % ncs]);
+      ++si;
     }
   }
 
-  // Every cross transfer's global step number; grouped by group_steps().
-  std::vector<std::int64_t> id(plan.transfers.size(), -1);
+  // Every cross transfer's global step number with its index, grouped by group_steps().
+  std::vector<std::pair<std::int64_t, int>> id;
+  id.reserve(plan.transfers.size());
   auto cross = [&](std::size_t k) { return plan.transfers[k].src != plan.transfers[k].dst; };
+  auto each_cross = [&](auto&& step_of) {
+    for (std::size_t k = 0; k < plan.transfers.size(); ++k)
+      if (cross(k)) id.emplace_back(step_of(k), static_cast<int>(k));
+  };
   switch (plan.schedule) {
     case ScheduleKind::AllAtOnce:
-      for (std::size_t k = 0; k < id.size(); ++k)
-        if (cross(k)) id[k] = 0;
+      each_cross([](std::size_t) { return std::int64_t{0}; });
       break;
     case ScheduleKind::Caterpillar:
       // Seed 002 §3.4.1: in step d process i exchanges with (p - i - d) mod p, i.e.
       // i + j + d ≡ 0 (mod p); both directions of a pair share the step.
-      for (std::size_t k = 0; k < id.size(); ++k)
-        if (cross(k))
-          id[k] = pmod(-(static_cast<std::int64_t>(plan.transfers[k].src) + plan.transfers[k].dst), comm_size);
+      each_cross([&](std::size_t k) {
+        return static_cast<std::int64_t>(
+            pmod(-(static_cast<std::int64_t>(plan.transfers[k].src) + plan.transfers[k].dst), comm_size));
+      });
       break;
     case ScheduleKind::Matching:
       if (whole_graph) {
@@ -637,13 +660,13 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
         // each colour is a matching = a step; König gives exactly max-degree steps.
         std::vector<std::pair<int, int>> edges;
         std::vector<std::size_t> which;
-        for (std::size_t k = 0; k < id.size(); ++k)
+        for (std::size_t k = 0; k < plan.transfers.size(); ++k)
           if (cross(k)) {
             edges.emplace_back(plan.transfers[k].src, plan.transfers[k].dst);
             which.push_back(k);
           }
         const auto col = colour_bipartite_edges(comm_size, comm_size, edges);
-        for (std::size_t e = 0; e < which.size(); ++e) id[which[e]] = col.colour[e];
+        for (std::size_t e = 0; e < which.size(); ++e) id.emplace_back(col.colour[e], static_cast<int>(which[e]));
         break;
       }
       [[fallthrough]];
@@ -669,11 +692,10 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
                           std::to_string(degree) + "; use schedule circulant (contention free, " +
                           std::to_string(product) + " steps)");
       }
-      for (std::size_t k = 0; k < id.size(); ++k)
-        if (cross(k)) {
-          const Combo& x = combo[k];
-          id[k] = static_cast<std::int64_t>(rs.step(x.ra, x.rb)) * cs.nsteps + cs.step(x.ca, x.cb);
-        }
+      each_cross([&](std::size_t k) {
+        const Combo& x = combo[k];
+        return static_cast<std::int64_t>(rs.step(x.ra, x.rb)) * cs.nsteps + cs.step(x.ca, x.cb);
+      });
       break;
     }
     case ScheduleKind::Default:
