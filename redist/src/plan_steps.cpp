@@ -34,14 +34,34 @@ DimSchedule dim_schedule(const Axis& A, std::int64_t ia, const Axis& B, std::int
     own = dim_pairs(A, ia, B, ib, len);
     all = &own;
   }
-  std::vector<int> da(static_cast<std::size_t>(d.Pa), 0), db(static_cast<std::size_t>(d.Pb), 0);
+  // The processes that occur, numbered 0, 1, ... in increasing order: the colouring only
+  // indexes by them, so this monotone renumbering gives the same colours, and nothing here
+  // is sized by Pa or Pb (O(pairs), not O(Pa x degree) tables for the whole dimension).
+  std::vector<int> as, bs;
   d.pairs.reserve(all->size());
+  as.reserve(all->size());
+  bs.reserve(all->size());
   for (const auto& p : *all) {
     d.pairs.emplace_back(p.a, p.b);  // sorted: dim_pairs sorts by (a, b)
-    d.max_a = std::max(d.max_a, ++da[static_cast<std::size_t>(p.a)]);
-    d.max_b = std::max(d.max_b, ++db[static_cast<std::size_t>(p.b)]);
+    as.push_back(p.a);
+    bs.push_back(p.b);
   }
-  auto col = colour_bipartite_edges(d.Pa, d.Pb, d.pairs);
+  for (auto* v : {&as, &bs}) {
+    std::sort(v->begin(), v->end());
+    v->erase(std::unique(v->begin(), v->end()), v->end());
+  }
+  auto index = [](const std::vector<int>& v, int x) {
+    return static_cast<int>(std::lower_bound(v.begin(), v.end(), x) - v.begin());
+  };
+  std::vector<std::pair<int, int>> edges;
+  edges.reserve(d.pairs.size());
+  std::vector<int> da(as.size(), 0), db(bs.size(), 0);
+  for (const auto& [a, b] : d.pairs) {
+    edges.emplace_back(index(as, a), index(bs, b));
+    d.max_a = std::max(d.max_a, ++da[static_cast<std::size_t>(edges.back().first)]);
+    d.max_b = std::max(d.max_b, ++db[static_cast<std::size_t>(edges.back().second)]);
+  }
+  auto col = colour_bipartite_edges(static_cast<int>(as.size()), static_cast<int>(bs.size()), edges);
   d.nsteps = col.colours;
   d.colour = std::move(col.colour);
   return d;
