@@ -392,10 +392,10 @@ int run_hetero(const HeteroArgs& a, bool as_json) {
   json layout;
   if (a.row_cycle > 0) {  // both or neither, checked at parse time
     const auto l = to_layout_cyclic(h, a.row_cycle, a.col_cycle, h.ids);
-    layout = {{"row_blocks", l.row_blocks.to_vector()}, {"col_blocks", l.col_blocks.to_vector()}, {"ranks", l.ranks}};
+    layout = {{"row_blocks", l.row_blocks.to_vector()}, {"col_blocks", l.col_blocks.to_vector()}, {"ranks", l.rank_list()}};
   } else {
     const auto l = to_layout(h, h.ids);
-    layout = {{"row_blocks", l.row_blocks.to_vector()}, {"col_blocks", l.col_blocks.to_vector()}, {"ranks", l.ranks}};
+    layout = {{"row_blocks", l.row_blocks.to_vector()}, {"col_blocks", l.col_blocks.to_vector()}, {"ranks", l.rank_list()}};
   }
   if (as_json) {
     json out = mapping_json(h, a.time_factor);

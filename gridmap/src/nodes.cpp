@@ -39,10 +39,7 @@ std::vector<std::vector<std::int64_t>> node_benefit(const redist::Layout& before
   nodes.validate();
   // Every holder of data counts for its node, candidate or not (a holder that is not a
   // candidate is leaving, and its data must travel from its node).
-  std::vector<int> holders;
-  for (int id : before.ranks.empty() ? std::vector<int>() : before.ranks) holders.push_back(id);
-  if (holders.empty())
-    for (int r = 0; r < before.nprow * before.npcol; ++r) holders.push_back(r);
+  const std::vector<int> holders = before.rank_list();
   const auto held = overlap_matrix(before, after, holders);
   const std::size_t slots = static_cast<std::size_t>(after.nprow) * after.npcol;
   int nnodes = 0;

@@ -196,12 +196,7 @@ std::vector<std::vector<std::int64_t>> line_overlap(Dim x, Dim y) {
   return ov;
 }
 
-std::vector<int> ranks_of(const redist::Layout& l) {
-  if (!l.ranks.empty()) return l.ranks;
-  std::vector<int> r(static_cast<std::size_t>(l.nprow) * l.npcol);
-  std::iota(r.begin(), r.end(), 0);
-  return r;
-}
+std::vector<int> ranks_of(const redist::Layout& l) { return l.rank_list(); }
 
 // Refuses, before the slots x candidates overlap matrix is even allocated, an assignment
 // whose Hungarian solution would exceed kMaxAssignmentWork (holders^2 x slots). Holders

@@ -222,7 +222,7 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
       int same_cpp = 1, same_c = 1, same_costa = 1, same_native = 1, native_reps = 0;
       std::string native_error;
       // Both grids' rank maps (row-major grid -> rank of comm), as COSTA's layouts take them.
-      const std::vector<int> ranks_a = a.ranks, ranks_b = b.ranks;
+      const std::vector<int> ranks_a = a.rank_list(), ranks_b = b.rank_list();
       const bool same_grid_shape = s.ga.r == s.gb.r && s.ga.c == s.gb.c;
       std::vector<Phases> phases(opt.variants.size());
       std::vector<int> same_var(opt.variants.size(), 1);

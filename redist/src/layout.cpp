@@ -24,10 +24,16 @@ BlockSizes uniform_blocks(std::int64_t total, std::int64_t b, const char* name) 
   return BlockSizes::uniform(total, b);
 }
 
-std::vector<int> default_ranks(int nprow, int npcol) {
-  std::vector<int> r(static_cast<std::size_t>(std::max(0, nprow) * std::max(0, npcol)));
-  std::iota(r.begin(), r.end(), 0);
-  return r;
+constexpr std::uint64_t kFnvBasis = 1469598103934665603ull;
+void fnv_mix(std::uint64_t& h, std::int64_t v) {
+  for (int k = 0; k < 8; ++k) {
+    h ^= static_cast<std::uint64_t>(v >> (8 * k)) & 0xffu;
+    h *= 1099511628211ull;
+  }
+}
+
+std::int64_t grid_size(int nprow, int npcol) {
+  return static_cast<std::int64_t>(nprow) * static_cast<std::int64_t>(npcol);
 }
 
 bool uniform_dim(const BlockSizes& b) { return b.is_uniform(); }
@@ -82,6 +88,145 @@ void check_index(std::int64_t i, std::int64_t extent, const char* what) {
 }
 
 }  // namespace
+
+// An explicit rank list with what validation, look-ups and fingerprints need, computed
+// once: immutable, shared by every copy of the RankMap.
+struct RankMap::List {
+  std::vector<int> r;
+  std::vector<std::pair<int, int>> by_rank;  // (rank, index), sorted: the inverse map
+  int min = 0, max = -1;
+  bool has_dup = false;
+  int dup = 0;                // the smallest rank listed twice
+  bool row_iota = false;      // r[k] == r[0] + k: row-major from r[0]
+  int col_nprow = 0;          // > 0: column-major from r[0] with this many process rows
+  std::uint64_t hash = kFnvBasis;
+};
+
+RankMap::RankMap(std::vector<int> list) {
+  if (list.empty()) return;
+  auto l = std::make_shared<List>();
+  l->r = std::move(list);
+  const std::vector<int>& r = l->r;
+  const std::size_t P = r.size();
+  l->by_rank.reserve(P);
+  for (std::size_t k = 0; k < P; ++k) {
+    l->by_rank.emplace_back(r[k], static_cast<int>(k));
+    fnv_mix(l->hash, r[k]);
+  }
+  std::sort(l->by_rank.begin(), l->by_rank.end());
+  l->min = l->by_rank.front().first;
+  l->max = l->by_rank.back().first;
+  for (std::size_t k = 1; k < P; ++k)
+    if (l->by_rank[k].first == l->by_rank[k - 1].first) {
+      l->has_dup = true;
+      l->dup = l->by_rank[k].first;
+      break;
+    }
+  l->row_iota = true;
+  for (std::size_t k = 0; k < P && l->row_iota; ++k)
+    l->row_iota = static_cast<std::int64_t>(r[k]) == static_cast<std::int64_t>(r[0]) + static_cast<std::int64_t>(k);
+  if (!l->row_iota && P > 1) {
+    // Column-major from r[0]: r[1] - r[0] is the number of process rows.
+    const std::int64_t nr = static_cast<std::int64_t>(r[1]) - r[0];
+    if (nr > 1 && static_cast<std::int64_t>(P) % nr == 0) {
+      const auto nc = static_cast<std::int64_t>(P) / nr;
+      bool col = true;
+      for (std::size_t k = 0; k < P && col; ++k) {
+        const auto pr = static_cast<std::int64_t>(k) / nc, pc = static_cast<std::int64_t>(k) % nc;
+        col = r[k] == r[0] + pc * nr + pr;
+      }
+      if (col) l->col_nprow = static_cast<int>(nr);
+    }
+  }
+  list_ = std::move(l);
+}
+
+const std::vector<int>& RankMap::list() const {
+  static const std::vector<int> none;
+  return list_ ? list_->r : none;
+}
+
+int RankMap::list_at(std::size_t k) const { return list_->r[k]; }
+
+bool RankMap::find(int rank, int nprow, int npcol, int& pr, int& pc) const {
+  if (list_) {
+    const auto& v = list_->by_rank;
+    const auto it = std::lower_bound(v.begin(), v.end(), std::make_pair(rank, INT32_MIN));
+    if (it == v.end() || it->first != rank || npcol <= 0) return false;
+    pr = it->second / npcol;
+    pc = it->second % npcol;
+    return true;
+  }
+  const std::int64_t k = static_cast<std::int64_t>(rank) - base_;
+  if (nprow <= 0 || npcol <= 0 || k < 0 || k >= grid_size(nprow, npcol)) return false;
+  if (order_ == Order::Row) {
+    pr = static_cast<int>(k / npcol);
+    pc = static_cast<int>(k % npcol);
+  } else {
+    pc = static_cast<int>(k / nprow);
+    pr = static_cast<int>(k % nprow);
+  }
+  return true;
+}
+
+std::vector<int> RankMap::to_vector(int nprow, int npcol) const {
+  if (list_) return list_->r;
+  std::vector<int> v(static_cast<std::size_t>(std::max<std::int64_t>(0, grid_size(nprow, npcol))));
+  for (int pr = 0; pr < nprow; ++pr)
+    for (int pc = 0; pc < npcol; ++pc) v[static_cast<std::size_t>(pr) * npcol + pc] = at(pr, pc, nprow, npcol);
+  return v;
+}
+
+void RankMap::validate(int nprow, int npcol) const {
+  const std::int64_t np = grid_size(nprow, npcol);
+  if (!list_) {
+    if (base_ < 0) fail("ranks start at " + std::to_string(base_) + "; ranks must be non-negative");
+    if (np - 1 > INT32_MAX - static_cast<std::int64_t>(base_))
+      fail("ranks from " + std::to_string(base_) + " for nprow*npcol = " + std::to_string(np) +
+           " processes pass the largest int");
+    return;
+  }
+  if (static_cast<std::int64_t>(list_->r.size()) != np)
+    fail("ranks has " + std::to_string(list_->r.size()) + " entries but nprow*npcol = " + std::to_string(np));
+  if (list_->min < 0) fail("ranks contains " + std::to_string(list_->min) + "; ranks must be non-negative");
+  if (list_->has_dup) fail("ranks contains rank " + std::to_string(list_->dup) + " twice");
+}
+
+int RankMap::max_rank(int nprow, int npcol) const {
+  if (list_) return list_->max;
+  return static_cast<int>(base_ + grid_size(nprow, npcol) - 1);
+}
+
+RankMap RankMap::canonical(int nprow, int npcol) const {
+  if (!list_) {
+    if (order_ == Order::Column && (nprow == 1 || npcol == 1)) return row_major(base_);
+    return *this;
+  }
+  if (static_cast<std::int64_t>(list_->r.size()) != grid_size(nprow, npcol)) return *this;  // invalid: kept to be named
+  if (list_->row_iota) return row_major(list_->r[0]);
+  if (list_->col_nprow == nprow) return column_major(list_->r[0]);
+  return *this;
+}
+
+bool RankMap::equal(const RankMap& o, int nprow, int npcol) const {
+  const RankMap x = canonical(nprow, npcol), y = o.canonical(nprow, npcol);
+  if (x.list_ && y.list_) return x.list_ == y.list_ || x.list_->r == y.list_->r;
+  if (x.list_ || y.list_) return false;
+  return x.order_ == y.order_ && x.base_ == y.base_;
+}
+
+std::uint64_t RankMap::hash(int nprow, int npcol) const {
+  const RankMap c = canonical(nprow, npcol);
+  std::uint64_t h = kFnvBasis;
+  if (c.list_) {
+    fnv_mix(h, 2);
+    fnv_mix(h, static_cast<std::int64_t>(c.list_->hash));
+  } else {
+    fnv_mix(h, c.order_ == Order::Row ? 0 : 1);
+    fnv_mix(h, c.base_);
+  }
+  return h;
+}
 
 Axis::Axis(const BlockSizes& blocks, int nprocs, int src) : np_(nprocs), src_(src) {
   if (np_ <= 0) fail("nprocs = " + std::to_string(np_) + " must be positive");
@@ -193,7 +338,7 @@ bool operator==(const BlockSizes& x, const BlockSizes& y) {
 }
 
 Layout Layout::block_cyclic(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb,
-                            int nprow, int npcol, int rsrc, int csrc, std::vector<int> ranks) {
+                            int nprow, int npcol, int rsrc, int csrc, RankMap ranks) {
   Layout l;
   l.m = m;
   l.n = n;
@@ -203,12 +348,12 @@ Layout Layout::block_cyclic(std::int64_t m, std::int64_t n, std::int64_t mb, std
   l.npcol = npcol;
   l.rsrc = rsrc;
   l.csrc = csrc;
-  l.ranks = ranks.empty() ? default_ranks(nprow, npcol) : std::move(ranks);
+  l.ranks = ranks.canonical(nprow, npcol);
   l.validate();
   return l;
 }
 
-Layout Layout::from_blocks(BlockSizes row_blocks, BlockSizes col_blocks, int nprow, int npcol, int rsrc, int csrc, std::vector<int> ranks) {
+Layout Layout::from_blocks(BlockSizes row_blocks, BlockSizes col_blocks, int nprow, int npcol, int rsrc, int csrc, RankMap ranks) {
   Layout l;
   l.m = checked_sum(row_blocks, "row_blocks");
   l.n = checked_sum(col_blocks, "col_blocks");
@@ -218,12 +363,12 @@ Layout Layout::from_blocks(BlockSizes row_blocks, BlockSizes col_blocks, int npr
   l.npcol = npcol;
   l.rsrc = rsrc;
   l.csrc = csrc;
-  l.ranks = ranks.empty() ? default_ranks(nprow, npcol) : std::move(ranks);
+  l.ranks = ranks.canonical(nprow, npcol);
   l.validate();
   return l;
 }
 
-Layout Layout::from_desc(const int desc[9], int nprow, int npcol, std::vector<int> ranks) {
+Layout Layout::from_desc(const int desc[9], int nprow, int npcol, RankMap ranks) {
   if (desc[0] != 1) fail("DESC(DTYPE_) = " + std::to_string(desc[0]) + " is not 1 (dense block-cyclic)");
   return block_cyclic(desc[2], desc[3], desc[4], desc[5], nprow, npcol, desc[6], desc[7],
                       std::move(ranks));
@@ -282,15 +427,7 @@ void Layout::validate() const {
     fail("m x n = " + std::to_string(m) + " x " + std::to_string(n) + " elements overflows 64 bits");
   check_blocks(row_blocks, m, "row_blocks", "m");
   check_blocks(col_blocks, n, "col_blocks", "n");
-  const std::size_t np = static_cast<std::size_t>(nprow) * static_cast<std::size_t>(npcol);
-  if (ranks.size() != np)
-    fail("ranks has " + std::to_string(ranks.size()) + " entries but nprow*npcol = " + std::to_string(np));
-  std::vector<int> sorted(ranks);
-  std::sort(sorted.begin(), sorted.end());
-  if (!sorted.empty() && sorted.front() < 0)
-    fail("ranks contains " + std::to_string(sorted.front()) + "; ranks must be non-negative");
-  auto dup = std::adjacent_find(sorted.begin(), sorted.end());
-  if (dup != sorted.end()) fail("ranks contains rank " + std::to_string(*dup) + " twice");
+  ranks.validate(nprow, npcol);  // O(1): an explicit list's facts were computed once
 }
 
 std::int64_t Layout::local_rows(int pr) const {
@@ -328,17 +465,6 @@ std::int64_t Layout::local_to_col(int pc, std::int64_t jl) const {
   return uniform() ? uniform_of(col_blocks, n, npcol, csrc).global(pc, jl) : col_axis().to_global(pc, jl);
 }
 
-bool Layout::coords_of(int rank, int& pr, int& pc) const {
-  for (std::size_t k = 0; k < ranks.size(); ++k) {
-    if (ranks[k] == rank) {
-      pr = static_cast<int>(k / static_cast<std::size_t>(npcol));
-      pc = static_cast<int>(k % static_cast<std::size_t>(npcol));
-      return true;
-    }
-  }
-  return false;
-}
-
 bool Layout::uniform() const { return uniform_dim(row_blocks) && uniform_dim(col_blocks); }
 
 std::int64_t Layout::min_lld(int pr) const { return std::max<std::int64_t>(1, local_rows(pr)); }
@@ -346,7 +472,7 @@ std::int64_t Layout::min_lld(int pr) const { return std::max<std::int64_t>(1, lo
 bool operator==(const Layout& x, const Layout& y) {
   return x.m == y.m && x.n == y.n && x.row_blocks == y.row_blocks && x.col_blocks == y.col_blocks &&
          x.nprow == y.nprow && x.npcol == y.npcol && x.rsrc == y.rsrc && x.csrc == y.csrc &&
-         x.ranks == y.ranks;
+         x.ranks.equal(y.ranks, x.nprow, x.npcol);
 }
 
 std::vector<std::int64_t> proportional_blocks(std::int64_t total, const std::vector<double>& weights) {

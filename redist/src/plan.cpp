@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Communication plans and schedules (seed 002 §3.4.1-§3.4.3, §4.6.2, §7.2.1). Pure C++.
+// One dimension's pairs are cut in plan_dims.cpp, its schedule and the grouping into
+// steps are in plan_steps.cpp; this file checks the inputs, combines the dimensions into
+// transfers (all of them, or one rank's) and numbers their steps.
 //
 // A 2-D block layout is the product of a row distribution and a column distribution, so
 // the plan is built per dimension: the row range of the region is cut at every block
@@ -14,202 +17,28 @@
 #include <tuple>
 
 #include "malleable/redist/edge_colouring.hpp"
+#include "plan_detail.hpp"
 
 namespace redist {
 namespace {
 
-int pmod(std::int64_t x, std::int64_t m) { return static_cast<int>(((x % m) + m) % m); }
-
-// All rows (or columns) that go from one A process row to one B process row.
-struct DimPair {
-  int a = 0, b = 0;
-  std::vector<Run> runs;  // A-space; each piece contiguous locally in A and in B
-  std::int64_t count = 0;
-  // Local starts (in A, in B) of the last piece of runs.back(), to extend it.
-  std::int64_t last_la = 0, last_lb = 0;
-};
-
-// Adds the segment [s, s + len) of A-space, whose local starts are la in A and lb in B, to
-// pair p: it lengthens the last run when adjacent to it (possible only where both sides
-// have one process in this dimension, so local storage is contiguous too), or, when
-// `strided`, becomes the next piece of the last run if it has the run's length and steps
-// (global, A-local and B-local): a periodic pattern then costs one run, not one per block.
-void append(DimPair& p, std::int64_t s, std::int64_t len, std::int64_t la, std::int64_t lb, bool strided) {
-  p.count += len;
-  if (!p.runs.empty()) {
-    Run& r = p.runs.back();
-    const std::int64_t last = r.piece(r.count - 1);
-    if (r.count == 1 && last + r.len == s) {
-      r.len += len;
-      return;
-    }
-    if (strided && r.len == len) {
-      if (r.count == 1 && la > p.last_la && lb > p.last_lb) {
-        r.count = 2;
-        r.stride = s - last;
-        r.a_stride = la - p.last_la;
-        r.b_stride = lb - p.last_lb;
-        p.last_la = la;
-        p.last_lb = lb;
-        return;
-      }
-      if (r.count > 1 && s - last == r.stride && la - p.last_la == r.a_stride && lb - p.last_lb == r.b_stride) {
-        ++r.count;
-        p.last_la = la;
-        p.last_lb = lb;
-        return;
-      }
-    }
-  }
-  p.runs.push_back(Run{s, len});
-  p.last_la = la;
-  p.last_lb = lb;
-}
-
-// Cuts region offsets [r, end) at every block edge of A and of B and hands each segment,
-// with its owners and local starts, to the pairs.
-void cut(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t r, std::int64_t end,
-         std::vector<DimPair>& pairs, std::vector<int>& slot, bool strided) {
-  if (r >= end) return;
-  const int Pb = B.nprocs();
-  std::size_t ka = A.block_of(ia + r), kb = B.block_of(ib + r);
-  while (r < end) {
-    const std::int64_t end_a = A.block_start(ka) + A.block_size(ka) - ia;  // region offsets
-    const std::int64_t end_b = B.block_start(kb) + B.block_size(kb) - ib;
-    const std::int64_t e = std::min({end_a, end_b, end});
-    const int pa = A.block_owner(ka), pb = B.block_owner(kb);
-    int& sl = slot[static_cast<std::size_t>(pa) * static_cast<std::size_t>(Pb) + static_cast<std::size_t>(pb)];
-    if (sl < 0) {
-      sl = static_cast<int>(pairs.size());
-      pairs.push_back(DimPair{pa, pb, {}, 0, 0, 0});
-    }
-    const std::int64_t la = A.block_local_start(ka) + (ia + r - A.block_start(ka));
-    const std::int64_t lb = B.block_local_start(kb) + (ib + r - B.block_start(kb));
-    append(pairs[static_cast<std::size_t>(sl)], ia + r, e - r, la, lb, strided);
-    r = e;
-    if (r == end_a) ++ka;
-    if (r == end_b) ++kb;
-  }
-}
-
-// Length of one period of the (A owner, B owner, local step) pattern of a uniform
-// (block-cyclic) dimension pair: lcm(Pa·mb_a, Pb·mb_b), or 0 when a side is not uniform or
-// the lcm does not fit. Shifting a region offset by the period moves A's local index by
-// period/Pa and B's by period/Pb on the same owners (ScaLAPACK's INDXG2L is linear in
-// whole cycles), so every segment of the first period recurs in each later one.
-std::int64_t period_of(const Axis& A, const Axis& B) {
-  if (A.uniform_block() == 0 || B.uniform_block() == 0) return 0;
-  std::int64_t ca = 0, cb = 0, l = 0;
-  if (__builtin_mul_overflow(A.uniform_block(), A.nprocs(), &ca) ||
-      __builtin_mul_overflow(B.uniform_block(), B.nprocs(), &cb))
-    return 0;
-  const std::int64_t g = std::gcd(ca, cb);
-  if (__builtin_mul_overflow(ca / g, cb, &l)) return 0;
-  return l;
-}
-
-// Adds to `pairs` the segments of region offsets [r, end) whose owner on one side is
-// fixed: `fix_a` true keeps only segments in A blocks of process `owner` (every B owner),
-// false only those in B blocks of `owner`. It visits that owner's blocks only and cuts
-// each at the other side's block edges, so its cost is O(the owner's blocks + the other
-// side's blocks overlapping them), not O(blocks of the dimension). For each pair it hands
-// append() the same segments in the same order as cut() over the whole range does, so
-// the runs are identical. slot is indexed by the other side's process.
-void cut_owned(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t r, std::int64_t end,
-               bool fix_a, int owner, std::vector<DimPair>& pairs, std::vector<int>& slot, bool strided) {
-  if (r >= end) return;
-  const Axis& F = fix_a ? A : B;
-  const Axis& O = fix_a ? B : A;
-  const std::int64_t f0 = fix_a ? ia : ib, o0 = fix_a ? ib : ia;
-  const int Pf = F.nprocs();
-  const std::size_t first = F.block_of(f0 + r);
-  std::size_t kf = first + static_cast<std::size_t>(pmod(static_cast<std::int64_t>(owner) - F.block_owner(first), Pf));
-  for (; kf < F.nblocks(); kf += static_cast<std::size_t>(Pf)) {
-    const std::int64_t bs = F.block_start(kf) - f0;
-    if (bs >= end) break;
-    std::int64_t s = std::max(r, bs);
-    const std::int64_t e_f = std::min(end, bs + F.block_size(kf));
-    std::size_t ko = O.block_of(o0 + s);
-    while (s < e_f) {
-      const std::int64_t e_o = O.block_start(ko) + O.block_size(ko) - o0;
-      const std::int64_t e = std::min(e_f, e_o);
-      const std::size_t ka = fix_a ? kf : ko, kb = fix_a ? ko : kf;
-      const int pa = A.block_owner(ka), pb = B.block_owner(kb);
-      int& sl = slot[static_cast<std::size_t>(fix_a ? pb : pa)];
-      if (sl < 0) {
-        sl = static_cast<int>(pairs.size());
-        pairs.push_back(DimPair{pa, pb, {}, 0, 0, 0});
-      }
-      const std::int64_t la = A.block_local_start(ka) + (ia + s - A.block_start(ka));
-      const std::int64_t lb = B.block_local_start(kb) + (ib + s - B.block_start(kb));
-      append(pairs[static_cast<std::size_t>(sl)], ia + s, e - s, la, lb, strided);
-      s = e;
-      if (s == e_o) ++ko;
-    }
-  }
-}
-
-// The pairs of one dimension: all of them (fix < 0), or only those whose A process is
-// `owner` (fix == 0) or whose B process is `owner` (fix == 1). Sorted by (A, B) process.
-std::vector<DimPair> dim_pairs(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib,
-                               std::int64_t len, int fix = -1, int owner = 0) {
-  std::vector<DimPair> pairs;
-  if (len <= 0) return pairs;
-  const int Pa = A.nprocs(), Pb = B.nprocs();
-  std::vector<int> slot(fix < 0 ? static_cast<std::size_t>(Pa) * static_cast<std::size_t>(Pb)
-                                 : static_cast<std::size_t>(fix == 0 ? Pb : Pa),
-                        -1);
-  auto run_cut = [&](std::int64_t r, std::int64_t end, bool strided) {
-    if (fix < 0)
-      cut(A, ia, B, ib, r, end, pairs, slot, strided);
-    else
-      cut_owned(A, ia, B, ib, r, end, fix == 0, owner, pairs, slot, strided);
-  };
-  const std::int64_t L = period_of(A, B);
-  if (L > 0 && len / L >= 2) {
-    // Plan by periods, not by blocks: cut the first period only (adjacent segments merged,
-    // nothing strided yet), turn each of its runs into a run of K = len / L pieces one
-    // period apart, then cut the remainder, whose segments extend those runs where they
-    // fit. O(blocks per period + blocks in the remainder) instead of O(blocks).
-    run_cut(0, L, false);
-    const std::int64_t K = len / L;
-    for (auto& p : pairs) {
-      for (auto& r : p.runs) {
-        if (r.len == L) {  // one process on both sides: the whole range is contiguous
-          r.len = K * L;
-          continue;
-        }
-        r.count = K;
-        r.stride = L;
-        r.a_stride = L / Pa;
-        r.b_stride = L / Pb;
-      }
-      p.count *= K;
-      // Local starts of the last piece of the last run, for cut() to extend it.
-      const Run& last = p.runs.back();
-      p.last_la = A.to_local(last.start) + (last.count - 1) * last.a_stride;
-      p.last_lb = B.to_local(last.start - ia + ib) + (last.count - 1) * last.b_stride;
-    }
-    run_cut(K * L, len, true);
-  } else {
-    run_cut(0, len, true);
-  }
-  std::sort(pairs.begin(), pairs.end(), [](const DimPair& x, const DimPair& y) {
-    return x.a != y.a ? x.a < y.a : x.b < y.b;
-  });
-  return pairs;
-}
+using plan_detail::DimPair;
+using plan_detail::DimSchedule;
+using plan_detail::dim_pairs;
+using plan_detail::dim_schedule;
+using plan_detail::group_steps;
+using plan_detail::pmod;
 
 void check_inputs(const Layout& a, const Layout& b, const Region& g, int comm_size) {
   a.validate();
   b.validate();
   if (comm_size <= 0)
     throw Error(ErrorCode::InvalidLayout, "comm_size = " + std::to_string(comm_size) + " must be positive");
-  auto ranks_in = [&](const Layout& l, const char* name) {
-    for (int r : l.ranks)
-      if (r >= comm_size)
-        throw Error(ErrorCode::InvalidLayout, std::string(name) + ".ranks contains " + std::to_string(r) +
-                                                  " but the communicator has " + std::to_string(comm_size) + " ranks");
+  auto ranks_in = [&](const Layout& l, const char* name) {  // O(1): the map knows its largest rank
+    const int r = l.ranks.max_rank(l.nprow, l.npcol);
+    if (r >= comm_size)
+      throw Error(ErrorCode::InvalidLayout, std::string(name) + ".ranks contains " + std::to_string(r) +
+                                                " but the communicator has " + std::to_string(comm_size) + " ranks");
   };
   ranks_in(a, "a");
   ranks_in(b, "b");
@@ -281,75 +110,6 @@ PlanStats stats_of(const Layout& a, const Layout& b, const Region& g, const DimP
 }
 
 
-// Per-dimension step of each (A process, B process) pair, contention free (no A process
-// and no B process twice in one step) and minimal (as many steps as the maximum degree).
-//
-// Block-cyclic with aligned blocks (same block size, region offsets congruent modulo it)
-// sends region block k from A process (k+α) mod Pa to B process (k+β) mod Pb, so A process
-// i talks exactly to the B processes j with j - i ≡ c (mod g), g = gcd(Pa, Pb): the
-// circulant pattern of Park, Prasanna and Raghavendra (seed 002 §3.4.3). Step s then pairs
-// i with j = (i + c + s·g) mod Pb when Pa <= Pb (symmetrically otherwise): max(Pa,Pb)/g
-// steps, a closed form any process evaluates for its own pairs in O(1). When the region
-// spans at least lcm(Pa, Pb) blocks every pair of the pattern occurs and the closed form
-// is minimal; that is decided from the layouts alone, so every rank decides alike. Other
-// patterns (unaligned blocks, heterogeneous sizes, short regions) colour the small
-// Pa x Pb graph of the whole dimension (König): O(blocks of one period of the dimension).
-struct DimSchedule {
-  bool closed = false;
-  int Pa = 1, Pb = 1, g = 1, c = 0;
-  int nsteps = 0;            // step numbers are in [0, nsteps)
-  int max_a = 0, max_b = 0;  // most partners of one A process, of one B process
-  std::vector<std::pair<int, int>> pairs;  // colouring fallback: every pair, sorted
-  std::vector<int> colour;
-  int step(int a, int b) const {
-    if (closed) return Pa <= Pb ? pmod(b - a - c, Pb) / g : pmod(a - b + c, Pa) / g;
-    const auto it = std::lower_bound(pairs.begin(), pairs.end(), std::make_pair(a, b));
-    if (it == pairs.end() || *it != std::make_pair(a, b))
-      throw Error(ErrorCode::Internal, "dimension pair (" + std::to_string(a) + "," + std::to_string(b) + ") unscheduled");
-    return colour[static_cast<std::size_t>(it - pairs.begin())];
-  }
-};
-
-// `all`: the dimension's pairs when the caller has them (whole plans); otherwise they are
-// cut here if the closed form does not apply.
-DimSchedule dim_schedule(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t len,
-                         const std::vector<DimPair>* all) {
-  DimSchedule d;
-  d.Pa = A.nprocs();
-  d.Pb = B.nprocs();
-  d.g = std::gcd(d.Pa, d.Pb);
-  if (len <= 0) return d;
-  const std::int64_t nb = A.uniform_block();
-  if (nb > 0 && B.uniform_block() == nb && (ia - ib) % nb == 0) {
-    const std::size_t ka = A.block_of(ia), kb = B.block_of(ib);
-    const auto nblk = static_cast<std::int64_t>(A.block_of(ia + len - 1) - ka) + 1;
-    if (nblk >= static_cast<std::int64_t>(d.Pa / d.g) * d.Pb) {
-      d.closed = true;
-      d.c = pmod(static_cast<std::int64_t>(B.block_owner(kb)) - A.block_owner(ka), d.g);
-      d.nsteps = std::max(d.Pa, d.Pb) / d.g;
-      d.max_a = d.Pb / d.g;
-      d.max_b = d.Pa / d.g;
-      return d;
-    }
-  }
-  std::vector<DimPair> own;
-  if (all == nullptr) {
-    own = dim_pairs(A, ia, B, ib, len);
-    all = &own;
-  }
-  std::vector<int> da(static_cast<std::size_t>(d.Pa), 0), db(static_cast<std::size_t>(d.Pb), 0);
-  d.pairs.reserve(all->size());
-  for (const auto& p : *all) {
-    d.pairs.emplace_back(p.a, p.b);  // sorted: dim_pairs sorts by (a, b)
-    d.max_a = std::max(d.max_a, ++da[static_cast<std::size_t>(p.a)]);
-    d.max_b = std::max(d.max_b, ++db[static_cast<std::size_t>(p.b)]);
-  }
-  auto col = colour_bipartite_edges(d.Pa, d.Pb, d.pairs);
-  d.nsteps = col.colours;
-  d.colour = std::move(col.colour);
-  return d;
-}
-
 // Matching colours the whole rank graph (König, exactly max-degree steps) while
 // (A ranks) x (B ranks) is at most this; above it every process evaluates the product of
 // the per-dimension colourings for its own transfers (see make_plan).
@@ -358,30 +118,6 @@ constexpr std::int64_t kMatchingWholeGraphPairs = std::int64_t{1} << 14;
 std::int64_t grid_pairs(const Layout& a, const Layout& b) {
   return static_cast<std::int64_t>(a.nprow) * a.npcol * static_cast<std::int64_t>(b.nprow) * b.npcol;
 }
-
-// Groups the transfers by global step number (id < 0: a local copy, in no step), steps in
-// increasing number, each step's transfers in plan order. For a rank-local plan these are
-// the rank's own steps: two partners share a transfer, hence its number, and both take
-// their steps in increasing number, so they meet in the same relative order.
-void group_steps(RedistPlan& plan, const std::vector<std::int64_t>& id) {
-  std::vector<int> order;
-  for (std::size_t k = 0; k < id.size(); ++k)
-    if (id[k] >= 0) order.push_back(static_cast<int>(k));
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
-    return id[static_cast<std::size_t>(x)] < id[static_cast<std::size_t>(y)];
-  });
-  plan.steps.clear();
-  plan.step_ids.clear();
-  for (int k : order) {
-    const std::int64_t s = id[static_cast<std::size_t>(k)];
-    if (plan.step_ids.empty() || plan.step_ids.back() != s) {
-      plan.step_ids.push_back(s);
-      plan.steps.emplace_back();
-    }
-    plan.steps.back().push_back(k);
-  }
-}
-
 }  // namespace
 
 std::int64_t Transfer::elements() const {
@@ -444,7 +180,8 @@ std::uint64_t fingerprint(const Layout& a, const Layout& b, const Region& g) {
         for (auto x : *b) mix(x);
       }
     }
-    for (auto x : l->ranks) mix(x);
+    // The rank map's canonical form: O(1), an explicit list's hash computed when given.
+    mix(static_cast<std::int64_t>(l->ranks.hash(l->nprow, l->npcol)));
   }
   mix(g.m); mix(g.n); mix(g.ia); mix(g.ja); mix(g.ib); mix(g.jb);
   return h;
@@ -552,7 +289,18 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
   const Region& g = region;
   const bool empty = g.m == 0 || g.n == 0;
   const Axis Ar = a.row_axis(), Ac = a.col_axis(), Br = b.row_axis(), Bc = b.col_axis();
+  // The dimension pairs of each transfer, kept only where the step number needs them
+  // (Circulant, and Matching above the whole-graph size).
+  const bool by_dims = plan.schedule == ScheduleKind::Circulant || plan.schedule == ScheduleKind::Matching;
   std::vector<Combo> combo;
+  auto add = [&](const DimPair& rp, const DimPair& cp) {
+    Transfer& t = plan.transfers.emplace_back();
+    t.src = a.rank_at(rp.a, cp.a);
+    t.dst = b.rank_at(rp.b, cp.b);
+    t.rows = rp.runs;
+    t.cols = cp.runs;
+    if (by_dims) combo.push_back({rp.a, rp.b, cp.a, cp.b});
+  };
   DimPlan d;
   if (for_rank < 0) {
     // The whole plan: every combination of a row pair and a column pair, in (row pair,
@@ -560,17 +308,9 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
     d = build_dims(a, b, region);
     plan.stats = stats_of(a, b, region, d, comm_size);
     plan.transfers.reserve(d.rows.size() * d.cols.size());
-    for (const auto& rp : d.rows) {
-      for (const auto& cp : d.cols) {
-        Transfer t;
-        t.src = a.rank_at(rp.a, cp.a);
-        t.dst = b.rank_at(rp.b, cp.b);
-        t.rows = rp.runs;
-        t.cols = cp.runs;
-        plan.transfers.push_back(std::move(t));
-        combo.push_back({rp.a, rp.b, cp.a, cp.b});
-      }
-    }
+    if (by_dims) combo.reserve(d.rows.size() * d.cols.size());
+    for (const auto& rp : d.rows)
+      for (const auto& cp : d.cols) add(rp, cp);
   } else if (!empty) {
     // One rank's transfers: as a sender at (ra, ca) of A, the row pairs of A process row
     // ra times the column pairs of A process column ca; as a receiver at (rb, cb) of B
@@ -588,48 +328,52 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
     }
     // The whole plan's order is by (row pair, column pair). The sends come in that order
     // (row and column pairs of one A process, each sorted by B process), so do the
-    // receives (sorted by A process): a merge, not a sort.
-    using Item = std::pair<const DimPair*, const DimPair*>;
-    std::vector<Item> sends, recvs, items;
-    sends.reserve(rows_a.size() * cols_a.size());
-    recvs.reserve(rows_b.size() * cols_b.size());
-    for (const auto& rp : rows_a)
-      for (const auto& cp : cols_a) sends.emplace_back(&rp, &cp);
-    for (const auto& rp : rows_b)
-      for (const auto& cp : cols_b)
-        if (!in_a || rp.a != ra || cp.a != ca) recvs.emplace_back(&rp, &cp);  // else already a send
-    items.reserve(sends.size() + recvs.size());
-    std::merge(sends.begin(), sends.end(), recvs.begin(), recvs.end(), std::back_inserter(items),
-               [](const Item& x, const Item& y) {
-                 return std::make_tuple(x.first->a, x.first->b, x.second->a, x.second->b) <
-                        std::make_tuple(y.first->a, y.first->b, y.second->a, y.second->b);
-               });
-    plan.transfers.reserve(items.size());
-    for (const auto& [rp, cp] : items) {
-      Transfer t;
-      t.src = a.rank_at(rp->a, cp->a);
-      t.dst = b.rank_at(rp->b, cp->b);
-      t.rows = rp->runs;
-      t.cols = cp->runs;
-      plan.transfers.push_back(std::move(t));
-      combo.push_back({rp->a, rp->b, cp->a, cp->b});
+    // receives (sorted by A process): merged as they are generated, nothing sorted or
+    // held twice. A receive from this rank itself is already a send.
+    const std::size_t ncs = cols_a.size(), ncr = cols_b.size();
+    const std::size_t nsend = rows_a.size() * ncs, nrecv = rows_b.size() * ncr;
+    plan.transfers.reserve(nsend + nrecv);
+    if (by_dims) combo.reserve(nsend + nrecv);
+    auto key = [](const DimPair& rp, const DimPair& cp) { return std::make_tuple(rp.a, rp.b, cp.a, cp.b); };
+    std::size_t si = 0, ri = 0;
+    while (si < nsend || ri < nrecv) {
+      if (ri < nrecv) {
+        const DimPair& rp = rows_b[ri / ncr];
+        const DimPair& cp = cols_b[ri % ncr];
+        if (in_a && rp.a == ra && cp.a == ca) {
+          ++ri;
+          continue;
+        }
+        if (si == nsend || key(rp, cp) < key(rows_a[si / ncs], cols_a[si % ncs])) {
+          add(rp, cp);
+          ++ri;
+          continue;
+        }
+      }
+      add(rows_a[si / ncs], cols_a[si % ncs]);
+      ++si;
     }
   }
 
-  // Every cross transfer's global step number; grouped by group_steps().
-  std::vector<std::int64_t> id(plan.transfers.size(), -1);
+  // Every cross transfer's global step number with its index, grouped by group_steps().
+  std::vector<std::pair<std::int64_t, int>> id;
+  id.reserve(plan.transfers.size());
   auto cross = [&](std::size_t k) { return plan.transfers[k].src != plan.transfers[k].dst; };
+  auto each_cross = [&](auto&& step_of) {
+    for (std::size_t k = 0; k < plan.transfers.size(); ++k)
+      if (cross(k)) id.emplace_back(step_of(k), static_cast<int>(k));
+  };
   switch (plan.schedule) {
     case ScheduleKind::AllAtOnce:
-      for (std::size_t k = 0; k < id.size(); ++k)
-        if (cross(k)) id[k] = 0;
+      each_cross([](std::size_t) { return std::int64_t{0}; });
       break;
     case ScheduleKind::Caterpillar:
       // Seed 002 §3.4.1: in step d process i exchanges with (p - i - d) mod p, i.e.
       // i + j + d ≡ 0 (mod p); both directions of a pair share the step.
-      for (std::size_t k = 0; k < id.size(); ++k)
-        if (cross(k))
-          id[k] = pmod(-(static_cast<std::int64_t>(plan.transfers[k].src) + plan.transfers[k].dst), comm_size);
+      each_cross([&](std::size_t k) {
+        return static_cast<std::int64_t>(
+            pmod(-(static_cast<std::int64_t>(plan.transfers[k].src) + plan.transfers[k].dst), comm_size));
+      });
       break;
     case ScheduleKind::Matching:
       if (whole_graph) {
@@ -637,13 +381,13 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
         // each colour is a matching = a step; König gives exactly max-degree steps.
         std::vector<std::pair<int, int>> edges;
         std::vector<std::size_t> which;
-        for (std::size_t k = 0; k < id.size(); ++k)
+        for (std::size_t k = 0; k < plan.transfers.size(); ++k)
           if (cross(k)) {
             edges.emplace_back(plan.transfers[k].src, plan.transfers[k].dst);
             which.push_back(k);
           }
         const auto col = colour_bipartite_edges(comm_size, comm_size, edges);
-        for (std::size_t e = 0; e < which.size(); ++e) id[which[e]] = col.colour[e];
+        for (std::size_t e = 0; e < which.size(); ++e) id.emplace_back(col.colour[e], static_cast<int>(which[e]));
         break;
       }
       [[fallthrough]];
@@ -669,11 +413,10 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
                           std::to_string(degree) + "; use schedule circulant (contention free, " +
                           std::to_string(product) + " steps)");
       }
-      for (std::size_t k = 0; k < id.size(); ++k)
-        if (cross(k)) {
-          const Combo& x = combo[k];
-          id[k] = static_cast<std::int64_t>(rs.step(x.ra, x.rb)) * cs.nsteps + cs.step(x.ca, x.cb);
-        }
+      each_cross([&](std::size_t k) {
+        const Combo& x = combo[k];
+        return static_cast<std::int64_t>(rs.step(x.ra, x.rb)) * cs.nsteps + cs.step(x.ca, x.cb);
+      });
       break;
     }
     case ScheduleKind::Default:

@@ -195,7 +195,7 @@ TEST(HeteroLayout, BlockAndBlockCyclicPlugIntoRedist) {
   EXPECT_GT(cyc.row_blocks.size(), 2u);
   for (int pr = 0; pr < 2; ++pr) EXPECT_EQ(cyc.local_rows(pr), h.rows[static_cast<std::size_t>(pr)]);
   for (int pc = 0; pc < 2; ++pc) EXPECT_EQ(cyc.local_cols(pc), h.cols[static_cast<std::size_t>(pc)]);
-  EXPECT_EQ(cyc.ranks, h.ids);
+  EXPECT_EQ(cyc.rank_list(), h.ids);
   EXPECT_THROW(to_layout_cyclic(h, 1, 100), Error);
 }
 

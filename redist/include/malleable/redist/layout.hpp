@@ -8,10 +8,12 @@
 // the thesis's heterogeneous block distribution; several unequal blocks per process is
 // heterogeneous block-cyclic.
 //
-// `ranks` places the grid inside an enclosing communicator: ranks[pr * npcol + pc] is the
-// rank (in the communicator that the redistribution runs on) of the process at grid
-// coordinate (pr, pc). Two layouts on different grids of one communicator (old grid and
-// new grid after an expansion) are therefore directly comparable.
+// `ranks` places the grid inside an enclosing communicator: rank_at(pr, pc) is the rank (in
+// the communicator that the redistribution runs on) of the process at grid coordinate
+// (pr, pc). Two layouts on different grids of one communicator (old grid and new grid
+// after an expansion) are therefore directly comparable. A grid in BLACS row (or column)
+// order from a base rank is a closed form (RankMap, two numbers); only arbitrary rank
+// lists are held as a list, shared between copies of the layout, never copied.
 #pragma once
 
 #include <array>
@@ -19,6 +21,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -161,25 +164,80 @@ class Axis {
   int np_ = 1, src_ = 0;
 };
 
+// Which communicator rank sits at each grid coordinate. Implicit (the default): row-major
+// from a base rank, rank_at(pr, pc) = base + pr * npcol + pc (BLACS "Row" order; base 0 is
+// the grid of ranks 0..P-1), or column-major, base + pc * nprow + pr (BLACS "Column"
+// order): O(1) memory, rank look-ups and validation whatever P. Explicit: an arbitrary
+// list, list[pr * npcol + pc], e.g. the session's spawned and merged worlds. The list is
+// immutable and shared by every copy (a plan copies its layouts in O(1)); the facts
+// validation, look-ups and fingerprints need (smallest and largest rank, a duplicate, the
+// inverse map, a hash) are computed once when the list is given, O(P log P), not per use.
+class RankMap {
+ public:
+  enum class Order { Row, Column };
+  RankMap() = default;  // row-major from rank 0
+  // An explicit list; an empty one is the default (row-major from 0).
+  RankMap(std::vector<int> list);  // NOLINT: a list is a rank map
+  RankMap(std::initializer_list<int> list) : RankMap(std::vector<int>(list)) {}
+  static RankMap row_major(int base = 0) { return RankMap(Order::Row, base); }
+  static RankMap column_major(int base = 0) { return RankMap(Order::Column, base); }
+
+  bool is_explicit() const { return list_ != nullptr; }
+  // The explicit list (empty when implicit); read ranks through at() / Layout::rank_at.
+  const std::vector<int>& list() const;
+  Order order() const { return order_; }
+  int base() const { return base_; }
+
+  int at(int pr, int pc, int nprow, int npcol) const {
+    if (list_) return list_at(static_cast<std::size_t>(pr) * static_cast<std::size_t>(npcol) + static_cast<std::size_t>(pc));
+    return order_ == Order::Row ? base_ + pr * npcol + pc : base_ + pc * nprow + pr;
+  }
+  // Grid coordinate of `rank`, or false: O(1) implicit, O(log P) explicit.
+  bool find(int rank, int nprow, int npcol, int& pr, int& pc) const;
+  // Every rank, row-major (O(P)): for tools and output, not for planning.
+  std::vector<int> to_vector(int nprow, int npcol) const;
+  // Throws redist::Error naming the fault unless the map places an nprow x npcol grid on
+  // distinct non-negative ranks (as Layout::validate). O(1) for both forms.
+  void validate(int nprow, int npcol) const;
+  // Largest rank of an nprow x npcol grid (validated), O(1).
+  int max_rank(int nprow, int npcol) const;
+  // The same placement in canonical form for an nprow x npcol grid: an explicit list that
+  // is row-major or column-major from its first rank becomes implicit, as does a
+  // column-major single row or column (row-major then). O(1); equal placements of one
+  // grid have equal canonical forms (compared by equal(), hashed by hash()).
+  RankMap canonical(int nprow, int npcol) const;
+  bool equal(const RankMap& o, int nprow, int npcol) const;
+  std::uint64_t hash(int nprow, int npcol) const;  // of the canonical form, O(1)
+
+ private:
+  struct List;
+  RankMap(Order o, int base) : order_(o), base_(base) {}
+  int list_at(std::size_t k) const;
+  std::shared_ptr<const List> list_;
+  Order order_ = Order::Row;
+  int base_ = 0;
+};
+
 struct Layout {
   std::int64_t m = 0, n = 0;            // global rows, columns
   BlockSizes row_blocks;                // sizes of the row blocks, sum == m
   BlockSizes col_blocks;                // sizes of the column blocks, sum == n
   int nprow = 1, npcol = 1;             // process grid
   int rsrc = 0, csrc = 0;               // process row/column owning block 0
-  std::vector<int> ranks;               // nprow*npcol, row-major grid -> communicator rank
+  RankMap ranks;                        // grid coordinate -> communicator rank (rank_at)
 
   // ScaLAPACK block-cyclic: blocks of mb x nb (the last ones possibly shorter).
-  // `ranks` empty means row-major 0..nprow*npcol-1 (BLACS "Row" order).
+  // `ranks` default (or an empty list) means row-major 0..nprow*npcol-1 (BLACS "Row"
+  // order); a list that is row- or column-major from its first rank is stored implicitly.
   static Layout block_cyclic(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb,
                              int nprow, int npcol, int rsrc = 0, int csrc = 0,
-                             std::vector<int> ranks = {});
+                             RankMap ranks = {});
   // General form; validates. Throws redist::Error naming the bad field.
   static Layout from_blocks(BlockSizes row_blocks, BlockSizes col_blocks, int nprow, int npcol,
-                            int rsrc = 0, int csrc = 0, std::vector<int> ranks = {});
+                            int rsrc = 0, int csrc = 0, RankMap ranks = {});
   // From a ScaLAPACK 9-integer DESC (DTYPE_=1, CTXT_, M_, N_, MB_, NB_, RSRC_, CSRC_, LLD_);
   // the context is not interpreted here, so the grid shape and ranks come from the caller.
-  static Layout from_desc(const int desc[9], int nprow, int npcol, std::vector<int> ranks = {});
+  static Layout from_desc(const int desc[9], int nprow, int npcol, RankMap ranks = {});
   // Back to a DESC (context and lld supplied by the caller); throws if not uniform().
   std::array<int, 9> to_desc(int ctxt, int lld) const;
 
@@ -196,9 +254,12 @@ struct Layout {
   // Inverse map: local row il on process row pr -> global row.
   std::int64_t local_to_row(int pr, std::int64_t il) const;
   std::int64_t local_to_col(int pc, std::int64_t jl) const;
-  // Grid coordinate of a communicator rank, or false if the rank is not in the grid.
-  bool coords_of(int rank, int& pr, int& pc) const;
-  int rank_at(int pr, int pc) const { return ranks[static_cast<std::size_t>(pr) * npcol + pc]; }
+  // Grid coordinate of a communicator rank, or false if the rank is not in the grid
+  // (O(1) for an implicit rank map, O(log P) for a list).
+  bool coords_of(int rank, int& pr, int& pc) const { return ranks.find(rank, nprow, npcol, pr, pc); }
+  int rank_at(int pr, int pc) const { return ranks.at(pr, pc, nprow, npcol); }
+  // Every process's rank, row-major: O(P), for tools and output (planning uses rank_at).
+  std::vector<int> rank_list() const { return ranks.to_vector(nprow, npcol); }
   bool uniform() const;  // every block but the last of each dimension has one size
 
   // Index maps with prefix sums: O(blocks) to build, O(log blocks) per query. The scalar
