@@ -204,6 +204,8 @@ class Storage {
   // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
   virtual void* stage(std::size_t n) = 0;
   virtual void commit() = 0;
+  // A staged buffer that will not be committed (a cancelled background resize): freed.
+  virtual void unstage() = 0;
 };
 
 template <class T>
@@ -221,6 +223,7 @@ class VectorStorage final : public Storage {
     v_.swap(staged_);
     std::vector<T>().swap(staged_);
   }
+  void unstage() override { std::vector<T>().swap(staged_); }
 
  private:
   std::vector<T>& v_;
@@ -265,6 +268,10 @@ class MallocStorage final : public Storage {
     *p_ = staged_;
     staged_ = nullptr;
     owned_ = true;
+  }
+  void unstage() override {
+    std::free(staged_);
+    staged_ = nullptr;
   }
 
  private:
@@ -312,6 +319,7 @@ class OwnedStorage final : public Storage {
     std::vector<T>().swap(staged_);
     publish();
   }
+  void unstage() override { std::vector<T>().swap(staged_); }
 
  private:
   void publish() {
@@ -362,6 +370,8 @@ struct Registered {
     sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
     return p;
   }
+  // A staged buffer that will not be committed (a background resize cancelled): freed.
+  void unstage() { store->unstage(); }
 
  private:
   template <class F>
@@ -508,8 +518,10 @@ struct Session::Impl {
   // At a remap point (or complete_resize: last_chance) while a resize is under way:
   // completes it when due; returns its result then, nothing when it goes on.
   std::optional<RemapResult> step_background(bool last_chance);
-  // A decision made while a resize is under way: refused, the same on every rank.
-  RemapResult refuse_during_background(const Decision& d);
+  // A decision made while a resize is under way, the same on every rank: a shrink while
+  // an expansion is pending cancels the expansion and is then carried out (or is already
+  // met); any other request is refused (docs/apps.md, "Background resizes").
+  RemapResult decide_during_background(const Decision& d);
   void progress_background();          // begin_iteration/end_iteration without a helper thread
   void background_iteration(double wall);  // world rank 0: an iteration ran meanwhile
   // A newcomer spawned by a background expansion: receive the constant matrices, wait
@@ -517,13 +529,21 @@ struct Session::Impl {
   int join_background(const Grid& from, const Grid& to);
   // Fills a completing record's background fields (world rank 0).
   void amend_background(ResizeRecord& rec);
+  // The background fields of `rec` from `b`'s clock: its completing (or cancelling) point
+  // began at `start` and waited `waited` (world rank 0).
+  void fill_background(const BackgroundResize& b, ResizeRecord& rec, double start, double waited);
   // The spawn, hand-over and hosts of a background expansion (helper thread or begin
   // point); "" or the spawn's error.
   std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
   RemapResult fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start);
-  // Session destroyed or MPI_Finalize with a resize under way: cancel it (collective over
-  // the old processes; an expansion's newcomers leave).
-  void cancel_background(const std::string& why);
+  // Cancels the resize under way before it switched (collective over the old processes;
+  // an expansion's newcomers leave, the job stays on its grid with its data). Why:
+  enum class CancelCause {
+    Destroyed,   // the session was destroyed or MPI_Finalize called (`why` says which)
+    End,         // cancel_resize(): the job's end (recorded)
+    Superseded,  // a shrink decided meanwhile (`why` names it; recorded)
+  };
+  RemapResult cancel_background(const std::string& why, CancelCause cause);
   static void finalize_hook(void* self);
   bool bg_beginning = false;  // pack_expansion: the hand-over of a background expansion
   // A newcomer of a background expansion: the old processes completed it inside a remap
