@@ -314,14 +314,12 @@ using namespace detail;
 // begin point). Returns the spawn's error ("" if it worked: the world is b.new_world);
 // throws once the world changed. Touches no member the main thread uses while it computes.
 std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<char> state, int nnew) {
-  const double t0 = MPI_Wtime();
-  int rc = 0;
-  std::string err;
-  if (!b.d.schema.empty()) rc = detail::World::expand_schema(b.d.schema, err);
-  else if (!b.np.spawn.empty()) rc = detail::World::expand_hosts(b.np.spawn, exe, args, err);
-  else if (nnew > 0) rc = detail::World::expand(nnew, exe, args, err);
-  b.rec.t_spawn = MPI_Wtime() - t0;
-  if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
+  // The watchdog's phases belong to the main thread: not set from the helper thread.
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  const bool main_thread = !(provided == MPI_THREAD_MULTIPLE);
+  std::string err = spawn(b.d, b.np, nnew, b.rec.t_spawn, main_thread);
+  if (!err.empty()) return err;
   b.new_world = detail::World::comm();
   int n = 0;
   MPI_Comm_size(b.new_world, &n);
@@ -353,7 +351,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   std::vector<char> state;
   if (expanding) {
     bg_beginning = true;
-    state = pack_expansion(d, shape, target);  // the application's state at the begin point
+    state = pack_expansion(shape, target);  // the application's state at the begin point
     bg_beginning = false;
   }
   if (check_constant())
@@ -433,17 +431,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
 }
 
 RemapResult Session::Impl::fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start) {
-  b.rec.ok = false;
-  b.rec.message = "expansion failed: " + err;
-  powers = powers_before;
-  b.rec.t_total = MPI_Wtime() - t_start;
-  if (root()) {
-    metrics.add_resize(b.rec);
-    opt.policy->completed(b.d, b.from.size(), false);
-  }
-  progress("   remap after iter " + std::to_string(iteration) + ": expand " + b.from.shape() + " -> " +
-           b.target.shape() + " FAILED (" + err + "); continuing on " + b.from.shape() + " with its data");
-  return {Action::Expand, false, err};
+  return fail_expansion(b.d, b.from, b.target, b.rec, err, t_start);
 }
 
 void Session::Impl::progress_background() {
@@ -464,40 +452,25 @@ void Session::Impl::background_iteration(double wall) {
 // when the current grid already has that size, nothing more happens). Queueing it instead
 // would complete the expansion first. Any other request is refused (not queued).
 RemapResult Session::Impl::decide_during_background(const Decision& dd) {
-  // {action, processes after the decision, 1: a shrink superseding a pending expansion}
-  int head[3] = {static_cast<int>(dd.action), 0, 0};
-  std::string asked;
-  if (root() && dd.action != Action::None) {
-    head[1] = dd.nprow ? dd.nprow * dd.npcol : dd.procs;
-    head[2] = bg->d.action == Action::Expand && dd.action == Action::Shrink ? 1 : 0;
-    asked = to_string(dd.action) + " to " +
-            (dd.nprow ? std::to_string(dd.nprow) + "x" + std::to_string(dd.npcol)
-                      : std::to_string(dd.procs) + " processes");
-  }
-  MPI_Bcast(head, 3, MPI_INT, 0, world);
-  if (static_cast<Action>(head[0]) == Action::None) return {};
-  if (head[2]) {
+  const Decision d = broadcast_decision(dd);
+  if (d.action == Action::None) return {};
+  const std::string asked = to_string(d.action) + " to " +
+                            (d.nprow ? std::to_string(d.nprow) + "x" + std::to_string(d.npcol)
+                                     : std::to_string(d.procs) + " processes");
+  if (bg->d.action == Action::Expand && d.action == Action::Shrink) {
     cancel_background("superseded by the " + asked + " decided after iteration " + std::to_string(iteration),
                       CancelCause::Superseded);
-    if (head[1] != shape.size()) return act(dd);  // broadcast from rank 0 as any decision
+    if ((d.nprow ? d.nprow * d.npcol : d.procs) != shape.size()) return act(d);
     // The grid the expansion started from already has the size the shrink asks for.
-    if (root()) opt.policy->completed(dd, shape.size(), true);
+    if (root()) opt.policy->completed(d, shape.size(), true);
     const std::string msg = "the " + asked + " is met by cancelling the pending expansion; the job stays on " +
                             shape.shape();
     progress("   remap after iter " + std::to_string(iteration) + ": " + msg);
     return {Action::None, true, msg};
   }
-  Decision d = dd;
-  std::string msg;
-  if (root())
-    msg = second_request_refusal(asked, to_string(bg->d.action) + " " + bg->from.shape() + " -> " + bg->target.shape(),
-                                 bg->rec.after_iteration);
-  int len = static_cast<int>(msg.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, world);
-  msg.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(msg.data(), len, MPI_CHAR, 0, world);
-  d.action = static_cast<Action>(head[0]);
-  return refuse(d, msg);
+  return refuse(d, second_request_refusal(asked, to_string(bg->d.action) + " " + bg->from.shape() + " -> " +
+                                                     bg->target.shape(),
+                                          bg->rec.after_iteration));
 }
 
 std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal to the session's MPI shell: the state one Session keeps (Session::Impl), the
-// registered matrices and their buffers, the resize watchdog and the byte packing of the
-// state handed to newcomers. The session's phases live in session_*.cpp beside it.
+// registered matrices and their buffers and the resize watchdog (the state handed to
+// newcomers is handover.hpp's). The session's phases live in session_*.cpp beside it.
 #pragma once
 
 #include <mpi.h>
@@ -33,6 +33,7 @@
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "blacs_grid.hpp"
+#include "handover.hpp"
 #include "mover.hpp"
 
 namespace resize {
@@ -44,73 +45,10 @@ inline double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Byte packing for the state handed to newcomers.
-struct Writer {
-  std::vector<char> b;
-  template <class T> void put(const T& v) {
-    const char* p = reinterpret_cast<const char*>(&v);
-    b.insert(b.end(), p, p + sizeof v);
-  }
-  void put_ints(const std::vector<int>& v) {
-    put(static_cast<int>(v.size()));
-    for (int x : v) put(x);
-  }
-  void put_doubles(const std::vector<double>& v) {
-    put(static_cast<int>(v.size()));
-    for (double x : v) put(x);
-  }
-  void put_bytes(const std::vector<char>& v) {
-    put(static_cast<std::uint64_t>(v.size()));
-    b.insert(b.end(), v.begin(), v.end());
-  }
-};
-struct Reader {
-  const std::vector<char>& b;
-  std::size_t at = 0;
-  template <class T> T get() {
-    if (at + sizeof(T) > b.size()) throw Error("session state: truncated hand-over");
-    T v;
-    std::memcpy(&v, b.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  std::vector<int> get_ints() {
-    std::vector<int> v(static_cast<std::size_t>(get<int>()));
-    for (int& x : v) x = get<int>();
-    return v;
-  }
-  std::vector<double> get_doubles() {
-    std::vector<double> v(static_cast<std::size_t>(get<int>()));
-    for (double& x : v) x = get<double>();
-    return v;
-  }
-  std::vector<char> get_bytes() {
-    const auto n = get<std::uint64_t>();
-    if (at + n > b.size()) throw Error("session state: truncated hand-over");
-    std::vector<char> v(b.begin() + static_cast<std::ptrdiff_t>(at),
-                        b.begin() + static_cast<std::ptrdiff_t>(at + n));
-    at += n;
-    return v;
-  }
-};
-
 inline std::string comma_list(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
   return out;
-}
-
-inline void put_grid(Writer& w, const Grid& g) {
-  w.put(g.nprow);
-  w.put(g.npcol);
-  w.put_ints(g.rank_map());
-}
-inline Grid get_grid(Reader& r) {
-  Grid g;
-  g.nprow = r.get<int>();
-  g.npcol = r.get<int>();
-  g.ranks = r.get_ints();
-  return g;
 }
 
 // Which processes of a world (hosts[r], pids[r] by rank) are gone or stopped, as far as
@@ -188,6 +126,24 @@ class Watchdog {
   std::string host_;
   std::vector<std::string> hosts_;
   std::vector<int> pids_;
+};
+
+// The watchdog armed for one resize (begin_resize arms it), disarmed when the phase that
+// holds the guard leaves its scope (a return or a throw) or by release() (before a process
+// leaves the job, or a phase that arms its own).
+class WatchdogGuard {
+ public:
+  explicit WatchdogGuard(Watchdog& d) : d_(&d) {}
+  ~WatchdogGuard() { release(); }
+  WatchdogGuard(const WatchdogGuard&) = delete;
+  WatchdogGuard& operator=(const WatchdogGuard&) = delete;
+  void release() {
+    if (d_) d_->disarm();
+    d_ = nullptr;
+  }
+
+ private:
+  Watchdog* d_;
 };
 
 // A registered matrix's local buffer, whatever its element type and owner: the
@@ -483,7 +439,8 @@ struct Session::Impl {
   // Same layout and buffers, new BLACS context (after the world changed under them).
   void relabel_descs();
 
-  std::vector<char> pack_expansion(const Decision& d, const Grid& from, const Grid& to);
+  // The state an expansion from `from` to `to` hands its newcomers, packed.
+  std::vector<char> pack_expansion(const Grid& from, const Grid& to);
 
   void progress(const std::string& line) {
     if (opt.progress && root()) {
@@ -496,6 +453,8 @@ struct Session::Impl {
   // gives Decision::none naming the error). Used by remap_point and next_decision.
   Decision ask_policy();
   RemapResult act(Decision d);
+  // World rank 0's decision, on every process of the world (collective).
+  Decision broadcast_decision(const Decision& d) const;
   ResizeRecord begin_resize(const Decision& d, const Grid& target);
   RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
   RemapResult shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
@@ -505,6 +464,15 @@ struct Session::Impl {
   void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
   RemapResult refuse(const Decision& d, const std::string& why);
   void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
+  // The spawn of an expansion, shared by the blocking and the background paths: by the
+  // decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
+  // Returns "" or the spawn's error (the world unchanged). `main_thread`: the watchdog's
+  // phases may be set (not from the background's helper thread).
+  std::string spawn(const Decision& d, const NodePlan& np, int nnew, double& seconds, bool main_thread);
+  // A spawn that failed, blocking or in the background: recorded, the policy told, the
+  // job continues on `from` with its data.
+  RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+                             const std::string& err, double t_start);
 
   // Issue 21: background resizes (session_background.cpp). A shared_ptr: the type is
   // complete only there.
