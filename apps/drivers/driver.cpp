@@ -348,7 +348,9 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       }
       if (step.kind == resize::ResizeStep::Kind::ExitForRestart) return kExitResizeByRestart;
     }
-    s.complete_resize();  // a resize still under way in the background (issue 21)
+    // A resize still under way in the background at the end is cancelled, not completed:
+    // no iteration is left to use its grid (its newcomers exit, the data stay).
+    s.cancel_resize();
     const Check c = hooks.check(s);
     if (o.checksums) {
       const auto sums = s.checksums();

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* A resizable PDGEMM in plain C against the session's C API (malleable/resize/resize.h):
  * B <- s * (A * B) repeated, on a grid that a schedule grows and shrinks, checked
- * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE] [background|background-nocomplete]
- * (starts on 2x2; "background": A is constant and resizes begin in the background;
- * "background-nocomplete": the same under MPI_THREAD_MULTIPLE, and the program never calls
- * resize_complete, so a resize still under way after the loop is cancelled by
- * resize_destroy: its newcomers leave, the result is the old grid's). */
+ * against serial OpenBLAS DGEMM. Usage: pdgemm_c [N] [ITERS] [SCHEDULE]
+ * [background|background-complete|background-nocomplete] (starts on 2x2; "background": A is
+ * constant, resizes begin in the background, and one still under way after the loop is
+ * cancelled by resize_cancel: no iteration would use its grid; "background-complete": the
+ * same, but resize_complete completes it after the loop (for a program that goes on
+ * computing on the new grid); "background-nocomplete": under MPI_THREAD_MULTIPLE, and the
+ * program calls neither, so resize_destroy cancels it: its newcomers leave, the result is
+ * the old grid's). */
 #include <cblas.h>
 #include <math.h>
 #include <mpi.h>
@@ -25,6 +28,7 @@ static void die(const char* what) {
 
 int main(int argc, char** argv) {
   const int nocomplete = argc > 4 && strcmp(argv[4], "background-nocomplete") == 0;
+  const int complete = argc > 4 && strcmp(argv[4], "background-complete") == 0;
   if (nocomplete) {
     int provided = 0;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
@@ -42,7 +46,7 @@ int main(int argc, char** argv) {
       resize_register(s, "B", n, n, nb, nb, 0, descb, &b))
     die("register");
   /* A never changes: with "background" a resize moves it while the old grid computes. */
-  if (argc > 4 && (strcmp(argv[4], "background") == 0 || nocomplete))
+  if (argc > 4 && (strcmp(argv[4], "background") == 0 || complete || nocomplete))
     if (resize_mark_constant(s, "A") || resize_set_background(s, RESIZE_BACKGROUND_WAIT, 1)) die("background");
   int ctxt, nprow, npcol, myrow, mycol;
   if (resize_is_newcomer(s)) {
@@ -86,7 +90,15 @@ int main(int argc, char** argv) {
     if (it < iters && resize_remap_point(s, &action) == RESIZE_ERR_RESIZE)
       if (resize_world_rank(s) == 0) printf("pdgemm_c: resize failed (%s); continuing\n", resize_last_error());
   }
-  if (!nocomplete && resize_complete(s, NULL)) die("complete"); /* a resize still under way in the background */
+  /* A resize still under way in the background after the loop: cancelled (its newcomers
+   * exit), or with "background-complete" completed. */
+  if (complete && resize_complete(s, NULL)) die("complete");
+  if (!complete && !nocomplete) {
+    int cancelled = RESIZE_NONE;
+    if (resize_cancel(s, &cancelled)) die("cancel");
+    if (cancelled != RESIZE_NONE && resize_world_rank(s) == 0)
+      printf("pdgemm_c: the %s under way at the end was cancelled\n", cancelled == RESIZE_EXPAND ? "expansion" : "shrink");
+  }
   /* Serial reference on world rank 0. */
   MPI_Comm world = resize_world(s);
   double* ref = malloc((size_t)n * n * sizeof *ref);

@@ -17,7 +17,7 @@ module malleable_resize
             resize_write_json, resize_set_result_check, &
             resize_destroy, resize_last_error, &
             RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID, &
-            resize_mark_constant, resize_set_background, resize_complete, &
+            resize_mark_constant, resize_set_background, resize_complete, resize_cancel, &
             RESIZE_BACKGROUND_OFF, RESIZE_BACKGROUND_WAIT, RESIZE_BACKGROUND_CONTINUE, &
             resize_checkpoint_in, resize_set_checkpointing, resize_checkpoint_if_due, &
             resize_remap_or_restart, resize_next_decision, &
@@ -168,6 +168,11 @@ module malleable_resize
       integer(c_int), value :: mode, min_iterations
     end function
     integer(c_int) function resize_complete(s, action) bind(C, name="resize_complete")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int) :: action
+    end function
+    integer(c_int) function resize_cancel(s, action) bind(C, name="resize_cancel")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int) :: action

@@ -42,13 +42,22 @@ std::string background_line(const ResizeRecord& r) {
   std::ostringstream out;
   out << "          background (" << r.background_mode << ", " << r.background_progress << "): begun after "
       << r.background_began_after << ", stopped " << ms(r.t_total) << " ms (begin " << ms(r.t_background_begin)
-      << " + complete " << ms(r.t_background_complete) << ", waited " << ms(r.t_background_wait)
+      << (r.cancelled ? " + cancellation " : " + complete ") << ms(r.t_background_complete) << ", waited "
+      << ms(r.t_background_wait)
       << "), overlapped " << ms(r.t_overlapped) << " ms over " << r.iterations_overlapped << " iteration(s)";
   if (r.completion_deferred > 0) out << ", deferred " << r.completion_deferred << "x";
   if (r.iteration_slowdown >= 0) out << ", slowdown " << fmt("%.2f", r.iteration_slowdown) << "x";
   out << ", " << fmt("%.2f", static_cast<double>(r.bytes_background) / 1048576.0) << " MiB in the background\n";
-  if (r.action == Action::Expand && r.background_progress == "helper thread")
-    out << "          * the spawn ran in the helper thread while the old grid computed: overlapped, not stopped\n";
+  if (r.action == Action::Expand && r.background_progress == "helper thread") {
+    // What the application waited for at the switch (the join of a helper thread still
+    // spawning, the background messages) is part of the stopped time: said, not hidden.
+    out << "          * the spawn ran in the helper thread while the old grid computed: overlapped; ";
+    if (r.t_background_wait > 0)
+      out << ms(r.t_background_wait) << " ms waited at the " << (r.cancelled ? "cancellation" : "switch")
+          << " (for the spawn's end and the background moves)\n";
+    else
+      out << "nothing waited for it at the " << (r.cancelled ? "cancellation" : "switch") << "\n";
+  }
   return out.str();
 }
 
@@ -120,7 +129,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
     for (const auto& a : an) {
       const auto& r = a.record;
       char line[256];
-      const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : " FAILED");
+      const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : r.cancelled ? " CANCELLED" : " FAILED");
       // A spawn that ran in the helper thread overlapped the old grid's iterations: it is
       // not part of the time stopped (total); marked, and said on the background line.
       const bool spawn_overlapped = r.background && r.action == Action::Expand && r.background_progress == "helper thread";
@@ -319,6 +328,7 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
                                                                         : a.payoff_wall)}};
     // Issue 21: the background phase (null for a blocking resize).
     e["background"] = r.background ? json{{"mode", r.background_mode}, {"progress", r.background_progress},
+                                          {"cancelled", r.cancelled},
                                           {"began_after_iteration", r.background_began_after},
                                           {"t_stopped_s", r.t_total},
                                           {"t_stopped_begin_s", r.t_background_begin},

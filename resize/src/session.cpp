@@ -116,14 +116,14 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
 }
 
 Session::~Session() {
-  // Issue 21: a background resize never completed (no complete_resize after the loop) is
-  // cancelled, so its newcomers are not left waiting in join().
+  // A background resize never completed nor cancelled (no cancel_resize after the loop)
+  // is cancelled, so its newcomers are not left waiting in join().
   if (!impl_ || !impl_->bg) return;
   int fin = 0;
   MPI_Finalized(&fin);
   if (fin) return;
   try {
-    impl_->cancel_background("the session was destroyed");
+    impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
   }
@@ -263,6 +263,12 @@ RemapResult Session::complete_resize() {
   return *I.step_background(true);
 }
 
+RemapResult Session::cancel_resize() {
+  auto& I = *impl_;
+  if (!I.bg) return {};
+  return I.cancel_background({}, Impl::CancelCause::End);
+}
+
 bool Session::resize_in_background() const { return impl_->bg != nullptr; }
 
 void Session::begin_iteration() {
@@ -346,13 +352,13 @@ RemapResult Session::remap_point() {
   if (I.bg) completed = I.step_background(false);
   Decision d;
   if (I.root()) d = I.ask_policy();
-  if (I.bg) return I.refuse_during_background(d);
+  if (I.bg) return I.decide_during_background(d);
   const RemapResult r = I.act(d);
   return completed && r.action == Action::None ? *completed : r;
 }
 
 RemapResult Session::resize_now(const Decision& d) {
-  return impl_->bg ? impl_->refuse_during_background(d) : impl_->act(d);
+  return impl_->bg ? impl_->decide_during_background(d) : impl_->act(d);
 }
 
 MPI_Comm Session::world() const { return impl_->world; }

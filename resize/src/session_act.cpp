@@ -38,43 +38,19 @@ std::string predicted_note(const ResizeRecord& r) {
 }
 
 
+Decision Session::Impl::broadcast_decision(const Decision& d) const {
+  std::vector<char> bytes = root() ? detail::pack(d) : std::vector<char>{};
+  std::uint64_t n = bytes.size();
+  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world);
+  bytes.resize(n);
+  MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, world);
+  return detail::unpack_decision(bytes);
+}
+
 // Broadcasts rank 0's decision, validates it into a target grid and acts.
 RemapResult Session::Impl::act(Decision d) {
   const double t_start = MPI_Wtime();
-  Writer w;
-  w.put(static_cast<int>(d.action));
-  w.put(d.procs);
-  w.put(d.nprow);
-  w.put(d.npcol);
-  w.put(static_cast<int>(d.placement));
-  w.put_bytes(std::vector<char>(d.schema.begin(), d.schema.end()));
-  w.put_ints(d.ranks);
-  w.put(static_cast<int>(d.hosts.size()));
-  for (const auto& h : d.hosts) {
-    w.put_bytes(std::vector<char>(h.host.begin(), h.host.end()));
-    w.put(h.count);
-  }
-  w.put_doubles(d.powers);
-  std::uint64_t n = w.b.size();
-  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world);
-  w.b.resize(n);
-  MPI_Bcast(w.b.data(), static_cast<int>(n), MPI_BYTE, 0, world);
-  Reader r{w.b};
-  d.action = static_cast<Action>(r.get<int>());
-  d.procs = r.get<int>();
-  d.nprow = r.get<int>();
-  d.npcol = r.get<int>();
-  d.placement = static_cast<Placement>(r.get<int>());
-  const auto sch = r.get_bytes();
-  d.schema.assign(sch.begin(), sch.end());
-  d.ranks = r.get_ints();
-  d.hosts.resize(static_cast<std::size_t>(r.get<int>()));
-  for (auto& h : d.hosts) {
-    const auto name = r.get_bytes();
-    h.host.assign(name.begin(), name.end());
-    h.count = r.get<int>();
-  }
-  d.powers = r.get_doubles();
+  d = broadcast_decision(d);
   if (d.action == Action::None) return {};
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.

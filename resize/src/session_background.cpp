@@ -53,6 +53,10 @@ struct Session::Impl::BackgroundResize {
   std::string spawn_error;
   std::thread helper;
   std::atomic<bool> stop{false};
+  // The main thread cancels the resize: a helper that has not posted its messages yet
+  // posts none (`skipped`, read after the join).
+  std::atomic<bool> cancelling{false};
+  bool skipped = false;
   bool threaded = false;        // a helper thread makes the progress
   bool spawn_threaded = false;  // ... and made the spawn and the hand-over (issue 21 §1)
 
@@ -69,6 +73,10 @@ struct Session::Impl::BackgroundResize {
   bool failed() {
     std::lock_guard<std::mutex> lk(m);
     return spawn_failed;
+  }
+  bool has_posted() {
+    std::lock_guard<std::mutex> lk(m);
+    return posted;
   }
   // The helper thread: `work` (under MULTIPLE the spawn, the hand-over and the posting;
   // else the posting alone, made here at once) runs first, so the begin point does not
@@ -108,7 +116,7 @@ struct Session::Impl::BackgroundResize {
     std::lock_guard<std::mutex> lk(m);
     spawn_failed = !err.empty();
     spawn_error = err;
-    posted = err.empty();
+    posted = err.empty() && !skipped;
   }
   void stop_helper() {
     stop = true;
@@ -133,6 +141,15 @@ double sleep_until_done(B& b) {
 bool check_constant() {
   const char* v = std::getenv("RESIZE_CHECK_CONSTANT");
   return v && *v && std::string(v) != "0";
+}
+
+// Test hook: RESIZE_FAULT=hold-background keeps a helper thread, once it has spawned (an
+// expansion) and before it posts the messages, sleeping until the main thread completes
+// or cancels the resize. Every completing point of mode continue then finds it not done
+// and defers: the tests of a resize deferred to the job's end need no timing.
+bool hold_background_fault() {
+  const char* f = std::getenv("RESIZE_FAULT");
+  return f && std::string(f) == "hold-background";
 }
 
 int mb_on(const Registered& r, const Grid& g) {
@@ -229,8 +246,11 @@ std::string changed_message(const std::string& name, int began_after) {
 // {status: 0 or 1 + the index of a matrix that changed, iteration, app-state bytes,
 // 1 if inside a remap point (the newcomers take part in the rest of it) or 0 if in
 // complete_resize}.
-constexpr int kHeader = 4;
-constexpr long long kCancelled = -1;  // status: the job cancelled it (then {.., old world size})
+// A cancellation says {kCancelled, iteration, old world size, 1 if some old process posted
+// its messages (then they complete) or 0 (none did: the newcomers withdraw their
+// receives), the CancelCause}.
+constexpr int kHeader = 5;
+constexpr long long kCancelled = -1;
 
 // A newcomer waits for the completing point (the Ibcast `req`) as long as the old grid
 // iterates, but not for processes that are gone: every 2 s it looks up the processes of
@@ -294,14 +314,12 @@ using namespace detail;
 // begin point). Returns the spawn's error ("" if it worked: the world is b.new_world);
 // throws once the world changed. Touches no member the main thread uses while it computes.
 std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<char> state, int nnew) {
-  const double t0 = MPI_Wtime();
-  int rc = 0;
-  std::string err;
-  if (!b.d.schema.empty()) rc = detail::World::expand_schema(b.d.schema, err);
-  else if (!b.np.spawn.empty()) rc = detail::World::expand_hosts(b.np.spawn, exe, args, err);
-  else if (nnew > 0) rc = detail::World::expand(nnew, exe, args, err);
-  b.rec.t_spawn = MPI_Wtime() - t0;
-  if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
+  // The watchdog's phases belong to the main thread: not set from the helper thread.
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  const bool main_thread = !(provided == MPI_THREAD_MULTIPLE);
+  std::string err = spawn(b.d, b.np, nnew, b.rec.t_spawn, main_thread);
+  if (!err.empty()) return err;
   b.new_world = detail::World::comm();
   int n = 0;
   MPI_Comm_size(b.new_world, &n);
@@ -333,7 +351,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   std::vector<char> state;
   if (expanding) {
     bg_beginning = true;
-    state = pack_expansion(d, shape, target);  // the application's state at the begin point
+    state = pack_expansion(shape, target);  // the application's state at the begin point
     bg_beginning = false;
   }
   if (check_constant())
@@ -348,6 +366,19 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   // publishes it), the hand-over and the posting; else only the posting.
   const auto post = [this, raw] {
     MPI_Comm_dup(raw->new_world, &raw->comm);
+    if (raw->threaded && hold_background_fault()) {
+      double nap = 1e-3;
+      while (!raw->stop.load()) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+        nap = std::min(16e-3, nap * 2);
+      }
+    }
+    // Cancelled meanwhile (the job's end, a shrink): nothing is posted, so nothing moves
+    // to the newcomers; the cancelling point agrees with the other ranks on it.
+    if (raw->cancelling.load()) {
+      raw->skipped = true;
+      return;
+    }
     int me = 0, n = 0;
     MPI_Comm_rank(raw->new_world, &me);
     MPI_Comm_size(raw->new_world, &n);
@@ -400,17 +431,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
 }
 
 RemapResult Session::Impl::fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start) {
-  b.rec.ok = false;
-  b.rec.message = "expansion failed: " + err;
-  powers = powers_before;
-  b.rec.t_total = MPI_Wtime() - t_start;
-  if (root()) {
-    metrics.add_resize(b.rec);
-    opt.policy->completed(b.d, b.from.size(), false);
-  }
-  progress("   remap after iter " + std::to_string(iteration) + ": expand " + b.from.shape() + " -> " +
-           b.target.shape() + " FAILED (" + err + "); continuing on " + b.from.shape() + " with its data");
-  return {Action::Expand, false, err};
+  return fail_expansion(b.d, b.from, b.target, b.rec, err, t_start);
 }
 
 void Session::Impl::progress_background() {
@@ -423,25 +444,33 @@ void Session::Impl::background_iteration(double wall) {
   if (root()) bg->clock.iteration(wall);
 }
 
-RemapResult Session::Impl::refuse_during_background(const Decision& dd) {
-  Decision d = dd;
-  std::string msg;
-  int action = static_cast<int>(d.action);
-  if (root() && d.action != Action::None) {
-    const std::string requested = to_string(d.action) + " to " +
-                                  (d.nprow ? std::to_string(d.nprow) + "x" + std::to_string(d.npcol)
-                                           : std::to_string(d.procs) + " processes");
-    msg = second_request_refusal(requested, to_string(bg->d.action) + " " + bg->from.shape() + " -> " +
-                                                bg->target.shape(), bg->rec.after_iteration);
+// A decision while a resize is under way in the background (not switched yet). A shrink
+// while an expansion is pending supersedes it: the policy now wants fewer processes than
+// the grid the expansion was making, so spawning and filling processes only to let them go
+// again is waste; the expansion is cancelled (its newcomers leave, what was not posted
+// does not move) and the shrink is carried out from the current grid as any decision (or,
+// when the current grid already has that size, nothing more happens). Queueing it instead
+// would complete the expansion first. Any other request is refused (not queued).
+RemapResult Session::Impl::decide_during_background(const Decision& dd) {
+  const Decision d = broadcast_decision(dd);
+  if (d.action == Action::None) return {};
+  const std::string asked = to_string(d.action) + " to " +
+                            (d.nprow ? std::to_string(d.nprow) + "x" + std::to_string(d.npcol)
+                                     : std::to_string(d.procs) + " processes");
+  if (bg->d.action == Action::Expand && d.action == Action::Shrink) {
+    cancel_background("superseded by the " + asked + " decided after iteration " + std::to_string(iteration),
+                      CancelCause::Superseded);
+    if ((d.nprow ? d.nprow * d.npcol : d.procs) != shape.size()) return act(d);
+    // The grid the expansion started from already has the size the shrink asks for.
+    if (root()) opt.policy->completed(d, shape.size(), true);
+    const std::string msg = "the " + asked + " is met by cancelling the pending expansion; the job stays on " +
+                            shape.shape();
+    progress("   remap after iter " + std::to_string(iteration) + ": " + msg);
+    return {Action::None, true, msg};
   }
-  MPI_Bcast(&action, 1, MPI_INT, 0, world);
-  if (static_cast<Action>(action) == Action::None) return {};
-  int len = static_cast<int>(msg.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, world);
-  msg.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(msg.data(), len, MPI_CHAR, 0, world);
-  d.action = static_cast<Action>(action);
-  return refuse(d, msg);
+  return refuse(d, second_request_refusal(asked, to_string(bg->d.action) + " " + bg->from.shape() + " -> " +
+                                                     bg->target.shape(),
+                                          bg->rec.after_iteration));
 }
 
 std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
@@ -501,7 +530,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   if (b->d.action == Action::Expand) {
     dog.phase("telling the newcomers");
     std::vector<char> state = root() && pack ? pack() : std::vector<char>{};
-    long long hdr[kHeader] = {bad, iteration, static_cast<long long>(state.size()), last_chance ? 0 : 1};
+    long long hdr[kHeader] = {bad, iteration, static_cast<long long>(state.size()), last_chance ? 0 : 1, 0};
     MPI_Request rq;
     MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
     sleep_wait(rq);
@@ -553,8 +582,16 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
 
 void Session::Impl::amend_background(ResizeRecord& rec) {
   if (!bg || !root()) return;
-  const auto& b = *bg;
-  const BackgroundSummary s = b.clock.complete(bg_complete_start, bg_complete_waited, MPI_Wtime());
+  fill_background(*bg, rec, bg_complete_start, bg_complete_waited);
+  char line[200];
+  std::snprintf(line, sizeof line, "; stopped %.1f ms (begin %.1f + complete %.1f), overlapped %.1f ms",
+                rec.t_total * 1e3, rec.t_background_begin * 1e3, rec.t_background_complete * 1e3,
+                rec.t_overlapped * 1e3);
+  rec.message += line + 2;
+}
+
+void Session::Impl::fill_background(const BackgroundResize& b, ResizeRecord& rec, double start, double waited) {
+  const BackgroundSummary s = b.clock.complete(start, waited, MPI_Wtime());
   rec.background = true;
   rec.background_mode = to_string(bg_mode);
   rec.background_progress = b.threaded ? "helper thread" : "progress calls";
@@ -571,39 +608,64 @@ void Session::Impl::amend_background(ResizeRecord& rec) {
   if (rec.action == Action::Shrink) rec.bytes_moved += b.bytes;
   rec.t_total = s.t_stopped();
   rec.t_other = std::max(0.0, rec.t_total - rec.t_spawn - rec.t_redist);
-  char line[200];
-  std::snprintf(line, sizeof line, "; stopped %.1f ms (begin %.1f + complete %.1f), overlapped %.1f ms",
-                s.t_stopped() * 1e3, s.t_begin_stopped * 1e3, s.t_complete_stopped * 1e3, s.t_overlapped * 1e3);
-  rec.message += line + 2;
 }
 
 void Session::Impl::finalize_hook(void* self) {
   auto* I = static_cast<Session::Impl*>(self);
   try {
-    I->cancel_background("MPI_Finalize was called");
+    I->cancel_background("MPI_Finalize was called", CancelCause::Destroyed);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "resize: cancelling the background resize at MPI_Finalize: %s\n", e.what());
   }
 }
 
-// A background resize the job never completed (its session destroyed, or MPI_Finalize
-// called, with one under way): every old process waits for its part (the helper thread,
-// the posted messages), then an expansion's newcomers are told and leave through
-// blacs-dyn's stack, so nobody waits in join() for ever and the world is as before.
-void Session::Impl::cancel_background(const std::string& why) {
+// A background resize cancelled before it switched: at the job's end (cancel_resize), when
+// a shrink supersedes a pending expansion, or when its session is destroyed (or
+// MPI_Finalize called) with one under way. The helper thread is joined (a spawn under way
+// finishes: blacs-dyn's spawn is collective and cannot stop halfway); a helper that had not
+// posted its messages posts none. The ranks agree whether any posted: if some did, every
+// rank posts and the messages complete (a posted MPI message is not taken back); if none
+// did, nothing moves and the newcomers withdraw their receives. Then an expansion's
+// newcomers are told and leave through blacs-dyn's stack (as after a shrink), so nobody
+// waits in join() for ever and the world and grid are as before.
+RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause cause) {
   auto b = bg;
-  if (!b) return;
+  if (!b) return {};
+  const double t0 = MPI_Wtime();
   World::at_finalize(nullptr, nullptr);
   bg.reset();
+  b->cancelling = true;
   b->stop_helper();
-  for (auto& r : mats) r.moved_in_background = false;
-  if (b->failed()) return;  // the spawn failed: nobody joined, nothing was posted
-  sleep_until_done(*b);     // every rank posted the matching messages: they complete
-  if (b->d.action == Action::Expand) {
+  // {the spawn failed, some rank posted, this rank's bytes}: the helper threads of the
+  // ranks may have stopped at different points; every rank takes the same branch.
+  int st[2] = {b->failed() ? 1 : 0, b->has_posted() ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, world);
+  const bool failed = st[0] != 0, any_posted = st[1] != 0;
+  if (!failed && any_posted && !b->has_posted()) {
+    int me = 0, n = 0;
+    MPI_Comm_rank(b->new_world, &me);
+    MPI_Comm_size(b->new_world, &n);
+    b->bytes = post_moves(mats, *b, me, n, true);
+    std::lock_guard<std::mutex> lk(b->m);
+    b->posted = true;
+  }
+  if (any_posted) sleep_until_done(*b);  // every rank posted the matching messages
+  for (auto& r : mats) {
+    if (r.moved_in_background) r.unstage();
+    r.moved_in_background = false;
+  }
+  b->recvs.clear();
+  b->sends.clear();
+  double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
+  if (cause != CancelCause::Destroyed) {
+    MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
+    MPI_Allreduce(MPI_IN_PLACE, &b->bytes, 1, MPI_INT64_T, MPI_SUM, world);
+  }
+  if (!failed && b->d.action == Action::Expand) {
     if (b->spawn_threaded) World::publish_background();
     int old_size = 0;
     MPI_Comm_size(b->old_world, &old_size);
-    long long hdr[kHeader] = {kCancelled, iteration, old_size, 0};
+    long long hdr[kHeader] = {kCancelled, iteration, old_size, any_posted ? 1 : 0, static_cast<long long>(cause)};
     MPI_Request rq;
     MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
     sleep_wait(rq);
@@ -614,10 +676,53 @@ void Session::Impl::cancel_background(const std::string& why) {
     if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0)
       throw Error("cancelling the background expansion: the newcomers could not leave: " + err);
     world = World::comm();
+    if (cause != CancelCause::Destroyed && world != b->old_world) {
+      // The job goes on: its grid on the world it is left with.
+      grid = detail::BlacsGrid(world, shape);
+      relabel_descs();
+    }
   }
-  progress("   background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
-           " begun after iter " + std::to_string(b->rec.after_iteration) + " CANCELLED (" + why +
-           " before a remap point completed it); the job stays on " + b->from.shape());
+  powers = powers_before;
+  const std::string resize = to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape();
+  if (cause == CancelCause::Destroyed) {
+    progress("   background " + resize + " begun after iter " + std::to_string(b->rec.after_iteration) +
+             " CANCELLED (" + why + " before a remap point completed it); the job stays on " + b->from.shape());
+    return {b->d.action, false, why};
+  }
+  std::string message;
+  if (root()) {
+    ResizeRecord rec = b->rec;
+    rec.after_iteration = iteration;  // where it was cancelled; began_after says where it began
+    rec.ok = false;
+    rec.cancelled = true;
+    rec.t_redist = 0;
+    rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->bytes;  // fill_background adds a shrink's
+    fill_background(*b, rec, t0, waited);
+    const int k = rec.completion_deferred;
+    const std::string deferrals = k == 0 ? std::string("no remap point could complete it")
+                                         : "not finished after " + std::to_string(k) + " deferral" + (k == 1 ? "" : "s");
+    message = cause == CancelCause::End ? "cancelled at the end (" + deferrals + ")"
+                                        : "cancelled after iteration " + std::to_string(iteration) + ", " + why +
+                                              " (" + deferrals + ")";
+    if (failed) message += "; its spawn had failed: " + b->spawn_error;
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "; %.1f ms spent on it: stopped %.1f ms (begin %.1f + cancellation %.1f, of which %.1f waited for "
+                  "the spawn and the posted messages), overlapped %.1f ms over %d iteration(s); %.2f MiB had moved in "
+                  "the background%s",
+                  (rec.t_total + rec.t_overlapped) * 1e3, rec.t_total * 1e3, rec.t_background_begin * 1e3,
+                  rec.t_background_complete * 1e3, rec.t_background_wait * 1e3, rec.t_overlapped * 1e3,
+                  rec.iterations_overlapped, static_cast<double>(b->bytes) / 1048576.0,
+                  b->d.action == Action::Expand && !any_posted ? " (none to the newcomers)" : "");
+    message += line;
+    rec.message = message;
+    metrics.add_resize(rec);
+    opt.policy->completed(b->d, b->from.size(), false);
+  }
+  progress("   remap after iter " + std::to_string(iteration) + ": background " + resize + " begun after iter " +
+           std::to_string(b->rec.after_iteration) + " CANCELLED (" + message + "); the job stays on " +
+           b->from.shape());
+  return {b->d.action, false, message};
 }
 
 int Session::Impl::join_background(const Grid& from, const Grid& to) {
@@ -640,22 +745,40 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
   // the processes it runs on are watched (newcomer_wait).
   dog.disarm();
-  long long hdr[kHeader] = {0, 0, 0, 0};
+  long long hdr[kHeader] = {0, 0, 0, 0, 0};
   MPI_Request rq;
   MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
   newcomer_wait(rq, rank(), size());
   bg_joined_in_remap_point = hdr[3] != 0;
   if (hdr[0] == kCancelled) {
-    // The job ended (or destroyed its session) before completing the expansion: this
-    // process leaves again through blacs-dyn's stack, as after a shrink, and ends.
-    sleep_until_done(*b);
-    unpack_received(mats, *b);
+    // The job cancelled the expansion before completing it: this process leaves again
+    // through blacs-dyn's stack, as after a shrink, and ends. Messages the old processes
+    // posted complete; if none did, this process withdraws its receives (nothing moved).
+    if (hdr[3]) {
+      sleep_until_done(*b);
+    } else {
+      for (auto& q : b->reqs) {
+        MPI_Cancel(&q);
+        MPI_Wait(&q, MPI_STATUS_IGNORE);
+      }
+    }
+    b->recvs.clear();
+    b->reqs.clear();
+    for (auto& m : mats) {
+      m.unstage();
+      m.moved_in_background = false;
+    }
     if (rank() == size() - 1) {
+      const char* cause = hdr[4] == static_cast<long long>(CancelCause::End)
+                              ? "at the job's end (cancel_resize/resize_cancel): no remap point was left to switch"
+                          : hdr[4] == static_cast<long long>(CancelCause::Superseded)
+                              ? "superseded by a shrink the policy decided meanwhile"
+                              : "its session ended before a remap point completed it";
       std::fprintf(stderr,
-                   "resize: the expansion %s -> %s begun in the background was cancelled by the job (its session "
-                   "ended before a remap point completed it: call complete_resize/resize_complete after the "
-                   "loop); the newcomers leave\n",
-                   from.shape().c_str(), to.shape().c_str());
+                   "resize: the expansion %s -> %s begun in the background was cancelled by the job (%s); the "
+                   "newcomers leave%s\n",
+                   from.shape().c_str(), to.shape().c_str(), cause,
+                   hdr[3] ? "" : " (no data had moved to them)");
       std::fflush(stderr);
     }
     std::vector<int> keep(static_cast<std::size_t>(hdr[2]));

@@ -25,17 +25,9 @@ Decision Session::next_decision() {
     }
     if (d.action != Action::None) d.procs = d.nprow * d.npcol;
   }
-  int v[4] = {static_cast<int>(d.action), d.procs, d.nprow, d.npcol};
-  MPI_Bcast(v, 4, MPI_INT, 0, I.world);
-  // World rank 0 keeps the whole decision (placement, hosts, powers) so that it can still
-  // be carried out in place (resize_now); everyone has the action and the target grid.
-  Decision out = I.root() ? d : Decision{};
-  out.action = static_cast<Action>(v[0]);
-  out.procs = v[1];
-  out.nprow = v[2];
-  out.npcol = v[3];
-  out.reason = d.reason;
-  return out;
+  // The whole decision on every process (it can still be carried out in place:
+  // resize_now, which broadcasts world rank 0's again).
+  return I.broadcast_decision(d);
 }
 
 const std::vector<std::string>& Session::rank_hosts() const { return impl_->rank_hosts; }

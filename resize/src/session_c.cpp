@@ -285,6 +285,17 @@ int resize_complete(resize_session* s, int* action) {
   });
 }
 
+int resize_cancel(resize_session* s, int* action) {
+  if (!s) return bad_state("resize_cancel");
+  return guarded([&] {
+    const auto r = s->s->cancel_resize();
+    if (action) *action = r.action == resize::Action::Expand ? RESIZE_EXPAND
+                          : r.action == resize::Action::Shrink ? RESIZE_SHRINK
+                                                               : RESIZE_NONE;
+    return RESIZE_OK;
+  });
+}
+
 int resize_grid(const resize_session* s, int* ctxt, int* nprow, int* npcol, int* myrow,
                      int* mycol) {
   if (!s) return bad_state("resize_grid");

@@ -10,99 +10,88 @@ namespace resize {
 
 using namespace detail;
 
-std::vector<char> Session::Impl::pack_expansion(const Decision& d, const Grid& from, const Grid& to) {
-  Writer w;
-  w.put(iteration);
-  w.put(static_cast<int>(d.placement));
+std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to) {
+  ExpansionState st;
+  st.iteration = iteration;
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
   // the environment need not reach spawned processes).
-  w.put(static_cast<int>(opt.mover));
-  put_grid(w, from);
-  put_grid(w, to);
-  w.put(static_cast<int>(mats.size()));
-  for (const auto& r : mats) {
-    w.put(r.m);
-    w.put(r.n);
-    w.put(r.mb);
-    w.put(r.nb);
-    w.put(static_cast<int>(r.type));
-  }
-  w.put_bytes(pack ? pack() : std::vector<char>{});
-  w.put_doubles(powers_before);  // what the old layouts were computed with
-  w.put_doubles(powers);
+  st.mover = static_cast<int>(opt.mover);
+  st.from = from;
+  st.to = to;
+  for (const auto& r : mats)
+    st.mats.push_back({r.m, r.n, r.mb, r.nb, static_cast<int>(r.type), r.constant});
+  st.app = pack ? pack() : std::vector<char>{};
+  st.powers_before = powers_before;  // what the old layouts were computed with
+  st.powers = powers;
   // Issue 21: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
-  w.put(static_cast<int>(bg_mode));
-  w.put(bg_min_iterations);
-  for (const auto& r : mats) w.put(static_cast<int>(r.constant));
-  w.put(static_cast<int>(bg_beginning));
-  return w.b;
+  st.background_mode = static_cast<int>(bg_mode);
+  st.background_min_iterations = bg_min_iterations;
+  st.background = bg_beginning;
+  return detail::pack(st);
 }
 
 RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
   const Grid from = shape;
   ResizeRecord rec = begin_resize(d, target);
+  WatchdogGuard armed(dog);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - size());
-  const double t0 = MPI_Wtime();
-  int rc = 0;
-  std::string err;
-  if (!d.schema.empty()) {
-    dog.phase("spawn (schema " + d.schema + ")");
-    rc = detail::World::expand_schema(d.schema, err);
-  } else if (!np.spawn.empty()) {
-    dog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(np.spawn.size()) + " host(s)");
-    rc = detail::World::expand_hosts(np.spawn, exe, args, err);
-  } else if (nnew > 0) {
-    dog.phase("spawn of " + std::to_string(nnew) + " processes");
-    rc = detail::World::expand(nnew, exe, args, err);
-  }
-  rec.t_spawn = MPI_Wtime() - t0;
-  if (rc != 0) {
-    // Nothing was touched yet: the job continues on its old grid with its data.
-    dog.disarm();
-    rec.ok = false;
-    rec.to_grid = target.shape();
-    rec.message = "expansion failed: " + err;
-    powers = powers_before;
-    rec.t_total = MPI_Wtime() - t_start;
-    if (root()) {
-      metrics.add_resize(rec);
-      opt.policy->completed(d, from.size(), false);
-    }
-    progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " +
-             target.shape() + " FAILED (" + err + "); continuing on " + from.shape() +
-             " with its data");
-    return {Action::Expand, false, err};
-  }
+  const std::string err = spawn(d, np, nnew, rec.t_spawn, true);
+  if (!err.empty()) return fail_expansion(d, from, target, rec, err, t_start);
   world = detail::World::comm();
-  if (size() < target.size()) {
-    dog.disarm();
+  if (size() < target.size())
     throw Error("expansion: the world has " + std::to_string(size()) + " processes after spawning, " +
                 target.shape() + " needs " + std::to_string(target.size()));
-  }
   dog.phase("state hand-over");
-  std::vector<char> bytes = pack_expansion(d, from, target);
-  if (detail::World::share_state(bytes, err) != 0) throw Error("expansion: " + err);
-  if (!root() && unpack) {
-    // Everyone, not only the newcomers, takes rank 0's application state: a policy that
-    // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
-    Reader rd{bytes};
-    (void)rd.get<int>();
-    (void)rd.get<int>();
-    (void)rd.get<int>();
-    (void)get_grid(rd);
-    (void)get_grid(rd);
-    const int nm = rd.get<int>();
-    for (int k = 0; k < nm * 5; ++k) (void)rd.get<int>();  // m, n, mb, nb, type per matrix
-    unpack(rd.get_bytes());
-  }
+  std::vector<char> bytes = pack_expansion(from, target);
+  if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
+  // Everyone, not only the newcomers, takes rank 0's application state: a policy that
+  // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
+  if (!root() && unpack) unpack(unpack_expansion(bytes).app);
   rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(rank_hosts);
   node_of_rank = redist::node_ids(rank_hosts);
   finish_expansion(from, target, &rec, t_start);
   if (root()) opt.policy->completed(d, from.size(), true);
   return {Action::Expand, true, {}};
+}
+
+std::string Session::Impl::spawn(const Decision& d, const NodePlan& np, int nnew, double& seconds, bool main_thread) {
+  const double t0 = MPI_Wtime();
+  int rc = 0;
+  std::string err;
+  if (!d.schema.empty()) {
+    if (main_thread) dog.phase("spawn (schema " + d.schema + ")");
+    rc = detail::World::expand_schema(d.schema, err);
+  } else if (!np.spawn.empty()) {
+    if (main_thread)
+      dog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(np.spawn.size()) + " host(s)");
+    rc = detail::World::expand_hosts(np.spawn, exe, args, err);
+  } else if (nnew > 0) {
+    if (main_thread) dog.phase("spawn of " + std::to_string(nnew) + " processes");
+    rc = detail::World::expand(nnew, exe, args, err);
+  }
+  seconds = MPI_Wtime() - t0;
+  if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
+  return {};
+}
+
+RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+                                          const std::string& err, double t_start) {
+  // Nothing was touched yet: the job continues on its old grid with its data.
+  rec.ok = false;
+  rec.to_grid = target.shape();
+  rec.message = "expansion failed: " + err;
+  powers = powers_before;
+  rec.t_total = MPI_Wtime() - t_start;
+  if (root()) {
+    metrics.add_resize(rec);
+    opt.policy->completed(d, from.size(), false);
+  }
+  progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " + target.shape() +
+           " FAILED (" + err + "); continuing on " + from.shape() + " with its data");
+  return {Action::Expand, false, err};
 }
 
 void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start) {
@@ -120,7 +109,6 @@ void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRec
   rec->bytes_total = total_bytes();
   rec->t_total = MPI_Wtime() - t_start;
   rec->t_other = rec->t_total - rec->t_spawn - rec->t_redist;
-  dog.disarm();
   if (root()) {
     metrics.add_resize(*rec);
     record_outcome(*rec);

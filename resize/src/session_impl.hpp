@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal to the session's MPI shell: the state one Session keeps (Session::Impl), the
-// registered matrices and their buffers, the resize watchdog and the byte packing of the
-// state handed to newcomers. The session's phases live in session_*.cpp beside it.
+// registered matrices and their buffers and the resize watchdog (the state handed to
+// newcomers is handover.hpp's). The session's phases live in session_*.cpp beside it.
 #pragma once
 
 #include <mpi.h>
@@ -33,6 +33,7 @@
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "blacs_grid.hpp"
+#include "handover.hpp"
 #include "mover.hpp"
 
 namespace resize {
@@ -44,73 +45,10 @@ inline double cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-// Byte packing for the state handed to newcomers.
-struct Writer {
-  std::vector<char> b;
-  template <class T> void put(const T& v) {
-    const char* p = reinterpret_cast<const char*>(&v);
-    b.insert(b.end(), p, p + sizeof v);
-  }
-  void put_ints(const std::vector<int>& v) {
-    put(static_cast<int>(v.size()));
-    for (int x : v) put(x);
-  }
-  void put_doubles(const std::vector<double>& v) {
-    put(static_cast<int>(v.size()));
-    for (double x : v) put(x);
-  }
-  void put_bytes(const std::vector<char>& v) {
-    put(static_cast<std::uint64_t>(v.size()));
-    b.insert(b.end(), v.begin(), v.end());
-  }
-};
-struct Reader {
-  const std::vector<char>& b;
-  std::size_t at = 0;
-  template <class T> T get() {
-    if (at + sizeof(T) > b.size()) throw Error("session state: truncated hand-over");
-    T v;
-    std::memcpy(&v, b.data() + at, sizeof v);
-    at += sizeof v;
-    return v;
-  }
-  std::vector<int> get_ints() {
-    std::vector<int> v(static_cast<std::size_t>(get<int>()));
-    for (int& x : v) x = get<int>();
-    return v;
-  }
-  std::vector<double> get_doubles() {
-    std::vector<double> v(static_cast<std::size_t>(get<int>()));
-    for (double& x : v) x = get<double>();
-    return v;
-  }
-  std::vector<char> get_bytes() {
-    const auto n = get<std::uint64_t>();
-    if (at + n > b.size()) throw Error("session state: truncated hand-over");
-    std::vector<char> v(b.begin() + static_cast<std::ptrdiff_t>(at),
-                        b.begin() + static_cast<std::ptrdiff_t>(at + n));
-    at += n;
-    return v;
-  }
-};
-
 inline std::string comma_list(const std::vector<std::string>& v) {
   std::string out;
   for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
   return out;
-}
-
-inline void put_grid(Writer& w, const Grid& g) {
-  w.put(g.nprow);
-  w.put(g.npcol);
-  w.put_ints(g.rank_map());
-}
-inline Grid get_grid(Reader& r) {
-  Grid g;
-  g.nprow = r.get<int>();
-  g.npcol = r.get<int>();
-  g.ranks = r.get_ints();
-  return g;
 }
 
 // Which processes of a world (hosts[r], pids[r] by rank) are gone or stopped, as far as
@@ -190,6 +128,24 @@ class Watchdog {
   std::vector<int> pids_;
 };
 
+// The watchdog armed for one resize (begin_resize arms it), disarmed when the phase that
+// holds the guard leaves its scope (a return or a throw) or by release() (before a process
+// leaves the job, or a phase that arms its own).
+class WatchdogGuard {
+ public:
+  explicit WatchdogGuard(Watchdog& d) : d_(&d) {}
+  ~WatchdogGuard() { release(); }
+  WatchdogGuard(const WatchdogGuard&) = delete;
+  WatchdogGuard& operator=(const WatchdogGuard&) = delete;
+  void release() {
+    if (d_) d_->disarm();
+    d_ = nullptr;
+  }
+
+ private:
+  Watchdog* d_;
+};
+
 // A registered matrix's local buffer, whatever its element type and owner: the
 // application's std::vector (C++) or a malloc()'ed pointer the session owns (C, Fortran).
 // A move writes into a staged buffer, swapped in by commit() once every rank has its data.
@@ -204,6 +160,8 @@ class Storage {
   // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
   virtual void* stage(std::size_t n) = 0;
   virtual void commit() = 0;
+  // A staged buffer that will not be committed (a cancelled background resize): freed.
+  virtual void unstage() = 0;
 };
 
 template <class T>
@@ -221,6 +179,7 @@ class VectorStorage final : public Storage {
     v_.swap(staged_);
     std::vector<T>().swap(staged_);
   }
+  void unstage() override { std::vector<T>().swap(staged_); }
 
  private:
   std::vector<T>& v_;
@@ -265,6 +224,10 @@ class MallocStorage final : public Storage {
     *p_ = staged_;
     staged_ = nullptr;
     owned_ = true;
+  }
+  void unstage() override {
+    std::free(staged_);
+    staged_ = nullptr;
   }
 
  private:
@@ -312,6 +275,7 @@ class OwnedStorage final : public Storage {
     std::vector<T>().swap(staged_);
     publish();
   }
+  void unstage() override { std::vector<T>().swap(staged_); }
 
  private:
   void publish() {
@@ -362,6 +326,8 @@ struct Registered {
     sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
     return p;
   }
+  // A staged buffer that will not be committed (a background resize cancelled): freed.
+  void unstage() { store->unstage(); }
 
  private:
   template <class F>
@@ -473,7 +439,8 @@ struct Session::Impl {
   // Same layout and buffers, new BLACS context (after the world changed under them).
   void relabel_descs();
 
-  std::vector<char> pack_expansion(const Decision& d, const Grid& from, const Grid& to);
+  // The state an expansion from `from` to `to` hands its newcomers, packed.
+  std::vector<char> pack_expansion(const Grid& from, const Grid& to);
 
   void progress(const std::string& line) {
     if (opt.progress && root()) {
@@ -486,6 +453,8 @@ struct Session::Impl {
   // gives Decision::none naming the error). Used by remap_point and next_decision.
   Decision ask_policy();
   RemapResult act(Decision d);
+  // World rank 0's decision, on every process of the world (collective).
+  Decision broadcast_decision(const Decision& d) const;
   ResizeRecord begin_resize(const Decision& d, const Grid& target);
   RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
   RemapResult shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
@@ -495,6 +464,15 @@ struct Session::Impl {
   void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
   RemapResult refuse(const Decision& d, const std::string& why);
   void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
+  // The spawn of an expansion, shared by the blocking and the background paths: by the
+  // decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
+  // Returns "" or the spawn's error (the world unchanged). `main_thread`: the watchdog's
+  // phases may be set (not from the background's helper thread).
+  std::string spawn(const Decision& d, const NodePlan& np, int nnew, double& seconds, bool main_thread);
+  // A spawn that failed, blocking or in the background: recorded, the policy told, the
+  // job continues on `from` with its data.
+  RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+                             const std::string& err, double t_start);
 
   // Issue 21: background resizes (session_background.cpp). A shared_ptr: the type is
   // complete only there.
@@ -508,8 +486,10 @@ struct Session::Impl {
   // At a remap point (or complete_resize: last_chance) while a resize is under way:
   // completes it when due; returns its result then, nothing when it goes on.
   std::optional<RemapResult> step_background(bool last_chance);
-  // A decision made while a resize is under way: refused, the same on every rank.
-  RemapResult refuse_during_background(const Decision& d);
+  // A decision made while a resize is under way, the same on every rank: a shrink while
+  // an expansion is pending cancels the expansion and is then carried out (or is already
+  // met); any other request is refused (docs/apps.md, "Background resizes").
+  RemapResult decide_during_background(const Decision& d);
   void progress_background();          // begin_iteration/end_iteration without a helper thread
   void background_iteration(double wall);  // world rank 0: an iteration ran meanwhile
   // A newcomer spawned by a background expansion: receive the constant matrices, wait
@@ -517,13 +497,21 @@ struct Session::Impl {
   int join_background(const Grid& from, const Grid& to);
   // Fills a completing record's background fields (world rank 0).
   void amend_background(ResizeRecord& rec);
+  // The background fields of `rec` from `b`'s clock: its completing (or cancelling) point
+  // began at `start` and waited `waited` (world rank 0).
+  void fill_background(const BackgroundResize& b, ResizeRecord& rec, double start, double waited);
   // The spawn, hand-over and hosts of a background expansion (helper thread or begin
   // point); "" or the spawn's error.
   std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
   RemapResult fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start);
-  // Session destroyed or MPI_Finalize with a resize under way: cancel it (collective over
-  // the old processes; an expansion's newcomers leave).
-  void cancel_background(const std::string& why);
+  // Cancels the resize under way before it switched (collective over the old processes;
+  // an expansion's newcomers leave, the job stays on its grid with its data). Why:
+  enum class CancelCause {
+    Destroyed,   // the session was destroyed or MPI_Finalize called (`why` says which)
+    End,         // cancel_resize(): the job's end (recorded)
+    Superseded,  // a shrink decided meanwhile (`why` names it; recorded)
+  };
+  RemapResult cancel_background(const std::string& why, CancelCause cause);
   static void finalize_hook(void* self);
   bool bg_beginning = false;  // pack_expansion: the hand-over of a background expansion
   // A newcomer of a background expansion: the old processes completed it inside a remap

@@ -14,6 +14,7 @@ using namespace detail;
 RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
   const Grid from = shape;
   ResizeRecord rec = begin_resize(d, target);
+  WatchdogGuard armed(dog);
   // Redistribute on the big world, then let the extra processes go (§3.1 iii.4). The data
   // moves inside blacs-dyn's shrink, once it has validated the request and before anybody
   // leaves: a refused shrink (a node that cannot be given back whole) touches no data.
@@ -31,12 +32,11 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   bool leaving = false;
   std::string err;
   if (detail::World::shrink(np.keep, np.release, move, leaving, err) != 0) {
-    dog.disarm();
     if (moved) throw Error("shrink: " + err);  // failed after the data moved: cannot continue
     return refuse(d, err);
   }
   if (leaving) {
-    dog.disarm();
+    armed.release();  // this process leaves the job (World::leave does not return)
     detail::World::leave();
   }
   world = detail::World::comm();
@@ -58,7 +58,7 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   rec.rank_hosts = RankHosts::of(rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
-  dog.disarm();
+  armed.release();
   char line[320];
   std::snprintf(line, sizeof line,
                 "   remap after iter %d: shrink %s -> %s (%d procs%s%s): exit %.1f ms, "
@@ -75,13 +75,14 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
 RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double t_start) {
   const Grid from = shape;
   ResizeRecord rec = begin_resize(d, target);
+  WatchdogGuard armed(dog);
   node_of_rank = redist::node_ids(rank_hosts);
   grid = move_onto(target, rec);
   shape = target;
   rec.rank_hosts = RankHosts::of(rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_redist;
-  dog.disarm();
+  armed.release();
   char line[320];
   std::snprintf(line, sizeof line,
                 "   remap after iter %d: regrid %s -> %s (%d of %d procs): redistribution %.1f ms, other %.1f ms, "

@@ -103,43 +103,43 @@ int Session::join() {
     std::fflush(stderr);
     for (;;) pause();
   }
-  Reader r{bytes};
-  I.iteration = r.get<int>();
-  (void)r.get<int>();
-  I.opt.mover = static_cast<Mover>(r.get<int>());
-  const Grid from = get_grid(r), to = get_grid(r);
-  const int nm = r.get<int>();
-  if (nm != static_cast<int>(I.mats.size()))
-    throw Error("session join: the job has " + std::to_string(nm) + " matrices, this process registered " +
+  const ExpansionState st = unpack_expansion(bytes);
+  I.iteration = st.iteration;
+  I.opt.mover = static_cast<Mover>(st.mover);
+  const Grid& from = st.from;
+  const Grid& to = st.to;
+  if (st.mats.size() != I.mats.size())
+    throw Error("session join: the job has " + std::to_string(st.mats.size()) + " matrices, this process registered " +
                 std::to_string(I.mats.size()));
-  for (auto& m : I.mats) {
-    m.m = r.get<int>();
-    m.n = r.get<int>();
-    m.mb = r.get<int>();
-    m.nb = r.get<int>();
-    const auto type = static_cast<detail::Scalar>(r.get<int>());
+  for (std::size_t k = 0; k < I.mats.size(); ++k) {
+    auto& m = I.mats[k];
+    const auto& j = st.mats[k];
+    m.m = j.m;
+    m.n = j.n;
+    m.mb = j.mb;
+    m.nb = j.nb;
+    const auto type = static_cast<detail::Scalar>(j.type);
     if (type != m.type)
       throw Error("session join: matrix " + m.name + " holds " + detail::scalar_name(type) +
                   " in the job, this process registered " + detail::scalar_name(m.type));
+    m.constant = j.constant;  // issue 21: the job's constant matrices
     m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
     const int off[9] = {1, -1, m.m, m.n, m.mb, m.nb, 0, 0, 1};
     std::copy(off, off + 9, m.desc);
   }
-  const auto app = r.get_bytes();
-  I.powers = r.get_doubles();
-  if (I.unpack) I.unpack(app);
+  I.powers = st.powers_before;
+  if (I.unpack) I.unpack(st.app);
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
   for (auto& m : I.mats)
     if (m.sizes) m.layout = I.layout_of(m, from);
-  I.powers = r.get_doubles();
-  // Issue 21: the job's background settings and constant matrices.
-  I.bg_mode = static_cast<Background>(r.get<int>());
-  I.bg_min_iterations = r.get<int>();
-  for (auto& m : I.mats) m.constant = r.get<int>() != 0;
-  const bool background = r.get<int>() != 0;
+  I.powers = st.powers;
+  // Issue 21: the job's background settings.
+  I.bg_mode = static_cast<Background>(st.background_mode);
+  I.bg_min_iterations = st.background_min_iterations;
+  const bool background = st.background;
   // The same collective as the old processes make after the hand-over (Impl::expand).
   I.rank_hosts = detail::World::hosts();
   I.node_of_rank = redist::node_ids(I.rank_hosts);

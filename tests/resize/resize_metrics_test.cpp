@@ -112,7 +112,7 @@ TEST(Report, SummaryShowsBothClocksAndTheCheck) {
 // A background expansion whose spawn ran in the helper thread: its spawn time overlapped
 // the old grid's iterations, so the row marks it and the background line says so (the
 // stopped total can be shorter than the spawn); a blocking resize carries no mark.
-TEST(Report, AnOverlappedSpawnIsMarkedAsNotStopped) {
+TEST(Report, AnOverlappedSpawnIsMarked) {
   Metrics m = three_grids();
   ResizeRecord bg = resize_record(8, Action::Expand, "2x2", "3x3", 1.345, 0.884);
   bg.background = true;
@@ -125,6 +125,39 @@ TEST(Report, AnOverlappedSpawnIsMarkedAsNotStopped) {
   EXPECT_NE(t.find("1345.00*"), std::string::npos) << t;
   EXPECT_NE(t.find("* the spawn ran in the helper thread"), std::string::npos) << t;
   EXPECT_EQ(t.find("1000.00*"), std::string::npos) << t;  // the blocking expansion
+  EXPECT_NE(t.find("overlapped; nothing waited for it at the switch"), std::string::npos) << t;
+}
+
+// Issue 32 §4: what the completing point waited for an overlapped spawn is said, not
+// "overlapped, not stopped"; a cancelled one is marked CANCELLED, not FAILED.
+TEST(Report, AnOverlappedSpawnSaysWhatWasWaited) {
+  Metrics m = three_grids();
+  ResizeRecord bg = resize_record(8, Action::Expand, "2x2", "3x3", 1.345, 0.884);
+  bg.background = true;
+  bg.background_mode = "continue";
+  bg.background_progress = "helper thread";
+  bg.t_background_wait = 1.010;
+  m.add_resize(bg);
+  ResizeRecord cancelled = bg;
+  cancelled.after_iteration = 9;
+  cancelled.ok = false;
+  cancelled.cancelled = true;
+  cancelled.t_background_wait = 0.25;
+  cancelled.message = "cancelled at the end (not finished after 7 deferrals)";
+  m.add_resize(cancelled);
+  RunInfo info{.app = "pdgemm", .problem = "N=8", .policy = "scripted", .redistributor = "redist",
+               .check = "ok", .check_ok = true, .cores = 2};
+  const std::string t = summary_table(m, info);
+  EXPECT_EQ(t.find("not stopped"), std::string::npos) << t;
+  EXPECT_NE(t.find("overlapped; 1010.00 ms waited at the switch"), std::string::npos) << t;
+  EXPECT_NE(t.find("overlapped; 250.00 ms waited at the cancellation"), std::string::npos) << t;
+  EXPECT_NE(t.find("2x2->3x3 CANCELLED"), std::string::npos) << t;
+  EXPECT_EQ(t.find("2x2->3x3 FAILED"), std::string::npos) << t;
+  EXPECT_NE(t.find("cancelled at the end (not finished after 7 deferrals)"), std::string::npos) << t;
+  const auto j = nlohmann::json::parse(to_json(m, info));
+  const auto& rs = j.at("resizes");
+  EXPECT_TRUE(rs.at(rs.size() - 1).at("background").at("cancelled").get<bool>());
+  EXPECT_FALSE(rs.at(rs.size() - 2).at("background").at("cancelled").get<bool>());
 }
 
 TEST(Report, JsonIsVersionedWithNumericSizesAndGridObjects) {

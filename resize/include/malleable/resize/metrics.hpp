@@ -57,6 +57,9 @@ struct ResizeRecord {
   int from_procs = 0, to_procs = 0;
   Placement placement = Placement::Local2;
   bool ok = true;           // false: the resize failed and the job stayed on from_grid
+  // A background resize cancelled before it switched (ok false; the job stays on
+  // from_grid): at the job's end, or superseded by a shrink (docs/apps.md).
+  bool cancelled = false;
   std::string message;      // why it failed, or notes
   // DRMS breakdown, seconds (wall, measured on world rank 0 around each phase).
   double t_spawn = 0.0;     // spawn (expand) or exit (shrink)
@@ -100,8 +103,8 @@ struct ResizeRecord {
   std::string background_progress;      // "helper thread" or "progress calls"
   int background_began_after = -1;      // the remap point that began it
   double t_background_begin = 0.0;      // stopped at the begin point
-  double t_background_complete = 0.0;   // stopped at the completing point
-  double t_background_wait = 0.0;       // of that, waiting for the background messages
+  double t_background_complete = 0.0;   // stopped at the completing (or cancelling) point
+  double t_background_wait = 0.0;       // of that, waiting for the spawn and the background messages
   double t_overlapped = 0.0;            // between the two, the old grid computing
   int iterations_overlapped = 0;        // iterations the old grid ran meanwhile
   int completion_deferred = 0;          // completing points that found it not done (continue)

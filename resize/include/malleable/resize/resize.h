@@ -133,11 +133,17 @@ int resize_remap_point(resize_session* s, int* action);
  * remap point waits for the background part) or _CONTINUE (it keeps iterating until the
  * part is done); a resize completes at the first remap point at least min_iterations
  * (>= 1) after it began. resize_complete (collective): completes a resize still under
- * way, e.g. after the last iteration; *action as resize_remap_point (RESIZE_NONE if none). */
+ * way now; *action as resize_remap_point (RESIZE_NONE if none). */
 enum { RESIZE_BACKGROUND_OFF = 0, RESIZE_BACKGROUND_WAIT = 1, RESIZE_BACKGROUND_CONTINUE = 2 };
 int resize_mark_constant(resize_session* s, const char* name);
 int resize_set_background(resize_session* s, int mode, int min_iterations);
 int resize_complete(resize_session* s, int* action);
+/* resize_cancel (collective, at the job's end, after the loop): a resize under way in the
+ * background that has not switched is cancelled, not completed: an expansion's newcomers
+ * exit, the job stays on its grid with its data; *action: what was cancelled
+ * (RESIZE_EXPAND/SHRINK) or RESIZE_NONE. resize_complete is for a program that goes on
+ * computing on the new grid after its loop. */
+int resize_cancel(resize_session* s, int* action);
 
 /* The current grid: BLACS context (-1 off the grid), shape and my coordinates. */
 int resize_grid(const resize_session* s, int* ctxt, int* nprow, int* npcol, int* myrow,

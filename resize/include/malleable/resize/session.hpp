@@ -198,9 +198,17 @@ class Session {
   void mark_constant(const std::string& name);
   // The background mode (SessionOptions::background) after construction (C, Fortran).
   void set_background(Background mode, int min_iterations = 1);
-  // Collective: completes a resize under way in the background (waiting for it), e.g.
-  // after the last iteration; returns {} when none is under way.
+  // Collective: completes a resize under way in the background now (waiting for it), for
+  // a program that goes on computing on the new grid (e.g. a phase after the loop);
+  // returns {} when none is under way.
   RemapResult complete_resize();
+  // Collective, at the job's end (after the loop): a resize under way in the background
+  // that has not switched is cancelled, not completed (no iteration would use the new
+  // grid): an expansion's newcomers are told and exit, messages not yet posted are not
+  // sent, the job stays on its grid with its data; recorded as "cancelled at the end (not
+  // finished after K deferrals)". Returns {action cancelled, ok false, that message}, or
+  // {} when none is under way.
+  RemapResult cancel_resize();
   // True while a resize begun in the background has not completed.
   bool resize_in_background() const;
   // Descriptor of an M x N matrix on the current grid (DESC[CTXT] = -1 off the grid),

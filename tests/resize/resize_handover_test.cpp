@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The typed hand-over (resize/src/handover.hpp, issue 31): the state an expansion hands
+// its newcomers and the broadcast Decision, packed and unpacked by pure code. Random states
+// survive the round trip field for field; another version, another kind of buffer, a
+// truncated or overlong buffer and impossible counts are refused with an Error naming
+// what differs, never read as a wrong field.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "handover.hpp"
+
+namespace {
+
+using resize::Action;
+using resize::Decision;
+using resize::Error;
+using resize::Grid;
+using resize::Placement;
+using resize::detail::ExpansionState;
+
+Grid random_grid(std::mt19937& g) {
+  std::uniform_int_distribution<int> side(1, 5);
+  Grid out{side(g), side(g), {}};
+  out.ranks = out.rank_map();
+  std::shuffle(out.ranks.begin(), out.ranks.end(), g);
+  return out;
+}
+
+std::vector<double> random_doubles(std::mt19937& g, int max) {
+  std::uniform_int_distribution<int> n(0, max);
+  std::uniform_real_distribution<double> v(-1e6, 1e6);
+  std::vector<double> out(static_cast<std::size_t>(n(g)));
+  for (double& x : out) x = v(g);
+  return out;
+}
+
+std::string random_text(std::mt19937& g, int max) {
+  std::uniform_int_distribution<int> n(0, max), c(0, 255);
+  std::string s(static_cast<std::size_t>(n(g)), '\0');
+  for (char& ch : s) ch = static_cast<char>(c(g));  // any byte, NUL included
+  return s;
+}
+
+ExpansionState random_state(std::mt19937& g) {
+  std::uniform_int_distribution<int> small(0, 1000), any(-5, 5), coin(0, 1), nm(0, 6);
+  ExpansionState s;
+  s.iteration = small(g);
+  s.mover = coin(g);
+  s.from = random_grid(g);
+  s.to = random_grid(g);
+  s.mats.resize(static_cast<std::size_t>(nm(g)));
+  for (auto& m : s.mats) m = {small(g), small(g), small(g) + 1, small(g) + 1, any(g) + 5, coin(g) != 0};
+  const std::string app = random_text(g, 300);
+  s.app.assign(app.begin(), app.end());
+  s.powers_before = random_doubles(g, 9);
+  s.powers = random_doubles(g, 9);
+  s.background_mode = any(g);
+  s.background_min_iterations = small(g);
+  s.background = coin(g) != 0;
+  return s;
+}
+
+void expect_same(const ExpansionState& a, const ExpansionState& b) {
+  EXPECT_EQ(a.iteration, b.iteration);
+  EXPECT_EQ(a.mover, b.mover);
+  EXPECT_EQ(a.from, b.from);
+  EXPECT_EQ(a.to, b.to);
+  EXPECT_EQ(a.mats, b.mats);
+  EXPECT_EQ(a.app, b.app);
+  EXPECT_EQ(a.powers_before, b.powers_before);
+  EXPECT_EQ(a.powers, b.powers);
+  EXPECT_EQ(a.background_mode, b.background_mode);
+  EXPECT_EQ(a.background_min_iterations, b.background_min_iterations);
+  EXPECT_EQ(a.background, b.background);
+}
+
+Decision random_decision(std::mt19937& g) {
+  std::uniform_int_distribution<int> act(0, 3), place(0, 4), small(0, 64), nh(0, 3);
+  std::uniform_real_distribution<double> t(-1, 10);
+  Decision d;
+  d.action = static_cast<Action>(act(g));
+  d.procs = small(g);
+  d.nprow = small(g);
+  d.npcol = small(g);
+  d.placement = static_cast<Placement>(place(g));
+  d.schema = random_text(g, 40);
+  for (int k = small(g) % 10; k > 0; --k) d.ranks.push_back(small(g));
+  d.hosts.resize(static_cast<std::size_t>(nh(g)));
+  for (auto& h : d.hosts) h = {random_text(g, 20), small(g)};
+  d.powers = random_doubles(g, 12);
+  d.predicted_iteration = t(g);
+  d.predicted_resize = t(g);
+  d.measured_iteration = t(g);
+  d.prediction_clock = random_text(g, 10);
+  d.prediction = random_text(g, 80);
+  d.reason = random_text(g, 80);
+  return d;
+}
+
+void expect_same(const Decision& a, const Decision& b) {
+  EXPECT_EQ(a.action, b.action);
+  EXPECT_EQ(a.procs, b.procs);
+  EXPECT_EQ(a.nprow, b.nprow);
+  EXPECT_EQ(a.npcol, b.npcol);
+  EXPECT_EQ(a.placement, b.placement);
+  EXPECT_EQ(a.schema, b.schema);
+  EXPECT_EQ(a.ranks, b.ranks);
+  EXPECT_EQ(a.hosts, b.hosts);
+  EXPECT_EQ(a.powers, b.powers);
+  EXPECT_EQ(a.predicted_iteration, b.predicted_iteration);
+  EXPECT_EQ(a.predicted_resize, b.predicted_resize);
+  EXPECT_EQ(a.measured_iteration, b.measured_iteration);
+  EXPECT_EQ(a.prediction_clock, b.prediction_clock);
+  EXPECT_EQ(a.prediction, b.prediction);
+  EXPECT_EQ(a.reason, b.reason);
+}
+
+// The message of the Error `f` throws ("" if it throws none).
+template <class F>
+std::string refusal(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// Header: magic (4 bytes), version (4), payload bytes (8).
+constexpr std::size_t kVersionAt = 4;
+
+}  // namespace
+
+TEST(Handover, RandomExpansionStatesSurviveTheRoundTrip) {
+  std::mt19937 g(20261124);
+  for (int k = 0; k < 200; ++k) {
+    const ExpansionState s = random_state(g);
+    SCOPED_TRACE(k);
+    expect_same(resize::detail::unpack_expansion(resize::detail::pack(s)), s);
+  }
+}
+
+TEST(Handover, RandomDecisionsSurviveTheRoundTrip) {
+  std::mt19937 g(7);
+  for (int k = 0; k < 200; ++k) {
+    const Decision d = random_decision(g);
+    SCOPED_TRACE(k);
+    expect_same(resize::detail::unpack_decision(resize::detail::pack(d)), d);
+  }
+}
+
+TEST(Handover, AnotherVersionIsRefusedNamingBoth) {
+  std::mt19937 g(1);
+  auto bytes = resize::detail::pack(random_state(g));
+  bytes[kVersionAt] = static_cast<char>(ExpansionState::kVersion + 1);
+  const std::string why = refusal([&] { resize::detail::unpack_expansion(bytes); });
+  EXPECT_NE(why.find("expansion hand-over: version 2, this process reads version 1"), std::string::npos) << why;
+  EXPECT_NE(why.find("different builds"), std::string::npos) << why;
+  auto dec = resize::detail::pack(random_decision(g));
+  dec[kVersionAt] = 9;
+  const std::string dwhy = refusal([&] { resize::detail::unpack_decision(dec); });
+  EXPECT_NE(dwhy.find("decision: version 9, this process reads version 1"), std::string::npos) << dwhy;
+}
+
+TEST(Handover, AnotherKindOfBufferIsRefused) {
+  std::mt19937 g(2);
+  const auto dec = resize::detail::pack(random_decision(g));
+  const std::string why = refusal([&] { resize::detail::unpack_expansion(dec); });
+  EXPECT_NE(why.find("expansion hand-over: not one"), std::string::npos) << why;
+  const auto st = resize::detail::pack(random_state(g));
+  EXPECT_NE(refusal([&] { resize::detail::unpack_decision(st); }).find("decision: not one"), std::string::npos);
+}
+
+TEST(Handover, EveryTruncationIsRefused) {
+  std::mt19937 g(3);
+  ExpansionState s = random_state(g);
+  s.mats.resize(2);
+  const auto bytes = resize::detail::pack(s);
+  // Every prefix: too short for the header, or shorter than the header says.
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    const std::vector<char> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::string why = refusal([&] { resize::detail::unpack_expansion(cut); });
+    ASSERT_FALSE(why.empty()) << "a buffer cut to " << n << " of " << bytes.size() << " bytes was read";
+    EXPECT_EQ(why.rfind("expansion hand-over: ", 0), 0u) << why;
+  }
+  const auto dec = resize::detail::pack(random_decision(g));
+  for (std::size_t n = 0; n < dec.size(); ++n) {
+    const std::vector<char> cut(dec.begin(), dec.begin() + static_cast<std::ptrdiff_t>(n));
+    ASSERT_FALSE(refusal([&] { resize::detail::unpack_decision(cut); }).empty()) << n;
+  }
+  // Overlong: a byte more than the header says.
+  auto more = bytes;
+  more.push_back(0);
+  EXPECT_NE(refusal([&] { resize::detail::unpack_expansion(more); }).find("truncated or overlong"), std::string::npos);
+}
+
+TEST(Handover, ACountTheBufferCannotHoldIsRefusedBeforeAllocating) {
+  // A header that agrees with its buffer, but a payload whose first count (the from grid's
+  // ranks) claims 2^62 items: truncated, not a 2^62-element allocation.
+  resize::detail::Writer p;
+  p.put(0);  // iteration
+  p.put(0);  // mover
+  p.put(2);  // from: nprow
+  p.put(2);  //       npcol
+  p.put(std::uint64_t{1} << 62);
+  resize::detail::Writer w;
+  w.put(std::uint32_t{0x5453584du});
+  w.put(ExpansionState::kVersion);
+  w.put(static_cast<std::uint64_t>(p.b.size()));
+  w.b.insert(w.b.end(), p.b.begin(), p.b.end());
+  const std::string why = refusal([&] { resize::detail::unpack_expansion(w.b); });
+  EXPECT_NE(why.find("expansion hand-over: truncated"), std::string::npos) << why;
+}
+
+TEST(Handover, AnImpossibleFieldIsRefused) {
+  Decision d;
+  d.action = Action::Expand;
+  auto bytes = resize::detail::pack(d);
+  bytes[16] = 7;  // the action, first field after the 16-byte header
+  EXPECT_NE(refusal([&] { resize::detail::unpack_decision(bytes); }).find("decision: action 7"), std::string::npos);
+}
