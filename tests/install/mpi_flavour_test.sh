@@ -194,8 +194,9 @@ done
 if consumer mixed mpich -DMALLEABLE_MPI=mpich -DMPI_C_COMPILER=/usr/bin/mpicc; then
   fail "a project with MALLEABLE_MPI=mpich and Open MPI's mpicc was accepted"
 fi
-grep -q "is built for mpich, but this project's MPI is 'openmpi'" "$work/mixed.log" ||
+said=$(tr -s ' \n' '  ' <"$work/mixed.log")  # CMake wraps the message
+grep -q "is built for mpich, but this project's MPI is 'openmpi'" <<<"$said" ||
   { cat "$work/mixed.log" >&2; fail "the mixed project's refusal does not name both MPIs"; }
-echo "side by side: MALLEABLE_MPI=mpich with Open MPI's mpicc refused: $(grep -o "is built for mpich, but this project's MPI is 'openmpi'" "$work/mixed.log")"
+echo "side by side: MALLEABLE_MPI=mpich with Open MPI's mpicc refused: $(grep -o "is built for mpich, but this project's MPI is 'openmpi'" <<<"$said")"
 echo "side by side: both flavours in one prefix, each consumer gets its own"
 echo PASS
