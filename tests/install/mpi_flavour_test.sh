@@ -158,6 +158,12 @@ mkdir -p "$work/side" && cp "$src/tests/install/flavour_consumer/"* "$work/side/
 for fl in openmpi mpich; do
   got=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=malleable_MPI "$(pc_of "$fl")")
   [[ $got == "$fl" ]] || fail "side by side: $(pc_of "$fl").pc says malleable_MPI=$got"
+  # The flags name only this MPI (a linker without --as-needed would load an extra -lmpi).
+  [[ $fl == mpich ]] && other_mpi='openmpi|-lmpi( |$)|-lmpi_' || other_mpi='mpich'
+  for flags in "$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --cflags --libs "$(pc_of "$fl")")" \
+               "$("$cfg" --mpi "$fl" --cflags --libs)" "$("$cfg" --mpi "$fl" --fortran-libs)"; do
+    ! grep -Eq -- "$other_mpi" <<<"$flags" || fail "side by side: the $fl flags name the other MPI: $flags"
+  done
   if [[ $fl == openmpi ]]; then
     lines=("cmake -S app -B app/build -DCMAKE_PREFIX_PATH=/opt/malleable"
            "mpicc app.c \$(malleable-config --cflags --libs)"
