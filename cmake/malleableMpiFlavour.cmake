@@ -2,10 +2,11 @@
 # Which MPI a project that consumes malleable uses: openmpi or mpich (or "" when unknown).
 # Shared by the installed package's version and config files (docs/mpi-flavours.md).
 # Order: an explicit MALLEABLE_MPI; the libraries FindMPI found; the MPI compiler wrappers
-# the project named; else the wrapper FindMPI would pick (mpicc in PATH, through Debian's
-# alternatives), i.e. the system's default MPI. A wrapper is asked what it is (Open MPI's
-# `-showme:version` says "Open MPI", MPICH's `-show` names -lmpich), not judged by its
-# file name: Debian's mpicc resolves to /usr/bin/opal_wrapper, which names neither MPI.
+# the project named; the project's compiler if it is a wrapper (CC=mpicc.mpich); else the
+# wrapper FindMPI would pick (mpicc in PATH, through Debian's alternatives), i.e. the
+# system's default MPI. A wrapper is asked what it is (Open MPI's `-showme:version` says
+# "Open MPI", MPICH's `-show` names -lmpich), not judged by its file name: Debian's mpicc
+# resolves to /usr/bin/opal_wrapper, which names neither MPI.
 
 # malleable_mpi_of_wrapper(<out> <wrapper>): openmpi, mpich or "" for one compiler wrapper.
 function(malleable_mpi_of_wrapper out wrapper)
@@ -71,6 +72,17 @@ function(malleable_detect_mpi_flavour out)
         set(_wrapper "${_mall_named_wrapper}")
       endif()
       malleable_mpi_of_wrapper(_mpi "${_wrapper}")
+      if(_mpi)
+        set(${out} "${_mpi}" PARENT_SCOPE)
+        return()
+      endif()
+    endif()
+  endforeach()
+  # A project compiled with an MPI wrapper as its compiler (CC=mpicc.mpich): FindMPI takes
+  # that compiler's MPI.
+  foreach(_lang C CXX Fortran)
+    if(CMAKE_${_lang}_COMPILER)
+      malleable_mpi_of_wrapper(_mpi "${CMAKE_${_lang}_COMPILER}")
       if(_mpi)
         set(${out} "${_mpi}" PARENT_SCOPE)
         return()

@@ -196,6 +196,9 @@ for fl in openmpi mpich; do
     fi
   done
 done
+# A project whose C compiler is MPICH's wrapper, nothing else said: the MPICH package.
+CC=/usr/bin/mpicc.mpich consumer side_mpich_cc mpich ||
+  fail "side by side: CC=mpicc.mpich does not configure: $(cat "$work/side_mpich_cc.log")"
 # Refused: a project naming MPICH (MALLEABLE_MPI) whose MPI is Open MPI's mpicc.
 if consumer mixed mpich -DMALLEABLE_MPI=mpich -DMPI_C_COMPILER=/usr/bin/mpicc; then
   fail "a project with MALLEABLE_MPI=mpich and Open MPI's mpicc was accepted"
