@@ -41,6 +41,12 @@ else()
   set(MALL_PC_MPI_REQUIRES "ompi-c")
   set(MALL_PC_MPI_FORT_REQUIRES "ompi-fort")
 endif()
+# ScaLAPACK by name, not through Debian's scalapack-<mpi>.pc: that one requires `mpi`,
+# which follows the system's default MPI (update-alternatives), so malleable-mpich.pc
+# would have linked Open MPI's libmpi.so.40 beside libmpich.
+get_filename_component(_mall_scalapack_dir "${MALL_SCALAPACK_LIBRARY}" DIRECTORY)
+set(MALL_PC_SCALAPACK_LIBS "-L${_mall_scalapack_dir} -lscalapack-${MALLEABLE_MPI}")
+set(MALL_PC_DEP_MODULES "${MALL_PC_MPI_REQUIRES} lapacke lapack blas")
 set(MALL_PC_NAME malleable${MALL_PACKAGE_SUFFIX})
 foreach(_pc malleable malleable-fortran)
   string(REPLACE "malleable" "malleable${MALL_PACKAGE_SUFFIX}" _out ${_pc})
@@ -50,15 +56,18 @@ foreach(_pc malleable malleable-fortran)
 endforeach()
 
 # bin/malleable-config: full paths for LD_PRELOAD, flags, version and MPI, with the prefix
-# found relative to the script (relocatable like the .pc files).
+# found relative to the script (relocatable like the .pc files). The script is the same
+# for both MPI flavours (both install it, same content); each flavour adds its answers
+# as <datadir>/malleable/config/<mpi>.sh, and `malleable-config --mpi mpich` picks one.
 file(RELATIVE_PATH MALL_CONFIG_UP "/${CMAKE_INSTALL_BINDIR}" "/")
 string(REGEX REPLACE "/$" "" MALL_CONFIG_UP "${MALL_CONFIG_UP}")
 if(NOT MALL_CONFIG_UP)
   set(MALL_CONFIG_UP ".")
 endif()
+set(MALL_CONFIG_FLAVOURS_DIR ${CMAKE_INSTALL_DATADIR}/malleable/config)
 # Which MPI: the launcher says it (mpiexec --version: "mpiexec (OpenRTE) 4.1.4" for Open MPI,
 # "HYDRA build details: Version: 4.0.2" for MPICH).
-set(MALL_CONFIG_MPI "unknown")
+set(MALL_CONFIG_MPI "${MALLEABLE_MPI}")
 execute_process(COMMAND ${MPIEXEC_EXECUTABLE} --version OUTPUT_VARIABLE _mall_mpiexec_version
                 ERROR_VARIABLE _mall_mpiexec_version RESULT_VARIABLE _rc TIMEOUT 20)
 if(_mall_mpiexec_version MATCHES "(OpenRTE|Open MPI)\\)?[ \t]*([0-9][0-9.]*)")
@@ -66,6 +75,36 @@ if(_mall_mpiexec_version MATCHES "(OpenRTE|Open MPI)\\)?[ \t]*([0-9][0-9.]*)")
 elseif(_mall_mpiexec_version MATCHES "HYDRA.*Version:[ \t]*([0-9][0-9.a-z]*)")
   set(MALL_CONFIG_MPI "mpich ${CMAKE_MATCH_1}")
 endif()
+# The dependencies' flags as pkg-config gives them for the .pc files' Requires, plus
+# ScaLAPACK; --libs then links a PBLAS program with a plain compiler too.
+function(mall_pkg_config out)
+  if(NOT PKG_CONFIG_EXECUTABLE)
+    message(FATAL_ERROR "malleable: pkg-config not found (Debian package pkg-config)")
+  endif()
+  execute_process(COMMAND ${PKG_CONFIG_EXECUTABLE} ${ARGN} OUTPUT_VARIABLE _o
+                  RESULT_VARIABLE _rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_VARIABLE _e)
+  if(NOT _rc EQUAL 0)
+    message(FATAL_ERROR "malleable: pkg-config ${ARGN} failed: ${_e}")
+  endif()
+  string(REGEX REPLACE "[ \t]+" " " _o "${_o}")
+  set(${out} "${_o}" PARENT_SCOPE)
+endfunction()
+separate_arguments(_mall_dep_modules UNIX_COMMAND "${MALL_PC_DEP_MODULES}")
+mall_pkg_config(MALL_DEP_CFLAGS --cflags ${_mall_dep_modules})
+mall_pkg_config(_mall_dep_libs --libs ${_mall_dep_modules})
+set(MALL_DEP_LIBS "${MALL_PC_SCALAPACK_LIBS} ${_mall_dep_libs}")
+if(MALLEABLE_MPI STREQUAL "mpich")
+  set(MALL_DEP_FORTRAN_FLAGS "-lmpichfort ${MALL_DEP_LIBS}")
+else()
+  mall_pkg_config(_mall_dep_fort --libs ompi-fort)
+  set(MALL_DEP_FORTRAN_FLAGS "${_mall_dep_fort} ${MALL_DEP_LIBS}")
+endif()
 configure_file(cmake/malleable-config.in ${CMAKE_CURRENT_BINARY_DIR}/malleable-config @ONLY)
+configure_file(cmake/malleable-config-flavour.sh.in
+               ${CMAKE_CURRENT_BINARY_DIR}/malleable-config-${MALLEABLE_MPI}.sh @ONLY)
+# The script in malleable-common, a flavour's answers with its libraries (so --preload
+# works wherever the libraries are installed).
 install(PROGRAMS ${CMAKE_CURRENT_BINARY_DIR}/malleable-config DESTINATION ${CMAKE_INSTALL_BINDIR}
-        COMPONENT tools)
+        COMPONENT common)
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/malleable-config-${MALLEABLE_MPI}.sh
+        DESTINATION ${MALL_CONFIG_FLAVOURS_DIR} RENAME ${MALLEABLE_MPI}.sh COMPONENT runtime)

@@ -28,15 +28,16 @@ function(mall_add_library name)
   target_link_libraries(${name} PUBLIC ${A_PUBLIC_LIBS}
                         PRIVATE ${A_PRIVATE_LIBS} $<BUILD_INTERFACE:mall_build_flags>)
   # Components (cmake/MalleablePackaging.cmake): runtime -> libmalleable0, dev ->
-  # libmalleable-dev (headers, the .so links, CMake and pkg-config files), tools ->
-  # malleable-tools.
+  # libmalleable-dev (the .so links, CMake and pkg-config files), tools ->
+  # malleable-tools, common -> malleable-common (headers, Fortran modules: the same for
+  # both MPI flavours).
   install(TARGETS ${name} EXPORT malleableTargets
           LIBRARY DESTINATION ${MALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev
           ARCHIVE DESTINATION ${MALL_LIBDIR} COMPONENT dev
           RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include)
     install(DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-            COMPONENT dev)
+            COMPONENT common)
   endif()
   if(name MATCHES "_fortran$")
     set_property(GLOBAL APPEND PROPERTY MALL_PC_FORTRAN_LIBS -l${A_OUTPUT})
@@ -52,9 +53,9 @@ endfunction()
 # sources (the full signatures a Fortran user reads).
 function(mall_install_fortran_modules)
   install(DIRECTORY ${CMAKE_Fortran_MODULE_DIRECTORY}/ DESTINATION ${MALL_FORTRAN_MODDIR}
-          COMPONENT dev FILES_MATCHING PATTERN "*.mod")
+          COMPONENT common FILES_MATCHING PATTERN "*.mod")
   file(GLOB _sources ${CMAKE_CURRENT_SOURCE_DIR}/fortran/*.f90)
-  install(FILES ${_sources} DESTINATION ${MALL_FORTRAN_MODDIR} COMPONENT dev)
+  install(FILES ${_sources} DESTINATION ${MALL_FORTRAN_MODDIR} COMPONENT common)
 endfunction()
 
 # mall_install_program(<target> DESTINATION <dir relative to the prefix>)

@@ -36,6 +36,10 @@ if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
   if [[ ! -f $mpich_dir/CMakeCache.txt ]]; then
     cmake -S "$here" -B "$mpich_dir" -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DMALLEABLE_MPI=mpich \
       -DMALL_OTHER_FLAVOUR_BUILD="$here/$build_dir" "${launcher[@]}" >/dev/null
+  elif ! grep -qxF "MALL_OTHER_FLAVOUR_BUILD:PATH=$here/$build_dir" "$mpich_dir/CMakeCache.txt"; then
+    # A build folder configured by hand: the install tests with both flavours in one
+    # prefix (install.mpi_flavour, install.deb_packages) need the Open MPI build.
+    cmake "$mpich_dir" -DMALL_OTHER_FLAVOUR_BUILD="$here/$build_dir" >/dev/null
   fi
   if cmake --build "$mpich_dir" -j "${JOBS:-$(nproc)}" --target mall_mpich_suite >"$mpich_dir.log" 2>&1; then
     echo "test: MPICH flavour built in $mpich_dir ($(( $(date +%s) - start )) s; log $mpich_dir.log)"
