@@ -164,7 +164,7 @@ by = {}
 for r in rows:
     by.setdefault(key(r), {})[r["schedule"]] = r
 first = lambda k: by[k][next(iter(by[k]))]
-order = sorted(by, key=lambda k: (k[0], k[1] != "notest", k[1], int(first(k)["P"]), k[2], int(k[3]), int(k[4])))
+order = sorted(by, key=lambda k: (k[0], k[1] != "notest", k[1], int(first(k)["P"]), k[2], int(k[3]), -int(k[4])))
 ms = lambda x: f"{float(x) * 1e3:.2f} ms"
 out = []
 for grp in dict.fromkeys((k[0], k[1]) for k in order):
@@ -205,7 +205,7 @@ for i, (k, pts) in enumerate(sorted(series.items())):
     pts = sorted(set(pts))
     blocks.append(f"# {k[0]}, {k[1]}: P time_ms\n" + "\n".join(f"{p} {t}" for p, t in pts))
     c = colours.setdefault(k[0], len(colours) + 1)
-    style = {"node-link bound": "lines dt 2 lw 1", "default": "linespoints pt 7 ps 0.9 lw 2",
+    style = {"node-link bound": "linespoints dt 2 pt 2 ps 0.8 lw 1", "default": "linespoints pt 7 ps 0.9 lw 2",
              "caterpillar": "linespoints pt 4 ps 0.9 lw 1 dt 3"}[k[1]]
     plots.append(f"'{datfile}' index {i} with {style} lc {c} title '{k[0]}, {k[1]}'")
 open(datfile, "w").write("\n\n\n".join(blocks) + "\n")
@@ -217,6 +217,8 @@ set xlabel 'processes P (the larger grid)'
 set ylabel 'time (ms)'
 set logscale x 2
 set logscale y
+set xrange [200:5500]
+set xtics (256, 289, 512, 1024, 1089, 2048, 4096, 4225) rotate by 45 right
 set key outside right
 set grid
 plot {", ".join(plots)}
