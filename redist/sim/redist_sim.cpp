@@ -52,6 +52,7 @@ struct Options {
   int nodes_per_leaf = 16;     // nodes under one leaf switch
   double leaf_uplink_gbit = 0;  // a leaf switch's uplinks together; 0: nodes_per_leaf x link (non-blocking)
   bool full_plan_check = false;  // also compute the bound from a whole plan on rank 0 (small P)
+  int max_outstanding = 0;       // ExecOptions::max_outstanding; 0: the library's default
 };
 
 [[noreturn]] void usage(int rank, const std::string& why) {
@@ -60,7 +61,8 @@ struct Options {
                  "redist_sim: %s\nusage: redist_sim --from RxC --to RxC [--n N] [--nb NB | --nb-a NB --nb-b NB]\n"
                  "  [--schedule default|caterpillar|circulant|matching|allatonce] [--transport auto|datatype|packed]\n"
                  "  [--check | --shared] [--ranks-per-node 16] [--link-gbit 100] [--reps 1] [--full-plan-check]\n"
-                 "  [--nodes-per-leaf 16] [--leaf-uplink-gbit G (default nodes-per-leaf x link)]\n",
+                 "  [--nodes-per-leaf 16] [--leaf-uplink-gbit G (default nodes-per-leaf x link)]\n"
+                 "  [--max-outstanding W (messages in flight per direction; default the library's)]\n",
                  why.c_str());
   MPI_Abort(MPI_COMM_WORLD, 2);
   std::exit(2);
@@ -95,6 +97,10 @@ Options parse(int argc, char** argv, int rank) {
     else if (a == "--nodes-per-leaf") o.nodes_per_leaf = std::atoi(val());
     else if (a == "--leaf-uplink-gbit") o.leaf_uplink_gbit = std::atof(val());
     else if (a == "--full-plan-check") o.full_plan_check = true;
+    else if (a == "--max-outstanding") {
+      o.max_outstanding = std::atoi(val());
+      if (o.max_outstanding < 1) usage(rank, "--max-outstanding must be at least 1");
+    }
     else usage(rank, "unknown option " + a);
   }
   if (o.check == shared) usage(rank, "give exactly one of --check and --shared");
@@ -175,6 +181,7 @@ int main(int argc, char** argv) {
   opt.transport = parse_transport(me, o.transport);
   // Simulated ranks must block in MPI (MPI_Waitall): Sleep mode would sleep in real time.
   opt.wait = redist::WaitMode::Spin;
+  if (o.max_outstanding > 0) opt.max_outstanding = o.max_outstanding;
 
   const auto la = redist::Layout::block_cyclic(o.n, o.n, o.nb_a, o.nb_a, o.pa_r, o.pa_c);
   const auto lb = redist::Layout::block_cyclic(o.n, o.n, o.nb_b, o.nb_b, o.pb_r, o.pb_c);
@@ -244,6 +251,7 @@ int main(int argc, char** argv) {
 
   Local a(la, me, !o.check), b(lb, me, !o.check);
   double best = 0;
+  int last_rank = 0;
   long long wrong_total = 0;
   redist::ExecStats st;
   for (int rep = 0; rep < o.reps; ++rep) {
@@ -269,6 +277,19 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&t0, &start, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&t1, &end, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rep == 0 || end - start < best) best = end - start;
+    // The last rank to finish: which one, and what it moved.
+    struct {
+      double t;
+      int rank;
+    } mine_end{t1, me}, last{0, 0};
+    MPI_Allreduce(&mine_end, &last, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+    last_rank = last.rank;
+    if (me == last_rank) {
+      std::printf("redist_sim: last to finish: rank %d at +%.3e s (started +%.3e s), sent %" PRId64 " B, received %" PRId64
+                  " B, %" PRId64 " messages, rounds %d\n",
+                  me, t1 - start, t0 - start, st.bytes_sent, st.bytes_received, st.messages, st.rounds);
+      std::fflush(stdout);
+    }
 
     long long wrong = 0;
     if (o.check) {
@@ -282,8 +303,23 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&wrong, &w, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     wrong_total += w;
   }
+  // Allreduce, not Reduce: SMPI 3.32's default MPI_Reduce has the root wait for P-1
+  // requests with a cost that grows faster than P^2 in the simulator (a 4,225-rank run
+  // spent over 10 min of CPU in these reductions after the redistribution had ended);
+  // its default Allreduce (recursive doubling) costs O(log P) per rank.
   double plan_max = 0;
-  MPI_Reduce(&plan_s, &plan_max, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(&plan_s, &plan_max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  // Messages of the last repetition over the job (sent + received, so each message twice).
+  long long messages_mine = static_cast<long long>(st.messages), messages_total = 0;
+  MPI_Allreduce(&messages_mine, &messages_total, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  messages_total /= 2;
+  // Where the time went (last repetition): the collective argument check and the data
+  // movement, the slowest rank's of each.
+  double parts[2] = {st.check_s, st.transfer_s}, parts_max[2] = {0, 0};
+  MPI_Allreduce(parts, parts_max, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  // The most messages any rank had in flight in one direction (<= the window).
+  int in_flight_max = 0;
+  MPI_Allreduce(&st.max_in_flight, &in_flight_max, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 
   if (me == 0) {
     std::printf(
@@ -295,8 +331,12 @@ int main(int argc, char** argv) {
                 link_max * static_cast<long long>(sizeof(double)));
     std::printf("redist_sim: busiest leaf switch's uplinks %lld bytes (%.0f Gbit/s, %d nodes per leaf)\n",
                 leaf_max * static_cast<long long>(sizeof(double)), o.leaf_uplink_gbit, o.nodes_per_leaf);
-    std::printf("RESULT P=%d time_s=%.6e bound_s=%.6e ratio=%.3f plan_s(sim)=%.3e uplink_bound_s=%.6e partners=%lld\n", np,
-                best, bound_s, bound_s > 0 ? best / bound_s : 0.0, plan_max, uplink_bound_s, max_partners);
+    std::printf("RESULT P=%d time_s=%.6e bound_s=%.6e ratio=%.3f plan_s(sim)=%.3e uplink_bound_s=%.6e partners=%lld "
+                "max_outstanding=%d messages=%lld in_flight_max=%d\n",
+                np, best, bound_s, bound_s > 0 ? best / bound_s : 0.0, plan_max, uplink_bound_s, max_partners,
+                opt.max_outstanding, messages_total, in_flight_max);
+    std::printf("redist_sim: slowest rank's argument check %.3e s, transfer %.3e s, rounds %d on rank 0\n", parts_max[0],
+                parts_max[1], st.rounds);
     if (o.check)
       std::printf("redist_sim: %s: %lld wrong elements over %d rep(s)\n", wrong_total ? "FAILED" : "PASS", wrong_total,
                   o.reps);

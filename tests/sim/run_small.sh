@@ -5,7 +5,10 @@
 # checked and the rank-local link bounds (node links; leaf uplinks, with leaves of 2 nodes
 # here so that 64 ranks span 2 leaves) compared with redist::node_traffic's whole-plan ones. Cases: an expansion 4x4 -> 8x8 (default and caterpillar schedules), a coprime step
 # 7x7 -> 8x8, a shrink with a block-size change (8x8 nb 16 -> 4x4 nb 24) and blocks of 2
-# (the packed transport). Exit 77 (SKIPPED) with the reason when SimGrid is missing.
+# (the packed transport), and the coprime step with a window of one message in flight per
+# direction (ExecOptions::max_outstanding = 1, what the simulated coprime cases at scale
+# compare against; the run must report at most 1 in flight). Exit 77 (SKIPPED) with the
+# reason when SimGrid is missing.
 #   run_small.sh <redist_sim binary or empty> <platform dir>
 set -uo pipefail
 sim=${1:-}
@@ -27,6 +30,7 @@ cases=(
   "--from 7x7 --to 8x8 --n 999 --nb 13"
   "--from 8x8 --to 4x4 --n 900 --nb-a 16 --nb-b 24"
   "--from 4x4 --to 8x8 --n 300 --nb 2"
+  "--from 7x7 --to 8x8 --n 999 --nb 13 --max-outstanding 1"
 )
 failed=0
 for c in "${cases[@]}"; do
@@ -39,6 +43,10 @@ for c in "${cases[@]}"; do
   echo "$out" | grep -E 'RESULT|PASS|FAILED|redist_sim|rror' | head -20
   if [[ $rc -ne 0 ]] || ! grep -q 'PASS: 0 wrong' <<<"$out" || grep -q FAILED <<<"$out"; then
     echo "case failed: $c"
+    failed=1
+  fi
+  if [[ $c == *"--max-outstanding 1"* ]] && ! grep -q 'in_flight_max=1$' <<<"$out"; then
+    echo "case failed: $c: more than 1 message in flight with a window of 1"
     failed=1
   fi
 done
