@@ -66,6 +66,19 @@ void append(DimPair& p, std::int64_t s, std::int64_t len, std::int64_t la, std::
   p.last_lb = lb;
 }
 
+// The segment [ia + at, ia + at + len) of A-space, in A's block ka and B's block kb
+// (owners pa, pb), appended to the pair in slot `sl` (made first when -1).
+void add_segment(std::vector<DimPair>& pairs, int& sl, const Axis& A, const Axis& B, std::size_t ka, std::size_t kb,
+                 std::int64_t ia, std::int64_t ib, std::int64_t at, std::int64_t len, bool strided) {
+  if (sl < 0) {
+    sl = static_cast<int>(pairs.size());
+    pairs.push_back(DimPair{A.block_owner(ka), B.block_owner(kb), {}, 0, 0, 0});
+  }
+  const std::int64_t la = A.block_local_start(ka) + (ia + at - A.block_start(ka));
+  const std::int64_t lb = B.block_local_start(kb) + (ib + at - B.block_start(kb));
+  append(pairs[static_cast<std::size_t>(sl)], ia + at, len, la, lb, strided);
+}
+
 // Cuts region offsets [r, end) at every block edge of A and of B and hands each segment,
 // with its owners and local starts, to the pairs.
 void cut(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::int64_t r, std::int64_t end,
@@ -79,13 +92,7 @@ void cut(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, std::in
     const std::int64_t e = std::min({end_a, end_b, end});
     const int pa = A.block_owner(ka), pb = B.block_owner(kb);
     int& sl = slot[static_cast<std::size_t>(pa) * static_cast<std::size_t>(Pb) + static_cast<std::size_t>(pb)];
-    if (sl < 0) {
-      sl = static_cast<int>(pairs.size());
-      pairs.push_back(DimPair{pa, pb, {}, 0, 0, 0});
-    }
-    const std::int64_t la = A.block_local_start(ka) + (ia + r - A.block_start(ka));
-    const std::int64_t lb = B.block_local_start(kb) + (ib + r - B.block_start(kb));
-    append(pairs[static_cast<std::size_t>(sl)], ia + r, e - r, la, lb, strided);
+    add_segment(pairs, sl, A, B, ka, kb, ia, ib, r, e - r, strided);
     r = e;
     if (r == end_a) ++ka;
     if (r == end_b) ++kb;
@@ -136,13 +143,7 @@ void cut_owned(const Axis& A, std::int64_t ia, const Axis& B, std::int64_t ib, s
       const std::size_t ka = fix_a ? kf : ko, kb = fix_a ? ko : kf;
       const int pa = A.block_owner(ka), pb = B.block_owner(kb);
       int& sl = slot[static_cast<std::size_t>(fix_a ? pb : pa)];
-      if (sl < 0) {
-        sl = static_cast<int>(pairs.size());
-        pairs.push_back(DimPair{pa, pb, {}, 0, 0, 0});
-      }
-      const std::int64_t la = A.block_local_start(ka) + (ia + s - A.block_start(ka));
-      const std::int64_t lb = B.block_local_start(kb) + (ib + s - B.block_start(kb));
-      append(pairs[static_cast<std::size_t>(sl)], ia + s, e - s, la, lb, strided);
+      add_segment(pairs, sl, A, B, ka, kb, ia, ib, s, e - s, strided);
       s = e;
       if (s == e_o) ++ko;
     }
