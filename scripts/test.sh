@@ -23,7 +23,25 @@ cd "$here/$build_dir"
 # Debian 12's Open MPI 4.1.4 + PMIx 4.2 hung inside MPI_Comm_spawn (cured: blacs-dyn
 # avoids PMIx's shared-memory store, docs/blacs-dyn.md). A test that fails is never rerun.
 status=0
-ctest -LE bench --output-on-failure -j 2 --repeat after-timeout:2 "$@" || status=1
+# Each ctest run is also written to a log; at the end the output of every failed test is
+# printed again (its last 60 lines), so the end of the run says why (a CI shows the tail).
+logs=()
+run_ctest() {  # run_ctest <log> <ctest args...>
+  local log=$1; shift
+  logs+=("$log")
+  ctest "$@" 2>&1 | tee "$log"
+}
+digest() {
+  local log
+  for log in "${logs[@]}"; do
+    grep -qE '^[[:space:]]*[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)' "$log" || continue
+    echo "=== failed tests of $log, their output again (last 60 lines each) ==="
+    awk '/^[[:space:]]*[0-9]+\/[0-9]+ Test +#[0-9]+: / { on = ($0 ~ /\*\*\*(Failed|Timeout|Exception)/); if (on) print; next }
+         /^[[:space:]]*Start +[0-9]+: / || /^[0-9]+% tests passed/ { on = 0; next }
+         on { print }' "$log" | awk '/ Test +#[0-9]+: / { n = 0 } { if (++n <= 60 || / Test +#[0-9]+: /) print }'
+  done
+}
+run_ctest "$here/$build_dir/ctest-suite.log" -LE bench --output-on-failure -j 2 --repeat after-timeout:2 "$@" || status=1
 
 if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
   mpich_dir=$here/${MPICH_BUILD_DIR:-build-mpich}
@@ -45,14 +63,15 @@ if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
     echo "test: MPICH flavour built in $mpich_dir ($(( $(date +%s) - start )) s; log $mpich_dir.log)"
     cd "$mpich_dir"
     # Tests that need MPI_Comm_spawn report SKIPPED with the reason (MPICH 4.0.2 here).
-    ctest -L mpich -LE bench --output-on-failure -j 2 "$@" || status=1
+    run_ctest "$mpich_dir/ctest-suite.log" -L mpich -LE bench --output-on-failure -j 2 "$@" || status=1
     # The pure unit tests of redist, gridmap and blacs-dyn, linked against MPICH's stack
     # (chosen by name: gtest_discover_tests gives them the label unit only).
-    ctest -L unit -R '^(redist|gridmap|blacs_dyn)\.' --output-on-failure -j 2 "$@" || status=1
+    run_ctest "$mpich_dir/ctest-unit.log" -L unit -R '^(redist|gridmap|blacs_dyn)\.' --output-on-failure -j 2 "$@" || status=1
   else
     tail -n 40 "$mpich_dir.log" >&2
     echo "test: FAILED to build the MPICH flavour (log $mpich_dir.log)" >&2
     status=1
   fi
 fi
+[[ $status -eq 0 ]] || digest
 exit $status

@@ -236,24 +236,36 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     // failures are agreed with a collective of their own).
     std::vector<std::uint64_t> mine(mats.size(), 0);
     std::vector<char> summed(mats.size(), 0);
+    // Each matrix is two agreed steps: its dataset (collective in HDF5), then its data. A
+    // write that fails on some processes only (the disk fills under whichever writes
+    // last; ROMIO reports a collective write's error on its aggregators) is agreed before
+    // anyone enters the next matrix's collective dataset creation, which the failed
+    // processes would never join (one agreement after all matrices left that window).
+    std::unique_ptr<Id> group;
     guarded(comm, [&] {
-      Id g(must(H5Gcreate2(*file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "group matrices"), H5Gclose);
-      for (std::size_t k = 0; k < mats.size(); ++k) {
-        const auto& m = mats[k];
-        const auto& info = h.matrices[k];
+      group = std::make_unique<Id>(must(H5Gcreate2(*file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "group matrices"),
+                                   H5Gclose);
+    });
+    for (std::size_t k = 0; k < mats.size(); ++k) {
+      const auto& m = mats[k];
+      const auto& info = h.matrices[k];
+      Id t(element_type(m.type), H5Tclose);
+      const auto chunk = ck::chunk_shape(info, scalar_bytes(m.type), block_io_mode());
+      const auto [lr, lc] = local_dims(m);
+      std::unique_ptr<Id> fs;
+      std::int64_t elements = 0;
+      guarded(comm, [&] {
         const hsize_t dims[2] = {static_cast<hsize_t>(info.m), static_cast<hsize_t>(info.n)};
-        Id t(element_type(m.type), H5Tclose);
         Id sp(H5Screate_simple(2, dims, nullptr), H5Sclose);
         Id dc(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
         H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
         H5Pset_alloc_time(dc, H5D_ALLOC_TIME_EARLY);
-        const auto chunk = ck::chunk_shape(info, scalar_bytes(m.type), block_io_mode());
         if (chunk.first > 0) {
           const hsize_t c[2] = {static_cast<hsize_t>(chunk.first), static_cast<hsize_t>(chunk.second)};
           must(H5Pset_chunk(dc, 2, c), where + "chunking " + info.name);
         }
         datasets.push_back(std::make_unique<Id>(
-            must(H5Dcreate2(g, info.name.c_str(), t, sp, H5P_DEFAULT, dc, H5P_DEFAULT), where + "dataset " + info.name), H5Dclose));
+            must(H5Dcreate2(*group, info.name.c_str(), t, sp, H5P_DEFAULT, dc, H5P_DEFAULT), where + "dataset " + info.name), H5Dclose));
         const hid_t ds = *datasets.back();
         put_array<int>(ds, "index", H5T_NATIVE_INT, {static_cast<int>(k)});
         put_string(ds, "type", std::string(1, info.type));
@@ -261,18 +273,19 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
         put_array<std::int64_t>(ds, "block", H5T_NATIVE_INT64, {info.mb, info.nb});
         put_array<std::int64_t>(ds, "row_blocks", H5T_NATIVE_INT64, info.row_blocks);
         put_array<std::int64_t>(ds, "col_blocks", H5T_NATIVE_INT64, info.col_blocks);
-        std::int64_t elements = 0;
-        Id fs(select_blocks(m, elements), H5Sclose);
-        const auto [lr, lc] = local_dims(m);
+        fs = std::make_unique<Id>(select_blocks(m, elements), H5Sclose);
         if (elements != lr * lc) throw Error(where + "internal: selection of " + info.name + " does not match the local block");
-        trace("dataset and attributes");
+      });
+      trace("dataset and attributes");
+      guarded(comm, [&] {
+        const hid_t ds = *datasets.back();
         if (ck::per_block_io(m.layout, scalar_bytes(m.type), block_io_mode())) {
           bool raw = false;
           mine[k] = per_block_transfer(ds, t, m, chunk, Pass::Write, where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)", h.version, raw,
                                        injected.lose_writes);
           summed[k] = 1;
           trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
-          continue;
+          return;
         }
         std::vector<char> packed;
         by_type(m.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
@@ -281,12 +294,13 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
         Id x(collective_transfer(), H5Pclose);
         char dummy[16] = {};
         // A rank that loses its writes (fault injection) still takes part in the collective.
-        if (injected.lose_writes) H5Sselect_none(fs), H5Sselect_none(ms);
-        must(H5Dwrite(ds, t, ms, fs, x, packed.empty() ? dummy : packed.data()),
+        if (injected.lose_writes) H5Sselect_none(*fs), H5Sselect_none(ms);
+        must(H5Dwrite(ds, t, ms, *fs, x, packed.empty() ? dummy : packed.data()),
              where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)");
         trace("H5Dwrite");
-      }
-    });
+      });
+    }
+    group.reset();
     for (std::size_t k = 0; k < mats.size(); ++k)
       h.matrices[k].checksum = summed[k] ? sum_over(comm, mine[k]) : global_checksum(comm, mats[k], h.version);
     trace("checksums");
