@@ -178,7 +178,7 @@ TEST(RedistVsPdgemr2d, ThinRowsAndColumnsOfTinyBlocks) {
       {Layout::block_cyclic(3, 9000, 3, 1, 1, P), Layout::block_cyclic(3, 9000, 3, 2, 2, q), Region{3, 9000, 0, 0, 0, 0}},
       {Layout::block_cyclic(4, 7000, 1, 1, 2, q), Layout::block_cyclic(4, 7000, 4, 3, 1, P), Region{2, 5000, 1, 7, 2, 100}},
       // Long columns whose pieces fall into several interleaved runs of over 512 pieces:
-      // copied in tiles of every run (execute.cpp, copy_rows), odd lengths and offsets so
+      // copied in tiles of every run (exec/local_copy.hpp, copy_rows), odd lengths and offsets so
       // the last tile is partial and runs end at different pieces.
       {Layout::block_cyclic(30011, 3, 3, 1, P, 1), Layout::block_cyclic(30011, 3, 2, 2, q, 2), Region{29000, 2, 5, 1, 11, 0}},
       {Layout::block_cyclic(50021, 1, 2, 1, P, 1), Layout::block_cyclic(50021, 1, 3, 1, P, 1), Region{50021, 1, 0, 0, 0, 0}},
