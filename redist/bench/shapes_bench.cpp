@@ -138,8 +138,13 @@ ExecOptions options_of(const std::string& v) {
     o.fuse_local = false;
   else if (v == "single-copy")  // auto, with the same node's long pieces read in one copy (ExecOptions::single_copy)
     o.single_copy = true;
+  else if (v == "node-window")  // the same node's transfers through a shared window (ExecOptions::node_window)
+    o.node_window = true;
+  else if (v == "no-node-window")
+    o.node_window = false;
   else
-    throw std::runtime_error("--variants " + v + " is not datatype, packed, auto, auto-unfused or single-copy");
+    throw std::runtime_error("--variants " + v +
+                             " is not datatype, packed, auto, auto-unfused, single-copy, node-window or no-node-window");
   return o;
 }
 

@@ -11,6 +11,7 @@
 
 #include "exec/checks.hpp"
 #include "exec/exchange.hpp"
+#include "exec/node_window.hpp"
 #include "exec/single_copy.hpp"
 #include "exec/waiting.hpp"
 #include "malleable/redist/redistribute.hpp"
@@ -51,8 +52,12 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
   }
   // Which ranks share this node (one MPI_Comm_split_type per communicator, cached on it;
   // every rank gets here together, after the agreement).
-  const std::vector<int>* node = opt.single_copy && single_copy_supported() ? &node_ranks(user_comm) : nullptr;
-  exchange_plan<T>(comm.get(), *plan, a, lda, b, ldb, opt, sleep, st, node);
+  // The same list serves the node-shared staging window.
+  const std::vector<int>* node =
+      (opt.single_copy && single_copy_supported()) || (opt.node_window && node_window_supported())
+          ? &node_ranks(user_comm)
+          : nullptr;
+  exchange_plan<T>(user_comm, comm.get(), *plan, a, lda, b, ldb, opt, sleep, st, node);
   if (opt.memory_budget_bytes > 0) detail::BufferPool::instance().trim(static_cast<std::size_t>(opt.memory_budget_bytes));
   st.total_s = MPI_Wtime() - t0;
   if (stats) *stats = st;

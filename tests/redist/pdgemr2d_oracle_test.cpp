@@ -78,6 +78,7 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
     ScheduleKind kind;
     redist::Transport transport;
     std::int64_t staging;
+    int window = -1;  // ExecOptions::node_window: -1 the default, 0 off, 1 on
   };
   const Variant variants[] = {{ScheduleKind::Caterpillar, redist::Transport::Datatype, 0},
                               {ScheduleKind::Circulant, redist::Transport::Datatype, 0},
@@ -85,7 +86,9 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
                               {ScheduleKind::AllAtOnce, redist::Transport::Datatype, 0},
                               {ScheduleKind::Matching, redist::Transport::Packed, 3 * sizeof(T)},
                               {ScheduleKind::AllAtOnce, redist::Transport::Packed, 1 << 20},
-                              {ScheduleKind::Circulant, redist::Transport::Auto, 5 * sizeof(T)}};
+                              {ScheduleKind::Circulant, redist::Transport::Auto, 5 * sizeof(T)},
+                              {ScheduleKind::Caterpillar, redist::Transport::Auto, 0, 1},
+                              {ScheduleKind::Matching, redist::Transport::Auto, 0, 0}};
   int size = 0;
   MPI_Comm_size(comm, &size);
   for (const auto& v : variants) {
@@ -93,6 +96,7 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
     redist::ExecOptions opt;
     opt.transport = v.transport;
     if (v.staging) opt.staging_bytes = v.staging;
+    if (v.window >= 0) opt.node_window = v.window == 1;
     const auto plan = redist::make_plan(c.a, c.b, c.g, size, v.kind);
     redist::redistribute<T>(comm, plan, A.in_grid ? A.data.data() : nullptr, A.ld,
                             B.in_grid ? B.data.data() : nullptr, B.ld, opt);
@@ -100,7 +104,8 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
         (!B.data.empty() && std::memcmp(B.data.data(), ref.data.data(), B.data.size() * sizeof(T)) != 0)) {
       ++bad;
       why += std::string(" ") + redist::to_string(v.kind) +
-             (v.transport == redist::Transport::Packed ? "/packed" : v.transport == redist::Transport::Auto ? "/auto" : "");
+             (v.transport == redist::Transport::Packed ? "/packed" : v.transport == redist::Transport::Auto ? "/auto" : "") +
+             (v.window == 1 ? "/window" : v.window == 0 ? "/no-window" : "");
     }
   }
   return bad;

@@ -17,6 +17,7 @@
 #include "checks.hpp"
 #include "fused.hpp"
 #include "local_copy.hpp"
+#include "node_window.hpp"
 #include "single_copy.hpp"
 #include "transport.hpp"
 #include "waiting.hpp"
@@ -33,8 +34,8 @@ template <class T>
 class Executor {
  public:
   Executor(MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
-           const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node = nullptr)
-      : comm_(comm), p_(p), a_(a), b_(b), opt_(opt), st_(st), sleep_(sleep), node_(node) {
+           const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node, const NodeWindow* win)
+      : comm_(comm), p_(p), a_(a), b_(b), opt_(opt), st_(st), sleep_(sleep), node_(node), win_(win) {
     MPI_Comm_rank(comm, &me_);
     sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda, false};
     sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb, true};
@@ -46,6 +47,7 @@ class Executor {
     for (const auto& t : p_.transfers)
       if (t.src == me_ && t.dst == me_) local_.push_back(&t);
     charge(nullptr, static_cast<std::int64_t>(local_.capacity() * sizeof(const Transfer*)));
+    if (win_) charge(nullptr, win_->segment_bytes());  // this rank's segment of the node window
     // The local copies overlap with the first step's messages, already in flight (or are
     // fused with that step's packing or unpacking: fuse_plan).
     local_done_ = local_.empty();
@@ -70,22 +72,41 @@ class Executor {
         st_.wait_s += MPI_Wtime() - t0;
       }
       const double t0 = MPI_Wtime();
+      // Transfers that `pick` takes, moved out of list (order kept).
+      auto split = [&](std::vector<const Transfer*>& list, auto&& pick) {
+        auto moved = std::stable_partition(list.begin(), list.end(), [&](const Transfer* t) { return !pick(*t); });
+        std::vector<const Transfer*> to(moved, list.end());
+        list.erase(moved, list.end());
+        return to;
+      };
       std::optional<SingleCopyStep> one;
-      if (node_) {  // the same node's partners with long pieces: read in place, not sent
-        auto split = [&](std::vector<const Transfer*>& list) {
-          auto moved = std::stable_partition(list.begin(), list.end(), [&](const Transfer* t) { return !single_copy(*t); });
-          std::vector<const Transfer*> to(moved, list.end());
-          list.erase(moved, list.end());
-          return to;
-        };
-        auto sc_out = split(out);
-        auto sc_in = split(in);
+      if (node_ && opt_.single_copy) {  // the same node's partners with long pieces: read in place, not sent
+        auto pick = [&](const Transfer& t) { return single_copy(t); };
+        auto sc_out = split(out, pick);
+        auto sc_in = split(in, pick);
         one.emplace(SingleCopyStep::Env{comm_, mpi_type<T>(), sizeof(T), &sa_, &sb_, a_, b_, sleep_, opt_.sleep_us},
                     std::move(sc_out), std::move(sc_in));
         one->begin();
         charge(nullptr, one->bytes_held() + SingleCopyStep::kReaderBytes);
       }
+      std::optional<WindowStep<T>> shared;
+      if (win_ && win_->usable()) {  // the same node's partners: through the shared window
+        auto pick = [&](const Transfer& t) { return win_->on_node(t.src == me_ ? t.dst : t.src); };
+        auto w_out = split(out, pick);
+        auto w_in = split(in, pick);
+        shared.emplace(typename WindowStep<T>::Env{comm_, win_, &sa_, &sb_, a_, b_, sleep_, opt_.sleep_us},
+                       std::move(w_out), std::move(w_in));
+        shared->begin();
+      }
       exchange(out, in, static_cast<std::int64_t>((out.capacity() + in.capacity()) * sizeof(const Transfer*)));
+      if (shared) {
+        const auto moved = shared->end();
+        st_.bytes_sent += moved.sent;
+        st_.bytes_received += moved.received;
+        st_.bytes_window += moved.received;
+        st_.pack_s += moved.pack_s;
+        st_.unpack_s += moved.unpack_s;
+      }
       if (one) {
         const auto moved = one->end();
         st_.bytes_sent += moved.sent;
@@ -466,17 +487,28 @@ class Executor {
   std::vector<const Transfer*> local_;  // this rank's transfers to itself
   bool local_done_ = true;
   const std::vector<int>* node_ = nullptr;  // ranks on this node when single copy is on
+  const NodeWindow* win_ = nullptr;         // the node-shared staging window, when on
 };
+
 }  // namespace
 
 template <class T>
-void exchange_plan(MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
-                   const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node) {
-  Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, node).run();
+void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b,
+                   std::int64_t ldb, const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node) {
+  std::optional<NodeWindow> win;
+  if (opt.node_window && node_window_supported() && node) {
+    int me = 0;
+    MPI_Comm_rank(comm, &me);
+    const std::int64_t limit = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes / 2 : INT64_MAX / 4;
+    win.emplace(user_comm, *node, window_need(p, me, *node, sizeof(T)), limit);
+  }
+  Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, opt.single_copy && single_copy_supported() ? node : nullptr,
+              win && win->usable() ? &*win : nullptr)
+      .run();
 }
 
 #define REDIST_EXCHANGE(T)                                                                                 \
-  template void exchange_plan<T>(MPI_Comm, const RedistPlan&, const T*, std::int64_t, T*, std::int64_t, \
+  template void exchange_plan<T>(MPI_Comm, MPI_Comm, const RedistPlan&, const T*, std::int64_t, T*, std::int64_t, \
                                  const ExecOptions&, bool, ExecStats&, const std::vector<int>*);
 REDIST_EXCHANGE(float)
 REDIST_EXCHANGE(double)
