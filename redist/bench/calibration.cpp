@@ -242,121 +242,114 @@ Calibration calibrate(MPI_Comm world, const Options& opt, const std::vector<Case
   return calibrate_each(world, opt, {opt.statistic}, held_out, held_out_runs).front();
 }
 
-std::vector<Calibration> calibrate_each(MPI_Comm world, const Options& opt, const std::vector<std::string>& statistics,
-                                        const std::vector<Case>& held_out,
-                                        std::vector<std::vector<double>>* held_out_runs) {
-  if (statistics.empty()) throw std::runtime_error("calibrate_each: no statistic");
-  int wsize = 0, wrank = 0;
-  MPI_Comm_size(world, &wsize);
-  MPI_Comm_rank(world, &wrank);
-  if (wsize < 2) throw std::runtime_error("calibration needs at least 2 MPI ranks");
-  const bool talk = opt.verbose && wrank == 0;
+namespace {
 
-  // Hosts: which rank shares rank 0's node, which does not.
+// Which rank shares rank 0's node (same) and which does not (other), -1 if none; every
+// rank's node id (node_of_world).
+struct Hosts {
+  std::string host0;
+  int same = -1, other = -1;
+  std::vector<int> node_of_world;
+};
+
+Hosts find_hosts(MPI_Comm world, int wsize) {
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int len = 0;
   MPI_Get_processor_name(name, &len);
   std::vector<char> names(static_cast<std::size_t>(wsize) * MPI_MAX_PROCESSOR_NAME);
   MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, world);
   auto host = [&](int r) { return std::string(&names[static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME]); };
-  int same = -1, other = -1;
+  Hosts h;
+  h.host0 = host(0);
   for (int r = 1; r < wsize; ++r) {
-    if (host(r) == host(0) && same < 0) same = r;
-    if (host(r) != host(0) && other < 0) other = r;
+    if (host(r) == host(0) && h.same < 0) h.same = r;
+    if (host(r) != host(0) && h.other < 0) h.other = r;
   }
-  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::vector<int> node_of_world(static_cast<std::size_t>(wsize));
-  {
-    std::vector<std::string> hosts;
-    for (int r = 0; r < wsize; ++r) hosts.push_back(host(r));
-    for (int r = 0; r < wsize; ++r)
-      node_of_world[static_cast<std::size_t>(r)] =
-          static_cast<int>(std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
-  }
+  std::vector<std::string> hosts;
+  for (int r = 0; r < wsize; ++r) hosts.push_back(host(r));
+  h.node_of_world.resize(static_cast<std::size_t>(wsize));
+  for (int r = 0; r < wsize; ++r)
+    h.node_of_world[static_cast<std::size_t>(r)] =
+        static_cast<int>(std::find(hosts.begin(), hosts.end(), hosts[static_cast<std::size_t>(r)]) - hosts.begin());
+  return h;
+}
 
-  std::vector<Row> rows;
-  nlohmann::json record;
-  record["host"] = host(0);
-  record["ranks"] = wsize;
-  record["cores_per_node"] = cores;
-  {
-    const std::time_t now = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    record["date"] = date;
-  }
-  record["statistic"] = opt.statistic + " of " + std::to_string(opt.reps) + " runs (redistributions: interleaved rounds)";
-  record["micro_weight"] = opt.micro_weight;
-
-  // Ping-pong: one-way time = message + bytes * byte (both endpoints copy concurrently).
-  auto pingpong = [&](int peer, bool inter) {
-    nlohmann::json out = nlohmann::json::array();
-    for (std::int64_t bytes : opt.pingpong_bytes) {
-      std::vector<char> buf(static_cast<std::size_t>(bytes), 1);
-      std::vector<double> t;
-      const int n = static_cast<int>(bytes);
-      for (int rep = -1; rep < opt.reps; ++rep) {
-        sleepy_barrier(world);
-        const int iters = bytes <= 65536 ? 50 : bytes <= (4 << 20) ? 5 : 1;
-        const double t0 = MPI_Wtime();
-        for (int k = 0; k < iters; ++k) {
-          if (wrank == 0) {
-            MPI_Send(buf.data(), n, MPI_CHAR, peer, 7, world);
-            MPI_Recv(buf.data(), n, MPI_CHAR, peer, 7, world, MPI_STATUS_IGNORE);
-          } else if (wrank == peer) {
-            MPI_Recv(buf.data(), n, MPI_CHAR, 0, 7, world, MPI_STATUS_IGNORE);
-            MPI_Send(buf.data(), n, MPI_CHAR, 0, 7, world);
-          }
-        }
-        const double one_way = (MPI_Wtime() - t0) / (2.0 * iters);
-        if (rep >= 0) t.push_back(one_way);
-      }
-      MPI_Bcast(t.data(), static_cast<int>(t.size()), MPI_DOUBLE, 0, world);
-      Row r;
-      r.what = std::string(inter ? "ping-pong between nodes " : "ping-pong within node ") + std::to_string(bytes) + " B";
-      r.coeffs[inter ? 2 : 0] = 1;
-      r.coeffs[inter ? 3 : 1] = static_cast<double>(bytes);
-      r.measured = statistic(opt.statistic, t);
-      r.spread = relative_iqr(t);
-      r.runs = t;
-      rows.push_back(r);
-      out.push_back({{"bytes", bytes}, {"one_way_s", r.measured}, {"relative_iqr", r.spread}});
-    }
-    return out;
-  };
-  if (same > 0) record["pingpong_intra_node"] = pingpong(same, false);
-  if (other > 0) record["pingpong_inter_node"] = pingpong(other, true);
-
-  // memcpy on rank 0 while the others sleep: the local-copy cost per byte.
-  {
-    nlohmann::json out = nlohmann::json::array();
-    for (std::int64_t bytes : opt.copy_bytes) {
-      std::vector<double> t(static_cast<std::size_t>(opt.reps));
-      if (wrank == 0) {
-        std::vector<char> src(static_cast<std::size_t>(bytes), 1), dst(static_cast<std::size_t>(bytes), 0);
-        for (int rep = -1; rep < opt.reps; ++rep) {
-          const auto t0 = std::chrono::steady_clock::now();
-          std::memcpy(dst.data(), src.data(), dst.size());
-          const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-          src[static_cast<std::size_t>(rep + 1) % src.size()] = dst[dst.size() - 1];  // keep the copy live
-          if (rep >= 0) t[static_cast<std::size_t>(rep)] = s;
-        }
-      }
+// Ping-pong between rank 0 and `peer`: one-way time = message + bytes * byte (both
+// endpoints copy concurrently). One row per size.
+nlohmann::json measure_pingpong(MPI_Comm world, const Options& opt, int peer, bool inter, std::vector<Row>& rows) {
+  int wrank = 0;
+  MPI_Comm_rank(world, &wrank);
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t bytes : opt.pingpong_bytes) {
+    std::vector<char> buf(static_cast<std::size_t>(bytes), 1);
+    std::vector<double> t;
+    const int n = static_cast<int>(bytes);
+    for (int rep = -1; rep < opt.reps; ++rep) {
       sleepy_barrier(world);
-      MPI_Bcast(t.data(), opt.reps, MPI_DOUBLE, 0, world);
-      Row r;
-      r.what = "memcpy " + std::to_string(bytes) + " B";
-      r.coeffs[6] = static_cast<double>(bytes);
-      r.measured = statistic(opt.statistic, t);
-      r.spread = relative_iqr(t);
-      r.runs = t;
-      rows.push_back(r);
-      out.push_back({{"bytes", bytes}, {"s", r.measured}, {"relative_iqr", r.spread}});
+      const int iters = bytes <= 65536 ? 50 : bytes <= (4 << 20) ? 5 : 1;
+      const double t0 = MPI_Wtime();
+      for (int k = 0; k < iters; ++k) {
+        if (wrank == 0) {
+          MPI_Send(buf.data(), n, MPI_CHAR, peer, 7, world);
+          MPI_Recv(buf.data(), n, MPI_CHAR, peer, 7, world, MPI_STATUS_IGNORE);
+        } else if (wrank == peer) {
+          MPI_Recv(buf.data(), n, MPI_CHAR, 0, 7, world, MPI_STATUS_IGNORE);
+          MPI_Send(buf.data(), n, MPI_CHAR, 0, 7, world);
+        }
+      }
+      const double one_way = (MPI_Wtime() - t0) / (2.0 * iters);
+      if (rep >= 0) t.push_back(one_way);
     }
-    record["memcpy"] = out;
+    MPI_Bcast(t.data(), static_cast<int>(t.size()), MPI_DOUBLE, 0, world);
+    Row r;
+    r.what = std::string(inter ? "ping-pong between nodes " : "ping-pong within node ") + std::to_string(bytes) + " B";
+    r.coeffs[inter ? 2 : 0] = 1;
+    r.coeffs[inter ? 3 : 1] = static_cast<double>(bytes);
+    r.measured = statistic(opt.statistic, t);
+    r.spread = relative_iqr(t);
+    r.runs = t;
+    rows.push_back(r);
+    out.push_back({{"bytes", bytes}, {"one_way_s", r.measured}, {"relative_iqr", r.spread}});
   }
+  return out;
+}
 
-  // Small redistributions: what the per-event costs must add up to.
+// memcpy on rank 0 while the others sleep: the local-copy cost per byte. One row per size.
+nlohmann::json measure_memcpy(MPI_Comm world, const Options& opt, std::vector<Row>& rows) {
+  int wrank = 0;
+  MPI_Comm_rank(world, &wrank);
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t bytes : opt.copy_bytes) {
+    std::vector<double> t(static_cast<std::size_t>(opt.reps));
+    if (wrank == 0) {
+      std::vector<char> src(static_cast<std::size_t>(bytes), 1), dst(static_cast<std::size_t>(bytes), 0);
+      for (int rep = -1; rep < opt.reps; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::memcpy(dst.data(), src.data(), dst.size());
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        src[static_cast<std::size_t>(rep + 1) % src.size()] = dst[dst.size() - 1];  // keep the copy live
+        if (rep >= 0) t[static_cast<std::size_t>(rep)] = s;
+      }
+    }
+    sleepy_barrier(world);
+    MPI_Bcast(t.data(), opt.reps, MPI_DOUBLE, 0, world);
+    Row r;
+    r.what = "memcpy " + std::to_string(bytes) + " B";
+    r.coeffs[6] = static_cast<double>(bytes);
+    r.measured = statistic(opt.statistic, t);
+    r.spread = relative_iqr(t);
+    r.runs = t;
+    rows.push_back(r);
+    out.push_back({{"bytes", bytes}, {"s", r.measured}, {"relative_iqr", r.spread}});
+  }
+  return out;
+}
+
+// Small redistributions, what the per-event costs must add up to (one row each), timed in
+// interleaved rounds with the held-out cases (their runs go to held_out_runs).
+void measure_cases(MPI_Comm world, int wsize, const Options& opt, const std::vector<Case>& held_out,
+                   std::vector<std::vector<double>>* held_out_runs, const std::vector<int>& node_of_world,
+                   std::vector<Row>& rows) {
   std::vector<Case> cases;
   for (const auto& c : opt.cases.empty() ? default_cases(wsize) : opt.cases)
     if (c.ranks() <= wsize) cases.push_back(c);
@@ -380,117 +373,158 @@ std::vector<Calibration> calibrate_each(MPI_Comm world, const Options& opt, cons
     r.runs = t;
     rows.push_back(std::move(r));
   }
+}
+
+// Weighted least squares on relative errors for the parameters not pinned (at zero).
+Coeffs solve(const std::vector<Row>& rows, const std::array<bool, kCostParamCount>& pinned, double micro_weight) {
+  std::vector<std::size_t> cols;
+  for (std::size_t k = 0; k < kCostParamCount; ++k) {
+    if (pinned[k]) continue;
+    const bool used = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.coeffs[k] != 0; });
+    if (used) cols.push_back(k);
+  }
+  const auto m = static_cast<lapack_int>(rows.size()), n = static_cast<lapack_int>(cols.size());
+  if (m < n || n == 0) throw std::runtime_error("calibration: too few measurements to fit the parameters");
+  // Rows divided by their measured time (relative errors); columns scaled to unit norm
+  // (bytes ~1e8 beside counts ~1) so that dgels works on a well-scaled matrix.
+  std::vector<double> A(static_cast<std::size_t>(m) * cols.size()), b(static_cast<std::size_t>(m));
+  std::vector<double> scale(cols.size(), 0.0);
+  auto weight = [&](const Row& r) { return (r.redistribution ? 1.0 : micro_weight) / r.measured; };
+  for (std::size_t j = 0; j < cols.size(); ++j) {
+    for (const auto& r : rows) scale[j] += std::pow(r.coeffs[cols[j]] * weight(r), 2);
+    scale[j] = std::sqrt(scale[j]);
+  }
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (std::size_t j = 0; j < cols.size(); ++j)
+      A[i * cols.size() + j] = rows[i].coeffs[cols[j]] * weight(rows[i]) / scale[j];
+    b[i] = rows[i].measured * weight(rows[i]);
+  }
+  const lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', m, n, 1, A.data(), n, b.data(), 1);
+  if (info != 0) throw std::runtime_error("calibration: LAPACKE_dgels failed, info = " + std::to_string(info));
+  Coeffs v{};
+  for (std::size_t j = 0; j < cols.size(); ++j) v[cols[j]] = b[j] / scale[j];
+  return v;
+}
+
+// The cost parameters fitted to `rows` (their `measured` set for one statistic).
+CostParams fit_params(std::vector<Row>& rows, double micro_weight, int cores, bool inter_node) {
+  // Start from plausible costs so the first busiest-rank choice is sensible.
+  CostParams p;
+  p.cores_per_node = cores;
+  p.inter_node_measured = inter_node;
+  assign(p, {1e-6, 2e-10, 1e-6, 2e-10, 1e-5, 1e-5, 1e-10});
+  for (int round = 0; round < 20; ++round) {
+    // Linearise at the current busiest rank/node, then fit with costs >= 0: pin the most
+    // negative cost at zero and refit until none is negative (a small active set).
+    for (auto& r : rows)
+      if (r.redistribution) r.coeffs = predict(p, r.features).coefficients;
+    std::array<bool, kCostParamCount> pinned{};
+    auto v = solve(rows, pinned, micro_weight);
+    for (std::size_t guard = 0; guard < kCostParamCount; ++guard) {
+      const auto worst = std::min_element(v.begin(), v.end());
+      if (*worst >= 0) break;
+      pinned[static_cast<std::size_t>(worst - v.begin())] = true;
+      v = solve(rows, pinned, micro_weight);
+    }
+    for (auto& x : v) x = std::max(x, 0.0);
+    const auto before = to_array(p);
+    assign(p, v);
+    bool settled = true;
+    for (std::size_t k = 0; k < kCostParamCount && settled; ++k)
+      if (std::abs(v[k] - before[k]) > 1e-6 * std::max(std::abs(v[k]), 1e-30)) settled = false;
+    if (settled) break;
+  }
+  if (!inter_node) {
+    p.message_inter_s = p.message_intra_s;
+    p.byte_inter_s = p.byte_intra_s;
+  }
+  return p;
+}
+
+// The fit's residuals row by row (printed when `talk`) and its record.
+Calibration residuals(const std::vector<Row>& rows, const CostParams& p, nlohmann::json record, bool talk) {
+  Calibration out;
+  double ss = 0, ss_redist = 0;
+  std::size_t n_redist = 0;
+  nlohmann::json fit = nlohmann::json::array();
+  if (talk) std::printf("%-44s %12s %12s %8s %8s\n", "measurement", "measured_s", "fitted_s", "error", "iqr");
+  for (const auto& r : rows) {
+    const double model = r.redistribution ? predict(p, r.features).total_s : [&] {
+      double s = 0;
+      const auto v = to_array(p);
+      for (std::size_t k = 0; k < kCostParamCount; ++k) s += r.coeffs[k] * v[k];
+      return s;
+    }();
+    const double err = (model - r.measured) / r.measured;
+    ss += err * err;
+    if (r.redistribution) {
+      ss_redist += err * err;
+      ++n_redist;
+      out.redistribution_errors.push_back(std::abs(err));
+    }
+    fit.push_back({{"what", r.what}, {"measured_s", r.measured}, {"fitted_s", model}, {"relative_iqr", r.spread}});
+    if (talk)
+      std::printf("%-44s %12.3e %12.3e %+7.1f%% %7.1f%%\n", r.what.c_str(), r.measured, model, 100 * err, 100 * r.spread);
+  }
+  out.rms_relative_residual = std::sqrt(ss / static_cast<double>(rows.size()));
+  out.rms_redistribution_residual = n_redist ? std::sqrt(ss_redist / static_cast<double>(n_redist)) : 0.0;
+  record["fit"] = fit;
+  record["rms_relative_residual"] = out.rms_relative_residual;
+  record["rms_redistribution_residual"] = out.rms_redistribution_residual;
+  if (!p.inter_node_measured) record["note"] = "all ranks on one host: between-node costs copied from the within-node ones";
+  out.params = p;
+  out.record_json = record.dump();
+  if (talk) {
+    const auto v = to_array(p);
+    std::printf("fitted (rms relative residual %.1f%%, redistributions only %.1f%%):\n", 100 * out.rms_relative_residual,
+                100 * out.rms_redistribution_residual);
+    for (std::size_t k = 0; k < kCostParamCount; ++k) std::printf("  %-22s %.4e\n", kCostParamNames[k], v[k]);
+    std::printf("  %-22s %d\n", "cores_per_node", p.cores_per_node);
+    std::fflush(stdout);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<Calibration> calibrate_each(MPI_Comm world, const Options& opt, const std::vector<std::string>& statistics,
+                                        const std::vector<Case>& held_out,
+                                        std::vector<std::vector<double>>* held_out_runs) {
+  if (statistics.empty()) throw std::runtime_error("calibrate_each: no statistic");
+  int wsize = 0, wrank = 0;
+  MPI_Comm_size(world, &wsize);
+  MPI_Comm_rank(world, &wrank);
+  if (wsize < 2) throw std::runtime_error("calibration needs at least 2 MPI ranks");
+  const bool talk = opt.verbose && wrank == 0;
+  const Hosts hosts = find_hosts(world, wsize);
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  std::vector<Row> rows;
+  nlohmann::json record;
+  record["host"] = hosts.host0;
+  record["ranks"] = wsize;
+  record["cores_per_node"] = cores;
+  {
+    const std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    record["date"] = date;
+  }
+  record["statistic"] = opt.statistic + " of " + std::to_string(opt.reps) + " runs (redistributions: interleaved rounds)";
+  record["micro_weight"] = opt.micro_weight;
+  if (hosts.same > 0) record["pingpong_intra_node"] = measure_pingpong(world, opt, hosts.same, false, rows);
+  if (hosts.other > 0) record["pingpong_inter_node"] = measure_pingpong(world, opt, hosts.other, true, rows);
+  record["memcpy"] = measure_memcpy(world, opt, rows);
+  measure_cases(world, wsize, opt, held_out, held_out_runs, hosts.node_of_world, rows);
 
   std::vector<Calibration> fits;
-  const nlohmann::json measured_record = record;
   for (const auto& stat : statistics) {
-    record = measured_record;
-    record["statistic"] = stat + " of " + std::to_string(opt.reps) + " runs (redistributions: interleaved rounds)";
+    nlohmann::json rec = record;
+    rec["statistic"] = stat + " of " + std::to_string(opt.reps) + " runs (redistributions: interleaved rounds)";
     for (auto& r : rows) r.measured = statistic(stat, r.runs);
     if (talk && statistics.size() > 1) std::printf("fit on the %s of the runs:\n", stat.c_str());
-    // Fit. Start from plausible costs so the first busiest-rank choice is sensible.
-    CostParams p;
-    p.cores_per_node = cores;
-    p.inter_node_measured = other > 0;
-    assign(p, {1e-6, 2e-10, 1e-6, 2e-10, 1e-5, 1e-5, 1e-10});
-    // Weighted least squares on relative errors for the unpinned parameters.
-    auto solve = [&](const std::array<bool, kCostParamCount>& pinned) {
-      std::vector<std::size_t> cols;
-      for (std::size_t k = 0; k < kCostParamCount; ++k) {
-        if (pinned[k]) continue;
-        const bool used = std::any_of(rows.begin(), rows.end(), [&](const Row& r) { return r.coeffs[k] != 0; });
-        if (used) cols.push_back(k);
-      }
-      const auto m = static_cast<lapack_int>(rows.size()), n = static_cast<lapack_int>(cols.size());
-      if (m < n || n == 0) throw std::runtime_error("calibration: too few measurements to fit the parameters");
-      // Rows divided by their measured time (relative errors); columns scaled to unit norm
-      // (bytes ~1e8 beside counts ~1) so that dgels works on a well-scaled matrix.
-      std::vector<double> A(static_cast<std::size_t>(m) * cols.size()), b(static_cast<std::size_t>(m));
-      std::vector<double> scale(cols.size(), 0.0);
-      auto weight = [&](const Row& r) { return (r.redistribution ? 1.0 : opt.micro_weight) / r.measured; };
-      for (std::size_t j = 0; j < cols.size(); ++j) {
-        for (const auto& r : rows) scale[j] += std::pow(r.coeffs[cols[j]] * weight(r), 2);
-        scale[j] = std::sqrt(scale[j]);
-      }
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        for (std::size_t j = 0; j < cols.size(); ++j)
-          A[i * cols.size() + j] = rows[i].coeffs[cols[j]] * weight(rows[i]) / scale[j];
-        b[i] = rows[i].measured * weight(rows[i]);
-      }
-      const lapack_int info = LAPACKE_dgels(LAPACK_ROW_MAJOR, 'N', m, n, 1, A.data(), n, b.data(), 1);
-      if (info != 0) throw std::runtime_error("calibration: LAPACKE_dgels failed, info = " + std::to_string(info));
-      std::array<double, kCostParamCount> v{};
-      for (std::size_t j = 0; j < cols.size(); ++j) v[cols[j]] = b[j] / scale[j];
-      return v;
-    };
-    for (int round = 0; round < 20; ++round) {
-      // Linearise at the current busiest rank/node, then fit with costs >= 0: pin the most
-      // negative cost at zero and refit until none is negative (a small active set).
-      for (auto& r : rows)
-        if (r.redistribution) r.coeffs = predict(p, r.features).coefficients;
-      std::array<bool, kCostParamCount> pinned{};
-      auto v = solve(pinned);
-      for (std::size_t guard = 0; guard < kCostParamCount; ++guard) {
-        const auto worst = std::min_element(v.begin(), v.end());
-        if (*worst >= 0) break;
-        pinned[static_cast<std::size_t>(worst - v.begin())] = true;
-        v = solve(pinned);
-      }
-      for (auto& x : v) x = std::max(x, 0.0);
-      const auto before = to_array(p);
-      assign(p, v);
-      bool settled = true;
-      for (std::size_t k = 0; k < kCostParamCount && settled; ++k)
-        if (std::abs(v[k] - before[k]) > 1e-6 * std::max(std::abs(v[k]), 1e-30)) settled = false;
-      if (settled) break;
-    }
-    if (other <= 0) {
-      p.message_inter_s = p.message_intra_s;
-      p.byte_inter_s = p.byte_intra_s;
-    }
-
-    Calibration out;
-    double ss = 0, ss_redist = 0;
-    std::size_t n_redist = 0;
-    nlohmann::json fit = nlohmann::json::array();
-    if (talk) std::printf("%-44s %12s %12s %8s %8s\n", "measurement", "measured_s", "fitted_s", "error", "iqr");
-    for (const auto& r : rows) {
-      const double model = r.redistribution ? predict(p, r.features).total_s : [&] {
-        double s = 0;
-        const auto v = to_array(p);
-        for (std::size_t k = 0; k < kCostParamCount; ++k) s += r.coeffs[k] * v[k];
-        return s;
-      }();
-      const double err = (model - r.measured) / r.measured;
-      ss += err * err;
-      if (r.redistribution) {
-        ss_redist += err * err;
-        ++n_redist;
-        out.redistribution_errors.push_back(std::abs(err));
-      }
-      fit.push_back({{"what", r.what}, {"measured_s", r.measured}, {"fitted_s", model}, {"relative_iqr", r.spread}});
-      if (talk)
-        std::printf("%-44s %12.3e %12.3e %+7.1f%% %7.1f%%\n", r.what.c_str(), r.measured, model, 100 * err,
-                    100 * r.spread);
-    }
-    out.rms_relative_residual = std::sqrt(ss / static_cast<double>(rows.size()));
-    out.rms_redistribution_residual = n_redist ? std::sqrt(ss_redist / static_cast<double>(n_redist)) : 0.0;
-    record["fit"] = fit;
-    record["rms_relative_residual"] = out.rms_relative_residual;
-    record["rms_redistribution_residual"] = out.rms_redistribution_residual;
-    if (!p.inter_node_measured)
-      record["note"] = "all ranks on one host: between-node costs copied from the within-node ones";
-    out.params = p;
-    out.record_json = record.dump();
-    if (talk) {
-      const auto v = to_array(p);
-      std::printf("fitted (rms relative residual %.1f%%, redistributions only %.1f%%):\n",
-                  100 * out.rms_relative_residual, 100 * out.rms_redistribution_residual);
-      for (std::size_t k = 0; k < kCostParamCount; ++k) std::printf("  %-22s %.4e\n", kCostParamNames[k], v[k]);
-      std::printf("  %-22s %d\n", "cores_per_node", p.cores_per_node);
-      std::fflush(stdout);
-    }
-    fits.push_back(std::move(out));
+    const CostParams p = fit_params(rows, opt.micro_weight, cores, hosts.other > 0);
+    fits.push_back(residuals(rows, p, std::move(rec), talk));
   }
   return fits;
 }

@@ -138,8 +138,13 @@ ExecOptions options_of(const std::string& v) {
     o.fuse_local = false;
   else if (v == "single-copy")  // auto, with the same node's long pieces read in one copy (ExecOptions::single_copy)
     o.single_copy = true;
+  else if (v == "node-window")  // the same node's transfers through a shared window (ExecOptions::node_window)
+    o.node_window = true;
+  else if (v == "no-node-window")
+    o.node_window = false;
   else
-    throw std::runtime_error("--variants " + v + " is not datatype, packed, auto, auto-unfused or single-copy");
+    throw std::runtime_error("--variants " + v +
+                             " is not datatype, packed, auto, auto-unfused, single-copy, node-window or no-node-window");
   return o;
 }
 
@@ -164,6 +169,245 @@ void print_header() {
   std::printf("%-40s %-28s %2s %8s %8s %8s %8s %8s %9s %9s %7s %8s %8s %s\n", "case", "shape", "P", "moved_MB",
               "floor_s", "gemr2d_s", "redist_s", "c_api_s", "costa_s", "costa_wr_s", "x_floor", "gemr2d/r", "costa/r",
               "check");
+}
+
+}  // namespace
+
+namespace {
+
+// One case's arrays and descriptors on the ranks of `comm` (the case's P ranks).
+struct CaseEnv {
+  const ShapeCase& s;
+  MPI_Comm comm;
+  int me, P, sys, gctxt;
+  Layout a, b;
+  calib::Local A, R, B, C, K;
+  std::vector<int> ranks_a, ranks_b;  // both grids' rank maps (row-major grid -> rank), as COSTA takes them
+  bool same_grid_shape;
+  template <class F>
+  double timed(F&& f) const {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    f();
+    return max_over(comm, MPI_Wtime() - t0);
+  }
+  int all_same(const calib::Local& x) const {  // every rank's x equals PDGEMR2D's result R
+    int ok = x.data == R.data ? 1 : 0, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all;
+  }
+};
+
+// What one case measured (fastest repetition of each; same_*: identical to PDGEMR2D's).
+struct CaseRun {
+  double moved = 0, link_bound = 0;
+  int nodes = 1;
+  NodeTraffic traffic;
+  double t_floor = 1e30, t_floor_all = 1e30, t_ref = 1e30, t_cpp = 1e30, t_c = 1e30, t_costa = 1e30,
+         t_native = 1e30, native_spent = 0;
+  int same_cpp = 1, same_c = 1, same_costa = 1, same_native = 1, native_reps = 0;
+  std::string native_error;
+  std::vector<Phases> phases;
+  std::vector<int> same_var;
+};
+
+// One repetition of COSTA's native transform, while its time budget lasts.
+void time_native(CaseEnv& e, const ShapeOptions& opt, CaseRun& r) {
+  if (!opt.costa_native || !r.native_error.empty() || (r.native_reps > 0 && r.native_spent >= opt.costa_budget_s))
+    return;
+  const ShapeCase& s = e.s;
+  calib::Local& K = e.K;
+  std::fill(K.data.begin(), K.data.end(), 0.0);
+  char err[256] = "";
+  int rc = 0;
+  const double t = e.timed([&] {
+    rc = opt.costa_native(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.mba), static_cast<int>(s.nba),
+                          s.ga.r, s.ga.c, e.ranks_a.data(), e.A.in ? e.A.data.data() : nullptr, static_cast<int>(e.A.ld),
+                          static_cast<int>(s.mbb), static_cast<int>(s.nbb), s.gb.r, s.gb.c, e.ranks_b.data(),
+                          K.in ? K.data.data() : nullptr, static_cast<int>(K.ld), e.comm, opt.costa_layout_mode, err,
+                          static_cast<int>(sizeof err));
+  });
+  int bad = rc != 0, any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, e.comm);
+  if (any_bad) {
+    r.native_error = rc ? err : "failed on another rank";
+  } else {
+    r.t_native = std::min(r.t_native, t);
+    r.native_spent += t;
+    ++r.native_reps;
+    r.same_native = std::min(r.same_native, e.all_same(K));
+  }
+  // Everyone agrees on whether to go on (the budget is measured as the slowest rank's).
+  MPI_Bcast(&r.native_spent, 1, MPI_DOUBLE, 0, e.comm);
+}
+
+// One repetition of every redist variant (ExecOptions by name), with its phases.
+void time_variants(CaseEnv& e, const ShapeOptions& opt, CaseRun& r) {
+  for (std::size_t v = 0; v < opt.variants.size(); ++v) {
+    const ExecOptions eo = options_of(opt.variants[v]);
+    Phases& ph = r.phases[v];
+    std::fill(e.B.data.begin(), e.B.data.end(), 0.0);
+    RedistPlan plan;
+    ph.plan = std::min(ph.plan, e.timed([&] { plan = make_plan(e.a, e.b, Region::whole(e.a), e.P, ScheduleKind::Default, e.me); }));
+    ExecStats st;
+    const double t = e.timed([&] {
+      redist::redistribute<double>(e.comm, plan, e.A.in ? e.A.data.data() : nullptr, e.A.ld,
+                                   e.B.in ? e.B.data.data() : nullptr, e.B.ld, eo, &st);
+    });
+    const double check = max_over(e.comm, st.check_s), local = max_over(e.comm, st.local_copy_s),
+                 transfer = max_over(e.comm, st.transfer_s), pack = max_over(e.comm, st.pack_s),
+                 unpack = max_over(e.comm, st.unpack_s);
+    if (t < ph.total) ph = {ph.plan, check, local, transfer, t, pack, unpack};
+    r.same_var[v] = std::min(r.same_var[v], e.all_same(e.B));
+  }
+}
+
+// All repetitions of one case, round robin: the floors, PDGEMR2D, redist (C++ and C API),
+// COSTA (native, and the wrapper where A and B share a grid shape), the variants.
+void measure(CaseEnv& e, const ShapeOptions& opt, CaseRun& r) {
+  const ShapeCase& s = e.s;
+  const auto stats = redist::plan_stats(e.a, e.b, e.P);
+  r.moved = static_cast<double>(stats.elements_moved) * sizeof(double);
+  // The floor: every rank copies the bytes it receives from other ranks, all at once
+  // (no redistribution can land them with fewer copies).
+  const auto floor_bytes = static_cast<std::size_t>(stats.recv_by_rank[static_cast<std::size_t>(e.me)]) * sizeof(double);
+  // On a cluster no schedule beats the busiest node link: its inter-node bytes / rate.
+  const auto node_of = nodes_of_ranks(e.comm);
+  r.traffic = node_traffic(e.a, e.b, Region::whole(e.a), e.P, node_of);
+  r.nodes = 1 + *std::max_element(node_of.begin(), node_of.end());
+  r.link_bound = opt.link_bits > 0 ? static_cast<double>(r.traffic.max_link_elements()) * sizeof(double) * 8.0 / opt.link_bits : 0.0;
+  std::vector<char> fsrc(floor_bytes, 1), fdst(floor_bytes, 2);
+  // A second floor that counts the copies a rank makes of its own elements too: every
+  // element of B is written, from another rank or from the rank's own A, so each rank
+  // copying its whole local B is a floor for any redistribution between distinct
+  // arrays (the first floor leaves the local copies out).
+  const auto floor_all_bytes = static_cast<std::size_t>(e.R.rows * e.R.cols) * sizeof(double);
+  std::vector<char> asrc(floor_all_bytes, 1), adst(floor_all_bytes, 2);
+  redist::BlacsGrid ga(e.sys, e.a), gb(e.sys, e.b);
+  const auto da = e.a.to_desc(ga.ctxt(), static_cast<int>(e.A.ld));
+  const auto db = e.b.to_desc(gb.ctxt(), static_cast<int>(e.R.ld));
+  r.phases.assign(opt.variants.size(), Phases{});
+  r.same_var.assign(opt.variants.size(), 1);
+  const double* a = e.A.in ? e.A.data.data() : nullptr;
+  const int m = static_cast<int>(s.m), n = static_cast<int>(s.n);
+  for (int rep = 0; rep < opt.reps; ++rep) {
+    r.t_floor = std::min(r.t_floor, e.timed([&] {
+      if (floor_bytes) std::memcpy(fdst.data(), fsrc.data(), floor_bytes);
+    }));
+    if (floor_bytes) fsrc[0] = fdst[floor_bytes - 1];  // keep the copy live
+    r.t_floor_all = std::min(r.t_floor_all, e.timed([&] {
+      if (floor_all_bytes) std::memcpy(adst.data(), asrc.data(), floor_all_bytes);
+    }));
+    if (floor_all_bytes) asrc[0] = adst[floor_all_bytes - 1];
+    r.t_ref = std::min(r.t_ref, e.timed([&] {
+      Cpdgemr2d(m, n, a, 1, 1, da.data(), e.R.in ? e.R.data.data() : nullptr, 1, 1, db.data(), e.gctxt);
+    }));
+    std::fill(e.B.data.begin(), e.B.data.end(), 0.0);
+    r.t_cpp = std::min(r.t_cpp, e.timed([&] {
+      redist::redistribute<double>(e.comm, e.a, a, e.A.ld, e.b, e.B.in ? e.B.data.data() : nullptr, e.B.ld);
+    }));
+    r.same_cpp = std::min(r.same_cpp, e.all_same(e.B));
+    std::fill(e.C.data.begin(), e.C.data.end(), 0.0);
+    int rc = REDIST_SUCCESS;
+    r.t_c = std::min(r.t_c, e.timed([&] {
+      rc = redist_Cpdgemr2d(m, n, a, 1, 1, da.data(), e.C.in ? e.C.data.data() : nullptr, 1, 1, db.data(), e.gctxt,
+                            REDIST_DEFAULT);
+    }));
+    r.same_c = std::min(r.same_c, rc == REDIST_SUCCESS ? e.all_same(e.C) : 0);
+    time_native(e, opt, r);
+    if (opt.costa && e.same_grid_shape) {
+      std::fill(e.K.data.begin(), e.K.data.end(), 0.0);
+      const int one = 1;
+      // COSTA's wrapper describes both matrices with ICTXT's grid dimensions
+      // (costa_pxgemr2d.cpp passes Cblacs_gridinfo(ctxt) to both layouts): it is meant for
+      // two matrices on one grid shape, so it runs only there, with A's own context (same
+      // ranks, same shape). Grid changes go through COSTA's native API above.
+      const int costa_ctxt = ga.ctxt();
+      r.t_costa = std::min(r.t_costa, e.timed([&] {
+        opt.costa(&m, &n, a, &one, &one, da.data(), e.K.in ? e.K.data.data() : nullptr, &one, &one, db.data(),
+                  &costa_ctxt);
+      }));
+      r.same_costa = std::min(r.same_costa, e.all_same(e.K));
+    }
+    time_variants(e, opt, r);
+  }
+}
+
+// Rank 0: the case's line (and its ## lines) and its JSON object.
+void report(const ShapeCase& s, int P, unsigned cores, const ShapeOptions& opt, bool same_grid_shape, const CaseRun& r,
+            nlohmann::json& results) {
+  const bool native_ran = opt.costa_native && r.native_error.empty();
+  const bool wrapper_ran = opt.costa && same_grid_shape;
+  char costa_col[32] = "not built", costa_ratio[32] = "-", wrapper_col[32] = "-";
+  if (native_ran) {
+    std::snprintf(costa_col, sizeof costa_col, "%.4f", r.t_native);
+    std::snprintf(costa_ratio, sizeof costa_ratio, "%.2fx", r.t_native / r.t_cpp);
+  } else if (opt.costa_native) {
+    std::snprintf(costa_col, sizeof costa_col, "error");
+  }
+  if (wrapper_ran) std::snprintf(wrapper_col, sizeof wrapper_col, "%.4f", r.t_costa);
+  std::string check = r.same_cpp && r.same_c ? "ok" : "MISMATCH(redist)";
+  if (native_ran && !r.same_native) check += " COSTA-DIFFERS";
+  if (wrapper_ran && !r.same_costa) check += " costa-wrapper-differs";
+  std::printf("%-40s %-28s %2d %8.1f %8.4f %8.4f %8.4f %8.4f %9s %9s %6.2fx %7.2fx %8s %s%s\n",
+              ("\"" + s.kind + "\"").c_str(), s.text.c_str(), P, r.moved / 1e6, r.t_floor, r.t_ref, r.t_cpp, r.t_c,
+              costa_col, wrapper_col, r.t_cpp / std::max(r.t_floor, 1e-9), r.t_ref / r.t_cpp, costa_ratio, check.c_str(),
+              static_cast<unsigned>(P) > cores ? " (P>cores)" : "");
+  if (!r.native_error.empty()) std::printf("##   COSTA transform failed: %s\n", r.native_error.c_str());
+  if (native_ran && r.native_reps < opt.reps)
+    std::printf("##   COSTA: %d of %d repetitions (stopped after %.1f s, --costa-budget)\n", r.native_reps, opt.reps,
+                r.native_spent);
+  nlohmann::json row = {{"case", s.kind},
+                        {"shape", s.text},
+                        {"ranks", P},
+                        {"cores", cores},
+                        {"moved_bytes", r.moved},
+                        {"floor_s", r.t_floor},
+                        {"floor_with_local_s", r.t_floor_all},
+                        {"pdgemr2d_s", r.t_ref},
+                        {"redist_s", r.t_cpp},
+                        {"redist_c_api_s", r.t_c},
+                        {"costa_s", native_ran          ? nlohmann::json(r.t_native)
+                                    : opt.costa_native ? nlohmann::json("error: " + r.native_error)
+                                                       : nlohmann::json("not built")},
+                        {"costa_api", opt.costa_layout_mode == 1 ? "custom_layout + transform"
+                                                                  : "block_cyclic_layout + transform"},
+                        {"costa_reps", r.native_reps},
+                        {"costa_identical_to_pdgemr2d", native_ran ? nlohmann::json(r.same_native == 1) : nlohmann::json()},
+                        {"costa_wrapper_s", wrapper_ran ? nlohmann::json(r.t_costa)
+                                            : opt.costa ? nlohmann::json("unsupported: A and B on different grid shapes")
+                                                        : nlohmann::json("not built")},
+                        {"costa_wrapper_identical_to_pdgemr2d",
+                         wrapper_ran ? nlohmann::json(r.same_costa == 1) : nlohmann::json()},
+                        {"redist_identical_to_pdgemr2d", r.same_cpp == 1 && r.same_c == 1},
+                        {"reps", opt.reps}};
+  if (opt.link_bits > 0) {
+    const double inter = static_cast<double>(r.traffic.elements_inter_node) * sizeof(double);
+    char costa_part[48] = "";
+    if (native_ran && r.link_bound > 0) std::snprintf(costa_part, sizeof costa_part, ", COSTA %.2fx", r.t_native / r.link_bound);
+    std::printf("##   link: %d nodes, %.1f MB between nodes, busiest link %.1f MB, bound %.4f s at %.3g bit/s;"
+                " redist %.2fx the bound%s\n",
+                r.nodes, inter / 1e6, static_cast<double>(r.traffic.max_link_elements()) * sizeof(double) / 1e6,
+                r.link_bound, opt.link_bits, r.link_bound > 0 ? r.t_cpp / r.link_bound : 0.0, costa_part);
+    row["nodes"] = r.nodes;
+    row["bytes_inter_node"] = inter;
+    row["link_bits_per_s"] = opt.link_bits;
+    row["link_bound_s"] = r.link_bound;
+  }
+  std::printf("##   floor with local copies (every rank copies its whole B): %.4f s; redist %.2fx it\n", r.t_floor_all,
+              r.t_cpp / std::max(r.t_floor_all, 1e-9));
+  for (std::size_t v = 0; v < opt.variants.size(); ++v) {
+    const Phases& ph = r.phases[v];
+    std::printf("##   %-12s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f"
+                " (pack %6.4f  unpack %6.4f)%s\n",
+                opt.variants[v].c_str(), ph.total, ph.plan, ph.check, ph.local, ph.transfer, ph.pack, ph.unpack,
+                r.same_var[v] ? "" : "  MISMATCH");
+    row["variants"][opt.variants[v]] = {{"total_s", ph.total},   {"plan_s", ph.plan},         {"check_s", ph.check},
+                                        {"local_s", ph.local},   {"transfer_s", ph.transfer}, {"pack_s", ph.pack},
+                                        {"unpack_s", ph.unpack}, {"identical", r.same_var[v] == 1}};
+  }
+  std::fflush(stdout);
+  results.push_back(row);
 }
 
 }  // namespace
@@ -194,206 +438,12 @@ void run_shapes(const std::vector<ShapeCase>& cases, const ShapeOptions& opt, nl
     {
       const Layout a = Layout::block_cyclic(s.m, s.n, s.mba, s.nba, s.ga.r, s.ga.c);
       const Layout b = Layout::block_cyclic(s.m, s.n, s.mbb, s.nbb, s.gb.r, s.gb.c);
-      const auto A = allocate_unique(a, me, true);
-      auto R = calib::allocate(b, me, false), B = R, C = R, K = R;
-      const auto stats = redist::plan_stats(a, b, P);
-      const double moved = static_cast<double>(stats.elements_moved) * sizeof(double);
-      // The floor: every rank copies the bytes it receives from other ranks, all at once
-      // (no redistribution can land them with fewer copies).
-      const auto floor_bytes = static_cast<std::size_t>(stats.recv_by_rank[static_cast<std::size_t>(me)]) * sizeof(double);
-      // On a cluster no schedule beats the busiest node link: its inter-node bytes / rate.
-      const auto node_of = nodes_of_ranks(comm);
-      const auto traffic = node_traffic(a, b, Region::whole(a), P, node_of);
-      const int nodes = 1 + *std::max_element(node_of.begin(), node_of.end());
-      const double link_bound =
-          opt.link_bits > 0 ? static_cast<double>(traffic.max_link_elements()) * sizeof(double) * 8.0 / opt.link_bits : 0.0;
-      std::vector<char> fsrc(floor_bytes, 1), fdst(floor_bytes, 2);
-      // A second floor that counts the copies a rank makes of its own elements too: every
-      // element of B is written, from another rank or from the rank's own A, so each rank
-      // copying its whole local B is a floor for any redistribution between distinct
-      // arrays (the first floor leaves the local copies out).
-      const auto floor_all_bytes = static_cast<std::size_t>(R.rows * R.cols) * sizeof(double);
-      std::vector<char> asrc(floor_all_bytes, 1), adst(floor_all_bytes, 2);
-      redist::BlacsGrid ga(sys, a), gb(sys, b);
-      const auto da = a.to_desc(ga.ctxt(), static_cast<int>(A.ld));
-      const auto db = b.to_desc(gb.ctxt(), static_cast<int>(R.ld));
-      double t_floor = 1e30, t_floor_all = 1e30, t_ref = 1e30, t_cpp = 1e30, t_c = 1e30, t_costa = 1e30,
-             t_native = 1e30, native_spent = 0;
-      int same_cpp = 1, same_c = 1, same_costa = 1, same_native = 1, native_reps = 0;
-      std::string native_error;
-      // Both grids' rank maps (row-major grid -> rank of comm), as COSTA's layouts take them.
-      const std::vector<int> ranks_a = a.rank_list(), ranks_b = b.rank_list();
-      const bool same_grid_shape = s.ga.r == s.gb.r && s.ga.c == s.gb.c;
-      std::vector<Phases> phases(opt.variants.size());
-      std::vector<int> same_var(opt.variants.size(), 1);
-      auto all_same = [&](const calib::Local& x) {
-        int ok = x.data == R.data ? 1 : 0, all = 0;
-        MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
-        return all;
-      };
-      auto timed = [&](auto&& f) {
-        MPI_Barrier(comm);
-        const double t0 = MPI_Wtime();
-        f();
-        return max_over(comm, MPI_Wtime() - t0);
-      };
-      for (int rep = 0; rep < opt.reps; ++rep) {
-        t_floor = std::min(t_floor, timed([&] {
-          if (floor_bytes) std::memcpy(fdst.data(), fsrc.data(), floor_bytes);
-        }));
-        if (floor_bytes) fsrc[0] = fdst[floor_bytes - 1];  // keep the copy live
-        t_floor_all = std::min(t_floor_all, timed([&] {
-          if (floor_all_bytes) std::memcpy(adst.data(), asrc.data(), floor_all_bytes);
-        }));
-        if (floor_all_bytes) asrc[0] = adst[floor_all_bytes - 1];
-        t_ref = std::min(t_ref, timed([&] {
-          Cpdgemr2d(static_cast<int>(s.m), static_cast<int>(s.n), A.in ? A.data.data() : nullptr, 1, 1, da.data(),
-                    R.in ? R.data.data() : nullptr, 1, 1, db.data(), gctxt);
-        }));
-        std::fill(B.data.begin(), B.data.end(), 0.0);
-        t_cpp = std::min(t_cpp, timed([&] {
-          redist::redistribute<double>(comm, a, A.in ? A.data.data() : nullptr, A.ld, b, B.in ? B.data.data() : nullptr,
-                                       B.ld);
-        }));
-        same_cpp = std::min(same_cpp, all_same(B));
-        std::fill(C.data.begin(), C.data.end(), 0.0);
-        int rc = REDIST_SUCCESS;
-        t_c = std::min(t_c, timed([&] {
-          rc = redist_Cpdgemr2d(static_cast<int>(s.m), static_cast<int>(s.n), A.in ? A.data.data() : nullptr, 1, 1,
-                                da.data(), C.in ? C.data.data() : nullptr, 1, 1, db.data(), gctxt, REDIST_DEFAULT);
-        }));
-        same_c = std::min(same_c, rc == REDIST_SUCCESS ? all_same(C) : 0);
-        if (opt.costa_native && native_error.empty() && (native_reps == 0 || native_spent < opt.costa_budget_s)) {
-          std::fill(K.data.begin(), K.data.end(), 0.0);
-          char err[256] = "";
-          int rc = 0;
-          const double t = timed([&] {
-            rc = opt.costa_native(static_cast<int>(s.m), static_cast<int>(s.n), static_cast<int>(s.mba),
-                                  static_cast<int>(s.nba), s.ga.r, s.ga.c, ranks_a.data(),
-                                  A.in ? A.data.data() : nullptr, static_cast<int>(A.ld), static_cast<int>(s.mbb),
-                                  static_cast<int>(s.nbb), s.gb.r, s.gb.c, ranks_b.data(),
-                                  K.in ? K.data.data() : nullptr, static_cast<int>(K.ld), comm,
-                                  opt.costa_layout_mode, err, static_cast<int>(sizeof err));
-          });
-          int bad = rc != 0, any_bad = 0;
-          MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
-          if (any_bad) {
-            native_error = rc ? err : "failed on another rank";
-          } else {
-            t_native = std::min(t_native, t);
-            native_spent += t;
-            ++native_reps;
-            same_native = std::min(same_native, all_same(K));
-          }
-          // Everyone agrees on whether to go on (the budget is measured as the slowest rank's).
-          MPI_Bcast(&native_spent, 1, MPI_DOUBLE, 0, comm);
-        }
-        if (opt.costa && same_grid_shape) {
-          std::fill(K.data.begin(), K.data.end(), 0.0);
-          const int m = static_cast<int>(s.m), n = static_cast<int>(s.n), one = 1;
-          // COSTA's wrapper describes both matrices with ICTXT's grid dimensions
-          // (costa_pxgemr2d.cpp passes Cblacs_gridinfo(ctxt) to both layouts): it is meant for
-          // two matrices on one grid shape, so it runs only there, with A's own context (same
-          // ranks, same shape). Grid changes go through COSTA's native API above.
-          const int costa_ctxt = ga.ctxt();
-          t_costa = std::min(t_costa, timed([&] {
-            opt.costa(&m, &n, A.in ? A.data.data() : nullptr, &one, &one, da.data(), K.in ? K.data.data() : nullptr,
-                      &one, &one, db.data(), &costa_ctxt);
-          }));
-          same_costa = std::min(same_costa, all_same(K));
-        }
-        for (std::size_t v = 0; v < opt.variants.size(); ++v) {
-          const ExecOptions eo = options_of(opt.variants[v]);
-          Phases& ph = phases[v];
-          std::fill(B.data.begin(), B.data.end(), 0.0);
-          RedistPlan plan;
-          ph.plan = std::min(ph.plan, timed([&] { plan = make_plan(a, b, Region::whole(a), P, ScheduleKind::Default, me); }));
-          ExecStats st;
-          const double t = timed([&] {
-            redist::redistribute<double>(comm, plan, A.in ? A.data.data() : nullptr, A.ld,
-                                         B.in ? B.data.data() : nullptr, B.ld, eo, &st);
-          });
-          const double check = max_over(comm, st.check_s), local = max_over(comm, st.local_copy_s),
-                       transfer = max_over(comm, st.transfer_s), pack = max_over(comm, st.pack_s),
-                       unpack = max_over(comm, st.unpack_s);
-          if (t < ph.total) ph = {ph.plan, check, local, transfer, t, pack, unpack};
-          same_var[v] = std::min(same_var[v], all_same(B));
-        }
-      }
-      if (me == 0) {
-        const bool native_ran = opt.costa_native && native_error.empty();
-        const bool wrapper_ran = opt.costa && same_grid_shape;
-        char costa_col[32] = "not built", costa_ratio[32] = "-", wrapper_col[32] = "-";
-        if (native_ran) {
-          std::snprintf(costa_col, sizeof costa_col, "%.4f", t_native);
-          std::snprintf(costa_ratio, sizeof costa_ratio, "%.2fx", t_native / t_cpp);
-        } else if (opt.costa_native) {
-          std::snprintf(costa_col, sizeof costa_col, "error");
-        }
-        if (wrapper_ran) std::snprintf(wrapper_col, sizeof wrapper_col, "%.4f", t_costa);
-        std::string check = same_cpp && same_c ? "ok" : "MISMATCH(redist)";
-        if (native_ran && !same_native) check += " COSTA-DIFFERS";
-        if (wrapper_ran && !same_costa) check += " costa-wrapper-differs";
-        std::printf("%-40s %-28s %2d %8.1f %8.4f %8.4f %8.4f %8.4f %9s %9s %6.2fx %7.2fx %8s %s%s\n",
-                    ("\"" + s.kind + "\"").c_str(), s.text.c_str(), P, moved / 1e6, t_floor, t_ref, t_cpp, t_c,
-                    costa_col, wrapper_col, t_cpp / std::max(t_floor, 1e-9), t_ref / t_cpp, costa_ratio,
-                    check.c_str(), static_cast<unsigned>(P) > cores ? " (P>cores)" : "");
-        if (!native_error.empty()) std::printf("##   COSTA transform failed: %s\n", native_error.c_str());
-        if (native_ran && native_reps < opt.reps)
-          std::printf("##   COSTA: %d of %d repetitions (stopped after %.1f s, --costa-budget)\n", native_reps, opt.reps,
-                      native_spent);
-        nlohmann::json row = {{"case", s.kind},
-                              {"shape", s.text},
-                              {"ranks", P},
-                              {"cores", cores},
-                              {"moved_bytes", moved},
-                              {"floor_s", t_floor},
-                              {"floor_with_local_s", t_floor_all},
-                              {"pdgemr2d_s", t_ref},
-                              {"redist_s", t_cpp},
-                              {"redist_c_api_s", t_c},
-                              {"costa_s", native_ran ? nlohmann::json(t_native)
-                                          : opt.costa_native ? nlohmann::json("error: " + native_error)
-                                                             : nlohmann::json("not built")},
-                              {"costa_api", opt.costa_layout_mode == 1 ? "custom_layout + transform"
-                                                                        : "block_cyclic_layout + transform"},
-                              {"costa_reps", native_reps},
-                              {"costa_identical_to_pdgemr2d", native_ran ? nlohmann::json(same_native == 1) : nlohmann::json()},
-                              {"costa_wrapper_s", wrapper_ran ? nlohmann::json(t_costa)
-                                                  : opt.costa ? nlohmann::json("unsupported: A and B on different grid shapes")
-                                                              : nlohmann::json("not built")},
-                              {"costa_wrapper_identical_to_pdgemr2d",
-                               wrapper_ran ? nlohmann::json(same_costa == 1) : nlohmann::json()},
-                              {"redist_identical_to_pdgemr2d", same_cpp == 1 && same_c == 1},
-                              {"reps", opt.reps}};
-        if (opt.link_bits > 0) {
-          const double inter = static_cast<double>(traffic.elements_inter_node) * sizeof(double);
-          char costa_part[48] = "";
-          if (native_ran && link_bound > 0) std::snprintf(costa_part, sizeof costa_part, ", COSTA %.2fx", t_native / link_bound);
-          std::printf("##   link: %d nodes, %.1f MB between nodes, busiest link %.1f MB, bound %.4f s at %.3g bit/s;"
-                      " redist %.2fx the bound%s\n",
-                      nodes, inter / 1e6, static_cast<double>(traffic.max_link_elements()) * sizeof(double) / 1e6,
-                      link_bound, opt.link_bits, link_bound > 0 ? t_cpp / link_bound : 0.0, costa_part);
-          row["nodes"] = nodes;
-          row["bytes_inter_node"] = inter;
-          row["link_bits_per_s"] = opt.link_bits;
-          row["link_bound_s"] = link_bound;
-        }
-        std::printf("##   floor with local copies (every rank copies its whole B): %.4f s; redist %.2fx it\n", t_floor_all,
-                    t_cpp / std::max(t_floor_all, 1e-9));
-        for (std::size_t v = 0; v < opt.variants.size(); ++v) {
-          const Phases& ph = phases[v];
-          std::printf("##   %-12s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f"
-                      " (pack %6.4f  unpack %6.4f)%s\n",
-                      opt.variants[v].c_str(), ph.total, ph.plan, ph.check, ph.local, ph.transfer, ph.pack, ph.unpack,
-                      same_var[v] ? "" : "  MISMATCH");
-          row["variants"][opt.variants[v]] = {{"total_s", ph.total},   {"plan_s", ph.plan},         {"check_s", ph.check},
-                                              {"local_s", ph.local},   {"transfer_s", ph.transfer}, {"pack_s", ph.pack},
-                                              {"unpack_s", ph.unpack}, {"identical", same_var[v] == 1}};
-        }
-        std::fflush(stdout);
-        results.push_back(row);
-      }
+      auto R = calib::allocate(b, me, false);
+      CaseEnv e{s, comm, me, P, sys, gctxt, a, b, allocate_unique(a, me, true), R, R, R, R,
+                a.rank_list(), b.rank_list(), s.ga.r == s.gb.r && s.ga.c == s.gb.c};
+      CaseRun r;
+      measure(e, opt, r);
+      if (me == 0) report(s, P, cores, opt, e.same_grid_shape, r, results);
     }
     Cblacs_gridexit(gctxt);
     Cfree_blacs_system_handle(sys);

@@ -267,94 +267,86 @@ RedistPlan restrict_to(RedistPlan full, int me) {
   return out;
 }
 
-}  // namespace
-
-RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
-                     ScheduleKind schedule, int for_rank) {
-  check_schedule(schedule);
-  check_inputs(a, b, region, comm_size);
-  if (for_rank < -1 || for_rank >= comm_size)
-    throw Error(ErrorCode::InvalidLayout, "for_rank = " + std::to_string(for_rank) + " is outside [-1, " +
-                                              std::to_string(comm_size) + ")");
-  RedistPlan plan;
-  plan.a = a;
-  plan.b = b;
-  plan.region = region;
-  plan.schedule = resolve(schedule);
-  plan.comm_size = comm_size;
-  plan.materialized_for = for_rank;
-  const bool whole_graph = plan.schedule == ScheduleKind::Matching && grid_pairs(a, b) <= kMatchingWholeGraphPairs;
-  if (for_rank >= 0 && whole_graph) return restrict_to(make_plan(a, b, region, comm_size, schedule, -1), for_rank);
-
-  const Region& g = region;
-  const bool empty = g.m == 0 || g.n == 0;
-  const Axis Ar = a.row_axis(), Ac = a.col_axis(), Br = b.row_axis(), Bc = b.col_axis();
-  // The dimension pairs of each transfer, kept only where the step number needs them
-  // (Circulant, and Matching above the whole-graph size).
-  const bool by_dims = plan.schedule == ScheduleKind::Circulant || plan.schedule == ScheduleKind::Matching;
+// make_plan's transfers as they are made, each with its dimension pairs where the step
+// number needs them (Circulant, and Matching above the whole-graph size).
+struct Builder {
+  RedistPlan& plan;
+  bool by_dims = false;
   std::vector<Combo> combo;
-  auto add = [&](const DimPair& rp, const DimPair& cp) {
+  void add(const DimPair& rp, const DimPair& cp) {
     Transfer& t = plan.transfers.emplace_back();
-    t.src = a.rank_at(rp.a, cp.a);
-    t.dst = b.rank_at(rp.b, cp.b);
+    t.src = plan.a.rank_at(rp.a, cp.a);
+    t.dst = plan.b.rank_at(rp.b, cp.b);
     t.rows = rp.runs;
     t.cols = cp.runs;
     if (by_dims) combo.push_back({rp.a, rp.b, cp.a, cp.b});
-  };
-  DimPlan d;
-  if (for_rank < 0) {
-    // The whole plan: every combination of a row pair and a column pair, in (row pair,
-    // column pair) order. O(row pairs x column pairs): for tests, tools and small P.
-    d = build_dims(a, b, region);
-    plan.stats = stats_of(a, b, region, d, comm_size);
-    plan.transfers.reserve(d.rows.size() * d.cols.size());
-    if (by_dims) combo.reserve(d.rows.size() * d.cols.size());
-    for (const auto& rp : d.rows)
-      for (const auto& cp : d.cols) add(rp, cp);
-  } else if (!empty) {
-    // One rank's transfers: as a sender at (ra, ca) of A, the row pairs of A process row
-    // ra times the column pairs of A process column ca; as a receiver at (rb, cb) of B
-    // likewise. Each dimension cuts only this rank's own blocks (dim_pairs' fix/owner).
-    int ra = 0, ca = 0, rb = 0, cb = 0;
-    const bool in_a = a.coords_of(for_rank, ra, ca), in_b = b.coords_of(for_rank, rb, cb);
-    std::vector<DimPair> rows_a, cols_a, rows_b, cols_b;
-    if (in_a) {
-      rows_a = dim_pairs(Ar, g.ia, Br, g.ib, g.m, 0, ra);
-      cols_a = dim_pairs(Ac, g.ja, Bc, g.jb, g.n, 0, ca);
-    }
-    if (in_b) {
-      rows_b = dim_pairs(Ar, g.ia, Br, g.ib, g.m, 1, rb);
-      cols_b = dim_pairs(Ac, g.ja, Bc, g.jb, g.n, 1, cb);
-    }
-    // The whole plan's order is by (row pair, column pair). The sends come in that order
-    // (row and column pairs of one A process, each sorted by B process), so do the
-    // receives (sorted by A process): merged as they are generated, nothing sorted or
-    // held twice. A receive from this rank itself is already a send.
-    const std::size_t ncs = cols_a.size(), ncr = cols_b.size();
-    const std::size_t nsend = rows_a.size() * ncs, nrecv = rows_b.size() * ncr;
-    plan.transfers.reserve(nsend + nrecv);
-    if (by_dims) combo.reserve(nsend + nrecv);
-    auto key = [](const DimPair& rp, const DimPair& cp) { return std::make_tuple(rp.a, rp.b, cp.a, cp.b); };
-    std::size_t si = 0, ri = 0;
-    while (si < nsend || ri < nrecv) {
-      if (ri < nrecv) {
-        const DimPair& rp = rows_b[ri / ncr];
-        const DimPair& cp = cols_b[ri % ncr];
-        if (in_a && rp.a == ra && cp.a == ca) {
-          ++ri;
-          continue;
-        }
-        if (si == nsend || key(rp, cp) < key(rows_a[si / ncs], cols_a[si % ncs])) {
-          add(rp, cp);
-          ++ri;
-          continue;
-        }
-      }
-      add(rows_a[si / ncs], cols_a[si % ncs]);
-      ++si;
-    }
   }
+  void reserve(std::size_t n) {
+    plan.transfers.reserve(n);
+    if (by_dims) combo.reserve(n);
+  }
+};
 
+struct Axes {
+  Axis Ar, Ac, Br, Bc;
+};
+
+// One rank's transfers (a region that is not empty): as a sender at (ra, ca) of A, the row
+// pairs of A process row ra times the column pairs of A process column ca; as a receiver at
+// (rb, cb) of B likewise. Each dimension cuts only this rank's own blocks (dim_pairs'
+// fix/owner).
+void add_rank_transfers(Builder& out, const Axes& x, const Region& g, int for_rank) {
+  const Layout &a = out.plan.a, &b = out.plan.b;
+  const Axis &Ar = x.Ar, &Ac = x.Ac, &Br = x.Br, &Bc = x.Bc;
+  int ra = 0, ca = 0, rb = 0, cb = 0;
+  const bool in_a = a.coords_of(for_rank, ra, ca), in_b = b.coords_of(for_rank, rb, cb);
+  std::vector<DimPair> rows_a, cols_a, rows_b, cols_b;
+  if (in_a) {
+    rows_a = dim_pairs(Ar, g.ia, Br, g.ib, g.m, 0, ra);
+    cols_a = dim_pairs(Ac, g.ja, Bc, g.jb, g.n, 0, ca);
+  }
+  if (in_b) {
+    rows_b = dim_pairs(Ar, g.ia, Br, g.ib, g.m, 1, rb);
+    cols_b = dim_pairs(Ac, g.ja, Bc, g.jb, g.n, 1, cb);
+  }
+  // The whole plan's order is by (row pair, column pair). The sends come in that order
+  // (row and column pairs of one A process, each sorted by B process), so do the
+  // receives (sorted by A process): merged as they are generated, nothing sorted or
+  // held twice. A receive from this rank itself is already a send.
+  const std::size_t ncs = cols_a.size(), ncr = cols_b.size();
+  const std::size_t nsend = rows_a.size() * ncs, nrecv = rows_b.size() * ncr;
+  out.reserve(nsend + nrecv);
+  auto key = [](const DimPair& rp, const DimPair& cp) { return std::make_tuple(rp.a, rp.b, cp.a, cp.b); };
+  std::size_t si = 0, ri = 0;
+  while (si < nsend || ri < nrecv) {
+    if (ri < nrecv) {
+      const DimPair& rp = rows_b[ri / ncr];
+      const DimPair& cp = cols_b[ri % ncr];
+      if (in_a && rp.a == ra && cp.a == ca) {
+        ++ri;
+        continue;
+      }
+      if (si == nsend || key(rp, cp) < key(rows_a[si / ncs], cols_a[si % ncs])) {
+        out.add(rp, cp);
+        ++ri;
+        continue;
+      }
+    }
+    out.add(rows_a[si / ncs], cols_a[si % ncs]);
+    ++si;
+  }
+}
+
+// Every cross transfer's global step number under plan.schedule, grouped into plan.steps
+// (group_steps). combo: the transfers' dimension pairs (Circulant, Matching by dimension);
+// d: the whole plan's dimension pairs (for_rank < 0).
+void number_steps(RedistPlan& plan, const std::vector<Combo>& combo, const Axes& x, const DimPlan& d, bool whole_graph,
+                  int for_rank) {
+  const Layout &a = plan.a, &b = plan.b;
+  const Region& g = plan.region;
+  const int comm_size = plan.comm_size;
+  const bool empty = g.m == 0 || g.n == 0;
+  const Axis &Ar = x.Ar, &Ac = x.Ac, &Br = x.Br, &Bc = x.Bc;
   // Every cross transfer's global step number with its index, grouped by group_steps().
   std::vector<std::pair<std::int64_t, int>> id;
   id.reserve(plan.transfers.size());
@@ -414,8 +406,8 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
                           std::to_string(product) + " steps)");
       }
       each_cross([&](std::size_t k) {
-        const Combo& x = combo[k];
-        return static_cast<std::int64_t>(rs.step(x.ra, x.rb)) * cs.nsteps + cs.step(x.ca, x.cb);
+        const Combo& c = combo[k];
+        return static_cast<std::int64_t>(rs.step(c.ra, c.rb)) * cs.nsteps + cs.step(c.ca, c.cb);
       });
       break;
     }
@@ -423,6 +415,43 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
       throw Error(ErrorCode::Internal, "unresolved default schedule");
   }
   group_steps(plan, id);
+}
+
+}  // namespace
+
+RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int comm_size,
+                     ScheduleKind schedule, int for_rank) {
+  check_schedule(schedule);
+  check_inputs(a, b, region, comm_size);
+  if (for_rank < -1 || for_rank >= comm_size)
+    throw Error(ErrorCode::InvalidLayout, "for_rank = " + std::to_string(for_rank) + " is outside [-1, " +
+                                              std::to_string(comm_size) + ")");
+  RedistPlan plan;
+  plan.a = a;
+  plan.b = b;
+  plan.region = region;
+  plan.schedule = resolve(schedule);
+  plan.comm_size = comm_size;
+  plan.materialized_for = for_rank;
+  const bool whole_graph = plan.schedule == ScheduleKind::Matching && grid_pairs(a, b) <= kMatchingWholeGraphPairs;
+  if (for_rank >= 0 && whole_graph) return restrict_to(make_plan(a, b, region, comm_size, schedule, -1), for_rank);
+
+  const Region& g = region;
+  const Axes x{a.row_axis(), a.col_axis(), b.row_axis(), b.col_axis()};
+  Builder out{plan, plan.schedule == ScheduleKind::Circulant || plan.schedule == ScheduleKind::Matching, {}};
+  DimPlan d;
+  if (for_rank < 0) {
+    // The whole plan: every combination of a row pair and a column pair, in (row pair,
+    // column pair) order. O(row pairs x column pairs): for tests, tools and small P.
+    d = build_dims(a, b, region);
+    plan.stats = stats_of(a, b, region, d, comm_size);
+    out.reserve(d.rows.size() * d.cols.size());
+    for (const auto& rp : d.rows)
+      for (const auto& cp : d.cols) out.add(rp, cp);
+  } else if (g.m > 0 && g.n > 0) {
+    add_rank_transfers(out, x, g, for_rank);
+  }
+  number_steps(plan, out.combo, x, d, whole_graph, for_rank);
   if (for_rank >= 0)
     plan.stats = local_stats(plan, for_rank);
   else

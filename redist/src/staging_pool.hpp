@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Pooled staging buffers for redist's packed transport (execute.cpp): kept between calls so
+// Pooled staging buffers for redist's packed transport (exec/exchange.cpp): kept between calls so
 // that packing does not pay a page fault per fresh page every time.
 #pragma once
 

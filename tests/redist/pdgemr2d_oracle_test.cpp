@@ -78,6 +78,7 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
     ScheduleKind kind;
     redist::Transport transport;
     std::int64_t staging;
+    int window = -1;  // ExecOptions::node_window: -1 the default, 0 off, 1 on
   };
   const Variant variants[] = {{ScheduleKind::Caterpillar, redist::Transport::Datatype, 0},
                               {ScheduleKind::Circulant, redist::Transport::Datatype, 0},
@@ -85,7 +86,9 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
                               {ScheduleKind::AllAtOnce, redist::Transport::Datatype, 0},
                               {ScheduleKind::Matching, redist::Transport::Packed, 3 * sizeof(T)},
                               {ScheduleKind::AllAtOnce, redist::Transport::Packed, 1 << 20},
-                              {ScheduleKind::Circulant, redist::Transport::Auto, 5 * sizeof(T)}};
+                              {ScheduleKind::Circulant, redist::Transport::Auto, 5 * sizeof(T)},
+                              {ScheduleKind::Caterpillar, redist::Transport::Auto, 0, 1},
+                              {ScheduleKind::Matching, redist::Transport::Auto, 0, 0}};
   int size = 0;
   MPI_Comm_size(comm, &size);
   for (const auto& v : variants) {
@@ -93,6 +96,7 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
     redist::ExecOptions opt;
     opt.transport = v.transport;
     if (v.staging) opt.staging_bytes = v.staging;
+    if (v.window >= 0) opt.node_window = v.window == 1;
     const auto plan = redist::make_plan(c.a, c.b, c.g, size, v.kind);
     redist::redistribute<T>(comm, plan, A.in_grid ? A.data.data() : nullptr, A.ld,
                             B.in_grid ? B.data.data() : nullptr, B.ld, opt);
@@ -100,7 +104,8 @@ int run_case(MPI_Comm comm, int sys, int gctxt, const Case& c, std::string& why)
         (!B.data.empty() && std::memcmp(B.data.data(), ref.data.data(), B.data.size() * sizeof(T)) != 0)) {
       ++bad;
       why += std::string(" ") + redist::to_string(v.kind) +
-             (v.transport == redist::Transport::Packed ? "/packed" : v.transport == redist::Transport::Auto ? "/auto" : "");
+             (v.transport == redist::Transport::Packed ? "/packed" : v.transport == redist::Transport::Auto ? "/auto" : "") +
+             (v.window == 1 ? "/window" : v.window == 0 ? "/no-window" : "");
     }
   }
   return bad;
@@ -178,7 +183,7 @@ TEST(RedistVsPdgemr2d, ThinRowsAndColumnsOfTinyBlocks) {
       {Layout::block_cyclic(3, 9000, 3, 1, 1, P), Layout::block_cyclic(3, 9000, 3, 2, 2, q), Region{3, 9000, 0, 0, 0, 0}},
       {Layout::block_cyclic(4, 7000, 1, 1, 2, q), Layout::block_cyclic(4, 7000, 4, 3, 1, P), Region{2, 5000, 1, 7, 2, 100}},
       // Long columns whose pieces fall into several interleaved runs of over 512 pieces:
-      // copied in tiles of every run (execute.cpp, copy_rows), odd lengths and offsets so
+      // copied in tiles of every run (exec/local_copy.hpp, copy_rows), odd lengths and offsets so
       // the last tile is partial and runs end at different pieces.
       {Layout::block_cyclic(30011, 3, 3, 1, P, 1), Layout::block_cyclic(30011, 3, 2, 2, q, 2), Region{29000, 2, 5, 1, 11, 0}},
       {Layout::block_cyclic(50021, 1, 2, 1, P, 1), Layout::block_cyclic(50021, 1, 3, 1, P, 1), Region{50021, 1, 0, 0, 0, 0}},

@@ -374,6 +374,54 @@ TEST(RedistMpi, SingleCopyOnOneNodeReadsInPlaceOrFallsBackToMessages) {
   single_copy_case<std::complex<double>>("complex<double>");
 }
 
+// ExecOptions::node_window (docs/redist.md, "A node-shared staging window"): every rank of
+// this test is on one node, so with the window every received byte is unpacked straight
+// from the sender's segment; off, or with a budget too small for the window, none is (by
+// message). Several calls in a row reuse the window kept on the communicator, grow it
+// (a larger matrix) and make it anew smaller; a communicator of its own (freed after)
+// takes its own window. All give the gathered global matrix.
+template <class T>
+void node_window_case(const char* type) {
+  const int P = world_size(), me = world_rank();
+  ASSERT_GE(P, 6);
+  MPI_Comm mine = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &mine);
+  struct Call {
+    std::int64_t m, n;
+    int mode;  // 0 window, 1 off, 2 budget too small for the window
+    MPI_Comm comm;
+  };
+  const Call calls[] = {{300, 77, 0, MPI_COMM_WORLD}, {300, 77, 0, MPI_COMM_WORLD}, {900, 150, 0, MPI_COMM_WORLD},
+                        {40, 30, 0, MPI_COMM_WORLD},  {300, 77, 1, MPI_COMM_WORLD}, {900, 150, 2, MPI_COMM_WORLD},
+                        {300, 77, 0, mine}};
+  for (const Call& c : calls) {
+    const Layout a = Layout::block_cyclic(c.m, c.n, 7, 5, 2, 3, 0, 0, {0, 1, 2, 3, 4, 5});
+    const Layout b = Layout::block_cyclic(c.m, c.n, 4, 9, 3, 2, 1, 0, {5, 3, 1, 0, 2, 4});
+    const auto A = fill_local<T>(a, me, true, 1);
+    auto B = fill_local<T>(b, me, false, 2);
+    redist::ExecOptions opt;
+    opt.node_window = c.mode != 1;
+    if (c.mode == 2) opt.memory_budget_bytes = 65536;  // the window may take half: less than a step needs
+    redist::ExecStats st;
+    redist::redistribute<T>(c.comm, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,
+                            B.in_grid ? B.data.data() : nullptr, B.ld, ScheduleKind::Default, opt, &st);
+    const std::string at = std::string(type) + ", " + std::to_string(c.m) + " x " + std::to_string(c.n) + ", mode " +
+                           std::to_string(c.mode);
+    EXPECT_EQ(gathered_mismatches(b, B, Region::whole(a)), 0) << at;
+    std::int64_t got[2] = {st.bytes_window, st.bytes_received}, all[2] = {0, 0};
+    MPI_Allreduce(got, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_GT(all[1], 0) << at;
+    EXPECT_EQ(all[0], c.mode == 0 ? all[1] : 0) << at;
+  }
+  MPI_Comm_free(&mine);
+}
+
+TEST(RedistMpi, NodeWindowUnpacksFromSharedMemoryOrFallsBackToMessages) {
+  node_window_case<double>("double");
+  node_window_case<float>("float");
+  node_window_case<std::complex<double>>("complex<double>");
+}
+
 TEST(RedistMpi, ExecStatsSplitWaitingFromTransferring) {
   const int P = world_size(), me = world_rank();
   const Layout a = Layout::block_cyclic(200, 200, 16, 16, 1, 2, 0, 0, {0, 1});

@@ -264,6 +264,90 @@ void copy_pieces(const std::vector<LocalRun>& src_runs, const T* src, std::int64
     copy_cols<T>(src_runs, src + q * src_step, src_ld, dst_runs, dst + q * dst_step, dst_ld, len);
 }
 
+// The runs of a walk's rows as they lie packed in a staging buffer (one column after
+// another, rows_per_col elements each, the pieces of a column back to back).
 std::vector<LocalRun> packed_runs(const std::vector<LocalRun>& runs);
+
+// Packs columns [first, first + nc) of the walk w (in walk order) from the local array a
+// (leading dimension ld) into dst, rows_per_col elements a column; `packed` =
+// packed_runs(w.rows). Runs of whole column pieces go in one copy_pieces call.
+template <class T>
+void pack_columns(const Walk& w, const std::vector<LocalRun>& packed, const T* a, std::int64_t ld, std::int64_t first,
+                  std::int64_t nc, T* dst) {
+  ColCursor(w, first).walk(nc, [&](std::int64_t lc, std::int64_t wd, std::int64_t stride, std::int64_t k) {
+    const std::int64_t step = wd * w.rows_per_col;
+    copy_pieces<T>(w.rows, a + lc * ld, ld, stride * ld, packed, dst, w.rows_per_col, step, wd, k);
+    dst += k * step;
+  });
+}
+
+// The inverse of pack_columns: columns [first, first + nc) of w from src into the local
+// array b (leading dimension ld).
+template <class T>
+void unpack_columns(const Walk& w, const std::vector<LocalRun>& packed, const T* src, std::int64_t first,
+                    std::int64_t nc, T* b, std::int64_t ld) {
+  ColCursor(w, first).walk(nc, [&](std::int64_t lc, std::int64_t wd, std::int64_t stride, std::int64_t k) {
+    const std::int64_t step = wd * w.rows_per_col;
+    copy_pieces<T>(packed, src, w.rows_per_col, step, w.rows, b + lc * ld, ld, stride * ld, wd, k);
+    src += k * step;
+  });
+}
+
+// A transfer from this rank to itself: its pieces straight from the local array of A (side
+// sa) to that of B (side sb). Both sides are walked column by column; where both (or one
+// side and a long stretch of the other) are runs of equal pieces, a whole run goes in one
+// copy_pieces call (1 x N matrices in column blocks of 1-3 are millions of pieces).
+template <class T>
+void copy_transfer(const Side& sa, const T* a, const Side& sb, T* b, const Transfer& t) {
+  const Walk wa(sa, t), wb(sb, t);
+  ColCursor xa(wa), xb(wb);
+  for (std::int64_t o = 0; o < wa.ncols;) {
+    // Both sides at the start of pieces of one length: a run of pieces in one loop.
+    const auto pa = xa.pieces(), pb = xb.pieces();
+    if (pa.len == pb.len && pa.left > 1 && pb.left > 1) {
+      const std::int64_t k = std::min({pa.left, pb.left, (wa.ncols - o) / pa.len});
+      if (k > 1) {
+        copy_pieces<T>(wa.rows, a + pa.first * sa.ld, sa.ld, pa.stride * sa.ld, wb.rows, b + pb.first * sb.ld, sb.ld,
+                       pb.stride * sb.ld, pa.len, k);
+        xa.skip_pieces(k);
+        xb.skip_pieces(k);
+        o += k * pa.len;
+        continue;
+      }
+    }
+    const auto [ca, na] = xa.at();
+    const auto [cb, nb] = xb.at();
+    // One side a run of short pieces, the other inside one long stretch (column blocks
+    // of 3 gathered onto one process: 1 x N, 1x2 -> 2x1): the stretch taken as pieces of
+    // the same length, so the run still goes in one call.
+    if (pb.left > 1 && na >= 2 * pb.len) {
+      const std::int64_t k = std::min({pb.left, na / pb.len, (wa.ncols - o) / pb.len});
+      if (k > 1) {
+        copy_pieces<T>(wa.rows, a + ca * sa.ld, sa.ld, pb.len * sa.ld, wb.rows, b + pb.first * sb.ld, sb.ld,
+                       pb.stride * sb.ld, pb.len, k);
+        xa.next(k * pb.len);
+        xb.skip_pieces(k);
+        o += k * pb.len;
+        continue;
+      }
+    }
+    if (pa.left > 1 && nb >= 2 * pa.len) {
+      const std::int64_t k = std::min({pa.left, nb / pa.len, (wa.ncols - o) / pa.len});
+      if (k > 1) {
+        copy_pieces<T>(wa.rows, a + pa.first * sa.ld, sa.ld, pa.stride * sa.ld, wb.rows, b + cb * sb.ld, sb.ld,
+                       pa.len * sb.ld, pa.len, k);
+        xa.skip_pieces(k);
+        xb.next(k * pa.len);
+        o += k * pa.len;
+        continue;
+      }
+    }
+    const std::int64_t w = std::min({na, nb, wa.ncols - o});
+    copy_cols<T>(wa.rows, a + ca * sa.ld, sa.ld, wb.rows, b + cb * sb.ld, sb.ld, w);
+    xa.next(w);
+    xb.next(w);
+    o += w;
+  }
+}
 
 }  // namespace redist::exec

@@ -137,7 +137,7 @@ struct CostPrediction {
 // How the ranks wait for messages (redist::WaitMode, which needs MPI). Auto is redist's
 // rule: sleep when a node has more than 8 ranks per core (cores_per_node; 0: spin).
 enum class Waiting { Auto, Spin, Sleep };
-inline constexpr int kRanksPerCoreToSleep = 8;  // redist/src/execute.cpp, WaitMode::Auto
+inline constexpr int kRanksPerCoreToSleep = 8;  // redist/src/exec/waiting.cpp, WaitMode::Auto
 
 CostPrediction predict(const CostParams& params, const CostFeatures& features, Waiting waiting = Waiting::Auto);
 CostPrediction predict(const CostParams& params, const RedistPlan& plan, std::size_t elem_bytes,

@@ -92,6 +92,14 @@ struct ExecOptions {
   // system forbids the read, that transfer goes by message (the result is the same).
   // Every rank must pass the same value.
   bool single_copy = false;
+  // Transfers between ranks of one node go through a node-shared staging window
+  // (MPI_Win_allocate_shared, kept on `comm` between calls): the sender packs into memory
+  // the receiver unpacks from directly, two copies and no message of data (docs/redist.md,
+  // "A node-shared staging window": 1.04-1.65x faster than by message here). Off by
+  // default: the kept window makes MPI_Comm_free of `comm` synchronising among the node's
+  // ranks, so with it on every rank must free such communicators, in the same order.
+  // Every rank must pass the same value.
+  bool node_window = false;
 };
 
 struct ExecStats {
@@ -107,6 +115,8 @@ struct ExecStats {
   std::int64_t bytes_single_copy = 0;
   // Of bytes_local, those copied in one pass with the unpacking or the packing (fuse_local).
   std::int64_t bytes_fused = 0;
+  // Of bytes_received, those unpacked straight from a node-shared window (node_window).
+  std::int64_t bytes_window = 0;
   // A's local array copied before any data moved because it shares storage with B's on
   // this rank (aliased arguments: the result is as if A were read entirely first).
   std::int64_t bytes_staged = 0;
