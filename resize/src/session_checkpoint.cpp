@@ -36,7 +36,10 @@ std::vector<char> broadcast(std::vector<char> bytes, MPI_Comm comm) {
   return bytes;
 }
 
-// What a registered matrix is on the current grid, for the HDF5 shell.
+}  // namespace
+
+// What a registered matrix is on the current grid, for the HDF5 shell (and the level
+// checkpoints, checkpoint/session_levels.cpp).
 CheckpointMatrix describe(const Registered& r, const BlacsGrid& grid, int rank) {
   CheckpointMatrix c;
   c.type = r.type;
@@ -67,8 +70,6 @@ CheckpointMatrix describe(const Registered& r, const BlacsGrid& grid, int rank) 
   if (c.pr < 0) c.local = nullptr;
   return c;
 }
-
-}  // namespace
 
 double Session::checkpoint(const std::string& path) {
   auto& I = *impl_;

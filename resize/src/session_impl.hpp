@@ -38,6 +38,7 @@
 
 namespace resize {
 namespace detail {
+struct LevelState;  // checkpoint/session_levels.cpp
 
 inline double cpu_seconds() {
   timespec ts{};
@@ -394,6 +395,10 @@ struct Session::Impl {
   };
   std::optional<Checkpointing> checkpointing;
   std::vector<CheckpointRecord> checkpoints;
+  // Checkpoint levels (issue 35, checkpoint/session_levels.cpp): the cadence, the nodes and
+  // partners, and the level checkpoints written (world rank 0).
+  std::shared_ptr<detail::LevelState> levels;
+  std::vector<LevelRecord> level_records;
   std::string problem;
 
   // What act() planned for a resize besides the target grid (issue 10).

@@ -225,17 +225,20 @@ TEST(Levels, PayloadChecksum) {
 }
 
 TEST(Levels, FileNames) {
-  EXPECT_EQ(lv::level_file_name("life", lv::Level::Partner, 5, 12), "life.partner.r5.v000012");
-  lv::Level k;
-  int r = 0, v = 0;
-  EXPECT_TRUE(lv::parse_level_file_name("life.local.r17.v000040", "life", k, r, v));
-  EXPECT_EQ(k, lv::Level::Local);
-  EXPECT_EQ(r, 17);
-  EXPECT_EQ(v, 40);
-  EXPECT_TRUE(lv::parse_level_file_name("life.partner.r0.v1234567", "life", k, r, v));
-  EXPECT_EQ(v, 1234567);
-  EXPECT_FALSE(lv::parse_level_file_name("life.local.r17.v000040.tmp", "life", k, r, v));
-  EXPECT_FALSE(lv::parse_level_file_name("lifex.local.r17.v000040", "life", k, r, v));
-  EXPECT_FALSE(lv::parse_level_file_name("life.local.r.v000040", "life", k, r, v));
-  EXPECT_FALSE(lv::parse_level_file_name("life.global.r1.v000040", "life", k, r, v));
+  EXPECT_EQ(lv::level_file_name("life", lv::Level::Partner, 5, 6, 12), "life.partner.r5-6.v000012");
+  lv::LevelName n;
+  EXPECT_TRUE(lv::parse_level_file_name("life.local.r17-20.v000040", "life", n));
+  EXPECT_EQ(n.kind, lv::Level::Local);
+  EXPECT_EQ(n.rank, 17);
+  EXPECT_EQ(n.nprocs, 20);
+  EXPECT_EQ(n.iteration, 40);
+  EXPECT_TRUE(lv::parse_level_file_name("life.partner.r0-1.v1234567", "life", n));
+  EXPECT_EQ(n.kind, lv::Level::Partner);
+  EXPECT_EQ(n.iteration, 1234567);
+  EXPECT_FALSE(lv::parse_level_file_name("life.local.r17-20.v000040.tmp", "life", n));
+  EXPECT_FALSE(lv::parse_level_file_name("lifex.local.r17-20.v000040", "life", n));
+  EXPECT_FALSE(lv::parse_level_file_name("life.local.r-20.v000040", "life", n));
+  EXPECT_FALSE(lv::parse_level_file_name("life.local.r20-20.v000040", "life", n));
+  EXPECT_FALSE(lv::parse_level_file_name("life.local.r2.v000040", "life", n));
+  EXPECT_FALSE(lv::parse_level_file_name("life.global.r1-2.v000040", "life", n));
 }

@@ -372,34 +372,39 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
   return h;
 }
 
-std::string level_file_name(const std::string& program, Level kind, int rank, int iteration) {
+std::string level_file_name(const std::string& program, Level kind, int rank, int nprocs, int iteration) {
   char v[32];
   std::snprintf(v, sizeof v, "%06d", iteration);
-  return program + "." + level_name(kind) + ".r" + std::to_string(rank) + ".v" + v;
+  return program + "." + level_name(kind) + ".r" + std::to_string(rank) + "-" + std::to_string(nprocs) + ".v" + v;
 }
 
-bool parse_level_file_name(const std::string& name, const std::string& program, Level& kind, int& rank,
-                           int& iteration) {
+bool parse_level_file_name(const std::string& name, const std::string& program, LevelName& out) {
   if (name.size() <= program.size() + 1 || name.compare(0, program.size() + 1, program + ".") != 0) return false;
   std::string rest = name.substr(program.size() + 1);
+  LevelName n;
   if (rest.rfind("local.r", 0) == 0) {
-    kind = Level::Local;
+    n.kind = Level::Local;
     rest = rest.substr(7);
   } else if (rest.rfind("partner.r", 0) == 0) {
-    kind = Level::Partner;
+    n.kind = Level::Partner;
     rest = rest.substr(9);
   } else {
     return false;
   }
-  const std::size_t dot = rest.find(".v");
-  if (dot == std::string::npos || dot == 0) return false;
-  const std::string r = rest.substr(0, dot), v = rest.substr(dot + 2);
+  const std::size_t dash = rest.find('-'), dot = rest.find(".v");
+  if (dash == std::string::npos || dot == std::string::npos || dash == 0 || dot <= dash + 1) return false;
+  const std::string r = rest.substr(0, dash), p = rest.substr(dash + 1, dot - dash - 1), v = rest.substr(dot + 2);
   if (v.size() < 6) return false;
-  for (char c : r + v)
-    if (c < '0' || c > '9') return false;
-  if (r.size() > 9 || v.size() > 9) return false;
-  rank = std::stoi(r);
-  iteration = std::stoi(v);
+  for (const std::string* x : {&r, &p, &v}) {
+    if (x->size() > 9) return false;
+    for (char c : *x)
+      if (c < '0' || c > '9') return false;
+  }
+  n.rank = std::stoi(r);
+  n.nprocs = std::stoi(p);
+  n.iteration = std::stoi(v);
+  if (n.rank >= n.nprocs) return false;
+  out = n;
   return true;
 }
 

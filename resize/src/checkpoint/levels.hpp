@@ -140,12 +140,16 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
 // The length of the prefix needed to know the whole header's length.
 inline constexpr std::size_t kLevelPrefix = 16;
 
-// The file name of a level file: <dir>/<program>.<kind>.r<rank>.v<iteration, 6 digits>
-// with kind "local" (the owner's own copy) or "partner" (a copy kept for another node).
-std::string level_file_name(const std::string& program, Level kind, int rank, int iteration);
+// The file name of a level file: <program>.<kind>.r<rank>-<nprocs>.v<iteration, 6 digits>
+// with kind "local" (the owner's own copy) or "partner" (a copy kept for another node);
+// rank and nprocs of the job that wrote it.
+std::string level_file_name(const std::string& program, Level kind, int rank, int nprocs, int iteration);
+struct LevelName {
+  Level kind = Level::Local;
+  int rank = -1, nprocs = 0, iteration = -1;
+};
 // Parses a name written by level_file_name for `program`; false for anything else
 // (temporary files included).
-bool parse_level_file_name(const std::string& name, const std::string& program, Level& kind, int& rank,
-                           int& iteration);
+bool parse_level_file_name(const std::string& name, const std::string& program, LevelName& out);
 
 }  // namespace resize::levels
