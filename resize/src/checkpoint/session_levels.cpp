@@ -21,9 +21,9 @@
 #include <system_error>
 #include <tuple>
 
-#include "../checkpoint_io.hpp"
-#include "../session_impl.hpp"
-#include "levels.hpp"
+#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/levels.hpp"
+#include "session/session_impl.hpp"
 
 namespace resize {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A resize decided by the policy but carried out by checkpoint, exit and restart with
 // the new process count (issue 20 §3): the decision without the act.
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "world.hpp"
+#include "session/world.hpp"
 
 #include <unistd.h>
 

@@ -2,7 +2,7 @@
 // Matrices registered through a handle (Session::register_matrix<T>, matrix.hpp): the
 // session's record shares a MatrixState with the handle; the record's descriptor and
 // leading dimension point into it and an OwnedStorage publishes the buffer there.
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 namespace resize {
 

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "session_impl.hpp"
-#include "world.hpp"
+#include "session/session_impl.hpp"
+#include "session/world.hpp"
 
 namespace resize {
 namespace detail {

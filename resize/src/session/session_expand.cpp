@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // An expansion (seed 002 §3.3): spawn through blacs-dyn, hand the state to the newcomers,
 // move every matrix onto the grown grid.
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include "malleable/redist/traffic.hpp"
-#include "world.hpp"
+#include "session/world.hpp"
 
 namespace resize {
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Starting a session: the first grid (agreed on by every process) and a newcomer's join
 // of an expansion under way (state hand-over, then the same redistribution as the others).
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <csignal>
 #include <functional>
 
 #include "malleable/redist/traffic.hpp"
-#include "world.hpp"
+#include "session/world.hpp"
 
 namespace resize {
 

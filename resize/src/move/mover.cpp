@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "mover.hpp"
+#include "move/mover.hpp"
 
 #include <algorithm>
 #include <array>

@@ -2,13 +2,13 @@
 // Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
 // pure choice, the same on every rank), refusals, the record and predictions of a resize,
 // and its conclusion (history, policy, progress line).
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 #include "malleable/resize/grid_choice.hpp"
-#include "world.hpp"
+#include "session/world.hpp"
 
 namespace resize {
 

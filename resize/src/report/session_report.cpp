@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The run's report from the session (Session::summary, write_json): the same table and
 // JSON the drivers print, for any program (report.cpp renders them from the metrics).
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <fstream>
 #include <iostream>

@@ -4,7 +4,7 @@
 // Decisions come from the pure core; the phases of a resize are in session_*.cpp:
 // start/join (session_start), deciding the target (session_act), expand
 // (session_expand), shrink and regrid (session_shrink), moving matrices (session_move).
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <time.h>
 
@@ -16,7 +16,7 @@
 #include <iterator>
 
 #include "malleable/resize/kernel_meter.hpp"
-#include "world.hpp"
+#include "session/world.hpp"
 
 extern "C" void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
 extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The typed hand-over (handover.hpp): byte packing and the versioned codecs of
 // ExpansionState and Decision. Pure: no MPI.
-#include "handover.hpp"
+#include "session/handover.hpp"
 
 namespace resize::detail {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Moving the registered matrices between two grids of the current world (seed 002 §3.4:
 // every resize's redistribution), for block-cyclic and extended-descriptor matrices.
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Replacing and removing large files with the freeing of their blocks moved off the
 // caller's path (file_release.hpp).
-#include "file_release.hpp"
+#include "checkpoint/file_release.hpp"
 
 #include <fcntl.h>
 #include <sys/statvfs.h>

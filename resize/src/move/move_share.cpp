@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // One rank's share of a redistribution (pure; see move_share.hpp).
-#include "move_share.hpp"
+#include "move/move_share.hpp"
 
 #include <algorithm>
 #include <map>

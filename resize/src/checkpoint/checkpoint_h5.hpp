@@ -4,9 +4,9 @@
 // hyperslab selections of a process's blocks, per-block I/O, checksums. Internal to resize.
 #pragma once
 
-#include "checkpoint_io.hpp"
-#include "file_release.hpp"
-#include "sleep_wait.hpp"
+#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/file_release.hpp"
+#include "common/sleep_wait.hpp"
 
 #include <hdf5.h>
 #include <unistd.h>

@@ -9,9 +9,9 @@
 #include <filesystem>
 #include <system_error>
 
-#include "checkpoint_io.hpp"
-#include "file_release.hpp"
-#include "session_impl.hpp"
+#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/file_release.hpp"
+#include "session/session_impl.hpp"
 
 namespace resize {
 

@@ -7,15 +7,15 @@
 // begin/end_iteration test the messages); a later remap point completes it (variable
 // matrices blocking, world published, grids switch), or the session's end cancels it. The
 // decisions and plans are background_plan.cpp's.
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include <atomic>
 #include <climits>
 #include <csignal>
 
 #include "malleable/redist/traffic.hpp"
-#include "sleep_wait.hpp"
-#include "world.hpp"
+#include "common/sleep_wait.hpp"
+#include "session/world.hpp"
 
 namespace resize {
 

@@ -32,9 +32,9 @@
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
-#include "blacs_grid.hpp"
-#include "handover.hpp"
-#include "mover.hpp"
+#include "session/blacs_grid.hpp"
+#include "session/handover.hpp"
+#include "move/mover.hpp"
 
 namespace resize {
 namespace detail {

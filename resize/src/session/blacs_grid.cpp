@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "blacs_grid.hpp"
+#include "session/blacs_grid.hpp"
 
 #include <vector>
 

@@ -13,7 +13,7 @@
 
 #include "malleable/redist/layout.hpp"
 #include "malleable/resize/checkpoint.hpp"
-#include "mover.hpp"
+#include "move/mover.hpp"
 
 namespace resize::detail {
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A shrink (seed 002 §3.3.5: the communicator stack) and a regrid (issue 13 §3: same world,
 // new grid or block sizes).
-#include "session_impl.hpp"
+#include "session/session_impl.hpp"
 
 #include "malleable/resize/grid_choice.hpp"
 #include "malleable/redist/traffic.hpp"
-#include "world.hpp"
+#include "session/world.hpp"
 
 namespace resize {
 

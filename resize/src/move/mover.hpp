@@ -16,7 +16,7 @@
 #include "malleable/redist/traffic.hpp"
 
 #include "malleable/resize/session.hpp"
-#include "move_share.hpp"
+#include "move/move_share.hpp"
 
 namespace resize::detail {
 
