@@ -227,6 +227,7 @@ struct LevelState {
   double local_cost = -1, partner_cost = -1;
   std::unique_ptr<Nodes> nodes;
   MPI_Comm world = MPI_COMM_NULL;  // the world `nodes` describes
+  bool warned_one_node = false;
 };
 
 }  // namespace detail
@@ -490,6 +491,22 @@ std::string Session::level_checkpoint_if_due(bool last) {
   }
   MPI_Bcast(now, 2, MPI_INT, 0, I.world);
   if (!now[0] && !now[1]) return {};
+  if (now[1]) {
+    if (!st.nodes || st.world != I.world) {
+      st.nodes = discover(I.world);
+      st.world = I.world;
+    }
+    if (st.nodes->count < 2) {  // e.g. after the other nodes were lost: the local level only
+      now[1] = 0;
+      now[0] = 1;
+      if (!st.warned_one_node && I.root()) {
+        std::printf("[%s] checkpoint level partner: the job runs on one node (%s): writing the local level only\n",
+                    I.opt.app.c_str(), st.nodes->name.c_str());
+        std::fflush(stdout);
+      }
+      st.warned_one_node = true;
+    }
+  }
   const double cost = checkpoint_levels(now[1] != 0);
   const double t = MPI_Wtime();
   st.local_last = t;

@@ -176,6 +176,42 @@ int resize_checkpoint_if_due(resize_session* s, int last, int* written) {
   });
 }
 
+int resize_set_level_checkpointing(resize_session* s, const char* dir, const char* local_every,
+                                   const char* partner_every, double local_mtbf, double partner_mtbf, int keep) {
+  if (!s) return bad_state("resize_set_level_checkpointing");
+  return guarded([&] {
+    resize::LevelCadence c;
+    c.dir = dir ? dir : "";
+    c.local_every = local_every ? local_every : "";
+    c.partner_every = partner_every ? partner_every : "";
+    c.local_mtbf = local_mtbf;
+    c.partner_mtbf = partner_mtbf;
+    c.keep = keep;
+    s->s->set_level_checkpointing(c);
+    return RESIZE_OK;
+  });
+}
+
+int resize_level_checkpoint_if_due(resize_session* s, int last, int* written) {
+  if (!s) return bad_state("resize_level_checkpoint_if_due");
+  if (written) *written = 0;
+  return guarded([&] {
+    const std::string l = s->s->level_checkpoint_if_due(last != 0);
+    if (written) *written = l.empty() ? 0 : l == "local" ? 1 : 2;
+    return RESIZE_OK;
+  });
+}
+
+int resize_restart_from_levels(resize_session* s, const char* dir, int nprow, int npcol, const char* global_dir,
+                               int* iteration) {
+  if (!s) return bad_state("resize_restart_from_levels");
+  return guarded([&] {
+    const int it = s->s->restart_from_levels(dir ? dir : "", resize::Grid{nprow, npcol, {}}, global_dir ? global_dir : "");
+    if (iteration) *iteration = it;
+    return RESIZE_OK;
+  });
+}
+
 int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* action) {
   if (!s) return bad_state("resize_remap_or_restart");
   if (step) *step = RESIZE_STEP_CONTINUE;

@@ -278,6 +278,7 @@ class Session {
   // (every process writes under a temporary name; all rename only when all succeeded).
   void set_level_checkpointing(const LevelCadence& c);
   // After each iteration: writes the levels that are due; returns "", "local" or "partner".
+  // A partner level due on a job down to one node writes the local level only (said once).
   std::string level_checkpoint_if_due(bool last = false);
   // Writes the local level (and the partner level if `partner`) now; returns the slowest
   // process's seconds.
