@@ -22,6 +22,7 @@
 #include <tuple>
 
 #include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/file_release.hpp"
 #include "checkpoint/levels.hpp"
 #include "session/session_impl.hpp"
 
@@ -458,8 +459,9 @@ double Session::checkpoint_levels(bool partner) {
     }
     for (const auto& [key, its] : versions)
       for (int v : lv::versions_to_remove(its, st.cadence.keep))
-        ::unlink((dir + "/" + lv::level_file_name(h.program, static_cast<lv::Level>(key.first), key.second, nprocs, v))
-                     .c_str());
+        // Freed on a background thread (file_release.hpp): tmpfs gives a version's pages
+        // back in the unlink itself otherwise.
+        remove_file(dir + "/" + lv::level_file_name(h.program, static_cast<lv::Level>(key.first), key.second, nprocs, v));
   }
   // Bytes per node (own + partner copies) and the time of the slowest process.
   std::int64_t node_bytes = 0, most = 0, total = 0;
