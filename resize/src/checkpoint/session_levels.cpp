@@ -755,29 +755,6 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
     const CheckpointMatrix nw = describe(I.mats[k], I.grid, rank);
     const redist::Axis nrow = nw.layout.row_axis(), ncol = nw.layout.col_axis();
     const std::size_t es = lv::element_size(nw.info.type);
-    struct Seg {
-      std::int64_t old_local, len, new_local;
-      int owner;
-    };
-    const auto segments = [](const redist::Axis& old_axis, int p, const redist::Axis& new_axis) {
-      std::vector<Seg> out;
-      const int np = old_axis.nprocs();
-      const std::size_t nb = old_axis.nblocks();
-      if (nb == 0) return out;
-      // Blocks of process p: the first one it owns, then every np-th.
-      std::size_t first = 0;
-      while (first < nb && first < static_cast<std::size_t>(np) && old_axis.block_owner(first) != p) ++first;
-      for (std::size_t b = first; b < nb; b += static_cast<std::size_t>(np)) {
-        const std::int64_t s = old_axis.block_start(b), len = old_axis.block_size(b), ls = old_axis.block_local_start(b);
-        for (std::int64_t i = s; i < s + len;) {
-          const std::size_t q = new_axis.block_of(i);
-          const std::int64_t end = std::min(s + len, new_axis.block_start(q) + new_axis.block_size(q));
-          out.push_back({ls + (i - s), end - i, new_axis.to_local(i), new_axis.block_owner(q)});
-          i = end;
-        }
-      }
-      return out;
-    };
     // Bytes to each new rank, then the pieces (32-byte place + data) in one buffer per rank.
     std::map<int, std::vector<char>> out;
     for (const auto& [r, L] : loaded) {
@@ -785,7 +762,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
       if (m.pr < 0 || m.rows == 0 || m.cols == 0) continue;
       const redist::Axis orow(blocks(m.m, m.mb, m.row_blocks), m.nprow, m.rsrc);
       const redist::Axis ocol(blocks(m.n, m.nb, m.col_blocks), m.npcol, m.csrc);
-      const auto rs = segments(orow, m.pr, nrow), cs = segments(ocol, m.pc, ncol);
+      const auto rs = lv::cut(orow, m.pr, nrow), cs = lv::cut(ocol, m.pc, ncol);
       const char* src = L.bytes.data() + L.payload + m.offset;
       for (const auto& c : cs)
         for (const auto& rr : rs) {
