@@ -197,6 +197,19 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("--restart", o.restart,
                  "continue from this checkpoint on the grid of --grid (any shape); a file that does not fit "
                  "this program is refused (exit 3)");
+  cli.add_option("--checkpoint-local", o.checkpoint_local,
+                 "checkpoint level local (each process's blocks, state and layout in node-local storage): N, "
+                 "<T>s|m|h or auto (Young/Daly with --mtbf-local); docs/checkpoint.md \"Levels\"");
+  cli.add_option("--checkpoint-partner", o.checkpoint_partner,
+                 "checkpoint level partner (the local level plus a copy on the partner node, a ring over the "
+                 "nodes): N, <T>s|m|h or auto (with --mtbf-partner)");
+  cli.add_option("--checkpoint-local-dir", o.checkpoint_local_dir,
+                 "node-local directory of the levels (each node writes DIR/<host>); default /dev/shm/malleable-<job>");
+  cli.add_option("--mtbf-local", o.mtbf_local, "auto local level: time between failures a local copy recovers");
+  cli.add_option("--mtbf-partner", o.mtbf_partner, "auto partner level: time between losses of one node");
+  cli.add_flag("--restart-levels", o.restart_levels,
+               "start from the newest version complete across the levels on this job's nodes (after a lost node; "
+               "the global checkpoints in --checkpoint DIR only for blocks in no level), on the grid of --grid");
   cli.add_option("--mechanism", o.mechanism,
                  "how a resize happens: spawn (MPI_Comm_spawn, in place) or restart (checkpoint into --checkpoint "
                  "DIR, exit 4, scripts/malleable-run restarts with the new process count)")
@@ -217,6 +230,14 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       throw CLI::ValidationError("--mechanism", "restart needs --checkpoint DIR");
     if (o.checkpoint_dir.empty() && !o.checkpoint_every.empty())
       throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint DIR");
+    try {  // the level cadences, checked here so that a bad one is a usage error
+      resize::checkpoint::parse_every(o.checkpoint_local,
+                                      o.mtbf_local.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_local));
+      resize::checkpoint::parse_every(
+          o.checkpoint_partner, o.mtbf_partner.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_partner));
+    } catch (const resize::Error& e) {
+      throw CLI::ValidationError(e.what());
+    }
   } catch (const CLI::ParseError& e) {
     // usage errors (and --help/--version, which exit 0) on rank 0 only; exit status 2
     const int rc = rank == 0 ? cli.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
@@ -272,6 +293,13 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     int it = 0;
     if (newcomer) {
       it = s.join();
+    } else if (o.restart_levels) {
+      try {
+        it = s.restart_from_levels(o.checkpoint_local_dir, g0, o.checkpoint_dir);
+      } catch (const resize::Error& e) {
+        std::fprintf(stderr, "%s (rank %d): restart refused: %s\n", hooks.name.c_str(), rank, e.what());
+        return kExitRestartRefused;
+      }
     } else if (!o.restart.empty()) {
       try {
         it = s.restart(o.restart, g0);
@@ -288,6 +316,17 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     // decides when, everyone follows) and creates the directory.
     if (!o.checkpoint_dir.empty())
       s.set_checkpointing({o.checkpoint_dir, o.checkpoint_every, every.mtbf, o.keep});
+    const bool levels = !o.checkpoint_local.empty() || !o.checkpoint_partner.empty();
+    if (levels) {
+      resize::LevelCadence lc;
+      lc.dir = o.checkpoint_local_dir;
+      lc.local_every = o.checkpoint_local;
+      lc.partner_every = o.checkpoint_partner;
+      lc.local_mtbf = o.mtbf_local.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_local);
+      lc.partner_mtbf = o.mtbf_partner.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_partner);
+      lc.keep = o.keep > 0 ? o.keep : 2;
+      s.set_level_checkpointing(lc);
+    }
     // A checkpoint that could not be written throws the same resize::Error on every
     // process (docs/checkpoint.md, "Failures"): each says so and the job stops with
     // kExitCheckpointFailed, the previous checkpoints untouched.
@@ -325,6 +364,7 @@ int run_driver(int argc, char** argv, CommonOptions& o,
       ++it;
       const bool stop = stop_requested();
       try {
+        if (levels) s.level_checkpoint_if_due();
         if (!o.checkpoint_dir.empty()) s.checkpoint_if_due(stop || it == o.iters);
       } catch (const resize::Error& e) {
         return checkpoint_failed(e);

@@ -57,6 +57,12 @@ struct CommonOptions {
   std::string mtbf;                        // for auto: mean time between failures, e.g. 6h
   int keep = 2;                            // newest checkpoints kept in DIR (0: all)
   std::string restart;                     // --restart FILE: continue from a checkpoint
+  // Checkpoint levels in node-local storage (issue 35, docs/checkpoint.md "Levels").
+  std::string checkpoint_local;            // --checkpoint-local N|<T>s|auto
+  std::string checkpoint_partner;          // --checkpoint-partner N|<T>s|auto
+  std::string checkpoint_local_dir;        // --checkpoint-local-dir DIR ("" = /dev/shm/malleable-<job>)
+  std::string mtbf_local, mtbf_partner;    // --mtbf-local / --mtbf-partner for auto
+  bool restart_levels = false;             // --restart-levels: start from the levels
   bool checksums = false;                  // print each matrix's checksum at the end
   std::string mechanism = "spawn";         // how resizes happen: spawn (in place) or restart
 };

@@ -21,6 +21,7 @@ module malleable_resize
             RESIZE_BACKGROUND_OFF, RESIZE_BACKGROUND_WAIT, RESIZE_BACKGROUND_CONTINUE, &
             resize_checkpoint_in, resize_set_checkpointing, resize_checkpoint_if_due, &
             resize_remap_or_restart, resize_next_decision, &
+            resize_set_level_checkpointing, resize_level_checkpoint_if_due, resize_restart_from_levels, &
             RESIZE_ERR_CHECKPOINT, RESIZE_MECHANISM_SPAWN, RESIZE_MECHANISM_RESTART, &
             RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED, RESIZE_STEP_EXIT_FOR_RESTART, &
             RESIZE_EXIT_RESIZE_BY_RESTART
@@ -125,6 +126,29 @@ module malleable_resize
       type(c_ptr), value :: s
       integer(c_int), value :: last
       integer(c_int) :: written
+    end function
+    integer(c_int) function c_set_level_checkpointing(s, dir, local_every, partner_every, local_mtbf, &
+        partner_mtbf, keep) bind(C, name="resize_set_level_checkpointing")
+      import :: c_int, c_ptr, c_char, c_double
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: dir, local_every, partner_every
+      real(c_double), value :: local_mtbf, partner_mtbf
+      integer(c_int), value :: keep
+    end function
+    integer(c_int) function resize_level_checkpoint_if_due(s, last, written) &
+        bind(C, name="resize_level_checkpoint_if_due")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
+      integer(c_int), value :: last
+      integer(c_int) :: written
+    end function
+    integer(c_int) function c_restart_from_levels(s, dir, nprow, npcol, global_dir, iteration) &
+        bind(C, name="resize_restart_from_levels")
+      import :: c_int, c_ptr, c_char
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: dir, global_dir
+      integer(c_int), value :: nprow, npcol
+      integer(c_int) :: iteration
     end function
     integer(c_int) function resize_remap_or_restart(s, mechanism, step, action) &
         bind(C, name="resize_remap_or_restart")
@@ -320,6 +344,29 @@ contains
       if (buf(k) == c_null_char) exit
       file(k:k) = buf(k)
     end do
+  end function
+
+  ! Checkpoint levels (resize.h resize_set_level_checkpointing): dir ('' = /dev/shm/
+  ! malleable-<job>), local_every / partner_every ('N', '<T>s', 'auto', '' never), the
+  ! MTBFs 'auto' uses, keep versions per level.
+  integer(c_int) function resize_set_level_checkpointing(s, dir, local_every, partner_every, local_mtbf, &
+                                                         partner_mtbf, keep)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: dir, local_every, partner_every
+    real(c_double), intent(in) :: local_mtbf, partner_mtbf
+    integer(c_int), intent(in) :: keep
+    resize_set_level_checkpointing = c_set_level_checkpointing(s, trim(dir)//c_null_char, &
+        trim(local_every)//c_null_char, trim(partner_every)//c_null_char, local_mtbf, partner_mtbf, keep)
+  end function
+
+  ! Instead of resize_start after a failure (resize.h resize_restart_from_levels).
+  integer(c_int) function resize_restart_from_levels(s, dir, nprow, npcol, global_dir, iteration)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(in) :: dir, global_dir
+    integer(c_int), intent(in) :: nprow, npcol
+    integer(c_int), intent(out) :: iteration
+    resize_restart_from_levels = c_restart_from_levels(s, trim(dir)//c_null_char, nprow, npcol, &
+                                                       trim(global_dir)//c_null_char, iteration)
   end function
 
   ! The checkpoint cadence (resize.h resize_set_checkpointing): every = 'N', '<T>s|m|h',

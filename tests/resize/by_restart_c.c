@@ -10,6 +10,9 @@
  *   malleable-run -n 4 -- by_restart_c N ITERS --checkpoint DIR --every 2 \
  *                 --schedule 3:expand:2x3 --mechanism restart
  * --final DIR2: after the check, one more checkpoint by resize_checkpoint_in into DIR2.
+ * Checkpoint levels (issue 35): --local E / --partner E (every E iterations) into
+ * --local-dir DIR3 (resize_set_level_checkpointing); --restart-levels: start from the
+ * levels in DIR3 (resize_restart_from_levels) on -g PxQ.
  * Exit 0 with "result check: ... OK" on world rank 0; 1 on a wrong result; 4 when leaving
  * for a resize by restart; 5 when a checkpoint could not be written. */
 #include <mpi.h>
@@ -87,6 +90,8 @@ int main(int argc, char** argv) {
   resize_register(s, "A", n_global, n_global, 4, 4, 0, desc, &a);
   if (resize_is_newcomer(s)) {
     rc = resize_join(s, &it);
+  } else if (arg_after(argc, argv, "--restart-levels", NULL) || (argc > 1 && strcmp(argv[argc - 1], "--restart-levels") == 0)) {
+    rc = resize_restart_from_levels(s, arg_after(argc, argv, "--local-dir", ""), nprow, npcol, dir, &it);
   } else if (restart) {
     rc = resize_restart(s, restart, nprow, npcol, &it);
   } else {
@@ -101,6 +106,14 @@ int main(int argc, char** argv) {
     fprintf(stderr, "by_restart_c: %s\n", resize_last_error());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
+  const char* local_every = arg_after(argc, argv, "--local", "");
+  const char* partner_every = arg_after(argc, argv, "--partner", "");
+  const int levels = *local_every || *partner_every;
+  if (levels && resize_set_level_checkpointing(s, arg_after(argc, argv, "--local-dir", ""), local_every, partner_every,
+                                               0.0, 0.0, 2) != RESIZE_OK) {
+    fprintf(stderr, "by_restart_c: %s\n", resize_last_error());
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   while (it < iters) {
     resize_begin_iteration(s);
     visit(s, desc, a, add, (double)(it + 1), NULL);
@@ -108,6 +121,13 @@ int main(int argc, char** argv) {
     ++it;
     if (dir && resize_checkpoint_if_due(s, it == iters, NULL) != RESIZE_OK) {
       fprintf(stderr, "by_restart_c: checkpoint failed: %s\n", resize_last_error());
+      resize_destroy(s);
+      MPI_Finalize();
+      return 5;
+    }
+    int written = 0;
+    if (levels && resize_level_checkpoint_if_due(s, it == iters, &written) != RESIZE_OK) {
+      fprintf(stderr, "by_restart_c: level checkpoint failed: %s\n", resize_last_error());
       resize_destroy(s);
       MPI_Finalize();
       return 5;

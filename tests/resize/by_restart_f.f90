@@ -17,8 +17,9 @@ program by_restart_f
   integer(c_int), target :: desc(9)
   type(c_ptr), target :: buf
   type(c_ptr) :: s_
-  character(len=512) :: dir, every, schedule, mech, restart, grid, text
+  character(len=512) :: dir, every, schedule, mech, restart, grid, text, local_every, partner_every, local_dir
   integer :: n, iters, keep, nprow, npcol, ierr, rc, it, step, act, mechanism
+  integer(c_int) :: level_written
   logical :: written
   integer(int64) :: bad, all
 
@@ -34,6 +35,10 @@ program by_restart_f
   mech = option('--mechanism', 'spawn')
   restart = option('--restart', '')
   grid = option('-g', '2x2')
+  ! Checkpoint levels (issue 35), as by_restart_c.c.
+  local_every = option('--local', '')
+  partner_every = option('--partner', '')
+  local_dir = option('--local-dir', '')
   grid(index(grid, 'x'):index(grid, 'x')) = ' '
   read (grid, *) nprow, npcol
   mechanism = RESIZE_MECHANISM_SPAWN
@@ -48,6 +53,8 @@ program by_restart_f
   call check(resize_register(s_, 'A', n, n, 4, 4, 0, desc, buf), 'register A')
   if (resize_is_newcomer(s_) == 1) then
     call check(resize_join(s_, it), 'join')
+  else if (flag('--restart-levels')) then
+    call check(resize_restart_from_levels(s_, local_dir, nprow, npcol, dir, it), 'restart from levels')
   else if (len_trim(restart) > 0) then
     call check(resize_restart(s_, restart, nprow, npcol, it), 'restart')
   else
@@ -56,6 +63,9 @@ program by_restart_f
     call visit(0, 0.0d0)
   end if
   if (len_trim(dir) > 0) call check(resize_set_checkpointing(s_, dir, every, 0.0d0, keep), 'set_checkpointing')
+  if (len_trim(local_every) + len_trim(partner_every) > 0) &
+    call check(resize_set_level_checkpointing(s_, local_dir, local_every, partner_every, 0.0d0, 0.0d0, 2), &
+               'set_level_checkpointing')
 
   do while (it < iters)
     call resize_begin_iteration(s_)
@@ -65,6 +75,10 @@ program by_restart_f
     if (len_trim(dir) > 0) then
       rc = resize_checkpoint_if_due(s_, it == iters, written)
       if (rc /= RESIZE_OK) call leave(5, 'checkpoint failed: ')
+    end if
+    if (len_trim(local_every) + len_trim(partner_every) > 0) then
+      rc = resize_level_checkpoint_if_due(s_, merge(1, 0, it == iters), level_written)
+      if (rc /= RESIZE_OK) call leave(5, 'level checkpoint failed: ')
     end if
     if (it == iters) exit
     rc = resize_remap_or_restart(s_, mechanism, step, act)
@@ -154,6 +168,18 @@ contains
         call get_command_argument(k + 1, v)
         return
       end if
+    end do
+  end function
+
+  ! Whether `name` is on the command line.
+  logical function flag(name)
+    character(len=*), intent(in) :: name
+    character(len=512) :: a
+    integer :: k
+    flag = .false.
+    do k = 1, command_argument_count()
+      call get_command_argument(k, a)
+      if (trim(a) == name) flag = .true.
     end do
   end function
 

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <string>
 
-#include "file_release.hpp"
+#include "checkpoint/file_release.hpp"
 
 namespace {
 

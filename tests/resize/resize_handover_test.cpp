@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "handover.hpp"
+#include "session/handover.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/plan.hpp"
 #include "malleable/redist/traffic.hpp"
-#include "move_share.hpp"
+#include "move/move_share.hpp"
 
 using redist::Layout;
 using redist::Region;

@@ -113,6 +113,22 @@ enum { RESIZE_STEP_CONTINUE = 0, RESIZE_STEP_RESIZED = 1, RESIZE_STEP_EXIT_FOR_R
 int resize_set_checkpointing(resize_session* s, const char* dir, const char* every, double mtbf_seconds, int keep);
 int resize_checkpoint_if_due(resize_session* s, int last, int* written);
 int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* action);
+/* Checkpoint levels in the nodes' own storage (issue 35, docs/checkpoint.md "Levels").
+ * resize_set_level_checkpointing (every process, after start): dir ("" or NULL:
+ * /dev/shm/malleable-<job>), local_every / partner_every as `every` above ("N", "<T>s",
+ * "auto", "" never; a partner checkpoint writes the local level too), the MTBFs "auto"
+ * uses per level, `keep` versions per level (0: all). resize_level_checkpoint_if_due
+ * (collective, after each iteration): *written = 0 none, 1 local, 2 local + partner (may be
+ * NULL); RESIZE_ERR_CHECKPOINT when a level cannot be written (the previous versions
+ * intact). resize_restart_from_levels (instead of resize_start after a failure): every
+ * registered matrix from the newest version complete across the levels in dir on the
+ * nodes of this job, moved onto nprow x npcol; global_dir (may be NULL): the global
+ * checkpoints used only for processes whose blocks are in no level. */
+int resize_set_level_checkpointing(resize_session* s, const char* dir, const char* local_every,
+                                   const char* partner_every, double local_mtbf, double partner_mtbf, int keep);
+int resize_level_checkpoint_if_due(resize_session* s, int last, int* written);
+int resize_restart_from_levels(resize_session* s, const char* dir, int nprow, int npcol, const char* global_dir,
+                               int* iteration);
 /* Collective: the policy's decision now without acting on it (*action, target grid
  * nprow x npcol; RESIZE_NONE: none), e.g. for a resize by restart of your own. */
 int resize_next_decision(resize_session* s, int* action, int* nprow, int* npcol);

@@ -102,6 +102,31 @@ struct CheckpointCadence {
   int keep = 0;             // newest checkpoints kept in dir (0: all)
 };
 
+// Checkpoint levels in the nodes' own storage (issue 35, docs/checkpoint.md "Levels"):
+// *local* (each process's blocks, the application state and the layout in a directory on
+// its own node) and *partner* (the same bytes also kept by a process of the partner node,
+// a ring over the nodes), beside the global HDF5 file of CheckpointCadence.
+struct LevelCadence {
+  // Node-local directory; "" = /dev/shm/malleable-<job> (job: $MALLEABLE_JOB_ID, else
+  // $SLURM_JOB_ID, else the program's name). Each node writes into <dir>/<node name>.
+  std::string dir;
+  // "N" (every N iterations), "<T>s|m|h", "auto" (Young/Daly from the level's measured
+  // cost and its MTBF below), "" or "never". A partner checkpoint writes the local level too.
+  std::string local_every, partner_every;
+  double local_mtbf = 0;    // auto: seconds between failures a local copy recovers (a process dies, its node stays)
+  double partner_mtbf = 0;  // auto: seconds between losses of one node
+  int keep = 2;             // newest versions kept per level (0: all)
+};
+
+// One level checkpoint (Session::level_records, world rank 0).
+struct LevelRecord {
+  int after_iteration = 0;
+  bool partner = false;                 // local only, or local + partner
+  double seconds = 0;                   // slowest process
+  std::int64_t node_bytes = 0;          // the most bytes one node wrote (its own + partner copies)
+  std::int64_t total_bytes = 0;         // all nodes
+};
+
 // How a resize is carried out (Session::remap_or_restart): in place (spawn / shrink /
 // regrid), or by checkpoint, exit kExitResizeByRestart and a new launch with the new
 // process count (scripts/malleable-run).
@@ -247,6 +272,26 @@ class Session {
   std::string checkpoint_if_due(bool last = false);
   // World rank 0: the checkpoints checkpoint_if_due wrote (run_info(), summary, JSON).
   const std::vector<CheckpointRecord>& checkpoint_records() const;
+  // Checkpoint levels (LevelCadence, docs/checkpoint.md "Levels"). Collective. Throws
+  // CheckpointFailed on every process when a level cannot be written (no room, not
+  // writable, one node only for the partner level); the previous versions stay intact
+  // (every process writes under a temporary name; all rename only when all succeeded).
+  void set_level_checkpointing(const LevelCadence& c);
+  // After each iteration: writes the levels that are due; returns "", "local" or "partner".
+  // A partner level due on a job down to one node writes the local level only (said once).
+  std::string level_checkpoint_if_due(bool last = false);
+  // Writes the local level (and the partner level if `partner`) now; returns the slowest
+  // process's seconds.
+  double checkpoint_levels(bool partner);
+  const std::vector<LevelRecord>& level_records() const;
+  // Instead of start(g) after a failure: rebuilds every registered matrix from the newest
+  // version complete across levels in `dir` ("" as LevelCadence::dir) on the nodes of this
+  // job (each survivor reads its own local copies and the partner copies it keeps; the
+  // lost processes' blocks come from partner copies) and moves them in memory onto the
+  // grid `g`. If some old process's blocks are in no level, restarts from the global
+  // checkpoint of that version in `global_dir` (says so). Throws Error on every process
+  // when nothing is complete. Returns the iteration.
+  int restart_from_levels(const std::string& dir, const Grid& g, const std::string& global_dir = "");
   // Collective, at a remap point: the policy's decision carried out in place
   // (Mechanism::Spawn) or by restart (Mechanism::Restart: checkpoint_in(dir, keep), then
   // DIR/<app>.next for malleable-run; the caller then leaves with kExitResizeByRestart).

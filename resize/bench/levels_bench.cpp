@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Cost of the checkpoint levels (issue 35 §3) beside a raw memcpy of the same bytes and
+// the global parallel HDF5 checkpoint of the same matrix, measured side by side in one run:
+// an N x N double matrix in NB x NB blocks on a PxQ grid; each repetition times (slowest
+// process, after a barrier) a memcpy of each process's local matrix into a buffer
+// allocated for it (fresh pages, as a new file in /dev/shm gets) and into one already
+// touched, the local level, the local + partner level, and the global checkpoint.
+// Nodes: as the session finds them (MALLEABLE_NODE_MAP emulates several on one machine).
+// Prints one line per measurement (median of the repetitions) and the ratios.
+// Usage: levels_bench N NB PxQ LEVEL_DIR GLOBAL_DIR [repeats]
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "malleable/resize/session.hpp"
+
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class F>
+double timed(MPI_Comm comm, F&& f) {
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  f();
+  double dt = MPI_Wtime() - t0, slowest = 0;
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return slowest;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: levels_bench N NB PxQ LEVEL_DIR GLOBAL_DIR [repeats]\n");
+    MPI_Finalize();
+    return 2;
+  }
+  const int n = std::stoi(argv[1]), nb = std::stoi(argv[2]);
+  const std::string grid = argv[3], ldir = argv[4], gdir = argv[5];
+  const int reps = argc > 6 ? std::stoi(argv[6]) : 5;
+  const int P = std::stoi(grid.substr(0, grid.find('x'))), Q = std::stoi(grid.substr(grid.find('x') + 1));
+  {
+    resize::SessionOptions o;
+    o.app = "levels_bench";
+    o.progress = false;
+    o.persist_history = false;
+    resize::Session S(argc, argv, std::move(o));
+    int desc[9];
+    std::vector<double> a;
+    S.register_matrix("A", n, n, nb, nb, resize::Distribution::BlockCyclic, desc, a);
+    S.start(resize::Grid{P, Q, {}});
+    for (std::size_t k = 0; k < a.size(); ++k) a[k] = static_cast<double>(k % 1000) * 0.5 + S.world_rank();
+    resize::LevelCadence c;
+    c.dir = ldir;
+    c.keep = 1;
+    S.set_level_checkpointing(c);
+    const std::size_t bytes = a.size() * sizeof(double);
+    std::vector<double> t_fresh, t_warm, t_local, t_partner, t_global;
+    std::vector<char> warm(bytes, 1);
+    for (int r = 0; r < reps; ++r) {
+      S.begin_iteration();
+      S.end_iteration();
+      t_fresh.push_back(timed(S.world(), [&] {
+        std::vector<char> fresh(bytes);  // value-initialised: zeroed by the kernel on first touch
+        std::memcpy(fresh.data(), a.data(), bytes);
+      }));
+      t_warm.push_back(timed(S.world(), [&] { std::memcpy(warm.data(), a.data(), bytes); }));
+      t_local.push_back(timed(S.world(), [&] { S.checkpoint_levels(false); }));
+      try {  // one node: no partner level (refused on every process alike)
+        t_partner.push_back(timed(S.world(), [&] { S.checkpoint_levels(true); }));
+      } catch (const resize::CheckpointFailed&) {
+      }
+      t_global.push_back(timed(S.world(), [&] { S.checkpoint_in(gdir, 1); }));
+    }
+    long long mine = static_cast<long long>(bytes), most = 0;
+    MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, S.world());
+    if (S.world_rank() == 0) {
+      const double f = median(t_fresh), w = median(t_warm), l = median(t_local), p = median(t_partner),
+                   g = median(t_global);
+      const auto& rec = S.level_records();
+      std::printf("levels N=%d NB=%d grid %s, %d processes, %lld bytes on the busiest process, %d repetitions "
+                  "(medians, slowest process)\n",
+                  n, nb, grid.c_str(), S.world_size(), most, reps);
+      std::printf("memcpy_fresh_s %.4f\nmemcpy_warm_s %.4f\nlocal_s %.4f\nlocal_partner_s %.4f\nglobal_s %.4f\n", f, w,
+                  l, p, g);
+      std::printf("node_bytes_local_partner %lld\n", rec.empty() ? 0LL : static_cast<long long>(rec.back().node_bytes));
+      std::printf("ratio local/memcpy_fresh %.2f (memcpy speed / level speed; 1/ratio = %.2fx a raw memcpy)\n", l / f,
+                  f / l);
+      std::printf("ratio local/memcpy_warm %.2f\n", l / w);
+      if (t_partner.empty())
+        std::printf("ratio local+partner/local n/a (one node: no partner level)\n");
+      else
+        std::printf("ratio local+partner/local %.2f\n", p / l);
+      std::printf("ratio global/local %.2f\n", g / l);
+    }
+  }
+  MPI_Finalize();
+  return 0;
+}

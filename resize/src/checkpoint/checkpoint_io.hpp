@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Internal: the parallel HDF5 shell of checkpoint and restart (checkpoint_write.cpp, checkpoint_read.cpp, shared helpers in checkpoint_h5.hpp).
+// Every function is collective over `comm`; a failure on any process throws the same
+// resize::Error on every process (the message of the lowest failing rank).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "malleable/redist/layout.hpp"
+#include "malleable/resize/checkpoint.hpp"
+#include "move/mover.hpp"
+
+namespace resize::detail {
+
+// One registered matrix as this process holds it: its layout on the current grid, this
+// process's grid coordinate in it (-1 off the grid) and its column-major local buffer.
+struct CheckpointMatrix {
+  checkpoint::MatrixInfo info;  // name, type, m, n, layout kind and blocks
+  Scalar type = Scalar::D;
+  redist::Layout layout;
+  int pr = -1, pc = -1;
+  void* local = nullptr;
+  std::int64_t lld = 1;
+};
+
+char scalar_letter(Scalar t);
+
+// The order-independent checksum of a matrix (checkpoint::local_checksum summed over
+// `comm`) as files of format `version` store it: the same value on every process.
+std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int version = checkpoint::kFormatVersion);
+
+// Writes one checkpoint file at `path`: room checked, written under `path`.tmp, closed
+// and fsynced on every process, read back and compared, then renamed by rank 0 (and the
+// directory fsynced). A failure anywhere throws the same Error on every process, removes
+// the .tmp and leaves every other file alone. `h` and `state` must be the same on every process; the checksums
+// in h.matrices are computed here.
+void write_checkpoint(MPI_Comm comm, const std::string& path, checkpoint::Header h, const std::vector<char>& state,
+                      const std::vector<CheckpointMatrix>& mats);
+
+// A checkpoint file opened for reading with the MPI-IO driver.
+class CheckpointReader {
+ public:
+  CheckpointReader(MPI_Comm comm, const std::string& path);  // throws on every rank
+  ~CheckpointReader();
+  CheckpointReader(const CheckpointReader&) = delete;
+  CheckpointReader& operator=(const CheckpointReader&) = delete;
+  const checkpoint::Header& header() const { return header_; }
+  const std::vector<char>& state() const { return state_; }
+  // Reads matrix `k` of the header into `m`'s local buffer (hyperslabs of m.layout) and
+  // verifies its checksum.
+  void read(std::size_t k, const CheckpointMatrix& m);
+  // Reads this process's blocks of matrix `k` as `m`'s layout places them into a
+  // block-sized scratch buffer (m's local buffer untouched) and throws `differs` on every
+  // process unless the checksum summed over all processes is the file's.
+  void verify(std::size_t k, const CheckpointMatrix& m, const std::string& differs);
+
+ private:
+  MPI_Comm comm_;
+  std::string path_;
+  std::int64_t file_ = -1;
+  checkpoint::Header header_;
+  std::vector<char> state_;
+};
+
+}  // namespace resize::detail

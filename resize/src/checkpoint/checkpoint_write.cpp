@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Checkpoint and restart, the parallel HDF5 shell: writing one checkpoint. One file per
+// checkpoint through the MPI-IO driver; each matrix a global M x N dataset written by
+// every process with collective hyperslab I/O of its own blocks (no gather, no
+// per-process files). A checkpoint counts only once it is read back and agreed
+// (docs/checkpoint.md, "When a checkpoint fails"). The selections, checksum and
+// validation are the pure core's (checkpoint.hpp).
+#include "checkpoint/checkpoint_h5.hpp"
+
+namespace resize::detail {
+
+using namespace h5;
+
+char scalar_letter(Scalar t) {
+  switch (t) {
+    case Scalar::S: return 's';
+    case Scalar::D: return 'd';
+    case Scalar::C: return 'c';
+    case Scalar::Z: return 'z';
+  }
+  return '?';
+}
+
+namespace {
+
+// Closes a checkpoint's HDF5 objects after an agreed failure. HDF5 1.10's close after a
+// write that failed inside it can leave the processes in different collectives (their
+// ends of file diverge: seen with OMPIO on a full disk when the room check is skipped,
+// and under ROMIO), so a thread ends the job, status 5, naming the failure, if the close
+// and a barrier after it (on `comm`; HDF5 works on its own duplicate) have not finished
+// within kCloseAfterFailureSeconds: a stop, never a hang. Every process that is not
+// through the barrier says so, and waits kSayGraceSeconds before MPI_Abort so that the
+// others' guards (started within the same agreement) say it too before the abort ends
+// them: the first process's MPI_Abort alone would silence the rest (seen under MPICH).
+constexpr double kCloseAfterFailureSeconds = 30;
+constexpr double kSayGraceSeconds = 5;
+void close_after_failure(MPI_Comm comm, const std::string& failure, const std::function<void()>& close) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  std::thread guard([&] {
+    std::unique_lock<std::mutex> lk(m);
+    if (cv.wait_for(lk, std::chrono::duration<double>(kCloseAfterFailureSeconds), [&] { return done; })) return;
+    int rank = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    std::fprintf(stderr,
+                 "checkpoint failed (world rank %d): %s; closing the file after the failure did not finish within %.0f s "
+                 "(HDF5 left the processes in different collectives): ending the job with status 5\n",
+                 rank, failure.c_str(), kCloseAfterFailureSeconds);
+    std::fflush(stderr);
+    if (cv.wait_for(lk, std::chrono::duration<double>(kSayGraceSeconds), [&] { return done; })) return;
+    MPI_Abort(MPI_COMM_WORLD, 5);
+  });
+  try {
+    close();
+  } catch (...) {
+  }
+  MPI_Barrier(comm);
+  {
+    std::lock_guard<std::mutex> lk(m);
+    done = true;
+  }
+  cv.notify_all();
+  guard.join();
+}
+
+// Under ROMIO (Open MPI's romio321, MPICH), HDF5 1.10.8's H5Fclose of a file whose write
+// failed fails half-way: the id stays valid over freed state, and HDF5's own clean-up in
+// MPI_Finalize closes it again and crashes (signal 11), losing the status the program
+// chose. An attribute on MPI_COMM_SELF set now is deleted in MPI_Finalize before HDF5's
+// (set when HDF5 started; deleted in reverse order): its callback ends the process there
+// with kExitCheckpointFailed (5), after the failure has been said.
+void end_in_finalize_after_failed_close() {
+  static bool armed = false;
+  if (armed) return;
+  armed = true;
+  int key = MPI_KEYVAL_INVALID;
+  auto at_finalize = [](MPI_Comm, int, void*, void*) -> int {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(5);
+  };
+  if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &key, nullptr) == MPI_SUCCESS)
+    MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+}
+
+// Test-only fault injection, read here and nowhere else (docs/checkpoint.md,
+// "Failures"); not for production runs. MALLEABLE_CHECKPOINT_FAULT=
+//   lose-writes:R[@I]  process R of the checkpoint's communicator skips its matrix writes
+//                  as if they had succeeded (what Open MPI's OMPIO does on a full disk),
+//                  in every checkpoint or in the one after iteration I
+//   no-room-check  the room check before the file is made is skipped, so a full file
+//                  system reaches the MPI-IO layer and HDF5
+struct Fault {
+  bool lose_writes = false;
+  bool no_room_check = false;
+};
+Fault injected_fault(MPI_Comm comm, int iteration, const std::string& where) {
+  Fault f;
+  const char* v = std::getenv("MALLEABLE_CHECKPOINT_FAULT");
+  if (!v || !*v) return f;
+  const std::string s = v;
+  int rank = 0, r = -1;
+  MPI_Comm_rank(comm, &rank);
+  int at = -1;
+  const int got = std::sscanf(v, "lose-writes:%d@%d", &r, &at);
+  if (got >= 1)
+    f.lose_writes = r == rank && (got == 1 || at == iteration);
+  else if (s == "no-room-check")
+    f.no_room_check = true;
+  else
+    throw Error(where + "MALLEABLE_CHECKPOINT_FAULT=" + s + " (test-only) is none of lose-writes:RANK[@ITERATION], no-room-check");
+  return f;
+}
+
+}  // namespace
+
+std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int version) {
+  return sum_over(comm, by_type(m.type, [&](auto x) { return checksum_as<decltype(x)>(m, version); }));
+}
+
+namespace {
+
+// The checkpoint at `tmp` read back (a new open, the header read collectively, each
+// process's blocks read and summed) and compared with what was written: the header, the
+// state, and each matrix's checksum. Throws the same Error on every process.
+void verify_written(MPI_Comm comm, const std::string& tmp, const std::string& where, const ck::Header& h,
+                    const std::vector<char>& state, const std::vector<CheckpointMatrix>& mats) {
+  const std::string lost =
+      ": the I/O layer reported success, but not everything written reached the file (file system full or failing?); "
+      "it does not count, the previous checkpoints are kept";
+  std::unique_ptr<CheckpointReader> r;
+  try {
+    r = std::make_unique<CheckpointReader>(comm, tmp);
+  } catch (const Error& e) {
+    throw Error(where + "read back, the file cannot be opened (" + e.what() + ")" + lost);
+  }
+  const ck::Header& f = r->header();  // the same on every process
+  std::string bad;
+  if (f.version != h.version || f.program != h.program || f.iteration != h.iteration || f.grid.nprow != h.grid.nprow ||
+      f.grid.npcol != h.grid.npcol || f.matrices.size() != h.matrices.size())
+    bad = "its header";
+  else if (r->state() != state)
+    bad = "the application state";
+  for (std::size_t k = 0; bad.empty() && k < h.matrices.size(); ++k) {
+    const auto &a = f.matrices[k], &b = h.matrices[k];
+    if (a.name != b.name || a.type != b.type || a.m != b.m || a.n != b.n || a.checksum != b.checksum)
+      bad = "matrix '" + b.name + "' (its description)";
+  }
+  if (!bad.empty()) throw Error(where + "read back, " + bad + " differs from what was written" + lost);
+  for (std::size_t k = 0; k < mats.size(); ++k)
+    r->verify(k, mats[k], where + "read back, matrix '" + h.matrices[k].name + "' differs from what was written" + lost);
+}
+
+}  // namespace
+
+void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, const std::vector<char>& state,
+                      const std::vector<CheckpointMatrix>& mats) {
+  Silence quiet;
+  Trace trace(comm);
+  int rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  const std::string tmp = path + ".tmp";
+  const std::string where = "checkpoint " + path + ": ";
+  const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.find_last_of('/') + 1);
+  Fault injected;
+  guarded(comm, [&] {  // before anything is made
+    h.version = version_to_write(where);
+    injected = injected_fault(comm, h.iteration, where);
+  });
+  // Room first (world rank 0): a file system without room for the whole file refuses the
+  // checkpoint before any I/O layer sees it. Open MPI's OMPIO loses a full disk's errors
+  // (a collective write returns success, an independent one a short count that HDF5's
+  // MPI-IO driver accepts; docs/checkpoint.md, "Failures"), and HDF5's close after a
+  // failed write can leave the processes in different collectives. A .tmp left by a
+  // checkpoint that crashed is removed first (in the call: its room is needed now).
+  std::vector<std::size_t> element_bytes;
+  std::vector<std::pair<std::int64_t, std::int64_t>> chunks;
+  for (std::size_t k = 0; k < mats.size(); ++k) {
+    element_bytes.push_back(scalar_bytes(mats[k].type));
+    chunks.push_back(ck::chunk_shape(h.matrices[k], element_bytes.back(), block_io_mode()));
+  }
+  const std::uint64_t need = ck::file_bytes_bound(h, element_bytes, chunks, state.size());
+  guarded(comm, [&] {
+    if (rank != 0) return;
+    ::unlink(tmp.c_str());
+    if (injected.no_room_check) return;
+    std::uint64_t free_bytes = 0;
+    if (const int e = check_room(tmp, need, &free_bytes); e != 0) {
+      if (e != ENOSPC && e != EDQUOT && e != EFBIG)
+        throw Error(where + "cannot make a file in " + dir + ": " + std::strerror(e) +
+                    "; nothing was written, the previous checkpoints are kept");
+      char sizes[128];
+      std::snprintf(sizes, sizeof sizes, " (the file needs up to %.2f MiB, %.2f MiB are free)", static_cast<double>(need) / 1048576.0,
+                    static_cast<double>(free_bytes) / 1048576.0);
+      throw Error(where + "no room for it in " + dir + ": " + std::strerror(e) + sizes +
+                  "; nothing was written, the previous checkpoints are kept");
+    }
+  });
+  trace("room");
+  bool made = false;
+  std::unique_ptr<Id> file;
+  std::vector<std::unique_ptr<Id>> datasets;
+  try {
+    guarded(comm, [&] {
+      Id fa(mpio_access(comm, true), H5Pclose);
+      file = std::make_unique<Id>(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fa), H5Fclose);
+      if (file->id < 0) throw Error(where + "cannot create " + tmp + " (does the directory exist and is it writable?)");
+    });
+    made = true;
+    trace("create");
+    guarded(comm, [&] {
+      put_string(*file, "format", ck::kFormatName);
+      put_array<int>(*file, "version", H5T_NATIVE_INT, {h.version});
+      put_string(*file, "program", h.program);
+      put_string(*file, "executable", h.executable);
+      put_array<int>(*file, "iteration", H5T_NATIVE_INT, {h.iteration});
+      put_array<int>(*file, "grid", H5T_NATIVE_INT, {h.grid.nprow, h.grid.npcol});
+      put_string(*file, "resize_history", h.resize_history);
+      // The application state: rank 0 writes the bytes with independent I/O (a collective
+      // write of a few bytes would cost every process MPI-IO's exchange rounds).
+      const hsize_t n = std::max<hsize_t>(1, state.size());
+      Id sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
+      Id ds(must(H5Dcreate2(*file, "state", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "state"), H5Dclose);
+      put_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, {static_cast<std::uint64_t>(state.size())});
+      if (rank == 0 && !state.empty()) {
+        Id x(independent_transfer(), H5Pclose);
+        must(H5Dwrite(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, x, reinterpret_cast<const unsigned char*>(state.data())),
+             where + "writing the application state");
+      }
+    });
+    trace("header and state");
+    // Each matrix's dataset stays open until its checksum attribute is written: the
+    // per-block paths sum the checksum while they copy the blocks, so it is known only
+    // after the data (and is agreed between the processes outside the guarded steps, whose
+    // failures are agreed with a collective of their own).
+    std::vector<std::uint64_t> mine(mats.size(), 0);
+    std::vector<char> summed(mats.size(), 0);
+    // Each matrix is two agreed steps: its dataset (collective in HDF5), then its data. A
+    // write that fails on some processes only (the disk fills under whichever writes
+    // last; ROMIO reports a collective write's error on its aggregators) is agreed before
+    // anyone enters the next matrix's collective dataset creation, which the failed
+    // processes would never join (one agreement after all matrices left that window).
+    std::unique_ptr<Id> group;
+    guarded(comm, [&] {
+      group = std::make_unique<Id>(must(H5Gcreate2(*file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "group matrices"),
+                                   H5Gclose);
+    });
+    for (std::size_t k = 0; k < mats.size(); ++k) {
+      const auto& m = mats[k];
+      const auto& info = h.matrices[k];
+      Id t(element_type(m.type), H5Tclose);
+      const auto chunk = ck::chunk_shape(info, scalar_bytes(m.type), block_io_mode());
+      const auto [lr, lc] = local_dims(m);
+      std::unique_ptr<Id> fs;
+      std::int64_t elements = 0;
+      guarded(comm, [&] {
+        const hsize_t dims[2] = {static_cast<hsize_t>(info.m), static_cast<hsize_t>(info.n)};
+        Id sp(H5Screate_simple(2, dims, nullptr), H5Sclose);
+        Id dc(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+        H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
+        H5Pset_alloc_time(dc, H5D_ALLOC_TIME_EARLY);
+        if (chunk.first > 0) {
+          const hsize_t c[2] = {static_cast<hsize_t>(chunk.first), static_cast<hsize_t>(chunk.second)};
+          must(H5Pset_chunk(dc, 2, c), where + "chunking " + info.name);
+        }
+        datasets.push_back(std::make_unique<Id>(
+            must(H5Dcreate2(*group, info.name.c_str(), t, sp, H5P_DEFAULT, dc, H5P_DEFAULT), where + "dataset " + info.name), H5Dclose));
+        const hid_t ds = *datasets.back();
+        put_array<int>(ds, "index", H5T_NATIVE_INT, {static_cast<int>(k)});
+        put_string(ds, "type", std::string(1, info.type));
+        put_string(ds, "layout", ck::to_string(info.layout));
+        put_array<std::int64_t>(ds, "block", H5T_NATIVE_INT64, {info.mb, info.nb});
+        put_array<std::int64_t>(ds, "row_blocks", H5T_NATIVE_INT64, info.row_blocks);
+        put_array<std::int64_t>(ds, "col_blocks", H5T_NATIVE_INT64, info.col_blocks);
+        fs = std::make_unique<Id>(select_blocks(m, elements), H5Sclose);
+        if (elements != lr * lc) throw Error(where + "internal: selection of " + info.name + " does not match the local block");
+      });
+      trace("dataset and attributes");
+      guarded(comm, [&] {
+        const hid_t ds = *datasets.back();
+        if (ck::per_block_io(m.layout, scalar_bytes(m.type), block_io_mode())) {
+          bool raw = false;
+          mine[k] = per_block_transfer(ds, t, m, chunk, Pass::Write, where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)", h.version, raw,
+                                       injected.lose_writes);
+          summed[k] = 1;
+          trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
+          return;
+        }
+        std::vector<char> packed;
+        by_type(m.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
+        trace("pack");
+        Id ms(memory_space(elements), H5Sclose);
+        Id x(collective_transfer(), H5Pclose);
+        char dummy[16] = {};
+        // A rank that loses its writes (fault injection) still takes part in the collective.
+        if (injected.lose_writes) H5Sselect_none(*fs), H5Sselect_none(ms);
+        must(H5Dwrite(ds, t, ms, *fs, x, packed.empty() ? dummy : packed.data()),
+             where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)");
+        trace("H5Dwrite");
+      });
+    }
+    group.reset();
+    for (std::size_t k = 0; k < mats.size(); ++k)
+      h.matrices[k].checksum = summed[k] ? sum_over(comm, mine[k]) : global_checksum(comm, mats[k], h.version);
+    trace("checksums");
+    guarded(comm, [&] {
+      for (std::size_t k = 0; k < mats.size(); ++k)
+        put_array<std::uint64_t>(*datasets[k], "checksum", H5T_NATIVE_UINT64, {h.matrices[k].checksum});
+      datasets.clear();
+    });
+    guarded(comm, [&] {
+      const herr_t rc = H5Fclose(file->id);
+      file->id = -1;
+      if (rc < 0) throw Error(where + "closing " + tmp + " failed (file system full?)");
+    });
+    trace("close");  // every process has closed the file: guarded() agreed on it
+    // Every process flushes what it wrote (on a parallel file system each client holds
+    // its own dirty pages), then the file is read back and compared with what was
+    // written before it may count: a write the I/O layer lost without an error (OMPIO
+    // on a full disk) shows here, not at the restart that needs the file.
+    guarded(comm, [&] {
+      if (const int e = sync_path(tmp); e != 0) throw Error(where + "fsync of " + tmp + " failed: " + std::strerror(e));
+    });
+    trace("fsync");
+    verify_written(comm, tmp, where, h, state, mats);
+    trace("read back and compared");
+    // A checkpoint written over an older one under the same name: the old file's blocks
+    // are freed on a background thread (replace_file), not in the rename. The directory
+    // is flushed so that the new name survives a crash of the node.
+    guarded(comm, [&] {
+      if (rank != 0) return;
+      if (const int e = replace_file(tmp, path); e != 0)
+        throw Error(where + "cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
+      if (const int e = sync_path(dir); e != 0)
+        throw Error(where + "written and renamed, but the fsync of its directory " + dir + " failed: " + std::strerror(e));
+    });
+    trace("rename");
+  } catch (const Error& e) {
+    // Every process threw the same agreed error. HDF5's objects are closed, then the
+    // incomplete file goes (its room freed in the call).
+    close_after_failure(comm, e.what(), [&] {
+      datasets.clear();
+      if (file && file->id >= 0) {
+        if (H5Fclose(file->id) < 0) end_in_finalize_after_failed_close();
+        file->id = -1;
+      }
+      file.reset();
+    });
+    if (rank == 0 && made) ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+}  // namespace resize::detail

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Checkpoint levels in the nodes' own storage (issue 35), the pure core: which node keeps
+// a copy of which node's checkpoint (partners), when each level is due, which versions are
+// kept, where each process's data comes from at recovery, and the file one process writes
+// per level and version. No MPI, no file system; the shell is levels_io.cpp.
+//
+// Levels: *local* (each process's blocks, the application state and the layout in a
+// directory on its own node), *partner* (the same bytes kept by a process on the partner
+// node), *global* (the parallel HDF5 file, checkpoint.hpp).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "malleable/redist/layout.hpp"
+
+namespace resize::levels {
+
+// ---- partners ---------------------------------------------------------------------
+
+// The partner of every node: a ring over the nodes. Nodes are ordered by (switch, node
+// index) and node k of that order sends its copies to node (k + s) mod n of the order, with
+// s = the largest number of nodes on one switch when that is at most half the nodes (then
+// every partner is on another switch: a switch's nodes are consecutive in the order and
+// s steps leave the group without wrapping back into it), else s = 1 (another node, the
+// next one). `switch_of_node` empty: one switch, partner(k) = k + 1 mod n.
+// Returns partner[node]; a single node is its own partner (no partner level possible).
+// O(nodes log nodes): the ring is over nodes, not processes.
+std::vector<int> partner_nodes(int nodes, const std::vector<int>& switch_of_node = {});
+
+// Process `local` (0-based index on its node) of a node sends its copy to process
+// local mod partner_size of the partner node, so every process of the partner receives
+// from the processes j of the source node with j mod my_size == my_local.
+inline int partner_local(int local, int partner_size) { return partner_size > 0 ? local % partner_size : -1; }
+// The local indices of the source node's processes whose copies process `my_local` (of a
+// node with `my_size` processes) keeps; source_size = the source node's process count.
+std::vector<int> kept_from(int my_local, int my_size, int source_size);
+
+// A node map from "r0,r1,...": node index of each rank (tests and the emulation of nodes
+// on one machine, MALLEABLE_NODE_MAP), or from "every=K": K consecutive ranks per node.
+// Throws resize::Error naming the text.
+std::vector<int> parse_node_map(const std::string& text, int nprocs);
+
+// ---- when -------------------------------------------------------------------------
+
+enum class Level { Local = 0, Partner = 1, Global = 2 };
+const char* level_name(Level l);
+
+// Young/Daly per level: a level's checkpoint is needed by the failures no cheaper level
+// recovers from (local: a process that dies on a node that stays; partner: one node
+// lost; global: more than the partners cover), so its interval is sqrt(2 C_l / rate_l)
+// with C_l its measured cost. rate_l <= 0: the level is never needed (infinite interval).
+double level_interval(double cost_seconds, double failures_per_second);
+
+// ---- versions kept ----------------------------------------------------------------
+
+// Versions (iterations) to delete so that the newest `keep` remain (keep <= 0: none).
+std::vector<int> versions_to_remove(std::vector<int> versions, int keep);
+
+// ---- recovery: where each old process's data comes from ----------------------------
+
+enum class Source { Local, Partner, Global, Missing };
+const char* source_name(Source s);
+
+// What survived of one process of the old job (index = its old world rank): the versions
+// whose local copy is readable (its node survived, checksum good) and whose partner copy
+// is readable (the partner node survived, checksum good).
+struct Survived {
+  std::vector<int> local, partner;
+};
+
+struct RecoveryChoice {
+  int version = -1;                 // -1: no version is complete, even with the global file
+  std::vector<Source> source;       // per old rank
+  int from_global = 0, from_partner = 0, from_local = 0;
+};
+
+// The newest version complete across levels: every old rank's data exists at that version
+// in its local copy (preferred), its partner copy, or a global checkpoint of that version
+// (`global_versions`, the iterations of readable HDF5 files). O(ranks x versions).
+RecoveryChoice choose_version(const std::vector<Survived>& ranks, const std::vector<int>& global_versions);
+
+// ---- recovery: cutting an old process's blocks along the new layout -------------
+
+// One run of consecutive indices of one dimension: `len` indices starting at local index
+// `old_local` of the old process, at local index `new_local` of new process `owner`.
+struct Segment {
+  std::int64_t old_local = 0, len = 0, new_local = 0;
+  int owner = 0;
+};
+// The segments of process `p`'s indices in `old_axis` cut at `new_axis`'s block bounds,
+// in the old local order (they tile 0..local_count(p)-1). O(its blocks + cuts).
+std::vector<Segment> cut(const redist::Axis& old_axis, int p, const redist::Axis& new_axis);
+
+// ---- one process's level file -----------------------------------------------------
+
+inline constexpr int kLevelFormat = 1;
+
+// One matrix as its owner held it: the layout of the whole matrix (extended descriptor:
+// block sizes per dimension, grid, source coordinates) and the owner's coordinate; the
+// payload holds its local rows x cols column-major with lld = rows.
+struct LevelMatrix {
+  std::string name;
+  char type = 'd';                    // s, d, c, z
+  std::int64_t m = 0, n = 0;
+  std::int64_t mb = 0, nb = 0;        // uniform blocks (0: lists below)
+  std::vector<std::int64_t> row_blocks, col_blocks;
+  int nprow = 1, npcol = 1, rsrc = 0, csrc = 0;
+  int pr = -1, pc = -1;               // the owner's coordinate (-1: off the grid, no data)
+  std::int64_t rows = 0, cols = 0;    // local extent
+  std::uint64_t offset = 0;           // payload byte offset of its data
+  std::uint64_t bytes = 0;            // rows * cols * element size
+};
+
+struct LevelHeader {
+  int format = kLevelFormat;
+  std::string program;
+  int iteration = -1;                 // the version
+  int rank = -1, nprocs = 0;          // old world rank of the owner, old world size
+  int node = -1;                      // old node index of the owner
+  int nprow = 0, npcol = 0;           // the session's grid when written
+  std::vector<char> state;            // the application state (every process keeps it)
+  std::vector<LevelMatrix> matrices;
+  std::uint64_t payload_bytes = 0;
+  std::uint64_t payload_checksum = 0;
+};
+
+std::size_t element_size(char type);  // throws on an unknown letter
+
+// Sets offsets/bytes of the matrices and payload_bytes (the checksum is the caller's).
+void lay_out_payload(LevelHeader& h);
+
+// The payload's checksum: sum over 8-byte words w_i (the tail zero-padded) of
+// (w_i XOR key(i)) * (key2(i) | 1) mod 2^64; any change of a byte or a word's position
+// changes it. Streams: call update with consecutive pieces (any split), then value().
+class PayloadChecksum {
+ public:
+  void update(const void* data, std::size_t bytes);
+  std::uint64_t value() const;
+ private:
+  std::uint64_t sum_ = 0, word_ = 0;
+  std::uint64_t index_ = 0;           // words completed
+  unsigned fill_ = 0;                 // bytes in word_
+};
+
+// The file: "MALLVL\0\1", u64 header length, the header (little-endian fields), then the
+// payload. encode gives everything before the payload.
+std::vector<char> encode_header(const LevelHeader& h);
+// Parses the bytes before the payload (from the start of the file); throws Error naming
+// the fault (magic, format, truncated). `consumed` = the bytes the header took.
+LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consumed);
+// The length of the prefix needed to know the whole header's length.
+inline constexpr std::size_t kLevelPrefix = 16;
+
+// The file name of a level file: <program>.<kind>.r<rank>-<nprocs>.v<iteration, 6 digits>
+// with kind "local" (the owner's own copy) or "partner" (a copy kept for another node);
+// rank and nprocs of the job that wrote it.
+std::string level_file_name(const std::string& program, Level kind, int rank, int nprocs, int iteration);
+struct LevelName {
+  Level kind = Level::Local;
+  int rank = -1, nprocs = 0, iteration = -1;
+};
+// Parses a name written by level_file_name for `program`; false for anything else
+// (temporary files included).
+bool parse_level_file_name(const std::string& name, const std::string& program, LevelName& out);
+
+}  // namespace resize::levels

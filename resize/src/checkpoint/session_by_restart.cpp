@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A resize decided by the policy but carried out by checkpoint, exit and restart with
+// the new process count (issue 20 §3): the decision without the act.
+#include "session/session_impl.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "malleable/resize/by_restart.hpp"
+
+namespace resize {
+
+Decision Session::next_decision() {
+  auto& I = *impl_;
+  Decision d;
+  if (I.root()) {
+    d = I.ask_policy();
+    if (d.action != Action::None && (d.nprow < 1 || d.npcol < 1)) {
+      const int p = d.procs > 0 ? d.procs : I.shape.size();
+      int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
+      while (r > 1 && p % r != 0) --r;
+      d.nprow = std::max(1, r);
+      d.npcol = p / d.nprow;
+    }
+    if (d.action != Action::None) d.procs = d.nprow * d.npcol;
+  }
+  // The whole decision on every process (it can still be carried out in place:
+  // resize_now, which broadcasts world rank 0's again).
+  return I.broadcast_decision(d);
+}
+
+const std::vector<std::string>& Session::rank_hosts() const { return impl_->rank_hosts; }
+
+Mechanism parse_mechanism(const std::string& s) {
+  if (s == "spawn") return Mechanism::Spawn;
+  if (s == "restart") return Mechanism::Restart;
+  throw Error("mechanism '" + s + "': expected spawn or restart");
+}
+
+namespace {
+// The same text on every process (world rank 0's).
+std::string from_root(std::string text, MPI_Comm comm) {
+  int len = static_cast<int>(text.size());
+  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
+  text.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm);
+  return text;
+}
+}  // namespace
+
+ResizeStep Session::remap_or_restart(Mechanism m) {
+  auto& I = *impl_;
+  ResizeStep step;
+  if (!I.checkpointing) {
+    if (m == Mechanism::Restart)
+      throw Error("remap_or_restart: a resize by restart needs a checkpoint directory (call set_checkpointing first)");
+    const RemapResult r = remap_point();
+    step.action = r.action;
+    step.ok = r.ok;
+    step.message = r.message;
+    step.kind = r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue;
+    return step;
+  }
+  const Decision d = next_decision();
+  step.action = d.action;
+  if (d.action == Action::None) return step;
+  if (m == Mechanism::Spawn) {
+    const RemapResult r = resize_now(d);
+    step.ok = r.ok;
+    step.message = r.message;
+    if (r.ok) {
+      step.kind = ResizeStep::Kind::Resized;
+      return step;
+    }
+    // A failed expansion, or a refused shrink that was to give nodes back whole (e.g.
+    // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
+    // restart on the nodes the decision names. World rank 0 holds the nodes.
+    int by_restart = d.action == Action::Expand || !d.hosts.empty();
+    MPI_Bcast(&by_restart, 1, MPI_INT, 0, I.world);
+    if (!by_restart) return step;  // Continue, ok == false
+    if (I.root()) {
+      std::printf("[%s] the %s failed (%s): resizing by restart instead\n", I.opt.app.c_str(),
+                  d.action == Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
+      std::fflush(stdout);
+    }
+  }
+  const auto& c = I.checkpointing->cadence;
+  const std::string file = checkpoint_in(c.dir, c.keep);
+  // World rank 0 writes DIR/<app>.next (as .tmp, renamed): with the nodes the decision
+  // names (a shrink's given back, an expansion's added, e.g. by the Slurm policy), the
+  // launcher runs the next job on exactly those. A failure is an Error on every process.
+  std::string why;
+  if (I.root()) {
+    const std::string next = c.dir + "/" + I.opt.app + ".next";
+    try {
+      std::ofstream out(next + ".tmp");
+      out << next_launch_text(d.nprow, d.npcol, file, hosts_after_restart(I.rank_hosts, d));
+      out.close();
+      if (!out) why = "cannot write " + next + ".tmp";
+      else if (std::rename((next + ".tmp").c_str(), next.c_str()) != 0) why = "cannot rename " + next + ".tmp to " + next;
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (why.empty()) {
+      std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
+                  I.opt.app.c_str(), I.iteration, I.shape.shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
+                  kExitResizeByRestart);
+      std::fflush(stdout);
+    }
+  }
+  why = from_root(why, I.world);
+  if (!why.empty()) throw CheckpointFailed("resize by restart: " + why);
+  step.kind = ResizeStep::Kind::ExitForRestart;
+  step.ok = true;
+  step.checkpoint = file;
+  step.message = "restart on " + std::to_string(d.nprow) + "x" + std::to_string(d.npcol) + " from " + file;
+  return step;
+}
+
+}  // namespace resize

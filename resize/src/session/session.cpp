@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The resize session's MPI shell (seed 002 §3.1 remap points, §3.3 expand/shrink,
+// seed 003 cost breakdown): construction, registration, iterations and remap points.
+// Decisions come from the pure core; the phases of a resize are in session_*.cpp:
+// start/join (session_start), deciding the target (session_act), expand
+// (session_expand), shrink and regrid (session_shrink), moving matrices (session_move).
+#include "session/session_impl.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "malleable/resize/kernel_meter.hpp"
+#include "session/world.hpp"
+
+extern "C" void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
+extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,
+                       const int* nprocs);
+
+namespace resize {
+
+using namespace detail;
+
+std::string to_string(Mover m) { return m == Mover::Redist ? "redist" : "pdgemr2d"; }
+Mover parse_mover(const std::string& s) {
+  if (s == "redist") return Mover::Redist;
+  if (s == "pdgemr2d") return Mover::Pdgemr2d;
+  throw Error("redistribution: expected redist or pdgemr2d, got '" + s + "'");
+}
+
+namespace {
+// The history file can be written: its directory exists or is created, and is writable.
+bool history_file_usable(const std::string& path, std::string& why) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(path).parent_path();
+  std::error_code ec;
+  if (!dir.empty()) fs::create_directories(dir, ec);
+  if (ec) {
+    why = "cannot create " + dir.string() + ": " + ec.message();
+    return false;
+  }
+  const std::string probe = dir.empty() ? std::string(".") : dir.string();
+  if (::access(probe.c_str(), W_OK) != 0 || (::access(path.c_str(), F_OK) == 0 && ::access(path.c_str(), W_OK) != 0)) {
+    why = "cannot write in " + probe;
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_unique<Impl>()) {
+  auto& I = *impl_;
+  I.opt = std::move(opts);
+  if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
+  I.dog.set_timeout(I.opt.resize_timeout);
+  I.bg_mode = I.opt.background;
+  I.bg_min_iterations = std::max(1, I.opt.background_iterations);
+  if (!I.opt.spawn_command.empty()) {
+    I.exe = I.opt.spawn_command;
+  } else {
+    char buf[4096];
+    const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    I.exe = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(argv ? argv[0] : "");
+  }
+  if (!I.opt.spawn_args.empty()) {
+    I.args = I.opt.spawn_args;
+  } else if (argc > 0 && argv) {
+    for (int i = 1; i < argc; ++i) I.args.emplace_back(argv[i]);
+  } else {
+    // No argv (Fortran callers): spawned copies get this process's own arguments.
+    std::ifstream f("/proc/self/cmdline", std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    std::size_t at = all.find('\0');
+    while (at != std::string::npos && at + 1 < all.size()) {
+      const std::size_t end = all.find('\0', at + 1);
+      I.args.push_back(all.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1));
+      at = end;
+    }
+  }
+  I.world = detail::World::comm();
+  if (I.root()) {
+    const std::string path = redist::default_cost_model_path();
+    if (::access(path.c_str(), F_OK) == 0) {
+      try {
+        I.cost_model = redist::load_cost_params(path);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
+      }
+    }
+    // One history per application (issue 18 §1); a cache directory that cannot be
+    // written costs the predictions of later runs, never this run: one notice.
+    const HistoryLocation where = resize_history_location(I.opt.app, I.exe);
+    std::string why;
+    if (I.opt.persist_history && !where.path.empty() && history_file_usable(where.path, why)) {
+      I.history_path = where.path;
+      if (::access(I.history_path.c_str(), F_OK) == 0) {
+        try {
+          I.history = ResizeHistory::load(I.history_path);
+        } catch (const std::exception& e) {
+          // A damaged history only costs predictions: start a new one (and say so).
+          std::fprintf(stderr, "[%s] the resize history is not used (it will be rewritten): %s\n",
+                       I.opt.app.c_str(), e.what());
+        }
+      }
+    } else if (I.opt.persist_history && !where.off) {
+      if (where.path.empty()) why = where.why;
+      std::fprintf(stderr, "[%s] the resize history is kept in memory for this run: %s (RESIZE_HISTORY=PATH or off)\n",
+                   I.opt.app.c_str(), why.c_str());
+    }
+  }
+}
+
+Session::~Session() {
+  // A background resize never completed nor cancelled (no cancel_resize after the loop)
+  // is cancelled, so its newcomers are not left waiting in join().
+  if (!impl_ || !impl_->bg) return;
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (fin) return;
+  try {
+    impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
+  }
+}
+
+bool Session::is_newcomer() const { return detail::World::is_new(); }
+
+void Session::set_app_state(std::function<std::vector<char>()> pack,
+                            std::function<void(const std::vector<char>&)> unpack) {
+  impl_->pack = std::move(pack);
+  impl_->unpack = std::move(unpack);
+}
+
+namespace {
+void check_shape(const std::string& name, int m, int n, int mb, int nb) {
+  if (m < 0 || n < 0 || mb < 1 || nb < 1)
+    throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " +
+                std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
+                std::to_string(nb) + ")");
+}
+Registered uniform(const std::string& name, int m, int n, int mb, int nb, Distribution dist, int* desc) {
+  check_shape(name, m, n, mb, nb);
+  if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
+  Registered r;
+  r.name = name;
+  r.desc = desc;
+  r.dist = dist;
+  r.m = m;
+  r.n = n;
+  r.mb = mb;
+  r.nb = nb;
+  return r;
+}
+}  // namespace
+
+template <class T>
+void Session::register_vector(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                              int* desc, std::vector<T>& buf) {
+  Registered r = uniform(name, m, n, mb, nb, dist, desc);
+  r.store = std::make_unique<VectorStorage<T>>(buf);
+  r.type = detail::scalar_of<T>();
+  impl_->mats.push_back(std::move(r));
+}
+
+template <class T>
+void Session::register_malloc(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                              int* desc, T** buf) {
+  if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
+  Registered r = uniform(name, m, n, mb, nb, dist, desc);
+  r.store = std::make_unique<MallocStorage<T>>(buf);
+  r.type = detail::scalar_of<T>();
+  impl_->mats.push_back(std::move(r));
+  *buf = nullptr;
+}
+
+template <class T>
+void Session::register_blocks(const std::string& name, int m, int n, BlockSizes sizes, std::vector<T>& buf,
+                              int* lld) {
+  if (!sizes || !lld) throw Error("register_matrix_blocks " + name + ": sizes and lld must be given");
+  Registered r;
+  r.name = name;
+  r.store = std::make_unique<VectorStorage<T>>(buf);
+  r.type = detail::scalar_of<T>();
+  r.m = m;
+  r.n = n;
+  r.sizes = std::move(sizes);
+  r.lld = lld;
+  impl_->mats.push_back(std::move(r));
+}
+
+#define RESIZE_REGISTER_FOR(T)                                                                                \
+  void Session::register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,  \
+                                int* desc, std::vector<T>& buf) {                                            \
+    register_vector(name, m, n, mb, nb, dist, desc, buf);                                                    \
+  }                                                                                                          \
+  void Session::register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist, \
+                                  int* desc, T** buf) {                                                      \
+    register_malloc(name, m, n, mb, nb, dist, desc, buf);                                                    \
+  }                                                                                                          \
+  void Session::register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,              \
+                                       std::vector<T>& buf, int* lld) {                                      \
+    register_blocks(name, m, n, std::move(sizes), buf, lld);                                                 \
+  }
+RESIZE_REGISTER_FOR(float)
+RESIZE_REGISTER_FOR(double)
+RESIZE_REGISTER_FOR(std::complex<float>)
+RESIZE_REGISTER_FOR(std::complex<double>)
+#undef RESIZE_REGISTER_FOR
+
+void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const {
+  Registered r;
+  r.m = m;
+  r.n = n;
+  r.mb = mb;
+  r.nb = nb;
+  r.dist = dist;
+  impl_->desc_for(r, impl_->grid, desc);
+}
+
+std::size_t Session::local_size(const int* desc) {
+  if (desc[1] < 0) return 0;
+  int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
+  Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
+  const int zero = 0;
+  const int nloc = numroc_(&desc[3], &desc[5], &mycol, &zero, &npcol);
+  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max(nloc, 1));
+}
+void Session::report_compute(double work, double seconds) {
+  if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
+    throw Error("report_compute: work and seconds must be finite and >= 0 (got " + std::to_string(work) + ", " +
+                std::to_string(seconds) + ")");
+  impl_->work_acc += work;
+  impl_->compute_acc += seconds;
+}
+
+void Session::mark_constant(const std::string& name) {
+  auto& I = *impl_;
+  if (I.started) throw Error("mark_constant " + name + ": call it before start()/join()");
+  for (auto& r : I.mats)
+    if (r.name == name) {
+      r.constant = true;
+      return;
+    }
+  throw Error("mark_constant: no registered matrix is named '" + name + "'");
+}
+
+void Session::set_background(Background mode, int min_iterations) {
+  if (min_iterations < 1) throw Error("set_background: min_iterations must be >= 1, got " + std::to_string(min_iterations));
+  if (impl_->bg) throw Error("set_background: a resize is under way in the background");
+  impl_->bg_mode = mode;
+  impl_->bg_min_iterations = min_iterations;
+}
+
+RemapResult Session::complete_resize() {
+  auto& I = *impl_;
+  if (!I.bg) return {};
+  return *I.step_background(true);
+}
+
+RemapResult Session::cancel_resize() {
+  auto& I = *impl_;
+  if (!I.bg) return {};
+  return I.cancel_background({}, Impl::CancelCause::End);
+}
+
+bool Session::resize_in_background() const { return impl_->bg != nullptr; }
+
+void Session::begin_iteration() {
+  impl_->progress_background();
+  impl_->work_acc = impl_->compute_acc = 0;
+  impl_->t_wall0 = MPI_Wtime();
+  impl_->t_cpu0 = cpu_seconds();
+  impl_->t_kernel0 = kernel_cpu_seconds();
+}
+
+void Session::end_iteration(const std::string& note) {
+  auto& I = *impl_;
+  // One gather: the maxima of the three clocks and every rank's reported compute.
+  const double loc[5] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0, kernel_cpu_seconds() - I.t_kernel0,
+                         I.work_acc, I.compute_acc};
+  std::vector<double> all(I.root() ? 5 * static_cast<std::size_t>(I.size()) : 0);
+  MPI_Gather(loc, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, I.world);
+  I.work_acc = I.compute_acc = 0;
+  ++I.iteration;
+  I.progress_background();
+  if (I.bg) {
+    double wall = loc[0];
+    MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, I.world);
+    I.background_iteration(wall);
+  }
+  if (I.root()) {
+    double mx[3] = {0, 0, 0};
+    bool reported = false;
+    for (int r = 0; r < I.size(); ++r) {
+      const double* v = &all[5 * static_cast<std::size_t>(r)];
+      for (int k = 0; k < 3; ++k) mx[k] = std::max(mx[k], v[k]);
+      reported = reported || v[3] > 0;
+    }
+    IterationSample s{I.iteration, I.shape.size(), I.shape.shape(), mx[0], mx[1], mx[2]};
+    if (reported) {
+      RankSamples rs;
+      rs.iteration = I.iteration;
+      for (int r = 0; r < I.size(); ++r) {
+        const double* v = &all[5 * static_cast<std::size_t>(r)];
+        I.speeds.add(r, v[3], v[4]);
+        rs.work.push_back(v[3]);
+        rs.compute.push_back(v[4]);
+      }
+      rs.powers = I.speeds.powers(I.size());
+      I.metrics.add_rank_samples(std::move(rs));
+    }
+    I.metrics.add_iteration(s);
+    // The compute clock counts only with the kernel meter on; off, it says n/a (as the
+    // summary does), not 0.00 ms.
+    char compute[32] = "     n/a";
+    if (kernel_meter_enabled()) std::snprintf(compute, sizeof compute, "%8.2f ms", s.compute * 1e3);
+    char line[288];
+    std::snprintf(line, sizeof line,
+                  "[%s] iter %4d  grid %-5s (%2d procs)  wall %9.2f ms  dedicated-core: cpu %8.2f ms, "
+                  "compute %s%s%s",
+                  I.opt.app.c_str(), I.iteration, s.grid.c_str(), s.procs, s.wall * 1e3, s.dedicated * 1e3,
+                  compute, note.empty() ? "" : "  ", note.c_str());
+    I.progress(line);
+  }
+}
+
+Decision Session::Impl::ask_policy() {
+  try {
+    PolicyInput in{iteration, shape, size(), &metrics, &rank_hosts};
+    in.speeds = &speeds;
+    in.history = &history;
+    in.cost_model = cost_model ? &*cost_model : nullptr;
+    in.powers = &powers;
+    in.remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
+    return opt.policy->decide(in);
+  } catch (const std::exception& e) {
+    return Decision::none(std::string("policy error: ") + e.what());
+  }
+}
+
+RemapResult Session::remap_point() {
+  auto& I = *impl_;
+  // Issue 21: a resize under way in the background completes first (or goes on, and
+  // then a new request is refused).
+  std::optional<RemapResult> completed;
+  if (I.bg) completed = I.step_background(false);
+  Decision d;
+  if (I.root()) d = I.ask_policy();
+  if (I.bg) return I.decide_during_background(d);
+  const RemapResult r = I.act(d);
+  return completed && r.action == Action::None ? *completed : r;
+}
+
+RemapResult Session::resize_now(const Decision& d) {
+  return impl_->bg ? impl_->decide_during_background(d) : impl_->act(d);
+}
+
+MPI_Comm Session::world() const { return impl_->world; }
+int Session::world_rank() const { return impl_->rank(); }
+int Session::world_size() const { return impl_->size(); }
+int Session::context() const { return impl_->grid.ctxt(); }
+bool Session::in_grid() const { return impl_->grid.member(); }
+int Session::myrow() const { return impl_->grid.myrow(); }
+int Session::mycol() const { return impl_->grid.mycol(); }
+const Grid& Session::grid() const { return impl_->shape; }
+int Session::iteration() const { return impl_->iteration; }
+const Metrics& Session::metrics() const { return impl_->metrics; }
+const SpeedEstimator& Session::speeds() const { return impl_->speeds; }
+const std::vector<double>& Session::powers() const { return impl_->powers; }
+std::string Session::mover_name() const { return to_string(impl_->opt.mover); }
+
+}  // namespace resize

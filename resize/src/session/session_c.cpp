@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// C API of the resize session (malleable/resize/resize.h): a thin wrapper that turns exceptions
+// into status codes and a message.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "malleable/resize/report.hpp"
+#include "malleable/resize/resize.h"
+#include "malleable/resize/session.hpp"
+
+struct resize_session {
+  std::unique_ptr<resize::Session> s;
+  std::string policy;
+  std::string app;
+};
+
+namespace {
+thread_local std::string g_error;
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const resize::CheckpointFailed& e) {
+    g_error = e.what();
+    return RESIZE_ERR_CHECKPOINT;
+  } catch (const std::exception& e) {
+    g_error = e.what();
+    return RESIZE_ERR_ARG;
+  }
+}
+int action_code(resize::Action a) {
+  return a == resize::Action::Expand   ? RESIZE_EXPAND
+         : a == resize::Action::Shrink ? RESIZE_SHRINK
+         : a == resize::Action::Regrid ? RESIZE_REGRID
+                                       : RESIZE_NONE;
+}
+int bad_state(const char* what) {
+  g_error = std::string(what) + ": session is NULL";
+  return RESIZE_ERR_STATE;
+}
+}  // namespace
+
+extern "C" {
+
+int resize_create(int argc, char** argv, const char* app, const char* policy,
+                       const char* schedule, resize_session** out) {
+  if (!out) {
+    g_error = "resize_create: out is NULL";
+    return RESIZE_ERR_ARG;
+  }
+  return guarded([&] {
+    resize::SessionOptions o;
+    o.app = app ? app : "app";
+    const std::string pol = policy ? policy : "fixed";
+    const std::string sch = schedule ? schedule : "";
+    o.policy_text = pol + (sch.empty() ? "" : " " + sch);
+    o.policy = resize::make_policy(pol, pol == "sweetspot" ? std::string() : sch,
+                                   pol == "sweetspot" ? sch : std::string());
+    const char* m = std::getenv("RESIZE_MOVER");
+    if (m) o.mover = resize::parse_mover(m);
+    auto* s = new resize_session;
+    s->policy = pol + (sch.empty() ? "" : " " + sch);
+    s->app = o.app;
+    s->s = std::make_unique<resize::Session>(argc, argv, std::move(o));
+    *out = s;
+    return RESIZE_OK;
+  });
+}
+
+void resize_destroy(resize_session* s) { delete s; }
+
+}  // extern "C"
+
+namespace {
+template <class T>
+int register_c(resize_session* s, const char* fn, const char* name, int m, int n, int mb, int nb, int dist,
+               int* desc, T** buf) {
+  if (!s) return bad_state(fn);
+  if (!desc || !buf) {
+    g_error = std::string(fn) + ": desc and buf must not be NULL";
+    return RESIZE_ERR_ARG;
+  }
+  if (dist != 0 && dist != 1) {
+    g_error = std::string(fn) + ": dist must be 0 (block-cyclic) or 1 (block), got " + std::to_string(dist);
+    return RESIZE_ERR_ARG;
+  }
+  return guarded([&] {
+    s->s->register_matrix_c(name ? name : "?", m, n, mb, nb,
+                            dist ? resize::Distribution::Block : resize::Distribution::BlockCyclic, desc, buf);
+    return RESIZE_OK;
+  });
+}
+}  // namespace
+
+extern "C" {
+
+int resize_register(resize_session* s, const char* name, int m, int n, int mb, int nb,
+                         int dist, int* desc, double** buf) {
+  return register_c(s, "resize_register", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_s(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      float** buf) {
+  return register_c(s, "resize_register_s", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_d(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      double** buf) {
+  return register_c(s, "resize_register_d", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_c(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      resize_complex_float** buf) {
+  return register_c(s, "resize_register_c", name, m, n, mb, nb, dist, desc, buf);
+}
+int resize_register_z(resize_session* s, const char* name, int m, int n, int mb, int nb, int dist, int* desc,
+                      resize_complex_double** buf) {
+  return register_c(s, "resize_register_z", name, m, n, mb, nb, dist, desc, buf);
+}
+
+int resize_is_newcomer(const resize_session* s) { return s && s->s->is_newcomer() ? 1 : 0; }
+
+int resize_start(resize_session* s, int nprow, int npcol) {
+  if (!s) return bad_state("resize_start");
+  return guarded([&] {
+    s->s->start(resize::Grid{nprow, npcol, {}});
+    return RESIZE_OK;
+  });
+}
+
+int resize_checkpoint(resize_session* s, const char* path) {
+  if (!s) return bad_state("resize_checkpoint");
+  if (!path) return guarded([]() -> int { throw resize::Error("resize_checkpoint: path must not be NULL"); });
+  return guarded([&] {
+    s->s->checkpoint(path);
+    return RESIZE_OK;
+  });
+}
+
+int resize_restart(resize_session* s, const char* file, int nprow, int npcol, int* iteration) {
+  if (!s) return bad_state("resize_restart");
+  if (!file) return guarded([]() -> int { throw resize::Error("resize_restart: file must not be NULL"); });
+  return guarded([&] {
+    const int it = s->s->restart(file, resize::Grid{nprow, npcol, {}});
+    if (iteration) *iteration = it;
+    return RESIZE_OK;
+  });
+}
+
+int resize_checkpoint_in(resize_session* s, const char* dir, int keep, char* file, int file_len) {
+  if (!s) return bad_state("resize_checkpoint_in");
+  return guarded([&] {
+    if (!dir || !*dir) throw resize::Error("resize_checkpoint_in: dir is NULL or empty");
+    if (keep < 0) throw resize::Error("resize_checkpoint_in: keep must be >= 0, got " + std::to_string(keep));
+    const std::string f = s->s->checkpoint_in(dir, keep);
+    if (file && file_len > 0) std::snprintf(file, static_cast<std::size_t>(file_len), "%s", f.c_str());
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_checkpointing(resize_session* s, const char* dir, const char* every, double mtbf_seconds, int keep) {
+  if (!s) return bad_state("resize_set_checkpointing");
+  return guarded([&] {
+    if (!dir || !*dir) throw resize::Error("resize_set_checkpointing: dir is NULL or empty");
+    s->s->set_checkpointing({dir, every ? every : "", mtbf_seconds, keep});
+    return RESIZE_OK;
+  });
+}
+
+int resize_checkpoint_if_due(resize_session* s, int last, int* written) {
+  if (!s) return bad_state("resize_checkpoint_if_due");
+  if (written) *written = 0;
+  return guarded([&] {
+    const std::string f = s->s->checkpoint_if_due(last != 0);
+    if (written) *written = f.empty() ? 0 : 1;
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_level_checkpointing(resize_session* s, const char* dir, const char* local_every,
+                                   const char* partner_every, double local_mtbf, double partner_mtbf, int keep) {
+  if (!s) return bad_state("resize_set_level_checkpointing");
+  return guarded([&] {
+    resize::LevelCadence c;
+    c.dir = dir ? dir : "";
+    c.local_every = local_every ? local_every : "";
+    c.partner_every = partner_every ? partner_every : "";
+    c.local_mtbf = local_mtbf;
+    c.partner_mtbf = partner_mtbf;
+    c.keep = keep;
+    s->s->set_level_checkpointing(c);
+    return RESIZE_OK;
+  });
+}
+
+int resize_level_checkpoint_if_due(resize_session* s, int last, int* written) {
+  if (!s) return bad_state("resize_level_checkpoint_if_due");
+  if (written) *written = 0;
+  return guarded([&] {
+    const std::string l = s->s->level_checkpoint_if_due(last != 0);
+    if (written) *written = l.empty() ? 0 : l == "local" ? 1 : 2;
+    return RESIZE_OK;
+  });
+}
+
+int resize_restart_from_levels(resize_session* s, const char* dir, int nprow, int npcol, const char* global_dir,
+                               int* iteration) {
+  if (!s) return bad_state("resize_restart_from_levels");
+  return guarded([&] {
+    const int it = s->s->restart_from_levels(dir ? dir : "", resize::Grid{nprow, npcol, {}}, global_dir ? global_dir : "");
+    if (iteration) *iteration = it;
+    return RESIZE_OK;
+  });
+}
+
+int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* action) {
+  if (!s) return bad_state("resize_remap_or_restart");
+  if (step) *step = RESIZE_STEP_CONTINUE;
+  if (action) *action = RESIZE_NONE;
+  return guarded([&] {
+    if (mechanism != RESIZE_MECHANISM_SPAWN && mechanism != RESIZE_MECHANISM_RESTART)
+      throw resize::Error("resize_remap_or_restart: mechanism must be RESIZE_MECHANISM_SPAWN or _RESTART (0-1), got " +
+                          std::to_string(mechanism));
+    const auto r = s->s->remap_or_restart(mechanism == RESIZE_MECHANISM_RESTART ? resize::Mechanism::Restart
+                                                                                : resize::Mechanism::Spawn);
+    if (step)
+      *step = r.kind == resize::ResizeStep::Kind::Resized          ? RESIZE_STEP_RESIZED
+              : r.kind == resize::ResizeStep::Kind::ExitForRestart ? RESIZE_STEP_EXIT_FOR_RESTART
+                                                                   : RESIZE_STEP_CONTINUE;
+    if (action) *action = action_code(r.action);
+    if (!r.ok) {
+      g_error = r.message;
+      return RESIZE_ERR_RESIZE;
+    }
+    return RESIZE_OK;
+  });
+}
+
+int resize_next_decision(resize_session* s, int* action, int* nprow, int* npcol) {
+  if (!s) return bad_state("resize_next_decision");
+  return guarded([&] {
+    const resize::Decision d = s->s->next_decision();
+    if (action) *action = action_code(d.action);
+    if (nprow) *nprow = d.action == resize::Action::None ? 0 : d.nprow;
+    if (npcol) *npcol = d.action == resize::Action::None ? 0 : d.npcol;
+    return RESIZE_OK;
+  });
+}
+
+int resize_join(resize_session* s, int* iteration) {
+  if (!s) return bad_state("resize_join");
+  return guarded([&] {
+    const int it = s->s->join();
+    if (iteration) *iteration = it;
+    return RESIZE_OK;
+  });
+}
+
+void resize_begin_iteration(resize_session* s) {
+  if (s) s->s->begin_iteration();
+}
+void resize_end_iteration(resize_session* s) {
+  if (s) s->s->end_iteration();
+}
+
+int resize_report_compute(resize_session* s, double work, double seconds) {
+  if (!s) return bad_state("resize_report_compute");
+  return guarded([&] {
+    s->s->report_compute(work, seconds);
+    return RESIZE_OK;
+  });
+}
+
+int resize_remap_point(resize_session* s, int* action) {
+  if (!s) return bad_state("resize_remap_point");
+  return guarded([&] {
+    const auto r = s->s->remap_point();
+    if (action)
+      *action = r.action == resize::Action::Expand ? RESIZE_EXPAND
+                : r.action == resize::Action::Shrink ? RESIZE_SHRINK
+                : r.action == resize::Action::Regrid ? RESIZE_REGRID
+                                                     : RESIZE_NONE;
+    if (!r.ok) {
+      g_error = r.message;
+      return RESIZE_ERR_RESIZE;
+    }
+    return RESIZE_OK;
+  });
+}
+
+int resize_mark_constant(resize_session* s, const char* name) {
+  if (!s) return bad_state("resize_mark_constant");
+  return guarded([&] {
+    if (!name) throw resize::Error("resize_mark_constant: name is NULL");
+    s->s->mark_constant(name);
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_background(resize_session* s, int mode, int min_iterations) {
+  if (!s) return bad_state("resize_set_background");
+  return guarded([&] {
+    if (mode < RESIZE_BACKGROUND_OFF || mode > RESIZE_BACKGROUND_CONTINUE)
+      throw resize::Error("resize_set_background: mode must be RESIZE_BACKGROUND_OFF, _WAIT or _CONTINUE (0-2), got " +
+                          std::to_string(mode));
+    s->s->set_background(mode == RESIZE_BACKGROUND_WAIT       ? resize::Background::Wait
+                         : mode == RESIZE_BACKGROUND_CONTINUE ? resize::Background::Continue
+                                                              : resize::Background::Off,
+                         min_iterations);
+    return RESIZE_OK;
+  });
+}
+
+int resize_complete(resize_session* s, int* action) {
+  if (!s) return bad_state("resize_complete");
+  return guarded([&] {
+    const auto r = s->s->complete_resize();
+    if (action) *action = r.action == resize::Action::Expand ? RESIZE_EXPAND
+                          : r.action == resize::Action::Shrink ? RESIZE_SHRINK
+                                                               : RESIZE_NONE;
+    return RESIZE_OK;
+  });
+}
+
+int resize_cancel(resize_session* s, int* action) {
+  if (!s) return bad_state("resize_cancel");
+  return guarded([&] {
+    const auto r = s->s->cancel_resize();
+    if (action) *action = r.action == resize::Action::Expand ? RESIZE_EXPAND
+                          : r.action == resize::Action::Shrink ? RESIZE_SHRINK
+                                                               : RESIZE_NONE;
+    return RESIZE_OK;
+  });
+}
+
+int resize_grid(const resize_session* s, int* ctxt, int* nprow, int* npcol, int* myrow,
+                     int* mycol) {
+  if (!s) return bad_state("resize_grid");
+  if (ctxt) *ctxt = s->s->context();
+  if (nprow) *nprow = s->s->grid().nprow;
+  if (npcol) *npcol = s->s->grid().npcol;
+  if (myrow) *myrow = s->s->myrow();
+  if (mycol) *mycol = s->s->mycol();
+  return RESIZE_OK;
+}
+
+int resize_iteration(const resize_session* s) { return s ? s->s->iteration() : -1; }
+MPI_Comm resize_world(const resize_session* s) { return s ? s->s->world() : MPI_COMM_NULL; }
+MPI_Fint resize_world_f(const resize_session* s) { return MPI_Comm_c2f(resize_world(s)); }
+int resize_world_rank(const resize_session* s) { return s ? s->s->world_rank() : -1; }
+
+int resize_print_summary(resize_session* s, const char* problem, const char* check, int check_ok) {
+  if (!s) return bad_state("resize_print_summary");
+  return guarded([&] {
+    if (problem && *problem) s->s->set_problem(problem);
+    if (check) s->s->set_result_check(check_ok != 0, check);
+    const std::string text = s->s->summary();
+    if (!text.empty()) {
+      std::printf("\n%s", text.c_str());
+      std::fflush(stdout);
+    }
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_result_check(resize_session* s, int check_ok, const char* message) {
+  if (!s) return bad_state("resize_set_result_check");
+  s->s->set_result_check(check_ok != 0, message ? message : "");
+  return RESIZE_OK;
+}
+
+int resize_write_json(const resize_session* s, const char* path) {
+  if (!s) return bad_state("resize_write_json");
+  if (!path || !*path) {
+    g_error = "resize_write_json: path is NULL or empty";
+    return RESIZE_ERR_ARG;
+  }
+  return guarded([&] {
+    s->s->write_json(path);
+    return RESIZE_OK;
+  });
+}
+
+const char* resize_last_error(void) { return g_error.c_str(); }
+
+}  // extern "C"

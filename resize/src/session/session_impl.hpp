@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Internal to the session's MPI shell: the state one Session keeps (Session::Impl), the
+// registered matrices and their buffers and the resize watchdog (the state handed to
+// newcomers is handover.hpp's). The session's phases live in session_*.cpp beside it.
+#pragma once
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <unistd.h>
+
+#include "malleable/redist/cost_model.hpp"
+#include "malleable/redist/layout.hpp"
+#include "malleable/resize/background.hpp"
+#include "malleable/resize/checkpoint.hpp"
+#include "malleable/resize/matrix.hpp"
+#include "malleable/resize/session.hpp"
+#include "session/blacs_grid.hpp"
+#include "session/handover.hpp"
+#include "move/mover.hpp"
+
+namespace resize {
+namespace detail {
+struct LevelState;  // checkpoint/session_levels.cpp
+
+inline double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+inline std::string comma_list(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
+  return out;
+}
+
+// Which processes of a world (hosts[r], pids[r] by rank) are gone or stopped, as far as
+// can be seen from `host` (/proc of this node): a sentence for the watchdog's message.
+// `world_size` may exceed hosts.size(): newcomers not yet known (no pid).
+std::string lost_processes(const std::vector<std::string>& hosts, const std::vector<int>& pids,
+                           const std::string& host, int my_rank, int world_size);
+
+// A watchdog for resizes: a process that dies during a spawn or a redistribution would
+// otherwise leave the others blocked for ever in a collective. Armed per resize; if the
+// resize has not finished within the timeout it reports this process (world rank, pid,
+// host), the phase, and which processes of the world it finds gone or stopped (those on
+// its own node, by pid: issue 20 §5), then ends the job (MPI_Abort, so the launcher ends
+// every process whatever its abort policy; _exit if that does not end this one).
+class Watchdog {
+ public:
+  explicit Watchdog(double seconds) : seconds_(seconds) {}
+  void set_timeout(double seconds) { seconds_ = seconds; }
+  ~Watchdog() { disarm(); }
+  void arm(const std::string& what) {
+    disarm();
+    std::lock_guard<std::mutex> lk(m_);
+    what_ = what;
+    phase_ = "start";
+    snapshot();
+    armed_ = true;
+    thread_ = std::thread([this] { run(); });
+  }
+  void phase(const std::string& p) {
+    std::lock_guard<std::mutex> lk(m_);
+    phase_ = p;
+    snapshot();
+  }
+  void disarm() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      armed_ = false;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  // The world as the main thread knows it now (called with m_ held, on the main thread).
+  void snapshot();
+  void run() {
+    std::unique_lock<std::mutex> lk(m_);
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::duration<double>(seconds_);
+    if (cv_.wait_until(lk, deadline, [this] { return !armed_; })) return;
+    std::fprintf(stderr,
+                 "resize: FAILED - %s did not finish within %.0f s on world rank %d (pid %d, host %s), stuck in "
+                 "phase '%s'; %s. Ending the job.\n",
+                 what_.c_str(), seconds_, rank_, static_cast<int>(getpid()), host_.c_str(), phase_.c_str(),
+                 lost_processes(hosts_, pids_, host_, rank_, size_).c_str());
+    std::fflush(stderr);
+    lk.unlock();
+    std::thread([] {
+      std::this_thread::sleep_for(std::chrono::seconds(10));
+      std::_Exit(75);
+    }).detach();
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down) MPI_Abort(MPI_COMM_WORLD, 75);
+    std::_Exit(75);
+  }
+  double seconds_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::thread thread_;
+  bool armed_ = false;
+  std::string what_, phase_;
+  int rank_ = -1, size_ = 0;
+  std::string host_;
+  std::vector<std::string> hosts_;
+  std::vector<int> pids_;
+};
+
+// The watchdog armed for one resize (begin_resize arms it), disarmed when the phase that
+// holds the guard leaves its scope (a return or a throw) or by release() (before a process
+// leaves the job, or a phase that arms its own).
+class WatchdogGuard {
+ public:
+  explicit WatchdogGuard(Watchdog& d) : d_(&d) {}
+  ~WatchdogGuard() { release(); }
+  WatchdogGuard(const WatchdogGuard&) = delete;
+  WatchdogGuard& operator=(const WatchdogGuard&) = delete;
+  void release() {
+    if (d_) d_->disarm();
+    d_ = nullptr;
+  }
+
+ private:
+  Watchdog* d_;
+};
+
+// A registered matrix's local buffer, whatever its element type and owner: the
+// application's std::vector (C++) or a malloc()'ed pointer the session owns (C, Fortran).
+// A move writes into a staged buffer, swapped in by commit() once every rank has its data.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual const void* data() const = 0;
+  // The buffer becomes `n` zeroed elements.
+  virtual void reset(std::size_t n) = 0;
+  // A newcomer before its first move: no data.
+  virtual void clear() = 0;
+  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
+  virtual void* stage(std::size_t n) = 0;
+  virtual void commit() = 0;
+  // A staged buffer that will not be committed (a cancelled background resize): freed.
+  virtual void unstage() = 0;
+};
+
+template <class T>
+class VectorStorage final : public Storage {
+ public:
+  explicit VectorStorage(std::vector<T>& v) : v_(v) {}
+  const void* data() const override { return v_.data(); }
+  void reset(std::size_t n) override { v_.assign(n, T{}); }
+  void clear() override { v_.clear(); }
+  void* stage(std::size_t n) override {
+    staged_.assign(n, T{});
+    return staged_.data();
+  }
+  void commit() override {
+    v_.swap(staged_);
+    std::vector<T>().swap(staged_);
+  }
+  void unstage() override { std::vector<T>().swap(staged_); }
+
+ private:
+  std::vector<T>& v_;
+  std::vector<T> staged_;
+};
+
+// At least one element is allocated, so the pointer is valid for PDGEMR2D and Fortran.
+template <class T>
+class MallocStorage final : public Storage {
+ public:
+  explicit MallocStorage(T** p) : p_(p) {}
+  // The session owns the buffer (resize.h): what it allocated is freed here and the
+  // caller's pointer set to NULL, so a caller's own free() afterwards is harmless. A
+  // pointer the session never allocated (a registration that failed) is left alone.
+  ~MallocStorage() override {
+    std::free(staged_);
+    if (owned_) {
+      std::free(*p_);
+      *p_ = nullptr;
+    }
+  }
+  MallocStorage(const MallocStorage&) = delete;
+  MallocStorage& operator=(const MallocStorage&) = delete;
+  const void* data() const override { return *p_; }
+  void reset(std::size_t n) override {
+    if (owned_) std::free(*p_);
+    *p_ = allocate(n);
+    owned_ = true;
+  }
+  void clear() override {
+    if (owned_) std::free(*p_);
+    *p_ = nullptr;
+    owned_ = true;
+  }
+  void* stage(std::size_t n) override {
+    std::free(staged_);
+    staged_ = allocate(n);
+    return staged_;
+  }
+  void commit() override {
+    if (owned_) std::free(*p_);
+    *p_ = staged_;
+    staged_ = nullptr;
+    owned_ = true;
+  }
+  void unstage() override {
+    std::free(staged_);
+    staged_ = nullptr;
+  }
+
+ private:
+  static T* allocate(std::size_t n) {
+    // calloc's all-zero bytes are 0 and (0, 0) for IEEE floats and their complex pairs.
+    auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
+    if (!p) throw std::bad_alloc();  // named with the matrix by Registered::reset/stage
+    return p;
+  }
+  T** p_;
+  bool owned_ = false;  // *p_ is the session's (it allocated it)
+  T* staged_ = nullptr;
+};
+
+// A matrix registered through a handle (Session::register_matrix<T>, matrix.hpp): the
+// session owns the buffer and publishes it, with its length, in the state the handle
+// shares; when the session goes, the handle sees no buffer and no session.
+template <class T>
+class OwnedStorage final : public Storage {
+ public:
+  explicit OwnedStorage(std::shared_ptr<MatrixState> st) : st_(std::move(st)) { publish(); }
+  ~OwnedStorage() override {
+    st_->data = nullptr;
+    st_->elements = 0;
+    st_->session = nullptr;
+  }
+  OwnedStorage(const OwnedStorage&) = delete;
+  OwnedStorage& operator=(const OwnedStorage&) = delete;
+  const void* data() const override { return v_.data(); }
+  // At least one element, so data() is a valid pointer for PBLAS calls off the grid too.
+  void reset(std::size_t n) override {
+    v_.assign(std::max<std::size_t>(n, 1), T{});
+    publish();
+  }
+  void clear() override {
+    std::vector<T>().swap(v_);
+    publish();
+  }
+  void* stage(std::size_t n) override {
+    staged_.assign(std::max<std::size_t>(n, 1), T{});
+    return staged_.data();
+  }
+  void commit() override {
+    v_.swap(staged_);
+    std::vector<T>().swap(staged_);
+    publish();
+  }
+  void unstage() override { std::vector<T>().swap(staged_); }
+
+ private:
+  void publish() {
+    st_->data = v_.data();
+    st_->elements = v_.size();
+  }
+  std::shared_ptr<MatrixState> st_;
+  std::vector<T> v_, staged_;
+};
+
+}  // namespace detail
+
+struct Registered {
+  std::string name;
+  int* desc = nullptr;
+  std::unique_ptr<detail::Storage> store;
+  detail::Scalar type = detail::Scalar::D;
+  Distribution dist = Distribution::BlockCyclic;
+  int m = 0, n = 0, mb = 1, nb = 1;    // global shape and the block-cyclic block
+  Session::BlockSizes sizes;           // set: an extended-descriptor matrix (no desc)
+  int* lld = nullptr;                  // its leading dimension, for the application
+  // Its layout now (extended-descriptor matrices): a regrid may change the powers its
+  // block sizes follow, so the source of the next move is this, not sizes() again.
+  std::optional<redist::Layout> layout;
+  // Issue 21: constant between remap points (Session::mark_constant), so a resize may move
+  // it in the background; `moved_in_background`: its staged buffer already holds its data
+  // on the target grid (move_all commits it instead of moving it).
+  bool constant = false;
+  bool moved_in_background = false;
+  // Registered through a handle: the state the handle reads (desc and lld point into it).
+  std::shared_ptr<detail::MatrixState> state;
+  // An extended-descriptor matrix's block sizes for its handle, once `layout` changed.
+  void publish_layout() {
+    if (state && layout) {
+      state->row_blocks = layout->row_blocks.to_vector();
+      state->col_blocks = layout->col_blocks.to_vector();
+    }
+  }
+  const void* data() const { return store->data(); }
+  std::int64_t bytes(std::int64_t elements) const {
+    return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
+  }
+  // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
+  // does not fit in memory is named with the matrix, not as std::bad_alloc.
+  void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }
+  void* stage(std::size_t elements) {
+    void* p = nullptr;
+    sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
+    return p;
+  }
+  // A staged buffer that will not be committed (a background resize cancelled): freed.
+  void unstage() { store->unstage(); }
+
+ private:
+  template <class F>
+  void sized(const char* what, std::size_t elements, F&& allocate) {
+    try {
+      allocate();
+    } catch (const std::bad_alloc&) {
+      throw Error(out_of_memory(what, elements));
+    } catch (const std::length_error&) {
+      throw Error(out_of_memory(what, elements));
+    }
+  }
+  std::string out_of_memory(const char* what, std::size_t elements) const {
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(type) / 1073741824.0);
+    return "session: matrix '" + name + "' (" + std::to_string(m) + " x " + std::to_string(n) + "): " + what +
+           " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";
+  }
+};
+
+struct Session::Impl {
+  SessionOptions opt;
+  std::string exe;
+  std::vector<std::string> args;
+  MPI_Comm world = MPI_COMM_NULL;
+  detail::BlacsGrid grid;
+  Grid shape;  // current grid (also on processes outside it)
+  std::vector<Registered> mats;
+  Metrics metrics;
+  int iteration = 0;
+  double t_wall0 = 0, t_cpu0 = 0, t_kernel0 = 0;
+  std::string pending_note;
+  std::function<std::vector<char>()> pack;
+  std::function<void(const std::vector<char>&)> unpack;
+  detail::Watchdog dog{60.0};
+  bool started = false;
+  // Node id of every rank of the world a redistribution runs in (empty: not known), so
+  // move_all can count bytes within and between nodes (issue 10).
+  std::vector<int> node_of_rank;
+  // The machine's calibrated redistribution costs (malleable-calibrate; world rank 0 only):
+  // each resize records the redistribution time they predict beside the measured one.
+  std::optional<redist::CostParams> cost_model;
+  // Node of every rank of the current world (for policies that manage nodes, issue 12).
+  std::vector<std::string> rank_hosts;
+  // Issue 13: this iteration's reported compute (this process), the measured speeds and
+  // the resize history (world rank 0), the mapping powers (every process).
+  double work_acc = 0, compute_acc = 0;
+  SpeedEstimator speeds;
+  ResizeHistory history;
+  std::string history_path;  // empty: not persisted
+  std::vector<double> powers, powers_before;  // now, and before the resize under way
+  // Rank 0's predictions for the resize being made (copied into its record).
+  double pred_spawn = -1, pred_other = -1, pred_iteration = -1, iteration_before = -1;
+  std::string pred_text;
+  // The run's report (summary(), write_json()): the application's result check (unset:
+  // none given) and its problem text.
+  std::optional<std::pair<bool, std::string>> result_check;
+  // Checkpoint cadence (Session::set_checkpointing, session_checkpoint.cpp) and the
+  // checkpoints it wrote (world rank 0).
+  struct Checkpointing {
+    CheckpointCadence cadence;
+    checkpoint::Every every;
+    double last = 0, cost = -1, previous_check = -1;
+  };
+  std::optional<Checkpointing> checkpointing;
+  std::vector<CheckpointRecord> checkpoints;
+  // Checkpoint levels (issue 35, checkpoint/session_levels.cpp): the cadence, the nodes and
+  // partners, and the level checkpoints written (world rank 0).
+  std::shared_ptr<detail::LevelState> levels;
+  std::vector<LevelRecord> level_records;
+  std::string problem;
+
+  // What act() planned for a resize besides the target grid (issue 10).
+  struct NodePlan {
+    std::vector<int> keep;                              // shrink: old ranks that stay, in order
+    std::vector<std::string> release;                   // shrink: nodes given back
+    std::vector<std::pair<std::string, int>> spawn;     // expand: new processes per host
+    std::vector<std::string> hosts_before;              // node of every rank before
+  };
+
+  int rank() const {
+    int r = 0;
+    MPI_Comm_rank(world, &r);
+    return r;
+  }
+  int size() const {
+    int s = 0;
+    MPI_Comm_size(world, &s);
+    return s;
+  }
+  bool root() const { return rank() == 0; }
+
+  void desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const;
+
+  // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
+  // on the current world); returns bytes moved between ranks.
+  std::int64_t move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec = nullptr);
+
+  // The extended-descriptor layout of a block-sizes matrix on a grid.
+  redist::Layout layout_of(const Registered& r, const Grid& g) const;
+  // Local rows and columns of this process in a layout (0 x 0 off the grid).
+  std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
+  void size_blocks(Registered& r, const Grid& g);
+  void move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                   detail::MoveAccounting& acct);
+
+  // A grid for `target` on the current world, and every registered matrix moved onto it
+  // from the current grid; the redistribution's time and bytes go into `rec`.
+  detail::BlacsGrid move_onto(const Grid& target, ResizeRecord& rec);
+
+  std::int64_t total_bytes() const;
+
+  // Same layout and buffers, new BLACS context (after the world changed under them).
+  void relabel_descs();
+
+  // The state an expansion from `from` to `to` hands its newcomers, packed.
+  std::vector<char> pack_expansion(const Grid& from, const Grid& to);
+
+  void progress(const std::string& line) {
+    if (opt.progress && root()) {
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  // World rank 0 only: the policy's decision at this remap point (a policy that throws
+  // gives Decision::none naming the error). Used by remap_point and next_decision.
+  Decision ask_policy();
+  RemapResult act(Decision d);
+  // World rank 0's decision, on every process of the world (collective).
+  Decision broadcast_decision(const Decision& d) const;
+  ResizeRecord begin_resize(const Decision& d, const Grid& target);
+  RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult regrid(const Decision& d, const Grid& target, double t_start);
+  void predict_before(const Decision& d, const Grid& target);
+  void record_outcome(const ResizeRecord& rec);
+  void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
+  RemapResult refuse(const Decision& d, const std::string& why);
+  void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
+  // The spawn of an expansion, shared by the blocking and the background paths: by the
+  // decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
+  // Returns "" or the spawn's error (the world unchanged). `main_thread`: the watchdog's
+  // phases may be set (not from the background's helper thread).
+  std::string spawn(const Decision& d, const NodePlan& np, int nnew, double& seconds, bool main_thread);
+  // A spawn that failed, blocking or in the background: recorded, the policy told, the
+  // job continues on `from` with its data.
+  RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+                             const std::string& err, double t_start);
+
+  // Issue 21: background resizes (session_background.cpp). A shared_ptr: the type is
+  // complete only there.
+  struct BackgroundResize;
+  std::shared_ptr<BackgroundResize> bg;
+  Background bg_mode = Background::Off;
+  int bg_min_iterations = 1;
+  // Why the decision is carried out blocking, or nothing: begin it in the background.
+  std::optional<std::string> background_blocked(const Decision& d) const;
+  RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  // At a remap point (or complete_resize: last_chance) while a resize is under way:
+  // completes it when due; returns its result then, nothing when it goes on.
+  std::optional<RemapResult> step_background(bool last_chance);
+  // A decision made while a resize is under way, the same on every rank: a shrink while
+  // an expansion is pending cancels the expansion and is then carried out (or is already
+  // met); any other request is refused (docs/apps.md, "Background resizes").
+  RemapResult decide_during_background(const Decision& d);
+  void progress_background();          // begin_iteration/end_iteration without a helper thread
+  void background_iteration(double wall);  // world rank 0: an iteration ran meanwhile
+  // A newcomer spawned by a background expansion: receive the constant matrices, wait
+  // for the completing point; returns the iteration the job completed it after.
+  int join_background(const Grid& from, const Grid& to);
+  // Fills a completing record's background fields (world rank 0).
+  void amend_background(ResizeRecord& rec);
+  // The background fields of `rec` from `b`'s clock: its completing (or cancelling) point
+  // began at `start` and waited `waited` (world rank 0).
+  void fill_background(const BackgroundResize& b, ResizeRecord& rec, double start, double waited);
+  // The spawn, hand-over and hosts of a background expansion (helper thread or begin
+  // point); "" or the spawn's error.
+  std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
+  RemapResult fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start);
+  // Cancels the resize under way before it switched (collective over the old processes;
+  // an expansion's newcomers leave, the job stays on its grid with its data). Why:
+  enum class CancelCause {
+    Destroyed,   // the session was destroyed or MPI_Finalize called (`why` says which)
+    End,         // cancel_resize(): the job's end (recorded)
+    Superseded,  // a shrink decided meanwhile (`why` names it; recorded)
+  };
+  RemapResult cancel_background(const std::string& why, CancelCause cause);
+  static void finalize_hook(void* self);
+  bool bg_beginning = false;  // pack_expansion: the hand-over of a background expansion
+  // A newcomer of a background expansion: the old processes completed it inside a remap
+  // point (not complete_resize), so the newcomer takes part in the rest of that point.
+  bool bg_joined_in_remap_point = false;
+  double bg_complete_start = 0, bg_complete_waited = 0;
+};
+
+// "; predicted: spawn 812.0 ms (history), ..." for a resize record's predicted parts.
+std::string predicted_note(const ResizeRecord& r);
+
+}  // namespace resize

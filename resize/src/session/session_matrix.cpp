@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Matrices registered through a handle (Session::register_matrix<T>, matrix.hpp): the
+// session's record shares a MatrixState with the handle; the record's descriptor and
+// leading dimension point into it and an OwnedStorage publishes the buffer there.
+#include "session/session_impl.hpp"
+
+namespace resize {
+
+using namespace detail;
+
+namespace detail {
+
+void MatrixState::check_alive() const {
+  if (!session) throw Error("matrix '" + name + "': its session is gone (the handle outlived it)");
+}
+
+IndexMap MatrixState::map() const {
+  check_alive();
+  IndexMap mp;
+  mp.m = m;
+  mp.n = n;
+  mp.nprow = std::max(1, session->grid().nprow);
+  mp.npcol = std::max(1, session->grid().npcol);
+  if (session->in_grid()) {
+    mp.myrow = session->myrow();
+    mp.mycol = session->mycol();
+  }
+  if (!extended) {
+    mp.mb = std::max(1, desc[4]);
+    mp.nb = std::max(1, desc[5]);
+    return mp;
+  }
+  // One block per process row/column (the sizes function's contract); before the first
+  // layout every index is off the grid.
+  if (static_cast<int>(row_blocks.size()) != mp.nprow || static_cast<int>(col_blocks.size()) != mp.npcol) {
+    if (row_blocks.empty()) {
+      mp.myrow = mp.mycol = -1;
+      mp.rows_start.assign(static_cast<std::size_t>(mp.nprow) + 1, 0);
+      mp.cols_start.assign(static_cast<std::size_t>(mp.npcol) + 1, 0);
+      return mp;
+    }
+    throw Error("matrix '" + name + "': its block sizes give " + std::to_string(row_blocks.size()) + " x " +
+                std::to_string(col_blocks.size()) + " blocks on a " + session->grid().shape() +
+                " grid; the index maps need one block per process row and column");
+  }
+  mp.rows_start.assign(1, 0);
+  for (auto b : row_blocks) mp.rows_start.push_back(mp.rows_start.back() + b);
+  mp.cols_start.assign(1, 0);
+  for (auto b : col_blocks) mp.cols_start.push_back(mp.cols_start.back() + b);
+  return mp;
+}
+
+void MatrixState::not_owner(int i, int j) const {
+  check_alive();
+  const IndexMap mp = map();
+  if (i < 0 || i >= m || j < 0 || j >= n)
+    throw Error("matrix '" + name + "' (" + std::to_string(m) + " x " + std::to_string(n) + "): element (" +
+                std::to_string(i) + ", " + std::to_string(j) + ") is outside the matrix (0-based indices)");
+  const std::string where = !mp.in_grid() ? std::string("off the grid")
+                                          : "at grid (" + std::to_string(mp.myrow) + ", " +
+                                                std::to_string(mp.mycol) + ")";
+  throw Error("matrix '" + name + "': element (" + std::to_string(i) + ", " + std::to_string(j) +
+              ") is held by grid process (" + std::to_string(mp.row_owner(i)) + ", " +
+              std::to_string(mp.col_owner(j)) + "), not by world rank " + std::to_string(session->world_rank()) +
+              " (" + where + "); ask owns(i, j) first");
+}
+
+void MatrixState::no_desc() const {
+  throw Error("matrix '" + name +
+              "' has per-process block sizes (an extended descriptor): no ScaLAPACK descriptor describes it; "
+              "use data(), lld(), row_blocks() and col_blocks()");
+}
+
+}  // namespace detail
+
+template <class T>
+Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                                   BlockSizes sizes) {
+  const bool extended = static_cast<bool>(sizes);
+  if (m < 0 || n < 0 || (!extended && (mb < 1 || nb < 1)))
+    throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " + std::to_string(m) + ", " +
+                std::to_string(n) + ", " + std::to_string(mb) + ", " + std::to_string(nb) + ")");
+  if (impl_->started) throw Error("register_matrix " + name + ": register before start() or join()");
+  auto st = std::make_shared<MatrixState>();
+  st->name = name;
+  st->m = m;
+  st->n = n;
+  st->extended = extended;
+  st->desc = {1, -1, m, n, extended ? 1 : mb, extended ? 1 : nb, 0, 0, 1};
+  st->session = this;
+  Registered r;
+  r.name = name;
+  r.m = m;
+  r.n = n;
+  r.mb = extended ? 1 : mb;
+  r.nb = extended ? 1 : nb;
+  r.dist = dist;
+  r.type = detail::scalar_of<T>();
+  r.state = st;
+  if (extended) {
+    r.sizes = std::move(sizes);
+    r.lld = &st->lld;
+  } else {
+    r.desc = st->desc.data();
+  }
+  r.store = std::make_unique<OwnedStorage<T>>(st);
+  impl_->mats.push_back(std::move(r));
+  return Matrix<T>(std::move(st));
+}
+
+template <class T>
+Matrix<T> Session::register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist) {
+  return register_handle<T>(name, m, n, mb, nb, dist, {});
+}
+
+template <class T>
+Matrix<T> Session::register_matrix(const std::string& name, int m, int n, BlockSizes sizes) {
+  if (!sizes) throw Error("register_matrix " + name + ": the block sizes function must be given");
+  return register_handle<T>(name, m, n, 1, 1, Distribution::BlockCyclic, std::move(sizes));
+}
+
+#define RESIZE_HANDLE_FOR(T)                                                                                   \
+  template Matrix<T> Session::register_matrix<T>(const std::string&, int, int, int, int, Distribution);      \
+  template Matrix<T> Session::register_matrix<T>(const std::string&, int, int, BlockSizes);
+RESIZE_HANDLE_FOR(float)
+RESIZE_HANDLE_FOR(double)
+RESIZE_HANDLE_FOR(std::complex<float>)
+RESIZE_HANDLE_FOR(std::complex<double>)
+#undef RESIZE_HANDLE_FOR
+
+}  // namespace resize

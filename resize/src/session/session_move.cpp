@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Moving the registered matrices between two grids of the current world (seed 002 §3.4:
+// every resize's redistribution), for block-cyclic and extended-descriptor matrices.
+#include "session/session_impl.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+#include "malleable/redist/redistribute.hpp"
+
+extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,
+                       const int* nprocs);
+
+namespace resize {
+
+using namespace detail;
+
+namespace {
+// Test hook (issue 20 §4, a node lost during a resize): RESIZE_FAULT=pause-in-redistribution[:S]
+// makes every process of the resize sleep S seconds (default 10) after the first registered
+// matrix has moved, so that a test can kill a node's processes while the data is half moved.
+void fault_pause(int world_rank, const std::string& moved) {
+  const char* f = std::getenv("RESIZE_FAULT");
+  static const char kName[] = "pause-in-redistribution";
+  if (!f || std::strncmp(f, kName, sizeof kName - 1) != 0) return;
+  const int s = f[sizeof kName - 1] == ':' ? std::atoi(f + sizeof kName) : 10;
+  if (world_rank == 0) {
+    std::fprintf(stderr, "resize: fault injection - every process pauses %d s in the redistribution after matrix '%s' moved\n",
+                 s, moved.c_str());
+    std::fflush(stderr);
+  }
+  if (s > 0) ::sleep(static_cast<unsigned>(s));
+}
+}  // namespace
+
+void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const {
+  const Grid& s = g.grid();
+  const int mb = r.dist == Distribution::Block ? std::max(1, (r.m + s.nprow - 1) / s.nprow) : r.mb;
+  const int nb = r.dist == Distribution::Block ? std::max(1, (r.n + s.npcol - 1) / s.npcol) : r.nb;
+  const int zero = 0;
+  int lld = 1;
+  if (g.member()) {
+    const int pr = g.myrow(), nr = s.nprow;
+    lld = std::max(1, numroc_(&r.m, &mb, &pr, &zero, &nr));
+  }
+  const int v[9] = {1, g.member() ? g.ctxt() : -1, r.m, r.n, mb, nb, 0, 0, lld};
+  std::copy(v, v + 9, d);
+}
+
+// Redistributes every registered matrix from grid `from` to grid `to` (both contexts
+// on the current world); returns bytes moved between ranks (job-wide, on every rank).
+// Collective over the world, newcomers included (they pass no record). The figures come
+// from each rank's own plan and reductions (issue 33 §1, detail::MoveAccounting): no
+// process plans the whole job.
+std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec) {
+  Grid all{1, size(), {}};
+  detail::BlacsGrid whole(world, all);
+  // Rank 0 decides (it holds the record and the cost model) and tells the others.
+  const bool predict = rec && root() && cost_model && opt.mover == Mover::Redist;
+  detail::MoveAccounting acct(world, predict ? &*cost_model : nullptr, node_of_rank);
+  for (auto& r : mats) {
+    if (r.sizes) {
+      move_blocks(r, from, to, acct);
+      continue;
+    }
+    int da[9], db[9];
+    if (r.moved_in_background) {
+      // Issue 21: its data reached the target grid in the background (staged buffer).
+      desc_for(r, to, db);
+      r.store->commit();
+      std::copy(db, db + 9, r.desc);
+      r.moved_in_background = false;
+      continue;
+    }
+    desc_for(r, from, da);
+    // Keep the caller's leading dimension on the old grid (it owns that buffer).
+    if (from.member()) da[8] = r.desc[8];
+    desc_for(r, to, db);
+    void* nbuf = r.stage(Session::local_size(db));
+    const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
+                                .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
+    detail::move_matrix(opt.mover, mv, world, whole.ctxt());
+    acct.add(r.type, detail::matrix_layout(da, from.grid()), detail::matrix_layout(db, to.grid()));
+    r.store->commit();
+    std::copy(db, db + 9, r.desc);
+    if (&r == &mats.front()) fault_pause(rank(), r.name);
+  }
+  acct.reduce();
+  const std::int64_t moved = acct.bytes_moved;
+  if (rec && root()) {
+    if (acct.mapped()) {
+      rec->bytes_intra_node += acct.bytes_intra_node;
+      rec->bytes_inter_node += acct.bytes_inter_node;
+    }
+    if (acct.predicting()) {
+      rec->t_redist_predicted = acct.predicted_s;
+      rec->redist_predicted_by = "cost model";
+    } else if (const auto t = history.predict_redist(static_cast<double>(moved))) {
+      // No calibration: the bytes this resize's plans move, on the line through the
+      // earlier resizes (known before the data moved; set here where the count is).
+      rec->t_redist_predicted = *t;
+      rec->redist_predicted_by = "history";
+    }
+  }
+  return moved;
+}
+
+// The extended-descriptor layout of a block-sizes matrix on a grid.
+redist::Layout Session::Impl::layout_of(const Registered& r, const Grid& g) const {
+  std::vector<long long> rows, cols;
+  r.sizes(g, rows, cols);
+  std::vector<std::int64_t> rb(rows.begin(), rows.end()), cb(cols.begin(), cols.end());
+  return redist::Layout::from_blocks(rb, cb, g.nprow, g.npcol, 0, 0, g.rank_map());
+}
+
+// Local rows and columns of this process in a layout (0 x 0 off the grid).
+std::pair<std::int64_t, std::int64_t> Session::Impl::local_dims(const redist::Layout& l) const {
+  int pr = -1, pc = -1;
+  if (!l.coords_of(rank(), pr, pc)) return {0, 0};
+  return {l.local_rows(pr), l.local_cols(pc)};
+}
+
+void Session::Impl::size_blocks(Registered& r, const Grid& g) {
+  r.layout = layout_of(r, g);
+  r.publish_layout();
+  const auto [lr, lc] = local_dims(*r.layout);
+  r.reset(static_cast<std::size_t>(lr * lc));
+  *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
+}
+
+void Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                                detail::MoveAccounting& acct) {
+  const redist::Layout la = r.layout ? *r.layout : layout_of(r, from.grid()), lb = layout_of(r, to.grid());
+  const auto [ar, ac] = local_dims(la);
+  const auto [br, bc] = local_dims(lb);
+  void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
+  detail::move_layout(r.type, world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
+                      br * bc > 0 ? nbuf : nullptr, std::max<std::int64_t>(1, br));
+  r.store->commit();
+  *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
+  r.layout = lb;
+  r.publish_layout();
+  acct.add(r.type, la, lb);
+}
+
+// A grid for `target` on the current world, and every registered matrix moved onto it
+// from the current grid; the redistribution's time and bytes go into `rec`.
+detail::BlacsGrid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
+  dog.phase("BLACS grids");
+  detail::BlacsGrid to(world, target);
+  dog.phase("redistribution");
+  const double t1 = MPI_Wtime();
+  rec.bytes_moved = move_all(grid, to, &rec);
+  rec.t_redist = MPI_Wtime() - t1;
+  rec.bytes_total = total_bytes();
+  return to;
+}
+
+std::int64_t Session::Impl::total_bytes() const {
+  std::int64_t t = 0;
+  for (const auto& r : mats) t += r.bytes(static_cast<std::int64_t>(r.m) * r.n);
+  return t;
+}
+
+// Same layout and buffers, new BLACS context (after the world changed under them).
+void Session::Impl::relabel_descs() {
+  for (auto& r : mats)
+    if (r.desc) r.desc[1] = grid.member() ? grid.ctxt() : -1;
+}
+
+}  // namespace resize

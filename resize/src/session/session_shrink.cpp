@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A shrink (seed 002 §3.3.5: the communicator stack) and a regrid (issue 13 §3: same world,
+// new grid or block sizes).
+#include "session/session_impl.hpp"
+
+#include "malleable/resize/grid_choice.hpp"
+#include "malleable/redist/traffic.hpp"
+#include "session/world.hpp"
+
+namespace resize {
+
+using namespace detail;
+
+RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
+  const Grid from = shape;
+  ResizeRecord rec = begin_resize(d, target);
+  WatchdogGuard armed(dog);
+  // Redistribute on the big world, then let the extra processes go (§3.1 iii.4). The data
+  // moves inside blacs-dyn's shrink, once it has validated the request and before anybody
+  // leaves: a refused shrink (a node that cannot be given back whole) touches no data.
+  node_of_rank = redist::node_ids(np.hosts_before);
+  bool moved = false;
+  const auto move = [&]() {
+    moved = true;
+    detail::BlacsGrid small = move_onto(target, rec);
+    grid.release();
+    small.release();
+    dog.phase("exit of the released processes");
+    return true;
+  };
+  const double t2 = MPI_Wtime();
+  bool leaving = false;
+  std::string err;
+  if (detail::World::shrink(np.keep, np.release, move, leaving, err) != 0) {
+    if (moved) throw Error("shrink: " + err);  // failed after the data moved: cannot continue
+    return refuse(d, err);
+  }
+  if (leaving) {
+    armed.release();  // this process leaves the job (World::leave does not return)
+    detail::World::leave();
+  }
+  world = detail::World::comm();
+  rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
+  dog.phase("BLACS grid on the new world");
+  const Grid renumbered = renumber(target, np.keep);
+  grid = detail::BlacsGrid(world, renumbered);
+  shape = renumbered;
+  relabel_descs();
+  // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
+  if (!powers.empty()) {
+    std::vector<double> kept;
+    for (int k : np.keep) kept.push_back(k < static_cast<int>(powers.size()) ? powers[static_cast<std::size_t>(k)] : 1.0);
+    powers = std::move(kept);
+  }
+  speeds.renumber(np.keep);
+  for (auto& r : mats) r.layout.reset();
+  rank_hosts = detail::World::hosts();
+  rec.rank_hosts = RankHosts::of(rank_hosts);
+  rec.t_total = MPI_Wtime() - t_start;
+  rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
+  armed.release();
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: shrink %s -> %s (%d procs%s%s): exit %.1f ms, "
+                "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
+                np.release.empty() ? "" : "; gave back ", comma_list(np.release).c_str(), rec.t_spawn * 1e3,
+                rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+  conclude(d, from.size(), rec, line);
+  return {Action::Shrink, true, {}};
+}
+
+// Same world, new grid and/or new block sizes (issue 13 §3). Nobody joins or leaves, so
+// this is one redistribution between two grids of the current world.
+RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double t_start) {
+  const Grid from = shape;
+  ResizeRecord rec = begin_resize(d, target);
+  WatchdogGuard armed(dog);
+  node_of_rank = redist::node_ids(rank_hosts);
+  grid = move_onto(target, rec);
+  shape = target;
+  rec.rank_hosts = RankHosts::of(rank_hosts);
+  rec.t_total = MPI_Wtime() - t_start;
+  rec.t_other = rec.t_total - rec.t_redist;
+  armed.release();
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: regrid %s -> %s (%d of %d procs): redistribution %.1f ms, other %.1f ms, "
+                "total %.1f ms%s%s",
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(), size(), rec.t_redist * 1e3,
+                rec.t_other * 1e3, rec.t_total * 1e3, d.reason.empty() ? "" : "; ", d.reason.c_str());
+  conclude(d, from.size(), rec, line);
+  return {Action::Regrid, true, {}};
+}
+
+
+}  // namespace resize

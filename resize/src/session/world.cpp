@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "session/world.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/resize/types.hpp"
+
+namespace resize::detail {
+
+std::string World::backend() { return "blacs-dyn"; }
+MPI_Comm World::comm() { return blacs_dyn_world(); }
+bool World::is_new() { return blacs_dyn_is_new() != 0; }
+void World::clear_new() { blacs_dyn_clear_new(); }
+
+bool World::spawn_supported(std::string& why) {
+  if (blacs_dyn_spawn_supported()) return true;
+  why = blacs_dyn_spawn_unsupported_reason();
+  return false;
+}
+
+namespace {
+int fail(int rc, std::string& err) {
+  // "spawn not supported by this MPI (...)" names itself; the others get the status first.
+  if (rc == BLACS_DYN_ERR_UNSUPPORTED) err = blacs_dyn_last_error();
+  else if (rc != BLACS_DYN_OK) err = std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error();
+  return rc;
+}
+}  // namespace
+
+int World::expand(int nnew, const std::string& command, const std::vector<std::string>& args,
+                  std::string& err) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  return fail(blacs_dyn_expand(nnew, command.c_str(), argv.data(), nullptr, MPI_INFO_NULL), err);
+}
+
+int World::expand_schema(const std::string& path, std::string& err) {
+  return fail(blacs_dyn_expand_schema(path.c_str()), err);
+}
+
+int World::expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
+                        const std::string& command, const std::vector<std::string>& args,
+                        std::string& err) {
+  std::vector<const char*> names;
+  std::vector<int> counts;
+  for (const auto& [h, c] : hosts) {
+    names.push_back(h.c_str());
+    counts.push_back(c);
+  }
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  return fail(blacs_dyn_expand_hosts(static_cast<int>(names.size()), names.data(), counts.data(),
+                                     command.c_str(), argv.data(), MPI_INFO_NULL),
+              err);
+}
+
+namespace {
+// The last World::hosts() answer and every rank's pid with it (for the watchdog's
+// message). Written by the main thread, copied by it into the watchdog.
+std::vector<std::string> g_hosts;
+std::vector<int> g_pids;
+}  // namespace
+
+std::vector<std::string> World::hosts() {
+  constexpr int stride = MPI_MAX_PROCESSOR_NAME;
+  std::vector<char> buf(static_cast<std::size_t>(blacs_dyn_size()) * stride);
+  std::string err;
+  if (fail(blacs_dyn_hosts(buf.data(), stride), err) != BLACS_DYN_OK) throw Error("hosts: " + err);
+  std::vector<std::string> out;
+  for (std::size_t r = 0; r * stride < buf.size(); ++r) out.emplace_back(buf.data() + r * stride);
+  const int pid = static_cast<int>(getpid());
+  std::vector<int> pids(out.size(), -1);
+  if (MPI_Allgather(&pid, 1, MPI_INT, pids.data(), 1, MPI_INT, comm()) != MPI_SUCCESS)
+    throw Error("hosts: MPI_Allgather of the pids failed");
+  g_hosts = out;
+  g_pids = std::move(pids);
+  return out;
+}
+
+const std::vector<std::string>& World::known_hosts() { return g_hosts; }
+const std::vector<int>& World::known_pids() { return g_pids; }
+
+namespace {
+struct HookCall {
+  const std::vector<int>* keep;
+  const std::function<bool()>* move;
+  std::string error;
+};
+// blacs-dyn calls this inside the shrink, after validating it: the plan it is about to
+// carry out must keep exactly the ranks the session planned for, in that order.
+int shrink_hook(MPI_Comm, const int* new_rank, int old_size, int new_size, void* user) {
+  auto* h = static_cast<HookCall*>(user);
+  bool same = new_size == static_cast<int>(h->keep->size());
+  for (int i = 0; same && i < new_size; ++i) {
+    const int r = (*h->keep)[static_cast<std::size_t>(i)];
+    same = r >= 0 && r < old_size && new_rank[r] == i;
+  }
+  if (!same) {
+    h->error = "the shrink would keep other processes than the session planned";
+    return 1;
+  }
+  try {
+    return (*h->move)() ? 0 : 1;
+  } catch (const std::exception& e) {
+    h->error = e.what();
+    return 1;
+  }
+}
+}  // namespace
+
+int World::shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
+                  const std::function<bool()>& move, bool& leaving, std::string& err) {
+  const int k = static_cast<int>(keep.size());
+  int leave = 0, rc = BLACS_DYN_OK;
+  HookCall call{&keep, &move, {}};
+  blacs_dyn_set_shrink_hook(&shrink_hook, &call);
+  if (!release.empty()) {
+    std::vector<const char*> names;
+    for (const auto& h : release) names.push_back(h.c_str());
+    rc = blacs_dyn_release_hosts(static_cast<int>(names.size()), names.data(), &leave);
+  } else {
+    // Any live processes: blacs-dyn pops back down the stack when `keep` is exactly a
+    // lower level, else pushes a level of them (a level some of whose processes already
+    // left cannot be popped to, issue 20 §5).
+    rc = blacs_dyn_shrink_to_ranks(keep.data(), k, &leave);
+  }
+  blacs_dyn_set_shrink_hook(nullptr, nullptr);
+  leaving = leave != 0;
+  if (rc != BLACS_DYN_OK && !call.error.empty()) {
+    err = call.error;
+    return rc;
+  }
+  return fail(rc, err);
+}
+
+void World::leave() {
+  blacs_dyn_leave();
+  std::abort();  // blacs_dyn_leave does not return
+}
+
+void World::background_thread(bool on) {
+  std::string err;
+  if (fail(blacs_dyn_background_thread(on ? 1 : 0), err) != BLACS_DYN_OK) throw Error("background expansion: " + err);
+}
+
+bool World::publish_background() {
+  int published = 0;
+  std::string err;
+  if (fail(blacs_dyn_publish_background(&published), err) != BLACS_DYN_OK) throw Error("background expansion: " + err);
+  return published != 0;
+}
+
+void World::at_finalize(void (*fn)(void*), void* user) { blacs_dyn_set_finalize_hook(fn, user); }
+
+int World::share_state(std::vector<char>& bytes, std::string& err) {
+  // Two hand-overs: the length, then the bytes (blacs_dyn_share_state needs a capacity).
+  std::uint64_t n = bytes.size();
+  std::size_t len = sizeof n;
+  int rc = blacs_dyn_share_state(&n, &len, sizeof n);
+  if (rc != BLACS_DYN_OK) return fail(rc, err);
+  bytes.resize(n);
+  len = n;
+  return fail(blacs_dyn_share_state(bytes.data(), &len, n), err);
+}
+
+
+}  // namespace resize::detail

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 35 on the emulated cluster: a job of 6 processes (2x3, 2 per node on node1-3) keeps
+# checkpoint levels in node-local storage (/dev/shm, each node its own <dir>/<host>): the
+# local level every iteration, the partner level (a copy on the next node of the ring)
+# every 2, and a global HDF5 checkpoint every 5. During iteration 13 (held there by
+# RESIZE_FAULT=pause-in-iteration) every process of node3 is SIGKILLed and node3's storage
+# removed (its memory is gone); the global checkpoint directory is moved away, so no
+# file-system read is possible. scripts/malleable-run --on-failure restart relaunches on
+# node1,node2 (4 processes, 2x2) with --restart-levels: the survivors rebuild iteration 12
+# from their local copies and the partner copies of node3's processes that node1 keeps,
+# run one iteration (a stop file) and pass the driver's check against serial OpenBLAS.
+# Prints iterations lost and the time from the kill to the first iteration after the
+# restart (compare cluster.lost_node: the global checkpoint every 5, 2 iterations lost).
+# Leaves nothing behind (the level directory, the cluster).
+# Usage: lost_node_levels.sh <source dir> <build dir>
+SRC=$1 BUILD=$2
+. "$SRC/tests/cluster/harness.sh"
+cluster_begin 3
+work=$(mktemp -d)
+levels=$(mktemp -d /dev/shm/malleable-lost-node-levels.XXXXXX)
+trap 'rc=$?; kill $(jobs -p) 2>/dev/null || true; rm -rf "$work" "$levels"; cluster_end $rc' EXIT
+export RESIZE_HISTORY=off
+prog=pdgemm_resizable
+now() { echo "$EPOCHREALTIME"; }
+stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
+wait_for() {  # <log> <regex> <seconds>: the first matching line, or fail
+  local i
+  for ((i = 0; i < $3 * 20; ++i)); do
+    grep -m1 -E -- "$2" "$1" && return 0
+    sleep 0.05
+  done
+  cat "$1"; fail "no line matching '$2' within $3 s"
+}
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }
+
+d=$work/global log=$work/job.log
+mkdir -p "$d"
+"$CLUSTER" exec node1 env RESIZE_FAULT=pause-in-iteration:13:20 MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
+  timeout 120 "$SRC/scripts/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
+  "$BUILD/apps/$prog" -n 240 --nb 16 -g 2x3 -i 100000 --checkpoint "$d" --checkpoint-every 5 --keep 3 \
+  --checkpoint-local 1 --checkpoint-partner 2 --checkpoint-local-dir "$levels" \
+  --stop-file "$work/stop" 2>&1 | stamp >"$log" &
+job=$!
+wait_for "$log" "\] iter +1 +grid 2x3" 60 >/dev/null
+victims=$(pids_on node3 $prog) survivors="$(pids_on node1 $prog) $(pids_on node2 $prog)"
+[[ $(wc -w <<<"$victims") -eq 2 && $(wc -w <<<"$survivors") -eq 4 ]] ||
+  fail "expected 2 processes of the job on node3 ($victims) and 4 on node1/2 ($survivors)"
+wait_for "$log" "fault injection - every process pauses 20 s in iteration 13" 60 >/dev/null
+t_kill=$(now)
+kill -9 $victims
+rm -rf "$levels/node3"           # node3's memory is gone
+mv "$d" "$work/global.unreachable"  # no global checkpoint can be read
+lost=$(wait_for "$log" "malleable-run: lost node" 60)
+touch "$work/stop"  # the restarted job ends after its first iteration
+echo "${lost#* }"
+grep -q "lost node node3 " <<<"$lost" || fail "the message does not name node3 alone: $lost"
+rc=0
+wait $job || rc=$?
+[[ $rc -eq 0 ]] || { cat "$log"; fail "malleable-run exit $rc"; }
+restart=$(grep -m1 "malleable-run: restarting from" "$log") || { cat "$log"; fail "no restart"; }
+echo "${restart#* }"
+grep -q "restarting from the checkpoint levels on node1,node2: 4 processes, grid 2x2" <<<"$restart" ||
+  fail "not restarted from the levels on node1,node2 2x2"
+line=$(grep -m1 "restart from levels in $levels at iteration" "$log") || { cat "$log"; fail "no restart-from-levels line"; }
+echo "${line#* }"
+grep -q "at iteration 12: 4 old processes from local copies, 2 from partner copies, 0 bytes from the global checkpoint; 6 -> 4 processes, now on 2x2" <<<"$line" ||
+  fail "not rebuilt from 4 local and 2 partner copies of iteration 12"
+grep -q "global checkpoint" <(grep -v "0 bytes from the global checkpoint" "$log") && fail "the global checkpoint was used"
+# The relaunch made the global directory again for its own last checkpoint only.
+[[ $(ls "$d" 2>/dev/null | tr '\n' ' ') == "pdgemm-000013.h5 " ]] || fail "the global directory holds: $(ls "$d")"
+it_last=$(grep -E "\] iter +[0-9]+ +grid 2x3" "$log" | tail -1 | awk '{print $4}')
+first=$(grep -m1 -E "\] iter +[0-9]+ +grid 2x2 " "$log") || fail "the restarted job did not iterate on 2x2"
+t_first=${first%% *}
+[[ $(awk '{print $4}' <<<"$first") -eq 13 ]] || fail "restarted from iteration 12 but continued at: $first"
+grep -q "result check: B = (sA)^13 B0: .*OK" "$log" || { cat "$log"; fail "the restarted job's result check"; }
+[[ $it_last -eq 12 ]] || fail "killed after iteration $it_last (expected 12)"
+echo "$(grep -o 'result check.*' "$log")"
+# The relaunched job meets the same injected 20 s pause in its first iteration (13), so the
+# time to compute again is taken when its matrices are rebuilt (the restart line).
+t_ready=${line%% *}
+echo "RESULT levels: killed after iteration $it_last, rebuilt iteration 12 from the levels: 0 iterations lost," \
+  "0 bytes read from the file system; matrices rebuilt on node1,node2 and computing $(secs "$t_kill" "$t_ready") s" \
+  "after the kill (first iteration done after $(secs "$t_kill" "$t_first") s, 20 s of it the injected pause)"
+echo "PASS"
