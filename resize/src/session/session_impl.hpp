@@ -504,6 +504,9 @@ struct Session::Impl {
   // point); "" or the spawn's error.
   std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
   RemapResult fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start);
+  // The completing point of a background expansion, once every message arrived: the
+  // variable matrices move (blocking) and the grids switch to the grown world's.
+  RemapResult switch_background_expansion(BackgroundResize& b);
   // Cancels the resize under way before it switched (collective over the old processes;
   // an expansion's newcomers leave, the job stays on its grid with its data). Why:
   enum class CancelCause {
