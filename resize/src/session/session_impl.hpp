@@ -34,6 +34,7 @@
 #include "malleable/resize/session.hpp"
 #include "session/blacs_grid.hpp"
 #include "session/handover.hpp"
+#include "session/target_grid.hpp"
 #include "move/mover.hpp"
 
 namespace resize {
@@ -397,12 +398,7 @@ struct Session::Impl {
   std::string problem;
 
   // What act() planned for a resize besides the target grid (issue 10).
-  struct NodePlan {
-    std::vector<int> keep;                              // shrink: old ranks that stay, in order
-    std::vector<std::string> release;                   // shrink: nodes given back
-    std::vector<std::pair<std::string, int>> spawn;     // expand: new processes per host
-    std::vector<std::string> hosts_before;              // node of every rank before
-  };
+  using NodePlan = detail::NodePlan;  // target_grid.hpp
 
   int rank() const {
     int r = 0;
