@@ -6,7 +6,8 @@
 // (without MULTIPLE the spawn blocks at the begin point and progress calls in
 // begin/end_iteration test the messages); a later remap point completes it (variable
 // matrices blocking, world published, grids switch), or the session's end cancels it. The
-// decisions and plans are background_plan.cpp's.
+// decisions and plans are background_plan.cpp's, the posting, unpacking and the
+// newcomers' wait background_messages.cpp's.
 #include "background/background_resize.hpp"
 
 #include <atomic>

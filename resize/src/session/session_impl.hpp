@@ -28,7 +28,7 @@
 
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
-#include "malleable/resize/background.hpp"
+#include "background/background_plan.hpp"
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
