@@ -39,6 +39,13 @@ thread_local bool t_background = false;  // Runtime::set_background_thread
 
 namespace detail {
 bool on_background_thread() { return t_background; }
+// An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
+// call, the process, its host and the phase under way (issue 20 §5). Here, not in
+// runtime_detail.cpp, because it asks the Runtime where it is (runtime_detail knows no Runtime).
+void check(int rc, const char* what) {
+  if (rc != MPI_SUCCESS)
+    throw Error(BLACS_DYN_ERR_MPI, std::string(what) + " failed on " + Runtime::get().where() + ": " + mpi_error_text(rc));
+}
 }  // namespace detail
 
 void Runtime::set_background_thread(bool on) {
@@ -87,9 +94,6 @@ void prepare_mpi_init() {
   ::setenv("PMIX_MCA_gds", "hash", 0);
 }
 
-const char* env_setting(const char* suffix) {
-  return std::getenv((std::string("BLACS_DYN_") + suffix).c_str());
-}
 const std::string& last_error() { return g_last_error; }
 
 double join_timeout_seconds() {

@@ -23,6 +23,9 @@
 #include "watchdog.hpp"
 
 namespace blacs_dyn {
+namespace detail {
+class PhaseTrace;
+}
 
 // One spawn group of an expansion: `count` processes on `host` ("" = where the launcher
 // puts them, or as the request's `hosts` list says).
@@ -136,6 +139,9 @@ class Runtime {
   void sync_blacs();
   MPI_Comm priv() const;  // private dup of the current world for our own traffic
   MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id);
+  void check_expansion(const SpawnRequest& request, const LevelStack& cur, int total);
+  void finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req, const std::vector<int>& spawner,
+                        std::vector<MPI_Comm>& links, detail::PhaseTrace& trace);
   // Joins the spawned groups to the world one after the other (each spawning parent
   // bridges its group in) and hands every group's spawn link over to rank 0.
   MPI_Comm merge_groups(MPI_Comm world, const std::vector<int>& spawner, int my_group,
@@ -193,9 +199,6 @@ class Runtime {
 void set_last_error(const std::string& msg);
 const std::string& last_error();
 double join_timeout_seconds();
-// The value of the setting BLACS_DYN_<suffix> from the environment; nullptr if unset
-// (release 0.3 dropped the 0.1 spelling BDYN_<suffix>, docs/naming.md).
-const char* env_setting(const char* suffix);
 // Called just before PMPI_Init*: selects PMIx's "hash" data store for this process (see
 // runtime.cpp) unless the user chose one.
 void prepare_mpi_init();

@@ -26,6 +26,12 @@
 #include "blacs_glue.hpp"
 
 
+namespace blacs_dyn {
+const char* env_setting(const char* suffix) {
+  return std::getenv((std::string("BLACS_DYN_") + suffix).c_str());
+}
+}  // namespace blacs_dyn
+
 namespace blacs_dyn::detail {
 
 
@@ -36,12 +42,6 @@ std::string mpi_error_text(int rc) {
   return std::string(buf, static_cast<std::size_t>(len));
 }
 
-// An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
-// call, the process, its host and the phase under way (issue 20 §5).
-void check(int rc, const char* what) {
-  if (rc != MPI_SUCCESS)
-    throw Error(BLACS_DYN_ERR_MPI, std::string(what) + " failed on " + Runtime::get().where() + ": " + mpi_error_text(rc));
-}
 
 void sleep_for(long ns) {
   timespec ts{ns / 1000000000L, ns % 1000000000L};

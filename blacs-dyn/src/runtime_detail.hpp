@@ -13,7 +13,13 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "runtime.hpp"
+#include "level_stack.hpp"
+
+namespace blacs_dyn {
+// The value of the setting BLACS_DYN_<suffix> from the environment; nullptr if unset
+// (release 0.3 dropped the 0.1 spelling BDYN_<suffix>, docs/naming.md).
+const char* env_setting(const char* suffix);
+}  // namespace blacs_dyn
 
 namespace blacs_dyn::detail {
 

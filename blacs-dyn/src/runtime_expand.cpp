@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Expansions (seed 002 §3.3.3-3.3.4): spawning newcomers, the hand-shake with them and the
 // merge into the world; schema files.
+#include "runtime.hpp"
 #include "runtime_detail.hpp"
 
 
@@ -30,7 +31,11 @@ namespace blacs_dyn {
 
 using namespace detail;
 
-MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id) {
+namespace {
+
+// The MPI_Info of one spawn: the caller's keys, the host (added to the launcher's pool
+// for a per-host group), the working folder and BLACS_DYN_JOIN in the children's env.
+MPI_Info spawn_info(const SpawnRequest& req, int level) {
   MPI_Info info = MPI_INFO_NULL;
   if (req.info != MPI_INFO_NULL) check(MPI_Info_dup(req.info, &info), "MPI_Info_dup");
   else check(MPI_Info_create(&info), "MPI_Info_create");
@@ -46,6 +51,40 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   if (!env.empty()) env += "\n";
   env += std::string(kJoinEnv) + "=" + std::to_string(level);
   MPI_Info_set(info, "env", env.c_str());
+  return info;
+}
+
+// A spawn that failed (rc, or `failed` of req.nnew processes not started): an MPI that
+// cannot spawn at all is told apart from one spawn that failed.
+[[noreturn]] void throw_spawn_failure(const SpawnRequest& req, int rc, int failed) {
+  // Not freed: after a failed spawn Open MPI 4.1 leaves an invalid handle in `link`
+  // (MPI_Comm_free on it is fatal), and the standard does not define its value.
+  // Ask the MPI what the failure means rather than assuming Open MPI's behaviour.
+  int cls = MPI_ERR_SPAWN;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
+  const std::string text = mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN);
+  const std::string library = library_version();
+  if (classify_spawn_failure(flavour_from_library_version(library), cls == MPI_ERR_SPAWN, text) ==
+      SpawnFailure::Unsupported) {
+    std::string last = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
+    throw Error(BLACS_DYN_ERR_UNSUPPORTED,
+                "spawn not supported by this MPI (" + short_library_name(library) +
+                    "): MPI_Comm_spawn fails with \"" + last +
+                    "\" (error class " + std::to_string(cls) +
+                    "); nothing changed, and expansions are refused from now on "
+                    "(docs/mpi-flavours.md)");
+  }
+  throw Error(BLACS_DYN_ERR_SPAWN,
+              "MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command +
+                  "' failed: " + mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN) + " (" +
+                  std::to_string(failed) + " of " + std::to_string(req.nnew) +
+                  " processes not started)");
+}
+
+}  // namespace
+
+MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id) {
+  MPI_Info info = spawn_info(req, level);
 
   std::vector<char*> argv;
   for (const auto& a : req.args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -67,28 +106,7 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   int failed = 0;
   for (int e : errcodes) failed += e != MPI_SUCCESS;
   if (rc != MPI_SUCCESS || failed) {
-    // Not freed: after a failed spawn Open MPI 4.1 leaves an invalid handle in `link`
-    // (MPI_Comm_free on it is fatal), and the standard does not define its value.
-    // Ask the MPI what the failure means rather than assuming Open MPI's behaviour.
-    int cls = MPI_ERR_SPAWN;
-    if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-    const std::string text = mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN);
-    const std::string library = library_version();
-    if (classify_spawn_failure(flavour_from_library_version(library), cls == MPI_ERR_SPAWN, text) ==
-        SpawnFailure::Unsupported) {
-      std::string last = text.substr(text.find_last_of('\n') == std::string::npos ? 0 : text.find_last_of('\n') + 1);
-      throw Error(BLACS_DYN_ERR_UNSUPPORTED,
-                  "spawn not supported by this MPI (" + short_library_name(library) +
-                      "): MPI_Comm_spawn fails with \"" + last +
-                      "\" (error class " + std::to_string(cls) +
-                      "); nothing changed, and expansions are refused from now on "
-                      "(docs/mpi-flavours.md)");
-    }
-    throw Error(BLACS_DYN_ERR_SPAWN,
-                "MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command +
-                    "' failed: " + mpi_error_text(rc != MPI_SUCCESS ? rc : MPI_ERR_SPAWN) + " (" +
-                    std::to_string(failed) + " of " + std::to_string(req.nnew) +
-                    " processes not started)");
+    throw_spawn_failure(req, rc, failed);
   }
   MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
   dog_.phase("check-in of " + std::to_string(req.nnew) + " newcomers", join_timeout_seconds() + 10,
@@ -267,6 +285,94 @@ void Runtime::share_request(SpawnRequest& req, MPI_Comm w) const {
   }
 }
 
+// Rank 0's checks of an expansion before anything is spawned (the others learn the
+// outcome in agree()): BLACS interposed, counts and hosts valid, spawning supported, the
+// executable there and slots enough for `total` new processes.
+void Runtime::check_expansion(const SpawnRequest& request, const LevelStack& cur, int total) {
+  if (!blacs_interposed_)
+    throw Error(BLACS_DYN_ERR_STATE,
+                "blacs-dyn's BLACS entry points are not the ones in use: link "
+                "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
+  if (request.groups.empty() && request.nnew < 1)
+    throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(request.nnew));
+  for (std::size_t i = 0; i < request.groups.size(); ++i) {
+    const auto& g = request.groups[i];
+    if (g.count < 1)
+      throw Error(BLACS_DYN_ERR_ARG, "counts[" + std::to_string(i) + "] must be >= 1, got " +
+                                        std::to_string(g.count));
+    if (g.host.empty() || g.host.find_first_of(", \t\n") != std::string::npos)
+      throw Error(BLACS_DYN_ERR_ARG, "hosts[" + std::to_string(i) + "] = '" + g.host +
+                                        "' is not one host name");
+  }
+  if (const std::string& why = spawn_unsupported_reason(); !why.empty())
+    throw Error(BLACS_DYN_ERR_UNSUPPORTED, why);
+  check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
+  check_capacity(cur.alive(), total);
+}
+
+// Every group spawned and checked in: the go message with the grown stack, the merges,
+// and the grown world installed (or left pending for the main thread, issue 21).
+void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
+                               const std::vector<int>& spawner, std::vector<MPI_Comm>& links, PhaseTrace& trace) {
+  const int r = rank(), n = size();
+  const int k = static_cast<int>(req.groups.size());
+  const int level = cur.depth();
+  const double timeout = join_timeout_seconds();
+  LevelStack next = cur;
+  std::vector<int> counts;
+  std::vector<std::string> hosts;
+  for (const auto& g : req.groups) {
+    counts.push_back(g.count);
+    // a group spread over a host list is pinned to no single node
+    hosts.push_back(g.host.find(',') == std::string::npos ? g.host : std::string());
+  }
+  const std::vector<int> ids = next.push_expansion(counts, hosts);
+  std::vector<int> first_rank;
+  for (int id : ids) first_rank.push_back(next.rank_at(next.group(id).first, next.depth() - 1));
+  const auto enc = next.encode();
+  for (int i = r; i < k; i += n) {
+    std::vector<int> go = {1, level, k, i};
+    go.insert(go.end(), spawner.begin(), spawner.end());
+    go.insert(go.end(), enc.begin(), enc.end());
+    for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
+      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, m, kTagGo,
+                     links[static_cast<std::size_t>(i)]),
+            "MPI_Send (go)");
+  }
+  trace.mark("go");
+  dog_.phase("expansion to level " + std::to_string(level) + ": merge of the newcomers into the world", timeout,
+             "a process of the world or a newcomer died or hangs");
+  const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
+  trace.mark("merges + hand-over");
+
+  LevelComms lc{merged, true, MPI_COMM_NULL};
+  check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
+  trace.mark("dup");
+  MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
+  std::map<int, MPI_Comm> new_links;
+  if (r == 0)
+    for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
+  if (on_background_thread()) {
+    // Issue 21: the grown world stays this thread's until the main thread publishes it.
+    pending_ = Pending{lc, std::move(next), std::move(new_links)};
+    record_hosts(gather_processor_names(lc.priv));
+    trace.mark("hosts");
+    return;
+  }
+  comms_.push_back(lc);
+  {
+    std::lock_guard<std::mutex> lk(stack_mutex_);
+    stack_ = std::move(next);
+  }
+  for (auto& [g, l] : new_links) group_links_[g] = l;
+  dynamic_ = true;
+  is_new_ = false;
+  exited_since_change_ = false;
+  record_hosts(gather_processor_names(lc.priv));
+  trace.mark("hosts");
+  blacs_sync_world(merged);
+}
+
 void Runtime::expand(const SpawnRequest& request) {
   ensure_init();
   require_active("blacs_dyn_expand");
@@ -303,25 +409,7 @@ void Runtime::expand(const SpawnRequest& request) {
                                   std::to_string(-nn[3]) + " .. " + std::to_string(nn[2]) + ")");
   if (r == 0 && !err) {
     try {
-      if (!blacs_interposed_)
-        throw Error(BLACS_DYN_ERR_STATE,
-                    "blacs-dyn's BLACS entry points are not the ones in use: link "
-                    "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
-      if (request.groups.empty() && request.nnew < 1)
-        throw Error(BLACS_DYN_ERR_ARG, "nnew must be >= 1, got " + std::to_string(request.nnew));
-      for (std::size_t i = 0; i < request.groups.size(); ++i) {
-        const auto& g = request.groups[i];
-        if (g.count < 1)
-          throw Error(BLACS_DYN_ERR_ARG, "counts[" + std::to_string(i) + "] must be >= 1, got " +
-                                            std::to_string(g.count));
-        if (g.host.empty() || g.host.find_first_of(", \t\n") != std::string::npos)
-          throw Error(BLACS_DYN_ERR_ARG, "hosts[" + std::to_string(i) + "] = '" + g.host +
-                                            "' is not one host name");
-      }
-      if (const std::string& why = spawn_unsupported_reason(); !why.empty())
-        throw Error(BLACS_DYN_ERR_UNSUPPORTED, why);
-      check_executable(request.command, request.wdir.empty() ? info_get(request.info, "wdir") : request.wdir);
-      check_capacity(cur.alive(), total);
+      check_expansion(request, cur, total);
     } catch (const Error& e) {
       err = e;
     }
@@ -381,59 +469,7 @@ void Runtime::expand(const SpawnRequest& request) {
   }
   trace.mark("agree");
 
-  LevelStack next = cur;
-  std::vector<int> counts;
-  std::vector<std::string> hosts;
-  for (const auto& g : req.groups) {
-    counts.push_back(g.count);
-    // a group spread over a host list is pinned to no single node
-    hosts.push_back(g.host.find(',') == std::string::npos ? g.host : std::string());
-  }
-  const std::vector<int> ids = next.push_expansion(counts, hosts);
-  std::vector<int> first_rank;
-  for (int id : ids) first_rank.push_back(next.rank_at(next.group(id).first, next.depth() - 1));
-  const auto enc = next.encode();
-  for (int i = r; i < k; i += n) {
-    std::vector<int> go = {1, level, k, i};
-    go.insert(go.end(), spawner.begin(), spawner.end());
-    go.insert(go.end(), enc.begin(), enc.end());
-    for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
-      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, m, kTagGo,
-                     links[static_cast<std::size_t>(i)]),
-            "MPI_Send (go)");
-  }
-  trace.mark("go");
-  dog_.phase("expansion to level " + std::to_string(level) + ": merge of the newcomers into the world", timeout,
-             "a process of the world or a newcomer died or hangs");
-  const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
-  trace.mark("merges + hand-over");
-
-  LevelComms lc{merged, true, MPI_COMM_NULL};
-  check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
-  trace.mark("dup");
-  MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
-  std::map<int, MPI_Comm> new_links;
-  if (r == 0)
-    for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
-  if (on_background_thread()) {
-    // Issue 21: the grown world stays this thread's until the main thread publishes it.
-    pending_ = Pending{lc, std::move(next), std::move(new_links)};
-    record_hosts(gather_processor_names(lc.priv));
-    trace.mark("hosts");
-    return;
-  }
-  comms_.push_back(lc);
-  {
-    std::lock_guard<std::mutex> lk(stack_mutex_);
-    stack_ = std::move(next);
-  }
-  for (auto& [g, l] : new_links) group_links_[g] = l;
-  dynamic_ = true;
-  is_new_ = false;
-  exited_since_change_ = false;
-  record_hosts(gather_processor_names(lc.priv));
-  trace.mark("hosts");
-  blacs_sync_world(merged);
+  finish_expansion(w, cur, req, spawner, links, trace);
 }
 
 bool Runtime::expand_schema(const char* path, bool missing_ok) {

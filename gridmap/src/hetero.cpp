@@ -324,6 +324,43 @@ std::vector<double> HeteroMapping::t_opt() const {
 
 double HeteroMapping::total_power() const { return std::accumulate(power.begin(), power.end(), 0.0); }
 
+namespace {
+// Beyond the thesis: the T_opt refinement can stop at an arrangement that pairwise swaps
+// still improve (Table 6.1's rank-1 powers, sorted row-major, are such a case). Swap
+// pairs of movable processors of different power while the iteration time drops.
+// A grid with one row or one column balances any arrangement perfectly: nothing to swap.
+// Returns the passes made; `best` and `best_ids` hold the best arrangement found.
+int swap_search(const ProcessorPowers& powers, Topology grid, std::int64_t m, std::int64_t n,
+                const HeteroOptions& opt, Evaluated& best, std::vector<int>& best_ids) {
+  const std::size_t S = static_cast<std::size_t>(grid.size());
+  int passes = 0;
+  for (int pass = 0; pass < std::min(opt.max_iterations, 8); ++pass) {
+    bool improved = false;  // one pass tries every pair once, keeping each improvement
+    for (std::size_t a = 0; a < S; ++a) {
+      if (!opt.fixed.empty() && opt.fixed[a]) continue;
+      for (std::size_t b = a + 1; b < S; ++b) {
+        if (!opt.fixed.empty() && opt.fixed[b]) continue;
+        if (powers.values[static_cast<std::size_t>(best_ids[a])] ==
+            powers.values[static_cast<std::size_t>(best_ids[b])])
+          continue;
+        std::vector<int> trial = best_ids;
+        std::swap(trial[a], trial[b]);
+        Evaluated te = evaluate(powers_of(powers, trial), grid, m, n, opt);
+        if (te.time < best.time * (1 - 1e-9)) {
+          best = std::move(te);
+          best_ids = std::move(trial);
+          improved = true;
+        }
+      }
+    }
+    ++passes;
+    if (!improved) break;
+  }
+  return passes;
+}
+
+}  // namespace
+
 HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const std::vector<int>& ids0,
                            std::int64_t m, std::int64_t n, const HeteroOptions& opt) {
   check_inputs(powers, grid, m, n);
@@ -375,34 +412,9 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
     }
   }
 
-  // Beyond the thesis: the T_opt refinement can stop at an arrangement that pairwise swaps
-  // still improve (Table 6.1's rank-1 powers, sorted row-major, are such a case). Swap
-  // pairs of movable processors of different power while the iteration time drops.
-  // A grid with one row or one column balances any arrangement perfectly: nothing to swap.
-  if (opt.swap_search && grid.rows > 1 && grid.cols > 1 && S <= static_cast<std::size_t>(kMaxSwapSearchSlots)) {
-    for (int pass = 0; pass < std::min(opt.max_iterations, 8); ++pass) {
-      bool improved = false;  // one pass tries every pair once, keeping each improvement
-      for (std::size_t a = 0; a < S; ++a) {
-        if (!opt.fixed.empty() && opt.fixed[a]) continue;
-        for (std::size_t b = a + 1; b < S; ++b) {
-          if (!opt.fixed.empty() && opt.fixed[b]) continue;
-          if (powers.values[static_cast<std::size_t>(best_ids[a])] ==
-              powers.values[static_cast<std::size_t>(best_ids[b])])
-            continue;
-          std::vector<int> trial = best_ids;
-          std::swap(trial[a], trial[b]);
-          Evaluated te = evaluate(powers_of(powers, trial), grid, m, n, opt);
-          if (te.time < best.time * (1 - 1e-9)) {
-            best = std::move(te);
-            best_ids = std::move(trial);
-            improved = true;
-          }
-        }
-      }
-      ++iterations;
-      if (!improved) break;
-    }
-  }
+  // Beyond the thesis: pairwise swaps after the T_opt refinement (swap_search).
+  if (opt.swap_search && grid.rows > 1 && grid.cols > 1 && S <= static_cast<std::size_t>(kMaxSwapSearchSlots))
+    iterations += swap_search(powers, grid, m, n, opt, best, best_ids);
 
   // The ascent flattens the landscape the swaps search (Table 6.1 again), so the thesis's
   // own path (pure sizes) is followed too and its arrangement sized with the ascent; the

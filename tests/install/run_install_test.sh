@@ -17,7 +17,8 @@
 #   - the CMake package defines only public targets, and the installed examples'
 #     CMake project builds with them alone;
 #   - release 0.3 dropped the 0.1 names: no compat headers, no libmall_* links;
-#   - the layout: no test or example programs in bin/, user tools prefixed.
+#   - the layout: no test or example programs in bin/, user tools prefixed;
+#   - only the public headers (tests/install/installed_headers.txt), compiling on their own.
 # Usage: run_install_test.sh <build-dir> <source-dir> <mpiexec> [consumer compile flags]
 # (a sanitizer build passes -fsanitize=...: an application linking sanitized libraries
 # must itself be built with the sanitizer runtime first)
@@ -46,6 +47,20 @@ done
 for lib in "$libdir"/libmalleable_*.so; do
   if grep -q "not found" <<<"$(ldd "$lib")"; then ldd "$lib" >&2; fail "$(basename "$lib") has unresolved libraries"; fi
 done
+
+# Only the public API is installed: the files under include/ are exactly those listed in
+# tests/install/installed_headers.txt (headers only the library and its tests use stay in
+# the parts' src/), and together they compile with the prefix alone (no installed header
+# needs one that is not installed).
+listed=$(grep -v '^#' "$src/tests/install/installed_headers.txt")
+installed=$(cd "$prefix/include" && find . -type f | sed 's|^\./||' | LC_ALL=C sort)
+if [[ $listed != "$installed" ]]; then
+  diff <(echo "$listed") <(echo "$installed") >&2 || true
+  fail "the installed headers differ from tests/install/installed_headers.txt (< listed only, > installed only)"
+fi
+(cd "$prefix/include" && find malleable -name '*.h' -o -name '*.hpp' | LC_ALL=C sort | sed 's|.*|#include <&>|') |
+  "${MPICXX:-mpicxx}" -std=c++20 -fsyntax-only -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -I"$prefix/include" -x c++ - ||
+  fail "the installed headers do not compile with the prefix alone"
 
 cmake_app() {  # <name> <source dir> [cmake args]
   local name=$1 dir=$2
@@ -153,4 +168,4 @@ mpirun -n 4 "$work/examples/pdgemm_c" 120 3 2:shrink:1x2
 
 [[ -e $libdir/libmall_resize.so ]] && fail "release 0.3 dropped the 0.1 library name libmall_resize.so, yet it is installed"
 [[ -e $prefix/include/malleable/compat ]] && fail "release 0.3 dropped the 0.1 compat headers, yet they are installed"
-echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs; the installed examples), pkg-config, README link lines and ${#preloads[@]} documented preload commands all built and ran; only public targets; no 0.1 names installed"
+echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs; the installed examples), pkg-config, README link lines and ${#preloads[@]} documented preload commands all built and ran; only public targets and the $(wc -l <<<"$listed") listed headers; no 0.1 names installed"

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <map>
 
-#include "malleable/resize/background.hpp"
+#include "background/background_plan.hpp"
 #include "malleable/resize/types.hpp"
 
 using namespace resize;

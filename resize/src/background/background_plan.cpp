@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Background resize, the pure part (issue 21 §1): completion decisions, the message plan
 // and packing of one matrix's non-blocking move, checksums and the overlap accounting.
-#include "malleable/resize/background.hpp"
+#include "background/background_plan.hpp"
 
 #include <algorithm>
 #include <cstring>

@@ -6,8 +6,9 @@
 // (without MULTIPLE the spawn blocks at the begin point and progress calls in
 // begin/end_iteration test the messages); a later remap point completes it (variable
 // matrices blocking, world published, grids switch), or the session's end cancels it. The
-// decisions and plans are background_plan.cpp's.
-#include "session/session_impl.hpp"
+// decisions and plans are background_plan.cpp's, the posting, unpacking and the
+// newcomers' wait background_messages.cpp's.
+#include "background/background_resize.hpp"
 
 #include <atomic>
 #include <climits>
@@ -21,276 +22,6 @@ namespace resize {
 
 using namespace detail;
 
-struct Session::Impl::BackgroundResize {
-  Decision d;
-  Grid from, target;
-  NodePlan np;
-  ResizeRecord rec;                  // from the begin point
-  MPI_Comm old_world = MPI_COMM_NULL;  // expansions: the world the old grid computes in
-  MPI_Comm new_world = MPI_COMM_NULL;  // the world after the resize (expansions)
-  MPI_Comm comm = MPI_COMM_NULL;       // a duplicate of the world the messages use
-  struct Recv {
-    std::size_t mat = 0;
-    redist::Transfer transfer;
-    std::vector<char> buf;
-  };
-  std::vector<std::vector<char>> sends;
-  std::vector<Recv> recvs;
-  std::vector<MPI_Request> reqs;
-  std::vector<redist::Layout> target_layout;  // per registered matrix (constant ones)
-  std::vector<std::int64_t> target_ld;
-  std::vector<void*> staged;                  // the staged buffer of each constant matrix
-  std::vector<std::uint64_t> digest;          // RESIZE_CHECK_CONSTANT=1, old grid members
-  // Moved between ranks: this rank's sent bytes from its own plans when posted; the whole
-  // job's (a sum over the old world) once the completing point has reduced it.
-  std::int64_t bytes = 0;
-  BackgroundClock clock;                      // rank 0
-  int overlapped = 0;                         // iterations since the begin
-  std::mutex m;
-  bool done = false;
-  bool posted = false;        // under m: every message of this rank is posted
-  bool spawn_failed = false;  // under m: the spawn failed (on every rank alike), world unchanged
-  std::string spawn_error;
-  std::thread helper;
-  std::atomic<bool> stop{false};
-  // The main thread cancels the resize: a helper that has not posted its messages yet
-  // posts none (`skipped`, read after the join).
-  std::atomic<bool> cancelling{false};
-  bool skipped = false;
-  bool threaded = false;        // a helper thread makes the progress
-  bool spawn_threaded = false;  // ... and made the spawn and the hand-over (issue 21 §1)
-
-  // Non-blocking: true once every message of this rank completed.
-  bool test() {
-    std::lock_guard<std::mutex> lk(m);
-    if (!posted) return false;  // the helper thread has not posted yet
-    if (done) return true;
-    int flag = 0;
-    MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
-    done = flag != 0;
-    return done;
-  }
-  bool failed() {
-    std::lock_guard<std::mutex> lk(m);
-    return spawn_failed;
-  }
-  bool has_posted() {
-    std::lock_guard<std::mutex> lk(m);
-    return posted;
-  }
-  // The helper thread: `work` (under MULTIPLE the spawn, the hand-over and the posting;
-  // else the posting alone, made here at once) runs first, so the begin point does not
-  // stop the application for it; `work` returns the spawn's error ("" if none: posted).
-  // Then it tests with a sleep that backs off (1 -> 16 ms) between tests, so it never
-  // takes a compute core for long (issue 21: no busy waiting).
-  void start_helper(const std::function<std::string()>& work, bool spawn_in_thread) {
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    threaded = level == MPI_THREAD_MULTIPLE;
-    spawn_threaded = threaded && spawn_in_thread;
-    if (!threaded) {
-      finish_work(work());
-      return;
-    }
-    helper = std::thread([this, work] {
-      std::string err;
-      try {
-        err = work();
-      } catch (const std::exception& e) {
-        // The world already changed (a failed hand-over, an impossible message): the
-        // processes cannot agree on a way back, so the job ends with the reason.
-        std::fprintf(stderr, "resize: FAILED - the background part of a resize: %s. Ending the job.\n", e.what());
-        std::fflush(stderr);
-        MPI_Abort(MPI_COMM_WORLD, 2);
-      }
-      finish_work(err);
-      if (!err.empty()) return;
-      double nap = 1e-3;
-      while (!stop.load() && !test()) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-        nap = std::min(16e-3, nap * 2);
-      }
-    });
-  }
-  void finish_work(const std::string& err) {
-    std::lock_guard<std::mutex> lk(m);
-    spawn_failed = !err.empty();
-    spawn_error = err;
-    posted = err.empty() && !skipped;
-  }
-  void stop_helper() {
-    stop = true;
-    if (helper.joinable()) helper.join();
-  }
-  ~BackgroundResize() {
-    stop_helper();
-    int fin = 0;
-    MPI_Finalized(&fin);
-    if (!fin && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
-  }
-};
-
-namespace {
-
-// Sleeps (0.5 -> 20 ms, sleep_wait.hpp) until the background move's requests are done.
-template <class B>
-double sleep_until_done(B& b) {
-  return sleep_until([&] { return b.test(); });
-}
-
-bool check_constant() {
-  const char* v = std::getenv("RESIZE_CHECK_CONSTANT");
-  return v && *v && std::string(v) != "0";
-}
-
-// Test hook: RESIZE_FAULT=hold-background keeps a helper thread, once it has spawned (an
-// expansion) and before it posts the messages, sleeping until the main thread completes
-// or cancels the resize. Every completing point of mode continue then finds it not done
-// and defers: the tests of a resize deferred to the job's end need no timing.
-bool hold_background_fault() {
-  const char* f = std::getenv("RESIZE_FAULT");
-  return f && std::string(f) == "hold-background";
-}
-
-int mb_on(const Registered& r, const Grid& g) {
-  return r.dist == Distribution::Block ? std::max(1, (r.m + g.nprow - 1) / g.nprow) : r.mb;
-}
-int nb_on(const Registered& r, const Grid& g) {
-  return r.dist == Distribution::Block ? std::max(1, (r.n + g.npcol - 1) / g.npcol) : r.nb;
-}
-redist::Layout layout_on(const Registered& r, const Grid& g) {
-  return redist::Layout::block_cyclic(r.m, r.n, mb_on(r, g), nb_on(r, g), g.nprow, g.npcol, 0, 0, g.rank_map());
-}
-
-// The buffer move_all would stage on grid `l` for this rank (Session::local_size of
-// desc_for's descriptor): lld * max(1, local columns), or 0 off the grid.
-std::size_t staged_elements(const redist::Layout& l, int rank, std::int64_t& ld) {
-  int pr = -1, pc = -1;
-  ld = 1;
-  if (!l.coords_of(rank, pr, pc)) return 0;
-  ld = std::max<std::int64_t>(1, l.local_rows(pr));
-  return static_cast<std::size_t>(ld * std::max<std::int64_t>(1, l.local_cols(pc)));
-}
-
-constexpr int kTagBase = 7100;  // + matrix index, on the background's own communicator
-
-// Posts this rank's messages of every constant matrix: sends packed from the old buffer,
-// receives into buffers unpacked at completion, local pieces copied into the staged buffer.
-// Returns the bytes this rank sends to others (its rank-local plans' share).
-template <class B>
-std::int64_t post_moves(std::vector<Registered>& mats, B& b, int rank, int world_size, bool have_old) {
-  std::int64_t sent = 0;
-  b.target_layout.resize(mats.size());
-  b.target_ld.assign(mats.size(), 1);
-  b.staged.assign(mats.size(), nullptr);
-  for (std::size_t k = 0; k < mats.size(); ++k) {
-    auto& r = mats[k];
-    if (!r.constant || r.sizes) continue;
-    const redist::Layout la = layout_on(r, b.from), lb = layout_on(r, b.target);
-    const std::size_t eb = scalar_bytes(r.type);
-    const MessagePlan mp = plan_messages(la, lb, world_size, rank, eb);
-    sent += mp.sent_bytes();
-    std::int64_t ldb = 1;
-    void* staged = r.stage(staged_elements(lb, rank, ldb));
-    b.target_layout[k] = lb;
-    b.target_ld[k] = ldb;
-    b.staged[k] = staged;
-    const std::int64_t lda = have_old && r.desc[1] >= 0 ? r.desc[8] : 1;
-    for (const auto& t : mp.plan.transfers)
-      if (t.src == rank && t.dst == rank) {
-        std::vector<char> tmp;
-        pack_transfer(la, t, r.data(), lda, eb, tmp);
-        unpack_transfer(lb, t, tmp.data(), staged, ldb, eb);
-      }
-    for (const auto& s : mp.sends) {
-      if (s.bytes > INT_MAX) throw Error("background resize: matrix " + r.name + " sends a message over 2 GiB");
-      b.sends.emplace_back();
-      pack_transfer(la, mp.plan.transfers[s.transfer], r.data(), lda, eb, b.sends.back());
-      b.reqs.emplace_back();
-      MPI_Isend(b.sends.back().data(), static_cast<int>(s.bytes), MPI_BYTE, s.rank, kTagBase + static_cast<int>(k),
-                b.comm, &b.reqs.back());
-    }
-    for (const auto& rv : mp.recvs) {
-      if (rv.bytes > INT_MAX) throw Error("background resize: matrix " + r.name + " receives a message over 2 GiB");
-      b.recvs.push_back({k, mp.plan.transfers[rv.transfer], std::vector<char>(static_cast<std::size_t>(rv.bytes))});
-      b.reqs.emplace_back();
-      MPI_Irecv(b.recvs.back().buf.data(), static_cast<int>(rv.bytes), MPI_BYTE, rv.rank,
-                kTagBase + static_cast<int>(k), b.comm, &b.reqs.back());
-    }
-    r.moved_in_background = true;
-  }
-  return sent;
-}
-
-// Every message completed: the received pieces into the staged buffers.
-template <class B>
-void unpack_received(std::vector<Registered>& mats, B& b) {
-  for (auto& rv : b.recvs) {
-    const auto& r = mats[rv.mat];
-    unpack_transfer(b.target_layout[rv.mat], rv.transfer, rv.buf.data(), b.staged[rv.mat], b.target_ld[rv.mat],
-                    scalar_bytes(r.type));
-  }
-  b.recvs.clear();
-  b.sends.clear();
-  b.reqs.clear();
-  if (b.comm != MPI_COMM_NULL) MPI_Comm_free(&b.comm);
-}
-
-std::string changed_message(const std::string& name, int began_after) {
-  return "background resize: constant matrix '" + name + "' was changed by the application after the resize began "
-         "(after iteration " + std::to_string(began_after) + "; RESIZE_CHECK_CONSTANT=1: its checksum differs). "
-         "Mark constant only matrices the application does not write between remap points";
-}
-
-// The completing point's message to the newcomers (on the background's communicator):
-// {status: 0 or 1 + the index of a matrix that changed, iteration, app-state bytes,
-// 1 if inside a remap point (the newcomers take part in the rest of it) or 0 if in
-// complete_resize}.
-// A cancellation says {kCancelled, iteration, old world size, 1 if some old process posted
-// its messages (then they complete) or 0 (none did: the newcomers withdraw their
-// receives), the CancelCause}.
-constexpr int kHeader = 5;
-constexpr long long kCancelled = -1;
-
-// A newcomer waits for the completing point (the Ibcast `req`) as long as the old grid
-// iterates, but not for processes that are gone: every 2 s it looks up the processes of
-// the world on its node by pid (issue 20 §5's check, lost_processes); one gone or stopped
-// ends the job with the reason. RESIZE_BACKGROUND_TIMEOUT=S bounds the whole wait.
-void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
-  double limit = -1;
-  if (const char* t = std::getenv("RESIZE_BACKGROUND_TIMEOUT"); t && *t) limit = std::atof(t);
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  const double t0 = MPI_Wtime();
-  double nap = 5e-4, next_look = t0 + 2;
-  for (;;) {
-    int flag = 0;
-    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
-    if (flag) return;
-    const double now = MPI_Wtime();
-    std::string why;
-    if (limit > 0 && now - t0 > limit) {
-      why = "no completing point within RESIZE_BACKGROUND_TIMEOUT=" + std::string(std::getenv("RESIZE_BACKGROUND_TIMEOUT")) + " s";
-    } else if (now >= next_look) {
-      next_look = now + 2;
-      const std::string seen = lost_processes(World::known_hosts(), World::known_pids(), host, my_rank, world_size);
-      if (seen.rfind("lost:", 0) == 0) why = seen;
-    }
-    if (!why.empty()) {
-      std::fprintf(stderr,
-                   "resize: FAILED - newcomer (world rank %d, pid %d, host %s) waiting for the completion of an "
-                   "expansion begun in the background: %s. Ending the job.\n",
-                   my_rank, static_cast<int>(getpid()), host, why.c_str());
-      std::fflush(stderr);
-      MPI_Abort(MPI_COMM_WORLD, 75);
-    }
-    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-    nap = std::min(20e-3, nap * 2);
-  }
-}
-
-}  // namespace
-
 std::optional<std::string> Session::Impl::background_blocked(const Decision& d) const {
   if (bg_mode == Background::Off) return std::string("background off");
   bool any = false;
@@ -303,11 +34,6 @@ std::optional<std::string> Session::Impl::background_blocked(const Decision& d) 
                          bg_min_iterations, !d.powers.empty(), spawn_hidden);
 }
 
-}  // namespace resize
-
-namespace resize {
-
-using namespace detail;
 
 // The spawn of a background expansion, the state hand-over and the hosts, on the thread
 // that calls it (the helper thread under MPI_THREAD_MULTIPLE, else the main thread at the
@@ -383,7 +109,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     MPI_Comm_rank(raw->new_world, &me);
     MPI_Comm_size(raw->new_world, &n);
     // This rank's bytes from its own plans; summed over the world at the completing point.
-    raw->bytes = post_moves(mats, *raw, me, n, true);
+    raw->bytes = raw->post_moves(mats, me, n, true);
   };
   std::function<std::string()> work = [post] {
     post();
@@ -473,6 +199,19 @@ RemapResult Session::Impl::decide_during_background(const Decision& dd) {
                                           bg->rec.after_iteration));
 }
 
+namespace {
+// RESIZE_CHECK_CONSTANT=1: 1 + the index of the first constant matrix whose checksum
+// differs from the begin point's (`digest`), or 0.
+int changed_constant(const std::vector<Registered>& mats, const std::vector<std::uint64_t>& digest) {
+  for (std::size_t k = 0; k < digest.size(); ++k) {
+    const auto& r = mats[k];
+    const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
+    if (checksum(r.data(), n * scalar_bytes(r.type)) != digest[k]) return static_cast<int>(k) + 1;
+  }
+  return 0;
+}
+}  // namespace
+
 std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   auto b = bg;
   // {not done, spawn failed}: the helper threads of different ranks may be at different
@@ -511,19 +250,14 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   dog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
           " after iteration " + std::to_string(iteration));
   dog.phase("waiting for the background moves");
-  sleep_until_done(*b);
+  b->sleep_until_done();
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
   World::at_finalize(nullptr, nullptr);
   // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
   // world: BLACS's globals change here, on the main thread, between iterations.
   if (b->spawn_threaded) World::publish_background();
-  int bad = 0;
-  for (std::size_t k = 0; k < b->digest.size() && !bad; ++k) {
-    const auto& r = mats[k];
-    const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
-    if (checksum(r.data(), n * scalar_bytes(r.type)) != b->digest[k]) bad = static_cast<int>(k) + 1;
-  }
+  int bad = changed_constant(mats, b->digest);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, world);
   // The background's bytes: the senders are the old world's ranks (newcomers only receive).
   MPI_Allreduce(MPI_IN_PLACE, &b->bytes, 1, MPI_INT64_T, MPI_SUM, world);
@@ -545,7 +279,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     for (auto& r : mats) r.moved_in_background = false;
     throw Error(changed_message(mats[static_cast<std::size_t>(bad - 1)].name, b->rec.after_iteration));
   }
-  unpack_received(mats, *b);
+  b->unpack_received(mats);
   bg_complete_start = t0;
   bg_complete_waited = waited;
   RemapResult out;
@@ -553,31 +287,35 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     dog.disarm();  // shrink() arms its own
     out = shrink(b->d, b->target, b->np, t0);
   } else {
-    ResizeRecord rec = b->rec;
-    rec.after_iteration = iteration;  // where the grid switches (segments, payoff)
-    world = b->new_world;
-    rank_hosts = rec.rank_hosts.expand();
-    node_of_rank = redist::node_ids(rank_hosts);
-    dog.phase("BLACS grids");
-    detail::BlacsGrid old_grid(world, b->from);
-    detail::BlacsGrid new_grid(world, b->target);
-    dog.phase("redistribution of the variable matrices");
-    const double t1 = MPI_Wtime();
-    rec.bytes_moved = move_all(old_grid, new_grid, &rec) + b->bytes;
-    rec.t_redist = MPI_Wtime() - t1;
-    grid = std::move(new_grid);
-    old_grid.release();
-    shape = b->target;
-    rec.bytes_total = total_bytes();
-    dog.disarm();
-    conclude(b->d, b->from.size(), rec,
-             "   remap after iter " + std::to_string(iteration) + ": expand " + rec.from_grid + " -> " + rec.to_grid +
-                 " COMPLETED (begun in the background after iter " + std::to_string(b->rec.after_iteration) + ")");
-    out = {Action::Expand, true, {}};
+    out = switch_background_expansion(*b);
   }
   for (auto& r : mats) r.moved_in_background = false;
   bg.reset();
   return out;
+}
+
+RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
+  ResizeRecord rec = b.rec;
+  rec.after_iteration = iteration;  // where the grid switches (segments, payoff)
+  world = b.new_world;
+  rank_hosts = rec.rank_hosts.expand();
+  node_of_rank = redist::node_ids(rank_hosts);
+  dog.phase("BLACS grids");
+  detail::BlacsGrid old_grid(world, b.from);
+  detail::BlacsGrid new_grid(world, b.target);
+  dog.phase("redistribution of the variable matrices");
+  const double t1 = MPI_Wtime();
+  rec.bytes_moved = move_all(old_grid, new_grid, &rec) + b.bytes;
+  rec.t_redist = MPI_Wtime() - t1;
+  grid = std::move(new_grid);
+  old_grid.release();
+  shape = b.target;
+  rec.bytes_total = total_bytes();
+  dog.disarm();
+  conclude(b.d, b.from.size(), rec,
+           "   remap after iter " + std::to_string(iteration) + ": expand " + rec.from_grid + " -> " + rec.to_grid +
+               " COMPLETED (begun in the background after iter " + std::to_string(b.rec.after_iteration) + ")");
+  return {Action::Expand, true, {}};
 }
 
 void Session::Impl::amend_background(ResizeRecord& rec) {
@@ -645,11 +383,11 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     int me = 0, n = 0;
     MPI_Comm_rank(b->new_world, &me);
     MPI_Comm_size(b->new_world, &n);
-    b->bytes = post_moves(mats, *b, me, n, true);
+    b->bytes = b->post_moves(mats, me, n, true);
     std::lock_guard<std::mutex> lk(b->m);
     b->posted = true;
   }
-  if (any_posted) sleep_until_done(*b);  // every rank posted the matching messages
+  if (any_posted) b->sleep_until_done();  // every rank posted the matching messages
   for (auto& r : mats) {
     if (r.moved_in_background) r.unstage();
     r.moved_in_background = false;
@@ -732,7 +470,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   b->old_world = b->new_world = world;
   MPI_Comm_dup(world, &b->comm);
   dog.phase("posting the background receives");
-  post_moves(mats, *b, rank(), size(), false);
+  b->post_moves(mats, rank(), size(), false);
   b->posted = true;
   if (const char* f = std::getenv("RESIZE_FAULT");
       f && std::string(f) == "kill-newcomer-background" && rank() == size() - 1) {
@@ -755,7 +493,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
     // through blacs-dyn's stack, as after a shrink, and ends. Messages the old processes
     // posted complete; if none did, this process withdraws its receives (nothing moved).
     if (hdr[3]) {
-      sleep_until_done(*b);
+      b->sleep_until_done();
     } else {
       for (auto& q : b->reqs) {
         MPI_Cancel(&q);
@@ -794,8 +532,8 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   std::vector<char> state(static_cast<std::size_t>(hdr[2]));
   MPI_Bcast(state.data(), static_cast<int>(hdr[2]), MPI_BYTE, 0, b->comm);
   if (unpack) unpack(state);
-  sleep_until_done(*b);
-  unpack_received(mats, *b);
+  b->sleep_until_done();
+  b->unpack_received(mats);
   return static_cast<int>(hdr[1]);
 }
 

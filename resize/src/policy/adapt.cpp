@@ -40,8 +40,8 @@ double layout_compute_time(const Grid& g, const std::vector<long long>& rows, co
 
 }  // namespace
 
-AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const redist::CostParams* cost,
-                          const ResizeHistory* history, const AdaptOptions& opt) {
+namespace {
+void check_input(const AdaptInput& in, const LayoutSizes& sizes) {
   const int P = in.world_size;
   if (P < 1 || static_cast<int>(in.speeds.size()) != P || static_cast<int>(in.samples.size()) != P)
     throw Error("plan_adaptation: speeds and samples must hold one value per world rank (" + std::to_string(P) + ")");
@@ -51,6 +51,39 @@ AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const 
   if (!(in.t_iteration > 0) || !std::isfinite(in.t_iteration))
     throw Error("plan_adaptation: the measured iteration time must be > 0");
   if (!sizes) throw Error("plan_adaptation: no layout function");
+}
+
+// The best net gain among the candidates that pay and beat the noise threshold, or why
+// none was taken.
+void choose(AdaptPlan& plan, const AdaptInput& in, const AdaptOptions& opt) {
+  double best = 0;
+  for (const auto& c : plan.considered) {
+    const auto& p = c.prediction;
+    if (!(p.t_iter_new < in.t_iteration * (1.0 - opt.min_gain))) continue;
+    const bool pays = in.remaining >= 0 ? p.gain > opt.margin * p.t_resize : p.pays;
+    if (!pays) continue;
+    const double net = in.remaining >= 0 ? p.gain - p.t_resize : in.t_iteration - p.t_iter_new;
+    if (!plan.chosen || net > best) {
+      best = net;
+      plan.chosen = c;
+    }
+  }
+  if (plan.chosen) {
+    plan.why = plan.chosen->what + ": " + plan.chosen->prediction.why;
+  } else {
+    // Say why the most promising candidate was not taken.
+    const AdaptCandidate* top = nullptr;
+    for (const auto& c : plan.considered)
+      if (!top || c.prediction.t_iter_new < top->prediction.t_iter_new) top = &c;
+    plan.why = top ? "stay (best: " + top->what + ", " + top->prediction.why + ")" : "stay (nothing to consider)";
+  }
+}
+}  // namespace
+
+AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const redist::CostParams* cost,
+                          const ResizeHistory* history, const AdaptOptions& opt) {
+  check_input(in, sizes);
+  const int P = in.world_size;
 
   AdaptPlan plan;
   if (P > kMaxAdaptRanks) {
@@ -144,28 +177,7 @@ AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const 
         consider("return rank " + std::to_string(r), best_grid(set));
       }
 
-  // The best net gain among the candidates that pay and beat the noise threshold.
-  double best = 0;
-  for (const auto& c : plan.considered) {
-    const auto& p = c.prediction;
-    if (!(p.t_iter_new < in.t_iteration * (1.0 - opt.min_gain))) continue;
-    const bool pays = in.remaining >= 0 ? p.gain > opt.margin * p.t_resize : p.pays;
-    if (!pays) continue;
-    const double net = in.remaining >= 0 ? p.gain - p.t_resize : in.t_iteration - p.t_iter_new;
-    if (!plan.chosen || net > best) {
-      best = net;
-      plan.chosen = c;
-    }
-  }
-  if (plan.chosen) {
-    plan.why = plan.chosen->what + ": " + plan.chosen->prediction.why;
-  } else {
-    // Say why the most promising candidate was not taken.
-    const AdaptCandidate* top = nullptr;
-    for (const auto& c : plan.considered)
-      if (!top || c.prediction.t_iter_new < top->prediction.t_iter_new) top = &c;
-    plan.why = top ? "stay (best: " + top->what + ", " + top->prediction.why + ")" : "stay (nothing to consider)";
-  }
+  choose(plan, in, opt);
   return plan;
 }
 

@@ -99,6 +99,42 @@ int host_cores() {
   return n > 0 ? static_cast<int>(n) : 1;
 }
 
+namespace {
+// Issue 13 §2: what was predicted before each resize, beside what happened (none when
+// nothing was predicted).
+void predicted_rows(std::ostringstream& o, const std::vector<ResizeAnalysis>& an, bool metered) {
+  bool any = false;
+  for (const auto& a : an) {
+    const auto& r = a.record;
+    any = any || r.t_spawn_predicted >= 0 || r.t_redist_predicted >= 0 || r.t_other_predicted >= 0 ||
+          r.t_iteration_predicted >= 0 || r.t_resize_policy >= 0;
+  }
+  if (any) {
+    o << "\n   predicted before the resize / measured, ms ('-': no prediction: no history, no calibration)\n";
+    o << "   change          spawn/exit        redist         other         total | iteration after (clock)\n";
+    const auto pm = [](double p, double m) {
+      return (p >= 0 ? ms(p) : std::string("-")) + "/" + ms(m);
+    };
+    for (const auto& a : an) {
+      const auto& r = a.record;
+      if (!r.ok) continue;
+      const double total = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
+      const bool clock_on = metered || r.prediction_clock != "compute";
+      const std::string after =
+          a.after ? ms_on(clock_on, a.after->median_on(r.prediction_clock)) : std::string("-");
+      char line[320];
+      std::snprintf(line, sizeof line, "   %-14s %13s %13s %13s %13s | %s/%s (%s)\n",
+                    (r.from_grid + "->" + r.to_grid).c_str(), pm(r.t_spawn_predicted, r.t_spawn).c_str(),
+                    pm(r.t_redist_predicted, r.t_redist).c_str(), pm(r.t_other_predicted, r.t_other).c_str(),
+                    pm(total, r.t_total).c_str(),
+                    r.t_iteration_predicted >= 0 ? ms(r.t_iteration_predicted).c_str() : "-", after.c_str(),
+                    r.prediction_clock.c_str());
+      o << line;
+    }
+  }
+}
+}  // namespace
+
 std::string summary_table(const Metrics& m, const RunInfo& info) {
   std::ostringstream o;
   const int cores = info.cores > 0 ? info.cores : host_cores();
@@ -164,36 +200,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
     }
     o << "   (\"never\": the new grid is not faster per iteration on that clock, so the resize"
          " does not pay off)\n";
-    // Issue 13 §2: what was predicted before each resize, beside what happened.
-    bool any = false;
-    for (const auto& a : an) {
-      const auto& r = a.record;
-      any = any || r.t_spawn_predicted >= 0 || r.t_redist_predicted >= 0 || r.t_other_predicted >= 0 ||
-            r.t_iteration_predicted >= 0 || r.t_resize_policy >= 0;
-    }
-    if (any) {
-      o << "\n   predicted before the resize / measured, ms ('-': no prediction: no history, no calibration)\n";
-      o << "   change          spawn/exit        redist         other         total | iteration after (clock)\n";
-      const auto pm = [](double p, double m) {
-        return (p >= 0 ? ms(p) : std::string("-")) + "/" + ms(m);
-      };
-      for (const auto& a : an) {
-        const auto& r = a.record;
-        if (!r.ok) continue;
-        const double total = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
-        const bool clock_on = metered || r.prediction_clock != "compute";
-        const std::string after =
-            a.after ? ms_on(clock_on, a.after->median_on(r.prediction_clock)) : std::string("-");
-        char line[320];
-        std::snprintf(line, sizeof line, "   %-14s %13s %13s %13s %13s | %s/%s (%s)\n",
-                      (r.from_grid + "->" + r.to_grid).c_str(), pm(r.t_spawn_predicted, r.t_spawn).c_str(),
-                      pm(r.t_redist_predicted, r.t_redist).c_str(), pm(r.t_other_predicted, r.t_other).c_str(),
-                      pm(total, r.t_total).c_str(),
-                      r.t_iteration_predicted >= 0 ? ms(r.t_iteration_predicted).c_str() : "-", after.c_str(),
-                      r.prediction_clock.c_str());
-        o << line;
-      }
-    }
+    predicted_rows(o, an, metered);
   }
   if (!info.checkpoints.empty()) {
     double sum = 0, most = 0;
@@ -214,18 +221,92 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
   return o.str();
 }
 
+namespace {
+using nlohmann::json;
+
+// "RxC" -> {"rows": R, "cols": C}, as malleable-gridmap writes grids.
+json grid(const std::string& g) {
+  const auto x = g.find('x');
+  if (x == std::string::npos) return json(g);
+  try {
+    return json{{"rows", std::stoi(g.substr(0, x))}, {"cols", std::stoi(g.substr(x + 1))}};
+  } catch (const std::exception&) {
+    return json(g);
+  }
+}
+
+// One resize of the run's JSON: what happened, its nodes, payoff, prediction, background.
+json resize_json(const ResizeAnalysis& a) {
+  const auto& r = a.record;
+  json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
+            {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
+            {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
+            {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
+            {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
+  // Nodes (issue 10): the decision's hosts, bytes within/between nodes, ranks per node.
+  // seed 001's prediction from the calibrated cost model, beside the measured t_redist_s
+  e["t_redist_predicted_s"] = r.t_redist_predicted >= 0 ? json(r.t_redist_predicted) : json(nullptr);
+  e["bytes_intra_node"] = r.bytes_intra_node;
+  e["bytes_inter_node"] = r.bytes_inter_node;
+  e["hosts"] = json::array();
+  for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
+  // One name per rank (as before; O(P) while writing only) and the record's compact runs.
+  e["rank_hosts"] = r.rank_hosts.expand();
+  e["rank_host_runs"] = json::array();
+  for (const auto& [node, count] : r.rank_hosts.runs)
+    e["rank_host_runs"].push_back({{"host", r.rank_hosts.hosts[static_cast<std::size_t>(node)]}, {"ranks", count}});
+  auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
+  e["payoff_wall"] = opt(a.payoff_wall);
+  e["payoff_dedicated"] = opt(a.payoff_dedicated);
+  e["resize_cost_wall"] = opt(a.cost_wall);
+  e["resize_cost_dedicated"] = opt(a.cost_dedicated);
+  e["payoff_compute"] = opt(a.payoff_compute);
+  e["resize_cost_compute"] = opt(a.cost_compute);
+  // Issue 13 §2: what was predicted before the resize, beside what happened.
+  auto sec = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
+  json p = {{"t_spawn_s", sec(r.t_spawn_predicted)},
+            {"t_redist_s", sec(r.t_redist_predicted)},
+            {"t_redist_by", r.redist_predicted_by},
+            {"t_other_s", sec(r.t_other_predicted)},
+            {"t_total_s", sec(r.t_total_predicted())},
+            {"t_iteration_before_s", sec(r.t_iteration_before)},
+            {"t_iteration_after_s", sec(r.t_iteration_predicted)},
+            {"clock", r.prediction_clock},
+            {"policy_t_resize_s", sec(r.t_resize_policy)},
+            {"reasoning", r.prediction}};
+  std::optional<std::int64_t> pp;
+  const double t_pred = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
+  if (t_pred >= 0 && r.t_iteration_before > 0 && r.t_iteration_predicted >= 0)
+    pp = payoff_point(t_pred, r.t_iteration_before, r.t_iteration_predicted);
+  p["payoff"] = opt(pp);
+  e["predicted"] = p;
+  e["measured"] = {{"t_spawn_s", r.t_spawn}, {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other},
+                   {"t_total_s", r.t_total}, {"clock", r.prediction_clock},
+                   {"t_iteration_before_s", a.before ? json(a.before->median_on(r.prediction_clock)) : json(nullptr)},
+                   {"t_iteration_after_s", a.after ? json(a.after->median_on(r.prediction_clock)) : json(nullptr)},
+                   {"payoff", opt(r.prediction_clock == "compute"     ? a.payoff_compute
+                                  : r.prediction_clock == "dedicated" ? a.payoff_dedicated
+                                                                      : a.payoff_wall)}};
+  // Issue 21: the background phase (null for a blocking resize).
+  e["background"] = r.background ? json{{"mode", r.background_mode}, {"progress", r.background_progress},
+                                        {"cancelled", r.cancelled},
+                                        {"began_after_iteration", r.background_began_after},
+                                        {"t_stopped_s", r.t_total},
+                                        {"t_stopped_begin_s", r.t_background_begin},
+                                        {"t_stopped_complete_s", r.t_background_complete},
+                                        {"t_waited_s", r.t_background_wait},
+                                        {"t_overlapped_s", r.t_overlapped},
+                                        {"iterations_overlapped", r.iterations_overlapped},
+                                        {"completion_deferred", r.completion_deferred},
+                                        {"iteration_slowdown", r.iteration_slowdown >= 0 ? json(r.iteration_slowdown) : json(nullptr)},
+                                        {"bytes_background", r.bytes_background}}
+                                 : json(nullptr);
+  return e;
+}
+}  // namespace
+
 std::string to_json(const Metrics& m, const RunInfo& info) {
   using nlohmann::json;
-  // "RxC" -> {"rows": R, "cols": C}, as malleable-gridmap writes grids.
-  const auto grid = [](const std::string& g) {
-    const auto x = g.find('x');
-    if (x == std::string::npos) return json(g);
-    try {
-      return json{{"rows", std::stoi(g.substr(0, x))}, {"cols", std::stoi(g.substr(x + 1))}};
-    } catch (const std::exception&) {
-      return json(g);
-    }
-  };
   json j;
   // Schema 2: grids are {rows, cols} objects; metadata below (schema 1 had "RxC" strings).
   j["schema"] = "malleable.run/2";
@@ -275,73 +356,7 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
                              {"mean_dedicated_s", s.mean_dedicated}, {"median_wall_s", s.median_wall},
                              {"median_dedicated_s", s.median_dedicated}, {"median_compute_s", s.median_compute},
                              {"mean_compute_s", s.mean_compute}});
-  for (const auto& a : m.analyse()) {
-    const auto& r = a.record;
-    json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
-              {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
-              {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
-              {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
-              {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
-    // Nodes (issue 10): the decision's hosts, bytes within/between nodes, ranks per node.
-    // seed 001's prediction from the calibrated cost model, beside the measured t_redist_s
-    e["t_redist_predicted_s"] = r.t_redist_predicted >= 0 ? json(r.t_redist_predicted) : json(nullptr);
-    e["bytes_intra_node"] = r.bytes_intra_node;
-    e["bytes_inter_node"] = r.bytes_inter_node;
-    e["hosts"] = json::array();
-    for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
-    // One name per rank (as before; O(P) while writing only) and the record's compact runs.
-    e["rank_hosts"] = r.rank_hosts.expand();
-    e["rank_host_runs"] = json::array();
-    for (const auto& [node, count] : r.rank_hosts.runs)
-      e["rank_host_runs"].push_back({{"host", r.rank_hosts.hosts[static_cast<std::size_t>(node)]}, {"ranks", count}});
-    auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
-    e["payoff_wall"] = opt(a.payoff_wall);
-    e["payoff_dedicated"] = opt(a.payoff_dedicated);
-    e["resize_cost_wall"] = opt(a.cost_wall);
-    e["resize_cost_dedicated"] = opt(a.cost_dedicated);
-    e["payoff_compute"] = opt(a.payoff_compute);
-    e["resize_cost_compute"] = opt(a.cost_compute);
-    // Issue 13 §2: what was predicted before the resize, beside what happened.
-    auto sec = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
-    json p = {{"t_spawn_s", sec(r.t_spawn_predicted)},
-              {"t_redist_s", sec(r.t_redist_predicted)},
-              {"t_redist_by", r.redist_predicted_by},
-              {"t_other_s", sec(r.t_other_predicted)},
-              {"t_total_s", sec(r.t_total_predicted())},
-              {"t_iteration_before_s", sec(r.t_iteration_before)},
-              {"t_iteration_after_s", sec(r.t_iteration_predicted)},
-              {"clock", r.prediction_clock},
-              {"policy_t_resize_s", sec(r.t_resize_policy)},
-              {"reasoning", r.prediction}};
-    std::optional<std::int64_t> pp;
-    const double t_pred = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
-    if (t_pred >= 0 && r.t_iteration_before > 0 && r.t_iteration_predicted >= 0)
-      pp = payoff_point(t_pred, r.t_iteration_before, r.t_iteration_predicted);
-    p["payoff"] = opt(pp);
-    e["predicted"] = p;
-    e["measured"] = {{"t_spawn_s", r.t_spawn}, {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other},
-                     {"t_total_s", r.t_total}, {"clock", r.prediction_clock},
-                     {"t_iteration_before_s", a.before ? json(a.before->median_on(r.prediction_clock)) : json(nullptr)},
-                     {"t_iteration_after_s", a.after ? json(a.after->median_on(r.prediction_clock)) : json(nullptr)},
-                     {"payoff", opt(r.prediction_clock == "compute"     ? a.payoff_compute
-                                    : r.prediction_clock == "dedicated" ? a.payoff_dedicated
-                                                                        : a.payoff_wall)}};
-    // Issue 21: the background phase (null for a blocking resize).
-    e["background"] = r.background ? json{{"mode", r.background_mode}, {"progress", r.background_progress},
-                                          {"cancelled", r.cancelled},
-                                          {"began_after_iteration", r.background_began_after},
-                                          {"t_stopped_s", r.t_total},
-                                          {"t_stopped_begin_s", r.t_background_begin},
-                                          {"t_stopped_complete_s", r.t_background_complete},
-                                          {"t_waited_s", r.t_background_wait},
-                                          {"t_overlapped_s", r.t_overlapped},
-                                          {"iterations_overlapped", r.iterations_overlapped},
-                                          {"completion_deferred", r.completion_deferred},
-                                          {"iteration_slowdown", r.iteration_slowdown >= 0 ? json(r.iteration_slowdown) : json(nullptr)},
-                                          {"bytes_background", r.bytes_background}}
-                                   : json(nullptr);
-    j["resizes"].push_back(e);
-  }
+  for (const auto& a : m.analyse()) j["resizes"].push_back(resize_json(a));
   return j.dump(2);
 }
 

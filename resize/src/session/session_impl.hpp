@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal to the session's MPI shell: the state one Session keeps (Session::Impl), the
-// registered matrices and their buffers and the resize watchdog (the state handed to
-// newcomers is handover.hpp's). The session's phases live in session_*.cpp beside it.
+// Internal to the session's MPI shell: the state one Session keeps (Session::Impl) and the
+// registered matrices (their buffers are storage.hpp's, the resize watchdog watchdog.hpp's,
+// the state handed to newcomers handover.hpp's, the target grid target_grid.hpp's). The session's phases live in session_*.cpp beside it.
 #pragma once
 
 #include <mpi.h>
@@ -28,12 +28,15 @@
 
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
-#include "malleable/resize/background.hpp"
+#include "background/background_plan.hpp"
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "session/blacs_grid.hpp"
 #include "session/handover.hpp"
+#include "session/storage.hpp"
+#include "session/target_grid.hpp"
+#include "session/watchdog.hpp"
 #include "move/mover.hpp"
 
 namespace resize {
@@ -51,241 +54,6 @@ inline std::string comma_list(const std::vector<std::string>& v) {
   for (const auto& x : v) out += (out.empty() ? "" : ",") + x;
   return out;
 }
-
-// Which processes of a world (hosts[r], pids[r] by rank) are gone or stopped, as far as
-// can be seen from `host` (/proc of this node): a sentence for the watchdog's message.
-// `world_size` may exceed hosts.size(): newcomers not yet known (no pid).
-std::string lost_processes(const std::vector<std::string>& hosts, const std::vector<int>& pids,
-                           const std::string& host, int my_rank, int world_size);
-
-// A watchdog for resizes: a process that dies during a spawn or a redistribution would
-// otherwise leave the others blocked for ever in a collective. Armed per resize; if the
-// resize has not finished within the timeout it reports this process (world rank, pid,
-// host), the phase, and which processes of the world it finds gone or stopped (those on
-// its own node, by pid: issue 20 §5), then ends the job (MPI_Abort, so the launcher ends
-// every process whatever its abort policy; _exit if that does not end this one).
-class Watchdog {
- public:
-  explicit Watchdog(double seconds) : seconds_(seconds) {}
-  void set_timeout(double seconds) { seconds_ = seconds; }
-  ~Watchdog() { disarm(); }
-  void arm(const std::string& what) {
-    disarm();
-    std::lock_guard<std::mutex> lk(m_);
-    what_ = what;
-    phase_ = "start";
-    snapshot();
-    armed_ = true;
-    thread_ = std::thread([this] { run(); });
-  }
-  void phase(const std::string& p) {
-    std::lock_guard<std::mutex> lk(m_);
-    phase_ = p;
-    snapshot();
-  }
-  void disarm() {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      armed_ = false;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
-
- private:
-  // The world as the main thread knows it now (called with m_ held, on the main thread).
-  void snapshot();
-  void run() {
-    std::unique_lock<std::mutex> lk(m_);
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(seconds_);
-    if (cv_.wait_until(lk, deadline, [this] { return !armed_; })) return;
-    std::fprintf(stderr,
-                 "resize: FAILED - %s did not finish within %.0f s on world rank %d (pid %d, host %s), stuck in "
-                 "phase '%s'; %s. Ending the job.\n",
-                 what_.c_str(), seconds_, rank_, static_cast<int>(getpid()), host_.c_str(), phase_.c_str(),
-                 lost_processes(hosts_, pids_, host_, rank_, size_).c_str());
-    std::fflush(stderr);
-    lk.unlock();
-    std::thread([] {
-      std::this_thread::sleep_for(std::chrono::seconds(10));
-      std::_Exit(75);
-    }).detach();
-    int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (up && !down) MPI_Abort(MPI_COMM_WORLD, 75);
-    std::_Exit(75);
-  }
-  double seconds_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::thread thread_;
-  bool armed_ = false;
-  std::string what_, phase_;
-  int rank_ = -1, size_ = 0;
-  std::string host_;
-  std::vector<std::string> hosts_;
-  std::vector<int> pids_;
-};
-
-// The watchdog armed for one resize (begin_resize arms it), disarmed when the phase that
-// holds the guard leaves its scope (a return or a throw) or by release() (before a process
-// leaves the job, or a phase that arms its own).
-class WatchdogGuard {
- public:
-  explicit WatchdogGuard(Watchdog& d) : d_(&d) {}
-  ~WatchdogGuard() { release(); }
-  WatchdogGuard(const WatchdogGuard&) = delete;
-  WatchdogGuard& operator=(const WatchdogGuard&) = delete;
-  void release() {
-    if (d_) d_->disarm();
-    d_ = nullptr;
-  }
-
- private:
-  Watchdog* d_;
-};
-
-// A registered matrix's local buffer, whatever its element type and owner: the
-// application's std::vector (C++) or a malloc()'ed pointer the session owns (C, Fortran).
-// A move writes into a staged buffer, swapped in by commit() once every rank has its data.
-class Storage {
- public:
-  virtual ~Storage() = default;
-  virtual const void* data() const = 0;
-  // The buffer becomes `n` zeroed elements.
-  virtual void reset(std::size_t n) = 0;
-  // A newcomer before its first move: no data.
-  virtual void clear() = 0;
-  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
-  virtual void* stage(std::size_t n) = 0;
-  virtual void commit() = 0;
-  // A staged buffer that will not be committed (a cancelled background resize): freed.
-  virtual void unstage() = 0;
-};
-
-template <class T>
-class VectorStorage final : public Storage {
- public:
-  explicit VectorStorage(std::vector<T>& v) : v_(v) {}
-  const void* data() const override { return v_.data(); }
-  void reset(std::size_t n) override { v_.assign(n, T{}); }
-  void clear() override { v_.clear(); }
-  void* stage(std::size_t n) override {
-    staged_.assign(n, T{});
-    return staged_.data();
-  }
-  void commit() override {
-    v_.swap(staged_);
-    std::vector<T>().swap(staged_);
-  }
-  void unstage() override { std::vector<T>().swap(staged_); }
-
- private:
-  std::vector<T>& v_;
-  std::vector<T> staged_;
-};
-
-// At least one element is allocated, so the pointer is valid for PDGEMR2D and Fortran.
-template <class T>
-class MallocStorage final : public Storage {
- public:
-  explicit MallocStorage(T** p) : p_(p) {}
-  // The session owns the buffer (resize.h): what it allocated is freed here and the
-  // caller's pointer set to NULL, so a caller's own free() afterwards is harmless. A
-  // pointer the session never allocated (a registration that failed) is left alone.
-  ~MallocStorage() override {
-    std::free(staged_);
-    if (owned_) {
-      std::free(*p_);
-      *p_ = nullptr;
-    }
-  }
-  MallocStorage(const MallocStorage&) = delete;
-  MallocStorage& operator=(const MallocStorage&) = delete;
-  const void* data() const override { return *p_; }
-  void reset(std::size_t n) override {
-    if (owned_) std::free(*p_);
-    *p_ = allocate(n);
-    owned_ = true;
-  }
-  void clear() override {
-    if (owned_) std::free(*p_);
-    *p_ = nullptr;
-    owned_ = true;
-  }
-  void* stage(std::size_t n) override {
-    std::free(staged_);
-    staged_ = allocate(n);
-    return staged_;
-  }
-  void commit() override {
-    if (owned_) std::free(*p_);
-    *p_ = staged_;
-    staged_ = nullptr;
-    owned_ = true;
-  }
-  void unstage() override {
-    std::free(staged_);
-    staged_ = nullptr;
-  }
-
- private:
-  static T* allocate(std::size_t n) {
-    // calloc's all-zero bytes are 0 and (0, 0) for IEEE floats and their complex pairs.
-    auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
-    if (!p) throw std::bad_alloc();  // named with the matrix by Registered::reset/stage
-    return p;
-  }
-  T** p_;
-  bool owned_ = false;  // *p_ is the session's (it allocated it)
-  T* staged_ = nullptr;
-};
-
-// A matrix registered through a handle (Session::register_matrix<T>, matrix.hpp): the
-// session owns the buffer and publishes it, with its length, in the state the handle
-// shares; when the session goes, the handle sees no buffer and no session.
-template <class T>
-class OwnedStorage final : public Storage {
- public:
-  explicit OwnedStorage(std::shared_ptr<MatrixState> st) : st_(std::move(st)) { publish(); }
-  ~OwnedStorage() override {
-    st_->data = nullptr;
-    st_->elements = 0;
-    st_->session = nullptr;
-  }
-  OwnedStorage(const OwnedStorage&) = delete;
-  OwnedStorage& operator=(const OwnedStorage&) = delete;
-  const void* data() const override { return v_.data(); }
-  // At least one element, so data() is a valid pointer for PBLAS calls off the grid too.
-  void reset(std::size_t n) override {
-    v_.assign(std::max<std::size_t>(n, 1), T{});
-    publish();
-  }
-  void clear() override {
-    std::vector<T>().swap(v_);
-    publish();
-  }
-  void* stage(std::size_t n) override {
-    staged_.assign(std::max<std::size_t>(n, 1), T{});
-    return staged_.data();
-  }
-  void commit() override {
-    v_.swap(staged_);
-    std::vector<T>().swap(staged_);
-    publish();
-  }
-  void unstage() override { std::vector<T>().swap(staged_); }
-
- private:
-  void publish() {
-    st_->data = v_.data();
-    st_->elements = v_.size();
-  }
-  std::shared_ptr<MatrixState> st_;
-  std::vector<T> v_, staged_;
-};
 
 }  // namespace detail
 
@@ -402,12 +170,7 @@ struct Session::Impl {
   std::string problem;
 
   // What act() planned for a resize besides the target grid (issue 10).
-  struct NodePlan {
-    std::vector<int> keep;                              // shrink: old ranks that stay, in order
-    std::vector<std::string> release;                   // shrink: nodes given back
-    std::vector<std::pair<std::string, int>> spawn;     // expand: new processes per host
-    std::vector<std::string> hosts_before;              // node of every rank before
-  };
+  using NodePlan = detail::NodePlan;  // target_grid.hpp
 
   int rank() const {
     int r = 0;
@@ -509,6 +272,9 @@ struct Session::Impl {
   // point); "" or the spawn's error.
   std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
   RemapResult fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start);
+  // The completing point of a background expansion, once every message arrived: the
+  // variable matrices move (blocking) and the grids switch to the grown world's.
+  RemapResult switch_background_expansion(BackgroundResize& b);
   // Cancels the resize under way before it switched (collective over the old processes;
   // an expansion's newcomers leave, the job stays on its grid with its data). Why:
   enum class CancelCause {

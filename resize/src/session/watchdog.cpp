@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The resize watchdog's view of the world (session_impl.hpp, Watchdog): this process's
+// The resize watchdog's view of the world (watchdog.hpp, Watchdog): this process's
 // rank and node, every rank's node and pid, and which of them are gone or stopped.
 #include <fstream>
 #include <sstream>
 
-#include "session/session_impl.hpp"
+#include "session/watchdog.hpp"
 #include "session/world.hpp"
 
 namespace resize {

@@ -4,7 +4,7 @@
 // per-matrix checksum, the "when to checkpoint" rule (every N iterations, every T
 // seconds, on request, Young/Daly's interval from the measured cost and an MTBF), the
 // retention of the last K files and the validation of a file against what the program
-// registered. No MPI, no HDF5: the shell is resize/src/checkpoint_write.cpp and checkpoint_read.cpp.
+// registered. No MPI, no HDF5: the shell is resize/src/checkpoint/checkpoint_write.cpp and checkpoint_read.cpp.
 //
 // One checkpoint is one HDF5 file. Each matrix is a global M x N dataset /matrices/<name>
 // in which element (i, j) is at (i, j) (HDF5 is row-major: dims {M, N}), so h5dump and

@@ -37,7 +37,7 @@ struct RankSamples {
   std::vector<double> work, compute, powers;
 };
 
-// The node of every rank, compact (issue 33 §1): runs of consecutive ranks on one node, so
+// The node of every rank, compact (docs/scale.md): runs of consecutive ranks on one node, so
 // a record costs O(runs), one per node when ranks are placed node by node (Open MPI's and
 // Slurm's default), not O(P) strings. hosts[node] is a node's name, in order of first
 // appearance; runs are (node, ranks) in rank order.

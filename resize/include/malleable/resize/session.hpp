@@ -343,8 +343,8 @@ class Session {
   void begin_iteration();
   // This process computed `work` units (e.g. cells updated, flops) in `seconds` of its
   // own compute during the current iteration, not counting waits for other processes.
-  // May be called several times per iteration (sums). Feeds the measured speeds (issue
-  // 13 §1): speed = work / seconds, smoothed per process on world rank 0.
+  // May be called several times per iteration (sums). Feeds the measured speeds:
+  // speed = work / seconds, smoothed per process on world rank 0.
   void report_compute(double work, double seconds);
   // Collective: reduces the iteration's wall and CPU time to world rank 0, and gathers
   // the reported compute of every process there.

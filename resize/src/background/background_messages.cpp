@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Background resizes, the messages (background_resize.hpp): posting the non-blocking moves
+// of the constant matrices, unpacking what arrived, and a newcomer's wait for the
+// completing point. The session's side (begin, progress, complete, cancel, join) is
+// session_background.cpp; the plans are background_plan.cpp's.
+#include "background/background_resize.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/sleep_wait.hpp"
+#include "malleable/redist/traffic.hpp"
+#include "session/world.hpp"
+
+namespace resize {
+namespace detail {
+
+bool check_constant() {
+  const char* v = std::getenv("RESIZE_CHECK_CONSTANT");
+  return v && *v && std::string(v) != "0";
+}
+
+// Test hook: RESIZE_FAULT=hold-background keeps a helper thread, once it has spawned (an
+// expansion) and before it posts the messages, sleeping until the main thread completes
+// or cancels the resize. Every completing point of mode continue then finds it not done
+// and defers: the tests of a resize deferred to the job's end need no timing.
+bool hold_background_fault() {
+  const char* f = std::getenv("RESIZE_FAULT");
+  return f && std::string(f) == "hold-background";
+}
+
+namespace {
+int mb_on(const Registered& r, const Grid& g) {
+  return r.dist == Distribution::Block ? std::max(1, (r.m + g.nprow - 1) / g.nprow) : r.mb;
+}
+int nb_on(const Registered& r, const Grid& g) {
+  return r.dist == Distribution::Block ? std::max(1, (r.n + g.npcol - 1) / g.npcol) : r.nb;
+}
+}  // namespace
+
+redist::Layout layout_on(const Registered& r, const Grid& g) {
+  return redist::Layout::block_cyclic(r.m, r.n, mb_on(r, g), nb_on(r, g), g.nprow, g.npcol, 0, 0, g.rank_map());
+}
+
+namespace {
+// The buffer move_all would stage on grid `l` for this rank (Session::local_size of
+// desc_for's descriptor): lld * max(1, local columns), or 0 off the grid.
+std::size_t staged_elements(const redist::Layout& l, int rank, std::int64_t& ld) {
+  int pr = -1, pc = -1;
+  ld = 1;
+  if (!l.coords_of(rank, pr, pc)) return 0;
+  ld = std::max<std::int64_t>(1, l.local_rows(pr));
+  return static_cast<std::size_t>(ld * std::max<std::int64_t>(1, l.local_cols(pc)));
+}
+
+}  // namespace
+
+std::string changed_message(const std::string& name, int began_after) {
+  return "background resize: constant matrix '" + name + "' was changed by the application after the resize began "
+         "(after iteration " + std::to_string(began_after) + "; RESIZE_CHECK_CONSTANT=1: its checksum differs). "
+         "Mark constant only matrices the application does not write between remap points";
+}
+
+// A newcomer waits for the completing point (the Ibcast `req`) as long as the old grid
+// iterates, but not for processes that are gone: every 2 s it looks up the processes of
+// the world on its node by pid (issue 20 §5's check, lost_processes); one gone or stopped
+// ends the job with the reason. RESIZE_BACKGROUND_TIMEOUT=S bounds the whole wait.
+void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
+  double limit = -1;
+  if (const char* t = std::getenv("RESIZE_BACKGROUND_TIMEOUT"); t && *t) limit = std::atof(t);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  const double t0 = MPI_Wtime();
+  double nap = 5e-4, next_look = t0 + 2;
+  for (;;) {
+    int flag = 0;
+    MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+    if (flag) return;
+    const double now = MPI_Wtime();
+    std::string why;
+    if (limit > 0 && now - t0 > limit) {
+      why = "no completing point within RESIZE_BACKGROUND_TIMEOUT=" + std::string(std::getenv("RESIZE_BACKGROUND_TIMEOUT")) + " s";
+    } else if (now >= next_look) {
+      next_look = now + 2;
+      const std::string seen = lost_processes(World::known_hosts(), World::known_pids(), host, my_rank, world_size);
+      if (seen.rfind("lost:", 0) == 0) why = seen;
+    }
+    if (!why.empty()) {
+      std::fprintf(stderr,
+                   "resize: FAILED - newcomer (world rank %d, pid %d, host %s) waiting for the completion of an "
+                   "expansion begun in the background: %s. Ending the job.\n",
+                   my_rank, static_cast<int>(getpid()), host, why.c_str());
+      std::fflush(stderr);
+      MPI_Abort(MPI_COMM_WORLD, 75);
+    }
+    std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+    nap = std::min(20e-3, nap * 2);
+  }
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+double Session::Impl::BackgroundResize::sleep_until_done() {
+  return sleep_until([&] { return test(); });
+}
+
+std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>& mats, int rank, int world_size,
+                                                          bool have_old) {
+  auto& b = *this;
+  std::int64_t sent = 0;
+  b.target_layout.resize(mats.size());
+  b.target_ld.assign(mats.size(), 1);
+  b.staged.assign(mats.size(), nullptr);
+  for (std::size_t k = 0; k < mats.size(); ++k) {
+    auto& r = mats[k];
+    if (!r.constant || r.sizes) continue;
+    const redist::Layout la = layout_on(r, b.from), lb = layout_on(r, b.target);
+    const std::size_t eb = scalar_bytes(r.type);
+    const MessagePlan mp = plan_messages(la, lb, world_size, rank, eb);
+    sent += mp.sent_bytes();
+    std::int64_t ldb = 1;
+    void* staged = r.stage(staged_elements(lb, rank, ldb));
+    b.target_layout[k] = lb;
+    b.target_ld[k] = ldb;
+    b.staged[k] = staged;
+    const std::int64_t lda = have_old && r.desc[1] >= 0 ? r.desc[8] : 1;
+    for (const auto& t : mp.plan.transfers)
+      if (t.src == rank && t.dst == rank) {
+        std::vector<char> tmp;
+        pack_transfer(la, t, r.data(), lda, eb, tmp);
+        unpack_transfer(lb, t, tmp.data(), staged, ldb, eb);
+      }
+    for (const auto& s : mp.sends) {
+      if (s.bytes > INT_MAX) throw Error("background resize: matrix " + r.name + " sends a message over 2 GiB");
+      b.sends.emplace_back();
+      pack_transfer(la, mp.plan.transfers[s.transfer], r.data(), lda, eb, b.sends.back());
+      b.reqs.emplace_back();
+      MPI_Isend(b.sends.back().data(), static_cast<int>(s.bytes), MPI_BYTE, s.rank, kTagBase + static_cast<int>(k),
+                b.comm, &b.reqs.back());
+    }
+    for (const auto& rv : mp.recvs) {
+      if (rv.bytes > INT_MAX) throw Error("background resize: matrix " + r.name + " receives a message over 2 GiB");
+      b.recvs.push_back({k, mp.plan.transfers[rv.transfer], std::vector<char>(static_cast<std::size_t>(rv.bytes))});
+      b.reqs.emplace_back();
+      MPI_Irecv(b.recvs.back().buf.data(), static_cast<int>(rv.bytes), MPI_BYTE, rv.rank,
+                kTagBase + static_cast<int>(k), b.comm, &b.reqs.back());
+    }
+    r.moved_in_background = true;
+  }
+  return sent;
+}
+
+void Session::Impl::BackgroundResize::unpack_received(std::vector<Registered>& mats) {
+  auto& b = *this;
+  for (auto& rv : b.recvs) {
+    const auto& r = mats[rv.mat];
+    unpack_transfer(b.target_layout[rv.mat], rv.transfer, rv.buf.data(), b.staged[rv.mat], b.target_ld[rv.mat],
+                    scalar_bytes(r.type));
+  }
+  b.recvs.clear();
+  b.sends.clear();
+  b.reqs.clear();
+  if (b.comm != MPI_COMM_NULL) MPI_Comm_free(&b.comm);
+}
+
+}  // namespace resize

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Internal: the state of a background resize (Session::Impl::BackgroundResize: the
+// helper thread, the posted messages, the staged buffers) and the message helpers that
+// session_background.cpp (begin, progress, complete, cancel, join) and
+// background_messages.cpp (posting, unpacking, the newcomers' wait) share.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "session/session_impl.hpp"
+
+namespace resize {
+
+struct Session::Impl::BackgroundResize {
+  Decision d;
+  Grid from, target;
+  NodePlan np;
+  ResizeRecord rec;                  // from the begin point
+  MPI_Comm old_world = MPI_COMM_NULL;  // expansions: the world the old grid computes in
+  MPI_Comm new_world = MPI_COMM_NULL;  // the world after the resize (expansions)
+  MPI_Comm comm = MPI_COMM_NULL;       // a duplicate of the world the messages use
+  struct Recv {
+    std::size_t mat = 0;
+    redist::Transfer transfer;
+    std::vector<char> buf;
+  };
+  std::vector<std::vector<char>> sends;
+  std::vector<Recv> recvs;
+  std::vector<MPI_Request> reqs;
+  std::vector<redist::Layout> target_layout;  // per registered matrix (constant ones)
+  std::vector<std::int64_t> target_ld;
+  std::vector<void*> staged;                  // the staged buffer of each constant matrix
+  std::vector<std::uint64_t> digest;          // RESIZE_CHECK_CONSTANT=1, old grid members
+  // Moved between ranks: this rank's sent bytes from its own plans when posted; the whole
+  // job's (a sum over the old world) once the completing point has reduced it.
+  std::int64_t bytes = 0;
+  BackgroundClock clock;                      // rank 0
+  int overlapped = 0;                         // iterations since the begin
+  std::mutex m;
+  bool done = false;
+  bool posted = false;        // under m: every message of this rank is posted
+  bool spawn_failed = false;  // under m: the spawn failed (on every rank alike), world unchanged
+  std::string spawn_error;
+  std::thread helper;
+  std::atomic<bool> stop{false};
+  // The main thread cancels the resize: a helper that has not posted its messages yet
+  // posts none (`skipped`, read after the join).
+  std::atomic<bool> cancelling{false};
+  bool skipped = false;
+  bool threaded = false;        // a helper thread makes the progress
+  bool spawn_threaded = false;  // ... and made the spawn and the hand-over (issue 21 §1)
+
+  // Non-blocking: true once every message of this rank completed.
+  bool test() {
+    std::lock_guard<std::mutex> lk(m);
+    if (!posted) return false;  // the helper thread has not posted yet
+    if (done) return true;
+    int flag = 0;
+    MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
+    done = flag != 0;
+    return done;
+  }
+  bool failed() {
+    std::lock_guard<std::mutex> lk(m);
+    return spawn_failed;
+  }
+  bool has_posted() {
+    std::lock_guard<std::mutex> lk(m);
+    return posted;
+  }
+  // The helper thread: `work` (under MULTIPLE the spawn, the hand-over and the posting;
+  // else the posting alone, made here at once) runs first, so the begin point does not
+  // stop the application for it; `work` returns the spawn's error ("" if none: posted).
+  // Then it tests with a sleep that backs off (1 -> 16 ms) between tests, so it never
+  // takes a compute core for long (issue 21: no busy waiting).
+  void start_helper(const std::function<std::string()>& work, bool spawn_in_thread) {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    threaded = level == MPI_THREAD_MULTIPLE;
+    spawn_threaded = threaded && spawn_in_thread;
+    if (!threaded) {
+      finish_work(work());
+      return;
+    }
+    helper = std::thread([this, work] {
+      std::string err;
+      try {
+        err = work();
+      } catch (const std::exception& e) {
+        // The world already changed (a failed hand-over, an impossible message): the
+        // processes cannot agree on a way back, so the job ends with the reason.
+        std::fprintf(stderr, "resize: FAILED - the background part of a resize: %s. Ending the job.\n", e.what());
+        std::fflush(stderr);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+      }
+      finish_work(err);
+      if (!err.empty()) return;
+      double nap = 1e-3;
+      while (!stop.load() && !test()) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+        nap = std::min(16e-3, nap * 2);
+      }
+    });
+  }
+  void finish_work(const std::string& err) {
+    std::lock_guard<std::mutex> lk(m);
+    spawn_failed = !err.empty();
+    spawn_error = err;
+    posted = err.empty() && !skipped;
+  }
+  void stop_helper() {
+    stop = true;
+    if (helper.joinable()) helper.join();
+  }
+  // Sleeps (0.5 -> 20 ms, sleep_wait.hpp) until this rank's requests are done; the seconds.
+  double sleep_until_done();
+  // Posts this rank's messages of every constant matrix: sends packed from the old buffer,
+  // receives into buffers unpacked at completion, local pieces copied into the staged
+  // buffer. Returns the bytes this rank sends to others (its rank-local plans' share).
+  std::int64_t post_moves(std::vector<Registered>& mats, int rank, int world_size, bool have_old);
+  // Every message completed: the received pieces into the staged buffers.
+  void unpack_received(std::vector<Registered>& mats);
+  ~BackgroundResize() {
+    stop_helper();
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+};
+
+namespace detail {
+
+constexpr int kTagBase = 7100;  // + matrix index, on the background's own communicator
+
+// The completing point's message to the newcomers (on the background's communicator):
+// {status: 0 or 1 + the index of a matrix that changed, iteration, app-state bytes,
+// 1 if inside a remap point (the newcomers take part in the rest of it) or 0 if in
+// complete_resize}.
+// A cancellation says {kCancelled, iteration, old world size, 1 if some old process posted
+// its messages (then they complete) or 0 (none did: the newcomers withdraw their
+// receives), the CancelCause}.
+
+constexpr int kHeader = 5;
+constexpr long long kCancelled = -1;
+
+// RESIZE_CHECK_CONSTANT=1: checksums of the constant matrices at the begin and completing points.
+bool check_constant();
+// Test hook RESIZE_FAULT=hold-background (background_messages.cpp).
+bool hold_background_fault();
+// Matrix `r`'s layout on grid `g` (block distributions: one block per process row/column).
+redist::Layout layout_on(const Registered& r, const Grid& g);
+// The error when a constant matrix changed after the resize began.
+std::string changed_message(const std::string& name, int began_after);
+// A newcomer's wait for the completing point (`req`), watching the processes of its node.
+void newcomer_wait(MPI_Request& req, int my_rank, int world_size);
+
+}  // namespace detail
+}  // namespace resize

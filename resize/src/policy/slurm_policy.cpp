@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The Slurm policy, the Policy that ties Slurm to the session (issue 12): asks Slurm at
+// most every interval, takes slurm::decide's plan (slurm.cpp, pure) and turns it into a
+// Decision, acquiring or giving back nodes with the Client's commands.
+#include "malleable/resize/slurm.hpp"
+
+#include "malleable/resize/grid_choice.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace resize::slurm {
+
+// ---- the policy -----------------------------------------------------------------------
+
+SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {}
+
+void SlurmPolicy::note(std::string line) {
+  if (opt_.verbose) {
+    std::printf("[slurm] %s\n", line.c_str());
+    std::fflush(stdout);
+  }
+  log_.push_back(std::move(line));
+}
+
+double SlurmPolicy::now() const {
+  if (opt_.clock) return opt_.clock();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+// A reason without its numbers: printed again only when this changes.
+std::string without_digits(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }), s.end());
+  return s;
+}
+
+// The expansion onto `nodes` (held or just granted), per_node processes on each.
+Decision expansion(const PolicyInput& in, const Plan& p, const std::vector<std::string>& nodes, int per_node,
+                   bool use_dedicated, std::string reason) {
+  Decision d;
+  d.action = Action::Expand;
+  d.procs = in.world_size + per_node * static_cast<int>(nodes.size());
+  // Every process Slurm's nodes hold goes into the grid: the near-square grid of that
+  // size, Local2 when it contains the old grid, Global otherwise.
+  const Grid t = choose_topology(d.procs);
+  d.nprow = t.nprow;
+  d.npcol = t.npcol;
+  d.placement = t.nprow >= in.grid.nprow && t.npcol >= in.grid.npcol ? Placement::Local2 : Placement::Global;
+  for (const auto& h : nodes) d.hosts.push_back(HostShare{h, per_node});
+  d.reason = std::move(reason);
+  d.predicted_iteration = p.predicted_iteration;
+  d.predicted_resize = p.predicted_resize;
+  d.measured_iteration = p.measured_iteration;
+  d.prediction_clock = "wall";
+  if (use_dedicated && in.metrics && !in.metrics->segments().empty())
+    d.prediction_clock = in.metrics->segments().back().median_compute > 0 ? "compute" : "dedicated";
+  d.prediction = p.why;
+  return d;
+}
+}  // namespace
+
+Decision SlurmPolicy::decide(const PolicyInput& in) {
+  return_failed_grant();
+  const double t = now();
+  if (t - last_ask_ < opt_.interval_s) return Decision::none();
+  last_ask_ = t;
+  const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
+  Snapshot s;
+  try {
+    s = client_->snapshot();
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    return Decision::none(log_.back());
+  }
+  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
+  Options o = opt_;
+  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  const Plan p = slurm::decide(s, ranks, o, in);
+  const int per_node = o.procs_per_node > 0
+                           ? o.procs_per_node
+                           : static_cast<int>(std::count(ranks.begin(), ranks.end(), ranks.empty() ? "" : ranks.front()));
+  Decision d;
+  d.reason = "slurm: " + p.why;
+  switch (p.kind) {
+    case Plan::Kind::None:
+      {
+        // Printed when the reason changes, not when only its numbers do.
+        const std::string shape = without_digits(p.why);
+        if (shape != last_none_) note("staying: " + p.why);
+        last_none_ = shape;
+      }
+      return Decision::none(d.reason);
+    case Plan::Kind::GiveBack: {
+      // Nodes that run none of the job's processes go back at once; the others after the
+      // shrink has ended every process there (completed()).
+      std::vector<std::string> keep, busy;
+      for (const auto& h : s.mine.node_list)
+        if (std::find(p.nodes.begin(), p.nodes.end(), h) == p.nodes.end()) keep.push_back(h);
+      int leaving = 0;
+      for (const auto& h : p.nodes) {
+        const int n = static_cast<int>(std::count(ranks.begin(), ranks.end(), h));
+        if (n > 0) busy.push_back(h);
+        leaving += n;
+      }
+      if (busy.empty()) {
+        try {
+          client_->release(keep);
+          note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+        } catch (const Error& e) {
+          note(std::string("could not give nodes back: ") + e.what());
+        }
+        return Decision::none(log_.back());
+      }
+      d.action = Action::Shrink;
+      d.procs = in.world_size - leaving;
+      for (const auto& h : busy) d.hosts.push_back(HostShare{h, 0});
+      pending_keep_ = keep;
+      note("shrinking to give back " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+      return d;
+    }
+    case Plan::Kind::UseHeld:
+    case Plan::Kind::Acquire: {
+      std::vector<std::string> nodes = p.nodes;
+      if (p.kind == Plan::Kind::Acquire) {
+        if (t < no_acquire_until_) {
+          const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                                  " s have passed since it refused (" + p.why + ")";
+          const std::string shape = without_digits(why);
+          if (shape != last_none_) note("staying: " + why);
+          last_none_ = shape;
+          return Decision::none("slurm: " + why);
+        }
+        try {
+          nodes = client_->acquire(p.acquire);
+          acquired_ = nodes;
+          backoff_ = 0;
+          note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
+        } catch (const Error& e) {
+          backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+          no_acquire_until_ = now() + backoff_;
+          note(std::string("growing refused: ") + e.what() + "; next request in " +
+               std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
+          return Decision::none(log_.back());
+        }
+      } else {
+        note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
+      }
+      return expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
+    }
+  }
+  return Decision::none();
+}
+
+void SlurmPolicy::completed(const Decision& d, int, bool ok) {
+  if (d.action == Action::Shrink && !pending_keep_.empty()) {
+    if (ok) {
+      try {
+        client_->release(pending_keep_);
+        note("returned the nodes to Slurm; the job now holds " + compress_hostlist(pending_keep_));
+      } catch (const Error& e) {
+        note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
+      }
+    } else {
+      note("the shrink was refused; the job keeps its nodes");
+    }
+    pending_keep_.clear();
+  }
+  if (d.action == Action::Expand && !acquired_.empty()) {
+    // The spawn failed: the nodes Slurm gave for it go back at the next remap point
+    // (decide), unless the job first resizes by restart onto them (issue 20 §3: the
+    // driver checkpoints, exits, and scripts/malleable-run relaunches on the allocation).
+    if (!ok) failed_grant_ = acquired_;
+    acquired_.clear();
+  }
+}
+
+void SlurmPolicy::return_failed_grant() {
+  if (failed_grant_.empty()) return;
+  const auto nodes = std::exchange(failed_grant_, {});
+  try {
+    auto keep = client_->held();
+    keep.erase(std::remove_if(keep.begin(), keep.end(),
+                              [&](const std::string& h) {
+                                return std::find(nodes.begin(), nodes.end(), h) != nodes.end();
+                              }),
+               keep.end());
+    client_->release(keep);
+    note("the expansion failed; returned " + compress_hostlist(nodes) + " to Slurm");
+  } catch (const Error& e) {
+    note(std::string("the expansion failed and the nodes could not be returned: ") + e.what());
+  }
+}
+
+}  // namespace resize::slurm

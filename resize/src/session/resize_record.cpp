@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The record of one resize, from its beginning to its conclusion: the predictions made
+// before it (rank 0), the record and watchdog of its beginning, a refusal, and on
+// success the record, the history (and its file), the policy told and the progress line.
+#include "session/session_impl.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace resize {
+
+using namespace detail;
+
+// "; predicted: spawn 812.0 ms (history), redistribution 12.3 ms (cost model), other
+// 4.1 ms (history); measured/predicted 1.10x" for the parts that were predicted.
+std::string predicted_note(const ResizeRecord& r) {
+  std::string out;
+  char part[96];
+  const auto add = [&](const char* what, double v, const char* source) {
+    if (v < 0) return;
+    std::snprintf(part, sizeof part, "%s%s %.1f ms (%s)", out.empty() ? "; predicted: " : ", ", what, v * 1e3, source);
+    out += part;
+  };
+  if (r.action != Action::Regrid) add(r.action == Action::Shrink ? "exit" : "spawn", r.t_spawn_predicted, "history");
+  add("redistribution", r.t_redist_predicted, r.redist_predicted_by.c_str());
+  add("other", r.t_other_predicted, "history");
+  if (r.t_total_predicted() > 0) {
+    std::snprintf(part, sizeof part, "; measured/predicted %.2fx", r.t_total / r.t_total_predicted());
+    out += part;
+  } else if (r.t_redist_predicted > 0) {
+    std::snprintf(part, sizeof part, "; redistribution measured/predicted %.2fx", r.t_redist / r.t_redist_predicted);
+    out += part;
+  }
+  return out;
+}
+
+// A resize that did not happen: recorded, reported to the policy; the job stays as it was.
+RemapResult Session::Impl::refuse(const Decision& d, const std::string& why) {
+  ResizeRecord rec;
+  rec.after_iteration = iteration;
+  rec.action = d.action;
+  rec.from_grid = rec.to_grid = shape.shape();
+  rec.ok = false;
+  rec.message = why;
+  rec.hosts = d.hosts;
+  if (root()) {
+    metrics.add_resize(rec);
+    opt.policy->completed(d, shape.size(), false);
+  }
+  progress("   remap after iter " + std::to_string(iteration) + ": " + to_string(d.action) +
+           " REFUSED (" + why + "); staying on " + shape.shape());
+  return {d.action, false, why};
+}
+
+// The record of one resize, and the watchdog armed for it (both directions alike).
+ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target) {
+  ResizeRecord rec;
+  rec.after_iteration = iteration;
+  rec.action = d.action;
+  rec.from_grid = shape.shape();
+  rec.to_grid = target.shape();
+  rec.from_procs = shape.size();
+  rec.to_procs = target.size();
+  rec.placement = d.placement;
+  rec.hosts = d.hosts;
+  rec.t_spawn_predicted = pred_spawn;
+  rec.t_other_predicted = pred_other;
+  rec.t_iteration_predicted = pred_iteration;
+  rec.t_iteration_before = iteration_before;
+  rec.t_resize_policy = d.predicted_resize;
+  rec.prediction_clock = d.prediction_clock == "compute" || d.prediction_clock == "dedicated" ? d.prediction_clock : "wall";
+  rec.prediction = pred_text;
+  powers_before = powers;
+  if (!d.powers.empty()) powers = d.powers;
+  dog.arm(std::string(d.action == Action::Expand ? "expansion " : d.action == Action::Regrid ? "regrid " : "shrink ") + shape.shape() +
+          " -> " + target.shape() + " after iteration " + std::to_string(iteration));
+  return rec;
+}
+
+// Rank 0, before acting: spawn/exit and other time from the history, the iteration time
+// now (measured) and after (the policy's), for the record (issue 13 §2).
+void Session::Impl::predict_before(const Decision& d, const Grid& target) {
+  pred_spawn = pred_other = -1;
+  if (d.action == Action::Regrid) {
+    pred_spawn = 0;  // nobody is spawned or ends
+  } else if (const auto t = history.predict_spawn(d.action, shape.size(), target.size())) {
+    pred_spawn = *t;
+  }
+  if (const auto t = history.predict_other(d.action, shape.size(), target.size())) pred_other = *t;
+  pred_iteration = d.predicted_iteration;
+  pred_text = d.prediction;
+  // The iteration time before, on the clock the policy predicted (the latest segment's
+  // median, the transient first iteration left out).
+  iteration_before = d.measured_iteration;
+  const auto segs = metrics.segments();
+  if (iteration_before < 0 && !segs.empty()) iteration_before = segs.back().median_on(d.prediction_clock);
+}
+
+// Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
+void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& done, const std::string& line) {
+  if (!root()) return;
+  ResizeRecord rec = done;
+  amend_background(rec);  // issue 21: a resize completed after a background phase
+  metrics.add_resize(rec);
+  record_outcome(rec);
+  opt.policy->completed(d, from_procs, true);
+  progress(line + predicted_note(rec) + (rec.background ? "; " + rec.message : std::string()));
+}
+
+// Rank 0, after a resize that succeeded: into the history (and its file).
+void Session::Impl::record_outcome(const ResizeRecord& rec) {
+  if (rec.action != Action::Expand && rec.action != Action::Shrink && rec.action != Action::Regrid) return;
+  ResizeEvent e;
+  e.action = rec.action;
+  e.from_procs = rec.from_procs;
+  e.to_procs = rec.to_procs;
+  e.hosts = static_cast<int>(rec.hosts.size());
+  e.t_spawn = std::max(0.0, rec.t_spawn);
+  e.t_redist = std::max(0.0, rec.t_redist);
+  e.t_other = std::max(0.0, rec.t_other);
+  e.bytes_moved = static_cast<double>(rec.bytes_moved);
+  history.add(e);
+  if (history_path.empty()) return;
+  try {
+    history.save(history_path);
+  } catch (const std::exception& ex) {
+    std::fprintf(stderr, "[%s] the resize history is not saved: %s\n", opt.app.c_str(), ex.what());
+    history_path.clear();  // say it once
+  }
+}
+
+}  // namespace resize

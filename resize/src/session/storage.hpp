@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Internal: the local buffer of a registered matrix behind one interface, whoever owns it
+// (the application's std::vector, a malloc()'ed C/Fortran pointer, a Matrix<T> handle).
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "malleable/resize/matrix.hpp"
+
+namespace resize {
+namespace detail {
+
+// A registered matrix's local buffer, whatever its element type and owner: the
+// application's std::vector (C++) or a malloc()'ed pointer the session owns (C, Fortran).
+// A move writes into a staged buffer, swapped in by commit() once every rank has its data.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+  virtual const void* data() const = 0;
+  // The buffer becomes `n` zeroed elements.
+  virtual void reset(std::size_t n) = 0;
+  // A newcomer before its first move: no data.
+  virtual void clear() = 0;
+  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
+  virtual void* stage(std::size_t n) = 0;
+  virtual void commit() = 0;
+  // A staged buffer that will not be committed (a cancelled background resize): freed.
+  virtual void unstage() = 0;
+};
+
+template <class T>
+class VectorStorage final : public Storage {
+ public:
+  explicit VectorStorage(std::vector<T>& v) : v_(v) {}
+  const void* data() const override { return v_.data(); }
+  void reset(std::size_t n) override { v_.assign(n, T{}); }
+  void clear() override { v_.clear(); }
+  void* stage(std::size_t n) override {
+    staged_.assign(n, T{});
+    return staged_.data();
+  }
+  void commit() override {
+    v_.swap(staged_);
+    std::vector<T>().swap(staged_);
+  }
+  void unstage() override { std::vector<T>().swap(staged_); }
+
+ private:
+  std::vector<T>& v_;
+  std::vector<T> staged_;
+};
+
+// At least one element is allocated, so the pointer is valid for PDGEMR2D and Fortran.
+template <class T>
+class MallocStorage final : public Storage {
+ public:
+  explicit MallocStorage(T** p) : p_(p) {}
+  // The session owns the buffer (resize.h): what it allocated is freed here and the
+  // caller's pointer set to NULL, so a caller's own free() afterwards is harmless. A
+  // pointer the session never allocated (a registration that failed) is left alone.
+  ~MallocStorage() override {
+    std::free(staged_);
+    if (owned_) {
+      std::free(*p_);
+      *p_ = nullptr;
+    }
+  }
+  MallocStorage(const MallocStorage&) = delete;
+  MallocStorage& operator=(const MallocStorage&) = delete;
+  const void* data() const override { return *p_; }
+  void reset(std::size_t n) override {
+    if (owned_) std::free(*p_);
+    *p_ = allocate(n);
+    owned_ = true;
+  }
+  void clear() override {
+    if (owned_) std::free(*p_);
+    *p_ = nullptr;
+    owned_ = true;
+  }
+  void* stage(std::size_t n) override {
+    std::free(staged_);
+    staged_ = allocate(n);
+    return staged_;
+  }
+  void commit() override {
+    if (owned_) std::free(*p_);
+    *p_ = staged_;
+    staged_ = nullptr;
+    owned_ = true;
+  }
+  void unstage() override {
+    std::free(staged_);
+    staged_ = nullptr;
+  }
+
+ private:
+  static T* allocate(std::size_t n) {
+    // calloc's all-zero bytes are 0 and (0, 0) for IEEE floats and their complex pairs.
+    auto* p = static_cast<T*>(std::calloc(std::max<std::size_t>(n, 1), sizeof(T)));
+    if (!p) throw std::bad_alloc();  // named with the matrix by Registered::reset/stage
+    return p;
+  }
+  T** p_;
+  bool owned_ = false;  // *p_ is the session's (it allocated it)
+  T* staged_ = nullptr;
+};
+
+// A matrix registered through a handle (Session::register_matrix<T>, matrix.hpp): the
+// session owns the buffer and publishes it, with its length, in the state the handle
+// shares; when the session goes, the handle sees no buffer and no session.
+template <class T>
+class OwnedStorage final : public Storage {
+ public:
+  explicit OwnedStorage(std::shared_ptr<MatrixState> st) : st_(std::move(st)) { publish(); }
+  ~OwnedStorage() override {
+    st_->data = nullptr;
+    st_->elements = 0;
+    st_->session = nullptr;
+  }
+  OwnedStorage(const OwnedStorage&) = delete;
+  OwnedStorage& operator=(const OwnedStorage&) = delete;
+  const void* data() const override { return v_.data(); }
+  // At least one element, so data() is a valid pointer for PBLAS calls off the grid too.
+  void reset(std::size_t n) override {
+    v_.assign(std::max<std::size_t>(n, 1), T{});
+    publish();
+  }
+  void clear() override {
+    std::vector<T>().swap(v_);
+    publish();
+  }
+  void* stage(std::size_t n) override {
+    staged_.assign(std::max<std::size_t>(n, 1), T{});
+    return staged_.data();
+  }
+  void commit() override {
+    v_.swap(staged_);
+    std::vector<T>().swap(staged_);
+    publish();
+  }
+  void unstage() override { std::vector<T>().swap(staged_); }
+
+ private:
+  void publish() {
+    st_->data = v_.data();
+    st_->elements = v_.size();
+  }
+  std::shared_ptr<MatrixState> st_;
+  std::vector<T> v_, staged_;
+};
+
+}  // namespace detail
+}  // namespace resize
