@@ -36,9 +36,11 @@ digest() {
   for log in "${logs[@]}"; do
     grep -qE '^[[:space:]]*[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*(Failed|Timeout|Exception)' "$log" || continue
     echo "=== failed tests of $log, their output again (last 60 lines each) ==="
-    awk '/^[[:space:]]*[0-9]+\/[0-9]+ Test +#[0-9]+: / { on = ($0 ~ /\*\*\*(Failed|Timeout|Exception)/); if (on) print; next }
-         /^[[:space:]]*Start +[0-9]+: / || /^[0-9]+% tests passed/ { on = 0; next }
-         on { print }' "$log" | awk '/ Test +#[0-9]+: / { n = 0 } { if (++n <= 60 || / Test +#[0-9]+: /) print }'
+    awk 'function flush() { if (head != "") { print head; s = n > 60 ? n - 59 : 1; for (k = s; k <= n; ++k) print buf[k] } head = ""; n = 0 }
+         /^[[:space:]]*[0-9]+\/[0-9]+ Test +#[0-9]+: / { flush(); if ($0 ~ /\*\*\*(Failed|Timeout|Exception)/) head = $0; next }
+         /^[[:space:]]*Start +[0-9]+: / || /^[0-9]+% tests passed/ { flush(); next }
+         head != "" { buf[++n] = $0 }
+         END { flush() }' "$log"
   done
 }
 run_ctest "$here/$build_dir/ctest-suite.log" -LE bench --output-on-failure -j 2 --repeat after-timeout:2 "$@" || status=1

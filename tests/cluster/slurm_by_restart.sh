@@ -64,7 +64,9 @@ done
 [[ -n $side ]] || fail "squeue never showed job $job on node1 beside the rigid job on node2 ($(nodes_of "$job") / $(nodes_of "$rigid"))"
 echo "squeue: job $job on node1, rigid job $rigid on node2"
 wait_for "$out" "\] iter +[0-9]+ +grid 1x2" 30 >/dev/null
-grow=$(wait_for "$out" "malleable-run: launch $launch: 4 processes on node1:2,node2:2" 40)
+# Up to 90 s: a salloc that Slurm does not serve within its --immediate=10 is retried
+# after 10 s, then 20 s (the policy's back-off), seen once under load.
+grow=$(wait_for "$out" "malleable-run: launch $launch: 4 processes on node1:2,node2:2" 90)
 echo "$grow"
 wait_for "$out" "\] iter +[0-9]+ +grid 2x2 " 60 >/dev/null
 [[ $(nodes_of "$job") == "node[1-2]" ]] || fail "after the growth Slurm lists $(nodes_of "$job") for job $job"
