@@ -17,6 +17,7 @@
 
 #include "malleable/redist/layout.hpp"
 #include "malleable/resize/session.hpp"
+#include "layout_test_util.hpp"
 
 namespace {
 
@@ -31,27 +32,9 @@ template <> std::complex<double> make<std::complex<double>>(int t, std::int64_t 
   return {value(t, i, j), -value(t, j, i)};
 }
 
-// Calls f(local index, global i, global j) over a layout's local part for world rank `me`.
-template <class F>
-void each(const redist::Layout& l, std::int64_t lld, int me, F&& f) {
-  int pr = -1, pc = -1;
-  if (!l.coords_of(me, pr, pc)) return;
-  for (std::int64_t jl = 0; jl < l.local_cols(pc); ++jl)
-    for (std::int64_t il = 0; il < l.local_rows(pr); ++il) f(il + jl * lld, l.local_to_row(pr, il), l.local_to_col(pc, jl));
-}
-
-redist::Layout from_desc(const int* d, const resize::Grid& g) {
-  return redist::Layout::block_cyclic(d[2], d[3], d[4], d[5], g.nprow, g.npcol, 0, 0, g.rank_map());
-}
-
-void sizes(const resize::Grid& g, std::vector<long long>& r, std::vector<long long>& c) {
-  // Unequal, one block per process row/column (heterogeneous layout): weights 1, 2, 3, ...
-  std::vector<double> wr, wc;
-  for (int k = 0; k < g.nprow; ++k) wr.push_back(k + 1);
-  for (int k = 0; k < g.npcol; ++k) wc.push_back(g.npcol - k);
-  for (auto x : redist::proportional_blocks(41, wr)) r.push_back(x);
-  for (auto x : redist::proportional_blocks(26, wc)) c.push_back(x);
-}
+using test_util::each;
+using test_util::from_desc;
+using test_util::sizes;
 
 struct Job {
   int ds[9]{}, dd[9]{}, dc[9]{};
