@@ -154,6 +154,185 @@ void verify_written(MPI_Comm comm, const std::string& tmp, const std::string& wh
 
 }  // namespace
 
+namespace {
+
+// What a checkpoint being written holds open; closed in reverse order by clear().
+struct OpenFile {
+  std::unique_ptr<Id> file;
+  std::unique_ptr<Id> group;
+  std::vector<std::unique_ptr<Id>> datasets;
+  bool made = false;  // the .tmp file exists (it goes if the checkpoint fails)
+};
+
+// Room first (rank 0 of `comm`): a file system without room for the whole file refuses
+// the checkpoint before any I/O layer sees it. Open MPI's OMPIO loses a full disk's
+// errors (a collective write returns success, an independent one a short count that
+// HDF5's MPI-IO driver accepts; docs/checkpoint.md, "Failures"), and HDF5's close after
+// a failed write can leave the processes in different collectives. A .tmp left by a
+// checkpoint that crashed is removed first (in the call: its room is needed now).
+void refuse_without_room(MPI_Comm comm, int rank, const std::string& tmp, const std::string& dir,
+                         const std::string& where, std::uint64_t need, bool skip_check) {
+  guarded(comm, [&] {
+    if (rank != 0) return;
+    ::unlink(tmp.c_str());
+    if (skip_check) return;
+    std::uint64_t free_bytes = 0;
+    if (const int e = check_room(tmp, need, &free_bytes); e != 0) {
+      if (e != ENOSPC && e != EDQUOT && e != EFBIG)
+        throw Error(where + "cannot make a file in " + dir + ": " + std::strerror(e) +
+                    "; nothing was written, the previous checkpoints are kept");
+      char sizes[128];
+      std::snprintf(sizes, sizeof sizes, " (the file needs up to %.2f MiB, %.2f MiB are free)", static_cast<double>(need) / 1048576.0,
+                    static_cast<double>(free_bytes) / 1048576.0);
+      throw Error(where + "no room for it in " + dir + ": " + std::strerror(e) + sizes +
+                  "; nothing was written, the previous checkpoints are kept");
+    }
+  });
+}
+
+// The header attributes and the application state: rank 0 writes the state's bytes
+// with independent I/O (a collective write of a few bytes would cost every process
+// MPI-IO's exchange rounds).
+void write_header_and_state(hid_t file, int rank, const std::string& where, const ck::Header& h, const std::vector<char>& state) {
+  put_string(file, "format", ck::kFormatName);
+  put_array<int>(file, "version", H5T_NATIVE_INT, {h.version});
+  put_string(file, "program", h.program);
+  put_string(file, "executable", h.executable);
+  put_array<int>(file, "iteration", H5T_NATIVE_INT, {h.iteration});
+  put_array<int>(file, "grid", H5T_NATIVE_INT, {h.grid.nprow, h.grid.npcol});
+  put_string(file, "resize_history", h.resize_history);
+  const hsize_t n = std::max<hsize_t>(1, state.size());
+  Id sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
+  Id ds(must(H5Dcreate2(file, "state", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "state"), H5Dclose);
+  put_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, {static_cast<std::uint64_t>(state.size())});
+  if (rank == 0 && !state.empty()) {
+    Id x(independent_transfer(), H5Pclose);
+    must(H5Dwrite(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, x, reinterpret_cast<const unsigned char*>(state.data())),
+         where + "writing the application state");
+  }
+}
+
+// Matrix k's dataset (collective in HDF5) with its description attributes; returns the
+// file selection of this process's blocks.
+std::unique_ptr<Id> create_matrix_dataset(OpenFile& f, hid_t type, std::size_t k, const CheckpointMatrix& m,
+                                          const ck::MatrixInfo& info, std::pair<std::int64_t, std::int64_t> chunk,
+                                          const std::string& where) {
+  const hsize_t dims[2] = {static_cast<hsize_t>(info.m), static_cast<hsize_t>(info.n)};
+  Id sp(H5Screate_simple(2, dims, nullptr), H5Sclose);
+  Id dc(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+  H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
+  H5Pset_alloc_time(dc, H5D_ALLOC_TIME_EARLY);
+  if (chunk.first > 0) {
+    const hsize_t c[2] = {static_cast<hsize_t>(chunk.first), static_cast<hsize_t>(chunk.second)};
+    must(H5Pset_chunk(dc, 2, c), where + "chunking " + info.name);
+  }
+  f.datasets.push_back(std::make_unique<Id>(
+      must(H5Dcreate2(*f.group, info.name.c_str(), type, sp, H5P_DEFAULT, dc, H5P_DEFAULT), where + "dataset " + info.name), H5Dclose));
+  const hid_t ds = *f.datasets.back();
+  put_array<int>(ds, "index", H5T_NATIVE_INT, {static_cast<int>(k)});
+  put_string(ds, "type", std::string(1, info.type));
+  put_string(ds, "layout", ck::to_string(info.layout));
+  put_array<std::int64_t>(ds, "block", H5T_NATIVE_INT64, {info.mb, info.nb});
+  put_array<std::int64_t>(ds, "row_blocks", H5T_NATIVE_INT64, info.row_blocks);
+  put_array<std::int64_t>(ds, "col_blocks", H5T_NATIVE_INT64, info.col_blocks);
+  std::int64_t elements = 0;
+  auto fs = std::make_unique<Id>(select_blocks(m, elements), H5Sclose);
+  const auto [lr, lc] = local_dims(m);
+  if (elements != lr * lc) throw Error(where + "internal: selection of " + info.name + " does not match the local block");
+  return fs;
+}
+
+// Matrix k's data into its dataset. The per-block paths sum the checksum while they
+// copy the blocks: returns true with `sum` set then; false when the checksum is still to
+// be computed (the packed collective write).
+bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
+                       int version, bool lose_writes, const std::string& what, Trace& trace, std::uint64_t& sum) {
+  if (ck::per_block_io(m.layout, scalar_bytes(m.type), block_io_mode())) {
+    bool raw = false;
+    sum = per_block_transfer(ds, type, m, chunk, Pass::Write, what, version, raw, lose_writes);
+    trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
+    return true;
+  }
+  const auto [lr, lc] = local_dims(m);
+  std::vector<char> packed;
+  by_type(m.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
+  trace("pack");
+  Id ms(memory_space(lr * lc), H5Sclose);
+  Id x(collective_transfer(), H5Pclose);
+  char dummy[16] = {};
+  // A rank that loses its writes (fault injection) still takes part in the collective.
+  if (lose_writes) H5Sselect_none(fs), H5Sselect_none(ms);
+  must(H5Dwrite(ds, type, ms, fs, x, packed.empty() ? dummy : packed.data()), what);
+  trace("H5Dwrite");
+  return false;
+}
+
+// Every matrix: two agreed steps each, its dataset (collective in HDF5), then its data.
+// A write that fails on some processes only (the disk fills under whichever writes
+// last; ROMIO reports a collective write's error on its aggregators) is agreed before
+// anyone enters the next matrix's collective dataset creation, which the failed
+// processes would never join. Each dataset stays open until its checksum attribute is
+// written (known only after the data; agreed outside the guarded steps, whose failures
+// are agreed with a collective of their own).
+void write_matrices(MPI_Comm comm, OpenFile& f, ck::Header& h, const std::vector<CheckpointMatrix>& mats, bool lose_writes,
+                    const std::string& where, Trace& trace) {
+  std::vector<std::uint64_t> mine(mats.size(), 0);
+  std::vector<char> summed(mats.size(), 0);
+  guarded(comm, [&] {
+    f.group = std::make_unique<Id>(must(H5Gcreate2(*f.file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "group matrices"),
+                                   H5Gclose);
+  });
+  for (std::size_t k = 0; k < mats.size(); ++k) {
+    const auto& info = h.matrices[k];
+    Id t(element_type(mats[k].type), H5Tclose);
+    const auto chunk = ck::chunk_shape(info, scalar_bytes(mats[k].type), block_io_mode());
+    std::unique_ptr<Id> fs;
+    guarded(comm, [&] { fs = create_matrix_dataset(f, t, k, mats[k], info, chunk, where); });
+    trace("dataset and attributes");
+    const std::string what = where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)";
+    guarded(comm, [&] {
+      summed[k] = write_matrix_data(*f.datasets.back(), t, *fs, mats[k], chunk, h.version, lose_writes, what, trace, mine[k]);
+    });
+  }
+  f.group.reset();
+  for (std::size_t k = 0; k < mats.size(); ++k)
+    h.matrices[k].checksum = summed[k] ? sum_over(comm, mine[k]) : global_checksum(comm, mats[k], h.version);
+  trace("checksums");
+  guarded(comm, [&] {
+    for (std::size_t k = 0; k < mats.size(); ++k)
+      put_array<std::uint64_t>(*f.datasets[k], "checksum", H5T_NATIVE_UINT64, {h.matrices[k].checksum});
+    f.datasets.clear();
+  });
+}
+
+// The written .tmp made the checkpoint: every process flushes what it wrote (on a
+// parallel file system each client holds its own dirty pages), the file is read back
+// and compared with what was written (a write the I/O layer lost without an error, as
+// OMPIO on a full disk, shows here, not at the restart that needs the file), then it
+// replaces the older checkpoint under the same name: the old file's blocks are freed on
+// a background thread (replace_file), not in the rename, and the directory is flushed
+// so that the new name survives a crash of the node.
+void publish(MPI_Comm comm, int rank, const std::string& tmp, const std::string& path, const std::string& dir,
+             const std::string& where, const ck::Header& h, const std::vector<char>& state,
+             const std::vector<CheckpointMatrix>& mats, Trace& trace) {
+  guarded(comm, [&] {
+    if (const int e = sync_path(tmp); e != 0) throw Error(where + "fsync of " + tmp + " failed: " + std::strerror(e));
+  });
+  trace("fsync");
+  verify_written(comm, tmp, where, h, state, mats);
+  trace("read back and compared");
+  guarded(comm, [&] {
+    if (rank != 0) return;
+    if (const int e = replace_file(tmp, path); e != 0)
+      throw Error(where + "cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
+    if (const int e = sync_path(dir); e != 0)
+      throw Error(where + "written and renamed, but the fsync of its directory " + dir + " failed: " + std::strerror(e));
+  });
+  trace("rename");
+}
+
+}  // namespace
+
 void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, const std::vector<char>& state,
                       const std::vector<CheckpointMatrix>& mats) {
   Silence quiet;
@@ -168,186 +347,47 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     h.version = version_to_write(where);
     injected = injected_fault(comm, h.iteration, where);
   });
-  // Room first (world rank 0): a file system without room for the whole file refuses the
-  // checkpoint before any I/O layer sees it. Open MPI's OMPIO loses a full disk's errors
-  // (a collective write returns success, an independent one a short count that HDF5's
-  // MPI-IO driver accepts; docs/checkpoint.md, "Failures"), and HDF5's close after a
-  // failed write can leave the processes in different collectives. A .tmp left by a
-  // checkpoint that crashed is removed first (in the call: its room is needed now).
   std::vector<std::size_t> element_bytes;
   std::vector<std::pair<std::int64_t, std::int64_t>> chunks;
   for (std::size_t k = 0; k < mats.size(); ++k) {
     element_bytes.push_back(scalar_bytes(mats[k].type));
     chunks.push_back(ck::chunk_shape(h.matrices[k], element_bytes.back(), block_io_mode()));
   }
-  const std::uint64_t need = ck::file_bytes_bound(h, element_bytes, chunks, state.size());
-  guarded(comm, [&] {
-    if (rank != 0) return;
-    ::unlink(tmp.c_str());
-    if (injected.no_room_check) return;
-    std::uint64_t free_bytes = 0;
-    if (const int e = check_room(tmp, need, &free_bytes); e != 0) {
-      if (e != ENOSPC && e != EDQUOT && e != EFBIG)
-        throw Error(where + "cannot make a file in " + dir + ": " + std::strerror(e) +
-                    "; nothing was written, the previous checkpoints are kept");
-      char sizes[128];
-      std::snprintf(sizes, sizeof sizes, " (the file needs up to %.2f MiB, %.2f MiB are free)", static_cast<double>(need) / 1048576.0,
-                    static_cast<double>(free_bytes) / 1048576.0);
-      throw Error(where + "no room for it in " + dir + ": " + std::strerror(e) + sizes +
-                  "; nothing was written, the previous checkpoints are kept");
-    }
-  });
+  refuse_without_room(comm, rank, tmp, dir, where, ck::file_bytes_bound(h, element_bytes, chunks, state.size()),
+                      injected.no_room_check);
   trace("room");
-  bool made = false;
-  std::unique_ptr<Id> file;
-  std::vector<std::unique_ptr<Id>> datasets;
+  OpenFile f;
   try {
     guarded(comm, [&] {
       Id fa(mpio_access(comm, true), H5Pclose);
-      file = std::make_unique<Id>(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fa), H5Fclose);
-      if (file->id < 0) throw Error(where + "cannot create " + tmp + " (does the directory exist and is it writable?)");
+      f.file = std::make_unique<Id>(H5Fcreate(tmp.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fa), H5Fclose);
+      if (f.file->id < 0) throw Error(where + "cannot create " + tmp + " (does the directory exist and is it writable?)");
     });
-    made = true;
+    f.made = true;
     trace("create");
-    guarded(comm, [&] {
-      put_string(*file, "format", ck::kFormatName);
-      put_array<int>(*file, "version", H5T_NATIVE_INT, {h.version});
-      put_string(*file, "program", h.program);
-      put_string(*file, "executable", h.executable);
-      put_array<int>(*file, "iteration", H5T_NATIVE_INT, {h.iteration});
-      put_array<int>(*file, "grid", H5T_NATIVE_INT, {h.grid.nprow, h.grid.npcol});
-      put_string(*file, "resize_history", h.resize_history);
-      // The application state: rank 0 writes the bytes with independent I/O (a collective
-      // write of a few bytes would cost every process MPI-IO's exchange rounds).
-      const hsize_t n = std::max<hsize_t>(1, state.size());
-      Id sp(H5Screate_simple(1, &n, nullptr), H5Sclose);
-      Id ds(must(H5Dcreate2(*file, "state", H5T_NATIVE_UCHAR, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "state"), H5Dclose);
-      put_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, {static_cast<std::uint64_t>(state.size())});
-      if (rank == 0 && !state.empty()) {
-        Id x(independent_transfer(), H5Pclose);
-        must(H5Dwrite(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, x, reinterpret_cast<const unsigned char*>(state.data())),
-             where + "writing the application state");
-      }
-    });
+    guarded(comm, [&] { write_header_and_state(*f.file, rank, where, h, state); });
     trace("header and state");
-    // Each matrix's dataset stays open until its checksum attribute is written: the
-    // per-block paths sum the checksum while they copy the blocks, so it is known only
-    // after the data (and is agreed between the processes outside the guarded steps, whose
-    // failures are agreed with a collective of their own).
-    std::vector<std::uint64_t> mine(mats.size(), 0);
-    std::vector<char> summed(mats.size(), 0);
-    // Each matrix is two agreed steps: its dataset (collective in HDF5), then its data. A
-    // write that fails on some processes only (the disk fills under whichever writes
-    // last; ROMIO reports a collective write's error on its aggregators) is agreed before
-    // anyone enters the next matrix's collective dataset creation, which the failed
-    // processes would never join (one agreement after all matrices left that window).
-    std::unique_ptr<Id> group;
+    write_matrices(comm, f, h, mats, injected.lose_writes, where, trace);
     guarded(comm, [&] {
-      group = std::make_unique<Id>(must(H5Gcreate2(*file, "matrices", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT), where + "group matrices"),
-                                   H5Gclose);
-    });
-    for (std::size_t k = 0; k < mats.size(); ++k) {
-      const auto& m = mats[k];
-      const auto& info = h.matrices[k];
-      Id t(element_type(m.type), H5Tclose);
-      const auto chunk = ck::chunk_shape(info, scalar_bytes(m.type), block_io_mode());
-      const auto [lr, lc] = local_dims(m);
-      std::unique_ptr<Id> fs;
-      std::int64_t elements = 0;
-      guarded(comm, [&] {
-        const hsize_t dims[2] = {static_cast<hsize_t>(info.m), static_cast<hsize_t>(info.n)};
-        Id sp(H5Screate_simple(2, dims, nullptr), H5Sclose);
-        Id dc(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-        H5Pset_fill_time(dc, H5D_FILL_TIME_NEVER);
-        H5Pset_alloc_time(dc, H5D_ALLOC_TIME_EARLY);
-        if (chunk.first > 0) {
-          const hsize_t c[2] = {static_cast<hsize_t>(chunk.first), static_cast<hsize_t>(chunk.second)};
-          must(H5Pset_chunk(dc, 2, c), where + "chunking " + info.name);
-        }
-        datasets.push_back(std::make_unique<Id>(
-            must(H5Dcreate2(*group, info.name.c_str(), t, sp, H5P_DEFAULT, dc, H5P_DEFAULT), where + "dataset " + info.name), H5Dclose));
-        const hid_t ds = *datasets.back();
-        put_array<int>(ds, "index", H5T_NATIVE_INT, {static_cast<int>(k)});
-        put_string(ds, "type", std::string(1, info.type));
-        put_string(ds, "layout", ck::to_string(info.layout));
-        put_array<std::int64_t>(ds, "block", H5T_NATIVE_INT64, {info.mb, info.nb});
-        put_array<std::int64_t>(ds, "row_blocks", H5T_NATIVE_INT64, info.row_blocks);
-        put_array<std::int64_t>(ds, "col_blocks", H5T_NATIVE_INT64, info.col_blocks);
-        fs = std::make_unique<Id>(select_blocks(m, elements), H5Sclose);
-        if (elements != lr * lc) throw Error(where + "internal: selection of " + info.name + " does not match the local block");
-      });
-      trace("dataset and attributes");
-      guarded(comm, [&] {
-        const hid_t ds = *datasets.back();
-        if (ck::per_block_io(m.layout, scalar_bytes(m.type), block_io_mode())) {
-          bool raw = false;
-          mine[k] = per_block_transfer(ds, t, m, chunk, Pass::Write, where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)", h.version, raw,
-                                       injected.lose_writes);
-          summed[k] = 1;
-          trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
-          return;
-        }
-        std::vector<char> packed;
-        by_type(m.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
-        trace("pack");
-        Id ms(memory_space(elements), H5Sclose);
-        Id x(collective_transfer(), H5Pclose);
-        char dummy[16] = {};
-        // A rank that loses its writes (fault injection) still takes part in the collective.
-        if (injected.lose_writes) H5Sselect_none(*fs), H5Sselect_none(ms);
-        must(H5Dwrite(ds, t, ms, *fs, x, packed.empty() ? dummy : packed.data()),
-             where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)");
-        trace("H5Dwrite");
-      });
-    }
-    group.reset();
-    for (std::size_t k = 0; k < mats.size(); ++k)
-      h.matrices[k].checksum = summed[k] ? sum_over(comm, mine[k]) : global_checksum(comm, mats[k], h.version);
-    trace("checksums");
-    guarded(comm, [&] {
-      for (std::size_t k = 0; k < mats.size(); ++k)
-        put_array<std::uint64_t>(*datasets[k], "checksum", H5T_NATIVE_UINT64, {h.matrices[k].checksum});
-      datasets.clear();
-    });
-    guarded(comm, [&] {
-      const herr_t rc = H5Fclose(file->id);
-      file->id = -1;
+      const herr_t rc = H5Fclose(f.file->id);
+      f.file->id = -1;
       if (rc < 0) throw Error(where + "closing " + tmp + " failed (file system full?)");
     });
     trace("close");  // every process has closed the file: guarded() agreed on it
-    // Every process flushes what it wrote (on a parallel file system each client holds
-    // its own dirty pages), then the file is read back and compared with what was
-    // written before it may count: a write the I/O layer lost without an error (OMPIO
-    // on a full disk) shows here, not at the restart that needs the file.
-    guarded(comm, [&] {
-      if (const int e = sync_path(tmp); e != 0) throw Error(where + "fsync of " + tmp + " failed: " + std::strerror(e));
-    });
-    trace("fsync");
-    verify_written(comm, tmp, where, h, state, mats);
-    trace("read back and compared");
-    // A checkpoint written over an older one under the same name: the old file's blocks
-    // are freed on a background thread (replace_file), not in the rename. The directory
-    // is flushed so that the new name survives a crash of the node.
-    guarded(comm, [&] {
-      if (rank != 0) return;
-      if (const int e = replace_file(tmp, path); e != 0)
-        throw Error(where + "cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
-      if (const int e = sync_path(dir); e != 0)
-        throw Error(where + "written and renamed, but the fsync of its directory " + dir + " failed: " + std::strerror(e));
-    });
-    trace("rename");
+    publish(comm, rank, tmp, path, dir, where, h, state, mats, trace);
   } catch (const Error& e) {
     // Every process threw the same agreed error. HDF5's objects are closed, then the
     // incomplete file goes (its room freed in the call).
     close_after_failure(comm, e.what(), [&] {
-      datasets.clear();
-      if (file && file->id >= 0) {
-        if (H5Fclose(file->id) < 0) end_in_finalize_after_failed_close();
-        file->id = -1;
+      f.datasets.clear();
+      f.group.reset();
+      if (f.file && f.file->id >= 0) {
+        if (H5Fclose(f.file->id) < 0) end_in_finalize_after_failed_close();
+        f.file->id = -1;
       }
-      file.reset();
+      f.file.reset();
     });
-    if (rank == 0 && made) ::unlink(tmp.c_str());
+    if (rank == 0 && f.made) ::unlink(tmp.c_str());
     throw;
   }
 }
