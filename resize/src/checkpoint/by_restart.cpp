@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the next launch of a job resized by restart runs on (by_restart.hpp).
-#include "malleable/resize/by_restart.hpp"
+#include "checkpoint/by_restart.hpp"
 
 #include <algorithm>
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "malleable/resize/by_restart.hpp"
+#include "checkpoint/by_restart.hpp"
 
 namespace resize {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Placement of processes in a resized grid, seed 002 §4.2-4.5 and §5.2.
-#include "malleable/resize/grid_choice.hpp"
+#include "policy/grid_choice.hpp"
 
 #include "malleable/gridmap/error.hpp"
 #include "malleable/gridmap/nodes.hpp"

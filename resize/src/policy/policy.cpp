@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "malleable/resize/policy.hpp"
-#include "malleable/resize/slurm.hpp"
+#include "policy/slurm.hpp"
 
 #include <algorithm>
 #include <cstdlib>

@@ -2,9 +2,9 @@
 // The Slurm policy (issue 12): Slurm's output parsed and the decision taken (pure), and
 // the commands run by a Runner (popen). The Policy that ties them to the session is
 // slurm_policy.cpp.
-#include "malleable/resize/slurm.hpp"
+#include "policy/slurm.hpp"
 
-#include "malleable/resize/grid_choice.hpp"
+#include "policy/grid_choice.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -2,9 +2,9 @@
 // The Slurm policy, the Policy that ties Slurm to the session (issue 12): asks Slurm at
 // most every interval, takes slurm::decide's plan (slurm.cpp, pure) and turns it into a
 // Decision, acquiring or giving back nodes with the Client's commands.
-#include "malleable/resize/slurm.hpp"
+#include "policy/slurm.hpp"
 
-#include "malleable/resize/grid_choice.hpp"
+#include "policy/grid_choice.hpp"
 
 #include <algorithm>
 #include <cctype>

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "malleable/resize/slurm.hpp"
+#include "policy/slurm.hpp"
 
 namespace resize::slurm {
 

@@ -3,7 +3,7 @@
 // new grid or block sizes).
 #include "session/session_impl.hpp"
 
-#include "malleable/resize/grid_choice.hpp"
+#include "policy/grid_choice.hpp"
 #include "malleable/redist/traffic.hpp"
 #include "session/world.hpp"
 

@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "malleable/resize/grid_choice.hpp"
+#include "policy/grid_choice.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace resize::detail {

@@ -334,7 +334,7 @@ class Session {
   // rest of the decision too, so resize_now(d) can still carry it out in place.
   Decision next_decision();
   // The node of every world rank now (the same on every process), e.g. for
-  // hosts_after_restart (by_restart.hpp).
+  // hosts_after_restart (resize/src/checkpoint/by_restart.hpp).
   const std::vector<std::string>& rank_hosts() const;
   // Collective: each registered matrix's name and its order-independent checksum (the
   // one a checkpoint stores; checkpoint.hpp), the same whatever grid holds the matrix.
