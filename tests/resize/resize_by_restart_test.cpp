@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Resize by restart (by_restart.hpp): the nodes of the next launch after a shrink that
 // gives nodes back and after an expansion onto new nodes, and the launcher's .next text.
-#include "malleable/resize/by_restart.hpp"
+#include "checkpoint/by_restart.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include <gtest/gtest.h>
 
-#include "malleable/resize/grid_choice.hpp"
+#include "policy/grid_choice.hpp"
 
 using namespace resize;
 

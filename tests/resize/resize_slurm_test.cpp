@@ -6,7 +6,7 @@
 #include <deque>
 #include <tuple>
 
-#include "malleable/resize/slurm.hpp"
+#include "policy/slurm.hpp"
 
 using namespace resize;
 using namespace resize::slurm;

@@ -285,7 +285,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   RemapResult out;
   if (b->d.action == Action::Shrink) {
     dog.disarm();  // shrink() arms its own
-    out = shrink(b->d, b->target, b->np, t0);
+    out = recorded(b->d, b->target, t0, [&](ResizeRecord& rec) { return shrink(b->d, b->target, b->np, rec, t0); }, false);
   } else {
     out = switch_background_expansion(*b);
   }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The record of one resize, from its beginning to its conclusion: the predictions made
-// before it (rank 0), the record and watchdog of its beginning, a refusal, and on
-// success the record, the history (and its file), the policy told and the progress line.
+// before it (rank 0), the record and watchdog of its beginning, a refusal or a failure,
+// and on success the record, the history (and its file), the policy told and the
+// progress line. A blocking resize runs inside recorded(), so this file is entered once
+// per resize; a background one begins here and concludes at a later remap point.
 #include "session/session_impl.hpp"
 
 #include <algorithm>
@@ -53,7 +55,8 @@ RemapResult Session::Impl::refuse(const Decision& d, const std::string& why) {
 }
 
 // The record of one resize, and the watchdog armed for it (both directions alike).
-ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target) {
+ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, bool predict) {
+  if (predict && root()) predict_before(d, target);
   ResizeRecord rec;
   rec.after_iteration = iteration;
   rec.action = d.action;
@@ -94,6 +97,39 @@ void Session::Impl::predict_before(const Decision& d, const Grid& target) {
   iteration_before = d.measured_iteration;
   const auto segs = metrics.segments();
   if (iteration_before < 0 && !segs.empty()) iteration_before = segs.back().median_on(d.prediction_clock);
+}
+
+RemapResult Session::Impl::recorded(const Decision& d, const Grid& target, double t_start,
+                                    const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict) {
+  const Grid from = shape;
+  ResizeRecord rec = begin_resize(d, target, predict);
+  const Outcome out = carry_out(rec);
+  if (out.result.ok) {
+    conclude(d, from.size(), rec, out.line);
+  } else if (out.refused) {
+    powers = powers_before;  // nothing changed: the powers the decision brought are not taken
+    return refuse(d, out.result.message);
+  } else {
+    return fail_expansion(d, from, target, rec, out.result.message, t_start);
+  }
+  return out.result;
+}
+
+RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+                                          const std::string& err, double t_start) {
+  // Nothing was touched yet: the job continues on its old grid with its data.
+  rec.ok = false;
+  rec.to_grid = target.shape();
+  rec.message = "expansion failed: " + err;
+  powers = powers_before;
+  rec.t_total = MPI_Wtime() - t_start;
+  if (root()) {
+    metrics.add_resize(rec);
+    opt.policy->completed(d, from.size(), false);
+  }
+  progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " + target.shape() +
+           " FAILED (" + err + "); continuing on " + from.shape() + " with its data");
+  return {Action::Expand, false, err};
 }
 
 // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
 // pure choice, the same on every rank: target_grid.cpp), then carried out (expand,
-// shrink, regrid, or begun in the background). The resize's record is resize_record.cpp's.
+// shrink, regrid, or begun in the background), recorded by resize_record.cpp's recorded().
 #include "session/session_impl.hpp"
 
 #include "session/world.hpp"
@@ -44,10 +44,11 @@ RemapResult Session::Impl::act(Decision d) {
     why = e.what();
   }
   if (!why.empty()) return refuse(d, why);
-  if (root()) predict_before(d, target);
   if (!background_blocked(d)) return begin_background(d, target, np, t_start);  // issue 21
-  if (d.action == Action::Regrid) return regrid(d, target, t_start);
-  return d.action == Action::Expand ? expand(d, target, np, t_start) : shrink(d, target, np, t_start);
+  return recorded(d, target, t_start, [&](ResizeRecord& rec) {
+    if (d.action == Action::Regrid) return regrid(d, target, rec, t_start);
+    return d.action == Action::Expand ? expand(d, target, np, rec, t_start) : shrink(d, target, np, rec, t_start);
+  });
 }
 
 }  // namespace resize

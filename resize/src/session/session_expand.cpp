@@ -31,14 +31,14 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   return detail::pack(st);
 }
 
-RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
+Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
+                                             double t_start) {
   const Grid from = shape;
-  ResizeRecord rec = begin_resize(d, target);
   WatchdogGuard armed(dog);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - size());
   const std::string err = spawn(d, np, nnew, rec.t_spawn, true);
-  if (!err.empty()) return fail_expansion(d, from, target, rec, err, t_start);
+  if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
   world = detail::World::comm();
   if (size() < target.size())
     throw Error("expansion: the world has " + std::to_string(size()) + " processes after spawning, " +
@@ -52,9 +52,7 @@ RemapResult Session::Impl::expand(const Decision& d, const Grid& target, const N
   rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(rank_hosts);
   node_of_rank = redist::node_ids(rank_hosts);
-  finish_expansion(from, target, &rec, t_start);
-  if (root()) opt.policy->completed(d, from.size(), true);
-  return {Action::Expand, true, {}};
+  return {{Action::Expand, true, {}}, finish_expansion(from, target, rec, t_start), false};
 }
 
 std::string Session::Impl::spawn(const Decision& d, const NodePlan& np, int nnew, double& seconds, bool main_thread) {
@@ -77,50 +75,28 @@ std::string Session::Impl::spawn(const Decision& d, const NodePlan& np, int nnew
   return {};
 }
 
-RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
-                                          const std::string& err, double t_start) {
-  // Nothing was touched yet: the job continues on its old grid with its data.
-  rec.ok = false;
-  rec.to_grid = target.shape();
-  rec.message = "expansion failed: " + err;
-  powers = powers_before;
-  rec.t_total = MPI_Wtime() - t_start;
-  if (root()) {
-    metrics.add_resize(rec);
-    opt.policy->completed(d, from.size(), false);
-  }
-  progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " + target.shape() +
-           " FAILED (" + err + "); continuing on " + from.shape() + " with its data");
-  return {Action::Expand, false, err};
-}
-
-void Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start) {
+std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start) {
   dog.phase("BLACS grids");
   detail::BlacsGrid old_grid(world, from);
   detail::BlacsGrid new_grid(world, to);
   dog.phase("redistribution");
   const double t1 = MPI_Wtime();
-  const std::int64_t moved = move_all(old_grid, new_grid, rec);
-  rec->t_redist = MPI_Wtime() - t1;
+  const std::int64_t moved = move_all(old_grid, new_grid, &rec);
+  rec.t_redist = MPI_Wtime() - t1;
   grid = std::move(new_grid);
   old_grid.release();
   shape = to;
-  rec->bytes_moved = moved;
-  rec->bytes_total = total_bytes();
-  rec->t_total = MPI_Wtime() - t_start;
-  rec->t_other = rec->t_total - rec->t_spawn - rec->t_redist;
-  if (root()) {
-    metrics.add_resize(*rec);
-    record_outcome(*rec);
-    char line[256];
-    std::snprintf(line, sizeof line,
-                  "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
-                  "redistribution %.1f ms, other %.1f ms, total %.1f ms",
-                  iteration, rec->from_grid.c_str(), rec->to_grid.c_str(),
-                  to_string(rec->placement).c_str(), to.size(), rec->t_spawn * 1e3,
-                  rec->t_redist * 1e3, rec->t_other * 1e3, rec->t_total * 1e3);
-    progress(line + predicted_note(*rec));
-  }
+  rec.bytes_moved = moved;
+  rec.bytes_total = total_bytes();
+  rec.t_total = MPI_Wtime() - t_start;
+  rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
+                "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), to_string(rec.placement).c_str(), to.size(),
+                rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+  return line;
 }
 
 

@@ -223,15 +223,32 @@ struct Session::Impl {
   RemapResult act(Decision d);
   // World rank 0's decision, on every process of the world (collective).
   Decision broadcast_decision(const Decision& d) const;
-  ResizeRecord begin_resize(const Decision& d, const Grid& target);
-  RemapResult expand(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
-  RemapResult shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
-  RemapResult regrid(const Decision& d, const Grid& target, double t_start);
+  // The record of one resize (resize_record.cpp): begun with the predictions (rank 0)
+  // and the watchdog armed, concluded on success, or refused/failed. `predict` false: the
+  // predictions made when a background resize began stay (its completion's record).
+  ResizeRecord begin_resize(const Decision& d, const Grid& target, bool predict = true);
+  // What a blocking resize reports to its record: the result, the progress line of a
+  // success, or, for a resize that did not happen, whether it was refused before
+  // anything changed (refuse) or an expansion failed (fail_expansion).
+  struct Outcome {
+    RemapResult result;
+    std::string line;
+    bool refused = false;
+  };
+  // One blocking resize from its record's beginning to its conclusion, `carry_out` (one
+  // of expand, shrink, regrid) in between: the record's file is entered once per resize.
+  RemapResult recorded(const Decision& d, const Grid& target, double t_start,
+                       const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict = true);
+  Outcome expand(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec, double t_start);
+  Outcome shrink(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec, double t_start);
+  Outcome regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start);
   void predict_before(const Decision& d, const Grid& target);
   void record_outcome(const ResizeRecord& rec);
   void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
   RemapResult refuse(const Decision& d, const std::string& why);
-  void finish_expansion(const Grid& from, const Grid& to, ResizeRecord* rec, double t_start);
+  // The switch onto the grown grid (BLACS grids, every matrix moved, the record's times);
+  // returns the progress line.
+  std::string finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start);
   // The spawn of an expansion, shared by the blocking and the background paths: by the
   // decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
   // Returns "" or the spawn's error (the world unchanged). `main_thread`: the watchdog's

@@ -11,9 +11,8 @@ namespace resize {
 
 using namespace detail;
 
-RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
-  const Grid from = shape;
-  ResizeRecord rec = begin_resize(d, target);
+Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target, const NodePlan& np, ResizeRecord& rec,
+                                             double t_start) {
   WatchdogGuard armed(dog);
   // Redistribute on the big world, then let the extra processes go (§3.1 iii.4). The data
   // moves inside blacs-dyn's shrink, once it has validated the request and before anybody
@@ -33,7 +32,7 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
   std::string err;
   if (detail::World::shrink(np.keep, np.release, move, leaving, err) != 0) {
     if (moved) throw Error("shrink: " + err);  // failed after the data moved: cannot continue
-    return refuse(d, err);
+    return {{Action::Shrink, false, err}, {}, true};
   }
   if (leaving) {
     armed.release();  // this process leaves the job (World::leave does not return)
@@ -66,15 +65,12 @@ RemapResult Session::Impl::shrink(const Decision& d, const Grid& target, const N
                 iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
                 np.release.empty() ? "" : "; gave back ", comma_list(np.release).c_str(), rec.t_spawn * 1e3,
                 rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
-  conclude(d, from.size(), rec, line);
-  return {Action::Shrink, true, {}};
+  return {{Action::Shrink, true, {}}, line, false};
 }
 
 // Same world, new grid and/or new block sizes (issue 13 §3). Nobody joins or leaves, so
 // this is one redistribution between two grids of the current world.
-RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double t_start) {
-  const Grid from = shape;
-  ResizeRecord rec = begin_resize(d, target);
+Session::Impl::Outcome Session::Impl::regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start) {
   WatchdogGuard armed(dog);
   node_of_rank = redist::node_ids(rank_hosts);
   grid = move_onto(target, rec);
@@ -89,8 +85,7 @@ RemapResult Session::Impl::regrid(const Decision& d, const Grid& target, double 
                 "total %.1f ms%s%s",
                 iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(), size(), rec.t_redist * 1e3,
                 rec.t_other * 1e3, rec.t_total * 1e3, d.reason.empty() ? "" : "; ", d.reason.c_str());
-  conclude(d, from.size(), rec, line);
-  return {Action::Regrid, true, {}};
+  return {{Action::Regrid, true, {}}, line, false};
 }
 
 
