@@ -113,7 +113,7 @@ enum { RESIZE_STEP_CONTINUE = 0, RESIZE_STEP_RESIZED = 1, RESIZE_STEP_EXIT_FOR_R
 int resize_set_checkpointing(resize_session* s, const char* dir, const char* every, double mtbf_seconds, int keep);
 int resize_checkpoint_if_due(resize_session* s, int last, int* written);
 int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* action);
-/* Checkpoint levels in the nodes' own storage (issue 35, docs/checkpoint.md "Levels").
+/* Checkpoint levels in the nodes' own storage (docs/checkpoint.md, "Levels").
  * resize_set_level_checkpointing (every process, after start): dir ("" or NULL:
  * /dev/shm/malleable-<job>), local_every / partner_every as `every` above ("N", "<T>s",
  * "auto", "" never; a partner checkpoint writes the local level too), the MTBFs "auto"

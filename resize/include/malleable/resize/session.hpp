@@ -102,7 +102,7 @@ struct CheckpointCadence {
   int keep = 0;             // newest checkpoints kept in dir (0: all)
 };
 
-// Checkpoint levels in the nodes' own storage (issue 35, docs/checkpoint.md "Levels"):
+// Checkpoint levels in the nodes' own storage (docs/checkpoint.md, "Levels"):
 // *local* (each process's blocks, the application state and the layout in a directory on
 // its own node) and *partner* (the same bytes also kept by a process of the partner node,
 // a ring over the nodes), beside the global HDF5 file of CheckpointCadence.
