@@ -3,7 +3,8 @@
 // of an expansion under way (state hand-over, then the same redistribution as the others).
 #include "session/session_impl.hpp"
 
-#include <csignal>
+#include "common/fault.hpp"
+
 #include <functional>
 
 #include "malleable/redist/traffic.hpp"
@@ -87,22 +88,12 @@ int Session::join() {
   std::vector<char> bytes;
   std::string err;
   if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
-  if (const char* f = std::getenv("RESIZE_FAULT");
-      f && std::string(f) == "kill-newcomer" && I.rank() == I.size() - 1) {
-    // Fault injection for the tests: the last newcomer dies in the middle of the resize,
-    // after the state hand-over and before the redistribution.
-    std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) kills itself\n", getpid());
-    std::fflush(stderr);
-    raise(SIGKILL);
-  }
-  if (const char* f = std::getenv("RESIZE_FAULT");
-      f && std::string(f) == "stall-newcomer" && I.rank() == I.size() - 1) {
-    // Fault injection: the last newcomer stops answering (a hung node); the watchdogs
-    // of the others must end the job.
-    std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) stalls\n", getpid());
-    std::fflush(stderr);
-    for (;;) pause();
-  }
+  // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
+  // hung node: the others' watchdogs must end the job), after the state hand-over and
+  // before the redistribution.
+  const bool last = I.rank() == I.size() - 1;
+  fault::inject(fault::Point::KillNewcomer, last, I.rank(), "after the state hand-over");
+  fault::inject(fault::Point::StallNewcomer, last, I.rank(), "after the state hand-over");
   const ExpansionState st = unpack_expansion(bytes);
   I.iteration = st.iteration;
   I.opt.mover = static_cast<Mover>(st.mover);

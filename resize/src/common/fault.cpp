@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// RESIZE_FAULT: the session's test-only fault injection (fault.hpp).
+#include "common/fault.hpp"
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+namespace resize::detail::fault {
+
+namespace {
+std::string_view name_of(Point p) {
+  switch (p) {
+    case Point::PauseInRedistribution: return "pause-in-redistribution";
+    case Point::KillNewcomer: return "kill-newcomer";
+    case Point::StallNewcomer: return "stall-newcomer";
+    case Point::HoldBackground: return "hold-background";
+    case Point::KillNewcomerBackground: return "kill-newcomer-background";
+  }
+  return {};
+}
+}  // namespace
+
+std::optional<int> parse(std::string_view value, Point p) {
+  const std::string_view name = name_of(p);
+  if (value == name) return p == Point::PauseInRedistribution ? 10 : 0;
+  if (p != Point::PauseInRedistribution || value.substr(0, name.size()) != name || value.size() <= name.size() ||
+      value[name.size()] != ':')
+    return std::nullopt;
+  return std::atoi(std::string(value.substr(name.size() + 1)).c_str());
+}
+
+std::optional<int> armed(Point p) {
+  const char* v = std::getenv("RESIZE_FAULT");
+  return v ? parse(v, p) : std::nullopt;
+}
+
+void inject(Point p, bool here, int world_rank, std::string_view what) {
+  const auto arg = armed(p);
+  if (!arg || !here) return;
+  switch (p) {
+    case Point::PauseInRedistribution:
+      if (world_rank == 0) {
+        std::fprintf(stderr, "resize: fault injection - every process pauses %d s %.*s\n", *arg, static_cast<int>(what.size()),
+                     what.data());
+        std::fflush(stderr);
+      }
+      if (*arg > 0) ::sleep(static_cast<unsigned>(*arg));
+      return;
+    case Point::StallNewcomer:
+      std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) stalls %.*s\n", getpid(), static_cast<int>(what.size()),
+                   what.data());
+      std::fflush(stderr);
+      for (;;) pause();
+    case Point::KillNewcomer:
+    case Point::KillNewcomerBackground:
+      std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) kills itself %.*s\n", getpid(),
+                   static_cast<int>(what.size()), what.data());
+      std::fflush(stderr);
+      raise(SIGKILL);
+      return;
+    case Point::HoldBackground:
+      return;  // a condition the helper thread asks with armed(), not an action
+  }
+}
+
+}  // namespace resize::detail::fault

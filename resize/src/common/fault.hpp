@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Test-only fault injection of the session, in one place: RESIZE_FAULT names one fault
+// (docs/errors.md, "Fault injection"); nothing else in the library reads it. Not for
+// production runs. The checkpoint writer's own faults (MALLEABLE_CHECKPOINT_FAULT) are
+// checkpoint_write.cpp's, which is the only reader of that variable.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+namespace resize::detail::fault {
+
+enum class Point {
+  PauseInRedistribution,   // pause-in-redistribution[:S]: every process sleeps S s (10) after the first matrix moved
+  KillNewcomer,            // kill-newcomer: the last newcomer dies after the state hand-over
+  StallNewcomer,           // stall-newcomer: the last newcomer stops answering there
+  HoldBackground,          // hold-background: the background helper thread waits for the main thread
+  KillNewcomerBackground,  // kill-newcomer-background: the last newcomer dies in the background phase
+};
+
+// Pure: whether `value` (RESIZE_FAULT's text) names the fault at `p`, and its argument
+// (the pause's seconds, default 10; 0 for the others). nullopt: not this fault.
+std::optional<int> parse(std::string_view value, Point p);
+
+// The fault at `p` if RESIZE_FAULT names it (read once per call; tests set it per run).
+std::optional<int> armed(Point p);
+
+// Carries out the fault at `p` when it is armed and `here` (the process it targets):
+// says so on stderr (`what` names the moment), then pauses, stalls or kills the process.
+void inject(Point p, bool here, int world_rank, std::string_view what);
+
+}  // namespace resize::detail::fault

@@ -1,0 +1,32 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The session's test-only fault injection reads RESIZE_FAULT in one place (fault.hpp):
+// each fault is recognised by its exact name, the pause takes its seconds, nothing else
+// (another fault's name, a prefix, the driver's own pause-in-iteration) arms a fault.
+#include <gtest/gtest.h>
+
+#include "common/fault.hpp"
+
+using resize::detail::fault::parse;
+using resize::detail::fault::Point;
+
+TEST(Fault, EachFaultIsArmedByItsOwnNameOnly) {
+  EXPECT_EQ(parse("kill-newcomer", Point::KillNewcomer), 0);
+  EXPECT_EQ(parse("stall-newcomer", Point::StallNewcomer), 0);
+  EXPECT_EQ(parse("hold-background", Point::HoldBackground), 0);
+  EXPECT_EQ(parse("kill-newcomer-background", Point::KillNewcomerBackground), 0);
+  // kill-newcomer is a prefix of kill-newcomer-background: neither arms the other.
+  EXPECT_FALSE(parse("kill-newcomer-background", Point::KillNewcomer));
+  EXPECT_FALSE(parse("kill-newcomer", Point::KillNewcomerBackground));
+  EXPECT_FALSE(parse("stall-newcomer", Point::KillNewcomer));
+  EXPECT_FALSE(parse("", Point::HoldBackground));
+  EXPECT_FALSE(parse("hold-background:3", Point::HoldBackground));
+}
+
+TEST(Fault, ThePauseInTheRedistributionTakesItsSeconds) {
+  EXPECT_EQ(parse("pause-in-redistribution", Point::PauseInRedistribution), 10);
+  EXPECT_EQ(parse("pause-in-redistribution:20", Point::PauseInRedistribution), 20);
+  EXPECT_EQ(parse("pause-in-redistribution:0", Point::PauseInRedistribution), 0);
+  EXPECT_FALSE(parse("pause-in-redistributionX", Point::PauseInRedistribution));
+  EXPECT_FALSE(parse("pause-in-iteration:13:20", Point::PauseInRedistribution));  // the driver's own hook
+  EXPECT_FALSE(parse("pause-in-redistribution:20", Point::KillNewcomer));
+}
