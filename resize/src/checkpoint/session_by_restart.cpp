@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "checkpoint/by_restart.hpp"
+#include "common/broadcast.hpp"
 
 namespace resize {
 
@@ -37,17 +38,6 @@ Mechanism parse_mechanism(const std::string& s) {
   if (s == "restart") return Mechanism::Restart;
   throw Error("mechanism '" + s + "': expected spawn or restart");
 }
-
-namespace {
-// The same text on every process (world rank 0's).
-std::string from_root(std::string text, MPI_Comm comm) {
-  int len = static_cast<int>(text.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-  text.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm);
-  return text;
-}
-}  // namespace
 
 ResizeStep Session::remap_or_restart(Mechanism m) {
   auto& I = *impl_;
@@ -109,7 +99,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
       std::fflush(stdout);
     }
   }
-  why = from_root(why, I.world);
+  why = detail::broadcast_text(why, 0, I.world);
   if (!why.empty()) throw CheckpointFailed("resize by restart: " + why);
   step.kind = ResizeStep::Kind::ExitForRestart;
   step.ok = true;

@@ -3,6 +3,7 @@
 // of an expansion under way (state hand-over, then the same redistribution as the others).
 #include "session/session_impl.hpp"
 
+#include "common/broadcast.hpp"
 #include "common/fault.hpp"
 
 #include <functional>
@@ -26,14 +27,6 @@ std::string start_signature(const Grid& g, const std::vector<Registered>& mats) 
       sig += (r.dist == Distribution::Block ? " block" : " block-cyclic " + std::to_string(r.mb) + "x" + std::to_string(r.nb));
   }
   return sig;
-}
-
-std::string broadcast_text(std::string text, int root, MPI_Comm comm) {
-  int len = static_cast<int>(text.size());
-  MPI_Bcast(&len, 1, MPI_INT, root, comm);
-  text.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(text.data(), len, MPI_CHAR, root, comm);
-  return text;
 }
 
 // Collective: every process starts the same grid with the same registered matrices, or
