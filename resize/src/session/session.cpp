@@ -144,7 +144,10 @@ void check_shape(const std::string& name, int m, int n, int mb, int nb) {
                 std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
                 std::to_string(nb) + ")");
 }
-Registered uniform(const std::string& name, int m, int n, int mb, int nb, Distribution dist, int* desc) {
+}  // namespace
+
+Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                                int* desc) {
   check_shape(name, m, n, mb, nb);
   if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
   Registered r;
@@ -157,26 +160,14 @@ Registered uniform(const std::string& name, int m, int n, int mb, int nb, Distri
   r.nb = nb;
   return r;
 }
-}  // namespace
 
 template <class T>
 void Session::register_vector(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                               int* desc, std::vector<T>& buf) {
-  Registered r = uniform(name, m, n, mb, nb, dist, desc);
+  Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
   r.store = std::make_unique<VectorStorage<T>>(buf);
   r.type = detail::scalar_of<T>();
   impl_->mats.push_back(std::move(r));
-}
-
-template <class T>
-void Session::register_malloc(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                              int* desc, T** buf) {
-  if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
-  Registered r = uniform(name, m, n, mb, nb, dist, desc);
-  r.store = std::make_unique<MallocStorage<T>>(buf);
-  r.type = detail::scalar_of<T>();
-  impl_->mats.push_back(std::move(r));
-  *buf = nullptr;
 }
 
 template <class T>
@@ -198,10 +189,6 @@ void Session::register_blocks(const std::string& name, int m, int n, BlockSizes 
   void Session::register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,  \
                                 int* desc, std::vector<T>& buf) {                                            \
     register_vector(name, m, n, mb, nb, dist, desc, buf);                                                    \
-  }                                                                                                          \
-  void Session::register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist, \
-                                  int* desc, T** buf) {                                                      \
-    register_malloc(name, m, n, mb, nb, dist, desc, buf);                                                    \
   }                                                                                                          \
   void Session::register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,              \
                                        std::vector<T>& buf, int* lld) {                                      \
