@@ -62,6 +62,19 @@ void check_walk(const redist::Layout& layout) {
         ++seen[static_cast<std::size_t>(i + static_cast<long long>(j) * layout.m)];
       });
       EXPECT_EQ(next, static_cast<long long>(mp.local_rows()) * mp.local_cols());
+      // find(): owns(i, j) and the local indices in one look-up, as Layout says (every
+      // element on every process: the smaller shapes only, to keep the test quick).
+      if (layout.m * layout.n * layout.nprow * layout.npcol > 100000) continue;
+      for (int j = 0; j < layout.n; ++j)
+        for (int i = 0; i < layout.m; ++i) {
+          int il = -1, jl = -1;
+          const bool held = mp.find(i, j, il, jl);
+          ASSERT_EQ(held, mp.owns(i, j)) << i << ", " << j;
+          ASSERT_EQ(held, layout.row_owner(i) == pr && layout.col_owner(j) == pc);
+          if (!held) continue;
+          ASSERT_EQ(il, layout.row_to_local(i));
+          ASSERT_EQ(jl, layout.col_to_local(j));
+        }
     }
   for (int c : seen) ASSERT_EQ(c, 1);
 }
@@ -128,6 +141,14 @@ TEST(IndexMap, OffTheGridOwnsNothing) {
   EXPECT_TRUE(on.owns(0, 0));
   EXPECT_FALSE(on.owns(-1, 0));
   EXPECT_FALSE(on.owns(0, 10));
+  EXPECT_FALSE(on.owns(10, 0));
+  int il = -1, jl = -1;
+  EXPECT_FALSE(on.find(10, 0, il, jl));
+  const IndexMap row1(l, 1, 0);  // block 5 (rows 10, 11: outside) would be process row 1's
+  EXPECT_FALSE(row1.owns(10, 0));
+  EXPECT_FALSE(row1.find(10, 0, il, jl));
+  EXPECT_FALSE(row1.owns(-1, 0));
+  EXPECT_FALSE(off.find(0, 0, il, jl));
   EXPECT_THROW((void)on.local_row(10), redist::Error);  // outside the matrix: named, not UB
   const IndexMap none;  // no layout yet (before start)
   EXPECT_FALSE(none.owns(0, 0));
