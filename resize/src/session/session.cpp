@@ -19,8 +19,6 @@
 #include "session/world.hpp"
 
 extern "C" void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
-extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,
-                       const int* nprocs);
 
 namespace resize {
 
@@ -214,9 +212,10 @@ std::size_t Session::local_size(const int* desc) {
   if (desc[1] < 0) return 0;
   int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
   Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
-  const int zero = 0;
-  const int nloc = numroc_(&desc[3], &desc[5], &mycol, &zero, &npcol);
-  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max(nloc, 1));
+  // The local columns: redist's map of the column dimension (first block on column 0).
+  const redist::Axis cols(redist::BlockSizes::uniform(desc[3], desc[5]), npcol, 0);
+  const auto nloc = cols.local_count(mycol);
+  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max<std::int64_t>(nloc, 1));
 }
 void Session::report_compute(double work, double seconds) {
   if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
