@@ -17,7 +17,6 @@
 #include <fstream>
 #include <iostream>
 
-#include "malleable/redist/scalapack_api.h"
 
 extern "C" void openblas_set_num_threads(int);
 
@@ -62,38 +61,25 @@ std::string describe_problem(std::int64_t n, std::int64_t nb, resize::Distributi
          (dist == resize::Distribution::Block ? " block distribution" : " NB=" + std::to_string(nb));
 }
 
-void for_each_local(resize::Session& s, const int* desc,
-                    const std::function<void(int, int, int, int)>& f) {
-  if (!s.in_grid()) return;
-  const int izero = 0;
-  int nprow = s.grid().nprow, npcol = s.grid().npcol, myrow = s.myrow(), mycol = s.mycol();
-  const int mloc = numroc_(&desc[2], &desc[4], &myrow, &izero, &nprow);
-  const int nloc = numroc_(&desc[3], &desc[5], &mycol, &izero, &npcol);
-  for (int jl = 0; jl < nloc; ++jl) {
-    const int j1 = jl + 1, jg = indxl2g_(&j1, &desc[5], &mycol, &izero, &npcol) - 1;
-    for (int il = 0; il < mloc; ++il) {
-      const int i1 = il + 1, ig = indxl2g_(&i1, &desc[4], &myrow, &izero, &nprow) - 1;
-      f(il, jl, ig, jg);
-    }
-  }
+void fill(resize::Matrix<double>& a, int seed) {
+  a.for_each_local([&](int i, int j, double& v) { v = entry(seed, i, j); });
 }
 
-void fill(resize::Session& s, const int* desc, std::vector<double>& buf, int seed) {
-  for_each_local(s, desc, [&](int il, int jl, int ig, int jg) {
-    buf[il + static_cast<std::size_t>(jl) * desc[8]] = entry(seed, ig, jg);
-  });
-}
-
-double max_diff(resize::Session& s, const int* desc, const std::vector<double>& buf,
+double max_diff(const resize::Session& s, const resize::IndexMap& map, const double* buf, int lld,
                 const std::vector<double>& ref) {
   double err = 0.0;
-  for_each_local(s, desc, [&](int il, int jl, int ig, int jg) {
-    err = std::max(err, std::fabs(buf[il + static_cast<std::size_t>(jl) * desc[8]] -
-                                  ref[ig + static_cast<std::size_t>(jg) * desc[2]]));
+  const auto m = static_cast<std::size_t>(map.rows()), ld = static_cast<std::size_t>(lld);
+  map.for_each_local([&](int il, int jl, int i, int j) {
+    err = std::max(err, std::fabs(buf[static_cast<std::size_t>(il) + static_cast<std::size_t>(jl) * ld] -
+                                  ref[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * m]));
   });
   double g = 0.0;
   MPI_Allreduce(&err, &g, 1, MPI_DOUBLE, MPI_MAX, s.world());
   return g;
+}
+
+double max_diff(const resize::Session& s, const resize::Matrix<double>& a, const std::vector<double>& ref) {
+  return max_diff(s, a.map(), a.data(), a.lld(), ref);
 }
 
 std::string version_text(const std::string& program) {
@@ -137,29 +123,21 @@ resize::Grid parse_grid(const std::string& s) {
     throw resize::Error("--grid: expected PxQ, got '" + s + "'");
   }
 }
-}  // namespace
 
-int run_driver(int argc, char** argv, CommonOptions& o,
-               const std::function<void(void*)>& extra, DriverHooks hooks) {
-  // One BLAS thread per rank: ranks already share the cores, and the CPU-time clock
-  // must measure one rank's work.
-  openblas_set_num_threads(1);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  CLI::App cli{"resizable " + hooks.name + " (malleable apps)"};
-  resize::checkpoint::Every every;
-  cli.option_defaults()->always_capture_default();  // --help shows every default
-  cli.set_version_flag("--version", version_text(hooks.name + "_resizable"));
+std::string check_grid(const std::string& g) {
+  try {
+    const auto t = parse_grid(g);
+    return t.nprow >= 1 && t.npcol >= 1 ? std::string() : "a grid needs at least 1x1, got " + g;
+  } catch (const std::exception& e) {
+    return std::string(e.what());
+  }
+}
+
+// The problem, the grid, the policy, the output and the background resizes.
+void add_run_options(CLI::App& cli, CommonOptions& o) {
   cli.add_option("-n,--size", o.n, "global matrix size N")->check(positive());
   cli.add_option("--nb", o.nb, "block size NB")->check(positive());
-  cli.add_option("-g,--grid", o.grid, "initial process grid PxQ")->check([](const std::string& g) {
-    try {
-      const auto t = parse_grid(g);
-      return t.nprow >= 1 && t.npcol >= 1 ? std::string() : "a grid needs at least 1x1, got " + g;
-    } catch (const std::exception& e) {
-      return std::string(e.what());
-    }
-  });
+  cli.add_option("-g,--grid", o.grid, "initial process grid PxQ")->check(check_grid);
   cli.add_option("-i,--iters", o.iters, "iterations")->check(positive());
   cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot, slurm (inside a Slurm job: docs/apps.md)");
   cli.add_option("-s,--schedule", o.schedule,
@@ -187,6 +165,15 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_option("--constant", o.constant,
                  "comma-separated registered matrices the application does not change between remap points "
                  "(moved in the background with --background)");
+  cli.add_option("--mechanism", o.mechanism,
+                 "how a resize happens: spawn (MPI_Comm_spawn, in place) or restart (checkpoint into --checkpoint "
+                 "DIR, exit 4, scripts/malleable-run restarts with the new process count)")
+      ->check(CLI::IsMember({"spawn", "restart"}));
+  cli.add_flag("--checksums", o.checksums, "print each matrix's checksum at the end (equal for equal results)");
+}
+
+// Checkpoints, restart and the checkpoint levels (docs/checkpoint.md).
+void add_checkpoint_options(CLI::App& cli, CommonOptions& o) {
   cli.add_option("--checkpoint", o.checkpoint_dir,
                  "write checkpoints (one parallel HDF5 file each) into this directory (docs/checkpoint.md)");
   cli.add_option("--checkpoint-every", o.checkpoint_every,
@@ -210,39 +197,282 @@ int run_driver(int argc, char** argv, CommonOptions& o,
   cli.add_flag("--restart-levels", o.restart_levels,
                "start from the newest version complete across the levels on this job's nodes (after a lost node; "
                "the global checkpoints in --checkpoint DIR only for blocks in no level), on the grid of --grid");
-  cli.add_option("--mechanism", o.mechanism,
-                 "how a resize happens: spawn (MPI_Comm_spawn, in place) or restart (checkpoint into --checkpoint "
-                 "DIR, exit 4, scripts/malleable-run restarts with the new process count)")
-      ->check(CLI::IsMember({"spawn", "restart"}));
-  cli.add_flag("--checksums", o.checksums, "print each matrix's checksum at the end (equal for equal results)");
+}
+
+double duration_or_zero(const std::string& text) {
+  return text.empty() ? 0.0 : resize::checkpoint::parse_duration(text);
+}
+
+// The checks between options, after parsing: a CLI::ValidationError is a usage error.
+resize::checkpoint::Every check_options(const CommonOptions& o) {
+  if (o.policy == "scripted" && o.schedule.empty())
+    throw CLI::ValidationError("--schedule", "-p scripted needs a schedule (-s ITER:expand|shrink:TARGET,...)");
+  resize::checkpoint::Every every;
+  try {
+    every = resize::checkpoint::parse_every(o.checkpoint_every, duration_or_zero(o.mtbf));
+  } catch (const resize::Error& e) {
+    throw CLI::ValidationError(e.what());
+  }
+  if (o.checkpoint_dir.empty() && o.mechanism == "restart")
+    throw CLI::ValidationError("--mechanism", "restart needs --checkpoint DIR");
+  if (o.checkpoint_dir.empty() && !o.checkpoint_every.empty())
+    throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint DIR");
+  try {  // the level cadences, checked here so that a bad one is a usage error
+    resize::checkpoint::parse_every(o.checkpoint_local, duration_or_zero(o.mtbf_local));
+    resize::checkpoint::parse_every(o.checkpoint_partner, duration_or_zero(o.mtbf_partner));
+  } catch (const resize::Error& e) {
+    throw CLI::ValidationError(e.what());
+  }
+  return every;
+}
+
+// Parses the command line into `o` and `every`: -1 to run, otherwise the exit status
+// (0 after --help/--version, 2 for a usage error, said on rank 0 only).
+int parse_command_line(int argc, char** argv, CommonOptions& o, const std::function<void(void*)>& extra,
+                       const std::string& name, int rank, resize::checkpoint::Every& every) {
+  CLI::App cli{"resizable " + name + " (malleable apps)"};
+  cli.option_defaults()->always_capture_default();  // --help shows every default
+  cli.set_version_flag("--version", version_text(name + "_resizable"));
+  add_run_options(cli, o);
+  add_checkpoint_options(cli, o);
   if (extra) extra(&cli);
   try {
     cli.parse(argc, argv);
-    if (o.policy == "scripted" && o.schedule.empty())
-      throw CLI::ValidationError("--schedule", "-p scripted needs a schedule (-s ITER:expand|shrink:TARGET,...)");
-    try {
-      every = resize::checkpoint::parse_every(o.checkpoint_every,
-                                              o.mtbf.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf));
-    } catch (const resize::Error& e) {
-      throw CLI::ValidationError(e.what());
-    }
-    if (o.checkpoint_dir.empty() && o.mechanism == "restart")
-      throw CLI::ValidationError("--mechanism", "restart needs --checkpoint DIR");
-    if (o.checkpoint_dir.empty() && !o.checkpoint_every.empty())
-      throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint DIR");
-    try {  // the level cadences, checked here so that a bad one is a usage error
-      resize::checkpoint::parse_every(o.checkpoint_local,
-                                      o.mtbf_local.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_local));
-      resize::checkpoint::parse_every(
-          o.checkpoint_partner, o.mtbf_partner.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_partner));
-    } catch (const resize::Error& e) {
-      throw CLI::ValidationError(e.what());
-    }
+    every = check_options(o);
   } catch (const CLI::ParseError& e) {
-    // usage errors (and --help/--version, which exit 0) on rank 0 only; exit status 2
     const int rc = rank == 0 ? cli.exit(e) : (e.get_exit_code() == 0 ? 0 : 2);
     return rc == 0 ? 0 : 2;
   }
+  return -1;
+}
+
+// A schedule that cannot run as written is said, not silently ignored (a malformed one
+// is reported by the policy on every rank). World rank 0.
+void warn_about_schedule(const CommonOptions& o) {
+  if (o.schedule.empty()) return;
+  if (o.policy != "scripted") {
+    std::fprintf(stderr, "warning: --schedule is ignored with -p %s (it drives -p scripted)\n", o.policy.c_str());
+    return;
+  }
+  try {
+    for (const auto& e : resize::load_schedule(o.schedule))
+      if (e.iteration >= o.iters)
+        std::fprintf(stderr,
+                     "warning: schedule entry '%s' will not run: the last remap point is after iteration %d "
+                     "of %d\n",
+                     resize::to_string(e).c_str(), o.iters - 1, o.iters);
+  } catch (const std::exception&) {
+  }
+}
+
+resize::SessionOptions session_options(const CommonOptions& o, const DriverHooks& hooks) {
+  resize::SessionOptions so;
+  so.app = hooks.name;
+  if (hooks.policy) so.policy = hooks.policy(o);
+  if (!so.policy) so.policy = resize::make_policy(o.policy, o.schedule, o.offer, o.iters);
+  so.mover = resize::parse_mover(o.mover);
+  so.progress = !o.quiet;
+  so.resize_timeout = o.resize_timeout;
+  so.total_iterations = o.iters;
+  so.background = resize::parse_background(o.background);
+  so.background_iterations = o.background_iterations;
+  return so;
+}
+
+void mark_constants(resize::Session& s, const std::string& list) {
+  for (std::size_t at = 0; at < list.size();) {
+    const std::size_t end = std::min(list.find(',', at), list.size());
+    if (end > at) s.mark_constant(list.substr(at, end - at));
+    at = end + 1;
+  }
+}
+
+// Joins (a newcomer), restarts from the levels or a checkpoint, or starts and fills the
+// matrices: the completed iterations, or -1 when a restart was refused (said; every
+// process holds the same verdict, Session::restart).
+int begin_run(resize::Session& s, const CommonOptions& o, const DriverHooks& hooks, int rank) {
+  if (s.is_newcomer()) return s.join();
+  const resize::Grid g0 = parse_grid(o.grid);
+  if (o.restart_levels || !o.restart.empty()) {
+    try {
+      return o.restart_levels ? s.restart_from_levels(o.checkpoint_local_dir, g0, o.checkpoint_dir)
+                              : s.restart(o.restart, g0);
+    } catch (const resize::Error& e) {
+      std::fprintf(stderr, "%s (rank %d): restart refused: %s\n", hooks.name.c_str(), rank, e.what());
+      return -1;
+    }
+  }
+  const int it = s.start(g0);
+  hooks.init(s);
+  return it;
+}
+
+// The checkpoint cadences (docs/checkpoint.md): the session keeps them (world rank 0
+// decides when, everyone follows) and creates the directory. True with levels.
+bool set_checkpointing(resize::Session& s, const CommonOptions& o, const resize::checkpoint::Every& every) {
+  if (!o.checkpoint_dir.empty()) s.set_checkpointing({o.checkpoint_dir, o.checkpoint_every, every.mtbf, o.keep});
+  const bool levels = !o.checkpoint_local.empty() || !o.checkpoint_partner.empty();
+  if (levels) {
+    resize::LevelCadence lc;
+    lc.dir = o.checkpoint_local_dir;
+    lc.local_every = o.checkpoint_local;
+    lc.partner_every = o.checkpoint_partner;
+    lc.local_mtbf = duration_or_zero(o.mtbf_local);
+    lc.partner_mtbf = duration_or_zero(o.mtbf_partner);
+    lc.keep = o.keep > 0 ? o.keep : 2;
+    s.set_level_checkpointing(lc);
+  }
+  return levels;
+}
+
+// The iteration loop: an iteration, the checkpoints due, a stop request, a remap point.
+class Loop {
+ public:
+  Loop(resize::Session& s, const CommonOptions& o, const DriverHooks& hooks, bool levels, int rank)
+      : s_(s), o_(o), hooks_(hooks), levels_(levels), rank_(rank) {
+    // Test hook (a node lost during an iteration): RESIZE_FAULT=pause-in-iteration:K:S
+    // makes every process sleep S seconds in iteration K, after its computation and
+    // before the iteration completes.
+    if (const char* f = std::getenv("RESIZE_FAULT");
+        f && std::sscanf(f, "pause-in-iteration:%d:%d", &pause_iter_, &pause_s_) != 2)
+      pause_iter_ = 0;
+  }
+  // From iteration `it` to the end or a stop: -1, or the status the job ends with.
+  int run(int it) {
+    while (it < o_.iters) {
+      iterate(it);
+      ++it;
+      const bool stop = stop_requested();
+      try {
+        if (levels_) s_.level_checkpoint_if_due();
+        if (!o_.checkpoint_dir.empty()) s_.checkpoint_if_due(stop || it == o_.iters);
+      } catch (const resize::Error& e) {
+        return checkpoint_failed(e);
+      }
+      if (stop) {
+        if (s_.world_rank() == 0)
+          std::printf("stop requested (%s exists): ending after iteration %d of %d\n", o_.stop_file.c_str(), it,
+                      o_.iters);
+        return -1;
+      }
+      if (it >= o_.iters) continue;
+      if (const int rc = remap(); rc >= 0) return rc;
+    }
+    return -1;
+  }
+
+ private:
+  void iterate(int it) {
+    s_.begin_iteration();
+    hooks_.iterate(s_);
+    if (it + 1 == pause_iter_) {
+      if (s_.world_rank() == 0) {
+        std::fprintf(stderr, "%s: fault injection - every process pauses %d s in iteration %d\n",
+                     hooks_.name.c_str(), pause_s_, pause_iter_);
+        std::fflush(stderr);
+      }
+      ::sleep(static_cast<unsigned>(std::max(0, pause_s_)));
+    }
+    s_.end_iteration();
+  }
+  // A stop request (--stop-file) is seen by world rank 0 and agreed by the whole current
+  // world, so every process leaves the loop after the same iteration.
+  bool stop_requested() {
+    if (o_.stop_file.empty()) return false;
+    int stop = s_.world_rank() == 0 && ::access(o_.stop_file.c_str(), F_OK) == 0 ? 1 : 0;
+    MPI_Bcast(&stop, 1, MPI_INT, 0, s_.world());
+    return stop != 0;
+  }
+  // With a checkpoint directory a resize can be carried out by restart: on request
+  // (--mechanism restart) or when an expansion by spawn fails (spawn not supported,
+  // refused, too many processes): checkpoint -> exit 4 -> a new job with the new process
+  // count (scripts/malleable-run). Without one: remap_point. -1: go on.
+  int remap() {
+    resize::ResizeStep step;
+    try {
+      step = s_.remap_or_restart(resize::parse_mechanism(o_.mechanism));
+    } catch (const resize::CheckpointFailed& e) {
+      return checkpoint_failed(e);
+    }
+    return step.kind == resize::ResizeStep::Kind::ExitForRestart ? kExitResizeByRestart : -1;
+  }
+  // A checkpoint that could not be written throws the same resize::Error on every
+  // process (docs/checkpoint.md, "Failures"): each says so and the job stops with
+  // kExitCheckpointFailed, the previous checkpoints untouched.
+  int checkpoint_failed(const resize::Error& e) const {
+    std::fprintf(stderr, "%s (rank %d): checkpoint failed: %s\n", hooks_.name.c_str(), rank_, e.what());
+    std::fflush(stderr);
+    return kExitCheckpointFailed;
+  }
+  resize::Session& s_;
+  const CommonOptions& o_;
+  const DriverHooks& hooks_;
+  const bool levels_;
+  const int rank_;
+  int pause_iter_ = 0, pause_s_ = 0;
+};
+
+// After the loop: the result check, --checksums, and on world rank 0 the summary table
+// and --json/--csv (data_fd: the real stdout when one of them goes there). The status.
+int report(resize::Session& s, const CommonOptions& o, const DriverHooks& hooks, const resize::checkpoint::Every& every,
+           int argc, char** argv, int data_fd) {
+  const Check c = hooks.check(s);
+  if (o.checksums) {
+    const auto sums = s.checksums();
+    if (s.world_rank() == 0)
+      for (const auto& [name, sum] : sums)
+        std::printf("checksum %s %016llx\n", name.c_str(), static_cast<unsigned long long>(sum));
+  }
+  if (s.world_rank() != 0) return c.ok ? 0 : 1;
+  resize::RunInfo info;
+  info.app = hooks.name;
+  info.problem = hooks.problem();
+  info.policy = o.policy + (o.schedule.empty() ? "" : " " + o.schedule);
+  info.redistributor = s.mover_name();
+  info.check = c.message;
+  info.check_ok = c.ok;
+  info.cores = resize::host_cores();
+  info.command_line.assign(argv, argv + argc);
+  info.n = o.n;
+  info.nb = o.nb;
+  info.distribution = o.distribution;
+  info.checkpoint_every = o.checkpoint_dir.empty() ? "" : o.checkpoint_every.empty() ? "end" : o.checkpoint_every;
+  info.mtbf_s = every.mtbf;
+  info.checkpoints = s.checkpoint_records();
+  std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
+  std::fflush(stdout);
+  if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);
+  write_out(o.json, resize::to_json(s.metrics(), info));
+  write_out(o.csv, resize::iterations_csv(s.metrics()));
+  return c.ok ? 0 : 1;
+}
+
+// The session's whole life once the options are known: the status.
+int run_session(int argc, char** argv, const CommonOptions& o, DriverHooks& hooks,
+                const resize::checkpoint::Every& every, int rank, int data_fd) {
+  resize::Session s(argc, argv, session_options(o, hooks));
+  hooks.setup(s);
+  mark_constants(s, o.constant);
+  const int it = begin_run(s, o, hooks, rank);
+  if (it < 0) return kExitRestartRefused;
+  const bool levels = set_checkpointing(s, o, every);
+  if (const int rc = Loop(s, o, hooks, levels, rank).run(it); rc >= 0) return rc;
+  // A resize still under way in the background at the end is cancelled, not completed:
+  // no iteration is left to use its grid (its newcomers exit, the data stay).
+  s.cancel_resize();
+  return report(s, o, hooks, every, argc, argv, data_fd);
+}
+}  // namespace
+
+int run_driver(int argc, char** argv, CommonOptions& o, const std::function<void(void*)>& extra,
+               DriverHooks hooks) {
+  // One BLAS thread per rank: ranks already share the cores, and the CPU-time clock
+  // must measure one rank's work.
+  openblas_set_num_threads(1);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  resize::checkpoint::Every every;
+  if (const int rc = parse_command_line(argc, argv, o, extra, hooks.name, rank, every); rc >= 0) return rc;
   // "--json -" / "--csv -": the machine-readable output alone on stdout, everything a
   // person reads (progress, summary, messages from any library) on stderr.
   int data_fd = -1;
@@ -251,176 +481,10 @@ int run_driver(int argc, char** argv, CommonOptions& o,
     data_fd = ::dup(STDOUT_FILENO);
     ::dup2(STDERR_FILENO, STDOUT_FILENO);
   }
-  // A schedule that cannot run as written is said, not silently ignored (a malformed one
-  // is reported by the policy on every rank).
-  if (rank == 0 && !o.schedule.empty()) {
-    if (o.policy != "scripted") {
-      std::fprintf(stderr, "warning: --schedule is ignored with -p %s (it drives -p scripted)\n", o.policy.c_str());
-    } else {
-      try {
-        for (const auto& e : resize::load_schedule(o.schedule))
-          if (e.iteration >= o.iters)
-            std::fprintf(stderr,
-                         "warning: schedule entry '%s' will not run: the last remap point is after iteration %d "
-                         "of %d\n",
-                         resize::to_string(e).c_str(), o.iters - 1, o.iters);
-      } catch (const std::exception&) {
-      }
-    }
-  }
+  if (rank == 0) warn_about_schedule(o);
   if (o.meter_kernels) resize::kernel_meter_enable(true);
   try {
-    resize::SessionOptions so;
-    so.app = hooks.name;
-    if (hooks.policy) so.policy = hooks.policy(o);
-    if (!so.policy) so.policy = resize::make_policy(o.policy, o.schedule, o.offer, o.iters);
-    so.mover = resize::parse_mover(o.mover);
-    so.progress = !o.quiet;
-    so.resize_timeout = o.resize_timeout;
-    so.total_iterations = o.iters;
-    so.background = resize::parse_background(o.background);
-    so.background_iterations = o.background_iterations;
-    std::string policy_text = o.policy + (o.schedule.empty() ? "" : " " + o.schedule);
-    const resize::Grid g0 = parse_grid(o.grid);
-    resize::Session s(argc, argv, std::move(so));
-    const bool newcomer = s.is_newcomer();
-    hooks.setup(s);
-    for (std::size_t at = 0; at < o.constant.size();) {
-      const std::size_t end = std::min(o.constant.find(',', at), o.constant.size());
-      if (end > at) s.mark_constant(o.constant.substr(at, end - at));
-      at = end + 1;
-    }
-    int it = 0;
-    if (newcomer) {
-      it = s.join();
-    } else if (o.restart_levels) {
-      try {
-        it = s.restart_from_levels(o.checkpoint_local_dir, g0, o.checkpoint_dir);
-      } catch (const resize::Error& e) {
-        std::fprintf(stderr, "%s (rank %d): restart refused: %s\n", hooks.name.c_str(), rank, e.what());
-        return kExitRestartRefused;
-      }
-    } else if (!o.restart.empty()) {
-      try {
-        it = s.restart(o.restart, g0);
-      } catch (const resize::Error& e) {
-        // Every process holds the same verdict (Session::restart): say it and end cleanly.
-        std::fprintf(stderr, "%s (rank %d): restart refused: %s\n", hooks.name.c_str(), rank, e.what());
-        return kExitRestartRefused;
-      }
-    } else {
-      it = s.start(g0);
-      hooks.init(s);
-    }
-    // Checkpoints (docs/checkpoint.md): the session keeps the cadence (world rank 0
-    // decides when, everyone follows) and creates the directory.
-    if (!o.checkpoint_dir.empty())
-      s.set_checkpointing({o.checkpoint_dir, o.checkpoint_every, every.mtbf, o.keep});
-    const bool levels = !o.checkpoint_local.empty() || !o.checkpoint_partner.empty();
-    if (levels) {
-      resize::LevelCadence lc;
-      lc.dir = o.checkpoint_local_dir;
-      lc.local_every = o.checkpoint_local;
-      lc.partner_every = o.checkpoint_partner;
-      lc.local_mtbf = o.mtbf_local.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_local);
-      lc.partner_mtbf = o.mtbf_partner.empty() ? 0.0 : resize::checkpoint::parse_duration(o.mtbf_partner);
-      lc.keep = o.keep > 0 ? o.keep : 2;
-      s.set_level_checkpointing(lc);
-    }
-    // A checkpoint that could not be written throws the same resize::Error on every
-    // process (docs/checkpoint.md, "Failures"): each says so and the job stops with
-    // kExitCheckpointFailed, the previous checkpoints untouched.
-    const auto checkpoint_failed = [&](const resize::Error& e) {
-      std::fprintf(stderr, "%s (rank %d): checkpoint failed: %s\n", hooks.name.c_str(), rank, e.what());
-      std::fflush(stderr);
-      return kExitCheckpointFailed;
-    };
-    // A stop request (--stop-file) is seen by world rank 0 and agreed by the whole current
-    // world, so every process leaves the loop after the same iteration.
-    const auto stop_requested = [&] {
-      if (o.stop_file.empty()) return false;
-      int stop = s.world_rank() == 0 && ::access(o.stop_file.c_str(), F_OK) == 0 ? 1 : 0;
-      MPI_Bcast(&stop, 1, MPI_INT, 0, s.world());
-      return stop != 0;
-    };
-    // Test hook (issue 20 §4, a node lost during an iteration): RESIZE_FAULT=pause-in-iteration:K:S
-    // makes every process sleep S seconds in iteration K, after its computation and before
-    // the iteration completes.
-    int pause_iter = 0, pause_s = 0;
-    if (const char* f = std::getenv("RESIZE_FAULT"); f && std::sscanf(f, "pause-in-iteration:%d:%d", &pause_iter, &pause_s) != 2)
-      pause_iter = 0;
-    while (it < o.iters) {
-      s.begin_iteration();
-      hooks.iterate(s);
-      if (it + 1 == pause_iter) {
-        if (s.world_rank() == 0) {
-          std::fprintf(stderr, "%s: fault injection - every process pauses %d s in iteration %d\n", hooks.name.c_str(),
-                       pause_s, pause_iter);
-          std::fflush(stderr);
-        }
-        ::sleep(static_cast<unsigned>(std::max(0, pause_s)));
-      }
-      s.end_iteration();
-      ++it;
-      const bool stop = stop_requested();
-      try {
-        if (levels) s.level_checkpoint_if_due();
-        if (!o.checkpoint_dir.empty()) s.checkpoint_if_due(stop || it == o.iters);
-      } catch (const resize::Error& e) {
-        return checkpoint_failed(e);
-      }
-      if (stop) {
-        if (s.world_rank() == 0)
-          std::printf("stop requested (%s exists): ending after iteration %d of %d\n", o.stop_file.c_str(), it,
-                      o.iters);
-        break;
-      }
-      if (it >= o.iters) continue;
-      // With a checkpoint directory a resize can be carried out by restart (issue 20 §3):
-      // on request (--mechanism restart) or when an expansion by spawn fails (spawn not
-      // supported, refused, too many processes): checkpoint -> exit 4 -> a new job with the
-      // new process count (scripts/malleable-run). Without one: remap_point.
-      resize::ResizeStep step;
-      try {
-        step = s.remap_or_restart(resize::parse_mechanism(o.mechanism));
-      } catch (const resize::CheckpointFailed& e) {
-        return checkpoint_failed(e);
-      }
-      if (step.kind == resize::ResizeStep::Kind::ExitForRestart) return kExitResizeByRestart;
-    }
-    // A resize still under way in the background at the end is cancelled, not completed:
-    // no iteration is left to use its grid (its newcomers exit, the data stay).
-    s.cancel_resize();
-    const Check c = hooks.check(s);
-    if (o.checksums) {
-      const auto sums = s.checksums();
-      if (s.world_rank() == 0)
-        for (const auto& [name, sum] : sums)
-          std::printf("checksum %s %016llx\n", name.c_str(), static_cast<unsigned long long>(sum));
-    }
-    if (s.world_rank() == 0) {
-      resize::RunInfo info;
-      info.app = hooks.name;
-      info.problem = hooks.problem();
-      info.policy = policy_text;
-      info.redistributor = s.mover_name();
-      info.check = c.message;
-      info.check_ok = c.ok;
-      info.cores = resize::host_cores();
-      info.command_line.assign(argv, argv + argc);
-      info.n = o.n;
-      info.nb = o.nb;
-      info.distribution = o.distribution;
-      info.checkpoint_every = o.checkpoint_dir.empty() ? "" : o.checkpoint_every.empty() ? "end" : o.checkpoint_every;
-      info.mtbf_s = every.mtbf;
-      info.checkpoints = s.checkpoint_records();
-      std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
-      std::fflush(stdout);
-      if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);
-      write_out(o.json, resize::to_json(s.metrics(), info));
-      write_out(o.csv, resize::iterations_csv(s.metrics()));
-    }
-    return c.ok ? 0 : 1;
+    return run_session(argc, argv, o, hooks, every, rank, data_fd);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s (rank %d): error: %s\n", hooks.name.c_str(), rank, e.what());
     MPI_Abort(MPI_COMM_WORLD, 2);

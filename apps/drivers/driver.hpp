@@ -111,13 +111,13 @@ std::string describe_problem(std::int64_t n, std::int64_t nb, resize::Distributi
 double entry(int seed, std::int64_t i, std::int64_t j);
 
 // Fills the local part of a distributed matrix with entry(seed, i, j).
-void fill(resize::Session& s, const int* desc, std::vector<double>& buf, int seed);
-// max |X_local - ref| over the world, ref column-major M x N (leading dimension M) on
+void fill(resize::Matrix<double>& a, int seed);
+// max |A_local - ref| over the world, ref column-major M x N (leading dimension M) on
 // every rank.
-double max_diff(resize::Session& s, const int* desc, const std::vector<double>& buf,
+double max_diff(const resize::Session& s, const resize::Matrix<double>& a, const std::vector<double>& ref);
+// The same for a buffer (leading dimension lld) laid out as `map` says, e.g. a scratch
+// copy of a registered matrix.
+double max_diff(const resize::Session& s, const resize::IndexMap& map, const double* buf, int lld,
                 const std::vector<double>& ref);
-// Calls f(il, jl, ig, jg) for every local element (0-based) of a distributed matrix.
-void for_each_local(resize::Session& s, const int* desc,
-                    const std::function<void(int, int, int, int)>& f);
 
 }  // namespace apps

@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
   o.n = 240;
   o.iters = 8;
   std::string powers_text = "1,2,2,4,1,2,2,4,3", distribution = "proportional";
-  int base_reps = 4, lld = 1, tpp_at = 3;
+  int base_reps = 4, tpp_at = 3;
   double tpp = 0;
   std::string free_text = "3,1,2,4,2,1", selection = "local";
   double balance_tol = 0.10;
@@ -272,7 +272,7 @@ int main(int argc, char** argv) {
   std::vector<double> true_powers;  // emulated speeds by world rank
   std::vector<LoadEvent> load;
   Hetero h;
-  std::vector<double> cells;
+  resize::Matrix<double> cells;  // the board (the session's, moved at every resize)
   apps::DriverHooks hooks;
   hooks.name = "life_hetero";
   hooks.problem = [&] { return "N=" + std::to_string(o.n) + " " + distribution + " powers " + powers_text; };
@@ -318,17 +318,16 @@ int main(int argc, char** argv) {
     if (!h.proportional && distribution != "uniform")
       throw resize::Error("--distribution: expected proportional or uniform, got '" + distribution + "'");
     h.n = o.n;
-    s.register_matrix_blocks(
+    cells = s.register_matrix<double>(
         "board", o.n, o.n,
-        [&](const resize::Grid& g, std::vector<long long>& r, std::vector<long long>& c) { h.sizes(g, r, c); },
-        cells, &lld);
+        [&](const resize::Grid& g, std::vector<long long>& r, std::vector<long long>& c) { h.sizes(g, r, c); });
   };
   hooks.init = [&](resize::Session& s) {
     const auto b = h.blocks(s.grid(), s.world_rank());
     if (b.myrow < 0) return;
     for (int j = 0; j < b.cols(); ++j)
       for (int i = 0; i < b.rows(); ++i)
-        cells[i + static_cast<std::size_t>(j) * lld] = apps::life_initial(b.row_start[b.myrow] + i, b.col_start[b.mycol] + j);
+        cells.local(i, j) = apps::life_initial(b.row_start[b.myrow] + i, b.col_start[b.mycol] + j);
   };
   hooks.iterate = [&](resize::Session& s) {
     const auto b = h.blocks(s.grid(), s.world_rank());
@@ -358,7 +357,7 @@ int main(int argc, char** argv) {
       s.report_compute(work, clock(work, cpu, wall, reps));
       return;
     }
-    cpu = apps::life_step(s.world(), b, cells.data(), lld, reps, &wall);
+    cpu = apps::life_step(s.world(), b, cells.data(), cells.lld(), reps, &wall);
     const double work = static_cast<double>(b.rows()) * b.cols();
     s.report_compute(work, clock(work, cpu, wall, reps));
   };
@@ -376,7 +375,7 @@ int main(int argc, char** argv) {
     if (b.myrow >= 0)
       for (int j = 0; j < b.cols(); ++j)
         for (int i = 0; i < b.rows(); ++i)
-          bad += cells[i + static_cast<std::size_t>(j) * lld] !=
+          bad += cells.local(i, j) !=
                  board[static_cast<std::size_t>(b.row_start[b.myrow] + i) +
                        static_cast<std::size_t>(b.col_start[b.mycol] + j) * n];
     long long tot = 0;

@@ -23,8 +23,7 @@ int main(int argc, char** argv) {
   apps::CommonOptions o;
   o.n = 240;
   o.iters = 10;
-  int desc[9]{};
-  std::vector<double> cells;
+  resize::Matrix<double> cells;  // the board, 0.0 or 1.0 (the session's, moved at every resize)
   int work = 1;
   int seed = 7;
   apps::DriverHooks h;
@@ -43,7 +42,7 @@ int main(int argc, char** argv) {
           if (b.size() != sizeof seed) throw resize::Error("life: application state of unexpected size");
           std::memcpy(&seed, b.data(), sizeof seed);
         });
-    s.register_matrix("board", o.n, o.n, 1, 1, resize::Distribution::Block, desc, cells);
+    cells = s.register_matrix<double>("board", o.n, o.n, 1, 1, resize::Distribution::Block);
   };
   h.init = [&](resize::Session& s) {
     if (seed == 0) {  // chosen at run time by world rank 0, known to the originals by a broadcast
@@ -51,9 +50,7 @@ int main(int argc, char** argv) {
       seed = 1 + static_cast<int>(std::chrono::duration_cast<std::chrono::microseconds>(now).count() % 1000000);
       MPI_Bcast(&seed, 1, MPI_INT, 0, s.world());
     }
-    apps::for_each_local(s, desc, [&](int il, int jl, int ig, int jg) {
-      cells[il + static_cast<std::size_t>(jl) * desc[8]] = apps::life_initial(ig, jg, seed);
-    });
+    cells.for_each_local([&](int i, int j, double& v) { v = apps::life_initial(i, j, seed); });
   };
   h.iterate = [&](resize::Session& s) {
     if (!s.in_grid()) return;
@@ -63,7 +60,7 @@ int main(int argc, char** argv) {
     b.grid = s.grid();
     b.myrow = s.myrow();
     b.mycol = s.mycol();
-    apps::life_step(s.world(), b, cells.data(), desc[8], work);
+    apps::life_step(s.world(), b, cells.data(), cells.lld(), work);
   };
   h.check = [&](resize::Session& s) {
     const int n = o.n;
@@ -75,10 +72,9 @@ int main(int argc, char** argv) {
     }
     MPI_Bcast(board.data(), n * n, MPI_UINT8_T, 0, s.world());
     long long bad = 0, alive = 0;
-    apps::for_each_local(s, desc, [&](int il, int jl, int ig, int jg) {
-      const double v = cells[il + static_cast<std::size_t>(jl) * desc[8]];
+    cells.for_each_local([&](int i, int j, const double& v) {
       alive += v != 0.0;
-      bad += v != board[static_cast<std::size_t>(ig) + static_cast<std::size_t>(jg) * n];
+      bad += v != board[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * n];
     });
     long long loc[2] = {bad, alive}, tot[2] = {0, 0};
     MPI_Allreduce(loc, tot, 2, MPI_LONG_LONG, MPI_SUM, s.world());

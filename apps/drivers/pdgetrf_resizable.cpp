@@ -22,28 +22,30 @@ int main(int argc, char** argv) {
   o.n = 600;
   o.nb = 32;
   o.iters = 8;
-  int da[9]{}, db[9]{};
-  std::vector<double> a, b, lu, x, b_last;
+  resize::Matrix<double> a, b;  // the session's (moved at every resize)
+  std::vector<double> lu, x, b_last;  // scratch: lu has a's layout, x and b_last b's
   std::vector<int> ipiv;
   int info_max = 0;
   apps::DriverHooks h;
   h.name = "pdgetrf";
   h.problem = [&] { return "N=" + std::to_string(o.n) + " NB=" + std::to_string(o.nb); };
   h.setup = [&](resize::Session& s) {
-    s.register_matrix("A", o.n, o.n, o.nb, o.nb, resize::Distribution::BlockCyclic, da, a);
-    s.register_matrix("b", o.n, 1, o.nb, 1, resize::Distribution::BlockCyclic, db, b);
+    a = s.register_matrix<double>("A", o.n, o.n, o.nb, o.nb);
+    b = s.register_matrix<double>("b", o.n, 1, o.nb, 1);
   };
-  h.init = [&](resize::Session& s) {
-    apps::fill(s, da, a, 1);
-    apps::fill(s, db, b, 4);
+  h.init = [&](resize::Session&) {
+    apps::fill(a, 1);
+    apps::fill(b, 4);
   };
   h.iterate = [&](resize::Session& s) {
     if (!s.in_grid()) return;
     const int ione = 1;
-    lu = a;
-    x = b;
-    b_last = b;
-    ipiv.assign(static_cast<std::size_t>(da[8]) + static_cast<std::size_t>(da[4]), 0);
+    const int* da = a.desc();
+    const int* db = b.desc();
+    lu.assign(a.data(), a.data() + a.size());
+    x.assign(b.data(), b.data() + b.size());
+    b_last = x;
+    ipiv.assign(static_cast<std::size_t>(a.lld()) + static_cast<std::size_t>(a.mb()), 0);
     int info = 0;
     pdgetrf_(&o.n, &o.n, lu.data(), &ione, &ione, da, ipiv.data(), &info);
     info_max = std::max(info_max, std::abs(info));
@@ -51,12 +53,15 @@ int main(int argc, char** argv) {
     info_max = std::max(info_max, std::abs(info));
     double work = 0.0;
     const double xn = pdlange_("M", &o.n, &ione, x.data(), &ione, &ione, db, &work);
-    for (std::size_t k = 0; k < b.size(); ++k) b[k] = x[k] / xn;
+    double* bp = b.data();
+    for (std::size_t k = 0; k < b.size(); ++k) bp[k] = x[k] / xn;
   };
   h.check = [&](resize::Session& s) {
     const int n = o.n, ione = 1;
     double resid = 0.0;
     if (s.in_grid()) {
+      const int* da = a.desc();
+      const int* db = b.desc();
       // r = b_last - A x
       std::vector<double> r = b_last;
       const double mone = -1.0, one = 1.0;
@@ -93,7 +98,7 @@ int main(int argc, char** argv) {
     MPI_Bcast(ref.data(), n, MPI_DOUBLE, 0, s.world());
     double refmax = 0.0;
     for (double v : ref) refmax = std::max(refmax, std::fabs(v));
-    const double err = apps::max_diff(s, db, x, ref) / std::max(refmax, 1e-300);
+    const double err = apps::max_diff(s, b.map(), x.data(), b.lld(), ref) / std::max(refmax, 1e-300);
     int info_all = 0;
     MPI_Allreduce(&info_max, &info_all, 1, MPI_INT, MPI_MAX, s.world());
     const bool ok = info_all == 0 && g < 16.0 && err < 1e-8;

@@ -19,8 +19,6 @@
 #include "session/world.hpp"
 
 extern "C" void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
-extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,
-                       const int* nprocs);
 
 namespace resize {
 
@@ -144,7 +142,10 @@ void check_shape(const std::string& name, int m, int n, int mb, int nb) {
                 std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
                 std::to_string(nb) + ")");
 }
-Registered uniform(const std::string& name, int m, int n, int mb, int nb, Distribution dist, int* desc) {
+}  // namespace
+
+Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                                int* desc) {
   check_shape(name, m, n, mb, nb);
   if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
   Registered r;
@@ -157,26 +158,14 @@ Registered uniform(const std::string& name, int m, int n, int mb, int nb, Distri
   r.nb = nb;
   return r;
 }
-}  // namespace
 
 template <class T>
 void Session::register_vector(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                               int* desc, std::vector<T>& buf) {
-  Registered r = uniform(name, m, n, mb, nb, dist, desc);
+  Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
   r.store = std::make_unique<VectorStorage<T>>(buf);
   r.type = detail::scalar_of<T>();
   impl_->mats.push_back(std::move(r));
-}
-
-template <class T>
-void Session::register_malloc(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                              int* desc, T** buf) {
-  if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
-  Registered r = uniform(name, m, n, mb, nb, dist, desc);
-  r.store = std::make_unique<MallocStorage<T>>(buf);
-  r.type = detail::scalar_of<T>();
-  impl_->mats.push_back(std::move(r));
-  *buf = nullptr;
 }
 
 template <class T>
@@ -198,10 +187,6 @@ void Session::register_blocks(const std::string& name, int m, int n, BlockSizes 
   void Session::register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,  \
                                 int* desc, std::vector<T>& buf) {                                            \
     register_vector(name, m, n, mb, nb, dist, desc, buf);                                                    \
-  }                                                                                                          \
-  void Session::register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist, \
-                                  int* desc, T** buf) {                                                      \
-    register_malloc(name, m, n, mb, nb, dist, desc, buf);                                                    \
   }                                                                                                          \
   void Session::register_matrix_blocks(const std::string& name, int m, int n, BlockSizes sizes,              \
                                        std::vector<T>& buf, int* lld) {                                      \
@@ -227,9 +212,10 @@ std::size_t Session::local_size(const int* desc) {
   if (desc[1] < 0) return 0;
   int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
   Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
-  const int zero = 0;
-  const int nloc = numroc_(&desc[3], &desc[5], &mycol, &zero, &npcol);
-  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max(nloc, 1));
+  // The local columns: redist's map of the column dimension (first block on column 0).
+  const redist::Axis cols(redist::BlockSizes::uniform(desc[3], desc[5]), npcol, 0);
+  const auto nloc = cols.local_count(mycol);
+  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max<std::int64_t>(nloc, 1));
 }
 void Session::report_compute(double work, double seconds) {
   if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)

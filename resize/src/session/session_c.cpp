@@ -8,6 +8,7 @@
 #include "malleable/resize/report.hpp"
 #include "malleable/resize/resize.h"
 #include "malleable/resize/session.hpp"
+#include "session/session_impl.hpp"
 
 struct resize_session {
   std::unique_ptr<resize::Session> s;
@@ -73,6 +74,23 @@ void resize_destroy(resize_session* s) { delete s; }
 
 }  // extern "C"
 
+namespace resize::detail {
+// The C and Fortran registration: a matrix in a malloc()'ed buffer that the session
+// frees and reallocates (*buf is set to NULL here and to the session's buffer at start).
+struct SessionAccess {
+  template <class T>
+  static void register_malloc(Session& s, const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                              int* desc, T** buf) {
+    if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
+    Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
+    r.store = std::make_unique<MallocStorage<T>>(buf);
+    r.type = scalar_of<T>();
+    s.impl_->mats.push_back(std::move(r));
+    *buf = nullptr;
+  }
+};
+}  // namespace resize::detail
+
 namespace {
 template <class T>
 int register_c(resize_session* s, const char* fn, const char* name, int m, int n, int mb, int nb, int dist,
@@ -87,8 +105,9 @@ int register_c(resize_session* s, const char* fn, const char* name, int m, int n
     return RESIZE_ERR_ARG;
   }
   return guarded([&] {
-    s->s->register_matrix_c(name ? name : "?", m, n, mb, nb,
-                            dist ? resize::Distribution::Block : resize::Distribution::BlockCyclic, desc, buf);
+    resize::detail::SessionAccess::register_malloc(
+        *s->s, name ? name : "?", m, n, mb, nb, dist ? resize::Distribution::Block : resize::Distribution::BlockCyclic,
+        desc, buf);
     return RESIZE_OK;
   });
 }

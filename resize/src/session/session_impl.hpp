@@ -81,6 +81,7 @@ struct Registered {
     if (state && layout) {
       state->row_blocks = layout->row_blocks.to_vector();
       state->col_blocks = layout->col_blocks.to_vector();
+      ++state->blocks_version;  // the handle's cached index map is rebuilt
     }
   }
   const void* data() const { return store->data(); }
@@ -116,6 +117,11 @@ struct Registered {
            " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";
   }
 };
+
+// A block-cyclic (or block) matrix's record with its checked shape and descriptor, the
+// storage and element type still to set (register_matrix, the C API's resize_register*).
+Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
+                                int* desc);
 
 struct Session::Impl {
   SessionOptions opt;

@@ -14,51 +14,47 @@ void MatrixState::check_alive() const {
   if (!session) throw Error("matrix '" + name + "': its session is gone (the handle outlived it)");
 }
 
-IndexMap MatrixState::map() const {
+MapKey MatrixState::key() const {
   check_alive();
-  IndexMap mp;
-  mp.m = m;
-  mp.n = n;
-  mp.nprow = std::max(1, session->grid().nprow);
-  mp.npcol = std::max(1, session->grid().npcol);
+  MapKey k;
+  k.nprow = std::max(1, session->grid().nprow);
+  k.npcol = std::max(1, session->grid().npcol);
   if (session->in_grid()) {
-    mp.myrow = session->myrow();
-    mp.mycol = session->mycol();
+    k.myrow = session->myrow();
+    k.mycol = session->mycol();
   }
-  if (!extended) {
-    mp.mb = std::max(1, desc[4]);
-    mp.nb = std::max(1, desc[5]);
-    return mp;
-  }
+  k.mb = extended ? 0 : std::max(1, desc[4]);
+  k.nb = extended ? 0 : std::max(1, desc[5]);
+  k.blocks = extended ? blocks_version : 0;
+  return k;
+}
+
+IndexMap MatrixState::build_map() const {
+  const MapKey k = key();
+  if (!extended) return IndexMap(redist::Layout::block_cyclic(m, n, k.mb, k.nb, k.nprow, k.npcol), k.myrow, k.mycol);
   // One block per process row/column (the sizes function's contract); before the first
-  // layout every index is off the grid.
-  if (static_cast<int>(row_blocks.size()) != mp.nprow || static_cast<int>(col_blocks.size()) != mp.npcol) {
-    if (row_blocks.empty()) {
-      mp.myrow = mp.mycol = -1;
-      mp.rows_start.assign(static_cast<std::size_t>(mp.nprow) + 1, 0);
-      mp.cols_start.assign(static_cast<std::size_t>(mp.npcol) + 1, 0);
-      return mp;
-    }
+  // layout every index is off the grid (a 0 x 0 map: owns() is false everywhere).
+  if (static_cast<int>(row_blocks.size()) != k.nprow || static_cast<int>(col_blocks.size()) != k.npcol) {
+    if (row_blocks.empty()) return IndexMap();
     throw Error("matrix '" + name + "': its block sizes give " + std::to_string(row_blocks.size()) + " x " +
                 std::to_string(col_blocks.size()) + " blocks on a " + session->grid().shape() +
                 " grid; the index maps need one block per process row and column");
   }
-  mp.rows_start.assign(1, 0);
-  for (auto b : row_blocks) mp.rows_start.push_back(mp.rows_start.back() + b);
-  mp.cols_start.assign(1, 0);
-  for (auto b : col_blocks) mp.cols_start.push_back(mp.cols_start.back() + b);
-  return mp;
+  return IndexMap(redist::Layout::from_blocks(row_blocks, col_blocks, k.nprow, k.npcol), k.myrow, k.mycol);
 }
 
 void MatrixState::not_owner(int i, int j) const {
   check_alive();
-  const IndexMap mp = map();
   if (i < 0 || i >= m || j < 0 || j >= n)
     throw Error("matrix '" + name + "' (" + std::to_string(m) + " x " + std::to_string(n) + "): element (" +
                 std::to_string(i) + ", " + std::to_string(j) + ") is outside the matrix (0-based indices)");
+  const IndexMap& mp = map();
+  if (mp.rows() != m || mp.cols() != n)
+    throw Error("matrix '" + name + "': element (" + std::to_string(i) + ", " + std::to_string(j) +
+                ") is on no process yet: the matrix has no layout before start() or join()");
   const std::string where = !mp.in_grid() ? std::string("off the grid")
-                                          : "at grid (" + std::to_string(mp.myrow) + ", " +
-                                                std::to_string(mp.mycol) + ")";
+                                          : "at grid (" + std::to_string(mp.myrow()) + ", " +
+                                                std::to_string(mp.mycol()) + ")";
   throw Error("matrix '" + name + "': element (" + std::to_string(i) + ", " + std::to_string(j) +
               ") is held by grid process (" + std::to_string(mp.row_owner(i)) + ", " +
               std::to_string(mp.col_owner(j)) + "), not by world rank " + std::to_string(session->world_rank()) +

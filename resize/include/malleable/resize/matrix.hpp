@@ -25,6 +25,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "malleable/redist/layout.hpp"
+
 namespace resize {
 
 class Session;
@@ -34,31 +36,115 @@ inline constexpr bool is_matrix_element_v =
     std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::complex<float>> ||
     std::is_same_v<T, std::complex<double>>;
 
-// Where one process sits and what it holds of an M x N matrix: the pure index maps
-// behind Matrix<T> (no MPI). Block-cyclic with MB x NB blocks (rows_start empty), or one
-// block per process row/column with any sizes (the extended descriptor: rows_start[p] is
-// the first global row of process row p, rows_start[nprow] == M; the same for columns).
-struct IndexMap {
-  int m = 0, n = 0, mb = 1, nb = 1;
-  int nprow = 1, npcol = 1, myrow = -1, mycol = -1;  // myrow < 0: not on the grid
-  std::vector<std::int64_t> rows_start, cols_start;  // extended descriptor only
+// Where one process sits in a redist::Layout and what it holds there: the index maps
+// behind Matrix<T> (pure, no MPI), one implementation with redist's (redist::Axis).
+// Block-cyclic layouts use ScaLAPACK's closed forms; per-block sizes (the extended
+// descriptor) prefix sums, O(log blocks) per owner query. Building one is O(blocks)
+// (O(1) for block-cyclic); the queries do not allocate. Indices are 0-based; an index
+// outside the matrix (or a local index outside this process's part) throws redist::Error,
+// except in owns(), which answers false.
+class IndexMap {
+ public:
+  IndexMap() = default;  // a 0 x 0 matrix on a 1 x 1 grid, this process off it
+  // myrow/mycol < 0: this process is not on the grid (it holds nothing).
+  IndexMap(redist::Layout layout, int myrow, int mycol);
 
-  bool extended() const { return !rows_start.empty(); }
-  bool in_grid() const { return myrow >= 0 && mycol >= 0; }
-  int row_owner(int i) const;  // process row holding global row i
-  int col_owner(int j) const;
-  int local_row(int i) const;  // index of global row i on its owner
-  int local_col(int j) const;
-  int global_row(int il) const;  // global row of local row il on this process
-  int global_col(int jl) const;
-  int local_rows() const;  // rows / columns this process holds (0 off the grid)
-  int local_cols() const;
+  const redist::Layout& layout() const { return layout_; }
+  int rows() const { return static_cast<int>(layout_.m); }  // global M
+  int cols() const { return static_cast<int>(layout_.n); }  // global N
+  int nprow() const { return layout_.nprow; }
+  int npcol() const { return layout_.npcol; }
+  int myrow() const { return myrow_; }
+  int mycol() const { return mycol_; }
+  bool in_grid() const { return myrow_ >= 0 && mycol_ >= 0; }
+
+  int row_owner(int i) const { return rows_.owner(i); }  // process row holding global row i
+  int col_owner(int j) const { return cols_.owner(j); }
+  int local_row(int i) const { return static_cast<int>(rows_.to_local(i)); }  // on its owner
+  int local_col(int j) const { return static_cast<int>(cols_.to_local(j)); }
+  int global_row(int il) const { return static_cast<int>(rows_.to_global(myrow_, il)); }  // on this process
+  int global_col(int jl) const { return static_cast<int>(cols_.to_global(mycol_, jl)); }
+  int local_rows() const { return in_grid() ? static_cast<int>(rows_.local_count(myrow_)) : 0; }
+  int local_cols() const { return in_grid() ? static_cast<int>(cols_.local_count(mycol_)) : 0; }
   bool owns(int i, int j) const {
-    return in_grid() && i >= 0 && i < m && j >= 0 && j < n && row_owner(i) == myrow && col_owner(j) == mycol;
+    return in_grid() && i >= 0 && i < rows() && j >= 0 && j < cols() && place(rows_, i).owner == myrow_ &&
+           place(cols_, j).owner == mycol_;
   }
+  // owns(i, j), and then the local indices of (i, j): one block look-up per dimension.
+  bool find(int i, int j, int& il, int& jl) const {
+    if (!in_grid() || i < 0 || i >= rows() || j < 0 || j >= cols()) return false;
+    const Place r = place(rows_, i), c = place(cols_, j);
+    if (r.owner != myrow_ || c.owner != mycol_) return false;
+    il = r.local;
+    jl = c.local;
+    return true;
+  }
+
+  // f(il, jl, i, j) for every element this process holds, column by column (the local
+  // buffer's order), walking the blocks: O(1) per element, no division, no allocation.
+  template <class F>
+  void for_each_local(F&& f) const {
+    if (!in_grid()) return;
+    walk(cols_, mycol_, [&](int jl, int j) { walk(rows_, myrow_, [&](int il, int i) { f(il, jl, i, j); }); });
+  }
+
+ private:
+  // Owner and local index of global index i (inside the axis) from redist's block
+  // accessors; uniform blocks find their block by one division, others by bisection.
+  struct Place {
+    int owner, local;
+  };
+  static Place place(const redist::Axis& a, int i) {
+    const std::int64_t b = a.uniform_block();
+    const std::size_t k = b > 0 ? static_cast<std::size_t>(i / b) : a.block_of(i);
+    return {a.block_owner(k), static_cast<int>(a.block_local_start(k) + (i - a.block_start(k)))};
+  }
+  // g(local, global) for every index process p holds of axis a, in local order.
+  template <class G>
+  static void walk(const redist::Axis& a, int p, G&& g) {
+    const std::size_t np = static_cast<std::size_t>(a.nprocs()), nblocks = a.nblocks();
+    const std::size_t first = static_cast<std::size_t>((p - a.block_owner(0) + a.nprocs()) % a.nprocs());
+    for (std::size_t k = first; k < nblocks; k += np) {
+      const auto g0 = static_cast<int>(a.block_start(k)), l0 = static_cast<int>(a.block_local_start(k));
+      const auto size = static_cast<int>(a.block_size(k));
+      for (int t = 0; t < size; ++t) g(l0 + t, g0 + t);
+    }
+  }
+  redist::Layout layout_;
+  redist::Axis rows_, cols_;
+  int myrow_ = -1, mycol_ = -1;
 };
 
 namespace detail {
+// What an index map depends on besides M and N: the grid, this process's place on it, the
+// block-cyclic block or (extended) the version of the per-process block sizes.
+struct MapKey {
+  int nprow = -1, npcol = -1, myrow = -1, mycol = -1, mb = -1, nb = -1;
+  std::uint64_t blocks = ~std::uint64_t{0};
+  bool operator==(const MapKey&) const = default;
+};
+
+// An IndexMap kept while its key stays the same: get() rebuilds it (build()) only when
+// the key changed, so a query after the first costs a key compare. Pure (unit-tested).
+class CachedMap {
+ public:
+  template <class Build>
+  const IndexMap& get(const MapKey& k, Build&& build) {
+    if (!(k == key_)) {
+      map_ = build();
+      key_ = k;
+      ++builds_;
+    }
+    return map_;
+  }
+  std::uint64_t builds() const { return builds_; }  // how many times get() built the map
+
+ private:
+  MapKey key_;
+  IndexMap map_;
+  std::uint64_t builds_ = 0;
+};
+
 // What the session keeps for a matrix registered through a handle, shared by the handle
 // and the session's record (which writes desc, lld and data at start, join and resizes).
 struct MatrixState {
@@ -70,12 +156,21 @@ struct MatrixState {
   void* data = nullptr;                      // the local buffer (owned by the session)
   std::size_t elements = 0;                  // its length
   std::vector<std::int64_t> row_blocks, col_blocks;  // extended: block sizes on the grid
+  std::uint64_t blocks_version = 0;          // the session bumps it when it rewrites the blocks
   const Session* session = nullptr;          // null once the session is gone
-  // The index maps on the session's current grid (throws if the session is gone).
-  IndexMap map() const;
+  // The index maps on the session's current grid (throws if the session is gone): built
+  // once per grid and block sizes, then reused (a key of a few integers compared per
+  // call). Not for concurrent first calls after a remap point from several threads.
+  const IndexMap& map() const {
+    return cache.get(key(), [&] { return build_map(); });
+  }
+  // The same, built afresh (what every call did before the cache; for the benchmark).
+  IndexMap build_map() const;
+  MapKey key() const;  // throws if the session is gone
   [[noreturn]] void not_owner(int i, int j) const;
   [[noreturn]] void no_desc() const;
   void check_alive() const;
+  mutable CachedMap cache;
 };
 }  // namespace detail
 
@@ -110,8 +205,8 @@ class Matrix {
   const T* data() const { return static_cast<const T*>(st_->data); }
   int lld() const { return st_->extended ? st_->lld : st_->desc[8]; }
   std::size_t size() const { return st_->elements; }  // buffer length (>= lld x local_cols)
-  int local_rows() const { return st_->map().local_rows(); }
-  int local_cols() const { return st_->map().local_cols(); }
+  int local_rows() const { return map().local_rows(); }
+  int local_cols() const { return map().local_cols(); }
   // Block sizes: MB x NB (block-cyclic) or, for an extended descriptor, the size of the
   // row block of every process row and the column block of every process column.
   int mb() const { return st_->extended ? 0 : st_->desc[4]; }
@@ -119,8 +214,11 @@ class Matrix {
   const std::vector<std::int64_t>& row_blocks() const { return st_->row_blocks; }
   const std::vector<std::int64_t>& col_blocks() const { return st_->col_blocks; }
 
-  // The index maps on the current grid (local <-> global, owners).
-  IndexMap map() const { return st_->map(); }
+  // The index maps on the current grid (local <-> global, owners), kept by the handle
+  // until the session remaps the matrix (the reference is valid until the next remap
+  // point); map().layout() is the matrix's redist::Layout (grid coordinates, ranks
+  // row-major).
+  const IndexMap& map() const { return st_->map(); }
   int global_row(int il) const { return map().global_row(il); }
   int global_col(int jl) const { return map().global_col(jl); }
   int local_row(int i) const { return map().local_row(i); }
@@ -142,21 +240,15 @@ class Matrix {
   // the grid. Column by column, the buffer's order.
   template <class F>
   void for_each_local(F&& f) {
-    const IndexMap mp = map();
-    const int ml = mp.local_rows(), nl = mp.local_cols();
-    for (int jl = 0; jl < nl; ++jl) {
-      const int j = mp.global_col(jl);
-      for (int il = 0; il < ml; ++il) f(mp.global_row(il), j, local(il, jl));
-    }
+    T* p = data();
+    const std::size_t ld = static_cast<std::size_t>(lld());
+    map().for_each_local([&](int il, int jl, int i, int j) { f(i, j, p[il + static_cast<std::size_t>(jl) * ld]); });
   }
   template <class F>
   void for_each_local(F&& f) const {
-    const IndexMap mp = map();
-    const int ml = mp.local_rows(), nl = mp.local_cols();
-    for (int jl = 0; jl < nl; ++jl) {
-      const int j = mp.global_col(jl);
-      for (int il = 0; il < ml; ++il) f(mp.global_row(il), j, local(il, jl));
-    }
+    const T* p = data();
+    const std::size_t ld = static_cast<std::size_t>(lld());
+    map().for_each_local([&](int il, int jl, int i, int j) { f(i, j, p[il + static_cast<std::size_t>(jl) * ld]); });
   }
 
   explicit operator bool() const { return static_cast<bool>(st_); }
@@ -165,10 +257,9 @@ class Matrix {
   friend class Session;
   explicit Matrix(std::shared_ptr<detail::MatrixState> st) : st_(std::move(st)) {}
   std::size_t offset(int i, int j) const {
-    const IndexMap mp = map();
-    if (!mp.owns(i, j)) st_->not_owner(i, j);
-    return static_cast<std::size_t>(mp.local_row(i)) +
-           static_cast<std::size_t>(mp.local_col(j)) * static_cast<std::size_t>(lld());
+    int il = 0, jl = 0;
+    if (!map().find(i, j, il, jl)) st_->not_owner(i, j);
+    return static_cast<std::size_t>(il) + static_cast<std::size_t>(jl) * static_cast<std::size_t>(lld());
   }
   std::shared_ptr<detail::MatrixState> st_;
 };

@@ -152,6 +152,10 @@ struct ResizeStep {
   std::string checkpoint;        // ExitForRestart: the checkpoint the next launch restarts from
 };
 
+namespace detail {
+struct SessionAccess;  // the C API's door into the session (session_c.cpp)
+}  // namespace detail
+
 class Session {
  public:
   // MPI must be initialised. Reads nothing collective yet.
@@ -190,15 +194,6 @@ class Session {
                        int* desc, std::vector<std::complex<float>>& buf);
   void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                        int* desc, std::vector<std::complex<double>>& buf);
-  // Same with a malloc()'ed buffer that the session frees and reallocates (C, Fortran).
-  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                         int* desc, double** buf);
-  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                         int* desc, float** buf);
-  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                         int* desc, std::complex<float>** buf);
-  void register_matrix_c(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
-                         int* desc, std::complex<double>** buf);
   // Sizes of the row blocks and column blocks on a grid: one block per process row and
   // column, of any sizes (redist's extended descriptor, seed 002 §3.4.4), e.g. in
   // proportion to processor power (§6). Must give the same answer on every process.
@@ -374,12 +369,13 @@ class Session {
  private:
   template <class T> void register_vector(const std::string& name, int m, int n, int mb, int nb,
                                           Distribution dist, int* desc, std::vector<T>& buf);
-  template <class T> void register_malloc(const std::string& name, int m, int n, int mb, int nb,
-                                          Distribution dist, int* desc, T** buf);
   template <class T> Matrix<T> register_handle(const std::string& name, int m, int n, int mb, int nb,
                                                Distribution dist, BlockSizes sizes);
   template <class T> void register_blocks(const std::string& name, int m, int n, BlockSizes sizes,
                                           std::vector<T>& buf, int* lld);
+  // The C and Fortran APIs register malloc()'ed buffers that the session frees and
+  // reallocates (resize_register*, session_c.cpp): a C concern, not this class's.
+  friend struct detail::SessionAccess;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
