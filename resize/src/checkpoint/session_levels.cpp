@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <system_error>
@@ -73,12 +74,11 @@ lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
 }
 
 // The payload as contiguous pieces: a matrix whose leading dimension is its local rows is
-// one piece straight from its buffer; another is packed once (into `packed`). The
-// checksum of the whole payload goes into `checksum`.
+// one piece straight from its buffer; another is packed once (into `packed`). With `sum`,
+// the whole payload is summed into it (a pass of its own).
 Pieces payload_pieces(const std::vector<Piece>& pieces, std::vector<std::vector<char>>& packed,
-                      std::uint64_t& checksum) {
+                      lv::PayloadChecksum* sum) {
   Pieces payload;
-  lv::PayloadChecksum sum;
   for (const auto& p : pieces) {
     const std::size_t bytes = static_cast<std::size_t>(p.rows * p.cols) * p.es;
     if (bytes == 0) continue;
@@ -92,9 +92,8 @@ Pieces payload_pieces(const std::vector<Piece>& pieces, std::vector<std::vector<
         std::memcpy(out + static_cast<std::size_t>(j) * col, p.data + static_cast<std::size_t>(j * p.lld) * p.es, col);
       payload.emplace_back(out, bytes);
     }
-    sum.update(payload.back().first, payload.back().second);
+    if (sum) sum->update(payload.back().first, payload.back().second);
   }
-  checksum = sum.value();
   return payload;
 }
 
@@ -157,13 +156,36 @@ struct Written {
   std::int64_t bytes = 0;
 };
 
-std::string write_tmp(const std::string& name, const Pieces& pieces, std::size_t bytes, Written& w) {
-  std::string why = io::write_file(name + ".tmp", pieces);
+// The level file `name` under name.tmp (recycling `recycle`, see write_level_file).
+std::string write_tmp(const std::string& name, const std::string& recycle, std::size_t head_len, const Pieces& pieces,
+                      lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head, Written& w) {
+  std::string why = io::write_level_file(name + ".tmp", recycle, head_len, pieces, sum, make_head);
   if (why.empty()) {
     w.renames.emplace_back(name + ".tmp", name);
-    w.bytes += static_cast<std::int64_t>(bytes);
+    w.bytes += static_cast<std::int64_t>(head_len);
+    for (const auto& pc : pieces) w.bytes += static_cast<std::int64_t>(pc.second);
   }
   return why;
+}
+
+// An existing file of (kind, rank) that the pruning after this checkpoint would remove,
+// to be overwritten in place by the new version (its tmpfs pages reused): the oldest such
+// one, or "". Only with keep >= 2, so that the newest keep-1 versions stay intact while
+// the new one is written (keep 1 would leave none if the write failed).
+std::string to_recycle(const std::vector<std::string>& names, const std::string& dir, const std::string& program,
+                       lv::Level kind, int rank, int nprocs, int version, int keep) {
+  if (keep < 2) return {};
+  std::vector<int> versions{version};
+  for (const auto& f : names) {
+    lv::LevelName n;
+    if (lv::parse_level_file_name(f, program, n) && n.kind == kind && n.rank == rank && n.nprocs == nprocs &&
+        n.iteration != version)
+      versions.push_back(n.iteration);
+  }
+  int oldest = -1;
+  for (int v : lv::versions_to_remove(versions, keep))
+    if (v != version && (oldest < 0 || v < oldest)) oldest = v;
+  return oldest < 0 ? std::string() : dir + "/" + lv::level_file_name(program, kind, rank, nprocs, oldest);
 }
 
 // Renames every process's files once all succeeded; otherwise removes them and throws the
@@ -249,25 +271,38 @@ double Session::checkpoint_levels(bool partner) {
   std::vector<Piece> pieces;
   for (const auto& r : I.mats) h.matrices.push_back(level_matrix(describe(r, I.grid, rank), pieces.emplace_back()));
   lv::lay_out_payload(h);
+  // The partner copy carries the checksum in its header, sent first: summed in a pass of
+  // its own. The local level alone sums while it writes (the header written last).
   std::vector<std::vector<char>> packed;
-  const Pieces payload = payload_pieces(pieces, packed, h.payload_checksum);
+  lv::PayloadChecksum sum;
+  const Pieces payload = payload_pieces(pieces, packed, partner ? &sum : nullptr);
+  h.payload_checksum = sum.value();
   const std::vector<char> head = lv::encode_header(h);
   const std::string dir = st.dir + "/" + nd.name;
   std::string why = make_dir(dir);
   PartnerCopies copies;
   if (partner) start_partner_copies(nd, I.world, head, h.payload_bytes, payload, copies);
   // The local level while the partner copies travel, then the copies kept.
+  const std::vector<std::string> names = why.empty() ? io::list_dir(dir) : std::vector<std::string>{};
+  const int keep = st.cadence.keep;
   Written w;
   if (why.empty()) {
-    Pieces all{{head.data(), head.size()}};
-    all.insert(all.end(), payload.begin(), payload.end());
-    why = write_tmp(dir + "/" + lv::level_file_name(h.program, lv::Level::Local, rank, nprocs, h.iteration), all,
-                    head.size() + h.payload_bytes, w);
+    lv::PayloadChecksum fused;
+    why = write_tmp(dir + "/" + lv::level_file_name(h.program, lv::Level::Local, rank, nprocs, h.iteration),
+                    to_recycle(names, dir, h.program, lv::Level::Local, rank, nprocs, h.iteration, keep), head.size(),
+                    payload, partner ? nullptr : &fused, [&] {
+                      if (partner) return head;
+                      h.payload_checksum = fused.value();
+                      return lv::encode_header(h);
+                    }, w);
   }
   io::wait_all(copies.reqs);
-  for (std::size_t k = 0; k < copies.kept.size() && why.empty(); ++k)
-    why = write_tmp(dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, copies.from[k], nprocs, h.iteration),
-                    {{copies.kept[k].data(), copies.kept[k].size()}}, copies.kept[k].size(), w);
+  for (std::size_t k = 0; k < copies.kept.size() && why.empty(); ++k) {
+    const int r = copies.from[k];
+    why = write_tmp(dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, r, nprocs, h.iteration),
+                    to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs, h.iteration, keep), 0,
+                    {{copies.kept[k].data(), copies.kept[k].size()}}, nullptr, nullptr, w);
+  }
   copies.kept.clear();
   publish(I.world, why, w, partner, nd, rank);
   prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -175,23 +176,52 @@ void wait_all(std::vector<MPI_Request>& reqs) {
   reqs.clear();
 }
 
-std::string write_file(const std::string& path, const std::vector<std::pair<const char*, std::size_t>>& pieces) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
-  for (const auto& [p, n] : pieces) {
-    std::size_t done = 0;
-    while (done < n) {
-      const ssize_t w = ::write(fd, p + done, n - done);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) {
-        const std::string why = "cannot write " + path + ": " + std::strerror(w < 0 ? errno : ENOSPC);
-        ::close(fd);
-        ::unlink(path.c_str());
-        return why;
-      }
-      done += static_cast<std::size_t>(w);
+namespace {
+
+constexpr std::size_t kSumChunk = std::size_t{256} << 10;  // summed then written while in L2
+
+// All of [p, p + n) at `off`; false with errno set.
+bool pwrite_all(int fd, const char* p, std::size_t n, off_t off) {
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd, p, n, off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = ENOSPC;
+      return false;
     }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+    off += w;
   }
+  return true;
+}
+
+}  // namespace
+
+std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
+                             const std::vector<std::pair<const char*, std::size_t>>& pieces,
+                             lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head) {
+  const bool reused = !recycle.empty() && std::rename(recycle.c_str(), path.c_str()) == 0;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | (reused ? 0 : O_TRUNC), 0600);
+  if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
+  auto fail = [&](int err) {
+    const std::string why = "cannot write " + path + ": " + std::strerror(err);
+    ::close(fd);
+    ::unlink(path.c_str());
+    return why;
+  };
+  off_t off = static_cast<off_t>(head_len);
+  for (const auto& [p, n] : pieces)
+    for (std::size_t at = 0; at < n; at += kSumChunk) {
+      const std::size_t len = std::min(kSumChunk, n - at);
+      if (sum) sum->update(p + at, len);
+      if (!pwrite_all(fd, p + at, len, off)) return fail(errno);
+      off += static_cast<off_t>(len);
+    }
+  const std::vector<char> head = make_head ? make_head() : std::vector<char>{};
+  if (head.size() != head_len) return fail(EINVAL);  // not reached: the header's length is fixed by its fields
+  if (!pwrite_all(fd, head.data(), head.size(), 0)) return fail(errno);
+  if (reused && ::ftruncate(fd, off) != 0) return fail(errno);  // a longer old file's tail
   if (::close(fd) != 0) {
     const std::string why = "cannot write " + path + ": " + std::strerror(errno);
     ::unlink(path.c_str());

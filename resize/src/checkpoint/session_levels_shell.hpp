@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -71,9 +72,16 @@ void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, st
 void recv_bytes(char* p, std::size_t n, int from, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs);
 void wait_all(std::vector<MPI_Request>& reqs);
 
-// Writes all pieces to `path` (created or truncated); "" or the reason (errno's text),
-// the file removed on failure.
-std::string write_file(const std::string& path, const std::vector<std::pair<const char*, std::size_t>>& pieces);
+// A level file at `path`: the payload `pieces` from byte `head_len` on, then the header
+// `make_head()` (exactly `head_len` bytes) at the start. With `sum`, the payload is summed
+// on the way, a cache-sized chunk at a time (summed while in cache, then written: one
+// pass over the data), and make_head can use the sum. `recycle` (or ""): an older file
+// renamed to `path` first and overwritten in place, so tmpfs reuses its pages instead of
+// handing out fresh zeroed ones. "" or the reason (errno's text), the file removed on
+// failure.
+std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
+                             const std::vector<std::pair<const char*, std::size_t>>& pieces,
+                             resize::levels::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head);
 
 // The names in `dir`, sorted (none if it cannot be read).
 std::vector<std::string> list_dir(const std::string& dir);
