@@ -30,10 +30,10 @@ for p in 2 3; do
   [[ -n $out ]] && cp "$global/run.txt" "$out/cluster-${p}x$p.txt"
   awk -v ppn=$p -v link=$link '
     /bytes on the busiest process/ { for (i = 1; i <= NF; ++i) if ($(i+1) == "bytes") b = $i }
-    $1 == "local_s" { l = $2 } $1 == "local_partner_s" { lp = $2 }
+    $1 == "local_s" { l = $2 } $1 == "local_partner_s" { lp = $2 } $1 == "mpi_ring_s" { r = $2 }
     END { sent = b * ppn; bound = sent / link
-          printf "partner: %.1f MB sent per node (%d processes x %.1f MB), link bound %.3f s; local+partner %.3f s = %.2fx the bound (local alone %.3f s)\n",
-                 sent / 1e6, ppn, b / 1e6, bound, lp, lp / bound, l }' "$global/run.txt"
+          printf "partner: %.1f MB sent per node (%d processes x %.1f MB), link bound %.3f s; local+partner %.3f s = %.2fx the bound (local alone %.3f s); the same bytes sent by MPI alone %.3f s = %.2fx the bound\n",
+                 sent / 1e6, ppn, b / 1e6, bound, lp, lp / bound, l, r, r / bound }' "$global/run.txt"
   rm -rf "${levels:?}"/grid$p "${global:?}"/*.h5
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -98,10 +98,17 @@ Pieces payload_pieces(const std::vector<Piece>& pieces, std::vector<std::vector<
 }
 
 // The copies this process keeps for processes of its source node, in flight.
+// The payload travels in pieces of kPipe bytes so that the copies kept are written to
+// their files piece by piece as they arrive (the file write overlaps the transfer).
+constexpr std::size_t kPipe = std::size_t{4} << 20;
+
 struct PartnerCopies {
   std::vector<int> from;                  // their world ranks
   std::vector<std::vector<char>> kept;    // header + payload of each
-  std::vector<MPI_Request> reqs;          // the payload messages (both ways)
+  std::vector<std::size_t> head_len;      // the header's bytes of each
+  std::vector<Pieces> pieces;             // each copy's payload pieces as received, in order
+  std::vector<std::vector<MPI_Request>> recvs;  // their receives, one per piece
+  std::vector<MPI_Request> sends;         // my payload to my partner process
 };
 
 // Header then payload in the pieces it is made of: the receiver learns the pieces from the
@@ -127,10 +134,13 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
   std::vector<MPI_Request> heads;
   for (std::size_t k = 0; k < c.from.size(); ++k) {
     c.kept.emplace_back(static_cast<std::size_t>(their_len[k][0] + their_len[k][1]));
+    c.head_len.push_back(static_cast<std::size_t>(their_len[k][0]));
     io::recv_bytes(c.kept.back().data(), static_cast<std::size_t>(their_len[k][0]), c.from[k], 702, world, heads);
   }
-  io::send_bytes(head.data(), head.size(), to, 702, world, c.reqs);
+  io::send_bytes(head.data(), head.size(), to, 702, world, c.sends);
   io::wait_all(heads);
+  c.recvs.resize(c.from.size());
+  c.pieces.resize(c.from.size());
   for (std::size_t k = 0; k < c.from.size(); ++k) {
     std::size_t used = 0;
     lv::LevelHeader theirs;
@@ -141,13 +151,17 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
                              std::to_string(c.from[k]) + " is damaged: " + e.what());  // not reached unless memory is corrupt
     }
     std::size_t at = used;
-    for (const auto& m : theirs.matrices)
-      if (m.bytes > 0) {
-        io::recv_bytes(c.kept[k].data() + at, static_cast<std::size_t>(m.bytes), c.from[k], 703, world, c.reqs);
-        at += static_cast<std::size_t>(m.bytes);
+    for (const auto& m : theirs.matrices) {
+      for (std::size_t off = 0; off < m.bytes; off += kPipe) {  // as the sender's send_bytes cuts them
+        const std::size_t len = std::min<std::size_t>(kPipe, m.bytes - off);
+        c.pieces[k].emplace_back(c.kept[k].data() + at + off, len);
+        c.recvs[k].emplace_back();
+        MPI_Irecv(c.kept[k].data() + at + off, static_cast<int>(len), MPI_BYTE, c.from[k], 703, world, &c.recvs[k].back());
       }
+      at += static_cast<std::size_t>(m.bytes);
+    }
   }
-  for (const auto& [p, n] : payload) io::send_bytes(p, n, to, 703, world, c.reqs);
+  for (const auto& [p, n] : payload) io::send_bytes(p, n, to, 703, world, c.sends, kPipe);
 }
 
 // What this process wrote under temporary names.
@@ -158,14 +172,27 @@ struct Written {
 
 // The level file `name` under name.tmp (recycling `recycle`, see write_level_file).
 std::string write_tmp(const std::string& name, const std::string& recycle, std::size_t head_len, const Pieces& pieces,
-                      lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head, Written& w) {
-  std::string why = io::write_level_file(name + ".tmp", recycle, head_len, pieces, sum, make_head);
+                      lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head, Written& w,
+                      const std::function<void(std::size_t)>& ready = nullptr) {
+  std::string why = io::write_level_file(name + ".tmp", recycle, head_len, pieces, sum, make_head, ready);
   if (why.empty()) {
     w.renames.emplace_back(name + ".tmp", name);
     w.bytes += static_cast<std::int64_t>(head_len);
     for (const auto& pc : pieces) w.bytes += static_cast<std::int64_t>(pc.second);
   }
   return why;
+}
+
+// Copy k kept under name.tmp, each piece written as soon as its receive completes (the
+// file write overlaps the rest of the transfer).
+std::string write_kept(PartnerCopies& c, std::size_t k, const std::string& name, const std::string& recycle,
+                       Written& w) {
+  const std::vector<char>& buf = c.kept[k];
+  const std::size_t head = c.head_len[k];
+  auto& reqs = c.recvs[k];
+  return write_tmp(name, recycle, head, c.pieces[k], nullptr,
+                   [&] { return std::vector<char>(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(head)); }, w,
+                   [&](std::size_t i) { MPI_Wait(&reqs[i], MPI_STATUS_IGNORE); });
 }
 
 // An existing file of (kind, rank) that the pruning after this checkpoint would remove,
@@ -296,13 +323,13 @@ double Session::checkpoint_levels(bool partner) {
                       return lv::encode_header(h);
                     }, w);
   }
-  io::wait_all(copies.reqs);
   for (std::size_t k = 0; k < copies.kept.size() && why.empty(); ++k) {
     const int r = copies.from[k];
-    why = write_tmp(dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, r, nprocs, h.iteration),
-                    to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs, h.iteration, keep), 0,
-                    {{copies.kept[k].data(), copies.kept[k].size()}}, nullptr, nullptr, w);
+    why = write_kept(copies, k, dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, r, nprocs, h.iteration),
+                     to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs, h.iteration, keep), w);
   }
+  for (auto& r : copies.recvs) io::wait_all(r);  // a failed write leaves receives to complete
+  io::wait_all(copies.sends);
   copies.kept.clear();
   publish(I.world, why, w, partner, nd, rank);
   prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from);

@@ -29,8 +29,6 @@ namespace level_io {
 
 namespace {
 
-constexpr std::size_t kChunk = std::size_t{1} << 30;
-
 std::string env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
@@ -157,17 +155,21 @@ std::string agree(MPI_Comm comm, const std::string& why) {
   return out;
 }
 
-void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
-  for (std::size_t at = 0; at < n; at += kChunk) {
+void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+                std::size_t chunk) {
+  chunk = std::min(chunk, kMessageChunk);
+  for (std::size_t at = 0; at < n; at += chunk) {
     reqs.emplace_back();
-    MPI_Isend(p + at, static_cast<int>(std::min(kChunk, n - at)), MPI_BYTE, to, tag, comm, &reqs.back());
+    MPI_Isend(p + at, static_cast<int>(std::min(chunk, n - at)), MPI_BYTE, to, tag, comm, &reqs.back());
   }
 }
 
-void recv_bytes(char* p, std::size_t n, int from, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs) {
-  for (std::size_t at = 0; at < n; at += kChunk) {
+void recv_bytes(char* p, std::size_t n, int from, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+                std::size_t chunk) {
+  chunk = std::min(chunk, kMessageChunk);
+  for (std::size_t at = 0; at < n; at += chunk) {
     reqs.emplace_back();
-    MPI_Irecv(p + at, static_cast<int>(std::min(kChunk, n - at)), MPI_BYTE, from, tag, comm, &reqs.back());
+    MPI_Irecv(p + at, static_cast<int>(std::min(chunk, n - at)), MPI_BYTE, from, tag, comm, &reqs.back());
   }
 }
 
@@ -200,7 +202,8 @@ bool pwrite_all(int fd, const char* p, std::size_t n, off_t off) {
 
 std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
                              const std::vector<std::pair<const char*, std::size_t>>& pieces,
-                             lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head) {
+                             lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
+                             const std::function<void(std::size_t)>& ready) {
   const bool reused = !recycle.empty() && std::rename(recycle.c_str(), path.c_str()) == 0;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | (reused ? 0 : O_TRUNC), 0600);
   if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
@@ -211,13 +214,16 @@ std::string write_level_file(const std::string& path, const std::string& recycle
     return why;
   };
   off_t off = static_cast<off_t>(head_len);
-  for (const auto& [p, n] : pieces)
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    if (ready) ready(i);
+    const auto& [p, n] = pieces[i];
     for (std::size_t at = 0; at < n; at += kSumChunk) {
       const std::size_t len = std::min(kSumChunk, n - at);
       if (sum) sum->update(p + at, len);
       if (!pwrite_all(fd, p + at, len, off)) return fail(errno);
       off += static_cast<off_t>(len);
     }
+  }
   const std::vector<char> head = make_head ? make_head() : std::vector<char>{};
   if (head.size() != head_len) return fail(EINVAL);  // not reached: the header's length is fixed by its fields
   if (!pwrite_all(fd, head.data(), head.size(), 0)) return fail(errno);

@@ -68,8 +68,12 @@ std::string agree(MPI_Comm comm, const std::string& why);
 
 // Non-blocking byte messages in pieces of at most 1 GiB (MPI counts are int); the
 // requests are appended to `reqs`.
-void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs);
-void recv_bytes(char* p, std::size_t n, int from, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs);
+// `chunk`: the largest piece (both sides must use the same).
+inline constexpr std::size_t kMessageChunk = std::size_t{1} << 30;
+void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+                std::size_t chunk = kMessageChunk);
+void recv_bytes(char* p, std::size_t n, int from, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+                std::size_t chunk = kMessageChunk);
 void wait_all(std::vector<MPI_Request>& reqs);
 
 // A level file at `path`: the payload `pieces` from byte `head_len` on, then the header
@@ -78,10 +82,12 @@ void wait_all(std::vector<MPI_Request>& reqs);
 // pass over the data), and make_head can use the sum. `recycle` (or ""): an older file
 // renamed to `path` first and overwritten in place, so tmpfs reuses its pages instead of
 // handing out fresh zeroed ones. "" or the reason (errno's text), the file removed on
-// failure.
+// failure. `ready(i)`, if given, is called before piece i is written (e.g. to wait for it
+// to arrive).
 std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
                              const std::vector<std::pair<const char*, std::size_t>>& pieces,
-                             resize::levels::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head);
+                             resize::levels::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
+                             const std::function<void(std::size_t)>& ready = nullptr);
 
 // The names in `dir`, sorted (none if it cannot be read).
 std::vector<std::string> list_dir(const std::string& dir);
