@@ -173,14 +173,21 @@ struct Written {
 // The level file `name` under name.tmp (recycling `recycle`, see write_level_file).
 std::string write_tmp(const std::string& name, const std::string& recycle, std::size_t head_len, const Pieces& pieces,
                       lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head, Written& w,
-                      const std::function<void(std::size_t)>& ready = nullptr) {
-  std::string why = io::write_level_file(name + ".tmp", recycle, head_len, pieces, sum, make_head, ready);
+                      const std::function<void(std::size_t)>& ready = nullptr,
+                      const std::function<void()>& tick = nullptr) {
+  std::string why = io::write_level_file(name + ".tmp", recycle, head_len, pieces, sum, make_head, ready, tick);
   if (why.empty()) {
     w.renames.emplace_back(name + ".tmp", name);
     w.bytes += static_cast<std::int64_t>(head_len);
     for (const auto& pc : pieces) w.bytes += static_cast<std::int64_t>(pc.second);
   }
   return why;
+}
+
+// Lets MPI move the partner messages while a file is written (a test of the sends).
+void progress(PartnerCopies& c) {
+  int done = 0;
+  if (!c.sends.empty()) MPI_Testall(static_cast<int>(c.sends.size()), c.sends.data(), &done, MPI_STATUSES_IGNORE);
 }
 
 // Copy k kept under name.tmp, each piece written as soon as its receive completes (the
@@ -192,7 +199,7 @@ std::string write_kept(PartnerCopies& c, std::size_t k, const std::string& name,
   auto& reqs = c.recvs[k];
   return write_tmp(name, recycle, head, c.pieces[k], nullptr,
                    [&] { return std::vector<char>(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(head)); }, w,
-                   [&](std::size_t i) { MPI_Wait(&reqs[i], MPI_STATUS_IGNORE); });
+                   [&](std::size_t i) { MPI_Wait(&reqs[i], MPI_STATUS_IGNORE); }, [&] { progress(c); });
 }
 
 // An existing file of (kind, rank) that the pruning after this checkpoint would remove,
@@ -224,7 +231,7 @@ void publish(MPI_Comm world, std::string why, const Written& w, bool partner, co
   why = io::agree(world, why);
   if (!why.empty()) {
     for (const auto& [tmp, fin] : w.renames) ::unlink(tmp.c_str());
-    throw CheckpointFailed(why + " (the previous versions are intact)");
+    throw CheckpointFailed(why + " (the newest previous version is intact)");
   }
   for (const auto& [tmp, fin] : w.renames) std::rename(tmp.c_str(), fin.c_str());
 }
@@ -321,7 +328,7 @@ double Session::checkpoint_levels(bool partner) {
                       if (partner) return head;
                       h.payload_checksum = fused.value();
                       return lv::encode_header(h);
-                    }, w);
+                    }, w, nullptr, [&] { progress(copies); });
   }
   for (std::size_t k = 0; k < copies.kept.size() && why.empty(); ++k) {
     const int r = copies.from[k];

@@ -203,7 +203,7 @@ bool pwrite_all(int fd, const char* p, std::size_t n, off_t off) {
 std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
                              const std::vector<std::pair<const char*, std::size_t>>& pieces,
                              lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
-                             const std::function<void(std::size_t)>& ready) {
+                             const std::function<void(std::size_t)>& ready, const std::function<void()>& tick) {
   const bool reused = !recycle.empty() && std::rename(recycle.c_str(), path.c_str()) == 0;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | (reused ? 0 : O_TRUNC), 0600);
   if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
@@ -222,6 +222,7 @@ std::string write_level_file(const std::string& path, const std::string& recycle
       if (sum) sum->update(p + at, len);
       if (!pwrite_all(fd, p + at, len, off)) return fail(errno);
       off += static_cast<off_t>(len);
+      if (tick) tick();
     }
   }
   const std::vector<char> head = make_head ? make_head() : std::vector<char>{};

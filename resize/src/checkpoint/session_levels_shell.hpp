@@ -83,11 +83,13 @@ void wait_all(std::vector<MPI_Request>& reqs);
 // renamed to `path` first and overwritten in place, so tmpfs reuses its pages instead of
 // handing out fresh zeroed ones. "" or the reason (errno's text), the file removed on
 // failure. `ready(i)`, if given, is called before piece i is written (e.g. to wait for it
-// to arrive).
+// to arrive); `tick()` after each chunk written (e.g. to let MPI progress the messages
+// in flight: Open MPI's TCP transport moves data only inside MPI calls).
 std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
                              const std::vector<std::pair<const char*, std::size_t>>& pieces,
                              resize::levels::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
-                             const std::function<void(std::size_t)>& ready = nullptr);
+                             const std::function<void(std::size_t)>& ready = nullptr,
+                             const std::function<void()>& tick = nullptr);
 
 // The names in `dir`, sorted (none if it cannot be read).
 std::vector<std::string> list_dir(const std::string& dir);
