@@ -5,11 +5,12 @@
 // levels_overhead --local S --partner S --global S --bytes-per-node B [--restart S]
 //                 [--recover-local S] [--recover-partner S] [--fs-bandwidth B/s]
 //                 [--share-process F] [--share-global F] [--nodes N,N] [--mtbf-hours H,H]
-//                 [--scale-to B]
+//                 [--scale-to B] [--partner-rate B/s]
 // Costs are seconds measured per checkpoint (local: the local level; partner: the
 // local+partner level; global: the HDF5 checkpoint measured alone, before the file
 // system's share); bytes-per-node: the bytes each node writes to the global level.
 // --scale-to B: every measured cost and recovery scaled linearly to B bytes per node.
+// --partner-rate R: the partner level's cost from a link of R bytes/s (a what-if).
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -38,7 +39,7 @@ int main(int argc, char** argv) {
                                        {"--share-process", "0"},    {"--share-global", "0.1"},
                                        {"--nodes", "1000,10000"},   {"--mtbf-hours", "1,24"},
                                        {"--recover-local", "-1"},   {"--recover-partner", "-1"},
-                                       {"--scale-to", "0"}};
+                                       {"--scale-to", "0"},         {"--partner-rate", "0"}};
   for (int k = 1; k + 1 < argc; k += 2) a[argv[k]] = argv[k + 1];
   for (const char* need : {"--local", "--partner", "--global", "--bytes-per-node"})
     if (!a.count(need)) {
@@ -49,8 +50,11 @@ int main(int argc, char** argv) {
     double bytes = std::stod(a["--bytes-per-node"]);
     const double to = std::stod(a["--scale-to"]), scale = to > 0 ? to / bytes : 1.0;
     if (to > 0) bytes = to;
-    const double cl = std::stod(a["--local"]) * scale, cp = std::stod(a["--partner"]) * scale,
-                 cg = std::stod(a["--global"]) * scale;
+    const double cl = std::stod(a["--local"]) * scale, cg = std::stod(a["--global"]) * scale;
+    // --partner-rate R (bytes/s): the partner level costs the local level plus the node's
+    // bytes sent at R (not overlapped), instead of its measured cost.
+    const double rate = std::stod(a["--partner-rate"]);
+    const double cp = rate > 0 ? cl + bytes / rate : std::stod(a["--partner"]) * scale;
     const double rl = std::stod(a["--recover-local"]) >= 0 ? std::stod(a["--recover-local"]) * scale : cl;
     const double rp = std::stod(a["--recover-partner"]) >= 0 ? std::stod(a["--recover-partner"]) * scale : cp;
     const double d = std::stod(a["--restart"]), bw = std::stod(a["--fs-bandwidth"]);

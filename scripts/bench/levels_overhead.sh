@@ -6,7 +6,7 @@
 # measured (their kept outputs in DATA) and the relaunch time levels_recovery_bench.sh
 # measured (DATA/recovery.tsv; 4 s without it). Writes DATA/overhead.md and replaces the
 # text between the markers "<!-- levels-overhead -->" and "<!-- /levels-overhead -->" in
-# docs/checkpoint.md with it.
+# docs/checkpoint.md with it; levels_report.py then refreshes the measured tables there.
 # Usage: levels_overhead.sh [build dir] [data dir] [fs bandwidth B/s] [global share]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -47,6 +47,13 @@ md=$data/overhead.md
   echo
   "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
     --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global 0.02 --scale-to 16e9
+  echo
+  echo "**What if** (not measured): 16 GB per node, the partner level = the local level as measured plus the node's"
+  echo "bytes at 12.5 GB/s (a 100 Gbit/s link, not overlapped), 2% of the failures need the global level:"
+  echo
+  "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
+    --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global 0.02 --scale-to 16e9 \
+    --partner-rate 12.5e9
 } >"$md"
 cat "$md"
 doc=$here/docs/checkpoint.md
@@ -62,3 +69,4 @@ s = s[:i] + "\n" + open(md).read() + s[j:]
 open(doc, "w").write(s)
 PY
 echo "docs/checkpoint.md: the table between the levels-overhead markers replaced"
+python3 "$here/scripts/bench/levels_report.py" --data "$data" --doc "$doc"

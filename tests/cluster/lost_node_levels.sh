@@ -13,12 +13,17 @@
 # Prints iterations lost and the time from the kill to the first iteration after the
 # restart (compare cluster.lost_node: the global checkpoint every 5, 2 iterations lost).
 # Leaves nothing behind (the level directory, the cluster).
-# Usage: lost_node_levels.sh <source dir> <build dir> [levels|global]
+# Usage: lost_node_levels.sh <source dir> <build dir> [levels|global|corrupt]
 # `global` (scripts/bench/levels_recovery_bench.sh): the same job and kill without levels,
 # relaunched from the global HDF5 checkpoint (today's path), for the comparison: iterations
 # lost, time to compute again, bytes of the HDF5 file read.
+# `corrupt` (cluster.lost_node_levels_corrupt): as `levels`, but every partner copy of old
+# rank 4 (node3's first process) that node1 keeps has a payload byte flipped and the global
+# directory stays: each is refused by its checksum when chosen, and rank 4's blocks, in no
+# level any more, come from the global checkpoint of iteration 10 (said).
 SRC=$1 BUILD=$2 MODE=${3:-levels}
-[[ $MODE == levels || $MODE == global ]] || { echo "usage: $0 SRC BUILD [levels|global]" >&2; exit 2; }
+[[ $MODE == levels || $MODE == global || $MODE == corrupt ]] ||
+  { echo "usage: $0 SRC BUILD [levels|global|corrupt]" >&2; exit 2; }
 . "$SRC/tests/cluster/harness.sh"
 cluster_begin 3
 work=$(mktemp -d)
@@ -56,6 +61,15 @@ t_kill=$(now)
 kill -9 $victims
 rm -rf "$levels/node3"           # node3's memory is gone
 [[ $MODE == levels ]] && mv "$d" "$work/global.unreachable"  # no global checkpoint can be read
+if [[ $MODE == corrupt ]]; then  # one payload byte of each of rank 4's partner copies flipped
+  copies=("$levels"/node1/pdgemm.partner.r4-6.v*)
+  [[ -f ${copies[0]} ]] || fail "no partner copy of rank 4 on node1: $(ls "$levels/node1")"
+  for f in "${copies[@]}"; do
+    at=$(($(stat -c %s "$f") - 100))
+    byte=$(od -An -tu1 -j "$at" -N1 "$f" | tr -d ' ')
+    printf "\\$(printf '%03o' $((byte ^ 0xff)))" | dd of="$f" bs=1 seek="$at" conv=notrunc status=none
+  done
+fi
 lost=$(wait_for "$log" "malleable-run: lost node" 60)
 touch "$work/stop"  # the restarted job ends after its first iteration
 echo "${lost#* }"
@@ -63,6 +77,18 @@ grep -q "lost node node3 " <<<"$lost" || fail "the message does not name node3 a
 rc=0
 wait $job || rc=$?
 [[ $rc -eq 0 ]] || { cat "$log"; fail "malleable-run exit $rc"; }
+if [[ $MODE == corrupt ]]; then
+  grep -q "restart from levels: .*pdgemm.partner.r4-6.v000012: checksum mismatch: the data is damaged; choosing again" "$log" ||
+    { cat "$log"; fail "the damaged partner copy of rank 4 (version 12) was not refused"; }
+  fallback=$(grep -m1 "are in no level; reading iteration" "$log") || { cat "$log"; fail "no fallback to the global level"; }
+  echo "${fallback#* }"
+  grep -q "the blocks of 1 of 6 old processes (ranks 4) are in no level; reading iteration 10 from the global checkpoint" \
+    <<<"$fallback" || fail "not rank 4 alone from the global checkpoint of iteration 10"
+  grep -q "result check: B = (sA)^11 B0: .*OK" "$log" || { cat "$log"; fail "the restarted job's result check"; }
+  echo "$(grep -o 'result check.*' "$log")"
+  echo "PASS"
+  exit 0
+fi
 if [[ $MODE == global ]]; then  # today's relaunch from the HDF5 file, for the comparison
   restart=$(grep -m1 "malleable-run: restarting from" "$log") || { cat "$log"; fail "no restart"; }
   echo "${restart#* }"
