@@ -86,3 +86,54 @@ TEST(LevelsModel, BadInputIsRefused) {
   EXPECT_THROW(lv::expected_overhead({{"global", 1, 1, 1.0}}, 0, 4), resize::Error);
   EXPECT_THROW(lv::expected_overhead({{"global", 1, 1, 1.0}}, 3600, -1), resize::Error);
 }
+
+TEST(LevelsModel, FileSystemAtScaleHasNoFloorAndANodeCap) {
+  // 16 GB per node: 10,000 nodes through 1 TB/s take 160 s, 1,000 nodes 16 s: the node
+  // count matters.
+  EXPECT_DOUBLE_EQ(lv::fs_seconds(16e9, 10000, 1e12, 5e9), 160.0);
+  EXPECT_DOUBLE_EQ(lv::fs_seconds(16e9, 1000, 1e12, 5e9), 16.0);
+  // 1,000 nodes through 10 TB/s would get 10 GB/s each; a node's client writes 5 GB/s.
+  EXPECT_DOUBLE_EQ(lv::fs_seconds(16e9, 1000, 1e13, 5e9), 3.2);
+  EXPECT_DOUBLE_EQ(lv::fs_seconds(1e6, 1, 1e12, 5e9), 2e-4) << "no floor from a measured time";
+  EXPECT_THROW(lv::fs_seconds(16e9, 1000, 1e12, 0), resize::Error);
+  EXPECT_THROW(lv::fs_seconds(16e9, 0, 1e12, 5e9), resize::Error);
+}
+
+TEST(LevelsModel, AtScaleCostsKeepTheMeasuredLinkEfficiency) {
+  // Measured: 1e8 bytes, local 0.2 s, local+partner 1.2 s over a 1.25e8 B/s link: the
+  // partner copy took 1.0 s against a 0.8 s bound, efficiency 0.8.
+  const lv::MeasuredLevels m{1e8, 0.2, 1.2, 1.25e8};
+  EXPECT_DOUBLE_EQ(lv::link_efficiency(1e8, 1.25e8, 1.0), 0.8);
+  EXPECT_DOUBLE_EQ(lv::link_efficiency(1e8, 1.25e8, 0.5), 1.0) << "never above the link";
+  // At the measured size and link the measured costs come back.
+  const auto same = lv::at_scale_costs(m, {1e8, 1, 1e12, 5e9, 1.25e8, 0});
+  EXPECT_NEAR(same.partner_efficiency, 0.8, 1e-12);
+  EXPECT_NEAR(same.local, 0.2, 1e-12);
+  EXPECT_NEAR(same.partner, 1.2, 1e-12);
+  // 1e9 bytes per node, a 1e10 B/s interconnect: local 10x, the copy 1e9 / 8e9 s.
+  const auto big = lv::at_scale_costs(m, {1e9, 10000, 1e12, 5e9, 1e10, 0});
+  EXPECT_NEAR(big.local, 2.0, 1e-12);
+  EXPECT_NEAR(big.partner, 2.0 + 0.125, 1e-12);
+  EXPECT_NEAR(big.global, 10.0, 1e-12);  // 1e9 x 1e4 / 1e12
+  // An assumed local rate replaces the measured one.
+  const auto fast = lv::at_scale_costs(m, {1e9, 10000, 1e12, 5e9, 1e10, 1e10});
+  EXPECT_NEAR(fast.local, 0.1, 1e-12);
+  EXPECT_NEAR(fast.partner, 0.1 + 0.125, 1e-12);
+  EXPECT_THROW(lv::at_scale_costs({1e8, 1.2, 1.2, 1.25e8}, {1e9, 1, 1e12, 5e9, 1e10, 0}), resize::Error)
+      << "a partner level no dearer than the local one";
+  EXPECT_THROW(lv::at_scale_costs(m, {1e9, 1, 1e12, 5e9, 0, 0}), resize::Error);
+}
+
+TEST(LevelsModel, AtScaleTheNodeCountMatters) {
+  const lv::MeasuredLevels m{1e8, 0.01, 0.9, 1.25e8};
+  auto ratio = [&](int nodes) {
+    const auto c = lv::at_scale_costs(m, {16e9, nodes, 1e12, 5e9, 12.5e9, 0});
+    const auto r = lv::compare(c.local, c.local, c.partner, c.partner, c.global, 0, 0.02, 3600, 5);
+    EXPECT_DOUBLE_EQ(r.ratio, r.global_only.overhead / r.multi.overhead);
+    EXPECT_NEAR(r.multi.levels[2].rate, 0.02 / 3600, 1e-15);
+    return r.ratio;
+  };
+  // 10x the nodes: the global level 10x dearer, the node-local levels not.
+  EXPECT_GT(ratio(10000), 1.5 * ratio(1000));
+  EXPECT_GT(ratio(1000), 1.0);
+}

@@ -81,4 +81,42 @@ double shared_fs_seconds(double bytes_per_node, int nodes, double fs_bytes_per_s
   return std::max(measured_seconds, bytes_per_node * nodes / fs_bytes_per_second);
 }
 
+double fs_seconds(double bytes_per_node, int nodes, double fs_bytes_per_second, double node_bytes_per_second) {
+  if (!(fs_bytes_per_second > 0) || !(node_bytes_per_second > 0) || nodes < 1 || bytes_per_node < 0)
+    throw Error("overhead model: the file system's and a node's bandwidth must be > 0, nodes >= 1, bytes >= 0");
+  return bytes_per_node / std::min(node_bytes_per_second, fs_bytes_per_second / nodes);
+}
+
+double link_efficiency(double bytes, double link_bytes_per_second, double seconds) {
+  if (!(bytes > 0) || !(link_bytes_per_second > 0) || !(seconds > 0))
+    throw Error("overhead model: a link's efficiency needs bytes, a rate and a time > 0");
+  return std::min(1.0, bytes / link_bytes_per_second / seconds);
+}
+
+ScaleCosts at_scale_costs(const MeasuredLevels& m, const ScaleScenario& s) {
+  if (!(m.bytes > 0) || !(m.local >= 0) || !(s.bytes_per_node >= 0) || !(s.interconnect > 0) || s.local_rate < 0)
+    throw Error("overhead model: the measured bytes and the interconnect's rate must be > 0");
+  if (!(m.partner > m.local))
+    throw Error("overhead model: the measured partner level (" + std::to_string(m.partner) +
+                " s) is not dearer than the local level (" + std::to_string(m.local) + " s)");
+  ScaleCosts c;
+  c.partner_efficiency = link_efficiency(m.bytes, m.link_rate, m.partner - m.local);
+  c.local = s.local_rate > 0 ? s.bytes_per_node / s.local_rate : m.local * s.bytes_per_node / m.bytes;
+  c.partner = c.local + s.bytes_per_node / (s.interconnect * c.partner_efficiency);
+  c.global = fs_seconds(s.bytes_per_node, s.nodes, s.fs_bandwidth, s.fs_node_bandwidth);
+  return c;
+}
+
+Comparison compare(double local, double recover_local, double partner, double recover_partner, double global,
+                   double share_process, double share_global, double mtbf_seconds, double restart_seconds) {
+  Comparison c;
+  c.global_only = expected_overhead({{"global", global, global, 1.0}}, mtbf_seconds, restart_seconds);
+  c.multi = expected_overhead({{"local", local, recover_local, share_process},
+                               {"partner", partner, recover_partner, 1 - share_process - share_global},
+                               {"global", global, global, share_global}},
+                              mtbf_seconds, restart_seconds);
+  c.ratio = c.global_only.overhead / c.multi.overhead;
+  return c;
+}
+
 }  // namespace resize::levels

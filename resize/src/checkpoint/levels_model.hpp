@@ -65,4 +65,54 @@ OverheadResult expected_overhead(const std::vector<ModelLevel>& levels, double m
 // than the cost measured alone (`measured_seconds`).
 double shared_fs_seconds(double bytes_per_node, int nodes, double fs_bytes_per_second, double measured_seconds);
 
+// The global level at scale, without this machine's disk as a floor: every node writes
+// `bytes_per_node` at once through a file system of aggregate bandwidth
+// `fs_bytes_per_second`, each node at most `node_bytes_per_second` (its client link):
+// bytes / min(node rate, fs / nodes). Throws resize::Error for a non-positive bandwidth,
+// nodes < 1 or negative bytes.
+double fs_seconds(double bytes_per_node, int nodes, double fs_bytes_per_second, double node_bytes_per_second);
+
+// The fraction of a link's rate a transfer achieved: (bytes / link rate) / seconds, at most
+// 1. Throws resize::Error unless bytes, the rate and the seconds are > 0.
+double link_efficiency(double bytes, double link_bytes_per_second, double seconds);
+
+// What was measured on one node (the inputs of the at-scale costs).
+struct MeasuredLevels {
+  double bytes = 0;        // bytes per node the measurement checkpointed
+  double local = 0;        // seconds, the local level
+  double partner = 0;      // seconds, the local+partner level (local copy, then the partner copy)
+  double link_rate = 0;    // bytes/s of the link the partner copies crossed (1 Gbit/s: 125e6)
+};
+
+// The assumptions of one at-scale scenario.
+struct ScaleScenario {
+  double bytes_per_node = 0;
+  int nodes = 1;
+  double fs_bandwidth = 0;       // aggregate file-system bytes/s, shared by all nodes
+  double fs_node_bandwidth = 0;  // one node's client cap, bytes/s
+  double interconnect = 0;       // the partner link's rate at scale, bytes/s
+  double local_rate = 0;         // bytes/s of the local level; 0: the measured rate
+};
+
+struct ScaleCosts {
+  double local = 0, partner = 0, global = 0;  // seconds per checkpoint
+  double partner_efficiency = 0;              // measured: link bound / (partner - local)
+};
+
+// The levels' costs at scale: local = bytes at the measured per-byte rate (or local_rate);
+// partner = local + bytes / (interconnect x the link efficiency measured, i.e. the
+// measured partner copy's share of its link's bound); global = fs_seconds (no floor).
+// Throws resize::Error when the measured partner level is not dearer than the local one,
+// or for non-positive bytes or rates.
+ScaleCosts at_scale_costs(const MeasuredLevels& measured, const ScaleScenario& scenario);
+
+// Global-only against local/partner/global for given costs and recoveries (R = C for the
+// global level): the two expected overheads and their ratio (global only / multi-level).
+struct Comparison {
+  OverheadResult global_only, multi;
+  double ratio = 0;
+};
+Comparison compare(double local, double recover_local, double partner, double recover_partner, double global,
+                   double share_process, double share_global, double mtbf_seconds, double restart_seconds);
+
 }  // namespace resize::levels
