@@ -137,3 +137,17 @@ TEST(LevelsModel, AtScaleTheNodeCountMatters) {
   EXPECT_GT(ratio(10000), 1.5 * ratio(1000));
   EXPECT_GT(ratio(1000), 1.0);
 }
+
+TEST(LevelsModel, BreakEvenCostRatio) {
+  // 2% of the failures global, target 5x: C_global / C_partner >= 0.98 / (0.2 - sqrt(0.02))^2.
+  const double need = lv::break_even_cost_ratio(5, 0.02);
+  EXPECT_NEAR(need, 0.98 / std::pow(0.2 - std::sqrt(0.02), 2), 1e-9);
+  EXPECT_TRUE(std::isinf(lv::break_even_cost_ratio(5, 0.1))) << "sqrt(0.1) > 1/5: out of reach";
+  EXPECT_NEAR(lv::break_even_cost_ratio(5, 0), 25, 1e-12);
+  // At that cost ratio the first-order overheads are 5x apart.
+  const double cg = 160, cp = cg / need, l = 1 / 3600.0;
+  const double one = std::sqrt(2 * cg * l), multi = std::sqrt(2 * cp * 0.98 * l) + std::sqrt(2 * cg * 0.02 * l);
+  EXPECT_NEAR(one / multi, 5, 1e-9);
+  EXPECT_THROW(lv::break_even_cost_ratio(0, 0.02), resize::Error);
+  EXPECT_THROW(lv::break_even_cost_ratio(5, 1.5), resize::Error);
+}

@@ -119,4 +119,12 @@ Comparison compare(double local, double recover_local, double partner, double re
   return c;
 }
 
+double break_even_cost_ratio(double target, double share_global) {
+  if (!(target > 0) || !(share_global >= 0 && share_global <= 1))
+    throw Error("overhead model: the target must be > 0 and the global share in [0, 1]");
+  const double room = 1 / target - std::sqrt(share_global);
+  if (room <= 0) return std::numeric_limits<double>::infinity();
+  return (1 - share_global) / (room * room);
+}
+
 }  // namespace resize::levels

@@ -115,4 +115,11 @@ struct Comparison {
 Comparison compare(double local, double recover_local, double partner, double recover_partner, double global,
                    double share_process, double share_global, double mtbf_seconds, double restart_seconds);
 
+// To first order (checkpoint terms only, sqrt(2 C lambda)), multi-level is >= `target`
+// times cheaper than global-only iff C_global / C_partner >= (1 - s) / (1 / target - sqrt(s))^2
+// with s the global level's share of the failures; returns that bound, infinity when
+// sqrt(s) >= 1 / target (the partners cannot reach the target however cheap they are).
+// Throws resize::Error unless target > 0 and 0 <= s <= 1.
+double break_even_cost_ratio(double target, double share_global);
+
 }  // namespace resize::levels
