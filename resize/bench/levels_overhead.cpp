@@ -24,7 +24,9 @@
 // share, node count and MTBF.
 // --sweep 1: the same costs at the first --nodes, one row per --sweep-bytes x
 // --fs-bandwidth, one column per --share-global x --mtbf-hours: the ratio global only /
-// multi-level, bold when >= --target (default 5).
+// multi-level, bold when >= --target (default 5); the header gives the first-order
+// C_global / C_partner each share needs (lv::break_even_cost_ratio), each row its own.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -84,16 +86,23 @@ int at_scale(std::map<std::string, std::string>& a) {
     return lv::compare(c.local, c.local, c.partner, c.partner, c.global, sp, sg, h * 3600, d);
   };
   if (a.count("--sweep")) {
-    std::printf("| bytes per node | file system | global level cost |");
-    for (double sg : shares)
-      for (double h : hours) std::printf(" %g%% global, %g h |", 100 * sg, h);
-    std::printf("\n|---|---|---|");
+    std::printf("| bytes per node | file system | global level cost | global / partner cost |");
+    for (double sg : shares) {
+      const double need = lv::break_even_cost_ratio(target, sg);
+      char b[48];
+      if (std::isinf(need))
+        std::snprintf(b, sizeof b, "out of reach");
+      else
+        std::snprintf(b, sizeof b, "needs >= %.0f", need);
+      for (double h : hours) std::printf(" %g%% global (%s), %g h |", 100 * sg, b, h);
+    }
+    std::printf("\n|---|---|---|---|");
     for (std::size_t k = 0; k < shares.size() * hours.size(); ++k) std::printf("---|");
     std::printf("\n");
     for (double b : numbers(a.count("--sweep-bytes") ? a["--sweep-bytes"] : std::string("1e9,16e9,64e9")))
       for (double fs : fss) {
         const auto c = costs(b, nodes.at(0), fs);
-        std::printf("| %g GB | %s | %.1f s |", b / 1e9, rate_text(fs).c_str(), c.global);
+        std::printf("| %g GB | %s | %.1f s | %.3g |", b / 1e9, rate_text(fs).c_str(), c.global, c.global / c.partner);
         for (double sg : shares)
           for (double h : hours) {
             const double r = cmp(c, sg, h).ratio;

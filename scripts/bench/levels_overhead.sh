@@ -7,10 +7,17 @@
 # measured (DATA/recovery.tsv; 4 s without it). Writes DATA/overhead.md and replaces the
 # text between the markers "<!-- levels-overhead -->" and "<!-- /levels-overhead -->" in
 # docs/checkpoint.md with it; levels_report.py then refreshes the measured tables there.
+# The at-scale tables (from the emulated cluster's costs only: the partner copy's efficiency
+# on its 1 Gbit/s link) take the assumptions below: a node's client bandwidth to the file
+# system, the interconnect the partner copies cross at scale, and the local level's rate
+# assumed in the second break-even sweep.
 # Usage: levels_overhead.sh [build dir] [data dir] [fs bandwidth B/s] [global share]
+#                           [fs node bandwidth B/s (5e9)] [interconnect B/s (12.5e9)]
+#                           [assumed local rate B/s (10e9)]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd) data=${2:-$here/docs/data/levels} bw=${3:-1e12} share=${4:-0.1}
+node_bw=${5:-5e9} interconnect=${6:-12.5e9} local_rate=${7:-10e9}
 tool=$build/resize/levels_overhead
 pick() {  # <key> <file>: the value of a "key value" line
   awk -v k="$1" '$1 == k { print $2; exit }' "$2"
@@ -54,6 +61,32 @@ md=$data/overhead.md
   "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
     --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global 0.02 --scale-to 16e9 \
     --partner-rate 12.5e9
+  if [[ $src == */cluster-2x2.txt ]]; then
+    common=(--local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes"
+            --restart "$restart" --link-rate 125e6 --interconnect "$interconnect" --fs-node-bandwidth "$node_bw")
+    eff=$(awk -v b="$node_bytes" -v p="$partner_s" -v l="$local_s" 'BEGIN { printf "%.2f", b / 125e6 / (p - l) }')
+    echo
+    echo "**At scale** (not measured; the node count now matters): 16 GB per node; global level = 16 GB x nodes /"
+    echo "file-system bandwidth, each node at most $node_bw B/s (its client link; no floor from this VM's disk);"
+    echo "local level = the measured local rate ($(awk -v b="$node_bytes" -v t="$local_s" 'BEGIN { printf "%.0f", b / t / 1e6 }') MB/s per node);"
+    echo "partner level = local + 16 GB over an assumed $interconnect B/s interconnect at the efficiency the measured partner"
+    echo "copy reached on its 1 Gbit/s link ($eff: the link bound ${node_bytes} B / 125e6 B/s over the measured partner time minus the local);"
+    echo "each level's recovery = its cost, relaunch D = ${restart} s."
+    echo
+    "$tool" "${common[@]}" --share-global 0.1,0.02 --at-scale 1 --scale-to 16e9 --fs-bandwidth 1e12,1e13
+    echo
+    echo "**Break-even at 10,000 nodes, local level as measured** (the same model; ratio = global only / multi-level,"
+    echo "bold where >= 5x; the header gives the first-order global / partner cost ratio each share needs):"
+    echo
+    "$tool" "${common[@]}" --sweep 1 --nodes 10000 --fs-bandwidth 1e11,1e12,1e13 --share-global 0.1,0.02,0.005 \
+      --sweep-bytes 1e9,16e9,64e9
+    echo
+    echo "**Break-even at 10,000 nodes, local level at an assumed $local_rate B/s per node** (a copy at memory speed;"
+    echo "not measured here):"
+    echo
+    "$tool" "${common[@]}" --sweep 1 --nodes 10000 --fs-bandwidth 1e11,1e12,1e13 --share-global 0.1,0.02,0.005 \
+      --sweep-bytes 1e9,16e9,64e9 --local-rate "$local_rate"
+  fi
 } >"$md"
 cat "$md"
 doc=$here/docs/checkpoint.md
