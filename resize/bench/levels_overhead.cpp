@@ -85,6 +85,7 @@ int at_scale(std::map<std::string, std::string>& a) {
   auto cmp = [&](const lv::ScaleCosts& c, double sg, double h) {
     return lv::compare(c.local, c.local, c.partner, c.partner, c.global, sp, sg, h * 3600, d);
   };
+  costs(bytes, nodes.at(0), fss.at(0));  // bad input refused before any output
   if (a.count("--sweep")) {
     std::printf("| bytes per node | file system | global level cost | global / partner cost |");
     for (double sg : shares) {
