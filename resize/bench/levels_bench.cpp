@@ -12,9 +12,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 #include <string>
 #include <vector>
+
+#include <sys/mman.h>
 
 #include "malleable/resize/session.hpp"
 
@@ -61,17 +65,40 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < a.size(); ++k) a[k] = static_cast<double>(k % 1000) * 0.5 + S.world_rank();
     resize::LevelCadence c;
     c.dir = ldir;
-    c.keep = 1;
+    c.keep = 2;  // the default: the oldest version's pages are reused in place (session_levels.cpp)
     S.set_level_checkpointing(c);
     const std::size_t bytes = a.size() * sizeof(double);
-    std::vector<double> t_fresh, t_warm, t_local, t_partner, t_global;
+    std::vector<double> t_fresh, t_warm, t_local, t_partner, t_global, t_ring;
+    // The raw transfer the partner level makes: every process sends its bytes to the same
+    // local index one node further (processes per node: MALLEABLE_NODE_MAP=every=K, else
+    // MPI's shared-memory split), measured beside the level as its practical bound.
+    int ppn = 1;
+    if (const char* m = std::getenv("MALLEABLE_NODE_MAP"); m && std::string(m).rfind("every=", 0) == 0) {
+      ppn = std::stoi(std::string(m).substr(6));
+    } else {
+      MPI_Comm shared;
+      MPI_Comm_split_type(S.world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+      MPI_Comm_size(shared, &ppn);
+      MPI_Comm_free(&shared);
+    }
+    const int np = S.world_size(), me = S.world_rank();
+    const int ring_to = (me + ppn) % np, ring_from = (me - ppn + np) % np;
+    unsigned long long mine_len = bytes, their_len = 0;  // processes hold different block counts
+    MPI_Sendrecv(&mine_len, 1, MPI_UNSIGNED_LONG_LONG, ring_to, 8, &their_len, 1, MPI_UNSIGNED_LONG_LONG, ring_from, 8,
+                 S.world(), MPI_STATUS_IGNORE);
+    std::vector<char> inbox(np > ppn ? static_cast<std::size_t>(their_len) : 0);
+    auto pieces_of = [](std::size_t n) { return (n + (4 << 20) - 1) / (4 << 20); };
     std::vector<char> warm(bytes, 1);
     for (int r = 0; r < reps; ++r) {
       S.begin_iteration();
       S.end_iteration();
       t_fresh.push_back(timed(S.world(), [&] {
-        std::vector<char> fresh(bytes);  // value-initialised: zeroed by the kernel on first touch
-        std::memcpy(fresh.data(), a.data(), bytes);
+        // Pages the kernel zeroes on first touch, whatever malloc's threshold (a vector of
+        // 14 MB reuses freed heap pages once glibc raised its mmap threshold).
+        void* fresh = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (fresh == MAP_FAILED) throw std::bad_alloc();
+        std::memcpy(fresh, a.data(), bytes);
+        munmap(fresh, bytes);
       }));
       t_warm.push_back(timed(S.world(), [&] { std::memcpy(warm.data(), a.data(), bytes); }));
       t_local.push_back(timed(S.world(), [&] { S.checkpoint_levels(false); }));
@@ -80,6 +107,19 @@ int main(int argc, char** argv) {
       } catch (const resize::CheckpointFailed&) {
       }
       t_global.push_back(timed(S.world(), [&] { S.checkpoint_in(gdir, 1); }));
+      if (np > ppn)
+        t_ring.push_back(timed(S.world(), [&] {
+          std::vector<MPI_Request> r(pieces_of(bytes) + pieces_of(inbox.size()));
+          std::size_t k = 0;
+          for (std::size_t at = 0; at < inbox.size(); at += 4 << 20)
+            MPI_Irecv(inbox.data() + at, static_cast<int>(std::min<std::size_t>(4 << 20, inbox.size() - at)), MPI_BYTE,
+                      ring_from, 9, S.world(), &r[k++]);
+          for (std::size_t at = 0; at < bytes; at += 4 << 20)
+            MPI_Isend(reinterpret_cast<const char*>(a.data()) + at,
+                      static_cast<int>(std::min<std::size_t>(4 << 20, bytes - at)), MPI_BYTE, ring_to, 9, S.world(),
+                      &r[k++]);
+          MPI_Waitall(static_cast<int>(k), r.data(), MPI_STATUSES_IGNORE);
+        }));
     }
     long long mine = static_cast<long long>(bytes), most = 0;
     MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, S.world());
@@ -101,6 +141,9 @@ int main(int argc, char** argv) {
       else
         std::printf("ratio local+partner/local %.2f\n", p / l);
       std::printf("ratio global/local %.2f\n", g / l);
+      if (!t_ring.empty())
+        std::printf("mpi_ring_s %.4f (%d processes per node, each sends its bytes one node on)\n"
+                    "ratio local+partner/mpi_ring %.2f\n", median(t_ring), ppn, p / median(t_ring));
     }
   }
   MPI_Finalize();

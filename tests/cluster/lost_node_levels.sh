@@ -13,8 +13,17 @@
 # Prints iterations lost and the time from the kill to the first iteration after the
 # restart (compare cluster.lost_node: the global checkpoint every 5, 2 iterations lost).
 # Leaves nothing behind (the level directory, the cluster).
-# Usage: lost_node_levels.sh <source dir> <build dir>
-SRC=$1 BUILD=$2
+# Usage: lost_node_levels.sh <source dir> <build dir> [levels|global|corrupt]
+# `global` (scripts/bench/levels_recovery_bench.sh): the same job and kill without levels,
+# relaunched from the global HDF5 checkpoint (today's path), for the comparison: iterations
+# lost, time to compute again, bytes of the HDF5 file read.
+# `corrupt` (cluster.lost_node_levels_corrupt): as `levels`, but every partner copy of old
+# rank 4 (node3's first process) that node1 keeps has a payload byte flipped and the global
+# directory stays: each is refused by its checksum when chosen, and rank 4's blocks, in no
+# level any more, come from the global checkpoint of iteration 10 (said).
+SRC=$1 BUILD=$2 MODE=${3:-levels}
+[[ $MODE == levels || $MODE == global || $MODE == corrupt ]] ||
+  { echo "usage: $0 SRC BUILD [levels|global|corrupt]" >&2; exit 2; }
 . "$SRC/tests/cluster/harness.sh"
 cluster_begin 3
 work=$(mktemp -d)
@@ -36,11 +45,12 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }
 
 d=$work/global log=$work/job.log
 mkdir -p "$d"
+level_flags=(--checkpoint-local 1 --checkpoint-partner 2 --checkpoint-local-dir "$levels")
+[[ $MODE == global ]] && level_flags=()
 "$CLUSTER" exec node1 env RESIZE_FAULT=pause-in-iteration:13:20 MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
   timeout 120 "$SRC/scripts/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
   "$BUILD/apps/$prog" -n 240 --nb 16 -g 2x3 -i 100000 --checkpoint "$d" --checkpoint-every 5 --keep 3 \
-  --checkpoint-local 1 --checkpoint-partner 2 --checkpoint-local-dir "$levels" \
-  --stop-file "$work/stop" 2>&1 | stamp >"$log" &
+  "${level_flags[@]}" --stop-file "$work/stop" 2>&1 | stamp >"$log" &
 job=$!
 wait_for "$log" "\] iter +1 +grid 2x3" 60 >/dev/null
 victims=$(pids_on node3 $prog) survivors="$(pids_on node1 $prog) $(pids_on node2 $prog)"
@@ -50,7 +60,16 @@ wait_for "$log" "fault injection - every process pauses 20 s in iteration 13" 60
 t_kill=$(now)
 kill -9 $victims
 rm -rf "$levels/node3"           # node3's memory is gone
-mv "$d" "$work/global.unreachable"  # no global checkpoint can be read
+[[ $MODE == levels ]] && mv "$d" "$work/global.unreachable"  # no global checkpoint can be read
+if [[ $MODE == corrupt ]]; then  # one payload byte of each of rank 4's partner copies flipped
+  copies=("$levels"/node1/pdgemm.partner.r4-6.v*)
+  [[ -f ${copies[0]} ]] || fail "no partner copy of rank 4 on node1: $(ls "$levels/node1")"
+  for f in "${copies[@]}"; do
+    at=$(($(stat -c %s "$f") - 100))
+    byte=$(od -An -tu1 -j "$at" -N1 "$f" | tr -d ' ')
+    printf "\\$(printf '%03o' $((byte ^ 0xff)))" | dd of="$f" bs=1 seek="$at" conv=notrunc status=none
+  done
+fi
 lost=$(wait_for "$log" "malleable-run: lost node" 60)
 touch "$work/stop"  # the restarted job ends after its first iteration
 echo "${lost#* }"
@@ -58,6 +77,35 @@ grep -q "lost node node3 " <<<"$lost" || fail "the message does not name node3 a
 rc=0
 wait $job || rc=$?
 [[ $rc -eq 0 ]] || { cat "$log"; fail "malleable-run exit $rc"; }
+if [[ $MODE == corrupt ]]; then
+  grep -q "restart from levels: .*pdgemm.partner.r4-6.v000012: checksum mismatch: the data is damaged; choosing again" "$log" ||
+    { cat "$log"; fail "the damaged partner copy of rank 4 (version 12) was not refused"; }
+  fallback=$(grep -m1 "are in no level; reading iteration" "$log") || { cat "$log"; fail "no fallback to the global level"; }
+  echo "${fallback#* }"
+  grep -q "the blocks of 1 of 6 old processes (ranks 4) are in no level; reading iteration 10 from the global checkpoint" \
+    <<<"$fallback" || fail "not rank 4 alone from the global checkpoint of iteration 10"
+  grep -q "result check: B = (sA)^11 B0: .*OK" "$log" || { cat "$log"; fail "the restarted job's result check"; }
+  echo "$(grep -o 'result check.*' "$log")"
+  echo "PASS"
+  exit 0
+fi
+if [[ $MODE == global ]]; then  # today's relaunch from the HDF5 file, for the comparison
+  restart=$(grep -m1 "malleable-run: restarting from" "$log") || { cat "$log"; fail "no restart"; }
+  echo "${restart#* }"
+  file=$(sed -E 's/.*restarting from ([^ ]*) .*/\1/' <<<"$restart")
+  it_ck=$((10#$(sed -E 's/.*-([0-9]{6})\.h5$/\1/' <<<"$file")))
+  bytes=$(stat -c %s "$file") || fail "the checkpoint read ($file) is not there"
+  it_last=$(grep -E "\] iter +[0-9]+ +grid 2x3" "$log" | tail -1 | awk '{print $4}')
+  first=$(grep -m1 -E "\] iter +[0-9]+ +grid 2x2 " "$log") || fail "the restarted job did not iterate on 2x2"
+  # Matrices read back: the session's restart line (before its first iteration).
+  ready=$(grep -m1 -E "\] restart from .*\.h5" "$log") || ready=$first
+  grep -q "result check: B = (sA)^$((it_ck + 1)) B0: .*OK" "$log" || { cat "$log"; fail "the restarted job's result check"; }
+  echo "RESULT global: killed after iteration $it_last, restarted from the global checkpoint of iteration $it_ck:" \
+    "$((it_last - it_ck)) iterations lost, $bytes bytes read from the file system; matrices read back and computing" \
+    "$(secs "$t_kill" "${ready%% *}") s after the kill (first iteration done after $(secs "$t_kill" "${first%% *}") s)"
+  echo "PASS"
+  exit 0
+fi
 restart=$(grep -m1 "malleable-run: restarting from" "$log") || { cat "$log"; fail "no restart"; }
 echo "${restart#* }"
 grep -q "restarting from the checkpoint levels on node1,node2: 4 processes, grid 2x2" <<<"$restart" ||

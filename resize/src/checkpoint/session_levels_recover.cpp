@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Checkpoint levels (issue 35), the recovery from what survived onto a new grid: every
+// process lists its node's level files, world rank 0 chooses the newest version complete
+// across the levels (levels.hpp choose_version) and who reads each old process's copy, the
+// holders read and verify them (a damaged copy: choose again without it), and every matrix
+// is cut along the new layout's blocks and sent to its new owners. A version some old
+// process's blocks are missing from falls back to the global HDF5 checkpoint.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/levels.hpp"
+#include "checkpoint/session_levels_shell.hpp"
+#include "session/session_impl.hpp"
+
+namespace resize {
+
+detail::CheckpointMatrix describe(const Registered& r, const detail::BlacsGrid& grid, int rank);  // session_checkpoint.cpp
+
+using namespace detail;
+
+namespace {
+
+namespace lv = resize::levels;
+namespace io = detail::level_io;
+
+// A level file on this node that this process reads if chosen.
+struct File {
+  lv::LevelName n;
+  std::string path;
+};
+
+// A read and verified level file: its header and its bytes.
+struct Loaded {
+  lv::LevelHeader h;
+  std::vector<char> bytes;
+  std::size_t payload = 0;  // offset of the payload in bytes
+};
+
+// The outcome of the choice, the same on every process.
+struct Plan {
+  lv::RecoveryChoice choice;
+  int old_nprocs = 0;
+  std::vector<int> holder;  // per old rank: the new rank that reads its copy (-1: none)
+};
+
+// This node's level files of `app`; each is read by one process of the node (round robin
+// over the sorted names).
+std::vector<File> files_of_node(const std::string& here, const std::string& app, const Nodes& nd) {
+  std::vector<File> mine;
+  int k = 0;
+  for (const auto& f : io::list_dir(here)) {
+    lv::LevelName n;
+    if (!lv::parse_level_file_name(f, app, n)) continue;
+    if (k++ % nd.local_size == nd.local) mine.push_back({n, here + "/" + f});
+  }
+  return mine;
+}
+
+// The iterations of the global checkpoints in `global_dir` ("" or unreadable: none).
+std::vector<int> global_versions(const std::string& global_dir, const std::string& app) {
+  std::vector<int> out;
+  if (global_dir.empty()) return out;
+  for (const auto& f : io::list_dir(global_dir))
+    if (f.rfind(app + "-", 0) == 0 && f.size() == app.size() + 1 + 6 + 3 && f.compare(f.size() - 3, 3, ".h5") == 0)
+      out.push_back(checkpoint::iteration_of(f));
+  return out;
+}
+
+// World rank 0's decision from every process's usable files, 4 ints each (kind, old rank,
+// old nprocs, version), process r's from displs[r] for counts[r] ints: the old job's size
+// is the newest version's; the newest version complete across levels; per old rank the
+// source and the new rank holding the chosen copy. Returns {version, old_nprocs, then per
+// old rank: source, holder}.
+std::vector<int> decide(const std::vector<int>& all, const std::vector<int>& counts, const std::vector<int>& displs,
+                        const std::vector<int>& globals) {
+  int newest = -1, old_nprocs = 0;
+  for (std::size_t k = 0; k + 3 < all.size(); k += 4)
+    if (all[k + 3] > newest) {
+      newest = all[k + 3];
+      old_nprocs = all[k + 2];
+    }
+  std::vector<lv::Survived> surv(static_cast<std::size_t>(old_nprocs));
+  std::map<std::tuple<int, int, int>, int> where;  // (rank, kind, version) -> new rank
+  for (std::size_t r = 0; r < counts.size(); ++r)
+    for (int k = displs[r]; k < displs[r] + counts[r]; k += 4) {
+      const auto at = [&](int d) { return all[static_cast<std::size_t>(k + d)]; };
+      if (at(2) != old_nprocs) continue;
+      auto& s = surv[static_cast<std::size_t>(at(1))];
+      (at(0) == static_cast<int>(lv::Level::Local) ? s.local : s.partner).push_back(at(3));
+      where.emplace(std::make_tuple(at(1), at(0), at(3)), static_cast<int>(r));
+    }
+  const lv::RecoveryChoice choice = lv::choose_version(surv, old_nprocs > 0 ? globals : std::vector<int>{});
+  std::vector<int> decision{choice.version, old_nprocs};
+  for (int r = 0; r < old_nprocs; ++r) {
+    const lv::Source s = choice.source[static_cast<std::size_t>(r)];
+    int h = -1;
+    if (s == lv::Source::Local || s == lv::Source::Partner) {
+      const int kind = static_cast<int>(s == lv::Source::Local ? lv::Level::Local : lv::Level::Partner);
+      h = where.at({r, kind, choice.version});
+    }
+    decision.push_back(static_cast<int>(s));
+    decision.push_back(h);
+  }
+  return decision;
+}
+
+// Every process's usable files to world rank 0, its decision back to every process.
+Plan choose(MPI_Comm world, const std::vector<File>& mine, const std::set<std::size_t>& bad,
+            const std::vector<int>& globals) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  std::vector<int> rows;
+  for (std::size_t k = 0; k < mine.size(); ++k)
+    if (!bad.count(k))
+      rows.insert(rows.end(), {static_cast<int>(mine[k].n.kind), mine[k].n.rank, mine[k].n.nprocs, mine[k].n.iteration});
+  int count = static_cast<int>(rows.size());
+  std::vector<int> counts(rank == 0 ? static_cast<std::size_t>(size) : 0), displs(counts.size()), all;
+  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
+  for (std::size_t r = 0, at = 0; r < counts.size(); at += static_cast<std::size_t>(counts[r]), ++r)
+    displs[r] = static_cast<int>(at);
+  if (rank == 0) all.resize(counts.empty() ? 0 : static_cast<std::size_t>(displs.back() + counts.back()));
+  MPI_Gatherv(rows.data(), count, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0, world);
+  std::vector<int> decision;
+  if (rank == 0) decision = decide(all, counts, displs, globals);
+  int dlen = static_cast<int>(decision.size());
+  MPI_Bcast(&dlen, 1, MPI_INT, 0, world);
+  decision.resize(static_cast<std::size_t>(dlen));
+  MPI_Bcast(decision.data(), dlen, MPI_INT, 0, world);
+  Plan p;
+  p.choice.version = decision[0];
+  p.old_nprocs = decision[1];
+  p.choice.source.resize(static_cast<std::size_t>(p.old_nprocs));
+  p.holder.assign(static_cast<std::size_t>(p.old_nprocs), -1);
+  for (int r = 0; r < p.old_nprocs; ++r) {
+    const auto s = static_cast<lv::Source>(decision[static_cast<std::size_t>(2 + 2 * r)]);
+    p.choice.source[static_cast<std::size_t>(r)] = s;
+    p.holder[static_cast<std::size_t>(r)] = decision[static_cast<std::size_t>(3 + 2 * r)];
+    (s == lv::Source::Local ? p.choice.from_local : s == lv::Source::Partner ? p.choice.from_partner : p.choice.from_global)++;
+  }
+  return p;
+}
+
+// Reads and verifies one level file (length, checksum, header against its name); throws
+// Error naming the fault.
+Loaded read_level_file(const File& f, const std::string& app) {
+  Loaded L;
+  const int fd = ::open(f.path.c_str(), O_RDONLY);
+  if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
+  struct stat sb {};
+  fstat(fd, &sb);
+  L.bytes.resize(static_cast<std::size_t>(sb.st_size));
+  std::size_t got = 0;
+  while (got < L.bytes.size()) {
+    const ssize_t n = ::read(fd, L.bytes.data() + got, L.bytes.size() - got);
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  if (got != L.bytes.size()) throw Error("short read");
+  L.h = lv::decode_header(L.bytes.data(), L.bytes.size(), L.payload);
+  if (L.bytes.size() - L.payload != L.h.payload_bytes) throw Error("the payload is truncated");
+  lv::PayloadChecksum c;
+  c.update(L.bytes.data() + L.payload, L.h.payload_bytes);
+  if (c.value() != L.h.payload_checksum) throw Error("checksum mismatch: the data is damaged");
+  if (L.h.rank != f.n.rank || L.h.iteration != f.n.iteration || L.h.nprocs != f.n.nprocs || L.h.program != app)
+    throw Error("its header does not match its name");
+  return L;
+}
+
+// The chosen files this process holds, read and verified; the damaged ones' indices go
+// into `failed` and their reasons into `why`.
+std::map<int, Loaded> load_chosen(const std::vector<File>& mine, const Plan& p, int rank, const std::string& app,
+                                  std::vector<std::size_t>& failed, std::string& why) {
+  std::map<int, Loaded> loaded;
+  for (std::size_t k = 0; k < mine.size(); ++k) {
+    const auto& f = mine[k];
+    if (f.n.iteration != p.choice.version || f.n.nprocs != p.old_nprocs) continue;
+    const auto s = p.choice.source[static_cast<std::size_t>(f.n.rank)];
+    const bool wanted = p.holder[static_cast<std::size_t>(f.n.rank)] == rank &&
+                        ((s == lv::Source::Local && f.n.kind == lv::Level::Local) ||
+                         (s == lv::Source::Partner && f.n.kind == lv::Level::Partner));
+    if (!wanted) continue;
+    try {
+      loaded.emplace(f.n.rank, read_level_file(f, app));
+    } catch (const Error& e) {
+      failed.push_back(k);
+      why += (why.empty() ? "" : "; ") + f.path + ": " + e.what();
+    }
+  }
+  return loaded;
+}
+
+// Chooses and loads until no chosen copy is damaged (damaged copies are dropped and the
+// choice made again: another level or version), or the choice needs the global file.
+Plan choose_and_load(MPI_Comm world, const std::vector<File>& mine, const std::vector<int>& globals,
+                     const std::string& app, const std::string& dir, std::map<int, Loaded>& loaded) {
+  int rank = 0;
+  MPI_Comm_rank(world, &rank);
+  std::set<std::size_t> bad;
+  for (int round = 0;; ++round) {
+    Plan p = choose(world, mine, bad, globals);
+    if (p.choice.version < 0 || p.choice.from_global > 0) return p;
+    std::vector<std::size_t> failed;
+    std::string why;
+    loaded = load_chosen(mine, p, rank, app, failed, why);
+    int nfailed = static_cast<int>(failed.size()), any = 0;
+    MPI_Allreduce(&nfailed, &any, 1, MPI_INT, MPI_SUM, world);
+    if (!any) return p;
+    bad.insert(failed.begin(), failed.end());
+    const std::string said = io::agree(world, why);
+    if (rank == 0) {
+      std::printf("[%s] restart from levels: %s; choosing again without %d damaged cop%s\n", app.c_str(), said.c_str(),
+                  any, any == 1 ? "y" : "ies");
+      std::fflush(stdout);
+    }
+    if (round > 64) throw Error("restart from levels in " + dir + ": too many damaged copies");
+  }
+}
+
+// Whether every loaded copy holds the matrices this program registered ("" or why not).
+std::string check_against(const std::map<int, Loaded>& loaded, const std::vector<Registered>& mats) {
+  for (const auto& [r, L] : loaded) {
+    if (L.h.matrices.size() != mats.size())
+      return "old rank " + std::to_string(r) + "'s copy holds " + std::to_string(L.h.matrices.size()) +
+             " matrices, this program registered " + std::to_string(mats.size());
+    for (std::size_t k = 0; k < mats.size(); ++k) {
+      const auto& m = L.h.matrices[k];
+      const auto& reg = mats[k];
+      if (m.name != reg.name || m.type != scalar_letter(reg.type) || m.m != reg.m || m.n != reg.n)
+        return "matrix " + std::to_string(k) + " is '" + m.name + "' (" + m.type + ", " + std::to_string(m.m) + " x " +
+               std::to_string(m.n) + ") in the copy, this program registered '" + reg.name + "' (" +
+               scalar_letter(reg.type) + ", " + std::to_string(reg.m) + " x " + std::to_string(reg.n) + ")";
+    }
+  }
+  return {};
+}
+
+redist::BlockSizes blocks(std::int64_t extent, std::int64_t b, const std::vector<std::int64_t>& list) {
+  return b > 0 ? redist::BlockSizes::uniform(extent, b) : redist::BlockSizes(list);
+}
+
+// Matrix k of every loaded copy cut along the new layout's blocks: per new rank one buffer
+// of pieces, each a 32-byte place (new local row, column, rows, columns) and its data.
+std::map<int, std::vector<char>> cut_for_new_owners(const std::map<int, Loaded>& loaded, std::size_t k,
+                                                    const CheckpointMatrix& nw) {
+  const redist::Axis nrow = nw.layout.row_axis(), ncol = nw.layout.col_axis();
+  const std::size_t es = lv::element_size(nw.info.type);
+  std::map<int, std::vector<char>> out;
+  for (const auto& [r, L] : loaded) {
+    const auto& m = L.h.matrices[k];
+    if (m.pr < 0 || m.rows == 0 || m.cols == 0) continue;
+    const redist::Axis orow(blocks(m.m, m.mb, m.row_blocks), m.nprow, m.rsrc);
+    const redist::Axis ocol(blocks(m.n, m.nb, m.col_blocks), m.npcol, m.csrc);
+    const auto rs = lv::cut(orow, m.pr, nrow), cs = lv::cut(ocol, m.pc, ncol);
+    const char* src = L.bytes.data() + L.payload + m.offset;
+    for (const auto& c : cs)
+      for (const auto& rr : rs) {
+        auto& buf = out[nw.layout.rank_at(rr.owner, c.owner)];
+        const std::int64_t place[4] = {rr.new_local, c.new_local, rr.len, c.len};
+        const std::size_t at = buf.size();
+        buf.resize(at + sizeof place + static_cast<std::size_t>(rr.len * c.len) * es);
+        std::memcpy(buf.data() + at, place, sizeof place);
+        char* dst = buf.data() + at + sizeof place;
+        for (std::int64_t j = 0; j < c.len; ++j)
+          std::memcpy(dst + static_cast<std::size_t>(j * rr.len) * es,
+                      src + static_cast<std::size_t>((c.old_local + j) * m.rows + rr.old_local) * es,
+                      static_cast<std::size_t>(rr.len) * es);
+      }
+  }
+  return out;
+}
+
+// Sends each new owner its buffer and receives this process's; returns the bytes sent to
+// other processes.
+std::int64_t exchange(MPI_Comm world, const std::map<int, std::vector<char>>& out, std::map<int, std::vector<char>>& in) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  std::vector<long long> send_counts(static_cast<std::size_t>(size), 0), recv_counts(static_cast<std::size_t>(size));
+  for (const auto& [to, buf] : out) send_counts[static_cast<std::size_t>(to)] = static_cast<long long>(buf.size());
+  MPI_Alltoall(send_counts.data(), 1, MPI_LONG_LONG, recv_counts.data(), 1, MPI_LONG_LONG, world);
+  std::vector<MPI_Request> reqs;
+  for (int r = 0; r < size; ++r)
+    if (recv_counts[static_cast<std::size_t>(r)] > 0) {
+      auto& b = in[r];
+      b.resize(static_cast<std::size_t>(recv_counts[static_cast<std::size_t>(r)]));
+      io::recv_bytes(b.data(), b.size(), r, 704, world, reqs);
+    }
+  std::int64_t moved = 0;
+  for (const auto& [to, buf] : out) {
+    io::send_bytes(buf.data(), buf.size(), to, 704, world, reqs);
+    if (to != rank) moved += static_cast<std::int64_t>(buf.size());
+  }
+  io::wait_all(reqs);
+  return moved;
+}
+
+// The received pieces into the new local buffer.
+void place(const std::map<int, std::vector<char>>& in, const CheckpointMatrix& nw) {
+  const std::size_t es = lv::element_size(nw.info.type);
+  char* dst = static_cast<char*>(nw.local);
+  for (const auto& [from, buf] : in)
+    for (std::size_t at = 0; at < buf.size();) {
+      std::int64_t where[4];
+      std::memcpy(where, buf.data() + at, sizeof where);
+      at += sizeof where;
+      for (std::int64_t j = 0; j < where[3]; ++j)
+        std::memcpy(dst + static_cast<std::size_t>((where[1] + j) * nw.lld + where[0]) * es,
+                    buf.data() + at + static_cast<std::size_t>(j * where[2]) * es,
+                    static_cast<std::size_t>(where[2]) * es);
+      at += static_cast<std::size_t>(where[2] * where[3]) * es;
+    }
+}
+
+// The message when some old processes' blocks are in no level.
+std::string global_fallback_line(const std::string& app, const Plan& p, const std::string& file) {
+  std::string lost;
+  int shown = 0;
+  for (int r = 0; r < p.old_nprocs; ++r)
+    if (p.choice.source[static_cast<std::size_t>(r)] == lv::Source::Global && shown++ < 8) {
+      if (!lost.empty()) lost += ',';
+      lost += std::to_string(r);
+    }
+  if (p.choice.from_global > 8) lost += ",...";
+  std::string line = "[" + app + "] restart from levels: the blocks of " + std::to_string(p.choice.from_global) + " of ";
+  line += std::to_string(p.old_nprocs) + " old processes (ranks " + lost + ") are in no level; reading iteration ";
+  line += std::to_string(p.choice.version) + " from the global checkpoint " + file;
+  return line;
+}
+
+}  // namespace
+
+int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const std::string& global_dir) {
+  auto& I = *impl_;
+  MPI_Barrier(I.world);
+  const double t0 = MPI_Wtime();
+  const std::string app = I.opt.app;
+  const std::string dir = dir_in.empty() ? io::default_dir(app) : dir_in;
+  const std::unique_ptr<Nodes> nd = io::discover(I.world);
+  const int rank = I.rank(), size = I.size();
+  const std::vector<File> mine = files_of_node(dir + "/" + nd->name, app, *nd);
+  const std::vector<int> globals = I.root() ? global_versions(global_dir, app) : std::vector<int>{};
+  std::map<int, Loaded> loaded;
+  const Plan p = choose_and_load(I.world, mine, globals, app, dir, loaded);
+  if (p.choice.version < 0)
+    throw Error("restart from levels in " + dir + ": no version is complete across the levels on these nodes" +
+                (global_dir.empty() ? std::string(" and no global checkpoint directory was given")
+                                    : " or in the global checkpoints of " + global_dir));
+  if (p.choice.from_global > 0) {
+    const std::string file = checkpoint::file_name(global_dir, app, p.choice.version);
+    I.progress(global_fallback_line(app, p, file));
+    return restart(file, g);
+  }
+  const std::string why = io::agree(I.world, check_against(loaded, I.mats));
+  if (!why.empty()) throw Error("restart from levels in " + dir + ": " + why);
+  start(g);
+  // The application state, from the holder of old rank 0's copy.
+  std::vector<char> state;
+  if (rank == p.holder[0]) state = loaded.at(0).h.state;
+  io::bcast_bytes(state, p.holder[0], I.world);
+  if (I.unpack) I.unpack(state);
+  // Every matrix from the old layout (each old process's blocks now on its holder) onto
+  // the new grid.
+  std::int64_t moved = 0;
+  for (std::size_t k = 0; k < I.mats.size(); ++k) {
+    const CheckpointMatrix nw = describe(I.mats[k], I.grid, rank);
+    std::map<int, std::vector<char>> in;
+    moved += exchange(I.world, cut_for_new_owners(loaded, k, nw), in);
+    place(in, nw);
+  }
+  I.iteration = p.choice.version;
+  std::int64_t moved_all = 0;
+  MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, I.world);
+  double dt = MPI_Wtime() - t0, slowest = 0;
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
+  char line[256];
+  std::snprintf(line, sizeof line,
+                " at iteration %d: %d old processes from local copies, %d from partner copies, 0 bytes from the "
+                "global checkpoint; %d -> %d processes, now on %s, %.1f MB moved between processes (%.1f ms)",
+                p.choice.version, p.choice.from_local, p.choice.from_partner, p.old_nprocs, size, g.shape().c_str(),
+                static_cast<double>(moved_all) / 1e6, slowest * 1e3);
+  I.progress("[" + app + "] restart from levels in " + dir + line);
+  return I.iteration;
+}
+
+}  // namespace resize

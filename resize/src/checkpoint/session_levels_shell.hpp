@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Internal to the checkpoint levels' MPI and file shell (issue 35): the pieces the write of
+// the levels (session_levels.cpp) and the recovery (session_levels_recover.cpp) share —
+// which node a process is on and which processes of the partner node keep its copies,
+// the lowest failing rank's message on every process, byte messages in 1 GiB pieces, whole
+// files written or listed — and the level state a Session keeps. The pure decisions are
+// levels.hpp's.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/levels.hpp"
+#include "malleable/resize/checkpoint.hpp"
+#include "malleable/resize/session.hpp"
+
+namespace resize {
+
+struct Registered;
+
+namespace detail {
+
+// The nodes of the current world and the partner ring over them.
+struct Nodes {
+  MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+  int local = 0, local_size = 1, index = 0, count = 1;
+  std::string name;
+  int partner = 0, source = 0;  // node indices: my node's copies go to `partner`, I keep `source`'s
+  std::vector<int> partner_ranks, source_ranks;  // world ranks of those nodes' processes, by local index
+  Nodes() = default;
+  Nodes(const Nodes&) = delete;
+  Nodes& operator=(const Nodes&) = delete;
+  ~Nodes();
+};
+
+// What a Session keeps for its levels (Session::Impl::levels).
+struct LevelState {
+  LevelCadence cadence;
+  std::string dir;  // resolved
+  checkpoint::Every local_every, partner_every;
+  double local_last = 0, partner_last = 0;
+  double local_cost = -1, partner_cost = -1;
+  std::unique_ptr<Nodes> nodes;
+  MPI_Comm world = MPI_COMM_NULL;  // the world `nodes` describes
+  bool warned_one_node = false;
+};
+
+namespace level_io {
+
+// Which node each process is on: MALLEABLE_NODE_MAP (node names per rank, or every=K, for
+// tests that emulate nodes on one machine), else MPI's shared-memory split and the host
+// name; the partner ring over the nodes (MALLEABLE_SWITCH_MAP: the switch of each node).
+// Collective; throws the same Error on every process for a bad map.
+std::unique_ptr<Nodes> discover(MPI_Comm world);
+
+// The levels' directory when none is given: /dev/shm/malleable-<job id or program>.
+std::string default_dir(const std::string& app);
+
+// The lowest failing rank's message on every process ("" when none failed). Collective.
+std::string agree(MPI_Comm comm, const std::string& why);
+
+// Non-blocking byte messages in pieces of at most 1 GiB (MPI counts are int); the
+// requests are appended to `reqs`.
+// `chunk`: the largest piece (both sides must use the same).
+inline constexpr std::size_t kMessageChunk = std::size_t{1} << 30;
+void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+                std::size_t chunk = kMessageChunk);
+void recv_bytes(char* p, std::size_t n, int from, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
+                std::size_t chunk = kMessageChunk);
+void wait_all(std::vector<MPI_Request>& reqs);
+
+// A level file at `path`: the payload `pieces` from byte `head_len` on, then the header
+// `make_head()` (exactly `head_len` bytes) at the start. With `sum`, the payload is summed
+// on the way, a cache-sized chunk at a time (summed while in cache, then written: one
+// pass over the data), and make_head can use the sum. `recycle` (or ""): an older file
+// renamed to `path` first and overwritten in place, so tmpfs reuses its pages instead of
+// handing out fresh zeroed ones. "" or the reason (errno's text), the file removed on
+// failure. `ready(i)`, if given, is called before piece i is written (e.g. to wait for it
+// to arrive); `tick()` after each chunk written (e.g. to let MPI progress the messages
+// in flight: Open MPI's TCP transport moves data only inside MPI calls).
+std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
+                             const std::vector<std::pair<const char*, std::size_t>>& pieces,
+                             resize::levels::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
+                             const std::function<void(std::size_t)>& ready = nullptr,
+                             const std::function<void()>& tick = nullptr);
+
+// The names in `dir`, sorted (none if it cannot be read).
+std::vector<std::string> list_dir(const std::string& dir);
+
+// `len` bytes broadcast from `root` (the others' vector is resized to them). Collective.
+void bcast_bytes(std::vector<char>& bytes, int root, MPI_Comm comm);
+
+}  // namespace level_io
+}  // namespace detail
+}  // namespace resize
