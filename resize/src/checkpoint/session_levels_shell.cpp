@@ -3,6 +3,8 @@
 // discovery and the partner ring's ranks, agreement on an error, byte messages, whole files.
 #include "checkpoint/session_levels_shell.hpp"
 
+#include "common/broadcast.hpp"
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -147,12 +149,7 @@ std::string agree(MPI_Comm comm, const std::string& why) {
   int mine = why.empty() ? INT_MAX : rank, lowest = INT_MAX;
   MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
   if (lowest == INT_MAX) return {};
-  int len = static_cast<int>(why.size());
-  MPI_Bcast(&len, 1, MPI_INT, lowest, comm);
-  std::string out = why;
-  out.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(out.data(), len, MPI_CHAR, lowest, comm);
-  return out;
+  return broadcast_text(why, lowest, comm);
 }
 
 void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
