@@ -150,7 +150,7 @@ void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, 
     const auto floor_bytes = static_cast<std::size_t>(plan.stats.recv_by_rank[static_cast<std::size_t>(me)]) * sizeof(T);
     std::vector<char> fsrc(floor_bytes, 1), fdst(floor_bytes, 2);
     std::vector<Acc> acc(names.size());
-    std::vector<std::vector<redist::ExecStats>> sts(names.size());
+    std::uint64_t checksum = 0;
     for (int r = -1; r < reps; ++r)  // r = -1: PxGEMR2D's reference, untimed
       for (std::size_t v = 0; v < names.size(); ++v) {
         if (r < 0 && names[v] != "PxGEMR2D") continue;
@@ -179,6 +179,13 @@ void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, 
         MPI_Reduce(&t[1], &c, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
         if (r < 0) {
           ref = B;
+          // A checksum of PxGEMR2D's result over all ranks, so runs with the drop-in preloaded
+          // (PxGEMR2D served by redist) can be compared with stock ones.
+          std::uint64_t h = 1469598103934665603ull;
+          const auto* p = reinterpret_cast<const unsigned char*>(B.data());
+          for (std::size_t k = 0; k < B.size() * sizeof(T); ++k) h = (h ^ p[k]) * 1099511628211ull;
+          h ^= static_cast<std::uint64_t>(me + 1) * 0x9E3779B97F4A7C15ull;
+          MPI_Reduce(&h, &checksum, 1, MPI_UINT64_T, MPI_BXOR, 0, MPI_COMM_WORLD);
           continue;
         }
         if (floor_bytes) fsrc[0] = fdst[floor_bytes - 1];
@@ -210,6 +217,10 @@ void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, 
           if (names[v] == n) return median(acc[v].wall);
         return 0.0;
       };
+      std::printf("checksum of PxGEMR2D's result %016llx\n", static_cast<unsigned long long>(checksum));
+      if (cn)
+        std::printf("ratio %-12s COSTA/PxGEMR2D %.2fx (with the drop-in preloaded: COSTA / the drop-in)\n", "PxGEMR2D",
+                    at("COSTA") / at("PxGEMR2D"));
       for (std::size_t v = 0; v < variants.size(); ++v) {
         const double t = median(acc[v].wall);
         std::printf("ratio %-12s COSTA/redist %s  PxGEMR2D/redist %.2fx  redist/floor %.1fx\n", names[v].c_str(),
