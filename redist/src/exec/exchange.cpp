@@ -505,6 +505,7 @@ void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const
   Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, opt.single_copy && single_copy_supported() ? node : nullptr,
               win && win->usable() ? &*win : nullptr)
       .run();
+  if (win) win->finish();  // the window's steps' last words and messages
 }
 
 #define REDIST_EXCHANGE(T)                                                                                 \

@@ -39,7 +39,7 @@ std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& no
       if (t.src == me && t.dst != me && std::binary_search(node.begin(), node.end(), t.dst))
         bytes += t.elements() * static_cast<std::int64_t>(esize);
     }
-    most = std::max(most, bytes);
+    most += bytes;
   }
   return most;
 }
@@ -254,7 +254,25 @@ NodeWindow::NodeWindow(MPI_Comm, const std::vector<int>& node, std::int64_t need
 }
 
 NodeWindow::~NodeWindow() {
-  if (own_) release_own();
+  if (own_) release_own();  // finish() has run (or an error is on its way: MPI's own then)
+}
+
+std::int64_t NodeWindow::room(std::int64_t bytes) const {
+  if (at_ + bytes > segment_bytes()) {
+    for (auto& d : pending_) d->release();  // every earlier step's receivers have unpacked
+    at_ = 0;
+  }
+  const std::int64_t at = at_;
+  at_ += std::min(bytes, segment_bytes() - at_);
+  return at;
+}
+
+void NodeWindow::finish() const {
+  auto steps = std::move(pending_);
+  pending_.clear();
+  for (auto& d : steps) d->release();  // every step's sends by message posted before any wait
+  for (auto& d : steps) d->complete();
+  at_ = 0;
 }
 
 bool NodeWindow::on_node(int rank) const { return std::binary_search(node_.begin(), node_.end(), rank); }

@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,8 +38,9 @@ namespace redist::exec {
 // SimGrid's SMPI, whose ranks are threads of one simulated process).
 bool node_window_supported();
 
-// The most bytes rank `me` sends to other ranks of its node (`node`: sorted ranks) in one
-// step of p: the segment it needs. Pure.
+// The bytes rank `me` sends to other ranks of its node (`node`: sorted ranks) over all
+// steps of p: the segment that lets it pack every step into fresh room and wait for its
+// receivers only at the end of the call. Pure.
 std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& node, std::size_t esize);
 
 // What a receiver needs to find a sender's segment: the sender's pid and descriptor, the
@@ -80,6 +82,16 @@ SegmentUse segment_use();
 // go by message). Local: no message, no collective. usable() says whether the node has
 // other ranks: both ends of a transfer decide alike from that alone which transfers go
 // through WindowStep (a sender without a segment tells the receiver so, and sends).
+// What a step leaves to finish later: release() waits for the receivers' words (they
+// send them in that step, whatever comes later) and posts the sends by message they ask
+// for; complete() waits for everything else.
+struct DeferredStep {
+  virtual ~DeferredStep() = default;
+  virtual void release() = 0;
+  virtual void complete() = 0;
+  bool released = false;
+};
+
 class NodeWindow {
  public:
   NodeWindow(MPI_Comm comm, const std::vector<int>& node, std::int64_t need, std::int64_t limit);
@@ -92,9 +104,20 @@ class NodeWindow {
   const SegmentId& id() const { return own_->id; }
   std::int64_t segment_bytes() const { return own_ ? own_->id.bytes : 0; }
 
+  // Steps pack one after another into the segment and leave what they still wait for (the
+  // receivers' words, sends and receives by message) here; room(bytes) says where the next
+  // `bytes` go, first releasing every earlier step (its receivers have all unpacked) when
+  // they would not fit; finish() releases all, then completes all (the end of the call).
+  // A step's words are sent within that step, so no step waits for a later one.
+  std::int64_t room(std::int64_t bytes) const;
+  void later(std::shared_ptr<DeferredStep> d) const { pending_.push_back(std::move(d)); }
+  void finish() const;
+
  private:
   const std::vector<int>& node_;
   std::optional<OwnSegment> own_;
+  mutable std::int64_t at_ = 0;
+  mutable std::vector<std::shared_ptr<DeferredStep>> pending_;
 };
 
 // One step's transfers between ranks of one node through the window: begin() packs every
@@ -105,7 +128,7 @@ class NodeWindow {
 // has said done (the segment is then free for the next step or call). Memory: O(this
 // step's window transfers).
 template <class T>
-class WindowStep {
+class WindowStep : public DeferredStep {
  public:
   struct Env {
     MPI_Comm comm = MPI_COMM_NULL;
@@ -140,8 +163,11 @@ class WindowStep {
       check_mpi(MPI_Irecv(&where_in_[kWhere * k], kWhere, MPI_INT64_T, in_[k]->src, kWhereTag, env_.comm, &req_in_[k]),
                 "MPI_Irecv (window)");
     const double t0 = MPI_Wtime();
-    const std::int64_t room = env_.win->segment_bytes();
-    std::int64_t at = 0;  // bytes into this rank's segment
+    std::int64_t step_bytes = 0;
+    for (const Transfer* t : out_) step_bytes += t->elements() * static_cast<std::int64_t>(sizeof(T));
+    const std::int64_t base = env_.win->mine() && step_bytes > 0 ? env_.win->room(step_bytes) : -1;
+    std::int64_t at = std::max<std::int64_t>(0, base);  // bytes into this rank's segment
+    const std::int64_t room = base < 0 ? 0 : env_.win->segment_bytes();
     for (std::size_t k = 0; k < out_.size(); ++k) {
       const Transfer& t = *out_[k];
       const std::int64_t bytes = t.elements() * static_cast<std::int64_t>(sizeof(T));
@@ -199,14 +225,26 @@ class WindowStep {
         --left;
       }
     }
-    // The done words: a receiver that could not map this rank's segment gets the transfer
-    // by message (a transfer already sent by message is not sent again).
+    // The rest waits for the end of the call (or until the segment is full): the receivers'
+    // words (a receiver that could not map this rank's segment gets the transfer by message;
+    // a transfer already sent by message is not sent again) and the messages by message.
+    said_ = std::move(said);
+    const Moved m = moved_;
+    env_.win->later(std::make_shared<WindowStep>(std::move(*this)));
+    return m;
+  }
+
+  void release() override {
+    if (released) return;
+    released = true;
     wait_all(req_out_, env_.sleep, env_.sleep_us, "MPI_Waitall (window)");
     for (std::size_t k = 0; k < out_.size(); ++k)
       if (said_out_[k] != 0 && where_out_[kWhere * k + 5] >= 0) send_by_message(*out_[k]);
-    wait_all(said, env_.sleep, env_.sleep_us, "MPI_Waitall (window done)");
+  }
+  void complete() override {
+    release();
+    wait_all(said_, env_.sleep, env_.sleep_us, "MPI_Waitall (window done)");
     wait_all(back_, env_.sleep, env_.sleep_us, "MPI_Waitall (window by message)");
-    return moved_;
   }
 
  private:
@@ -227,7 +265,7 @@ class WindowStep {
   std::vector<const Transfer*> out_, in_;
   std::vector<std::int64_t> where_in_, where_out_;
   std::vector<int> said_out_, said_in_;
-  std::vector<MPI_Request> req_in_, req_out_, back_;
+  std::vector<MPI_Request> req_in_, req_out_, back_, said_;
   std::vector<PieceType> types_;
   Moved moved_;
 };
