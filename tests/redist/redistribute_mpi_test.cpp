@@ -311,6 +311,7 @@ TEST(RedistMpi, LocalCopyFusedWithUnpackingOrPackingGivesTheSameResult) {
         auto B = fill_local<double>(c.b, me, false, 2);
         redist::ExecOptions opt;
         opt.transport = redist::Transport::Packed;
+        opt.node_window = false;  // fusion is of packed messages (the window packs and unpacks on its own)
         opt.fuse_local = mode != 1;
         if (mode == 2) opt.staging_bytes = 8;
         redist::ExecStats st;
@@ -376,10 +377,11 @@ TEST(RedistMpi, SingleCopyOnOneNodeReadsInPlaceOrFallsBackToMessages) {
 
 // ExecOptions::node_window (docs/redist.md, "A node-shared staging window"): every rank of
 // this test is on one node, so with the window every received byte is unpacked straight
-// from the sender's segment; off, or with a budget too small for the window, none is (by
-// message). Several calls in a row reuse the window kept on the communicator, grow it
-// (a larger matrix) and make it anew smaller; a communicator of its own (freed after)
-// takes its own window. All give the gathered global matrix.
+// from the sender's segment; off, none is (by message); with a budget too small for a
+// step, some are (what fits in half the budget) and the rest goes by message. Several
+// calls in a row reuse each process's segment, grow it (a larger matrix) and make it anew
+// smaller; a communicator of its own (freed after) uses the same segments. All give the
+// gathered global matrix.
 template <class T>
 void node_window_case(const char* type) {
   const int P = world_size(), me = world_rank();
@@ -411,7 +413,11 @@ void node_window_case(const char* type) {
     std::int64_t got[2] = {st.bytes_window, st.bytes_received}, all[2] = {0, 0};
     MPI_Allreduce(got, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
     EXPECT_GT(all[1], 0) << at;
-    EXPECT_EQ(all[0], c.mode == 0 ? all[1] : 0) << at;
+    if (c.mode == 2) {
+      EXPECT_LT(all[0], all[1]) << at;  // what does not fit half the budget goes by message
+    } else {
+      EXPECT_EQ(all[0], c.mode == 0 ? all[1] : 0) << at;
+    }
   }
   MPI_Comm_free(&mine);
 }

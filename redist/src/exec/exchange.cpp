@@ -103,7 +103,7 @@ class Executor {
         const auto moved = shared->end();
         st_.bytes_sent += moved.sent;
         st_.bytes_received += moved.received;
-        st_.bytes_window += moved.received;
+        st_.bytes_window += moved.window;
         st_.pack_s += moved.pack_s;
         st_.unpack_s += moved.unpack_s;
       }
@@ -496,7 +496,7 @@ template <class T>
 void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b,
                    std::int64_t ldb, const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node) {
   std::optional<NodeWindow> win;
-  if (opt.node_window && node_window_supported() && node) {
+  if (opt.node_window && opt.transport == Transport::Auto && node_window_supported() && node) {  // Datatype/Packed: messages
     int me = 0;
     MPI_Comm_rank(comm, &me);
     const std::int64_t limit = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes / 2 : INT64_MAX / 4;
@@ -505,6 +505,7 @@ void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const
   Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, opt.single_copy && single_copy_supported() ? node : nullptr,
               win && win->usable() ? &*win : nullptr)
       .run();
+  if (win) win->finish();  // the window's steps' last words and messages
 }
 
 #define REDIST_EXCHANGE(T)                                                                                 \

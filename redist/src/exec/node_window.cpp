@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The shell of the node-shared staging window (node_window.hpp): the window kept on the
-// caller's communicator between calls.
+// The shell of the node-shared staging window (node_window.hpp): this process's own
+// shared-memory segment, the peers' segments it has mapped, and the call's window. Only
+// operating-system calls (shm_open, memfd_create, mmap, /proc/<pid>/fd); no MPI call, so
+// nothing here waits for another process.
 #include "node_window.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string_view>
 #include <vector>
 
 namespace redist::exec {
@@ -11,7 +23,7 @@ namespace redist::exec {
 using detail::check_mpi;
 
 bool node_window_supported() {
-#if defined(SMPI_SHARED_MALLOC)
+#if defined(SMPI_SHARED_MALLOC) || !defined(__linux__)
   return false;
 #else
   return true;
@@ -27,149 +39,242 @@ std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& no
       if (t.src == me && t.dst != me && std::binary_search(node.begin(), node.end(), t.dst))
         bytes += t.elements() * static_cast<std::int64_t>(esize);
     }
-    most = std::max(most, bytes);
+    most += bytes;
   }
   return most;
 }
 
-// What a communicator keeps: the node's communicator (a group of the caller's) and the
-// window with this rank's view of every segment.
-struct WindowCache {
-  MPI_Comm ncomm = MPI_COMM_NULL;
-  MPI_Win win = MPI_WIN_NULL;
-  std::int64_t seg = 0;
-  std::vector<char*> base;  // per rank of the node, in node order
-  bool released = false;
-  void free_window() {
-    if (win == MPI_WIN_NULL) return;
-    MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
-    seg = 0;
-    base.clear();
-  }
-  void release() {  // collective over the node
-    free_window();
-    if (ncomm != MPI_COMM_NULL) MPI_Comm_free(&ncomm);
-    released = true;
+namespace {
+
+// A segment starts with this header (the owner's token and the generation), so a reader
+// that reached another process's descriptor (a pid of another PID namespace) sees it.
+struct Header {
+  std::int64_t token = 0, gen = 0;
+};
+constexpr std::int64_t kHeaderBytes = 64;  // keeps the data 64-byte aligned
+
+bool fault(std::string_view what) {
+  const char* f = std::getenv("MALLEABLE_REDIST_FAULT");
+  return f && what == f;
+}
+
+std::int64_t process_token() {
+  static const std::int64_t t = [] {
+    std::random_device rd;
+    return static_cast<std::int64_t>(((static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(getpid())) &
+                                     0x7fffffffffffffffull);
+  }();
+  return t;
+}
+
+// Says once per process why same-node transfers go by message.
+void say_once(const std::string& why) {
+  static bool said = false;
+  if (said) return;
+  said = true;
+  std::fprintf(stderr, "malleable redist: node window unavailable on pid %ld (%s); same-node transfers go by message\n",
+               static_cast<long>(getpid()), why.c_str());
+}
+
+struct Own {
+  int fd = -1;
+  char* base = nullptr;  // the mapping, header included
+  std::int64_t bytes = 0, gen = 0;
+  bool busy = false;
+  void drop() {
+    if (base) munmap(base, static_cast<std::size_t>(bytes + kHeaderBytes));
+    if (fd >= 0) close(fd);
+    fd = -1, base = nullptr, bytes = 0;
   }
 };
 
-namespace {
-
-// Caches not yet released. At MPI_Finalize (a delete callback on MPI_COMM_SELF, whose
-// attributes MPI deletes first) they are only marked released, without an MPI call: freeing
-// a window is collective over its node, and a rank that finalizes must not wait there for
-// ranks that go on (a shrink's leaving processes) or free windows in another order. MPI
-// cleans up its own segments at exit.
-std::vector<WindowCache*>& live() {
-  static std::vector<WindowCache*> v;
-  return v;
-}
-
-void forget(WindowCache* c) {
-  auto& v = live();
-  v.erase(std::remove(v.begin(), v.end(), c), v.end());
-}
-
-int cache_keyval() {
-  static const int key = [] {
-    int k = MPI_KEYVAL_INVALID;
-    auto del = [](MPI_Comm, int, void* v, void*) -> int {
-      auto* c = static_cast<WindowCache*>(v);
-      if (!c->released) c->release();
-      forget(c);
-      delete c;
-      return MPI_SUCCESS;
-    };
-    check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &k, nullptr), "MPI_Comm_create_keyval");
-    int s = MPI_KEYVAL_INVALID;
-    auto at_finalize = [](MPI_Comm, int, void*, void*) -> int {
-      for (WindowCache* c : live()) c->released = true;
-      live().clear();
-      return MPI_SUCCESS;
-    };
-    check_mpi(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &s, nullptr), "MPI_Comm_create_keyval");
-    check_mpi(MPI_Comm_set_attr(MPI_COMM_SELF, s, nullptr), "MPI_Comm_set_attr");
-    return k;
-  }();
-  return key;
-}
-
-WindowCache& cache_of(MPI_Comm comm, const std::vector<int>& node) {
-  const int key = cache_keyval();
-  void* v = nullptr;
-  int found = 0;
-  check_mpi(MPI_Comm_get_attr(comm, key, &v, &found), "MPI_Comm_get_attr");
-  if (found && v && !static_cast<WindowCache*>(v)->released) return *static_cast<WindowCache*>(v);
-  auto* c = new WindowCache;
-  MPI_Group all = MPI_GROUP_NULL, mine = MPI_GROUP_NULL;
-  check_mpi(MPI_Comm_group(comm, &all), "MPI_Comm_group");
-  check_mpi(MPI_Group_incl(all, static_cast<int>(node.size()), node.data(), &mine), "MPI_Group_incl");
-  const int rc = MPI_Comm_create_group(comm, mine, 0x5ED5, &c->ncomm);
-  MPI_Group_free(&mine);
-  MPI_Group_free(&all);
-  if (rc != MPI_SUCCESS) delete c;
-  check_mpi(rc, "MPI_Comm_create_group (node)");
-  check_mpi(MPI_Comm_set_errhandler(c->ncomm, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
-  live().push_back(c);
-  check_mpi(MPI_Comm_set_attr(comm, key, c), "MPI_Comm_set_attr");
-  return *c;
-}
-
-void allocate(WindowCache& c, std::int64_t bytes, std::size_t nranks) {
-  MPI_Info info = MPI_INFO_NULL;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, "alloc_shared_noncontig", "true");
-  char* mine = nullptr;
-  const int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(bytes), 1, info, c.ncomm, &mine, &c.win);
-  MPI_Info_free(&info);
-  check_mpi(rc, "MPI_Win_allocate_shared");
-  c.seg = bytes;
-  c.base.resize(nranks);
-  for (std::size_t k = 0; k < nranks; ++k) {
-    MPI_Aint size = 0;
-    int disp = 0;
-    check_mpi(MPI_Win_shared_query(c.win, static_cast<int>(k), &size, &disp, &c.base[k]), "MPI_Win_shared_query");
+struct Peer {
+  std::int64_t pid = 0, token = 0, gen = 0, bytes = 0;
+  const char* base = nullptr;
+  void drop() {
+    if (base) munmap(const_cast<char*>(base), static_cast<std::size_t>(bytes + kHeaderBytes));
+    base = nullptr;
   }
-  check_mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, c.win), "MPI_Win_lock_all");
+};
+
+// This process's segments. One own segment, whatever the number of communicators (calls
+// of one process do not overlap; an exchange that finds it busy goes by message); one
+// mapping per peer process that sent through its segment (at most the other ranks of the
+// node). Freed by this process alone, at MPI_Finalize (a delete callback on MPI_COMM_SELF)
+// or at exit by the system; no name outlives its creation.
+struct Store {
+  Own own;
+  std::vector<Peer> peers;
+  bool hooked = false;
+  void drop_all() {
+    own.drop();
+    for (auto& p : peers) p.drop();
+    peers.clear();
+  }
+};
+
+Store& store() {
+  static Store s;
+  if (!s.hooked) {
+    s.hooked = true;
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) {
+      int key = MPI_KEYVAL_INVALID;
+      auto at_finalize = [](MPI_Comm, int, void*, void*) -> int {
+        store().drop_all();
+        return MPI_SUCCESS;
+      };
+      if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &key, nullptr) == MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
+    }
+  }
+  return s;
+}
+
+// A new segment of `bytes` (plus the header), its pages reserved now (posix_fallocate: a
+// full /dev/shm is an error here, not a SIGBUS later). The name is unique per process and
+// generation and unlinked before anything else is done with it.
+int make_segment(std::int64_t bytes, std::int64_t gen, std::string* why) {
+  if (fault("shm-unavailable")) {
+    *why = "shared memory unavailable (MALLEABLE_REDIST_FAULT=shm-unavailable)";
+    return -1;
+  }
+  char name[96];
+  std::snprintf(name, sizeof name, "/malleable-redist.%ld.%016llx.%lld", static_cast<long>(getpid()),
+                static_cast<unsigned long long>(process_token()), static_cast<long long>(gen));
+  int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+  std::string how = std::string("shm_open ") + name;
+  if (fd >= 0) {
+    shm_unlink(name);
+  } else {
+    const int e = errno;
+#if defined(MFD_CLOEXEC)
+    fd = memfd_create("malleable-redist", MFD_CLOEXEC);  // no /dev/shm (or not writable): anonymous
+#endif
+    if (fd < 0) {
+      *why = how + ": " + std::strerror(e);
+      return -1;
+    }
+    how = "memfd_create";
+  }
+  const auto total = static_cast<off_t>(bytes + kHeaderBytes);
+  int e = ftruncate(fd, total) == 0 ? 0 : errno;
+  if (e == 0) e = posix_fallocate(fd, 0, total);
+  if (e != 0) {
+    *why = how + ", " + std::to_string(total) + " bytes: " + std::strerror(e);
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 }  // namespace
 
-NodeWindow::NodeWindow(MPI_Comm comm, const std::vector<int>& node, std::int64_t need, std::int64_t limit)
-    : node_(node) {
-  if (node.size() < 2) return;  // alone on the node (every rank of it sees the same size)
-  c_ = &cache_of(comm, node);
-  std::int64_t v[2] = {need, -limit}, r[2] = {0, 0};
-  check_mpi(MPI_Allreduce(v, r, 2, MPI_INT64_T, MPI_MAX, c_->ncomm), "MPI_Allreduce (window size)");
-  const std::int64_t most = r[0], least_limit = -r[1];
-  if (most <= 0) return;  // nothing to stage: the kept window stays
-  if (most > least_limit) {  // too large for the budget: none, and nothing kept above it
-    if (c_->seg > least_limit) c_->free_window();
-    return;
+std::optional<OwnSegment> acquire_own(std::int64_t want, std::int64_t limit, std::string* why) {
+  Own& o = store().own;
+  if (o.busy || want <= 0) return std::nullopt;
+  if (o.bytes < want || o.bytes / 4 > want || o.bytes > limit) {
+    o.drop();
+    const int fd = make_segment(want, o.gen + 1, why);
+    if (fd < 0) return std::nullopt;
+    void* m = mmap(nullptr, static_cast<std::size_t>(want + kHeaderBytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (m == MAP_FAILED) {
+      *why = std::string("mmap: ") + std::strerror(errno);
+      close(fd);
+      return std::nullopt;
+    }
+    o.fd = fd, o.base = static_cast<char*>(m), o.bytes = want, ++o.gen;
+    Header h{process_token(), o.gen};
+    std::memcpy(o.base, &h, sizeof h);
   }
-  if (c_->seg < most || c_->seg / 4 > most || c_->seg > least_limit) {
-    c_->free_window();
-    allocate(*c_, most, node.size());
+  o.busy = true;
+  return OwnSegment{o.base + kHeaderBytes, SegmentId{static_cast<std::int64_t>(getpid()), o.fd, o.gen, process_token(), o.bytes}};
+}
+
+void release_own() { store().own.busy = false; }
+
+const char* map_peer(const SegmentId& id, int* err) {
+  *err = 0;
+  if (fault("shm-refused")) {
+    *err = EACCES;
+    return nullptr;
   }
-  usable_ = true;
+  auto& peers = store().peers;
+  auto it = std::find_if(peers.begin(), peers.end(), [&](const Peer& p) { return p.pid == id.pid && p.token == id.token; });
+  if (it != peers.end() && it->gen == id.gen && it->bytes == id.bytes) return it->base + kHeaderBytes;
+  if (it == peers.end()) it = peers.insert(peers.end(), Peer{id.pid, id.token, 0, 0, nullptr});
+  it->drop();  // an older generation: the owner has remade its segment
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%lld/fd/%lld", static_cast<long long>(id.pid), static_cast<long long>(id.fd));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *err = errno ? errno : EIO;
+    peers.erase(it);
+    return nullptr;
+  }
+  struct stat st {};
+  void* m = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size >= id.bytes + kHeaderBytes)
+    m = mmap(nullptr, static_cast<std::size_t>(id.bytes + kHeaderBytes), PROT_READ, MAP_SHARED, fd, 0);
+  const int e = m == MAP_FAILED ? (errno ? errno : EINVAL) : 0;
+  close(fd);  // the mapping stays
+  if (m == MAP_FAILED) {
+    *err = e;
+    peers.erase(it);
+    return nullptr;
+  }
+  Header h;
+  std::memcpy(&h, m, sizeof h);
+  if (h.token != id.token || h.gen != id.gen) {  // another process's descriptor
+    munmap(m, static_cast<std::size_t>(id.bytes + kHeaderBytes));
+    *err = ESRCH;
+    peers.erase(it);
+    return nullptr;
+  }
+  it->gen = id.gen, it->bytes = id.bytes, it->base = static_cast<const char*>(m);
+  return it->base + kHeaderBytes;
+}
+
+SegmentUse segment_use() {
+  const Store& s = store();
+  SegmentUse u;
+  u.own = s.own.bytes;
+  for (const auto& p : s.peers) u.mapped += p.bytes, ++u.peers;
+  return u;
+}
+
+NodeWindow::NodeWindow(MPI_Comm, const std::vector<int>& node, std::int64_t need, std::int64_t limit) : node_(node) {
+  if (node.size() < 2) return;  // alone on the node
+  const std::int64_t want = std::min(need, limit);
+  if (want <= 0) return;
+  std::string why;
+  own_ = acquire_own(want, limit, &why);
+  if (!own_ && !why.empty()) say_once(why);
+}
+
+NodeWindow::~NodeWindow() {
+  if (own_) release_own();  // finish() has run (or an error is on its way: MPI's own then)
+}
+
+std::int64_t NodeWindow::room(std::int64_t bytes) const {
+  if (at_ + bytes > segment_bytes()) {
+    for (auto& d : pending_) d->release();  // every earlier step's receivers have unpacked
+    at_ = 0;
+  }
+  const std::int64_t at = at_;
+  at_ += std::min(bytes, segment_bytes() - at_);
+  return at;
+}
+
+void NodeWindow::finish() const {
+  auto steps = std::move(pending_);
+  pending_.clear();
+  for (auto& d : steps) d->release();  // every step's sends by message posted before any wait
+  for (auto& d : steps) d->complete();
+  at_ = 0;
 }
 
 bool NodeWindow::on_node(int rank) const { return std::binary_search(node_.begin(), node_.end(), rank); }
-
-char* NodeWindow::mine() const {
-  int me = 0;
-  MPI_Comm_rank(c_->ncomm, &me);
-  return c_->base[static_cast<std::size_t>(me)];
-}
-
-const char* NodeWindow::of(int rank) const {
-  const auto k = static_cast<std::size_t>(std::lower_bound(node_.begin(), node_.end(), rank) - node_.begin());
-  return c_->base[k];
-}
-
-std::int64_t NodeWindow::segment_bytes() const { return c_->seg; }
-
-void NodeWindow::sync() const { check_mpi(MPI_Win_sync(c_->win), "MPI_Win_sync"); }
 
 }  // namespace redist::exec

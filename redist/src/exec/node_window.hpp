@@ -1,69 +1,134 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A node-shared staging window (ExecOptions::node_window; docs/redist.md, "A node-shared
-// staging window"): the ranks of one node allocate one shared window per call
-// (MPI_Win_allocate_shared), a sender packs each transfer to a rank of its node into its
-// own segment, tells the receiver where (one 8-byte message), and the receiver unpacks
-// straight from that memory into B and says it is done: two copies of each byte (pack,
-// unpack) and no message of data, instead of pack -> MPI -> unpack. The window (class
-// NodeWindow) is the MPI shell; the step (WindowStep) packs and unpacks with the pure
-// kernels of local_copy.hpp. Internal to redist.
+// The node-shared staging window (ExecOptions::node_window, on by default; docs/redist.md,
+// "A node-shared staging window"): a sender packs each transfer to a rank of its node into
+// a shared-memory segment of its own, tells the receiver where (one small message), and the
+// receiver unpacks straight from that memory into B and says it is done: two copies of
+// each byte (pack, unpack) and no message of data, instead of pack -> MPI -> unpack.
+//
+// Each process owns one segment (shm_open under a name unique per process and generation,
+// unlinked at once, so /dev/shm never holds it beyond its creation, whatever happens to the
+// run; memfd_create when /dev/shm is unavailable). A receiver maps a sender's segment
+// through /proc/<pid>/fd/<fd> (the sender's open descriptor, named in the message) and
+// keeps the mapping for the next calls until the sender's generation changes. No MPI object
+// and no collective call is involved: nothing is tied to a communicator's life, and a
+// process frees what it owns alone (at MPI_Finalize or when its segment is remade).
+// Where the segment cannot be made or mapped, the transfer goes by message and the
+// reason is said once on stderr. The segment store (shm_segments.cpp) is the OS shell; the
+// step (WindowStep) packs and unpacks with the pure kernels of local_copy.hpp. Internal.
 #pragma once
 
 #include <mpi.h>
 
+#include <atomic>
+#include <cerrno>
 #include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "../mpi_guard.hpp"
 #include "local_copy.hpp"
+#include "transport.hpp"
 #include "waiting.hpp"
 
 namespace redist::exec {
 
-// Whether this build can share memory between the ranks of a node (not under SimGrid's
-// SMPI, whose ranks are threads of one simulated process).
+// Whether this build can share memory between the ranks of a node (Linux; not under
+// SimGrid's SMPI, whose ranks are threads of one simulated process).
 bool node_window_supported();
 
-// The most bytes rank `me` sends to other ranks of its node (`node`: sorted ranks) in one
-// step of p: the segment it needs. Pure.
+// The bytes rank `me` sends to other ranks of its node (`node`: sorted ranks) over all
+// steps of p: the segment that lets it pack every step into fresh room and wait for its
+// receivers only at the end of the call. Pure.
 std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& node, std::size_t esize);
 
-struct WindowCache;
+// What a receiver needs to find a sender's segment: the sender's pid and descriptor, the
+// segment's generation, the sender process's random token (also written in the segment's
+// header, so a pid that names another process is caught), its size. Sent as 5 int64.
+struct SegmentId {
+  std::int64_t pid = 0, fd = -1, gen = 0, token = 0, bytes = 0;
+};
 
-// The shared window one call uses, over the ranks of `comm` on this node (`node`: their
-// ranks in comm, sorted, from node_ranks). Collective over those ranks: each passes the
-// bytes it will stage at once (window_need) and its limit; every segment gets the node's
-// largest need, and when that is 0 or above the node's smallest limit there is no window
-// (usable() false on every rank of the node; the transfers go by message). The window is
-// kept on `comm` between calls (fresh shared pages cost a page fault each: 32 MiB took
-// 80 ms to pack the first time here against 9 ms into warm memory) and made anew only when
-// a call needs more, or less than a quarter of what is kept; it is freed with `comm` or at
-// MPI_Finalize. Memory: one segment per rank of the node, at most the limit.
+// This process's own segment, at least `want` bytes (grown, or made anew smaller when it
+// is more than 4x `want` or more than `limit`, this call's share of its memory budget). nullopt when it cannot be had: shared memory unavailable (the
+// reason, said once on stderr, is in *why), or the segment is in use by another exchange
+// of this process still under way. Release with release_own().
+struct OwnSegment {
+  char* data = nullptr;  // past the header
+  SegmentId id;
+};
+std::optional<OwnSegment> acquire_own(std::int64_t want, std::int64_t limit, std::string* why);
+void release_own();
+
+// The sender's segment mapped read-only in this process (cached per sender process; a new
+// generation replaces the old mapping). nullptr and *err = the errno when it cannot be
+// mapped (EPERM/EACCES: the system forbids it; ESRCH: the pid names another process).
+// Test-only fault injection: MALLEABLE_REDIST_FAULT=shm-unavailable makes acquire_own fail,
+// =shm-refused makes map_peer fail with EACCES.
+const char* map_peer(const SegmentId& id, int* err);
+
+// Bytes this process holds in shared segments: its own and the peers' it has mapped
+// (a mapping of another process's segment costs no memory of its own, but keeps that
+// segment alive after its owner remade it). For tests and the docs' memory account.
+struct SegmentUse {
+  std::int64_t own = 0, mapped = 0;
+  int peers = 0;
+};
+SegmentUse segment_use();
+
+// The window of one call: this rank's segment for the call's sends to ranks of its node
+// (`node`: ranks of comm on this node, sorted), at most `limit` bytes (sends that do not fit
+// go by message). Local: no message, no collective. usable() says whether the node has
+// other ranks: both ends of a transfer decide alike from that alone which transfers go
+// through WindowStep (a sender without a segment tells the receiver so, and sends).
+// What a step leaves to finish later: release() waits for the receivers' words (they
+// send them in that step, whatever comes later) and posts the sends by message they ask
+// for; complete() waits for everything else.
+struct DeferredStep {
+  virtual ~DeferredStep() = default;
+  virtual void release() = 0;
+  virtual void complete() = 0;
+  bool released = false;
+};
+
 class NodeWindow {
  public:
   NodeWindow(MPI_Comm comm, const std::vector<int>& node, std::int64_t need, std::int64_t limit);
+  ~NodeWindow();
   NodeWindow(const NodeWindow&) = delete;
   NodeWindow& operator=(const NodeWindow&) = delete;
-  bool usable() const { return usable_; }
-  bool on_node(int rank) const;   // a rank of comm on this node
-  char* mine() const;             // this rank's segment
-  const char* of(int rank) const;  // the segment of a rank on this node
-  std::int64_t segment_bytes() const;
-  void sync() const;
+  bool usable() const { return node_.size() >= 2; }
+  bool on_node(int rank) const;         // a rank of comm on this node
+  char* mine() const { return own_ ? own_->data : nullptr; }  // this rank's segment, or none
+  const SegmentId& id() const { return own_->id; }
+  std::int64_t segment_bytes() const { return own_ ? own_->id.bytes : 0; }
+
+  // Steps pack one after another into the segment and leave what they still wait for (the
+  // receivers' words, sends and receives by message) here; room(bytes) says where the next
+  // `bytes` go, first releasing every earlier step (its receivers have all unpacked) when
+  // they would not fit; finish() releases all, then completes all (the end of the call).
+  // A step's words are sent within that step, so no step waits for a later one.
+  std::int64_t room(std::int64_t bytes) const;
+  void later(std::shared_ptr<DeferredStep> d) const { pending_.push_back(std::move(d)); }
+  void finish() const;
 
  private:
   const std::vector<int>& node_;
-  WindowCache* c_ = nullptr;
-  bool usable_ = false;
+  std::optional<OwnSegment> own_;
+  mutable std::int64_t at_ = 0;
+  mutable std::vector<std::shared_ptr<DeferredStep>> pending_;
 };
 
 // One step's transfers between ranks of one node through the window: begin() packs every
-// send into this rank's segment (one after another) and tells each receiver its offset;
-// end() unpacks each receive as its offset arrives, says done, and waits until every
-// receiver of this rank's sends has said done (the segment is then free for the next step
-// or call). Memory: O(this step's window transfers).
+// send that fits into this rank's segment (one after another) and tells each receiver its
+// segment and offset (or that it comes by message); end() unpacks each receive as its word
+// arrives, says done (0, or the errno when the sender's segment could not be mapped: the
+// sender then sends it by message), and waits until every receiver of this rank's sends
+// has said done (the segment is then free for the next step or call). Memory: O(this
+// step's window transfers).
 template <class T>
-class WindowStep {
+class WindowStep : public DeferredStep {
  public:
   struct Env {
     MPI_Comm comm = MPI_COMM_NULL;
@@ -77,36 +142,51 @@ class WindowStep {
   };
   struct Moved {
     std::int64_t sent = 0, received = 0;  // bytes
+    std::int64_t window = 0;              // of received, unpacked from a sender's segment
     double pack_s = 0, unpack_s = 0;
   };
-  static constexpr int kWhereTag = 0x5ED6, kDoneTag = 0x5ED7;
+  static constexpr int kWhereTag = 0x5ED6, kDoneTag = 0x5ED7, kByMessageTag = 0x5ED8;
+  static constexpr int kWhere = 6;  // SegmentId (5) and the offset (-1: by message)
 
   WindowStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in)
       : env_(env), out_(std::move(out)), in_(std::move(in)) {}
 
   void begin() {
     using detail::check_mpi;
-    where_in_.assign(in_.size(), 0);
-    where_out_.assign(out_.size(), 0);
+    where_in_.assign(kWhere * in_.size(), 0);
+    where_out_.assign(kWhere * out_.size(), 0);
+    said_out_.assign(out_.size(), 0);
+    said_in_.assign(in_.size(), 0);
     req_in_.assign(in_.size(), MPI_REQUEST_NULL);
     req_out_.assign(2 * out_.size(), MPI_REQUEST_NULL);
     for (std::size_t k = 0; k < in_.size(); ++k)
-      check_mpi(MPI_Irecv(&where_in_[k], 1, MPI_INT64_T, in_[k]->src, kWhereTag, env_.comm, &req_in_[k]),
+      check_mpi(MPI_Irecv(&where_in_[kWhere * k], kWhere, MPI_INT64_T, in_[k]->src, kWhereTag, env_.comm, &req_in_[k]),
                 "MPI_Irecv (window)");
     const double t0 = MPI_Wtime();
-    std::int64_t at = 0;  // bytes into this rank's segment
+    std::int64_t step_bytes = 0;
+    for (const Transfer* t : out_) step_bytes += t->elements() * static_cast<std::int64_t>(sizeof(T));
+    const std::int64_t base = env_.win->mine() && step_bytes > 0 ? env_.win->room(step_bytes) : -1;
+    std::int64_t at = std::max<std::int64_t>(0, base);  // bytes into this rank's segment
+    const std::int64_t room = base < 0 ? 0 : env_.win->segment_bytes();
     for (std::size_t k = 0; k < out_.size(); ++k) {
-      const Walk w(*env_.sa, *out_[k]);
-      pack_columns<T>(w, packed_runs(w.rows), env_.a, env_.sa->ld, 0, w.ncols,
-                      reinterpret_cast<T*>(env_.win->mine() + at));
-      where_out_[k] = at;
-      at += w.ncols * w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
-      moved_.sent += w.ncols * w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
-      env_.win->sync();  // the packed bytes before the word that they are there
-      check_mpi(MPI_Isend(&where_out_[k], 1, MPI_INT64_T, out_[k]->dst, kWhereTag, env_.comm, &req_out_[2 * k]),
-                "MPI_Isend (window)");
-      check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, out_[k]->dst, kDoneTag, env_.comm, &req_out_[2 * k + 1]),
+      const Transfer& t = *out_[k];
+      const std::int64_t bytes = t.elements() * static_cast<std::int64_t>(sizeof(T));
+      std::int64_t* w = &where_out_[kWhere * k];
+      w[5] = -1;
+      if (env_.win->mine() && at + bytes <= room) {
+        const Walk wk(*env_.sa, t);
+        pack_columns<T>(wk, packed_runs(wk.rows), env_.a, env_.sa->ld, 0, wk.ncols,
+                        reinterpret_cast<T*>(env_.win->mine() + at));
+        const SegmentId& id = env_.win->id();
+        w[0] = id.pid, w[1] = id.fd, w[2] = id.gen, w[3] = id.token, w[4] = id.bytes, w[5] = at;
+        at += bytes;
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // the packed bytes before the word
+      }
+      moved_.sent += bytes;
+      check_mpi(MPI_Isend(w, kWhere, MPI_INT64_T, t.dst, kWhereTag, env_.comm, &req_out_[2 * k]), "MPI_Isend (window)");
+      check_mpi(MPI_Irecv(&said_out_[k], 1, MPI_INT, t.dst, kDoneTag, env_.comm, &req_out_[2 * k + 1]),
                 "MPI_Irecv (window done)");
+      if (w[5] < 0) send_by_message(t);  // no room in the segment (or none): the receiver expects a message
     }
     moved_.pack_s = MPI_Wtime() - t0;
   }
@@ -121,27 +201,72 @@ class WindowStep {
       for (int k : done) {
         const auto q = static_cast<std::size_t>(k);
         const Transfer& t = *in_[q];
-        const double t0 = MPI_Wtime();
-        env_.win->sync();  // the sender's packed bytes are visible
-        const Walk w(*env_.sb, t);
-        const T* src = reinterpret_cast<const T*>(env_.win->of(t.src) + where_in_[q]);
-        unpack_columns<T>(w, packed_runs(w.rows), src, 0, w.ncols, env_.b, env_.sb->ld);
-        moved_.unpack_s += MPI_Wtime() - t0;
-        moved_.received += w.ncols * w.rows_per_col * static_cast<std::int64_t>(sizeof(T));
-        check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, t.src, kDoneTag, env_.comm, &said[q]), "MPI_Isend (window done)");
+        const std::int64_t* w = &where_in_[kWhere * q];
+        const std::int64_t bytes = t.elements() * static_cast<std::int64_t>(sizeof(T));
+        moved_.received += bytes;
+        const char* base = nullptr;
+        if (w[5] >= 0) {
+          base = map_peer(SegmentId{w[0], w[1], w[2], w[3], w[4]}, &said_in_[q]);
+          if (base && w[5] + bytes > w[4]) base = nullptr, said_in_[q] = EINVAL;
+        }
+        if (base) {
+          const double t0 = MPI_Wtime();
+          std::atomic_thread_fence(std::memory_order_seq_cst);  // the sender's packed bytes are visible
+          const Walk wk(*env_.sb, t);
+          unpack_columns<T>(wk, packed_runs(wk.rows), reinterpret_cast<const T*>(base + w[5]), 0, wk.ncols, env_.b,
+                            env_.sb->ld);
+          std::atomic_thread_fence(std::memory_order_seq_cst);  // read before the word that the segment is free
+          moved_.unpack_s += MPI_Wtime() - t0;
+          moved_.window += bytes;
+        } else {
+          receive_by_message(t);  // the sender sends it when it reads our word (or already did: w[5] < 0)
+        }
+        check_mpi(MPI_Isend(&said_in_[q], 1, MPI_INT, t.src, kDoneTag, env_.comm, &said[q]), "MPI_Isend (window done)");
         --left;
       }
     }
+    // The rest waits for the end of the call (or until the segment is full): the receivers'
+    // words (a receiver that could not map this rank's segment gets the transfer by message;
+    // a transfer already sent by message is not sent again) and the messages by message.
+    said_ = std::move(said);
+    const Moved m = moved_;
+    env_.win->later(std::make_shared<WindowStep>(std::move(*this)));
+    return m;
+  }
+
+  void release() override {
+    if (released) return;
+    released = true;
     wait_all(req_out_, env_.sleep, env_.sleep_us, "MPI_Waitall (window)");
-    wait_all(said, env_.sleep, env_.sleep_us, "MPI_Waitall (window done)");
-    return moved_;
+    for (std::size_t k = 0; k < out_.size(); ++k)
+      if (said_out_[k] != 0 && where_out_[kWhere * k + 5] >= 0) send_by_message(*out_[k]);
+  }
+  void complete() override {
+    release();
+    wait_all(said_, env_.sleep, env_.sleep_us, "MPI_Waitall (window done)");
+    wait_all(back_, env_.sleep, env_.sleep_us, "MPI_Waitall (window by message)");
   }
 
  private:
+  void send_by_message(const Transfer& t) {
+    types_.emplace_back(mpi_type<T>(), sizeof(T), *env_.sa, t);
+    back_.emplace_back();
+    detail::check_mpi(MPI_Isend(env_.a, 1, types_.back().get(), t.dst, kByMessageTag, env_.comm, &back_.back()),
+                      "MPI_Isend (window by message)");
+  }
+  void receive_by_message(const Transfer& t) {
+    types_.emplace_back(mpi_type<T>(), sizeof(T), *env_.sb, t);
+    back_.emplace_back();
+    detail::check_mpi(MPI_Irecv(env_.b, 1, types_.back().get(), t.src, kByMessageTag, env_.comm, &back_.back()),
+                      "MPI_Irecv (window by message)");
+  }
+
   Env env_;
   std::vector<const Transfer*> out_, in_;
   std::vector<std::int64_t> where_in_, where_out_;
-  std::vector<MPI_Request> req_in_, req_out_;
+  std::vector<int> said_out_, said_in_;
+  std::vector<MPI_Request> req_in_, req_out_, back_, said_;
+  std::vector<PieceType> types_;
   Moved moved_;
 };
 

@@ -92,14 +92,15 @@ struct ExecOptions {
   // system forbids the read, that transfer goes by message (the result is the same).
   // Every rank must pass the same value.
   bool single_copy = false;
-  // Transfers between ranks of one node go through a node-shared staging window
-  // (MPI_Win_allocate_shared, kept on `comm` between calls): the sender packs into memory
-  // the receiver unpacks from directly, two copies and no message of data (docs/redist.md,
-  // "A node-shared staging window": 1.04-1.65x faster than by message here). Off by
-  // default: the kept window makes MPI_Comm_free of `comm` synchronising among the node's
-  // ranks, so with it on every rank must free such communicators, in the same order.
-  // Every rank must pass the same value.
-  bool node_window = false;
+  // Transfers between ranks of one node go through shared memory: the sender packs into a
+  // segment of its own that the receiver maps and unpacks from directly, two copies and no
+  // message of data (docs/redist.md, "A node-shared staging window"). The segments belong
+  // to processes, not to communicators: nothing waits when a communicator is freed, and
+  // /dev/shm keeps no name. Where shared memory is unavailable (or a sender's segment
+  // cannot be mapped) those transfers go by message and the reason is said once on stderr.
+  // Applies under Transport::Auto (Datatype and Packed name a kind of message). Every rank
+  // must pass the same value.
+  bool node_window = true;
 };
 
 struct ExecStats {
