@@ -142,6 +142,18 @@ TEST(Aggregate, QueueGoesRoundByRound) {
   EXPECT_TRUE(q.empty());
 }
 
+TEST(Aggregate, WholePeersGoInOneMessage) {
+  // Peer 1 travels as one datatype: one message whatever the cap; peer 0 is cut.
+  PeerQueue q({{{8, 3, 8}}, {{8, 3, 8}, {4, 5, 16}}}, 64, {false, true});
+  std::vector<std::pair<std::size_t, std::size_t>> peer_segs;
+  while (!q.empty()) {
+    const Message t = q.take();
+    peer_segs.emplace_back(t.peer, t.segs.size());
+  }
+  const std::vector<std::pair<std::size_t, std::size_t>> want = {{0, 1}, {1, 2}, {0, 1}, {0, 1}};
+  EXPECT_EQ(peer_segs, want);
+}
+
 // A job of P ranks, each with pieces for some peers (several matrices each); every rank
 // posts in its queue's order within a window of W messages and a byte budget (always one
 // when nothing is in flight), a message completes once both ends posted it, completions

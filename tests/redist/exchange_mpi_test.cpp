@@ -162,6 +162,24 @@ TEST(Exchange, SmallBudgetsAndAWindowOfOneGiveTheSameResult) {
     }
 }
 
+TEST(Exchange, DatatypePackedAndAutoGiveTheSameResult) {
+  // Datatype: each peer's pieces of all four matrices as one MPI datatype in place;
+  // Packed: staged; Auto: per peer (long pieces in place). One message per peer each way.
+  for (auto tr : {redist::Transport::Datatype, redist::Transport::Packed, redist::Transport::Auto})
+    for (std::int64_t budget : {std::int64_t{0}, std::int64_t{4096}}) {
+      Four f;
+      redist::ExecOptions opt;
+      opt.transport = tr;
+      opt.memory_budget_bytes = budget;
+      redist::ExecStats st;
+      redist::redistribute(MPI_COMM_WORLD, f.items(), opt, &st);
+      EXPECT_EQ(all_sum(f.errors()), 0) << static_cast<int>(tr) << " budget " << budget;
+      if (tr == redist::Transport::Datatype) {
+        EXPECT_EQ(st.messages, peers(f.items()));  // whatever the budget: nothing is staged
+      }
+    }
+}
+
 TEST(Exchange, StartTestFinish) {
   Four f;
   redist::Exchange ex(MPI_COMM_WORLD, f.items());

@@ -3,6 +3,7 @@
 #include "aggregate.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <utility>
 
 namespace redist::exec {
@@ -41,11 +42,12 @@ std::int64_t MessageCutter::next(std::vector<Segment>& segs) {
   return end;
 }
 
-PeerQueue::PeerQueue(std::vector<std::vector<PeerPiece>> per_peer, std::int64_t cap) : pieces_(std::move(per_peer)) {
+PeerQueue::PeerQueue(std::vector<std::vector<PeerPiece>> per_peer, std::int64_t cap, const std::vector<bool>& whole)
+    : pieces_(std::move(per_peer)) {
   cut_.reserve(pieces_.size());
   rounds_.assign(pieces_.size(), 0);
   for (std::size_t q = 0; q < pieces_.size(); ++q) {
-    cut_.emplace_back(&pieces_[q], cap);
+    cut_.emplace_back(&pieces_[q], q < whole.size() && whole[q] ? INT64_MAX / 4 : cap);
     if (!cut_.back().done()) active_.push_back(q);
   }
 }

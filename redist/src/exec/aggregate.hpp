@@ -69,7 +69,9 @@ class MessageCutter {
 class PeerQueue {
  public:
   PeerQueue() = default;
-  PeerQueue(std::vector<std::vector<PeerPiece>> per_peer, std::int64_t cap);
+  // whole[q] (when given): peer q's pieces go in one message whatever its size (they
+  // travel as one MPI datatype in place, nothing staged).
+  PeerQueue(std::vector<std::vector<PeerPiece>> per_peer, std::int64_t cap, const std::vector<bool>& whole = {});
   // The cutters point into pieces_ (whose buffer a move keeps): movable, not copyable.
   PeerQueue(PeerQueue&&) = default;
   PeerQueue& operator=(PeerQueue&&) = default;

@@ -20,6 +20,7 @@
 #include "aggregate.hpp"
 #include "checks.hpp"
 #include "local_copy.hpp"
+#include "transport.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "waiting.hpp"
 
@@ -45,6 +46,11 @@ void by_size(std::size_t eb, F&& f) {
   }
 }
 
+// The MPI type of an element of eb bytes in a datatype message (both ends use the same).
+MPI_Datatype element_type(std::size_t eb) {
+  return eb == 4 ? MPI_FLOAT : eb == 8 ? MPI_DOUBLE : MPI_C_DOUBLE_COMPLEX;
+}
+
 // Per link, what the memory budget counts besides staging (an estimate, as exchange.cpp's).
 constexpr std::int64_t kLinkBytes = 512;
 constexpr std::int64_t kRunBytes = 128;
@@ -65,6 +71,7 @@ struct Exchange::Impl {
   // One matrix's transfer with one peer, walked on this rank's side.
   struct Link {
     std::size_t item = 0;
+    const Transfer* t = nullptr;
     Walk w;
     std::vector<LocalRun> packed;
   };
@@ -72,6 +79,7 @@ struct Exchange::Impl {
     bool send = false;
     std::vector<int> ranks;               // peers, in posting order
     std::vector<std::vector<Link>> links;  // per peer, item by item (the queue's pieces)
+    std::vector<bool> typed;               // per peer: one datatype message in place
     PeerQueue queue;
     int nflight = 0, window = 1;
     std::int64_t inflight = 0, budget = 0;
@@ -186,7 +194,7 @@ struct Exchange::Impl {
           local.emplace_back(k, &t);
         } else if (t.src == me || t.dst == me) {
           const bool send = t.src == me;
-          Link l{k, Walk(send ? mats[k].sa : mats[k].sb, t), {}};
+          Link l{k, &t, Walk(send ? mats[k].sa : mats[k].sb, t), {}};
           l.packed = packed_runs(l.w.rows);
           meta += kLinkBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
           (send ? out[t.dst] : in[t.src]).push_back(std::move(l));
@@ -203,10 +211,14 @@ struct Exchange::Impl {
         d.ranks.push_back(q);
         d.links.push_back(std::move(by_peer[q]));
         auto& pp = pieces.emplace_back();
-        for (const Link& l : d.links.back())
+        bool typed = opt.transport != Transport::Packed;
+        for (const Link& l : d.links.back()) {
           pp.push_back({l.w.rows_per_col, l.w.ncols, static_cast<std::int64_t>(mats[l.item].eb)});
+          typed = typed && !packs(*l.t, opt.transport, mats[l.item].eb);
+        }
+        d.typed.push_back(typed);
       }
-      d.queue = PeerQueue(std::move(pieces), cap);
+      d.queue = PeerQueue(std::move(pieces), cap, d.typed);
       d.window = std::max(1, opt.max_outstanding);
     };
     fill_dir(sends, out);
@@ -246,11 +258,36 @@ struct Exchange::Impl {
     st.unpack_s += MPI_Wtime() - t;
   }
 
+  // A datatype message: every piece of m in place in its item's array (MPI_BOTTOM plus
+  // absolute addresses), nothing staged. The caller frees it once posted.
+  MPI_Datatype typed_message(const Dir& d, const Message& m) {
+    std::vector<PieceType> parts;
+    std::vector<MPI_Datatype> types;
+    std::vector<MPI_Aint> at;
+    parts.reserve(m.segs.size());
+    for (const Segment& s : m.segs) {
+      const Link& l = d.links[m.peer][s.piece];
+      const Mat& x = mats[l.item];
+      parts.emplace_back(element_type(x.eb), x.eb, d.send ? x.sa : x.sb, *l.t);
+      types.push_back(parts.back().get());
+      at.emplace_back();
+      check_mpi(MPI_Get_address(d.send ? static_cast<const void*>(x.a) : static_cast<const void*>(x.b), &at.back()),
+                "MPI_Get_address");
+    }
+    const std::vector<int> ones(types.size(), 1);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    check_mpi(MPI_Type_create_struct(static_cast<int>(types.size()), ones.data(), at.data(), types.data(), &t),
+              "MPI_Type_create_struct (exchange)");
+    check_mpi(MPI_Type_commit(&t), "MPI_Type_commit (exchange)");
+    return t;
+  }
+
   // Posts d's next message if it has room (always when nothing of d is in flight).
   bool post(Dir& d) {
     const Message* next = d.queue.peek();
     if (!next || d.nflight >= d.window) return false;
-    if (d.nflight > 0 && d.inflight + next->bytes > d.budget) return false;
+    const bool typed = d.typed[next->peer];
+    if (d.nflight > 0 && !typed && d.inflight + next->bytes > d.budget) return false;
     if (free_slots.empty()) {
       free_slots.push_back(static_cast<int>(slots.size()));
       slots.emplace_back();
@@ -262,12 +299,30 @@ struct Exchange::Impl {
     Slot& s = slots[static_cast<std::size_t>(k)];
     s.d = &d;
     s.msg = d.queue.take();
+    const int peer = d.ranks[s.msg.peer];
+    MPI_Request* r = &req[static_cast<std::size_t>(k)];
+    if (typed) {
+      MPI_Datatype t = typed_message(d, s.msg);
+      if (d.send)
+        check_mpi(MPI_Isend(MPI_BOTTOM, 1, t, peer, kTag, comm, r), "MPI_Isend (exchange)");
+      else
+        check_mpi(MPI_Irecv(MPI_BOTTOM, 1, t, peer, kTag, comm, r), "MPI_Irecv (exchange)");
+      MPI_Type_free(&t);  // the posted message keeps what it needs
+      (d.send ? st.bytes_sent : st.bytes_received) += s.msg.bytes;
+    } else {
+      post_packed(d, s, peer, r);
+    }
+    ++d.nflight;
+    ++st.messages;
+    st.max_in_flight = std::max(st.max_in_flight, d.nflight);
+    return true;
+  }
+
+  void post_packed(Dir& d, Slot& s, int peer, MPI_Request* r) {
     const auto bytes = static_cast<std::size_t>(s.msg.bytes);
     const std::int64_t room = d.budget - d.inflight;
     s.buf = detail::BufferPool::instance().take(bytes, room > s.msg.bytes ? static_cast<std::size_t>(room) : bytes);
     charge(&d, static_cast<std::int64_t>(s.buf.capacity()));
-    const int peer = d.ranks[s.msg.peer];
-    MPI_Request* r = &req[static_cast<std::size_t>(k)];
     const int n = static_cast<int>(s.msg.bytes);
     if (d.send) {
       pack(d, s.msg, s.buf.data());
@@ -277,10 +332,6 @@ struct Exchange::Impl {
       check_mpi(MPI_Irecv(s.buf.data(), n, MPI_BYTE, peer, kTag, comm, r), "MPI_Irecv (exchange)");
       st.bytes_received += s.msg.bytes;
     }
-    ++d.nflight;
-    ++st.messages;
-    st.max_in_flight = std::max(st.max_in_flight, d.nflight);
-    return true;
   }
 
   void fill() {
@@ -293,9 +344,9 @@ struct Exchange::Impl {
   void complete(int k) {
     Slot& s = slots[static_cast<std::size_t>(k)];
     Dir& d = *s.d;
-    if (!d.send && !discard) unpack(d, s.msg, s.buf.data());
+    if (!d.send && !discard && !d.typed[s.msg.peer]) unpack(d, s.msg, s.buf.data());
     charge(&d, -static_cast<std::int64_t>(s.buf.capacity()));
-    detail::BufferPool::instance().give(std::move(s.buf));
+    if (s.buf.capacity()) detail::BufferPool::instance().give(std::move(s.buf));
     s.buf = {};
     s.d = nullptr;
     --d.nflight;

@@ -197,14 +197,16 @@ enum class Agreement {
 
 // A non-blocking exchange of one or several matrices: start() posts the messages, test()
 // moves them on without blocking, finish() waits for the rest. Every matrix's pieces for
-// one peer travel in the same messages: one message per peer per round (a round is at
-// most min(staging_bytes, memory_budget_bytes / 8) bytes of whole columns, one column
-// when a column is larger), not one per matrix and peer; the local pieces are copied in
-// start(), after the first messages are posted. Messages are posted round by round, each
-// direction within max_outstanding messages and half of memory_budget_bytes, refilled by
-// test() and finish() as messages complete. The exchange always packs: opt.transport,
-// single_copy, node_window and split_wait_transfer do not apply (they are still checked
-// and, under Agreement::Collective, agreed on).
+// one peer travel in the same messages, not one message per matrix and peer: as one MPI
+// datatype in place (nothing staged) when opt.transport is Datatype, or Auto and every
+// transfer with that peer has long pieces (the rule of Transport::Auto); else packed, one
+// message per peer per round (a round is at most min(staging_bytes, memory_budget_bytes /
+// 8) bytes of whole columns, one column when a column is larger). The local pieces are
+// copied in start(), after the first messages are posted. Messages are posted round by
+// round, each direction within max_outstanding messages and half of memory_budget_bytes,
+// refilled by test() and finish() as messages complete. single_copy, node_window,
+// fuse_local and split_wait_transfer do not apply here (they are still checked and, under
+// Agreement::Collective, agreed on).
 //
 // Between start() and the end of finish() (or test() returning true) A's arrays must not
 // change and B's must not be read or written. The items' plans and arrays must outlive
