@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Background resize, the pure part (issue 21 §1): completion decisions, the message plan
-// and packing of one matrix's non-blocking move, checksums and the overlap accounting.
+// of one matrix's non-blocking move (its bytes; redist's exchange packs), checksums and the
+// overlap accounting.
 #include "background/background_plan.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <numeric>
 
 #include "malleable/resize/types.hpp"
@@ -89,58 +89,6 @@ MessagePlan plan_messages(const redist::Layout& a, const redist::Layout& b, int 
       mp.recvs.push_back({t.src, k, bytes});
   }
   return mp;
-}
-
-namespace {
-// Calls f(local_row, count) for the locally contiguous pieces of a global row run: a run
-// may cross blocks, and consecutive blocks of one owner are not adjacent locally.
-// A run is `count` pieces of `len` global indices, piece t starting at run.piece(t)
-// (redist's strided runs); the pieces are walked in order, on both sides alike.
-template <class F>
-void pieces(const redist::Axis& ax, const redist::Run& run, F&& f) {
-  for (std::int64_t t = 0; t < run.count; ++t) {
-    std::int64_t i = run.piece(t);
-    const std::int64_t end = i + run.len;
-    while (i < end) {
-      const std::size_t k = ax.block_of(i);
-      const std::int64_t bend = std::min(end, ax.block_start(k) + ax.block_size(k));
-      f(ax.to_local(i), bend - i);
-      i = bend;
-    }
-  }
-}
-
-template <bool Pack>
-void walk(const redist::Layout& l, const redist::Transfer& t, char* local, std::int64_t ld, std::size_t eb,
-          char* packed) {
-  const redist::Axis rows = l.row_axis(), cols = l.col_axis();
-  std::size_t at = 0;
-  for (const auto& cr : t.cols)
-    for (std::int64_t j = 0; j < cr.elements(); ++j) {
-      const std::int64_t lj = cols.to_local(cr.piece(j / cr.len) + j % cr.len);
-      for (const auto& rr : t.rows)
-        pieces(rows, rr, [&](std::int64_t li, std::int64_t count) {
-          char* p = local + static_cast<std::size_t>(li + lj * ld) * eb;
-          const std::size_t n = static_cast<std::size_t>(count) * eb;
-          if (Pack)
-            std::memcpy(packed + at, p, n);
-          else
-            std::memcpy(p, packed + at, n);
-          at += n;
-        });
-    }
-}
-}  // namespace
-
-void pack_transfer(const redist::Layout& a, const redist::Transfer& t, const void* local, std::int64_t lda,
-                   std::size_t elem_bytes, std::vector<char>& out) {
-  out.resize(static_cast<std::size_t>(t.elements()) * elem_bytes);
-  walk<true>(a, t, const_cast<char*>(static_cast<const char*>(local)), lda, elem_bytes, out.data());
-}
-
-void unpack_transfer(const redist::Layout& b, const redist::Transfer& t, const char* in, void* local,
-                     std::int64_t ldb, std::size_t elem_bytes) {
-  walk<false>(b, t, static_cast<char*>(local), ldb, elem_bytes, const_cast<char*>(in));
 }
 
 std::uint64_t checksum(const void* data, std::size_t bytes) {

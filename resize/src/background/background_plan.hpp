@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal: background resizes, the pure part: which matrices move in the background, the
-// byte plan of one matrix's non-blocking move (pack/unpack of redist's transfers), when a
+// byte plan of one matrix's non-blocking move (redist::Exchange moves them all), when a
 // remap point completes a background resize, and the accounting of the time it overlapped
 // with computation against the time the application was stopped. No MPI here
 // (background_plan.cpp; unit-tested in tests/resize/resize_background_test.cpp):
@@ -51,8 +51,9 @@ std::optional<std::string> blocking_reason(bool is_expand_or_shrink, bool any_co
 // (refused, not queued: the policy asks again at a later remap point).
 std::string second_request_refusal(const std::string& requested, const std::string& under_way, int begun_after);
 
-// One matrix's move as messages: for this rank, what it sends to whom and receives from
-// whom (bytes), from redist's plan of layout a -> layout b over the whole matrix.
+// One matrix's move: for this rank, what it sends to whom and receives from whom (bytes),
+// from redist's rank-local plan of layout a -> layout b over the whole matrix (the plan the
+// background's exchange executes).
 struct MessagePlan {
   struct Peer {
     int rank = -1;
@@ -67,14 +68,6 @@ struct MessagePlan {
 };
 MessagePlan plan_messages(const redist::Layout& a, const redist::Layout& b, int comm_size, int rank,
                           std::size_t elem_bytes);
-
-// Packs the elements of transfer `t` from this rank's local column-major buffer in layout
-// `a` (leading dimension lda elements) into `out` (columns of the product set, in order).
-void pack_transfer(const redist::Layout& a, const redist::Transfer& t, const void* local, std::int64_t lda,
-                   std::size_t elem_bytes, std::vector<char>& out);
-// The inverse into this rank's local buffer in layout `b` (leading dimension ldb).
-void unpack_transfer(const redist::Layout& b, const redist::Transfer& t, const char* in, void* local,
-                     std::int64_t ldb, std::size_t elem_bytes);
 
 // A 64-bit FNV-1a digest of a buffer (RESIZE_CHECK_CONSTANT=1: a constant matrix the
 // application changed between the begin and the completion).

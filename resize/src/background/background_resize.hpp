@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal: the state of a background resize (Session::Impl::BackgroundResize: the
-// helper thread, the posted messages, the staged buffers) and the message helpers that
-// session_background.cpp (begin, progress, complete, cancel, join) and
-// background_messages.cpp (posting, unpacking, the newcomers' wait) share.
+// helper thread, the constant matrices' exchange, the staged buffers) and the message
+// helpers that session_background.cpp (begin, progress, complete, cancel, join) and
+// background_messages.cpp (starting and finishing the exchange, the newcomers' wait) share.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "malleable/redist/redistribute.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -24,17 +26,11 @@ struct Session::Impl::BackgroundResize {
   MPI_Comm old_world = MPI_COMM_NULL;  // expansions: the world the old grid computes in
   MPI_Comm new_world = MPI_COMM_NULL;  // the world after the resize (expansions)
   MPI_Comm comm = MPI_COMM_NULL;       // a duplicate of the world the messages use
-  struct Recv {
-    std::size_t mat = 0;
-    redist::Transfer transfer;
-    std::vector<char> buf;
-  };
-  std::vector<std::vector<char>> sends;
-  std::vector<Recv> recvs;
-  std::vector<MPI_Request> reqs;
-  std::vector<redist::Layout> target_layout;  // per registered matrix (constant ones)
-  std::vector<std::int64_t> target_ld;
-  std::vector<void*> staged;                  // the staged buffer of each constant matrix
+  // The constant matrices' move: one redist exchange of all of them (every matrix's pieces
+  // for a peer in one message), started by post_moves, moved on by test(), finished by
+  // finish_moves; the plans it reads live here.
+  std::vector<redist::RedistPlan> plans;
+  std::optional<redist::Exchange> ex;
   std::vector<std::uint64_t> digest;          // RESIZE_CHECK_CONSTANT=1, old grid members
   // Moved between ranks: this rank's sent bytes from its own plans when posted; the whole
   // job's (a sum over the old world) once the completing point has reduced it.
@@ -60,9 +56,7 @@ struct Session::Impl::BackgroundResize {
     std::lock_guard<std::mutex> lk(m);
     if (!posted) return false;  // the helper thread has not posted yet
     if (done) return true;
-    int flag = 0;
-    MPI_Testall(static_cast<int>(reqs.size()), reqs.data(), &flag, MPI_STATUSES_IGNORE);
-    done = flag != 0;
+    done = !ex || ex->test();  // unpacks what arrived: the staged buffers fill meanwhile
     return done;
   }
   bool failed() {
@@ -119,23 +113,28 @@ struct Session::Impl::BackgroundResize {
   }
   // Sleeps (0.5 -> 20 ms, sleep_wait.hpp) until this rank's requests are done; the seconds.
   double sleep_until_done();
-  // Posts this rank's messages of every constant matrix: sends packed from the old buffer,
-  // receives into buffers unpacked at completion, local pieces copied into the staged
-  // buffer. Returns the bytes this rank sends to others (its rank-local plans' share).
+  // Starts one exchange of every constant matrix from the old grid's buffer into a staged
+  // buffer on the target grid (redist::Exchange, Agreement::Local on `comm`: no collective,
+  // so a helper thread may start it, and newcomers may start theirs before the old
+  // processes do). Returns the bytes this rank sends to others (its rank-local plans' share).
   std::int64_t post_moves(std::vector<Registered>& mats, int rank, int world_size, bool have_old);
-  // Every message completed: the received pieces into the staged buffers.
-  void unpack_received(std::vector<Registered>& mats);
+  // Waits for the rest of the exchange (the staged buffers complete) and frees `comm`.
+  void finish_moves();
+  // Withdraws this rank's part (a newcomer whose old processes never posted theirs).
+  void cancel_moves() {
+    if (ex) ex->cancel();
+    ex.reset();
+  }
   ~BackgroundResize() {
     stop_helper();
     int fin = 0;
     MPI_Finalized(&fin);
+    if (!fin) ex.reset();  // completes an unfinished exchange before its communicator goes
     if (!fin && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 };
 
 namespace detail {
-
-constexpr int kTagBase = 7100;  // + matrix index, on the background's own communicator
 
 // The completing point's message to the newcomers (on the background's communicator):
 // {status: 0 or 1 + the index of a matrix that changed, iteration, app-state bytes,

@@ -6,8 +6,8 @@
 // (without MULTIPLE the spawn blocks at the begin point and progress calls in
 // begin/end_iteration test the messages); a later remap point completes it (variable
 // matrices blocking, world published, grids switch), or the session's end cancels it. The
-// decisions and plans are background_plan.cpp's, the posting, unpacking and the
-// newcomers' wait background_messages.cpp's.
+// decisions and plans are background_plan.cpp's, the exchange of the constant matrices
+// (redist::Exchange) and the newcomers' wait background_messages.cpp's.
 #include "background/background_resize.hpp"
 
 #include <atomic>
@@ -279,7 +279,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     for (auto& r : mats) r.moved_in_background = false;
     throw Error(changed_message(mats[static_cast<std::size_t>(bad - 1)].name, b->rec.after_iteration));
   }
-  b->unpack_received(mats);
+  b->finish_moves();
   bg_complete_start = t0;
   bg_complete_waited = waited;
   RemapResult out;
@@ -392,8 +392,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     if (r.moved_in_background) r.unstage();
     r.moved_in_background = false;
   }
-  b->recvs.clear();
-  b->sends.clear();
+  b->ex.reset();  // complete (or never started here)
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   if (cause != CancelCause::Destroyed) {
     MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
@@ -495,13 +494,9 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
     if (hdr[3]) {
       b->sleep_until_done();
     } else {
-      for (auto& q : b->reqs) {
-        MPI_Cancel(&q);
-        MPI_Wait(&q, MPI_STATUS_IGNORE);
-      }
+      b->cancel_moves();
     }
-    b->recvs.clear();
-    b->reqs.clear();
+    b->ex.reset();
     for (auto& m : mats) {
       m.unstage();
       m.moved_in_background = false;
@@ -533,7 +528,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   MPI_Bcast(state.data(), static_cast<int>(hdr[2]), MPI_BYTE, 0, b->comm);
   if (unpack) unpack(state);
   b->sleep_until_done();
-  b->unpack_received(mats);
+  b->finish_moves();
   return static_cast<int>(hdr[1]);
 }
 

@@ -142,8 +142,11 @@ MoveAccounting::~MoveAccounting() {
 }
 
 void MoveAccounting::add(Scalar type, const redist::Layout& la, const redist::Layout& lb) {
+  add(type, redist::make_plan(la, lb, redist::Region::whole(la), size_, redist::ScheduleKind::Default, rank_));
+}
+
+void MoveAccounting::add(Scalar type, const redist::RedistPlan& plan) {
   const std::size_t eb = scalar_bytes(type);
-  const auto plan = redist::make_plan(la, lb, redist::Region::whole(la), size_, redist::ScheduleKind::Default, rank_);
   const std::span<const int> nodes =
       mapped_ ? std::span<const int>(node_of_rank_.data(), static_cast<std::size_t>(size_)) : std::span<const int>();
   const RankShare s = rank_share(plan, eb, nodes, predict_ ? &params_ : nullptr, regime_);

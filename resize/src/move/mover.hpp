@@ -74,6 +74,9 @@ class MoveAccounting {
   // allreduce (sum) within the node when cores_per_node > 0, an allreduce (max) of the
   // slots (move_share.hpp): O(steps of the schedule) doubles.
   void add(Scalar type, const redist::Layout& la, const redist::Layout& lb);
+  // The same from this rank's plan (make_plan for its rank, the default schedule) when the
+  // caller has it already.
+  void add(Scalar type, const redist::RedistPlan& plan);
   // One MPI_Allreduce (sum) of the counts; afterwards the fields below are job-wide.
   void reduce();
   bool predicting() const { return predict_; }

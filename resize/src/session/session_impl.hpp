@@ -195,6 +195,10 @@ struct Session::Impl {
   // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
   // on the current world); returns bytes moved between ranks.
   std::int64_t move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec = nullptr);
+  // move_all's two ways (session_move.cpp): all in one redist exchange, or PDGEMR2D's one by one.
+  void move_together(const detail::BlacsGrid& from, const detail::BlacsGrid& to, detail::MoveAccounting& acct);
+  void move_one_by_one(const detail::BlacsGrid& from, const detail::BlacsGrid& to, detail::MoveAccounting& acct);
+  void commit_background(Registered& r, const detail::BlacsGrid& to);
 
   // The extended-descriptor layout of a block-sizes matrix on a grid.
   redist::Layout layout_of(const Registered& r, const Grid& g) const;

@@ -20,16 +20,17 @@ using namespace detail;
 
 namespace {
 // Test hook (issue 20 §4, a node lost during a resize): RESIZE_FAULT=pause-in-redistribution[:S]
-// makes every process of the resize sleep S seconds (default 10) after the first registered
-// matrix has moved, so that a test can kill a node's processes while the data is half moved.
+// makes every process of the resize sleep S seconds (default 10) with the data half moved:
+// the redist mover's exchange started (messages posted, local pieces copied), not finished;
+// the PDGEMR2D mover after the first registered matrix has moved.
 void fault_pause(int world_rank, const std::string& moved) {
   const char* f = std::getenv("RESIZE_FAULT");
   static const char kName[] = "pause-in-redistribution";
   if (!f || std::strncmp(f, kName, sizeof kName - 1) != 0) return;
   const int s = f[sizeof kName - 1] == ':' ? std::atoi(f + sizeof kName) : 10;
   if (world_rank == 0) {
-    std::fprintf(stderr, "resize: fault injection - every process pauses %d s in the redistribution after matrix '%s' moved\n",
-                 s, moved.c_str());
+    std::fprintf(stderr, "resize: fault injection - every process pauses %d s in the redistribution (from matrix '%s' on, "
+                 "half moved)\n", s, moved.c_str());
     std::fflush(stderr);
   }
   if (s > 0) ::sleep(static_cast<unsigned>(s));
@@ -56,38 +57,13 @@ void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, in
 // from each rank's own plan and reductions (issue 33 §1, detail::MoveAccounting): no
 // process plans the whole job.
 std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec) {
-  Grid all{1, size(), {}};
-  detail::BlacsGrid whole(world, all);
   // Rank 0 decides (it holds the record and the cost model) and tells the others.
   const bool predict = rec && root() && cost_model && opt.mover == Mover::Redist;
   detail::MoveAccounting acct(world, predict ? &*cost_model : nullptr, node_of_rank);
-  for (auto& r : mats) {
-    if (r.sizes) {
-      move_blocks(r, from, to, acct);
-      continue;
-    }
-    int da[9], db[9];
-    if (r.moved_in_background) {
-      // Issue 21: its data reached the target grid in the background (staged buffer).
-      desc_for(r, to, db);
-      r.store->commit();
-      std::copy(db, db + 9, r.desc);
-      r.moved_in_background = false;
-      continue;
-    }
-    desc_for(r, from, da);
-    // Keep the caller's leading dimension on the old grid (it owns that buffer).
-    if (from.member()) da[8] = r.desc[8];
-    desc_for(r, to, db);
-    void* nbuf = r.stage(Session::local_size(db));
-    const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
-                                .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
-    detail::move_matrix(opt.mover, mv, world, whole.ctxt());
-    acct.add(r.type, detail::matrix_layout(da, from.grid()), detail::matrix_layout(db, to.grid()));
-    r.store->commit();
-    std::copy(db, db + 9, r.desc);
-    if (&r == &mats.front()) fault_pause(rank(), r.name);
-  }
+  if (opt.mover == Mover::Redist)
+    move_together(from, to, acct);
+  else
+    move_one_by_one(from, to, acct);
   acct.reduce();
   const std::int64_t moved = acct.bytes_moved;
   if (rec && root()) {
@@ -106,6 +82,127 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
     }
   }
   return moved;
+}
+
+// Issue 21: a matrix whose data reached the target grid in the background (its staged
+// buffer) is committed, not moved.
+void Session::Impl::commit_background(Registered& r, const detail::BlacsGrid& to) {
+  int db[9];
+  desc_for(r, to, db);
+  r.store->commit();
+  std::copy(db, db + 9, r.desc);
+  r.moved_in_background = false;
+}
+
+// Every registered matrix in one redist exchange (redist::Exchange): each peer gets one
+// message per round carrying every matrix's pieces, instead of one redistribution (and
+// its messages, its waits) after another. Every matrix's new buffer is staged before any
+// data moves, so the old and new buffers of all of them are held at once (one after
+// another held only one matrix's new buffer beside the old ones). A failure (agreed on
+// every rank by redist) leaves every matrix as it was.
+void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                                  detail::MoveAccounting& acct) {
+  struct Part {
+    Registered* r;
+    redist::Layout lb;
+    int db[9];
+  };
+  std::vector<Part> parts;
+  std::vector<Registered*> in_background;
+  std::vector<redist::RedistPlan> plans;  // the items point into it
+  std::vector<redist::ExchangeItem> items;
+  parts.reserve(mats.size());
+  plans.reserve(mats.size());
+  try {
+    for (auto& r : mats) {
+      if (r.moved_in_background) {
+        in_background.push_back(&r);
+        continue;
+      }
+      Part p{&r, {}, {}};
+      redist::Layout la;
+      const void* a = nullptr;
+      void* b = nullptr;
+      std::int64_t lda = 1, ldb = 1;
+      if (r.sizes) {
+        la = r.layout ? *r.layout : layout_of(r, from.grid());
+        p.lb = layout_of(r, to.grid());
+        const auto [ar, ac] = local_dims(la);
+        const auto [br, bc] = local_dims(p.lb);
+        void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
+        a = ar * ac > 0 ? r.data() : nullptr;
+        b = br * bc > 0 ? nbuf : nullptr;
+        lda = std::max<std::int64_t>(1, ar);
+        ldb = std::max<std::int64_t>(1, br);
+      } else {
+        int da[9];
+        desc_for(r, from, da);
+        if (from.member()) da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
+        desc_for(r, to, p.db);
+        void* nbuf = r.stage(Session::local_size(p.db));
+        la = detail::matrix_layout(da, from.grid());
+        p.lb = detail::matrix_layout(p.db, to.grid());
+        a = da[1] >= 0 ? r.data() : nullptr;
+        b = p.db[1] >= 0 ? nbuf : nullptr;
+        lda = da[1] >= 0 ? da[8] : 1;
+        ldb = p.db[1] >= 0 ? p.db[8] : 1;
+      }
+      plans.push_back(redist::make_plan(la, p.lb, redist::Region::whole(la), size(), redist::ScheduleKind::Default, rank()));
+      items.push_back({&plans.back(), a, lda, b, ldb, scalar_bytes(r.type)});
+      parts.push_back(std::move(p));
+    }
+    redist::Exchange ex(world, items);
+    ex.start();
+    if (!parts.empty()) fault_pause(rank(), parts.front().r->name);
+    ex.finish();
+  } catch (...) {
+    for (auto& p : parts) p.r->unstage();
+    throw;
+  }
+  for (Registered* r : in_background) commit_background(*r, to);
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    Registered& r = *parts[k].r;
+    r.store->commit();
+    if (r.sizes) {
+      const auto [br, bc] = local_dims(parts[k].lb);
+      *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
+      r.layout = parts[k].lb;
+      r.publish_layout();
+    } else {
+      std::copy(parts[k].db, parts[k].db + 9, r.desc);
+    }
+    acct.add(r.type, plans[k]);
+  }
+}
+
+// The PDGEMR2D mover: one matrix after another (ScaLAPACK moves one per call).
+void Session::Impl::move_one_by_one(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+                                    detail::MoveAccounting& acct) {
+  Grid all{1, size(), {}};
+  detail::BlacsGrid whole(world, all);
+  for (auto& r : mats) {
+    if (r.sizes) {
+      move_blocks(r, from, to, acct);
+      continue;
+    }
+    if (r.moved_in_background) {
+      commit_background(r, to);
+      continue;
+    }
+    int da[9], db[9];
+    desc_for(r, from, da);
+    // Keep the caller's leading dimension on the old grid (it owns that buffer).
+    if (from.member()) da[8] = r.desc[8];
+    desc_for(r, to, db);
+    void* nbuf = r.stage(Session::local_size(db));
+    const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
+                                .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
+    detail::move_matrix(opt.mover, mv, world, whole.ctxt());
+    acct.add(r.type, detail::matrix_layout(da, from.grid()), detail::matrix_layout(db, to.grid()));
+    r.store->commit();
+    std::copy(db, db + 9, r.desc);
+    if (&r == &mats.front()) fault_pause(rank(), r.name);
+  }
 }
 
 // The extended-descriptor layout of a block-sizes matrix on a grid.

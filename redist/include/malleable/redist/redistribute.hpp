@@ -19,7 +19,11 @@
 #include <mpi.h>
 
 #include <complex>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <vector>
 
 #include "malleable/redist/layout.hpp"
 #include "malleable/redist/plan.hpp"
@@ -152,5 +156,100 @@ template <class T>
 void redistribute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda, const Layout& lb,
                   T* b, std::int64_t ldb, ScheduleKind schedule = ScheduleKind::Default,
                   const ExecOptions& opt = {}, ExecStats* stats = nullptr);
+
+// ---- Several matrices in one exchange, blocking or not (docs/redist.md, "Several
+// matrices in one exchange").
+//
+// One matrix of a multi-matrix exchange: B := A by `plan` (from make_plan with comm's
+// size, any schedule: the exchange posts every peer at once within its window, see
+// below), A's and B's local arrays as in redistribute(). Build it with of<T>() for T
+// float, double, std::complex<float> or std::complex<double>; the items of one exchange
+// may have different element types.
+struct ExchangeItem {
+  const RedistPlan* plan = nullptr;
+  const void* a = nullptr;
+  std::int64_t lda = 1;
+  void* b = nullptr;
+  std::int64_t ldb = 1;
+  std::size_t elem_bytes = 0;  // sizeof(T): 4, 8 or 16
+  template <class T>
+  static ExchangeItem of(const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb) {
+    static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::complex<float>> ||
+                      std::is_same_v<T, std::complex<double>>,
+                  "redist moves float, double, std::complex<float> or std::complex<double>");
+    return {&p, a, lda, b, ldb, sizeof(T)};
+  }
+};
+
+// How start() checks the arguments.
+enum class Agreement {
+  // As redistribute(): every rank checks its own and all agree (one allreduce on a private
+  // duplicate of comm) before any data moves; a bad argument anywhere throws the same
+  // redist::Error on every rank. start() is then collective and blocking.
+  Collective,
+  // Each rank checks its own and throws alone; no collective call, messages go on `comm`
+  // itself (the caller keeps it for this exchange: no other traffic on it with redist's
+  // tag). For callers that agree by other means and must not block in start(): a
+  // background resize posts from a helper thread, and its newcomers post their receives
+  // before they know whether the old processes will post at all (then they cancel()).
+  // WaitMode::Auto sleeps between tests (no node query, which would be collective).
+  Local
+};
+
+// A non-blocking exchange of one or several matrices: start() posts the messages, test()
+// moves them on without blocking, finish() waits for the rest. Every matrix's pieces for
+// one peer travel in the same messages, not one message per matrix and peer: as one MPI
+// datatype in place (nothing staged) when opt.transport is Datatype, or Auto and every
+// transfer with that peer has long pieces (the rule of Transport::Auto); else packed, one
+// message per peer per round (a round is at most min(staging_bytes, memory_budget_bytes /
+// 8) bytes of whole columns, one column when a column is larger). The local pieces are
+// copied in start(), after the first messages are posted. Messages are posted round by
+// round, each direction within max_outstanding messages and half of memory_budget_bytes,
+// refilled by test() and finish() as messages complete. single_copy, node_window,
+// fuse_local and split_wait_transfer do not apply here (they are still checked and, under
+// Agreement::Collective, agreed on).
+//
+// Between start() and the end of finish() (or test() returning true) A's arrays must not
+// change and B's must not be read or written. The items' plans and arrays must outlive
+// the exchange. Not thread-safe: one thread at a time calls its members.
+class Exchange {
+ public:
+  Exchange(MPI_Comm comm, std::vector<ExchangeItem> items, const ExecOptions& opt = {},
+           Agreement agreement = Agreement::Collective);
+  // Destroying a started, unfinished exchange completes its posted messages (every rank
+  // of the exchange posted the matching ones in start()) without unpacking further, and
+  // frees everything; after cancel() there is nothing left to complete.
+  ~Exchange();
+  Exchange(Exchange&&) noexcept;
+  Exchange& operator=(Exchange&&) noexcept;
+  Exchange(const Exchange&) = delete;
+  Exchange& operator=(const Exchange&) = delete;
+
+  // Checks (see Agreement), posts the first messages, copies the local pieces. Once.
+  void start();
+  // Completes what arrived (unpacked into B), posts more; true once every message of this
+  // rank is complete and unpacked (B final on this rank). Never blocks.
+  bool test();
+  // Waits (as opt.wait says) until every message of this rank is complete and unpacked.
+  // Figures of the whole exchange (start to finish) into *stats.
+  void finish(ExecStats* stats = nullptr);
+  // Withdraws this rank's messages in flight (MPI_Cancel, then waited for) and posts no
+  // more; B is left partly written. Only for exchanges whose peers never post the
+  // matching messages (a background expansion cancelled before the old processes
+  // posted: the newcomers, which only receive, withdraw). A send the MPI cannot cancel
+  // completes only once received.
+  void cancel();
+  bool started() const;
+  bool finished() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Several matrices in one exchange, blocking (collective over comm, errors agreed as in
+// redistribute()): Exchange(comm, items, opt).start(), then finish(stats).
+void redistribute(MPI_Comm comm, const std::vector<ExchangeItem>& items, const ExecOptions& opt = {},
+                  ExecStats* stats = nullptr);
 
 }  // namespace redist
