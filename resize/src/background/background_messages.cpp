@@ -24,26 +24,8 @@ bool check_constant() {
   return v && *v && std::string(v) != "0";
 }
 
-// Test hook: RESIZE_FAULT=hold-background keeps a helper thread, once it has spawned (an
-// expansion) and before it posts the messages, sleeping until the main thread completes
-// or cancels the resize. Every completing point of mode continue then finds it not done
-// and defers: the tests of a resize deferred to the job's end need no timing.
-bool hold_background_fault() {
-  const char* f = std::getenv("RESIZE_FAULT");
-  return f && std::string(f) == "hold-background";
-}
-
-namespace {
-int mb_on(const Registered& r, const Grid& g) {
-  return r.dist == Distribution::Block ? std::max(1, (r.m + g.nprow - 1) / g.nprow) : r.mb;
-}
-int nb_on(const Registered& r, const Grid& g) {
-  return r.dist == Distribution::Block ? std::max(1, (r.n + g.npcol - 1) / g.npcol) : r.nb;
-}
-}  // namespace
-
 redist::Layout layout_on(const Registered& r, const Grid& g) {
-  return redist::Layout::block_cyclic(r.m, r.n, mb_on(r, g), nb_on(r, g), g.nprow, g.npcol, 0, 0, g.rank_map());
+  return redist::Layout::block_cyclic(r.m, r.n, r.row_block_on(g), r.col_block_on(g), g.nprow, g.npcol, 0, 0, g.rank_map());
 }
 
 namespace {

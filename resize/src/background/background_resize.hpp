@@ -149,8 +149,6 @@ constexpr long long kCancelled = -1;
 
 // RESIZE_CHECK_CONSTANT=1: checksums of the constant matrices at the begin and completing points.
 bool check_constant();
-// Test hook RESIZE_FAULT=hold-background (background_messages.cpp).
-bool hold_background_fault();
 // Matrix `r`'s layout on grid `g` (block distributions: one block per process row/column).
 redist::Layout layout_on(const Registered& r, const Grid& g);
 // The error when a constant matrix changed after the resize began.

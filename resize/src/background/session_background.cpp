@@ -9,6 +9,7 @@
 // decisions and plans are background_plan.cpp's, the exchange of the constant matrices
 // (redist::Exchange) and the newcomers' wait background_messages.cpp's.
 #include "background/background_resize.hpp"
+#include "common/fault.hpp"
 
 #include <atomic>
 #include <climits>
@@ -92,7 +93,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   // publishes it), the hand-over and the posting; else only the posting.
   const auto post = [this, raw] {
     MPI_Comm_dup(raw->new_world, &raw->comm);
-    if (raw->threaded && hold_background_fault()) {
+    if (raw->threaded && fault::armed(fault::Point::HoldBackground)) {
       double nap = 1e-3;
       while (!raw->stop.load()) {
         std::this_thread::sleep_for(std::chrono::duration<double>(nap));
@@ -471,14 +472,8 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   dog.phase("posting the background receives");
   b->post_moves(mats, rank(), size(), false);
   b->posted = true;
-  if (const char* f = std::getenv("RESIZE_FAULT");
-      f && std::string(f) == "kill-newcomer-background" && rank() == size() - 1) {
-    // Fault injection for the tests: the last newcomer dies during the background phase.
-    std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) kills itself during the background phase\n",
-                 getpid());
-    std::fflush(stderr);
-    raise(SIGKILL);
-  }
+  // Test-only fault (common/fault.hpp): the last newcomer dies during the background phase.
+  fault::inject(fault::Point::KillNewcomerBackground, rank() == size() - 1, rank(), "during the background phase");
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
   // the processes it runs on are watched (newcomer_wait).
   dog.disarm();

@@ -84,6 +84,10 @@ struct Registered {
       ++state->blocks_version;  // the handle's cached index map is rebuilt
     }
   }
+  // Its block sizes on grid `g`: a block distribution's one block per process (at least
+  // 1), or the block-cyclic block itself.
+  int row_block_on(const Grid& g) const { return dist == Distribution::Block ? std::max(1, (m + g.nprow - 1) / g.nprow) : mb; }
+  int col_block_on(const Grid& g) const { return dist == Distribution::Block ? std::max(1, (n + g.npcol - 1) / g.npcol) : nb; }
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
     return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));

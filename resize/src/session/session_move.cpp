@@ -3,6 +3,8 @@
 // every resize's redistribution), for block-cyclic and extended-descriptor matrices.
 #include "session/session_impl.hpp"
 
+#include "common/fault.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -11,41 +13,28 @@
 
 #include "malleable/redist/redistribute.hpp"
 
-extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc,
-                       const int* nprocs);
-
 namespace resize {
 
 using namespace detail;
 
 namespace {
-// Test hook (issue 20 §4, a node lost during a resize): RESIZE_FAULT=pause-in-redistribution[:S]
-// makes every process of the resize sleep S seconds (default 10) with the data half moved:
-// the redist mover's exchange started (messages posted, local pieces copied), not finished;
-// the PDGEMR2D mover after the first registered matrix has moved.
+// Test hook (common/fault.hpp; a node lost during a resize): RESIZE_FAULT=
+// pause-in-redistribution[:S] makes every process of the resize sleep S seconds with the
+// data half moved: the redist mover's exchange started (messages posted, local pieces
+// copied), not finished; the PDGEMR2D mover after the first registered matrix has moved.
 void fault_pause(int world_rank, const std::string& moved) {
-  const char* f = std::getenv("RESIZE_FAULT");
-  static const char kName[] = "pause-in-redistribution";
-  if (!f || std::strncmp(f, kName, sizeof kName - 1) != 0) return;
-  const int s = f[sizeof kName - 1] == ':' ? std::atoi(f + sizeof kName) : 10;
-  if (world_rank == 0) {
-    std::fprintf(stderr, "resize: fault injection - every process pauses %d s in the redistribution (from matrix '%s' on, "
-                 "half moved)\n", s, moved.c_str());
-    std::fflush(stderr);
-  }
-  if (s > 0) ::sleep(static_cast<unsigned>(s));
+  fault::inject(fault::Point::PauseInRedistribution, true, world_rank,
+                "in the redistribution (from matrix '" + moved + "' on, half moved)");
 }
 }  // namespace
 
 void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const {
   const Grid& s = g.grid();
-  const int mb = r.dist == Distribution::Block ? std::max(1, (r.m + s.nprow - 1) / s.nprow) : r.mb;
-  const int nb = r.dist == Distribution::Block ? std::max(1, (r.n + s.npcol - 1) / s.npcol) : r.nb;
-  const int zero = 0;
+  const int mb = r.row_block_on(s), nb = r.col_block_on(s);
   int lld = 1;
-  if (g.member()) {
-    const int pr = g.myrow(), nr = s.nprow;
-    lld = std::max(1, numroc_(&r.m, &mb, &pr, &zero, &nr));
+  if (g.member()) {  // the local rows: redist's map of the row dimension (first block on row 0)
+    const redist::Axis rows(redist::BlockSizes::uniform(r.m, mb), s.nprow, 0);
+    lld = static_cast<int>(std::max<std::int64_t>(1, rows.local_count(g.myrow())));
   }
   const int v[9] = {1, g.member() ? g.ctxt() : -1, r.m, r.n, mb, nb, 0, 0, lld};
   std::copy(v, v + 9, d);
