@@ -112,6 +112,41 @@ std::vector<T> local_of(const redist::Layout& l, int me, bool fill, std::int64_t
   return x;
 }
 
+// Rank 0: the table of every variant and the ratios (COSTA / each redist variant, each
+// over the floor; medians of wall time).
+void print_results(const std::string& shape, const char* type, int np, int reps, const std::vector<std::string>& names,
+                   const std::vector<Acc>& acc, std::uint64_t checksum, bool costa, std::size_t variants) {
+  std::printf("# %s, type %s, P=%d, reps=%d round robin; wall = slowest rank, cpu = summed over ranks; rank 0's "
+              "phases; same = identical to PxGEMR2D's result\n",
+              shape.c_str(), type, np, reps);
+  std::printf("%-12s %9s %9s %9s %9s | %8s %8s %8s %8s %6s %6s %s\n", "variant", "wall_min", "wall_med", "cpu_min",
+              "cpu_med", "local", "transfer", "pack", "unpack", "msgs", "steps", "same");
+  for (std::size_t v = 0; v < names.size(); ++v) {
+    const auto& a = acc[v];
+    std::printf("%-12s %9.4f %9.4f %9.4f %9.4f | %8.4f %8.4f %8.4f %8.4f %6lld %6d %s\n", names[v].c_str(),
+                *std::min_element(a.wall.begin(), a.wall.end()), median(a.wall),
+                *std::min_element(a.cpu.begin(), a.cpu.end()), median(a.cpu), a.st.local_copy_s, a.st.transfer_s,
+                a.st.pack_s, a.st.unpack_s, static_cast<long long>(a.st.messages), a.st.steps,
+                names[v] == "floor" ? "-" : a.same ? "ok" : "DIFFERENT");
+  }
+  // COSTA / each redist variant and each over the floor (medians of wall time).
+  const auto at = [&](const char* n) {
+    for (std::size_t v = 0; v < names.size(); ++v)
+      if (names[v] == n) return median(acc[v].wall);
+    return 0.0;
+  };
+  std::printf("checksum of PxGEMR2D's result %016llx\n", static_cast<unsigned long long>(checksum));
+  if (costa)
+    std::printf("ratio %-12s COSTA/PxGEMR2D %.2fx (with the drop-in preloaded: COSTA / the drop-in)\n", "PxGEMR2D",
+                at("COSTA") / at("PxGEMR2D"));
+  for (std::size_t v = 0; v < variants; ++v) {
+    const double t = median(acc[v].wall);
+    std::printf("ratio %-12s COSTA/redist %s  PxGEMR2D/redist %.2fx  redist/floor %.1fx\n", names[v].c_str(),
+                costa ? (std::to_string(at("COSTA") / t).substr(0, 5) + "x").c_str() : "-", at("PxGEMR2D") / t,
+                t / std::max(1e-9, at("floor")));
+  }
+}
+
 template <class T>
 void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, const std::vector<std::string>& variants,
          void* costa_so) {
@@ -197,37 +232,7 @@ void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, 
         MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         acc[v].same = std::min(acc[v].same, all);
       }
-    if (me == 0) {
-      std::printf("# %s, type %s, P=%d, reps=%d round robin; wall = slowest rank, cpu = summed over ranks; rank 0's "
-                  "phases; same = identical to PxGEMR2D's result\n",
-                  shape.c_str(), letter<T>(), np, reps);
-      std::printf("%-12s %9s %9s %9s %9s | %8s %8s %8s %8s %6s %6s %s\n", "variant", "wall_min", "wall_med", "cpu_min",
-                  "cpu_med", "local", "transfer", "pack", "unpack", "msgs", "steps", "same");
-      for (std::size_t v = 0; v < names.size(); ++v) {
-        const auto& a = acc[v];
-        std::printf("%-12s %9.4f %9.4f %9.4f %9.4f | %8.4f %8.4f %8.4f %8.4f %6lld %6d %s\n", names[v].c_str(),
-                    *std::min_element(a.wall.begin(), a.wall.end()), median(a.wall),
-                    *std::min_element(a.cpu.begin(), a.cpu.end()), median(a.cpu), a.st.local_copy_s, a.st.transfer_s,
-                    a.st.pack_s, a.st.unpack_s, static_cast<long long>(a.st.messages), a.st.steps,
-                    names[v] == "floor" ? "-" : a.same ? "ok" : "DIFFERENT");
-      }
-      // COSTA / each redist variant and each over the floor (medians of wall time).
-      const auto at = [&](const char* n) {
-        for (std::size_t v = 0; v < names.size(); ++v)
-          if (names[v] == n) return median(acc[v].wall);
-        return 0.0;
-      };
-      std::printf("checksum of PxGEMR2D's result %016llx\n", static_cast<unsigned long long>(checksum));
-      if (cn)
-        std::printf("ratio %-12s COSTA/PxGEMR2D %.2fx (with the drop-in preloaded: COSTA / the drop-in)\n", "PxGEMR2D",
-                    at("COSTA") / at("PxGEMR2D"));
-      for (std::size_t v = 0; v < variants.size(); ++v) {
-        const double t = median(acc[v].wall);
-        std::printf("ratio %-12s COSTA/redist %s  PxGEMR2D/redist %.2fx  redist/floor %.1fx\n", names[v].c_str(),
-                    cn ? (std::to_string(at("COSTA") / t).substr(0, 5) + "x").c_str() : "-", at("PxGEMR2D") / t,
-                    t / std::max(1e-9, at("floor")));
-      }
-    }
+    if (me == 0) print_results(shape, letter<T>(), np, reps, names, acc, checksum, cn != nullptr, variants.size());
   }
   Cblacs_gridexit(gctxt);
   Cfree_blacs_system_handle(sys);

@@ -21,7 +21,7 @@ namespace resize {
 struct Session::Impl::BackgroundResize {
   Decision d;
   Grid from, target;
-  NodePlan np;
+  NodePlan node_plan;
   ResizeRecord rec;                  // from the begin point
   MPI_Comm old_world = MPI_COMM_NULL;  // expansions: the world the old grid computes in
   MPI_Comm new_world = MPI_COMM_NULL;  // the world after the resize (expansions)

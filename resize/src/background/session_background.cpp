@@ -45,7 +45,7 @@ std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<cha
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   const bool main_thread = !(provided == MPI_THREAD_MULTIPLE);
-  std::string err = spawn(b.d, b.np, nnew, b.rec.t_spawn, main_thread);
+  std::string err = spawn(b.d, b.node_plan, nnew, b.rec.t_spawn, main_thread);
   if (!err.empty()) return err;
   b.new_world = detail::World::comm();
   int n = 0;
@@ -58,12 +58,12 @@ std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<cha
   return {};
 }
 
-RemapResult Session::Impl::begin_background(const Decision& d, const Grid& target, const NodePlan& np, double t_start) {
+RemapResult Session::Impl::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start) {
   auto b = std::make_shared<BackgroundResize>();
   b->d = d;
   b->from = shape;
   b->target = target;
-  b->np = np;
+  b->node_plan = node_plan;
   b->rec = begin_resize(d, target);
   b->old_world = b->new_world = world;
   double before = -1;
@@ -132,14 +132,14 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     };
   } else if (expanding) {
     // No MPI_THREAD_MULTIPLE: the spawn blocks at the begin point (documented).
-    dog.phase("spawn of " + std::to_string(nnew) + " processes and the state hand-over");
+    watchdog.phase("spawn of " + std::to_string(nnew) + " processes and the state hand-over");
     const std::string err = background_spawn(*b, state, nnew);
     if (!err.empty()) {
-      dog.disarm();
+      watchdog.disarm();
       return fail_background_expansion(*b, err, t_start);
     }
   }
-  dog.disarm();
+  watchdog.disarm();
   b->start_helper(work, expanding);
   detail::World::at_finalize(&Session::Impl::finalize_hook, this);
   const double t_end = MPI_Wtime();
@@ -153,7 +153,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
                 !expanding ? "" : b->spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
                 b->threaded ? "a helper thread" : "progress calls", to_string(bg_mode).c_str());
   progress(line);
-  bg = b;
+  in_flight = b;
   return {d.action, true, "begun in the background"};
 }
 
@@ -162,13 +162,13 @@ RemapResult Session::Impl::fail_background_expansion(BackgroundResize& b, const 
 }
 
 void Session::Impl::progress_background() {
-  if (bg && !bg->threaded) bg->test();
+  if (in_flight && !in_flight->threaded) in_flight->test();
 }
 
 void Session::Impl::background_iteration(double wall) {
-  if (!bg) return;
-  ++bg->overlapped;
-  if (root()) bg->clock.iteration(wall);
+  if (!in_flight) return;
+  ++in_flight->overlapped;
+  if (root()) in_flight->clock.iteration(wall);
 }
 
 // A decision while a resize is under way in the background (not switched yet). A shrink
@@ -184,7 +184,7 @@ RemapResult Session::Impl::decide_during_background(const Decision& dd) {
   const std::string asked = to_string(d.action) + " to " +
                             (d.nprow ? std::to_string(d.nprow) + "x" + std::to_string(d.npcol)
                                      : std::to_string(d.procs) + " processes");
-  if (bg->d.action == Action::Expand && d.action == Action::Shrink) {
+  if (in_flight->d.action == Action::Expand && d.action == Action::Shrink) {
     cancel_background("superseded by the " + asked + " decided after iteration " + std::to_string(iteration),
                       CancelCause::Superseded);
     if ((d.nprow ? d.nprow * d.npcol : d.procs) != shape.size()) return act(d);
@@ -195,9 +195,9 @@ RemapResult Session::Impl::decide_during_background(const Decision& dd) {
     progress("   remap after iter " + std::to_string(iteration) + ": " + msg);
     return {Action::None, true, msg};
   }
-  return refuse(d, second_request_refusal(asked, to_string(bg->d.action) + " " + bg->from.shape() + " -> " +
-                                                     bg->target.shape(),
-                                          bg->rec.after_iteration));
+  return refuse(d, second_request_refusal(asked, to_string(in_flight->d.action) + " " + in_flight->from.shape() + " -> " +
+                                                     in_flight->target.shape(),
+                                          in_flight->rec.after_iteration));
 }
 
 namespace {
@@ -214,7 +214,7 @@ int changed_constant(const std::vector<Registered>& mats, const std::vector<std:
 }  // namespace
 
 std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
-  auto b = bg;
+  auto b = in_flight;
   // {not done, spawn failed}: the helper threads of different ranks may be at different
   // points; the MAX makes every rank take the same branch.
   int st[2] = {b->test() ? 0 : 1, b->failed() ? 1 : 0};
@@ -224,7 +224,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     b->stop_helper();
     const std::string err = b->spawn_error;
     World::at_finalize(nullptr, nullptr);
-    bg.reset();
+    in_flight.reset();
     return fail_background_expansion(*b, err, MPI_Wtime());
   }
   const Completion c = decide_completion(b->overlapped, bg_min_iterations, st[0] == 0, bg_mode, last_chance);
@@ -245,12 +245,12 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   if (failed) {
     const std::string err = b->spawn_error;
     World::at_finalize(nullptr, nullptr);
-    bg.reset();
+    in_flight.reset();
     return fail_background_expansion(*b, err, t0);
   }
-  dog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
+  watchdog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
           " after iteration " + std::to_string(iteration));
-  dog.phase("waiting for the background moves");
+  watchdog.phase("waiting for the background moves");
   b->sleep_until_done();
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
@@ -263,7 +263,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   // The background's bytes: the senders are the old world's ranks (newcomers only receive).
   MPI_Allreduce(MPI_IN_PLACE, &b->bytes, 1, MPI_INT64_T, MPI_SUM, world);
   if (b->d.action == Action::Expand) {
-    dog.phase("telling the newcomers");
+    watchdog.phase("telling the newcomers");
     std::vector<char> state = root() && pack ? pack() : std::vector<char>{};
     long long hdr[kHeader] = {bad, iteration, static_cast<long long>(state.size()), last_chance ? 0 : 1, 0};
     MPI_Request rq;
@@ -276,7 +276,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     }
   }
   if (bad) {
-    dog.disarm();
+    watchdog.disarm();
     for (auto& r : mats) r.moved_in_background = false;
     throw Error(changed_message(mats[static_cast<std::size_t>(bad - 1)].name, b->rec.after_iteration));
   }
@@ -285,13 +285,13 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   bg_complete_waited = waited;
   RemapResult out;
   if (b->d.action == Action::Shrink) {
-    dog.disarm();  // shrink() arms its own
-    out = recorded(b->d, b->target, t0, [&](ResizeRecord& rec) { return shrink(b->d, b->target, b->np, rec, t0); }, false);
+    watchdog.disarm();  // shrink() arms its own
+    out = recorded(b->d, b->target, t0, [&](ResizeRecord& rec) { return shrink(b->d, b->target, b->node_plan, rec, t0); }, false);
   } else {
     out = switch_background_expansion(*b);
   }
   for (auto& r : mats) r.moved_in_background = false;
-  bg.reset();
+  in_flight.reset();
   return out;
 }
 
@@ -301,10 +301,10 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   world = b.new_world;
   rank_hosts = rec.rank_hosts.expand();
   node_of_rank = redist::node_ids(rank_hosts);
-  dog.phase("BLACS grids");
+  watchdog.phase("BLACS grids");
   detail::BlacsGrid old_grid(world, b.from);
   detail::BlacsGrid new_grid(world, b.target);
-  dog.phase("redistribution of the variable matrices");
+  watchdog.phase("redistribution of the variable matrices");
   const double t1 = MPI_Wtime();
   rec.bytes_moved = move_all(old_grid, new_grid, &rec) + b.bytes;
   rec.t_redist = MPI_Wtime() - t1;
@@ -312,7 +312,7 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   old_grid.release();
   shape = b.target;
   rec.bytes_total = total_bytes();
-  dog.disarm();
+  watchdog.disarm();
   conclude(b.d, b.from.size(), rec,
            "   remap after iter " + std::to_string(iteration) + ": expand " + rec.from_grid + " -> " + rec.to_grid +
                " COMPLETED (begun in the background after iter " + std::to_string(b.rec.after_iteration) + ")");
@@ -320,8 +320,8 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
 }
 
 void Session::Impl::amend_background(ResizeRecord& rec) {
-  if (!bg || !root()) return;
-  fill_background(*bg, rec, bg_complete_start, bg_complete_waited);
+  if (!in_flight || !root()) return;
+  fill_background(*in_flight, rec, bg_complete_start, bg_complete_waited);
   char line[200];
   std::snprintf(line, sizeof line, "; stopped %.1f ms (begin %.1f + complete %.1f), overlapped %.1f ms",
                 rec.t_total * 1e3, rec.t_background_begin * 1e3, rec.t_background_complete * 1e3,
@@ -368,11 +368,11 @@ void Session::Impl::finalize_hook(void* self) {
 // newcomers are told and leave through blacs-dyn's stack (as after a shrink), so nobody
 // waits in join() for ever and the world and grid are as before.
 RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause cause) {
-  auto b = bg;
+  auto b = in_flight;
   if (!b) return {};
   const double t0 = MPI_Wtime();
   World::at_finalize(nullptr, nullptr);
-  bg.reset();
+  in_flight.reset();
   b->cancelling = true;
   b->stop_helper();
   // {the spawn failed, some rank posted, this rank's bytes}: the helper threads of the
@@ -469,14 +469,14 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   b->target = to;
   b->old_world = b->new_world = world;
   MPI_Comm_dup(world, &b->comm);
-  dog.phase("posting the background receives");
+  watchdog.phase("posting the background receives");
   b->post_moves(mats, rank(), size(), false);
   b->posted = true;
   // Test-only fault (common/fault.hpp): the last newcomer dies during the background phase.
   fault::inject(fault::Point::KillNewcomerBackground, rank() == size() - 1, rank(), "during the background phase");
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
   // the processes it runs on are watched (newcomer_wait).
-  dog.disarm();
+  watchdog.disarm();
   long long hdr[kHeader] = {0, 0, 0, 0, 0};
   MPI_Request rq;
   MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
@@ -517,7 +517,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
       throw Error("background expansion cancelled, but the newcomers could not leave: " + err);
     World::leave();
   }
-  dog.arm("joining an expansion begun in the background");
+  watchdog.arm("joining an expansion begun in the background");
   if (hdr[0]) throw Error(changed_message(mats[static_cast<std::size_t>(hdr[0] - 1)].name, iteration));
   std::vector<char> state(static_cast<std::size_t>(hdr[2]));
   MPI_Bcast(state.data(), static_cast<int>(hdr[2]), MPI_BYTE, 0, b->comm);

@@ -75,7 +75,7 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, 
   rec.prediction = pred_text;
   powers_before = powers;
   if (!d.powers.empty()) powers = d.powers;
-  dog.arm(std::string(d.action == Action::Expand ? "expansion " : d.action == Action::Regrid ? "regrid " : "shrink ") + shape.shape() +
+  watchdog.arm(std::string(d.action == Action::Expand ? "expansion " : d.action == Action::Regrid ? "regrid " : "shrink ") + shape.shape() +
           " -> " + target.shape() + " after iteration " + std::to_string(iteration));
   return rec;
 }

@@ -55,7 +55,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   auto& I = *impl_;
   I.opt = std::move(opts);
   if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
-  I.dog.set_timeout(I.opt.resize_timeout);
+  I.watchdog.set_timeout(I.opt.resize_timeout);
   I.bg_mode = I.opt.background;
   I.bg_min_iterations = std::max(1, I.opt.background_iterations);
   if (!I.opt.spawn_command.empty()) {
@@ -116,7 +116,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
 Session::~Session() {
   // A background resize never completed nor cancelled (no cancel_resize after the loop)
   // is cancelled, so its newcomers are not left waiting in join().
-  if (!impl_ || !impl_->bg) return;
+  if (!impl_ || !impl_->in_flight) return;
   int fin = 0;
   MPI_Finalized(&fin);
   if (fin) return;
@@ -238,24 +238,24 @@ void Session::mark_constant(const std::string& name) {
 
 void Session::set_background(Background mode, int min_iterations) {
   if (min_iterations < 1) throw Error("set_background: min_iterations must be >= 1, got " + std::to_string(min_iterations));
-  if (impl_->bg) throw Error("set_background: a resize is under way in the background");
+  if (impl_->in_flight) throw Error("set_background: a resize is under way in the background");
   impl_->bg_mode = mode;
   impl_->bg_min_iterations = min_iterations;
 }
 
 RemapResult Session::complete_resize() {
   auto& I = *impl_;
-  if (!I.bg) return {};
+  if (!I.in_flight) return {};
   return *I.step_background(true);
 }
 
 RemapResult Session::cancel_resize() {
   auto& I = *impl_;
-  if (!I.bg) return {};
+  if (!I.in_flight) return {};
   return I.cancel_background({}, Impl::CancelCause::End);
 }
 
-bool Session::resize_in_background() const { return impl_->bg != nullptr; }
+bool Session::resize_in_background() const { return impl_->in_flight != nullptr; }
 
 void Session::begin_iteration() {
   impl_->progress_background();
@@ -275,7 +275,7 @@ void Session::end_iteration(const std::string& note) {
   I.work_acc = I.compute_acc = 0;
   ++I.iteration;
   I.progress_background();
-  if (I.bg) {
+  if (I.in_flight) {
     double wall = loc[0];
     MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, I.world);
     I.background_iteration(wall);
@@ -335,16 +335,16 @@ RemapResult Session::remap_point() {
   // Issue 21: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;
-  if (I.bg) completed = I.step_background(false);
+  if (I.in_flight) completed = I.step_background(false);
   Decision d;
   if (I.root()) d = I.ask_policy();
-  if (I.bg) return I.decide_during_background(d);
+  if (I.in_flight) return I.decide_during_background(d);
   const RemapResult r = I.act(d);
   return completed && r.action == Action::None ? *completed : r;
 }
 
 RemapResult Session::resize_now(const Decision& d) {
-  return impl_->bg ? impl_->decide_during_background(d) : impl_->act(d);
+  return impl_->in_flight ? impl_->decide_during_background(d) : impl_->act(d);
 }
 
 MPI_Comm Session::world() const { return impl_->world; }

@@ -26,8 +26,8 @@ RemapResult Session::Impl::act(Decision d) {
   if (d.action == Action::None) return {};
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
-  NodePlan np;
-  np.hosts_before = detail::World::hosts();
+  NodePlan node_plan;
+  node_plan.hosts_before = detail::World::hosts();
 
   // The target grid (a pure decision, the same on every rank: target_grid.cpp).
   MatrixInfo info;
@@ -39,15 +39,15 @@ RemapResult Session::Impl::act(Decision d) {
   Grid target;
   std::string why;
   try {
-    target = target_grid(d, in, np);
+    target = target_grid(d, in, node_plan);
   } catch (const std::exception& e) {
     why = e.what();
   }
   if (!why.empty()) return refuse(d, why);
-  if (!background_blocked(d)) return begin_background(d, target, np, t_start);  // issue 21
+  if (!background_blocked(d)) return begin_background(d, target, node_plan, t_start);  // issue 21
   return recorded(d, target, t_start, [&](ResizeRecord& rec) {
     if (d.action == Action::Regrid) return regrid(d, target, rec, t_start);
-    return d.action == Action::Expand ? expand(d, target, np, rec, t_start) : shrink(d, target, np, rec, t_start);
+    return d.action == Action::Expand ? expand(d, target, node_plan, rec, t_start) : shrink(d, target, node_plan, rec, t_start);
   });
 }
 

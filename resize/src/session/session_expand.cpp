@@ -31,19 +31,19 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   return detail::pack(st);
 }
 
-Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
+Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec,
                                              double t_start) {
   const Grid from = shape;
-  WatchdogGuard armed(dog);
+  WatchdogGuard armed(watchdog);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - size());
-  const std::string err = spawn(d, np, nnew, rec.t_spawn, true);
+  const std::string err = spawn(d, node_plan, nnew, rec.t_spawn, true);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
   world = detail::World::comm();
   if (size() < target.size())
     throw Error("expansion: the world has " + std::to_string(size()) + " processes after spawning, " +
                 target.shape() + " needs " + std::to_string(target.size()));
-  dog.phase("state hand-over");
+  watchdog.phase("state hand-over");
   std::vector<char> bytes = pack_expansion(from, target);
   if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
   // Everyone, not only the newcomers, takes rank 0's application state: a policy that
@@ -55,19 +55,19 @@ Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& targ
   return {{Action::Expand, true, {}}, finish_expansion(from, target, rec, t_start), false};
 }
 
-std::string Session::Impl::spawn(const Decision& d, const NodePlan& np, int nnew, double& seconds, bool main_thread) {
+std::string Session::Impl::spawn(const Decision& d, const NodePlan& node_plan, int nnew, double& seconds, bool main_thread) {
   const double t0 = MPI_Wtime();
   int rc = 0;
   std::string err;
   if (!d.schema.empty()) {
-    if (main_thread) dog.phase("spawn (schema " + d.schema + ")");
+    if (main_thread) watchdog.phase("spawn (schema " + d.schema + ")");
     rc = detail::World::expand_schema(d.schema, err);
-  } else if (!np.spawn.empty()) {
+  } else if (!node_plan.spawn.empty()) {
     if (main_thread)
-      dog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(np.spawn.size()) + " host(s)");
-    rc = detail::World::expand_hosts(np.spawn, exe, args, err);
+      watchdog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(node_plan.spawn.size()) + " host(s)");
+    rc = detail::World::expand_hosts(node_plan.spawn, exe, args, err);
   } else if (nnew > 0) {
-    if (main_thread) dog.phase("spawn of " + std::to_string(nnew) + " processes");
+    if (main_thread) watchdog.phase("spawn of " + std::to_string(nnew) + " processes");
     rc = detail::World::expand(nnew, exe, args, err);
   }
   seconds = MPI_Wtime() - t0;
@@ -76,10 +76,10 @@ std::string Session::Impl::spawn(const Decision& d, const NodePlan& np, int nnew
 }
 
 std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start) {
-  dog.phase("BLACS grids");
+  watchdog.phase("BLACS grids");
   detail::BlacsGrid old_grid(world, from);
   detail::BlacsGrid new_grid(world, to);
-  dog.phase("redistribution");
+  watchdog.phase("redistribution");
   const double t1 = MPI_Wtime();
   const std::int64_t moved = move_all(old_grid, new_grid, &rec);
   rec.t_redist = MPI_Wtime() - t1;

@@ -141,7 +141,7 @@ struct Session::Impl {
   std::string pending_note;
   std::function<std::vector<char>()> pack;
   std::function<void(const std::vector<char>&)> unpack;
-  detail::Watchdog dog{60.0};
+  detail::Watchdog watchdog{60.0};
   bool started = false;
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
   // move_all can count bytes within and between nodes (issue 10).
@@ -253,8 +253,8 @@ struct Session::Impl {
   // of expand, shrink, regrid) in between: the record's file is entered once per resize.
   RemapResult recorded(const Decision& d, const Grid& target, double t_start,
                        const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict = true);
-  Outcome expand(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec, double t_start);
-  Outcome shrink(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec, double t_start);
+  Outcome expand(const Decision& d, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec, double t_start);
+  Outcome shrink(const Decision& d, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec, double t_start);
   Outcome regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start);
   void predict_before(const Decision& d, const Grid& target);
   void record_outcome(const ResizeRecord& rec);
@@ -267,7 +267,7 @@ struct Session::Impl {
   // decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
   // Returns "" or the spawn's error (the world unchanged). `main_thread`: the watchdog's
   // phases may be set (not from the background's helper thread).
-  std::string spawn(const Decision& d, const NodePlan& np, int nnew, double& seconds, bool main_thread);
+  std::string spawn(const Decision& d, const NodePlan& node_plan, int nnew, double& seconds, bool main_thread);
   // A spawn that failed, blocking or in the background: recorded, the policy told, the
   // job continues on `from` with its data.
   RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
@@ -276,12 +276,12 @@ struct Session::Impl {
   // Issue 21: background resizes (session_background.cpp). A shared_ptr: the type is
   // complete only there.
   struct BackgroundResize;
-  std::shared_ptr<BackgroundResize> bg;
+  std::shared_ptr<BackgroundResize> in_flight;
   Background bg_mode = Background::Off;
   int bg_min_iterations = 1;
   // Why the decision is carried out blocking, or nothing: begin it in the background.
   std::optional<std::string> background_blocked(const Decision& d) const;
-  RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& np, double t_start);
+  RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start);
   // At a remap point (or complete_resize: last_chance) while a resize is under way:
   // completes it when due; returns its result then, nothing when it goes on.
   std::optional<RemapResult> step_background(bool last_chance);

@@ -235,9 +235,9 @@ void Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, co
 // A grid for `target` on the current world, and every registered matrix moved onto it
 // from the current grid; the redistribution's time and bytes go into `rec`.
 detail::BlacsGrid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
-  dog.phase("BLACS grids");
+  watchdog.phase("BLACS grids");
   detail::BlacsGrid to(world, target);
-  dog.phase("redistribution");
+  watchdog.phase("redistribution");
   const double t1 = MPI_Wtime();
   rec.bytes_moved = move_all(grid, to, &rec);
   rec.t_redist = MPI_Wtime() - t1;

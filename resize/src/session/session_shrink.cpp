@@ -11,26 +11,26 @@ namespace resize {
 
 using namespace detail;
 
-Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target, const NodePlan& np, ResizeRecord& rec,
+Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec,
                                              double t_start) {
-  WatchdogGuard armed(dog);
+  WatchdogGuard armed(watchdog);
   // Redistribute on the big world, then let the extra processes go (§3.1 iii.4). The data
   // moves inside blacs-dyn's shrink, once it has validated the request and before anybody
   // leaves: a refused shrink (a node that cannot be given back whole) touches no data.
-  node_of_rank = redist::node_ids(np.hosts_before);
+  node_of_rank = redist::node_ids(node_plan.hosts_before);
   bool moved = false;
   const auto move = [&]() {
     moved = true;
     detail::BlacsGrid small = move_onto(target, rec);
     grid.release();
     small.release();
-    dog.phase("exit of the released processes");
+    watchdog.phase("exit of the released processes");
     return true;
   };
   const double t2 = MPI_Wtime();
   bool leaving = false;
   std::string err;
-  if (detail::World::shrink(np.keep, np.release, move, leaving, err) != 0) {
+  if (detail::World::shrink(node_plan.keep, node_plan.release, move, leaving, err) != 0) {
     if (moved) throw Error("shrink: " + err);  // failed after the data moved: cannot continue
     return {{Action::Shrink, false, err}, {}, true};
   }
@@ -40,18 +40,18 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   }
   world = detail::World::comm();
   rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
-  dog.phase("BLACS grid on the new world");
-  const Grid renumbered = renumber(target, np.keep);
+  watchdog.phase("BLACS grid on the new world");
+  const Grid renumbered = renumber(target, node_plan.keep);
   grid = detail::BlacsGrid(world, renumbered);
   shape = renumbered;
   relabel_descs();
   // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
   if (!powers.empty()) {
     std::vector<double> kept;
-    for (int k : np.keep) kept.push_back(k < static_cast<int>(powers.size()) ? powers[static_cast<std::size_t>(k)] : 1.0);
+    for (int k : node_plan.keep) kept.push_back(k < static_cast<int>(powers.size()) ? powers[static_cast<std::size_t>(k)] : 1.0);
     powers = std::move(kept);
   }
-  speeds.renumber(np.keep);
+  speeds.renumber(node_plan.keep);
   for (auto& r : mats) r.layout.reset();
   rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(rank_hosts);
@@ -63,7 +63,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
                 "   remap after iter %d: shrink %s -> %s (%d procs%s%s): exit %.1f ms, "
                 "redistribution %.1f ms, other %.1f ms, total %.1f ms",
                 iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(),
-                np.release.empty() ? "" : "; gave back ", comma_list(np.release).c_str(), rec.t_spawn * 1e3,
+                node_plan.release.empty() ? "" : "; gave back ", comma_list(node_plan.release).c_str(), rec.t_spawn * 1e3,
                 rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
   return {{Action::Shrink, true, {}}, line, false};
 }
@@ -71,7 +71,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
 // Same world, new grid and/or new block sizes (issue 13 §3). Nobody joins or leaves, so
 // this is one redistribution between two grids of the current world.
 Session::Impl::Outcome Session::Impl::regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start) {
-  WatchdogGuard armed(dog);
+  WatchdogGuard armed(watchdog);
   node_of_rank = redist::node_ids(rank_hosts);
   grid = move_onto(target, rec);
   shape = target;

@@ -76,8 +76,8 @@ int Session::start(const Grid& g) {
 int Session::join() {
   auto& I = *impl_;
   I.world = detail::World::comm();
-  I.dog.arm("joining an expansion");
-  I.dog.phase("state hand-over");
+  I.watchdog.arm("joining an expansion");
+  I.watchdog.phase("state hand-over");
   std::vector<char> bytes;
   std::string err;
   if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
@@ -128,7 +128,7 @@ int Session::join() {
   I.rank_hosts = detail::World::hosts();
   I.node_of_rank = redist::node_ids(I.rank_hosts);
   if (background) I.iteration = I.join_background(from, to);
-  I.dog.phase("redistribution");
+  I.watchdog.phase("redistribution");
   detail::BlacsGrid old_grid(I.world, from);
   detail::BlacsGrid new_grid(I.world, to);
   I.move_all(old_grid, new_grid);
@@ -136,7 +136,7 @@ int Session::join() {
   I.shape = to;
   I.started = true;
   detail::World::clear_new();
-  I.dog.disarm();
+  I.watchdog.disarm();
   // A background expansion completes inside a remap point of the old processes, which
   // then go on to ask the policy: take part in the rest of that remap point (issue 21);
   // complete_resize (after the loop) asks nothing.

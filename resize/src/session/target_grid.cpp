@@ -53,7 +53,7 @@ Grid regrid_target(Decision& d, int world_size) {
   return Grid{d.nprow, d.npcol, rk};
 }
 
-Grid expand_target(Decision& d, const TargetInput& in, NodePlan& np) {
+Grid expand_target(Decision& d, const TargetInput& in, NodePlan& node_plan) {
   const Grid& shape = in.shape;
   if (d.procs <= shape.size() && d.schema.empty())
     throw Error("expand to " + std::to_string(d.procs) + " processes: the grid already has " +
@@ -67,11 +67,11 @@ Grid expand_target(Decision& d, const TargetInput& in, NodePlan& np) {
                                                        : choose_local_topology(shape, d.procs));
   // The grid holds world ranks 0..size-1 (shrinks keep the first ranks); the processes
   // added to it are the next ones, spawned or already idle in the world.
-  std::vector<std::string> hosts_after = np.hosts_before;
+  std::vector<std::string> hosts_after = node_plan.hosts_before;
   if (!d.hosts.empty()) {
     if (!d.schema.empty()) throw Error("expand: a schema file and hosts cannot both say where processes go");
-    np.spawn = resolve_host_counts(d.hosts, std::max(0, t.size() - in.world_size));
-    for (const auto& [h, c] : np.spawn) hosts_after.insert(hosts_after.end(), static_cast<std::size_t>(c), h);
+    node_plan.spawn = resolve_host_counts(d.hosts, std::max(0, t.size() - in.world_size));
+    for (const auto& [h, c] : node_plan.spawn) hosts_after.insert(hosts_after.end(), static_cast<std::size_t>(c), h);
   }
   if (!d.ranks.empty()) {
     // The policy placed the processes itself: check it is a grid of 0..procs-1.
@@ -91,40 +91,40 @@ Grid expand_target(Decision& d, const TargetInput& in, NodePlan& np) {
   return target;
 }
 
-Grid shrink_target(const Decision& d, const TargetInput& in, NodePlan& np) {
+Grid shrink_target(const Decision& d, const TargetInput& in, NodePlan& node_plan) {
   const Grid& shape = in.shape;
   if (d.procs >= shape.size())
     throw Error("shrink to " + std::to_string(d.procs) + " processes: the grid has only " +
                 std::to_string(shape.size()));
   if (d.hosts.empty()) {
-    for (int k = 0; k < d.procs; ++k) np.keep.push_back(k);
+    for (int k = 0; k < d.procs; ++k) node_plan.keep.push_back(k);
   } else {
     // Giving nodes back: every process elsewhere stays, and the grid must hold them all.
     for (const auto& h : d.hosts) {
-      if (std::find(np.hosts_before.begin(), np.hosts_before.end(), h.host) == np.hosts_before.end())
+      if (std::find(node_plan.hosts_before.begin(), node_plan.hosts_before.end(), h.host) == node_plan.hosts_before.end())
         throw Error("shrink: no process runs on host " + h.host);
-      np.release.push_back(h.host);
+      node_plan.release.push_back(h.host);
     }
     for (int k = 0; k < in.world_size; ++k)
-      if (std::find(np.release.begin(), np.release.end(), np.hosts_before[static_cast<std::size_t>(k)]) ==
-          np.release.end())
-        np.keep.push_back(k);
-    if (static_cast<int>(np.keep.size()) != d.procs)
-      throw Error("shrink: giving back the node(s) leaves " + std::to_string(np.keep.size()) +
+      if (std::find(node_plan.release.begin(), node_plan.release.end(), node_plan.hosts_before[static_cast<std::size_t>(k)]) ==
+          node_plan.release.end())
+        node_plan.keep.push_back(k);
+    if (static_cast<int>(node_plan.keep.size()) != d.procs)
+      throw Error("shrink: giving back the node(s) leaves " + std::to_string(node_plan.keep.size()) +
                   " processes, but the target grid holds " + std::to_string(d.procs));
   }
   Grid t = d.nprow ? Grid{d.nprow, d.npcol, {}} : choose_topology(d.procs);
-  return plan_shrink(shape, np.keep, t.nprow, t.npcol);
+  return plan_shrink(shape, node_plan.keep, t.nprow, t.npcol);
 }
 
 }  // namespace
 
-Grid target_grid(Decision& d, const TargetInput& in, NodePlan& np) {
+Grid target_grid(Decision& d, const TargetInput& in, NodePlan& node_plan) {
   if (!d.powers.empty()) check_powers(d, in.world_size);
   if (d.action != Action::Regrid) check_ranks_from_zero(d, in.shape);
   if (d.action == Action::Regrid) return regrid_target(d, in.world_size);
-  if (d.action == Action::Expand) return expand_target(d, in, np);
-  return shrink_target(d, in, np);
+  if (d.action == Action::Expand) return expand_target(d, in, node_plan);
+  return shrink_target(d, in, node_plan);
 }
 
 }  // namespace resize::detail

@@ -35,8 +35,8 @@ struct TargetInput {
 };
 
 // The target grid of `d` (d.placement becomes Given when the decision fixed the ranks);
-// `np` must hold hosts_before (the node of every world rank) and gets the rest of the
+// `node_plan` must hold hosts_before (the node of every world rank) and gets the rest of the
 // node plan. Throws Error with the reason when the decision cannot be carried out.
-Grid target_grid(Decision& d, const TargetInput& in, NodePlan& np);
+Grid target_grid(Decision& d, const TargetInput& in, NodePlan& node_plan);
 
 }  // namespace resize::detail
