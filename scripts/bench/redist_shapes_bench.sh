@@ -68,7 +68,13 @@ print(int(float(m[1]) * {'': 1, 'k': 1e3, 'm': 1e6, 'g': 1e9}[m[2]])) if m else 
   link=(--link-rate "$bits") where="emulated cluster: $nodes nodes, links $rate, ranks round robin over the nodes"
 fi
 mkdir -p "$out"
-rm -f "$out"/case*.json "$out"/case*.log
+# A run of every case replaces the whole table; a run of some cases (--cases) replaces
+# those cases' files and keeps the others' (the section then says which run each came from).
+if [[ -z $only ]]; then
+  rm -f "$out"/case*.json "$out"/case*.log
+else
+  for k in $only; do rm -f "$out"/case"$k".*.json "$out"/case"$k".*.log; done
+fi
 costa_commit="not built" native=() wrapper=()
 if [[ -n $costa ]]; then
   costa=$(cd "$costa" && pwd)
@@ -102,7 +108,12 @@ fi
   echo "settings	$settings"
   echo "where	$where"
 } > "$out/meta.tsv"
-printf 'case\tranks\tshape\tkind\tsingle_copy\tuptime\tcosta\tcommand\n' > "$out/runs.tsv"
+if [[ -z $only || ! -f $out/runs.tsv ]]; then
+  printf 'case\tranks\tshape\tkind\tsingle_copy\tuptime\tcosta\tcommand\n' > "$out/runs.tsv"
+else  # the other cases' rows stay
+  awk -F'\t' -v only=" $only " 'NR == 1 || index(only, " " $1 " ") == 0' "$out/runs.tsv" > "$out/runs.tsv.new"
+  mv "$out/runs.tsv.new" "$out/runs.tsv"
+fi
 # The list runs here, outside the nodes: without the cluster's interface limits, which
 # name a subnet this namespace does not have (Open MPI warned about them on every run).
 env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include "$bench" --suite --list |
