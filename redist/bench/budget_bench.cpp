@@ -19,47 +19,18 @@
 #include <CLI/CLI.hpp>
 
 #include "bench_cli.hpp"
+#include "local_part.hpp"
 #include "malleable/redist/redistribute.hpp"
 
 namespace {
 
 double value(std::int64_t i, std::int64_t j) { return static_cast<double>(i) * 1e5 + static_cast<double>(j); }
 
-struct Local {
-  std::vector<double> data;
-  std::int64_t ld = 1, rows = 0, cols = 0;
-  bool in = false;
-};
+using Local = redist::bench::LocalPart;
 
-Local local_of(const redist::Layout& l, int rank, bool fill) {
-  Local x;
-  int pr = 0, pc = 0;
-  if (!l.coords_of(rank, pr, pc)) return x;
-  x.in = true;
-  x.rows = l.local_rows(pr);
-  x.cols = l.local_cols(pc);
-  x.ld = std::max<std::int64_t>(1, x.rows);
-  x.data.assign(static_cast<std::size_t>(x.ld * std::max<std::int64_t>(1, x.cols)), -1.0);
-  if (fill) {
-    const auto ra = l.row_axis(), ca = l.col_axis();
-    for (std::int64_t j = 0; j < x.cols; ++j)
-      for (std::int64_t i = 0; i < x.rows; ++i)
-        x.data[static_cast<std::size_t>(j * x.ld + i)] = value(ra.to_global(pr, i), ca.to_global(pc, j));
-  }
-  return x;
-}
+Local local_of(const redist::Layout& l, int rank, bool fill) { return redist::bench::local_part(l, rank, fill, value); }
 
-std::int64_t wrong(const redist::Layout& l, int rank, const Local& x) {
-  if (!x.in) return 0;
-  int pr = 0, pc = 0;
-  l.coords_of(rank, pr, pc);
-  const auto ra = l.row_axis(), ca = l.col_axis();
-  std::int64_t bad = 0;
-  for (std::int64_t j = 0; j < x.cols; ++j)
-    for (std::int64_t i = 0; i < x.rows; ++i)
-      bad += x.data[static_cast<std::size_t>(j * x.ld + i)] != value(ra.to_global(pr, i), ca.to_global(pc, j));
-  return bad;
-}
+std::int64_t wrong(const redist::Layout& l, int rank, const Local& x) { return redist::bench::wrong_elements(l, rank, x, value); }
 
 }  // namespace
 
