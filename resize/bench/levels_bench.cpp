@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     c.keep = 2;  // the default: the oldest version's pages are reused in place (session_levels.cpp)
     S.set_level_checkpointing(c);
     const std::size_t bytes = a.size() * sizeof(double);
-    std::vector<double> t_fresh, t_warm, t_local, t_partner, t_global, t_ring;
+    std::vector<double> t_fresh, t_warm, t_warm_all, t_local, t_partner, t_global, t_ring;
     // The raw transfer the partner level makes: every process sends its bytes to the same
     // local index one node further (processes per node: MALLEABLE_NODE_MAP=every=K, else
     // MPI's shared-memory split), measured beside the level as its practical bound.
@@ -101,7 +101,17 @@ int main(int argc, char** argv) {
         munmap(fresh, bytes);
       }));
       t_warm.push_back(timed(S.world(), [&] { std::memcpy(warm.data(), a.data(), bytes); }));
+      // The same until every process has copied (a barrier after it, as the level ends
+      // with its collectives): with more processes than cores, they take turns.
+      t_warm_all.push_back(timed(S.world(), [&] {
+        std::memcpy(warm.data(), a.data(), bytes);
+        MPI_Barrier(S.world());
+      }));
       t_local.push_back(timed(S.world(), [&] { S.checkpoint_levels(false); }));
+      // The partner level at the next iteration (as a job's cadence has it: one level per
+      // iteration), so that it does not replace the version just written.
+      S.begin_iteration();
+      S.end_iteration();
       try {  // one node: no partner level (refused on every process alike)
         t_partner.push_back(timed(S.world(), [&] { S.checkpoint_levels(true); }));
       } catch (const resize::CheckpointFailed&) {
@@ -135,7 +145,9 @@ int main(int argc, char** argv) {
       std::printf("node_bytes_local_partner %lld\n", rec.empty() ? 0LL : static_cast<long long>(rec.back().node_bytes));
       std::printf("ratio local/memcpy_fresh %.2f (memcpy speed / level speed; 1/ratio = %.2fx a raw memcpy)\n", l / f,
                   f / l);
-      std::printf("ratio local/memcpy_warm %.2f\n", l / w);
+      std::printf("ratio local/memcpy_warm %.2f (%.2fx a raw memcpy into touched pages)\n", l / w, w / l);
+      std::printf("memcpy_warm_all_s %.4f (until every process has copied)\nratio local/memcpy_warm_all %.2f (%.2fx)\n",
+                  median(t_warm_all), l / median(t_warm_all), median(t_warm_all) / l);
       if (t_partner.empty())
         std::printf("ratio local+partner/local n/a (one node: no partner level)\n");
       else

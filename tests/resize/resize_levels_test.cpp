@@ -195,33 +195,122 @@ TEST(Levels, HeaderDamageIsRefused) {
     EXPECT_THROW(lv::decode_header(bytes.data(), k, used), resize::Error) << "length " << k;
 }
 
+namespace {
+
+std::uint64_t checksum_of(const void* p, std::size_t n) {
+  lv::PayloadChecksum c;
+  c.update(p, n);
+  return c.value();
+}
+
+// The definition in levels.hpp written out plainly, one word at a time (the library's
+// vector code must give the same values).
+std::uint64_t reference_checksum(const unsigned char* p, std::size_t n) {
+  constexpr std::uint64_t key[8] = {0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull,
+                                    0x082efa98ec4e6c89ull, 0x452821e638d01377ull, 0xbe5466cf34e90c6cull,
+                                    0xc0ac29b7c97c50ddull, 0x3f84d5b5b5470917ull};
+  const auto mix = [](std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+  };
+  std::uint64_t a[8] = {}, b[8] = {};
+  for (std::size_t s = 0; s * 64 < n; ++s)
+    for (std::size_t j = 0; j < 8; ++j) {
+      std::uint64_t w = 0;
+      for (std::size_t k = 0; k < 8; ++k)
+        if (s * 64 + j * 8 + k < n) w |= static_cast<std::uint64_t>(p[s * 64 + j * 8 + k]) << (8 * k);
+      const std::uint64_t x = w ^ key[j];
+      a[j] += w + (x & 0xffffffffu) * (x >> 32);
+      b[j] += a[j];
+    }
+  std::uint64_t h = mix(n);
+  for (std::size_t j = 0; j < 8; ++j) h = mix(mix(h ^ a[j]) ^ b[j]);
+  return h;
+}
+
+}  // namespace
+
+TEST(Levels, PayloadChecksumIsItsDefinition) {
+  std::vector<unsigned char> data(5000);
+  for (std::size_t k = 0; k < data.size(); ++k) data[k] = static_cast<unsigned char>((k * 131 + 17) ^ (k >> 7));
+  for (std::size_t n : {0u, 1u, 8u, 63u, 64u, 65u, 640u, 1000u, 4999u, 5000u})
+    EXPECT_EQ(checksum_of(data.data(), n), reference_checksum(data.data(), n)) << n;
+}
+
 TEST(Levels, PayloadChecksum) {
   std::vector<unsigned char> data(1000);
   for (std::size_t k = 0; k < data.size(); ++k) data[k] = static_cast<unsigned char>(k * 31 + 7);
-  lv::PayloadChecksum whole;
-  whole.update(data.data(), data.size());
-  // Any split gives the same value.
-  for (std::size_t cut : {1u, 3u, 8u, 13u, 500u, 999u}) {
-    lv::PayloadChecksum parts;
+  const std::uint64_t whole = checksum_of(data.data(), data.size());
+  // Any split gives the same value, by update and by copy (which copies the bytes too).
+  for (std::size_t cut : {1u, 3u, 8u, 13u, 63u, 64u, 65u, 500u, 999u}) {
+    lv::PayloadChecksum parts, copied;
     parts.update(data.data(), cut);
     parts.update(data.data() + cut, data.size() - cut);
-    EXPECT_EQ(parts.value(), whole.value()) << cut;
+    EXPECT_EQ(parts.value(), whole) << cut;
+    std::vector<unsigned char> out(data.size());
+    copied.copy(out.data(), data.data(), cut);
+    copied.copy(out.data() + cut, data.data() + cut, 7 % (data.size() - cut));
+    const std::size_t done = cut + 7 % (data.size() - cut);
+    copied.copy(out.data() + done, data.data() + done, data.size() - done);
+    EXPECT_EQ(copied.value(), whole) << cut;
+    EXPECT_EQ(out, data) << cut;
   }
-  // Any single bit, a swap of two words, a shorter length: another value.
-  for (std::size_t k = 0; k < data.size(); k += 37) {
-    auto bad = data;
-    bad[k] ^= 1;
-    lv::PayloadChecksum c;
-    c.update(bad.data(), bad.size());
-    EXPECT_NE(c.value(), whole.value()) << k;
-  }
+  // Any single bit, a swap of two words, a shorter length, trailing zeros: another value.
+  for (std::size_t k = 0; k < data.size(); k += 37)
+    for (int bit : {0, 5, 7}) {
+      auto bad = data;
+      bad[k] ^= static_cast<unsigned char>(1 << bit);
+      EXPECT_NE(checksum_of(bad.data(), bad.size()), whole) << k << " bit " << bit;
+    }
   auto swapped = data;
   std::swap_ranges(swapped.begin(), swapped.begin() + 8, swapped.begin() + 8);
-  lv::PayloadChecksum c1, c2;
-  c1.update(swapped.data(), swapped.size());
-  EXPECT_NE(c1.value(), whole.value());
-  c2.update(data.data(), data.size() - 1);
-  EXPECT_NE(c2.value(), whole.value());
+  EXPECT_NE(checksum_of(swapped.data(), swapped.size()), whole);
+  EXPECT_NE(checksum_of(data.data(), data.size() - 1), whole);
+  auto longer = data;
+  longer.push_back(0);
+  EXPECT_NE(checksum_of(longer.data(), longer.size()), whole);
+}
+
+TEST(Levels, PayloadChecksumSeesSwapsAndSigns) {
+  // Doubles as a matrix holds them: swapping two words of the same lane (a multiple of 8
+  // words apart), of two lanes, two whole stripes, or x and -x (words differing only in the
+  // sign bit) at any distance changes the value; so does flipping any single bit.
+  std::vector<double> v(4096);
+  for (std::size_t k = 0; k < v.size(); ++k) v[k] = 1.0 + static_cast<double>(k % 97) * 0.25;
+  v[100] = 3.5;
+  v[108] = -3.5;
+  v[2148] = -3.5;
+  const std::uint64_t whole = checksum_of(v.data(), v.size() * 8);
+  const auto differs_after_swap = [&](std::size_t i, std::size_t j) {
+    auto w = v;
+    std::swap(w[i], w[j]);
+    return checksum_of(w.data(), w.size() * 8) != whole;
+  };
+  for (std::size_t d : {1u, 3u, 8u, 16u, 64u, 512u, 2048u, 4000u})
+    for (std::size_t i : {0u, 5u, 90u})
+      if (i + d < v.size() && v[i] != v[i + d]) {
+        EXPECT_TRUE(differs_after_swap(i, i + d)) << i << " <-> " << i + d;
+      }
+  EXPECT_TRUE(differs_after_swap(100, 108));   // x, -x in one lane, 1 stripe apart
+  EXPECT_TRUE(differs_after_swap(100, 2148));  // 256 stripes apart
+  auto stripes = v;
+  std::swap_ranges(stripes.begin() + 8, stripes.begin() + 16, stripes.begin() + 24);
+  EXPECT_NE(checksum_of(stripes.data(), stripes.size() * 8), whole);
+  // Every bit of a few words (all 64 positions of a double: sign, exponent, mantissa).
+  for (std::size_t k : {0u, 7u, 1000u, 4095u})
+    for (int bit = 0; bit < 64; ++bit) {
+      auto w = v;
+      std::uint64_t u;
+      std::memcpy(&u, &w[k], 8);
+      u ^= std::uint64_t{1} << bit;
+      std::memcpy(&w[k], &u, 8);
+      EXPECT_NE(checksum_of(w.data(), w.size() * 8), whole) << k << " bit " << bit;
+    }
+  // Zeros are data too: an all-zero payload differs from a longer all-zero one.
+  std::vector<char> z(640, 0);
+  EXPECT_NE(checksum_of(z.data(), 640), checksum_of(z.data(), 576));
 }
 
 TEST(Levels, FileNames) {
@@ -271,4 +360,68 @@ TEST(Levels, CutAlongTheNewLayout) {
         EXPECT_EQ(next, o.local_count(p)) << "process " << p;
       }
     }
+}
+
+namespace {
+
+lv::MappedFile mapped(const std::string& path, int fd) {
+  lv::MappedFile f;
+  f.path = path;
+  f.fd = fd;
+  return f;
+}
+
+std::vector<std::string> paths(const std::vector<lv::MappedFile>& v) {
+  std::vector<std::string> out;
+  for (const auto& f : v) out.push_back(f.path);
+  return out;
+}
+
+}  // namespace
+
+TEST(Levels, MappedCapacityIsKeepPerFileKept) {
+  EXPECT_EQ(lv::mapped_capacity(2, 0), 2u);  // one node's own local file, 2 versions
+  EXPECT_EQ(lv::mapped_capacity(2, 1), 4u);  // and one partner copy kept
+  EXPECT_EQ(lv::mapped_capacity(3, 2), 9u);
+  EXPECT_EQ(lv::mapped_capacity(1, 1), 0u);  // nothing is overwritten in place
+  EXPECT_EQ(lv::mapped_capacity(0, 1), 0u);  // keep all: nothing either
+}
+
+TEST(Levels, MappedTableKeepsTheMostRecentlyUsed) {
+  lv::MappedTable t;
+  EXPECT_TRUE(t.set_capacity(2).empty());
+  EXPECT_TRUE(t.put(mapped("a", 3)).empty());
+  EXPECT_TRUE(t.put(mapped("b", 4)).empty());
+  // Used again (taken and put back): "a" is now newer than "b", so "b" goes for "c".
+  lv::MappedFile f;
+  ASSERT_TRUE(t.take("a", f));
+  EXPECT_EQ(f.fd, 3);
+  EXPECT_FALSE(t.take("a", f));
+  f.path = "a2";
+  EXPECT_TRUE(t.put(f).empty());
+  EXPECT_EQ(paths(t.put(mapped("c", 5))), (std::vector<std::string>{"b"}));
+  EXPECT_EQ(t.size(), 2u);
+  // The same name put again displaces the older entry.
+  EXPECT_EQ(paths(t.put(mapped("c", 6))), (std::vector<std::string>{"c"}));
+  ASSERT_TRUE(t.take("c", f));
+  EXPECT_EQ(f.fd, 6);
+  t.put(f);
+  // Renamed over an existing name: that entry is returned (its file was replaced).
+  EXPECT_EQ(paths(t.rename("c", "a2")), (std::vector<std::string>{"a2"}));
+  ASSERT_TRUE(t.take("a2", f));
+  EXPECT_EQ(f.fd, 6);
+  EXPECT_FALSE(t.take("c", f));
+  EXPECT_TRUE(t.rename("nothing", "x").empty());
+  // A smaller capacity drops the least recently used; capacity 0 keeps nothing.
+  t.put(mapped("d", 7));
+  t.put(mapped("e", 8));
+  t.put(mapped("f", 9));
+  EXPECT_EQ(paths(t.set_capacity(1)), (std::vector<std::string>{"e"}));
+  EXPECT_EQ(paths(t.set_capacity(0)), (std::vector<std::string>{"f"}));
+  EXPECT_EQ(paths(t.put(mapped("g", 10))), (std::vector<std::string>{"g"}));
+  t.set_capacity(3);
+  t.put(mapped("h", 11));
+  t.put(mapped("i", 12));
+  EXPECT_EQ(paths(t.clear()), (std::vector<std::string>{"h", "i"}));
+  EXPECT_EQ(t.size(), 0u);
 }

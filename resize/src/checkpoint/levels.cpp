@@ -12,6 +12,10 @@
 #include <numeric>
 #include <set>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#endif
+
 #include "malleable/resize/types.hpp"
 
 namespace resize::levels {
@@ -153,6 +157,58 @@ std::vector<Segment> cut(const redist::Axis& old_axis, int p, const redist::Axis
   return out;
 }
 
+// ---- the level files a process keeps mapped ----------------------------------------
+
+std::size_t mapped_capacity(int keep, std::size_t kept_copies) {
+  return keep < 2 ? 0 : static_cast<std::size_t>(keep) * (1 + kept_copies);
+}
+
+std::vector<MappedFile> MappedTable::set_capacity(std::size_t capacity) {
+  capacity_ = capacity;
+  std::vector<MappedFile> out;
+  while (files_.size() > capacity_) {
+    const auto lru = std::min_element(files_.begin(), files_.end(),
+                                      [](const MappedFile& x, const MappedFile& y) { return x.last_use < y.last_use; });
+    out.push_back(std::move(*lru));
+    files_.erase(lru);
+  }
+  return out;
+}
+
+bool MappedTable::take(const std::string& path, MappedFile& out) {
+  const auto it = std::find_if(files_.begin(), files_.end(), [&](const MappedFile& f) { return f.path == path; });
+  if (it == files_.end()) return false;
+  out = std::move(*it);
+  files_.erase(it);
+  return true;
+}
+
+std::vector<MappedFile> MappedTable::put(MappedFile f) {
+  std::vector<MappedFile> out;
+  MappedFile same;
+  if (take(f.path, same)) out.push_back(std::move(same));
+  f.last_use = ++clock_;
+  files_.push_back(std::move(f));
+  for (auto& g : set_capacity(capacity_)) out.push_back(std::move(g));
+  return out;
+}
+
+std::vector<MappedFile> MappedTable::rename(const std::string& from, const std::string& to) {
+  std::vector<MappedFile> out;
+  if (from == to) return out;
+  MappedFile replaced;
+  if (take(to, replaced)) out.push_back(std::move(replaced));
+  for (auto& f : files_)
+    if (f.path == from) f.path = to;
+  return out;
+}
+
+std::vector<MappedFile> MappedTable::clear() {
+  std::vector<MappedFile> out = std::move(files_);
+  files_.clear();
+  return out;
+}
+
 // ---- the file ------------------------------------------------------------------------
 
 std::size_t element_size(char type) {
@@ -185,53 +241,161 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   return x ^ (x >> 31);
 }
 
-constexpr std::uint64_t kBase1 = 0x243f6a8885a308d3ull, kBase2 = 0x13198a2e03707344ull;
-constexpr std::uint64_t kStep1 = 0x9e3779b97f4a7c15ull, kStep2 = 0xd1b54a32d192ed03ull;
-// One word's term; the keys advance by constants, so the whole-word loop is a load, an
-// xor, two multiply-adds and one multiply per word (mixing the index would cost more than
-// the copy).
-inline std::uint64_t term(std::uint64_t w, std::uint64_t i) {
-  return (w ^ (kBase1 + i * kStep1)) * ((kBase2 + i * kStep2) | 1);
+// The lanes' keys (digits of pi, as in many hash functions' constants: any distinct
+// values with mixed bits do).
+constexpr std::uint64_t kKey[PayloadChecksum::kLanes] = {
+    0x243f6a8885a308d3ull, 0x13198a2e03707344ull, 0xa4093822299f31d0ull, 0x082efa98ec4e6c89ull,
+    0x452821e638d01377ull, 0xbe5466cf34e90c6cull, 0xc0ac29b7c97c50ddull, 0x3f84d5b5b5470917ull};
+
+// `n` whole stripes from `src` into the lanes (and copied to `dst` if not null). The
+// lanes are independent: vector registers hold them (x86-64: AVX2 when the processor has
+// it, else SSE2, which every x86-64 has; a 32 x 32 -> 64-bit multiply per word); a portable
+// loop gives the same values elsewhere.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+
+__attribute__((target("avx2"))) void stripes_avx2(std::uint64_t* a, std::uint64_t* b, unsigned char* dst,
+                                                  const unsigned char* src, std::size_t n) {
+  __m256i a0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)),
+          a1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + 4));
+  __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b)),
+          b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + 4));
+  const __m256i k0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kKey)),
+                k1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kKey + 4));
+  for (std::size_t s = 0; s < n; ++s) {
+    const auto* in = reinterpret_cast<const __m256i*>(src + s * PayloadChecksum::kStripe);
+    const __m256i w0 = _mm256_loadu_si256(in), w1 = _mm256_loadu_si256(in + 1);
+    if (dst) {
+      auto* out = reinterpret_cast<__m256i*>(dst + s * PayloadChecksum::kStripe);
+      _mm256_storeu_si256(out, w0);
+      _mm256_storeu_si256(out + 1, w1);
+    }
+    const __m256i x0 = _mm256_xor_si256(w0, k0), x1 = _mm256_xor_si256(w1, k1);
+    a0 = _mm256_add_epi64(a0, _mm256_add_epi64(w0, _mm256_mul_epu32(x0, _mm256_srli_epi64(x0, 32))));
+    a1 = _mm256_add_epi64(a1, _mm256_add_epi64(w1, _mm256_mul_epu32(x1, _mm256_srli_epi64(x1, 32))));
+    b0 = _mm256_add_epi64(b0, a0);
+    b1 = _mm256_add_epi64(b1, a1);
+  }
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(a), a0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(a + 4), a1);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(b), b0);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(b + 4), b1);
+}
+
+void stripes_sse2(std::uint64_t* a, std::uint64_t* b, unsigned char* dst, const unsigned char* src, std::size_t n) {
+  __m128i la[4], lb[4], k[4];
+  for (int j = 0; j < 4; ++j) {
+    la[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(a + 2 * j));
+    lb[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 2 * j));
+    k[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(kKey + 2 * j));
+  }
+  for (std::size_t s = 0; s < n; ++s) {
+    const auto* in = reinterpret_cast<const __m128i*>(src + s * PayloadChecksum::kStripe);
+    auto* out = reinterpret_cast<__m128i*>(dst + s * PayloadChecksum::kStripe);
+    for (int j = 0; j < 4; ++j) {
+      const __m128i w = _mm_loadu_si128(in + j);
+      if (dst) _mm_storeu_si128(out + j, w);
+      const __m128i x = _mm_xor_si128(w, k[j]);
+      la[j] = _mm_add_epi64(la[j], _mm_add_epi64(w, _mm_mul_epu32(x, _mm_srli_epi64(x, 32))));
+      lb[j] = _mm_add_epi64(lb[j], la[j]);
+    }
+  }
+  for (int j = 0; j < 4; ++j) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(a + 2 * j), la[j]);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(b + 2 * j), lb[j]);
+  }
+}
+
+using StripesFn = void (*)(std::uint64_t*, std::uint64_t*, unsigned char*, const unsigned char*, std::size_t);
+StripesFn pick_stripes() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") ? stripes_avx2 : stripes_sse2;
+}
+const StripesFn stripes_fast = pick_stripes();
+
+#else
+
+void stripes_portable(std::uint64_t* a, std::uint64_t* b, unsigned char* dst, const unsigned char* src,
+                      std::size_t n) {
+  constexpr std::size_t L = PayloadChecksum::kLanes;
+  for (std::size_t s = 0; s < n; ++s) {
+    std::uint64_t w[L];
+    std::memcpy(w, src + s * PayloadChecksum::kStripe, PayloadChecksum::kStripe);
+    if (dst) std::memcpy(dst + s * PayloadChecksum::kStripe, w, PayloadChecksum::kStripe);
+    for (std::size_t j = 0; j < L; ++j) {
+      const std::uint64_t x = w[j] ^ kKey[j];
+      a[j] += w[j] + (x & 0xffffffffu) * (x >> 32);
+      b[j] += a[j];
+    }
+  }
+}
+void (*const stripes_fast)(std::uint64_t*, std::uint64_t*, unsigned char*, const unsigned char*,
+                           std::size_t) = stripes_portable;
+
+#endif
+
+void sum_stripes(std::uint64_t* a, std::uint64_t* b, const unsigned char* src, std::size_t n) {
+  stripes_fast(a, b, nullptr, src, n);
+}
+void copy_stripes(std::uint64_t* a, std::uint64_t* b, unsigned char* dst, const unsigned char* src, std::size_t n) {
+  stripes_fast(a, b, dst, src, n);
 }
 
 }  // namespace
 
-void PayloadChecksum::update(const void* data, std::size_t bytes) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  // Finish a partial word first.
-  while (fill_ && bytes) {
-    word_ |= static_cast<std::uint64_t>(*p++) << (8 * fill_);
-    --bytes;
-    if (++fill_ == 8) {
-      sum_ += term(word_, index_);
-      ++index_;
-      word_ = 0;
-      fill_ = 0;
+void PayloadChecksum::take(void* dst, const unsigned char* p, std::size_t bytes) {
+  auto* out = static_cast<unsigned char*>(dst);
+  const auto stripe = [&](const unsigned char* q) { sum_stripes(a_, b_, q, 1); };
+  // Finish a stripe begun.
+  std::size_t fill = static_cast<std::size_t>(bytes_ % kStripe);
+  bytes_ += bytes;
+  if (fill) {
+    const std::size_t k = std::min(bytes, kStripe - fill);
+    std::memcpy(tail_ + fill, p, k);
+    if (out) {
+      std::memcpy(out, p, k);
+      out += k;
     }
+    p += k;
+    bytes -= k;
+    fill += k;
+    if (fill < kStripe) return;
+    stripe(tail_);
   }
-  std::uint64_t i = index_;
-  std::uint64_t s = sum_;
-  while (bytes >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    s += term(w, i);
-    ++i;
-    p += 8;
-    bytes -= 8;
+  const std::size_t whole = bytes / kStripe;
+  if (out) {
+    copy_stripes(a_, b_, out, p, whole);
+    out += whole * kStripe;
+  } else {
+    sum_stripes(a_, b_, p, whole);
   }
-  sum_ = s;
-  index_ = i;
-  while (bytes) {
-    word_ |= static_cast<std::uint64_t>(*p++) << (8 * fill_);
-    --bytes;
-    ++fill_;
+  p += whole * kStripe;
+  bytes -= whole * kStripe;
+  if (bytes) {
+    std::memcpy(tail_, p, bytes);
+    if (out) std::memcpy(out, p, bytes);
   }
 }
 
+void PayloadChecksum::update(const void* data, std::size_t bytes) {
+  take(nullptr, static_cast<const unsigned char*>(data), bytes);
+}
+
+void PayloadChecksum::copy(void* dst, const void* src, std::size_t bytes) {
+  take(dst, static_cast<const unsigned char*>(src), bytes);
+}
+
 std::uint64_t PayloadChecksum::value() const {
-  std::uint64_t s = sum_;
-  if (fill_) s += term(word_, index_);
-  return mix(s ^ (index_ * 8 + fill_));  // the length too
+  std::uint64_t a[kLanes], b[kLanes];
+  std::memcpy(a, a_, sizeof a);
+  std::memcpy(b, b_, sizeof b);
+  if (const std::size_t fill = static_cast<std::size_t>(bytes_ % kStripe)) {  // the tail, zero-padded
+    unsigned char last[kStripe] = {};
+    std::memcpy(last, tail_, fill);
+    sum_stripes(a, b, last, 1);
+  }
+  std::uint64_t h = mix(bytes_);  // the length too
+  for (std::size_t j = 0; j < kLanes; ++j) h = mix(mix(h ^ a[j]) ^ b[j]);
+  return h;
 }
 
 namespace {

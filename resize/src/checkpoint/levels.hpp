@@ -94,9 +94,52 @@ struct Segment {
 // in the old local order (they tile 0..local_count(p)-1). O(its blocks + cuts).
 std::vector<Segment> cut(const redist::Axis& old_axis, int p, const redist::Axis& new_axis);
 
+// ---- the level files a process keeps mapped ---------------------------------------
+
+// A checkpoint overwrites the oldest version in place (session_levels.cpp); the shell
+// keeps each such file mapped from one checkpoint to the next, so that the write is a copy
+// into pages that are already mapped and touched. This is the bookkeeping of those
+// mappings (the shell maps, unmaps and renames; nothing here calls the system).
+//
+// How many: the `keep` versions of the process's own local file and of each of the
+// `kept_copies` partner copies it keeps; keep < 2 overwrites nothing (every version is a
+// new file, keep = 0 keeps all), so none.
+std::size_t mapped_capacity(int keep, std::size_t kept_copies);
+
+struct MappedFile {
+  std::string path;              // the file's current name
+  int fd = -1;                   // open read-write
+  void* addr = nullptr;          // `mapped` bytes from the file's start
+  std::uint64_t mapped = 0;
+  std::uint64_t size = 0;        // the file's length, every page of it allocated
+  std::uint64_t last_use = 0;    // set by the table
+};
+
+// The mappings, at most capacity() of them; the least recently put one goes first. Every
+// call that drops entries returns them, for the shell to unmap and close.
+class MappedTable {
+ public:
+  std::vector<MappedFile> set_capacity(std::size_t capacity);
+  std::size_t capacity() const { return capacity_; }
+  std::size_t size() const { return files_.size(); }
+  // The entry named `path`, taken out of the table (false if none).
+  bool take(const std::string& path, MappedFile& out);
+  // `f` as the most recently used entry; an entry of the same name is displaced, and the
+  // least recently used ones beyond the capacity (`f` itself when the capacity is 0).
+  std::vector<MappedFile> put(MappedFile f);
+  // The entry `from` is now named `to`; an entry already named `to` is returned (its file
+  // was replaced by the rename).
+  std::vector<MappedFile> rename(const std::string& from, const std::string& to);
+  std::vector<MappedFile> clear();
+ private:
+  std::vector<MappedFile> files_;
+  std::size_t capacity_ = 0;
+  std::uint64_t clock_ = 0;
+};
+
 // ---- one process's level file -----------------------------------------------------
 
-inline constexpr int kLevelFormat = 1;
+inline constexpr int kLevelFormat = 2;  // 2: the striped checksum (1: one word at a time)
 
 // One matrix as its owner held it: the layout of the whole matrix (extended descriptor:
 // block sizes per dimension, grid, source coordinates) and the owner's coordinate; the
@@ -132,17 +175,26 @@ std::size_t element_size(char type);  // throws on an unknown letter
 // Sets offsets/bytes of the matrices and payload_bytes (the checksum is the caller's).
 void lay_out_payload(LevelHeader& h);
 
-// The payload's checksum: sum over 8-byte words w_i (the tail zero-padded) of
-// (w_i XOR key(i)) * (key2(i) | 1) mod 2^64; any change of a byte or a word's position
-// changes it. Streams: call update with consecutive pieces (any split), then value().
+// The payload's checksum (format 2), a Fletcher-style sum over 64-byte stripes in 8
+// independent 64-bit lanes, so that it vectorises and runs at memory speed: word j of
+// stripe s (the tail zero-padded) gives f_j(w) = w + lo32(w ^ key_j) * hi32(w ^ key_j);
+// lane j keeps a_j += f_j(w) and b_j += a_j (a_j sees every word's value, b_j also its
+// position: b_j = sum over stripes of (stripes - s) f_j(w_s)); value() mixes the 16 sums and
+// the byte length. A changed word changes a_j; a swap of two words of one lane changes b_j
+// by (t - s)(f_j(w_t) - f_j(w_s)), of two lanes a_j through the lanes' keys. Streams: call
+// update (or copy) with consecutive pieces (any split), then value().
 class PayloadChecksum {
  public:
+  static constexpr std::size_t kLanes = 8, kStripe = kLanes * 8;
   void update(const void* data, std::size_t bytes);
+  // update(src, bytes) and memcpy(dst, src, bytes) in one pass over the data.
+  void copy(void* dst, const void* src, std::size_t bytes);
   std::uint64_t value() const;
  private:
-  std::uint64_t sum_ = 0, word_ = 0;
-  std::uint64_t index_ = 0;           // words completed
-  unsigned fill_ = 0;                 // bytes in word_
+  void take(void* dst, const unsigned char* src, std::size_t bytes);
+  std::uint64_t a_[kLanes] = {}, b_[kLanes] = {};
+  std::uint64_t bytes_ = 0;           // bytes taken in all
+  unsigned char tail_[kStripe] = {};  // a stripe begun (bytes_ % kStripe of it)
 };
 
 // The file: "MALLVL\0\1", u64 header length, the header (little-endian fields), then the

@@ -173,9 +173,10 @@ struct Written {
 // The level file `name` under name.tmp (recycling `recycle`, see write_level_file).
 std::string write_tmp(const std::string& name, const std::string& recycle, std::size_t head_len, const Pieces& pieces,
                       lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head, Written& w,
-                      const std::function<void(std::size_t)>& ready = nullptr,
+                      MappedFiles& mapped, const std::function<void(std::size_t)>& ready = nullptr,
                       const std::function<void()>& tick = nullptr) {
-  std::string why = io::write_level_file(name + ".tmp", recycle, head_len, pieces, sum, make_head, ready, tick);
+  std::string why =
+      io::write_level_file(name + ".tmp", recycle, head_len, pieces, sum, make_head, ready, tick, &mapped);
   if (why.empty()) {
     w.renames.emplace_back(name + ".tmp", name);
     w.bytes += static_cast<std::int64_t>(head_len);
@@ -193,13 +194,13 @@ void progress(PartnerCopies& c) {
 // Copy k kept under name.tmp, each piece written as soon as its receive completes (the
 // file write overlaps the rest of the transfer).
 std::string write_kept(PartnerCopies& c, std::size_t k, const std::string& name, const std::string& recycle,
-                       Written& w) {
+                       Written& w, MappedFiles& mapped) {
   const std::vector<char>& buf = c.kept[k];
   const std::size_t head = c.head_len[k];
   auto& reqs = c.recvs[k];
   return write_tmp(name, recycle, head, c.pieces[k], nullptr,
                    [&] { return std::vector<char>(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(head)); }, w,
-                   [&](std::size_t i) { MPI_Wait(&reqs[i], MPI_STATUS_IGNORE); }, [&] { progress(c); });
+                   mapped, [&](std::size_t i) { MPI_Wait(&reqs[i], MPI_STATUS_IGNORE); }, [&] { progress(c); });
 }
 
 // An existing file of (kind, rank) that the pruning after this checkpoint would remove,
@@ -224,23 +225,28 @@ std::string to_recycle(const std::vector<std::string>& names, const std::string&
 
 // Renames every process's files once all succeeded; otherwise removes them and throws the
 // lowest failing rank's reason on every process.
-void publish(MPI_Comm world, std::string why, const Written& w, bool partner, const Nodes& nd, int rank) {
+void publish(MPI_Comm world, std::string why, const Written& w, bool partner, const Nodes& nd, int rank,
+             MappedFiles& mapped) {
   if (!why.empty())
     why = "checkpoint level " + std::string(partner ? "partner" : "local") + " on node " + nd.name + " (rank " +
           std::to_string(rank) + "): " + why;
   why = io::agree(world, why);
   if (!why.empty()) {
-    for (const auto& [tmp, fin] : w.renames) ::unlink(tmp.c_str());
+    for (const auto& [tmp, fin] : w.renames) {
+      mapped.forget(tmp);
+      ::unlink(tmp.c_str());
+    }
     throw CheckpointFailed(why + " (the newest previous version is intact)");
   }
-  for (const auto& [tmp, fin] : w.renames) std::rename(tmp.c_str(), fin.c_str());
+  for (const auto& [tmp, fin] : w.renames)
+    if (std::rename(tmp.c_str(), fin.c_str()) == 0) mapped.renamed(tmp, fin);  // a replaced `fin`'s mapping goes
 }
 
 // Keeps the newest `keep` versions of this process's own local files and of the partner
 // copies it keeps; older ones are freed on a background thread (file_release.hpp: tmpfs
 // gives a version's pages back in the unlink itself otherwise).
 void prune(const std::string& dir, const std::string& program, int rank, int nprocs, int keep, bool partner,
-           const std::vector<int>& from) {
+           const std::vector<int>& from, MappedFiles& mapped) {
   if (keep <= 0) return;
   std::map<std::pair<int, int>, std::vector<int>> versions;  // (kind, rank) -> iterations
   const std::set<int> mine_from(from.begin(), from.end());
@@ -251,8 +257,12 @@ void prune(const std::string& dir, const std::string& program, int rank, int npr
     if (own && n.nprocs == nprocs) versions[{static_cast<int>(n.kind), n.rank}].push_back(n.iteration);
   }
   for (const auto& [key, its] : versions)
-    for (int v : lv::versions_to_remove(its, keep))
-      remove_file(dir + "/" + lv::level_file_name(program, static_cast<lv::Level>(key.first), key.second, nprocs, v));
+    for (int v : lv::versions_to_remove(its, keep)) {
+      const std::string path =
+          dir + "/" + lv::level_file_name(program, static_cast<lv::Level>(key.first), key.second, nprocs, v);
+      mapped.forget(path);
+      remove_file(path);
+    }
 }
 
 std::string make_dir(const std::string& dir) {
@@ -283,10 +293,14 @@ double Session::checkpoint_levels(bool partner) {
   MPI_Barrier(I.world);
   const double t0 = MPI_Wtime();
   if (!st.nodes || st.world != I.world) {  // the world changed (a resize): nodes again
+    st.mapped.clear();                     // its files are the old world's
     st.nodes = io::discover(I.world);
     st.world = I.world;
   }
   const Nodes& nd = *st.nodes;
+  st.mapped.set_capacity(lv::mapped_capacity(
+      st.cadence.keep,
+      nd.count < 2 ? 0 : lv::kept_from(nd.local, nd.local_size, static_cast<int>(nd.source_ranks.size())).size()));
   const int rank = I.rank(), nprocs = I.size();
   if (partner && nd.count < 2)
     throw CheckpointFailed("checkpoint level partner: the job runs on one node (" + nd.name +
@@ -328,18 +342,19 @@ double Session::checkpoint_levels(bool partner) {
                       if (partner) return head;
                       h.payload_checksum = fused.value();
                       return lv::encode_header(h);
-                    }, w, nullptr, [&] { progress(copies); });
+                    }, w, st.mapped, nullptr, [&] { progress(copies); });
   }
   for (std::size_t k = 0; k < copies.kept.size() && why.empty(); ++k) {
     const int r = copies.from[k];
     why = write_kept(copies, k, dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, r, nprocs, h.iteration),
-                     to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs, h.iteration, keep), w);
+                     to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs, h.iteration, keep), w,
+                     st.mapped);
   }
   for (auto& r : copies.recvs) io::wait_all(r);  // a failed write leaves receives to complete
   io::wait_all(copies.sends);
   copies.kept.clear();
-  publish(I.world, why, w, partner, nd, rank);
-  prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from);
+  publish(I.world, why, w, partner, nd, rank, st.mapped);
+  prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from, st.mapped);
   // Bytes per node (own + partner copies) and the time of the slowest process.
   std::int64_t node_bytes = 0, most = 0, total = 0;
   MPI_Allreduce(&w.bytes, &node_bytes, 1, MPI_INT64_T, MPI_SUM, nd.node);
@@ -372,6 +387,7 @@ std::string Session::level_checkpoint_if_due(bool last) {
   if (!now[0] && !now[1]) return {};
   if (now[1]) {
     if (!st.nodes || st.world != I.world) {
+      st.mapped.clear();
       st.nodes = io::discover(I.world);
       st.world = I.world;
     }

@@ -7,6 +7,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,6 +23,86 @@
 namespace resize::detail {
 
 namespace lv = resize::levels;
+
+// ---- MappedFiles ----------------------------------------------------------------------
+
+namespace {
+
+void release(std::vector<lv::MappedFile> files) {
+  for (auto& f : files) {
+    if (f.addr) ::munmap(f.addr, static_cast<std::size_t>(f.mapped));
+    if (f.fd >= 0) ::close(f.fd);
+  }
+}
+
+}  // namespace
+
+void MappedFiles::set_capacity(std::size_t capacity) {
+  if (capacity != table_.capacity()) release(table_.set_capacity(capacity));
+}
+
+void MappedFiles::renamed(const std::string& from, const std::string& to) { release(table_.rename(from, to)); }
+
+void MappedFiles::forget(const std::string& path) {
+  lv::MappedFile f;
+  if (table_.take(path, f)) release({f});
+}
+
+void MappedFiles::clear() { release(table_.clear()); }
+
+char* MappedFiles::open(const std::string& path, const std::string& recycle, std::size_t length, std::string& why) {
+  why.clear();
+  if (table_.capacity() == 0 || length == 0) return nullptr;
+  lv::MappedFile f;
+  bool have = false;
+  if (!recycle.empty() && table_.take(recycle, f)) {
+    // Still the file of that name (not replaced behind our back), renamed with its mapping.
+    struct stat mine {}, named {};
+    have = ::fstat(f.fd, &mine) == 0 && ::stat(recycle.c_str(), &named) == 0 && mine.st_ino == named.st_ino &&
+           mine.st_dev == named.st_dev && std::rename(recycle.c_str(), path.c_str()) == 0;
+    if (!have) release({f});
+  }
+  if (!have) {
+    const bool reused = !recycle.empty() && std::rename(recycle.c_str(), path.c_str()) == 0;
+    f = lv::MappedFile{};
+    f.path = path;
+    f.fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | (reused ? 0 : O_TRUNC), 0600);
+    if (f.fd < 0) {
+      why = "cannot create " + path + ": " + std::strerror(errno);
+      return nullptr;
+    }
+    // size 0: allocate it all below (fallocate skips the pages a recycled file has).
+  }
+  f.path = path;
+  const auto give_up = [&](int err) {  // err 0: no mapping here, the caller writes instead
+    if (err) why = "cannot write " + path + ": " + std::strerror(err);
+    release({f});
+    if (err) ::unlink(path.c_str());
+    return nullptr;
+  };
+  if (f.size < length) {
+    const int err = ::fallocate(f.fd, 0, static_cast<off_t>(f.size), static_cast<off_t>(length - f.size)) == 0 ? 0 : errno;
+    if (err == EOPNOTSUPP || err == ENOSYS) return give_up(0);
+    if (err) return give_up(err);
+  }
+  if (f.size > length || (f.size == 0 && length > 0)) {  // shorter than before (or a recycled file's old tail)
+    if (::ftruncate(f.fd, static_cast<off_t>(length)) != 0) return give_up(errno);
+  }
+  f.size = length;
+  if (f.mapped < length) {
+    if (f.addr) ::munmap(f.addr, static_cast<std::size_t>(f.mapped));
+    f.addr = nullptr;
+    f.mapped = 0;
+    // MAP_POPULATE: the page table filled in one call, not one fault per page in the copy.
+    void* p = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, f.fd, 0);
+    if (p == MAP_FAILED) return give_up(0);
+    f.addr = p;
+    f.mapped = length;
+  }
+  char* addr = static_cast<char*>(f.addr);
+  release(table_.put(std::move(f)));  // capacity >= 1: `f` stays
+  return addr;
+}
 
 Nodes::~Nodes() {
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
@@ -200,7 +282,38 @@ bool pwrite_all(int fd, const char* p, std::size_t n, off_t off) {
 std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
                              const std::vector<std::pair<const char*, std::size_t>>& pieces,
                              lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
-                             const std::function<void(std::size_t)>& ready, const std::function<void()>& tick) {
+                             const std::function<void(std::size_t)>& ready, const std::function<void()>& tick,
+                             MappedFiles* mapped) {
+  if (mapped) {
+    std::size_t length = head_len;
+    for (const auto& pc : pieces) length += pc.second;
+    std::string why;
+    char* file = mapped->open(path, recycle, length, why);
+    if (!why.empty()) return why;
+    if (file) {
+      std::size_t off = head_len;
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        if (ready) ready(i);
+        const auto& [p, n] = pieces[i];
+        for (std::size_t at = 0; at < n; at += kSumChunk) {
+          const std::size_t len = std::min(kSumChunk, n - at);
+          if (sum) sum->copy(file + off, p + at, len);
+          else std::memcpy(file + off, p + at, len);
+          off += len;
+          if (tick) tick();
+        }
+      }
+      const std::vector<char> head = make_head ? make_head() : std::vector<char>{};
+      if (head.size() != head_len) {  // not reached: the header's length is fixed by its fields
+        mapped->forget(path);
+        ::unlink(path.c_str());
+        return "cannot write " + path + ": the header changed length";
+      }
+      std::memcpy(file, head.data(), head.size());
+      return {};
+    }
+    // No mapping to be had: write() below (`recycle`, if it was renamed, is `path` now).
+  }
   const bool reused = !recycle.empty() && std::rename(recycle.c_str(), path.c_str()) == 0;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | (reused ? 0 : O_TRUNC), 0600);
   if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);

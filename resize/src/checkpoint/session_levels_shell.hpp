@@ -40,6 +40,35 @@ struct Nodes {
   ~Nodes();
 };
 
+// The level files this process keeps mapped between checkpoints (levels::MappedTable's
+// bookkeeping, the system calls here): a checkpoint that overwrites an older version in
+// place copies into that file's pages, already mapped and touched by the previous write,
+// instead of write()'s path through the kernel. Released when the session ends, the world
+// changes or keep changes. No MPI.
+class MappedFiles {
+ public:
+  MappedFiles() = default;
+  MappedFiles(const MappedFiles&) = delete;
+  MappedFiles& operator=(const MappedFiles&) = delete;
+  ~MappedFiles() { clear(); }
+  void set_capacity(std::size_t capacity);
+  // A writable shared mapping of the file `path`, exactly `length` bytes long with every
+  // page allocated (so that a full file system is ENOSPC here, not SIGBUS in the copy):
+  // the file `recycle` (or "") renamed to `path` first, its mapping reused when this
+  // process has it mapped. nullptr with `why` empty: no mapping here (capacity 0, or the
+  // file system cannot fallocate or mmap): the caller writes with write(). nullptr with
+  // `why`: the error (errno's text), `path` removed.
+  char* open(const std::string& path, const std::string& recycle, std::size_t length, std::string& why);
+  // After rename(from, to): the mapping follows (a mapping of the replaced `to` is released).
+  void renamed(const std::string& from, const std::string& to);
+  // Before `path` is removed or replaced: its mapping released.
+  void forget(const std::string& path);
+  void clear();
+  std::size_t size() const { return table_.size(); }
+ private:
+  levels::MappedTable table_;
+};
+
 // What a Session keeps for its levels (Session::Impl::levels).
 struct LevelState {
   LevelCadence cadence;
@@ -50,6 +79,7 @@ struct LevelState {
   std::unique_ptr<Nodes> nodes;
   MPI_Comm world = MPI_COMM_NULL;  // the world `nodes` describes
   bool warned_one_node = false;
+  MappedFiles mapped;  // this process's level files kept mapped (the world's, `keep`'s)
 };
 
 namespace level_io {
@@ -84,12 +114,15 @@ void wait_all(std::vector<MPI_Request>& reqs);
 // handing out fresh zeroed ones. "" or the reason (errno's text), the file removed on
 // failure. `ready(i)`, if given, is called before piece i is written (e.g. to wait for it
 // to arrive); `tick()` after each chunk written (e.g. to let MPI progress the messages
-// in flight: Open MPI's TCP transport moves data only inside MPI calls).
+// in flight: Open MPI's TCP transport moves data only inside MPI calls). With `mapped`
+// (and a mapping to be had, MappedFiles::open), the file is written by copying into its
+// mapping (summed in the same pass, PayloadChecksum::copy), the header last; it stays
+// mapped under `path` (the caller tells `mapped` of the rename or removal that follows).
 std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
                              const std::vector<std::pair<const char*, std::size_t>>& pieces,
                              resize::levels::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
                              const std::function<void(std::size_t)>& ready = nullptr,
-                             const std::function<void()>& tick = nullptr);
+                             const std::function<void()>& tick = nullptr, MappedFiles* mapped = nullptr);
 
 // The names in `dir`, sorted (none if it cannot be read).
 std::vector<std::string> list_dir(const std::string& dir);
