@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -104,18 +105,25 @@ constexpr std::size_t kPipe = std::size_t{4} << 20;
 
 struct PartnerCopies {
   std::vector<int> from;                  // their world ranks
-  std::vector<std::vector<char>> kept;    // header + payload of each
+  std::vector<char*> into;                // where each is received: its file's mapping, or kept[k]
+  std::vector<bool> in_file;              // received straight into its file (nothing to write)
+  std::vector<std::vector<char>> kept;    // header + payload of each not received into its file
   std::vector<std::size_t> head_len;      // the header's bytes of each
   std::vector<Pieces> pieces;             // each copy's payload pieces as received, in order
   std::vector<std::vector<MPI_Request>> recvs;  // their receives, one per piece
   std::vector<MPI_Request> sends;         // my payload to my partner process
 };
 
+// Where copy k (from world rank `from`, `bytes` of header and payload) is received: its
+// level file's mapping (MappedFiles::open), or nullptr for a buffer of its own.
+using PlaceCopy = std::function<char*(std::size_t k, int from, std::size_t bytes)>;
+
 // Header then payload in the pieces it is made of: the receiver learns the pieces from the
-// header, so its receives match the sends one for one, without packing a copy. Returns with
-// the payload messages posted (copies.reqs).
+// header, so its receives match the sends one for one, without packing a copy. Each copy
+// kept is received where `place` says (straight into its mapped file: no buffer, no copy).
+// Returns with the payload messages posted (copies.recvs, copies.sends).
 void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<char>& head, std::uint64_t payload_bytes,
-                          const Pieces& payload, PartnerCopies& c) {
+                          const Pieces& payload, PartnerCopies& c, const PlaceCopy& place) {
   const int to = nd.partner_ranks[static_cast<std::size_t>(
       lv::partner_local(nd.local, static_cast<int>(nd.partner_ranks.size())))];
   for (int j : lv::kept_from(nd.local, nd.local_size, static_cast<int>(nd.source_ranks.size())))
@@ -132,10 +140,18 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
   MPI_Isend(my_len, 2, MPI_UNSIGNED_LONG_LONG, to, 701, world, &reqs.back());
   io::wait_all(reqs);
   std::vector<MPI_Request> heads;
+  c.kept.resize(c.from.size());
   for (std::size_t k = 0; k < c.from.size(); ++k) {
-    c.kept.emplace_back(static_cast<std::size_t>(their_len[k][0] + their_len[k][1]));
+    const auto bytes = static_cast<std::size_t>(their_len[k][0] + their_len[k][1]);
+    char* file = place(k, c.from[k], bytes);
+    if (!file) {
+      c.kept[k].resize(bytes);
+      file = c.kept[k].data();
+    }
+    c.into.push_back(file);
+    c.in_file.push_back(file != c.kept[k].data());
     c.head_len.push_back(static_cast<std::size_t>(their_len[k][0]));
-    io::recv_bytes(c.kept.back().data(), static_cast<std::size_t>(their_len[k][0]), c.from[k], 702, world, heads);
+    io::recv_bytes(file, static_cast<std::size_t>(their_len[k][0]), c.from[k], 702, world, heads);
   }
   io::send_bytes(head.data(), head.size(), to, 702, world, c.sends);
   io::wait_all(heads);
@@ -145,7 +161,7 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
     std::size_t used = 0;
     lv::LevelHeader theirs;
     try {
-      theirs = lv::decode_header(c.kept[k].data(), static_cast<std::size_t>(their_len[k][0]), used);
+      theirs = lv::decode_header(c.into[k], static_cast<std::size_t>(their_len[k][0]), used);
     } catch (const Error& e) {
       throw CheckpointFailed(std::string("checkpoint level partner: the header from rank ") +
                              std::to_string(c.from[k]) + " is damaged: " + e.what());  // not reached unless memory is corrupt
@@ -154,9 +170,9 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
     for (const auto& m : theirs.matrices) {
       for (std::size_t off = 0; off < m.bytes; off += kPipe) {  // as the sender's send_bytes cuts them
         const std::size_t len = std::min<std::size_t>(kPipe, m.bytes - off);
-        c.pieces[k].emplace_back(c.kept[k].data() + at + off, len);
+        c.pieces[k].emplace_back(c.into[k] + at + off, len);
         c.recvs[k].emplace_back();
-        MPI_Irecv(c.kept[k].data() + at + off, static_cast<int>(len), MPI_BYTE, c.from[k], 703, world, &c.recvs[k].back());
+        MPI_Irecv(c.into[k] + at + off, static_cast<int>(len), MPI_BYTE, c.from[k], 703, world, &c.recvs[k].back());
       }
       at += static_cast<std::size_t>(m.bytes);
     }
@@ -195,11 +211,11 @@ void progress(PartnerCopies& c) {
 // file write overlaps the rest of the transfer).
 std::string write_kept(PartnerCopies& c, std::size_t k, const std::string& name, const std::string& recycle,
                        Written& w, MappedFiles& mapped) {
-  const std::vector<char>& buf = c.kept[k];
+  const char* buf = c.into[k];
   const std::size_t head = c.head_len[k];
   auto& reqs = c.recvs[k];
   return write_tmp(name, recycle, head, c.pieces[k], nullptr,
-                   [&] { return std::vector<char>(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(head)); }, w,
+                   [&] { return std::vector<char>(buf, buf + head); }, w,
                    mapped, [&](std::size_t i) { MPI_Wait(&reqs[i], MPI_STATUS_IGNORE); }, [&] { progress(c); });
 }
 
@@ -265,6 +281,30 @@ void prune(const std::string& dir, const std::string& program, int rank, int npr
     }
 }
 
+// MALLEABLE_LEVELS_TRACE=1: each process prints where its level checkpoint's time went
+// (one line per checkpoint on stderr; a diagnostic for the benchmarks).
+class Phases {
+ public:
+  explicit Phases(double t0) : last_(t0), on_(std::getenv("MALLEABLE_LEVELS_TRACE") != nullptr) {
+    if (on_) mark("state");
+  }
+  void mark(const char* what) {
+    if (!on_) return;
+    const double t = MPI_Wtime();
+    char item[64];
+    std::snprintf(item, sizeof item, " %s %.1f", what, (t - last_) * 1e3);
+    line_ += item;
+    last_ = t;
+  }
+  void print(int rank, bool partner) const {
+    if (on_) std::fprintf(stderr, "levels trace rank %d %s (ms):%s\n", rank, partner ? "local+partner" : "local", line_.c_str());
+  }
+ private:
+  double last_;
+  bool on_;
+  std::string line_;
+};
+
 std::string make_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -316,6 +356,7 @@ double Session::checkpoint_levels(bool partner) {
   h.npcol = I.shape.npcol;
   if (I.root() && I.pack) h.state = I.pack();
   io::bcast_bytes(h.state, 0, I.world);
+  Phases phases(t0);
   std::vector<Piece> pieces;
   for (const auto& r : I.mats) h.matrices.push_back(level_matrix(describe(r, I.grid, rank), pieces.emplace_back()));
   lv::lay_out_payload(h);
@@ -328,12 +369,29 @@ double Session::checkpoint_levels(bool partner) {
   const std::vector<char> head = lv::encode_header(h);
   const std::string dir = st.dir + "/" + nd.name;
   std::string why = make_dir(dir);
-  PartnerCopies copies;
-  if (partner) start_partner_copies(nd, I.world, head, h.payload_bytes, payload, copies);
-  // The local level while the partner copies travel, then the copies kept.
   const std::vector<std::string> names = why.empty() ? io::list_dir(dir) : std::vector<std::string>{};
   const int keep = st.cadence.keep;
   Written w;
+  const auto kept_name = [&](int r) {
+    return dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, r, nprocs, h.iteration);
+  };
+  PartnerCopies copies;
+  if (partner)
+    start_partner_copies(nd, I.world, head, h.payload_bytes, payload, copies,
+                         [&](std::size_t, int r, std::size_t bytes) -> char* {
+                           if (!why.empty()) return nullptr;  // received into a buffer, then dropped
+                           const std::string name = kept_name(r);
+                           char* file = st.mapped.open(
+                               name + ".tmp", to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs,
+                                                         h.iteration, keep), bytes, why);
+                           if (file) {
+                             w.renames.emplace_back(name + ".tmp", name);
+                             w.bytes += static_cast<std::int64_t>(bytes);
+                           }
+                           return file;
+                         });
+  phases.mark("exchange headers");
+  // The local level while the partner copies travel, then the copies kept.
   if (why.empty()) {
     lv::PayloadChecksum fused;
     why = write_tmp(dir + "/" + lv::level_file_name(h.program, lv::Level::Local, rank, nprocs, h.iteration),
@@ -344,17 +402,23 @@ double Session::checkpoint_levels(bool partner) {
                       return lv::encode_header(h);
                     }, w, st.mapped, nullptr, [&] { progress(copies); });
   }
-  for (std::size_t k = 0; k < copies.kept.size() && why.empty(); ++k) {
+  for (std::size_t k = 0; k < copies.from.size() && why.empty(); ++k) {
     const int r = copies.from[k];
-    why = write_kept(copies, k, dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, r, nprocs, h.iteration),
+    if (copies.in_file[k]) continue;  // complete once its receives are (below)
+    why = write_kept(copies, k, kept_name(r),
                      to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs, h.iteration, keep), w,
                      st.mapped);
   }
+  phases.mark("local file");  // and the copies kept that were not received into their files
   for (auto& r : copies.recvs) io::wait_all(r);  // a failed write leaves receives to complete
+  phases.mark("copies kept arrive");
   io::wait_all(copies.sends);
+  phases.mark("my copy sent");
   copies.kept.clear();
   publish(I.world, why, w, partner, nd, rank, st.mapped);
+  phases.mark("agree and rename");
   prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from, st.mapped);
+  phases.mark("prune");
   // Bytes per node (own + partner copies) and the time of the slowest process.
   std::int64_t node_bytes = 0, most = 0, total = 0;
   MPI_Allreduce(&w.bytes, &node_bytes, 1, MPI_INT64_T, MPI_SUM, nd.node);
@@ -362,6 +426,8 @@ double Session::checkpoint_levels(bool partner) {
   MPI_Allreduce(&w.bytes, &total, 1, MPI_INT64_T, MPI_SUM, I.world);
   double dt = MPI_Wtime() - t0, slowest = 0;
   MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
+  phases.mark("report");
+  phases.print(rank, partner);
   if (I.root()) I.level_records.push_back({I.iteration, partner, slowest, most, total});
   char line[160];
   std::snprintf(line, sizeof line, " (%.1f ms, %.1f MB on the busiest node, %.1f MB in all)", slowest * 1e3,
