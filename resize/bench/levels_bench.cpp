@@ -68,6 +68,7 @@ int main(int argc, char** argv) {
     c.keep = 2;  // the default: the oldest version's pages are reused in place (session_levels.cpp)
     S.set_level_checkpointing(c);
     const std::size_t bytes = a.size() * sizeof(double);
+    std::vector<double> ring_recv;  // this process's receives in each ring transfer
     std::vector<double> t_fresh, t_warm, t_warm_all, t_local, t_partner, t_global, t_ring;
     // The raw transfer the partner level makes: every process sends its bytes to the same
     // local index one node further (processes per node: MALLEABLE_NODE_MAP=every=K, else
@@ -128,8 +129,23 @@ int main(int argc, char** argv) {
             MPI_Isend(reinterpret_cast<const char*>(a.data()) + at,
                       static_cast<int>(std::min<std::size_t>(4 << 20, bytes - at)), MPI_BYTE, ring_to, 9, S.world(),
                       &r[k++]);
-          MPI_Waitall(static_cast<int>(k), r.data(), MPI_STATUSES_IGNORE);
+          // Receives first (posted first), so that the time they took is known per
+          // direction (MALLEABLE_LEVELS_TRACE).
+          const std::size_t nrecv = pieces_of(inbox.size());
+          const double r0 = MPI_Wtime();
+          MPI_Waitall(static_cast<int>(nrecv), r.data(), MPI_STATUSES_IGNORE);
+          ring_recv.push_back(MPI_Wtime() - r0);
+          MPI_Waitall(static_cast<int>(k - nrecv), r.data() + nrecv, MPI_STATUSES_IGNORE);
         }));
+    }
+    if (std::getenv("MALLEABLE_LEVELS_TRACE") && !ring_recv.empty()) {
+      // Each process's median time until its partner's bytes had arrived.
+      const double mine_recv = median(ring_recv);
+      std::vector<double> all(static_cast<std::size_t>(np));
+      MPI_Gather(&mine_recv, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, 0, S.world());
+      if (me == 0)
+        for (int q = 0; q < np; ++q)
+          std::printf("mpi_ring_recv rank %d from rank %d: %.4f s\n", q, (q - ppn + np) % np, all[static_cast<std::size_t>(q)]);
     }
     long long mine = static_cast<long long>(bytes), most = 0;
     MPI_Allreduce(&mine, &most, 1, MPI_LONG_LONG, MPI_MAX, S.world());
