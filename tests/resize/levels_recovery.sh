@@ -5,12 +5,13 @@
 # the survivors' local copies and the partner copies onto 2x2 without the global file; a
 # damaged partner copy falls back to the global file; two nodes lost with and without
 # partners covering them; refusals on every rank (one node for a partner level, a
-# directory that cannot be made). Leaves nothing behind.
+# directory that cannot be made, a file system without room for the next version). Leaves
+# nothing behind.
 # Usage: levels_recovery.sh MPIEXEC PROGRAM
 set -uo pipefail
 mpiexec=$1 prog=$2
 tmp=$(mktemp -d /dev/shm/malleable-levels-test.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
+trap 'umount "$tmp/small" 2>/dev/null; rm -rf "$tmp"' EXIT
 fails=0
 say() { echo "$*"; }
 bad() { echo "FAILED: $*"; fails=$((fails + 1)); }
@@ -95,6 +96,23 @@ have=$(ls "$tmp/one"/* 2>/dev/null | xargs -n1 basename 2>/dev/null | tr '\n' ' 
 run 2 every=1 write /proc/malleable-levels 1
 [[ $rc -eq 3 && $(grep -c "refused (rank .): checkpoint level local on node node1 (rank 0): checkpoint level directory /proc/malleable-levels/node1 cannot be created" "$tmp/out") -eq 2 ]] ||
   bad "an impossible directory: not refused on both ranks (status $rc)"
+
+say "== no room for the next version: a tmpfs that holds one version (the file's length is allocated before it is mapped)"
+rm -rf "$tmp/probe"
+run 2 every=2 write "$tmp/probe" 1
+pages=0
+for f in "$tmp/probe/node1"/*; do pages=$((pages + ($(stat -c %s "$f") + 4095) / 4096)); done
+mkdir -p "$tmp/small"
+if mount -t tmpfs -o size=$(((pages + 2) * 4096)) tmpfs "$tmp/small" 2>/dev/null; then
+  run 2 every=2 write "$tmp/small/l" 2
+  [[ $rc -eq 3 && $(grep -c "refused (rank .): checkpoint level local on node node1 (rank .): cannot write .*: No space left on device (the newest previous version is intact)" "$tmp/out") -eq 2 ]] ||
+    bad "no room: not refused on both ranks (status $rc)"
+  have=$(ls "$tmp/small/l/node1" | tr '\n' ' ')
+  [[ $have == "levels.local.r0-2.v000001 levels.local.r1-2.v000001 " ]] || bad "after no room the directory holds: $have"
+  umount "$tmp/small"
+else
+  say "   (skipped: cannot mount a tmpfs here)"
+fi
 
 if ((fails)); then echo "FAILED: $fails check(s)"; exit 1; fi
 echo "PASS: levels written, recovered after a lost node without the global file, fallbacks and refusals"
