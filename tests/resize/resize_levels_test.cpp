@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Issue 35, the pure core of checkpoint levels (resize/src/checkpoint/levels.hpp):
-// partners, intervals, retention, the recovery choice and the level file's header.
+// partners, intervals, retention, the recovery choice, the level file's header and
+// checksum, the mapped files' bookkeeping; and MappedFiles, the shell that maps the level
+// files (no MPI call in it), on files in a temporary directory.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 #include "checkpoint/levels.hpp"
+#include "checkpoint/session_levels_shell.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace lv = resize::levels;
@@ -424,4 +431,101 @@ TEST(Levels, MappedTableKeepsTheMostRecentlyUsed) {
   t.put(mapped("i", 12));
   EXPECT_EQ(paths(t.clear()), (std::vector<std::string>{"h", "i"}));
   EXPECT_EQ(t.size(), 0u);
+}
+
+// ---- MappedFiles (the shell of the mapped level files; no MPI call in it) -------------
+
+namespace {
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+ino_t inode_of(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+struct TempDir {
+  std::string path;
+  TempDir() {
+    static int count = 0;
+    path = (std::filesystem::temp_directory_path() /
+            ("malleable-mapped-" + std::to_string(::getpid()) + "-" + std::to_string(count++)))
+               .string();
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
+}  // namespace
+
+TEST(LevelsShell, MappedFileIsWrittenAndReusedInPlace) {
+  TempDir d;
+  resize::detail::MappedFiles m;
+  m.set_capacity(2);
+  std::string why;
+  // A new file, exactly the length asked for, its bytes those copied into the mapping.
+  char* p = m.open(d.path + "/a.tmp", "", 10000, why);
+  ASSERT_TRUE(p) << why;
+  std::memset(p, 'x', 10000);
+  EXPECT_EQ(slurp(d.path + "/a.tmp"), std::string(10000, 'x'));
+  ASSERT_EQ(std::rename((d.path + "/a.tmp").c_str(), (d.path + "/a").c_str()), 0);
+  m.renamed(d.path + "/a.tmp", d.path + "/a");
+  const ino_t a = inode_of(d.path + "/a");
+  // Recycled: renamed to the new name, the same file (inode) and the same mapping, shorter.
+  char* q = m.open(d.path + "/b.tmp", d.path + "/a", 6000, why);
+  ASSERT_TRUE(q) << why;
+  EXPECT_EQ(q, p);
+  EXPECT_FALSE(std::filesystem::exists(d.path + "/a"));
+  EXPECT_EQ(inode_of(d.path + "/b.tmp"), a);
+  std::memset(q, 'y', 6000);
+  EXPECT_EQ(slurp(d.path + "/b.tmp"), std::string(6000, 'y'));
+  // Longer again: still the same file, every byte there.
+  char* r = m.open(d.path + "/c.tmp", d.path + "/b.tmp", 20000, why);
+  ASSERT_TRUE(r) << why;
+  EXPECT_EQ(inode_of(d.path + "/c.tmp"), a);
+  std::memset(r, 'z', 20000);
+  EXPECT_EQ(slurp(d.path + "/c.tmp"), std::string(20000, 'z'));
+  EXPECT_EQ(m.size(), 1u);
+}
+
+TEST(LevelsShell, MappedFileReplacedBehindItsBackIsNotWrittenThrough) {
+  TempDir d;
+  resize::detail::MappedFiles m;
+  m.set_capacity(2);
+  std::string why;
+  char* p = m.open(d.path + "/a", "", 4096, why);
+  ASSERT_TRUE(p) << why;
+  std::memset(p, 'x', 4096);
+  // Someone else puts another file under that name.
+  ASSERT_EQ(std::rename((d.path + "/a").c_str(), (d.path + "/old").c_str()), 0);
+  { std::ofstream(d.path + "/a") << "someone else's"; }
+  const ino_t theirs = inode_of(d.path + "/a");
+  char* q = m.open(d.path + "/b", d.path + "/a", 4096, why);
+  ASSERT_TRUE(q) << why;
+  std::memset(q, 'y', 4096);
+  // Their file (renamed to b) got the new bytes; the file this process had mapped did not.
+  EXPECT_EQ(inode_of(d.path + "/b"), theirs);
+  EXPECT_EQ(slurp(d.path + "/b"), std::string(4096, 'y'));
+  EXPECT_EQ(slurp(d.path + "/old"), std::string(4096, 'x'));
+}
+
+TEST(LevelsShell, NoMappingWithoutCapacityAndErrorsSaySo) {
+  TempDir d;
+  resize::detail::MappedFiles m;
+  std::string why;
+  EXPECT_EQ(m.open(d.path + "/a", "", 100, why), nullptr);  // capacity 0: the caller writes
+  EXPECT_TRUE(why.empty());
+  m.set_capacity(1);
+  EXPECT_EQ(m.open(d.path + "/no/such/dir/a", "", 100, why), nullptr);
+  EXPECT_NE(why.find("cannot create"), std::string::npos) << why;
+  // Forgotten: the mapping goes, the file stays as it was written.
+  char* p = m.open(d.path + "/a", "", 100, why);
+  ASSERT_TRUE(p) << why;
+  std::memset(p, 'k', 100);
+  m.forget(d.path + "/a");
+  EXPECT_EQ(m.size(), 0u);
+  EXPECT_EQ(slurp(d.path + "/a"), std::string(100, 'k'));
 }
