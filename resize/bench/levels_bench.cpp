@@ -4,7 +4,8 @@
 // an N x N double matrix in NB x NB blocks on a PxQ grid; each repetition times (slowest
 // process, after a barrier) a memcpy of each process's local matrix into a buffer
 // allocated for it (fresh pages, as a new file in /dev/shm gets) and into one already
-// touched, the local level, the local + partner level, and the global checkpoint.
+// touched, the local level, the local + partner level, and the global checkpoint; the
+// levels' first checkpoints (which create their files) before that, timed on their own.
 // Nodes: as the session finds them (MALLEABLE_NODE_MAP emulates several on one machine).
 // Prints one line per measurement (median of the repetitions) and the ratios.
 // Usage: levels_bench N NB PxQ LEVEL_DIR GLOBAL_DIR [repeats]
@@ -90,6 +91,25 @@ int main(int argc, char** argv) {
     std::vector<char> inbox(np > ppn ? static_cast<std::size_t>(their_len) : 0);
     auto pieces_of = [](std::size_t n) { return (n + (4 << 20) - 1) / (4 << 20); };
     std::vector<char> warm(bytes, 1);
+    // The first `keep` checkpoints of each level create their files (the later ones
+    // overwrite the oldest version in place, its pages mapped and touched): made before
+    // the timed repetitions, the first of each timed on its own.
+    double first_local = 0, first_partner = 0;
+    bool one_node = false;
+    for (int k = 0; k < c.keep; ++k) {
+      S.begin_iteration();
+      S.end_iteration();
+      const double tl = timed(S.world(), [&] { S.checkpoint_levels(false); });
+      if (k == 0) first_local = tl;
+      S.begin_iteration();
+      S.end_iteration();
+      try {
+        const double tp = timed(S.world(), [&] { S.checkpoint_levels(true); });
+        if (k == 0) first_partner = tp;
+      } catch (const resize::CheckpointFailed&) {
+        one_node = true;
+      }
+    }
     for (int r = 0; r < reps; ++r) {
       S.begin_iteration();
       S.end_iteration();
@@ -156,6 +176,8 @@ int main(int argc, char** argv) {
       std::printf("levels N=%d NB=%d grid %s, %d processes, %lld bytes on the busiest process, %d repetitions "
                   "(medians, slowest process)\n",
                   n, nb, grid.c_str(), S.world_size(), most, reps);
+      std::printf("local_first_s %.4f (the first checkpoint: creates the files)\n", first_local);
+      if (!one_node) std::printf("local_partner_first_s %.4f (the first: creates the files)\n", first_partner);
       std::printf("memcpy_fresh_s %.4f\nmemcpy_warm_s %.4f\nlocal_s %.4f\nlocal_partner_s %.4f\nglobal_s %.4f\n", f, w,
                   l, p, g);
       std::printf("node_bytes_local_partner %lld\n", rec.empty() ? 0LL : static_cast<long long>(rec.back().node_bytes));

@@ -7,6 +7,10 @@
 # processes' payload / 125 MB/s: every node sends to one partner while it receives from
 # another, full duplex). Levels in /dev/shm/<dir>/<host> (each node its own directory),
 # the global file on this machine's disk. Takes the cluster lock, leaves nothing behind.
+# LEVELS_MCA="--mca NAME VALUE ...": Open MPI parameters for the runs, and LEVELS_TAG=T
+# names their outputs cluster-T-<grid>.txt (e.g. LEVELS_MCA="--mca btl_tcp_links 2"
+# LEVELS_TAG=links2: two TCP connections per pair of processes; with one, a pair's two
+# directions shared one connection here and one of them ran at half the link's rate).
 # Usage: levels_cluster_bench.sh [build dir] [N] [NB] [repeats] [output dir]
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -19,15 +23,17 @@ trap 'rc=$?; rm -rf "$levels" "$global"; cluster_end $rc' EXIT
 export RESIZE_HISTORY=off
 [[ -n $out ]] && mkdir -p "$out"
 link=125000000  # bytes/s of 1 Gbit/s
-echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); links 1 Gbit/s (tc)"
+read -r -a mca <<<"${LEVELS_MCA:-}"
+tag=${LEVELS_TAG:+$LEVELS_TAG-}
+echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); links 1 Gbit/s (tc)${LEVELS_MCA:+; Open MPI $LEVELS_MCA}"
 for p in 2 3; do
   hosts=node1:$p,node2:$p
   [[ $p -eq 3 ]] && hosts+=,node3:$p
   echo "== ${p}x$p over $p nodes ($hosts)"
-  mpirun_on node1 -n $((p * p)) --host "$hosts" -x OPENBLAS_NUM_THREADS=1 -x RESIZE_HISTORY=off \
+  mpirun_on node1 -n $((p * p)) --host "$hosts" "${mca[@]}" -x OPENBLAS_NUM_THREADS=1 -x RESIZE_HISTORY=off \
     timeout 900 "$BUILD/resize/levels_bench" "$n" "$nb" "${p}x$p" "$levels/grid$p" "$global" "$reps" >"$global/run.txt"
   cat "$global/run.txt"
-  [[ -n $out ]] && cp "$global/run.txt" "$out/cluster-${p}x$p.txt"
+  [[ -n $out ]] && cp "$global/run.txt" "$out/cluster-$tag${p}x$p.txt"
   awk -v ppn=$p -v link=$link '
     /bytes on the busiest process/ { for (i = 1; i <= NF; ++i) if ($(i+1) == "bytes") b = $i }
     $1 == "local_s" { l = $2 } $1 == "local_partner_s" { lp = $2 } $1 == "mpi_ring_s" { r = $2 }

@@ -11,6 +11,8 @@
 # on its 1 Gbit/s link) take the assumptions below: a node's client bandwidth to the file
 # system, the interconnect the partner copies cross at scale, and the local level's rate
 # assumed in the second break-even sweep.
+# LEVELS_TAG=T: from the emulated cluster's run tagged T (levels_cluster_bench.sh,
+# cluster-T-2x2.txt) into DATA/overhead-T.md only (docs/checkpoint.md untouched).
 # Usage: levels_overhead.sh [build dir] [data dir] [fs bandwidth B/s] [global share]
 #                           [fs node bandwidth B/s (5e9)] [interconnect B/s (12.5e9)]
 #                           [assumed local rate B/s (10e9)]
@@ -22,7 +24,9 @@ tool=$build/resize/levels_overhead
 pick() {  # <key> <file>: the value of a "key value" line
   awk -v k="$1" '$1 == k { print $2; exit }' "$2"
 }
-src=$data/cluster-2x2.txt where="the emulated cluster (2x2 over node1, node2; partner copies over 1 Gbit/s links)"
+tag=${LEVELS_TAG:-}
+src=$data/cluster-${tag:+$tag-}2x2.txt where="the emulated cluster (2x2 over node1, node2; partner copies over 1 Gbit/s links${tag:+; run $tag})"
+[[ -n $tag && ! -f $src ]] && { echo "levels_overhead: no $src" >&2; exit 1; }
 [[ -f $src ]] || { src=$data/2x2.txt where="one machine (2x2 as 2 emulated nodes; partner copies through shared memory)"; }
 [[ -f $src ]] || { echo "levels_overhead: no $data/cluster-2x2.txt or 2x2.txt (run levels_bench.sh / levels_cluster_bench.sh with an output dir)" >&2; exit 1; }
 local_s=$(pick local_s "$src") partner_s=$(pick local_partner_s "$src") global_s=$(pick global_s "$src")
@@ -33,7 +37,7 @@ if [[ -f $data/recovery.tsv ]]; then
   restart=$(awk -F'\t' '$1 == "levels" { s += $3; n++ } END { if (n) printf "%.1f", s / n }' "$data/recovery.tsv")
   restart_from="the mean time from the kill until computing again with the levels, levels_recovery_bench.sh"
 fi
-md=$data/overhead.md
+md=$data/overhead${tag:+-$tag}.md
 {
   echo "Inputs: measured on $where, N = 4000 doubles: local level ${local_s} s, local+partner ${partner_s} s,"
   echo "global HDF5 alone ${global_s} s, ${node_bytes} bytes per node ($(sed -nE 's/^(levels N=.*)/\1/p' "$src" | cut -c1-60)...);"
@@ -61,7 +65,7 @@ md=$data/overhead.md
   "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
     --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global 0.02 --scale-to 16e9 \
     --partner-rate 12.5e9
-  if [[ $src == */cluster-2x2.txt ]]; then
+  if [[ $src == */cluster-*2x2.txt ]]; then
     common=(--local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes"
             --restart "$restart" --link-rate 125e6 --interconnect "$interconnect" --fs-node-bandwidth "$node_bw")
     eff=$(awk -v b="$node_bytes" -v p="$partner_s" -v l="$local_s" 'BEGIN { printf "%.2f", b / 125e6 / (p - l) }')
@@ -89,6 +93,7 @@ md=$data/overhead.md
   fi
 } >"$md"
 cat "$md"
+[[ -n $tag ]] && { echo "levels_overhead: $md written (docs/checkpoint.md untouched)"; exit 0; }
 doc=$here/docs/checkpoint.md
 python3 - "$doc" "$md" <<'PY'
 import sys

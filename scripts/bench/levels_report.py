@@ -60,6 +60,10 @@ def one_machine(data):
     row("local level (x memcpy speed: fresh, touched, touched until all)",
         lambda v: "%s (%.2fx, %.2fx, %s)" % (ms(v["local_s"]), v["memcpy_fresh_s"] / v["local_s"], v["memcpy_warm_s"] / v["local_s"],
                                              "%.2fx" % (v["memcpy_warm_all_s"] / v["local_s"]) if "memcpy_warm_all_s" in v else "—"))
+    row("local level, its first checkpoint (creates the files)",
+        lambda v: ms(v["local_first_s"]) if "local_first_s" in v else "—")
+    row("local + partner level, its first checkpoint",
+        lambda v: ms(v["local_partner_first_s"]) if "local_partner_first_s" in v else "—")
     row("local + partner level", lambda v: "%s (%.1fx local)" % (ms(v["local_partner_s"]), v["local_partner_s"] / v["local_s"])
         if v["local_partner_s"] > 0 else "— (one node)")
     row("the partner transfer by MPI alone", lambda v: ms(v["mpi_ring_s"]) if "mpi_ring_s" in v else "—")
@@ -70,8 +74,9 @@ def one_machine(data):
 def cluster(data):
     out = ["| grid (nodes) | bytes sent per node | link bound | MPI alone (x bound) | local + partner (x bound, x MPI) | local | local x memcpy (fresh, touched until all) | global HDF5 |",
            "|---|---|---|---|---|---|---|---|"]
-    for p in (2, 3):
-        path = os.path.join(data, "cluster-%dx%d.txt" % (p, p))
+    runs = [(p, "", "") for p in (2, 3)] + [(p, "links2-", ", `btl_tcp_links 2`") for p in (2, 3)]
+    for p, tag, note in runs:
+        path = os.path.join(data, "cluster-%s%dx%d.txt" % (tag, p, p))
         if not os.path.exists(path):
             continue
         v = read(path)
@@ -79,8 +84,8 @@ def cluster(data):
         bound = sent / LINK
         ring = v.get("mpi_ring_s", 0)
         warm_all = "%.2fx" % (v["memcpy_warm_all_s"] / v["local_s"]) if "memcpy_warm_all_s" in v else "—"
-        out.append("| %dx%d (%d) | %.1f MB | %s | %s (%.2fx) | %s (%.2fx, %.2fx) | %s | %.2fx, %s | %s |" % (
-            p, p, p, sent / 1e6, ms(bound), ms(ring), ring / bound, ms(v["local_partner_s"]), v["local_partner_s"] / bound,
+        out.append("| %dx%d (%d)%s | %.1f MB | %s | %s (%.2fx) | %s (%.2fx, %.2fx) | %s | %.2fx, %s | %s |" % (
+            p, p, p, note, sent / 1e6, ms(bound), ms(ring), ring / bound, ms(v["local_partner_s"]), v["local_partner_s"] / bound,
             v["local_partner_s"] / ring if ring else 0, ms(v["local_s"]), v["memcpy_fresh_s"] / v["local_s"], warm_all,
             ms(v["global_s"])))
     return "\n".join(out)
