@@ -2,7 +2,8 @@
 // Checkpoint levels in the nodes' own storage (issue 35), the pure core: which node keeps
 // a copy of which node's checkpoint (partners), when each level is due, which versions are
 // kept, where each process's data comes from at recovery, and the file one process writes
-// per level and version. No MPI, no file system; the shell is levels_io.cpp.
+// per level and version, the checksum, the bookkeeping of the mapped level files. No MPI,
+// no file system; the shell is session_levels*.cpp.
 //
 // Levels: *local* (each process's blocks, the application state and the layout in a
 // directory on its own node), *partner* (the same bytes kept by a process on the partner
