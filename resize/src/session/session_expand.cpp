@@ -16,6 +16,7 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
   // the environment need not reach spawned processes).
   st.mover = static_cast<int>(opt.mover);
+  st.move_budget = opt.move_budget_bytes;  // the batches are collective too
   st.from = from;
   st.to = to;
   for (const auto& r : mats)

@@ -4,6 +4,7 @@
 #include "session/session_impl.hpp"
 
 #include "common/fault.hpp"
+#include "move/move_batches.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -56,6 +57,8 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
   acct.reduce();
   const std::int64_t moved = acct.bytes_moved;
   if (rec && root()) {
+    rec->move_batches = acct.batches;
+    rec->move_peak_bytes = acct.peak_bytes;
     if (acct.mapped()) {
       rec->bytes_intra_node += acct.bytes_intra_node;
       rec->bytes_inter_node += acct.bytes_inter_node;
@@ -83,85 +86,123 @@ void Session::Impl::commit_background(Registered& r, const detail::BlacsGrid& to
   r.moved_in_background = false;
 }
 
-// Every registered matrix in one redist exchange (redist::Exchange): each peer gets one
-// message per round carrying every matrix's pieces, instead of one redistribution (and
-// its messages, its waits) after another. Every matrix's new buffer is staged before any
-// data moves, so the old and new buffers of all of them are held at once (one after
-// another held only one matrix's new buffer beside the old ones). A failure (agreed on
-// every rank by redist) leaves every matrix as it was.
+// The registered matrices in redist exchanges (redist::Exchange): each peer gets one
+// message per round carrying every matrix's pieces of the exchange, instead of one
+// redistribution (and its messages, its waits) after another. Without a budget
+// (SessionOptions::move_budget_bytes = 0) every matrix goes in one exchange, its new buffer
+// staged before any data moves, so the old and new buffers of all of them are held at
+// once; a failure (agreed on every rank by redist) leaves every matrix as it was. With a
+// budget they go in consecutive batches (move_batches.hpp) whose new buffers fit it on the
+// most loaded process, agreed by one MPI_Allreduce of one entry per matrix; a batch is
+// committed (its old buffers freed) before the next one stages. A failure in a later
+// batch leaves the earlier batches on the new grid: the error says so.
 void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
                                   detail::MoveAccounting& acct) {
   struct Part {
     Registered* r;
-    redist::Layout lb;
-    int db[9];
+    redist::Layout la, lb;
+    int da[9], db[9];
+    std::size_t new_elements = 0;
+    std::int64_t old_bytes = 0, new_bytes = 0;
   };
   std::vector<Part> parts;
   std::vector<Registered*> in_background;
-  std::vector<redist::RedistPlan> plans;  // the items point into it
-  std::vector<redist::ExchangeItem> items;
   parts.reserve(mats.size());
-  plans.reserve(mats.size());
-  try {
-    for (auto& r : mats) {
-      if (r.moved_in_background) {
-        in_background.push_back(&r);
-        continue;
-      }
-      Part p{&r, {}, {}};
-      redist::Layout la;
-      const void* a = nullptr;
-      void* b = nullptr;
-      std::int64_t lda = 1, ldb = 1;
-      if (r.sizes) {
-        la = r.layout ? *r.layout : layout_of(r, from.grid());
-        p.lb = layout_of(r, to.grid());
-        const auto [ar, ac] = local_dims(la);
-        const auto [br, bc] = local_dims(p.lb);
-        void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
-        a = ar * ac > 0 ? r.data() : nullptr;
-        b = br * bc > 0 ? nbuf : nullptr;
-        lda = std::max<std::int64_t>(1, ar);
-        ldb = std::max<std::int64_t>(1, br);
-      } else {
-        int da[9];
-        desc_for(r, from, da);
-        if (from.member()) da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
-        desc_for(r, to, p.db);
-        void* nbuf = r.stage(Session::local_size(p.db));
-        la = detail::matrix_layout(da, from.grid());
-        p.lb = detail::matrix_layout(p.db, to.grid());
-        a = da[1] >= 0 ? r.data() : nullptr;
-        b = p.db[1] >= 0 ? nbuf : nullptr;
-        lda = da[1] >= 0 ? da[8] : 1;
-        ldb = p.db[1] >= 0 ? p.db[8] : 1;
-      }
-      plans.push_back(redist::make_plan(la, p.lb, redist::Region::whole(la), size(), redist::ScheduleKind::Default, rank()));
-      items.push_back({&plans.back(), a, lda, b, ldb, scalar_bytes(r.type)});
-      parts.push_back(std::move(p));
+  for (auto& r : mats) {
+    if (r.moved_in_background) {
+      in_background.push_back(&r);
+      continue;
     }
-    redist::Exchange ex(world, items);
-    ex.start();
-    if (!parts.empty()) fault_pause(rank(), parts.front().r->name);
-    ex.finish();
-  } catch (...) {
-    for (auto& p : parts) p.r->unstage();
-    throw;
+    Part p{&r, {}, {}, {}, {}, 0, 0, 0};
+    if (r.sizes) {
+      p.la = r.layout ? *r.layout : layout_of(r, from.grid());
+      p.lb = layout_of(r, to.grid());
+      const auto [br, bc] = local_dims(p.lb);
+      p.new_elements = static_cast<std::size_t>(br * bc);
+    } else {
+      desc_for(r, from, p.da);
+      if (from.member()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
+      desc_for(r, to, p.db);
+      p.new_elements = Session::local_size(p.db);
+      p.la = detail::matrix_layout(p.da, from.grid());
+      p.lb = detail::matrix_layout(p.db, to.grid());
+    }
+    const auto [ar, ac] = local_dims(p.la);
+    p.old_bytes = r.bytes(ar * ac);
+    p.new_bytes = r.bytes(static_cast<std::int64_t>(p.new_elements));
+    parts.push_back(std::move(p));
+  }
+  // The batches: every process plans them alike from the per-matrix maxima.
+  std::vector<std::int64_t> max_new(parts.size()), own_old(parts.size()), own_new(parts.size());
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    max_new[k] = own_new[k] = parts[k].new_bytes;
+    own_old[k] = parts[k].old_bytes;
+  }
+  if (opt.move_budget_bytes > 0 && parts.size() > 1)
+    MPI_Allreduce(MPI_IN_PLACE, max_new.data(), static_cast<int>(max_new.size()), MPI_INT64_T, MPI_MAX, world);
+  const std::vector<detail::MoveBatch> batches = detail::plan_move_batches(max_new, opt.move_budget_bytes);
+  acct.batches = static_cast<int>(batches.size());
+  std::int64_t staging_peak = 0;
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    const detail::MoveBatch& batch = batches[b];
+    std::vector<redist::RedistPlan> plans;  // the items point into it
+    std::vector<redist::ExchangeItem> items;
+    plans.reserve(batch.end - batch.begin);
+    try {
+      for (std::size_t k = batch.begin; k < batch.end; ++k) {
+        Part& p = parts[k];
+        Registered& r = *p.r;
+        void* nbuf = r.stage(p.new_elements);
+        const void* a = nullptr;
+        void* dst = nullptr;
+        std::int64_t lda = 1, ldb = 1;
+        if (r.sizes) {
+          const auto [ar, ac] = local_dims(p.la);
+          const auto [br, bc] = local_dims(p.lb);
+          a = ar * ac > 0 ? r.data() : nullptr;
+          dst = br * bc > 0 ? nbuf : nullptr;
+          lda = std::max<std::int64_t>(1, ar);
+          ldb = std::max<std::int64_t>(1, br);
+        } else {
+          a = p.da[1] >= 0 ? r.data() : nullptr;
+          dst = p.db[1] >= 0 ? nbuf : nullptr;
+          lda = p.da[1] >= 0 ? p.da[8] : 1;
+          ldb = p.db[1] >= 0 ? p.db[8] : 1;
+        }
+        plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), size(), redist::ScheduleKind::Default, rank()));
+        items.push_back({&plans.back(), a, lda, dst, ldb, scalar_bytes(r.type)});
+      }
+      redist::Exchange ex(world, items);
+      ex.start();
+      if (b == 0 && !parts.empty()) fault_pause(rank(), parts.front().r->name);
+      redist::ExecStats stats;
+      ex.finish(&stats);
+      staging_peak = std::max(staging_peak, stats.peak_bytes);
+    } catch (const std::exception& e) {
+      for (std::size_t k = batch.begin; k < batch.end; ++k) parts[k].r->unstage();  // harmless where none was staged
+      if (b == 0) throw;
+      std::vector<std::string> moved;
+      for (std::size_t k = 0; k < batch.begin; ++k) moved.push_back(parts[k].r->name);
+      throw Error("session: the move failed in batch " + std::to_string(b + 1) + " of " + std::to_string(batches.size()) +
+                  " (move budget " + std::to_string(opt.move_budget_bytes) + " bytes) after matrices " +
+                  detail::comma_list(moved) + " reached the new grid: " + e.what());
+    }
+    for (std::size_t k = batch.begin; k < batch.end; ++k) {
+      Registered& r = *parts[k].r;
+      r.store->commit();  // the old buffer is freed here, before the next batch stages
+      if (r.sizes) {
+        const auto [br, bc] = local_dims(parts[k].lb);
+        *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
+        r.layout = parts[k].lb;
+        r.publish_layout();
+      } else {
+        std::copy(parts[k].db, parts[k].db + 9, r.desc);
+      }
+      acct.add(r.type, plans[k - batch.begin]);
+    }
   }
   for (Registered* r : in_background) commit_background(*r, to);
-  for (std::size_t k = 0; k < parts.size(); ++k) {
-    Registered& r = *parts[k].r;
-    r.store->commit();
-    if (r.sizes) {
-      const auto [br, bc] = local_dims(parts[k].lb);
-      *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-      r.layout = parts[k].lb;
-      r.publish_layout();
-    } else {
-      std::copy(parts[k].db, parts[k].db + 9, r.desc);
-    }
-    acct.add(r.type, plans[k]);
-  }
+  acct.peak_bytes = detail::held_peak(own_old, own_new, batches) + staging_peak;
 }
 
 // The PDGEMR2D mover: one matrix after another (ScaLAPACK moves one per call).

@@ -90,6 +90,7 @@ int Session::join() {
   const ExpansionState st = unpack_expansion(bytes);
   I.iteration = st.iteration;
   I.opt.mover = static_cast<Mover>(st.mover);
+  I.opt.move_budget_bytes = st.move_budget;
   const Grid& from = st.from;
   const Grid& to = st.to;
   if (st.mats.size() != I.mats.size())

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A resize's move under a per-process memory budget (SessionOptions::move_budget_bytes,
+// move_batches.hpp) through the session on 4 processes: three double matrices of 60 x 60
+// (block-cyclic 7 x 5, block, extended-descriptor) move through a regrid onto 1x2 (ranks 0
+// and 1: each then holds half of every matrix), a regrid back to 2x2, an expansion to 2x3
+// (the two newcomers must batch alike: the budget is handed over) and a shrink back to
+// 2x2. After each, every element is checked against its global index on every process.
+// argv[1] is the budget in bytes (given to the original processes only); the records must show the batches it forces (0: one
+// exchange each time) and a peak at least the matrices' old + new bytes it implies.
+//   mpiexec -n 4 session_move_budget 12000   (3, 3, 2, 3 batches)
+//   mpiexec -n 4 session_move_budget 0       (1, 1, 1, 1)
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/resize/session.hpp"
+
+namespace {
+
+constexpr int kN = 60;
+
+double value(int k, int i, int j) { return 1e6 * k + 1000.0 * i + j; }
+
+// Halves (thirds...) with the remainder on the last part.
+void even(int n, int parts, std::vector<long long>& out) {
+  out.assign(static_cast<std::size_t>(parts), n / parts);
+  out.back() += n % parts;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int failed = 0;
+  {
+    resize::SessionOptions o;
+    o.app = "session_move_budget";
+    o.progress = false;
+    o.persist_history = false;
+    o.resize_timeout = 60;
+    // Only the original processes are given the budget (as with RESIZE_MOVE_BUDGET under
+    // mpiexec, which spawned copies need not see): the newcomers must take it from the
+    // hand-over, or they batch differently and the expansion's move goes wrong.
+    const std::int64_t budget = argc > 1 ? std::atoll(argv[1]) : 0;
+    const bool limited = budget > 0;
+    if (!blacs_dyn_is_new()) o.move_budget_bytes = budget;
+    resize::Session s(argc, argv, std::move(o));
+    using resize::Distribution;
+    auto a = s.register_matrix<double>("A", kN, kN, 7, 5, Distribution::BlockCyclic);
+    auto b = s.register_matrix<double>("B", kN, kN, 1, 1, Distribution::Block);
+    auto e = s.register_matrix<double>("E", kN, kN, [](const resize::Grid& g, std::vector<long long>& r,
+                                                        std::vector<long long>& c) {
+      even(kN, g.nprow, r);
+      even(kN, g.npcol, c);
+    });
+    resize::Matrix<double>* mats[3] = {&a, &b, &e};
+    const auto check = [&](const char* phase) {
+      long long bad = 0;
+      if (s.in_grid())
+        for (int k = 0; k < 3; ++k)
+          mats[k]->for_each_local([&](int i, int j, const double& v) { bad += v != value(k, i, j); });
+      long long all = 0;
+      MPI_Allreduce(&bad, &all, 1, MPI_LONG_LONG, MPI_SUM, s.world());
+      if (all != 0) {
+        if (s.world_rank() == 0) std::fprintf(stderr, "session_move_budget: FAILED %s: %lld elements wrong\n", phase, all);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    };
+    const auto require = [&](const resize::RemapResult& r, const char* shape, int procs, const char* what) {
+      if (!r.ok || s.grid().shape() != shape || s.world_size() != procs) {
+        if (s.world_rank() == 0)
+          std::fprintf(stderr, "session_move_budget: FAILED: %s did not reach %s on %d processes (%s)\n", what, shape,
+                       procs, r.message.c_str());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+      check(what);
+    };
+    if (s.is_newcomer()) {
+      s.join();
+      check("the expansion");
+    } else {
+      s.start(resize::Grid{2, 2, {}});
+      for (int k = 0; k < 3; ++k) mats[k]->for_each_local([&](int i, int j, double& v) { v = value(k, i, j); });
+      check("start");
+      resize::Decision d;
+      d.action = resize::Action::Regrid;
+      d.nprow = 1;
+      d.npcol = 2;
+      d.ranks = {0, 1};
+      require(s.resize_now(d), "1x2", 4, "the regrid onto 1x2");
+      d.nprow = d.npcol = 2;
+      d.ranks = {0, 1, 2, 3};
+      require(s.resize_now(d), "2x2", 4, "the regrid back to 2x2");
+      resize::Decision grow;
+      grow.action = resize::Action::Expand;
+      grow.procs = 6;
+      grow.nprow = 2;
+      grow.npcol = 3;
+      require(s.resize_now(grow), "2x3", 6, "the expansion");
+    }
+    resize::Decision back;
+    back.action = resize::Action::Shrink;
+    back.procs = 4;
+    back.nprow = 2;
+    back.npcol = 2;
+    require(s.resize_now(back), "2x2", 4, "the shrink");
+    if (s.world_rank() == 0) {
+      // Batches with a budget of 12000 bytes: new buffers per process are 14400 per matrix
+      // on 1x2; 7680 (A: 32 rows of 7-row blocks), 7200, 7200 on 2x2; 5120, 4800, 4800 on 2x3.
+      const std::vector<int> want = limited ? std::vector<int>{3, 3, 2, 3} : std::vector<int>{1, 1, 1, 1};
+      // Rank 0's matrix buffers at the peak of the first regrid: old 7680 + 7200 + 7200,
+      // new 3 x 14400; with three batches the last one holds old E and all three new.
+      const std::int64_t first_peak = limited ? 7200 + 3 * 14400 : 7680 + 7200 + 7200 + 3 * 14400;
+      const auto& recs = s.metrics().resizes();
+      std::string got;
+      for (const auto& r : recs) got += " " + std::to_string(r.move_batches) + "/" + std::to_string(r.move_peak_bytes);
+      bool good = recs.size() == want.size();
+      for (std::size_t k = 0; good && k < want.size(); ++k) good = recs[k].move_batches == want[k];
+      good = good && recs[0].move_peak_bytes >= first_peak;
+      std::printf("session_move_budget: budget %s: batches/peak bytes per resize:%s\n",
+                  limited ? "12000" : "none", got.c_str());
+      if (!good) {
+        std::fprintf(stderr, "session_move_budget: FAILED: expected batches %d %d %d %d and a first peak >= %lld\n",
+                     want[0], want[1], want[2], want[3], static_cast<long long>(first_peak));
+        failed = 1;
+      } else {
+        std::printf("PASS\n");
+      }
+    }
+  }
+  MPI_Finalize();
+  return failed;
+}
