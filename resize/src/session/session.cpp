@@ -370,8 +370,8 @@ RemapResult Session::resize_now(const Decision& d) {
 MPI_Comm Session::world() const { return impl_->world; }
 int Session::world_rank() const { return impl_->rank(); }
 int Session::world_size() const { return impl_->size(); }
-int Session::context() const { return impl_->grid.ctxt(); }
-bool Session::in_grid() const { return impl_->grid.member(); }
+int Session::context() const { return impl_->grid.context(); }
+bool Session::in_grid() const { return impl_->grid.in_grid(); }
 int Session::myrow() const { return impl_->grid.myrow(); }
 int Session::mycol() const { return impl_->grid.mycol(); }
 const Grid& Session::grid() const { return impl_->shape; }

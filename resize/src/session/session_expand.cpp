@@ -78,8 +78,8 @@ std::string Session::Impl::spawn(const Decision& d, const NodePlan& node_plan, i
 
 std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start) {
   watchdog.phase("BLACS grids");
-  detail::BlacsGrid old_grid(world, from);
-  detail::BlacsGrid new_grid(world, to);
+  blacs_dyn::Grid old_grid = detail::blacs_grid(world, from);
+  blacs_dyn::Grid new_grid = detail::blacs_grid(world, to);
   watchdog.phase("redistribution");
   const double t1 = MPI_Wtime();
   const std::int64_t moved = move_all(old_grid, new_grid, &rec);

@@ -29,15 +29,15 @@ void fault_pause(int world_rank, const std::string& moved) {
 }
 }  // namespace
 
-void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const {
-  const Grid& s = g.grid();
+void Session::Impl::desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const {
+  const Grid s = shape_of(g);
   const int mb = r.row_block_on(s), nb = r.col_block_on(s);
   int lld = 1;
-  if (g.member()) {  // the local rows: redist's map of the row dimension (first block on row 0)
+  if (g.in_grid()) {  // the local rows: redist's map of the row dimension (first block on row 0)
     const redist::Axis rows(redist::BlockSizes::uniform(r.m, mb), s.nprow, 0);
     lld = static_cast<int>(std::max<std::int64_t>(1, rows.local_count(g.myrow())));
   }
-  const int v[9] = {1, g.member() ? g.ctxt() : -1, r.m, r.n, mb, nb, 0, 0, lld};
+  const int v[9] = {1, g.in_grid() ? g.context() : -1, r.m, r.n, mb, nb, 0, 0, lld};
   std::copy(v, v + 9, d);
 }
 
@@ -46,7 +46,7 @@ void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, in
 // Collective over the world, newcomers included (they pass no record). The figures come
 // from each rank's own plan and reductions (issue 33 §1, detail::MoveAccounting): no
 // process plans the whole job.
-std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec) {
+std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec) {
   // Rank 0 decides (it holds the record and the cost model) and tells the others.
   const bool predict = rec && root() && cost_model && opt.mover == Mover::Redist;
   detail::MoveAccounting acct(world, predict ? &*cost_model : nullptr, node_of_rank);
@@ -78,7 +78,7 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
 
 // Issue 21: a matrix whose data reached the target grid in the background (its staged
 // buffer) is committed, not moved.
-void Session::Impl::commit_background(Registered& r, const detail::BlacsGrid& to) {
+void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) {
   int db[9];
   desc_for(r, to, db);
   r.store->commit();
@@ -96,7 +96,7 @@ void Session::Impl::commit_background(Registered& r, const detail::BlacsGrid& to
 // most loaded process, agreed by one MPI_Allreduce of one entry per matrix; a batch is
 // committed (its old buffers freed) before the next one stages. A failure in a later
 // batch leaves the earlier batches on the new grid: the error says so.
-void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                   detail::MoveAccounting& acct) {
   struct Part {
     Registered* r;
@@ -108,6 +108,7 @@ void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::B
   std::vector<Part> parts;
   std::vector<Registered*> in_background;
   parts.reserve(mats.size());
+  const Grid from_shape = shape_of(from), to_shape = shape_of(to);
   for (auto& r : mats) {
     if (r.moved_in_background) {
       in_background.push_back(&r);
@@ -115,17 +116,17 @@ void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::B
     }
     Part p{&r, {}, {}, {}, {}, 0, 0, 0};
     if (r.sizes) {
-      p.la = r.layout ? *r.layout : layout_of(r, from.grid());
-      p.lb = layout_of(r, to.grid());
+      p.la = r.layout ? *r.layout : layout_of(r, from_shape);
+      p.lb = layout_of(r, to_shape);
       const auto [br, bc] = local_dims(p.lb);
       p.new_elements = static_cast<std::size_t>(br * bc);
     } else {
       desc_for(r, from, p.da);
-      if (from.member()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
+      if (from.in_grid()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
       desc_for(r, to, p.db);
       p.new_elements = Session::local_size(p.db);
-      p.la = detail::matrix_layout(p.da, from.grid());
-      p.lb = detail::matrix_layout(p.db, to.grid());
+      p.la = detail::matrix_layout(p.da, from_shape);
+      p.lb = detail::matrix_layout(p.db, to_shape);
     }
     const auto [ar, ac] = local_dims(p.la);
     p.old_bytes = r.bytes(ar * ac);
@@ -206,10 +207,10 @@ void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::B
 }
 
 // The PDGEMR2D mover: one matrix after another (ScaLAPACK moves one per call).
-void Session::Impl::move_one_by_one(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+void Session::Impl::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                     detail::MoveAccounting& acct) {
-  Grid all{1, size(), {}};
-  detail::BlacsGrid whole(world, all);
+  const blacs_dyn::Grid whole = detail::blacs_grid(world, Grid{1, size(), {}});
+  const Grid from_shape = shape_of(from), to_shape = shape_of(to);
   for (auto& r : mats) {
     if (r.sizes) {
       move_blocks(r, from, to, acct);
@@ -222,13 +223,13 @@ void Session::Impl::move_one_by_one(const detail::BlacsGrid& from, const detail:
     int da[9], db[9];
     desc_for(r, from, da);
     // Keep the caller's leading dimension on the old grid (it owns that buffer).
-    if (from.member()) da[8] = r.desc[8];
+    if (from.in_grid()) da[8] = r.desc[8];
     desc_for(r, to, db);
     void* nbuf = r.stage(Session::local_size(db));
     const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
-                                .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
-    detail::move_matrix(opt.mover, mv, world, whole.ctxt());
-    acct.add(r.type, detail::matrix_layout(da, from.grid()), detail::matrix_layout(db, to.grid()));
+                                .b = nbuf, .descb = db, .grid_a = &from_shape, .grid_b = &to_shape};
+    detail::move_matrix(opt.mover, mv, world, whole.context());
+    acct.add(r.type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
     r.store->commit();
     std::copy(db, db + 9, r.desc);
     if (&r == &mats.front()) fault_pause(rank(), r.name);
@@ -258,9 +259,9 @@ void Session::Impl::size_blocks(Registered& r, const Grid& g) {
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 
-void Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+void Session::Impl::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                 detail::MoveAccounting& acct) {
-  const redist::Layout la = r.layout ? *r.layout : layout_of(r, from.grid()), lb = layout_of(r, to.grid());
+  const redist::Layout la = r.layout ? *r.layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
   const auto [ar, ac] = local_dims(la);
   const auto [br, bc] = local_dims(lb);
   void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
@@ -275,9 +276,9 @@ void Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, co
 
 // A grid for `target` on the current world, and every registered matrix moved onto it
 // from the current grid; the redistribution's time and bytes go into `rec`.
-detail::BlacsGrid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
+blacs_dyn::Grid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
   watchdog.phase("BLACS grids");
-  detail::BlacsGrid to(world, target);
+  blacs_dyn::Grid to = detail::blacs_grid(world, target);
   watchdog.phase("redistribution");
   const double t1 = MPI_Wtime();
   rec.bytes_moved = move_all(grid, to, &rec);
@@ -295,7 +296,7 @@ std::int64_t Session::Impl::total_bytes() const {
 // Same layout and buffers, new BLACS context (after the world changed under them).
 void Session::Impl::relabel_descs() {
   for (auto& r : mats)
-    if (r.desc) r.desc[1] = grid.member() ? grid.ctxt() : -1;
+    if (r.desc) r.desc[1] = grid.in_grid() ? grid.context() : -1;
 }
 
 }  // namespace resize
