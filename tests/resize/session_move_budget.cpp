@@ -31,6 +31,15 @@ void even(int n, int parts, std::vector<long long>& out) {
   out.back() += n % parts;
 }
 
+resize::Decision decision(resize::Action a, int procs, int nprow, int npcol) {
+  resize::Decision d;
+  d.action = a;
+  d.procs = procs;
+  d.nprow = nprow;
+  d.npcol = npcol;
+  return d;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -86,28 +95,15 @@ int main(int argc, char** argv) {
       s.start(resize::Grid{2, 2, {}});
       for (int k = 0; k < 3; ++k) mats[k]->for_each_local([&](int i, int j, double& v) { v = value(k, i, j); });
       check("start");
-      resize::Decision d;
-      d.action = resize::Action::Regrid;
-      d.nprow = 1;
-      d.npcol = 2;
+      resize::Decision d = decision(resize::Action::Regrid, 0, 1, 2);
       d.ranks = {0, 1};
       require(s.resize_now(d), "1x2", 4, "the regrid onto 1x2");
-      d.nprow = d.npcol = 2;
+      d = decision(resize::Action::Regrid, 0, 2, 2);
       d.ranks = {0, 1, 2, 3};
       require(s.resize_now(d), "2x2", 4, "the regrid back to 2x2");
-      resize::Decision grow;
-      grow.action = resize::Action::Expand;
-      grow.procs = 6;
-      grow.nprow = 2;
-      grow.npcol = 3;
-      require(s.resize_now(grow), "2x3", 6, "the expansion");
+      require(s.resize_now(decision(resize::Action::Expand, 6, 2, 3)), "2x3", 6, "the expansion");
     }
-    resize::Decision back;
-    back.action = resize::Action::Shrink;
-    back.procs = 4;
-    back.nprow = 2;
-    back.npcol = 2;
-    require(s.resize_now(back), "2x2", 4, "the shrink");
+    require(s.resize_now(decision(resize::Action::Shrink, 4, 2, 2)), "2x2", 4, "the shrink");
     if (s.world_rank() == 0) {
       // Batches with a budget of 12000 bytes: new buffers per process are 14400 per matrix
       // on 1x2; 7680 (A: 32 rows of 7-row blocks), 7200, 7200 on 2x2; 5120, 4800, 4800 on 2x3.
@@ -117,7 +113,11 @@ int main(int argc, char** argv) {
       const std::int64_t first_peak = limited ? 7200 + 3 * 14400 : 7680 + 7200 + 7200 + 3 * 14400;
       const auto& recs = s.metrics().resizes();
       std::string got;
-      for (const auto& r : recs) got += " " + std::to_string(r.move_batches) + "/" + std::to_string(r.move_peak_bytes);
+      for (const auto& r : recs) {
+        char one[48];
+        std::snprintf(one, sizeof one, " %d/%lld", r.move_batches, static_cast<long long>(r.move_peak_bytes));
+        got += one;
+      }
       bool good = recs.size() == want.size();
       for (std::size_t k = 0; good && k < want.size(); ++k) good = recs[k].move_batches == want[k];
       good = good && recs[0].move_peak_bytes >= first_peak;
