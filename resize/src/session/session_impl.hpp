@@ -208,6 +208,20 @@ struct Session::Impl {
   std::int64_t move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec = nullptr);
   // move_all's two ways (session_move.cpp): all in one redist exchange, or PDGEMR2D's one by one.
   void move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, detail::MoveAccounting& acct);
+  // One matrix of move_together: its layouts (and descriptors) on both grids and the bytes
+  // of its old and new buffers on this process.
+  struct MovePart {
+    Registered* r = nullptr;
+    redist::Layout la, lb;
+    int da[9] = {}, db[9] = {};
+    std::size_t new_elements = 0;
+    std::int64_t old_bytes = 0, new_bytes = 0;
+  };
+  MovePart move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const;
+  // Stages, moves (one redist exchange) and commits parts[batch.begin, batch.end); returns
+  // redist's staging peak on this process.
+  std::int64_t move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
+                          detail::MoveAccounting& acct);
   void move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, detail::MoveAccounting& acct);
   void commit_background(Registered& r, const blacs_dyn::Grid& to);
 

@@ -98,40 +98,14 @@ void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) 
 // batch leaves the earlier batches on the new grid: the error says so.
 void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                   detail::MoveAccounting& acct) {
-  struct Part {
-    Registered* r;
-    redist::Layout la, lb;
-    int da[9], db[9];
-    std::size_t new_elements = 0;
-    std::int64_t old_bytes = 0, new_bytes = 0;
-  };
-  std::vector<Part> parts;
+  std::vector<MovePart> parts;
   std::vector<Registered*> in_background;
   parts.reserve(mats.size());
-  const Grid from_shape = shape_of(from), to_shape = shape_of(to);
   for (auto& r : mats) {
-    if (r.moved_in_background) {
+    if (r.moved_in_background)
       in_background.push_back(&r);
-      continue;
-    }
-    Part p{&r, {}, {}, {}, {}, 0, 0, 0};
-    if (r.sizes) {
-      p.la = r.layout ? *r.layout : layout_of(r, from_shape);
-      p.lb = layout_of(r, to_shape);
-      const auto [br, bc] = local_dims(p.lb);
-      p.new_elements = static_cast<std::size_t>(br * bc);
-    } else {
-      desc_for(r, from, p.da);
-      if (from.in_grid()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
-      desc_for(r, to, p.db);
-      p.new_elements = Session::local_size(p.db);
-      p.la = detail::matrix_layout(p.da, from_shape);
-      p.lb = detail::matrix_layout(p.db, to_shape);
-    }
-    const auto [ar, ac] = local_dims(p.la);
-    p.old_bytes = r.bytes(ar * ac);
-    p.new_bytes = r.bytes(static_cast<std::int64_t>(p.new_elements));
-    parts.push_back(std::move(p));
+    else
+      parts.push_back(move_part(r, from, to));
   }
   // The batches: every process plans them alike from the per-matrix maxima.
   std::vector<std::int64_t> max_new(parts.size()), own_old(parts.size()), own_new(parts.size());
@@ -145,65 +119,85 @@ void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::
   acct.batches = static_cast<int>(batches.size());
   std::int64_t staging_peak = 0;
   for (std::size_t b = 0; b < batches.size(); ++b) {
-    const detail::MoveBatch& batch = batches[b];
-    std::vector<redist::RedistPlan> plans;  // the items point into it
-    std::vector<redist::ExchangeItem> items;
-    plans.reserve(batch.end - batch.begin);
     try {
-      for (std::size_t k = batch.begin; k < batch.end; ++k) {
-        Part& p = parts[k];
-        Registered& r = *p.r;
-        void* nbuf = r.stage(p.new_elements);
-        const void* a = nullptr;
-        void* dst = nullptr;
-        std::int64_t lda = 1, ldb = 1;
-        if (r.sizes) {
-          const auto [ar, ac] = local_dims(p.la);
-          const auto [br, bc] = local_dims(p.lb);
-          a = ar * ac > 0 ? r.data() : nullptr;
-          dst = br * bc > 0 ? nbuf : nullptr;
-          lda = std::max<std::int64_t>(1, ar);
-          ldb = std::max<std::int64_t>(1, br);
-        } else {
-          a = p.da[1] >= 0 ? r.data() : nullptr;
-          dst = p.db[1] >= 0 ? nbuf : nullptr;
-          lda = p.da[1] >= 0 ? p.da[8] : 1;
-          ldb = p.db[1] >= 0 ? p.db[8] : 1;
-        }
-        plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), size(), redist::ScheduleKind::Default, rank()));
-        items.push_back({&plans.back(), a, lda, dst, ldb, scalar_bytes(r.type)});
-      }
-      redist::Exchange ex(world, items);
-      ex.start();
-      if (b == 0 && !parts.empty()) fault_pause(rank(), parts.front().r->name);
-      redist::ExecStats stats;
-      ex.finish(&stats);
-      staging_peak = std::max(staging_peak, stats.peak_bytes);
+      staging_peak = std::max(staging_peak, move_batch(parts, batches[b].begin, batches[b].end, b == 0, acct));
     } catch (const std::exception& e) {
-      for (std::size_t k = batch.begin; k < batch.end; ++k) parts[k].r->unstage();  // harmless where none was staged
       if (b == 0) throw;
       std::vector<std::string> moved;
-      for (std::size_t k = 0; k < batch.begin; ++k) moved.push_back(parts[k].r->name);
+      for (std::size_t k = 0; k < batches[b].begin; ++k) moved.push_back(parts[k].r->name);
       throw Error("session: the move failed in batch " + std::to_string(b + 1) + " of " + std::to_string(batches.size()) +
                   " (move budget " + std::to_string(opt.move_budget_bytes) + " bytes) after matrices " +
                   detail::comma_list(moved) + " reached the new grid: " + e.what());
     }
-    for (std::size_t k = batch.begin; k < batch.end; ++k) {
-      Registered& r = *parts[k].r;
-      r.store->commit();  // the old buffer is freed here, before the next batch stages
-      if (r.sizes) {
-        const auto [br, bc] = local_dims(parts[k].lb);
-        *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-        r.layout = parts[k].lb;
-        r.publish_layout();
-      } else {
-        std::copy(parts[k].db, parts[k].db + 9, r.desc);
-      }
-      acct.add(r.type, plans[k - batch.begin]);
-    }
   }
   for (Registered* r : in_background) commit_background(*r, to);
   acct.peak_bytes = detail::held_peak(own_old, own_new, batches) + staging_peak;
+}
+
+Session::Impl::MovePart Session::Impl::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
+  MovePart p;
+  p.r = &r;
+  if (r.sizes) {
+    p.la = r.layout ? *r.layout : layout_of(r, shape_of(from));
+    p.lb = layout_of(r, shape_of(to));
+    const auto [br, bc] = local_dims(p.lb);
+    p.new_elements = static_cast<std::size_t>(br * bc);
+  } else {
+    desc_for(r, from, p.da);
+    if (from.in_grid()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
+    desc_for(r, to, p.db);
+    p.new_elements = Session::local_size(p.db);
+    p.la = detail::matrix_layout(p.da, shape_of(from));
+    p.lb = detail::matrix_layout(p.db, shape_of(to));
+  }
+  const auto [ar, ac] = local_dims(p.la);
+  p.old_bytes = r.bytes(ar * ac);
+  p.new_bytes = r.bytes(static_cast<std::int64_t>(p.new_elements));
+  return p;
+}
+
+std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
+                                       detail::MoveAccounting& acct) {
+  std::vector<redist::RedistPlan> plans;  // the items point into it
+  std::vector<redist::ExchangeItem> items;
+  plans.reserve(end - begin);
+  redist::ExecStats stats;
+  try {
+    for (std::size_t k = begin; k < end; ++k) {
+      MovePart& p = parts[k];
+      Registered& r = *p.r;
+      void* nbuf = r.stage(p.new_elements);
+      const auto [ar, ac] = local_dims(p.la);
+      const auto [br, bc] = local_dims(p.lb);
+      const bool blocks = static_cast<bool>(r.sizes);
+      const bool has_a = blocks ? ar * ac > 0 : p.da[1] >= 0, has_b = blocks ? br * bc > 0 : p.db[1] >= 0;
+      const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
+      const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
+      plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), size(), redist::ScheduleKind::Default, rank()));
+      items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf : nullptr, ldb, scalar_bytes(r.type)});
+    }
+    redist::Exchange ex(world, items);
+    ex.start();
+    if (first && begin < end) fault_pause(rank(), parts[begin].r->name);
+    ex.finish(&stats);
+  } catch (...) {
+    for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();  // harmless where none was staged
+    throw;
+  }
+  for (std::size_t k = begin; k < end; ++k) {
+    Registered& r = *parts[k].r;
+    r.store->commit();  // the old buffer is freed here, before the next batch stages
+    if (r.sizes) {
+      const auto [br, bc] = local_dims(parts[k].lb);
+      *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
+      r.layout = parts[k].lb;
+      r.publish_layout();
+    } else {
+      std::copy(parts[k].db, parts[k].db + 9, r.desc);
+    }
+    acct.add(r.type, plans[k - begin]);
+  }
+  return stats.peak_bytes;
 }
 
 // The PDGEMR2D mover: one matrix after another (ScaLAPACK moves one per call).
