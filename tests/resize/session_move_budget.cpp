@@ -9,6 +9,10 @@
 // exchange each time) and a peak at least the matrices' old + new bytes it implies.
 //   mpiexec -n 4 session_move_budget 12000   (3, 3, 2, 3 batches)
 //   mpiexec -n 4 session_move_budget 0       (1, 1, 1, 1)
+// With argv[2] = no-memory, a regrid onto 1x2 whose move cannot allocate a buffer on
+// world rank 1 (RESIZE_FAULT=no-memory-in-move:K, set around the call) instead: the same
+// error on every process, nothing moved (or, in a later batch, the error says what did).
+//   mpiexec -n 4 session_move_budget 12000 no-memory
 #include <mpi.h>
 
 #include <cstdio>
@@ -38,6 +42,53 @@ resize::Decision decision(resize::Action a, int procs, int nprow, int npcol) {
   d.nprow = nprow;
   d.npcol = npcol;
   return d;
+}
+
+// RESIZE_FAULT=no-memory-in-move:K (world rank 1 cannot allocate the K-th matrix's new
+// buffer) in a regrid onto 1x2: every process gets the same resize::Error naming the matrix
+// and rank 1. K = 0: nothing moved, the grid and every element as they were (`intact`
+// checks). K = 1: one exchange: the same; with the budget (three batches) A has already
+// moved, and the error says so. Returns 0 when all of that holds.
+template <class Check>
+int no_memory(resize::Session& s, bool limited, Check&& intact) {
+  const auto fails = [&](int k, const std::vector<std::string>& want) {
+    setenv("RESIZE_FAULT", ("no-memory-in-move:" + std::to_string(k)).c_str(), 1);
+    resize::Decision d = decision(resize::Action::Regrid, 0, 1, 2);
+    d.ranks = {0, 1};
+    std::string why;
+    try {
+      s.resize_now(d);
+    } catch (const resize::Error& e) {
+      why = e.what();
+    }
+    unsetenv("RESIZE_FAULT");
+    bool good = !why.empty();
+    for (const auto& w : want) good = good && why.find(w) != std::string::npos;
+    // The same text on every process: its length and a checksum agree.
+    long long sum = 0;
+    for (char c : why) sum = sum * 31 + static_cast<unsigned char>(c);
+    long long mine[2] = {static_cast<long long>(why.size()), sum}, lo[2], hi[2];
+    MPI_Allreduce(mine, lo, 2, MPI_LONG_LONG, MPI_MIN, s.world());
+    MPI_Allreduce(mine, hi, 2, MPI_LONG_LONG, MPI_MAX, s.world());
+    good = good && lo[0] == hi[0] && lo[1] == hi[1];
+    int all = good ? 1 : 0, every = 0;
+    MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, s.world());
+    if (s.world_rank() == 0 || !good)
+      std::printf("session_move_budget: no memory for matrix %d on rank 1: %s: '%s'\n", k, good ? "ok" : "FAILED", why.c_str());
+    return every == 1;
+  };
+  bool ok = fails(0, {"matrix 'A'", "does not fit in memory", "world rank 1", "no data of this exchange moved"});
+  ok = ok && s.grid().shape() == "2x2" && s.in_grid();
+  intact();
+  if (!limited) {
+    ok = ok && fails(1, {"matrix 'B'", "does not fit in memory", "world rank 1"});
+    ok = ok && s.grid().shape() == "2x2";
+    intact();
+  } else {
+    ok = ok && fails(1, {"batch 2 of 3", "after matrices A reached the new grid", "matrix 'B'", "world rank 1"});
+  }
+  if (s.world_rank() == 0) std::printf("%s\n", ok ? "PASS" : "FAILED: the failed moves");
+  return ok ? 0 : 1;
 }
 
 }  // namespace
@@ -88,7 +139,11 @@ int main(int argc, char** argv) {
       }
       check(what);
     };
-    if (s.is_newcomer()) {
+    if (argc > 2 && std::string(argv[2]) == "no-memory") {
+      s.start(resize::Grid{2, 2, {}});
+      for (int k = 0; k < 3; ++k) mats[k]->for_each_local([&](int i, int j, double& v) { v = value(k, i, j); });
+      failed = no_memory(s, limited, [&] { check("the failed move"); });
+    } else if (s.is_newcomer()) {
       s.join();
       check("the expansion");
     } else {
@@ -103,8 +158,8 @@ int main(int argc, char** argv) {
       require(s.resize_now(d), "2x2", 4, "the regrid back to 2x2");
       require(s.resize_now(decision(resize::Action::Expand, 6, 2, 3)), "2x3", 6, "the expansion");
     }
-    require(s.resize_now(decision(resize::Action::Shrink, 4, 2, 2)), "2x2", 4, "the shrink");
-    if (s.world_rank() == 0) {
+    if (argc <= 2) require(s.resize_now(decision(resize::Action::Shrink, 4, 2, 2)), "2x2", 4, "the shrink");
+    if (argc <= 2 && s.world_rank() == 0) {
       // Batches with a budget of 12000 bytes: new buffers per process are 14400 per matrix
       // on 1x2; 7680 (A: 32 rows of 7-row blocks), 7200, 7200 on 2x2; 5120, 4800, 4800 on 2x3.
       const std::vector<int> want = limited ? std::vector<int>{3, 3, 2, 3} : std::vector<int>{1, 1, 1, 1};

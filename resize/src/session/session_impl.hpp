@@ -222,6 +222,8 @@ struct Session::Impl {
   // redist's staging peak on this process.
   std::int64_t move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
                           detail::MoveAccounting& acct);
+  // The batch's new buffers (null where nothing is held), agreed on every process.
+  std::vector<void*> stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end);
   void move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, detail::MoveAccounting& acct);
   void commit_background(Registered& r, const blacs_dyn::Grid& to);
 

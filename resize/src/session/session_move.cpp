@@ -7,6 +7,7 @@
 #include "move/move_batches.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -156,17 +157,54 @@ Session::Impl::MovePart Session::Impl::move_part(Registered& r, const blacs_dyn:
   return p;
 }
 
+// Every process stages its new buffers of parts[begin, end), then all agree that every one
+// could (one MPI_Allreduce, MINLOC over (matrix, rank)) before any message is posted: a
+// buffer that does not fit in memory on one process is the same Error on every process
+// (that process's message, broadcast: the matrix, its elements, the GiB), nothing of the
+// batch staged any more. Test hook: RESIZE_FAULT=no-memory-in-move[:K] (common/fault.hpp).
+std::vector<void*> Session::Impl::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
+  const std::optional<int> no_memory = fault::armed(fault::Point::NoMemoryInMove);
+  std::vector<void*> nbuf(end - begin, nullptr);
+  struct {
+    int k, rank;
+  } mine{INT_MAX, rank()}, first{INT_MAX, 0};
+  std::string why;
+  for (std::size_t k = begin; k < end; ++k) {
+    const bool faulted = no_memory && *no_memory == static_cast<int>(k) && rank() == 1;
+    try {
+      nbuf[k - begin] = parts[k].r->stage(faulted ? std::size_t{1} << 62 : parts[k].new_elements);
+    } catch (const Error& e) {
+      mine.k = static_cast<int>(k);
+      why = e.what();
+      break;
+    }
+  }
+  MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, world);
+  if (first.k == INT_MAX) return nbuf;
+  for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();
+  int len = static_cast<int>(why.size());
+  MPI_Bcast(&len, 1, MPI_INT, first.rank, world);
+  why.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(why.data(), len, MPI_CHAR, first.rank, world);
+  const std::string here = " on this process", there = " on world rank " + std::to_string(first.rank);
+  if (const auto at = why.find(here); at != std::string::npos)
+    why.replace(at, here.size(), there);
+  else
+    why += " (" + there.substr(1) + ")";
+  throw Error(why + "; no data of this exchange moved");
+}
+
 std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
                                        detail::MoveAccounting& acct) {
   std::vector<redist::RedistPlan> plans;  // the items point into it
   std::vector<redist::ExchangeItem> items;
   plans.reserve(end - begin);
+  const std::vector<void*> nbuf = stage_batch(parts, begin, end);
   redist::ExecStats stats;
   try {
     for (std::size_t k = begin; k < end; ++k) {
       MovePart& p = parts[k];
       Registered& r = *p.r;
-      void* nbuf = r.stage(p.new_elements);
       const auto [ar, ac] = local_dims(p.la);
       const auto [br, bc] = local_dims(p.lb);
       const bool blocks = static_cast<bool>(r.sizes);
@@ -174,7 +212,7 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
       const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
       const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
       plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), size(), redist::ScheduleKind::Default, rank()));
-      items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf : nullptr, ldb, scalar_bytes(r.type)});
+      items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf[k - begin] : nullptr, ldb, scalar_bytes(r.type)});
     }
     redist::Exchange ex(world, items);
     ex.start();
