@@ -14,12 +14,12 @@
 #include <vector>
 
 #include "malleable/resize/session.hpp"
-#include "regrid_test_util.hpp"
+#include "session_test_util.hpp"
 
 namespace {
 
-using regrid_test::proportional;
-using regrid_test::value;
+using session_test::proportional;
+using session_test::value;
 
 // Everything the handle says about `a` on the current grid; the number of faults (world).
 long long check(resize::Session& s, resize::Matrix<double>& a, double sign, std::string& log) {
@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::string log;
   {
-    resize::Session s(argc, argv, regrid_test::quiet_options());
+    resize::Session s(argc, argv, session_test::quiet_options());
     auto e = s.register_matrix<double>(
         "E", n, n, [&](const resize::Grid& g, std::vector<long long>& r, std::vector<long long>& c) {
           proportional(s, g, r, c, n);
@@ -96,5 +96,5 @@ int main(int argc, char** argv) {
     }
     sweep("after the regrid to new block sizes");
   }
-  return regrid_test::verdict(ok, log);
+  return session_test::verdict(ok, log);
 }

@@ -22,6 +22,7 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/resize/session.hpp"
+#include "session_test_util.hpp"
 
 namespace {
 
@@ -35,14 +36,7 @@ void even(int n, int parts, std::vector<long long>& out) {
   out.back() += n % parts;
 }
 
-resize::Decision decision(resize::Action a, int procs, int nprow, int npcol) {
-  resize::Decision d;
-  d.action = a;
-  d.procs = procs;
-  d.nprow = nprow;
-  d.npcol = npcol;
-  return d;
-}
+using session_test::decision;
 
 // RESIZE_FAULT=no-memory-in-move:K (world rank 1 cannot allocate the K-th matrix's new
 // buffer) in a regrid onto 1x2: every process gets the same resize::Error naming the matrix
@@ -123,20 +117,10 @@ int main(int argc, char** argv) {
       if (s.in_grid())
         for (int k = 0; k < 3; ++k)
           mats[k]->for_each_local([&](int i, int j, const double& v) { bad += v != value(k, i, j); });
-      long long all = 0;
-      MPI_Allreduce(&bad, &all, 1, MPI_LONG_LONG, MPI_SUM, s.world());
-      if (all != 0) {
-        if (s.world_rank() == 0) std::fprintf(stderr, "session_move_budget: FAILED %s: %lld elements wrong\n", phase, all);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
+      session_test::all_right(s, bad, "session_move_budget", phase, "elements wrong", nullptr);
     };
     const auto require = [&](const resize::RemapResult& r, const char* shape, int procs, const char* what) {
-      if (!r.ok || s.grid().shape() != shape || s.world_size() != procs) {
-        if (s.world_rank() == 0)
-          std::fprintf(stderr, "session_move_budget: FAILED: %s did not reach %s on %d processes (%s)\n", what, shape,
-                       procs, r.message.c_str());
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
+      session_test::reached(s, r, procs, "session_move_budget", what, shape);
       check(what);
     };
     if (argc > 2 && std::string(argv[2]) == "no-memory") {

@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "malleable/resize/session.hpp"
-#include "regrid_test_util.hpp"
+#include "session_test_util.hpp"
 
-using regrid_test::proportional;
-using regrid_test::value;
+using session_test::proportional;
+using session_test::value;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::string log;
   {
-    resize::Session s(argc, argv, regrid_test::quiet_options());
+    resize::Session s(argc, argv, session_test::quiet_options());
     int da[9] = {};
     std::vector<double> a, e;
     int lld_e = 1;
@@ -150,5 +150,5 @@ int main(int argc, char** argv) {
       log += "expected 10 records (7 refused, 3 done), got " + std::to_string(s.metrics().resizes().size()) + "\n";
     }
   }
-  return regrid_test::verdict(ok, log);
+  return session_test::verdict(ok, log);
 }
