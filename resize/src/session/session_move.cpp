@@ -92,7 +92,8 @@ void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) 
 // redistribution (and its messages, its waits) after another. Without a budget
 // (SessionOptions::move_budget_bytes = 0) every matrix goes in one exchange, its new buffer
 // staged before any data moves, so the old and new buffers of all of them are held at
-// once; a failure (agreed on every rank by redist) leaves every matrix as it was. With a
+// once; a failure (agreed on every rank: a buffer one process cannot allocate, stage_batch,
+// or redist's checks) leaves every matrix as it was. With a
 // budget they go in consecutive batches (move_batches.hpp) whose new buffers fit it on the
 // most loaded process, agreed by one MPI_Allreduce of one entry per matrix; a batch is
 // committed (its old buffers freed) before the next one stages. A failure in a later
