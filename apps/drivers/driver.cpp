@@ -144,6 +144,17 @@ void add_run_options(CLI::App& cli, CommonOptions& o) {
                  "scripted schedule, e.g. 3:expand:3x3:local2,6:shrink:2x2 (or a file)");
   cli.add_option("--offer", o.offer, "sweetspot: file with offer=N / release=M (default $RESIZE_OFFER)");
   cli.add_option("-r,--redistribution", o.mover, "redist or pdgemr2d");
+  cli.add_option("--move-budget", o.move_budget,
+                 "the most bytes of new matrix buffers a process allocates at once in a resize's move, e.g. 512M "
+                 "(redist mover; default $RESIZE_MOVE_BUDGET, else no limit: every matrix in one exchange)")
+      ->check([](const std::string& v) {
+        try {
+          (void)resize::parse_move_budget(v);
+          return std::string();
+        } catch (const std::exception& e) {
+          return std::string(e.what());
+        }
+      });
   cli.add_option("--json", o.json, "write the run as JSON to this file (- = stdout)");
   cli.add_option("--csv", o.csv, "write per-iteration times as CSV to this file (- = stdout)");
   cli.add_option("--resize-timeout", o.resize_timeout, "seconds before a stuck resize ends the job")
@@ -271,6 +282,8 @@ resize::SessionOptions session_options(const CommonOptions& o, const DriverHooks
   if (hooks.policy) so.policy = hooks.policy(o);
   if (!so.policy) so.policy = resize::make_policy(o.policy, o.schedule, o.offer, o.iters);
   so.mover = resize::parse_mover(o.mover);
+  const char* budget_env = std::getenv("RESIZE_MOVE_BUDGET");
+  so.move_budget_bytes = resize::parse_move_budget(!o.move_budget.empty() ? o.move_budget : budget_env ? budget_env : "");
   so.progress = !o.quiet;
   so.resize_timeout = o.resize_timeout;
   so.total_iterations = o.iters;

@@ -40,6 +40,7 @@ struct CommonOptions {
   std::string schedule;    // for --policy scripted (text or file)
   std::string offer;       // for --policy sweetspot (file; default $RESIZE_OFFER)
   std::string mover = "redist";
+  std::string move_budget;  // SessionOptions::move_budget_bytes ("" = $RESIZE_MOVE_BUDGET, else no limit)
   std::string json, csv;   // output files ("-" = stdout)
   double resize_timeout = 180.0;  // a spawn alone can take 40 s on a busy host
   bool quiet = false;

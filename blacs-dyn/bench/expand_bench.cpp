@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
+#include "raw_spawn.hpp"
 
 namespace {
 
@@ -35,24 +36,12 @@ int lib_child() {
   return 1;  // not reached
 }
 
-// A child of a raw spawn: merge, then disconnect and exit.
-int raw_child() {
-  MPI_Comm parent = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-  MPI_Comm_get_parent(&parent);
-  MPI_Intercomm_merge(parent, 1, &merged);
-  MPI_Barrier(merged);
-  MPI_Comm_free(&merged);
-  MPI_Comm_disconnect(&parent);
-  MPI_Finalize();
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (blacs_dyn::World::is_new()) return lib_child();
-  if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return raw_child();
+  if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return blacs_dyn_bench::raw_child(1);
 
   const int reps = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   std::vector<int> adds = {1, 5, 12};

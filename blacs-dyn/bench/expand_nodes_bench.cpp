@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
+#include "raw_spawn.hpp"
 
 namespace {
 
@@ -45,24 +46,12 @@ int lib_child(int argc, char** argv) {
   return 1;
 }
 
-int raw_child() {
-  MPI_Comm parent = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-  MPI_Comm_get_parent(&parent);
-  MPI_Intercomm_merge(parent, 1, &merged);
-  MPI_Barrier(merged);
-  MPI_Barrier(merged);
-  MPI_Comm_free(&merged);
-  MPI_Comm_disconnect(&parent);
-  MPI_Finalize();
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (blacs_dyn::World::is_new()) return lib_child(argc, argv);
-  if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return raw_child();
+  if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return blacs_dyn_bench::raw_child(2);
   if (argc < 4) {
     std::fprintf(stderr, "usage: blacs_dyn_nodes_bench REPS PER_NODE HOST [HOST ...]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);

@@ -6,6 +6,7 @@
 #include <malloc.h>
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +34,8 @@ extern int BI_Np;
 extern int* BI_COMM_WORLD;  // Fortran handle of the world, malloc'ed by blacs_pinfo
 extern blacs_dyn_blacs_buffer BI_AuxBuff;
 extern MPI_Status* BI_Stats;
+extern int BI_MaxNCtxt;        // slots in BI_MyContxts (0 after blacs_exit)
+extern void** BI_MyContxts;    // BLACSCONTEXT* per context number, NULL when freed
 
 }
 // MPI_Datatype is a pointer in Open MPI (56 bytes in all) and an int in MPICH (48 bytes);
@@ -51,6 +54,15 @@ void blacs_publish_world(MPI_Comm world, int rank, int size) {
 }
 
 bool blacs_world_published() { return BI_COMM_WORLD != nullptr; }
+
+namespace {
+std::atomic<int> g_blacs_exits{0};
+}
+void blacs_note_exit() { g_blacs_exits.fetch_add(1); }
+int blacs_exits() { return g_blacs_exits.load(); }
+bool blacs_context_live(int ctxt) {
+  return ctxt >= 0 && BI_MyContxts != nullptr && ctxt < BI_MaxNCtxt && BI_MyContxts[ctxt] != nullptr;
+}
 
 void blacs_sync_world(MPI_Comm world) {
   int r = 0, n = 0;

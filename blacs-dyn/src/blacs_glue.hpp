@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The part of blacs-dyn that reaches into ScaLAPACK 2.2's BLACS internals (BI_Iam,
-// BI_Np, BI_COMM_WORLD, BI_AuxBuff, BI_Stats). Kept to one file so the version
+// BI_Np, BI_COMM_WORLD, BI_AuxBuff, BI_Stats, BI_MaxNCtxt, BI_MyContxts). Kept to one file so the version
 // assumption sits in one place; blacs-dyn/CMakeLists.txt checks the symbol sizes at
 // configure time and blacs_glue.cpp checks the library version at run time. The
 // interposed entry points that call it are in interpose.cpp; this file knows no runtime.
@@ -21,6 +21,12 @@ bool blacs_world_published();
 // world handle, and the per-process request/status buffers grown to `size` if BLACS
 // already allocated them (contexts can outlive a world change).
 void blacs_sync_world(MPI_Comm world);
+
+// BLACS' exits so far (counted by the interposed blacs_exit entry points), and whether
+// `ctxt` is a live context in BLACS' table (BI_MaxNCtxt, BI_MyContxts). No MPI calls.
+void blacs_note_exit();
+int blacs_exits();
+bool blacs_context_live(int ctxt);
 
 // True if this library's Cblacs_pinfo / MPI_Finalize are the ones the program calls,
 // i.e. libmalleable_blacs_dyn was linked ahead of ScaLAPACK and MPI (or preloaded).

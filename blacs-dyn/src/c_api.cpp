@@ -8,6 +8,7 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/blacs_dyn/error.hpp"
+#include "blacs_glue.hpp"
 #include "schema.hpp"
 #include "runtime.hpp"
 
@@ -234,6 +235,10 @@ int blacs_dyn_spawn_supported(void) { return blacs_dyn::Runtime::get().spawn_uns
 const char* blacs_dyn_spawn_unsupported_reason(void) {
   return blacs_dyn::Runtime::get().spawn_unsupported_reason().c_str();
 }
+
+int blacs_dyn_blacs_exits(void) { return blacs_dyn::blacs_exits(); }
+
+int blacs_dyn_context_live(int ctxt) { return blacs_dyn::blacs_context_live(ctxt) ? 1 : 0; }
 
 const char* blacs_dyn_last_error(void) { return blacs_dyn::last_error().c_str(); }
 

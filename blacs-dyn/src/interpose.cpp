@@ -135,12 +135,14 @@ void blacs_get_(int* ctxt, int* what, int* val) {
 // through our MPI_Finalize.
 void Cblacs_exit(int not_done) {
   static const auto stock = real<cexit_t>("Cblacs_exit");
+  blacs_dyn::blacs_note_exit();  // every context is freed (blacs_dyn::Grid's release)
   stock(not_done);
   if (not_done) blacs_dyn::Runtime::get().note_blacs_exit();
 }
 
 void blacs_exit_(int* not_done) {
   static const auto stock = real<fexit_t>("blacs_exit_");
+  blacs_dyn::blacs_note_exit();
   stock(not_done);
   if (*not_done) blacs_dyn::Runtime::get().note_blacs_exit();
 }

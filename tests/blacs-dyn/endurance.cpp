@@ -18,6 +18,7 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "grid_check.hpp"
+#include "raw_spawn.hpp"
 
 namespace {
 
@@ -55,17 +56,6 @@ double max_rss() {
   double mine = rss_mb(), top = 0;
   MPI_Reduce(&mine, &top, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   return top;
-}
-
-int raw_child() {
-  MPI_Comm parent = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-  MPI_Comm_get_parent(&parent);
-  MPI_Intercomm_merge(parent, 1, &merged);
-  MPI_Barrier(merged);
-  MPI_Comm_free(&merged);
-  MPI_Comm_disconnect(&parent);
-  MPI_Finalize();
-  return 0;
 }
 
 // Back to the original world by ranks, in two steps: keep one newcomer (its sibling
@@ -107,7 +97,7 @@ void report(const char* what, const std::vector<double>& rss, int resizes_per_cy
 int main(int argc, char** argv) {
   if (argc > 1 && !std::strcmp(argv[1], "raw-child")) {
     MPI_Init(&argc, &argv);
-    return raw_child();
+    return blacs_dyn_bench::raw_child(1);
   }
   MPI_Init(&argc, &argv);
   if (blacs_dyn_is_new()) return dyn_child(argc > 2 && !std::strcmp(argv[1], "ranks-child"), argc > 2 ? std::atoi(argv[2]) : 0);

@@ -28,12 +28,6 @@ struct Case {
 
 constexpr std::int64_t kMiB = std::int64_t{1} << 20;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
 std::int64_t max_over_ranks(std::int64_t v) {
   long long x = v, r = 0;
   MPI_Allreduce(&x, &r, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);

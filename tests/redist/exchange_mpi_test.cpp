@@ -26,17 +26,6 @@ using redist::ScheduleKind;
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int r = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &r);
-  return r;
-}
-
 // Elements of this rank's B that differ from A moved over the region (sentinel outside).
 template <class T>
 int wrong(const Layout& lb, const LocalMatrix<T>& b, const Region& g) {

@@ -17,6 +17,18 @@
 
 namespace redist_test {
 
+// This process's rank in MPI_COMM_WORLD and the world's size (the tests' ranks).
+inline int world_rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+inline int world_size() {
+  int r = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &r);
+  return r;
+}
+
 // Bits of a value that depends only on the global position, so every rank can say what
 // any element of the global matrix is (the oracle) and no two elements look alike.
 inline double value_at(std::int64_t i, std::int64_t j, int salt) {

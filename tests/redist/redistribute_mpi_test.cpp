@@ -20,17 +20,6 @@ using redist::ScheduleKind;
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int r = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &r);
-  return r;
-}
-
 std::vector<std::int64_t> random_split(std::mt19937& rng, std::int64_t total, int parts_hint) {
   std::vector<std::int64_t> b;
   const int maxsize = static_cast<int>(std::max<std::int64_t>(1, 2 * total / std::max(1, parts_hint)));

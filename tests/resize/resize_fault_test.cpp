@@ -30,3 +30,11 @@ TEST(Fault, ThePauseInTheRedistributionTakesItsSeconds) {
   EXPECT_FALSE(parse("pause-in-iteration:13:20", Point::PauseInRedistribution));  // the driver's own hook
   EXPECT_FALSE(parse("pause-in-redistribution:20", Point::KillNewcomer));
 }
+
+TEST(Fault, NoMemoryInTheMoveTakesTheMatrix) {
+  EXPECT_EQ(parse("no-memory-in-move", Point::NoMemoryInMove), 0);
+  EXPECT_EQ(parse("no-memory-in-move:2", Point::NoMemoryInMove), 2);
+  EXPECT_FALSE(parse("no-memory-in-moveX", Point::NoMemoryInMove));
+  EXPECT_FALSE(parse("no-memory-in-move:2", Point::PauseInRedistribution));
+  EXPECT_FALSE(parse("pause-in-redistribution", Point::NoMemoryInMove));
+}

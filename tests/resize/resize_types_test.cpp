@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "malleable/resize/session.hpp"
+#include "session_test_util.hpp"
 
 extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 
@@ -183,22 +184,10 @@ int main(int argc, char** argv) {
       chk.desc_matrix("C", dc, c, c_entry);
       chk.desc_matrix("Z", dz, z, z_entry);
       chk.blocks_matrix("CB", kBm, kBn, cb, blld, blocks_entry);
-      long long all = 0;
-      MPI_Allreduce(&chk.errors, &all, 1, MPI_LONG_LONG, MPI_SUM, s.world());
-      if (all != 0) {
-        if (s.world_rank() == 0)
-          std::fprintf(stderr, "resize_types_test: FAILED %s: %lld differences\n", chk.phase.c_str(), all);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
-      if (s.world_rank() == 0) std::printf("resize_types_test: %s: all elements exact\n", chk.phase.c_str());
+      session_test::all_right(s, chk.errors, "resize_types_test", chk.phase, "differences", "all elements exact");
     };
     const auto require = [&](const resize::RemapResult& r, int procs, const char* what) {
-      if (!r.ok || s.grid().size() != procs || s.world_size() != procs) {
-        if (s.world_rank() == 0)
-          std::fprintf(stderr, "resize_types_test: FAILED: %s did not reach %d processes (%s)\n", what, procs,
-                       r.message.c_str());
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
+      session_test::reached(s, r, procs, "resize_types_test", what);
     };
 
     if (s.is_newcomer()) {
@@ -220,21 +209,10 @@ int main(int argc, char** argv) {
             cb[static_cast<std::size_t>(il + jl * blld)] = blocks_entry(static_cast<int>(r0 + il), static_cast<int>(c0 + jl));
       }
       check_all("after start");
-      resize::Decision grow;
-      grow.action = resize::Action::Expand;
-      grow.procs = 6;
-      grow.nprow = 2;
-      grow.npcol = 3;
-      grow.placement = resize::Placement::Local2;
-      require(s.resize_now(grow), 6, "the expansion");
+      require(s.resize_now(session_test::decision(resize::Action::Expand, 6, 2, 3)), 6, "the expansion");
     }
     check_all("after the expansion");
-    resize::Decision back;
-    back.action = resize::Action::Shrink;
-    back.procs = 4;
-    back.nprow = 2;
-    back.npcol = 2;
-    require(s.resize_now(back), 4, "the shrink");  // the two newcomers leave inside
+    require(s.resize_now(session_test::decision(resize::Action::Shrink, 4, 2, 2)), 4, "the shrink");  // the two newcomers leave inside
     check_all("after the shrink");
     if (s.world_rank() == 0) std::printf("PASS\n");
   }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "malleable/resize/session.hpp"
+#include "session_test_util.hpp"
 
 extern "C" int numroc_(const int* n, const int* nb, const int* iproc, const int* isrcproc, const int* nprocs);
 
@@ -163,21 +164,10 @@ int main(int argc, char** argv) {
       chk.check(cb, 6);
       chk.check(zb, 7);
       chk.check(xe, 8);
-      long long all = 0;
-      MPI_Allreduce(&chk.errors, &all, 1, MPI_LONG_LONG, MPI_SUM, s.world());
-      if (all != 0) {
-        if (s.world_rank() == 0) std::fprintf(stderr, "session_matrix_handle: FAILED %s: %lld errors\n", chk.phase.c_str(), all);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
-      if (s.world_rank() == 0) std::printf("session_matrix_handle: %s: every element and map right\n", chk.phase.c_str());
+      session_test::all_right(s, chk.errors, "session_matrix_handle", chk.phase, "errors", "every element and map right");
     };
     const auto require = [&](const resize::RemapResult& r, int procs, const char* what) {
-      if (!r.ok || s.grid().size() != procs || s.world_size() != procs) {
-        if (s.world_rank() == 0)
-          std::fprintf(stderr, "session_matrix_handle: FAILED: %s did not reach %d processes (%s)\n", what, procs,
-                       r.message.c_str());
-        MPI_Abort(MPI_COMM_WORLD, 1);
-      }
+      session_test::reached(s, r, procs, "session_matrix_handle", what);
     };
     if (s.is_newcomer()) {
       s.join();
@@ -189,21 +179,10 @@ int main(int argc, char** argv) {
       fill(fc, 0), fill(dc, 1), fill(cc, 2), fill(zc, 3), fill(fb, 4), fill(db, 5), fill(cb, 6), fill(zb, 7);
       fill(xe, 8);
       check_all("after start");
-      resize::Decision grow;
-      grow.action = resize::Action::Expand;
-      grow.procs = 6;
-      grow.nprow = 2;
-      grow.npcol = 3;
-      grow.placement = resize::Placement::Local2;
-      require(s.resize_now(grow), 6, "the expansion");
+      require(s.resize_now(session_test::decision(resize::Action::Expand, 6, 2, 3)), 6, "the expansion");
     }
     check_all("after the expansion");
-    resize::Decision back;
-    back.action = resize::Action::Shrink;
-    back.procs = 4;
-    back.nprow = 2;
-    back.npcol = 2;
-    require(s.resize_now(back), 4, "the shrink");
+    require(s.resize_now(session_test::decision(resize::Action::Shrink, 4, 2, 2)), 4, "the shrink");
     check_all("after the shrink");
     if (s.world_rank() == 0) std::printf("PASS\n");
   }

@@ -10,38 +10,16 @@
 //   mpiexec -n 4 session_matrix_regrid
 #include <mpi.h>
 
-#include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "malleable/resize/session.hpp"
+#include "session_test_util.hpp"
 
 namespace {
 
-double value(long long i, long long j) { return 1000.0 * static_cast<double>(i) + static_cast<double>(j); }
-
-// Row (column) blocks in proportion to the power of each grid row's (column's) first process.
-void proportional(const resize::Session& s, const resize::Grid& g, std::vector<long long>& rows,
-                  std::vector<long long>& cols, long long n) {
-  const auto& p = s.powers();
-  auto pw = [&](int r) { return r < static_cast<int>(p.size()) ? p[static_cast<std::size_t>(r)] : 1.0; };
-  auto split = [&](int parts, auto rank_of) {
-    std::vector<long long> out;
-    double total = 0;
-    for (int k = 0; k < parts; ++k) total += pw(rank_of(k));
-    long long given = 0;
-    for (int k = 0; k < parts; ++k) {
-      const long long v =
-          k + 1 == parts ? n - given : std::llround(static_cast<double>(n) * pw(rank_of(k)) / total);
-      out.push_back(v);
-      given += v;
-    }
-    return out;
-  };
-  rows = split(g.nprow, [&](int i) { return g.rank_at(i, 0); });
-  cols = split(g.npcol, [&](int j) { return g.rank_at(0, j); });
-}
+using session_test::proportional;
+using session_test::value;
 
 // Everything the handle says about `a` on the current grid; the number of faults (world).
 long long check(resize::Session& s, resize::Matrix<double>& a, double sign, std::string& log) {
@@ -80,16 +58,11 @@ long long check(resize::Session& s, resize::Matrix<double>& a, double sign, std:
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  int rank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const int n = 48;
   bool ok = true;
   std::string log;
   {
-    resize::SessionOptions o;
-    o.progress = false;
-    o.persist_history = false;
-    resize::Session s(argc, argv, std::move(o));
+    resize::Session s(argc, argv, session_test::quiet_options());
     auto e = s.register_matrix<double>(
         "E", n, n, [&](const resize::Grid& g, std::vector<long long>& r, std::vector<long long>& c) {
           proportional(s, g, r, c, n);
@@ -123,10 +96,5 @@ int main(int argc, char** argv) {
     }
     sweep("after the regrid to new block sizes");
   }
-  int all = ok ? 1 : 0, every = 0;
-  MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!ok) std::fprintf(stderr, "rank %d:\n%s", rank, log.c_str());
-  if (rank == 0) std::printf("%s\n", every ? "PASS" : "FAILED");
-  MPI_Finalize();
-  return every ? 0 : 1;
+  return session_test::verdict(ok, log);
 }

@@ -12,39 +12,14 @@
 // Every element is checked against its global index. Prints PASS on world rank 0.
 #include <mpi.h>
 
-#include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "malleable/resize/session.hpp"
+#include "session_test_util.hpp"
 
-namespace {
-
-double value(long long i, long long j) { return 1000.0 * static_cast<double>(i) + static_cast<double>(j); }
-
-// Sizes in proportion to the session's powers of each grid row's/column's first process.
-void proportional(const resize::Session& s, const resize::Grid& g, std::vector<long long>& rows,
-                  std::vector<long long>& cols, long long n) {
-  auto split = [&](int parts, auto power_of) {
-    std::vector<long long> out;
-    double total = 0;
-    for (int k = 0; k < parts; ++k) total += power_of(k);
-    long long given = 0;
-    for (int k = 0; k < parts; ++k) {
-      const long long v = k + 1 == parts ? n - given : std::llround(static_cast<double>(n) * power_of(k) / total);
-      out.push_back(v);
-      given += v;
-    }
-    return out;
-  };
-  const auto& p = s.powers();
-  auto pw = [&](int r) { return r < static_cast<int>(p.size()) ? p[static_cast<std::size_t>(r)] : 1.0; };
-  rows = split(g.nprow, [&](int i) { return pw(g.rank_at(i, 0)); });
-  cols = split(g.npcol, [&](int j) { return pw(g.rank_at(0, j)); });
-}
-
-}  // namespace
+using session_test::proportional;
+using session_test::value;
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
@@ -54,10 +29,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   std::string log;
   {
-    resize::SessionOptions o;
-    o.progress = false;
-    o.persist_history = false;
-    resize::Session s(argc, argv, std::move(o));
+    resize::Session s(argc, argv, session_test::quiet_options());
     int da[9] = {};
     std::vector<double> a, e;
     int lld_e = 1;
@@ -178,10 +150,5 @@ int main(int argc, char** argv) {
       log += "expected 10 records (7 refused, 3 done), got " + std::to_string(s.metrics().resizes().size()) + "\n";
     }
   }
-  int all = ok ? 1 : 0, every = 0;
-  MPI_Allreduce(&all, &every, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!ok) std::fprintf(stderr, "rank %d:\n%s", rank, log.c_str());
-  if (rank == 0) std::printf("%s\n", every ? "PASS" : "FAILED");
-  MPI_Finalize();
-  return every ? 0 : 1;
+  return session_test::verdict(ok, log);
 }

@@ -302,8 +302,8 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   rank_hosts = rec.rank_hosts.expand();
   node_of_rank = redist::node_ids(rank_hosts);
   watchdog.phase("BLACS grids");
-  detail::BlacsGrid old_grid(world, b.from);
-  detail::BlacsGrid new_grid(world, b.target);
+  blacs_dyn::Grid old_grid = detail::blacs_grid(world, b.from);
+  blacs_dyn::Grid new_grid = detail::blacs_grid(world, b.target);
   watchdog.phase("redistribution of the variable matrices");
   const double t1 = MPI_Wtime();
   rec.bytes_moved = move_all(old_grid, new_grid, &rec) + b.bytes;
@@ -416,7 +416,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     world = World::comm();
     if (cause != CancelCause::Destroyed && world != b->old_world) {
       // The job goes on: its grid on the world it is left with.
-      grid = detail::BlacsGrid(world, shape);
+      grid = detail::blacs_grid(world, shape);
       relabel_descs();
     }
   }

@@ -40,7 +40,7 @@ std::vector<char> broadcast(std::vector<char> bytes, MPI_Comm comm) {
 
 // What a registered matrix is on the current grid, for the HDF5 shell (and the level
 // checkpoints, checkpoint/session_levels.cpp).
-CheckpointMatrix describe(const Registered& r, const BlacsGrid& grid, int rank) {
+CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int rank) {
   CheckpointMatrix c;
   c.type = r.type;
   c.info.name = r.name;
@@ -48,7 +48,7 @@ CheckpointMatrix describe(const Registered& r, const BlacsGrid& grid, int rank) 
   c.info.m = r.m;
   c.info.n = r.n;
   c.local = const_cast<void*>(r.data());
-  const Grid& g = grid.grid();
+  const Grid g = shape_of(grid);
   if (r.sizes) {
     c.layout = *r.layout;
     c.info.layout = ck::LayoutKind::Extended;
@@ -61,7 +61,7 @@ CheckpointMatrix describe(const Registered& r, const BlacsGrid& grid, int rank) 
     c.info.layout = r.dist == Distribution::Block ? ck::LayoutKind::Block : ck::LayoutKind::BlockCyclic;
     c.info.mb = r.desc[4];
     c.info.nb = r.desc[5];
-    if (grid.member()) {
+    if (grid.in_grid()) {
       c.pr = grid.myrow();
       c.pc = grid.mycol();
     }

@@ -24,7 +24,7 @@
 
 namespace resize {
 
-detail::CheckpointMatrix describe(const Registered& r, const detail::BlacsGrid& grid, int rank);  // session_checkpoint.cpp
+detail::CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int rank);  // session_checkpoint.cpp
 
 using namespace detail;
 

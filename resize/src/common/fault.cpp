@@ -18,6 +18,7 @@ std::string_view name_of(Point p) {
     case Point::StallNewcomer: return "stall-newcomer";
     case Point::HoldBackground: return "hold-background";
     case Point::KillNewcomerBackground: return "kill-newcomer-background";
+    case Point::NoMemoryInMove: return "no-memory-in-move";
   }
   return {};
 }
@@ -26,7 +27,8 @@ std::string_view name_of(Point p) {
 std::optional<int> parse(std::string_view value, Point p) {
   const std::string_view name = name_of(p);
   if (value == name) return p == Point::PauseInRedistribution ? 10 : 0;
-  if (p != Point::PauseInRedistribution || value.substr(0, name.size()) != name || value.size() <= name.size() ||
+  const bool takes_argument = p == Point::PauseInRedistribution || p == Point::NoMemoryInMove;
+  if (!takes_argument || value.substr(0, name.size()) != name || value.size() <= name.size() ||
       value[name.size()] != ':')
     return std::nullopt;
   return std::atoi(std::string(value.substr(name.size() + 1)).c_str());
@@ -62,7 +64,8 @@ void inject(Point p, bool here, int world_rank, std::string_view what) {
       raise(SIGKILL);
       return;
     case Point::HoldBackground:
-      return;  // a condition the helper thread asks with armed(), not an action
+    case Point::NoMemoryInMove:
+      return;  // conditions their code asks with armed(), not actions
   }
 }
 

@@ -16,10 +16,12 @@ enum class Point {
   StallNewcomer,           // stall-newcomer: the last newcomer stops answering there
   HoldBackground,          // hold-background: the background helper thread waits for the main thread
   KillNewcomerBackground,  // kill-newcomer-background: the last newcomer dies in the background phase
+  NoMemoryInMove,          // no-memory-in-move[:K]: world rank 1 cannot allocate the K-th (0) buffer a move stages
 };
 
 // Pure: whether `value` (RESIZE_FAULT's text) names the fault at `p`, and its argument
-// (the pause's seconds, default 10; 0 for the others). nullopt: not this fault.
+// (the pause's seconds, default 10; the matrix of no-memory-in-move, default 0; 0 for the
+// others). nullopt: not this fault.
 std::optional<int> parse(std::string_view value, Point p);
 
 // The fault at `p` if RESIZE_FAULT names it (read once per call; tests set it per run).

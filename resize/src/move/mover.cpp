@@ -185,6 +185,7 @@ void MoveAccounting::reduce() {
   bytes_moved = v[0];
   bytes_intra_node = v[1];
   bytes_inter_node = v[2];
+  MPI_Allreduce(MPI_IN_PLACE, &peak_bytes, 1, MPI_INT64_T, MPI_MAX, world_);
 }
 
 }  // namespace resize::detail

@@ -77,12 +77,17 @@ class MoveAccounting {
   // The same from this rank's plan (make_plan for its rank, the default schedule) when the
   // caller has it already.
   void add(Scalar type, const redist::RedistPlan& plan);
-  // One MPI_Allreduce (sum) of the counts; afterwards the fields below are job-wide.
+  // One MPI_Allreduce (sum) of the counts and one (max) of peak_bytes; afterwards the
+  // fields below are job-wide.
   void reduce();
   bool predicting() const { return predict_; }
   bool mapped() const { return mapped_; }
   std::int64_t bytes_moved = 0, bytes_intra_node = 0, bytes_inter_node = 0;
   double predicted_s = 0;  // the cost model's seconds, summed over the matrices added
+  // The redist mover's batches (the same on every rank) and the most bytes of matrix
+  // buffers and redist staging this rank held (after reduce(): any rank).
+  int batches = 0;
+  std::int64_t peak_bytes = 0;
 
  private:
   MPI_Comm world_, node_ = MPI_COMM_NULL;

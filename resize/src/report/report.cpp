@@ -248,6 +248,8 @@ json resize_json(const ResizeAnalysis& a) {
   e["t_redist_predicted_s"] = r.t_redist_predicted >= 0 ? json(r.t_redist_predicted) : json(nullptr);
   e["bytes_intra_node"] = r.bytes_intra_node;
   e["bytes_inter_node"] = r.bytes_inter_node;
+  e["move_batches"] = r.move_batches;  // SessionOptions::move_budget_bytes
+  e["move_peak_bytes"] = r.move_peak_bytes;
   e["hosts"] = json::array();
   for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
   // One name per rank (as before; O(P) while writing only) and the record's compact runs.

@@ -142,6 +142,7 @@ std::vector<char> pack(const ExpansionState& s) {
   w.put(s.background_mode);
   w.put(s.background_min_iterations);
   put_bool(w, s.background);
+  w.put(s.move_budget);
   return framed(kExpansionMagic, ExpansionState::kVersion, w);
 }
 
@@ -170,6 +171,7 @@ ExpansionState unpack_expansion(const std::vector<char>& bytes) {
   s.background_mode = r.get<int>();
   s.background_min_iterations = r.get<int>();
   s.background = get_bool(r);
+  s.move_budget = r.get<std::int64_t>();
   check_end(r);
   return s;
 }

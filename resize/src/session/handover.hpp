@@ -60,7 +60,7 @@ Grid get_grid(Reader& r);
 // The state an expansion hands its newcomers: everything join() needs to take part in the
 // redistribution and the remap points after it as the old processes do.
 struct ExpansionState {
-  static constexpr std::uint32_t kVersion = 1;
+  static constexpr std::uint32_t kVersion = 2;  // 2: move_budget
   int iteration = 0;
   int mover = 0;  // the job's Mover: a newcomer must run the same collective code
   Grid from, to;
@@ -76,6 +76,7 @@ struct ExpansionState {
   int background_mode = 0;                    // Background
   int background_min_iterations = 1;
   bool background = false;  // this expansion was begun in the background
+  std::int64_t move_budget = 0;  // SessionOptions::move_budget_bytes: every process batches alike
 };
 std::vector<char> pack(const ExpansionState& s);
 ExpansionState unpack_expansion(const std::vector<char>& bytes);

@@ -61,6 +61,7 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
                                    pol == "sweetspot" ? sch : std::string());
     const char* m = std::getenv("RESIZE_MOVER");
     if (m) o.mover = resize::parse_mover(m);
+    if (const char* b = std::getenv("RESIZE_MOVE_BUDGET")) o.move_budget_bytes = resize::parse_move_budget(b);
     auto* s = new resize_session;
     s->policy = pol + (sch.empty() ? "" : " " + sch);
     s->app = o.app;

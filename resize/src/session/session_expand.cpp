@@ -16,6 +16,7 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
   // the environment need not reach spawned processes).
   st.mover = static_cast<int>(opt.mover);
+  st.move_budget = opt.move_budget_bytes;  // the batches are collective too
   st.from = from;
   st.to = to;
   for (const auto& r : mats)
@@ -77,8 +78,8 @@ std::string Session::Impl::spawn(const Decision& d, const NodePlan& node_plan, i
 
 std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start) {
   watchdog.phase("BLACS grids");
-  detail::BlacsGrid old_grid(world, from);
-  detail::BlacsGrid new_grid(world, to);
+  blacs_dyn::Grid old_grid = detail::blacs_grid(world, from);
+  blacs_dyn::Grid new_grid = detail::blacs_grid(world, to);
   watchdog.phase("redistribution");
   const double t1 = MPI_Wtime();
   const std::int64_t moved = move_all(old_grid, new_grid, &rec);

@@ -32,7 +32,7 @@
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
-#include "session/blacs_grid.hpp"
+#include "malleable/blacs_dyn/blacs_dyn.hpp"
 #include "session/handover.hpp"
 #include "session/storage.hpp"
 #include "session/target_grid.hpp"
@@ -48,6 +48,13 @@ inline double cpu_seconds() {
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
+
+// The session's grids are blacs_dyn::Grid: a BLACS grid for `g` on `world` (collective
+// over it; processes outside `g` get no context), and the placement of one as a Grid.
+inline blacs_dyn::Grid blacs_grid(MPI_Comm world, const Grid& g) {
+  return blacs_dyn::Grid(world, g.nprow, g.npcol, g.rank_map());
+}
+inline Grid shape_of(const blacs_dyn::Grid& g) { return Grid{g.nprow(), g.npcol(), g.ranks()}; }
 
 inline std::string comma_list(const std::vector<std::string>& v) {
   std::string out;
@@ -132,7 +139,7 @@ struct Session::Impl {
   std::string exe;
   std::vector<std::string> args;
   MPI_Comm world = MPI_COMM_NULL;
-  detail::BlacsGrid grid;
+  blacs_dyn::Grid grid;
   Grid shape;  // current grid (also on processes outside it)
   std::vector<Registered> mats;
   Metrics metrics;
@@ -194,27 +201,43 @@ struct Session::Impl {
   }
   bool root() const { return rank() == 0; }
 
-  void desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const;
+  void desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const;
 
   // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
   // on the current world); returns bytes moved between ranks.
-  std::int64_t move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec = nullptr);
+  std::int64_t move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec = nullptr);
   // move_all's two ways (session_move.cpp): all in one redist exchange, or PDGEMR2D's one by one.
-  void move_together(const detail::BlacsGrid& from, const detail::BlacsGrid& to, detail::MoveAccounting& acct);
-  void move_one_by_one(const detail::BlacsGrid& from, const detail::BlacsGrid& to, detail::MoveAccounting& acct);
-  void commit_background(Registered& r, const detail::BlacsGrid& to);
+  void move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, detail::MoveAccounting& acct);
+  // One matrix of move_together: its layouts (and descriptors) on both grids and the bytes
+  // of its old and new buffers on this process.
+  struct MovePart {
+    Registered* r = nullptr;
+    redist::Layout la, lb;
+    int da[9] = {}, db[9] = {};
+    std::size_t new_elements = 0;
+    std::int64_t old_bytes = 0, new_bytes = 0;
+  };
+  MovePart move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const;
+  // Stages, moves (one redist exchange) and commits parts[batch.begin, batch.end); returns
+  // redist's staging peak on this process.
+  std::int64_t move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
+                          detail::MoveAccounting& acct);
+  // The batch's new buffers (null where nothing is held), agreed on every process.
+  std::vector<void*> stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end);
+  void move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, detail::MoveAccounting& acct);
+  void commit_background(Registered& r, const blacs_dyn::Grid& to);
 
   // The extended-descriptor layout of a block-sizes matrix on a grid.
   redist::Layout layout_of(const Registered& r, const Grid& g) const;
   // Local rows and columns of this process in a layout (0 x 0 off the grid).
   std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
   void size_blocks(Registered& r, const Grid& g);
-  void move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+  void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                    detail::MoveAccounting& acct);
 
   // A grid for `target` on the current world, and every registered matrix moved onto it
   // from the current grid; the redistribution's time and bytes go into `rec`.
-  detail::BlacsGrid move_onto(const Grid& target, ResizeRecord& rec);
+  blacs_dyn::Grid move_onto(const Grid& target, ResizeRecord& rec);
 
   std::int64_t total_bytes() const;
 

@@ -4,8 +4,10 @@
 #include "session/session_impl.hpp"
 
 #include "common/fault.hpp"
+#include "move/move_batches.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,15 +30,15 @@ void fault_pause(int world_rank, const std::string& moved) {
 }
 }  // namespace
 
-void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, int* d) const {
-  const Grid& s = g.grid();
+void Session::Impl::desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const {
+  const Grid s = shape_of(g);
   const int mb = r.row_block_on(s), nb = r.col_block_on(s);
   int lld = 1;
-  if (g.member()) {  // the local rows: redist's map of the row dimension (first block on row 0)
+  if (g.in_grid()) {  // the local rows: redist's map of the row dimension (first block on row 0)
     const redist::Axis rows(redist::BlockSizes::uniform(r.m, mb), s.nprow, 0);
     lld = static_cast<int>(std::max<std::int64_t>(1, rows.local_count(g.myrow())));
   }
-  const int v[9] = {1, g.member() ? g.ctxt() : -1, r.m, r.n, mb, nb, 0, 0, lld};
+  const int v[9] = {1, g.in_grid() ? g.context() : -1, r.m, r.n, mb, nb, 0, 0, lld};
   std::copy(v, v + 9, d);
 }
 
@@ -45,7 +47,7 @@ void Session::Impl::desc_for(const Registered& r, const detail::BlacsGrid& g, in
 // Collective over the world, newcomers included (they pass no record). The figures come
 // from each rank's own plan and reductions (issue 33 §1, detail::MoveAccounting): no
 // process plans the whole job.
-std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail::BlacsGrid& to, ResizeRecord* rec) {
+std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec) {
   // Rank 0 decides (it holds the record and the cost model) and tells the others.
   const bool predict = rec && root() && cost_model && opt.mover == Mover::Redist;
   detail::MoveAccounting acct(world, predict ? &*cost_model : nullptr, node_of_rank);
@@ -56,6 +58,8 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
   acct.reduce();
   const std::int64_t moved = acct.bytes_moved;
   if (rec && root()) {
+    rec->move_batches = acct.batches;
+    rec->move_peak_bytes = acct.peak_bytes;
     if (acct.mapped()) {
       rec->bytes_intra_node += acct.bytes_intra_node;
       rec->bytes_inter_node += acct.bytes_inter_node;
@@ -75,7 +79,7 @@ std::int64_t Session::Impl::move_all(const detail::BlacsGrid& from, const detail
 
 // Issue 21: a matrix whose data reached the target grid in the background (its staged
 // buffer) is committed, not moved.
-void Session::Impl::commit_background(Registered& r, const detail::BlacsGrid& to) {
+void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) {
   int db[9];
   desc_for(r, to, db);
   r.store->commit();
@@ -83,75 +87,145 @@ void Session::Impl::commit_background(Registered& r, const detail::BlacsGrid& to
   r.moved_in_background = false;
 }
 
-// Every registered matrix in one redist exchange (redist::Exchange): each peer gets one
-// message per round carrying every matrix's pieces, instead of one redistribution (and
-// its messages, its waits) after another. Every matrix's new buffer is staged before any
-// data moves, so the old and new buffers of all of them are held at once (one after
-// another held only one matrix's new buffer beside the old ones). A failure (agreed on
-// every rank by redist) leaves every matrix as it was.
-void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+// The registered matrices in redist exchanges (redist::Exchange): each peer gets one
+// message per round carrying every matrix's pieces of the exchange, instead of one
+// redistribution (and its messages, its waits) after another. Without a budget
+// (SessionOptions::move_budget_bytes = 0) every matrix goes in one exchange, its new buffer
+// staged before any data moves, so the old and new buffers of all of them are held at
+// once; a failure (agreed on every rank: a buffer one process cannot allocate, stage_batch,
+// or redist's checks) leaves every matrix as it was. With a
+// budget they go in consecutive batches (move_batches.hpp) whose new buffers fit it on the
+// most loaded process, agreed by one MPI_Allreduce of one entry per matrix; a batch is
+// committed (its old buffers freed) before the next one stages. A failure in a later
+// batch leaves the earlier batches on the new grid: the error says so.
+void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                   detail::MoveAccounting& acct) {
-  struct Part {
-    Registered* r;
-    redist::Layout lb;
-    int db[9];
-  };
-  std::vector<Part> parts;
+  std::vector<MovePart> parts;
   std::vector<Registered*> in_background;
+  parts.reserve(mats.size());
+  for (auto& r : mats) {
+    if (r.moved_in_background)
+      in_background.push_back(&r);
+    else
+      parts.push_back(move_part(r, from, to));
+  }
+  // The batches: every process plans them alike from the per-matrix maxima.
+  std::vector<std::int64_t> max_new(parts.size()), own_old(parts.size()), own_new(parts.size());
+  for (std::size_t k = 0; k < parts.size(); ++k) {
+    max_new[k] = own_new[k] = parts[k].new_bytes;
+    own_old[k] = parts[k].old_bytes;
+  }
+  if (opt.move_budget_bytes > 0 && parts.size() > 1)
+    MPI_Allreduce(MPI_IN_PLACE, max_new.data(), static_cast<int>(max_new.size()), MPI_INT64_T, MPI_MAX, world);
+  const std::vector<detail::MoveBatch> batches = detail::plan_move_batches(max_new, opt.move_budget_bytes);
+  acct.batches = static_cast<int>(batches.size());
+  std::int64_t staging_peak = 0;
+  for (std::size_t b = 0; b < batches.size(); ++b) {
+    try {
+      staging_peak = std::max(staging_peak, move_batch(parts, batches[b].begin, batches[b].end, b == 0, acct));
+    } catch (const std::exception& e) {
+      if (b == 0) throw;
+      std::vector<std::string> moved;
+      for (std::size_t k = 0; k < batches[b].begin; ++k) moved.push_back(parts[k].r->name);
+      throw Error("session: the move failed in batch " + std::to_string(b + 1) + " of " + std::to_string(batches.size()) +
+                  " (move budget " + std::to_string(opt.move_budget_bytes) + " bytes) after matrices " +
+                  detail::comma_list(moved) + " reached the new grid: " + e.what());
+    }
+  }
+  for (Registered* r : in_background) commit_background(*r, to);
+  acct.peak_bytes = detail::held_peak(own_old, own_new, batches) + staging_peak;
+}
+
+Session::Impl::MovePart Session::Impl::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
+  MovePart p;
+  p.r = &r;
+  if (r.sizes) {
+    p.la = r.layout ? *r.layout : layout_of(r, shape_of(from));
+    p.lb = layout_of(r, shape_of(to));
+    const auto [br, bc] = local_dims(p.lb);
+    p.new_elements = static_cast<std::size_t>(br * bc);
+  } else {
+    desc_for(r, from, p.da);
+    if (from.in_grid()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
+    desc_for(r, to, p.db);
+    p.new_elements = Session::local_size(p.db);
+    p.la = detail::matrix_layout(p.da, shape_of(from));
+    p.lb = detail::matrix_layout(p.db, shape_of(to));
+  }
+  const auto [ar, ac] = local_dims(p.la);
+  p.old_bytes = r.bytes(ar * ac);
+  p.new_bytes = r.bytes(static_cast<std::int64_t>(p.new_elements));
+  return p;
+}
+
+// Every process stages its new buffers of parts[begin, end), then all agree that every one
+// could (one MPI_Allreduce, MINLOC over (matrix, rank)) before any message is posted: a
+// buffer that does not fit in memory on one process is the same Error on every process
+// (that process's message, broadcast: the matrix, its elements, the GiB), nothing of the
+// batch staged any more. Test hook: RESIZE_FAULT=no-memory-in-move[:K] (common/fault.hpp).
+std::vector<void*> Session::Impl::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
+  const std::optional<int> no_memory = fault::armed(fault::Point::NoMemoryInMove);
+  std::vector<void*> nbuf(end - begin, nullptr);
+  struct {
+    int k, rank;
+  } mine{INT_MAX, rank()}, first{INT_MAX, 0};
+  std::string why;
+  for (std::size_t k = begin; k < end; ++k) {
+    const bool faulted = no_memory && *no_memory == static_cast<int>(k) && rank() == 1;
+    try {
+      nbuf[k - begin] = parts[k].r->stage(faulted ? std::size_t{1} << 62 : parts[k].new_elements);
+    } catch (const Error& e) {
+      mine.k = static_cast<int>(k);
+      why = e.what();
+      break;
+    }
+  }
+  MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, world);
+  if (first.k == INT_MAX) return nbuf;
+  for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();
+  int len = static_cast<int>(why.size());
+  MPI_Bcast(&len, 1, MPI_INT, first.rank, world);
+  why.resize(static_cast<std::size_t>(len));
+  MPI_Bcast(why.data(), len, MPI_CHAR, first.rank, world);
+  const std::string here = " on this process", there = " on world rank " + std::to_string(first.rank);
+  if (const auto at = why.find(here); at != std::string::npos)
+    why.replace(at, here.size(), there);
+  else
+    why += " (" + there.substr(1) + ")";
+  throw Error(why + "; no data of this exchange moved");
+}
+
+std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
+                                       detail::MoveAccounting& acct) {
   std::vector<redist::RedistPlan> plans;  // the items point into it
   std::vector<redist::ExchangeItem> items;
-  parts.reserve(mats.size());
-  plans.reserve(mats.size());
+  plans.reserve(end - begin);
+  const std::vector<void*> nbuf = stage_batch(parts, begin, end);
+  redist::ExecStats stats;
   try {
-    for (auto& r : mats) {
-      if (r.moved_in_background) {
-        in_background.push_back(&r);
-        continue;
-      }
-      Part p{&r, {}, {}};
-      redist::Layout la;
-      const void* a = nullptr;
-      void* b = nullptr;
-      std::int64_t lda = 1, ldb = 1;
-      if (r.sizes) {
-        la = r.layout ? *r.layout : layout_of(r, from.grid());
-        p.lb = layout_of(r, to.grid());
-        const auto [ar, ac] = local_dims(la);
-        const auto [br, bc] = local_dims(p.lb);
-        void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
-        a = ar * ac > 0 ? r.data() : nullptr;
-        b = br * bc > 0 ? nbuf : nullptr;
-        lda = std::max<std::int64_t>(1, ar);
-        ldb = std::max<std::int64_t>(1, br);
-      } else {
-        int da[9];
-        desc_for(r, from, da);
-        if (from.member()) da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
-        desc_for(r, to, p.db);
-        void* nbuf = r.stage(Session::local_size(p.db));
-        la = detail::matrix_layout(da, from.grid());
-        p.lb = detail::matrix_layout(p.db, to.grid());
-        a = da[1] >= 0 ? r.data() : nullptr;
-        b = p.db[1] >= 0 ? nbuf : nullptr;
-        lda = da[1] >= 0 ? da[8] : 1;
-        ldb = p.db[1] >= 0 ? p.db[8] : 1;
-      }
-      plans.push_back(redist::make_plan(la, p.lb, redist::Region::whole(la), size(), redist::ScheduleKind::Default, rank()));
-      items.push_back({&plans.back(), a, lda, b, ldb, scalar_bytes(r.type)});
-      parts.push_back(std::move(p));
+    for (std::size_t k = begin; k < end; ++k) {
+      MovePart& p = parts[k];
+      Registered& r = *p.r;
+      const auto [ar, ac] = local_dims(p.la);
+      const auto [br, bc] = local_dims(p.lb);
+      const bool blocks = static_cast<bool>(r.sizes);
+      const bool has_a = blocks ? ar * ac > 0 : p.da[1] >= 0, has_b = blocks ? br * bc > 0 : p.db[1] >= 0;
+      const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
+      const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
+      plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), size(), redist::ScheduleKind::Default, rank()));
+      items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf[k - begin] : nullptr, ldb, scalar_bytes(r.type)});
     }
     redist::Exchange ex(world, items);
     ex.start();
-    if (!parts.empty()) fault_pause(rank(), parts.front().r->name);
-    ex.finish();
+    if (first && begin < end) fault_pause(rank(), parts[begin].r->name);
+    ex.finish(&stats);
   } catch (...) {
-    for (auto& p : parts) p.r->unstage();
+    for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();  // harmless where none was staged
     throw;
   }
-  for (Registered* r : in_background) commit_background(*r, to);
-  for (std::size_t k = 0; k < parts.size(); ++k) {
+  for (std::size_t k = begin; k < end; ++k) {
     Registered& r = *parts[k].r;
-    r.store->commit();
+    r.store->commit();  // the old buffer is freed here, before the next batch stages
     if (r.sizes) {
       const auto [br, bc] = local_dims(parts[k].lb);
       *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
@@ -160,15 +234,16 @@ void Session::Impl::move_together(const detail::BlacsGrid& from, const detail::B
     } else {
       std::copy(parts[k].db, parts[k].db + 9, r.desc);
     }
-    acct.add(r.type, plans[k]);
+    acct.add(r.type, plans[k - begin]);
   }
+  return stats.peak_bytes;
 }
 
 // The PDGEMR2D mover: one matrix after another (ScaLAPACK moves one per call).
-void Session::Impl::move_one_by_one(const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+void Session::Impl::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                     detail::MoveAccounting& acct) {
-  Grid all{1, size(), {}};
-  detail::BlacsGrid whole(world, all);
+  const blacs_dyn::Grid whole = detail::blacs_grid(world, Grid{1, size(), {}});
+  const Grid from_shape = shape_of(from), to_shape = shape_of(to);
   for (auto& r : mats) {
     if (r.sizes) {
       move_blocks(r, from, to, acct);
@@ -181,13 +256,13 @@ void Session::Impl::move_one_by_one(const detail::BlacsGrid& from, const detail:
     int da[9], db[9];
     desc_for(r, from, da);
     // Keep the caller's leading dimension on the old grid (it owns that buffer).
-    if (from.member()) da[8] = r.desc[8];
+    if (from.in_grid()) da[8] = r.desc[8];
     desc_for(r, to, db);
     void* nbuf = r.stage(Session::local_size(db));
     const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
-                                .b = nbuf, .descb = db, .grid_a = &from.grid(), .grid_b = &to.grid()};
-    detail::move_matrix(opt.mover, mv, world, whole.ctxt());
-    acct.add(r.type, detail::matrix_layout(da, from.grid()), detail::matrix_layout(db, to.grid()));
+                                .b = nbuf, .descb = db, .grid_a = &from_shape, .grid_b = &to_shape};
+    detail::move_matrix(opt.mover, mv, world, whole.context());
+    acct.add(r.type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
     r.store->commit();
     std::copy(db, db + 9, r.desc);
     if (&r == &mats.front()) fault_pause(rank(), r.name);
@@ -217,9 +292,9 @@ void Session::Impl::size_blocks(Registered& r, const Grid& g) {
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 
-void Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, const detail::BlacsGrid& to,
+void Session::Impl::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                 detail::MoveAccounting& acct) {
-  const redist::Layout la = r.layout ? *r.layout : layout_of(r, from.grid()), lb = layout_of(r, to.grid());
+  const redist::Layout la = r.layout ? *r.layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
   const auto [ar, ac] = local_dims(la);
   const auto [br, bc] = local_dims(lb);
   void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
@@ -234,9 +309,9 @@ void Session::Impl::move_blocks(Registered& r, const detail::BlacsGrid& from, co
 
 // A grid for `target` on the current world, and every registered matrix moved onto it
 // from the current grid; the redistribution's time and bytes go into `rec`.
-detail::BlacsGrid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
+blacs_dyn::Grid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
   watchdog.phase("BLACS grids");
-  detail::BlacsGrid to(world, target);
+  blacs_dyn::Grid to = detail::blacs_grid(world, target);
   watchdog.phase("redistribution");
   const double t1 = MPI_Wtime();
   rec.bytes_moved = move_all(grid, to, &rec);
@@ -254,7 +329,7 @@ std::int64_t Session::Impl::total_bytes() const {
 // Same layout and buffers, new BLACS context (after the world changed under them).
 void Session::Impl::relabel_descs() {
   for (auto& r : mats)
-    if (r.desc) r.desc[1] = grid.member() ? grid.ctxt() : -1;
+    if (r.desc) r.desc[1] = grid.in_grid() ? grid.context() : -1;
 }
 
 }  // namespace resize

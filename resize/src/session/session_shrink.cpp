@@ -21,7 +21,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   bool moved = false;
   const auto move = [&]() {
     moved = true;
-    detail::BlacsGrid small = move_onto(target, rec);
+    blacs_dyn::Grid small = move_onto(target, rec);
     grid.release();
     small.release();
     watchdog.phase("exit of the released processes");
@@ -42,7 +42,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
   watchdog.phase("BLACS grid on the new world");
   const Grid renumbered = renumber(target, node_plan.keep);
-  grid = detail::BlacsGrid(world, renumbered);
+  grid = detail::blacs_grid(world, renumbered);
   shape = renumbered;
   relabel_descs();
   // New world rank k is old rank keep[k]: powers, speeds and layouts follow.

@@ -56,7 +56,7 @@ int Session::start(const Grid& g) {
     throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) +
                 " processes, the world has " + std::to_string(I.size()));
   I.shape = g;
-  I.grid = detail::BlacsGrid(I.world, g);
+  I.grid = detail::blacs_grid(I.world, g);
   I.started = true;
   for (auto& r : I.mats) {
     if (r.sizes) {
@@ -90,6 +90,7 @@ int Session::join() {
   const ExpansionState st = unpack_expansion(bytes);
   I.iteration = st.iteration;
   I.opt.mover = static_cast<Mover>(st.mover);
+  I.opt.move_budget_bytes = st.move_budget;
   const Grid& from = st.from;
   const Grid& to = st.to;
   if (st.mats.size() != I.mats.size())
@@ -129,8 +130,8 @@ int Session::join() {
   I.node_of_rank = redist::node_ids(I.rank_hosts);
   if (background) I.iteration = I.join_background(from, to);
   I.watchdog.phase("redistribution");
-  detail::BlacsGrid old_grid(I.world, from);
-  detail::BlacsGrid new_grid(I.world, to);
+  blacs_dyn::Grid old_grid = detail::blacs_grid(I.world, from);
+  blacs_dyn::Grid new_grid = detail::blacs_grid(I.world, to);
   I.move_all(old_grid, new_grid);
   I.grid = std::move(new_grid);
   I.shape = to;

@@ -126,6 +126,14 @@ int blacs_dyn_set_finalize_hook(void (*fn)(void*), void* user);
 int blacs_dyn_spawn_supported(void);
 const char* blacs_dyn_spawn_unsupported_reason(void);
 
+/* BLACS contexts outliving BLACS (blacs_dyn::Grid's release): the number of blacs_exit /
+ * Cblacs_exit calls so far (either argument; each frees every context, and a later grid
+ * may reuse a freed context's number), and 1 if `ctxt` names a live context of this
+ * process in BLACS' table (ScaLAPACK 2.2), 0 otherwise. Neither calls MPI: both may be
+ * called after MPI_Finalize. */
+int blacs_dyn_blacs_exits(void);
+int blacs_dyn_context_live(int ctxt);
+
 const char* blacs_dyn_last_error(void);
 const char* blacs_dyn_status_string(int code);
 

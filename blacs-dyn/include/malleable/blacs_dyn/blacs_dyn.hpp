@@ -21,6 +21,9 @@ void Cblacs_get(int icontxt, int what, int* val);
 void Cblacs_gridinit(int* icontxt, const char* order, int nprow, int npcol);
 void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
 void Cblacs_gridexit(int icontxt);
+void Cblacs_gridmap(int* icontxt, int* usermap, int ldumap, int nprow, int npcol);
+int Csys2blacs_handle(MPI_Comm comm);
+void Cfree_blacs_system_handle(int bhandle);
 }
 
 namespace blacs_dyn {
@@ -154,19 +157,65 @@ class ShrinkHook {
   Fn fn_;
 };
 
-// A BLACS grid on the current world (blacs_get(0, 0) + blacs_gridinit); the context is
-// released with blacs_gridexit when the Grid goes away. Processes outside the grid get
-// in_grid() == false.
+// A BLACS grid that owns its context (released with blacs_gridexit when the Grid goes
+// away). Two ways to make one, both collective over the communicator's processes:
+//   Grid(nprow, npcol, order): on the current world, ranks in row ('R') or column ('C')
+//     order (blacs_get(0, 0) + blacs_gridinit);
+//   Grid(comm, nprow, npcol, ranks): on any communicator, process (pr, pc) is rank
+//     ranks[pr * npcol + pc] of `comm` (Csys2blacs_handle + blacs_gridmap over that map).
+// Processes outside the grid get in_grid() == false and context() == -1. The release is
+// safe late: a Grid destroyed after MPI_Finalize, or after blacs_exit freed every context
+// (whose number a later grid may then reuse), calls nothing in BLACS or MPI.
 class Grid {
  public:
+  // No grid: context() -1, in_grid() false (a place to move a grid into).
+  Grid() = default;
   Grid(int nprow, int npcol, char order = 'R') {
     if (nprow < 1 || npcol < 1 || nprow * npcol > World::size())
       throw Error(BLACS_DYN_ERR_ARG, "grid " + std::to_string(nprow) + " x " + std::to_string(npcol) +
                                     " does not fit the world of " + std::to_string(World::size()));
     const char ord[2] = {order, '\0'};
+    const bool by_column = order == 'C' || order == 'c';
+    ranks_.resize(static_cast<std::size_t>(nprow) * static_cast<std::size_t>(npcol));
+    for (int i = 0; i < nprow; ++i)
+      for (int j = 0; j < npcol; ++j) ranks_[static_cast<std::size_t>(i * npcol + j)] = by_column ? j * nprow + i : i * npcol + j;
+    exits_ = blacs_dyn_blacs_exits();
     Cblacs_get(0, 0, &ctxt_);
     Cblacs_gridinit(&ctxt_, ord, nprow, npcol);
     Cblacs_gridinfo(ctxt_, &nprow_, &npcol_, &myrow_, &mycol_);
+    nprow_ = nprow;
+    npcol_ = npcol;
+    if (myrow_ < 0 || myrow_ >= nprow) ctxt_ = myrow_ = mycol_ = -1;
+  }
+  // Every process of `comm` calls it with the same arguments. `ranks` holds nprow * npcol
+  // distinct ranks of `comm` (row-major); anything else throws Error(BLACS_DYN_ERR_ARG)
+  // before BLACS is called. O(size of comm) time and memory.
+  Grid(MPI_Comm comm, int nprow, int npcol, std::span<const int> ranks) {
+    int size = 0;
+    MPI_Comm_size(comm, &size);
+    check_map(size, nprow, npcol, ranks);
+    ranks_.assign(ranks.begin(), ranks.end());
+    // BLACS' usermap is column-major with leading dimension nprow: usermap[i + j * nprow].
+    std::vector<int> usermap(ranks_.size());
+    for (int i = 0; i < nprow; ++i)
+      for (int j = 0; j < npcol; ++j)
+        usermap[static_cast<std::size_t>(i + j * nprow)] = ranks_[static_cast<std::size_t>(i * npcol + j)];
+    exits_ = blacs_dyn_blacs_exits();
+    const int sys = Csys2blacs_handle(comm);
+    int ctxt = sys;
+    Cblacs_gridmap(&ctxt, usermap.data(), nprow, nprow, npcol);
+    // The grid has communicators of its own now; the system handle is not needed any more
+    // (one handle per communicator is shared by every grid made from it).
+    Cfree_blacs_system_handle(sys);
+    nprow_ = nprow;
+    npcol_ = npcol;
+    int nr = 0, nc = 0;
+    Cblacs_gridinfo(ctxt, &nr, &nc, &myrow_, &mycol_);
+    if (myrow_ < 0 || myrow_ >= nprow) {
+      myrow_ = mycol_ = -1;
+    } else {
+      ctxt_ = ctxt;
+    }
   }
   // The most square grid over the whole world.
   static Grid square() {
@@ -184,8 +233,10 @@ class Grid {
       ctxt_ = std::exchange(o.ctxt_, -1);
       nprow_ = o.nprow_;
       npcol_ = o.npcol_;
-      myrow_ = o.myrow_;
-      mycol_ = o.mycol_;
+      myrow_ = std::exchange(o.myrow_, -1);
+      mycol_ = std::exchange(o.mycol_, -1);
+      exits_ = o.exits_;
+      ranks_ = std::move(o.ranks_);
     }
     return *this;
   }
@@ -198,13 +249,42 @@ class Grid {
   int myrow() const { return myrow_; }
   int mycol() const { return mycol_; }
   bool in_grid() const { return ctxt_ >= 0 && myrow_ >= 0 && myrow_ < nprow_; }
+  // The rank (of the communicator the grid was made on) at (pr, pc) is
+  // ranks()[pr * npcol() + pc]; empty for a default-constructed Grid.
+  const std::vector<int>& ranks() const { return ranks_; }
+
+  // Exits the context now (blacs_gridexit) unless MPI is finalized or blacs_exit has run
+  // since the grid was made (the context is gone then); afterwards context() is -1 and
+  // in_grid() false, the shape and ranks() stay. Not collective. Safe to call twice.
+  void release() noexcept {
+    if (ctxt_ >= 0 && context_alive()) Cblacs_gridexit(ctxt_);
+    ctxt_ = myrow_ = mycol_ = -1;
+  }
 
  private:
-  void release() noexcept {
-    if (in_grid()) Cblacs_gridexit(ctxt_);
-    ctxt_ = -1;
+  bool context_alive() const noexcept {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    return !finalized && blacs_dyn_blacs_exits() == exits_ && blacs_dyn_context_live(ctxt_) != 0;
+  }
+  static void check_map(int comm_size, int nprow, int npcol, std::span<const int> ranks) {
+    const auto bad = [&](const std::string& why) {
+      return Error(BLACS_DYN_ERR_ARG, "grid " + std::to_string(nprow) + " x " + std::to_string(npcol) + ": " + why);
+    };
+    if (nprow < 1 || npcol < 1 || static_cast<long long>(nprow) * npcol > comm_size)
+      throw bad("does not fit a communicator of " + std::to_string(comm_size));
+    if (ranks.size() != static_cast<std::size_t>(nprow) * static_cast<std::size_t>(npcol))
+      throw bad("the rank map has " + std::to_string(ranks.size()) + " entries");
+    std::vector<bool> seen(static_cast<std::size_t>(comm_size), false);
+    for (const int r : ranks) {
+      if (r < 0 || r >= comm_size || seen[static_cast<std::size_t>(r)])
+        throw bad("rank " + std::to_string(r) + " in the map is " + (r < 0 || r >= comm_size ? "outside the communicator of " + std::to_string(comm_size) : std::string("there twice")));
+      seen[static_cast<std::size_t>(r)] = true;
+    }
   }
   int ctxt_ = -1, nprow_ = 0, npcol_ = 0, myrow_ = -1, mycol_ = -1;
+  int exits_ = 0;  // blacs_dyn_blacs_exits() when the context was made
+  std::vector<int> ranks_;
 };
 
 }  // namespace blacs_dyn

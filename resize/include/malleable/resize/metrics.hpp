@@ -91,6 +91,12 @@ struct ResizeRecord {
   std::int64_t bytes_total = 0;  // bytes of all registered matrices
   // Of bytes_moved: between processes of one node, and between nodes.
   std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
+  // The redist mover's memory (SessionOptions::move_budget_bytes): the exchanges the
+  // matrices went in, and the most bytes one process held during the move (its matrices'
+  // old and new buffers at the worst batch, plus redist's own staging at its peak); 0
+  // with the PDGEMR2D mover.
+  int move_batches = 0;
+  std::int64_t move_peak_bytes = 0;
   std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
   RankHosts rank_hosts;              // node of every rank after the resize (runs)
   // A resize begun in the background at one remap point and completed at a

@@ -49,7 +49,9 @@ typedef struct resize_session resize_session;
 
 /* policy: "fixed", "scripted" (schedule = text or file) or "sweetspot" (schedule = offer
  * file, NULL for $RESIZE_OFFER). Redistribution with redist; RESIZE_MOVER=pdgemr2d in
- * the environment selects ScaLAPACK's PDGEMR2D. */
+ * the environment selects ScaLAPACK's PDGEMR2D. RESIZE_MOVE_BUDGET=<bytes>[K|M|G] bounds the
+ * new matrix buffers a process allocates at once during a resize's move (docs/apps.md,
+ * "Memory of a resize"; default: no limit). */
 int resize_create(int argc, char** argv, const char* app, const char* policy,
                        const char* schedule, resize_session** s);
 void resize_destroy(resize_session* s);

@@ -50,11 +50,23 @@ enum class Mover {
 };
 std::string to_string(Mover m);
 Mover parse_mover(const std::string& s);
+// A move budget in bytes (SessionOptions::move_budget_bytes): digits with an optional
+// binary suffix K, M or G (any case), e.g. "512M"; "", "0" or "unlimited": 0 (no limit).
+// Anything else (negative, a fraction, an unknown suffix, more than 2^62) throws Error.
+std::int64_t parse_move_budget(const std::string& s);
 
 struct SessionOptions {
   std::string app = "app";
   std::unique_ptr<Policy> policy;     // default: FixedPolicy
   Mover mover = Mover::Redist;
+  // The most bytes of new matrix buffers a process allocates at once while a resize moves
+  // the registered matrices with the redist mover (docs/apps.md, "Memory of a resize"):
+  // the matrices go in consecutive batches whose new buffers fit it on every process, one
+  // redist exchange each, a batch's old buffers freed before the next one's new buffers
+  // are allocated; a matrix larger than the budget goes alone. 0: no limit, every matrix
+  // in one exchange (old and new buffers of all of them held at once). Handed to
+  // newcomers; the C API takes it from RESIZE_MOVE_BUDGET (parse_move_budget).
+  std::int64_t move_budget_bytes = 0;
   bool progress = true;               // live progress line on world rank 0
   double resize_timeout = 180.0;      // watchdog: a resize stuck this long ends the job
   std::string spawn_command;          // default: this executable (/proc/self/exe)
