@@ -140,4 +140,26 @@ TEST(Segments, SingleCopyPaysForLongPiecesOnAverage) {
   EXPECT_FALSE(single_copy_pays(t, sizeof(double)));  // no rows: nothing to read
 }
 
+// The choice between one kernel read and the node window: Auto reads exactly the transfers
+// whose pieces average the threshold, and only under Transport::Auto; On always, Off never.
+TEST(Segments, ReadsInPlaceByMeanPieceUnderAuto) {
+  using redist::SingleCopy;
+  using redist::Transport;
+  const std::int64_t rows = kSingleCopyMinPieceBytes / 8;
+  Transfer at, below;
+  at.rows = {{0, rows, 2, 2 * rows, rows, rows}};         // 2 pieces, each at the threshold
+  below.rows = {{0, rows - 1, 4, 2 * rows, rows, rows}};  // one double short
+  EXPECT_EQ(mean_piece_bytes(at, sizeof(double)), kSingleCopyMinPieceBytes);
+  EXPECT_EQ(mean_piece_bytes(below, sizeof(double)), kSingleCopyMinPieceBytes - 8);
+  EXPECT_EQ(mean_piece_bytes(Transfer{}, sizeof(double)), 0);
+  EXPECT_TRUE(reads_in_place(at, sizeof(double), SingleCopy::Auto, Transport::Auto));
+  EXPECT_FALSE(reads_in_place(below, sizeof(double), SingleCopy::Auto, Transport::Auto));
+  EXPECT_TRUE(reads_in_place(below, 2 * sizeof(double), SingleCopy::Auto, Transport::Auto));  // complex: twice as long
+  EXPECT_FALSE(reads_in_place(at, sizeof(double), SingleCopy::Auto, Transport::Packed));
+  EXPECT_FALSE(reads_in_place(at, sizeof(double), SingleCopy::Auto, Transport::Datatype));
+  EXPECT_FALSE(reads_in_place(at, sizeof(double), SingleCopy::Off, Transport::Auto));
+  EXPECT_TRUE(reads_in_place(below, sizeof(double), SingleCopy::On, Transport::Auto));
+  EXPECT_TRUE(reads_in_place(below, sizeof(double), SingleCopy::On, Transport::Packed));
+}
+
 }  // namespace
