@@ -71,6 +71,10 @@ def main():
         by_setting.setdefault(sc, []).append(row)
         if run["case"] not in order:
             order.append(run["case"])
+    # Case order, whatever order partial reruns (--cases) appended them in.
+    order.sort(key=int)
+    for rows in by_setting.values():
+        rows.sort(key=lambda c: int(c["index"]))
     settings = [s for s in meta.get("settings", "none").split() if s in by_setting]
     names = {"cma": "single copy (CMA, Open MPI's default)", "none": "btl_vader_single_copy_mechanism=none"}
 
