@@ -48,6 +48,8 @@ redist::ExecOptions options_of(const std::string& v) {
   else if (v == "shm") o.node_window = true;
   else if (v == "shm-spin") o.node_window = true, o.wait = redist::WaitMode::Spin;
   else if (v == "no-shm") o.node_window = false;
+  else if (v == "shm-only") o.single_copy = redist::SingleCopy::Off;  // the window, never a single-copy read
+  else if (v == "single-copy") o.single_copy = redist::SingleCopy::On;  // every same-node transfer read in one copy
   else throw std::runtime_error("--variants: unknown " + v);
   return o;
 }

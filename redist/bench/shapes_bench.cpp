@@ -136,15 +136,17 @@ ExecOptions options_of(const std::string& v) {
     o.transport = Transport::Auto;
   else if (v == "auto-unfused")  // the local copy as a pass of its own (ExecOptions::fuse_local off)
     o.fuse_local = false;
-  else if (v == "single-copy")  // auto, with the same node's long pieces read in one copy (ExecOptions::single_copy)
-    o.single_copy = true;
+  else if (v == "single-copy")  // every transfer within the node read in one copy (ExecOptions::single_copy On)
+    o.single_copy = SingleCopy::On;
+  else if (v == "window")  // every transfer within the node through the window (single_copy Off)
+    o.single_copy = SingleCopy::Off;
   else if (v == "node-window")  // the same node's transfers through a shared window (ExecOptions::node_window)
     o.node_window = true;
   else if (v == "no-node-window")
     o.node_window = false;
   else
     throw std::runtime_error("--variants " + v +
-                             " is not datatype, packed, auto, auto-unfused, single-copy, node-window or no-node-window");
+                             " is not datatype, packed, auto, auto-unfused, single-copy, window, node-window or no-node-window");
   return o;
 }
 

@@ -54,7 +54,7 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
   // every rank gets here together, after the agreement).
   // The same list serves the node-shared staging window.
   const std::vector<int>* node =
-      (opt.single_copy && single_copy_supported()) || (opt.node_window && node_window_supported())
+      (opt.single_copy != SingleCopy::Off && single_copy_supported()) || (opt.node_window && node_window_supported())
           ? &node_ranks(user_comm)
           : nullptr;
   exchange_plan<T>(user_comm, comm.get(), *plan, a, lda, b, ldb, opt, sleep, st, node);

@@ -10,7 +10,7 @@
 # section.md, the plot in docs/img/) and splices section.md into docs/results.md.
 #
 #   scripts/bench/redist_shapes_bench.sh [--costa DIR] [--reps N] [--cases "0 3 5"] [--single-copy "cma none"]
-#                                        [--cluster [--nodes K] [--rate R]]
+#                                        [--variants window,single-copy] [--cluster [--nodes K] [--rate R]]
 #   BUILD_DIR=build OUT_DIR=docs/data/redist_shapes (with --cluster: docs/data/redist_shapes_cluster)
 #
 # --cluster runs every case on the emulated cluster (scripts/cluster.sh, K nodes, default 3,
@@ -27,11 +27,16 @@
 # (lib*/libcosta_prefixed_scalapack.so) is timed as a separate column where it applies (A
 # and B on one grid shape). COSTA runs with OMP_NUM_THREADS=1 (the ranks share the cores).
 # Without --costa its columns say "not built".
+#
+# --variants also times redist with these ExecOptions (redist_bench --variants, in the same
+# round robin): "window" forces every transfer within a node through the node window,
+# "single-copy" reads every one in one copy (process_vm_readv); the default (single_copy
+# Auto) chooses per transfer. The report adds a table of the three side by side.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD_DIR:-$here/build}
 out=${OUT_DIR:-$here/docs/data/redist_shapes}
-costa="" reps=3 only="" cluster=0 nodes=3 rate=1gbit settings="cma none"
+costa="" reps=3 only="" cluster=0 nodes=3 rate=1gbit settings="cma none" variants=""
 while [[ $# -gt 0 ]]; do
   case $1 in
     --costa) costa=$2; shift 2 ;;
@@ -41,6 +46,7 @@ while [[ $# -gt 0 ]]; do
     --nodes) nodes=$2; shift 2 ;;
     --rate) rate=$2; shift 2 ;;
     --single-copy) settings=$2; shift 2 ;;
+    --variants) variants=$2; shift 2 ;;
     *) echo "redist_shapes_bench.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -122,6 +128,7 @@ while IFS=$'\t' read -r k np shape kind; do
   for sc in $settings; do
     load=$(uptime | sed 's/.*load average: //')
     args=(--suite --case "$k" --reps "$reps" --json "$out/case$k.$sc.json" "${link[@]}")
+    [[ -n $variants ]] && args+=(--variants "$variants")
     env=(env OMPI_MCA_btl_vader_single_copy_mechanism="$sc")
     state="not built"
     log=$out/case$k.$sc.log

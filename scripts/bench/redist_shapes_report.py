@@ -71,6 +71,10 @@ def main():
         by_setting.setdefault(sc, []).append(row)
         if run["case"] not in order:
             order.append(run["case"])
+    # Case order, whatever order partial reruns (--cases) appended them in.
+    order.sort(key=int)
+    for rows in by_setting.values():
+        rows.sort(key=lambda c: int(c["index"]))
     settings = [s for s in meta.get("settings", "none").split() if s in by_setting]
     names = {"cma": "single copy (CMA, Open MPI's default)", "none": "btl_vader_single_copy_mechanism=none"}
 
@@ -134,6 +138,33 @@ def main():
         lines.append("Link bound = the busiest node link's bytes (in or out, inter-node only, "
                      "`redist::node_traffic`) at the link rate: no schedule can finish sooner; the ≤ 1.2x target "
                      "is redist / bound.")
+        lines.append("")
+    var_names = sorted({v for s in settings for c in by_setting[s] for v in c.get("variants", {})},
+                       key=lambda v: (v != "auto", v))
+    if var_names:
+        lines.append("Transport within a node, each forced for every transfer between ranks of one node "
+                     "(`--variants`: `window` = `ExecOptions::single_copy` Off, every such transfer packed into the "
+                     "sender's node window and unpacked by the receiver; `single-copy` = On, every such transfer read "
+                     "by the receiver straight out of the sender's A with process_vm_readv) beside the default "
+                     "(`auto`: read in one copy when the transfer's pieces average >= 1 MiB, else the window), "
+                     "same job, fastest repetition, seconds (each with its plan made beforehand, so without the "
+                     "planning that the `redist s` columns below include); the fastest in bold; auto / floor = the "
+                     "default's time over the memcpy floor:")
+        lines.append("")
+        shown = var_names if "auto" in var_names else ["auto"] + var_names
+        lines.append("| case | setting | " + " | ".join(f"{v} s" for v in shown) + " | auto / floor | fastest |")
+        lines.append("|---|---|" + "---|" * len(shown) + "---|---|")
+        for k in order:
+            for sc in settings:
+                c = next((x for x in by_setting[sc] if x["index"] == k), None)
+                if not c or not c.get("variants"):
+                    continue
+                ts = {"auto": c["redist_s"]}
+                ts.update({v: c["variants"][v]["total_s"] for v in var_names if v in c["variants"]})
+                best = min(ts, key=ts.get)
+                cell = lambda v: (f"**{fmt(ts[v])}**" if v == best else fmt(ts[v])) if v in ts else "-"
+                lines.append(f"| {c['case']} | {sc} | " + " | ".join(cell(v) for v in shown)
+                             + f" | {ts['auto'] / max(c['floor_s'], 1e-9):.1f}x | {best} |")
         lines.append("")
     plot_rows = {}
     for sc in settings:

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "exec/node_window.hpp"
+#include "exec/segments.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "mpi_common.hpp"
 
@@ -180,4 +181,59 @@ TEST(RedistNodeWindow, SegmentWithinBudget) {
   const std::int64_t all_w = sum(w), all_r = sum(r);
   EXPECT_TRUE(all_w > 0 && all_w < all_r) << all_w << " of " << all_r;
   EXPECT_LE(redist::exec::segment_use().own, budget / 2);
+}
+
+// ExecOptions::single_copy = Auto (the default) beside the window: every rank is on one
+// node, so each transfer between two ranks is read in one copy exactly when its pieces
+// average at least kSingleCopyMinPieceBytes (reads_in_place, computed here from the plan
+// the call makes) and goes through the window otherwise. With r doubles at the threshold,
+// row blocks 2r -> 3r over 2 -> 3 process rows give pieces of r and 2r rows: all read in
+// one copy for double and complex<double>, some for float (half the threshold and the
+// threshold); blocks 7x5 -> 4x9 give none. Each byte received went one way or the other;
+// B is right.
+template <class T>
+void auto_case(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb, std::int64_t mbb, std::int64_t nbb,
+               const char* what) {
+  const int P = size_of(MPI_COMM_WORLD), me = rank_of(MPI_COMM_WORLD);
+  ASSERT_GE(P, 6);
+  const Layout a = Layout::block_cyclic(m, n, mb, nb, 2, 3);
+  const Layout b = Layout::block_cyclic(m, n, mbb, nbb, 3, 2, 1, 0);
+  const auto A = fill_local<T>(a, me, true);
+  auto B = fill_local<T>(b, me, false);
+  const auto want = fill_local<T>(b, me, true);
+  redist::ExecOptions opt;
+  EXPECT_EQ(opt.single_copy, redist::SingleCopy::Auto);
+  redist::ExecStats st;
+  redist::redistribute<T>(MPI_COMM_WORLD, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,
+                          B.in_grid ? B.data.data() : nullptr, B.ld, ScheduleKind::Default, opt, &st);
+  int bad = 0;
+  for (std::size_t k = 0; k < B.data.size(); ++k)
+    if (std::memcmp(&B.data[k], &want.data[k], sizeof(T)) != 0) ++bad;
+  EXPECT_EQ(sum(bad), 0) << what;
+  const auto plan = redist::make_plan(a, b, redist::Region::whole(a), P, ScheduleKind::Default, me);
+  std::int64_t read = 0;  // what this rank receives that the rule reads in one copy
+  for (const auto& t : plan.transfers)
+    if (t.dst == me && t.src != me &&
+        redist::exec::reads_in_place(t, sizeof(T), redist::SingleCopy::Auto, redist::Transport::Auto))
+      read += t.elements() * static_cast<std::int64_t>(sizeof(T));
+  EXPECT_EQ(st.bytes_single_copy, read) << what << ", rank " << me;
+  EXPECT_EQ(st.bytes_single_copy + st.bytes_window, st.bytes_received) << what << ", rank " << me;
+  const std::int64_t all_read = sum(read), all_received = sum(st.bytes_received);
+  EXPECT_GT(all_received, 0) << what;
+  const std::string w = what;
+  if (w == "short pieces") {
+    EXPECT_EQ(all_read, 0);
+  } else if (w == "long pieces, float") {
+    EXPECT_TRUE(all_read > 0 && all_read < all_received) << all_read;
+  } else {
+    EXPECT_EQ(all_read, all_received) << what;
+  }
+}
+
+TEST(RedistNodeWindow, AutoReadsLongPiecesInOneCopyAndWindowsTheRest) {
+  auto_case<double>(900, 150, 7, 5, 4, 9, "short pieces");
+  const std::int64_t r = redist::exec::kSingleCopyMinPieceBytes / 8;
+  auto_case<float>(6 * r, 2, 2 * r, 1, 3 * r, 2, "long pieces, float");
+  auto_case<double>(6 * r, 2, 2 * r, 1, 3 * r, 2, "long pieces, double");
+  auto_case<std::complex<double>>(6 * r, 2, 2 * r, 1, 3 * r, 2, "long pieces, complex<double>");
 }

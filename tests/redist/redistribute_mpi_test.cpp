@@ -326,10 +326,11 @@ TEST(RedistMpi, LocalCopyFusedWithUnpackingOrPackingGivesTheSameResult) {
 }
 
 // ExecOptions::single_copy (docs/redist.md, "Single copy on a node"): every rank of this
-// test is on one node, and row pieces of 2,048 rows (blocks 4,096 -> 6,144: 8-32 KiB) are
-// worth a cross-memory read, so every received byte is read in one copy; off, none is; with the
+// test is on one node, so On reads every received byte in one copy; Off none; with the
 // read refused (the test-only fault, as a system with ptrace restrictions refuses it) each
-// transfer goes by message. All three give the gathered global matrix.
+// transfer goes by message; Auto reads none of these pieces (2,048-4,096 rows, 8-32 KiB,
+// under kSingleCopyMinPieceBytes: they go through the node window; node_window_mpi_test
+// checks the pieces it does read). All four give the gathered global matrix.
 template <class T>
 void single_copy_case(const char* type) {
   const int P = world_size(), me = world_rank();
@@ -339,11 +340,11 @@ void single_copy_case(const char* type) {
   const Layout a = Layout::block_cyclic(12288, 40, 4096, 6, 2, 3, 0, 0, {0, 1, 2, 3, 4, 5});
   const Layout b = Layout::block_cyclic(12288, 40, 6144, 7, 3, 2, 1, 0, {5, 3, 1, 0, 2, 4});
   const auto A = fill_local<T>(a, me, true, 1);
-  for (int mode = 0; mode < 3; ++mode) {  // on, off, on but refused
+  for (int mode = 0; mode < 4; ++mode) {  // on, off, on but refused, auto
     auto B = fill_local<T>(b, me, false, 2);
     redist::ExecOptions opt;
-    EXPECT_FALSE(opt.single_copy);  // off by default (docs/redist.md: by message was faster here)
-    opt.single_copy = mode != 1;
+    EXPECT_EQ(opt.single_copy, redist::SingleCopy::Auto);
+    opt.single_copy = mode == 3 ? redist::SingleCopy::Auto : mode == 1 ? redist::SingleCopy::Off : redist::SingleCopy::On;
     if (mode == 2) setenv("MALLEABLE_REDIST_FAULT", "single-copy-refused", 1);
     redist::ExecStats st;
     redist::redistribute<T>(MPI_COMM_WORLD, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,

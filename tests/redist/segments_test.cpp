@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "exec/node_window.hpp"
 #include "exec/segments.hpp"
 #include "malleable/redist/plan.hpp"
 #include "random_layout_parts.hpp"
@@ -138,6 +139,65 @@ TEST(Segments, SingleCopyPaysForLongPiecesOnAverage) {
   EXPECT_FALSE(single_copy_pays(t, sizeof(double)));
   t.rows.clear();
   EXPECT_FALSE(single_copy_pays(t, sizeof(double)));  // no rows: nothing to read
+}
+
+// The choice between one kernel read and the node window: Auto reads exactly the transfers
+// whose pieces average the threshold, and only under Transport::Auto; On always, Off never.
+TEST(Segments, ReadsInPlaceByMeanPieceUnderAuto) {
+  using redist::SingleCopy;
+  using redist::Transport;
+  const std::int64_t rows = kSingleCopyMinPieceBytes / 8;
+  Transfer at, below;
+  at.rows = {{0, rows, 2, 2 * rows, rows, rows}};         // 2 pieces, each at the threshold
+  below.rows = {{0, rows - 1, 4, 2 * rows, rows, rows}};  // one double short
+  EXPECT_EQ(mean_piece_bytes(at, sizeof(double)), kSingleCopyMinPieceBytes);
+  EXPECT_EQ(mean_piece_bytes(below, sizeof(double)), kSingleCopyMinPieceBytes - 8);
+  EXPECT_EQ(mean_piece_bytes(Transfer{}, sizeof(double)), 0);
+  EXPECT_TRUE(reads_in_place(at, sizeof(double), SingleCopy::Auto, Transport::Auto));
+  EXPECT_FALSE(reads_in_place(below, sizeof(double), SingleCopy::Auto, Transport::Auto));
+  EXPECT_TRUE(reads_in_place(below, 2 * sizeof(double), SingleCopy::Auto, Transport::Auto));  // complex: twice as long
+  EXPECT_FALSE(reads_in_place(at, sizeof(double), SingleCopy::Auto, Transport::Packed));
+  EXPECT_FALSE(reads_in_place(at, sizeof(double), SingleCopy::Auto, Transport::Datatype));
+  EXPECT_FALSE(reads_in_place(at, sizeof(double), SingleCopy::Off, Transport::Auto));
+  EXPECT_TRUE(reads_in_place(below, sizeof(double), SingleCopy::On, Transport::Auto));
+  EXPECT_TRUE(reads_in_place(below, sizeof(double), SingleCopy::On, Transport::Packed));
+}
+
+// A sender's window segment holds only what goes through the window: the transfers read in
+// one copy (reads_in_place) are left out of window_need. Row blocks 2r -> 3r over 2 -> 3
+// process rows, r doubles at the threshold: pieces of r and 2r rows, all read under Auto
+// for double (need 0), none for a float rule that falls below (half of them), all packed
+// with Off; ranks 0-5 on one node, rank 3 alone on another in the second case.
+TEST(Segments, WindowNeedLeavesOutTransfersReadInOneCopy) {
+  using redist::SingleCopy;
+  using redist::Transport;
+  const std::int64_t r = kSingleCopyMinPieceBytes / 8;
+  const Layout a = Layout::block_cyclic(6 * r, 2, 2 * r, 1, 2, 3);
+  const Layout b = Layout::block_cyclic(6 * r, 2, 3 * r, 2, 3, 2, 1, 0);
+  const auto plan = redist::make_plan(a, b, Region::whole(a), 6, redist::ScheduleKind::Default);
+  for (const std::vector<int>& node : {std::vector<int>{0, 1, 2, 3, 4, 5}, std::vector<int>{0, 1, 2, 4, 5}}) {
+    std::int64_t all = 0, some = 0, checked = 0;
+    for (int me = 0; me < 6; ++me) {
+      if (!std::binary_search(node.begin(), node.end(), me)) continue;
+      std::int64_t packed_all = 0, packed_float = 0;
+      for (const auto& t : plan.transfers)
+        if (t.src == me && t.dst != me && std::binary_search(node.begin(), node.end(), t.dst)) {
+          packed_all += t.elements() * 8;
+          if (!reads_in_place(t, 4, SingleCopy::Auto, Transport::Auto)) packed_float += t.elements() * 4;
+        }
+      EXPECT_EQ(window_need(plan, me, node, 8, SingleCopy::Off, Transport::Auto), packed_all) << me;
+      EXPECT_EQ(window_need(plan, me, node, 8, SingleCopy::Auto, Transport::Auto), 0) << me;  // all read
+      EXPECT_EQ(window_need(plan, me, node, 8, SingleCopy::Auto, Transport::Packed), packed_all) << me;
+      EXPECT_EQ(window_need(plan, me, node, 4, SingleCopy::Auto, Transport::Auto), packed_float) << me;
+      EXPECT_EQ(window_need(plan, me, node, 8, SingleCopy::On, Transport::Auto), 0) << me;
+      all += packed_all;
+      some += packed_float;
+      ++checked;
+    }
+    EXPECT_GT(all, 0);
+    EXPECT_TRUE(some > 0 && some < all / 2) << some << " of " << all / 2;  // float: some pieces fall below
+    EXPECT_EQ(checked, static_cast<int>(node.size()));
+  }
 }
 
 }  // namespace

@@ -42,7 +42,7 @@ std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
     h ^= static_cast<std::uint64_t>(opt.memory_budget_bytes) * 0xD6E8FEB86659FD93ull;
   }
   h ^= opt.split_wait_transfer ? 0x27D4EB2F165667C5ull : 0;
-  h ^= opt.single_copy ? 0 : 0x61C8864680B583EBull;  // both ends of a transfer must choose alike
+  h ^= (static_cast<std::uint64_t>(opt.single_copy) + 1) * 0x61C8864680B583EBull;  // both ends must choose alike
   h ^= opt.node_window ? 0x9FB21C651E98DF25ull : 0;
   h ^= opt.wait == WaitMode::Auto ? 0 : (static_cast<std::uint64_t>(opt.wait) + 3) * 0x94D049BB133111EBull;
   return h;

@@ -80,10 +80,12 @@ class Executor {
         return to;
       };
       std::optional<SingleCopyStep> one;
-      if (node_ && opt_.single_copy) {  // the same node's partners with long pieces: read in place, not sent
-        auto pick = [&](const Transfer& t) { return single_copy(t); };
-        auto sc_out = split(out, pick);
-        auto sc_in = split(in, pick);
+      auto pick_read = [&](const Transfer& t) { return single_copy(t); };
+      if (node_ && (std::any_of(out.begin(), out.end(), [&](const Transfer* t) { return pick_read(*t); }) ||
+                    std::any_of(in.begin(), in.end(), [&](const Transfer* t) { return pick_read(*t); }))) {
+        // the same node's partners whose pieces are read in place (reads_in_place), not sent
+        auto sc_out = split(out, pick_read);
+        auto sc_in = split(in, pick_read);
         one.emplace(SingleCopyStep::Env{comm_, mpi_type<T>(), sizeof(T), &sa_, &sb_, a_, b_, sleep_, opt_.sleep_us},
                     std::move(sc_out), std::move(sc_in));
         one->begin();
@@ -134,9 +136,10 @@ class Executor {
   }
 
   // Single copy on a node (exec/single_copy.hpp; docs/redist.md, "Single copy on a node").
-  bool single_copy(const Transfer& t) const {  // both ends decide alike
+  bool single_copy(const Transfer& t) const {  // both ends decide alike (reads_in_place)
     const int peer = t.src == me_ ? t.dst : t.src;
-    return std::binary_search(node_->begin(), node_->end(), peer) && single_copy_pays(t, sizeof(T));
+    return node_ && peer != me_ && std::binary_search(node_->begin(), node_->end(), peer) &&
+           reads_in_place(t, sizeof(T), opt_.single_copy, opt_.transport);
   }
 
   void handshake(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {
@@ -486,7 +489,7 @@ class Executor {
   Side sa_, sb_;
   std::vector<const Transfer*> local_;  // this rank's transfers to itself
   bool local_done_ = true;
-  const std::vector<int>* node_ = nullptr;  // ranks on this node when single copy is on
+  const std::vector<int>* node_ = nullptr;  // ranks on this node when single copy may apply
   const NodeWindow* win_ = nullptr;         // the node-shared staging window, when on
 };
 
@@ -495,15 +498,20 @@ class Executor {
 template <class T>
 void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b,
                    std::int64_t ldb, const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node) {
+  // Single copy applies when forced (On, any transport) or chosen per transfer (Auto,
+  // under Transport::Auto) and the system can read another process's memory.
+  const bool reads = node && single_copy_supported() &&
+                     (opt.single_copy == SingleCopy::On ||
+                      (opt.single_copy == SingleCopy::Auto && opt.transport == Transport::Auto));
   std::optional<NodeWindow> win;
   if (opt.node_window && opt.transport == Transport::Auto && node_window_supported() && node) {  // Datatype/Packed: messages
     int me = 0;
     MPI_Comm_rank(comm, &me);
     const std::int64_t limit = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes / 2 : INT64_MAX / 4;
-    win.emplace(user_comm, *node, window_need(p, me, *node, sizeof(T)), limit);
+    win.emplace(user_comm, *node,
+                window_need(p, me, *node, sizeof(T), reads ? opt.single_copy : SingleCopy::Off, opt.transport), limit);
   }
-  Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, opt.single_copy && single_copy_supported() ? node : nullptr,
-              win && win->usable() ? &*win : nullptr)
+  Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, reads ? node : nullptr, win && win->usable() ? &*win : nullptr)
       .run();
   if (win) win->finish();  // the window's steps' last words and messages
 }

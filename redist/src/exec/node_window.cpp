@@ -4,6 +4,7 @@
 // operating-system calls (shm_open, memfd_create, mmap, /proc/<pid>/fd); no MPI call, so
 // nothing here waits for another process.
 #include "node_window.hpp"
+#include "segments.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -30,13 +31,15 @@ bool node_window_supported() {
 #endif
 }
 
-std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& node, std::size_t esize) {
+std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& node, std::size_t esize, SingleCopy read,
+                         Transport tr) {
   std::int64_t most = 0;
   for (const auto& step : p.steps) {
     std::int64_t bytes = 0;
     for (int k : step) {
       const Transfer& t = p.transfers[static_cast<std::size_t>(k)];
-      if (t.src == me && t.dst != me && std::binary_search(node.begin(), node.end(), t.dst))
+      if (t.src == me && t.dst != me && std::binary_search(node.begin(), node.end(), t.dst) &&
+          !reads_in_place(t, esize, read, tr))
         bytes += t.elements() * static_cast<std::int64_t>(esize);
     }
     most += bytes;

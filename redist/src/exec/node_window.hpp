@@ -39,9 +39,12 @@ namespace redist::exec {
 bool node_window_supported();
 
 // The bytes rank `me` sends to other ranks of its node (`node`: sorted ranks) over all
-// steps of p: the segment that lets it pack every step into fresh room and wait for its
-// receivers only at the end of the call. Pure.
-std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& node, std::size_t esize);
+// steps of p, leaving out the transfers read in one copy (reads_in_place under `read` and
+// `tr`; pass SingleCopy::Off where single copy is unsupported): the segment that lets it
+// pack every step into fresh room and wait for its receivers only at the end of the
+// call. Pure.
+std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& node, std::size_t esize,
+                         SingleCopy read = SingleCopy::Off, Transport tr = Transport::Auto);
 
 // What a receiver needs to find a sender's segment: the sender's pid and descriptor, the
 // segment's generation, the sender process's random token (also written in the segment's

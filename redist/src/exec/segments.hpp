@@ -9,27 +9,47 @@
 #include <cstdint>
 
 #include "local_copy.hpp"
+#include "malleable/redist/redistribute.hpp"
 
 namespace redist::exec {
 
-// Contiguous pieces shorter than this many bytes on average make a transfer go by
-// message instead: each piece is one entry of the read's scatter-gather list, and the
-// kernel pins the pages of each entry. Measured here (redist_cma_probe,
-// docs/data/single_copy.txt): 1.7 us a piece, so 512-byte pieces read at 0.3 GB/s (14x a
-// memcpy), while from 8 KiB on a read costs ~3 memcpys of its bytes, what by message
-// costs (pack, the MPI's copy, unpack).
-constexpr std::int64_t kSingleCopyMinPieceBytes = 8192;
+// Contiguous pieces shorter than this many bytes on average make a transfer between two
+// ranks of one node go through the node window (pack, unpack) instead of one kernel read
+// (ExecOptions::single_copy = Auto). Each piece is one entry of the read's scatter-gather
+// list, and the kernel pins the pages of each entry. Measured here (redist_cma_probe:
+// pieces read with process_vm_readv against the same pieces packed into a staging area
+// and unpacked; docs/data/single_copy.txt, docs/redist.md "Single copy on a node"): ~1 us
+// a piece, so 512-byte pieces read 4-6x slower than pack + unpack; up to 256 KiB the read
+// was slower in most of five runs (a kernel read costs 1.6-3.5x a memcpy a byte here, pack +
+// unpack 2x); from 1 MiB on it was 0.86-1.14x pack + unpack: even, and then the read wins
+// on memory (the sender stages nothing: its window segment is that much smaller).
+constexpr std::int64_t kSingleCopyMinPieceBytes = std::int64_t{1} << 20;
 
-// Whether transfer t is worth a single-copy read: its row pieces (the contiguous stretches
-// of one column, the same on both sides) average at least kSingleCopyMinPieceBytes. Both
-// ends decide alike from the transfer alone.
-inline bool single_copy_pays(const Transfer& t, std::size_t esize) {
+// The mean bytes of transfer t's contiguous row pieces (the stretches of one column, the
+// same on both sides; 0 when it has none). O(row runs).
+inline std::int64_t mean_piece_bytes(const Transfer& t, std::size_t esize) {
   std::int64_t elements = 0, pieces = 0;
   for (const auto& r : t.rows) {
     elements += r.len * r.count;
     pieces += r.count;
   }
-  return pieces > 0 && elements * static_cast<std::int64_t>(esize) >= kSingleCopyMinPieceBytes * pieces;
+  return pieces > 0 ? elements * static_cast<std::int64_t>(esize) / pieces : 0;
+}
+
+// Whether transfer t is worth a single-copy read: its row pieces average at least
+// kSingleCopyMinPieceBytes. Both ends decide alike from the transfer alone.
+inline bool single_copy_pays(const Transfer& t, std::size_t esize) {
+  return mean_piece_bytes(t, esize) >= kSingleCopyMinPieceBytes;
+}
+
+// Whether a transfer between two distinct ranks of one node is read in one copy (else it
+// goes through the node window, or by message): the choice of ExecOptions::single_copy
+// under transport `tr`. A function of the transfer and the options only, which both ends
+// share, so the sender knows whether to pack or to expose its array.
+inline bool reads_in_place(const Transfer& t, std::size_t esize, SingleCopy mode, Transport tr) {
+  if (mode == SingleCopy::On) return true;
+  if (mode == SingleCopy::Off || tr != Transport::Auto) return false;
+  return single_copy_pays(t, esize);
 }
 
 // One contiguous stretch: `len` elements at element offset `src` of the source's local

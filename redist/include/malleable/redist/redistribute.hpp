@@ -54,6 +54,9 @@ enum class Transport {
 // CPUs), 1 per CPU under MPICH, whose waiters do not yield (docs/mpi-flavours.md).
 enum class WaitMode { Auto, Spin, Sleep };
 
+// Whether transfers between ranks of one node are read in one copy (ExecOptions::single_copy).
+enum class SingleCopy { Auto, Off, On };
+
 struct ExecOptions {
   Transport transport = Transport::Auto;
   WaitMode wait = WaitMode::Auto;
@@ -87,15 +90,19 @@ struct ExecOptions {
   // instead of two. Matters for blocks of a few rows (docs/redist.md, "Execution"); the
   // result is the same either way. The fused pass's time counts in unpack_s or pack_s.
   bool fuse_local = true;
-  // On one node, a transfer whose row pieces average at least 8 KiB goes in one copy:
-  // the receiver reads its pieces straight out of the sender's local array of A into B
-  // (Linux cross-memory attach, process_vm_readv; docs/redist.md, "Single copy on a
-  // node") instead of pack -> message -> unpack. Off by default: measured here a read
-  // costs ~3 memcpys of its bytes even in long pieces, what by message costs, and it
-  // was no faster on the shapes suite (redist_bench --variants single-copy prints both). Where the
-  // system forbids the read, that transfer goes by message (the result is the same).
-  // Every rank must pass the same value.
-  bool single_copy = false;
+  // On one node, a transfer may go in one copy: the receiver reads its pieces straight out
+  // of the sender's local array of A into B (Linux cross-memory attach, process_vm_readv;
+  // docs/redist.md, "Single copy on a node") instead of through the node window (pack,
+  // unpack) or by message. Auto (the default): under Transport::Auto, the transfers whose
+  // contiguous pieces average at least 1 MiB (exec/segments.hpp; from there one kernel
+  // read of a piece measured even with packing and unpacking it, and the sender stages
+  // nothing: redist_cma_probe, docs/data/single_copy.txt). A kernel read costs ~1 us a
+  // piece and 1.6-3.5x a memcpy a byte, so shorter pieces go through the window. On:
+  // every transfer between two ranks of one node (any transport). Off: none. Both ends
+  // of a transfer decide from the transfer alone, so they agree. Where the system forbids
+  // the read, that transfer goes by message (the result is the same). Every rank must
+  // pass the same value.
+  SingleCopy single_copy = SingleCopy::Auto;
   // Transfers between ranks of one node go through shared memory: the sender packs into a
   // segment of its own that the receiver maps and unpacks from directly, two copies and no
   // message of data (docs/redist.md, "A node-shared staging window"). The segments belong
