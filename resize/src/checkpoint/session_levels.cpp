@@ -311,6 +311,43 @@ std::string make_dir(const std::string& dir) {
   return ec ? "checkpoint level directory " + dir + " cannot be created: " + ec.message() : std::string();
 }
 
+// The header of this process's level file, before its matrices and state.
+lv::LevelHeader level_header(const std::string& program, int iteration, int rank, int nprocs, int node,
+                             const Grid& shape) {
+  lv::LevelHeader h;
+  h.program = program;
+  h.iteration = iteration;
+  h.rank = rank;
+  h.nprocs = nprocs;
+  h.node = node;
+  h.nprow = shape.nprow;
+  h.npcol = shape.npcol;
+  return h;
+}
+
+// Bytes per node (own + partner copies) and the time of the slowest process, agreed.
+struct Tally {
+  double slowest = 0;
+  std::int64_t most = 0, total = 0;
+  std::string line() const {
+    char text[160];
+    std::snprintf(text, sizeof text, " (%.1f ms, %.1f MB on the busiest node, %.1f MB in all)", slowest * 1e3,
+                  static_cast<double>(most) / 1e6, static_cast<double>(total) / 1e6);
+    return text;
+  }
+};
+
+Tally tally(MPI_Comm world, MPI_Comm node, std::int64_t bytes, double t0) {
+  Tally t;
+  std::int64_t node_bytes = 0;
+  MPI_Allreduce(&bytes, &node_bytes, 1, MPI_INT64_T, MPI_SUM, node);
+  MPI_Allreduce(&node_bytes, &t.most, 1, MPI_INT64_T, MPI_MAX, world);
+  MPI_Allreduce(&bytes, &t.total, 1, MPI_INT64_T, MPI_SUM, world);
+  double dt = MPI_Wtime() - t0;
+  MPI_Allreduce(&dt, &t.slowest, 1, MPI_DOUBLE, MPI_MAX, world);
+  return t;
+}
+
 }  // namespace
 
 void Session::set_level_checkpointing(const LevelCadence& c) {
@@ -346,14 +383,7 @@ double Session::checkpoint_levels(bool partner) {
     throw CheckpointFailed("checkpoint level partner: the job runs on one node (" + nd.name +
                            "); a partner copy needs another node");
   // Header and payload of this process.
-  lv::LevelHeader h;
-  h.program = I.opt.app;
-  h.iteration = I.iteration;
-  h.rank = rank;
-  h.nprocs = nprocs;
-  h.node = nd.index;
-  h.nprow = I.shape.nprow;
-  h.npcol = I.shape.npcol;
+  lv::LevelHeader h = level_header(I.opt.app, I.iteration, rank, nprocs, nd.index, I.shape);
   if (I.root() && I.pack) h.state = I.pack();
   io::bcast_bytes(h.state, 0, I.world);
   Phases phases(t0);
@@ -419,22 +449,13 @@ double Session::checkpoint_levels(bool partner) {
   phases.mark("agree and rename");
   prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from, st.mapped);
   phases.mark("prune");
-  // Bytes per node (own + partner copies) and the time of the slowest process.
-  std::int64_t node_bytes = 0, most = 0, total = 0;
-  MPI_Allreduce(&w.bytes, &node_bytes, 1, MPI_INT64_T, MPI_SUM, nd.node);
-  MPI_Allreduce(&node_bytes, &most, 1, MPI_INT64_T, MPI_MAX, I.world);
-  MPI_Allreduce(&w.bytes, &total, 1, MPI_INT64_T, MPI_SUM, I.world);
-  double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
+  const Tally t = tally(I.world, nd.node, w.bytes, t0);
   phases.mark("report");
   phases.print(rank, partner);
-  if (I.root()) I.level_records.push_back({I.iteration, partner, slowest, most, total});
-  char line[160];
-  std::snprintf(line, sizeof line, " (%.1f ms, %.1f MB on the busiest node, %.1f MB in all)", slowest * 1e3,
-                static_cast<double>(most) / 1e6, static_cast<double>(total) / 1e6);
+  if (I.root()) I.level_records.push_back({I.iteration, partner, t.slowest, t.most, t.total});
   I.progress("[" + I.opt.app + "] checkpoint level " + (partner ? "local+partner" : "local") + " after iteration " +
-             std::to_string(I.iteration) + " in " + st.dir + line);
-  return slowest;
+             std::to_string(I.iteration) + " in " + st.dir + t.line());
+  return t.slowest;
 }
 
 std::string Session::level_checkpoint_if_due(bool last) {
