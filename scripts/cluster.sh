@@ -12,6 +12,8 @@
 #   cluster.sh down                 remove every namespace, link, /etc/hosts line, process
 #   cluster.sh status               what exists now (exit 1 if no cluster is up)
 #   cluster.sh exec NODE CMD...     run CMD inside NODE (mpiexec runs inside node1)
+#   cluster.sh lose NODE...         the nodes are lost at once: every process in them
+#                                   SIGKILLed, their link down, cluster-rsh refuses them
 #   cluster.sh mpi-env              the environment Open MPI needs (KEY=VALUE lines)
 #   cluster.sh hostfile             an Open MPI hostfile of the nodes (with slots)
 #   cluster.sh check                exit 0 if namespaces can be made here, else 77 + why
@@ -326,6 +328,39 @@ status() {
   echo "/etc/hosts lines: $(grep -c "$HOSTS_TAG" "$HOSTS_FILE" || true)"
 }
 
+# A lost node (issue 35, two nodes at once): nothing of it runs or answers any more. Every
+# process in its network namespace is SIGKILLed (the nodes' together, so that no survivor
+# of one sees the other die first), its link goes down and cluster-rsh refuses it (exit
+# 255, as ssh to a dead host), so Open MPI can start no daemon there. `down` clears it.
+lose() {
+  (($#)) || die "lose: which node(s)?"
+  local node inodes=() pid me ns pids=()
+  for node in "$@"; do
+    grep -qx "$node" "$STATE/nodes" 2>/dev/null || die "lose: no node '$node' (nodes: $(nodes_up | tr '\n' ' '))"
+    inodes+=("$(stat -L -c %i "/run/netns/${NS_PREFIX}$node")")
+  done
+  mkdir -p "$STATE/lost"
+  for node in "$@"; do : >"$STATE/lost/$node"; done
+  for pid in /proc/[0-9]*; do
+    me=$(stat -L -c %i "$pid/ns/net" 2>/dev/null) || continue
+    for ns in "${inodes[@]}"; do [[ $me == "$ns" ]] && pids+=("${pid#/proc/}"); done
+  done
+  if ((${#pids[@]})); then kill -KILL "${pids[@]}" 2>/dev/null || true; fi
+  # The link goes down once they are gone and the kernel has closed their connections
+  # (Open MPI 4.1.4 notices a peer that falls silent without closing only after TCP's
+  # timeouts, minutes; a dead node's switch port, or the batch system, tells sooner).
+  local t alive
+  for ((t = 0; t < 50; ++t)); do
+    alive=0
+    for pid in "${pids[@]}"; do [[ -d /proc/$pid ]] && alive=1; done
+    ((alive)) || break
+    sleep 0.1
+  done
+  sleep 0.5
+  for node in "$@"; do ip -n "${NS_PREFIX}$node" link set eth0 down; done
+  echo "cluster.sh: lost $* (${#pids[@]} processes killed, link down, unreachable)"
+}
+
 node_exec() {
   local node=${1:?exec needs a node}
   shift
@@ -353,6 +388,7 @@ case $cmd in
   down) down ;;
   status) status ;;
   exec) node_exec "$@" ;;
+  lose) lose "$@" ;;
   mpi-env) mpi_env ;;
   slurm-env) if [[ -f $STATE/slurm/slurm.conf ]]; then echo "SLURM_CONF=$STATE/slurm/slurm.conf"; else die "slurm-env: no Slurm is up (cluster.sh up N --slurm)"; fi ;;
   hostfile) if [[ -f $STATE/hostfile ]]; then cat "$STATE/hostfile"; else die "hostfile: no cluster is up"; fi ;;
