@@ -22,15 +22,10 @@ while [[ $# -gt 0 ]]; do
 done
 probe=$build/redist/redist_exec_probe bench=$build/redist/redist_bench
 [[ -x $probe && -x $bench ]] || { echo "build redist_exec_probe and redist_bench first" >&2; exit 2; }
+. "$here/scripts/bench/costa_native.sh"
 native=()
 if [[ -n $costa ]]; then  # COSTA's own API, compiled against the user's COSTA build (as redist_shapes_bench.sh)
-  src=$(sed -n 's/^costa_SOURCE_DIR:STATIC=//p' "$costa/CMakeCache.txt" 2>/dev/null | head -1 || true)
-  inc=${src:+$src/src}
-  inc=${inc:-$costa/include}
-  lib=$(dirname "$(find "$costa" -name libcosta.so -print -quit)")
-  so=$build/redist/costa_native.so
-  mpicxx -std=c++17 -O2 -fopenmp -fPIC -shared -DOMPI_SKIP_MPICXX "$here/redist/bench/costa_native.cpp" -isystem "$inc" \
-    -L"$lib" -lcosta -Wl,-rpath,"$lib" -o "$so"
+  so=$(costa_native "$costa" "$build" "$here") || exit 2
   native=(--costa-native "$so")
 fi
 unset OMPI_MCA_btl_vader_single_copy_mechanism

@@ -28,13 +28,8 @@ probe=$build/redist/redist_exec_probe bench=$build/redist/redist_bench
 dropin=$(find "$build/redist" -name 'libmalleable_redist_gemr2d.so' -print -quit)
 [[ -x $probe && -x $bench && -n $dropin ]] || { echo "build redist_exec_probe, redist_bench and redist_gemr2d first" >&2; exit 2; }
 [[ -n $costa ]] || { echo "--costa DIR (a COSTA build) is required" >&2; exit 2; }
-src=$(sed -n 's/^costa_SOURCE_DIR:STATIC=//p' "$costa/CMakeCache.txt" 2>/dev/null | head -1 || true)
-inc=${src:+$src/src}
-inc=${inc:-$costa/include}
-lib=$(dirname "$(find "$costa" -name libcosta.so -print -quit)")
-so=$build/redist/costa_native.so
-mpicxx -std=c++17 -O2 -fopenmp -fPIC -shared -DOMPI_SKIP_MPICXX "$here/redist/bench/costa_native.cpp" -isystem "$inc" \
-  -L"$lib" -lcosta -Wl,-rpath,"$lib" -o "$so"
+. "$here/scripts/bench/costa_native.sh"
+so=$(costa_native "$costa" "$build" "$here") || exit 2
 unset OMPI_MCA_btl_vader_single_copy_mechanism REDIST_GEMR2D
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1

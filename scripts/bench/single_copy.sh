@@ -27,15 +27,11 @@ while [[ $# -gt 0 ]]; do
 done
 bench=$build/redist/redist_bench
 [[ -x $bench && -x $build/redist/redist_cma_probe ]] || { echo "single_copy.sh: build first (scripts/setup.sh)" >&2; exit 2; }
+. "$here/scripts/bench/costa_native.sh"
 native=()
 if [[ -n $costa ]]; then
-  src=$(sed -n 's/^costa_SOURCE_DIR:STATIC=//p' "$costa/CMakeCache.txt" 2>/dev/null | head -1 || true)
-  inc=${src:+$src/src}
-  inc=${inc:-$costa/include}
-  lib=$(dirname "$(find "$costa" -name libcosta.so -print -quit)")
-  mpicxx -std=c++17 -O2 -fopenmp -fPIC -shared -DOMPI_SKIP_MPICXX "$here/redist/bench/costa_native.cpp" -isystem "$inc" \
-    -L"$lib" -lcosta -Wl,-rpath,"$lib" -o "$build/redist/costa_native.so"
-  native=(--costa-native "$build/redist/costa_native.so")
+  so=$(costa_native "$costa" "$build" "$here") || exit 2
+  native=(--costa-native "$so")
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1

@@ -55,3 +55,15 @@ pids_on() {  # <node> <program name>
 }
 
 fail() { echo "FAILED: $*" >&2; exit 1; }
+
+# The first line of <file> matching <regex> within <seconds> (polled every 50 ms), or the
+# file shown and the test failed. The file may not exist yet.
+wait_for() {  # <file> <regex> <seconds>
+  local i
+  for ((i = 0; i < $3 * 20; ++i)); do
+    grep -m1 -E -- "$2" "$1" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  cat "$1" >&2 2>/dev/null; fail "no line matching '$2' within $3 s"
+}
+secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }  # <t0> <t1>: t1 - t0 in s

@@ -22,15 +22,6 @@ prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }
 # Lines of the launcher's output, each prefixed by the time it was read.
 stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
-wait_for() {  # <log> <regex> <seconds>: the first matching line, or fail
-  local i
-  for ((i = 0; i < $3 * 20; ++i)); do
-    grep -m1 -E -- "$2" "$1" && return 0
-    sleep 0.05
-  done
-  cat "$1"; fail "no line matching '$2' within $3 s"
-}
-secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }
 
 scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver args...]
   local name=$1 trigger=$2 envs=$3 d=$work/$1 log=$work/$1.log; shift 3

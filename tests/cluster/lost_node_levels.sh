@@ -33,15 +33,6 @@ export RESIZE_HISTORY=off
 prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }
 stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
-wait_for() {  # <log> <regex> <seconds>: the first matching line, or fail
-  local i
-  for ((i = 0; i < $3 * 20; ++i)); do
-    grep -m1 -E -- "$2" "$1" && return 0
-    sleep 0.05
-  done
-  cat "$1"; fail "no line matching '$2' within $3 s"
-}
-secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }
 
 d=$work/global log=$work/job.log
 mkdir -p "$d"

@@ -19,15 +19,6 @@ trap 'rc=$?; "$CLUSTER" exec head scancel --name=lost >/dev/null 2>&1 || true; r
 prog=pdgemm_resizable d=$work/ck out=$work/job.out
 mkdir -p "$d"
 now() { echo "$EPOCHREALTIME"; }
-secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }
-wait_for() {  # <file> <regex> <seconds>: the first matching line, or fail
-  local i
-  for ((i = 0; i < $3 * 20; ++i)); do
-    grep -m1 -E -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.05
-  done
-  cat "$1"; fail "no line matching '$2' within $3 s"
-}
 {
   echo "#!/bin/bash"
   echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"

@@ -66,14 +66,6 @@ grep -m2 "restart refused" "$work/c.log" || true
 [[ $(grep -c "restart refused: restart from levels in $levels.c: no version is complete across the levels on these nodes or in the global checkpoints of" "$work/c.log") -eq 4 ]] ||
   { cat "$work/c.log"; fail "not refused on all 4 processes with the reason"; }
 
-wait_for() {  # <log> <regex> <seconds>: the first matching line, or fail
-  local i
-  for ((i = 0; i < $3 * 20; ++i)); do
-    grep -m1 -E -- "$2" "$1" && return 0
-    sleep 0.05
-  done
-  cat "$1"; fail "no line matching '$2' within $3 s"
-}
 # Through scripts/malleable-run --on-failure restart: 8 processes on node1-4 (2x4), held
 # in iteration 13 (RESIZE_FAULT=pause-in-iteration); every process of two nodes (the job's
 # and Open MPI's daemon) SIGKILLed at once and their storage removed; malleable-run runs

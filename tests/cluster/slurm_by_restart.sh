@@ -25,14 +25,6 @@ work=$(mktemp -d)
 trap 'rc=$?; for n in byrestart rigid malleable-expand; do "$CLUSTER" exec head scancel --name=$n >/dev/null 2>&1 || true; done; rm -rf "$work"; cluster_end $rc' EXIT
 d=$work/ck out=$work/job.out
 mkdir -p "$d"
-wait_for() {  # <file> <regex> <seconds>: the first matching line, or fail
-  local i
-  for ((i = 0; i < $3 * 20; ++i)); do
-    grep -m1 -E -- "$2" "$1" 2>/dev/null && return 0
-    sleep 0.05
-  done
-  cat "$1" >&2; fail "no line matching '$2' within $3 s"
-}
 nodes_of() { "$CLUSTER" exec head squeue -h -j "$1" -o %N 2>/dev/null; }
 mech="--mechanism restart" launch=3
 [[ $MODE == fallback ]] && mech=
