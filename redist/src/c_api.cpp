@@ -76,7 +76,9 @@ int c_redistribute(std::int64_t m, std::int64_t n, const void* a, std::int64_t i
     check_origin(p.ia, p.ja, m, n, p.a, names_a(std_desc));
     check_origin(p.ib, p.jb, m, n, p.b, names_b(std_desc));
     const Region g{m, n, p.ia - 1, p.ja - 1, p.ib - 1, p.jb - 1};  // ScaLAPACK's 1-based IA/JA
-    redistribute<T>(dup.get(), p.a, static_cast<const T*>(a), p.lld_a, p.b, static_cast<T*>(b), p.lld_b, g,
+    // The caller's communicator (redistribute works on its own duplicate): the node map and
+    // the oversubscription check are cached on it, so a drop-in caller's next call finds them.
+    redistribute<T>(comm, p.a, static_cast<const T*>(a), p.lld_a, p.b, static_cast<T*>(b), p.lld_b, g,
                     static_cast<ScheduleKind>(schedule));
     last_error().clear();
     return REDIST_SUCCESS;
