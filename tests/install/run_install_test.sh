@@ -9,7 +9,7 @@
 #     with mpicxx + pkg-config; its Session is destroyed after MPI_Finalize;
 #   - session_fortran/: a LANGUAGES Fortran-only project building the installed example
 #     share/malleable/examples/pdgemv_fortran.f90, with CMake and with mpif90 + pkg-config;
-#   - the README's manual link lines, extracted from README.md and run verbatim;
+#   - the user guide's manual link lines, extracted from docs/guide.md and run verbatim;
 #   - every documented LD_PRELOAD command (lines `mpiexec -x LD_PRELOAD=...` in README.md
 #     and docs/*.md), run verbatim with the prefix's bin/ on PATH against an unmodified
 #     ScaLAPACK program, and the library's own line shows it was really in use;
@@ -94,12 +94,12 @@ mpirun -n 4 "$work/pc_session_f" 200 4 '2:expand:2x3,3:shrink:2x2'
 run mpicc $flags -o "$work/pc-app" "$src/tests/install/consumer/consumer_c.c" $(pkg-config --cflags --libs malleable)
 mpirun -n 2 "$work/pc-app"
 
-# The README's link lines, verbatim: every line of a shell block marked
+# The user guide's link lines, verbatim: every line of a shell block marked
 # <!-- install-test: link lines --> that starts with mpicc/mpicxx/mpif90. A user with the
 # prefix outside the default paths tells the compiler and linker where it is (README).
 mkdir -p "$work/readme" && cp "$src"/tests/install/link_lines/app.* "$work/readme/"
-lines=$(awk '/<!-- install-test: link lines -->/{armed=1; next} armed && /^```/{inblock=!inblock; if (!inblock) armed=0; next} armed && inblock && /^(mpicc|mpicxx|mpif90) /' "$src/README.md")
-[[ -n $lines ]] || fail "no marked link lines in README.md"
+lines=$(awk '/<!-- install-test: link lines -->/{armed=1; next} armed && /^```/{inblock=!inblock; if (!inblock) armed=0; next} armed && inblock && /^(mpicc|mpicxx|mpif90) /' "$src/docs/guide.md")
+[[ -n $lines ]] || fail "no marked link lines in docs/guide.md"
 (
   cd "$work/readme"
   export LIBRARY_PATH=$libdir CPATH=$prefix/include LD_RUN_PATH=$libdir
@@ -131,7 +131,7 @@ echo "malleable-config: --version $("$cfg" --version), --mpi $("$cfg" --mpi), --
 mkdir -p "$work/preload"
 run mpicc $flags -o "$work/preload/app" "$src/tests/install/link_lines/app.c" -lscalapack-openmpi -lopenblas
 mapfile -t preloads < <(cd "$src" && grep -h '^mpiexec -x LD_PRELOAD=' README.md docs/*.md)
-[[ ${#preloads[@]} -ge 4 ]] || fail "expected the documented preload commands (README x2, blacs-dyn.md, redist.md), found ${#preloads[@]}"
+[[ ${#preloads[@]} -ge 4 ]] || fail "expected the documented preload commands (guide.md x2, blacs-dyn.md, redist.md), found ${#preloads[@]}"
 bare=$(cd "$src" && grep -n 'LD_PRELOAD=lib' README.md docs/*.md || true)
 [[ -z $bare ]] || fail "a document preloads a bare library name (ignored outside the loader's paths): $bare"
 (
@@ -168,4 +168,4 @@ mpirun -n 4 "$work/examples/pdgemm_c" 120 3 2:shrink:1x2
 
 [[ -e $libdir/libmall_resize.so ]] && fail "release 0.3 dropped the 0.1 library name libmall_resize.so, yet it is installed"
 [[ -e $prefix/include/malleable/compat ]] && fail "release 0.3 dropped the 0.1 compat headers, yet they are installed"
-echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs; the installed examples), pkg-config, README link lines and ${#preloads[@]} documented preload commands all built and ran; only public targets and the $(wc -l <<<"$listed") listed headers; no 0.1 names installed"
+echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs; the installed examples), pkg-config, the guide's link lines and ${#preloads[@]} documented preload commands all built and ran; only public targets and the $(wc -l <<<"$listed") listed headers; no 0.1 names installed"
