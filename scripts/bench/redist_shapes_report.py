@@ -223,15 +223,19 @@ def main():
         cols.append("using ($3 > 0 ? $3 : 0.1):xtic(2) title 'PDGEMR2D / redist (" + settings[0] + ")'")
         plot = ", \\\n     ".join(("'" + dat + "' " if i == 0 else "'' ") + c for i, c in enumerate(cols))
         with open(script, "w") as f:
-            f.write(f"""set terminal pngcairo size 1400,600 noenhanced
+            f.write(f"""set terminal pngcairo size 1400,650 noenhanced
 set output '{a.plot}'
-set title 'redist speed-up per case (time of the other / time of redist; 1 = equal; dashed: 1.5; COSTA through costa::transform)'
+set title 'redist speed-up per case (COSTA through costa::transform; dashed line: 1.5)'
+set ylabel 'time of the other / time of redist (1 = equal)'
+set key outside top center horizontal
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
 set logscale y
 set yrange [0.1:*]
-set xtics rotate by -40 font ',8'
+set xtics rotate by 35 right font ',8'
+set bmargin 8
+set rmargin 4
 set grid ytics
 set arrow from graph 0, first 1.5 to graph 1, first 1.5 nohead dt 2 lc rgb 'red'
 plot {plot}
