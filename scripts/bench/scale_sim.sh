@@ -221,7 +221,11 @@ set ylabel 'time (ms)'
 set logscale x 2
 set logscale y
 set xrange [200:5500]
-set xtics (256, 289, 512, 1024, 1089, 2048, 4096, 4225) rotate by 45 right
+set yrange [0.05:100]
+# coprime grids sit at 289, 1089 and 4225 processes, too close to 256, 1024 and 4096 for
+# labels of their own: the points show them, the title says so
+set xtics (256, 512, 1024, 2048, 4096)
+set label 1 'coprime grids: P = 289, 1089, 4225 (just right of 256, 1024, 4096)' at graph 0.02, graph 0.04
 set key outside right
 set grid
 plot {", ".join(plots)}
