@@ -645,12 +645,16 @@ class Report:
             "cannot run faster.")
         lines = []
         k = 0
+        # one colour per (program, N): gnuplot's default cycle repeats after 8 series
+        palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+                   "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"]
         for (app, n), pts in sorted(plot_rows.items()):
             path = self.data(f"payoff_{app}_{n}.dat", [(i + 1, pg if pg is not None else None, pl if pl is not None else None)
                                                         for i, ch, pg, pl in pts])
             k += 1
-            lines.append(f'"{path}" using 1:2 with linespoints lc {k} dt 2 lw 2 title "{app} N={n} Global"')
-            lines.append(f'"{path}" using 1:3 with linespoints lc {k} dt 1 lw 2 title "{app} N={n} Local2"')
+            colour = palette[(k - 1) % len(palette)]
+            lines.append(f'"{path}" using 1:2 with linespoints lc rgb "{colour}" dt 2 lw 2 title "{app} N={n} Global"')
+            lines.append(f'"{path}" using 1:3 with linespoints lc rgb "{colour}" dt 1 lw 2 title "{app} N={n} Local2"')
         labels = " ".join(f'"{ch}" {i + 1},' for i, ch in enumerate(self.changes())).rstrip(",")
         img = self.gnuplot("payoff.png", "set title 'Payoff point (iterations, dedicated-core t_p) per expansion'\n"
                            f"set xtics ({labels})\nset xlabel 'expansion'\nset ylabel 'payoff point'\nset logscale y\n"
