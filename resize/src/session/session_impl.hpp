@@ -150,6 +150,10 @@ struct Session::Impl {
   std::function<void(const std::vector<char>&)> unpack;
   detail::Watchdog watchdog{60.0};
   bool started = false;
+  // This process was spawned by an expansion (blacs-dyn's mark, read when the session was
+  // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
+  // join-or-start line keeps a newcomer from overwriting the data it received (issue 42 §3).
+  bool newcomer = false;
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
   // move_all can count bytes within and between nodes (issue 10).
   std::vector<int> node_of_rank;

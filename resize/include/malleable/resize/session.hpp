@@ -176,7 +176,10 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // True on a process spawned by an expansion that has not joined yet.
+  // True on a process spawned by an expansion (it joins with join(), not start()), and it
+  // stays true after join(): `int it = s.is_newcomer() ? s.join() : s.start(g);` then
+  // `if (!s.is_newcomer()) fill` fills on the original processes only, never over the
+  // data a newcomer received. False on the processes mpiexec started.
   bool is_newcomer() const;
   // Original processes: set the first grid (collective over the world); returns 0,
   // the number of completed iterations.
