@@ -250,6 +250,12 @@ struct Session::Impl {
 
   // The state an expansion from `from` to `to` hands its newcomers, packed.
   std::vector<char> pack_expansion(const Grid& from, const Grid& to);
+  // The checkpoint cadences into the hand-over, and a newcomer's from it (no collective,
+  // no directory made: the job's processes did that; session_levels.cpp).
+  void pack_cadences(detail::ExpansionState& st) const;
+  void adopt_cadences(const detail::ExpansionState& st);
+  // set_checkpointing's cadence, without its checks (checked where it was first set).
+  void adopt_checkpointing(const CheckpointCadence& c);
 
   void progress(const std::string& line) {
     if (opt.progress && root()) {
