@@ -104,7 +104,12 @@ char* MappedFiles::open(const std::string& path, const std::string& recycle, std
   return addr;
 }
 
+// A session may outlive MPI_Finalize (declared in main's scope): freeing then is an error
+// that ends the process (issue 42 §4), and MPI has released the communicators anyway.
 Nodes::~Nodes() {
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (fin) return;
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
 }
