@@ -503,6 +503,12 @@ std::string Session::level_checkpoint_if_due(bool last) {
 
 const std::vector<LevelRecord>& Session::level_records() const { return impl_->level_records; }
 
+void Session::Impl::release_levels() {
+  if (!levels) return;
+  levels->nodes.reset();
+  levels->world = MPI_COMM_NULL;
+}
+
 void Session::Impl::pack_cadences(detail::ExpansionState& st) const {
   if (checkpointing) {
     const auto& c = checkpointing->cadence;

@@ -102,6 +102,12 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   }
   I.world = detail::World::comm();
   I.newcomer = detail::World::is_new();
+  const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {
+    static_cast<Impl*>(impl)->release_mpi();
+    return MPI_SUCCESS;
+  };
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &I.self_key, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, I.self_key, &I);
   if (I.root()) {
     const std::string path = redist::default_cost_model_path();
     if (::access(path.c_str(), F_OK) == 0) {
@@ -134,17 +140,28 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   }
 }
 
+void Session::Impl::release_mpi() {
+  grid = blacs_dyn::Grid{};
+  release_levels();
+}
+
 Session::~Session() {
-  // A background resize never completed nor cancelled (no cancel_resize after the loop)
-  // is cancelled, so its newcomers are not left waiting in join().
-  if (!impl_ || !impl_->in_flight) return;
+  if (!impl_) return;
   int fin = 0;
   MPI_Finalized(&fin);
-  if (fin) return;
-  try {
-    impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
+  if (fin) return;  // MPI_Finalize released the communicators (release_mpi) and ended MPI
+  // A background resize never completed nor cancelled (no cancel_resize after the loop)
+  // is cancelled, so its newcomers are not left waiting in join().
+  if (impl_->in_flight) {
+    try {
+      impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
+    }
+  }
+  if (impl_->self_key != MPI_KEYVAL_INVALID) {
+    MPI_Comm_delete_attr(MPI_COMM_SELF, impl_->self_key);  // release_mpi, now
+    MPI_Comm_free_keyval(&impl_->self_key);
   }
 }
 

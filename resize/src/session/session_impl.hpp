@@ -154,6 +154,13 @@ struct Session::Impl {
   // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
   // join-or-start line keeps a newcomer from overwriting the data it received (issue 42 §3).
   bool newcomer = false;
+  // Issue 42 §4: a session alive at MPI_Finalize (declared in main's scope) releases its
+  // communicators at the start of MPI_Finalize (an attribute of MPI_COMM_SELF, which
+  // MPI_Finalize deletes first): communicators over the processes of several jobs left to
+  // MPI_Finalize make Open MPI's disconnect of the jobs write to closed sockets (SIGPIPE).
+  int self_key = MPI_KEYVAL_INVALID;
+  void release_mpi();
+  void release_levels();  // the levels' node communicators (session_levels.cpp)
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
   // move_all can count bytes within and between nodes (issue 10).
   std::vector<int> node_of_rank;
