@@ -76,6 +76,15 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   I.opt = std::move(opts);
   if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
   I.watchdog.set_timeout(I.opt.resize_timeout);
+  I.remap_timeout = I.opt.remap_timeout;
+  if (const char* t = std::getenv("RESIZE_REMAP_TIMEOUT"); t && *t) {
+    char* end = nullptr;
+    const double v = std::strtod(t, &end);
+    if (*end != '\0' || !(v >= 0))
+      throw Error(std::string("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '") + t + "'");
+    I.remap_timeout = v;
+  }
+  I.last_arrival = MPI_Wtime();
   I.bg_mode = I.opt.background;
   I.bg_min_iterations = std::max(1, I.opt.background_iterations);
   if (!I.opt.spawn_command.empty()) {
@@ -368,8 +377,18 @@ Decision Session::Impl::ask_policy() {
   }
 }
 
+// Every process arrived at this remap point, or the job ends naming the ones that did not.
+void Session::Impl::arrive() {
+  if (remap_timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
+  arrival_check(world, iteration, arrival_deadline(remap_timeout, longest_arrival_gap));
+  const double now = MPI_Wtime();
+  longest_arrival_gap = std::max(longest_arrival_gap, now - last_arrival);
+  last_arrival = now;
+}
+
 RemapResult Session::remap_point() {
   auto& I = *impl_;
+  I.arrive();
   // Issue 21: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;

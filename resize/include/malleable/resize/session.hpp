@@ -69,6 +69,11 @@ struct SessionOptions {
   std::int64_t move_budget_bytes = 0;
   bool progress = true;               // live progress line on world rank 0
   double resize_timeout = 180.0;      // watchdog: a resize stuck this long ends the job
+  // Every remap point begins with an arrival check: a process that does not arrive within
+  // this many seconds (or 3 times the longest time between two remap points so far,
+  // whichever is longer), or arrives after another iteration, ends the job with a message
+  // naming it (status 75). RESIZE_REMAP_TIMEOUT=S overrides it; 0 turns the check off.
+  double remap_timeout = 600.0;
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
