@@ -287,6 +287,7 @@ resize::SessionOptions session_options(const CommonOptions& o, const DriverHooks
   so.progress = !o.quiet;
   so.resize_timeout = o.resize_timeout;
   so.total_iterations = o.iters;
+  so.persist_history = true;  // the drivers keep their resize history (docs/apps.md)
   so.background = resize::parse_background(o.background);
   so.background_iterations = o.background_iterations;
   return so;

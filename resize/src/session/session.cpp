@@ -130,7 +130,11 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     // written costs the predictions of later runs, never this run: one notice.
     const HistoryLocation where = resize_history_location(I.opt.app, I.exe);
     std::string why;
-    if (I.opt.persist_history && !where.path.empty() && history_file_usable(where.path, why)) {
+    // Kept across runs when the program asks (persist_history: the drivers) or the user
+    // names a file (RESIZE_HISTORY=PATH); RESIZE_HISTORY=off wins over both.
+    const char* named = std::getenv("RESIZE_HISTORY");
+    const bool persist = !where.off && (I.opt.persist_history || (named && *named));
+    if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
       I.history_path = where.path;
       if (::access(I.history_path.c_str(), F_OK) == 0) {
         try {
@@ -141,7 +145,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
                        I.opt.app.c_str(), e.what());
         }
       }
-    } else if (I.opt.persist_history && !where.off) {
+    } else if (persist) {
       if (where.path.empty()) why = where.why;
       std::fprintf(stderr, "[%s] the resize history is kept in memory for this run: %s (RESIZE_HISTORY=PATH or off)\n",
                    I.opt.app.c_str(), why.c_str());
