@@ -69,13 +69,20 @@ struct SessionOptions {
   std::int64_t move_budget_bytes = 0;
   bool progress = true;               // live progress line on world rank 0
   double resize_timeout = 180.0;      // watchdog: a resize stuck this long ends the job
+  // Every remap point begins with an arrival check: a process that does not arrive within
+  // this many seconds (or 3 times the longest time between two remap points so far,
+  // whichever is longer), or arrives after another iteration, ends the job with a message
+  // naming it (status 75). RESIZE_REMAP_TIMEOUT=S overrides it; 0 turns the check off.
+  double remap_timeout = 600.0;
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
   // Keep resize times across runs in this application's history file
   // (resize_history_location in predict.hpp), so spawn and exit times are predicted from
-  // the first resize of a run on. RESIZE_HISTORY=off turns it off too.
-  bool persist_history = true;
+  // the first resize of a run on. Off by default (issue 42 §6): a program writes nothing
+  // under the user's home unless asked, here or with RESIZE_HISTORY=PATH (that file, for
+  // any program); the drivers turn it on. RESIZE_HISTORY=off turns it off for all.
+  bool persist_history = false;
   // Begin expansions and shrinks in the background when a matrix is marked
   // constant (mark_constant); complete them at the first remap point at least
   // `background_iterations` iterations later (docs/apps.md, "Background resizes").
@@ -176,7 +183,10 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // True on a process spawned by an expansion that has not joined yet.
+  // True on a process spawned by an expansion (it joins with join(), not start()), and it
+  // stays true after join(): `int it = s.is_newcomer() ? s.join() : s.start(g);` then
+  // `if (!s.is_newcomer()) fill` fills on the original processes only, never over the
+  // data a newcomer received. False on the processes mpiexec started.
   bool is_newcomer() const;
   // Original processes: set the first grid (collective over the world); returns 0,
   // the number of completed iterations.
@@ -268,7 +278,8 @@ class Session {
   int restart(const std::string& file, const Grid& g);
   // The checkpoint cadence (every process, the same cadence; after start, restart or
   // join: the clock of time-based cadences starts here). Throws Error for a bad `every`
-  // (named) or "auto" without an MTBF. World rank 0 creates the directory.
+  // (named) or "auto" without an MTBF. World rank 0 creates the directory. Newcomers of
+  // a later expansion take the cadence from the hand-over (no need to set it on them).
   void set_checkpointing(const CheckpointCadence& c);
   // Collective, after each iteration: checkpoints into the cadence's directory when it is
   // due (world rank 0 decides with its clock, or a file DIR/checkpoint.request, which it
@@ -283,6 +294,7 @@ class Session {
   // CheckpointFailed on every process when a level cannot be written (no room, not
   // writable, one node only for the partner level); the previous versions stay intact
   // (every process writes under a temporary name; all rename only when all succeeded).
+  // Newcomers of a later expansion take the cadence from the hand-over.
   void set_level_checkpointing(const LevelCadence& c);
   // After each iteration: writes the levels that are due; returns "", "local" or "partner".
   // A partner level due on a job down to one node writes the local level only (said once).
