@@ -143,13 +143,18 @@ class Job:
 
 
 def kill_one(job, exe_name):
-    """SIGKILL one process of the job running exe_name (the newest: not always rank 0)."""
+    """SIGKILL one process of the job running exe_name: the second oldest (world rank 1 of
+    the launch, which stays in the job through every schedule here; a newcomer may be
+    leaving in a shrink at that moment), else the next one alive."""
     procs = sorted(p for p, n in own_processes(job.p.pid).items() if n == exe_name[:15])
-    if not procs:
-        print("combination case: no process to kill", flush=True)
+    for p in procs[1:] + procs[:1]:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+        print(f"combination case: killed pid {p} (one of {len(procs)} {exe_name} processes)", flush=True)
         return
-    print(f"combination case: killing pid {procs[-1]} (one of {len(procs)} {exe_name} processes)", flush=True)
-    os.kill(procs[-1], signal.SIGKILL)
+    print(f"combination case: no {exe_name} process to kill", flush=True)
 
 
 # ---------------------------------------------------------------- command lines
