@@ -17,6 +17,8 @@ packages=(g++ gfortran make cmake pkg-config python3
   libhdf5-openmpi-dev
   # h5dump: tests read checkpoints with HDF5's own reader
   hdf5-tools
+  # the combination suite's pairwise generator (tests/combinations/combinations.py)
+  python3-allpairspy
   # the MPICH flavour (-DMALLEABLE_MPI=mpich, build-mpich; docs/mpi-flavours.md), beside
   # Open MPI, which stays the system's default MPI (update-alternatives)
   libmpich-dev mpich libscalapack-mpich-dev libhdf5-mpich-dev

@@ -226,6 +226,14 @@ resize::checkpoint::Every check_options(const CommonOptions& o) {
   }
   if (o.checkpoint_dir.empty() && o.mechanism == "restart")
     throw CLI::ValidationError("--mechanism", "restart needs --checkpoint DIR");
+  // A resize by restart is a checkpoint, an exit and a new job: it has no background
+  // phase, so a background mode with it would be silently ignored (found by the
+  // combination suite, issue 42).
+  if (o.mechanism == "restart" && o.background != "off" && o.background != "blocking")
+    throw CLI::ValidationError("--background", "--background " + o.background +
+                                                   " cannot apply to a resize by restart (--mechanism restart: "
+                                                   "checkpoint, exit, relaunch); use --mechanism spawn or "
+                                                   "--background off");
   if (o.checkpoint_dir.empty() && !o.checkpoint_every.empty())
     throw CLI::ValidationError("--checkpoint-every", "needs --checkpoint DIR");
   try {  // the level cadences, checked here so that a bad one is a usage error

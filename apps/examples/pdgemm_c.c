@@ -8,7 +8,7 @@
  * same, but resize_complete completes it after the loop (for a program that goes on
  * computing on the new grid); "background-nocomplete": under MPI_THREAD_MULTIPLE, and the
  * program calls neither, so resize_destroy cancels it: its newcomers leave, the result is
- * the old grid's). */
+ * the old grid's). Another mode is refused (status 2). */
 #include <cblas.h>
 #include <math.h>
 #include <mpi.h>
@@ -34,6 +34,16 @@ int main(int argc, char** argv) {
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   } else {
     MPI_Init(&argc, &argv);
+  }
+  if (argc > 4 && strcmp(argv[4], "background") && !complete && !nocomplete) {
+    /* An unknown mode is refused, not run as the blocking default. */
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank == 0)
+      fprintf(stderr, "pdgemm_c: unknown mode '%s': the modes are background, background-complete and "
+                      "background-nocomplete\n", argv[4]);
+    MPI_Finalize();
+    return 2;
   }
   const int n = argc > 1 ? atoi(argv[1]) : 300, iters = argc > 2 ? atoi(argv[2]) : 6, nb = 32;
   const char* schedule = argc > 3 ? argv[3] : "2:expand:3x3:local2,4:shrink:2x2";

@@ -3,7 +3,8 @@
 ! x <- s * (A * x) repeated, s = 1/sqrt(N), on a grid that a scripted schedule grows and
 ! shrinks; checked against serial BLAS DGEMV of the same recurrence.
 ! Usage: pdgemv_fortran [N] [ITERS] [SCHEDULE] [background]   (grid starts at 2x2;
-! "background": A is constant and resizes begin in the background, issue 21)
+! "background": A is constant and resizes begin in the background, issue 21; another
+! mode is refused with status 2)
 program pdgemv_fortran
   use, intrinsic :: iso_c_binding
   use mpi
@@ -38,6 +39,16 @@ program pdgemv_fortran
   scale = 1.0d0 / sqrt(dble(n))
 
   call MPI_Init(ierr)
+  if (command_argument_count() >= 4) then
+    ! An unknown mode is refused, not run as the blocking default.
+    call get_command_argument(4, arg)
+    if (trim(arg) /= 'background') then
+      call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+      if (rank == 0) write (0, '(3a)') "pdgemv_fortran: unknown mode '", trim(arg), "': the only mode is background"
+      call MPI_Finalize(ierr)
+      call exit(2)
+    end if
+  end if
   rc = resize_create('pdgemv_fortran', 'scripted', trim(schedule), s)
   if (rc /= RESIZE_OK) call fail('create')
   abuf = c_null_ptr

@@ -3,6 +3,7 @@
 // into status codes and a message.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "malleable/resize/report.hpp"
@@ -312,6 +313,23 @@ int resize_mark_constant(resize_session* s, const char* name) {
   return guarded([&] {
     if (!name) throw resize::Error("resize_mark_constant: name is NULL");
     s->s->mark_constant(name);
+    return RESIZE_OK;
+  });
+}
+
+int resize_set_app_state(resize_session* s, void* state, size_t bytes) {
+  if (!s) return bad_state("resize_set_app_state");
+  return guarded([&] {
+    if (!state && bytes > 0) throw resize::Error("resize_set_app_state: state is NULL");
+    char* p = static_cast<char*>(state);
+    s->s->set_app_state([p, bytes] { return std::vector<char>(p, p + bytes); },
+                        [p, bytes](const std::vector<char>& v) {
+                          if (v.size() != bytes)
+                            throw resize::Error("resize_set_app_state: the hand-over carries " +
+                                                std::to_string(v.size()) + " bytes of application state, this "
+                                                "process registered " + std::to_string(bytes));
+                          if (bytes > 0) std::memcpy(p, v.data(), bytes);
+                        });
     return RESIZE_OK;
   });
 }

@@ -17,6 +17,7 @@
 #define APPS_RESIZE_H
 
 #include <mpi.h>
+#include <stddef.h>
 
 /* Complex elements: C99 float/double _Complex in C, std::complex in C++ (the same
  * interleaved (re, im) layout, as LAPACKE does). */
@@ -164,6 +165,16 @@ int resize_complete(resize_session* s, int* action);
  * (RESIZE_EXPAND/SHRINK) or RESIZE_NONE. resize_complete is for a program that goes on
  * computing on the new grid after its loop. */
 int resize_cancel(resize_session* s, int* action);
+
+/* The application's own state: bytes it cannot recompute (a running sum, a seed),
+ * handed to the newcomers at every expansion and kept in checkpoints (resize_restart
+ * restores it). The session copies `bytes` bytes from `state` on world rank 0 into
+ * `state` on every other process, newcomers included (during resize_join). The buffer
+ * stays the application's and must live as long as the session; every process passes
+ * the same size (a hand-over of another size fails resize_join with RESIZE_ERR_ARG).
+ * Before resize_start / resize_join / resize_restart. NULL state with bytes > 0:
+ * RESIZE_ERR_ARG. (C++: Session::set_app_state.) */
+int resize_set_app_state(resize_session* s, void* state, size_t bytes);
 
 /* The current grid: BLACS context (-1 off the grid), shape and my coordinates. */
 int resize_grid(const resize_session* s, int* ctxt, int* nprow, int* npcol, int* myrow,

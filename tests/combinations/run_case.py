@@ -1,0 +1,391 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Runs one case of the combination suite (combinations.py) and checks its outcome.
+
+  run_case.py --build BUILD --src SRC [--user-bin DIR] [--mpiexec MPIEXEC] [--deadline S]
+              NAME key=value ...
+
+Builds the command line from the case's values, runs it under a deadline in a session of
+its own (on the deadline every process of that session and every descendant is killed:
+only this runner's own processes), injects the fault and checks the result:
+  - no fault, or a fault the launcher recovers from (malleable-run --on-failure restart
+    with a checkpoint): exit 0, the program's check line against its serial oracle says
+    OK, the iteration count is the one asked for; a recovered case also shows the
+    relaunch;
+  - a process killed / a newcomer killed without recovery: the job ends non-zero before
+    the deadline, the fault fired, and Open MPI or the session says why;
+  - a full checkpoint directory (a 32 KiB tmpfs mounted here; root only, else exit 77 =
+    SKIPPED): exit 5, "checkpoint failed" on every rank, no checkpoint file left.
+Refusal cases (kind=refuse) run the impossible request of combinations.REFUSALS, controls
+(kind=control) the deliberate mistake of combinations.CONTROLS, and check the exit status
+and the message.
+Exit 0: as expected; 1: not; 77: skipped.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import combinations  # noqa: E402
+
+ITERS = 5           # iterations of the drivers and user programs (porting programs: 8, fixed)
+KILL_ITER = 4       # a process is killed during this iteration (drivers: pause-in-iteration)
+PORTING_ITERS = 8
+EXE = {"pdgemm": "apps/pdgemm_resizable", "pdgemv": "apps/pdgemv_resizable", "pdgetrf": "apps/pdgetrf_resizable",
+       "life": "apps/life_resizable", "pdgemm_c": "apps/pdgemm_c", "pdgemv_fortran": "apps/pdgemv_fortran",
+       "porting_cxx": "apps/porting_malleable_cxx", "porting_c": "apps/porting_malleable_c",
+       "porting_f": "apps/porting_malleable_f"}
+CONSTANT = {"pdgemm": "A", "pdgemv": "A", "pdgetrf": "A", "life": ""}
+
+
+def fail(msg):
+    print(f"combination case: FAILED: {msg}", flush=True)
+    sys.exit(1)
+
+
+# ---------------------------------------------------------------- processes
+def proc_table():
+    """pid -> (ppid, session id, command name) of every process we can read."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue
+        name = s[s.index("(") + 1:s.rindex(")")]
+        rest = s[s.rindex(")") + 2:].split()
+        out[int(d)] = (int(rest[1]), int(rest[3]), name)
+    return out
+
+
+def own_processes(root):
+    """The processes of the session `root` leads, and every descendant of root."""
+    t = proc_table()
+    mine = {p for p, (_, sid, _) in t.items() if sid == root}
+    grew = True
+    while grew:
+        grew = False
+        for p, (pp, _, _) in t.items():
+            if pp in mine or pp == root:
+                if p not in mine:
+                    mine.add(p)
+                    grew = True
+    mine.discard(os.getpid())
+    return {p: t[p][2] for p in mine if p in t}
+
+
+def kill_all(root):
+    for _ in range(3):
+        procs = own_processes(root)
+        if not procs:
+            return
+        for p in procs:
+            try:
+                os.kill(p, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.2)
+
+
+class Job:
+    """A command run in a session of its own; its output echoed and kept."""
+
+    def __init__(self, argv, env, deadline, trigger=None, on_trigger=None):
+        print("+ " + " ".join(argv), flush=True)
+        self.lines = []
+        self.p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  start_new_session=True, text=True, errors="replace")
+        self.trigger, self.on_trigger, self.fired = trigger, on_trigger, False
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        self.timed_out = False
+        t0 = time.time()
+        try:
+            self.rc = self.p.wait(timeout=deadline)
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+            print(f"combination case: the job did not end within {deadline} s: killing its processes", flush=True)
+            kill_all(self.p.pid)
+            self.rc = self.p.wait()
+        self.reader.join(timeout=10)
+        self.seconds = time.time() - t0
+        # mpiexec may return a moment before the job's last processes are gone.
+        for _ in range(50):
+            if not own_processes(self.p.pid):
+                break
+            time.sleep(0.2)
+        left = own_processes(self.p.pid)
+        if left:
+            print(f"combination case: processes left 10 s after the job ended, killed: {left}", flush=True)
+            kill_all(self.p.pid)
+        self.left = left
+        self.text = "".join(self.lines)
+
+    def _read(self):
+        for line in self.p.stdout:
+            self.lines.append(line)
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            if self.trigger and not self.fired and re.search(self.trigger, line):
+                self.fired = True
+                self.on_trigger(self)
+
+
+def kill_one(job, exe_name):
+    """SIGKILL one process of the job running exe_name: the second oldest (world rank 1 of
+    the launch, which stays in the job through every schedule here; a newcomer may be
+    leaving in a shrink at that moment), else the next one alive."""
+    procs = sorted(p for p, n in own_processes(job.p.pid).items() if n == exe_name[:15])
+    for p in procs[1:] + procs[:1]:
+        try:
+            os.kill(p, signal.SIGKILL)
+        except ProcessLookupError:
+            continue
+        print(f"combination case: killed pid {p} (one of {len(procs)} {exe_name} processes)", flush=True)
+        return
+    print(f"combination case: no {exe_name} process to kill", flush=True)
+
+
+# ---------------------------------------------------------------- command lines
+def schedule(c, prog):
+    """(processes, grid, schedule) of the case's direction."""
+    if c["dir"] == "expand":
+        return 4, "2x2", "2:expand:3x2"
+    if c["dir"] == "shrink":
+        # The drivers start on 2x3 and shrink to 2x2; the other programs start on 2x2.
+        return (6, "2x3", "2:shrink:2x2") if prog in combinations.DRIVERS else (4, "2x2", "2:shrink:1x2")
+    if c["dir"] == "both":
+        return 4, "2x2", "2:expand:3x2,3:shrink:2x2"
+    return 4, "2x2", ""
+
+
+def command(c, a, work, ck, ldir):
+    prog = c["prog"]
+    np_, grid, sched = schedule(c, prog)
+    env = dict(os.environ)
+    env.pop("RESIZE_FAULT", None)
+    env["RESIZE_HISTORY"] = "off"
+    env["MALLEABLE_JOB_ID"] = os.path.basename(work)
+    if prog in combinations.USER:
+        exe = os.path.join(a.user_bin, prog)
+        args = ["--type", c["type"], "--mover", c["mover"], "--background", c["bg"], "--iters", str(ITERS)]
+        if sched:
+            args += ["--schedule", sched]
+    elif prog in combinations.DRIVERS:
+        exe = os.path.join(a.build, EXE[prog])
+        args = ["-n", "96", "--nb", "16", "-i", str(ITERS), "-g", grid, "--json", os.path.join(work, "run.json"),
+                "-r", c["mover"]]
+        args += ["-p", "scripted", "-s", sched] if sched else ["-p", "fixed"]
+        if c["bg"] != "off":
+            args += ["--background", c["bg"]] + (["--constant", CONSTANT[prog]] if CONSTANT[prog] else [])
+        if c["mech"] == "restart":
+            args += ["--mechanism", "restart"]
+        if c["ckpt"] in ("global", "global+partner"):
+            args += ["--checkpoint", ck, "--checkpoint-every", "1", "--keep", "2"]
+        if c["ckpt"] == "local":
+            args += ["--checkpoint-local", "1", "--checkpoint-local-dir", ldir]
+        if c["ckpt"] in ("partner", "global+partner"):
+            args += ["--checkpoint-partner", "1", "--checkpoint-local-dir", ldir]
+            env["MALLEABLE_NODE_MAP"] = "every=2"  # two processes a node: a partner ring
+    elif prog in ("pdgemm_c", "pdgemv_fortran"):
+        exe = os.path.join(a.build, EXE[prog])
+        args = ["96", str(ITERS), sched] + (["background"] if c["bg"] == "wait" else [])
+        env["RESIZE_MOVER"] = c["mover"]
+    else:  # porting programs: [schedule]
+        exe = os.path.join(a.build, EXE[prog])
+        args = [sched]
+        env["RESIZE_MOVER"] = c["mover"]
+    return np_, exe, args, env
+
+
+def mpiexec_argv(a):
+    """mpiexec with the flavour's flags (MALL_MPIEXEC_FLAGS from the test environment)."""
+    return [a.mpiexec] + os.environ.get("MALL_MPIEXEC_FLAGS", "--oversubscribe --bind-to none").split()
+
+
+def launch(c, a, np_, exe, args, recover, env):
+    mpiexec = mpiexec_argv(a)
+    env["MALLEABLE_MPIEXEC"] = " ".join(mpiexec)
+    if c["launcher"] == "mpiexec":
+        return mpiexec + ["-n", str(np_), exe] + args
+    run = [os.path.join(a.src, "scripts", "malleable-run"), "-n", str(np_), "--max-restarts", "4"]
+    return run + (["--on-failure", "restart"] if recover else []) + ["--", exe] + args
+
+
+# ---------------------------------------------------------------- checks
+def check_result(c, job, work, np_):
+    """The program's own check against its serial oracle, and the iterations."""
+    prog, t = c["prog"], job.text
+    if job.rc != 0:
+        fail(f"exit status {job.rc}, expected 0")
+    if prog in combinations.DRIVERS:
+        with open(os.path.join(work, "run.json")) as f:
+            run = json.load(f)
+        chk = run.get("check", {})
+        ok = chk.get("ok") if isinstance(chk, dict) else run.get("check_ok")
+        if not ok:
+            fail(f"the driver's check against the serial oracle failed: {chk}")
+        # The last launch's output: its last iteration, or where it restarted (a launch that
+        # restarts from the last iteration's checkpoint has no iteration left to run).
+        last = t[t.rfind("malleable-run: launch "):] if "malleable-run: launch " in t else t
+        done = [int(k) for k in re.findall(rf"\[{prog}\] iter +(\d+) ", last)]
+        done += [int(k) for k in re.findall(rf"\[{prog}\] restart from .* at iteration (\d+)", last)]
+        if not done or max(done) != ITERS:
+            fail(f"the last launch ended after iteration {max(done) if done else None}, expected {ITERS}")
+        print(f"combination case: check OK ({chk.get('message', chk) if isinstance(chk, dict) else chk}), "
+              f"iterations up to {ITERS}")
+        return
+    want = {"pdgemm_c": rf"result check: B = \(sA\)\^{ITERS} B0: .*: OK",
+            "pdgemv_fortran": rf"result check: x = \(sA\)\^{ITERS} x0: .*OK",
+            "porting_cxx": rf"porting_malleable_cxx: {PORTING_ITERS} iterations, .*: OK",
+            "porting_c": rf"porting_malleable_c: {PORTING_ITERS} iterations, .*: OK",
+            "porting_f": rf"porting_malleable_f: {PORTING_ITERS} iterations, .*: OK",
+            "user_cxx": rf"user_cxx: type {c['type']}, {ITERS} iterations, .*on every process: OK",
+            "user_c": rf"user_c: type {c['type']}, {ITERS} iterations, .*on every process: OK"}[prog]
+    if not re.search(want, t):
+        fail(f"no check line /{want}/ in the output")
+    if re.search(r"result check: .*FAILED", t):
+        fail("a check line says FAILED")
+    print(f"combination case: check line /{want}/ found")
+
+
+def check_failed_cleanly(c, job, marker, why):
+    if job.rc == 0:
+        fail(f"the job ended with status 0 although {why}")
+    if not re.search(marker, job.text):
+        fail(f"the fault did not fire (no /{marker}/)")
+    said = r"exited on signal 9|signal 9 \(Killed\)|FAILED|killed|Killed"
+    if not re.search(said, job.text):
+        fail(f"nobody said why the job ended (no /{said}/)")
+    print(f"combination case: the job ended with status {job.rc} in {job.seconds:.1f} s, as expected ({why})")
+
+
+def check_full(c, job, np_, ck):
+    if job.rc != 5:
+        fail(f"exit status {job.rc}, expected 5 (a checkpoint failed)")
+    ranks = set(re.findall(r"\(rank (\d+)\): checkpoint failed", job.text))
+    if len(ranks) != np_:
+        fail(f"'checkpoint failed' said by ranks {sorted(ranks)}, expected all {np_}")
+    left = [f for f in os.listdir(ck)] if os.path.isdir(ck) else []
+    if any(f.endswith(".h5") for f in left):
+        fail(f"a checkpoint file is in the full directory: {left}")
+    print(f"combination case: the checkpoint failed on all {np_} ranks with status 5, no file left")
+
+
+def mount_full(path):
+    if os.geteuid() != 0:
+        print("SKIPPED: mounting a small tmpfs needs root")
+        sys.exit(77)
+    os.makedirs(path)
+    if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=32k", "tmpfs", path]) != 0:
+        print("SKIPPED: cannot mount a tmpfs here")
+        sys.exit(77)
+
+
+def run_case(c, a):
+    work = tempfile.mkdtemp(prefix="combination-")
+    mounted = None
+    try:
+        ck, ldir = os.path.join(work, "ck"), os.path.join(work, "levels")
+        if c["fault"] == "full":
+            mounted = os.path.join(work, "full")
+            mount_full(mounted)
+            ck, ldir = os.path.join(mounted, "ck"), os.path.join(mounted, "levels")
+        np_, exe, args, env = command(c, a, work, ck, ldir)
+        has_ckpt = c["ckpt"] != "none"
+        recover = c["launcher"] == "malleable-run" and has_ckpt and c["fault"] in ("kill", "newcomer")
+        argv = launch(c, a, np_, exe, args, recover, env)
+        trigger = on_trigger = None
+        marker = ""
+        if c["fault"] == "kill":
+            if c["prog"] in combinations.DRIVERS:
+                env["RESIZE_FAULT"] = f"pause-in-iteration:{KILL_ITER}:3"
+                trigger = marker = r"fault injection - every process pauses"
+            else:
+                trigger = marker = rf"\] iter +{KILL_ITER - 1} "
+            name = os.path.basename(exe)
+            on_trigger = lambda job: kill_one(job, name)  # noqa: E731
+        elif c["fault"] == "newcomer":
+            env["RESIZE_FAULT"] = "kill-newcomer-background" if c["bg"] != "off" else "kill-newcomer"
+            marker = r"fault injection - newcomer \(pid \d+\) kills itself"
+        job = Job(argv, env, a.deadline, trigger, on_trigger)
+        if job.timed_out:
+            fail(f"no end within {a.deadline} s")
+        print(f"combination case: the job ended with status {job.rc} after {job.seconds:.1f} s")
+        if c["fault"] == "full":
+            check_full(c, job, np_, ck)
+        elif c["fault"] in ("kill", "newcomer") and not recover:
+            check_failed_cleanly(c, job, marker, "a process was killed and nothing relaunches it")
+        else:
+            if c["fault"] != "none":
+                if not re.search(marker, job.text):
+                    fail(f"the fault did not fire (no /{marker}/)")
+                if not re.search(r"malleable-run: launch \d+ failed .*restarting", job.text):
+                    fail("malleable-run did not relaunch after the fault")
+            check_result(c, job, work, np_)
+        return 0
+    finally:
+        if mounted:
+            subprocess.call(["umount", mounted])
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def refuse_case(c, a):
+    name = c["refusal"]
+    _, prog, args, status, rx = next(r for r in combinations.REFUSALS + combinations.CONTROLS if r[0] == name)
+    work = tempfile.mkdtemp(prefix="combination-")
+    try:
+        exe = os.path.join(a.user_bin if prog in combinations.USER else a.build,
+                           prog if prog in combinations.USER else EXE[prog])
+        argv = mpiexec_argv(a) + ["-n", "4", exe] + \
+            args.format(ck=os.path.join(work, "ck")).split()
+        env = dict(os.environ, RESIZE_HISTORY="off")
+        job = Job(argv, env, a.deadline)
+        if job.timed_out:
+            fail(f"the refusal did not come within {a.deadline} s")
+        if job.rc != status:
+            fail(f"exit status {job.rc}, expected {status} (a refusal)")
+        if not re.search(rx, job.text):
+            fail(f"no message /{rx}/")
+        if c["kind"] == "refuse" and re.search(r"\] iter +1 ", job.text):
+            fail("an iteration ran although the request was refused")
+        print(f"combination case: {'refused' if c['kind'] == 'refuse' else 'the control failed'} with status "
+              f"{status} and /{rx}/")
+        return 0
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="run one combination case")
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--src", required=True)
+    ap.add_argument("--user-bin", default="")
+    ap.add_argument("--mpiexec", default="mpiexec")
+    ap.add_argument("--deadline", type=float, default=150)
+    ap.add_argument("name")
+    ap.add_argument("values", nargs="+")
+    a = ap.parse_args()
+    c = dict(v.split("=", 1) for v in a.values)
+    print(f"combination case {a.name}: " + " ".join(f"{k}={v}" for k, v in c.items()), flush=True)
+    if c.get("kind") in ("refuse", "control"):
+        return refuse_case(c, a)
+    bad = combinations.violations(c)
+    if bad:
+        fail(f"the case breaks the constraints: {bad}")
+    return run_case(c, a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
