@@ -89,17 +89,16 @@ void set_last_error(const std::string& msg) { g_last_error = msg; }
 // process linked with blacs-dyn does, unless the user set PMIX_MCA_gds or
 // BLACS_DYN_PMIX_GDS=keep.
 void prepare_mpi_init() {
-  const char* keep = env_setting("PMIX_GDS");
-  if (keep && std::strcmp(keep, "keep") == 0) return;
+  if (read_config().keep_pmix_gds) return;
   ::setenv("PMIX_MCA_gds", "hash", 0);
 }
 
 const std::string& last_error() { return g_last_error; }
 
 double join_timeout_seconds() {
-  if (const char* t = env_setting("JOIN_TIMEOUT"); t && *t) {
+  if (const Text t = read_config().join_timeout; t && !t->empty()) {
     char* end = nullptr;
-    const double v = std::strtod(t, &end);
+    const double v = std::strtod(t->c_str(), &end);
     if (*end == '\0' && v > 0) return v;
   }
   // As the session's resize watchdog: since the deadline covers the spawn too (issue 20
@@ -114,11 +113,7 @@ Runtime& Runtime::get() {
 
 namespace {
 // The rank a launcher gives a process before MPI_Init (Open MPI, then MPICH/PMI).
-std::string launcher_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* r = std::getenv(v); r && *r) return r;
-  return "?";
-}
+std::string launcher_rank() { return read_config().launcher_rank.value_or("?"); }
 }  // namespace
 
 std::string Runtime::who() const {
@@ -126,7 +121,7 @@ std::string Runtime::who() const {
     return "world rank " + std::to_string(rank()) + " (process " + std::to_string(me_) + ")";
   if (me_ >= 0) return "process " + std::to_string(me_);
   return "newcomer " + launcher_rank() + " of the expansion to level " +
-         (std::getenv(kJoinEnv) ? std::getenv(kJoinEnv) : std::string("?"));
+         read_config().join.value_or("?");
 }
 
 std::string Runtime::where() const {
@@ -137,9 +132,10 @@ std::string Runtime::where() const {
 void Runtime::watch_newcomer_init() {
   // Test hook (docs/blacs-dyn.md, "Failures during a resize"): the last newcomer of a
   // spawn group of two or more is SIGKILLed before MPI_Init, as by a crash during the spawn.
-  if (const char* f = env_setting("FAULT"); f && !std::strcmp(f, "kill-newcomer-in-init")) {
-    const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
-    const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const Config env = read_config();
+  if (env.fault == Text("kill-newcomer-in-init")) {
+    const char* r = env.ompi_world_rank ? env.ompi_world_rank->c_str() : nullptr;
+    const char* n = env.ompi_world_size ? env.ompi_world_size->c_str() : nullptr;
     if (r && n && std::atoi(n) > 1 && std::atoi(r) == std::atoi(n) - 1) {
       std::fprintf(stderr, "blacs-dyn: fault injection - newcomer %s (pid %d) kills itself in the spawn\n", r,
                    static_cast<int>(::getpid()));
@@ -161,18 +157,18 @@ void Runtime::ensure_init() {
     int argc = 0;
     char** argv = nullptr;
     prepare_mpi_init();
-    if (std::getenv(kJoinEnv)) watch_newcomer_init();
+    if (read_config().join) watch_newcomer_init();
     PMPI_Init(&argc, &argv);
   }
   initialized_ = true;
   blacs_interposed_ = blacs_entry_points_interposed();
-  check_scalapack_version(env_setting("ALLOW_ANY_SCALAPACK") != nullptr);
+  check_scalapack_version(read_config().allow_any_scalapack);
 
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
-  const char* token = std::getenv(kJoinEnv);
+  const Text token = read_config().join;
   if (parent != MPI_COMM_NULL && token) {
-    join_as_child(parent, token);
+    join_as_child(parent, token->c_str());
     return;
   }
   dog_.disarm();  // armed by watch_newcomer_init for a process that is no newcomer after all
@@ -181,7 +177,7 @@ void Runtime::ensure_init() {
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   stack_.emplace(n);
   me_ = r;
-  if (r == 0 && truthy(env_setting("VERBOSE"))) {  // the user can see it is preloaded
+  if (r == 0 && read_config().verbose) {  // the user can see it is preloaded
     Dl_info self{};
     dladdr(reinterpret_cast<void*>(&prepare_mpi_init), &self);
     std::fprintf(stderr, "blacs-dyn: active (%s), world of %d processes\n",
@@ -316,8 +312,9 @@ void Runtime::require_active(const char* what) const {
 }
 
 const std::string& Runtime::spawn_unsupported_reason() {
-  if (spawn_unsupported_.empty() && spawn_disabled_by_setting(env_setting("SPAWN")))
-    spawn_unsupported_ = "spawn not supported: disabled by BLACS_DYN_SPAWN=" + std::string(env_setting("SPAWN"));
+  const Text spawn = read_config().spawn;
+  if (spawn_unsupported_.empty() && spawn_disabled_by_setting(spawn ? spawn->c_str() : nullptr))
+    spawn_unsupported_ = "spawn not supported: disabled by BLACS_DYN_SPAWN=" + *spawn;
   return spawn_unsupported_;
 }
 

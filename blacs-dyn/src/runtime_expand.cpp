@@ -481,7 +481,8 @@ bool Runtime::expand_schema(const char* path, bool missing_ok) {
   SpawnRequest req;
   int state[2] = {0, 0};  // [0] 1 = file missing and that is fine; [1] nnew
   if (r == 0) {
-    const std::string file = schema_path(path, std::getenv("BLACS_SETUP_FILE"));
+    const Text setup_file = read_config().setup_file;
+    const std::string file = schema_path(path, setup_file ? setup_file->c_str() : nullptr);
     std::ifstream in(file);
     if (!in) {
       if (missing_ok) state[0] = 1;

@@ -2,6 +2,7 @@
 // The checkpoint levels' shared MPI and file shell (session_levels_shell.hpp): node
 // discovery and the partner ring's ranks, agreement on an error, byte messages, whole files.
 #include "checkpoint/session_levels_shell.hpp"
+#include "common/config.hpp"
 
 #include "common/broadcast.hpp"
 
@@ -113,11 +114,6 @@ namespace level_io {
 
 namespace {
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
-
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
   std::size_t pos = 0;
@@ -134,7 +130,7 @@ void split_nodes(MPI_Comm world, Nodes& n) {
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  const std::string map = env("MALLEABLE_NODE_MAP");
+  const std::string map = config::read().checkpoint.node_map.value_or("");
   if (map.empty()) {
     MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &n.node);
     char host[MPI_MAX_PROCESSOR_NAME] = {};
@@ -160,7 +156,7 @@ void split_nodes(MPI_Comm world, Nodes& n) {
 // The ring (levels.hpp), with MALLEABLE_SWITCH_MAP (switch of each node index) if given.
 void place_in_ring(Nodes& n) {
   std::vector<int> switches;
-  if (const std::string sw = env("MALLEABLE_SWITCH_MAP"); !sw.empty())
+  if (const std::string sw = config::read().checkpoint.switch_map.value_or(""); !sw.empty())
     for (const auto& s : split_commas(sw)) switches.push_back(std::atoi(s.c_str()));
   const std::vector<int> partner = lv::partner_nodes(n.count, switches);
   n.partner = partner[static_cast<std::size_t>(n.index)];
@@ -219,8 +215,7 @@ std::unique_ptr<Nodes> discover(MPI_Comm world) {
 }
 
 std::string default_dir(const std::string& app) {
-  std::string job = env("MALLEABLE_JOB_ID");
-  if (job.empty()) job = env("SLURM_JOB_ID");
+  std::string job = config::read().checkpoint.job_id.value_or("");
   if (job.empty()) job = app;
   return "/dev/shm/malleable-" + job;
 }
