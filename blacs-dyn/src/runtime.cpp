@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// MPI execution of expansions (seed 002 §3.3.3-3.3.4), shrinks (§3.3.5), parking and the
+// MPI execution of expansions, shrinks (§3.3.5), parking and the
 // final release. Protocol overview: docs/blacs-dyn.md, "How it works".
 #include "runtime.hpp"
 #include "runtime_detail.hpp"
@@ -40,7 +40,7 @@ thread_local bool t_background = false;  // Runtime::set_background_thread
 namespace detail {
 bool on_background_thread() { return t_background; }
 // An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
-// call, the process, its host and the phase under way (issue 20 §5). Here, not in
+// call, the process, its host and the phase under way. Here, not in
 // runtime_detail.cpp, because it asks the Runtime where it is (runtime_detail knows no Runtime).
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS)
@@ -101,8 +101,8 @@ double join_timeout_seconds() {
     const double v = std::strtod(t->c_str(), &end);
     if (*end == '\0' && v > 0) return v;
   }
-  // As the session's resize watchdog: since the deadline covers the spawn too (issue 20
-  // §5), it must exceed the slowest spawn (40 s seen on this shared 2-core host).
+  // As the session's resize watchdog: since the deadline covers the spawn too, it must
+  // exceed the slowest spawn (40 s seen on this shared 2-core host).
   return 180.0;
 }
 
@@ -304,7 +304,7 @@ void Runtime::require_active(const char* what) const {
   if (finalized_) throw Error(BLACS_DYN_ERR_STATE, std::string(what) + ": MPI is finalized");
   if (!t_background && (background_running_ || pending_))
     throw Error(BLACS_DYN_ERR_STATE, std::string(what) +
-                                    ": an expansion is under way in the background (issue 21); the main thread may "
+                                    ": an expansion is under way in the background; the main thread may "
                                     "change the world only after publishing it (blacs_dyn_publish_background)");
   if (departure_ != Departure::Stay)
     throw Error(BLACS_DYN_ERR_STATE, std::string(what) +

@@ -56,7 +56,7 @@ void agree(MPI_Comm comm, const std::optional<Error>& local) {
   int mine = local ? rank : INT_MAX;
   int first = INT_MAX;
   // Non-blocking on every rank (a blocking and a non-blocking collective do not match):
-  // a background thread (issue 21) tests and sleeps, 50 us doubling to 5 ms, while ranks
+  // a background thread tests and sleeps, 50 us doubling to 5 ms, while ranks
   // that spawn nothing wait here for the spawners (seconds), rather than spin beside the
   // compute; other threads wait in MPI_Wait as before.
   MPI_Request req = MPI_REQUEST_NULL;

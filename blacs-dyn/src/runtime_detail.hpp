@@ -39,7 +39,7 @@ std::string mpi_error_text(int rc);
 // its waits for other ranks sleep instead of spinning in MPI (the compute owns the cores).
 bool on_background_thread();
 // An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
-// call, the process, its host and the phase under way (issue 20 §5).
+// call, the process, its host and the phase under way.
 void check(int rc, const char* what);
 void sleep_for(long ns);
 double now();

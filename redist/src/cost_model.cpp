@@ -208,7 +208,7 @@ CostPrediction predict(const CostParams& params, const CostFeatures& f, Waiting 
   out.spinning = !out.sleeping && out.share > 1;
   const double spin_weight = out.spinning ? out.share - 1 : 0.0;
 
-  // The whole plan: the busiest process (SUIF-Adapt's per-node maximum, seed 001 §3.2.2)
+  // The whole plan: the busiest process (SUIF-Adapt's per-node maximum)
   // or the busiest node's cores. Every rank counts towards its node's ranks.
   const Bound whole = bound_of(
       params, pv, f, nodes, f.ranks, [&](const RankLoad& x) { return static_cast<int>(&x - f.ranks.data()); },

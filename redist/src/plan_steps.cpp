@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Per-dimension schedules (seed 002 §3.4.3: the circulant closed form, or a König colouring
+// Per-dimension schedules (the circulant closed form, or a König colouring
 // of the dimension's pairs) and the grouping of a plan's transfers into steps. Pure C++.
 #include <algorithm>
 #include <numeric>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The PDGEMR2D drop-in (issue 11, "as users of COSTA know it"): this library defines
+// The PDGEMR2D drop-in ("as users of COSTA know it"): this library defines
 // ScaLAPACK's own redistribution entry points, Fortran pxgemr2d_ and C Cpxgemr2d for
 // x = s, d, c, z, with Debian libscalapack-openmpi's signatures (REDIST/SRC/p?gemr.c,
 // 32-bit Int). Linked ahead of ScaLAPACK, or LD_PRELOADed, it takes their place in an

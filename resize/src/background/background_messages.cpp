@@ -49,7 +49,7 @@ std::string changed_message(const std::string& name, int began_after) {
 
 // A newcomer waits for the completing point (the Ibcast `req`) as long as the old grid
 // iterates, but not for processes that are gone: every 2 s it looks up the processes of
-// the world on its node by pid (issue 20 §5's check, lost_processes); one gone or stopped
+// the world on its node by pid (lost_processes); one gone or stopped
 // ends the job with the reason. RESIZE_BACKGROUND_TIMEOUT=S bounds the whole wait.
 void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
   double limit = -1;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Checkpoint levels in the nodes' own storage (issue 35), the write: each process's
+// Checkpoint levels in the nodes' own storage, the write: each process's
 // header and payload, its copy sent to its process on the partner node while it writes its
 // local file, the partner copies it keeps written beside it, everything under temporary
 // names renamed only when every process succeeded, old versions pruned, and when each

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Slurm policy (issue 12): Slurm's output parsed and the decision taken (pure), and
+// The Slurm policy: Slurm's output parsed and the decision taken (pure), and
 // the commands run by a Runner (popen). The Policy that ties them to the session is
 // slurm_policy.cpp.
 #include "policy/slurm.hpp"
@@ -195,8 +195,8 @@ std::optional<double> measured_time(const Metrics* m, int procs, bool dedicated)
   return t;
 }
 
-// Does growing to `procs` processes pay before the job ends? Seed 004's rule on seed 002
-// §5.3's quantities: the predicted gain (iteration time now - measured there before) x
+// Does growing to `procs` processes pay before the job ends? The payoff rule: the
+// predicted gain (iteration time now - measured there before) x
 // iterations left must exceed the predicted resize time: spawn and other from the history
 // of resizes (ResizeHistory, this run and earlier ones), redistribution as the latest
 // expansion's (predicted by the cost model if calibrated, else measured). Unknown length

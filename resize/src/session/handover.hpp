@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What one process hands another, typed (issue 31): the state an expansion hands its
+// What one process hands another, typed: the state an expansion hands its
 // newcomers (ExpansionState) and a policy's Decision as world rank 0 broadcasts it, each
 // packed into bytes and unpacked by the pure code here (no MPI), so the writer and the
 // readers cannot disagree field by field. Each buffer starts with a header {magic,
