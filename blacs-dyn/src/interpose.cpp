@@ -183,6 +183,43 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   return rc;
 }
 
+// Fortran's MPI_INIT (mpif.h, `use mpi`, `use mpi_f08`) calls PMPI_Init directly in Open
+// MPI, past the wrappers above: these set the same environment first (prepare_mpi_init:
+// PMIx's store, the MPI-IO shared-file-pointer components) and forward to the stock entry.
+// The newcomer's join stays at its first BLACS call there, as before.
+using finit_t = void (*)(MPI_Fint*);
+using finit_thread_t = void (*)(MPI_Fint*, MPI_Fint*, MPI_Fint*);
+void mpi_init_(MPI_Fint* ierr) {
+  static const auto stock = real<finit_t>("mpi_init_");
+  blacs_dyn::prepare_mpi_init();
+  stock(ierr);
+}
+void mpi_init__(MPI_Fint* ierr) {
+  static const auto stock = real<finit_t>("mpi_init__");
+  blacs_dyn::prepare_mpi_init();
+  stock(ierr);
+}
+void mpi_init_f08_(MPI_Fint* ierr) {
+  static const auto stock = real<finit_t>("mpi_init_f08_");
+  blacs_dyn::prepare_mpi_init();
+  stock(ierr);
+}
+void mpi_init_thread_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  static const auto stock = real<finit_thread_t>("mpi_init_thread_");
+  blacs_dyn::prepare_mpi_init();
+  stock(required, provided, ierr);
+}
+void mpi_init_thread__(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  static const auto stock = real<finit_thread_t>("mpi_init_thread__");
+  blacs_dyn::prepare_mpi_init();
+  stock(required, provided, ierr);
+}
+void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {
+  static const auto stock = real<finit_thread_t>("mpi_init_thread_f08_");
+  blacs_dyn::prepare_mpi_init();
+  stock(required, provided, ierr);
+}
+
 int MPI_Finalize(void) {
   try {
     blacs_dyn::Runtime::get().before_finalize();

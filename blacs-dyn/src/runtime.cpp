@@ -88,9 +88,26 @@ void set_last_error(const std::string& msg) { g_last_error = msg; }
 // 0.38 s (docs/blacs-dyn.md). Selecting it on the client side is enough, so every
 // process linked with blacs-dyn does, unless the user set PMIX_MCA_gds or
 // BLACS_DYN_PMIX_GDS=keep.
+//
+// Open MPI's MPI-IO (OMPIO) picks a shared-file-pointer component for every file it opens,
+// each process for itself: sharedfp/sm (priority 30) when the process sees every process
+// of the file's communicator on its own node, else lockedfile (10, when fcntl locks work)
+// or individual. Which processes a process sees on its node comes from the launcher's
+// locality data of its own job: after an expansion by spawn the processes of the original
+// job and the spawned ones see each other differently, so on a merged world some choose
+// sm and the others lockedfile, whose opens are different collectives, and the first
+// MPI_File_open (a global HDF5 checkpoint's H5Fcreate) hangs for ever. The
+// choice is made per file and cannot be steered by an MPI_Info hint; excluding sm makes
+// it the same on every process of any world (lockedfile where locks work, on every
+// process alike). HDF5 never uses shared file pointers, so nothing is slower; a file open
+// costs one lock probe per process. Unless the user chose (OMPI_MCA_sharedfp set) or
+// BLACS_DYN_SHAREDFP=keep. Open MPI only (MPICH's ROMIO has no such components).
 void prepare_mpi_init() {
-  if (read_config().keep_pmix_gds) return;
-  ::setenv("PMIX_MCA_gds", "hash", 0);
+  const Config env = read_config();
+  if (!env.keep_pmix_gds) ::setenv("PMIX_MCA_gds", "hash", 0);
+#if defined(OPEN_MPI)
+  if (!env.keep_sharedfp) ::setenv("OMPI_MCA_sharedfp", "^sm", 0);
+#endif
 }
 
 const std::string& last_error() { return g_last_error; }

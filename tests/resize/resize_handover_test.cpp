@@ -61,6 +61,8 @@ ExpansionState random_state(std::mt19937& g) {
   s.background_min_iterations = small(g);
   s.background = coin(g) != 0;
   s.move_budget = std::int64_t{small(g)} << 20;
+  for (auto* c : {&s.global, &s.levels})
+    if ((c->set = coin(g) != 0)) *c = {true, random_text(g, 40), random_text(g, 8), random_text(g, 8), 1.5 * small(g), 0.25 * small(g), small(g)};
   return s;
 }
 
@@ -77,6 +79,8 @@ void expect_same(const ExpansionState& a, const ExpansionState& b) {
   EXPECT_EQ(a.move_budget, b.move_budget);
   EXPECT_EQ(a.background_min_iterations, b.background_min_iterations);
   EXPECT_EQ(a.background, b.background);
+  EXPECT_EQ(a.global, b.global);
+  EXPECT_EQ(a.levels, b.levels);
 }
 
 Decision random_decision(std::mt19937& g) {

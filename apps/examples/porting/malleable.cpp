@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
     auto a = s.register_matrix<double>("A", n, n, kNb, kNb);
     auto x = s.register_matrix<double>("x", n, 1, kNb, 1);
     // [port] a newcomer (spawned at an expansion) joins and resumes the loop where the
-    // others are; only the original processes create the data (by global index).
+    // others are; only the original processes create the data (by global index):
+    // is_newcomer() stays true after join(), so a newcomer keeps the data it received.
     int it = s.is_newcomer() ? s.join() : s.start(resize::Grid{2, 2, {}});
     if (!s.is_newcomer()) {
       a.for_each_local([](int i, int j, double& v) { v = a_entry(i, j); });

@@ -177,15 +177,21 @@ void Session::set_checkpointing(const CheckpointCadence& c) {
   auto& I = *impl_;
   if (c.dir.empty()) throw Error("set_checkpointing: the checkpoint directory is empty");
   if (c.keep < 0) throw Error("set_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
-  Impl::Checkpointing k;
-  k.cadence = c;
-  k.every = ck::parse_every(c.every, c.mtbf_seconds);
-  k.last = MPI_Wtime();
+  const checkpoint::Every every = ck::parse_every(c.every, c.mtbf_seconds);
+  (void)every;  // a bad cadence is refused before the directory is touched
   if (I.root()) {  // early, so a directory that cannot be made is named by the first checkpoint
     std::error_code ec;
     std::filesystem::create_directories(c.dir, ec);
   }
-  I.checkpointing = std::move(k);
+  I.adopt_checkpointing(c);
+}
+
+void Session::Impl::adopt_checkpointing(const CheckpointCadence& c) {
+  Checkpointing k;
+  k.cadence = c;
+  k.every = ck::parse_every(c.every, c.mtbf_seconds);
+  k.last = MPI_Wtime();
+  checkpointing = std::move(k);
 }
 
 std::string Session::checkpoint_if_due(bool last) {

@@ -504,4 +504,29 @@ std::string Session::level_checkpoint_if_due(bool last) {
 
 const std::vector<LevelRecord>& Session::level_records() const { return impl_->level_records; }
 
+void Session::Impl::pack_cadences(detail::ExpansionState& st) const {
+  if (checkpointing) {
+    const auto& c = checkpointing->cadence;
+    st.global = {true, c.dir, c.every, {}, c.mtbf_seconds, 0, c.keep};
+  }
+  if (levels) {
+    const auto& c = levels->cadence;
+    st.levels = {true, levels->dir, c.local_every, c.partner_every, c.local_mtbf, c.partner_mtbf, c.keep};
+  }
+}
+
+void Session::Impl::adopt_cadences(const detail::ExpansionState& st) {
+  if (st.global.set) adopt_checkpointing({st.global.dir, st.global.every, st.global.mtbf, st.global.keep});
+  if (st.levels.set) {
+    const auto& c = st.levels;
+    auto l = std::make_shared<LevelState>();
+    l->cadence = LevelCadence{c.dir, c.every, c.every2, c.mtbf, c.mtbf2, c.keep};
+    l->dir = c.dir;
+    l->local_every = checkpoint::parse_every(c.every, c.mtbf);
+    l->partner_every = checkpoint::parse_every(c.every2, c.mtbf2);
+    l->local_last = l->partner_last = MPI_Wtime();
+    levels = std::move(l);
+  }
+}
+
 }  // namespace resize

@@ -105,7 +105,12 @@ char* MappedFiles::open(const std::string& path, const std::string& recycle, std
   return addr;
 }
 
+// A session may outlive MPI_Finalize (declared in main's scope): freeing then is an error
+// that ends the process, and MPI has released the communicators anyway.
 Nodes::~Nodes() {
+  int fin = 0;
+  MPI_Finalized(&fin);
+  if (fin) return;
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
 }
@@ -131,16 +136,23 @@ void split_nodes(MPI_Comm world, Nodes& n) {
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
   const std::string map = config::read().checkpoint.node_map.value_or("");
+  std::vector<std::string> names;
   if (map.empty()) {
-    MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &n.node);
+    // By host name, not MPI_Comm_split_type(SHARED): on a world made of several jobs (after
+    // an expansion by spawn) Open MPI's locality data differs between processes of
+    // different jobs, the processes compute different splits and the split fails
+    // (MPI_ERR_TRUNCATE) or hangs. Every process's name, gathered, gives the
+    // same split everywhere.
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int len = 0;
     MPI_Get_processor_name(host, &len);
-    n.name.assign(host, static_cast<std::size_t>(len));
-    return;
-  }
-  std::vector<std::string> names;
-  if (map.rfind("every=", 0) == 0) {
+    std::vector<char> all(static_cast<std::size_t>(size) * MPI_MAX_PROCESSOR_NAME);
+    MPI_Allgather(host, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all.data(), MPI_MAX_PROCESSOR_NAME, MPI_CHAR, world);
+    for (int r = 0; r < size; ++r) {
+      const char* h = all.data() + static_cast<std::size_t>(r) * MPI_MAX_PROCESSOR_NAME;
+      names.emplace_back(h, strnlen(h, MPI_MAX_PROCESSOR_NAME));
+    }
+  } else if (map.rfind("every=", 0) == 0) {
     for (int v : lv::parse_node_map(map, size)) names.push_back("node" + std::to_string(v + 1));
   } else {
     names = split_commas(map);

@@ -85,8 +85,9 @@ struct LevelState {
 namespace level_io {
 
 // Which node each process is on: MALLEABLE_NODE_MAP (node names per rank, or every=K, for
-// tests that emulate nodes on one machine), else MPI's shared-memory split and the host
-// name; the partner ring over the nodes (MALLEABLE_SWITCH_MAP: the switch of each node).
+// tests that emulate nodes on one machine), else every process's host name, gathered (not
+// MPI's shared-memory split, which fails on a world made of several jobs); the partner
+// ring over the nodes (MALLEABLE_SWITCH_MAP: the switch of each node).
 // Collective; throws the same Error on every process for a bad map.
 std::unique_ptr<Nodes> discover(MPI_Comm world);
 

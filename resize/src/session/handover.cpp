@@ -143,6 +143,15 @@ std::vector<char> pack(const ExpansionState& s) {
   w.put(s.background_min_iterations);
   put_bool(w, s.background);
   w.put(s.move_budget);
+  for (const auto* c : {&s.global, &s.levels}) {
+    put_bool(w, c->set);
+    w.put_string(c->dir);
+    w.put_string(c->every);
+    w.put_string(c->every2);
+    w.put(c->mtbf);
+    w.put(c->mtbf2);
+    w.put(c->keep);
+  }
   return framed(kExpansionMagic, ExpansionState::kVersion, w);
 }
 
@@ -172,6 +181,15 @@ ExpansionState unpack_expansion(const std::vector<char>& bytes) {
   s.background_min_iterations = r.get<int>();
   s.background = get_bool(r);
   s.move_budget = r.get<std::int64_t>();
+  for (auto* c : {&s.global, &s.levels}) {
+    c->set = get_bool(r);
+    c->dir = r.get_string();
+    c->every = r.get_string();
+    c->every2 = r.get_string();
+    c->mtbf = r.get<double>();
+    c->mtbf2 = r.get<double>();
+    c->keep = r.get<int>();
+  }
   check_end(r);
   return s;
 }

@@ -60,7 +60,7 @@ Grid get_grid(Reader& r);
 // The state an expansion hands its newcomers: everything join() needs to take part in the
 // redistribution and the remap points after it as the old processes do.
 struct ExpansionState {
-  static constexpr std::uint32_t kVersion = 2;  // 2: move_budget
+  static constexpr std::uint32_t kVersion = 3;  // 2: move_budget; 3: the checkpoint cadences
   int iteration = 0;
   int mover = 0;  // the job's Mover: a newcomer must run the same collective code
   Grid from, to;
@@ -77,6 +77,17 @@ struct ExpansionState {
   int background_min_iterations = 1;
   bool background = false;  // this expansion was begun in the background
   std::int64_t move_budget = 0;  // SessionOptions::move_budget_bytes: every process batches alike
+  // The job's checkpoint cadences (set_checkpointing, set_level_checkpointing),
+  // so a newcomer takes part in checkpoint_if_due and level_checkpoint_if_due without
+  // setting them again. `set` false: none was set.
+  struct Cadence {
+    bool set = false;
+    std::string dir, every, every2;  // global: dir, every; levels: dir (resolved), local, partner
+    double mtbf = 0, mtbf2 = 0;
+    int keep = 0;
+    bool operator==(const Cadence&) const = default;
+  };
+  Cadence global, levels;
 };
 std::vector<char> pack(const ExpansionState& s);
 ExpansionState unpack_expansion(const std::vector<char>& bytes);

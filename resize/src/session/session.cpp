@@ -101,6 +101,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     }
   }
   I.world = detail::World::comm();
+  I.newcomer = detail::World::is_new();
   if (I.root()) {
     const std::string path = redist::default_cost_model_path();
     if (::access(path.c_str(), F_OK) == 0) {
@@ -147,7 +148,7 @@ Session::~Session() {
   }
 }
 
-bool Session::is_newcomer() const { return detail::World::is_new(); }
+bool Session::is_newcomer() const { return impl_->newcomer; }
 
 void Session::set_app_state(std::function<std::vector<char>()> pack,
                             std::function<void(const std::vector<char>&)> unpack) {

@@ -29,6 +29,7 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.background_mode = static_cast<int>(bg_mode);
   st.background_min_iterations = bg_min_iterations;
   st.background = bg_beginning;
+  pack_cadences(st);  // the newcomers checkpoint as the others do
   return detail::pack(st);
 }
 

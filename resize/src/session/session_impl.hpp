@@ -150,6 +150,10 @@ struct Session::Impl {
   std::function<void(const std::vector<char>&)> unpack;
   detail::Watchdog watchdog{60.0};
   bool started = false;
+  // This process was spawned by an expansion (blacs-dyn's mark, read when the session was
+  // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
+  // join-or-start line keeps a newcomer from overwriting the data it received.
+  bool newcomer = false;
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
   // move_all can count bytes within and between nodes.
   std::vector<int> node_of_rank;
@@ -246,6 +250,12 @@ struct Session::Impl {
 
   // The state an expansion from `from` to `to` hands its newcomers, packed.
   std::vector<char> pack_expansion(const Grid& from, const Grid& to);
+  // The checkpoint cadences into the hand-over, and a newcomer's from it (no collective,
+  // no directory made: the job's processes did that; session_levels.cpp).
+  void pack_cadences(detail::ExpansionState& st) const;
+  void adopt_cadences(const detail::ExpansionState& st);
+  // set_checkpointing's cadence, without its checks (checked where it was first set).
+  void adopt_checkpointing(const CheckpointCadence& c);
 
   void progress(const std::string& line) {
     if (opt.progress && root()) {

@@ -115,6 +115,7 @@ int Session::join() {
     std::copy(off, off + 9, m.desc);
   }
   I.powers = st.powers_before;
+  I.adopt_cadences(st);  // checkpoint_if_due and level_checkpoint_if_due as the others
   if (I.unpack) I.unpack(st.app);
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.

@@ -74,6 +74,8 @@ int resize_register_c(resize_session* s, const char* name, int m, int n, int mb,
                       int dist, int* desc, resize_complex_float** buf);
 int resize_register_z(resize_session* s, const char* name, int m, int n, int mb, int nb,
                       int dist, int* desc, resize_complex_double** buf);
+/* 1 on a process spawned by an expansion (it calls resize_join, not resize_start), also
+ * after resize_join; 0 on the processes the launcher started. */
 int resize_is_newcomer(const resize_session* s);
 int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);

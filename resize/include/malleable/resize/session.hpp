@@ -176,7 +176,10 @@ class Session {
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
 
-  // True on a process spawned by an expansion that has not joined yet.
+  // True on a process spawned by an expansion (it joins with join(), not start()), and it
+  // stays true after join(): `int it = s.is_newcomer() ? s.join() : s.start(g);` then
+  // `if (!s.is_newcomer()) fill` fills on the original processes only, never over the
+  // data a newcomer received. False on the processes mpiexec started.
   bool is_newcomer() const;
   // Original processes: set the first grid (collective over the world); returns 0,
   // the number of completed iterations.
@@ -268,7 +271,8 @@ class Session {
   int restart(const std::string& file, const Grid& g);
   // The checkpoint cadence (every process, the same cadence; after start, restart or
   // join: the clock of time-based cadences starts here). Throws Error for a bad `every`
-  // (named) or "auto" without an MTBF. World rank 0 creates the directory.
+  // (named) or "auto" without an MTBF. World rank 0 creates the directory. Newcomers of
+  // a later expansion take the cadence from the hand-over (no need to set it on them).
   void set_checkpointing(const CheckpointCadence& c);
   // Collective, after each iteration: checkpoints into the cadence's directory when it is
   // due (world rank 0 decides with its clock, or a file DIR/checkpoint.request, which it
@@ -283,6 +287,7 @@ class Session {
   // CheckpointFailed on every process when a level cannot be written (no room, not
   // writable, one node only for the partner level); the previous versions stay intact
   // (every process writes under a temporary name; all rename only when all succeeded).
+  // Newcomers of a later expansion take the cadence from the hand-over.
   void set_level_checkpointing(const LevelCadence& c);
   // After each iteration: writes the levels that are due; returns "", "local" or "partner".
   // A partner level due on a job down to one node writes the local level only (said once).

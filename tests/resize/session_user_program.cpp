@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Issue 42: a user's program, written as docs/porting.md says, where the features meet.
+// The job starts on 2x2 (4 processes) and grows to 2x3 by spawn after iteration 2; its
+// matrix S is a running sum (every iteration adds to it; the newcomers' blocks cannot be
+// recomputed), so a newcomer that fills S again after join() ends with the wrong sum.
+//   sum                 the porting guide's line `int it = s.is_newcomer() ? s.join() :
+//                       s.start(g); if (!s.is_newcomer()) fill` (§3): S checked exactly
+//   levels DIR          the same with a level checkpoint every iteration and a global one
+//                       every 2nd, cadences set once on the original processes only: the
+//                       newcomers inherit them (§2); a level written after the expansion
+//   finalize DIR        as levels, then MPI_Finalize with the session (its grids on the
+//                       merged world, its nodes, its cadences) still in scope, destroyed
+//                       after it (§4): must end with status 0
+//   skip                world rank 3 skips the remap point after iteration 2 (§5): the
+//                       others must end the job naming it (RESIZE_REMAP_TIMEOUT short)
+// Prints PASS (world rank 0) or FAILED lines; exits 1 on a wrong result.
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "malleable/resize/policy.hpp"
+#include "malleable/resize/session.hpp"
+
+namespace {
+
+constexpr int kN = 30, kNb = 4, kIters = 5;
+
+double initial(int i, int j) { return 1000.0 + i * j; }
+double step(int it, int i, int j) { return it * (i + 0.5 * j); }  // added after iteration `it`
+
+int run(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "sum";
+  const std::string dir = argc > 2 ? argv[2] : "";
+  resize::SessionOptions o;
+  o.app = "user_program";
+  o.progress = false;
+  o.persist_history = false;
+  o.policy = resize::make_policy("scripted", mode == "skip" ? "4:expand:2x3" : "2:expand:2x3", "");
+  resize::Session s(argc, argv, std::move(o));
+  auto S = s.register_matrix<double>("S", kN, kN, kNb, kNb);
+  int it = s.is_newcomer() ? s.join() : s.start(resize::Grid{2, 2, {}});
+  if (!s.is_newcomer()) S.for_each_local([](int i, int j, double& v) { v = initial(i, j); });
+  const bool levels = mode == "levels" || mode == "finalize";
+  if (!s.is_newcomer() && levels) {
+    s.set_level_checkpointing(resize::LevelCadence{dir + "/levels", "1", "", 0, 0, 2});
+    s.set_checkpointing(resize::CheckpointCadence{dir + "/global", "2", 0, 2});
+  }
+  std::string levels_after;  // the level written after the expansion, on every process
+  while (it < kIters) {
+    s.begin_iteration();
+    ++it;
+    double local = 0, total = 0;  // the iteration's residual, a collective over the world
+    if (s.in_grid()) S.for_each_local([&](int i, int j, double& v) { local += v += step(it, i, j); });
+    MPI_Allreduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, s.world());
+    s.end_iteration();
+    if (levels) {
+      const std::string lv = s.level_checkpoint_if_due();
+      s.checkpoint_if_due();
+      if (s.world_size() == 6) levels_after = lv;
+    }
+    if (mode == "skip" && it == 2 && s.world_rank() == 3) continue;  // the bug under test
+    s.remap_point();
+  }
+  long long bad = 0;
+  if (s.in_grid())
+    S.for_each_local([&](int i, int j, double v) {
+      double want = initial(i, j);
+      for (int k = 1; k <= it; ++k) want += step(k, i, j);
+      if (v != want && ++bad <= 3)
+        std::fprintf(stderr, "FAILED: rank %d (%s): S(%d,%d) = %g, want %g\n", s.world_rank(),
+                     s.is_newcomer() ? "newcomer" : "original", i, j, v, want);
+    });
+  if (levels && levels_after != "local") {
+    std::fprintf(stderr, "FAILED: rank %d: no level checkpoint after the expansion ('%s')\n", s.world_rank(),
+                 levels_after.c_str());
+    ++bad;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG_LONG, MPI_SUM, s.world());
+  const int expected = 6;
+  if (s.world_rank() == 0) {
+    if (bad == 0 && s.world_size() == expected)
+      std::printf("PASS: %s: S exact on %d processes after %d iterations\n", mode.c_str(), s.world_size(), it);
+    else
+      std::printf("FAILED: %s: %lld wrong, world of %d (want %d)\n", mode.c_str(), bad, s.world_size(), expected);
+  }
+  if (mode == "finalize") {
+    MPI_Finalize();  // before the session (in this scope) is destroyed: it must free nothing
+    return bad == 0 ? 0 : 1;
+  }
+  return bad == 0 && s.world_size() == expected ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  const std::string mode = argc > 1 ? argv[1] : "sum";
+  const int rc = run(argc, argv);
+  if (mode != "finalize") MPI_Finalize();
+  return rc;
+}
