@@ -16,7 +16,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "malleable/redist/edge_colouring.hpp"
+#include "edge_colouring.hpp"
 #include "plan_detail.hpp"
 
 namespace redist {

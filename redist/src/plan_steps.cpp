@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <numeric>
 
-#include "malleable/redist/edge_colouring.hpp"
+#include "edge_colouring.hpp"
 #include "plan_detail.hpp"
 
 namespace redist::plan_detail {

@@ -18,7 +18,7 @@
 
 #include "checkpoint/checkpoint_io.hpp"
 #include "checkpoint/levels.hpp"
-#include "malleable/resize/checkpoint.hpp"
+#include "checkpoint/checkpoint_format.hpp"
 #include "malleable/resize/session.hpp"
 
 namespace resize {

@@ -29,7 +29,7 @@
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
 #include "background/background_plan.hpp"
-#include "malleable/resize/checkpoint.hpp"
+#include "checkpoint/checkpoint_format.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/blacs_dyn/blacs_dyn.hpp"

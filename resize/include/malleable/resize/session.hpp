@@ -363,7 +363,10 @@ class Session {
   void end_iteration(const std::string& note = {});
   // Collective over the world.
   RemapResult remap_point();
-  // Ask for a resize right now (tests, the C API); collective.
+  // Collective: carry out decision `d` now instead of asking the policy, for a program
+  // that decides its resizes itself (or carries out next_decision()'s in place). World
+  // rank 0's `d` counts (it is broadcast); while a resize runs in the background, as a
+  // decision taken at a remap point.
   RemapResult resize_now(const Decision& d);
 
   MPI_Comm world() const;
