@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The tree's structure limits (issue 31): no library file over 600 lines, no function
-over 100 lines outside `main`, no two files of one part that include each other.
+"""The tree's structure limits: no library file over 600 lines, no function over 100
+lines outside `main`, no two files of one part that include each other; and in the
+library sources (the src/ and include/ folders of the parts) no class or struct with
+more than 20 data members, no `getenv` outside the parts' configuration files
+(config.cpp / config.hpp, docs/configuration.md) and no "issue N" citation (the issues
+are not in the repository; comments say what the code does).
 
 Usage: check-structure.py [source-dir]   (exit 1 and a list when something is over)
        check-structure.py --self-test     (proves on a scratch tree that it catches each
@@ -9,8 +13,8 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
-scripts/structure-allow.txt: lines `file <path>` or `function <path> <name>`, each with
-a comment saying why and until when.
+scripts/structure-allow.txt: lines `file <path>`, `function <path> <name>`,
+`members <path> <class>` or `issue <path>`, each with a comment saying why and until when.
 
 Limits of the heuristic (no C++ parser):
 - comments, string and character literals are blanked first (raw strings R"(...)" too,
@@ -23,7 +27,11 @@ Limits of the heuristic (no C++ parser):
 - an include edge is `#include "x"` resolved against the including file's folder, the
   part's src/ and include/ folders; two files include each other when each reaches the
   other directly or through a header of the other's name (a.cpp -> b.hpp and
-  b.cpp -> a.hpp count as a.* <-> b.*, one module per folder and base name).
+  b.cpp -> a.hpp count as a.* <-> b.*, one module per folder and base name);
+- a class's data members are the statements ending in `;` directly in a `class`/`struct`
+  body (at namespace or class level) that are not functions (a `(` before any `=`, with
+  template arguments removed), `using`, `typedef`, `friend`, `static`, `enum`, nested
+  types or `static_assert`; `int a, b;` counts two.
 """
 import os
 import re
@@ -33,6 +41,9 @@ PARTS = ["blacs-dyn", "redist", "gridmap", "resize", "apps"]
 EXTS = (".cpp", ".hpp", ".h")
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 100
+MAX_DATA_MEMBERS = 20
+ISSUE_CITATION = re.compile(r"\bissues? [0-9]", re.I)
+CONFIG_FILES = ("config.cpp", "config.hpp")
 
 
 def blank(text):
@@ -113,6 +124,74 @@ def functions(text):
             head_start = i + 1
     return found
 
+CLASS_HEAD = re.compile(r'^\s*(?:template\s*<.*>\s*)?(?:class|struct)\s+(?:\[\[[^\]]*\]\]\s*)?(?:alignas\s*\([^)]*\)\s*)?([\w:]+)', re.S)
+NOT_DATA = re.compile(r"^(using|typedef|friend|static|enum|struct|class|union|template|static_assert|namespace)\b")
+
+
+def strip_nested(text, open_c, close_c):
+    out, depth = [], 0
+    for c in text:
+        if c == open_c:
+            depth += 1
+        elif c == close_c and depth:
+            depth -= 1
+        elif not depth:
+            out.append(c)
+    return "".join(out)
+
+
+def data_members(statement):
+    """How many data members a statement directly in a class body declares."""
+    st = re.sub(r"\b(public|private|protected)\s*:(?!:)", " ", statement).strip()
+    if not st or NOT_DATA.match(st) or st.startswith("~"):
+        return 0
+    decl = re.split(r"=(?!=)", st, maxsplit=1)[0] if not st.startswith("operator") else st
+    decl = strip_nested(decl, "<", ">")
+    if "(" in decl or "operator" in decl:
+        return 0
+    whole = strip_nested(strip_nested(strip_nested(strip_nested(st, "<", ">"), "(", ")"), "{", "}"), "[", "]")
+    return whole.count(",") + 1
+
+
+def classes(text):
+    """(name, first line, data member count) of every class/struct body at namespace/class level."""
+    code = blank(text)
+    code = re.sub(r"(?m)^[ \t]*#.*(\\\n.*)*$", lambda m: re.sub(r"[^\n]", " ", m.group(0)), code)
+    found = []
+    stack = []  # per open brace: [kind, name, line, members, statement-so-far]
+    head_start = 0
+    for i, c in enumerate(code):
+        top = stack[-1] if stack else None
+        if c == ";":
+            if top and top[0] == "class":
+                top[3] += data_members(code[head_start:i])
+            head_start = i + 1
+        elif c == "{":
+            head = code[head_start:i]
+            in_function = any(k[0] in ("function", "block") for k in stack)
+            m = CLASS_HEAD.match(head)
+            if in_function:
+                kind = "block"
+            elif m and not re.search(r"=\s*$", head):
+                kind = "class"
+            elif top and top[0] == "class" and "(" not in strip_nested(re.split(r"=(?!=)", head, maxsplit=1)[0], "<", ">") :
+                kind = "init"  # a brace initialiser of a member: the statement goes on
+            elif SCOPE_HEAD.match(head) or "(" not in head or re.search(r"=\s*$", head):
+                kind = "scope"
+            else:
+                kind = "function"
+            stack.append([kind, m.group(1) if m and kind == "class" else "", code.count("\n", 0, i) + 1, 0, head])
+            if kind != "init":
+                head_start = i + 1
+        elif c == "}":
+            if stack:
+                kind, name, line, members, head = stack.pop()
+                if kind == "class":
+                    found.append((name, line, members))
+                if kind != "init":
+                    head_start = i + 1
+    return found
+
 
 def includes(path, text, part_dir):
     here = os.path.dirname(path)
@@ -131,8 +210,30 @@ def module(path):
     return os.path.splitext(path)[0]
 
 
+def is_library(rel):
+    """A library source: under a src/ or include/ folder of a part."""
+    return any(d in ("src", "include") for d in rel.split(os.sep)[1:-1])
+
+
+def library_problems(rel, text, allow_members, allow_issues):
+    problems = []
+    for name, line, count in classes(text):
+        if count > MAX_DATA_MEMBERS and (rel, name) not in allow_members:
+            problems.append(f"{rel}:{line}: class {name} has {count} data members (limit {MAX_DATA_MEMBERS})")
+    if os.path.basename(rel) not in CONFIG_FILES:
+        code = blank(text)
+        for m in re.finditer(r"\bgetenv\b", code):
+            problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: getenv outside the part's config.cpp "
+                            "(read the environment there, docs/configuration.md)")
+    if rel not in allow_issues:
+        for m in ISSUE_CITATION.finditer(text):
+            problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites an issue ('{m.group(0)}'); "
+                            "say what the code does")
+    return problems
+
+
 def check(root):
-    allow_files, allow_functions = set(), set()
+    allow_files, allow_functions, allow_members, allow_issues = set(), set(), set(), set()
     allow_path = os.path.join(root, "scripts", "structure-allow.txt")
     if os.path.isfile(allow_path):
         for line in open(allow_path, encoding="utf-8"):
@@ -141,6 +242,10 @@ def check(root):
                 allow_files.add(words[1])
             elif len(words) == 3 and words[0] == "function":
                 allow_functions.add((words[1], words[2]))
+            elif len(words) == 3 and words[0] == "members":
+                allow_members.add((words[1], words[2]))
+            elif len(words) == 2 and words[0] == "issue":
+                allow_issues.add(words[1])
     problems = []
     for part in PARTS:
         part_dir = os.path.join(root, part)
@@ -161,6 +266,8 @@ def check(root):
                         short = name.split("::")[-1]
                         if count > MAX_FUNCTION_LINES and short != "main" and (rel, short) not in allow_functions:
                             problems.append(f"{rel}:{first}: function {name} {count} lines (limit {MAX_FUNCTION_LINES})")
+                if is_library(rel):
+                    problems += library_problems(rel, text, allow_members, allow_issues)
                 for inc in includes(path, text, part_dir):
                     a, b = module(path), module(inc)
                     if a != b:
@@ -189,14 +296,32 @@ def self_test():
         write("blacs-dyn/src/b.hpp", "#pragma once\n")
         write("blacs-dyn/src/b.cpp", '#include "a.hpp"\n#include "b.hpp"\n')
         write("blacs-dyn/src/c.cpp", '#include "a.hpp"\n')
+        members = lambda n: "".join(f"  int m{k} = {k};  // a; b;\n" for k in range(n))
+        # 21 data members (one line declares two), beside functions, types and statics
+        write("redist/src/wide.hpp", "#pragma once\n#include <vector>\nnamespace r {\nstruct Wide {\n" + members(18) +
+              "  std::vector<int> v{1, 2};\n  double x, y;\n  int f(int a) const { return a; }\n  void g(int);\n"
+              "  static constexpr int kMax = 3;\n  using T = int;\n  enum class E { a, b };\n"
+              "  struct Inner { int p; };\n  bool operator==(const Wide&) const = default;\n};\n}\n")
+        # 20 data members, a class in a class, a brace-initialised member: within the limit
+        write("resize/src/narrow.hpp", "#pragma once\nclass Narrow {\n public:\n" + members(19) +
+              "  std::function<void(int)> cb{};\n  class Deep {\n" + members(3) + "  };\n};\n")
+        write("resize/src/common/config.cpp", "#include <cstdlib>\nconst char* v() { return std::getenv(\"X\"); }\n")
+        write("resize/src/session/reads.cpp", "#include <cstdlib>\n// reads X\nconst char* w() { return std::getenv(\"X\"); }\n")
+        write("blacs-dyn/include/malleable/cites.hpp", "#pragma once\n// as Issue 12 asked\n")
+        write("resize/bench/bench.cpp", "// issue 3: benches are not library sources\n#include <cstdlib>\n"
+              "int main() { return std::getenv(\"X\") != nullptr; }\n")
         got = check(root)
         want = ["resize/src/long.cpp:2: function f 102 lines",
                 "gridmap/src/big.hpp: 601 lines",
-                "blacs-dyn/src/a.* and blacs-dyn/src/b.* include each other"]
+                "blacs-dyn/src/a.* and blacs-dyn/src/b.* include each other",
+                "redist/src/wide.hpp:4: class Wide has 21 data members",
+                "resize/src/session/reads.cpp:3: getenv outside",
+                "blacs-dyn/include/malleable/cites.hpp:2: cites an issue ('Issue 1"]
         ok = len(got) == len(want) and all(any(p.startswith(w) for p in got) for w in want)
-        write("scripts/structure-allow.txt", "function resize/src/long.cpp f  # why\nfile gridmap/src/big.hpp\n")
+        write("scripts/structure-allow.txt", "function resize/src/long.cpp f  # why\nfile gridmap/src/big.hpp\n"
+              "members redist/src/wide.hpp Wide  # why\nissue blacs-dyn/include/malleable/cites.hpp  # why\n")
         allowed = check(root)
-        ok = ok and len(allowed) == 1 and "include each other" in allowed[0]
+        ok = ok and len(allowed) == 2 and "include each other" in allowed[0] and "getenv" in allowed[1]
     print("check-structure self-test:", "PASS" if ok else f"FAILED (found {got}, with the allow-list {allowed})")
     return ok
 
@@ -211,7 +336,8 @@ def main():
     if problems:
         print(f"check-structure: FAILED, {len(problems)} over the limits (scripts/check-structure.py)")
         return 1
-    print("check-structure: PASS: files <= 600 lines, functions <= 100 lines, no two files of a part include each other")
+    print("check-structure: PASS: files <= 600 lines, functions <= 100 lines, no two files of a part include each other, "
+          "classes <= 20 data members, getenv only in config files, no issue citations")
     return 0
 
 

@@ -129,7 +129,7 @@ int main(int argc, char** argv) {
   std::string grid = "2x2", powers_text = "1,2,2,4", mode = "both", method = "svd", json;
   double balance_tol = 0.10;
   int base_reps = 20;
-  CLI::App cli{"heterogeneous Game of Life, uniform vs power-proportional blocks (seed 002 Table 6.3)"};
+  CLI::App cli{"heterogeneous Game of Life, uniform vs power-proportional blocks (thesis Table 6.3)"};
   cli.option_defaults()->always_capture_default();  // --help shows every default
   cli.set_version_flag("--version", apps::version_text("life_hetero"));
   cli.add_option("-n,--size", n, "board size N")->check(apps::positive());

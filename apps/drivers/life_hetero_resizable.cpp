@@ -421,7 +421,7 @@ int main(int argc, char** argv) {
     cli->add_option("--adapt-window", adapt_window, "adaptive policy: latest iterations in the time now (median)")
         ->check(CLI::PositiveNumber);
     cli->add_option("--adapt-min-gain", adapt.min_gain, "adaptive policy: least predicted cut of the iteration time");
-    cli->add_option("--adapt-margin", adapt.margin, "adaptive policy: gain must exceed margin x cost (seed 004: 1)");
+    cli->add_option("--adapt-margin", adapt.margin, "adaptive policy: gain must exceed margin x cost (default 1)");
     cli->add_flag("!--no-drop", adapt.drop, "adaptive policy: never take a process off the grid");
     cli->add_flag("!--no-reweight", adapt.reweight, "adaptive policy: never re-weight the blocks alone");
     cli->add_option("--distribution", distribution, "proportional (gridmap SVD sizes) or uniform");

@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  CLI::App app{"Emulated-power Game of Life on a heterogeneous block layout (seed 002 §6.4)"};
+  CLI::App app{"Emulated-power Game of Life on a heterogeneous block layout (thesis §6.4)"};
   int p = 1, q = 1, iters = 4;
   std::string rows_s, cols_s, powers_s, json_path = "-", label;
   double R = 1000;

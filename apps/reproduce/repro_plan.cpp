@@ -153,7 +153,7 @@ json experiment3(const std::vector<double>& initial, gridmap::Topology g0,
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Pure experiments of seed 002 (Table 4.1; Tables 6.7, 6.17, 6.20)"};
+  CLI::App app{"Pure experiments of the thesis (Table 4.1; Tables 6.7, 6.17, 6.20)"};
   app.require_subcommand(1);
   auto* t41 = app.add_subcommand("table41", "data moved by each placement, exact vs closed form");
   std::string ps = "4,8,16,32";

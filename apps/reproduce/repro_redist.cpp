@@ -147,7 +147,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  CLI::App app{"Redistribution experiments of seed 002 §4.6 (Tables 4.2-4.6)"};
+  CLI::App app{"Redistribution experiments of thesis §4.6 (Tables 4.2-4.6)"};
   std::int64_t n = 2000, nb = 0;
   std::string from = "2x2", to = "3x3", placements = "global,local1,local2,optimal";
   std::string schedules = "caterpillar,circulant,matching,allatonce,pdgemr2d";

@@ -18,6 +18,7 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "blacs_glue.hpp"
+#include "config.hpp"
 #include "runtime.hpp"
 
 // BLACS' own handle conversions (exported by ScaLAPACK, not in a public header).
@@ -168,17 +169,17 @@ void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) 
 // A newcomer joins as soon as MPI is up, whatever its first BLACS call is.
 int MPI_Init(int* argc, char*** argv) {
   blacs_dyn::prepare_mpi_init();
-  if (std::getenv("BLACS_DYN_JOIN")) blacs_dyn::Runtime::get().watch_newcomer_init();
+  if (blacs_dyn::read_config().join) blacs_dyn::Runtime::get().watch_newcomer_init();
   const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
+  if (rc == MPI_SUCCESS && blacs_dyn::read_config().join) init_or_abort();
   return rc;
 }
 
 int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   blacs_dyn::prepare_mpi_init();
-  if (std::getenv("BLACS_DYN_JOIN")) blacs_dyn::Runtime::get().watch_newcomer_init();
+  if (blacs_dyn::read_config().join) blacs_dyn::Runtime::get().watch_newcomer_init();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS && std::getenv("BLACS_DYN_JOIN")) init_or_abort();
+  if (rc == MPI_SUCCESS && blacs_dyn::read_config().join) init_or_abort();
   return rc;
 }
 

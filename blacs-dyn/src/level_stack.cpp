@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Communicator-stack bookkeeping (pure), seed 002 §3.3.5.
+// Communicator-stack bookkeeping (pure).
 #include "level_stack.hpp"
 
 #include <algorithm>

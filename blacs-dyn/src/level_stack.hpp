@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The communicator stack of seed 002 §3.3.5, as pure bookkeeping: which processes form
+// The communicator stack (one level per world size reached), as pure bookkeeping: which processes form
 // the world at each level, which spawn group each process belongs to and on which node it
 // runs, and who leaves, parks or exits when the world shrinks. No MPI here: the MPI layer
 // (runtime.cpp) holds one communicator per level and executes the plans this class

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// MPI execution of expansions (seed 002 §3.3.3-3.3.4), shrinks (§3.3.5), parking and the
+// MPI execution of expansions, shrinks (§3.3.5), parking and the
 // final release. Protocol overview: docs/blacs-dyn.md, "How it works".
 #include "runtime.hpp"
 #include "runtime_detail.hpp"
@@ -40,7 +40,7 @@ thread_local bool t_background = false;  // Runtime::set_background_thread
 namespace detail {
 bool on_background_thread() { return t_background; }
 // An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
-// call, the process, its host and the phase under way (issue 20 §5). Here, not in
+// call, the process, its host and the phase under way. Here, not in
 // runtime_detail.cpp, because it asks the Runtime where it is (runtime_detail knows no Runtime).
 void check(int rc, const char* what) {
   if (rc != MPI_SUCCESS)
@@ -96,31 +96,30 @@ void set_last_error(const std::string& msg) { g_last_error = msg; }
 // locality data of its own job: after an expansion by spawn the processes of the original
 // job and the spawned ones see each other differently, so on a merged world some choose
 // sm and the others lockedfile, whose opens are different collectives, and the first
-// MPI_File_open (a global HDF5 checkpoint's H5Fcreate) hangs for ever (issue 42 §1). The
+// MPI_File_open (a global HDF5 checkpoint's H5Fcreate) hangs for ever. The
 // choice is made per file and cannot be steered by an MPI_Info hint; excluding sm makes
 // it the same on every process of any world (lockedfile where locks work, on every
 // process alike). HDF5 never uses shared file pointers, so nothing is slower; a file open
 // costs one lock probe per process. Unless the user chose (OMPI_MCA_sharedfp set) or
 // BLACS_DYN_SHAREDFP=keep. Open MPI only (MPICH's ROMIO has no such components).
 void prepare_mpi_init() {
-  const char* keep = env_setting("PMIX_GDS");
-  if (!keep || std::strcmp(keep, "keep") != 0) ::setenv("PMIX_MCA_gds", "hash", 0);
+  const Config env = read_config();
+  if (!env.keep_pmix_gds) ::setenv("PMIX_MCA_gds", "hash", 0);
 #if defined(OPEN_MPI)
-  const char* fp = env_setting("SHAREDFP");
-  if (!fp || std::strcmp(fp, "keep") != 0) ::setenv("OMPI_MCA_sharedfp", "^sm", 0);
+  if (!env.keep_sharedfp) ::setenv("OMPI_MCA_sharedfp", "^sm", 0);
 #endif
 }
 
 const std::string& last_error() { return g_last_error; }
 
 double join_timeout_seconds() {
-  if (const char* t = env_setting("JOIN_TIMEOUT"); t && *t) {
+  if (const Text t = read_config().join_timeout; t && !t->empty()) {
     char* end = nullptr;
-    const double v = std::strtod(t, &end);
+    const double v = std::strtod(t->c_str(), &end);
     if (*end == '\0' && v > 0) return v;
   }
-  // As the session's resize watchdog: since the deadline covers the spawn too (issue 20
-  // §5), it must exceed the slowest spawn (40 s seen on this shared 2-core host).
+  // As the session's resize watchdog: since the deadline covers the spawn too, it must
+  // exceed the slowest spawn (40 s seen on this shared 2-core host).
   return 180.0;
 }
 
@@ -131,11 +130,7 @@ Runtime& Runtime::get() {
 
 namespace {
 // The rank a launcher gives a process before MPI_Init (Open MPI, then MPICH/PMI).
-std::string launcher_rank() {
-  for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
-    if (const char* r = std::getenv(v); r && *r) return r;
-  return "?";
-}
+std::string launcher_rank() { return read_config().launcher_rank.value_or("?"); }
 }  // namespace
 
 std::string Runtime::who() const {
@@ -143,7 +138,7 @@ std::string Runtime::who() const {
     return "world rank " + std::to_string(rank()) + " (process " + std::to_string(me_) + ")";
   if (me_ >= 0) return "process " + std::to_string(me_);
   return "newcomer " + launcher_rank() + " of the expansion to level " +
-         (std::getenv(kJoinEnv) ? std::getenv(kJoinEnv) : std::string("?"));
+         read_config().join.value_or("?");
 }
 
 std::string Runtime::where() const {
@@ -154,9 +149,10 @@ std::string Runtime::where() const {
 void Runtime::watch_newcomer_init() {
   // Test hook (docs/blacs-dyn.md, "Failures during a resize"): the last newcomer of a
   // spawn group of two or more is SIGKILLed before MPI_Init, as by a crash during the spawn.
-  if (const char* f = env_setting("FAULT"); f && !std::strcmp(f, "kill-newcomer-in-init")) {
-    const char* r = std::getenv("OMPI_COMM_WORLD_RANK");
-    const char* n = std::getenv("OMPI_COMM_WORLD_SIZE");
+  const Config env = read_config();
+  if (env.fault == Text("kill-newcomer-in-init")) {
+    const char* r = env.ompi_world_rank ? env.ompi_world_rank->c_str() : nullptr;
+    const char* n = env.ompi_world_size ? env.ompi_world_size->c_str() : nullptr;
     if (r && n && std::atoi(n) > 1 && std::atoi(r) == std::atoi(n) - 1) {
       std::fprintf(stderr, "blacs-dyn: fault injection - newcomer %s (pid %d) kills itself in the spawn\n", r,
                    static_cast<int>(::getpid()));
@@ -178,18 +174,18 @@ void Runtime::ensure_init() {
     int argc = 0;
     char** argv = nullptr;
     prepare_mpi_init();
-    if (std::getenv(kJoinEnv)) watch_newcomer_init();
+    if (read_config().join) watch_newcomer_init();
     PMPI_Init(&argc, &argv);
   }
   initialized_ = true;
   blacs_interposed_ = blacs_entry_points_interposed();
-  check_scalapack_version(env_setting("ALLOW_ANY_SCALAPACK") != nullptr);
+  check_scalapack_version(read_config().allow_any_scalapack);
 
   MPI_Comm parent = MPI_COMM_NULL;
   MPI_Comm_get_parent(&parent);
-  const char* token = std::getenv(kJoinEnv);
+  const Text token = read_config().join;
   if (parent != MPI_COMM_NULL && token) {
-    join_as_child(parent, token);
+    join_as_child(parent, token->c_str());
     return;
   }
   dog_.disarm();  // armed by watch_newcomer_init for a process that is no newcomer after all
@@ -198,7 +194,7 @@ void Runtime::ensure_init() {
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   stack_.emplace(n);
   me_ = r;
-  if (r == 0 && truthy(env_setting("VERBOSE"))) {  // the user can see it is preloaded
+  if (r == 0 && read_config().verbose) {  // the user can see it is preloaded
     Dl_info self{};
     dladdr(reinterpret_cast<void*>(&prepare_mpi_init), &self);
     std::fprintf(stderr, "blacs-dyn: active (%s), world of %d processes\n",
@@ -325,7 +321,7 @@ void Runtime::require_active(const char* what) const {
   if (finalized_) throw Error(BLACS_DYN_ERR_STATE, std::string(what) + ": MPI is finalized");
   if (!t_background && (background_running_ || pending_))
     throw Error(BLACS_DYN_ERR_STATE, std::string(what) +
-                                    ": an expansion is under way in the background (issue 21); the main thread may "
+                                    ": an expansion is under way in the background; the main thread may "
                                     "change the world only after publishing it (blacs_dyn_publish_background)");
   if (departure_ != Departure::Stay)
     throw Error(BLACS_DYN_ERR_STATE, std::string(what) +
@@ -333,8 +329,9 @@ void Runtime::require_active(const char* what) const {
 }
 
 const std::string& Runtime::spawn_unsupported_reason() {
-  if (spawn_unsupported_.empty() && spawn_disabled_by_setting(env_setting("SPAWN")))
-    spawn_unsupported_ = "spawn not supported: disabled by BLACS_DYN_SPAWN=" + std::string(env_setting("SPAWN"));
+  const Text spawn = read_config().spawn;
+  if (spawn_unsupported_.empty() && spawn_disabled_by_setting(spawn ? spawn->c_str() : nullptr))
+    spawn_unsupported_ = "spawn not supported: disabled by BLACS_DYN_SPAWN=" + *spawn;
   return spawn_unsupported_;
 }
 

@@ -87,7 +87,7 @@ class Runtime {
     hook_user_ = user;
   }
 
-  // Background expansions (issue 21): a thread marked as the background thread
+  // Background expansions: a thread marked as the background thread
   // (set_background_thread(true), one at a time) may expand while the main thread keeps
   // computing on the published world; its expansion is *pending*: that thread (and only
   // it) sees the grown world (world(), rank(), size(), the private dup, the hosts), while

@@ -26,12 +26,6 @@
 #include "blacs_glue.hpp"
 
 
-namespace blacs_dyn {
-const char* env_setting(const char* suffix) {
-  return std::getenv((std::string("BLACS_DYN_") + suffix).c_str());
-}
-}  // namespace blacs_dyn
-
 namespace blacs_dyn::detail {
 
 
@@ -62,7 +56,7 @@ void agree(MPI_Comm comm, const std::optional<Error>& local) {
   int mine = local ? rank : INT_MAX;
   int first = INT_MAX;
   // Non-blocking on every rank (a blocking and a non-blocking collective do not match):
-  // a background thread (issue 21) tests and sleeps, 50 us doubling to 5 ms, while ranks
+  // a background thread tests and sleeps, 50 us doubling to 5 ms, while ranks
   // that spawn nothing wait here for the spawners (seconds), rather than spin beside the
   // compute; other threads wait in MPI_Wait as before.
   MPI_Request req = MPI_REQUEST_NULL;
@@ -88,11 +82,6 @@ void agree(MPI_Comm comm, const std::optional<Error>& local) {
   throw Error(hdr[0], msg);
 }
 
-bool truthy(const char* v) {
-  return v && (!std::strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes") ||
-               !strcasecmp(v, "on"));
-}
-
 bool is_executable_file(const std::string& p) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
@@ -109,8 +98,7 @@ void check_executable(const std::string& cmd, const std::string& wdir) {
                                       " does not exist or is not an executable file");
     return;
   }
-  const char* path = std::getenv("PATH");
-  std::stringstream ss(path ? path : "");
+  std::stringstream ss(read_config().path.value_or(""));
   std::string dir;
   while (std::getline(ss, dir, ':'))
     if (!dir.empty() && is_executable_file(dir + "/" + cmd)) return;
@@ -124,18 +112,16 @@ void check_executable(const std::string& cmd, const std::string& wdir) {
 void check_capacity(int alive, int nnew) {
   long cap = LONG_MAX;
   std::string why;
-  if (const char* m = env_setting("MAX_PROCS"); m && *m) {
+  const Config env = read_config();
+  if (const Text& m = env.max_procs; m && !m->empty()) {
     char* end = nullptr;
-    const long v = std::strtol(m, &end, 10);
+    const long v = std::strtol(m->c_str(), &end, 10);
     if (*end != '\0' || v < 1)
-      throw Error(BLACS_DYN_ERR_ARG, std::string("BLACS_DYN_MAX_PROCS must be a positive integer, got '") +
-                                    m + "'");
+      throw Error(BLACS_DYN_ERR_ARG, "BLACS_DYN_MAX_PROCS must be a positive integer, got '" + *m + "'");
     cap = v;
     why = "BLACS_DYN_MAX_PROCS=" + std::to_string(v);
   }
-  const char* slot_check = env_setting("SLOT_CHECK");
-  if (!(slot_check && !std::strcmp(slot_check, "0")) &&
-      !truthy(std::getenv("OMPI_MCA_rmaps_base_oversubscribe"))) {
+  if (env.slot_check && !env.oversubscribe) {
     int* usize = nullptr;
     int flag = 0;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &usize, &flag);

@@ -13,13 +13,8 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/error.hpp"
+#include "config.hpp"
 #include "level_stack.hpp"
-
-namespace blacs_dyn {
-// The value of the setting BLACS_DYN_<suffix> from the environment; nullptr if unset
-// (release 0.3 dropped the 0.1 spelling BDYN_<suffix>, docs/naming.md).
-const char* env_setting(const char* suffix);
-}  // namespace blacs_dyn
 
 namespace blacs_dyn::detail {
 
@@ -44,14 +39,13 @@ std::string mpi_error_text(int rc);
 // its waits for other ranks sleep instead of spinning in MPI (the compute owns the cores).
 bool on_background_thread();
 // An MPI error (the library's communicators return errors: MPI_ERRORS_RETURN) names the
-// call, the process, its host and the phase under way (issue 20 §5).
+// call, the process, its host and the phase under way.
 void check(int rc, const char* what);
 void sleep_for(long ns);
 double now();
 // Every rank learns the first error any rank met, with the same code and message, so
 // collective calls fail identically everywhere and the world stays unchanged.
 void agree(MPI_Comm comm, const std::optional<Error>& local);
-bool truthy(const char* v);
 bool is_executable_file(const std::string& p);
 // Open MPI 4.1 aborts the whole job when asked to spawn a program it cannot execute,
 // so rank 0 looks for it first, the way the launcher will (wdir, then PATH).
@@ -71,7 +65,7 @@ std::vector<std::string> gather_processor_names(MPI_Comm comm);
 // BLACS_DYN_TRACE=1: rank 0 of an expansion prints the time of each phase on stderr.
 class PhaseTrace {
  public:
-  explicit PhaseTrace(bool on) : on_(on && env_setting("TRACE")), t_(now()) {}
+  explicit PhaseTrace(bool on) : on_(on && read_config().trace), t_(now()) {}
   void mark(const char* phase) {
     if (!on_) return;
     const double t = now();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Expansions (seed 002 §3.3.3-3.3.4): spawning newcomers, the hand-shake with them and the
+// Expansions: spawning newcomers, the hand-shake with them and the
 // merge into the world; schema files.
 #include "runtime.hpp"
 #include "runtime_detail.hpp"
@@ -311,7 +311,7 @@ void Runtime::check_expansion(const SpawnRequest& request, const LevelStack& cur
 }
 
 // Every group spawned and checked in: the go message with the grown stack, the merges,
-// and the grown world installed (or left pending for the main thread, issue 21).
+// and the grown world installed (or left pending for the main thread).
 void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req,
                                const std::vector<int>& spawner, std::vector<MPI_Comm>& links, PhaseTrace& trace) {
   const int r = rank(), n = size();
@@ -353,7 +353,7 @@ void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnReq
   if (r == 0)
     for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
   if (on_background_thread()) {
-    // Issue 21: the grown world stays this thread's until the main thread publishes it.
+    // Background resizes: the grown world stays this thread's until the main thread publishes it.
     pending_ = Pending{lc, std::move(next), std::move(new_links)};
     record_hosts(gather_processor_names(lc.priv));
     trace.mark("hosts");
@@ -481,7 +481,8 @@ bool Runtime::expand_schema(const char* path, bool missing_ok) {
   SpawnRequest req;
   int state[2] = {0, 0};  // [0] 1 = file missing and that is fine; [1] nnew
   if (r == 0) {
-    const std::string file = schema_path(path, std::getenv("BLACS_SETUP_FILE"));
+    const Text setup_file = read_config().setup_file;
+    const std::string file = schema_path(path, setup_file ? setup_file->c_str() : nullptr);
     std::ifstream in(file);
     if (!in) {
       if (missing_ok) state[0] = 1;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Shrinks (seed 002 §3.3.5: the communicator stack), releasing nodes, parking, leaving,
+// Shrinks (the communicator stack), releasing nodes, parking, leaving,
 // the state hand-over and the end of the job.
 #include "runtime.hpp"
 #include "runtime_detail.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The expansion schema file read by blacs_setup (seed 002 §3.3.3: "blacs_setup.dat, the
+// The expansion schema file read by blacs_setup ("blacs_setup.dat, the
 // schema file for spawning"). Pure: text in, Schema out, no MPI.
 #ifndef BLACS_DYN_SCHEMA_HPP
 #define BLACS_DYN_SCHEMA_HPP

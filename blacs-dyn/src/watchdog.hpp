@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A per-process watchdog over blacs-dyn's blocking phases (issue 20 §5): the spawn, a
+// A per-process watchdog over blacs-dyn's blocking phases: the spawn, a
 // newcomer's MPI_Init and join, the merges, the disconnects of a shrink and of the job's
 // end. A process that dies in one of them leaves the others blocked in MPI for ever
 // (Open MPI has no failure notification without ULFM, and with

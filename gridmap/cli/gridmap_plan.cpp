@@ -388,7 +388,7 @@ int run_topology(int procs, const AspectArgs& a, const std::string& history_text
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"malleable-gridmap: plan resizes of ScaLAPACK process grids (seed 002 chapters 4-6)"};
+  CLI::App app{"malleable-gridmap: plan resizes of ScaLAPACK process grids (the thesis's chapters 4-6)"};
   app.require_subcommand(1);
   app.option_defaults()->always_capture_default();  // every --help shows the defaults
   app.set_version_flag("--version", "malleable-gridmap (malleable " MALLEABLE_VERSION ", commit " MALLEABLE_GIT_COMMIT ")");

@@ -16,7 +16,7 @@ std::vector<int> max_weight_assignment(const std::vector<std::vector<std::int64_
     if (weight[i].size() != m)
       fail("assignment: row ", i, " has ", weight[i].size(), " columns, expected ", m);
   if (m < n) fail("assignment: needs rows <= columns, got ", n, " rows and ", m, " columns");
-  // O(n^2 m): refuse what would run for minutes (issue 14, class 6).
+  // O(n^2 m): refuse what would run for minutes.
   const double work = static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(m);
   if (work > kMaxAssignmentWork)
     fail("assignment: ", n, " x ", m, " needs about ", work, " steps, more than the limit of ",

@@ -259,7 +259,7 @@ Selection select_global(const Context& cx) {
   // is refilled with 0..4 processors so the processor count can reach a better grid
   // shape. A round is kept only if it shortens the iteration.
   // Each round maps O(under x offered) candidate sets; like the swap search it runs only on
-  // grids of at most kMaxSwapSearchSlots processors (issue 14, class 6: larger grids took
+  // grids of at most kMaxSwapSearchSlots processors (larger grids took
   // minutes), and says so in the notes when skipped.
   const bool replace = cx.opt.replacement && h.grid.size() <= kMaxSwapSearchSlots;
   if (cx.opt.replacement && !replace)

@@ -96,23 +96,23 @@ int main(int argc, char** argv) {
   app.add_option("--changes", changes, "grid changes old:new")->delimiter(',');
   app.add_option("--placements", placements, "global, local1, local2")->delimiter(',');
   app.add_option("--schedules", schedules, "caterpillar, circulant, matching, allatonce, default")->delimiter(',');
-  app.add_option("--dist", dist, "block (one block per process row/column, as seed 002 §4.5) or cyclic");
+  app.add_option("--dist", dist, "block (one block per process row/column, as thesis §4.5) or cyclic");
   app.add_option("--nb", nb, "block size for --dist cyclic");
   app.add_option("--reps", reps, "repetitions; the fastest is reported");
   app.add_option("--transport", transport, "datatype or packed");
   app.add_option("--wait", waits, "auto, spin (MPI_Waitall), sleep (test + sleep); a list times each")
       ->delimiter(',');
   app.add_flag("--packed-too", packed_too, "also time every schedule with the packed transport");
-  app.add_flag("--split", split, "per-process waiting vs transferring (seed 002 Tables 4.4-4.6)");
+  app.add_flag("--split", split, "per-process waiting vs transferring (thesis Tables 4.4-4.6)");
   app.add_option("--json", json_path, "write all results to this JSON file");
   std::vector<std::string> shapes, variants;
   bool tiny = false, suite = false;
   std::string costa;
   app.add_option("--shapes", shapes, "only these cases, MxN:mbxnb@PxQ:mbxnb@PxQ (A's blocks and grid, then B's)")
       ->delimiter(',');
-  app.add_flag("--tiny", tiny, "only the tiny-block and long-thin cases of issue 21 (2-4 ranks)");
+  app.add_flag("--tiny", tiny, "only the tiny-block and long-thin cases (2-4 ranks)");
   app.add_flag("--suite", suite,
-               "the cases of issue 21 §3 (expansion, shrink 9->4, block size 64->100, reshapes, panels, tiny "
+               "the shape cases (expansion, shrink 9->4, block size 64->100, reshapes, panels, tiny "
                "blocks, long thin; up to 9 ranks) beside PDGEMR2D, COSTA and the parallel memcpy floor");
   app.add_option("--costa", costa,
                  "with --suite/--tiny/--shapes: a COSTA build or install directory whose ScaLAPACK wrapper "

@@ -1,5 +1,5 @@
 ! SPDX-License-Identifier: BSD-3-Clause
-! Fortran access to redist (seed 002 §3.4): the extended descriptor and a PDGEMR2D-shaped
+! Fortran access to redist: the extended descriptor and a PDGEMR2D-shaped
 ! redistribution, through ISO_C_BINDING over redist.h. Indices are 1-based as in
 ! ScaLAPACK; COMM is a Fortran MPI communicator handle containing both grids.
 module malleable_redist

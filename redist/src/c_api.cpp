@@ -433,7 +433,7 @@ int redist_plan_stats(const redist_desc* desca, const redist_desc* descb, MPI_Co
     if (p.a.m != p.b.m || p.a.n != p.b.n)
       throw Error(ErrorCode::SizeMismatch, "desca is " + std::to_string(p.a.m) + " x " + std::to_string(p.a.n) +
                                                " but descb is " + std::to_string(p.b.m) + " x " + std::to_string(p.b.n));
-    // This rank's own plan, O(its partners) (issue 33 §1); the job's figures by reductions:
+    // This rank's own plan, O(its partners); the job's figures by reductions:
     // sums of what each rank keeps / sends / its sends, maxima of sent and received, and
     // the steps as the distinct step numbers over the job's span of them.
     int me = 0;

@@ -267,7 +267,7 @@ void check_origin(std::int64_t i, std::int64_t j, std::int64_t m, std::int64_t n
                  const std::string& ext_name, const char* what) {
     if (o < 1)
       throw Error(ErrorCode::RegionOutOfRange, std::string(oname) + " = " + std::to_string(o) + " must be at least 1");
-    // o - 1 + len > ext without the sum, which can overflow (issue 14, class 1)
+    // o - 1 + len > ext without the sum, which can overflow
     if (len > ext - (o - 1))
       throw Error(ErrorCode::RegionOutOfRange, std::string(oname) + " = " + std::to_string(o) + " with " + lname +
                                                    " = " + std::to_string(len) + " runs past the " +

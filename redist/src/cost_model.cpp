@@ -2,6 +2,7 @@
 // The redistribution cost model (cost_model.hpp): plan -> per-rank event counts -> time.
 // Pure; the calibration program (redist/bench/calibrate_cost.cpp) is the MPI side.
 #include "malleable/redist/cost_model.hpp"
+#include "config.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -207,7 +208,7 @@ CostPrediction predict(const CostParams& params, const CostFeatures& f, Waiting 
   out.spinning = !out.sleeping && out.share > 1;
   const double spin_weight = out.spinning ? out.share - 1 : 0.0;
 
-  // The whole plan: the busiest process (SUIF-Adapt's per-node maximum, seed 001 §3.2.2)
+  // The whole plan: the busiest process (SUIF-Adapt's per-node maximum)
   // or the busiest node's cores. Every rank counts towards its node's ranks.
   const Bound whole = bound_of(
       params, pv, f, nodes, f.ranks, [&](const RankLoad& x) { return static_cast<int>(&x - f.ranks.data()); },
@@ -336,9 +337,10 @@ CostParams load_cost_params(const std::string& path) {
 }
 
 std::string default_cost_model_path() {
-  if (const char* e = std::getenv("REDIST_COST_MODEL"); e && *e) return e;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/malleable/cost_model.json";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/malleable/cost_model.json";
+  const Config env = read_config();
+  if (const EnvText& e = env.cost_model; e && !e->empty()) return *e;
+  if (const EnvText& x = env.xdg_cache_home; x && !x->empty()) return *x + "/malleable/cost_model.json";
+  if (const EnvText& h = env.home; h && !h->empty()) return *h + "/.cache/malleable/cost_model.json";
   return "cost_model.json";
 }
 

@@ -3,7 +3,7 @@
 // colour free at the left end is busy at the right end, swap the two colours along the
 // alternating path from the right end. In a bipartite graph that path cannot return to
 // the left end, so Δ colours always suffice.
-#include "malleable/redist/edge_colouring.hpp"
+#include "edge_colouring.hpp"
 
 #include <algorithm>
 

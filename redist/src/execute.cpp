@@ -38,7 +38,7 @@ void execute_checked(MPI_Comm user_comm, LocalError err, const RedistPlan* plan,
   ExecStats st;
   st.check_s = MPI_Wtime() - t0;
   const bool sleep = opt.wait == WaitMode::Sleep || (opt.wait == WaitMode::Auto && oversubscribed(user_comm, comm.get()));
-  // Aliasing (issue 21 §3): when this rank's local arrays of A and B share storage (one
+  // Aliasing: when this rank's local arrays of A and B share storage (one
   // array, B(:,2:6) := A(:,1:5)), reading A in place while B is written would read values
   // already overwritten, by the local copies or by messages arriving. PDGEMR2D answers as if
   // A had been read first, and so does redist: A's local array is copied once before any

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Extended descriptor (seed 002 §3.4.4): validation, generalised numroc and index maps.
+// Extended descriptor: validation, generalised numroc and index maps.
 #include "malleable/redist/layout.hpp"
 
 #include <algorithm>

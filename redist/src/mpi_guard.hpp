@@ -18,7 +18,7 @@ namespace redist::detail {
 void check_mpi(int rc, const char* what);
 
 // Throws Error(InvalidArgument) for MPI_COMM_NULL or an intercommunicator, before any MPI
-// call on it could reach MPI's fatal error handler and end the job (issue 14, class 3).
+// call on it could reach MPI's fatal error handler and end the job.
 // A handle that is neither null nor a communicator cannot be recognised portably.
 void check_comm(MPI_Comm comm, const char* name);
 

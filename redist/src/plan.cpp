@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Communication plans and schedules (seed 002 §3.4.1-§3.4.3, §4.6.2, §7.2.1). Pure C++.
+// Communication plans and schedules. Pure C++.
 // One dimension's pairs are cut in plan_dims.cpp, its schedule and the grouping into
 // steps are in plan_steps.cpp; this file checks the inputs, combines the dimensions into
 // transfers (all of them, or one rank's) and numbers their steps.
@@ -16,7 +16,7 @@
 #include <numeric>
 #include <tuple>
 
-#include "malleable/redist/edge_colouring.hpp"
+#include "edge_colouring.hpp"
 #include "plan_detail.hpp"
 
 namespace redist {
@@ -55,7 +55,7 @@ void check_inputs(const Layout& a, const Layout& b, const Region& g, int comm_si
   nonneg(g.ib, "region.ib");
   nonneg(g.jb, "region.jb");
   // off + len > ext written as len > ext - off: off and ext are non-negative here, so the
-  // subtraction cannot overflow where the sum could (issue 14, class 1).
+  // subtraction cannot overflow where the sum could.
   auto fits = [](std::int64_t off, std::int64_t len, std::int64_t ext, const char* what, const char* ext_name) {
     if (len > ext - off)
       throw Error(ErrorCode::RegionOutOfRange,
@@ -360,7 +360,7 @@ void number_steps(RedistPlan& plan, const std::vector<Combo>& combo, const Axes&
       each_cross([](std::size_t) { return std::int64_t{0}; });
       break;
     case ScheduleKind::Caterpillar:
-      // Seed 002 §3.4.1: in step d process i exchanges with (p - i - d) mod p, i.e.
+      // Caterpillar: in step d process i exchanges with (p - i - d) mod p, i.e.
       // i + j + d ≡ 0 (mod p); both directions of a pair share the step.
       each_cross([&](std::size_t k) {
         return static_cast<std::int64_t>(
@@ -369,7 +369,7 @@ void number_steps(RedistPlan& plan, const std::vector<Combo>& combo, const Axes&
       break;
     case ScheduleKind::Matching:
       if (whole_graph) {
-        // Seed 002 §3.4.2/§4.6.2: colour the sender/receiver bipartite graph of the ranks;
+        // Matching: colour the sender/receiver bipartite graph of the ranks;
         // each colour is a matching = a step; König gives exactly max-degree steps.
         std::vector<std::pair<int, int>> edges;
         std::vector<std::size_t> which;

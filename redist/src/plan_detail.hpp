@@ -37,7 +37,7 @@ std::vector<DimPair> dim_pairs(const Axis& A, std::int64_t ia, const Axis& B, st
 // Block-cyclic with aligned blocks (same block size, region offsets congruent modulo it)
 // sends region block k from A process (k+α) mod Pa to B process (k+β) mod Pb, so A process
 // i talks exactly to the B processes j with j - i ≡ c (mod g), g = gcd(Pa, Pb): the
-// circulant pattern of Park, Prasanna and Raghavendra (seed 002 §3.4.3). Step s then pairs
+// circulant pattern of Park, Prasanna and Raghavendra. Step s then pairs
 // i with j = (i + c + s·g) mod Pb when Pa <= Pb (symmetrically otherwise): max(Pa,Pb)/g
 // steps, a closed form any process evaluates for its own pairs in O(1). When the region
 // spans at least lcm(Pa, Pb) blocks every pair of the pattern occurs and the closed form

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// One dimension of a plan (seed 002 §3.4): the region's rows (or columns) cut at every
+// One dimension of a plan: the region's rows (or columns) cut at every
 // block edge of A and of B into segments, grouped by (A process, B process) pair into
 // strided runs; by periods of the block-cyclic pattern, and for one process's own blocks
 // only when a rank plans for itself. Pure C++.

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Per-dimension schedules (seed 002 §3.4.3: the circulant closed form, or a König colouring
+// Per-dimension schedules (the circulant closed form, or a König colouring
 // of the dimension's pairs) and the grouping of a plan's transfers into steps. Pure C++.
 #include <algorithm>
 #include <numeric>
 
-#include "malleable/redist/edge_colouring.hpp"
+#include "edge_colouring.hpp"
 #include "plan_detail.hpp"
 
 namespace redist::plan_detail {

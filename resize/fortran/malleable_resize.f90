@@ -27,7 +27,7 @@ module malleable_resize
             RESIZE_EXIT_RESIZE_BY_RESTART
 
   integer(c_int), parameter :: RESIZE_OK = 0
-  ! Background resizes (issue 21): resize_set_background's modes.
+  ! Background resizes: resize_set_background's modes.
   integer(c_int), parameter :: RESIZE_BACKGROUND_OFF = 0, RESIZE_BACKGROUND_WAIT = 1, &
                                RESIZE_BACKGROUND_CONTINUE = 2
   integer(c_int), parameter :: RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, &
@@ -247,7 +247,7 @@ module malleable_resize
   end interface
 
 contains
-  ! The application does not change matrix `name` between remap points (issue 21).
+  ! The application does not change matrix `name` between remap points.
   integer(c_int) function resize_mark_constant(s, name)
     type(c_ptr), value :: s
     character(len=*), intent(in) :: name

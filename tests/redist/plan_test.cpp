@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-#include "malleable/redist/edge_colouring.hpp"
+#include "edge_colouring.hpp"
 #include "malleable/redist/plan.hpp"
 #include "random_layout_parts.hpp"
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "malleable/resize/matrix.hpp"
+#include "session/cached_map.hpp"
 
 using resize::IndexMap;
 

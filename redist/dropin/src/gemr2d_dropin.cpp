@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The PDGEMR2D drop-in (issue 11, "as users of COSTA know it"): this library defines
+// The PDGEMR2D drop-in ("as users of COSTA know it"): this library defines
 // ScaLAPACK's own redistribution entry points, Fortran pxgemr2d_ and C Cpxgemr2d for
 // x = s, d, c, z, with Debian libscalapack-openmpi's signatures (REDIST/SRC/p?gemr.c,
 // 32-bit Int). Linked ahead of ScaLAPACK, or LD_PRELOADed, it takes their place in an
@@ -33,44 +33,12 @@
 #include "malleable/redist/blacs.hpp"
 #include "malleable/redist/redist.h"
 #include "malleable/redist/scalapack_api.h"
+#include "config.hpp"
 
 namespace {
 
-// Which implementation serves the calls and how loudly, read once per process.
-struct Config {
-  bool force_scalapack = false;
-  int schedule = REDIST_DEFAULT;
-  bool verbose = false;
-  std::string bad_value;  // an unrecognised REDIST_GEMR2D, reported once
-};
-
-// REDIST_GEMR2D: unset, "" or "redist" -> redist's default schedule; "scalapack" -> the
-// original; a schedule name -> redist with that schedule (docs/redist.md, Schedules).
-Config parse_config(const char* impl, const char* verbose) {
-  Config c;
-  c.verbose = verbose && *verbose && std::strcmp(verbose, "0") != 0;
-  if (!impl || !*impl || std::strcmp(impl, "redist") == 0) return c;
-  static constexpr std::array<std::pair<const char*, int>, 4> kSchedules{{{"caterpillar", REDIST_CATERPILLAR},
-                                                                          {"circulant", REDIST_CIRCULANT},
-                                                                          {"matching", REDIST_MATCHING},
-                                                                          {"allatonce", REDIST_ALLATONCE}}};
-  if (std::strcmp(impl, "scalapack") == 0) {
-    c.force_scalapack = true;
-    return c;
-  }
-  for (const auto& [name, schedule] : kSchedules)
-    if (std::strcmp(impl, name) == 0) {
-      c.schedule = schedule;
-      return c;
-    }
-  c.bad_value = impl;
-  return c;
-}
-
-const Config& config() {
-  static const Config c = parse_config(std::getenv("REDIST_GEMR2D"), std::getenv("REDIST_GEMR2D_VERBOSE"));
-  return c;
-}
+using redist::dropin::Config;
+using redist::dropin::config;
 
 const char* schedule_name(int s) {
   switch (s) {

@@ -49,7 +49,7 @@ std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {
 }
 
 // lda x (local columns) elements of esize bytes must be addressable, or indexing the
-// local array (column * ld) overflows before any byte is touched (issue 14, class 1).
+// local array (column * ld) overflows before any byte is touched.
 bool addressable(std::int64_t ld, std::int64_t cols, std::size_t esize) {
   std::int64_t elems = 0, bytes = 0;
   return !__builtin_mul_overflow(ld, std::max<std::int64_t>(1, cols), &elems) &&

@@ -4,6 +4,7 @@
 // operating-system calls (shm_open, memfd_create, mmap, /proc/<pid>/fd); no MPI call, so
 // nothing here waits for another process.
 #include "node_window.hpp"
+#include "../config.hpp"
 #include "segments.hpp"
 
 #include <fcntl.h>
@@ -57,8 +58,8 @@ struct Header {
 constexpr std::int64_t kHeaderBytes = 64;  // keeps the data 64-byte aligned
 
 bool fault(std::string_view what) {
-  const char* f = std::getenv("MALLEABLE_REDIST_FAULT");
-  return f && what == f;
+  const EnvText f = read_config().fault;
+  return f && what == *f;
 }
 
 std::int64_t process_token() {

@@ -2,6 +2,7 @@
 // The shell of single-copy transfers (single_copy.hpp): which ranks share this node, and
 // the cross-memory reads.
 #include "single_copy.hpp"
+#include "../config.hpp"
 
 #include "../mpi_guard.hpp"
 #include "waiting.hpp"
@@ -87,7 +88,7 @@ ProcessToken process_token() {
 }
 
 int check_peer(long pid, std::uint64_t address, std::uint64_t value) {
-  if (const char* f = std::getenv("MALLEABLE_REDIST_FAULT"); f && std::string_view(f) == "single-copy-refused") return EPERM;
+  if (read_config().fault == EnvText("single-copy-refused")) return EPERM;
   std::uint64_t seen = 0;
   SegmentReader rd(pid, address, reinterpret_cast<char*>(&seen), 1);
   rd.add({0, 0, static_cast<std::int64_t>(sizeof seen)});

@@ -4,6 +4,7 @@
 // completing point. The session's side (begin, progress, complete, cancel, join) is
 // session_background.cpp; the plans are background_plan.cpp's.
 #include "background/background_resize.hpp"
+#include "common/config.hpp"
 
 #include <unistd.h>
 
@@ -20,8 +21,7 @@ namespace resize {
 namespace detail {
 
 bool check_constant() {
-  const char* v = std::getenv("RESIZE_CHECK_CONSTANT");
-  return v && *v && std::string(v) != "0";
+  return config::read().session.check_constant;
 }
 
 redist::Layout layout_on(const Registered& r, const Grid& g) {
@@ -49,11 +49,12 @@ std::string changed_message(const std::string& name, int began_after) {
 
 // A newcomer waits for the completing point (the Ibcast `req`) as long as the old grid
 // iterates, but not for processes that are gone: every 2 s it looks up the processes of
-// the world on its node by pid (issue 20 §5's check, lost_processes); one gone or stopped
+// the world on its node by pid (lost_processes); one gone or stopped
 // ends the job with the reason. RESIZE_BACKGROUND_TIMEOUT=S bounds the whole wait.
 void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
   double limit = -1;
-  if (const char* t = std::getenv("RESIZE_BACKGROUND_TIMEOUT"); t && *t) limit = std::atof(t);
+  const config::Text timeout = config::read().session.background_timeout;
+  if (timeout && !timeout->empty()) limit = std::atof(timeout->c_str());
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   const double t0 = MPI_Wtime();
@@ -65,7 +66,7 @@ void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
     const double now = MPI_Wtime();
     std::string why;
     if (limit > 0 && now - t0 > limit) {
-      why = "no completing point within RESIZE_BACKGROUND_TIMEOUT=" + std::string(std::getenv("RESIZE_BACKGROUND_TIMEOUT")) + " s";
+      why = "no completing point within RESIZE_BACKGROUND_TIMEOUT=" + *timeout + " s";
     } else if (now >= next_look) {
       next_look = now + 2;
       const std::string seen = lost_processes(World::known_hosts(), World::known_pids(), host, my_rank, world_size);

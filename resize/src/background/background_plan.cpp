@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Background resize, the pure part (issue 21 §1): completion decisions, the message plan
+// Background resize, the pure part: completion decisions, the message plan
 // of one matrix's non-blocking move (its bytes; redist's exchange packs), checksums and the
 // overlap accounting.
 #include "background/background_plan.hpp"

@@ -49,7 +49,7 @@ struct Session::Impl::BackgroundResize {
   std::atomic<bool> cancelling{false};
   bool skipped = false;
   bool threaded = false;        // a helper thread makes the progress
-  bool spawn_threaded = false;  // ... and made the spawn and the hand-over (issue 21 §1)
+  bool spawn_threaded = false;  // ... and made the spawn and the hand-over
 
   // Non-blocking: true once every message of this rank completed.
   bool test() {
@@ -71,7 +71,7 @@ struct Session::Impl::BackgroundResize {
   // else the posting alone, made here at once) runs first, so the begin point does not
   // stop the application for it; `work` returns the spawn's error ("" if none: posted).
   // Then it tests with a sleep that backs off (1 -> 16 ms) between tests, so it never
-  // takes a compute core for long (issue 21: no busy waiting).
+  // takes a compute core for long (no busy waiting).
   void start_helper(const std::function<std::string()>& work, bool spawn_in_thread) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);

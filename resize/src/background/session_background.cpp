@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Background resizes (issue 21 §1), the MPI shell: a remap point begins an expansion or a
+// Background resizes, the MPI shell: a remap point begins an expansion or a
 // shrink and returns; a helper thread (MPI_THREAD_MULTIPLE) spawns, hands the state over
 // (blacs-dyn keeps the grown world pending for it) and posts the non-blocking moves of the
 // constant matrices on a duplicate of the new world, while the old grid keeps iterating

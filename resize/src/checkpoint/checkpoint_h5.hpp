@@ -5,6 +5,7 @@
 #pragma once
 
 #include "checkpoint/checkpoint_io.hpp"
+#include "common/config.hpp"
 #include "checkpoint/file_release.hpp"
 #include "common/sleep_wait.hpp"
 
@@ -179,8 +180,7 @@ inline hid_t memory_space(std::int64_t elements) {
 
 inline hid_t collective_transfer() {
   const hid_t x = H5Pcreate(H5P_DATASET_XFER);
-  const char* io = std::getenv("MALLEABLE_CHECKPOINT_IO");
-  H5Pset_dxpl_mpio(x, io && std::string(io) == "independent" ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
+  H5Pset_dxpl_mpio(x, config::read().checkpoint.independent_io ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
   return x;
 }
 
@@ -200,16 +200,14 @@ inline hid_t mpio_access(MPI_Comm comm, bool create = false) {
 }
 
 inline ck::BlockIo block_io_mode() {
-  const char* v = std::getenv("MALLEABLE_CHECKPOINT_BLOCKS");
-  const std::string s = v ? v : "";
+  const std::string s = config::read().checkpoint.blocks.value_or("");
   return s == "always" ? ck::BlockIo::Always : s == "never" ? ck::BlockIo::Never : ck::BlockIo::Auto;
 }
 
 // MALLEABLE_CHECKPOINT_DIRECT=0 moves blocks that are whole chunks through dataspace
 // selections like the others (the benchmark compares both; files are the same).
 inline bool direct_chunks_enabled() {
-  const char* v = std::getenv("MALLEABLE_CHECKPOINT_DIRECT");
-  return !(v && std::string(v) == "0");
+  return config::read().checkpoint.direct_chunks;
 }
 
 inline hid_t independent_transfer() {
@@ -229,9 +227,9 @@ std::uint64_t checksum_as(const CheckpointMatrix& m, int version) {
 // The format version a checkpoint is written in: the current one, or version 1 when the
 // environment asks for it (MALLEABLE_CHECKPOINT_FORMAT=1, for readers of library 0.3).
 inline int version_to_write(const std::string& where) {
-  const char* v = std::getenv("MALLEABLE_CHECKPOINT_FORMAT");
-  if (!v || !*v) return ck::kFormatVersion;
-  const std::string s = v;
+  const config::Text v = config::read().checkpoint.format;
+  if (!v || v->empty()) return ck::kFormatVersion;
+  const std::string s = *v;
   for (int k = ck::kOldestFormatVersion; k <= ck::kFormatVersion; ++k)
     if (s == std::to_string(k)) return k;
   throw Error(where + "MALLEABLE_CHECKPOINT_FORMAT=" + s + ": this library writes format versions " +
@@ -393,10 +391,9 @@ struct Trace {
   double t = MPI_Wtime();
   bool on = false;
   explicit Trace(MPI_Comm c) : comm(c) {
-    const char* v = std::getenv("MALLEABLE_CHECKPOINT_TRACE");
     int rank = 0;
     MPI_Comm_rank(c, &rank);
-    on = v && *v && std::string(v) != "0" && rank == 0;
+    on = config::read().checkpoint.trace && rank == 0;
   }
   void operator()(const char* what) {
     if (!on) return;

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
-#include "malleable/resize/checkpoint.hpp"
+#include "checkpoint/checkpoint_format.hpp"
 #include "move/mover.hpp"
 
 namespace resize::detail {

@@ -6,6 +6,7 @@
 // (docs/checkpoint.md, "When a checkpoint fails"). The selections, checksum and
 // validation are the pure core's (checkpoint.hpp).
 #include "checkpoint/checkpoint_h5.hpp"
+#include "common/config.hpp"
 
 namespace resize::detail {
 
@@ -97,9 +98,10 @@ struct Fault {
 };
 Fault injected_fault(MPI_Comm comm, int iteration, const std::string& where) {
   Fault f;
-  const char* v = std::getenv("MALLEABLE_CHECKPOINT_FAULT");
-  if (!v || !*v) return f;
-  const std::string s = v;
+  const config::Text env = config::read().checkpoint.fault;
+  if (!env || env->empty()) return f;
+  const std::string s = *env;
+  const char* v = s.c_str();
   int rank = 0, r = -1;
   MPI_Comm_rank(comm, &rank);
   int at = -1;

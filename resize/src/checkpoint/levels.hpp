@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Checkpoint levels in the nodes' own storage (issue 35), the pure core: which node keeps
+// Checkpoint levels in the nodes' own storage, the pure core: which node keeps
 // a copy of which node's checkpoint (partners), when each level is due, which versions are
 // kept, where each process's data comes from at recovery, and the file one process writes
 // per level and version, the checksum, the bookkeeping of the mapped level files. No MPI,

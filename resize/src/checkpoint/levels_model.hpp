@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The expected overhead of checkpointing at levels (issue 35 §3), pure: per-level
+// The expected overhead of checkpointing at levels, pure: per-level
 // Young/Daly over failure classes, composed hierarchically. No MPI, no clock.
 //
 // Failures arrive as a Poisson process of rate lambda = 1 / system MTBF (per-node rate

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A resize decided by the policy but carried out by checkpoint, exit and restart with
-// the new process count (issue 20 §3): the decision without the act.
+// the new process count: the decision without the act.
 #include "session/session_impl.hpp"
 
 #include <cmath>

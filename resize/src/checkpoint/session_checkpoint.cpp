@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The session's checkpoint and restart (issue 20 §1-§2): what the registered matrices
+// The session's checkpoint and restart: what the registered matrices
 // are on the current grid, handed to the parallel HDF5 shell (checkpoint_write.cpp, checkpoint_read.cpp);
 // restart validates the file against the registrations before anything starts.
 #include <dirent.h>

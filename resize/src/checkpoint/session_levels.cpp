@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Checkpoint levels in the nodes' own storage (issue 35), the write: each process's
+// Checkpoint levels in the nodes' own storage, the write: each process's
 // header and payload, its copy sent to its process on the partner node while it writes its
 // local file, the partner copies it keeps written beside it, everything under temporary
 // names renamed only when every process succeeded, old versions pruned, and when each
@@ -17,6 +17,7 @@
 #include <system_error>
 
 #include "checkpoint/checkpoint_io.hpp"
+#include "common/config.hpp"
 #include "checkpoint/file_release.hpp"
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
@@ -288,7 +289,7 @@ void prune(const std::string& dir, const std::string& program, int rank, int npr
 // (one line per checkpoint on stderr; a diagnostic for the benchmarks).
 class Phases {
  public:
-  explicit Phases(double t0) : last_(t0), on_(std::getenv("MALLEABLE_LEVELS_TRACE") != nullptr) {
+  explicit Phases(double t0) : last_(t0), on_(config::read().checkpoint.levels_trace) {
     if (on_) mark("state");
   }
   void mark(const char* what) {

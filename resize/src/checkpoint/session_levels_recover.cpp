@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Checkpoint levels (issue 35), the recovery from what survived onto a new grid: every
+// Checkpoint levels, the recovery from what survived onto a new grid: every
 // process lists its node's level files, world rank 0 chooses the newest version complete
 // across the levels (levels.hpp choose_version) and who reads each old process's copy, the
 // holders read and verify them (a damaged copy: choose again without it), and every matrix

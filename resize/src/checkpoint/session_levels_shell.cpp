@@ -2,6 +2,7 @@
 // The checkpoint levels' shared MPI and file shell (session_levels_shell.hpp): node
 // discovery and the partner ring's ranks, agreement on an error, byte messages, whole files.
 #include "checkpoint/session_levels_shell.hpp"
+#include "common/config.hpp"
 
 #include "common/broadcast.hpp"
 
@@ -105,7 +106,7 @@ char* MappedFiles::open(const std::string& path, const std::string& recycle, std
 }
 
 // A session may outlive MPI_Finalize (declared in main's scope): freeing then is an error
-// that ends the process (issue 42 §4), and MPI has released the communicators anyway.
+// that ends the process, and MPI has released the communicators anyway.
 Nodes::~Nodes() {
   int fin = 0;
   MPI_Finalized(&fin);
@@ -117,11 +118,6 @@ Nodes::~Nodes() {
 namespace level_io {
 
 namespace {
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> out;
@@ -139,13 +135,13 @@ void split_nodes(MPI_Comm world, Nodes& n) {
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  const std::string map = env("MALLEABLE_NODE_MAP");
+  const std::string map = config::read().checkpoint.node_map.value_or("");
   std::vector<std::string> names;
   if (map.empty()) {
     // By host name, not MPI_Comm_split_type(SHARED): on a world made of several jobs (after
     // an expansion by spawn) Open MPI's locality data differs between processes of
     // different jobs, the processes compute different splits and the split fails
-    // (MPI_ERR_TRUNCATE) or hangs (issue 42 §2). Every process's name, gathered, gives the
+    // (MPI_ERR_TRUNCATE) or hangs. Every process's name, gathered, gives the
     // same split everywhere.
     char host[MPI_MAX_PROCESSOR_NAME] = {};
     int len = 0;
@@ -172,7 +168,7 @@ void split_nodes(MPI_Comm world, Nodes& n) {
 // The ring (levels.hpp), with MALLEABLE_SWITCH_MAP (switch of each node index) if given.
 void place_in_ring(Nodes& n) {
   std::vector<int> switches;
-  if (const std::string sw = env("MALLEABLE_SWITCH_MAP"); !sw.empty())
+  if (const std::string sw = config::read().checkpoint.switch_map.value_or(""); !sw.empty())
     for (const auto& s : split_commas(sw)) switches.push_back(std::atoi(s.c_str()));
   const std::vector<int> partner = lv::partner_nodes(n.count, switches);
   n.partner = partner[static_cast<std::size_t>(n.index)];
@@ -231,8 +227,7 @@ std::unique_ptr<Nodes> discover(MPI_Comm world) {
 }
 
 std::string default_dir(const std::string& app) {
-  std::string job = env("MALLEABLE_JOB_ID");
-  if (job.empty()) job = env("SLURM_JOB_ID");
+  std::string job = config::read().checkpoint.job_id.value_or("");
   if (job.empty()) job = app;
   return "/dev/shm/malleable-" + job;
 }

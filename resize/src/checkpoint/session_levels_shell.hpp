@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal to the checkpoint levels' MPI and file shell (issue 35): the pieces the write of
+// Internal to the checkpoint levels' MPI and file shell: the pieces the write of
 // the levels (session_levels.cpp) and the recovery (session_levels_recover.cpp) share —
 // which node a process is on and which processes of the partner node keep its copies,
 // the lowest failing rank's message on every process, byte messages in 1 GiB pieces, whole
@@ -18,7 +18,7 @@
 
 #include "checkpoint/checkpoint_io.hpp"
 #include "checkpoint/levels.hpp"
-#include "malleable/resize/checkpoint.hpp"
+#include "checkpoint/checkpoint_format.hpp"
 #include "malleable/resize/session.hpp"
 
 namespace resize {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // RESIZE_FAULT: the session's test-only fault injection (fault.hpp).
 #include "common/fault.hpp"
+#include "common/config.hpp"
 
 #include <csignal>
 #include <cstdio>
@@ -35,8 +36,8 @@ std::optional<int> parse(std::string_view value, Point p) {
 }
 
 std::optional<int> armed(Point p) {
-  const char* v = std::getenv("RESIZE_FAULT");
-  return v ? parse(v, p) : std::nullopt;
+  const config::Text v = config::read().session.fault;
+  return v ? parse(*v, p) : std::nullopt;
 }
 
 void inject(Point p, bool here, int world_rank, std::string_view what) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // One rank's share of a redistribution's counts and modelled cost, from its rank-local plan
 // (redist::make_plan with for_rank), and how the job-wide figures follow from every rank's
-// share by sums and maxima (issue 33 §1: no process builds the whole job's plan during a
+// share by sums and maxima (no process builds the whole job's plan during a
 // resize). Pure: the MPI shell (mover.cpp, tally_moves) does the reductions with
 // MPI_Allreduce; the unit test does them with loops and checks that they give the whole
 // plan's plan_stats, node_traffic and cost-model prediction.

@@ -57,7 +57,7 @@ redist::Layout matrix_layout(const int* desc, const Grid& g);
 
 // A resize's redistribution figures, each rank from its own plan (redist::make_plan with
 // for_rank: O(its partners), never the whole job's P_A x P_B pairs), the job-wide numbers
-// by reductions (issue 33 §1). Lives for one move of the registered matrices; every
+// by reductions. Lives for one move of the registered matrices; every
 // member function is collective over `world`, called in the same order on every rank.
 class MoveAccounting {
  public:

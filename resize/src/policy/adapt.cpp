@@ -160,7 +160,7 @@ AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const 
   // The same processes re-mapped (e.g. back to 2x2 from 1x4 once a load is gone).
   if (opt.reweight)
     if (const Grid g = best_grid(grid_ranks); !(g == current)) consider("re-map to " + g.shape(), g);
-  // Seed 000: without one process of the grid.
+  // Drop: without one process of the grid (one whose participation slows the job).
   if (opt.drop && grid_ranks.size() > 1)
     for (int r : grid_ranks) {
       std::vector<int> set;

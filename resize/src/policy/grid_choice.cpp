@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Placement of processes in a resized grid, seed 002 §4.2-4.5 and §5.2.
+// Placement of processes in a resized grid.
 #include "policy/grid_choice.hpp"
 
 #include "malleable/gridmap/error.hpp"

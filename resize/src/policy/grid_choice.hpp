@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Choosing the new grid and where the processes sit in it at a resize (seed 002 §4.5,
-// §5.1-5.2). Pure. The algorithms are gridmap's (topology choice, local expansion
+// Choosing the new grid and where the processes sit in it at a resize. Pure. The algorithms are gridmap's (topology choice, local expansion
 // optimiser, Global/Local1/Local2/optimal placement); this is the session's view of
 // them: a Grid (shape + world-rank map) for a Decision.
 #pragma once
@@ -13,12 +12,12 @@
 
 namespace resize {
 
-// Near-square P x Q with P <= Q and P*Q == procs (seed 002 §5.1.1: square-ish grids
+// Near-square P x Q with P <= Q and P*Q == procs (square-ish grids
 // do best for PDGEMM/PDGETRF).
 Grid choose_topology(int procs);
 
 // Largest R x C with R >= old.nprow, C >= old.npcol, R*C <= procs, closest to square
-// (local mapping keeps old rows/columns, seed 002 §5.2.1.2).
+// (local mapping keeps old rows/columns).
 Grid choose_local_topology(const Grid& old, int procs);
 
 // The matrix whose data movement the optimal placement minimises.

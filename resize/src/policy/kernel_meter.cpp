@@ -3,6 +3,7 @@
 // feed it live in libmalleable_resize_meter (kernel_meter_blas.cpp), linked only by
 // programs that meter.
 #include "malleable/resize/kernel_meter.hpp"
+#include "common/config.hpp"
 
 #include <atomic>
 #include <cstdlib>
@@ -11,10 +12,7 @@
 namespace resize {
 namespace {
 std::atomic<long long> g_nanos{0};
-std::atomic<bool> g_on{[] {
-  const char* v = std::getenv("RESIZE_METER_KERNELS");
-  return v && (!std::strcmp(v, "1") || !std::strcmp(v, "on") || !std::strcmp(v, "yes"));
-}()};
+std::atomic<bool> g_on{config::read().policy.meter_kernels};
 }  // namespace
 
 double kernel_cpu_seconds() { return 1e-9 * static_cast<double>(g_nanos.load(std::memory_order_relaxed)); }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "malleable/resize/policy.hpp"
+#include "common/config.hpp"
 #include "policy/slurm.hpp"
 
 #include <algorithm>
@@ -29,8 +30,7 @@ void PoolScheduler::released(int n) {
 void OfferFileScheduler::reload() {
   std::string content;
   if (path_.empty()) {
-    const char* env = std::getenv("RESIZE_OFFER");
-    content = env ? env : "";
+    content = config::read().policy.offer.value_or("");
   } else {
     std::ifstream in(path_);
     std::stringstream ss;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "malleable/resize/predict.hpp"
+#include "common/config.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -367,18 +368,18 @@ std::string resize_history_file_name(const std::string& app, const std::string& 
 }
 
 HistoryLocation resize_history_location(const std::string& app, const std::string& executable) {
-  const char* v = std::getenv("RESIZE_HISTORY");
-  if (v) {
-    if (!*v || std::string(v) == "off") return {"", std::string("RESIZE_HISTORY=") + (*v ? "off" : "(empty)"), true};
-    return {v, ""};
+  const config::Policies env = config::read().policy;
+  if (const config::Text& v = env.history) {
+    if (v->empty() || *v == "off") return {"", std::string("RESIZE_HISTORY=") + (v->empty() ? "(empty)" : "off"), true};
+    return {*v, ""};
   }
   std::string dir;
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && x[0] == '/')
-    dir = x;
-  else if (const char* home = std::getenv("HOME"); home && *home) {
+  if (const config::Text& x = env.xdg_cache_home; x && !x->empty() && (*x)[0] == '/')
+    dir = *x;
+  else if (const config::Text& home = env.home; home && !home->empty()) {
     struct stat st {};
-    if (::stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) return {"", std::string("HOME=") + home + " is not a directory"};
-    dir = std::string(home) + "/.cache";
+    if (::stat(home->c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return {"", "HOME=" + *home + " is not a directory"};
+    dir = *home + "/.cache";
   } else
     return {"", "neither XDG_CACHE_HOME nor HOME is set"};
   return {dir + "/malleable/history/" + resize_history_file_name(app, executable), ""};

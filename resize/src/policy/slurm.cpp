@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Slurm policy (issue 12): Slurm's output parsed and the decision taken (pure), and
+// The Slurm policy: Slurm's output parsed and the decision taken (pure), and
 // the commands run by a Runner (popen). The Policy that ties them to the session is
 // slurm_policy.cpp.
 #include "policy/slurm.hpp"
+#include "common/config.hpp"
 
 #include "policy/grid_choice.hpp"
 
@@ -194,8 +195,8 @@ std::optional<double> measured_time(const Metrics* m, int procs, bool dedicated)
   return t;
 }
 
-// Does growing to `procs` processes pay before the job ends? Seed 004's rule on seed 002
-// §5.3's quantities: the predicted gain (iteration time now - measured there before) x
+// Does growing to `procs` processes pay before the job ends? The payoff rule: the
+// predicted gain (iteration time now - measured there before) x
 // iterations left must exceed the predicted resize time: spawn and other from the history
 // of resizes (ResizeHistory, this run and earlier ones), redistribution as the latest
 // expansion's (predicted by the cost model if calibrated, else measured). Unknown length
@@ -313,9 +314,9 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
 
 Client::Client(Runner run, std::string job_id) : run_(std::move(run)), job_(std::move(job_id)) {
   if (job_.empty()) {
-    const char* id = std::getenv("SLURM_JOB_ID");
-    if (!id || !*id) throw Error("slurm policy: not inside a Slurm job ($SLURM_JOB_ID is unset)");
-    job_ = id;
+    const config::Text id = config::read().slurm.job_id;
+    if (!id || id->empty()) throw Error("slurm policy: not inside a Slurm job ($SLURM_JOB_ID is unset)");
+    job_ = *id;
   }
   if (!all_digits(job_)) throw Error("slurm policy: job id '" + job_ + "' is not a number");
 }
@@ -399,31 +400,31 @@ std::vector<std::string> Client::acquire(int nodes) {
 }
 
 namespace {
-int env_int(const char* name, int fallback) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return fallback;
-  if (!all_digits(v)) throw Error(std::string(name) + " must be a non-negative integer, got '" + v + "'");
-  return std::stoi(v);
+int env_int(const config::Text& v, const char* name, int fallback) {
+  if (!v || v->empty()) return fallback;
+  if (!all_digits(*v)) throw Error(std::string(name) + " must be a non-negative integer, got '" + *v + "'");
+  return std::stoi(*v);
 }
 }  // namespace
 
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
+  const config::Slurm env = config::read().slurm;
   Options o;
-  o.procs_per_node = env_int("RESIZE_SLURM_PROCS_PER_NODE", 0);
-  o.min_nodes = std::max(1, env_int("RESIZE_SLURM_MIN_NODES", 1));
-  o.max_nodes = env_int("RESIZE_SLURM_MAX_NODES", 0);
-  o.total_iterations = env_int("RESIZE_SLURM_ITERATIONS", total_iterations);
+  o.procs_per_node = env_int(env.procs_per_node, "RESIZE_SLURM_PROCS_PER_NODE", 0);
+  o.min_nodes = std::max(1, env_int(env.min_nodes, "RESIZE_SLURM_MIN_NODES", 1));
+  o.max_nodes = env_int(env.max_nodes, "RESIZE_SLURM_MAX_NODES", 0);
+  o.total_iterations = env_int(env.iterations, "RESIZE_SLURM_ITERATIONS", total_iterations);
   o.verbose = true;
-  if (const char* v = std::getenv("RESIZE_SLURM_INTERVAL"); v && *v) {
+  if (const config::Text& v = env.interval; v && !v->empty()) {
     char* end = nullptr;
-    o.interval_s = std::strtod(v, &end);
-    if (*end || !(o.interval_s >= 0)) throw Error(std::string("RESIZE_SLURM_INTERVAL must be seconds >= 0, got '") + v + "'");
+    o.interval_s = std::strtod(v->c_str(), &end);
+    if (*end || !(o.interval_s >= 0)) throw Error("RESIZE_SLURM_INTERVAL must be seconds >= 0, got '" + *v + "'");
   }
-  if (const char* v = std::getenv("RESIZE_SLURM_BACKOFF"); v && *v) {
+  if (const config::Text& v = env.backoff; v && !v->empty()) {
     char* end = nullptr;
-    o.refused_backoff_s = std::strtod(v, &end);
+    o.refused_backoff_s = std::strtod(v->c_str(), &end);
     if (*end || !(o.refused_backoff_s >= 0))
-      throw Error(std::string("RESIZE_SLURM_BACKOFF must be seconds >= 0, got '") + v + "'");
+      throw Error("RESIZE_SLURM_BACKOFF must be seconds >= 0, got '" + *v + "'");
     o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
   }
   return std::make_unique<SlurmPolicy>(std::make_unique<Client>(shell_runner()), o);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A real resource manager drives the resizes: Slurm 22.05, as seed 002 §3.1's
-// scheduler and seed 003's DRMS do for their jobs. At each remap point the Slurm policy
+// A real resource manager drives the resizes: Slurm 22.05, in the role of the
+// scheduler that offers and takes back processes. At each remap point the Slurm policy
 // looks at the job's allocation, the idle nodes and the pending jobs, and
 //   - gives whole nodes back when a pending job waits for nodes this job holds: the job
 //     shrinks so that every process on those nodes ends (blacs_dyn_release_hosts), then
@@ -78,7 +78,7 @@ struct Plan {
   std::vector<std::string> nodes;  // nodes to give back, to use, or how many to acquire (size)
   int acquire = 0;                 // Acquire: nodes to ask Slurm for
   std::string why;
-  // Acquire after a prediction (seed 004): the iteration time on the bigger
+  // Acquire after a prediction: the iteration time on the bigger
   // grid as measured there before and the predicted resize time (< 0: none made).
   double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
 };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Slurm policy, the Policy that ties Slurm to the session (issue 12): asks Slurm at
+// The Slurm policy, the Policy that ties Slurm to the session: asks Slurm at
 // most every interval, takes slurm::decide's plan (slurm.cpp, pure) and turns it into a
 // Decision, acquiring or giving back nodes with the Client's commands.
 #include "policy/slurm.hpp"
@@ -171,7 +171,7 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
   }
   if (d.action == Action::Expand && !acquired_.empty()) {
     // The spawn failed: the nodes Slurm gave for it go back at the next remap point
-    // (decide), unless the job first resizes by restart onto them (issue 20 §3: the
+    // (decide), unless the job first resizes by restart onto them (the
     // driver checkpoints, exits, and scripts/malleable-run relaunches on the allocation).
     if (!ok) failed_grant_ = acquired_;
     acquired_.clear();

@@ -34,7 +34,7 @@ std::string ms(double s) { return fmt("%.2f", s * 1e3); }
 std::string ms_on(bool on, double s) { return on ? ms(s) : std::string("n/a"); }
 std::string mib(std::int64_t bytes) { return fmt("%.2f", static_cast<double>(bytes) / 1048576.0); }
 
-// Issue 21: "   background (wait, helper thread): begun after 2, stopped 310.2 ms (begin
+// Background resizes: "   background (wait, helper thread): begun after 2, stopped 310.2 ms (begin
 // 290.1 + complete 20.1, waited 0.0), overlapped 1520.3 ms over 1 iteration(s), slowdown
 // 1.31x, 12.21 MiB in the background" for a resize begun in the background; "" otherwise.
 std::string background_line(const ResizeRecord& r) {
@@ -100,7 +100,7 @@ int host_cores() {
 }
 
 namespace {
-// Issue 13 §2: what was predicted before each resize, beside what happened (none when
+// Predictions: what was predicted before each resize, beside what happened (none when
 // nothing was predicted).
 void predicted_rows(std::ostringstream& o, const std::vector<ResizeAnalysis>& an, bool metered) {
   bool any = false;
@@ -178,7 +178,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       o << node_line(r);
       o << background_line(r);
     }
-    o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2), seed 002 §5.3"
+    o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2)"
          " (t_p = median iteration time)\n";
     o << "   change          t_r ms | wall:  t_p1    t_p2  payoff  cost | cpu:  t_p1    t_p2  payoff  cost |"
          " compute:  t_p1    t_p2  payoff  cost\n";
@@ -243,8 +243,8 @@ json resize_json(const ResizeAnalysis& a) {
             {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
             {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
             {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
-  // Nodes (issue 10): the decision's hosts, bytes within/between nodes, ranks per node.
-  // seed 001's prediction from the calibrated cost model, beside the measured t_redist_s
+  // Nodes: the decision's hosts, bytes within/between nodes, ranks per node.
+  // the prediction from the calibrated cost model, beside the measured t_redist_s
   e["t_redist_predicted_s"] = r.t_redist_predicted >= 0 ? json(r.t_redist_predicted) : json(nullptr);
   e["bytes_intra_node"] = r.bytes_intra_node;
   e["bytes_inter_node"] = r.bytes_inter_node;
@@ -264,7 +264,7 @@ json resize_json(const ResizeAnalysis& a) {
   e["resize_cost_dedicated"] = opt(a.cost_dedicated);
   e["payoff_compute"] = opt(a.payoff_compute);
   e["resize_cost_compute"] = opt(a.cost_compute);
-  // Issue 13 §2: what was predicted before the resize, beside what happened.
+  // Predictions: what was predicted before the resize, beside what happened.
   auto sec = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
   json p = {{"t_spawn_s", sec(r.t_spawn_predicted)},
             {"t_redist_s", sec(r.t_redist_predicted)},
@@ -289,7 +289,7 @@ json resize_json(const ResizeAnalysis& a) {
                    {"payoff", opt(r.prediction_clock == "compute"     ? a.payoff_compute
                                   : r.prediction_clock == "dedicated" ? a.payoff_dedicated
                                                                       : a.payoff_wall)}};
-  // Issue 21: the background phase (null for a blocking resize).
+  // Background resizes: the background phase (null for a blocking resize).
   e["background"] = r.background ? json{{"mode", r.background_mode}, {"progress", r.background_progress},
                                         {"cancelled", r.cancelled},
                                         {"began_after_iteration", r.background_began_after},
@@ -343,7 +343,7 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
   for (const auto& s : m.iterations()) {
     json it = {{"iteration", s.iteration}, {"procs", s.procs}, {"grid", grid(s.grid)},
                {"wall_s", s.wall}, {"dedicated_s", s.dedicated}, {"compute_s", s.compute}};
-    // Issue 13 §1: what every rank reported and the smoothed powers after this iteration.
+    // Measured powers: what every rank reported and the smoothed powers after this iteration.
     for (const auto& rs : m.rank_samples())
       if (rs.iteration == s.iteration) {
         it["rank_work"] = rs.work;

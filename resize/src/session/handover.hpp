@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What one process hands another, typed (issue 31): the state an expansion hands its
+// What one process hands another, typed: the state an expansion hands its
 // newcomers (ExpansionState) and a policy's Decision as world rank 0 broadcasts it, each
 // packed into bytes and unpacked by the pure code here (no MPI), so the writer and the
 // readers cannot disagree field by field. Each buffer starts with a header {magic,
@@ -77,7 +77,7 @@ struct ExpansionState {
   int background_min_iterations = 1;
   bool background = false;  // this expansion was begun in the background
   std::int64_t move_budget = 0;  // SessionOptions::move_budget_bytes: every process batches alike
-  // Issue 42 §2: the job's checkpoint cadences (set_checkpointing, set_level_checkpointing),
+  // The job's checkpoint cadences (set_checkpointing, set_level_checkpointing),
   // so a newcomer takes part in checkpoint_if_due and level_checkpoint_if_due without
   // setting them again. `set` false: none was set.
   struct Cadence {

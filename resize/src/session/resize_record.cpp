@@ -81,7 +81,7 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, 
 }
 
 // Rank 0, before acting: spawn/exit and other time from the history, the iteration time
-// now (measured) and after (the policy's), for the record (issue 13 §2).
+// now (measured) and after (the policy's), for the record.
 void Session::Impl::predict_before(const Decision& d, const Grid& target) {
   pred_spawn = pred_other = -1;
   if (d.action == Action::Regrid) {
@@ -136,7 +136,7 @@ RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, c
 void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& done, const std::string& line) {
   if (!root()) return;
   ResizeRecord rec = done;
-  amend_background(rec);  // issue 21: a resize completed after a background phase
+  amend_background(rec);  // Background resizes: a resize completed after a background phase
   metrics.add_resize(rec);
   record_outcome(rec);
   opt.policy->completed(d, from_procs, true);

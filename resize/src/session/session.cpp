@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The resize session's MPI shell (seed 002 §3.1 remap points, §3.3 expand/shrink,
-// seed 003 cost breakdown): construction, registration, iterations and remap points.
+// The resize session's MPI shell (remap points, expand/shrink, the time of each phase):
+// construction, registration, iterations and remap points.
 // Decisions come from the pure core; the phases of a resize are in session_*.cpp:
 // start/join (session_start), deciding the target (session_act), expand
 // (session_expand), shrink and regrid (session_shrink), moving matrices (session_move).
@@ -126,7 +126,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
         std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
       }
     }
-    // One history per application (issue 18 §1); a cache directory that cannot be
+    // One history per application; a cache directory that cannot be
     // written costs the predictions of later runs, never this run: one notice.
     const HistoryLocation where = resize_history_location(I.opt.app, I.exe);
     std::string why;
@@ -393,7 +393,7 @@ void Session::Impl::arrive() {
 RemapResult Session::remap_point() {
   auto& I = *impl_;
   I.arrive();
-  // Issue 21: a resize under way in the background completes first (or goes on, and
+  // Background resizes: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;
   if (I.in_flight) completed = I.step_background(false);

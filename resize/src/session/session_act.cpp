@@ -44,7 +44,7 @@ RemapResult Session::Impl::act(Decision d) {
     why = e.what();
   }
   if (!why.empty()) return refuse(d, why);
-  if (!background_blocked(d)) return begin_background(d, target, node_plan, t_start);  // issue 21
+  if (!background_blocked(d)) return begin_background(d, target, node_plan, t_start);
   return recorded(d, target, t_start, [&](ResizeRecord& rec) {
     if (d.action == Action::Regrid) return regrid(d, target, rec, t_start);
     return d.action == Action::Expand ? expand(d, target, node_plan, rec, t_start) : shrink(d, target, node_plan, rec, t_start);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "malleable/resize/report.hpp"
+#include "common/config.hpp"
 #include "malleable/resize/resize.h"
 #include "malleable/resize/session.hpp"
 #include "session/session_impl.hpp"
@@ -60,9 +61,9 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
     o.policy_text = pol + (sch.empty() ? "" : " " + sch);
     o.policy = resize::make_policy(pol, pol == "sweetspot" ? std::string() : sch,
                                    pol == "sweetspot" ? sch : std::string());
-    const char* m = std::getenv("RESIZE_MOVER");
-    if (m) o.mover = resize::parse_mover(m);
-    if (const char* b = std::getenv("RESIZE_MOVE_BUDGET")) o.move_budget_bytes = resize::parse_move_budget(b);
+    const resize::config::Session env = resize::config::read().session;
+    if (env.mover) o.mover = resize::parse_mover(*env.mover);
+    if (env.move_budget) o.move_budget_bytes = resize::parse_move_budget(*env.move_budget);
     auto* s = new resize_session;
     s->policy = pol + (sch.empty() ? "" : " " + sch);
     s->app = o.app;

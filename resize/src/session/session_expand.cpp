@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An expansion (seed 002 §3.3): spawn through blacs-dyn, hand the state to the newcomers,
+// An expansion: spawn through blacs-dyn, hand the state to the newcomers,
 // move every matrix onto the grown grid.
 #include "session/session_impl.hpp"
 
@@ -24,12 +24,12 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.app = pack ? pack() : std::vector<char>{};
   st.powers_before = powers_before;  // what the old layouts were computed with
   st.powers = powers;
-  // Issue 21: the background settings and the constant matrices (every process must
+  // Background resizes: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
   st.background_mode = static_cast<int>(bg_mode);
   st.background_min_iterations = bg_min_iterations;
   st.background = bg_beginning;
-  pack_cadences(st);  // issue 42 §2: the newcomers checkpoint as the others do
+  pack_cadences(st);  // the newcomers checkpoint as the others do
   return detail::pack(st);
 }
 

@@ -29,7 +29,7 @@
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
 #include "background/background_plan.hpp"
-#include "malleable/resize/checkpoint.hpp"
+#include "checkpoint/checkpoint_format.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
@@ -80,7 +80,7 @@ struct Registered {
   // Its layout now (extended-descriptor matrices): a regrid may change the powers its
   // block sizes follow, so the source of the next move is this, not sizes() again.
   std::optional<redist::Layout> layout;
-  // Issue 21: constant between remap points (Session::mark_constant), so a resize may move
+  // Background resizes: constant between remap points (Session::mark_constant), so a resize may move
   // it in the background; `moved_in_background`: its staged buffer already holds its data
   // on the target grid (move_all commits it instead of moving it).
   bool constant = false;
@@ -156,7 +156,7 @@ struct Session::Impl {
   bool started = false;
   // This process was spawned by an expansion (blacs-dyn's mark, read when the session was
   // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
-  // join-or-start line keeps a newcomer from overwriting the data it received (issue 42 §3).
+  // join-or-start line keeps a newcomer from overwriting the data it received.
   bool newcomer = false;
   // The arrival check at every remap point (arrival.hpp): its floor (SessionOptions::
   // remap_timeout, RESIZE_REMAP_TIMEOUT), when the last check ended, the longest time
@@ -171,14 +171,14 @@ struct Session::Impl {
   void release_mpi();
   void release_levels();  // the levels' node communicators (session_levels.cpp)
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
-  // move_all can count bytes within and between nodes (issue 10).
+  // move_all can count bytes within and between nodes.
   std::vector<int> node_of_rank;
   // The machine's calibrated redistribution costs (malleable-calibrate; world rank 0 only):
   // each resize records the redistribution time they predict beside the measured one.
   std::optional<redist::CostParams> cost_model;
-  // Node of every rank of the current world (for policies that manage nodes, issue 12).
+  // Node of every rank of the current world (for policies that manage nodes).
   std::vector<std::string> rank_hosts;
-  // Issue 13: this iteration's reported compute (this process), the measured speeds and
+  // Measured speeds: this iteration's reported compute (this process), the measured speeds and
   // the resize history (world rank 0), the mapping powers (every process).
   double work_acc = 0, compute_acc = 0;
   SpeedEstimator speeds;
@@ -200,13 +200,13 @@ struct Session::Impl {
   };
   std::optional<Checkpointing> checkpointing;
   std::vector<CheckpointRecord> checkpoints;
-  // Checkpoint levels (issue 35, checkpoint/session_levels.cpp): the cadence, the nodes and
+  // Checkpoint levels (checkpoint/session_levels.cpp): the cadence, the nodes and
   // partners, and the level checkpoints written (world rank 0).
   std::shared_ptr<detail::LevelState> levels;
   std::vector<LevelRecord> level_records;
   std::string problem;
 
-  // What act() planned for a resize besides the target grid (issue 10).
+  // What act() planned for a resize besides the target grid.
   using NodePlan = detail::NodePlan;  // target_grid.hpp
 
   int rank() const {
@@ -322,7 +322,7 @@ struct Session::Impl {
   RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
                              const std::string& err, double t_start);
 
-  // Issue 21: background resizes (session_background.cpp). A shared_ptr: the type is
+  // Background resizes (session_background.cpp). A shared_ptr: the type is
   // complete only there.
   struct BackgroundResize;
   std::shared_ptr<BackgroundResize> in_flight;

@@ -3,6 +3,7 @@
 // session's record shares a MatrixState with the handle; the record's descriptor and
 // leading dimension point into it and an OwnedStorage publishes the buffer there.
 #include "session/session_impl.hpp"
+#include "session/cached_map.hpp"
 
 namespace resize {
 
@@ -27,6 +28,11 @@ MapKey MatrixState::key() const {
   k.nb = extended ? 0 : std::max(1, desc[5]);
   k.blocks = extended ? blocks_version : 0;
   return k;
+}
+
+const IndexMap& MatrixState::map() const {
+  if (!cache) cache = std::make_shared<CachedMap>();
+  return cache->get(key(), [&] { return build_map(); });
 }
 
 IndexMap MatrixState::build_map() const {

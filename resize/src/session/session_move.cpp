@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Moving the registered matrices between two grids of the current world (seed 002 §3.4:
-// every resize's redistribution), for block-cyclic and extended-descriptor matrices.
+// Moving the registered matrices between two grids of the current world (every
+// resize's redistribution), for block-cyclic and extended-descriptor matrices.
 #include "session/session_impl.hpp"
 
 #include "common/fault.hpp"
@@ -45,7 +45,7 @@ void Session::Impl::desc_for(const Registered& r, const blacs_dyn::Grid& g, int*
 // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
 // on the current world); returns bytes moved between ranks (job-wide, on every rank).
 // Collective over the world, newcomers included (they pass no record). The figures come
-// from each rank's own plan and reductions (issue 33 §1, detail::MoveAccounting): no
+// from each rank's own plan and reductions (detail::MoveAccounting): no
 // process plans the whole job.
 std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec) {
   // Rank 0 decides (it holds the record and the cost model) and tells the others.
@@ -77,7 +77,7 @@ std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dy
   return moved;
 }
 
-// Issue 21: a matrix whose data reached the target grid in the background (its staged
+// Background resizes: a matrix whose data reached the target grid in the background (its staged
 // buffer) is committed, not moved.
 void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) {
   int db[9];

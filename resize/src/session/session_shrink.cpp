@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A shrink (seed 002 §3.3.5: the communicator stack) and a regrid (issue 13 §3: same world,
+// A shrink (the communicator stack) and a regrid (same world,
 // new grid or block sizes).
 #include "session/session_impl.hpp"
 
@@ -68,7 +68,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   return {{Action::Shrink, true, {}}, line, false};
 }
 
-// Same world, new grid and/or new block sizes (issue 13 §3). Nobody joins or leaves, so
+// Same world, new grid and/or new block sizes. Nobody joins or leaves, so
 // this is one redistribution between two grids of the current world.
 Session::Impl::Outcome Session::Impl::regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start) {
   WatchdogGuard armed(watchdog);

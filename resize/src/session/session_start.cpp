@@ -107,7 +107,7 @@ int Session::join() {
     if (type != m.type)
       throw Error("session join: matrix " + m.name + " holds " + detail::scalar_name(type) +
                   " in the job, this process registered " + detail::scalar_name(m.type));
-    m.constant = j.constant;  // issue 21: the job's constant matrices
+    m.constant = j.constant;  // Background resizes: the job's constant matrices
     m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
@@ -115,14 +115,14 @@ int Session::join() {
     std::copy(off, off + 9, m.desc);
   }
   I.powers = st.powers_before;
-  I.adopt_cadences(st);  // issue 42 §2: checkpoint_if_due and level_checkpoint_if_due as the others
+  I.adopt_cadences(st);  // checkpoint_if_due and level_checkpoint_if_due as the others
   if (I.unpack) I.unpack(st.app);
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
   for (auto& m : I.mats)
     if (m.sizes) m.layout = I.layout_of(m, from);
   I.powers = st.powers;
-  // Issue 21: the job's background settings.
+  // Background resizes: the job's background settings.
   I.bg_mode = static_cast<Background>(st.background_mode);
   I.bg_min_iterations = st.background_min_iterations;
   const bool background = st.background;
@@ -140,7 +140,7 @@ int Session::join() {
   detail::World::clear_new();
   I.watchdog.disarm();
   // A background expansion completes inside a remap point of the old processes, which
-  // then go on to ask the policy: take part in the rest of that remap point (issue 21);
+  // then go on to ask the policy: take part in the rest of that remap point;
   // complete_resize (after the loop) asks nothing.
   if (background && I.bg_joined_in_remap_point) I.act(Decision{});
   return I.iteration;

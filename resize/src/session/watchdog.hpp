@@ -28,7 +28,7 @@ std::string lost_processes(const std::vector<std::string>& hosts, const std::vec
 // otherwise leave the others blocked for ever in a collective. Armed per resize; if the
 // resize has not finished within the timeout it reports this process (world rank, pid,
 // host), the phase, and which processes of the world it finds gone or stopped (those on
-// its own node, by pid: issue 20 §5), then ends the job (MPI_Abort, so the launcher ends
+// its own node, by pid), then ends the job (MPI_Abort, so the launcher ends
 // every process whatever its abort policy; _exit if that does not end this one).
 class Watchdog {
  public:

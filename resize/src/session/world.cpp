@@ -127,7 +127,7 @@ int World::shrink(const std::vector<int>& keep, const std::vector<std::string>& 
   } else {
     // Any live processes: blacs-dyn pops back down the stack when `keep` is exactly a
     // lower level, else pushes a level of them (a level some of whose processes already
-    // left cannot be popped to, issue 20 §5).
+    // left cannot be popped to).
     rc = blacs_dyn_shrink_to_ranks(keep.data(), k, &leave);
   }
   blacs_dyn_set_shrink_hook(nullptr, nullptr);

@@ -35,7 +35,7 @@ struct World {
   static const std::vector<std::string>& known_hosts();
   static const std::vector<int>& known_pids();
   // Shrink to the world ranks in `keep` (in that order). `release` empty: back down the
-  // stack when `keep` is exactly a lower level's processes (seed 002 §3.3.5), else a new
+  // stack when `keep` is exactly a lower level's processes, else a new
   // level of `keep`, whichever live processes they are. `release` given: give those nodes back whole
   // (blacs_dyn_release_hosts), which must leave exactly `keep`. `move` runs on every
   // member of the old world once the request is validated and before anybody leaves (the
@@ -43,7 +43,7 @@ struct World {
   static int shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
                     const std::function<bool()>& move, bool& leaving, std::string& err);
   [[noreturn]] static void leave();
-  // Issue 21: the calling thread expands in the background (blacs_dyn_background_thread):
+  // Background resizes: the calling thread expands in the background (blacs_dyn_background_thread):
   // its expansion stays pending, seen by it alone, until the main thread publishes it.
   static void background_thread(bool on);
   // Main thread: the pending world becomes the world (BLACS included); false if none.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* blacs-dyn: a BLACS whose world can grow (MPI_Comm_spawn) and shrink (a communicator
- * stack), seed 002 §3.3. The stock BLACS entry points (blacs_setup_, Cblacs_setup,
+ * stack of one communicator per world reached). The stock BLACS entry points (blacs_setup_, Cblacs_setup,
  * blacs_pinfo_, Cblacs_pinfo, blacs_get_, Cblacs_get, blacs_gridmap_, ...) are provided
  * by libmalleable_blacs_dyn and must be linked ahead of ScaLAPACK; this header is the
  * explicit API. Every function returns BLACS_DYN_OK or an error code; blacs_dyn_last_error()

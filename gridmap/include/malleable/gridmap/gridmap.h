@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* gridmap C API: topology choice, placement on expansion, data moved, heterogeneous
- * mapping and processor selection (seed 002 chapters 4-6) for C and Fortran callers.
+ * mapping and processor selection for C and Fortran callers.
  * Every function returns a status; on failure gridmap_last_error() (per thread)
  * names the argument and value at fault. Process ids are ranks of the communicator the
  * redistribution runs on (old processes 0..P-1, spawned ones P...). Grids are row-major:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Heterogeneous mapping (seed 002 §3.5, §6.2): arrange processors of unequal power on a
+// Heterogeneous mapping: arrange processors of unequal power on a
 // p x q grid and size the data rows r_i and columns c_j so that r_i * t_ij * c_j <= 1
 // keeps every processor busy; the objective (Beaumont et al., Obj2) is the throughput
 // (sum_i r_i)(sum_j c_j). Pure, no MPI; LAPACKE's dgesvd gives the rank-1 approximation.

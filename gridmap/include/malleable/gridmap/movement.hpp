@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Data-movement accounting for a resize: exact element counts per process from redist's
 // pure plan (redist::plan_stats), not from a formula; plus the thesis's closed forms
-// (seed 002 §4.5) that the exact counts are checked against.
+// that the exact counts are checked against.
 #pragma once
 
 #include <cstdint>

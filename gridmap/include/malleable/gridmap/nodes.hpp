@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Placement when the processes sit on several nodes: a byte that crosses
 // nodes costs more than one that moves between processes of a node, which costs more
-// than one that stays. Seed 002 §4.4-4.6 argues for local remapping because it keeps data
-// near; on a cluster "near" means "on the same node", and these placements minimise the
+// than one that stays. Local remapping pays because it keeps data near; on a cluster "near" means "on the same node", and these placements minimise the
 // bytes that cross nodes first. Pure.
 #pragma once
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Where each process sits in the new grid after a resize (seed 002 §4.2-4.5), the optimal
+// Where each process sits in the new grid after a resize, the optimal
 // placement by linear assignment (beyond the thesis), and shrink planning. Pure, no MPI.
 //
 // Process ids are ranks of the communicator the redistribution runs on: after an
@@ -46,7 +46,7 @@ std::string to_string(PlacementStrategy s);
 PlacementStrategy parse_placement_strategy(const std::string& text);
 
 // Final indices (0-based, in the grown dimension of old+added lines) of the `added` new
-// lines among `old_count` old ones. Local1: at the end. Local2, seed 002 §4.5: the k-th new
+// lines among `old_count` old ones. Local1: at the end. Local2: the k-th new
 // line (k = 1..r) goes after floor((k-1)p/r + p/2r) old lines, i.e. at the centre of the
 // k-th of r divisions of p/r old lines. Throws if added < 0 or old_count < 1.
 std::vector<int> local1_positions(int old_count, int added);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Processor selection under a total processing power budget (seed 002 §6.3): the scheduler
+// Processor selection under a total processing power budget: the scheduler
 // offers a TPP and the powers of its free processors; the application picks which to add
 // and maps the grown grid. Global, Local, Mixed as in the thesis, plus Adaptive, the
 // thesis's own future work (§6.5): whichever predicts the shorter time, counting the data

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Process-grid shapes: topology selection for P processes (seed 002 §5.1.1) and the local
+// Process-grid shapes: topology selection for P processes and the local
 // expansion optimiser (§5.2.1.2). Pure functions, no MPI.
 #pragma once
 

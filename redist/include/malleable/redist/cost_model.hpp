@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Predicting a redistribution's time from its plan, with per-event costs calibrated once
-// per machine (seed 001, SUIF-Adapt §3.2 and §4: isolated micro-benchmarks give the cost
+// per machine (SUIF-Adapt §3.2 and §4: isolated micro-benchmarks give the cost
 // of each event; a redistribution's time is the slowest node's sum of its events). Pure:
 // no MPI here; redist/bench/calibrate_cost.cpp measures the parameters and writes the
 // JSON file this header reads.
@@ -31,7 +31,7 @@
 // endpoint, in that regime only (share > 1 and not sleeping).
 //
 // Both endpoints of a message pay for it: over shared memory without single-copy the sender
-// copies into a shared segment and the receiver out of it (seed 002's "copied twice"). The
+// copies into a shared segment and the receiver out of it (the data is copied twice). The
 // first bound is the busiest process (SUIF-Adapt's max over nodes of the per-node
 // redistribution time); the second is the node's cores running every process's copies when
 // the ranks outnumber them. Steps and the call's collective check cost a scheduling round

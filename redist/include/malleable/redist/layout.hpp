@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The extended descriptor as a plain value: ScaLAPACK's DESC with per-row/column block
-// sizes (seed 002 §3.4.4). Pure C++: no MPI, no BLACS.
+// sizes. Pure C++: no MPI, no BLACS.
 //
 // Row block k (0-based) has row_blocks[k] rows and lives on process row
 // (rsrc + k) mod nprow; likewise columns from csrc. Uniform sizes are exactly ScaLAPACK's
@@ -275,7 +275,7 @@ bool operator==(const Layout& x, const Layout& y);
 
 // Splits `total` into `parts` block sizes proportional to `weights` (largest remainder),
 // each at least 1 when total >= parts: the thesis's heterogeneous block distribution
-// (seed 002 §3.5, §6.2) as row_blocks/col_blocks input.
+// as row_blocks/col_blocks input.
 std::vector<std::int64_t> proportional_blocks(std::int64_t total, const std::vector<double>& weights);
 
 }  // namespace redist

@@ -22,8 +22,8 @@ struct Region {
 };
 
 enum class ScheduleKind {
-  Caterpillar,   // Prylli-Tourancheau round robin, as inside PDGEMR2D (seed 002 §3.4.1)
-  Circulant,     // Park-Prasanna-Raghavendra, block-cyclic layouts (seed 002 §3.4.3)
+  Caterpillar,   // Prylli-Tourancheau round robin, as inside PDGEMR2D
+  Circulant,     // Park-Prasanna-Raghavendra, block-cyclic layouts
   Matching,      // contention-free, minimal steps: edge colouring of the bipartite graph
   AllAtOnce,     // every transfer posted nonblocking at once (no steps)
   Default        // whichever measured fastest here (see docs/redist.md)

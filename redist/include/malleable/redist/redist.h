@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* C interface of redist: the extended descriptor (ScaLAPACK's DESC with per-row/column
- * block sizes, seed 002 §3.4.4) and PxGEMR2D-style redistribution between any two grids.
+ * block sizes) and PxGEMR2D-style redistribution between any two grids.
  *
  * Conventions follow ScaLAPACK: global indices IA/JA are 1-based, local storage is
  * column-major with leading dimension LLD, processes outside a grid pass a descriptor
@@ -32,7 +32,7 @@ enum {
   REDIST_ERR_INVALID_ARGUMENT = 10 /* communicator handle, schedule or dim not valid */
 };
 
-/* Schedules (seed 002 §3.4): see docs/redist.md for which is fastest here. */
+/* Schedules: see docs/redist.md for which is fastest here. */
 enum {
   REDIST_CATERPILLAR = 0, /* Prylli-Tourancheau, as inside PDGEMR2D */
   REDIST_CIRCULANT = 1,   /* Park-Prasanna-Raghavendra, contention free */

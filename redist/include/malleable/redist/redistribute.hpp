@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Executing a redistribution plan over MPI: B(layout b) := A(layout a) inside one
-// enclosing communicator (seed 002 §3.4; the plan/schedule come from plan.hpp).
+// enclosing communicator (the plan/schedule come from plan.hpp).
 //
 // Local storage is ScaLAPACK's: column-major, local leading dimension lda/ldb. A and B may
 // share storage (overlapping submatrices of one array): B then receives A's values from
@@ -79,7 +79,7 @@ struct ExecOptions {
   // many at once: a rank with thousands of partners in one step (AllAtOnce) posts a window
   // and refills it as messages complete. At least 1.
   int max_outstanding = 64;
-  // Reproduce seed 002 §4.6.2 (Tables 4.4-4.6): before each step every rank exchanges an
+  // Split waiting from transferring, as the thesis's tables of step times do: before each step every rank exchanges an
   // empty message with that step's partners, so the time until all partners are ready
   // (waiting) is measured apart from the time moving data (transferring). Costs one
   // small round trip per step; off by default.

@@ -3,7 +3,8 @@
 // processes of one node (memory copies), between nodes (network), and the busiest node
 // link. Pure, from the plan. On a cluster where each node has one link of rate R, no
 // schedule can finish before max_link_elements() * sizeof(T) / R: the link bound the
-// benchmarks print beside each time (seed 002 §4.6 reasons in this regime).
+// benchmarks print beside each time (where the network is the bottleneck, the link
+// bound is what a schedule can approach).
 #pragma once
 
 #include <cstdint>

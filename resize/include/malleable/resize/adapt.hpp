@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Adapting to load while running (seed 000 A-MPI, seed 004 time adaptation).
+// Adapting to load while running.
 // Pure, no MPI: from the measured speeds of the world's processes, the current grid and
 // its block sizes, it predicts what each adaptation would give and picks the best one
-// that pays (seed 004's rule: predicted gain over the remaining iterations > predicted
+// that pays (predicted gain over the remaining iterations > predicted
 // cost). The adaptations, all on the same world (Action::Regrid, nobody is spawned):
 //   - re-weight: the same grid, block sizes recomputed from the measured powers;
-//   - drop:      a process whose participation slows the job leaves the grid (seed 000);
+//   - drop:      a process whose participation slows the job leaves the grid;
 //                it stays in the world off the grid, measuring its speed with a probe;
 //   - return:    a process off the grid comes back (its load is gone).
 // A candidate's iteration time is predicted by scaling the measured one by the ratio of
-// the two layouts' compute times (the thesis's T_Th with measured speeds, seed 002 §6.1);
-// its cost is the calibrated redistribution prediction (seed 001) plus the "other" time
+// the two layouts' compute times (the thesis's T_Th with measured speeds);
+// its cost is the calibrated redistribution prediction plus the "other" time
 // of earlier regrids (ResizeHistory).
 #pragma once
 
@@ -31,7 +31,7 @@ namespace resize {
 
 struct AdaptOptions {
   double min_gain = 0.05;       // a candidate must cut the iteration time by 5% (noise)
-  double margin = 1.0;          // seed 004: gain > margin * cost
+  double margin = 1.0;          // an adaptation pays when gain > margin * cost
   bool reweight = true, drop = true, give_back = true;
   int min_samples = 2;          // speed samples per process before any decision
   std::size_t elem_bytes = 8;   // element size of the matrix moved

@@ -124,26 +124,7 @@ struct MapKey {
   bool operator==(const MapKey&) const = default;
 };
 
-// An IndexMap kept while its key stays the same: get() rebuilds it (build()) only when
-// the key changed, so a query after the first costs a key compare. Pure (unit-tested).
-class CachedMap {
- public:
-  template <class Build>
-  const IndexMap& get(const MapKey& k, Build&& build) {
-    if (!(k == key_)) {
-      map_ = build();
-      key_ = k;
-      ++builds_;
-    }
-    return map_;
-  }
-  std::uint64_t builds() const { return builds_; }  // how many times get() built the map
-
- private:
-  MapKey key_;
-  IndexMap map_;
-  std::uint64_t builds_ = 0;
-};
+class CachedMap;  // the index maps' cache (the library's resize/src/session/cached_map.hpp)
 
 // What the session keeps for a matrix registered through a handle, shared by the handle
 // and the session's record (which writes desc, lld and data at start, join and resizes).
@@ -161,16 +142,14 @@ struct MatrixState {
   // The index maps on the session's current grid (throws if the session is gone): built
   // once per grid and block sizes, then reused (a key of a few integers compared per
   // call). Not for concurrent first calls after a remap point from several threads.
-  const IndexMap& map() const {
-    return cache.get(key(), [&] { return build_map(); });
-  }
-  // The same, built afresh (what every call did before the cache; for the benchmark).
+  const IndexMap& map() const;
+  // The same, built afresh without the cache.
   IndexMap build_map() const;
   MapKey key() const;  // throws if the session is gone
   [[noreturn]] void not_owner(int i, int j) const;
   [[noreturn]] void no_desc() const;
   void check_alive() const;
-  mutable CachedMap cache;
+  mutable std::shared_ptr<CachedMap> cache;  // made by the first map()
 };
 }  // namespace detail
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What a resizable run measured: per-iteration times on each grid, each resize split as
-// DRMS does (seed 003: spawn or exit, redistribution, other), and the derived payoff
-// point and resize cost (seed 002 §5.3). Pure: the MPI shell feeds it numbers.
+// DRMS does (spawn or exit, redistribution, other), and the derived payoff
+// point and resize cost. Pure: the MPI shell feeds it numbers.
 //
 // Two clocks, side by side. "wall" is elapsed time (the max over ranks). "dedicated" is
 // the max over ranks of the process CPU time (CLOCK_PROCESS_CPUTIME_ID) for the same
@@ -67,7 +67,7 @@ struct ResizeRecord {
   double t_other = 0.0;     // decision, state hand-over, BLACS grids, buffers
   double t_total = 0.0;     // t_spawn + t_redist + t_other
   // t_redist as the machine's calibrated cost model predicts it from redist's plans
-  // (malleable-calibrate; seed 001), or < 0: no calibration file, or the PDGEMR2D mover.
+  // (malleable-calibrate), or < 0: no calibration file, or the PDGEMR2D mover.
   double t_redist_predicted = -1.0;
   // Where t_redist_predicted came from: "cost model", or "history" (an uncalibrated
   // machine: the bytes moved on the line through earlier resizes, ResizeHistory), or "".
@@ -118,10 +118,10 @@ struct ResizeRecord {
   std::int64_t bytes_background = 0;    // of bytes_moved, moved in the background
 };
 
-// Payoff point ceil(t_r / (t_p1 - t_p2)) (seed 002 §5.3.1, seed 003 eq. 4): iterations
+// Payoff point ceil(t_r / (t_p1 - t_p2)): iterations
 // on the new grid to amortise the resize. Empty when t_p2 >= t_p1 (never pays off).
 std::optional<std::int64_t> payoff_point(double t_r, double t_p1, double t_p2);
-// Resize cost ceil(t_r / t_p2) (seed 002 §5.3.2, seed 003 eq. 5): iterations the new
+// Resize cost ceil(t_r / t_p2): iterations the new
 // grid could have run during the resize. Throws Error if t_p2 <= 0.
 std::int64_t resize_cost(double t_r, double t_p2);
 
@@ -160,7 +160,7 @@ class Metrics {
   const std::vector<ResizeRecord>& resizes() const { return resizes_; }
 
   // Segments of iterations on one grid. The first iteration after a resize is a
-  // transient (caches, first-touch of new buffers; seed 003 ignores it too) and is left
+  // transient (caches, first-touch of new buffers) and is left
   // out of the statistics when the segment has more than one iteration.
   std::vector<Segment> segments() const;
   // Every successful resize with its neighbouring segments, payoff point and resize cost

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Resize policies: what to do at a remap point (seed 002 §3.1). Pure, no MPI: the MPI
+// Resize policies: what to do at a remap point. Pure, no MPI: the MPI
 // shell calls decide() on world rank 0 only and broadcasts the decision.
 #pragma once
 
@@ -66,7 +66,7 @@ class ScriptedPolicy final : public Policy {
   Schedule schedule_;
 };
 
-// The scheduler side of the thesis's negotiation (seed 002 §3.1, steps ii and iii):
+// The scheduler side of the thesis's negotiation (steps ii and iii):
 //   expand:  scheduler offers up to N more -> app picks k <= N -> scheduler confirms k;
 //   shrink:  scheduler asks for at least M back -> app releases k >= M (redistributing
 //            first) -> app signals completion so the scheduler can reuse them.
@@ -120,7 +120,7 @@ class OfferFileScheduler final : public Scheduler {
   bool release_done_ = false;
 };
 
-// Sweet spot (seed 002 §3.1.2): while the scheduler offers processes, expand one grid
+// Sweet spot: while the scheduler offers processes, expand one grid
 // step at a time (one more process row or column, Local2) and measure; as soon as an
 // expansion does not improve the (median) iteration time by at least `min_gain` (relative),
 // the previous size was the bottom of the U-curve: shrink back to it and stop
@@ -154,7 +154,7 @@ class SweetSpotPolicy final : public Policy {
 };
 
 // Next larger grid when adding one process row or column, keeping it near square:
-// 2x2 -> 3x2 -> 3x3 -> 4x3 ... (seed 002 §5.2.1.2 with the aspect constraint).
+// 2x2 -> 3x2 -> 3x3 -> 4x3 ... (the local expansion optimiser with the aspect constraint).
 Grid next_grid_step(const Grid& g);
 
 // Builds a policy from its command-line name: "fixed", "scripted" (needs `schedule`),

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Measure, predict, decide (seeds 000, 001, 003, 004). Pure, no MPI: the session
+// Measure, predict, decide. Pure, no MPI: the session
 // feeds measurements in and policies read predictions out.
 //
 //  - SpeedEstimator: each process's speed (work units per second of its own compute),
 //    smoothed so that one preempted iteration does not move it but a lasting load change
-//    is followed within a few iterations (seed 000's measured node load, seed 004's
-//    measured share and speed). Its relative speeds are the "measured powers" that feed
+//    is followed within a few iterations (measured load, share and speed). Its relative speeds are the "measured powers" that feed
 //    gridmap's heterogeneous mapping instead of a --powers list.
 //  - ResizeHistory: spawn (expand) and exit (shrink) times, and the remaining "other"
 //    resize time, predicted from the resizes measured before, in this run and earlier
 //    ones (a JSON file the user can inspect).
 //  - predict_payoff: predicted resize time and iteration time on the new grid give the
-//    predicted payoff point (seed 002 §5.3, seed 003 eq. 4); seed 004's rule resizes only
+//    predicted payoff point; the payoff rule resizes only
 //    when the predicted gain over the remaining iterations exceeds the predicted cost.
 #pragma once
 
@@ -146,9 +145,9 @@ HistoryLocation resize_history_location(const std::string& app, const std::strin
 std::string resize_history_file_name(const std::string& app, const std::string& executable);
 
 // ---------------------------------------------------------------------------------------
-// Payoff prediction and seed 004's rule.
+// Payoff prediction and the payoff rule (gain over the remaining iterations > cost).
 
-// The thesis's T_Th of a layout (seed 002 §6.1): the slowest process's compute time,
+// The thesis's T_Th of a layout: the slowest process's compute time,
 // max over p of work[p] / speed[p] (processes with work 0 are skipped). Throws Error on
 // sizes that differ or a non-positive speed where work > 0.
 double compute_time(const std::vector<double>& work, const std::vector<double>& speed);
@@ -162,7 +161,7 @@ struct PayoffPrediction {
   std::optional<std::int64_t> payoff;  // ceil(t_resize / (now - new)); empty: never pays
                                        // (now <= new, or beyond 2^62 iterations)
   double gain = 0;              // (now - new) * remaining (0 when remaining unknown)
-  bool pays = false;            // seed 004: gain > t_resize (remaining unknown: payoff exists)
+  bool pays = false;            // gain > t_resize (remaining unknown: payoff exists)
   std::string why;              // one line: the numbers behind `pays`
 };
 // Inputs must be finite and >= 0 (throws Error naming the one at fault).

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Scripted resize schedules: "3:expand:9:local2,8:shrink:4" (seed 002 §3.1: the
+// Scripted resize schedules: "3:expand:9:local2,8:shrink:4" (the
 // application is resized only at remap points). Pure parsing, no MPI.
 //
 // Grammar (entries separated by ',' ';' or newlines; '#' starts a comment):

@@ -4,7 +4,7 @@
 // policy (world rank 0 decides, everyone follows), picks grid and placement, expands
 // (blacs-dyn spawns, newcomers join with the session and application state) or shrinks
 // (blacs-dyn's communicator stack), redistributes every registered matrix onto the new
-// grid and records the time of each phase (seed 002 §3.1, seed 003's breakdown).
+// grid and records the time of each phase (spawn or exit, redistribution, other).
 //
 // Usage (every process, old or new, runs the same main):
 //   resize::Session s(argc, argv, opts);       // after MPI_Init
@@ -217,7 +217,7 @@ class Session {
   void register_matrix(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                        int* desc, std::vector<std::complex<double>>& buf);
   // Sizes of the row blocks and column blocks on a grid: one block per process row and
-  // column, of any sizes (redist's extended descriptor, seed 002 §3.4.4), e.g. in
+  // column, of any sizes (redist's extended descriptor), e.g. in
   // proportion to processor power (§6). Must give the same answer on every process.
   using BlockSizes = std::function<void(const Grid& g, std::vector<long long>& rows,
                                         std::vector<long long>& cols)>;
@@ -370,7 +370,10 @@ class Session {
   void end_iteration(const std::string& note = {});
   // Collective over the world.
   RemapResult remap_point();
-  // Ask for a resize right now (tests, the C API); collective.
+  // Collective: carry out decision `d` now instead of asking the policy, for a program
+  // that decides its resizes itself (or carries out next_decision()'s in place). World
+  // rank 0's `d` counts (it is broadcast); while a resize runs in the background, as a
+  // decision taken at a remap point.
   RemapResult resize_now(const Decision& d);
 
   MPI_Comm world() const;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Value types shared by the resize session's pure core (no MPI): grids, decisions,
-// placements and the error type. Seed 002 §3.1 (remap points), §4 (placements).
+// placements and the error type.
 #pragma once
 
 #include <stdexcept>
@@ -31,7 +31,7 @@ struct Grid {
   }
 };
 
-// Where the new processes go on an expansion (seed 002 §4.2-4.5, §5.2).
+// Where the new processes go on an expansion.
 enum class Placement {
   Global,   // new grid built from scratch, row-major over world ranks
   Local1,   // new rows/columns appended at the ends of the grid
@@ -67,7 +67,7 @@ struct Decision {
   std::string schema;
   // Expand only, optional: the new grid's rank map (row-major, nprow*npcol world ranks,
   // a permutation of 0..procs-1), when the policy placed the processes itself (e.g.
-  // heterogeneous selection under a power budget, seed 002 §6.3). Overrides placement.
+  // heterogeneous selection under a power budget). Overrides placement.
   std::vector<int> ranks;
   // Nodes. Expand: where the new processes run, one spawn group per host,
   // spawned at the same time, so each node's processes can later leave together. Shrink:

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Proper edge colouring of a bipartite graph with exactly max-degree colours (König's
 // edge-colouring theorem), the core of the contention-free minimal-step schedule
-// (seed 002 §3.4.2, §4.6.2: Desprez et al. extract matchings; one colour class is one
+// (Desprez et al. extract matchings; one colour class is one
 // matching, i.e. one communication step). Pure C++.
 #pragma once
 

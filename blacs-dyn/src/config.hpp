@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Every environment variable blacs-dyn reads, as one typed value (docs/configuration.md
+// has the table). `read_config()` is the only place that looks at the environment; it
+// reads it each time it is called, so a variable set while the process runs counts from
+// the next call on. Values whose parsing can fail stay text and are parsed where they are
+// used, with that operation's message. (Release 0.3 dropped the 0.1 spelling BDYN_<name>
+// of the BLACS_DYN_<name> settings, docs/naming.md.)
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace blacs_dyn {
+
+// An environment variable as set: nullopt when unset, else its text (possibly empty).
+using Text = std::optional<std::string>;
+
+struct Config {
+  Text join;                     // BLACS_DYN_JOIN: set by the spawner in a newcomer (the level it joins)
+  Text setup_file;               // BLACS_SETUP_FILE: the schema file of blacs_setup
+  Text join_timeout;             // BLACS_DYN_JOIN_TIMEOUT: seconds a join may take
+  Text max_procs;                // BLACS_DYN_MAX_PROCS: the most processes the world may grow to
+  bool slot_check = true;        // BLACS_DYN_SLOT_CHECK is not "0"
+  Text spawn;                    // BLACS_DYN_SPAWN: "0", "off", "no", "false" disable spawning
+  bool allow_any_scalapack = false;  // BLACS_DYN_ALLOW_ANY_SCALAPACK set
+  bool verbose = false;          // BLACS_DYN_VERBOSE truthy
+  bool trace = false;            // BLACS_DYN_TRACE set
+  bool keep_pmix_gds = false;    // BLACS_DYN_PMIX_GDS=keep
+  bool keep_sharedfp = false;    // BLACS_DYN_SHAREDFP=keep
+  Text fault;                    // BLACS_DYN_FAULT: a fault to inject
+  Text launcher_rank;            // OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK (the first set, not empty)
+  Text ompi_world_rank;          // OMPI_COMM_WORLD_RANK
+  Text ompi_world_size;          // OMPI_COMM_WORLD_SIZE
+  Text path;                     // PATH: where a program to spawn is looked up
+  bool oversubscribe = false;    // OMPI_MCA_rmaps_base_oversubscribe truthy
+};
+
+// The environment as it is now.
+Config read_config();
+
+// "1", "true", "yes", "on" (any case but "1").
+bool truthy(const char* v);
+
+}  // namespace blacs_dyn

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The one place resize reads the environment (config.hpp).
+#include "common/config.hpp"
+
+#include <cstdlib>
+
+namespace resize::config {
+
+namespace {
+Text text(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? Text(v) : std::nullopt;
+}
+bool set_not_empty_not_zero(const Text& v) { return v && !v->empty() && *v != "0"; }
+}  // namespace
+
+Config read() {
+  Config c;
+  c.policy.offer = text("RESIZE_OFFER");
+  c.policy.history = text("RESIZE_HISTORY");
+  c.policy.xdg_cache_home = text("XDG_CACHE_HOME");
+  c.policy.home = text("HOME");
+  const Text meter = text("RESIZE_METER_KERNELS");
+  c.policy.meter_kernels = meter && (*meter == "1" || *meter == "on" || *meter == "yes");
+
+  c.slurm.job_id = text("SLURM_JOB_ID");
+  c.slurm.procs_per_node = text("RESIZE_SLURM_PROCS_PER_NODE");
+  c.slurm.min_nodes = text("RESIZE_SLURM_MIN_NODES");
+  c.slurm.max_nodes = text("RESIZE_SLURM_MAX_NODES");
+  c.slurm.iterations = text("RESIZE_SLURM_ITERATIONS");
+  c.slurm.interval = text("RESIZE_SLURM_INTERVAL");
+  c.slurm.backoff = text("RESIZE_SLURM_BACKOFF");
+
+  c.session.fault = text("RESIZE_FAULT");
+  c.session.mover = text("RESIZE_MOVER");
+  c.session.move_budget = text("RESIZE_MOVE_BUDGET");
+  c.session.check_constant = set_not_empty_not_zero(text("RESIZE_CHECK_CONSTANT"));
+  c.session.background_timeout = text("RESIZE_BACKGROUND_TIMEOUT");
+
+  c.checkpoint.fault = text("MALLEABLE_CHECKPOINT_FAULT");
+  c.checkpoint.independent_io = text("MALLEABLE_CHECKPOINT_IO") == Text("independent");
+  c.checkpoint.blocks = text("MALLEABLE_CHECKPOINT_BLOCKS");
+  c.checkpoint.direct_chunks = text("MALLEABLE_CHECKPOINT_DIRECT") != Text("0");
+  c.checkpoint.format = text("MALLEABLE_CHECKPOINT_FORMAT");
+  c.checkpoint.trace = set_not_empty_not_zero(text("MALLEABLE_CHECKPOINT_TRACE"));
+  c.checkpoint.levels_trace = text("MALLEABLE_LEVELS_TRACE").has_value();
+  c.checkpoint.node_map = text("MALLEABLE_NODE_MAP");
+  c.checkpoint.switch_map = text("MALLEABLE_SWITCH_MAP");
+  c.checkpoint.job_id = text("MALLEABLE_JOB_ID");
+  if (!c.checkpoint.job_id || c.checkpoint.job_id->empty()) c.checkpoint.job_id = c.slurm.job_id;
+  return c;
+}
+
+}  // namespace resize::config

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Every environment variable resize reads, as one typed value (docs/configuration.md has
+// the table: variable, type, default, effect). `read()` is the only place that looks at
+// the environment; the rest of resize takes the field it needs. It reads the environment
+// each time it is called, so a variable set while the process runs (a test's setenv)
+// counts from the next call on. Values whose parsing can fail stay text here and are
+// parsed where they are used, so a bad value is reported by the operation that needs it,
+// with that operation's message.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace resize::config {
+
+// An environment variable as set: nullopt when unset, else its text (possibly empty).
+using Text = std::optional<std::string>;
+
+// The policies (policy/): offers, the run history, the kernel meter.
+struct Policies {
+  Text offer;                  // RESIZE_OFFER: the offer text of the `offer` policy without a file
+  Text history;                // RESIZE_HISTORY: history file, or "off"/"" for none
+  Text xdg_cache_home;         // XDG_CACHE_HOME: the default history and cost-model folder
+  Text home;                   // HOME: the fallback of XDG_CACHE_HOME
+  bool meter_kernels = false;  // RESIZE_METER_KERNELS in {1, on, yes}
+};
+
+// The Slurm policy (policy/slurm*): the job and its limits, all text (parsed with errors).
+struct Slurm {
+  Text job_id;          // SLURM_JOB_ID
+  Text procs_per_node;  // RESIZE_SLURM_PROCS_PER_NODE
+  Text min_nodes;       // RESIZE_SLURM_MIN_NODES
+  Text max_nodes;       // RESIZE_SLURM_MAX_NODES
+  Text iterations;      // RESIZE_SLURM_ITERATIONS
+  Text interval;        // RESIZE_SLURM_INTERVAL (seconds)
+  Text backoff;         // RESIZE_SLURM_BACKOFF (seconds)
+};
+
+// The session (session/, background/, common/fault).
+struct Session {
+  Text fault;                   // RESIZE_FAULT: a fault to inject (common/fault.hpp)
+  Text mover;                   // RESIZE_MOVER: the C API's mover
+  Text move_budget;             // RESIZE_MOVE_BUDGET: the C API's move budget
+  bool check_constant = false;  // RESIZE_CHECK_CONSTANT set, not empty and not "0"
+  Text background_timeout;      // RESIZE_BACKGROUND_TIMEOUT: seconds a newcomer waits at most
+};
+
+// Checkpoints (checkpoint/).
+struct Checkpoint {
+  Text fault;                  // MALLEABLE_CHECKPOINT_FAULT
+  bool independent_io = false; // MALLEABLE_CHECKPOINT_IO=independent
+  Text blocks;                 // MALLEABLE_CHECKPOINT_BLOCKS: always, never, or auto
+  bool direct_chunks = true;   // MALLEABLE_CHECKPOINT_DIRECT is not "0"
+  Text format;                 // MALLEABLE_CHECKPOINT_FORMAT: the format version to write
+  bool trace = false;          // MALLEABLE_CHECKPOINT_TRACE set, not empty and not "0"
+  bool levels_trace = false;   // MALLEABLE_LEVELS_TRACE set
+  Text node_map;               // MALLEABLE_NODE_MAP
+  Text switch_map;             // MALLEABLE_SWITCH_MAP
+  Text job_id;                 // MALLEABLE_JOB_ID, else SLURM_JOB_ID
+};
+
+struct Config {
+  Policies policy;
+  Slurm slurm;
+  Session session;
+  Checkpoint checkpoint;
+};
+
+// The environment as it is now.
+Config read();
+
+}  // namespace resize::config
