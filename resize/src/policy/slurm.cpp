@@ -3,6 +3,7 @@
 // the commands run by a Runner (popen). The Policy that ties them to the session is
 // slurm_policy.cpp.
 #include "policy/slurm.hpp"
+#include "policy/slurm_arbiter.hpp"
 
 #include "policy/grid_choice.hpp"
 
@@ -152,9 +153,9 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    if (f.size() != 4 || f[0].empty() || !all_digits(f[2]))
-      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST)");
-    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3])});
+    if ((f.size() != 4 && f.size() != 5) || f[0].empty() || !all_digits(f[2]))
+      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST[|NAME])");
+    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() == 5 ? f[4] : std::string()});
   }
   return jobs;
 }
@@ -200,7 +201,8 @@ std::optional<double> measured_time(const Metrics* m, int procs, bool dedicated)
 // of resizes (ResizeHistory, this run and earlier ones), redistribution as the latest
 // expansion's (predicted by the cost model if calibrated, else measured). Unknown length
 // or no measurement on that size yet: try it (the thesis's sweet-spot search).
-bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, std::string& why) {
+bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, std::string& why,
+                  double* saving = nullptr) {
   if (o.total_iterations <= 0) {
     why = "job length unknown";
     return true;
@@ -236,10 +238,23 @@ bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, s
     return false;
   }
   why = pred.why;
+  if (saving) *saving = pred.gain - pred.t_resize;
   return pred.pays;
 }
 
 }  // namespace
+
+Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node) {
+  Growth g;
+  Plan p;
+  double saving = 0;
+  g.pays = growing_pays(in, o, in.world_size + extra_nodes * per_node, p, g.why, &saving);
+  g.saving_s = g.pays ? std::max(0.0, saving) : 0;
+  g.predicted_iteration = p.predicted_iteration;
+  g.predicted_resize = p.predicted_resize;
+  g.measured_iteration = p.measured_iteration;
+  return g;
+}
 
 Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o,
             const PolicyInput& in) {

@@ -40,7 +40,7 @@ struct Job {
   std::string state;                // RUNNING, PENDING, ...
   int nodes = 0;                    // nodes it holds or asks for
   std::vector<std::string> node_list;
-  std::string name;                 // the job's name (squeue %j), when listed
+  std::string name = {};            // the job's name (squeue %j), when listed
 };
 // Lines "ID|STATE|NODES|NODELIST" or "ID|STATE|NODES|NODELIST|NAME"; blank lines
 // ignored; throws Error naming a bad line.

@@ -137,8 +137,9 @@ struct Arbitration {
 Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me, const GrowthModel& growth,
                       double now, const ArbiterOptions& a);
 
-// After an acquisition ended (granted or refused): this job's Claim and Bid removed.
-Ledger settle(const Ledger& l, const std::string& job);
+// After an acquisition ended (granted or refused): this job's Claim and Bid removed; with
+// promises_too also its Promises (a give-back that failed: the nodes stay with the job).
+Ledger settle(const Ledger& l, const std::string& job, bool promises_too = false);
 
 // One JSON object, one line: {"t":..,"job":..,"rule":..,"plan":..,"nodes":[..],
 // "for":..,"by_restart":..,"why":..}.
