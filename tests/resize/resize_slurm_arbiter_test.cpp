@@ -5,7 +5,12 @@
 // cluster view and ledger. No Slurm needed.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
+
+#include <stdlib.h>
 
 #include "policy/slurm_arbiter.hpp"
 
@@ -146,10 +151,13 @@ TEST(SlurmArbiter, ADeadJobsClaimExpiresAndARefusalSettlesTheLedger) {
   const Ledger after = settle(a.ledger, "7");
   EXPECT_TRUE(after.entries.empty());
   EXPECT_EQ(arbitrate(v, after, job("7", {"node1", "node2"}), saving(1), 105, opts()).rule, "bid");
-  // A claim of this job left by a process that died is dropped: the job bids anew.
-  const auto again = arbitrate(v, a.ledger, job("7", {"node1", "node2"}), saving(1), 105, opts());
-  EXPECT_EQ(again.rule, "bid");
-  EXPECT_TRUE(claimed(again.ledger).empty());
+  // Granted: on the cached view the nodes still look idle, the claim keeps everybody off
+  // them, this job too; a view taken later shows them the job's and ends the claim.
+  EXPECT_EQ(arbitrate(v, a.ledger, job("7", {"node1", "node2"}), saving(1), 105, opts()).rule, "no-idle");
+  EXPECT_EQ(arbitrate(v, a.ledger, job("8", {"node3", "node4"}), saving(9), 105, opts()).rule, "no-idle");
+  const ClusterView later = view("7|RUNNING|4|node[1-2,5-6]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n", "", 106);
+  EXPECT_TRUE(arbitrate(later, a.ledger, job("7", {"node1", "node2", "node5", "node6"}), saving(1), 106, opts())
+                  .ledger.entries.empty());
 }
 
 TEST(SlurmArbiter, OneWaitingJobDoesNotMakeTwoJobsShrink) {
@@ -248,4 +256,108 @@ TEST(SlurmArbiter, DecisionLineConfigAndIntervals) {
     seen.insert(t);
   }
   EXPECT_EQ(seen.size(), 4u);
+}
+
+namespace {
+// A small Slurm: jobs and their nodes, answering the commands the policy runs (squeue,
+// sinfo, scontrol show job / update, salloc -w). Counts the queries of the cluster view.
+struct MiniSlurm {
+  std::map<std::string, std::vector<std::string>> jobs;  // running job -> nodes
+  std::vector<std::string> idle;
+  std::vector<std::string> commands;
+  std::vector<std::string> expanding;  // nodes of the last grant, not yet merged
+  Runner runner() {
+    return [this](const std::string& cmd) -> Command {
+      commands.push_back(cmd);
+      if (cmd.rfind("squeue", 0) == 0) {
+        std::string out;
+        for (const auto& [id, nodes] : jobs)
+          out += id + "|RUNNING|" + std::to_string(nodes.size()) + "|" + compress_hostlist(nodes) + "|app\n";
+        return {0, out};
+      }
+      if (cmd.rfind("sinfo", 0) == 0) return {0, compress_hostlist(idle) + "\n"};
+      if (cmd.rfind("scontrol show job -o ", 0) == 0) {
+        const std::string id = cmd.substr(21);
+        return {0, "JobId=" + id + " JobState=RUNNING NodeList=" + compress_hostlist(jobs[id])};
+      }
+      if (cmd.rfind("salloc", 0) == 0) {
+        const auto w = cmd.find(" -w ");
+        const auto want = expand_hostlist(cmd.substr(w + 4, cmd.find(' ', w + 4) - w - 4));
+        for (const auto& h : want)
+          if (std::find(idle.begin(), idle.end(), h) == idle.end()) return {1, "salloc: error: nodes busy"};
+        for (const auto& h : want) idle.erase(std::find(idle.begin(), idle.end(), h));
+        expanding = want;
+        return {0, "salloc: Granted job allocation 99\n"};
+      }
+      if (cmd.find("JobId=99 NumNodes=0") != std::string::npos) return {0, ""};
+      if (cmd.find("NumNodes=ALL") != std::string::npos) {
+        const std::string id = cmd.substr(cmd.find("JobId=") + 6, cmd.find(" NumNodes") - cmd.find("JobId=") - 6);
+        jobs[id].insert(jobs[id].end(), expanding.begin(), expanding.end());
+        return {0, ""};
+      }
+      return {1, "unexpected " + cmd};
+    };
+  }
+};
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<std::string> out;
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+}  // namespace
+
+TEST(SlurmArbiter, TwoPoliciesShareOneViewPerIntervalAndOneGetsTheNodes) {
+  char tmpl[] = "/tmp/slurm-arbiter-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  MiniSlurm slurm;
+  slurm.jobs = {{"7", {"node1"}}, {"8", {"node2"}}};
+  slurm.idle = {"node3", "node4"};
+  double clock = 1000;
+  Options o;
+  o.shared_dir = dir;
+  o.interval_s = 2;
+  o.jitter = 0;
+  o.max_nodes = 3;
+  o.clock = o.wall_clock = [&] { return clock; };
+  SlurmPolicy a(std::make_unique<Client>(slurm.runner(), "7"), o);
+  SlurmPolicy b(std::make_unique<Client>(slurm.runner(), "8"), o);
+  const std::vector<std::string> ra(2, "node1"), rb(2, "node2");
+  PolicyInput ia, ib;
+  ia.world_size = ib.world_size = 2;
+  ia.rank_hosts = &ra;
+  ib.rank_hosts = &rb;
+  Decision da, db;
+  int rounds = 0;
+  for (; rounds < 5; clock += 2.1) {  // the bid window is 2 intervals: the third round acquires
+    ++rounds;
+    da = a.decide(ia);
+    db = b.decide(ib);
+    if (da.action != Action::None || db.action != Action::None) break;
+  }
+  EXPECT_EQ(rounds, 3);
+  // Job 7 (the lower id, equal payoff: length unknown) got both idle nodes; job 8 none.
+  ASSERT_EQ(da.action, Action::Expand) << da.reason;
+  EXPECT_EQ(da.hosts, (std::vector<HostShare>{{"node3", 2}, {"node4", 2}}));
+  EXPECT_EQ(db.action, Action::None) << db.reason;
+  EXPECT_NE(db.reason.find("no-idle"), std::string::npos) << db.reason;
+  int sallocs = 0, squeues = 0;
+  for (const auto& c : slurm.commands) {
+    sallocs += c.rfind("salloc", 0) == 0;
+    squeues += c.rfind("squeue", 0) == 0;
+    EXPECT_EQ(c.find("salloc -N 2 -w node[3-4]") == 0 || c.rfind("salloc", 0) != 0, true) << c;
+  }
+  EXPECT_EQ(sallocs, 1);
+  // Two jobs, three rounds each: one query of the view per round, not per job.
+  EXPECT_EQ(squeues, 3);
+  EXPECT_EQ(lines_of(dir + "/queries.log").size(), 3u);
+  const auto log7 = lines_of(dir + "/log/7.jsonl"), log8 = lines_of(dir + "/log/8.jsonl");
+  ASSERT_EQ(log7.size(), 3u);
+  ASSERT_EQ(log8.size(), 3u);
+  EXPECT_NE(log7.front().find("\"rule\":\"bid\""), std::string::npos) << log7.front();
+  EXPECT_NE(log7.back().find("\"rule\":\"acquire\""), std::string::npos) << log7.back();
+  EXPECT_NE(log8.back().find("\"rule\":\"no-idle\""), std::string::npos) << log8.back();
+  std::filesystem::remove_all(dir);
 }

@@ -32,17 +32,19 @@ struct Ctx {
   std::vector<std::string> pool;  // idle nodes nobody claimed or was promised
 };
 
-// Drops expired entries, this job's stale claims (an acquisition ends inside one
-// decision; one left over is from a process that died or restarted), and offers and
-// promises for jobs that no longer wait.
-Ledger live(const Ledger& l, const ClusterView& v, const std::string& me, double now) {
-  std::set<std::string> waiting;
+// Drops expired entries, claims the view shows fulfilled (taken after the claim, none of
+// its nodes idle any more: the nodes are the job's, or another's if Slurm refused), and
+// offers and promises for jobs that no longer wait.
+Ledger live(const Ledger& l, const ClusterView& v, double now) {
+  std::set<std::string> waiting, idle(v.idle.begin(), v.idle.end());
   for (const Job& j : v.jobs)
     if (j.state == "PENDING") waiting.insert(j.id);
   Ledger out;
   for (const auto& e : l.entries) {
     if (e.expires <= now) continue;
-    if (e.kind == Kind::Claim && e.job == me) continue;
+    if (e.kind == Kind::Claim && v.taken_at > e.since &&
+        std::none_of(e.nodes.begin(), e.nodes.end(), [&](const std::string& h) { return idle.count(h) > 0; }))
+      continue;
     if ((e.kind == Kind::Offer || e.kind == Kind::Promise) && !waiting.count(e.for_job)) continue;
     out.entries.push_back(e);
   }
@@ -223,7 +225,7 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
 
 Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me, const GrowthModel& growth,
                       double now, const ArbiterOptions& a) {
-  Ledger ledger = live(l, v, me.id, now);
+  Ledger ledger = live(l, v, now);
   const Snapshot s = snapshot_of(v, me.id);
   Ctx c{me, s, ledger, now, a, {}};
   if (me.rank_hosts.empty()) return stay(c, "unknown", "the nodes of the ranks are unknown");
@@ -234,10 +236,11 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
       return stay(c, "promised", "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits",
                   e.for_job);
     }
-  // The free pool: idle nodes no other job claimed, none promised to a waiting job.
+  // The free pool: idle nodes nobody claimed (this job's own claim too: its acquisition
+  // is under way or done and the view older), none promised to a waiting job.
   std::set<std::string> taken;
   for (const auto& e : ledger.entries)
-    if ((e.kind == Kind::Claim && e.job != me.id) || e.kind == Kind::Promise) taken.insert(e.nodes.begin(), e.nodes.end());
+    if (e.kind == Kind::Claim || e.kind == Kind::Promise) taken.insert(e.nodes.begin(), e.nodes.end());
   for (const auto& h : s.idle)
     if (!taken.count(h)) c.pool.push_back(h);
   // 2. Waiting jobs first.
