@@ -3,7 +3,6 @@
 // the commands run by a Runner (popen). The Policy that ties them to the session is
 // slurm_policy.cpp.
 #include "policy/slurm.hpp"
-#include "policy/slurm_arbiter.hpp"
 
 #include "policy/grid_choice.hpp"
 

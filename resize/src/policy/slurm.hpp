@@ -102,6 +102,21 @@ struct Plan {
 Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o,
             const PolicyInput& in);
 
+// What growing by `extra_nodes` would bring this job (the payoff point: predicted gain x
+// iterations left against the predicted resize time). The session's metrics supply it
+// (growth_from_metrics); a simulator supplies its own model.
+struct Growth {
+  bool pays = false;
+  double saving_s = 0;  // predicted seconds saved over the rest of the run (0: unknown)
+  std::string why;
+  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
+};
+using GrowthModel = std::function<Growth(int extra_nodes)>;
+Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node);
+
+// `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
+bool expansion_permitted(const std::string& show_config);
+
 // The command layer (slurm.cpp): runs a command line, returns its exit status and
 // output. Tests substitute their own.
 struct Command {
@@ -172,6 +187,7 @@ class SlurmPolicy final : public Policy {
   bool plan_shared(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s, Plan& p,
                    bool& by_restart);
   void settle_ledger(bool promises_too);
+  Decision grow(const PolicyInput& in, const Plan& p, int per_node, double t, bool by_restart);
 };
 
 // "-p slurm": options from the environment (RESIZE_SLURM_PROCS_PER_NODE,

@@ -80,18 +80,6 @@ Ledger parse_ledger(const std::string& text);  // throws Error naming a bad line
 
 // ---- arbitration ------------------------------------------------------------------------
 
-// What growing by `extra_nodes` would bring this job (the payoff point: predicted gain x
-// iterations left against the predicted resize time). The session's metrics supply it
-// (growth_from_metrics); a simulator supplies its own model.
-struct Growth {
-  bool pays = false;
-  double saving_s = 0;  // predicted seconds saved over the rest of the run (0: unknown)
-  std::string why;
-  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
-};
-using GrowthModel = std::function<Growth(int extra_nodes)>;
-Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node);
-
 // This job, as the arbiter needs it.
 struct JobState {
   std::string id;
@@ -145,8 +133,6 @@ Ledger settle(const Ledger& l, const std::string& job, bool promises_too = false
 // "for":..,"by_restart":..,"why":..}.
 std::string decision_json(const Arbitration& a, const std::string& job, double now);
 
-// `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
-bool expansion_permitted(const std::string& show_config);
 
 // ---- the shared directory (slurm_shared.cpp: files and flock) ----------------------------
 

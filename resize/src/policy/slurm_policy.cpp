@@ -201,46 +201,50 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
       return d;
     }
     case Plan::Kind::UseHeld:
-    case Plan::Kind::Acquire: {
-      std::vector<std::string> nodes = p.nodes;
-      if (p.kind == Plan::Kind::Acquire) {
-        if (t < no_acquire_until_) {
-          const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
-                                  " s have passed since it refused (" + p.why + ")";
-          const std::string shape = without_digits(why);
-          if (shape != last_none_) note("staying: " + why);
-          last_none_ = shape;
-          return Decision::none("slurm: " + why);
-        }
-        if (by_restart) {
-          // No job expansion in this Slurm: a new allocation holding these nodes and the
-          // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
-          note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
-               " (Slurm does not permit job expansion; " + p.why + ")");
-          Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
-          g.new_allocation = true;
-          return g;
-        }
-        try {
-          nodes = shared_ ? client_->acquire(p.nodes) : client_->acquire(p.acquire);
-          acquired_ = nodes;
-          backoff_ = 0;
-          note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
-        } catch (const Error& e) {
-          backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
-          no_acquire_until_ = now() + backoff_;
-          settle_ledger(false);
-          note(std::string("growing refused: ") + e.what() + "; next request in " +
-               std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
-          return Decision::none(log_.back());
-        }
-      } else {
-        note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
-      }
-      return expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
-    }
+    case Plan::Kind::Acquire:
+      return grow(in, p, per_node, t, by_restart);
   }
   return Decision::none();
+}
+
+// Growth onto held nodes or nodes Slurm grants (or, without job expansion, by restart).
+Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p, int per_node, double t, bool by_restart) {
+  std::vector<std::string> nodes = p.nodes;
+  if (p.kind == Plan::Kind::Acquire) {
+    if (t < no_acquire_until_) {
+      const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                              " s have passed since it refused (" + p.why + ")";
+      const std::string shape = without_digits(why);
+      if (shape != last_none_) note("staying: " + why);
+      last_none_ = shape;
+      return Decision::none("slurm: " + why);
+    }
+    if (by_restart) {
+      // No job expansion in this Slurm: a new allocation holding these nodes and the
+      // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
+      note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
+           " (Slurm does not permit job expansion; " + p.why + ")");
+      Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
+      g.new_allocation = true;
+      return g;
+    }
+    try {
+      nodes = shared_ ? client_->acquire(p.nodes) : client_->acquire(p.acquire);
+      acquired_ = nodes;
+      backoff_ = 0;
+      note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
+    } catch (const Error& e) {
+      backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+      no_acquire_until_ = now() + backoff_;
+      settle_ledger(false);
+      note(std::string("growing refused: ") + e.what() + "; next request in " +
+           std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
+      return Decision::none(log_.back());
+    }
+  } else {
+    note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
+  }
+  return expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
 }
 
 void SlurmPolicy::completed(const Decision& d, int, bool ok) {
