@@ -147,7 +147,9 @@ class SharedDir {
   // again (another job may just have queried) and if still stale ask Slurm through `run`
   // (the two view commands) and write the view. `queried`: this call asked Slurm.
   ClusterView view(const Runner& run, double now, double max_age_s, const std::string& job, bool& queried);
-  // The ledger read, changed by f and written back, under the ledger's lock.
+  // The ledger read, changed by f and written back, under the ledger's lock. f is first
+  // called on the ledger read without the lock; if it changes nothing, that is all (f's
+  // last call is the one that counts).
   void update(const std::function<Ledger(const Ledger&)>& f);
   void log(const std::string& job, const std::string& line);  // appends a line
 
