@@ -38,6 +38,9 @@ bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::stri
   try {
     bool queried = false;
     v = shared_->view(client_->runner(), w, opt_.interval_s, client_->job_id(), queried);
+    // A view taken before this job started does not list it: taken again.
+    if (!queried && std::none_of(v.jobs.begin(), v.jobs.end(), [&](const Job& j) { return j.id == client_->job_id(); }))
+      v = shared_->view(client_->runner(), w, 0, client_->job_id(), queried);
     s = snapshot_of(v, client_->job_id());
   } catch (const Error& e) {
     note(std::string("asking Slurm failed: ") + e.what());
@@ -148,6 +151,27 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
   bool by_restart = false;
   if (shared_) {
     if (!plan_shared(in, ranks, per_node, s, p, by_restart)) return Decision::none(log_.empty() ? "" : log_.back());
+    // The shared view can be up to an interval old: the job's own nodes are read afresh
+    // before it gives any back or grows onto held ones (an acquisition merged since, or a
+    // release, must not be missed).
+    if (p.kind == Plan::Kind::GiveBack || p.kind == Plan::Kind::UseHeld) {
+      try {
+        s.mine.node_list = client_->held();
+      } catch (const Error& e) {
+        note(std::string("asking Slurm failed: ") + e.what());
+        settle_ledger(true);
+        return Decision::none(log_.back());
+      }
+      const auto& h = s.mine.node_list;
+      p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                                   [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
+                    p.nodes.end());
+      if (p.nodes.empty()) {
+        settle_ledger(true);
+        p.kind = Plan::Kind::None;
+        p.why += " (but Slurm no longer lists those nodes for the job)";
+      }
+    }
   } else {
     try {
       s = client_->snapshot();
