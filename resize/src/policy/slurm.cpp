@@ -152,9 +152,10 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    if ((f.size() != 4 && f.size() != 5) || f[0].empty() || !all_digits(f[2]))
-      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST[|NAME])");
-    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() == 5 ? f[4] : std::string()});
+    if (f.size() < 4 || f.size() > 6 || f[0].empty() || !all_digits(f[2]))
+      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST[|NAME[|REASON]])");
+    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() >= 5 ? f[4] : std::string(),
+                       f.size() == 6 ? f[5] : std::string()});
   }
   return jobs;
 }

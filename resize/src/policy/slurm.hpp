@@ -42,8 +42,9 @@ struct Job {
   int nodes = 0;                    // nodes it holds or asks for
   std::vector<std::string> node_list;
   std::string name = {};            // the job's name (squeue %j), when listed
+  std::string reason = {};          // why it pends (squeue %r), when listed
 };
-// Lines "ID|STATE|NODES|NODELIST" or "ID|STATE|NODES|NODELIST|NAME"; blank lines
+// Lines "ID|STATE|NODES|NODELIST", optionally "|NAME" and "|REASON" after; blank lines
 // ignored; throws Error naming a bad line.
 std::vector<Job> parse_squeue(const std::string& text);
 // `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes, NodeList).
