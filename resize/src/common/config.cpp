@@ -30,6 +30,10 @@ Config read() {
   c.slurm.iterations = text("RESIZE_SLURM_ITERATIONS");
   c.slurm.interval = text("RESIZE_SLURM_INTERVAL");
   c.slurm.backoff = text("RESIZE_SLURM_BACKOFF");
+  c.slurm.jitter = text("RESIZE_SLURM_JITTER");
+  c.slurm.shared = text("RESIZE_SLURM_SHARED");
+  c.slurm.expansion = text("RESIZE_SLURM_EXPANSION");
+  c.slurm.home = text("HOME");
 
   c.session.fault = text("RESIZE_FAULT");
   c.session.mover = text("RESIZE_MOVER");

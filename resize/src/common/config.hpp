@@ -34,6 +34,10 @@ struct Slurm {
   Text iterations;      // RESIZE_SLURM_ITERATIONS
   Text interval;        // RESIZE_SLURM_INTERVAL (seconds)
   Text backoff;         // RESIZE_SLURM_BACKOFF (seconds)
+  Text jitter;          // RESIZE_SLURM_JITTER (fraction of the interval, < 0.9)
+  Text shared;          // RESIZE_SLURM_SHARED: the jobs' shared directory, or off
+  Text expansion;       // RESIZE_SLURM_EXPANSION: auto, on or off
+  Text home;            // HOME: the shared directory's default parent
 };
 
 // The session (session/, background/, common/fault).
