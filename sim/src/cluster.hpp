@@ -19,6 +19,9 @@ namespace clustersim {
 class Cluster {
  public:
   explicit Cluster(Workload w);
+  // Malleable jobs start on fewer nodes than they ask for, down to their minimum, when
+  // that is what is idle (Slurm's --nodes=min-max; easy.hpp).
+  void set_start_ranges(bool on) { ranges_ = on; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
@@ -67,6 +70,7 @@ class Cluster {
   std::vector<std::size_t> queue_;
   std::vector<State> state_;
   std::uint64_t version_ = 0;
+  bool ranges_ = false;
 };
 
 }  // namespace clustersim

@@ -157,12 +157,13 @@ int main(int argc, char** argv) {
   std::string workload_path, costs_path, out_path, records_path, decisions_path;
   int nodes = 0;
   double interval = 0;
-  bool all_rigid = false, no_expansion = false;
+  bool all_rigid = false, no_expansion = false, ranges = false;
   app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)")->required();
   app.add_option("--costs", costs_path, "resize cost constants, JSON (sim/costs/*.json)");
   app.add_option("--nodes", nodes, "simulate on this many nodes instead of the workload's");
   app.add_option("--interval", interval, "seconds between a malleable job's policy queries (0: every remap point)");
   app.add_flag("--rigid", all_rigid, "run every job rigid (the baseline on the same file)");
+  app.add_flag("--start-ranges", ranges, "malleable jobs start on fewer nodes, down to their minimum (Slurm --nodes=min-max)");
   app.add_flag("--no-expansion", no_expansion, "Slurm without job expansion: growth by checkpoint and restart");
   app.add_option("--out", out_path, "metrics JSON (default: stdout)");
   app.add_option("--records", records_path, "per-job CSV");
@@ -179,6 +180,7 @@ int main(int argc, char** argv) {
     if (no_expansion) costs.expansion = false;
     const int machine = w.nodes;
     Sim sim(Cluster(std::move(w)), costs, interval);
+    sim.cluster.set_start_ranges(ranges);
     std::ofstream decisions;
     if (!decisions_path.empty()) {
       decisions.open(decisions_path);
