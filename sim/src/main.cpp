@@ -109,6 +109,7 @@ void run_malleable(Sim& sim, std::size_t j) {
 
 void job_actor(Sim* sim, std::size_t j) {
   const Job& job = sim->cluster.workload().jobs[j];
+  if (sim->costs.launch_s > 0) sg4::this_actor::sleep_for(sim->costs.launch_s);
   if (job.malleable)
     run_malleable(*sim, j);
   else
