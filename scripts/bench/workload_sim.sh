@@ -4,14 +4,15 @@
 # and 10,000 nodes (malleable-clustersim, docs/workload.md). Workloads from
 # scripts/bench/workload/generate.py (Lublin & Feitelson 2003, seed SEED, offered load
 # LOAD); FCFS + EASY backfilling; malleable jobs start on a node range (Slurm
-# --nodes=min-max) and resize by the project's Slurm policy; resize costs from
+# --nodes=min-max) and resize by the project's Slurm policy (the multi-job arbitration,
+# resize::slurm::arbitrate); resize costs from
 # sim/costs/scale.json. Appends one row per run to docs/data/workload/summary.csv
 # (scripts/bench/workload/summary.py), keeps each run's metrics JSON in
-# docs/data/workload/sim/, runs the policy-only variant (no node ranges) at 1,000 nodes
-# into sim/variants.tsv, and renders docs/workload.md's table and docs/img/workload_sim.png.
+# docs/data/workload/sim/, runs the variants (no node ranges; the single-job policy
+# resize::slurm::decide) at 1,000 nodes into sim/variants.tsv, and renders docs/workload.md's table and docs/img/workload_sim.png.
 #
 #   scripts/bench/workload_sim.sh [build-dir]
-# Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (4000), INTERVAL (300: the
+# Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
 # simulated seconds between a malleable job's policy queries), SCALES ("1000 10000"),
 # SHARES ("0 0.2 0.5 1.0"), DATA (docs/data/workload), NO_DOC=1 skips the rendering.
 set -euo pipefail
@@ -37,7 +38,7 @@ field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.ar
 
 for nodes in ${SCALES:-1000 10000}; do
   jobs=${JOBS_1K:-3000}
-  [[ $nodes -ge 10000 ]] && jobs=${JOBS_10K:-4000}
+  [[ $nodes -ge 10000 ]] && jobs=${JOBS_10K:-3000}
   for share in ${SHARES:-0 0.2 0.5 1.0}; do
     w=$tmp/w_${nodes}_${share}.json
     python3 "$gen" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --load "$load" --malleable-share "$share" -o "$w"
@@ -51,12 +52,16 @@ for nodes in ${SCALES:-1000 10000}; do
          "$wall s wall, $((rss / 1024)) MiB ($(tail -1 "$tmp/err"))"
     python3 "$summary" --csv "$data/summary.csv" --metrics "$out" setting=simulated nodes="$nodes" \
       malleable_share="$share" seed="$seed"
-    printf '%s\t%s\tranges+policy\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "$(field "$out" mean_turnaround_s)" \
+    printf '%s\t%s\tarbiter + ranges\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "$(field "$out" mean_turnaround_s)" \
       "$(field "$out" makespan_s)" "$(field "$out" mean_wait_s)" "$(field "$out" resizes_per_job)" >> "$variants"
     if [[ $nodes -lt 10000 && $share != 0 ]]; then
-      "$bin" --workload "$w" --costs "$costs" --interval "$interval" --out "$tmp/p.json" 2>/dev/null
-      printf '%s\t%s\tpolicy only\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "$(field "$tmp/p.json" mean_turnaround_s)" \
-        "$(field "$tmp/p.json" makespan_s)" "$(field "$tmp/p.json" mean_wait_s)" "$(field "$tmp/p.json" resizes_per_job)" >> "$variants"
+      for variant in "arbiter, no ranges:--policy arbiter" "decide + ranges:--policy decide --start-ranges" \
+                     "decide, no ranges:--policy decide"; do
+        # shellcheck disable=SC2086
+        "$bin" --workload "$w" --costs "$costs" --interval "$interval" ${variant#*:} --out "$tmp/p.json" 2>/dev/null
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \
+          "$(field "$tmp/p.json" makespan_s)" "$(field "$tmp/p.json" mean_wait_s)" "$(field "$tmp/p.json" resizes_per_job)" >> "$variants"
+      done
     fi
   done
 done

@@ -101,6 +101,19 @@ std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
   return got;
 }
 
+std::vector<int> Cluster::grant_nodes(std::size_t job, const std::vector<int>& nodes, double now) {
+  State& s = state_.at(job);
+  if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
+  account(s, now);
+  std::vector<int> got;
+  for (int n : nodes)
+    if (idle_.erase(n)) got.push_back(n);
+  s.held.insert(s.held.end(), got.begin(), got.end());
+  s.record.max_held = std::max<int>(s.record.max_held, static_cast<int>(s.held.size()));
+  if (!got.empty()) ++version_;
+  return got;
+}
+
 void Cluster::release(std::size_t job, const std::vector<int>& nodes, double now) {
   State& s = state_.at(job);
   account(s, now);

@@ -45,6 +45,8 @@ class Cluster {
   // Malleability: take up to `count` idle nodes for a job (returned in the order they
   // join), and give nodes of a job back to the idle pool. Both keep node-second accounts.
   std::vector<int> grant(std::size_t job, int count, double now);
+  // The named nodes that are still idle (a claim of the arbiter).
+  std::vector<int> grant_nodes(std::size_t job, const std::vector<int>& nodes, double now);
   void release(std::size_t job, const std::vector<int>& nodes, double now);
   // A resize of `seconds` ended at `now` (counted in the record).
   void resized(std::size_t job, double seconds);
