@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "bench", "workload")
 sys.path.insert(0, SCRIPTS)
 import compare  # noqa: E402
+import sim_report  # noqa: E402
 import generate  # noqa: E402
 import summary  # noqa: E402
 
@@ -175,6 +176,27 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(m["resize_time_s_per_job"], 2.0)
         with self.assertRaises(ValueError):
             summary.metrics([{"submit_s": 5, "start_s": 1, "end_s": 9, "node_s": 1}], nodes=1)
+
+
+class SimReport(unittest.TestCase):
+    def test_table_between_markers_latest_rows_and_ratios(self):
+        with tempfile.TemporaryDirectory() as d:
+            path, doc = os.path.join(d, "s.csv"), os.path.join(d, "w.md")
+            for share, turn in ((0, 999.0), (0, 200.0), (0.5, 100.0)):
+                summary.append_row(path, {"setting": "simulated", "nodes": 1000, "malleable_share": share,
+                                          "jobs": 10, "makespan_s": 50.0, "mean_turnaround_s": turn})
+            summary.append_row(path, {"setting": "emulated", "nodes": 8, "malleable_share": 0.5, "jobs": 30,
+                                      "mean_turnaround_s": 1.0, "makespan_s": 1.0})
+            with open(doc, "w") as f:
+                f.write("# t\n<!-- sim-table -->\nold\n<!-- /sim-table -->\nkept\n")
+            self.assertEqual(sim_report.main(["--csv", path, "--doc", doc]), 0)
+            text = read(doc)
+        self.assertNotIn("old", text)
+        self.assertTrue(text.endswith("<!-- /sim-table -->\nkept\n"))
+        lines = [ln for ln in text.splitlines() if ln.startswith("| 1,000")]
+        self.assertEqual(len(lines), 2)          # the latest rigid row only; no emulated row
+        self.assertIn("| 2.00x |", lines[1])     # 200 / 100
+        self.assertIn("| 1.00x |", lines[0])
 
 
 class Compare(unittest.TestCase):
