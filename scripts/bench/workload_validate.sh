@@ -8,8 +8,9 @@
 # EMULATED.json: the emulated run's metrics (summary.csv's column names); SUMMARY.csv: its
 # latest emulated row with the workload's node count and malleable share. Without either,
 # only the simulated metrics are printed. Environment: COSTS (sim/costs/emulated.json),
-# SIM_FLAGS (extra flags, default --start-ranges: malleable jobs submitted with a node
-# range; set SIM_FLAGS= when the emulated jobs asked for a fixed size), OUT (the simulated
+# SIM_FLAGS (extra flags, default "--start-ranges --interval 2": malleable jobs submitted
+# with a node range, the policy asking every 2 s as the real one does; drop --start-ranges
+# when the emulated jobs asked for a fixed size), OUT (the simulated
 # metrics JSON, default a temporary file), RECORDS (per-job CSV).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -26,7 +27,7 @@ out=${OUT:-$tmp/sim.json}
 args=(--workload "$workload" --costs "${COSTS:-$here/sim/costs/emulated.json}" --out "$out")
 [[ -n ${RECORDS:-} ]] && args+=(--records "$RECORDS")
 # shellcheck disable=SC2086
-"$bin" "${args[@]}" ${SIM_FLAGS---start-ranges}
+"$bin" "${args[@]}" ${SIM_FLAGS---start-ranges --interval 2}
 echo "simulated: $(cat "$out")"
 [[ -z $emulated ]] && exit 0
 read -r nodes share < <(python3 -c "import json,sys; w=json.load(open(sys.argv[1])); print(w['nodes'], w['malleable_share'])" "$workload")
