@@ -56,7 +56,7 @@ for nodes in ${SCALES:-1000 10000}; do
       "$(field "$out" makespan_s)" "$(field "$out" mean_wait_s)" "$(field "$out" resizes_per_job)" >> "$variants"
     if [[ $nodes -lt 10000 && $share != 0 ]]; then
       for variant in "arbiter, no ranges:--policy arbiter" "decide + ranges:--policy decide --start-ranges" \
-                     "decide, no ranges:--policy decide"; do
+                     "decide, no ranges:--policy decide" "ranges, no resizes:--policy none --start-ranges"; do
         # shellcheck disable=SC2086
         "$bin" --workload "$w" --costs "$costs" --interval "$interval" ${variant#*:} --out "$tmp/p.json" 2>/dev/null
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \

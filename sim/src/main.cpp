@@ -44,6 +44,7 @@ struct Sim {
   std::ofstream* decisions = nullptr;
   long decide_calls = 0;
   bool arbiter = true;  // resize::slurm::arbitrate; false: the single-job resize::slurm::decide
+  bool no_resizes = false;  // --policy none: malleable jobs keep the nodes they start on
   resize::slurm::Ledger ledger;
   std::uint64_t ledger_version = 0;
   resize::slurm::ArbiterOptions arbiter_options;
@@ -134,10 +135,10 @@ void run_malleable(Sim& sim, std::size_t j) {
 void job_actor(Sim* sim, std::size_t j) {
   const Job& job = sim->cluster.workload().jobs[j];
   if (sim->costs.launch_s > 0) sg4::this_actor::sleep_for(sim->costs.launch_s);
-  if (job.malleable)
+  if (job.malleable && !sim->no_resizes)
     run_malleable(*sim, j);
-  else
-    sg4::this_actor::sleep_for(job.runtime_s(job.nodes));
+  else  // on the nodes it started on (a range start may give fewer than it asked for)
+    sg4::this_actor::sleep_for(job.runtime_s(static_cast<int>(sim->cluster.held(j).size())));
   sim->cluster.finish(j, sg4::Engine::get_clock());
   ++sim->ended;
   sim->notify();
@@ -189,8 +190,9 @@ int main(int argc, char** argv) {
   app.add_option("--nodes", nodes, "simulate on this many nodes instead of the workload's");
   app.add_option("--interval", interval, "seconds between a malleable job's policy queries (0: every remap point)");
   app.add_flag("--rigid", all_rigid, "run every job rigid (the baseline on the same file)");
-  app.add_option("--policy", policy, "arbiter: the multi-job arbitration (default); decide: the single-job Slurm policy")
-      ->check(CLI::IsMember({"arbiter", "decide"}));
+  app.add_option("--policy", policy, "arbiter: the multi-job arbitration (default); decide: the single-job Slurm policy; "
+                 "none: no resizes (with --start-ranges: only the node range at the start)")
+      ->check(CLI::IsMember({"arbiter", "decide", "none"}));
   app.add_flag("--start-ranges", ranges, "malleable jobs start on fewer nodes, down to their minimum (Slurm --nodes=min-max)");
   app.add_flag("--no-expansion", no_expansion, "Slurm without job expansion: growth by checkpoint and restart");
   app.add_option("--out", out_path, "metrics JSON (default: stdout)");
@@ -210,6 +212,7 @@ int main(int argc, char** argv) {
     Sim sim(Cluster(std::move(w)), costs, interval);
     sim.cluster.set_start_ranges(ranges);
     sim.arbiter = policy == "arbiter";
+    sim.no_resizes = policy == "none";
     // The arbiter's windows are for a query every 2 s; queried every `interval` simulated
     // seconds, they stretch by interval / 2.
     const double stretch = std::max(1.0, interval / 2);
