@@ -37,11 +37,11 @@ namespace resize::slurm {
 // order) and the idle nodes.
 struct ClusterView {
   double taken_at = 0;            // wall-clock seconds (epoch) when Slurm was asked
-  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j'
+  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r'
   std::vector<std::string> idle;  // sinfo -h -t idle -o %N
 };
 // The commands that make a view, and the view from their outputs (throws Error).
-inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j'";
+inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r'";
 inline const char* kViewIdleCommand = "sinfo -h -t idle -o %N";
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
 // The cache file's text and back (throws Error naming what is malformed).
@@ -49,7 +49,9 @@ std::string format_view(const ClusterView& v);
 ClusterView parse_view(const std::string& text);
 // Job `id`'s Snapshot from a view: its allocation, the idle nodes, the jobs that wait
 // (oldest first; requests of the policy's own machinery, names starting "malleable-",
-// are not waiting jobs). Throws Error if the view does not list the job.
+// and jobs pending for another reason than nodes, e.g. Dependency, BeginTime, JobHeldUser,
+// are not waiting jobs: only reasons Resources, Priority, None or none listed).
+// Throws Error if the view does not list the job.
 Snapshot snapshot_of(const ClusterView& v, const std::string& id);
 // Is a view taken at `taken_at` too old at `now` for a job asking every `interval_s`?
 bool view_stale(double taken_at, double now, double interval_s);

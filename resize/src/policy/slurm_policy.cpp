@@ -18,7 +18,6 @@ namespace resize::slurm {
 // ---- the policy -----------------------------------------------------------------------
 
 SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {
-  if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir);
   interval_now_ = opt_.interval_s;
 }
 
@@ -49,6 +48,7 @@ bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::stri
   most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
   Options o = opt_;
   if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
   JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
   ArbiterOptions a;
   a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
@@ -80,6 +80,16 @@ bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::stri
   by_restart = r.by_restart;
   p.why = r.rule + ": " + p.why;
   return true;
+}
+
+// Slurm 22.05 without an accounting database answers every update of a job that merged
+// an expansion with "the DB index is being set, try again" for as long as it runs, and
+// does not perform a NodeList update: such a job gives no node back any more (said once).
+void SlurmPolicy::refuses_release(const std::string& why) {
+  if (no_release_ || why.find("DB index is being set") == std::string::npos) return;
+  no_release_ = true;
+  note("Slurm refuses to shrink this job's allocation after its expansion (no accounting database): it gives no "
+       "node back from now on");
 }
 
 void SlurmPolicy::settle_ledger(bool promises_too) {
@@ -136,10 +146,46 @@ Decision expansion(const PolicyInput& in, const Plan& p, const std::vector<std::
 }
 }  // namespace
 
+void SlurmPolicy::start_once() {
+  configured_ = true;
+  try {
+    if (opt_.configure) opt_.configure(opt_);
+    if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir);
+  } catch (const Error& e) {
+    note(std::string("the Slurm policy could not start: ") + e.what() + "; it stays alone (no shared directory)");
+    opt_.shared_dir.clear();
+  }
+  interval_now_ = opt_.interval_s;
+}
+
+// The shared view can be up to an interval old: the job's own nodes are read afresh
+// before it gives any back or grows onto held ones (an acquisition merged since, or a
+// release, must not be missed). False: Slurm could not be asked (noted).
+bool SlurmPolicy::refresh_own_nodes(Snapshot& s, Plan& p) {
+  try {
+    s.mine.node_list = client_->held();
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    settle_ledger(true);
+    return false;
+  }
+  const auto& h = s.mine.node_list;
+  p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                               [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
+                p.nodes.end());
+  if (p.nodes.empty()) {
+    settle_ledger(true);
+    p.kind = Plan::Kind::None;
+    p.why += " (but Slurm no longer lists those nodes for the job)";
+  }
+  return true;
+}
+
 Decision SlurmPolicy::decide(const PolicyInput& in) {
   return_failed_grant();
   const double t = now();
   if (t - last_ask_ < interval_now_) return Decision::none();
+  if (!configured_) start_once();
   last_ask_ = t;
   if (shared_) interval_now_ = jittered_interval(opt_.interval_s, opt_.jitter, client_->job_id(), ++round_);
   const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
@@ -151,26 +197,8 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
   bool by_restart = false;
   if (shared_) {
     if (!plan_shared(in, ranks, per_node, s, p, by_restart)) return Decision::none(log_.empty() ? "" : log_.back());
-    // The shared view can be up to an interval old: the job's own nodes are read afresh
-    // before it gives any back or grows onto held ones (an acquisition merged since, or a
-    // release, must not be missed).
     if (p.kind == Plan::Kind::GiveBack || p.kind == Plan::Kind::UseHeld) {
-      try {
-        s.mine.node_list = client_->held();
-      } catch (const Error& e) {
-        note(std::string("asking Slurm failed: ") + e.what());
-        settle_ledger(true);
-        return Decision::none(log_.back());
-      }
-      const auto& h = s.mine.node_list;
-      p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
-                                   [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
-                    p.nodes.end());
-      if (p.nodes.empty()) {
-        settle_ledger(true);
-        p.kind = Plan::Kind::None;
-        p.why += " (but Slurm no longer lists those nodes for the job)";
-      }
+      if (!refresh_own_nodes(s, p)) return Decision::none(log_.back());
     }
   } else {
     try {
@@ -182,6 +210,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
     most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
     Options o = opt_;
     if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+    if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
     p = slurm::decide(s, ranks, o, in);
   }
   Decision d;
@@ -214,6 +243,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
         } catch (const Error& e) {
           note(std::string("could not give nodes back: ") + e.what());
           settle_ledger(true);
+          refuses_release(e.what());
         }
         return Decision::none(log_.back());
       }
@@ -285,6 +315,7 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
       } catch (const Error& e) {
         note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
         settle_ledger(true);
+        refuses_release(e.what());
       }
     } else {
       note("the shrink was refused; the job keeps its nodes");
