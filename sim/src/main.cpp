@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// malleable-clustersim (issue 44 §3): a batch system and its jobs simulated with SimGrid's
+// S4U actors on a generated cluster of N hosts. A submitter actor submits the workload's
+// jobs at their times; a scheduler actor runs FCFS with EASY backfilling whenever the
+// queue or the idle nodes change; one actor per job runs on its first node: a rigid job
+// sleeps its run time, a malleable job sleeps iteration by iteration and at each remap
+// point asks the project's Slurm policy (policy.hpp), paying the cost model's resize time
+// (costs.hpp) when it shrinks or grows. The pure state is cluster.hpp; this file only moves
+// simulated time and calls it.
+//
+//   malleable-clustersim --workload w.json [--costs costs.json] [--out metrics.json]
+//                        [--records jobs.csv] [--decisions decisions.jsonl]
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <simgrid/s4u.hpp>
+#include <sstream>
+
+#include "cluster.hpp"
+#include "costs.hpp"
+#include "metrics.hpp"
+#include "policy.hpp"
+
+namespace sg4 = simgrid::s4u;
+using namespace clustersim;
+
+namespace {
+
+struct Sim {
+  Sim(Cluster c, const Costs& k, double interval) : cluster(std::move(c)), costs(k), interval_s(interval) {}
+  Cluster cluster;
+  Costs costs;
+  double interval_s = 0;
+  std::vector<sg4::Host*> hosts;
+  sg4::MutexPtr mutex = sg4::Mutex::create();
+  sg4::ConditionVariablePtr wake = sg4::ConditionVariable::create();
+  bool dirty = false;
+  std::size_t ended = 0;
+  std::ofstream* decisions = nullptr;
+  long decide_calls = 0;
+  bool arbiter = true;  // resize::slurm::arbitrate; false: the single-job resize::slurm::decide
+  bool no_resizes = false;  // --policy none: malleable jobs keep the nodes they start on
+  resize::slurm::Ledger ledger;
+  std::uint64_t ledger_version = 0;
+  resize::slurm::ArbiterOptions arbiter_options;
+
+  Action decide(std::size_t j, int done, double now) {
+    ++decide_calls;
+    if (!arbiter) return decide_for(cluster, j, done, costs);
+    const auto before = ledger.entries;
+    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, arbiter_options);
+    if (ledger.entries != before) ++ledger_version;
+    return a;
+  }
+
+  void notify() {
+    dirty = true;
+    wake->notify_all();
+  }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw Error("cannot read " + path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void log_decision(Sim& sim, std::size_t j, const Action& a, int from) {
+  if (!sim.decisions) return;
+  nlohmann::json line = {{"t", sg4::Engine::get_clock()}, {"job", sim.cluster.workload().jobs[j].id},
+                         {"policy", sim.arbiter ? "arbiter" : "decide"},
+                         {"rule", a.rule}, {"from", from}, {"give", a.give.size()}, {"grow", a.grow},
+                         {"why", a.why}};
+  *sim.decisions << line.dump() << "\n";
+}
+
+// One malleable job's iterations and remap points.
+void run_malleable(Sim& sim, std::size_t j) {
+  const Job& job = sim.cluster.workload().jobs[j];
+  int n = static_cast<int>(sim.cluster.held(j).size());
+  // The cluster's and the ledger's versions when the policy last said stay (for a rule
+  // that only a change of either can alter): the next query waits for a change.
+  std::uint64_t quiet_version = std::numeric_limits<std::uint64_t>::max(), quiet_ledger = quiet_version;
+  double last_check = -std::numeric_limits<double>::infinity();
+  for (int done = 0; done < job.iterations;) {
+    sim.cluster.set_estimated_end(j, sg4::Engine::get_clock() + (job.iterations - done) * job.iteration_s(n));
+    sg4::this_actor::sleep_for(job.iteration_s(n));
+    if (++done == job.iterations) break;
+    const double now = sg4::Engine::get_clock();
+    if (now - last_check < sim.interval_s ||
+        (sim.cluster.version() == quiet_version && sim.ledger_version == quiet_ledger))
+      continue;
+    last_check = now;
+    const Action a = sim.decide(j, done, now);
+    if (a.kind == Action::Kind::None) {
+      if (a.rule != "bid") {  // a standing bid may win later with nothing else changed
+        quiet_version = sim.cluster.version();
+        quiet_ledger = sim.ledger_version;
+      }
+      continue;
+    }
+    log_decision(sim, j, a, n);
+    if (a.kind == Action::Kind::Shrink) {
+      const int to = n - static_cast<int>(a.give.size());
+      const double t = sim.costs.shrink_s(n, to, job.nodes);
+      sg4::this_actor::sleep_for(t);
+      sim.cluster.release(j, a.give, sg4::Engine::get_clock());
+      sim.cluster.resized(j, t);
+      n = to;
+      sim.notify();
+    } else {
+      const auto got = a.claim.empty() ? sim.cluster.grant(j, a.grow, now) : sim.cluster.grant_nodes(j, a.claim, now);
+      if (sim.arbiter) {
+        sim.ledger = resize::slurm::settle(sim.ledger, job.id);
+        ++sim.ledger_version;
+      }
+      if (got.empty()) continue;
+      const int to = n + static_cast<int>(got.size());
+      const double t = sim.costs.grow_s(n, to, job.nodes);
+      sim.cluster.set_estimated_end(j, now + t + (job.iterations - done) * job.iteration_s(to));
+      sg4::this_actor::sleep_for(t);
+      sim.cluster.resized(j, t);
+      n = to;
+    }
+  }
+}
+
+void job_actor(Sim* sim, std::size_t j) {
+  const Job& job = sim->cluster.workload().jobs[j];
+  if (sim->costs.launch_s > 0) sg4::this_actor::sleep_for(sim->costs.launch_s);
+  if (job.malleable && !sim->no_resizes)
+    run_malleable(*sim, j);
+  else  // on the nodes it started on (a range start may give fewer than it asked for)
+    sg4::this_actor::sleep_for(job.runtime_s(static_cast<int>(sim->cluster.held(j).size())));
+  sim->cluster.finish(j, sg4::Engine::get_clock());
+  ++sim->ended;
+  sim->notify();
+}
+
+void submitter(Sim* sim) {
+  const auto& jobs = sim->cluster.workload().jobs;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    sg4::this_actor::sleep_until(jobs[j].submit_s);
+    sim->cluster.submit(j, sg4::Engine::get_clock());
+    sim->notify();
+  }
+}
+
+void scheduler(Sim* sim) {
+  const std::size_t total = sim->cluster.workload().jobs.size();
+  std::unique_lock<sg4::Mutex> lock(*sim->mutex);
+  while (sim->ended < total) {
+    if (!sim->dirty) sim->wake->wait(lock);
+    sim->dirty = false;
+    for (std::size_t j : sim->cluster.schedule(sg4::Engine::get_clock())) {
+      const auto& held = sim->cluster.held(j);
+      sg4::Actor::create(sim->cluster.workload().jobs[j].id, sim->hosts[held.front()], job_actor, sim, j);
+    }
+  }
+}
+
+void write_records(const std::string& path, const std::vector<JobRecord>& recs) {
+  std::ofstream f(path);
+  f << "id,malleable,submit_s,start_s,end_s,node_s,resizes,resize_s,start_nodes,min_held,max_held\n";
+  for (const auto& r : recs)
+    f << r.id << ',' << (r.malleable ? 1 : 0) << ',' << r.submit_s << ',' << r.start_s << ',' << r.end_s << ','
+      << r.node_s << ',' << r.resizes << ',' << r.resize_s << ',' << r.start_nodes << ',' << r.min_held << ','
+      << r.max_held << '\n';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  sg4::Engine engine(&argc, argv);
+  CLI::App app{"malleable-clustersim: a batch system of rigid and malleable jobs, simulated (SimGrid S4U)"};
+  std::string workload_path, costs_path, out_path, records_path, decisions_path;
+  int nodes = 0;
+  double interval = 0;
+  bool all_rigid = false, no_expansion = false, ranges = false;
+  std::string policy = "arbiter";
+  app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)")->required();
+  app.add_option("--costs", costs_path, "resize cost constants, JSON (sim/costs/*.json)");
+  app.add_option("--nodes", nodes, "simulate on this many nodes instead of the workload's");
+  app.add_option("--interval", interval, "seconds between a malleable job's policy queries (0: every remap point)");
+  app.add_flag("--rigid", all_rigid, "run every job rigid (the baseline on the same file)");
+  app.add_option("--policy", policy, "arbiter: the multi-job arbitration (default); decide: the single-job Slurm policy; "
+                 "none: no resizes (with --start-ranges: only the node range at the start)")
+      ->check(CLI::IsMember({"arbiter", "decide", "none"}));
+  app.add_flag("--start-ranges", ranges, "malleable jobs start on fewer nodes, down to their minimum (Slurm --nodes=min-max)");
+  app.add_flag("--no-expansion", no_expansion, "Slurm without job expansion: growth by checkpoint and restart");
+  app.add_option("--out", out_path, "metrics JSON (default: stdout)");
+  app.add_option("--records", records_path, "per-job CSV");
+  app.add_option("--decisions", decisions_path, "the malleable jobs' resize decisions, JSON lines");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    Workload w = parse_workload(read_file(workload_path), nodes);
+    if (all_rigid)
+      for (auto& j : w.jobs) {
+        j.malleable = false;
+        j.min_nodes = j.max_nodes = j.nodes;
+      }
+    Costs costs = costs_path.empty() ? Costs{} : parse_costs(read_file(costs_path));
+    if (no_expansion) costs.expansion = false;
+    const int machine = w.nodes;
+    Sim sim(Cluster(std::move(w)), costs, interval);
+    sim.cluster.set_start_ranges(ranges);
+    sim.arbiter = policy == "arbiter";
+    sim.no_resizes = policy == "none";
+    // The arbiter's windows are for a query every 2 s; queried every `interval` simulated
+    // seconds, they stretch by interval / 2.
+    const double stretch = std::max(1.0, interval / 2);
+    auto& ao = sim.arbiter_options;
+    ao.bid_window_s *= stretch;
+    ao.bid_ttl_s *= stretch;
+    ao.claim_ttl_s *= stretch;
+    ao.offer_ttl_s *= stretch;
+    ao.promise_ttl_s = std::max(ao.promise_ttl_s, 4 * interval);
+    ao.expansion = costs.expansion;
+    std::ofstream decisions;
+    if (!decisions_path.empty()) {
+      decisions.open(decisions_path);
+      sim.decisions = &decisions;
+    }
+    auto* zone = sg4::create_star_zone("cluster");
+    for (int n = 0; n < machine; ++n) sim.hosts.push_back(zone->create_host(sim.cluster.node_name(n), 1e9));
+    zone->seal();
+    sg4::Actor::create("submitter", sim.hosts.front(), submitter, &sim);
+    sg4::Actor::create("scheduler", sim.hosts.front(), scheduler, &sim);
+    engine.run();
+    const auto recs = sim.cluster.records();
+    const RunMetrics m = compute_metrics(recs, machine);
+    if (!records_path.empty()) write_records(records_path, recs);
+    const std::string text = metrics_json(m);
+    if (out_path.empty()) {
+      std::cout << text << "\n";
+    } else {
+      std::ofstream(out_path) << text << "\n";
+    }
+    std::cerr << "malleable-clustersim: " << m.jobs << " jobs on " << machine << " nodes, simulated "
+              << m.makespan_s << " s, " << sim.decide_calls << " policy decisions\n";
+  } catch (const std::exception& e) {
+    std::cerr << "malleable-clustersim: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}

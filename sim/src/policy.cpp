@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "policy.hpp"
+
+#include "malleable/resize/predict.hpp"
+#include "policy/slurm.hpp"
+
+namespace clustersim {
+
+bool growth_pays(const Job& j, int from, int to, int left, const Costs& costs, std::string* why) {
+  if (to <= from || left <= 0) {
+    if (why) *why = "nothing to gain";
+    return false;
+  }
+  const double grow = costs.grow_s(from, to, j.nodes);
+  const double other = costs.expansion ? costs.other_s : 0.0;
+  const double redist = costs.expansion ? costs.redistribution_s(from, to, j.nodes) : 0.0;
+  const auto p = resize::predict_payoff(j.iteration_s(from), j.iteration_s(to), grow - other - redist, redist, other, left);
+  if (why) *why = p.why;
+  return p.pays;
+}
+
+Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs) {
+  const Job& j = c.workload().jobs.at(job);
+  resize::slurm::Snapshot s;
+  s.mine.id = j.id;
+  s.mine.state = "RUNNING";
+  const auto& held = c.held(job);
+  s.mine.nodes = static_cast<int>(held.size());
+  for (int n : held) s.mine.node_list.push_back(c.node_name(n));
+  for (int n : c.idle_nodes_sorted()) s.idle.push_back(c.node_name(n));
+  for (std::size_t q : c.queue()) {
+    resize::slurm::Job w;
+    w.id = c.workload().jobs[q].id;
+    w.state = "PENDING";
+    w.nodes = c.workload().jobs[q].nodes;
+    s.pending.push_back(std::move(w));
+  }
+  resize::slurm::Options o;
+  o.procs_per_node = 1;
+  o.min_nodes = j.min_nodes;
+  o.max_nodes = j.max_nodes;
+  o.total_iterations = j.iterations;
+  resize::PolicyInput in;
+  in.iteration = done;
+  in.world_size = s.mine.nodes;
+  in.remaining = j.iterations - done;
+  const auto plan = resize::slurm::decide(s, s.mine.node_list, o, in);
+  Action a;
+  a.why = plan.why;
+  if (plan.kind == resize::slurm::Plan::Kind::GiveBack) {
+    a.kind = Action::Kind::Shrink;
+    a.rule = "give-back";
+    for (const auto& name : plan.nodes) a.give.push_back(std::stoi(name.substr(1)));
+  } else if (plan.kind == resize::slurm::Plan::Kind::Acquire && plan.acquire > 0) {
+    std::string why;
+    if (growth_pays(j, s.mine.nodes, s.mine.nodes + plan.acquire, j.iterations - done, costs, &why)) {
+      a.kind = Action::Kind::Grow;
+      a.grow = plan.acquire;
+      a.rule = "acquire";
+    } else {
+      a.rule = "no-payoff";
+    }
+    a.why += "; " + why;
+  } else {
+    a.rule = "stay";
+  }
+  return a;
+}
+
+namespace {
+
+int node_index(const std::string& name) { return std::stoi(name.substr(1)); }
+
+resize::slurm::ClusterView view_of(const Cluster& c, double now) {
+  resize::slurm::ClusterView v;
+  v.taken_at = now;
+  const auto& jobs = c.workload().jobs;
+  std::vector<bool> waiting(jobs.size(), false);
+  for (std::size_t q : c.queue()) waiting[q] = true;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {  // submission order, as squeue --sort=V
+    if (!c.running(k) && !waiting[k]) continue;
+    resize::slurm::Job sj;
+    sj.id = jobs[k].id;
+    sj.name = jobs[k].id;
+    sj.state = c.running(k) ? "RUNNING" : "PENDING";
+    if (c.running(k)) {
+      for (int n : c.held(k)) sj.node_list.push_back(c.node_name(n));
+      sj.nodes = static_cast<int>(sj.node_list.size());
+    } else {
+      sj.nodes = jobs[k].nodes;
+    }
+    v.jobs.push_back(std::move(sj));
+  }
+  for (int n : c.idle_nodes_sorted()) v.idle.push_back(c.node_name(n));
+  return v;
+}
+
+}  // namespace
+
+Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
+                     double now, const resize::slurm::ArbiterOptions& opt) {
+  const Job& j = c.workload().jobs.at(job);
+  resize::slurm::JobState me;
+  me.id = j.id;
+  for (int n : c.held(job)) me.rank_hosts.push_back(c.node_name(n));
+  me.per_node = 1;
+  me.min_nodes = j.min_nodes;
+  me.max_nodes = j.max_nodes;
+  const int from = static_cast<int>(me.rank_hosts.size());
+  const int left = j.iterations - done;
+  const resize::slurm::GrowthModel growth = [&](int extra) {
+    resize::slurm::Growth g;
+    const int to = std::min(from + extra, j.max_nodes);
+    g.pays = growth_pays(j, from, to, left, costs, &g.why);
+    g.saving_s = std::max(0.0, (j.iteration_s(from) - j.iteration_s(to)) * left - costs.grow_s(from, to, j.nodes));
+    g.measured_iteration = j.iteration_s(from);
+    g.predicted_iteration = j.iteration_s(to);
+    g.predicted_resize = costs.grow_s(from, to, j.nodes);
+    return g;
+  };
+  const auto a = resize::slurm::arbitrate(view_of(c, now), ledger, me, growth, now, opt);
+  ledger = a.ledger;
+  Action out;
+  out.rule = a.rule;
+  out.why = a.plan.why;
+  if (a.plan.kind == resize::slurm::Plan::Kind::GiveBack) {
+    out.kind = Action::Kind::Shrink;
+    for (const auto& name : a.plan.nodes) out.give.push_back(node_index(name));
+  } else if (a.plan.kind == resize::slurm::Plan::Kind::Acquire) {
+    out.kind = Action::Kind::Grow;
+    for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));
+    out.grow = a.plan.acquire > 0 ? a.plan.acquire : static_cast<int>(out.claim.size());
+  }
+  return out;
+}
+
+}  // namespace clustersim
