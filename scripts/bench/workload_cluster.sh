@@ -87,6 +87,7 @@ json.dump({"seconds": secs, "rate": rate, "load": load, "lo_s": float(lo), "hi_s
 PY
   # the data stays; the per-job scripts and the machine's paths do not
   rm -f "$d"/jobs/*.sh
+  rm -rf "$d/ckpt"
   find "$d" -type f \( -name '*.out' -o -name '*.json' -o -name '*.txt' \) -exec sed -i "s#$here/##g; s#$here#.#g" {} +
   python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_emulated_$share.png"
   dirs+=("$d")

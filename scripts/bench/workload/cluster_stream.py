@@ -97,14 +97,18 @@ def job_script(j, src, build, out):
         "n=$SLURM_JOB_NUM_NODES",
         "p=$(python3 -c \"import math,sys; n=int(sys.argv[1]); p=math.isqrt(n)\n"
         "while n % p: p -= 1\nprint(f'{p}x{n//p}')\" $n)",
-        f"echo \"job {j['id']} ($policy) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST: $n node(s), grid $p\"",
+        f"echo \"job {j['id']} ({policy}) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST: $n node(s), grid $p\"",
     ]
     common = f"-g $p -i {iters} -p {policy} -q --json {out}/jobs/{j['id']}.json"
     if j.get("program") == "pdgemm":
-        run = f"{build}/apps/pdgemm_resizable -n {j.get('real_n', 480)} --nb 32 --meter-kernels {common}"
+        # a real PDGEMM, three times the model's iterations (its own length: ~0.3-0.5 s an
+        # iteration at N = 800 here)
+        common = common.replace(f"-i {iters} ", f"-i {3 * iters} ")
+        run = f"{build}/apps/pdgemm_resizable -n {j.get('real_n', 800)} --nb 32 --meter-kernels {common}"
     else:
+        # a real checkpoint at the end (parallel HDF5), for its cost
         run = (f"{build}/apps/flexsleep_resizable -n 512 --nb 64 --work {j['work_node_s']} --serial {sf} "
-               f"{common}")
+               f"--checkpoint {out}/ckpt/{j['id']} --keep 1 {common}")
     lines.append(f"mpirun --oversubscribe --bind-to none --map-by node -n $n {run}")
     return "\n".join(lines) + "\n"
 
@@ -208,7 +212,7 @@ def main(argv=None):
     p.add_argument("--hi", type=float, default=120.0)
     p.add_argument("--iteration-s", type=float, default=4.0)
     p.add_argument("--real-every", type=int, default=8)
-    p.add_argument("--real-n", type=int, default=480)
+    p.add_argument("--real-n", type=int, default=800)
     p.add_argument("-o", "--out", required=True)
     r = sp.add_parser("run")
     r.add_argument("--workload", required=True)
