@@ -40,8 +40,10 @@ struct Job {
   std::string state;                // RUNNING, PENDING, ...
   int nodes = 0;                    // nodes it holds or asks for
   std::vector<std::string> node_list;
+  std::string name;                 // the job's name (squeue %j), when listed
 };
-// Lines "ID|STATE|NODES|NODELIST"; blank lines ignored; throws Error naming a bad line.
+// Lines "ID|STATE|NODES|NODELIST" or "ID|STATE|NODES|NODELIST|NAME"; blank lines
+// ignored; throws Error naming a bad line.
 std::vector<Job> parse_squeue(const std::string& text);
 // `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes, NodeList).
 Job parse_scontrol_job(const std::string& text);

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Many malleable jobs under one Slurm (issue 44 §1): the arbitration between them, pure.
+//
+// Every job's world rank 0 decides at its remap points from two shared pieces of plain
+// data, both files in one directory every job can reach (a shared file system; no daemon
+// of ours), read and written under flock by the shell (slurm_ledger.cpp):
+//   - the cluster view: one `squeue` (all jobs) and one `sinfo` (idle nodes), taken by
+//     whichever job first finds the cached view older than the interval, read by the
+//     others (slurmctld sees two queries per interval per cluster, not per job);
+//   - the ledger: short-lived entries the jobs write about what they are doing
+//       Bid     job J wants `count` more nodes; its predicted saving `score` (seconds
+//               per node) orders the bids: growth goes to the best payoff
+//       Claim   job J is acquiring exactly `nodes` (idle ones): nobody else asks for them
+//       Offer   job J could give `count` nodes toward waiting job `for_job`
+//       Promise job J gives (gave) `nodes` back for waiting job `for_job`: counted as
+//               given by everyone (no over-shrink), taken by nobody, and J does not grow
+//               while `for_job` waits (no oscillation)
+//     every entry expires (`expires`, wall-clock seconds): the entries of a job that died
+//     vanish on their own; a Promise also ends when its waiting job no longer waits.
+// arbitrate() takes the view, the ledger and this job's state and returns the plan, the
+// ledger to write back and one machine-readable log line with the rule and its reason.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "policy/slurm.hpp"
+
+namespace resize::slurm {
+
+// ---- the cluster view (one query per cluster per interval) ---------------------------
+
+// The whole cluster at one moment: every job Slurm lists (running and pending, in submit
+// order) and the idle nodes.
+struct ClusterView {
+  double taken_at = 0;            // wall-clock seconds (epoch) when Slurm was asked
+  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j'
+  std::vector<std::string> idle;  // sinfo -h -t idle -o %N
+};
+// The commands that make a view, and the view from their outputs (throws Error).
+inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j'";
+inline const char* kViewIdleCommand = "sinfo -h -t idle -o %N";
+ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
+// The cache file's text and back (throws Error naming what is malformed).
+std::string format_view(const ClusterView& v);
+ClusterView parse_view(const std::string& text);
+// Job `id`'s Snapshot from a view: its allocation, the idle nodes, the jobs that wait
+// (oldest first; requests of the policy's own machinery, names starting "malleable-",
+// are not waiting jobs). Throws Error if the view does not list the job.
+Snapshot snapshot_of(const ClusterView& v, const std::string& id);
+// Is a view taken at `taken_at` too old at `now` for a job asking every `interval_s`?
+bool view_stale(double taken_at, double now, double interval_s);
+// The interval to the next query of job `job_id`: base * (1 + jitter * u), u in [-1, 1)
+// drawn from (job id, round): jobs started together spread out.
+double jittered_interval(double base_s, double jitter, const std::string& job_id, std::uint64_t round);
+
+// ---- the ledger ------------------------------------------------------------------------
+
+struct LedgerEntry {
+  enum class Kind { Bid, Claim, Offer, Promise } kind = Kind::Bid;
+  std::string job;                 // who wrote it
+  std::string for_job;             // Offer, Promise: the waiting job
+  std::vector<std::string> nodes;  // Claim: the nodes being acquired; Promise: given back
+  int count = 0;                   // Bid: nodes wanted; Offer: nodes it could give
+  double score = 0;                // Bid: predicted saving, seconds per node
+  double since = 0;                // wall-clock seconds it was first written
+  double expires = 0;              // wall-clock seconds; dropped after
+  bool operator==(const LedgerEntry&) const = default;
+};
+struct Ledger {
+  std::vector<LedgerEntry> entries;
+};
+std::string to_string(LedgerEntry::Kind k);  // "bid" "claim" "offer" "promise"
+// One entry a line: "KIND JOB FOR COUNT SCORE SINCE EXPIRES NODES" ("-" for empty).
+std::string format_ledger(const Ledger& l);
+Ledger parse_ledger(const std::string& text);  // throws Error naming a bad line
+
+// ---- arbitration ------------------------------------------------------------------------
+
+// What growing by `extra_nodes` would bring this job (the payoff point: predicted gain x
+// iterations left against the predicted resize time). The session's metrics supply it
+// (growth_from_metrics); a simulator supplies its own model.
+struct Growth {
+  bool pays = false;
+  double saving_s = 0;  // predicted seconds saved over the rest of the run (0: unknown)
+  std::string why;
+  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
+};
+using GrowthModel = std::function<Growth(int extra_nodes)>;
+Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node);
+
+// This job, as the arbiter needs it.
+struct JobState {
+  std::string id;
+  std::vector<std::string> rank_hosts;  // node of every rank now (rank 0's first)
+  int per_node = 1;                     // processes per node it grows onto
+  int min_nodes = 1, max_nodes = 0;     // max 0: no limit
+};
+
+struct ArbiterOptions {
+  double bid_window_s = 4;    // a bid stands this long before it may win (others bid meanwhile)
+  double bid_ttl_s = 20;      // a bid not renewed for this long is dropped
+  double claim_ttl_s = 60;    // a claim whose acquisition never ended (job died) is dropped
+  double offer_ttl_s = 20;
+  double promise_ttl_s = 900; // a promise whose waiting job never started is dropped
+  bool expansion = true;      // Slurm permits job expansion; else growth is by restart
+};
+
+struct Arbitration {
+  Plan plan;           // None, GiveBack (nodes), UseHeld (nodes), Acquire (nodes named)
+  bool by_restart = false;  // Acquire without job expansion: a new, larger allocation
+  std::string rule;    // what decided: see arbitrate()
+  std::string for_job; // the waiting job a give-back or offer is for
+  Ledger ledger;       // to write back: expired entries dropped, this job's updated
+};
+
+// Rules, in order (the rule name in the log):
+//   "promised"    a Promise of this job is for a job still waiting: stay, do not grow
+//   "give-back"   the oldest waiting job not covered by idle nodes and others' promises:
+//                 this job gives the rest (nodes running nothing first, then the latest
+//                 joined, never rank 0's, not below min_nodes) and writes a Promise
+//   "give-share"  it cannot alone: Offers of the jobs that could, summed, cover it; this
+//                 job gives its share (offers taken in job id order)
+//   "offer"       it cannot alone and the offers do not cover it yet: write an Offer, stay
+//   "cannot-give" nothing to offer (at min_nodes, or only rank 0's node)
+//   "waiting"     jobs wait (covered by others): do not grow
+//   "use-held"    nodes of the allocation run nothing: grow onto them
+//   "no-idle"     no idle node unclaimed and unpromised, or at max_nodes
+//   "no-payoff"   growing does not pay (the bid is withdrawn)
+//   "bid"         growing pays; the bid stands for less than bid_window_s: stay
+//   "outbid"      another job's bid is better (higher score; tie: lower job id) and the
+//                 free nodes go to it first
+//   "acquire"     this job's bid wins: Claim the named nodes, Acquire them
+// A Claim of this job still in the ledger (its acquisition under way): rule "claimed", stay.
+Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me, const GrowthModel& growth,
+                      double now, const ArbiterOptions& a);
+
+// After an acquisition ended (granted or refused): this job's Claim and Bid removed.
+Ledger settle(const Ledger& l, const std::string& job);
+
+// One JSON object, one line: {"t":..,"job":..,"rule":..,"plan":..,"nodes":[..],
+// "for":..,"by_restart":..,"why":..}.
+std::string decision_json(const Arbitration& a, const std::string& job, double now);
+
+// `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
+bool expansion_permitted(const std::string& show_config);
+
+}  // namespace resize::slurm

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "cluster.hpp"
+
+#include <algorithm>
+
+namespace clustersim {
+
+Cluster::Cluster(Workload w) : w_(std::move(w)), state_(w_.jobs.size()) {
+  names_.reserve(w_.nodes);
+  for (int n = 0; n < w_.nodes; ++n) {
+    std::string name(1, 'n');  // (not "n" + to_string: GCC 12's false -Wrestrict)
+    name += std::to_string(n);
+    names_.push_back(std::move(name));
+    idle_.insert(idle_.end(), n);
+  }
+  for (std::size_t j = 0; j < w_.jobs.size(); ++j) {
+    const Job& job = w_.jobs[j];
+    if (job.max_nodes > w_.nodes) throw Error("job " + job.id + " may use more nodes than the machine has");
+    state_[j].record.id = job.id;
+    state_[j].record.malleable = job.malleable;
+    state_[j].record.submit_s = job.submit_s;
+  }
+}
+
+void Cluster::account(State& s, double now) {
+  s.record.node_s += static_cast<double>(s.held.size()) * (now - s.since);
+  s.since = now;
+}
+
+void Cluster::submit(std::size_t job, double now) {
+  State& s = state_.at(job);
+  if (s.queued || s.running || s.done) throw Error("job " + w_.jobs[job].id + " submitted twice");
+  s.queued = true;
+  s.record.submit_s = now;
+  queue_.push_back(job);
+  ++version_;
+}
+
+std::vector<std::size_t> Cluster::schedule(double now) {
+  if (queue_.empty()) return {};
+  std::vector<Waiting> waiting;
+  waiting.reserve(queue_.size());
+  for (std::size_t j : queue_) waiting.push_back({w_.jobs[j].id, w_.jobs[j].nodes, w_.jobs[j].runtime_s(w_.jobs[j].nodes)});
+  std::vector<Running> run;
+  for (const auto& s : state_)
+    if (s.running) run.push_back({static_cast<int>(s.held.size()), s.estimated_end});
+  const EasyResult r = easy_backfill(now, idle_count(), total(), waiting, std::move(run));
+  std::vector<std::size_t> started;
+  std::vector<bool> leaves(queue_.size(), false);
+  for (std::size_t k : r.start) {
+    const std::size_t j = queue_[k];
+    State& s = state_[j];
+    const int n = w_.jobs[j].nodes;
+    for (int i = 0; i < n; ++i) {
+      s.held.push_back(*idle_.begin());
+      idle_.erase(idle_.begin());
+    }
+    s.queued = false;
+    s.running = true;
+    s.since = now;
+    s.estimated_end = now + waiting[k].estimate_s;
+    s.record.start_s = now;
+    s.record.start_nodes = s.record.min_held = s.record.max_held = n;
+    leaves[k] = true;
+    started.push_back(j);
+  }
+  if (!started.empty()) {
+    std::vector<std::size_t> rest;
+    for (std::size_t k = 0; k < queue_.size(); ++k)
+      if (!leaves[k]) rest.push_back(queue_[k]);
+    queue_.swap(rest);
+    ++version_;
+  }
+  return started;
+}
+
+void Cluster::set_estimated_end(std::size_t job, double end) { state_.at(job).estimated_end = end; }
+
+const std::vector<int>& Cluster::idle_nodes_sorted() const {
+  if (idle_sorted_version_ != version_) {
+    idle_sorted_.assign(idle_.begin(), idle_.end());
+    idle_sorted_version_ = version_;
+  }
+  return idle_sorted_;
+}
+
+std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
+  State& s = state_.at(job);
+  if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
+  account(s, now);
+  std::vector<int> got;
+  while (count-- > 0 && !idle_.empty()) {
+    got.push_back(*idle_.begin());
+    idle_.erase(idle_.begin());
+  }
+  s.held.insert(s.held.end(), got.begin(), got.end());
+  s.record.max_held = std::max<int>(s.record.max_held, static_cast<int>(s.held.size()));
+  if (!got.empty()) ++version_;
+  return got;
+}
+
+void Cluster::release(std::size_t job, const std::vector<int>& nodes, double now) {
+  State& s = state_.at(job);
+  account(s, now);
+  for (int n : nodes) {
+    const auto it = std::find(s.held.begin(), s.held.end(), n);
+    if (it == s.held.end()) throw Error("job " + w_.jobs[job].id + " releases node " + names_[n] + ", which it does not hold");
+    s.held.erase(it);
+    idle_.insert(n);
+  }
+  if (s.running && s.held.empty()) throw Error("job " + w_.jobs[job].id + " released its last node while running");
+  s.record.min_held = std::min<int>(s.record.min_held, static_cast<int>(s.held.size()));
+  if (!nodes.empty()) ++version_;
+}
+
+void Cluster::resized(std::size_t job, double seconds) {
+  ++state_.at(job).record.resizes;
+  state_[job].record.resize_s += seconds;
+}
+
+void Cluster::finish(std::size_t job, double now) {
+  State& s = state_.at(job);
+  if (!s.running) throw Error("job " + w_.jobs[job].id + " ends without running");
+  account(s, now);
+  s.record.end_nodes = static_cast<int>(s.held.size());
+  s.running = false;
+  const std::vector<int> nodes = s.held;
+  s.held.clear();
+  for (int n : nodes) idle_.insert(n);
+  s.done = true;
+  s.record.end_s = now;
+  ++version_;
+}
+
+std::vector<JobRecord> Cluster::records() const {
+  std::vector<JobRecord> out;
+  for (std::size_t j = 0; j < state_.size(); ++j) {
+    if (!state_[j].done) throw Error("job " + w_.jobs[j].id + " has not ended");
+    out.push_back(state_[j].record);
+  }
+  return out;
+}
+
+}  // namespace clustersim

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The batch system's state in the cluster simulator (issue 44 §3), pure: the machine's
+// nodes, the FCFS queue, the running jobs and what each held when; the scheduler (EASY
+// backfilling) and the malleable jobs' policy act on it. SimGrid's actors (main.cpp) only
+// move time forward and call these operations at the simulated instants.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "easy.hpp"
+#include "metrics.hpp"
+#include "workload.hpp"
+
+namespace clustersim {
+
+class Cluster {
+ public:
+  explicit Cluster(Workload w);
+
+  const Workload& workload() const { return w_; }
+  int total() const { return w_.nodes; }
+  int idle_count() const { return static_cast<int>(idle_.size()); }
+  const std::string& node_name(int n) const { return names_[n]; }
+  // Bumped by every change of the queue, an allocation or the idle nodes.
+  std::uint64_t version() const { return version_; }
+
+  void submit(std::size_t job, double now);
+  // EASY backfilling over the queue; the started jobs get their nodes (lowest-numbered idle
+  // first) and leave the queue. Returns them in start order.
+  std::vector<std::size_t> schedule(double now);
+  // The running job's estimated end (the scheduler's shadow time uses it).
+  void set_estimated_end(std::size_t job, double end);
+
+  const std::vector<std::size_t>& queue() const { return queue_; }
+  const std::vector<int>& held(std::size_t job) const { return state_[job].held; }  // join order
+  const std::vector<int>& idle_nodes_sorted() const;  // snapshot helper, ascending
+  bool running(std::size_t job) const { return state_[job].running; }
+
+  // Malleability: take up to `count` idle nodes for a job (returned in the order they
+  // join), and give nodes of a job back to the idle pool. Both keep node-second accounts.
+  std::vector<int> grant(std::size_t job, int count, double now);
+  void release(std::size_t job, const std::vector<int>& nodes, double now);
+  // A resize of `seconds` ended at `now` (counted in the record).
+  void resized(std::size_t job, double seconds);
+  void finish(std::size_t job, double now);
+
+  const JobRecord& record(std::size_t job) const { return state_[job].record; }
+  std::vector<JobRecord> records() const;  // every job; throws Error if one has not ended
+
+ private:
+  struct State {
+    std::vector<int> held;
+    bool queued = false, running = false, done = false;
+    double estimated_end = 0;
+    double since = 0;  // node-seconds accounted up to here
+    JobRecord record;
+  };
+  void account(State& s, double now);
+  Workload w_;
+  std::vector<std::string> names_;
+  std::set<int> idle_;
+  mutable std::vector<int> idle_sorted_;
+  mutable std::uint64_t idle_sorted_version_ = ~std::uint64_t{0};
+  std::vector<std::size_t> queue_;
+  std::vector<State> state_;
+  std::uint64_t version_ = 0;
+};
+
+}  // namespace clustersim

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The malleable jobs' decisions in the cluster simulator come from the project's own
+// policy code: resize::slurm::decide (resize/src/policy/slurm.hpp) on a Slurm snapshot
+// built from the simulated cluster (this job's nodes, the idle nodes, the waiting jobs
+// oldest first), and, for growth, the payoff test resize::predict_payoff with the job's
+// model iteration times and the cost model's resize time (the session's predictor knows
+// the speeds; here the model is exact).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cluster.hpp"
+#include "costs.hpp"
+
+namespace clustersim {
+
+struct Action {
+  enum class Kind { None, Shrink, Grow } kind = Kind::None;
+  std::vector<int> give;  // Shrink: nodes to give back (last joined first)
+  int grow = 0;           // Grow: nodes to ask for
+  std::string rule;       // "give-back", "acquire", "no-payoff", "stay"
+  std::string why;        // the policy's reason
+};
+
+// The decision of running malleable job `job` after `done` of its iterations.
+Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs);
+
+// The payoff of growing job j from `from` to `to` nodes with `left` iterations to go
+// (resize::predict_payoff on the model's iteration times and the cost model).
+bool growth_pays(const Job& j, int from, int to, int left, const Costs& costs, std::string* why = nullptr);
+
+}  // namespace clustersim

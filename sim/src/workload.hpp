@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The cluster simulator's jobs (issue 44 §3): the workload JSON that
+// scripts/bench/workload/generate.py writes, read into plain data, and the job model.
+// A job runs `iterations` equal iterations; on n nodes one takes
+//   (work_node_s / iterations) * (serial_fraction + (1 - serial_fraction) / n)
+// seconds (Amdahl's law), so its run time on n nodes is work_node_s * (s + (1 - s) / n).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace clustersim {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Job {
+  std::string id;
+  double submit_s = 0;
+  int nodes = 1;      // requested (rigid) size: the size it starts with
+  int min_nodes = 1;  // malleable range (rigid: min = max = nodes)
+  int max_nodes = 1;
+  bool malleable = false;
+  std::string program = "sleep";
+  double work_node_s = 0;
+  double serial_fraction = 0;
+  int iterations = 1;
+
+  double iteration_s(int n) const;  // one iteration on n nodes
+  double runtime_s(int n) const;    // the whole job on n nodes
+};
+
+struct Workload {
+  std::string model;
+  long seed = 0;
+  int nodes = 0;  // the machine's nodes
+  double malleable_share = 0;
+  double time_scale = 1;
+  std::vector<Job> jobs;  // in submission order
+};
+
+// Parses and checks the JSON text (throws Error naming the job and field at fault):
+// sizes 1 <= min <= nodes <= max <= machine, work > 0, 0 <= serial fraction < 1,
+// iterations >= 1, submissions in non-decreasing order. `machine` > 0 overrides the file's
+// node count (a workload simulated on another machine size; sizes still checked).
+Workload parse_workload(const std::string& json_text, int machine = 0);
+
+}  // namespace clustersim

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The cluster simulator's pure parts (issue 44 §3): job model, workload parsing, resize
+// costs, EASY backfilling, the cluster's state and accounts, metrics, and the adapter to
+// the project's Slurm policy. No SimGrid.
+#include <gtest/gtest.h>
+
+#include "cluster.hpp"
+#include "costs.hpp"
+#include "easy.hpp"
+#include "metrics.hpp"
+#include "policy.hpp"
+#include "workload.hpp"
+
+using namespace clustersim;
+
+namespace {
+
+Job job(std::string id, double submit, int nodes, bool malleable = false, double work = 100, double sf = 0) {
+  Job j;
+  j.id = std::move(id);
+  j.submit_s = submit;
+  j.nodes = nodes;
+  j.min_nodes = malleable ? std::max(1, nodes / 2) : nodes;
+  j.max_nodes = malleable ? nodes * 2 : nodes;
+  j.malleable = malleable;
+  j.work_node_s = work;
+  j.serial_fraction = sf;
+  j.iterations = 10;
+  return j;
+}
+
+Workload machine(int nodes, std::vector<Job> jobs) {
+  Workload w;
+  w.nodes = nodes;
+  w.jobs = std::move(jobs);
+  return w;
+}
+
+}  // namespace
+
+TEST(ClusterSimJob, AmdahlIterationTime) {
+  Job j = job("a", 0, 2, true, 240, 0.05);
+  j.iterations = 30;
+  EXPECT_DOUBLE_EQ(j.iteration_s(1), 8.0);
+  EXPECT_DOUBLE_EQ(j.iteration_s(4), 8.0 * (0.05 + 0.95 / 4));
+  EXPECT_DOUBLE_EQ(j.runtime_s(4), 240 * (0.05 + 0.95 / 4));
+  EXPECT_THROW(j.iteration_s(0), Error);
+}
+
+TEST(ClusterSimWorkload, ParsesTheGeneratorsForm) {
+  const std::string text = R"({"model":"m","seed":3,"nodes":8,"malleable_share":0.5,"time_scale":0.01,
+    "jobs":[{"id":"j000","submit_s":0.0,"nodes":2,"min_nodes":1,"max_nodes":4,"malleable":true,"program":"sleep",
+             "work_node_s":240.0,"serial_fraction":0.05,"iterations":30},
+            {"id":"j001","submit_s":5.0,"nodes":8,"min_nodes":8,"max_nodes":8,"malleable":false,"program":"sleep",
+             "work_node_s":80.0,"serial_fraction":0.1,"iterations":4}]})";
+  const Workload w = parse_workload(text);
+  ASSERT_EQ(w.jobs.size(), 2u);
+  EXPECT_EQ(w.nodes, 8);
+  EXPECT_EQ(w.seed, 3);
+  EXPECT_EQ(w.jobs[0].max_nodes, 4);
+  EXPECT_TRUE(w.jobs[0].malleable);
+  EXPECT_EQ(w.jobs[1].iterations, 4);
+  EXPECT_THROW(parse_workload(text, 4), Error);  // job j001 needs 8 nodes
+}
+
+TEST(ClusterSimWorkload, RefusesBadInputNamingTheJob) {
+  auto with = [](const std::string& job) {
+    return R"({"nodes":8,"jobs":[)" + job + "]}";
+  };
+  const std::string ok = R"({"id":"x","submit_s":0,"nodes":2,"min_nodes":1,"max_nodes":4,"malleable":true,"work_node_s":1,"serial_fraction":0,"iterations":1})";
+  EXPECT_NO_THROW(parse_workload(with(ok)));
+  try {
+    parse_workload(with(R"({"id":"x","submit_s":0,"nodes":9,"min_nodes":9,"max_nodes":9,"malleable":false,"work_node_s":1,"serial_fraction":0,"iterations":1})"));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("job x"), std::string::npos);
+  }
+  EXPECT_THROW(parse_workload(with(R"({"id":"x","submit_s":0,"nodes":2,"min_nodes":1,"max_nodes":4,"malleable":false,"work_node_s":1,"serial_fraction":0,"iterations":1})")), Error);
+  EXPECT_THROW(parse_workload(with(R"({"id":"x","submit_s":0,"nodes":2,"min_nodes":1,"max_nodes":4,"malleable":true,"work_node_s":0,"serial_fraction":0,"iterations":1})")), Error);
+  EXPECT_THROW(parse_workload(with(R"({"id":"x","submit_s":0,"nodes":2,"min_nodes":1,"max_nodes":4,"malleable":true,"work_node_s":1,"serial_fraction":1,"iterations":1})")), Error);
+  EXPECT_THROW(parse_workload(with(R"({"id":"x","nodes":2})")), Error);
+  EXPECT_THROW(parse_workload("[1,2]"), Error);
+  EXPECT_THROW(parse_workload("{"), Error);
+  EXPECT_THROW(parse_workload(R"({"nodes":8,"jobs":[]})"), Error);
+}
+
+TEST(ClusterSimCosts, ModelAndJson) {
+  Costs c;
+  c.data_bytes_per_node = 12.5e9;
+  c.link_Bps = 12.5e9;
+  c.redist_link_ratio = 1.0;
+  EXPECT_DOUBLE_EQ(c.redistribution_s(4, 8, 4), 4.0 / 4);  // 4 x 12.5 GB over 4 links of 12.5 GB/s
+  EXPECT_DOUBLE_EQ(c.expand_s(4, 8, 4), c.spawn_fixed_s + 4 * c.spawn_per_node_s + 1.0 + c.other_s);
+  EXPECT_DOUBLE_EQ(c.shrink_s(8, 4, 4), c.release_s + 1.0 + c.other_s);
+  c.expansion = false;
+  EXPECT_DOUBLE_EQ(c.grow_s(4, 8, 4), c.restart_s(4, 8, 4));
+  EXPECT_GT(c.restart_s(4, 8, 4), c.expand_s(4, 8, 4));
+  const Costs p = parse_costs(R"({"_about":"x","spawn_per_node_s":0.1,"expansion":false})");
+  EXPECT_DOUBLE_EQ(p.spawn_per_node_s, 0.1);
+  EXPECT_FALSE(p.expansion);
+  EXPECT_THROW(parse_costs(R"({"spawn_per_nod_s":0.1})"), Error);
+  EXPECT_THROW(parse_costs(R"({"link_Bps":0})"), Error);
+  EXPECT_THROW(parse_costs(R"({"other_s":-1})"), Error);
+  EXPECT_THROW(parse_costs(R"({"expansion":1})"), Error);
+}
+
+TEST(ClusterSimEasy, StartsInOrderWhileJobsFit) {
+  const auto r = easy_backfill(0, 10, 10, {{"a", 4, 10}, {"b", 6, 10}, {"c", 1, 10}}, {});
+  EXPECT_EQ(r.start, (std::vector<std::size_t>{0, 1}));
+  EXPECT_DOUBLE_EQ(r.shadow, 10);  // c waits for a and b to end
+  EXPECT_EQ(r.extra, 3);  // a's 4 nodes suffice at t=10: 3 beyond c's
+  EXPECT_LT(easy_backfill(0, 10, 10, {{"a", 4, 10}}, {}).shadow, 0);  // nobody waits: no reservation
+}
+
+TEST(ClusterSimEasy, BackfillsShortJobsBeforeTheShadowTime) {
+  // 4 idle of 10; running: 6 nodes until t=100. Head needs 8 -> shadow 100, extra 2.
+  const std::vector<Running> run = {{6, 100}};
+  const std::vector<Waiting> q = {{"head", 8, 50}, {"short", 4, 90}, {"long", 4, 500}};
+  auto r = easy_backfill(0, 4, 10, q, run);
+  EXPECT_DOUBLE_EQ(r.shadow, 100);
+  EXPECT_EQ(r.start, (std::vector<std::size_t>{1}));  // ends by t=90 <= shadow
+  // A long job that fits the extra nodes starts too; one that does not, waits.
+  r = easy_backfill(0, 4, 10, {{"head", 8, 50}, {"long2", 2, 500}, {"long4", 4, 500}}, run);
+  EXPECT_EQ(r.start, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(r.extra, 0);
+  EXPECT_THROW(easy_backfill(0, 4, 10, {{"big", 11, 1}}, run), Error);
+}
+
+TEST(ClusterSimEasy, ShadowFromEarliestEnds) {
+  const std::vector<Running> run = {{3, 300}, {3, 100}, {4, 200}};
+  const auto r = easy_backfill(50, 0, 10, {{"head", 6, 10}}, run);
+  EXPECT_DOUBLE_EQ(r.shadow, 200);  // 3 nodes at 100, 7 at 200
+  EXPECT_EQ(r.extra, 1);
+  EXPECT_TRUE(r.start.empty());
+}
+
+TEST(ClusterSimCluster, AllocatesAccountsAndReleases) {
+  Cluster c(machine(8, {job("a", 0, 4, true), job("b", 0, 6), job("c", 1, 2)}));
+  c.submit(0, 0);
+  c.submit(1, 0);
+  EXPECT_EQ(c.schedule(0), (std::vector<std::size_t>{0}));  // b waits (6 > 4 idle)
+  EXPECT_EQ(c.held(0), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(c.idle_count(), 4);
+  const auto v = c.version();
+  const auto got = c.grant(0, 2, 10);  // 4 nodes for 10 s
+  EXPECT_EQ(got, (std::vector<int>{4, 5}));
+  EXPECT_GT(c.version(), v);
+  c.release(0, {5, 4}, 20);  // 6 nodes for 10 s
+  c.resized(0, 1.5);
+  EXPECT_THROW(c.release(0, {7}, 20), Error);
+  c.finish(0, 30);  // 4 nodes for 10 s
+  EXPECT_EQ(c.schedule(30), (std::vector<std::size_t>{1}));
+  c.finish(1, 40);
+  c.submit(2, 41);
+  EXPECT_EQ(c.schedule(41).size(), 1u);
+  c.finish(2, 42);
+  const auto recs = c.records();
+  EXPECT_DOUBLE_EQ(recs[0].node_s, 40 + 60 + 40);
+  EXPECT_EQ(recs[0].resizes, 1);
+  EXPECT_EQ(recs[0].max_held, 6);
+  EXPECT_DOUBLE_EQ(recs[1].start_s, 30);
+  EXPECT_DOUBLE_EQ(recs[1].node_s, 60);
+  EXPECT_THROW(c.submit(2, 50), Error);
+}
+
+TEST(ClusterSimMetrics, AsDocumented) {
+  std::vector<JobRecord> r(3);
+  r[0] = {"a", true, 0, 0, 100, 200, 1, 4};
+  r[1] = {"b", false, 10, 30, 35, 5, 0, 0};
+  r[2] = {"c", true, 20, 60, 120, 120, 2, 2};
+  const RunMetrics m = compute_metrics(r, 4);
+  EXPECT_EQ(m.jobs, 3);
+  EXPECT_DOUBLE_EQ(m.makespan_s, 120);
+  EXPECT_DOUBLE_EQ(m.mean_wait_s, 20);
+  EXPECT_DOUBLE_EQ(m.median_wait_s, 20);
+  EXPECT_DOUBLE_EQ(m.mean_turnaround_s, 75);
+  EXPECT_DOUBLE_EQ(m.bounded_slowdown, (1 + 2.5 + 100.0 / 60) / 3);  // tau = 10 s
+  EXPECT_DOUBLE_EQ(m.utilisation, 325.0 / 480);
+  EXPECT_DOUBLE_EQ(m.resizes_per_job, 1);
+  EXPECT_DOUBLE_EQ(m.resize_time_s_per_job, 2);
+  r[1].start_s = 5;
+  EXPECT_THROW(compute_metrics(r, 4), Error);
+  EXPECT_THROW(compute_metrics({}, 4), Error);
+}
+
+TEST(ClusterSimPolicy, GivesBackForTheWaitingJob) {
+  Costs costs;
+  Job m = job("m", 0, 6, true);
+  m.max_nodes = 8;
+  Cluster c(machine(8, {m, job("w", 1, 4)}));
+  c.submit(0, 0);
+  c.schedule(0);
+  c.submit(1, 1);
+  EXPECT_TRUE(c.schedule(1).empty());  // 2 idle, w needs 4
+  const Action a = decide_for(c, 0, 3, costs);
+  ASSERT_EQ(a.kind, Action::Kind::Shrink) << a.why;
+  EXPECT_EQ(a.give, (std::vector<int>{5, 4}));  // the last joined, never rank 0's node
+  EXPECT_NE(a.why.find("w waits"), std::string::npos);
+}
+
+TEST(ClusterSimPolicy, GrowsOnlyWhenItPays) {
+  Costs costs;
+  costs.data_bytes_per_node = 1e6;
+  Job big = job("m", 0, 2, true, 20000, 0.0);  // long: 10 iterations of 1,000 s on 2 nodes
+  Cluster c(machine(8, {big}));
+  c.submit(0, 0);
+  c.schedule(0);
+  Action a = decide_for(c, 0, 1, costs);
+  ASSERT_EQ(a.kind, Action::Kind::Grow) << a.why;
+  EXPECT_EQ(a.grow, 2);  // up to max_nodes = 4
+  EXPECT_TRUE(growth_pays(big, 2, 4, 9, costs));
+  // A job with almost no work left does not pay for the spawn.
+  Job tiny = job("t", 0, 2, true, 2, 0.0);
+  EXPECT_FALSE(growth_pays(tiny, 2, 4, 1, costs));
+  EXPECT_FALSE(growth_pays(big, 4, 4, 9, costs));
+}

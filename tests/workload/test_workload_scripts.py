@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of scripts/bench/workload/{generate,summary}.py (issue 44): the generator is
+seeded and deterministic, keeps sizes within the machine and the malleable ranges, and
+reproduces the Lublin-Feitelson statistics it is built from; the summary writer keeps one
+column order and computes the metrics as documented."""
+import csv
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "bench", "workload")
+sys.path.insert(0, SCRIPTS)
+import generate  # noqa: E402
+import summary  # noqa: E402
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+class Generator(unittest.TestCase):
+    def test_seeded_and_deterministic(self):
+        a = generate.generate(128, 300, 7, 0.5)
+        b = generate.generate(128, 300, 7, 0.5)
+        c = generate.generate(128, 300, 8, 0.5)
+        self.assertEqual(json.dumps(a), json.dumps(b))
+        self.assertNotEqual(json.dumps(a), json.dumps(c))
+
+    def test_command_line_writes_the_documented_form(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "w.json")
+            subprocess.run([sys.executable, os.path.join(SCRIPTS, "generate.py"), "--nodes", "8",
+                            "--jobs", "30", "--seed", "3", "--malleable-share", "0.25",
+                            "--time-scale", "0.01", "-o", out], check=True)
+            w = json.loads(read(out))
+        for key in ("model", "seed", "nodes", "malleable_share", "time_scale", "jobs"):
+            self.assertIn(key, w)
+        self.assertIn("Lublin", w["model"])
+        self.assertEqual((w["seed"], w["nodes"], w["malleable_share"], w["time_scale"]), (3, 8, 0.25, 0.01))
+        self.assertEqual(len(w["jobs"]), 30)
+        keys = {"id", "submit_s", "nodes", "min_nodes", "max_nodes", "malleable", "program",
+                "work_node_s", "serial_fraction", "iterations"}
+        for j in w["jobs"]:
+            self.assertEqual(set(j), keys)
+            self.assertEqual(j["program"], "sleep")
+
+    def test_bad_input_is_refused(self):
+        for args in ((0, 10, 1, 0.5), (8, 0, 1, 0.5), (8, 10, 1, 1.5), (8, 10, 1, -0.1)):
+            with self.assertRaises(ValueError):
+                generate.generate(*args)
+        r = subprocess.run([sys.executable, os.path.join(SCRIPTS, "generate.py"), "--nodes", "8",
+                            "--jobs", "5", "--malleable-share", "2"], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("malleable share", r.stderr)
+
+    def test_sizes_within_machine_and_ranges(self):
+        for nodes in (8, 16, 1000, 10000):
+            w = generate.generate(nodes, 500, 1, 0.5)
+            for j in w["jobs"]:
+                self.assertTrue(1 <= j["min_nodes"] <= j["nodes"] <= j["max_nodes"] <= nodes, j)
+                if not j["malleable"]:
+                    self.assertEqual(j["min_nodes"], j["max_nodes"])
+                self.assertGreater(j["work_node_s"], 0)
+                self.assertTrue(0 < j["serial_fraction"] < 1)
+                self.assertGreaterEqual(j["iterations"], 1)
+            subs = [j["submit_s"] for j in w["jobs"]]
+            self.assertEqual(subs, sorted(subs))
+            self.assertEqual(subs[0], 0.0)
+
+    def test_malleable_share_exact_and_nested(self):
+        ws = {f: generate.generate(256, 400, 5, f) for f in (0.0, 0.2, 0.5, 1.0)}
+        sets = {f: {j["id"] for j in w["jobs"] if j["malleable"]} for f, w in ws.items()}
+        self.assertEqual([len(sets[f]) for f in (0.0, 0.2, 0.5, 1.0)], [0, 80, 200, 400])
+        self.assertTrue(sets[0.2] <= sets[0.5] <= sets[1.0])
+        # the same jobs at every share
+        strip = [[(j["submit_s"], j["nodes"], j["work_node_s"]) for j in w["jobs"]] for w in ws.values()]
+        self.assertTrue(all(s == strip[0] for s in strip))
+
+    def test_model_statistics_reproduced(self):
+        n_jobs, nodes = 4000, 128
+        w = generate.generate(nodes, n_jobs, 11, 0.0, load=0.7)
+        jobs = w["jobs"]
+        sizes = [j["nodes"] for j in jobs]
+        serial = sum(s == 1 for s in sizes) / n_jobs
+        self.assertAlmostEqual(serial, generate.SERIAL_PROB, delta=0.03)
+        pow2 = sum(s > 1 and s & (s - 1) == 0 for s in sizes) / n_jobs
+        # the 0.576 share is rounded to powers of two; others may land on one by chance
+        self.assertGreater(pow2, generate.POW2_PROB - 0.03)
+        self.assertLess(pow2, generate.POW2_PROB + 0.12)
+        # run time on the requested size: log-runtime is a hyper-gamma mixture
+        runtimes = [generate.runtime_on(j, j["nodes"]) for j in jobs]
+        logs = [math.log(r) for r in runtimes]
+        p = [min(1, max(0, generate.PA * s + generate.PB)) for s in sizes]
+        expect = statistics.mean(pi * generate.A1 * generate.B1 + (1 - pi) * generate.A2 * generate.B2
+                                 for pi in p)
+        self.assertAlmostEqual(statistics.mean(logs), expect, delta=0.25)
+        # the offered load is the one asked for
+        span = jobs[-1]["submit_s"] - jobs[0]["submit_s"]
+        load = sum(s * r for s, r in zip(sizes, runtimes)) / (nodes * span)
+        self.assertAlmostEqual(load, 0.7, delta=0.01)
+
+    def test_daily_cycle_peaks_in_daytime(self):
+        wts = generate.daily_weights()
+        self.assertAlmostEqual(statistics.mean(wts), 1.0, places=6)
+        peak = max(range(len(wts)), key=wts.__getitem__)
+        self.assertTrue(16 <= peak <= 40, peak)    # between 8:00 and 20:00
+
+    def test_time_scale_scales_times_only(self):
+        a = generate.generate(64, 100, 2, 0.5, time_scale=1.0)
+        b = generate.generate(64, 100, 2, 0.5, time_scale=0.01)
+        for x, y in zip(a["jobs"], b["jobs"]):
+            self.assertEqual(x["nodes"], y["nodes"])
+            self.assertAlmostEqual(y["work_node_s"], x["work_node_s"] * 0.01, delta=0.002)
+            self.assertAlmostEqual(y["submit_s"], x["submit_s"] * 0.01, delta=0.002)
+
+
+class Summary(unittest.TestCase):
+    def test_header_order_and_rows(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "sub", "summary.csv")
+            summary.append_row(path, {"setting": "simulated", "nodes": 1000, "malleable_share": 0.5,
+                                      "jobs": 10, "makespan_s": 12.5, "commit": "abc", "date": "x"})
+            subprocess.run([sys.executable, os.path.join(SCRIPTS, "summary.py"), "--csv", path,
+                            "setting=emulated", "nodes=8", "malleable_share=0.25", "jobs=30",
+                            "slurm_rpcs_per_job_minute=3.5"], check=True)
+            rows = list(csv.reader(read(path).splitlines()))
+        self.assertEqual(rows[0], summary.COLUMNS)
+        self.assertEqual(rows[0][:4], ["setting", "nodes", "malleable_share", "jobs"])
+        self.assertEqual(len(rows), 3)
+        self.assertEqual(rows[1][summary.COLUMNS.index("makespan_s")], "12.5")
+        self.assertEqual(rows[1][summary.COLUMNS.index("median_wait_s")], "")
+        self.assertEqual(rows[2][summary.COLUMNS.index("slurm_rpcs_per_job_minute")], "3.5")
+        self.assertRegex(rows[2][summary.COLUMNS.index("date")], r"^\d{4}-\d\d-\d\dT")
+
+    def test_refuses_unknown_columns_and_foreign_headers(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.csv")
+            with self.assertRaises(ValueError):
+                summary.append_row(path, {"setting": "simulated", "nodes": 1, "malleable_share": 0,
+                                          "jobs": 1, "turnaround": 3})
+            with self.assertRaises(ValueError):
+                summary.append_row(path, {"setting": "real", "nodes": 1, "malleable_share": 0, "jobs": 1})
+            self.assertFalse(os.path.exists(path))
+            with open(path, "w") as f:
+                f.write("a,b\n")
+            with self.assertRaises(ValueError):
+                summary.append_row(path, {"setting": "simulated", "nodes": 1, "malleable_share": 0, "jobs": 1})
+            self.assertEqual(read(path), "a,b\n")
+
+    def test_metrics(self):
+        recs = [
+            {"submit_s": 0, "start_s": 0, "end_s": 100, "node_s": 200, "resizes": 1, "resize_s": 4},
+            {"submit_s": 10, "start_s": 30, "end_s": 35, "node_s": 5},
+            {"submit_s": 20, "start_s": 60, "end_s": 120, "node_s": 120, "resizes": 2, "resize_s": 2},
+        ]
+        m = summary.metrics(recs, nodes=4)
+        self.assertEqual(m["jobs"], 3)
+        self.assertEqual(m["makespan_s"], 120)
+        self.assertAlmostEqual(m["mean_wait_s"], (0 + 20 + 40) / 3)
+        self.assertEqual(m["median_wait_s"], 20)
+        self.assertAlmostEqual(m["mean_turnaround_s"], (100 + 25 + 100) / 3)
+        # bounded slowdown: 100/100, 25/max(5,10), 100/60
+        self.assertAlmostEqual(m["bounded_slowdown"], (1 + 2.5 + 100 / 60) / 3)
+        self.assertAlmostEqual(m["utilisation"], 325 / 480)
+        self.assertAlmostEqual(m["resizes_per_job"], 1.0)
+        self.assertAlmostEqual(m["resize_time_s_per_job"], 2.0)
+        with self.assertRaises(ValueError):
+            summary.metrics([{"submit_s": 5, "start_s": 1, "end_s": 9, "node_s": 1}], nodes=1)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
