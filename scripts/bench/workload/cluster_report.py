@@ -132,13 +132,15 @@ def plot(w, jobs, m, path):
     order = sorted(done, key=lambda j: j["start_s"])
     dat = os.path.join(tmp, "stack.dat")
     with open(dat, "w") as f:
-        for t in times:
+        # steps: the nodes seen at one poll hold until just before the next
+        for t, u in zip(times, times[1:] + [times[-1] + 1.0]):
             acc = 0
             vals = []
             for j in order:
                 acc += held[j["id"]].get(t, 0)
                 vals.append(str(acc))
             f.write(f"{t:.2f} " + " ".join(vals) + "\n")
+            f.write(f"{u - 0.01:.2f} " + " ".join(vals) + "\n")
     n = w["nodes"]
     share = w["malleable_share"]
     title = (f"{len(done)} jobs on {n} emulated nodes, {100 * share:.0f}% malleable: makespan {m['makespan_s']:.0f} s, "
@@ -159,80 +161,101 @@ def plot(w, jobs, m, path):
     subprocess.run(["gnuplot", sp], check=True)
 
 
+def _fit(pts):
+    """Least squares t = a + b * x over (x, t) points; None with fewer than 2 distinct x."""
+    if len({x for x, _ in pts}) < 2:
+        return None
+    n = len(pts)
+    mx = sum(x for x, _ in pts) / n
+    mt = sum(t for _, t in pts) / n
+    b = sum((x - mx) * (t - mt) for x, t in pts) / sum((x - mx) ** 2 for x, _ in pts)
+    return mt - b * mx, b
+
+
+def _med(v):
+    return statistics.median(v) if v else None
+
+
 def costs(dirs):
-    """Resize costs for the simulator, from every job's run JSON of the runs."""
-    expand, shrink, ckpt = [], [], []
+    """Resize costs for the cluster simulator (sim/src/costs.hpp's keys; details under "_"
+    keys, which it ignores), from every job's run JSON and Slurm's view of the runs. One
+    process per node, so processes = nodes."""
+    expand, shrink, ckpt, launch = [], [], [], []
     link = None
     for d in dirs:
-        meta = os.path.join(d, "meta.json")
-        if os.path.exists(meta):
-            link = json.load(open(meta)).get("rate", link)
+        if os.path.exists(os.path.join(d, "meta.json")):
+            link = json.load(open(os.path.join(d, "meta.json"))).get("rate", link)
+        slurm_view = {}
+        if os.path.exists(os.path.join(d, "jobs.json")):
+            slurm_view = {j["id"]: j for j in json.load(open(os.path.join(d, "jobs.json"))) if not j.get("missing")}
         jd = os.path.join(d, "jobs")
         for name in sorted(os.listdir(jd)) if os.path.isdir(jd) else []:
             if not name.endswith(".json"):
                 continue
             run = json.load(open(os.path.join(jd, name)))
+            jid = name[:-5]
             for r in run.get("resizes", []):
                 if not r.get("ok"):
                     continue
-                fp = r["from"]["rows"] * r["from"]["cols"]
-                tp = r["to"]["rows"] * r["to"]["cols"]
-                e = {"app": run.get("app"), "from_procs": fp, "to_procs": tp, "t_spawn_s": r["t_spawn_s"],
+                e = {"job": jid, "app": run.get("app"), "from": r["from"]["rows"] * r["from"]["cols"],
+                     "to": r["to"]["rows"] * r["to"]["cols"], "t_spawn_s": r["t_spawn_s"],
                      "t_redist_s": r["t_redist_s"], "t_other_s": r["t_other_s"], "t_total_s": r["t_total_s"],
                      "bytes_moved": r["bytes_moved"], "bytes_inter_node": r.get("bytes_inter_node", 0),
                      "bytes_total": r["bytes_total"]}
                 (expand if r["action"] == "expand" else shrink).append(e)
+            data = 2 * 8 * run.get("problem_size", {}).get("n", 0) ** 2
+            its = run.get("iterations", [])
             for c in run.get("checkpoints", {}).get("written", []):
-                ckpt.append({"seconds": c["seconds"], "bytes": _matrix_bytes(run)})
-
-    def fit(pts):
-        """Least squares t = a + b * x over (x, t) points; None when fewer than 2 distinct x."""
-        if len({x for x, _ in pts}) < 2:
-            return None
-        n = len(pts)
-        mx = sum(x for x, _ in pts) / n
-        mt = sum(t for _, t in pts) / n
-        sxx = sum((x - mx) ** 2 for x, _ in pts)
-        b = sum((x - mx) * (t - mt) for x, t in pts) / sxx
-        return {"fixed_s": mt - b * mx, "per_unit_s": b}
-
-    def med(v):
-        return statistics.median(v) if v else None
-
-    spawn_pts = [(e["to_procs"] - e["from_procs"], e["t_spawn_s"]) for e in expand]
-    rate_bps = _rate_bytes(link)
-    redist = [e for e in expand + shrink if e["bytes_moved"] > 0 and e["t_redist_s"] > 0]
+                nodes = its[-1]["procs"] if its else 1
+                ckpt.append({"job": jid, "seconds": c["seconds"], "bytes": data, "nodes": nodes})
+            v = slurm_view.get(jid)
+            if v and its:
+                # launch, MPI start-up, set-up and the end: Slurm's run time less the iterations,
+                # the resizes and the checkpoint
+                busy = sum(i["wall_s"] for i in its) + sum(r["t_total_s"] for r in run.get("resizes", []))
+                busy += sum(c["seconds"] for c in run.get("checkpoints", {}).get("written", []))
+                launch.append({"job": jid, "nodes": its[0]["procs"], "seconds": v["end_s"] - v["start_s"] - busy})
+    link_bps = _rate_bytes(link)
+    spawn = _fit([(e["to"] - e["from"], e["t_spawn_s"]) for e in expand])
+    moved = [e for e in expand + shrink if e["t_redist_s"] > 0 and e["bytes_total"] > 0]
+    ratio = [e["t_redist_s"] / (e["bytes_total"] / (min(e["from"], e["to"]) * link_bps)) for e in moved] if link_bps else []
+    fs = [c["bytes"] / c["seconds"] for c in ckpt if c["seconds"] > 0 and c["bytes"] > 0]
+    fs_node = [c["bytes"] / (c["seconds"] * c["nodes"]) for c in ckpt if c["seconds"] > 0 and c["bytes"] > 0]
     out = {
-        "source": "scripts/bench/workload_cluster.sh on the emulated cluster (one process per node), "
-                  "cluster_report.py costs",
-        "link_rate": link, "link_bytes_per_s": rate_bps,
-        "expansions": len(expand), "shrinks": len(shrink),
-        "spawn": {"median_per_node_s": med([t / max(1, x) for x, t in spawn_pts]),
-                  "median_s": med([t for _, t in spawn_pts]), "fit_by_nodes_added": fit(spawn_pts)},
-        "shrink": {"median_total_s": med([e["t_total_s"] for e in shrink]),
-                   "median_exit_s": med([e["t_spawn_s"] for e in shrink])},
-        "redistribution": {
-            "median_s_per_byte_moved": med([e["t_redist_s"] / e["bytes_moved"] for e in redist]),
-            "median_bytes_per_s": med([e["bytes_moved"] / e["t_redist_s"] for e in redist]),
-            "median_over_link_bound": med([e["t_redist_s"] / (e["bytes_inter_node"] / rate_bps)
-                                           for e in redist if rate_bps and e["bytes_inter_node"] > 0]),
-            "fit_by_bytes": fit([(e["bytes_moved"], e["t_redist_s"]) for e in redist])},
-        "other": {"median_s": med([e["t_other_s"] for e in expand + shrink])},
-        "resize_total": {"median_expand_s": med([e["t_total_s"] for e in expand]),
-                         "median_shrink_s": med([e["t_total_s"] for e in shrink])},
-        "checkpoint": {"count": len(ckpt), "median_s": med([c["seconds"] for c in ckpt]),
-                       "median_s_per_byte": med([c["seconds"] / c["bytes"] for c in ckpt if c["bytes"]])},
-        "samples": {"expand": expand, "shrink": shrink},
+        "_source": "scripts/bench/workload_cluster.sh on the emulated cluster (10 namespaces on one 2-core host, "
+                   "links shaped with tc, one process per node), scripts/bench/workload/cluster_report.py costs; "
+                   "medians over every resize, checkpoint and launch of the runs listed in _runs",
+        "_runs": [os.path.basename(d.rstrip("/")) for d in dirs],
+        "_counts": {"expansions": len(expand), "shrinks": len(shrink), "checkpoints": len(ckpt), "launches": len(launch)},
+        "_samples": {"expand": expand, "shrink": shrink, "checkpoint": ckpt, "launch": launch},
+        "expansion": True,
     }
+    if spawn:
+        out["spawn_fixed_s"], out["spawn_per_node_s"] = max(0.0, spawn[0]), max(0.0, spawn[1])
+        out["_spawn_fit"] = "least squares of t_spawn over nodes added (negative parts clipped to 0)"
+    elif expand:
+        out["spawn_fixed_s"] = 0.0
+        out["spawn_per_node_s"] = _med([e["t_spawn_s"] / max(1, e["to"] - e["from"]) for e in expand])
+    if shrink:
+        out["release_s"] = _med([e["t_spawn_s"] for e in shrink])
+    if expand or shrink:
+        out["other_s"] = _med([e["t_other_s"] for e in expand + shrink])
+    if link_bps:
+        out["link_Bps"] = link_bps
+    if ratio:
+        out["redist_link_ratio"] = _med(ratio)
+        out["_redist_link_ratio"] = ("t_redist / (matrix bytes / (min(from, to) nodes x link_Bps)), the simulator's "
+                                     "node-link bound; median")
+    datas = [e["bytes_total"] for e in expand + shrink]
+    if datas:
+        out["_data_bytes_per_job"] = _med(datas)
+    if fs:
+        out["fs_Bps"], out["fs_node_Bps"] = _med(fs), _med(fs_node)
+    if launch:
+        out["restart_fixed_s"] = _med([x["seconds"] for x in launch])
+        out["_restart_fixed_s"] = ("a job's launch, MPI start-up, set-up and end: Slurm's run time less its iterations, "
+                                   "resizes and checkpoint; median")
     return out
-
-
-def _matrix_bytes(run):
-    rs = run.get("resizes", [])
-    if rs:
-        return rs[0]["bytes_total"]
-    ps = run.get("problem_size", {})
-    return 2 * 8 * ps.get("n", 0) ** 2 if run.get("app") in ("flexsleep", "pdgemm") else 0
 
 
 def _rate_bytes(rate):
