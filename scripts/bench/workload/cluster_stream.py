@@ -94,10 +94,15 @@ def job_script(j, src, build, out):
         f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
         # the expansion's allocation may not outlive the job it joins
         f"export SALLOC_TIMELIMIT={j['time_limit_min']}",
-        "n=$SLURM_JOB_NUM_NODES",
+        # A malleable job starts one process on its first node and grows onto the rest of its
+        # allocation by spawn at its first remap point (the Slurm policy's "use held
+        # nodes"): processes of the first launch share MPI_COMM_WORLD with rank 0 and
+        # cannot leave in a shrink, spawned ones can.
+        "n=1" if j["malleable"] else "n=$SLURM_JOB_NUM_NODES",
         "p=$(python3 -c \"import math,sys; n=int(sys.argv[1]); p=math.isqrt(n)\n"
         "while n % p: p -= 1\nprint(f'{p}x{n//p}')\" $n)",
-        f"echo \"job {j['id']} ({policy}) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST: $n node(s), grid $p\"",
+        f"echo \"job {j['id']} ({policy}) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST ($SLURM_JOB_NUM_NODES node(s)), "
+        f"starting on $n, grid $p\"",
     ]
     common = f"-g $p -i {iters} -p {policy} -q --json {out}/jobs/{j['id']}.json"
     if j.get("program") == "pdgemm":
