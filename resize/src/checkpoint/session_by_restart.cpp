@@ -55,7 +55,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   const Decision d = next_decision();
   step.action = d.action;
   if (d.action == Action::None) return step;
-  if (m == Mechanism::Spawn) {
+  if (m == Mechanism::Spawn && !d.new_allocation) {
     const RemapResult r = resize_now(d);
     step.ok = r.ok;
     step.message = r.message;
@@ -86,6 +86,8 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     try {
       std::ofstream out(next + ".tmp");
       out << next_launch_text(d.nprow, d.npcol, file, hosts_after_restart(I.rank_hosts, d));
+      // The hosts are not the job's yet: the launcher asks for a new allocation with them.
+      if (d.new_allocation) out << "new-allocation\n";
       out.close();
       if (!out) why = "cannot write " + next + ".tmp";
       else if (std::rename((next + ".tmp").c_str(), next.c_str()) != 0) why = "cannot rename " + next + ".tmp to " + next;

@@ -3,6 +3,7 @@
 // the commands run by a Runner (popen). The Policy that ties them to the session is
 // slurm_policy.cpp.
 #include "policy/slurm.hpp"
+#include "policy/slurm_arbiter.hpp"
 
 #include "policy/grid_choice.hpp"
 
@@ -152,9 +153,9 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    if (f.size() != 4 || f[0].empty() || !all_digits(f[2]))
-      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST)");
-    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3])});
+    if ((f.size() != 4 && f.size() != 5) || f[0].empty() || !all_digits(f[2]))
+      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST[|NAME])");
+    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() == 5 ? f[4] : std::string()});
   }
   return jobs;
 }
@@ -200,7 +201,8 @@ std::optional<double> measured_time(const Metrics* m, int procs, bool dedicated)
 // of resizes (ResizeHistory, this run and earlier ones), redistribution as the latest
 // expansion's (predicted by the cost model if calibrated, else measured). Unknown length
 // or no measurement on that size yet: try it (the thesis's sweet-spot search).
-bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, std::string& why) {
+bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, std::string& why,
+                  double* saving = nullptr) {
   if (o.total_iterations <= 0) {
     why = "job length unknown";
     return true;
@@ -236,10 +238,23 @@ bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, s
     return false;
   }
   why = pred.why;
+  if (saving) *saving = pred.gain - pred.t_resize;
   return pred.pays;
 }
 
 }  // namespace
+
+Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node) {
+  Growth g;
+  Plan p;
+  double saving = 0;
+  g.pays = growing_pays(in, o, in.world_size + extra_nodes * per_node, p, g.why, &saving);
+  g.saving_s = g.pays ? std::max(0.0, saving) : 0;
+  g.predicted_iteration = p.predicted_iteration;
+  g.predicted_resize = p.predicted_resize;
+  g.measured_iteration = p.measured_iteration;
+  return g;
+}
 
 Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o,
             const PolicyInput& in) {
@@ -357,11 +372,18 @@ void Client::release(const std::vector<std::string>& keep) {
                 ", expected " + compress_hostlist(keep));
 }
 
-std::vector<std::string> Client::acquire(int nodes) {
+std::vector<std::string> Client::acquire(int nodes) { return acquire_with(nodes, ""); }
+
+std::vector<std::string> Client::acquire(const std::vector<std::string>& nodes) {
+  if (nodes.empty()) throw Error("slurm: asking for no node");
+  return acquire_with(static_cast<int>(nodes.size()), " -w " + compress_hostlist(nodes));
+}
+
+std::vector<std::string> Client::acquire_with(int nodes, const std::string& which) {
   const auto before = held();
   // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over.
-  const Command got = run_checked("salloc -N " + std::to_string(nodes) + " --no-shell --immediate=10 -J malleable-expand" +
-                                      " --dependency=expand:" + job_,
+  const Command got = run_checked("salloc -N " + std::to_string(nodes) + which +
+                                      " --no-shell --immediate=10 -J malleable-expand" + " --dependency=expand:" + job_,
                                   "asking Slurm for " + std::to_string(nodes) + " node(s)");
   const auto at = got.out.find("Granted job allocation ");
   if (at == std::string::npos) throw Error("asking Slurm for nodes: no allocation in '" + trim(got.out) + "'");
@@ -405,6 +427,14 @@ int env_int(const char* name, int fallback) {
   if (!all_digits(v)) throw Error(std::string(name) + " must be a non-negative integer, got '" + v + "'");
   return std::stoi(v);
 }
+double env_seconds(const char* name, double fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  char* end = nullptr;
+  const double x = std::strtod(v, &end);
+  if (*end || !(x >= 0)) throw Error(std::string(name) + " must be a number >= 0, got '" + v + "'");
+  return x;
+}
 }  // namespace
 
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
@@ -414,19 +444,45 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
   o.max_nodes = env_int("RESIZE_SLURM_MAX_NODES", 0);
   o.total_iterations = env_int("RESIZE_SLURM_ITERATIONS", total_iterations);
   o.verbose = true;
-  if (const char* v = std::getenv("RESIZE_SLURM_INTERVAL"); v && *v) {
-    char* end = nullptr;
-    o.interval_s = std::strtod(v, &end);
-    if (*end || !(o.interval_s >= 0)) throw Error(std::string("RESIZE_SLURM_INTERVAL must be seconds >= 0, got '") + v + "'");
-  }
+  o.interval_s = env_seconds("RESIZE_SLURM_INTERVAL", o.interval_s);
   if (const char* v = std::getenv("RESIZE_SLURM_BACKOFF"); v && *v) {
-    char* end = nullptr;
-    o.refused_backoff_s = std::strtod(v, &end);
-    if (*end || !(o.refused_backoff_s >= 0))
-      throw Error(std::string("RESIZE_SLURM_BACKOFF must be seconds >= 0, got '") + v + "'");
+    o.refused_backoff_s = env_seconds("RESIZE_SLURM_BACKOFF", 0);
     o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
   }
-  return std::make_unique<SlurmPolicy>(std::make_unique<Client>(shell_runner()), o);
+  o.jitter = std::min(0.9, env_seconds("RESIZE_SLURM_JITTER", o.jitter));
+  auto client = std::make_unique<Client>(shell_runner());
+  // One query of the configuration per job start: the cluster's name (the shared
+  // directory's default) and whether it permits job expansion.
+  const std::string shared = std::getenv("RESIZE_SLURM_SHARED") ? std::getenv("RESIZE_SLURM_SHARED") : "";
+  const std::string exp = std::getenv("RESIZE_SLURM_EXPANSION") ? std::getenv("RESIZE_SLURM_EXPANSION") : "auto";
+  if (exp != "auto" && exp != "on" && exp != "off")
+    throw Error("RESIZE_SLURM_EXPANSION must be auto, on or off, got '" + exp + "'");
+  std::string config;
+  if (exp == "auto" || shared.empty()) {
+    const Command c = client->runner()("scontrol show config");
+    if (c.status != 0) throw Error("slurm policy: `scontrol show config` failed: " + trim(c.out));
+    config = c.out;
+  }
+  o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
+  if (shared == "off") {
+    o.shared_dir.clear();
+  } else if (!shared.empty()) {
+    o.shared_dir = shared;
+  } else {
+    std::string cluster = "cluster";
+    std::istringstream in(config);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos) cluster = trim(line.substr(line.find('=') + 1));
+    const char* home = std::getenv("HOME");
+    if (!home || !*home) throw Error("slurm policy: $HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
+    o.shared_dir = std::string(home) + "/.malleable/slurm/" + cluster;
+  }
+  std::printf("[slurm] job %s: %s; growth %s; %s\n", client->job_id().c_str(),
+              o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)" : ("shared directory " + o.shared_dir).c_str(),
+              o.expansion ? "by job expansion (permit_job_expansion)" : "by restart into a new allocation (no permit_job_expansion)",
+              exp == "auto" ? "from scontrol show config" : "RESIZE_SLURM_EXPANSION set");
+  std::fflush(stdout);
+  return std::make_unique<SlurmPolicy>(std::move(client), o);
 }
 
 }  // namespace resize::slurm

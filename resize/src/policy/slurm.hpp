@@ -18,6 +18,7 @@
 // through SlurmClient (slurm.cpp runs them with popen on world rank 0 only).
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -40,7 +41,7 @@ struct Job {
   std::string state;                // RUNNING, PENDING, ...
   int nodes = 0;                    // nodes it holds or asks for
   std::vector<std::string> node_list;
-  std::string name;                 // the job's name (squeue %j), when listed
+  std::string name = {};            // the job's name (squeue %j), when listed
 };
 // Lines "ID|STATE|NODES|NODELIST" or "ID|STATE|NODES|NODELIST|NAME"; blank lines
 // ignored; throws Error naming a bad line.
@@ -72,6 +73,16 @@ struct Options {
   double refused_backoff_max_s = 60.0;
   // Seconds on a monotonic clock; empty: std::chrono::steady_clock. Tests pass their own.
   std::function<double()> clock;
+  // Many jobs (issue 44, slurm_arbiter.hpp): the shared directory of the arbitration (the
+  // cached cluster view, the ledger, DIR/log/<job>.jsonl); empty: this job alone, asking
+  // Slurm itself (three commands each interval, the single-job policy of issue 12).
+  std::string shared_dir;
+  double jitter = 0.2;      // each interval varies by +-jitter (jobs started together spread)
+  double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)
+  bool expansion = true;    // Slurm permits job expansion; else growth is by restart into a
+                            // new, larger allocation (make_slurm_policy asks scontrol show config)
+  // Wall-clock seconds (the ledger's times, shared between jobs); empty: system_clock.
+  std::function<double()> wall_clock;
 };
 
 // The decision, with the Slurm request that goes with it.
@@ -108,10 +119,14 @@ class Client {
   Snapshot snapshot();                                   // throws Error when a command fails
   void release(const std::vector<std::string>& keep);    // scontrol update NodeList=keep
   std::vector<std::string> acquire(int nodes);           // salloc expand + merge; the new nodes
+  // The same for exactly these (idle, claimed) nodes: salloc -w.
+  std::vector<std::string> acquire(const std::vector<std::string>& nodes);
+  const Runner& runner() const { return run_; }
   std::vector<std::string> held();                       // the job's nodes now
 
  private:
   Command run_checked(const std::string& cmd, const std::string& what);
+  std::vector<std::string> acquire_with(int nodes, const std::string& which);
   Runner run_;
   std::string job_;
 };
@@ -120,9 +135,13 @@ class Client {
 // Decision with hosts; after a completed shrink it returns the nodes to Slurm, after a
 // failed expansion it gives the acquired nodes back at the next remap point (so that a
 // driver falling back to a resize by restart can relaunch onto them first).
+class SharedDir;
+struct Arbitration;
+
 class SlurmPolicy final : public Policy {
  public:
   SlurmPolicy(std::unique_ptr<Client> client, Options o);
+  ~SlurmPolicy() override;
   Decision decide(const PolicyInput& in) override;
   void completed(const Decision& d, int from_procs, bool ok) override;
   std::string name() const override { return "slurm"; }
@@ -145,12 +164,22 @@ class SlurmPolicy final : public Policy {
   std::string last_none_;  // the last reason for staying (printed once while it holds)
   std::vector<std::string> log_;
   void note(std::string line);  // log_, and stdout when verbose
+  // Many jobs: the shared directory, the interval of this round (jittered), the rounds.
+  std::unique_ptr<SharedDir> shared_;
+  double interval_now_ = 0;
+  std::uint64_t round_ = 0;
+  double wall() const;
+  bool plan_shared(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s, Plan& p,
+                   bool& by_restart);
+  void settle_ledger(bool promises_too);
 };
 
 // "-p slurm": options from the environment (RESIZE_SLURM_PROCS_PER_NODE,
 // RESIZE_SLURM_MIN_NODES, RESIZE_SLURM_MAX_NODES, RESIZE_SLURM_ITERATIONS,
-// RESIZE_SLURM_INTERVAL, RESIZE_SLURM_BACKOFF: the first wait after a refusal, 0 none);
-// throws Error outside a Slurm job.
+// RESIZE_SLURM_INTERVAL, RESIZE_SLURM_BACKOFF: the first wait after a refusal, 0 none;
+// RESIZE_SLURM_SHARED: the shared directory, default $HOME/.malleable/slurm/<ClusterName>,
+// "off" for the single-job policy; RESIZE_SLURM_JITTER; RESIZE_SLURM_EXPANSION: on, off
+// or auto, the default: scontrol show config); throws Error outside a Slurm job.
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);
 
 }  // namespace resize::slurm

@@ -16,7 +16,8 @@
 //               given by everyone (no over-shrink), taken by nobody, and J does not grow
 //               while `for_job` waits (no oscillation)
 //     every entry expires (`expires`, wall-clock seconds): the entries of a job that died
-//     vanish on their own; a Promise also ends when its waiting job no longer waits.
+//     vanish on their own; a Claim also ends when a view taken after it shows none of its
+//     nodes idle, a Promise or Offer when its waiting job no longer waits.
 // arbitrate() takes the view, the ledger and this job's state and returns the plan, the
 // ledger to write back and one machine-readable log line with the rule and its reason.
 #pragma once
@@ -133,12 +134,12 @@ struct Arbitration {
 //   "outbid"      another job's bid is better (higher score; tie: lower job id) and the
 //                 free nodes go to it first
 //   "acquire"     this job's bid wins: Claim the named nodes, Acquire them
-// A Claim of this job still in the ledger (its acquisition under way): rule "claimed", stay.
 Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me, const GrowthModel& growth,
                       double now, const ArbiterOptions& a);
 
-// After an acquisition ended (granted or refused): this job's Claim and Bid removed.
-Ledger settle(const Ledger& l, const std::string& job);
+// After an acquisition ended (granted or refused): this job's Claim and Bid removed; with
+// promises_too also its Promises (a give-back that failed: the nodes stay with the job).
+Ledger settle(const Ledger& l, const std::string& job, bool promises_too = false);
 
 // One JSON object, one line: {"t":..,"job":..,"rule":..,"plan":..,"nodes":[..],
 // "for":..,"by_restart":..,"why":..}.
@@ -146,5 +147,26 @@ std::string decision_json(const Arbitration& a, const std::string& job, double n
 
 // `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
 bool expansion_permitted(const std::string& show_config);
+
+// ---- the shared directory (slurm_shared.cpp: files and flock) ----------------------------
+
+// DIR/view (the cached cluster view), DIR/ledger, DIR/log/<job>.jsonl (the decisions),
+// DIR/queries.log (one line per query of Slurm: time and job), each written whole under
+// flock of DIR/<file>.lock and renamed into place.
+class SharedDir {
+ public:
+  explicit SharedDir(std::string dir);  // creates it (and DIR/log); throws Error
+  const std::string& dir() const { return dir_; }
+  // The cached view if it is younger than max_age_s at `now`; else, under the lock, read
+  // again (another job may just have queried) and if still stale ask Slurm through `run`
+  // (the two view commands) and write the view. `queried`: this call asked Slurm.
+  ClusterView view(const Runner& run, double now, double max_age_s, const std::string& job, bool& queried);
+  // The ledger read, changed by f and written back, under the ledger's lock.
+  void update(const std::function<Ledger(const Ledger&)>& f);
+  void log(const std::string& job, const std::string& line);  // appends a line
+
+ private:
+  std::string dir_;
+};
 
 }  // namespace resize::slurm

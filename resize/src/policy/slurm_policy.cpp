@@ -5,6 +5,7 @@
 #include "policy/slurm.hpp"
 
 #include "policy/grid_choice.hpp"
+#include "policy/slurm_arbiter.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -16,7 +17,76 @@ namespace resize::slurm {
 
 // ---- the policy -----------------------------------------------------------------------
 
-SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {}
+SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {
+  if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir);
+  interval_now_ = opt_.interval_s;
+}
+
+SlurmPolicy::~SlurmPolicy() = default;
+
+double SlurmPolicy::wall() const {
+  if (opt_.wall_clock) return opt_.wall_clock();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Many jobs: the shared view, arbitrate() on the ledger under its lock, the decision in
+// this job's log. False: nothing to do (the reason noted).
+bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s,
+                              Plan& p, bool& by_restart) {
+  const double w = wall();
+  ClusterView v;
+  try {
+    bool queried = false;
+    v = shared_->view(client_->runner(), w, opt_.interval_s, client_->job_id(), queried);
+    s = snapshot_of(v, client_->job_id());
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    return false;
+  }
+  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
+  Options o = opt_;
+  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
+  ArbiterOptions a;
+  a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
+  a.bid_ttl_s = std::max(a.bid_ttl_s, 4 * opt_.interval_s * (1 + opt_.jitter));
+  a.offer_ttl_s = a.bid_ttl_s;
+  a.expansion = opt_.expansion;
+  const GrowthModel growth = [&](int n) { return growth_from_metrics(in, o, n, per_node); };
+  Arbitration r;
+  try {
+    shared_->update([&](const Ledger& l) {
+      r = arbitrate(v, l, me, growth, w, a);
+      // While Slurm's last refusal holds, this job neither bids nor claims.
+      if (r.plan.kind == Plan::Kind::Acquire && now() < no_acquire_until_) {
+        const auto mine = settle(r.ledger, me.id);
+        r.plan = Plan{};
+        r.rule = "backoff";
+        r.plan.why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                     " s have passed since it refused";
+        return mine;
+      }
+      return r.ledger;
+    });
+    shared_->log(me.id, decision_json(r, me.id, w));
+  } catch (const Error& e) {
+    note(std::string("the shared ledger failed: ") + e.what());
+    return false;
+  }
+  p = r.plan;
+  by_restart = r.by_restart;
+  p.why = r.rule + ": " + p.why;
+  return true;
+}
+
+void SlurmPolicy::settle_ledger(bool promises_too) {
+  if (!shared_) return;
+  try {
+    shared_->update([&](const Ledger& l) { return settle(l, client_->job_id(), promises_too); });
+  } catch (const Error& e) {
+    note(std::string("the shared ledger failed: ") + e.what());
+  }
+}
 
 void SlurmPolicy::note(std::string line) {
   if (opt_.verbose) {
@@ -66,23 +136,30 @@ Decision expansion(const PolicyInput& in, const Plan& p, const std::vector<std::
 Decision SlurmPolicy::decide(const PolicyInput& in) {
   return_failed_grant();
   const double t = now();
-  if (t - last_ask_ < opt_.interval_s) return Decision::none();
+  if (t - last_ask_ < interval_now_) return Decision::none();
   last_ask_ = t;
+  if (shared_) interval_now_ = jittered_interval(opt_.interval_s, opt_.jitter, client_->job_id(), ++round_);
   const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
-  Snapshot s;
-  try {
-    s = client_->snapshot();
-  } catch (const Error& e) {
-    note(std::string("asking Slurm failed: ") + e.what());
-    return Decision::none(log_.back());
-  }
-  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
-  Options o = opt_;
-  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-  const Plan p = slurm::decide(s, ranks, o, in);
-  const int per_node = o.procs_per_node > 0
-                           ? o.procs_per_node
+  const int per_node = opt_.procs_per_node > 0
+                           ? opt_.procs_per_node
                            : static_cast<int>(std::count(ranks.begin(), ranks.end(), ranks.empty() ? "" : ranks.front()));
+  Snapshot s;
+  Plan p;
+  bool by_restart = false;
+  if (shared_) {
+    if (!plan_shared(in, ranks, per_node, s, p, by_restart)) return Decision::none(log_.empty() ? "" : log_.back());
+  } else {
+    try {
+      s = client_->snapshot();
+    } catch (const Error& e) {
+      note(std::string("asking Slurm failed: ") + e.what());
+      return Decision::none(log_.back());
+    }
+    most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
+    Options o = opt_;
+    if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+    p = slurm::decide(s, ranks, o, in);
+  }
   Decision d;
   d.reason = "slurm: " + p.why;
   switch (p.kind) {
@@ -112,6 +189,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
           note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
         } catch (const Error& e) {
           note(std::string("could not give nodes back: ") + e.what());
+          settle_ledger(true);
         }
         return Decision::none(log_.back());
       }
@@ -134,14 +212,24 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
           last_none_ = shape;
           return Decision::none("slurm: " + why);
         }
+        if (by_restart) {
+          // No job expansion in this Slurm: a new allocation holding these nodes and the
+          // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
+          note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
+               " (Slurm does not permit job expansion; " + p.why + ")");
+          Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
+          g.new_allocation = true;
+          return g;
+        }
         try {
-          nodes = client_->acquire(p.acquire);
+          nodes = shared_ ? client_->acquire(p.nodes) : client_->acquire(p.acquire);
           acquired_ = nodes;
           backoff_ = 0;
           note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
         } catch (const Error& e) {
           backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
           no_acquire_until_ = now() + backoff_;
+          settle_ledger(false);
           note(std::string("growing refused: ") + e.what() + "; next request in " +
                std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
           return Decision::none(log_.back());
@@ -156,6 +244,11 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
 }
 
 void SlurmPolicy::completed(const Decision& d, int, bool ok) {
+  if (d.action == Action::Expand && d.new_allocation && !ok) {
+    settle_ledger(false);
+    no_acquire_until_ = now() + 1e12;
+    note("growing by restart is not possible here (no checkpoint directory): no more requests for nodes");
+  }
   if (d.action == Action::Shrink && !pending_keep_.empty()) {
     if (ok) {
       try {
@@ -163,9 +256,11 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
         note("returned the nodes to Slurm; the job now holds " + compress_hostlist(pending_keep_));
       } catch (const Error& e) {
         note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
+        settle_ledger(true);
       }
     } else {
       note("the shrink was refused; the job keeps its nodes");
+      settle_ledger(true);
     }
     pending_keep_.clear();
   }

@@ -344,7 +344,14 @@ Decision Session::Impl::ask_policy() {
     in.cost_model = cost_model ? &*cost_model : nullptr;
     in.powers = &powers;
     in.remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
-    return opt.policy->decide(in);
+    Decision d = opt.policy->decide(in);
+    if (d.new_allocation && (d.action != Action::Expand || !checkpointing)) {
+      // Only a resize by restart can move the job into a new allocation.
+      opt.policy->completed(d, size(), false);
+      return Decision::none("the policy's growth needs a new allocation (a resize by restart), but the job has no "
+                            "checkpoint directory: staying");
+    }
+    return d;
   } catch (const std::exception& e) {
     return Decision::none(std::string("policy error: ") + e.what());
   }

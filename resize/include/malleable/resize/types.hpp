@@ -90,6 +90,10 @@ struct Decision {
   std::string prediction_clock = "wall";
   std::string prediction;
   std::string reason;  // for the progress line
+  // Expand only: the hosts are not the job's yet (a resource manager without job
+  // expansion): the resize is carried out by restart only, and the launcher asks for a
+  // new, larger allocation holding them (scripts/malleable-run --hosts slurm).
+  bool new_allocation = false;
   static Decision none(std::string why = {}) {
     Decision d;
     d.reason = std::move(why);

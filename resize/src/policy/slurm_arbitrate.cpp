@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// arbitrate(): one job's decision among many malleable jobs, from the shared cluster view
+// and ledger (issue 44 §1; the rules are listed in slurm_arbiter.hpp). Pure.
+#include <algorithm>
+#include <set>
+
+#include "policy/slurm_arbiter.hpp"
+
+namespace resize::slurm {
+
+namespace {
+
+using Kind = LedgerEntry::Kind;
+
+bool contains(const std::vector<std::string>& v, const std::string& x) {
+  return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+bool id_less(const std::string& a, const std::string& b) {
+  const auto digits = [](const std::string& s) { return std::all_of(s.begin(), s.end(), ::isdigit); };
+  if (a.size() != b.size() && digits(a) && digits(b)) return a.size() < b.size();
+  return a < b;
+}
+
+// The state the rules share.
+struct Ctx {
+  const JobState& me;
+  const Snapshot& s;
+  Ledger& ledger;  // the live entries; the rules edit this job's
+  double now;
+  const ArbiterOptions& a;
+  std::vector<std::string> pool;  // idle nodes nobody claimed or was promised
+};
+
+// Drops expired entries, claims the view shows fulfilled (taken after the claim, none of
+// its nodes idle any more: the nodes are the job's, or another's if Slurm refused), and
+// offers and promises for jobs that no longer wait.
+Ledger live(const Ledger& l, const ClusterView& v, double now) {
+  std::set<std::string> waiting, idle(v.idle.begin(), v.idle.end());
+  for (const Job& j : v.jobs)
+    if (j.state == "PENDING") waiting.insert(j.id);
+  Ledger out;
+  for (const auto& e : l.entries) {
+    if (e.expires <= now) continue;
+    if (e.kind == Kind::Claim && v.taken_at > e.since &&
+        std::none_of(e.nodes.begin(), e.nodes.end(), [&](const std::string& h) { return idle.count(h) > 0; }))
+      continue;
+    if ((e.kind == Kind::Offer || e.kind == Kind::Promise) && !waiting.count(e.for_job)) continue;
+    out.entries.push_back(e);
+  }
+  return out;
+}
+
+void erase_mine(Ledger& l, const std::string& me, Kind k, const std::string& for_job = {}) {
+  auto& v = l.entries;
+  v.erase(std::remove_if(v.begin(), v.end(),
+                         [&](const LedgerEntry& e) {
+                           return e.job == me && e.kind == k && (for_job.empty() || e.for_job == for_job);
+                         }),
+          v.end());
+}
+
+LedgerEntry* find_mine(Ledger& l, const std::string& me, Kind k, const std::string& for_job = {}) {
+  for (auto& e : l.entries)
+    if (e.job == me && e.kind == k && (for_job.empty() || e.for_job == for_job)) return &e;
+  return nullptr;
+}
+
+Arbitration stay(Ctx& c, std::string rule, std::string why, std::string for_job = {}) {
+  Arbitration r;
+  r.rule = std::move(rule);
+  r.plan.why = std::move(why);
+  r.for_job = std::move(for_job);
+  r.ledger = c.ledger;
+  return r;
+}
+
+// The nodes this job can give back, in order: held and running nothing, then the nodes
+// joined last; never rank 0's.
+std::vector<std::string> give_candidates(const Ctx& c) {
+  const auto& held = c.s.mine.node_list;
+  const auto& ranks = c.me.rank_hosts;
+  std::vector<std::string> out;
+  for (const auto& h : held)
+    if (!contains(ranks, h)) out.push_back(h);
+  for (auto it = ranks.rbegin(); it != ranks.rend(); ++it)
+    if (*it != ranks.front() && !contains(out, *it) && contains(held, *it)) out.push_back(*it);
+  const int can = std::max(0, std::min<int>(static_cast<int>(out.size()),
+                                            static_cast<int>(held.size()) - std::max(1, c.me.min_nodes)));
+  out.resize(can);
+  return out;
+}
+
+Arbitration give(Ctx& c, const Job& w, std::vector<std::string> nodes, std::string rule, std::string why) {
+  erase_mine(c.ledger, c.me.id, Kind::Offer, w.id);
+  erase_mine(c.ledger, c.me.id, Kind::Bid);
+  c.ledger.entries.push_back(LedgerEntry{Kind::Promise, c.me.id, w.id, nodes, static_cast<int>(nodes.size()), 0, c.now,
+                                         c.now + c.a.promise_ttl_s});
+  Arbitration r = stay(c, std::move(rule), std::move(why), w.id);
+  r.plan.kind = Plan::Kind::GiveBack;
+  r.plan.nodes = std::move(nodes);
+  return r;
+}
+
+// The first waiting job that idle nodes and promises do not cover: give, share or offer.
+// Empty rule: every waiting job is covered.
+Arbitration waiting_rules(Ctx& c) {
+  for (const Job& w : c.s.pending) {
+    std::set<std::string> promised;
+    for (const auto& e : c.ledger.entries)
+      if (e.kind == Kind::Promise && e.for_job == w.id) promised.insert(e.nodes.begin(), e.nodes.end());
+    int missing = w.nodes - static_cast<int>(promised.size());
+    const int take = std::max(0, std::min<int>(missing, static_cast<int>(c.pool.size())));
+    c.pool.erase(c.pool.begin(), c.pool.begin() + take);
+    missing -= take;
+    if (missing <= 0) continue;
+    const std::string need = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s): " +
+                             std::to_string(take) + " idle, " + std::to_string(promised.size()) + " promised, " +
+                             std::to_string(missing) + " missing";
+    const auto cand = give_candidates(c);
+    if (static_cast<int>(cand.size()) >= missing)
+      return give(c, w, {cand.begin(), cand.begin() + missing}, "give-back", need);
+    if (cand.empty()) {
+      erase_mine(c.ledger, c.me.id, Kind::Offer, w.id);
+      return stay(c, "cannot-give", need + "; this job has no node to give (min " + std::to_string(c.me.min_nodes) + ")",
+                  w.id);
+    }
+    if (auto* e = find_mine(c.ledger, c.me.id, Kind::Offer, w.id)) {
+      e->count = static_cast<int>(cand.size());
+      e->expires = c.now + c.a.offer_ttl_s;
+    } else {
+      c.ledger.entries.push_back(LedgerEntry{Kind::Offer, c.me.id, w.id, {}, static_cast<int>(cand.size()), 0, c.now,
+                                             c.now + c.a.offer_ttl_s});
+    }
+    std::vector<const LedgerEntry*> offers;
+    int total = 0;
+    for (const auto& e : c.ledger.entries)
+      if (e.kind == Kind::Offer && e.for_job == w.id) offers.push_back(&e), total += e.count;
+    if (total < missing)
+      return stay(c, "offer", need + "; offered " + std::to_string(cand.size()) + ", offers cover " +
+                                  std::to_string(total),
+                  w.id);
+    std::sort(offers.begin(), offers.end(), [](auto* x, auto* y) { return id_less(x->job, y->job); });
+    int left = missing, share = 0;
+    for (const auto* e : offers) {
+      const int part = std::min(left, e->count);
+      if (e->job == c.me.id) share = part;
+      left -= part;
+    }
+    if (share <= 0)
+      return stay(c, "waiting", need + "; the offers of jobs before this one cover it", w.id);
+    return give(c, w, {cand.begin(), cand.begin() + share}, "give-share",
+                need + "; offers cover it, this job's share " + std::to_string(share));
+  }
+  return {};
+}
+
+// Growth onto free idle nodes: bid, and acquire when this job's bid wins.
+Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
+  const int held = static_cast<int>(c.s.mine.node_list.size());
+  const int cap = c.me.max_nodes > 0 ? c.me.max_nodes - held : static_cast<int>(c.pool.size());
+  const int room = std::min<int>(static_cast<int>(c.pool.size()), cap);
+  if (room <= 0) {
+    erase_mine(c.ledger, c.me.id, Kind::Bid);
+    return stay(c, "no-idle", c.pool.empty() ? "no free idle node (" + std::to_string(c.s.idle.size()) + " idle)"
+                                             : "at the node limit (" + std::to_string(c.me.max_nodes) + ")");
+  }
+  Growth g = growth(room);
+  if (!g.pays) {
+    erase_mine(c.ledger, c.me.id, Kind::Bid);
+    return stay(c, "no-payoff", std::to_string(room) + " free idle node(s), but growing does not pay: " + g.why);
+  }
+  const double score = g.saving_s / room;
+  LedgerEntry* bid = find_mine(c.ledger, c.me.id, Kind::Bid);
+  if (!bid) {
+    c.ledger.entries.push_back(LedgerEntry{Kind::Bid, c.me.id, {}, {}, room, score, c.now, 0});
+    bid = &c.ledger.entries.back();
+  }
+  bid->count = room;
+  bid->score = score;
+  bid->expires = c.now + c.a.bid_ttl_s;
+  const double since = bid->since;
+  const std::string offer = std::to_string(room) + " free idle node(s), saving " + std::to_string(g.saving_s) + " s; " + g.why;
+  if (c.now - since < c.a.bid_window_s) return stay(c, "bid", offer + "; the bid stands until others have bid");
+  // The bids best first; the free nodes handed out in that order.
+  std::vector<LedgerEntry> bids;
+  for (const auto& e : c.ledger.entries)
+    if (e.kind == Kind::Bid) bids.push_back(e);
+  std::sort(bids.begin(), bids.end(), [](const LedgerEntry& x, const LedgerEntry& y) {
+    return x.score != y.score ? x.score > y.score : id_less(x.job, y.job);
+  });
+  std::vector<std::string> mine;
+  std::size_t at = 0;
+  std::string before;
+  for (const auto& b : bids) {
+    const std::size_t n = std::min<std::size_t>(b.count, c.pool.size() - at);
+    if (b.job == c.me.id) {
+      mine.assign(c.pool.begin() + at, c.pool.begin() + at + n);
+      break;
+    }
+    if (n > 0) before += (before.empty() ? "" : ", ") + b.job + " (" + std::to_string(b.score) + " s/node)";
+    at += n;
+  }
+  if (mine.empty()) return stay(c, "outbid", offer + "; better bids take the free nodes: " + before);
+  if (static_cast<int>(mine.size()) < room) {
+    g = growth(static_cast<int>(mine.size()));
+    if (!g.pays) return stay(c, "outbid", "better bids (" + before + ") leave " + std::to_string(mine.size()) +
+                                              " node(s), and growing by those does not pay: " + g.why);
+  }
+  erase_mine(c.ledger, c.me.id, Kind::Bid);  // acquiring now: its bid takes no more nodes
+  c.ledger.entries.push_back(LedgerEntry{Kind::Claim, c.me.id, {}, mine, static_cast<int>(mine.size()), score, c.now,
+                                         c.now + c.a.claim_ttl_s});
+  Arbitration r = stay(c, "acquire", offer + (before.empty() ? "; the best bid" : "; after " + before));
+  r.plan.kind = Plan::Kind::Acquire;
+  r.plan.nodes = mine;
+  r.plan.acquire = static_cast<int>(mine.size());
+  r.plan.predicted_iteration = g.predicted_iteration;
+  r.plan.predicted_resize = g.predicted_resize;
+  r.plan.measured_iteration = g.measured_iteration;
+  r.by_restart = !c.a.expansion;
+  return r;
+}
+
+}  // namespace
+
+Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me, const GrowthModel& growth,
+                      double now, const ArbiterOptions& a) {
+  Ledger ledger = live(l, v, now);
+  const Snapshot s = snapshot_of(v, me.id);
+  Ctx c{me, s, ledger, now, a, {}};
+  if (me.rank_hosts.empty()) return stay(c, "unknown", "the nodes of the ranks are unknown");
+  // 1. A promise of this job to a job still waiting: nothing until it runs.
+  for (const auto& e : ledger.entries)
+    if (e.kind == Kind::Promise && e.job == me.id) {
+      erase_mine(ledger, me.id, Kind::Bid);
+      return stay(c, "promised", "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits",
+                  e.for_job);
+    }
+  // The free pool: idle nodes nobody claimed (this job's own claim too: its acquisition
+  // is under way or done and the view older), none promised to a waiting job.
+  std::set<std::string> taken;
+  for (const auto& e : ledger.entries)
+    if (e.kind == Kind::Claim || e.kind == Kind::Promise) taken.insert(e.nodes.begin(), e.nodes.end());
+  for (const auto& h : s.idle)
+    if (!taken.count(h)) c.pool.push_back(h);
+  // 2. Waiting jobs first.
+  if (!s.pending.empty()) {
+    Arbitration r = waiting_rules(c);
+    if (!r.rule.empty()) return r;
+    erase_mine(ledger, me.id, Kind::Bid);
+    return stay(c, "waiting", std::to_string(s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
+  }
+  // 3. Nodes held that run nothing.
+  std::vector<std::string> unused;
+  for (const auto& h : s.mine.node_list)
+    if (!contains(me.rank_hosts, h)) unused.push_back(h);
+  if (!unused.empty()) {
+    Arbitration r = stay(c, "use-held", std::to_string(unused.size()) + " node(s) of the allocation run nothing");
+    r.plan.kind = Plan::Kind::UseHeld;
+    r.plan.nodes = unused;
+    return r;
+  }
+  // 4. Idle nodes.
+  return growth_rules(c, growth);
+}
+
+}  // namespace resize::slurm
