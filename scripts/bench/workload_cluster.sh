@@ -12,16 +12,17 @@
 # workload/cluster_report.py computes the metrics, appends one row to the summary CSV and
 # draws the timeline of nodes per job. At the end the resize costs the simulator reads.
 #
-#   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 3] [--shares "0 0.25 0.5 1"]
+#   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
-#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S]
+#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
+# --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-nodes=10 jobs=32 seed=3 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
 while (($#)); do
@@ -41,6 +42,7 @@ while (($#)); do
     --img) img=$2; shift 2 ;;
     --costs) costs=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
+    --report-only) report_only=1; shift ;;
     -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
@@ -58,6 +60,10 @@ LOCK=/run/malleable-cluster.lock
 dirs=()
 for share in $shares; do
   d=$out/share_$share
+  if ((report_only)); then
+    python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_emulated_$share.png"
+    continue
+  fi
   rm -rf "$d"
   mkdir -p "$d"
   python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" \
@@ -86,9 +92,9 @@ json.dump({"seconds": secs, "rate": rate, "load": load, "lo_s": float(lo), "hi_s
            "load_at_end": open("/proc/loadavg").read().split()[:3]}, open(f"{d}/meta.json", "w"), indent=1)
 PY
   # the data stays; the per-job scripts and the machine's paths do not
-  rm -f "$d"/jobs/*.sh
+  rm -f "$d"/jobs/*.sh "$d"/jobs/*.hosts
   rm -rf "$d/ckpt"
-  find "$d" -type f \( -name '*.out' -o -name '*.json' -o -name '*.txt' \) -exec sed -i "s#$here/##g; s#$here#.#g" {} +
+  find "$d" -type f \( -name '*.out' -o -name '*.json' -o -name '*.jsonl' -o -name '*.txt' \) -exec sed -i "s#$here/##g; s#$here#.#g" {} +
   python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_emulated_$share.png"
   dirs+=("$d")
 done

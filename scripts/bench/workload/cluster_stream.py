@@ -92,6 +92,9 @@ def job_script(j, src, build, out):
         f"export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent={src}/scripts/cluster-rsh",
         f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={j['min_nodes']} "
         f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
+        # the jobs of this run share one directory (the policy's cluster view, ledger and
+        # decision logs; a fresh one per run)
+        f"export RESIZE_SLURM_SHARED={out}/shared",
         # the expansion's allocation may not outlive the job it joins
         f"export SALLOC_TIMELIMIT={j['time_limit_min']}",
         # A malleable job starts one process on its first node and grows onto the rest of its
@@ -114,7 +117,22 @@ def job_script(j, src, build, out):
         # a real checkpoint at the end (parallel HDF5), for its cost
         run = (f"{build}/apps/flexsleep_resizable -n 512 --nb 64 --work {j['work_node_s']} --serial {sf} "
                f"--checkpoint {out}/ckpt/{j['id']} --keep 1 {common}")
-    lines.append(f"mpirun --oversubscribe --bind-to none --map-by node -n $n {run}")
+    # rigid: one process per node (--map-by node; the nodes have 2 slots); malleable: one
+    # process, no mapping option (with --map-by node, a later spawn onto nodes Slurm added
+    # failed in Open MPI 4.1.4's daemons: "ppr pattern ... topology information missing")
+    mapping = "" if j["malleable"] else "--map-by node "
+    if j["malleable"]:
+        # Open MPI 4.1.4 starts a daemon on every node of its allocation at launch and
+        # cannot add one later once other remote daemons run (a spawn onto a node Slurm
+        # granted outside the first allocation failed: routed_radix "Not found", or with
+        # routed=direct an unreachable peer in MPI_Intercomm_merge). The malleable job's
+        # launcher is given the whole emulated cluster as its pool (this node first, so
+        # rank 0 is here): idle daemons everywhere, processes only where the policy spawns
+        # them, on nodes Slurm gave the job.
+        hosts = f"{out}/jobs/{j['id']}.hosts"
+        lines.append(f"{{ echo \"$(hostname) slots=1\"; grep -v \"^$(hostname) \" /run/malleable-cluster/hostfile; }} >{hosts}")
+        lines.append(f"export OMPI_MCA_ras=^slurm OMPI_MCA_orte_default_hostfile={hosts}")
+    lines.append(f"mpirun --oversubscribe --bind-to none {mapping}-n $n {run}")
     return "\n".join(lines) + "\n"
 
 
