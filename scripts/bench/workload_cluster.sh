@@ -14,15 +14,17 @@
 #
 #   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
-#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
+#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only] [--start-one]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
+# --start-one: a malleable job starts one process and spawns onto the rest of its allocation
+# (it may then shrink to its min; see workload/cluster_stream.py).
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start_one=""
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
 while (($#)); do
@@ -43,7 +45,8 @@ while (($#)); do
     --costs) costs=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
     --report-only) report_only=1; shift ;;
-    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --start-one) start_one=--start-one; shift ;;
+    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -78,7 +81,7 @@ for share in $shares; do
     "$cluster" up "$nodes" --slurm --slots 2 ${rate:+--rate "$rate"} 9>&-
     rc=0
     python3 "$wl/cluster_stream.py" run --workload "$d/workload.json" --out "$d" --src "$here" --build "$build" \
-      --deadline "$deadline" 9>&- || rc=$?
+      --deadline "$deadline" $start_one 9>&- || rc=$?
     cp /run/malleable-cluster/slurm/log/jobcomp.txt "$d/jobcomp.txt" 2>/dev/null || true
     grep -E "error|killed|TIMEOUT" /run/malleable-cluster/slurm/log/slurmctld.log >"$d/slurmctld_errors.txt" 2>/dev/null || true
     exit $rc

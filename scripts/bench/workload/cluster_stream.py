@@ -79,7 +79,7 @@ def near_square(n):
     return p, n // p
 
 
-def job_script(j, src, build, out):
+def job_script(j, src, build, out, start_one=False):
     """The batch script of one job: mpirun from the first node, daemons through the rsh
     agent (a shrink of the allocation must not kill a Slurm step holding them)."""
     sf, iters = j["serial_fraction"], j["iterations"]
@@ -90,18 +90,21 @@ def job_script(j, src, build, out):
         "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off",
         f"export OMPI_MCA_btl_tcp_if_include={SUBNET}.0/24 OMPI_MCA_oob_tcp_if_include={SUBNET}.0/24",
         f"export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent={src}/scripts/cluster-rsh",
-        f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={j['min_nodes']} "
+        f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={j['min_nodes'] if start_one else '$SLURM_JOB_NUM_NODES'} "
         f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
         # the jobs of this run share one directory (the policy's cluster view, ledger and
         # decision logs; a fresh one per run)
         f"export RESIZE_SLURM_SHARED={out}/shared",
         # the expansion's allocation may not outlive the job it joins
         f"export SALLOC_TIMELIMIT={j['time_limit_min']}",
-        # A malleable job starts one process on its first node and grows onto the rest of its
-        # allocation by spawn at its first remap point (the Slurm policy's "use held
-        # nodes"): processes of the first launch share MPI_COMM_WORLD with rank 0 and
-        # cannot leave in a shrink, spawned ones can.
-        "n=1" if j["malleable"] else "n=$SLURM_JOB_NUM_NODES",
+        # Every job starts one process on each node Slurm gave it (a malleable job: as many
+        # as Slurm could give within [min, max]). Processes of the first launch share
+        # MPI_COMM_WORLD with rank 0 and cannot leave in a shrink: a malleable job's floor
+        # is the size it started with (RESIZE_SLURM_MIN_NODES below); it grows by spawn
+        # onto nodes Slurm grants and gives those back when a job waits. (Starting one
+        # process and spawning onto the rest of the allocation, --start-one, lets it shrink
+        # to min, but the policy leaves the held nodes idle while jobs wait.)
+        "n=1" if j["malleable"] and start_one else "n=$SLURM_JOB_NUM_NODES",
         "p=$(python3 -c \"import math,sys; n=int(sys.argv[1]); p=math.isqrt(n)\n"
         "while n % p: p -= 1\nprint(f'{p}x{n//p}')\" $n)",
         f"echo \"job {j['id']} ({policy}) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST ($SLURM_JOB_NUM_NODES node(s)), "
@@ -130,7 +133,11 @@ def job_script(j, src, build, out):
         # rank 0 is here): idle daemons everywhere, processes only where the policy spawns
         # them, on nodes Slurm gave the job.
         hosts = f"{out}/jobs/{j['id']}.hosts"
-        lines.append(f"{{ echo \"$(hostname) slots=1\"; grep -v \"^$(hostname) \" /run/malleable-cluster/hostfile; }} >{hosts}")
+        # the job's nodes first (one slot each: one process per node), then the others
+        lines.append(f"mine=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); "
+                     f"{{ for h in $mine; do echo \"$h slots=1\"; done; "
+                     f"grep -v -x -F \"$(for h in $mine; do echo \"$h slots=2\"; done)\" /run/malleable-cluster/hostfile "
+                     f"| sed 's/slots=2/slots=1/'; }} >{hosts}")
         lines.append(f"export OMPI_MCA_ras=^slurm OMPI_MCA_orte_default_hostfile={hosts}")
     lines.append(f"mpirun --oversubscribe --bind-to none {mapping}-n $n {run}")
     return "\n".join(lines) + "\n"
@@ -165,7 +172,7 @@ def run(a):
         j["time_limit_min"] = time_limit_min(j)
         path = os.path.join(out, "jobs", j["id"] + ".sh")
         with open(path, "w") as f:
-            f.write(job_script(j, a.src, a.build, out))
+            f.write(job_script(j, a.src, a.build, out, a.start_one))
         os.chmod(path, 0o755)
     with open(os.path.join(out, "sdiag_before.txt"), "w") as f:
         f.write(head.run("sdiag"))
@@ -244,6 +251,8 @@ def main(argv=None):
     r.add_argument("--build", required=True)
     r.add_argument("--poll", type=float, default=1.0)
     r.add_argument("--deadline", type=float, default=1200.0)
+    r.add_argument("--start-one", action="store_true",
+                   help="a malleable job starts one process and spawns onto the rest of its allocation")
     a = ap.parse_args(argv)
     if a.cmd == "prepare":
         w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n)
