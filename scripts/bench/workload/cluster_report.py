@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Metrics of job streams on the emulated cluster (issue 44 §2), from the run directories
+cluster_stream.py wrote:
+
+    cluster_report.py run DIR [--csv docs/data/workload/summary.csv]   one run: DIR/metrics.json,
+                                                                       its timeline plot, a summary row
+    cluster_report.py costs DIR... -o docs/data/workload/costs_emulated.json
+    cluster_report.py table DIR...                                     the Markdown table of the runs
+
+Per job (Slurm's view, squeue every second): submit = the runner's sbatch time, start =
+the first poll that shows it RUNNING, end = the last poll that shows it plus one poll
+interval, node-seconds = nodes held at each poll x the time to the next poll. Resizes and
+the time spent in them come from the job's own run JSON (its resize records, t_total_s).
+Metrics (summary.py's metrics(), the simulator's too): makespan (first submission to
+last end), mean/median wait, mean turnaround, mean bounded slowdown (tau 10 s),
+utilisation (node-seconds held / nodes x makespan), resizes and resize seconds per job.
+slurmctld's load: the RPC counts of `sdiag` after minus before (its own REQUEST_STATS_INFO
+left out) less the runner's squeue polls (their cost measured on the idle cluster after
+the stream), per job per minute of the jobs' run time.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+here = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, here)
+import summary  # noqa: E402  (h44b's writer of summary.csv)
+
+
+def sdiag_counts(text):
+    """Message type -> count from sdiag's "Remote Procedure Call statistics by message type"."""
+    out = {}
+    part = text.split("by message type", 1)[-1].split("by user", 1)[0]
+    for m in re.finditer(r"^\s*([A-Z_]+)\s+\(\s*\d+\)\s+count:(\d+)", part, re.M):
+        out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def rpc_diff(before, after):
+    b, a = sdiag_counts(before), sdiag_counts(after)
+    return {k: a.get(k, 0) - b.get(k, 0) for k in set(a) | set(b) if k != "REQUEST_STATS_INFO"
+            and a.get(k, 0) - b.get(k, 0) != 0}
+
+
+def load_run(d):
+    w = json.load(open(os.path.join(d, "workload.json")))
+    stream = json.load(open(os.path.join(d, "stream.json")))
+    poll = stream["poll_s"]
+    rows = list(csv.DictReader(open(os.path.join(d, "timeline.tsv")), delimiter="\t"))
+    times = sorted({float(r["t"]) for r in rows})
+    nxt = {t: u for t, u in zip(times, times[1:])}
+    by_id = {}
+    for r in rows:
+        by_id.setdefault(r["name"], []).append(r)
+    jobs = []
+    for j in w["jobs"]:
+        sub = stream["submitted"].get(j["id"])
+        samples = by_id.get(j["id"], [])
+        running = [s for s in samples if s["state"] == "RUNNING"]
+        rec = {"id": j["id"], "malleable": j["malleable"], "program": j.get("program", "sleep"),
+               "req_nodes": j["nodes"], "min_nodes": j["min_nodes"], "max_nodes": j["max_nodes"]}
+        if sub is None or not running:
+            rec["missing"] = True
+            jobs.append(rec)
+            continue
+        t_sub = sub["t"]
+        start = float(running[0]["t"])
+        end = float(samples[-1]["t"]) + poll
+        ns = 0.0
+        steps = []
+        for s in running:
+            t = float(s["t"])
+            ns += int(s["nodes"]) * (nxt.get(t, t + poll) - t)
+            steps.append((t, int(s["nodes"])))
+        rec.update(submit_s=t_sub, start_s=max(start, t_sub), end_s=end, node_s=ns, steps=steps,
+                   nodes_seen=sorted({n for _, n in steps}))
+        rj = os.path.join(d, "jobs", j["id"] + ".json")
+        rec["resizes"], rec["resize_s"], rec["check_ok"] = 0, 0.0, None
+        if os.path.exists(rj):
+            run = json.load(open(rj))
+            ok = [r for r in run.get("resizes", []) if r.get("ok")]
+            rec["resizes"] = len(ok)
+            rec["resize_s"] = sum(r["t_total_s"] for r in ok)
+            rec["check_ok"] = run.get("check", {}).get("ok")
+            rec["iterations"] = len(run.get("iterations", []))
+            # node-seconds the job's processes iterated (one process per node)
+            rec["busy_node_s"] = sum(i["wall_s"] * i["procs"] for i in run.get("iterations", []))
+        jobs.append(rec)
+    return w, stream, jobs
+
+
+def run_metrics(d):
+    w, stream, jobs = load_run(d)
+    done = [j for j in jobs if not j.get("missing")]
+    m = summary.metrics(done, w["nodes"])
+    diff = rpc_diff(open(os.path.join(d, "sdiag_before.txt")).read(), open(os.path.join(d, "sdiag_after.txt")).read())
+    cal = rpc_diff(stream["calibration_before"], stream["calibration_after"])
+    per_poll = sum(cal.values()) / stream["calibration_polls"]
+    total = sum(diff.values())
+    jobs_rpcs = max(0.0, total - per_poll * stream["polls"])
+    job_minutes = sum(j["end_s"] - j["start_s"] for j in done) / 60.0
+    m.update({
+        "setting": "emulated", "nodes": w["nodes"], "malleable_share": w["malleable_share"], "seed": w["seed"],
+        "slurm_rpcs_per_job_minute": jobs_rpcs / job_minutes if job_minutes > 0 else 0.0,
+        "rpcs_total": total, "rpcs_runner_polls": per_poll * stream["polls"], "rpcs_jobs": jobs_rpcs,
+        "rpcs_by_type": diff, "rpc_per_poll": per_poll,
+        "jobs_submitted": len(jobs), "jobs_missing": [j["id"] for j in jobs if j.get("missing")],
+        "checks_failed": [j["id"] for j in done if j.get("check_ok") is False],
+        "checks_missing": [j["id"] for j in done if j.get("check_ok") is None],
+        "mean_turnaround_malleable_s": _mean([j["end_s"] - j["submit_s"] for j in done if j["malleable"]]),
+        "mean_turnaround_rigid_s": _mean([j["end_s"] - j["submit_s"] for j in done if not j["malleable"]]),
+        "utilisation_iterating": sum(j.get("busy_node_s", 0.0) for j in done) / (w["nodes"] * m["makespan_s"]),
+        "wall_s": stream["wall_s"], "load_at_end": open("/proc/loadavg").read().split()[:3],
+    })
+    return m, w, jobs
+
+
+def _mean(v):
+    return sum(v) / len(v) if v else None
+
+
+def plot(w, jobs, m, path):
+    """Nodes held by each job over time, stacked (gnuplot): one coloured band per job."""
+    tmp = tempfile.mkdtemp()
+    done = [j for j in jobs if not j.get("missing")]
+    times = sorted({t for j in done for t, _ in j["steps"]})
+    held = {j["id"]: dict(j["steps"]) for j in done}
+    order = sorted(done, key=lambda j: j["start_s"])
+    dat = os.path.join(tmp, "stack.dat")
+    with open(dat, "w") as f:
+        # steps: the nodes seen at one poll hold until just before the next
+        for t, u in zip(times, times[1:] + [times[-1] + 1.0]):
+            acc = 0
+            vals = []
+            for j in order:
+                acc += held[j["id"]].get(t, 0)
+                vals.append(str(acc))
+            f.write(f"{t:.2f} " + " ".join(vals) + "\n")
+            f.write(f"{u - 0.01:.2f} " + " ".join(vals) + "\n")
+    n = w["nodes"]
+    share = w["malleable_share"]
+    title = (f"{len(done)} jobs on {n} emulated nodes, {100 * share:.0f}% malleable: makespan {m['makespan_s']:.0f} s, "
+             f"mean turnaround {m['mean_turnaround_s']:.0f} s, utilisation {100 * m['utilisation']:.0f}%")
+    script = ["set terminal pngcairo size 1000,420 font 'DejaVu Sans,9'", f"set output '{path}'",
+              f"set title \"{title}\"", "set xlabel 'seconds since the first submission'",
+              "set ylabel 'nodes held (one band per job)'", f"set yrange [0:{n + 0.5}]", "set ytics 1",
+              "set grid ytics", "unset key", "set style fill solid 0.85 border lc rgb 'white'"]
+    plots = []
+    for k, j in enumerate(order):
+        lower = "(0)" if k == 0 else f"{k + 1}"
+        # rigid jobs blue, malleable orange; neighbours in three shades to tell them apart
+        shades = ("#1f77b4", "#5fa2d0", "#0d4a75") if not j["malleable"] else ("#ff7f0e", "#ffb066", "#b35300")
+        plots.append(f"'{dat}' using 1:{lower}:{k + 2} with filledcurves lc rgb '{shades[k % 3]}'")
+    script.append("plot " + ", ".join(plots))
+    sp = os.path.join(tmp, "plot.gp")
+    open(sp, "w").write("\n".join(script) + "\n")
+    subprocess.run(["gnuplot", sp], check=True)
+
+
+def _fit(pts):
+    """Least squares t = a + b * x over (x, t) points; None with fewer than 2 distinct x."""
+    if len({x for x, _ in pts}) < 2:
+        return None
+    n = len(pts)
+    mx = sum(x for x, _ in pts) / n
+    mt = sum(t for _, t in pts) / n
+    b = sum((x - mx) * (t - mt) for x, t in pts) / sum((x - mx) ** 2 for x, _ in pts)
+    return mt - b * mx, b
+
+
+def _med(v):
+    return statistics.median(v) if v else None
+
+
+def costs(dirs):
+    """Resize costs for the cluster simulator (sim/src/costs.hpp's keys; details under "_"
+    keys, which it ignores), from every job's run JSON and Slurm's view of the runs. One
+    process per node, so processes = nodes."""
+    expand, shrink, ckpt, launch = [], [], [], []
+    link = None
+    for d in dirs:
+        if os.path.exists(os.path.join(d, "meta.json")):
+            link = json.load(open(os.path.join(d, "meta.json"))).get("rate", link)
+        slurm_view = {}
+        if os.path.exists(os.path.join(d, "jobs.json")):
+            slurm_view = {j["id"]: j for j in json.load(open(os.path.join(d, "jobs.json"))) if not j.get("missing")}
+        jd = os.path.join(d, "jobs")
+        for name in sorted(os.listdir(jd)) if os.path.isdir(jd) else []:
+            if not name.endswith(".json"):
+                continue
+            run = json.load(open(os.path.join(jd, name)))
+            jid = name[:-5]
+            for r in run.get("resizes", []):
+                if not r.get("ok"):
+                    continue
+                e = {"job": jid, "app": run.get("app"), "from": r["from"]["rows"] * r["from"]["cols"],
+                     "to": r["to"]["rows"] * r["to"]["cols"], "t_spawn_s": r["t_spawn_s"],
+                     "t_redist_s": r["t_redist_s"], "t_other_s": r["t_other_s"], "t_total_s": r["t_total_s"],
+                     "bytes_moved": r["bytes_moved"], "bytes_inter_node": r.get("bytes_inter_node", 0),
+                     "bytes_total": r["bytes_total"]}
+                (expand if r["action"] == "expand" else shrink).append(e)
+            data = 2 * 8 * run.get("problem_size", {}).get("n", 0) ** 2
+            its = run.get("iterations", [])
+            for c in run.get("checkpoints", {}).get("written", []):
+                nodes = its[-1]["procs"] if its else 1
+                ckpt.append({"job": jid, "seconds": c["seconds"], "bytes": data, "nodes": nodes})
+            v = slurm_view.get(jid)
+            if v and its:
+                # launch, MPI start-up, set-up and the end: Slurm's run time less the iterations,
+                # the resizes and the checkpoint
+                busy = sum(i["wall_s"] for i in its) + sum(r["t_total_s"] for r in run.get("resizes", []))
+                busy += sum(c["seconds"] for c in run.get("checkpoints", {}).get("written", []))
+                launch.append({"job": jid, "nodes": its[0]["procs"], "seconds": v["end_s"] - v["start_s"] - busy})
+    link_bps = _rate_bytes(link)
+    spawn = _fit([(e["to"] - e["from"], e["t_spawn_s"]) for e in expand])
+    moved = [e for e in expand + shrink if e["t_redist_s"] > 0 and e["bytes_total"] > 0]
+    ratio = [e["t_redist_s"] / (e["bytes_total"] / (min(e["from"], e["to"]) * link_bps)) for e in moved] if link_bps else []
+    fs = [c["bytes"] / c["seconds"] for c in ckpt if c["seconds"] > 0 and c["bytes"] > 0]
+    fs_node = [c["bytes"] / (c["seconds"] * c["nodes"]) for c in ckpt if c["seconds"] > 0 and c["bytes"] > 0]
+    out = {
+        "_source": "scripts/bench/workload_cluster.sh on the emulated cluster (10 namespaces on one 2-core host, "
+                   "links shaped with tc, one process per node), scripts/bench/workload/cluster_report.py costs; "
+                   "medians over every resize, checkpoint and launch of the runs listed in _runs",
+        "_runs": [os.path.basename(d.rstrip("/")) for d in dirs],
+        "_counts": {"expansions": len(expand), "shrinks": len(shrink), "checkpoints": len(ckpt), "launches": len(launch)},
+        "_samples": {"expand": expand, "shrink": shrink, "checkpoint": ckpt, "launch": launch},
+        "expansion": True,
+    }
+    if spawn:
+        out["spawn_fixed_s"], out["spawn_per_node_s"] = max(0.0, spawn[0]), max(0.0, spawn[1])
+        out["_spawn_fit"] = "least squares of t_spawn over nodes added (negative parts clipped to 0)"
+    elif expand:
+        out["spawn_fixed_s"] = 0.0
+        out["spawn_per_node_s"] = _med([e["t_spawn_s"] / max(1, e["to"] - e["from"]) for e in expand])
+    if shrink:
+        out["release_s"] = _med([e["t_spawn_s"] for e in shrink])
+    if expand or shrink:
+        out["other_s"] = _med([e["t_other_s"] for e in expand + shrink])
+    if link_bps:
+        out["link_Bps"] = link_bps
+    if ratio:
+        out["redist_link_ratio"] = _med(ratio)
+        out["_redist_link_ratio"] = ("t_redist / (matrix bytes / (min(from, to) nodes x link_Bps)), the simulator's "
+                                     "node-link bound; median")
+    datas = [e["bytes_total"] for e in expand + shrink]
+    if datas:
+        out["_data_bytes_per_job"] = _med(datas)
+    if fs:
+        out["fs_Bps"], out["fs_node_Bps"] = _med(fs), _med(fs_node)
+    if launch:
+        out["restart_fixed_s"] = _med([x["seconds"] for x in launch])
+        out["_restart_fixed_s"] = ("a job's launch, MPI start-up, set-up and end: Slurm's run time less its iterations, "
+                                   "resizes and checkpoint; median")
+    return out
+
+
+def _rate_bytes(rate):
+    if not rate:
+        return None
+    m = re.match(r"^([0-9.]+)([kmg]?)bit$", rate)
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "k": 1e3, "m": 1e6, "g": 1e9}[m.group(2)] / 8
+
+
+def table(dirs):
+    rows = [json.load(open(os.path.join(d, "metrics.json"))) for d in dirs]
+    rows.sort(key=lambda r: r["malleable_share"])
+    base = next((r for r in rows if r["malleable_share"] == 0), None)
+    o = ["| malleable | jobs | makespan s | mean wait s | median wait s | mean turnaround s | turnaround vs rigid | "
+         "bounded slowdown | utilisation (held) | resizes/job | resize s/job | slurmctld RPCs/job/min | utilisation (iterating) |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        ratio = f"{base['mean_turnaround_s'] / r['mean_turnaround_s']:.2f}x" if base else "-"
+        o.append(f"| {100 * r['malleable_share']:.0f}% | {r['jobs']} | {r['makespan_s']:.0f} | {r['mean_wait_s']:.1f} | "
+                 f"{r['median_wait_s']:.1f} | {r['mean_turnaround_s']:.1f} | {ratio} | {r['bounded_slowdown']:.2f} | "
+                 f"{100 * r['utilisation']:.0f}% | {r['resizes_per_job']:.2f} | {r['resize_time_s_per_job']:.2f} | "
+                 f"{r['slurm_rpcs_per_job_minute']:.1f} | {100 * r.get('utilisation_iterating', 0):.0f}% |")
+    return "\n".join(o)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sp = ap.add_subparsers(dest="cmd", required=True)
+    r = sp.add_parser("run")
+    r.add_argument("dir")
+    r.add_argument("--csv")
+    r.add_argument("--plot")
+    c = sp.add_parser("costs")
+    c.add_argument("dirs", nargs="+")
+    c.add_argument("-o", "--out", required=True)
+    t = sp.add_parser("table")
+    t.add_argument("dirs", nargs="+")
+    a = ap.parse_args(argv)
+    if a.cmd == "run":
+        m, w, jobs = run_metrics(a.dir)
+        with open(os.path.join(a.dir, "metrics.json"), "w") as f:
+            json.dump(m, f, indent=1)
+        with open(os.path.join(a.dir, "jobs.json"), "w") as f:
+            json.dump(jobs, f, indent=1)
+        if a.plot:
+            plot(w, jobs, m, a.plot)
+        if a.csv:
+            summary.append_row(a.csv, {k: v for k, v in m.items() if k in summary.COLUMNS})
+        print(json.dumps({k: v for k, v in m.items() if k != "rpcs_by_type"}, indent=1))
+        return 0
+    if a.cmd == "costs":
+        with open(a.out, "w") as f:
+            json.dump(costs(a.dirs), f, indent=1)
+        return 0
+    print(table(a.dirs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

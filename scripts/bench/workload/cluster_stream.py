@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""One job stream on the emulated cluster's Slurm (issue 44 §2; scripts/bench/workload_cluster.sh
+runs it between `cluster.sh up N --slurm` and `down`).
+
+    cluster_stream.py prepare --workload w.json --lo 20 --hi 120 -o run.json
+    cluster_stream.py run --workload run.json --out DIR --src SRC --build BUILD [--deadline S]
+
+prepare: compresses a generated workload (generate.py) to the emulated cluster's time
+budget: each job's run time on its requested size r is mapped into [lo, hi] seconds on a
+log scale, r' = lo * (hi/lo)^((ln r - ln r_min) / (ln r_max - ln r_min)) (order and
+relative spread in log kept; Lublin-Feitelson run times span four orders of magnitude,
+which the 2 shared cores cannot run in minutes), work_node_s scaled by r'/r, the arrival
+times scaled so that the offered load sum(size * r') / (nodes * span) stays what the
+generator gave, and the iterations set to about one per `--iteration-s` seconds (6 to 40).
+Every --real-every-th job (by index) runs a real driver (PDGEMM, N = --real-n) instead of
+the flexible-sleep job, for as many iterations as the model says (its length is then its
+own).
+
+run: submits each job with sbatch at its submit time (rigid: -N nodes; malleable:
+-N min-max and the Slurm policy within [min, max]), one process per node, records
+Slurm's view (squeue) every --poll seconds in DIR/timeline.tsv, sdiag before and after
+(DIR/sdiag_before.txt, sdiag_after.txt), the submission times (DIR/submitted.tsv), and
+waits until every job has left the queue. Each job writes DIR/jobs/<id>.out and its run
+JSON DIR/jobs/<id>.json. Exit 0 when every job ended; 1 at the deadline (jobs cancelled).
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+SUBNET = "10.213.7"
+
+
+def prepare(w, lo, hi, iteration_s, real_every, real_n):
+    jobs = w["jobs"]
+
+    def runtime(j, n):
+        sf = j["serial_fraction"]
+        return j["work_node_s"] * (sf + (1.0 - sf) / n)
+
+    rts = [runtime(j, j["nodes"]) for j in jobs]
+    lmin, lmax = math.log(min(rts)), math.log(max(rts))
+    nodes = w["nodes"]
+    span = max(max(j["submit_s"] for j in jobs) - min(j["submit_s"] for j in jobs), 1e-9)
+    load = sum(j["nodes"] * r for j, r in zip(jobs, rts)) / (nodes * span)
+    out = []
+    for k, (j, r) in enumerate(zip(jobs, rts)):
+        x = (math.log(r) - lmin) / (lmax - lmin) if lmax > lmin else 0.5
+        r2 = lo * (hi / lo) ** x
+        j2 = dict(j)
+        j2["work_node_s"] = round(j["work_node_s"] * r2 / r, 3)
+        j2["iterations"] = max(6, min(40, int(round(r2 / iteration_s))))
+        if real_every > 0 and k % real_every == real_every // 2:
+            j2["program"] = "pdgemm"
+            j2["real_n"] = real_n
+        out.append(j2)
+    new_work = sum(j["nodes"] * runtime(j, j["nodes"]) for j in out)
+    new_span = new_work / (nodes * load)
+    t0 = min(j["submit_s"] for j in jobs)
+    for j in out:
+        j["submit_s"] = round((j["submit_s"] - t0) * new_span / span, 3)
+    w2 = dict(w)
+    w2["jobs"] = out
+    w2["compression"] = {"lo_s": lo, "hi_s": hi, "iteration_s": iteration_s, "offered_load": round(load, 4),
+                         "real_every": real_every, "real_n": real_n,
+                         "rule": "run time on the requested size mapped log-linearly into [lo, hi]; "
+                                 "arrivals scaled to keep the offered load"}
+    return w2
+
+
+def near_square(n):
+    p = int(math.isqrt(n))
+    while n % p:
+        p -= 1
+    return p, n // p
+
+
+def job_script(j, src, build, out, start_one=False):
+    """The batch script of one job: mpirun from the first node, daemons through the rsh
+    agent (a shrink of the allocation must not kill a Slurm step holding them)."""
+    sf, iters = j["serial_fraction"], j["iterations"]
+    policy = "slurm" if j["malleable"] else "fixed"
+    lines = [
+        "#!/bin/bash",
+        "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1",
+        "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off",
+        f"export OMPI_MCA_btl_tcp_if_include={SUBNET}.0/24 OMPI_MCA_oob_tcp_if_include={SUBNET}.0/24",
+        f"export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent={src}/scripts/cluster-rsh",
+        f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={j['min_nodes'] if start_one else '$SLURM_JOB_NUM_NODES'} "
+        f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
+        # the jobs of this run share one directory (the policy's cluster view, ledger and
+        # decision logs; a fresh one per run)
+        f"export RESIZE_SLURM_SHARED={out}/shared",
+        # the expansion's allocation may not outlive the job it joins
+        f"export SALLOC_TIMELIMIT={j['time_limit_min']}",
+        # Every job starts one process on each node Slurm gave it (a malleable job: as many
+        # as Slurm could give within [min, max]). Processes of the first launch share
+        # MPI_COMM_WORLD with rank 0 and cannot leave in a shrink: a malleable job's floor
+        # is the size it started with (RESIZE_SLURM_MIN_NODES below); it grows by spawn
+        # onto nodes Slurm grants and gives those back when a job waits. (Starting one
+        # process and spawning onto the rest of the allocation, --start-one, lets it shrink
+        # to min, but the policy leaves the held nodes idle while jobs wait.)
+        "n=1" if j["malleable"] and start_one else "n=$SLURM_JOB_NUM_NODES",
+        "p=$(python3 -c \"import math,sys; n=int(sys.argv[1]); p=math.isqrt(n)\n"
+        "while n % p: p -= 1\nprint(f'{p}x{n//p}')\" $n)",
+        f"echo \"job {j['id']} ({policy}) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST ($SLURM_JOB_NUM_NODES node(s)), "
+        f"starting on $n, grid $p\"",
+    ]
+    common = f"-g $p -i {iters} -p {policy} -q --json {out}/jobs/{j['id']}.json"
+    if j.get("program") == "pdgemm":
+        # a real PDGEMM, three times the model's iterations (its own length: ~0.3-0.5 s an
+        # iteration at N = 800 here)
+        common = common.replace(f"-i {iters} ", f"-i {3 * iters} ")
+        run = f"{build}/apps/pdgemm_resizable -n {j.get('real_n', 800)} --nb 32 --meter-kernels {common}"
+    else:
+        # a real checkpoint at the end (parallel HDF5), for its cost
+        run = (f"{build}/apps/flexsleep_resizable -n 512 --nb 64 --work {j['work_node_s']} --serial {sf} "
+               f"--checkpoint {out}/ckpt/{j['id']} --keep 1 {common}")
+    # rigid: one process per node (--map-by node; the nodes have 2 slots); malleable: one
+    # process, no mapping option (with --map-by node, a later spawn onto nodes Slurm added
+    # failed in Open MPI 4.1.4's daemons: "ppr pattern ... topology information missing")
+    mapping = "" if j["malleable"] else "--map-by node "
+    if j["malleable"]:
+        # Open MPI 4.1.4 starts a daemon on every node of its allocation at launch and
+        # cannot add one later once other remote daemons run (a spawn onto a node Slurm
+        # granted outside the first allocation failed: routed_radix "Not found", or with
+        # routed=direct an unreachable peer in MPI_Intercomm_merge). The malleable job's
+        # launcher is given the whole emulated cluster as its pool (this node first, so
+        # rank 0 is here): idle daemons everywhere, processes only where the policy spawns
+        # them, on nodes Slurm gave the job.
+        hosts = f"{out}/jobs/{j['id']}.hosts"
+        # the job's nodes first (one slot each: one process per node), then the others
+        lines.append(f"mine=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); "
+                     f"{{ for h in $mine; do echo \"$h slots=1\"; done; "
+                     f"grep -v -x -F \"$(for h in $mine; do echo \"$h slots=2\"; done)\" /run/malleable-cluster/hostfile "
+                     f"| sed 's/slots=2/slots=1/'; }} >{hosts}")
+        lines.append(f"export OMPI_MCA_ras=^slurm OMPI_MCA_orte_default_hostfile={hosts}")
+    lines.append(f"mpirun --oversubscribe --bind-to none {mapping}-n $n {run}")
+    return "\n".join(lines) + "\n"
+
+
+def time_limit_min(j):
+    """Slurm time limit (minutes): the model's run time on the fewest nodes the job may
+    run on, doubled, plus a minute for start-up and resizes on 2 shared cores."""
+    sf = j["serial_fraction"]
+    t = j["work_node_s"] * (sf + (1.0 - sf) / j["min_nodes"])
+    return int(math.ceil((2 * t + 60) / 60.0))
+
+
+class Head:
+    def __init__(self, src):
+        self.cluster = os.path.join(src, "scripts", "cluster.sh")
+
+    def run(self, *args, check=True):
+        r = subprocess.run([self.cluster, "exec", "head", *args], capture_output=True, text=True)
+        if check and r.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
+        return r.stdout
+
+
+def run(a):
+    w = json.load(open(a.workload))
+    out = os.path.abspath(a.out)
+    os.makedirs(os.path.join(out, "jobs"), exist_ok=True)
+    head = Head(a.src)
+    jobs = sorted(w["jobs"], key=lambda j: j["submit_s"])
+    for j in jobs:
+        j["time_limit_min"] = time_limit_min(j)
+        path = os.path.join(out, "jobs", j["id"] + ".sh")
+        with open(path, "w") as f:
+            f.write(job_script(j, a.src, a.build, out, a.start_one))
+        os.chmod(path, 0o755)
+    with open(os.path.join(out, "sdiag_before.txt"), "w") as f:
+        f.write(head.run("sdiag"))
+    t0 = time.monotonic()
+    submitted = {}  # id -> (slurm id, t)
+    polls = 0
+    tl = open(os.path.join(out, "timeline.tsv"), "w")
+    tl.write("t\tjob\tname\tstate\tnodes\tnodelist\n")
+    sub = open(os.path.join(out, "submitted.tsv"), "w")
+    sub.write("id\tslurm_id\tt\tepoch\n")
+    nxt = 0
+    last_poll = -1e9
+    while True:
+        t = time.monotonic() - t0
+        while nxt < len(jobs) and jobs[nxt]["submit_s"] <= t:
+            j = jobs[nxt]
+            size = str(j["nodes"]) if not j["malleable"] else f"{j['min_nodes']}-{j['max_nodes']}"
+            sid = head.run("sbatch", "--parsable", "-J", j["id"], "-N", size, "--ntasks-per-node=1",
+                           f"--time={j['time_limit_min']}", "-o", os.path.join(out, "jobs", j["id"] + ".out"),
+                           "-D", out, os.path.join(out, "jobs", j["id"] + ".sh")).strip().split(";")[0]
+            ts = time.monotonic() - t0
+            submitted[j["id"]] = (sid, ts)
+            sub.write(f"{j['id']}\t{sid}\t{ts:.3f}\t{time.time():.3f}\n")
+            sub.flush()
+            nxt += 1
+        if t - last_poll >= a.poll:
+            last_poll = t
+            text = head.run("squeue", "-h", "-o", "%i|%j|%T|%D|%N", check=False)
+            polls += 1
+            lines = [ln for ln in text.splitlines() if ln.strip()]
+            for ln in lines:
+                f = ln.split("|")
+                if len(f) == 5:
+                    tl.write(f"{t:.2f}\t" + "\t".join(f) + "\n")
+            tl.flush()
+            if nxt == len(jobs) and not lines:
+                break
+        if t > a.deadline:
+            for sid, _ in submitted.values():
+                head.run("scancel", sid, check=False)
+            print(f"cluster_stream.py: the jobs did not end within {a.deadline} s; cancelled", file=sys.stderr)
+            break
+        nxt_t = jobs[nxt]["submit_s"] if nxt < len(jobs) else 1e18
+        time.sleep(max(0.02, min(a.poll - (time.monotonic() - t0 - last_poll), nxt_t - (time.monotonic() - t0))))
+    wall = time.monotonic() - t0
+    with open(os.path.join(out, "sdiag_after.txt"), "w") as f:
+        f.write(head.run("sdiag"))
+    # RPCs one squeue poll costs slurmctld, measured now on the idle cluster
+    before = head.run("sdiag")
+    for _ in range(10):
+        head.run("squeue", "-h", "-o", "%i|%j|%T|%D|%N", check=False)
+    after = head.run("sdiag")
+    with open(os.path.join(out, "stream.json"), "w") as f:
+        json.dump({"wall_s": wall, "polls": polls, "poll_s": a.poll, "calibration_before": before,
+                   "calibration_after": after, "calibration_polls": 10,
+                   "submitted": {k: {"slurm_id": v[0], "t": v[1]} for k, v in submitted.items()},
+                   "time_limits_min": {j["id"]: j["time_limit_min"] for j in jobs}}, f, indent=1)
+    return 0 if t <= a.deadline else 1
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sp = ap.add_subparsers(dest="cmd", required=True)
+    p = sp.add_parser("prepare")
+    p.add_argument("--workload", required=True)
+    p.add_argument("--lo", type=float, default=20.0)
+    p.add_argument("--hi", type=float, default=120.0)
+    p.add_argument("--iteration-s", type=float, default=4.0)
+    p.add_argument("--real-every", type=int, default=8)
+    p.add_argument("--real-n", type=int, default=800)
+    p.add_argument("-o", "--out", required=True)
+    r = sp.add_parser("run")
+    r.add_argument("--workload", required=True)
+    r.add_argument("--out", required=True)
+    r.add_argument("--src", required=True)
+    r.add_argument("--build", required=True)
+    r.add_argument("--poll", type=float, default=1.0)
+    r.add_argument("--deadline", type=float, default=1200.0)
+    r.add_argument("--start-one", action="store_true",
+                   help="a malleable job starts one process and spawns onto the rest of its allocation")
+    a = ap.parse_args(argv)
+    if a.cmd == "prepare":
+        w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n)
+        with open(a.out, "w") as f:
+            json.dump(w, f, indent=1)
+        return 0
+    return run(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

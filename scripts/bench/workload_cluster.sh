@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 44 §2 with one command: a seeded stream of jobs on the emulated cluster under real
+# Slurm daemons, once per malleable share (default: every job rigid, 25%, 50%, 100%
+# malleable), the same jobs each time. Per share: the workload is generated
+# (workload/generate.py, Lublin-Feitelson) and compressed to minutes
+# (workload/cluster_stream.py prepare), the cluster comes up under Slurm (this script takes
+# the cluster lock for one run at a time and gives it back in between), the jobs are
+# submitted with sbatch at their submit times (workload/cluster_stream.py run: rigid jobs
+# at their size, malleable ones with -N min-max and the Slurm policy; flexible-sleep jobs
+# and every 8th job a real PDGEMM driver), the cluster goes down, and
+# workload/cluster_report.py computes the metrics, appends one row to the summary CSV and
+# draws the timeline of nodes per job. At the end the resize costs the simulator reads.
+#
+#   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
+#        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
+#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only] [--start-one]
+# Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
+# rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
+# --start-one: a malleable job starts one process and spawns onto the rest of its allocation
+# (it may then shrink to its min; see workload/cluster_stream.py).
+# --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
+# Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${MALLEABLE_BUILD_DIR:-$here/build}
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start_one=""
+out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
+costs=$here/docs/data/workload/costs_emulated.json
+while (($#)); do
+  case $1 in
+    --nodes) nodes=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
+    --shares) shares=$2; shift 2 ;;
+    --load) load=$2; shift 2 ;;
+    --lo) lo=$2; shift 2 ;;
+    --hi) hi=$2; shift 2 ;;
+    --rate) rate=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --build-dir) build=$2; shift 2 ;;
+    --csv) csv=$2; shift 2 ;;
+    --no-csv) csv=""; shift ;;
+    --img) img=$2; shift 2 ;;
+    --costs) costs=$2; shift 2 ;;
+    --deadline) deadline=$2; shift 2 ;;
+    --report-only) report_only=1; shift ;;
+    --start-one) start_one=--start-one; shift ;;
+    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ $build = /* ]] || build=$here/$build
+for exe in flexsleep_resizable pdgemm_resizable; do
+  [[ -x $build/apps/$exe ]] || { echo "workload_cluster.sh: $build/apps/$exe missing (cmake --build build --target $exe)" >&2; exit 1; }
+done
+cluster=$here/scripts/cluster.sh
+why=$("$cluster" check) || { echo "$why"; exit 77; }
+command -v slurmctld >/dev/null || { echo "workload_cluster.sh: Slurm is not installed (scripts/setup.sh)" >&2; exit 77; }
+wl=$here/scripts/bench/workload
+mkdir -p "$out" "$img"
+LOCK=/run/malleable-cluster.lock
+dirs=()
+for share in $shares; do
+  d=$out/share_$share
+  if ((report_only)); then
+    python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_emulated_$share.png"
+    continue
+  fi
+  rm -rf "$d"
+  mkdir -p "$d"
+  python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" \
+    --load "$load" -o "$d/generated.json"
+  python3 "$wl/cluster_stream.py" prepare --workload "$d/generated.json" --lo "$lo" --hi "$hi" -o "$d/workload.json"
+  echo "== share $share: $jobs jobs on $nodes nodes (seed $seed); waiting for the cluster lock"
+  start=$(date +%s)
+  (
+    flock -w 1800 9 || { echo "workload_cluster.sh: the cluster lock is held by another run for 30 min" >&2; exit 1; }
+    trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
+    "$cluster" down >/dev/null
+    "$cluster" up "$nodes" --slurm --slots 2 ${rate:+--rate "$rate"} 9>&-
+    rc=0
+    python3 "$wl/cluster_stream.py" run --workload "$d/workload.json" --out "$d" --src "$here" --build "$build" \
+      --deadline "$deadline" $start_one 9>&- || rc=$?
+    cp /run/malleable-cluster/slurm/log/jobcomp.txt "$d/jobcomp.txt" 2>/dev/null || true
+    grep -E "error|killed|TIMEOUT" /run/malleable-cluster/slurm/log/slurmctld.log >"$d/slurmctld_errors.txt" 2>/dev/null || true
+    exit $rc
+  ) 9>"$LOCK" || echo "workload_cluster.sh: share $share: the stream did not finish cleanly (see $d)" >&2
+  secs=$(($(date +%s) - start))
+  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" <<'PY'
+import json, subprocess, sys
+d, secs, rate, load, lo, hi = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6]
+commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
+json.dump({"seconds": secs, "rate": rate, "load": load, "lo_s": float(lo), "hi_s": float(hi), "commit": commit,
+           "load_at_end": open("/proc/loadavg").read().split()[:3]}, open(f"{d}/meta.json", "w"), indent=1)
+PY
+  # the data stays; the per-job scripts and the machine's paths do not
+  rm -f "$d"/jobs/*.sh "$d"/jobs/*.hosts
+  rm -rf "$d/ckpt"
+  find "$d" -type f \( -name '*.out' -o -name '*.json' -o -name '*.jsonl' -o -name '*.txt' \) -exec sed -i "s#$here/##g; s#$here#.#g" {} +
+  python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_emulated_$share.png"
+  dirs+=("$d")
+done
+python3 "$wl/cluster_report.py" costs "$out"/share_* -o "$costs"
+python3 "$wl/cluster_report.py" table "$out"/share_*
