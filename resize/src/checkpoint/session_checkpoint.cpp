@@ -182,7 +182,7 @@ void Session::set_checkpointing(const CheckpointCadence& c) {
   if (c.keep < 0) throw Error("set_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   const checkpoint::Every every = ck::parse_every(c.every, c.mtbf_seconds);
   (void)every;  // a bad cadence is refused before the directory is touched
-  // Issue 42 §6: a directory that cannot be made or written is refused here, not at the
+  // A directory that cannot be made or written is refused here, not at the
   // first checkpoint. Every process checks it itself (making it if need be, then a file
   // of its own made and removed): not a collective, since a newcomer may call it after
   // join() alone; every process of a job sees the same file system, so all refuse alike.

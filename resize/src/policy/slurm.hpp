@@ -74,9 +74,9 @@ struct Options {
   double refused_backoff_max_s = 60.0;
   // Seconds on a monotonic clock; empty: std::chrono::steady_clock. Tests pass their own.
   std::function<double()> clock;
-  // Many jobs (issue 44, slurm_arbiter.hpp): the shared directory of the arbitration (the
+  // Many jobs (slurm_arbiter.hpp): the shared directory of the arbitration (the
   // cached cluster view, the ledger, DIR/log/<job>.jsonl); empty: this job alone, asking
-  // Slurm itself (three commands each interval, the single-job policy of issue 12).
+  // Slurm itself (three commands each interval, as the single-job policy did).
   std::string shared_dir;
   double jitter = 0.2;      // each interval varies by +-jitter (jobs started together spread)
   double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)

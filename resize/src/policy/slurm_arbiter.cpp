@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The arbitration between malleable jobs under one Slurm (issue 44 §1), pure: the shared
+// The arbitration between malleable jobs under one Slurm, pure: the shared
 // cluster view and the ledger as text, and arbitrate() (slurm_arbiter.hpp has the rules).
 #include "policy/slurm_arbiter.hpp"
 

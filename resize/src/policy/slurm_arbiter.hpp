@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Many malleable jobs under one Slurm (issue 44 §1): the arbitration between them, pure.
+// Many malleable jobs under one Slurm: the arbitration between them, pure.
 //
 // Every job's world rank 0 decides at its remap points from two shared pieces of plain
 // data, both files in one directory every job can reach (a shared file system; no daemon

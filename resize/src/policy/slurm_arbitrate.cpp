@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // arbitrate(): one job's decision among many malleable jobs, from the shared cluster view
-// and ledger (issue 44 §1; the rules are listed in slurm_arbiter.hpp). Pure.
+// and ledger (the rules are listed in slurm_arbiter.hpp). Pure.
 #include <algorithm>
 #include <set>
 

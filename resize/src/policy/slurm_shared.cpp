@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The shared directory of the Slurm arbitration (issue 44 §1): the cached cluster view,
+// The shared directory of the Slurm arbitration: the cached cluster view,
 // the ledger and the decision logs as files, read and written under flock, each write
 // a temporary file renamed into place (a reader never sees half a file).
 #include <fcntl.h>

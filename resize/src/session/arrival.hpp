@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal: the arrival check at the start of every remap point (issue 42 §5). A process
+// Internal: the arrival check at the start of every remap point. A process
 // that skips a remap point (or is stuck or gone before it) would leave the others blocked
 // for ever in the remap point's first collective, with no message: no resize has begun,
 // so the resize watchdog is not armed. Instead every process first reports its arrival

@@ -77,11 +77,11 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
   I.watchdog.set_timeout(I.opt.resize_timeout);
   I.remap_timeout = I.opt.remap_timeout;
-  if (const char* t = std::getenv("RESIZE_REMAP_TIMEOUT"); t && *t) {
+  if (const config::Text& t = config::read().session.remap_timeout; t && !t->empty()) {
     char* end = nullptr;
-    const double v = std::strtod(t, &end);
+    const double v = std::strtod(t->c_str(), &end);
     if (*end != '\0' || !(v >= 0))
-      throw Error(std::string("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '") + t + "'");
+      throw Error("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '" + *t + "'");
     I.remap_timeout = v;
   }
   I.last_arrival = MPI_Wtime();
@@ -132,8 +132,8 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     std::string why;
     // Kept across runs when the program asks (persist_history: the drivers) or the user
     // names a file (RESIZE_HISTORY=PATH); RESIZE_HISTORY=off wins over both.
-    const char* named = std::getenv("RESIZE_HISTORY");
-    const bool persist = !where.off && (I.opt.persist_history || (named && *named));
+    const config::Text& named = config::read().policy.history;
+    const bool persist = !where.off && (I.opt.persist_history || (named && !named->empty()));
     if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
       I.history_path = where.path;
       if (::access(I.history_path.c_str(), F_OK) == 0) {

@@ -163,7 +163,7 @@ struct Session::Impl {
   // between two of them.
   double remap_timeout = 600.0, last_arrival = 0, longest_arrival_gap = 0;
   void arrive();
-  // Issue 42 §4: a session alive at MPI_Finalize (declared in main's scope) releases its
+  // A session alive at MPI_Finalize (declared in main's scope) releases its
   // communicators at the start of MPI_Finalize (an attribute of MPI_COMM_SELF, which
   // MPI_Finalize deletes first): communicators over the processes of several jobs left to
   // MPI_Finalize make Open MPI's disconnect of the jobs write to closed sockets (SIGPIPE).

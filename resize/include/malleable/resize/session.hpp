@@ -79,7 +79,7 @@ struct SessionOptions {
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
   // Keep resize times across runs in this application's history file
   // (resize_history_location in predict.hpp), so spawn and exit times are predicted from
-  // the first resize of a run on. Off by default (issue 42 §6): a program writes nothing
+  // the first resize of a run on. Off by default: a program writes nothing
   // under the user's home unless asked, here or with RESIZE_HISTORY=PATH (that file, for
   // any program); the drivers turn it on. RESIZE_HISTORY=off turns it off for all.
   bool persist_history = false;
