@@ -11,7 +11,9 @@
 # SIM_FLAGS (extra flags, default "--start-ranges --interval 2": malleable jobs submitted
 # with a node range, the policy asking every 2 s as the real one does; drop --start-ranges
 # when the emulated jobs asked for a fixed size), OUT (the simulated
-# metrics JSON, default a temporary file), RECORDS (per-job CSV).
+# metrics JSON, default a temporary file), RECORDS (per-job CSV), MEASURED (the emulated
+# run's per-job jobs.json: real drivers take their measured run times,
+# scripts/bench/workload/measured_runtimes.py).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [[ $# -ge 1 ]] || { sed -n 3,14p "$0" >&2; exit 2; }
@@ -24,6 +26,10 @@ bin=$build/sim/malleable-clustersim
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=${OUT:-$tmp/sim.json}
+if [[ -n ${MEASURED:-} ]]; then
+  python3 "$here/scripts/bench/workload/measured_runtimes.py" "$workload" "$MEASURED" -o "$tmp/measured.json"
+  workload=$tmp/measured.json
+fi
 args=(--workload "$workload" --costs "${COSTS:-$here/sim/costs/emulated.json}" --out "$out")
 [[ -n ${RECORDS:-} ]] && args+=(--records "$RECORDS")
 # shellcheck disable=SC2086

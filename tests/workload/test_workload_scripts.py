@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "bench", "workload")
 sys.path.insert(0, SCRIPTS)
 import compare  # noqa: E402
+import measured_runtimes  # noqa: E402
 import sim_report  # noqa: E402
 import generate  # noqa: E402
 import summary  # noqa: E402
@@ -197,6 +198,20 @@ class SimReport(unittest.TestCase):
         self.assertEqual(len(lines), 2)          # the latest rigid row only; no emulated row
         self.assertIn("| 2.00x |", lines[1])     # 200 / 100
         self.assertIn("| 1.00x |", lines[0])
+
+
+class MeasuredRuntimes(unittest.TestCase):
+    def test_only_rigid_drivers_take_their_measured_time(self):
+        w = generate.generate(8, 6, 1, 0.0)
+        w["jobs"][1]["program"] = "pdgemm"
+        w["jobs"][2]["program"] = "pdgemm"
+        before = [j["work_node_s"] for j in w["jobs"]]
+        emu = [{"id": j["id"], "start_s": 10.0, "end_s": 21.0, "resizes": 0} for j in w["jobs"]]
+        emu[2]["resizes"] = 1
+        self.assertEqual(measured_runtimes.apply(w, emu), [w["jobs"][1]["id"]])
+        self.assertAlmostEqual(generate.runtime_on(w["jobs"][1], w["jobs"][1]["nodes"]), 11.0, delta=0.01)
+        self.assertEqual([j["work_node_s"] for k, j in enumerate(w["jobs"]) if k != 1],
+                         [b for k, b in enumerate(before) if k != 1])
 
 
 class Compare(unittest.TestCase):
