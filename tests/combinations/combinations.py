@@ -44,7 +44,7 @@ Constraints (CONSTRAINTS below; each a rule over a few dimensions, checked on pa
     pdgemv_fortran (off/wait: their "background" argument), porting programs off.
   - mover pdgemr2d: every program but porting_cxx (the C++ Session takes no RESIZE_MOVER).
   - mpi mpich (Debian 12's MPICH cannot MPI_Comm_spawn): mech none or restart, no fault,
-    drivers only, registered in the MPICH build only.
+    drivers only, registered in the MPICH build only (label combinations_mpich).
 
 Cases: the seeds first (SEEDS: the combinations issue 42 reported broken, since a
 pairwise array need not hold a given triple), then the Open MPI array covers every pair of values of the other ten dimensions that
@@ -75,6 +75,12 @@ What the cases found (issue 42):
   - a relaunch that restarts from the last iteration's checkpoint runs no iteration (case
     36: a newcomer killed in a background expansion ends the job only after its last
     checkpoint): the runner reads the last iteration from the restart line too.
+  - the kill of a program without the drivers' pause hook raced with its end (case 61:
+    the process chosen had left in a shrink, the job ended 0): the hook
+    RESIZE_FAULT=pause-in-iteration moved from the drivers into the session
+    (Session::end_iteration), so every program holds still where the kill lands.
+  The MPICH cases are generated and registered in the MPICH build only (label
+  combinations_mpich, with bench: they have not been run yet).
   The controls (78, 79) fail as they must: newcomers refilling their data (the porting
   guide's old pattern, §3) end with a running sum of 267190 against 287935.
 """

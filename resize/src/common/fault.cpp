@@ -40,6 +40,18 @@ std::optional<int> armed(Point p) {
   return v ? parse(*v, p) : std::nullopt;
 }
 
+void pause_in_iteration(int iteration, bool world_rank0, std::string_view app) {
+  const char* v = std::getenv("RESIZE_FAULT");
+  int k = 0, s = 0;
+  if (!v || std::sscanf(v, "pause-in-iteration:%d:%d", &k, &s) != 2 || k != iteration) return;
+  if (world_rank0) {
+    std::fprintf(stderr, "%.*s: fault injection - every process pauses %d s in iteration %d\n",
+                 static_cast<int>(app.size()), app.data(), s, k);
+    std::fflush(stderr);
+  }
+  if (s > 0) ::sleep(static_cast<unsigned>(s));
+}
+
 void inject(Point p, bool here, int world_rank, std::string_view what) {
   const auto arg = armed(p);
   if (!arg || !here) return;

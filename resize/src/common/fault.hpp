@@ -27,6 +27,12 @@ std::optional<int> parse(std::string_view value, Point p);
 // The fault at `p` if RESIZE_FAULT names it (read once per call; tests set it per run).
 std::optional<int> armed(Point p);
 
+// RESIZE_FAULT=pause-in-iteration:K:S: every process of a session sleeps S s in
+// iteration K, before the iteration completes (Session::end_iteration; `iteration` is
+// the one ending), so that a test kills a process at a known point; world rank 0 says
+// "<app>: fault injection - every process pauses S s in iteration K" first.
+void pause_in_iteration(int iteration, bool world_rank0, std::string_view app);
+
 // Carries out the fault at `p` when it is armed and `here` (the process it targets):
 // says so on stderr (`what` names the moment), then pauses, stalls or kills the process.
 void inject(Point p, bool here, int world_rank, std::string_view what);

@@ -16,6 +16,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "common/fault.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "common/config.hpp"
 #include "session/world.hpp"
@@ -342,6 +343,7 @@ void Session::begin_iteration() {
 
 void Session::end_iteration(const std::string& note) {
   auto& I = *impl_;
+  detail::fault::pause_in_iteration(I.iteration + 1, I.root(), I.opt.app);  // a test hook (fault.hpp)
   // One gather: the maxima of the three clocks and every rank's reported compute.
   const double loc[5] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0, kernel_cpu_seconds() - I.t_kernel0,
                          I.work_acc, I.compute_acc};
