@@ -287,6 +287,7 @@ resize::SessionOptions session_options(const CommonOptions& o, const DriverHooks
   so.progress = !o.quiet;
   so.resize_timeout = o.resize_timeout;
   so.total_iterations = o.iters;
+  so.persist_history = true;  // the drivers keep their resize history (docs/apps.md)
   so.background = resize::parse_background(o.background);
   so.background_iterations = o.background_iterations;
   return so;
@@ -468,7 +469,13 @@ int run_session(int argc, char** argv, const CommonOptions& o, DriverHooks& hook
   mark_constants(s, o.constant);
   const int it = begin_run(s, o, hooks, rank);
   if (it < 0) return kExitRestartRefused;
-  const bool levels = set_checkpointing(s, o, every);
+  bool levels = false;
+  try {
+    levels = set_checkpointing(s, o, every);
+  } catch (const resize::CheckpointFailed& e) {  // a directory that cannot be written: before any iteration
+    std::fprintf(stderr, "%s (rank %d): checkpoint failed: %s\n", hooks.name.c_str(), rank, e.what());
+    return kExitCheckpointFailed;
+  }
   if (const int rc = Loop(s, o, hooks, levels, rank).run(it); rc >= 0) return rc;
   // A resize still under way in the background at the end is cancelled, not completed:
   // no iteration is left to use its grid (its newcomers exit, the data stay).

@@ -6,10 +6,12 @@
 #     a second program gets a file of its own, and a second run reads the first's;
 #   - RESIZE_HISTORY=off writes nothing, RESIZE_HISTORY=<file> writes that file;
 #   - HOME=/nonexistent (not created) and a cache directory that cannot be written:
-#     exit 0 with exactly one notice line, nothing created.
-# Usage: history_location.sh <mpiexec> <pdgemm driver> <pdgemv driver>
+#     exit 0 with exactly one notice line, nothing created;
+#   - a user's program (the session's default options, issue 42 §6) that expands writes
+#     nothing under HOME; with RESIZE_HISTORY=<file> it writes that file.
+# Usage: history_location.sh <mpiexec> <pdgemm driver> <pdgemv driver> <user program>
 set -uo pipefail
-mpiexec=$1 gemm=$2 gemv=$3
+mpiexec=$1 gemm=$2 gemv=$3 user=$4
 work=$(mktemp -d)
 trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
 fails=0
@@ -69,6 +71,14 @@ if [[ $(id -u) -eq 0 ]]; then ro=/proc/malleable-cache; fi
 run "$work/h.log" "$gemm" HOME="$off_home" XDG_CACHE_HOME="$ro" || fail "read-only XDG_CACHE_HOME=$ro: the run failed"
 [[ $(notices "$work/h.log") -eq 1 ]] || fail "read-only cache: expected one notice line, got: $(grep 'resize history' "$work/h.log")"
 grep "resize history" "$work/h.log"
+
+user_home=$work/user-home && mkdir -p "$user_home"
+env HOME="$user_home" "$mpiexec" --oversubscribe --bind-to none -n 4 "$user" history >"$work/u.log" 2>&1 ||
+  fail "user program: the run failed"
+[[ -z $(find "$user_home" -mindepth 1) ]] || fail "a user's program wrote its history under HOME: $(find "$user_home" -mindepth 1)"
+env HOME="$user_home" RESIZE_HISTORY="$work/user/h.json" "$mpiexec" --oversubscribe --bind-to none -n 4 "$user" history \
+  >"$work/v.log" 2>&1 || fail "user program with RESIZE_HISTORY=<file>: the run failed"
+[[ -f $work/user/h.json ]] || fail "user program: RESIZE_HISTORY=<file> not written"
 
 if [[ $fails -gt 0 ]]; then tail -n 20 "$work"/*.log; exit 1; fi
 echo "PASS"

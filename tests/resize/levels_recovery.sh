@@ -96,6 +96,10 @@ have=$(ls "$tmp/one"/* 2>/dev/null | xargs -n1 basename 2>/dev/null | tr '\n' ' 
 run 2 every=1 write /proc/malleable-levels 1
 [[ $rc -eq 3 && $(grep -c "refused (rank .): checkpoint level local on node node1 (rank 0): checkpoint level directory /proc/malleable-levels/node1 cannot be created" "$tmp/out") -eq 2 ]] ||
   bad "an impossible directory: not refused on both ranks (status $rc)"
+# Issue 42 §6: the first version failed, so there is no previous version to speak of.
+grep -q "newest previous version is intact" "$tmp/out" && bad "the first version's failure claims a previous version"
+[[ $(grep -c "cannot be created: .* (no earlier version was written)" "$tmp/out") -eq 2 ]] ||
+  bad "the first version's failure does not say that no earlier version was written"
 
 say "== no room for the next version: a tmpfs that holds one version (the file's length is allocated before it is mapped)"
 rm -rf "$tmp/probe"

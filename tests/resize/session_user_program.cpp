@@ -3,7 +3,7 @@
 // The job starts on 2x2 (4 processes) and grows to 2x3 by spawn after iteration 2; its
 // matrix S is a running sum (every iteration adds to it; the newcomers' blocks cannot be
 // recomputed), so a newcomer that fills S again after join() ends with the wrong sum.
-//   sum                 the porting guide's line `int it = s.is_newcomer() ? s.join() :
+//   sum, history        the porting guide's line `int it = s.is_newcomer() ? s.join() :
 //                       s.start(g); if (!s.is_newcomer()) fill` (§3): S checked exactly
 //   levels DIR          the same with a level checkpoint every iteration and a global one
 //                       every 2nd, cadences set once on the original processes only: the
@@ -36,7 +36,6 @@ int run(int argc, char** argv) {
   resize::SessionOptions o;
   o.app = "user_program";
   o.progress = false;
-  o.persist_history = false;
   o.policy = resize::make_policy("scripted", mode == "skip" ? "4:expand:2x3" : "2:expand:2x3", "");
   resize::Session s(argc, argv, std::move(o));
   auto S = s.register_matrix<double>("S", kN, kN, kNb, kNb);

@@ -14,6 +14,7 @@ namespace resize {
 
 Decision Session::next_decision() {
   auto& I = *impl_;
+  I.arrive();  // a remap point: every process arrived, or the job ends naming who did not
   Decision d;
   if (I.root()) {
     d = I.ask_policy();

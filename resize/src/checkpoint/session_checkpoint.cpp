@@ -3,9 +3,12 @@
 // are on the current grid, handed to the parallel HDF5 shell (checkpoint_write.cpp, checkpoint_read.cpp);
 // restart validates the file against the registrations before anything starts.
 #include <dirent.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
@@ -179,10 +182,28 @@ void Session::set_checkpointing(const CheckpointCadence& c) {
   if (c.keep < 0) throw Error("set_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   const checkpoint::Every every = ck::parse_every(c.every, c.mtbf_seconds);
   (void)every;  // a bad cadence is refused before the directory is touched
-  if (I.root()) {  // early, so a directory that cannot be made is named by the first checkpoint
-    std::error_code ec;
-    std::filesystem::create_directories(c.dir, ec);
+  // A directory that cannot be made or written is refused here, not at the
+  // first checkpoint. Every process checks it itself (making it if need be, then a file
+  // of its own made and removed): not a collective, since a newcomer may call it after
+  // join() alone; every process of a job sees the same file system, so all refuse alike.
+  std::error_code ec;
+  std::filesystem::create_directories(c.dir, ec);
+  std::string why;
+  if (!std::filesystem::is_directory(c.dir)) {
+    why = "cannot be created: " + (ec ? ec.message() : std::string("not a directory"));
+  } else {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    const std::string probe = c.dir + "/.malleable-probe-" + host + "-" + std::to_string(::getpid());
+    const int fd = ::open(probe.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0600);
+    if (fd < 0) {
+      why = std::string("cannot make a file in it: ") + std::strerror(errno);
+    } else {
+      ::close(fd);
+      ::unlink(probe.c_str());
+    }
   }
+  if (!why.empty()) throw CheckpointFailed("set_checkpointing: checkpoint directory " + c.dir + " " + why);
   I.adopt_checkpointing(c);
 }
 

@@ -242,18 +242,21 @@ std::string to_recycle(const std::vector<std::string>& names, const std::string&
 
 // Renames every process's files once all succeeded; otherwise removes them and throws the
 // lowest failing rank's reason on every process.
+// `previous`: this process's node directory holds a level file of this program (an earlier
+// version to recover from); the failing rank's word is the one every process says.
 void publish(MPI_Comm world, std::string why, const Written& w, bool partner, const Nodes& nd, int rank,
-             MappedFiles& mapped) {
+             MappedFiles& mapped, bool previous) {
   if (!why.empty())
     why = "checkpoint level " + std::string(partner ? "partner" : "local") + " on node " + nd.name + " (rank " +
-          std::to_string(rank) + "): " + why;
+          std::to_string(rank) + "): " + why +
+          (previous ? " (the newest previous version is intact)" : " (no earlier version was written)");
   why = io::agree(world, why);
   if (!why.empty()) {
     for (const auto& [tmp, fin] : w.renames) {
       mapped.forget(tmp);
       ::unlink(tmp.c_str());
     }
-    throw CheckpointFailed(why + " (the newest previous version is intact)");
+    throw CheckpointFailed(why);
   }
   for (const auto& [tmp, fin] : w.renames)
     if (std::rename(tmp.c_str(), fin.c_str()) == 0) mapped.renamed(tmp, fin);  // a replaced `fin`'s mapping goes
@@ -446,7 +449,10 @@ double Session::checkpoint_levels(bool partner) {
   io::wait_all(copies.sends);
   phases.mark("my copy sent");
   copies.kept.clear();
-  publish(I.world, why, w, partner, nd, rank, st.mapped);
+  const bool previous = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+    return n.rfind(h.program + ".", 0) == 0 && n.find(".tmp") == std::string::npos;
+  });
+  publish(I.world, why, w, partner, nd, rank, st.mapped, previous);
   phases.mark("agree and rename");
   prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from, st.mapped);
   phases.mark("prune");
@@ -503,6 +509,12 @@ std::string Session::level_checkpoint_if_due(bool last) {
 }
 
 const std::vector<LevelRecord>& Session::level_records() const { return impl_->level_records; }
+
+void Session::Impl::release_levels() {
+  if (!levels) return;
+  levels->nodes.reset();
+  levels->world = MPI_COMM_NULL;
+}
 
 void Session::Impl::pack_cadences(detail::ExpansionState& st) const {
   if (checkpointing) {

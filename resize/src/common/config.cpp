@@ -36,6 +36,7 @@ Config read() {
   c.session.move_budget = text("RESIZE_MOVE_BUDGET");
   c.session.check_constant = set_not_empty_not_zero(text("RESIZE_CHECK_CONSTANT"));
   c.session.background_timeout = text("RESIZE_BACKGROUND_TIMEOUT");
+  c.session.remap_timeout = text("RESIZE_REMAP_TIMEOUT");
 
   c.checkpoint.fault = text("MALLEABLE_CHECKPOINT_FAULT");
   c.checkpoint.independent_io = text("MALLEABLE_CHECKPOINT_IO") == Text("independent");

@@ -5,6 +5,7 @@
 // start/join (session_start), deciding the target (session_act), expand
 // (session_expand), shrink and regrid (session_shrink), moving matrices (session_move).
 #include "session/session_impl.hpp"
+#include "common/config.hpp"
 
 #include <time.h>
 
@@ -76,6 +77,15 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   I.opt = std::move(opts);
   if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
   I.watchdog.set_timeout(I.opt.resize_timeout);
+  I.remap_timeout = I.opt.remap_timeout;
+  if (const config::Text t = config::read().session.remap_timeout; t && !t->empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(t->c_str(), &end);
+    if (*end != '\0' || !(v >= 0))
+      throw Error("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '" + *t + "'");
+    I.remap_timeout = v;
+  }
+  I.last_arrival = MPI_Wtime();
   I.bg_mode = I.opt.background;
   I.bg_min_iterations = std::max(1, I.opt.background_iterations);
   if (!I.opt.spawn_command.empty()) {
@@ -102,6 +112,12 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   }
   I.world = detail::World::comm();
   I.newcomer = detail::World::is_new();
+  const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {
+    static_cast<Impl*>(impl)->release_mpi();
+    return MPI_SUCCESS;
+  };
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &I.self_key, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, I.self_key, &I);
   if (I.root()) {
     const std::string path = redist::default_cost_model_path();
     if (::access(path.c_str(), F_OK) == 0) {
@@ -115,7 +131,11 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     // written costs the predictions of later runs, never this run: one notice.
     const HistoryLocation where = resize_history_location(I.opt.app, I.exe);
     std::string why;
-    if (I.opt.persist_history && !where.path.empty() && history_file_usable(where.path, why)) {
+    // Kept across runs when the program asks (persist_history: the drivers) or the user
+    // names a file (RESIZE_HISTORY=PATH); RESIZE_HISTORY=off wins over both.
+    const config::Text named = config::read().policy.history;
+    const bool persist = !where.off && (I.opt.persist_history || (named && !named->empty()));
+    if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
       I.history_path = where.path;
       if (::access(I.history_path.c_str(), F_OK) == 0) {
         try {
@@ -126,7 +146,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
                        I.opt.app.c_str(), e.what());
         }
       }
-    } else if (I.opt.persist_history && !where.off) {
+    } else if (persist) {
       if (where.path.empty()) why = where.why;
       std::fprintf(stderr, "[%s] the resize history is kept in memory for this run: %s (RESIZE_HISTORY=PATH or off)\n",
                    I.opt.app.c_str(), why.c_str());
@@ -134,17 +154,28 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   }
 }
 
+void Session::Impl::release_mpi() {
+  grid = blacs_dyn::Grid{};
+  release_levels();
+}
+
 Session::~Session() {
-  // A background resize never completed nor cancelled (no cancel_resize after the loop)
-  // is cancelled, so its newcomers are not left waiting in join().
-  if (!impl_ || !impl_->in_flight) return;
+  if (!impl_) return;
   int fin = 0;
   MPI_Finalized(&fin);
-  if (fin) return;
-  try {
-    impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
+  if (fin) return;  // MPI_Finalize released the communicators (release_mpi) and ended MPI
+  // A background resize never completed nor cancelled (no cancel_resize after the loop)
+  // is cancelled, so its newcomers are not left waiting in join().
+  if (impl_->in_flight) {
+    try {
+      impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
+    }
+  }
+  if (impl_->self_key != MPI_KEYVAL_INVALID) {
+    MPI_Comm_delete_attr(MPI_COMM_SELF, impl_->self_key);  // release_mpi, now
+    MPI_Comm_free_keyval(&impl_->self_key);
   }
 }
 
@@ -351,8 +382,18 @@ Decision Session::Impl::ask_policy() {
   }
 }
 
+// Every process arrived at this remap point, or the job ends naming the ones that did not.
+void Session::Impl::arrive() {
+  if (remap_timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
+  arrival_check(world, iteration, arrival_deadline(remap_timeout, longest_arrival_gap));
+  const double now = MPI_Wtime();
+  longest_arrival_gap = std::max(longest_arrival_gap, now - last_arrival);
+  last_arrival = now;
+}
+
 RemapResult Session::remap_point() {
   auto& I = *impl_;
+  I.arrive();
   // Background resizes: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;

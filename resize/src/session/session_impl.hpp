@@ -33,6 +33,7 @@
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
+#include "session/arrival.hpp"
 #include "session/handover.hpp"
 #include "session/storage.hpp"
 #include "session/target_grid.hpp"
@@ -51,7 +52,10 @@ inline double cpu_seconds() {
 
 // The session's grids are blacs_dyn::Grid: a BLACS grid for `g` on `world` (collective
 // over it; processes outside `g` get no context), and the placement of one as a Grid.
+// Every process of the world makes the same grids in the same order, so it is also where
+// the arrival check's duplicate of a new world is made (arrival.hpp).
 inline blacs_dyn::Grid blacs_grid(MPI_Comm world, const Grid& g) {
+  arrival_on_world(world);
   return blacs_dyn::Grid(world, g.nprow, g.npcol, g.rank_map());
 }
 inline Grid shape_of(const blacs_dyn::Grid& g) { return Grid{g.nprow(), g.npcol(), g.ranks()}; }
@@ -154,6 +158,18 @@ struct Session::Impl {
   // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
   // join-or-start line keeps a newcomer from overwriting the data it received.
   bool newcomer = false;
+  // The arrival check at every remap point (arrival.hpp): its floor (SessionOptions::
+  // remap_timeout, RESIZE_REMAP_TIMEOUT), when the last check ended, the longest time
+  // between two of them.
+  double remap_timeout = 600.0, last_arrival = 0, longest_arrival_gap = 0;
+  void arrive();
+  // A session alive at MPI_Finalize (declared in main's scope) releases its
+  // communicators at the start of MPI_Finalize (an attribute of MPI_COMM_SELF, which
+  // MPI_Finalize deletes first): communicators over the processes of several jobs left to
+  // MPI_Finalize make Open MPI's disconnect of the jobs write to closed sockets (SIGPIPE).
+  int self_key = MPI_KEYVAL_INVALID;
+  void release_mpi();
+  void release_levels();  // the levels' node communicators (session_levels.cpp)
   // Node id of every rank of the world a redistribution runs in (empty: not known), so
   // move_all can count bytes within and between nodes.
   std::vector<int> node_of_rank;

@@ -69,13 +69,20 @@ struct SessionOptions {
   std::int64_t move_budget_bytes = 0;
   bool progress = true;               // live progress line on world rank 0
   double resize_timeout = 180.0;      // watchdog: a resize stuck this long ends the job
+  // Every remap point begins with an arrival check: a process that does not arrive within
+  // this many seconds (or 3 times the longest time between two remap points so far,
+  // whichever is longer), or arrives after another iteration, ends the job with a message
+  // naming it (status 75). RESIZE_REMAP_TIMEOUT=S overrides it; 0 turns the check off.
+  double remap_timeout = 600.0;
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
   // Keep resize times across runs in this application's history file
   // (resize_history_location in predict.hpp), so spawn and exit times are predicted from
-  // the first resize of a run on. RESIZE_HISTORY=off turns it off too.
-  bool persist_history = true;
+  // the first resize of a run on. Off by default: a program writes nothing
+  // under the user's home unless asked, here or with RESIZE_HISTORY=PATH (that file, for
+  // any program); the drivers turn it on. RESIZE_HISTORY=off turns it off for all.
+  bool persist_history = false;
   // Begin expansions and shrinks in the background when a matrix is marked
   // constant (mark_constant); complete them at the first remap point at least
   // `background_iterations` iterations later (docs/apps.md, "Background resizes").
