@@ -8,6 +8,7 @@
 #include <cmath>
 #include <map>
 
+#include "background/background_notice.hpp"
 #include "background/background_plan.hpp"
 #include "malleable/resize/types.hpp"
 
@@ -112,4 +113,45 @@ TEST(BackgroundClockTest, SplitsStoppedFromOverlappedAndMeasuresSlowdown) {
   BackgroundClock none;
   none.begun(0, 1, -1);
   EXPECT_LT(none.complete(1, 0, 2).slowdown(), 0);
+}
+
+// The background expansion's end notice: both messages survive encode/decode field for
+// field, and a notice of another version, kind or cause is refused, not misread.
+TEST(BackgroundNotice, CompletedAndCancelledRoundTrip) {
+  using resize::detail::BackgroundNotice;
+  BackgroundNotice done;
+  done.kind = BackgroundNotice::Kind::Completed;
+  done.iteration = 17;
+  done.changed_matrix = 2;
+  done.state_bytes = std::int64_t{5} << 32;
+  done.in_remap_point = true;
+  EXPECT_EQ(resize::detail::decode(resize::detail::encode(done)), done);
+  BackgroundNotice cancelled;
+  cancelled.kind = BackgroundNotice::Kind::Cancelled;
+  cancelled.iteration = 3;
+  cancelled.old_size = 4;
+  cancelled.any_posted = true;
+  cancelled.cause = BackgroundNotice::Cause::Superseded;
+  EXPECT_EQ(resize::detail::decode(resize::detail::encode(cancelled)), cancelled);
+  cancelled.cause = BackgroundNotice::Cause::End;
+  cancelled.any_posted = false;
+  EXPECT_EQ(resize::detail::decode(resize::detail::encode(cancelled)), cancelled);
+}
+
+TEST(BackgroundNotice, OtherVersionKindOrCauseIsRefused) {
+  using resize::detail::BackgroundNotice;
+  const auto words = resize::detail::encode(BackgroundNotice{});
+  auto v = words;
+  v[0] = resize::detail::kNoticeVersion + 1;
+  EXPECT_THROW(resize::detail::decode(v), resize::Error);
+  auto k = words;
+  k[1] = 0;  // an all-zero buffer (nothing received) is no notice
+  EXPECT_THROW(resize::detail::decode(k), resize::Error);
+  auto c = words;
+  c[8] = 7;
+  EXPECT_THROW(resize::detail::decode(c), resize::Error);
+  auto s = words;
+  s[4] = -1;
+  EXPECT_THROW(resize::detail::decode(s), resize::Error);
+  EXPECT_NO_THROW(resize::detail::decode(words));
 }

@@ -136,17 +136,6 @@ struct Session::Impl::BackgroundResize {
 
 namespace detail {
 
-// The completing point's message to the newcomers (on the background's communicator):
-// {status: 0 or 1 + the index of a matrix that changed, iteration, app-state bytes,
-// 1 if inside a remap point (the newcomers take part in the rest of it) or 0 if in
-// complete_resize}.
-// A cancellation says {kCancelled, iteration, old world size, 1 if some old process posted
-// its messages (then they complete) or 0 (none did: the newcomers withdraw their
-// receives), the CancelCause}.
-
-constexpr int kHeader = 5;
-constexpr long long kCancelled = -1;
-
 // RESIZE_CHECK_CONSTANT=1: checksums of the constant matrices at the begin and completing points.
 bool check_constant();
 // Matrix `r`'s layout on grid `g` (block distributions: one block per process row/column).

@@ -8,6 +8,7 @@
 // matrices blocking, world published, grids switch), or the session's end cancels it. The
 // decisions and plans are background_plan.cpp's, the exchange of the constant matrices
 // (redist::Exchange) and the newcomers' wait background_messages.cpp's.
+#include "background/background_notice.hpp"
 #include "background/background_resize.hpp"
 #include "common/fault.hpp"
 
@@ -20,6 +21,16 @@
 #include "session/world.hpp"
 
 namespace resize {
+
+namespace {
+// A cancellation's cause as the notice carries it (CancelCause is Session::Impl's).
+template <class CancelCause>
+detail::BackgroundNotice::Cause notice_cause(CancelCause c) {
+  using Cause = detail::BackgroundNotice::Cause;
+  return c == CancelCause::End ? Cause::End : c == CancelCause::Superseded ? Cause::Superseded : Cause::Destroyed;
+}
+}  // namespace
+
 
 using namespace detail;
 
@@ -265,13 +276,20 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   if (b->d.action == Action::Expand) {
     watchdog.phase("telling the newcomers");
     std::vector<char> state = root() && pack ? pack() : std::vector<char>{};
-    long long hdr[kHeader] = {bad, iteration, static_cast<long long>(state.size()), last_chance ? 0 : 1, 0};
+    detail::BackgroundNotice done;
+    done.kind = detail::BackgroundNotice::Kind::Completed;
+    done.iteration = iteration;
+    done.changed_matrix = bad;
+    done.state_bytes = static_cast<std::int64_t>(state.size());
+    done.in_remap_point = !last_chance;
+    detail::NoticeWords words = detail::encode(done);
     MPI_Request rq;
-    MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
+    MPI_Ibcast(words.data(), detail::kNoticeSlots, MPI_LONG_LONG, 0, b->comm, &rq);
     sleep_wait(rq);
     if (!bad) {
-      state.resize(static_cast<std::size_t>(hdr[2]));
-      MPI_Bcast(state.data(), static_cast<int>(hdr[2]), MPI_BYTE, 0, b->comm);
+      const std::int64_t bytes = detail::decode(words).state_bytes;
+      state.resize(static_cast<std::size_t>(bytes));
+      MPI_Bcast(state.data(), static_cast<int>(bytes), MPI_BYTE, 0, b->comm);
       if (!root() && unpack) unpack(state);
     }
   }
@@ -403,9 +421,13 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     if (b->spawn_threaded) World::publish_background();
     int old_size = 0;
     MPI_Comm_size(b->old_world, &old_size);
-    long long hdr[kHeader] = {kCancelled, iteration, old_size, any_posted ? 1 : 0, static_cast<long long>(cause)};
+    detail::BackgroundNotice cancelled{.kind = detail::BackgroundNotice::Kind::Cancelled, .iteration = iteration};
+    cancelled.old_size = old_size;
+    cancelled.any_posted = any_posted;
+    cancelled.cause = notice_cause(cause);
+    detail::NoticeWords words = detail::encode(cancelled);
     MPI_Request rq;
-    MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
+    MPI_Ibcast(words.data(), detail::kNoticeSlots, MPI_LONG_LONG, 0, b->comm, &rq);
     sleep_wait(rq);
     std::vector<int> keep(static_cast<std::size_t>(old_size));
     for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
@@ -477,16 +499,17 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
   // the processes it runs on are watched (newcomer_wait).
   watchdog.disarm();
-  long long hdr[kHeader] = {0, 0, 0, 0, 0};
+  detail::NoticeWords words{};
   MPI_Request rq;
-  MPI_Ibcast(hdr, kHeader, MPI_LONG_LONG, 0, b->comm, &rq);
+  MPI_Ibcast(words.data(), detail::kNoticeSlots, MPI_LONG_LONG, 0, b->comm, &rq);
   newcomer_wait(rq, rank(), size());
-  bg_joined_in_remap_point = hdr[3] != 0;
-  if (hdr[0] == kCancelled) {
+  const detail::BackgroundNotice notice = detail::decode(words);
+  bg_joined_in_remap_point = notice.in_remap_point;
+  if (notice.kind == detail::BackgroundNotice::Kind::Cancelled) {
     // The job cancelled the expansion before completing it: this process leaves again
     // through blacs-dyn's stack, as after a shrink, and ends. Messages the old processes
     // posted complete; if none did, this process withdraws its receives (nothing moved).
-    if (hdr[3]) {
+    if (notice.any_posted) {
       b->sleep_until_done();
     } else {
       b->cancel_moves();
@@ -497,19 +520,20 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
       m.moved_in_background = false;
     }
     if (rank() == size() - 1) {
-      const char* cause = hdr[4] == static_cast<long long>(CancelCause::End)
+      using Cause = detail::BackgroundNotice::Cause;
+      const char* cause = notice.cause == Cause::End
                               ? "at the job's end (cancel_resize/resize_cancel): no remap point was left to switch"
-                          : hdr[4] == static_cast<long long>(CancelCause::Superseded)
+                          : notice.cause == Cause::Superseded
                               ? "superseded by a shrink the policy decided meanwhile"
                               : "its session ended before a remap point completed it";
       std::fprintf(stderr,
                    "resize: the expansion %s -> %s begun in the background was cancelled by the job (%s); the "
                    "newcomers leave%s\n",
                    from.shape().c_str(), to.shape().c_str(), cause,
-                   hdr[3] ? "" : " (no data had moved to them)");
+                   notice.any_posted ? "" : " (no data had moved to them)");
       std::fflush(stderr);
     }
-    std::vector<int> keep(static_cast<std::size_t>(hdr[2]));
+    std::vector<int> keep(static_cast<std::size_t>(notice.old_size));
     for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
     bool leaving = false;
     std::string err;
@@ -518,13 +542,14 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
     World::leave();
   }
   watchdog.arm("joining an expansion begun in the background");
-  if (hdr[0]) throw Error(changed_message(mats[static_cast<std::size_t>(hdr[0] - 1)].name, iteration));
-  std::vector<char> state(static_cast<std::size_t>(hdr[2]));
-  MPI_Bcast(state.data(), static_cast<int>(hdr[2]), MPI_BYTE, 0, b->comm);
+  if (notice.changed_matrix)
+    throw Error(changed_message(mats[static_cast<std::size_t>(notice.changed_matrix - 1)].name, iteration));
+  std::vector<char> state(static_cast<std::size_t>(notice.state_bytes));
+  MPI_Bcast(state.data(), static_cast<int>(notice.state_bytes), MPI_BYTE, 0, b->comm);
   if (unpack) unpack(state);
   b->sleep_until_done();
   b->finish_moves();
-  return static_cast<int>(hdr[1]);
+  return notice.iteration;
 }
 
 }  // namespace resize

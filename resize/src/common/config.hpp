@@ -47,7 +47,7 @@ struct Session {
   Text move_budget;             // RESIZE_MOVE_BUDGET: the C API's move budget
   bool check_constant = false;  // RESIZE_CHECK_CONSTANT set, not empty and not "0"
   Text background_timeout;      // RESIZE_BACKGROUND_TIMEOUT: seconds a newcomer waits at most
-  Text remap_timeout;           // RESIZE_REMAP_TIMEOUT: seconds every process has to reach a remap point
+  Text remap_timeout;           // RESIZE_REMAP_TIMEOUT: seconds of the arrival check at a remap point
 };
 
 // Checkpoints (checkpoint/).

@@ -5,6 +5,7 @@
 // start/join (session_start), deciding the target (session_act), expand
 // (session_expand), shrink and regrid (session_shrink), moving matrices (session_move).
 #include "session/session_impl.hpp"
+#include "common/config.hpp"
 
 #include <time.h>
 
@@ -79,7 +80,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
   I.watchdog.set_timeout(I.opt.resize_timeout);
   I.remap_timeout = I.opt.remap_timeout;
-  if (const config::Text& t = config::read().session.remap_timeout; t && !t->empty()) {
+  if (const config::Text t = config::read().session.remap_timeout; t && !t->empty()) {
     char* end = nullptr;
     const double v = std::strtod(t->c_str(), &end);
     if (*end != '\0' || !(v >= 0))
@@ -136,7 +137,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     std::string why;
     // Kept across runs when the program asks (persist_history: the drivers) or the user
     // names a file (RESIZE_HISTORY=PATH); RESIZE_HISTORY=off wins over both.
-    const config::Text& named = config::read().policy.history;
+    const config::Text named = config::read().policy.history;
     const bool persist = !where.off && (I.opt.persist_history || (named && !named->empty()));
     if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
       I.history_path = where.path;
