@@ -41,9 +41,9 @@ std::optional<int> armed(Point p) {
 }
 
 void pause_in_iteration(int iteration, bool world_rank0, std::string_view app) {
-  const char* v = std::getenv("RESIZE_FAULT");
+  const config::Text v = config::read().session.fault;
   int k = 0, s = 0;
-  if (!v || std::sscanf(v, "pause-in-iteration:%d:%d", &k, &s) != 2 || k != iteration) return;
+  if (!v || std::sscanf(v->c_str(), "pause-in-iteration:%d:%d", &k, &s) != 2 || k != iteration) return;
   if (world_rank0) {
     std::fprintf(stderr, "%.*s: fault injection - every process pauses %d s in iteration %d\n",
                  static_cast<int>(app.size()), app.data(), s, k);
