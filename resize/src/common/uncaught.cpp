@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An uncaught resize::Error ends the job with one message (issue 42 §6). Most of the
+// An uncaught resize::Error ends the job with one message. Most of the
 // session's refusals (a malformed schedule, a restart file that does not fit) are thrown
 // alike on every process; left uncaught, each process's std::terminate aborted and Open
 // MPI printed one backtrace per process. The library's terminate handler, installed when

@@ -161,7 +161,7 @@ void Session::Impl::release_mpi() {
   release_levels();
 }
 
-// A scripted schedule's entries that cannot run or did not (issue 42 §6), on world rank 0:
+// A scripted schedule's entries that cannot run or did not, on world rank 0:
 // at the start those after the job's last remap point when its length is known
 // (total_iterations), at the end those no remap point reached.
 void Session::Impl::warn_schedule(bool at_end) const {
