@@ -273,15 +273,8 @@ void warn_about_schedule(const CommonOptions& o) {
     std::fprintf(stderr, "warning: --schedule is ignored with -p %s (it drives -p scripted)\n", o.policy.c_str());
     return;
   }
-  try {
-    for (const auto& e : resize::load_schedule(o.schedule))
-      if (e.iteration >= o.iters)
-        std::fprintf(stderr,
-                     "warning: schedule entry '%s' will not run: the last remap point is after iteration %d "
-                     "of %d\n",
-                     resize::to_string(e).c_str(), o.iters - 1, o.iters);
-  } catch (const std::exception&) {
-  }
+  // Entries after the last remap point: the session says so (total_iterations), as it
+  // does for any program that gives its length.
 }
 
 resize::SessionOptions session_options(const CommonOptions& o, const DriverHooks& hooks) {

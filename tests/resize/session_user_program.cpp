@@ -11,6 +11,10 @@
 //   finalize DIR        as levels, then MPI_Finalize with the session (its grids on the
 //                       merged world, its nodes, its cadences) still in scope, destroyed
 //                       after it (§4): must end with status 0
+//   late                as sum with a schedule entry after the last iteration (9): the
+//                       session must say it did not run (§6)
+//   badschedule         a malformed schedule the program does not catch (§6): one message
+//                       and the job's end, no backtraces
 //   skip                world rank 3 skips the remap point after iteration 2 (§5): the
 //                       others must end the job naming it (RESIZE_REMAP_TIMEOUT short)
 // Prints PASS (world rank 0) or FAILED lines; exits 1 on a wrong result.
@@ -36,7 +40,10 @@ int run(int argc, char** argv) {
   resize::SessionOptions o;
   o.app = "user_program";
   o.progress = false;
-  o.policy = resize::make_policy("scripted", mode == "skip" ? "4:expand:2x3" : "2:expand:2x3", "");
+  o.policy = resize::make_policy("scripted", mode == "skip"   ? "4:expand:2x3"
+                                             : mode == "late" ? "2:expand:2x3,9:expand:3x3"
+                                             : mode == "badschedule" ? "2:grow:2x3"  // throws, uncaught
+                                                              : "2:expand:2x3", "");
   resize::Session s(argc, argv, std::move(o));
   auto S = s.register_matrix<double>("S", kN, kN, kNb, kNb);
   int it = s.is_newcomer() ? s.join() : s.start(resize::Grid{2, 2, {}});

@@ -10,9 +10,19 @@
 namespace resize {
 
 Decision ScriptedPolicy::decide(const PolicyInput& in) {
-  for (const auto& e : schedule_)
-    if (e.iteration == in.iteration) return e.decision;
+  for (std::size_t k = 0; k < schedule_.size(); ++k)
+    if (schedule_[k].iteration == in.iteration) {
+      ran_[k] = 1;
+      return schedule_[k].decision;
+    }
   return Decision::none();
+}
+
+Schedule ScriptedPolicy::not_run() const {
+  Schedule out;
+  for (std::size_t k = 0; k < schedule_.size(); ++k)
+    if (!ran_[k]) out.push_back(schedule_[k]);
+  return out;
 }
 
 bool PoolScheduler::confirm_expand(int, int extra) {

@@ -112,6 +112,8 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   }
   I.world = detail::World::comm();
   I.newcomer = detail::World::is_new();
+  I.rank0 = I.root();
+  I.warn_schedule(false);
   const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {
     static_cast<Impl*>(impl)->release_mpi();
     return MPI_SUCCESS;
@@ -159,8 +161,29 @@ void Session::Impl::release_mpi() {
   release_levels();
 }
 
+// A scripted schedule's entries that cannot run or did not (issue 42 §6), on world rank 0:
+// at the start those after the job's last remap point when its length is known
+// (total_iterations), at the end those no remap point reached.
+void Session::Impl::warn_schedule(bool at_end) const {
+  const auto* scripted = dynamic_cast<const ScriptedPolicy*>(opt.policy.get());
+  if (!rank0 || !scripted) return;
+  const int total = opt.total_iterations;
+  for (const auto& e : at_end ? scripted->not_run() : scripted->schedule()) {
+    if (total >= 0 && e.iteration >= total) {
+      if (!at_end)
+        std::fprintf(stderr, "warning: schedule entry '%s' will not run: the last remap point is after iteration %d of %d\n",
+                     to_string(e).c_str(), total - 1, total);
+    } else if (at_end && e.iteration >= first_remap_iteration) {  // not one of an earlier launch's
+      std::fprintf(stderr, "[%s] warning: schedule entry '%s' did not run: no remap point after iteration %d (the run "
+                   "ended after iteration %d)\n", opt.app.c_str(), to_string(e).c_str(), e.iteration, iteration);
+    }
+  }
+  std::fflush(stderr);
+}
+
 Session::~Session() {
   if (!impl_) return;
+  if (impl_->started) impl_->warn_schedule(true);
   int fin = 0;
   MPI_Finalized(&fin);
   if (fin) return;  // MPI_Finalize released the communicators (release_mpi) and ended MPI
@@ -385,6 +408,7 @@ Decision Session::Impl::ask_policy() {
 
 // Every process arrived at this remap point, or the job ends naming the ones that did not.
 void Session::Impl::arrive() {
+  if (first_remap_iteration < 0) first_remap_iteration = iteration;
   if (remap_timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
   arrival_check(world, iteration, arrival_deadline(remap_timeout, longest_arrival_gap));
   const double now = MPI_Wtime();

@@ -168,6 +168,11 @@ struct Session::Impl {
   // MPI_Finalize deletes first): communicators over the processes of several jobs left to
   // MPI_Finalize make Open MPI's disconnect of the jobs write to closed sockets (SIGPIPE).
   int self_key = MPI_KEYVAL_INVALID;
+  // World rank 0 when the session was made (it stays rank 0): says what a scripted
+  // schedule left undone (warn_schedule, at the start and when the session ends).
+  bool rank0 = false;
+  int first_remap_iteration = -1;  // this job's first remap point (a restart's begin later)
+  void warn_schedule(bool at_end) const;
   void release_mpi();
   void release_levels();  // the levels' node communicators (session_levels.cpp)
   // Node id of every rank of the world a redistribution runs in (empty: not known), so

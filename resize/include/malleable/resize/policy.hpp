@@ -58,12 +58,16 @@ class FixedPolicy final : public Policy {
 // Follows a Schedule; deterministic, used by the tests and the demo.
 class ScriptedPolicy final : public Policy {
  public:
-  explicit ScriptedPolicy(Schedule s) : schedule_(std::move(s)) {}
+  explicit ScriptedPolicy(Schedule s) : schedule_(std::move(s)), ran_(schedule_.size(), 0) {}
   Decision decide(const PolicyInput& in) override;
   std::string name() const override { return "scripted"; }
+  const Schedule& schedule() const { return schedule_; }
+  // The entries no remap point reached so far (the session warns about them at the end).
+  Schedule not_run() const;
 
  private:
   Schedule schedule_;
+  std::vector<char> ran_;
 };
 
 // The scheduler side of the thesis's negotiation (seed 002 §3.1, steps ii and iii):
