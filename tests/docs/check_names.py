@@ -85,8 +85,10 @@ def clean(word):
 def path_exists(root, word):
     if any(c in word for c in "*?["):
         return bool(glob.glob(os.path.join(root, word)))
-    if "{" in word:  # a{b,c} -> every alternative exists
-        m = re.match(r"(.*)\{([^}]*)\}(.*)", word)
+    if "{" in word or "}" in word:  # a{b,c} -> every alternative exists
+        m = re.match(r"(.*)\{([^{}]*)\}(.*)", word)
+        if not m:  # a brace cut off by the word's end (a shell snippet): nothing to check
+            return True
         return all(path_exists(root, m.group(1) + alt + m.group(3)) for alt in m.group(2).split(","))
     if os.path.exists(os.path.join(root, word)):
         return True
