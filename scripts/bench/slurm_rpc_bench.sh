@@ -35,7 +35,7 @@ command -v slurmctld >/dev/null || { echo "slurm_rpc_bench.sh: Slurm is not inst
 cluster=$here/scripts/cluster.sh
 work=$(mktemp -d)
 exec 9>/run/malleable-cluster.lock
-flock -w 900 9 || { echo "slurm_rpc_bench.sh: the cluster lock is busy" >&2; exit 1; }
+flock -w 3600 9 || { echo "slurm_rpc_bench.sh: the cluster lock stayed busy for an hour" >&2; exit 1; }
 trap '"$cluster" exec head scancel --name=rpcbench >/dev/null 2>&1 || true; "$cluster" down >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 "$cluster" down >/dev/null
 "$cluster" up 5 --slurm 9>&- >/dev/null

@@ -40,28 +40,30 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   if (queue_.empty()) return {};
   std::vector<Waiting> waiting;
   waiting.reserve(queue_.size());
-  for (std::size_t j : queue_) waiting.push_back({w_.jobs[j].id, w_.jobs[j].nodes, w_.jobs[j].runtime_s(w_.jobs[j].nodes)});
+  for (std::size_t j : queue_) {
+    const Job& job = w_.jobs[j];
+    waiting.push_back({job.id, job.nodes, job.runtime_s(job.nodes), job.malleable ? job.min_nodes : 0, job.serial_fraction});
+  }
   std::vector<Running> run;
   for (const auto& s : state_)
     if (s.running) run.push_back({static_cast<int>(s.held.size()), s.estimated_end});
-  const EasyResult r = easy_backfill(now, idle_count(), total(), waiting, std::move(run));
+  const EasyResult r = easy_backfill(now, idle_count(), total(), waiting, std::move(run), ranges_);
   std::vector<std::size_t> started;
   std::vector<bool> leaves(queue_.size(), false);
-  for (std::size_t k : r.start) {
-    const std::size_t j = queue_[k];
+  for (const Start& st : r.start) {
+    const std::size_t j = queue_[st.index];
     State& s = state_[j];
-    const int n = w_.jobs[j].nodes;
-    for (int i = 0; i < n; ++i) {
+    for (int i = 0; i < st.nodes; ++i) {
       s.held.push_back(*idle_.begin());
       idle_.erase(idle_.begin());
     }
     s.queued = false;
     s.running = true;
     s.since = now;
-    s.estimated_end = now + waiting[k].estimate_s;
+    s.estimated_end = now + waiting[st.index].estimate_on(st.nodes);
     s.record.start_s = now;
-    s.record.start_nodes = s.record.min_held = s.record.max_held = n;
-    leaves[k] = true;
+    s.record.start_nodes = s.record.min_held = s.record.max_held = st.nodes;
+    leaves[st.index] = true;
     started.push_back(j);
   }
   if (!started.empty()) {
@@ -93,6 +95,19 @@ std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
     got.push_back(*idle_.begin());
     idle_.erase(idle_.begin());
   }
+  s.held.insert(s.held.end(), got.begin(), got.end());
+  s.record.max_held = std::max<int>(s.record.max_held, static_cast<int>(s.held.size()));
+  if (!got.empty()) ++version_;
+  return got;
+}
+
+std::vector<int> Cluster::grant_nodes(std::size_t job, const std::vector<int>& nodes, double now) {
+  State& s = state_.at(job);
+  if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
+  account(s, now);
+  std::vector<int> got;
+  for (int n : nodes)
+    if (idle_.erase(n)) got.push_back(n);
   s.held.insert(s.held.end(), got.begin(), got.end());
   s.record.max_held = std::max<int>(s.record.max_held, static_cast<int>(s.held.size()));
   if (!got.empty()) ++version_;

@@ -19,6 +19,9 @@ namespace clustersim {
 class Cluster {
  public:
   explicit Cluster(Workload w);
+  // Malleable jobs start on fewer nodes than they ask for, down to their minimum, when
+  // that is what is idle (Slurm's --nodes=min-max; easy.hpp).
+  void set_start_ranges(bool on) { ranges_ = on; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
@@ -42,6 +45,8 @@ class Cluster {
   // Malleability: take up to `count` idle nodes for a job (returned in the order they
   // join), and give nodes of a job back to the idle pool. Both keep node-second accounts.
   std::vector<int> grant(std::size_t job, int count, double now);
+  // The named nodes that are still idle (a claim of the arbiter).
+  std::vector<int> grant_nodes(std::size_t job, const std::vector<int>& nodes, double now);
   void release(std::size_t job, const std::vector<int>& nodes, double now);
   // A resize of `seconds` ended at `now` (counted in the record).
   void resized(std::size_t job, double seconds);
@@ -67,6 +72,7 @@ class Cluster {
   std::vector<std::size_t> queue_;
   std::vector<State> state_;
   std::uint64_t version_ = 0;
+  bool ranges_ = false;
 };
 
 }  // namespace clustersim

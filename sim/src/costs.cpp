@@ -48,7 +48,8 @@ Costs parse_costs(const std::string& json_text) {
       {"release_s", &c.release_s},                 {"other_s", &c.other_s},
       {"link_Bps", &c.link_Bps},                   {"redist_link_ratio", &c.redist_link_ratio},
       {"data_bytes_per_node", &c.data_bytes_per_node}, {"fs_Bps", &c.fs_Bps},
-      {"fs_node_Bps", &c.fs_node_Bps},             {"restart_fixed_s", &c.restart_fixed_s}};
+      {"fs_node_Bps", &c.fs_node_Bps},             {"restart_fixed_s", &c.restart_fixed_s},
+      {"launch_s", &c.launch_s}};
   for (const auto& [key, value] : doc.items()) {
     if (!key.empty() && key[0] == '_') continue;
     if (key == "expansion") {

@@ -13,6 +13,8 @@
 //   resize by restart (no job expansion in Slurm): checkpoint write + exit and relaunch +
 //       read, write and read at min(fs_Bps, nodes * fs_node_Bps), relaunch = restart_fixed_s
 //       + spawn_per_node_s * nodes (a new launch of the whole job)
+//   launch_s: from a job's start (nodes allocated) to its first iteration (0 at scale:
+//       not modelled; the emulated cluster's constant is for the comparison with it)
 #pragma once
 
 #include <string>
@@ -30,6 +32,7 @@ struct Costs {
   double fs_Bps = 1e12;
   double fs_node_Bps = 5e9;
   double restart_fixed_s = 5.0;
+  double launch_s = 0;
   bool expansion = true;  // Slurm permits job expansion: grow in place; else by restart
 
   double redistribution_s(int from, int to, int requested) const;

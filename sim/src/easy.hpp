@@ -5,6 +5,11 @@
 // time enough running jobs have ended by their estimates (the shadow time), and a later job
 // may start now if it fits the idle nodes and either ends by its estimate before the
 // shadow time or uses only nodes the head will not need then (the extra nodes).
+// With node ranges (Slurm's --nodes=min-max, a malleable job's range with its requested
+// size as the top), a job that does not fit at its size starts on fewer nodes, not below
+// its minimum, with its estimate scaled by Amdahl's law: the head on the idle nodes, a
+// backfilled job on the idle nodes if it then ends before the shadow time, else on the
+// extra nodes.
 #pragma once
 
 #include <string>
@@ -14,22 +19,31 @@ namespace clustersim {
 
 struct Waiting {
   std::string id;
-  int nodes = 1;         // nodes it starts with
+  int nodes = 1;         // nodes it asks for
   double estimate_s = 0; // run time estimate on those nodes
+  int min_nodes = 0;     // with ranges: the fewest it starts on (0: nodes, rigid)
+  double serial_fraction = 0;  // scales the estimate to other sizes
+  double estimate_on(int n) const;
 };
 struct Running {
   int nodes = 0;
   double estimated_end = 0;  // absolute
 };
 
+struct Start {
+  std::size_t index = 0;  // into the queue
+  int nodes = 0;          // nodes it starts on
+  bool operator==(const Start&) const = default;
+};
 struct EasyResult {
-  std::vector<std::size_t> start;  // indexes into the queue, in the order they start
+  std::vector<Start> start;        // in the order they start
   double shadow = -1;              // the head's reservation (< 0: none needed)
   int extra = 0;                   // nodes free at the shadow time beyond the head's
 };
 
 // queue: waiting jobs, oldest first. Throws Error if a job asks for more than `total`.
+// ranges: start jobs with a range below their size (see above).
 EasyResult easy_backfill(double now, int idle, int total, const std::vector<Waiting>& queue,
-                         std::vector<Running> running);
+                         std::vector<Running> running, bool ranges = false);
 
 }  // namespace clustersim

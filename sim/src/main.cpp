@@ -43,6 +43,20 @@ struct Sim {
   std::size_t ended = 0;
   std::ofstream* decisions = nullptr;
   long decide_calls = 0;
+  bool arbiter = true;  // resize::slurm::arbitrate; false: the single-job resize::slurm::decide
+  bool no_resizes = false;  // --policy none: malleable jobs keep the nodes they start on
+  resize::slurm::Ledger ledger;
+  std::uint64_t ledger_version = 0;
+  resize::slurm::ArbiterOptions arbiter_options;
+
+  Action decide(std::size_t j, int done, double now) {
+    ++decide_calls;
+    if (!arbiter) return decide_for(cluster, j, done, costs);
+    const auto before = ledger.entries;
+    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, arbiter_options);
+    if (ledger.entries != before) ++ledger_version;
+    return a;
+  }
 
   void notify() {
     dirty = true;
@@ -61,6 +75,7 @@ std::string read_file(const std::string& path) {
 void log_decision(Sim& sim, std::size_t j, const Action& a, int from) {
   if (!sim.decisions) return;
   nlohmann::json line = {{"t", sg4::Engine::get_clock()}, {"job", sim.cluster.workload().jobs[j].id},
+                         {"policy", sim.arbiter ? "arbiter" : "decide"},
                          {"rule", a.rule}, {"from", from}, {"give", a.give.size()}, {"grow", a.grow},
                          {"why", a.why}};
   *sim.decisions << line.dump() << "\n";
@@ -70,19 +85,25 @@ void log_decision(Sim& sim, std::size_t j, const Action& a, int from) {
 void run_malleable(Sim& sim, std::size_t j) {
   const Job& job = sim.cluster.workload().jobs[j];
   int n = static_cast<int>(sim.cluster.held(j).size());
-  std::uint64_t quiet_version = std::numeric_limits<std::uint64_t>::max();
+  // The cluster's and the ledger's versions when the policy last said stay (for a rule
+  // that only a change of either can alter): the next query waits for a change.
+  std::uint64_t quiet_version = std::numeric_limits<std::uint64_t>::max(), quiet_ledger = quiet_version;
   double last_check = -std::numeric_limits<double>::infinity();
   for (int done = 0; done < job.iterations;) {
     sim.cluster.set_estimated_end(j, sg4::Engine::get_clock() + (job.iterations - done) * job.iteration_s(n));
     sg4::this_actor::sleep_for(job.iteration_s(n));
     if (++done == job.iterations) break;
     const double now = sg4::Engine::get_clock();
-    if (now - last_check < sim.interval_s || sim.cluster.version() == quiet_version) continue;
+    if (now - last_check < sim.interval_s ||
+        (sim.cluster.version() == quiet_version && sim.ledger_version == quiet_ledger))
+      continue;
     last_check = now;
-    ++sim.decide_calls;
-    const Action a = decide_for(sim.cluster, j, done, sim.costs);
+    const Action a = sim.decide(j, done, now);
     if (a.kind == Action::Kind::None) {
-      quiet_version = sim.cluster.version();  // nothing changes until the cluster does
+      if (a.rule != "bid") {  // a standing bid may win later with nothing else changed
+        quiet_version = sim.cluster.version();
+        quiet_ledger = sim.ledger_version;
+      }
       continue;
     }
     log_decision(sim, j, a, n);
@@ -95,7 +116,11 @@ void run_malleable(Sim& sim, std::size_t j) {
       n = to;
       sim.notify();
     } else {
-      const auto got = sim.cluster.grant(j, a.grow, now);
+      const auto got = a.claim.empty() ? sim.cluster.grant(j, a.grow, now) : sim.cluster.grant_nodes(j, a.claim, now);
+      if (sim.arbiter) {
+        sim.ledger = resize::slurm::settle(sim.ledger, job.id);
+        ++sim.ledger_version;
+      }
       if (got.empty()) continue;
       const int to = n + static_cast<int>(got.size());
       const double t = sim.costs.grow_s(n, to, job.nodes);
@@ -109,10 +134,11 @@ void run_malleable(Sim& sim, std::size_t j) {
 
 void job_actor(Sim* sim, std::size_t j) {
   const Job& job = sim->cluster.workload().jobs[j];
-  if (job.malleable)
+  if (sim->costs.launch_s > 0) sg4::this_actor::sleep_for(sim->costs.launch_s);
+  if (job.malleable && !sim->no_resizes)
     run_malleable(*sim, j);
-  else
-    sg4::this_actor::sleep_for(job.runtime_s(job.nodes));
+  else  // on the nodes it started on (a range start may give fewer than it asked for)
+    sg4::this_actor::sleep_for(job.runtime_s(static_cast<int>(sim->cluster.held(j).size())));
   sim->cluster.finish(j, sg4::Engine::get_clock());
   ++sim->ended;
   sim->notify();
@@ -157,12 +183,17 @@ int main(int argc, char** argv) {
   std::string workload_path, costs_path, out_path, records_path, decisions_path;
   int nodes = 0;
   double interval = 0;
-  bool all_rigid = false, no_expansion = false;
+  bool all_rigid = false, no_expansion = false, ranges = false;
+  std::string policy = "arbiter";
   app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)")->required();
   app.add_option("--costs", costs_path, "resize cost constants, JSON (sim/costs/*.json)");
   app.add_option("--nodes", nodes, "simulate on this many nodes instead of the workload's");
   app.add_option("--interval", interval, "seconds between a malleable job's policy queries (0: every remap point)");
   app.add_flag("--rigid", all_rigid, "run every job rigid (the baseline on the same file)");
+  app.add_option("--policy", policy, "arbiter: the multi-job arbitration (default); decide: the single-job Slurm policy; "
+                 "none: no resizes (with --start-ranges: only the node range at the start)")
+      ->check(CLI::IsMember({"arbiter", "decide", "none"}));
+  app.add_flag("--start-ranges", ranges, "malleable jobs start on fewer nodes, down to their minimum (Slurm --nodes=min-max)");
   app.add_flag("--no-expansion", no_expansion, "Slurm without job expansion: growth by checkpoint and restart");
   app.add_option("--out", out_path, "metrics JSON (default: stdout)");
   app.add_option("--records", records_path, "per-job CSV");
@@ -179,6 +210,19 @@ int main(int argc, char** argv) {
     if (no_expansion) costs.expansion = false;
     const int machine = w.nodes;
     Sim sim(Cluster(std::move(w)), costs, interval);
+    sim.cluster.set_start_ranges(ranges);
+    sim.arbiter = policy == "arbiter";
+    sim.no_resizes = policy == "none";
+    // The arbiter's windows are for a query every 2 s; queried every `interval` simulated
+    // seconds, they stretch by interval / 2.
+    const double stretch = std::max(1.0, interval / 2);
+    auto& ao = sim.arbiter_options;
+    ao.bid_window_s *= stretch;
+    ao.bid_ttl_s *= stretch;
+    ao.claim_ttl_s *= stretch;
+    ao.offer_ttl_s *= stretch;
+    ao.promise_ttl_s = std::max(ao.promise_ttl_s, 4 * interval);
+    ao.expansion = costs.expansion;
     std::ofstream decisions;
     if (!decisions_path.empty()) {
       decisions.open(decisions_path);

@@ -67,4 +67,71 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
   return a;
 }
 
+namespace {
+
+int node_index(const std::string& name) { return std::stoi(name.substr(1)); }
+
+resize::slurm::ClusterView view_of(const Cluster& c, double now) {
+  resize::slurm::ClusterView v;
+  v.taken_at = now;
+  const auto& jobs = c.workload().jobs;
+  std::vector<bool> waiting(jobs.size(), false);
+  for (std::size_t q : c.queue()) waiting[q] = true;
+  for (std::size_t k = 0; k < jobs.size(); ++k) {  // submission order, as squeue --sort=V
+    if (!c.running(k) && !waiting[k]) continue;
+    resize::slurm::Job sj;
+    sj.id = jobs[k].id;
+    sj.name = jobs[k].id;
+    sj.state = c.running(k) ? "RUNNING" : "PENDING";
+    if (c.running(k)) {
+      for (int n : c.held(k)) sj.node_list.push_back(c.node_name(n));
+      sj.nodes = static_cast<int>(sj.node_list.size());
+    } else {
+      sj.nodes = jobs[k].nodes;
+    }
+    v.jobs.push_back(std::move(sj));
+  }
+  for (int n : c.idle_nodes_sorted()) v.idle.push_back(c.node_name(n));
+  return v;
+}
+
+}  // namespace
+
+Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
+                     double now, const resize::slurm::ArbiterOptions& opt) {
+  const Job& j = c.workload().jobs.at(job);
+  resize::slurm::JobState me;
+  me.id = j.id;
+  for (int n : c.held(job)) me.rank_hosts.push_back(c.node_name(n));
+  me.per_node = 1;
+  me.min_nodes = j.min_nodes;
+  me.max_nodes = j.max_nodes;
+  const int from = static_cast<int>(me.rank_hosts.size());
+  const int left = j.iterations - done;
+  const resize::slurm::GrowthModel growth = [&](int extra) {
+    resize::slurm::Growth g;
+    const int to = std::min(from + extra, j.max_nodes);
+    g.pays = growth_pays(j, from, to, left, costs, &g.why);
+    g.saving_s = std::max(0.0, (j.iteration_s(from) - j.iteration_s(to)) * left - costs.grow_s(from, to, j.nodes));
+    g.measured_iteration = j.iteration_s(from);
+    g.predicted_iteration = j.iteration_s(to);
+    g.predicted_resize = costs.grow_s(from, to, j.nodes);
+    return g;
+  };
+  const auto a = resize::slurm::arbitrate(view_of(c, now), ledger, me, growth, now, opt);
+  ledger = a.ledger;
+  Action out;
+  out.rule = a.rule;
+  out.why = a.plan.why;
+  if (a.plan.kind == resize::slurm::Plan::Kind::GiveBack) {
+    out.kind = Action::Kind::Shrink;
+    for (const auto& name : a.plan.nodes) out.give.push_back(node_index(name));
+  } else if (a.plan.kind == resize::slurm::Plan::Kind::Acquire) {
+    out.kind = Action::Kind::Grow;
+    for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));
+    out.grow = a.plan.acquire > 0 ? a.plan.acquire : static_cast<int>(out.claim.size());
+  }
+  return out;
+}
+
 }  // namespace clustersim

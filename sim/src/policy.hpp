@@ -12,6 +12,7 @@
 
 #include "cluster.hpp"
 #include "costs.hpp"
+#include "policy/slurm_arbiter.hpp"
 
 namespace clustersim {
 
@@ -19,12 +20,20 @@ struct Action {
   enum class Kind { None, Shrink, Grow } kind = Kind::None;
   std::vector<int> give;  // Shrink: nodes to give back (last joined first)
   int grow = 0;           // Grow: nodes to ask for
+  std::vector<int> claim; // Grow by the arbiter: the idle nodes it claimed
   std::string rule;       // "give-back", "acquire", "no-payoff", "stay"
   std::string why;        // the policy's reason
 };
 
 // The decision of running malleable job `job` after `done` of its iterations.
 Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs);
+
+// The multi-job arbitration (resize::slurm::arbitrate, issue 44 §1) on a cluster view
+// built from the simulated cluster (every job, running and waiting, and the idle nodes),
+// the shared ledger (kept by the simulator between calls) and a growth model from the
+// job's Amdahl times and the cost model. `ledger` is replaced by the one to write back.
+Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
+                     double now, const resize::slurm::ArbiterOptions& opt);
 
 // The payoff of growing job j from `from` to `to` nodes with `left` iterations to go
 // (resize::predict_payoff on the model's iteration times and the cost model).

@@ -106,7 +106,7 @@ TEST(ClusterSimCosts, ModelAndJson) {
 
 TEST(ClusterSimEasy, StartsInOrderWhileJobsFit) {
   const auto r = easy_backfill(0, 10, 10, {{"a", 4, 10}, {"b", 6, 10}, {"c", 1, 10}}, {});
-  EXPECT_EQ(r.start, (std::vector<std::size_t>{0, 1}));
+  EXPECT_EQ(r.start, (std::vector<Start>{{0, 4}, {1, 6}}));
   EXPECT_DOUBLE_EQ(r.shadow, 10);  // c waits for a and b to end
   EXPECT_EQ(r.extra, 3);  // a's 4 nodes suffice at t=10: 3 beyond c's
   EXPECT_LT(easy_backfill(0, 10, 10, {{"a", 4, 10}}, {}).shadow, 0);  // nobody waits: no reservation
@@ -118,12 +118,30 @@ TEST(ClusterSimEasy, BackfillsShortJobsBeforeTheShadowTime) {
   const std::vector<Waiting> q = {{"head", 8, 50}, {"short", 4, 90}, {"long", 4, 500}};
   auto r = easy_backfill(0, 4, 10, q, run);
   EXPECT_DOUBLE_EQ(r.shadow, 100);
-  EXPECT_EQ(r.start, (std::vector<std::size_t>{1}));  // ends by t=90 <= shadow
+  EXPECT_EQ(r.start, (std::vector<Start>{{1, 4}}));  // ends by t=90 <= shadow
   // A long job that fits the extra nodes starts too; one that does not, waits.
   r = easy_backfill(0, 4, 10, {{"head", 8, 50}, {"long2", 2, 500}, {"long4", 4, 500}}, run);
-  EXPECT_EQ(r.start, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(r.start, (std::vector<Start>{{1, 2}}));
   EXPECT_EQ(r.extra, 0);
   EXPECT_THROW(easy_backfill(0, 4, 10, {{"big", 11, 1}}, run), Error);
+}
+
+TEST(ClusterSimEasy, RangesStartMalleableJobsSmaller) {
+  // 4 idle of 10; running: 6 nodes until t=100.
+  const std::vector<Running> run = {{6, 100}};
+  // The head asks for 8 but may start on 3: it starts now on the 4 idle nodes.
+  Waiting head{"head", 8, 80, 3, 0.0};
+  auto r = easy_backfill(0, 4, 10, {head}, run, true);
+  EXPECT_EQ(r.start, (std::vector<Start>{{0, 4}}));
+  EXPECT_DOUBLE_EQ(head.estimate_on(4), 160);  // Amdahl with s = 0: twice as long on half
+  // Without ranges it waits, and so does a rigid head with ranges.
+  EXPECT_TRUE(easy_backfill(0, 4, 10, {head}, run, false).start.empty());
+  EXPECT_TRUE(easy_backfill(0, 4, 10, {{"rigid", 8, 80}}, run, true).start.empty());
+  // Backfill: a rigid head waits for 8 (shadow 100, extra 2); a malleable job asking
+  // for 4 (min 2, 300 s) does not end before 100 on 4, so it takes the 2 extra nodes.
+  r = easy_backfill(0, 4, 10, {{"rigid", 8, 80}, {"m", 4, 300, 2, 0.0}}, run, true);
+  EXPECT_EQ(r.start, (std::vector<Start>{{1, 2}}));
+  EXPECT_EQ(r.extra, 0);
 }
 
 TEST(ClusterSimEasy, ShadowFromEarliestEnds) {

@@ -99,6 +99,7 @@ Decision random_decision(std::mt19937& g) {
   d.prediction_clock = random_text(g, 10);
   d.prediction = random_text(g, 80);
   d.reason = random_text(g, 80);
+  d.new_allocation = g() % 2 == 0;
   return d;
 }
 
@@ -118,6 +119,7 @@ void expect_same(const Decision& a, const Decision& b) {
   EXPECT_EQ(a.prediction_clock, b.prediction_clock);
   EXPECT_EQ(a.prediction, b.prediction);
   EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.new_allocation, b.new_allocation);
 }
 
 // The message of the Error `f` throws ("" if it throws none).
@@ -166,7 +168,7 @@ TEST(Handover, AnotherVersionIsRefusedNamingBoth) {
   auto dec = resize::detail::pack(random_decision(g));
   dec[kVersionAt] = 9;
   const std::string dwhy = refusal([&] { resize::detail::unpack_decision(dec); });
-  EXPECT_NE(dwhy.find("decision: version 9, this process reads version 1"), std::string::npos) << dwhy;
+  EXPECT_NE(dwhy.find("decision: version 9, this process reads version 2"), std::string::npos) << dwhy;
 }
 
 TEST(Handover, AnotherKindOfBufferIsRefused) {

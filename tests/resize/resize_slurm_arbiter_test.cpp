@@ -19,7 +19,7 @@ using namespace resize::slurm;
 
 namespace {
 
-// squeue -h --sort=V -o '%i|%T|%D|%N|%j' and sinfo -h -t idle -o %N, as Slurm 22.05 prints
+// squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r' (the reason optional) and sinfo -h -t idle -o %N, as Slurm 22.05 prints
 // them on the emulated cluster: jobs 7 and 8 malleable on node[1-2] and node[3-4],
 // node[5-6] idle.
 const char* kTwoJobs = "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n";
@@ -64,12 +64,17 @@ std::set<std::string> claimed(const Ledger& l) {
 }  // namespace
 
 TEST(SlurmArbiter, ViewAndSnapshotFromSlurmOutput) {
-  const ClusterView v = view(std::string(kTwoJobs) + "9|PENDING|1||rigid\n10|PENDING|1||malleable-expand\n", "node[5-6]");
-  EXPECT_EQ(v.jobs.size(), 4u);
+  const ClusterView v = view(std::string(kTwoJobs) +
+                                 "9|PENDING|1||rigid|Resources\n10|PENDING|1||malleable-expand|None\n"
+                                 "11|PENDING|1||after|Dependency\n",
+                             "node[5-6]");
+  EXPECT_EQ(v.jobs.size(), 5u);
+  EXPECT_EQ(v.jobs[4].reason, "Dependency");
   EXPECT_EQ(v.jobs[3].name, "malleable-expand");
   const Snapshot s = snapshot_of(v, "7");
   EXPECT_EQ(s.mine.node_list, (std::vector<std::string>{"node1", "node2"}));
-  ASSERT_EQ(s.pending.size(), 1u);  // the policy's own expansion request is no waiting job
+  // The policy's own expansion request and a job waiting for another job wait for no node.
+  ASSERT_EQ(s.pending.size(), 1u);
   EXPECT_EQ(s.pending[0].id, "9");
   EXPECT_EQ(s.idle, (std::vector<std::string>{"node5", "node6"}));
   EXPECT_THROW(snapshot_of(v, "99"), Error);
@@ -79,6 +84,7 @@ TEST(SlurmArbiter, ViewAndSnapshotFromSlurmOutput) {
   ASSERT_EQ(back.jobs.size(), v.jobs.size());
   EXPECT_EQ(back.jobs[1].node_list, v.jobs[1].node_list);
   EXPECT_EQ(back.jobs[2].name, "rigid");
+  EXPECT_EQ(back.jobs[4].reason, "Dependency");
   EXPECT_THROW(parse_view("idle -\n"), Error);
   EXPECT_THROW(parse_view("taken x\nidle -\n"), Error);
   EXPECT_TRUE(parse_view(format_view(view("", ""))).idle.empty());

@@ -17,6 +17,9 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "bench", "workload")
 sys.path.insert(0, SCRIPTS)
+import compare  # noqa: E402
+import measured_runtimes  # noqa: E402
+import sim_report  # noqa: E402
 import generate  # noqa: E402
 import summary  # noqa: E402
 
@@ -174,6 +177,74 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(m["resize_time_s_per_job"], 2.0)
         with self.assertRaises(ValueError):
             summary.metrics([{"submit_s": 5, "start_s": 1, "end_s": 9, "node_s": 1}], nodes=1)
+
+
+class SimReport(unittest.TestCase):
+    def test_table_between_markers_latest_rows_and_ratios(self):
+        with tempfile.TemporaryDirectory() as d:
+            path, doc = os.path.join(d, "s.csv"), os.path.join(d, "w.md")
+            for share, turn in ((0, 999.0), (0, 200.0), (0.5, 100.0)):
+                summary.append_row(path, {"setting": "simulated", "nodes": 1000, "malleable_share": share,
+                                          "jobs": 10, "makespan_s": 50.0, "mean_turnaround_s": turn})
+            summary.append_row(path, {"setting": "emulated", "nodes": 8, "malleable_share": 0.5, "jobs": 30,
+                                      "mean_turnaround_s": 1.0, "makespan_s": 1.0})
+            with open(doc, "w") as f:
+                f.write("# t\n<!-- sim-table -->\nold\n<!-- /sim-table -->\nkept\n")
+            self.assertEqual(sim_report.main(["--csv", path, "--doc", doc]), 0)
+            text = read(doc)
+        self.assertNotIn("old", text)
+        self.assertTrue(text.endswith("<!-- /sim-table -->\nkept\n"))
+        lines = [ln for ln in text.splitlines() if ln.startswith("| 1,000")]
+        self.assertEqual(len(lines), 2)          # the latest rigid row only; no emulated row
+        self.assertIn("| 2.00x |", lines[1])     # 200 / 100
+        self.assertIn("| 1.00x |", lines[0])
+
+
+class MeasuredRuntimes(unittest.TestCase):
+    def test_only_rigid_drivers_take_their_measured_time(self):
+        w = generate.generate(8, 6, 1, 0.0)
+        w["jobs"][1]["program"] = "pdgemm"
+        w["jobs"][2]["program"] = "pdgemm"
+        before = [j["work_node_s"] for j in w["jobs"]]
+        emu = [{"id": j["id"], "start_s": 10.0, "end_s": 21.0, "resizes": 0} for j in w["jobs"]]
+        emu[2]["resizes"] = 1
+        self.assertEqual(measured_runtimes.apply(w, emu), [w["jobs"][1]["id"]])
+        self.assertAlmostEqual(generate.runtime_on(w["jobs"][1], w["jobs"][1]["nodes"]), 11.0, delta=0.01)
+        self.assertEqual([j["work_node_s"] for k, j in enumerate(w["jobs"]) if k != 1],
+                         [b for k, b in enumerate(before) if k != 1])
+
+
+class Compare(unittest.TestCase):
+    def test_relative_errors_and_target(self):
+        sim = {"makespan_s": 110.0, "mean_wait_s": 5.0, "mean_turnaround_s": 40.0, "median_wait_s": 0.0}
+        emu = {"makespan_s": 100.0, "mean_wait_s": 10.0, "mean_turnaround_s": 40.0, "median_wait_s": 0.0}
+        rows = {m: (err, ok) for m, _, _, err, ok in compare.compare(sim, emu, 0.15)}
+        self.assertAlmostEqual(rows["makespan_s"][0], 0.10)
+        self.assertTrue(rows["makespan_s"][1])
+        self.assertAlmostEqual(rows["mean_wait_s"][0], -0.5)
+        self.assertFalse(rows["mean_wait_s"][1])
+        self.assertEqual(rows["median_wait_s"], (None, None))   # emulated 0: not compared
+        self.assertEqual(rows["utilisation"], (None, None))     # missing on both sides
+
+    def test_from_summary_csv_and_exit_status(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.csv")
+            for setting, t in (("emulated", 100.0), ("simulated", 1.0), ("emulated", 50.0)):
+                summary.append_row(path, {"setting": setting, "nodes": 8, "malleable_share": 0.5, "jobs": 30,
+                                          "mean_turnaround_s": t, "makespan_s": 1000.0})
+            self.assertEqual(compare.emulated_from_csv(path, 8, 0.5)["mean_turnaround_s"], 50.0)  # the latest
+            with self.assertRaises(ValueError):
+                compare.emulated_from_csv(path, 16, 0.5)
+            sim = os.path.join(d, "sim.json")
+            with open(sim, "w") as f:
+                json.dump({"mean_turnaround_s": 52.0, "makespan_s": 1010.0}, f)
+            cmd = [sys.executable, os.path.join(SCRIPTS, "compare.py"), "--sim", sim, "--csv", path,
+                   "--nodes", "8", "--share", "0.5"]
+            self.assertEqual(subprocess.run(cmd, capture_output=True).returncode, 0)
+            with open(sim, "w") as f:
+                json.dump({"mean_turnaround_s": 80.0, "makespan_s": 1010.0}, f)
+            self.assertEqual(subprocess.run(cmd, capture_output=True).returncode, 1)
+            self.assertEqual(subprocess.run(cmd[:4], capture_output=True).returncode, 2)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,6 @@
 // the commands run by a Runner (popen). The Policy that ties them to the session is
 // slurm_policy.cpp.
 #include "policy/slurm.hpp"
-#include "policy/slurm_arbiter.hpp"
 
 #include "policy/grid_choice.hpp"
 
@@ -153,9 +152,10 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    if ((f.size() != 4 && f.size() != 5) || f[0].empty() || !all_digits(f[2]))
-      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST[|NAME])");
-    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() == 5 ? f[4] : std::string()});
+    if (f.size() < 4 || f.size() > 6 || f[0].empty() || !all_digits(f[2]))
+      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST[|NAME[|REASON]])");
+    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() >= 5 ? f[4] : std::string(),
+                       f.size() == 6 ? f[5] : std::string()});
   }
   return jobs;
 }
@@ -451,37 +451,43 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
   }
   o.jitter = std::min(0.9, env_seconds("RESIZE_SLURM_JITTER", o.jitter));
   auto client = std::make_unique<Client>(shell_runner());
-  // One query of the configuration per job start: the cluster's name (the shared
-  // directory's default) and whether it permits job expansion.
   const std::string shared = std::getenv("RESIZE_SLURM_SHARED") ? std::getenv("RESIZE_SLURM_SHARED") : "";
   const std::string exp = std::getenv("RESIZE_SLURM_EXPANSION") ? std::getenv("RESIZE_SLURM_EXPANSION") : "auto";
   if (exp != "auto" && exp != "on" && exp != "off")
     throw Error("RESIZE_SLURM_EXPANSION must be auto, on or off, got '" + exp + "'");
-  std::string config;
-  if (exp == "auto" || shared.empty()) {
-    const Command c = client->runner()("scontrol show config");
-    if (c.status != 0) throw Error("slurm policy: `scontrol show config` failed: " + trim(c.out));
-    config = c.out;
-  }
-  o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
-  if (shared == "off") {
-    o.shared_dir.clear();
-  } else if (!shared.empty()) {
-    o.shared_dir = shared;
-  } else {
-    std::string cluster = "cluster";
-    std::istringstream in(config);
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos) cluster = trim(line.substr(line.find('=') + 1));
-    const char* home = std::getenv("HOME");
-    if (!home || !*home) throw Error("slurm policy: $HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
-    o.shared_dir = std::string(home) + "/.malleable/slurm/" + cluster;
-  }
-  std::printf("[slurm] job %s: %s; growth %s; %s\n", client->job_id().c_str(),
-              o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)" : ("shared directory " + o.shared_dir).c_str(),
-              o.expansion ? "by job expansion (permit_job_expansion)" : "by restart into a new allocation (no permit_job_expansion)",
-              exp == "auto" ? "from scontrol show config" : "RESIZE_SLURM_EXPANSION set");
-  std::fflush(stdout);
+  const char* home_env = std::getenv("HOME");
+  const std::string home = home_env ? home_env : "", job = client->job_id();
+  // At the first decision, on world rank 0 only: one query of the configuration per job
+  // start, for the cluster's name (the shared directory's default) and whether it
+  // permits job expansion.
+  o.configure = [shared, exp, home, job](Options& o) {
+    std::string config;
+    if (exp == "auto" || shared.empty()) {
+      const Command c = shell_runner()("scontrol show config");
+      if (c.status != 0) throw Error("`scontrol show config` failed: " + trim(c.out));
+      config = c.out;
+    }
+    o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
+    if (shared == "off") {
+      o.shared_dir.clear();
+    } else if (!shared.empty()) {
+      o.shared_dir = shared;
+    } else {
+      std::string cluster = "cluster";
+      std::istringstream in(config);
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos)
+          cluster = trim(line.substr(line.find('=') + 1));
+      if (home.empty()) throw Error("$HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
+      o.shared_dir = home + "/.malleable/slurm/" + cluster;
+    }
+    std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(),
+                o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)" : ("shared directory " + o.shared_dir).c_str(),
+                o.expansion ? "by job expansion (permit_job_expansion)"
+                            : "by restart into a new allocation (no permit_job_expansion)",
+                exp == "auto" ? "from scontrol show config" : "RESIZE_SLURM_EXPANSION set");
+    std::fflush(stdout);
+  };
   return std::make_unique<SlurmPolicy>(std::move(client), o);
 }
 

@@ -42,8 +42,9 @@ struct Job {
   int nodes = 0;                    // nodes it holds or asks for
   std::vector<std::string> node_list;
   std::string name = {};            // the job's name (squeue %j), when listed
+  std::string reason = {};          // why it pends (squeue %r), when listed
 };
-// Lines "ID|STATE|NODES|NODELIST" or "ID|STATE|NODES|NODELIST|NAME"; blank lines
+// Lines "ID|STATE|NODES|NODELIST", optionally "|NAME" and "|REASON" after; blank lines
 // ignored; throws Error naming a bad line.
 std::vector<Job> parse_squeue(const std::string& text);
 // `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes, NodeList).
@@ -83,6 +84,9 @@ struct Options {
                             // new, larger allocation (make_slurm_policy asks scontrol show config)
   // Wall-clock seconds (the ledger's times, shared between jobs); empty: system_clock.
   std::function<double()> wall_clock;
+  // Called once, at the first decision (on world rank 0 only, where the policy asks
+  // Slurm): make_slurm_policy reads Slurm's configuration there.
+  std::function<void(Options&)> configure;
 };
 
 // The decision, with the Slurm request that goes with it.
@@ -101,6 +105,21 @@ struct Plan {
 // nodes that run nothing; else acquire idle nodes if growing pays.
 Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o,
             const PolicyInput& in);
+
+// What growing by `extra_nodes` would bring this job (the payoff point: predicted gain x
+// iterations left against the predicted resize time). The session's metrics supply it
+// (growth_from_metrics); a simulator supplies its own model.
+struct Growth {
+  bool pays = false;
+  double saving_s = 0;  // predicted seconds saved over the rest of the run (0: unknown)
+  std::string why;
+  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
+};
+using GrowthModel = std::function<Growth(int extra_nodes)>;
+Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node);
+
+// `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
+bool expansion_permitted(const std::string& show_config);
 
 // The command layer (slurm.cpp): runs a command line, returns its exit status and
 // output. Tests substitute their own.
@@ -166,12 +185,18 @@ class SlurmPolicy final : public Policy {
   void note(std::string line);  // log_, and stdout when verbose
   // Many jobs: the shared directory, the interval of this round (jittered), the rounds.
   std::unique_ptr<SharedDir> shared_;
+  bool configured_ = false;
+  bool no_release_ = false;  // Slurm refuses every NodeList update of this job (see release)
   double interval_now_ = 0;
   std::uint64_t round_ = 0;
   double wall() const;
   bool plan_shared(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s, Plan& p,
                    bool& by_restart);
   void settle_ledger(bool promises_too);
+  void refuses_release(const std::string& why);
+  void start_once();
+  bool refresh_own_nodes(Snapshot& s, Plan& p);
+  Decision grow(const PolicyInput& in, const Plan& p, int per_node, double t, bool by_restart);
 };
 
 // "-p slurm": options from the environment (RESIZE_SLURM_PROCS_PER_NODE,

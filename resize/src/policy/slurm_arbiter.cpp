@@ -39,6 +39,11 @@ double to_double(const std::string& s, const std::string& what) {
 
 bool is_machinery(const Job& j) { return j.name.rfind("malleable-", 0) == 0; }
 
+// Pending for nodes (and not for a dependency, a begin time, a hold, a limit ...).
+bool waits_for_nodes(const Job& j) {
+  return j.reason.empty() || j.reason == "Resources" || j.reason == "Priority" || j.reason == "None";
+}
+
 }  // namespace
 
 // ---- the cluster view -----------------------------------------------------------------
@@ -54,7 +59,8 @@ ClusterView make_view(double taken_at, const std::string& squeue_out, const std:
 std::string format_view(const ClusterView& v) {
   std::string out = "taken " + num(v.taken_at) + "\nidle " + (v.idle.empty() ? "-" : compress_hostlist(v.idle)) + "\n";
   for (const Job& j : v.jobs)
-    out += j.id + "|" + j.state + "|" + std::to_string(j.nodes) + "|" + compress_hostlist(j.node_list) + "|" + j.name + "\n";
+    out += j.id + "|" + j.state + "|" + std::to_string(j.nodes) + "|" + compress_hostlist(j.node_list) + "|" + j.name + "|" +
+           j.reason + "\n";
   return out;
 }
 
@@ -80,7 +86,7 @@ Snapshot snapshot_of(const ClusterView& v, const std::string& id) {
     if (j.id == id) {
       s.mine = j;
       found = true;
-    } else if (j.state == "PENDING" && !is_machinery(j)) {
+    } else if (j.state == "PENDING" && !is_machinery(j) && waits_for_nodes(j)) {
       s.pending.push_back(j);
     }
   }

@@ -37,11 +37,11 @@ namespace resize::slurm {
 // order) and the idle nodes.
 struct ClusterView {
   double taken_at = 0;            // wall-clock seconds (epoch) when Slurm was asked
-  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j'
+  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r'
   std::vector<std::string> idle;  // sinfo -h -t idle -o %N
 };
 // The commands that make a view, and the view from their outputs (throws Error).
-inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j'";
+inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r'";
 inline const char* kViewIdleCommand = "sinfo -h -t idle -o %N";
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
 // The cache file's text and back (throws Error naming what is malformed).
@@ -49,7 +49,9 @@ std::string format_view(const ClusterView& v);
 ClusterView parse_view(const std::string& text);
 // Job `id`'s Snapshot from a view: its allocation, the idle nodes, the jobs that wait
 // (oldest first; requests of the policy's own machinery, names starting "malleable-",
-// are not waiting jobs). Throws Error if the view does not list the job.
+// and jobs pending for another reason than nodes, e.g. Dependency, BeginTime, JobHeldUser,
+// are not waiting jobs: only reasons Resources, Priority, None or none listed).
+// Throws Error if the view does not list the job.
 Snapshot snapshot_of(const ClusterView& v, const std::string& id);
 // Is a view taken at `taken_at` too old at `now` for a job asking every `interval_s`?
 bool view_stale(double taken_at, double now, double interval_s);
@@ -79,18 +81,6 @@ std::string format_ledger(const Ledger& l);
 Ledger parse_ledger(const std::string& text);  // throws Error naming a bad line
 
 // ---- arbitration ------------------------------------------------------------------------
-
-// What growing by `extra_nodes` would bring this job (the payoff point: predicted gain x
-// iterations left against the predicted resize time). The session's metrics supply it
-// (growth_from_metrics); a simulator supplies its own model.
-struct Growth {
-  bool pays = false;
-  double saving_s = 0;  // predicted seconds saved over the rest of the run (0: unknown)
-  std::string why;
-  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
-};
-using GrowthModel = std::function<Growth(int extra_nodes)>;
-Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node);
 
 // This job, as the arbiter needs it.
 struct JobState {
@@ -145,8 +135,6 @@ Ledger settle(const Ledger& l, const std::string& job, bool promises_too = false
 // "for":..,"by_restart":..,"why":..}.
 std::string decision_json(const Arbitration& a, const std::string& job, double now);
 
-// `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
-bool expansion_permitted(const std::string& show_config);
 
 // ---- the shared directory (slurm_shared.cpp: files and flock) ----------------------------
 
@@ -161,7 +149,9 @@ class SharedDir {
   // again (another job may just have queried) and if still stale ask Slurm through `run`
   // (the two view commands) and write the view. `queried`: this call asked Slurm.
   ClusterView view(const Runner& run, double now, double max_age_s, const std::string& job, bool& queried);
-  // The ledger read, changed by f and written back, under the ledger's lock.
+  // The ledger read, changed by f and written back, under the ledger's lock. f is first
+  // called on the ledger read without the lock; if it changes nothing, that is all (f's
+  // last call is the one that counts).
   void update(const std::function<Ledger(const Ledger&)>& f);
   void log(const std::string& job, const std::string& line);  // appends a line
 

@@ -18,7 +18,6 @@ namespace resize::slurm {
 // ---- the policy -----------------------------------------------------------------------
 
 SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {
-  if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir);
   interval_now_ = opt_.interval_s;
 }
 
@@ -38,6 +37,9 @@ bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::stri
   try {
     bool queried = false;
     v = shared_->view(client_->runner(), w, opt_.interval_s, client_->job_id(), queried);
+    // A view taken before this job started does not list it: taken again.
+    if (!queried && std::none_of(v.jobs.begin(), v.jobs.end(), [&](const Job& j) { return j.id == client_->job_id(); }))
+      v = shared_->view(client_->runner(), w, 0, client_->job_id(), queried);
     s = snapshot_of(v, client_->job_id());
   } catch (const Error& e) {
     note(std::string("asking Slurm failed: ") + e.what());
@@ -46,6 +48,7 @@ bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::stri
   most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
   Options o = opt_;
   if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
   JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
   ArbiterOptions a;
   a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
@@ -77,6 +80,16 @@ bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::stri
   by_restart = r.by_restart;
   p.why = r.rule + ": " + p.why;
   return true;
+}
+
+// Slurm 22.05 without an accounting database answers every update of a job that merged
+// an expansion with "the DB index is being set, try again" for as long as it runs, and
+// does not perform a NodeList update: such a job gives no node back any more (said once).
+void SlurmPolicy::refuses_release(const std::string& why) {
+  if (no_release_ || why.find("DB index is being set") == std::string::npos) return;
+  no_release_ = true;
+  note("Slurm refuses to shrink this job's allocation after its expansion (no accounting database): it gives no "
+       "node back from now on");
 }
 
 void SlurmPolicy::settle_ledger(bool promises_too) {
@@ -133,10 +146,46 @@ Decision expansion(const PolicyInput& in, const Plan& p, const std::vector<std::
 }
 }  // namespace
 
+void SlurmPolicy::start_once() {
+  configured_ = true;
+  try {
+    if (opt_.configure) opt_.configure(opt_);
+    if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir);
+  } catch (const Error& e) {
+    note(std::string("the Slurm policy could not start: ") + e.what() + "; it stays alone (no shared directory)");
+    opt_.shared_dir.clear();
+  }
+  interval_now_ = opt_.interval_s;
+}
+
+// The shared view can be up to an interval old: the job's own nodes are read afresh
+// before it gives any back or grows onto held ones (an acquisition merged since, or a
+// release, must not be missed). False: Slurm could not be asked (noted).
+bool SlurmPolicy::refresh_own_nodes(Snapshot& s, Plan& p) {
+  try {
+    s.mine.node_list = client_->held();
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    settle_ledger(true);
+    return false;
+  }
+  const auto& h = s.mine.node_list;
+  p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                               [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
+                p.nodes.end());
+  if (p.nodes.empty()) {
+    settle_ledger(true);
+    p.kind = Plan::Kind::None;
+    p.why += " (but Slurm no longer lists those nodes for the job)";
+  }
+  return true;
+}
+
 Decision SlurmPolicy::decide(const PolicyInput& in) {
   return_failed_grant();
   const double t = now();
   if (t - last_ask_ < interval_now_) return Decision::none();
+  if (!configured_) start_once();
   last_ask_ = t;
   if (shared_) interval_now_ = jittered_interval(opt_.interval_s, opt_.jitter, client_->job_id(), ++round_);
   const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
@@ -148,6 +197,9 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
   bool by_restart = false;
   if (shared_) {
     if (!plan_shared(in, ranks, per_node, s, p, by_restart)) return Decision::none(log_.empty() ? "" : log_.back());
+    if (p.kind == Plan::Kind::GiveBack || p.kind == Plan::Kind::UseHeld) {
+      if (!refresh_own_nodes(s, p)) return Decision::none(log_.back());
+    }
   } else {
     try {
       s = client_->snapshot();
@@ -158,6 +210,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
     most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
     Options o = opt_;
     if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+    if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
     p = slurm::decide(s, ranks, o, in);
   }
   Decision d;
@@ -190,6 +243,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
         } catch (const Error& e) {
           note(std::string("could not give nodes back: ") + e.what());
           settle_ledger(true);
+          refuses_release(e.what());
         }
         return Decision::none(log_.back());
       }
@@ -201,46 +255,50 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
       return d;
     }
     case Plan::Kind::UseHeld:
-    case Plan::Kind::Acquire: {
-      std::vector<std::string> nodes = p.nodes;
-      if (p.kind == Plan::Kind::Acquire) {
-        if (t < no_acquire_until_) {
-          const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
-                                  " s have passed since it refused (" + p.why + ")";
-          const std::string shape = without_digits(why);
-          if (shape != last_none_) note("staying: " + why);
-          last_none_ = shape;
-          return Decision::none("slurm: " + why);
-        }
-        if (by_restart) {
-          // No job expansion in this Slurm: a new allocation holding these nodes and the
-          // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
-          note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
-               " (Slurm does not permit job expansion; " + p.why + ")");
-          Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
-          g.new_allocation = true;
-          return g;
-        }
-        try {
-          nodes = shared_ ? client_->acquire(p.nodes) : client_->acquire(p.acquire);
-          acquired_ = nodes;
-          backoff_ = 0;
-          note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
-        } catch (const Error& e) {
-          backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
-          no_acquire_until_ = now() + backoff_;
-          settle_ledger(false);
-          note(std::string("growing refused: ") + e.what() + "; next request in " +
-               std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
-          return Decision::none(log_.back());
-        }
-      } else {
-        note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
-      }
-      return expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
-    }
+    case Plan::Kind::Acquire:
+      return grow(in, p, per_node, t, by_restart);
   }
   return Decision::none();
+}
+
+// Growth onto held nodes or nodes Slurm grants (or, without job expansion, by restart).
+Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p, int per_node, double t, bool by_restart) {
+  std::vector<std::string> nodes = p.nodes;
+  if (p.kind == Plan::Kind::Acquire) {
+    if (t < no_acquire_until_) {
+      const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                              " s have passed since it refused (" + p.why + ")";
+      const std::string shape = without_digits(why);
+      if (shape != last_none_) note("staying: " + why);
+      last_none_ = shape;
+      return Decision::none("slurm: " + why);
+    }
+    if (by_restart) {
+      // No job expansion in this Slurm: a new allocation holding these nodes and the
+      // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
+      note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
+           " (Slurm does not permit job expansion; " + p.why + ")");
+      Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
+      g.new_allocation = true;
+      return g;
+    }
+    try {
+      nodes = shared_ ? client_->acquire(p.nodes) : client_->acquire(p.acquire);
+      acquired_ = nodes;
+      backoff_ = 0;
+      note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
+    } catch (const Error& e) {
+      backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+      no_acquire_until_ = now() + backoff_;
+      settle_ledger(false);
+      note(std::string("growing refused: ") + e.what() + "; next request in " +
+           std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
+      return Decision::none(log_.back());
+    }
+  } else {
+    note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
+  }
+  return expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
 }
 
 void SlurmPolicy::completed(const Decision& d, int, bool ok) {
@@ -257,6 +315,7 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
       } catch (const Error& e) {
         note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
         settle_ledger(true);
+        refuses_release(e.what());
       }
     } else {
       note("the shrink was refused; the job keeps its nodes");

@@ -109,14 +109,20 @@ ClusterView SharedDir::view(const Runner& run, double now, double max_age_s, con
 
 void SharedDir::update(const std::function<Ledger(const Ledger&)>& f) {
   const std::string path = dir_ + "/ledger";
+  const auto read = [&] {
+    try {
+      return parse_ledger(read_all(path));
+    } catch (const Error&) {
+      return Ledger{};  // a damaged ledger starts over: entries are short-lived and rewritten
+    }
+  };
+  // Most decisions change nothing (a job staying, nothing to bid for): decided on the
+  // ledger as it is, without the lock (files are replaced whole, never half-written). A
+  // decision that changes it is taken again under the lock on the ledger read there.
+  const Ledger seen = read();
+  if (f(seen).entries == seen.entries) return;
   Lock lock(path + ".lock");
-  Ledger l;
-  try {
-    l = parse_ledger(read_all(path));
-  } catch (const Error&) {
-    l = {};  // a damaged ledger starts over: entries are short-lived and rewritten
-  }
-  write_whole(path, format_ledger(f(l)));
+  write_whole(path, format_ledger(f(read())));
 }
 
 void SharedDir::log(const std::string& job, const std::string& line) { append(dir_ + "/log/" + job + ".jsonl", line); }

@@ -197,6 +197,7 @@ std::vector<char> pack(const Decision& d) {
   w.put_string(d.prediction_clock);
   w.put_string(d.prediction);
   w.put_string(d.reason);
+  w.put(static_cast<int>(d.new_allocation));
   return framed(kDecisionMagic, kDecisionVersion, w);
 }
 
@@ -231,6 +232,7 @@ Decision unpack_decision(const std::vector<char>& bytes) {
   d.prediction_clock = r.get_string();
   d.prediction = r.get_string();
   d.reason = r.get_string();
+  d.new_allocation = r.get<int>() != 0;
   check_end(r);
   return d;
 }

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Issue 44 §3: the same workload rigid and 20%, 50%, 100% malleable, simulated at 1,000
+# and 10,000 nodes (malleable-clustersim, docs/workload.md). Workloads from
+# scripts/bench/workload/generate.py (Lublin & Feitelson 2003, seed SEED, offered load
+# LOAD); FCFS + EASY backfilling; malleable jobs start on a node range (Slurm
+# --nodes=min-max) and resize by the project's Slurm policy (the multi-job arbitration,
+# resize::slurm::arbitrate); resize costs from
+# sim/costs/scale.json. Appends one row per run to docs/data/workload/summary.csv
+# (scripts/bench/workload/summary.py), keeps each run's metrics JSON in
+# docs/data/workload/sim/, runs the variants (no node ranges; the single-job policy
+# resize::slurm::decide) at 1,000 nodes into sim/variants.tsv, and renders docs/workload.md's table and docs/img/workload_sim.png.
+#
+#   scripts/bench/workload_sim.sh [build-dir]
+# Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
+# simulated seconds between a malleable job's policy queries), SCALES ("1000 10000"),
+# SHARES ("0 0.2 0.5 1.0"), DATA (docs/data/workload), NO_DOC=1 skips the rendering.
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${1:-$here/build}
+bin=$build/sim/malleable-clustersim
+[[ -x $bin ]] || { echo "workload_sim: $bin not built (cmake --build $build --target malleable-clustersim; needs libsimgrid-dev)" >&2; exit 1; }
+seed=${SEED:-1}
+load=${LOAD:-0.9}
+interval=${INTERVAL:-300}
+data=${DATA:-$here/docs/data/workload}
+gen=$here/scripts/bench/workload/generate.py
+summary=$here/scripts/bench/workload/summary.py
+costs=$here/sim/costs/scale.json
+mkdir -p "$data/sim"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+variants=$data/sim/variants.tsv
+printf 'nodes\tmalleable_share\tvariant\tmean_turnaround_s\tmakespan_s\tmean_wait_s\tresizes_per_job\n' > "$variants"
+echo "workload_sim: host $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), seed $seed, offered load $load, interval $interval s"
+
+field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
+
+for nodes in ${SCALES:-1000 10000}; do
+  jobs=${JOBS_1K:-3000}
+  [[ $nodes -ge 10000 ]] && jobs=${JOBS_10K:-3000}
+  for share in ${SHARES:-0 0.2 0.5 1.0}; do
+    w=$tmp/w_${nodes}_${share}.json
+    python3 "$gen" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --load "$load" --malleable-share "$share" -o "$w"
+    out=$data/sim/n${nodes}_m${share}.json
+    start=$(date +%s.%N)
+    /usr/bin/time -f '%e %M' -o "$tmp/time" "$bin" --workload "$w" --costs "$costs" --start-ranges \
+      --interval "$interval" --out "$out" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/time" >&2; exit 1; }
+    read -r wall rss < "$tmp/time"
+    echo "workload_sim: $nodes nodes, $jobs jobs, ${share} malleable: turnaround $(field "$out" mean_turnaround_s) s," \
+         "makespan $(field "$out" makespan_s) s, resizes/job $(field "$out" resizes_per_job);" \
+         "$wall s wall, $((rss / 1024)) MiB ($(tail -1 "$tmp/err"))"
+    python3 "$summary" --csv "$data/summary.csv" --metrics "$out" setting=simulated nodes="$nodes" \
+      malleable_share="$share" seed="$seed"
+    printf '%s\t%s\tarbiter + ranges\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "$(field "$out" mean_turnaround_s)" \
+      "$(field "$out" makespan_s)" "$(field "$out" mean_wait_s)" "$(field "$out" resizes_per_job)" >> "$variants"
+    if [[ $nodes -lt 10000 && $share != 0 ]]; then
+      for variant in "arbiter, no ranges:--policy arbiter" "decide + ranges:--policy decide --start-ranges" \
+                     "decide, no ranges:--policy decide" "ranges, no resizes:--policy none --start-ranges"; do
+        # shellcheck disable=SC2086
+        "$bin" --workload "$w" --costs "$costs" --interval "$interval" ${variant#*:} --out "$tmp/p.json" 2>/dev/null
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \
+          "$(field "$tmp/p.json" makespan_s)" "$(field "$tmp/p.json" mean_wait_s)" "$(field "$tmp/p.json" resizes_per_job)" >> "$variants"
+      done
+    fi
+  done
+done
+if [[ ${NO_DOC:-0} != 1 ]]; then
+  python3 "$here/scripts/bench/workload/sim_report.py" --csv "$data/summary.csv" --doc "$here/docs/workload.md" \
+    --plot "$here/docs/img/workload_sim.png" --variants "$variants"
+  echo "workload_sim: docs/workload.md and docs/img/workload_sim.png rendered"
+fi
