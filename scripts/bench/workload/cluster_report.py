@@ -31,7 +31,7 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
-import summary  # noqa: E402  (h44b's writer of summary.csv)
+import summary  # noqa: E402  (the one writer of summary.csv)
 
 
 def sdiag_counts(text):
