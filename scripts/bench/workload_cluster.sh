@@ -82,6 +82,9 @@ for share in $shares; do
     rc=0
     python3 "$wl/cluster_stream.py" run --workload "$d/workload.json" --out "$d" --src "$here" --build "$build" \
       --deadline "$deadline" $start_one 9>&- || rc=$?
+    # Slurm writes slurm_job_<id>_resize.{sh,csh} into a job's working directory at each
+    # `scontrol update NumNodes`: its artefacts, not data.
+    rm -f "$d"/slurm_job_*_resize.sh "$d"/slurm_job_*_resize.csh
     cp /run/malleable-cluster/slurm/log/jobcomp.txt "$d/jobcomp.txt" 2>/dev/null || true
     grep -E "error|killed|TIMEOUT" /run/malleable-cluster/slurm/log/slurmctld.log >"$d/slurmctld_errors.txt" 2>/dev/null || true
     exit $rc

@@ -1,8 +1,0 @@
-setenv SLURM_NODELIST "node[7,10]"
-setenv SLURM_JOB_NODELIST "node[7,10]"
-setenv SLURM_NNODES 2
-setenv SLURM_JOB_NUM_NODES 2
-setenv SLURM_JOB_CPUS_PER_NODE "2(x2)"
-unsetenv SLURM_NPROCS
-unsetenv SLURM_NTASKS
-unsetenv SLURM_TASKS_PER_NODE

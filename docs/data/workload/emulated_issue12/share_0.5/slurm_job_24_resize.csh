@@ -1,8 +1,0 @@
-setenv SLURM_NODELIST "node[2,7-8,10]"
-setenv SLURM_JOB_NODELIST "node[2,7-8,10]"
-setenv SLURM_NNODES 4
-setenv SLURM_JOB_NUM_NODES 4
-setenv SLURM_JOB_CPUS_PER_NODE "2(x4)"
-unsetenv SLURM_NPROCS
-unsetenv SLURM_NTASKS
-unsetenv SLURM_TASKS_PER_NODE

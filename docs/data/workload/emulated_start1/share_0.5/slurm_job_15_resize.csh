@@ -1,8 +1,0 @@
-setenv SLURM_NODELIST "node1"
-setenv SLURM_JOB_NODELIST "node1"
-setenv SLURM_NNODES 1
-setenv SLURM_JOB_NUM_NODES 1
-setenv SLURM_JOB_CPUS_PER_NODE "2"
-unsetenv SLURM_NPROCS
-unsetenv SLURM_NTASKS
-unsetenv SLURM_TASKS_PER_NODE

@@ -1,8 +1,0 @@
-setenv SLURM_NODELIST "node[7,9-10]"
-setenv SLURM_JOB_NODELIST "node[7,9-10]"
-setenv SLURM_NNODES 3
-setenv SLURM_JOB_NUM_NODES 3
-setenv SLURM_JOB_CPUS_PER_NODE "2(x3)"
-unsetenv SLURM_NPROCS
-unsetenv SLURM_NTASKS
-unsetenv SLURM_TASKS_PER_NODE
