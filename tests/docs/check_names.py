@@ -17,6 +17,11 @@ source tree and a build tree.
              REDIST_, MALLEABLE_, MALL_) that the docs name is read or set somewhere in
              the sources, scripts or tests, so a renamed or removed variable is caught.
 
+  figures    every measured figure in README's prose (a number with a unit of time, size,
+             rate, or a ratio) is found in a file under docs/data.
+  counts     a test count the README or the user guide gives for the suite ("N tests", on a
+             line that says "suite") is within 5% of `ctest -N -LE bench` in the build tree.
+
 Exceptions, each with its reason, are lines of tests/docs/names-allow.txt:
 `<kind> <name>  # why` (kind: path, binary, option, variable; option names are
 `<driver>:--opt`).
@@ -230,10 +235,72 @@ def check_variables(root, files, allow):
     return bad
 
 
+FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x\b|%|ms\b|us\b|s\b|minutes?\b|GB/s|MB/s|MiB\b|GiB\b)")
+
+
+def data_text(root, cache={}):
+    if root not in cache:
+        chunks = []
+        for dp, _, fs in os.walk(os.path.join(root, "docs", "data")):
+            for f in fs:
+                try:
+                    with open(os.path.join(dp, f), encoding="utf-8", errors="ignore") as fh:
+                        chunks.append(fh.read())
+                except OSError:
+                    pass
+        cache[root] = "\n".join(chunks)
+    return cache[root]
+
+
+def check_figures(root, allow):
+    """Every measured figure in README's prose (a number with a unit of time, size, rate or a
+    ratio) is found in a file under docs/data, the run it comes from."""
+    bad, text, fence = [], data_text(root), False
+    readme = os.path.join(root, "README.md")
+    for no, line in all_lines(readme):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if fence:
+            continue
+        for num in FIGURE.findall(re.sub(r"`[^`]*`", "", line)):
+            if ("figure", num) in allow:
+                continue
+            if not re.search(r"(?<![\d.])" + re.escape(num) + r"(?![\d])", text):
+                bad.append(f"README.md:{no}: figure {num} is in no file under docs/data")
+    return bad
+
+
+def check_counts(root, build, allow):
+    """A test count the README or the user guide gives for the suite ("N tests") is within
+    5% of ctest's count of the default run (-LE bench) in the build tree."""
+    try:
+        out = subprocess.run(["ctest", "-N", "-LE", "bench"], cwd=build, capture_output=True, text=True,
+                             timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    m = re.search(r"Total Tests: (\d+)", out)
+    if not m:
+        return []
+    total, bad = int(m.group(1)), []
+    for md in (os.path.join(root, "README.md"), os.path.join(root, "docs", "guide.md")):
+        if not os.path.exists(md):
+            continue
+        for no, line in all_lines(md):
+            if "suite" not in line:
+                continue
+            for n in re.findall(r"(\d[\d,]*) tests", line):
+                claim = int(n.replace(",", ""))
+                if claim >= 100 and abs(claim - total) > 0.05 * total and ("count", n) not in allow:
+                    bad.append(f"{os.path.relpath(md, root)}:{no}: says {claim} tests, ctest counts {total} in the default run")
+    return bad
+
+
 def check(root, build):
     files, allow = doc_files(root), load_allow(root)
     return files, (check_paths(root, files, allow) + check_binaries(root, build, files, allow)
-                   + check_options(root, build, files, allow) + check_variables(root, files, allow))
+                   + check_options(root, build, files, allow) + check_variables(root, files, allow)
+                   + check_figures(root, allow) + check_counts(root, build, allow))
 
 
 if __name__ == "__main__":
