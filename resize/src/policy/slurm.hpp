@@ -32,6 +32,8 @@ namespace resize::slurm {
 // "node[1-3,5],gpu07" -> node1 node2 node3 node5 gpu07 (Slurm's hostlist syntax, with
 // zero-padded ranges kept: "n[01-03]" -> n01 n02 n03). Throws Error on malformed input.
 std::vector<std::string> expand_hostlist(const std::string& list);
+// `s` without leading and trailing blanks (spaces, tabs, line ends): Slurm's answers.
+std::string trim(const std::string& s);
 // The inverse, for scontrol: consecutive numbers of one prefix become a range.
 std::string compress_hostlist(const std::vector<std::string>& hosts);
 
