@@ -11,7 +11,7 @@ function(mall_require found what pkg)
   endif()
 endfunction()
 
-# The MPI flavour (docs/mpi-flavours.md): Open MPI (default) or MPICH, each with Debian's
+# The MPI flavour (docs/guide/mpi-flavours.md): Open MPI (default) or MPICH, each with Debian's
 # ScaLAPACK (and parallel HDF5) built for it. Both flavours install side by side: MPICH's
 # libraries go to their own directory (MALL_LIBDIR), Open MPI's keep the plain names.
 set(MALLEABLE_MPI openmpi CACHE STRING "MPI flavour to build against: openmpi or mpich")

@@ -60,7 +60,7 @@ endfunction()
 
 # mall_install_program(<target> DESTINATION <dir relative to the prefix>)
 # Installs a program with a run path from its directory to the installed libraries.
-# The MPICH flavour's programs go to libexec/malleable-mpich (docs/mpi-flavours.md), so
+# The MPICH flavour's programs go to libexec/malleable-mpich (docs/guide/mpi-flavours.md), so
 # both flavours can share a prefix without one's programs replacing the other's.
 function(mall_install_program target)
   cmake_parse_arguments(A "" "DESTINATION" "" ${ARGN})

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Debian packages with CPack (`cpack -G DEB` in the build tree; test install.deb_packages).
-# Per MPI flavour (docs/mpi-flavours.md; <s> is empty for Open MPI, -mpich for MPICH):
+# Per MPI flavour (docs/guide/mpi-flavours.md; <s> is empty for Open MPI, -mpich for MPICH):
 #   libmalleable0<s>     component runtime: the shared libraries, malleable-config's answers
 #                        for the flavour (share/malleable/config/<mpi>.sh)
 #   libmalleable<s>-dev  component dev: the .so links, CMake package, pkg-config files

@@ -4,7 +4,7 @@
 # hang fails. Label mpich: the tests the MPICH flavour's build runs (scripts/test.sh).
 include(GoogleTest)
 
-# Launcher options and environment differ between the flavours (docs/mpi-flavours.md):
+# Launcher options and environment differ between the flavours (docs/guide/mpi-flavours.md):
 # Open MPI's mpiexec needs --oversubscribe and passes variables with -x VAR; MPICH's
 # hydra oversubscribes a single host by itself, passes the whole environment, and sets one
 # variable with -genv VAR VALUE. Test scripts read the flavour, the flags and the

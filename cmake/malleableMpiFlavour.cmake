@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Which MPI a project that consumes malleable uses: openmpi or mpich (or "" when unknown).
-# Shared by the installed package's version and config files (docs/mpi-flavours.md).
+# Shared by the installed package's version and config files (docs/guide/mpi-flavours.md).
 # Order: an explicit MALLEABLE_MPI; the libraries FindMPI found; the MPI compiler wrappers
 # the project named; the project's compiler if it is a wrapper (CC=mpicc.mpich); else the
 # wrapper FindMPI would pick (mpicc in PATH, through Debian's alternatives), i.e. the

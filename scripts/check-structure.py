@@ -4,7 +4,7 @@
 lines outside `main`, no two files of one part that include each other; and in the
 library sources (the src/ and include/ folders of the parts) no class or struct with
 more than 20 data members, no `getenv` outside the parts' configuration files
-(config.cpp / config.hpp, docs/configuration.md) and no "issue N" citation (the issues
+(config.cpp / config.hpp, docs/guide/configuration.md) and no "issue N" citation (the issues
 are not in the repository; comments say what the code does).
 
 Usage: check-structure.py [source-dir]   (exit 1 and a list when something is over)
@@ -224,7 +224,7 @@ def library_problems(rel, text, allow_members, allow_issues):
         code = blank(text)
         for m in re.finditer(r"\bgetenv\b", code):
             problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: getenv outside the part's config.cpp "
-                            "(read the environment there, docs/configuration.md)")
+                            "(read the environment there, docs/guide/configuration.md)")
     if rel not in allow_issues:
         for m in ISSUE_CITATION.finditer(text):
             problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites an issue ('{m.group(0)}'); "

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Can Debian's MPICH keep a job alive after a process dies and shrink its world
 # (MPIX_Comm_shrink / MPIX_Comm_agree under Hydra's -disable-auto-cleanup)? The verdict in
-# docs/checkpoint.md "Checkpoint levels", "In place". 4 processes; rank 3 SIGKILLs itself
+# docs/guide/checkpoint.md "Checkpoint levels", "In place". 4 processes; rank 3 SIGKILLs itself
 # after a barrier; the others (MPI_ERRORS_RETURN) sleep 1 s, call MPI_Allreduce (unless
 # SKIP_ALLREDUCE) then MPIX_Comm_shrink and MPIX_Comm_agree, each logging to its own file
 # (Hydra's forwarding of stdio may stop after a kill). Runs with and without

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# One rank's redist planning time and heap for P = 4 .. 66,049 (docs/scale.md's table):
+# One rank's redist planning time and heap for P = 4 .. 66,049 (docs/measurements/scale.md's table):
 # builds the benchmark in ${BUILD_DIR:-build} and writes its output to docs/data/plan-scale.txt;
 # then the coprime blocks-of-1 case at 16,641 alone with more repetitions (the target's
 # hardest case, 33,024 transfers a rank) to docs/data/plan-scale-coprime1.txt.

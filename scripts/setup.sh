@@ -11,7 +11,7 @@ cd "$here"
 packages=(g++ gfortran make cmake pkg-config python3
   libopenmpi-dev openmpi-bin libscalapack-openmpi-dev libopenblas-dev liblapacke-dev
   libgtest-dev nlohmann-json3-dev libcli11-dev gnuplot-nox
-  # SimGrid's SMPI (smpicxx, smpirun): redist_sim, tests labelled simulated (docs/scale.md, "Simulated at 256-4,096 processes")
+  # SimGrid's SMPI (smpicxx, smpirun): redist_sim, tests labelled simulated (docs/measurements/scale.md, "Simulated at 256-4,096 processes")
   libsimgrid-dev
   # checkpoint/restart: parallel HDF5 (MPI-IO driver) for Open MPI
   libhdf5-openmpi-dev
@@ -19,7 +19,7 @@ packages=(g++ gfortran make cmake pkg-config python3
   hdf5-tools
   # the combination suite's pairwise generator (tests/combinations/combinations.py)
   python3-allpairspy
-  # the MPICH flavour (-DMALLEABLE_MPI=mpich, build-mpich; docs/mpi-flavours.md), beside
+  # the MPICH flavour (-DMALLEABLE_MPI=mpich, build-mpich; docs/guide/mpi-flavours.md), beside
   # Open MPI, which stays the system's default MPI (update-alternatives)
   libmpich-dev mpich libscalapack-mpich-dev libhdf5-mpich-dev
   # Debian's ScaLAPACK testers, run with blacs-dyn preloaded (test blacs_dyn.stock_testers_preloaded)

@@ -139,7 +139,7 @@ void add_run_options(CLI::App& cli, CommonOptions& o) {
   cli.add_option("--nb", o.nb, "block size NB")->check(positive());
   cli.add_option("-g,--grid", o.grid, "initial process grid PxQ")->check(check_grid);
   cli.add_option("-i,--iters", o.iters, "iterations")->check(positive());
-  cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot, slurm (inside a Slurm job: docs/apps.md)");
+  cli.add_option("-p,--policy", o.policy, "resize policy: fixed, scripted, sweetspot, slurm (inside a Slurm job: docs/reference/apps.md)");
   cli.add_option("-s,--schedule", o.schedule,
                  "scripted schedule, e.g. 3:expand:3x3:local2,6:shrink:2x2 (or a file)");
   cli.add_option("--offer", o.offer, "sweetspot: file with offer=N / release=M (default $RESIZE_OFFER)");
@@ -183,10 +183,10 @@ void add_run_options(CLI::App& cli, CommonOptions& o) {
   cli.add_flag("--checksums", o.checksums, "print each matrix's checksum at the end (equal for equal results)");
 }
 
-// Checkpoints, restart and the checkpoint levels (docs/checkpoint.md).
+// Checkpoints, restart and the checkpoint levels (docs/guide/checkpoint.md).
 void add_checkpoint_options(CLI::App& cli, CommonOptions& o) {
   cli.add_option("--checkpoint", o.checkpoint_dir,
-                 "write checkpoints (one parallel HDF5 file each) into this directory (docs/checkpoint.md)");
+                 "write checkpoints (one parallel HDF5 file each) into this directory (docs/guide/checkpoint.md)");
   cli.add_option("--checkpoint-every", o.checkpoint_every,
                  "when: N (iterations), <T>s|m|h (time) or auto (Young/Daly from the measured cost and --mtbf); "
                  "default: after the last iteration only; a file DIR/checkpoint.request asks for one now");
@@ -197,7 +197,7 @@ void add_checkpoint_options(CLI::App& cli, CommonOptions& o) {
                  "this program is refused (exit 3)");
   cli.add_option("--checkpoint-local", o.checkpoint_local,
                  "checkpoint level local (each process's blocks, state and layout in node-local storage): N, "
-                 "<T>s|m|h or auto (Young/Daly with --mtbf-local); docs/checkpoint.md \"Levels\"");
+                 "<T>s|m|h or auto (Young/Daly with --mtbf-local); docs/guide/checkpoint.md \"Levels\"");
   cli.add_option("--checkpoint-partner", o.checkpoint_partner,
                  "checkpoint level partner (the local level plus a copy on the partner node, a ring over the "
                  "nodes): N, <T>s|m|h or auto (with --mtbf-partner)");
@@ -288,7 +288,7 @@ resize::SessionOptions session_options(const CommonOptions& o, const DriverHooks
   so.progress = !o.quiet;
   so.resize_timeout = o.resize_timeout;
   so.total_iterations = o.iters;
-  so.persist_history = true;  // the drivers keep their resize history (docs/apps.md)
+  so.persist_history = true;  // the drivers keep their resize history (docs/reference/apps.md)
   so.background = resize::parse_background(o.background);
   so.background_iterations = o.background_iterations;
   return so;
@@ -322,7 +322,7 @@ int begin_run(resize::Session& s, const CommonOptions& o, const DriverHooks& hoo
   return it;
 }
 
-// The checkpoint cadences (docs/checkpoint.md): the session keeps them (world rank 0
+// The checkpoint cadences (docs/guide/checkpoint.md): the session keeps them (world rank 0
 // decides when, everyone follows) and creates the directory. True with levels.
 bool set_checkpointing(resize::Session& s, const CommonOptions& o, const resize::checkpoint::Every& every) {
   if (!o.checkpoint_dir.empty()) s.set_checkpointing({o.checkpoint_dir, o.checkpoint_every, every.mtbf, o.keep});
@@ -399,7 +399,7 @@ class Loop {
     return step.kind == resize::ResizeStep::Kind::ExitForRestart ? kExitResizeByRestart : -1;
   }
   // A checkpoint that could not be written throws the same resize::Error on every
-  // process (docs/checkpoint.md, "Failures"): each says so and the job stops with
+  // process (docs/guide/checkpoint.md, "Failures"): each says so and the job stops with
   // kExitCheckpointFailed, the previous checkpoints untouched.
   int checkpoint_failed(const resize::Error& e) const {
     std::fprintf(stderr, "%s (rank %d): checkpoint failed: %s\n", hooks_.name.c_str(), rank_, e.what());

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
     const double t0 = MPI_Wtime();
     const auto cal = redist::calib::calibrate(MPI_COMM_WORLD, opt);
     if (wrank == 0) {
-      // A rough flag only (docs/redist.md, "Predicting redistribution time"): a load burst
+      // A rough flag only (docs/reference/redist.md, "Predicting redistribution time"): a load burst
       // during calibration shows as a fit that misses its own redistributions.
       if (cal.rms_redistribution_residual > 0.25)
         std::printf("warning: the fit misses its own redistributions by %.0f%% (rms): the machine was probably "

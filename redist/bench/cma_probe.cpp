@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What a single-copy read costs on this machine (docs/redist.md, "Single copy on a node"):
+// What a single-copy read costs on this machine (docs/reference/redist.md, "Single copy on a node"):
 // a child process holds a source array; the parent reads it with process_vm_readv in
 // contiguous pieces of 512 B to 1 MiB (scatter-gather lists of up to IOV_MAX pieces, as
 // redist's single copy does), copies the same pieces with memcpy inside its own memory, and
-// moves them as the node window does (docs/redist.md, "A node-shared staging window"):
+// moves them as the node window does (docs/reference/redist.md, "A node-shared staging window"):
 // packed one after the other into a staging area as large as the data (the window's
 // segment holds a rank's whole sends), then unpacked from it, two copies of each byte.
 // Prints GB/s for each, the time per piece, and the smallest piece size from which the

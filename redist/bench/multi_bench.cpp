@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Several matrices moved one after another against in one exchange (redist::Exchange,
-// docs/redist.md, "Several matrices in one exchange"): k matrices of n x n doubles
+// docs/reference/redist.md, "Several matrices in one exchange"): k matrices of n x n doubles
 // (default 3 of 2000 x 2000, blocks of 64) from a 2x2 grid to 3x3 and back, on the first 9
 // ranks. Per change and rep, interleaved so that they share the machine's state:
 //   sequential  k calls of redistribute() (the single-matrix path, default schedule),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What the memory passes of an element-block redistribution cost, written by hand, beside
-// the memcpy floor and redist itself, in one run (docs/redist.md, "Execution").
+// the memcpy floor and redist itself, in one run (docs/reference/redist.md, "Execution").
 //
 // The case is redist_bench's "thin, blocks 1 -> 2" on 2 ranks: a column of 2n elements,
 // cyclic (blocks of 1) -> blocks of 2. On rank r, B[2m+r] = A[2m+r] stays (the local

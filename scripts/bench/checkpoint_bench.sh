@@ -9,7 +9,7 @@
 # H5Dwrite_chunk / H5Dread_chunk), one after the other in one run; then 2x2 -> 3x3. Each line also times raw MPI-IO in the checkpoint's own pattern.
 # Then the overhead of periodic checkpoints at the Young/Daly interval on the time per
 # iteration (pdgemm without and with --checkpoint-every auto, back to back), and the
-# section of docs/results.md with its plot (checkpoint_report.py, splice_sections.py).
+# section of docs/measurements/results.md with its plot (checkpoint_report.py, splice_sections.py).
 # Usage: checkpoint_bench.sh [build dir] [N] [NB] [repeats]   (DIR: $CHECKPOINT_BENCH_DIR or a mktemp dir)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -18,7 +18,7 @@ build=$(cd "$build" && pwd)
 dir=${CHECKPOINT_BENCH_DIR:-$(mktemp -d)}
 trap '[[ -z ${CHECKPOINT_BENCH_DIR:-} ]] && rm -rf "$dir"' EXIT
 # Results: $CHECKPOINT_BENCH_OUT (default docs/data/checkpoint), rendered into the section
-# "Checkpoint and restart" of docs/results.md and docs/img/checkpoint.png.
+# "Checkpoint and restart" of docs/measurements/results.md and docs/img/checkpoint.png.
 out=${CHECKPOINT_BENCH_OUT:-$here/docs/data/checkpoint}
 rm -rf "$out" && mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Render the checkpoint benchmark (scripts/bench/checkpoint_bench.sh) as a docs/results.md section.
+"""Render the checkpoint benchmark (scripts/bench/checkpoint_bench.sh) as a docs/measurements/results.md section.
 
 Reads DATA/bandwidth.log (checkpoint_bench's lines, one block per path and grid) and
 DATA/overhead_{plain,auto}_R.{json,log} (pdgemm_resizable without checkpoints and with
@@ -88,7 +88,7 @@ def main():
          "(darray view). Both writes create a new file (the previous repeat's is removed before the "
          "timing, as the session's own periodic checkpoints take a new name each time); \"over same "
          "name\" = a second checkpoint written over the first under its name (ext4 flushes a file "
-         "renamed over another, auto_da_alloc). See docs/checkpoint.md.", "",
+         "renamed over another, auto_da_alloc). See docs/guide/checkpoint.md.", "",
          "\"paired\" = raw / checkpoint of each repeat's back-to-back pair, min / median / max over the repeats.", "",
          "| N | write grid -> read grid | path | write s | raw write s | write ratio | paired write ratios | over same name s (ratio) | restart s | raw read s | read ratio | paired read ratios | raw in pattern write / read s |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]

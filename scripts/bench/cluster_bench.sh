@@ -10,7 +10,7 @@
 #      PDGEMR2D, with the link bound (the busiest node link's bytes / its rate) and the
 #      wait/transfer split of seed 002 Tables 4.4-4.6;
 #   3. the same 4 -> 9 redistribution on one node beside the memcpy floor.
-# Results: JSON in docs/data/cluster/ (or --out DIR), rendered into docs/results.md by
+# Results: JSON in docs/data/cluster/ (or --out DIR), rendered into docs/measurements/results.md by
 # scripts/bench/report.py (section "On the emulated cluster"); a summary is printed.
 #   scripts/bench/cluster_bench.sh [--quick] [--out DIR] [--build-dir DIR]
 # --quick: N = 1500, one repetition, fewer cases (a couple of minutes). Needs root (the

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Renders scripts/bench/cluster_bench.sh's measurements (docs/data/cluster/) as the
-"On the emulated cluster" section of docs/results.md, with verdicts computed from the data.
+"On the emulated cluster" section of docs/measurements/results.md, with verdicts computed from the data.
 
     cluster_report.py --data docs/data/cluster --summary      # print the key ratios
     cluster_report.py --data docs/data/cluster --markdown     # print the section
-report.py imports render() to put the section into docs/results.md.
+report.py imports render() to put the section into docs/measurements/results.md.
 """
 import argparse
 import glob

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // One core's DGEMM and DGETRF rates (Gflop/s), for scale_payoff.py's iteration-time model
-// (docs/scale.md, "Payoff at 1,024 -> 4,096"). OpenBLAS on one thread (the caller sets
+// (docs/measurements/scale.md, "Payoff at 1,024 -> 4,096"). OpenBLAS on one thread (the caller sets
 // OPENBLAS_NUM_THREADS=1); best of `reps` runs at order n, timed in the process's CPU time
 // (on a shared machine the wall clock counts other processes' turns on the core).
 //   cc -O2 core_rate.c -o core_rate -lopenblas -llapacke && ./core_rate [n] [reps]

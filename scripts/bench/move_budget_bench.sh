@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# What a move budget (SessionOptions::move_budget_bytes, --move-budget; docs/apps.md
+# What a move budget (SessionOptions::move_budget_bytes, --move-budget; docs/reference/apps.md
 # "Memory of a resize") costs and saves: pdgemm_resizable (its matrices A and B, N x N
 # doubles) expands 2x2 -> 2x3 and shrinks back to 2x2, once with no budget (every matrix
 # in one exchange) and once with a budget that puts each matrix in its own batch, R times

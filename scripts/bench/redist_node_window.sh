@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The node-shared staging window (ExecOptions::node_window; docs/redist.md, "A node-shared
+# The node-shared staging window (ExecOptions::node_window; docs/reference/redist.md, "A node-shared
 # staging window") against redist by message and COSTA's native transform, on the
 # ordinary-block cases of the shapes suite (issue 34 §2): redist_exec_probe per case and
 # Open MPI shared-memory setting, the variants interleaved rep by rep in one run, `uptime`

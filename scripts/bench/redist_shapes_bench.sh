@@ -7,7 +7,7 @@
 # uses by default (vader's CMA, process_vm_readv) and btl_vader_single_copy_mechanism=none
 # (two copies through the shared segment), which the project's tests and other scripts set.
 # Writes docs/data/redist_shapes/ (case<k>.<setting>.json, case<k>.<setting>.log, runs.tsv,
-# section.md, the plot in docs/img/) and splices section.md into docs/results.md.
+# section.md, the plot in docs/img/) and splices section.md into docs/measurements/results.md.
 #
 #   scripts/bench/redist_shapes_bench.sh [--costa DIR] [--reps N] [--cases "0 3 5"] [--single-copy "cma none"]
 #                                        [--variants window,single-copy] [--cluster [--nodes K] [--rate R]]
@@ -19,7 +19,7 @@
 # bytes / R) with redist's and COSTA's times over it.
 #
 # COSTA is never downloaded or built by the project: DIR is a COSTA build directory the
-# user made (docs/redist.md, "Comparing with COSTA", gives the upstream build steps: Release,
+# user made (docs/reference/redist.md, "Comparing with COSTA", gives the upstream build steps: Release,
 # shared libraries, COSTA_SCALAPACK for the wrapper). The script compiles
 # redist/bench/costa_native.cpp (COSTA's own API: block_cyclic_layout per matrix on its own
 # grid + costa::transform) against DIR's headers and libcosta into $BUILD_DIR/redist/

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Render redist_shapes_bench.sh's data (docs/data/redist_shapes/) as docs/results.md's
+"""Render redist_shapes_bench.sh's data (docs/data/redist_shapes/) as docs/measurements/results.md's
 section on issue 21 §3: every case's times, the ratios measured side by side in one run
 (PDGEMR2D / redist, COSTA / redist, redist / memcpy floor) under both Open MPI
 shared-memory settings, and a plot.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Writes results.md and img/*.png from the raw JSON of scripts/bench/reproduce.sh.
+"""Writes measurements/results.md and img/*.png from the raw JSON of scripts/bench/reproduce.sh.
 
 Every measured number comes from raw/; the thesis's numbers (seed 002, M. Chinnusamy,
 Virginia Tech 2004) are quoted in the THESIS_* tables below and always labelled as the
@@ -681,7 +681,7 @@ class Report:
                     "expansion here")
         return (f"all {'/'.join(sorted(nps))} ranks up front and the grid grows inside that world, nothing is "
                 f"spawned (drivers' world backend: '{world}'). Open MPI 4.1.4 + PMIx 4.2 hang in about one "
-                "MPI_Comm_spawn in 10-20 on this host (docs/blacs-dyn.md), and the thesis's payoff uses only the "
+                "MPI_Comm_spawn in 10-20 on this host (docs/reference/blacs-dyn.md), and the thesis's payoff uses only the "
                 "redistribution time; `REPRO_SPAWN=1 scripts/bench/reproduce.sh` grows by spawning instead. "
                 "PDGEMV and PDGEMM use `--dist block` (one block per process row/column, the thesis's layout)")
 
@@ -1009,9 +1009,12 @@ def main():
         r.md.extend(text.rstrip("\n").split("\n") + [""])
     ok = r.checks_section()
     r.commands()
-    with open(os.path.join(a.out, "results.md"), "w") as f:
-        f.write("\n".join(r.md) + "\n")
-    print(f"reproduce: wrote {os.path.join(a.out, 'results.md')} ({len(r.checks)} checks, "
+    # The report sits in OUT/measurements/ (docs/measurements/results.md), the plots in OUT/img/.
+    md = os.path.join(a.out, "measurements", "results.md")
+    os.makedirs(os.path.dirname(md), exist_ok=True)
+    with open(md, "w") as f:
+        f.write(splice_sections.relink("\n".join(r.md) + "\n", a.out, md))
+    print(f"reproduce: wrote {md} ({len(r.checks)} checks, "
           f"{sum(1 for c in r.checks if not c[1])} failed)")
     for n, okc, d in r.checks:
         if not okc:

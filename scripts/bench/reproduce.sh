@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Reproduces the experiments of seed 002 chapters 4-6 on this machine and writes
-# docs/results.md (ours beside the thesis's numbers) and docs/img/*.png (issue 7).
+# docs/measurements/results.md (ours beside the thesis's numbers) and docs/img/*.png (issue 7).
 #
 #   scripts/bench/reproduce.sh [--quick] [--build-dir DIR] [--out DIR] [--no-build]
 #
 #   --quick       small sizes, a few minutes (the ctest test reproduce_quick runs this)
 #   --build-dir   build tree with the programs (default $MALLEABLE_BUILD_DIR, else build/;
 #                 scripts/setup.sh is run first if it does not exist)
-#   --out DIR     where results.md and img/ go (default docs/); raw logs and JSON go to
+#   --out DIR     where measurements/results.md and img/ go (default docs/); raw logs and JSON go to
 #                 DIR/raw, or to BUILD/reproduce-raw when DIR is docs/
 #   --no-build    do not (re)build the programs first
 #   --smoke       every experiment of the full mode at tiny sizes (tests this script)
@@ -187,7 +187,7 @@ sched() {  # sched PLACEMENT: the scripted expansions, one every $SEG iterations
 last=${RESIZE_GRIDS[-1]}
 NP_MAX=$(( ${last%x*} * ${last#*x} ))
 # Every rank is started up front and the grid grows inside that world (no spawn): Open MPI
-# 4.1.4 + PMIx 4.2 hang in about one MPI_Comm_spawn in 10-20 on this host (docs/blacs-dyn.md),
+# 4.1.4 + PMIx 4.2 hang in about one MPI_Comm_spawn in 10-20 on this host (docs/reference/blacs-dyn.md),
 # and the thesis's payoff uses the redistribution time, not the spawn. REPRO_SPAWN=1 grows by
 # MPI_Comm_spawn through blacs-dyn from the initial 2x2 instead (when the drivers have it).
 WORLD=$("${MPIEXEC[@]}" -n 1 "$BIN_A/life_resizable" -n 16 -g 1x1 -i 1 -p fixed 2>&1 </dev/null |

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Payoff points of an expansion 1,024 -> 4,096 processes (32x32 -> 64x64) for the PDGEMM
-and PDGETRF drivers (issue 33 §2; docs/scale.md, "Payoff at 1,024 -> 4,096").
+and PDGETRF drivers (issue 33 §2; docs/measurements/scale.md, "Payoff at 1,024 -> 4,096").
 
 The project's own rule (resize::predict_payoff, seed 002 §5.3, seed 003 eq. 4):
     payoff = ceil((t_spawn + t_redist + t_other) / (t_iter_now - t_iter_new))
@@ -16,7 +16,7 @@ fed with
     least-squares line in nodes through the 3 measurements, as if each node's group added
     its measured increment; pessimistic) and "flat" (the 1-node time: the groups spawn at
     the same time and nothing grows with their number; optimistic).
-  - t_other: the "other" phase of an expansion by spawn measured in docs/checkpoint.md
+  - t_other: the "other" phase of an expansion by spawn measured in docs/guide/checkpoint.md
     (2x2 -> 3x3: 301.9 ms; BLACS grid and bookkeeping).
   - t_iter: the session's predictor's own model (resize::compute_time: work / speed, no
     communication term): PDGEMM 2 N^3 flops, PDGETRF 2/3 N^3 flops per iteration, spread
@@ -40,7 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 SIZES = [4096, 8192, 16384, 32768, 65536, 100000, 131072, 200000]
 P_OLD, P_NEW, PER_NODE = 1024, 4096, 16
-T_OTHER = 0.3019  # docs/checkpoint.md: 2x2 -> 3x3 by spawn, "other" 301.9 ms
+T_OTHER = 0.3019  # docs/guide/checkpoint.md: 2x2 -> 3x3 by spawn, "other" 301.9 ms
 
 
 def core_rates():

@@ -9,7 +9,7 @@
 # switch's uplink bound, and the simulation's own cost (wall, CPU, peak memory). Runs one
 # simulation at a time. Output: $OUT/results.tsv (one line per run, appended; a rerun of a
 # run replaces its line), $OUT/raw/*.log, $OUT/results.md (tables), and
-# docs/img/scale_sim.png (time and bounds against P). docs/scale.md, "Simulated at 256-4,096 processes" explains.
+# docs/img/scale_sim.png (time and bounds against P). docs/measurements/scale.md, "Simulated at 256-4,096 processes" explains.
 #
 #   scripts/bench/scale_sim.sh [case-name-regex]      # default: every case
 #   env: SIM=build/redist-sim/redist_sim  N=16384 (cases without their own N)  OUT=docs/data/scale_sim
@@ -21,7 +21,7 @@
 # SIMCFG's default sets smpi/test:0: SMPI (3.32) injects a sleep of smpi/test (1e-4 s) into
 # every failed MPI_Test, growing with the count of failed tests (smpi/grow-injected-times),
 # and its MPI_Waitsome tests requests that way; that simulated polling cost, not the
-# network, made the all-at-once schedule 44x the bound at 289 ranks (docs/scale.md).
+# network, made the all-at-once schedule 44x the bound at 289 ranks (docs/measurements/scale.md).
 # maxmin/precision:1e-4: SimGrid 3.32's solver aborts ("Cannot saturate more a constraint
 # that has no active element") at its default 1e-5 with thousands of flows of 32 KiB.
 # smpi/privatization:no: redist keeps no mutable globals that matter; less CPU.
@@ -45,7 +45,7 @@ filter=${1:-.}
 # name  from  to  nb_a  nb_b  [N]  (P = the larger grid; cheapest first; N defaults to $N)
 # The coprime and block-size cases run at N = 8,192: at 16,384 a coprime step has 65,536
 # messages (one per block: the grids share no divisor), more than this machine simulates
-# in the session (docs/scale.md, "Cost of the simulation").
+# in the session (docs/measurements/scale.md, "Cost of the simulation").
 cases=(
   "exp256      8x8   16x16 64 64"
   "shrink256   16x16 8x8   64 64"

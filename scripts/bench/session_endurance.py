@@ -8,7 +8,7 @@ so far (progress lines), and prints the growth per resize (least-squares slope o
 largest original RSS over the resizes after the first fifth).
 
 Usage: session_endurance.py BUILD_DIR [CYCLES]   (OMPI_ALLOW_RUN_AS_ROOT etc. as for
-any manual run; see docs/blacs-dyn.md, "Memory over many resizes").
+any manual run; see docs/reference/blacs-dyn.md, "Memory over many resizes").
 """
 import os
 import re

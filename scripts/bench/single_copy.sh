@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Single copy on a node (docs/redist.md, "Single copy on a node"): what a cross-memory
+# Single copy on a node (docs/reference/redist.md, "Single copy on a node"): what a cross-memory
 # read costs here (redist_cma_probe: process_vm_readv against memcpy and against pack +
 # unpack through a staging area, per piece size), and redist's default (single_copy Auto:
 # a transfer within the node read in one copy when its pieces average 1 MiB, else through

@@ -6,7 +6,7 @@
 # payoff test on) and once rigid (first come, first served). Slurm's view is recorded
 # every 0.5 s; scripts/bench/slurm_report.py turns it into makespan, response times, node
 # utilization and the timeline plot (docs/img/slurm_timeline.png), and report.py puts the
-# section into docs/results.md.
+# section into docs/measurements/results.md.
 #   scripts/bench/slurm_bench.sh [--quick] [--out DIR] [--build-dir DIR]
 # --quick: N = 800, 120 iterations (about 2 minutes). Needs root; leaves nothing behind.
 set -euo pipefail

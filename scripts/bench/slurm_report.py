@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Renders scripts/bench/slurm_bench.sh's runs (docs/data/slurm/{malleable,rigid}/) as the
-"Under Slurm" section of docs/results.md: per run the makespan, each job's response time
+"Under Slurm" section of docs/measurements/results.md: per run the makespan, each job's response time
 (arrival to exit, DRMS's measure), waiting time and node-seconds, the node utilization,
 and a timeline plot of the nodes each job holds (gnuplot).
 

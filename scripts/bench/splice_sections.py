@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Refresh the emulated-cluster, Slurm, cost-model and adaptive sections of docs/results.md.
+"""Refresh the emulated-cluster, Slurm, cost-model and adaptive sections of docs/measurements/results.md.
 
 reproduce.sh renders every section in one full run (about 20 min); the cluster and Slurm
 measurements run apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, cost_model_error.sh,
 adaptive_bench.sh), so this replaces just those sections in an existing results.md, or
 inserts them before "## Checks made on the data" (or at the end) when they are missing.
 
-    splice_sections.py [--results docs/results.md] [--data docs/data] [--only SUB]
+    splice_sections.py [--results docs/measurements/results.md] [--data docs/data] [--only SUB]
 
 Hand-written text below a line `<!-- kept by splice_sections.py -->` at the end of a
 section (a reading of the figures) is kept when the section is replaced; the rest of the
@@ -43,6 +43,15 @@ def static_sections(data, only=None):
     return out
 
 
+def relink(text, docs, md):
+    """The renderers write links relative to the docs folder (img/x.png, data/x.csv); the
+    results file sits in docs/measurements/, so those links are made relative to it."""
+    rel = os.path.relpath(os.path.abspath(docs), os.path.dirname(os.path.abspath(md)))
+    if rel == ".":
+        return text
+    return re.sub(r"\]\((img|data)/", lambda m: f"]({rel}/{m.group(1)}/", text)
+
+
 def splice(text, heading, new):
     """Replace the level-2 section starting with `heading` (up to the next level-2 heading)."""
     lines = text.split("\n")
@@ -59,7 +68,7 @@ def splice(text, heading, new):
 def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--results", default=os.path.join(root, "docs", "results.md"))
+    ap.add_argument("--results", default=os.path.join(root, "docs", "measurements", "results.md"))
     ap.add_argument("--data", default=os.path.join(root, "docs", "data"))
     ap.add_argument("--only", help="refresh just this docs/data subdirectory's section (e.g. checkpoint)")
     a = ap.parse_args()
@@ -70,10 +79,10 @@ def main():
             continue
         new = mod.render(os.path.join(a.data, sub))
         if new:
-            text = splice(text, heading, new)
+            text = splice(text, heading, relink(new, os.path.dirname(os.path.abspath(a.data)), a.results))
             done.append(sub)
     for heading, new in static_sections(a.data, a.only):
-        text = splice(text, heading, new)
+        text = splice(text, heading, relink(new, os.path.dirname(os.path.abspath(a.data)), a.results))
         done.append(heading[3:])
     with open(a.results, "w") as f:
         f.write(text)

@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Tables 6.4, 6.8-6.15 (and 6.18): the thesis's published mappings beside gridmap's
 `--thesis` (the heuristic as the thesis ran it) and gridmap's default, computed by running
-build/gridmap/malleable-gridmap --json; the section is spliced into docs/results.md
+build/gridmap/malleable-gridmap --json; the section is spliced into docs/measurements/results.md
 (replacing only its own section, as splice_sections.py does).
 
-    thesis_tables.py [--gridmap build/gridmap/malleable-gridmap] [--results docs/results.md] [--print]
+    thesis_tables.py [--gridmap build/gridmap/malleable-gridmap] [--results docs/measurements/results.md] [--print]
 """
 import argparse
 import json
@@ -148,7 +148,7 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--gridmap", default=os.path.join(root, "build", "gridmap", "malleable-gridmap"))
-    ap.add_argument("--results", default=os.path.join(root, "docs", "results.md"))
+    ap.add_argument("--results", default=os.path.join(root, "docs", "measurements", "results.md"))
     ap.add_argument("--print", action="store_true", help="print the section instead of splicing it")
     a = ap.parse_args()
     section = render(a.gridmap)

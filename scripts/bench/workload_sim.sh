@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Issue 44 §3: the same workload rigid and 20%, 50%, 100% malleable, simulated at 1,000
-# and 10,000 nodes (malleable-clustersim, docs/workload.md). Workloads from
+# and 10,000 nodes (malleable-clustersim, docs/measurements/workload.md). Workloads from
 # scripts/bench/workload/generate.py (Lublin & Feitelson 2003, seed SEED, offered load
 # LOAD); FCFS + EASY backfilling; malleable jobs start on a node range (Slurm
 # --nodes=min-max) and resize by the project's Slurm policy (the multi-job arbitration,
@@ -9,7 +9,7 @@
 # sim/costs/scale.json. Appends one row per run to docs/data/workload/summary.csv
 # (scripts/bench/workload/summary.py), keeps each run's metrics JSON in
 # docs/data/workload/sim/, runs the variants (no node ranges; the single-job policy
-# resize::slurm::decide) at 1,000 nodes into sim/variants.tsv, and renders docs/workload.md's table and docs/img/workload_sim.png.
+# resize::slurm::decide) at 1,000 nodes into sim/variants.tsv, and renders docs/measurements/workload.md's table and docs/img/workload_sim.png.
 #
 #   scripts/bench/workload_sim.sh [build-dir]
 # Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
@@ -66,7 +66,7 @@ for nodes in ${SCALES:-1000 10000}; do
   done
 done
 if [[ ${NO_DOC:-0} != 1 ]]; then
-  python3 "$here/scripts/bench/workload/sim_report.py" --csv "$data/summary.csv" --doc "$here/docs/workload.md" \
+  python3 "$here/scripts/bench/workload/sim_report.py" --csv "$data/summary.csv" --doc "$here/docs/measurements/workload.md" \
     --plot "$here/docs/img/workload_sim.png" --variants "$variants"
-  echo "workload_sim: docs/workload.md and docs/img/workload_sim.png rendered"
+  echo "workload_sim: docs/measurements/workload.md and docs/img/workload_sim.png rendered"
 fi

@@ -51,7 +51,7 @@ case_run() {
   [[ $rc -eq 5 ]] || fail "$what: exit $rc, expected 5: $(tail -5 <<<"$out")"
   # Under ROMIO, HDF5 can leave the processes in different collectives while closing the
   # failed file; the close guard then ends the job after 30 s with status 5, each rank
-  # saying so (docs/checkpoint.md, "Known limit"), and the .tmp stays.
+  # saying so (docs/guide/checkpoint.md, "Known limit"), and the .tmp stays.
   local guard=0 r_msg
   if grep -q "closing the file after the failure did not finish" <<<"$out"; then
     guard=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Where the resize history lives (issue 18 §1; docs/apps.md "Where the resize history
+# Where the resize history lives (issue 18 §1; docs/reference/apps.md "Where the resize history
 # lives"), with a driver that resizes once (a shrink: no spawn):
 #   - by default one file per application under $XDG_CACHE_HOME/malleable/history/,
 #     a second program gets a file of its own, and a second run reads the first's;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A porting guide's malleable program (docs/porting.md) through an expansion and a shrink:
+# A porting guide's malleable program (docs/guide/porting.md) through an expansion and a shrink:
 # it must pass its own result check, print the drivers' summary through the library
 # (Session::summary / resize_print_summary: its result check, "n/a" for the compute clock
 # it did not meter, the host's core count, sizes in MiB) and write a JSON run

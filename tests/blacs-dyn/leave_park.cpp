@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Leaving and parking (docs/blacs-dyn.md, "Who exits and who parks"):
+// Leaving and parking (docs/reference/blacs-dyn.md, "Who exits and who parks"):
 //   2 -> 4 (group 1) -> 6 (group 2); pop to level 1: group 2 exits, its PIDs disappear;
 //   keep ranks {0, 2}: original rank 1 parks and group-1 member 3 parks (its sibling
 //   stays); both use near-zero CPU; keep {0}: group 1's last active member exits and

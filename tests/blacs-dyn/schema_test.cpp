@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The schema file parser (pure): blacs_setup's input, docs/blacs-dyn.md "The schema file".
+// The schema file parser (pure): blacs_setup's input, docs/reference/blacs-dyn.md "The schema file".
 #include <gtest/gtest.h>
 
 #include "malleable/blacs_dyn/error.hpp"

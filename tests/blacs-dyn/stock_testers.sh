@@ -12,7 +12,7 @@
 # first test on the 2x2 grid, inside PDPORFS's call of PDLACON: the four ranks wait in
 # different collectives (PDPOTRS's argument check, PDASUM, PDAMAX), and valgrind reports
 # a branch in pdlacon_ on an uninitialised value from pdporfs_'s stack frame on rank 0
-# only. That is Debian ScaLAPACK 2.2.1's bug, not ours; docs/blacs-dyn.md has the details.
+# only. That is Debian ScaLAPACK 2.2.1's bug, not ours; docs/reference/blacs-dyn.md has the details.
 # `--upstream-llt N` runs the stock xdllt with the original LLT.dat N times and counts its
 # hangs (not part of the test).
 #

@@ -10,7 +10,7 @@
 # When it has ended, the 2 idle nodes are raced for by all three (each wants 1): they go
 # to the best bids (equal payoff here: the lower job ids), one each to two jobs, never one
 # node to two. (The jobs give back before they grow, not after: Slurm 22.05 without an
-# accounting database refuses to shrink a job that merged an expansion, see docs/apps.md.)
+# accounting database refuses to shrink a job that merged an expansion, see docs/reference/apps.md.)
 # Mode no-expansion (cluster.sh up 3 --slurm --no-expansion): the policy finds no
 # permit_job_expansion (scontrol show config), and a malleable job run by malleable-run
 # --hosts slurm grows by restart: checkpoint, the job script submitted again onto its

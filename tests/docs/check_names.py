@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Every name the docs give a reader exists: README.md and docs/*.md checked against the
+"""Every name the docs give a reader exists: README.md and docs/**/*.md checked against the
 source tree and a build tree.
 
   paths      a code span or code-block word that starts with a source folder
@@ -44,9 +44,12 @@ WORD = re.compile(r"[^\s`'\"()<>|;=]+")
 
 
 def doc_files(root):
+    """README.md and every .md under docs/ (guide/, reference/, measurements/), not docs/data."""
     files = [os.path.join(root, "README.md")]
     d = os.path.join(root, "docs")
-    files += sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".md"))
+    for dp, dirs, fs in os.walk(d):
+        dirs[:] = sorted(x for x in dirs if os.path.join(dp, x) != os.path.join(d, "data"))
+        files += sorted(os.path.join(dp, f) for f in fs if f.endswith(".md"))
     return [f for f in files if os.path.exists(f)]
 
 
@@ -283,7 +286,7 @@ def check_counts(root, build, allow):
     if not m:
         return []
     total, bad = int(m.group(1)), []
-    for md in (os.path.join(root, "README.md"), os.path.join(root, "docs", "guide.md")):
+    for md in (os.path.join(root, "README.md"), os.path.join(root, "docs", "guide", "README.md")):
         if not os.path.exists(md):
             continue
         for no, line in all_lines(md):

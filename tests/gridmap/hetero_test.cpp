@@ -280,7 +280,7 @@ TEST(ThesisHeuristic, DefaultSizingIsAtLeastAsFastOnTheThesisGrids) {
   // The default (exact ascent, swap search) against the thesis's heuristic on every grid the
   // thesis sized: Tables 6.4, 6.8, 6.10, 6.15, 6.18. (On random powers the default is not
   // always faster: the heuristic wins on 21 of 500 random 2..4 x 2..4 grids, by up to 5%,
-  // where its refinement ends in a better arrangement; docs/gridmap.md.)
+  // where its refinement ends in a better arrangement; docs/reference/gridmap.md.)
   const std::vector<std::pair<ProcessorPowers, Topology>> cases{
       {ProcessorPowers{{313, 279, 34, 25}}, {2, 2}},
       {ProcessorPowers{{326, 275, 227, 175}}, {2, 2}},

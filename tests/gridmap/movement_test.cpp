@@ -103,7 +103,7 @@ TEST(Movement, Local2AdvantageIsABlockDistributionProperty) {
   // §4.5's analysis assumes one block per process. Block-cyclic blocks k go to process
   // column k mod (q + y) after the resize whatever the placement, and Local1 keeps the
   // first cycle in place while Local2 shifts old columns: here Local2 moves more. The
-  // optimal placement is never worse than either (docs/gridmap.md).
+  // optimal placement is never worse than either (docs/reference/gridmap.md).
   const MatrixShape cyclic{325, 389, 27, 30, false};
   const Placement from = Placement::row_major({2, 5});
   const auto l1 = account(from, place_local(from, 1, 1, PlacementStrategy::Local1), cyclic).elements_moved;

@@ -4,7 +4,7 @@
 // The thesis's T_Th is 0.096 * max_ij rows_i cols_j / PP_ij in ms for 2000 x 2000
 // (§6.4.2); HeteroMapping::iteration_time() is the bracket. The published 30-power list is
 // rounded to integers (TPP used 1984.84 shows the originals were not), so the table rows
-// are compared with 2% slack; docs/gridmap.md lists ours beside theirs.
+// are compared with 2% slack; docs/reference/gridmap.md lists ours beside theirs.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -12,7 +12,7 @@
 # build to the MPICH one) the other flavour's packages too: no file in two packages but
 # malleable-common, which both builds make with the same content; both flavours extracted
 # into one root, and for each MPI a PBLAS program built by its documented CMake and
-# malleable-config lines (docs/mpi-flavours.md) runs 4 ranks as one world of 4.
+# malleable-config lines (docs/guide/mpi-flavours.md) runs 4 ranks as one world of 4.
 # Usage: deb_packages.sh <build-dir> <source-dir> <mpiexec> [openmpi|mpich] [OTHER_BUILD]
 set -euo pipefail
 build=$1 src=$2 mpiexec=$3 flavour=${4:-openmpi} other=${5:-}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The MPI flavours side by side (docs/mpi-flavours.md), for the build given:
+# The MPI flavours side by side (docs/guide/mpi-flavours.md), for the build given:
 #   - ldd: its libraries load the flavour's MPI (MPICH: libmpich, no libmpi.so.40; Open
 #     MPI: libmpi.so.40, no libmpich), in the build tree and once installed;
 #   - installed alone: the layout (Open MPI's libraries in lib/, MPICH's in
@@ -11,7 +11,7 @@
 #     on the other MPI it is refused with a message naming both MPIs;
 #   - with OTHER_BUILD (the other flavour's build folder) installed into the same prefix:
 #     no file installed by both with different content; for each MPI a PBLAS program
-#     (flavour_consumer.c) built by the documented lines of docs/mpi-flavours.md (CMake
+#     (flavour_consumer.c) built by the documented lines of docs/guide/mpi-flavours.md (CMake
 #     package, malleable-config, pkg-config; checked to be there verbatim) loads only its
 #     MPI and runs 4 ranks as one world of 4 under its mpiexec; a project naming one MPI
 #     and finding the other is refused with a message naming both.
@@ -150,10 +150,10 @@ done < <(cd "$work/alone" && find . \( -type f -o -type l \) | sed 's|^\./||')
 echo "side by side: $shared files installed by both flavours, each with the same content"
 [[ $("$cfg" --flavours) == "openmpi mpich" ]] || fail "malleable-config --flavours with both: $("$cfg" --flavours)"
 
-# Each MPI's documented lines (docs/mpi-flavours.md, with /opt/malleable for the prefix and
+# Each MPI's documented lines (docs/guide/mpi-flavours.md, with /opt/malleable for the prefix and
 # app/ the project), checked to be there verbatim, then run here.
-doc=$src/docs/mpi-flavours.md
-documented() { grep -qxF "$1" <(sed 's/[[:space:]]*#.*$//; s/[[:space:]]*$//' "$doc") || fail "not in docs/mpi-flavours.md: $1"; }
+doc=$src/docs/guide/mpi-flavours.md
+documented() { grep -qxF "$1" <(sed 's/[[:space:]]*#.*$//; s/[[:space:]]*$//' "$doc") || fail "not in docs/guide/mpi-flavours.md: $1"; }
 mkdir -p "$work/side" && cp "$src/tests/install/flavour_consumer/"* "$work/side/"
 for fl in openmpi mpich; do
   got=$(PKG_CONFIG_PATH=$prefix/lib/pkgconfig pkg-config --variable=malleable_MPI "$(pc_of "$fl")")

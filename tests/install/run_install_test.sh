@@ -9,9 +9,9 @@
 #     with mpicxx + pkg-config; its Session is destroyed after MPI_Finalize;
 #   - session_fortran/: a LANGUAGES Fortran-only project building the installed example
 #     share/malleable/examples/pdgemv_fortran.f90, with CMake and with mpif90 + pkg-config;
-#   - the user guide's manual link lines, extracted from docs/guide.md and run verbatim;
+#   - the user guide's manual link lines, extracted from docs/guide/README.md and run verbatim;
 #   - every documented LD_PRELOAD command (lines `mpiexec -x LD_PRELOAD=...` in README.md
-#     and docs/*.md), run verbatim with the prefix's bin/ on PATH against an unmodified
+#     and docs/*/*.md), run verbatim with the prefix's bin/ on PATH against an unmodified
 #     ScaLAPACK program, and the library's own line shows it was really in use;
 #   - malleable-config answers from the prefix it sits in;
 #   - the CMake package defines only public targets, and the installed examples'
@@ -98,8 +98,8 @@ mpirun -n 2 "$work/pc-app"
 # <!-- install-test: link lines --> that starts with mpicc/mpicxx/mpif90. A user with the
 # prefix outside the default paths tells the compiler and linker where it is (README).
 mkdir -p "$work/readme" && cp "$src"/tests/install/link_lines/app.* "$work/readme/"
-lines=$(awk '/<!-- install-test: link lines -->/{armed=1; next} armed && /^```/{inblock=!inblock; if (!inblock) armed=0; next} armed && inblock && /^(mpicc|mpicxx|mpif90) /' "$src/docs/guide.md")
-[[ -n $lines ]] || fail "no marked link lines in docs/guide.md"
+lines=$(awk '/<!-- install-test: link lines -->/{armed=1; next} armed && /^```/{inblock=!inblock; if (!inblock) armed=0; next} armed && inblock && /^(mpicc|mpicxx|mpif90) /' "$src/docs/guide/README.md")
+[[ -n $lines ]] || fail "no marked link lines in docs/guide/README.md"
 (
   cd "$work/readme"
   export LIBRARY_PATH=$libdir CPATH=$prefix/include LD_RUN_PATH=$libdir
@@ -130,9 +130,9 @@ echo "malleable-config: --version $("$cfg" --version), --mpi $("$cfg" --mpi), --
 # (./app: PDGEMM and PDGEMR2D, built without malleable).
 mkdir -p "$work/preload"
 run mpicc $flags -o "$work/preload/app" "$src/tests/install/link_lines/app.c" -lscalapack-openmpi -lopenblas
-mapfile -t preloads < <(cd "$src" && grep -h '^mpiexec -x LD_PRELOAD=' README.md docs/*.md)
+mapfile -t preloads < <(cd "$src" && grep -h '^mpiexec -x LD_PRELOAD=' README.md docs/*/*.md)
 [[ ${#preloads[@]} -ge 4 ]] || fail "expected the documented preload commands (guide.md x2, blacs-dyn.md, redist.md), found ${#preloads[@]}"
-bare=$(cd "$src" && grep -n 'LD_PRELOAD=lib' README.md docs/*.md || true)
+bare=$(cd "$src" && grep -n 'LD_PRELOAD=lib' README.md docs/*/*.md || true)
 [[ -z $bare ]] || fail "a document preloads a bare library name (ignored outside the loader's paths): $bare"
 (
   cd "$work/preload"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The node window's segments (ExecOptions::node_window, on by default; docs/redist.md, "A
+// The node window's segments (ExecOptions::node_window, on by default; docs/reference/redist.md, "A
 // node-shared staging window") belong to processes, not to communicators: communicators
 // used for redistributions are freed in different orders on different ranks, or on some
 // ranks only, without waiting; /dev/shm holds no name of ours after (or between) calls;

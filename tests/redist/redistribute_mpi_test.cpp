@@ -325,7 +325,7 @@ TEST(RedistMpi, LocalCopyFusedWithUnpackingOrPackingGivesTheSameResult) {
   EXPECT_GT(total, 0);
 }
 
-// ExecOptions::single_copy (docs/redist.md, "Single copy on a node"): every rank of this
+// ExecOptions::single_copy (docs/reference/redist.md, "Single copy on a node"): every rank of this
 // test is on one node, so On reads every received byte in one copy; Off none; with the
 // read refused (the test-only fault, as a system with ptrace restrictions refuses it) each
 // transfer goes by message; Auto reads none of these pieces (2,048-4,096 rows, 8-32 KiB,
@@ -365,7 +365,7 @@ TEST(RedistMpi, SingleCopyOnOneNodeReadsInPlaceOrFallsBackToMessages) {
   single_copy_case<std::complex<double>>("complex<double>");
 }
 
-// ExecOptions::node_window (docs/redist.md, "A node-shared staging window"): every rank of
+// ExecOptions::node_window (docs/reference/redist.md, "A node-shared staging window"): every rank of
 // this test is on one node, so with the window every received byte is unpacked straight
 // from the sender's segment; off, none is (by message); with a budget too small for a
 // step, some are (what fits in half the budget) and the rest goes by message. Several

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Checkpoint cadence and resize by restart from C (docs/checkpoint.md, "From C and
+/* Checkpoint cadence and resize by restart from C (docs/guide/checkpoint.md, "From C and
  * Fortran"): an N x N block-cyclic matrix A starts as A(i,j) = i + N j and iteration k
  * (1-based) adds k to every element, so after ITERS iterations A(i,j) = i + N j +
  * ITERS (ITERS + 1) / 2 whatever grids, checkpoints and restarts happened on the way; an

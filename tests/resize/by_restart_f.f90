@@ -1,6 +1,6 @@
 ! SPDX-License-Identifier: BSD-3-Clause
 ! Checkpoint cadence and resize by restart from Fortran (module malleable_resize;
-! docs/checkpoint.md, "From C and Fortran"): the same program as by_restart_c.c. An
+! docs/guide/checkpoint.md, "From C and Fortran"): the same program as by_restart_c.c. An
 ! N x N block-cyclic matrix A starts as A(i,j) = i + N j (0-based global indices) and
 ! iteration k adds k to every element, so after ITERS iterations A(i,j) = i + N j +
 ! ITERS (ITERS + 1) / 2 whatever grids, checkpoints and restarts happened on the way.

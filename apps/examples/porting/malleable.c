@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The malleable version of plain.c (docs/porting.md), through the session's C API: the
+/* The malleable version of plain.c (docs/guide/porting.md), through the session's C API: the
  * same x <- A x + b with PDGEMV on a grid that grows and shrinks at remap points. Lines
  * marked [port] are the changes.
  *   mpiexec -n 4 porting_malleable_c [schedule [run.json]]   (default 3:expand:3x3,6:shrink:2x2) */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* A plain ScaLAPACK program in C (the "before" of docs/porting.md): x <- A x + b with
+/* A plain ScaLAPACK program in C (the "before" of docs/guide/porting.md): x <- A x + b with
  * PDGEMV on a fixed 2x2 grid, checked against the same recurrence computed serially.
  *   mpiexec -n 4 porting_plain_c */
 #include <math.h>

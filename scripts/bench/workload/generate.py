@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seeded workload generator for the multi-job experiments (issue 44, docs/workload.md).
+"""Seeded workload generator for the multi-job experiments (issue 44, docs/measurements/workload.md).
 
 The model is the one of U. Lublin and D. G. Feitelson, "The workload on parallel
 supercomputers: modeling the characteristics of rigid jobs", J. Parallel Distrib. Comput.
@@ -18,7 +18,7 @@ as published with the model in the Parallel Workloads Archive:
   by a daily cycle whose 48 half-hour buckets weigh as a Gamma(8.1737, 3.9631) density
   (the day starting at bucket 11, as in the model).
 
-Scaling (documented in docs/workload.md): sizes scale with UHi = log2(nodes); arrival
+Scaling (documented in docs/measurements/workload.md): sizes scale with UHi = log2(nodes); arrival
 times are then multiplied by one factor so that the offered load, sum(size * runtime) /
 (nodes * span of arrivals), equals --load (Lublin and Feitelson change the load the same
 way, by scaling inter-arrival times); finally every time (submit_s, work_node_s) is
@@ -43,7 +43,7 @@ import sys
 
 MODEL = ("Lublin & Feitelson 2003, 'The workload on parallel supercomputers: modeling the "
          "characteristics of rigid jobs', JPDC 63(11):1105-1122; whole-sample parameters; "
-         "Amdahl iterations (docs/workload.md)")
+         "Amdahl iterations (docs/measurements/workload.md)")
 
 # Lublin & Feitelson 2003, whole-sample parameters.
 SERIAL_PROB = 0.244

@@ -2,7 +2,7 @@
 # Script mode (cmake -P): the PDGEMR2D-heavy program gemr2d_bench_program, run stock and
 # with libmalleable_redist_gemr2d preloaded, alternating ROUNDS times (a load burst from
 # other jobs then hits both alike); prints the fastest round trip of each side by side and
-# fails if their checksums differ. docs/redist.md "Drop-in PDGEMR2D" quotes its output.
+# fails if their checksums differ. docs/reference/redist.md "Drop-in PDGEMR2D" quotes its output.
 # In (lists |-separated): MPIEXEC, MPIEXEC_FLAGS, PROGRAM, DROPIN, SIZES (N values), NB,
 #     REPS, ROUNDS; PRELOAD_FIRST (optional: a library preloaded ahead of DROPIN, ASan's
 #     runtime in sanitizer builds).
