@@ -23,7 +23,7 @@ cd "$here/$build_dir"
 # cost the whole run; but a rerun never hides it: every test that needed a second try is
 # named at the end (flaky_report) with the count, and a test that timed out twice fails
 # the run like any failure. Debian 12's Open MPI 4.1.4 + PMIx can still hang inside
-# MPI_Comm_spawn (rarely, more often with two jobs spawning at once; docs/reference/blacs-dyn.md).
+# MPI_Comm_spawn (rarely, more often with two jobs spawning at once; docs/blacs-dyn.md).
 status=0
 # Each ctest run is also written to a log; at the end the output of every failed test is
 # printed again (its last 60 lines), so the end of the run says why (a CI shows the tail).
