@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The expected checkpoint overhead at 1,000 and 10,000 nodes, global-only against
-# multi-level (issue 35 §3; model: resize/src/checkpoint/levels_model.hpp, docs/guide/checkpoint.md
+# multi-level (issue 35 §3; model: resize/src/checkpoint/levels_model.hpp, docs/measurements/checkpoint.md
 # "Expected overhead at scale"), from the costs levels_bench.sh / levels_cluster_bench.sh
 # measured (their kept outputs in DATA) and the relaunch time levels_recovery_bench.sh
 # measured (DATA/recovery.tsv; 4 s without it). Writes DATA/overhead.md and replaces the
 # text between the markers "<!-- levels-overhead -->" and "<!-- /levels-overhead -->" in
-# docs/guide/checkpoint.md with it; levels_report.py then refreshes the measured tables there.
+# docs/measurements/checkpoint.md with it; levels_report.py then refreshes the measured tables there.
 # The at-scale tables (from the emulated cluster's costs only: the partner copy's efficiency
 # on its 1 Gbit/s link) take the assumptions below: a node's client bandwidth to the file
 # system, the interconnect the partner copies cross at scale, and the local level's rate
 # assumed in the second break-even sweep.
 # LEVELS_TAG=T: from the emulated cluster's run tagged T (levels_cluster_bench.sh,
-# cluster-T-2x2.txt) into DATA/overhead-T.md only (docs/guide/checkpoint.md untouched).
+# cluster-T-2x2.txt) into DATA/overhead-T.md only (docs/measurements/checkpoint.md untouched).
 # Usage: levels_overhead.sh [build dir] [data dir] [fs bandwidth B/s] [global share]
 #                           [fs node bandwidth B/s (5e9)] [interconnect B/s (12.5e9)]
 #                           [assumed local rate B/s (10e9)]
@@ -93,8 +93,8 @@ md=$data/overhead${tag:+-$tag}.md
   fi
 } >"$md"
 cat "$md"
-[[ -n $tag ]] && { echo "levels_overhead: $md written (docs/guide/checkpoint.md untouched)"; exit 0; }
-doc=$here/docs/guide/checkpoint.md
+[[ -n $tag ]] && { echo "levels_overhead: $md written (docs/measurements/checkpoint.md untouched)"; exit 0; }
+doc=$here/docs/measurements/checkpoint.md
 python3 - "$doc" "$md" <<'PY'
 import sys
 doc, md = sys.argv[1], sys.argv[2]
@@ -106,5 +106,5 @@ i, j = s.index(a) + len(a), s.index(b)
 s = s[:i] + "\n" + open(md).read() + s[j:]
 open(doc, "w").write(s)
 PY
-echo "docs/guide/checkpoint.md: the table between the levels-overhead markers replaced"
+echo "docs/measurements/checkpoint.md: the table between the levels-overhead markers replaced"
 python3 "$here/scripts/bench/levels_report.py" --data "$data" --doc "$doc"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The checkpoint levels' measurement tables in docs/guide/checkpoint.md (issue 35 §3), from the
+"""The checkpoint levels' measurement tables in docs/measurements/checkpoint.md (issue 35 §3), from the
 outputs levels_bench.sh, levels_cluster_bench.sh and levels_recovery_bench.sh kept in
 docs/data/levels: replaces the text between <!-- levels-NAME --> and <!-- /levels-NAME -->
 for NAME = one-machine, cluster, recovery.
 
-    levels_report.py [--data docs/data/levels] [--doc docs/guide/checkpoint.md]
+    levels_report.py [--data docs/data/levels] [--doc docs/measurements/checkpoint.md]
 """
 import argparse
 import csv
@@ -115,7 +115,7 @@ def main():
     ap = argparse.ArgumentParser()
     here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     ap.add_argument("--data", default=os.path.join(here, "docs/data/levels"))
-    ap.add_argument("--doc", default=os.path.join(here, "docs/guide/checkpoint.md"))
+    ap.add_argument("--doc", default=os.path.join(here, "docs/measurements/checkpoint.md"))
     a = ap.parse_args()
     s = open(a.doc).read()
     for name, f in (("one-machine", one_machine), ("cluster", cluster), ("recovery", recovery)):

@@ -19,7 +19,7 @@
 # bytes / R) with redist's and COSTA's times over it.
 #
 # COSTA is never downloaded or built by the project: DIR is a COSTA build directory the
-# user made (docs/reference/redist.md, "Comparing with COSTA", gives the upstream build steps: Release,
+# user made (docs/measurements/redist.md, "Comparing with COSTA", gives the upstream build steps: Release,
 # shared libraries, COSTA_SCALAPACK for the wrapper). The script compiles
 # redist/bench/costa_native.cpp (COSTA's own API: block_cyclic_layout per matrix on its own
 # grid + costa::transform) against DIR's headers and libcosta into $BUILD_DIR/redist/

@@ -8,7 +8,7 @@
 // slowdown (a sanitizer build runs everything slower, the fit absorbs it). Both sides use
 // the fastest of each case's runs (Options::statistic = "min"): with other tests running
 // beside this one (ctest -j), medians of 9 runs move by tens of percent and the fit on them
-// with it, the minimum stays put (docs/reference/redist.md, "Where the error came from"). For each
+// with it, the minimum stays put (docs/measurements/redist.md, "Where the error came from"). For each
 // held-out case, with m = the fastest of its runs:
 //
 //   sigma  = sqrt(fit² + spread²)   fit:    1.4826 x the median |relative residual| of the
