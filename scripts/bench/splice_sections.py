@@ -20,6 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cluster_report  # noqa: E402
+import provenance  # noqa: E402
 import slurm_report  # noqa: E402
 
 SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm", slurm_report, "## Under Slurm"))
@@ -27,6 +28,19 @@ SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm",
 # whose first line is its level-2 heading. In this order, after the cluster and Slurm ones.
 STATIC = ("cost_model", "adaptive", "redist_shapes", "redist_shapes_cluster", "checkpoint")
 KEPT = "<!-- kept by splice_sections.py -->"
+# The script that measures each docs/data/SUB (the section's "Measured:" line names it).
+COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench/slurm_bench.sh",
+            "cost_model": "scripts/bench/cost_model_error.sh", "adaptive": "scripts/bench/adaptive_bench.sh",
+            "redist_shapes": "scripts/bench/redist_shapes_bench.sh",
+            "redist_shapes_cluster": "scripts/bench/redist_shapes_bench.sh --cluster",
+            "checkpoint": "scripts/bench/checkpoint_bench.sh"}
+
+
+def measured(text, data, sub):
+    """The section with its "Measured:" line (date and commit of docs/data/SUB in git)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(data)))
+    rel = os.path.relpath(os.path.join(os.path.abspath(data), sub), root)
+    return provenance.with_line(text, provenance.measured_line(root, [rel], COMMANDS[sub]))
 
 
 def static_sections(data, only=None):
@@ -35,7 +49,7 @@ def static_sections(data, only=None):
     for sub in STATIC if not only else [s for s in STATIC if s == only]:
         f = os.path.join(data, sub, "section.md")
         if os.path.exists(f):
-            text = open(f).read()
+            text = measured(open(f).read(), data, sub)
             heading = text.split("\n", 1)[0].strip()
             if not heading.startswith("## "):
                 raise SystemExit(f"{f}: the first line must be a level-2 heading, found {heading!r}")
@@ -79,6 +93,7 @@ def main():
             continue
         new = mod.render(os.path.join(a.data, sub))
         if new:
+            new = measured(new, a.data, sub)
             text = splice(text, heading, relink(new, os.path.dirname(os.path.abspath(a.data)), a.results))
             done.append(sub)
     for heading, new in static_sections(a.data, a.only):

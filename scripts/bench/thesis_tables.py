@@ -90,6 +90,8 @@ def render(gridmap):
     head = ("| | grid | powers (row by row) | rows | columns | T_opt | new power used | T_Th (ms) | max size deviation from the thesis |\n"
             "|---|---|---|---|---|---|---|---|---|")
     out = [HEADING, "",
+           "Not measured: computed by `scripts/bench/thesis_tables.py` from `malleable-gridmap --json` (plans and "
+           "T_Th, the same on every machine)", "",
            "The thesis's SVD heuristic (§6.2.1) as it ran it, reconstructed from its tables: rows from the rank-1 "
            "approximation (`r_i = s a_i`), columns from the feasibility step `c_j = min_i PP_ij / r_i` (the widest "
            "columns that keep every `r_i t_ij c_j <= 1`), the T_opt refinement driven by those sizes, no coordinate "

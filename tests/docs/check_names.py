@@ -21,6 +21,13 @@ source tree and a build tree.
              rate, or a ratio) is found in a file under docs/data.
   counts     a test count the README or the user guide gives for the suite ("N tests", on a
              line that says "suite") is within 5% of `ctest -N -LE bench` in the build tree.
+  provenance every level-2 section of docs/measurements/*.md starts (its first line of text)
+             with the line
+               Measured: YYYY-MM-DD, commit <hash>, `<command>`, data: `<docs/data path>`[, ...]
+             (the data may instead be "not committed (<why>)"), or, for a section that holds
+             no measured number (method, reading, model), with "Not measured: <why>". The
+             commit must be one git knows (when the tree is a git checkout), the command's
+             scripts/, tests/, redist/... paths and the data paths (globs allowed) must exist.
 
 Exceptions, each with its reason, are lines of tests/docs/names-allow.txt:
 `<kind> <name>  # why` (kind: path, binary, option, variable; option names are
@@ -299,11 +306,79 @@ def check_counts(root, build, allow):
     return bad
 
 
+MEASURED = re.compile(r"^Measured: (\d{4}-\d\d-\d\d), commit ([0-9a-f]{7,40}), `([^`]+)`, data: (.+?)\s*$")
+NOT_MEASURED = re.compile(r"^Not measured: \S.{9,}")
+
+
+def commit_known(root, commit, cache={}):
+    """True when git knows the commit, or when the tree is no git checkout (a tarball)."""
+    if commit not in cache:
+        if not os.path.exists(os.path.join(root, ".git")):
+            cache[commit] = True
+        else:
+            r = subprocess.run(["git", "-C", root, "cat-file", "-e", commit + "^{commit}"],
+                               capture_output=True)
+            cache[commit] = r.returncode == 0
+    return cache[commit]
+
+
+def provenance_problem(root, line):
+    """What is wrong with a section's first line (None when it is a valid block)."""
+    if NOT_MEASURED.match(line):
+        return None
+    m = MEASURED.match(line)
+    if not m:
+        return "does not start with 'Measured: DATE, commit HASH, `COMMAND`, data: `PATH`' or 'Not measured: why'"
+    date, commit, command, data = m.groups()
+    if not commit_known(root, commit):
+        return f"commit {commit} is not in git"
+    for w in WORD.findall(command):
+        w = clean(w)
+        if "/" in w and w.split("/", 1)[0] in SOURCE_DIRS and "$" not in w and not path_exists(root, w):
+            return f"the command's {w} does not exist"
+    if data.startswith("not committed (") and data.endswith(")"):
+        return None
+    paths = re.findall(r"`([^`]+)`", data)
+    if not paths or re.sub(r"`[^`]+`", "", data).strip(" ,") != "":
+        return "data is neither `docs/data/...` paths nor 'not committed (why)'"
+    for d in paths:
+        if not d.startswith("docs/data/") or not path_exists(root, d.rstrip("/")):
+            return f"data {d} is not under docs/data or does not exist"
+    return None
+
+
+def check_provenance(root):
+    """Every level-2 section of a measurements file says when, at which commit, by which
+    command and into which data file it was measured (or that it measures nothing)."""
+    bad, d = [], os.path.join(root, "docs", "measurements")
+    if not os.path.isdir(d):
+        return bad
+    for md in sorted(os.path.join(d, f) for f in os.listdir(d) if f.endswith(".md")):
+        lines, fence, heading = list(all_lines(md)), False, None
+        for no, line in lines:
+            if line.lstrip().startswith("```"):
+                fence = not fence
+            if fence:
+                continue
+            if line.startswith("## "):
+                heading = (no, line[3:].strip())
+                continue
+            if heading and line.strip():
+                why = provenance_problem(root, line.strip())
+                if why:
+                    bad.append(f"{os.path.relpath(md, root)}:{heading[0]}: section \"{heading[1][:50]}\" {why}")
+                heading = None
+        if heading:
+            bad.append(f"{os.path.relpath(md, root)}:{heading[0]}: section \"{heading[1][:50]}\" is empty")
+    return bad
+
+
 def check(root, build):
     files, allow = doc_files(root), load_allow(root)
     return files, (check_paths(root, files, allow) + check_binaries(root, build, files, allow)
                    + check_options(root, build, files, allow) + check_variables(root, files, allow)
-                   + check_figures(root, allow) + check_counts(root, build, allow))
+                   + check_figures(root, allow) + check_counts(root, build, allow)
+                   + check_provenance(root))
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Runs check_names.py on a scratch tree with one planted stale name of each kind (it must
 report exactly those, and nothing the allow-list excuses), then on the project's README.md
-and docs/*.md against the build tree. Usage: check_names_test.py <source dir> <build dir>"""
+and docs/**/*.md against the build tree. Usage: check_names_test.py <source dir> <build dir>"""
 import os
 import stat
 import sys
@@ -36,17 +36,36 @@ with tempfile.TemporaryDirectory() as t:
           "It took 7.25 s, then 12.5 s (`99 s` in code is no claim).\n")
     write(os.path.join(src, "docs", "data", "run.txt"), "wall 7.25\n")
     write(os.path.join(src, "docs", "a.md"), "# A\n`docs/a.md` and `docs/{a,b}.md`\n")
+    # Measurement sections: one with its block, one saying it measures nothing, one whose
+    # block is missing (planted), one naming a data file that is not there (planted).
+    write(os.path.join(src, "docs", "measurements", "m.md"),
+          "# M\n\n## Good\n\nMeasured: 2026-11-24, commit abc1234, `scripts/run.sh --x`, data: `docs/data/run.txt`\n\n"
+          "## Method\n\nNot measured: how the runs are made\n\n"
+          "## No block\n\nIt took 7.25 s.\n\n"
+          "## Gone data\n\nMeasured: 2026-11-24, commit abc1234, `scripts/run.sh`, data: `docs/data/gone.csv`\n")
     _, bad = check_names.check(src, build)
     got = sorted(b.split(": ", 1)[0] + ": " + b.split(": ", 1)[1].split(" ")[0] for b in bad)
     want = sorted(["README.md:2: path", "README.md:4: tool", "README.md:5: build/apps/missing",
-                   "README.md:8: variable", "README.md:9: figure", "docs/a.md:2: path"])
+                   "README.md:8: variable", "README.md:9: figure", "docs/a.md:2: path",
+                   "docs/measurements/m.md:11: section", "docs/measurements/m.md:15: section",
+                   "docs/measurements/m.md:17: path"])
     if got != want:
         print(f"FAILED: on the planted tree the checker reported {bad}, expected {want}")
         sys.exit(1)
     if not any("--delta" in b for b in bad) or not any("scripts/gone.sh" in b for b in bad) \
             or not any("RESIZE_RENAMED" in b for b in bad) or not any("docs/{a,b}.md" in b for b in bad) \
-            or not any("figure 12.5 " in b for b in bad):
+            or not any("figure 12.5 " in b for b in bad) \
+            or not any('"No block" does not start with' in b for b in bad) \
+            or not any("docs/data/gone.csv" in b for b in bad):
         print(f"FAILED: the planted names are not the ones reported: {bad}")
+        sys.exit(1)
+
+# In a git checkout, a block naming a commit git does not know is caught too.
+if os.path.exists(os.path.join(sys.argv[1], ".git")):
+    why = check_names.provenance_problem(sys.argv[1], "Measured: 2026-11-24, commit 0123abcd0123, `scripts/run.sh`, "
+                                                      "data: `docs/data`")
+    if not why or "not in git" not in why:
+        print(f"FAILED: a block with an unknown commit was not caught ({why})")
         sys.exit(1)
 
 files, bad = check_names.check(sys.argv[1], sys.argv[2])
@@ -56,4 +75,5 @@ if bad:
     print(f"FAILED: {len(bad)} stale names in {len(files)} files")
     sys.exit(1)
 print(f"PASS: every path, binary, option and variable named in {len(files)} files exists "
-      "(the checker caught 6 of 6 planted stale names)")
+      "and every measurement section says when, at which commit, by which command and into which data "
+      "it was measured (the checker caught 9 of 9 planted stale names and missing blocks)")
