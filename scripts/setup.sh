@@ -65,7 +65,13 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]] || [[ -n "${CMAKE_ARGS:-}" ]]; then
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DMALL_SANITIZE="$sanitize" \
     ${CMAKE_ARGS:-} >/dev/null
 fi
-cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" 2>&1 | grep -vE '^\[ *[0-9]+%\]' || true
-# grep hides progress lines; a failed build must still fail set-up.
+# A first build takes long on a small machine (many minutes on 2 cores, much less with a
+# warm compiler cache): say so, then print one progress line per 10% instead of make's
+# line per file (warnings and errors still show).
+[[ -f "$build_dir/apps/pdgemm_resizable" ]] || echo "setup: building $build_dir (the first build takes a while; progress every 10%)"
+cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" 2>&1 | awk '
+  /^\[ *[0-9]+%\]/ { p = $0; sub(/^\[ */, "", p); p = int(p); if (p >= next_p) { printf "setup: build %d%%\n", p; fflush(); next_p = p - p % 10 + 10 } next }
+  { print; fflush() }' || true
+# awk condenses the progress lines; a failed build must still fail set-up.
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" >/dev/null
 echo "setup: built $build_dir ($build_type, sanitizers $sanitize)"

@@ -67,6 +67,7 @@ int main(int argc, char** argv) {
     }
     resize_end_iteration(s); /* [port] */
     ++it;
+    if (it == ITERS) break; /* [port] no remap point after the last iteration: nothing would use it */
     int action = RESIZE_NONE;
     const int rc = resize_remap_point(s, &action); /* [port] a, x, desca, descx may change */
     if (rc == RESIZE_ERR_RESIZE && resize_world_rank(s) == 0)

@@ -56,7 +56,8 @@ int main(int argc, char** argv) {
       }
       s.end_iteration();  // [port]
       ++it;
-      s.remap_point();    // [port] may resize: a and x then show the new grid's data
+      if (it < kIters) s.remap_point();  // [port] may resize: a and x then show the new grid's data
+                                         // (none after the last iteration: nothing would use it)
     }
     std::vector<double> ref(kN), tmp(kN);
     for (int i = 0; i < kN; ++i) ref[i] = b_entry(i);

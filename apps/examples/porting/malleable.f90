@@ -61,6 +61,7 @@ program malleable
     end if
     call resize_end_iteration(s)                       ! [port]
     it = it + 1
+    if (it == iters) exit                              ! [port] no remap point after the last iteration
     rc = resize_remap_point(s, act)                    ! [port] a, x, desca, descx may change
     if (rc /= RESIZE_OK .and. resize_world_rank(s) == 0) &
         print '(A,A)', 'porting_malleable_f: a resize failed: ', resize_last_error()
