@@ -17,6 +17,10 @@ export OMPI_MCA_btl_vader_single_copy_mechanism=none
 export OPENBLAS_NUM_THREADS=1
 # the dedicated-core "compute" clock of the summaries (kernel metering is opt-in)
 export RESIZE_METER_KERNELS=1
+# Every run starts from an empty resize history (kept in memory for the run only): the
+# drivers otherwise keep it in $XDG_CACHE_HOME/malleable/history (~/.cache), and a second
+# run would predict its resizes from the first's and print other predictions.
+export RESIZE_HISTORY=off
 build_dir=${BUILD_DIR:-build}
 [[ "${MALL_SANITIZE:-0}" == 1 ]] && build_dir=${BUILD_DIR:-build-asan}
 cd "$here/$build_dir"
