@@ -643,22 +643,12 @@ class Report:
             "the CPU a waiting rank burns, so it barely falls with the grid; PDGEMM's t_p is large, so its payoff is "
             "short whatever the placement; and on the wall clock no expansion pays off, as more ranks than cores "
             "cannot run faster.")
-        lines = []
-        k = 0
-        # one colour per (program, N): gnuplot's default cycle repeats after 8 series
-        palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
-                   "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"]
-        for (app, n), pts in sorted(plot_rows.items()):
-            path = self.data(f"payoff_{app}_{n}.dat", [(i + 1, pg if pg is not None else None, pl if pl is not None else None)
-                                                        for i, ch, pg, pl in pts])
-            k += 1
-            colour = palette[(k - 1) % len(palette)]
-            lines.append(f'"{path}" using 1:2 with linespoints lc rgb "{colour}" dt 2 lw 2 title "{app} N={n} Global"')
-            lines.append(f'"{path}" using 1:3 with linespoints lc rgb "{colour}" dt 1 lw 2 title "{app} N={n} Local2"')
-        labels = " ".join(f'"{ch}" {i + 1},' for i, ch in enumerate(self.changes())).rstrip(",")
-        img = self.gnuplot("payoff.png", "set title 'Payoff point (iterations, dedicated-core t_p) per expansion'\n"
-                           f"set xtics ({labels})\nset xlabel 'expansion'\nset ylabel 'payoff point'\nset logscale y\n"
-                           "set key outside right\nplot " + ", ".join(lines) + "\n")
+        # one colour per (program, N), as scripts/bench/payoff_plot.py draws it from the tables
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import payoff_plot
+        paths = {key: self.data(f"payoff_{key[0]}_{key[1]}.dat", [(i + 1, pg, pl) for i, ch, pg, pl in pts])
+                 for key, pts in plot_rows.items()}
+        img = self.gnuplot("payoff.png", payoff_plot.script(plot_rows, self.changes(), lambda app, n: paths[(app, n)]))
         if img:
             self.p(f"![payoff point per expansion]({img})", "")
 
