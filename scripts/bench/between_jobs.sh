@@ -13,17 +13,23 @@
 #   ucx        the UCX PML (pml ucx, pml_ucx_tls any, pml_ucx_devices any: Open MPI 4.1.4
 #              declines UCX without those when it sees no InfiniBand device), UCX's own
 #              transport choice
+# Then redist's `redistribute` between jobs (redist/bench/between_jobs_redist.cpp, when
+# built): N x N, 1x2 -> 2x2 onto 2 spawned processes against 4 processes of one job, per
+# transport (message, node window, single copy, auto), `--rounds` times round robin:
+# docs/data/between_jobs/redistribute.txt.
 # Output: docs/data/between_jobs/pingpong.txt (every round's lines, prefixed by setting and
 # round) and a summary (median over rounds; bandwidth in GB/s, latency in us) on stdout and
 # in docs/data/between_jobs/summary.txt.
-#   scripts/bench/between_jobs.sh [--rounds R] [--reps K] [--out DIR]
+#   scripts/bench/between_jobs.sh [--rounds R] [--reps K] [--n N] [--out DIR]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-out=$here/docs/data/between_jobs rounds=5 reps=20
+out=$here/docs/data/between_jobs rounds=5 reps=20 n=3200
+build=${MALLEABLE_BUILD_DIR:-$here/build}
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
+    --n) n=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "between_jobs.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -81,4 +87,30 @@ for s in dict.fromkeys(k[0] for k in order):
         mo, mn = statistics.median(oo), statistics.median(on)
         cell = lambda v, m: f"{m:.2f} ({min(v):.2f}-{max(v):.2f})"
         print(f"{s:11s} {b:8d} {cell(oo, mo):>20s} {cell(on, mn):>20s} {mn / mo:13.2f}x")
+PY
+
+bench=$build/redist/between_jobs_redist
+[[ -x $bench ]] || { echo "between_jobs.sh: $bench not built: redistribute between jobs skipped"; exit 0; }
+red=$out/redistribute.txt
+echo "# between_jobs_redist N=$n nb=64, $rounds rounds (best of 3 per round); load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$red"
+for r in $(seq 1 "$rounds"); do
+  timeout 300 mpiexec --oversubscribe --bind-to none -n 2 "$bench" --spawn "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r between jobs failed" >>"$red"
+  timeout 300 mpiexec --oversubscribe --bind-to none -n 4 "$bench" --same-job "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r same job failed" >>"$red"
+done
+echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$red"
+python3 - "$red" <<'PY' | tee -a "$out/summary.txt"
+import collections, statistics, sys
+t = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    f = line.split()
+    if len(f) == 5 and not f[1].startswith("#"):
+        t[(f[1], f[2])].append(float(f[3]))
+print("# redistribute 1x2 -> 2x2: median over rounds of the best of 3, ms (min-max)")
+print(f"{'transport':12s} {'same job':>22s} {'between jobs':>22s} {'between/same':>13s}")
+for tr in ("message", "window", "single-copy", "auto"):
+    s, b = t.get(("same-job", tr)), t.get(("between-jobs", tr))
+    if s and b:
+        ms, mb = statistics.median(s), statistics.median(b)
+        cell = lambda v, m: f"{m * 1e3:.1f} ({min(v) * 1e3:.1f}-{max(v) * 1e3:.1f})"
+        print(f"{tr:12s} {cell(s, ms):>22s} {cell(b, mb):>22s} {mb / ms:12.2f}x")
 PY
