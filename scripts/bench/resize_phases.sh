@@ -30,7 +30,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=$here/docs/data/resize_phases
-ns="4000 8000" drivers="pdgemm pdgetrf" settings="node node-ucx cluster" iters=5 nb=64 raw_reps=5
+ns="4000 8000" drivers="pdgemm pdgetrf" settings="node node-ucx cluster" iters=5 nb=64 raw_reps=5 limit=900
 while (($#)); do
   case $1 in
     --quick) ns="1600"; shift ;;
@@ -65,13 +65,13 @@ shapes() {  # <driver> <N>: the registered matrices, 1x2 -> 2x2, as redist_bench
 }
 
 # mpiexec for a setting: one node directly, the cluster from inside node1.
-launch() {  # <setting> <mpiexec arguments...>
+launch() {  # <setting> <mpiexec arguments...>; every run ends within $limit seconds
   local setting=$1
   shift
   case $setting in
-    node) mpiexec --oversubscribe --bind-to none "$@" ;;
-    node-ucx) mpiexec --oversubscribe --bind-to none --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any "$@" ;;
-    cluster) "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none "$@" ;;
+    node) timeout "$limit" mpiexec --oversubscribe --bind-to none "$@" ;;
+    node-ucx) timeout "$limit" mpiexec --oversubscribe --bind-to none --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any "$@" ;;
+    cluster) timeout "$limit" "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none "$@" ;;
   esac
 }
 
@@ -135,4 +135,5 @@ done
   echo "load_at_end $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "iters $iters nb $nb"
 } >"$out/meta.txt"
-python3 "$here/scripts/bench/resize_phases_report.py" --data "$out" --plot "$here/docs/img/resize_phases.png"
+python3 "$here/scripts/bench/resize_phases_report.py" --data "$out" --plot "$here/docs/img/resize_phases.png" --section
+[[ $out != "$here/docs/data/resize_phases" ]] || python3 "$here/scripts/bench/splice_sections.py" --only resize_phases
