@@ -20,16 +20,18 @@
 # Output: docs/data/between_jobs/pingpong.txt (every round's lines, prefixed by setting and
 # round) and a summary (median over rounds; bandwidth in GB/s, latency in us) on stdout and
 # in docs/data/between_jobs/summary.txt.
-#   scripts/bench/between_jobs.sh [--rounds R] [--reps K] [--n N] [--out DIR]
+#   scripts/bench/between_jobs.sh [--rounds R] [--reps K] [--n N] [--out DIR] [--summary-only]
+# --summary-only: no runs, the summary of the files already in DIR.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
-out=$here/docs/data/between_jobs rounds=5 reps=20 n=3200
+out=$here/docs/data/between_jobs rounds=5 reps=20 n=3200 only=0
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 while [[ $# -gt 0 ]]; do
   case $1 in
     --rounds) rounds=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --n) n=$2; shift 2 ;;
+    --summary-only) only=1; shift ;;
     --out) out=$2; shift 2 ;;
     *) echo "between_jobs.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -48,6 +50,9 @@ declare -A mca=(
 settings="ob1 ob1-frag ob1-links2 ucx"
 mkdir -p "$out"
 raw=$out/pingpong.txt
+bench=$build/redist/between_jobs_redist
+red=$out/redistribute.txt
+if ((!only)); then
 {
   echo "# scripts/bench/between_jobs.sh on $(hostname), $(nproc) cpus, $(date -u +%FT%TZ), source $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown); $(mpiexec --version | head -1)"
   echo "# rounds $rounds, $reps round trips per batch (8 B: 20x), best batch of 5; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -65,6 +70,17 @@ for r in $(seq 1 "$rounds"); do
   done
 done
 echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw"
+if [[ -x $bench ]]; then
+  echo "# between_jobs_redist N=$n nb=64, $rounds rounds (best of 3 per round); load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$red"
+  for r in $(seq 1 "$rounds"); do
+    timeout 300 mpiexec --oversubscribe --bind-to none -n 2 "$bench" --spawn "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r between jobs failed" >>"$red"
+    timeout 300 mpiexec --oversubscribe --bind-to none -n 4 "$bench" --same-job "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r same job failed" >>"$red"
+  done
+  echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$red"
+else
+  echo "between_jobs.sh: $bench not built: redistribute between jobs skipped"
+fi
+fi
 python3 - "$raw" <<'PY' | tee "$out/summary.txt"
 import collections, statistics, sys
 rows = collections.defaultdict(list)
@@ -77,8 +93,9 @@ for line in open(sys.argv[1]):
     if key not in rows:
         order.append(key)
     rows[key].append(float(lat) if int(b) <= 8 else float(bw))
-print("# median over rounds (min-max); 8 B: one-way latency in us, else bandwidth in GB/s (2 x bytes per round trip)")
-print(f"{'setting':11s} {'bytes':>8s} {'orig-orig':>20s} {'orig-newcomer':>20s} {'newcomer/orig':>14s}")
+print("# median over rounds (min-max); 8 B: one-way latency in us, else bandwidth in GB/s (2 x bytes per round trip);")
+print("# newcomer/orig: of the medians, then of the best rounds (least latency, most bandwidth)")
+print(f"{'setting':11s} {'bytes':>8s} {'orig-orig':>20s} {'orig-newcomer':>20s} {'median':>8s} {'best':>7s}")
 for s in dict.fromkeys(k[0] for k in order):
     for b in sorted({k[2] for k in order if k[0] == s}):
         oo, on = rows.get((s, "original-original", b)), rows.get((s, "original-newcomer", b))
@@ -86,26 +103,18 @@ for s in dict.fromkeys(k[0] for k in order):
             continue
         mo, mn = statistics.median(oo), statistics.median(on)
         cell = lambda v, m: f"{m:.2f} ({min(v):.2f}-{max(v):.2f})"
-        print(f"{s:11s} {b:8d} {cell(oo, mo):>20s} {cell(on, mn):>20s} {mn / mo:13.2f}x")
+        best = (min(on) / min(oo)) if b <= 8 else (max(on) / max(oo))
+        print(f"{s:11s} {b:8d} {cell(oo, mo):>20s} {cell(on, mn):>20s} {mn / mo:7.2f}x {best:6.2f}x")
 PY
-
-bench=$build/redist/between_jobs_redist
-[[ -x $bench ]] || { echo "between_jobs.sh: $bench not built: redistribute between jobs skipped"; exit 0; }
-red=$out/redistribute.txt
-echo "# between_jobs_redist N=$n nb=64, $rounds rounds (best of 3 per round); load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$red"
-for r in $(seq 1 "$rounds"); do
-  timeout 300 mpiexec --oversubscribe --bind-to none -n 2 "$bench" --spawn "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r between jobs failed" >>"$red"
-  timeout 300 mpiexec --oversubscribe --bind-to none -n 4 "$bench" --same-job "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r same job failed" >>"$red"
-done
-echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$red"
+[[ -f $red ]] || exit 0
 python3 - "$red" <<'PY' | tee -a "$out/summary.txt"
 import collections, statistics, sys
 t = collections.defaultdict(list)
 for line in open(sys.argv[1]):
     f = line.split()
-    if len(f) == 5 and not f[1].startswith("#"):
+    if len(f) == 7 and not f[0].startswith("#") and not f[1].startswith("#"):
         t[(f[1], f[2])].append(float(f[3]))
-print("# redistribute 1x2 -> 2x2: median over rounds of the best of 3, ms (min-max)")
+print("# redistribute 1x2 -> 2x2 onto 2 spawned processes (between jobs) or within one job: median over rounds of the best of 3, ms (min-max)")
 print(f"{'transport':12s} {'same job':>22s} {'between jobs':>22s} {'between/same':>13s}")
 for tr in ("message", "window", "single-copy", "auto"):
     s, b = t.get(("same-job", tr)), t.get(("between-jobs", tr))
