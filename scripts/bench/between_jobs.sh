@@ -39,7 +39,9 @@ done
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mpicc -O2 -Wall -Wextra "$here/scripts/bench/spawn_pingpong.c" -o "$scratch/spawn_pingpong"
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+# PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/blacs-dyn.md): without it a
+# spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
+export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1
 declare -A mca=(
   [ob1]=""
@@ -54,7 +56,7 @@ bench=$build/redist/between_jobs_redist
 red=$out/redistribute.txt
 if ((!only)); then
 {
-  echo "# scripts/bench/between_jobs.sh on $(hostname), $(nproc) cpus, $(date -u +%FT%TZ), source $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown); $(mpiexec --version | head -1)"
+  echo "# scripts/bench/between_jobs.sh on $(hostname), $(env -u OMP_NUM_THREADS nproc) cpus, $(date -u +%FT%TZ), source $(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown); $(mpiexec --version | head -1)"
   echo "# rounds $rounds, $reps round trips per batch (8 B: 20x), best batch of 5; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# setting round pair bytes latency_us bandwidth_GBps"
 } >"$raw"

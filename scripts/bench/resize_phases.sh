@@ -46,7 +46,9 @@ done
 for exe in apps/pdgemm_resizable apps/pdgetrf_resizable redist/redist_bench; do
   [[ -x $build/$exe ]] || { echo "resize_phases.sh: $build/$exe missing: build first (scripts/setup.sh)" >&2; exit 2; }
 done
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
+# PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/blacs-dyn.md): without it a
+# spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
+export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 CLUSTER=$here/scripts/cluster.sh
 LOCK=/run/malleable-cluster.lock
@@ -131,7 +133,7 @@ done
   echo "seconds $(($(date +%s) - start))"
   echo "commit $(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
   echo "date $(date -u +%FT%TZ)"
-  echo "machine $(hostname) $(nproc) cpus; $(mpiexec --version | head -1)"
+  echo "machine $(hostname) $(env -u OMP_NUM_THREADS nproc) cpus; $(mpiexec --version | head -1)"
   echo "load_at_end $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "iters $iters nb $nb"
 } >"$out/meta.txt"
