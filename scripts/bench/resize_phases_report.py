@@ -128,30 +128,41 @@ def plot(rows, data, path):
         print("resize_phases_report.py: gnuplot not found, no plot", file=sys.stderr)
         return
     dat = os.path.join(data, "phases.dat")
+    nan = float("nan")
     with open(dat, "w") as f:
-        f.write("# label spawn_ms move_ms other_ms raw_spawn_plus_redistribute_ms raw_spawn_plus_bound_ms\n")
+        f.write("# label spawn_ms move_ms other_ms raw_spawn_plus_redistribute_ms raw_spawn_plus_bound_ms "
+                "redistribute_ms link_bound_ms\n")
         for r in rows:
             if r.get("total_s") is None:
                 continue
             lim = (r.get("raw_spawn_s") or 0) + (r.get("redistribute_s") or 0)
-            bound = (r.get("raw_spawn_s") or 0) + (r.get("link_bound_s") or 0) if r["setting"] == "cluster" else float("nan")
+            bound = (r.get("raw_spawn_s") or 0) + (r.get("link_bound_s") or 0) if r["setting"] == "cluster" else nan
+            red = r.get("redistribute_s") or nan
+            link = r.get("link_bound_s") or nan
             f.write(f"\"{r['driver']} {r['n']} {r['setting']}\" {r['spawn_s'] * 1e3:.1f} {r['move_s'] * 1e3:.1f} "
-                    f"{r['other_s'] * 1e3:.1f} {lim * 1e3:.1f} {bound * 1e3:.1f}\n")
+                    f"{r['other_s'] * 1e3:.1f} {lim * 1e3:.1f} {bound * 1e3:.1f} {red * 1e3:.1f} {link * 1e3:.1f}\n")
     script = f"""
-set terminal pngcairo size 1100,520 font ',10'
+set terminal pngcairo size 1100,900 font ',10'
 set output '{path}'
-set title 'A resize 1x2 -> 2x2, phase by phase, beside raw spawn + merge + redistribute alone (and + link bound)'
+set multiplot layout 2,1
 set style data histograms
-set style histogram rowstacked
 set style fill solid 0.8 border -1
-set boxwidth 0.6
-set ylabel 'ms'
-set xtics rotate by -30 scale 0
+set xtics rotate by -20 scale 0
 set key outside right top
 set grid ytics
+set ylabel 'ms'
+set title 'A resize 1x2 -> 2x2, phase by phase, beside raw spawn + merge + redistribute alone (and + link bound)'
+set style histogram rowstacked
+set boxwidth 0.6
 plot '{dat}' using 2:xtic(1) title 'spawn', '' using 3 title 'move', '' using 4 title 'other (hand-over, grid switch)', \\
      '' using 0:5 with points pt 7 ps 1.3 lc rgb 'black' title 'raw spawn + redistribute alone', \\
      '' using 0:6 with points pt 9 ps 1.5 lc rgb 'red' title 'raw spawn + link bound (cluster)'
+set title 'The move alone: the resize (between jobs) against redistribute alone (one job) and the link bound (log scale)'
+set style histogram clustered gap 1
+set logscale y
+set boxwidth 0.9
+plot '{dat}' using 3:xtic(1) title 'move in the resize', '' using 7 title 'redistribute alone', '' using 8 title 'busiest link bound (cluster)'
+unset multiplot
 """
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
 
