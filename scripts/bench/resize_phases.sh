@@ -99,6 +99,8 @@ measure() {  # <driver> <N> <setting> <dir>
   launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong" spawn 2 "$raw_reps" $host \
     >"$dir/raw.txt" 2>&1 || { echo "   raw spawn failed:"; tail -5 "$dir/raw.txt"; }
   echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/meta.txt"
+  # No machine paths in the committed records: the build and source directories made relative.
+  sed -i "s|$build/|build/|g; s|$here/||g; s|$scratch/|scratch/|g" "$dir"/*.json "$dir"/*.log "$dir"/raw.txt 2>/dev/null || true
   grep -E "remap after" "$dir/resize.log" | sed 's/^ */   /' || true
 }
 
