@@ -26,7 +26,7 @@ import slurm_report  # noqa: E402
 SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm", slurm_report, "## Under Slurm"))
 # Sections their own benchmark scripts render as markdown (issue 13): docs/data/SUB/section.md,
 # whose first line is its level-2 heading. In this order, after the cluster and Slurm ones.
-STATIC = ("cost_model", "adaptive", "redist_shapes", "redist_shapes_cluster", "checkpoint")
+STATIC = ("cost_model", "adaptive", "redist_shapes", "redist_shapes_cluster", "checkpoint", "resize_phases")
 KEPT = "<!-- kept by splice_sections.py -->"
 # The script that measures each docs/data/SUB (the section's "Measured:" line names it).
 COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench/slurm_bench.sh",

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Summary of scripts/bench/resize_phases.sh: one row per (driver, N, setting, case) in
+summary.csv, a Markdown table on stdout (for docs/results.md) and a gnuplot plot of the
+phases of each resize beside its limits.
+
+  resize_phases_report.py --data docs/data/resize_phases [--plot docs/img/resize_phases.png]
+                          [--section]
+
+--section also writes DATA/section.md, the section "A resize against its limits" of
+docs/results.md (spliced in by splice_sections.py --only resize_phases): how it was run,
+the table, and the ping-pong and redistribute-between-jobs summaries of between_jobs.sh
+(DATA/../between_jobs/summary.txt) when they exist.
+
+Ratios (each from one run, the measurements of a row taken one right after the other):
+  move_over_redistribute        the resize's move / `redistribute` alone on the same matrices
+  move_over_floor               the resize's move / the memcpy floor of the same bytes
+  resize_over_spawn_plus_bound  (cluster) the whole resize / (raw spawn + merge + the
+                                busiest link's bound of the move)
+  after_over_fresh              median iteration wall time after the resize (the first
+                                iteration after it left out) / the same on a job started
+                                on the new grid (its first iteration left out)
+  cpu_after_over_fresh          the same on the dedicated-core clock (max per-rank CPU time)
+"""
+import argparse
+import csv
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+
+GROWTH = {"node": "within", "node-ucx": "within", "cluster": "node"}
+COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "other_s", "total_s",
+           "bytes_moved", "bytes_inter_node", "raw_spawn_s", "redistribute_s", "floor_s", "link_bound_s",
+           "move_over_redistribute", "move_over_floor", "resize_over_spawn_plus_bound",
+           "iter_after_s", "iter_fresh_s", "after_over_fresh", "cpu_after_s", "cpu_fresh_s",
+           "cpu_after_over_fresh", "load_before"]
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def median_iter(record, first, key):
+    vals = [it[key] for it in record["iterations"] if it["iteration"] >= first]
+    return statistics.median(vals) if vals else None
+
+
+def raw_spawn(path):
+    """Median raw MPI_Comm_spawn + merge (spawn_pingpong.c's spawn mode), seconds."""
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        f = line.split()
+        if len(f) == 3 and f[0] == "raw_spawn_merge_ms":
+            return float(f[2]) / 1e3
+    return None
+
+
+def ratio(a, b):
+    return a / b if a is not None and b not in (None, 0) else None
+
+
+def row_of(data, name):
+    driver, n, setting = name.split("_", 2)
+    d = os.path.join(data, name)
+    rz, fr, rd = (load_json(os.path.join(d, f)) for f in ("resize.json", "fresh.json", "redist.json"))
+    row = {"driver": driver, "n": int(n), "setting": setting, "case": "1x2->2x2", "growth": GROWTH.get(setting, "")}
+    try:
+        row["load_before"] = open(os.path.join(d, "meta.txt")).readline().split(None, 1)[1].strip()
+    except (OSError, IndexError):
+        row["load_before"] = ""
+    if rz and rz.get("resizes") and rz["resizes"][0].get("ok"):
+        r = rz["resizes"][0]
+        row.update(spawn_s=r["t_spawn_s"], move_s=r["t_redist_s"], other_s=r["t_other_s"], total_s=r["t_total_s"],
+                   bytes_moved=r["bytes_moved"], bytes_inter_node=r["bytes_inter_node"])
+        first = r["after_iteration"] + 2  # the first iteration after the change is left out
+        row["iter_after_s"] = median_iter(rz, first, "wall_s")
+        row["cpu_after_s"] = median_iter(rz, first, "dedicated_s")
+    if fr:
+        row["iter_fresh_s"] = median_iter(fr, 2, "wall_s")
+        row["cpu_fresh_s"] = median_iter(fr, 2, "dedicated_s")
+    if rd:
+        row["redistribute_s"] = sum(c["redist_s"] for c in rd)
+        row["floor_s"] = sum(c["floor_s"] for c in rd)
+        row["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
+    row["raw_spawn_s"] = raw_spawn(os.path.join(d, "raw.txt"))
+    row["move_over_redistribute"] = ratio(row.get("move_s"), row.get("redistribute_s"))
+    row["move_over_floor"] = ratio(row.get("move_s"), row.get("floor_s"))
+    if setting == "cluster" and row.get("raw_spawn_s") is not None and row.get("link_bound_s") is not None:
+        row["resize_over_spawn_plus_bound"] = ratio(row.get("total_s"), row["raw_spawn_s"] + row["link_bound_s"])
+    row["after_over_fresh"] = ratio(row.get("iter_after_s"), row.get("iter_fresh_s"))
+    row["cpu_after_over_fresh"] = ratio(row.get("cpu_after_s"), row.get("cpu_fresh_s"))
+    return row
+
+
+def fmt(v, digits=3):
+    if v is None or v == "":
+        return ""
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def table(rows):
+    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
+    x = lambda v: "-" if v is None else f"{v:.2f}x"
+    out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms | redistribute ms | floor ms | link bound ms | move / redistribute | resize / (spawn + bound) | after / fresh (wall) | after / fresh (cpu) |",
+           "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {r['growth']} | {ms(r.get('spawn_s'))} | {ms(r.get('move_s'))} | "
+                   f"{ms(r.get('other_s'))} | {ms(r.get('total_s'))} | {ms(r.get('raw_spawn_s'))} | {ms(r.get('redistribute_s'))} | "
+                   f"{ms(r.get('floor_s'))} | {ms(r.get('link_bound_s'))} | {x(r.get('move_over_redistribute'))} | "
+                   f"{x(r.get('resize_over_spawn_plus_bound'))} | {x(r.get('after_over_fresh'))} | {x(r.get('cpu_after_over_fresh'))} |")
+    return "\n".join(out)
+
+
+def plot(rows, data, path):
+    if not shutil.which("gnuplot"):
+        print("resize_phases_report.py: gnuplot not found, no plot", file=sys.stderr)
+        return
+    dat = os.path.join(data, "phases.dat")
+    nan = float("nan")
+    with open(dat, "w") as f:
+        f.write("# label spawn_ms move_ms other_ms raw_spawn_plus_redistribute_ms raw_spawn_plus_bound_ms "
+                "redistribute_ms link_bound_ms\n")
+        for r in rows:
+            if r.get("total_s") is None:
+                continue
+            lim = (r.get("raw_spawn_s") or 0) + (r.get("redistribute_s") or 0)
+            bound = (r.get("raw_spawn_s") or 0) + (r.get("link_bound_s") or 0) if r["setting"] == "cluster" else nan
+            red = r.get("redistribute_s") or nan
+            link = r.get("link_bound_s") or nan
+            f.write(f"\"{r['driver']} {r['n']} {r['setting']}\" {r['spawn_s'] * 1e3:.1f} {r['move_s'] * 1e3:.1f} "
+                    f"{r['other_s'] * 1e3:.1f} {lim * 1e3:.1f} {bound * 1e3:.1f} {red * 1e3:.1f} {link * 1e3:.1f}\n")
+    script = f"""
+set terminal pngcairo size 1100,900 font ',10'
+set output '{path}'
+set multiplot layout 2,1
+set style data histograms
+set style fill solid 0.8 border -1
+set xtics rotate by -20 scale 0
+set key outside right top
+set grid ytics
+set ylabel 'ms'
+set title 'A resize 1x2 -> 2x2, phase by phase, beside raw spawn + merge + redistribute alone (and + link bound)'
+set style histogram rowstacked
+set boxwidth 0.6
+plot '{dat}' using 2:xtic(1) title 'spawn', '' using 3 title 'move', '' using 4 title 'other (hand-over, grid switch)', \\
+     '' using 0:5 with points pt 7 ps 1.3 lc rgb 'black' title 'raw spawn + redistribute alone', \\
+     '' using 0:6 with points pt 9 ps 1.5 lc rgb 'red' title 'raw spawn + link bound (cluster)'
+set title 'The move alone: the resize (between jobs) against redistribute alone (one job) and the link bound (log scale)'
+set style histogram clustered gap 1
+set logscale y
+set boxwidth 0.9
+plot '{dat}' using 3:xtic(1) title 'move in the resize', '' using 7 title 'redistribute alone', '' using 8 title 'busiest link bound (cluster)'
+unset multiplot
+"""
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+
+
+def meta(data):
+    m = {}
+    try:
+        for line in open(os.path.join(data, "meta.txt")):
+            k, _, v = line.strip().partition(" ")
+            m[k] = v
+    except OSError:
+        pass
+    return m
+
+
+def section(rows, data):
+    m = meta(data)
+    ns = sorted({r["n"] for r in rows})
+    text = [
+        "## A resize against its limits (issue 46)",
+        "",
+        f"Generated by `scripts/bench/resize_phases.sh` (data: `docs/data/resize_phases/`, rendered by "
+        f"`scripts/bench/resize_phases_report.py --section`; rerun both to refresh). Source {m.get('commit', '?')}, "
+        f"{m.get('date', '?')}, {m.get('machine', '?')}; the run took {m.get('seconds', '?')} s; load average at its end "
+        f"{m.get('load_at_end', '?')} (each row's load before it is in `summary.csv`). N = {', '.join(map(str, ns))}, "
+        f"blocks of 64, {m.get('iters', '?').split()[0] if m.get('iters') else '?'} iterations, growth 1x2 -> 2x2 after "
+        "iteration 2. Per row, one right after the other: the resize (phases from the driver's JSON record: spawn, "
+        "move = the session's redistribution of every registered matrix, other = state hand-over + BLACS grid switch + "
+        "bookkeeping; the record does not split those two), a job started on 2x2, `redistribute` alone on the same "
+        "matrices (redist_bench --shapes on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest "
+        "link's bound at 1 Gbit/s) and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host. "
+        "`node`: one node, Open MPI's default; `node-ucx`: one node, the UCX PML; `cluster`: 2 emulated nodes, the "
+        "newcomers on node2 (growth by whole nodes). After / fresh: median iteration after the resize (its first "
+        "left out) over the same on the fresh job (its first left out), wall clock and dedicated-core (CPU) clock.",
+        "",
+        table(rows),
+        "",
+        "![phases](img/resize_phases.png)",
+        "",
+    ]
+    bj = os.path.join(data, "..", "between_jobs", "summary.txt")
+    if os.path.exists(bj):
+        text += ["### Between jobs on one node (`scripts/bench/between_jobs.sh`, data `docs/data/between_jobs/`)", "",
+                 "```text", open(bj).read().rstrip("\n"), "```", ""]
+    return "\n".join(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", required=True)
+    ap.add_argument("--plot")
+    ap.add_argument("--section", action="store_true")
+    a = ap.parse_args()
+    names = sorted((n for n in os.listdir(a.data) if os.path.isdir(os.path.join(a.data, n)) and n.count("_") >= 2),
+                   key=lambda n: (n.split("_")[0], int(n.split("_")[1]), n.split("_", 2)[2]))
+    rows = [row_of(a.data, n) for n in names]
+    with open(os.path.join(a.data, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(COLUMNS)
+        for r in rows:
+            w.writerow([fmt(r.get(c), 4) for c in COLUMNS])
+    print(table(rows))
+    if a.plot:
+        plot(rows, a.data, a.plot)
+    if a.section:
+        with open(os.path.join(a.data, "section.md"), "w") as f:
+            f.write(section(rows, a.data) + "\n")
+
+
+if __name__ == "__main__":
+    main()
