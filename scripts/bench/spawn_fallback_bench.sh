@@ -15,8 +15,8 @@
 # A job is lost when malleable-run does not end with status 0 or the driver's result check
 # (B = (sA)^k B0 against serial OpenBLAS) is not OK. Every output line is timestamped; per
 # fallback: the deadline passed (or the launch ended) -> the relaunch's first iteration.
-# Writes OUT_DIR/jobs.csv (seed, resizes, expansions, fallbacks, status, check, seconds),
-# OUT_DIR/fallbacks.csv (seed, kind, deadline_s, spawn_to_exit_s, exit_to_compute_s,
+# Writes OUT_DIR/jobs.csv (job = SEED x 100000 + its index, resizes, expansions, fallbacks, status, check, seconds),
+# OUT_DIR/fallbacks.csv (job, kind, deadline_s, spawn_to_exit_s, exit_to_compute_s,
 # spawn_to_compute_s), OUT_DIR/summary.txt, and each lost job's log in OUT_DIR/lost/.
 set -uo pipefail
 build=${1:?usage: spawn_fallback_bench.sh BUILD OUT_DIR [RESIZES] [SEED] [STALL_RATE]}
@@ -31,8 +31,8 @@ trap 'rm -rf "$work"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 BLACS_DYN_PMIX_GDS=keep
 export RESIZE_SPAWN_DEADLINE=${RESIZE_SPAWN_DEADLINE:-10} RESIZE_HISTORY=$work/history.json
 export MALLEABLE_MPIEXEC="${MALLEABLE_MPIEXEC:-mpiexec --oversubscribe --bind-to none}"
-echo "seed,resizes,expansions,fallbacks,status,check,seconds,stalled" >"$out/jobs.csv"
-echo "seed,kind,deadline_s,spawn_to_exit_s,exit_to_compute_s,spawn_to_compute_s" >"$out/fallbacks.csv"
+echo "job,resizes,expansions,fallbacks,status,check,seconds,stalled" >"$out/jobs.csv"
+echo "job,kind,deadline_s,spawn_to_exit_s,exit_to_compute_s,spawn_to_compute_s" >"$out/fallbacks.csv"
 stamp() { while IFS= read -r l; do printf '%s %s\n' "$(date +%s.%N)" "$l"; done; }
 grids=(1x2 2x2 2x3)
 procs() { echo $((${1%x*} * ${1#*x})); }
@@ -80,7 +80,7 @@ while ((done_resizes < total)); do
       ex = ""; relaunch = ""
     }' "$work/log" >>"$out/fallbacks.csv"
   done_resizes=$((done_resizes + 6)) jobs=$((jobs + 1)) fallbacks=$((fallbacks + nfb)) expansions=$((expansions + nexp))
-  printf 'job %d (seed %d, %s%s): status %d, check %s, %d fallback(s), %.0f s; %d resizes so far, %d lost\n' \
+  printf 'job %d (%d: %s%s): status %d, check %s, %d fallback(s), %.0f s; %d resizes so far, %d lost\n' \
     "$jobs" "$s" "$sched" "$( ((stall)) && echo ', stall injected')" "$rc" "$check" "$nfb" "$secs" "$done_resizes" "$lost"
 done
 {

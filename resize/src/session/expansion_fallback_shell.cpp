@@ -76,7 +76,19 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
   if (!on || in.nnew < 1) return;
   root_ = in.root;
   double t_checkpoint = 0;
-  file_ = checkpoint(&t_checkpoint);
+  try {
+    file_ = checkpoint(&t_checkpoint);
+  } catch (const CheckpointFailed& e) {
+    // The same on every process (the writer agrees on failures): the expansion is tried
+    // without the fallback rather than the job ended for a checkpoint it did not ask for.
+    if (in.root) {
+      std::fprintf(stderr, "[%s] warning: the checkpoint before the spawn failed (%s): expanding without the fallback\n",
+                   in.app.c_str(), e.what());
+      std::fflush(stderr);
+    }
+    file_.clear();
+    return;
+  }
   next_ = in.dir + "/" + in.app + ".next";
   // World rank 0: the deadline from its history, and the marker (.tmp, renamed).
   std::string why, text;
@@ -97,7 +109,15 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
     }
   }
   why = broadcast_text(why, 0, in.world);
-  if (!why.empty()) throw CheckpointFailed("the checkpoint before a spawn: " + why);
+  if (!why.empty()) {  // as a failed checkpoint: no fallback for this expansion
+    if (root_) {
+      std::fprintf(stderr, "[%s] warning: the marker of the checkpoint before the spawn failed (%s): expanding without the fallback\n",
+                   in.app.c_str(), why.c_str());
+      std::fflush(stderr);
+    }
+    file_.clear();
+    return;
+  }
   MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, in.world);
   std::string message;
   if (root_) {
