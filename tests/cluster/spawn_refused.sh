@@ -5,7 +5,7 @@
 # (cluster.sh lose node2: its processes killed, its link down), so the launch there is
 # refused or never answers. Under scripts/malleable-run (on node1, --checkpoint) the
 # expansion must complete as a resize by restart: launches of 4 then 9 processes (the
-# relaunch on node1: no --hosts), the driver's check against serial OpenBLAS, final
+# relaunch on node1: the launcher is given no --hosts), the driver's check against serial OpenBLAS, final
 # checksums equal to the same resizes in place on node1 without a fault, and no process of
 # the job left on node1. Prints how the expansion died and the time from the checkpoint
 # before the spawn to the relaunch's first iteration.
@@ -22,7 +22,9 @@ ref=$(mpirun_on node1 -n 4 "${P[@]}" -p scripted -s 2:expand:3x3,4:shrink:2x2 -q
   fail "the in-place run on node1: $ref"
 "$CLUSTER" lose node2 >/dev/null
 rc=0
-"$CLUSTER" exec node1 env MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" timeout 240 \
+# The job's launches hold node1 only (--host node1:9): Open MPI starts a daemon on node2
+# only for the expansion onto it (blacs-dyn's "add-host"), and that launch is refused.
+"$CLUSTER" exec node1 env MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none --host node1:9" timeout 240 \
   "$SRC/scripts/malleable-run" -n 4 -- "${P[@]}" -p scripted -s 2:expand:3x3:local2@node2,4:shrink:2x2 \
   --checkpoint "$work/ck" --checksums 2>&1 | stamp >"$work/log" || rc=$?
 cut -d' ' -f2- "$work/log" | grep -E "malleable-run|before the spawn|expansion by spawn|result check|FAILED" || true
