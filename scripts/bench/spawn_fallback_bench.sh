@@ -17,7 +17,8 @@
 # fallback: the deadline passed (or the launch ended) -> the relaunch's first iteration.
 # Writes OUT_DIR/jobs.csv (job = SEED x 100000 + its index, resizes, expansions, fallbacks, status, check, seconds),
 # OUT_DIR/fallbacks.csv (job, kind, deadline_s, spawn_to_exit_s, exit_to_compute_s,
-# spawn_to_compute_s), OUT_DIR/summary.txt, and each lost job's log in OUT_DIR/lost/.
+# spawn_to_compute_s), OUT_DIR/summary.txt, each lost job's log in OUT_DIR/lost/ and the
+# log of each job with a fallback but no injected stall in OUT_DIR/fallback-job-*.log.
 set -uo pipefail
 build=${1:?usage: spawn_fallback_bench.sh BUILD OUT_DIR [RESIZES] [SEED] [STALL_RATE]}
 out=${2:?usage: spawn_fallback_bench.sh BUILD OUT_DIR [RESIZES] [SEED] [STALL_RATE]}
@@ -67,6 +68,8 @@ while ((done_resizes < total)); do
   if [[ $rc -ne 0 || $check != OK ]]; then
     ((++lost))
     cp "$work/log" "$out/lost/job-$s.log"
+  elif ((nfb > 0 && !stall)); then
+    cp "$work/log" "$out/fallback-job-$s.log"  # a fallback without an injected stall: why?
   fi
   # per fallback: the armed line (before the spawn), the exit (deadline message or the
   # launcher's line), the relaunch's first iteration line

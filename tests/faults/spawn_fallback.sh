@@ -15,7 +15,8 @@
 #   crash    the last newcomer is SIGKILLed before its MPI_Init (kill-newcomer-in-init):
 #            mpiexec ends the job; the launcher finds the marker and resizes by restart
 #   success  no fault: the line "before the spawn ... checkpoint ... spawn deadline 150.0 s" and no
-#            DIR/<app>.next left; with RESIZE_SPAWN_FALLBACK=off neither line nor checkpoint
+#            DIR/<app>.next left; with --checkpoint-every 1 the cadence's checkpoint of that
+#            iteration reused; with RESIZE_SPAWN_FALLBACK=off neither line nor checkpoint
 # Usage: spawn_fallback.sh <mpiexec> <mode> <pdgemm_resizable>
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3
@@ -108,6 +109,15 @@ success)
   [[ ! -e $work/ck/pdgemm.next ]] || fail "DIR/pdgemm.next left after a successful expansion"
   [[ $(sums "$out") == $(sums "$ref") ]] || fail "checksums differ from the in-place run: $out"
   echo "fallback on: $(grep -o 'before the spawn.*' <<<"$out")"
+  # a checkpoint of this iteration by the cadence (--checkpoint-every 1) is reused, not written again
+  rm -rf "$work/ck"
+  out=$(RESIZE_SPAWN_DEADLINE=150 timeout 200 "$mpiexec" "${flags[@]}" -n 4 "${P[@]}" --checkpoint "$work/ck" \
+        --checkpoint-every 1 --checksums 2>&1) || fail "the run with --checkpoint-every 1: $out"
+  grep -qE "before the spawn after iter 2: checkpoint .*pdgemm-000002.h5 \(this iteration's, reused\)" <<<"$out" ||
+    fail "the cadence's checkpoint of iteration 2 was not reused: $out"
+  [[ $(grep -c "checkpoint after iteration 2:" <<<"$out") -eq 1 ]] || fail "iteration 2 checkpointed twice: $out"
+  [[ $(sums "$out") == $(sums "$ref") ]] || fail "with --checkpoint-every 1: checksums differ from the in-place run: $out"
+  echo "with --checkpoint-every 1: $(grep -o 'before the spawn.*' <<<"$out")"
   rm -rf "$work/ck"
   out=$(RESIZE_SPAWN_FALLBACK=off timeout 200 "$mpiexec" "${flags[@]}" -n 4 "${P[@]}" --checkpoint "$work/ck" --checksums 2>&1) ||
     fail "the run with the fallback off: $out"

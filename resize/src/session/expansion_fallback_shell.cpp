@@ -123,8 +123,11 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
   if (root_) {
     message = expired_message(in.app, in.iteration, text, in.from_grid, in.nprow, in.npcol, file_, next_);
     if (in.progress) {
-      std::printf("   before the spawn after iter %d: checkpoint %s in %.1f ms; %s\n", in.iteration, file_.c_str(),
-                  t_checkpoint * 1e3, text.c_str());
+      char took[64];
+      if (t_checkpoint < 0) std::snprintf(took, sizeof took, "(this iteration's, reused)");
+      else std::snprintf(took, sizeof took, "in %.1f ms", t_checkpoint * 1e3);
+      std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, file_.c_str(), took,
+                  text.c_str());
       std::fflush(stdout);
     }
   }

@@ -35,7 +35,8 @@ struct FallbackInputs {
 
 // One expansion's fallback (collective to make, over `world`): when enabled
 // (RESIZE_SPAWN_FALLBACK), the state before the resize secured by `checkpoint` (returns the
-// file; the same on every process), DIR/<app>.next with the marker written by world rank
+// file, the same on every process, and its seconds, < 0 for a checkpoint of this iteration
+// reused), DIR/<app>.next with the marker written by world rank
 // 0, and this process's deadline armed. Disarmed by spawn_returned() or the destructor.
 // A checkpoint or marker that cannot be written (the same on every process) leaves it
 // inactive with a warning on world rank 0: the expansion is tried without the fallback.
