@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <unistd.h>
 
 #include "checkpoint/by_restart.hpp"
 #include "common/broadcast.hpp"
@@ -82,15 +81,9 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
     if (d.action == Action::Expand && !I.in_flight && I.bg_mode == Background::Off)
       fallback.emplace(fallback_inputs(d), [&](double* t) {
-        // The cadence's checkpoint of this very iteration (world rank 0's record) is the
-        // state before the resize already: reused, not written again (*t < 0 says so).
-        std::string have;
-        if (I.root() && !I.checkpoints.empty() && I.checkpoints.back().after_iteration == I.iteration &&
-            ::access(I.checkpoints.back().file.c_str(), R_OK) == 0)
-          have = I.checkpoints.back().file;
-        have = detail::broadcast_text(have, 0, I.world);
+        const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
         if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
-        *t = -1;
+        *t = -1;  // reused
         return have;
       });
     const RemapResult r = resize_now(d);

@@ -15,6 +15,8 @@
 #include <mutex>
 #include <thread>
 
+#include <unistd.h>
+
 #include "checkpoint/by_restart.hpp"
 #include "common/broadcast.hpp"
 #include "common/config.hpp"
@@ -67,6 +69,15 @@ class Deadline {
 }  // namespace
 
 void spawn_returned() { Deadline::get().disarm(); }
+
+std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records, int iteration, bool root,
+                                    MPI_Comm world) {
+  std::string have;
+  if (root && !records.empty() && records.back().after_iteration == iteration &&
+      ::access(records.back().file.c_str(), R_OK) == 0)
+    have = records.back().file;
+  return broadcast_text(have, 0, world);
+}
 
 ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint) {
   const config::Config cfg = config::read();

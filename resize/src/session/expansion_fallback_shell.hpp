@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "malleable/resize/predict.hpp"
+#include "malleable/resize/report.hpp"
 
 namespace resize::detail {
 
@@ -32,6 +33,12 @@ struct FallbackInputs {
   bool root = false;       // world rank 0
   bool progress = true;    // print the deadline and the checkpoint's time (world rank 0)
 };
+
+// The newest checkpoint of world rank 0's records if it is of `iteration` and readable (the
+// cadence's checkpoint at this remap point: the state before the resize already), else
+// empty; the same on every process of `world` (collective).
+std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records, int iteration, bool root,
+                                    MPI_Comm world);
 
 // One expansion's fallback (collective to make, over `world`): when enabled
 // (RESIZE_SPAWN_FALLBACK), the state before the resize secured by `checkpoint` (returns the
