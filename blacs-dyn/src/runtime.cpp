@@ -160,6 +160,18 @@ void Runtime::watch_newcomer_init() {
       std::raise(SIGKILL);
     }
   }
+  // Test hook: the last newcomer of the spawn stops before its MPI_Init and never goes on,
+  // as a newcomer stuck in PMIx_Init: the spawning world hangs in MPI_Comm_spawn.
+  if (env.fault == Text("stall-newcomer-in-init")) {
+    const char* r = env.ompi_world_rank ? env.ompi_world_rank->c_str() : nullptr;
+    const char* n = env.ompi_world_size ? env.ompi_world_size->c_str() : nullptr;
+    if (r && n && std::atoi(r) == std::atoi(n) - 1) {
+      std::fprintf(stderr, "blacs-dyn: fault injection - newcomer %s (pid %d) stalls before its MPI_Init\n", r,
+                   static_cast<int>(::getpid()));
+      std::fflush(stderr);
+      for (;;) ::pause();
+    }
+  }
   dog_.arm(who(), "MPI_Init of a spawned process", join_timeout_seconds(),
            "another process of this spawn died, or the spawning world stopped, so the spawn "
            "cannot complete");

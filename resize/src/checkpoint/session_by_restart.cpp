@@ -9,6 +9,7 @@
 
 #include "checkpoint/by_restart.hpp"
 #include "common/broadcast.hpp"
+#include "session/expansion_fallback_shell.hpp"
 
 namespace resize {
 
@@ -56,11 +57,40 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   const Decision d = next_decision();
   step.action = d.action;
   if (d.action == Action::None) return step;
+  const auto& c = I.checkpointing->cadence;
+  // What the expansion fallback needs to know of the session and the decision.
+  const auto fallback_inputs = [&](const Decision& dd) {
+    detail::FallbackInputs in;
+    in.app = I.opt.app;
+    in.iteration = I.iteration;
+    in.from_grid = I.shape.shape();
+    in.nprow = dd.nprow;
+    in.npcol = dd.npcol;
+    in.nnew = std::max(0, dd.nprow * dd.npcol - I.size());
+    in.dir = c.dir;
+    in.hosts = hosts_after_restart(I.rank_hosts, dd);
+    in.history = &I.history.events();
+    in.world = I.world;
+    in.root = I.root();
+    in.progress = I.opt.progress;
+    return in;
+  };
+  std::optional<detail::ExpansionFallback> fallback;
   if (m == Mechanism::Spawn && !d.new_allocation) {
+    // An expansion's spawn may never return: the state before it is secured first and a
+    // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
+    if (d.action == Action::Expand && !I.in_flight && I.bg_mode == Background::Off)
+      fallback.emplace(fallback_inputs(d), [&](double* t) {
+        const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
+        if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
+        *t = -1;  // reused
+        return have;
+      });
     const RemapResult r = resize_now(d);
     step.ok = r.ok;
     step.message = r.message;
     if (r.ok) {
+      if (fallback) fallback->succeeded();
       step.kind = ResizeStep::Kind::Resized;
       return step;
     }
@@ -76,8 +106,8 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
       std::fflush(stdout);
     }
   }
-  const auto& c = I.checkpointing->cadence;
-  const std::string file = checkpoint_in(c.dir, c.keep);
+  // (the state before a failed expansion was secured before its spawn)
+  const std::string file = fallback && fallback->active() ? fallback->file() : checkpoint_in(c.dir, c.keep);
   // World rank 0 writes DIR/<app>.next (as .tmp, renamed): with the nodes the decision
   // names (a shrink's given back, an expansion's added, e.g. by the Slurm policy), the
   // launcher runs the next job on exactly those. A failure is an Error on every process.

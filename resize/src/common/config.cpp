@@ -41,6 +41,8 @@ Config read() {
   c.session.check_constant = set_not_empty_not_zero(text("RESIZE_CHECK_CONSTANT"));
   c.session.background_timeout = text("RESIZE_BACKGROUND_TIMEOUT");
   c.session.remap_timeout = text("RESIZE_REMAP_TIMEOUT");
+  c.session.spawn_fallback = text("RESIZE_SPAWN_FALLBACK");
+  c.session.spawn_deadline = text("RESIZE_SPAWN_DEADLINE");
 
   c.checkpoint.fault = text("MALLEABLE_CHECKPOINT_FAULT");
   c.checkpoint.independent_io = text("MALLEABLE_CHECKPOINT_IO") == Text("independent");

@@ -48,6 +48,8 @@ struct Session {
   bool check_constant = false;  // RESIZE_CHECK_CONSTANT set, not empty and not "0"
   Text background_timeout;      // RESIZE_BACKGROUND_TIMEOUT: seconds a newcomer waits at most
   Text remap_timeout;           // RESIZE_REMAP_TIMEOUT: seconds of the arrival check at a remap point
+  Text spawn_fallback;          // RESIZE_SPAWN_FALLBACK: on/off, the checkpoint before a spawn
+  Text spawn_deadline;          // RESIZE_SPAWN_DEADLINE: FLOOR[:FACTOR[:CAP]] of a spawn's deadline
 };
 
 // Checkpoints (checkpoint/).

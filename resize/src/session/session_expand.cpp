@@ -4,6 +4,7 @@
 #include "session/session_impl.hpp"
 
 #include "malleable/redist/traffic.hpp"
+#include "session/expansion_fallback_shell.hpp"
 #include "session/world.hpp"
 
 namespace resize {
@@ -73,6 +74,7 @@ std::string Session::Impl::spawn(const Decision& d, const NodePlan& node_plan, i
     rc = detail::World::expand(nnew, exe, args, err);
   }
   seconds = MPI_Wtime() - t0;
+  detail::spawn_returned();  // its deadline (expansion_fallback_shell.hpp) no longer applies
   if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
   return {};
 }

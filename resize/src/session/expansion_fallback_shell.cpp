@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The expansion fallback's shell (expansion_fallback_shell.hpp): checkpoint, marker and
+// the deadline thread. The thread is the only way out of a spawn that never returns:
+// MPI_Comm_spawn cannot be cancelled, so when the deadline passes each process ends
+// itself with the restart status (std::_Exit: no MPI call can be made while the main
+// thread is inside MPI), and mpiexec ends the rest of the job, the newcomers of the spawn
+// included.
+#include "session/expansion_fallback_shell.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include <unistd.h>
+
+#include "checkpoint/by_restart.hpp"
+#include "common/broadcast.hpp"
+#include "common/config.hpp"
+#include "malleable/resize/session.hpp"
+#include "session/expansion_fallback.hpp"
+
+namespace resize::detail {
+
+namespace {
+// This process's deadline: one at a time (one expansion at a time per process).
+class Deadline {
+ public:
+  static Deadline& get() {
+    static Deadline d;
+    return d;
+  }
+  void arm(double seconds, std::string message) {
+    disarm();
+    std::lock_guard<std::mutex> lk(m_);
+    armed_ = true;
+    message_ = std::move(message);
+    thread_ = std::thread([this, seconds] { run(seconds); });
+  }
+  void disarm() {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      armed_ = false;
+    }
+    cv_.notify_all();
+    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
+  }
+  ~Deadline() { disarm(); }
+
+ private:
+  void run(double seconds) {
+    std::unique_lock<std::mutex> lk(m_);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    if (cv_.wait_until(lk, until, [this] { return !armed_; })) return;
+    std::fflush(stdout);
+    if (!message_.empty()) std::fputs(message_.c_str(), stderr);
+    std::fflush(stderr);
+    std::_Exit(kExitResizeByRestart);
+  }
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::thread thread_;
+  bool armed_ = false;
+  std::string message_;
+};
+}  // namespace
+
+void spawn_returned() { Deadline::get().disarm(); }
+
+std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records, int iteration, bool root,
+                                    MPI_Comm world) {
+  std::string have;
+  if (root && !records.empty() && records.back().after_iteration == iteration &&
+      ::access(records.back().file.c_str(), R_OK) == 0)
+    have = records.back().file;
+  return broadcast_text(have, 0, world);
+}
+
+ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint) {
+  const config::Config cfg = config::read();
+  // Parsed on every process: a bad value is the same Error everywhere, before anything.
+  const bool on = parse_fallback_enabled(cfg.session.spawn_fallback);
+  const DeadlineRule rule = parse_deadline_rule(cfg.session.spawn_deadline);
+  if (!on || in.nnew < 1) return;
+  root_ = in.root;
+  double t_checkpoint = 0;
+  try {
+    file_ = checkpoint(&t_checkpoint);
+  } catch (const CheckpointFailed& e) {
+    // The same on every process (the writer agrees on failures): the expansion is tried
+    // without the fallback rather than the job ended for a checkpoint it did not ask for.
+    if (in.root) {
+      std::fprintf(stderr, "[%s] warning: the checkpoint before the spawn failed (%s): expanding without the fallback\n",
+                   in.app.c_str(), e.what());
+      std::fflush(stderr);
+    }
+    file_.clear();
+    return;
+  }
+  next_ = in.dir + "/" + in.app + ".next";
+  // World rank 0: the deadline from its history, and the marker (.tmp, renamed).
+  std::string why, text;
+  double seconds = rule.floor;
+  if (root_) {
+    const SpawnDeadline d = spawn_deadline(in.history ? *in.history : std::vector<ResizeEvent>{}, in.nnew, rule);
+    seconds = d.seconds;
+    text = describe(d, rule);
+    try {
+      std::ofstream out(next_ + ".tmp");
+      out << next_launch_text(in.nprow, in.npcol, file_, in.hosts) << kSpawnMarker << "\n";
+      out.close();
+      if (!out) why = "cannot write " + next_ + ".tmp";
+      else if (std::rename((next_ + ".tmp").c_str(), next_.c_str()) != 0)
+        why = "cannot rename " + next_ + ".tmp to " + next_;
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+  }
+  why = broadcast_text(why, 0, in.world);
+  if (!why.empty()) {  // as a failed checkpoint: no fallback for this expansion
+    if (root_) {
+      std::fprintf(stderr, "[%s] warning: the marker of the checkpoint before the spawn failed (%s): expanding without the fallback\n",
+                   in.app.c_str(), why.c_str());
+      std::fflush(stderr);
+    }
+    file_.clear();
+    return;
+  }
+  MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, in.world);
+  std::string message;
+  if (root_) {
+    message = expired_message(in.app, in.iteration, text, in.from_grid, in.nprow, in.npcol, file_, next_);
+    if (in.progress) {
+      char took[64];
+      if (t_checkpoint < 0) std::snprintf(took, sizeof took, "(this iteration's, reused)");
+      else std::snprintf(took, sizeof took, "in %.1f ms", t_checkpoint * 1e3);
+      std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, file_.c_str(), took,
+                  text.c_str());
+      std::fflush(stdout);
+    }
+  }
+  Deadline::get().arm(seconds, std::move(message));
+  active_ = true;
+}
+
+ExpansionFallback::~ExpansionFallback() {
+  if (active_) Deadline::get().disarm();
+}
+
+void ExpansionFallback::succeeded() {
+  if (!active_) return;
+  Deadline::get().disarm();
+  if (root_) std::remove(next_.c_str());
+}
+
+}  // namespace resize::detail

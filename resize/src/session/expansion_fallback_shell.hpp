@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The expansion fallback's shell (expansion_fallback.hpp has the why and the pure part):
+// the checkpoint and the marker before a spawn, the deadline thread of every process, and
+// the marker's removal once the expansion succeeded.
+#pragma once
+
+#include <mpi.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "malleable/resize/predict.hpp"
+#include "malleable/resize/report.hpp"
+
+namespace resize::detail {
+
+// The spawn returned on this process (Session::Impl::spawn, whatever its outcome): its
+// deadline, if one is armed, no longer applies.
+void spawn_returned();
+
+// What the session knows about the expansion about to be tried.
+struct FallbackInputs {
+  std::string app;
+  int iteration = 0;
+  std::string from_grid;   // "2x2"
+  int nprow = 0, npcol = 0;
+  int nnew = 0;            // processes to spawn
+  std::string dir;         // the checkpoint directory (DIR/<app>.next goes there)
+  std::vector<std::string> hosts;  // the next launch's nodes (hosts_after_restart; empty: the launcher's)
+  const std::vector<ResizeEvent>* history = nullptr;  // world rank 0's resize history
+  MPI_Comm world = MPI_COMM_NULL;
+  bool root = false;       // world rank 0
+  bool progress = true;    // print the deadline and the checkpoint's time (world rank 0)
+};
+
+// The newest checkpoint of world rank 0's records if it is of `iteration` and readable (the
+// cadence's checkpoint at this remap point: the state before the resize already), else
+// empty; the same on every process of `world` (collective).
+std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records, int iteration, bool root,
+                                    MPI_Comm world);
+
+// One expansion's fallback (collective to make, over `world`): when enabled
+// (RESIZE_SPAWN_FALLBACK), the state before the resize secured by `checkpoint` (returns the
+// file, the same on every process, and its seconds, < 0 for a checkpoint of this iteration
+// reused), DIR/<app>.next with the marker written by world rank
+// 0, and this process's deadline armed. Disarmed by spawn_returned() or the destructor.
+// A checkpoint or marker that cannot be written (the same on every process) leaves it
+// inactive with a warning on world rank 0: the expansion is tried without the fallback.
+class ExpansionFallback {
+ public:
+  ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint);
+  ~ExpansionFallback();
+  ExpansionFallback(const ExpansionFallback&) = delete;
+  ExpansionFallback& operator=(const ExpansionFallback&) = delete;
+  bool active() const { return active_; }
+  const std::string& file() const { return file_; }  // the checkpoint (empty: not active)
+  // The expansion completed: world rank 0 removes the marker (DIR/<app>.next).
+  void succeeded();
+
+ private:
+  bool active_ = false, root_ = false;
+  std::string file_, next_;
+};
+
+}  // namespace resize::detail
