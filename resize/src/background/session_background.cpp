@@ -319,17 +319,8 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   world = b.new_world;
   rank_hosts = rec.rank_hosts.expand();
   node_of_rank = redist::node_ids(rank_hosts);
-  watchdog.phase("BLACS grids");
-  blacs_dyn::Grid old_grid = detail::blacs_grid(world, b.from);
-  blacs_dyn::Grid new_grid = detail::blacs_grid(world, b.target);
-  watchdog.phase("redistribution of the variable matrices");
-  const double t1 = MPI_Wtime();
-  rec.bytes_moved = move_all(old_grid, new_grid, &rec) + b.bytes;
-  rec.t_redist = MPI_Wtime() - t1;
-  grid = std::move(new_grid);
-  old_grid.release();
-  shape = b.target;
-  rec.bytes_total = total_bytes();
+  switch_grid(b.from, b.target, &rec, "redistribution of the variable matrices");
+  rec.bytes_moved += b.bytes;  // the constant matrices, moved in the background
   watchdog.disarm();
   conclude(b.d, b.from.size(), rec,
            "   remap after iter " + std::to_string(iteration) + ": expand " + rec.from_grid + " -> " + rec.to_grid +
@@ -438,8 +429,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     world = World::comm();
     if (cause != CancelCause::Destroyed && world != b->old_world) {
       // The job goes on: its grid on the world it is left with.
-      grid = detail::blacs_grid(world, shape);
-      relabel_descs();
+      settle_grid(shape);
     }
   }
   powers = powers_before;

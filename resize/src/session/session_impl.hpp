@@ -260,9 +260,18 @@ struct Session::Impl {
   void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                    detail::MoveAccounting& acct);
 
-  // A grid for `target` on the current world, and every registered matrix moved onto it
-  // from the current grid; the redistribution's time and bytes go into `rec`.
-  blacs_dyn::Grid move_onto(const Grid& target, ResizeRecord& rec);
+  // The one grid switch after a resize (grid_switch.cpp): BLACS grids for `from` and `to`
+  // on the current world (`from` empty: the current grid, on an unchanged world), every
+  // registered matrix moved from one to the other (the redistribution's time and bytes
+  // into `rec` when given; the watchdog's phase named `phase`), and `to` the session's
+  // grid. Adopt::No (a shrink, whose world is about to lose processes) releases both
+  // grids instead; settle_grid then makes the grid on the world that is left.
+  enum class Adopt { Yes, No };
+  std::int64_t switch_grid(const std::optional<Grid>& from, const Grid& to, ResizeRecord* rec,
+                           const char* phase = "redistribution", Adopt adopt = Adopt::Yes);
+  // `g` the session's grid on the current world, no data moved (start and restart, a
+  // shrink's new world, a cancelled expansion); the descriptors name its context.
+  void settle_grid(const Grid& g);
 
   std::int64_t total_bytes() const;
 

@@ -307,19 +307,6 @@ void Session::Impl::move_blocks(Registered& r, const blacs_dyn::Grid& from, cons
   acct.add(r.type, la, lb);
 }
 
-// A grid for `target` on the current world, and every registered matrix moved onto it
-// from the current grid; the redistribution's time and bytes go into `rec`.
-blacs_dyn::Grid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
-  watchdog.phase("BLACS grids");
-  blacs_dyn::Grid to = detail::blacs_grid(world, target);
-  watchdog.phase("redistribution");
-  const double t1 = MPI_Wtime();
-  rec.bytes_moved = move_all(grid, to, &rec);
-  rec.t_redist = MPI_Wtime() - t1;
-  rec.bytes_total = total_bytes();
-  return to;
-}
-
 std::int64_t Session::Impl::total_bytes() const {
   std::int64_t t = 0;
   for (const auto& r : mats) t += r.bytes(static_cast<std::int64_t>(r.m) * r.n);
