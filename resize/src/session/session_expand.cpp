@@ -13,7 +13,7 @@ namespace resize {
 
 using namespace detail;
 
-std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to) {
+std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to, bool background) {
   ExpansionState st;
   st.iteration = iteration;
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
@@ -29,9 +29,9 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.powers = powers;
   // Background resizes: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
-  st.background_mode = static_cast<int>(bg_mode);
-  st.background_min_iterations = bg_min_iterations;
-  st.background = bg_beginning;
+  st.background_mode = static_cast<int>(bg.mode);
+  st.background_min_iterations = bg.min_iterations;
+  st.background = background;
   pack_cadences(st);  // the newcomers checkpoint as the others do
   return detail::pack(st);
 }
@@ -146,8 +146,8 @@ int Session::join() {
     if (m.sizes) m.layout = I.layout_of(m, from);
   I.powers = st.powers;
   // Background resizes: the job's background settings.
-  I.bg_mode = static_cast<Background>(st.background_mode);
-  I.bg_min_iterations = st.background_min_iterations;
+  I.bg.mode = static_cast<Background>(st.background_mode);
+  I.bg.min_iterations = st.background_min_iterations;
   const bool background = st.background;
   // The same collective as the old processes make after the hand-over (Impl::expand).
   I.rank_hosts = detail::World::hosts();
@@ -161,7 +161,7 @@ int Session::join() {
   // A background expansion completes inside a remap point of the old processes, which
   // then go on to ask the policy: take part in the rest of that remap point;
   // complete_resize (after the loop) asks nothing.
-  if (background && I.bg_joined_in_remap_point) I.act(Decision{});
+  if (background && I.bg.joined_in_remap_point) I.act(Decision{});
   return I.iteration;
 }
 
