@@ -10,7 +10,8 @@
 # Build an older commit's driver for the first argument, e.g.
 #   git worktree add --detach /tmp/old <commit> && cmake -S /tmp/old -B /tmp/old/build \
 #     -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/old/build --target pdgemm_resizable
-# Prints: change | phase | old ms (median) | new ms (median) | new/old
+# Prints: change | phase | old ms (median) | new ms (median) | new/old, then the ratio
+# new/old of each pair (run k of each build, run side by side): min, median and max.
 set -euo pipefail
 [[ $# -ge 2 ]] || { sed -n '3,13p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 old=$1 new=$2; shift 2
@@ -49,13 +50,21 @@ for k in $(seq 1 "$runs"); do
   run "$new" new "$k"
 done
 median() { sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-echo "change | phase | old ms | new ms | new/old"
+echo "change | phase | old ms | new ms | new/old | pair ratios min | median | max"
 for change in $(awk '{print $1}' "$out"/new.1.rows | grep -v '^run$'); do
   for col in 2:spawn/exit 3:redistribution 4:other 5:total; do
     i=${col%%:*} phase=${col#*:}
     o=$(cat "$out"/old.*.rows | awk -v c="$change" -v i="$i" '$1 == c {print $i}' | median)
     w=$(cat "$out"/new.*.rows | awk -v c="$change" -v i="$i" '$1 == c {print $i}' | median)
-    awk -v c="$change" -v p="$phase" -v o="$o" -v w="$w" 'BEGIN {printf "%s | %s | %.1f | %.1f | %.2fx\n", c, p, o, w, (o > 0 ? w / o : 0)}'
+    # Pair k: new run k over old run k (one row per change and run).
+    ratios=$(for k in $(seq 1 "$runs"); do
+      ok=$(awk -v c="$change" -v i="$i" '$1 == c {print $i; exit}' "$out/old.$k.rows")
+      nk=$(awk -v c="$change" -v i="$i" '$1 == c {print $i; exit}' "$out/new.$k.rows")
+      awk -v o="$ok" -v n="$nk" 'BEGIN {if (o > 0) print n / o}'
+    done | sort -g)
+    lo=$(head -1 <<<"$ratios") hi=$(tail -1 <<<"$ratios") mid=$(median <<<"$ratios")
+    awk -v c="$change" -v p="$phase" -v o="$o" -v w="$w" -v lo="$lo" -v mid="$mid" -v hi="$hi" \
+      'BEGIN {printf "%s | %s | %.1f | %.1f | %.2fx | %.2f | %.2f | %.2f\n", c, p, o, w, (o > 0 ? w / o : 0), lo, mid, hi}'
   done
 done
 o=$(cat "$out"/old.*.rows | awk '$1 == "run" {print $2 * 1000}' | median)

@@ -115,9 +115,9 @@ TEST(Report, SummaryShowsBothClocksAndTheCheck) {
 TEST(Report, AnOverlappedSpawnIsMarked) {
   Metrics m = three_grids();
   ResizeRecord bg = resize_record(8, Action::Expand, "2x2", "3x3", 1.345, 0.884);
-  bg.background = true;
-  bg.background_mode = "wait";
-  bg.background_progress = "helper thread";
+  bg.background.emplace();
+  bg.background->mode = Background::Wait;
+  bg.background->progress = BackgroundProgress::HelperThread;
   m.add_resize(bg);
   RunInfo info{.app = "pdgemm", .problem = "N=8", .policy = "scripted", .redistributor = "redist",
                .check = "ok", .check_ok = true, .cores = 2};
@@ -133,16 +133,16 @@ TEST(Report, AnOverlappedSpawnIsMarked) {
 TEST(Report, AnOverlappedSpawnSaysWhatWasWaited) {
   Metrics m = three_grids();
   ResizeRecord bg = resize_record(8, Action::Expand, "2x2", "3x3", 1.345, 0.884);
-  bg.background = true;
-  bg.background_mode = "continue";
-  bg.background_progress = "helper thread";
-  bg.t_background_wait = 1.010;
+  bg.background.emplace();
+  bg.background->mode = Background::Continue;
+  bg.background->progress = BackgroundProgress::HelperThread;
+  bg.background->t_wait = 1.010;
   m.add_resize(bg);
   ResizeRecord cancelled = bg;
   cancelled.after_iteration = 9;
   cancelled.ok = false;
-  cancelled.cancelled = true;
-  cancelled.t_background_wait = 0.25;
+  cancelled.background->cancelled = true;
+  cancelled.background->t_wait = 0.25;
   cancelled.message = "cancelled at the end (not finished after 7 deferrals)";
   m.add_resize(cancelled);
   RunInfo info{.app = "pdgemm", .problem = "N=8", .policy = "scripted", .redistributor = "redist",

@@ -154,12 +154,12 @@ int main(int argc, char** argv) {
       std::string got;
       for (const auto& r : recs) {
         char one[48];
-        std::snprintf(one, sizeof one, " %d/%lld", r.move_batches, static_cast<long long>(r.move_peak_bytes));
+        std::snprintf(one, sizeof one, " %d/%lld", r.move.batches, static_cast<long long>(r.move.peak_bytes));
         got += one;
       }
       bool good = recs.size() == want.size();
-      for (std::size_t k = 0; good && k < want.size(); ++k) good = recs[k].move_batches == want[k];
-      good = good && recs[0].move_peak_bytes >= first_peak;
+      for (std::size_t k = 0; good && k < want.size(); ++k) good = recs[k].move.batches == want[k];
+      good = good && recs[0].move.peak_bytes >= first_peak;
       std::printf("session_move_budget: budget %s: batches/peak bytes per resize:%s\n",
                   limited ? "12000" : "none", got.c_str());
       if (!good) {

@@ -34,19 +34,6 @@ detail::BackgroundNotice::Cause notice_cause(CancelCause c) {
 
 using namespace detail;
 
-std::optional<std::string> Session::Impl::background_blocked(const Decision& d) const {
-  if (bg_mode == Background::Off) return std::string("background off");
-  bool any = false;
-  for (const auto& r : mats) any = any || (r.constant && !r.sizes);
-  const int remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
-  const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;
-  return blocking_reason(d.action == Action::Expand || d.action == Action::Shrink, any, remaining,
-                         bg_min_iterations, !d.powers.empty(), spawn_hidden);
-}
-
-
 // The spawn of a background expansion, the state hand-over and the hosts, on the thread
 // that calls it (the helper thread under MPI_THREAD_MULTIPLE, else the main thread at the
 // begin point). Returns the spawn's error ("" if it worked: the world is b.new_world);
@@ -87,11 +74,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   MPI_Query_thread(&provided);
   const bool in_thread = provided == MPI_THREAD_MULTIPLE;
   std::vector<char> state;
-  if (expanding) {
-    bg_beginning = true;
-    state = pack_expansion(shape, target);  // the application's state at the begin point
-    bg_beginning = false;
-  }
+  if (expanding) state = pack_expansion(shape, target, true);  // the application's state at the begin point
   if (check_constant())
     for (const auto& r : mats) {
       const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
@@ -162,9 +145,9 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
                 iteration, to_string(d.action).c_str(), shape.shape().c_str(), target.shape().c_str(),
                 (t_end - t_start) * 1e3,
                 !expanding ? "" : b->spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
-                b->threaded ? "a helper thread" : "progress calls", to_string(bg_mode).c_str());
+                b->threaded ? "a helper thread" : "progress calls", to_string(bg.mode).c_str());
   progress(line);
-  in_flight = b;
+  bg.in_flight = b;
   return {d.action, true, "begun in the background"};
 }
 
@@ -173,13 +156,13 @@ RemapResult Session::Impl::fail_background_expansion(BackgroundResize& b, const 
 }
 
 void Session::Impl::progress_background() {
-  if (in_flight && !in_flight->threaded) in_flight->test();
+  if (bg.in_flight && !bg.in_flight->threaded) bg.in_flight->test();
 }
 
 void Session::Impl::background_iteration(double wall) {
-  if (!in_flight) return;
-  ++in_flight->overlapped;
-  if (root()) in_flight->clock.iteration(wall);
+  if (!bg.in_flight) return;
+  ++bg.in_flight->overlapped;
+  if (root()) bg.in_flight->clock.iteration(wall);
 }
 
 // A decision while a resize is under way in the background (not switched yet). A shrink
@@ -195,7 +178,7 @@ RemapResult Session::Impl::decide_during_background(const Decision& dd) {
   const std::string asked = to_string(d.action) + " to " +
                             (d.nprow ? std::to_string(d.nprow) + "x" + std::to_string(d.npcol)
                                      : std::to_string(d.procs) + " processes");
-  if (in_flight->d.action == Action::Expand && d.action == Action::Shrink) {
+  if (bg.in_flight->d.action == Action::Expand && d.action == Action::Shrink) {
     cancel_background("superseded by the " + asked + " decided after iteration " + std::to_string(iteration),
                       CancelCause::Superseded);
     if ((d.nprow ? d.nprow * d.npcol : d.procs) != shape.size()) return act(d);
@@ -206,9 +189,9 @@ RemapResult Session::Impl::decide_during_background(const Decision& dd) {
     progress("   remap after iter " + std::to_string(iteration) + ": " + msg);
     return {Action::None, true, msg};
   }
-  return refuse(d, second_request_refusal(asked, to_string(in_flight->d.action) + " " + in_flight->from.shape() + " -> " +
-                                                     in_flight->target.shape(),
-                                          in_flight->rec.after_iteration));
+  return refuse(d, second_request_refusal(asked, to_string(bg.in_flight->d.action) + " " + bg.in_flight->from.shape() + " -> " +
+                                                     bg.in_flight->target.shape(),
+                                          bg.in_flight->rec.after_iteration));
 }
 
 namespace {
@@ -225,7 +208,7 @@ int changed_constant(const std::vector<Registered>& mats, const std::vector<std:
 }  // namespace
 
 std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
-  auto b = in_flight;
+  auto b = bg.in_flight;
   // {not done, spawn failed}: the helper threads of different ranks may be at different
   // points; the MAX makes every rank take the same branch.
   int st[2] = {b->test() ? 0 : 1, b->failed() ? 1 : 0};
@@ -235,10 +218,10 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     b->stop_helper();
     const std::string err = b->spawn_error;
     World::at_finalize(nullptr, nullptr);
-    in_flight.reset();
+    bg.in_flight.reset();
     return fail_background_expansion(*b, err, MPI_Wtime());
   }
-  const Completion c = decide_completion(b->overlapped, bg_min_iterations, st[0] == 0, bg_mode, last_chance);
+  const Completion c = decide_completion(b->overlapped, bg.min_iterations, st[0] == 0, bg.mode, last_chance);
   if (c == Completion::NotYet) return std::nullopt;
   if (c == Completion::Defer) {
     if (root()) b->clock.deferred();
@@ -256,7 +239,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   if (failed) {
     const std::string err = b->spawn_error;
     World::at_finalize(nullptr, nullptr);
-    in_flight.reset();
+    bg.in_flight.reset();
     return fail_background_expansion(*b, err, t0);
   }
   watchdog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
@@ -299,8 +282,8 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     throw Error(changed_message(mats[static_cast<std::size_t>(bad - 1)].name, b->rec.after_iteration));
   }
   b->finish_moves();
-  bg_complete_start = t0;
-  bg_complete_waited = waited;
+  bg.complete_start = t0;
+  bg.complete_waited = waited;
   RemapResult out;
   if (b->d.action == Action::Shrink) {
     watchdog.disarm();  // shrink() arms its own
@@ -309,7 +292,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     out = switch_background_expansion(*b);
   }
   for (auto& r : mats) r.moved_in_background = false;
-  in_flight.reset();
+  bg.in_flight.reset();
   return out;
 }
 
@@ -319,17 +302,8 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   world = b.new_world;
   rank_hosts = rec.rank_hosts.expand();
   node_of_rank = redist::node_ids(rank_hosts);
-  watchdog.phase("BLACS grids");
-  blacs_dyn::Grid old_grid = detail::blacs_grid(world, b.from);
-  blacs_dyn::Grid new_grid = detail::blacs_grid(world, b.target);
-  watchdog.phase("redistribution of the variable matrices");
-  const double t1 = MPI_Wtime();
-  rec.bytes_moved = move_all(old_grid, new_grid, &rec) + b.bytes;
-  rec.t_redist = MPI_Wtime() - t1;
-  grid = std::move(new_grid);
-  old_grid.release();
-  shape = b.target;
-  rec.bytes_total = total_bytes();
+  switch_grid(b.from, b.target, &rec, "redistribution of the variable matrices");
+  rec.bytes_moved += b.bytes;  // the constant matrices, moved in the background
   watchdog.disarm();
   conclude(b.d, b.from.size(), rec,
            "   remap after iter " + std::to_string(iteration) + ": expand " + rec.from_grid + " -> " + rec.to_grid +
@@ -338,30 +312,30 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
 }
 
 void Session::Impl::amend_background(ResizeRecord& rec) {
-  if (!in_flight || !root()) return;
-  fill_background(*in_flight, rec, bg_complete_start, bg_complete_waited);
+  if (!bg.in_flight || !root()) return;
+  fill_background(*bg.in_flight, rec, bg.complete_start, bg.complete_waited);
   char line[200];
   std::snprintf(line, sizeof line, "; stopped %.1f ms (begin %.1f + complete %.1f), overlapped %.1f ms",
-                rec.t_total * 1e3, rec.t_background_begin * 1e3, rec.t_background_complete * 1e3,
-                rec.t_overlapped * 1e3);
+                rec.t_total * 1e3, rec.background->t_begin * 1e3, rec.background->t_complete * 1e3,
+                rec.background->t_overlapped * 1e3);
   rec.message += line + 2;
 }
 
 void Session::Impl::fill_background(const BackgroundResize& b, ResizeRecord& rec, double start, double waited) {
   const BackgroundSummary s = b.clock.complete(start, waited, MPI_Wtime());
-  rec.background = true;
-  rec.background_mode = to_string(bg_mode);
-  rec.background_progress = b.threaded ? "helper thread" : "progress calls";
-  rec.background_began_after = b.rec.after_iteration;
+  BackgroundPhase& p = rec.background.emplace();
+  p.mode = bg.mode;
+  p.progress = b.threaded ? BackgroundProgress::HelperThread : BackgroundProgress::ProgressCalls;
+  p.began_after = b.rec.after_iteration;
   if (rec.action == Action::Expand) rec.t_spawn = b.rec.t_spawn;
-  rec.t_background_begin = s.t_begin_stopped;
-  rec.t_background_complete = s.t_complete_stopped;
-  rec.t_background_wait = s.t_waited;
-  rec.t_overlapped = s.t_overlapped;
-  rec.iterations_overlapped = s.iterations;
-  rec.completion_deferred = s.deferred;
-  rec.iteration_slowdown = s.slowdown();
-  rec.bytes_background = b.bytes;
+  p.t_begin = s.t_begin_stopped;
+  p.t_complete = s.t_complete_stopped;
+  p.t_wait = s.t_waited;
+  p.t_overlapped = s.t_overlapped;
+  p.iterations_overlapped = s.iterations;
+  p.completion_deferred = s.deferred;
+  p.iteration_slowdown = s.slowdown();
+  p.bytes = b.bytes;
   if (rec.action == Action::Shrink) rec.bytes_moved += b.bytes;
   rec.t_total = s.t_stopped();
   rec.t_other = std::max(0.0, rec.t_total - rec.t_spawn - rec.t_redist);
@@ -386,11 +360,11 @@ void Session::Impl::finalize_hook(void* self) {
 // newcomers are told and leave through blacs-dyn's stack (as after a shrink), so nobody
 // waits in join() for ever and the world and grid are as before.
 RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause cause) {
-  auto b = in_flight;
+  auto b = bg.in_flight;
   if (!b) return {};
   const double t0 = MPI_Wtime();
   World::at_finalize(nullptr, nullptr);
-  in_flight.reset();
+  bg.in_flight.reset();
   b->cancelling = true;
   b->stop_helper();
   // {the spawn failed, some rank posted, this rank's bytes}: the helper threads of the
@@ -438,8 +412,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     world = World::comm();
     if (cause != CancelCause::Destroyed && world != b->old_world) {
       // The job goes on: its grid on the world it is left with.
-      grid = detail::blacs_grid(world, shape);
-      relabel_descs();
+      settle_grid(shape);
     }
   }
   powers = powers_before;
@@ -454,11 +427,11 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     ResizeRecord rec = b->rec;
     rec.after_iteration = iteration;  // where it was cancelled; began_after says where it began
     rec.ok = false;
-    rec.cancelled = true;
     rec.t_redist = 0;
     rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->bytes;  // fill_background adds a shrink's
     fill_background(*b, rec, t0, waited);
-    const int k = rec.completion_deferred;
+    rec.background->cancelled = true;
+    const int k = rec.background->completion_deferred;
     const std::string deferrals = k == 0 ? std::string("no remap point could complete it")
                                          : "not finished after " + std::to_string(k) + " deferral" + (k == 1 ? "" : "s");
     message = cause == CancelCause::End ? "cancelled at the end (" + deferrals + ")"
@@ -470,9 +443,9 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
                   "; %.1f ms spent on it: stopped %.1f ms (begin %.1f + cancellation %.1f, of which %.1f waited for "
                   "the spawn and the posted messages), overlapped %.1f ms over %d iteration(s); %.2f MiB had moved in "
                   "the background%s",
-                  (rec.t_total + rec.t_overlapped) * 1e3, rec.t_total * 1e3, rec.t_background_begin * 1e3,
-                  rec.t_background_complete * 1e3, rec.t_background_wait * 1e3, rec.t_overlapped * 1e3,
-                  rec.iterations_overlapped, static_cast<double>(b->bytes) / 1048576.0,
+                  (rec.t_total + rec.background->t_overlapped) * 1e3, rec.t_total * 1e3, rec.background->t_begin * 1e3,
+                  rec.background->t_complete * 1e3, rec.background->t_wait * 1e3, rec.background->t_overlapped * 1e3,
+                  rec.background->iterations_overlapped, static_cast<double>(b->bytes) / 1048576.0,
                   b->d.action == Action::Expand && !any_posted ? " (none to the newcomers)" : "");
     message += line;
     rec.message = message;
@@ -504,7 +477,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   MPI_Ibcast(words.data(), detail::kNoticeSlots, MPI_LONG_LONG, 0, b->comm, &rq);
   newcomer_wait(rq, rank(), size());
   const detail::BackgroundNotice notice = detail::decode(words);
-  bg_joined_in_remap_point = notice.in_remap_point;
+  bg.joined_in_remap_point = notice.in_remap_point;
   if (notice.kind == detail::BackgroundNotice::Kind::Cancelled) {
     // The job cancelled the expansion before completing it: this process leaves again
     // through blacs-dyn's stack, as after a shrink, and ends. Messages the old processes

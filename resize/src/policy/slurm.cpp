@@ -225,7 +225,7 @@ bool growing_pays(const PolicyInput& in, const Options& o, int procs, Plan& p, s
     for (const auto& r : in.metrics->resizes())
       if (r.ok && r.action == Action::Expand) last = &r;
   double t_spawn = last ? last->t_spawn : 0, t_other = last ? last->t_other : 0;
-  double t_redist = last ? (last->t_redist_predicted >= 0 ? last->t_redist_predicted : last->t_redist) : 0;
+  double t_redist = last ? (last->predicted.t_redist >= 0 ? last->predicted.t_redist : last->t_redist) : 0;
   if (in.history) {
     if (const auto t = in.history->predict_spawn(Action::Expand, in.world_size, procs)) t_spawn = *t;
     if (const auto t = in.history->predict_other(Action::Expand, in.world_size, procs)) t_other = *t;

@@ -7,6 +7,32 @@
 
 namespace resize {
 
+std::string to_string(Clock c) {
+  switch (c) {
+    case Clock::Dedicated: return "dedicated";
+    case Clock::Compute: return "compute";
+    case Clock::Wall: break;
+  }
+  return "wall";
+}
+
+Clock clock_named(const std::string& name) {
+  return name == "compute" ? Clock::Compute : name == "dedicated" ? Clock::Dedicated : Clock::Wall;
+}
+
+std::string to_string(PredictedBy p) {
+  switch (p) {
+    case PredictedBy::CostModel: return "cost model";
+    case PredictedBy::History: return "history";
+    case PredictedBy::None: break;
+  }
+  return "";
+}
+
+std::string to_string(BackgroundProgress p) {
+  return p == BackgroundProgress::ProgressCalls ? "progress calls" : "helper thread";
+}
+
 RankHosts RankHosts::of(const std::vector<std::string>& rank_hosts) {
   RankHosts h;
   std::map<std::string, int> index;  // nodes, not ranks

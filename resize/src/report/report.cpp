@@ -40,23 +40,23 @@ std::string mib(std::int64_t bytes) { return fmt("%.2f", static_cast<double>(byt
 std::string background_line(const ResizeRecord& r) {
   if (!r.background) return "";
   std::ostringstream out;
-  out << "          background (" << r.background_mode << ", " << r.background_progress << "): begun after "
-      << r.background_began_after << ", stopped " << ms(r.t_total) << " ms (begin " << ms(r.t_background_begin)
-      << (r.cancelled ? " + cancellation " : " + complete ") << ms(r.t_background_complete) << ", waited "
-      << ms(r.t_background_wait)
-      << "), overlapped " << ms(r.t_overlapped) << " ms over " << r.iterations_overlapped << " iteration(s)";
-  if (r.completion_deferred > 0) out << ", deferred " << r.completion_deferred << "x";
-  if (r.iteration_slowdown >= 0) out << ", slowdown " << fmt("%.2f", r.iteration_slowdown) << "x";
-  out << ", " << fmt("%.2f", static_cast<double>(r.bytes_background) / 1048576.0) << " MiB in the background\n";
-  if (r.action == Action::Expand && r.background_progress == "helper thread") {
+  out << "          background (" << to_string(r.background->mode) << ", " << to_string(r.background->progress) << "): begun after "
+      << r.background->began_after << ", stopped " << ms(r.t_total) << " ms (begin " << ms(r.background->t_begin)
+      << (r.cancelled() ? " + cancellation " : " + complete ") << ms(r.background->t_complete) << ", waited "
+      << ms(r.background->t_wait)
+      << "), overlapped " << ms(r.background->t_overlapped) << " ms over " << r.background->iterations_overlapped << " iteration(s)";
+  if (r.background->completion_deferred > 0) out << ", deferred " << r.background->completion_deferred << "x";
+  if (r.background->iteration_slowdown >= 0) out << ", slowdown " << fmt("%.2f", r.background->iteration_slowdown) << "x";
+  out << ", " << fmt("%.2f", static_cast<double>(r.background->bytes) / 1048576.0) << " MiB in the background\n";
+  if (r.action == Action::Expand && r.background->progress == BackgroundProgress::HelperThread) {
     // What the application waited for at the switch (the join of a helper thread still
     // spawning, the background messages) is part of the stopped time: said, not hidden.
     out << "          * the spawn ran in the helper thread while the old grid computed: overlapped; ";
-    if (r.t_background_wait > 0)
-      out << ms(r.t_background_wait) << " ms waited at the " << (r.cancelled ? "cancellation" : "switch")
+    if (r.background->t_wait > 0)
+      out << ms(r.background->t_wait) << " ms waited at the " << (r.cancelled() ? "cancellation" : "switch")
           << " (for the spawn's end and the background moves)\n";
     else
-      out << "nothing waited for it at the " << (r.cancelled ? "cancellation" : "switch") << "\n";
+      out << "nothing waited for it at the " << (r.cancelled() ? "cancellation" : "switch") << "\n";
   }
   return out.str();
 }
@@ -72,7 +72,7 @@ std::string node_line(const ResizeRecord& r) {
     by_node[static_cast<std::size_t>(node)].second.emplace_back(first, first + count - 1);
     first += count;
   }
-  if (by_node.size() < 2 && r.bytes_inter_node == 0) return "";
+  if (by_node.size() < 2 && r.move.bytes_inter_node == 0) return "";
   // Built with a stream: GCC 12 warns (-Wrestrict, a false positive) on chained
   // std::string concatenation.
   std::ostringstream out;
@@ -85,7 +85,7 @@ std::string node_line(const ResizeRecord& r) {
       if (ranges[a].second > ranges[a].first) out << '-' << ranges[a].second;
     }
   }
-  out << "; moved " << mib(r.bytes_intra_node) << " MiB within nodes, " << mib(r.bytes_inter_node)
+  out << "; moved " << mib(r.move.bytes_intra_node) << " MiB within nodes, " << mib(r.move.bytes_inter_node)
       << " MiB between nodes\n";
   return out.str();
 }
@@ -106,8 +106,8 @@ void predicted_rows(std::ostringstream& o, const std::vector<ResizeAnalysis>& an
   bool any = false;
   for (const auto& a : an) {
     const auto& r = a.record;
-    any = any || r.t_spawn_predicted >= 0 || r.t_redist_predicted >= 0 || r.t_other_predicted >= 0 ||
-          r.t_iteration_predicted >= 0 || r.t_resize_policy >= 0;
+    any = any || r.predicted.t_spawn >= 0 || r.predicted.t_redist >= 0 || r.predicted.t_other >= 0 ||
+          r.predicted.t_iteration_after >= 0 || r.predicted.t_resize_policy >= 0;
   }
   if (any) {
     o << "\n   predicted before the resize / measured, ms ('-': no prediction: no history, no calibration)\n";
@@ -118,17 +118,17 @@ void predicted_rows(std::ostringstream& o, const std::vector<ResizeAnalysis>& an
     for (const auto& a : an) {
       const auto& r = a.record;
       if (!r.ok) continue;
-      const double total = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
-      const bool clock_on = metered || r.prediction_clock != "compute";
+      const double total = r.predicted.t_total() >= 0 ? r.predicted.t_total() : r.predicted.t_resize_policy;
+      const bool clock_on = metered || r.predicted.clock != Clock::Compute;
       const std::string after =
-          a.after ? ms_on(clock_on, a.after->median_on(r.prediction_clock)) : std::string("-");
+          a.after ? ms_on(clock_on, a.after->median_on(r.predicted.clock)) : std::string("-");
       char line[320];
       std::snprintf(line, sizeof line, "   %-14s %13s %13s %13s %13s | %s/%s (%s)\n",
-                    (r.from_grid + "->" + r.to_grid).c_str(), pm(r.t_spawn_predicted, r.t_spawn).c_str(),
-                    pm(r.t_redist_predicted, r.t_redist).c_str(), pm(r.t_other_predicted, r.t_other).c_str(),
+                    (r.from_grid + "->" + r.to_grid).c_str(), pm(r.predicted.t_spawn, r.t_spawn).c_str(),
+                    pm(r.predicted.t_redist, r.t_redist).c_str(), pm(r.predicted.t_other, r.t_other).c_str(),
                     pm(total, r.t_total).c_str(),
-                    r.t_iteration_predicted >= 0 ? ms(r.t_iteration_predicted).c_str() : "-", after.c_str(),
-                    r.prediction_clock.c_str());
+                    r.predicted.t_iteration_after >= 0 ? ms(r.predicted.t_iteration_after).c_str() : "-", after.c_str(),
+                    to_string(r.predicted.clock).c_str());
       o << line;
     }
   }
@@ -165,10 +165,10 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
     for (const auto& a : an) {
       const auto& r = a.record;
       char line[256];
-      const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : r.cancelled ? " CANCELLED" : " FAILED");
+      const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : r.cancelled() ? " CANCELLED" : " FAILED");
       // A spawn that ran in the helper thread overlapped the old grid's iterations: it is
       // not part of the time stopped (total); marked, and said on the background line.
-      const bool spawn_overlapped = r.background && r.action == Action::Expand && r.background_progress == "helper thread";
+      const bool spawn_overlapped = r.background && r.action == Action::Expand && r.background->progress == BackgroundProgress::HelperThread;
       std::snprintf(line, sizeof line, "   %5d  %-15s %-9s %10s %9s %9s %9s %9s\n", r.after_iteration,
                     change.c_str(), to_string(r.placement).c_str(), (ms(r.t_spawn) + (spawn_overlapped ? "*" : "")).c_str(),
                     ms(r.t_redist).c_str(), ms(r.t_other).c_str(), ms(r.t_total).c_str(),
@@ -245,11 +245,11 @@ json resize_json(const ResizeAnalysis& a) {
             {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
   // Nodes: the decision's hosts, bytes within/between nodes, ranks per node.
   // the prediction from the calibrated cost model, beside the measured t_redist_s
-  e["t_redist_predicted_s"] = r.t_redist_predicted >= 0 ? json(r.t_redist_predicted) : json(nullptr);
-  e["bytes_intra_node"] = r.bytes_intra_node;
-  e["bytes_inter_node"] = r.bytes_inter_node;
-  e["move_batches"] = r.move_batches;  // SessionOptions::move_budget_bytes
-  e["move_peak_bytes"] = r.move_peak_bytes;
+  e["t_redist_predicted_s"] = r.predicted.t_redist >= 0 ? json(r.predicted.t_redist) : json(nullptr);
+  e["bytes_intra_node"] = r.move.bytes_intra_node;
+  e["bytes_inter_node"] = r.move.bytes_inter_node;
+  e["move_batches"] = r.move.batches;  // SessionOptions::move_budget_bytes
+  e["move_peak_bytes"] = r.move.peak_bytes;
   e["hosts"] = json::array();
   for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
   // One name per rank (as before; O(P) while writing only) and the record's compact runs.
@@ -266,42 +266,42 @@ json resize_json(const ResizeAnalysis& a) {
   e["resize_cost_compute"] = opt(a.cost_compute);
   // Predictions: what was predicted before the resize, beside what happened.
   auto sec = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
-  json p = {{"t_spawn_s", sec(r.t_spawn_predicted)},
-            {"t_redist_s", sec(r.t_redist_predicted)},
-            {"t_redist_by", r.redist_predicted_by},
-            {"t_other_s", sec(r.t_other_predicted)},
-            {"t_total_s", sec(r.t_total_predicted())},
-            {"t_iteration_before_s", sec(r.t_iteration_before)},
-            {"t_iteration_after_s", sec(r.t_iteration_predicted)},
-            {"clock", r.prediction_clock},
-            {"policy_t_resize_s", sec(r.t_resize_policy)},
-            {"reasoning", r.prediction}};
+  json p = {{"t_spawn_s", sec(r.predicted.t_spawn)},
+            {"t_redist_s", sec(r.predicted.t_redist)},
+            {"t_redist_by", to_string(r.predicted.redist_by)},
+            {"t_other_s", sec(r.predicted.t_other)},
+            {"t_total_s", sec(r.predicted.t_total())},
+            {"t_iteration_before_s", sec(r.predicted.t_iteration_before)},
+            {"t_iteration_after_s", sec(r.predicted.t_iteration_after)},
+            {"clock", to_string(r.predicted.clock)},
+            {"policy_t_resize_s", sec(r.predicted.t_resize_policy)},
+            {"reasoning", r.predicted.reasoning}};
   std::optional<std::int64_t> pp;
-  const double t_pred = r.t_total_predicted() >= 0 ? r.t_total_predicted() : r.t_resize_policy;
-  if (t_pred >= 0 && r.t_iteration_before > 0 && r.t_iteration_predicted >= 0)
-    pp = payoff_point(t_pred, r.t_iteration_before, r.t_iteration_predicted);
+  const double t_pred = r.predicted.t_total() >= 0 ? r.predicted.t_total() : r.predicted.t_resize_policy;
+  if (t_pred >= 0 && r.predicted.t_iteration_before > 0 && r.predicted.t_iteration_after >= 0)
+    pp = payoff_point(t_pred, r.predicted.t_iteration_before, r.predicted.t_iteration_after);
   p["payoff"] = opt(pp);
   e["predicted"] = p;
   e["measured"] = {{"t_spawn_s", r.t_spawn}, {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other},
-                   {"t_total_s", r.t_total}, {"clock", r.prediction_clock},
-                   {"t_iteration_before_s", a.before ? json(a.before->median_on(r.prediction_clock)) : json(nullptr)},
-                   {"t_iteration_after_s", a.after ? json(a.after->median_on(r.prediction_clock)) : json(nullptr)},
-                   {"payoff", opt(r.prediction_clock == "compute"     ? a.payoff_compute
-                                  : r.prediction_clock == "dedicated" ? a.payoff_dedicated
+                   {"t_total_s", r.t_total}, {"clock", to_string(r.predicted.clock)},
+                   {"t_iteration_before_s", a.before ? json(a.before->median_on(r.predicted.clock)) : json(nullptr)},
+                   {"t_iteration_after_s", a.after ? json(a.after->median_on(r.predicted.clock)) : json(nullptr)},
+                   {"payoff", opt(r.predicted.clock == Clock::Compute     ? a.payoff_compute
+                                  : r.predicted.clock == Clock::Dedicated ? a.payoff_dedicated
                                                                       : a.payoff_wall)}};
   // Background resizes: the background phase (null for a blocking resize).
-  e["background"] = r.background ? json{{"mode", r.background_mode}, {"progress", r.background_progress},
-                                        {"cancelled", r.cancelled},
-                                        {"began_after_iteration", r.background_began_after},
+  e["background"] = r.background ? json{{"mode", to_string(r.background->mode)}, {"progress", to_string(r.background->progress)},
+                                        {"cancelled", r.cancelled()},
+                                        {"began_after_iteration", r.background->began_after},
                                         {"t_stopped_s", r.t_total},
-                                        {"t_stopped_begin_s", r.t_background_begin},
-                                        {"t_stopped_complete_s", r.t_background_complete},
-                                        {"t_waited_s", r.t_background_wait},
-                                        {"t_overlapped_s", r.t_overlapped},
-                                        {"iterations_overlapped", r.iterations_overlapped},
-                                        {"completion_deferred", r.completion_deferred},
-                                        {"iteration_slowdown", r.iteration_slowdown >= 0 ? json(r.iteration_slowdown) : json(nullptr)},
-                                        {"bytes_background", r.bytes_background}}
+                                        {"t_stopped_begin_s", r.background->t_begin},
+                                        {"t_stopped_complete_s", r.background->t_complete},
+                                        {"t_waited_s", r.background->t_wait},
+                                        {"t_overlapped_s", r.background->t_overlapped},
+                                        {"iterations_overlapped", r.background->iterations_overlapped},
+                                        {"completion_deferred", r.background->completion_deferred},
+                                        {"iteration_slowdown", r.background->iteration_slowdown >= 0 ? json(r.background->iteration_slowdown) : json(nullptr)},
+                                        {"bytes_background", r.background->bytes}}
                                  : json(nullptr);
   return e;
 }

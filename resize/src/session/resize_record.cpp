@@ -23,14 +23,14 @@ std::string predicted_note(const ResizeRecord& r) {
     std::snprintf(part, sizeof part, "%s%s %.1f ms (%s)", out.empty() ? "; predicted: " : ", ", what, v * 1e3, source);
     out += part;
   };
-  if (r.action != Action::Regrid) add(r.action == Action::Shrink ? "exit" : "spawn", r.t_spawn_predicted, "history");
-  add("redistribution", r.t_redist_predicted, r.redist_predicted_by.c_str());
-  add("other", r.t_other_predicted, "history");
-  if (r.t_total_predicted() > 0) {
-    std::snprintf(part, sizeof part, "; measured/predicted %.2fx", r.t_total / r.t_total_predicted());
+  if (r.action != Action::Regrid) add(r.action == Action::Shrink ? "exit" : "spawn", r.predicted.t_spawn, "history");
+  add("redistribution", r.predicted.t_redist, to_string(r.predicted.redist_by).c_str());
+  add("other", r.predicted.t_other, "history");
+  if (r.predicted.t_total() > 0) {
+    std::snprintf(part, sizeof part, "; measured/predicted %.2fx", r.t_total / r.predicted.t_total());
     out += part;
-  } else if (r.t_redist_predicted > 0) {
-    std::snprintf(part, sizeof part, "; redistribution measured/predicted %.2fx", r.t_redist / r.t_redist_predicted);
+  } else if (r.predicted.t_redist > 0) {
+    std::snprintf(part, sizeof part, "; redistribution measured/predicted %.2fx", r.t_redist / r.predicted.t_redist);
     out += part;
   }
   return out;
@@ -66,13 +66,13 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, 
   rec.to_procs = target.size();
   rec.placement = d.placement;
   rec.hosts = d.hosts;
-  rec.t_spawn_predicted = pred_spawn;
-  rec.t_other_predicted = pred_other;
-  rec.t_iteration_predicted = pred_iteration;
-  rec.t_iteration_before = iteration_before;
-  rec.t_resize_policy = d.predicted_resize;
-  rec.prediction_clock = d.prediction_clock == "compute" || d.prediction_clock == "dedicated" ? d.prediction_clock : "wall";
-  rec.prediction = pred_text;
+  rec.predicted.t_spawn = predicted.spawn;
+  rec.predicted.t_other = predicted.other;
+  rec.predicted.t_iteration_after = predicted.iteration_after;
+  rec.predicted.t_iteration_before = predicted.iteration_before;
+  rec.predicted.t_resize_policy = d.predicted_resize;
+  rec.predicted.clock = clock_named(d.prediction_clock);
+  rec.predicted.reasoning = predicted.reasoning;
   powers_before = powers;
   if (!d.powers.empty()) powers = d.powers;
   watchdog.arm(std::string(d.action == Action::Expand ? "expansion " : d.action == Action::Regrid ? "regrid " : "shrink ") + shape.shape() +
@@ -83,20 +83,20 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, 
 // Rank 0, before acting: spawn/exit and other time from the history, the iteration time
 // now (measured) and after (the policy's), for the record.
 void Session::Impl::predict_before(const Decision& d, const Grid& target) {
-  pred_spawn = pred_other = -1;
+  predicted.spawn = predicted.other = -1;
   if (d.action == Action::Regrid) {
-    pred_spawn = 0;  // nobody is spawned or ends
+    predicted.spawn = 0;  // nobody is spawned or ends
   } else if (const auto t = history.predict_spawn(d.action, shape.size(), target.size())) {
-    pred_spawn = *t;
+    predicted.spawn = *t;
   }
-  if (const auto t = history.predict_other(d.action, shape.size(), target.size())) pred_other = *t;
-  pred_iteration = d.predicted_iteration;
-  pred_text = d.prediction;
+  if (const auto t = history.predict_other(d.action, shape.size(), target.size())) predicted.other = *t;
+  predicted.iteration_after = d.predicted_iteration;
+  predicted.reasoning = d.prediction;
   // The iteration time before, on the clock the policy predicted (the latest segment's
   // median, the transient first iteration left out).
-  iteration_before = d.measured_iteration;
+  predicted.iteration_before = d.measured_iteration;
   const auto segs = metrics.segments();
-  if (iteration_before < 0 && !segs.empty()) iteration_before = segs.back().median_on(d.prediction_clock);
+  if (predicted.iteration_before < 0 && !segs.empty()) predicted.iteration_before = segs.back().median_on(d.prediction_clock);
 }
 
 RemapResult Session::Impl::recorded(const Decision& d, const Grid& target, double t_start,

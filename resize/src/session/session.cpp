@@ -79,17 +79,17 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   I.opt = std::move(opts);
   if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
   I.watchdog.set_timeout(I.opt.resize_timeout);
-  I.remap_timeout = I.opt.remap_timeout;
+  I.arrivals.timeout = I.opt.remap_timeout;
   if (const config::Text t = config::read().session.remap_timeout; t && !t->empty()) {
     char* end = nullptr;
     const double v = std::strtod(t->c_str(), &end);
     if (*end != '\0' || !(v >= 0))
       throw Error("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '" + *t + "'");
-    I.remap_timeout = v;
+    I.arrivals.timeout = v;
   }
-  I.last_arrival = MPI_Wtime();
-  I.bg_mode = I.opt.background;
-  I.bg_min_iterations = std::max(1, I.opt.background_iterations);
+  I.arrivals.last = MPI_Wtime();
+  I.bg.mode = I.opt.background;
+  I.bg.min_iterations = std::max(1, I.opt.background_iterations);
   if (!I.opt.spawn_command.empty()) {
     I.exe = I.opt.spawn_command;
   } else {
@@ -191,7 +191,7 @@ Session::~Session() {
   if (fin) return;  // MPI_Finalize released the communicators (release_mpi) and ended MPI
   // A background resize never completed nor cancelled (no cancel_resize after the loop)
   // is cancelled, so its newcomers are not left waiting in join().
-  if (impl_->in_flight) {
+  if (impl_->bg.in_flight) {
     try {
       impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
     } catch (const std::exception& e) {
@@ -298,8 +298,8 @@ void Session::report_compute(double work, double seconds) {
   if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
     throw Error("report_compute: work and seconds must be finite and >= 0 (got " + std::to_string(work) + ", " +
                 std::to_string(seconds) + ")");
-  impl_->work_acc += work;
-  impl_->compute_acc += seconds;
+  impl_->meter.work_acc += work;
+  impl_->meter.compute_acc += seconds;
 }
 
 void Session::mark_constant(const std::string& name) {
@@ -315,45 +315,45 @@ void Session::mark_constant(const std::string& name) {
 
 void Session::set_background(Background mode, int min_iterations) {
   if (min_iterations < 1) throw Error("set_background: min_iterations must be >= 1, got " + std::to_string(min_iterations));
-  if (impl_->in_flight) throw Error("set_background: a resize is under way in the background");
-  impl_->bg_mode = mode;
-  impl_->bg_min_iterations = min_iterations;
+  if (impl_->bg.in_flight) throw Error("set_background: a resize is under way in the background");
+  impl_->bg.mode = mode;
+  impl_->bg.min_iterations = min_iterations;
 }
 
 RemapResult Session::complete_resize() {
   auto& I = *impl_;
-  if (!I.in_flight) return {};
+  if (!I.bg.in_flight) return {};
   return *I.step_background(true);
 }
 
 RemapResult Session::cancel_resize() {
   auto& I = *impl_;
-  if (!I.in_flight) return {};
+  if (!I.bg.in_flight) return {};
   return I.cancel_background({}, Impl::CancelCause::End);
 }
 
-bool Session::resize_in_background() const { return impl_->in_flight != nullptr; }
+bool Session::resize_in_background() const { return impl_->bg.in_flight != nullptr; }
 
 void Session::begin_iteration() {
   impl_->progress_background();
-  impl_->work_acc = impl_->compute_acc = 0;
-  impl_->t_wall0 = MPI_Wtime();
-  impl_->t_cpu0 = cpu_seconds();
-  impl_->t_kernel0 = kernel_cpu_seconds();
+  impl_->meter.work_acc = impl_->meter.compute_acc = 0;
+  impl_->meter.t_wall0 = MPI_Wtime();
+  impl_->meter.t_cpu0 = cpu_seconds();
+  impl_->meter.t_kernel0 = kernel_cpu_seconds();
 }
 
 void Session::end_iteration(const std::string& note) {
   auto& I = *impl_;
   detail::fault::pause_in_iteration(I.iteration + 1, I.root(), I.opt.app);  // a test hook (fault.hpp)
   // One gather: the maxima of the three clocks and every rank's reported compute.
-  const double loc[5] = {MPI_Wtime() - I.t_wall0, cpu_seconds() - I.t_cpu0, kernel_cpu_seconds() - I.t_kernel0,
-                         I.work_acc, I.compute_acc};
+  const double loc[5] = {MPI_Wtime() - I.meter.t_wall0, cpu_seconds() - I.meter.t_cpu0, kernel_cpu_seconds() - I.meter.t_kernel0,
+                         I.meter.work_acc, I.meter.compute_acc};
   std::vector<double> all(I.root() ? 5 * static_cast<std::size_t>(I.size()) : 0);
   MPI_Gather(loc, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, I.world);
-  I.work_acc = I.compute_acc = 0;
+  I.meter.work_acc = I.meter.compute_acc = 0;
   ++I.iteration;
   I.progress_background();
-  if (I.in_flight) {
+  if (I.bg.in_flight) {
     double wall = loc[0];
     MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, I.world);
     I.background_iteration(wall);
@@ -418,11 +418,11 @@ Decision Session::Impl::ask_policy() {
 // Every process arrived at this remap point, or the job ends naming the ones that did not.
 void Session::Impl::arrive() {
   if (first_remap_iteration < 0) first_remap_iteration = iteration;
-  if (remap_timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
-  arrival_check(world, iteration, arrival_deadline(remap_timeout, longest_arrival_gap));
+  if (arrivals.timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
+  arrival_check(world, iteration, arrival_deadline(arrivals.timeout, arrivals.longest_gap));
   const double now = MPI_Wtime();
-  longest_arrival_gap = std::max(longest_arrival_gap, now - last_arrival);
-  last_arrival = now;
+  arrivals.longest_gap = std::max(arrivals.longest_gap, now - arrivals.last);
+  arrivals.last = now;
 }
 
 RemapResult Session::remap_point() {
@@ -431,16 +431,16 @@ RemapResult Session::remap_point() {
   // Background resizes: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;
-  if (I.in_flight) completed = I.step_background(false);
+  if (I.bg.in_flight) completed = I.step_background(false);
   Decision d;
   if (I.root()) d = I.ask_policy();
-  if (I.in_flight) return I.decide_during_background(d);
+  if (I.bg.in_flight) return I.decide_during_background(d);
   const RemapResult r = I.act(d);
   return completed && r.action == Action::None ? *completed : r;
 }
 
 RemapResult Session::resize_now(const Decision& d) {
-  return impl_->in_flight ? impl_->decide_during_background(d) : impl_->act(d);
+  return impl_->bg.in_flight ? impl_->decide_during_background(d) : impl_->act(d);
 }
 
 MPI_Comm Session::world() const { return impl_->world; }

@@ -51,4 +51,19 @@ RemapResult Session::Impl::act(Decision d) {
   });
 }
 
+// Why a decision is carried out blocking (background off, nothing constant to move, too few
+// iterations left, ...: background_plan.hpp's blocking_reason), or nothing: begin it in
+// the background.
+std::optional<std::string> Session::Impl::background_blocked(const Decision& d) const {
+  if (bg.mode == Background::Off) return std::string("background off");
+  bool any = false;
+  for (const auto& r : mats) any = any || (r.constant && !r.sizes);
+  const int remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;
+  return blocking_reason(d.action == Action::Expand || d.action == Action::Shrink, any, remaining,
+                         bg.min_iterations, !d.powers.empty(), spawn_hidden);
+}
+
 }  // namespace resize

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// An expansion: spawn through blacs-dyn, hand the state to the newcomers,
-// move every matrix onto the grown grid.
+// An expansion, both sides of each collective: the old processes spawn through blacs-dyn,
+// hand the state to the newcomers and switch to the grown grid (expand); the newcomers
+// receive the state and make the same switch (Session::join).
 #include "session/session_impl.hpp"
+
+#include "common/fault.hpp"
 
 #include "malleable/redist/traffic.hpp"
 #include "session/expansion_fallback_shell.hpp"
@@ -11,7 +14,7 @@ namespace resize {
 
 using namespace detail;
 
-std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to) {
+std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to, bool background) {
   ExpansionState st;
   st.iteration = iteration;
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
@@ -27,9 +30,9 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.powers = powers;
   // Background resizes: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
-  st.background_mode = static_cast<int>(bg_mode);
-  st.background_min_iterations = bg_min_iterations;
-  st.background = bg_beginning;
+  st.background_mode = static_cast<int>(bg.mode);
+  st.background_min_iterations = bg.min_iterations;
+  st.background = background;
   pack_cadences(st);  // the newcomers checkpoint as the others do
   return detail::pack(st);
 }
@@ -80,18 +83,7 @@ std::string Session::Impl::spawn(const Decision& d, const NodePlan& node_plan, i
 }
 
 std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start) {
-  watchdog.phase("BLACS grids");
-  blacs_dyn::Grid old_grid = detail::blacs_grid(world, from);
-  blacs_dyn::Grid new_grid = detail::blacs_grid(world, to);
-  watchdog.phase("redistribution");
-  const double t1 = MPI_Wtime();
-  const std::int64_t moved = move_all(old_grid, new_grid, &rec);
-  rec.t_redist = MPI_Wtime() - t1;
-  grid = std::move(new_grid);
-  old_grid.release();
-  shape = to;
-  rec.bytes_moved = moved;
-  rec.bytes_total = total_bytes();
+  switch_grid(from, to, &rec);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   char line[256];
@@ -103,5 +95,76 @@ std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, Re
   return line;
 }
 
+
+// The newcomers' side of expand(): the same hand-over (World::share_state) and the same
+// switch (switch_grid), in the same order.
+int Session::join() {
+  auto& I = *impl_;
+  I.world = detail::World::comm();
+  I.watchdog.arm("joining an expansion");
+  I.watchdog.phase("state hand-over");
+  std::vector<char> bytes;
+  std::string err;
+  if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
+  // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
+  // hung node: the others' watchdogs must end the job), after the state hand-over and
+  // before the redistribution.
+  const bool last = I.rank() == I.size() - 1;
+  fault::inject(fault::Point::KillNewcomer, last, I.rank(), "after the state hand-over");
+  fault::inject(fault::Point::StallNewcomer, last, I.rank(), "after the state hand-over");
+  const ExpansionState st = unpack_expansion(bytes);
+  I.iteration = st.iteration;
+  I.opt.mover = static_cast<Mover>(st.mover);
+  I.opt.move_budget_bytes = st.move_budget;
+  const Grid& from = st.from;
+  const Grid& to = st.to;
+  if (st.mats.size() != I.mats.size())
+    throw Error("session join: the job has " + std::to_string(st.mats.size()) + " matrices, this process registered " +
+                std::to_string(I.mats.size()));
+  for (std::size_t k = 0; k < I.mats.size(); ++k) {
+    auto& m = I.mats[k];
+    const auto& j = st.mats[k];
+    m.m = j.m;
+    m.n = j.n;
+    m.mb = j.mb;
+    m.nb = j.nb;
+    const auto type = static_cast<detail::Scalar>(j.type);
+    if (type != m.type)
+      throw Error("session join: matrix " + m.name + " holds " + detail::scalar_name(type) +
+                  " in the job, this process registered " + detail::scalar_name(m.type));
+    m.constant = j.constant;  // Background resizes: the job's constant matrices
+    m.store->clear();
+    if (!m.desc) continue;
+    // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
+    const int off[9] = {1, -1, m.m, m.n, m.mb, m.nb, 0, 0, 1};
+    std::copy(off, off + 9, m.desc);
+  }
+  I.powers = st.powers_before;
+  I.adopt_cadences(st);  // checkpoint_if_due and level_checkpoint_if_due as the others
+  if (I.unpack) I.unpack(st.app);
+  // The old layouts as the old processes hold them (computed with the powers before the
+  // decision), then the powers after it for the new layouts.
+  for (auto& m : I.mats)
+    if (m.sizes) m.layout = I.layout_of(m, from);
+  I.powers = st.powers;
+  // Background resizes: the job's background settings.
+  I.bg.mode = static_cast<Background>(st.background_mode);
+  I.bg.min_iterations = st.background_min_iterations;
+  const bool background = st.background;
+  // The same collective as the old processes make after the hand-over (Impl::expand).
+  I.rank_hosts = detail::World::hosts();
+  I.node_of_rank = redist::node_ids(I.rank_hosts);
+  if (background) I.iteration = I.join_background(from, to);
+  // The same switch as the old processes make after the hand-over.
+  I.switch_grid(from, to, nullptr);
+  I.started = true;
+  detail::World::clear_new();
+  I.watchdog.disarm();
+  // A background expansion completes inside a remap point of the old processes, which
+  // then go on to ask the policy: take part in the rest of that remap point;
+  // complete_resize (after the loop) asks nothing.
+  if (background && I.bg.joined_in_remap_point) I.act(Decision{});
+  return I.iteration;
+}
 
 }  // namespace resize

@@ -37,12 +37,12 @@
 #include "session/handover.hpp"
 #include "session/storage.hpp"
 #include "session/target_grid.hpp"
+#include "session/session_parts.hpp"
 #include "session/watchdog.hpp"
 #include "move/mover.hpp"
 
 namespace resize {
 namespace detail {
-struct LevelState;  // checkpoint/session_levels.cpp
 
 inline double cpu_seconds() {
   timespec ts{};
@@ -138,30 +138,33 @@ struct Registered {
 Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                                 int* desc);
 
-struct Session::Impl {
+namespace detail {
+// The registered matrices, in registration order (every process the same), and the
+// application's own state handed to newcomers (Session::set_app_state).
+struct MatrixRegistry {
+  std::vector<Registered> mats;
+  std::function<std::vector<char>()> pack;
+  std::function<void(const std::vector<char>&)> unpack;
+};
+}  // namespace detail
+
+// One session: the parts (the world and its grid, the matrix registry, the resize
+// recorder, the checkpoints; session_parts.hpp) and what ties them together (options,
+// identity, the iteration count, the watchdog, the background resize under way).
+struct Session::Impl : detail::SessionWorld, detail::MatrixRegistry, detail::ResizeRecorder,
+                       detail::SessionCheckpoints {
   SessionOptions opt;
   std::string exe;
   std::vector<std::string> args;
-  MPI_Comm world = MPI_COMM_NULL;
-  blacs_dyn::Grid grid;
-  Grid shape;  // current grid (also on processes outside it)
-  std::vector<Registered> mats;
-  Metrics metrics;
   int iteration = 0;
-  double t_wall0 = 0, t_cpu0 = 0, t_kernel0 = 0;
-  std::string pending_note;
-  std::function<std::vector<char>()> pack;
-  std::function<void(const std::vector<char>&)> unpack;
+  detail::IterationMeter meter;
   detail::Watchdog watchdog{60.0};
   bool started = false;
   // This process was spawned by an expansion (blacs-dyn's mark, read when the session was
   // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
   // join-or-start line keeps a newcomer from overwriting the data it received.
   bool newcomer = false;
-  // The arrival check at every remap point (arrival.hpp): its floor (SessionOptions::
-  // remap_timeout, RESIZE_REMAP_TIMEOUT), when the last check ended, the longest time
-  // between two of them.
-  double remap_timeout = 600.0, last_arrival = 0, longest_arrival_gap = 0;
+  detail::ArrivalCheck arrivals;
   void arrive();
   // A session alive at MPI_Finalize (declared in main's scope) releases its
   // communicators at the start of MPI_Finalize (an attribute of MPI_COMM_SELF, which
@@ -175,56 +178,13 @@ struct Session::Impl {
   void warn_schedule(bool at_end) const;
   void release_mpi();
   void release_levels();  // the levels' node communicators (session_levels.cpp)
-  // Node id of every rank of the world a redistribution runs in (empty: not known), so
-  // move_all can count bytes within and between nodes.
-  std::vector<int> node_of_rank;
-  // The machine's calibrated redistribution costs (malleable-calibrate; world rank 0 only):
-  // each resize records the redistribution time they predict beside the measured one.
-  std::optional<redist::CostParams> cost_model;
-  // Node of every rank of the current world (for policies that manage nodes).
-  std::vector<std::string> rank_hosts;
-  // Measured speeds: this iteration's reported compute (this process), the measured speeds and
-  // the resize history (world rank 0), the mapping powers (every process).
-  double work_acc = 0, compute_acc = 0;
-  SpeedEstimator speeds;
-  ResizeHistory history;
-  std::string history_path;  // empty: not persisted
-  std::vector<double> powers, powers_before;  // now, and before the resize under way
-  // Rank 0's predictions for the resize being made (copied into its record).
-  double pred_spawn = -1, pred_other = -1, pred_iteration = -1, iteration_before = -1;
-  std::string pred_text;
   // The run's report (summary(), write_json()): the application's result check (unset:
   // none given) and its problem text.
   std::optional<std::pair<bool, std::string>> result_check;
-  // Checkpoint cadence (Session::set_checkpointing, session_checkpoint.cpp) and the
-  // checkpoints it wrote (world rank 0).
-  struct Checkpointing {
-    CheckpointCadence cadence;
-    checkpoint::Every every;
-    double last = 0, cost = -1, previous_check = -1;
-  };
-  std::optional<Checkpointing> checkpointing;
-  std::vector<CheckpointRecord> checkpoints;
-  // Checkpoint levels (checkpoint/session_levels.cpp): the cadence, the nodes and
-  // partners, and the level checkpoints written (world rank 0).
-  std::shared_ptr<detail::LevelState> levels;
-  std::vector<LevelRecord> level_records;
   std::string problem;
 
   // What act() planned for a resize besides the target grid.
   using NodePlan = detail::NodePlan;  // target_grid.hpp
-
-  int rank() const {
-    int r = 0;
-    MPI_Comm_rank(world, &r);
-    return r;
-  }
-  int size() const {
-    int s = 0;
-    MPI_Comm_size(world, &s);
-    return s;
-  }
-  bool root() const { return rank() == 0; }
 
   void desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const;
 
@@ -260,17 +220,27 @@ struct Session::Impl {
   void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                    detail::MoveAccounting& acct);
 
-  // A grid for `target` on the current world, and every registered matrix moved onto it
-  // from the current grid; the redistribution's time and bytes go into `rec`.
-  blacs_dyn::Grid move_onto(const Grid& target, ResizeRecord& rec);
+  // The one grid switch after a resize (grid_switch.cpp): BLACS grids for `from` and `to`
+  // on the current world (`from` empty: the current grid, on an unchanged world), every
+  // registered matrix moved from one to the other (the redistribution's time and bytes
+  // into `rec` when given; the watchdog's phase named `phase`), and `to` the session's
+  // grid. Adopt::No (a shrink, whose world is about to lose processes) releases both
+  // grids instead; settle_grid then makes the grid on the world that is left.
+  enum class Adopt { Yes, No };
+  std::int64_t switch_grid(const std::optional<Grid>& from, const Grid& to, ResizeRecord* rec,
+                           const char* phase = "redistribution", Adopt adopt = Adopt::Yes);
+  // `g` the session's grid on the current world, no data moved (start and restart, a
+  // shrink's new world, a cancelled expansion); the descriptors name its context.
+  void settle_grid(const Grid& g);
 
   std::int64_t total_bytes() const;
 
   // Same layout and buffers, new BLACS context (after the world changed under them).
   void relabel_descs();
 
-  // The state an expansion from `from` to `to` hands its newcomers, packed.
-  std::vector<char> pack_expansion(const Grid& from, const Grid& to);
+  // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
+  // the expansion is one begun in the background.
+  std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false);
   // The checkpoint cadences into the hand-over, and a newcomer's from it (no collective,
   // no directory made: the job's processes did that; session_levels.cpp).
   void pack_cadences(detail::ExpansionState& st) const;
@@ -330,9 +300,17 @@ struct Session::Impl {
   // Background resizes (session_background.cpp). A shared_ptr: the type is
   // complete only there.
   struct BackgroundResize;
-  std::shared_ptr<BackgroundResize> in_flight;
-  Background bg_mode = Background::Off;
-  int bg_min_iterations = 1;
+  // The background settings (every process the same) and the resize under way.
+  struct BackgroundPart {
+    std::shared_ptr<BackgroundResize> in_flight;
+    Background mode = Background::Off;
+    int min_iterations = 1;
+    // A newcomer of a background expansion: the old processes completed it inside a remap
+    // point (not complete_resize), so the newcomer takes part in the rest of that point.
+    bool joined_in_remap_point = false;
+    double complete_start = 0, complete_waited = 0;
+  };
+  BackgroundPart bg;
   // Why the decision is carried out blocking, or nothing: begin it in the background.
   std::optional<std::string> background_blocked(const Decision& d) const;
   RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start);
@@ -369,11 +347,6 @@ struct Session::Impl {
   };
   RemapResult cancel_background(const std::string& why, CancelCause cause);
   static void finalize_hook(void* self);
-  bool bg_beginning = false;  // pack_expansion: the hand-over of a background expansion
-  // A newcomer of a background expansion: the old processes completed it inside a remap
-  // point (not complete_resize), so the newcomer takes part in the rest of that point.
-  bool bg_joined_in_remap_point = false;
-  double bg_complete_start = 0, bg_complete_waited = 0;
 };
 
 // "; predicted: spawn 812.0 ms (history), ..." for a resize record's predicted parts.

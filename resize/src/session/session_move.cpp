@@ -58,20 +58,20 @@ std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dy
   acct.reduce();
   const std::int64_t moved = acct.bytes_moved;
   if (rec && root()) {
-    rec->move_batches = acct.batches;
-    rec->move_peak_bytes = acct.peak_bytes;
+    rec->move.batches = acct.batches;
+    rec->move.peak_bytes = acct.peak_bytes;
     if (acct.mapped()) {
-      rec->bytes_intra_node += acct.bytes_intra_node;
-      rec->bytes_inter_node += acct.bytes_inter_node;
+      rec->move.bytes_intra_node += acct.bytes_intra_node;
+      rec->move.bytes_inter_node += acct.bytes_inter_node;
     }
     if (acct.predicting()) {
-      rec->t_redist_predicted = acct.predicted_s;
-      rec->redist_predicted_by = "cost model";
+      rec->predicted.t_redist = acct.predicted_s;
+      rec->predicted.redist_by = PredictedBy::CostModel;
     } else if (const auto t = history.predict_redist(static_cast<double>(moved))) {
       // No calibration: the bytes this resize's plans move, on the line through the
       // earlier resizes (known before the data moved; set here where the count is).
-      rec->t_redist_predicted = *t;
-      rec->redist_predicted_by = "history";
+      rec->predicted.t_redist = *t;
+      rec->predicted.redist_by = PredictedBy::History;
     }
   }
   return moved;
@@ -305,19 +305,6 @@ void Session::Impl::move_blocks(Registered& r, const blacs_dyn::Grid& from, cons
   r.layout = lb;
   r.publish_layout();
   acct.add(r.type, la, lb);
-}
-
-// A grid for `target` on the current world, and every registered matrix moved onto it
-// from the current grid; the redistribution's time and bytes go into `rec`.
-blacs_dyn::Grid Session::Impl::move_onto(const Grid& target, ResizeRecord& rec) {
-  watchdog.phase("BLACS grids");
-  blacs_dyn::Grid to = detail::blacs_grid(world, target);
-  watchdog.phase("redistribution");
-  const double t1 = MPI_Wtime();
-  rec.bytes_moved = move_all(grid, to, &rec);
-  rec.t_redist = MPI_Wtime() - t1;
-  rec.bytes_total = total_bytes();
-  return to;
 }
 
 std::int64_t Session::Impl::total_bytes() const {

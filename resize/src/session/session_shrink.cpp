@@ -21,9 +21,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   bool moved = false;
   const auto move = [&]() {
     moved = true;
-    blacs_dyn::Grid small = move_onto(target, rec);
-    grid.release();
-    small.release();
+    switch_grid(std::nullopt, target, &rec, "redistribution", Adopt::No);
     watchdog.phase("exit of the released processes");
     return true;
   };
@@ -42,9 +40,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
   watchdog.phase("BLACS grid on the new world");
   const Grid renumbered = renumber(target, node_plan.keep);
-  grid = detail::blacs_grid(world, renumbered);
-  shape = renumbered;
-  relabel_descs();
+  settle_grid(renumbered);
   // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
   if (!powers.empty()) {
     std::vector<double> kept;
@@ -73,8 +69,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
 Session::Impl::Outcome Session::Impl::regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start) {
   WatchdogGuard armed(watchdog);
   node_of_rank = redist::node_ids(rank_hosts);
-  grid = move_onto(target, rec);
-  shape = target;
+  switch_grid(std::nullopt, target, &rec);
   rec.rank_hosts = RankHosts::of(rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_redist;

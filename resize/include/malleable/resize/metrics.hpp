@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "malleable/resize/background.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace resize {
@@ -50,72 +51,93 @@ struct RankHosts {
   std::vector<std::string> expand() const;  // one name per rank: O(P), for output only
 };
 
+// The clock an iteration time is taken on (Segment::median_on): "wall", "dedicated" or
+// "compute" in the run's JSON and summary.
+enum class Clock { Wall, Dedicated, Compute };
+std::string to_string(Clock c);
+// "compute" and "dedicated"; anything else is the wall clock.
+Clock clock_named(const std::string& name);
+
+// Where a resize's predicted redistribution time came from: the machine's calibrated cost
+// model ("cost model"), the history of earlier resizes ("history"), or none ("").
+enum class PredictedBy { None, CostModel, History };
+std::string to_string(PredictedBy p);
+
+// What was predicted before a resize (< 0: not known). Spawn/exit and other from the
+// history of earlier resizes (ResizeHistory); the redistribution from the calibrated cost
+// model (malleable-calibrate) or the history; the iteration time after from the policy
+// (Decision::predicted_iteration) and before as measured then; the predicted payoff
+// point follows.
+struct ResizePrediction {
+  double t_spawn = -1.0, t_redist = -1.0, t_other = -1.0;
+  PredictedBy redist_by = PredictedBy::None;
+  double t_iteration_before = -1.0, t_iteration_after = -1.0;
+  double t_resize_policy = -1.0;   // the policy's own resize time prediction (Decision)
+  Clock clock = Clock::Wall;       // the iteration times' clock
+  std::string reasoning;           // the policy's reasoning (Decision::prediction)
+  // t_spawn + t_redist + t_other, or < 0 when a part is unknown.
+  double t_total() const { return t_spawn >= 0 && t_redist >= 0 && t_other >= 0 ? t_spawn + t_redist + t_other : -1.0; }
+};
+
+// How a background resize made progress: a helper thread (MPI_THREAD_MULTIPLE), or the
+// application's progress calls.
+enum class BackgroundProgress { HelperThread, ProgressCalls };
+std::string to_string(BackgroundProgress p);
+
+// A resize begun in the background at one remap point and completed (or cancelled) at a
+// later one. Then the record's t_total is the time the application was stopped (the begin
+// point plus the completing point); t_spawn ran at the begin point, t_redist (the variable
+// matrices) at the completing point, while the constant matrices moved during
+// t_overlapped.
+struct BackgroundPhase {
+  Background mode = Background::Wait;
+  BackgroundProgress progress = BackgroundProgress::HelperThread;
+  // Cancelled before it switched (the record's ok is false; the job stays on from_grid):
+  // at the job's end, or superseded by a shrink (docs/apps.md).
+  bool cancelled = false;
+  int began_after = -1;            // the remap point that began it
+  double t_begin = 0.0;            // stopped at the begin point
+  double t_complete = 0.0;         // stopped at the completing (or cancelling) point
+  double t_wait = 0.0;             // of that, waiting for the spawn and the background messages
+  double t_overlapped = 0.0;       // between the two, the old grid computing
+  int iterations_overlapped = 0;   // iterations the old grid ran meanwhile
+  int completion_deferred = 0;     // completing points that found it not done (continue)
+  double iteration_slowdown = -1.0;  // their mean over the median before (< 0 unknown)
+  std::int64_t bytes = 0;          // of the record's bytes_moved, moved in the background
+};
+
+// The bytes a resize moved, beyond the record's totals: within and between nodes, and the
+// redist mover's memory (SessionOptions::move_budget_bytes): the exchanges the matrices
+// went in, and the most bytes one process held during the move (its matrices' old and new
+// buffers at the worst batch, plus redist's own staging at its peak); 0 with the PDGEMR2D
+// mover.
+struct MoveStats {
+  std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
+  int batches = 0;
+  std::int64_t peak_bytes = 0;
+};
+
 struct ResizeRecord {
   int after_iteration = 0;  // remap point
   Action action = Action::None;
   std::string from_grid, to_grid;
   int from_procs = 0, to_procs = 0;
   Placement placement = Placement::Local2;
-  bool ok = true;           // false: the resize failed and the job stayed on from_grid
-  // A background resize cancelled before it switched (ok false; the job stays on
-  // from_grid): at the job's end, or superseded by a shrink (docs/apps.md).
-  bool cancelled = false;
+  bool ok = true;           // false: the resize failed (or was cancelled), the job stayed on from_grid
   std::string message;      // why it failed, or notes
   // DRMS breakdown, seconds (wall, measured on world rank 0 around each phase).
   double t_spawn = 0.0;     // spawn (expand) or exit (shrink)
   double t_redist = 0.0;    // redistribution of every registered matrix
   double t_other = 0.0;     // decision, state hand-over, BLACS grids, buffers
   double t_total = 0.0;     // t_spawn + t_redist + t_other
-  // t_redist as the machine's calibrated cost model predicts it from redist's plans
-  // (malleable-calibrate), or < 0: no calibration file, or the PDGEMR2D mover.
-  double t_redist_predicted = -1.0;
-  // Where t_redist_predicted came from: "cost model", or "history" (an uncalibrated
-  // machine: the bytes moved on the line through earlier resizes, ResizeHistory), or "".
-  std::string redist_predicted_by;
-  // The rest of the prediction, made before the resize (< 0: not known).
-  // Spawn/exit and other from the history of earlier resizes (ResizeHistory), the
-  // iteration time after from the policy (Decision::predicted_iteration), and the
-  // iteration time before as measured then; the predicted payoff point follows.
-  double t_spawn_predicted = -1.0, t_other_predicted = -1.0;
-  double t_iteration_before = -1.0, t_iteration_predicted = -1.0;
-  double t_resize_policy = -1.0;   // the policy's own resize time prediction (Decision)
-  std::string prediction_clock = "wall";  // "wall", "dedicated" or "compute" (Segment::median_on)
-  std::string prediction;  // the policy's reasoning (Decision::prediction)
-  // t_spawn + t_redist + t_other predicted, or < 0 when a part is unknown.
-  double t_total_predicted() const {
-    return t_spawn_predicted >= 0 && t_redist_predicted >= 0 && t_other_predicted >= 0
-               ? t_spawn_predicted + t_redist_predicted + t_other_predicted
-               : -1.0;
-  }
+  ResizePrediction predicted;
   std::int64_t bytes_moved = 0;  // bytes that changed rank (all matrices)
   std::int64_t bytes_total = 0;  // bytes of all registered matrices
-  // Of bytes_moved: between processes of one node, and between nodes.
-  std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
-  // The redist mover's memory (SessionOptions::move_budget_bytes): the exchanges the
-  // matrices went in, and the most bytes one process held during the move (its matrices'
-  // old and new buffers at the worst batch, plus redist's own staging at its peak); 0
-  // with the PDGEMR2D mover.
-  int move_batches = 0;
-  std::int64_t move_peak_bytes = 0;
+  MoveStats move;
   std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
   RankHosts rank_hosts;              // node of every rank after the resize (runs)
-  // A resize begun in the background at one remap point and completed at a
-  // later one. Then t_total is the time the application was stopped (the begin point
-  // plus the completing point); t_spawn ran at the begin point, t_redist (the variable
-  // matrices) at the completing point, while the constant matrices moved during
-  // t_overlapped.
-  bool background = false;
-  std::string background_mode;          // "wait" or "continue" (Background)
-  std::string background_progress;      // "helper thread" or "progress calls"
-  int background_began_after = -1;      // the remap point that began it
-  double t_background_begin = 0.0;      // stopped at the begin point
-  double t_background_complete = 0.0;   // stopped at the completing (or cancelling) point
-  double t_background_wait = 0.0;       // of that, waiting for the spawn and the background messages
-  double t_overlapped = 0.0;            // between the two, the old grid computing
-  int iterations_overlapped = 0;        // iterations the old grid ran meanwhile
-  int completion_deferred = 0;          // completing points that found it not done (continue)
-  double iteration_slowdown = -1.0;     // their mean over the median before (< 0 unknown)
-  std::int64_t bytes_background = 0;    // of bytes_moved, moved in the background
+  std::optional<BackgroundPhase> background;  // a resize begun in the background
+  bool cancelled() const { return background && background->cancelled; }
 };
 
 // Payoff point ceil(t_r / (t_p1 - t_p2)): iterations
@@ -135,10 +157,11 @@ struct Segment {
   double median_wall = 0.0, median_dedicated = 0.0;
   double mean_compute = 0.0, median_compute = 0.0;
   double min_wall = 0.0, min_dedicated = 0.0;
-  // The median on a clock named "wall", "dedicated" or "compute" (anything else: wall).
-  double median_on(const std::string& clock) const {
-    return clock == "compute" ? median_compute : clock == "dedicated" ? median_dedicated : median_wall;
+  double median_on(Clock clock) const {
+    return clock == Clock::Compute ? median_compute : clock == Clock::Dedicated ? median_dedicated : median_wall;
   }
+  // The median on a clock named "wall", "dedicated" or "compute" (anything else: wall).
+  double median_on(const std::string& clock) const { return median_on(clock_named(clock)); }
 };
 
 // One resize with the iteration times before and after it and the derived metrics.

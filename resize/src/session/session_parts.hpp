@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Parts a Session is made of, each with one job (Session::Impl composes them with the
+// matrix registry of session_impl.hpp): the world and its grid, the resize recorder, the
+// checkpoints, the iteration meter and the arrival check. Internal to the session's MPI
+// shell.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint_format.hpp"
+#include "malleable/blacs_dyn/blacs_dyn.hpp"
+#include "malleable/redist/cost_model.hpp"
+#include "malleable/resize/metrics.hpp"
+#include "malleable/resize/predict.hpp"
+#include "malleable/resize/session.hpp"
+
+namespace resize {
+namespace detail {
+struct LevelState;  // checkpoint/session_levels.cpp
+
+// The world every process of the job is in and the BLACS grid the matrices live on: its
+// shape (known also to processes outside the grid) and the nodes of the world's ranks.
+// Changed only by the one grid switch (grid_switch.cpp) and by the world's own changes
+// (spawn, shrink).
+struct SessionWorld {
+  MPI_Comm world = MPI_COMM_NULL;
+  blacs_dyn::Grid grid;
+  Grid shape;  // current grid (also on processes outside it)
+  // Node id of every rank of the world a redistribution runs in (empty: not known), so a
+  // move can count bytes within and between nodes.
+  std::vector<int> node_of_rank;
+  // Node of every rank of the current world (for policies that manage nodes).
+  std::vector<std::string> rank_hosts;
+
+  int rank() const {
+    int r = 0;
+    MPI_Comm_rank(world, &r);
+    return r;
+  }
+  int size() const {
+    int s = 0;
+    MPI_Comm_size(world, &s);
+    return s;
+  }
+  bool root() const { return rank() == 0; }
+};
+
+// World rank 0's predictions for the resize being made (copied into its record).
+struct Predictions {
+  double spawn = -1, other = -1, iteration_after = -1, iteration_before = -1;
+  std::string reasoning;
+};
+
+// What the run measured and learned about resizes: the metrics, the measured speeds and
+// the resize history (world rank 0), the machine's calibrated redistribution costs
+// (world rank 0), the mapping powers (every process) and the predictions under way.
+struct ResizeRecorder {
+  Metrics metrics;
+  SpeedEstimator speeds;
+  ResizeHistory history;
+  std::string history_path;  // empty: not persisted
+  // Each resize records the redistribution time these predict beside the measured one.
+  std::optional<redist::CostParams> cost_model;
+  std::vector<double> powers, powers_before;  // now, and before the resize under way
+  Predictions predicted;
+};
+
+// Checkpoint cadence (Session::set_checkpointing, session_checkpoint.cpp) and the
+// checkpoints written (world rank 0); checkpoint levels (checkpoint/session_levels.cpp):
+// the cadence, the nodes and partners, and the level checkpoints written (world rank 0).
+struct SessionCheckpoints {
+  struct Checkpointing {
+    CheckpointCadence cadence;
+    checkpoint::Every every;
+    double last = 0, cost = -1, previous_check = -1;
+  };
+  std::optional<Checkpointing> checkpointing;
+  std::vector<CheckpointRecord> checkpoints;
+  std::shared_ptr<LevelState> levels;
+  std::vector<LevelRecord> level_records;
+};
+
+// One iteration's clocks (begin_iteration) and the compute the application reported in it.
+struct IterationMeter {
+  double t_wall0 = 0, t_cpu0 = 0, t_kernel0 = 0;
+  double work_acc = 0, compute_acc = 0;
+};
+
+// The arrival check at every remap point (arrival.hpp): its floor (SessionOptions::
+// remap_timeout, RESIZE_REMAP_TIMEOUT), when the last check ended, the longest time
+// between two of them.
+struct ArrivalCheck {
+  double timeout = 600.0, last = 0, longest_gap = 0;
+};
+
+}  // namespace detail
+}  // namespace resize
