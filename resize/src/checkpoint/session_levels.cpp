@@ -17,6 +17,7 @@
 #include <system_error>
 
 #include "checkpoint/checkpoint_io.hpp"
+#include "common/broadcast.hpp"
 #include "common/config.hpp"
 #include "checkpoint/file_release.hpp"
 #include "checkpoint/levels.hpp"
@@ -389,7 +390,7 @@ double Session::checkpoint_levels(bool partner) {
   // Header and payload of this process.
   lv::LevelHeader h = level_header(I.opt.app, I.iteration, rank, nprocs, nd.index, I.shape);
   if (I.root() && I.pack) h.state = I.pack();
-  io::bcast_bytes(h.state, 0, I.world);
+  h.state = broadcast_bytes(std::move(h.state), 0, I.world);
   Phases phases(t0);
   std::vector<Piece> pieces;
   for (const auto& r : I.mats) h.matrices.push_back(level_matrix(describe(r, I.grid, rank), pieces.emplace_back()));

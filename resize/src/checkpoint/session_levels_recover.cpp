@@ -16,6 +16,7 @@
 #include <set>
 #include <tuple>
 
+#include "common/broadcast.hpp"
 #include "checkpoint/checkpoint_io.hpp"
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
@@ -367,7 +368,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   // The application state, from the holder of old rank 0's copy.
   std::vector<char> state;
   if (rank == p.holder[0]) state = loaded.at(0).h.state;
-  io::bcast_bytes(state, p.holder[0], I.world);
+  state = broadcast_bytes(std::move(state), p.holder[0], I.world);
   if (I.unpack) I.unpack(state);
   // Every matrix from the old layout (each old process's blocks now on its holder) onto
   // the new grid.

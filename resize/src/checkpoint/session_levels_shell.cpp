@@ -233,12 +233,8 @@ std::string default_dir(const std::string& app) {
 }
 
 std::string agree(MPI_Comm comm, const std::string& why) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int mine = why.empty() ? INT_MAX : rank, lowest = INT_MAX;
-  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
-  if (lowest == INT_MAX) return {};
-  return broadcast_text(why, lowest, comm);
+  const auto failure = lowest_failure(comm, why);
+  return failure ? failure->text : std::string();
 }
 
 void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
@@ -362,13 +358,6 @@ std::vector<std::string> list_dir(const std::string& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-void bcast_bytes(std::vector<char>& bytes, int root, MPI_Comm comm) {
-  long long len = static_cast<long long>(bytes.size());
-  MPI_Bcast(&len, 1, MPI_LONG_LONG, root, comm);
-  bytes.resize(static_cast<std::size_t>(len));
-  if (len > 0) MPI_Bcast(bytes.data(), static_cast<int>(len), MPI_CHAR, root, comm);
 }
 
 }  // namespace level_io

@@ -129,7 +129,6 @@ std::string write_level_file(const std::string& path, const std::string& recycle
 std::vector<std::string> list_dir(const std::string& dir);
 
 // `len` bytes broadcast from `root` (the others' vector is resized to them). Collective.
-void bcast_bytes(std::vector<char>& bytes, int root, MPI_Comm comm);
 
 }  // namespace level_io
 }  // namespace detail

@@ -15,18 +15,18 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.iteration = iteration;
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
   // the environment need not reach spawned processes).
-  st.mover = static_cast<int>(opt.mover);
+  st.mover = opt.mover;
   st.move_budget = opt.move_budget_bytes;  // the batches are collective too
   st.from = from;
   st.to = to;
   for (const auto& r : mats)
-    st.mats.push_back({r.m, r.n, r.mb, r.nb, static_cast<int>(r.type), r.constant});
+    st.mats.push_back({r.m, r.n, r.mb, r.nb, r.type, r.constant});
   st.app = pack ? pack() : std::vector<char>{};
   st.powers_before = powers_before;  // what the old layouts were computed with
   st.powers = powers;
   // Background resizes: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
-  st.background_mode = static_cast<int>(bg_mode);
+  st.background_mode = bg_mode;
   st.background_min_iterations = bg_min_iterations;
   st.background = bg_beginning;
   pack_cadences(st);  // the newcomers checkpoint as the others do

@@ -89,7 +89,7 @@ int Session::join() {
   fault::inject(fault::Point::StallNewcomer, last, I.rank(), "after the state hand-over");
   const ExpansionState st = unpack_expansion(bytes);
   I.iteration = st.iteration;
-  I.opt.mover = static_cast<Mover>(st.mover);
+  I.opt.mover = st.mover;
   I.opt.move_budget_bytes = st.move_budget;
   const Grid& from = st.from;
   const Grid& to = st.to;
@@ -103,7 +103,7 @@ int Session::join() {
     m.n = j.n;
     m.mb = j.mb;
     m.nb = j.nb;
-    const auto type = static_cast<detail::Scalar>(j.type);
+    const detail::Scalar type = j.type;
     if (type != m.type)
       throw Error("session join: matrix " + m.name + " holds " + detail::scalar_name(type) +
                   " in the job, this process registered " + detail::scalar_name(m.type));
@@ -123,7 +123,7 @@ int Session::join() {
     if (m.sizes) m.layout = I.layout_of(m, from);
   I.powers = st.powers;
   // Background resizes: the job's background settings.
-  I.bg_mode = static_cast<Background>(st.background_mode);
+  I.bg_mode = st.background_mode;
   I.bg_min_iterations = st.background_min_iterations;
   const bool background = st.background;
   // The same collective as the old processes make after the hand-over (Impl::expand).
