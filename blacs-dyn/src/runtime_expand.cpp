@@ -389,16 +389,17 @@ void Runtime::expand(const SpawnRequest& request) {
     total = 0;
     for (const auto& g : request.groups) total += g.count;
   }
-  int nn[4] = {total, -total, ngroups, -ngroups};
-  check(MPI_Allreduce(MPI_IN_PLACE, nn, 4, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
+  const auto [nnew, nhosts] = malleable::collective::ranges<2>(w, {total, ngroups}, [](int rc, const char* what) {
+    check(rc, what);
+  });
   if (!request.invalid.empty())
     err = Error(BLACS_DYN_ERR_ARG, request.invalid + " (on rank " + std::to_string(r) + ")");
-  else if (nn[0] != -nn[1])
-    err = Error(BLACS_DYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(-nn[1]) + " .. " +
-                                  std::to_string(nn[0]) + ")");
-  else if (nn[2] != -nn[3])
-    err = Error(BLACS_DYN_ERR_ARG, "the number of hosts differs across ranks (" +
-                                  std::to_string(-nn[3]) + " .. " + std::to_string(nn[2]) + ")");
+  else if (!nnew.same())
+    err = Error(BLACS_DYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(nnew.lo) + " .. " +
+                                  std::to_string(nnew.hi) + ")");
+  else if (!nhosts.same())
+    err = Error(BLACS_DYN_ERR_ARG, "the number of hosts differs across ranks (" + std::to_string(nhosts.lo) +
+                                  " .. " + std::to_string(nhosts.hi) + ")");
   if (r == 0 && !err) {
     try {
       check_expansion(request, cur, total);

@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -51,6 +52,28 @@ void broadcast_bytes(MPI_Comm comm, int root, Bytes& bytes, const Check& check =
   const std::uint64_t n = broadcast_length(comm, root, bytes.size(), check);
   bytes.resize(static_cast<std::size_t>(n));
   broadcast_chunks(comm, root, bytes.data(), n, check);
+}
+
+// The lowest and highest value of one quantity over the processes.
+struct Range {
+  long long lo = 0, hi = 0;
+  bool same() const { return lo == hi; }
+};
+
+// Collective: the Range of each of `values` over `comm` (one MPI_Allreduce of MAX over
+// {v, -v}): whether every process passed the same counts, and if not, between what.
+template <std::size_t N, class Check = IgnoreErrors>
+std::array<Range, N> ranges(MPI_Comm comm, const std::array<long long, N>& values, const Check& check = {}) {
+  std::array<long long, 2 * N> both{};
+  for (std::size_t i = 0; i < N; ++i) {
+    both[2 * i] = values[i];
+    both[2 * i + 1] = -values[i];
+  }
+  check(MPI_Allreduce(MPI_IN_PLACE, both.data(), static_cast<int>(both.size()), MPI_LONG_LONG, MPI_MAX, comm),
+        "MPI_Allreduce (ranges)");
+  std::array<Range, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = Range{-both[2 * i + 1], both[2 * i]};
+  return out;
 }
 
 // The error every process agrees on: the lowest failing rank, its code and its text.

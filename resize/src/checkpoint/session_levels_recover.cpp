@@ -17,6 +17,7 @@
 #include <tuple>
 
 #include "common/broadcast.hpp"
+#include "common/tags.hpp"
 #include "checkpoint/checkpoint_io.hpp"
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
@@ -295,11 +296,11 @@ std::int64_t exchange(MPI_Comm world, const std::map<int, std::vector<char>>& ou
     if (recv_counts[static_cast<std::size_t>(r)] > 0) {
       auto& b = in[r];
       b.resize(static_cast<std::size_t>(recv_counts[static_cast<std::size_t>(r)]));
-      io::recv_bytes(b.data(), b.size(), r, 704, world, reqs);
+      io::recv_bytes(b.data(), b.size(), r, tags::kLevelRestart, world, reqs);
     }
   std::int64_t moved = 0;
   for (const auto& [to, buf] : out) {
-    io::send_bytes(buf.data(), buf.size(), to, 704, world, reqs);
+    io::send_bytes(buf.data(), buf.size(), to, tags::kLevelRestart, world, reqs);
     if (to != rank) moved += static_cast<std::int64_t>(buf.size());
   }
   io::wait_all(reqs);
@@ -376,7 +377,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   for (std::size_t k = 0; k < I.mats.size(); ++k) {
     const CheckpointMatrix nw = describe(I.mats[k], I.grid, rank);
     std::map<int, std::vector<char>> in;
-    moved += exchange(I.world, cut_for_new_owners(loaded, k, nw), in);
+    moved += exchange(nd->traffic, cut_for_new_owners(loaded, k, nw), in);
     place(in, nw);
   }
   I.iteration = p.choice.version;

@@ -30,6 +30,7 @@ namespace detail {
 // The nodes of the current world and the partner ring over them.
 struct Nodes {
   MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+  MPI_Comm traffic = MPI_COMM_NULL;  // a dup of the world for the level copies' messages (common/tags.hpp)
   int local = 0, local_size = 1, index = 0, count = 1;
   std::string name;
   int partner = 0, source = 0;  // node indices: my node's copies go to `partner`, I keep `source`'s
