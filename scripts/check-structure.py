@@ -37,7 +37,7 @@ import os
 import re
 import sys
 
-PARTS = ["blacs-dyn", "redist", "gridmap", "resize", "apps"]
+PARTS = ["blacs-dyn", "redist", "gridmap", "resize", "apps", "common"]
 EXTS = (".cpp", ".hpp", ".h")
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 100

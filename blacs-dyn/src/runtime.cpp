@@ -24,6 +24,7 @@
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
 #include "schema.hpp"
 #include "blacs_glue.hpp"
+#include "messages.hpp"
 
 
 namespace blacs_dyn {
@@ -121,6 +122,14 @@ double join_timeout_seconds() {
   // As the session's resize watchdog: since the deadline covers the spawn too, it must
   // exceed the slowest spawn (40 s seen on this shared 2-core host).
   return 180.0;
+}
+
+std::string watchdog_report(const PhaseWatchdog::Status& s) {
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", s.seconds);
+  return "blacs-dyn: FAILED - " + s.who + " (pid " + std::to_string(::getpid()) + " on host " + host_name() +
+         "): phase '" + s.phase + "' did not finish within " + seconds + " s (BLACS_DYN_JOIN_TIMEOUT)" +
+         (s.hint.empty() ? std::string() : ": " + s.hint) + ". Ending the job.";
 }
 
 Runtime& Runtime::get() {
@@ -234,8 +243,9 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
   dog_.phase("check-in with the spawning world", timeout + 10,
              "the spawning world stopped answering (a process of it died or hangs)");
   MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
-  int hello[2] = {static_cast<int>(::getpid()), std::atoi(token)};
-  check(MPI_Send(hello, 2, MPI_INT, 0, kTagHello, link), "newcomer: MPI_Send (hello)");
+  const std::vector<char> hello = encode(Hello{static_cast<int>(::getpid()), std::atoi(token)});
+  check(MPI_Send(hello.data(), static_cast<int>(hello.size()), MPI_BYTE, 0, kTagHello, link),
+        "newcomer: MPI_Send (hello)");
   MPI_Status st;
   int flag = 0;
   const double deadline = now() + timeout;
@@ -253,11 +263,16 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
     sleep_for(200000);
   }
   int count = 0;
-  MPI_Get_count(&st, MPI_INT, &count);
-  std::vector<int> go(static_cast<std::size_t>(std::max(count, 1)));
-  check(MPI_Recv(go.data(), count, MPI_INT, 0, kTagGo, link, MPI_STATUS_IGNORE),
-        "newcomer: MPI_Recv (go)");
-  if (count < 4 || go[0] != 1) {
+  MPI_Get_count(&st, MPI_BYTE, &count);
+  std::vector<char> bytes(static_cast<std::size_t>(std::max(count, 0)));
+  check(MPI_Recv(bytes.data(), count, MPI_BYTE, 0, kTagGo, link, MPI_STATUS_IGNORE), "newcomer: MPI_Recv (go)");
+  Go go;
+  try {
+    go = decode_go(bytes);
+  } catch (const malleable::wire::Error& e) {
+    throw Error(BLACS_DYN_ERR_MPI, std::string("newcomer: ") + e.what());
+  }
+  if (!go.go) {
     std::fprintf(stderr,
                  "blacs-dyn: the expansion was cancelled by the spawning world (a sibling did "
                  "not check in); newcomer pid %d exits\n",
@@ -265,16 +280,13 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
     std::fflush(nullptr);
     ::_exit(1);
   }
-  // go = {1, level, k, i, spawner[0..k-1], encoded stack}: this process is in group i
-  // of the k spawned by this level's expansion; spawner[j] is the world rank that
-  // spawned group j (merge_groups).
-  const int level = go[1];
-  const int k = go[2];
-  const int mine = go[3];
-  if (k < 1 || mine < 0 || mine >= k || count < 4 + k)
-    throw Error(BLACS_DYN_ERR_MPI, "newcomer: corrupt go message");
-  std::vector<int> spawner(go.begin() + 4, go.begin() + 4 + k);
-  stack_ = LevelStack::decode(std::span<const int>(go).subspan(static_cast<std::size_t>(4 + k)));
+  // This process is in group go.mine of the go.groups spawned by this level's expansion;
+  // go.spawner[j] is the world rank that spawned group j (merge_groups).
+  const int level = go.level;
+  const int k = go.groups;
+  const int mine = go.mine;
+  const std::vector<int>& spawner = go.spawner;
+  stack_ = LevelStack::decode(go.stack);
   const int first_group = stack_->ngroups() - k;
   std::vector<int> first_rank;
   for (int j = 0; j < k; ++j)

@@ -20,12 +20,17 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "level_stack.hpp"
-#include "watchdog.hpp"
+#include "malleable_internal/watchdog.hpp"
 
 namespace blacs_dyn {
 namespace detail {
 class PhaseTrace;
 }
+using malleable::watchdog::PhaseWatchdog;
+using malleable::watchdog::WatchdogScope;
+using malleable::watchdog::host_name;
+// The line blacs-dyn's watchdog prints when a phase's deadline passes.
+std::string watchdog_report(const PhaseWatchdog::Status& s);
 
 // One spawn group of an expansion: `count` processes on `host` ("" = where the launcher
 // puts them, or as the request's `hosts` list says).
@@ -83,8 +88,7 @@ class Runtime {
   [[noreturn]] void leave();
   void share_state(void* buf, std::size_t* len, std::size_t cap);
   void set_shrink_hook(blacs_dyn_shrink_hook hook, void* user) {
-    hook_ = hook;
-    hook_user_ = user;
+    shrink_hook_ = {hook, user};
   }
 
   // Background expansions: a thread marked as the background thread
@@ -138,7 +142,7 @@ class Runtime {
   void shrink(const ShrinkPlan& plan);
   void sync_blacs();
   MPI_Comm priv() const;  // private dup of the current world for our own traffic
-  MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id);
+  MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level);
   void check_expansion(const SpawnRequest& request, const LevelStack& cur, int total);
   void finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req, const std::vector<int>& spawner,
                         std::vector<MPI_Comm>& links, detail::PhaseTrace& trace);
@@ -185,9 +189,12 @@ class Runtime {
   bool is_new_ = false;
   bool exited_since_change_ = false;
   Departure departure_ = Departure::Stay;
-  blacs_dyn_shrink_hook hook_ = nullptr;
-  void* hook_user_ = nullptr;
-  PhaseWatchdog dog_;
+  // The application's shrink hook and its argument (blacs_dyn_set_shrink_hook).
+  struct ShrinkHook {
+    blacs_dyn_shrink_hook fn = nullptr;
+    void* user = nullptr;
+  } shrink_hook_;
+  PhaseWatchdog dog_{watchdog_report};
 
  public:
   std::string who() const;  // "world rank 3 (process 3)" (or the newcomer's name before it joined)

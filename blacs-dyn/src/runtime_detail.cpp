@@ -24,6 +24,7 @@
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
 #include "schema.hpp"
 #include "blacs_glue.hpp"
+#include "malleable_internal/collective.hpp"
 
 
 namespace blacs_dyn::detail {
@@ -51,17 +52,14 @@ double now() {
 // Every rank learns the first error any rank met, with the same code and message, so
 // collective calls fail identically everywhere and the world stays unchanged.
 void agree(MPI_Comm comm, const std::optional<Error>& local) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int mine = local ? rank : INT_MAX;
-  int first = INT_MAX;
-  // Non-blocking on every rank (a blocking and a non-blocking collective do not match):
-  // a background thread tests and sleeps, 50 us doubling to 5 ms, while ranks
-  // that spawn nothing wait here for the spawners (seconds), rather than spin beside the
-  // compute; other threads wait in MPI_Wait as before.
-  MPI_Request req = MPI_REQUEST_NULL;
-  check(MPI_Iallreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm, &req), "MPI_Iallreduce (agree)");
-  if (on_background_thread()) {
+  // A background thread tests and sleeps, 50 us doubling to 5 ms, while ranks that spawn
+  // nothing wait here for the spawners (seconds), rather than spin beside the compute;
+  // other threads wait in MPI_Wait.
+  const auto wait = [](MPI_Request& req) {
+    if (!on_background_thread()) {
+      check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait (agree)");
+      return;
+    }
     long nap = 50000;
     for (int flag = 0;;) {
       check(MPI_Test(&req, &flag, MPI_STATUS_IGNORE), "MPI_Test (agree)");
@@ -69,17 +67,11 @@ void agree(MPI_Comm comm, const std::optional<Error>& local) {
       sleep_for(nap);
       nap = std::min(5000000L, nap * 2);
     }
-  } else {
-    check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait (agree)");
-  }
-  if (first == INT_MAX) return;
-  int hdr[2] = {local ? local->code() : 0, 0};
-  std::string msg = local ? local->what() : "";
-  hdr[1] = static_cast<int>(msg.size());
-  check(MPI_Bcast(hdr, 2, MPI_INT, first, comm), "MPI_Bcast (agree)");
-  msg.resize(static_cast<std::size_t>(hdr[1]));
-  check(MPI_Bcast(msg.data(), hdr[1], MPI_CHAR, first, comm), "MPI_Bcast (agree)");
-  throw Error(hdr[0], msg);
+  };
+  const auto failure = malleable::collective::lowest_failure(comm, local.has_value(), local ? local->code() : 0,
+                                                             local ? local->what() : std::string(), wait,
+                                                             [](int rc, const char* what) { check(rc, what); });
+  if (failure) throw Error(failure->code, failure->text);
 }
 
 bool is_executable_file(const std::string& p) {

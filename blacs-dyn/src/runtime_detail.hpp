@@ -28,9 +28,6 @@ inline constexpr int kTagIcc = 0x4b04;      // MPI_Intercomm_create between worl
 inline constexpr int kTagMerge = 0x5000;    // + group index: bridging spawn group i into the world
 inline constexpr int kTagHandover = 0x6000; // + group index: rank 0 takes over group i's link
 
-inline constexpr int kReleaseFinalize = 1;  // the job ends: finalize with everybody
-inline constexpr int kReleaseExit = 2;      // your spawn group leaves: disconnect and exit
-
 inline constexpr const char* kJoinEnv = "BLACS_DYN_JOIN";
 
 

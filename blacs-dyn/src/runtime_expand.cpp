@@ -25,6 +25,8 @@
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
 #include "schema.hpp"
 #include "blacs_glue.hpp"
+#include "malleable_internal/collective.hpp"
+#include "messages.hpp"
 
 
 namespace blacs_dyn {
@@ -83,7 +85,7 @@ MPI_Info spawn_info(const SpawnRequest& req, int level) {
 
 }  // namespace
 
-MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId first_id) {
+MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level) {
   MPI_Info info = spawn_info(req, level);
 
   std::vector<char*> argv;
@@ -116,10 +118,11 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
   // newcomer that died (or is not a blacs-dyn program) must not hang the world in
   // MPI_Intercomm_merge.
   const double timeout = join_timeout_seconds();
-  std::vector<int> hello(2 * static_cast<std::size_t>(req.nnew), -1);
+  const std::size_t hb = hello_bytes();
+  std::vector<char> hello(hb * static_cast<std::size_t>(req.nnew));
   std::vector<MPI_Request> reqs(static_cast<std::size_t>(req.nnew), MPI_REQUEST_NULL);
   for (int i = 0; i < req.nnew; ++i)
-    check(MPI_Irecv(&hello[2 * static_cast<std::size_t>(i)], 2, MPI_INT, i, kTagHello, link,
+    check(MPI_Irecv(&hello[hb * static_cast<std::size_t>(i)], static_cast<int>(hb), MPI_BYTE, i, kTagHello, link,
                     &reqs[static_cast<std::size_t>(i)]),
           "MPI_Irecv (hello)");
   const double deadline = now() + timeout;
@@ -135,6 +138,22 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
     if (all || now() > deadline) break;
     sleep_for(200000);
   }
+  // A newcomer of another build (its check-in of another version) cannot join either.
+  std::string foreign;
+  for (int i = 0; all && i < req.nnew && foreign.empty(); ++i) {
+    try {
+      decode_hello(std::span<const char>(&hello[hb * static_cast<std::size_t>(i)], hb));
+    } catch (const malleable::wire::Error& e) {
+      foreign = "spawned process " + std::to_string(i) + ": " + e.what();
+    }
+  }
+  const std::vector<char> abort_msg = encode(cancelled_go(level));
+  if (!foreign.empty()) {
+    for (int i = 0; i < req.nnew; ++i)
+      MPI_Send(abort_msg.data(), static_cast<int>(abort_msg.size()), MPI_BYTE, i, kTagGo, link);
+    MPI_Comm_free(&link);
+    throw Error(BLACS_DYN_ERR_SPAWN, foreign + "; the expansion is cancelled and the world is unchanged");
+  }
   if (!all) {
     std::string missing;
     int nmissing = 0;
@@ -148,8 +167,7 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level, ProcId
           missing.append(std::to_string(i));
         }
       } else {
-        const int abort_msg[4] = {0, level, first_id, 0};
-        MPI_Send(abort_msg, 4, MPI_INT, i, kTagGo, link);
+        MPI_Send(abort_msg.data(), static_cast<int>(abort_msg.size()), MPI_BYTE, i, kTagGo, link);
       }
     }
     MPI_Comm_free(&link);
@@ -227,61 +245,37 @@ MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int 
 // Rank 0's request reaches every rank (the spawners of the other groups need it), and
 // with it the keys of rank 0's MPI_Info (an MPI_Info object cannot be sent).
 void Runtime::share_request(SpawnRequest& req, MPI_Comm w) const {
-  std::vector<std::string> words;
+  std::vector<char> bytes;
   if (rank() == 0) {
-    words = {req.command, req.wdir, req.hosts, std::to_string(req.args.size())};
-    words.insert(words.end(), req.args.begin(), req.args.end());
-    words.push_back(std::to_string(req.groups.size()));
-    for (const auto& g : req.groups) {
-      words.push_back(g.host);
-      words.push_back(std::to_string(g.count));
-    }
+    SharedRequest m{req.command, req.wdir, req.hosts, req.args, {}, {}};
+    for (const auto& g : req.groups) m.groups.emplace_back(g.host, g.count);
     int nkeys = 0;
     if (req.info != MPI_INFO_NULL) MPI_Info_get_nkeys(req.info, &nkeys);
-    words.push_back(std::to_string(nkeys));
     for (int i = 0; i < nkeys; ++i) {
       char key[MPI_MAX_INFO_KEY + 1];
       MPI_Info_get_nthkey(req.info, i, key);
-      words.push_back(key);
-      words.push_back(info_get(req.info, key));
+      m.info.emplace_back(key, info_get(req.info, key));
     }
+    bytes = encode(m);
   }
-  std::string flat;
-  for (const auto& wd : words) {
-    flat += std::to_string(wd.size()) + ":";
-    flat += wd;
-  }
-  unsigned long long n = flat.size();
-  check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, w), "MPI_Bcast (request length)");
-  flat.resize(static_cast<std::size_t>(n));
-  check(MPI_Bcast(flat.data(), static_cast<int>(n), MPI_CHAR, 0, w), "MPI_Bcast (request)");
+  malleable::collective::broadcast_bytes(w, 0, bytes, [](int rc, const char* what) { check(rc, what); });
   if (rank() == 0) return;
-  std::size_t at = 0;
-  const auto word = [&]() {
-    const std::size_t colon = flat.find(':', at);
-    const std::size_t len = std::stoul(flat.substr(at, colon - at));
-    std::string out = flat.substr(colon + 1, len);
-    at = colon + 1 + len;
-    return out;
-  };
-  req.command = word();
-  req.wdir = word();
-  req.hosts = word();
-  req.args.resize(std::stoul(word()));
-  for (auto& a : req.args) a = word();
-  req.groups.resize(std::stoul(word()));
-  for (auto& g : req.groups) {
-    g.host = word();
-    g.count = std::stoi(word());
+  SharedRequest m;
+  try {
+    m = decode_request(bytes);
+  } catch (const malleable::wire::Error& e) {
+    throw Error(BLACS_DYN_ERR_MPI, e.what());
   }
-  const int nkeys = std::stoi(word());
+  req.command = m.command;
+  req.wdir = m.wdir;
+  req.hosts = m.hosts;
+  req.args = m.args;
+  req.groups.clear();
+  for (const auto& [host, count] : m.groups) req.groups.push_back(GroupRequest{host, count});
   req.info = MPI_INFO_NULL;
-  if (nkeys > 0) {
+  if (!m.info.empty()) {
     check(MPI_Info_create(&req.info), "MPI_Info_create");
-    for (int i = 0; i < nkeys; ++i) {
-      const std::string key = word(), value = word();
-      MPI_Info_set(req.info, key.c_str(), value.c_str());
-    }
+    for (const auto& [key, value] : m.info) MPI_Info_set(req.info, key.c_str(), value.c_str());
   }
 }
 
@@ -331,11 +325,9 @@ void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnReq
   for (int id : ids) first_rank.push_back(next.rank_at(next.group(id).first, next.depth() - 1));
   const auto enc = next.encode();
   for (int i = r; i < k; i += n) {
-    std::vector<int> go = {1, level, k, i};
-    go.insert(go.end(), spawner.begin(), spawner.end());
-    go.insert(go.end(), enc.begin(), enc.end());
+    const std::vector<char> go = encode(Go{true, level, k, i, spawner, enc});
     for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
-      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_INT, m, kTagGo,
+      check(MPI_Send(go.data(), static_cast<int>(go.size()), MPI_BYTE, m, kTagGo,
                      links[static_cast<std::size_t>(i)]),
             "MPI_Send (go)");
   }
@@ -397,16 +389,17 @@ void Runtime::expand(const SpawnRequest& request) {
     total = 0;
     for (const auto& g : request.groups) total += g.count;
   }
-  int nn[4] = {total, -total, ngroups, -ngroups};
-  check(MPI_Allreduce(MPI_IN_PLACE, nn, 4, MPI_INT, MPI_MAX, w), "MPI_Allreduce (nnew)");
+  const auto [nnew, nhosts] = malleable::collective::ranges<2>(w, {total, ngroups}, [](int rc, const char* what) {
+    check(rc, what);
+  });
   if (!request.invalid.empty())
     err = Error(BLACS_DYN_ERR_ARG, request.invalid + " (on rank " + std::to_string(r) + ")");
-  else if (nn[0] != -nn[1])
-    err = Error(BLACS_DYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(-nn[1]) + " .. " +
-                                  std::to_string(nn[0]) + ")");
-  else if (nn[2] != -nn[3])
-    err = Error(BLACS_DYN_ERR_ARG, "the number of hosts differs across ranks (" +
-                                  std::to_string(-nn[3]) + " .. " + std::to_string(nn[2]) + ")");
+  else if (!nnew.same())
+    err = Error(BLACS_DYN_ERR_ARG, "nnew differs across ranks (" + std::to_string(nnew.lo) + " .. " +
+                                  std::to_string(nnew.hi) + ")");
+  else if (!nhosts.same())
+    err = Error(BLACS_DYN_ERR_ARG, "the number of hosts differs across ranks (" + std::to_string(nhosts.lo) +
+                                  " .. " + std::to_string(nhosts.hi) + ")");
   if (r == 0 && !err) {
     try {
       check_expansion(request, cur, total);
@@ -425,12 +418,7 @@ void Runtime::expand(const SpawnRequest& request) {
   // time (rank 0 alone would start them one after the other).
   const int level = cur.depth();
   std::vector<int> spawner(static_cast<std::size_t>(k));
-  std::vector<ProcId> first(static_cast<std::size_t>(k));
-  for (int i = 0; i < k; ++i) {
-    spawner[static_cast<std::size_t>(i)] = i % n;
-    first[static_cast<std::size_t>(i)] =
-        i == 0 ? cur.nprocs_started() : first[static_cast<std::size_t>(i - 1)] + req.groups[static_cast<std::size_t>(i - 1)].count;
-  }
+  for (int i = 0; i < k; ++i) spawner[static_cast<std::size_t>(i)] = i % n;
   std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
   // Ranks that spawn nothing wait for the spawners in agree(): the spawners' own
   // deadlines (spawn, then check-in) come first.
@@ -443,7 +431,7 @@ void Runtime::expand(const SpawnRequest& request) {
     one.hosts = req.groups[static_cast<std::size_t>(i)].host;
     one.per_host = !request.groups.empty();
     try {
-      links[static_cast<std::size_t>(i)] = spawn_and_handshake(one, level, first[static_cast<std::size_t>(i)]);
+      links[static_cast<std::size_t>(i)] = spawn_and_handshake(one, level);
     } catch (const Error& e) {
       err = e;
     }
@@ -460,9 +448,9 @@ void Runtime::expand(const SpawnRequest& request) {
     for (int i = r; i < k; i += n) {
       auto& l = links[static_cast<std::size_t>(i)];
       if (l == MPI_COMM_NULL) continue;
-      const int abort_msg[4] = {0, level, 0, 0};
+      const std::vector<char> abort_msg = encode(cancelled_go(level));
       for (int m = 0; m < req.groups[static_cast<std::size_t>(i)].count; ++m)
-        MPI_Send(abort_msg, 4, MPI_INT, m, kTagGo, l);
+        MPI_Send(abort_msg.data(), static_cast<int>(abort_msg.size()), MPI_BYTE, m, kTagGo, l);
       MPI_Comm_free(&l);
     }
     throw;
@@ -479,13 +467,13 @@ bool Runtime::expand_schema(const char* path, bool missing_ok) {
   const int r = rank();
   std::optional<Error> err;
   SpawnRequest req;
-  int state[2] = {0, 0};  // [0] 1 = file missing and that is fine; [1] nnew
+  SchemaOutcome state;
   if (r == 0) {
     const Text setup_file = read_config().setup_file;
     const std::string file = schema_path(path, setup_file ? setup_file->c_str() : nullptr);
     std::ifstream in(file);
     if (!in) {
-      if (missing_ok) state[0] = 1;
+      if (missing_ok) state.missing = true;
       else err = Error(BLACS_DYN_ERR_SCHEMA, "cannot read schema file '" + file + "': " + std::strerror(errno));
     } else {
       try {
@@ -497,16 +485,22 @@ bool Runtime::expand_schema(const char* path, bool missing_ok) {
         req.nnew = s.add;
         req.wdir = s.wdir;
         for (std::size_t i = 0; i < s.hosts.size(); ++i) req.hosts += (i ? "," : "") + s.hosts[i];
-        state[1] = s.add;
+        state.nnew = s.add;
       } catch (const Error& e) {
         err = e;
       }
     }
   }
   agree(w, err);
-  check(MPI_Bcast(state, 2, MPI_INT, 0, w), "MPI_Bcast (schema)");
-  if (state[0]) return false;
-  req.nnew = state[1];
+  std::vector<char> bytes = encode(state);
+  check(MPI_Bcast(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, 0, w), "MPI_Bcast (schema)");
+  try {
+    state = decode_schema_outcome(bytes);
+  } catch (const malleable::wire::Error& e) {
+    throw Error(BLACS_DYN_ERR_MPI, e.what());
+  }
+  if (state.missing) return false;
+  req.nnew = state.nnew;
   expand(req);
   return true;
 }

@@ -25,6 +25,8 @@
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
 #include "schema.hpp"
 #include "blacs_glue.hpp"
+#include "malleable_internal/collective.hpp"
+#include "messages.hpp"
 
 
 namespace blacs_dyn {
@@ -38,10 +40,10 @@ void Runtime::shrink(const ShrinkPlan& plan) {
   std::vector<int> new_rank(static_cast<std::size_t>(old_n), -1);
   for (std::size_t i = 0; i < plan.new_members.size(); ++i)
     new_rank[static_cast<std::size_t>(stack_->rank_at(plan.new_members[i], top))] = static_cast<int>(i);
-  if (hook_) {
+  if (shrink_hook_.fn) {
     std::optional<Error> err;
-    const int rc = hook_(world(), new_rank.data(), old_n, static_cast<int>(plan.new_members.size()),
-                         hook_user_);
+    const int rc = shrink_hook_.fn(world(), new_rank.data(), old_n, static_cast<int>(plan.new_members.size()),
+                         shrink_hook_.user);
     if (rc != 0)
       err = Error(BLACS_DYN_ERR_STATE, "the shrink hook returned " + std::to_string(rc) + " on rank " +
                                       std::to_string(rank()) + "; the world is unchanged");
@@ -71,11 +73,12 @@ void Runtime::shrink(const ShrinkPlan& plan) {
     if (!plan.groups_exiting.empty())
       dog_.phase("shrink: disconnecting the spawn group(s) that exit", join_timeout_seconds(),
                  "a process of an exiting group died or hangs");
+    const std::vector<char> exit_msg = encode(Release::Exit);
     for (ProcId q : plan.wake_to_exit) {
       const int g = stack_->group_of(q);
       const auto members = stack_->group_members(g);
       const int idx = static_cast<int>(std::find(members.begin(), members.end(), q) - members.begin());
-      check(MPI_Send(&kReleaseExit, 1, MPI_INT, idx, kTagRelease, group_links_.at(g)),
+      check(MPI_Send(exit_msg.data(), static_cast<int>(exit_msg.size()), MPI_BYTE, idx, kTagRelease, group_links_.at(g)),
             "MPI_Send (release)");
     }
     for (int g : plan.groups_exiting) {
@@ -218,9 +221,9 @@ void Runtime::exit_process() {
 void Runtime::park() {
   const bool original = stack_->group_of(me_) == 0;
   const MPI_Comm chan = original ? comms_[0].priv : link_;
-  int cmd = 0;
+  std::vector<char> cmd(release_bytes());
   MPI_Request req = MPI_REQUEST_NULL;
-  check(MPI_Irecv(&cmd, 1, MPI_INT, 0, kTagRelease, chan, &req), "MPI_Irecv (park)");
+  check(MPI_Irecv(cmd.data(), static_cast<int>(cmd.size()), MPI_BYTE, 0, kTagRelease, chan, &req), "MPI_Irecv (park)");
   int flag = 0;
   while (true) {
     MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
@@ -228,8 +231,14 @@ void Runtime::park() {
     sleep_for(50000000L);
   }
   if (link_ != MPI_COMM_NULL) MPI_Comm_disconnect(&link_);
-  (void)cmd;  // kReleaseExit and kReleaseFinalize end the same way here: the difference
-              // is on rank 0's side (exit: now, alone; finalize: at the end, with all)
+  // Release::Exit and Release::Finalize end the same way here: the difference is on rank
+  // 0's side (exit: now, alone; finalize: at the end, with all). A release of another
+  // build is said, and ends the same way.
+  try {
+    decode_release(cmd);
+  } catch (const malleable::wire::Error& e) {
+    std::fprintf(stderr, "blacs-dyn: process %d, parked: %s; leaving\n", me_, e.what());
+  }
   exit_process();
 }
 
@@ -251,7 +260,8 @@ void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
     else n = *len;
     if (!err && n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank 0 with len " + std::to_string(n));
   }
-  check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, w), "MPI_Bcast (state length)");
+  const auto checked = [](int rc, const char* what) { check(rc, what); };
+  n = malleable::collective::broadcast_length(w, 0, n, checked);
   if (r != 0 && !err) {
     if (!len) err = Error(BLACS_DYN_ERR_ARG, "len is NULL on rank " + std::to_string(r));
     else if (n > cap)
@@ -260,12 +270,7 @@ void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
     else if (n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
   }
   agree(w, err);
-  auto* p = static_cast<char*>(buf);
-  for (unsigned long long off = 0; off < n;) {
-    const int chunk = static_cast<int>(std::min<unsigned long long>(n - off, 1ull << 30));
-    check(MPI_Bcast(p + off, chunk, MPI_BYTE, 0, w), "MPI_Bcast (state)");
-    off += static_cast<unsigned long long>(chunk);
-  }
+  malleable::collective::broadcast_chunks(w, 0, static_cast<char*>(buf), n, checked);
   if (r != 0) *len = static_cast<std::size_t>(n);
 }
 
@@ -292,15 +297,16 @@ void Runtime::before_finalize() {
            join_timeout_seconds(), "a parked or spawned process died or hangs");
   finalized_ = true;
   if (me_ == 0) {
+    const std::vector<char> finalize = encode(Release::Finalize);
     for (ProcId p = 0; p < stack_->nprocs_started(); ++p) {
       if (stack_->state(p) != ProcState::Parked) continue;
       const int g = stack_->group_of(p);
       if (g == 0) {
-        MPI_Send(&kReleaseFinalize, 1, MPI_INT, p, kTagRelease, comms_[0].priv);
+        MPI_Send(finalize.data(), static_cast<int>(finalize.size()), MPI_BYTE, p, kTagRelease, comms_[0].priv);
       } else {
         const auto members = stack_->group_members(g);
         const int idx = static_cast<int>(std::find(members.begin(), members.end(), p) - members.begin());
-        MPI_Send(&kReleaseFinalize, 1, MPI_INT, idx, kTagRelease, group_links_.at(g));
+        MPI_Send(finalize.data(), static_cast<int>(finalize.size()), MPI_BYTE, idx, kTagRelease, group_links_.at(g));
       }
     }
     for (auto& [g, lk] : group_links_) MPI_Comm_disconnect(&lk);

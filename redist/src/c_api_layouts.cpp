@@ -14,6 +14,7 @@
 #include "malleable/redist/redist.h"
 #include "malleable/redist/redistribute.hpp"
 #include "malleable/redist/scalapack_api.h"
+#include "malleable_internal/collective.hpp"
 #include "mpi_guard.hpp"
 #include <utility>
 #include <vector>
@@ -225,16 +226,9 @@ Layout assemble(MPI_Comm comm, const std::vector<std::int64_t>& all, int stride,
 
 // The first local error anywhere, on every rank (message from the first failing rank).
 void agree_error(MPI_Comm comm, ErrorCode code, const std::string& msg) {
-  int me = 0;
-  MPI_Comm_rank(comm, &me);
-  int mine = code == ErrorCode::Ok ? INT_MAX : me, first = INT_MAX;
-  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce");
-  if (first == INT_MAX) return;
-  int meta[2] = {static_cast<int>(code), static_cast<int>(msg.size())};
-  check_mpi(MPI_Bcast(meta, 2, MPI_INT, first, comm), "MPI_Bcast");
-  std::string text = me == first ? msg : std::string(static_cast<std::size_t>(meta[1]), ' ');
-  check_mpi(MPI_Bcast(text.data(), meta[1], MPI_CHAR, first, comm), "MPI_Bcast");
-  throw Error(static_cast<ErrorCode>(meta[0]), "redist: " + rank_name(first) + ": " + text);
+  const auto first = malleable::collective::lowest_failure(comm, code != ErrorCode::Ok, static_cast<int>(code), msg,
+                                                           malleable::collective::BlockingWait{}, check_mpi);
+  if (first) throw Error(static_cast<ErrorCode>(first->code), "redist: " + rank_name(first->rank) + ": " + first->text);
 }
 
 // Local errors first, then M and N: every rank must pass the same sizes (a rank with

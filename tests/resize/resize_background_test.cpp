@@ -5,6 +5,10 @@
 // stopped time.
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <string>
+#include <vector>
+
 #include <cmath>
 #include <map>
 
@@ -138,20 +142,45 @@ TEST(BackgroundNotice, CompletedAndCancelledRoundTrip) {
   EXPECT_EQ(resize::detail::decode(resize::detail::encode(cancelled)), cancelled);
 }
 
+// The notice's bytes: a 16-byte header {magic, version, payload bytes}, then kind (4),
+// iteration (4), changed matrix (4), state bytes (8), in remap point (1), old size (4),
+// any posted (1), cause (4).
 TEST(BackgroundNotice, OtherVersionKindOrCauseIsRefused) {
   using resize::detail::BackgroundNotice;
   const auto words = resize::detail::encode(BackgroundNotice{});
+  ASSERT_EQ(words.size(), resize::detail::notice_bytes());
+  ASSERT_EQ(words.size(), 16u + 30u);
+  const auto refusal = [](const std::vector<char>& bytes) {
+    try {
+      resize::detail::decode(bytes);
+    } catch (const resize::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
   auto v = words;
-  v[0] = resize::detail::kNoticeVersion + 1;
-  EXPECT_THROW(resize::detail::decode(v), resize::Error);
+  v[4] = static_cast<char>(resize::detail::kNoticeVersion + 1);
+  EXPECT_NE(refusal(v).find("background notice: version 3, this process reads version 2"), std::string::npos);
+  EXPECT_NE(refusal(std::vector<char>(words.size(), 0)).find("background notice: not one"), std::string::npos)
+      << "an all-zero buffer (nothing received) is no notice";
   auto k = words;
-  k[1] = 0;  // an all-zero buffer (nothing received) is no notice
-  EXPECT_THROW(resize::detail::decode(k), resize::Error);
+  k[16] = 0;
+  EXPECT_NE(refusal(k).find("background notice: kind 0"), std::string::npos);
   auto c = words;
-  c[8] = 7;
-  EXPECT_THROW(resize::detail::decode(c), resize::Error);
+  c[42] = 7;
+  EXPECT_NE(refusal(c).find("background notice: cause 7"), std::string::npos);
   auto s = words;
-  s[4] = -1;
-  EXPECT_THROW(resize::detail::decode(s), resize::Error);
+  const int minus_one = -1;
+  std::memcpy(s.data() + 37, &minus_one, sizeof minus_one);
+  EXPECT_NE(refusal(s).find("background notice: negative old world size -1"), std::string::npos);
+  auto b = words;
+  b[36] = 2;
+  EXPECT_NE(refusal(b).find("background notice: a flag of value 2"), std::string::npos);
+  for (std::size_t n = 0; n < words.size(); ++n)
+    EXPECT_FALSE(refusal(std::vector<char>(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(n))).empty())
+        << "cut to " << n << " bytes";
+  auto more = words;
+  more.push_back(0);
+  EXPECT_NE(refusal(more).find("truncated or overlong"), std::string::npos);
   EXPECT_NO_THROW(resize::detail::decode(words));
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The typed hand-over (resize/src/handover.hpp, issue 31): the state an expansion hands
+// The typed hand-over (resize/src/session/handover.hpp): the state an expansion hands
 // its newcomers and the broadcast Decision, packed and unpacked by pure code. Random states
 // survive the round trip field for field; another version, another kind of buffer, a
 // truncated or overlong buffer and impossible counts are refused with an Error naming
@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "malleable_internal/wire.hpp"
 #include "session/handover.hpp"
 
 namespace {
@@ -45,19 +46,20 @@ std::string random_text(std::mt19937& g, int max) {
 }
 
 ExpansionState random_state(std::mt19937& g) {
-  std::uniform_int_distribution<int> small(0, 1000), any(-5, 5), coin(0, 1), nm(0, 6);
+  std::uniform_int_distribution<int> small(0, 1000), type(0, 3), mode(0, 2), coin(0, 1), nm(0, 6);
   ExpansionState s;
   s.iteration = small(g);
-  s.mover = coin(g);
+  s.mover = coin(g) ? resize::Mover::Pdgemr2d : resize::Mover::Redist;
   s.from = random_grid(g);
   s.to = random_grid(g);
   s.mats.resize(static_cast<std::size_t>(nm(g)));
-  for (auto& m : s.mats) m = {small(g), small(g), small(g) + 1, small(g) + 1, any(g) + 5, coin(g) != 0};
+  for (auto& m : s.mats)
+    m = {small(g), small(g), small(g) + 1, small(g) + 1, static_cast<resize::detail::Scalar>(type(g)), coin(g) != 0};
   const std::string app = random_text(g, 300);
   s.app.assign(app.begin(), app.end());
   s.powers_before = random_doubles(g, 9);
   s.powers = random_doubles(g, 9);
-  s.background_mode = any(g);
+  s.background_mode = static_cast<resize::Background>(mode(g));
   s.background_min_iterations = small(g);
   s.background = coin(g) != 0;
   s.move_budget = std::int64_t{small(g)} << 20;
@@ -210,18 +212,13 @@ TEST(Handover, EveryTruncationIsRefused) {
 TEST(Handover, ACountTheBufferCannotHoldIsRefusedBeforeAllocating) {
   // A header that agrees with its buffer, but a payload whose first count (the from grid's
   // ranks) claims 2^62 items: truncated, not a 2^62-element allocation.
-  resize::detail::Writer p;
-  p.put(0);  // iteration
-  p.put(0);  // mover
-  p.put(2);  // from: nprow
-  p.put(2);  //       npcol
-  p.put(std::uint64_t{1} << 62);
-  resize::detail::Writer w;
-  w.put(std::uint32_t{0x5453584du});
-  w.put(ExpansionState::kVersion);
-  w.put(static_cast<std::uint64_t>(p.b.size()));
-  w.b.insert(w.b.end(), p.b.begin(), p.b.end());
-  const std::string why = refusal([&] { resize::detail::unpack_expansion(w.b); });
+  malleable::wire::Writer w({0x5453584du, ExpansionState::kVersion, "expansion hand-over"});
+  w.put(0);  // iteration
+  w.put(0);  // mover
+  w.put(2);  // from: nprow
+  w.put(2);  //       npcol
+  w.put(std::uint64_t{1} << 62);
+  const std::string why = refusal([&] { resize::detail::unpack_expansion(w.finish()); });
   EXPECT_NE(why.find("expansion hand-over: truncated"), std::string::npos) << why;
 }
 
@@ -231,4 +228,25 @@ TEST(Handover, AnImpossibleFieldIsRefused) {
   auto bytes = resize::detail::pack(d);
   bytes[16] = 7;  // the action, first field after the 16-byte header
   EXPECT_NE(refusal([&] { resize::detail::unpack_decision(bytes); }).find("decision: action 7"), std::string::npos);
+}
+
+// The enums travel as enums: a value outside the enum is refused, naming the field.
+TEST(Handover, AnEnumOutOfRangeIsRefused) {
+  ExpansionState s;
+  s.mats.push_back({4, 4, 2, 2, resize::detail::Scalar::Z, false});
+  auto bytes = resize::detail::pack(s);
+  // The mover, after the header and the iteration.
+  auto mover = bytes;
+  mover[16 + 4] = 2;
+  EXPECT_NE(refusal([&] { resize::detail::unpack_expansion(mover); }).find("expansion hand-over: mover 2"),
+            std::string::npos);
+  // The element type of the one matrix: after iteration, mover, two 1x1 grids (2 ints, a
+  // count and one rank each), the matrix count and m, n, mb, nb.
+  const std::size_t type_at = 16 + 8 + 2 * (8 + 8 + 4) + 8 + 16;
+  auto type = bytes;
+  ASSERT_EQ(type[type_at], 3);  // Z
+  type[type_at] = 4;
+  EXPECT_NE(refusal([&] { resize::detail::unpack_expansion(type); }).find("expansion hand-over: element type 4"),
+            std::string::npos);
+  EXPECT_EQ(resize::detail::unpack_expansion(bytes).mats.at(0).type, resize::detail::Scalar::Z);
 }

@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "../mpi_guard.hpp"
+#include "malleable_internal/collective.hpp"
 
 namespace redist::exec {
 
@@ -15,8 +16,6 @@ using detail::check_mpi;
 // (error flag, fingerprint, -fingerprint). On failure the first failing rank's message is
 // broadcast so that all ranks throw the same, specific error.
 void agree(MPI_Comm comm, const LocalError& err, std::uint64_t fp) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
   const auto f = static_cast<long long>(fp >> 1);
   long long v[3] = {err.ok() ? 0 : 1, f, -f}, r[3] = {0, 0, 0};
   check_mpi(MPI_Allreduce(v, r, 3, MPI_LONG_LONG, MPI_MAX, comm), "MPI_Allreduce (argument check)");
@@ -24,13 +23,10 @@ void agree(MPI_Comm comm, const LocalError& err, std::uint64_t fp) {
   if (r[0] == 0)
     throw Error(ErrorCode::Inconsistent,
                 "redist: processes passed different layouts, regions, schedules, transports or memory budgets");
-  int mine = err.ok() ? INT_MAX : rank, first = 0;
-  check_mpi(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm), "MPI_Allreduce (error owner)");
-  int meta[2] = {static_cast<int>(err.code), static_cast<int>(err.msg.size())};
-  check_mpi(MPI_Bcast(meta, 2, MPI_INT, first, comm), "MPI_Bcast (error)");
-  std::string msg = rank == first ? err.msg : std::string(static_cast<std::size_t>(meta[1]), ' ');
-  check_mpi(MPI_Bcast(msg.data(), meta[1], MPI_CHAR, first, comm), "MPI_Bcast (error text)");
-  throw Error(static_cast<ErrorCode>(meta[0]), "redist: " + detail::rank_name(first) + ": " + msg);
+  const auto first = malleable::collective::lowest_failure(comm, !err.ok(), static_cast<int>(err.code), err.msg,
+                                                           malleable::collective::BlockingWait{}, check_mpi);
+  if (first)
+    throw Error(static_cast<ErrorCode>(first->code), "redist: " + detail::rank_name(first->rank) + ": " + first->text);
 }
 
 std::uint64_t run_fingerprint(const RedistPlan& p, const ExecOptions& opt) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../mpi_guard.hpp"
+#include "tags.hpp"
 #include "../staging_pool.hpp"
 #include "checks.hpp"
 #include "fused.hpp"
@@ -27,8 +28,8 @@ namespace {
 
 using detail::check_mpi;
 
-constexpr int kDataTag = 0x5ED1;
-constexpr int kReadyTag = 0x5ED2;
+constexpr int kDataTag = tags::kData;
+constexpr int kReadyTag = tags::kReady;
 
 template <class T>
 class Executor {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "../mpi_guard.hpp"
+#include "tags.hpp"
 #include "local_copy.hpp"
 #include "transport.hpp"
 #include "waiting.hpp"
@@ -148,7 +149,8 @@ class WindowStep : public DeferredStep {
     std::int64_t window = 0;              // of received, unpacked from a sender's segment
     double pack_s = 0, unpack_s = 0;
   };
-  static constexpr int kWhereTag = 0x5ED6, kDoneTag = 0x5ED7, kByMessageTag = 0x5ED8;
+  static constexpr int kWhereTag = tags::kWindowWhere, kDoneTag = tags::kWindowDone,
+                       kByMessageTag = tags::kWindowByMessage;
   static constexpr int kWhere = 6;  // SegmentId (5) and the offset (-1: by message)
 
   WindowStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in)

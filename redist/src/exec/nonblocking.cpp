@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../mpi_guard.hpp"
+#include "tags.hpp"
 #include "../staging_pool.hpp"
 #include "aggregate.hpp"
 #include "checks.hpp"
@@ -30,7 +31,7 @@ namespace {
 using detail::check_mpi;
 using namespace exec;
 
-constexpr int kTag = 0x5ED3;
+constexpr int kTag = tags::kExchange;
 
 // The copy kernels only move elements: one raw type per element size serves every type
 // of that size (float and nothing else is 4 bytes, double and complex<float> 8, ...).

@@ -5,6 +5,7 @@
 #include "../config.hpp"
 
 #include "../mpi_guard.hpp"
+#include "tags.hpp"
 #include "waiting.hpp"
 
 #include <sys/prctl.h>
@@ -139,9 +140,9 @@ void SegmentReader::flush() {
 }
 
 namespace {
-constexpr int kWhereTag = 0x5ED3;     // where the sender's A is
-constexpr int kDoneTag = 0x5ED4;      // the receiver has read (0) or could not (errno)
-constexpr int kFallbackTag = 0x5ED5;  // the read refused: the transfer by message
+constexpr int kWhereTag = tags::kSingleWhere;
+constexpr int kDoneTag = tags::kSingleDone;
+constexpr int kFallbackTag = tags::kSingleFallback;
 }  // namespace
 
 SingleCopyStep::SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in)

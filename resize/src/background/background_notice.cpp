@@ -1,50 +1,59 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The background expansion's end notice (background_notice.hpp): slot 0 the version,
-// then kind, iteration, changed matrix, state bytes, in remap point, old size, any
-// posted, cause.
+// The background expansion's end notice (background_notice.hpp): its codec.
 #include "background/background_notice.hpp"
 
 #include <string>
 
 #include "malleable/resize/types.hpp"
+#include "malleable_internal/wire.hpp"
 
 namespace resize::detail {
 
-NoticeWords encode(const BackgroundNotice& n) {
-  return {kNoticeVersion,
-          static_cast<long long>(n.kind),
-          n.iteration,
-          n.changed_matrix,
-          static_cast<long long>(n.state_bytes),
-          n.in_remap_point ? 1 : 0,
-          n.old_size,
-          n.any_posted ? 1 : 0,
-          static_cast<long long>(n.cause)};
+namespace {
+constexpr malleable::wire::Kind kNotice{0x4e42584du, kNoticeVersion, "background notice"};  // "MXBN"
+
+BackgroundNotice read(std::span<const char> bytes) {
+  malleable::wire::Reader r(bytes, kNotice);
+  BackgroundNotice n;
+  using K = BackgroundNotice::Kind;
+  using C = BackgroundNotice::Cause;
+  n.kind = r.get_enum(K::Completed, K::Cancelled, "kind");
+  n.iteration = r.get<int>();
+  n.changed_matrix = r.get<int>();
+  n.state_bytes = r.get<std::int64_t>();
+  n.in_remap_point = r.get_bool();
+  n.old_size = r.get<int>();
+  n.any_posted = r.get_bool();
+  n.cause = r.get_enum(C::Destroyed, C::Superseded, "cause");
+  r.done();
+  if (n.changed_matrix < 0) r.fail("negative changed matrix " + std::to_string(n.changed_matrix));
+  if (n.state_bytes < 0) r.fail("negative state bytes " + std::to_string(n.state_bytes));
+  if (n.old_size < 0) r.fail("negative old world size " + std::to_string(n.old_size));
+  return n;
+}
+}  // namespace
+
+std::vector<char> encode(const BackgroundNotice& n) {
+  malleable::wire::Writer w(kNotice);
+  w.put_enum(n.kind);
+  w.put(n.iteration);
+  w.put(n.changed_matrix);
+  w.put(n.state_bytes);
+  w.put_bool(n.in_remap_point);
+  w.put(n.old_size);
+  w.put_bool(n.any_posted);
+  w.put_enum(n.cause);
+  return w.finish();
 }
 
-BackgroundNotice decode(const NoticeWords& w) {
-  const auto bad = [](const std::string& what, long long v) {
-    return Error("background notice: " + what + " " + std::to_string(v));
-  };
-  if (w[0] != kNoticeVersion)
-    throw bad("version " + std::to_string(kNoticeVersion) + " expected, got", w[0]);
-  BackgroundNotice n;
-  if (w[1] != static_cast<long long>(BackgroundNotice::Kind::Completed) &&
-      w[1] != static_cast<long long>(BackgroundNotice::Kind::Cancelled))
-    throw bad("unknown kind", w[1]);
-  n.kind = static_cast<BackgroundNotice::Kind>(w[1]);
-  n.iteration = static_cast<int>(w[2]);
-  if (w[3] < 0) throw bad("negative changed matrix", w[3]);
-  n.changed_matrix = static_cast<int>(w[3]);
-  if (w[4] < 0) throw bad("negative state bytes", w[4]);
-  n.state_bytes = w[4];
-  n.in_remap_point = w[5] != 0;
-  if (w[6] < 0) throw bad("negative old world size", w[6]);
-  n.old_size = static_cast<int>(w[6]);
-  n.any_posted = w[7] != 0;
-  if (w[8] < 0 || w[8] > static_cast<long long>(BackgroundNotice::Cause::Superseded)) throw bad("unknown cause", w[8]);
-  n.cause = static_cast<BackgroundNotice::Cause>(w[8]);
-  return n;
+std::size_t notice_bytes() { return encode(BackgroundNotice{}).size(); }
+
+BackgroundNotice decode(std::span<const char> bytes) {
+  try {
+    return read(bytes);
+  } catch (const malleable::wire::Error& e) {
+    throw Error(e.what());
+  }
 }
 
 }  // namespace resize::detail

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What world rank 0 tells the newcomers of an expansion begun in the background when it
-// ends, completed or cancelled: one typed message, sent as a fixed array of integers
-// (encode/decode, versioned) in one broadcast on the background's communicator. Pure.
+// ends, completed or cancelled: one typed message (the job's codec,
+// malleable_internal/wire.hpp, versioned), of a fixed size so the newcomers can post its
+// broadcast on the background's communicator before it is sent. Pure.
 #pragma once
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 namespace resize::detail {
 
 struct BackgroundNotice {
-  enum class Kind : long long { Completed = 1, Cancelled = 2 };
+  enum class Kind : int { Completed = 1, Cancelled = 2 };
   // Why a background expansion was cancelled.
-  enum class Cause : long long {
+  enum class Cause : int {
     Destroyed = 0,   // the session was destroyed or MPI_Finalize called
     End = 1,         // cancel_resize(): the job's end
     Superseded = 2,  // a shrink decided meanwhile
@@ -31,13 +34,13 @@ struct BackgroundNotice {
   bool operator==(const BackgroundNotice&) const = default;
 };
 
-inline constexpr long long kNoticeVersion = 1;
-inline constexpr int kNoticeSlots = 9;
-using NoticeWords = std::array<long long, kNoticeSlots>;
+inline constexpr std::uint32_t kNoticeVersion = 2;  // 2: the job's codec (was 9 integers)
 
-NoticeWords encode(const BackgroundNotice& n);
-// Throws resize::Error naming the slot at fault (another version, an unknown kind or
-// cause, a negative size).
-BackgroundNotice decode(const NoticeWords& w);
+// Every notice has notice_bytes() bytes.
+std::vector<char> encode(const BackgroundNotice& n);
+std::size_t notice_bytes();
+// Throws resize::Error naming the field at fault (another kind of message or version,
+// a truncated one, an unknown kind or cause, a negative size).
+BackgroundNotice decode(std::span<const char> bytes);
 
 }  // namespace resize::detail

@@ -265,12 +265,12 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     done.changed_matrix = bad;
     done.state_bytes = static_cast<std::int64_t>(state.size());
     done.in_remap_point = !last_chance;
-    detail::NoticeWords words = detail::encode(done);
+    std::vector<char> words = detail::encode(done);
     MPI_Request rq;
-    MPI_Ibcast(words.data(), detail::kNoticeSlots, MPI_LONG_LONG, 0, b->comm, &rq);
+    MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
     sleep_wait(rq);
     if (!bad) {
-      const std::int64_t bytes = detail::decode(words).state_bytes;
+      const std::int64_t bytes = done.state_bytes;
       state.resize(static_cast<std::size_t>(bytes));
       MPI_Bcast(state.data(), static_cast<int>(bytes), MPI_BYTE, 0, b->comm);
       if (!root() && unpack) unpack(state);
@@ -399,9 +399,9 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     cancelled.old_size = old_size;
     cancelled.any_posted = any_posted;
     cancelled.cause = notice_cause(cause);
-    detail::NoticeWords words = detail::encode(cancelled);
+    std::vector<char> words = detail::encode(cancelled);
     MPI_Request rq;
-    MPI_Ibcast(words.data(), detail::kNoticeSlots, MPI_LONG_LONG, 0, b->comm, &rq);
+    MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
     sleep_wait(rq);
     std::vector<int> keep(static_cast<std::size_t>(old_size));
     for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
@@ -472,9 +472,9 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
   // the processes it runs on are watched (newcomer_wait).
   watchdog.disarm();
-  detail::NoticeWords words{};
+  std::vector<char> words(detail::notice_bytes());
   MPI_Request rq;
-  MPI_Ibcast(words.data(), detail::kNoticeSlots, MPI_LONG_LONG, 0, b->comm, &rq);
+  MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
   newcomer_wait(rq, rank(), size());
   const detail::BackgroundNotice notice = detail::decode(words);
   bg.joined_in_remap_point = notice.in_remap_point;

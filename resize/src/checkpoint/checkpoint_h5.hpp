@@ -7,6 +7,7 @@
 #include "checkpoint/checkpoint_io.hpp"
 #include "common/config.hpp"
 #include "checkpoint/file_release.hpp"
+#include "common/broadcast.hpp"
 #include "common/sleep_wait.hpp"
 
 #include <hdf5.h>
@@ -42,17 +43,9 @@ inline void polite_allreduce(const void* in, void* out, int count, MPI_Datatype 
 // Every process learns whether all succeeded; if not, all throw the message of the
 // lowest failing rank (one message, the same everywhere).
 inline void agree(MPI_Comm comm, const std::string& err) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int mine = err.empty() ? 1 << 30 : rank, first = 0;
-  polite_allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-  if (first == 1 << 30) return;
-  int len = static_cast<int>(err.size());
-  MPI_Bcast(&len, 1, MPI_INT, first, comm);
-  std::string msg = err;
-  msg.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(msg.data(), len, MPI_CHAR, first, comm);
-  throw Error(msg);
+  const auto failure =
+      resize::detail::lowest_failure(comm, err, [](MPI_Request& req) { resize::detail::sleep_wait(req, 20e-6, 1e-3); });
+  if (failure) throw Error(failure->text);
 }
 
 // Runs f, turning an exception into agree()'s message.

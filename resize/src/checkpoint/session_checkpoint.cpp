@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "checkpoint/checkpoint_io.hpp"
+#include "common/broadcast.hpp"
 #include "checkpoint/file_release.hpp"
 #include "session/session_impl.hpp"
 
@@ -20,26 +21,6 @@ namespace resize {
 
 using namespace detail;
 namespace ck = resize::checkpoint;
-
-namespace {
-
-std::string broadcast(std::string text, MPI_Comm comm) {
-  int len = static_cast<int>(text.size());
-  MPI_Bcast(&len, 1, MPI_INT, 0, comm);
-  text.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(text.data(), len, MPI_CHAR, 0, comm);
-  return text;
-}
-
-std::vector<char> broadcast(std::vector<char> bytes, MPI_Comm comm) {
-  long long n = static_cast<long long>(bytes.size());
-  MPI_Bcast(&n, 1, MPI_LONG_LONG, 0, comm);
-  bytes.resize(static_cast<std::size_t>(n));
-  if (n > 0) MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_CHAR, 0, comm);
-  return bytes;
-}
-
-}  // namespace
 
 // What a registered matrix is on the current grid, for the HDF5 shell (and the level
 // checkpoints, checkpoint/session_levels.cpp).
@@ -89,8 +70,8 @@ double Session::checkpoint(const std::string& path) {
     if (I.pack) state = I.pack();
     h.resize_history = I.history.to_json();
   }
-  state = broadcast(std::move(state), I.world);
-  h.resize_history = broadcast(h.resize_history, I.world);
+  state = broadcast_bytes(std::move(state), 0, I.world);
+  h.resize_history = broadcast_text(h.resize_history, 0, I.world);
   std::vector<CheckpointMatrix> mats;
   for (const auto& r : I.mats) {
     mats.push_back(describe(r, I.grid, I.rank()));
@@ -121,7 +102,7 @@ std::string Session::checkpoint_in(const std::string& dir, int keep, double* sec
     std::filesystem::create_directories(dir, ec);
     if (ec) why = "checkpoint directory " + dir + " cannot be created: " + ec.message();
   }
-  why = broadcast(why, I.world);
+  why = broadcast_text(why, 0, I.world);
   if (!why.empty()) throw CheckpointFailed(why);
   const std::string path = ck::file_name(dir, I.opt.app, I.iteration);
   const double t = checkpoint(path);

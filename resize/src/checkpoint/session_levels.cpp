@@ -17,6 +17,8 @@
 #include <system_error>
 
 #include "checkpoint/checkpoint_io.hpp"
+#include "common/broadcast.hpp"
+#include "common/tags.hpp"
 #include "common/config.hpp"
 #include "checkpoint/file_release.hpp"
 #include "checkpoint/levels.hpp"
@@ -135,10 +137,10 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
   std::vector<MPI_Request> reqs;
   for (std::size_t k = 0; k < c.from.size(); ++k) {
     reqs.emplace_back();
-    MPI_Irecv(their_len[k].data(), 2, MPI_UNSIGNED_LONG_LONG, c.from[k], 701, world, &reqs.back());
+    MPI_Irecv(their_len[k].data(), 2, MPI_UNSIGNED_LONG_LONG, c.from[k], tags::kLevelLengths, world, &reqs.back());
   }
   reqs.emplace_back();
-  MPI_Isend(my_len, 2, MPI_UNSIGNED_LONG_LONG, to, 701, world, &reqs.back());
+  MPI_Isend(my_len, 2, MPI_UNSIGNED_LONG_LONG, to, tags::kLevelLengths, world, &reqs.back());
   io::wait_all(reqs);
   std::vector<MPI_Request> heads;
   c.kept.resize(c.from.size());
@@ -152,9 +154,9 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
     c.into.push_back(file);
     c.in_file.push_back(file != c.kept[k].data());
     c.head_len.push_back(static_cast<std::size_t>(their_len[k][0]));
-    io::recv_bytes(file, static_cast<std::size_t>(their_len[k][0]), c.from[k], 702, world, heads);
+    io::recv_bytes(file, static_cast<std::size_t>(their_len[k][0]), c.from[k], tags::kLevelHeader, world, heads);
   }
-  io::send_bytes(head.data(), head.size(), to, 702, world, c.sends);
+  io::send_bytes(head.data(), head.size(), to, tags::kLevelHeader, world, c.sends);
   io::wait_all(heads);
   c.recvs.resize(c.from.size());
   c.pieces.resize(c.from.size());
@@ -173,12 +175,13 @@ void start_partner_copies(const Nodes& nd, MPI_Comm world, const std::vector<cha
         const std::size_t len = std::min<std::size_t>(kPipe, m.bytes - off);
         c.pieces[k].emplace_back(c.into[k] + at + off, len);
         c.recvs[k].emplace_back();
-        MPI_Irecv(c.into[k] + at + off, static_cast<int>(len), MPI_BYTE, c.from[k], 703, world, &c.recvs[k].back());
+        MPI_Irecv(c.into[k] + at + off, static_cast<int>(len), MPI_BYTE, c.from[k], tags::kLevelPayload, world,
+                  &c.recvs[k].back());
       }
       at += static_cast<std::size_t>(m.bytes);
     }
   }
-  for (const auto& [p, n] : payload) io::send_bytes(p, n, to, 703, world, c.sends, kPipe);
+  for (const auto& [p, n] : payload) io::send_bytes(p, n, to, tags::kLevelPayload, world, c.sends, kPipe);
 }
 
 // What this process wrote under temporary names.
@@ -389,7 +392,7 @@ double Session::checkpoint_levels(bool partner) {
   // Header and payload of this process.
   lv::LevelHeader h = level_header(I.opt.app, I.iteration, rank, nprocs, nd.index, I.shape);
   if (I.root() && I.pack) h.state = I.pack();
-  io::bcast_bytes(h.state, 0, I.world);
+  h.state = broadcast_bytes(std::move(h.state), 0, I.world);
   Phases phases(t0);
   std::vector<Piece> pieces;
   for (const auto& r : I.mats) h.matrices.push_back(level_matrix(describe(r, I.grid, rank), pieces.emplace_back()));
@@ -411,7 +414,7 @@ double Session::checkpoint_levels(bool partner) {
   };
   PartnerCopies copies;
   if (partner)
-    start_partner_copies(nd, I.world, head, h.payload_bytes, payload, copies,
+    start_partner_copies(nd, nd.traffic, head, h.payload_bytes, payload, copies,
                          [&](std::size_t, int r, std::size_t bytes) -> char* {
                            if (!why.empty()) return nullptr;  // received into a buffer, then dropped
                            const std::string name = kept_name(r);

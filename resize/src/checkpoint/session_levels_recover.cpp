@@ -16,6 +16,8 @@
 #include <set>
 #include <tuple>
 
+#include "common/broadcast.hpp"
+#include "common/tags.hpp"
 #include "checkpoint/checkpoint_io.hpp"
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
@@ -294,11 +296,11 @@ std::int64_t exchange(MPI_Comm world, const std::map<int, std::vector<char>>& ou
     if (recv_counts[static_cast<std::size_t>(r)] > 0) {
       auto& b = in[r];
       b.resize(static_cast<std::size_t>(recv_counts[static_cast<std::size_t>(r)]));
-      io::recv_bytes(b.data(), b.size(), r, 704, world, reqs);
+      io::recv_bytes(b.data(), b.size(), r, tags::kLevelRestart, world, reqs);
     }
   std::int64_t moved = 0;
   for (const auto& [to, buf] : out) {
-    io::send_bytes(buf.data(), buf.size(), to, 704, world, reqs);
+    io::send_bytes(buf.data(), buf.size(), to, tags::kLevelRestart, world, reqs);
     if (to != rank) moved += static_cast<std::int64_t>(buf.size());
   }
   io::wait_all(reqs);
@@ -367,7 +369,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   // The application state, from the holder of old rank 0's copy.
   std::vector<char> state;
   if (rank == p.holder[0]) state = loaded.at(0).h.state;
-  io::bcast_bytes(state, p.holder[0], I.world);
+  state = broadcast_bytes(std::move(state), p.holder[0], I.world);
   if (I.unpack) I.unpack(state);
   // Every matrix from the old layout (each old process's blocks now on its holder) onto
   // the new grid.
@@ -375,7 +377,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   for (std::size_t k = 0; k < I.mats.size(); ++k) {
     const CheckpointMatrix nw = describe(I.mats[k], I.grid, rank);
     std::map<int, std::vector<char>> in;
-    moved += exchange(I.world, cut_for_new_owners(loaded, k, nw), in);
+    moved += exchange(nd->traffic, cut_for_new_owners(loaded, k, nw), in);
     place(in, nw);
   }
   I.iteration = p.choice.version;

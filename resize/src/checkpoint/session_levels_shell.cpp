@@ -5,6 +5,7 @@
 #include "common/config.hpp"
 
 #include "common/broadcast.hpp"
+#include "common/tags.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -113,6 +114,7 @@ Nodes::~Nodes() {
   if (fin) return;
   if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
   if (leaders != MPI_COMM_NULL) MPI_Comm_free(&leaders);
+  if (traffic != MPI_COMM_NULL) MPI_Comm_free(&traffic);
 }
 
 namespace level_io {
@@ -185,19 +187,19 @@ void swap_ranks_along_ring(MPI_Comm world, Nodes& n) {
   int sizes[2] = {0, 0};  // partner's, source's
   if (n.leaders != MPI_COMM_NULL) {
     // Node `source` needs my list (I am its partner); I need `partner`'s.
-    MPI_Sendrecv(&n.local_size, 1, MPI_INT, n.source, 1, &sizes[0], 1, MPI_INT, n.partner, 1, n.leaders,
-                 MPI_STATUS_IGNORE);
-    MPI_Sendrecv(&n.local_size, 1, MPI_INT, n.partner, 2, &sizes[1], 1, MPI_INT, n.source, 2, n.leaders,
-                 MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&n.local_size, 1, MPI_INT, n.source, tags::kLeadersSizeToSource, &sizes[0], 1, MPI_INT, n.partner,
+                 tags::kLeadersSizeToSource, n.leaders, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(&n.local_size, 1, MPI_INT, n.partner, tags::kLeadersSizeToPartner, &sizes[1], 1, MPI_INT, n.source,
+                 tags::kLeadersSizeToPartner, n.leaders, MPI_STATUS_IGNORE);
   }
   MPI_Bcast(sizes, 2, MPI_INT, 0, n.node);
   n.partner_ranks.resize(static_cast<std::size_t>(sizes[0]));
   n.source_ranks.resize(static_cast<std::size_t>(sizes[1]));
   if (n.leaders != MPI_COMM_NULL) {
-    MPI_Sendrecv(mine.data(), n.local_size, MPI_INT, n.source, 3, n.partner_ranks.data(), sizes[0], MPI_INT,
-                 n.partner, 3, n.leaders, MPI_STATUS_IGNORE);
-    MPI_Sendrecv(mine.data(), n.local_size, MPI_INT, n.partner, 4, n.source_ranks.data(), sizes[1], MPI_INT,
-                 n.source, 4, n.leaders, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(mine.data(), n.local_size, MPI_INT, n.source, tags::kLeadersRanksToSource, n.partner_ranks.data(),
+                 sizes[0], MPI_INT, n.partner, tags::kLeadersRanksToSource, n.leaders, MPI_STATUS_IGNORE);
+    MPI_Sendrecv(mine.data(), n.local_size, MPI_INT, n.partner, tags::kLeadersRanksToPartner, n.source_ranks.data(),
+                 sizes[1], MPI_INT, n.source, tags::kLeadersRanksToPartner, n.leaders, MPI_STATUS_IGNORE);
   }
   MPI_Bcast(n.partner_ranks.data(), sizes[0], MPI_INT, 0, n.node);
   MPI_Bcast(n.source_ranks.data(), sizes[1], MPI_INT, 0, n.node);
@@ -223,6 +225,7 @@ std::unique_ptr<Nodes> discover(MPI_Comm world) {
   n->count = idx[1];
   place_in_ring(*n);
   swap_ranks_along_ring(world, *n);
+  MPI_Comm_dup(world, &n->traffic);  // the level copies' messages: never on the application's world
   return n;
 }
 
@@ -233,12 +236,8 @@ std::string default_dir(const std::string& app) {
 }
 
 std::string agree(MPI_Comm comm, const std::string& why) {
-  int rank = 0;
-  MPI_Comm_rank(comm, &rank);
-  int mine = why.empty() ? INT_MAX : rank, lowest = INT_MAX;
-  MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
-  if (lowest == INT_MAX) return {};
-  return broadcast_text(why, lowest, comm);
+  const auto failure = lowest_failure(comm, why);
+  return failure ? failure->text : std::string();
 }
 
 void send_bytes(const char* p, std::size_t n, int to, int tag, MPI_Comm comm, std::vector<MPI_Request>& reqs,
@@ -362,13 +361,6 @@ std::vector<std::string> list_dir(const std::string& dir) {
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-void bcast_bytes(std::vector<char>& bytes, int root, MPI_Comm comm) {
-  long long len = static_cast<long long>(bytes.size());
-  MPI_Bcast(&len, 1, MPI_LONG_LONG, root, comm);
-  bytes.resize(static_cast<std::size_t>(len));
-  if (len > 0) MPI_Bcast(bytes.data(), static_cast<int>(len), MPI_CHAR, root, comm);
 }
 
 }  // namespace level_io

@@ -30,6 +30,7 @@ namespace detail {
 // The nodes of the current world and the partner ring over them.
 struct Nodes {
   MPI_Comm node = MPI_COMM_NULL, leaders = MPI_COMM_NULL;
+  MPI_Comm traffic = MPI_COMM_NULL;  // a dup of the world for the level copies' messages (common/tags.hpp)
   int local = 0, local_size = 1, index = 0, count = 1;
   std::string name;
   int partner = 0, source = 0;  // node indices: my node's copies go to `partner`, I keep `source`'s
@@ -129,7 +130,6 @@ std::string write_level_file(const std::string& path, const std::string& recycle
 std::vector<std::string> list_dir(const std::string& dir);
 
 // `len` bytes broadcast from `root` (the others' vector is resized to them). Collective.
-void bcast_bytes(std::vector<char>& bytes, int root, MPI_Comm comm);
 
 }  // namespace level_io
 }  // namespace detail

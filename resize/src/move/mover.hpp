@@ -16,12 +16,13 @@
 #include "malleable/redist/traffic.hpp"
 
 #include "malleable/resize/session.hpp"
+#include "common/scalar.hpp"
 #include "move/move_share.hpp"
 
 namespace resize::detail {
 
 // The element type of a registered matrix, by ScaLAPACK's prefix letter.
-enum class Scalar { S, D, C, Z };
+// (enum class Scalar: common/scalar.hpp)
 
 template <class T> constexpr Scalar scalar_of();
 template <> constexpr Scalar scalar_of<float>() { return Scalar::S; }

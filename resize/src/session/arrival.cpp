@@ -9,6 +9,8 @@
 
 #include "session/arrival.hpp"
 
+#include "common/tags.hpp"
+
 namespace resize::detail {
 
 namespace {
@@ -56,7 +58,7 @@ bool covers(MPI_Comm world) {
   return result == MPI_CONGRUENT || result == MPI_IDENT;
 }
 
-enum Tag { kHere = 4201, kArrive = 4202, kGo = 4203 };
+constexpr int kHere = tags::kArrivalHere, kArrive = tags::kArrivalArrive, kGo = tags::kArrivalGo;
 
 // Polls `reqs` until every one completed or `deadline` (MPI_Wtime) passed: spinning the
 // first 50 ms (a remap point's usual wait), then sleeping from 1 ms up to 50 ms between

@@ -2,6 +2,7 @@
 // Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
 // pure choice, the same on every rank: target_grid.cpp), then carried out (expand,
 // shrink, regrid, or begun in the background), recorded by resize_record.cpp's recorded().
+#include "common/broadcast.hpp"
 #include "session/session_impl.hpp"
 
 #include "session/world.hpp"
@@ -11,12 +12,7 @@ namespace resize {
 using namespace detail;
 
 Decision Session::Impl::broadcast_decision(const Decision& d) const {
-  std::vector<char> bytes = root() ? detail::pack(d) : std::vector<char>{};
-  std::uint64_t n = bytes.size();
-  MPI_Bcast(&n, 1, MPI_UINT64_T, 0, world);
-  bytes.resize(n);
-  MPI_Bcast(bytes.data(), static_cast<int>(n), MPI_BYTE, 0, world);
-  return detail::unpack_decision(bytes);
+  return detail::unpack_decision(detail::broadcast_bytes(root() ? detail::pack(d) : std::vector<char>{}, 0, world));
 }
 
 // Broadcasts rank 0's decision, validates it into a target grid and acts.

@@ -19,18 +19,18 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.iteration = iteration;
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
   // the environment need not reach spawned processes).
-  st.mover = static_cast<int>(opt.mover);
+  st.mover = opt.mover;
   st.move_budget = opt.move_budget_bytes;  // the batches are collective too
   st.from = from;
   st.to = to;
   for (const auto& r : mats)
-    st.mats.push_back({r.m, r.n, r.mb, r.nb, static_cast<int>(r.type), r.constant});
+    st.mats.push_back({r.m, r.n, r.mb, r.nb, r.type, r.constant});
   st.app = pack ? pack() : std::vector<char>{};
   st.powers_before = powers_before;  // what the old layouts were computed with
   st.powers = powers;
   // Background resizes: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
-  st.background_mode = static_cast<int>(bg.mode);
+  st.background_mode = bg.mode;
   st.background_min_iterations = bg.min_iterations;
   st.background = background;
   pack_cadences(st);  // the newcomers checkpoint as the others do
@@ -114,7 +114,7 @@ int Session::join() {
   fault::inject(fault::Point::StallNewcomer, last, I.rank(), "after the state hand-over");
   const ExpansionState st = unpack_expansion(bytes);
   I.iteration = st.iteration;
-  I.opt.mover = static_cast<Mover>(st.mover);
+  I.opt.mover = st.mover;
   I.opt.move_budget_bytes = st.move_budget;
   const Grid& from = st.from;
   const Grid& to = st.to;
@@ -128,7 +128,7 @@ int Session::join() {
     m.n = j.n;
     m.mb = j.mb;
     m.nb = j.nb;
-    const auto type = static_cast<detail::Scalar>(j.type);
+    const detail::Scalar type = j.type;
     if (type != m.type)
       throw Error("session join: matrix " + m.name + " holds " + detail::scalar_name(type) +
                   " in the job, this process registered " + detail::scalar_name(m.type));
@@ -148,7 +148,7 @@ int Session::join() {
     if (m.sizes) m.layout = I.layout_of(m, from);
   I.powers = st.powers;
   // Background resizes: the job's background settings.
-  I.bg.mode = static_cast<Background>(st.background_mode);
+  I.bg.mode = st.background_mode;
   I.bg.min_iterations = st.background_min_iterations;
   const bool background = st.background;
   // The same collective as the old processes make after the hand-over (Impl::expand).

@@ -3,6 +3,7 @@
 // resize's redistribution), for block-cyclic and extended-descriptor matrices.
 #include "session/session_impl.hpp"
 
+#include "common/broadcast.hpp"
 #include "common/fault.hpp"
 #include "move/move_batches.hpp"
 
@@ -166,28 +167,22 @@ Session::Impl::MovePart Session::Impl::move_part(Registered& r, const blacs_dyn:
 std::vector<void*> Session::Impl::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
   const std::optional<int> no_memory = fault::armed(fault::Point::NoMemoryInMove);
   std::vector<void*> nbuf(end - begin, nullptr);
-  struct {
-    int k, rank;
-  } mine{INT_MAX, rank()}, first{INT_MAX, 0};
   std::string why;
   for (std::size_t k = begin; k < end; ++k) {
     const bool faulted = no_memory && *no_memory == static_cast<int>(k) && rank() == 1;
     try {
       nbuf[k - begin] = parts[k].r->stage(faulted ? std::size_t{1} << 62 : parts[k].new_elements);
     } catch (const Error& e) {
-      mine.k = static_cast<int>(k);
       why = e.what();
+      if (why.empty()) why = "out of memory";
       break;
     }
   }
-  MPI_Allreduce(&mine, &first, 1, MPI_2INT, MPI_MINLOC, world);
-  if (first.k == INT_MAX) return nbuf;
+  const auto first = lowest_failure(world, why);
+  if (!first) return nbuf;
   for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();
-  int len = static_cast<int>(why.size());
-  MPI_Bcast(&len, 1, MPI_INT, first.rank, world);
-  why.resize(static_cast<std::size_t>(len));
-  MPI_Bcast(why.data(), len, MPI_CHAR, first.rank, world);
-  const std::string here = " on this process", there = " on world rank " + std::to_string(first.rank);
+  why = first->text;
+  const std::string here = " on this process", there = " on world rank " + std::to_string(first->rank);
   if (const auto at = why.find(here); at != std::string::npos)
     why.replace(at, here.size(), there);
   else

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The resize watchdog's view of the world (watchdog.hpp, Watchdog): this process's
-// rank and node, every rank's node and pid, and which of them are gone or stopped.
+// The resize watchdog's report (watchdog.hpp, Watchdog): this process's rank and node,
+// every rank's node and pid, and which of them are gone or stopped.
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -11,12 +14,6 @@ namespace resize {
 namespace detail {
 
 namespace {
-std::string this_host() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return "?";
-  return buf;
-}
-
 // 'R', 'S', 'T' (stopped), 'Z' (zombie: it died) ... from /proc/PID/stat; 0 if no such process.
 char proc_state(int pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
@@ -27,15 +24,22 @@ char proc_state(int pid) {
 }
 }  // namespace
 
-void Watchdog::snapshot() {
+malleable::watchdog::PhaseWatchdog::Report Watchdog::report() {
+  int rank = -1, size = 0;
   const MPI_Comm w = World::comm();
   if (w != MPI_COMM_NULL) {
-    MPI_Comm_rank(w, &rank_);
-    MPI_Comm_size(w, &size_);
+    MPI_Comm_rank(w, &rank);
+    MPI_Comm_size(w, &size);
   }
-  if (host_.empty()) host_ = this_host();
-  hosts_ = World::known_hosts();
-  pids_ = World::known_pids();
+  return [rank, size, hosts = World::known_hosts(), pids = World::known_pids()](
+             const malleable::watchdog::PhaseWatchdog::Status& s) {
+    const std::string host = malleable::watchdog::host_name();
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.0f", s.seconds);
+    return "resize: FAILED - " + s.who + " did not finish within " + seconds + " s on world rank " +
+           std::to_string(rank) + " (pid " + std::to_string(::getpid()) + ", host " + host + "), stuck in phase '" +
+           s.phase + "'; " + lost_processes(hosts, pids, host, rank, size) + ". Ending the job.";
+  };
 }
 
 std::string lost_processes(const std::vector<std::string>& hosts, const std::vector<int>& pids,

@@ -3,17 +3,10 @@
 // scope guard; the world it watches is filled in by watchdog.cpp.
 #pragma once
 
-#include <mpi.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <cstdlib>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "malleable_internal/watchdog.hpp"
 
 namespace resize {
 namespace detail {
@@ -24,75 +17,34 @@ namespace detail {
 std::string lost_processes(const std::vector<std::string>& hosts, const std::vector<int>& pids,
                            const std::string& host, int my_rank, int world_size);
 
-// A watchdog for resizes: a process that dies during a spawn or a redistribution would
-// otherwise leave the others blocked for ever in a collective. Armed per resize; if the
-// resize has not finished within the timeout it reports this process (world rank, pid,
-// host), the phase, and which processes of the world it finds gone or stopped (those on
-// its own node, by pid), then ends the job (MPI_Abort, so the launcher ends
-// every process whatever its abort policy; _exit if that does not end this one).
+// A watchdog for resizes (the phase watchdog blacs-dyn uses too,
+// malleable_internal/watchdog.hpp): a process that dies during a spawn or a
+// redistribution would otherwise leave the others blocked for ever in a collective.
+// Armed per resize, one deadline for the whole resize; if it has not finished within the
+// timeout it reports this process (world rank, pid, host), the phase, and which processes
+// of the world it finds gone or stopped (those on its own node, by pid), then ends the
+// job (MPI_Abort, so the launcher ends every process whatever its abort policy; _exit if
+// that does not end this one).
 class Watchdog {
  public:
   explicit Watchdog(double seconds) : seconds_(seconds) {}
   void set_timeout(double seconds) { seconds_ = seconds; }
-  ~Watchdog() { disarm(); }
   void arm(const std::string& what) {
-    disarm();
-    std::lock_guard<std::mutex> lk(m_);
-    what_ = what;
-    phase_ = "start";
-    snapshot();
-    armed_ = true;
-    thread_ = std::thread([this] { run(); });
+    dog_.set_report(report());
+    dog_.arm(what, "start", seconds_);
   }
+  // The next phase of the resize, under the same deadline.
   void phase(const std::string& p) {
-    std::lock_guard<std::mutex> lk(m_);
-    phase_ = p;
-    snapshot();
+    dog_.set_report(report());
+    dog_.rename(p);
   }
-  void disarm() {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      armed_ = false;
-    }
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
-  }
+  void disarm() { dog_.disarm(); }
 
  private:
-  // The world as the main thread knows it now (called with m_ held, on the main thread).
-  void snapshot();
-  void run() {
-    std::unique_lock<std::mutex> lk(m_);
-    const auto deadline = std::chrono::steady_clock::now() +
-                          std::chrono::duration<double>(seconds_);
-    if (cv_.wait_until(lk, deadline, [this] { return !armed_; })) return;
-    std::fprintf(stderr,
-                 "resize: FAILED - %s did not finish within %.0f s on world rank %d (pid %d, host %s), stuck in "
-                 "phase '%s'; %s. Ending the job.\n",
-                 what_.c_str(), seconds_, rank_, static_cast<int>(getpid()), host_.c_str(), phase_.c_str(),
-                 lost_processes(hosts_, pids_, host_, rank_, size_).c_str());
-    std::fflush(stderr);
-    lk.unlock();
-    std::thread([] {
-      std::this_thread::sleep_for(std::chrono::seconds(10));
-      std::_Exit(75);
-    }).detach();
-    int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (up && !down) MPI_Abort(MPI_COMM_WORLD, 75);
-    std::_Exit(75);
-  }
+  // The report of a deadline passed, over the world as the main thread knows it now.
+  malleable::watchdog::PhaseWatchdog::Report report();
   double seconds_;
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::thread thread_;
-  bool armed_ = false;
-  std::string what_, phase_;
-  int rank_ = -1, size_ = 0;
-  std::string host_;
-  std::vector<std::string> hosts_;
-  std::vector<int> pids_;
+  malleable::watchdog::PhaseWatchdog dog_{nullptr};
 };
 
 // The watchdog armed for one resize (begin_resize arms it), disarmed when the phase that

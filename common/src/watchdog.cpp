@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The watchdog over blacs-dyn's blocking phases (watchdog.hpp): one thread per armed
-// period, a deadline per phase, and the end of the job when one passes.
-#include "watchdog.hpp"
+// The phase watchdog (malleable_internal/watchdog.hpp): one thread per armed period, a
+// deadline per phase, and the end of the job when one passes.
+#include "malleable_internal/watchdog.hpp"
 
 #include <mpi.h>
 #include <unistd.h>
@@ -9,7 +9,14 @@
 #include <cstdio>
 #include <ctime>
 
-namespace blacs_dyn {
+namespace malleable::watchdog {
+
+namespace {
+std::chrono::steady_clock::time_point from_now(double seconds) {
+  return std::chrono::steady_clock::now() +
+         std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+}
+}  // namespace
 
 std::string host_name() {
   char buf[256] = {};
@@ -37,46 +44,52 @@ void end_job(int code) {
   ::_exit(code);
 }
 
-void PhaseWatchdog::arm(const std::string& who, const std::string& phase, double seconds,
-                        const std::string& hint) {
+void PhaseWatchdog::arm(const std::string& who, const std::string& phase, double seconds, const std::string& hint) {
   disarm();
   std::lock_guard<std::mutex> lk(m_);
-  who_ = who;
-  phase_ = phase;
-  hint_ = hint;
-  seconds_ = seconds;
-  deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                                     std::chrono::duration<double>(seconds));
+  status_ = Status{who, phase, hint, seconds};
+  deadline_ = from_now(seconds);
   armed_ = true;
   thread_ = std::thread([this] { run(); });
 }
 
 void PhaseWatchdog::phase(const std::string& phase, double seconds, const std::string& hint) {
+  std::string who;
   {
     std::lock_guard<std::mutex> lk(m_);
     if (armed_) {
-      phase_ = phase;
-      hint_ = hint;
-      seconds_ = seconds;
-      deadline_ = std::chrono::steady_clock::now() +
-                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+      status_.phase = phase;
+      status_.hint = hint;
+      status_.seconds = seconds;
+      deadline_ = from_now(seconds);
     }
+    who = status_.who;
   }
   if (!armed()) {
-    arm(who_, phase, seconds, hint);
+    arm(who, phase, seconds, hint);
     return;
   }
   cv_.notify_all();
 }
 
+void PhaseWatchdog::rename(const std::string& phase) {
+  std::lock_guard<std::mutex> lk(m_);
+  status_.phase = phase;
+}
+
 void PhaseWatchdog::set_who(const std::string& who) {
   std::lock_guard<std::mutex> lk(m_);
-  who_ = who;
+  status_.who = who;
+}
+
+void PhaseWatchdog::set_report(Report report) {
+  std::lock_guard<std::mutex> lk(m_);
+  report_ = std::move(report);
 }
 
 std::string PhaseWatchdog::current_phase() const {
   std::lock_guard<std::mutex> lk(m_);
-  return armed_ ? phase_ : std::string();
+  return armed_ ? status_.phase : std::string();
 }
 
 bool PhaseWatchdog::armed() const {
@@ -99,15 +112,12 @@ void PhaseWatchdog::run() {
     const auto until = deadline_;
     if (cv_.wait_until(lk, until, [&] { return !armed_ || deadline_ != until; })) continue;
     // The deadline passed with the same phase still under way.
-    std::fprintf(stderr,
-                 "blacs-dyn: FAILED - %s (pid %d on host %s): phase '%s' did not finish within %g s "
-                 "(BLACS_DYN_JOIN_TIMEOUT)%s%s. Ending the job.\n",
-                 who_.c_str(), static_cast<int>(::getpid()), host_name().c_str(), phase_.c_str(), seconds_,
-                 hint_.empty() ? "" : ": ", hint_.c_str());
+    const std::string line = report_ ? report_(status_) : "FAILED - " + status_.who + ": phase '" + status_.phase + "'";
+    std::fprintf(stderr, "%s\n", line.c_str());
     std::fflush(stderr);
     lk.unlock();
-    end_job(kWatchdogExit);
+    end_job(kExit);
   }
 }
 
-}  // namespace blacs_dyn
+}  // namespace malleable::watchdog

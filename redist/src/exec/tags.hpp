@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The MPI tags of redist's own messages, in one place. All travel on the duplicate of the
+// caller's communicator that each redistribution makes (mpi_guard.hpp, DupComm), never
+// on the caller's.
+#pragma once
+
+namespace redist::exec::tags {
+
+// The blocking exchange (exchange.cpp).
+inline constexpr int kData = 0x5ED1;   // packed blocks
+inline constexpr int kReady = 0x5ED2;  // a receiver's buffer is ready
+// The non-blocking exchange (nonblocking.cpp).
+inline constexpr int kExchange = 0x5ED9;
+// Single-copy transfers (single_copy.cpp).
+inline constexpr int kSingleWhere = 0x5ED3;     // where the sender's A is
+inline constexpr int kSingleDone = 0x5ED4;      // the receiver has read (0) or could not (errno)
+inline constexpr int kSingleFallback = 0x5ED5;  // the read refused: the transfer by message
+// Node-shared windows (node_window.hpp).
+inline constexpr int kWindowWhere = 0x5ED6;
+inline constexpr int kWindowDone = 0x5ED7;
+inline constexpr int kWindowByMessage = 0x5ED8;
+
+}  // namespace redist::exec::tags

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The message codec every part uses (common/src/malleable_internal/wire.hpp): values,
+// vectors, strings, flags and enums survive the round trip; the header's kind, version
+// and size, every read past the end, a count the bytes cannot hold, a flag or an enum
+// out of range and bytes left over are each a wire::Error naming the message.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "malleable_internal/wire.hpp"
+
+namespace {
+
+using malleable::wire::Kind;
+using malleable::wire::Reader;
+using malleable::wire::Writer;
+
+enum class Colour { Red = 1, Green, Blue };
+constexpr Kind kTest{0x54534554u, 7, "test message"};
+
+std::vector<char> sample() {
+  Writer w(kTest);
+  w.put(-5);
+  w.put(std::int64_t{1} << 40);
+  w.put(2.5);
+  w.put_bool(true);
+  w.put_enum(Colour::Blue);
+  w.put_vector(std::vector<int>{1, 2, 3});
+  w.put_vector(std::vector<double>{});
+  w.put_string(std::string("x\0y", 3));
+  return w.finish();
+}
+
+template <class F> std::string refusal(F&& f) {
+  try {
+    f();
+  } catch (const malleable::wire::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Wire, RoundTrip) {
+  const auto bytes = sample();
+  Reader r(bytes, kTest);
+  EXPECT_EQ(r.get<int>(), -5);
+  EXPECT_EQ(r.get<std::int64_t>(), std::int64_t{1} << 40);
+  EXPECT_EQ(r.get<double>(), 2.5);
+  EXPECT_TRUE(r.get_bool());
+  EXPECT_EQ(r.get_enum(Colour::Red, Colour::Blue, "colour"), Colour::Blue);
+  EXPECT_EQ(r.get_vector<int>(), (std::vector<int>{1, 2, 3}));
+  EXPECT_TRUE(r.get_vector<double>().empty());
+  EXPECT_EQ(r.get_string(), std::string("x\0y", 3));
+  EXPECT_NO_THROW(r.done());
+}
+
+TEST(Wire, HeaderKindVersionAndSizeAreChecked) {
+  const auto bytes = sample();
+  EXPECT_NE(refusal([&] { Reader(bytes, Kind{0x1u, 7, "other"}); }).find("other: not one"), std::string::npos);
+  EXPECT_NE(refusal([&] { Reader(bytes, Kind{kTest.magic, 8, "test message"}); })
+                .find("test message: version 7, this process reads version 8 (the job's processes run different builds"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { Reader(std::vector<char>(bytes.begin(), bytes.begin() + 10), kTest); })
+                .find("test message: 10 bytes, fewer than its 16-byte header"),
+            std::string::npos);
+  auto longer = bytes;
+  longer.push_back(0);
+  EXPECT_NE(refusal([&] { Reader(longer, kTest); }).find("truncated or overlong"), std::string::npos);
+}
+
+TEST(Wire, ReadsPastTheEndAndLeftoversAreRefused) {
+  Writer w(kTest);
+  w.put(1);
+  const auto bytes = w.finish();
+  Reader r(bytes, kTest);
+  EXPECT_NE(refusal([&] { r.get<std::int64_t>(); }).find("test message: truncated: 8 more bytes needed at byte 16"),
+            std::string::npos);
+  Reader left(bytes, kTest);
+  EXPECT_NE(refusal([&] { left.done(); }).find("test message: 4 bytes left over"), std::string::npos);
+}
+
+TEST(Wire, CountsFlagsAndEnumsOutOfRangeAreRefused) {
+  Writer w(kTest);
+  w.put(std::uint64_t{1} << 62);  // a count of 2^62 ints in a 24-byte message
+  w.put(std::uint8_t{2});
+  w.put(std::int32_t{9});
+  const auto bytes = w.finish();
+  Reader r(bytes, kTest);
+  EXPECT_NE(refusal([&] { r.get_vector<int>(); }).find("test message: truncated: 4611686018427387904 items"),
+            std::string::npos);
+  Reader f(bytes, kTest);
+  f.get<std::uint64_t>();
+  EXPECT_NE(refusal([&] { f.get_bool(); }).find("a flag of value 2"), std::string::npos);
+  // (the refused flag was read: the enum follows)
+  EXPECT_NE(refusal([&] { f.get_enum(Colour::Red, Colour::Blue, "colour"); }).find("colour 9 (valid: 1..3)"),
+            std::string::npos);
+}
