@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "malleable/redist/node_map.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "mpi_common.hpp"
 
@@ -112,11 +113,20 @@ int peers(const std::vector<ExchangeItem>& items) {
 
 }  // namespace
 
+// Every transfer by message (the test runs on one node: by default the node's transports
+// take every transfer).
+redist::ExecOptions by_message() {
+  redist::ExecOptions opt;
+  opt.node_window = false;
+  opt.single_copy = redist::SingleCopy::Off;
+  return opt;
+}
+
 TEST(Exchange, FourMatricesOfFourTypesInOneExchange) {
   Four f;
   const auto items = f.items();
   redist::ExecStats st;
-  redist::redistribute(MPI_COMM_WORLD, items, {}, &st);
+  redist::redistribute(MPI_COMM_WORLD, items, by_message(), &st);
   EXPECT_EQ(all_sum(f.errors()), 0);
   // One message per peer and direction: every matrix's pieces for a peer travel together.
   EXPECT_EQ(st.messages, peers(items));
@@ -135,11 +145,43 @@ TEST(Exchange, FourMatricesOfFourTypesInOneExchange) {
   EXPECT_EQ(one.z.b.data, f.z.b.data);
 }
 
+TEST(Exchange, OnNodeTransportsGiveTheSameResult) {
+  // The ranks of one node: through the node window (packed into the sender's segment,
+  // unpacked by the receiver), read in one copy (SingleCopy::On), or by message; the same
+  // bits each way, B as the single-matrix path gives it, and no data message between two
+  // ranks of the node where the node's transports are on.
+  for (int mode = 0; mode < 3; ++mode) {
+    Four f;
+    redist::ExecOptions opt = mode == 0 ? by_message() : redist::ExecOptions{};
+    if (mode == 2) opt.single_copy = redist::SingleCopy::On;
+    redist::ExecStats st;
+    redist::Exchange ex(MPI_COMM_WORLD, f.items(), opt);
+    ex.start();
+    while (!ex.test()) {
+    }
+    ex.finish(&st);
+    EXPECT_EQ(all_sum(f.errors()), 0) << "mode " << mode;
+    const std::int64_t window = all_sum(static_cast<int>(st.bytes_window)), single = all_sum(static_cast<int>(st.bytes_single_copy));
+    const int messages = all_sum(static_cast<int>(st.messages));
+    if (mode == 0) {
+      EXPECT_EQ(window + single, 0);
+      EXPECT_GT(messages, 0);
+    } else if (redist::node_ranks(MPI_COMM_WORLD).size() == static_cast<std::size_t>(world_size())) {
+      EXPECT_EQ(messages, 0) << "mode " << mode;
+      if (mode == 1) {
+        EXPECT_GT(window, 0);
+      } else {
+        EXPECT_GT(single, 0);
+      }
+    }
+  }
+}
+
 TEST(Exchange, SmallBudgetsAndAWindowOfOneGiveTheSameResult) {
   for (std::int64_t budget : {std::int64_t{4096}, std::int64_t{8192}, std::int64_t{0}})
     for (int window : {1, 2, 64}) {
       Four f;
-      redist::ExecOptions opt;
+      redist::ExecOptions opt = by_message();
       opt.memory_budget_bytes = budget;
       opt.max_outstanding = window;
       opt.staging_bytes = budget == 0 ? 300 : opt.staging_bytes;  // many messages either way

@@ -19,7 +19,10 @@
 #include "../staging_pool.hpp"
 #include "aggregate.hpp"
 #include "checks.hpp"
+#include "exchange.hpp"
+#include "held.hpp"
 #include "local_copy.hpp"
+#include "on_node.hpp"
 #include "transport.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "waiting.hpp"
@@ -30,7 +33,7 @@ namespace {
 using detail::check_mpi;
 using namespace exec;
 
-constexpr int kTag = 0x5ED3;
+constexpr int kTag = 0x5ED9;  // apart from the on-node transports' tags (0x5ED3-0x5ED8)
 
 // The copy kernels only move elements: one raw type per element size serves every type
 // of that size (float and nothing else is 4 bytes, double and complex<float> 8, ...).
@@ -50,10 +53,6 @@ void by_size(std::size_t eb, F&& f) {
 MPI_Datatype element_type(std::size_t eb) {
   return eb == 4 ? MPI_FLOAT : eb == 8 ? MPI_DOUBLE : MPI_C_DOUBLE_COMPLEX;
 }
-
-// Per link, what the memory budget counts besides staging (an estimate, as exchange.cpp's).
-constexpr std::int64_t kLinkBytes = 512;
-constexpr std::int64_t kRunBytes = 128;
 
 }  // namespace
 
@@ -103,12 +102,15 @@ struct Exchange::Impl {
   std::vector<Mat> mats;
   std::vector<std::pair<std::size_t, const Transfer*>> local;  // this rank's transfers to itself
   Dir sends, recvs;
+  Routing routing;                // each transfer's transport (on_node.hpp)
+  std::optional<OnNode> on_node;  // the transfers between ranks of this node, when routed there
   std::vector<Slot> slots;
   std::vector<MPI_Request> req;
   std::vector<int> free_slots, done;
   ExecStats st;
   double t0 = 0;
-  std::int64_t cur_bytes = 0, fixed_bytes = 0;
+  Held held{&st.peak_bytes};
+  std::int64_t fixed_bytes = 0;
 
   Impl(MPI_Comm c, std::vector<ExchangeItem> it, const ExecOptions& o, Agreement ag)
       : user_comm(c), items(std::move(it)), opt(o), agreement(ag) {
@@ -123,15 +125,12 @@ struct Exchange::Impl {
     try {  // every rank posted the matching messages in start(): complete them all
       discard = true;
       progress(true);
+      end_on_node();
     } catch (...) {
     }
   }
 
-  void charge(Dir* d, std::int64_t b) {
-    if (d) d->inflight += b;
-    cur_bytes += b;
-    st.peak_bytes = std::max(st.peak_bytes, cur_bytes);
-  }
+  void charge(Dir* d, std::int64_t b) { held.charge(b, d ? &d->inflight : nullptr); }
 
   LocalError check() const {
     for (std::size_t k = 0; k < items.size(); ++k) {
@@ -194,9 +193,13 @@ struct Exchange::Impl {
           local.emplace_back(k, &t);
         } else if (t.src == me || t.dst == me) {
           const bool send = t.src == me;
+          if (const Route r = routing.route(t, me, mats[k].eb); r != Route::Message) {
+            on_node->add(k, ItemArrays{mats[k].eb, &mats[k].sa, &mats[k].sb, mats[k].a, mats[k].b}, &t, send, r);
+            continue;
+          }
           Link l{k, &t, Walk(send ? mats[k].sa : mats[k].sb, t), {}};
           l.packed = packed_runs(l.w.rows);
-          meta += kLinkBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
+          meta += kTransferBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
           (send ? out[t.dst] : in[t.src]).push_back(std::move(l));
         }
       }
@@ -226,7 +229,7 @@ struct Exchange::Impl {
     fixed_bytes = meta + static_cast<std::int64_t>(local.capacity() * sizeof(local[0]));
     charge(nullptr, fixed_bytes);
     const std::int64_t budget = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes : INT64_MAX / 4;
-    const std::int64_t avail = std::max<std::int64_t>(0, budget - cur_bytes);
+    const std::int64_t avail = std::max<std::int64_t>(0, budget - held.now());
     const bool out_any = !sends.ranks.empty(), in_any = !recvs.ranks.empty();
     sends.budget = !in_any ? avail : !out_any ? 0 : avail / 2;
     recvs.budget = !out_any ? avail : !in_any ? 0 : avail - avail / 2;
@@ -355,6 +358,15 @@ struct Exchange::Impl {
 
   bool all_done() { return sends.nflight + recvs.nflight == 0 && sends.queue.empty() && recvs.queue.empty(); }
 
+  // The on-node transfers' ends, once this rank's messages are complete (every rank posted
+  // its on-node words in start(), so this waits for no rank that is still moving messages).
+  void end_on_node() {
+    if (!on_node) return;
+    charge(nullptr, -on_node->segment_bytes());
+    on_node->end(st);
+    on_node.reset();
+  }
+
   // Completes what arrived and posts more, once (block: waits for at least one message)
   // or until everything is done (until_done).
   void progress(bool until_done, bool block = true) {
@@ -405,6 +417,9 @@ struct Exchange::Impl {
     st.check_s = MPI_Wtime() - t0;
     sleep = opt.wait == WaitMode::Sleep ||
             (opt.wait == WaitMode::Auto && (agreement == Agreement::Local || oversubscribed(user_comm, comm)));
+    // Under Agreement::Local start() makes no collective call: no node map, all by message.
+    routing = make_routing(user_comm, opt, agreement == Agreement::Collective);
+    if (routing.node) on_node.emplace(comm, user_comm, routing.node, opt, sleep);
     for (const auto& it : items) {
       Mat& m = mats.emplace_back();
       const RedistPlan& p = *it.plan;
@@ -417,8 +432,13 @@ struct Exchange::Impl {
     }
     stage_aliased();
     build_dirs();
+    if (on_node && on_node->empty()) on_node.reset();
     state = State::Started;
     fill();
+    if (on_node) {  // after the messages: the other nodes' data is on its way meanwhile
+      on_node->begin();
+      charge(nullptr, on_node->segment_bytes());  // this rank's segment of the node window
+    }
     // The local pieces while the first messages are in flight.
     const double t = MPI_Wtime();
     for (const auto& [k, tr] : local) {
@@ -429,13 +449,16 @@ struct Exchange::Impl {
       st.bytes_local += tr->elements() * static_cast<std::int64_t>(m.eb);
     }
     st.local_copy_s += MPI_Wtime() - t;
-    if (all_done()) conclude();
+    if (all_done() && !on_node) conclude();
   }
 
   bool test() {
     if (state != State::Started) return state == State::Done;
     progress(false, false);
-    if (all_done()) conclude();
+    if (all_done()) {
+      end_on_node();
+      conclude();
+    }
     return state == State::Done;
   }
 
@@ -446,6 +469,7 @@ struct Exchange::Impl {
     if (state == State::Started) {
       const double t = MPI_Wtime();
       progress(true);
+      end_on_node();
       st.transfer_s += MPI_Wtime() - t;
       conclude();
     }
@@ -454,6 +478,7 @@ struct Exchange::Impl {
 
   void cancel() {
     if (state == State::Started) {
+      end_on_node();  // the peers of this node posted theirs in start() (Collective only)
       for (std::size_t k = 0; k < req.size(); ++k) {
         if (req[k] == MPI_REQUEST_NULL) continue;
         MPI_Cancel(&req[k]);
@@ -485,6 +510,11 @@ bool Exchange::started() const { return impl_ && impl_->state != Impl::State::Ma
 bool Exchange::finished() const { return impl_ && impl_->state == Impl::State::Done; }
 
 void redistribute(MPI_Comm comm, const std::vector<ExchangeItem>& items, const ExecOptions& opt, ExecStats* stats) {
+  // One matrix: its plan's steps with the fused local copies too (the same engine's
+  // single-plan executor, exchange.cpp).
+  if (items.size() == 1 && items[0].plan &&
+      (items[0].elem_bytes == 4 || items[0].elem_bytes == 8 || items[0].elem_bytes == 16))
+    return exec::redistribute_item(comm, items[0], opt, stats);
   Exchange ex(comm, items, opt);
   ex.start();
   ex.finish(stats);
