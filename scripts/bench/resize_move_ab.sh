@@ -29,8 +29,9 @@ run() {  # build -> "expand_ms shrink_ms"
   out=$(cd "$1" && timeout 600 mpiexec --oversubscribe --bind-to none -n 4 apps/pdgemm_resizable -n "$n" --nb 64 -i 6 \
     -p scripted -s 2:expand:3x3,4:shrink:2x2 2>&1) || { echo "resize_move_ab.sh: run with $1 failed" >&2; echo "$out" >&2; return 1; }
   grep -q 'result check:.*OK' <<<"$out" || { echo "resize_move_ab.sh: $1's result check failed" >&2; return 1; }
-  awk '/remap after iter/ && /expand/ {for (i = 1; i <= NF; i++) if ($i == "redistribution") e = $(i + 1)}
-       /remap after iter/ && /shrink/ {for (i = 1; i <= NF; i++) if ($i == "redistribution") s = $(i + 1)}
+  # The measured time is the first "redistribution X ms" of the line (a prediction follows).
+  awk 'function first(   i) {for (i = 1; i <= NF; i++) if ($i == "redistribution") return $(i + 1)}
+       /remap after iter/ && /expand/ {e = first()} /remap after iter/ && /shrink/ {s = first()}
        END {print e, s}' <<<"$out"
 }
 tmp=$(mktemp)
