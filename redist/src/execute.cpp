@@ -113,6 +113,23 @@ void redistribute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda,
   plan_and_execute(comm, la, a, lda, lb, b, ldb, Region::whole(la), true, schedule, opt, stats);
 }
 
+namespace exec {
+// The kernels and messages move elements as bytes of their size: float serves 4-byte
+// elements, double 8 (complex<float> too), complex<double> 16.
+void redistribute_item(MPI_Comm comm, const ExchangeItem& it, const ExecOptions& opt, ExecStats* stats) {
+  auto run = [&](auto e) {
+    using E = decltype(e);
+    redistribute<E>(comm, *it.plan, static_cast<const E*>(it.a), it.lda, static_cast<E*>(it.b), it.ldb, opt, stats);
+  };
+  if (it.elem_bytes == 4)
+    run(float{});
+  else if (it.elem_bytes == 8)
+    run(double{});
+  else
+    run(std::complex<double>{});
+}
+}  // namespace exec
+
 #define REDIST_INSTANTIATE(T)                                                                                    \
   template void redistribute<T>(MPI_Comm, const RedistPlan&, const T*, std::int64_t, T*, std::int64_t,          \
                                 const ExecOptions&, ExecStats*);                                                 \

@@ -97,6 +97,7 @@ struct RankMap::List {
   int min = 0, max = -1;
   bool has_dup = false;
   int dup = 0;                // the smallest rank listed twice
+  bool several = false;       // RankMap::holding_several: a rank may be listed more than once
   bool row_iota = false;      // r[k] == r[0] + k: row-major from r[0]
   int col_nprow = 0;          // > 0: column-major from r[0] with this many process rows
   std::uint64_t hash = kFnvBasis;
@@ -140,6 +141,19 @@ RankMap::RankMap(std::vector<int> list) {
   }
   list_ = std::move(l);
 }
+
+RankMap RankMap::holding_several(std::vector<int> list) {
+  RankMap m(std::move(list));
+  if (m.list_) {
+    auto l = std::make_shared<List>(*m.list_);
+    l->several = true;
+    fnv_mix(l->hash, 0x5E7E);
+    m.list_ = std::move(l);
+  }
+  return m;
+}
+
+bool RankMap::holds_several() const { return list_ && list_->several; }
 
 const std::vector<int>& RankMap::list() const {
   static const std::vector<int> none;
@@ -189,7 +203,7 @@ void RankMap::validate(int nprow, int npcol) const {
   if (static_cast<std::int64_t>(list_->r.size()) != np)
     fail("ranks has " + std::to_string(list_->r.size()) + " entries but nprow*npcol = " + std::to_string(np));
   if (list_->min < 0) fail("ranks contains " + std::to_string(list_->min) + "; ranks must be non-negative");
-  if (list_->has_dup) fail("ranks contains rank " + std::to_string(list_->dup) + " twice");
+  if (list_->has_dup && !list_->several) fail("ranks contains rank " + std::to_string(list_->dup) + " twice");
 }
 
 int RankMap::max_rank(int nprow, int npcol) const {

@@ -434,7 +434,11 @@ RedistPlan make_plan(const Layout& a, const Layout& b, const Region& region, int
   plan.comm_size = comm_size;
   plan.materialized_for = for_rank;
   const bool whole_graph = plan.schedule == ScheduleKind::Matching && grid_pairs(a, b) <= kMatchingWholeGraphPairs;
-  if (for_rank >= 0 && whole_graph) return restrict_to(make_plan(a, b, region, comm_size, schedule, -1), for_rank);
+  if (b.ranks.holds_several())
+    throw Error(ErrorCode::InvalidLayout, "b's ranks list a rank more than once (only A's may: RankMap::holding_several)");
+  // A rank holding several coordinates of A: its transfers from every one of them.
+  if (for_rank >= 0 && (whole_graph || a.ranks.holds_several()))
+    return restrict_to(make_plan(a, b, region, comm_size, schedule, -1), for_rank);
 
   const Region& g = region;
   const Axes x{a.row_axis(), a.col_axis(), b.row_axis(), b.col_axis()};

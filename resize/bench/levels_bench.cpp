@@ -21,6 +21,7 @@
 
 #include <sys/mman.h>
 
+#include "malleable/redist/node_map.hpp"
 #include "malleable/resize/session.hpp"
 
 namespace {
@@ -73,15 +74,12 @@ int main(int argc, char** argv) {
     std::vector<double> t_fresh, t_warm, t_warm_all, t_local, t_partner, t_global, t_ring;
     // The raw transfer the partner level makes: every process sends its bytes to the same
     // local index one node further (processes per node: MALLEABLE_NODE_MAP=every=K, else
-    // MPI's shared-memory split), measured beside the level as its practical bound.
+    // the ranks on this host), measured beside the level as its practical bound.
     int ppn = 1;
     if (const char* m = std::getenv("MALLEABLE_NODE_MAP"); m && std::string(m).rfind("every=", 0) == 0) {
       ppn = std::stoi(std::string(m).substr(6));
     } else {
-      MPI_Comm shared;
-      MPI_Comm_split_type(S.world(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
-      MPI_Comm_size(shared, &ppn);
-      MPI_Comm_free(&shared);
+      ppn = static_cast<int>(redist::node_ranks(S.world()).size());  // by host name: works on a merged world
     }
     const int np = S.world_size(), me = S.world_rank();
     const int ring_to = (me + ppn) % np, ring_from = (me - ppn + np) % np;

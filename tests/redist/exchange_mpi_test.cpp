@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "malleable/redist/node_map.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "mpi_common.hpp"
 
@@ -112,11 +113,20 @@ int peers(const std::vector<ExchangeItem>& items) {
 
 }  // namespace
 
+// Every transfer by message (the test runs on one node: by default the node's transports
+// take every transfer).
+redist::ExecOptions by_message() {
+  redist::ExecOptions opt;
+  opt.node_window = false;
+  opt.single_copy = redist::SingleCopy::Off;
+  return opt;
+}
+
 TEST(Exchange, FourMatricesOfFourTypesInOneExchange) {
   Four f;
   const auto items = f.items();
   redist::ExecStats st;
-  redist::redistribute(MPI_COMM_WORLD, items, {}, &st);
+  redist::redistribute(MPI_COMM_WORLD, items, by_message(), &st);
   EXPECT_EQ(all_sum(f.errors()), 0);
   // One message per peer and direction: every matrix's pieces for a peer travel together.
   EXPECT_EQ(st.messages, peers(items));
@@ -135,11 +145,43 @@ TEST(Exchange, FourMatricesOfFourTypesInOneExchange) {
   EXPECT_EQ(one.z.b.data, f.z.b.data);
 }
 
+TEST(Exchange, OnNodeTransportsGiveTheSameResult) {
+  // The ranks of one node: through the node window (packed into the sender's segment,
+  // unpacked by the receiver), read in one copy (SingleCopy::On), or by message; the same
+  // bits each way, B as the single-matrix path gives it, and no data message between two
+  // ranks of the node where the node's transports are on.
+  for (int mode = 0; mode < 3; ++mode) {
+    Four f;
+    redist::ExecOptions opt = mode == 0 ? by_message() : redist::ExecOptions{};
+    if (mode == 2) opt.single_copy = redist::SingleCopy::On;
+    redist::ExecStats st;
+    redist::Exchange ex(MPI_COMM_WORLD, f.items(), opt);
+    ex.start();
+    while (!ex.test()) {
+    }
+    ex.finish(&st);
+    EXPECT_EQ(all_sum(f.errors()), 0) << "mode " << mode;
+    const std::int64_t window = all_sum(static_cast<int>(st.bytes_window)), single = all_sum(static_cast<int>(st.bytes_single_copy));
+    const int messages = all_sum(static_cast<int>(st.messages));
+    if (mode == 0) {
+      EXPECT_EQ(window + single, 0);
+      EXPECT_GT(messages, 0);
+    } else if (redist::node_ranks(MPI_COMM_WORLD).size() == static_cast<std::size_t>(world_size())) {
+      EXPECT_EQ(messages, 0) << "mode " << mode;
+      if (mode == 1) {
+        EXPECT_GT(window, 0);
+      } else {
+        EXPECT_GT(single, 0);
+      }
+    }
+  }
+}
+
 TEST(Exchange, SmallBudgetsAndAWindowOfOneGiveTheSameResult) {
   for (std::int64_t budget : {std::int64_t{4096}, std::int64_t{8192}, std::int64_t{0}})
     for (int window : {1, 2, 64}) {
       Four f;
-      redist::ExecOptions opt;
+      redist::ExecOptions opt = by_message();
       opt.memory_budget_bytes = budget;
       opt.max_outstanding = window;
       opt.staging_bytes = budget == 0 ? 300 : opt.staging_bytes;  // many messages either way
@@ -331,4 +373,78 @@ TEST(Exchange, DestroyingAStartedExchangeCompletesIt) {
   f.reset();
   redist::redistribute(MPI_COMM_WORLD, f.items());
   EXPECT_EQ(all_sum(f.errors()), 0);
+}
+
+namespace {
+
+// Rank r's local arrays of every coordinate a holding-several layout places it at, filled
+// from the global matrix as fill_local does for one coordinate.
+template <class T>
+struct Held {
+  std::vector<std::vector<T>> arrays;
+  std::vector<redist::HeldArray> held;
+  explicit Held(const Layout& la) {
+    const auto ra = la.row_axis(), ca = la.col_axis();
+    for (int pr = 0; pr < la.nprow; ++pr)
+      for (int pc = 0; pc < la.npcol; ++pc) {
+        if (la.rank_at(pr, pc) != world_rank()) continue;
+        const std::int64_t rows = la.local_rows(pr), cols = la.local_cols(pc), ld = std::max<std::int64_t>(1, rows) + 1;
+        auto& a = arrays.emplace_back(static_cast<std::size_t>(ld * std::max<std::int64_t>(1, cols)), sentinel<T>());
+        for (std::int64_t jl = 0; jl < cols; ++jl)
+          for (std::int64_t il = 0; il < rows; ++il)
+            a[static_cast<std::size_t>(jl * ld + il)] = make<T>(ra.to_global(pr, il), ca.to_global(pc, jl));
+        held.push_back({pr, pc, a.data(), ld});
+      }
+  }
+};
+
+}  // namespace
+
+TEST(Exchange, RanksHoldingSeveralCoordinatesOfAMoveEveryOne) {
+  // A 3x3 grid's nine local arrays held by five of the six ranks (rank 3 holds three, rank
+  // 4 none), as level recovery holds the old processes' copies, onto 2x3 and 3x2 grids: one
+  // exchange of two items of two element types, and one item alone (which the blocking
+  // form must not hand to the single-plan executor).
+  const auto several = redist::RankMap::holding_several({0, 0, 1, 2, 5, 5, 3, 3, 3});
+  const Layout la = Layout::block_cyclic(41, 35, 4, 3, 3, 3, 1, 0, several);
+  const Layout la2 = Layout::from_blocks({5, 9, 2, 11, 3}, {7, 1, 12, 4}, 3, 3, 0, 2, several);
+  const Layout lb = Layout::block_cyclic(41, 35, 5, 2, 2, 3), lb2 = Layout::block_cyclic(30, 24, 3, 5, 3, 2, 0, 0, {5, 4, 3, 2, 1, 0});
+  for (int together = 0; together < 2; ++together) {
+    Held<double> h(la);
+    Held<std::complex<float>> h2(la2);
+    auto b = fill_local<double>(lb, world_rank(), false, 1);
+    auto b2 = fill_local<std::complex<float>>(lb2, world_rank(), false, 0);
+    const RedistPlan p = redist::make_plan(la, lb, Region::whole(la), world_size(), ScheduleKind::Default, world_rank());
+    const RedistPlan p2 = redist::make_plan(la2, lb2, Region::whole(la2), world_size(), ScheduleKind::Default, world_rank());
+    ExchangeItem i1{&p, nullptr, 1, data_or_null(b), b.ld, sizeof(double), h.held};
+    ExchangeItem i2{&p2, nullptr, 1, data_or_null(b2), b2.ld, sizeof(std::complex<float>), h2.held};
+    if (together) {
+      redist::redistribute(MPI_COMM_WORLD, {i1, i2});
+    } else {
+      redist::redistribute(MPI_COMM_WORLD, {i1});
+      redist::redistribute(MPI_COMM_WORLD, {i2});
+    }
+    EXPECT_EQ(all_sum(wrong(lb, b, Region::whole(lb)) + wrong(lb2, b2, Region::whole(lb2))), 0) << together;
+  }
+  // A coordinate left out: the same error on every rank, B untouched.
+  Held<double> h(la);
+  auto b = fill_local<double>(lb, world_rank(), false, 1);
+  const auto before = b.data;
+  const RedistPlan p = redist::make_plan(la, lb, Region::whole(la), world_size(), ScheduleKind::Default, world_rank());
+  if (world_rank() == 3) h.held.pop_back();
+  std::string msg;
+  try {
+    redist::redistribute(MPI_COMM_WORLD, {ExchangeItem{&p, nullptr, 1, data_or_null(b), b.ld, sizeof(double), h.held}});
+  } catch (const redist::Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("rank 3: item 0: held names 2 coordinates of A, but A's ranks place this rank at 3"), std::string::npos) << msg;
+  EXPECT_EQ(b.data, before);
+  // Only A may hold several: a B of such ranks is refused when planned.
+  try {
+    (void)redist::make_plan(lb, la, Region::whole(lb), world_size(), ScheduleKind::Default, world_rank());
+    ADD_FAILURE() << "a B holding several coordinates was planned";
+  } catch (const redist::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("only A's may"), std::string::npos) << e.what();
+  }
 }

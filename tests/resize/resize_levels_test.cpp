@@ -339,36 +339,6 @@ TEST(Levels, FileNames) {
   EXPECT_FALSE(lv::parse_level_file_name("life.global.r1-2.v000040", "life", n));
 }
 
-TEST(Levels, CutAlongTheNewLayout) {
-  // Old and new axes of many shapes (uniform, lists, other process counts and sources):
-  // the segments tile each old process's local indices in order, and every index lands
-  // at the owner and local index the new axis gives it.
-  const std::vector<std::pair<redist::BlockSizes, std::pair<int, int>>> olds = {
-      {redist::BlockSizes::uniform(50, 3), {3, 0}}, {redist::BlockSizes::uniform(50, 7), {2, 1}},
-      {redist::BlockSizes({5, 1, 9, 20, 2, 13}), {3, 2}}, {redist::BlockSizes::uniform(50, 50), {1, 0}}};
-  const std::vector<std::pair<redist::BlockSizes, std::pair<int, int>>> news = {
-      {redist::BlockSizes::uniform(50, 4), {2, 0}}, {redist::BlockSizes::uniform(50, 3), {5, 3}},
-      {redist::BlockSizes({10, 10, 30}), {3, 0}}, {redist::BlockSizes::uniform(50, 1), {4, 1}}};
-  for (const auto& [ob, og] : olds)
-    for (const auto& [nb, ng] : news) {
-      const redist::Axis o(ob, og.first, og.second), n(nb, ng.first, ng.second);
-      for (int p = 0; p < og.first; ++p) {
-        std::int64_t next = 0;
-        for (const auto& s : lv::cut(o, p, n)) {
-          EXPECT_EQ(s.old_local, next);
-          EXPECT_GT(s.len, 0);
-          for (std::int64_t k = 0; k < s.len; ++k) {
-            const std::int64_t i = o.to_global(p, s.old_local + k);
-            EXPECT_EQ(n.owner(i), s.owner) << "global " << i;
-            EXPECT_EQ(n.to_local(i), s.new_local + k) << "global " << i;
-          }
-          next += s.len;
-        }
-        EXPECT_EQ(next, o.local_count(p)) << "process " << p;
-      }
-    }
-}
-
 namespace {
 
 lv::MappedFile mapped(const std::string& path, int fd) {

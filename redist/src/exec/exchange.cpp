@@ -17,6 +17,7 @@
 #include "../staging_pool.hpp"
 #include "checks.hpp"
 #include "fused.hpp"
+#include "held.hpp"
 #include "local_copy.hpp"
 #include "node_window.hpp"
 #include "single_copy.hpp"
@@ -36,7 +37,7 @@ class Executor {
  public:
   Executor(MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
            const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node, const NodeWindow* win)
-      : comm_(comm), p_(p), a_(a), b_(b), opt_(opt), st_(st), sleep_(sleep), node_(node), win_(win) {
+      : comm_(comm), held_(&st.peak_bytes), p_(p), a_(a), b_(b), opt_(opt), st_(st), sleep_(sleep), node_(node), win_(win) {
     MPI_Comm_rank(comm, &me_);
     sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda, false};
     sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb, true};
@@ -176,11 +177,6 @@ class Executor {
   // have it posted, and it completes. A message's size comes from its transfer and the
   // options only (message_size), so both ends cut a transfer into the same messages.
 
-  // What the budget counts besides staging (an estimate, documented): per transfer under
-  // way, its record, its runs as local runs (Walk, packed runs) or as an MPI datatype.
-  static constexpr std::int64_t kChanBytes = 512;
-  static constexpr std::int64_t kRunBytes = 128;
-
   struct Shape {
     bool packed = false;
     std::int64_t ncols = 0, rows_per_col = 0, cols_per_msg = 1, nmsgs = 1, meta = 0;
@@ -195,7 +191,7 @@ class Executor {
       s.cols_per_msg = std::max<std::int64_t>(1, msg_.cap / col_bytes);
       s.nmsgs = (s.ncols + s.cols_per_msg - 1) / s.cols_per_msg;
     }
-    s.meta = kChanBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
+    s.meta = kTransferBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
     return s;
   }
 
@@ -230,11 +226,7 @@ class Executor {
     std::optional<PieceType> type;
   };
 
-  void charge(Dir* d, std::int64_t b) {
-    if (d) d->inflight += b;
-    cur_bytes_ += b;
-    st_.peak_bytes = std::max(st_.peak_bytes, cur_bytes_);
-  }
+  void charge(Dir* d, std::int64_t b) { held_.charge(b, d ? &d->inflight : nullptr); }
 
   Chan& open_next(Dir& d) {
     const Transfer* t = (*d.list)[d.base + d.open.size()];
@@ -395,7 +387,7 @@ class Executor {
     for (std::size_t k = 0; k < nslots; ++k) free_slots[k] = static_cast<int>(nslots - 1 - k);
     fixed += static_cast<std::int64_t>(nslots * (sizeof(Msg) + sizeof(MPI_Request) + 2 * sizeof(int)));
     charge(nullptr, fixed);
-    const std::int64_t avail = std::max<std::int64_t>(0, budget_ - cur_bytes_);
+    const std::int64_t avail = std::max<std::int64_t>(0, budget_ - held_.now());
     ds.budget = in.empty() ? avail : out.empty() ? 0 : avail / 2;
     dr.budget = out.empty() ? avail : in.empty() ? 0 : avail - avail / 2;
 
@@ -479,7 +471,7 @@ class Executor {
   MPI_Comm comm_;
   MessageSize msg_{};
   std::int64_t budget_ = 0;     // memory_budget_bytes, or no limit
-  std::int64_t cur_bytes_ = 0;  // held now (ExecStats::peak_bytes is its maximum)
+  Held held_;                   // held now (ExecStats::peak_bytes is its maximum)
   const RedistPlan& p_;
   const T* a_;
   T* b_;

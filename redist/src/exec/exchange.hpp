@@ -23,4 +23,9 @@ template <class T>
 void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b,
                    std::int64_t ldb, const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node);
 
+// One item's blocking redistribution (redistribute(comm, items) with one item): the plan's
+// steps with every transport (node window, single copy, fused local copies), as
+// redistribute<T>(comm, plan, ...) for T of the item's element size. Defined in execute.cpp.
+void redistribute_item(MPI_Comm comm, const ExchangeItem& item, const ExecOptions& opt, ExecStats* stats);
+
 }  // namespace redist::exec

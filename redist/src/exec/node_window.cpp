@@ -43,7 +43,7 @@ std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& no
           !reads_in_place(t, esize, read, tr))
         bytes += t.elements() * static_cast<std::int64_t>(esize);
     }
-    most += bytes;
+    most += (bytes + NodeWindow::kStepAlign - 1) / NodeWindow::kStepAlign * NodeWindow::kStepAlign;  // room() aligns
   }
   return most;
 }
@@ -267,7 +267,9 @@ std::int64_t NodeWindow::room(std::int64_t bytes) const {
     at_ = 0;
   }
   const std::int64_t at = at_;
-  at_ += std::min(bytes, segment_bytes() - at_);
+  // The next step starts 64-byte aligned (an exchange of several items packs elements of
+  // different sizes one item after another).
+  at_ = std::min(segment_bytes(), at_ + (bytes + kStepAlign - 1) / kStepAlign * kStepAlign);
   return at;
 }
 

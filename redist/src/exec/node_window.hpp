@@ -114,6 +114,7 @@ class NodeWindow {
   // they would not fit; finish() releases all, then completes all (the end of the call).
   // A step's words are sent within that step, so no step waits for a later one.
   std::int64_t room(std::int64_t bytes) const;
+  static constexpr std::int64_t kStepAlign = 64;  // where each step's room starts
   void later(std::shared_ptr<DeferredStep> d) const { pending_.push_back(std::move(d)); }
   void finish() const;
 

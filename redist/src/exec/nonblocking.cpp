@@ -20,7 +20,10 @@
 #include "../staging_pool.hpp"
 #include "aggregate.hpp"
 #include "checks.hpp"
+#include "exchange.hpp"
+#include "held.hpp"
 #include "local_copy.hpp"
+#include "on_node.hpp"
 #include "transport.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "waiting.hpp"
@@ -52,10 +55,6 @@ MPI_Datatype element_type(std::size_t eb) {
   return eb == 4 ? MPI_FLOAT : eb == 8 ? MPI_DOUBLE : MPI_C_DOUBLE_COMPLEX;
 }
 
-// Per link, what the memory budget counts besides staging (an estimate, as exchange.cpp's).
-constexpr std::int64_t kLinkBytes = 512;
-constexpr std::int64_t kRunBytes = 128;
-
 }  // namespace
 
 struct Exchange::Impl {
@@ -68,13 +67,34 @@ struct Exchange::Impl {
     std::size_t eb = 0;
     Side sa, sb;
     std::vector<char> staged;  // A's local array, copied when it shares storage with a B
+    std::vector<HeldArray> held;  // A's coordinates this rank holds, when it holds several
+    std::vector<Side> held_sa;    // their sides (each its own lda)
   };
+  // Where a transfer's pieces of A are on this rank: the item's array, or the array of the
+  // held coordinate the transfer comes from (the owner of its first row and column).
+  struct Source {
+    const Side* sa = nullptr;
+    const char* a = nullptr;
+  };
+  Source source_of(const Mat& m, const Transfer& t) const {
+    if (m.held.empty()) return {&m.sa, m.a};
+    const int pr = m.plan->a.row_owner(t.rows.front().start), pc = m.plan->a.col_owner(t.cols.front().start);
+    for (std::size_t h = 0; h < m.held.size(); ++h)
+      if (m.held[h].pr == pr && m.held[h].pc == pc) return {&m.held_sa[h], static_cast<const char*>(m.held[h].a)};
+    return {};  // not held here: check() refused it
+  }
   // One matrix's transfer with one peer, walked on this rank's side.
   struct Link {
     std::size_t item = 0;
     const Transfer* t = nullptr;
     Walk w;
     std::vector<LocalRun> packed;
+    Source src;  // sends: A's array and side
+  };
+  struct Local {
+    std::size_t item = 0;
+    const Transfer* t = nullptr;
+    Source src;
   };
   struct Dir {
     bool send = false;
@@ -102,14 +122,17 @@ struct Exchange::Impl {
   bool sleep = false;
   bool discard = false;  // the destructor completes messages without unpacking
   std::vector<Mat> mats;
-  std::vector<std::pair<std::size_t, const Transfer*>> local;  // this rank's transfers to itself
+  std::vector<Local> local;  // this rank's transfers to itself
   Dir sends, recvs;
+  Routing routing;                // each transfer's transport (on_node.hpp)
+  std::optional<OnNode> on_node;  // the transfers between ranks of this node, when routed there
   std::vector<Slot> slots;
   std::vector<MPI_Request> req;
   std::vector<int> free_slots, done;
   ExecStats st;
   double t0 = 0;
-  std::int64_t cur_bytes = 0, fixed_bytes = 0;
+  Held held{&st.peak_bytes};
+  std::int64_t fixed_bytes = 0;
 
   Impl(MPI_Comm c, std::vector<ExchangeItem> it, const ExecOptions& o, Agreement ag)
       : user_comm(c), items(std::move(it)), opt(o), agreement(ag) {
@@ -124,15 +147,12 @@ struct Exchange::Impl {
     try {  // every rank posted the matching messages in start(): complete them all
       discard = true;
       progress(true);
+      end_on_node();
     } catch (...) {
     }
   }
 
-  void charge(Dir* d, std::int64_t b) {
-    if (d) d->inflight += b;
-    cur_bytes += b;
-    st.peak_bytes = std::max(st.peak_bytes, cur_bytes);
-  }
+  void charge(Dir* d, std::int64_t b) { held.charge(b, d ? &d->inflight : nullptr); }
 
   LocalError check() const {
     for (std::size_t k = 0; k < items.size(); ++k) {
@@ -142,7 +162,10 @@ struct Exchange::Impl {
       if (it.elem_bytes != 4 && it.elem_bytes != 8 && it.elem_bytes != 16)
         return {ErrorCode::InvalidArgument,
                 which + "elem_bytes = " + std::to_string(it.elem_bytes) + " is not 4, 8 or 16 (use ExchangeItem::of)"};
-      LocalError e = check_buffers(*it.plan, me, nranks, it.a, it.lda, it.b, it.ldb, opt, it.elem_bytes);
+      const void* a = it.a;
+      std::int64_t lda = it.lda;
+      if (LocalError e = check_held(it, a, lda); !e.ok()) return {e.code, which + e.msg};
+      LocalError e = check_buffers(*it.plan, me, nranks, a, lda, it.b, it.ldb, opt, it.elem_bytes);
       if (!e.ok()) return {e.code, which + e.msg};
       for (const auto& t : it.plan->transfers) {
         if (t.src != me && t.dst != me) continue;
@@ -153,6 +176,41 @@ struct Exchange::Impl {
                                                   std::to_string(t.dst) + " exceeds 2 GiB (one message)"};
       }
     }
+    return {};
+  }
+
+  // An item whose A side lists this rank at several coordinates (RankMap::holding_several)
+  // names each one's array in `held`; every coordinate of this rank once, each lda at
+  // least its local rows. a/lda: what check_buffers checks for the first coordinate.
+  LocalError check_held(const ExchangeItem& it, const void*& a, std::int64_t& lda) const {
+    const Layout& la = it.plan->a;
+    if (it.held.empty() && !la.ranks.holds_several()) return {};
+    std::vector<std::pair<int, int>> mine;
+    for (int pr = 0; pr < la.nprow; ++pr)
+      for (int pc = 0; pc < la.npcol; ++pc)
+        if (la.rank_at(pr, pc) == me) mine.emplace_back(pr, pc);
+    std::vector<std::pair<int, int>> named;
+    for (const HeldArray& h : it.held) named.emplace_back(h.pr, h.pc);
+    std::sort(named.begin(), named.end());
+    if (named != mine)
+      return {ErrorCode::InvalidArgument, "held names " + std::to_string(it.held.size()) +
+                                              " coordinates of A, but A's ranks place this rank at " +
+                                              std::to_string(mine.size()) + " (each must be named once)"};
+    for (const HeldArray& h : it.held) {
+      const std::string at = " at grid coordinate (" + std::to_string(h.pr) + "," + std::to_string(h.pc) + ")";
+      if (h.lda < la.min_lld(h.pr))
+        return {ErrorCode::LeadingDimension, "held lda = " + std::to_string(h.lda) +
+                                                 " is less than max(1, local rows of A) = " +
+                                                 std::to_string(la.min_lld(h.pr)) + at};
+      if (!h.a && la.local_rows(h.pr) * la.local_cols(h.pc) > 0)
+        return {ErrorCode::NullBuffer, "held a is null" + at};
+    }
+    a = it.held.empty() ? nullptr : it.held.front().a;
+    lda = it.held.empty() ? 1 : it.held.front().lda;
+    int pr = 0, pc = 0;
+    if (la.coords_of(me, pr, pc))
+      for (const HeldArray& h : it.held)
+        if (h.pr == pr && h.pc == pc) a = h.a, lda = h.lda;
     return {};
   }
 
@@ -192,12 +250,19 @@ struct Exchange::Impl {
     for (std::size_t k = 0; k < mats.size(); ++k)
       for (const auto& t : mats[k].plan->transfers) {
         if (t.src == me && t.dst == me) {
-          local.emplace_back(k, &t);
+          local.push_back({k, &t, source_of(mats[k], t)});
         } else if (t.src == me || t.dst == me) {
           const bool send = t.src == me;
-          Link l{k, &t, Walk(send ? mats[k].sa : mats[k].sb, t), {}};
+          // An A held several times over goes by message (both ends know it from the layout).
+          if (const Route r = mats[k].plan->a.ranks.holds_several() ? Route::Message : routing.route(t, me, mats[k].eb);
+              r != Route::Message) {
+            on_node->add(k, ItemArrays{mats[k].eb, &mats[k].sa, &mats[k].sb, mats[k].a, mats[k].b}, &t, send, r);
+            continue;
+          }
+          const Source src = send ? source_of(mats[k], t) : Source{};
+          Link l{k, &t, Walk(send ? *src.sa : mats[k].sb, t), {}, src};
           l.packed = packed_runs(l.w.rows);
-          meta += kLinkBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
+          meta += kTransferBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
           (send ? out[t.dst] : in[t.src]).push_back(std::move(l));
         }
       }
@@ -227,7 +292,7 @@ struct Exchange::Impl {
     fixed_bytes = meta + static_cast<std::int64_t>(local.capacity() * sizeof(local[0]));
     charge(nullptr, fixed_bytes);
     const std::int64_t budget = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes : INT64_MAX / 4;
-    const std::int64_t avail = std::max<std::int64_t>(0, budget - cur_bytes);
+    const std::int64_t avail = std::max<std::int64_t>(0, budget - held.now());
     const bool out_any = !sends.ranks.empty(), in_any = !recvs.ranks.empty();
     sends.budget = !in_any ? avail : !out_any ? 0 : avail / 2;
     recvs.budget = !out_any ? avail : !in_any ? 0 : avail - avail / 2;
@@ -239,7 +304,7 @@ struct Exchange::Impl {
       const Link& l = d.links[m.peer][s.piece];
       const Mat& x = mats[l.item];
       by_size(x.eb, [&]<class E>(E) {
-        pack_columns<E>(l.w, l.packed, reinterpret_cast<const E*>(x.a), x.sa.ld, s.first, s.ncols,
+        pack_columns<E>(l.w, l.packed, reinterpret_cast<const E*>(l.src.a), l.src.sa->ld, s.first, s.ncols,
                         reinterpret_cast<E*>(buf + s.offset));
       });
     }
@@ -269,10 +334,10 @@ struct Exchange::Impl {
     for (const Segment& s : m.segs) {
       const Link& l = d.links[m.peer][s.piece];
       const Mat& x = mats[l.item];
-      parts.emplace_back(element_type(x.eb), x.eb, d.send ? x.sa : x.sb, *l.t);
+      parts.emplace_back(element_type(x.eb), x.eb, d.send ? *l.src.sa : x.sb, *l.t);
       types.push_back(parts.back().get());
       at.emplace_back();
-      check_mpi(MPI_Get_address(d.send ? static_cast<const void*>(x.a) : static_cast<const void*>(x.b), &at.back()),
+      check_mpi(MPI_Get_address(d.send ? static_cast<const void*>(l.src.a) : static_cast<const void*>(x.b), &at.back()),
                 "MPI_Get_address");
     }
     const std::vector<int> ones(types.size(), 1);
@@ -356,6 +421,15 @@ struct Exchange::Impl {
 
   bool all_done() { return sends.nflight + recvs.nflight == 0 && sends.queue.empty() && recvs.queue.empty(); }
 
+  // The on-node transfers' ends, once this rank's messages are complete (every rank posted
+  // its on-node words in start(), so this waits for no rank that is still moving messages).
+  void end_on_node() {
+    if (!on_node) return;
+    charge(nullptr, -on_node->segment_bytes());
+    on_node->end(st);
+    on_node.reset();
+  }
+
   // Completes what arrived and posts more, once (block: waits for at least one message)
   // or until everything is done (until_done).
   void progress(bool until_done, bool block = true) {
@@ -406,6 +480,9 @@ struct Exchange::Impl {
     st.check_s = MPI_Wtime() - t0;
     sleep = opt.wait == WaitMode::Sleep ||
             (opt.wait == WaitMode::Auto && (agreement == Agreement::Local || oversubscribed(user_comm, comm)));
+    // Under Agreement::Local start() makes no collective call: no node map, all by message.
+    routing = make_routing(user_comm, opt, agreement == Agreement::Collective);
+    if (routing.node) on_node.emplace(comm, user_comm, routing.node, opt, sleep);
     for (const auto& it : items) {
       Mat& m = mats.emplace_back();
       const RedistPlan& p = *it.plan;
@@ -415,28 +492,38 @@ struct Exchange::Impl {
       m.eb = it.elem_bytes;
       m.sa = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, it.lda, false};
       m.sb = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, it.ldb, true};
+      m.held = it.held;
+      for (const HeldArray& h : m.held) m.held_sa.push_back(Side{m.sa.rows, m.sa.cols, 0, 0, h.lda, false});
     }
     stage_aliased();
     build_dirs();
+    if (on_node && on_node->empty()) on_node.reset();
     state = State::Started;
     fill();
+    if (on_node) {  // after the messages: the other nodes' data is on its way meanwhile
+      on_node->begin();
+      charge(nullptr, on_node->segment_bytes());  // this rank's segment of the node window
+    }
     // The local pieces while the first messages are in flight.
     const double t = MPI_Wtime();
-    for (const auto& [k, tr] : local) {
-      const Mat& m = mats[k];
+    for (const Local& l : local) {
+      const Mat& m = mats[l.item];
       by_size(m.eb, [&]<class E>(E) {
-        copy_transfer<E>(m.sa, reinterpret_cast<const E*>(m.a), m.sb, reinterpret_cast<E*>(m.b), *tr);
+        copy_transfer<E>(*l.src.sa, reinterpret_cast<const E*>(l.src.a), m.sb, reinterpret_cast<E*>(m.b), *l.t);
       });
-      st.bytes_local += tr->elements() * static_cast<std::int64_t>(m.eb);
+      st.bytes_local += l.t->elements() * static_cast<std::int64_t>(m.eb);
     }
     st.local_copy_s += MPI_Wtime() - t;
-    if (all_done()) conclude();
+    if (all_done() && !on_node) conclude();
   }
 
   bool test() {
     if (state != State::Started) return state == State::Done;
     progress(false, false);
-    if (all_done()) conclude();
+    if (all_done()) {
+      end_on_node();
+      conclude();
+    }
     return state == State::Done;
   }
 
@@ -447,6 +534,7 @@ struct Exchange::Impl {
     if (state == State::Started) {
       const double t = MPI_Wtime();
       progress(true);
+      end_on_node();
       st.transfer_s += MPI_Wtime() - t;
       conclude();
     }
@@ -455,6 +543,7 @@ struct Exchange::Impl {
 
   void cancel() {
     if (state == State::Started) {
+      end_on_node();  // the peers of this node posted theirs in start() (Collective only)
       for (std::size_t k = 0; k < req.size(); ++k) {
         if (req[k] == MPI_REQUEST_NULL) continue;
         MPI_Cancel(&req[k]);
@@ -486,6 +575,11 @@ bool Exchange::started() const { return impl_ && impl_->state != Impl::State::Ma
 bool Exchange::finished() const { return impl_ && impl_->state == Impl::State::Done; }
 
 void redistribute(MPI_Comm comm, const std::vector<ExchangeItem>& items, const ExecOptions& opt, ExecStats* stats) {
+  // One matrix: its plan's steps with the fused local copies too (the same engine's
+  // single-plan executor, exchange.cpp).
+  if (items.size() == 1 && items[0].plan && !items[0].plan->a.ranks.holds_several() &&
+      (items[0].elem_bytes == 4 || items[0].elem_bytes == 8 || items[0].elem_bytes == 16))
+    return exec::redistribute_item(comm, items[0], opt, stats);
   Exchange ex(comm, items, opt);
   ex.start();
   ex.finish(stats);

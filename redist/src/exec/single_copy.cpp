@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The shell of single-copy transfers (single_copy.hpp): which ranks share this node, and
-// the cross-memory reads.
+// The shell of single-copy transfers (single_copy.hpp): the cross-memory reads.
 #include "single_copy.hpp"
 #include "../config.hpp"
 
@@ -33,51 +32,6 @@ bool single_copy_supported() {
   }();
   return ok;
 #endif
-}
-
-namespace {
-
-int node_keyval() {
-  static int key = [] {
-    int k = MPI_KEYVAL_INVALID;
-    auto del = [](MPI_Comm, int, void* v, void*) -> int {
-      delete static_cast<std::vector<int>*>(v);
-      return MPI_SUCCESS;
-    };
-    MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, del, &k, nullptr);
-    return k;
-  }();
-  return key;
-}
-
-}  // namespace
-
-const std::vector<int>& node_ranks(MPI_Comm comm) {
-  const int key = node_keyval();
-  void* v = nullptr;
-  int found = 0;
-  MPI_Comm_get_attr(comm, key, &v, &found);
-  if (found && v) return *static_cast<std::vector<int>*>(v);
-  MPI_Comm node = MPI_COMM_NULL;
-  auto* ranks = new std::vector<int>;
-  if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS && node != MPI_COMM_NULL) {
-    int n = 0;
-    MPI_Comm_size(node, &n);
-    MPI_Group gn = MPI_GROUP_NULL, gc = MPI_GROUP_NULL;
-    MPI_Comm_group(node, &gn);
-    MPI_Comm_group(comm, &gc);
-    std::vector<int> in(static_cast<std::size_t>(n));
-    std::iota(in.begin(), in.end(), 0);
-    ranks->resize(static_cast<std::size_t>(n));
-    MPI_Group_translate_ranks(gn, n, in.data(), gc, ranks->data());
-    MPI_Group_free(&gn);
-    MPI_Group_free(&gc);
-    MPI_Comm_free(&node);
-    ranks->erase(std::remove(ranks->begin(), ranks->end(), MPI_UNDEFINED), ranks->end());
-    std::sort(ranks->begin(), ranks->end());
-  }
-  MPI_Comm_set_attr(comm, key, ranks);
-  return *ranks;
 }
 
 ProcessToken process_token() {

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "malleable/redist/node_map.hpp"
 #include "segments.hpp"
 #include "transport.hpp"
 
@@ -23,9 +24,8 @@ namespace redist::exec {
 // Yama's ptrace_scope = 1), as Open MPI's shared-memory transport does.
 bool single_copy_supported();
 
-// The ranks of `comm` on this process's node, sorted (MPI_Comm_split_type SHARED, made
-// once per communicator and cached on it as an attribute; O(ranks on the node)).
-const std::vector<int>& node_ranks(MPI_Comm comm);
+// The ranks of a communicator on this node: redist::node_ranks (malleable/redist/node_map.hpp).
+using redist::node_ranks;
 
 // This process's identity for single-copy readers: the address and value of a random
 // word. A reader checks it before reading (check_peer), so a pid that names another

@@ -10,6 +10,7 @@
 #include <sched.h>
 
 #include "../mpi_guard.hpp"
+#include "malleable/redist/node_map.hpp"
 
 namespace redist::exec {
 
@@ -20,9 +21,9 @@ namespace {
 // Whether ranks of `comm` on this node so far outnumber the CPUs this process may run on
 // that spinning waiters starve the ranks doing the copies.
 // The answer is kept on the caller's communicator (an attribute of a private keyval; each
-// call works on a fresh duplicate, which does not inherit it): MPI_Comm_split_type is a
-// collective that creates a communicator, and under MPICH with oversubscribed, busy-polling
-// ranks it cost ~0.7 s per call here, more than the redistribution itself (docs/mpi-flavours.md).
+// call works on a fresh duplicate, which does not inherit it): the node map is a collective
+// (it was MPI_Comm_split_type, which under MPICH with oversubscribed, busy-polling ranks
+// cost ~0.7 s per call here, more than the redistribution itself; docs/mpi-flavours.md).
 // Every rank of `comm` asks at the same calls, so all find the attribute or none does.
 int oversubscribed_keyval() {
   static const int kv = [] {
@@ -34,12 +35,8 @@ int oversubscribed_keyval() {
   return kv;
 }
 
-bool oversubscribed_uncached(MPI_Comm comm) {
-  MPI_Comm node = MPI_COMM_NULL;
-  check_mpi(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node), "MPI_Comm_split_type");
-  int local = 1;
-  MPI_Comm_size(node, &local);
-  MPI_Comm_free(&node);
+bool oversubscribed_uncached(MPI_Comm user_comm) {
+  const int local = static_cast<int>(node_ranks(user_comm).size());  // by host name (node_map.hpp)
   cpu_set_t set;
   CPU_ZERO(&set);
   int cpus = 0;
@@ -69,12 +66,12 @@ bool mpi_is_mpich() {
   return mpich;
 }
 
-bool oversubscribed(MPI_Comm user_comm, MPI_Comm comm) {
+bool oversubscribed(MPI_Comm user_comm, MPI_Comm /*comm*/) {
   void* cached = nullptr;
   int flag = 0;
   check_mpi(MPI_Comm_get_attr(user_comm, oversubscribed_keyval(), &cached, &flag), "MPI_Comm_get_attr");
   if (flag) return reinterpret_cast<std::intptr_t>(cached) == 2;
-  const bool over = oversubscribed_uncached(comm);
+  const bool over = oversubscribed_uncached(user_comm);
   check_mpi(MPI_Comm_set_attr(user_comm, oversubscribed_keyval(), reinterpret_cast<void*>(std::intptr_t{over ? 2 : 1})),
             "MPI_Comm_set_attr");
   return over;

@@ -138,25 +138,6 @@ RecoveryChoice choose_version(const std::vector<Survived>& ranks, const std::vec
   return c;
 }
 
-std::vector<Segment> cut(const redist::Axis& old_axis, int p, const redist::Axis& new_axis) {
-  std::vector<Segment> out;
-  const int np = old_axis.nprocs();
-  const std::size_t nb = old_axis.nblocks();
-  // Blocks of process p: the first one it owns, then every np-th.
-  std::size_t first = 0;
-  while (first < nb && first < static_cast<std::size_t>(np) && old_axis.block_owner(first) != p) ++first;
-  for (std::size_t b = first; b < nb; b += static_cast<std::size_t>(np)) {
-    const std::int64_t s = old_axis.block_start(b), len = old_axis.block_size(b), ls = old_axis.block_local_start(b);
-    for (std::int64_t i = s; i < s + len;) {
-      const std::size_t q = new_axis.block_of(i);
-      const std::int64_t end = std::min(s + len, new_axis.block_start(q) + new_axis.block_size(q));
-      out.push_back({ls + (i - s), end - i, new_axis.to_local(i), new_axis.block_owner(q)});
-      i = end;
-    }
-  }
-  return out;
-}
-
 // ---- the level files a process keeps mapped ----------------------------------------
 
 std::size_t mapped_capacity(int keep, std::size_t kept_copies) {

@@ -83,18 +83,6 @@ struct RecoveryChoice {
 // (`global_versions`, the iterations of readable HDF5 files). O(ranks x versions).
 RecoveryChoice choose_version(const std::vector<Survived>& ranks, const std::vector<int>& global_versions);
 
-// ---- recovery: cutting an old process's blocks along the new layout -------------
-
-// One run of consecutive indices of one dimension: `len` indices starting at local index
-// `old_local` of the old process, at local index `new_local` of new process `owner`.
-struct Segment {
-  std::int64_t old_local = 0, len = 0, new_local = 0;
-  int owner = 0;
-};
-// The segments of process `p`'s indices in `old_axis` cut at `new_axis`'s block bounds,
-// in the old local order (they tile 0..local_count(p)-1). O(its blocks + cuts).
-std::vector<Segment> cut(const redist::Axis& old_axis, int p, const redist::Axis& new_axis);
-
 // ---- the level files a process keeps mapped ---------------------------------------
 
 // A checkpoint overwrites the oldest version in place (session_levels.cpp); the shell

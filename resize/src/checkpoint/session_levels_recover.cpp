@@ -3,7 +3,8 @@
 // process lists its node's level files, world rank 0 chooses the newest version complete
 // across the levels (levels.hpp choose_version) and who reads each old process's copy, the
 // holders read and verify them (a damaged copy: choose again without it), and every matrix
-// is cut along the new layout's blocks and sent to its new owners. A version some old
+// moves onto the new grid through redist's engine (the old grid's rank map lists each
+// holder at the coordinates of the copies it holds). A version some old
 // process's blocks are missing from falls back to the global HDF5 checkpoint.
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -11,6 +12,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <set>
@@ -21,6 +23,7 @@
 #include "checkpoint/checkpoint_io.hpp"
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
+#include "malleable/redist/redistribute.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -44,7 +47,7 @@ struct File {
 struct Loaded {
   lv::LevelHeader h;
   std::vector<char> bytes;
-  std::size_t payload = 0;  // offset of the payload in bytes
+  std::size_t payload = 0;  // offset of the payload in bytes (64-byte aligned in memory)
 };
 
 // The outcome of the choice, the same on every process.
@@ -160,16 +163,30 @@ Loaded read_level_file(const File& f, const std::string& app) {
   if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
   struct stat sb {};
   fstat(fd, &sb);
-  L.bytes.resize(static_cast<std::size_t>(sb.st_size));
+  const auto size = static_cast<std::size_t>(sb.st_size);
+  // The file goes `pad` bytes into the buffer so that its payload starts 64-byte aligned
+  // (the redistribution's kernels read whole elements in place): the header's length is in
+  // its prefix (magic, then the length as 8 little-endian bytes).
+  unsigned char prefix[lv::kLevelPrefix] = {};
+  L.bytes.resize(size + 64);  // shrunk to pad + size below (no new allocation)
+  std::size_t pad = 0;
+  if (size >= lv::kLevelPrefix && ::pread(fd, prefix, sizeof prefix, 0) == static_cast<ssize_t>(sizeof prefix)) {
+    std::uint64_t len = 0;
+    for (int k = 0; k < 8; ++k) len |= static_cast<std::uint64_t>(prefix[8 + k]) << (8 * k);
+    const auto at = reinterpret_cast<std::uintptr_t>(L.bytes.data()) + lv::kLevelPrefix + len;
+    pad = static_cast<std::size_t>((64 - at % 64) % 64);
+  }
+  L.bytes.resize(pad + size);
   std::size_t got = 0;
-  while (got < L.bytes.size()) {
-    const ssize_t n = ::read(fd, L.bytes.data() + got, L.bytes.size() - got);
+  while (got < size) {
+    const ssize_t n = ::pread(fd, L.bytes.data() + pad + got, size - got, static_cast<off_t>(got));
     if (n <= 0) break;
     got += static_cast<std::size_t>(n);
   }
   ::close(fd);
-  if (got != L.bytes.size()) throw Error("short read");
-  L.h = lv::decode_header(L.bytes.data(), L.bytes.size(), L.payload);
+  if (got != size) throw Error("short read");
+  L.h = lv::decode_header(L.bytes.data() + pad, size, L.payload);
+  L.payload += pad;
   if (L.bytes.size() - L.payload != L.h.payload_bytes) throw Error("the payload is truncated");
   lv::PayloadChecksum c;
   c.update(L.bytes.data() + L.payload, L.h.payload_bytes);
@@ -251,77 +268,101 @@ redist::BlockSizes blocks(std::int64_t extent, std::int64_t b, const std::vector
   return b > 0 ? redist::BlockSizes::uniform(extent, b) : redist::BlockSizes(list);
 }
 
-// Matrix k of every loaded copy cut along the new layout's blocks: per new rank one buffer
-// of pieces, each a 32-byte place (new local row, column, rows, columns) and its data.
-std::map<int, std::vector<char>> cut_for_new_owners(const std::map<int, Loaded>& loaded, std::size_t k,
-                                                    const CheckpointMatrix& nw) {
-  const redist::Axis nrow = nw.layout.row_axis(), ncol = nw.layout.col_axis();
-  const std::size_t es = lv::element_size(nw.info.type);
-  std::map<int, std::vector<char>> out;
-  for (const auto& [r, L] : loaded) {
-    const auto& m = L.h.matrices[k];
-    if (m.pr < 0 || m.rows == 0 || m.cols == 0) continue;
-    const redist::Axis orow(blocks(m.m, m.mb, m.row_blocks), m.nprow, m.rsrc);
-    const redist::Axis ocol(blocks(m.n, m.nb, m.col_blocks), m.npcol, m.csrc);
-    const auto rs = lv::cut(orow, m.pr, nrow), cs = lv::cut(ocol, m.pc, ncol);
-    const char* src = L.bytes.data() + L.payload + m.offset;
-    for (const auto& c : cs)
-      for (const auto& rr : rs) {
-        auto& buf = out[nw.layout.rank_at(rr.owner, c.owner)];
-        const std::int64_t place[4] = {rr.new_local, c.new_local, rr.len, c.len};
-        const std::size_t at = buf.size();
-        buf.resize(at + sizeof place + static_cast<std::size_t>(rr.len * c.len) * es);
-        std::memcpy(buf.data() + at, place, sizeof place);
-        char* dst = buf.data() + at + sizeof place;
-        for (std::int64_t j = 0; j < c.len; ++j)
-          std::memcpy(dst + static_cast<std::size_t>(j * rr.len) * es,
-                      src + static_cast<std::size_t>((c.old_local + j) * m.rows + rr.old_local) * es,
-                      static_cast<std::size_t>(rr.len) * es);
-      }
+// The old grid of every matrix, the same on every process: its shape and blocks (from the
+// holder of old rank 0's copy, broadcast) and, per old grid coordinate, the new rank that
+// holds the copy of the old process there (one MPI_Allgatherv of every process's loaded
+// coordinates). A process holding several copies holds several coordinates of the old
+// grid: the layout's rank map lists it at each (redist::RankMap::holding_several).
+std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Loaded>& loaded, const Plan& p,
+                                        std::size_t nmats) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(world, &rank);
+  MPI_Comm_size(world, &size);
+  std::vector<std::int64_t> shape;  // per matrix: m, n, mb, nb, nprow, npcol, rsrc, csrc, #rows, #cols, lists
+  if (rank == p.holder[0])
+    for (const auto& m : loaded.at(0).h.matrices) {
+      shape.insert(shape.end(), {m.m, m.n, m.mb, m.nb, m.nprow, m.npcol, m.rsrc, m.csrc,
+                                 static_cast<std::int64_t>(m.row_blocks.size()), static_cast<std::int64_t>(m.col_blocks.size())});
+      shape.insert(shape.end(), m.row_blocks.begin(), m.row_blocks.end());
+      shape.insert(shape.end(), m.col_blocks.begin(), m.col_blocks.end());
+    }
+  std::vector<char> bytes(reinterpret_cast<const char*>(shape.data()),
+                          reinterpret_cast<const char*>(shape.data() + shape.size()));
+  io::bcast_bytes(bytes, p.holder[0], world);
+  shape.resize(bytes.size() / sizeof(std::int64_t));
+  std::memcpy(shape.data(), bytes.data(), shape.size() * sizeof(std::int64_t));
+  std::vector<int> mine;  // (matrix, pr, pc) of every copy this process holds
+  for (const auto& [r, L] : loaded)
+    for (std::size_t k = 0; k < L.h.matrices.size(); ++k)
+      if (L.h.matrices[k].pr >= 0) mine.insert(mine.end(), {static_cast<int>(k), L.h.matrices[k].pr, L.h.matrices[k].pc});
+  int count = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(counts.size());
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, world);
+  for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<int> all(static_cast<std::size_t>(displs.back() + counts.back()));
+  MPI_Allgatherv(mine.data(), count, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, world);
+  std::vector<redist::Layout> out;
+  std::size_t at = 0;
+  for (std::size_t k = 0; k < nmats; ++k) {
+    const auto f = [&](std::size_t d) { return shape.at(at + d); };
+    const auto nprow = static_cast<int>(f(4)), npcol = static_cast<int>(f(5));
+    const auto nr = static_cast<std::size_t>(f(8)), nc = static_cast<std::size_t>(f(9));
+    const std::vector<std::int64_t> rl(shape.begin() + static_cast<std::ptrdiff_t>(at + 10),
+                                       shape.begin() + static_cast<std::ptrdiff_t>(at + 10 + nr));
+    const std::vector<std::int64_t> cl(shape.begin() + static_cast<std::ptrdiff_t>(at + 10 + nr),
+                                       shape.begin() + static_cast<std::ptrdiff_t>(at + 10 + nr + nc));
+    std::vector<int> holder(static_cast<std::size_t>(nprow) * static_cast<std::size_t>(npcol), -1);
+    for (int r = 0; r < size; ++r)
+      for (int q = displs[static_cast<std::size_t>(r)]; q < displs[static_cast<std::size_t>(r)] + counts[static_cast<std::size_t>(r)]; q += 3)
+        if (all[static_cast<std::size_t>(q)] == static_cast<int>(k))
+          holder.at(static_cast<std::size_t>(all[static_cast<std::size_t>(q + 1)] * npcol + all[static_cast<std::size_t>(q + 2)])) = r;
+    if (std::find(holder.begin(), holder.end(), -1) != holder.end())
+      throw Error("restart from levels: matrix " + std::to_string(k) + ": a coordinate of the old grid is in no loaded copy");
+    out.push_back(redist::Layout::from_blocks(blocks(f(0), f(2), rl), blocks(f(1), f(3), cl), nprow, npcol,
+                                              static_cast<int>(f(6)), static_cast<int>(f(7)),
+                                              redist::RankMap::holding_several(std::move(holder))));
+    at += 10 + nr + nc;
   }
   return out;
 }
 
-// Sends each new owner its buffer and receives this process's; returns the bytes sent to
-// other processes.
-std::int64_t exchange(MPI_Comm world, const std::map<int, std::vector<char>>& out, std::map<int, std::vector<char>>& in) {
+// Every matrix from the old layout (each old process's local array in its loaded copy, on
+// its holder) onto the new grid in one exchange of redist's engine, every matrix's pieces
+// for one peer in the same messages. Returns the bytes this process sent to others.
+std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loaded, const Plan& p,
+                              const std::vector<CheckpointMatrix>& nw) {
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  std::vector<long long> send_counts(static_cast<std::size_t>(size), 0), recv_counts(static_cast<std::size_t>(size));
-  for (const auto& [to, buf] : out) send_counts[static_cast<std::size_t>(to)] = static_cast<long long>(buf.size());
-  MPI_Alltoall(send_counts.data(), 1, MPI_LONG_LONG, recv_counts.data(), 1, MPI_LONG_LONG, world);
-  std::vector<MPI_Request> reqs;
-  for (int r = 0; r < size; ++r)
-    if (recv_counts[static_cast<std::size_t>(r)] > 0) {
-      auto& b = in[r];
-      b.resize(static_cast<std::size_t>(recv_counts[static_cast<std::size_t>(r)]));
-      io::recv_bytes(b.data(), b.size(), r, tags::kLevelRestart, world, reqs);
+  const std::vector<redist::Layout> old = old_layouts(world, loaded, p, nw.size());
+  std::vector<redist::RedistPlan> plans;
+  plans.reserve(nw.size());  // the items point into it
+  std::vector<std::vector<char>> realigned;  // copies of payloads not aligned to their element size
+  realigned.reserve(loaded.size() * nw.size());
+  std::vector<redist::ExchangeItem> items;
+  for (std::size_t k = 0; k < nw.size(); ++k) {
+    const std::size_t es = lv::element_size(nw[k].info.type);
+    plans.push_back(redist::make_plan(old[k], nw[k].layout, redist::Region::whole(old[k]), size,
+                                      redist::ScheduleKind::Default, rank));
+    redist::ExchangeItem it{&plans.back(), nullptr, 1, nw[k].local, std::max<std::int64_t>(1, nw[k].lld), es, {}};
+    for (const auto& [r, L] : loaded) {
+      const auto& m = L.h.matrices[k];
+      if (m.pr < 0) continue;
+      const char* src = L.bytes.data() + L.payload + m.offset;
+      if (reinterpret_cast<std::uintptr_t>(src) % es != 0) {  // the kernels read whole elements
+        realigned.emplace_back(src, src + m.bytes);
+        src = realigned.back().data();
+      }
+      it.held.push_back({m.pr, m.pc, src, std::max<std::int64_t>(1, m.rows)});
     }
-  std::int64_t moved = 0;
-  for (const auto& [to, buf] : out) {
-    io::send_bytes(buf.data(), buf.size(), to, tags::kLevelRestart, world, reqs);
-    if (to != rank) moved += static_cast<std::int64_t>(buf.size());
+    items.push_back(std::move(it));
   }
-  io::wait_all(reqs);
-  return moved;
-}
-
-// The received pieces into the new local buffer.
-void place(const std::map<int, std::vector<char>>& in, const CheckpointMatrix& nw) {
-  const std::size_t es = lv::element_size(nw.info.type);
-  char* dst = static_cast<char*>(nw.local);
-  for (const auto& [from, buf] : in)
-    for (std::size_t at = 0; at < buf.size();) {
-      std::int64_t where[4];
-      std::memcpy(where, buf.data() + at, sizeof where);
-      at += sizeof where;
-      for (std::int64_t j = 0; j < where[3]; ++j)
-        std::memcpy(dst + static_cast<std::size_t>((where[1] + j) * nw.lld + where[0]) * es,
-                    buf.data() + at + static_cast<std::size_t>(j * where[2]) * es,
-                    static_cast<std::size_t>(where[2]) * es);
-      at += static_cast<std::size_t>(where[2] * where[3]) * es;
-    }
+  redist::redistribute(world, items);
+  std::int64_t sent = 0;
+  for (std::size_t k = 0; k < plans.size(); ++k)
+    for (const auto& t : plans[k].transfers)
+      if (t.src == rank && t.dst != rank) sent += t.elements() * static_cast<std::int64_t>(items[k].elem_bytes);
+  return sent;
 }
 
 // The message when some old processes' blocks are in no level.
@@ -373,13 +414,9 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   if (I.unpack) I.unpack(state);
   // Every matrix from the old layout (each old process's blocks now on its holder) onto
   // the new grid.
-  std::int64_t moved = 0;
-  for (std::size_t k = 0; k < I.mats.size(); ++k) {
-    const CheckpointMatrix nw = describe(I.mats[k], I.grid, rank);
-    std::map<int, std::vector<char>> in;
-    moved += exchange(nd->traffic, cut_for_new_owners(loaded, k, nw), in);
-    place(in, nw);
-  }
+  std::vector<CheckpointMatrix> nw;
+  for (const auto& r : I.mats) nw.push_back(describe(r, I.grid, rank));
+  const std::int64_t moved = move_from_copies(I.world, loaded, p, nw);
   I.iteration = p.choice.version;
   std::int64_t moved_all = 0;
   MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, I.world);

@@ -181,6 +181,12 @@ class RankMap {
   RankMap(std::initializer_list<int> list) : RankMap(std::vector<int>(list)) {}
   static RankMap row_major(int base = 0) { return RankMap(Order::Row, base); }
   static RankMap column_major(int base = 0) { return RankMap(Order::Column, base); }
+  // An explicit list in which a rank may hold several grid coordinates (a process that
+  // holds the local arrays of several processes of an old grid: level recovery). Only for
+  // the A side of a plan made whole or for one rank (make_plan plans it whole), executed
+  // by an Exchange whose item names each held coordinate's array (ExchangeItem::held).
+  static RankMap holding_several(std::vector<int> list);
+  bool holds_several() const;  // made by holding_several (whether or not a rank repeats)
 
   bool is_explicit() const { return list_ != nullptr; }
   // The explicit list (empty when implicit); read ranks through at() / Layout::rank_at.
@@ -192,7 +198,8 @@ class RankMap {
     if (list_) return list_at(static_cast<std::size_t>(pr) * static_cast<std::size_t>(npcol) + static_cast<std::size_t>(pc));
     return order_ == Order::Row ? base_ + pr * npcol + pc : base_ + pc * nprow + pr;
   }
-  // Grid coordinate of `rank`, or false: O(1) implicit, O(log P) explicit.
+  // Grid coordinate of `rank`, or false: O(1) implicit, O(log P) explicit (the first, in
+  // row-major order, of a rank holding several).
   bool find(int rank, int nprow, int npcol, int& pr, int& pc) const;
   // Every rank, row-major (O(P)): for tools and output, not for planning.
   std::vector<int> to_vector(int nprow, int npcol) const;

@@ -172,6 +172,16 @@ void redistribute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda,
 // below), A's and B's local arrays as in redistribute(). Build it with of<T>() for T
 // float, double, std::complex<float> or std::complex<double>; the items of one exchange
 // may have different element types.
+//
+// A rank that holds the local arrays of several coordinates of A (an A layout whose ranks
+// are RankMap::holding_several: level recovery, where a process holds the copies of
+// several processes of the old grid) names each one in `held` (and passes a = nullptr):
+// every coordinate A's ranks place it at, once. Its transfers go by message.
+struct HeldArray {
+  int pr = 0, pc = 0;          // the coordinate of A's grid
+  const void* a = nullptr;     // that coordinate's local array
+  std::int64_t lda = 1;
+};
 struct ExchangeItem {
   const RedistPlan* plan = nullptr;
   const void* a = nullptr;
@@ -179,12 +189,13 @@ struct ExchangeItem {
   void* b = nullptr;
   std::int64_t ldb = 1;
   std::size_t elem_bytes = 0;  // sizeof(T): 4, 8 or 16
+  std::vector<HeldArray> held{};  // see above; empty otherwise
   template <class T>
   static ExchangeItem of(const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb) {
     static_assert(std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, std::complex<float>> ||
                       std::is_same_v<T, std::complex<double>>,
                   "redist moves float, double, std::complex<float> or std::complex<double>");
-    return {&p, a, lda, b, ldb, sizeof(T)};
+    return {&p, a, lda, b, ldb, sizeof(T), {}};
   }
 };
 
@@ -212,9 +223,14 @@ enum class Agreement {
 // 8) bytes of whole columns, one column when a column is larger). The local pieces are
 // copied in start(), after the first messages are posted. Messages are posted round by
 // round, each direction within max_outstanding messages and half of memory_budget_bytes,
-// refilled by test() and finish() as messages complete. single_copy, node_window,
-// fuse_local and split_wait_transfer do not apply here (they are still checked and, under
-// Agreement::Collective, agreed on).
+// refilled by test() and finish() as messages complete. Under Agreement::Collective the
+// transfers between ranks of one node go as redistribute() moves them (single_copy,
+// node_window: read in place, or through the sender's node-shared segment, after the
+// messages are posted; test() and finish() end them once this rank's messages are
+// complete); under Agreement::Local every transfer is a message (start() asks no node
+// map, which is collective). fuse_local and split_wait_transfer apply to the blocking
+// redistribute(comm, items) of one item, which runs the single-plan executor; they are
+// checked and agreed on here.
 //
 // Between start() and the end of finish() (or test() returning true) A's arrays must not
 // change and B's must not be read or written. The items' plans and arrays must outlive

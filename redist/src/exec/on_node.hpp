@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The transport of each transfer of an exchange, chosen per peer pair, and the on-node
+// transports run for an exchange of one or several matrices (Exchange, nonblocking.cpp):
+// a transfer between two ranks of one node is read in one copy (single_copy.hpp) or goes
+// through this rank's node-shared segment (node_window.hpp); every other one by message.
+// Both ends of a transfer choose alike, from the transfer, the options and the node map
+// (grouped by host name, so it holds on a world merged from several jobs, whose MPI
+// shared-memory transport does not connect them). Internal to redist.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "local_copy.hpp"
+#include "malleable/redist/redistribute.hpp"
+
+namespace redist::exec {
+
+enum class Route { Message, SingleCopy, Window };
+
+// The choice per transfer. `node` null: every transfer by message (no node map asked: an
+// exchange under Agreement::Local, whose start() makes no collective call, or a transport
+// that names a kind of message). A new transport between processes of one node (e.g.
+// segments for peers MPI does not connect) is a new Route chosen here.
+struct Routing {
+  const std::vector<int>* node = nullptr;  // ranks of this node, sorted
+  bool reads = false;                      // single copy possible on this system
+  bool window = false;                     // the node window possible on this system
+  SingleCopy mode = SingleCopy::Auto;
+  Transport transport = Transport::Auto;
+  Route route(const Transfer& t, int me, std::size_t elem_bytes) const;
+};
+
+// The routing of an exchange on `user_comm` (collective the first time per communicator
+// when `collective`: the node map; else every transfer by message).
+Routing make_routing(MPI_Comm user_comm, const ExecOptions& opt, bool collective);
+
+// One item's arrays on this rank (as the exchange holds them).
+struct ItemArrays {
+  std::size_t elem_bytes = 0;
+  const Side* sa = nullptr;
+  const Side* sb = nullptr;
+  const void* a = nullptr;
+  void* b = nullptr;
+};
+
+// The on-node transfers of an exchange: add() them item by item (in item order, the same
+// on every rank), begin() after the messages are posted, end() once they are complete
+// (every rank posts its on-node words in begin(), so no end() waits for a rank still
+// moving messages). Memory: O(the on-node transfers) and this rank's segment.
+class OnNode {
+ public:
+  OnNode(MPI_Comm comm, MPI_Comm user_comm, const std::vector<int>* node, const ExecOptions& opt, bool sleep);
+  ~OnNode();
+  OnNode(const OnNode&) = delete;
+  OnNode& operator=(const OnNode&) = delete;
+  void add(std::size_t item, const ItemArrays& arrays, const Transfer* t, bool send, Route r);
+  bool empty() const { return items_.empty(); }
+  void begin();
+  void end(ExecStats& st);
+  std::int64_t segment_bytes() const;  // this rank's node window segment, when made
+
+ private:
+  struct Item;
+  MPI_Comm comm_, user_comm_;
+  const std::vector<int>* node_;
+  ExecOptions opt_;
+  bool sleep_;
+  std::vector<std::unique_ptr<Item>> items_;
+  struct Window;
+  std::unique_ptr<Window> win_;
+};
+
+}  // namespace redist::exec
