@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Summary of scripts/bench/spawn_hang.sh's spawns.csv: per (kind, cure) the expansions,
+the hangs (in the spawn and in the shrink back), the hang rate with its exact 95%
+(Clopper-Pearson) interval, the spawn-time quantiles of the expansions that completed
+(p50, p95, p99, max, seconds) and the load average range at job start.
+Usage: spawn_hang_summary.py SPAWNS_CSV SUMMARY_CSV [--timeout S]"""
+import argparse
+import csv
+import math
+import sys
+from collections import defaultdict
+
+
+def binom_cdf(k, n, p):
+    """P(X <= k) for X ~ Binomial(n, p)."""
+    if p <= 0.0:
+        return 1.0
+    if p >= 1.0:
+        return 1.0 if k >= n else 0.0
+    total = 0.0
+    for i in range(0, k + 1):
+        total += math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
+                          + i * math.log(p) + (n - i) * math.log1p(-p))
+    return min(total, 1.0)
+
+
+def solve(f, lo=0.0, hi=1.0):
+    """The p in [lo, hi] where the decreasing function f crosses 0 (bisection)."""
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        if f(mid) > 0:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def clopper_pearson(k, n, alpha=0.05):
+    if n == 0:
+        return (0.0, 1.0)
+    # low: the p where P(X >= k) = alpha/2 (P(X >= k) grows with p)
+    low = 0.0 if k == 0 else solve(lambda p: alpha / 2 - (1 - binom_cdf(k - 1, n, p)))
+    high = 1.0 if k == n else solve(lambda p: binom_cdf(k, n, p) - alpha / 2)
+    return (low, high)
+
+
+def quantile(sorted_values, q):
+    """Nearest-rank quantile (a value that was measured)."""
+    if not sorted_values:
+        return float("nan")
+    rank = max(1, math.ceil(q * len(sorted_values)))
+    return sorted_values[rank - 1]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("spawns")
+    ap.add_argument("summary")
+    ap.add_argument("--timeout", type=float, default=30.0)
+    args = ap.parse_args()
+    groups = defaultdict(list)
+    order = []
+    with open(args.spawns, newline="") as f:
+        for row in csv.DictReader(f):
+            key = (row["kind"], row["cure"])
+            if key not in groups:
+                order.append(key)
+            groups[key].append(row)
+    fields = ["kind", "cure", "expansions", "hangs", "hangs_in_spawn", "hangs_in_shrink", "hangs_lookup_init", "failed",
+              "rate", "rate_lo95", "rate_hi95", "spawn_p50_s", "spawn_p95_s", "spawn_p99_s",
+              "spawn_max_s", "shrink_p50_s", "shrink_max_s", "timeout_s", "jobs", "load1_min",
+              "load1_max"]
+    with open(args.summary, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for key in sorted(order):
+            rows = groups[key]
+            hangs = [r for r in rows if r["status"] == "hang"]
+            failed = sum(1 for r in rows if r["status"] == "failed")
+            spawn = sorted(float(r["spawn_s"]) for r in rows if r["spawn_s"])
+            shrink = sorted(float(r["shrink_s"]) for r in rows if r["shrink_s"])
+            loads = [float(r["load1"]) for r in rows if r["load1"]]
+            n, k = len(rows), len(hangs)
+            lo, hi = clopper_pearson(k, n)
+            w.writerow({
+                "kind": key[0], "cure": key[1], "expansions": n, "hangs": k,
+                "hangs_in_spawn": sum(1 for r in hangs if r["phase"] == "spawn"),
+                "hangs_in_shrink": sum(1 for r in hangs if r["phase"] == "shrink"),
+                "hangs_lookup_init": sum(1 for r in hangs if r["signature"] == "lookup+init"),
+                "failed": failed, "rate": f"{k / n:.4f}" if n else "",
+                "rate_lo95": f"{lo:.4f}", "rate_hi95": f"{hi:.4f}",
+                "spawn_p50_s": f"{quantile(spawn, 0.50):.3f}", "spawn_p95_s": f"{quantile(spawn, 0.95):.3f}",
+                "spawn_p99_s": f"{quantile(spawn, 0.99):.3f}", "spawn_max_s": f"{spawn[-1]:.3f}" if spawn else "",
+                "shrink_p50_s": f"{quantile(shrink, 0.50):.3f}", "shrink_max_s": f"{shrink[-1]:.3f}" if shrink else "",
+                "timeout_s": f"{args.timeout:g}", "jobs": len({r["job"] for r in rows}),
+                "load1_min": f"{min(loads):.2f}" if loads else "", "load1_max": f"{max(loads):.2f}" if loads else "",
+            })
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
