@@ -24,7 +24,8 @@
 # A job whose output moves on within 5 s after the stacks were taken was stalled, not hung:
 # its stacks are kept as *.stall.txt and its spawn time counts as measured.
 #   summary.csv  per (kind, cure): expansions, hangs, rate and 95% interval, spawn-time
-#                quantiles (scripts/bench/spawn_hang_summary.py)
+#                quantiles (scripts/bench/spawn_hang_summary.py); summary.md the same as
+#                the table of docs/blacs-dyn.md
 # Usage: spawn_hang.sh [--spawns N] [--block R] [--timeout S] [--kinds a,b] [--cures a,b]
 #                      [--budget SECONDS] [--out DIR]
 # BUILD_DIR (default build) holds the driver (target blacs_dyn_spawn_hang).
@@ -209,5 +210,5 @@ while :; do
   done
   ((progress)) || break
 done
-python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout"
+python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout" --markdown "$out/summary.md"
 cat "$out/summary.csv"

@@ -3,8 +3,11 @@
 """Summary of scripts/bench/spawn_hang.sh's spawns.csv: per (kind, cure) the expansions,
 the hangs (in the spawn and in the shrink back), the hang rate with its exact 95%
 (Clopper-Pearson) interval, the spawn-time quantiles of the expansions that completed
-(p50, p95, p99, max, seconds) and the load average range at job start.
-Usage: spawn_hang_summary.py SPAWNS_CSV SUMMARY_CSV [--timeout S]"""
+(p50, p95, p99, max, seconds), how many of those took longer than the deadline and still
+completed (a stall that a deadline of that length would have turned into a restart), and
+the load average range at job start.
+With --markdown FILE also the table docs/blacs-dyn.md shows ("The spawn hang").
+Usage: spawn_hang_summary.py SPAWNS_CSV SUMMARY_CSV [--timeout S] [--markdown FILE]"""
 import argparse
 import csv
 import math
@@ -58,6 +61,7 @@ def main():
     ap.add_argument("spawns")
     ap.add_argument("summary")
     ap.add_argument("--timeout", type=float, default=30.0)
+    ap.add_argument("--markdown")
     args = ap.parse_args()
     groups = defaultdict(list)
     order = []
@@ -69,12 +73,19 @@ def main():
             groups[key].append(row)
     fields = ["kind", "cure", "expansions", "hangs", "hangs_in_spawn", "hangs_in_shrink", "hangs_lookup_init", "failed",
               "rate", "rate_lo95", "rate_hi95", "spawn_p50_s", "spawn_p95_s", "spawn_p99_s",
-              "spawn_max_s", "shrink_p50_s", "shrink_max_s", "timeout_s", "jobs", "load1_min",
+              "spawn_max_s", "completed_over_timeout", "shrink_p50_s", "shrink_max_s", "timeout_s", "jobs", "load1_min",
               "load1_max"]
+    rows_out = []
     with open(args.summary, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        for key in sorted(order):
+        rank = {"one": 0, "several": 1, "hosts": 2, "concurrent": 3}
+        keys = sorted(order, key=lambda k: (rank.get(k[0], 9), k[0], k[1]))
+        # and every kind together, per store
+        for cure in sorted({k[1] for k in order}):
+            groups[("all", cure)] = [r for k in order if k[1] == cure for r in groups[k]]
+            keys.append(("all", cure))
+        for key in keys:
             rows = groups[key]
             hangs = [r for r in rows if r["status"] == "hang"]
             failed = sum(1 for r in rows if r["status"] == "failed")
@@ -83,7 +94,7 @@ def main():
             loads = [float(r["load1"]) for r in rows if r["load1"]]
             n, k = len(rows), len(hangs)
             lo, hi = clopper_pearson(k, n)
-            w.writerow({
+            rows_out.append({
                 "kind": key[0], "cure": key[1], "expansions": n, "hangs": k,
                 "hangs_in_spawn": sum(1 for r in hangs if r["phase"] == "spawn"),
                 "hangs_in_shrink": sum(1 for r in hangs if r["phase"] == "shrink"),
@@ -92,11 +103,37 @@ def main():
                 "rate_lo95": f"{lo:.4f}", "rate_hi95": f"{hi:.4f}",
                 "spawn_p50_s": f"{quantile(spawn, 0.50):.3f}", "spawn_p95_s": f"{quantile(spawn, 0.95):.3f}",
                 "spawn_p99_s": f"{quantile(spawn, 0.99):.3f}", "spawn_max_s": f"{spawn[-1]:.3f}" if spawn else "",
+                "completed_over_timeout": sum(1 for t in spawn if t > args.timeout),
                 "shrink_p50_s": f"{quantile(shrink, 0.50):.3f}", "shrink_max_s": f"{shrink[-1]:.3f}" if shrink else "",
                 "timeout_s": f"{args.timeout:g}", "jobs": len({r["job"] for r in rows}),
                 "load1_min": f"{min(loads):.2f}" if loads else "", "load1_max": f"{max(loads):.2f}" if loads else "",
             })
+            w.writerow(rows_out[-1])
+    if args.markdown:
+        write_markdown(args.markdown, rows_out)
     return 0
+
+
+KIND_TEXT = {
+    "one": "1 process",
+    "several": "3 processes, one spawn",
+    "hosts": "one group of 1 per host, 2 hosts (2 spawns at once)",
+    "concurrent": "1 process, two jobs at once",
+    "all": "**all of the above**",
+}
+
+
+def write_markdown(path, rows):
+    with open(path, "w") as f:
+        f.write("| expansion | PMIx store | expansions | hangs | rate (95% interval) | spawn p50 / p95 / p99 / max, s | load |\n")
+        f.write("|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            store = "hash (blacs-dyn's default)" if r["cure"] == "hash" else "ds21 (PMIx's default, `BLACS_DYN_PMIX_GDS=keep`)"
+            rate = 100 * float(r["rate"]) if r["rate"] else 0.0
+            f.write(f"| {KIND_TEXT.get(r['kind'], r['kind'])} | {store} | {r['expansions']} | {r['hangs']} | "
+                    f"{rate:.1f}% ({100 * float(r['rate_lo95']):.1f}-{100 * float(r['rate_hi95']):.1f}%) | "
+                    f"{r['spawn_p50_s']} / {r['spawn_p95_s']} / {r['spawn_p99_s']} / {r['spawn_max_s']} | "
+                    f"{r['load1_min']}-{r['load1_max']} |\n")
 
 
 if __name__ == "__main__":
