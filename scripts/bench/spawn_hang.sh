@@ -12,6 +12,10 @@
 #               twice): two MPI_Comm_spawn at the same time from ranks 0 and 1
 #   concurrent  two jobs (two mpiexec) each running kind one at the same time, as
 #               ctest -j2 and shared nodes do; both jobs' expansions count
+#   walks       two seeded random walks at once (tests/blacs-dyn/random_walk.cpp, 24
+#               resizes each, seeds 1001, 1002, ...), five pairs a turn: the suite's test
+#               as ctest -j2 runs it; each expansion the walks made is a row (no spawn time:
+#               the walk does not print it), a walk that stops is one hung row
 # The configurations are interleaved in blocks of --block rounds (every configuration
 # advances by one block in turn), so that they run side by side under the same load.
 # A round whose phase line does not change for --timeout seconds is a hang: the stacks of
@@ -48,7 +52,10 @@ done
 build=${BUILD_DIR:-$here/build}
 [[ $build = /* ]] || build=$here/$build
 driver=$build/tests/blacs-dyn/blacs_dyn_spawn_hang
-[[ -x $driver ]] || { echo "spawn_hang: $driver missing: cmake --build $build --target blacs_dyn_spawn_hang" >&2; exit 2; }
+walker=$build/tests/blacs-dyn/blacs_dyn_random_walk
+for exe in "$driver" "$walker"; do
+  [[ -x $exe ]] || { echo "spawn_hang: $exe missing: cmake --build $build --target blacs_dyn_spawn_hang blacs_dyn_random_walk" >&2; exit 2; }
+done
 if ! command -v gdb >/dev/null; then
   echo "spawn_hang: gdb missing (stacks of a hang are taken with it): apt-get install -y gdb" >&2
   exit 2
@@ -118,6 +125,19 @@ rows() {
     }' "$4"
 }
 
+# rows_walk <cure> <job> <log> <status of the job> <stack signature> <load>: one row per
+# expansion rank 0 reported ("step N: expand ..."), one more for a walk that hung
+rows_walk() {
+  awk -v cure="$1" -v job="$2" -v jobstatus="$4" -v sig="$5" -v load="$6" '
+    /^step +[0-9]+: expand/ { printf "walks,%s,%s,%d,ok,,,,,%s\n", cure, job, $2 + 0, load }
+    /^step +[0-9]+:/ { last = $2 + 0 }
+    END {
+      if (jobstatus == "hang") printf "walks,%s,%s,%d,hang,%s,%s,,,%s\n", cure, job, last + 1, sig == "other" ? "" : "spawn", sig, load
+      else if (jobstatus != "ok") printf "walks,%s,%s,%d,failed,,,,,%s\n", cure, job, last + 1, load
+    }' "$3"
+}
+walk_seed=1000
+
 # run_jobs <kind> <cure> <njobs>: njobs mpiexec at once, each of `block` rounds
 run_jobs() {
   local kind=$1 cure=$2 njobs=$3 driver_kind=$1 j load stacks pids=() logs=() names=() last=() status=() signature=()
@@ -128,6 +148,10 @@ run_jobs() {
     logs[j]=$scratch/${names[j]}.log
     (
       [[ $cure == keep ]] && export BLACS_DYN_PMIX_GDS=keep
+      if [[ $kind == walks ]]; then
+        exec setsid "$mpiexec" --oversubscribe --bind-to none -np 2 "$walker" "$((walk_seed + j + 1))" 24 \
+          >"${logs[j]}" 2>&1
+      fi
       exec setsid "$mpiexec" --oversubscribe --bind-to none -np 2 "$driver" "$driver_kind" "$block" \
         >"${logs[j]}" 2>&1
     ) &
@@ -177,6 +201,11 @@ run_jobs() {
     done
   done
   for ((j = 0; j < njobs; ++j)); do
+    if [[ $kind == walks ]]; then
+      [[ ${status[j]} == ended ]] && grep -q 'PASS' "${logs[j]}" && status[j]=ok
+      rows_walk "$cure" "${names[j]}" "${logs[j]}" "${status[j]}" "${signature[j]:-}" "$load" >>"$csv"
+      continue
+    fi
     rows "$kind" "$cure" "${names[j]}" "${logs[j]}" "${status[j]}" "${signature[j]:-}" "$load" >>"$csv"
     if [[ ${status[j]} == ended ]] && ! grep -q '^PASS' "${logs[j]}"; then
       echo "spawn_hang: ${names[j]} ended without PASS:" >&2
@@ -200,9 +229,13 @@ while :; do
       (($(count "$kind" "$cure") < spawns)) || continue
       if ((budget > 0 && $(date +%s) - start > budget)); then break 3; fi
       progress=1
-      njobs=1
+      njobs=1 reps=1
       [[ $kind == concurrent ]] && njobs=2
-      run_jobs "$kind" "$cure" "$njobs"
+      [[ $kind == walks ]] && njobs=2 reps=5
+      for ((rep = 0; rep < reps; ++rep)); do
+        run_jobs "$kind" "$cure" "$njobs"
+        [[ $kind == walks ]] && walk_seed=$((walk_seed + 2))
+      done
       echo "spawn_hang: $(date -u +%T) $kind/$cure: $(count "$kind" "$cure") expansions," \
            "$(awk -F, -v k="$kind" -v c="$cure" '$1 == k && $2 == c && $5 == "hang"' "$csv" | wc -l) hangs;" \
            "load $(cut -d' ' -f1-3 /proc/loadavg)"
