@@ -62,6 +62,7 @@ def main():
     ap.add_argument("summary")
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--markdown")
+    ap.add_argument("--walks", help="file for how many random walks show the hang (see walks_needed)")
     args = ap.parse_args()
     groups = defaultdict(list)
     order = []
@@ -111,7 +112,36 @@ def main():
             w.writerow(rows_out[-1])
     if args.markdown:
         write_markdown(args.markdown, rows_out)
+    if args.walks:
+        with open(args.walks, "w") as f:
+            f.write(walks_needed(groups))
     return 0
+
+
+def walks_needed(groups, confidence=0.95):
+    """How many seeded random walks (tests/blacs-dyn) a suite run needs so that a hang at
+    the rate measured under the suite's conditions (kind walks: two walks at once, PMIx's
+    gds=hash as blacs-dyn sets it) shows at least once with `confidence`: W with
+    1 - (1 - q)^W >= confidence, q = 1 - (1 - p)^s the chance that a walk of s expansions
+    hangs. Without a hang in the measurement the rate is unknown below its upper bound,
+    and the count for that bound is given."""
+    rows = groups.get(("walks", "hash"), [])
+    walks = {r["job"] for r in rows}
+    n, k = len(rows), sum(1 for r in rows if r["status"] == "hang")
+    if not walks or n == 0:
+        return "no walks measured\n"
+    s = n / len(walks)
+    lo, hi = clopper_pearson(k, n)
+    out = [f"walks measured (two at once, gds=hash): {len(walks)}, expansions {n} ({s:.1f} a walk), hangs {k}"]
+    for name, p in (("measured rate", k / n), ("95% upper bound", hi)):
+        if p <= 0:
+            out.append(f"{name} 0: no count of walks shows it")
+            continue
+        q = 1 - (1 - p) ** s
+        w = math.ceil(math.log(1 - confidence) / math.log(1 - q))
+        out.append(f"{name} {100 * p:.2f}% per expansion, {100 * q:.1f}% per walk: {w} walks show a hang "
+                   f"with {100 * confidence:.0f}% probability")
+    return "\n".join(out) + "\n"
 
 
 KIND_TEXT = {
@@ -119,6 +149,7 @@ KIND_TEXT = {
     "several": "3 processes, one spawn",
     "hosts": "one group of 1 per host, 2 hosts (2 spawns at once)",
     "concurrent": "1 process, two jobs at once",
+    "walks": "the expansions of random walks (24 resizes each), two walks at once",
     "all": "**all of the above**",
 }
 
@@ -130,9 +161,11 @@ def write_markdown(path, rows):
         for r in rows:
             store = "hash (blacs-dyn's default)" if r["cure"] == "hash" else "ds21 (PMIx's default, `BLACS_DYN_PMIX_GDS=keep`)"
             rate = 100 * float(r["rate"]) if r["rate"] else 0.0
+            times = (f"{r['spawn_p50_s']} / {r['spawn_p95_s']} / {r['spawn_p99_s']} / {r['spawn_max_s']}"
+                     if r["spawn_max_s"] else "(not timed)")
             f.write(f"| {KIND_TEXT.get(r['kind'], r['kind'])} | {store} | {r['expansions']} | {r['hangs']} | "
                     f"{rate:.1f}% ({100 * float(r['rate_lo95']):.1f}-{100 * float(r['rate_hi95']):.1f}%) | "
-                    f"{r['spawn_p50_s']} / {r['spawn_p95_s']} / {r['spawn_p99_s']} / {r['spawn_max_s']} | "
+                    f"{times} | "
                     f"{r['load1_min']}-{r['load1_max']} |\n")
 
 
