@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set-up (packages + build), then the whole default test suite: unit, mpi and fortran
-# tests; benchmarks (label bench) are left out. MALL_SANITIZE=1 runs it under ASan+UBSan.
+# tests; benchmarks (label bench) and extra random walks (label walks) are left out.
+# MALL_SANITIZE=1 runs it under ASan+UBSan.
 # Then the MPICH flavour (docs/mpi-flavours.md): configured in build-mpich with
 # -DMALLEABLE_MPI=mpich, only what its tests need is built (target mall_mpich_suite), and
 # the tests labelled mpich run there. MALL_MPICH=0 leaves it out (it is left out under
@@ -45,7 +46,9 @@ digest() {
          END { flush() }' "$log"
   done
 }
-run_ctest "$here/$build_dir/ctest-suite.log" -LE bench --output-on-failure -j 2 --repeat after-timeout:2 "$@" || status=1
+# Label walks: seeded random walks beyond the default suite's (tests/blacs-dyn), run with
+# `ctest -L walks` when BLACS_DYN_WALKS_MORE is set.
+run_ctest "$here/$build_dir/ctest-suite.log" -LE 'bench|walks' --output-on-failure -j 2 --repeat after-timeout:2 "$@" || status=1
 
 if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
   mpich_dir=$here/${MPICH_BUILD_DIR:-build-mpich}
