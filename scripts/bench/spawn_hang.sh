@@ -29,7 +29,8 @@
 # its stacks are kept as *.stall.txt and its spawn time counts as measured.
 #   summary.csv  per (kind, cure): expansions, hangs, rate and 95% interval, spawn-time
 #                quantiles (scripts/bench/spawn_hang_summary.py); summary.md the same as
-#                the table of docs/blacs-dyn.md
+#                the table of docs/blacs-dyn.md; walks_needed.txt how many random walks a
+#                suite run needs to show the hang (the count tests/blacs-dyn runs)
 # Usage: spawn_hang.sh [--spawns N] [--block R] [--timeout S] [--kinds a,b] [--cures a,b]
 #                      [--budget SECONDS] [--out DIR]
 # BUILD_DIR (default build) holds the driver (target blacs_dyn_spawn_hang).
@@ -243,5 +244,6 @@ while :; do
   done
   ((progress)) || break
 done
-python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout" --markdown "$out/summary.md"
+python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout" --markdown "$out/summary.md" \
+  --walks "$out/walks_needed.txt"
 cat "$out/summary.csv"

@@ -133,7 +133,11 @@ def walks_needed(groups, confidence=0.95):
     s = n / len(walks)
     lo, hi = clopper_pearson(k, n)
     out = [f"walks measured (two at once, gds=hash): {len(walks)}, expansions {n} ({s:.1f} a walk), hangs {k}"]
-    for name, p in (("measured rate", k / n), ("95% upper bound", hi)):
+    pooled = [r for key, rs in groups.items() if key[1] == "hash" and key[0] != "all" for r in rs]
+    pk = sum(1 for r in pooled if r["status"] == "hang")
+    out.append(f"every kind with gds=hash: {len(pooled)} expansions, {pk} hangs")
+    for name, p in (("measured rate of the walks", k / n), ("95% upper bound of the walks", hi),
+                    ("measured rate of every kind", pk / len(pooled) if pooled else 0.0)):
         if p <= 0:
             out.append(f"{name} 0: no count of walks shows it")
             continue
