@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Set-up (packages + build), then the whole default test suite: unit, mpi and fortran
-# tests; benchmarks (label bench) are left out. MALL_SANITIZE=1 runs it under ASan+UBSan.
+# tests; benchmarks (label bench) and extra random walks (label walks) are left out.
+# MALL_SANITIZE=1 runs it under ASan+UBSan.
 # Then the MPICH flavour (docs/mpi-flavours.md): configured in build-mpich with
 # -DMALLEABLE_MPI=mpich, only what its tests need is built (target mall_mpich_suite), and
 # the tests labelled mpich run there. MALL_MPICH=0 leaves it out (it is left out under
@@ -21,9 +22,9 @@ fi
 cd "$here/$build_dir"
 # --repeat after-timeout:2 reruns a test once if it timed out, so that one hang does not
 # cost the whole run; but a rerun never hides it: every test that needed a second try is
-# named at the end (flaky_report) with the count, and a test that timed out twice fails
-# the run like any failure. Debian 12's Open MPI 4.1.4 + PMIx can still hang inside
-# MPI_Comm_spawn (rarely, more often with two jobs spawning at once; docs/blacs-dyn.md).
+# named at the end (scripts/suite_hangs.sh) with the count, and a test that timed out twice
+# fails the run. Debian 12's Open MPI 4.1.4 + PMIx can still hang inside MPI_Comm_spawn
+# (measured rates in docs/blacs-dyn.md, "The spawn hang").
 status=0
 # Each ctest run is also written to a log; at the end the output of every failed test is
 # printed again (its last 60 lines), so the end of the run says why (a CI shows the tail).
@@ -45,7 +46,9 @@ digest() {
          END { flush() }' "$log"
   done
 }
-run_ctest "$here/$build_dir/ctest-suite.log" -LE bench --output-on-failure -j 2 --repeat after-timeout:2 "$@" || status=1
+# Label walks: seeded random walks beyond the default suite's (tests/blacs-dyn), run with
+# `ctest -L walks` when BLACS_DYN_WALKS_MORE is set.
+run_ctest "$here/$build_dir/ctest-suite.log" -LE 'bench|walks' --output-on-failure -j 2 --repeat after-timeout:2 "$@" || status=1
 
 if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
   mpich_dir=$here/${MPICH_BUILD_DIR:-build-mpich}
@@ -77,23 +80,9 @@ if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
     status=1
   fi
 fi
-# Tests that timed out and then passed on the rerun: the first attempt's line carries the
-# "N/M" prefix and ***Timeout, the rerun's line no prefix and Passed.
-flaky_report() {
-  local log names=()
-  for log in "${logs[@]}"; do
-    [[ -f $log ]] || continue
-    while IFS= read -r name; do names+=("$name ($(basename "$(dirname "$log")"))"); done < <(
-      awk '/^[[:space:]]*[0-9]+\/[0-9]+ Test +#[0-9]+: .*\*\*\*Timeout/ { sub(/^.*Test +#[0-9]+: /, ""); sub(/ \.+.*$/, ""); t[$0] = 1; next }
-           /^[[:space:]]+Test +#[0-9]+: .* Passed/ { sub(/^.*Test +#[0-9]+: /, ""); sub(/ \.+.*$/, ""); if ($0 in t) print $0 }' "$log")
-  done
-  if ((${#names[@]})); then
-    echo "test: FLAKY: ${#names[@]} test(s) timed out and passed only on the second try (a hang, not a pass):"
-    printf '  %s\n' "${names[@]}"
-  else
-    echo "test: 0 tests needed a second try"
-  fi
-}
-flaky_report
+# A rerun never hides a hang (scripts/suite_hangs.sh): every test that timed out is named,
+# as FLAKY if it passed on the second try (with the count), as HUNG if it did not, and a
+# HUNG test fails the run (and so .ci/run) even where ctest's own status would not.
+"$here/scripts/suite_hangs.sh" "${logs[@]}" || status=1
 [[ $status -eq 0 ]] || digest
 exit $status

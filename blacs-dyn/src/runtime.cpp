@@ -81,14 +81,14 @@ bool Runtime::publish_background() {
 
 void set_last_error(const std::string& msg) { g_last_error = msg; }
 
-// Open MPI 4.1.4 over Debian 12's PMIx 4.2 hangs intermittently inside MPI_Comm_spawn,
-// and spends seconds per spawn, when PMIx clients read job data from the shared-memory
-// store (gds/ds21). Measured here (2 ranks, 25 spawn rounds per run): 6 of 8 runs hung
-// with the default store, none of 14 runs (700 spawns, concurrent ones included) with
-// gds=hash, which takes the same data by messages; a spawn round fell from 4.0 s to
-// 0.38 s (docs/blacs-dyn.md). Selecting it on the client side is enough, so every
-// process linked with blacs-dyn does, unless the user set PMIX_MCA_gds or
-// BLACS_DYN_PMIX_GDS=keep.
+// Open MPI 4.1.4 over Debian 12's PMIx 4.2 hangs intermittently inside MPI_Comm_spawn (a
+// newcomer's first request to the PMIx server in mpiexec is never read). With the
+// clients' shared-memory store (gds/ds21) 2.7% of expansions hung, with gds=hash, which
+// takes the same data by messages, 0.15%: rarer, not gone (scripts/bench/spawn_hang.sh,
+// docs/blacs-dyn.md "The spawn hang"; a spawn that still hangs is bounded by the join
+// timeout and by the session's spawn deadline). Selecting it on the client side is
+// enough, so every process linked with blacs-dyn does, unless the user set PMIX_MCA_gds
+// or BLACS_DYN_PMIX_GDS=keep.
 //
 // Open MPI's MPI-IO (OMPIO) picks a shared-file-pointer component for every file it opens,
 // each process for itself: sharedfp/sm (priority 30) when the process sees every process
