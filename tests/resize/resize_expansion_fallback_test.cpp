@@ -29,15 +29,15 @@ ResizeEvent spawn(int from, int to, double seconds, Action a = Action::Expand) {
 }  // namespace
 
 TEST(SpawnDeadline, NoSpawnYetGivesTheFloor) {
-  const DeadlineRule rule;  // 30 s, x4, at most 150 s
+  const DeadlineRule rule;  // 60 s, x4, at most 150 s
   const auto d = spawn_deadline({}, 5, rule);
-  EXPECT_DOUBLE_EQ(d.seconds, 30);
+  EXPECT_DOUBLE_EQ(d.seconds, 60);
   EXPECT_EQ(d.samples, 0);
-  EXPECT_EQ(describe(d, rule), "spawn deadline 30.0 s (the floor: no spawn in the history yet)");
+  EXPECT_EQ(describe(d, rule), "spawn deadline 60.0 s (the floor: no spawn in the history yet)");
   // shrinks and regrids are no spawns
   const auto s = spawn_deadline({spawn(9, 4, 50, Action::Shrink), spawn(4, 4, 50, Action::Regrid)}, 5, rule);
   EXPECT_EQ(s.samples, 0);
-  EXPECT_DOUBLE_EQ(s.seconds, 30);
+  EXPECT_DOUBLE_EQ(s.seconds, 60);
 }
 
 TEST(SpawnDeadline, FactorTimesTheSlowestSpawnAboveTheFloor) {
@@ -85,10 +85,10 @@ TEST(SpawnDeadline, OnlyTheNewestSamplesCount) {
 TEST(SpawnDeadline, RuleFromTheEnvironmentText) {
   using resize::detail::parse_deadline_rule;
   const auto def = parse_deadline_rule(std::nullopt);
-  EXPECT_DOUBLE_EQ(def.floor, 30);
+  EXPECT_DOUBLE_EQ(def.floor, 60);
   EXPECT_DOUBLE_EQ(def.factor, 4);
   EXPECT_DOUBLE_EQ(def.cap, 150);
-  EXPECT_DOUBLE_EQ(parse_deadline_rule(std::string("")).floor, 30);
+  EXPECT_DOUBLE_EQ(parse_deadline_rule(std::string("")).floor, 60);
   const auto r = parse_deadline_rule(std::string("8:3:60"));
   EXPECT_DOUBLE_EQ(r.floor, 8);
   EXPECT_DOUBLE_EQ(r.factor, 3);

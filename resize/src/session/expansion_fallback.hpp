@@ -22,7 +22,7 @@ namespace resize::detail {
 // How a spawn's deadline is derived: factor x the expected spawn time, at least `floor`
 // and at most `cap` seconds (RESIZE_SPAWN_DEADLINE=FLOOR[:FACTOR[:CAP]]).
 struct DeadlineRule {
-  double floor = 30;   // seconds; also the deadline of a session with no spawn yet
+  double floor = 60;   // seconds; also the deadline of a session with no spawn yet
   double factor = 4;   // times the expected spawn time
   double cap = 150;    // seconds; below blacs-dyn's join timeout (180 s), which ends the job
 };
