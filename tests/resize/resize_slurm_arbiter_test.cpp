@@ -222,6 +222,64 @@ TEST(SlurmArbiter, NoOscillation) {
   EXPECT_TRUE(a2.ledger.entries.empty());
 }
 
+TEST(SlurmArbiter, HeldNodesRunWhileJobsWaitAndStayOnOffer) {
+  // Job 7 started on one process of its four nodes (min 2), job 8 runs on both of its
+  // two (min 1); nothing idle; job 9 waits for 3 nodes.
+  const std::string q = "7|RUNNING|4|node[1-4]|a\n8|RUNNING|2|node[5-6]|b\n9|PENDING|3||rigid|Resources\n";
+  const ClusterView v = view(q, "");
+  auto a = arbitrate(v, {}, job("7", {"node1"}, 2), saving(5), 100, opts());
+  // It cannot cover job 9 alone (2 of 3) and no other offer stands: it offers 2 and,
+  // giving nothing now, runs on the three nodes that ran nothing.
+  ASSERT_EQ(a.rule, "use-held") << a.plan.why;
+  EXPECT_EQ(a.plan.kind, Plan::Kind::UseHeld);
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2", "node3", "node4"}));
+  EXPECT_NE(a.plan.why.find("offer: "), std::string::npos) << a.plan.why;
+  ASSERT_EQ(a.ledger.entries.size(), 1u);
+  EXPECT_EQ(a.ledger.entries[0].kind, LedgerEntry::Kind::Offer);
+  EXPECT_EQ(a.ledger.entries[0].count, 2);
+  // Job 8's offer of 1 completes the cover: its share is 1 (job 7, lower id, gives 2).
+  auto b = arbitrate(v, a.ledger, job("8", {"node5", "node6"}), saving(5), 101, opts());
+  ASSERT_EQ(b.rule, "give-share") << b.plan.why;
+  EXPECT_EQ(b.plan.nodes, (std::vector<std::string>{"node6"}));
+  // Job 7, now on all four nodes, gives the two still missing, those it joined last: no
+  // over-shrink (3 in all).
+  a = arbitrate(v, b.ledger, job("7", {"node1", "node2", "node3", "node4"}, 2), saving(5), 102, opts());
+  ASSERT_EQ(a.rule, "give-back") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node4", "node3"}));
+  // At its minimum with a node running nothing: nothing to give, the node is used.
+  const ClusterView v2 = view("7|RUNNING|2|node[1-2]|a\n9|PENDING|3||rigid|Resources\n", "");
+  a = arbitrate(v2, {}, job("7", {"node1"}, 2), saving(5), 100, opts());
+  EXPECT_EQ(a.rule, "use-held") << a.plan.why;
+  EXPECT_NE(a.plan.why.find("cannot-give: "), std::string::npos) << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2"}));
+  // Covered by idle nodes: the job does not grow onto those, but uses its own.
+  const ClusterView v3 = view("7|RUNNING|2|node[1-2]|a\n9|PENDING|1||rigid|Resources\n", "node5");
+  a = arbitrate(v3, {}, job("7", {"node1"}), saving(5), 100, opts());
+  EXPECT_EQ(a.rule, "use-held") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2"}));
+}
+
+TEST(SlurmArbiter, AfterAPromiseHeldNodesAreUsedButNothingIsTakenBack) {
+  // Job 7 holds node[1-4] and runs on node1; job 9 waits for 2: the nodes that run nothing
+  // go first, without a shrink.
+  auto a = arbitrate(view("7|RUNNING|4|node[1-4]|a\n9|PENDING|2||rigid\n", ""), {}, job("7", {"node1"}),
+                     saving(50), 100, opts());
+  ASSERT_EQ(a.rule, "give-back") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2", "node3"}));
+  // Released; job 9 not started yet. Job 7 runs on node4, which it kept, never on the
+  // promised idle node[2-3].
+  const ClusterView gap = view("7|RUNNING|2|node[1,4]|a\n9|PENDING|2||rigid\n", "node[2-3]", 103);
+  auto b = arbitrate(gap, a.ledger, job("7", {"node1"}), saving(50), 103, opts());
+  ASSERT_EQ(b.rule, "use-held") << b.plan.why;
+  EXPECT_EQ(b.plan.nodes, (std::vector<std::string>{"node4"}));
+  EXPECT_NE(b.plan.why.find("promised: "), std::string::npos) << b.plan.why;
+  // A stale view still listing the promised nodes as the job's: they are not used.
+  const ClusterView stale = view("7|RUNNING|4|node[1-4]|a\n9|PENDING|2||rigid\n", "", 101);
+  b = arbitrate(stale, a.ledger, job("7", {"node1", "node4"}), saving(50), 103, opts());
+  EXPECT_EQ(b.rule, "promised") << b.plan.why;
+  EXPECT_EQ(b.plan.kind, Plan::Kind::None);
+}
+
 TEST(SlurmArbiter, HeldNodesFirstAndGrowthByRestartWithoutExpansion) {
   const ClusterView v = view("7|RUNNING|3|node[1-3]|a\n", "node4");
   auto a = arbitrate(v, {}, job("7", {"node1", "node2"}), saving(5), 100, opts());

@@ -117,7 +117,10 @@ struct Arbitration {
 //   "offer"       it cannot alone and the offers do not cover it yet: write an Offer, stay
 //   "cannot-give" nothing to offer (at min_nodes, or only rank 0's node)
 //   "waiting"     jobs wait (covered by others): do not grow
-//   "use-held"    nodes of the allocation run nothing: grow onto them
+//   "use-held"    nodes of the allocation run nothing: grow onto them, also while jobs
+//                 wait when this job gives nothing now ("offer", "cannot-give",
+//                 "waiting": the why names that rule); they stay on offer, and a job
+//                 started on one process of its allocation can give them later
 //   "no-idle"     no idle node unclaimed and unpromised, or at max_nodes
 //   "no-payoff"   growing does not pay (the bid is withdrawn)
 //   "bid"         growing pays; the bid stands for less than bid_window_s: stay

@@ -229,13 +229,30 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
   const Snapshot s = snapshot_of(v, me.id);
   Ctx c{me, s, ledger, now, a, {}};
   if (me.rank_hosts.empty()) return stay(c, "unknown", "the nodes of the ranks are unknown");
-  // 1. A promise of this job to a job still waiting: nothing until it runs.
-  for (const auto& e : ledger.entries)
-    if (e.kind == Kind::Promise && e.job == me.id) {
-      erase_mine(ledger, me.id, Kind::Bid);
-      return stay(c, "promised", "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits",
-                  e.for_job);
-    }
+  std::vector<std::string> unused;  // held, running none of this job's processes
+  for (const auto& h : s.mine.node_list)
+    if (!contains(me.rank_hosts, h)) unused.push_back(h);
+  const auto run_on_unused = [&](Arbitration r) {
+    if (unused.empty()) return r;
+    r.plan.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing; " + r.rule + ": " + r.plan.why;
+    r.rule = "use-held";
+    r.plan.kind = Plan::Kind::UseHeld;
+    r.plan.nodes = unused;
+    return r;
+  };
+  // 1. A promise of this job to a job still waiting: no growth until it runs (held nodes
+  //    not promised are used).
+  if (const LedgerEntry* first = find_mine(ledger, me.id, Kind::Promise)) {
+    const LedgerEntry e = *first;  // a copy: the ledger changes below
+    for (const auto& p : ledger.entries)
+      if (p.kind == Kind::Promise && p.job == me.id)
+        unused.erase(std::remove_if(unused.begin(), unused.end(), [&](const std::string& h) { return contains(p.nodes, h); }),
+                     unused.end());
+    erase_mine(ledger, me.id, Kind::Bid);
+    return run_on_unused(stay(c, "promised",
+                              "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits",
+                              e.for_job));
+  }
   // The free pool: idle nodes nobody claimed (this job's own claim too: its acquisition
   // is under way or done and the view older), none promised to a waiting job.
   std::set<std::string> taken;
@@ -246,14 +263,16 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
   // 2. Waiting jobs first.
   if (!s.pending.empty()) {
     Arbitration r = waiting_rules(c);
-    if (!r.rule.empty()) return r;
-    erase_mine(ledger, me.id, Kind::Bid);
-    return stay(c, "waiting", std::to_string(s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
+    if (r.plan.kind == Plan::Kind::GiveBack) return r;
+    if (r.rule.empty()) {
+      erase_mine(ledger, me.id, Kind::Bid);
+      r = stay(c, "waiting", std::to_string(s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
+    }
+    // 3. While jobs wait and this job gives nothing now, the nodes it holds do not stand
+    //    idle: it runs on them. They stay on offer (a node joined last is given first).
+    return run_on_unused(r);
   }
   // 3. Nodes held that run nothing.
-  std::vector<std::string> unused;
-  for (const auto& h : s.mine.node_list)
-    if (!contains(me.rank_hosts, h)) unused.push_back(h);
   if (!unused.empty()) {
     Arbitration r = stay(c, "use-held", std::to_string(unused.size()) + " node(s) of the allocation run nothing");
     r.plan.kind = Plan::Kind::UseHeld;
