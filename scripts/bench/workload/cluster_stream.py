@@ -194,7 +194,10 @@ def run(a):
         while nxt < len(jobs) and jobs[nxt]["submit_s"] <= t:
             j = jobs[nxt]
             size = str(j["nodes"]) if not j["malleable"] else f"{j['min_nodes']}-{j['max_nodes']}"
-            sid = head.run("sbatch", "--parsable", "-J", j["id"], "-N", size, "--ntasks-per-node=1",
+            # a malleable job's comment names its minimum: the policy of the running jobs
+            # sees what it waits for (Slurm prints its own estimate, up to the maximum)
+            comment = [f"--comment=min_nodes={j['min_nodes']}"] if j["malleable"] else []
+            sid = head.run("sbatch", "--parsable", "-J", j["id"], "-N", size, "--ntasks-per-node=1", *comment,
                            f"--time={j['time_limit_min']}", "-o", os.path.join(out, "jobs", j["id"] + ".out"),
                            "-D", out, os.path.join(out, "jobs", j["id"] + ".sh")).strip().split(";")[0]
             ts = time.monotonic() - t0
