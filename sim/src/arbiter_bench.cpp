@@ -46,6 +46,13 @@ Args parse(int argc, char** argv) {
   return a;
 }
 
+// "n<k>" (appended, not "n" + string: GCC 12 warns falsely, -Wrestrict, on that form)
+std::string node(int k) {
+  std::string s = "n";
+  s += std::to_string(k);
+  return s;
+}
+
 // Busy nodes [0, busy) in jobs of job_nodes; the rest idle. Job ids "1", "2", ...
 ClusterView make(const Args& a, int busy, int pending, int pending_nodes) {
   ClusterView v;
@@ -55,9 +62,9 @@ ClusterView make(const Args& a, int busy, int pending, int pending_nodes) {
     Job j;
     j.id = std::to_string(id);
     j.state = "RUNNING";
-    for (int n = at; n < std::min(busy, at + a.job_nodes); ++n) j.node_list.push_back("n" + std::to_string(n));
+    for (int n = at; n < std::min(busy, at + a.job_nodes); ++n) j.node_list.push_back(node(n));
     j.nodes = static_cast<int>(j.node_list.size());
-    j.name = "job" + j.id;
+    j.name = std::string("job").append(j.id);
     v.jobs.push_back(std::move(j));
   }
   for (int p = 0; p < pending; ++p, ++id) {
@@ -65,11 +72,11 @@ ClusterView make(const Args& a, int busy, int pending, int pending_nodes) {
     j.id = std::to_string(id);
     j.state = "PENDING";
     j.nodes = pending_nodes;
-    j.name = "wait" + j.id;
+    j.name = std::string("wait").append(j.id);
     j.reason = "Resources";
     v.jobs.push_back(std::move(j));
   }
-  for (int n = busy; n < a.nodes; ++n) v.idle.push_back("n" + std::to_string(n));
+  for (int n = busy; n < a.nodes; ++n) v.idle.push_back(node(n));
   return v;
 }
 
@@ -93,7 +100,7 @@ int main(int argc, char** argv) {
   const Args a = parse(argc, argv);
   JobState me;
   me.id = "1";
-  for (int n = 0; n < a.job_nodes; ++n) me.rank_hosts.push_back("n" + std::to_string(n));
+  for (int n = 0; n < a.job_nodes; ++n) me.rank_hosts.push_back(node(n));
   me.min_nodes = 1;
   const GrowthModel growth = [](int n) {
     Growth g;
