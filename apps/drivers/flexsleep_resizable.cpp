@@ -33,6 +33,9 @@ struct Model {
   double work = 240.0;   // node-seconds of the whole job
   double serial = 0.05;  // serial fraction (Amdahl)
   int procs_per_node = 0;  // > 0: nodes = ceil(processes / this); 0: distinct hosts of the ranks
+  bool lead_in = false;    // iteration 0 does no work: the first remap point comes right after
+                           // the start (a job launched on one process of its allocation
+                           // spreads onto the rest there); the work is spread over the others
 };
 
 // Nodes the job runs on now: distinct hosts of the world's ranks, or processes / per node.
@@ -43,8 +46,11 @@ int nodes_now(const resize::Session& s, const Model& m) {
   return std::max<int>(1, static_cast<int>(distinct.size()));
 }
 
-double iteration_seconds(const Model& m, int iterations, int nodes) {
-  return m.work / iterations * (m.serial + (1.0 - m.serial) / nodes);
+// The sleep of iteration `k` (0-based) of `iterations` on `nodes` nodes.
+double iteration_seconds(const Model& m, int iterations, int k, int nodes) {
+  if (m.lead_in && k == 0) return 0.0;
+  const int working = m.lead_in ? std::max(1, iterations - 1) : iterations;
+  return m.work / working * (m.serial + (1.0 - m.serial) / nodes);
 }
 
 }  // namespace
@@ -79,7 +85,7 @@ int main(int argc, char** argv) {
   h.iterate = [&](resize::Session& s) {
     const int nodes = nodes_now(s, m);
     if (s.in_grid()) b.for_each_local([](int, int, double& v) { v += 1.0; });
-    const double t = iteration_seconds(m, o.iters, nodes);
+    const double t = iteration_seconds(m, o.iters, s.iteration(), nodes);
     std::this_thread::sleep_for(std::chrono::duration<double>(t));
     resize::kernel_meter_add(t);
   };
@@ -118,6 +124,9 @@ int main(int argc, char** argv) {
     cli->add_option("--procs-per-node", m.procs_per_node,
                     "count nodes as ceil(processes / this) (0: the distinct hosts of the ranks)")
         ->check(CLI::NonNegativeNumber);
+    cli->add_flag("--lead-in", m.lead_in,
+                  "iteration 0 sleeps nothing (a remap point right after the start); the work is spread over "
+                  "the other iterations");
   }, h);
   MPI_Finalize();
   return rc;

@@ -14,17 +14,19 @@
 #
 #   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
-#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only] [--start-one]
+#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only] [--start-full]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
-# --start-one: a malleable job starts one process and spawns onto the rest of its allocation
-# (it may then shrink to its min; see workload/cluster_stream.py).
+# A malleable job starts one process and spawns onto the rest of its allocation at once
+# (its first iteration does no work), so that it may shrink to its min later; with
+# --start-full it starts one process on every node Slurm gave it, and those cannot leave
+# (its floor is the size it started on; see workload/cluster_stream.py).
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start_one=""
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start_one=--start-one
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
 while (($#)); do
@@ -46,7 +48,8 @@ while (($#)); do
     --deadline) deadline=$2; shift 2 ;;
     --report-only) report_only=1; shift ;;
     --start-one) start_one=--start-one; shift ;;
-    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --start-full) start_one=""; shift ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done

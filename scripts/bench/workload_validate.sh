@@ -14,9 +14,25 @@
 # metrics JSON, default a temporary file), RECORDS (per-job CSV), MEASURED (the emulated
 # run's per-job jobs.json: real drivers take their measured run times,
 # scripts/bench/workload/measured_runtimes.py).
+#
+#   scripts/bench/workload_validate.sh --runs DIR...
+# Every emulated run directory (workload_cluster.sh's share_<s>/) against its own
+# simulation, each driver job with its measured run time, costs from
+# docs/data/workload/costs_emulated.json (the emulated runs' measured resize costs; COSTS
+# overrides): the table printed and written to DIR/validation.md.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[[ $# -ge 1 ]] || { sed -n 3,14p "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n 3,20p "$0" >&2; exit 2; }
+if [[ $1 == --runs ]]; then
+  shift
+  rc=0
+  for d in "$@"; do
+    echo "== $d"
+    COSTS=${COSTS:-$here/docs/data/workload/costs_emulated.json} MEASURED=$d/jobs.json \
+      "$0" "$d/workload.json" "$d/metrics.json" | grep '^|' | tee "$d/validation.md" || rc=1
+  done
+  exit $rc
+fi
 workload=$1
 emulated=${2:-}
 build=${3:-$here/build}

@@ -22,6 +22,7 @@ class Cluster {
   // Malleable jobs start on fewer nodes than they ask for, down to their minimum, when
   // that is what is idle (Slurm's --nodes=min-max; easy.hpp).
   void set_start_ranges(bool on) { ranges_ = on; }
+  bool start_ranges() const { return ranges_; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }

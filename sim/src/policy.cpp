@@ -86,8 +86,8 @@ resize::slurm::ClusterView view_of(const Cluster& c, double now) {
     if (c.running(k)) {
       for (int n : c.held(k)) sj.node_list.push_back(c.node_name(n));
       sj.nodes = static_cast<int>(sj.node_list.size());
-    } else {
-      sj.nodes = jobs[k].nodes;
+    } else {  // a malleable job with a range waits for its minimum (its min_nodes comment)
+      sj.nodes = c.start_ranges() && jobs[k].malleable ? std::min(jobs[k].min_nodes, jobs[k].nodes) : jobs[k].nodes;
     }
     v.jobs.push_back(std::move(sj));
   }

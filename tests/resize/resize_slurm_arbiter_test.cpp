@@ -19,7 +19,7 @@ using namespace resize::slurm;
 
 namespace {
 
-// squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r' (the reason optional) and sinfo -h -t idle -o %N, as Slurm 22.05 prints
+// squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r|%k' (the reason and comment optional) and sinfo -h -t idle -o %N, as Slurm 22.05 prints
 // them on the emulated cluster: jobs 7 and 8 malleable on node[1-2] and node[3-4],
 // node[5-6] idle.
 const char* kTwoJobs = "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n";
@@ -222,6 +222,88 @@ TEST(SlurmArbiter, NoOscillation) {
   EXPECT_TRUE(a2.ledger.entries.empty());
 }
 
+TEST(SlurmArbiter, HeldNodesRunWhileJobsWaitAndStayOnOffer) {
+  // Job 7 started on one process of its four nodes (min 2), job 8 runs on both of its
+  // two (min 1); nothing idle; job 9 waits for 3 nodes.
+  const std::string q = "7|RUNNING|4|node[1-4]|a\n8|RUNNING|2|node[5-6]|b\n9|PENDING|3||rigid|Resources\n";
+  const ClusterView v = view(q, "");
+  auto a = arbitrate(v, {}, job("7", {"node1"}, 2), saving(5), 100, opts());
+  // It cannot cover job 9 alone (2 of 3) and no other offer stands: it offers 2 and,
+  // giving nothing now, runs on the three nodes that ran nothing.
+  ASSERT_EQ(a.rule, "use-held") << a.plan.why;
+  EXPECT_EQ(a.plan.kind, Plan::Kind::UseHeld);
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2", "node3", "node4"}));
+  EXPECT_NE(a.plan.why.find("offer: "), std::string::npos) << a.plan.why;
+  ASSERT_EQ(a.ledger.entries.size(), 1u);
+  EXPECT_EQ(a.ledger.entries[0].kind, LedgerEntry::Kind::Offer);
+  EXPECT_EQ(a.ledger.entries[0].count, 2);
+  // Job 8's offer of 1 completes the cover: its share is 1 (job 7, lower id, gives 2).
+  auto b = arbitrate(v, a.ledger, job("8", {"node5", "node6"}), saving(5), 101, opts());
+  ASSERT_EQ(b.rule, "give-share") << b.plan.why;
+  EXPECT_EQ(b.plan.nodes, (std::vector<std::string>{"node6"}));
+  // Job 7, now on all four nodes, gives the two still missing, those it joined last: no
+  // over-shrink (3 in all).
+  a = arbitrate(v, b.ledger, job("7", {"node1", "node2", "node3", "node4"}, 2), saving(5), 102, opts());
+  ASSERT_EQ(a.rule, "give-back") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node4", "node3"}));
+  // At its minimum with a node running nothing: nothing to give, the node is used.
+  const ClusterView v2 = view("7|RUNNING|2|node[1-2]|a\n9|PENDING|3||rigid|Resources\n", "");
+  a = arbitrate(v2, {}, job("7", {"node1"}, 2), saving(5), 100, opts());
+  EXPECT_EQ(a.rule, "use-held") << a.plan.why;
+  EXPECT_NE(a.plan.why.find("cannot-give: "), std::string::npos) << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2"}));
+  // Covered by idle nodes: the job does not grow onto those, but uses its own.
+  const ClusterView v3 = view("7|RUNNING|2|node[1-2]|a\n9|PENDING|1||rigid|Resources\n", "node5");
+  a = arbitrate(v3, {}, job("7", {"node1"}), saving(5), 100, opts());
+  EXPECT_EQ(a.rule, "use-held") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2"}));
+}
+
+TEST(SlurmArbiter, APendingJobWithANodeRangeWaitsForTheMinimumItsCommentNames) {
+  // Slurm 22.05's squeue prints 4 for a pending `sbatch -N 1-4` job once its scheduler has
+  // tried it (its estimate, the maximum); the job starts on 1. Job 7 holds node[1-4] on
+  // all four, min 1.
+  const std::string running = "7|RUNNING|4|node[1-4]|a|None|\n";
+  const ClusterView v = view(running + "9|PENDING|4||flex|Resources|min_nodes=1\n", "");
+  ASSERT_EQ(v.jobs[1].nodes, 1);
+  auto a = arbitrate(v, {}, job("7", {"node1", "node2", "node3", "node4"}), saving(5), 100, opts());
+  ASSERT_EQ(a.rule, "give-back") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node4"}));
+  // Without the comment: Slurm's 4, more than job 7 can give (3): an offer.
+  const ClusterView plain = view(running + "9|PENDING|4||flex|Resources|\n", "");
+  EXPECT_EQ(arbitrate(plain, {}, job("7", {"node1", "node2", "node3", "node4"}), saving(5), 100, opts()).rule, "offer");
+  // Other comments, a '|' inside one, a running job's comment, nonsense: Slurm's count.
+  const auto jobs = parse_squeue("9|PENDING|4||f|Resources|note min_nodes=2 x|y\n10|RUNNING|3|n[1-3]|g|None|min_nodes=1\n"
+                                 "11|PENDING|2||h|Priority|min_nodes=abc\n12|PENDING|2||h|Priority|min_nodes=5\n");
+  ASSERT_EQ(jobs.size(), 4u);
+  EXPECT_EQ(jobs[0].nodes, 2);
+  EXPECT_EQ(jobs[1].nodes, 3);
+  EXPECT_EQ(jobs[2].nodes, 2);
+  EXPECT_EQ(jobs[3].nodes, 2);
+  EXPECT_THROW(parse_squeue("9|PENDING|x||f|Resources|min_nodes=1\n"), Error);
+}
+
+TEST(SlurmArbiter, AfterAPromiseHeldNodesAreUsedButNothingIsTakenBack) {
+  // Job 7 holds node[1-4] and runs on node1; job 9 waits for 2: the nodes that run nothing
+  // go first, without a shrink.
+  auto a = arbitrate(view("7|RUNNING|4|node[1-4]|a\n9|PENDING|2||rigid\n", ""), {}, job("7", {"node1"}),
+                     saving(50), 100, opts());
+  ASSERT_EQ(a.rule, "give-back") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node2", "node3"}));
+  // Released; job 9 not started yet. Job 7 runs on node4, which it kept, never on the
+  // promised idle node[2-3].
+  const ClusterView gap = view("7|RUNNING|2|node[1,4]|a\n9|PENDING|2||rigid\n", "node[2-3]", 103);
+  auto b = arbitrate(gap, a.ledger, job("7", {"node1"}), saving(50), 103, opts());
+  ASSERT_EQ(b.rule, "use-held") << b.plan.why;
+  EXPECT_EQ(b.plan.nodes, (std::vector<std::string>{"node4"}));
+  EXPECT_NE(b.plan.why.find("promised: "), std::string::npos) << b.plan.why;
+  // A stale view still listing the promised nodes as the job's: they are not used.
+  const ClusterView stale = view("7|RUNNING|4|node[1-4]|a\n9|PENDING|2||rigid\n", "", 101);
+  b = arbitrate(stale, a.ledger, job("7", {"node1", "node4"}), saving(50), 103, opts());
+  EXPECT_EQ(b.rule, "promised") << b.plan.why;
+  EXPECT_EQ(b.plan.kind, Plan::Kind::None);
+}
+
 TEST(SlurmArbiter, HeldNodesFirstAndGrowthByRestartWithoutExpansion) {
   const ClusterView v = view("7|RUNNING|3|node[1-3]|a\n", "node4");
   auto a = arbitrate(v, {}, job("7", {"node1", "node2"}), saving(5), 100, opts());
@@ -272,6 +354,8 @@ struct MiniSlurm {
   std::vector<std::string> idle;
   std::vector<std::string> commands;
   std::vector<std::string> expanding;  // nodes of the last grant, not yet merged
+  std::string pending;                 // squeue lines of waiting jobs
+  std::set<std::string> resized;       // jobs whose size changed: no accounting, no more updates
   Runner runner() {
     return [this](const std::string& cmd) -> Command {
       commands.push_back(cmd);
@@ -279,7 +363,18 @@ struct MiniSlurm {
         std::string out;
         for (const auto& [id, nodes] : jobs)
           out += id + "|RUNNING|" + std::to_string(nodes.size()) + "|" + compress_hostlist(nodes) + "|app\n";
-        return {0, out};
+        return {0, out + pending};
+      }
+      if (cmd.rfind("scontrol update JobId=", 0) == 0 && cmd.find(" NodeList=") != std::string::npos) {
+        const std::string id = cmd.substr(22, cmd.find(' ', 22) - 22);
+        if (resized.count(id))
+          return {1, "Job update not available right now, the DB index is being set, try again in a bit for job " + id};
+        const auto keep = expand_hostlist(cmd.substr(cmd.find(" NodeList=") + 10));
+        for (const auto& h : jobs[id])
+          if (std::find(keep.begin(), keep.end(), h) == keep.end()) idle.push_back(h);
+        jobs[id] = keep;
+        resized.insert(id);
+        return {0, ""};
       }
       if (cmd.rfind("sinfo", 0) == 0) return {0, compress_hostlist(idle) + "\n"};
       if (cmd.rfind("scontrol show job -o ", 0) == 0) {
@@ -366,4 +461,55 @@ TEST(SlurmArbiter, TwoPoliciesShareOneViewPerIntervalAndOneGetsTheNodes) {
   EXPECT_NE(log7.back().find("\"rule\":\"acquire\""), std::string::npos) << log7.back();
   EXPECT_NE(log8.back().find("\"rule\":\"no-idle\""), std::string::npos) << log8.back();
   std::filesystem::remove_all(dir);
+}
+
+TEST(SlurmArbiter, IdleNodesGoBackThenTheRestIsUsedAndWithoutAccountingOnlyOnce) {
+  char tmpl[] = "/tmp/slurm-arbiter-XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  MiniSlurm slurm;
+  // Job 7 started one process on node1 of its node[1-3]; job 9 waits for one node.
+  slurm.jobs = {{"7", {"node1", "node2", "node3"}}};
+  slurm.pending = "9|PENDING|1||rigid|Resources\n";
+  double clock = 1000;
+  Options o;
+  o.shared_dir = dir;
+  o.interval_s = 2;
+  o.jitter = 0;
+  o.one_update = true;
+  o.clock = o.wall_clock = [&] { return clock; };
+  SlurmPolicy a(std::make_unique<Client>(slurm.runner(), "7"), o);
+  std::vector<std::string> ranks{"node1"};
+  PolicyInput in;
+  in.world_size = 1;
+  in.rank_hosts = &ranks;
+  // One decision: node2 goes back to Slurm (no process there), and the job grows onto
+  // node3, which it keeps and which ran nothing.
+  Decision d = a.decide(in);
+  ASSERT_EQ(d.action, Action::Expand) << d.reason;
+  EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node3", 1}}));
+  EXPECT_EQ(slurm.jobs["7"], (std::vector<std::string>{"node1", "node3"}));
+  EXPECT_EQ(slurm.idle, (std::vector<std::string>{"node2"}));
+  // Job 9 runs on node2; job 10 waits. Job 7 now runs on node1 and node3 and could give
+  // node3, but Slurm keeps no accounting and would refuse a second update: it gives
+  // nothing, ends no process.
+  ranks = {"node1", "node3"};
+  in.world_size = 2;
+  slurm.jobs["9"] = {"node2"};
+  slurm.idle.clear();
+  slurm.pending = "10|PENDING|1||rigid|Resources\n";
+  clock += 2.1;
+  d = a.decide(in);
+  EXPECT_EQ(d.action, Action::None) << d.reason;
+  EXPECT_NE(d.reason.find("cannot-give"), std::string::npos) << d.reason;
+  int updates = 0;
+  for (const auto& c : slurm.commands) updates += c.find(" NodeList=") != std::string::npos;
+  EXPECT_EQ(updates, 1);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SlurmArbiter, AccountingStorageTypeNoneMeansOneUpdate) {
+  EXPECT_TRUE(updates_once("AccountingStorageType   = accounting_storage/none\nClusterName = c\n"));
+  EXPECT_FALSE(updates_once("AccountingStorageType   = accounting_storage/slurmdbd\n"));
+  EXPECT_TRUE(updates_once("ClusterName = c\n"));
 }

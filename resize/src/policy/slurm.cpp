@@ -153,10 +153,22 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    if (f.size() < 4 || f.size() > 6 || f[0].empty() || !all_digits(f[2]))
-      throw Error("squeue: cannot read the line '" + line + "' (expected ID|STATE|NODES|NODELIST[|NAME[|REASON]])");
-    jobs.push_back(Job{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() >= 5 ? f[4] : std::string(),
-                       f.size() == 6 ? f[5] : std::string()});
+    if (f.size() > 7) {  // a '|' inside the comment, the last field
+      for (std::size_t k = 7; k < f.size(); ++k) f[6] += "|" + f[k];
+      f.resize(7);
+    }
+    if (f.size() < 4 || f[0].empty() || !all_digits(f[2]))
+      throw Error("squeue: cannot read the line '" + line +
+                  "' (expected ID|STATE|NODES|NODELIST[|NAME[|REASON[|COMMENT]]])");
+    Job j{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() >= 5 ? f[4] : std::string(),
+          f.size() >= 6 ? f[5] : std::string()};
+    if (f.size() == 7 && j.state == "PENDING") {
+      const auto at = f[6].find("min_nodes=");
+      const std::size_t from = at == std::string::npos ? 0 : at + 10;
+      const std::string k = at == std::string::npos ? "" : f[6].substr(from, f[6].find_first_not_of("0123456789", from) - from);
+      if (all_digits(k) && k.size() < 9 && std::stoi(k) > 0) j.nodes = std::min(j.nodes, std::stoi(k));
+    }
+    jobs.push_back(std::move(j));
   }
   return jobs;
 }
@@ -467,6 +479,7 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
       config = c.out;
     }
     o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
+    if (!config.empty()) o.one_update = updates_once(config);
     if (shared == "off") {
       o.shared_dir.clear();
     } else if (!shared.empty()) {

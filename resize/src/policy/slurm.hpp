@@ -46,8 +46,11 @@ struct Job {
   std::string name = {};            // the job's name (squeue %j), when listed
   std::string reason = {};          // why it pends (squeue %r), when listed
 };
-// Lines "ID|STATE|NODES|NODELIST", optionally "|NAME" and "|REASON" after; blank lines
-// ignored; throws Error naming a bad line.
+// Lines "ID|STATE|NODES|NODELIST", optionally "|NAME", "|REASON" and "|COMMENT" after;
+// blank lines ignored; throws Error naming a bad line. A pending job whose comment holds
+// "min_nodes=K" waits for K nodes: Slurm prints its own estimate for a job with a node
+// range (squeue %D and scontrol's NumNodes, up to the maximum once the scheduler has tried
+// it), never the range's minimum, the fewest nodes it starts on.
 std::vector<Job> parse_squeue(const std::string& text);
 // `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes, NodeList).
 Job parse_scontrol_job(const std::string& text);
@@ -84,6 +87,9 @@ struct Options {
   double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)
   bool expansion = true;    // Slurm permits job expansion; else growth is by restart into a
                             // new, larger allocation (make_slurm_policy asks scontrol show config)
+  bool one_update = false;  // Slurm keeps no accounting (AccountingStorageType=none): after one
+                            // change of the job's size (a NodeList update, an expansion merge)
+                            // it refuses every further update of the job (docs/workload.md)
   // Wall-clock seconds (the ledger's times, shared between jobs); empty: system_clock.
   std::function<double()> wall_clock;
   // Called once, at the first decision (on world rank 0 only, where the policy asks
@@ -122,6 +128,10 @@ Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_no
 
 // `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
 bool expansion_permitted(const std::string& show_config);
+// `scontrol show config`: AccountingStorageType accounting_storage/none (or unset)? Slurm
+// 22.05 then sets a resized job's database index to "being set" for good
+// (job_post_resize_acctg) and refuses every later update of the job.
+bool updates_once(const std::string& show_config);
 
 // The command layer (slurm.cpp): runs a command line, returns its exit status and
 // output. Tests substitute their own.
@@ -196,6 +206,7 @@ class SlurmPolicy final : public Policy {
                    bool& by_restart);
   void settle_ledger(bool promises_too);
   void refuses_release(const std::string& why);
+  void resized_once();
   void start_once();
   bool refresh_own_nodes(Snapshot& s, Plan& p);
   Decision grow(const PolicyInput& in, const Plan& p, int per_node, double t, bool by_restart);

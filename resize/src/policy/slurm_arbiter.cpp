@@ -175,6 +175,16 @@ bool expansion_permitted(const std::string& show_config) {
   return false;
 }
 
+bool updates_once(const std::string& show_config) {
+  std::istringstream in(show_config);
+  for (std::string line; std::getline(in, line);) {
+    const auto eq = line.find('=');
+    if (eq != std::string::npos && trim(line.substr(0, eq)) == "AccountingStorageType")
+      return trim(line.substr(eq + 1)) == "accounting_storage/none";
+  }
+  return true;  // not listed: none
+}
+
 std::string decision_json(const Arbitration& a, const std::string& job, double now) {
   const auto q = [](const std::string& s) {
     std::string o = "\"";

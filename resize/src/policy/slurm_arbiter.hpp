@@ -37,11 +37,13 @@ namespace resize::slurm {
 // order) and the idle nodes.
 struct ClusterView {
   double taken_at = 0;            // wall-clock seconds (epoch) when Slurm was asked
-  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r'
+  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r|%k'
   std::vector<std::string> idle;  // sinfo -h -t idle -o %N
 };
-// The commands that make a view, and the view from their outputs (throws Error).
-inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r'";
+// The commands that make a view, and the view from their outputs (throws Error). A
+// pending job with a node range waits for the minimum its comment names ("min_nodes=K",
+// sbatch --comment; parse_squeue), else for Slurm's estimate.
+inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r|%k'";
 inline const char* kViewIdleCommand = "sinfo -h -t idle -o %N";
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
 // The cache file's text and back (throws Error naming what is malformed).
@@ -117,7 +119,10 @@ struct Arbitration {
 //   "offer"       it cannot alone and the offers do not cover it yet: write an Offer, stay
 //   "cannot-give" nothing to offer (at min_nodes, or only rank 0's node)
 //   "waiting"     jobs wait (covered by others): do not grow
-//   "use-held"    nodes of the allocation run nothing: grow onto them
+//   "use-held"    nodes of the allocation run nothing: grow onto them, also while jobs
+//                 wait when this job gives nothing now ("offer", "cannot-give",
+//                 "waiting": the why names that rule); they stay on offer, and a job
+//                 started on one process of its allocation can give them later
 //   "no-idle"     no idle node unclaimed and unpromised, or at max_nodes
 //   "no-payoff"   growing does not pay (the bid is withdrawn)
 //   "bid"         growing pays; the bid stands for less than bid_window_s: stay

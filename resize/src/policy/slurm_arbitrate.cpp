@@ -3,6 +3,7 @@
 // and ledger (the rules are listed in slurm_arbiter.hpp). Pure.
 #include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "policy/slurm_arbiter.hpp"
 
@@ -11,10 +12,6 @@ namespace resize::slurm {
 namespace {
 
 using Kind = LedgerEntry::Kind;
-
-bool contains(const std::vector<std::string>& v, const std::string& x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
 
 bool id_less(const std::string& a, const std::string& b) {
   const auto digits = [](const std::string& s) { return std::all_of(s.begin(), s.end(), ::isdigit); };
@@ -30,6 +27,8 @@ struct Ctx {
   double now;
   const ArbiterOptions& a;
   std::vector<std::string> pool;  // idle nodes nobody claimed or was promised
+  std::size_t pool_at = 0;        // pool[pool_at..]: not yet counted for a waiting job
+  std::unordered_set<std::string> ranks;  // the nodes of this job's ranks (hashed once)
 };
 
 // Drops expired entries, claims the view shows fulfilled (taken after the claim, none of
@@ -80,11 +79,13 @@ Arbitration stay(Ctx& c, std::string rule, std::string why, std::string for_job 
 std::vector<std::string> give_candidates(const Ctx& c) {
   const auto& held = c.s.mine.node_list;
   const auto& ranks = c.me.rank_hosts;
+  const std::unordered_set<std::string> held_set(held.begin(), held.end());
   std::vector<std::string> out;
+  std::unordered_set<std::string> in_out;
   for (const auto& h : held)
-    if (!contains(ranks, h)) out.push_back(h);
+    if (!c.ranks.count(h) && in_out.insert(h).second) out.push_back(h);
   for (auto it = ranks.rbegin(); it != ranks.rend(); ++it)
-    if (*it != ranks.front() && !contains(out, *it) && contains(held, *it)) out.push_back(*it);
+    if (*it != ranks.front() && held_set.count(*it) && in_out.insert(*it).second) out.push_back(*it);
   const int can = std::max(0, std::min<int>(static_cast<int>(out.size()),
                                             static_cast<int>(held.size()) - std::max(1, c.me.min_nodes)));
   out.resize(can);
@@ -110,8 +111,8 @@ Arbitration waiting_rules(Ctx& c) {
     for (const auto& e : c.ledger.entries)
       if (e.kind == Kind::Promise && e.for_job == w.id) promised.insert(e.nodes.begin(), e.nodes.end());
     int missing = w.nodes - static_cast<int>(promised.size());
-    const int take = std::max(0, std::min<int>(missing, static_cast<int>(c.pool.size())));
-    c.pool.erase(c.pool.begin(), c.pool.begin() + take);
+    const int take = std::max(0, std::min<int>(missing, static_cast<int>(c.pool.size() - c.pool_at)));
+    c.pool_at += static_cast<std::size_t>(take);
     missing -= take;
     if (missing <= 0) continue;
     const std::string need = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s): " +
@@ -227,15 +228,33 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
                       double now, const ArbiterOptions& a) {
   Ledger ledger = live(l, v, now);
   const Snapshot s = snapshot_of(v, me.id);
-  Ctx c{me, s, ledger, now, a, {}};
+  Ctx c{me, s, ledger, now, a, {}, 0, {me.rank_hosts.begin(), me.rank_hosts.end()}};
   if (me.rank_hosts.empty()) return stay(c, "unknown", "the nodes of the ranks are unknown");
-  // 1. A promise of this job to a job still waiting: nothing until it runs.
-  for (const auto& e : ledger.entries)
-    if (e.kind == Kind::Promise && e.job == me.id) {
-      erase_mine(ledger, me.id, Kind::Bid);
-      return stay(c, "promised", "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits",
-                  e.for_job);
-    }
+  std::vector<std::string> unused;  // held, running none of this job's processes
+  for (const auto& h : s.mine.node_list)
+    if (!c.ranks.count(h)) unused.push_back(h);
+  const auto run_on_unused = [&](Arbitration r) {
+    if (unused.empty()) return r;
+    r.plan.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing; " + r.rule + ": " + r.plan.why;
+    r.rule = "use-held";
+    r.plan.kind = Plan::Kind::UseHeld;
+    r.plan.nodes = unused;
+    return r;
+  };
+  // 1. A promise of this job to a job still waiting: no growth until it runs (held nodes
+  //    not promised are used).
+  if (const LedgerEntry* first = find_mine(ledger, me.id, Kind::Promise)) {
+    const LedgerEntry e = *first;  // a copy: the ledger changes below
+    std::unordered_set<std::string> promised;
+    for (const auto& p : ledger.entries)
+      if (p.kind == Kind::Promise && p.job == me.id) promised.insert(p.nodes.begin(), p.nodes.end());
+    unused.erase(std::remove_if(unused.begin(), unused.end(), [&](const std::string& h) { return promised.count(h) > 0; }),
+                 unused.end());
+    erase_mine(ledger, me.id, Kind::Bid);
+    return run_on_unused(stay(c, "promised",
+                              "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits",
+                              e.for_job));
+  }
   // The free pool: idle nodes nobody claimed (this job's own claim too: its acquisition
   // is under way or done and the view older), none promised to a waiting job.
   std::set<std::string> taken;
@@ -246,14 +265,16 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
   // 2. Waiting jobs first.
   if (!s.pending.empty()) {
     Arbitration r = waiting_rules(c);
-    if (!r.rule.empty()) return r;
-    erase_mine(ledger, me.id, Kind::Bid);
-    return stay(c, "waiting", std::to_string(s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
+    if (r.plan.kind == Plan::Kind::GiveBack) return r;
+    if (r.rule.empty()) {
+      erase_mine(ledger, me.id, Kind::Bid);
+      r = stay(c, "waiting", std::to_string(s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
+    }
+    // 3. While jobs wait and this job gives nothing now, the nodes it holds do not stand
+    //    idle: it runs on them. They stay on offer (a node joined last is given first).
+    return run_on_unused(r);
   }
   // 3. Nodes held that run nothing.
-  std::vector<std::string> unused;
-  for (const auto& h : s.mine.node_list)
-    if (!contains(me.rank_hosts, h)) unused.push_back(h);
   if (!unused.empty()) {
     Arbitration r = stay(c, "use-held", std::to_string(unused.size()) + " node(s) of the allocation run nothing");
     r.plan.kind = Plan::Kind::UseHeld;

@@ -92,6 +92,16 @@ void SlurmPolicy::refuses_release(const std::string& why) {
        "node back from now on");
 }
 
+// After a change of the job's size that Slurm accepted: without accounting storage it
+// will refuse the next one, so the job gives nothing back from now on (said once) rather
+// than end processes for nodes Slurm keeps.
+void SlurmPolicy::resized_once() {
+  if (!opt_.one_update || no_release_) return;
+  no_release_ = true;
+  note("Slurm keeps no accounting (AccountingStorageType=none) and refuses a second change of a job's size: this "
+       "job gives no node back from now on");
+}
+
 void SlurmPolicy::settle_ledger(bool promises_too) {
   if (!shared_) return;
   try {
@@ -240,12 +250,22 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
         try {
           client_->release(keep);
           note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+          resized_once();
         } catch (const Error& e) {
           note(std::string("could not give nodes back: ") + e.what());
           settle_ledger(true);
           refuses_release(e.what());
+          return Decision::none(log_.back());
         }
-        return Decision::none(log_.back());
+        // Held nodes still running nothing are used at once (the arbiter's next answer;
+        // nothing taken back: only nodes the job keeps).
+        Plan use;
+        use.kind = Plan::Kind::UseHeld;
+        for (const auto& h : keep)
+          if (std::find(ranks.begin(), ranks.end(), h) == ranks.end()) use.nodes.push_back(h);
+        if (use.nodes.empty()) return Decision::none(log_.back());
+        use.why = "use-held: " + std::to_string(use.nodes.size()) + " node(s) kept run nothing";
+        return grow(in, use, per_node, t, false);
       }
       d.action = Action::Shrink;
       d.procs = in.world_size - leaving;
@@ -287,6 +307,7 @@ Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p, int per_node, d
       acquired_ = nodes;
       backoff_ = 0;
       note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
+      resized_once();
     } catch (const Error& e) {
       backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
       no_acquire_until_ = now() + backoff_;
@@ -312,6 +333,7 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
       try {
         client_->release(pending_keep_);
         note("returned the nodes to Slurm; the job now holds " + compress_hostlist(pending_keep_));
+        resized_once();
       } catch (const Error& e) {
         note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
         settle_ledger(true);

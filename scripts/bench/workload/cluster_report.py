@@ -252,12 +252,15 @@ def costs(dirs):
     datas = [e["bytes_total"] for e in expand + shrink]
     if datas:
         out["_data_bytes_per_job"] = _med(datas)
+        # the simulator's matrices per node: a resize's bytes over the nodes it started from
+        out["data_bytes_per_node"] = _med([e["bytes_total"] / max(1, e["from"]) for e in expand + shrink])
     if fs:
         out["fs_Bps"], out["fs_node_Bps"] = _med(fs), _med(fs_node)
     if launch:
         out["restart_fixed_s"] = _med([x["seconds"] for x in launch])
         out["_restart_fixed_s"] = ("a job's launch, MPI start-up, set-up and end: Slurm's run time less its iterations, "
                                    "resizes and checkpoint; median")
+        out["launch_s"] = out["restart_fixed_s"]  # the simulator pays it once per job
     return out
 
 

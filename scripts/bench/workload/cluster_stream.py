@@ -103,7 +103,8 @@ def job_script(j, src, build, out, start_one=False):
         # is the size it started with (RESIZE_SLURM_MIN_NODES below); it grows by spawn
         # onto nodes Slurm grants and gives those back when a job waits. (Starting one
         # process and spawning onto the rest of the allocation, --start-one, lets it shrink
-        # to min, but the policy leaves the held nodes idle while jobs wait.)
+        # to min; the flexible-sleep job then does no work in its first iteration, so that
+        # it spreads onto its allocation at once.)
         "n=1" if j["malleable"] and start_one else "n=$SLURM_JOB_NUM_NODES",
         "p=$(python3 -c \"import math,sys; n=int(sys.argv[1]); p=math.isqrt(n)\n"
         "while n % p: p -= 1\nprint(f'{p}x{n//p}')\" $n)",
@@ -118,8 +119,11 @@ def job_script(j, src, build, out, start_one=False):
         run = f"{build}/apps/pdgemm_resizable -n {j.get('real_n', 800)} --nb 32 --meter-kernels {common}"
     else:
         # a real checkpoint at the end (parallel HDF5), for its cost
+        lead_in = j["malleable"] and start_one
+        if lead_in:
+            common = common.replace(f"-i {iters} ", f"-i {iters + 1} ")
         run = (f"{build}/apps/flexsleep_resizable -n 512 --nb 64 --work {j['work_node_s']} --serial {sf} "
-               f"--checkpoint {out}/ckpt/{j['id']} --keep 1 {common}")
+               f"{'--lead-in ' if lead_in else ''}--checkpoint {out}/ckpt/{j['id']} --keep 1 {common}")
     # rigid: one process per node (--map-by node; the nodes have 2 slots); malleable: one
     # process, no mapping option (with --map-by node, a later spawn onto nodes Slurm added
     # failed in Open MPI 4.1.4's daemons: "ppr pattern ... topology information missing")
@@ -190,7 +194,10 @@ def run(a):
         while nxt < len(jobs) and jobs[nxt]["submit_s"] <= t:
             j = jobs[nxt]
             size = str(j["nodes"]) if not j["malleable"] else f"{j['min_nodes']}-{j['max_nodes']}"
-            sid = head.run("sbatch", "--parsable", "-J", j["id"], "-N", size, "--ntasks-per-node=1",
+            # a malleable job's comment names its minimum: the policy of the running jobs
+            # sees what it waits for (Slurm prints its own estimate, up to the maximum)
+            comment = [f"--comment=min_nodes={j['min_nodes']}"] if j["malleable"] else []
+            sid = head.run("sbatch", "--parsable", "-J", j["id"], "-N", size, "--ntasks-per-node=1", *comment,
                            f"--time={j['time_limit_min']}", "-o", os.path.join(out, "jobs", j["id"] + ".out"),
                            "-D", out, os.path.join(out, "jobs", j["id"] + ".sh")).strip().split(";")[0]
             ts = time.monotonic() - t0
