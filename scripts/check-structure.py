@@ -276,6 +276,27 @@ def check(root):
             for b in sorted(edges[a]):
                 if a < b and a in edges.get(b, set()):
                     problems.append(f"{os.path.relpath(a, root)}.* and {os.path.relpath(b, root)}.* include each other")
+    problems += docs_problems(root, allow_issues)
+    return problems
+
+
+def docs_problems(root, allow_issues):
+    """README.md and docs/**/*.md (not docs/data) cite no issue: a reader cannot follow one."""
+    paths = [os.path.join(root, "README.md")]
+    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "docs")):
+        dirnames[:] = sorted(d for d in dirnames if os.path.relpath(os.path.join(dirpath, d), root) != os.path.join("docs", "data"))
+        paths += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".md")]
+    problems = []
+    for path in paths:
+        if not os.path.isfile(path):
+            continue
+        rel = os.path.relpath(path, root)
+        if rel in allow_issues:
+            continue
+        text = open(path, encoding="utf-8", errors="replace").read()
+        for m in ISSUE_CITATION.finditer(text):
+            problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites an issue ('{m.group(0)}'); "
+                            "the issues are not in the repository: say what it is")
     return problems
 
 
@@ -310,8 +331,11 @@ def self_test():
         write("blacs-dyn/include/malleable/cites.hpp", "#pragma once\n// as Issue 12 asked\n")
         write("resize/bench/bench.cpp", "// issue 3: benches are not library sources\n#include <cstdlib>\n"
               "int main() { return std::getenv(\"X\") != nullptr; }\n")
+        write("docs/guide/cites.md", "# A page\n\nFixed in issue 7.\n")
+        write("docs/data/x/section.md", "issue 8 in a measured run's own notes\n")
         got = check(root)
-        want = ["resize/src/long.cpp:2: function f 102 lines",
+        want = ["docs/guide/cites.md:3: cites an issue ('issue 7",
+                "resize/src/long.cpp:2: function f 102 lines",
                 "gridmap/src/big.hpp: 601 lines",
                 "blacs-dyn/src/a.* and blacs-dyn/src/b.* include each other",
                 "redist/src/wide.hpp:4: class Wide has 21 data members",
@@ -319,7 +343,8 @@ def self_test():
                 "blacs-dyn/include/malleable/cites.hpp:2: cites an issue ('Issue 1"]
         ok = len(got) == len(want) and all(any(p.startswith(w) for p in got) for w in want)
         write("scripts/structure-allow.txt", "function resize/src/long.cpp f  # why\nfile gridmap/src/big.hpp\n"
-              "members redist/src/wide.hpp Wide  # why\nissue blacs-dyn/include/malleable/cites.hpp  # why\n")
+              "members redist/src/wide.hpp Wide  # why\nissue blacs-dyn/include/malleable/cites.hpp  # why\n"
+              "issue docs/guide/cites.md  # why\n")
         allowed = check(root)
         ok = ok and len(allowed) == 2 and "include each other" in allowed[0] and "getenv" in allowed[1]
     print("check-structure self-test:", "PASS" if ok else f"FAILED (found {got}, with the allow-list {allowed})")

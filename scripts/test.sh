@@ -3,7 +3,7 @@
 # Set-up (packages + build), then the whole default test suite: unit, mpi and fortran
 # tests; benchmarks (label bench) and extra random walks (label walks) are left out.
 # MALL_SANITIZE=1 runs it under ASan+UBSan.
-# Then the MPICH flavour (docs/mpi-flavours.md): configured in build-mpich with
+# Then the MPICH flavour (docs/guide/mpi-flavours.md): configured in build-mpich with
 # -DMALLEABLE_MPI=mpich, only what its tests need is built (target mall_mpich_suite), and
 # the tests labelled mpich run there. MALL_MPICH=0 leaves it out (it is left out under
 # the sanitizers). Fails if either flavour fails. Extra arguments go to both ctest runs

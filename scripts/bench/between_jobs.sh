@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Between jobs on one node (docs/results.md, "Between jobs on one node"): after
+# Between jobs on one node (docs/measurements/results.md, "Between jobs on one node"): after
 # MPI_Comm_spawn + merge, how fast an original process talks to a newcomer compared with
 # another original, under each Open MPI setting tried. spawn_pingpong.c (compiled here with
 # mpicc into a scratch directory) measures 8 B latency and 1-8 MiB bandwidth for both pairs;
@@ -39,7 +39,7 @@ done
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mpicc -O2 -Wall -Wextra "$here/scripts/bench/spawn_pingpong.c" -o "$scratch/spawn_pingpong"
-# PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/blacs-dyn.md): without it a
+# PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/reference/blacs-dyn.md): without it a
 # spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
 export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1

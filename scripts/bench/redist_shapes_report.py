@@ -135,7 +135,7 @@ def main():
             lines.append(f"| {ref['case']} | {ref['ranks']} | " + " | ".join(cells) + " | " + " | ".join(fl) + " | "
                          + " | ".join(gm) + " |")
         lines[head_at:head_at] = [
-            "Summary, COSTA / redist and redist / floor under each setting. Issue 34's target is COSTA / redist "
+            "Summary, COSTA / redist and redist / floor under each setting. The target is COSTA / redist "
             f"above 1.5x: **missed in {missed} of {judged}** cells (in bold), met in the others:", ""]
         lines.append("")
     if linked:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A resize timed phase by phase against its limits (docs/results.md, "A resize against its
+# A resize timed phase by phase against its limits (docs/measurements/results.md, "A resize against its
 # limits"). Per driver (PDGEMM, PDGETRF), order N and setting, side by side in one run:
 #   resize  the driver started on 1x2 grows to 2x2 after iteration 2 (2 newcomers) and
 #           iterates on; its JSON record gives the phases: spawn, move (the session's
@@ -46,7 +46,7 @@ done
 for exe in apps/pdgemm_resizable apps/pdgetrf_resizable redist/redist_bench; do
   [[ -x $build/$exe ]] || { echo "resize_phases.sh: $build/$exe missing: build first (scripts/setup.sh)" >&2; exit 2; }
 done
-# PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/blacs-dyn.md): without it a
+# PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/reference/blacs-dyn.md): without it a
 # spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
 export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Counts the spawn hang of Open MPI 4.1.4 + PMIx (docs/blacs-dyn.md, "The spawn hang"):
+# Counts the spawn hang of Open MPI 4.1.4 + PMIx (docs/reference/blacs-dyn.md, "The spawn hang"):
 # seeded loops of every kind of expansion blacs-dyn makes, with PMIx's client data store
 # as blacs-dyn sets it (cure "hash", PMIX_MCA_gds=hash) and as PMIx chooses it
 # (cure "keep", BLACS_DYN_PMIX_GDS=keep), each expansion under its own deadline so that a
@@ -29,7 +29,7 @@
 # its stacks are kept as *.stall.txt and its spawn time counts as measured.
 #   summary.csv  per (kind, cure): expansions, hangs, rate and 95% interval, spawn-time
 #                quantiles (scripts/bench/spawn_hang_summary.py); summary.md the same as
-#                the table of docs/blacs-dyn.md; walks_needed.txt how many random walks a
+#                the table of docs/reference/blacs-dyn.md; walks_needed.txt how many random walks a
 #                suite run needs to show the hang (the count tests/blacs-dyn runs)
 # Usage: spawn_hang.sh [--spawns N] [--block R] [--timeout S] [--kinds a,b] [--cures a,b]
 #                      [--budget SECONDS] [--out DIR]

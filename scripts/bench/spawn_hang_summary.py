@@ -6,7 +6,7 @@ the hangs (in the spawn and in the shrink back), the hang rate with its exact 95
 (p50, p95, p99, max, seconds), how many of those took longer than the deadline and still
 completed (a stall that a deadline of that length would have turned into a restart), and
 the load average range at job start.
-With --markdown FILE also the table docs/blacs-dyn.md shows ("The spawn hang").
+With --markdown FILE also the table docs/reference/blacs-dyn.md shows ("The spawn hang").
 Usage: spawn_hang_summary.py SPAWNS_CSV SUMMARY_CSV [--timeout S] [--markdown FILE]"""
 import argparse
 import csv

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Ping-pong between two original processes and between an original and a process it
 // spawned (MPI_Comm_spawn + MPI_Intercomm_merge), all on one node: what MPI's transport
-// between jobs costs a resize (docs/results.md, "Between jobs on one node").
+// between jobs costs a resize (docs/measurements/results.md, "Between jobs on one node").
 // Started with 2 processes; rank 0 of the originals spawns 1 newcomer. In the merged
 // communicator ranks 0 and 1 are the originals, rank 2 the newcomer. For each message
 // size the pair (0,1) then the pair (0,2) exchange `reps` round trips (best round trip

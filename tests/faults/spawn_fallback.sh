@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # An expansion by spawn that does not complete becomes a resize by restart (the session's
-# expansion fallback, docs/checkpoint.md "When a spawn does not complete"). The driver
+# expansion fallback, docs/guide/checkpoint.md "When a spawn does not complete"). The driver
 # (pdgemm, 2x2 -> 3x3 after iteration 2, back to 2x2 after iteration 4) runs under
 # scripts/malleable-run with a checkpoint directory; each mode injects one way the
 # expansion dies and requires launches of 4 then 9 processes, the driver's own result
