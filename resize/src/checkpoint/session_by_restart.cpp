@@ -79,7 +79,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   if (m == Mechanism::Spawn && !d.new_allocation) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
-    if (d.action == Action::Expand && !I.in_flight && I.bg_mode == Background::Off)
+    if (d.action == Action::Expand && !I.bg.in_flight && I.bg.mode == Background::Off)
       fallback.emplace(fallback_inputs(d), [&](double* t) {
         const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
         if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
