@@ -270,7 +270,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
     sleep_wait(rq);
     if (!bad) {
-      const std::int64_t bytes = done.state_bytes;
+      const std::int64_t bytes = detail::decode(words).state_bytes;  // root's (the bytes it packed)
       state.resize(static_cast<std::size_t>(bytes));
       MPI_Bcast(state.data(), static_cast<int>(bytes), MPI_BYTE, 0, b->comm);
       if (!root() && unpack) unpack(state);
