@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Every environment variable blacs-dyn reads, as one typed value (docs/configuration.md
+// Every environment variable blacs-dyn reads, as one typed value (docs/guide/configuration.md
 // has the table). `read_config()` is the only place that looks at the environment; it
 // reads it each time it is called, so a variable set while the process runs counts from
 // the next call on. Values whose parsing can fail stay text and are parsed where they are
 // used, with that operation's message. (Release 0.3 dropped the 0.1 spelling BDYN_<name>
-// of the BLACS_DYN_<name> settings, docs/naming.md.)
+// of the BLACS_DYN_<name> settings, docs/reference/naming.md.)
 #pragma once
 
 #include <optional>

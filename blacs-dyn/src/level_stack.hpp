@@ -37,7 +37,7 @@ struct SpawnGroup {
   std::string host;   // the node it was spawned on ("" when not pinned to one node)
 };
 
-// What leaving processes do (docs/blacs-dyn.md, "Who exits and who parks").
+// What leaving processes do (docs/reference/blacs-dyn.md, "Who exits and who parks").
 enum class Departure { Stay = 0, Exit = 1, Park = 2 };
 
 struct ShrinkPlan {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // MPI execution of expansions, shrinks (§3.3.5), parking and the
-// final release. Protocol overview: docs/blacs-dyn.md, "How it works".
+// final release. Protocol overview: docs/reference/blacs-dyn.md, "How it works".
 #include "runtime.hpp"
 #include "runtime_detail.hpp"
 
@@ -85,7 +85,7 @@ void set_last_error(const std::string& msg) { g_last_error = msg; }
 // newcomer's first request to the PMIx server in mpiexec is never read). With the
 // clients' shared-memory store (gds/ds21) 2.7% of expansions hung, with gds=hash, which
 // takes the same data by messages, 0.15%: rarer, not gone (scripts/bench/spawn_hang.sh,
-// docs/blacs-dyn.md "The spawn hang"; a spawn that still hangs is bounded by the join
+// docs/reference/blacs-dyn.md "The spawn hang"; a spawn that still hangs is bounded by the join
 // timeout and by the session's spawn deadline). Selecting it on the client side is
 // enough, so every process linked with blacs-dyn does, unless the user set PMIX_MCA_gds
 // or BLACS_DYN_PMIX_GDS=keep.
@@ -156,7 +156,7 @@ std::string Runtime::where() const {
 }
 
 void Runtime::watch_newcomer_init() {
-  // Test hook (docs/blacs-dyn.md, "Failures during a resize"): the last newcomer of a
+  // Test hook (docs/reference/blacs-dyn.md, "Failures during a resize"): the last newcomer of a
   // spawn group of two or more is SIGKILLed before MPI_Init, as by a crash during the spawn.
   const Config env = read_config();
   if (env.fault == Text("kill-newcomer-in-init")) {

@@ -74,7 +74,7 @@ MPI_Info spawn_info(const SpawnRequest& req, int level) {
                     "): MPI_Comm_spawn fails with \"" + last +
                     "\" (error class " + std::to_string(cls) +
                     "); nothing changed, and expansions are refused from now on "
-                    "(docs/mpi-flavours.md)");
+                    "(docs/guide/mpi-flavours.md)");
   }
   throw Error(BLACS_DYN_ERR_SPAWN,
               "MPI_Comm_spawn of " + std::to_string(req.nnew) + " x '" + req.command +

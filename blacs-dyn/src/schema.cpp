@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Schema file parsing (pure). Format: docs/blacs-dyn.md, "The schema file".
+// Schema file parsing (pure). Format: docs/reference/blacs-dyn.md, "The schema file".
 #include "schema.hpp"
 
 #include <charconv>

@@ -20,7 +20,7 @@ struct Schema {
   std::string wdir;
 };
 
-// Parses the schema text (format in docs/blacs-dyn.md). `source` names the file in error
+// Parses the schema text (format in docs/reference/blacs-dyn.md). `source` names the file in error
 // messages. Throws blacs_dyn::Error(BLACS_DYN_ERR_SCHEMA) naming the line and the value at fault.
 Schema parse_schema(std::string_view text, std::string_view source);
 

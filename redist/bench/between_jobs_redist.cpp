@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// `redistribute` between jobs on one node (docs/results.md, "Between jobs on one node"):
+// `redistribute` between jobs on one node (docs/measurements/results.md, "Between jobs on one node"):
 // an N x N matrix (blocks of nb) goes from a 1x2 grid (ranks 0, 1) to a 2x2 grid (ranks
 // 0..3), where ranks 2 and 3 are either processes MPI_Comm_spawn'ed by the first two and
 // merged with them (--spawn, as after a resize's spawn) or processes of the same job. Each

@@ -38,7 +38,7 @@ using namespace capi;
 
 namespace {
 
-// The PDGEMR2D-shaped entry points. Order of examination (docs/redist.md, "Error
+// The PDGEMR2D-shaped entry points. Order of examination (docs/reference/redist.md, "Error
 // contract"): the communicator handle (locally: with no communicator there is no one to
 // tell); then, collectively, the schedule, M and N; if M or N is 0 nothing else is
 // examined, as in PDGEMR2D; otherwise the descriptors, the submatrix origins taken from
@@ -357,7 +357,7 @@ int redist_Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* d
   // (the usual 1 x P or P x Q grid of all processes), so that a process whose gctxt is
   // invalid still takes part in the collective check and every process returns its error.
   // When gctxt covers only some processes, a process with an invalid gctxt cannot know
-  // which processes wait for it: it returns alone (docs/redist.md, "Error contract").
+  // which processes wait for it: it returns alone (docs/reference/redist.md, "Error contract").
   // Ranks in messages are BLACS process numbers (Cblacs_pinfo) either way.
   MPI_Comm world = MPI_COMM_NULL, grid = MPI_COMM_NULL;
   int rc = redist::guarded([&] {

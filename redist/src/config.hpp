@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Every environment variable redist reads, as one typed value (docs/configuration.md has
+// Every environment variable redist reads, as one typed value (docs/guide/configuration.md has
 // the table). `read_config()` is the only place that looks at the environment; it reads
 // it each time it is called, so a variable set while the process runs counts from the
 // next call on.

@@ -48,7 +48,7 @@ void check_inputs(const Layout& a, const Layout& b, const Region& g, int comm_si
   nonneg(g.m, "region.m");
   nonneg(g.n, "region.n");
   // As PDGEMR2D: an empty region (m or n zero) moves nothing, and its offsets are not
-  // examined, whatever they are (docs/redist.md, "Error contract").
+  // examined, whatever they are (docs/reference/redist.md, "Error contract").
   if (g.m == 0 || g.n == 0) return;
   nonneg(g.ia, "region.ia");
   nonneg(g.ja, "region.ja");
@@ -128,7 +128,7 @@ std::int64_t Transfer::elements() const {
 }
 
 ScheduleKind default_schedule() {
-  // Measured on Open MPI 4.1 shared memory, docs/redist.md: posting every transfer at once
+  // Measured on Open MPI 4.1 shared memory, docs/reference/redist.md: posting every transfer at once
   // lets the transport overlap them; the step-wise schedules pay a wait per step.
   return ScheduleKind::AllAtOnce;
 }

@@ -32,7 +32,7 @@ module malleable_resize
                                RESIZE_BACKGROUND_CONTINUE = 2
   integer(c_int), parameter :: RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, &
                                    RESIZE_REGRID = 3
-  ! Checkpoint cadence and resize by restart (resize.h, docs/checkpoint.md "From C and Fortran").
+  ! Checkpoint cadence and resize by restart (resize.h, docs/guide/checkpoint.md "From C and Fortran").
   integer(c_int), parameter :: RESIZE_ERR_CHECKPOINT = 4
   integer(c_int), parameter :: RESIZE_MECHANISM_SPAWN = 0, RESIZE_MECHANISM_RESTART = 1
   integer(c_int), parameter :: RESIZE_STEP_CONTINUE = 0, RESIZE_STEP_RESIZED = 1, &

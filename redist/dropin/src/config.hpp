@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The environment variables of the PDGEMR2D drop-in (docs/configuration.md), read once
+// The environment variables of the PDGEMR2D drop-in (docs/guide/configuration.md), read once
 // per process by `config()`, the only place the drop-in looks at the environment.
 #pragma once
 
@@ -18,7 +18,7 @@ struct Config {
 };
 
 // REDIST_GEMR2D: unset, "" or "redist" -> redist's default schedule; "scalapack" -> the
-// original; a schedule name -> redist with that schedule (docs/redist.md, Schedules).
+// original; a schedule name -> redist with that schedule (docs/reference/redist.md, Schedules).
 Config parse_config(const char* impl, const char* verbose);
 
 // The environment's configuration, read at the first call.

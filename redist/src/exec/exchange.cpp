@@ -137,7 +137,7 @@ class Executor {
     st_.bytes_local += t.elements() * static_cast<std::int64_t>(sizeof(T));
   }
 
-  // Single copy on a node (exec/single_copy.hpp; docs/redist.md, "Single copy on a node").
+  // Single copy on a node (exec/single_copy.hpp; docs/reference/redist.md, "Single copy on a node").
   bool single_copy(const Transfer& t) const {  // both ends decide alike (reads_in_place)
     const int peer = t.src == me_ ? t.dst : t.src;
     return node_ && peer != me_ && std::binary_search(node_->begin(), node_->end(), peer) &&
@@ -164,7 +164,7 @@ class Executor {
     charge(nullptr, -held);
   }
 
-  // ---- One step's messages within the memory budget (docs/redist.md, "Memory budget").
+  // ---- One step's messages within the memory budget (docs/reference/redist.md, "Memory budget").
   //
   // Each direction (sends, receives) takes its transfers in an order both ends share (by
   // (dst - src) mod P: rank r sends to r+1, r+2, ... first and receives from r-1, r-2,

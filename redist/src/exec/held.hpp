@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What an exchange holds beyond the two local arrays, counted against its memory budget
-// (ExecOptions::memory_budget_bytes; docs/redist.md, "Memory budget"): one account for
+// (ExecOptions::memory_budget_bytes; docs/reference/redist.md, "Memory budget"): one account for
 // every executor of the engine. Pure; internal to redist.
 #pragma once
 

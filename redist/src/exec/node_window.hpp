@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The node-shared staging window (ExecOptions::node_window, on by default; docs/redist.md,
+// The node-shared staging window (ExecOptions::node_window, on by default; docs/reference/redist.md,
 // "A node-shared staging window"): a sender packs each transfer to a rank of its node into
 // a shared-memory segment of its own, tells the receiver where (one small message), and the
 // receiver unpacks straight from that memory into B and says it is done: two copies of

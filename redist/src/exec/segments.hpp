@@ -18,7 +18,7 @@ namespace redist::exec {
 // (ExecOptions::single_copy = Auto). Each piece is one entry of the read's scatter-gather
 // list, and the kernel pins the pages of each entry. Measured here (redist_cma_probe:
 // pieces read with process_vm_readv against the same pieces packed into a staging area
-// and unpacked; docs/data/single_copy.txt, docs/redist.md "Single copy on a node"): ~1 us
+// and unpacked; docs/data/single_copy.txt, docs/reference/redist.md "Single copy on a node"): ~1 us
 // a piece, so 512-byte pieces read 4-6x slower than pack + unpack; up to 256 KiB the read
 // was slower in most of five runs (a kernel read costs 1.6-3.5x a memcpy a byte here, pack +
 // unpack 2x); from 1 MiB on it was 0.86-1.14x pack + unpack: even, and then the read wins

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Single-copy transfers between processes of one node (docs/redist.md, "Single copy on a
+// Single-copy transfers between processes of one node (docs/reference/redist.md, "Single copy on a
 // node"): the receiver reads its pieces straight out of the sender's local array of A
 // into its own B with the kernel's cross-memory attach (process_vm_readv), one copy of
 // each byte instead of pack -> message (two copies through shared memory) -> unpack.

@@ -81,7 +81,7 @@ PieceType::~PieceType() {
 
 // Under Transport::Auto a transfer is packed when its contiguous pieces are short: MPI's
 // datatype engine then walks a vector of vectors element by element, slower than redist's
-// own copy loops (docs/redist.md, "Execution"). Both ends decide from the transfer's runs,
+// own copy loops (docs/reference/redist.md, "Execution"). Both ends decide from the transfer's runs,
 // which they share, so they always agree on the message format.
 namespace {
 

@@ -23,7 +23,7 @@ namespace {
 // The answer is kept on the caller's communicator (an attribute of a private keyval; each
 // call works on a fresh duplicate, which does not inherit it): the node map is a collective
 // (it was MPI_Comm_split_type, which under MPICH with oversubscribed, busy-polling ranks
-// cost ~0.7 s per call here, more than the redistribution itself; docs/mpi-flavours.md).
+// cost ~0.7 s per call here, more than the redistribution itself; docs/guide/mpi-flavours.md).
 // Every rank of `comm` asks at the same calls, so all find the attribute or none does.
 int oversubscribed_keyval() {
   static const int kv = [] {
@@ -42,10 +42,10 @@ bool oversubscribed_uncached(MPI_Comm user_comm) {
   int cpus = 0;
   if (sched_getaffinity(0, sizeof set, &set) == 0) cpus = CPU_COUNT(&set);
   if (cpus <= 0) cpus = static_cast<int>(std::thread::hardware_concurrency());
-  // Measured on a 2-CPU node (docs/redist.md): with 9 or 16 ranks (4.5, 8 per CPU)
+  // Measured on a 2-CPU node (docs/reference/redist.md): with 9 or 16 ranks (4.5, 8 per CPU)
   // spinning was faster, with 25 (12.5 per CPU) sleeping was 2-4x faster. That is Open MPI
   // with mpi_yield_when_idle; MPICH's waiters spin without yielding, and with 9 ranks on 2
-  // CPUs sleeping was already 1.5-3x faster than spinning (docs/mpi-flavours.md), so under
+  // CPUs sleeping was already 1.5-3x faster than spinning (docs/guide/mpi-flavours.md), so under
   // MPICH (asked of the library, not assumed) any oversubscription sleeps.
   const int ranks_per_cpu_to_sleep = mpi_is_mpich() ? 1 : 8;
   return cpus > 0 && local > ranks_per_cpu_to_sleep * cpus;

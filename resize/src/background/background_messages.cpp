@@ -117,7 +117,7 @@ std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>
   // thread or the progress calls test, the completing point finishes. Packed: a contiguous
   // message needs few progress calls, a datatype's pipelined fragments one per test of a
   // helper thread that sleeps up to 16 ms between tests (measured: the completing point
-  // waited 424/1/526 ms in place against 127/167/6 ms packed, docs/redist.md).
+  // waited 424/1/526 ms in place against 127/167/6 ms packed, docs/reference/redist.md).
   redist::ExecOptions opt;
   opt.transport = redist::Transport::Packed;
   opt.memory_budget_bytes = 0;

@@ -40,7 +40,7 @@ Completion decide_completion(int overlapped, int min_iterations, bool all_done, 
 //   any_constant: a registered matrix is marked constant;
 //   spawn_hidden: an expansion whose spawn runs in the helper thread (MPI_THREAD_MULTIPLE
 //   granted): worth beginning in the background even with nothing constant, the spawn and
-//   the newcomers' start-up overlap the old grid's iterations (docs/apps.md, "Background resizes");
+//   the newcomers' start-up overlap the old grid's iterations (docs/reference/apps.md, "Background resizes");
 //   without either there is nothing to overlap;
 //   remaining: iterations left in the job (< 0 unknown); a begin needs a later remap
 //   point at least min_iterations on.

@@ -87,7 +87,7 @@ struct Slab {
 };
 std::vector<Slab> slabs(const redist::Layout& l, int pr, int pc);
 
-// How a matrix's elements travel to and from the file. Measured (docs/checkpoint.md,
+// How a matrix's elements travel to and from the file. Measured (docs/guide/checkpoint.md,
 // "Measured bandwidth"): one collective H5Dwrite of the union of a process's blocks
 // from a row-major packed copy cost 5-10x a raw write of the same bytes, the two-phase
 // exchange of thousands of 512-byte pieces and the copy dominating. With the dataset
@@ -114,7 +114,7 @@ bool per_block_io(const redist::Layout& l, std::size_t element_bytes, BlockIo mo
 // last block row / column. Then a process moves whole chunks, raw (H5Dwrite_chunk /
 // H5Dread_chunk: no dataspace selection, no partial chunk, no type conversion), which
 // brought a 4000 x 4000 write on 2x2 from 0.23x to about raw MPI-IO's speed
-// (docs/checkpoint.md, "Measured bandwidth"). A reader whose blocks cut the chunks (another
+// (docs/guide/checkpoint.md, "Measured bandwidth"). A reader whose blocks cut the chunks (another
 // block size, a block layout on another grid) reads hyperslabs instead.
 bool blocks_are_chunks(const redist::Layout& l, std::int64_t cr, std::int64_t cc);
 
@@ -267,7 +267,7 @@ std::uint64_t unpack_hashed(const T* in, std::int64_t in_ld, std::int64_t rows, 
 // dataset's edge chunks whole; chunks[k] = chunk_shape(), {0, 0} contiguous), the
 // application state, the header's text and HDF5's metadata (object headers, attributes,
 // one chunk-index entry per chunk) with a margin. World rank 0 makes sure this much room
-// is free before the file is made (docs/checkpoint.md, "Crash safety"): a full file
+// is free before the file is made (docs/guide/checkpoint.md, "Crash safety"): a full file
 // system is refused before any I/O layer sees it.
 std::uint64_t file_bytes_bound(const Header& h, const std::vector<std::size_t>& element_bytes,
                                const std::vector<std::pair<std::int64_t, std::int64_t>>& chunks, std::uint64_t state_bytes);

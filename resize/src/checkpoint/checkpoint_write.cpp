@@ -3,7 +3,7 @@
 // checkpoint through the MPI-IO driver; each matrix a global M x N dataset written by
 // every process with collective hyperslab I/O of its own blocks (no gather, no
 // per-process files). A checkpoint counts only once it is read back and agreed
-// (docs/checkpoint.md, "When a checkpoint fails"). The selections, checksum and
+// (docs/guide/checkpoint.md, "When a checkpoint fails"). The selections, checksum and
 // validation are the pure core's (checkpoint.hpp).
 #include "checkpoint/checkpoint_h5.hpp"
 #include "common/config.hpp"
@@ -85,7 +85,7 @@ void end_in_finalize_after_failed_close() {
     MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
 }
 
-// Test-only fault injection, read here and nowhere else (docs/checkpoint.md,
+// Test-only fault injection, read here and nowhere else (docs/guide/checkpoint.md,
 // "Failures"); not for production runs. MALLEABLE_CHECKPOINT_FAULT=
 //   lose-writes:R[@I]  process R of the checkpoint's communicator skips its matrix writes
 //                  as if they had succeeded (what Open MPI's OMPIO does on a full disk),
@@ -169,7 +169,7 @@ struct OpenFile {
 // Room first (rank 0 of `comm`): a file system without room for the whole file refuses
 // the checkpoint before any I/O layer sees it. Open MPI's OMPIO loses a full disk's
 // errors (a collective write returns success, an independent one a short count that
-// HDF5's MPI-IO driver accepts; docs/checkpoint.md, "Failures"), and HDF5's close after
+// HDF5's MPI-IO driver accepts; docs/guide/checkpoint.md, "Failures"), and HDF5's close after
 // a failed write can leave the processes in different collectives. A .tmp left by a
 // checkpoint that crashed is removed first (in the call: its room is needed now).
 void refuse_without_room(MPI_Comm comm, int rank, const std::string& tmp, const std::string& dir,

@@ -288,7 +288,7 @@ std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Load
     }
   std::vector<char> bytes(reinterpret_cast<const char*>(shape.data()),
                           reinterpret_cast<const char*>(shape.data() + shape.size()));
-  io::bcast_bytes(bytes, p.holder[0], world);
+  bytes = broadcast_bytes(std::move(bytes), p.holder[0], world);
   shape.resize(bytes.size() / sizeof(std::int64_t));
   std::memcpy(shape.data(), bytes.data(), shape.size() * sizeof(std::int64_t));
   std::vector<int> mine;  // (matrix, pr, pc) of every copy this process holds

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Every environment variable resize reads, as one typed value (docs/configuration.md has
+// Every environment variable resize reads, as one typed value (docs/guide/configuration.md has
 // the table: variable, type, default, effect). `read()` is the only place that looks at
 // the environment; the rest of resize takes the field it needs. It reads the environment
 // each time it is called, so a variable set while the process runs (a test's setenv)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Test-only fault injection of the session, in one place: RESIZE_FAULT names one fault
-// (docs/errors.md, "Fault injection"); nothing else in the library reads it. Not for
+// (docs/guide/errors.md, "Fault injection"); nothing else in the library reads it. Not for
 // production runs. The checkpoint writer's own faults (MALLEABLE_CHECKPOINT_FAULT) are
 // checkpoint_write.cpp's, which is the only reader of that variable.
 #pragma once

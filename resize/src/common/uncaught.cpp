@@ -8,7 +8,7 @@
 // MPI_Abort (status 2); the other processes wait 3 s for that end and say their own error
 // only if it has not come (their error was theirs alone). Anything else goes to the
 // handler installed before (the default: abort). A program that catches resize::Error
-// (docs/porting.md, "Errors") never gets here.
+// (docs/guide/porting.md, "Errors") never gets here.
 #include <mpi.h>
 #include <unistd.h>
 
@@ -45,7 +45,7 @@ std::terminate_handler g_previous = nullptr;
         const bool first = rank == 0 && parent == MPI_COMM_NULL;
         if (!first) std::this_thread::sleep_for(std::chrono::seconds(3));  // rank 0's abort ends us first
         std::fprintf(stderr, "%s: error%s: %s (an uncaught resize::Error; catch it where the session is set up, "
-                     "docs/porting.md \"Errors\")\n", base, first ? "" : " on this process", e.what());
+                     "docs/guide/porting.md \"Errors\")\n", base, first ? "" : " on this process", e.what());
         std::fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 2);
         std::_Exit(2);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A resize's matrix move under a per-process memory budget (SessionOptions::
-// move_budget_bytes, docs/apps.md "Memory of a resize"): the registered matrices go in
+// move_budget_bytes, docs/reference/apps.md "Memory of a resize"): the registered matrices go in
 // consecutive batches, one redist exchange each, and a batch's old buffers are freed before
 // the next batch allocates its new ones. Pure: the MPI shell (session_move.cpp) agrees the
 // per-matrix maxima with one MPI_Allreduce over a vector of one entry per matrix (O(matrices),

@@ -89,7 +89,7 @@ struct Options {
                             // new, larger allocation (make_slurm_policy asks scontrol show config)
   bool one_update = false;  // Slurm keeps no accounting (AccountingStorageType=none): after one
                             // change of the job's size (a NodeList update, an expansion merge)
-                            // it refuses every further update of the job (docs/workload.md)
+                            // it refuses every further update of the job (docs/measurements/workload.md)
   // Wall-clock seconds (the ledger's times, shared between jobs); empty: system_clock.
   std::function<double()> wall_clock;
   // Called once, at the first decision (on world rank 0 only, where the policy asks

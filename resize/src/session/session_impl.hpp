@@ -319,7 +319,7 @@ struct Session::Impl : detail::SessionWorld, detail::MatrixRegistry, detail::Res
   std::optional<RemapResult> step_background(bool last_chance);
   // A decision made while a resize is under way, the same on every rank: a shrink while
   // an expansion is pending cancels the expansion and is then carried out (or is already
-  // met); any other request is refused (docs/apps.md, "Background resizes").
+  // met); any other request is refused (docs/reference/apps.md, "Background resizes").
   RemapResult decide_during_background(const Decision& d);
   void progress_background();          // begin_iteration/end_iteration without a helper thread
   void background_iteration(double wall);  // world rank 0: an iteration ran meanwhile

@@ -92,7 +92,7 @@ void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) 
 // peer on another node gets one message per round carrying every matrix's pieces of the
 // exchange, instead of one redistribution (and its messages, its waits) after another; a
 // peer on this node, newcomers included, reads them in one copy or through the node-shared
-// window (docs/redist.md, "One engine for every move"). Without a budget
+// window (docs/reference/redist.md, "One engine for every move"). Without a budget
 // (SessionOptions::move_budget_bytes = 0) every matrix goes in one exchange, its new buffer
 // staged before any data moves, so the old and new buffers of all of them are held at
 // once; a failure (agreed on every rank: a buffer one process cannot allocate, stage_batch,

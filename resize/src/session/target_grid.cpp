@@ -58,7 +58,7 @@ Grid expand_target(Decision& d, const TargetInput& in, NodePlan& node_plan) {
   if (d.procs <= shape.size() && d.schema.empty())
     throw Error("expand to " + std::to_string(d.procs) + " processes: the grid already has " +
                 std::to_string(shape.size()));
-  // An MPI that cannot spawn (MPICH here, docs/mpi-flavours.md): refused up front.
+  // An MPI that cannot spawn (MPICH here, docs/guide/mpi-flavours.md): refused up front.
   if (std::string no_spawn; (d.procs > in.world_size || !d.schema.empty()) && in.spawn_supported &&
                             !in.spawn_supported(no_spawn))
     throw Error(no_spawn);

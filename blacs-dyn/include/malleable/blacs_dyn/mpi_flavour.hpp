@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Which MPI library the job runs on, and what a failed MPI_Comm_spawn means there: pure
 // functions over MPI_Get_library_version's text and the failure's error class (no mpi.h),
-// so blacs-dyn asks the MPI instead of assuming Open MPI (docs/mpi-flavours.md).
+// so blacs-dyn asks the MPI instead of assuming Open MPI (docs/guide/mpi-flavours.md).
 #pragma once
 
 #include <string>

@@ -50,7 +50,7 @@ struct HeteroOptions {
   // §6.2.1.3: rearrange processors by T_opt and recompute until the arrangement repeats.
   bool refine_arrangement = true;
   // Beyond the thesis: exact coordinate ascent on Obj2 from the method's r, c (never
-  // lowers the throughput; see docs/gridmap.md).
+  // lowers the throughput; see docs/reference/gridmap.md).
   bool coordinate_ascent = true;
   // Beyond the thesis: after the refinement, swap pairs of processors while that shortens
   // the iteration (passes over all O(P^2) pairs, at most min(max_iterations, 8) passes).

@@ -3,7 +3,7 @@
 // Every size that comes from a caller goes through these checks before it is multiplied,
 // added or used to size an allocation, so a request is either answered with exact counts
 // or refused with a gridmap::Error naming the value and the limit - never wrapped around,
-// never left running for minutes. docs/gridmap.md "Error contract" lists them.
+// never left running for minutes. docs/reference/gridmap.md "Error contract" lists them.
 #pragma once
 
 #include <cstdint>

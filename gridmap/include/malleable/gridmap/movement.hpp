@@ -41,7 +41,7 @@ Movement account(const Placement& before, const Placement& after, const MatrixSh
 // and their ratio, the entries of Table 4.1 (2.6, 3, 3.3, 2 for r = p, p/2, p/4, 1 as p
 // grows). The Local2 form sums (1 + 2 + ... + p/2r) and is exact only when p/2r is an
 // integer; for r = p it counts half a processor and undercuts the thesis's own lower bound
-// p(x - x') = nr/(p+r) per grid row (docs/gridmap.md).
+// p(x - x') = nr/(p+r) per grid row (docs/reference/gridmap.md).
 double thesis_local1_moved(double n, double p, double r);
 double thesis_local2_moved(double n, double p, double r);
 double thesis_table41_ratio(double p, double r);

@@ -20,7 +20,7 @@ struct NodeMap {
   std::vector<int> node_of_id;
   // Cost of an element moved between nodes relative to one moved within a node (>= 1).
   // On this repository's emulated cluster a node's 1 Gbit/s link carries ~65 MB/s where a
-  // memory copy between processes ~400 MB/s (docs/results.md), about 6; the default 8
+  // memory copy between processes ~400 MB/s (docs/measurements/results.md), about 6; the default 8
   // stands for a ratio of that order.
   int inter_node_weight = 8;
   int node_of(int id) const;

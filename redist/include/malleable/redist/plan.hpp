@@ -26,7 +26,7 @@ enum class ScheduleKind {
   Circulant,     // Park-Prasanna-Raghavendra, block-cyclic layouts
   Matching,      // contention-free, minimal steps: edge colouring of the bipartite graph
   AllAtOnce,     // every transfer posted nonblocking at once (no steps)
-  Default        // whichever measured fastest here (see docs/redist.md)
+  Default        // whichever measured fastest here (see docs/reference/redist.md)
 };
 
 // A run of rows (or columns): `count` pieces of `len` consecutive indices, the first
@@ -129,7 +129,7 @@ PlanStats plan_stats(const Layout& a, const Layout& b, const Region& region, int
 // number cast from C or a file may not be).
 void check_schedule(ScheduleKind k);
 
-// The concrete schedule Default stands for (measured, docs/redist.md).
+// The concrete schedule Default stands for (measured, docs/reference/redist.md).
 ScheduleKind default_schedule();
 ScheduleKind resolve(ScheduleKind k);
 const char* to_string(ScheduleKind k);

@@ -32,7 +32,7 @@ enum {
   REDIST_ERR_INVALID_ARGUMENT = 10 /* communicator handle, schedule or dim not valid */
 };
 
-/* Schedules: see docs/redist.md for which is fastest here. */
+/* Schedules: see docs/reference/redist.md for which is fastest here. */
 enum {
   REDIST_CATERPILLAR = 0, /* Prylli-Tourancheau, as inside PDGEMR2D */
   REDIST_CIRCULANT = 1,   /* Park-Prasanna-Raghavendra, contention free */
@@ -86,7 +86,7 @@ int redist_l2g(const redist_desc* d, int dim, int iproc, int64_t il, int64_t* ig
  * context was made from). Processes outside a grid may pass NULL for its buffer. As
  * PDGEMR2D: nothing but comm, schedule, M and N is examined when M or N is 0, and IA/JA
  * (IB/JB) are taken from A's (B's) grid processes; errors are reported on every process
- * with B untouched (docs/redist.md, "Error contract"). */
+ * with B untouched (docs/reference/redist.md, "Error contract"). */
 int redist_pdgemr2d(int64_t m, int64_t n, const double* a, int64_t ia, int64_t ja, const redist_desc* desca,
                     double* b, int64_t ib, int64_t jb, const redist_desc* descb, MPI_Comm comm, int schedule);
 int redist_psgemr2d(int64_t m, int64_t n, const float* a, int64_t ia, int64_t ja, const redist_desc* desca,
@@ -100,7 +100,7 @@ int redist_pcgemr2d(int64_t m, int64_t n, const void* a, int64_t ia, int64_t ja,
 /* Drop-in shaped like ScaLAPACK's Cpdgemr2d: standard DESCs and a BLACS context `gctxt`
  * whose processes all call. When gctxt spans every BLACS process the call runs on BLACS's
  * system communicator, so a gctxt invalid on one process is reported on all; ranks in
- * messages are BLACS process numbers. Error contract: docs/redist.md. */
+ * messages are BLACS process numbers. Error contract: docs/reference/redist.md. */
 int redist_Cpdgemr2d(int m, int n, const double* a, int ia, int ja, const int* desca, double* b, int ib,
                      int jb, const int* descb, int gctxt, int schedule);
 

@@ -4,7 +4,7 @@
 //
 // Local storage is ScaLAPACK's: column-major, local leading dimension lda/ldb. A and B may
 // share storage (overlapping submatrices of one array): B then receives A's values from
-// before the call, as through a temporary copy (docs/redist.md, "Aliased arguments").
+// before the call, as through a temporary copy (docs/reference/redist.md, "Aliased arguments").
 // Processes
 // in only one of the two grids take part with the side they have; a process that holds no
 // data on a side may pass nullptr for it. Every call is collective over `comm`.
@@ -41,7 +41,7 @@ enum class Transport {
   Packed,
   // Per transfer, from its runs (both ends decide alike): Packed when its contiguous
   // pieces average under 256 bytes (blocks of a few elements, where MPI's datatype engine
-  // walks element by element), Datatype otherwise (docs/redist.md, "Execution"). Default.
+  // walks element by element), Datatype otherwise (docs/reference/redist.md, "Execution"). Default.
   Auto
 };
 
@@ -49,9 +49,9 @@ enum class Transport {
 // a core; when ranks outnumber cores (oversubscribed runs, common right after an
 // expansion spawns processes onto busy nodes) a spinning waiter steals the core from the
 // rank that is copying the data it waits for, so testing and sleeping between tests is
-// several times faster (docs/redist.md). Auto picks Sleep when the ranks of the
+// several times faster (docs/reference/redist.md). Auto picks Sleep when the ranks of the
 // communicator on this node exceed 8 per CPU under Open MPI (the crossover measured on 2
-// CPUs), 1 per CPU under MPICH, whose waiters do not yield (docs/mpi-flavours.md).
+// CPUs), 1 per CPU under MPICH, whose waiters do not yield (docs/guide/mpi-flavours.md).
 enum class WaitMode { Auto, Spin, Sleep };
 
 // Whether transfers between ranks of one node are read in one copy (ExecOptions::single_copy).
@@ -62,7 +62,7 @@ struct ExecOptions {
   WaitMode wait = WaitMode::Auto;
   int sleep_us = 20;  // pause between tests in Sleep mode
   // The most bytes this call allocates beyond the two local arrays (staging buffers, the
-  // bookkeeping of messages in flight, request arrays; docs/redist.md, "Memory budget"):
+  // bookkeeping of messages in flight, request arrays; docs/reference/redist.md, "Memory budget"):
   // a step's messages go in a window that fits it, refilled as messages complete, so a
   // small budget moves the data in more rounds. 0 = no limit. At least 4096 otherwise.
   // Every rank must pass the same value unless transport is Datatype (it sets the size of
@@ -87,12 +87,12 @@ struct ExecOptions {
   // Packed transport: take this rank's local copy along with the unpacking (when the
   // received pieces land in the same local columns of B) or the packing (the sent pieces
   // come from the same local columns of A), so each column is read or written in one pass
-  // instead of two. Matters for blocks of a few rows (docs/redist.md, "Execution"); the
+  // instead of two. Matters for blocks of a few rows (docs/reference/redist.md, "Execution"); the
   // result is the same either way. The fused pass's time counts in unpack_s or pack_s.
   bool fuse_local = true;
   // On one node, a transfer may go in one copy: the receiver reads its pieces straight out
   // of the sender's local array of A into B (Linux cross-memory attach, process_vm_readv;
-  // docs/redist.md, "Single copy on a node") instead of through the node window (pack,
+  // docs/reference/redist.md, "Single copy on a node") instead of through the node window (pack,
   // unpack) or by message. Auto (the default): under Transport::Auto, the transfers whose
   // contiguous pieces average at least 1 MiB (exec/segments.hpp; from there one kernel
   // read of a piece measured even with packing and unpacking it, and the sender stages
@@ -105,7 +105,7 @@ struct ExecOptions {
   SingleCopy single_copy = SingleCopy::Auto;
   // Transfers between ranks of one node go through shared memory: the sender packs into a
   // segment of its own that the receiver maps and unpacks from directly, two copies and no
-  // message of data (docs/redist.md, "A node-shared staging window"). The segments belong
+  // message of data (docs/reference/redist.md, "A node-shared staging window"). The segments belong
   // to processes, not to communicators: nothing waits when a communicator is freed, and
   // /dev/shm keeps no name. Where shared memory is unavailable (or a sender's segment
   // cannot be mapped) those transfers go by message and the reason is said once on stderr.
@@ -135,7 +135,7 @@ struct ExecStats {
   int steps = 0;
   // The most bytes the executor held at once (staging buffers in use, the bookkeeping of
   // messages in flight and the step's request arrays); at most memory_budget_bytes when
-  // it is set (docs/redist.md, "Memory budget"). Excludes bytes_staged (a copy of A's
+  // it is set (docs/reference/redist.md, "Memory budget"). Excludes bytes_staged (a copy of A's
   // local array, made only when A and B share storage).
   std::int64_t peak_bytes = 0;
   // Batches of messages posted: one per step when the whole step fits the budget and the
@@ -164,7 +164,7 @@ void redistribute(MPI_Comm comm, const Layout& la, const T* a, std::int64_t lda,
                   T* b, std::int64_t ldb, ScheduleKind schedule = ScheduleKind::Default,
                   const ExecOptions& opt = {}, ExecStats* stats = nullptr);
 
-// ---- Several matrices in one exchange, blocking or not (docs/redist.md, "Several
+// ---- Several matrices in one exchange, blocking or not (docs/reference/redist.md, "Several
 // matrices in one exchange").
 //
 // One matrix of a multi-matrix exchange: B := A by `plan` (from make_plan with comm's

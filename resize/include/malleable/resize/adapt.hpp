@@ -75,7 +75,7 @@ struct AdaptInput {
 // remap point) and prices each of its O(P) candidates with the whole job's plan
 // (O(P_A x P_B) transfers, redist::make_plan without for_rank): at 128 ranks each plan
 // has at most 16,384 pairs (redist's whole-graph Matching limit). Above, it stays and
-// says why (docs/scale.md). gridmap's heterogeneous mapping, which picks the
+// says why (docs/measurements/scale.md). gridmap's heterogeneous mapping, which picks the
 // candidates' grids, stops at 1,024 processors anyway (gridmap::kMaxHeteroProcessors).
 inline constexpr int kMaxAdaptRanks = 128;
 

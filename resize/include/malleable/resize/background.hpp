@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Background resizes: what a remap point does with a resize (SessionOptions::background,
-// Session::set_background; docs/apps.md, "Background resizes").
+// Session::set_background; docs/reference/apps.md, "Background resizes").
 #pragma once
 
 #include <string>

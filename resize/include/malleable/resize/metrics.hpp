@@ -38,7 +38,7 @@ struct RankSamples {
   std::vector<double> work, compute, powers;
 };
 
-// The node of every rank, compact (docs/scale.md): runs of consecutive ranks on one node, so
+// The node of every rank, compact (docs/measurements/scale.md): runs of consecutive ranks on one node, so
 // a record costs O(runs), one per node when ranks are placed node by node (Open MPI's and
 // Slurm's default), not O(P) strings. hosts[node] is a node's name, in order of first
 // appearance; runs are (node, ranks) in rank order.
@@ -93,7 +93,7 @@ struct BackgroundPhase {
   Background mode = Background::Wait;
   BackgroundProgress progress = BackgroundProgress::HelperThread;
   // Cancelled before it switched (the record's ok is false; the job stays on from_grid):
-  // at the job's end, or superseded by a shrink (docs/apps.md).
+  // at the job's end, or superseded by a shrink (docs/reference/apps.md).
   bool cancelled = false;
   int began_after = -1;            // the remap point that began it
   double t_begin = 0.0;            // stopped at the begin point

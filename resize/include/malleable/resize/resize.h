@@ -51,7 +51,7 @@ typedef struct resize_session resize_session;
 /* policy: "fixed", "scripted" (schedule = text or file) or "sweetspot" (schedule = offer
  * file, NULL for $RESIZE_OFFER). Redistribution with redist; RESIZE_MOVER=pdgemr2d in
  * the environment selects ScaLAPACK's PDGEMR2D. RESIZE_MOVE_BUDGET=<bytes>[K|M|G] bounds the
- * new matrix buffers a process allocates at once during a resize's move (docs/apps.md,
+ * new matrix buffers a process allocates at once during a resize's move (docs/reference/apps.md,
  * "Memory of a resize"; default: no limit). */
 int resize_create(int argc, char** argv, const char* app, const char* policy,
                        const char* schedule, resize_session** s);
@@ -80,7 +80,7 @@ int resize_register_z(resize_session* s, const char* name, int m, int n, int mb,
 int resize_is_newcomer(const resize_session* s);
 int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);
-/* Checkpoint and restart (docs/checkpoint.md). Collective: writes every registered
+/* Checkpoint and restart (docs/guide/checkpoint.md). Collective: writes every registered
  * matrix, the completed iteration and the grid into ONE parallel HDF5 file at `path`
  * (under path.tmp, renamed when complete); RESIZE_ERR_CHECKPOINT if it cannot be
  * written (the same on every process). */
@@ -96,7 +96,7 @@ int resize_restart(resize_session* s, const char* file, int nprow, int npcol, in
  * is not NULL (truncated, NUL-terminated). RESIZE_ERR_CHECKPOINT if it cannot be written. */
 int resize_checkpoint_in(resize_session* s, const char* dir, int keep, char* file, int file_len);
 
-/* Checkpoint cadence and resize by restart (docs/checkpoint.md, "From C and Fortran").
+/* Checkpoint cadence and resize by restart (docs/guide/checkpoint.md, "From C and Fortran").
  * resize_set_checkpointing (every process, after start/restart/join): checkpoints into
  * `dir` (created) every "N" iterations, every "<T>s|m|h", "auto" (Young/Daly from the
  * measured cost and mtbf_seconds > 0) or only when asked ("" or NULL: the last
@@ -118,7 +118,7 @@ enum { RESIZE_STEP_CONTINUE = 0, RESIZE_STEP_RESIZED = 1, RESIZE_STEP_EXIT_FOR_R
 int resize_set_checkpointing(resize_session* s, const char* dir, const char* every, double mtbf_seconds, int keep);
 int resize_checkpoint_if_due(resize_session* s, int last, int* written);
 int resize_remap_or_restart(resize_session* s, int mechanism, int* step, int* action);
-/* Checkpoint levels in the nodes' own storage (docs/checkpoint.md, "Levels").
+/* Checkpoint levels in the nodes' own storage (docs/guide/checkpoint.md, "Levels").
  * resize_set_level_checkpointing (every process, after start): dir ("" or NULL:
  * /dev/shm/malleable-<job>), local_every / partner_every as `every` above ("N", "<T>s",
  * "auto", "" never; a partner checkpoint writes the local level too), the MTBFs "auto"
@@ -147,7 +147,7 @@ int resize_report_compute(resize_session* s, double work, double seconds);
 /* *action: RESIZE_NONE/EXPAND/SHRINK/REGRID; returns RESIZE_ERR_RESIZE if it failed. */
 int resize_remap_point(resize_session* s, int* action);
 
-/* Background resizes (docs/apps.md, "Background resizes"). resize_mark_constant: the
+/* Background resizes (docs/reference/apps.md, "Background resizes"). resize_mark_constant: the
  * application does not change this registered matrix between remap points, so a resize
  * may move it while the old grid keeps computing (before start/join, every process).
  * resize_set_background: mode RESIZE_BACKGROUND_OFF (default), _WAIT (the completing
@@ -184,7 +184,7 @@ MPI_Comm resize_world(const resize_session* s);
 MPI_Fint resize_world_f(const resize_session* s);
 int resize_world_rank(const resize_session* s);
 
-/* The run's report, the same as the drivers' (docs/apps.md "Your program's summary").
+/* The run's report, the same as the drivers' (docs/reference/apps.md "Your program's summary").
  * resize_print_summary prints the summary table on world rank 0 (nothing elsewhere) with
  * the problem's name (NULL or "": the registered matrices) and the application's result
  * check (check NULL: none given). resize_set_result_check records the check alone.

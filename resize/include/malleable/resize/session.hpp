@@ -60,7 +60,7 @@ struct SessionOptions {
   std::unique_ptr<Policy> policy;     // default: FixedPolicy
   Mover mover = Mover::Redist;
   // The most bytes of new matrix buffers a process allocates at once while a resize moves
-  // the registered matrices with the redist mover (docs/apps.md, "Memory of a resize"):
+  // the registered matrices with the redist mover (docs/reference/apps.md, "Memory of a resize"):
   // the matrices go in consecutive batches whose new buffers fit it on every process, one
   // redist exchange each, a batch's old buffers freed before the next one's new buffers
   // are allocated; a matrix larger than the budget goes alone. 0: no limit, every matrix
@@ -85,7 +85,7 @@ struct SessionOptions {
   bool persist_history = false;
   // Begin expansions and shrinks in the background when a matrix is marked
   // constant (mark_constant); complete them at the first remap point at least
-  // `background_iterations` iterations later (docs/apps.md, "Background resizes").
+  // `background_iterations` iterations later (docs/reference/apps.md, "Background resizes").
   Background background = Background::Off;
   int background_iterations = 1;
   // The policy as summary() and write_json() name it (default: the policy's name()),
@@ -110,7 +110,7 @@ class CheckpointFailed : public Error {
   using Error::Error;
 };
 
-// When the session checkpoints (Session::set_checkpointing, docs/checkpoint.md).
+// When the session checkpoints (Session::set_checkpointing, docs/guide/checkpoint.md).
 struct CheckpointCadence {
   std::string dir;          // created if need be; DIR/<app>-<iteration>.h5
   // "N" (every N iterations), "<T>s|m|h" (every T), "auto" (Young/Daly's interval from
@@ -121,7 +121,7 @@ struct CheckpointCadence {
   int keep = 0;             // newest checkpoints kept in dir (0: all)
 };
 
-// Checkpoint levels in the nodes' own storage (docs/checkpoint.md, "Levels"):
+// Checkpoint levels in the nodes' own storage (docs/guide/checkpoint.md, "Levels"):
 // *local* (each process's blocks, the application state and the layout in a directory on
 // its own node) and *partner* (the same bytes also kept by a process of the partner node,
 // a ring over the nodes), beside the global HDF5 file of CheckpointCadence.
@@ -258,7 +258,7 @@ class Session {
   void make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const;
   static std::size_t local_size(const int* desc);
 
-  // Checkpoint and restart (checkpoint.hpp, docs/checkpoint.md).
+  // Checkpoint and restart (checkpoint.hpp, docs/guide/checkpoint.md).
   // Collective: writes every registered matrix, the application state (set_app_state's
   // pack, run on world rank 0), the completed iterations, the grid, each matrix's layout
   // and the resize history into ONE parallel HDF5 file at `path` (written as path.tmp,
@@ -290,7 +290,7 @@ class Session {
   std::string checkpoint_if_due(bool last = false);
   // World rank 0: the checkpoints checkpoint_if_due wrote (run_info(), summary, JSON).
   const std::vector<CheckpointRecord>& checkpoint_records() const;
-  // Checkpoint levels (LevelCadence, docs/checkpoint.md "Levels"). Collective. Throws
+  // Checkpoint levels (LevelCadence, docs/guide/checkpoint.md "Levels"). Collective. Throws
   // CheckpointFailed on every process when a level cannot be written (no room, not
   // writable, one node only for the partner level); the previous versions stay intact
   // (every process writes under a temporary name; all rename only when all succeeded).
@@ -348,7 +348,7 @@ class Session {
   void write_json(const std::string& path) const;
   // Collective: the policy's decision at this remap point (world rank 0 decides, as in
   // remap_point) WITHOUT acting on it, for a resize carried out by checkpoint and restart
-  // (docs/checkpoint.md, "Resize by restart"): action and target grid (nprow x npcol, chosen near-square when the
+  // (docs/guide/checkpoint.md, "Resize by restart"): action and target grid (nprow x npcol, chosen near-square when the
   // policy gave only a process count) are the same on every process; on world rank 0 the
   // rest of the decision too, so resize_now(d) can still carry it out in place.
   Decision next_decision();
