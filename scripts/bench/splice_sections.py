@@ -24,7 +24,7 @@ import provenance  # noqa: E402
 import slurm_report  # noqa: E402
 
 SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm", slurm_report, "## Under Slurm"))
-# Sections their own benchmark scripts render as markdown (issue 13): docs/data/SUB/section.md,
+# Sections their own benchmark scripts render as markdown: docs/data/SUB/section.md,
 # whose first line is its level-2 heading. In this order, after the cluster and Slurm ones.
 STATIC = ("cost_model", "adaptive", "redist_shapes", "redist_shapes_cluster", "checkpoint", "resize_phases")
 KEPT = "<!-- kept by splice_sections.py -->"
@@ -33,7 +33,8 @@ COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench
             "cost_model": "scripts/bench/cost_model_error.sh", "adaptive": "scripts/bench/adaptive_bench.sh",
             "redist_shapes": "scripts/bench/redist_shapes_bench.sh",
             "redist_shapes_cluster": "scripts/bench/redist_shapes_bench.sh --cluster",
-            "checkpoint": "scripts/bench/checkpoint_bench.sh"}
+            "checkpoint": "scripts/bench/checkpoint_bench.sh",
+            "resize_phases": "scripts/bench/resize_phases.sh"}
 
 
 def measured(text, data, sub):
