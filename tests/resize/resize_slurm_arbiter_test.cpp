@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <system_error>
 #include <fstream>
 #include <map>
 #include <set>
@@ -407,12 +408,27 @@ std::vector<std::string> lines_of(const std::string& path) {
   for (std::string l; std::getline(in, l);) out.push_back(l);
   return out;
 }
+// A scratch directory under the system's temporary directory, removed however the test
+// ends (an ASSERT that returns early included). path is empty if it could not be made.
+struct ScratchDir {
+  std::string path;
+  ScratchDir() {
+    std::string t = (std::filesystem::temp_directory_path() / "slurm-arbiter-XXXXXX").string();
+    if (::mkdtemp(t.data()) != nullptr) path = t;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+};
 }  // namespace
 
 TEST(SlurmArbiter, TwoPoliciesShareOneViewPerIntervalAndOneGetsTheNodes) {
-  char tmpl[] = "/tmp/slurm-arbiter-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  const ScratchDir scratch;
+  ASSERT_FALSE(scratch.path.empty());
+  const std::string& dir = scratch.path;
   MiniSlurm slurm;
   slurm.jobs = {{"7", {"node1"}}, {"8", {"node2"}}};
   slurm.idle = {"node3", "node4"};
@@ -460,13 +476,12 @@ TEST(SlurmArbiter, TwoPoliciesShareOneViewPerIntervalAndOneGetsTheNodes) {
   EXPECT_NE(log7.front().find("\"rule\":\"bid\""), std::string::npos) << log7.front();
   EXPECT_NE(log7.back().find("\"rule\":\"acquire\""), std::string::npos) << log7.back();
   EXPECT_NE(log8.back().find("\"rule\":\"no-idle\""), std::string::npos) << log8.back();
-  std::filesystem::remove_all(dir);
 }
 
 TEST(SlurmArbiter, IdleNodesGoBackThenTheRestIsUsedAndWithoutAccountingOnlyOnce) {
-  char tmpl[] = "/tmp/slurm-arbiter-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string dir = tmpl;
+  const ScratchDir scratch;
+  ASSERT_FALSE(scratch.path.empty());
+  const std::string& dir = scratch.path;
   MiniSlurm slurm;
   // Job 7 started one process on node1 of its node[1-3]; job 9 waits for one node.
   slurm.jobs = {{"7", {"node1", "node2", "node3"}}};
@@ -505,7 +520,6 @@ TEST(SlurmArbiter, IdleNodesGoBackThenTheRestIsUsedAndWithoutAccountingOnlyOnce)
   int updates = 0;
   for (const auto& c : slurm.commands) updates += c.find(" NodeList=") != std::string::npos;
   EXPECT_EQ(updates, 1);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(SlurmArbiter, AccountingStorageTypeNoneMeansOneUpdate) {
