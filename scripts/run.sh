@@ -5,7 +5,7 @@
 # shrinks back to 2x2, and prints its progress, the summary (iteration times per grid,
 # redistribution and resize time, payoff point and resize cost on the wall clock and on
 # the dedicated-core estimate) and the result check. Then the data each placement moves
-# for the same expansion, and the heterogeneous Game of Life of seed 002 Table 6.3
+# for the same expansion, and the heterogeneous Game of Life of the thesis Table 6.3
 # (uniform vs power-proportional blocks), and a run that adapts to an emulated load with
 # measured powers (issue 13).
 set -euo pipefail
@@ -37,7 +37,7 @@ echo "== main job: resizable PDGEMM, 2x2 -> 3x3 (Local2) after iteration 4, back
 echo "(the run as JSON: $here/$build_dir/main_job.json)"
 
 echo
-echo "== placements compared: 2x2 -> 3x3, N=1200, block distribution (seed 002 §4.5, Table 4.1)"
+echo "== placements compared: 2x2 -> 3x3, N=1200, block distribution (thesis §4.5, Table 4.1)"
 for pl in global local1 local2 optimal; do
   "${mpirun[@]}" -n 4 apps/pdgemm_resizable -n 1200 --dist block -i 3 -q \
     -p scripted -s 1:expand:3x3:$pl --json "placement_$pl.json" | grep "result check"
@@ -51,7 +51,7 @@ for pl in ["global", "local1", "local2", "optimal"]:
 PY
 
 echo
-echo "== heterogeneous Game of Life, processing powers 1,2,2,4 (seed 002 §6.4, Table 6.3)"
+echo "== heterogeneous Game of Life, processing powers 1,2,2,4 (thesis §6.4, Table 6.3)"
 "${mpirun[@]}" -n 4 apps/life_hetero -n 800 -g 2x2 --powers 1,2,2,4 -i 10 --base-reps 200
 
 echo

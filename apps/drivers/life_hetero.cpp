@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Heterogeneous Game of Life (seed 002 §6.4, Experiment 1, Table 6.3): processors of
+// Heterogeneous Game of Life (thesis §6.4, Experiment 1, Table 6.3): processors of
 // unequal power, emulated as in the thesis by repeating the local update in proportion
 // to 1/power (here max_power/power times). The same board is run twice: with uniform
 // blocks (every process n/p x n/q) and with rows and columns sized by gridmap's SVD

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Resizable heterogeneous Game of Life (seed 002 §6.3-6.4): processors of unequal power
+// Resizable heterogeneous Game of Life (thesis §6.3-6.4): processors of unequal power
 // (--powers, one per world rank, emulated by repeating the update base*max/power times),
 // the board in one block per process row/column sized by gridmap's SVD mapping for the
 // current grid (map_arranged: the session's placement is kept, only sizes change), or
@@ -8,12 +8,12 @@
 // rows*cols/power must be within --balance-tol of the ideal N*N/sum(power) (proportional).
 //
 // --policy budget: at remap point --tpp-at the "scheduler" offers a total processing
-// power --tpp and free processors of powers --free-powers (seed 002 §6.3); gridmap's
+// power --tpp and free processors of powers --free-powers (thesis §6.3); gridmap's
 // select_processors (--selection local|global|mixed|adaptive) picks which to add and where
 // they go, the session spawns that many and uses the policy's placement, and the powers
 // of the new ranks reach every process through the session's application state.
 //
-// Measured powers and adapting to load (issue 13 §1, §3; seeds 000 and 004):
+// Measured powers and adapting to load (A-MPI's measured load, Arefeen's time adaptation):
 //   --powers measured   the mapping follows the session's measured speeds (every rank
 //                       reports its update's cells and seconds) instead of a list; the
 //                       emulated speeds are then --true-powers (default: all equal);
@@ -22,7 +22,7 @@
 //   --policy adaptive   at every remap point, plan_adaptation (resize/adapt.hpp) predicts
 //                       re-weighting the blocks, dropping a process from the grid or taking
 //                       one back, and acts when the predicted gain over the remaining
-//                       iterations exceeds the predicted cost (seed 004). Processes off the
+//                       iterations exceeds the predicted cost (Arefeen's time adaptation). Processes off the
 //                       grid time a probe board so their speed stays known.
 #include <mpi.h>
 
@@ -181,7 +181,7 @@ double load_factor(const std::vector<LoadEvent>& load, int rank, int iteration) 
   return f;
 }
 
-// Seed 004's loop as a policy: measured speeds -> predicted adaptations -> act if it pays.
+// Arefeen's loop (time adaptation) as a policy: measured speeds -> predicted adaptations -> act if it pays.
 class AdaptivePolicy final : public resize::Policy {
  public:
   // clock: "wall", "compute" (the kernel meter's CPU time) or "reported" (the slowest

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Game of Life on a 2D block layout (seed 002 §3.7.4): each process holds one
+// Game of Life on a 2D block layout (thesis §3.7.4): each process holds one
 // contiguous block, exchanges its 8-neighbour halo, then updates. Rows of process row
 // pr are [row_start[pr], row_start[pr+1]); the blocks may have unequal sizes
 // (heterogeneous mapping, §6.4). Cells outside the board are dead.

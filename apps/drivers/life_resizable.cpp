@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Resizable Game of Life (seed 002 §3.7.4): the board is block-distributed (one block per
+// Resizable Game of Life (thesis §3.7.4): the board is block-distributed (one block per
 // process, ScaLAPACK DESC with MB = ceil(N/P), NB = ceil(N/Q)), each generation exchanges
 // the 8-neighbour halo and updates. Checked cell by cell against a serial run: the
 // result must be identical whatever grids the job went through.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Resizable PDGEMM (seed 002 §3.7.1): B <- s * (A * B) repeated, s = sqrt(3/N) keeping
+// Resizable PDGEMM (thesis §3.7.1): B <- s * (A * B) repeated, s = sqrt(3/N) keeping
 // the entries O(1). Checked against the same recurrence run with serial OpenBLAS DGEMM
 // on world rank 0, whatever grids the job went through.
 #include <cblas.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Resizable PDGEMV (seed 002 §3.7.2): x <- s * (A * x) repeated (a power iteration with a
+// Resizable PDGEMV (thesis §3.7.2): x <- s * (A * x) repeated (a power iteration with a
 // fixed scale s = sqrt(3/N)). A is N x N block-cyclic, x an N x 1 column on process
 // column 0. Checked against the same recurrence with serial OpenBLAS DGEMV.
 #include <cblas.h>

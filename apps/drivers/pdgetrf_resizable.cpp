@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Resizable PDGETRF (seed 002 §3.7.3): each iteration factors A = P L U (on a copy) and
+// Resizable PDGETRF (thesis §3.7.3): each iteration factors A = P L U (on a copy) and
 // solves A x = b with PDGETRS, then b <- x / ||x||_inf (inverse iteration, so every
 // iteration depends on the data carried through the resizes). Checked by the residual
 // ||A x - b||_inf / (||A||_inf ||x||_inf N eps) of the last solve, and x against the same

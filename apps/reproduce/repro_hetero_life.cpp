@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Emulated-power Game of Life on a heterogeneous block layout (seed 002 §6.4): process
+// Emulated-power Game of Life on a heterogeneous block layout (thesis §6.4): process
 // (i, j) of a p x q grid holds rows_i x cols_j cells and, to emulate a processor of power
 // PP, repeats its update R/PP times per generation (the thesis used R = 1000; a fractional
 // remainder is done as a partial sweep so powers are emulated exactly). Each generation

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The pure (no MPI) experiments of seed 002, computed with gridmap and redist's plan:
+// The pure (no MPI) experiments of the thesis, computed with gridmap and redist's plan:
 //   table41  - data moved by Local1 / Local2 / Global / optimal placement when r process
 //              columns join a p x p grid (§4.5, Table 4.1): exact counts from the plan
 //              beside the thesis's closed forms.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Redistribution experiments of seed 002 §4.6 (Tables 4.2-4.6) on this machine: one N x N
+// Redistribution experiments of the thesis §4.6 (Tables 4.2-4.6) on this machine: one N x N
 // matrix of doubles moves from an r1 x c1 grid (ranks 0..P1-1, BLACS row order) to an
 // r2 x c2 grid whose slots are filled by the Global, Local1, Local2 or optimal placement
 // (gridmap). For each placement every redist schedule runs beside ScaLAPACK's PDGEMR2D

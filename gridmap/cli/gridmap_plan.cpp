@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // malleable-gridmap (target gridmap-plan): plan an expansion, a shrink, a heterogeneous
-// mapping or a processor selection from the command line (seed 002 chapters 4-6). A
+// mapping or a processor selection from the command line (thesis chapters 4-6). A
 // readable table by default, JSON with --json (before or after the subcommand). Usage
 // errors and bad input exit 2 with a message naming the option or value (issue 11 §4,
 // issue 14); --help and --version exit 0.

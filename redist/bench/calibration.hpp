@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Measuring and fitting the cost model's parameters (cost_model.hpp) on this machine, the
-// MPI side of seed 001's "isolated experiments determine the cost per event" (§4): ping-pong
+// MPI side of SUIF-Adapt's "isolated experiments determine the cost per event" (§4): ping-pong
 // of a few sizes, memcpy, and a few small redistributions, fitted by least squares. Shared
 // by malleable-calibrate, the validation benchmark and the MPI test; not installed.
 #pragma once
@@ -23,7 +23,7 @@ struct Grid {
 Grid parse_grid(const std::string& s);  // "RxC"
 // Ranks of the new grid, row-major. Old processes are ranks 0..o.size()-1, row-major in
 // the old grid; added processes follow. Global orders the new grid by rank (the PDGEMR2D
-// case, seed 002 §4.2); Local1/Local2 keep every old process in its old row and column
+// case, the thesis §4.2); Local1/Local2 keep every old process in its old row and column
 // (§4.3), Local2 interspersing the new lines (§4.5).
 std::vector<int> placement(const std::string& kind, Grid o, Grid n);
 
@@ -43,7 +43,7 @@ Local allocate(const Layout& l, int rank, bool fill);
 
 // One redistribution as redist_bench builds it: an N x N double matrix from grid `from`
 // (ranks 0..from.size()-1, row-major) to grid `to` with the new processes placed Global,
-// Local1 or Local2 (seed 002 §4.2-§4.5), one block per process row/column.
+// Local1 or Local2 (thesis §4.2-§4.5), one block per process row/column.
 struct Case {
   Grid from, to;
   std::int64_t n = 0;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // redist benchmark (SLATE-style tester): grid expansions 2x2->3x3, 3x3->4x4, 4x4->5x5 of
 // an N x N double matrix with Global, Local1 and Local2 placement of the new processes
-// (seed 002 §4.2-§4.5), every schedule timed beside ScaLAPACK's PDGEMR2D in the same
+// (thesis §4.2-§4.5), every schedule timed beside ScaLAPACK's PDGEMR2D in the same
 // run, bytes moved, and the single-core memcpy floor of those bytes. With --split, the
-// per-process waiting vs transferring table of seed 002 §4.6.2 (Tables 4.4-4.6) for the
+// per-process waiting vs transferring table of the thesis §4.6.2 (Tables 4.4-4.6) for the
 // caterpillar and matching schedules.
 //
 //   mpiexec --oversubscribe --bind-to none -n 25 redist_bench --n 4000,8000
@@ -361,7 +361,7 @@ int main(int argc, char** argv) {
         }
 
         if (split && (N == sizes.front())) {
-          // Seed 002 Tables 4.4-4.6: per process, time waiting for partners vs moving data.
+          // Thesis Tables 4.4-4.6: per process, time waiting for partners vs moving data.
           for (auto kind : {ScheduleKind::Caterpillar, ScheduleKind::Matching}) {
             const auto plan = redist::make_plan(a, b, redist::Region::whole(a), P, kind);
             redist::ExecOptions opt;

@@ -28,7 +28,7 @@ def main(path):
         print(f"| {k[0]} | {k[1].replace(':', ' -> ')} | {k[2]} | {d['moved_bytes'] / 2**20:.0f} | "
               f"{d['pdgemr2d_s']:.4f} | {times} | {d['pdgemr2d_s'] / d['time_s']:.2f}x | "
               f"{d['time_s'] / d['floor_s']:.2f}x |")
-    # Seed 002 Tables 4.4-4.6: caterpillar and matching side by side, per process.
+    # Thesis Tables 4.4-4.6: caterpillar and matching side by side, per process.
     by_case = {}
     for s in splits:
         by_case.setdefault((s["n"], s["change"], s["placement"]), {})[s["schedule"]] = s["per_rank_total_wait_transfer"]

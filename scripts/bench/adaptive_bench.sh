@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 13 §1 and §3 measured on this machine, seed 004's comparison "dedicated / not
-# adapted / adapted" (and seed 000's "drop the node that slows the job"), with the
+# Measured on this machine: Arefeen's (time adaptation) comparison "dedicated / not
+# adapted / adapted" (and A-MPI's "drop the node that slows the job"), with the
 # heterogeneous Life driver and measured powers:
 #   1. emulated load (--load: a rank does F times the work in iterations A..B; speeds on
 #      the CPU clock, the policy on the compute clock, so that 4 ranks on 2 cores do not

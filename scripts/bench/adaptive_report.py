@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Render adaptive_bench.sh's runs: summary.json, section.md, the trimmed run records and
-the plot (issue 13 §1 and §3; seed 004's "dedicated / not adapted / adapted").
+the plot (Arefeen's (time adaptation) "dedicated / not adapted / adapted").
 
     adaptive_report.py RAW_DIR [--out docs/data/adaptive] [--img docs/img/adaptive_load.png]
 
@@ -320,7 +320,7 @@ def render(S, have_plot, img):
       f"runs: {M['loadavg_before']} / {M.get('loadavg_after', '?')} (other jobs shared the machine). "
       f"Redistribution cost model: {'`' + M['cost_model'] + '`' if M['cost_model'] else 'none (uncalibrated: the policy predicts moved bytes at 1 GB/s, later regrids of the same run from its in-memory resize history)'}.")
     w("")
-    w("Seed 004's comparison with the heterogeneous Life driver (`life_hetero_resizable`) and measured "
+    w("Arefeen's comparison (time adaptation, 2005) with the heterogeneous Life driver (`life_hetero_resizable`) and measured "
       "powers: *dedicated* (no load, `--policy fixed`), *not adapted* (the load, `--policy fixed`), "
       "*adapted* (the load, `--policy adaptive`: re-weight the blocks, re-map the grid, drop or take "
       "back a process when the predicted gain over the remaining iterations exceeds the predicted cost).")

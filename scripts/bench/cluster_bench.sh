@@ -8,7 +8,7 @@
 #   2. redistribution 4 -> 9 and 9 -> 16 processes over 3-16 nodes, N = 4000, every
 #      placement (Global, Local1, Local2, optimal, node-aware optimal) and schedule beside
 #      PDGEMR2D, with the link bound (the busiest node link's bytes / its rate) and the
-#      wait/transfer split of seed 002 Tables 4.4-4.6;
+#      wait/transfer split of the thesis Tables 4.4-4.6;
 #   3. the same 4 -> 9 redistribution on one node beside the memcpy floor.
 # Results: JSON in docs/data/cluster/ (or --out DIR), rendered into docs/measurements/results.md by
 # scripts/bench/report.py (section "On the emulated cluster"); a summary is printed.

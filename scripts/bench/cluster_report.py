@@ -17,7 +17,7 @@ import tempfile
 import subprocess
 import shutil
 
-THESIS_L2_VS_GLOBAL = (12, 87)   # seed 002 Table 4.3: Local2 faster than Global by 12-87%
+THESIS_L2_VS_GLOBAL = (12, 87)   # the thesis Table 4.3: Local2 faster than Global by 12-87%
 THESIS_L2_VS_LOCAL1 = (18, 47)   # Table 4.2: faster than Local1 by 18-47%
 THESIS_PREDICTED = 160           # §4.6: Local2 predicted 160% faster than Global without waiting
 

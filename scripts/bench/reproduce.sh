@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Reproduces the experiments of seed 002 chapters 4-6 on this machine and writes
+# Reproduces the experiments of the thesis's chapters 4-6 on this machine and writes
 # docs/measurements/results.md (ours beside the thesis's numbers) and docs/img/*.png (issue 7).
 #
 #   scripts/bench/reproduce.sh [--quick] [--build-dir DIR] [--out DIR] [--no-build]
@@ -19,7 +19,7 @@
 #                 last committed in docs/data/
 #
 # Every number in results.md comes from this run; the thesis's numbers are quoted from
-# seed 002 and labelled as such. Exits non-zero if a run fails or a check on the data
+# the thesis and labelled as such. Exits non-zero if a run fails or a check on the data
 # fails (see the "Checks" section of results.md).
 set -euo pipefail
 

@@ -124,7 +124,7 @@ def render(data, heading="##"):
         w(f"- **The rigid job waited {r['jobs']['rigid']['wait']:.1f} s behind the rigid first job and "
           f"{m['jobs']['rigid']['wait']:.1f} s when the first job was malleable**; the mean response time went from "
           f"{rr:.1f} s to {mr:.1f} s ({rr / mr:.2f}x; DRMS reports factors close to 2 over a range of loads with "
-          "its reconfiguring scheduler, seed 003 §8).")
+          "its reconfiguring scheduler, DRMS §8).")
         faster = "malleable" if m["makespan"] < r["makespan"] else "rigid"
         w(f"- **Makespan {r['makespan']:.0f} s rigid, {m['makespan']:.0f} s malleable: the {faster} run ends "
           f"{abs(r['makespan'] - m['makespan']) / max(r['makespan'], m['makespan']) * 100:.0f}% sooner. Node "

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The communicator stack bookkeeping (pure), seed 002 §3.3.5: levels, spawn groups and
+// The communicator stack bookkeeping (pure), the thesis §3.3.5: levels, spawn groups and
 // who exits or parks on a shrink.
 #include <gtest/gtest.h>
 

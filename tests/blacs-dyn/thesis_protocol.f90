@@ -1,5 +1,5 @@
 ! SPDX-License-Identifier: BSD-3-Clause
-! The thesis protocol (seed 002 §3.3.2-3.3.4) in Fortran through the stock BLACS names:
+! The thesis protocol (thesis §3.3.2-3.3.4) in Fortran through the stock BLACS names:
 ! blacs_setup at the start (a newcomer joins there), a grid from blacs_get(0, 0) and
 ! blacs_gridinit, then blacs_exit(1) + blacs_setup to expand as ./blacs_setup.dat says
 ! (add = 2): 2 -> 4 -> 6. The newcomer learns the step from blacs_dyn_share_state and carries

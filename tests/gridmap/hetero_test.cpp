@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Heterogeneous mapping (seed 002 §3.5, §6.2): the SVD heuristic, natural block
+// Heterogeneous mapping (thesis §3.5, §6.2): the SVD heuristic, natural block
 // decomposition, sizes, U and T_opt, and the thesis's worked examples.
 #include <gtest/gtest.h>
 

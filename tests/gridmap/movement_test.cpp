@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Exact data-movement accounting (through redist::plan_stats) against the thesis's closed
-// forms (seed 002 §4.5, Table 4.1), and the ordering Optimal <= Local2 <= Local1.
+// forms (thesis §4.5, Table 4.1), and the ordering Optimal <= Local2 <= Local1.
 #include <gtest/gtest.h>
 
 #include <random>

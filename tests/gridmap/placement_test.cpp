@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Placement of processes on expansion and shrink (seed 002 §4.2-4.5) and the optimal
+// Placement of processes on expansion and shrink (thesis §4.2-4.5) and the optimal
 // placement by linear assignment.
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Processor selection under a TPP budget (seed 002 §6.3) against Tables 6.7, 6.17, 6.20.
+// Processor selection under a TPP budget (thesis §6.3) against Tables 6.7, 6.17, 6.20.
 //
 // The thesis's T_Th is 0.096 * max_ij rows_i cols_j / PP_ij in ms for 2000 x 2000
 // (§6.4.2); HeteroMapping::iteration_time() is the bracket. The published 30-power list is

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Topology selection (seed 002 §5.1.1) and the local expansion optimiser (§5.2.1.2).
+// Topology selection (thesis §5.1.1) and the local expansion optimiser (§5.2.1.2).
 #include <gtest/gtest.h>
 
 #include "malleable/gridmap/error.hpp"

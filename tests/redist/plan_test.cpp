@@ -263,7 +263,7 @@ TEST(Plan, CirculantStepsFollowParkPrasannaRaghavendraRule) {
   // the B rows j with j - i ≡ c (mod g), g = gcd(P, Q), and step s pairs i with
   // j = (i + c + s*g) mod Q when P <= Q (i = (j + c' + s*g) mod P otherwise), one c for
   // all steps. A generic edge colouring is contention free too but does not have this
-  // structure for every RSRC, so this pins the closed form of seed 002 §3.4.3.
+  // structure for every RSRC, so this pins the closed form of the thesis §3.4.3.
   for (int P : {2, 3, 4, 6})
     for (int Q : {2, 3, 4, 6, 8, 9})
       for (int rsrc_b = 0; rsrc_b < Q; ++rsrc_b) {

@@ -93,7 +93,7 @@ void heterogeneous_cases(unsigned seed, int ncases) {
                                    pca, U(0, pra - 1), U(0, pca - 1), shuffled(rng, pra * pca, P));
     Layout b;
     if (k % 3 == 0) {
-      // One block per process row/column, sized by power: seed 002's heterogeneous
+      // One block per process row/column, sized by power: the thesis's heterogeneous
       // block distribution (§3.4.4, §6.2).
       std::vector<double> wr(static_cast<std::size_t>(prb)), wc(static_cast<std::size_t>(pcb));
       for (auto& w : wr) w = U(1, 8);

@@ -9,7 +9,7 @@
 using namespace resize;
 
 TEST(PayoffPoint, IsCeilOfResizeTimeOverGainPerIteration) {
-  // Seed 003 Table 8, JACOBI: t16 = 123 ms, t32 = 63 ms, t_r = 12990 ms -> 217 and 207.
+  // DRMS (Moreira & Naik 1997) Table 8, JACOBI: t16 = 123 ms, t32 = 63 ms, t_r = 12990 ms -> 217 and 207.
   EXPECT_EQ(payoff_point(12.990, 0.123, 0.063).value(), 217);
   EXPECT_EQ(resize_cost(12.990, 0.063), 207);
   // APPBT: 2335 -> 1198 ms, t_r 16160 ms -> 15 and 14.

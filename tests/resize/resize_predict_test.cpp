@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Measure, predict, decide (predict.hpp): per-process speed, resize times from history,
-// payoff prediction and seed 004's rule.
+// payoff prediction and Arefeen's (time adaptation) rule.
 #include "malleable/resize/predict.hpp"
 
 #include <gtest/gtest.h>

@@ -116,7 +116,7 @@ TEST(Slurm, GrowsOntoHeldNodesFirstThenAsksForIdleOnesOnlyIfItPays) {
   EXPECT_NE(p.why.find("does not pay"), std::string::npos) << p.why;
 }
 
-// Seed 004's rule with predicted resize times (issue 13 §2): 16 processes measured 0.05 s
+// Arefeen's rule (time adaptation) with predicted resize times: 16 processes measured 0.05 s
 // per iteration faster than 8, 92 iterations left: a gain of 4.6 s. Growing pays when the
 // history predicts a 1 s spawn, not when it predicts 10 s; the plan carries the prediction.
 TEST(Slurm, GrowingPaysOnlyWhenThePredictedGainExceedsThePredictedResizeTime) {

@@ -147,7 +147,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
   bool metered = false;
   for (const auto& s : m.iterations()) metered = metered || s.compute > 0;
   if (!metered)
-    o << "           (the compute clock was off in this run: --meter-kernels or RESIZE_METER_KERNELS=1)\n";
+    o << "           (the compute clock was off in this run: link malleable::resize_meter and set RESIZE_METER_KERNELS=1, or call kernel_meter_enable(true); the drivers: --meter-kernels)\n";
   o << "\n   iteration time per grid, ms (steady state: the first iteration after a change is left out)\n";
   o << "   grid   procs  iters    wall median     mean |  cpu median     mean | compute median     mean\n";
   for (const auto& s : m.segments()) {
