@@ -6,7 +6,6 @@ namespace blacs_dyn::detail {
 
 using malleable::wire::Kind;
 using malleable::wire::Reader;
-using malleable::wire::Writer;
 
 namespace {
 constexpr Kind kHello{0x4c484442u, 1, "blacs-dyn check-in"};           // "BDHL"
@@ -15,124 +14,68 @@ constexpr Kind kRelease{0x4c524442u, 1, "blacs-dyn release"};          // "BDRL"
 constexpr Kind kRequest{0x51524442u, 1, "blacs-dyn expansion request"}; // "BDRQ"
 constexpr Kind kSchema{0x43534442u, 1, "blacs-dyn schema outcome"};    // "BDSC"
 
-void put_strings(Writer& w, const std::vector<std::string>& v) {
-  w.put_count(v.size());
-  for (const auto& s : v) w.put_string(s);
-}
-std::vector<std::string> get_strings(Reader& r) {
-  std::vector<std::string> v(r.get_count(sizeof(std::uint64_t)));
-  for (auto& s : v) s = r.get_string();
-  return v;
-}
+// Each message's fields, in the order they travel: written and read by the same function.
+constexpr auto hello_fields = [](auto& v, auto& m) {
+  v(m.pid);
+  v(m.level);
+};
+constexpr auto go_fields = [](auto& v, auto& m) {
+  v(m.go);
+  v(m.level);
+  v(m.groups);
+  v(m.mine);
+  v(m.spawner);
+  v(m.stack);
+};
+constexpr auto release_fields = [](auto& v, auto& m) { v.enumeration(m, Release::Finalize, Release::Exit, "release"); };
+constexpr auto request_fields = [](auto& v, auto& m) {
+  v(m.command);
+  v(m.wdir);
+  v(m.hosts);
+  v(m.args);
+  v.list(m.groups, sizeof(std::uint64_t) + sizeof(int), [&](auto& g) {
+    v(g.first);
+    v(g.second);
+  });
+  v.list(m.info, 2 * sizeof(std::uint64_t), [&](auto& kv) {
+    v(kv.first);
+    v(kv.second);
+  });
+};
+constexpr auto schema_fields = [](auto& v, auto& m) {
+  v(m.missing);
+  v(m.nnew);
+};
 }  // namespace
 
-std::vector<char> encode(const Hello& m) {
-  Writer w(kHello);
-  w.put(m.pid);
-  w.put(m.level);
-  return w.finish();
-}
-Hello decode_hello(std::span<const char> bytes) {
-  Reader r(bytes, kHello);
-  Hello m;
-  m.pid = r.get<int>();
-  m.level = r.get<int>();
-  r.done();
-  return m;
-}
+std::vector<char> encode(const Hello& m) { return malleable::wire::encode(kHello, m, hello_fields); }
+Hello decode_hello(std::span<const char> bytes) { return malleable::wire::decode<Hello>(bytes, kHello, hello_fields); }
 std::size_t hello_bytes() { return encode(Hello{}).size(); }
 
-std::vector<char> encode(const Go& m) {
-  Writer w(kGo);
-  w.put_bool(m.go);
-  w.put(m.level);
-  w.put(m.groups);
-  w.put(m.mine);
-  w.put_vector(m.spawner);
-  w.put_vector(m.stack);
-  return w.finish();
-}
+std::vector<char> encode(const Go& m) { return malleable::wire::encode(kGo, m, go_fields); }
 Go decode_go(std::span<const char> bytes) {
-  Reader r(bytes, kGo);
-  Go m;
-  m.go = r.get_bool();
-  m.level = r.get<int>();
-  m.groups = r.get<int>();
-  m.mine = r.get<int>();
-  m.spawner = r.get_vector<int>();
-  m.stack = r.get_vector<int>();
-  r.done();
-  if (m.go && (m.groups < 1 || m.mine < 0 || m.mine >= m.groups || m.spawner.size() != static_cast<std::size_t>(m.groups)))
-    r.fail("group " + std::to_string(m.mine) + " of " + std::to_string(m.groups) + " with " +
-           std::to_string(m.spawner.size()) + " spawners");
-  return m;
+  return malleable::wire::decode<Go>(bytes, kGo, go_fields, [](const Go& m, const Reader& r) {
+    if (m.go &&
+        (m.groups < 1 || m.mine < 0 || m.mine >= m.groups || m.spawner.size() != static_cast<std::size_t>(m.groups)))
+      r.fail("group " + std::to_string(m.mine) + " of " + std::to_string(m.groups) + " with " +
+             std::to_string(m.spawner.size()) + " spawners");
+  });
 }
 
-std::vector<char> encode(Release m) {
-  Writer w(kRelease);
-  w.put_enum(m);
-  return w.finish();
-}
+std::vector<char> encode(Release m) { return malleable::wire::encode(kRelease, m, release_fields); }
 Release decode_release(std::span<const char> bytes) {
-  Reader r(bytes, kRelease);
-  const Release m = r.get_enum(Release::Finalize, Release::Exit, "release");
-  r.done();
-  return m;
+  return malleable::wire::decode<Release>(bytes, kRelease, release_fields);
 }
 std::size_t release_bytes() { return encode(Release::Exit).size(); }
 
-std::vector<char> encode(const SharedRequest& m) {
-  Writer w(kRequest);
-  w.put_string(m.command);
-  w.put_string(m.wdir);
-  w.put_string(m.hosts);
-  put_strings(w, m.args);
-  w.put_count(m.groups.size());
-  for (const auto& [host, count] : m.groups) {
-    w.put_string(host);
-    w.put(count);
-  }
-  w.put_count(m.info.size());
-  for (const auto& [key, value] : m.info) {
-    w.put_string(key);
-    w.put_string(value);
-  }
-  return w.finish();
-}
+std::vector<char> encode(const SharedRequest& m) { return malleable::wire::encode(kRequest, m, request_fields); }
 SharedRequest decode_request(std::span<const char> bytes) {
-  Reader r(bytes, kRequest);
-  SharedRequest m;
-  m.command = r.get_string();
-  m.wdir = r.get_string();
-  m.hosts = r.get_string();
-  m.args = get_strings(r);
-  m.groups.resize(r.get_count(sizeof(std::uint64_t) + sizeof(int)));
-  for (auto& [host, count] : m.groups) {
-    host = r.get_string();
-    count = r.get<int>();
-  }
-  m.info.resize(r.get_count(2 * sizeof(std::uint64_t)));
-  for (auto& [key, value] : m.info) {
-    key = r.get_string();
-    value = r.get_string();
-  }
-  r.done();
-  return m;
+  return malleable::wire::decode<SharedRequest>(bytes, kRequest, request_fields);
 }
 
-std::vector<char> encode(const SchemaOutcome& m) {
-  Writer w(kSchema);
-  w.put_bool(m.missing);
-  w.put(m.nnew);
-  return w.finish();
-}
+std::vector<char> encode(const SchemaOutcome& m) { return malleable::wire::encode(kSchema, m, schema_fields); }
 SchemaOutcome decode_schema_outcome(std::span<const char> bytes) {
-  Reader r(bytes, kSchema);
-  SchemaOutcome m;
-  m.missing = r.get_bool();
-  m.nnew = r.get<int>();
-  r.done();
-  return m;
+  return malleable::wire::decode<SchemaOutcome>(bytes, kSchema, schema_fields);
 }
 std::size_t schema_outcome_bytes() { return encode(SchemaOutcome{}).size(); }
 

@@ -116,18 +116,12 @@ void agree_plan(MPI_Comm w, std::optional<Error>& err, const ShrinkPlan& plan) {
     err = Error(BLACS_DYN_ERR_STATE,
                 "this shrink would park processes, but MPI_Finalize is not blacs-dyn's (link "
                 "libmalleable_blacs_dyn ahead of MPI): they could never be released");
-  long long fp[2] = {-1, -1};
-  if (!err) {
-    fp[0] = static_cast<long long>(fingerprint(plan));
-    fp[1] = -fp[0];
-  } else {
-    fp[0] = LLONG_MAX;
-    fp[1] = LLONG_MAX;
-  }
-  check(MPI_Allreduce(MPI_IN_PLACE, fp, 2, MPI_LONG_LONG, MPI_MAX, w), "MPI_Allreduce (plan)");
-  if (!err && fp[0] != LLONG_MAX && fp[0] != -fp[1])
-    err = Error(BLACS_DYN_ERR_ARG, "the shrink arguments differ across ranks");
+  // Every rank learns the lowest failing rank's error (and throws it); without one, the
+  // ranks' plans must be one plan: the range of their fingerprints over the world.
   agree(w, err);
+  const auto fp = malleable::collective::ranges<1>(w, {static_cast<long long>(fingerprint(plan))},
+                                                   [](int rc, const char* what) { check(rc, what); });
+  if (!fp[0].same()) throw Error(BLACS_DYN_ERR_ARG, "the shrink arguments differ across ranks");
 }
 }  // namespace
 

@@ -106,3 +106,39 @@ TEST(Messages, SchemaOutcomeRoundTripAndRefusals) {
   bytes[16] = 5;  // the flag
   EXPECT_NE(refusal([&] { decode_schema_outcome(bytes); }).find("a flag of value 5"), std::string::npos);
 }
+
+
+// Each message's bytes pinned: a change of the wire format shows here (and needs a new
+// version), not as processes of one build that misread each other.
+TEST(Messages, GoldenBytes) {
+  EXPECT_EQ(malleable::wire::hex(encode(Hello{4242, 3})),
+            "4244484c010000000800000000000000"
+            "9210000003000000");
+  EXPECT_EQ(malleable::wire::hex(encode(Go{true, 2, 3, 1, {0, 1, 2}, {7, 8}})),
+            "4244474f010000003100000000000000"
+            "0102000000030000000100000003000000000000000000000001000000020000"
+            "0002000000000000000700000008000000");
+  EXPECT_EQ(malleable::wire::hex(encode(cancelled_go(5))),
+            "4244474f010000001d00000000000000"
+            "0005000000000000000000000000000000000000000000000000000000");
+  EXPECT_EQ(malleable::wire::hex(encode(Release::Exit)),
+            "4244524c010000000400000000000000"
+            "02000000");
+  EXPECT_EQ(malleable::wire::hex(encode(SchemaOutcome{false, 6})),
+            "42445343010000000500000000000000"
+            "0006000000");
+  SharedRequest m;
+  m.command = "./a";
+  m.wdir = "/t";
+  m.hosts = "n1";
+  m.args = {"-x", ""};
+  m.groups = {{"n1", 2}};
+  m.info = {{"k", "v"}};
+  EXPECT_EQ(malleable::wire::hex(encode(m)),
+            "42445251010000006900000000000000"
+            "03000000000000002e2f6102000000000000002f7402000000000000006e3102"
+            "0000000000000002000000000000002d78000000000000000001000000000000"
+            "0002000000000000006e3102000000010000000000000001000000000000006b"
+            "010000000000000076");
+  EXPECT_EQ(decode_request(encode(m)), m);
+}

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 
+#include "malleable_internal/wire.hpp"
 #include "background/background_notice.hpp"
 #include "background/background_plan.hpp"
 #include "malleable/resize/types.hpp"
@@ -183,4 +184,28 @@ TEST(BackgroundNotice, OtherVersionKindOrCauseIsRefused) {
   more.push_back(0);
   EXPECT_NE(refusal(more).find("truncated or overlong"), std::string::npos);
   EXPECT_NO_THROW(resize::detail::decode(words));
+}
+
+
+// Both notices' bytes pinned: a change of the wire format shows here (and needs a new
+// version), not as processes of one build that misread each other.
+TEST(BackgroundNotice, GoldenBytes) {
+  using resize::detail::BackgroundNotice;
+  BackgroundNotice done;
+  done.iteration = 17;
+  done.changed_matrix = 2;
+  done.state_bytes = 300;
+  done.in_remap_point = true;
+  EXPECT_EQ(malleable::wire::hex(resize::detail::encode(done)),
+            "4d58424e020000001e00000000000000"
+            "0100000011000000020000002c0100000000000001000000000000000000");
+  BackgroundNotice cancelled;
+  cancelled.kind = BackgroundNotice::Kind::Cancelled;
+  cancelled.iteration = 3;
+  cancelled.old_size = 4;
+  cancelled.any_posted = true;
+  cancelled.cause = BackgroundNotice::Cause::Superseded;
+  EXPECT_EQ(malleable::wire::hex(resize::detail::encode(cancelled)),
+            "4d58424e020000001e00000000000000"
+            "020000000300000000000000000000000000000000040000000102000000");
 }

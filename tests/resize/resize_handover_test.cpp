@@ -250,3 +250,59 @@ TEST(Handover, AnEnumOutOfRangeIsRefused) {
             std::string::npos);
   EXPECT_EQ(resize::detail::unpack_expansion(bytes).mats.at(0).type, resize::detail::Scalar::Z);
 }
+
+
+// Each message's bytes pinned: a change of the wire format shows here (and needs a new
+// version), not as processes of one build that misread each other.
+TEST(Handover, GoldenBytes) {
+  ExpansionState s;
+  s.iteration = 7;
+  s.mover = resize::Mover::Pdgemr2d;
+  s.from = Grid{1, 2, {1, 0}};
+  s.to = Grid{2, 2, {0, 1, 2, 3}};
+  s.mats = {{10, 12, 2, 3, resize::detail::Scalar::Z, true}};
+  s.app = {'a', 'b'};
+  s.powers_before = {1.0};
+  s.powers = {0.5, 2.0};
+  s.background_mode = resize::Background::Continue;
+  s.background_min_iterations = 2;
+  s.background = true;
+  s.move_budget = 1 << 20;
+  s.global = {true, "d", "3", "", 1.5, 0, 2};
+  EXPECT_EQ(malleable::wire::hex(resize::detail::pack(s)),
+            "4d58535403000000fc00000000000000"
+            "0700000001000000010000000200000002000000000000000100000000000000"
+            "0200000002000000040000000000000000000000010000000200000003000000"
+            "01000000000000000a0000000c00000002000000030000000300000001020000"
+            "000000000061620100000000000000000000000000f03f020000000000000000"
+            "0000000000e03f00000000000000400200000002000000010000100000000000"
+            "0101000000000000006401000000000000003300000000000000000000000000"
+            "00f83f0000000000000000020000000000000000000000000000000000000000"
+            "00000000000000000000000000000000000000000000000000000000");
+  expect_same(resize::detail::unpack_expansion(resize::detail::pack(s)), s);
+  Decision d;
+  d.action = Action::Expand;
+  d.procs = 6;
+  d.nprow = 2;
+  d.npcol = 3;
+  d.placement = Placement::Given;
+  d.schema = "s";
+  d.ranks = {0, 2};
+  d.hosts = {{"h", 4}};
+  d.powers = {1.0};
+  d.predicted_iteration = 0.5;
+  d.predicted_resize = 2;
+  d.measured_iteration = -1;
+  d.prediction_clock = "c";
+  d.prediction = "p";
+  d.reason = "r";
+  d.new_allocation = true;
+  EXPECT_EQ(malleable::wire::hex(resize::detail::pack(d)),
+            "4d584443020000008900000000000000"
+            "0100000006000000020000000300000004000000010000000000000073020000"
+            "0000000000000000000200000001000000000000000100000000000000680400"
+            "00000100000000000000000000000000f03f000000000000e03f000000000000"
+            "0040000000000000f0bf01000000000000006301000000000000007001000000"
+            "000000007201000000");
+  expect_same(resize::detail::unpack_decision(resize::detail::pack(d)), d);
+}

@@ -6,6 +6,10 @@
 // message, another version (processes of two builds of malleable in one job), a truncated
 // or an overlong buffer, an enum or a flag out of range: each is a wire::Error naming the
 // message and what differs, never a wrongly read field. Pure: no MPI.
+//
+// A message's fields are listed once, by one function over a visitor (`fields(v, m)`):
+// encode() runs it with an Encoder (each field written), decode() with a Decoder (each
+// field read back in the same order), so the two sides cannot drift apart.
 #pragma once
 
 #include <cstdint>
@@ -161,5 +165,125 @@ class Reader {
   const char* name_;
   std::size_t at_ = 0;
 };
+
+// The bytes as lower-case hex, two digits a byte (golden bytes in tests, dumps).
+inline std::string hex(std::span<const char> bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string s;
+  s.reserve(2 * bytes.size());
+  for (char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    s += kDigits[u >> 4];
+    s += kDigits[u & 15];
+  }
+  return s;
+}
+
+namespace impl {
+template <class T> struct is_vector : std::false_type {};
+template <class T, class A> struct is_vector<std::vector<T, A>> : std::true_type {};
+}  // namespace impl
+
+// Writes each field a message's `fields` names: v(x) for a plain value, a flag, a string,
+// a vector (of plain values, or of strings); v.enumeration(e, first, last, what) for an
+// enum; v.as<W>(x) for a value sent as a W; v.list(items, item_bytes, item_fields) for a
+// vector of compound items, `item_fields(item)` naming each item's fields.
+class Encoder {
+ public:
+  static constexpr bool reading = false;
+  explicit Encoder(Writer& w) : w_(w) {}
+  template <class T> void operator()(const T& x) {
+    if constexpr (std::is_same_v<T, bool>) {
+      w_.put_bool(x);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      w_.put_string(x);
+    } else if constexpr (std::is_same_v<T, std::vector<char>>) {
+      w_.put_bytes(x);
+    } else if constexpr (impl::is_vector<T>::value) {
+      if constexpr (std::is_trivially_copyable_v<typename T::value_type>)
+        w_.put_vector(x);
+      else
+        list(x, sizeof(std::uint64_t), [this](const auto& item) { (*this)(item); });
+    } else {
+      w_.put(x);
+    }
+  }
+  template <class E> void enumeration(const E& e, E, E, const char*) { w_.put_enum(e); }
+  template <class W, class T> void as(const T& x) { w_.put(static_cast<W>(x)); }
+  template <class Items, class F> void list(const Items& items, std::size_t, F&& item_fields) {
+    w_.put_count(items.size());
+    for (const auto& item : items) item_fields(item);
+  }
+  // A check of what was read: nothing to check when writing.
+  template <class Why> void require(bool, Why&&) const {}
+
+ private:
+  Writer& w_;
+};
+
+// Reads back each field a message's `fields` names, in the same order, with the Reader's
+// checks (enum ranges, flags, counts the bytes left can hold).
+class Decoder {
+ public:
+  static constexpr bool reading = true;
+  explicit Decoder(Reader& r) : r_(r) {}
+  template <class T> void operator()(T& x) {
+    if constexpr (std::is_same_v<T, bool>) {
+      x = r_.get_bool();
+    } else if constexpr (std::is_same_v<T, std::string>) {
+      x = r_.get_string();
+    } else if constexpr (std::is_same_v<T, std::vector<char>>) {
+      x = r_.get_bytes();
+    } else if constexpr (impl::is_vector<T>::value) {
+      if constexpr (std::is_trivially_copyable_v<typename T::value_type>)
+        x = r_.get_vector<typename T::value_type>();
+      else
+        list(x, sizeof(std::uint64_t), [this](auto& item) { (*this)(item); });
+    } else {
+      x = r_.get<T>();
+    }
+  }
+  template <class E> void enumeration(E& e, E first, E last, const char* what) { e = r_.get_enum(first, last, what); }
+  template <class W, class T> void as(T& x) { x = static_cast<T>(r_.get<W>()); }
+  // `item_bytes`: the fewest bytes one item takes (a count the bytes left cannot hold is
+  // refused before anything is allocated).
+  template <class Items, class F> void list(Items& items, std::size_t item_bytes, F&& item_fields) {
+    items.resize(r_.get_count(item_bytes));
+    for (auto& item : items) item_fields(item);
+  }
+  // A check of what was read so far: `why()` the error's text when `ok` is false.
+  template <class Why> void require(bool ok, Why&& why) const {
+    if (!ok) r_.fail(why());
+  }
+
+ private:
+  Reader& r_;
+};
+
+// The framed message of `kind` holding the fields `fields(v, m)` names.
+template <class M, class Fields> std::vector<char> encode(const Kind& kind, const M& m, Fields&& fields) {
+  Writer w(kind);
+  Encoder e(w);
+  fields(e, m);
+  return w.finish();
+}
+
+// No check beyond the fields' own.
+struct NoCheck {
+  template <class M> void operator()(const M&, const Reader&) const {}
+};
+
+// The message of `kind` in `bytes`, read by the same `fields`; every byte must be read,
+// then `check(m, reader)` may refuse what was read (reader.fail).
+template <class M, class Fields, class Check = NoCheck>
+M decode(std::span<const char> bytes, const Kind& kind, Fields&& fields, Check&& check = {}) {
+  Reader r(bytes, kind);
+  Decoder d(r);
+  M m{};
+  fields(d, m);
+  r.done();
+  check(static_cast<const M&>(m), static_cast<const Reader&>(r));
+  return m;
+}
 
 }  // namespace malleable::wire

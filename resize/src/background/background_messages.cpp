@@ -97,8 +97,8 @@ std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>
                                                           bool have_old) {
   auto& b = *this;
   std::int64_t sent = 0;
-  b.plans.clear();
-  b.plans.reserve(mats.size());  // the items point into it
+  b.moves.plans.clear();
+  b.moves.plans.reserve(mats.size());  // the items point into it
   std::vector<redist::ExchangeItem> items;
   for (auto& r : mats) {
     if (!r.constant || r.sizes) continue;
@@ -109,8 +109,8 @@ std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>
     std::int64_t ldb = 1;
     void* staged = r.stage(staged_elements(lb, rank, ldb));
     const bool in_old = have_old && r.desc[1] >= 0;
-    b.plans.push_back(std::move(mp.plan));
-    items.push_back({&b.plans.back(), in_old ? r.data() : nullptr, in_old ? r.desc[8] : 1, staged, ldb, eb});
+    b.moves.plans.push_back(std::move(mp.plan));
+    items.push_back({&b.moves.plans.back(), in_old ? r.data() : nullptr, in_old ? r.desc[8] : 1, staged, ldb, eb});
     r.moved_in_background = true;
   }
   // Everything posted at once (no budget, no window): what overlapping wants; the helper
@@ -123,15 +123,15 @@ std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>
   opt.memory_budget_bytes = 0;
   opt.max_outstanding = 1 << 20;
   opt.wait = redist::WaitMode::Sleep;
-  b.ex.emplace(b.comm, std::move(items), opt, redist::Agreement::Local);
-  b.ex->start();
+  b.moves.ex.emplace(b.comm, std::move(items), opt, redist::Agreement::Local);
+  b.moves.ex->start();
   return sent;
 }
 
 void Session::Impl::BackgroundResize::finish_moves() {
-  if (ex) ex->finish();
-  ex.reset();
-  plans.clear();
+  if (moves.ex) moves.ex->finish();
+  moves.ex.reset();
+  moves.plans.clear();
   if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
 }
 

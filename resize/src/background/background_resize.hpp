@@ -19,53 +19,63 @@
 namespace resize {
 
 struct Session::Impl::BackgroundResize {
-  Decision d;
-  Grid from, target;
-  NodePlan node_plan;
-  ResizeRecord rec;                  // from the begin point
-  MPI_Comm old_world = MPI_COMM_NULL;  // expansions: the world the old grid computes in
-  MPI_Comm new_world = MPI_COMM_NULL;  // the world after the resize (expansions)
-  MPI_Comm comm = MPI_COMM_NULL;       // a duplicate of the world the messages use
   // The constant matrices' move: one redist exchange of all of them (every matrix's pieces
   // for a peer in one message), started by post_moves, moved on by test(), finished by
   // finish_moves; the plans it reads live here.
-  std::vector<redist::RedistPlan> plans;
-  std::optional<redist::Exchange> ex;
-  std::vector<std::uint64_t> digest;          // RESIZE_CHECK_CONSTANT=1, old grid members
-  // Moved between ranks: this rank's sent bytes from its own plans when posted; the whole
-  // job's (a sum over the old world) once the completing point has reduced it.
-  std::int64_t bytes = 0;
-  BackgroundClock clock;                      // rank 0
-  int overlapped = 0;                         // iterations since the begin
-  std::mutex m;
-  bool done = false;
-  bool posted = false;        // under m: every message of this rank is posted
-  bool spawn_failed = false;  // under m: the spawn failed (on every rank alike), world unchanged
-  std::string spawn_error;
-  std::thread helper;
-  std::atomic<bool> stop{false};
-  // The main thread cancels the resize: a helper that has not posted its messages yet
-  // posts none (`skipped`, read after the join).
-  std::atomic<bool> cancelling{false};
-  bool skipped = false;
-  bool threaded = false;        // a helper thread makes the progress
-  bool spawn_threaded = false;  // ... and made the spawn and the hand-over
+  struct Moves {
+    std::vector<redist::RedistPlan> plans;
+    std::optional<redist::Exchange> ex;
+    // Moved between ranks: this rank's sent bytes from its own plans when posted; the whole
+    // job's (a sum over the old world) once the completing point has reduced it.
+    std::int64_t bytes = 0;
+  };
+  // Who makes the progress and how far it got: the helper thread, its flags and the
+  // spawn's outcome. The fields marked "under m" are read and written under `m`.
+  struct Helper {
+    std::mutex m;
+    bool done = false;          // under m: every message of this rank completed
+    bool posted = false;        // under m: every message of this rank is posted
+    bool spawn_failed = false;  // under m: the spawn failed (on every rank alike), world unchanged
+    std::string spawn_error;
+    std::thread thread;
+    std::atomic<bool> stop{false};
+    // The main thread cancels the resize: a helper that has not posted its messages yet
+    // posts none (`skipped`, read after the join).
+    std::atomic<bool> cancelling{false};
+    bool skipped = false;
+    bool threaded = false;        // a helper thread makes the progress
+    bool spawn_threaded = false;  // ... and made the spawn and the hand-over
+  };
+
+  // What is resized, from where to where, and its record from the begin point.
+  Decision d;
+  Grid from, target;
+  NodePlan node_plan;
+  ResizeRecord rec;
+  MPI_Comm old_world = MPI_COMM_NULL;  // expansions: the world the old grid computes in
+  MPI_Comm new_world = MPI_COMM_NULL;  // the world after the resize (expansions)
+  MPI_Comm comm = MPI_COMM_NULL;       // a duplicate of the world the messages use
+  std::vector<std::uint64_t> digest;   // RESIZE_CHECK_CONSTANT=1, old grid members
+  BackgroundClock clock;               // rank 0
+  int overlapped = 0;                  // iterations since the begin
+  Moves moves;
+  Helper helper;
 
   // Non-blocking: true once every message of this rank completed.
   bool test() {
-    std::lock_guard<std::mutex> lk(m);
-    if (!posted) return false;  // the helper thread has not posted yet
-    if (done) return true;
-    done = !ex || ex->test();  // unpacks what arrived: the staged buffers fill meanwhile
-    return done;
+    std::lock_guard<std::mutex> lk(helper.m);
+    if (!helper.posted) return false;  // the helper thread has not posted yet
+    if (helper.done) return true;
+    helper.done = !moves.ex || moves.ex->test();  // unpacks what arrived: the staged buffers fill meanwhile
+    return helper.done;
   }
   bool failed() {
-    std::lock_guard<std::mutex> lk(m);
-    return spawn_failed;
+    std::lock_guard<std::mutex> lk(helper.m);
+    return helper.spawn_failed;
   }
   bool has_posted() {
-    std::lock_guard<std::mutex> lk(m);
-    return posted;
+    std::lock_guard<std::mutex> lk(helper.m);
+    return helper.posted;
   }
   // The helper thread: `work` (under MULTIPLE the spawn, the hand-over and the posting;
   // else the posting alone, made here at once) runs first, so the begin point does not
@@ -75,13 +85,13 @@ struct Session::Impl::BackgroundResize {
   void start_helper(const std::function<std::string()>& work, bool spawn_in_thread) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    threaded = level == MPI_THREAD_MULTIPLE;
-    spawn_threaded = threaded && spawn_in_thread;
-    if (!threaded) {
+    helper.threaded = level == MPI_THREAD_MULTIPLE;
+    helper.spawn_threaded = helper.threaded && spawn_in_thread;
+    if (!helper.threaded) {
       finish_work(work());
       return;
     }
-    helper = std::thread([this, work] {
+    helper.thread = std::thread([this, work] {
       std::string err;
       try {
         err = work();
@@ -95,21 +105,21 @@ struct Session::Impl::BackgroundResize {
       finish_work(err);
       if (!err.empty()) return;
       double nap = 1e-3;
-      while (!stop.load() && !test()) {
+      while (!helper.stop.load() && !test()) {
         std::this_thread::sleep_for(std::chrono::duration<double>(nap));
         nap = std::min(16e-3, nap * 2);
       }
     });
   }
   void finish_work(const std::string& err) {
-    std::lock_guard<std::mutex> lk(m);
-    spawn_failed = !err.empty();
-    spawn_error = err;
-    posted = err.empty() && !skipped;
+    std::lock_guard<std::mutex> lk(helper.m);
+    helper.spawn_failed = !err.empty();
+    helper.spawn_error = err;
+    helper.posted = err.empty() && !helper.skipped;
   }
   void stop_helper() {
-    stop = true;
-    if (helper.joinable()) helper.join();
+    helper.stop = true;
+    if (helper.thread.joinable()) helper.thread.join();
   }
   // Sleeps (0.5 -> 20 ms, sleep_wait.hpp) until this rank's requests are done; the seconds.
   double sleep_until_done();
@@ -122,14 +132,14 @@ struct Session::Impl::BackgroundResize {
   void finish_moves();
   // Withdraws this rank's part (a newcomer whose old processes never posted theirs).
   void cancel_moves() {
-    if (ex) ex->cancel();
-    ex.reset();
+    if (moves.ex) moves.ex->cancel();
+    moves.ex.reset();
   }
   ~BackgroundResize() {
     stop_helper();
     int fin = 0;
     MPI_Finalized(&fin);
-    if (!fin) ex.reset();  // completes an unfinished exchange before its communicator goes
+    if (!fin) moves.ex.reset();  // completes an unfinished exchange before its communicator goes
     if (!fin && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 };

@@ -87,24 +87,24 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   // publishes it), the hand-over and the posting; else only the posting.
   const auto post = [this, raw] {
     MPI_Comm_dup(raw->new_world, &raw->comm);
-    if (raw->threaded && fault::armed(fault::Point::HoldBackground)) {
+    if (raw->helper.threaded && fault::armed(fault::Point::HoldBackground)) {
       double nap = 1e-3;
-      while (!raw->stop.load()) {
+      while (!raw->helper.stop.load()) {
         std::this_thread::sleep_for(std::chrono::duration<double>(nap));
         nap = std::min(16e-3, nap * 2);
       }
     }
     // Cancelled meanwhile (the job's end, a shrink): nothing is posted, so nothing moves
     // to the newcomers; the cancelling point agrees with the other ranks on it.
-    if (raw->cancelling.load()) {
-      raw->skipped = true;
+    if (raw->helper.cancelling.load()) {
+      raw->helper.skipped = true;
       return;
     }
     int me = 0, n = 0;
     MPI_Comm_rank(raw->new_world, &me);
     MPI_Comm_size(raw->new_world, &n);
     // This rank's bytes from its own plans; summed over the world at the completing point.
-    raw->bytes = raw->post_moves(mats, me, n, true);
+    raw->moves.bytes = raw->post_moves(mats, me, n, true);
   };
   std::function<std::string()> work = [post] {
     post();
@@ -144,8 +144,8 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
                 "moving; progress by %s; mode %s)",
                 iteration, to_string(d.action).c_str(), shape.shape().c_str(), target.shape().c_str(),
                 (t_end - t_start) * 1e3,
-                !expanding ? "" : b->spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
-                b->threaded ? "a helper thread" : "progress calls", to_string(bg.mode).c_str());
+                !expanding ? "" : b->helper.spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
+                b->helper.threaded ? "a helper thread" : "progress calls", to_string(bg.mode).c_str());
   progress(line);
   bg.in_flight = b;
   return {d.action, true, "begun in the background"};
@@ -156,7 +156,7 @@ RemapResult Session::Impl::fail_background_expansion(BackgroundResize& b, const 
 }
 
 void Session::Impl::progress_background() {
-  if (bg.in_flight && !bg.in_flight->threaded) bg.in_flight->test();
+  if (bg.in_flight && !bg.in_flight->helper.threaded) bg.in_flight->test();
 }
 
 void Session::Impl::background_iteration(double wall) {
@@ -216,7 +216,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   if (st[1]) {
     // blacs-dyn failed the spawn on every rank alike (nothing changed): as a blocking one.
     b->stop_helper();
-    const std::string err = b->spawn_error;
+    const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
     bg.in_flight.reset();
     return fail_background_expansion(*b, err, MPI_Wtime());
@@ -237,7 +237,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   int failed = b->failed() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, world);
   if (failed) {
-    const std::string err = b->spawn_error;
+    const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
     bg.in_flight.reset();
     return fail_background_expansion(*b, err, t0);
@@ -251,11 +251,11 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   World::at_finalize(nullptr, nullptr);
   // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
   // world: BLACS's globals change here, on the main thread, between iterations.
-  if (b->spawn_threaded) World::publish_background();
+  if (b->helper.spawn_threaded) World::publish_background();
   int bad = changed_constant(mats, b->digest);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, world);
   // The background's bytes: the senders are the old world's ranks (newcomers only receive).
-  MPI_Allreduce(MPI_IN_PLACE, &b->bytes, 1, MPI_INT64_T, MPI_SUM, world);
+  MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, world);
   if (b->d.action == Action::Expand) {
     watchdog.phase("telling the newcomers");
     std::vector<char> state = root() && pack ? pack() : std::vector<char>{};
@@ -303,7 +303,7 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   rank_hosts = rec.rank_hosts.expand();
   node_of_rank = redist::node_ids(rank_hosts);
   switch_grid(b.from, b.target, &rec, "redistribution of the variable matrices");
-  rec.bytes_moved += b.bytes;  // the constant matrices, moved in the background
+  rec.bytes_moved += b.moves.bytes;  // the constant matrices, moved in the background
   watchdog.disarm();
   conclude(b.d, b.from.size(), rec,
            "   remap after iter " + std::to_string(iteration) + ": expand " + rec.from_grid + " -> " + rec.to_grid +
@@ -325,7 +325,7 @@ void Session::Impl::fill_background(const BackgroundResize& b, ResizeRecord& rec
   const BackgroundSummary s = b.clock.complete(start, waited, MPI_Wtime());
   BackgroundPhase& p = rec.background.emplace();
   p.mode = bg.mode;
-  p.progress = b.threaded ? BackgroundProgress::HelperThread : BackgroundProgress::ProgressCalls;
+  p.progress = b.helper.threaded ? BackgroundProgress::HelperThread : BackgroundProgress::ProgressCalls;
   p.began_after = b.rec.after_iteration;
   if (rec.action == Action::Expand) rec.t_spawn = b.rec.t_spawn;
   p.t_begin = s.t_begin_stopped;
@@ -335,8 +335,8 @@ void Session::Impl::fill_background(const BackgroundResize& b, ResizeRecord& rec
   p.iterations_overlapped = s.iterations;
   p.completion_deferred = s.deferred;
   p.iteration_slowdown = s.slowdown();
-  p.bytes = b.bytes;
-  if (rec.action == Action::Shrink) rec.bytes_moved += b.bytes;
+  p.bytes = b.moves.bytes;
+  if (rec.action == Action::Shrink) rec.bytes_moved += b.moves.bytes;
   rec.t_total = s.t_stopped();
   rec.t_other = std::max(0.0, rec.t_total - rec.t_spawn - rec.t_redist);
 }
@@ -365,7 +365,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
   const double t0 = MPI_Wtime();
   World::at_finalize(nullptr, nullptr);
   bg.in_flight.reset();
-  b->cancelling = true;
+  b->helper.cancelling = true;
   b->stop_helper();
   // {the spawn failed, some rank posted, this rank's bytes}: the helper threads of the
   // ranks may have stopped at different points; every rank takes the same branch.
@@ -376,23 +376,23 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     int me = 0, n = 0;
     MPI_Comm_rank(b->new_world, &me);
     MPI_Comm_size(b->new_world, &n);
-    b->bytes = b->post_moves(mats, me, n, true);
-    std::lock_guard<std::mutex> lk(b->m);
-    b->posted = true;
+    b->moves.bytes = b->post_moves(mats, me, n, true);
+    std::lock_guard<std::mutex> lk(b->helper.m);
+    b->helper.posted = true;
   }
   if (any_posted) b->sleep_until_done();  // every rank posted the matching messages
   for (auto& r : mats) {
     if (r.moved_in_background) r.unstage();
     r.moved_in_background = false;
   }
-  b->ex.reset();  // complete (or never started here)
+  b->moves.ex.reset();  // complete (or never started here)
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   if (cause != CancelCause::Destroyed) {
     MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
-    MPI_Allreduce(MPI_IN_PLACE, &b->bytes, 1, MPI_INT64_T, MPI_SUM, world);
+    MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, world);
   }
   if (!failed && b->d.action == Action::Expand) {
-    if (b->spawn_threaded) World::publish_background();
+    if (b->helper.spawn_threaded) World::publish_background();
     int old_size = 0;
     MPI_Comm_size(b->old_world, &old_size);
     detail::BackgroundNotice cancelled{.kind = detail::BackgroundNotice::Kind::Cancelled, .iteration = iteration};
@@ -428,7 +428,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     rec.after_iteration = iteration;  // where it was cancelled; began_after says where it began
     rec.ok = false;
     rec.t_redist = 0;
-    rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->bytes;  // fill_background adds a shrink's
+    rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->moves.bytes;  // fill_background adds a shrink's
     fill_background(*b, rec, t0, waited);
     rec.background->cancelled = true;
     const int k = rec.background->completion_deferred;
@@ -437,7 +437,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     message = cause == CancelCause::End ? "cancelled at the end (" + deferrals + ")"
                                         : "cancelled after iteration " + std::to_string(iteration) + ", " + why +
                                               " (" + deferrals + ")";
-    if (failed) message += "; its spawn had failed: " + b->spawn_error;
+    if (failed) message += "; its spawn had failed: " + b->helper.spawn_error;
     char line[320];
     std::snprintf(line, sizeof line,
                   "; %.1f ms spent on it: stopped %.1f ms (begin %.1f + cancellation %.1f, of which %.1f waited for "
@@ -445,7 +445,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
                   "the background%s",
                   (rec.t_total + rec.background->t_overlapped) * 1e3, rec.t_total * 1e3, rec.background->t_begin * 1e3,
                   rec.background->t_complete * 1e3, rec.background->t_wait * 1e3, rec.background->t_overlapped * 1e3,
-                  rec.background->iterations_overlapped, static_cast<double>(b->bytes) / 1048576.0,
+                  rec.background->iterations_overlapped, static_cast<double>(b->moves.bytes) / 1048576.0,
                   b->d.action == Action::Expand && !any_posted ? " (none to the newcomers)" : "");
     message += line;
     rec.message = message;
@@ -466,7 +466,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   MPI_Comm_dup(world, &b->comm);
   watchdog.phase("posting the background receives");
   b->post_moves(mats, rank(), size(), false);
-  b->posted = true;
+  b->helper.posted = true;
   // Test-only fault (common/fault.hpp): the last newcomer dies during the background phase.
   fault::inject(fault::Point::KillNewcomerBackground, rank() == size() - 1, rank(), "during the background phase");
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
@@ -487,7 +487,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
     } else {
       b->cancel_moves();
     }
-    b->ex.reset();
+    b->moves.ex.reset();
     for (auto& m : mats) {
       m.unstage();
       m.moved_in_background = false;

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The arrival check's MPI shell (arrival.hpp): a private duplicate of the world, and the
-// messages of one remap point's check, polled against its deadline.
+// messages of one remap point's check (ArrivalMessage, encoded by arrival_message.cpp),
+// polled against its deadline.
 #include <sched.h>
 
 #include <chrono>
 #include <cstdio>
+#include <exception>
 #include <thread>
 
 #include "session/arrival.hpp"
@@ -88,13 +90,28 @@ bool wait_until(std::vector<MPI_Request>& reqs, double deadline) {
   std::_Exit(75);
 }
 
+using Kind = ArrivalMessage::Kind;
+const int kBytes = static_cast<int>(arrival_message_bytes());
+
+// The iteration a received message of kind `k` carries; one this build cannot read ends the job.
+int iteration_of(const std::vector<char>& bytes, Kind k, int iteration) {
+  try {
+    return decode_arrival(bytes, k).iteration;
+  } catch (const std::exception& e) {
+    end_job("remap point after iteration " + std::to_string(iteration) + ": " + e.what());
+  }
+}
+
 void root_side(MPI_Comm comm, int size, int iteration, double seconds) {
   const double deadline = MPI_Wtime() + seconds;
+  const std::vector<char> here_msg = encode(ArrivalMessage{Kind::Here, iteration});
   std::vector<int> its(static_cast<std::size_t>(size), iteration);
+  std::vector<std::vector<char>> got(static_cast<std::size_t>(size), std::vector<char>(static_cast<std::size_t>(kBytes)));
   std::vector<MPI_Request> here(static_cast<std::size_t>(size - 1)), arrive(here.size());
   for (int r = 1; r < size; ++r) {
-    MPI_Isend(&iteration, 1, MPI_INT, r, kHere, comm, &here[static_cast<std::size_t>(r - 1)]);
-    MPI_Irecv(&its[static_cast<std::size_t>(r)], 1, MPI_INT, r, kArrive, comm, &arrive[static_cast<std::size_t>(r - 1)]);
+    MPI_Isend(here_msg.data(), kBytes, MPI_BYTE, r, kHere, comm, &here[static_cast<std::size_t>(r - 1)]);
+    MPI_Irecv(got[static_cast<std::size_t>(r)].data(), kBytes, MPI_BYTE, r, kArrive, comm,
+              &arrive[static_cast<std::size_t>(r - 1)]);
   }
   // Until every process arrived, one arrived after another iteration, or the deadline.
   std::vector<int> missing;
@@ -110,6 +127,7 @@ void root_side(MPI_Comm comm, int size, int iteration, double seconds) {
         int flag = 0;
         MPI_Test(&arrive[k - 1], &flag, MPI_STATUS_IGNORE);
         seen[k] = static_cast<char>(flag);
+        if (flag) its[k] = iteration_of(got[k], Kind::Arrive, iteration);
         if (flag && its[k] != iteration) elsewhere.emplace_back(r, its[k]);
       }
       all = all && seen[k];
@@ -129,25 +147,30 @@ void root_side(MPI_Comm comm, int size, int iteration, double seconds) {
   if (!elsewhere.empty()) missing.clear();  // the ones not yet there may be on their way
   const std::string verdict = arrival_verdict(iteration, seconds, missing, elsewhere);
   if (!verdict.empty()) end_job(verdict);
+  const std::vector<char> go_msg = encode(ArrivalMessage{Kind::Go, iteration});
   std::vector<MPI_Request> go(static_cast<std::size_t>(size - 1));
-  for (int r = 1; r < size; ++r) MPI_Isend(&iteration, 1, MPI_INT, r, kGo, comm, &go[static_cast<std::size_t>(r - 1)]);
+  for (int r = 1; r < size; ++r)
+    MPI_Isend(go_msg.data(), kBytes, MPI_BYTE, r, kGo, comm, &go[static_cast<std::size_t>(r - 1)]);
   MPI_Waitall(static_cast<int>(here.size()), here.data(), MPI_STATUSES_IGNORE);
   MPI_Waitall(static_cast<int>(go.size()), go.data(), MPI_STATUSES_IGNORE);
 }
 
 void other_side(MPI_Comm comm, int iteration, double seconds) {
   const double t0 = MPI_Wtime();
-  int root_it = 0, go_it = 0;
+  const std::vector<char> arrive_msg = encode(ArrivalMessage{Kind::Arrive, iteration});
+  std::vector<char> root_msg(static_cast<std::size_t>(kBytes)), go_msg(root_msg.size());
   std::vector<MPI_Request> send(1), here(1), go(1);
-  MPI_Isend(&iteration, 1, MPI_INT, 0, kArrive, comm, &send[0]);
-  MPI_Irecv(&root_it, 1, MPI_INT, 0, kHere, comm, &here[0]);
-  MPI_Irecv(&go_it, 1, MPI_INT, 0, kGo, comm, &go[0]);
+  MPI_Isend(arrive_msg.data(), kBytes, MPI_BYTE, 0, kArrive, comm, &send[0]);
+  MPI_Irecv(root_msg.data(), kBytes, MPI_BYTE, 0, kHere, comm, &here[0]);
+  MPI_Irecv(go_msg.data(), kBytes, MPI_BYTE, 0, kGo, comm, &go[0]);
   if (!wait_until(here, t0 + seconds)) end_job(root_missing(iteration, seconds));
+  iteration_of(root_msg, Kind::Here, iteration);
   // Rank 0 is there: it answers within its own deadline (or ends the job). 30 s beyond
   // it, rank 0 itself is gone.
   if (!wait_until(go, MPI_Wtime() + seconds + 30.0))
     end_job("remap point after iteration " + std::to_string(iteration) +
             ": world rank 0 arrived but did not answer (it is stuck or gone)");
+  iteration_of(go_msg, Kind::Go, iteration);
   MPI_Wait(&send[0], MPI_STATUS_IGNORE);
 }
 

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The arrival check's deadline and messages (arrival.hpp), pure: no MPI.
+// The arrival check's deadline, verdicts and messages' codec (arrival.hpp), pure: no MPI.
 #include <algorithm>
 #include <cstdio>
 
 #include "session/arrival.hpp"
+
+#include "malleable/resize/types.hpp"
+#include "malleable_internal/wire.hpp"
 
 namespace resize::detail {
 
@@ -45,6 +48,33 @@ std::string root_missing(int iteration, double seconds) {
          seconds_text(seconds) +
          " s (every process must call remap_point() after the same iterations; a process that skipped one, or is "
          "stuck or gone, stops the job)";
+}
+
+namespace {
+constexpr malleable::wire::Kind kArrival{0x5241584du, 1, "arrival message"};  // "MXAR"
+
+constexpr auto arrival_fields = [](auto& v, auto& m) {
+  using K = ArrivalMessage::Kind;
+  v.enumeration(m.kind, K::Here, K::Go, "kind");
+  v(m.iteration);
+};
+}  // namespace
+
+std::vector<char> encode(const ArrivalMessage& m) { return malleable::wire::encode(kArrival, m, arrival_fields); }
+
+std::size_t arrival_message_bytes() { return encode(ArrivalMessage{}).size(); }
+
+ArrivalMessage decode_arrival(std::span<const char> bytes, ArrivalMessage::Kind expected) {
+  try {
+    return malleable::wire::decode<ArrivalMessage>(
+        bytes, kArrival, arrival_fields, [expected](const ArrivalMessage& m, const malleable::wire::Reader& r) {
+          if (m.kind != expected)
+            r.fail("kind " + std::to_string(static_cast<int>(m.kind)) + " where kind " +
+                   std::to_string(static_cast<int>(expected)) + " was expected");
+        });
+  } catch (const malleable::wire::Error& e) {
+    throw Error(e.what());
+  }
 }
 
 }  // namespace resize::detail

@@ -220,7 +220,7 @@ struct Session::Impl : detail::SessionWorld, detail::MatrixRegistry, detail::Res
   void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                    detail::MoveAccounting& acct);
 
-  // The one grid switch after a resize (grid_switch.cpp): BLACS grids for `from` and `to`
+  // The one grid switch after a resize (session_move.cpp): BLACS grids for `from` and `to`
   // on the current world (`from` empty: the current grid, on an unchanged world), every
   // registered matrix moved from one to the other (the redistribution's time and bytes
   // into `rec` when given; the watchdog's phase named `phase`), and `to` the session's
