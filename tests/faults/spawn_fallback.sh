@@ -17,6 +17,13 @@
 #   success  no fault: the line "before the spawn ... checkpoint ... spawn deadline 150.0 s" and no
 #            DIR/<app>.next left; with --checkpoint-every 1 the cadence's checkpoint of that
 #            iteration reused; with RESIZE_SPAWN_FALLBACK=off neither line nor checkpoint
+#   levels   the job keeps checkpoint levels (--checkpoint-local never, a level directory of
+#            its own): the state before the spawn goes to the local level (node memory), not
+#            to a global checkpoint; the stall and the crash above relaunch with
+#            --restart-levels (launches 4 then 9, check, checksums equal to the in-place
+#            run, no pdgemm-000002.h5 written); an expansion that succeeds says "checkpoint
+#            the local checkpoint level (node memory)", and with --checkpoint-local 1 the
+#            level's own checkpoint of that iteration is reused
 # Usage: spawn_fallback.sh <mpiexec> <mode> <pdgemm_resizable>
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3
@@ -58,7 +65,7 @@ under_launcher() {
   rm -rf "$work/ck"
   t0=$(date +%s.%N)
   out=$(env "$@" MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 -- "${P[@]}" \
-        --checkpoint "$work/ck" -q --checksums 2>&1); rc=$?
+        --checkpoint "$work/ck" "${EXTRA[@]}" -q --checksums 2>&1); rc=$?
   t1=$(date +%s.%N)
   [[ $rc -eq 0 ]] || fail "$what: malleable-run exit $rc: $out"
   launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
@@ -70,7 +77,37 @@ under_launcher() {
   LAST_OUT=$out
   echo "$what: launches of $launches processes, check OK, checksums equal to the in-place run ($(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}') s)"
 }
+EXTRA=()
 case $mode in
+levels)
+  EXTRA=(--checkpoint-local never --checkpoint-local-dir "$work/lv")
+  rm -rf "$work/lv"
+  under_launcher "levels: newcomer stalled in MPI_Init" BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=5
+  grep -q "restart the job by hand with -g 3x3 --restart-levels" <<<"$LAST_OUT" || fail "levels: the message does not say --restart-levels: $LAST_OUT"
+  grep -q "^malleable-run: launch 2: 9 processes, -g 3x3 --restart-levels" <<<"$LAST_OUT" || fail "levels: no relaunch with --restart-levels: $LAST_OUT"
+  [[ ! -e $work/ck/pdgemm-000002.h5 ]] || fail "levels: a global checkpoint of iteration 2 was written"
+  ls "$work/lv"/*/pdgemm.local.r0-4.v000002 >/dev/null 2>&1 || fail "levels: no local level of iteration 2 in $work/lv"
+  rm -rf "$work/lv"
+  under_launcher "levels: newcomer killed in MPI_Init" BLACS_DYN_FAULT=kill-newcomer-in-init
+  grep -qE "^malleable-run: launch 1( ended with status [0-9]+ during an expansion by spawn: a resize by restart from the checkpoint levels|: the expansion by spawn did not complete by its deadline)" <<<"$LAST_OUT" ||
+    fail "levels: no launcher message for the crashed expansion: $LAST_OUT"
+  [[ ! -e $work/ck/pdgemm-000002.h5 ]] || fail "levels (crash): a global checkpoint of iteration 2 was written"
+  rm -rf "$work/ck" "$work/lv"
+  out=$(RESIZE_SPAWN_DEADLINE=150 timeout 200 "$mpiexec" "${flags[@]}" -n 4 "${P[@]}" --checkpoint "$work/ck" "${EXTRA[@]}" \
+        --checksums 2>&1) || fail "levels: the run without a fault: $out"
+  grep -qE "before the spawn after iter 2: checkpoint the local checkpoint level \(node memory\) in [0-9.]+ ms; spawn deadline 150.0 s" <<<"$out" ||
+    fail "levels: no line for the local level before the spawn: $out"
+  [[ ! -e $work/ck/pdgemm.next && ! -e $work/ck/pdgemm-000002.h5 ]] || fail "levels: DIR/pdgemm.next left or a global checkpoint of iteration 2 written"
+  [[ $(sums "$out") == $(sums "$ref") ]] || fail "levels: checksums differ from the in-place run: $out"
+  echo "levels, success: $(grep -o 'before the spawn.*' <<<"$out")"
+  rm -rf "$work/ck" "$work/lv"
+  out=$(RESIZE_SPAWN_DEADLINE=150 timeout 200 "$mpiexec" "${flags[@]}" -n 4 "${P[@]}" --checkpoint "$work/ck" \
+        --checkpoint-local 1 --checkpoint-local-dir "$work/lv" --checksums 2>&1) || fail "levels: the run with --checkpoint-local 1: $out"
+  grep -qE "before the spawn after iter 2: checkpoint the local checkpoint level \(node memory\) \(this iteration's, reused\)" <<<"$out" ||
+    fail "levels: the level's checkpoint of iteration 2 was not reused: $out"
+  [[ $(grep -c "checkpoint level local after iteration 2 " <<<"$out") -eq 1 ]] || fail "levels: iteration 2's local level written twice: $out"
+  echo "levels, --checkpoint-local 1: $(grep -o 'before the spawn.*' <<<"$out")"
+  ;;
 stall)
   under_launcher "newcomer stalled in MPI_Init" BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=5
   grep -q "did not complete within its spawn deadline 5.0 s" <<<"$LAST_OUT" || fail "no deadline message: $LAST_OUT"

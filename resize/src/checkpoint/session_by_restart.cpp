@@ -9,6 +9,7 @@
 
 #include "checkpoint/by_restart.hpp"
 #include "common/broadcast.hpp"
+#include "session/expansion_fallback.hpp"
 #include "session/expansion_fallback_shell.hpp"
 
 namespace resize {
@@ -81,6 +82,14 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
     if (d.action == Action::Expand && !I.bg.in_flight && I.bg.mode == Background::Off)
       fallback.emplace(fallback_inputs(d), [&](double* t) {
+        // The cheapest level the relaunch finds again (expansion_fallback.hpp): the local one
+        // where levels are kept and the relaunch runs on this job's nodes again.
+        if (detail::fallback_level(I.levels != nullptr, I.rank_hosts, hosts_after_restart(I.rank_hosts, d)) ==
+            detail::FallbackLevel::Local) {
+          const bool have = detail::level_of_iteration(I.level_records, I.iteration, I.root(), I.world);
+          *t = have ? -1 : checkpoint_levels(false);
+          return std::string(detail::kLevelsCheckpoint);
+        }
         const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
         if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
         *t = -1;  // reused

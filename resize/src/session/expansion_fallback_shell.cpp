@@ -79,6 +79,12 @@ std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records
   return broadcast_text(have, 0, world);
 }
 
+bool level_of_iteration(const std::vector<LevelRecord>& records, int iteration, bool root, MPI_Comm world) {
+  int have = root && !records.empty() && records.back().after_iteration == iteration ? 1 : 0;
+  MPI_Bcast(&have, 1, MPI_INT, 0, world);
+  return have != 0;
+}
+
 ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint) {
   const config::Config cfg = config::read();
   // Parsed on every process: a bad value is the same Error everywhere, before anything.
@@ -137,8 +143,8 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
       char took[64];
       if (t_checkpoint < 0) std::snprintf(took, sizeof took, "(this iteration's, reused)");
       else std::snprintf(took, sizeof took, "in %.1f ms", t_checkpoint * 1e3);
-      std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, file_.c_str(), took,
-                  text.c_str());
+      std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, checkpoint_text(file_).c_str(),
+                  took, text.c_str());
       std::fflush(stdout);
     }
   }

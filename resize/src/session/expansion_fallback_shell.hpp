@@ -12,6 +12,7 @@
 
 #include "malleable/resize/predict.hpp"
 #include "malleable/resize/report.hpp"
+#include "malleable/resize/session.hpp"
 
 namespace resize::detail {
 
@@ -39,6 +40,10 @@ struct FallbackInputs {
 // empty; the same on every process of `world` (collective).
 std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records, int iteration, bool root,
                                     MPI_Comm world);
+
+// Whether world rank 0's newest level checkpoint is of `iteration` (the levels' cadence
+// wrote it at this remap point: reused); the same on every process of `world` (collective).
+bool level_of_iteration(const std::vector<LevelRecord>& records, int iteration, bool root, MPI_Comm world);
 
 // One expansion's fallback (collective to make, over `world`): when enabled
 // (RESIZE_SPAWN_FALLBACK), the state before the resize secured by `checkpoint` (returns the
