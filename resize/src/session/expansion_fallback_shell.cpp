@@ -77,6 +77,9 @@ class Deadline {
     expired_ = true;
     const auto last = until + std::chrono::duration<double>(std::max(seconds, 10.0));
     if (deferred_ && cv_.wait_until(lk, last, [this] { return !armed_ || !deferred_; }) && !armed_) return;
+    // The others leave a moment after world rank 0 (the one with the message), so that
+    // mpiexec, which ends the job at the first exit, does not end it before it has said why.
+    if (message_.empty() && cv_.wait_for(lk, std::chrono::seconds(2), [this] { return !armed_; })) return;
     std::fflush(stdout);
     if (!message_.empty()) std::fputs(message_.c_str(), stderr);
     std::fflush(stderr);
