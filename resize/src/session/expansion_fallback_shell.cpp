@@ -125,6 +125,11 @@ void background_fallback_end(bool completed) {
   slot.reset();
 }
 
+void background_fallback_checkpointed(const std::string& file) {
+  auto& slot = background_slot();
+  if (slot && slot->active() && !file.empty() && slot->file() != kLevelsCheckpoint) slot->renew(file);
+}
+
 std::string background_fallback_file() {
   return background_slot() && background_slot()->active() ? background_slot()->file() : std::string();
 }
@@ -197,6 +202,9 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
     return;
   }
   next_ = in.dir + "/" + in.app + ".next";
+  nprow_ = in.nprow;
+  npcol_ = in.npcol;
+  hosts_ = in.hosts;
   // World rank 0: the deadline from its history, and the marker (.tmp, renamed).
   std::string why, text;
   double seconds = rule.floor;
@@ -240,6 +248,17 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
   }
   Deadline::get().arm(seconds, std::move(message), deferred);
   active_ = true;
+}
+
+void ExpansionFallback::renew(const std::string& file) {
+  file_ = file;
+  if (!root_) return;
+  std::ofstream out(next_ + ".tmp");
+  out << next_launch_text(nprow_, npcol_, file_, hosts_) << kSpawnMarker << "\n";
+  out.close();
+  if (!out || std::rename((next_ + ".tmp").c_str(), next_.c_str()) != 0)
+    std::fprintf(stderr, "resize: warning: cannot rewrite %s for the checkpoint %s: a relaunch would start from the older one\n",
+                 next_.c_str(), file_.c_str());
 }
 
 ExpansionFallback::~ExpansionFallback() {

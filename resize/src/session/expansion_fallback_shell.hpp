@@ -64,10 +64,16 @@ class ExpansionFallback {
   const std::string& file() const { return file_; }  // the checkpoint (empty: not active)
   // The expansion completed: world rank 0 removes the marker (DIR/<app>.next).
   void succeeded();
+  // A newer checkpoint of the state (the cadence's, while a background spawn is under way):
+  // the marker names it instead (world rank 0), so that the relaunch does not look for a
+  // file `keep` has removed meanwhile.
+  void renew(const std::string& file);
 
  private:
   bool active_ = false, root_ = false;
+  int nprow_ = 0, npcol_ = 0;
   std::string file_, next_;
+  std::vector<std::string> hosts_;
 };
 
 // A background expansion (the spawn on a helper thread while the old grid computes): the
@@ -86,6 +92,9 @@ void background_fallback_waiting(bool waiting);
 // The background resize ended (`completed`: the marker removed) or is left (failed, ended
 // by restart): its fallback disarmed.
 void background_fallback_end(bool completed);
+// The cadence wrote `file` (every process): while a background expansion's fallback with a
+// global checkpoint is armed, its marker names that newer checkpoint.
+void background_fallback_checkpointed(const std::string& file);
 // Its checkpoint ("" if none is armed).
 std::string background_fallback_file();
 
