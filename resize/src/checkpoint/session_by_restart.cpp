@@ -115,7 +115,8 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   Decision d;
   bool expired = false;  // a background expansion's spawn passed its deadline
   std::optional<detail::ExpansionFallback> fallback;
-  if (I.bg.in_flight) {
+  const bool from_background = I.bg.in_flight != nullptr;  // then only a restart follows here
+  if (from_background) {
     d = I.bg.in_flight->d;
     const auto in_flight = [&] { return I.bg.in_flight != nullptr; };
     if (!background_step(*this, I.opt.app, d, in_flight, expired, step)) return step;
@@ -124,7 +125,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     step.action = d.action;
     if (d.action == Action::None) return step;
   }
-  if (!I.bg.in_flight && !expired && m == Mechanism::Spawn && !d.new_allocation) {
+  if (!from_background && m == Mechanism::Spawn && !d.new_allocation) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
     const bool blocking = I.bg.mode == Background::Off || I.background_blocked(d);
