@@ -217,6 +217,9 @@ RankMap RankMap::canonical(int nprow, int npcol) const {
     return *this;
   }
   if (static_cast<std::int64_t>(list_->r.size()) != grid_size(nprow, npcol)) return *this;  // invalid: kept to be named
+  // A holding_several map stays a list even when it lists each rank once in order: the
+  // executors read its arrays from ExchangeItem::held, not from `a`.
+  if (list_->several) return *this;
   if (list_->row_iota) return row_major(list_->r[0]);
   if (list_->col_nprow == nprow) return column_major(list_->r[0]);
   return *this;

@@ -326,6 +326,10 @@ def run_case(c, a):
         elif c["fault"] == "newcomer":
             env["RESIZE_FAULT"] = "kill-newcomer-background" if c["bg"] != "off" else "kill-newcomer"
             marker = r"fault injection - newcomer \(pid \d+\) kills itself"
+        elif c["fault"] == "stall":  # the expansion fallback (FALLBACKS in combinations.py)
+            env["BLACS_DYN_FAULT"] = "stall-newcomer-in-init"
+            env["RESIZE_SPAWN_DEADLINE"] = "5"
+            marker = r"fault injection - newcomer \d+ \(pid \d+\) stalls before its MPI_Init"
         job = Job(argv, env, a.deadline, trigger, on_trigger)
         if job.timed_out:
             fail(f"no end within {a.deadline} s")
@@ -338,8 +342,10 @@ def run_case(c, a):
             if c["fault"] != "none":
                 if not re.search(marker, job.text):
                     fail(f"the fault did not fire (no /{marker}/)")
-                if not re.search(r"malleable-run: launch \d+ failed .*restarting", job.text):
-                    fail("malleable-run did not relaunch after the fault")
+                relaunched = r"malleable-run: launch 2: 6 processes, -g 3x2 --restart" if c["fault"] == "stall" else \
+                    r"malleable-run: launch \d+ failed .*restarting"
+                if not re.search(relaunched, job.text):
+                    fail(f"malleable-run did not relaunch after the fault (no /{relaunched}/)")
             check_result(c, job, work, np_)
         return 0
     finally:

@@ -70,6 +70,19 @@ class Generator(unittest.TestCase):
             if c["kind"] in ("refuse", "control"):
                 self.assertIn(c["refusal"], refusals)
 
+    def test_the_fallback_cases_cover_background_checkpoint_and_direction_pairwise(self):
+        fb = [c for _, c in self.cases if c["kind"] == "fallback"]
+        self.assertEqual(len(fb), len(C.FALLBACKS))
+        for c in fb:
+            self.assertEqual((c["mech"], c["fault"], c["launcher"]), ("spawn", "stall", "malleable-run"), c)
+            self.assertIn(c["ckpt"], ("global", "global+partner"), c)  # the fallback needs the checkpoint directory
+            self.assertIn(c["dir"], ("expand", "both"), c)
+            self.assertIn(c["prog"], C.DRIVERS, c)
+        dims = {"bg": ["off", "wait", "continue"], "ckpt": ["global", "global+partner"], "dir": ["expand", "both"]}
+        for a, b in (("bg", "ckpt"), ("bg", "dir"), ("ckpt", "dir")):
+            want = {(x, y) for x in dims[a] for y in dims[b]}
+            self.assertEqual(want, {(c[a], c[b]) for c in fb}, (a, b))
+
     def test_committed_list_is_the_generators_output(self):
         with open(os.path.join(HERE, "cases.txt")) as f:
             self.assertEqual(f.read(), C.case_text(), "cases.txt is stale: run combinations.py --write cases.txt")

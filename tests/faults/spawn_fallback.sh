@@ -17,6 +17,23 @@
 #   success  no fault: the line "before the spawn ... checkpoint ... spawn deadline 150.0 s" and no
 #            DIR/<app>.next left; with --checkpoint-every 1 the cadence's checkpoint of that
 #            iteration reused; with RESIZE_SPAWN_FALLBACK=off neither line nor checkpoint
+#   levels   the job keeps checkpoint levels (--checkpoint-local never, a level directory of
+#            its own): the state before the spawn goes to the local level (node memory), not
+#            to a global checkpoint; the stall and the crash above relaunch with
+#            --restart-levels (launches 4 then 9, check, checksums equal to the in-place
+#            run, no pdgemm-000002.h5 written); an expansion that succeeds says "checkpoint
+#            the local checkpoint level (node memory)", and with --checkpoint-local 1 the
+#            level's own checkpoint of that iteration is reused
+#   background  the expansion begun in the background (--background, --constant A; 2x2 -> 3x3
+#            after iteration 2, 8 iterations): in mode continue the stalled spawn's deadline
+#            (3 s) passes while the old grid computes (iteration 4 made to last 6 s,
+#            RESIZE_FAULT=pause-in-iteration:4:6), and the remap point after iteration 4
+#            resizes by restart from iteration 4 (nothing computed meanwhile lost); in mode
+#            wait the completing point waits for the spawn, so the deadline ends the
+#            processes there and the relaunch starts from the checkpoint before the spawn
+#            (iteration 2); without a fault (mode wait) the background expansion completes
+#            and no DIR/<app>.next is left. Each: launches, check, checksums equal to the
+#            same grids in place (3x3 from the iteration the relaunch or the switch began)
 # Usage: spawn_fallback.sh <mpiexec> <mode> <pdgemm_resizable>
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3
@@ -58,19 +75,83 @@ under_launcher() {
   rm -rf "$work/ck"
   t0=$(date +%s.%N)
   out=$(env "$@" MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 -- "${P[@]}" \
-        --checkpoint "$work/ck" -q --checksums 2>&1); rc=$?
+        --checkpoint "$work/ck" "${EXTRA[@]}" -q --checksums 2>&1); rc=$?
   t1=$(date +%s.%N)
   [[ $rc -eq 0 ]] || fail "$what: malleable-run exit $rc: $out"
   launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
   [[ $launches == "4 9 " ]] || fail "$what: launches with '$launches' processes, expected 4 9: $out"
-  grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "$what: result check: $out"
+  grep -q "result check: B = (sA)^$ITERS B0: .*OK" <<<"$out" || fail "$what: result check: $out"
   [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] ||
     fail "$what: checksums $(sums "$out" | tr '\n' ' ') differ from the in-place run's $(sums "$ref" | tr '\n' ' ')"
   nothing_left "$what"
   LAST_OUT=$out
   echo "$what: launches of $launches processes, check OK, checksums equal to the in-place run ($(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}') s)"
 }
+EXTRA=() ITERS=6
+# The same grids in place without a fault: 2x2 up to iteration $1, 3x3 after it (8 iterations).
+ref_switch() {
+  RESIZE_SPAWN_FALLBACK=off timeout 200 "$mpiexec" "${flags[@]}" -n 4 "$pdgemm" -n 240 --nb 16 -i 8 -p scripted \
+    -s "$1:expand:3x3" -q --checksums 2>&1
+}
 case $mode in
+background)
+  P=("$pdgemm" -n 240 --nb 16 -i 8 -p scripted -s 2:expand:3x3 --constant A) ITERS=8
+  ref=$(ref_switch 4)
+  EXTRA=(--background continue)
+  under_launcher "background continue: newcomer stalled" BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=3 \
+    RESIZE_FAULT=pause-in-iteration:4:6
+  grep -q "the expansion 2x2 -> 3x3 begun in the background did not complete within its spawn deadline: resizing by restart from iteration 4 instead" <<<"$LAST_OUT" ||
+    fail "background continue: no restart from iteration 4: $LAST_OUT"
+  grep -q "^malleable-run: launch 2: 9 processes, -g 3x3 --restart .*pdgemm-000004.h5" <<<"$LAST_OUT" ||
+    fail "background continue: the relaunch does not start from iteration 4: $LAST_OUT"
+  ref=$(ref_switch 2)
+  EXTRA=(--background wait)
+  under_launcher "background wait: newcomer stalled" BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=3
+  grep -q "did not complete within its spawn deadline 3.0 s" <<<"$LAST_OUT" || fail "background wait: no deadline message: $LAST_OUT"
+  grep -q "^malleable-run: launch 2: 9 processes, -g 3x3 --restart .*pdgemm-000002.h5" <<<"$LAST_OUT" ||
+    fail "background wait: the relaunch does not start from the checkpoint before the spawn: $LAST_OUT"
+  rm -rf "$work/ck"
+  out=$(RESIZE_SPAWN_DEADLINE=150 timeout 200 "$mpiexec" "${flags[@]}" -n 4 "${P[@]}" --background wait --checkpoint "$work/ck" \
+        --checksums 2>&1) || fail "background wait without a fault: $out"
+  grep -qE "before the spawn after iter 2: checkpoint .*pdgemm-000002.h5 in [0-9.]+ ms; spawn deadline 150.0 s" <<<"$out" ||
+    fail "background wait without a fault: no line for the checkpoint before the spawn: $out"
+  first=$(grep -m1 -oE "\] iter +[0-9]+ +grid 3x3" <<<"$out" | awk '{print $3}')
+  [[ -n $first ]] || fail "background wait without a fault: never on 3x3: $out"
+  [[ ! -e $work/ck/pdgemm.next ]] || fail "background wait without a fault: DIR/pdgemm.next left"
+  ref=$(ref_switch $((${first:-3} - 1)))
+  [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] || fail "background wait without a fault: checksums differ from the in-place run: $out"
+  grep -q "result check: B = (sA)^8 B0: .*OK" <<<"$out" || fail "background wait without a fault: result check: $out"
+  echo "background wait without a fault: completed, on 3x3 from iteration $first, no DIR/pdgemm.next left, checksums equal"
+  ;;
+levels)
+  EXTRA=(--checkpoint-local never --checkpoint-local-dir "$work/lv")
+  rm -rf "$work/lv"
+  under_launcher "levels: newcomer stalled in MPI_Init" BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=5
+  grep -q "restart the job by hand with -g 3x3 --restart-levels" <<<"$LAST_OUT" || fail "levels: the message does not say --restart-levels: $LAST_OUT"
+  grep -q "^malleable-run: launch 2: 9 processes, -g 3x3 --restart-levels" <<<"$LAST_OUT" || fail "levels: no relaunch with --restart-levels: $LAST_OUT"
+  [[ ! -e $work/ck/pdgemm-000002.h5 ]] || fail "levels: a global checkpoint of iteration 2 was written"
+  ls "$work/lv"/*/pdgemm.local.r0-4.v000002 >/dev/null 2>&1 || fail "levels: no local level of iteration 2 in $work/lv"
+  rm -rf "$work/lv"
+  under_launcher "levels: newcomer killed in MPI_Init" BLACS_DYN_FAULT=kill-newcomer-in-init
+  grep -qE "^malleable-run: launch 1( ended with status [0-9]+ during an expansion by spawn: a resize by restart from the checkpoint levels|: the expansion by spawn did not complete by its deadline)" <<<"$LAST_OUT" ||
+    fail "levels: no launcher message for the crashed expansion: $LAST_OUT"
+  [[ ! -e $work/ck/pdgemm-000002.h5 ]] || fail "levels (crash): a global checkpoint of iteration 2 was written"
+  rm -rf "$work/ck" "$work/lv"
+  out=$(RESIZE_SPAWN_DEADLINE=150 timeout 200 "$mpiexec" "${flags[@]}" -n 4 "${P[@]}" --checkpoint "$work/ck" "${EXTRA[@]}" \
+        --checksums 2>&1) || fail "levels: the run without a fault: $out"
+  grep -qE "before the spawn after iter 2: checkpoint the local checkpoint level \(node memory\) in [0-9.]+ ms; spawn deadline 150.0 s" <<<"$out" ||
+    fail "levels: no line for the local level before the spawn: $out"
+  [[ ! -e $work/ck/pdgemm.next && ! -e $work/ck/pdgemm-000002.h5 ]] || fail "levels: DIR/pdgemm.next left or a global checkpoint of iteration 2 written"
+  [[ $(sums "$out") == $(sums "$ref") ]] || fail "levels: checksums differ from the in-place run: $out"
+  echo "levels, success: $(grep -o 'before the spawn.*' <<<"$out")"
+  rm -rf "$work/ck" "$work/lv"
+  out=$(RESIZE_SPAWN_DEADLINE=150 timeout 200 "$mpiexec" "${flags[@]}" -n 4 "${P[@]}" --checkpoint "$work/ck" \
+        --checkpoint-local 1 --checkpoint-local-dir "$work/lv" --checksums 2>&1) || fail "levels: the run with --checkpoint-local 1: $out"
+  grep -qE "before the spawn after iter 2: checkpoint the local checkpoint level \(node memory\) \(this iteration's, reused\)" <<<"$out" ||
+    fail "levels: the level's checkpoint of iteration 2 was not reused: $out"
+  [[ $(grep -c "checkpoint level local after iteration 2 " <<<"$out") -eq 1 ]] || fail "levels: iteration 2's local level written twice: $out"
+  echo "levels, --checkpoint-local 1: $(grep -o 'before the spawn.*' <<<"$out")"
+  ;;
 stall)
   under_launcher "newcomer stalled in MPI_Init" BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=5
   grep -q "did not complete within its spawn deadline 5.0 s" <<<"$LAST_OUT" || fail "no deadline message: $LAST_OUT"

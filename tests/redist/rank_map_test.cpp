@@ -206,4 +206,21 @@ TEST(RankMap, OneRankOfAHugeImplicitGridPlansInLittleHeap) {
   EXPECT_LT(checks, kBound);
 }
 
+// A holding_several map that lists each rank once, in row or column order (a level
+// recovery whose holders are ranks 0..P-1 of a larger job), keeps its flag through the
+// canonical form and Layout::from_blocks: the executors read such an A from the held
+// arrays, and an implicit map would send them to a null `a` (seen as a crash of the
+// restart from levels onto more processes).
+TEST(RankMap, HoldingSeveralStaysExplicitInOrder) {
+  const RankMap row = RankMap::holding_several({0, 1, 2, 3});
+  EXPECT_TRUE(row.canonical(2, 2).holds_several());
+  EXPECT_TRUE(row.canonical(2, 2).is_explicit());
+  const RankMap col = RankMap::holding_several({0, 2, 1, 3});
+  EXPECT_TRUE(col.canonical(2, 2).holds_several());
+  const Layout l = Layout::from_blocks({16, 16}, {16, 16}, 2, 2, 0, 0, row);
+  EXPECT_TRUE(l.ranks.holds_several());
+  // Without the flag the same list still becomes the implicit map.
+  EXPECT_FALSE(RankMap({0, 1, 2, 3}).canonical(2, 2).is_explicit());
+}
+
 }  // namespace

@@ -124,3 +124,28 @@ TEST(SpawnDeadline, TheMessageNamesTheCheckpointAndTheTarget) {
   EXPECT_NE(m.find("on 9 processes from ck/pdgemm.next"), std::string::npos) << m;
   EXPECT_NE(m.find("-g 3x3 --restart ck/pdgemm-000002.h5"), std::string::npos) << m;
 }
+
+// The level that secures the state before a spawn: the local one (node memory) where the
+// session keeps levels and the relaunch runs on every node of the job again; else global.
+TEST(FallbackLevel, LocalWhereLevelsAndTheNodesStay) {
+  using resize::detail::fallback_level;
+  using resize::detail::FallbackLevel;
+  const std::vector<std::string> now{"n1", "n1", "n2", "n2"};
+  EXPECT_EQ(fallback_level(false, now, {}), FallbackLevel::Global);
+  EXPECT_EQ(fallback_level(false, now, {"n1", "n2", "n3"}), FallbackLevel::Global);
+  EXPECT_EQ(fallback_level(true, now, {}), FallbackLevel::Local);  // the launcher's hosts: the same
+  EXPECT_EQ(fallback_level(true, now, {"n1", "n2", "n3"}), FallbackLevel::Local);
+  EXPECT_EQ(fallback_level(true, now, {"n2", "n3"}), FallbackLevel::Global);  // n1's copies would be left behind
+  EXPECT_STREQ(resize::detail::fallback_level_name(FallbackLevel::Local), "local");
+  EXPECT_STREQ(resize::detail::fallback_level_name(FallbackLevel::Global), "global");
+}
+
+TEST(FallbackLevel, TheLevelsCheckpointIsRestartedWithRestartLevels) {
+  using namespace resize::detail;
+  EXPECT_EQ(restart_option("ck/a-000002.h5"), "--restart ck/a-000002.h5");
+  EXPECT_EQ(restart_option(kLevelsCheckpoint), "--restart-levels");
+  EXPECT_EQ(checkpoint_text("ck/a-000002.h5"), "ck/a-000002.h5");
+  EXPECT_EQ(checkpoint_text(kLevelsCheckpoint), "the local checkpoint level (node memory)");
+  const std::string m = expired_message("pdgemm", 2, "spawn deadline 5.0 s", "2x2", 3, 3, kLevelsCheckpoint, "ck/pdgemm.next");
+  EXPECT_NE(m.find("-g 3x3 --restart-levels"), std::string::npos) << m;
+}

@@ -4,11 +4,15 @@
 #include "session/session_impl.hpp"
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 
 #include "checkpoint/by_restart.hpp"
+#include "background/background_resize.hpp"
 #include "common/broadcast.hpp"
+#include "session/expansion_fallback.hpp"
 #include "session/expansion_fallback_shell.hpp"
 
 namespace resize {
@@ -41,6 +45,39 @@ Mechanism parse_mechanism(const std::string& s) {
   throw Error("mechanism '" + s + "': expected spawn or restart");
 }
 
+namespace {
+// A remap point of remap_or_restart with a resize under way in the background (`d` its
+// decision): this remap point completes it or lets it go on (remap_point; `step` says
+// what it did, and false is returned), or, for an expansion whose spawn passed its
+// deadline (`expired`) or failed, true: a resize by restart from the state now follows
+// (expansion_fallback_shell.hpp).
+bool background_step(Session& s, const std::string& app, const Decision& d, const std::function<bool()>& in_flight,
+                     bool& expired, ResizeStep& step) {
+  const bool root = s.world_rank() == 0;
+  expired = detail::background_fallback_expired(s.world());
+  if (expired) {
+    if (root)
+      std::printf("[%s] the expansion %s -> %dx%d begun in the background did not complete within its spawn deadline: "
+                  "resizing by restart from iteration %d instead\n",
+                  app.c_str(), s.grid().shape().c_str(), d.nprow, d.npcol, s.iteration());
+    std::fflush(stdout);
+    return true;
+  }
+  detail::background_fallback_waiting(true);  // a wait for the spawn here is a blocking one
+  const RemapResult r = s.remap_point();
+  detail::background_fallback_waiting(false);
+  if (!in_flight()) detail::background_fallback_end(true);
+  step = {r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue, r.action, r.ok,
+          r.message, {}};
+  if (in_flight() || r.ok || r.action != Action::Expand || d.action != Action::Expand) return false;
+  if (root)
+    std::printf("[%s] the expansion begun in the background failed (%s): resizing by restart instead\n", app.c_str(),
+                r.message.c_str());
+  std::fflush(stdout);
+  return true;
+}
+}  // namespace
+
 ResizeStep Session::remap_or_restart(Mechanism m) {
   auto& I = *impl_;
   ResizeStep step;
@@ -54,38 +91,47 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     step.kind = r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue;
     return step;
   }
-  const Decision d = next_decision();
-  step.action = d.action;
-  if (d.action == Action::None) return step;
   const auto& c = I.checkpointing->cadence;
-  // What the expansion fallback needs to know of the session and the decision.
-  const auto fallback_inputs = [&](const Decision& dd) {
-    detail::FallbackInputs in;
-    in.app = I.opt.app;
-    in.iteration = I.iteration;
-    in.from_grid = I.shape.shape();
-    in.nprow = dd.nprow;
-    in.npcol = dd.npcol;
-    in.nnew = std::max(0, dd.nprow * dd.npcol - I.size());
-    in.dir = c.dir;
-    in.hosts = hosts_after_restart(I.rank_hosts, dd);
-    in.history = &I.history.events();
-    in.world = I.world;
-    in.root = I.root();
-    in.progress = I.opt.progress;
-    return in;
+  const auto fallback_inputs = [&](const Decision& dd) {  // (in FallbackInputs' order)
+    return detail::FallbackInputs{I.opt.app,          I.iteration,   I.shape.shape(),
+                                  dd.nprow,           dd.npcol,      std::max(0, dd.nprow * dd.npcol - I.size()),
+                                  c.dir,              hosts_after_restart(I.rank_hosts, dd),
+                                  &I.history.events(), I.world,      I.root(), I.opt.progress};
   };
+  // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
+  // again (expansion_fallback.hpp; the local one where levels are kept and the relaunch
+  // runs on this job's nodes again), one of this iteration reused. `t` < 0: reused.
+  const auto secure = [&](const Decision& dd, double* t) {
+    if (detail::fallback_level(I.levels != nullptr, I.rank_hosts, hosts_after_restart(I.rank_hosts, dd)) ==
+        detail::FallbackLevel::Local) {
+      *t = detail::level_of_iteration(I.level_records, I.iteration, I.root(), I.world) ? -1 : checkpoint_levels(false);
+      return std::string(detail::kLevelsCheckpoint);
+    }
+    const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
+    if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
+    *t = -1;
+    return have;
+  };
+  Decision d;
+  bool expired = false;  // a background expansion's spawn passed its deadline
   std::optional<detail::ExpansionFallback> fallback;
-  if (m == Mechanism::Spawn && !d.new_allocation) {
+  const bool from_background = I.bg.in_flight != nullptr;  // then only a restart follows here
+  if (from_background) {
+    d = I.bg.in_flight->d;
+    const auto in_flight = [&] { return I.bg.in_flight != nullptr; };
+    if (!background_step(*this, I.opt.app, d, in_flight, expired, step)) return step;
+  } else {
+    d = next_decision();
+    step.action = d.action;
+    if (d.action == Action::None) return step;
+  }
+  if (!from_background && m == Mechanism::Spawn && !d.new_allocation) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
-    if (d.action == Action::Expand && !I.bg.in_flight && I.bg.mode == Background::Off)
-      fallback.emplace(fallback_inputs(d), [&](double* t) {
-        const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
-        if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
-        *t = -1;  // reused
-        return have;
-      });
+    const bool blocking = I.bg.mode == Background::Off || I.background_blocked(d);
+    const auto secure_now = [&](double* t) { return secure(d, t); };
+    if (d.action == Action::Expand && blocking) fallback.emplace(fallback_inputs(d), secure_now);
+    if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
     const RemapResult r = resize_now(d);
     step.ok = r.ok;
     step.message = r.message;
@@ -94,6 +140,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
       step.kind = ResizeStep::Kind::Resized;
       return step;
     }
+    if (!blocking) detail::background_fallback_end(false);
     // A failed expansion, or a refused shrink that was to give nodes back whole (e.g.
     // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
     // restart on the nodes the decision names. World rank 0 holds the nodes.
@@ -106,34 +153,24 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
       std::fflush(stdout);
     }
   }
-  // (the state before a failed expansion was secured before its spawn)
-  const std::string file = fallback && fallback->active() ? fallback->file() : checkpoint_in(c.dir, c.keep);
-  // World rank 0 writes DIR/<app>.next (as .tmp, renamed): with the nodes the decision
-  // names (a shrink's given back, an expansion's added, e.g. by the Slurm policy), the
-  // launcher runs the next job on exactly those. A failure is an Error on every process.
-  std::string why;
-  if (I.root()) {
-    const std::string next = c.dir + "/" + I.opt.app + ".next";
-    try {
-      std::ofstream out(next + ".tmp");
-      out << next_launch_text(d.nprow, d.npcol, file, hosts_after_restart(I.rank_hosts, d));
-      // The hosts are not the job's yet: the launcher asks for a new allocation with them.
-      if (d.new_allocation) out << "new-allocation\n";
-      out.close();
-      if (!out) why = "cannot write " + next + ".tmp";
-      else if (std::rename((next + ".tmp").c_str(), next.c_str()) != 0) why = "cannot rename " + next + ".tmp to " + next;
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
-    if (why.empty()) {
-      std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
-                  I.opt.app.c_str(), I.iteration, I.shape.shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
-                  kExitResizeByRestart);
-      std::fflush(stdout);
-    }
+  // (the state before a failed blocking expansion was secured before its spawn)
+  double t = 0;
+  const std::string file = fallback && fallback->active() ? fallback->file()
+                           : expired                      ? secure(d, &t)
+                                                          : checkpoint_in(c.dir, c.keep);
+  // With the nodes the decision names (a shrink's given back, an expansion's added, e.g. by
+  // the Slurm policy), the launcher runs the next job on exactly those.
+  detail::write_next_launch(I.opt.app, c.dir, I.iteration, I.shape.shape(), d, file, hosts_after_restart(I.rank_hosts, d),
+                            I.root(), I.world);
+  if (expired) {
+    // The helper thread is still inside MPI_Comm_spawn, which cannot be interrupted: no MPI
+    // call can end this job cleanly, so every process leaves now (mpiexec ends the rest,
+    // the newcomers stuck in MPI_Init included), as a deadline passing in a blocking spawn.
+    MPI_Barrier(I.world);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(kExitResizeByRestart);
   }
-  why = detail::broadcast_text(why, 0, I.world);
-  if (!why.empty()) throw CheckpointFailed("resize by restart: " + why);
   step.kind = ResizeStep::Kind::ExitForRestart;
   step.ok = true;
   step.checkpoint = file;

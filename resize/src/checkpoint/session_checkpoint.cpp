@@ -15,6 +15,7 @@
 #include "checkpoint/checkpoint_io.hpp"
 #include "common/broadcast.hpp"
 #include "checkpoint/file_release.hpp"
+#include "session/expansion_fallback_shell.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -237,6 +238,7 @@ std::string Session::checkpoint_if_due(bool last) {
       k.previous_check = -1;
     }
   }
+  detail::background_fallback_checkpointed(file);  // a background spawn's marker names the newest
   return file;
 }
 

@@ -89,6 +89,24 @@ std::string describe(const SpawnDeadline& d, const DeadlineRule& rule) {
   return s + b;
 }
 
+const char* fallback_level_name(FallbackLevel l) { return l == FallbackLevel::Local ? "local" : "global"; }
+
+FallbackLevel fallback_level(bool levels, const std::vector<std::string>& now, const std::vector<std::string>& relaunch) {
+  if (!levels) return FallbackLevel::Global;
+  if (relaunch.empty()) return FallbackLevel::Local;  // the launcher's hosts: the same ones
+  for (const auto& h : now)
+    if (std::find(relaunch.begin(), relaunch.end(), h) == relaunch.end()) return FallbackLevel::Global;
+  return FallbackLevel::Local;
+}
+
+std::string checkpoint_text(const std::string& file) {
+  return file == kLevelsCheckpoint ? std::string("the local checkpoint level (node memory)") : file;
+}
+
+std::string restart_option(const std::string& file) {
+  return file == kLevelsCheckpoint ? std::string("--restart-levels") : "--restart " + file;
+}
+
 std::string expired_message(const std::string& app, int iteration, const std::string& deadline_text,
                             const std::string& from_grid, int nprow, int npcol, const std::string& file,
                             const std::string& next_path) {
@@ -96,7 +114,7 @@ std::string expired_message(const std::string& app, int iteration, const std::st
          std::to_string(nprow) + "x" + std::to_string(npcol) + ") did not complete within its " + deadline_text +
          ": resizing by restart instead. Every process exits with status 4; scripts/malleable-run relaunches on " +
          std::to_string(nprow * npcol) + " processes from " + next_path + ". Without it, restart the job by hand with -g " +
-         std::to_string(nprow) + "x" + std::to_string(npcol) + " --restart " + file + "\n";
+         std::to_string(nprow) + "x" + std::to_string(npcol) + " " + restart_option(file) + "\n";
 }
 
 }  // namespace resize::detail

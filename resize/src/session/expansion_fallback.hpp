@@ -55,6 +55,30 @@ SpawnDeadline spawn_deadline(const std::vector<ResizeEvent>& history, int nnew, 
 // "spawn deadline 30.0 s (floor; 4 x the slowest of 3 spawns scaled to 5 processes: 1.2 s)"
 std::string describe(const SpawnDeadline& d, const DeadlineRule& rule);
 
+// Which checkpoint secures the state before the spawn: the cheapest configured level that
+// survives the relaunch. What each level survives (docs/guide/checkpoint.md, "When a spawn
+// does not complete"): every failure the fallback handles (the spawn hangs, a newcomer
+// dies, a new node refuses the launch, Slurm takes the new nodes back) leaves the job's
+// current nodes and what they keep in node-local storage: the local level (node memory)
+// survives when the relaunch runs on all of them again. A relaunch elsewhere (a node of
+// the job gone as well, a new allocation) needs the global level.
+enum class FallbackLevel { Local, Global };
+const char* fallback_level_name(FallbackLevel l);
+// `levels`: the session keeps checkpoint levels (set_level_checkpointing); `now`: the
+// current world's hosts (one per rank, repeats allowed); `relaunch`: the hosts the relaunch
+// names (empty: the launcher's own, the same as now).
+FallbackLevel fallback_level(bool levels, const std::vector<std::string>& now, const std::vector<std::string>& relaunch);
+
+// The checkpoint name DIR/<app>.next carries when the state is in the levels: the launcher
+// relaunches with --restart-levels instead of --restart FILE.
+inline constexpr const char* kLevelsCheckpoint = "levels";
+// What the progress line and the messages call the checkpoint `file` (kLevelsCheckpoint:
+// "the local checkpoint level (node memory)").
+std::string checkpoint_text(const std::string& file);
+// The restart options of a relaunch by hand from `file` ("--restart FILE" or
+// "--restart-levels").
+std::string restart_option(const std::string& file);
+
 // The marker line the launcher knows a pre-spawn .next by (scripts/malleable-run).
 inline constexpr const char* kSpawnMarker = "spawn-fallback";
 

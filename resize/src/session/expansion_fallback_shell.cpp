@@ -7,12 +7,14 @@
 // included.
 #include "session/expansion_fallback_shell.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <unistd.h>
@@ -33,12 +35,29 @@ class Deadline {
     static Deadline d;
     return d;
   }
-  void arm(double seconds, std::string message) {
+  // `deferred` (a background spawn: the main thread goes on computing): when the deadline
+  // passes, the thread only marks it expired for the next remap point to end the resize
+  // (background_fallback_expired), and exits itself if that has not happened after as
+  // long again (at least 10 s) or once set_deferred(false) says the main thread waits.
+  void arm(double seconds, std::string message, bool deferred) {
     disarm();
     std::lock_guard<std::mutex> lk(m_);
     armed_ = true;
+    expired_ = false;
+    deferred_ = deferred;
     message_ = std::move(message);
     thread_ = std::thread([this, seconds] { run(seconds); });
+  }
+  void set_deferred(bool on) {
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      deferred_ = on;
+    }
+    cv_.notify_all();
+  }
+  bool expired() {
+    std::lock_guard<std::mutex> lk(m_);
+    return armed_ && expired_;
   }
   void disarm() {
     {
@@ -55,6 +74,12 @@ class Deadline {
     std::unique_lock<std::mutex> lk(m_);
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
     if (cv_.wait_until(lk, until, [this] { return !armed_; })) return;
+    expired_ = true;
+    const auto last = until + std::chrono::duration<double>(std::max(seconds, 10.0));
+    if (deferred_ && cv_.wait_until(lk, last, [this] { return !armed_ || !deferred_; }) && !armed_) return;
+    // The others leave a moment after world rank 0 (the one with the message), so that
+    // mpiexec, which ends the job at the first exit, does not end it before it has said why.
+    if (message_.empty() && cv_.wait_for(lk, std::chrono::seconds(2), [this] { return !armed_; })) return;
     std::fflush(stdout);
     if (!message_.empty()) std::fputs(message_.c_str(), stderr);
     std::fflush(stderr);
@@ -63,10 +88,79 @@ class Deadline {
   std::mutex m_;
   std::condition_variable cv_;
   std::thread thread_;
-  bool armed_ = false;
+  bool armed_ = false, expired_ = false, deferred_ = false;
   std::string message_;
 };
+
+// The fallback of a background expansion under way: it outlives the remap point that began
+// it. Never destroyed (a static's destructor could run after Deadline's).
+std::optional<ExpansionFallback>& background_slot() {
+  static auto* slot = new std::optional<ExpansionFallback>();
+  return *slot;
+}
 }  // namespace
+
+void arm_background_fallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint) {
+  background_slot().reset();
+  background_slot().emplace(in, checkpoint, true);
+}
+
+bool background_fallback_expired(MPI_Comm world) {
+  auto& slot = background_slot();
+  if (!slot || !slot->active()) return false;  // the same on every process (armed collectively)
+  int e = Deadline::get().expired() ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_INT, MPI_MAX, world);
+  if (e) Deadline::get().disarm();
+  return e != 0;
+}
+
+void background_fallback_waiting(bool waiting) {
+  if (background_slot() && background_slot()->active()) Deadline::get().set_deferred(!waiting);
+}
+
+void background_fallback_end(bool completed) {
+  auto& slot = background_slot();
+  if (!slot) return;
+  if (completed) slot->succeeded();
+  slot.reset();
+}
+
+void background_fallback_checkpointed(const std::string& file) {
+  auto& slot = background_slot();
+  if (slot && slot->active() && !file.empty() && slot->file() != kLevelsCheckpoint) slot->renew(file);
+}
+
+std::string background_fallback_file() {
+  return background_slot() && background_slot()->active() ? background_slot()->file() : std::string();
+}
+
+void write_next_launch(const std::string& app, const std::string& dir, int iteration, const std::string& from_grid,
+                       const Decision& d, const std::string& file, const std::vector<std::string>& hosts, bool root,
+                       MPI_Comm world) {
+  std::string why;
+  if (root) {
+    const std::string next = dir + "/" + app + ".next";
+    try {
+      std::ofstream out(next + ".tmp");
+      out << next_launch_text(d.nprow, d.npcol, file, hosts);
+      // The hosts are not the job's yet: the launcher asks for a new allocation with them.
+      if (d.new_allocation) out << "new-allocation\n";
+      out.close();
+      if (!out) why = "cannot write " + next + ".tmp";
+      else if (std::rename((next + ".tmp").c_str(), next.c_str()) != 0) why = "cannot rename " + next + ".tmp to " + next;
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    if (why.empty()) {
+      std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
+                  app.c_str(), iteration, from_grid.c_str(), d.nprow, d.npcol, d.nprow * d.npcol,
+                  checkpoint_text(file).c_str(), kExitResizeByRestart);
+      std::fflush(stdout);
+    }
+  }
+  why = broadcast_text(why, 0, world);
+  if (!why.empty()) throw CheckpointFailed("resize by restart: " + why);
+}
 
 void spawn_returned() { Deadline::get().disarm(); }
 
@@ -79,7 +173,14 @@ std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records
   return broadcast_text(have, 0, world);
 }
 
-ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint) {
+bool level_of_iteration(const std::vector<LevelRecord>& records, int iteration, bool root, MPI_Comm world) {
+  int have = root && !records.empty() && records.back().after_iteration == iteration ? 1 : 0;
+  MPI_Bcast(&have, 1, MPI_INT, 0, world);
+  return have != 0;
+}
+
+ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint,
+                                     bool deferred) {
   const config::Config cfg = config::read();
   // Parsed on every process: a bad value is the same Error everywhere, before anything.
   const bool on = parse_fallback_enabled(cfg.session.spawn_fallback);
@@ -101,6 +202,9 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
     return;
   }
   next_ = in.dir + "/" + in.app + ".next";
+  nprow_ = in.nprow;
+  npcol_ = in.npcol;
+  hosts_ = in.hosts;
   // World rank 0: the deadline from its history, and the marker (.tmp, renamed).
   std::string why, text;
   double seconds = rule.floor;
@@ -137,13 +241,24 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
       char took[64];
       if (t_checkpoint < 0) std::snprintf(took, sizeof took, "(this iteration's, reused)");
       else std::snprintf(took, sizeof took, "in %.1f ms", t_checkpoint * 1e3);
-      std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, file_.c_str(), took,
-                  text.c_str());
+      std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, checkpoint_text(file_).c_str(),
+                  took, text.c_str());
       std::fflush(stdout);
     }
   }
-  Deadline::get().arm(seconds, std::move(message));
+  Deadline::get().arm(seconds, std::move(message), deferred);
   active_ = true;
+}
+
+void ExpansionFallback::renew(const std::string& file) {
+  file_ = file;
+  if (!root_) return;
+  std::ofstream out(next_ + ".tmp");
+  out << next_launch_text(nprow_, npcol_, file_, hosts_) << kSpawnMarker << "\n";
+  out.close();
+  if (!out || std::rename((next_ + ".tmp").c_str(), next_.c_str()) != 0)
+    std::fprintf(stderr, "resize: warning: cannot rewrite %s for the checkpoint %s: a relaunch would start from the older one\n",
+                 next_.c_str(), file_.c_str());
 }
 
 ExpansionFallback::~ExpansionFallback() {

@@ -5,6 +5,7 @@
 // start (session_start), expand and join (session_expand), shrink and regrid
 // (session_shrink), the grid switch and the matrices' move (session_move).
 #include "session/session_impl.hpp"
+#include "session/expansion_fallback_shell.hpp"
 #include "common/config.hpp"
 
 #include <time.h>
@@ -324,13 +325,18 @@ void Session::set_background(Background mode, int min_iterations) {
 RemapResult Session::complete_resize() {
   auto& I = *impl_;
   if (!I.bg.in_flight) return {};
-  return *I.step_background(true);
+  const RemapResult r = *I.step_background(true);
+  detail::background_fallback_end(true);  // its marker for the launcher goes (expansion_fallback_shell.hpp)
+  return r;
 }
 
 RemapResult Session::cancel_resize() {
   auto& I = *impl_;
   if (!I.bg.in_flight) return {};
-  return I.cancel_background({}, Impl::CancelCause::End);
+  detail::background_fallback_waiting(true);  // waiting for a spawn here: its deadline ends the process
+  const RemapResult r = I.cancel_background({}, Impl::CancelCause::End);
+  detail::background_fallback_end(true);
+  return r;
 }
 
 bool Session::resize_in_background() const { return impl_->bg.in_flight != nullptr; }
