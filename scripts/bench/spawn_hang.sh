@@ -24,7 +24,12 @@
 #   spawns.csv   one row per expansion: kind, cure, job, round, status (ok | hang | failed),
 #                phase of a hang (spawn | shrink), its stack signature (lookup+init: rank 0
 #                in PMIx_Lookup and a newcomer in PMIx_Init; lookup; other), spawn seconds,
-#                shrink seconds, load average at job start
+#                shrink seconds, load average at job start, the job's start (UTC), the
+#                commit measured (+dirty when blacs-dyn, its tests or this script had
+#                uncommitted changes), the hosts (local: this machine; else the emulated
+#                nodes). Rows are only appended: the counts of every session add up.
+#                (The rows of the first session, 2026-11-25, got date, commit and hosts
+#                afterwards: the job's start from its name, the commit that recorded them.)
 # A job whose output moves on within 5 s after the stacks were taken was stalled, not hung:
 # its stacks are kept as *.stall.txt and its spawn time counts as measured.
 #   summary.csv  per (kind, cure): expansions, hangs, rate and 95% interval, spawn-time
@@ -66,7 +71,17 @@ fi
 set +e
 mkdir -p "$out/stacks" || exit 2
 csv=$out/spawns.csv
-[[ -s $csv ]] || echo "kind,cure,job,round,status,phase,signature,spawn_s,shrink_s,load1" >"$csv"
+header="kind,cure,job,round,status,phase,signature,spawn_s,shrink_s,load1,date,commit,hosts"
+if [[ ! -s $csv ]]; then
+  echo "$header" >"$csv"
+elif [[ $(head -n 1 "$csv") != "$header" ]]; then
+  echo "spawn_hang: $csv has another header than '$header' (an older layout)" >&2
+  exit 2
+fi
+job_hosts=local  # the kinds on this machine; spawn_hang_cluster.sh names the emulated nodes
+commit=$(git -C "$here" rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+[[ -z $(git -C "$here" status --porcelain -- blacs-dyn tests/blacs-dyn scripts/bench/spawn_hang.sh 2>/dev/null) ]] ||
+  commit=$commit+dirty
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
@@ -110,7 +125,8 @@ kill_job() {  # every process of the job, by pid
 # rows <kind> <cure> <job> <log> <status of the job> <stack signature> <load>: one CSV row
 # per round begun
 rows() {
-  awk -v kind="$1" -v cure="$2" -v job="$3" -v jobstatus="$5" -v sig="$6" -v load="$7" '
+  awk -v kind="$1" -v cure="$2" -v job="$3" -v jobstatus="$5" -v sig="$6" -v load1="$7" \
+      -v extra=",$job_date,$commit,$job_hosts" '
     $1 == "begin" { r = $2; began[r] = 1; order[++n] = r }
     $1 == "spawned" { sp[$2] = $3 }
     $1 == "done" { sh[$2] = $3 }
@@ -121,7 +137,7 @@ rows() {
         else if (!(r in sh)) { st = jobstatus; ph = "shrink" }
         if (st == "ended") { st = "failed" }
         if (st == "hang") { sg = sig }
-        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", kind, cure, job, r, st, ph, sg, (r in sp) ? sp[r] : "", (r in sh) ? sh[r] : "", load
+        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%s\n", kind, cure, job, r, st, ph, sg, (r in sp) ? sp[r] : "", (r in sh) ? sh[r] : "", load1, extra
       }
     }' "$4"
 }
@@ -129,12 +145,12 @@ rows() {
 # rows_walk <cure> <job> <log> <status of the job> <stack signature> <load>: one row per
 # expansion rank 0 reported ("step N: expand ..."), one more for a walk that hung
 rows_walk() {
-  awk -v cure="$1" -v job="$2" -v jobstatus="$4" -v sig="$5" -v load="$6" '
-    /^step +[0-9]+: expand/ { printf "walks,%s,%s,%d,ok,,,,,%s\n", cure, job, $2 + 0, load }
+  awk -v cure="$1" -v job="$2" -v jobstatus="$4" -v sig="$5" -v load1="$6" -v extra=",$job_date,$commit,$job_hosts" '
+    /^step +[0-9]+: expand/ { printf "walks,%s,%s,%d,ok,,,,,%s%s\n", cure, job, $2 + 0, load1, extra }
     /^step +[0-9]+:/ { last = $2 + 0 }
     END {
-      if (jobstatus == "hang") printf "walks,%s,%s,%d,hang,%s,%s,,,%s\n", cure, job, last + 1, sig == "other" ? "" : "spawn", sig, load
-      else if (jobstatus != "ok") printf "walks,%s,%s,%d,failed,,,,,%s\n", cure, job, last + 1, load
+      if (jobstatus == "hang") printf "walks,%s,%s,%d,hang,%s,%s,,,%s%s\n", cure, job, last + 1, sig == "other" ? "" : "spawn", sig, load1, extra
+      else if (jobstatus != "ok") printf "walks,%s,%s,%d,failed,,,,,%s%s\n", cure, job, last + 1, load1, extra
     }' "$3"
 }
 walk_seed=1000
@@ -144,6 +160,7 @@ run_jobs() {
   local kind=$1 cure=$2 njobs=$3 driver_kind=$1 j load stacks pids=() logs=() names=() last=() status=() signature=()
   [[ $kind == concurrent ]] && driver_kind=one
   load=$(cut -d' ' -f1 /proc/loadavg)
+  job_date=$(date -u +%FT%TZ)
   for ((j = 0; j < njobs; ++j)); do
     names[j]=$kind-$cure-$(date +%s%N | cut -c1-13)-$j
     logs[j]=$scratch/${names[j]}.log
