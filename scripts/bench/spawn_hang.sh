@@ -12,6 +12,10 @@
 #               twice): two MPI_Comm_spawn at the same time from ranks 0 and 1
 #   concurrent  two jobs (two mpiexec) each running kind one at the same time, as
 #               ctest -j2 and shared nodes do; both jobs' expansions count
+#   nodes       kind hosts on the emulated cluster (scripts/bench/spawn_hang_cluster.sh
+#               brings it up under its lock and sets SPAWN_HANG_NODES): the job on node1,
+#               one newcomer onto each node named (default node2,node3), through the
+#               cluster's launcher (mpiexec in node1, its daemons over cluster-rsh)
 #   walks       two seeded random walks at once (tests/blacs-dyn/random_walk.cpp, 24
 #               resizes each, seeds 1001, 1002, ...), five pairs a turn: the suite's test
 #               as ctest -j2 runs it; each expansion the walks made is a row (no spawn time:
@@ -107,6 +111,16 @@ capture_stacks() {  # capture_stacks <mpiexec pid> <file>
     # bytes left in a Send-Q were never read by the other side, in a Recv-Q never taken
     echo "=== sockets (ss -tnp): state recv-q send-q local peer process"
     ss -tnp 2>/dev/null | grep -E "pid=($(descendants "$1" | tr ' ' '|'))," || echo "(none)"
+    # the descriptors each event loop of the launcher and its daemons watches (the kernel's
+    # epoll interest lists): a client socket in none of them is one nobody will read
+    echo "=== epoll interest lists (launcher and daemons): pid, epoll fd, the fds it watches"
+    for pid in $(descendants "$1"); do
+      [[ $(cat "/proc/$pid/comm" 2>/dev/null) =~ ^(mpiexec|mpirun|orterun|orted)$ ]] || continue
+      for fd in /proc/"$pid"/fd/*; do
+        [[ $(readlink "$fd" 2>/dev/null) == "anon_inode:[eventpoll]" ]] || continue
+        echo "pid $pid epoll fd ${fd##*/}: $(awk '$1 == "tfd:" { printf "%s ", $2 }' "/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null)"
+      done
+    done
     for pid in $(descendants "$1"); do
       echo "=== pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-200)"
       timeout 60 gdb -batch -nx -p "$pid" -ex 'thread apply all bt' 2>/dev/null |
@@ -159,6 +173,9 @@ walk_seed=1000
 run_jobs() {
   local kind=$1 cure=$2 njobs=$3 driver_kind=$1 j load stacks pids=() logs=() names=() last=() status=() signature=()
   [[ $kind == concurrent ]] && driver_kind=one
+  [[ $kind == nodes ]] && driver_kind=hosts
+  job_hosts=local
+  [[ $kind == nodes ]] && job_hosts=node1:${SPAWN_HANG_NODES//,/+}
   load=$(cut -d' ' -f1 /proc/loadavg)
   job_date=$(date -u +%FT%TZ)
   for ((j = 0; j < njobs; ++j)); do
@@ -169,6 +186,10 @@ run_jobs() {
       if [[ $kind == walks ]]; then
         exec setsid "$mpiexec" --oversubscribe --bind-to none -np 2 "$walker" "$((walk_seed + j + 1))" 24 \
           >"${logs[j]}" 2>&1
+      fi
+      if [[ $kind == nodes ]]; then
+        exec setsid "$here/scripts/cluster.sh" exec node1 "$mpiexec" --oversubscribe --bind-to none -np 2 \
+          "$driver" hosts "$block" "$SPAWN_HANG_NODES" >"${logs[j]}" 2>&1
       fi
       exec setsid "$mpiexec" --oversubscribe --bind-to none -np 2 "$driver" "$driver_kind" "$block" \
         >"${logs[j]}" 2>&1
@@ -240,6 +261,10 @@ count() {  # expansions recorded for (kind, cure)
 start=$(date +%s)
 IFS=, read -ra kind_list <<<"$kinds"
 IFS=, read -ra cure_list <<<"$cures"
+if [[ ,$kinds, == *,nodes,* && -z ${SPAWN_HANG_NODES:-} ]]; then
+  echo "spawn_hang: kind nodes runs on the emulated cluster: scripts/bench/spawn_hang_cluster.sh" >&2
+  exit 2
+fi
 while :; do
   progress=0
   for kind in "${kind_list[@]}"; do
