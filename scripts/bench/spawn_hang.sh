@@ -16,6 +16,9 @@
 #               brings it up under its lock and sets SPAWN_HANG_NODES): the job on node1,
 #               one newcomer onto each node named (default node2,node3), through the
 #               cluster's launcher (mpiexec in node1, its daemons over cluster-rsh)
+#   grow        kind one without the shrink back: the world grows by one process a round
+#               and none exits before the job ends (no client of the launcher's PMIx
+#               server leaves while newcomers connect); --block sets how far it grows
 #   walks       two seeded random walks at once (tests/blacs-dyn/random_walk.cpp, 24
 #               resizes each, seeds 1001, 1002, ...), five pairs a turn: the suite's test
 #               as ctest -j2 runs it; each expansion the walks made is a row (no spawn time:

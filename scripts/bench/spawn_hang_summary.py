@@ -80,7 +80,7 @@ def main():
     with open(args.summary, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        rank = {"one": 0, "several": 1, "hosts": 2, "concurrent": 3}
+        rank = {"one": 0, "several": 1, "hosts": 2, "nodes": 3, "concurrent": 4, "grow": 6}
         keys = sorted(order, key=lambda k: (rank.get(k[0], 9), k[0], k[1]))
         # and every kind together, per store
         for cure in sorted({k[1] for k in order}):
@@ -152,7 +152,9 @@ KIND_TEXT = {
     "one": "1 process",
     "several": "3 processes, one spawn",
     "hosts": "one group of 1 per host, 2 hosts (2 spawns at once)",
+    "nodes": "one group of 1 per node onto 2 other emulated nodes (2 spawns at once)",
     "concurrent": "1 process, two jobs at once",
+    "grow": "1 process, growing only (no process leaves before the end)",
     "walks": "the expansions of random walks (24 resizes each), two walks at once",
     "all": "**all of the above**",
 }
