@@ -42,7 +42,8 @@
 #   summary.csv  per (kind, cure): expansions, hangs, rate and 95% interval, spawn-time
 #                quantiles (scripts/bench/spawn_hang_summary.py); summary.md the same as
 #                the table of docs/reference/blacs-dyn.md; walks_needed.txt how many random walks a
-#                suite run needs to show the hang (the count tests/blacs-dyn runs)
+#                suite run needs to show the hang (the count tests/blacs-dyn runs);
+#                cause_test.txt kind grow against the kinds whose newcomers leave
 # Usage: spawn_hang.sh [--spawns N] [--block R] [--timeout S] [--kinds a,b] [--cures a,b]
 #                      [--budget SECONDS] [--out DIR]
 # BUILD_DIR (default build) holds the driver (target blacs_dyn_spawn_hang).
@@ -87,7 +88,7 @@ elif [[ $(head -n 1 "$csv") != "$header" ]]; then
 fi
 job_hosts=local  # the kinds on this machine; spawn_hang_cluster.sh names the emulated nodes
 commit=$(git -C "$here" rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
-[[ -z $(git -C "$here" status --porcelain -- blacs-dyn tests/blacs-dyn scripts/bench/spawn_hang.sh 2>/dev/null) ]] ||
+[[ -z $(git -C "$here" --no-optional-locks status --porcelain -- blacs-dyn tests/blacs-dyn scripts/bench/spawn_hang.sh 2>/dev/null) ]] ||
   commit=$commit+dirty
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
@@ -290,5 +291,5 @@ while :; do
   ((progress)) || break
 done
 python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout" --markdown "$out/summary.md" \
-  --walks "$out/walks_needed.txt"
+  --walks "$out/walks_needed.txt" --cause "$out/cause_test.txt"
 cat "$out/summary.csv"
