@@ -141,18 +141,23 @@ def fisher_low(k1, n1, k2, n2):
 
 def grow_test(groups):
     """Kind grow (no process leaves) against the kinds on this machine whose newcomers leave
-    every round (one, several, hosts, concurrent), per store: counts, rates and the
-    one-sided Fisher exact p that grow hangs no less often."""
+    every round (one, several, hosts, concurrent) in jobs started since the first grow job,
+    per store: counts, rates and the one-sided Fisher exact p that grow hangs no less
+    often."""
     out = []
     for cure in sorted({k[1] for k in groups if k[0] == "grow"}):
         grow = groups[("grow", cure)]
-        rest = [r for kind in ("one", "several", "hosts", "concurrent") for r in groups.get((kind, cure), [])]
+        # the others over the same hours (rows from the first grow job's start on)
+        since = min(r.get("date") or "" for r in grow)
+        rest = [r for kind in ("one", "several", "hosts", "concurrent") for r in groups.get((kind, cure), [])
+                if (r.get("date") or "") >= since]
         k1, n1 = sum(1 for r in grow if r["status"] == "hang"), len(grow)
         k2, n2 = sum(1 for r in rest if r["status"] == "hang"), len(rest)
         lo, hi = clopper_pearson(k1, n1)
         out.append(f"store {cure}: growing only {k1} hangs in {n1} ({100 * k1 / n1:.2f}%, 95% interval "
                    f"{100 * lo:.2f}-{100 * hi:.2f}%); newcomers leaving every round (one, several, hosts, "
-                   f"concurrent) {k2} in {n2} ({100 * k2 / n2:.2f}%); one-sided Fisher exact p = "
+                   f"concurrent; jobs started since {since}) {k2} in {n2} ({100 * k2 / n2:.2f}%); "
+                   f"one-sided Fisher exact p = "
                    f"{fisher_low(k1, n1, k2, n2):.2g}")
     return "\n".join(out) + "\n" if out else "no kind grow measured\n"
 
