@@ -153,6 +153,9 @@ def grow_test(groups):
                 if (r.get("date") or "") >= since]
         k1, n1 = sum(1 for r in grow if r["status"] == "hang"), len(grow)
         k2, n2 = sum(1 for r in rest if r["status"] == "hang"), len(rest)
+        if n1 == 0 or n2 == 0:
+            out.append(f"store {cure}: no rows to compare (growing only {n1}, newcomers leaving {n2})")
+            continue
         lo, hi = clopper_pearson(k1, n1)
         out.append(f"store {cure}: growing only {k1} hangs in {n1} ({100 * k1 / n1:.2f}%, 95% interval "
                    f"{100 * lo:.2f}-{100 * hi:.2f}%); newcomers leaving every round (one, several, hosts, "
