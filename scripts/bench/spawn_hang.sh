@@ -12,6 +12,13 @@
 #               twice): two MPI_Comm_spawn at the same time from ranks 0 and 1
 #   concurrent  two jobs (two mpiexec) each running kind one at the same time, as
 #               ctest -j2 and shared nodes do; both jobs' expansions count
+#   nodes       kind hosts on the emulated cluster (scripts/bench/spawn_hang_cluster.sh
+#               brings it up under its lock and sets SPAWN_HANG_NODES): the job on node1,
+#               one newcomer onto each node named (default node2,node3), through the
+#               cluster's launcher (mpiexec in node1, its daemons over cluster-rsh)
+#   grow        kind one without the shrink back: the world grows by one process a round
+#               and none exits before the job ends (no client of the launcher's PMIx
+#               server leaves while newcomers connect); --block sets how far it grows
 #   walks       two seeded random walks at once (tests/blacs-dyn/random_walk.cpp, 24
 #               resizes each, seeds 1001, 1002, ...), five pairs a turn: the suite's test
 #               as ctest -j2 runs it; each expansion the walks made is a row (no spawn time:
@@ -24,13 +31,19 @@
 #   spawns.csv   one row per expansion: kind, cure, job, round, status (ok | hang | failed),
 #                phase of a hang (spawn | shrink), its stack signature (lookup+init: rank 0
 #                in PMIx_Lookup and a newcomer in PMIx_Init; lookup; other), spawn seconds,
-#                shrink seconds, load average at job start
+#                shrink seconds, load average at job start, the job's start (UTC), the
+#                commit measured (+dirty when blacs-dyn, its tests or this script had
+#                uncommitted changes), the hosts (local: this machine; else the emulated
+#                nodes). Rows are only appended: the counts of every session add up.
+#                (The rows of the first session, 2026-11-25, got date, commit and hosts
+#                afterwards: the job's start from its name, the commit that recorded them.)
 # A job whose output moves on within 5 s after the stacks were taken was stalled, not hung:
 # its stacks are kept as *.stall.txt and its spawn time counts as measured.
 #   summary.csv  per (kind, cure): expansions, hangs, rate and 95% interval, spawn-time
 #                quantiles (scripts/bench/spawn_hang_summary.py); summary.md the same as
 #                the table of docs/reference/blacs-dyn.md; walks_needed.txt how many random walks a
-#                suite run needs to show the hang (the count tests/blacs-dyn runs)
+#                suite run needs to show the hang (the count tests/blacs-dyn runs);
+#                cause_test.txt kind grow against the kinds whose newcomers leave
 # Usage: spawn_hang.sh [--spawns N] [--block R] [--timeout S] [--kinds a,b] [--cures a,b]
 #                      [--budget SECONDS] [--out DIR]
 # BUILD_DIR (default build) holds the driver (target blacs_dyn_spawn_hang).
@@ -66,7 +79,17 @@ fi
 set +e
 mkdir -p "$out/stacks" || exit 2
 csv=$out/spawns.csv
-[[ -s $csv ]] || echo "kind,cure,job,round,status,phase,signature,spawn_s,shrink_s,load1" >"$csv"
+header="kind,cure,job,round,status,phase,signature,spawn_s,shrink_s,load1,date,commit,hosts"
+if [[ ! -s $csv ]]; then
+  echo "$header" >"$csv"
+elif [[ $(head -n 1 "$csv") != "$header" ]]; then
+  echo "spawn_hang: $csv has another header than '$header' (an older layout)" >&2
+  exit 2
+fi
+job_hosts=local  # the kinds on this machine; spawn_hang_cluster.sh names the emulated nodes
+commit=$(git -C "$here" rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
+[[ -z $(git -C "$here" --no-optional-locks status --porcelain -- blacs-dyn tests/blacs-dyn scripts/bench/spawn_hang.sh 2>/dev/null) ]] ||
+  commit=$commit+dirty
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
@@ -92,6 +115,16 @@ capture_stacks() {  # capture_stacks <mpiexec pid> <file>
     # bytes left in a Send-Q were never read by the other side, in a Recv-Q never taken
     echo "=== sockets (ss -tnp): state recv-q send-q local peer process"
     ss -tnp 2>/dev/null | grep -E "pid=($(descendants "$1" | tr ' ' '|'))," || echo "(none)"
+    # the descriptors each event loop of the launcher and its daemons watches (the kernel's
+    # epoll interest lists): a client socket in none of them is one nobody will read
+    echo "=== epoll interest lists (launcher and daemons): pid, epoll fd, the fds it watches"
+    for pid in $(descendants "$1"); do
+      [[ $(cat "/proc/$pid/comm" 2>/dev/null) =~ ^(mpiexec|mpirun|orterun|orted)$ ]] || continue
+      for fd in /proc/"$pid"/fd/*; do
+        [[ $(readlink "$fd" 2>/dev/null) == "anon_inode:[eventpoll]" ]] || continue
+        echo "pid $pid epoll fd ${fd##*/}: $(awk '$1 == "tfd:" { printf "%s ", $2 }' "/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null)"
+      done
+    done
     for pid in $(descendants "$1"); do
       echo "=== pid $pid: $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | cut -c1-200)"
       timeout 60 gdb -batch -nx -p "$pid" -ex 'thread apply all bt' 2>/dev/null |
@@ -110,7 +143,8 @@ kill_job() {  # every process of the job, by pid
 # rows <kind> <cure> <job> <log> <status of the job> <stack signature> <load>: one CSV row
 # per round begun
 rows() {
-  awk -v kind="$1" -v cure="$2" -v job="$3" -v jobstatus="$5" -v sig="$6" -v load="$7" '
+  awk -v kind="$1" -v cure="$2" -v job="$3" -v jobstatus="$5" -v sig="$6" -v load1="$7" \
+      -v extra=",$job_date,$commit,$job_hosts" '
     $1 == "begin" { r = $2; began[r] = 1; order[++n] = r }
     $1 == "spawned" { sp[$2] = $3 }
     $1 == "done" { sh[$2] = $3 }
@@ -121,7 +155,7 @@ rows() {
         else if (!(r in sh)) { st = jobstatus; ph = "shrink" }
         if (st == "ended") { st = "failed" }
         if (st == "hang") { sg = sig }
-        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", kind, cure, job, r, st, ph, sg, (r in sp) ? sp[r] : "", (r in sh) ? sh[r] : "", load
+        printf "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s%s\n", kind, cure, job, r, st, ph, sg, (r in sp) ? sp[r] : "", (r in sh) ? sh[r] : "", load1, extra
       }
     }' "$4"
 }
@@ -129,12 +163,12 @@ rows() {
 # rows_walk <cure> <job> <log> <status of the job> <stack signature> <load>: one row per
 # expansion rank 0 reported ("step N: expand ..."), one more for a walk that hung
 rows_walk() {
-  awk -v cure="$1" -v job="$2" -v jobstatus="$4" -v sig="$5" -v load="$6" '
-    /^step +[0-9]+: expand/ { printf "walks,%s,%s,%d,ok,,,,,%s\n", cure, job, $2 + 0, load }
+  awk -v cure="$1" -v job="$2" -v jobstatus="$4" -v sig="$5" -v load1="$6" -v extra=",$job_date,$commit,$job_hosts" '
+    /^step +[0-9]+: expand/ { printf "walks,%s,%s,%d,ok,,,,,%s%s\n", cure, job, $2 + 0, load1, extra }
     /^step +[0-9]+:/ { last = $2 + 0 }
     END {
-      if (jobstatus == "hang") printf "walks,%s,%s,%d,hang,%s,%s,,,%s\n", cure, job, last + 1, sig == "other" ? "" : "spawn", sig, load
-      else if (jobstatus != "ok") printf "walks,%s,%s,%d,failed,,,,,%s\n", cure, job, last + 1, load
+      if (jobstatus == "hang") printf "walks,%s,%s,%d,hang,%s,%s,,,%s%s\n", cure, job, last + 1, sig == "other" ? "" : "spawn", sig, load1, extra
+      else if (jobstatus != "ok") printf "walks,%s,%s,%d,failed,,,,,%s%s\n", cure, job, last + 1, load1, extra
     }' "$3"
 }
 walk_seed=1000
@@ -143,7 +177,11 @@ walk_seed=1000
 run_jobs() {
   local kind=$1 cure=$2 njobs=$3 driver_kind=$1 j load stacks pids=() logs=() names=() last=() status=() signature=()
   [[ $kind == concurrent ]] && driver_kind=one
+  [[ $kind == nodes ]] && driver_kind=hosts
+  job_hosts=local
+  [[ $kind == nodes ]] && job_hosts=node1:${SPAWN_HANG_NODES//,/+}
   load=$(cut -d' ' -f1 /proc/loadavg)
+  job_date=$(date -u +%FT%TZ)
   for ((j = 0; j < njobs; ++j)); do
     names[j]=$kind-$cure-$(date +%s%N | cut -c1-13)-$j
     logs[j]=$scratch/${names[j]}.log
@@ -152,6 +190,10 @@ run_jobs() {
       if [[ $kind == walks ]]; then
         exec setsid "$mpiexec" --oversubscribe --bind-to none -np 2 "$walker" "$((walk_seed + j + 1))" 24 \
           >"${logs[j]}" 2>&1
+      fi
+      if [[ $kind == nodes ]]; then
+        exec setsid "$here/scripts/cluster.sh" exec node1 "$mpiexec" --oversubscribe --bind-to none -np 2 \
+          "$driver" hosts "$block" "$SPAWN_HANG_NODES" >"${logs[j]}" 2>&1
       fi
       exec setsid "$mpiexec" --oversubscribe --bind-to none -np 2 "$driver" "$driver_kind" "$block" \
         >"${logs[j]}" 2>&1
@@ -223,6 +265,10 @@ count() {  # expansions recorded for (kind, cure)
 start=$(date +%s)
 IFS=, read -ra kind_list <<<"$kinds"
 IFS=, read -ra cure_list <<<"$cures"
+if [[ ,$kinds, == *,nodes,* && -z ${SPAWN_HANG_NODES:-} ]]; then
+  echo "spawn_hang: kind nodes runs on the emulated cluster: scripts/bench/spawn_hang_cluster.sh" >&2
+  exit 2
+fi
 while :; do
   progress=0
   for kind in "${kind_list[@]}"; do
@@ -245,5 +291,5 @@ while :; do
   ((progress)) || break
 done
 python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout" --markdown "$out/summary.md" \
-  --walks "$out/walks_needed.txt"
+  --walks "$out/walks_needed.txt" --cause "$out/cause_test.txt"
 cat "$out/summary.csv"

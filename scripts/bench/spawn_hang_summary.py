@@ -7,7 +7,10 @@ the hangs (in the spawn and in the shrink back), the hang rate with its exact 95
 completed (a stall that a deadline of that length would have turned into a restart), and
 the load average range at job start.
 With --markdown FILE also the table docs/reference/blacs-dyn.md shows ("The spawn hang").
-Usage: spawn_hang_summary.py SPAWNS_CSV SUMMARY_CSV [--timeout S] [--markdown FILE]"""
+With --cause FILE the test of the cause: kind grow (no process leaves) against the kinds
+whose newcomers leave every round (grow_test).
+Usage: spawn_hang_summary.py SPAWNS_CSV SUMMARY_CSV [--timeout S] [--markdown FILE]
+                             [--walks FILE] [--cause FILE]"""
 import argparse
 import csv
 import math
@@ -63,6 +66,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=30.0)
     ap.add_argument("--markdown")
     ap.add_argument("--walks", help="file for how many random walks show the hang (see walks_needed)")
+    ap.add_argument("--cause", help="file for kind grow against the kinds whose newcomers leave (grow_test)")
     args = ap.parse_args()
     groups = defaultdict(list)
     order = []
@@ -80,11 +84,13 @@ def main():
     with open(args.summary, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
-        rank = {"one": 0, "several": 1, "hosts": 2, "concurrent": 3}
+        rank = {"one": 0, "several": 1, "hosts": 2, "nodes": 3, "concurrent": 4, "grow": 6}
         keys = sorted(order, key=lambda k: (rank.get(k[0], 9), k[0], k[1]))
-        # and every kind together, per store
+        # and every kind the library makes together, per store (kind grow is an experiment
+        # on the cause: it never shrinks, which no resize program does for long)
         for cure in sorted({k[1] for k in order}):
-            groups[("all", cure)] = [r for k in order if k[1] == cure for r in groups[k]]
+            groups[("all", cure)] = [r for k in order if k[1] == cure and k[0] not in EXPERIMENTS
+                                     for r in groups[k]]
             keys.append(("all", cure))
         for key in keys:
             rows = groups[key]
@@ -115,7 +121,48 @@ def main():
     if args.walks:
         with open(args.walks, "w") as f:
             f.write(walks_needed(groups))
+    if args.cause:
+        with open(args.cause, "w") as f:
+            f.write(grow_test(groups))
     return 0
+
+
+def log_choose(n, k):
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def fisher_low(k1, n1, k2, n2):
+    """One-sided Fisher exact test: P(the first group has k1 or fewer of the k1 + k2 hangs)
+    when both groups have the same rate (hypergeometric, margins fixed)."""
+    total, hangs = n1 + n2, k1 + k2
+    return min(1.0, sum(math.exp(log_choose(n1, i) + log_choose(n2, hangs - i) - log_choose(total, hangs))
+                        for i in range(0, min(k1, hangs) + 1) if hangs - i <= n2))
+
+
+def grow_test(groups):
+    """Kind grow (no process leaves) against the kinds on this machine whose newcomers leave
+    every round (one, several, hosts, concurrent) in jobs started since the first grow job,
+    per store: counts, rates and the one-sided Fisher exact p that grow hangs no less
+    often."""
+    out = []
+    for cure in sorted({k[1] for k in groups if k[0] == "grow"}):
+        grow = groups[("grow", cure)]
+        # the others over the same hours (rows from the first grow job's start on)
+        since = min(r.get("date") or "" for r in grow)
+        rest = [r for kind in ("one", "several", "hosts", "concurrent") for r in groups.get((kind, cure), [])
+                if (r.get("date") or "") >= since]
+        k1, n1 = sum(1 for r in grow if r["status"] == "hang"), len(grow)
+        k2, n2 = sum(1 for r in rest if r["status"] == "hang"), len(rest)
+        if n1 == 0 or n2 == 0:
+            out.append(f"store {cure}: no rows to compare (growing only {n1}, newcomers leaving {n2})")
+            continue
+        lo, hi = clopper_pearson(k1, n1)
+        out.append(f"store {cure}: growing only {k1} hangs in {n1} ({100 * k1 / n1:.2f}%, 95% interval "
+                   f"{100 * lo:.2f}-{100 * hi:.2f}%); newcomers leaving every round (one, several, hosts, "
+                   f"concurrent; jobs started since {since}) {k2} in {n2} ({100 * k2 / n2:.2f}%); "
+                   f"one-sided Fisher exact p = "
+                   f"{fisher_low(k1, n1, k2, n2):.2g}")
+    return "\n".join(out) + "\n" if out else "no kind grow measured\n"
 
 
 def walks_needed(groups, confidence=0.95):
@@ -133,7 +180,8 @@ def walks_needed(groups, confidence=0.95):
     s = n / len(walks)
     lo, hi = clopper_pearson(k, n)
     out = [f"walks measured (two at once, gds=hash): {len(walks)}, expansions {n} ({s:.1f} a walk), hangs {k}"]
-    pooled = [r for key, rs in groups.items() if key[1] == "hash" and key[0] != "all" for r in rs]
+    pooled = [r for key, rs in groups.items()
+              if key[1] == "hash" and key[0] != "all" and key[0] not in EXPERIMENTS for r in rs]
     pk = sum(1 for r in pooled if r["status"] == "hang")
     out.append(f"every kind with gds=hash: {len(pooled)} expansions, {pk} hangs")
     for name, p in (("measured rate of the walks", k / n), ("95% upper bound of the walks", hi),
@@ -148,13 +196,17 @@ def walks_needed(groups, confidence=0.95):
     return "\n".join(out) + "\n"
 
 
+EXPERIMENTS = {"grow"}  # kinds left out of "all of the above"
+
 KIND_TEXT = {
     "one": "1 process",
     "several": "3 processes, one spawn",
     "hosts": "one group of 1 per host, 2 hosts (2 spawns at once)",
+    "nodes": "one group of 1 per node onto 2 other emulated nodes (2 spawns at once)",
     "concurrent": "1 process, two jobs at once",
+    "grow": "1 process, growing only (no process leaves before the end)",
     "walks": "the expansions of random walks (24 resizes each), two walks at once",
-    "all": "**all of the above**",
+    "all": "**all of the above** (but growing only)",
 }
 
 

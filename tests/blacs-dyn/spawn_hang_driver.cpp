@@ -9,7 +9,10 @@
 // Kinds: one (1 process), several (3 processes in one spawn), hosts (one group of 1 per
 // host on two hosts, spawned at the same time by ranks 0 and 1: blacs_dyn_expand_hosts).
 // HOSTS (optional, comma-separated) names the hosts of kind hosts; default: this node
-// twice. Usage: spawn_hang_driver KIND ROUNDS [HOSTS] (newcomers get the round from rank 0).
+// twice. Kind grow: 1 process a round and no shrink, so the world grows by one each round
+// and no process exits before the end (no client of the launcher's PMIx server leaves
+// while others connect). Usage: spawn_hang_driver KIND ROUNDS [HOSTS] (newcomers get the
+// round from rank 0).
 #include <mpi.h>
 
 #include <cstdio>
@@ -46,7 +49,7 @@ int expand(const std::string& kind, int rounds, char* self, const std::vector<st
   std::string hosts_text = hosts_arg ? hosts_arg : "";
   std::string kind_arg = kind;
   char* argv[] = {kind_arg.data(), rounds_arg.data(), hosts_text.data(), nullptr};
-  if (kind == "one") return blacs_dyn_expand(1, self, argv, nullptr, MPI_INFO_NULL);
+  if (kind == "one" || kind == "grow") return blacs_dyn_expand(1, self, argv, nullptr, MPI_INFO_NULL);
   if (kind == "several") return blacs_dyn_expand(3, self, argv, nullptr, MPI_INFO_NULL);
   std::vector<const char*> names;
   std::vector<int> counts;
@@ -64,8 +67,8 @@ int main(int argc, char** argv) {
   const std::string kind = argc > 1 ? argv[1] : "one";
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 10;
   const char* hosts_arg = argc > 3 ? argv[3] : nullptr;
-  if (kind != "one" && kind != "several" && kind != "hosts") {
-    std::printf("FAILED: unknown kind '%s' (one, several, hosts)\n", kind.c_str());
+  if (kind != "one" && kind != "several" && kind != "hosts" && kind != "grow") {
+    std::printf("FAILED: unknown kind '%s' (one, several, hosts, grow)\n", kind.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   char self[MPI_MAX_PROCESSOR_NAME];
@@ -100,7 +103,9 @@ int main(int argc, char** argv) {
     newcomer = false;
     const double t1 = MPI_Wtime();
     int leaving = 0;
-    if (int rc = blacs_dyn_shrink_to_level(0, &leaving)) fail("shrink", rc);
+    if (kind != "grow") {
+      if (int rc = blacs_dyn_shrink_to_level(0, &leaving)) fail("shrink", rc);
+    }
     if (leaving) blacs_dyn_leave();  // the newcomers exit
     if (blacs_dyn_rank() == 0) {
       std::printf("done %d %.4f\n", round, MPI_Wtime() - t1);
