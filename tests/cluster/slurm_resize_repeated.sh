@@ -25,7 +25,7 @@ echo "AccountingStorageType=$acct"
 if [[ $MODE == accounting ]]; then
   [[ $acct == accounting_storage/slurmdbd ]] || fail "accounting is $acct, not slurmdbd"
 fi
-job=$(S sbatch --parsable -N 1 -w node1 -J resized --wrap "sleep 300")
+job=$(S sbatch --parsable -N 1 -w node1 -J resized -o /dev/null --wrap "sleep 300")
 for ((i = 0; i < 60; ++i)); do
   [[ $(S squeue -h -j "$job" -o %T) == RUNNING ]] && break
   sleep 0.5
