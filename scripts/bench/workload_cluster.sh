@@ -18,11 +18,12 @@
 #        [--start min|one|full] [--no-accounting]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
-# Slurm starts a malleable job on as many nodes in [min, max] as it can give now; the job
-# launches on its min and spawns onto the rest at once (its first iteration does no work),
-# so that it may shrink back to its min later (--start min, the default); --start one
-# launches one process instead, --start full one process on every node Slurm gave (those
-# cannot leave: its floor is the size it started on; see workload/cluster_stream.py).
+# Slurm starts a malleable job on as many nodes in [min, max] as it can give now, and the
+# job launches one process on each (--start full, the default: those cannot leave, so its
+# floor is the size it started on, and its time limit comes down to that size's); --start
+# min launches on its min and spawns onto the rest at once (its first iteration does no
+# work), so that it may shrink back to its min later; --start one launches one process
+# (see workload/cluster_stream.py).
 # Slurm keeps accounting through slurmdbd, so that a job may change size more than once
 # (--no-accounting: without, as Slurm 22.05 then allows one change per job).
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
@@ -30,7 +31,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=min acct=()
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=full acct=()
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
 while (($#)); do

@@ -79,12 +79,12 @@ def near_square(n):
     return p, n // p
 
 
-def job_script(j, src, build, out, start="min"):
+def job_script(j, src, build, out, start="full"):
     """The batch script of one job: mpirun from the first node, daemons through the rsh
     agent (a shrink of the allocation must not kill a Slurm step holding them). `start`:
-    how a malleable job starts on the nodes Slurm gave it ("min": on its minimum, spawning
-    onto the rest at once; "one": on one process, spawning onto the rest; "full": on all
-    of them, which cannot leave)."""
+    how a malleable job starts on the nodes Slurm gave it ("full", the default: on all of
+    them, which cannot leave; "min": on its minimum, spawning onto the rest at once;
+    "one": on one process, spawning onto the rest)."""
     start_one = start == "one"
     floor = {"one": str(j["min_nodes"]), "min": str(j["min_nodes"]), "full": "$SLURM_JOB_NUM_NODES"}[start]
     sf, iters = j["serial_fraction"], j["iterations"]
@@ -119,6 +119,15 @@ def job_script(j, src, build, out, start="min"):
         f"echo \"job {j['id']} ({policy}) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST ($SLURM_JOB_NUM_NODES node(s)), "
         f"starting on $n, grid $p\"",
     ]
+    if j["malleable"] and start == "full":
+        # Its floor is the size it started on, so it never runs longer than on those nodes:
+        # the time limit (submitted for its min) comes down to that size's, by the same rule
+        # as every job's (time_limit_min), which lets Slurm's backfilling plan with it.
+        cases = " ".join(f"{n}) tl={time_limit_min(j, n)};;" for n in range(j["min_nodes"] + 1, j["max_nodes"] + 1)
+                         if time_limit_min(j, n) < j["time_limit_min"])
+        if cases:
+            lines.append(f"tl=; case $SLURM_JOB_NUM_NODES in {cases} esac; "
+                         "[ -n \"$tl\" ] && scontrol update JobId=$SLURM_JOB_ID TimeLimit=$tl && export SALLOC_TIMELIMIT=$tl")
     common = f"-g $p -i {iters} -p {policy} -q --json {out}/jobs/{j['id']}.json"
     if j.get("program") == "pdgemm":
         # a real PDGEMM, three times the model's iterations (its own length: ~0.3-0.5 s an
@@ -158,11 +167,12 @@ def job_script(j, src, build, out, start="min"):
     return "\n".join(lines) + "\n"
 
 
-def time_limit_min(j):
+def time_limit_min(j, nodes=None):
     """Slurm time limit (minutes): the model's run time on the fewest nodes the job may
-    run on, doubled, plus a minute for start-up and resizes on 2 shared cores."""
+    run on (or on `nodes`), doubled, plus a minute for start-up and resizes on 2 shared
+    cores."""
     sf = j["serial_fraction"]
-    t = j["work_node_s"] * (sf + (1.0 - sf) / j["min_nodes"])
+    t = j["work_node_s"] * (sf + (1.0 - sf) / (nodes or j["min_nodes"]))
     return int(math.ceil((2 * t + 60) / 60.0))
 
 
@@ -269,9 +279,9 @@ def main(argv=None):
     r.add_argument("--build", required=True)
     r.add_argument("--poll", type=float, default=1.0)
     r.add_argument("--deadline", type=float, default=1200.0)
-    r.add_argument("--start", choices=("min", "one", "full"), default="min",
-                   help="a malleable job starts on its minimum (min) or one process (one) and spawns onto the rest "
-                        "of its allocation, or on all of it (full)")
+    r.add_argument("--start", choices=("full", "min", "one"), default="full",
+                   help="a malleable job starts on all of its allocation (full), or on its minimum (min) or one "
+                        "process (one) and spawns onto the rest")
     a = ap.parse_args(argv)
     if a.cmd == "prepare":
         w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n)
