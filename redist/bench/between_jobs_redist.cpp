@@ -6,15 +6,18 @@
 // transport of redist is timed: message (MPI point to point: the node window and single
 // copy off, i.e. what MPI's own transport gives between jobs), window (the node-shared
 // staging window), single-copy (process_vm_readv for every transfer in the node) and auto
-// (redist's default choice). Best of `reps` per transport, round robin; time = slowest
-// rank; every result checked element for element.
+// (redist's default choice), and other-jobs (the window only between ranks of different
+// jobs, WindowPairs::OtherJobs: what a resize's moves use). Best of `reps` per transport,
+// round robin; time = slowest rank; every result checked element for element.
 //   mpiexec -n 2 between_jobs_redist --spawn N NB REPS [--expect-window]
 //   mpiexec -n 4 between_jobs_redist --same-job N NB REPS [--expect-window]
 // Prints: "setting transport seconds GBps window_MB single_copy_MB" per transport (GB/s:
 // bytes moved between ranks / time; the MB that went through the node window or were read in
 // one copy, over all ranks, last repetition), preceded by a comment line. Exit 1 when a
 // result differs; with --expect-window also when the window transport moved nothing
-// through the node window (it could not reach the other processes).
+// through the node window (it could not reach the other processes), when other-jobs moved
+// bytes through it within one job or none between jobs, or when redist::job_ranks does
+// not name this process's job (ranks 0-1 and 2-3 after a spawn, all four in one job).
 #include <mpi.h>
 
 #include <algorithm>
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "malleable/redist/node_map.hpp"
 #include "malleable/redist/redistribute.hpp"
 
 namespace {
@@ -34,19 +38,24 @@ struct Variant {
 };
 
 std::vector<Variant> variants() {
-  redist::ExecOptions message, window, single, autov;
+  redist::ExecOptions message, window, single, autov, other;
   message.node_window = false;
   message.single_copy = redist::SingleCopy::Off;
   window.single_copy = redist::SingleCopy::Off;
   single.single_copy = redist::SingleCopy::On;
-  return {{"message", message}, {"window", window}, {"single-copy", single}, {"auto", autov}};
+  other.single_copy = redist::SingleCopy::Off;
+  other.window_pairs = redist::WindowPairs::OtherJobs;
+  return {{"message", message}, {"window", window}, {"single-copy", single}, {"auto", autov}, {"other-jobs", other}};
 }
 
 double value(std::int64_t i, std::int64_t j) { return 1.0 + static_cast<double>(i) + 1e-6 * static_cast<double>(j); }
 
-int run(MPI_Comm comm, const char* setting, std::int64_t n, std::int64_t nb, int reps, bool expect_window) {
+int run(MPI_Comm comm, bool spawned, std::int64_t n, std::int64_t nb, int reps, bool expect_window) {
+  const char* setting = spawned ? "between-jobs" : "same-job";
   int me = 0;
   MPI_Comm_rank(comm, &me);
+  const std::vector<int> job = redist::job_ranks(comm);
+  const std::vector<int> want = !spawned ? std::vector<int>{0, 1, 2, 3} : me < 2 ? std::vector<int>{0, 1} : std::vector<int>{2, 3};
   const auto la = redist::Layout::block_cyclic(n, n, nb, nb, 1, 2);
   const auto lb = redist::Layout::block_cyclic(n, n, nb, nb, 2, 2);
   int pr = 0, pc = 0;
@@ -94,12 +103,18 @@ int run(MPI_Comm comm, const char* setting, std::int64_t n, std::int64_t nb, int
   std::vector<std::int64_t> shared_all(shared.size(), 0);
   MPI_Allreduce(shared.data(), shared_all.data(), static_cast<int>(shared.size()), MPI_INT64_T, MPI_SUM, comm);
   if (expect_window && shared_all[2] == 0) bad = 2;  // variant 1: the node window
+  if (expect_window && (spawned ? shared_all[8] == 0 : shared_all[8] != 0)) bad = 3;  // variant 4: other jobs only
+  if (expect_window && job != want) bad = 4;
   int bad_all = 0;
   MPI_Allreduce(&bad, &bad_all, 1, MPI_INT, MPI_MAX, comm);
   if (me == 0) {
     std::printf("# %s: N=%lld nb=%lld 1x2 -> 2x2, %.1f MB between ranks, best of %d; check %s\n", setting,
                 static_cast<long long>(n), static_cast<long long>(nb), static_cast<double>(moved_all) / 1e6, reps,
-                bad_all == 1 ? "FAILED" : bad_all == 2 ? "FAILED (nothing went through the node window)" : "ok");
+                bad_all == 1   ? "FAILED"
+                : bad_all == 2 ? "FAILED (nothing went through the node window)"
+                : bad_all == 3 ? "FAILED (other-jobs: the window joined one job's ranks, or no other job's)"
+                : bad_all == 4 ? "FAILED (job_ranks does not name this process's job)"
+                               : "ok");
     for (std::size_t v = 0; v < vs.size(); ++v)
       std::printf("%s %s %.5f %.2f %.1f %.1f\n", setting, vs[v].name, best[v], static_cast<double>(moved_all) / best[v] / 1e9,
                   static_cast<double>(shared_all[2 * v]) / 1e6, static_cast<double>(shared_all[2 * v + 1]) / 1e6);
@@ -135,7 +150,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(all, &np);
   int rc = 2;
   if (np == 4)
-    rc = run(all, spawn ? "between-jobs" : "same-job", n, nb, reps, expect_window);
+    rc = run(all, spawn, n, nb, reps, expect_window);
   else
     std::fprintf(stderr, "between_jobs_redist: needs 4 processes in all (2 with --spawn), got %d\n", np);
   if (spawn) {

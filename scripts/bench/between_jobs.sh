@@ -118,7 +118,7 @@ for line in open(sys.argv[1]):
         t[(f[1], f[2])].append(float(f[3]))
 print("# redistribute 1x2 -> 2x2 onto 2 spawned processes (between jobs) or within one job: median over rounds of the best of 3, ms (min-max)")
 print(f"{'transport':12s} {'same job':>22s} {'between jobs':>22s} {'between/same':>13s}")
-for tr in ("message", "window", "single-copy", "auto"):
+for tr in ("message", "window", "single-copy", "auto", "other-jobs"):
     s, b = t.get(("same-job", tr)), t.get(("between-jobs", tr))
     if s and b:
         ms, mb = statistics.median(s), statistics.median(b)

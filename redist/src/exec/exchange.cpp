@@ -20,6 +20,8 @@
 #include "held.hpp"
 #include "local_copy.hpp"
 #include "node_window.hpp"
+#include "on_node.hpp"
+#include "malleable/redist/node_map.hpp"
 #include "single_copy.hpp"
 #include "transport.hpp"
 #include "waiting.hpp"
@@ -497,12 +499,14 @@ void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const
                      (opt.single_copy == SingleCopy::On ||
                       (opt.single_copy == SingleCopy::Auto && opt.transport == Transport::Auto));
   std::optional<NodeWindow> win;
+  std::vector<int> joined;  // the ranks the window joins (on_node.hpp, joined_by_window)
   if (opt.node_window && opt.transport == Transport::Auto && node_window_supported() && node) {  // Datatype/Packed: messages
     int me = 0;
     MPI_Comm_rank(comm, &me);
+    joined = joined_by_window(*node, opt.window_pairs == WindowPairs::OtherJobs ? &job_ranks(user_comm) : nullptr, me);
     const std::int64_t limit = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes / 2 : INT64_MAX / 4;
-    win.emplace(user_comm, *node,
-                window_need(p, me, *node, sizeof(T), reads ? opt.single_copy : SingleCopy::Off, opt.transport), limit);
+    win.emplace(user_comm, joined,
+                window_need(p, me, joined, sizeof(T), reads ? opt.single_copy : SingleCopy::Off, opt.transport), limit);
   }
   Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, reads ? node : nullptr, win && win->usable() ? &*win : nullptr)
       .run();

@@ -482,7 +482,7 @@ struct Exchange::Impl {
             (opt.wait == WaitMode::Auto && (agreement == Agreement::Local || oversubscribed(user_comm, comm)));
     // Under Agreement::Local start() makes no collective call: no node map, all by message.
     routing = make_routing(user_comm, opt, agreement == Agreement::Collective);
-    if (routing.node) on_node.emplace(comm, user_comm, routing.node, opt, sleep);
+    if (routing.node) on_node.emplace(comm, user_comm, &routing.window_ranks, opt, sleep);
     for (const auto& it : items) {
       Mat& m = mats.emplace_back();
       const RedistPlan& p = *it.plan;

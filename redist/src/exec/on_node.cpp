@@ -16,8 +16,16 @@ Route Routing::route(const Transfer& t, int me, std::size_t elem_bytes) const {
   const int peer = t.src == me ? t.dst : t.src;
   if (!node || peer == me || !std::binary_search(node->begin(), node->end(), peer)) return Route::Message;
   if (reads && reads_in_place(t, elem_bytes, mode, transport)) return Route::SingleCopy;
-  if (window && transport == Transport::Auto) return Route::Window;
+  if (window && transport == Transport::Auto && std::binary_search(window_ranks.begin(), window_ranks.end(), peer))
+    return Route::Window;
   return Route::Message;
+}
+
+std::vector<int> joined_by_window(const std::vector<int>& node, const std::vector<int>* job, int me) {
+  std::vector<int> out;
+  for (int r : node)
+    if (r == me || !job || !std::binary_search(job->begin(), job->end(), r)) out.push_back(r);
+  return out;
 }
 
 Routing make_routing(MPI_Comm user_comm, const ExecOptions& opt, bool collective) {
@@ -30,6 +38,11 @@ Routing make_routing(MPI_Comm user_comm, const ExecOptions& opt, bool collective
             (opt.single_copy == SingleCopy::On || (opt.single_copy == SingleCopy::Auto && opt.transport == Transport::Auto));
   r.window = opt.node_window && opt.transport == Transport::Auto && node_window_supported();
   if (collective && (r.reads || r.window)) r.node = &node_ranks(user_comm);
+  if (r.node && r.window) {
+    int me = 0;
+    MPI_Comm_rank(user_comm, &me);
+    r.window_ranks = joined_by_window(*r.node, opt.window_pairs == WindowPairs::OtherJobs ? &job_ranks(user_comm) : nullptr, me);
+  }
   return r;
 }
 

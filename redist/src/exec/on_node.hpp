@@ -27,14 +27,22 @@ enum class Route { Message, SingleCopy, Window };
 // exchange under Agreement::Local, whose start() makes no collective call, or a transport
 // that names a kind of message). A new transport between processes of one node (e.g.
 // segments for peers MPI does not connect) is a new Route chosen here.
+// Under WindowPairs::OtherJobs the window joins only ranks of different MPI jobs, so a
+// pair of one job (whose MPI shared memory copies once) goes by message.
 struct Routing {
   const std::vector<int>* node = nullptr;  // ranks of this node, sorted
+  std::vector<int> window_ranks;           // the node's ranks the window joins, sorted (joined_by_window())
   bool reads = false;                      // single copy possible on this system
   bool window = false;                     // the node window possible on this system
   SingleCopy mode = SingleCopy::Auto;
   Transport transport = Transport::Auto;
   Route route(const Transfer& t, int me, std::size_t elem_bytes) const;
 };
+
+// Pure: the ranks of `node` (sorted) that rank `me`'s node window joins: all of them
+// (`job` null: WindowPairs::Any), or `me` and the ranks outside `job` (the sorted ranks of
+// me's MPI job: WindowPairs::OtherJobs).
+std::vector<int> joined_by_window(const std::vector<int>& node, const std::vector<int>* job, int me);
 
 // The routing of an exchange on `user_comm` (collective the first time per communicator
 // when `collective`: the node map; else every transfer by message).

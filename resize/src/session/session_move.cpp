@@ -91,8 +91,10 @@ void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) 
 // The registered matrices in redist exchanges (redist::Exchange, redist's one engine): each
 // peer on another node gets one message per round carrying every matrix's pieces of the
 // exchange, instead of one redistribution (and its messages, its waits) after another; a
-// peer on this node, newcomers included, reads them in one copy or through the node-shared
-// window (docs/reference/redist.md, "One engine for every move"). Without a budget
+// peer on this node reads them in one copy, or through the node-shared window when it is
+// of another MPI job (an original and a newcomer, which MPI joins over TCP; one job's
+// peers keep MPI's shared memory: WindowPairs::OtherJobs; docs/reference/redist.md, "One
+// engine for every move"). Without a budget
 // (SessionOptions::move_budget_bytes = 0) every matrix goes in one exchange, its new buffer
 // staged before any data moves, so the old and new buffers of all of them are held at
 // once; a failure (agreed on every rank: a buffer one process cannot allocate, stage_batch,
@@ -212,7 +214,9 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
       plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), size(), redist::ScheduleKind::Default, rank()));
       items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf[k - begin] : nullptr, ldb, scalar_bytes(r.type)});
     }
-    redist::Exchange ex(world, items);
+    redist::ExecOptions xo;
+    xo.window_pairs = redist::WindowPairs::OtherJobs;  // one job's pairs: MPI's shared memory
+    redist::Exchange ex(world, items, xo);
     ex.start();
     if (first && begin < end) fault_pause(rank(), parts[begin].r->name);
     ex.finish(&stats);

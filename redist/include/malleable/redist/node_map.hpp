@@ -22,4 +22,13 @@ const std::vector<int>& node_ranks(MPI_Comm comm);
 // Pure: the indices k with names[k] == names[me], ascending.
 std::vector<int> ranks_named_alike(const std::vector<std::string>& names, int me);
 
+// The ranks of `comm` in this process's MPI job (its MPI_COMM_WORLD: the originals, or
+// the processes of one spawn), sorted, this rank included. Local (the groups of `comm`
+// and MPI_COMM_WORLD compared, no message), cached on the communicator. Symmetric: a peer
+// is in this rank's job exactly when this rank is in the peer's.
+const std::vector<int>& job_ranks(MPI_Comm comm);
+
+// Pure: the indices k with world_rank_of[k] >= 0 (the ranks found in this job's world).
+std::vector<int> ranks_in_world(const std::vector<int>& world_rank_of);
+
 }  // namespace redist

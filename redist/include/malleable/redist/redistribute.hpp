@@ -57,6 +57,9 @@ enum class WaitMode { Auto, Spin, Sleep };
 // Whether transfers between ranks of one node are read in one copy (ExecOptions::single_copy).
 enum class SingleCopy { Auto, Off, On };
 
+// Which pairs of ranks of one node the node window joins (ExecOptions::window_pairs).
+enum class WindowPairs { Any, OtherJobs };
+
 struct ExecOptions {
   Transport transport = Transport::Auto;
   WaitMode wait = WaitMode::Auto;
@@ -112,6 +115,14 @@ struct ExecOptions {
   // Applies under Transport::Auto (Datatype and Packed name a kind of message). Every rank
   // must pass the same value.
   bool node_window = true;
+  // Which on-node pairs the node window takes. Any (the default): every pair. OtherJobs:
+  // only a rank and a peer of another MPI job (another MPI_COMM_WORLD: an original process
+  // and a newcomer it spawned, which Open MPI joins over TCP); a pair of one job keeps MPI's
+  // own transport (its shared memory copies a message once where the window packs and
+  // unpacks: two copies). Each rank knows its job's ranks locally (node_map.hpp, job_ranks),
+  // and the choice is symmetric, so both ends of a transfer agree. What a resize's moves use
+  // (docs/reference/redist.md, "One engine for every move"). Every rank must pass the same value.
+  WindowPairs window_pairs = WindowPairs::Any;
 };
 
 struct ExecStats {
