@@ -65,6 +65,7 @@ struct CommonOptions {
   std::string mtbf_local, mtbf_partner;    // --mtbf-local / --mtbf-partner for auto
   bool restart_levels = false;             // --restart-levels: start from the levels
   bool checksums = false;                  // print each matrix's checksum at the end
+  bool no_check = false;                   // skip the result check (benchmarks at large N)
   std::string mechanism = "spawn";         // how resizes happen: spawn (in place) or restart
 };
 

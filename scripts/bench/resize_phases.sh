@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A resize timed phase by phase against its limits (docs/measurements/results.md, "A resize against its
-# limits"). Per driver (PDGEMM, PDGETRF), order N and setting, side by side in one run:
-#   resize  the driver started on 1x2 grows to 2x2 after iteration 2 (2 newcomers) and
+# limits"). Per driver (PDGEMM, PDGETRF, Life), order N and setting, ROUNDS rounds, each
+# round side by side in one run:
+#   resize  the driver started on 1x2 grows to 2x2 after iteration 1 (2 newcomers) and
 #           iterates on; its JSON record gives the phases: spawn, move (the session's
-#           redistribution of every registered matrix), other (state hand-over, BLACS grid
-#           switch, bookkeeping), and the iteration times after the resize;
+#           redistribution of every registered matrix, through redist's engine), other
+#           (state hand-over, BLACS grid switch, bookkeeping), and the iteration times after
+#           the resize;
 #   fresh   the same driver started on 2x2 (iteration times of a job that never resized);
+#           resize and fresh alternate their order from round to round;
 #   redist  redist_bench --shapes: `redistribute` alone on the same matrices, 1x2 -> 2x2 on
 #           4 ranks of one job, with the memcpy floor and (cluster) the busiest link's bound;
 #   raw     spawn_pingpong.c's spawn mode: a raw MPI_Comm_spawn + merge of the same 2
 #           processes onto the same host (median of its repetitions after a warm-up).
+# The report takes the median of every quantity over the rounds and gives each ratio's
+# spread (min-max of the per-round ratios). The drivers run with --no-check (the serial
+# check would repeat the work on one process; the tests check the results).
 # Settings: node     one node, Open MPI's default (the newcomers sit beside the old
 #                    processes: growth "within");
 #           node-ucx one node, the UCX PML (pml ucx, pml_ucx_tls any, pml_ucx_devices any);
+#           node-tcp one node, every process pair over TCP (btl tcp,self): a fresh job
+#                    whose processes talk as an old and a newcomer do;
 #           cluster  the emulated cluster (scripts/cluster.sh, 2 nodes, links shaped to
 #                    1 Gbit/s): the job starts on node1, the newcomers go to node2 (growth
 #                    by whole nodes: "node"); the fresh job has node1's 2 ranks + node2's 2.
@@ -22,28 +30,32 @@
 # Results: JSON/text per run in docs/data/resize_phases/<driver>_<N>_<setting>/ (or --out),
 # then scripts/bench/resize_phases_report.py writes summary.csv, the plot
 # docs/img/resize_phases.png and prints the table.
-#   scripts/bench/resize_phases.sh [--quick] [--ns "4000 8000"] [--drivers "pdgemm pdgetrf"]
-#                                  [--settings "node node-ucx cluster"] [--iters K] [--out DIR]
-# --quick: N = 1600. Needs a build (scripts/setup.sh) and, for the
+#   scripts/bench/resize_phases.sh [--quick] [--ns "4000 8000"] [--drivers "pdgemm pdgetrf life"]
+#                                  [--settings "node cluster"] [--rounds R] [--iters K] [--out DIR]
+#                                  [--no-report]
+# --quick: N = 1600, 1 round. Needs a build (scripts/setup.sh) and, for the
 # cluster, root (it is skipped with a note where namespaces cannot be made).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=$here/docs/data/resize_phases
-ns="4000 8000" drivers="pdgemm pdgetrf" settings="node node-ucx cluster" iters=5 nb=64 raw_reps=5 limit=900
+ns="4000 8000" drivers="pdgemm pdgetrf life" settings="node cluster" iters=4 nb=64 raw_reps=5 limit=1800 rounds=3
+report=1
 while (($#)); do
   case $1 in
-    --quick) ns="1600"; shift ;;
+    --quick) ns="1600" rounds=1; shift ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --no-report) report=0; shift ;;
     --ns) ns=$2; shift 2 ;;
     --drivers) drivers=$2; shift 2 ;;
     --settings) settings=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,39p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "resize_phases.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-for exe in apps/pdgemm_resizable apps/pdgetrf_resizable redist/redist_bench; do
+for exe in apps/pdgemm_resizable apps/pdgetrf_resizable apps/life_resizable redist/redist_bench; do
   [[ -x $build/$exe ]] || { echo "resize_phases.sh: $build/$exe missing: build first (scripts/setup.sh)" >&2; exit 2; }
 done
 # PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/reference/blacs-dyn.md): without it a
@@ -59,10 +71,10 @@ mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$scratch/spawn_pingpong"
 
 shapes() {  # <driver> <N>: the registered matrices, 1x2 -> 2x2, as redist_bench --shapes
   local n=$2
-  echo "${n}x${n}:${nb}x${nb}@1x2:${nb}x${nb}@2x2"
   case $1 in
-    pdgemm) echo "${n}x${n}:${nb}x${nb}@1x2:${nb}x${nb}@2x2" ;;  # A and B
-    pdgetrf) echo "${n}x1:${nb}x1@1x2:${nb}x1@2x2" ;;               # A and b
+    pdgemm) echo "${n}x${n}:${nb}x${nb}@1x2:${nb}x${nb}@2x2 ${n}x${n}:${nb}x${nb}@1x2:${nb}x${nb}@2x2" ;;  # A and B
+    pdgetrf) echo "${n}x${n}:${nb}x${nb}@1x2:${nb}x${nb}@2x2 ${n}x1:${nb}x1@1x2:${nb}x1@2x2" ;;            # A and b
+    life) life_shapes "$n" ;;
   esac
 }
 
@@ -72,36 +84,56 @@ launch() {  # <setting> <mpiexec arguments...>; every run ends within $limit sec
   shift
   case $setting in
     node) timeout "$limit" mpiexec --oversubscribe --bind-to none "$@" ;;
+    node-tcp) timeout "$limit" mpiexec --oversubscribe --bind-to none --mca btl tcp,self "$@" ;;
     node-ucx) timeout "$limit" mpiexec --oversubscribe --bind-to none --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any "$@" ;;
     cluster) timeout "$limit" "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none "$@" ;;
   esac
 }
 
-# The four measurements of one (driver, N, setting) into <dir>.
+life_shapes() {  # <N>: the board, one block per process (Distribution::Block)
+  local n=$1 h=$((($1 + 1) / 2))
+  echo "${n}x${n}:${n}x${h}@1x2:${h}x${h}@2x2"
+}
+
+# The four measurements of one (driver, N, setting) into <dir>, ROUNDS times; resize and
+# fresh take turns going first.
 measure() {  # <driver> <N> <setting> <dir>
   local d=$1 n=$2 setting=$3 dir=$4 exe=$build/apps/${1}_resizable
-  local old=(-n 2) fresh=(-n 4) bench=(-n 4) raw=(-n 2) sched="2:expand:2x2" host="" link=0
+  local old=(-n 2) fresh=(-n 4) bench=(-n 4) raw=(-n 2) sched="1:expand:2x2" host="" link=0 it=$iters
+  [[ $d == life ]] && it=$((iters * 3))  # a generation is short: more of them for the medians
   if [[ $setting == cluster ]]; then
     old=(--host node1:2 -n 2) fresh=(--host node1:2,node2:2 -n 4) bench=(--host node1:2,node2:2 -n 4)
-    raw=(-n 2) sched="2:expand:2x2:local2@node2" host=node2 link=1e9  # raw: the hostfile, so node2 is in its allocation
+    raw=(-n 2) sched="1:expand:2x2:local2@node2" host=node2 link=1e9  # raw: the hostfile, so node2 is in its allocation
   fi
   mkdir -p "$dir"
-  echo "== $d N=$n $setting: load $(cut -d' ' -f1-3 /proc/loadavg)"
+  rm -f "$dir"/*.json "$dir"/*.log "$dir"/raw*.txt
   echo "load_before $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/meta.txt"
-  launch "$setting" "${old[@]}" "$exe" -n "$n" --nb "$nb" -g 1x2 -i "$iters" -p scripted -s "$sched" \
-    --json "$dir/resize.json" >"$dir/resize.log" 2>&1 || { echo "   resize run failed:"; tail -5 "$dir/resize.log"; }
-  launch "$setting" "${fresh[@]}" "$exe" -n "$n" --nb "$nb" -g 2x2 -i "$((iters - 2))" \
-    --json "$dir/fresh.json" >"$dir/fresh.log" 2>&1 || { echo "   fresh run failed:"; tail -5 "$dir/fresh.log"; }
-  # shellcheck disable=SC2046
-  launch "$setting" "${bench[@]}" "$build/redist/redist_bench" --shapes $(shapes "$d" "$n") --reps 3 \
-    --link-rate "$link" --json "$dir/redist.json" >"$dir/redist.log" 2>&1 || { echo "   redist_bench failed:"; tail -5 "$dir/redist.log"; }
-  # shellcheck disable=SC2086
-  launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong" spawn 2 "$raw_reps" $host \
-    >"$dir/raw.txt" 2>&1 || { echo "   raw spawn failed:"; tail -5 "$dir/raw.txt"; }
+  local r
+  for ((r = 1; r <= rounds; ++r)); do
+    echo "== $d N=$n $setting round $r/$rounds: load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "load_round$r $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/meta.txt"
+    local order=(resize fresh) what
+    ((r % 2)) || order=(fresh resize)
+    for what in "${order[@]}"; do
+      if [[ $what == resize ]]; then
+        launch "$setting" "${old[@]}" "$exe" -n "$n" --nb "$nb" -g 1x2 -i "$it" -p scripted -s "$sched" --no-check -q \
+          --json "$dir/resize.$r.json" >"$dir/resize.$r.log" 2>&1 || { echo "   resize run failed:"; tail -5 "$dir/resize.$r.log"; }
+      else
+        launch "$setting" "${fresh[@]}" "$exe" -n "$n" --nb "$nb" -g 2x2 -i "$((it - 1))" --no-check -q \
+          --json "$dir/fresh.$r.json" >"$dir/fresh.$r.log" 2>&1 || { echo "   fresh run failed:"; tail -5 "$dir/fresh.$r.log"; }
+      fi
+    done
+    # shellcheck disable=SC2046
+    launch "$setting" "${bench[@]}" "$build/redist/redist_bench" --shapes $(shapes "$d" "$n") --reps 3 \
+      --link-rate "$link" --json "$dir/redist.$r.json" >"$dir/redist.$r.log" 2>&1 || { echo "   redist_bench failed:"; tail -5 "$dir/redist.$r.log"; }
+    # shellcheck disable=SC2086
+    launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong" spawn 2 "$raw_reps" $host \
+      >"$dir/raw.$r.txt" 2>&1 || { echo "   raw spawn failed:"; tail -5 "$dir/raw.$r.txt"; }
+    grep -E "remap after" "$dir/resize.$r.log" | sed 's/^ */   /' || true
+  done
   echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/meta.txt"
   # No machine paths in the committed records: the build and source directories made relative.
-  sed -i "s|$build/|build/|g; s|$here/||g; s|$scratch/|scratch/|g" "$dir"/*.json "$dir"/*.log "$dir"/raw.txt 2>/dev/null || true
-  grep -E "remap after" "$dir/resize.log" | sed 's/^ */   /' || true
+  sed -i "s|$build/|build/|g; s|$here/||g; s|$scratch/|scratch/|g" "$dir"/*.json "$dir"/*.log "$dir"/raw*.txt 2>/dev/null || true
 }
 
 start=$(date +%s)
@@ -137,7 +169,8 @@ done
   echo "date $(date -u +%FT%TZ)"
   echo "machine $(hostname) $(env -u OMP_NUM_THREADS nproc) cpus; $(mpiexec --version | head -1)"
   echo "load_at_end $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "iters $iters nb $nb"
+  echo "iters $iters nb $nb rounds $rounds"
 } >"$out/meta.txt"
+((report)) || exit 0
 python3 "$here/scripts/bench/resize_phases_report.py" --data "$out" --plot "$here/docs/img/resize_phases.png" --section
 [[ $out != "$here/docs/data/resize_phases" ]] || python3 "$here/scripts/bench/splice_sections.py" --only resize_phases

@@ -31,12 +31,14 @@ import statistics
 import subprocess
 import sys
 
-GROWTH = {"node": "within", "node-ucx": "within", "cluster": "node"}
+GROWTH = {"node": "within", "node-ucx": "within", "node-tcp": "within", "cluster": "node"}
 COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "other_s", "total_s",
            "bytes_moved", "bytes_inter_node", "raw_spawn_s", "redistribute_s", "floor_s", "link_bound_s",
            "move_over_redistribute", "move_over_floor", "resize_over_spawn_plus_bound",
            "iter_after_s", "iter_fresh_s", "after_over_fresh", "cpu_after_s", "cpu_fresh_s",
-           "cpu_after_over_fresh", "load_before"]
+           "cpu_after_over_fresh", "load_before", "rounds", "move_over_redistribute_min",
+           "move_over_redistribute_max", "resize_over_spawn_plus_bound_min", "resize_over_spawn_plus_bound_max",
+           "after_over_fresh_min", "after_over_fresh_max", "cpu_after_over_fresh_min", "cpu_after_over_fresh_max"]
 
 
 def load_json(path):
@@ -69,36 +71,66 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def rounds_of(d):
+    """The round numbers of a directory's runs (resize.R.json, fresh.R.json, ...)."""
+    got = set()
+    for f in os.listdir(d):
+        parts = f.split(".")
+        if len(parts) == 3 and parts[1].isdigit():
+            got.add(int(parts[1]))
+    return sorted(got)
+
+
+def one_round(d, r, setting):
+    """The quantities of round r, one right after the other (None where a run failed)."""
+    q = {}
+    rz, fr, rd = (load_json(os.path.join(d, f"{k}.{r}.json")) for k in ("resize", "fresh", "redist"))
+    if rz and rz.get("resizes") and rz["resizes"][0].get("ok"):
+        x = rz["resizes"][0]
+        q.update(spawn_s=x["t_spawn_s"], move_s=x["t_redist_s"], other_s=x["t_other_s"], total_s=x["t_total_s"],
+                 bytes_moved=x["bytes_moved"], bytes_inter_node=x["bytes_inter_node"])
+        first = x["after_iteration"] + 2  # the first iteration after the change is left out
+        q["iter_after_s"] = median_iter(rz, first, "wall_s")
+        q["cpu_after_s"] = median_iter(rz, first, "dedicated_s")
+    if fr:
+        q["iter_fresh_s"] = median_iter(fr, 2, "wall_s")
+        q["cpu_fresh_s"] = median_iter(fr, 2, "dedicated_s")
+    if rd:
+        q["redistribute_s"] = sum(c["redist_s"] for c in rd)
+        q["floor_s"] = sum(c["floor_s"] for c in rd)
+        q["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
+    q["raw_spawn_s"] = raw_spawn(os.path.join(d, f"raw.{r}.txt"))
+    q["move_over_redistribute"] = ratio(q.get("move_s"), q.get("redistribute_s"))
+    q["move_over_floor"] = ratio(q.get("move_s"), q.get("floor_s"))
+    if setting == "cluster" and q.get("raw_spawn_s") is not None and q.get("link_bound_s") is not None:
+        q["resize_over_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_spawn_s"] + q["link_bound_s"])
+    q["after_over_fresh"] = ratio(q.get("iter_after_s"), q.get("iter_fresh_s"))
+    q["cpu_after_over_fresh"] = ratio(q.get("cpu_after_s"), q.get("cpu_fresh_s"))
+    return q
+
+
+SPREAD = ("move_over_redistribute", "resize_over_spawn_plus_bound", "after_over_fresh", "cpu_after_over_fresh")
+
+
 def row_of(data, name):
+    """Every quantity's median over the rounds; each ratio is the median of the per-round
+    ratios (each round's parts ran one right after the other), with its min and max."""
     driver, n, setting = name.split("_", 2)
     d = os.path.join(data, name)
-    rz, fr, rd = (load_json(os.path.join(d, f)) for f in ("resize.json", "fresh.json", "redist.json"))
     row = {"driver": driver, "n": int(n), "setting": setting, "case": "1x2->2x2", "growth": GROWTH.get(setting, "")}
     try:
         row["load_before"] = open(os.path.join(d, "meta.txt")).readline().split(None, 1)[1].strip()
     except (OSError, IndexError):
         row["load_before"] = ""
-    if rz and rz.get("resizes") and rz["resizes"][0].get("ok"):
-        r = rz["resizes"][0]
-        row.update(spawn_s=r["t_spawn_s"], move_s=r["t_redist_s"], other_s=r["t_other_s"], total_s=r["t_total_s"],
-                   bytes_moved=r["bytes_moved"], bytes_inter_node=r["bytes_inter_node"])
-        first = r["after_iteration"] + 2  # the first iteration after the change is left out
-        row["iter_after_s"] = median_iter(rz, first, "wall_s")
-        row["cpu_after_s"] = median_iter(rz, first, "dedicated_s")
-    if fr:
-        row["iter_fresh_s"] = median_iter(fr, 2, "wall_s")
-        row["cpu_fresh_s"] = median_iter(fr, 2, "dedicated_s")
-    if rd:
-        row["redistribute_s"] = sum(c["redist_s"] for c in rd)
-        row["floor_s"] = sum(c["floor_s"] for c in rd)
-        row["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
-    row["raw_spawn_s"] = raw_spawn(os.path.join(d, "raw.txt"))
-    row["move_over_redistribute"] = ratio(row.get("move_s"), row.get("redistribute_s"))
-    row["move_over_floor"] = ratio(row.get("move_s"), row.get("floor_s"))
-    if setting == "cluster" and row.get("raw_spawn_s") is not None and row.get("link_bound_s") is not None:
-        row["resize_over_spawn_plus_bound"] = ratio(row.get("total_s"), row["raw_spawn_s"] + row["link_bound_s"])
-    row["after_over_fresh"] = ratio(row.get("iter_after_s"), row.get("iter_fresh_s"))
-    row["cpu_after_over_fresh"] = ratio(row.get("cpu_after_s"), row.get("cpu_fresh_s"))
+    rounds = [one_round(d, r, setting) for r in rounds_of(d)]
+    row["rounds"] = len(rounds)
+    keys = {k for q in rounds for k in q}
+    for k in keys:
+        vals = [q[k] for q in rounds if q.get(k) is not None]
+        if vals:
+            row[k] = statistics.median(vals)
+            if k in SPREAD:
+                row[k + "_min"], row[k + "_max"] = min(vals), max(vals)
     return row
 
 
@@ -113,13 +145,15 @@ def fmt(v, digits=3):
 def table(rows):
     ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
     x = lambda v: "-" if v is None else f"{v:.2f}x"
-    out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms | redistribute ms | floor ms | link bound ms | move / redistribute | resize / (spawn + bound) | after / fresh (wall) | after / fresh (cpu) |",
-           "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    xs = lambda r, k: "-" if r.get(k) is None else (
+        f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 else f"{r[k]:.2f}x")
+    out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms | redistribute ms | floor ms | link bound ms | move / redistribute | resize / (spawn + bound) | after / fresh (wall) | after / fresh (cpu) | rounds |",
+           "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {r['growth']} | {ms(r.get('spawn_s'))} | {ms(r.get('move_s'))} | "
                    f"{ms(r.get('other_s'))} | {ms(r.get('total_s'))} | {ms(r.get('raw_spawn_s'))} | {ms(r.get('redistribute_s'))} | "
-                   f"{ms(r.get('floor_s'))} | {ms(r.get('link_bound_s'))} | {x(r.get('move_over_redistribute'))} | "
-                   f"{x(r.get('resize_over_spawn_plus_bound'))} | {x(r.get('after_over_fresh'))} | {x(r.get('cpu_after_over_fresh'))} |")
+                   f"{ms(r.get('floor_s'))} | {ms(r.get('link_bound_s'))} | {xs(r, 'move_over_redistribute')} | "
+                   f"{xs(r, 'resize_over_spawn_plus_bound')} | {xs(r, 'after_over_fresh')} | {xs(r, 'cpu_after_over_fresh')} | {r.get('rounds', '')} |")
     return "\n".join(out)
 
 
@@ -188,18 +222,21 @@ def section(rows, data):
         "`scripts/bench/resize_phases.sh`, data: `docs/data/resize_phases/summary.csv`",
         "",
         f"Generated by `scripts/bench/resize_phases.sh` (data: `docs/data/resize_phases/`, rendered by "
-        f"`scripts/bench/resize_phases_report.py --section`; rerun both to refresh). Source {m.get('commit', '?')}, "
-        f"{m.get('date', '?')}, {m.get('machine', '?')}; the run took {m.get('seconds', '?')} s; load average at its end "
-        f"{m.get('load_at_end', '?')} (each row's load before it is in `summary.csv`). N = {', '.join(map(str, ns))}, "
-        f"blocks of 64, {m.get('iters', '?').split()[0] if m.get('iters') else '?'} iterations, growth 1x2 -> 2x2 after "
-        "iteration 2. Per row, one right after the other: the resize (phases from the driver's JSON record: spawn, "
-        "move = the session's redistribution of every registered matrix, other = state hand-over + BLACS grid switch + "
-        "bookkeeping; the record does not split those two), a job started on 2x2, `redistribute` alone on the same "
-        "matrices (redist_bench --shapes on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest "
-        "link's bound at 1 Gbit/s) and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host. "
-        "`node`: one node, Open MPI's default; `node-ucx`: one node, the UCX PML; `cluster`: 2 emulated nodes, the "
-        "newcomers on node2 (growth by whole nodes). After / fresh: median iteration after the resize (its first "
-        "left out) over the same on the fresh job (its first left out), wall clock and dedicated-core (CPU) clock.",
+        f"`scripts/bench/resize_phases_report.py --section`; rerun both to refresh). Last run: source {m.get('commit', '?')}, "
+        f"{m.get('date', '?')}, {m.get('machine', '?')}; load average at its end {m.get('load_at_end', '?')} (each "
+        f"row's load before it and before each round is in its directory's `meta.txt`). N = {', '.join(map(str, ns))}, "
+        "blocks of 64 (Life: one block per process), growth 1x2 -> 2x2 after iteration 1, the drivers run with "
+        "`--no-check`. Per row and round, one right after the other: the resize and a job started on 2x2 (their "
+        "order alternating from round to round), `redistribute` alone on the same matrices (redist_bench --shapes "
+        "on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest link's bound at 1 Gbit/s) "
+        "and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host. Phases from the driver's "
+        "JSON record: spawn, move = the session's redistribution of every registered matrix (through redist's "
+        "engine), other = state hand-over + BLACS grid switch + bookkeeping (the record does not split those "
+        "two). `node`: one node, Open MPI's default (the newcomers beside the old processes: growth `within`); "
+        "`cluster`: 2 emulated nodes, the newcomers on node2 (growth by whole nodes: `node`). After / fresh: "
+        "median iteration after the resize (its first left out) over the same on the fresh job (its first left "
+        "out), wall clock and dedicated-core (CPU) clock. Times are medians over the rounds; each ratio is the "
+        "median of the per-round ratios, with their min-max.",
         "",
         table(rows),
         "",

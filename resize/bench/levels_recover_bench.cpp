@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Level recovery against `redistribute` of the same blocks, timed in one run
+// (scripts/bench/levels_recover_bench.sh). An N x N double matrix in NB x NB blocks:
+//   write N NB PxQ DIR           PxQ processes fill it (a value of each global index),
+//                                write the local level, then the local + partner level
+//                                (nodes as the session finds them: MALLEABLE_NODE_MAP)
+//   read N NB PxQ DIR OLD HOLDERS REPS
+//                                restart_from_levels onto PxQ (timed: slowest process,
+//                                after a barrier), every element checked; before and after
+//                                it, REPS times each, `redistribute` of the same blocks from
+//                                the OLD grid onto PxQ, old position k held by world rank
+//                                HOLDERS[k] (a comma list; the identity on as many ranks
+//                                as positions gives the plain layout and every transport)
+// Prints recover_s, redistribute_s (median of the 2 x REPS), and their ratio.
+#include <mpi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "malleable/redist/layout.hpp"
+#include "malleable/redist/plan.hpp"
+#include "malleable/redist/redistribute.hpp"
+#include "malleable/resize/session.hpp"
+
+namespace {
+
+double value(std::int64_t i, std::int64_t j) { return static_cast<double>(i % 97) + 0.5 * static_cast<double>(j % 89); }
+
+std::pair<int, int> shape(const std::string& g) {
+  const auto x = g.find('x');
+  return {std::stoi(g.substr(0, x)), std::stoi(g.substr(x + 1))};
+}
+
+template <class F>
+double timed(MPI_Comm comm, F&& f) {
+  MPI_Barrier(comm);
+  const double t0 = MPI_Wtime();
+  f();
+  double dt = MPI_Wtime() - t0, slowest = 0;
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return slowest;
+}
+
+// The local array of grid position (pr, pc) of `l`, column-major with lld = min_lld.
+void fill(const redist::Layout& l, int pr, int pc, double* a, std::int64_t lld) {
+  for (std::int64_t jl = 0; jl < l.local_cols(pc); ++jl)
+    for (std::int64_t il = 0; il < l.local_rows(pr); ++il)
+      a[il + jl * lld] = value(l.local_to_row(pr, il), l.local_to_col(pc, jl));
+}
+
+// Elements of this process's part of `l` that differ from value().
+long long wrong(const redist::Layout& l, int pr, int pc, const double* a, std::int64_t lld) {
+  long long bad = 0;
+  for (std::int64_t jl = 0; jl < l.local_cols(pc); ++jl)
+    for (std::int64_t il = 0; il < l.local_rows(pr); ++il)
+      bad += a[il + jl * lld] != value(l.local_to_row(pr, il), l.local_to_col(pc, jl));
+  return bad;
+}
+
+// `redistribute` of the recovery's blocks: old position k's local array on rank holders[k].
+struct Baseline {
+  redist::Layout from, to;
+  redist::RedistPlan plan;
+  std::vector<std::vector<double>> held_arrays;
+  std::vector<redist::HeldArray> held;
+  std::vector<double> b;
+  std::int64_t ldb = 1;
+  bool plain = false;
+
+  Baseline(int n, int nb, std::pair<int, int> old, std::pair<int, int> nw, const std::vector<int>& holders, int rank,
+           int size) {
+    std::vector<int> identity(holders.size());
+    for (std::size_t k = 0; k < identity.size(); ++k) identity[k] = static_cast<int>(k);
+    plain = holders == identity && static_cast<int>(holders.size()) <= size;
+    from = redist::Layout::block_cyclic(n, n, nb, nb, old.first, old.second, 0, 0,
+                                        plain ? redist::RankMap{} : redist::RankMap::holding_several(holders));
+    to = redist::Layout::block_cyclic(n, n, nb, nb, nw.first, nw.second);
+    plan = redist::make_plan(from, to, redist::Region::whole(from), size, redist::ScheduleKind::Default, rank);
+    for (std::size_t k = 0; k < holders.size(); ++k) {
+      if (holders[k] != rank) continue;
+      const int pr = static_cast<int>(k) / old.second, pc = static_cast<int>(k) % old.second;
+      const std::int64_t lda = from.min_lld(pr);
+      held_arrays.emplace_back(static_cast<std::size_t>(lda * std::max<std::int64_t>(1, from.local_cols(pc))));
+      fill(from, pr, pc, held_arrays.back().data(), lda);
+      held.push_back({pr, pc, held_arrays.back().data(), lda});
+    }
+    int pr = 0, pc = 0;
+    if (to.coords_of(rank, pr, pc)) {
+      ldb = to.min_lld(pr);
+      b.assign(static_cast<std::size_t>(ldb * std::max<std::int64_t>(1, to.local_cols(pc))), 0.0);
+    }
+  }
+  void run(MPI_Comm comm) {
+    if (plain) {
+      const double* a = held.empty() ? nullptr : static_cast<const double*>(held[0].a);
+      std::vector<redist::ExchangeItem> items{
+          redist::ExchangeItem::of(plan, a, held.empty() ? 1 : held[0].lda, b.data(), ldb)};
+      redist::redistribute(comm, items);
+      return;
+    }
+    redist::ExchangeItem it{&plan, nullptr, 1, b.data(), ldb, sizeof(double), held};
+    redist::redistribute(comm, std::vector<redist::ExchangeItem>{it});
+  }
+};
+
+int write_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, const std::string& dir) {
+  resize::SessionOptions o;
+  o.app = "levels_recover_bench";
+  o.progress = false;
+  o.persist_history = false;
+  resize::Session S(argc, argv, std::move(o));
+  auto a = S.register_matrix<double>("A", n, n, nb, nb, resize::Distribution::BlockCyclic);
+  S.start(resize::Grid{g.first, g.second, {}});
+  fill(redist::Layout::block_cyclic(n, n, nb, nb, g.first, g.second), S.myrow(), S.mycol(), a.data(), a.lld());
+  resize::LevelCadence c;
+  c.dir = dir;
+  S.set_level_checkpointing(c);
+  S.begin_iteration();
+  S.end_iteration();
+  const double tl = timed(S.world(), [&] { S.checkpoint_levels(false); });
+  S.begin_iteration();
+  S.end_iteration();
+  const double tp = timed(S.world(), [&] { S.checkpoint_levels(true); });
+  if (S.world_rank() == 0) std::printf("write_local_s %.4f\nwrite_local_partner_s %.4f\n", tl, tp);
+  return 0;
+}
+
+int read_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, const std::string& dir,
+                std::pair<int, int> old, const std::vector<int>& holders, int reps) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  std::vector<double> t_redist;
+  Baseline base(n, nb, old, g, holders, rank, size);
+  for (int r = 0; r < reps; ++r) t_redist.push_back(timed(MPI_COMM_WORLD, [&] { base.run(MPI_COMM_WORLD); }));
+  long long bad = 0;
+  int pr = 0, pc = 0;
+  if (base.to.coords_of(rank, pr, pc)) bad += wrong(base.to, pr, pc, base.b.data(), base.ldb);
+  resize::SessionOptions o;
+  o.app = "levels_recover_bench";
+  o.progress = false;
+  o.persist_history = false;
+  resize::Session S(argc, argv, std::move(o));
+  auto a = S.register_matrix<double>("A", n, n, nb, nb, resize::Distribution::BlockCyclic);
+  const double t_recover = timed(S.world(), [&] { S.restart_from_levels(dir, resize::Grid{g.first, g.second, {}}); });
+  for (int r = 0; r < reps; ++r) t_redist.push_back(timed(MPI_COMM_WORLD, [&] { base.run(MPI_COMM_WORLD); }));
+  if (S.in_grid()) bad += wrong(redist::Layout::block_cyclic(n, n, nb, nb, g.first, g.second), S.myrow(), S.mycol(),
+                                a.data(), a.lld());
+  long long bad_all = 0;
+  MPI_Allreduce(&bad, &bad_all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  std::sort(t_redist.begin(), t_redist.end());
+  const double med = t_redist[t_redist.size() / 2];
+  if (rank == 0) {
+    std::printf("levels recovery N=%d NB=%d, %d processes, old grid %dx%d onto %dx%d, baseline %s\n", n, nb, size,
+                old.first, old.second, g.first, g.second, base.plain ? "plain layout" : "old positions held by several");
+    std::printf("recover_s %.4f\nredistribute_s %.4f (median of %zu, min %.4f max %.4f)\nratio recover/redistribute "
+                "%.2f\nwrong_elements %lld\n",
+                t_recover, med, t_redist.size(), t_redist.front(), t_redist.back(), t_recover / med, bad_all);
+  }
+  return bad_all == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rc = 2;
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "write" && argc == 6) {
+    rc = write_levels(argc, argv, std::stoi(argv[2]), std::stoi(argv[3]), shape(argv[4]), argv[5]);
+  } else if (mode == "read" && argc == 9) {
+    std::vector<int> holders;
+    std::stringstream ss(argv[7]);
+    for (std::string x; std::getline(ss, x, ',');) holders.push_back(std::stoi(x));
+    rc = read_levels(argc, argv, std::stoi(argv[2]), std::stoi(argv[3]), shape(argv[4]), argv[5], shape(argv[6]),
+                     holders, std::stoi(argv[8]));
+  } else {
+    std::fprintf(stderr, "usage: levels_recover_bench write N NB PxQ DIR\n"
+                         "       levels_recover_bench read N NB PxQ DIR OLD_PxQ HOLDERS REPS\n");
+  }
+  MPI_Finalize();
+  return rc;
+}

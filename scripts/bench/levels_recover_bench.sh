@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Level recovery against `redistribute` of the same blocks, both timed in each run
+# (resize/bench/levels_recover_bench.cpp), on one machine with nodes emulated by
+# MALLEABLE_NODE_MAP, levels in /dev/shm. Two cases, ROUNDS rounds each:
+#   regrid     4 processes on 2 "nodes" write the levels on 2x2; 4 processes recover onto
+#              4x1 from the local copies (nothing lost); baseline: `redistribute` 2x2 -> 4x1
+#              on the same 4 processes (plain layouts: every transport of the engine);
+#   lost-node  6 processes on 3 "nodes" write on 3x2 (local + partner); node3's copies are
+#              removed; 4 processes on node1 + node2 recover onto 2x2 (node3's blocks from
+#              the partner copies on node1); baseline: `redistribute` of the same blocks,
+#              3x2 -> 2x2, old positions 4 and 5 held by ranks 0 and 1 as in the recovery.
+# Each read run times `redistribute` REPS times before the recovery and REPS times after it
+# (median of both) and the recovery once; the ratio is per run, the table gives the median
+# and spread over the rounds, the load average is printed.
+#   scripts/bench/levels_recover_bench.sh [--n N] [--nb NB] [--rounds R] [--reps K] [--out DIR]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${MALLEABLE_BUILD_DIR:-$here/build}
+n=4000 nb=64 rounds=3 reps=3 out=""
+while (($#)); do
+  case $1 in
+    --n) n=$2; shift 2 ;;
+    --nb) nb=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    *) echo "levels_recover_bench.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+exe=$build/resize/levels_recover_bench
+[[ -x $exe ]] || { echo "levels_recover_bench.sh: $exe missing: cmake --build build --target levels_recover_bench" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
+tmp=$(mktemp -d /dev/shm/malleable-levels-recover.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+[[ -n $out ]] && mkdir -p "$out"
+tsv=${out:-$tmp}/recover.tsv
+printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\n' >"$tsv"
+mpi() { timeout 900 mpiexec --oversubscribe --bind-to none "$@"; }
+echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run"
+one() {  # <case> <round>: write, (lose), read; a line into the table
+  local c=$1 r=$2 log
+  rm -rf "$tmp/l"
+  if [[ $c == regrid ]]; then
+    MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" write "$n" "$nb" 2x2 "$tmp/l" >/dev/null
+    log=$(MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" read "$n" "$nb" 4x1 "$tmp/l" 2x2 0,1,2,3 "$reps")
+  else
+    MALLEABLE_NODE_MAP=every=2 mpi -n 6 "$exe" write "$n" "$nb" 3x2 "$tmp/l" >/dev/null
+    rm -rf "$tmp/l/node3"
+    log=$(MALLEABLE_NODE_MAP=node1,node1,node2,node2 mpi -n 4 "$exe" read "$n" "$nb" 2x2 "$tmp/l" 3x2 0,1,2,3,0,1 "$reps")
+  fi
+  [[ -n $out ]] && echo "$log" >"$out/$c.$r.txt"
+  grep -q '^wrong_elements 0$' <<<"$log" || { echo "levels_recover_bench.sh: $c round $r: wrong result" >&2; echo "$log" >&2; exit 1; }
+  awk -v c="$c" -v r="$r" -v la="$(cut -d" " -f1 /proc/loadavg)" '/^recover_s/ {t = $2} /^redistribute_s/ {d = $2}
+    END {printf "%s\t%d\t%.4f\t%.4f\t%.3f\t%s\n", c, r, t, d, t / d, la}' <<<"$log" | tee -a "$tsv"
+}
+for ((r = 1; r <= rounds; ++r)); do
+  for c in regrid lost-node; do one "$c" "$r"; done
+done
+echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) |"
+echo "|---|---:|---:|---:|"
+for c in regrid lost-node; do
+  awk -F'\t' -v c="$c" '$1 == c {t[++k] = $3; d[k] = $4; q[k] = $5}
+    function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
+                                    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
+    END { lo = hi = q[1]; for (i = 1; i <= k; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i] }
+          printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) |\n", c, med(t, k) * 1e3, med(d, k) * 1e3, med(q, k), lo, hi }' "$tsv"
+done
