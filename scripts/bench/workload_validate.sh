@@ -13,13 +13,17 @@
 # when the emulated jobs asked for a fixed size), OUT (the simulated
 # metrics JSON, default a temporary file), RECORDS (per-job CSV), MEASURED (the emulated
 # run's per-job jobs.json: real drivers take their measured run times,
-# scripts/bench/workload/measured_runtimes.py).
+# scripts/bench/workload/measured_runtimes.py), AS_RUN (with MEASURED: the run's stream.json,
+# submission times and time limits as the run had them).
 #
 #   scripts/bench/workload_validate.sh --runs DIR...
 # Every emulated run directory (workload_cluster.sh's share_<s>/) against its own
-# simulation, each driver job with its measured run time, costs from
-# docs/data/workload/costs_emulated.json (the emulated runs' measured resize costs; COSTS
-# overrides): the table printed and written to DIR/validation.md.
+# simulation of the workload as that run submitted it: each driver job with its measured
+# run time, each job at its measured submission time with its sbatch time limit
+# (measured_runtimes.py --as-run), the run's start mode and Slurm's one-change limit
+# (run_flags.py), Slurm's conservative backfilling, costs and Slurm's latencies from docs/data/workload/costs_emulated.json
+# (measured on the emulated runs; COSTS overrides): the table printed and written to
+# DIR/validation.md. SIM_FLAGS adds flags to every run's.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [[ $# -ge 1 ]] || { sed -n 3,20p "$0" >&2; exit 2; }
@@ -27,9 +31,10 @@ if [[ $1 == --runs ]]; then
   shift
   rc=0
   for d in "$@"; do
-    echo "== $d"
-    COSTS=${COSTS:-$here/docs/data/workload/costs_emulated.json} MEASURED=$d/jobs.json \
-      "$0" "$d/workload.json" "$d/metrics.json" | grep '^|' | tee "$d/validation.md" || rc=1
+    flags="--start-ranges --interval 2 --backfill conservative $(python3 "$here/scripts/bench/workload/run_flags.py" "$d") ${SIM_FLAGS:-}"
+    echo "== $d ($flags)"
+    COSTS=${COSTS:-$here/docs/data/workload/costs_emulated.json} MEASURED=$d/jobs.json AS_RUN=$d/stream.json \
+      SIM_FLAGS=$flags "$0" "$d/workload.json" "$d/metrics.json" | grep '^|' | tee "$d/validation.md" || rc=1
   done
   exit $rc
 fi
@@ -43,7 +48,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 out=${OUT:-$tmp/sim.json}
 if [[ -n ${MEASURED:-} ]]; then
-  python3 "$here/scripts/bench/workload/measured_runtimes.py" "$workload" "$MEASURED" -o "$tmp/measured.json"
+  python3 "$here/scripts/bench/workload/measured_runtimes.py" "$workload" "$MEASURED" -o "$tmp/measured.json" \
+    ${AS_RUN:+--as-run "$AS_RUN"}
   workload=$tmp/measured.json
 fi
 args=(--workload "$workload" --costs "${COSTS:-$here/sim/costs/emulated.json}" --out "$out")

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "policy.hpp"
 
+#include <algorithm>
+
 #include "malleable/resize/predict.hpp"
 #include "policy/slurm.hpp"
 
@@ -98,14 +100,15 @@ resize::slurm::ClusterView view_of(const Cluster& c, double now) {
 }  // namespace
 
 Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
-                     double now, const resize::slurm::ArbiterOptions& opt) {
+                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks) {
   const Job& j = c.workload().jobs.at(job);
   resize::slurm::JobState me;
   me.id = j.id;
-  for (int n : c.held(job)) me.rank_hosts.push_back(c.node_name(n));
+  for (int n : ranks.nodes.empty() ? c.held(job) : ranks.nodes) me.rank_hosts.push_back(c.node_name(n));
   me.per_node = 1;
-  me.min_nodes = j.min_nodes;
-  me.max_nodes = j.max_nodes;
+  const int held = static_cast<int>(c.held(job).size());
+  me.min_nodes = ranks.frozen ? std::max(j.min_nodes, held) : j.min_nodes;
+  me.max_nodes = ranks.frozen ? held : j.max_nodes;
   const int from = static_cast<int>(me.rank_hosts.size());
   const int left = j.iterations - done;
   const resize::slurm::GrowthModel growth = [&](int extra) {
@@ -126,6 +129,9 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
   if (a.plan.kind == resize::slurm::Plan::Kind::GiveBack) {
     out.kind = Action::Kind::Shrink;
     for (const auto& name : a.plan.nodes) out.give.push_back(node_index(name));
+  } else if (a.plan.kind == resize::slurm::Plan::Kind::UseHeld) {
+    out.kind = Action::Kind::UseHeld;
+    for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));
   } else if (a.plan.kind == resize::slurm::Plan::Kind::Acquire) {
     out.kind = Action::Kind::Grow;
     for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));
