@@ -150,6 +150,7 @@ void run_malleable(Sim& sim, std::size_t j) {
   Procs p;
   p.ranks = sim.cluster.held(j);
   if (sim.start_one) p.ranks.resize(1);
+  const int floor = static_cast<int>(p.ranks.size());  // the first launch's processes stay
   bool lead_in = sim.start_one;
   // The cluster's and the ledger's versions when the policy last said stay (for a rule
   // that only a change of either can alter): the next query waits for a change.
@@ -169,7 +170,7 @@ void run_malleable(Sim& sim, std::size_t j) {
       if (sim.costs.decision_s > 0) sg4::this_actor::sleep_for(sim.costs.decision_s);  // asked; the same answer
       continue;
     }
-    const Action a = sim.decide(j, done, now, Ranks{p.ranks, sim.costs.one_update && p.changes > 0});
+    const Action a = sim.decide(j, done, now, Ranks{p.ranks, sim.costs.one_update && p.changes > 0, floor});
     if (sim.costs.decision_s > 0) sg4::this_actor::sleep_for(sim.costs.decision_s);
     if (a.kind == Action::Kind::None) {
       if (a.rule != "bid") {  // a standing bid may win later with nothing else changed

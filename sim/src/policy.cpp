@@ -107,7 +107,7 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
   for (int n : ranks.nodes.empty() ? c.held(job) : ranks.nodes) me.rank_hosts.push_back(c.node_name(n));
   me.per_node = 1;
   const int held = static_cast<int>(c.held(job).size());
-  me.min_nodes = ranks.frozen ? std::max(j.min_nodes, held) : j.min_nodes;
+  me.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, held) : j.min_nodes);
   me.max_nodes = ranks.frozen ? held : j.max_nodes;
   const int from = static_cast<int>(me.rank_hosts.size());
   const int left = j.iterations - done;

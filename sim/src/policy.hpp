@@ -37,6 +37,8 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
 struct Ranks {
   std::vector<int> nodes;
   bool frozen = false;
+  int floor = 0;  // processes of the first launch share rank 0's world and cannot leave: a
+                  // job started on all its nodes gives back only nodes it grew onto
 };
 
 // The multi-job arbitration (resize::slurm::arbitrate) on a cluster view

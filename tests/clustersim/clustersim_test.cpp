@@ -331,6 +331,10 @@ TEST(ClusterSimPolicy, OneProcessStartUsesOrGivesHeldNodes) {
   ASSERT_EQ(a.kind, Action::Kind::Shrink) << a.rule << ": " << a.why;
   EXPECT_EQ(a.give.size(), 2u);
   EXPECT_EQ(std::count(a.give.begin(), a.give.end(), c.held(0).front()), 0);
+  // Started on all 4 (the first launch's processes cannot leave): nothing to give.
+  ledger = {};
+  a = arbitrate_for(c, 0, 0, costs, ledger, 1, opt, Ranks{c.held(0), false, 4});
+  EXPECT_NE(a.kind, Action::Kind::Shrink) << a.rule;
   // After Slurm changed its allocation once (no accounting), it gives nothing back.
   ledger = {};
   a = arbitrate_for(c, 0, 0, costs, ledger, 1, opt, Ranks{{c.held(0).front()}, true});
