@@ -56,7 +56,7 @@ struct Sim {
 
   Action decide(std::size_t j, int done, double now, const Ranks& ranks) {
     ++decide_calls;
-    if (!arbiter) return decide_for(cluster, j, done, costs);
+    if (!arbiter) return decide_for(cluster, j, done, costs, ranks);
     const auto before = ledger.entries;
     Action a = arbitrate_for(cluster, j, done, costs, ledger, now, arbiter_options, ranks);
     if (ledger.entries != before) ++ledger_version;

@@ -21,7 +21,7 @@ bool growth_pays(const Job& j, int from, int to, int left, const Costs& costs, s
   return p.pays;
 }
 
-Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs) {
+Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs, const Ranks& ranks) {
   const Job& j = c.workload().jobs.at(job);
   resize::slurm::Snapshot s;
   s.mine.id = j.id;
@@ -39,23 +39,30 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
   }
   resize::slurm::Options o;
   o.procs_per_node = 1;
-  o.min_nodes = j.min_nodes;
-  o.max_nodes = j.max_nodes;
+  o.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, s.mine.nodes) : j.min_nodes);
+  o.max_nodes = ranks.frozen ? s.mine.nodes : j.max_nodes;
+  std::vector<std::string> rank_hosts;
+  for (int n : ranks.nodes.empty() ? held : ranks.nodes) rank_hosts.push_back(c.node_name(n));
   o.total_iterations = j.iterations;
   resize::PolicyInput in;
   in.iteration = done;
-  in.world_size = s.mine.nodes;
+  in.world_size = static_cast<int>(rank_hosts.size());
   in.remaining = j.iterations - done;
-  const auto plan = resize::slurm::decide(s, s.mine.node_list, o, in);
+  const auto plan = resize::slurm::decide(s, rank_hosts, o, in);
   Action a;
   a.why = plan.why;
   if (plan.kind == resize::slurm::Plan::Kind::GiveBack) {
     a.kind = Action::Kind::Shrink;
     a.rule = "give-back";
     for (const auto& name : plan.nodes) a.give.push_back(std::stoi(name.substr(1)));
+  } else if (plan.kind == resize::slurm::Plan::Kind::UseHeld) {
+    a.kind = Action::Kind::UseHeld;
+    a.rule = "use-held";
+    for (const auto& name : plan.nodes) a.claim.push_back(std::stoi(name.substr(1)));
   } else if (plan.kind == resize::slurm::Plan::Kind::Acquire && plan.acquire > 0) {
     std::string why;
-    if (growth_pays(j, s.mine.nodes, s.mine.nodes + plan.acquire, j.iterations - done, costs, &why)) {
+    const int from = static_cast<int>(rank_hosts.size());
+    if (growth_pays(j, from, from + plan.acquire, j.iterations - done, costs, &why)) {
       a.kind = Action::Kind::Grow;
       a.grow = plan.acquire;
       a.rule = "acquire";

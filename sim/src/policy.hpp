@@ -26,8 +26,6 @@ struct Action {
   std::string why;        // the policy's reason
 };
 
-// The decision of running malleable job `job` after `done` of its iterations.
-Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs);
 
 // What the arbitration needs of the job beyond its allocation: the nodes its processes
 // run on (a job started on one process holds nodes that run nothing until it spawns onto
@@ -40,6 +38,10 @@ struct Ranks {
   int floor = 0;  // processes of the first launch share rank 0's world and cannot leave: a
                   // job started on all its nodes gives back only nodes it grew onto
 };
+
+// The single-job policy's decision (resize::slurm::decide) of running malleable job `job`
+// after `done` of its iterations.
+Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs, const Ranks& ranks = {});
 
 // The multi-job arbitration (resize::slurm::arbitrate) on a cluster view
 // built from the simulated cluster (every job, running and waiting, and the idle nodes),

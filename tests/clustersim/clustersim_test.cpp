@@ -216,6 +216,8 @@ TEST(ClusterSimPolicy, GivesBackForTheWaitingJob) {
   ASSERT_EQ(a.kind, Action::Kind::Shrink) << a.why;
   EXPECT_EQ(a.give, (std::vector<int>{5, 4}));  // the last joined, never rank 0's node
   EXPECT_NE(a.why.find("w waits"), std::string::npos);
+  // Started on all 6 (the first launch's processes cannot leave): nothing to give.
+  EXPECT_NE(decide_for(c, 0, 3, costs, Ranks{c.held(0), false, 6}).kind, Action::Kind::Shrink);
 }
 
 TEST(ClusterSimPolicy, GrowsOnlyWhenItPays) {
