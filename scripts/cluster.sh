@@ -8,7 +8,7 @@
 # private range (10.213.7.0/24) and exist only inside them, so nothing outside this
 # machine is ever contacted.
 #
-#   cluster.sh up N [--rate 1gbit] [--delay 100us] [--slots S] [--slurm [--no-expansion]]
+#   cluster.sh up N [--rate 1gbit] [--delay 100us] [--slots S] [--slurm [--no-expansion] [--no-accounting]]
 #   cluster.sh down                 remove every namespace, link, /etc/hosts line, process
 #   cluster.sh status               what exists now (exit 1 if no cluster is up)
 #   cluster.sh exec NODE CMD...     run CMD inside NODE (mpiexec runs inside node1)
@@ -23,7 +23,11 @@
 # namespace), slurmctld in a namespace "head" (10.213.7.10, hostname head) and one slurmd
 # per node inside that node's namespaces, from a generated slurm.conf (whole nodes,
 # CPUs = slots, no cgroups, SchedulerParameters=permit_job_expansion; --no-expansion leaves
-# it out, as stock Slurm since 19.05: jobs grow by restart into a new allocation).
+# it out, as stock Slurm since 19.05: jobs grow by restart into a new allocation) and
+# accounting through slurmdbd, its MariaDB server (mariadbd) in the head's namespace with
+# its data under the cluster's state directory: both end with `down` and leave nothing.
+# Without accounting (--no-accounting, or no slurmdbd/mariadbd installed) Slurm 22.05
+# lets a running job change size only once (docs/measurements/workload.md).
 # Slurm's commands work from the head:
 #   cluster.sh exec head sinfo        cluster.sh exec head sbatch -N 2 job.sh
 #
@@ -48,7 +52,13 @@ readonly HOSTS_LOCK=/run/malleable-cluster.hosts.lock
 readonly HOSTS_FILE=${MALLEABLE_CLUSTER_HOSTS_FILE:-/etc/hosts}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
-die() { echo "cluster.sh: $*" >&2; exit 1; }
+in_up=0
+# A failed `up` takes down what it made (die exits: the ERR trap does not see it).
+die() {
+  echo "cluster.sh: $*" >&2
+  if ((in_up)); then in_up=0; echo "cluster.sh: up failed; cleaning up" >&2; down >/dev/null 2>&1 || true; fi
+  exit 1
+}
 usage() { sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 node_addr() { echo "$SUBNET.$((10 + ${1#node}))"; }
@@ -101,7 +111,7 @@ shape() {  # <netns> <dev> <rate> <delay>
 }
 
 up() {
-  local n=${1:-} rate="" delay="" slots=8 slurm=0 expansion=1
+  local n=${1:-} rate="" delay="" slots=8 slurm=0 expansion=1 accounting=1
   [[ $n =~ ^[1-9][0-9]?$ ]] || die "up: N must be 1..99 nodes, got '${n}'"
   shift
   while (($#)); do
@@ -111,6 +121,7 @@ up() {
       --slots) slots=${2:?--slots needs a number}; shift 2 ;;
       --slurm) slurm=1; shift ;;
       --no-expansion) expansion=0; shift ;;
+      --no-accounting) accounting=0; shift ;;
       *) die "up: unknown option '$1'" ;;
     esac
   done
@@ -118,6 +129,10 @@ up() {
   if ((!expansion)); then
     ((slurm)) || die "up: --no-expansion is an option of --slurm"
     exp_tag=" no-expansion"
+  fi
+  if ((!accounting)); then
+    ((slurm)) || die "up: --no-accounting is an option of --slurm"
+    exp_tag+=" no-accounting"
   fi
   [[ $slots =~ ^[1-9][0-9]*$ ]] || die "up: --slots must be a positive integer, got '$slots'"
   [[ -z $rate || $rate =~ ^[0-9.]+[kmg]?(bit|bps)$ ]] || die "up: --rate must look like 1gbit or 100mbit, got '$rate'"
@@ -138,6 +153,7 @@ up() {
     die "up: --delay needs the netem qdisc, which this kernel does not have (sch_netem); --rate works without it"
   fi
   mkdir -p "$STATE/uts"
+  in_up=1
   # Record intent first, so that `down` cleans a half-made cluster too.
   : >"$STATE/nodes"
   echo "$rate $delay $slots $slurm$exp_tag" >"$STATE/shape"
@@ -156,9 +172,10 @@ up() {
   for ((i = 1; i <= n; i++)); do echo "node$i slots=$slots" >>"$STATE/hostfile"; done
   if ((slurm)); then
     add_node head 10 "$rate" ""
-    slurm_up "$n" "$slots" "$expansion"
+    slurm_up "$n" "$slots" "$expansion" "$accounting"
   fi
   trap - ERR
+  in_up=0
   echo "cluster.sh: $n nodes up (node1..node$n at $SUBNET.11-$((10 + n)), link ${rate:-unshaped}${delay:+, delay $delay}, $slots slots each)"
 }
 
@@ -191,22 +208,29 @@ in_node() {  # <name> <command...>: run inside a namespace host
 }
 
 # Slurm 22.05 on the nodes: munged, slurmctld on the head, one slurmd per node.
-slurm_up() {  # <nodes> <cpus per node> <permit job expansion: 1 or 0>
-  local n=$1 cpus=$2 expansion=${3:-1} d=$STATE/slurm i
+slurm_up() {  # <nodes> <cpus per node> <permit job expansion: 1 or 0> <accounting: 1 or 0>
+  local n=$1 cpus=$2 expansion=${3:-1} accounting=${4:-1} d=$STATE/slurm i
   for bin in munged slurmctld slurmd sinfo; do
     command -v $bin >/dev/null || die "up --slurm: $bin missing (Debian packages munge slurmctld slurmd slurm-client; scripts/setup.sh installs them)"
   done
+  if ((accounting)); then
+    for bin in slurmdbd mariadbd mariadb-install-db sacctmgr; do
+      command -v $bin >/dev/null || die "up --slurm: $bin missing for accounting (Debian packages slurmdbd mariadb-server; scripts/setup.sh installs them; --no-accounting runs without)"
+    done
+  fi
   mkdir -p "$d/munge" "$d/state" "$d/spool" "$d/log"
   dd if=/dev/urandom of="$d/munge/munge.key" bs=1024 count=1 2>/dev/null
   chmod 400 "$d/munge/munge.key"
   munged --force --key-file="$d/munge/munge.key" --socket="$d/munge/munge.socket" \
     --pid-file="$d/munge/munged.pid" --log-file="$d/log/munged.log" --seed-file="$d/munge/seed"
+  local cluster_name
+  cluster_name=mallc$(date +%s)
   {
     echo "# Generated by scripts/cluster.sh up $n --slurm: the emulated cluster's Slurm."
     # A name of its own per `up` (its job ids start again at 1): the Slurm policy's shared
     # directory defaults to ~/.malleable/slurm/<ClusterName>, so no ledger of an earlier
     # cluster's jobs is read by this one's.
-    echo "ClusterName=mallc$(date +%s)"
+    echo "ClusterName=$cluster_name"
     echo "SlurmctldHost=head($SUBNET.10)"
     echo "SlurmUser=root"
     echo "SlurmdUser=root"
@@ -234,7 +258,15 @@ slurm_up() {  # <nodes> <cpus per node> <permit job expansion: 1 or 0>
     echo "ReturnToService=2"
     echo "MpiDefault=none"
     echo "JobAcctGatherType=jobacct_gather/none"
-    echo "AccountingStorageType=accounting_storage/none"
+    if ((accounting)); then
+      echo "AccountingStorageType=accounting_storage/slurmdbd"
+      echo "AccountingStorageHost=head"
+      echo "AccountingStoragePort=6819"
+      echo "# for slurmdbd, the munge socket is given here (AuthInfo is slurmctld's and slurmd's)"
+      echo "AccountingStoragePass=$d/munge/munge.socket"
+    else
+      echo "AccountingStorageType=accounting_storage/none"
+    fi
     echo "JobCompType=jobcomp/filetxt"
     echo "JobCompLoc=$d/log/jobcomp.txt"
     echo "InactiveLimit=0"
@@ -245,6 +277,7 @@ slurm_up() {  # <nodes> <cpus per node> <permit job expansion: 1 or 0>
     done
     echo "PartitionName=box Nodes=node[1-$n] Default=YES MaxTime=INFINITE State=UP"
   } >"$d/slurm.conf"
+  if ((accounting)); then accounting_up "$cluster_name"; fi
   in_node head slurmctld -f "$d/slurm.conf"
   for ((i = 1; i <= n; i++)); do in_node "node$i" slurmd -f "$d/slurm.conf"; done
   local t
@@ -254,6 +287,50 @@ slurm_up() {  # <nodes> <cpus per node> <permit job expansion: 1 or 0>
   done
   in_node head env SLURM_CONF="$d/slurm.conf" sinfo >&2 || true
   die "up --slurm: the $n nodes did not become idle in Slurm within 30 s (logs in $d/log)"
+}
+
+# Accounting: a MariaDB server and slurmdbd in the head's namespace (its own loopback,
+# 127.0.0.1:3306 exists only there), the database under $STATE, root without a password
+# (nobody outside the namespace can reach it). Registers the cluster's name.
+accounting_up() {  # <cluster name>
+  local name=$1 d=$STATE/slurm t
+  mkdir -p "$d/db"
+  in_node head mariadb-install-db --no-defaults --datadir="$d/db" --user=root \
+    --auth-root-authentication-method=normal --skip-test-db >"$d/log/mariadb-install.log" 2>&1 ||
+    die "up --slurm: mariadb-install-db failed (log $d/log/mariadb-install.log)"
+  in_node head mariadbd --no-defaults --datadir="$d/db" --socket="$d/db/mariadb.sock" \
+    --pid-file="$d/db/mariadbd.pid" --bind-address=127.0.0.1 --port=3306 --user=root \
+    --log-error="$d/log/mariadb.log" --skip-log-bin --skip-name-resolve \
+    --innodb-buffer-pool-size=32M --innodb-lock-wait-timeout=900 --innodb-flush-log-at-trx-commit=0 \
+    </dev/null >/dev/null 2>&1 &
+  for t in $(seq 1 100); do
+    in_node head mariadb-admin --no-defaults -h 127.0.0.1 -P 3306 -u root ping >/dev/null 2>&1 && break
+    ((t < 100)) || die "up --slurm: the MariaDB server did not answer within 20 s (log $d/log/mariadb.log)"
+    sleep 0.2
+  done
+  {
+    echo "# Generated by scripts/cluster.sh: the emulated cluster's accounting daemon."
+    echo "AuthType=auth/munge"
+    echo "AuthInfo=socket=$d/munge/munge.socket"
+    echo "DbdHost=head"
+    echo "DbdPort=6819"
+    echo "SlurmUser=root"
+    echo "PidFile=$d/slurmdbd.pid"
+    echo "LogFile=$d/log/slurmdbd.log"
+    echo "StorageType=accounting_storage/mysql"
+    echo "StorageHost=127.0.0.1"
+    echo "StoragePort=3306"
+    echo "StorageUser=root"
+    echo "StorageLoc=slurm_acct_db"
+  } >"$d/slurmdbd.conf"
+  chmod 600 "$d/slurmdbd.conf"
+  # slurmdbd reads slurmdbd.conf from the directory of SLURM_CONF
+  in_node head env SLURM_CONF="$d/slurm.conf" slurmdbd
+  for t in $(seq 1 120); do
+    in_node head env SLURM_CONF="$d/slurm.conf" sacctmgr -i add cluster "$name" >/dev/null 2>&1 && return 0
+    sleep 0.5
+  done
+  die "up --slurm: slurmdbd did not register cluster $name within 60 s (logs in $d/log)"
 }
 
 # Every process whose network namespace is one of ours.

@@ -27,7 +27,10 @@ packages=(g++ gfortran make cmake pkg-config python3
   # Debian packages of malleable (cpack, test install.deb_packages): dpkg-shlibdeps, file
   dpkg-dev file
   # the emulated cluster and its Slurm (scripts/cluster.sh, tests labelled cluster)
-  iproute2 util-linux bc slurmctld slurmd slurm-client munge)
+  iproute2 util-linux bc slurmctld slurmd slurm-client munge
+  # its accounting (a job may change size more than once only with slurmdbd): started by
+  # cluster.sh inside the cluster, never as the machine's services
+  slurmdbd mariadb-server)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -14,19 +14,24 @@
 #
 #   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
-#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only] [--start-full]
+#        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
+#        [--start min|one|full] [--no-accounting]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
-# A malleable job starts one process and spawns onto the rest of its allocation at once
-# (its first iteration does no work), so that it may shrink to its min later; with
-# --start-full it starts one process on every node Slurm gave it, and those cannot leave
-# (its floor is the size it started on; see workload/cluster_stream.py).
+# Slurm starts a malleable job on as many nodes in [min, max] as it can give now, and the
+# job launches one process on each (--start full, the default: those cannot leave, so its
+# floor is the size it started on, and its time limit comes down to that size's); --start
+# min launches on its min and spawns onto the rest at once (its first iteration does no
+# work), so that it may shrink back to its min later; --start one launches one process
+# (see workload/cluster_stream.py).
+# Slurm keeps accounting through slurmdbd, so that a job may change size more than once
+# (--no-accounting: without, as Slurm 22.05 then allows one change per job).
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start_one=--start-one
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=full acct=()
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
 while (($#)); do
@@ -47,9 +52,11 @@ while (($#)); do
     --costs) costs=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
     --report-only) report_only=1; shift ;;
-    --start-one) start_one=--start-one; shift ;;
-    --start-full) start_one=""; shift ;;
-    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --start) start=$2; shift 2 ;;
+    --start-one) start=one; shift ;;
+    --start-full) start=full; shift ;;
+    --no-accounting) acct=(--no-accounting); shift ;;
+    -h | --help) sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -76,15 +83,15 @@ for share in $shares; do
     --load "$load" -o "$d/generated.json"
   python3 "$wl/cluster_stream.py" prepare --workload "$d/generated.json" --lo "$lo" --hi "$hi" -o "$d/workload.json"
   echo "== share $share: $jobs jobs on $nodes nodes (seed $seed); waiting for the cluster lock"
-  start=$(date +%s)
+  t_begin=$(date +%s)
   (
     flock -w 1800 9 || { echo "workload_cluster.sh: the cluster lock is held by another run for 30 min" >&2; exit 1; }
     trap '"$cluster" down >/dev/null 2>&1 || true' EXIT
     "$cluster" down >/dev/null
-    "$cluster" up "$nodes" --slurm --slots 2 ${rate:+--rate "$rate"} 9>&-
+    "$cluster" up "$nodes" --slurm --slots 2 ${rate:+--rate "$rate"} "${acct[@]}" 9>&-
     rc=0
     python3 "$wl/cluster_stream.py" run --workload "$d/workload.json" --out "$d" --src "$here" --build "$build" \
-      --deadline "$deadline" $start_one 9>&- || rc=$?
+      --deadline "$deadline" --start "$start" 9>&- || rc=$?
     # Slurm writes slurm_job_<id>_resize.{sh,csh} into a job's working directory at each
     # `scontrol update NumNodes`: its artefacts, not data.
     rm -f "$d"/slurm_job_*_resize.sh "$d"/slurm_job_*_resize.csh
@@ -92,7 +99,7 @@ for share in $shares; do
     grep -E "error|killed|TIMEOUT" /run/malleable-cluster/slurm/log/slurmctld.log >"$d/slurmctld_errors.txt" 2>/dev/null || true
     exit $rc
   ) 9>"$LOCK" || echo "workload_cluster.sh: share $share: the stream did not finish cleanly (see $d)" >&2
-  secs=$(($(date +%s) - start))
+  secs=$(($(date +%s) - t_begin))
   python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" <<'PY'
 import json, subprocess, sys
 d, secs, rate, load, lo, hi = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6]

@@ -208,6 +208,43 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   EXPECT_NE(none.reason.find("Unable to allocate resources"), std::string::npos) << none.reason;
 }
 
+TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
+  // Recorded from the emulated cluster's Slurm 22.05: a pending job submitted with
+  // -N 2-4 --comment=min_nodes=2, which squeue lists at its maximum (%D 4). Job 7 holds
+  // four nodes and may shrink to one: giving back four is impossible, two are enough.
+  const std::string pending = "9|PENDING|4||j009|Resources|min_nodes=2\n";
+  FakeSlurm f;
+  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
+              {"sinfo", {0, ""}},
+              {"squeue -h -t PD --sort=V -o '%i|%T|%D|%N|%j|%r|%k'", {0, pending}},
+              {"scontrol update JobId=7 NodeList=node[1-2]", {0, ""}},
+              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}}};
+  Options o;
+  o.interval_s = 0;
+  o.min_nodes = 1;
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 1}, {"node2", 1}, {"node3", 1}, {"node4", 1}});
+  PolicyInput in;
+  in.world_size = 4;
+  in.rank_hosts = &ranks;
+  const Decision d = pol.decide(in);
+  ASSERT_EQ(d.action, Action::Shrink) << d.reason;
+  EXPECT_EQ(d.procs, 2);
+  EXPECT_NE(d.reason.find("waits for 2 node(s)"), std::string::npos) << d.reason;
+  pol.completed(d, 4, true);
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+
+  // Without the comment the same job waits for Slurm's 4: no shrink can cover it.
+  FakeSlurm g;
+  g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
+              {"sinfo", {0, ""}},
+              {"squeue", {0, "9|PENDING|4||j009|Resources|\n"}}};
+  SlurmPolicy rigid(std::make_unique<Client>(g.runner(), "7"), o);
+  const Decision none = rigid.decide(in);
+  EXPECT_EQ(none.action, Action::None) << none.reason;
+  EXPECT_NE(none.reason.find("waits for 4 nodes"), std::string::npos) << none.reason;
+}
+
 TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) {
   // Emulated time: each refused request is followed by a wait of 10 s, then 20 s, capped
   // at 30 s; remap points in between read Slurm's state but send no request; a grant

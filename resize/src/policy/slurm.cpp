@@ -368,7 +368,9 @@ Snapshot Client::snapshot() {
   Snapshot s;
   s.mine = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
   s.idle = expand_hostlist(run_checked("sinfo -h -t idle -o %N", "reading idle nodes").out);
-  for (Job& j : parse_squeue(run_checked("squeue -h -t PD --sort=V -o '%i|%T|%D|%N'", "reading waiting jobs").out))
+  // with name, reason and comment: a waiting malleable job's comment names its minimum
+  // (parse_squeue), which is what it waits for; Slurm's own %D estimate may be its maximum
+  for (Job& j : parse_squeue(run_checked("squeue -h -t PD --sort=V -o '%i|%T|%D|%N|%j|%r|%k'", "reading waiting jobs").out))
     if (j.id != job_) s.pending.push_back(std::move(j));
   return s;
 }

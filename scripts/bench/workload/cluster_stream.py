@@ -79,9 +79,14 @@ def near_square(n):
     return p, n // p
 
 
-def job_script(j, src, build, out, start_one=False):
+def job_script(j, src, build, out, start="full"):
     """The batch script of one job: mpirun from the first node, daemons through the rsh
-    agent (a shrink of the allocation must not kill a Slurm step holding them)."""
+    agent (a shrink of the allocation must not kill a Slurm step holding them). `start`:
+    how a malleable job starts on the nodes Slurm gave it ("full", the default: on all of
+    them, which cannot leave; "min": on its minimum, spawning onto the rest at once;
+    "one": on one process, spawning onto the rest)."""
+    start_one = start == "one"
+    floor = {"one": str(j["min_nodes"]), "min": str(j["min_nodes"]), "full": "$SLURM_JOB_NUM_NODES"}[start]
     sf, iters = j["serial_fraction"], j["iterations"]
     policy = "slurm" if j["malleable"] else "fixed"
     lines = [
@@ -90,7 +95,7 @@ def job_script(j, src, build, out, start_one=False):
         "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off",
         f"export OMPI_MCA_btl_tcp_if_include={SUBNET}.0/24 OMPI_MCA_oob_tcp_if_include={SUBNET}.0/24",
         f"export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent={src}/scripts/cluster-rsh",
-        f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={j['min_nodes'] if start_one else '$SLURM_JOB_NUM_NODES'} "
+        f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={floor} "
         f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
         # the jobs of this run share one directory (the policy's cluster view, ledger and
         # decision logs; a fresh one per run)
@@ -104,13 +109,25 @@ def job_script(j, src, build, out, start_one=False):
         # onto nodes Slurm grants and gives those back when a job waits. (Starting one
         # process and spawning onto the rest of the allocation, --start-one, lets it shrink
         # to min; the flexible-sleep job then does no work in its first iteration, so that
-        # it spreads onto its allocation at once.)
-        "n=1" if j["malleable"] and start_one else "n=$SLURM_JOB_NUM_NODES",
+        # it spreads onto its allocation at once.) The default, start on the minimum: the
+        # first launch is as large as the job's floor anyway, and only the nodes Slurm gave
+        # above it are spawned onto (none when Slurm gave the minimum).
+        ("n=1" if start_one else f"n={j['min_nodes']}") if j["malleable"] and start != "full"
+        else "n=$SLURM_JOB_NUM_NODES",
         "p=$(python3 -c \"import math,sys; n=int(sys.argv[1]); p=math.isqrt(n)\n"
         "while n % p: p -= 1\nprint(f'{p}x{n//p}')\" $n)",
         f"echo \"job {j['id']} ({policy}) Slurm job $SLURM_JOB_ID on $SLURM_JOB_NODELIST ($SLURM_JOB_NUM_NODES node(s)), "
         f"starting on $n, grid $p\"",
     ]
+    if j["malleable"] and start == "full":
+        # Its floor is the size it started on, so it never runs longer than on those nodes:
+        # the time limit (submitted for its min) comes down to that size's, by the same rule
+        # as every job's (time_limit_min), which lets Slurm's backfilling plan with it.
+        cases = " ".join(f"{n}) tl={time_limit_min(j, n)};;" for n in range(j["min_nodes"] + 1, j["max_nodes"] + 1)
+                         if time_limit_min(j, n) < j["time_limit_min"])
+        if cases:
+            lines.append(f"tl=; case $SLURM_JOB_NUM_NODES in {cases} esac; "
+                         "[ -n \"$tl\" ] && scontrol update JobId=$SLURM_JOB_ID TimeLimit=$tl && export SALLOC_TIMELIMIT=$tl")
     common = f"-g $p -i {iters} -p {policy} -q --json {out}/jobs/{j['id']}.json"
     if j.get("program") == "pdgemm":
         # a real PDGEMM, three times the model's iterations (its own length: ~0.3-0.5 s an
@@ -119,11 +136,14 @@ def job_script(j, src, build, out, start_one=False):
         run = f"{build}/apps/pdgemm_resizable -n {j.get('real_n', 800)} --nb 32 --meter-kernels {common}"
     else:
         # a real checkpoint at the end (parallel HDF5), for its cost
-        lead_in = j["malleable"] and start_one
+        # a lead-in iteration (no work, so that the first remap point spreads the job onto
+        # its allocation at once) when the job starts on fewer nodes than Slurm gave
+        lead_in = j["malleable"] and start != "full"
         if lead_in:
-            common = common.replace(f"-i {iters} ", f"-i {iters + 1} ")
+            lines.append(f"it={iters}; lead=; if [ \"$SLURM_JOB_NUM_NODES\" -gt \"$n\" ]; then it={iters + 1}; lead=--lead-in; fi")
+            common = common.replace(f"-i {iters} ", "-i $it ")
         run = (f"{build}/apps/flexsleep_resizable -n 512 --nb 64 --work {j['work_node_s']} --serial {sf} "
-               f"{'--lead-in ' if lead_in else ''}--checkpoint {out}/ckpt/{j['id']} --keep 1 {common}")
+               f"--checkpoint {out}/ckpt/{j['id']} --keep 1 {common}{' $lead' if lead_in else ''}")
     # rigid: one process per node (--map-by node; the nodes have 2 slots); malleable: one
     # process, no mapping option (with --map-by node, a later spawn onto nodes Slurm added
     # failed in Open MPI 4.1.4's daemons: "ppr pattern ... topology information missing")
@@ -147,11 +167,12 @@ def job_script(j, src, build, out, start_one=False):
     return "\n".join(lines) + "\n"
 
 
-def time_limit_min(j):
+def time_limit_min(j, nodes=None):
     """Slurm time limit (minutes): the model's run time on the fewest nodes the job may
-    run on, doubled, plus a minute for start-up and resizes on 2 shared cores."""
+    run on (or on `nodes`), doubled, plus a minute for start-up and resizes on 2 shared
+    cores."""
     sf = j["serial_fraction"]
-    t = j["work_node_s"] * (sf + (1.0 - sf) / j["min_nodes"])
+    t = j["work_node_s"] * (sf + (1.0 - sf) / (nodes or j["min_nodes"]))
     return int(math.ceil((2 * t + 60) / 60.0))
 
 
@@ -176,7 +197,7 @@ def run(a):
         j["time_limit_min"] = time_limit_min(j)
         path = os.path.join(out, "jobs", j["id"] + ".sh")
         with open(path, "w") as f:
-            f.write(job_script(j, a.src, a.build, out, a.start_one))
+            f.write(job_script(j, a.src, a.build, out, a.start))
         os.chmod(path, 0o755)
     with open(os.path.join(out, "sdiag_before.txt"), "w") as f:
         f.write(head.run("sdiag"))
@@ -258,8 +279,9 @@ def main(argv=None):
     r.add_argument("--build", required=True)
     r.add_argument("--poll", type=float, default=1.0)
     r.add_argument("--deadline", type=float, default=1200.0)
-    r.add_argument("--start-one", action="store_true",
-                   help="a malleable job starts one process and spawns onto the rest of its allocation")
+    r.add_argument("--start", choices=("full", "min", "one"), default="full",
+                   help="a malleable job starts on all of its allocation (full), or on its minimum (min) or one "
+                        "process (one) and spawns onto the rest")
     a = ap.parse_args(argv)
     if a.cmd == "prepare":
         w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n)

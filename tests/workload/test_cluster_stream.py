@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of scripts/bench/workload/cluster_stream.py's job scripts: how a malleable
+job starts on the nodes Slurm gave it (full, min, one), the floor the policy is given, and
+the time limit a job started on more than its minimum lowers to that size's."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "bench", "workload"))
+import cluster_stream  # noqa: E402
+
+
+def job(malleable=True):
+    j = {"id": "j001", "serial_fraction": 0.05, "iterations": 10, "malleable": malleable, "nodes": 2,
+         "min_nodes": 1, "max_nodes": 4, "work_node_s": 200.0}
+    j["time_limit_min"] = cluster_stream.time_limit_min(j)
+    return j
+
+
+def run_prologue(script, nodes):
+    """The script's lines up to mpirun, run by bash with Slurm's variables and a fake
+    scontrol that records its arguments: (n, SALLOC_TIMELIMIT, scontrol calls)."""
+    with tempfile.TemporaryDirectory() as d:
+        fake = os.path.join(d, "scontrol")
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\necho \"$*\" >>{d}/calls\n")
+        os.chmod(fake, 0o755)
+        body = [ln for ln in script.splitlines() if not ln.startswith(("mpirun", "mine=", "export OMPI_MCA_ras"))]
+        body.append('echo "n=$n tl=$SALLOC_TIMELIMIT it=${it:-} lead=${lead:-}"')
+        env = dict(os.environ, PATH=f"{d}:{os.environ['PATH']}", SLURM_JOB_NUM_NODES=str(nodes),
+                   SLURM_JOB_ID="42", SLURM_JOB_NODELIST="node1")
+        out = subprocess.run(["bash", "-c", "\n".join(body)], env=env, capture_output=True, text=True, check=True)
+        calls = []
+        if os.path.exists(f"{d}/calls"):
+            with open(f"{d}/calls") as f:
+                calls = f.read().splitlines()
+        return out.stdout.strip().splitlines()[-1], calls
+
+
+class JobScript(unittest.TestCase):
+    def test_full_start_lowers_the_time_limit_to_the_start_size(self):
+        j = job()
+        self.assertEqual(j["time_limit_min"], 8)  # 200 s x (0.05 + 0.95 / 1) x 2 + 60 s
+        script = cluster_stream.job_script(j, "/s", "/b", "/o")
+        self.assertIn("RESIZE_SLURM_MIN_NODES=$SLURM_JOB_NUM_NODES", script)
+        last, calls = run_prologue(script, 4)
+        self.assertEqual(calls, [f"update JobId=42 TimeLimit={cluster_stream.time_limit_min(j, 4)}"])
+        self.assertEqual(cluster_stream.time_limit_min(j, 4), 3)
+        self.assertTrue(last.startswith("n=4 tl=3 "), last)
+        # started on its minimum: the submitted limit stays, no update
+        last, calls = run_prologue(script, 1)
+        self.assertEqual(calls, [])
+        self.assertTrue(last.startswith("n=1 tl=8 "), last)
+
+    def test_min_start_launches_the_minimum_and_leads_in_only_when_given_more(self):
+        script = cluster_stream.job_script(job(), "/s", "/b", "/o", start="min")
+        self.assertIn("RESIZE_SLURM_MIN_NODES=1 ", script)
+        last, calls = run_prologue(script, 3)
+        self.assertEqual(calls, [])
+        self.assertEqual(last, "n=1 tl=8 it=11 lead=--lead-in")
+        last, _ = run_prologue(script, 1)
+        self.assertEqual(last, "n=1 tl=8 it=10 lead=")
+        self.assertIn("-i $it ", script)
+
+    def test_rigid_job_starts_on_its_allocation_with_its_limit(self):
+        script = cluster_stream.job_script(job(malleable=False), "/s", "/b", "/o")
+        self.assertNotIn("TimeLimit", script)
+        self.assertIn("-p fixed", script)
+        last, calls = run_prologue(script, 2)
+        self.assertEqual(calls, [])
+        self.assertTrue(last.startswith("n=2 tl=8 "), last)
+
+
+if __name__ == "__main__":
+    unittest.main()
