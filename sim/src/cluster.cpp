@@ -64,7 +64,8 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     s.queued = false;
     s.running = true;
     s.since = now;
-    s.estimated_end = now + waiting[st.index].estimate_on(st.nodes);
+    const double run_limit = w_.jobs[j].run_limit_s;
+    s.estimated_end = now + (run_limit > 0 ? run_limit : waiting[st.index].estimate_on(st.nodes));
     s.record.start_s = now;
     s.record.start_nodes = s.record.min_held = s.record.max_held = st.nodes;
     leaves[st.index] = true;

@@ -10,7 +10,7 @@
 //
 //   malleable-clustersim --workload w.json [--costs costs.json] [--out metrics.json]
 //                        [--records jobs.csv] [--decisions decisions.jsonl]
-//                        [--start-ranges [--range-top max|requested]] [--start full|one]
+//                        [--start-ranges [--range-top max|requested]] [--start full|min|one]
 //                        [--one-update on|off] [--backfill easy|conservative] [--interval S] [--policy arbiter|decide|none]
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -49,7 +49,8 @@ struct Sim {
   long decide_calls = 0;
   bool arbiter = true;  // resize::slurm::arbitrate; false: the single-job resize::slurm::decide
   bool no_resizes = false;  // --policy none: malleable jobs keep the nodes they start on
-  bool start_one = false;   // malleable jobs start one process and spawn onto their allocation
+  enum class Start { Full, Min, One } start = Start::Full;  // a malleable job's first launch: on
+      // every node Slurm gave, on its minimum, or one process; it spawns onto the rest
   resize::slurm::Ledger ledger;
   std::uint64_t ledger_version = 0;
   resize::slurm::ArbiterOptions arbiter_options;
@@ -142,16 +143,17 @@ bool act(Sim& sim, std::size_t j, const Action& a, Procs& p, int done, double no
   return true;
 }
 
-// One malleable job's iterations and remap points. Started on one process (start_one),
-// its first iteration does no work and its first remap point comes at once: there it
-// spawns onto the nodes Slurm gave it or gives them back.
+// One malleable job's iterations and remap points. Started on fewer nodes than Slurm gave
+// (on one process or on its minimum), its first iteration does no work and its first
+// remap point comes at once: there it spawns onto the rest or gives them back.
 void run_malleable(Sim& sim, std::size_t j) {
   const Job& job = sim.cluster.workload().jobs[j];
   Procs p;
   p.ranks = sim.cluster.held(j);
-  if (sim.start_one) p.ranks.resize(1);
+  if (sim.start == Sim::Start::One) p.ranks.resize(1);
+  if (sim.start == Sim::Start::Min) p.ranks.resize(std::min<std::size_t>(p.ranks.size(), job.min_nodes));
   const int floor = static_cast<int>(p.ranks.size());  // the first launch's processes stay
-  bool lead_in = sim.start_one;
+  bool lead_in = p.ranks.size() < sim.cluster.held(j).size();
   // The cluster's and the ledger's versions when the policy last said stay (for a rule
   // that only a change of either can alter): the next query waits for a change.
   std::uint64_t quiet_version = std::numeric_limits<std::uint64_t>::max(), quiet_ledger = quiet_version;
@@ -257,8 +259,8 @@ int main(int argc, char** argv) {
                  "keeps its planned start, as Slurm's sched/backfill")
       ->check(CLI::IsMember({"easy", "conservative"}));
   app.add_option("--start", start_mode, "full: a malleable job starts a process on every node Slurm gave (default); "
-                 "one: one process, spawning onto the rest at its first remap point")
-      ->check(CLI::IsMember({"full", "one"}));
+                 "min: on its minimum, one: one process, spawning onto the rest at its first remap point")
+      ->check(CLI::IsMember({"full", "min", "one"}));
   app.add_option("--one-update", one_update, "on: Slurm changes a job's allocation once (no accounting); off: "
                  "as often as asked; default: the costs file's one_update")
       ->check(CLI::IsMember({"on", "off"}));
@@ -282,7 +284,7 @@ int main(int argc, char** argv) {
     sim.cluster.set_start_ranges(ranges);
     sim.cluster.set_range_top_max(range_top == "max");
     sim.cluster.set_conservative(backfill == "conservative");
-    sim.start_one = start_mode == "one";
+    sim.start = start_mode == "one" ? Sim::Start::One : start_mode == "min" ? Sim::Start::Min : Sim::Start::Full;
     sim.arbiter = policy == "arbiter";
     sim.no_resizes = policy == "none";
     // The arbiter's windows are for a query every 2 s; queried every `interval` simulated

@@ -30,6 +30,9 @@ struct Job {
   // The time limit the job was submitted with (sbatch --time), which Slurm's backfilling
   // takes as its run time estimate; 0: none, the estimate is the model's exact run time.
   double limit_s = 0;
+  // The limit once it runs, when the runner lowered it at the start (a start-full job's
+  // floor is its start size, so its limit comes down to that size's); 0: limit_s.
+  double run_limit_s = 0;
 
   double iteration_s(int n) const;  // one iteration on n nodes
   double runtime_s(int n) const;    // the whole job on n nodes

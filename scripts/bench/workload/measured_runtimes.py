@@ -11,10 +11,14 @@ EMULATED_JOBS.json: the emulated run's per-job list (id, program, start_s, end_s
 --as-run: also what the emulated run submitted: each job's submission time as the runner
 measured it (EMULATED_JOBS.json's submit_s; sbatch itself takes up to a second) and its
 time limit (the run's STREAM.json, time_limits_min: sbatch --time), which Slurm's
-backfilling takes as the job's run time estimate (the simulator's limit_s).
+backfilling takes as the job's run time estimate (the simulator's limit_s), and the limit
+it ended with when the runner lowered it at the start (jobcomp.txt beside STREAM.json,
+TimeLimit of the job's last record; the simulator's run_limit_s).
 """
 import argparse
 import json
+import os
+import re
 import sys
 
 
@@ -37,10 +41,22 @@ def apply(workload, jobs):
     return changed
 
 
-def as_run(workload, jobs, stream):
+def final_limits(jobcomp_text):
+    """Job name -> TimeLimit (minutes) of its last record in Slurm's job completion log."""
+    out = {}
+    for m in re.finditer(r"\bName=(\S+) .*?\bTimeLimit=(\d+)", jobcomp_text):
+        out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def as_run(workload, jobs, stream, jobcomp_text=""):
     """Submission times and time limits as the emulated run had them."""
     measured = {j["id"]: j for j in jobs}
     limits = stream.get("time_limits_min", {})
+    final = final_limits(jobcomp_text)
+    for job in workload["jobs"]:
+        if job["id"] in final and job["id"] in limits and final[job["id"]] < limits[job["id"]]:
+            job["run_limit_s"] = 60.0 * final[job["id"]]
     for job in workload["jobs"]:
         e = measured.get(job["id"])
         if e is not None and e.get("submit_s") is not None:
@@ -64,8 +80,9 @@ def main(argv=None):
             jobs = json.load(f)
         changed = apply(w, jobs)
         if a.as_run:
+            comp = os.path.join(os.path.dirname(os.path.abspath(a.as_run)), "jobcomp.txt")
             with open(a.as_run) as f:
-                as_run(w, jobs, json.load(f))
+                as_run(w, jobs, json.load(f), open(comp).read() if os.path.exists(comp) else "")
     except (OSError, ValueError, KeyError, TypeError) as e:
         print(f"measured_runtimes.py: {e}", file=sys.stderr)
         return 2

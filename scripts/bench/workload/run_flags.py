@@ -5,10 +5,13 @@ share_<s>/ directory) ran its jobs, from the run's own files:
 
     run_flags.py DIR      prints e.g. "--start one --one-update on"
 
---start one: the malleable jobs started one process and spawned onto their allocation
-(their command lines carry --lead-in), else --start full. --one-update on: Slurm kept no
-accounting (meta.json "accounting" false or absent: the runs before slurmdbd), so it
-changed a job's allocation once; off with accounting.
+--start: meta.json's "start" (workload_cluster.sh writes it), else one or min when the
+malleable jobs started one process or their minimum and spawned
+onto the rest of their allocation (their command lines carry --lead-in; min when such a
+job's first iteration ran on more than one process), else --start full. --one-update on:
+Slurm kept no accounting, so it changed a job's allocation once: a job's output says so
+("keeps no accounting"), or meta.json has "accounting": false; off when meta.json has
+"accounting": true; without either, on (the runs before slurmdbd).
 """
 import glob
 import json
@@ -21,10 +24,17 @@ def flags(d):
     for path in sorted(glob.glob(os.path.join(d, "jobs", "*.json"))):
         run = json.load(open(path))
         if "--lead-in" in run.get("command_line", []):
+            its = run.get("iterations", [])
+            if its and its[0].get("procs", 1) > 1:
+                start = "min"
+                break
             start = "one"
-            break
-    meta = os.path.join(d, "meta.json")
-    accounting = bool(json.load(open(meta)).get("accounting", False)) if os.path.exists(meta) else False
+    meta = json.load(open(os.path.join(d, "meta.json"))) if os.path.exists(os.path.join(d, "meta.json")) else {}
+    start = meta.get("start", start)
+    accounting = meta.get("accounting")
+    outs = glob.glob(os.path.join(d, "jobs", "*.out"))
+    if any("keeps no accounting" in open(p, errors="replace").read() for p in outs):
+        accounting = False
     return ["--start", start, "--one-update", "off" if accounting else "on"]
 
 
