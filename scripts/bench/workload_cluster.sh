@@ -100,11 +100,13 @@ for share in $shares; do
     exit $rc
   ) 9>"$LOCK" || echo "workload_cluster.sh: share $share: the stream did not finish cleanly (see $d)" >&2
   secs=$(($(date +%s) - t_begin))
-  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" <<'PY'
+  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" "$start" "${#acct[@]}" <<'PY'
 import json, subprocess, sys
 d, secs, rate, load, lo, hi = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6]
 commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
+# start and accounting: how the run was made (the simulator's comparison reads them, run_flags.py)
 json.dump({"seconds": secs, "rate": rate, "load": load, "lo_s": float(lo), "hi_s": float(hi), "commit": commit,
+           "start": sys.argv[7], "accounting": sys.argv[8] == "0",
            "load_at_end": open("/proc/loadavg").read().split()[:3]}, open(f"{d}/meta.json", "w"), indent=1)
 PY
   # the data stays; the per-job scripts and the machine's paths do not

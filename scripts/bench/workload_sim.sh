@@ -8,8 +8,10 @@
 # resize::slurm::arbitrate); resize costs from
 # sim/costs/scale.json. Appends one row per run to docs/data/workload/summary.csv
 # (scripts/bench/workload/summary.py), keeps each run's metrics JSON in
-# docs/data/workload/sim/, runs the variants (no node ranges; the single-job policy
-# resize::slurm::decide) at 1,000 nodes into sim/variants.tsv, and renders docs/measurements/workload.md's table and docs/img/workload_sim.png.
+# docs/data/workload/sim/, runs the variants (malleable jobs starting on one process, node
+# ranges up to the size asked instead of max_nodes; at
+# 1,000 nodes also no node ranges, the single-job policy resize::slurm::decide, no resizes)
+# into sim/variants.tsv, and renders docs/measurements/workload.md's table and docs/img/workload_sim.png.
 #
 #   scripts/bench/workload_sim.sh [build-dir]
 # Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
@@ -54,9 +56,14 @@ for nodes in ${SCALES:-1000 10000}; do
       malleable_share="$share" seed="$seed"
     printf '%s\t%s\tarbiter + ranges\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "$(field "$out" mean_turnaround_s)" \
       "$(field "$out" makespan_s)" "$(field "$out" mean_wait_s)" "$(field "$out" resizes_per_job)" >> "$variants"
-    if [[ $nodes -lt 10000 && $share != 0 ]]; then
-      for variant in "arbiter, no ranges:--policy arbiter" "decide + ranges:--policy decide --start-ranges" \
-                     "decide, no ranges:--policy decide" "ranges, no resizes:--policy none --start-ranges"; do
+    if [[ $share != 0 ]]; then
+      variants_here=("arbiter + ranges, start one:--policy arbiter --start-ranges --start one"
+                     "arbiter + ranges up to the size asked:--policy arbiter --start-ranges --range-top requested"
+                     "arbiter + ranges up to the size asked, start one:--policy arbiter --start-ranges --range-top requested --start one")
+      [[ $nodes -lt 10000 ]] && variants_here+=("arbiter, no ranges:--policy arbiter" \
+        "decide + ranges:--policy decide --start-ranges" "decide, no ranges:--policy decide" \
+        "ranges, no resizes:--policy none --start-ranges")
+      for variant in "${variants_here[@]}"; do
         # shellcheck disable=SC2086
         "$bin" --workload "$w" --costs "$costs" --interval "$interval" ${variant#*:} --out "$tmp/p.json" 2>/dev/null
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \

@@ -42,12 +42,16 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   waiting.reserve(queue_.size());
   for (std::size_t j : queue_) {
     const Job& job = w_.jobs[j];
-    waiting.push_back({job.id, job.nodes, job.runtime_s(job.nodes), job.malleable ? job.min_nodes : 0, job.serial_fraction});
+    const int top = ranges_ && top_max_ && job.malleable ? job.max_nodes : job.nodes;
+    const bool limit = job.limit_s > 0;
+    waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? job.min_nodes : 0,
+                       job.serial_fraction, limit});
   }
   std::vector<Running> run;
   for (const auto& s : state_)
     if (s.running) run.push_back({static_cast<int>(s.held.size()), s.estimated_end});
-  const EasyResult r = easy_backfill(now, idle_count(), total(), waiting, std::move(run), ranges_);
+  const EasyResult r = conservative_ ? conservative_backfill(now, idle_count(), total(), waiting, run, ranges_)
+                                     : easy_backfill(now, idle_count(), total(), waiting, std::move(run), ranges_);
   std::vector<std::size_t> started;
   std::vector<bool> leaves(queue_.size(), false);
   for (const Start& st : r.start) {
@@ -60,7 +64,8 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     s.queued = false;
     s.running = true;
     s.since = now;
-    s.estimated_end = now + waiting[st.index].estimate_on(st.nodes);
+    const double run_limit = w_.jobs[j].run_limit_s;
+    s.estimated_end = now + (run_limit > 0 ? run_limit : waiting[st.index].estimate_on(st.nodes));
     s.record.start_s = now;
     s.record.start_nodes = s.record.min_held = s.record.max_held = st.nodes;
     leaves[st.index] = true;
@@ -76,7 +81,10 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   return started;
 }
 
-void Cluster::set_estimated_end(std::size_t job, double end) { state_.at(job).estimated_end = end; }
+void Cluster::set_estimated_end(std::size_t job, double end) {
+  if (w_.jobs.at(job).limit_s > 0) return;
+  state_.at(job).estimated_end = end;
+}
 
 const std::vector<int>& Cluster::idle_nodes_sorted() const {
   if (idle_sorted_version_ != version_) {

@@ -23,6 +23,13 @@ class Cluster {
   // that is what is idle (Slurm's --nodes=min-max; easy.hpp).
   void set_start_ranges(bool on) { ranges_ = on; }
   bool start_ranges() const { return ranges_; }
+  // The top of a malleable job's range: its max_nodes (Slurm starts a --nodes=min-max job
+  // on as many as it can give, up to max; the runner submits min-max) or, false, the size
+  // it asked for.
+  void set_range_top_max(bool on) { top_max_ = on; }
+  // Conservative backfilling (Slurm's sched/backfill: every waiting job keeps its planned
+  // start) instead of EASY (only the oldest waiting job does); easy.hpp.
+  void set_conservative(bool on) { conservative_ = on; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
@@ -32,10 +39,11 @@ class Cluster {
   std::uint64_t version() const { return version_; }
 
   void submit(std::size_t job, double now);
-  // EASY backfilling over the queue; the started jobs get their nodes (lowest-numbered idle
+  // EASY (or conservative) backfilling over the queue; the started jobs get their nodes (lowest-numbered idle
   // first) and leave the queue. Returns them in start order.
   std::vector<std::size_t> schedule(double now);
-  // The running job's estimated end (the scheduler's shadow time uses it).
+  // The running job's estimated end (the scheduler's shadow time uses it); a job with a
+  // time limit keeps start + limit, as Slurm does.
   void set_estimated_end(std::size_t job, double end);
 
   const std::vector<std::size_t>& queue() const { return queue_; }
@@ -74,6 +82,8 @@ class Cluster {
   std::vector<State> state_;
   std::uint64_t version_ = 0;
   bool ranges_ = false;
+  bool top_max_ = false;
+  bool conservative_ = false;
 };
 
 }  // namespace clustersim

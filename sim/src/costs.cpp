@@ -2,6 +2,7 @@
 #include "costs.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
 
@@ -34,6 +35,18 @@ double Costs::grow_s(int from, int to, int requested) const {
   return expansion ? expand_s(from, to, requested) : restart_s(from, to, requested);
 }
 
+double Costs::give_back_s(int from, int to, int requested) const {
+  return (to < from ? shrink_s(from, to, requested) : 0.0) + update_s;
+}
+
+double Costs::acquire_s(int from, int to, int requested) const { return grow_s(from, to, requested) + update_s; }
+
+double Costs::next_pass(double now) const {
+  if (!(sched_interval_s > 0)) return now;
+  const double k = std::ceil(now / sched_interval_s - 1e-9);
+  return std::max(now, k * sched_interval_s);
+}
+
 Costs parse_costs(const std::string& json_text) {
   nlohmann::json doc;
   try {
@@ -49,12 +62,14 @@ Costs parse_costs(const std::string& json_text) {
       {"link_Bps", &c.link_Bps},                   {"redist_link_ratio", &c.redist_link_ratio},
       {"data_bytes_per_node", &c.data_bytes_per_node}, {"fs_Bps", &c.fs_Bps},
       {"fs_node_Bps", &c.fs_node_Bps},             {"restart_fixed_s", &c.restart_fixed_s},
-      {"launch_s", &c.launch_s}};
+      {"launch_s", &c.launch_s},                   {"sched_interval_s", &c.sched_interval_s},
+      {"decision_s", &c.decision_s},               {"update_s", &c.update_s}};
+  const std::map<std::string, bool*> flags = {{"expansion", &c.expansion}, {"one_update", &c.one_update}};
   for (const auto& [key, value] : doc.items()) {
     if (!key.empty() && key[0] == '_') continue;
-    if (key == "expansion") {
-      if (!value.is_boolean()) throw Error("costs: 'expansion' must be true or false");
-      c.expansion = value.get<bool>();
+    if (const auto f = flags.find(key); f != flags.end()) {
+      if (!value.is_boolean()) throw Error("costs: '" + key + "' must be true or false");
+      *f->second = value.get<bool>();
       continue;
     }
     const auto it = numbers.find(key);

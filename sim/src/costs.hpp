@@ -13,8 +13,17 @@
 //   resize by restart (no job expansion in Slurm): checkpoint write + exit and relaunch +
 //       read, write and read at min(fs_Bps, nodes * fs_node_Bps), relaunch = restart_fixed_s
 //       + spawn_per_node_s * nodes (a new launch of the whole job)
-//   launch_s: from a job's start (nodes allocated) to its first iteration (0 at scale:
-//       not modelled; the emulated cluster's constant is for the comparison with it)
+//   launch_s: from a job's start (nodes allocated) to its first iteration, and its end
+//       (0 at scale: not modelled; the emulated cluster's constant is for the comparison)
+// The batch system's side (Slurm's own latencies, not the resize's):
+//   sched_interval_s: the scheduler starts waiting jobs at its passes, every this many
+//       seconds (slurm.conf sched_interval / bf_interval); 0: at once
+//   decision_s: the seconds a malleable job spends at a remap point where it asks the
+//       policy (the shared view and ledger read and written under their locks)
+//   update_s: the seconds a change of the job's allocation in Slurm holds the job (scontrol
+//       update of its node list, an expansion's merge); not part of the resize time, which
+//       counts what the job's own resize measures
+//   one_update: Slurm without an accounting database lets a job's allocation change once
 #pragma once
 
 #include <string>
@@ -33,7 +42,11 @@ struct Costs {
   double fs_node_Bps = 5e9;
   double restart_fixed_s = 5.0;
   double launch_s = 0;
+  double sched_interval_s = 0;
+  double decision_s = 0;
+  double update_s = 0;
   bool expansion = true;  // Slurm permits job expansion: grow in place; else by restart
+  bool one_update = false;
 
   double redistribution_s(int from, int to, int requested) const;
   double expand_s(int from, int to, int requested) const;
@@ -41,6 +54,13 @@ struct Costs {
   double restart_s(int from, int to, int requested) const;
   // The growth path in force: expand_s with expansion, restart_s without.
   double grow_s(int from, int to, int requested) const;
+  // A job gives nodes back, its processes going from `from` to `to` nodes (equal when the
+  // nodes given ran nothing): the shrink when processes leave, plus Slurm's update.
+  double give_back_s(int from, int to, int requested) const;
+  // Growth onto idle nodes Slurm grants: the growth path plus Slurm's update.
+  double acquire_s(int from, int to, int requested) const;
+  // The first scheduling pass at or after `now`.
+  double next_pass(double now) const;
 };
 
 // Reads the JSON object's known keys over the defaults; unknown keys other than those

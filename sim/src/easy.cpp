@@ -2,13 +2,14 @@
 #include "easy.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "workload.hpp"
 
 namespace clustersim {
 
 double Waiting::estimate_on(int n) const {
-  if (n == nodes) return estimate_s;
+  if (limit || n == nodes) return estimate_s;
   const double sf = serial_fraction;
   return estimate_s * (sf + (1 - sf) / n) / (sf + (1 - sf) / nodes);
 }
@@ -55,6 +56,70 @@ EasyResult easy_backfill(double now, int idle, int total, const std::vector<Wait
     if (!ends_before) r.extra -= n;
   }
   return r;
+}
+
+namespace {
+
+// Free nodes over time: free[i] from at[i] until at[i + 1] (the last for ever).
+struct Profile {
+  std::vector<double> at;
+  std::vector<int> free;
+  std::size_t point(double t) {  // index of the breakpoint at t, inserted if new
+    auto it = std::lower_bound(at.begin(), at.end(), t);
+    const std::size_t i = static_cast<std::size_t>(it - at.begin());
+    if (it != at.end() && *it == t) return i;
+    free.insert(free.begin() + static_cast<std::ptrdiff_t>(i), free[i - 1]);
+    at.insert(it, t);
+    return i;
+  }
+  bool fits(double t, double dur, int k) const {
+    for (std::size_t i = 0; i < at.size(); ++i) {
+      const double end = i + 1 < at.size() ? at[i + 1] : t + dur + 1;
+      if (end > t && at[i] < t + dur && free[i] < k) return false;
+    }
+    return true;
+  }
+  double earliest(int k, double dur) const {
+    for (double t : at)
+      if (fits(t, dur, k)) return t;
+    return at.back();
+  }
+  void take(double t, double dur, int k) {
+    const std::size_t a = point(t), b = point(t + dur);
+    for (std::size_t i = a; i < b; ++i) free[i] -= k;
+  }
+};
+
+}  // namespace
+
+EasyResult conservative_backfill(double now, int idle, int total, const std::vector<Waiting>& queue,
+                                 const std::vector<Running>& running, bool ranges) {
+  for (const auto& w : queue)
+    if (w.nodes < 1 || w.nodes > total)
+      throw Error("job " + w.id + " asks for " + std::to_string(w.nodes) + " of " + std::to_string(total) + " nodes");
+  std::vector<Running> ends = running;
+  std::sort(ends.begin(), ends.end(), [](const Running& a, const Running& b) { return a.estimated_end < b.estimated_end; });
+  Profile p{{now}, {idle}};
+  for (const auto& r : ends) {  // a job past its estimate still holds its nodes now
+    const std::size_t i = p.point(std::max(r.estimated_end, std::nextafter(now, now + 1)));
+    for (std::size_t k = i; k < p.free.size(); ++k) p.free[k] += r.nodes;
+  }
+  EasyResult out;
+  for (std::size_t q = 0; q < queue.size(); ++q) {
+    const Waiting& w = queue[q];
+    const int lowest = ranges && w.min_nodes > 0 ? std::min(w.min_nodes, w.nodes) : w.nodes;
+    int n = 0;
+    for (int k = w.nodes; k >= lowest && n == 0; --k)
+      if (p.fits(now, w.estimate_on(k), k)) n = k;
+    if (n > 0) {
+      out.start.push_back({q, n});
+      p.take(now, w.estimate_on(n), n);
+      continue;
+    }
+    const double dur = w.estimate_on(lowest);
+    p.take(p.earliest(lowest, dur), dur, lowest);
+  }
+  return out;
 }
 
 }  // namespace clustersim

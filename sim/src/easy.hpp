@@ -23,6 +23,7 @@ struct Waiting {
   double estimate_s = 0; // run time estimate on those nodes
   int min_nodes = 0;     // with ranges: the fewest it starts on (0: nodes, rigid)
   double serial_fraction = 0;  // scales the estimate to other sizes
+  bool limit = false;          // estimate_s is a time limit (sbatch --time): the same on any size
   double estimate_on(int n) const;
 };
 struct Running {
@@ -45,5 +46,15 @@ struct EasyResult {
 // ranges: start jobs with a range below their size (see above).
 EasyResult easy_backfill(double now, int idle, int total, const std::vector<Waiting>& queue,
                          std::vector<Running> running, bool ranges = false);
+
+// Conservative backfilling, as Slurm's sched/backfill plans: every waiting job, oldest
+// first, gets the earliest start at which its nodes are free for its whole estimate on
+// the profile of free nodes (running jobs ending by their estimates, the jobs before it
+// placed), and a job starts now only if that earliest start is now; so no job delays any
+// job submitted before it, not only the head. With ranges a job starts now on the most
+// nodes (up to its size, not below its minimum) free for its estimate on that many; it
+// is planned on its minimum. shadow and extra stay unset.
+EasyResult conservative_backfill(double now, int idle, int total, const std::vector<Waiting>& queue,
+                                 const std::vector<Running>& running, bool ranges = false);
 
 }  // namespace clustersim

@@ -10,7 +10,10 @@
 //
 //   malleable-clustersim --workload w.json [--costs costs.json] [--out metrics.json]
 //                        [--records jobs.csv] [--decisions decisions.jsonl]
+//                        [--start-ranges [--range-top max|requested]] [--start full|min|one]
+//                        [--one-update on|off] [--backfill easy|conservative] [--interval S] [--policy arbiter|decide|none]
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -20,6 +23,7 @@
 #include <nlohmann/json.hpp>
 #include <simgrid/s4u.hpp>
 #include <sstream>
+#include <utility>
 
 #include "cluster.hpp"
 #include "costs.hpp"
@@ -45,15 +49,17 @@ struct Sim {
   long decide_calls = 0;
   bool arbiter = true;  // resize::slurm::arbitrate; false: the single-job resize::slurm::decide
   bool no_resizes = false;  // --policy none: malleable jobs keep the nodes they start on
+  enum class Start { Full, Min, One } start = Start::Full;  // a malleable job's first launch: on
+      // every node Slurm gave, on its minimum, or one process; it spawns onto the rest
   resize::slurm::Ledger ledger;
   std::uint64_t ledger_version = 0;
   resize::slurm::ArbiterOptions arbiter_options;
 
-  Action decide(std::size_t j, int done, double now) {
+  Action decide(std::size_t j, int done, double now, const Ranks& ranks) {
     ++decide_calls;
-    if (!arbiter) return decide_for(cluster, j, done, costs);
+    if (!arbiter) return decide_for(cluster, j, done, costs, ranks);
     const auto before = ledger.entries;
-    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, arbiter_options);
+    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, arbiter_options, ranks);
     if (ledger.entries != before) ++ledger_version;
     return a;
   }
@@ -81,24 +87,93 @@ void log_decision(Sim& sim, std::size_t j, const Action& a, int from) {
   *sim.decisions << line.dump() << "\n";
 }
 
-// One malleable job's iterations and remap points.
+// A malleable job's processes: the nodes they run on (join order) and how often Slurm
+// changed its allocation.
+struct Procs {
+  std::vector<int> ranks;
+  int changes = 0;
+};
+
+// Carries out one decision at `now`; returns false if nothing changed.
+bool act(Sim& sim, std::size_t j, const Action& a, Procs& p, int done, double now) {
+  const Job& job = sim.cluster.workload().jobs[j];
+  const int from = static_cast<int>(p.ranks.size());
+  auto estimate = [&](double t, int to) {
+    sim.cluster.set_estimated_end(j, now + t + (job.iterations - done) * job.iteration_s(to));
+  };
+  if (a.kind == Action::Kind::Shrink) {
+    std::vector<int> ranks;
+    for (int n : p.ranks)
+      if (std::find(a.give.begin(), a.give.end(), n) == a.give.end()) ranks.push_back(n);
+    const int to = static_cast<int>(ranks.size());
+    const double resize = to < from ? sim.costs.shrink_s(from, to, job.nodes) : 0.0;
+    estimate(resize + sim.costs.update_s, to);
+    sg4::this_actor::sleep_for(resize + sim.costs.update_s);
+    sim.cluster.release(j, a.give, sg4::Engine::get_clock());
+    if (to < from) sim.cluster.resized(j, resize);
+    p.ranks = std::move(ranks);
+    ++p.changes;
+    sim.notify();
+    return true;
+  }
+  std::vector<int> got;
+  if (a.kind == Action::Kind::UseHeld) {
+    const auto& held = sim.cluster.held(j);
+    for (int n : a.claim)
+      if (std::find(held.begin(), held.end(), n) != held.end() &&
+          std::find(p.ranks.begin(), p.ranks.end(), n) == p.ranks.end())
+        got.push_back(n);
+  } else {
+    got = a.claim.empty() ? sim.cluster.grant(j, a.grow, now) : sim.cluster.grant_nodes(j, a.claim, now);
+    if (sim.arbiter) {
+      sim.ledger = resize::slurm::settle(sim.ledger, job.id);
+      ++sim.ledger_version;
+    }
+  }
+  if (got.empty()) return false;
+  const int to = from + static_cast<int>(got.size());
+  const double resize = a.kind == Action::Kind::UseHeld ? sim.costs.expand_s(from, to, job.nodes)
+                                                         : sim.costs.grow_s(from, to, job.nodes);
+  const double slurm = a.kind == Action::Kind::UseHeld ? 0.0 : sim.costs.update_s;
+  estimate(resize + slurm, to);
+  sg4::this_actor::sleep_for(resize + slurm);
+  sim.cluster.resized(j, resize);
+  p.ranks.insert(p.ranks.end(), got.begin(), got.end());
+  if (a.kind != Action::Kind::UseHeld) ++p.changes;
+  return true;
+}
+
+// One malleable job's iterations and remap points. Started on fewer nodes than Slurm gave
+// (on one process or on its minimum), its first iteration does no work and its first
+// remap point comes at once: there it spawns onto the rest or gives them back.
 void run_malleable(Sim& sim, std::size_t j) {
   const Job& job = sim.cluster.workload().jobs[j];
-  int n = static_cast<int>(sim.cluster.held(j).size());
+  Procs p;
+  p.ranks = sim.cluster.held(j);
+  if (sim.start == Sim::Start::One) p.ranks.resize(1);
+  if (sim.start == Sim::Start::Min) p.ranks.resize(std::min<std::size_t>(p.ranks.size(), job.min_nodes));
+  const int floor = static_cast<int>(p.ranks.size());  // the first launch's processes stay
+  bool lead_in = p.ranks.size() < sim.cluster.held(j).size();
   // The cluster's and the ledger's versions when the policy last said stay (for a rule
   // that only a change of either can alter): the next query waits for a change.
   std::uint64_t quiet_version = std::numeric_limits<std::uint64_t>::max(), quiet_ledger = quiet_version;
   double last_check = -std::numeric_limits<double>::infinity();
   for (int done = 0; done < job.iterations;) {
+    const int n = static_cast<int>(p.ranks.size());
     sim.cluster.set_estimated_end(j, sg4::Engine::get_clock() + (job.iterations - done) * job.iteration_s(n));
-    sg4::this_actor::sleep_for(job.iteration_s(n));
-    if (++done == job.iterations) break;
+    if (!std::exchange(lead_in, false)) {
+      sg4::this_actor::sleep_for(job.iteration_s(n));
+      if (++done == job.iterations) break;
+    }
     const double now = sg4::Engine::get_clock();
-    if (now - last_check < sim.interval_s ||
-        (sim.cluster.version() == quiet_version && sim.ledger_version == quiet_ledger))
-      continue;
+    if (now - last_check < sim.interval_s) continue;
     last_check = now;
-    const Action a = sim.decide(j, done, now);
+    if (sim.cluster.version() == quiet_version && sim.ledger_version == quiet_ledger) {
+      if (sim.costs.decision_s > 0) sg4::this_actor::sleep_for(sim.costs.decision_s);  // asked; the same answer
+      continue;
+    }
+    const Action a = sim.decide(j, done, now, Ranks{p.ranks, sim.costs.one_update && p.changes > 0, floor});
+    if (sim.costs.decision_s > 0) sg4::this_actor::sleep_for(sim.costs.decision_s);
     if (a.kind == Action::Kind::None) {
       if (a.rule != "bid") {  // a standing bid may win later with nothing else changed
         quiet_version = sim.cluster.version();
@@ -107,28 +182,7 @@ void run_malleable(Sim& sim, std::size_t j) {
       continue;
     }
     log_decision(sim, j, a, n);
-    if (a.kind == Action::Kind::Shrink) {
-      const int to = n - static_cast<int>(a.give.size());
-      const double t = sim.costs.shrink_s(n, to, job.nodes);
-      sg4::this_actor::sleep_for(t);
-      sim.cluster.release(j, a.give, sg4::Engine::get_clock());
-      sim.cluster.resized(j, t);
-      n = to;
-      sim.notify();
-    } else {
-      const auto got = a.claim.empty() ? sim.cluster.grant(j, a.grow, now) : sim.cluster.grant_nodes(j, a.claim, now);
-      if (sim.arbiter) {
-        sim.ledger = resize::slurm::settle(sim.ledger, job.id);
-        ++sim.ledger_version;
-      }
-      if (got.empty()) continue;
-      const int to = n + static_cast<int>(got.size());
-      const double t = sim.costs.grow_s(n, to, job.nodes);
-      sim.cluster.set_estimated_end(j, now + t + (job.iterations - done) * job.iteration_s(to));
-      sg4::this_actor::sleep_for(t);
-      sim.cluster.resized(j, t);
-      n = to;
-    }
+    act(sim, j, a, p, done, sg4::Engine::get_clock());
   }
 }
 
@@ -158,6 +212,9 @@ void scheduler(Sim* sim) {
   std::unique_lock<sg4::Mutex> lock(*sim->mutex);
   while (sim->ended < total) {
     if (!sim->dirty) sim->wake->wait(lock);
+    // Slurm starts jobs at its scheduling passes; what changes meanwhile is in this pass.
+    const double pass = sim->costs.next_pass(sg4::Engine::get_clock());
+    if (pass > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(pass);
     sim->dirty = false;
     for (std::size_t j : sim->cluster.schedule(sg4::Engine::get_clock())) {
       const auto& held = sim->cluster.held(j);
@@ -180,11 +237,12 @@ void write_records(const std::string& path, const std::vector<JobRecord>& recs) 
 int main(int argc, char** argv) {
   sg4::Engine engine(&argc, argv);
   CLI::App app{"malleable-clustersim: a batch system of rigid and malleable jobs, simulated (SimGrid S4U)"};
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // a later flag overrides
   std::string workload_path, costs_path, out_path, records_path, decisions_path;
   int nodes = 0;
   double interval = 0;
   bool all_rigid = false, no_expansion = false, ranges = false;
-  std::string policy = "arbiter";
+  std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
   app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)")->required();
   app.add_option("--costs", costs_path, "resize cost constants, JSON (sim/costs/*.json)");
   app.add_option("--nodes", nodes, "simulate on this many nodes instead of the workload's");
@@ -194,6 +252,18 @@ int main(int argc, char** argv) {
                  "none: no resizes (with --start-ranges: only the node range at the start)")
       ->check(CLI::IsMember({"arbiter", "decide", "none"}));
   app.add_flag("--start-ranges", ranges, "malleable jobs start on fewer nodes, down to their minimum (Slurm --nodes=min-max)");
+  app.add_option("--range-top", range_top, "the top of a malleable job's node range: max (its max_nodes, as the "
+                 "runner submits -N min-max; default) or requested (its size)")
+      ->check(CLI::IsMember({"max", "requested"}));
+  app.add_option("--backfill", backfill, "easy: FCFS + EASY backfilling (default); conservative: every waiting job "
+                 "keeps its planned start, as Slurm's sched/backfill")
+      ->check(CLI::IsMember({"easy", "conservative"}));
+  app.add_option("--start", start_mode, "full: a malleable job starts a process on every node Slurm gave (default); "
+                 "min: on its minimum, one: one process, spawning onto the rest at its first remap point")
+      ->check(CLI::IsMember({"full", "min", "one"}));
+  app.add_option("--one-update", one_update, "on: Slurm changes a job's allocation once (no accounting); off: "
+                 "as often as asked; default: the costs file's one_update")
+      ->check(CLI::IsMember({"on", "off"}));
   app.add_flag("--no-expansion", no_expansion, "Slurm without job expansion: growth by checkpoint and restart");
   app.add_option("--out", out_path, "metrics JSON (default: stdout)");
   app.add_option("--records", records_path, "per-job CSV");
@@ -208,9 +278,13 @@ int main(int argc, char** argv) {
       }
     Costs costs = costs_path.empty() ? Costs{} : parse_costs(read_file(costs_path));
     if (no_expansion) costs.expansion = false;
+    if (!one_update.empty()) costs.one_update = one_update == "on";
     const int machine = w.nodes;
     Sim sim(Cluster(std::move(w)), costs, interval);
     sim.cluster.set_start_ranges(ranges);
+    sim.cluster.set_range_top_max(range_top == "max");
+    sim.cluster.set_conservative(backfill == "conservative");
+    sim.start = start_mode == "one" ? Sim::Start::One : start_mode == "min" ? Sim::Start::Min : Sim::Start::Full;
     sim.arbiter = policy == "arbiter";
     sim.no_resizes = policy == "none";
     // The arbiter's windows are for a query every 2 s; queried every `interval` simulated

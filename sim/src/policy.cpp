@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "policy.hpp"
 
+#include <algorithm>
+
 #include "malleable/resize/predict.hpp"
 #include "policy/slurm.hpp"
 
@@ -19,7 +21,7 @@ bool growth_pays(const Job& j, int from, int to, int left, const Costs& costs, s
   return p.pays;
 }
 
-Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs) {
+Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs, const Ranks& ranks) {
   const Job& j = c.workload().jobs.at(job);
   resize::slurm::Snapshot s;
   s.mine.id = j.id;
@@ -37,23 +39,30 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
   }
   resize::slurm::Options o;
   o.procs_per_node = 1;
-  o.min_nodes = j.min_nodes;
-  o.max_nodes = j.max_nodes;
+  o.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, s.mine.nodes) : j.min_nodes);
+  o.max_nodes = ranks.frozen ? s.mine.nodes : j.max_nodes;
+  std::vector<std::string> rank_hosts;
+  for (int n : ranks.nodes.empty() ? held : ranks.nodes) rank_hosts.push_back(c.node_name(n));
   o.total_iterations = j.iterations;
   resize::PolicyInput in;
   in.iteration = done;
-  in.world_size = s.mine.nodes;
+  in.world_size = static_cast<int>(rank_hosts.size());
   in.remaining = j.iterations - done;
-  const auto plan = resize::slurm::decide(s, s.mine.node_list, o, in);
+  const auto plan = resize::slurm::decide(s, rank_hosts, o, in);
   Action a;
   a.why = plan.why;
   if (plan.kind == resize::slurm::Plan::Kind::GiveBack) {
     a.kind = Action::Kind::Shrink;
     a.rule = "give-back";
     for (const auto& name : plan.nodes) a.give.push_back(std::stoi(name.substr(1)));
+  } else if (plan.kind == resize::slurm::Plan::Kind::UseHeld) {
+    a.kind = Action::Kind::UseHeld;
+    a.rule = "use-held";
+    for (const auto& name : plan.nodes) a.claim.push_back(std::stoi(name.substr(1)));
   } else if (plan.kind == resize::slurm::Plan::Kind::Acquire && plan.acquire > 0) {
     std::string why;
-    if (growth_pays(j, s.mine.nodes, s.mine.nodes + plan.acquire, j.iterations - done, costs, &why)) {
+    const int from = static_cast<int>(rank_hosts.size());
+    if (growth_pays(j, from, from + plan.acquire, j.iterations - done, costs, &why)) {
       a.kind = Action::Kind::Grow;
       a.grow = plan.acquire;
       a.rule = "acquire";
@@ -98,14 +107,15 @@ resize::slurm::ClusterView view_of(const Cluster& c, double now) {
 }  // namespace
 
 Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
-                     double now, const resize::slurm::ArbiterOptions& opt) {
+                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks) {
   const Job& j = c.workload().jobs.at(job);
   resize::slurm::JobState me;
   me.id = j.id;
-  for (int n : c.held(job)) me.rank_hosts.push_back(c.node_name(n));
+  for (int n : ranks.nodes.empty() ? c.held(job) : ranks.nodes) me.rank_hosts.push_back(c.node_name(n));
   me.per_node = 1;
-  me.min_nodes = j.min_nodes;
-  me.max_nodes = j.max_nodes;
+  const int held = static_cast<int>(c.held(job).size());
+  me.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, held) : j.min_nodes);
+  me.max_nodes = ranks.frozen ? held : j.max_nodes;
   const int from = static_cast<int>(me.rank_hosts.size());
   const int left = j.iterations - done;
   const resize::slurm::GrowthModel growth = [&](int extra) {
@@ -126,6 +136,9 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
   if (a.plan.kind == resize::slurm::Plan::Kind::GiveBack) {
     out.kind = Action::Kind::Shrink;
     for (const auto& name : a.plan.nodes) out.give.push_back(node_index(name));
+  } else if (a.plan.kind == resize::slurm::Plan::Kind::UseHeld) {
+    out.kind = Action::Kind::UseHeld;
+    for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));
   } else if (a.plan.kind == resize::slurm::Plan::Kind::Acquire) {
     out.kind = Action::Kind::Grow;
     for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));

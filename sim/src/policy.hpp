@@ -17,23 +17,38 @@
 namespace clustersim {
 
 struct Action {
-  enum class Kind { None, Shrink, Grow } kind = Kind::None;
+  enum class Kind { None, Shrink, Grow, UseHeld } kind = Kind::None;
   std::vector<int> give;  // Shrink: nodes to give back (last joined first)
   int grow = 0;           // Grow: nodes to ask for
-  std::vector<int> claim; // Grow by the arbiter: the idle nodes it claimed
+  std::vector<int> claim; // Grow by the arbiter: the idle nodes it claimed; UseHeld: the
+                          // nodes of its allocation it spawns onto
   std::string rule;       // "give-back", "acquire", "no-payoff", "stay"
   std::string why;        // the policy's reason
 };
 
-// The decision of running malleable job `job` after `done` of its iterations.
-Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs);
 
-// The multi-job arbitration (resize::slurm::arbitrate, issue 44 §1) on a cluster view
+// What the arbitration needs of the job beyond its allocation: the nodes its processes
+// run on (a job started on one process holds nodes that run nothing until it spawns onto
+// them; empty: every node it holds), and whether Slurm still takes a change of its
+// allocation (without accounting, once: after that it gives nothing back and asks for
+// nothing, as the real policy does, but still spawns onto nodes it holds).
+struct Ranks {
+  std::vector<int> nodes;
+  bool frozen = false;
+  int floor = 0;  // processes of the first launch share rank 0's world and cannot leave: a
+                  // job started on all its nodes gives back only nodes it grew onto
+};
+
+// The single-job policy's decision (resize::slurm::decide) of running malleable job `job`
+// after `done` of its iterations.
+Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs, const Ranks& ranks = {});
+
+// The multi-job arbitration (resize::slurm::arbitrate) on a cluster view
 // built from the simulated cluster (every job, running and waiting, and the idle nodes),
 // the shared ledger (kept by the simulator between calls) and a growth model from the
 // job's Amdahl times and the cost model. `ledger` is replaced by the one to write back.
 Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
-                     double now, const resize::slurm::ArbiterOptions& opt);
+                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks = {});
 
 // The payoff of growing job j from `from` to `to` nodes with `left` iterations to go
 // (resize::predict_payoff on the model's iteration times and the cost model).

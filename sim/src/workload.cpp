@@ -37,6 +37,8 @@ Job parse_job(const nlohmann::json& j, std::size_t index, int machine) {
   job.work_node_s = field<double>(j, "work_node_s", where);
   job.serial_fraction = field<double>(j, "serial_fraction", where);
   job.iterations = field<int>(j, "iterations", where);
+  job.limit_s = j.contains("limit_s") ? field<double>(j, "limit_s", where) : 0.0;
+  job.run_limit_s = j.contains("run_limit_s") ? field<double>(j, "run_limit_s", where) : 0.0;
   if (!(1 <= job.min_nodes && job.min_nodes <= job.nodes && job.nodes <= job.max_nodes && job.max_nodes <= machine))
     throw Error(where + ": sizes must satisfy 1 <= min_nodes <= nodes <= max_nodes <= " + std::to_string(machine) +
                 " (got " + std::to_string(job.min_nodes) + ", " + std::to_string(job.nodes) + ", " +
@@ -47,6 +49,7 @@ Job parse_job(const nlohmann::json& j, std::size_t index, int machine) {
   if (!(job.serial_fraction >= 0 && job.serial_fraction < 1)) throw Error(where + ": serial_fraction must be in [0, 1)");
   if (job.iterations < 1) throw Error(where + ": iterations must be at least 1");
   if (!(job.submit_s >= 0)) throw Error(where + ": submit_s must be >= 0");
+  if (!(job.limit_s >= 0) || !(job.run_limit_s >= 0)) throw Error(where + ": limit_s and run_limit_s must be >= 0");
   return job;
 }
 

@@ -27,6 +27,12 @@ struct Job {
   double work_node_s = 0;
   double serial_fraction = 0;
   int iterations = 1;
+  // The time limit the job was submitted with (sbatch --time), which Slurm's backfilling
+  // takes as its run time estimate; 0: none, the estimate is the model's exact run time.
+  double limit_s = 0;
+  // The limit once it runs, when the runner lowered it at the start (a start-full job's
+  // floor is its start size, so its limit comes down to that size's); 0: limit_s.
+  double run_limit_s = 0;
 
   double iteration_s(int n) const;  // one iteration on n nodes
   double runtime_s(int n) const;    // the whole job on n nodes
@@ -43,7 +49,7 @@ struct Workload {
 
 // Parses and checks the JSON text (throws Error naming the job and field at fault):
 // sizes 1 <= min <= nodes <= max <= machine, work > 0, 0 <= serial fraction < 1,
-// iterations >= 1, submissions in non-decreasing order. `machine` > 0 overrides the file's
+// iterations >= 1, limit_s >= 0 (optional), submissions in non-decreasing order. `machine` > 0 overrides the file's
 // node count (a workload simulated on another machine size; sizes still checked).
 Workload parse_workload(const std::string& json_text, int machine = 0);
 

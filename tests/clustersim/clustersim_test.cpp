@@ -4,6 +4,8 @@
 // the project's Slurm policy. No SimGrid.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "cluster.hpp"
 #include "costs.hpp"
 #include "easy.hpp"
@@ -214,6 +216,8 @@ TEST(ClusterSimPolicy, GivesBackForTheWaitingJob) {
   ASSERT_EQ(a.kind, Action::Kind::Shrink) << a.why;
   EXPECT_EQ(a.give, (std::vector<int>{5, 4}));  // the last joined, never rank 0's node
   EXPECT_NE(a.why.find("w waits"), std::string::npos);
+  // Started on all 6 (the first launch's processes cannot leave): nothing to give.
+  EXPECT_NE(decide_for(c, 0, 3, costs, Ranks{c.held(0), false, 6}).kind, Action::Kind::Shrink);
 }
 
 TEST(ClusterSimPolicy, GrowsOnlyWhenItPays) {
@@ -231,4 +235,110 @@ TEST(ClusterSimPolicy, GrowsOnlyWhenItPays) {
   Job tiny = job("t", 0, 2, true, 2, 0.0);
   EXPECT_FALSE(growth_pays(tiny, 2, 4, 1, costs));
   EXPECT_FALSE(growth_pays(big, 4, 4, 9, costs));
+}
+
+TEST(ClusterSimCosts, SlurmLatenciesAndPasses) {
+  const Costs c = parse_costs(
+      R"({"sched_interval_s":2,"decision_s":0.4,"update_s":1.5,"one_update":true,"link_Bps":1e9,"data_bytes_per_node":1e9})");
+  EXPECT_DOUBLE_EQ(c.sched_interval_s, 2);
+  EXPECT_DOUBLE_EQ(c.decision_s, 0.4);
+  EXPECT_TRUE(c.one_update);
+  // Nodes that ran nothing go back for Slurm's update alone; processes leaving add the shrink.
+  EXPECT_DOUBLE_EQ(c.give_back_s(3, 3, 2), 1.5);
+  EXPECT_DOUBLE_EQ(c.give_back_s(3, 2, 2), c.shrink_s(3, 2, 2) + 1.5);
+  EXPECT_DOUBLE_EQ(c.acquire_s(2, 4, 2), c.expand_s(2, 4, 2) + 1.5);
+  // Scheduling passes every 2 s: a change at 3.1 is seen at 4, one at a pass at once.
+  EXPECT_DOUBLE_EQ(c.next_pass(3.1), 4);
+  EXPECT_DOUBLE_EQ(c.next_pass(4), 4);
+  EXPECT_DOUBLE_EQ(c.next_pass(0), 0);
+  EXPECT_DOUBLE_EQ(Costs{}.next_pass(3.1), 3.1);  // no interval: at once
+  EXPECT_THROW(parse_costs(R"({"one_update":"yes"})"), Error);
+  EXPECT_THROW(parse_costs(R"({"update_s":-1})"), Error);
+}
+
+TEST(ClusterSimWorkload, TimeLimitIsOptionalAndChecked) {
+  const auto w = parse_workload(R"({"nodes":4,"jobs":[
+    {"id":"a","submit_s":0,"nodes":2,"min_nodes":2,"max_nodes":2,"malleable":false,"work_node_s":10,"serial_fraction":0,"iterations":1,"limit_s":120},
+    {"id":"b","submit_s":1,"nodes":2,"min_nodes":2,"max_nodes":2,"malleable":false,"work_node_s":10,"serial_fraction":0,"iterations":1}]})");
+  EXPECT_DOUBLE_EQ(w.jobs[0].limit_s, 120);
+  EXPECT_DOUBLE_EQ(w.jobs[1].limit_s, 0);
+  EXPECT_THROW(parse_workload(R"({"nodes":4,"jobs":[{"id":"x","submit_s":0,"nodes":1,"min_nodes":1,"max_nodes":1,
+    "malleable":false,"work_node_s":1,"serial_fraction":0,"iterations":1,"limit_s":-5}]})"), Error);
+}
+
+TEST(ClusterSimEasy, ConservativeProtectsEveryEarlierJob) {
+  // 4 idle of 10; running: 6 nodes until t=100. Waiting, oldest first: "head" needs 6
+  // for 50 s (planned 100-150), "mid" 8 for 300 s (planned 150-450), "late" 4 for 1,000 s.
+  const std::vector<Running> run = {{6, 100}};
+  const std::vector<Waiting> q = {{"head", 6, 50}, {"mid", 8, 300}, {"late", 4, 1000}};
+  // EASY protects only the head: late fits the 4 nodes the head leaves and starts now.
+  EXPECT_EQ(easy_backfill(0, 4, 10, q, run).start, (std::vector<Start>{{2, 4}}));
+  // Conservative: late would still hold 4 nodes when mid is planned on 8 of 10: it waits.
+  EXPECT_TRUE(conservative_backfill(0, 4, 10, q, run).start.empty());
+  // A short one that ends by the head's planned start does start.
+  const std::vector<Waiting> q2 = {{"head", 8, 50}, {"short", 4, 90}};  // head planned at 100
+  EXPECT_EQ(conservative_backfill(0, 4, 10, q2, run).start, (std::vector<Start>{{1, 4}}));
+  // Jobs that fit start in order; a range job starts on the most nodes free for its estimate.
+  EXPECT_EQ(conservative_backfill(0, 10, 10, {{"a", 4, 10}, {"b", 6, 10}}, {}).start,
+            (std::vector<Start>{{0, 4}, {1, 6}}));
+  Waiting range{"r", 8, 80, 3, 0.0};
+  EXPECT_EQ(conservative_backfill(0, 4, 10, {range}, run, true).start, (std::vector<Start>{{0, 4}}));
+  // A time limit is the same estimate on any size.
+  Waiting limited{"l", 8, 80, 3, 0.0, true};
+  EXPECT_DOUBLE_EQ(limited.estimate_on(4), 80);
+  EXPECT_THROW(conservative_backfill(0, 4, 10, {{"big", 11, 1}}, run), Error);
+  // A job past its estimate still holds its nodes now.
+  EXPECT_TRUE(conservative_backfill(50, 0, 4, {{"w", 1, 10}}, {{4, 40}}).start.empty());
+}
+
+TEST(ClusterSimCluster, RangeTopAndTimeLimits) {
+  Job m = job("m", 0, 2, true);  // may run on 1-4 nodes
+  m.limit_s = 500;
+  Cluster c(machine(8, {m, job("r", 0, 3)}));
+  c.set_start_ranges(true);
+  c.set_range_top_max(true);
+  c.submit(0, 0);
+  c.submit(1, 0);
+  c.schedule(0);
+  EXPECT_EQ(c.held(0).size(), 4u);  // the range's top is max_nodes: 4 of 8 idle
+  EXPECT_EQ(c.held(1).size(), 3u);
+  c.set_estimated_end(0, 42);  // a job with a limit keeps start + limit (Slurm's view)
+  Cluster d(machine(8, {job("m", 0, 2, true)}));
+  d.set_start_ranges(true);
+  d.submit(0, 0);
+  d.schedule(0);
+  EXPECT_EQ(d.held(0).size(), 2u);  // default: the requested size is the top
+}
+
+TEST(ClusterSimPolicy, OneProcessStartUsesOrGivesHeldNodes) {
+  Costs costs;
+  costs.data_bytes_per_node = 1e6;
+  resize::slurm::ArbiterOptions opt;
+  // A job started on one process of its 4 nodes, nobody waiting: it spawns onto the 3 others.
+  Job m = job("m", 0, 2, true, 2000, 0.0);
+  Cluster c(machine(4, {m, job("w", 1, 2)}));
+  c.set_start_ranges(true);
+  c.set_range_top_max(true);
+  c.submit(0, 0);
+  c.schedule(0);
+  ASSERT_EQ(c.held(0).size(), 4u);
+  resize::slurm::Ledger ledger;
+  Action a = arbitrate_for(c, 0, 0, costs, ledger, 0, opt, Ranks{{c.held(0).front()}, false});
+  ASSERT_EQ(a.kind, Action::Kind::UseHeld) << a.rule << ": " << a.why;
+  EXPECT_EQ(a.claim.size(), 3u);
+  // A job waits for 2: the job gives back nodes that run nothing, never rank 0's.
+  c.submit(1, 1);
+  ledger = {};
+  a = arbitrate_for(c, 0, 0, costs, ledger, 1, opt, Ranks{{c.held(0).front()}, false});
+  ASSERT_EQ(a.kind, Action::Kind::Shrink) << a.rule << ": " << a.why;
+  EXPECT_EQ(a.give.size(), 2u);
+  EXPECT_EQ(std::count(a.give.begin(), a.give.end(), c.held(0).front()), 0);
+  // Started on all 4 (the first launch's processes cannot leave): nothing to give.
+  ledger = {};
+  a = arbitrate_for(c, 0, 0, costs, ledger, 1, opt, Ranks{c.held(0), false, 4});
+  EXPECT_NE(a.kind, Action::Kind::Shrink) << a.rule;
+  // After Slurm changed its allocation once (no accounting), it gives nothing back.
+  ledger = {};
+  a = arbitrate_for(c, 0, 0, costs, ledger, 1, opt, Ranks{{c.held(0).front()}, true});
+  EXPECT_NE(a.kind, Action::Kind::Shrink) << a.rule;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Unit tests of scripts/bench/workload/{generate,summary}.py (issue 44): the generator is
+"""Unit tests of scripts/bench/workload/{generate,summary,measured_runtimes,run_flags}.py and
+cluster_report.py's cost fit (issue 44): the generator is
 seeded and deterministic, keeps sizes within the machine and the malleable ranges, and
 reproduces the Lublin-Feitelson statistics it is built from; the summary writer keeps one
 column order and computes the metrics as documented."""
@@ -18,7 +19,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "bench", "workload")
 sys.path.insert(0, SCRIPTS)
 import compare  # noqa: E402
+import cluster_report  # noqa: E402
 import measured_runtimes  # noqa: E402
+import run_flags  # noqa: E402
 import sim_report  # noqa: E402
 import generate  # noqa: E402
 import summary  # noqa: E402
@@ -212,6 +215,56 @@ class MeasuredRuntimes(unittest.TestCase):
         self.assertAlmostEqual(generate.runtime_on(w["jobs"][1], w["jobs"][1]["nodes"]), 11.0, delta=0.01)
         self.assertEqual([j["work_node_s"] for k, j in enumerate(w["jobs"]) if k != 1],
                          [b for k, b in enumerate(before) if k != 1])
+
+
+    def test_a_driver_that_ran_on_fewer_nodes_is_scaled_from_those(self):
+        w = generate.generate(8, 2, 1, 1.0)
+        j = w["jobs"][0]
+        j["program"] = "pdgemm"
+        emu = [{"id": j["id"], "start_s": 0.0, "end_s": 30.0, "resizes": 0, "nodes_seen": [1]}]
+        measured_runtimes.apply(w, emu)
+        self.assertAlmostEqual(generate.runtime_on(j, 1), 30.0, delta=0.01)
+
+    def test_as_run_takes_submissions_limits_and_lowered_limits(self):
+        w = generate.generate(8, 3, 1, 0.0)
+        ids = [j["id"] for j in w["jobs"]]
+        emu = [{"id": ids[0], "submit_s": 5.0}, {"id": ids[1], "submit_s": 1.0}, {"id": ids[2], "submit_s": 9.0}]
+        stream = {"time_limits_min": {ids[0]: 4, ids[1]: 3, ids[2]: 2}}
+        comp = (f"JobId=1 Name={ids[0]} JobState=RESIZING TimeLimit=4 \n"
+                f"JobId=1 Name={ids[0]} JobState=COMPLETED TimeLimit=2 \n"
+                f"JobId=2 Name={ids[1]} JobState=COMPLETED TimeLimit=3 \n")
+        measured_runtimes.as_run(w, emu, stream, comp)
+        self.assertEqual([j["id"] for j in w["jobs"]], [ids[1], ids[0], ids[2]])  # by submission
+        by = {j["id"]: j for j in w["jobs"]}
+        self.assertEqual(by[ids[0]]["limit_s"], 240.0)
+        self.assertEqual(by[ids[0]]["run_limit_s"], 120.0)  # lowered at its start
+        self.assertNotIn("run_limit_s", by[ids[1]])
+        self.assertEqual(by[ids[2]]["submit_s"], 9.0)
+
+
+class SimSide(unittest.TestCase):
+    def test_fit_through_the_origin(self):
+        pts = [(x, z, 0.5 * x + 2.0 * z) for x, z in [(1, 0), (3, 1), (5, 2), (2, 1)]]
+        a, b = cluster_report._fit_origin(pts)
+        self.assertAlmostEqual(a, 0.5)
+        self.assertAlmostEqual(b, 2.0)
+        self.assertIsNone(cluster_report._fit_origin([(1, 1, 1), (2, 2, 2)]))
+
+    def test_run_flags_from_the_runs_files(self):
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "jobs"))
+            with open(os.path.join(d, "jobs", "j000.json"), "w") as f:
+                json.dump({"command_line": ["x", "--lead-in"], "iterations": [{"procs": 1}]}, f)
+            self.assertEqual(run_flags.flags(d), ["--start", "one", "--one-update", "on"])
+            with open(os.path.join(d, "jobs", "j001.json"), "w") as f:
+                json.dump({"command_line": ["x", "--lead-in"], "iterations": [{"procs": 2}]}, f)
+            self.assertEqual(run_flags.flags(d)[1], "min")
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"start": "full", "accounting": True}, f)
+            self.assertEqual(run_flags.flags(d), ["--start", "full", "--one-update", "off"])
+            with open(os.path.join(d, "jobs", "j000.out"), "w") as f:
+                f.write("[slurm] Slurm keeps no accounting (AccountingStorageType=none) ...\n")
+            self.assertEqual(run_flags.flags(d)[3], "on")
 
 
 class Compare(unittest.TestCase):

@@ -214,10 +214,15 @@ def costs(dirs):
             v = slurm_view.get(jid)
             if v and its:
                 # launch, MPI start-up, set-up and the end: Slurm's run time less the iterations,
-                # the resizes and the checkpoint
+                # the resizes and the checkpoint; a malleable job's also its policy's queries
+                # (decisions logged) and Slurm's changes of its allocation (node counts seen)
                 busy = sum(i["wall_s"] for i in its) + sum(r["t_total_s"] for r in run.get("resizes", []))
                 busy += sum(c["seconds"] for c in run.get("checkpoints", {}).get("written", []))
-                launch.append({"job": jid, "nodes": its[0]["procs"], "seconds": v["end_s"] - v["start_s"] - busy})
+                steps = v.get("steps", [])
+                launch.append({"job": jid, "nodes": its[0]["procs"], "seconds": v["end_s"] - v["start_s"] - busy,
+                               "malleable": bool(v.get("malleable")), "program": run.get("app"),
+                               "decisions": _decisions(d, jid),
+                               "changes": sum(1 for a, b in zip(steps, steps[1:]) if a[1] != b[1])})
     link_bps = _rate_bytes(link)
     spawn = _fit([(e["to"] - e["from"], e["t_spawn_s"]) for e in expand])
     moved = [e for e in expand + shrink if e["t_redist_s"] > 0 and e["bytes_total"] > 0]
@@ -256,12 +261,63 @@ def costs(dirs):
         out["data_bytes_per_node"] = _med([e["bytes_total"] / max(1, e["from"]) for e in expand + shrink])
     if fs:
         out["fs_Bps"], out["fs_node_Bps"] = _med(fs), _med(fs_node)
-    if launch:
-        out["restart_fixed_s"] = _med([x["seconds"] for x in launch])
+    quiet = [x["seconds"] for x in launch if not x["decisions"] and not x["changes"]]
+    if quiet:
+        out["restart_fixed_s"] = _med(quiet)
         out["_restart_fixed_s"] = ("a job's launch, MPI start-up, set-up and end: Slurm's run time less its iterations, "
-                                   "resizes and checkpoint; median")
+                                   "resizes and checkpoint, of the jobs that never asked the policy; median")
         out["launch_s"] = out["restart_fixed_s"]  # the simulator pays it once per job
+        asked = [x for x in launch if x["decisions"] or x["changes"]]
+        fit = _fit_origin([(x["decisions"], x["changes"], x["seconds"] - out["launch_s"]) for x in asked])
+        if fit:
+            out["decision_s"], out["update_s"] = max(0.0, fit[0]), max(0.0, fit[1])
+            out["_decision_update_fit"] = (f"least squares over {len(asked)} malleable jobs, no intercept: run time outside "
+                                           "iterations, resizes and checkpoint, less launch_s = decision_s x decisions "
+                                           "logged + update_s x changes of the allocation Slurm listed")
+    conf = _sched_interval()
+    if conf:
+        out["sched_interval_s"] = conf
+        out["_sched_interval_s"] = "scripts/cluster.sh's slurm.conf: SchedulerParameters sched_interval, bf_interval"
+    out["one_update"] = not any(_accounting(d) for d in dirs)
+    out["_one_update"] = "the runs' Slurm kept no accounting (meta.json 'accounting' false or absent): one change per job"
     return out
+
+
+def _decisions(d, jid):
+    """How many decisions job `jid`'s policy logged (shared/log/<slurm id>.jsonl)."""
+    sub = os.path.join(d, "submitted.tsv")
+    if not os.path.exists(sub):
+        return 0
+    ids = dict(line.split("\t")[:2] for line in open(sub).read().splitlines()[1:] if line)
+    log = os.path.join(d, "shared", "log", f"{ids.get(jid, '-')}.jsonl")
+    return sum(1 for line in open(log) if line.strip()) if os.path.exists(log) else 0
+
+
+def _accounting(d):
+    meta = os.path.join(d, "meta.json")
+    return bool(json.load(open(meta)).get("accounting", False)) if os.path.exists(meta) else False
+
+
+def _sched_interval():
+    """The scheduling pass interval of the cluster's slurm.conf (scripts/cluster.sh writes it)."""
+    conf = os.path.join(here, "..", "..", "cluster.sh")
+    m = re.search(r"sched_interval=(\d+)", open(conf).read()) if os.path.exists(conf) else None
+    b = re.search(r"bf_interval=(\d+)", open(conf).read()) if os.path.exists(conf) else None
+    vals = [float(x.group(1)) for x in (m, b) if x]
+    return min(vals) if vals else None
+
+
+def _fit_origin(pts):
+    """Least squares y = a x + b z through the origin over (x, z, y); None if singular."""
+    sxx = sum(x * x for x, _, _ in pts)
+    szz = sum(z * z for _, z, _ in pts)
+    sxz = sum(x * z for x, z, _ in pts)
+    sxy = sum(x * y for x, _, y in pts)
+    szy = sum(z * y for _, z, y in pts)
+    det = sxx * szz - sxz * sxz
+    if abs(det) < 1e-12:
+        return None
+    return (sxy * szz - szy * sxz) / det, (szy * sxx - sxy * sxz) / det
 
 
 def _rate_bytes(rate):
