@@ -17,10 +17,10 @@ Decision Session::next_decision() {
   auto& I = *impl_;
   I.arrive();  // a remap point: every process arrived, or the job ends naming who did not
   Decision d;
-  if (I.root()) {
+  if (I.job.root()) {
     d = I.ask_policy();
     if (d.action != Action::None && (d.nprow < 1 || d.npcol < 1)) {
-      const int p = d.procs > 0 ? d.procs : I.shape.size();
+      const int p = d.procs > 0 ? d.procs : I.job.shape.size();
       int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
       while (r > 1 && p % r != 0) --r;
       d.nprow = std::max(1, r);
@@ -33,7 +33,7 @@ Decision Session::next_decision() {
   return I.broadcast_decision(d);
 }
 
-const std::vector<std::string>& Session::rank_hosts() const { return impl_->rank_hosts; }
+const std::vector<std::string>& Session::rank_hosts() const { return impl_->job.rank_hosts; }
 
 Mechanism parse_mechanism(const std::string& s) {
   if (s == "spawn") return Mechanism::Spawn;
@@ -44,7 +44,7 @@ Mechanism parse_mechanism(const std::string& s) {
 ResizeStep Session::remap_or_restart(Mechanism m) {
   auto& I = *impl_;
   ResizeStep step;
-  if (!I.checkpointing) {
+  if (!I.ckpts.checkpointing) {
     if (m == Mechanism::Restart)
       throw Error("remap_or_restart: a resize by restart needs a checkpoint directory (call set_checkpointing first)");
     const RemapResult r = remap_point();
@@ -57,21 +57,21 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   const Decision d = next_decision();
   step.action = d.action;
   if (d.action == Action::None) return step;
-  const auto& c = I.checkpointing->cadence;
+  const auto& c = I.ckpts.checkpointing->cadence;
   // What the expansion fallback needs to know of the session and the decision.
   const auto fallback_inputs = [&](const Decision& dd) {
     detail::FallbackInputs in;
     in.app = I.opt.app;
     in.iteration = I.iteration;
-    in.from_grid = I.shape.shape();
+    in.from_grid = I.job.shape.shape();
     in.nprow = dd.nprow;
     in.npcol = dd.npcol;
-    in.nnew = std::max(0, dd.nprow * dd.npcol - I.size());
+    in.nnew = std::max(0, dd.nprow * dd.npcol - I.job.size());
     in.dir = c.dir;
-    in.hosts = hosts_after_restart(I.rank_hosts, dd);
-    in.history = &I.history.events();
-    in.world = I.world;
-    in.root = I.root();
+    in.hosts = hosts_after_restart(I.job.rank_hosts, dd);
+    in.history = &I.recorder.history.events();
+    in.world = I.job.world;
+    in.root = I.job.root();
     in.progress = I.opt.progress;
     return in;
   };
@@ -81,7 +81,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
     if (d.action == Action::Expand && !I.bg.in_flight && I.bg.mode == Background::Off)
       fallback.emplace(fallback_inputs(d), [&](double* t) {
-        const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
+        const std::string have = detail::checkpoint_of_iteration(I.ckpts.checkpoints, I.iteration, I.job.root(), I.job.world);
         if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
         *t = -1;  // reused
         return have;
@@ -98,9 +98,9 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
     // restart on the nodes the decision names. World rank 0 holds the nodes.
     int by_restart = d.action == Action::Expand || !d.hosts.empty();
-    MPI_Bcast(&by_restart, 1, MPI_INT, 0, I.world);
+    MPI_Bcast(&by_restart, 1, MPI_INT, 0, I.job.world);
     if (!by_restart) return step;  // Continue, ok == false
-    if (I.root()) {
+    if (I.job.root()) {
       std::printf("[%s] the %s failed (%s): resizing by restart instead\n", I.opt.app.c_str(),
                   d.action == Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
       std::fflush(stdout);
@@ -112,11 +112,11 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   // names (a shrink's given back, an expansion's added, e.g. by the Slurm policy), the
   // launcher runs the next job on exactly those. A failure is an Error on every process.
   std::string why;
-  if (I.root()) {
+  if (I.job.root()) {
     const std::string next = c.dir + "/" + I.opt.app + ".next";
     try {
       std::ofstream out(next + ".tmp");
-      out << next_launch_text(d.nprow, d.npcol, file, hosts_after_restart(I.rank_hosts, d));
+      out << next_launch_text(d.nprow, d.npcol, file, hosts_after_restart(I.job.rank_hosts, d));
       // The hosts are not the job's yet: the launcher asks for a new allocation with them.
       if (d.new_allocation) out << "new-allocation\n";
       out.close();
@@ -127,12 +127,12 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     }
     if (why.empty()) {
       std::printf("[%s] resize by restart after iteration %d: %s -> %dx%d (%d processes); checkpoint %s, exit %d\n",
-                  I.opt.app.c_str(), I.iteration, I.shape.shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
+                  I.opt.app.c_str(), I.iteration, I.job.shape.shape().c_str(), d.nprow, d.npcol, d.procs, file.c_str(),
                   kExitResizeByRestart);
       std::fflush(stdout);
     }
   }
-  why = detail::broadcast_text(why, 0, I.world);
+  why = detail::broadcast_text(why, 0, I.job.world);
   if (!why.empty()) throw CheckpointFailed("resize by restart: " + why);
   step.kind = ResizeStep::Kind::ExitForRestart;
   step.ok = true;

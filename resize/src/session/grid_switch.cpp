@@ -10,11 +10,11 @@ std::int64_t Session::Impl::switch_grid(const std::optional<Grid>& from, const G
                                         const char* phase, Adopt adopt) {
   // Every process of the world makes the same grids in the same order (collective).
   watchdog.phase("BLACS grids");
-  blacs_dyn::Grid old_grid = from ? detail::blacs_grid(world, *from) : blacs_dyn::Grid{};
-  blacs_dyn::Grid new_grid = detail::blacs_grid(world, to);
+  blacs_dyn::Grid old_grid = from ? detail::blacs_grid(job.world, *from) : blacs_dyn::Grid{};
+  blacs_dyn::Grid new_grid = detail::blacs_grid(job.world, to);
   watchdog.phase(phase);
   const double t1 = MPI_Wtime();
-  const std::int64_t moved = move_all(from ? old_grid : grid, new_grid, rec);
+  const std::int64_t moved = move_all(from ? old_grid : job.grid, new_grid, rec);
   if (rec) {
     rec->t_redist = MPI_Wtime() - t1;
     rec->bytes_moved = moved;
@@ -23,19 +23,19 @@ std::int64_t Session::Impl::switch_grid(const std::optional<Grid>& from, const G
   if (adopt == Adopt::No) {
     // A shrink: the world is about to lose processes; settle_grid makes the grid on the
     // world that is left.
-    grid.release();
+    job.grid.release();
     new_grid.release();
     return moved;
   }
-  grid = std::move(new_grid);
+  job.grid = std::move(new_grid);
   old_grid.release();
-  shape = to;
+  job.shape = to;
   return moved;
 }
 
 void Session::Impl::settle_grid(const Grid& g) {
-  grid = detail::blacs_grid(world, g);
-  shape = g;
+  job.grid = detail::blacs_grid(job.world, g);
+  job.shape = g;
   relabel_descs();
 }
 

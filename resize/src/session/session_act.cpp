@@ -12,7 +12,7 @@ namespace resize {
 using namespace detail;
 
 Decision Session::Impl::broadcast_decision(const Decision& d) const {
-  return detail::unpack_decision(detail::broadcast_bytes(root() ? detail::pack(d) : std::vector<char>{}, 0, world));
+  return detail::unpack_decision(detail::broadcast_bytes(job.root() ? detail::pack(d) : std::vector<char>{}, 0, job.world));
 }
 
 // Broadcasts rank 0's decision, validates it into a target grid and acts.
@@ -26,12 +26,12 @@ RemapResult Session::Impl::act(Decision d) {
   node_plan.hosts_before = detail::World::hosts();
 
   // The target grid (a pure decision, the same on every rank: target_grid.cpp).
-  MatrixInfo info;
-  if (!mats.empty()) {
-    const auto& m0 = mats.front();  // the first registered matrix steers Optimal
-    info = MatrixInfo{m0.m, m0.n, m0.mb, m0.nb, m0.dist == Distribution::Block};
+  PlacementMatrix info;
+  if (!registry.mats.empty()) {
+    const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal
+    info = PlacementMatrix{m0.mat.m, m0.mat.n, m0.mat.mb, m0.mat.nb, m0.mat.dist == Distribution::Block};
   }
-  const TargetInput in{shape, size(), mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
+  const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
   Grid target;
   std::string why;
   try {
@@ -53,7 +53,7 @@ RemapResult Session::Impl::act(Decision d) {
 std::optional<std::string> Session::Impl::background_blocked(const Decision& d) const {
   if (bg.mode == Background::Off) return std::string("background off");
   bool any = false;
-  for (const auto& r : mats) any = any || (r.constant && !r.sizes);
+  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat.sizes);
   const int remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
