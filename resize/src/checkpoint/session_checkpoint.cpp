@@ -115,38 +115,47 @@ double Session::checkpoint(const std::string& path) {
   return slowest;
 }
 
-std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
-  auto& I = *impl_;
-  if (!I.life.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
-  // World rank 0 creates the directory; a failure is the same Error on every process.
+namespace {
+// World rank 0 makes the checkpoint directory; a failure is the same CheckpointFailed on
+// every process (collective over job.world).
+void make_checkpoint_dir(const SessionWorld& job, const std::string& dir) {
   std::string why;
-  if (I.job.root() && !dir.empty()) {
+  if (job.root() && !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) why = "checkpoint directory " + dir + " cannot be created: " + ec.message();
   }
-  why = broadcast_text(why, 0, I.job.world);
+  why = broadcast_text(why, 0, job.world);
   if (!why.empty()) throw CheckpointFailed(why);
-  const std::string path = ck::file_name(dir, I.opt.app, I.iteration);
+}
+
+// The program's checkpoints in `dir` beyond the newest `keep` (world rank 0), freed on a
+// background thread (file_release.hpp): the job does not wait for the file system to let
+// go of checkpoints it no longer keeps.
+void prune_checkpoints(const std::string& dir, const std::string& app, int keep) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.empty() ? "." : dir.c_str())) {
+    const std::string prefix = app + "-";
+    while (const dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      // Only this program's checkpoints: <app>-<6+ digits>.h5 exactly.
+      if (n.rfind(prefix, 0) == 0 && ck::iteration_of(n) >= 0 && n.size() - prefix.size() >= 9 &&
+          n.find('-', prefix.size()) == std::string::npos)
+        names.push_back((dir.empty() ? std::string() : dir + "/") + n);
+    }
+    closedir(d);
+  }
+  for (const auto& old : ck::to_remove(names, keep)) remove_file(old);
+}
+}  // namespace
+
+std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
+  if (!impl_->life.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
+  make_checkpoint_dir(impl_->job, dir);
+  const std::string path = ck::file_name(dir, impl_->opt.app, impl_->iteration);
   const double t = checkpoint(path);
   if (seconds) *seconds = t;
-  if (keep > 0 && I.job.root()) {
-    std::vector<std::string> names;
-    if (DIR* d = opendir(dir.empty() ? "." : dir.c_str())) {
-      const std::string prefix = I.opt.app + "-";
-      while (const dirent* e = readdir(d)) {
-        const std::string n = e->d_name;
-        // Only this program's checkpoints: <app>-<6+ digits>.h5 exactly.
-        if (n.rfind(prefix, 0) == 0 && ck::iteration_of(n) >= 0 && n.size() - prefix.size() >= 9 &&
-            n.find('-', prefix.size()) == std::string::npos)
-          names.push_back((dir.empty() ? std::string() : dir + "/") + n);
-      }
-      closedir(d);
-    }
-    // Freed on a background thread (file_release.hpp): the job does not wait for the
-    // file system to let go of checkpoints it no longer keeps.
-    for (const auto& old : ck::to_remove(names, keep)) remove_file(old);
-  }
+  if (keep > 0 && impl_->job.root()) prune_checkpoints(dir, impl_->opt.app, keep);
   return path;
 }
 
@@ -187,7 +196,6 @@ int Session::restart(const std::string& file, const Grid& g) {
 }
 
 void Session::set_checkpointing(const CheckpointCadence& c) {
-  auto& I = *impl_;
   if (c.dir.empty()) throw Error("set_checkpointing: the checkpoint directory is empty");
   if (c.keep < 0) throw Error("set_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   const checkpoint::Every every = ck::parse_every(c.every, c.mtbf_seconds);
@@ -214,7 +222,7 @@ void Session::set_checkpointing(const CheckpointCadence& c) {
     }
   }
   if (!why.empty()) throw CheckpointFailed("set_checkpointing: checkpoint directory " + c.dir + " " + why);
-  I.adopt_checkpointing(c);
+  impl_->adopt_checkpointing(c);
 }
 
 void Session::Impl::adopt_checkpointing(const CheckpointCadence& c) {
@@ -225,47 +233,65 @@ void Session::Impl::adopt_checkpointing(const CheckpointCadence& c) {
   ckpts.checkpointing = std::move(k);
 }
 
-std::string Session::checkpoint_if_due(bool last) {
-  auto& I = *impl_;
-  if (!I.ckpts.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
-  auto& k = *I.ckpts.checkpointing;
+namespace {
+// Whether a checkpoint is due at this remap point (world rank 0's verdict, on every
+// process): by the cadence, a request file in the directory, or the job's end (`last`).
+struct Due {
+  bool now = false, requested = false;
+  double since = 0;  // seconds since the last checkpoint (world rank 0)
+};
+Due checkpoint_due(SessionCheckpoints::Checkpointing& k, const SessionWorld& job, int iteration, bool last) {
+  Due due;
+  int now = 0;
+  if (job.root()) {
+    const std::string request = k.cadence.dir + "/checkpoint.request";
+    due.requested = ::access(request.c_str(), F_OK) == 0;
+    if (due.requested) std::remove(request.c_str());
+    due.since = MPI_Wtime() - k.last;
+    now = ck::due(k.every, iteration, due.since, k.cost, due.requested || last);
+    if (!now) k.previous_check = due.since;
+  }
+  MPI_Bcast(&now, 1, MPI_INT, 0, job.world);
+  due.now = now != 0;
+  return due;
+}
+
+// The run's record of a checkpoint written (world rank 0: the summary line, the JSON's
+// "checkpoints"), with why it was due; an automatic cadence prints the numbers it used.
+void record_checkpoint(SessionCheckpoints& ckpts, const std::string& app, int iteration, const Due& due,
+                       double used_cost, const std::string& file) {
+  auto& k = *ckpts.checkpointing;
   const auto& every = k.every;
   const bool auto_every = every.kind == ck::Every::Kind::Auto;
-  int now = 0;
-  double since = 0;
-  bool requested = false;
-  if (I.job.root()) {
-    const std::string request = k.cadence.dir + "/checkpoint.request";
-    requested = ::access(request.c_str(), F_OK) == 0;
-    if (requested) std::remove(request.c_str());
-    since = MPI_Wtime() - k.last;
-    now = ck::due(every, I.iteration, since, k.cost, requested || last);
-    if (!now) k.previous_check = since;
+  const bool by_rule = ck::due(every, iteration, due.since, used_cost, false);
+  const char* reason = auto_every && used_cost < 0 ? "first"
+                       : by_rule                   ? (auto_every ? "interval" : "rule")
+                       : due.requested             ? "request"
+                                                   : "last";
+  const double interval = auto_every && used_cost >= 0 ? ck::young_daly_interval(used_cost, every.mtbf) : -1;
+  ckpts.checkpoints.push_back({iteration, k.cost, reason, interval, file});
+  if (auto_every) {
+    // Each decision with the numbers it used: the time since the last checkpoint at this
+    // check and at the previous check, the interval from the previous cost, the new cost.
+    std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
+                "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
+                app.c_str(), iteration, reason, due.since, k.previous_check, interval, used_cost, every.mtbf, k.cost,
+                ck::young_daly_interval(k.cost, every.mtbf));
+    std::fflush(stdout);
+    k.previous_check = -1;
   }
-  MPI_Bcast(&now, 1, MPI_INT, 0, I.job.world);
-  if (!now) return {};
+}
+}  // namespace
+
+std::string Session::checkpoint_if_due(bool last) {
+  if (!impl_->ckpts.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
+  auto& k = *impl_->ckpts.checkpointing;
+  const Due due = checkpoint_due(k, impl_->job, impl_->iteration, last);
+  if (!due.now) return {};
   const double used_cost = k.cost;
   const std::string file = checkpoint_in(k.cadence.dir, k.cadence.keep, &k.cost);
   k.last = MPI_Wtime();
-  if (I.job.root()) {  // the run's record (summary line, JSON "checkpoints")
-    const bool by_rule = ck::due(every, I.iteration, since, used_cost, false);
-    const char* reason = auto_every && used_cost < 0 ? "first"
-                         : by_rule                   ? (auto_every ? "interval" : "rule")
-                         : requested                 ? "request"
-                                                     : "last";
-    const double interval = auto_every && used_cost >= 0 ? ck::young_daly_interval(used_cost, every.mtbf) : -1;
-    I.ckpts.checkpoints.push_back({I.iteration, k.cost, reason, interval, file});
-    if (auto_every) {
-      // Each decision with the numbers it used: the time since the last checkpoint at this
-      // check and at the previous check, the interval from the previous cost, the new cost.
-      std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
-                  "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
-                  I.opt.app.c_str(), I.iteration, reason, since, k.previous_check, interval, used_cost, every.mtbf,
-                  k.cost, ck::young_daly_interval(k.cost, every.mtbf));
-      std::fflush(stdout);
-      k.previous_check = -1;
-    }
-  }
+  if (impl_->job.root()) record_checkpoint(impl_->ckpts, impl_->opt.app, impl_->iteration, due, used_cost, file);
   return file;
 }
 
