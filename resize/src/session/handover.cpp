@@ -50,11 +50,11 @@ ExpansionState read_expansion(const std::vector<char>& bytes) {
   s.to = get_grid(r);
   s.mats.resize(r.get_count(5 * sizeof(int) + 1));
   for (auto& m : s.mats) {
-    m.m = r.get<int>();
-    m.n = r.get<int>();
-    m.mb = r.get<int>();
-    m.nb = r.get<int>();
-    m.type = r.get_enum(Scalar::S, Scalar::Z, "element type");
+    m.desc.m = r.get<int>();
+    m.desc.n = r.get<int>();
+    m.desc.mb = r.get<int>();
+    m.desc.nb = r.get<int>();
+    m.desc.type = r.get_enum(Scalar::S, Scalar::Z, "element type");
     m.constant = r.get_bool();
   }
   s.app = r.get_bytes();
@@ -114,11 +114,11 @@ std::vector<char> pack(const ExpansionState& s) {
   put_grid(w, s.to);
   w.put_count(s.mats.size());
   for (const auto& m : s.mats) {
-    w.put(m.m);
-    w.put(m.n);
-    w.put(m.mb);
-    w.put(m.nb);
-    w.put_enum(m.type);
+    w.put(m.desc.m);
+    w.put(m.desc.n);
+    w.put(m.desc.mb);
+    w.put(m.desc.nb);
+    w.put_enum(m.desc.type);
     w.put_bool(m.constant);
   }
   w.put_bytes(s.app);

@@ -124,11 +124,11 @@ int Session::join() {
   for (std::size_t k = 0; k < I.registry.mats.size(); ++k) {
     auto& m = I.registry.mats[k];
     const auto& j = st.mats[k];
-    m.mat.m = j.m;
-    m.mat.n = j.n;
-    m.mat.mb = j.mb;
-    m.mat.nb = j.nb;
-    const detail::Scalar type = j.type;
+    m.mat.m = j.desc.m;
+    m.mat.n = j.desc.n;
+    m.mat.mb = j.desc.mb;
+    m.mat.nb = j.desc.nb;
+    const detail::Scalar type = j.desc.type;
     if (type != m.mat.type)
       throw Error("session join: matrix " + m.mat.name + " holds " + detail::scalar_name(type) +
                   " in the job, this process registered " + detail::scalar_name(m.mat.type));
