@@ -248,7 +248,7 @@ TEST(Handover, AnEnumOutOfRangeIsRefused) {
   type[type_at] = 4;
   EXPECT_NE(refusal([&] { resize::detail::unpack_expansion(type); }).find("expansion hand-over: element type 4"),
             std::string::npos);
-  EXPECT_EQ(resize::detail::unpack_expansion(bytes).mats.at(0).type, resize::detail::Scalar::Z);
+  EXPECT_EQ(resize::detail::unpack_expansion(bytes).mats.at(0).desc.type, resize::detail::Scalar::Z);
 }
 
 

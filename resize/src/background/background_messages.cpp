@@ -25,7 +25,7 @@ bool check_constant() {
 }
 
 redist::Layout layout_on(const Registered& r, const Grid& g) {
-  return redist::Layout::block_cyclic(r.m, r.n, r.row_block_on(g), r.col_block_on(g), g.nprow, g.npcol, 0, 0, g.rank_map());
+  return redist::Layout::block_cyclic(r.mat.m, r.mat.n, r.mat.row_block_on(g), r.mat.col_block_on(g), g.nprow, g.npcol, 0, 0, g.rank_map());
 }
 
 namespace {
@@ -101,9 +101,9 @@ std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>
   b.moves.plans.reserve(mats.size());  // the items point into it
   std::vector<redist::ExchangeItem> items;
   for (auto& r : mats) {
-    if (!r.constant || r.sizes) continue;
+    if (!r.constant || r.mat.sizes) continue;
     const redist::Layout la = layout_on(r, b.from), lb = layout_on(r, b.target);
-    const std::size_t eb = scalar_bytes(r.type);
+    const std::size_t eb = scalar_bytes(r.mat.type);
     MessagePlan mp = plan_messages(la, lb, world_size, rank, eb);
     sent += mp.sent_bytes();
     std::int64_t ldb = 1;

@@ -59,14 +59,14 @@ std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<cha
 RemapResult Session::Impl::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start) {
   auto b = std::make_shared<BackgroundResize>();
   b->d = d;
-  b->from = shape;
+  b->from = job.shape;
   b->target = target;
   b->node_plan = node_plan;
   b->rec = begin_resize(d, target);
-  b->old_world = b->new_world = world;
+  b->old_world = b->new_world = job.world;
   double before = -1;
-  if (root()) {
-    const auto segs = metrics.segments();
+  if (job.root()) {
+    const auto segs = recorder.metrics.segments();
     if (!segs.empty()) before = segs.back().median_wall;
   }
   const bool expanding = d.action == Action::Expand;
@@ -74,13 +74,13 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   MPI_Query_thread(&provided);
   const bool in_thread = provided == MPI_THREAD_MULTIPLE;
   std::vector<char> state;
-  if (expanding) state = pack_expansion(shape, target, true);  // the application's state at the begin point
+  if (expanding) state = pack_expansion(job.shape, target, true);  // the application's state at the begin point
   if (check_constant())
-    for (const auto& r : mats) {
+    for (const auto& r : registry.mats) {
       const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
-      b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.type)));
+      b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.mat.type)));
     }
-  const int nnew = expanding ? std::max(0, target.size() - size()) : 0;
+  const int nnew = expanding ? std::max(0, target.size() - job.size()) : 0;
   BackgroundResize* raw = b.get();
   // What the begin point leaves to the helper thread: under MULTIPLE the spawn (blacs-dyn
   // keeps the grown world pending, seen by that thread alone, until the completing point
@@ -104,7 +104,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     MPI_Comm_rank(raw->new_world, &me);
     MPI_Comm_size(raw->new_world, &n);
     // This rank's bytes from its own plans; summed over the world at the completing point.
-    raw->moves.bytes = raw->post_moves(mats, me, n, true);
+    raw->moves.bytes = raw->post_moves(registry.mats, me, n, true);
   };
   std::function<std::string()> work = [post] {
     post();
@@ -137,12 +137,12 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   b->start_helper(work, expanding);
   detail::World::at_finalize(&Session::Impl::finalize_hook, this);
   const double t_end = MPI_Wtime();
-  if (root()) b->clock.begun(t_start, t_end, before);
+  if (job.root()) b->clock.begun(t_start, t_end, before);
   char line[320];
   std::snprintf(line, sizeof line,
                 "   remap after iter %d: %s %s -> %s BEGUN in the background (stopped %.1f ms%s; constant matrices "
                 "moving; progress by %s; mode %s)",
-                iteration, to_string(d.action).c_str(), shape.shape().c_str(), target.shape().c_str(),
+                iteration, to_string(d.action).c_str(), job.shape.shape().c_str(), target.shape().c_str(),
                 (t_end - t_start) * 1e3,
                 !expanding ? "" : b->helper.spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
                 b->helper.threaded ? "a helper thread" : "progress calls", to_string(bg.mode).c_str());
@@ -162,7 +162,7 @@ void Session::Impl::progress_background() {
 void Session::Impl::background_iteration(double wall) {
   if (!bg.in_flight) return;
   ++bg.in_flight->overlapped;
-  if (root()) bg.in_flight->clock.iteration(wall);
+  if (job.root()) bg.in_flight->clock.iteration(wall);
 }
 
 // A decision while a resize is under way in the background (not switched yet). A shrink
@@ -181,11 +181,11 @@ RemapResult Session::Impl::decide_during_background(const Decision& dd) {
   if (bg.in_flight->d.action == Action::Expand && d.action == Action::Shrink) {
     cancel_background("superseded by the " + asked + " decided after iteration " + std::to_string(iteration),
                       CancelCause::Superseded);
-    if ((d.nprow ? d.nprow * d.npcol : d.procs) != shape.size()) return act(d);
+    if ((d.nprow ? d.nprow * d.npcol : d.procs) != job.shape.size()) return act(d);
     // The grid the expansion started from already has the size the shrink asks for.
-    if (root()) opt.policy->completed(d, shape.size(), true);
+    if (job.root()) opt.policy->completed(d, job.shape.size(), true);
     const std::string msg = "the " + asked + " is met by cancelling the pending expansion; the job stays on " +
-                            shape.shape();
+                            job.shape.shape();
     progress("   remap after iter " + std::to_string(iteration) + ": " + msg);
     return {Action::None, true, msg};
   }
@@ -201,7 +201,7 @@ int changed_constant(const std::vector<Registered>& mats, const std::vector<std:
   for (std::size_t k = 0; k < digest.size(); ++k) {
     const auto& r = mats[k];
     const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
-    if (checksum(r.data(), n * scalar_bytes(r.type)) != digest[k]) return static_cast<int>(k) + 1;
+    if (checksum(r.data(), n * scalar_bytes(r.mat.type)) != digest[k]) return static_cast<int>(k) + 1;
   }
   return 0;
 }
@@ -212,7 +212,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   // {not done, spawn failed}: the helper threads of different ranks may be at different
   // points; the MAX makes every rank take the same branch.
   int st[2] = {b->test() ? 0 : 1, b->failed() ? 1 : 0};
-  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, world);
+  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, job.world);
   if (st[1]) {
     // blacs-dyn failed the spawn on every rank alike (nothing changed): as a blocking one.
     b->stop_helper();
@@ -224,7 +224,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   const Completion c = decide_completion(b->overlapped, bg.min_iterations, st[0] == 0, bg.mode, last_chance);
   if (c == Completion::NotYet) return std::nullopt;
   if (c == Completion::Defer) {
-    if (root()) b->clock.deferred();
+    if (job.root()) b->clock.deferred();
     progress("   remap after iter " + std::to_string(iteration) + ": background " + to_string(b->d.action) + " " +
              b->from.shape() + " -> " + b->target.shape() + " not done yet: keep iterating on " + b->from.shape() +
              " (mode continue)");
@@ -235,7 +235,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   // own watchdog covers a spawn that hangs.
   b->stop_helper();
   int failed = b->failed() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, world);
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, job.world);
   if (failed) {
     const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
@@ -247,18 +247,18 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   watchdog.phase("waiting for the background moves");
   b->sleep_until_done();
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
-  MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
+  MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, job.world);
   World::at_finalize(nullptr, nullptr);
   // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
   // world: BLACS's globals change here, on the main thread, between iterations.
   if (b->helper.spawn_threaded) World::publish_background();
-  int bad = changed_constant(mats, b->digest);
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, world);
+  int bad = changed_constant(registry.mats, b->digest);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, job.world);
   // The background's bytes: the senders are the old world's ranks (newcomers only receive).
-  MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, world);
+  MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, job.world);
   if (b->d.action == Action::Expand) {
     watchdog.phase("telling the newcomers");
-    std::vector<char> state = root() && pack ? pack() : std::vector<char>{};
+    std::vector<char> state = job.root() && registry.pack ? registry.pack() : std::vector<char>{};
     detail::BackgroundNotice done;
     done.kind = detail::BackgroundNotice::Kind::Completed;
     done.iteration = iteration;
@@ -273,13 +273,13 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
       const std::int64_t bytes = detail::decode(words).state_bytes;  // root's (the bytes it packed)
       state.resize(static_cast<std::size_t>(bytes));
       MPI_Bcast(state.data(), static_cast<int>(bytes), MPI_BYTE, 0, b->comm);
-      if (!root() && unpack) unpack(state);
+      if (!job.root() && registry.unpack) registry.unpack(state);
     }
   }
   if (bad) {
     watchdog.disarm();
-    for (auto& r : mats) r.moved_in_background = false;
-    throw Error(changed_message(mats[static_cast<std::size_t>(bad - 1)].name, b->rec.after_iteration));
+    for (auto& r : registry.mats) r.moved_in_background = false;
+    throw Error(changed_message(registry.mats[static_cast<std::size_t>(bad - 1)].mat.name, b->rec.after_iteration));
   }
   b->finish_moves();
   bg.complete_start = t0;
@@ -291,7 +291,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   } else {
     out = switch_background_expansion(*b);
   }
-  for (auto& r : mats) r.moved_in_background = false;
+  for (auto& r : registry.mats) r.moved_in_background = false;
   bg.in_flight.reset();
   return out;
 }
@@ -299,9 +299,9 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
 RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   ResizeRecord rec = b.rec;
   rec.after_iteration = iteration;  // where the grid switches (segments, payoff)
-  world = b.new_world;
-  rank_hosts = rec.rank_hosts.expand();
-  node_of_rank = redist::node_ids(rank_hosts);
+  job.world = b.new_world;
+  job.rank_hosts = rec.rank_hosts.expand();
+  job.node_of_rank = redist::node_ids(job.rank_hosts);
   switch_grid(b.from, b.target, &rec, "redistribution of the variable matrices");
   rec.bytes_moved += b.moves.bytes;  // the constant matrices, moved in the background
   watchdog.disarm();
@@ -312,7 +312,7 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
 }
 
 void Session::Impl::amend_background(ResizeRecord& rec) {
-  if (!bg.in_flight || !root()) return;
+  if (!bg.in_flight || !job.root()) return;
   fill_background(*bg.in_flight, rec, bg.complete_start, bg.complete_waited);
   char line[200];
   std::snprintf(line, sizeof line, "; stopped %.1f ms (begin %.1f + complete %.1f), overlapped %.1f ms",
@@ -370,26 +370,26 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
   // {the spawn failed, some rank posted, this rank's bytes}: the helper threads of the
   // ranks may have stopped at different points; every rank takes the same branch.
   int st[2] = {b->failed() ? 1 : 0, b->has_posted() ? 1 : 0};
-  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, world);
+  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, job.world);
   const bool failed = st[0] != 0, any_posted = st[1] != 0;
   if (!failed && any_posted && !b->has_posted()) {
     int me = 0, n = 0;
     MPI_Comm_rank(b->new_world, &me);
     MPI_Comm_size(b->new_world, &n);
-    b->moves.bytes = b->post_moves(mats, me, n, true);
+    b->moves.bytes = b->post_moves(registry.mats, me, n, true);
     std::lock_guard<std::mutex> lk(b->helper.m);
     b->helper.posted = true;
   }
   if (any_posted) b->sleep_until_done();  // every rank posted the matching messages
-  for (auto& r : mats) {
+  for (auto& r : registry.mats) {
     if (r.moved_in_background) r.unstage();
     r.moved_in_background = false;
   }
   b->moves.ex.reset();  // complete (or never started here)
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   if (cause != CancelCause::Destroyed) {
-    MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, world);
-    MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, world);
+    MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, job.world);
+    MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, job.world);
   }
   if (!failed && b->d.action == Action::Expand) {
     if (b->helper.spawn_threaded) World::publish_background();
@@ -409,13 +409,13 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     std::string err;
     if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0)
       throw Error("cancelling the background expansion: the newcomers could not leave: " + err);
-    world = World::comm();
-    if (cause != CancelCause::Destroyed && world != b->old_world) {
+    job.world = World::comm();
+    if (cause != CancelCause::Destroyed && job.world != b->old_world) {
       // The job goes on: its grid on the world it is left with.
-      settle_grid(shape);
+      settle_grid(job.shape);
     }
   }
-  powers = powers_before;
+  recorder.powers = recorder.powers_before;
   const std::string resize = to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape();
   if (cause == CancelCause::Destroyed) {
     progress("   background " + resize + " begun after iter " + std::to_string(b->rec.after_iteration) +
@@ -423,7 +423,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     return {b->d.action, false, why};
   }
   std::string message;
-  if (root()) {
+  if (job.root()) {
     ResizeRecord rec = b->rec;
     rec.after_iteration = iteration;  // where it was cancelled; began_after says where it began
     rec.ok = false;
@@ -449,7 +449,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
                   b->d.action == Action::Expand && !any_posted ? " (none to the newcomers)" : "");
     message += line;
     rec.message = message;
-    metrics.add_resize(rec);
+    recorder.metrics.add_resize(rec);
     opt.policy->completed(b->d, b->from.size(), false);
   }
   progress("   remap after iter " + std::to_string(iteration) + ": background " + resize + " begun after iter " +
@@ -462,20 +462,20 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   auto b = std::make_shared<BackgroundResize>();
   b->from = from;
   b->target = to;
-  b->old_world = b->new_world = world;
-  MPI_Comm_dup(world, &b->comm);
+  b->old_world = b->new_world = job.world;
+  MPI_Comm_dup(job.world, &b->comm);
   watchdog.phase("posting the background receives");
-  b->post_moves(mats, rank(), size(), false);
+  b->post_moves(registry.mats, job.rank(), job.size(), false);
   b->helper.posted = true;
   // Test-only fault (common/fault.hpp): the last newcomer dies during the background phase.
-  fault::inject(fault::Point::KillNewcomerBackground, rank() == size() - 1, rank(), "during the background phase");
+  fault::inject(fault::Point::KillNewcomerBackground, job.rank() == job.size() - 1, job.rank(), "during the background phase");
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
   // the processes it runs on are watched (newcomer_wait).
   watchdog.disarm();
   std::vector<char> words(detail::notice_bytes());
   MPI_Request rq;
   MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
-  newcomer_wait(rq, rank(), size());
+  newcomer_wait(rq, job.rank(), job.size());
   const detail::BackgroundNotice notice = detail::decode(words);
   bg.joined_in_remap_point = notice.in_remap_point;
   if (notice.kind == detail::BackgroundNotice::Kind::Cancelled) {
@@ -488,11 +488,11 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
       b->cancel_moves();
     }
     b->moves.ex.reset();
-    for (auto& m : mats) {
+    for (auto& m : registry.mats) {
       m.unstage();
       m.moved_in_background = false;
     }
-    if (rank() == size() - 1) {
+    if (job.rank() == job.size() - 1) {
       using Cause = detail::BackgroundNotice::Cause;
       const char* cause = notice.cause == Cause::End
                               ? "at the job's end (cancel_resize/resize_cancel): no remap point was left to switch"
@@ -516,10 +516,10 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   }
   watchdog.arm("joining an expansion begun in the background");
   if (notice.changed_matrix)
-    throw Error(changed_message(mats[static_cast<std::size_t>(notice.changed_matrix - 1)].name, iteration));
+    throw Error(changed_message(registry.mats[static_cast<std::size_t>(notice.changed_matrix - 1)].mat.name, iteration));
   std::vector<char> state(static_cast<std::size_t>(notice.state_bytes));
   MPI_Bcast(state.data(), static_cast<int>(notice.state_bytes), MPI_BYTE, 0, b->comm);
-  if (unpack) unpack(state);
+  if (registry.unpack) registry.unpack(state);
   b->sleep_until_done();
   b->finish_moves();
   return notice.iteration;

@@ -14,21 +14,24 @@
 #include "malleable/redist/layout.hpp"
 #include "checkpoint/checkpoint_format.hpp"
 #include "move/mover.hpp"
+#include "session/matrix_desc.hpp"
 
 namespace resize::detail {
 
-// One registered matrix as this process holds it: its layout on the current grid, this
-// process's grid coordinate in it (-1 off the grid) and its column-major local buffer.
+// One registered matrix as this process holds it, a view of its buffer: its description
+// (desc.layout set: its layout on the current grid; desc.mb, desc.nb its blocks on that
+// grid), this process's grid coordinate in it (-1 off the grid) and its column-major local
+// buffer.
 struct CheckpointMatrix {
-  checkpoint::MatrixInfo info;  // name, type, m, n, layout kind and blocks
-  Scalar type = Scalar::D;
-  redist::Layout layout;
+  MatrixDesc desc;
   int pr = -1, pc = -1;
   void* local = nullptr;
   std::int64_t lld = 1;
+  const redist::Layout& layout() const { return *desc.layout; }
 };
 
-char scalar_letter(Scalar t);
+// The checkpoint file's record of a matrix (its checksum still to compute; session_checkpoint.cpp).
+checkpoint::MatrixInfo file_record(const MatrixDesc& d);
 
 // The order-independent checksum of a matrix (checkpoint::local_checksum summed over
 // `comm`) as files of format `version` store it: the same value on every process.

@@ -12,16 +12,6 @@ namespace resize::detail {
 
 using namespace h5;
 
-char scalar_letter(Scalar t) {
-  switch (t) {
-    case Scalar::S: return 's';
-    case Scalar::D: return 'd';
-    case Scalar::C: return 'c';
-    case Scalar::Z: return 'z';
-  }
-  return '?';
-}
-
 namespace {
 
 // Closes a checkpoint's HDF5 objects after an agreed failure. HDF5 1.10's close after a
@@ -118,7 +108,7 @@ Fault injected_fault(MPI_Comm comm, int iteration, const std::string& where) {
 }  // namespace
 
 std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int version) {
-  return sum_over(comm, by_type(m.type, [&](auto x) { return checksum_as<decltype(x)>(m, version); }));
+  return sum_over(comm, by_type(m.desc.type, [&](auto x) { return checksum_as<decltype(x)>(m, version); }));
 }
 
 namespace {
@@ -249,7 +239,7 @@ std::unique_ptr<Id> create_matrix_dataset(OpenFile& f, hid_t type, std::size_t k
 // be computed (the packed collective write).
 bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
                        int version, bool lose_writes, const std::string& what, Trace& trace, std::uint64_t& sum) {
-  if (ck::per_block_io(m.layout, scalar_bytes(m.type), block_io_mode())) {
+  if (ck::per_block_io(m.layout(), scalar_bytes(m.desc.type), block_io_mode())) {
     bool raw = false;
     sum = per_block_transfer(ds, type, m, chunk, Pass::Write, what, version, raw, lose_writes);
     trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
@@ -257,7 +247,7 @@ bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m
   }
   const auto [lr, lc] = local_dims(m);
   std::vector<char> packed;
-  by_type(m.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
+  by_type(m.desc.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
   trace("pack");
   Id ms(memory_space(lr * lc), H5Sclose);
   Id x(collective_transfer(), H5Pclose);
@@ -286,8 +276,8 @@ void write_matrices(MPI_Comm comm, OpenFile& f, ck::Header& h, const std::vector
   });
   for (std::size_t k = 0; k < mats.size(); ++k) {
     const auto& info = h.matrices[k];
-    Id t(element_type(mats[k].type), H5Tclose);
-    const auto chunk = ck::chunk_shape(info, scalar_bytes(mats[k].type), block_io_mode());
+    Id t(element_type(mats[k].desc.type), H5Tclose);
+    const auto chunk = ck::chunk_shape(info, scalar_bytes(mats[k].desc.type), block_io_mode());
     std::unique_ptr<Id> fs;
     guarded(comm, [&] { fs = create_matrix_dataset(f, t, k, mats[k], info, chunk, where); });
     trace("dataset and attributes");
@@ -352,7 +342,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
   std::vector<std::size_t> element_bytes;
   std::vector<std::pair<std::int64_t, std::int64_t>> chunks;
   for (std::size_t k = 0; k < mats.size(); ++k) {
-    element_bytes.push_back(scalar_bytes(mats[k].type));
+    element_bytes.push_back(scalar_bytes(mats[k].desc.type));
     chunks.push_back(ck::chunk_shape(h.matrices[k], element_bytes.back(), block_io_mode()));
   }
   refuse_without_room(comm, rank, tmp, dir, where, ck::file_bytes_bound(h, element_bytes, chunks, state.size()),

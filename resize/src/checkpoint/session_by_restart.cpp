@@ -21,10 +21,10 @@ Decision Session::next_decision() {
   auto& I = *impl_;
   I.arrive();  // a remap point: every process arrived, or the job ends naming who did not
   Decision d;
-  if (I.root()) {
+  if (I.job.root()) {
     d = I.ask_policy();
     if (d.action != Action::None && (d.nprow < 1 || d.npcol < 1)) {
-      const int p = d.procs > 0 ? d.procs : I.shape.size();
+      const int p = d.procs > 0 ? d.procs : I.job.shape.size();
       int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
       while (r > 1 && p % r != 0) --r;
       d.nprow = std::max(1, r);
@@ -37,7 +37,7 @@ Decision Session::next_decision() {
   return I.broadcast_decision(d);
 }
 
-const std::vector<std::string>& Session::rank_hosts() const { return impl_->rank_hosts; }
+const std::vector<std::string>& Session::rank_hosts() const { return impl_->job.rank_hosts; }
 
 Mechanism parse_mechanism(const std::string& s) {
   if (s == "spawn") return Mechanism::Spawn;
@@ -81,7 +81,7 @@ bool background_step(Session& s, const std::string& app, const Decision& d, cons
 ResizeStep Session::remap_or_restart(Mechanism m) {
   auto& I = *impl_;
   ResizeStep step;
-  if (!I.checkpointing) {
+  if (!I.ckpts.checkpointing) {
     if (m == Mechanism::Restart)
       throw Error("remap_or_restart: a resize by restart needs a checkpoint directory (call set_checkpointing first)");
     const RemapResult r = remap_point();
@@ -91,23 +91,23 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     step.kind = r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue;
     return step;
   }
-  const auto& c = I.checkpointing->cadence;
+  const auto& c = I.ckpts.checkpointing->cadence;
   const auto fallback_inputs = [&](const Decision& dd) {  // (in FallbackInputs' order)
-    return detail::FallbackInputs{I.opt.app,          I.iteration,   I.shape.shape(),
-                                  dd.nprow,           dd.npcol,      std::max(0, dd.nprow * dd.npcol - I.size()),
-                                  c.dir,              hosts_after_restart(I.rank_hosts, dd),
-                                  &I.history.events(), I.world,      I.root(), I.opt.progress};
+    return detail::FallbackInputs{I.opt.app,          I.iteration,   I.job.shape.shape(),
+                                  dd.nprow,           dd.npcol,      std::max(0, dd.nprow * dd.npcol - I.job.size()),
+                                  c.dir,              hosts_after_restart(I.job.rank_hosts, dd),
+                                  &I.recorder.history.events(), I.job.world,      I.job.root(), I.opt.progress};
   };
   // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
   // again (expansion_fallback.hpp; the local one where levels are kept and the relaunch
   // runs on this job's nodes again), one of this iteration reused. `t` < 0: reused.
   const auto secure = [&](const Decision& dd, double* t) {
-    if (detail::fallback_level(I.levels != nullptr, I.rank_hosts, hosts_after_restart(I.rank_hosts, dd)) ==
+    if (detail::fallback_level(I.ckpts.levels != nullptr, I.job.rank_hosts, hosts_after_restart(I.job.rank_hosts, dd)) ==
         detail::FallbackLevel::Local) {
-      *t = detail::level_of_iteration(I.level_records, I.iteration, I.root(), I.world) ? -1 : checkpoint_levels(false);
+      *t = detail::level_of_iteration(I.ckpts.level_records, I.iteration, I.job.root(), I.job.world) ? -1 : checkpoint_levels(false);
       return std::string(detail::kLevelsCheckpoint);
     }
-    const std::string have = detail::checkpoint_of_iteration(I.checkpoints, I.iteration, I.root(), I.world);
+    const std::string have = detail::checkpoint_of_iteration(I.ckpts.checkpoints, I.iteration, I.job.root(), I.job.world);
     if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
     *t = -1;
     return have;
@@ -145,9 +145,9 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
     // restart on the nodes the decision names. World rank 0 holds the nodes.
     int by_restart = d.action == Action::Expand || !d.hosts.empty();
-    MPI_Bcast(&by_restart, 1, MPI_INT, 0, I.world);
+    MPI_Bcast(&by_restart, 1, MPI_INT, 0, I.job.world);
     if (!by_restart) return step;  // Continue, ok == false
-    if (I.root()) {
+    if (I.job.root()) {
       std::printf("[%s] the %s failed (%s): resizing by restart instead\n", I.opt.app.c_str(),
                   d.action == Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
       std::fflush(stdout);
@@ -160,13 +160,13 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
                                                           : checkpoint_in(c.dir, c.keep);
   // With the nodes the decision names (a shrink's given back, an expansion's added, e.g. by
   // the Slurm policy), the launcher runs the next job on exactly those.
-  detail::write_next_launch(I.opt.app, c.dir, I.iteration, I.shape.shape(), d, file, hosts_after_restart(I.rank_hosts, d),
-                            I.root(), I.world);
+  detail::write_next_launch(I.opt.app, c.dir, I.iteration, I.job.shape.shape(), d, file, hosts_after_restart(I.job.rank_hosts, d),
+                            I.job.root(), I.job.world);
   if (expired) {
     // The helper thread is still inside MPI_Comm_spawn, which cannot be interrupted: no MPI
     // call can end this job cleanly, so every process leaves now (mpiexec ends the rest,
     // the newcomers stuck in MPI_Init included), as a deadline passing in a blocking spawn.
-    MPI_Barrier(I.world);
+    MPI_Barrier(I.job.world);
     std::fflush(stdout);
     std::fflush(stderr);
     std::_Exit(kExitResizeByRestart);

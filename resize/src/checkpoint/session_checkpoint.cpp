@@ -13,6 +13,7 @@
 #include <system_error>
 
 #include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/session_checkpoint.hpp"
 #include "common/broadcast.hpp"
 #include "checkpoint/file_release.hpp"
 #include "session/expansion_fallback_shell.hpp"
@@ -24,28 +25,20 @@ using namespace detail;
 namespace ck = resize::checkpoint;
 
 // What a registered matrix is on the current grid, for the HDF5 shell (and the level
-// checkpoints, checkpoint/session_levels.cpp).
+// checkpoints, checkpoint/session_levels.cpp): its description with its layout and blocks
+// on `grid`, and this process's part of it.
 CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int rank) {
   CheckpointMatrix c;
-  c.type = r.type;
-  c.info.name = r.name;
-  c.info.type = scalar_letter(r.type);
-  c.info.m = r.m;
-  c.info.n = r.n;
+  c.desc = r.mat;
   c.local = const_cast<void*>(r.data());
   const Grid g = shape_of(grid);
-  if (r.sizes) {
-    c.layout = *r.layout;
-    c.info.layout = ck::LayoutKind::Extended;
-    c.info.row_blocks = c.layout.row_blocks.to_vector();
-    c.info.col_blocks = c.layout.col_blocks.to_vector();
-    if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
+  if (r.mat.extended()) {
+    if (!c.layout().coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
     c.lld = *r.lld;
   } else {
-    c.layout = redist::Layout::block_cyclic(r.m, r.n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
-    c.info.layout = r.dist == Distribution::Block ? ck::LayoutKind::Block : ck::LayoutKind::BlockCyclic;
-    c.info.mb = r.desc[4];
-    c.info.nb = r.desc[5];
+    c.desc.mb = r.desc[4];
+    c.desc.nb = r.desc[5];
+    c.desc.layout = redist::Layout::block_cyclic(r.mat.m, r.mat.n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
     if (grid.in_grid()) {
       c.pr = grid.myrow();
       c.pc = grid.mycol();
@@ -56,110 +49,154 @@ CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int 
   return c;
 }
 
-double Session::checkpoint(const std::string& path) {
-  auto& I = *impl_;
-  if (!I.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
-  MPI_Barrier(I.world);
+ck::MatrixInfo detail::file_record(const MatrixDesc& d) {
+  ck::MatrixInfo i;
+  i.name = d.name;
+  i.type = scalar_letter(d.type);
+  i.m = d.m;
+  i.n = d.n;
+  if (d.extended()) {
+    i.layout = ck::LayoutKind::Extended;
+    if (d.layout) {
+      i.row_blocks = d.layout->row_blocks.to_vector();
+      i.col_blocks = d.layout->col_blocks.to_vector();
+    }
+  } else {
+    i.layout = d.dist == Distribution::Block ? ck::LayoutKind::Block : ck::LayoutKind::BlockCyclic;
+    i.mb = d.mb;
+    i.nb = d.nb;
+  }
+  return i;
+}
+
+// The session's checkpoint at `path` from the registry on the job's grid, stamped with
+// the program, its executable and the iterations done (collective over job.world; the
+// same CheckpointFailed on every process). Returns the slowest process's seconds.
+double detail::write_session_checkpoint(const std::string& path, const CheckpointStamp& stamp, const SessionWorld& job,
+                                        const MatrixRegistry& registry, const ResizeHistory& history) {
+  MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
   ck::Header h;
-  h.program = I.opt.app;
-  h.executable = I.exe;
-  h.iteration = I.iteration;
-  h.grid = I.shape;
+  h.program = stamp.app;
+  h.executable = stamp.exe;
+  h.iteration = stamp.iteration;
+  h.grid = job.shape;
   std::vector<char> state;
-  if (I.root()) {
-    if (I.pack) state = I.pack();
-    h.resize_history = I.history.to_json();
+  if (job.root()) {
+    if (registry.pack) state = registry.pack();
+    h.resize_history = history.to_json();
   }
-  state = broadcast_bytes(std::move(state), 0, I.world);
-  h.resize_history = broadcast_text(h.resize_history, 0, I.world);
+  state = broadcast_bytes(std::move(state), 0, job.world);
+  h.resize_history = broadcast_text(h.resize_history, 0, job.world);
   std::vector<CheckpointMatrix> mats;
-  for (const auto& r : I.mats) {
-    mats.push_back(describe(r, I.grid, I.rank()));
-    h.matrices.push_back(mats.back().info);
+  for (const auto& r : registry.mats) {
+    mats.push_back(describe(r, job.grid, job.rank()));
+    h.matrices.push_back(file_record(mats.back().desc));
   }
   try {
-    write_checkpoint(I.world, path, std::move(h), state, mats);
+    write_checkpoint(job.world, path, std::move(h), state, mats);
   } catch (const CheckpointFailed&) {
     throw;
   } catch (const Error& e) {  // the same on every process (checkpoint_write.cpp, checkpoint_read.cpp)
     throw CheckpointFailed(e.what());
   }
   double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
-  char line[64];
-  std::snprintf(line, sizeof line, " (%.1f ms)", slowest * 1e3);
-  I.progress("[" + I.opt.app + "] checkpoint after iteration " + std::to_string(I.iteration) + ": " + path + line);
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, job.world);
   return slowest;
 }
 
-std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
-  auto& I = *impl_;
-  if (!I.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
-  // World rank 0 creates the directory; a failure is the same Error on every process.
+double Session::checkpoint(const std::string& path) {
+  Impl& im = *impl_;
+  if (!im.life.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
+  const double slowest = write_session_checkpoint(path, {im.opt.app, im.exe, im.iteration}, im.job, im.registry,
+                                                  im.recorder.history);
+  char line[64];
+  std::snprintf(line, sizeof line, " (%.1f ms)", slowest * 1e3);
+  im.progress("[" + im.opt.app + "] checkpoint after iteration " + std::to_string(im.iteration) + ": " + path + line);
+  return slowest;
+}
+
+namespace {
+// World rank 0 makes the checkpoint directory; a failure is the same CheckpointFailed on
+// every process (collective over job.world).
+void make_checkpoint_dir(const SessionWorld& job, const std::string& dir) {
   std::string why;
-  if (I.root() && !dir.empty()) {
+  if (job.root() && !dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) why = "checkpoint directory " + dir + " cannot be created: " + ec.message();
   }
-  why = broadcast_text(why, 0, I.world);
+  why = broadcast_text(why, 0, job.world);
   if (!why.empty()) throw CheckpointFailed(why);
-  const std::string path = ck::file_name(dir, I.opt.app, I.iteration);
+}
+
+// The program's checkpoints in `dir` beyond the newest `keep` (world rank 0), freed on a
+// background thread (file_release.hpp): the job does not wait for the file system to let
+// go of checkpoints it no longer keeps.
+void prune_checkpoints(const std::string& dir, const std::string& app, int keep) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.empty() ? "." : dir.c_str())) {
+    const std::string prefix = app + "-";
+    while (const dirent* e = readdir(d)) {
+      const std::string n = e->d_name;
+      // Only this program's checkpoints: <app>-<6+ digits>.h5 exactly.
+      if (n.rfind(prefix, 0) == 0 && ck::iteration_of(n) >= 0 && n.size() - prefix.size() >= 9 &&
+          n.find('-', prefix.size()) == std::string::npos)
+        names.push_back((dir.empty() ? std::string() : dir + "/") + n);
+    }
+    closedir(d);
+  }
+  for (const auto& old : ck::to_remove(names, keep)) remove_file(old);
+}
+}  // namespace
+
+std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
+  if (!impl_->life.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
+  make_checkpoint_dir(impl_->job, dir);
+  const std::string path = ck::file_name(dir, impl_->opt.app, impl_->iteration);
   const double t = checkpoint(path);
   if (seconds) *seconds = t;
-  if (keep > 0 && I.root()) {
-    std::vector<std::string> names;
-    if (DIR* d = opendir(dir.empty() ? "." : dir.c_str())) {
-      const std::string prefix = I.opt.app + "-";
-      while (const dirent* e = readdir(d)) {
-        const std::string n = e->d_name;
-        // Only this program's checkpoints: <app>-<6+ digits>.h5 exactly.
-        if (n.rfind(prefix, 0) == 0 && ck::iteration_of(n) >= 0 && n.size() - prefix.size() >= 9 &&
-            n.find('-', prefix.size()) == std::string::npos)
-          names.push_back((dir.empty() ? std::string() : dir + "/") + n);
-      }
-      closedir(d);
-    }
-    // Freed on a background thread (file_release.hpp): the job does not wait for the
-    // file system to let go of checkpoints it no longer keeps.
-    for (const auto& old : ck::to_remove(names, keep)) remove_file(old);
-  }
+  if (keep > 0 && impl_->job.root()) prune_checkpoints(dir, impl_->opt.app, keep);
   return path;
 }
 
-int Session::restart(const std::string& file, const Grid& g) {
-  auto& I = *impl_;
-  MPI_Barrier(I.world);
-  const double t0 = MPI_Wtime();
-  CheckpointReader reader(I.world, file);
+// The registry's matrices and the application's state from an opened checkpoint, onto
+// the job's grid (started): every matrix's checksum verified (collective over job.world).
+void detail::read_session_checkpoint(CheckpointReader& reader, const SessionWorld& job, MatrixRegistry& registry) {
+  for (std::size_t k = 0; k < registry.mats.size(); ++k) reader.read(k, describe(registry.mats[k], job.grid, job.rank()));
+  if (registry.unpack) registry.unpack(reader.state());
+}
+
+// The file's verdict on the registry: "" when its program and matrices (name, type, m, n,
+// in order) are the registered ones, else why not (the same on every process).
+std::string detail::checkpoint_mismatch(const std::string& file, const checkpoint::Header& h, const std::string& app,
+                                        const MatrixRegistry& registry) {
   ck::Expected want;
-  want.program = I.opt.app;
-  for (const auto& r : I.mats) {
-    ck::MatrixInfo m;
-    m.name = r.name;
-    m.type = scalar_letter(r.type);
-    m.m = r.m;
-    m.n = r.n;
-    want.matrices.push_back(m);
-  }
-  // The header is the same on every process (read collectively), so is the verdict.
-  if (const std::string why = ck::mismatch(file, reader.header(), want); !why.empty()) throw Error(why);
+  want.program = app;
+  for (const auto& r : registry.mats) want.matrices.push_back(file_record(r.mat));
+  return ck::mismatch(file, h, want);
+}
+
+int Session::restart(const std::string& file, const Grid& g) {
+  Impl& im = *impl_;
+  MPI_Barrier(im.job.world);
+  const double t0 = MPI_Wtime();
+  CheckpointReader reader(im.job.world, file);
+  if (const std::string why = checkpoint_mismatch(file, reader.header(), im.opt.app, im.registry); !why.empty())
+    throw Error(why);
   start(g);
-  for (std::size_t k = 0; k < I.mats.size(); ++k) reader.read(k, describe(I.mats[k], I.grid, I.rank()));
-  if (I.unpack) I.unpack(reader.state());
-  I.iteration = reader.header().iteration;
+  read_session_checkpoint(reader, im.job, im.registry);
+  im.iteration = reader.header().iteration;
   double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, im.job.world);
   char ms[48];
   std::snprintf(ms, sizeof ms, "; %.1f ms", slowest * 1e3);
-  I.progress("[" + I.opt.app + "] restart from " + file + " at iteration " + std::to_string(I.iteration) +
-             " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
-  return I.iteration;
+  im.progress("[" + im.opt.app + "] restart from " + file + " at iteration " + std::to_string(im.iteration) +
+              " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
+  return im.iteration;
 }
 
 void Session::set_checkpointing(const CheckpointCadence& c) {
-  auto& I = *impl_;
   if (c.dir.empty()) throw Error("set_checkpointing: the checkpoint directory is empty");
   if (c.keep < 0) throw Error("set_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   const checkpoint::Every every = ck::parse_every(c.every, c.mtbf_seconds);
@@ -186,70 +223,92 @@ void Session::set_checkpointing(const CheckpointCadence& c) {
     }
   }
   if (!why.empty()) throw CheckpointFailed("set_checkpointing: checkpoint directory " + c.dir + " " + why);
-  I.adopt_checkpointing(c);
+  impl_->adopt_checkpointing(c);
 }
 
 void Session::Impl::adopt_checkpointing(const CheckpointCadence& c) {
-  Checkpointing k;
+  SessionCheckpoints::Checkpointing k;
   k.cadence = c;
   k.every = ck::parse_every(c.every, c.mtbf_seconds);
   k.last = MPI_Wtime();
-  checkpointing = std::move(k);
+  ckpts.checkpointing = std::move(k);
 }
 
-std::string Session::checkpoint_if_due(bool last) {
-  auto& I = *impl_;
-  if (!I.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
-  auto& k = *I.checkpointing;
+namespace {
+// Whether a checkpoint is due at this remap point (world rank 0's verdict, on every
+// process): by the cadence, a request file in the directory, or the job's end (`last`).
+struct Due {
+  bool now = false, requested = false;
+  double since = 0;  // seconds since the last checkpoint (world rank 0)
+};
+Due checkpoint_due(SessionCheckpoints::Checkpointing& k, const SessionWorld& job, int iteration, bool last) {
+  Due due;
+  int now = 0;
+  if (job.root()) {
+    const std::string request = k.cadence.dir + "/checkpoint.request";
+    due.requested = ::access(request.c_str(), F_OK) == 0;
+    if (due.requested) std::remove(request.c_str());
+    due.since = MPI_Wtime() - k.last;
+    now = ck::due(k.every, iteration, due.since, k.cost, due.requested || last);
+    if (!now) k.previous_check = due.since;
+  }
+  MPI_Bcast(&now, 1, MPI_INT, 0, job.world);
+  due.now = now != 0;
+  return due;
+}
+
+// The run's record of a checkpoint written (world rank 0: the summary line, the JSON's
+// "checkpoints"), with why it was due; an automatic cadence prints the numbers it used.
+void record_checkpoint(SessionCheckpoints& ckpts, const std::string& app, int iteration, const Due& due,
+                       double used_cost, const std::string& file) {
+  auto& k = *ckpts.checkpointing;
   const auto& every = k.every;
   const bool auto_every = every.kind == ck::Every::Kind::Auto;
-  int now = 0;
-  double since = 0;
-  bool requested = false;
-  if (I.root()) {
-    const std::string request = k.cadence.dir + "/checkpoint.request";
-    requested = ::access(request.c_str(), F_OK) == 0;
-    if (requested) std::remove(request.c_str());
-    since = MPI_Wtime() - k.last;
-    now = ck::due(every, I.iteration, since, k.cost, requested || last);
-    if (!now) k.previous_check = since;
+  const bool by_rule = ck::due(every, iteration, due.since, used_cost, false);
+  const char* reason = auto_every && used_cost < 0 ? "first"
+                       : by_rule                   ? (auto_every ? "interval" : "rule")
+                       : due.requested             ? "request"
+                                                   : "last";
+  const double interval = auto_every && used_cost >= 0 ? ck::young_daly_interval(used_cost, every.mtbf) : -1;
+  ckpts.checkpoints.push_back({iteration, k.cost, reason, interval, file});
+  if (auto_every) {
+    // Each decision with the numbers it used: the time since the last checkpoint at this
+    // check and at the previous check, the interval from the previous cost, the new cost.
+    std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
+                "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
+                app.c_str(), iteration, reason, due.since, k.previous_check, interval, used_cost, every.mtbf, k.cost,
+                ck::young_daly_interval(k.cost, every.mtbf));
+    std::fflush(stdout);
+    k.previous_check = -1;
   }
-  MPI_Bcast(&now, 1, MPI_INT, 0, I.world);
-  if (!now) return {};
+}
+}  // namespace
+
+std::string Session::checkpoint_if_due(bool last) {
+  if (!impl_->ckpts.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
+  auto& k = *impl_->ckpts.checkpointing;
+  const Due due = checkpoint_due(k, impl_->job, impl_->iteration, last);
+  if (!due.now) return {};
   const double used_cost = k.cost;
   const std::string file = checkpoint_in(k.cadence.dir, k.cadence.keep, &k.cost);
   k.last = MPI_Wtime();
-  if (I.root()) {  // the run's record (summary line, JSON "checkpoints")
-    const bool by_rule = ck::due(every, I.iteration, since, used_cost, false);
-    const char* reason = auto_every && used_cost < 0 ? "first"
-                         : by_rule                   ? (auto_every ? "interval" : "rule")
-                         : requested                 ? "request"
-                                                     : "last";
-    const double interval = auto_every && used_cost >= 0 ? ck::young_daly_interval(used_cost, every.mtbf) : -1;
-    I.checkpoints.push_back({I.iteration, k.cost, reason, interval, file});
-    if (auto_every) {
-      // Each decision with the numbers it used: the time since the last checkpoint at this
-      // check and at the previous check, the interval from the previous cost, the new cost.
-      std::printf("[%s] checkpoint-every auto: iteration=%d reason=%s since_last=%.17g previous_check=%.17g "
-                  "interval=%.17g prev_cost=%.17g mtbf=%.17g cost=%.17g next_interval=%.17g\n",
-                  I.opt.app.c_str(), I.iteration, reason, since, k.previous_check, interval, used_cost, every.mtbf,
-                  k.cost, ck::young_daly_interval(k.cost, every.mtbf));
-      std::fflush(stdout);
-      k.previous_check = -1;
-    }
-  }
+  if (impl_->job.root()) record_checkpoint(impl_->ckpts, impl_->opt.app, impl_->iteration, due, used_cost, file);
   detail::background_fallback_checkpointed(file);  // a background spawn's marker names the newest
   return file;
 }
 
-const std::vector<CheckpointRecord>& Session::checkpoint_records() const { return impl_->checkpoints; }
+const std::vector<CheckpointRecord>& Session::checkpoint_records() const { return impl_->ckpts.checkpoints; }
+
+std::vector<std::pair<std::string, std::uint64_t>> detail::registry_checksums(const SessionWorld& job,
+                                                                             const MatrixRegistry& registry) {
+  std::vector<std::pair<std::string, std::uint64_t>> out;
+  for (const auto& r : registry.mats) out.emplace_back(r.mat.name, global_checksum(job.world, describe(r, job.grid, job.rank())));
+  return out;
+}
 
 std::vector<std::pair<std::string, std::uint64_t>> Session::checksums() const {
-  const auto& I = *impl_;
-  if (!I.started) throw Error("checksums: the session has not started");
-  std::vector<std::pair<std::string, std::uint64_t>> out;
-  for (const auto& r : I.mats) out.emplace_back(r.name, global_checksum(I.world, describe(r, I.grid, I.rank())));
-  return out;
+  if (!impl_->life.started) throw Error("checksums: the session has not started");
+  return registry_checksums(impl_->job, impl_->registry);
 }
 
 }  // namespace resize

@@ -47,11 +47,11 @@ struct Piece {
 
 lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
   lv::LevelMatrix m;
-  m.name = c.info.name;
-  m.type = c.info.type;
-  m.m = c.info.m;
-  m.n = c.info.n;
-  const auto& L = c.layout;
+  m.name = c.desc.name;
+  m.type = scalar_letter(c.desc.type);
+  m.m = c.desc.m;
+  m.n = c.desc.n;
+  const auto& L = c.layout();
   if (L.row_blocks.compact() && L.col_blocks.compact()) {
     m.mb = L.row_blocks.empty() ? 1 : L.row_blocks.front();
     m.nb = L.col_blocks.empty() ? 1 : L.col_blocks.front();
@@ -358,44 +358,44 @@ Tally tally(MPI_Comm world, MPI_Comm node, std::int64_t bytes, double t0) {
 }  // namespace
 
 void Session::set_level_checkpointing(const LevelCadence& c) {
-  auto& I = *impl_;
   if (c.keep < 0) throw Error("set_level_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   auto st = std::make_shared<LevelState>();
   st->cadence = c;
-  st->dir = c.dir.empty() ? io::default_dir(I.opt.app) : c.dir;
+  st->dir = c.dir.empty() ? io::default_dir(impl_->opt.app) : c.dir;
   st->local_every = checkpoint::parse_every(c.local_every, c.local_mtbf);
   st->partner_every = checkpoint::parse_every(c.partner_every, c.partner_mtbf);
   st->local_last = st->partner_last = MPI_Wtime();
-  I.levels = std::move(st);
+  impl_->ckpts.levels = std::move(st);
 }
 
-double Session::checkpoint_levels(bool partner) {
-  auto& I = *impl_;
-  if (!I.started) throw Error("checkpoint_levels: the session has not started");
-  if (!I.levels) set_level_checkpointing({});
-  auto& st = *I.levels;
-  MPI_Barrier(I.world);
+namespace {
+// One level checkpoint (local, and partner copies when `partner`) of the registry on the
+// job's grid into st's directory, stamped with the program and the iterations done
+// (collective over job.world; the same CheckpointFailed on every process).
+Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry& registry, const std::string& app,
+                   int iteration, bool partner) {
+  MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
-  if (!st.nodes || st.world != I.world) {  // the world changed (a resize): nodes again
+  if (!st.nodes || st.world != job.world) {  // the world changed (a resize): nodes again
     st.mapped.clear();                     // its files are the old world's
-    st.nodes = io::discover(I.world);
-    st.world = I.world;
+    st.nodes = io::discover(job.world);
+    st.world = job.world;
   }
   const Nodes& nd = *st.nodes;
   st.mapped.set_capacity(lv::mapped_capacity(
       st.cadence.keep,
       nd.count < 2 ? 0 : lv::kept_from(nd.local, nd.local_size, static_cast<int>(nd.source_ranks.size())).size()));
-  const int rank = I.rank(), nprocs = I.size();
+  const int rank = job.rank(), nprocs = job.size();
   if (partner && nd.count < 2)
     throw CheckpointFailed("checkpoint level partner: the job runs on one node (" + nd.name +
                            "); a partner copy needs another node");
   // Header and payload of this process.
-  lv::LevelHeader h = level_header(I.opt.app, I.iteration, rank, nprocs, nd.index, I.shape);
-  if (I.root() && I.pack) h.state = I.pack();
-  h.state = broadcast_bytes(std::move(h.state), 0, I.world);
+  lv::LevelHeader h = level_header(app, iteration, rank, nprocs, nd.index, job.shape);
+  if (job.root() && registry.pack) h.state = registry.pack();
+  h.state = broadcast_bytes(std::move(h.state), 0, job.world);
   Phases phases(t0);
   std::vector<Piece> pieces;
-  for (const auto& r : I.mats) h.matrices.push_back(level_matrix(describe(r, I.grid, rank), pieces.emplace_back()));
+  for (const auto& r : registry.mats) h.matrices.push_back(level_matrix(describe(r, job.grid, rank), pieces.emplace_back()));
   lv::lay_out_payload(h);
   // The partner copy carries the checksum in its header, sent first: summed in a pass of
   // its own. The local level alone sums while it writes (the header written last).
@@ -455,78 +455,99 @@ double Session::checkpoint_levels(bool partner) {
   const bool previous = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
     return n.rfind(h.program + ".", 0) == 0 && n.find(".tmp") == std::string::npos;
   });
-  publish(I.world, why, w, partner, nd, rank, st.mapped, previous);
+  publish(job.world, why, w, partner, nd, rank, st.mapped, previous);
   phases.mark("agree and rename");
   prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from, st.mapped);
   phases.mark("prune");
-  const Tally t = tally(I.world, nd.node, w.bytes, t0);
+  const Tally t = tally(job.world, nd.node, w.bytes, t0);
   phases.mark("report");
   phases.print(rank, partner);
-  if (I.root()) I.level_records.push_back({I.iteration, partner, t.slowest, t.most, t.total});
-  I.progress("[" + I.opt.app + "] checkpoint level " + (partner ? "local+partner" : "local") + " after iteration " +
-             std::to_string(I.iteration) + " in " + st.dir + t.line());
+  return t;
+}
+}  // namespace
+
+double Session::checkpoint_levels(bool partner) {
+  if (!impl_->life.started) throw Error("checkpoint_levels: the session has not started");
+  if (!impl_->ckpts.levels) set_level_checkpointing({});
+  Impl& im = *impl_;
+  auto& st = *im.ckpts.levels;
+  const Tally t = write_levels(st, im.job, im.registry, im.opt.app, im.iteration, partner);
+  if (im.job.root()) im.ckpts.level_records.push_back({im.iteration, partner, t.slowest, t.most, t.total});
+  im.progress("[" + im.opt.app + "] checkpoint level " + (partner ? "local+partner" : "local") + " after iteration " +
+              std::to_string(im.iteration) + " in " + st.dir + t.line());
   return t.slowest;
 }
 
-std::string Session::level_checkpoint_if_due(bool last) {
-  auto& I = *impl_;
-  if (!I.levels) throw Error("level_checkpoint_if_due: no level cadence (call set_level_checkpointing first)");
-  auto& st = *I.levels;
+namespace {
+// Which level is due at this remap point, the same on every process (world rank 0's
+// verdict): none, the local level or the partner copies (the local level instead on one
+// node, said once).
+enum class LevelDue { None, Local, Partner };
+LevelDue level_due(LevelState& st, const SessionWorld& job, const std::string& app, int iteration, bool last) {
   int now[2] = {0, 0};  // local, partner
-  if (I.root()) {
+  if (job.root()) {
     const double t = MPI_Wtime();
     now[1] = st.partner_every.kind != checkpoint::Every::Kind::Never &&
-             checkpoint::due(st.partner_every, I.iteration, t - st.partner_last, st.partner_cost, last);
+             checkpoint::due(st.partner_every, iteration, t - st.partner_last, st.partner_cost, last);
     now[0] = !now[1] && st.local_every.kind != checkpoint::Every::Kind::Never &&
-             checkpoint::due(st.local_every, I.iteration, t - st.local_last, st.local_cost, last);
+             checkpoint::due(st.local_every, iteration, t - st.local_last, st.local_cost, last);
   }
-  MPI_Bcast(now, 2, MPI_INT, 0, I.world);
-  if (!now[0] && !now[1]) return {};
+  MPI_Bcast(now, 2, MPI_INT, 0, job.world);
+  if (!now[0] && !now[1]) return LevelDue::None;
   if (now[1]) {
-    if (!st.nodes || st.world != I.world) {
+    if (!st.nodes || st.world != job.world) {
       st.mapped.clear();
-      st.nodes = io::discover(I.world);
-      st.world = I.world;
+      st.nodes = io::discover(job.world);
+      st.world = job.world;
     }
     if (st.nodes->count < 2) {  // e.g. after the other nodes were lost: the local level only
       now[1] = 0;
       now[0] = 1;
-      if (!st.warned_one_node && I.root()) {
+      if (!st.warned_one_node && job.root()) {
         std::printf("[%s] checkpoint level partner: the job runs on one node (%s): writing the local level only\n",
-                    I.opt.app.c_str(), st.nodes->name.c_str());
+                    app.c_str(), st.nodes->name.c_str());
         std::fflush(stdout);
       }
       st.warned_one_node = true;
     }
   }
-  const double cost = checkpoint_levels(now[1] != 0);
+  return now[1] ? LevelDue::Partner : now[0] ? LevelDue::Local : LevelDue::None;
+}
+}  // namespace
+
+std::string Session::level_checkpoint_if_due(bool last) {
+  if (!impl_->ckpts.levels) throw Error("level_checkpoint_if_due: no level cadence (call set_level_checkpointing first)");
+  auto& st = *impl_->ckpts.levels;
+  const LevelDue due = level_due(st, impl_->job, impl_->opt.app, impl_->iteration, last);
+  if (due == LevelDue::None) return {};
+  const double cost = checkpoint_levels(due == LevelDue::Partner);
   const double t = MPI_Wtime();
   st.local_last = t;
-  if (now[1]) {
+  if (due == LevelDue::Partner) {
     st.partner_last = t;
     st.partner_cost = cost;
   } else {
     st.local_cost = cost;
   }
-  return now[1] ? "partner" : "local";
+  return due == LevelDue::Partner ? "partner" : "local";
 }
 
-const std::vector<LevelRecord>& Session::level_records() const { return impl_->level_records; }
+const std::vector<LevelRecord>& Session::level_records() const { return impl_->ckpts.level_records; }
 
 void Session::Impl::release_levels() {
-  if (!levels) return;
-  levels->nodes.reset();
-  levels->world = MPI_COMM_NULL;
+  if (!ckpts.levels) return;
+  ckpts.levels->nodes.reset();
+  ckpts.levels->world = MPI_COMM_NULL;
 }
 
 void Session::Impl::pack_cadences(detail::ExpansionState& st) const {
-  if (checkpointing) {
-    const auto& c = checkpointing->cadence;
+  if (ckpts.checkpointing) {
+    const auto& c = ckpts.checkpointing->cadence;
     st.global = {true, c.dir, c.every, {}, c.mtbf_seconds, 0, c.keep};
   }
-  if (levels) {
-    const auto& c = levels->cadence;
-    st.levels = {true, levels->dir, c.local_every, c.partner_every, c.local_mtbf, c.partner_mtbf, c.keep};
+  if (ckpts.levels) {
+    const auto& c = ckpts.levels->cadence;
+    st.levels = {true, ckpts.levels->dir, c.local_every, c.partner_every, c.local_mtbf, c.partner_mtbf, c.keep};
   }
 }
 
@@ -540,7 +561,7 @@ void Session::Impl::adopt_cadences(const detail::ExpansionState& st) {
     l->local_every = checkpoint::parse_every(c.every, c.mtbf);
     l->partner_every = checkpoint::parse_every(c.every2, c.mtbf2);
     l->local_last = l->partner_last = MPI_Wtime();
-    levels = std::move(l);
+    ckpts.levels = std::move(l);
   }
 }
 

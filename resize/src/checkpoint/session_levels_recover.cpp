@@ -255,10 +255,10 @@ std::string check_against(const std::map<int, Loaded>& loaded, const std::vector
     for (std::size_t k = 0; k < mats.size(); ++k) {
       const auto& m = L.h.matrices[k];
       const auto& reg = mats[k];
-      if (m.name != reg.name || m.type != scalar_letter(reg.type) || m.m != reg.m || m.n != reg.n)
+      if (m.name != reg.mat.name || m.type != scalar_letter(reg.mat.type) || m.m != reg.mat.m || m.n != reg.mat.n)
         return "matrix " + std::to_string(k) + " is '" + m.name + "' (" + m.type + ", " + std::to_string(m.m) + " x " +
-               std::to_string(m.n) + ") in the copy, this program registered '" + reg.name + "' (" +
-               scalar_letter(reg.type) + ", " + std::to_string(reg.m) + " x " + std::to_string(reg.n) + ")";
+               std::to_string(m.n) + ") in the copy, this program registered '" + reg.mat.name + "' (" +
+               scalar_letter(reg.mat.type) + ", " + std::to_string(reg.mat.m) + " x " + std::to_string(reg.mat.n) + ")";
     }
   }
   return {};
@@ -341,8 +341,8 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
   realigned.reserve(loaded.size() * nw.size());
   std::vector<redist::ExchangeItem> items;
   for (std::size_t k = 0; k < nw.size(); ++k) {
-    const std::size_t es = lv::element_size(nw[k].info.type);
-    plans.push_back(redist::make_plan(old[k], nw[k].layout, redist::Region::whole(old[k]), size,
+    const std::size_t es = scalar_bytes(nw[k].desc.type);
+    plans.push_back(redist::make_plan(old[k], nw[k].layout(), redist::Region::whole(old[k]), size,
                                       redist::ScheduleKind::Default, rank));
     redist::ExchangeItem it{&plans.back(), nullptr, 1, nw[k].local, std::max<std::int64_t>(1, nw[k].lld), es, {}};
     for (const auto& [r, L] : loaded) {
@@ -389,16 +389,16 @@ std::string global_fallback_line(const std::string& app, const Plan& p, const st
 
 int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const std::string& global_dir) {
   auto& I = *impl_;
-  MPI_Barrier(I.world);
+  MPI_Barrier(I.job.world);
   const double t0 = MPI_Wtime();
   const std::string app = I.opt.app;
   const std::string dir = dir_in.empty() ? io::default_dir(app) : dir_in;
-  const std::unique_ptr<Nodes> nd = io::discover(I.world);
-  const int rank = I.rank(), size = I.size();
+  const std::unique_ptr<Nodes> nd = io::discover(I.job.world);
+  const int rank = I.job.rank(), size = I.job.size();
   const std::vector<File> mine = files_of_node(dir + "/" + nd->name, app, *nd);
-  const std::vector<int> globals = I.root() ? global_versions(global_dir, app) : std::vector<int>{};
+  const std::vector<int> globals = I.job.root() ? global_versions(global_dir, app) : std::vector<int>{};
   std::map<int, Loaded> loaded;
-  const Plan p = choose_and_load(I.world, mine, globals, app, dir, loaded);
+  const Plan p = choose_and_load(I.job.world, mine, globals, app, dir, loaded);
   if (p.choice.version < 0)
     throw Error("restart from levels in " + dir + ": no version is complete across the levels on these nodes" +
                 (global_dir.empty() ? std::string(" and no global checkpoint directory was given")
@@ -408,24 +408,24 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
     I.progress(global_fallback_line(app, p, file));
     return restart(file, g);
   }
-  const std::string why = io::agree(I.world, check_against(loaded, I.mats));
+  const std::string why = io::agree(I.job.world, check_against(loaded, I.registry.mats));
   if (!why.empty()) throw Error("restart from levels in " + dir + ": " + why);
   start(g);
   // The application state, from the holder of old rank 0's copy.
   std::vector<char> state;
   if (rank == p.holder[0]) state = loaded.at(0).h.state;
-  state = broadcast_bytes(std::move(state), p.holder[0], I.world);
-  if (I.unpack) I.unpack(state);
+  state = broadcast_bytes(std::move(state), p.holder[0], I.job.world);
+  if (I.registry.unpack) I.registry.unpack(state);
   // Every matrix from the old layout (each old process's blocks now on its holder) onto
   // the new grid.
   std::vector<CheckpointMatrix> nw;
-  for (const auto& r : I.mats) nw.push_back(describe(r, I.grid, rank));
-  const std::int64_t moved = move_from_copies(I.world, loaded, p, nw);
+  for (const auto& r : I.registry.mats) nw.push_back(describe(r, I.job.grid, rank));
+  const std::int64_t moved = move_from_copies(I.job.world, loaded, p, nw);
   I.iteration = p.choice.version;
   std::int64_t moved_all = 0;
-  MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, I.world);
+  MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, I.job.world);
   double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.world);
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.job.world);
   char line[256];
   std::snprintf(line, sizeof line,
                 " at iteration %d: %d old processes from local copies, %d from partner copies, 0 bytes from the "

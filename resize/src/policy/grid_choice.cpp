@@ -60,7 +60,7 @@ std::vector<int> inserted_positions(int p, int r, Placement pl) {
 }
 
 Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p,
-                    const MatrixInfo* matrix) {
+                    const PlacementMatrix* matrix) {
   if (nprow < 1 || npcol < 1)
     throw Error("plan_expansion: grid " + std::to_string(nprow) + "x" + std::to_string(npcol) +
                 " is empty");
@@ -160,7 +160,7 @@ Grid renumber(const Grid& g, const std::vector<int>& keep) {
 }
 
 Grid place_on_nodes(const Grid& planned, const Grid& old, int old_world, Placement p,
-                    const MatrixInfo* matrix, const std::vector<std::string>& host_of_rank,
+                    const PlacementMatrix* matrix, const std::vector<std::string>& host_of_rank,
                     int inter_node_weight) {
   if (!matrix || host_of_rank.empty() || p == Placement::Given) return planned;
   const auto node = redist::node_ids(host_of_rank);

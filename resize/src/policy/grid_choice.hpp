@@ -21,7 +21,7 @@ Grid choose_topology(int procs);
 Grid choose_local_topology(const Grid& old, int procs);
 
 // The matrix whose data movement the optimal placement minimises.
-struct MatrixInfo {
+struct PlacementMatrix {
   long long m = 0, n = 0, mb = 1, nb = 1;
   bool block = false;  // one block per process row/column
 };
@@ -33,7 +33,7 @@ struct MatrixInfo {
 // most of `matrix` in place (Local2 without a matrix). Throws Error if a local placement
 // cannot keep the old grid (new shape smaller in a dimension).
 Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p,
-                    const MatrixInfo* matrix = nullptr);
+                    const PlacementMatrix* matrix = nullptr);
 
 // Shrink to world ranks 0..keep-1 on an nprow x npcol grid: if the kept ranks of `old`
 // form whole rows and columns of it (a local shrink, the reverse of a local expansion)
@@ -55,7 +55,7 @@ Grid renumber(const Grid& g, const std::vector<int>& keep);
 // inter_node_weight times one within a node), and the other rules keep their slots but
 // put each newcomer where its node holds the data the slot needs.
 Grid place_on_nodes(const Grid& planned, const Grid& old, int old_world, Placement p,
-                    const MatrixInfo* matrix, const std::vector<std::string>& host_of_rank,
+                    const PlacementMatrix* matrix, const std::vector<std::string>& host_of_rank,
                     int inter_node_weight = 8);
 
 // How many of `nnew` new processes go to each named host: the given counts, and the rest

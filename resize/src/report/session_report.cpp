@@ -9,20 +9,25 @@
 
 namespace resize {
 
-void Session::set_result_check(bool ok, const std::string& message) { impl_->result_check = {ok, message}; }
+void Session::set_result_check(bool ok, const std::string& message) { impl_->report.result_check = {ok, message}; }
 
-void Session::set_problem(const std::string& text) { impl_->problem = text; }
+void Session::set_problem(const std::string& text) { impl_->report.problem = text; }
 
-RunInfo Session::run_info() const {
-  const auto& I = *impl_;
+namespace detail {
+namespace {
+// The run's description for its report, from the parts it reads: the options and command
+// line, the registered matrices, the checkpoints written and what the application told.
+RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const std::vector<std::string>& args,
+                     const MatrixRegistry& registry, const SessionCheckpoints& ckpts, const ReportInputs& report,
+                     const std::string& mover) {
   RunInfo info;
-  info.app = I.opt.app;
-  info.policy = !I.opt.policy_text.empty() ? I.opt.policy_text : I.opt.policy ? I.opt.policy->name() : "fixed";
-  info.redistributor = mover_name();
-  if (I.result_check) {
-    info.check_ok = I.result_check->first;
+  info.app = opt.app;
+  info.policy = !opt.policy_text.empty() ? opt.policy_text : opt.policy ? opt.policy->name() : "fixed";
+  info.redistributor = mover;
+  if (report.result_check) {
+    info.check_ok = report.result_check->first;
     // The outcome in words after the program's message, as the drivers print it.
-    const std::string& msg = I.result_check->second;
+    const std::string& msg = report.result_check->second;
     const std::string outcome = info.check_ok ? "OK" : "FAILED";
     info.check = msg.empty() ? outcome : msg.find(outcome) == std::string::npos ? msg + ": " + outcome : msg;
     info.check_given = true;
@@ -32,44 +37,50 @@ RunInfo Session::run_info() const {
     info.check_given = false;
   }
   info.cores = host_cores();
-  info.command_line.push_back(I.exe);
-  info.command_line.insert(info.command_line.end(), I.args.begin(), I.args.end());
-  if (!I.mats.empty()) {
-    const auto& r = I.mats.front();
-    info.n = r.m;
-    info.nb = r.sizes ? 0 : r.mb;
-    info.distribution = r.sizes ? "blocks" : r.dist == Distribution::Block ? "block" : "block-cyclic";
+  info.command_line.push_back(exe);
+  info.command_line.insert(info.command_line.end(), args.begin(), args.end());
+  if (!registry.mats.empty()) {
+    const auto& r = registry.mats.front();
+    info.n = r.mat.m;
+    info.nb = r.mat.sizes ? 0 : r.mat.mb;
+    info.distribution = r.mat.sizes ? "blocks" : r.mat.dist == Distribution::Block ? "block" : "block-cyclic";
   }
-  if (!I.problem.empty()) {
-    info.problem = I.problem;
+  if (!report.problem.empty()) {
+    info.problem = report.problem;
   } else {
     // The registered matrices: "A 1200x1200 NB 64x64, x 1200x1 NB 64x1".
-    for (const auto& r : I.mats) {
+    for (const auto& r : registry.mats) {
       if (!info.problem.empty()) info.problem += ", ";
-      info.problem += r.name + " " + std::to_string(r.m) + "x" + std::to_string(r.n);
-      if (r.sizes) info.problem += " (blocks)";
-      else if (r.dist == Distribution::Block) info.problem += " (block)";
-      else info.problem += " NB " + std::to_string(r.mb) + "x" + std::to_string(r.nb);
+      info.problem += r.mat.name + " " + std::to_string(r.mat.m) + "x" + std::to_string(r.mat.n);
+      if (r.mat.sizes) info.problem += " (blocks)";
+      else if (r.mat.dist == Distribution::Block) info.problem += " (block)";
+      else info.problem += " NB " + std::to_string(r.mat.mb) + "x" + std::to_string(r.mat.nb);
     }
   }
-  if (I.checkpointing) {  // the cadence and what checkpoint_if_due wrote (world rank 0)
-    const auto& c = I.checkpointing->cadence;
+  if (ckpts.checkpointing) {  // the cadence and what checkpoint_if_due wrote (world rank 0)
+    const auto& c = ckpts.checkpointing->cadence;
     info.checkpoint_every = c.every.empty() ? "end" : c.every;
-    info.mtbf_s = I.checkpointing->every.mtbf;
+    info.mtbf_s = ckpts.checkpointing->every.mtbf;
   }
-  info.checkpoints = I.checkpoints;
+  info.checkpoints = ckpts.checkpoints;
   return info;
+}
+}  // namespace
+}  // namespace detail
+
+RunInfo Session::run_info() const {
+  return detail::describe_run(impl_->opt, impl_->exe, impl_->args, impl_->registry, impl_->ckpts, impl_->report, mover_name());
 }
 
 std::string Session::summary() const {
   if (world_rank() != 0) return {};
-  return summary_table(impl_->metrics, run_info());
+  return summary_table(impl_->recorder.metrics, run_info());
 }
 
 void Session::write_json(const std::string& path) const {
   if (world_rank() != 0) return;
   if (path.empty()) throw Error("write_json: the path is empty");
-  std::string text = to_json(impl_->metrics, run_info()) + "\n";
+  std::string text = to_json(impl_->recorder.metrics, run_info()) + "\n";
   if (path == "-") {
     std::cout << text << std::flush;
     return;

@@ -36,11 +36,11 @@ constexpr auto expansion_fields = [](auto& v, auto& s) {
   grid_fields(v, s.from);
   grid_fields(v, s.to);
   v.list(s.mats, 5 * sizeof(int) + 1, [&](auto& m) {
-    v(m.m);
-    v(m.n);
-    v(m.mb);
-    v(m.nb);
-    v.enumeration(m.type, Scalar::S, Scalar::Z, "element type");
+    v(m.desc.m);
+    v(m.desc.n);
+    v(m.desc.mb);
+    v(m.desc.nb);
+    v.enumeration(m.desc.type, Scalar::S, Scalar::Z, "element type");
     v(m.constant);
   });
   v(s.app);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "common/scalar.hpp"
+#include "session/matrix_desc.hpp"
 #include "malleable/resize/background.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/resize/types.hpp"
@@ -27,11 +28,23 @@ struct ExpansionState {
   int iteration = 0;
   Mover mover = Mover::Redist;  // the job's: a newcomer must run the same collective code
   Grid from, to;
+  // A registered matrix as the hand-over carries it: its description's shape, blocks and
+  // element type (name, distribution and layout are the newcomer's own registration's).
   struct Matrix {
-    int m = 0, n = 0, mb = 1, nb = 1;
-    Scalar type = Scalar::D;
+    MatrixDesc desc;
     bool constant = false;  // marked constant (background resizes)
-    bool operator==(const Matrix&) const = default;
+    Matrix() = default;
+    Matrix(int m, int n, int mb, int nb, Scalar type, bool constant_) : constant(constant_) {
+      desc.m = m;
+      desc.n = n;
+      desc.mb = mb;
+      desc.nb = nb;
+      desc.type = type;
+    }
+    bool operator==(const Matrix& o) const {  // the fields that travel
+      return desc.m == o.desc.m && desc.n == o.desc.n && desc.mb == o.desc.mb && desc.nb == o.desc.nb &&
+             desc.type == o.desc.type && constant == o.constant;
+    }
   };
   std::vector<Matrix> mats;
   std::vector<char> app;                      // the application's state (set_app_state)

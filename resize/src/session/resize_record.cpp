@@ -41,41 +41,41 @@ RemapResult Session::Impl::refuse(const Decision& d, const std::string& why) {
   ResizeRecord rec;
   rec.after_iteration = iteration;
   rec.action = d.action;
-  rec.from_grid = rec.to_grid = shape.shape();
+  rec.from_grid = rec.to_grid = job.shape.shape();
   rec.ok = false;
   rec.message = why;
   rec.hosts = d.hosts;
-  if (root()) {
-    metrics.add_resize(rec);
-    opt.policy->completed(d, shape.size(), false);
+  if (job.root()) {
+    recorder.metrics.add_resize(rec);
+    opt.policy->completed(d, job.shape.size(), false);
   }
   progress("   remap after iter " + std::to_string(iteration) + ": " + to_string(d.action) +
-           " REFUSED (" + why + "); staying on " + shape.shape());
+           " REFUSED (" + why + "); staying on " + job.shape.shape());
   return {d.action, false, why};
 }
 
 // The record of one resize, and the watchdog armed for it (both directions alike).
 ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, bool predict) {
-  if (predict && root()) predict_before(d, target);
+  if (predict && job.root()) predict_before(d, target);
   ResizeRecord rec;
   rec.after_iteration = iteration;
   rec.action = d.action;
-  rec.from_grid = shape.shape();
+  rec.from_grid = job.shape.shape();
   rec.to_grid = target.shape();
-  rec.from_procs = shape.size();
+  rec.from_procs = job.shape.size();
   rec.to_procs = target.size();
   rec.placement = d.placement;
   rec.hosts = d.hosts;
-  rec.predicted.t_spawn = predicted.spawn;
-  rec.predicted.t_other = predicted.other;
-  rec.predicted.t_iteration_after = predicted.iteration_after;
-  rec.predicted.t_iteration_before = predicted.iteration_before;
+  rec.predicted.t_spawn = recorder.predicted.spawn;
+  rec.predicted.t_other = recorder.predicted.other;
+  rec.predicted.t_iteration_after = recorder.predicted.iteration_after;
+  rec.predicted.t_iteration_before = recorder.predicted.iteration_before;
   rec.predicted.t_resize_policy = d.predicted_resize;
   rec.predicted.clock = clock_named(d.prediction_clock);
-  rec.predicted.reasoning = predicted.reasoning;
-  powers_before = powers;
-  if (!d.powers.empty()) powers = d.powers;
-  watchdog.arm(std::string(d.action == Action::Expand ? "expansion " : d.action == Action::Regrid ? "regrid " : "shrink ") + shape.shape() +
+  rec.predicted.reasoning = recorder.predicted.reasoning;
+  recorder.powers_before = recorder.powers;
+  if (!d.powers.empty()) recorder.powers = d.powers;
+  watchdog.arm(std::string(d.action == Action::Expand ? "expansion " : d.action == Action::Regrid ? "regrid " : "shrink ") + job.shape.shape() +
           " -> " + target.shape() + " after iteration " + std::to_string(iteration));
   return rec;
 }
@@ -83,31 +83,31 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, 
 // Rank 0, before acting: spawn/exit and other time from the history, the iteration time
 // now (measured) and after (the policy's), for the record.
 void Session::Impl::predict_before(const Decision& d, const Grid& target) {
-  predicted.spawn = predicted.other = -1;
+  recorder.predicted.spawn = recorder.predicted.other = -1;
   if (d.action == Action::Regrid) {
-    predicted.spawn = 0;  // nobody is spawned or ends
-  } else if (const auto t = history.predict_spawn(d.action, shape.size(), target.size())) {
-    predicted.spawn = *t;
+    recorder.predicted.spawn = 0;  // nobody is spawned or ends
+  } else if (const auto t = recorder.history.predict_spawn(d.action, job.shape.size(), target.size())) {
+    recorder.predicted.spawn = *t;
   }
-  if (const auto t = history.predict_other(d.action, shape.size(), target.size())) predicted.other = *t;
-  predicted.iteration_after = d.predicted_iteration;
-  predicted.reasoning = d.prediction;
+  if (const auto t = recorder.history.predict_other(d.action, job.shape.size(), target.size())) recorder.predicted.other = *t;
+  recorder.predicted.iteration_after = d.predicted_iteration;
+  recorder.predicted.reasoning = d.prediction;
   // The iteration time before, on the clock the policy predicted (the latest segment's
   // median, the transient first iteration left out).
-  predicted.iteration_before = d.measured_iteration;
-  const auto segs = metrics.segments();
-  if (predicted.iteration_before < 0 && !segs.empty()) predicted.iteration_before = segs.back().median_on(d.prediction_clock);
+  recorder.predicted.iteration_before = d.measured_iteration;
+  const auto segs = recorder.metrics.segments();
+  if (recorder.predicted.iteration_before < 0 && !segs.empty()) recorder.predicted.iteration_before = segs.back().median_on(d.prediction_clock);
 }
 
 RemapResult Session::Impl::recorded(const Decision& d, const Grid& target, double t_start,
                                     const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict) {
-  const Grid from = shape;
+  const Grid from = job.shape;
   ResizeRecord rec = begin_resize(d, target, predict);
   const Outcome out = carry_out(rec);
   if (out.result.ok) {
     conclude(d, from.size(), rec, out.line);
   } else if (out.refused) {
-    powers = powers_before;  // nothing changed: the powers the decision brought are not taken
+    recorder.powers = recorder.powers_before;  // nothing changed: the powers the decision brought are not taken
     return refuse(d, out.result.message);
   } else {
     return fail_expansion(d, from, target, rec, out.result.message, t_start);
@@ -121,10 +121,10 @@ RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, c
   rec.ok = false;
   rec.to_grid = target.shape();
   rec.message = "expansion failed: " + err;
-  powers = powers_before;
+  recorder.powers = recorder.powers_before;
   rec.t_total = MPI_Wtime() - t_start;
-  if (root()) {
-    metrics.add_resize(rec);
+  if (job.root()) {
+    recorder.metrics.add_resize(rec);
     opt.policy->completed(d, from.size(), false);
   }
   progress("   remap after iter " + std::to_string(iteration) + ": expand " + from.shape() + " -> " + target.shape() +
@@ -134,10 +134,10 @@ RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, c
 
 // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
 void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& done, const std::string& line) {
-  if (!root()) return;
+  if (!job.root()) return;
   ResizeRecord rec = done;
   amend_background(rec);  // Background resizes: a resize completed after a background phase
-  metrics.add_resize(rec);
+  recorder.metrics.add_resize(rec);
   record_outcome(rec);
   opt.policy->completed(d, from_procs, true);
   progress(line + predicted_note(rec) + (rec.background ? "; " + rec.message : std::string()));
@@ -155,13 +155,13 @@ void Session::Impl::record_outcome(const ResizeRecord& rec) {
   e.t_redist = std::max(0.0, rec.t_redist);
   e.t_other = std::max(0.0, rec.t_other);
   e.bytes_moved = static_cast<double>(rec.bytes_moved);
-  history.add(e);
-  if (history_path.empty()) return;
+  recorder.history.add(e);
+  if (recorder.history_path.empty()) return;
   try {
-    history.save(history_path);
+    recorder.history.save(recorder.history_path);
   } catch (const std::exception& ex) {
     std::fprintf(stderr, "[%s] the resize history is not saved: %s\n", opt.app.c_str(), ex.what());
-    history_path.clear();  // say it once
+    recorder.history_path.clear();  // say it once
   }
 }
 

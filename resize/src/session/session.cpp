@@ -114,21 +114,21 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
       at = end;
     }
   }
-  I.world = detail::World::comm();
-  I.newcomer = detail::World::is_new();
-  I.rank0 = I.root();
+  I.job.world = detail::World::comm();
+  I.life.newcomer = detail::World::is_new();
+  I.life.rank0 = I.job.root();
   I.warn_schedule(false);
   const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {
     static_cast<Impl*>(impl)->release_mpi();
     return MPI_SUCCESS;
   };
-  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &I.self_key, nullptr);
-  MPI_Comm_set_attr(MPI_COMM_SELF, I.self_key, &I);
-  if (I.root()) {
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &I.life.self_key, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, I.life.self_key, &I);
+  if (I.job.root()) {
     const std::string path = redist::default_cost_model_path();
     if (::access(path.c_str(), F_OK) == 0) {
       try {
-        I.cost_model = redist::load_cost_params(path);
+        I.recorder.cost_model = redist::load_cost_params(path);
       } catch (const std::exception& e) {
         std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
       }
@@ -142,10 +142,10 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
     const config::Text named = config::read().policy.history;
     const bool persist = !where.off && (I.opt.persist_history || (named && !named->empty()));
     if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
-      I.history_path = where.path;
-      if (::access(I.history_path.c_str(), F_OK) == 0) {
+      I.recorder.history_path = where.path;
+      if (::access(I.recorder.history_path.c_str(), F_OK) == 0) {
         try {
-          I.history = ResizeHistory::load(I.history_path);
+          I.recorder.history = ResizeHistory::load(I.recorder.history_path);
         } catch (const std::exception& e) {
           // A damaged history only costs predictions: start a new one (and say so).
           std::fprintf(stderr, "[%s] the resize history is not used (it will be rewritten): %s\n",
@@ -161,7 +161,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
 }
 
 void Session::Impl::release_mpi() {
-  grid = blacs_dyn::Grid{};
+  job.grid = blacs_dyn::Grid{};
   release_levels();
 }
 
@@ -170,14 +170,14 @@ void Session::Impl::release_mpi() {
 // (total_iterations), at the end those no remap point reached.
 void Session::Impl::warn_schedule(bool at_end) const {
   const auto* scripted = dynamic_cast<const ScriptedPolicy*>(opt.policy.get());
-  if (!rank0 || !scripted) return;
+  if (!life.rank0 || !scripted) return;
   const int total = opt.total_iterations;
   for (const auto& e : at_end ? scripted->not_run() : scripted->schedule()) {
     if (total >= 0 && e.iteration >= total) {
       if (!at_end)
         std::fprintf(stderr, "warning: schedule entry '%s' will not run: the last remap point is after iteration %d of %d\n",
                      to_string(e).c_str(), total - 1, total);
-    } else if (at_end && e.iteration >= first_remap_iteration) {  // not one of an earlier launch's
+    } else if (at_end && e.iteration >= life.first_remap_iteration) {  // not one of an earlier launch's
       std::fprintf(stderr, "[%s] warning: schedule entry '%s' did not run: no remap point after iteration %d (the run "
                    "ended after iteration %d)\n", opt.app.c_str(), to_string(e).c_str(), e.iteration, iteration);
     }
@@ -187,7 +187,7 @@ void Session::Impl::warn_schedule(bool at_end) const {
 
 Session::~Session() {
   if (!impl_) return;
-  if (impl_->started) impl_->warn_schedule(true);
+  if (impl_->life.started) impl_->warn_schedule(true);
   int fin = 0;
   MPI_Finalized(&fin);
   if (fin) return;  // MPI_Finalize released the communicators (release_mpi) and ended MPI
@@ -200,18 +200,18 @@ Session::~Session() {
       std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
     }
   }
-  if (impl_->self_key != MPI_KEYVAL_INVALID) {
-    MPI_Comm_delete_attr(MPI_COMM_SELF, impl_->self_key);  // release_mpi, now
-    MPI_Comm_free_keyval(&impl_->self_key);
+  if (impl_->life.self_key != MPI_KEYVAL_INVALID) {
+    MPI_Comm_delete_attr(MPI_COMM_SELF, impl_->life.self_key);  // release_mpi, now
+    MPI_Comm_free_keyval(&impl_->life.self_key);
   }
 }
 
-bool Session::is_newcomer() const { return impl_->newcomer; }
+bool Session::is_newcomer() const { return impl_->life.newcomer; }
 
 void Session::set_app_state(std::function<std::vector<char>()> pack,
                             std::function<void(const std::vector<char>&)> unpack) {
-  impl_->pack = std::move(pack);
-  impl_->unpack = std::move(unpack);
+  impl_->registry.pack = std::move(pack);
+  impl_->registry.unpack = std::move(unpack);
 }
 
 namespace {
@@ -228,13 +228,13 @@ Registered uniform_registration(const std::string& name, int m, int n, int mb, i
   check_shape(name, m, n, mb, nb);
   if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
   Registered r;
-  r.name = name;
+  r.mat.name = name;
   r.desc = desc;
-  r.dist = dist;
-  r.m = m;
-  r.n = n;
-  r.mb = mb;
-  r.nb = nb;
+  r.mat.dist = dist;
+  r.mat.m = m;
+  r.mat.n = n;
+  r.mat.mb = mb;
+  r.mat.nb = nb;
   return r;
 }
 
@@ -243,8 +243,8 @@ void Session::register_vector(const std::string& name, int m, int n, int mb, int
                               int* desc, std::vector<T>& buf) {
   Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
   r.store = std::make_unique<VectorStorage<T>>(buf);
-  r.type = detail::scalar_of<T>();
-  impl_->mats.push_back(std::move(r));
+  r.mat.type = detail::scalar_of<T>();
+  impl_->registry.mats.push_back(std::move(r));
 }
 
 template <class T>
@@ -252,14 +252,14 @@ void Session::register_blocks(const std::string& name, int m, int n, BlockSizes 
                               int* lld) {
   if (!sizes || !lld) throw Error("register_matrix_blocks " + name + ": sizes and lld must be given");
   Registered r;
-  r.name = name;
+  r.mat.name = name;
   r.store = std::make_unique<VectorStorage<T>>(buf);
-  r.type = detail::scalar_of<T>();
-  r.m = m;
-  r.n = n;
-  r.sizes = std::move(sizes);
+  r.mat.type = detail::scalar_of<T>();
+  r.mat.m = m;
+  r.mat.n = n;
+  r.mat.sizes = std::move(sizes);
   r.lld = lld;
-  impl_->mats.push_back(std::move(r));
+  impl_->registry.mats.push_back(std::move(r));
 }
 
 #define RESIZE_REGISTER_FOR(T)                                                                                \
@@ -279,12 +279,12 @@ RESIZE_REGISTER_FOR(std::complex<double>)
 
 void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const {
   Registered r;
-  r.m = m;
-  r.n = n;
-  r.mb = mb;
-  r.nb = nb;
-  r.dist = dist;
-  impl_->desc_for(r, impl_->grid, desc);
+  r.mat.m = m;
+  r.mat.n = n;
+  r.mat.mb = mb;
+  r.mat.nb = nb;
+  r.mat.dist = dist;
+  impl_->desc_for(r, impl_->job.grid, desc);
 }
 
 std::size_t Session::local_size(const int* desc) {
@@ -306,9 +306,9 @@ void Session::report_compute(double work, double seconds) {
 
 void Session::mark_constant(const std::string& name) {
   auto& I = *impl_;
-  if (I.started) throw Error("mark_constant " + name + ": call it before start()/join()");
-  for (auto& r : I.mats)
-    if (r.name == name) {
+  if (I.life.started) throw Error("mark_constant " + name + ": call it before start()/join()");
+  for (auto& r : I.registry.mats)
+    if (r.mat.name == name) {
       r.constant = true;
       return;
     }
@@ -351,42 +351,42 @@ void Session::begin_iteration() {
 
 void Session::end_iteration(const std::string& note) {
   auto& I = *impl_;
-  detail::fault::pause_in_iteration(I.iteration + 1, I.root(), I.opt.app);  // a test hook (fault.hpp)
+  detail::fault::pause_in_iteration(I.iteration + 1, I.job.root(), I.opt.app);  // a test hook (fault.hpp)
   // One gather: the maxima of the three clocks and every rank's reported compute.
   const double loc[5] = {MPI_Wtime() - I.meter.t_wall0, cpu_seconds() - I.meter.t_cpu0, kernel_cpu_seconds() - I.meter.t_kernel0,
                          I.meter.work_acc, I.meter.compute_acc};
-  std::vector<double> all(I.root() ? 5 * static_cast<std::size_t>(I.size()) : 0);
-  MPI_Gather(loc, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, I.world);
+  std::vector<double> all(I.job.root() ? 5 * static_cast<std::size_t>(I.job.size()) : 0);
+  MPI_Gather(loc, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, I.job.world);
   I.meter.work_acc = I.meter.compute_acc = 0;
   ++I.iteration;
   I.progress_background();
   if (I.bg.in_flight) {
     double wall = loc[0];
-    MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, I.world);
+    MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, I.job.world);
     I.background_iteration(wall);
   }
-  if (I.root()) {
+  if (I.job.root()) {
     double mx[3] = {0, 0, 0};
     bool reported = false;
-    for (int r = 0; r < I.size(); ++r) {
+    for (int r = 0; r < I.job.size(); ++r) {
       const double* v = &all[5 * static_cast<std::size_t>(r)];
       for (int k = 0; k < 3; ++k) mx[k] = std::max(mx[k], v[k]);
       reported = reported || v[3] > 0;
     }
-    IterationSample s{I.iteration, I.shape.size(), I.shape.shape(), mx[0], mx[1], mx[2]};
+    IterationSample s{I.iteration, I.job.shape.size(), I.job.shape.shape(), mx[0], mx[1], mx[2]};
     if (reported) {
       RankSamples rs;
       rs.iteration = I.iteration;
-      for (int r = 0; r < I.size(); ++r) {
+      for (int r = 0; r < I.job.size(); ++r) {
         const double* v = &all[5 * static_cast<std::size_t>(r)];
-        I.speeds.add(r, v[3], v[4]);
+        I.recorder.speeds.add(r, v[3], v[4]);
         rs.work.push_back(v[3]);
         rs.compute.push_back(v[4]);
       }
-      rs.powers = I.speeds.powers(I.size());
-      I.metrics.add_rank_samples(std::move(rs));
+      rs.powers = I.recorder.speeds.powers(I.job.size());
+      I.recorder.metrics.add_rank_samples(std::move(rs));
     }
-    I.metrics.add_iteration(s);
+    I.recorder.metrics.add_iteration(s);
     // The compute clock counts only with the kernel meter on; off, it says n/a (as the
     // summary does), not 0.00 ms.
     char compute[32] = "     n/a";
@@ -403,16 +403,16 @@ void Session::end_iteration(const std::string& note) {
 
 Decision Session::Impl::ask_policy() {
   try {
-    PolicyInput in{iteration, shape, size(), &metrics, &rank_hosts};
-    in.speeds = &speeds;
-    in.history = &history;
-    in.cost_model = cost_model ? &*cost_model : nullptr;
-    in.powers = &powers;
+    PolicyInput in{iteration, job.shape, job.size(), &recorder.metrics, &job.rank_hosts};
+    in.speeds = &recorder.speeds;
+    in.history = &recorder.history;
+    in.cost_model = recorder.cost_model ? &*recorder.cost_model : nullptr;
+    in.powers = &recorder.powers;
     in.remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
     Decision d = opt.policy->decide(in);
-    if (d.new_allocation && (d.action != Action::Expand || !checkpointing)) {
+    if (d.new_allocation && (d.action != Action::Expand || !ckpts.checkpointing)) {
       // Only a resize by restart can move the job into a new allocation.
-      opt.policy->completed(d, size(), false);
+      opt.policy->completed(d, job.size(), false);
       return Decision::none("the policy's growth needs a new allocation (a resize by restart), but the job has no "
                             "checkpoint directory: staying");
     }
@@ -424,9 +424,9 @@ Decision Session::Impl::ask_policy() {
 
 // Every process arrived at this remap point, or the job ends naming the ones that did not.
 void Session::Impl::arrive() {
-  if (first_remap_iteration < 0) first_remap_iteration = iteration;
+  if (life.first_remap_iteration < 0) life.first_remap_iteration = iteration;
   if (arrivals.timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
-  arrival_check(world, iteration, arrival_deadline(arrivals.timeout, arrivals.longest_gap));
+  arrival_check(job.world, iteration, arrival_deadline(arrivals.timeout, arrivals.longest_gap));
   const double now = MPI_Wtime();
   arrivals.longest_gap = std::max(arrivals.longest_gap, now - arrivals.last);
   arrivals.last = now;
@@ -440,7 +440,7 @@ RemapResult Session::remap_point() {
   std::optional<RemapResult> completed;
   if (I.bg.in_flight) completed = I.step_background(false);
   Decision d;
-  if (I.root()) d = I.ask_policy();
+  if (I.job.root()) d = I.ask_policy();
   if (I.bg.in_flight) return I.decide_during_background(d);
   const RemapResult r = I.act(d);
   return completed && r.action == Action::None ? *completed : r;
@@ -454,7 +454,7 @@ RemapResult Session::resize_now(const Decision& d) {
 // pure choice, the same on every rank: target_grid.cpp), then carried out (expand,
 // shrink, regrid, or begun in the background), recorded by resize_record.cpp's recorded().
 Decision Session::Impl::broadcast_decision(const Decision& d) const {
-  return detail::unpack_decision(detail::broadcast_bytes(root() ? detail::pack(d) : std::vector<char>{}, 0, world));
+  return detail::unpack_decision(detail::broadcast_bytes(job.root() ? detail::pack(d) : std::vector<char>{}, 0, job.world));
 }
 
 // Broadcasts rank 0's decision, validates it into a target grid and acts.
@@ -468,12 +468,12 @@ RemapResult Session::Impl::act(Decision d) {
   node_plan.hosts_before = detail::World::hosts();
 
   // The target grid (a pure decision, the same on every rank: target_grid.cpp).
-  MatrixInfo info;
-  if (!mats.empty()) {
-    const auto& m0 = mats.front();  // the first registered matrix steers Optimal
-    info = MatrixInfo{m0.m, m0.n, m0.mb, m0.nb, m0.dist == Distribution::Block};
+  PlacementMatrix info;
+  if (!registry.mats.empty()) {
+    const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal
+    info = PlacementMatrix{m0.mat.m, m0.mat.n, m0.mat.mb, m0.mat.nb, m0.mat.dist == Distribution::Block};
   }
-  const TargetInput in{shape, size(), mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
+  const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
   Grid target;
   std::string why;
   try {
@@ -495,7 +495,7 @@ RemapResult Session::Impl::act(Decision d) {
 std::optional<std::string> Session::Impl::background_blocked(const Decision& d) const {
   if (bg.mode == Background::Off) return std::string("background off");
   bool any = false;
-  for (const auto& r : mats) any = any || (r.constant && !r.sizes);
+  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat.sizes);
   const int remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
@@ -504,18 +504,18 @@ std::optional<std::string> Session::Impl::background_blocked(const Decision& d) 
                          bg.min_iterations, !d.powers.empty(), spawn_hidden);
 }
 
-MPI_Comm Session::world() const { return impl_->world; }
-int Session::world_rank() const { return impl_->rank(); }
-int Session::world_size() const { return impl_->size(); }
-int Session::context() const { return impl_->grid.context(); }
-bool Session::in_grid() const { return impl_->grid.in_grid(); }
-int Session::myrow() const { return impl_->grid.myrow(); }
-int Session::mycol() const { return impl_->grid.mycol(); }
-const Grid& Session::grid() const { return impl_->shape; }
+MPI_Comm Session::world() const { return impl_->job.world; }
+int Session::world_rank() const { return impl_->job.rank(); }
+int Session::world_size() const { return impl_->job.size(); }
+int Session::context() const { return impl_->job.grid.context(); }
+bool Session::in_grid() const { return impl_->job.grid.in_grid(); }
+int Session::myrow() const { return impl_->job.grid.myrow(); }
+int Session::mycol() const { return impl_->job.grid.mycol(); }
+const Grid& Session::grid() const { return impl_->job.shape; }
 int Session::iteration() const { return impl_->iteration; }
-const Metrics& Session::metrics() const { return impl_->metrics; }
-const SpeedEstimator& Session::speeds() const { return impl_->speeds; }
-const std::vector<double>& Session::powers() const { return impl_->powers; }
+const Metrics& Session::metrics() const { return impl_->recorder.metrics; }
+const SpeedEstimator& Session::speeds() const { return impl_->recorder.speeds; }
+const std::vector<double>& Session::powers() const { return impl_->recorder.powers; }
 std::string Session::mover_name() const { return to_string(impl_->opt.mover); }
 
 }  // namespace resize

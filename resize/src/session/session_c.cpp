@@ -87,8 +87,8 @@ struct SessionAccess {
     if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
     Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
     r.store = std::make_unique<MallocStorage<T>>(buf);
-    r.type = scalar_of<T>();
-    s.impl_->mats.push_back(std::move(r));
+    r.mat.type = scalar_of<T>();
+    s.impl_->registry.mats.push_back(std::move(r));
     *buf = nullptr;
   }
 };

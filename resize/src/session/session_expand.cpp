@@ -23,11 +23,11 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.move_budget = opt.move_budget_bytes;  // the batches are collective too
   st.from = from;
   st.to = to;
-  for (const auto& r : mats)
-    st.mats.push_back({r.m, r.n, r.mb, r.nb, r.type, r.constant});
-  st.app = pack ? pack() : std::vector<char>{};
-  st.powers_before = powers_before;  // what the old layouts were computed with
-  st.powers = powers;
+  for (const auto& r : registry.mats)
+    st.mats.push_back({r.mat.m, r.mat.n, r.mat.mb, r.mat.nb, r.mat.type, r.constant});
+  st.app = registry.pack ? registry.pack() : std::vector<char>{};
+  st.powers_before = recorder.powers_before;  // what the old layouts were computed with
+  st.powers = recorder.powers;
   // Background resizes: the background settings and the constant matrices (every process must
   // agree on them at later remap points), and whether this expansion is one.
   st.background_mode = bg.mode;
@@ -39,25 +39,25 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
 
 Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec,
                                              double t_start) {
-  const Grid from = shape;
+  const Grid from = job.shape;
   WatchdogGuard armed(watchdog);
   // Spawn only what the world lacks (a world may already hold idle processes).
-  const int nnew = std::max(0, target.size() - size());
+  const int nnew = std::max(0, target.size() - job.size());
   const std::string err = spawn(d, node_plan, nnew, rec.t_spawn, true);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
-  world = detail::World::comm();
-  if (size() < target.size())
-    throw Error("expansion: the world has " + std::to_string(size()) + " processes after spawning, " +
+  job.world = detail::World::comm();
+  if (job.size() < target.size())
+    throw Error("expansion: the world has " + std::to_string(job.size()) + " processes after spawning, " +
                 target.shape() + " needs " + std::to_string(target.size()));
   watchdog.phase("state hand-over");
   std::vector<char> bytes = pack_expansion(from, target);
   if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
   // Everyone, not only the newcomers, takes rank 0's application state: a policy that
   // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
-  if (!root() && unpack) unpack(unpack_expansion(bytes).app);
-  rank_hosts = detail::World::hosts();
-  rec.rank_hosts = RankHosts::of(rank_hosts);
-  node_of_rank = redist::node_ids(rank_hosts);
+  if (!job.root() && registry.unpack) registry.unpack(unpack_expansion(bytes).app);
+  job.rank_hosts = detail::World::hosts();
+  rec.rank_hosts = RankHosts::of(job.rank_hosts);
+  job.node_of_rank = redist::node_ids(job.rank_hosts);
   return {{Action::Expand, true, {}}, finish_expansion(from, target, rec, t_start), false};
 }
 
@@ -100,7 +100,7 @@ std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, Re
 // switch (switch_grid), in the same order.
 int Session::join() {
   auto& I = *impl_;
-  I.world = detail::World::comm();
+  I.job.world = detail::World::comm();
   I.watchdog.arm("joining an expansion");
   I.watchdog.phase("state hand-over");
   std::vector<char> bytes;
@@ -109,55 +109,55 @@ int Session::join() {
   // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
   // hung node: the others' watchdogs must end the job), after the state hand-over and
   // before the redistribution.
-  const bool last = I.rank() == I.size() - 1;
-  fault::inject(fault::Point::KillNewcomer, last, I.rank(), "after the state hand-over");
-  fault::inject(fault::Point::StallNewcomer, last, I.rank(), "after the state hand-over");
+  const bool last = I.job.rank() == I.job.size() - 1;
+  fault::inject(fault::Point::KillNewcomer, last, I.job.rank(), "after the state hand-over");
+  fault::inject(fault::Point::StallNewcomer, last, I.job.rank(), "after the state hand-over");
   const ExpansionState st = unpack_expansion(bytes);
   I.iteration = st.iteration;
   I.opt.mover = st.mover;
   I.opt.move_budget_bytes = st.move_budget;
   const Grid& from = st.from;
   const Grid& to = st.to;
-  if (st.mats.size() != I.mats.size())
+  if (st.mats.size() != I.registry.mats.size())
     throw Error("session join: the job has " + std::to_string(st.mats.size()) + " matrices, this process registered " +
-                std::to_string(I.mats.size()));
-  for (std::size_t k = 0; k < I.mats.size(); ++k) {
-    auto& m = I.mats[k];
+                std::to_string(I.registry.mats.size()));
+  for (std::size_t k = 0; k < I.registry.mats.size(); ++k) {
+    auto& m = I.registry.mats[k];
     const auto& j = st.mats[k];
-    m.m = j.m;
-    m.n = j.n;
-    m.mb = j.mb;
-    m.nb = j.nb;
-    const detail::Scalar type = j.type;
-    if (type != m.type)
-      throw Error("session join: matrix " + m.name + " holds " + detail::scalar_name(type) +
-                  " in the job, this process registered " + detail::scalar_name(m.type));
+    m.mat.m = j.desc.m;
+    m.mat.n = j.desc.n;
+    m.mat.mb = j.desc.mb;
+    m.mat.nb = j.desc.nb;
+    const detail::Scalar type = j.desc.type;
+    if (type != m.mat.type)
+      throw Error("session join: matrix " + m.mat.name + " holds " + detail::scalar_name(type) +
+                  " in the job, this process registered " + detail::scalar_name(m.mat.type));
     m.constant = j.constant;  // Background resizes: the job's constant matrices
     m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
-    const int off[9] = {1, -1, m.m, m.n, m.mb, m.nb, 0, 0, 1};
+    const int off[9] = {1, -1, m.mat.m, m.mat.n, m.mat.mb, m.mat.nb, 0, 0, 1};
     std::copy(off, off + 9, m.desc);
   }
-  I.powers = st.powers_before;
+  I.recorder.powers = st.powers_before;
   I.adopt_cadences(st);  // checkpoint_if_due and level_checkpoint_if_due as the others
-  if (I.unpack) I.unpack(st.app);
+  if (I.registry.unpack) I.registry.unpack(st.app);
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
-  for (auto& m : I.mats)
-    if (m.sizes) m.layout = I.layout_of(m, from);
-  I.powers = st.powers;
+  for (auto& m : I.registry.mats)
+    if (m.mat.sizes) m.mat.layout = I.layout_of(m, from);
+  I.recorder.powers = st.powers;
   // Background resizes: the job's background settings.
   I.bg.mode = st.background_mode;
   I.bg.min_iterations = st.background_min_iterations;
   const bool background = st.background;
   // The same collective as the old processes make after the hand-over (Impl::expand).
-  I.rank_hosts = detail::World::hosts();
-  I.node_of_rank = redist::node_ids(I.rank_hosts);
+  I.job.rank_hosts = detail::World::hosts();
+  I.job.node_of_rank = redist::node_ids(I.job.rank_hosts);
   if (background) I.iteration = I.join_background(from, to);
   // The same switch as the old processes make after the hand-over.
   I.switch_grid(from, to, nullptr);
-  I.started = true;
+  I.life.started = true;
   detail::World::clear_new();
   I.watchdog.disarm();
   // A background expansion completes inside a remap point of the old processes, which

@@ -35,6 +35,7 @@
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
 #include "session/arrival.hpp"
 #include "session/handover.hpp"
+#include "session/matrix_desc.hpp"
 #include "session/storage.hpp"
 #include "session/target_grid.hpp"
 #include "session/session_parts.hpp"
@@ -68,18 +69,13 @@ inline std::string comma_list(const std::vector<std::string>& v) {
 
 }  // namespace detail
 
+// A registered matrix: its description (matrix_desc.hpp) and the buffers and handles
+// that hold its elements on this process.
 struct Registered {
-  std::string name;
-  int* desc = nullptr;
+  detail::MatrixDesc mat;
+  int* desc = nullptr;                 // its ScaLAPACK descriptor (none: an extended-descriptor matrix)
   std::unique_ptr<detail::Storage> store;
-  detail::Scalar type = detail::Scalar::D;
-  Distribution dist = Distribution::BlockCyclic;
-  int m = 0, n = 0, mb = 1, nb = 1;    // global shape and the block-cyclic block
-  Session::BlockSizes sizes;           // set: an extended-descriptor matrix (no desc)
   int* lld = nullptr;                  // its leading dimension, for the application
-  // Its layout now (extended-descriptor matrices): a regrid may change the powers its
-  // block sizes follow, so the source of the next move is this, not sizes() again.
-  std::optional<redist::Layout> layout;
   // Background resizes: constant between remap points (Session::mark_constant), so a resize may move
   // it in the background; `moved_in_background`: its staged buffer already holds its data
   // on the target grid (move_all commits it instead of moving it).
@@ -89,19 +85,15 @@ struct Registered {
   std::shared_ptr<detail::MatrixState> state;
   // An extended-descriptor matrix's block sizes for its handle, once `layout` changed.
   void publish_layout() {
-    if (state && layout) {
-      state->row_blocks = layout->row_blocks.to_vector();
-      state->col_blocks = layout->col_blocks.to_vector();
+    if (state && mat.layout) {
+      state->row_blocks = mat.layout->row_blocks.to_vector();
+      state->col_blocks = mat.layout->col_blocks.to_vector();
       ++state->blocks_version;  // the handle's cached index map is rebuilt
     }
   }
-  // Its block sizes on grid `g`: a block distribution's one block per process (at least
-  // 1), or the block-cyclic block itself.
-  int row_block_on(const Grid& g) const { return dist == Distribution::Block ? std::max(1, (m + g.nprow - 1) / g.nprow) : mb; }
-  int col_block_on(const Grid& g) const { return dist == Distribution::Block ? std::max(1, (n + g.npcol - 1) / g.npcol) : nb; }
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
-    return elements * static_cast<std::int64_t>(detail::scalar_bytes(type));
+    return elements * static_cast<std::int64_t>(detail::scalar_bytes(mat.type));
   }
   // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
   // does not fit in memory is named with the matrix, not as std::bad_alloc.
@@ -127,8 +119,8 @@ struct Registered {
   }
   std::string out_of_memory(const char* what, std::size_t elements) const {
     char gib[32];
-    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(type) / 1073741824.0);
-    return "session: matrix '" + name + "' (" + std::to_string(m) + " x " + std::to_string(n) + "): " + what +
+    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(mat.type) / 1073741824.0);
+    return "session: matrix '" + mat.name + "' (" + std::to_string(mat.m) + " x " + std::to_string(mat.n) + "): " + what +
            " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";
   }
 };
@@ -148,40 +140,28 @@ struct MatrixRegistry {
 };
 }  // namespace detail
 
-// One session: the parts (the world and its grid, the matrix registry, the resize
-// recorder, the checkpoints; session_parts.hpp) and what ties them together (options,
-// identity, the iteration count, the watchdog, the background resize under way).
-struct Session::Impl : detail::SessionWorld, detail::MatrixRegistry, detail::ResizeRecorder,
-                       detail::SessionCheckpoints {
+// One session: a holder of its parts (session_parts.hpp; the registry above), each with
+// one job, and of what ties them together (options, identity, the iteration count, the
+// watchdog). The phases' functions (session_*.cpp, checkpoint/, background/, report/)
+// take the parts they need.
+struct Session::Impl {
+  detail::SessionWorld job;          // the world and its grid
+  detail::MatrixRegistry registry;   // the registered matrices and the application's state
+  detail::ResizeRecorder recorder;   // metrics, history, powers, predictions
+  detail::SessionCheckpoints ckpts;  // checkpoint cadences and what was written
+  detail::SessionLife life;          // started, newcomer, rank 0, MPI_Finalize hook
+  detail::ReportInputs report;       // the application's result check and problem text
+  detail::IterationMeter meter;
+  detail::ArrivalCheck arrivals;
   SessionOptions opt;
   std::string exe;
   std::vector<std::string> args;
   int iteration = 0;
-  detail::IterationMeter meter;
   detail::Watchdog watchdog{60.0};
-  bool started = false;
-  // This process was spawned by an expansion (blacs-dyn's mark, read when the session was
-  // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
-  // join-or-start line keeps a newcomer from overwriting the data it received.
-  bool newcomer = false;
-  detail::ArrivalCheck arrivals;
   void arrive();
-  // A session alive at MPI_Finalize (declared in main's scope) releases its
-  // communicators at the start of MPI_Finalize (an attribute of MPI_COMM_SELF, which
-  // MPI_Finalize deletes first): communicators over the processes of several jobs left to
-  // MPI_Finalize make Open MPI's disconnect of the jobs write to closed sockets (SIGPIPE).
-  int self_key = MPI_KEYVAL_INVALID;
-  // World rank 0 when the session was made (it stays rank 0): says what a scripted
-  // schedule left undone (warn_schedule, at the start and when the session ends).
-  bool rank0 = false;
-  int first_remap_iteration = -1;  // this job's first remap point (a restart's begin later)
   void warn_schedule(bool at_end) const;
   void release_mpi();
   void release_levels();  // the levels' node communicators (session_levels.cpp)
-  // The run's report (summary(), write_json()): the application's result check (unset:
-  // none given) and its problem text.
-  std::optional<std::pair<bool, std::string>> result_check;
-  std::string problem;
 
   // What act() planned for a resize besides the target grid.
   using NodePlan = detail::NodePlan;  // target_grid.hpp
@@ -249,7 +229,7 @@ struct Session::Impl : detail::SessionWorld, detail::MatrixRegistry, detail::Res
   void adopt_checkpointing(const CheckpointCadence& c);
 
   void progress(const std::string& line) {
-    if (opt.progress && root()) {
+    if (opt.progress && job.root()) {
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);
     }

@@ -82,7 +82,7 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
   if (m < 0 || n < 0 || (!extended && (mb < 1 || nb < 1)))
     throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " + std::to_string(m) + ", " +
                 std::to_string(n) + ", " + std::to_string(mb) + ", " + std::to_string(nb) + ")");
-  if (impl_->started) throw Error("register_matrix " + name + ": register before start() or join()");
+  if (impl_->life.started) throw Error("register_matrix " + name + ": register before start() or join()");
   auto st = std::make_shared<MatrixState>();
   st->name = name;
   st->m = m;
@@ -91,22 +91,22 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
   st->desc = {1, -1, m, n, extended ? 1 : mb, extended ? 1 : nb, 0, 0, 1};
   st->session = this;
   Registered r;
-  r.name = name;
-  r.m = m;
-  r.n = n;
-  r.mb = extended ? 1 : mb;
-  r.nb = extended ? 1 : nb;
-  r.dist = dist;
-  r.type = detail::scalar_of<T>();
+  r.mat.name = name;
+  r.mat.m = m;
+  r.mat.n = n;
+  r.mat.mb = extended ? 1 : mb;
+  r.mat.nb = extended ? 1 : nb;
+  r.mat.dist = dist;
+  r.mat.type = detail::scalar_of<T>();
   r.state = st;
   if (extended) {
-    r.sizes = std::move(sizes);
+    r.mat.sizes = std::move(sizes);
     r.lld = &st->lld;
   } else {
     r.desc = st->desc.data();
   }
   r.store = std::make_unique<OwnedStorage<T>>(st);
-  impl_->mats.push_back(std::move(r));
+  impl_->registry.mats.push_back(std::move(r));
   return Matrix<T>(std::move(st));
 }
 

@@ -34,13 +34,13 @@ void fault_pause(int world_rank, const std::string& moved) {
 
 void Session::Impl::desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const {
   const Grid s = shape_of(g);
-  const int mb = r.row_block_on(s), nb = r.col_block_on(s);
+  const int mb = r.mat.row_block_on(s), nb = r.mat.col_block_on(s);
   int lld = 1;
   if (g.in_grid()) {  // the local rows: redist's map of the row dimension (first block on row 0)
-    const redist::Axis rows(redist::BlockSizes::uniform(r.m, mb), s.nprow, 0);
+    const redist::Axis rows(redist::BlockSizes::uniform(r.mat.m, mb), s.nprow, 0);
     lld = static_cast<int>(std::max<std::int64_t>(1, rows.local_count(g.myrow())));
   }
-  const int v[9] = {1, g.in_grid() ? g.context() : -1, r.m, r.n, mb, nb, 0, 0, lld};
+  const int v[9] = {1, g.in_grid() ? g.context() : -1, r.mat.m, r.mat.n, mb, nb, 0, 0, lld};
   std::copy(v, v + 9, d);
 }
 
@@ -51,15 +51,15 @@ void Session::Impl::desc_for(const Registered& r, const blacs_dyn::Grid& g, int*
 // process plans the whole job.
 std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec) {
   // Rank 0 decides (it holds the record and the cost model) and tells the others.
-  const bool predict = rec && root() && cost_model && opt.mover == Mover::Redist;
-  detail::MoveAccounting acct(world, predict ? &*cost_model : nullptr, node_of_rank);
+  const bool predict = rec && job.root() && recorder.cost_model && opt.mover == Mover::Redist;
+  detail::MoveAccounting acct(job.world, predict ? &*recorder.cost_model : nullptr, job.node_of_rank);
   if (opt.mover == Mover::Redist)
     move_together(from, to, acct);
   else
     move_one_by_one(from, to, acct);
   acct.reduce();
   const std::int64_t moved = acct.bytes_moved;
-  if (rec && root()) {
+  if (rec && job.root()) {
     rec->move.batches = acct.batches;
     rec->move.peak_bytes = acct.peak_bytes;
     if (acct.mapped()) {
@@ -69,7 +69,7 @@ std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dy
     if (acct.predicting()) {
       rec->predicted.t_redist = acct.predicted_s;
       rec->predicted.redist_by = PredictedBy::CostModel;
-    } else if (const auto t = history.predict_redist(static_cast<double>(moved))) {
+    } else if (const auto t = recorder.history.predict_redist(static_cast<double>(moved))) {
       // No calibration: the bytes this resize's plans move, on the line through the
       // earlier resizes (known before the data moved; set here where the count is).
       rec->predicted.t_redist = *t;
@@ -108,8 +108,8 @@ void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::
                                   detail::MoveAccounting& acct) {
   std::vector<MovePart> parts;
   std::vector<Registered*> in_background;
-  parts.reserve(mats.size());
-  for (auto& r : mats) {
+  parts.reserve(registry.mats.size());
+  for (auto& r : registry.mats) {
     if (r.moved_in_background)
       in_background.push_back(&r);
     else
@@ -122,7 +122,7 @@ void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::
     own_old[k] = parts[k].old_bytes;
   }
   if (opt.move_budget_bytes > 0 && parts.size() > 1)
-    MPI_Allreduce(MPI_IN_PLACE, max_new.data(), static_cast<int>(max_new.size()), MPI_INT64_T, MPI_MAX, world);
+    MPI_Allreduce(MPI_IN_PLACE, max_new.data(), static_cast<int>(max_new.size()), MPI_INT64_T, MPI_MAX, job.world);
   const std::vector<detail::MoveBatch> batches = detail::plan_move_batches(max_new, opt.move_budget_bytes);
   acct.batches = static_cast<int>(batches.size());
   std::int64_t staging_peak = 0;
@@ -132,7 +132,7 @@ void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::
     } catch (const std::exception& e) {
       if (b == 0) throw;
       std::vector<std::string> moved;
-      for (std::size_t k = 0; k < batches[b].begin; ++k) moved.push_back(parts[k].r->name);
+      for (std::size_t k = 0; k < batches[b].begin; ++k) moved.push_back(parts[k].r->mat.name);
       throw Error("session: the move failed in batch " + std::to_string(b + 1) + " of " + std::to_string(batches.size()) +
                   " (move budget " + std::to_string(opt.move_budget_bytes) + " bytes) after matrices " +
                   detail::comma_list(moved) + " reached the new grid: " + e.what());
@@ -145,8 +145,8 @@ void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::
 Session::Impl::MovePart Session::Impl::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
   MovePart p;
   p.r = &r;
-  if (r.sizes) {
-    p.la = r.layout ? *r.layout : layout_of(r, shape_of(from));
+  if (r.mat.sizes) {
+    p.la = r.mat.layout ? *r.mat.layout : layout_of(r, shape_of(from));
     p.lb = layout_of(r, shape_of(to));
     const auto [br, bc] = local_dims(p.lb);
     p.new_elements = static_cast<std::size_t>(br * bc);
@@ -174,7 +174,7 @@ std::vector<void*> Session::Impl::stage_batch(std::vector<MovePart>& parts, std:
   std::vector<void*> nbuf(end - begin, nullptr);
   std::string why;
   for (std::size_t k = begin; k < end; ++k) {
-    const bool faulted = no_memory && *no_memory == static_cast<int>(k) && rank() == 1;
+    const bool faulted = no_memory && *no_memory == static_cast<int>(k) && job.rank() == 1;
     try {
       nbuf[k - begin] = parts[k].r->stage(faulted ? std::size_t{1} << 62 : parts[k].new_elements);
     } catch (const Error& e) {
@@ -183,7 +183,7 @@ std::vector<void*> Session::Impl::stage_batch(std::vector<MovePart>& parts, std:
       break;
     }
   }
-  const auto first = lowest_failure(world, why);
+  const auto first = lowest_failure(job.world, why);
   if (!first) return nbuf;
   for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();
   why = first->text;
@@ -208,18 +208,18 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
       Registered& r = *p.r;
       const auto [ar, ac] = local_dims(p.la);
       const auto [br, bc] = local_dims(p.lb);
-      const bool blocks = static_cast<bool>(r.sizes);
+      const bool blocks = static_cast<bool>(r.mat.sizes);
       const bool has_a = blocks ? ar * ac > 0 : p.da[1] >= 0, has_b = blocks ? br * bc > 0 : p.db[1] >= 0;
       const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
       const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
-      plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), size(), redist::ScheduleKind::Default, rank()));
-      items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf[k - begin] : nullptr, ldb, scalar_bytes(r.type)});
+      plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), job.size(), redist::ScheduleKind::Default, job.rank()));
+      items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf[k - begin] : nullptr, ldb, scalar_bytes(r.mat.type)});
     }
     redist::ExecOptions xo;
     xo.window_pairs = redist::WindowPairs::OtherJobs;  // one job's pairs: MPI's shared memory
-    redist::Exchange ex(world, items, xo);
+    redist::Exchange ex(job.world, items, xo);
     ex.start();
-    if (first && begin < end) fault_pause(rank(), parts[begin].r->name);
+    if (first && begin < end) fault_pause(job.rank(), parts[begin].r->mat.name);
     ex.finish(&stats);
   } catch (...) {
     for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();  // harmless where none was staged
@@ -228,15 +228,15 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
   for (std::size_t k = begin; k < end; ++k) {
     Registered& r = *parts[k].r;
     r.store->commit();  // the old buffer is freed here, before the next batch stages
-    if (r.sizes) {
+    if (r.mat.sizes) {
       const auto [br, bc] = local_dims(parts[k].lb);
       *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-      r.layout = parts[k].lb;
+      r.mat.layout = parts[k].lb;
       r.publish_layout();
     } else {
       std::copy(parts[k].db, parts[k].db + 9, r.desc);
     }
-    acct.add(r.type, plans[k - begin]);
+    acct.add(r.mat.type, plans[k - begin]);
   }
   return stats.peak_bytes;
 }
@@ -244,10 +244,10 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
 // The PDGEMR2D mover: one matrix after another (ScaLAPACK moves one per call).
 void Session::Impl::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                     detail::MoveAccounting& acct) {
-  const blacs_dyn::Grid whole = detail::blacs_grid(world, Grid{1, size(), {}});
+  const blacs_dyn::Grid whole = detail::blacs_grid(job.world, Grid{1, job.size(), {}});
   const Grid from_shape = shape_of(from), to_shape = shape_of(to);
-  for (auto& r : mats) {
-    if (r.sizes) {
+  for (auto& r : registry.mats) {
+    if (r.mat.sizes) {
       move_blocks(r, from, to, acct);
       continue;
     }
@@ -261,20 +261,20 @@ void Session::Impl::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn
     if (from.in_grid()) da[8] = r.desc[8];
     desc_for(r, to, db);
     void* nbuf = r.stage(Session::local_size(db));
-    const detail::MatrixMove mv{.m = r.m, .n = r.n, .type = r.type, .a = r.data(), .desca = da,
+    const detail::MatrixMove mv{.m = r.mat.m, .n = r.mat.n, .type = r.mat.type, .a = r.data(), .desca = da,
                                 .b = nbuf, .descb = db, .grid_a = &from_shape, .grid_b = &to_shape};
-    detail::move_matrix(opt.mover, mv, world, whole.context());
-    acct.add(r.type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
+    detail::move_matrix(opt.mover, mv, job.world, whole.context());
+    acct.add(r.mat.type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
     r.store->commit();
     std::copy(db, db + 9, r.desc);
-    if (&r == &mats.front()) fault_pause(rank(), r.name);
+    if (&r == &registry.mats.front()) fault_pause(job.rank(), r.mat.name);
   }
 }
 
 // The extended-descriptor layout of a block-sizes matrix on a grid.
 redist::Layout Session::Impl::layout_of(const Registered& r, const Grid& g) const {
   std::vector<long long> rows, cols;
-  r.sizes(g, rows, cols);
+  r.mat.sizes(g, rows, cols);
   std::vector<std::int64_t> rb(rows.begin(), rows.end()), cb(cols.begin(), cols.end());
   return redist::Layout::from_blocks(rb, cb, g.nprow, g.npcol, 0, 0, g.rank_map());
 }
@@ -282,43 +282,43 @@ redist::Layout Session::Impl::layout_of(const Registered& r, const Grid& g) cons
 // Local rows and columns of this process in a layout (0 x 0 off the grid).
 std::pair<std::int64_t, std::int64_t> Session::Impl::local_dims(const redist::Layout& l) const {
   int pr = -1, pc = -1;
-  if (!l.coords_of(rank(), pr, pc)) return {0, 0};
+  if (!l.coords_of(job.rank(), pr, pc)) return {0, 0};
   return {l.local_rows(pr), l.local_cols(pc)};
 }
 
 void Session::Impl::size_blocks(Registered& r, const Grid& g) {
-  r.layout = layout_of(r, g);
+  r.mat.layout = layout_of(r, g);
   r.publish_layout();
-  const auto [lr, lc] = local_dims(*r.layout);
+  const auto [lr, lc] = local_dims(*r.mat.layout);
   r.reset(static_cast<std::size_t>(lr * lc));
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 
 void Session::Impl::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                 detail::MoveAccounting& acct) {
-  const redist::Layout la = r.layout ? *r.layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
+  const redist::Layout la = r.mat.layout ? *r.mat.layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
   const auto [ar, ac] = local_dims(la);
   const auto [br, bc] = local_dims(lb);
   void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
-  detail::move_layout(r.type, world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
+  detail::move_layout(r.mat.type, job.world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
                       br * bc > 0 ? nbuf : nullptr, std::max<std::int64_t>(1, br));
   r.store->commit();
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-  r.layout = lb;
+  r.mat.layout = lb;
   r.publish_layout();
-  acct.add(r.type, la, lb);
+  acct.add(r.mat.type, la, lb);
 }
 
 std::int64_t Session::Impl::total_bytes() const {
   std::int64_t t = 0;
-  for (const auto& r : mats) t += r.bytes(static_cast<std::int64_t>(r.m) * r.n);
+  for (const auto& r : registry.mats) t += r.bytes(static_cast<std::int64_t>(r.mat.m) * r.mat.n);
   return t;
 }
 
 // Same layout and buffers, new BLACS context (after the world changed under them).
 void Session::Impl::relabel_descs() {
-  for (auto& r : mats)
-    if (r.desc) r.desc[1] = grid.in_grid() ? grid.context() : -1;
+  for (auto& r : registry.mats)
+    if (r.desc) r.desc[1] = job.grid.in_grid() ? job.grid.context() : -1;
 }
 
 // The one grid switch after a resize, used by an expansion and its newcomers' join, a
@@ -328,11 +328,11 @@ std::int64_t Session::Impl::switch_grid(const std::optional<Grid>& from, const G
                                         const char* phase, Adopt adopt) {
   // Every process of the world makes the same grids in the same order (collective).
   watchdog.phase("BLACS grids");
-  blacs_dyn::Grid old_grid = from ? detail::blacs_grid(world, *from) : blacs_dyn::Grid{};
-  blacs_dyn::Grid new_grid = detail::blacs_grid(world, to);
+  blacs_dyn::Grid old_grid = from ? detail::blacs_grid(job.world, *from) : blacs_dyn::Grid{};
+  blacs_dyn::Grid new_grid = detail::blacs_grid(job.world, to);
   watchdog.phase(phase);
   const double t1 = MPI_Wtime();
-  const std::int64_t moved = move_all(from ? old_grid : grid, new_grid, rec);
+  const std::int64_t moved = move_all(from ? old_grid : job.grid, new_grid, rec);
   if (rec) {
     rec->t_redist = MPI_Wtime() - t1;
     rec->bytes_moved = moved;
@@ -341,19 +341,19 @@ std::int64_t Session::Impl::switch_grid(const std::optional<Grid>& from, const G
   if (adopt == Adopt::No) {
     // A shrink: the world is about to lose processes; settle_grid makes the grid on the
     // world that is left.
-    grid.release();
+    job.grid.release();
     new_grid.release();
     return moved;
   }
-  grid = std::move(new_grid);
+  job.grid = std::move(new_grid);
   old_grid.release();
-  shape = to;
+  job.shape = to;
   return moved;
 }
 
 void Session::Impl::settle_grid(const Grid& g) {
-  grid = detail::blacs_grid(world, g);
-  shape = g;
+  job.grid = detail::blacs_grid(job.world, g);
+  job.shape = g;
   relabel_descs();
 }
 

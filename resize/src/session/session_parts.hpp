@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checkpoint/checkpoint_format.hpp"
@@ -96,6 +97,32 @@ struct IterationMeter {
 // between two of them.
 struct ArrivalCheck {
   double timeout = 600.0, last = 0, longest_gap = 0;
+};
+
+// Where the session is in its life: made, started (start, restart or join), and what it
+// knew about itself when it was made.
+struct SessionLife {
+  bool started = false;
+  // This process was spawned by an expansion (blacs-dyn's mark, read when the session was
+  // made): is_newcomer() stays true after join(), so `if (!is_newcomer()) fill` after the
+  // join-or-start line keeps a newcomer from overwriting the data it received.
+  bool newcomer = false;
+  // World rank 0 when the session was made (it stays rank 0): says what a scripted
+  // schedule left undone (warn_schedule, at the start and when the session ends).
+  bool rank0 = false;
+  int first_remap_iteration = -1;  // this job's first remap point (a restart's begin later)
+  // A session alive at MPI_Finalize (declared in main's scope) releases its
+  // communicators at the start of MPI_Finalize (an attribute of MPI_COMM_SELF, which
+  // MPI_Finalize deletes first): communicators over the processes of several jobs left to
+  // MPI_Finalize make Open MPI's disconnect of the jobs write to closed sockets (SIGPIPE).
+  int self_key = MPI_KEYVAL_INVALID;
+};
+
+// What the application told the run's report (summary(), write_json()): its result check
+// (unset: none given) and its problem text.
+struct ReportInputs {
+  std::optional<std::pair<bool, std::string>> result_check;
+  std::string problem;
 };
 
 }  // namespace detail

@@ -17,7 +17,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   // Redistribute on the big world, then let the extra processes go (§3.1 iii.4). The data
   // moves inside blacs-dyn's shrink, once it has validated the request and before anybody
   // leaves: a refused shrink (a node that cannot be given back whole) touches no data.
-  node_of_rank = redist::node_ids(node_plan.hosts_before);
+  job.node_of_rank = redist::node_ids(node_plan.hosts_before);
   bool moved = false;
   const auto move = [&]() {
     moved = true;
@@ -36,21 +36,21 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
     armed.release();  // this process leaves the job (World::leave does not return)
     detail::World::leave();
   }
-  world = detail::World::comm();
+  job.world = detail::World::comm();
   rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
   watchdog.phase("BLACS grid on the new world");
   const Grid renumbered = renumber(target, node_plan.keep);
   settle_grid(renumbered);
   // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
-  if (!powers.empty()) {
+  if (!recorder.powers.empty()) {
     std::vector<double> kept;
-    for (int k : node_plan.keep) kept.push_back(k < static_cast<int>(powers.size()) ? powers[static_cast<std::size_t>(k)] : 1.0);
-    powers = std::move(kept);
+    for (int k : node_plan.keep) kept.push_back(k < static_cast<int>(recorder.powers.size()) ? recorder.powers[static_cast<std::size_t>(k)] : 1.0);
+    recorder.powers = std::move(kept);
   }
-  speeds.renumber(node_plan.keep);
-  for (auto& r : mats) r.layout.reset();
-  rank_hosts = detail::World::hosts();
-  rec.rank_hosts = RankHosts::of(rank_hosts);
+  recorder.speeds.renumber(node_plan.keep);
+  for (auto& r : registry.mats) r.mat.layout.reset();
+  job.rank_hosts = detail::World::hosts();
+  rec.rank_hosts = RankHosts::of(job.rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   armed.release();
@@ -68,9 +68,9 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
 // this is one redistribution between two grids of the current world.
 Session::Impl::Outcome Session::Impl::regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start) {
   WatchdogGuard armed(watchdog);
-  node_of_rank = redist::node_ids(rank_hosts);
+  job.node_of_rank = redist::node_ids(job.rank_hosts);
   switch_grid(std::nullopt, target, &rec);
-  rec.rank_hosts = RankHosts::of(rank_hosts);
+  rec.rank_hosts = RankHosts::of(job.rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_redist;
   armed.release();
@@ -78,7 +78,7 @@ Session::Impl::Outcome Session::Impl::regrid(const Decision& d, const Grid& targ
   std::snprintf(line, sizeof line,
                 "   remap after iter %d: regrid %s -> %s (%d of %d procs): redistribution %.1f ms, other %.1f ms, "
                 "total %.1f ms%s%s",
-                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(), size(), rec.t_redist * 1e3,
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), target.size(), job.size(), rec.t_redist * 1e3,
                 rec.t_other * 1e3, rec.t_total * 1e3, d.reason.empty() ? "" : "; ", d.reason.c_str());
   return {{Action::Regrid, true, {}}, line, false};
 }

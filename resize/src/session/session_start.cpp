@@ -18,11 +18,11 @@ namespace {
 std::string start_signature(const Grid& g, const std::vector<Registered>& mats) {
   std::string sig = "grid " + g.shape();
   for (const auto& r : mats) {
-    sig += "; " + r.name + " " + std::to_string(r.m) + "x" + std::to_string(r.n) + " " + detail::scalar_name(r.type);
-    if (r.sizes)
+    sig += "; " + r.mat.name + " " + std::to_string(r.mat.m) + "x" + std::to_string(r.mat.n) + " " + detail::scalar_name(r.mat.type);
+    if (r.mat.sizes)
       sig += " extended blocks";
     else
-      sig += (r.dist == Distribution::Block ? " block" : " block-cyclic " + std::to_string(r.mb) + "x" + std::to_string(r.nb));
+      sig += (r.mat.dist == Distribution::Block ? " block" : " block-cyclic " + std::to_string(r.mat.mb) + "x" + std::to_string(r.mat.nb));
   }
   return sig;
 }
@@ -48,23 +48,23 @@ void agree_on_start(const Grid& g, const std::vector<Registered>& mats, MPI_Comm
 
 int Session::start(const Grid& g) {
   auto& I = *impl_;
-  agree_on_start(g, I.mats, I.world);
+  agree_on_start(g, I.registry.mats, I.job.world);
   if (g.nprow < 1 || g.npcol < 1) throw Error("session: grid " + g.shape() + " must be at least 1x1");
-  if (g.size() > I.size())
+  if (g.size() > I.job.size())
     throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) +
-                " processes, the world has " + std::to_string(I.size()));
+                " processes, the world has " + std::to_string(I.job.size()));
   I.settle_grid(g);
-  I.started = true;
-  for (auto& r : I.mats) {
-    if (r.sizes) {
+  I.life.started = true;
+  for (auto& r : I.registry.mats) {
+    if (r.mat.sizes) {
       I.size_blocks(r, g);
       continue;
     }
-    I.desc_for(r, I.grid, r.desc);
+    I.desc_for(r, I.job.grid, r.desc);
     r.reset(local_size(r.desc));
   }
-  I.rank_hosts = detail::World::hosts();
-  I.progress("[" + I.opt.app + "] start on " + g.shape() + " (" + std::to_string(I.size()) +
+  I.job.rank_hosts = detail::World::hosts();
+  I.progress("[" + I.opt.app + "] start on " + g.shape() + " (" + std::to_string(I.job.size()) +
              " processes; world: " + detail::World::backend() + "; policy " + I.opt.policy->name() +
              "; redistribution " + mover_name() + ")");
   return 0;

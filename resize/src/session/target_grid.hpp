@@ -28,7 +28,7 @@ struct NodePlan {
 struct TargetInput {
   Grid shape;                                         // the grid now
   int world_size = 0;                                 // processes in the world now
-  const MatrixInfo* matrix = nullptr;                 // the first registered matrix (Optimal), or none
+  const PlacementMatrix* matrix = nullptr;                 // the first registered matrix (Optimal), or none
   // False, with the reason, when this MPI cannot spawn; asked only when the expansion
   // needs new processes.
   std::function<bool(std::string&)> spawn_supported;
