@@ -409,23 +409,36 @@ TEST(Exchange, RanksHoldingSeveralCoordinatesOfAMoveEveryOne) {
   const Layout la = Layout::block_cyclic(41, 35, 4, 3, 3, 3, 1, 0, several);
   const Layout la2 = Layout::from_blocks({5, 9, 2, 11, 3}, {7, 1, 12, 4}, 3, 3, 0, 2, several);
   const Layout lb = Layout::block_cyclic(41, 35, 5, 2, 2, 3), lb2 = Layout::block_cyclic(30, 24, 3, 5, 3, 2, 0, 0, {5, 4, 3, 2, 1, 0});
-  for (int together = 0; together < 2; ++together) {
-    Held<double> h(la);
-    Held<std::complex<float>> h2(la2);
-    auto b = fill_local<double>(lb, world_rank(), false, 1);
-    auto b2 = fill_local<std::complex<float>>(lb2, world_rank(), false, 0);
-    const RedistPlan p = redist::make_plan(la, lb, Region::whole(la), world_size(), ScheduleKind::Default, world_rank());
-    const RedistPlan p2 = redist::make_plan(la2, lb2, Region::whole(la2), world_size(), ScheduleKind::Default, world_rank());
-    ExchangeItem i1{&p, nullptr, 1, data_or_null(b), b.ld, sizeof(double), h.held};
-    ExchangeItem i2{&p2, nullptr, 1, data_or_null(b2), b2.ld, sizeof(std::complex<float>), h2.held};
-    if (together) {
-      redist::redistribute(MPI_COMM_WORLD, {i1, i2});
-    } else {
-      redist::redistribute(MPI_COMM_WORLD, {i1});
-      redist::redistribute(MPI_COMM_WORLD, {i2});
+  // Every transport (mode 0: by message, 1: the node window, 2: single copy): each send
+  // from its held coordinate's array.
+  for (int mode = 0; mode < 3; ++mode)
+    for (int together = 0; together < 2; ++together) {
+      Held<double> h(la);
+      Held<std::complex<float>> h2(la2);
+      auto b = fill_local<double>(lb, world_rank(), false, 1);
+      auto b2 = fill_local<std::complex<float>>(lb2, world_rank(), false, 0);
+      const RedistPlan p = redist::make_plan(la, lb, Region::whole(la), world_size(), ScheduleKind::Default, world_rank());
+      const RedistPlan p2 = redist::make_plan(la2, lb2, Region::whole(la2), world_size(), ScheduleKind::Default, world_rank());
+      ExchangeItem i1{&p, nullptr, 1, data_or_null(b), b.ld, sizeof(double), h.held};
+      ExchangeItem i2{&p2, nullptr, 1, data_or_null(b2), b2.ld, sizeof(std::complex<float>), h2.held};
+      redist::ExecOptions opt;
+      opt.node_window = mode == 1;
+      opt.single_copy = mode == 2 ? redist::SingleCopy::On : redist::SingleCopy::Off;
+      redist::ExecStats st, st2;
+      if (together) {
+        redist::redistribute(MPI_COMM_WORLD, {i1, i2}, opt, &st);
+      } else {
+        redist::redistribute(MPI_COMM_WORLD, {i1}, opt, &st);
+        redist::redistribute(MPI_COMM_WORLD, {i2}, opt, &st2);
+      }
+      EXPECT_EQ(all_sum(wrong(lb, b, Region::whole(lb)) + wrong(lb2, b2, Region::whole(lb2))), 0) << mode << together;
+      const int window = all_sum(static_cast<int>(st.bytes_window + st2.bytes_window));
+      const int single = all_sum(static_cast<int>(st.bytes_single_copy + st2.bytes_single_copy));
+      if (redist::node_ranks(MPI_COMM_WORLD).size() == static_cast<std::size_t>(world_size())) {
+        EXPECT_EQ(window > 0, mode == 1) << together;
+        EXPECT_EQ(single > 0, mode == 2) << together;
+      }
     }
-    EXPECT_EQ(all_sum(wrong(lb, b, Region::whole(lb)) + wrong(lb2, b2, Region::whole(lb2))), 0) << together;
-  }
   // A coordinate left out: the same error on every rank, B untouched.
   Held<double> h(la);
   auto b = fill_local<double>(lb, world_rank(), false, 1);

@@ -498,8 +498,8 @@ void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const
   const bool reads = node && single_copy_supported() &&
                      (opt.single_copy == SingleCopy::On ||
                       (opt.single_copy == SingleCopy::Auto && opt.transport == Transport::Auto));
+  std::vector<int> joined;  // the ranks the window joins (on_node.hpp, joined_by_window); outlives win
   std::optional<NodeWindow> win;
-  std::vector<int> joined;  // the ranks the window joins (on_node.hpp, joined_by_window)
   if (opt.node_window && opt.transport == Transport::Auto && node_window_supported() && node) {  // Datatype/Packed: messages
     int me = 0;
     MPI_Comm_rank(comm, &me);

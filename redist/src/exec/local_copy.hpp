@@ -24,6 +24,14 @@ struct Side {
   bool is_b = false;  // which of a run's local strides applies
 };
 
+// Where one send's pieces of A are on this rank: an array and its side. A rank that holds
+// several coordinates of A (RankMap::holding_several) has one array per coordinate, so the
+// on-node steps take one per send (empty: every send from the step's own A).
+struct SendFrom {
+  const Side* sa = nullptr;
+  const void* a = nullptr;
+};
+
 // A run in one local array: count pieces of len indices, the first at start, stride apart.
 struct LocalRun {
   std::int64_t start = 0, len = 0, count = 1, stride = 0;

@@ -154,8 +154,12 @@ class WindowStep : public DeferredStep {
                        kByMessageTag = tags::kWindowByMessage;
   static constexpr int kWhere = 6;  // SegmentId (5) and the offset (-1: by message)
 
-  WindowStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in)
-      : env_(env), out_(std::move(out)), in_(std::move(in)) {}
+  // from: each send's array of A (parallel to out; empty: env.a and env.sa for all).
+  WindowStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
+             std::vector<SendFrom> from = {})
+      : env_(env), out_(std::move(out)), in_(std::move(in)), from_(std::move(from)) {
+    if (from_.empty()) from_.assign(out_.size(), SendFrom{env_.sa, env_.a});
+  }
 
   void begin() {
     using detail::check_mpi;
@@ -180,8 +184,8 @@ class WindowStep : public DeferredStep {
       std::int64_t* w = &where_out_[kWhere * k];
       w[5] = -1;
       if (env_.win->mine() && at + bytes <= room) {
-        const Walk wk(*env_.sa, t);
-        pack_columns<T>(wk, packed_runs(wk.rows), env_.a, env_.sa->ld, 0, wk.ncols,
+        const Walk wk(*from_[k].sa, t);
+        pack_columns<T>(wk, packed_runs(wk.rows), static_cast<const T*>(from_[k].a), from_[k].sa->ld, 0, wk.ncols,
                         reinterpret_cast<T*>(env_.win->mine() + at));
         const SegmentId& id = env_.win->id();
         w[0] = id.pid, w[1] = id.fd, w[2] = id.gen, w[3] = id.token, w[4] = id.bytes, w[5] = at;
@@ -192,7 +196,7 @@ class WindowStep : public DeferredStep {
       check_mpi(MPI_Isend(w, kWhere, MPI_INT64_T, t.dst, kWhereTag, env_.comm, &req_out_[2 * k]), "MPI_Isend (window)");
       check_mpi(MPI_Irecv(&said_out_[k], 1, MPI_INT, t.dst, kDoneTag, env_.comm, &req_out_[2 * k + 1]),
                 "MPI_Irecv (window done)");
-      if (w[5] < 0) send_by_message(t);  // no room in the segment (or none): the receiver expects a message
+      if (w[5] < 0) send_by_message(k);  // no room in the segment (or none): the receiver expects a message
     }
     moved_.pack_s = MPI_Wtime() - t0;
   }
@@ -245,7 +249,7 @@ class WindowStep : public DeferredStep {
     released = true;
     wait_all(req_out_, env_.sleep, env_.sleep_us, "MPI_Waitall (window)");
     for (std::size_t k = 0; k < out_.size(); ++k)
-      if (said_out_[k] != 0 && where_out_[kWhere * k + 5] >= 0) send_by_message(*out_[k]);
+      if (said_out_[k] != 0 && where_out_[kWhere * k + 5] >= 0) send_by_message(k);
   }
   void complete() override {
     release();
@@ -254,10 +258,11 @@ class WindowStep : public DeferredStep {
   }
 
  private:
-  void send_by_message(const Transfer& t) {
-    types_.emplace_back(mpi_type<T>(), sizeof(T), *env_.sa, t);
+  void send_by_message(std::size_t k) {
+    const Transfer& t = *out_[k];
+    types_.emplace_back(mpi_type<T>(), sizeof(T), *from_[k].sa, t);
     back_.emplace_back();
-    detail::check_mpi(MPI_Isend(env_.a, 1, types_.back().get(), t.dst, kByMessageTag, env_.comm, &back_.back()),
+    detail::check_mpi(MPI_Isend(from_[k].a, 1, types_.back().get(), t.dst, kByMessageTag, env_.comm, &back_.back()),
                       "MPI_Isend (window by message)");
   }
   void receive_by_message(const Transfer& t) {
@@ -269,6 +274,7 @@ class WindowStep : public DeferredStep {
 
   Env env_;
   std::vector<const Transfer*> out_, in_;
+  std::vector<SendFrom> from_;  // per send
   std::vector<std::int64_t> where_in_, where_out_;
   std::vector<int> said_out_, said_in_;
   std::vector<MPI_Request> req_in_, req_out_, back_, said_;

@@ -119,16 +119,33 @@ struct Exchange::Impl {
   std::optional<detail::DupComm> dup;
   MPI_Comm comm = MPI_COMM_NULL;
   int me = 0, nranks = 0;
-  bool sleep = false;
-  bool discard = false;  // the destructor completes messages without unpacking
   std::vector<Mat> mats;
   std::vector<Local> local;  // this rank's transfers to itself
   Dir sends, recvs;
   Routing routing;                // each transfer's transport (on_node.hpp)
   std::optional<OnNode> on_node;  // the transfers between ranks of this node, when routed there
-  std::vector<Slot> slots;
-  std::vector<MPI_Request> req;
-  std::vector<int> free_slots, done;
+  // The messages in flight: their packing buffers (one slot per message, reused), their
+  // requests, the free slots and the completed ones of the last wait, and how they are
+  // waited for and completed.
+  struct Posted {
+    std::vector<Slot> slots;
+    std::vector<MPI_Request> req;
+    std::vector<int> free, done;
+    bool sleep = false;    // wait by testing and sleeping (WaitMode)
+    bool discard = false;  // the destructor completes messages without unpacking
+    // A free slot (a new one when none is free: *grew).
+    int take(bool* grew) {
+      *grew = free.empty();
+      if (*grew) {
+        free.push_back(static_cast<int>(slots.size()));
+        slots.emplace_back();
+        req.push_back(MPI_REQUEST_NULL);
+      }
+      const int k = free.back();
+      free.pop_back();
+      return k;
+    }
+  } posted;
   ExecStats st;
   double t0 = 0;
   Held held{&st.peak_bytes};
@@ -145,7 +162,7 @@ struct Exchange::Impl {
     MPI_Finalized(&fin);
     if (fin) return;
     try {  // every rank posted the matching messages in start(): complete them all
-      discard = true;
+      posted.discard = true;
       progress(true);
       end_on_node();
     } catch (...) {
@@ -253,13 +270,13 @@ struct Exchange::Impl {
           local.push_back({k, &t, source_of(mats[k], t)});
         } else if (t.src == me || t.dst == me) {
           const bool send = t.src == me;
-          // An A held several times over goes by message (both ends know it from the layout).
-          if (const Route r = mats[k].plan->a.ranks.holds_several() ? Route::Message : routing.route(t, me, mats[k].eb);
-              r != Route::Message) {
-            on_node->add(k, ItemArrays{mats[k].eb, &mats[k].sa, &mats[k].sb, mats[k].a, mats[k].b}, &t, send, r);
+          const Source src = send ? source_of(mats[k], t) : Source{};
+          // A send of an A held several times over comes from its coordinate's array.
+          if (const Route r = routing.route(t, me, mats[k].eb); r != Route::Message) {
+            on_node->add(k, ItemArrays{mats[k].eb, &mats[k].sa, &mats[k].sb, mats[k].a, mats[k].b}, &t, send, r,
+                         SendFrom{src.sa, src.a});
             continue;
           }
-          const Source src = send ? source_of(mats[k], t) : Source{};
           Link l{k, &t, Walk(send ? *src.sa : mats[k].sb, t), {}, src};
           l.packed = packed_runs(l.w.rows);
           meta += kTransferBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
@@ -354,19 +371,14 @@ struct Exchange::Impl {
     if (!next || d.nflight >= d.window) return false;
     const bool typed = d.typed[next->peer];
     if (d.nflight > 0 && !typed && d.inflight + next->bytes > d.budget) return false;
-    if (free_slots.empty()) {
-      free_slots.push_back(static_cast<int>(slots.size()));
-      slots.emplace_back();
-      req.push_back(MPI_REQUEST_NULL);
-      charge(nullptr, static_cast<std::int64_t>(sizeof(Slot) + sizeof(MPI_Request) + 2 * sizeof(int)));
-    }
-    const int k = free_slots.back();
-    free_slots.pop_back();
-    Slot& s = slots[static_cast<std::size_t>(k)];
+    bool grew = false;
+    const int k = posted.take(&grew);
+    if (grew) charge(nullptr, static_cast<std::int64_t>(sizeof(Slot) + sizeof(MPI_Request) + 2 * sizeof(int)));
+    Slot& s = posted.slots[static_cast<std::size_t>(k)];
     s.d = &d;
     s.msg = d.queue.take();
     const int peer = d.ranks[s.msg.peer];
-    MPI_Request* r = &req[static_cast<std::size_t>(k)];
+    MPI_Request* r = &posted.req[static_cast<std::size_t>(k)];
     if (typed) {
       MPI_Datatype t = typed_message(d, s.msg);
       if (d.send)
@@ -408,15 +420,15 @@ struct Exchange::Impl {
   }
 
   void complete(int k) {
-    Slot& s = slots[static_cast<std::size_t>(k)];
+    Slot& s = posted.slots[static_cast<std::size_t>(k)];
     Dir& d = *s.d;
-    if (!d.send && !discard && !d.typed[s.msg.peer]) unpack(d, s.msg, s.buf.data());
+    if (!d.send && !posted.discard && !d.typed[s.msg.peer]) unpack(d, s.msg, s.buf.data());
     charge(&d, -static_cast<std::int64_t>(s.buf.capacity()));
     if (s.buf.capacity()) detail::BufferPool::instance().give(std::move(s.buf));
     s.buf = {};
     s.d = nullptr;
     --d.nflight;
-    free_slots.push_back(k);
+    posted.free.push_back(k);
   }
 
   bool all_done() { return sends.nflight + recvs.nflight == 0 && sends.queue.empty() && recvs.queue.empty(); }
@@ -435,15 +447,15 @@ struct Exchange::Impl {
   void progress(bool until_done, bool block = true) {
     while (!all_done()) {
       if (block) {
-        wait_some(req, done, sleep, opt.sleep_us, "MPI_Waitsome (exchange)");
+        wait_some(posted.req, posted.done, posted.sleep, opt.sleep_us, "MPI_Waitsome (exchange)");
       } else {
-        done.resize(req.size());
+        posted.done.resize(posted.req.size());
         int n = 0;
-        check_mpi(MPI_Testsome(static_cast<int>(req.size()), req.data(), &n, done.data(), MPI_STATUSES_IGNORE),
+        check_mpi(MPI_Testsome(static_cast<int>(posted.req.size()), posted.req.data(), &n, posted.done.data(), MPI_STATUSES_IGNORE),
                   "MPI_Testsome (exchange)");
-        done.resize(n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n));
+        posted.done.resize(n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n));
       }
-      for (int k : done) complete(k);
+      for (int k : posted.done) complete(k);
       fill();
       if (!until_done) return;
     }
@@ -454,8 +466,8 @@ struct Exchange::Impl {
     sends = Dir{};
     sends.send = true;
     recvs = Dir{};
-    std::vector<Slot>().swap(slots);
-    std::vector<MPI_Request>().swap(req);
+    std::vector<Slot>().swap(posted.slots);
+    std::vector<MPI_Request>().swap(posted.req);
     for (auto& m : mats) std::vector<char>().swap(m.staged);
     if (opt.memory_budget_bytes > 0) detail::BufferPool::instance().trim(static_cast<std::size_t>(opt.memory_budget_bytes));
     st.total_s = MPI_Wtime() - t0;
@@ -478,11 +490,11 @@ struct Exchange::Impl {
       comm = user_comm;
     }
     st.check_s = MPI_Wtime() - t0;
-    sleep = opt.wait == WaitMode::Sleep ||
+    posted.sleep = opt.wait == WaitMode::Sleep ||
             (opt.wait == WaitMode::Auto && (agreement == Agreement::Local || oversubscribed(user_comm, comm)));
     // Under Agreement::Local start() makes no collective call: no node map, all by message.
     routing = make_routing(user_comm, opt, agreement == Agreement::Collective);
-    if (routing.node) on_node.emplace(comm, user_comm, &routing.window_ranks, opt, sleep);
+    if (routing.node) on_node.emplace(comm, user_comm, &routing.window_ranks, opt, posted.sleep);
     for (const auto& it : items) {
       Mat& m = mats.emplace_back();
       const RedistPlan& p = *it.plan;
@@ -544,12 +556,12 @@ struct Exchange::Impl {
   void cancel() {
     if (state == State::Started) {
       end_on_node();  // the peers of this node posted theirs in start() (Collective only)
-      for (std::size_t k = 0; k < req.size(); ++k) {
-        if (req[k] == MPI_REQUEST_NULL) continue;
-        MPI_Cancel(&req[k]);
-        MPI_Wait(&req[k], MPI_STATUS_IGNORE);
+      for (std::size_t k = 0; k < posted.req.size(); ++k) {
+        if (posted.req[k] == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&posted.req[k]);
+        MPI_Wait(&posted.req[k], MPI_STATUS_IGNORE);
       }
-      for (auto& s : slots)
+      for (auto& s : posted.slots)
         if (s.d) {
           --s.d->nflight;
           detail::BufferPool::instance().give(std::move(s.buf));

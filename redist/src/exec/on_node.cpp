@@ -62,10 +62,11 @@ struct ErasedWindowStep {
 
 template <class E>
 ErasedWindowStep window_step(MPI_Comm comm, const NodeWindow* win, const ItemArrays& x, bool sleep, int sleep_us,
-                             std::vector<const Transfer*> out, std::vector<const Transfer*> in) {
+                             std::vector<const Transfer*> out, std::vector<const Transfer*> in,
+                             std::vector<SendFrom> from) {
   using Step = WindowStep<E>;
   const typename Step::Env env{comm, win, x.sa, x.sb, static_cast<const E*>(x.a), static_cast<E*>(x.b), sleep, sleep_us};
-  auto step = std::make_shared<Step>(env, std::move(out), std::move(in));
+  auto step = std::make_shared<Step>(env, std::move(out), std::move(in), std::move(from));
   return {[step] { step->begin(); },
           [step] {
             const auto m = step->end();  // the step moves itself into the window's pending list
@@ -81,6 +82,7 @@ struct OnNode::Item {
   std::size_t index = 0;
   ItemArrays x;
   std::vector<const Transfer*> read_out, read_in, win_out, win_in;
+  std::vector<SendFrom> read_from, win_from;  // per send
   std::optional<SingleCopyStep> one;
   std::optional<ErasedWindowStep> shared;
 };
@@ -94,17 +96,19 @@ OnNode::OnNode(MPI_Comm comm, MPI_Comm user_comm, const std::vector<int>* node, 
 
 OnNode::~OnNode() = default;
 
-void OnNode::add(std::size_t item, const ItemArrays& arrays, const Transfer* t, bool send, Route r) {
+void OnNode::add(std::size_t item, const ItemArrays& arrays, const Transfer* t, bool send, Route r, SendFrom from) {
   if (items_.empty() || items_.back()->index != item) {
     items_.push_back(std::make_unique<Item>());
     items_.back()->index = item;
     items_.back()->x = arrays;
   }
   Item& it = *items_.back();
+  if (!from.a && !from.sa) from = SendFrom{arrays.sa, arrays.a};
   if (r == Route::SingleCopy)
     (send ? it.read_out : it.read_in).push_back(t);
   else
     (send ? it.win_out : it.win_in).push_back(t);
+  if (send) (r == Route::SingleCopy ? it.read_from : it.win_from).push_back(from);
 }
 
 std::int64_t OnNode::segment_bytes() const { return win_->win ? win_->win->segment_bytes() : 0; }
@@ -129,14 +133,15 @@ void OnNode::begin() {
     if (!it->read_out.empty() || !it->read_in.empty()) {
       it->one.emplace(SingleCopyStep::Env{comm_, element_type(x.elem_bytes), x.elem_bytes, x.sa, x.sb, x.a, x.b, sleep_,
                                           opt_.sleep_us},
-                      std::move(it->read_out), std::move(it->read_in));
+                      std::move(it->read_out), std::move(it->read_in), std::move(it->read_from));
       it->one->begin();
     }
     if (!it->win_out.empty() || !it->win_in.empty()) {
       const NodeWindow* w = &*win_->win;
       auto make = [&](auto e) {
         using E = decltype(e);
-        return window_step<E>(comm_, w, x, sleep_, opt_.sleep_us, std::move(it->win_out), std::move(it->win_in));
+        return window_step<E>(comm_, w, x, sleep_, opt_.sleep_us, std::move(it->win_out), std::move(it->win_in),
+                              std::move(it->win_from));
       };
       it->shared = x.elem_bytes == 4 ? make(float{}) : x.elem_bytes == 8 ? make(double{}) : make(std::complex<double>{});
       it->shared->begin();

@@ -67,7 +67,8 @@ class OnNode {
   ~OnNode();
   OnNode(const OnNode&) = delete;
   OnNode& operator=(const OnNode&) = delete;
-  void add(std::size_t item, const ItemArrays& arrays, const Transfer* t, bool send, Route r);
+  // from: a send's array of A (the item's, or a held coordinate's).
+  void add(std::size_t item, const ItemArrays& arrays, const Transfer* t, bool send, Route r, SendFrom from = {});
   bool empty() const { return items_.empty(); }
   void begin();
   void end(ExecStats& st);

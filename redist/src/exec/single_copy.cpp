@@ -99,24 +99,32 @@ constexpr int kDoneTag = tags::kSingleDone;
 constexpr int kFallbackTag = tags::kSingleFallback;
 }  // namespace
 
-SingleCopyStep::SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in)
-    : env_(env), out_(std::move(out)), in_(std::move(in)) {}
+SingleCopyStep::SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
+                               std::vector<SendFrom> from)
+    : env_(env), out_(std::move(out)), in_(std::move(in)), from_(std::move(from)) {
+  if (from_.empty()) from_.assign(out_.size(), SendFrom{env_.sa, env_.a});
+}
 
 std::int64_t SingleCopyStep::bytes_held() const {
   return static_cast<std::int64_t>((out_.capacity() + in_.capacity()) * sizeof(const Transfer*) +
-                                   where_.capacity() * sizeof(std::int64_t) +
+                                   from_.capacity() * sizeof(SendFrom) +
+                                   (where_.capacity() + here_.capacity()) * sizeof(std::int64_t) +
                                    (said_out_.capacity() + said_in_.capacity()) * sizeof(int) +
                                    (where_req_.capacity() + done_req_.capacity()) * sizeof(MPI_Request));
 }
 
 void SingleCopyStep::begin() {
   using detail::check_mpi;
-  here_[0] = static_cast<std::int64_t>(getpid());
-  here_[1] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(env_.a));
-  here_[2] = env_.sa->ld;
   const ProcessToken tok = process_token();
-  here_[3] = static_cast<std::int64_t>(tok.address);
-  here_[4] = static_cast<std::int64_t>(tok.value);
+  here_.assign(kWhere * out_.size(), 0);
+  for (std::size_t k = 0; k < out_.size(); ++k) {
+    std::int64_t* h = &here_[kWhere * k];
+    h[0] = static_cast<std::int64_t>(getpid());
+    h[1] = static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(from_[k].a));
+    h[2] = from_[k].sa->ld;
+    h[3] = static_cast<std::int64_t>(tok.address);
+    h[4] = static_cast<std::int64_t>(tok.value);
+  }
   where_.assign(kWhere * in_.size(), 0);
   said_out_.assign(out_.size(), 0);
   said_in_.assign(in_.size(), 0);
@@ -126,7 +134,7 @@ void SingleCopyStep::begin() {
     check_mpi(MPI_Irecv(&where_[kWhere * k], kWhere, MPI_INT64_T, in_[k]->src, kWhereTag, env_.comm, &where_req_[k]),
               "MPI_Irecv (single copy)");
   for (std::size_t k = 0; k < out_.size(); ++k) {
-    check_mpi(MPI_Isend(here_, kWhere, MPI_INT64_T, out_[k]->dst, kWhereTag, env_.comm, &where_req_[in_.size() + k]),
+    check_mpi(MPI_Isend(&here_[kWhere * k], kWhere, MPI_INT64_T, out_[k]->dst, kWhereTag, env_.comm, &where_req_[in_.size() + k]),
               "MPI_Isend (single copy)");
     check_mpi(MPI_Irecv(&said_out_[k], 1, MPI_INT, out_[k]->dst, kDoneTag, env_.comm, &done_req_[in_.size() + k]),
               "MPI_Irecv (single copy)");
@@ -170,9 +178,9 @@ SingleCopyStep::Moved SingleCopyStep::end() {
     const Transfer& t = *out_[k];
     moved.sent += t.elements() * esize;
     if (said_out_[k] == 0) continue;
-    types.emplace_back(env_.type, env_.esize, *env_.sa, t);
+    types.emplace_back(env_.type, env_.esize, *from_[k].sa, t);
     back.emplace_back();
-    check_mpi(MPI_Isend(env_.a, 1, types.back().get(), t.dst, kFallbackTag, env_.comm, &back.back()),
+    check_mpi(MPI_Isend(from_[k].a, 1, types.back().get(), t.dst, kFallbackTag, env_.comm, &back.back()),
               "MPI_Isend (single copy refused)");
   }
   wait_all(back, env_.sleep, env_.sleep_us, "MPI_Waitall (single copy refused)");

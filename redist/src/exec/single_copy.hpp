@@ -88,7 +88,9 @@ class SingleCopyStep {
   struct Moved {
     std::int64_t sent = 0, received = 0, single = 0;  // bytes; single: of received, read in one copy
   };
-  SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in);
+  // from: each send's array of A (parallel to out; empty: env.a and env.sa for all).
+  SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
+                 std::vector<SendFrom> from = {});
   void begin();
   Moved end();
   std::int64_t bytes_held() const;  // what the step holds besides the one read batch
@@ -98,7 +100,8 @@ class SingleCopyStep {
   static constexpr int kWhere = 5;
   Env env_;
   std::vector<const Transfer*> out_, in_;
-  std::int64_t here_[kWhere] = {};
+  std::vector<SendFrom> from_;       // per send
+  std::vector<std::int64_t> here_;  // kWhere per send
   std::vector<std::int64_t> where_;     // kWhere per receive
   std::vector<int> said_out_, said_in_;  // per send: the receiver's word; per receive: ours
   std::vector<MPI_Request> where_req_, done_req_;

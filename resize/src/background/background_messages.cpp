@@ -118,6 +118,11 @@ std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>
   // message needs few progress calls, a datatype's pipelined fragments one per test of a
   // helper thread that sleeps up to 16 ms between tests (measured: the completing point
   // waited 424/1/526 ms in place against 127/167/6 ms packed, docs/reference/redist.md).
+  // By message only: the engine's on-node steps (node window, single copy) would block. Their
+  // sender waits for each receiver's word that it has read, and a newcomer reads only when
+  // it finishes at the completing point, so an old process's test() between remap points
+  // would wait for it; Agreement::Local also asks no node map (docs/reference/redist.md,
+  // "The background resize's transports").
   redist::ExecOptions opt;
   opt.transport = redist::Transport::Packed;
   opt.memory_budget_bytes = 0;

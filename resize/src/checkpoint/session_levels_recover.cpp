@@ -357,7 +357,11 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
     }
     items.push_back(std::move(it));
   }
-  redist::redistribute(world, items);
+  // The engine's transports: single copy and, between processes of different MPI jobs, the
+  // node window for holders on this node (each send from its held copy's array).
+  redist::ExecOptions xo;
+  xo.window_pairs = redist::WindowPairs::OtherJobs;
+  redist::redistribute(world, items, xo);
   std::int64_t sent = 0;
   for (std::size_t k = 0; k < plans.size(); ++k)
     for (const auto& t : plans[k].transfers)
