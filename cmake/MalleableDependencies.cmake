@@ -94,7 +94,7 @@ if(NOT TARGET mall::scalapack)
     INTERFACE_INCLUDE_DIRECTORIES "${MALL_LAPACKE_INCLUDE_DIR};${MALL_CBLAS_INCLUDE_DIR}")
 endif()
 
-# Parallel HDF5 for checkpoint/restart (issue 20): Debian's build for the flavour's MPI
+# Parallel HDF5 for checkpoint/restart: Debian's build for the flavour's MPI
 # (hdf5-openmpi or hdf5-mpich), through its pkg-config file (the serial libhdf5-dev has
 # no MPI-IO driver; the other MPI's HDF5 would load a second MPI into the process).
 if(PKG_CONFIG_FOUND)

@@ -12,7 +12,7 @@ include(GoogleTest)
 set(MALL_MPI_TEST_ENV
   OMPI_ALLOW_RUN_AS_ROOT=1
   OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-  # the sessions' resize history (issue 13 §2) stays in the build tree, not the user's cache
+  # the sessions' resize history stays in the build tree, not the user's cache
   RESIZE_HISTORY=${CMAKE_BINARY_DIR}/test-resize-history.json
   MALL_MPI_FLAVOUR=${MALLEABLE_MPI})
 if(MALLEABLE_MPI STREQUAL "mpich")

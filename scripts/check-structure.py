@@ -42,7 +42,15 @@ EXTS = (".cpp", ".hpp", ".h")
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 100
 MAX_DATA_MEMBERS = 20
-ISSUE_CITATION = re.compile(r"\bissues? [0-9]", re.I)
+ISSUE_CITATION = re.compile(r"\bissues?\s+[0-9]", re.I)
+# The design's papers are cited by author or title ("the thesis", "DRMS"): the
+# numbered copies the project started from are not in the repository either.
+SEED_CITATION = re.compile(r"\bseeds? 00[0-9]", re.I)
+TEXT_EXTS = (".cpp", ".hpp", ".h", ".c", ".f90", ".py", ".sh", ".txt", ".cmake", ".md", ".in", ".json")
+# Not read for citations: the history (it names what each change answered), measured
+# runs' own notes, this checker and its allow-list.
+CITATION_SKIP = ("CHANGELOG.md", os.path.join("scripts", "check-structure.py"),
+                 os.path.join("scripts", "structure-allow.txt"))
 CONFIG_FILES = ("config.cpp", "config.hpp")
 
 
@@ -225,10 +233,6 @@ def library_problems(rel, text, allow_members, allow_issues):
         for m in re.finditer(r"\bgetenv\b", code):
             problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: getenv outside the part's config.cpp "
                             "(read the environment there, docs/guide/configuration.md)")
-    if rel not in allow_issues:
-        for m in ISSUE_CITATION.finditer(text):
-            problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites an issue ('{m.group(0)}'); "
-                            "say what the code does")
     return problems
 
 
@@ -276,27 +280,32 @@ def check(root):
             for b in sorted(edges[a]):
                 if a < b and a in edges.get(b, set()):
                     problems.append(f"{os.path.relpath(a, root)}.* and {os.path.relpath(b, root)}.* include each other")
-    problems += docs_problems(root, allow_issues)
+    problems += citation_problems(root, allow_issues)
     return problems
 
 
-def docs_problems(root, allow_issues):
-    """README.md and docs/**/*.md (not docs/data) cite no issue: a reader cannot follow one."""
-    paths = [os.path.join(root, "README.md")]
-    for dirpath, dirnames, filenames in os.walk(os.path.join(root, "docs")):
-        dirnames[:] = sorted(d for d in dirnames if os.path.relpath(os.path.join(dirpath, d), root) != os.path.join("docs", "data"))
-        paths += [os.path.join(dirpath, f) for f in sorted(filenames) if f.endswith(".md")]
+def citation_problems(root, allow_issues):
+    """No tracked text (sources, scripts, tests, CMake, README, docs; not docs/data, the
+    changelog, this checker) cites an issue or a numbered seed paper: a reader cannot
+    follow either; say what the code or the text does."""
     problems = []
-    for path in paths:
-        if not os.path.isfile(path):
-            continue
-        rel = os.path.relpath(path, root)
-        if rel in allow_issues:
-            continue
-        text = open(path, encoding="utf-8", errors="replace").read()
-        for m in ISSUE_CITATION.finditer(text):
-            problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites an issue ('{m.group(0)}'); "
-                            "the issues are not in the repository: say what it is")
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        dirnames[:] = sorted(d for d in dirnames
+                             if not d.startswith((".", "build")) and d != "node_modules"
+                             and os.path.normpath(os.path.join(rel_dir, d)) != os.path.join("docs", "data"))
+        for f in sorted(filenames):
+            if not f.endswith(TEXT_EXTS):
+                continue
+            path = os.path.join(dirpath, f)
+            rel = os.path.relpath(path, root)
+            if rel in CITATION_SKIP or rel in allow_issues:
+                continue
+            text = open(path, encoding="utf-8", errors="replace").read()
+            for rx, what in ((ISSUE_CITATION, "an issue"), (SEED_CITATION, "a numbered seed paper")):
+                for m in rx.finditer(text):
+                    problems.append(f"{rel}:{text.count(chr(10), 0, m.start()) + 1}: cites {what} ('{m.group(0)}'); "
+                                    "neither is in the repository: say what it is")
     return problems
 
 
@@ -329,12 +338,16 @@ def self_test():
         write("resize/src/common/config.cpp", "#include <cstdlib>\nconst char* v() { return std::getenv(\"X\"); }\n")
         write("resize/src/session/reads.cpp", "#include <cstdlib>\n// reads X\nconst char* w() { return std::getenv(\"X\"); }\n")
         write("blacs-dyn/include/malleable/cites.hpp", "#pragma once\n// as Issue 12 asked\n")
-        write("resize/bench/bench.cpp", "// issue 3: benches are not library sources\n#include <cstdlib>\n"
+        write("resize/bench/bench.cpp", "// issue 3: benches cite nothing either\n#include <cstdlib>\n"
               "int main() { return std::getenv(\"X\") != nullptr; }\n")
         write("docs/guide/cites.md", "# A page\n\nFixed in issue 7.\n")
         write("docs/data/x/section.md", "issue 8 in a measured run's own notes\n")
+        write("scripts/run.sh", "# after seed 002 \u00a73\n")
+        write("CHANGELOG.md", "- issue 9: the history may name them\n")
         got = check(root)
         want = ["docs/guide/cites.md:3: cites an issue ('issue 7",
+                "resize/bench/bench.cpp:1: cites an issue ('issue 3",
+                "scripts/run.sh:1: cites a numbered seed paper ('seed 002",
                 "resize/src/long.cpp:2: function f 102 lines",
                 "gridmap/src/big.hpp: 601 lines",
                 "blacs-dyn/src/a.* and blacs-dyn/src/b.* include each other",
@@ -344,7 +357,7 @@ def self_test():
         ok = len(got) == len(want) and all(any(p.startswith(w) for p in got) for w in want)
         write("scripts/structure-allow.txt", "function resize/src/long.cpp f  # why\nfile gridmap/src/big.hpp\n"
               "members redist/src/wide.hpp Wide  # why\nissue blacs-dyn/include/malleable/cites.hpp  # why\n"
-              "issue docs/guide/cites.md  # why\n")
+              "issue docs/guide/cites.md  # why\nissue resize/bench/bench.cpp  # why\nissue scripts/run.sh  # why\n")
         allowed = check(root)
         ok = ok and len(allowed) == 2 and "include each other" in allowed[0] and "getenv" in allowed[1]
     print("check-structure self-test:", "PASS" if ok else f"FAILED (found {got}, with the allow-list {allowed})")

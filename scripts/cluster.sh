@@ -420,7 +420,7 @@ status() {
   echo "/etc/hosts lines: $(grep -c "$HOSTS_TAG" "$HOSTS_FILE" || true)"
 }
 
-# A lost node (issue 35, two nodes at once): nothing of it runs or answers any more. Every
+# A lost node (two nodes at once): nothing of it runs or answers any more. Every
 # process in its network namespace is SIGKILLed (the nodes' together, so that no survivor
 # of one sees the other die first), its link goes down and cluster-rsh refuses it (exit
 # 255, as ssh to a dead host), so Open MPI can start no daemon there. `down` clears it.

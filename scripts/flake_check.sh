@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Runs the default test suite several times and reports, per test, how often it failed
-# (issue 18 §3: the suite must never flake). Each run is a fresh clone of this checkout
+# (the suite must never flake). Each run is a fresh clone of this checkout
 # built from scratch (what CI does), or with --reuse-build one clone and build whose
 # suite (ctest) is run N times. --busy adds a busy loop on every core beside each run, as
 # a loaded machine would.

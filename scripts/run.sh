@@ -7,7 +7,7 @@
 # the dedicated-core estimate) and the result check. Then the data each placement moves
 # for the same expansion, and the heterogeneous Game of Life of the thesis Table 6.3
 # (uniform vs power-proportional blocks), and a run that adapts to an emulated load with
-# measured powers (issue 13).
+# measured powers.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$here/scripts/setup.sh"

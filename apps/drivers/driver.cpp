@@ -231,7 +231,7 @@ resize::checkpoint::Every check_options(const CommonOptions& o) {
     throw CLI::ValidationError("--mechanism", "restart needs --checkpoint DIR");
   // A resize by restart is a checkpoint, an exit and a new job: it has no background
   // phase, so a background mode with it would be silently ignored (found by the
-  // combination suite, issue 42).
+  // combination suite).
   if (o.mechanism == "restart" && o.background != "off" && o.background != "blocking")
     throw CLI::ValidationError("--background", "--background " + o.background +
                                                    " cannot apply to a resize by restart (--mechanism restart: "

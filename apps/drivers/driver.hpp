@@ -47,18 +47,18 @@ struct CommonOptions {
   bool meter_kernels = false;  // the compute-only clock (kernel_meter.hpp)
   std::string stop_file;       // end at the next iteration once this file exists
   std::string distribution = "block-cyclic";  // for the JSON record ("block" when a driver says so)
-  // Issue 21: background resizes (off, wait, continue), the minimum iterations a resize
+  // background resizes (off, wait, continue), the minimum iterations a resize
   // overlaps, and the registered matrices the application does not change.
   std::string background = "off";
   int background_iterations = 1;
   std::string constant;  // "A,B"
-  // Checkpoint and restart (issue 20, docs/guide/checkpoint.md).
+  // Checkpoint and restart (docs/guide/checkpoint.md).
   std::string checkpoint_dir;              // --checkpoint DIR: write checkpoints there
   std::string checkpoint_every;            // N | <T>s|m|h | auto (default: at the end only)
   std::string mtbf;                        // for auto: mean time between failures, e.g. 6h
   int keep = 2;                            // newest checkpoints kept in DIR (0: all)
   std::string restart;                     // --restart FILE: continue from a checkpoint
-  // Checkpoint levels in node-local storage (issue 35, docs/guide/checkpoint.md "Levels").
+  // Checkpoint levels in node-local storage (docs/guide/checkpoint.md "Levels").
   std::string checkpoint_local;            // --checkpoint-local N|<T>s|auto
   std::string checkpoint_partner;          // --checkpoint-partner N|<T>s|auto
   std::string checkpoint_local_dir;        // --checkpoint-local-dir DIR ("" = /dev/shm/malleable-<job>)

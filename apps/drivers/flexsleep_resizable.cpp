@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The "flexible sleep" job of a cluster workload (issue 44 §2; DMR's workloads use such
+// The "flexible sleep" job of a cluster workload (DMR's workloads use such
 // jobs): real distributed matrices registered with the resize session, so that every
 // resize spawns, redistributes and checkpoints for real, but an iteration's compute is a
 // sleep of the workload model's time on the current number of nodes,

@@ -147,7 +147,7 @@ class BudgetPolicy final : public resize::Policy {
   gridmap::SelectionStrategy how_;
 };
 
-// Emulated load (issue 13 §3): rank R is F times slower in iterations A..B (1-based).
+// Emulated load: rank R is F times slower in iterations A..B (1-based).
 struct LoadEvent {
   int rank = 0, from = 0, to = 0;
   double factor = 1;

@@ -36,7 +36,7 @@ std::vector<int> proportional_starts(int n, const std::vector<double>& weights);
 double life_step(MPI_Comm comm, const LifeBlocks& b, double* cells, int ld, int reps,
                  double* wall_seconds = nullptr);
 // The same update on a private n x n board with dead borders, `reps` times: a process
-// off the grid measures its speed with it (issue 13 §3). Returns CPU seconds; wall
+// off the grid measures its speed with it. Returns CPU seconds; wall
 // seconds in *wall_seconds if given.
 double life_probe(int n, int reps, double* wall_seconds = nullptr);
 

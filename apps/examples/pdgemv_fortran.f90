@@ -3,7 +3,7 @@
 ! x <- s * (A * x) repeated, s = 1/sqrt(N), on a grid that a scripted schedule grows and
 ! shrinks; checked against serial BLAS DGEMV of the same recurrence.
 ! Usage: pdgemv_fortran [N] [ITERS] [SCHEDULE] [background]   (grid starts at 2x2;
-! "background": A is constant and resizes begin in the background, issue 21; another
+! "background": A is constant and resizes begin in the background; another
 ! mode is refused with status 2)
 program pdgemv_fortran
   use, intrinsic :: iso_c_binding
@@ -95,7 +95,7 @@ program pdgemv_fortran
       y = 0.0d0
       t0 = mpi_wtime()
       call pdgemv('N', n, n, 1.0d0, a, 1, 1, desca, x, 1, 1, descx, 1, 0.0d0, y, 1, 1, descx, 1)
-      ! This process's share of the flops and its time: the measured speed (issue 13).
+      ! This process's share of the flops and its time: the measured speed.
       rc = resize_report_compute(s, 2.0d0 * n * max(0, xloc), mpi_wtime() - t0)
       if (xloc > 0) x(1:xloc, 1) = scale * y(1:xloc, 1)
       deallocate (y)

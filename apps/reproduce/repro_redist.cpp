@@ -125,7 +125,7 @@ std::vector<std::string> split_list(const std::string& s) {
 }
 
 // One-core memcpy of `bytes` (best of a few), the floor no redistribution can beat on one
-// link (issue 4 §4).
+// link.
 double memcpy_seconds(std::int64_t bytes) {
   if (bytes <= 0) return 0;
   std::vector<char> src(static_cast<std::size_t>(bytes), 1), dst(static_cast<std::size_t>(bytes), 0);
@@ -193,7 +193,7 @@ int main(int argc, char** argv) {
   const int ctxt_a = blacs_grid_for(sys, la);
 
   // The node of every rank (MPI_Get_processor_name): bytes between nodes, the busiest
-  // node link and its bound (issue 10 §4).
+  // node link and its bound.
   std::vector<std::string> hosts(static_cast<std::size_t>(size));
   {
     char name[MPI_MAX_PROCESSOR_NAME] = {};

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Growing onto nodes and giving them back (issue 10), against raw MPI on the same
+// Growing onto nodes and giving them back, against raw MPI on the same
 // processes, in one run, interleaved (the order alternates per repetition), medians:
 //   mpiexec -n P blacs_dyn_nodes_bench REPS PER_NODE HOST [HOST ...]    (run on the first node)
 // For k = 1 .. number of hosts:

@@ -2,8 +2,8 @@
 // malleable-gridmap (target gridmap-plan): plan an expansion, a shrink, a heterogeneous
 // mapping or a processor selection from the command line (thesis chapters 4-6). A
 // readable table by default, JSON with --json (before or after the subcommand). Usage
-// errors and bad input exit 2 with a message naming the option or value (issue 11 §4,
-// issue 14); --help and --version exit 0.
+// errors and bad input exit 2 with a message naming the option or value;
+// --help and --version exit 0.
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 

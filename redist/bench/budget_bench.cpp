@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Time against memory budget (ExecOptions::memory_budget_bytes, issue 33 §1): one
+// Time against memory budget (ExecOptions::memory_budget_bytes): one
 // redistribution (default 4000 x 4000 doubles, blocks of 64, 2x2 -> 3x3 on the first 9
 // ranks) under each budget, the budgets interleaved rep by rep so that they share the
 // machine's state (each timed call after an untimed one with the same budget); per budget the fastest rep (slowest rank), the job's most rounds and

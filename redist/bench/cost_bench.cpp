@@ -3,7 +3,7 @@
 // redistributions, over redist_bench's cases (grid expansions, Global/Local1/Local2
 // placement, every schedule, one block per process row/column). Prints predicted and
 // measured time (median, or --statistic min, of --reps runs, with their spread) and the relative error per
-// case, then the median, 90th percentile and maximum absolute error (issue 13 §2 target:
+// case, then the median, 90th percentile and maximum absolute error (the target:
 // median <= 15% on this machine).
 //
 //   mpiexec --oversubscribe --bind-to none -n 25 redist_cost_bench --calibrate --n 4000,8000

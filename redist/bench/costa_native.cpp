@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// COSTA's own API for redist_bench's COSTA column (issue 34 §1): each matrix described on
+// COSTA's own API for redist_bench's COSTA column: each matrix described on
 // its own grid with costa::block_cyclic_layout (or costa::custom_layout when the grid's
 // rank mapping is neither row- nor column-major over the communicator), then
 // costa::transform(a, b, comm), the path CP2K and COSMA take.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Where redist's time goes on one shape (issue 34 §2): redist under several execution
+// Where redist's time goes on one shape: redist under several execution
 // options, COSTA's native transform, ScaLAPACK's PxGEMR2D and the memcpy floor (every rank
 // copies the bytes it receives from other ranks, all at once), interleaved rep by rep in one
 // run so they share the machine's state, each with its wall time (slowest rank), the CPU

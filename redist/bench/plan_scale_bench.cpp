@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// One rank's planning cost against the job's size (issue 33 §1): time and heap of
+// One rank's planning cost against the job's size: time and heap of
 // redist::make_plan(a, b, region, P, schedule, rank) for P from 4 to 65,536, grid pairs
 // sharing a divisor (k x k -> 2k x 2k) and coprime ones (k x k -> k+1 x k+1, 45x45 ->
 // 64x64), blocks of 1, 64 and 1,000 (and 64 -> 1,000), with the growth exponent in P
@@ -61,7 +61,7 @@ Sample best_of(double budget_s, F&& work) {
 
 // What every plan pays for its inputs whatever it plans: validating the two layouts and
 // copying them into the plan. With implicit rank maps (grids in BLACS order, as here) this
-// is O(1); it was O(P) while every layout carried a list of its ranks (issue 33 §1).
+// is O(1); it was O(P) while every layout carried a list of its ranks.
 Sample measure_layouts(const redist::Layout& a, const redist::Layout& b, double budget_s) {
   return best_of(budget_s, [&](Sample&) {
     a.validate();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// redist_bench's shape mode (issue 21 §3): PDGEMR2D, redist, COSTA and the memcpy floor
+// redist_bench's shape mode: PDGEMR2D, redist, COSTA and the memcpy floor
 // side by side on one case at a time, round robin, results checked element for element.
 #include "shapes_bench.hpp"
 

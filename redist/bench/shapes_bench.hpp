@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// redist_bench's shape mode (issue 21 §3): one redistribution per "case" between two
+// redist_bench's shape mode: one redistribution per "case" between two
 // block-cyclic layouts, ScaLAPACK's PDGEMR2D, redist (C++ and C API), COSTA if the user
 // built it, and the parallel memcpy floor of the moved bytes, timed round robin in one run
 // and checked element for element against PDGEMR2D's result.
@@ -25,7 +25,7 @@ struct ShapeCase {
 };
 ShapeCase parse_shape(const std::string& text, const std::string& kind = "");
 
-// The tiny-block and long-thin cases (2-4 ranks) and the whole suite of issue 21 §3
+// The tiny-block and long-thin cases (2-4 ranks) and the whole suite of 
 // (expansion, many-to-few shrink, block-size change, reshapes, panel changes, tiny blocks,
 // long thin matrices; up to 9 ranks), each with the kind of change it stands for.
 const std::vector<ShapeCase>& tiny_cases();

@@ -56,7 +56,7 @@ def markdown(docs, names, tag=""):
                f"comparing with the held-out benchmark cases (redist_bench's: N = "
                f"{', '.join(str(n) for n in sorted({c['n'] for c in d0['cases']}))}); measured = "
                f"{d0.get('statistic', 'median').split(' ')[0]} of {d0.get('reps', '?')} runs, interleaved over the cases, calibration and benchmark cases in "
-               f"the same rounds. Target (issue 13 §2): median |error| <= 15%.\n")
+               f"the same rounds. Target: median |error| <= 15%.\n")
     out.append("| run | date (UTC) | load avg at end | calibration fit rms | training median / p90 / max "
                "| **held-out median** / p90 / max | held-out within 15% |")
     out.append("|---|---|---|---|---|---|---|")

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# redist_sim (issue 33 §2, docs/measurements/scale.md, "Simulated at 256-4,096 processes"): redist's plan + execute path as a SimGrid
+# redist_sim (docs/measurements/scale.md, "Simulated at 256-4,096 processes"): redist's plan + execute path as a SimGrid
 # SMPI program, built when smpicxx is found (Debian: libsimgrid-dev, in scripts/setup.sh).
 # A separate CMake project (redist/sim/CMakeLists.txt) configured with smpicxx as its C++
 # compiler; the binary is ${MALL_REDIST_SIM}. MALL_SIMGRID=OFF leaves it out.

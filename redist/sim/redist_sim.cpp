@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// redist's real plan + execute path on a simulated cluster (SimGrid SMPI, issue 33 §2).
+// redist's real plan + execute path on a simulated cluster (SimGrid SMPI).
 // Built with smpicxx from redist's own sources (redist/sim/CMakeLists.txt); run with
 // smpirun on a platform of redist/sim/platforms/. Every rank plans for itself
 // (make_plan's for_rank = own rank) and calls redistribute() between two block-cyclic

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Checkpoint write and restart read bandwidth against raw MPI-IO of the same bytes from
-// the same processes to the same directory, in one run (issue 20, "Measure"): a session
+// the same processes to the same directory, in one run ("Measure"): a session
 // writes an N x N double matrix from grid W (Session::checkpoint), the same local
 // buffers are written with MPI_File_write_at_all; a second session restarts onto grid R
 // (Session::restart, hyperslab reads) and the same bytes are read back with

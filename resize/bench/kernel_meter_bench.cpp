@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// What kernel metering costs a small BLAS call (issue 11): a 4x4 dgemm_ through OpenBLAS
+// What kernel metering costs a small BLAS call: a 4x4 dgemm_ through OpenBLAS
 // directly (stock), through libmalleable_resize_meter with metering off, and with it on,
 // interleaved in rounds, best round of each, in ns per call.
 //   kernel_meter_bench [calls per round = 200000] [rounds = 5]

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Cost of the checkpoint levels (issue 35 §3) beside a raw memcpy of the same bytes and
+// Cost of the checkpoint levels beside a raw memcpy of the same bytes and
 // the global parallel HDF5 checkpoint of the same matrix, measured side by side in one run:
 // an N x N double matrix in NB x NB blocks on a PxQ grid; each repetition times (slowest
 // process, after a barrier) a memcpy of each process's local matrix into a buffer

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 21 §2: what a background resize saves, measured side by side in one run on this
+# what a background resize saves, measured side by side in one run on this
 # machine. 2x2 -> 3x3 -> 4x4 -> 3x3 -> 2x2 (one resize at each of the first four remap
 # points), N >= 4000, for
 #   pdgemm  B <- s*(A*B) with A constant (--constant A): half the registered bytes,
@@ -14,7 +14,7 @@
 # alternating order, R repetitions. Prints per run the time the application was stopped
 # by resizes (sum of the resizes' t_total: for a background resize the begin plus the
 # completing point) and the end-to-end time, then the ratios background / blocking.
-# --cluster runs it on the emulated cluster instead (scripts/cluster.sh, issue 10's set-up:
+# --cluster runs it on the emulated cluster instead (scripts/cluster.sh, the set-up:
 # 3 nodes, links shaped to --rate, default 1gbit): the job starts on node1, the 3x3 adds
 # its 5 processes on node2, the 4x4 its 7 on node3, so data moves over the shaped links.
 #   scripts/bench/background_bench.sh [--n N] [--reps R] [--apps "pdgemm life"] [--cluster] [--rate R] [--build-dir DIR] [--out DIR]
@@ -110,7 +110,7 @@ for app in ("pdgemm", "pdgemv", "life"):
         label, so, sw, sw / so, eo, ew, ew / eo, on[0][3], statistics.median(x[2] for x in on), on[0][4], checks))
 EOF
 cat "$out/table.md"
-# The plot (gnuplot, issue 21 §2): per app, the medians of the time stopped by resizes and
+# The plot (gnuplot): per app, the medians of the time stopped by resizes and
 # of the end-to-end time, blocking vs background, from runs.tsv.
 python3 - "$out/runs.tsv" > "$out/plot.dat" <<'EOF'
 import sys, statistics

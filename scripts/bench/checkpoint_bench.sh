@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Checkpoint write / restart read bandwidth against raw MPI-IO of the same bytes from the
-# same processes to the same directory, measured side by side in one run (issue 20,
-# "Measure"; target >= 0.7x). Each grid (2x2 on 4, 3x3 on 9 processes) writes and reads
+# same processes to the same directory, measured side by side in one run
+# (target >= 0.7x). Each grid (2x2 on 4, 3x3 on 9 processes) writes and reads
 # back on the same grid, with the union path (MALLEABLE_CHECKPOINT_BLOCKS=never, one
 # collective H5Dwrite), the per-block path through dataspace selections
 # (MALLEABLE_CHECKPOINT_DIRECT=0) and the default per-block path (whole chunks raw,

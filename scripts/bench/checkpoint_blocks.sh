@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# How a checkpoint's cost grows with the number of blocks (issue 33's audit of per-resize
+# How a checkpoint's cost grows with the number of blocks (the audit of per-resize
 # structures): one N x N double matrix written from 2x2 and read back on 2x2 by
 # checkpoint_bench for block sizes from 8 to 1024 (N = 4096: 262,144 down to 16 blocks),
 # each beside raw MPI-IO of the same bytes in the same run. The ratio checkpoint / raw is

@@ -77,7 +77,7 @@ def main():
     a = ap.parse_args()
     meta = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(a.data, "meta.tsv")))
     bw, ov = bandwidth(os.path.join(a.data, "bandwidth.log")), overhead(a.data)
-    s = ["## Checkpoint and restart: bandwidth and periodic overhead (issue 20)", "",
+    s = ["## Checkpoint and restart: bandwidth and periodic overhead", "",
          f"`{meta['command']}` ({meta['host']}; `uptime` load {meta['load_before']} before, "
          f"{meta['load_after']} after; {meta['date']}). Rendered by `scripts/bench/checkpoint_report.py` "
          "from `docs/data/checkpoint/`. Each line: a session checkpoints an N x N double matrix "

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 10's measurements on the emulated cluster (scripts/cluster.sh, links shaped to
+# the measurements on the emulated cluster (scripts/cluster.sh, links shaped to
 # 1 Gbit/s per node like the thesis's cluster), all in one run:
 #   1. growing onto nodes (one spawn group per node, spawned at the same time) against
 #      one raw MPI_Comm_spawn + merge of the same processes, and giving the nodes back

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The redistribution cost model's prediction error on this machine (issue 13 §2 target:
+# The redistribution cost model's prediction error on this machine (the target:
 # median |predicted - measured| / measured <= 15% over redist_bench's cases).
 #
 # Each run calibrates and then compares, in one MPI job (redist_cost_bench --calibrate):

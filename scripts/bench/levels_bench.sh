@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Checkpoint levels against a raw memcpy of the same bytes and the global parallel HDF5
-# checkpoint (issue 35 §3), on one machine: N x N doubles in NB blocks on 2x2 (4 processes
+# checkpoint, on one machine: N x N doubles in NB blocks on 2x2 (4 processes
 # as 2 emulated nodes) and 3x3 (9 processes as 3 emulated nodes), each after one process
 # alone with the same bytes as one process of that grid (local level and global only: no
 # core shared with another process). MALLEABLE_NODE_MAP=every=K: the partner copies go

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Checkpoint levels on the emulated cluster (issue 35 §3): N x N doubles on 2x2 over node1,
+# Checkpoint levels on the emulated cluster: N x N doubles on 2x2 over node1,
 # node2 (2 processes each) and on 3x3 over node1-3 (3 each), every node's link shaped to
 # 1 Gbit/s (scripts/cluster.sh --rate 1gbit). The partner copies cross the links; the
 # partner level's time is set against the link bound of the bytes each node sends (its

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Recovery from a lost node (issue 35 §3) on the emulated cluster: pdgemm 2x3 on node1-3,
+# Recovery from a lost node on the emulated cluster: pdgemm 2x3 on node1-3,
 # node3's processes SIGKILLed during iteration 13 and its storage removed, relaunched on
 # node1,node2 (2x2) by scripts/malleable-run --on-failure restart, RUNS times each:
 #   levels  the checkpoint levels (local every iteration, partner every 2), the global

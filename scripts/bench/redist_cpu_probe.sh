@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# What limits redist against COSTA where their ratio stays below issue 34's 1.5x (docs/reference/redist.md,
+# What limits redist against COSTA where their ratio stays below the 1.5x (docs/reference/redist.md,
 # "Single copy on a node"): redist_exec_probe on the given shapes, under both Open MPI
 # shared-memory settings, redist (default, the window forced, single copy forced), COSTA's
 # native transform, PDGEMR2D and the memcpy floor interleaved rep by rep, each with its wall

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The node-shared staging window (ExecOptions::node_window; docs/reference/redist.md, "A node-shared
 # staging window") against redist by message and COSTA's native transform, on the
-# ordinary-block cases of the shapes suite (issue 34 §2): redist_exec_probe per case and
+# ordinary-block cases of the shapes suite: redist_exec_probe per case and
 # Open MPI shared-memory setting, the variants interleaved rep by rep in one run, `uptime`
 # before each. Writes $OUT_DIR/<setting>.case<k>.txt and summary.tsv.
 #   scripts/bench/redist_node_window.sh --costa DIR [--reps N] [--cases "1 7 10"] [--single-copy "cma none"]

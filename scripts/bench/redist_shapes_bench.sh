@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 21 §3's redistribution cases (redist_bench --suite): PDGEMR2D, redist, COSTA (when
+# the redistribution cases (redist_bench --suite): PDGEMR2D, redist, COSTA (when
 # a COSTA build is named) and the parallel memcpy floor side by side, one mpiexec per case
 # with exactly the case's ranks, `uptime` recorded before each. Every case runs under both
 # Open MPI shared-memory settings, one right after the other: the single copy Open MPI

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 34 §2 for the other element types and the drop-in path: redist_exec_probe per case
+# For the other element types and the drop-in path: redist_exec_probe per case
 # of the shapes suite, element type (s, d, c, z) and Open MPI shared-memory setting (cma,
 # none), redist by message ("no-shm") and with the node window (default, "shm"), COSTA's
 # native transform (COSTA_DIR's build, OMP_NUM_THREADS=1), PxGEMR2D and the memcpy floor

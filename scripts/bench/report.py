@@ -986,7 +986,7 @@ def main():
     r.verdicts()
     r.md.extend(body)
     # Measured apart, on the emulated cluster, by their own scripts (reproduce.sh --cluster
-    # reruns them): issue 10's nodes and links, issue 12's Slurm.
+    # reruns them): the nodes and links, the Slurm.
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import cluster_report
     import slurm_report
@@ -998,7 +998,7 @@ def main():
         if text:
             text = splice_sections.measured(text, data, sub)
             r.md.extend(text.rstrip("\n").split("\n") + [""])
-    # Issue 13's benchmarks write their sections as markdown (splice_sections.STATIC).
+    # the benchmarks write their sections as markdown (splice_sections.STATIC).
     for _, text in splice_sections.static_sections(data):
         r.md.extend(text.rstrip("\n").split("\n") + [""])
     ok = r.checks_section()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Reproduces the experiments of the thesis's chapters 4-6 on this machine and writes
-# docs/measurements/results.md (ours beside the thesis's numbers) and docs/img/*.png (issue 7).
+# docs/measurements/results.md (ours beside the thesis's numbers) and docs/img/*.png.
 #
 #   scripts/bench/reproduce.sh [--quick] [--build-dir DIR] [--out DIR] [--no-build]
 #
@@ -12,8 +12,8 @@
 #                 DIR/raw, or to BUILD/reproduce-raw when DIR is docs/
 #   --no-build    do not (re)build the programs first
 #   --smoke       every experiment of the full mode at tiny sizes (tests this script)
-#   --cluster     also run the emulated-cluster measurements (issue 10: growing onto nodes,
-#                 redistribution over 1 Gbit/s links; issue 12: Slurm), root needed: their
+#   --cluster     also run the emulated-cluster measurements (growing onto nodes,
+#                 redistribution over 1 Gbit/s links; Slurm), root needed: their
 #                 data go to OUT/data/{cluster,slurm} (the sections "On the emulated
 #                 cluster" and "Under Slurm"); without it those sections show the data
 #                 last committed in docs/data/

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Resize by restart against resize by spawn for the same changes (issue 20 §3): 2x2 ->
+# Resize by restart against resize by spawn for the same changes: 2x2 ->
 # 3x3 -> 2x2 of an N x N double matrix (N = 4000 by default: 128 MB), side by side in one
 # run. The job is life_resizable (a board of N x N doubles, cheap iterations, so the
 # resizes dominate; pdgemm at N = 4000 spends minutes per iteration on 2 shared cores);

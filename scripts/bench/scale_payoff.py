@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Payoff points of an expansion 1,024 -> 4,096 processes (32x32 -> 64x64) for the PDGEMM
-and PDGETRF drivers (issue 33 §2; docs/measurements/scale.md, "Payoff at 1,024 -> 4,096").
+and PDGETRF drivers (docs/measurements/scale.md, "Payoff at 1,024 -> 4,096").
 
 The project's own rule (resize::predict_payoff, the thesis §5.3, DRMS eq. 4):
     payoff = ceil((t_spawn + t_redist + t_other) / (t_iter_now - t_iter_new))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 33 §2: redist's real plan + execute path (redist_sim, SimGrid SMPI) at 256-4,225
+# redist's real plan + execute path (redist_sim, SimGrid SMPI) at 256-4,225
 # simulated processes on the fat trees of redist/sim/platforms/ (non-blocking and 2:1
 # uplinks), default and caterpillar schedules, matrices folded (--shared, timing only).
 # Per run it records the simulated time of redistribute(), the busiest node link's bound

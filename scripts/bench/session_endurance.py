@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Session endurance (issue 20 §5): resident memory of a resizable driver's original
+"""Session endurance: resident memory of a resizable driver's original
 processes over many resizes. Runs `pdgemm_resizable` on 4 processes with CYCLES
 expand 2x2 -> 3x2 / shrink 3x2 -> 2x2 pairs, samples VmRSS of the 4 original processes
 (found by their pids at the start) every 0.2 s together with the number of resizes done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 12's comparison under the emulated cluster's Slurm (4 nodes, 1 Gbit/s links): the
+# the comparison under the emulated cluster's Slurm (4 nodes, 1 Gbit/s links): the
 # same two jobs (a 4-node PDGEMM job, then a rigid 2-node job arriving while it runs) once
 # with the first job malleable (-p slurm: it gives 2 nodes back and grows again, the
 # payoff test on) and once rigid (first come, first served). Slurm's view is recorded

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# slurmctld's load from the Slurm policy as jobs multiply (issue 44 §1), measured with
+# slurmctld's load from the Slurm policy as jobs multiply, measured with
 # slurmctld's own counters (sdiag): on the emulated cluster (cluster.sh up 5 --slurm, under
 # the cluster lock), for each mode and each number of jobs K, K one-node jobs run
 # pdgemm_resizable -p slurm (1 process, RESIZE_SLURM_MAX_NODES=1: the policy looks at
 # Slurm every interval and never acts), then `sdiag -r`, a window of W seconds, `sdiag`:
 # the RPCs slurmctld received in the window, less those of the same window with no job
 # (slurmd registrations, the bench's own sdiag), per job per minute.
-#   alone   RESIZE_SLURM_SHARED=off: every job asks Slurm itself (issue 12's policy:
+#   alone   RESIZE_SLURM_SHARED=off: every job asks Slurm itself (the policy:
 #           scontrol show job, sinfo, squeue each interval)
 #   shared  the cluster view cached in a shared directory: one squeue + one sinfo per
 #           interval for the whole cluster, whichever job finds the view stale

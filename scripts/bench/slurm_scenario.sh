@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 12's scenario on the emulated cluster's Slurm (cluster.sh up 4 --slurm must be up):
+# the scenario on the emulated cluster's Slurm (cluster.sh up 4 --slurm must be up):
 # a malleable PDGEMM job gets 4 nodes; a rigid job asking for 2 nodes arrives; with
 # --mode malleable the first job gives 2 nodes back at its next remap point (Slurm policy,
 # -p slurm), the rigid job runs, and the first job grows back when it ends; with --mode

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 44 §2 with one command: a seeded stream of jobs on the emulated cluster under real
+# With one command: a seeded stream of jobs on the emulated cluster under real
 # Slurm daemons, once per malleable share (default: every job rigid, 25%, 50%, 100%
 # malleable), the same jobs each time. Per share: the workload is generated
 # (workload/generate.py, Lublin-Feitelson) and compressed to minutes

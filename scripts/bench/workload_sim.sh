@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 44 §3: the same workload rigid and 20%, 50%, 100% malleable, simulated at 1,000
+# the same workload rigid and 20%, 50%, 100% malleable, simulated at 1,000
 # and 10,000 nodes (malleable-clustersim, docs/measurements/workload.md). Workloads from
 # scripts/bench/workload/generate.py (Lublin & Feitelson 2003, seed SEED, offered load
 # LOAD); FCFS + EASY backfilling; malleable jobs start on a node range (Slurm

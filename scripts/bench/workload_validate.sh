@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 44 §3, "checked against §2": simulate exactly one workload file (the one the
+# The simulator checked against the emulated cluster: simulate exactly one workload file (the one the
 # emulated cluster ran, 8-16 nodes) with the emulated cluster's cost constants, and compare
 # each metric with the emulated run's (scripts/bench/workload/compare.py, target ±15%).
 #

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The batch system's state in the cluster simulator (issue 44 §3), pure: the machine's
+// The batch system's state in the cluster simulator, pure: the machine's
 // nodes, the FCFS queue, the running jobs and what each held when; the scheduler (EASY
 // backfilling) and the malleable jobs' policy act on it. SimGrid's actors (main.cpp) only
 // move time forward and call these operations at the simulated instants.

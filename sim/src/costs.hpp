@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Resize costs of the cluster simulator (issue 44 §3), from measured models; every
+// Resize costs of the cluster simulator, from measured models; every
 // constant comes from a JSON file (sim/costs/*.json, sources in docs/measurements/workload.md) so that
 // new measurements replace them without a rebuild.
 //   expansion in place (spawn):  spawn_fixed_s + spawn_per_node_s * new nodes

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// malleable-clustersim (issue 44 §3): a batch system and its jobs simulated with SimGrid's
+// malleable-clustersim: a batch system and its jobs simulated with SimGrid's
 // S4U actors on a generated cluster of N hosts. A submitter actor submits the workload's
 // jobs at their times; a scheduler actor runs FCFS with EASY backfilling whenever the
 // queue or the idle nodes change; one actor per job runs on its first node: a rigid job

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// One run's job-level metrics (issue 44), computed as scripts/bench/workload/summary.py's
+// One run's job-level metrics, computed as scripts/bench/workload/summary.py's
 // metrics() computes them for emulated runs: makespan from the first submission to the
 // last end; wait = start - submit; turnaround = end - submit; bounded slowdown
 // max(1, turnaround / max(run, tau)) with tau = 10 s; utilisation = node-seconds held

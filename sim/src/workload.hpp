@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The cluster simulator's jobs (issue 44 §3): the workload JSON that
+// The cluster simulator's jobs: the workload JSON that
 // scripts/bench/workload/generate.py writes, read into plain data, and the job model.
 // A job runs `iterations` equal iterations; on n nodes one takes
 //   (work_node_s / iterations) * (serial_fraction + (1 - serial_fraction) / n)

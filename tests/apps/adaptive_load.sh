@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Adapting to load while running (issue 13 §1 and §3), on the heterogeneous Life driver
+# Adapting to load while running, on the heterogeneous Life driver
 # with measured powers: rank 3 is made 6 times slower in iterations FROM..TO (emulated
 # load). Speeds and the policy's iteration time are on the emulated clock (each rank reports
 # updates x 100 ns, --speed-clock emulated --adapt-clock reported), so what is asserted holds

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A background resize that cannot finish before the job's end is cancelled, not completed
-# (issue 32 §4); a shrink decided while an expansion is pending supersedes it. The test
+#; a shrink decided while an expansion is pending supersedes it. The test
 # hook RESIZE_FAULT=hold-background keeps every helper thread, after its spawn and before it
 # posts the moves, until the main thread completes or cancels the resize: each completing
 # point of mode continue defers, with no timing involved.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Checkpoints written after an expansion by spawn (issue 42 §1, §2): pdgemm on 2x2 grows to
+# Checkpoints written after an expansion by spawn: pdgemm on 2x2 grows to
 # 3x2 after iteration 2 (two spawned processes, a world made of two jobs), then
 #   global  writes a global HDF5 checkpoint every 3 iterations (after 3 and 6, on the merged
 #           world: every process opens the file through MPI-IO);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# --checkpoint-every auto --mtbf end to end (issue 20 §1): pdgemm_resizable on 2x2 with a
+# --checkpoint-every auto --mtbf end to end: pdgemm_resizable on 2x2 with a
 # tiny MTBF checkpoints many times; from the numbers the run itself prints for each
 # checkpoint (world rank 0: elapsed time since the last checkpoint at this check and at the
 # previous check, the interval it used, the previous checkpoint's measured cost C, the MTBF)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A checkpoint directory that cannot be written is refused when the cadence is set, before
-# any iteration, on every rank (issue 42 §6): pdgemm on 2x2 with --checkpoint DIR where DIR
+# any iteration, on every rank: pdgemm on 2x2 with --checkpoint DIR where DIR
 #   proc      cannot be made (under /proc);
 #   readonly  is on a tmpfs mounted read-only (needs root; skipped otherwise).
 # Each: exit 5, "checkpoint failed: set_checkpointing: checkpoint directory DIR ..." from

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A checkpoint that was not written never counts (issue 32 §1). pdgemm on 2x2 checkpoints
+# A checkpoint that was not written never counts. pdgemm on 2x2 checkpoints
 # after every iteration with --keep 2; the checkpoint after iteration 2 fails. Each case
 # asserts: exit status 5 (kExitCheckpointFailed), "checkpoint failed: <reason>" printed by
 # every rank, no .h5 but the good one of iteration 1 (no .tmp left, nothing renamed into

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Drivers checkpointed on 2x2 and restarted elsewhere (issue 20 §1-§2). Each restarted run
+# Drivers checkpointed on 2x2 and restarted elsewhere. Each restarted run
 # must pass the driver's own check against the serial reference, and its final matrices
 # (--checksums: order-independent, any grid) must equal those of a run never interrupted:
 #   pdgemm   restart on 2x2 == uninterrupted 2x2; restart on 1x5 checked against OpenBLAS

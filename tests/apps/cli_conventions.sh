@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The drivers' command-line conventions (issue 11 §4), on a real driver under mpiexec:
+# The drivers' command-line conventions, on a real driver under mpiexec:
 #   --version exits 0 and names the library version and commit;
 #   usage errors (bad values, -p scripted without a schedule, unknown options) exit 2 with
 #   the option named, on every launch: two of them (a bad value, an unknown option) under
@@ -51,7 +51,7 @@ grep -q "schedule entry '5:expand:2x2.*will not run" <<<"$msg" || fail "no warni
 msg=$(run -n 64 --nb 16 -g 1x2 -i 1 -s 1:expand:2x2 -q 2>&1) || fail "the -s with -p fixed run failed"
 grep -q "schedule is ignored with -p fixed" <<<"$msg" || fail "no warning for -s with -p fixed"
 
-# a matrix too large for memory is named, not 'std::bad_alloc' (issue 14, class 5)
+# a matrix too large for memory is named, not 'std::bad_alloc' (class 5)
 rc=0
 msg=$(run -n 2147483647 --nb 1000000 -g 1x2 -i 1 2>&1) || rc=$?
 ((rc != 0)) || fail "an impossible matrix size exited 0"

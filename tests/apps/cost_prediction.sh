@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Every resize records the redistribution time the calibrated cost model predicts
-# (issue 13 §2; redist/cost_model.hpp) beside the measured one:
+# (redist/cost_model.hpp) beside the measured one:
 #   with a cost model file: t_redist_predicted_s is a positive number on each resize, and
 #     with every cost doubled it doubles (the model is linear in its parameters);
 #   without one (no file), with a malformed one (said on stderr) or with the PDGEMR2D mover

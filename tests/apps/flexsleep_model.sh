@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The flexible-sleep job (issue 44 §2) follows its model through resizes: on 2, then 4,
+# The flexible-sleep job follows its model through resizes: on 2, then 4,
 # then 2 processes (one per "node", --procs-per-node 1) every iteration sleeps the model's
 # time for the nodes it has, t(n) = work / iterations * (serial + (1 - serial) / n), which
 # the run JSON records as the iteration's compute; an iteration's wall time is at least

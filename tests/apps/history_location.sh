@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Where the resize history lives (issue 18 §1; docs/reference/apps.md "Where the resize history
+# Where the resize history lives (docs/reference/apps.md "Where the resize history
 # lives"), with a driver that resizes once (a shrink: no spawn):
 #   - by default one file per application under $XDG_CACHE_HOME/malleable/history/,
 #     a second program gets a file of its own, and a second run reads the first's;
 #   - RESIZE_HISTORY=off writes nothing, RESIZE_HISTORY=<file> writes that file;
 #   - HOME=/nonexistent (not created) and a cache directory that cannot be written:
 #     exit 0 with exactly one notice line, nothing created;
-#   - a user's program (the session's default options, issue 42 §6) that expands writes
+#   - a user's program (the session's default options) that expands writes
 #     nothing under HOME; with RESIZE_HISTORY=<file> it writes that file.
 # Usage: history_location.sh <mpiexec> <pdgemm driver> <pdgemv driver> <user program>
 set -uo pipefail

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Spawn/exit and other resize times predicted from the history of earlier resizes
-# (issue 13 §2; resize/predict.hpp ResizeHistory), recorded beside the measured ones:
+# (resize/predict.hpp ResizeHistory), recorded beside the measured ones:
 #   - a first run with an empty history predicts nothing for its first expansion and
 #     first shrink, and predicts its second expansion and shrink from the first ones
 #     (exactly the first ones' measured times: one event each, the median);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# scripts/malleable-run --on-failure restart with several hosts lost at once (issue 35),
+# scripts/malleable-run --on-failure restart with several hosts lost at once,
 # without MPI: MALLEABLE_MPIEXEC is a stand-in that runs no program. The "job" fails (exit
 # 137) and prints what Open MPI would (one lost node named, or none); the stand-in's probe
 # (`-n 1 --host H:1 true`) fails for the hosts in FAKE_DEAD. The launcher must leave out

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Endurance benchmark (issue 20 §5): how much the original processes' resident memory
+// Endurance benchmark: how much the original processes' resident memory
 // grows per resize over many expand + shrink cycles, blacs-dyn's (expand by ADD, a BLACS
 // grid and a PDGEMM on the grown world, shrink back to level 0: the newcomers exit)
 // against a raw loop of the same spawns (MPI_Comm_spawn + MPI_Intercomm_merge, the
@@ -60,7 +60,7 @@ double max_rss() {
 
 // Back to the original world by ranks, in two steps: keep one newcomer (its sibling
 // parks), then only the originals (the group exits, the parked sibling woken with it).
-// Before issue 20 §5 each step pushed a level that was never popped.
+// Once, each step pushed a level that was never popped.
 int shrink_by_ranks(int n0, int& leaving) {
   std::vector<int> keep;
   for (int r = 0; r <= n0; ++r) keep.push_back(r);

@@ -135,7 +135,7 @@ TEST(blacsDynLevelStack, CannotPopBackToALevelWhoseMembersLeft) {
   EXPECT_EQ(s.plan_shrink_to_level(0).new_members, (std::vector<int>{0, 1}));
 }
 
-// Issue 20 §5: 4 -> keep 2 (originals 2, 3 park) -> +4 -> back to 4 processes. Level 0 cannot
+// 4 -> keep 2 (originals 2, 3 park) -> +4 -> back to 4 processes. Level 0 cannot
 // be popped to (2 and 3 left), but any 4 live processes can form the new world.
 TEST(blacsDynLevelStack, ShrinkBelowTheStartGrowAndShrinkBackKeepsLiveProcesses) {
   LevelStack s(4);
@@ -218,7 +218,7 @@ TEST(blacsDynLevelStack, EncodeDecodeRoundTrips) {
   EXPECT_EQ(code_of([&] { LevelStack::decode(bad); }), BLACS_DYN_ERR_MPI);
 }
 
-// Issue 14: after a spawned level was popped and pushed again, the new spawn reused the
+// after a spawned level was popped and pushed again, the new spawn reused the
 // popped group's number, so a group mixed exited processes with live ones and a later
 // shrink addressed a parked process by the wrong index (MPI_ERR_RANK in MPI_Send).
 TEST(blacsDynLevelStack, GroupIdsAreNeverReusedAfterAPop) {

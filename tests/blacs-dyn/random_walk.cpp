@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Seeded random walks of expansions and shrinks (issue 14): single spawns, one group per
+// Seeded random walks of expansions and shrinks: single spawns, one group per
 // host, pops to any lower level, subsets in any order (partial groups park, whole groups
 // exit), over `steps` resizes, with PDGEMM checked against serial OpenBLAS on the world
 // after every one. A request the stack must refuse (popping to a level whose processes

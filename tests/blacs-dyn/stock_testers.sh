@@ -4,7 +4,7 @@
 # stock and with libmalleable_blacs_dyn preloaded: the preloaded runs must end (bounded
 # time), load our library in every process, and report exactly the stock summary
 # (tests finished / passed / skipped / failed). xdllt is repeated, as it was the tester
-# seen to hang under the preload (issue 14).
+# seen to hang under the preload.
 #
 # Why xdllt runs with "Test Cond. Est. and Iter. Ref." set to F: with it on, the *stock*
 # binary hangs or aborts in about half the runs on 4 processes (measured: 4 hangs and 2

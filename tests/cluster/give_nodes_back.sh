@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 10 §3 on the emulated cluster: job 1 starts on node1 (4 processes), grows onto
+# On the emulated cluster: job 1 starts on node1 (4 processes), grows onto
 # node2 and node3 (4 each, one spawn group per node, spawned at the same time), computes,
 # then gives node2 and node3 back whole ("@node2+node3"): every process of job 1 there
 # ends. A second, independent MPI job then runs on node2 and node3 while job 1 continues

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 10 §2 on the emulated cluster: a job of 4 processes on node1 grows to 3x3 with the
+# On the emulated cluster: a job of 4 processes on node1 grows to 3x3 with the
 # 5 new processes on node2 (schedule "@node2"), computes, and every rank reports its node;
 # PDGEMM checked against serial OpenBLAS by the driver (exit status). Also checks that
 # processes on different nodes talk over TCP: shared memory alone cannot reach across.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 20 §4 on the emulated cluster: a job of 6 processes (2x3, 2 per node on node1-3)
+# On the emulated cluster: a job of 6 processes (2x3, 2 per node on node1-3)
 # checkpoints every 5 iterations; every process of it on node3 is SIGKILLed, once during
 # iteration 13 (held there by the test hook RESIZE_FAULT=pause-in-iteration) and once during
 # a resize after iteration 12 (a shrink 2x3 -> 2x2 held in its redistribution by

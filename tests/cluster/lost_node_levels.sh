@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 35 on the emulated cluster: a job of 6 processes (2x3, 2 per node on node1-3) keeps
+# On the emulated cluster: a job of 6 processes (2x3, 2 per node on node1-3) keeps
 # checkpoint levels in node-local storage (/dev/shm, each node its own <dir>/<host>): the
 # local level every iteration, the partner level (a copy on the next node of the ring)
 # every 2, and a global HDF5 checkpoint every 5. During iteration 13 (held there by

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 20 §4 under the emulated cluster's Slurm: a batch job (sbatch --no-kill -N 3, 2
+# Under the emulated cluster's Slurm: a batch job (sbatch --no-kill -N 3, 2
 # tasks per node) runs scripts/malleable-run --hosts slurm --on-failure restart with a job of
 # 6 processes (2x3) checkpointing every 5 iterations. node3 is set DOWN (scontrol update)
 # and every process of the job on it is SIGKILLed (the crash) while iteration 13 holds them

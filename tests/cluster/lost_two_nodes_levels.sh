@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 35 on the emulated cluster: two nodes lost at once. pdgemm 2x4 on node1-4 (2
+# On the emulated cluster: two nodes lost at once. pdgemm 2x4 on node1-4 (2
 # processes each) keeps the local level every iteration, the partner level every 2 (the
 # ring node1 -> node2 -> node3 -> node4 -> node1) and the global HDF5 file every 5.
 # Through scripts/malleable-run --hosts node1,...,node4 --on-failure restart (run inside a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 20 §3 with issue 12's Slurm policy: resizes by restart under the emulated
+# With the Slurm policy: resizes by restart under the emulated
 # cluster's Slurm. A batch job (sbatch -N 2, 2 tasks per node) runs scripts/malleable-run
 # --hosts slurm with the PDGEMM driver, --mechanism restart -p slurm, on 4 processes (2x2).
 # A rigid job asking for 1 node is then submitted and waits: the policy gives node2 back

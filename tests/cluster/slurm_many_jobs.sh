@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 44 §1 on the emulated cluster's Slurm: several malleable jobs under one Slurm,
+# On the emulated cluster's Slurm: several malleable jobs under one Slurm,
 # arbitrating through the shared directory (cluster view, ledger, decision logs).
 # Mode expansion (cluster.sh up 5 --slurm, permit_job_expansion): three malleable PDGEMM
 # jobs, A and B on 2 nodes each, C on 1 (2 processes a node, at most 2 nodes each; they

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 12 on the emulated cluster's Slurm: a malleable job holding 4 nodes gives 2 back
+# On the emulated cluster's Slurm: a malleable job holding 4 nodes gives 2 back
 # to a waiting rigid job (whole nodes, then scontrol update), the rigid job runs there
 # while the first continues on 2, and when it ends the first grows back onto 2 nodes
 # acquired from Slurm (expand dependency). Both results are checked; Slurm's own view

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 44 §2's job stream, small: 6 jobs of a seeded Lublin-Feitelson workload (half of
+# the job stream, small: 6 jobs of a seeded Lublin-Feitelson workload (half of
 # them malleable, one a real PDGEMM) on 4 emulated nodes under Slurm, through
 # scripts/bench/workload_cluster.sh (which takes the cluster lock itself). Every job must
 # have run and ended with its result check passed, each on a node count within its

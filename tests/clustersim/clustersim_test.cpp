@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The cluster simulator's pure parts (issue 44 §3): job model, workload parsing, resize
+// The cluster simulator's pure parts: job model, workload parsing, resize
 // costs, EASY backfilling, the cluster's state and accounts, metrics, and the adapter to
 // the project's Slurm policy. No SimGrid.
 #include <gtest/gtest.h>

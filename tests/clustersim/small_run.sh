@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A small simulated workload (issue 44 §3): 300 Lublin-Feitelson jobs on 64 nodes, rigid
+# A small simulated workload: 300 Lublin-Feitelson jobs on 64 nodes, rigid
 # and half malleable. Checks: every job ends, metrics are sane (utilisation in (0, 1],
 # waits >= 0, no resizes when rigid), the run is deterministic, --rigid on the malleable
 # file equals the file generated rigid, and bad input fails with a message.

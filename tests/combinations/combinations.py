@@ -5,7 +5,7 @@
 README
 ======
 Every feature of malleable has its own tests; this suite tries them *together*, as a user
-would (issue 42). Each case is one run of one program with one value of every dimension,
+would. Each case is one run of one program with one value of every dimension,
 checked against the program's serial oracle (the drivers' and examples' own check line
 against OpenBLAS/LAPACKE/a serial Life; the user programs' closed-form running sum).
 
@@ -46,7 +46,7 @@ Constraints (CONSTRAINTS below; each a rule over a few dimensions, checked on pa
   - mpi mpich (Debian 12's MPICH cannot MPI_Comm_spawn): mech none or restart, no fault,
     drivers only, registered in the MPICH build only (label combinations_mpich).
 
-Cases: the seeds first (SEEDS: the combinations issue 42 reported broken, since a
+Cases: the seeds first (SEEDS: the combinations users reported broken, since a
 pairwise array need not hold a given triple), then the Open MPI array covers every pair of values of the other ten dimensions that
 some valid case holds (allpairspy, Debian's python3-allpairspy, over the values in an
 order shuffled by SEED; pairs it leaves out under the constraints are added by a greedy
@@ -60,7 +60,7 @@ cases (CONTROLS) make a user program lose its newcomers' state on purpose and ch
 its check fails.
 `--full N` writes N seeded random valid cases (label combinations_full;bench).
 
-What the cases found (issue 42):
+What the cases found:
   - 01_pdgemm_spawn_expand_global and 05_pdgemv_spawn_expand_global_kill_mrun hung until
     their 150 s deadline (a global checkpoint after a spawn expansion, §1), and
     02_pdgemm_spawn_expand_local aborted in MPI_Comm_split_type with MPI_ERR_TRUNCATE
@@ -232,7 +232,7 @@ def _case(**kv):
     return base
 
 
-# Cases every array holds, first: the combinations issue 42 reported broken (a pairwise
+# Cases every array holds, first: the combinations users reported broken (a pairwise
 # array need not hold a given triple). The generator covers the remaining pairs.
 SEEDS = [
     _case(prog="pdgemm", mech="spawn", dir="expand", ckpt="global"),      # 1: global checkpoint after a spawn
@@ -317,7 +317,7 @@ REFUSALS = [
 ]
 
 
-# Controls: a user program made to lose its newcomers' state on purpose (issue 42 item 3's
+# Controls: a user program made to lose its newcomers' state on purpose (a porting
 # mistake: newcomers refill the data they received; or they forget the running sum): the
 # check must fail (status 1, FAILED), so a case that passes is not one that cannot fail.
 CONTROLS = [

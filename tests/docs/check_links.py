@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Every relative link in README.md and docs/**/*.md resolves (issue 19 §3): the file exists
+"""Every relative link in README.md and docs/**/*.md resolves: the file exists
 and, for a link with #anchor, the target Markdown file has a heading with that GitHub-style
 anchor (lower case, punctuation dropped, spaces to '-'; repeated headings get -1, -2).
 External links (http, https, mailto) are not fetched. Usage: check_links.py <source dir>

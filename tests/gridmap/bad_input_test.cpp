@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Bad and extreme input (issue 14): one seeded, time-bounded property test per class that
+// Bad and extreme input: one seeded, time-bounded property test per class that
 // concerns gridmap. Each would have caught the behaviour the issue reports: wrapped-around
 // counts (class 1), NaN or negative results accepted (class 4), messages that do not name
 // the argument (class 5), and calls that ran for minutes (class 6).
@@ -35,7 +35,7 @@ std::int64_t huge(std::mt19937_64& rng) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(rng() >> (64 - std::max(bits, 1))));
 }
 
-// How long a class took is printed, not asserted (issue 18 §3: a wall-clock bound fails on a
+// How long a class took is printed, not asserted (a wall-clock bound fails on a
 // loaded machine; one failed at 12 s against 20-30 s bounds while 8 builds ran). A class
 // that takes minutes again is caught by the test's ctest timeout.
 void report_seconds(std::chrono::steady_clock::time_point t0) {

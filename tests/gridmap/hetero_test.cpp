@@ -216,7 +216,7 @@ TEST(HeteroMapping, RejectsBadInputNamingTheValue) {
   EXPECT_THROW(proportional_sizes({1, 2}, 1), Error);
 }
 
-// ---- The thesis's own heuristic (issue 13 §4): HeteroOptions::thesis() against the sizes
+// ---- The thesis's own heuristic: HeteroOptions::thesis() against the sizes
 // the thesis published. Tolerance 2 rows/columns: the thesis's powers were not integers
 // (Table 6.17's "TPP used" 1984.84) and its rounding is not described.
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Node-aware placement (issue 10): fewer bytes cross nodes, and nothing changes when all
+// Node-aware placement: fewer bytes cross nodes, and nothing changes when all
 // processes share one node.
 #include <gtest/gtest.h>
 

@@ -195,7 +195,7 @@ TEST(Selection, RejectsBadInputNamingTheValue) {
   EXPECT_THROW(select_processors(initial, kThirty, 600, SelectionStrategy::Global, bad), Error);
 }
 
-// ---- The thesis's own rules (issue 13 §4): SelectionOptions::thesis() on the TPP-600 case
+// ---- The thesis's own rules: SelectionOptions::thesis() on the TPP-600 case
 // study of §6.4.2 (Tables 6.8-6.10).
 
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Aliased arguments (issue 21 §3): A and B the same distributed array with overlapping
+// Aliased arguments: A and B the same distributed array with overlapping
 // regions, e.g. the column shift X(:,2:6) := X(:,1:5). ScaLAPACK's PDGEMR2D answers as if
 // A were read before B is written; redist must give the same answer, element by element,
 // checked against a serial copy through a temporary (the definition) and, where

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Bad input to redist's collective C entry points on 4 processes (issue 14): a bad
+// Bad input to redist's collective C entry points on 4 processes: a bad
 // argument on ONE rank gives every rank the same error code and message, B untouched,
 // and no rank is left waiting (ctest's TIMEOUT turns a hang into a failure); invalid
 // communicator handles return errors instead of ending the job; messages name the user's
@@ -343,7 +343,7 @@ TEST(BadInputMpi, DescInitBlocksOutsideTheGrid) {
   }
 }
 
-// Issue 33 §1: redist_plan_stats takes each rank's own plan and reduces; its figures are
+// redist_plan_stats takes each rank's own plan and reduces; its figures are
 // the whole plan's (built here, pure, on every rank) under every schedule, both ways
 // (rank 2 holds no part of B).
 TEST(BadInputMpi, PlanStatsAreTheWholePlansFromRankLocalPlans) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Bad and extreme input to the pure planning code and to the C API's local functions
-// (issue 14): seeded fuzzing, each bounded to a few seconds. Every input either works
+//: seeded fuzzing, each bounded to a few seconds. Every input either works
 // (and the plan is then checked) or fails with redist::Error and the right code; nothing
 // crashes, wraps around or throws anything else.
 #include <gtest/gtest.h>

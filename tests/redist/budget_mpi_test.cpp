@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The memory budget of redist's executor (ExecOptions::memory_budget_bytes, issue 33 §1):
+// The memory budget of redist's executor (ExecOptions::memory_budget_bytes):
 // under budgets of 1 MiB and 64 KiB (many rounds, columns larger than a message, columns
 // sent as datatypes) and with a window of 2 messages, every schedule and transport gives
 // exactly ScaLAPACK's PDGEMR2D result, ExecStats::peak_bytes stays within the budget, and
@@ -96,7 +96,7 @@ Layout on(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb, int 
 
 }  // namespace
 
-// 2x2 -> 3x3 (the expansion of issue 33's budget test), N = 1500: packed messages are
+// 2x2 -> 3x3 (the expansion of the budget test), N = 1500: packed messages are
 // ~1 MB each unlimited, so 64 KiB moves them in many rounds of column slices.
 TEST(RedistBudget, ExpansionMatchesPdgemr2dWithinBudget) {
   const auto p = run_case({"2x2->3x3", on(1500, 1500, 64, 64, 2, 2), on(1500, 1500, 64, 64, 3, 3)});

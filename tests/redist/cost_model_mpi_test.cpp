@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The calibrated cost model against measured redistributions it was not fitted on (issue 13
-// §2, SUIF-Adapt), with a tolerance from this run's own measured variance.
+// The calibrated cost model against measured redistributions it was not fitted on
+// (SUIF-Adapt), with a tolerance from this run's own measured variance.
 //
 // One job calibrates on a small set of redistributions and, in the same interleaved rounds
 // (calibration.hpp's time_cases), measures a few held-out ones: other grids, sizes and

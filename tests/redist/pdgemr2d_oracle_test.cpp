@@ -159,7 +159,7 @@ TEST(RedistVsPdgemr2d, DoubleBitIdenticalForOneToSixteenProcesses) {
   EXPECT_GT(cases, 0);
 }
 
-// Long thin matrices of blocks of 1-3 elements (issue 21 §3's cliff): millions of
+// Long thin matrices of blocks of 1-3 elements (the cliff): millions of
 // one-element columns are copied, packed and unpacked span by span, whole columns in one
 // memcpy where the local array has no padding (ranks 0 and 3 here; the others pad).
 TEST(RedistVsPdgemr2d, ThinRowsAndColumnsOfTinyBlocks) {

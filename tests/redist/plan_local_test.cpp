@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Rank-local plans (issue 33 §1): make_plan(..., for_rank) builds only that rank's
+// Rank-local plans: make_plan(..., for_rank) builds only that rank's
 // transfers, yet the union over all ranks is the whole plan (same transfers, same runs,
 // same step numbers), every schedule stays contention free with partners meeting in the
 // same order, and Matching keeps max-degree steps.

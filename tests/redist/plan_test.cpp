@@ -320,7 +320,7 @@ TEST(Plan, FingerprintSeesEveryField) {
   EXPECT_NE(redist::fingerprint(a, a, Region{10, 9, 0, 0, 0, 0}), h);
 }
 
-// Issue 21 §3: blocks of 1, 2, 3 and long thin matrices, where one run per block would
+// blocks of 1, 2, 3 and long thin matrices, where one run per block would
 // make plans (and execution) per-block; block-cyclic overlaps repeat with a period, and
 // runs are strided across periods. Same oracle as above: every element once, by its owners,
 // every piece a local range on both sides.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Implicit rank maps (issue 33 §1): a grid in BLACS row or column order from a base rank is
+// Implicit rank maps: a grid in BLACS row or column order from a base rank is
 // two numbers, not a list of P ranks. The same placement held implicitly or as an explicit
 // list gives the same look-ups, validation, equality, fingerprint and plans (every rank,
 // every schedule); and one rank of a grid of millions plans in a heap far below what a

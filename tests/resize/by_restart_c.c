@@ -10,7 +10,7 @@
  *   malleable-run -n 4 -- by_restart_c N ITERS --checkpoint DIR --every 2 \
  *                 --schedule 3:expand:2x3 --mechanism restart
  * --final DIR2: after the check, one more checkpoint by resize_checkpoint_in into DIR2.
- * Checkpoint levels (issue 35): --local E / --partner E (every E iterations) into
+ * Checkpoint levels: --local E / --partner E (every E iterations) into
  * --local-dir DIR3 (resize_set_level_checkpointing); --restart-levels: start from the
  * levels in DIR3 (resize_restart_from_levels) on -g PxQ.
  * Exit 0 with "result check: ... OK" on world rank 0; 1 on a wrong result; 4 when leaving

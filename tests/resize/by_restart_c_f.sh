@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Checkpoint cadence and resize by restart through the C API / the Fortran module (issue 32
-# §2): the program (by_restart_c or by_restart_f) checkpoints every 2 iterations and its
+# Checkpoint cadence and resize by restart through the C API / the Fortran module:
+# the program (by_restart_c or by_restart_f) checkpoints every 2 iterations and its
 # scripted expansion 2x2 -> 2x3 after iteration 3 is carried out by checkpoint, exit 4 and
 # a relaunch on 6 processes by scripts/malleable-run. Checks: launches of 4 then 6
 # processes, the result check OK (A = A0 + 7*8/2: an iteration lost or repeated fails it),

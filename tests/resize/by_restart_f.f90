@@ -35,7 +35,7 @@ program by_restart_f
   mech = option('--mechanism', 'spawn')
   restart = option('--restart', '')
   grid = option('-g', '2x2')
-  ! Checkpoint levels (issue 35), as by_restart_c.c.
+  ! Checkpoint levels, as by_restart_c.c.
   local_every = option('--local', '')
   partner_every = option('--partner', '')
   local_dir = option('--local-dir', '')

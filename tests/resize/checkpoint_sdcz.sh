@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Checkpoint and restart of s, d, c and z matrices (block-cyclic, block, extended layouts;
-# issue 20 §1-§2): written on 2x2, restarted on 3x3, 1x5 and 2x2 with every element, the
+# Checkpoint and restart of s, d, c and z matrices (block-cyclic, block, extended layouts):
+# written on 2x2, restarted on 3x3, 1x5 and 2x2 with every element, the
 # application state and the iteration exact; refused with one message on every rank,
 # exit code 3 and the file unchanged for another element type, a corrupted dataset
 # (checksum mismatch) and a truncated file; format version 1 written on request and read.

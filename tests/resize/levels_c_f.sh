@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Checkpoint levels through the C API / the Fortran module (issue 35): by_restart_c or
+# Checkpoint levels through the C API / the Fortran module: by_restart_c or
 # by_restart_f runs 4 iterations on 4 processes on 2 emulated nodes (MALLEABLE_NODE_MAP)
 # with the local level every iteration and the partner level every 2; node2's storage is
 # deleted; 2 processes on node1 restart from the levels (--restart-levels) on 1x2 and run to

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Issue 35 on one machine, nodes emulated with MALLEABLE_NODE_MAP: local + partner levels
+# On one machine, nodes emulated with MALLEABLE_NODE_MAP: local + partner levels
 # written by 6 processes on 3 "nodes"; a lost node (its directory deleted) recovered from
 # the survivors' local copies and the partner copies onto 2x2 without the global file; a
 # damaged partner copy falls back to the global file; two nodes lost with and without
@@ -96,7 +96,7 @@ have=$(ls "$tmp/one"/* 2>/dev/null | xargs -n1 basename 2>/dev/null | tr '\n' ' 
 run 2 every=1 write /proc/malleable-levels 1
 [[ $rc -eq 3 && $(grep -c "refused (rank .): checkpoint level local on node node1 (rank 0): checkpoint level directory /proc/malleable-levels/node1 cannot be created" "$tmp/out") -eq 2 ]] ||
   bad "an impossible directory: not refused on both ranks (status $rc)"
-# Issue 42 §6: the first version failed, so there is no previous version to speak of.
+# the first version failed, so there is no previous version to speak of.
 grep -q "newest previous version is intact" "$tmp/out" && bad "the first version's failure claims a previous version"
 [[ $(grep -c "cannot be created: .* (no earlier version was written)" "$tmp/out") -eq 2 ]] ||
   bad "the first version's failure does not say that no earlier version was written"

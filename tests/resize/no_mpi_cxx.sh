@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The libraries need MPI's C interface only, not the deprecated C++ bindings (libmpi_cxx,
-# issue 19 §2): no DT_NEEDED entry for it in any library given, and none in what a C++
+# The libraries need MPI's C interface only, not the deprecated C++ bindings (libmpi_cxx):
+# no DT_NEEDED entry for it in any library given, and none in what a C++
 # program linked against them loads (ldd of the program given with --program).
 # Usage: no_mpi_cxx.sh LIB... [--program EXE]
 set -euo pipefail

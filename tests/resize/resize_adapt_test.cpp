@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// plan_adaptation (issue 13 §3): which adaptation the measured speeds call for, and seed
+// plan_adaptation: which adaptation the measured speeds call for, and seed
 // 004's rule that it must pay over the remaining iterations.
 #include <gtest/gtest.h>
 
@@ -157,7 +157,7 @@ TEST(Adapt, InconsistentInputIsRefusedByName) {
 }  // namespace
 
 TEST(Adapt, StaysAndSaysWhyAboveItsRankLimit) {
-  // Issue 33 §1: candidates are priced with whole-job plans on one process, so above
+  // candidates are priced with whole-job plans on one process, so above
   // kMaxAdaptRanks it considers nothing (no plan built) and says so; at the limit it plans.
   std::vector<double> speeds(static_cast<std::size_t>(resize::kMaxAdaptRanks) + 1, 1e8);
   speeds.back() = 2.5e7;

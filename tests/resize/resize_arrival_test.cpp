@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The remap point's arrival check (issue 42 §5), its pure part: the deadline and the
+// The remap point's arrival check, its pure part: the deadline and the
 // messages that name the processes that did not arrive (resize/src/session/arrival.hpp).
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Background resize, the pure part (issue 21 §1): completion choices, the message plan
+// Background resize, the pure part: completion choices, the message plan
 // of a non-blocking move (bytes each way, every element once; the packing is redist's
 // exchange, tested in tests/redist), checksums and the accounting of overlapped against
 // stopped time.

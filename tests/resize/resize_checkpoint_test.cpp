@@ -377,7 +377,7 @@ TEST(CheckpointIo, BlocksAreChunksOnlyWhenEveryBlockFillsOneChunk) {
   EXPECT_FALSE(ck::blocks_are_chunks(redist::Layout::from_blocks({11, 9, 20}, {6, 24}, 3, 2), 11, 24));  // short inside
 }
 
-// The room checked before a checkpoint is made (issue 32 §1): at least every byte of data
+// The room checked before a checkpoint is made: at least every byte of data
 // (a chunked dataset's edge chunks whole), the state and the text, plus metadata; not
 // wildly more (the check must not refuse a file that fits).
 TEST(CheckpointFiles, FileBytesBoundCoversTheDataAndLittleMore) {

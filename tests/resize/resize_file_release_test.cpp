@@ -110,7 +110,7 @@ TEST_F(FileRelease, ManyHandOversLeaveNoDescriptorBehind) {
 
 }  // namespace
 
-// Issue 32 §1: the room check before a checkpoint is made leaves no probe behind, says yes
+// the room check before a checkpoint is made leaves no probe behind, says yes
 // to what fits and no (ENOSPC, EFBIG) to what cannot; fsync of a file and a directory.
 TEST_F(FileRelease, RoomCheckAnswersAndLeavesNothingBehind) {
   using resize::detail::check_room;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Issue 35 §3, the multi-level checkpoint overhead model (resize/src/checkpoint/levels_model.hpp):
+// The multi-level checkpoint overhead model (resize/src/checkpoint/levels_model.hpp):
 // Daly's exact single-level slowdown, its optimum against Young's and Daly's interval
 // formulas, the composition of levels, refusals.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Issue 35, the pure core of checkpoint levels (resize/src/checkpoint/levels.hpp):
+// The pure core of checkpoint levels (resize/src/checkpoint/levels.hpp):
 // partners, intervals, retention, the recovery choice, the level file's header and
 // checksum, the mapped files' bookkeeping; and MappedFiles, the shell that maps the level
 // files (no MPI call in it), on files in a temporary directory.

@@ -128,7 +128,7 @@ TEST(Report, AnOverlappedSpawnIsMarked) {
   EXPECT_NE(t.find("overlapped; nothing waited for it at the switch"), std::string::npos) << t;
 }
 
-// Issue 32 §4: what the completing point waited for an overlapped spawn is said, not
+// what the completing point waited for an overlapped spawn is said, not
 // "overlapped, not stopped"; a cancelled one is marked CANCELLED, not FAILED.
 TEST(Report, AnOverlappedSpawnSaysWhatWasWaited) {
   Metrics m = three_grids();
@@ -234,7 +234,7 @@ TEST(Metrics, ComputeClockGivesItsOwnPayoff) {
 }
 
 TEST(Metrics, RankHostsAreRunsOfNodes) {
-  // Issue 33 §1: a record keeps the ranks' nodes as runs, O(nodes), and gives back the
+  // a record keeps the ranks' nodes as runs, O(nodes), and gives back the
   // one-name-per-rank list for output.
   const std::vector<std::string> ranks = {"n1", "n1", "n1", "n2", "n2", "n1", "n3", "n3"};
   const auto h = resize::RankHosts::of(ranks);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Issue 33 §1: a resize's job-wide redistribution figures from rank-local plans. Every
+// a resize's job-wide redistribution figures from rank-local plans. Every
 // rank's share (move_share.hpp), reduced by sums and maxima the way the MPI shell's
 // allreduces do, gives exactly the whole plan's figures: plan_stats' elements moved,
 // node_traffic's within/between-node elements and messages, and the cost model's

@@ -535,7 +535,7 @@ class ScopedEnv {
   std::map<std::string, std::optional<std::string>> saved_;
 };
 
-// Issue 18 §1: one history per application under the user's cache directory; the user
+// one history per application under the user's cache directory; the user
 // can turn it off or point it elsewhere; no usable home keeps it in memory.
 TEST(ResizeHistory, LocationIsPerApplicationUnderTheCacheDirectory) {
   TempDir dir;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Many malleable jobs under one Slurm (issue 44 §1): arbitrate() on Slurm snapshots in
+// Many malleable jobs under one Slurm: arbitrate() on Slurm snapshots in
 // squeue/sinfo's own output format (several jobs, races for the same idle nodes, refusals,
 // expiry of a dead job's claim, over-shrink and oscillation), and the text of the shared
 // cluster view and ledger. No Slurm needed.

@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
   int it = 0, expansions = 0, shrinks = 0;
   if (resize_is_newcomer(s)) {
     fail_rc(resize_join(s, &it), "join");
-    /* issue 42 §3: still a newcomer after the join, so `if (!resize_is_newcomer(s)) fill` skips it */
+    /* still a newcomer after the join, so `if (!resize_is_newcomer(s)) fill` skips it */
     fail_rc(resize_is_newcomer(s) == 1 ? RESIZE_OK : RESIZE_ERR_STATE, "resize_is_newcomer after resize_join");
     void* bufs[NMAT] = {a_s, a_d, a_c, a_z};
     visit(s, desc, bufs, 0, "after join");

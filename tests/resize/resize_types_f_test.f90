@@ -41,7 +41,7 @@ program resize_types_f_test
   shrinks = 0
   if (resize_is_newcomer(s_) == 1) then
     call check(resize_join(s_, it), 'join')
-    if (resize_is_newcomer(s_) /= 1) then  ! issue 42 §3: still a newcomer after the join
+    if (resize_is_newcomer(s_) /= 1) then  ! still a newcomer after the join
       print '(A)', 'resize_types_f_test: FAILED: resize_is_newcomer is not 1 after resize_join'
       call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
     end if

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The session registers and moves float, double, complex<float> and complex<double>
-// matrices (issue 11: redist moves s/d/c/z, so must the session), bit for bit, at an
+// matrices (redist moves s/d/c/z, so must the session), bit for bit, at an
 // expansion 2x2 -> 2x3 (two spawned processes) and a shrink back to 2x2, with the mover
 // named by argv[1] (redist, the default, or pdgemr2d). Every matrix has its own size,
 // block size and distribution; one is an extended-descriptor (register_matrix_blocks)

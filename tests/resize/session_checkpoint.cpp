@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Session::checkpoint / Session::restart for s, d, c and z matrices in block-cyclic,
-// block and extended-descriptor layouts (issue 20 §1-§2). Modes:
+// block and extended-descriptor layouts. Modes:
 //   write FILE          (4 processes) 2x2, two iterations, then one checkpoint (refused: exit 3)
 //   read FILE PxQ       restart on PxQ: every element, the state and the iteration exact
 //   wrong FILE          restart with matrix Z registered as complex float: refused

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Issue 35: checkpoint levels in node-local storage and the recovery from what survived,
+// checkpoint levels in node-local storage and the recovery from what survived,
 // on one machine with emulated nodes (MALLEABLE_NODE_MAP). Matrices: float and double
 // block-cyclic, complex double in an extended-descriptor layout; every element depends on
 // the iteration, so the version recovered is checked element by element. Modes:

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// resize::Matrix<T> handles (Session::register_matrix<T>, issue 19 §2) through an
+// resize::Matrix<T> handles (Session::register_matrix<T>) through an
 // expansion 2x2 -> 2x3 (two spawned processes) and a shrink back to 2x2: one matrix per
 // element type (float, double, complex<float>, complex<double>) and distribution (block-
 // cyclic MB x NB, block), plus an extended-descriptor matrix with uneven blocks. After

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Action::Regrid (issue 13 §3) through Session::resize_now on 4 processes:
+// Action::Regrid through Session::resize_now on 4 processes:
 //   - bad decisions (a rank twice, a rank outside the world, a grid of the wrong size,
 //     powers of the wrong length or not > 0, powers on a shrink) are refused on every
 //     process with a message naming the fault, and the data and layout stay as they were;

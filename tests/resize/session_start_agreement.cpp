@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Session::start is collective and checks that every process starts the same grid with
-// the same registered matrices (issue 14, class 2): one process that differs makes every
+// the same registered matrices (class 2): one process that differs makes every
 // process throw the same message naming it, before any grid or buffer exists, instead of
 // hanging at the first remap point. Cases (argv[1]):
 //   same       every process agrees: start succeeds, buffers are sized

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Issue 42: a user's program, written as docs/guide/porting.md says, where the features meet.
+// a user's program, written as docs/guide/porting.md says, where the features meet.
 // The job starts on 2x2 (4 processes) and grows to 2x3 by spawn after iteration 2; its
 // matrix S is a running sum (every iteration adds to it; the newcomers' blocks cannot be
 // recomputed), so a newcomer that fills S again after join() ends with the wrong sum.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The default suite's simulated run (label `simulated`, issue 33 §3): redist's real plan +
+# The default suite's simulated run (label `simulated`): redist's real plan +
 # execute path (redist_sim) at 64 ranks on the simulated fat tree, every element of B
 # checked and the rank-local link bounds (node links; leaf uplinks, with leaves of 2 nodes
 # here so that 64 ranks span 2 leaves) compared with redist::node_traffic's whole-plan ones. Cases: an expansion 4x4 -> 8x8 (default and caterpillar schedules), a coprime step

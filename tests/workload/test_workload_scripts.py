@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Unit tests of scripts/bench/workload/{generate,summary,measured_runtimes,run_flags}.py and
-cluster_report.py's cost fit (issue 44): the generator is
+cluster_report.py's cost fit: the generator is
 seeded and deterministic, keeps sizes within the machine and the malleable ranges, and
 reproduces the Lublin-Feitelson statistics it is built from; the summary writer keeps one
 column order and computes the metrics as documented."""

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Metrics of job streams on the emulated cluster (issue 44 §2), from the run directories
+"""Metrics of job streams on the emulated cluster, from the run directories
 cluster_stream.py wrote:
 
     cluster_report.py run DIR [--csv docs/data/workload/summary.csv]   one run: DIR/metrics.json,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""One job stream on the emulated cluster's Slurm (issue 44 §2; scripts/bench/workload_cluster.sh
+"""One job stream on the emulated cluster's Slurm (scripts/bench/workload_cluster.sh
 runs it between `cluster.sh up N --slurm` and `down`).
 
     cluster_stream.py prepare --workload w.json --lo 20 --hi 120 -o run.json

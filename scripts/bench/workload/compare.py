@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Simulated against emulated (issue 44 §3, "checked against §2"): the relative error of
+"""Simulated against emulated ("checked against §2"): the relative error of
 each metric of one simulated run of a workload file against the emulated run of the same
 file, and whether it is within the target (15%).
 

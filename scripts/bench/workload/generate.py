@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Seeded workload generator for the multi-job experiments (issue 44, docs/measurements/workload.md).
+"""Seeded workload generator for the multi-job experiments (docs/measurements/workload.md).
 
 The model is the one of U. Lublin and D. G. Feitelson, "The workload on parallel
 supercomputers: modeling the characteristics of rigid jobs", J. Parallel Distrib. Comput.

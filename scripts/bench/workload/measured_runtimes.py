@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""For the comparison with the emulated cluster (issue 44 §3): the workload file with each
+"""For the comparison with the emulated cluster: the workload file with each
 real driver's (program other than "sleep") work set from its measured run time, so that the
 simulator predicts the batch system around jobs whose length the Amdahl model does not
 know. Sleep jobs keep the model's work. Only rigid runs of a driver are used (a job that

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Renders the simulated rows of docs/data/workload/summary.csv (issue 44 §3) as the table
+"""Renders the simulated rows of docs/data/workload/summary.csv as the table
 between the markers <!-- sim-table --> and <!-- /sim-table --> of docs/measurements/workload.md, and
 plots mean turnaround and makespan against the malleable share at each scale (gnuplot).
 The latest row of each (nodes, malleable_share) counts; ratios are against the rigid row

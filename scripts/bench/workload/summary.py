@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The one writer of docs/data/workload/summary.csv (issue 44): simulated and emulated runs
+"""The one writer of docs/data/workload/summary.csv: simulated and emulated runs
 append one row each, in one column order, through append_row() or this command line.
 
     summary.py --csv docs/data/workload/summary.csv setting=simulated nodes=1000 \\

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A user's program (issue 42): state that cannot be recomputed, carried by newcomers.
+// A user's program: state that cannot be recomputed, carried by newcomers.
 // A matrix A of element type s, d, c or z grows every iteration k by k * W (W constant,
 // marked constant so a background resize moves it while the old grid computes), and
 // every process keeps a running sum S += sum(A) over the iterations. S is the program's
