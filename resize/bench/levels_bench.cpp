@@ -23,23 +23,12 @@
 
 #include "malleable/redist/node_map.hpp"
 #include "malleable/resize/session.hpp"
+#include "bench_timing.hpp"
+
+using resize_bench::median;
+using resize_bench::timed;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
-
-template <class F>
-double timed(MPI_Comm comm, F&& f) {
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  f();
-  double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return slowest;
-}
 
 }  // namespace
 

@@ -24,6 +24,9 @@
 #include "malleable/redist/plan.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "malleable/resize/session.hpp"
+#include "bench_timing.hpp"
+
+using resize_bench::timed;
 
 namespace {
 
@@ -32,16 +35,6 @@ double value(std::int64_t i, std::int64_t j) { return static_cast<double>(i % 97
 std::pair<int, int> shape(const std::string& g) {
   const auto x = g.find('x');
   return {std::stoi(g.substr(0, x)), std::stoi(g.substr(x + 1))};
-}
-
-template <class F>
-double timed(MPI_Comm comm, F&& f) {
-  MPI_Barrier(comm);
-  const double t0 = MPI_Wtime();
-  f();
-  double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  return slowest;
 }
 
 // The local array of grid position (pr, pc) of `l`, column-major with lld = min_lld.
