@@ -99,12 +99,17 @@ struct Baseline {
   }
 };
 
-int write_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, const std::string& dir) {
+// The bench's sessions: quiet, and no resize history kept between runs.
+resize::SessionOptions quiet_options() {
   resize::SessionOptions o;
   o.app = "levels_recover_bench";
   o.progress = false;
   o.persist_history = false;
-  resize::Session S(argc, argv, std::move(o));
+  return o;
+}
+
+int write_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, const std::string& dir) {
+  resize::Session S(argc, argv, quiet_options());
   auto a = S.register_matrix<double>("A", n, n, nb, nb, resize::Distribution::BlockCyclic);
   S.start(resize::Grid{g.first, g.second, {}});
   fill(redist::Layout::block_cyclic(n, n, nb, nb, g.first, g.second), S.myrow(), S.mycol(), a.data(), a.lld());
@@ -132,11 +137,7 @@ int read_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, con
   long long bad = 0;
   int pr = 0, pc = 0;
   if (base.to.coords_of(rank, pr, pc)) bad += wrong(base.to, pr, pc, base.b.data(), base.ldb);
-  resize::SessionOptions o;
-  o.app = "levels_recover_bench";
-  o.progress = false;
-  o.persist_history = false;
-  resize::Session S(argc, argv, std::move(o));
+  resize::Session S(argc, argv, quiet_options());
   auto a = S.register_matrix<double>("A", n, n, nb, nb, resize::Distribution::BlockCyclic);
   const double t_recover = timed(S.world(), [&] { S.restart_from_levels(dir, resize::Grid{g.first, g.second, {}}); });
   for (int r = 0; r < reps; ++r) t_redist.push_back(timed(MPI_COMM_WORLD, [&] { base.run(MPI_COMM_WORLD); }));
