@@ -255,7 +255,11 @@ slurm_up() {  # <nodes> <cpus per node> <permit job expansion: 1 or 0> <accounti
     else
       echo "SchedulerParameters=sched_interval=2,bf_interval=2"
     fi
-    echo "ReturnToService=2"
+    # 1: a node DOWN for not responding returns to service when its slurmd registers;
+    # one an administrator set DOWN (scontrol update State=DOWN, as the tests take a node
+    # back) stays DOWN. (2 returned those too, within seconds, and a job could get the
+    # node again while the test held it taken.)
+    echo "ReturnToService=1"
     echo "MpiDefault=none"
     echo "JobAcctGatherType=jobacct_gather/none"
     if ((accounting)); then

@@ -9,7 +9,7 @@
 # stays under way). Once the session has secured the state before the spawn ("before the
 # spawn after iter K"), Slurm takes node2 back:
 #   down    scontrol update NodeName=node2 State=DOWN (the node fails under the job;
-#           --no-kill keeps the job on node1)
+#           --no-kill keeps the job on node1; it stays DOWN: ReturnToService=1)
 #   revoke  scontrol update JobId=J NodeList=node1 (the allocation shrunk by hand), and a
 #           rigid job takes node2 at once (so the policy cannot grow onto it again)
 # The spawn's deadline (RESIZE_SPAWN_DEADLINE=10) passes, every process exits 4, and
@@ -82,6 +82,15 @@ ref=$(mpirun_on node1 -n 4 "${P[@]}" -i "$m" -q --checksums 2>&1) || fail "the u
 sums() { grep -o 'checksum .*' | sort; }
 [[ -n $(sums <<<"$ref") && $(sums <"$out") == $(sums <<<"$ref") ]] ||
   fail "checksums $(sums <"$out" | tr '\n' ' ') differ from the uninterrupted run's $(sums <<<"$ref" | tr '\n' ' ')"
+# Taken back means for good: the job never obtains node2 again (a DOWN node stays DOWN,
+# scripts/cluster.sh's ReturnToService=1), and nothing grows onto it after the relaunch.
+after=$(awk '/malleable-run: launch 2:/ { on = 1 } on' "$out")
+! grep -E "Slurm granted|growing onto held node|malleable-run: launch 3" <<<"$after" ||
+  fail "the job grew again after the relaunch onto node1"
+if [[ $MODE == down ]]; then
+  st=$("$CLUSTER" exec head sinfo -h -n node2 -o %t)
+  [[ $st == down* ]] || fail "node2, set DOWN by the test, is '$st' now"
+fi
 for n in node1 node2; do
   left=$(pids_on $n pdgemm_resizable)
   [[ -z $left ]] || fail "processes of the job left on $n: $left"

@@ -34,6 +34,7 @@ Config read() {
   c.slurm.shared = text("RESIZE_SLURM_SHARED");
   c.slurm.expansion = text("RESIZE_SLURM_EXPANSION");
   c.slurm.home = text("HOME");
+  c.slurm.launched_hosts = text("MALLEABLE_RUN_HOSTS");
 
   c.session.fault = text("RESIZE_FAULT");
   c.session.mover = text("RESIZE_MOVER");

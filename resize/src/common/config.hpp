@@ -38,6 +38,7 @@ struct Slurm {
   Text shared;          // RESIZE_SLURM_SHARED: the jobs' shared directory, or off
   Text expansion;       // RESIZE_SLURM_EXPANSION: auto, on or off
   Text home;            // HOME: the shared directory's default parent
+  Text launched_hosts;  // MALLEABLE_RUN_HOSTS: the hosts scripts/malleable-run placed the job on
 };
 
 // The session (session/, background/, common/fault).

@@ -367,7 +367,7 @@ std::vector<std::string> Client::held() {
 Snapshot Client::snapshot() {
   Snapshot s;
   s.mine = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
-  s.idle = expand_hostlist(run_checked("sinfo -h -t idle -o %N", "reading idle nodes").out);
+  s.idle = idle_nodes(run_checked(kIdleCommand, "reading idle nodes").out);
   // with name, reason and comment: a waiting malleable job's comment names its minimum
   // (parse_squeue), which is what it waits for; Slurm's own %D estimate may be its maximum
   for (Job& j : parse_squeue(run_checked("squeue -h -t PD --sort=V -o '%i|%T|%D|%N|%j|%r|%k'", "reading waiting jobs").out))
@@ -464,6 +464,7 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
     o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
   }
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
+  if (env.launched_hosts && !env.launched_hosts->empty()) o.launched_on = expand_hostlist(*env.launched_hosts);
   auto client = std::make_unique<Client>(shell_runner());
   const std::string shared = env.shared.value_or("");
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";

@@ -95,6 +95,9 @@ struct Options {
   // Called once, at the first decision (on world rank 0 only, where the policy asks
   // Slurm): make_slurm_policy reads Slurm's configuration there.
   std::function<void(Options&)> configure;
+  // The hosts the launcher placed this job's processes on (scripts/malleable-run sets
+  // MALLEABLE_RUN_HOSTS): checked at the first decision against where the ranks run.
+  std::vector<std::string> launched_on;
 };
 
 // The decision, with the Slurm request that goes with it.
@@ -107,6 +110,22 @@ struct Plan {
   // grid as measured there before and the predicted resize time (< 0: none made).
   double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
 };
+
+// `sinfo -h -t idle -o '%t %N'`: the nodes whose state is exactly idle. Slurm lists a
+// drained node (DRAIN, kept out of service by an administrator) and one not responding
+// (idle*) under -t idle too; Slurm would not hand them out. A line with a node list alone
+// (-o %N) counts as idle. Throws Error on a line of three or more words.
+std::vector<std::string> idle_nodes(const std::string& sinfo_out);
+inline const char* kIdleCommand = "sinfo -h -t idle -o '%t %N'";
+
+// The nodes in `placed` (where a launch or an expansion put processes of the job) that
+// the job holds but whose ranks run elsewhere (rank_hosts names none of them): processes
+// did not get there, and growing onto them again would go the same way.
+std::vector<std::string> unplaced_nodes(const std::vector<std::string>& held, const std::vector<std::string>& rank_hosts,
+                                        const std::vector<std::string>& placed);
+// A growth plan (UseHeld, Acquire of named nodes) without the barred nodes; none left:
+// no growth, the reason said. True when a node was left out.
+bool without_nodes(Plan& p, const std::vector<std::string>& barred);
 
 // Pure decision. rank_hosts: node of every rank of the job now (rank 0's node is never
 // given back). Order: give back if a pending job needs nodes this job holds; else use held
@@ -195,6 +214,11 @@ class SlurmPolicy final : public Policy {
   std::string last_none_;  // the last reason for staying (printed once while it holds)
   std::vector<std::string> log_;
   void note(std::string line);  // log_, and stdout when verbose
+  // Nodes processes were placed on (the launch, the last completed expansion), checked
+  // at the next decision; the held ones that ran none of them are barred from growth.
+  std::vector<std::string> placed_;
+  std::vector<std::string> barred_;
+  bool guard_placement(const std::vector<std::string>& ranks, const Snapshot& s, Plan& p);
   // Many jobs: the shared directory, the interval of this round (jittered), the rounds.
   std::unique_ptr<SharedDir> shared_;
   bool configured_ = false;

@@ -47,7 +47,7 @@ ClusterView make_view(double taken_at, const std::string& squeue_out, const std:
   ClusterView v;
   v.taken_at = taken_at;
   v.jobs = parse_squeue(squeue_out);
-  v.idle = expand_hostlist(trim(sinfo_out));
+  v.idle = idle_nodes(sinfo_out);
   return v;
 }
 

@@ -38,13 +38,13 @@ namespace resize::slurm {
 struct ClusterView {
   double taken_at = 0;            // wall-clock seconds (epoch) when Slurm was asked
   std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r|%k'
-  std::vector<std::string> idle;  // sinfo -h -t idle -o %N
+  std::vector<std::string> idle;  // idle_nodes(): sinfo -h -t idle -o '%t %N', drained ones left out
 };
 // The commands that make a view, and the view from their outputs (throws Error). A
 // pending job with a node range waits for the minimum its comment names ("min_nodes=K",
 // sbatch --comment; parse_squeue), else for Slurm's estimate.
 inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r|%k'";
-inline const char* kViewIdleCommand = "sinfo -h -t idle -o %N";
+inline const char* kViewIdleCommand = kIdleCommand;
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
 // The cache file's text and back (throws Error naming what is malformed).
 std::string format_view(const ClusterView& v);

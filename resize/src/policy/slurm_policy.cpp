@@ -19,6 +19,7 @@ namespace resize::slurm {
 
 SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {
   interval_now_ = opt_.interval_s;
+  placed_ = opt_.launched_on;
 }
 
 SlurmPolicy::~SlurmPolicy() = default;
@@ -223,6 +224,9 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
     if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
     p = slurm::decide(s, ranks, o, in);
   }
+  // A node the launch or the last expansion placed processes on but which runs none: no
+  // growth onto it again (slurm_placement.cpp).
+  if (guard_placement(ranks, s, p) && p.kind == Plan::Kind::None) settle_ledger(false);
   Decision d;
   d.reason = "slurm: " + p.why;
   switch (p.kind) {
@@ -345,6 +349,9 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
     }
     pending_keep_.clear();
   }
+  if (d.action == Action::Expand && ok)
+    for (const auto& h : d.hosts)
+      if (h.count > 0) placed_.push_back(h.host);
   if (d.action == Action::Expand && !acquired_.empty()) {
     // The spawn failed: the nodes Slurm gave for it go back at the next remap point
     // (decide), unless the job first resizes by restart onto them (the

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The Slurm policy against where the job's processes run: Slurm's idle nodes without the
+// drained ones, and no growth, again and again, onto a held node the processes never reach
+// (recorded from the emulated cluster: after a relaunch onto node1,node2 every rank ran on
+// node1, and the policy grew onto node2 at each remap point, doubling the processes).
+#include <gtest/gtest.h>
+
+#include <deque>
+
+#include "policy/slurm.hpp"
+
+using namespace resize;
+using namespace resize::slurm;
+
+namespace {
+std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>> per_node) {
+  std::vector<std::string> r;
+  for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
+  return r;
+}
+// Slurm's answers in order, by command prefix (every remap point: the job, the idle
+// nodes, the waiting jobs).
+struct Scripted {
+  std::deque<std::pair<std::string, Command>> script;
+  std::vector<std::string> seen;
+  Runner runner() {
+    return [this](const std::string& cmd) {
+      seen.push_back(cmd);
+      if (script.empty()) return Command{1, "unexpected command"};
+      auto [want, answer] = script.front();
+      script.pop_front();
+      if (cmd.rfind(want, 0) != 0) return Command{1, "expected '" + want + "', got '" + cmd + "'"};
+      return answer;
+    };
+  }
+  void remap_point(const std::string& node_list, const std::string& idle) {
+    script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=" + node_list}});
+    script.push_back({"sinfo -h -t idle -o '%t %N'", {0, idle}});
+    script.push_back({"squeue", {0, ""}});
+  }
+};
+bool logged(const SlurmPolicy& p, const std::string& part) {
+  for (const auto& l : p.log())
+    if (l.find(part) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+TEST(SlurmPlacement, IdleNodesLeaveOutDrainedAndUnresponsiveOnes) {
+  // sinfo -h -t idle -o '%t %N' on the emulated cluster with node3 drained (scontrol
+  // update State=DRAIN): Slurm lists it under -t idle.
+  EXPECT_EQ(idle_nodes("idle node[1-2]\ndrain node3\nidle* node4\nidle~ node5\n"),
+            (std::vector<std::string>{"node1", "node2"}));
+  EXPECT_EQ(idle_nodes("node[2-3]\n"), (std::vector<std::string>{"node2", "node3"}));  // -o %N alone
+  EXPECT_TRUE(idle_nodes("").empty());
+  EXPECT_THROW(idle_nodes("idle node1 node2\n"), Error);
+  EXPECT_THROW(idle_nodes("idle node[1-\n"), Error);
+}
+
+TEST(SlurmPlacement, UnplacedNodesAreHeldNodesTheProcessesPutThereDoNotRunOn) {
+  const auto ranks = ranks_on({{"node1", 8}});
+  EXPECT_EQ(unplaced_nodes({"node1", "node2"}, ranks, {"node1", "node2"}), (std::vector<std::string>{"node2"}));
+  EXPECT_TRUE(unplaced_nodes({"node1"}, ranks, {"node1", "node2"}).empty());  // node2 no longer held
+  EXPECT_TRUE(unplaced_nodes({"node1", "node2"}, ranks_on({{"node1", 4}, {"node2", 4}}), {"node1", "node2"}).empty());
+  Plan p;
+  p.kind = Plan::Kind::UseHeld;
+  p.nodes = {"node2", "node3"};
+  p.why = "2 node(s) of the allocation run nothing";
+  EXPECT_TRUE(without_nodes(p, {"node2"}));
+  EXPECT_EQ(p.kind, Plan::Kind::UseHeld);
+  EXPECT_EQ(p.nodes, (std::vector<std::string>{"node3"}));
+  EXPECT_TRUE(without_nodes(p, {"node3"}));
+  EXPECT_EQ(p.kind, Plan::Kind::None);
+  EXPECT_NE(p.why.find("not growing onto node3"), std::string::npos) << p.why;
+  EXPECT_FALSE(without_nodes(p, {"node3"}));
+}
+
+// Recorded after the spawn fallback's relaunch (malleable-run --hosts slurm onto
+// node1,node2, 2x4): Slurm's job holds node[1-2], every rank runs on node1, the launcher
+// placed the job on node1 and node2. Growing onto node2 would put 8 more processes there
+// by the same launcher, and they would land on node1 again.
+TEST(SlurmPlacement, AfterARelaunchWhoseProcessesAllRanOnOneNodeThePolicyDoesNotGrowOntoTheOther) {
+  Scripted f;
+  f.remap_point("node[1-2]", "");
+  f.remap_point("node[1-2]", "");
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 2;
+  o.launched_on = {"node1", "node2"};
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 8}});
+  PolicyInput in;
+  in.world_size = 8;
+  in.rank_hosts = &ranks;
+  const Decision d = pol.decide(in);
+  EXPECT_EQ(d.action, Action::None) << d.reason;
+  EXPECT_NE(d.reason.find("not growing onto node2"), std::string::npos) << d.reason;
+  EXPECT_TRUE(logged(pol, "node node2 runs none of this job's processes")) << pol.log().back();
+  EXPECT_EQ(pol.decide(in).action, Action::None);  // and at every later remap point
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+  // Without the launcher's word, a held node running nothing is grown onto (the job
+  // holds it and never placed anything there).
+  Scripted g;
+  g.remap_point("node[1-2]", "");
+  o.launched_on.clear();
+  SlurmPolicy fresh(std::make_unique<Client>(g.runner(), "7"), o);
+  const Decision grow = fresh.decide(in);
+  EXPECT_EQ(grow.action, Action::Expand) << grow.reason;
+}
+
+// In one run: an expansion onto a held node completes, yet the ranks' nodes still do not
+// include it. The policy must not grow onto it again at the next remap point (it did,
+// each time, before), and says why once.
+TEST(SlurmPlacement, AGrowthThatLeftItsNodeRunningNothingIsNotRepeated) {
+  Scripted f;
+  for (int i = 0; i < 3; ++i) f.remap_point("node[1-2]", "");
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 2;
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 2}});
+  PolicyInput in;
+  in.world_size = 2;
+  in.rank_hosts = &ranks;
+  const Decision d = pol.decide(in);
+  ASSERT_EQ(d.action, Action::Expand) << d.reason;
+  EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node2", 2}}));
+  pol.completed(d, 2, true);
+  const Decision again = pol.decide(in);  // the ranks still all on node1
+  EXPECT_EQ(again.action, Action::None) << again.reason;
+  EXPECT_NE(again.reason.find("not growing onto node2"), std::string::npos) << again.reason;
+  const auto said = pol.log().size();
+  EXPECT_EQ(pol.decide(in).action, Action::None);
+  std::size_t notes = 0;
+  for (const auto& l : pol.log()) notes += l.find("node node2 runs none") != std::string::npos;
+  EXPECT_EQ(notes, 1u);
+  EXPECT_LE(pol.log().size(), said + 1);
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+}
