@@ -19,7 +19,7 @@ cat >"$work/bin/mpiexec" <<'EOS'
 #!/usr/bin/env bash
 shift 3  # --oversubscribe --bind-to none (MALLEABLE_MPIEXEC), then -n N --host H PROGRAM...
 n=$2 host=$4
-echo "JOB $n on $host: nodelist=$SLURM_JOB_NODELIST nodes=$SLURM_NNODES tasks=$SLURM_TASKS_PER_NODE ntasks=$SLURM_NTASKS run_hosts=${MALLEABLE_RUN_HOSTS-unset}"
+echo "JOB $n on $host: nodelist=$SLURM_JOB_NODELIST nodes=$SLURM_NNODES tasks=$SLURM_TASKS_PER_NODE cpus=$SLURM_JOB_CPUS_PER_NODE ntasks=$SLURM_NTASKS run_hosts=${MALLEABLE_RUN_HOSTS-unset}"
 if [[ $* != *--restart* ]]; then
   printf '2 4 %s/ck/app-000003.h5\nhosts node1,node2\n' "$WORK" >"$WORK/ck/app.next"
   exit 4
@@ -38,12 +38,12 @@ printf '#!/usr/bin/env bash\necho idle\n' >"$work/bin/sinfo"
 chmod +x "$work/bin/"*
 rc=0
 out=$(PATH="$work/bin:$PATH" WORK=$work SLURM_JOB_ID=7 SLURM_JOB_NODELIST=node1 SLURM_NODELIST=node1 SLURM_NNODES=1 \
-  SLURM_JOB_NUM_NODES=1 SLURM_TASKS_PER_NODE=4 SLURM_NTASKS=4 MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
+  SLURM_JOB_NUM_NODES=1 SLURM_TASKS_PER_NODE=4 SLURM_JOB_CPUS_PER_NODE=8 SLURM_NTASKS=4 MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
   "$SRC/scripts/malleable-run" -n 4 --hosts slurm -- app -g 2x2 --checkpoint "$work/ck" 2>&1) || rc=$?
 echo "$out"
 ((rc == 0)) || fail "malleable-run ended with status $rc"
-grep -q "^JOB 4 on node1:4: nodelist=node1 nodes=1 tasks=4 ntasks=4 run_hosts=node1$" <<<"$out" ||
+grep -q "^JOB 4 on node1:4: nodelist=node1 nodes=1 tasks=4 cpus=8 ntasks=4 run_hosts=node1$" <<<"$out" ||
   fail "the first launch's environment is not the allocation node1 with 4 tasks"
-grep -q "^JOB 8 on node1:4,node2:4: nodelist=node1,node2 nodes=2 tasks=4(x2) ntasks=8 run_hosts=node1,node2$" <<<"$out" ||
+grep -q "^JOB 8 on node1:4,node2:4: nodelist=node1,node2 nodes=2 tasks=4(x2) cpus=8(x2) ntasks=8 run_hosts=node1,node2$" <<<"$out" ||
   fail "the relaunch onto node1,node2 does not see them in its Slurm environment (Open MPI would place all 8 on node1)"
 echo "PASS"
