@@ -13,7 +13,14 @@ the table, and the ping-pong and redistribute-between-jobs summaries of between_
 (DATA/../between_jobs/summary.txt) when they exist.
 
 Ratios (each from one run, the measurements of a row taken one right after the other):
-  move_over_redistribute        the resize's move / `redistribute` alone on the same matrices
+  move_over_redistribute        the resize's move / `redistribute` alone on the same matrices,
+                                warm: the fastest of its repetitions (its arrays and node
+                                segment made and touched by the earlier ones); the target's
+                                figure
+  move_over_redistribute_cold   the same over `redistribute`'s first call into arrays of
+                                fresh pages (redist_bench's redist_cold_s): like for like with a
+                                resize, whose new arrays are new memory and whose exchange is
+                                the first on its merged world
   move_over_floor               the resize's move / the memcpy floor of the same bytes
   resize_over_spawn_plus_bound  (cluster) the whole resize / (raw spawn + merge + the
                                 busiest link's bound of the move)
@@ -35,10 +42,13 @@ GROWTH = {"node": "within", "node-ucx": "within", "node-tcp": "within", "cluster
 COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "other_s", "total_s",
            "bytes_moved", "bytes_inter_node", "raw_spawn_s", "redistribute_s", "floor_s", "link_bound_s",
            "move_over_redistribute", "move_over_floor", "resize_over_spawn_plus_bound",
+           "redistribute_cold_s", "move_over_redistribute_cold", "move_stage_s", "move_exchange_s", "move_pack_s",
+           "move_unpack_s", "move_local_copy_s", "move_commit_s",
            "iter_after_s", "iter_fresh_s", "after_over_fresh", "cpu_after_s", "cpu_fresh_s",
            "cpu_after_over_fresh", "load_before", "rounds", "move_over_redistribute_min",
            "move_over_redistribute_max", "resize_over_spawn_plus_bound_min", "resize_over_spawn_plus_bound_max",
-           "after_over_fresh_min", "after_over_fresh_max", "cpu_after_over_fresh_min", "cpu_after_over_fresh_max"]
+           "after_over_fresh_min", "after_over_fresh_max", "cpu_after_over_fresh_min", "cpu_after_over_fresh_max",
+           "move_over_redistribute_cold_min", "move_over_redistribute_cold_max"]
 
 
 def load_json(path):
@@ -89,6 +99,8 @@ def one_round(d, r, setting):
         x = rz["resizes"][0]
         q.update(spawn_s=x["t_spawn_s"], move_s=x["t_redist_s"], other_s=x["t_other_s"], total_s=x["t_total_s"],
                  bytes_moved=x["bytes_moved"], bytes_inter_node=x["bytes_inter_node"])
+        for k, v in (x.get("move_phases") or {}).items():  # the slowest process's seconds per phase
+            q["move_" + k] = v
         first = x["after_iteration"] + 2  # the first iteration after the change is left out
         q["iter_after_s"] = median_iter(rz, first, "wall_s")
         q["cpu_after_s"] = median_iter(rz, first, "dedicated_s")
@@ -98,9 +110,12 @@ def one_round(d, r, setting):
     if rd:
         q["redistribute_s"] = sum(c["redist_s"] for c in rd)
         q["floor_s"] = sum(c["floor_s"] for c in rd)
+        if all("redist_cold_s" in c for c in rd):
+            q["redistribute_cold_s"] = sum(c["redist_cold_s"] for c in rd)
         q["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
     q["raw_spawn_s"] = raw_spawn(os.path.join(d, f"raw.{r}.txt"))
     q["move_over_redistribute"] = ratio(q.get("move_s"), q.get("redistribute_s"))
+    q["move_over_redistribute_cold"] = ratio(q.get("move_s"), q.get("redistribute_cold_s"))
     q["move_over_floor"] = ratio(q.get("move_s"), q.get("floor_s"))
     if setting == "cluster" and q.get("raw_spawn_s") is not None and q.get("link_bound_s") is not None:
         q["resize_over_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_spawn_s"] + q["link_bound_s"])
@@ -109,7 +124,7 @@ def one_round(d, r, setting):
     return q
 
 
-SPREAD = ("move_over_redistribute", "resize_over_spawn_plus_bound", "after_over_fresh", "cpu_after_over_fresh")
+SPREAD = ("move_over_redistribute", "move_over_redistribute_cold", "resize_over_spawn_plus_bound", "after_over_fresh", "cpu_after_over_fresh")
 
 
 def row_of(data, name):
@@ -147,12 +162,12 @@ def table(rows):
     x = lambda v: "-" if v is None else f"{v:.2f}x"
     xs = lambda r, k: "-" if r.get(k) is None else (
         f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 else f"{r[k]:.2f}x")
-    out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms | redistribute ms | floor ms | link bound ms | move / redistribute | resize / (spawn + bound) | after / fresh (wall) | after / fresh (cpu) | rounds |",
-           "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms | redistribute ms (warm / cold) | floor ms | link bound ms | move / redistribute (warm) | move / redistribute (cold) | resize / (spawn + bound) | after / fresh (wall) | after / fresh (cpu) | rounds |",
+           "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {r['growth']} | {ms(r.get('spawn_s'))} | {ms(r.get('move_s'))} | "
-                   f"{ms(r.get('other_s'))} | {ms(r.get('total_s'))} | {ms(r.get('raw_spawn_s'))} | {ms(r.get('redistribute_s'))} | "
-                   f"{ms(r.get('floor_s'))} | {ms(r.get('link_bound_s'))} | {xs(r, 'move_over_redistribute')} | "
+                   f"{ms(r.get('other_s'))} | {ms(r.get('total_s'))} | {ms(r.get('raw_spawn_s'))} | {ms(r.get('redistribute_s'))} / {ms(r.get('redistribute_cold_s'))} | "
+                   f"{ms(r.get('floor_s'))} | {ms(r.get('link_bound_s'))} | {xs(r, 'move_over_redistribute')} | {xs(r, 'move_over_redistribute_cold')} | "
                    f"{xs(r, 'resize_over_spawn_plus_bound')} | {xs(r, 'after_over_fresh')} | {xs(r, 'cpu_after_over_fresh')} | {r.get('rounds', '')} |")
     return "\n".join(out)
 
@@ -212,6 +227,37 @@ def meta(data):
     return m
 
 
+def move_section(rows):
+    """The move phase by phase (the record's move_phases, the slowest process's seconds of
+    each) beside `redistribute` alone warm and cold."""
+    have = [r for r in rows if r.get("move_exchange_s") is not None]
+    if not have:
+        return []
+    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
+    x = lambda v: "-" if v is None else f"{v:.2f}x"
+    out = ["### The move phase by phase, like for like", "",
+           "The resize's move is a first call: its new local arrays are fresh memory (a newcomer has none before; an "
+           "old process's new array is new too) whose pages fault in on their first write, and its exchange is the "
+           "first on the merged world (node map, node-window segment). `redistribute` alone is timed two ways: warm, "
+           "the fastest of its repetitions (arrays and segment made and touched by the earlier ones; the target's "
+           "figure), and cold, its first call into arrays of fresh pages (redist_bench's `redist_cold_s`). Phases "
+           "from the record's `move_phases` (the slowest process's seconds each): stage = allocating the new "
+           "arrays, exchange = redist's exchange (of it: pack into the node window, unpack from it, local copies; "
+           "each first write of a page of the new arrays faults it in there), commit = freeing the old arrays and "
+           "the accounting.",
+           "",
+           "| driver | N | setting | move ms | stage | exchange | pack | unpack | local copies | commit | "
+           "redistribute warm ms | cold ms | move / warm | move / cold |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in have:
+        out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {ms(r.get('move_s'))} | {ms(r.get('move_stage_s'))} | "
+                   f"{ms(r.get('move_exchange_s'))} | {ms(r.get('move_pack_s'))} | {ms(r.get('move_unpack_s'))} | "
+                   f"{ms(r.get('move_local_copy_s'))} | {ms(r.get('move_commit_s'))} | {ms(r.get('redistribute_s'))} | "
+                   f"{ms(r.get('redistribute_cold_s'))} | {x(r.get('move_over_redistribute'))} | "
+                   f"{x(r.get('move_over_redistribute_cold'))} |")
+    return out + [""]
+
+
 def section(rows, data):
     m = meta(data)
     ns = sorted({r["n"] for r in rows})
@@ -243,6 +289,7 @@ def section(rows, data):
         "![phases](../img/resize_phases.png)",
         "",
     ]
+    text += move_section(rows)
     bj = os.path.join(data, "..", "between_jobs", "summary.txt")
     if os.path.exists(bj):
         text += ["### Between jobs on one node (`scripts/bench/between_jobs.sh`, data `docs/data/between_jobs/`)", "",

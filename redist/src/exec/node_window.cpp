@@ -56,6 +56,11 @@ struct Header {
   std::int64_t token = 0, gen = 0;
 };
 constexpr std::int64_t kHeaderBytes = 64;  // keeps the data 64-byte aligned
+#if defined(MAP_POPULATE)
+constexpr int kPopulate = MAP_POPULATE;
+#else
+constexpr int kPopulate = 0;
+#endif
 
 bool fault(std::string_view what) {
   const EnvText f = read_config().fault;
@@ -182,7 +187,10 @@ std::optional<OwnSegment> acquire_own(std::int64_t want, std::int64_t limit, std
     o.drop();
     const int fd = make_segment(want, o.gen + 1, why);
     if (fd < 0) return std::nullopt;
-    void* m = mmap(nullptr, static_cast<std::size_t>(want + kHeaderBytes), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    // MAP_POPULATE: the pages posix_fallocate reserved mapped in one call, not faulted in
+    // one 4 KiB page at a time by the first packing (a new segment of 64 MB: 16,384 faults).
+    void* m = mmap(nullptr, static_cast<std::size_t>(want + kHeaderBytes), PROT_READ | PROT_WRITE, MAP_SHARED | kPopulate,
+                   fd, 0);
     if (m == MAP_FAILED) {
       *why = std::string("mmap: ") + std::strerror(errno);
       close(fd);
@@ -220,7 +228,7 @@ const char* map_peer(const SegmentId& id, int* err) {
   struct stat st {};
   void* m = MAP_FAILED;
   if (fstat(fd, &st) == 0 && st.st_size >= id.bytes + kHeaderBytes)
-    m = mmap(nullptr, static_cast<std::size_t>(id.bytes + kHeaderBytes), PROT_READ, MAP_SHARED, fd, 0);
+    m = mmap(nullptr, static_cast<std::size_t>(id.bytes + kHeaderBytes), PROT_READ, MAP_SHARED | kPopulate, fd, 0);
   const int e = m == MAP_FAILED ? (errno ? errno : EINVAL) : 0;
   close(fd);  // the mapping stays
   if (m == MAP_FAILED) {

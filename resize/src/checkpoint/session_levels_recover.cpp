@@ -24,6 +24,7 @@
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
 #include "malleable/redist/redistribute.hpp"
+#include "move/pages.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -44,10 +45,14 @@ struct File {
 };
 
 // A read and verified level file: its header and its bytes.
+// Its buffer is fresh pages (move/pages.hpp): the read is their first write, not a zeroing
+// pass before it.
 struct Loaded {
   lv::LevelHeader h;
-  std::vector<char> bytes;
-  std::size_t payload = 0;  // offset of the payload in bytes (64-byte aligned in memory)
+  detail::PageArray buf;    // `pad` bytes, then the file
+  std::size_t size = 0;     // pad + the file's length
+  std::size_t payload = 0;  // offset of the payload in buf (64-byte aligned in memory)
+  char* data() const { return static_cast<char*>(buf.data()); }
 };
 
 // The outcome of the choice, the same on every process.
@@ -168,28 +173,28 @@ Loaded read_level_file(const File& f, const std::string& app) {
   // (the redistribution's kernels read whole elements in place): the header's length is in
   // its prefix (magic, then the length as 8 little-endian bytes).
   unsigned char prefix[lv::kLevelPrefix] = {};
-  L.bytes.resize(size + 64);  // shrunk to pad + size below (no new allocation)
+  L.buf = detail::PageArray(size + 64);
   std::size_t pad = 0;
   if (size >= lv::kLevelPrefix && ::pread(fd, prefix, sizeof prefix, 0) == static_cast<ssize_t>(sizeof prefix)) {
     std::uint64_t len = 0;
     for (int k = 0; k < 8; ++k) len |= static_cast<std::uint64_t>(prefix[8 + k]) << (8 * k);
-    const auto at = reinterpret_cast<std::uintptr_t>(L.bytes.data()) + lv::kLevelPrefix + len;
+    const auto at = reinterpret_cast<std::uintptr_t>(L.data()) + lv::kLevelPrefix + len;
     pad = static_cast<std::size_t>((64 - at % 64) % 64);
   }
-  L.bytes.resize(pad + size);
+  L.size = pad + size;
   std::size_t got = 0;
   while (got < size) {
-    const ssize_t n = ::pread(fd, L.bytes.data() + pad + got, size - got, static_cast<off_t>(got));
+    const ssize_t n = ::pread(fd, L.data() + pad + got, size - got, static_cast<off_t>(got));
     if (n <= 0) break;
     got += static_cast<std::size_t>(n);
   }
   ::close(fd);
   if (got != size) throw Error("short read");
-  L.h = lv::decode_header(L.bytes.data() + pad, size, L.payload);
+  L.h = lv::decode_header(L.data() + pad, size, L.payload);
   L.payload += pad;
-  if (L.bytes.size() - L.payload != L.h.payload_bytes) throw Error("the payload is truncated");
+  if (L.size - L.payload != L.h.payload_bytes) throw Error("the payload is truncated");
   lv::PayloadChecksum c;
-  c.update(L.bytes.data() + L.payload, L.h.payload_bytes);
+  c.update(L.data() + L.payload, L.h.payload_bytes);
   if (c.value() != L.h.payload_checksum) throw Error("checksum mismatch: the data is damaged");
   if (L.h.rank != f.n.rank || L.h.iteration != f.n.iteration || L.h.nprocs != f.n.nprocs || L.h.program != app)
     throw Error("its header does not match its name");
@@ -348,7 +353,7 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
     for (const auto& [r, L] : loaded) {
       const auto& m = L.h.matrices[k];
       if (m.pr < 0) continue;
-      const char* src = L.bytes.data() + L.payload + m.offset;
+      const char* src = L.data() + L.payload + m.offset;
       if (reinterpret_cast<std::uintptr_t>(src) % es != 0) {  // the kernels read whole elements
         realigned.emplace_back(src, src + m.bytes);
         src = realigned.back().data();

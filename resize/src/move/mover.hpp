@@ -89,6 +89,9 @@ class MoveAccounting {
   // buffers and redist staging this rank held (after reduce(): any rank).
   int batches = 0;
   std::int64_t peak_bytes = 0;
+  // This rank's seconds per phase of the move (the caller adds them); after reduce(): the
+  // slowest rank's per phase (one more MPI_Allreduce, max).
+  MovePhases phases;
 
  private:
   MPI_Comm world_, node_ = MPI_COMM_NULL;

@@ -62,6 +62,7 @@ std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dy
   if (rec && job.root()) {
     rec->move.batches = acct.batches;
     rec->move.peak_bytes = acct.peak_bytes;
+    rec->move.phases = acct.phases;
     if (acct.mapped()) {
       rec->move.bytes_intra_node += acct.bytes_intra_node;
       rec->move.bytes_inter_node += acct.bytes_inter_node;
@@ -200,7 +201,10 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
   std::vector<redist::RedistPlan> plans;  // the items point into it
   std::vector<redist::ExchangeItem> items;
   plans.reserve(end - begin);
+  const double t0 = MPI_Wtime();
   const std::vector<void*> nbuf = stage_batch(parts, begin, end);
+  const double t1 = MPI_Wtime();
+  double t2 = t1;
   redist::ExecStats stats;
   try {
     for (std::size_t k = begin; k < end; ++k) {
@@ -215,6 +219,7 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
       plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), job.size(), redist::ScheduleKind::Default, job.rank()));
       items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf[k - begin] : nullptr, ldb, scalar_bytes(r.mat.type)});
     }
+    t2 = MPI_Wtime();
     redist::ExecOptions xo;
     xo.window_pairs = redist::WindowPairs::OtherJobs;  // one job's pairs: MPI's shared memory
     redist::Exchange ex(job.world, items, xo);
@@ -225,6 +230,7 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
     for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();  // harmless where none was staged
     throw;
   }
+  const double t3 = MPI_Wtime();
   for (std::size_t k = begin; k < end; ++k) {
     Registered& r = *parts[k].r;
     r.store->commit();  // the old buffer is freed here, before the next batch stages
@@ -238,6 +244,14 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
     }
     acct.add(r.mat.type, plans[k - begin]);
   }
+  MovePhases& ph = acct.phases;
+  ph.stage_s += t1 - t0;
+  ph.plan_s += t2 - t1;
+  ph.exchange_s += t3 - t2;
+  ph.pack_s += stats.pack_s;
+  ph.unpack_s += stats.unpack_s;
+  ph.local_copy_s += stats.local_copy_s;
+  ph.commit_s += MPI_Wtime() - t3;
   return stats.peak_bytes;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "malleable/resize/matrix.hpp"
+#include "move/pages.hpp"
 
 namespace resize {
 namespace detail {
@@ -128,31 +130,42 @@ class OwnedStorage final : public Storage {
   const void* data() const override { return v_.data(); }
   // At least one element, so data() is a valid pointer for PBLAS calls off the grid too.
   void reset(std::size_t n) override {
-    v_.assign(std::max<std::size_t>(n, 1), T{});
+    v_ = make(n);
+    n_ = std::max<std::size_t>(n, 1);
     publish();
   }
   void clear() override {
-    std::vector<T>().swap(v_);
+    v_ = PageArray();
+    n_ = 0;
     publish();
   }
+  // Zero without a write (fresh pages, move/pages.hpp): the move's own writes are the
+  // first touch, not a zeroing pass before it.
   void* stage(std::size_t n) override {
-    staged_.assign(std::max<std::size_t>(n, 1), T{});
+    staged_ = make(n);
+    staged_n_ = std::max<std::size_t>(n, 1);
     return staged_.data();
   }
   void commit() override {
     v_.swap(staged_);
-    std::vector<T>().swap(staged_);
+    n_ = staged_n_;
+    staged_ = PageArray();
     publish();
   }
-  void unstage() override { std::vector<T>().swap(staged_); }
+  void unstage() override { staged_ = PageArray(); }
 
  private:
+  static PageArray make(std::size_t n) {
+    if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
+    return PageArray(std::max<std::size_t>(n, 1) * sizeof(T));
+  }
   void publish() {
     st_->data = v_.data();
-    st_->elements = v_.size();
+    st_->elements = n_;
   }
   std::shared_ptr<MatrixState> st_;
-  std::vector<T> v_, staged_;
+  PageArray v_, staged_;
+  std::size_t n_ = 0, staged_n_ = 0;
 };
 
 }  // namespace detail

@@ -111,10 +111,18 @@ struct BackgroundPhase {
 // went in, and the most bytes one process held during the move (its matrices' old and new
 // buffers at the worst batch, plus redist's own staging at its peak); 0 with the PDGEMR2D
 // mover.
+// phases: the redist mover's seconds, each the slowest process's (maximum over the
+// world): allocating the new buffers (stage), planning, the exchange (of it: packing,
+// unpacking, the local copies; the rest is waiting and the on-node window's setup) and
+// committing the buffers (freeing the old ones) with the accounting.
+struct MovePhases {
+  double stage_s = 0, plan_s = 0, exchange_s = 0, pack_s = 0, unpack_s = 0, local_copy_s = 0, commit_s = 0;
+};
 struct MoveStats {
   std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
   int batches = 0;
   std::int64_t peak_bytes = 0;
+  MovePhases phases;
 };
 
 struct ResizeRecord {
