@@ -15,7 +15,7 @@
 #   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
 #        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
-#        [--start min|one|full] [--no-accounting]
+#        [--start min|one|full] [--no-accounting] [--range requested|double]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
 # Slurm starts a malleable job on as many nodes in [min, max] as it can give now, and the
@@ -26,12 +26,14 @@
 # (see workload/cluster_stream.py).
 # Slurm keeps accounting through slurmdbd, so that a job may change size more than once
 # (--no-accounting: without, as Slurm 22.05 then allows one change per job).
+# --range: a malleable job's node range, [size/2, size] (requested, the default) or
+# [size/2, 2 x size] (double); generate.py --range, docs/measurements/workload.md.
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=full acct=()
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=full acct=() range=requested
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
 while (($#)); do
@@ -56,7 +58,8 @@ while (($#)); do
     --start-one) start=one; shift ;;
     --start-full) start=full; shift ;;
     --no-accounting) acct=(--no-accounting); shift ;;
-    -h | --help) sed -n '2,29p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --range) range=$2; shift 2 ;;
+    -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -80,7 +83,7 @@ for share in $shares; do
   rm -rf "$d"
   mkdir -p "$d"
   python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" \
-    --load "$load" -o "$d/generated.json"
+    --load "$load" --range "$range" -o "$d/generated.json"
   python3 "$wl/cluster_stream.py" prepare --workload "$d/generated.json" --lo "$lo" --hi "$hi" -o "$d/workload.json"
   echo "== share $share: $jobs jobs on $nodes nodes (seed $seed); waiting for the cluster lock"
   t_begin=$(date +%s)
@@ -100,13 +103,13 @@ for share in $shares; do
     exit $rc
   ) 9>"$LOCK" || echo "workload_cluster.sh: share $share: the stream did not finish cleanly (see $d)" >&2
   secs=$(($(date +%s) - t_begin))
-  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" "$start" "${#acct[@]}" <<'PY'
+  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" "$start" "${#acct[@]}" "$range" <<'PY'
 import json, subprocess, sys
 d, secs, rate, load, lo, hi = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6]
 commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
 # start and accounting: how the run was made (the simulator's comparison reads them, run_flags.py)
 json.dump({"seconds": secs, "rate": rate, "load": load, "lo_s": float(lo), "hi_s": float(hi), "commit": commit,
-           "start": sys.argv[7], "accounting": sys.argv[8] == "0",
+           "start": sys.argv[7], "accounting": sys.argv[8] == "0", "range": sys.argv[9],
            "load_at_end": open("/proc/loadavg").read().split()[:3]}, open(f"{d}/meta.json", "w"), indent=1)
 PY
   # the data stays; the per-job scripts and the machine's paths do not

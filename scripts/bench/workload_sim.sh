@@ -9,13 +9,14 @@
 # sim/costs/scale.json. Appends one row per run to docs/data/workload/summary.csv
 # (scripts/bench/workload/summary.py), keeps each run's metrics JSON in
 # docs/data/workload/sim/, runs the variants (malleable jobs starting on one process, node
-# ranges up to the size asked instead of max_nodes; at
-# 1,000 nodes also no node ranges, the single-job policy resize::slurm::decide, no resizes)
+# ranges but no resizes, the other node range (RANGE); at 1,000 nodes also no node
+# ranges and the single-job policy resize::slurm::decide)
 # into sim/variants.tsv, and renders docs/measurements/workload.md's table and docs/img/workload_sim.png.
 #
 #   scripts/bench/workload_sim.sh [build-dir]
 # Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
-# simulated seconds between a malleable job's policy queries), SCALES ("1000 10000"),
+# simulated seconds between a malleable job's policy queries), RANGE (requested: malleable jobs
+# on [size/2, size]; double: [size/2, 2 size]; the variants run the other), SCALES ("1000 10000"),
 # SHARES ("0 0.2 0.5 1.0"), DATA (docs/data/workload), NO_DOC=1 skips the rendering.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,6 +26,9 @@ bin=$build/sim/malleable-clustersim
 seed=${SEED:-1}
 load=${LOAD:-0.9}
 interval=${INTERVAL:-300}
+range=${RANGE:-requested}  # a malleable job's node range (generate.py --range); the variants run the other
+other_range=double
+[[ $range == double ]] && other_range=requested
 data=${DATA:-$here/docs/data/workload}
 gen=$here/scripts/bench/workload/generate.py
 summary=$here/scripts/bench/workload/summary.py
@@ -34,7 +38,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 variants=$data/sim/variants.tsv
 printf 'nodes\tmalleable_share\tvariant\tmean_turnaround_s\tmakespan_s\tmean_wait_s\tresizes_per_job\n' > "$variants"
-echo "workload_sim: host $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), seed $seed, offered load $load, interval $interval s"
+echo "workload_sim: host $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), seed $seed, offered load $load, interval $interval s, node range $range"
 
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 
@@ -43,7 +47,11 @@ for nodes in ${SCALES:-1000 10000}; do
   [[ $nodes -ge 10000 ]] && jobs=${JOBS_10K:-3000}
   for share in ${SHARES:-0 0.2 0.5 1.0}; do
     w=$tmp/w_${nodes}_${share}.json
-    python3 "$gen" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --load "$load" --malleable-share "$share" -o "$w"
+    python3 "$gen" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --load "$load" --malleable-share "$share" \
+      --range "$range" -o "$w"
+    wd=$tmp/wd_${nodes}_${share}.json  # the other node range, for the variants
+    python3 "$gen" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --load "$load" --malleable-share "$share" \
+      --range "$other_range" -o "$wd"
     out=$data/sim/n${nodes}_m${share}.json
     start=$(date +%s.%N)
     /usr/bin/time -f '%e %M' -o "$tmp/time" "$bin" --workload "$w" --costs "$costs" --start-ranges \
@@ -58,14 +66,17 @@ for nodes in ${SCALES:-1000 10000}; do
       "$(field "$out" makespan_s)" "$(field "$out" mean_wait_s)" "$(field "$out" resizes_per_job)" >> "$variants"
     if [[ $share != 0 ]]; then
       variants_here=("arbiter + ranges, start one:--policy arbiter --start-ranges --start one"
-                     "arbiter + ranges up to the size asked:--policy arbiter --start-ranges --range-top requested"
-                     "arbiter + ranges up to the size asked, start one:--policy arbiter --start-ranges --range-top requested --start one")
+                     "ranges, no resizes:--policy none --start-ranges"
+                     "range $other_range, arbiter + ranges:--policy arbiter --start-ranges"
+                     "range $other_range, arbiter + ranges, start one:--policy arbiter --start-ranges --start one"
+                     "range $other_range, ranges, no resizes:--policy none --start-ranges")
       [[ $nodes -lt 10000 ]] && variants_here+=("arbiter, no ranges:--policy arbiter" \
-        "decide + ranges:--policy decide --start-ranges" "decide, no ranges:--policy decide" \
-        "ranges, no resizes:--policy none --start-ranges")
+        "decide + ranges:--policy decide --start-ranges" "decide, no ranges:--policy decide")
       for variant in "${variants_here[@]}"; do
         # shellcheck disable=SC2086
-        "$bin" --workload "$w" --costs "$costs" --interval "$interval" ${variant#*:} --out "$tmp/p.json" 2>/dev/null
+        wv=$w
+        [[ $variant == "range $other_range"* ]] && wv=$wd
+        "$bin" --workload "$wv" --costs "$costs" --interval "$interval" ${variant#*:} --out "$tmp/p.json" 2>/dev/null
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \
           "$(field "$tmp/p.json" makespan_s)" "$(field "$tmp/p.json" mean_wait_s)" "$(field "$tmp/p.json" resizes_per_job)" >> "$variants"
       done

@@ -125,7 +125,8 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
     g.saving_s = std::max(0.0, (j.iteration_s(from) - j.iteration_s(to)) * left - costs.grow_s(from, to, j.nodes));
     g.measured_iteration = j.iteration_s(from);
     g.predicted_iteration = j.iteration_s(to);
-    g.predicted_resize = costs.grow_s(from, to, j.nodes);
+    g.predicted_resize = to < from ? costs.shrink_s(from, to, j.nodes) : costs.grow_s(from, to, j.nodes);
+    g.iterations_left = left;
     return g;
   };
   const auto a = resize::slurm::arbitrate(view_of(c, now), ledger, me, growth, now, opt);

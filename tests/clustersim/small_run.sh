@@ -15,7 +15,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 gen="$src/scripts/bench/workload/generate.py"
-python3 "$gen" --nodes 64 --jobs 300 --seed 5 --malleable-share 0.5 -o "$tmp/m.json" || exit 1
+python3 "$gen" --nodes 64 --jobs 300 --seed 5 --malleable-share 0.5 --range double -o "$tmp/m.json" || exit 1
 python3 "$gen" --nodes 64 --jobs 300 --seed 5 --malleable-share 0 -o "$tmp/r.json" || exit 1
 run() { "$bin" --workload "$1" --costs "$src/sim/costs/scale.json" "${@:2}" 2>>"$tmp/err"; }
 run "$tmp/m.json" --out "$tmp/m1.out" --records "$tmp/m.csv" || { cat "$tmp/err"; echo FAILED; exit 1; }

@@ -266,6 +266,11 @@ Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_no
   g.predicted_iteration = p.predicted_iteration;
   g.predicted_resize = p.predicted_resize;
   g.measured_iteration = p.measured_iteration;
+  // The iteration time on the current size, also when the other size was never measured
+  // (a give-back weighs what fewer nodes would cost from it).
+  if (g.measured_iteration < 0)
+    if (const auto t = measured_time(in.metrics, in.world_size, o.use_dedicated)) g.measured_iteration = *t;
+  if (o.total_iterations > 0) g.iterations_left = std::max(0, o.total_iterations - in.iteration);
   return g;
 }
 

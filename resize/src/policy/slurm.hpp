@@ -141,6 +141,7 @@ struct Growth {
   double saving_s = 0;  // predicted seconds saved over the rest of the run (0: unknown)
   std::string why;
   double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
+  int iterations_left = -1;  // -1: the job's length is unknown
 };
 using GrowthModel = std::function<Growth(int extra_nodes)>;
 Growth growth_from_metrics(const PolicyInput& in, const Options& o, int extra_nodes, int per_node);

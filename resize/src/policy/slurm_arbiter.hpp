@@ -99,6 +99,13 @@ struct ArbiterOptions {
   double offer_ttl_s = 20;
   double promise_ttl_s = 900; // a promise whose waiting job never started is dropped
   bool expansion = true;      // Slurm permits job expansion; else growth is by restart
+  // Growth adds only nodes whose parallel efficiency (predicted speed-up over the added
+  // share of nodes) reaches this; 0: any growth that pays
+  double min_growth_efficiency = 0.5;
+  // A give-back for a waiting job happens only if the giver's predicted loss (its rest of
+  // run on fewer nodes, plus the shrink) is at most this share of its rest of run on the
+  // nodes it has (the most the waiting job can gain from these nodes); 0: always give
+  double give_gain_share = 0.5;
 };
 
 struct Arbitration {

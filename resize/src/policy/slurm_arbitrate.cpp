@@ -3,6 +3,7 @@
 // and ledger (the rules are listed in slurm_arbiter.hpp). Pure.
 #include <algorithm>
 #include <set>
+#include <utility>
 #include <unordered_set>
 
 #include "policy/slurm_arbiter.hpp"
@@ -103,9 +104,28 @@ Arbitration give(Ctx& c, const Job& w, std::vector<std::string> nodes, std::stri
   return r;
 }
 
+// What giving `n` nodes costs this job and what it buys the waiting job, in seconds of
+// turnaround: the loss is the rest of its run on fewer nodes (the model's iteration time
+// there, else perfect scaling, the dearest case) plus the shrink; the gain is what the
+// waiting job saves by starting now instead of when nodes come free, at most this job's
+// own rest of run (its nodes cover what is missing), counted at gain_share of that (the
+// view does not say when the other jobs end). Nothing known, or gain_share 0: no
+// objection (0, 0).
+std::pair<double, double> give_weighed(const Ctx& c, const GrowthModel& growth, int n) {
+  const int from = static_cast<int>(c.ranks.size());  // nodes, as n
+  if (!growth || n <= 0 || from - n < 1 || c.a.give_gain_share <= 0) return {0, 0};
+  const Growth g = growth(-n);
+  if (g.measured_iteration <= 0 || g.iterations_left < 0) return {0, 0};
+  const double t_to = g.predicted_iteration > 0 ? g.predicted_iteration
+                                                : g.measured_iteration * from / static_cast<double>(from - n);
+  const double rest = g.measured_iteration * g.iterations_left;
+  const double loss = std::max(0.0, t_to - g.measured_iteration) * g.iterations_left + std::max(0.0, g.predicted_resize);
+  return {loss, c.a.give_gain_share * rest};
+}
+
 // The first waiting job that idle nodes and promises do not cover: give, share or offer.
 // Empty rule: every waiting job is covered.
-Arbitration waiting_rules(Ctx& c) {
+Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
   for (const Job& w : c.s.pending) {
     std::set<std::string> promised;
     for (const auto& e : c.ledger.entries)
@@ -118,9 +138,26 @@ Arbitration waiting_rules(Ctx& c) {
     const std::string need = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s): " +
                              std::to_string(take) + " idle, " + std::to_string(promised.size()) + " promised, " +
                              std::to_string(missing) + " missing";
-    const auto cand = give_candidates(c);
+    // Only as many nodes as cost this job no more than they buy the waiting job: the
+    // most it gives or offers (the weighing, give_weighed).
+    auto cand = give_candidates(c);
+    std::string dear;
+    const int could = static_cast<int>(cand.size());
+    while (!cand.empty()) {
+      const auto [loss, gain] = give_weighed(c, growth, static_cast<int>(cand.size()));
+      if (loss <= gain) break;
+      if (dear.empty())
+        dear = "; giving " + std::to_string(cand.size()) + " would cost this job " + std::to_string(loss) +
+               " s against ~" + std::to_string(gain) + " s the waiting job gains";
+      cand.pop_back();
+    }
+    if (!dear.empty() && !cand.empty()) dear += ", " + std::to_string(cand.size()) + " would not";
     if (static_cast<int>(cand.size()) >= missing)
-      return give(c, w, {cand.begin(), cand.begin() + missing}, "give-back", need);
+      return give(c, w, {cand.begin(), cand.begin() + missing}, "give-back", need + dear);
+    if (cand.empty() && could > 0) {
+      erase_mine(c.ledger, c.me.id, Kind::Offer, w.id);
+      return stay(c, "keep", need + dear, w.id);
+    }
     if (cand.empty()) {
       erase_mine(c.ledger, c.me.id, Kind::Offer, w.id);
       return stay(c, "cannot-give", need + "; this job has no node to give (min " + std::to_string(c.me.min_nodes) + ")",
@@ -138,7 +175,7 @@ Arbitration waiting_rules(Ctx& c) {
     for (const auto& e : c.ledger.entries)
       if (e.kind == Kind::Offer && e.for_job == w.id) offers.push_back(&e), total += e.count;
     if (total < missing)
-      return stay(c, "offer", need + "; offered " + std::to_string(cand.size()) + ", offers cover " +
+      return stay(c, "offer", need + dear + "; offered " + std::to_string(cand.size()) + ", offers cover " +
                                   std::to_string(total),
                   w.id);
     std::sort(offers.begin(), offers.end(), [](auto* x, auto* y) { return id_less(x->job, y->job); });
@@ -156,11 +193,19 @@ Arbitration waiting_rules(Ctx& c) {
   return {};
 }
 
+// The parallel efficiency of the nodes a growth adds: the speed-up it predicts over the
+// one the added nodes would give at perfect scaling; 1 when the prediction is unknown.
+double growth_efficiency(const Growth& g, int held, int extra) {
+  if (g.measured_iteration <= 0 || g.predicted_iteration <= 0 || held <= 0 || extra <= 0) return 1;
+  const double speedup = g.measured_iteration / g.predicted_iteration - 1;
+  return speedup / (static_cast<double>(extra) / held);
+}
+
 // Growth onto free idle nodes: bid, and acquire when this job's bid wins.
 Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   const int held = static_cast<int>(c.s.mine.node_list.size());
   const int cap = c.me.max_nodes > 0 ? c.me.max_nodes - held : static_cast<int>(c.pool.size());
-  const int room = std::min<int>(static_cast<int>(c.pool.size()), cap);
+  int room = std::min<int>(static_cast<int>(c.pool.size()), cap);
   if (room <= 0) {
     erase_mine(c.ledger, c.me.id, Kind::Bid);
     return stay(c, "no-idle", c.pool.empty() ? "no free idle node (" + std::to_string(c.s.idle.size()) + " idle)"
@@ -171,6 +216,23 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
     erase_mine(c.ledger, c.me.id, Kind::Bid);
     return stay(c, "no-payoff", std::to_string(room) + " free idle node(s), but growing does not pay: " + g.why);
   }
+  // Nodes that would barely speed this job up are worth more to the next job that comes:
+  // growth by fewer nodes (halving) until the added nodes' efficiency reaches the floor.
+  std::string trimmed;
+  const int asked = room;
+  while (c.a.min_growth_efficiency > 0 && room > 0 && growth_efficiency(g, held, room) < c.a.min_growth_efficiency) {
+    room /= 2;
+    if (room > 0) g = growth(room);
+    if (room > 0 && !g.pays) room = 0;
+  }
+  if (room <= 0) {
+    erase_mine(c.ledger, c.me.id, Kind::Bid);
+    return stay(c, "no-payoff", std::to_string(asked) + " free idle node(s), but no growth by them reaches " +
+                                    std::to_string(c.a.min_growth_efficiency) + " efficiency: " + g.why);
+  }
+  if (room < asked)
+    trimmed = "; " + std::to_string(room) + " of " + std::to_string(asked) + " free node(s): more would run below " +
+              std::to_string(c.a.min_growth_efficiency) + " efficiency";
   const double score = g.saving_s / room;
   LedgerEntry* bid = find_mine(c.ledger, c.me.id, Kind::Bid);
   if (!bid) {
@@ -181,7 +243,8 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   bid->score = score;
   bid->expires = c.now + c.a.bid_ttl_s;
   const double since = bid->since;
-  const std::string offer = std::to_string(room) + " free idle node(s), saving " + std::to_string(g.saving_s) + " s; " + g.why;
+  const std::string offer =
+      std::to_string(room) + " free idle node(s), saving " + std::to_string(g.saving_s) + " s; " + g.why + trimmed;
   if (c.now - since < c.a.bid_window_s) return stay(c, "bid", offer + "; the bid stands until others have bid");
   // The bids best first; the free nodes handed out in that order.
   std::vector<LedgerEntry> bids;
@@ -264,9 +327,21 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
     if (!taken.count(h)) c.pool.push_back(h);
   // 2. Waiting jobs first.
   if (!s.pending.empty()) {
-    Arbitration r = waiting_rules(c);
+    Arbitration r = waiting_rules(c, growth);
     if (r.plan.kind == Plan::Kind::GiveBack) return r;
     if (r.rule.empty()) {
+      // Every waiting job is covered: the idle nodes none of them needs would stand idle.
+      // They are free to grow onto (bid as usual; a node joined last is the first given
+      // when another job comes to wait).
+      const std::size_t leftover = c.pool.size() - c.pool_at;
+      if (leftover > 0 && unused.empty()) {
+        const std::string covered = std::to_string(s.pending.size()) + " job(s) wait, covered by idle nodes and promises; ";
+        c.pool.erase(c.pool.begin(), c.pool.begin() + static_cast<std::ptrdiff_t>(c.pool_at));
+        c.pool_at = 0;
+        Arbitration g = growth_rules(c, growth);
+        g.plan.why = covered + std::to_string(leftover) + " idle node(s) left over: " + g.plan.why;
+        return g;
+      }
       erase_mine(ledger, me.id, Kind::Bid);
       r = stay(c, "waiting", std::to_string(s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
     }

@@ -28,7 +28,8 @@ Job model (Amdahl): a job does `iterations` equal iterations; on n nodes one ite
 takes (work_node_s / iterations) * (serial_fraction + (1 - serial_fraction) / n) seconds,
 so its run time on its requested size equals the model's run time. The serial fraction is
 uniform in [0.01, 0.10] (our assumption, not part of Lublin-Feitelson). A malleable job may
-run on min_nodes = max(1, nodes // 2) to max_nodes = min(machine, 2 * nodes) nodes; a rigid
+run on min_nodes = max(1, nodes // 2) to max_nodes = nodes (--range requested, the default) or
+min(machine, 2 * nodes) (--range double) nodes; a rigid
 job has min_nodes = max_nodes = nodes. Which jobs are malleable is drawn from a separate
 random stream, nested across shares (the 20% set is inside the 50% set), so that the same
 seed gives the same jobs at every malleable share.
@@ -144,7 +145,10 @@ def draw_runtime(rng, size, nodes):
             return max(1.0, math.exp(hg))
 
 
-def generate(nodes, jobs, seed, share, time_scale=1.0, load=0.9):
+RANGES = ("requested", "double")
+
+
+def generate(nodes, jobs, seed, share, time_scale=1.0, load=0.9, node_range="requested"):
     if nodes < 1 or jobs < 1:
         raise ValueError("nodes and jobs must be at least 1")
     if not 0.0 <= share <= 1.0:
@@ -181,14 +185,14 @@ def generate(nodes, jobs, seed, share, time_scale=1.0, load=0.9):
             "submit_s": round((submit - first) * stretch * time_scale, 3),
             "nodes": size,
             "min_nodes": max(1, size // 2) if m else size,
-            "max_nodes": min(nodes, 2 * size) if m else size,
+            "max_nodes": (min(nodes, 2 * size) if node_range == "double" else size) if m else size,
             "malleable": m,
             "program": "sleep",
             "work_node_s": round(work * time_scale, 3),
             "serial_fraction": round(sf, 4),
             "iterations": iterations,
         })
-    return {"model": MODEL, "seed": seed, "nodes": nodes, "malleable_share": share,
+    return {"model": MODEL, "seed": seed, "nodes": nodes, "malleable_share": share, "node_range": node_range,
             "time_scale": time_scale, "load": load, "jobs": out}
 
 
@@ -208,10 +212,13 @@ def main(argv=None):
                     help="multiplies every time (e.g. 0.01: a model hour lasts 36 s)")
     ap.add_argument("--load", type=float, default=0.9,
                     help="offered load the arrival times are scaled to (default 0.9)")
+    ap.add_argument("--range", choices=RANGES, default="requested", dest="node_range",
+                    help="a malleable job's node range: requested, [size // 2, size] (default: shrinks to "
+                         "half, grows back to what it asked, as SD-Policy's jobs); double, [size // 2, 2 * size]")
     ap.add_argument("-o", "--out", default="-", help="output JSON file (default stdout)")
     a = ap.parse_args(argv)
     try:
-        w = generate(a.nodes, a.jobs, a.seed, a.malleable_share, a.time_scale, a.load)
+        w = generate(a.nodes, a.jobs, a.seed, a.malleable_share, a.time_scale, a.load, a.node_range)
     except ValueError as e:
         print(f"generate.py: {e}", file=sys.stderr)
         return 2
