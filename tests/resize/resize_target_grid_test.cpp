@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A decision validated into the target grid (resize/src/session/target_grid.hpp): pure,
+// A decision validated into the target grid (resize/src/policy/grid_choice.hpp): pure,
 // no MPI. Session::Impl::act broadcasts the decision and calls this on every rank.
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "session/target_grid.hpp"
+#include "policy/grid_choice.hpp"
 
 using namespace resize;
 using resize::detail::NodePlan;

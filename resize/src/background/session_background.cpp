@@ -130,7 +130,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     const std::string err = background_spawn(*b, state, nnew);
     if (!err.empty()) {
       watchdog.disarm();
-      return fail_background_expansion(*b, err, t_start);
+      return fail_expansion(b->d, b->from, b->target, b->rec, err, t_start);
     }
   }
   watchdog.disarm();
@@ -151,18 +151,14 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   return {d.action, true, "begun in the background"};
 }
 
-RemapResult Session::Impl::fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start) {
-  return fail_expansion(b.d, b.from, b.target, b.rec, err, t_start);
+void Session::Impl::BackgroundPart::progress() {
+  if (in_flight && !in_flight->helper.threaded) in_flight->test();
 }
 
-void Session::Impl::progress_background() {
-  if (bg.in_flight && !bg.in_flight->helper.threaded) bg.in_flight->test();
-}
-
-void Session::Impl::background_iteration(double wall) {
-  if (!bg.in_flight) return;
-  ++bg.in_flight->overlapped;
-  if (job.root()) bg.in_flight->clock.iteration(wall);
+void Session::Impl::BackgroundPart::iteration(double wall, bool root) {
+  if (!in_flight) return;
+  ++in_flight->overlapped;
+  if (root) in_flight->clock.iteration(wall);
 }
 
 // A decision while a resize is under way in the background (not switched yet). A shrink
@@ -219,7 +215,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
     bg.in_flight.reset();
-    return fail_background_expansion(*b, err, MPI_Wtime());
+    return fail_expansion(b->d, b->from, b->target, b->rec, err, MPI_Wtime());
   }
   const Completion c = decide_completion(b->overlapped, bg.min_iterations, st[0] == 0, bg.mode, last_chance);
   if (c == Completion::NotYet) return std::nullopt;
@@ -240,7 +236,7 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
     bg.in_flight.reset();
-    return fail_background_expansion(*b, err, t0);
+    return fail_expansion(b->d, b->from, b->target, b->rec, err, t0);
   }
   watchdog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
           " after iteration " + std::to_string(iteration));
@@ -311,9 +307,9 @@ RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
   return {Action::Expand, true, {}};
 }
 
-void Session::Impl::amend_background(ResizeRecord& rec) {
-  if (!bg.in_flight || !job.root()) return;
-  fill_background(*bg.in_flight, rec, bg.complete_start, bg.complete_waited);
+void Session::Impl::BackgroundPart::amend(ResizeRecord& rec, bool root) const {
+  if (!in_flight || !root) return;
+  fill(*in_flight, rec, complete_start, complete_waited);
   char line[200];
   std::snprintf(line, sizeof line, "; stopped %.1f ms (begin %.1f + complete %.1f), overlapped %.1f ms",
                 rec.t_total * 1e3, rec.background->t_begin * 1e3, rec.background->t_complete * 1e3,
@@ -321,10 +317,11 @@ void Session::Impl::amend_background(ResizeRecord& rec) {
   rec.message += line + 2;
 }
 
-void Session::Impl::fill_background(const BackgroundResize& b, ResizeRecord& rec, double start, double waited) {
+void Session::Impl::BackgroundPart::fill(const BackgroundResize& b, ResizeRecord& rec, double start,
+                                         double waited) const {
   const BackgroundSummary s = b.clock.complete(start, waited, MPI_Wtime());
   BackgroundPhase& p = rec.background.emplace();
-  p.mode = bg.mode;
+  p.mode = mode;
   p.progress = b.helper.threaded ? BackgroundProgress::HelperThread : BackgroundProgress::ProgressCalls;
   p.began_after = b.rec.after_iteration;
   if (rec.action == Action::Expand) rec.t_spawn = b.rec.t_spawn;
@@ -428,8 +425,8 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     rec.after_iteration = iteration;  // where it was cancelled; began_after says where it began
     rec.ok = false;
     rec.t_redist = 0;
-    rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->moves.bytes;  // fill_background adds a shrink's
-    fill_background(*b, rec, t0, waited);
+    rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->moves.bytes;  // BackgroundPart::fill adds a shrink's
+    bg.fill(*b, rec, t0, waited);
     rec.background->cancelled = true;
     const int k = rec.background->completion_deferred;
     const std::string deferrals = k == 0 ? std::string("no remap point could complete it")
@@ -458,7 +455,8 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
   return {b->d.action, false, message};
 }
 
-int Session::Impl::join_background(const Grid& from, const Grid& to) {
+int Session::Impl::BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& job,
+                                        MatrixRegistry& registry, Watchdog& watchdog, int iteration) {
   auto b = std::make_shared<BackgroundResize>();
   b->from = from;
   b->target = to;
@@ -477,7 +475,7 @@ int Session::Impl::join_background(const Grid& from, const Grid& to) {
   MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
   newcomer_wait(rq, job.rank(), job.size());
   const detail::BackgroundNotice notice = detail::decode(words);
-  bg.joined_in_remap_point = notice.in_remap_point;
+  joined_in_remap_point = notice.in_remap_point;
   if (notice.kind == detail::BackgroundNotice::Kind::Cancelled) {
     // The job cancelled the expansion before completing it: this process leaves again
     // through blacs-dyn's stack, as after a shrink, and ends. Messages the old processes

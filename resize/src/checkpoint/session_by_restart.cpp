@@ -17,24 +17,32 @@
 
 namespace resize {
 
+namespace {
+// A decision to resize without a grid: the squarest grid of its process count (`procs`
+// when it names none), and its process count the grid's.
+void fill_grid(Decision& d, int procs) {
+  if (d.action == Action::None) return;
+  if (d.nprow < 1 || d.npcol < 1) {
+    const int p = d.procs > 0 ? d.procs : procs;
+    int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
+    while (r > 1 && p % r != 0) --r;
+    d.nprow = std::max(1, r);
+    d.npcol = p / d.nprow;
+  }
+  d.procs = d.nprow * d.npcol;
+}
+}  // namespace
+
 Decision Session::next_decision() {
-  auto& I = *impl_;
-  I.arrive();  // a remap point: every process arrived, or the job ends naming who did not
+  impl_->arrive();  // a remap point: every process arrived, or the job ends naming who did not
   Decision d;
-  if (I.job.root()) {
-    d = I.ask_policy();
-    if (d.action != Action::None && (d.nprow < 1 || d.npcol < 1)) {
-      const int p = d.procs > 0 ? d.procs : I.job.shape.size();
-      int r = static_cast<int>(std::sqrt(static_cast<double>(p)));
-      while (r > 1 && p % r != 0) --r;
-      d.nprow = std::max(1, r);
-      d.npcol = p / d.nprow;
-    }
-    if (d.action != Action::None) d.procs = d.nprow * d.npcol;
+  if (impl_->job.root()) {
+    d = impl_->ask_policy();
+    fill_grid(d, impl_->job.shape.size());
   }
   // The whole decision on every process (it can still be carried out in place:
   // resize_now, which broadcasts world rank 0's again).
-  return I.broadcast_decision(d);
+  return impl_->broadcast_decision(d);
 }
 
 const std::vector<std::string>& Session::rank_hosts() const { return impl_->job.rank_hosts; }
@@ -78,36 +86,49 @@ bool background_step(Session& s, const std::string& app, const Decision& d, cons
 }
 }  // namespace
 
-ResizeStep Session::remap_or_restart(Mechanism m) {
-  auto& I = *impl_;
+namespace {
+// The step of a remap point carried out in place.
+ResizeStep step_of(const RemapResult& r) {
   ResizeStep step;
-  if (!I.ckpts.checkpointing) {
+  step.action = r.action;
+  step.ok = r.ok;
+  step.message = r.message;
+  step.kind = r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue;
+  return step;
+}
+}  // namespace
+
+ResizeStep Session::remap_or_restart(Mechanism m) {
+  // The parts it uses: the world, checkpoints, resize history, background part, options.
+  const detail::SessionWorld& job = impl_->job;
+  const detail::SessionCheckpoints& ckpts = impl_->ckpts;
+  const detail::ResizeRecorder& recorder = impl_->recorder;
+  const Impl::BackgroundPart& bg = impl_->bg;
+  const SessionOptions& opt = impl_->opt;
+  const int& iteration = impl_->iteration;
+  ResizeStep step;
+  if (!ckpts.checkpointing) {
     if (m == Mechanism::Restart)
       throw Error("remap_or_restart: a resize by restart needs a checkpoint directory (call set_checkpointing first)");
-    const RemapResult r = remap_point();
-    step.action = r.action;
-    step.ok = r.ok;
-    step.message = r.message;
-    step.kind = r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue;
-    return step;
+    return step_of(remap_point());
   }
-  const auto& c = I.ckpts.checkpointing->cadence;
+  const auto& c = ckpts.checkpointing->cadence;
   const auto fallback_inputs = [&](const Decision& dd) {  // (in FallbackInputs' order)
-    return detail::FallbackInputs{I.opt.app,          I.iteration,   I.job.shape.shape(),
-                                  dd.nprow,           dd.npcol,      std::max(0, dd.nprow * dd.npcol - I.job.size()),
-                                  c.dir,              hosts_after_restart(I.job.rank_hosts, dd),
-                                  &I.recorder.history.events(), I.job.world,      I.job.root(), I.opt.progress};
+    return detail::FallbackInputs{opt.app,   iteration, job.shape.shape(), dd.nprow, dd.npcol,
+                                  std::max(0, dd.nprow * dd.npcol - job.size()), c.dir,
+                                  hosts_after_restart(job.rank_hosts, dd), &recorder.history.events(),
+                                  job.world, job.root(), opt.progress};
   };
   // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
   // again (expansion_fallback.hpp; the local one where levels are kept and the relaunch
   // runs on this job's nodes again), one of this iteration reused. `t` < 0: reused.
   const auto secure = [&](const Decision& dd, double* t) {
-    if (detail::fallback_level(I.ckpts.levels != nullptr, I.job.rank_hosts, hosts_after_restart(I.job.rank_hosts, dd)) ==
+    if (detail::fallback_level(ckpts.levels != nullptr, job.rank_hosts, hosts_after_restart(job.rank_hosts, dd)) ==
         detail::FallbackLevel::Local) {
-      *t = detail::level_of_iteration(I.ckpts.level_records, I.iteration, I.job.root(), I.job.world) ? -1 : checkpoint_levels(false);
+      *t = detail::level_of_iteration(ckpts.level_records, iteration, job.root(), job.world) ? -1 : checkpoint_levels(false);
       return std::string(detail::kLevelsCheckpoint);
     }
-    const std::string have = detail::checkpoint_of_iteration(I.ckpts.checkpoints, I.iteration, I.job.root(), I.job.world);
+    const std::string have = detail::checkpoint_of_iteration(ckpts.checkpoints, iteration, job.root(), job.world);
     if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
     *t = -1;
     return have;
@@ -115,11 +136,11 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   Decision d;
   bool expired = false;  // a background expansion's spawn passed its deadline
   std::optional<detail::ExpansionFallback> fallback;
-  const bool from_background = I.bg.in_flight != nullptr;  // then only a restart follows here
+  const bool from_background = bg.in_flight != nullptr;  // then only a restart follows here
   if (from_background) {
-    d = I.bg.in_flight->d;
-    const auto in_flight = [&] { return I.bg.in_flight != nullptr; };
-    if (!background_step(*this, I.opt.app, d, in_flight, expired, step)) return step;
+    d = bg.in_flight->d;
+    const auto in_flight = [&] { return bg.in_flight != nullptr; };
+    if (!background_step(*this, opt.app, d, in_flight, expired, step)) return step;
   } else {
     d = next_decision();
     step.action = d.action;
@@ -128,7 +149,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   if (!from_background && m == Mechanism::Spawn && !d.new_allocation) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
-    const bool blocking = I.bg.mode == Background::Off || I.background_blocked(d);
+    const bool blocking = bg.mode == Background::Off || impl_->background_blocked(d);
     const auto secure_now = [&](double* t) { return secure(d, t); };
     if (d.action == Action::Expand && blocking) fallback.emplace(fallback_inputs(d), secure_now);
     if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
@@ -145,10 +166,10 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
     // restart on the nodes the decision names. World rank 0 holds the nodes.
     int by_restart = d.action == Action::Expand || !d.hosts.empty();
-    MPI_Bcast(&by_restart, 1, MPI_INT, 0, I.job.world);
+    MPI_Bcast(&by_restart, 1, MPI_INT, 0, job.world);
     if (!by_restart) return step;  // Continue, ok == false
-    if (I.job.root()) {
-      std::printf("[%s] the %s failed (%s): resizing by restart instead\n", I.opt.app.c_str(),
+    if (job.root()) {
+      std::printf("[%s] the %s failed (%s): resizing by restart instead\n", opt.app.c_str(),
                   d.action == Action::Expand ? "expansion by spawn" : "shrink in place", r.message.c_str());
       std::fflush(stdout);
     }
@@ -160,13 +181,13 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
                                                           : checkpoint_in(c.dir, c.keep);
   // With the nodes the decision names (a shrink's given back, an expansion's added, e.g. by
   // the Slurm policy), the launcher runs the next job on exactly those.
-  detail::write_next_launch(I.opt.app, c.dir, I.iteration, I.job.shape.shape(), d, file, hosts_after_restart(I.job.rank_hosts, d),
-                            I.job.root(), I.job.world);
+  detail::write_next_launch(opt.app, c.dir, iteration, job.shape.shape(), d, file, hosts_after_restart(job.rank_hosts, d),
+                            job.root(), job.world);
   if (expired) {
     // The helper thread is still inside MPI_Comm_spawn, which cannot be interrupted: no MPI
     // call can end this job cleanly, so every process leaves now (mpiexec ends the rest,
     // the newcomers stuck in MPI_Init included), as a deadline passing in a blocking spawn.
-    MPI_Barrier(I.job.world);
+    MPI_Barrier(job.world);
     std::fflush(stdout);
     std::fflush(stderr);
     std::_Exit(kExitResizeByRestart);

@@ -223,15 +223,7 @@ void Session::set_checkpointing(const CheckpointCadence& c) {
     }
   }
   if (!why.empty()) throw CheckpointFailed("set_checkpointing: checkpoint directory " + c.dir + " " + why);
-  impl_->adopt_checkpointing(c);
-}
-
-void Session::Impl::adopt_checkpointing(const CheckpointCadence& c) {
-  SessionCheckpoints::Checkpointing k;
-  k.cadence = c;
-  k.every = ck::parse_every(c.every, c.mtbf_seconds);
-  k.last = MPI_Wtime();
-  ckpts.checkpointing = std::move(k);
+  impl_->ckpts.adopt_global(c);
 }
 
 namespace {

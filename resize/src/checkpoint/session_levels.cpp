@@ -540,29 +540,4 @@ void Session::Impl::release_levels() {
   ckpts.levels->world = MPI_COMM_NULL;
 }
 
-void Session::Impl::pack_cadences(detail::ExpansionState& st) const {
-  if (ckpts.checkpointing) {
-    const auto& c = ckpts.checkpointing->cadence;
-    st.global = {true, c.dir, c.every, {}, c.mtbf_seconds, 0, c.keep};
-  }
-  if (ckpts.levels) {
-    const auto& c = ckpts.levels->cadence;
-    st.levels = {true, ckpts.levels->dir, c.local_every, c.partner_every, c.local_mtbf, c.partner_mtbf, c.keep};
-  }
-}
-
-void Session::Impl::adopt_cadences(const detail::ExpansionState& st) {
-  if (st.global.set) adopt_checkpointing({st.global.dir, st.global.every, st.global.mtbf, st.global.keep});
-  if (st.levels.set) {
-    const auto& c = st.levels;
-    auto l = std::make_shared<LevelState>();
-    l->cadence = LevelCadence{c.dir, c.every, c.every2, c.mtbf, c.mtbf2, c.keep};
-    l->dir = c.dir;
-    l->local_every = checkpoint::parse_every(c.every, c.mtbf);
-    l->partner_every = checkpoint::parse_every(c.every2, c.mtbf2);
-    l->local_last = l->partner_last = MPI_Wtime();
-    ckpts.levels = std::move(l);
-  }
-}
-
 }  // namespace resize

@@ -393,52 +393,54 @@ std::string global_fallback_line(const std::string& app, const Plan& p, const st
 }  // namespace
 
 int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const std::string& global_dir) {
-  auto& I = *impl_;
-  MPI_Barrier(I.job.world);
+  // The parts it uses: the world, the registered matrices (and the application's state).
+  const detail::SessionWorld& job = impl_->job;
+  const detail::MatrixRegistry& reg = impl_->registry;
+  MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
-  const std::string app = I.opt.app;
+  const std::string app = impl_->opt.app;
   const std::string dir = dir_in.empty() ? io::default_dir(app) : dir_in;
-  const std::unique_ptr<Nodes> nd = io::discover(I.job.world);
-  const int rank = I.job.rank(), size = I.job.size();
+  const std::unique_ptr<Nodes> nd = io::discover(job.world);
+  const int rank = job.rank(), size = job.size();
   const std::vector<File> mine = files_of_node(dir + "/" + nd->name, app, *nd);
-  const std::vector<int> globals = I.job.root() ? global_versions(global_dir, app) : std::vector<int>{};
+  const std::vector<int> globals = job.root() ? global_versions(global_dir, app) : std::vector<int>{};
   std::map<int, Loaded> loaded;
-  const Plan p = choose_and_load(I.job.world, mine, globals, app, dir, loaded);
+  const Plan p = choose_and_load(job.world, mine, globals, app, dir, loaded);
   if (p.choice.version < 0)
     throw Error("restart from levels in " + dir + ": no version is complete across the levels on these nodes" +
                 (global_dir.empty() ? std::string(" and no global checkpoint directory was given")
                                     : " or in the global checkpoints of " + global_dir));
   if (p.choice.from_global > 0) {
     const std::string file = checkpoint::file_name(global_dir, app, p.choice.version);
-    I.progress(global_fallback_line(app, p, file));
+    impl_->progress(global_fallback_line(app, p, file));
     return restart(file, g);
   }
-  const std::string why = io::agree(I.job.world, check_against(loaded, I.registry.mats));
+  const std::string why = io::agree(job.world, check_against(loaded, reg.mats));
   if (!why.empty()) throw Error("restart from levels in " + dir + ": " + why);
   start(g);
   // The application state, from the holder of old rank 0's copy.
   std::vector<char> state;
   if (rank == p.holder[0]) state = loaded.at(0).h.state;
-  state = broadcast_bytes(std::move(state), p.holder[0], I.job.world);
-  if (I.registry.unpack) I.registry.unpack(state);
+  state = broadcast_bytes(std::move(state), p.holder[0], job.world);
+  if (reg.unpack) reg.unpack(state);
   // Every matrix from the old layout (each old process's blocks now on its holder) onto
   // the new grid.
   std::vector<CheckpointMatrix> nw;
-  for (const auto& r : I.registry.mats) nw.push_back(describe(r, I.job.grid, rank));
-  const std::int64_t moved = move_from_copies(I.job.world, loaded, p, nw);
-  I.iteration = p.choice.version;
+  for (const auto& r : reg.mats) nw.push_back(describe(r, job.grid, rank));
+  const std::int64_t moved = move_from_copies(job.world, loaded, p, nw);
+  impl_->iteration = p.choice.version;
   std::int64_t moved_all = 0;
-  MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, I.job.world);
+  MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, job.world);
   double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, I.job.world);
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, job.world);
   char line[256];
   std::snprintf(line, sizeof line,
                 " at iteration %d: %d old processes from local copies, %d from partner copies, 0 bytes from the "
                 "global checkpoint; %d -> %d processes, now on %s, %.1f MB moved between processes (%.1f ms)",
                 p.choice.version, p.choice.from_local, p.choice.from_partner, p.old_nprocs, size, g.shape().c_str(),
                 static_cast<double>(moved_all) / 1e6, slowest * 1e3);
-  I.progress("[" + app + "] restart from levels in " + dir + line);
-  return I.iteration;
+  impl_->progress("[" + app + "] restart from levels in " + dir + line);
+  return impl_->iteration;
 }
 
 }  // namespace resize

@@ -136,7 +136,7 @@ RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, c
 void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& done, const std::string& line) {
   if (!job.root()) return;
   ResizeRecord rec = done;
-  amend_background(rec);  // Background resizes: a resize completed after a background phase
+  bg.amend(rec, job.root());  // Background resizes: a resize completed after a background phase
   recorder.metrics.add_resize(rec);
   record_outcome(rec);
   opt.policy->completed(d, from_procs, true);

@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <tuple>
 
 #include "common/broadcast.hpp"
 #include "common/fault.hpp"
@@ -74,90 +75,105 @@ bool history_file_usable(const std::string& path, std::string& why) {
   }
   return true;
 }
-}  // namespace
 
-Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_unique<Impl>()) {
-  auto& I = *impl_;
-  I.opt = std::move(opts);
-  if (!I.opt.policy) I.opt.policy = std::make_unique<FixedPolicy>();
-  I.watchdog.set_timeout(I.opt.resize_timeout);
-  I.arrivals.timeout = I.opt.remap_timeout;
-  if (const config::Text t = config::read().session.remap_timeout; t && !t->empty()) {
-    char* end = nullptr;
-    const double v = std::strtod(t->c_str(), &end);
-    if (*end != '\0' || !(v >= 0))
-      throw Error("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '" + *t + "'");
-    I.arrivals.timeout = v;
-  }
-  I.arrivals.last = MPI_Wtime();
-  I.bg.mode = I.opt.background;
-  I.bg.min_iterations = std::max(1, I.opt.background_iterations);
-  if (!I.opt.spawn_command.empty()) {
-    I.exe = I.opt.spawn_command;
-  } else {
+// The arrival check's floor: the options', or RESIZE_REMAP_TIMEOUT's when set.
+double arrival_timeout(const SessionOptions& opt) {
+  const config::Text t = config::read().session.remap_timeout;
+  if (!t || t->empty()) return opt.remap_timeout;
+  char* end = nullptr;
+  const double v = std::strtod(t->c_str(), &end);
+  if (*end != '\0' || !(v >= 0))
+    throw Error("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '" + *t + "'");
+  return v;
+}
+
+// The program and the arguments spawned copies run: the options' when given, else this
+// process's own (from argv, or from /proc for callers without argv, e.g. Fortran).
+std::pair<std::string, std::vector<std::string>> launch_command(const SessionOptions& opt, int argc, char** argv) {
+  std::string exe = opt.spawn_command;
+  if (exe.empty()) {
     char buf[4096];
     const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-    I.exe = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(argv ? argv[0] : "");
+    exe = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : std::string(argv ? argv[0] : "");
   }
-  if (!I.opt.spawn_args.empty()) {
-    I.args = I.opt.spawn_args;
-  } else if (argc > 0 && argv) {
-    for (int i = 1; i < argc; ++i) I.args.emplace_back(argv[i]);
-  } else {
-    // No argv (Fortran callers): spawned copies get this process's own arguments.
-    std::ifstream f("/proc/self/cmdline", std::ios::binary);
-    std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    std::size_t at = all.find('\0');
-    while (at != std::string::npos && at + 1 < all.size()) {
-      const std::size_t end = all.find('\0', at + 1);
-      I.args.push_back(all.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1));
-      at = end;
+  std::vector<std::string> args = opt.spawn_args;
+  if (!args.empty()) return {exe, args};
+  if (argc > 0 && argv) {
+    for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+    return {exe, args};
+  }
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string all((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::size_t at = all.find('\0');
+  while (at != std::string::npos && at + 1 < all.size()) {
+    const std::size_t end = all.find('\0', at + 1);
+    args.push_back(all.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1));
+    at = end;
+  }
+  return {exe, args};
+}
+
+// World rank 0: what earlier runs learned, into the recorder: the calibrated cost model
+// and the resize history of the application `opt.app` run as `exe`.
+void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const std::string& exe) {
+  const std::string path = redist::default_cost_model_path();
+  if (::access(path.c_str(), F_OK) == 0) {
+    try {
+      rec.cost_model = redist::load_cost_params(path);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", opt.app.c_str(), path.c_str(), e.what());
     }
   }
-  I.job.world = detail::World::comm();
-  I.life.newcomer = detail::World::is_new();
-  I.life.rank0 = I.job.root();
-  I.warn_schedule(false);
+  // One history per application; a cache directory that cannot be
+  // written costs the predictions of later runs, never this run: one notice.
+  const HistoryLocation where = resize_history_location(opt.app, exe);
+  std::string why;
+  // Kept across runs when the program asks (persist_history: the drivers) or the user
+  // names a file (RESIZE_HISTORY=PATH); RESIZE_HISTORY=off wins over both.
+  const config::Text named = config::read().policy.history;
+  const bool persist = !where.off && (opt.persist_history || (named && !named->empty()));
+  if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
+    rec.history_path = where.path;
+    if (::access(rec.history_path.c_str(), F_OK) == 0) {
+      try {
+        rec.history = ResizeHistory::load(rec.history_path);
+      } catch (const std::exception& e) {
+        // A damaged history only costs predictions: start a new one (and say so).
+        std::fprintf(stderr, "[%s] the resize history is not used (it will be rewritten): %s\n", opt.app.c_str(),
+                     e.what());
+      }
+    }
+  } else if (persist) {
+    if (where.path.empty()) why = where.why;
+    std::fprintf(stderr, "[%s] the resize history is kept in memory for this run: %s (RESIZE_HISTORY=PATH or off)\n",
+                 opt.app.c_str(), why.c_str());
+  }
+}
+}  // namespace
+
+// The facade made: the options checked, each part set up from them (the watchdog, the
+// arrival check, the background settings, the spawn command, the world, what the run
+// learned before), and the MPI_Finalize hook.
+Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_unique<Impl>()) {
+  SessionOptions& opt = impl_->opt;
+  opt = std::move(opts);
+  if (!opt.policy) opt.policy = std::make_unique<FixedPolicy>();
+  impl_->watchdog.set_timeout(opt.resize_timeout);
+  impl_->arrivals = ArrivalCheck{arrival_timeout(opt), MPI_Wtime(), 0};
+  impl_->bg.mode = opt.background;
+  impl_->bg.min_iterations = std::max(1, opt.background_iterations);
+  std::tie(impl_->exe, impl_->args) = launch_command(opt, argc, argv);
+  impl_->job.world = detail::World::comm();
+  impl_->life.newcomer = detail::World::is_new();
+  impl_->life.rank0 = impl_->job.root();
+  impl_->warn_schedule(false);
   const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {
     static_cast<Impl*>(impl)->release_mpi();
     return MPI_SUCCESS;
   };
-  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &I.life.self_key, nullptr);
-  MPI_Comm_set_attr(MPI_COMM_SELF, I.life.self_key, &I);
-  if (I.job.root()) {
-    const std::string path = redist::default_cost_model_path();
-    if (::access(path.c_str(), F_OK) == 0) {
-      try {
-        I.recorder.cost_model = redist::load_cost_params(path);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "[%s] the cost model %s is not used: %s\n", I.opt.app.c_str(), path.c_str(), e.what());
-      }
-    }
-    // One history per application; a cache directory that cannot be
-    // written costs the predictions of later runs, never this run: one notice.
-    const HistoryLocation where = resize_history_location(I.opt.app, I.exe);
-    std::string why;
-    // Kept across runs when the program asks (persist_history: the drivers) or the user
-    // names a file (RESIZE_HISTORY=PATH); RESIZE_HISTORY=off wins over both.
-    const config::Text named = config::read().policy.history;
-    const bool persist = !where.off && (I.opt.persist_history || (named && !named->empty()));
-    if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
-      I.recorder.history_path = where.path;
-      if (::access(I.recorder.history_path.c_str(), F_OK) == 0) {
-        try {
-          I.recorder.history = ResizeHistory::load(I.recorder.history_path);
-        } catch (const std::exception& e) {
-          // A damaged history only costs predictions: start a new one (and say so).
-          std::fprintf(stderr, "[%s] the resize history is not used (it will be rewritten): %s\n",
-                       I.opt.app.c_str(), e.what());
-        }
-      }
-    } else if (persist) {
-      if (where.path.empty()) why = where.why;
-      std::fprintf(stderr, "[%s] the resize history is kept in memory for this run: %s (RESIZE_HISTORY=PATH or off)\n",
-                   I.opt.app.c_str(), why.c_str());
-    }
-  }
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &impl_->life.self_key, nullptr);
+  MPI_Comm_set_attr(MPI_COMM_SELF, impl_->life.self_key, impl_.get());
+  if (impl_->job.root()) load_learned(impl_->recorder, opt, impl_->exe);
 }
 
 void Session::Impl::release_mpi() {
@@ -305,14 +321,8 @@ void Session::report_compute(double work, double seconds) {
 }
 
 void Session::mark_constant(const std::string& name) {
-  auto& I = *impl_;
-  if (I.life.started) throw Error("mark_constant " + name + ": call it before start()/join()");
-  for (auto& r : I.registry.mats)
-    if (r.mat.name == name) {
-      r.constant = true;
-      return;
-    }
-  throw Error("mark_constant: no registered matrix is named '" + name + "'");
+  if (impl_->life.started) throw Error("mark_constant " + name + ": call it before start()/join()");
+  impl_->registry.mark_constant(name);
 }
 
 void Session::set_background(Background mode, int min_iterations) {
@@ -323,18 +333,16 @@ void Session::set_background(Background mode, int min_iterations) {
 }
 
 RemapResult Session::complete_resize() {
-  auto& I = *impl_;
-  if (!I.bg.in_flight) return {};
-  const RemapResult r = *I.step_background(true);
+  if (!impl_->bg.in_flight) return {};
+  const RemapResult r = *impl_->step_background(true);
   detail::background_fallback_end(true);  // its marker for the launcher goes (expansion_fallback_shell.hpp)
   return r;
 }
 
 RemapResult Session::cancel_resize() {
-  auto& I = *impl_;
-  if (!I.bg.in_flight) return {};
+  if (!impl_->bg.in_flight) return {};
   detail::background_fallback_waiting(true);  // waiting for a spawn here: its deadline ends the process
-  const RemapResult r = I.cancel_background({}, Impl::CancelCause::End);
+  const RemapResult r = impl_->cancel_background({}, Impl::CancelCause::End);
   detail::background_fallback_end(true);
   return r;
 }
@@ -342,63 +350,85 @@ RemapResult Session::cancel_resize() {
 bool Session::resize_in_background() const { return impl_->bg.in_flight != nullptr; }
 
 void Session::begin_iteration() {
-  impl_->progress_background();
+  impl_->bg.progress();
   impl_->meter.work_acc = impl_->meter.compute_acc = 0;
   impl_->meter.t_wall0 = MPI_Wtime();
   impl_->meter.t_cpu0 = cpu_seconds();
   impl_->meter.t_kernel0 = kernel_cpu_seconds();
 }
 
-void Session::end_iteration(const std::string& note) {
-  auto& I = *impl_;
-  detail::fault::pause_in_iteration(I.iteration + 1, I.job.root(), I.opt.app);  // a test hook (fault.hpp)
-  // One gather: the maxima of the three clocks and every rank's reported compute.
-  const double loc[5] = {MPI_Wtime() - I.meter.t_wall0, cpu_seconds() - I.meter.t_cpu0, kernel_cpu_seconds() - I.meter.t_kernel0,
-                         I.meter.work_acc, I.meter.compute_acc};
-  std::vector<double> all(I.job.root() ? 5 * static_cast<std::size_t>(I.job.size()) : 0);
-  MPI_Gather(loc, 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, I.job.world);
-  I.meter.work_acc = I.meter.compute_acc = 0;
-  ++I.iteration;
-  I.progress_background();
-  if (I.bg.in_flight) {
-    double wall = loc[0];
-    MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, I.job.world);
-    I.background_iteration(wall);
+namespace {
+// One iteration's line of the progress output.
+std::string iteration_line(const std::string& app, const IterationSample& s, const std::string& note) {
+  // The compute clock counts only with the kernel meter on; off, it says n/a (as the
+  // summary does), not 0.00 ms.
+  char compute[32] = "     n/a";
+  if (kernel_meter_enabled()) std::snprintf(compute, sizeof compute, "%8.2f ms", s.compute * 1e3);
+  char line[288];
+  std::snprintf(line, sizeof line,
+                "[%s] iter %4d  grid %-5s (%2d procs)  wall %9.2f ms  dedicated-core: cpu %8.2f ms, "
+                "compute %s%s%s",
+                app.c_str(), s.iteration, s.grid.c_str(), s.procs, s.wall * 1e3, s.dedicated * 1e3, compute,
+                note.empty() ? "" : "  ", note.c_str());
+  return line;
+}
+}  // namespace
+
+// This process's clocks since begin_iteration and the compute it reported: wall, cpu,
+// kernel seconds, work, compute seconds. The accumulators start again.
+std::array<double, 5> detail::IterationMeter::close() {
+  const std::array<double, 5> loc{MPI_Wtime() - t_wall0, cpu_seconds() - t_cpu0, kernel_cpu_seconds() - t_kernel0,
+                                  work_acc, compute_acc};
+  work_acc = compute_acc = 0;
+  return loc;
+}
+
+// World rank 0: iteration `iteration` on `grid` from every rank's five numbers
+// (IterationMeter::close, rank after rank): the slowest rank's clocks into the metrics,
+// the reported compute into the speeds. Returns the iteration's sample.
+IterationSample detail::ResizeRecorder::add_iteration(int iteration, const Grid& grid, const std::vector<double>& all) {
+  const int ranks = static_cast<int>(all.size() / 5);
+  double mx[3] = {0, 0, 0};
+  bool reported = false;
+  for (int r = 0; r < ranks; ++r) {
+    const double* v = &all[5 * static_cast<std::size_t>(r)];
+    for (int k = 0; k < 3; ++k) mx[k] = std::max(mx[k], v[k]);
+    reported = reported || v[3] > 0;
   }
-  if (I.job.root()) {
-    double mx[3] = {0, 0, 0};
-    bool reported = false;
-    for (int r = 0; r < I.job.size(); ++r) {
+  IterationSample s{iteration, grid.size(), grid.shape(), mx[0], mx[1], mx[2]};
+  if (reported) {
+    RankSamples rs;
+    rs.iteration = iteration;
+    for (int r = 0; r < ranks; ++r) {
       const double* v = &all[5 * static_cast<std::size_t>(r)];
-      for (int k = 0; k < 3; ++k) mx[k] = std::max(mx[k], v[k]);
-      reported = reported || v[3] > 0;
+      speeds.add(r, v[3], v[4]);
+      rs.work.push_back(v[3]);
+      rs.compute.push_back(v[4]);
     }
-    IterationSample s{I.iteration, I.job.shape.size(), I.job.shape.shape(), mx[0], mx[1], mx[2]};
-    if (reported) {
-      RankSamples rs;
-      rs.iteration = I.iteration;
-      for (int r = 0; r < I.job.size(); ++r) {
-        const double* v = &all[5 * static_cast<std::size_t>(r)];
-        I.recorder.speeds.add(r, v[3], v[4]);
-        rs.work.push_back(v[3]);
-        rs.compute.push_back(v[4]);
-      }
-      rs.powers = I.recorder.speeds.powers(I.job.size());
-      I.recorder.metrics.add_rank_samples(std::move(rs));
-    }
-    I.recorder.metrics.add_iteration(s);
-    // The compute clock counts only with the kernel meter on; off, it says n/a (as the
-    // summary does), not 0.00 ms.
-    char compute[32] = "     n/a";
-    if (kernel_meter_enabled()) std::snprintf(compute, sizeof compute, "%8.2f ms", s.compute * 1e3);
-    char line[288];
-    std::snprintf(line, sizeof line,
-                  "[%s] iter %4d  grid %-5s (%2d procs)  wall %9.2f ms  dedicated-core: cpu %8.2f ms, "
-                  "compute %s%s%s",
-                  I.opt.app.c_str(), I.iteration, s.grid.c_str(), s.procs, s.wall * 1e3, s.dedicated * 1e3,
-                  compute, note.empty() ? "" : "  ", note.c_str());
-    I.progress(line);
+    rs.powers = speeds.powers(ranks);
+    metrics.add_rank_samples(std::move(rs));
   }
+  metrics.add_iteration(s);
+  return s;
+}
+
+void Session::end_iteration(const std::string& note) {
+  const SessionWorld& job = impl_->job;
+  detail::fault::pause_in_iteration(impl_->iteration + 1, job.root(), impl_->opt.app);  // a test hook (fault.hpp)
+  // One gather: the maxima of the three clocks and every rank's reported compute.
+  const std::array<double, 5> loc = impl_->meter.close();
+  std::vector<double> all(job.root() ? 5 * static_cast<std::size_t>(job.size()) : 0);
+  MPI_Gather(loc.data(), 5, MPI_DOUBLE, all.data(), 5, MPI_DOUBLE, 0, job.world);
+  ++impl_->iteration;
+  impl_->bg.progress();
+  if (impl_->bg.in_flight) {
+    double wall = loc[0];
+    MPI_Allreduce(MPI_IN_PLACE, &wall, 1, MPI_DOUBLE, MPI_MAX, job.world);
+    impl_->bg.iteration(wall, job.root());
+  }
+  if (!job.root()) return;
+  const IterationSample s = impl_->recorder.add_iteration(impl_->iteration, job.shape, all);
+  impl_->progress(iteration_line(impl_->opt.app, s, note));
 }
 
 Decision Session::Impl::ask_policy() {
@@ -425,24 +455,28 @@ Decision Session::Impl::ask_policy() {
 // Every process arrived at this remap point, or the job ends naming the ones that did not.
 void Session::Impl::arrive() {
   if (life.first_remap_iteration < 0) life.first_remap_iteration = iteration;
-  if (arrivals.timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
-  arrival_check(job.world, iteration, arrival_deadline(arrivals.timeout, arrivals.longest_gap));
+  arrivals.arrive(job.world, iteration);
+}
+
+// The arrival check at iteration `iteration` on `world` (collective; timeout 0: none).
+void detail::ArrivalCheck::arrive(MPI_Comm world, int iteration) {
+  if (timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
+  arrival_check(world, iteration, arrival_deadline(timeout, longest_gap));
   const double now = MPI_Wtime();
-  arrivals.longest_gap = std::max(arrivals.longest_gap, now - arrivals.last);
-  arrivals.last = now;
+  longest_gap = std::max(longest_gap, now - last);
+  last = now;
 }
 
 RemapResult Session::remap_point() {
-  auto& I = *impl_;
-  I.arrive();
+  impl_->arrive();
   // Background resizes: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;
-  if (I.bg.in_flight) completed = I.step_background(false);
+  if (impl_->bg.in_flight) completed = impl_->step_background(false);
   Decision d;
-  if (I.job.root()) d = I.ask_policy();
-  if (I.bg.in_flight) return I.decide_during_background(d);
-  const RemapResult r = I.act(d);
+  if (impl_->job.root()) d = impl_->ask_policy();
+  if (impl_->bg.in_flight) return impl_->decide_during_background(d);
+  const RemapResult r = impl_->act(d);
   return completed && r.action == Action::None ? *completed : r;
 }
 
@@ -451,7 +485,7 @@ RemapResult Session::resize_now(const Decision& d) {
 }
 
 // Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
-// pure choice, the same on every rank: target_grid.cpp), then carried out (expand,
+// pure choice, the same on every rank: policy/grid_choice.cpp), then carried out (expand,
 // shrink, regrid, or begun in the background), recorded by resize_record.cpp's recorded().
 Decision Session::Impl::broadcast_decision(const Decision& d) const {
   return detail::unpack_decision(detail::broadcast_bytes(job.root() ? detail::pack(d) : std::vector<char>{}, 0, job.world));
@@ -467,7 +501,7 @@ RemapResult Session::Impl::act(Decision d) {
   NodePlan node_plan;
   node_plan.hosts_before = detail::World::hosts();
 
-  // The target grid (a pure decision, the same on every rank: target_grid.cpp).
+  // The target grid (a pure decision, the same on every rank: policy/grid_choice.cpp).
   PlacementMatrix info;
   if (!registry.mats.empty()) {
     const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal

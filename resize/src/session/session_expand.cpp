@@ -4,6 +4,7 @@
 // receive the state and make the same switch (Session::join).
 #include "session/session_impl.hpp"
 
+#include "checkpoint/session_levels_shell.hpp"
 #include "common/fault.hpp"
 
 #include "malleable/redist/traffic.hpp"
@@ -13,6 +14,37 @@
 namespace resize {
 
 using namespace detail;
+
+namespace {
+// The checkpoint cadences (global and levels) into the hand-over, so the newcomers
+// checkpoint as the others do.
+void pack_cadences(const SessionCheckpoints& ckpts, ExpansionState& st) {
+  if (ckpts.checkpointing) {
+    const auto& c = ckpts.checkpointing->cadence;
+    st.global = {true, c.dir, c.every, {}, c.mtbf_seconds, 0, c.keep};
+  }
+  if (ckpts.levels) {
+    const auto& c = ckpts.levels->cadence;
+    st.levels = {true, ckpts.levels->dir, c.local_every, c.partner_every, c.local_mtbf, c.partner_mtbf, c.keep};
+  }
+}
+
+// A newcomer's cadences from the hand-over (no collective, no directory made: the job's
+// processes did that); its clocks start now.
+void adopt_cadences(SessionCheckpoints& ckpts, const ExpansionState& st) {
+  if (st.global.set) ckpts.adopt_global({st.global.dir, st.global.every, st.global.mtbf, st.global.keep});
+  if (st.levels.set) {
+    const auto& c = st.levels;
+    auto l = std::make_shared<LevelState>();
+    l->cadence = LevelCadence{c.dir, c.every, c.every2, c.mtbf, c.mtbf2, c.keep};
+    l->dir = c.dir;
+    l->local_every = checkpoint::parse_every(c.every, c.mtbf);
+    l->partner_every = checkpoint::parse_every(c.every2, c.mtbf2);
+    l->local_last = l->partner_last = MPI_Wtime();
+    ckpts.levels = std::move(l);
+  }
+}
+}  // namespace
 
 std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to, bool background) {
   ExpansionState st;
@@ -33,7 +65,7 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.background_mode = bg.mode;
   st.background_min_iterations = bg.min_iterations;
   st.background = background;
-  pack_cadences(st);  // the newcomers checkpoint as the others do
+  pack_cadences(ckpts, st);  // the newcomers checkpoint as the others do
   return detail::pack(st);
 }
 
@@ -96,33 +128,16 @@ std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, Re
 }
 
 
-// The newcomers' side of expand(): the same hand-over (World::share_state) and the same
-// switch (switch_grid), in the same order.
-int Session::join() {
-  auto& I = *impl_;
-  I.job.world = detail::World::comm();
-  I.watchdog.arm("joining an expansion");
-  I.watchdog.phase("state hand-over");
-  std::vector<char> bytes;
-  std::string err;
-  if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
-  // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
-  // hung node: the others' watchdogs must end the job), after the state hand-over and
-  // before the redistribution.
-  const bool last = I.job.rank() == I.job.size() - 1;
-  fault::inject(fault::Point::KillNewcomer, last, I.job.rank(), "after the state hand-over");
-  fault::inject(fault::Point::StallNewcomer, last, I.job.rank(), "after the state hand-over");
-  const ExpansionState st = unpack_expansion(bytes);
-  I.iteration = st.iteration;
-  I.opt.mover = st.mover;
-  I.opt.move_budget_bytes = st.move_budget;
-  const Grid& from = st.from;
-  const Grid& to = st.to;
-  if (st.mats.size() != I.registry.mats.size())
+namespace {
+// A newcomer's registered matrices as the job holds them (`st`, the hand-over): shapes
+// and block sizes, the constant marks; no data yet (the descriptors say: off the old
+// grid). The job's matrices must match this process's registrations one to one.
+void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
+  if (st.mats.size() != reg.mats.size())
     throw Error("session join: the job has " + std::to_string(st.mats.size()) + " matrices, this process registered " +
-                std::to_string(I.registry.mats.size()));
-  for (std::size_t k = 0; k < I.registry.mats.size(); ++k) {
-    auto& m = I.registry.mats[k];
+                std::to_string(reg.mats.size()));
+  for (std::size_t k = 0; k < reg.mats.size(); ++k) {
+    auto& m = reg.mats[k];
     const auto& j = st.mats[k];
     m.mat.m = j.desc.m;
     m.mat.n = j.desc.n;
@@ -139,32 +154,59 @@ int Session::join() {
     const int off[9] = {1, -1, m.mat.m, m.mat.n, m.mat.mb, m.mat.nb, 0, 0, 1};
     std::copy(off, off + 9, m.desc);
   }
-  I.recorder.powers = st.powers_before;
-  I.adopt_cadences(st);  // checkpoint_if_due and level_checkpoint_if_due as the others
-  if (I.registry.unpack) I.registry.unpack(st.app);
+}
+}  // namespace
+
+// The newcomers' side of expand(): the same hand-over (World::share_state) and the same
+// switch (switch_grid), in the same order.
+int Session::join() {
+  SessionWorld& job = impl_->job;
+  Watchdog& watchdog = impl_->watchdog;
+  job.world = detail::World::comm();
+  watchdog.arm("joining an expansion");
+  watchdog.phase("state hand-over");
+  std::vector<char> bytes;
+  std::string err;
+  if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
+  // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
+  // hung node: the others' watchdogs must end the job), after the state hand-over and
+  // before the redistribution.
+  const bool last = job.rank() == job.size() - 1;
+  fault::inject(fault::Point::KillNewcomer, last, job.rank(), "after the state hand-over");
+  fault::inject(fault::Point::StallNewcomer, last, job.rank(), "after the state hand-over");
+  const ExpansionState st = unpack_expansion(bytes);
+  impl_->iteration = st.iteration;
+  impl_->opt.mover = st.mover;
+  impl_->opt.move_budget_bytes = st.move_budget;
+  MatrixRegistry& reg = impl_->registry;
+  adopt_matrices(reg, st);
+  ResizeRecorder& recorder = impl_->recorder;
+  recorder.powers = st.powers_before;
+  adopt_cadences(impl_->ckpts, st);  // checkpoint_if_due and level_checkpoint_if_due as the others
+  if (reg.unpack) reg.unpack(st.app);
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
-  for (auto& m : I.registry.mats)
-    if (m.mat.sizes) m.mat.layout = I.layout_of(m, from);
-  I.recorder.powers = st.powers;
+  for (auto& m : reg.mats)
+    if (m.mat.sizes) m.mat.layout = impl_->layout_of(m, st.from);
+  recorder.powers = st.powers;
   // Background resizes: the job's background settings.
-  I.bg.mode = st.background_mode;
-  I.bg.min_iterations = st.background_min_iterations;
-  const bool background = st.background;
+  impl_->bg.mode = st.background_mode;
+  impl_->bg.min_iterations = st.background_min_iterations;
   // The same collective as the old processes make after the hand-over (Impl::expand).
-  I.job.rank_hosts = detail::World::hosts();
-  I.job.node_of_rank = redist::node_ids(I.job.rank_hosts);
-  if (background) I.iteration = I.join_background(from, to);
+  job.rank_hosts = detail::World::hosts();
+  job.node_of_rank = redist::node_ids(job.rank_hosts);
+  if (st.background)
+    impl_->iteration = impl_->bg.join(st.from, st.to, job, reg, watchdog, impl_->iteration);
   // The same switch as the old processes make after the hand-over.
-  I.switch_grid(from, to, nullptr);
-  I.life.started = true;
+  impl_->switch_grid(st.from, st.to, nullptr);
+  impl_->life.started = true;
   detail::World::clear_new();
-  I.watchdog.disarm();
+  watchdog.disarm();
   // A background expansion completes inside a remap point of the old processes, which
   // then go on to ask the policy: take part in the rest of that remap point;
   // complete_resize (after the loop) asks nothing.
-  if (background && I.bg.joined_in_remap_point) I.act(Decision{});
-  return I.iteration;
+  if (st.background && impl_->bg.joined_in_remap_point) impl_->act(Decision{});
+  return impl_->iteration;
 }
 
 }  // namespace resize

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal to the session's MPI shell: the state one Session keeps (Session::Impl) and the
 // registered matrices (their buffers are storage.hpp's, the resize watchdog watchdog.hpp's,
-// the state handed to newcomers handover.hpp's, the target grid target_grid.hpp's). The session's phases live in session_*.cpp beside it.
+// the state handed to newcomers handover.hpp's, the target grid policy/grid_choice.hpp's). The session's phases live in session_*.cpp beside it.
 #pragma once
 
 #include <mpi.h>
@@ -37,7 +37,7 @@
 #include "session/handover.hpp"
 #include "session/matrix_desc.hpp"
 #include "session/storage.hpp"
-#include "session/target_grid.hpp"
+#include "policy/grid_choice.hpp"
 #include "session/session_parts.hpp"
 #include "session/watchdog.hpp"
 #include "move/mover.hpp"
@@ -137,6 +137,15 @@ struct MatrixRegistry {
   std::vector<Registered> mats;
   std::function<std::vector<char>()> pack;
   std::function<void(const std::vector<char>&)> unpack;
+  // The matrix `name` is constant between remap points (Session::mark_constant).
+  void mark_constant(const std::string& name) {
+    for (auto& r : mats)
+      if (r.mat.name == name) {
+        r.constant = true;
+        return;
+      }
+    throw Error("mark_constant: no registered matrix is named '" + name + "'");
+  }
 };
 }  // namespace detail
 
@@ -164,7 +173,7 @@ struct Session::Impl {
   void release_levels();  // the levels' node communicators (session_levels.cpp)
 
   // What act() planned for a resize besides the target grid.
-  using NodePlan = detail::NodePlan;  // target_grid.hpp
+  using NodePlan = detail::NodePlan;  // policy/grid_choice.hpp
 
   void desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const;
 
@@ -197,6 +206,8 @@ struct Session::Impl {
   // Local rows and columns of this process in a layout (0 x 0 off the grid).
   std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
   void size_blocks(Registered& r, const Grid& g);
+  // Every registered matrix's first layout and buffer on `g`, the session's grid (start).
+  void lay_out(const Grid& g);
   void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                    detail::MoveAccounting& acct);
 
@@ -221,12 +232,6 @@ struct Session::Impl {
   // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
   // the expansion is one begun in the background.
   std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false);
-  // The checkpoint cadences into the hand-over, and a newcomer's from it (no collective,
-  // no directory made: the job's processes did that; session_levels.cpp).
-  void pack_cadences(detail::ExpansionState& st) const;
-  void adopt_cadences(const detail::ExpansionState& st);
-  // set_checkpointing's cadence, without its checks (checked where it was first set).
-  void adopt_checkpointing(const CheckpointCadence& c);
 
   void progress(const std::string& line) {
     if (opt.progress && job.root()) {
@@ -289,6 +294,21 @@ struct Session::Impl {
     // point (not complete_resize), so the newcomer takes part in the rest of that point.
     bool joined_in_remap_point = false;
     double complete_start = 0, complete_waited = 0;
+    // begin_iteration/end_iteration without a helper thread: the resize's messages progress.
+    void progress();
+    // An iteration ran while the resize is under way (`wall`: its slowest rank's time;
+    // counted on world rank 0, `root`).
+    void iteration(double wall, bool root);
+    // Fills a completing record's background fields (world rank 0, `root`).
+    void amend(ResizeRecord& rec, bool root) const;
+    // The background fields of `rec` from `b`'s clock: its completing (or cancelling)
+    // point began at `start` and waited `waited` (world rank 0).
+    void fill(const BackgroundResize& b, ResizeRecord& rec, double start, double waited) const;
+    // A newcomer spawned by a background expansion from `from` to `to`: receive the
+    // constant matrices of `registry`, wait for the completing point; returns the
+    // iteration the job completed it after (a cancelled expansion: this process leaves).
+    int join(const Grid& from, const Grid& to, const detail::SessionWorld& job, detail::MatrixRegistry& registry,
+             detail::Watchdog& watchdog, int iteration);
   };
   BackgroundPart bg;
   // Why the decision is carried out blocking, or nothing: begin it in the background.
@@ -301,20 +321,9 @@ struct Session::Impl {
   // an expansion is pending cancels the expansion and is then carried out (or is already
   // met); any other request is refused (docs/reference/apps.md, "Background resizes").
   RemapResult decide_during_background(const Decision& d);
-  void progress_background();          // begin_iteration/end_iteration without a helper thread
-  void background_iteration(double wall);  // world rank 0: an iteration ran meanwhile
-  // A newcomer spawned by a background expansion: receive the constant matrices, wait
-  // for the completing point; returns the iteration the job completed it after.
-  int join_background(const Grid& from, const Grid& to);
-  // Fills a completing record's background fields (world rank 0).
-  void amend_background(ResizeRecord& rec);
-  // The background fields of `rec` from `b`'s clock: its completing (or cancelling) point
-  // began at `start` and waited `waited` (world rank 0).
-  void fill_background(const BackgroundResize& b, ResizeRecord& rec, double start, double waited);
   // The spawn, hand-over and hosts of a background expansion (helper thread or begin
   // point); "" or the spawn's error.
   std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
-  RemapResult fail_background_expansion(BackgroundResize& b, const std::string& err, double t_start);
   // The completing point of a background expansion, once every message arrived: the
   // variable matrices move (blocking) and the grids switch to the grown world's.
   RemapResult switch_background_expansion(BackgroundResize& b);

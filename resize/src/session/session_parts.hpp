@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,7 @@ struct ResizeRecorder {
   std::optional<redist::CostParams> cost_model;
   std::vector<double> powers, powers_before;  // now, and before the resize under way
   Predictions predicted;
+  IterationSample add_iteration(int iteration, const Grid& grid, const std::vector<double>& all);
 };
 
 // Checkpoint cadence (Session::set_checkpointing, session_checkpoint.cpp) and the
@@ -84,12 +86,22 @@ struct SessionCheckpoints {
   std::vector<CheckpointRecord> checkpoints;
   std::shared_ptr<LevelState> levels;
   std::vector<LevelRecord> level_records;
+  // set_checkpointing's cadence, without its checks (checked where it was first set: a
+  // newcomer's from the hand-over); the clock starts now.
+  void adopt_global(const CheckpointCadence& c) {
+    Checkpointing k;
+    k.cadence = c;
+    k.every = checkpoint::parse_every(c.every, c.mtbf_seconds);
+    k.last = MPI_Wtime();
+    checkpointing = std::move(k);
+  }
 };
 
 // One iteration's clocks (begin_iteration) and the compute the application reported in it.
 struct IterationMeter {
   double t_wall0 = 0, t_cpu0 = 0, t_kernel0 = 0;
   double work_acc = 0, compute_acc = 0;
+  std::array<double, 5> close();
 };
 
 // The arrival check at every remap point (arrival.hpp): its floor (SessionOptions::
@@ -97,6 +109,7 @@ struct IterationMeter {
 // between two of them.
 struct ArrivalCheck {
   double timeout = 600.0, last = 0, longest_gap = 0;
+  void arrive(MPI_Comm world, int iteration);
 };
 
 // Where the session is in its life: made, started (start, restart or join), and what it

@@ -47,27 +47,34 @@ void agree_on_start(const Grid& g, const std::vector<Registered>& mats, MPI_Comm
 }  // namespace
 
 int Session::start(const Grid& g) {
-  auto& I = *impl_;
-  agree_on_start(g, I.registry.mats, I.job.world);
+  const SessionWorld& job = impl_->job;
+  agree_on_start(g, impl_->registry.mats, job.world);
   if (g.nprow < 1 || g.npcol < 1) throw Error("session: grid " + g.shape() + " must be at least 1x1");
-  if (g.size() > I.job.size())
-    throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) +
-                " processes, the world has " + std::to_string(I.job.size()));
-  I.settle_grid(g);
-  I.life.started = true;
-  for (auto& r : I.registry.mats) {
+  if (g.size() > job.size())
+    throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) + " processes, the world has " +
+                std::to_string(job.size()));
+  impl_->settle_grid(g);
+  impl_->life.started = true;
+  impl_->lay_out(g);
+  impl_->job.rank_hosts = detail::World::hosts();
+  const SessionOptions& opt = impl_->opt;
+  impl_->progress("[" + opt.app + "] start on " + g.shape() + " (" + std::to_string(job.size()) +
+                  " processes; world: " + detail::World::backend() + "; policy " + opt.policy->name() +
+                  "; redistribution " + mover_name() + ")");
+  return 0;
+}
+
+// Every registered matrix's first layout on `g`, the session's grid: a block-sizes
+// matrix's layout, a uniform one's descriptor, and the buffer for it.
+void Session::Impl::lay_out(const Grid& g) {
+  for (auto& r : registry.mats) {
     if (r.mat.sizes) {
-      I.size_blocks(r, g);
+      size_blocks(r, g);
       continue;
     }
-    I.desc_for(r, I.job.grid, r.desc);
+    desc_for(r, job.grid, r.desc);
     r.reset(local_size(r.desc));
   }
-  I.job.rank_hosts = detail::World::hosts();
-  I.progress("[" + I.opt.app + "] start on " + g.shape() + " (" + std::to_string(I.job.size()) +
-             " processes; world: " + detail::World::backend() + "; policy " + I.opt.policy->name() +
-             "; redistribution " + mover_name() + ")");
-  return 0;
 }
 
 }  // namespace resize
