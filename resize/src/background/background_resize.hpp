@@ -123,6 +123,12 @@ struct Session::Impl::BackgroundResize {
   }
   // Sleeps (0.5 -> 20 ms, sleep_wait.hpp) until this rank's requests are done; the seconds.
   double sleep_until_done();
+  // The spawn (`cmd`), the state hand-over and the hosts, on the thread that calls it
+  // (the helper thread under MPI_THREAD_MULTIPLE, else the main thread at the begin
+  // point, which alone sets `watchdog`'s phases). Returns the spawn's error ("" if it
+  // worked: the world is new_world); throws once the world changed. Touches nothing the
+  // main thread uses while it computes.
+  std::string spawn(std::vector<char> state, int nnew, const detail::LaunchCommand& cmd, detail::Watchdog& watchdog);
   // Starts one exchange of every constant matrix from the old grid's buffer into a staged
   // buffer on the target grid (redist::Exchange, Agreement::Local on `comm`: no collective,
   // so a helper thread may start it, and newcomers may start theirs before the old

@@ -34,25 +34,24 @@ detail::BackgroundNotice::Cause notice_cause(CancelCause c) {
 
 using namespace detail;
 
-// The spawn of a background expansion, the state hand-over and the hosts, on the thread
-// that calls it (the helper thread under MPI_THREAD_MULTIPLE, else the main thread at the
-// begin point). Returns the spawn's error ("" if it worked: the world is b.new_world);
-// throws once the world changed. Touches no member the main thread uses while it computes.
-std::string Session::Impl::background_spawn(BackgroundResize& b, std::vector<char> state, int nnew) {
+// The spawn of a background expansion, the state hand-over and the hosts
+// (background_resize.hpp).
+std::string Session::Impl::BackgroundResize::spawn(std::vector<char> state, int nnew, const LaunchCommand& cmd,
+                                                   Watchdog& watchdog) {
   // The watchdog's phases belong to the main thread: not set from the helper thread.
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   const bool main_thread = !(provided == MPI_THREAD_MULTIPLE);
-  std::string err = spawn(b.d, b.node_plan, nnew, b.rec.t_spawn, main_thread);
+  std::string err = spawn_processes(d, node_plan, nnew, cmd, main_thread ? &watchdog : nullptr, rec.t_spawn);
   if (!err.empty()) return err;
-  b.new_world = detail::World::comm();
+  new_world = detail::World::comm();
   int n = 0;
-  MPI_Comm_size(b.new_world, &n);
-  if (n < b.target.size())
-    throw Error("expansion: the world has " + std::to_string(n) + " processes after spawning, " + b.target.shape() +
-                " needs " + std::to_string(b.target.size()));
+  MPI_Comm_size(new_world, &n);
+  if (n < target.size())
+    throw Error("expansion: the world has " + std::to_string(n) + " processes after spawning, " + target.shape() +
+                " needs " + std::to_string(target.size()));
   if (detail::World::share_state(state, err) != 0) throw Error("expansion: " + err);
-  b.rec.rank_hosts = RankHosts::of(detail::World::hosts());
+  rec.rank_hosts = RankHosts::of(detail::World::hosts());
   return {};
 }
 
@@ -115,7 +114,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
       detail::World::background_thread(true);
       std::string err;
       try {
-        err = background_spawn(*raw, state, nnew);
+        err = raw->spawn(state, nnew, launch, watchdog);
         if (err.empty()) post();
       } catch (...) {
         detail::World::background_thread(false);
@@ -127,7 +126,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   } else if (expanding) {
     // No MPI_THREAD_MULTIPLE: the spawn blocks at the begin point (documented).
     watchdog.phase("spawn of " + std::to_string(nnew) + " processes and the state hand-over");
-    const std::string err = background_spawn(*b, state, nnew);
+    const std::string err = b->spawn(state, nnew, launch, watchdog);
     if (!err.empty()) {
       watchdog.disarm();
       return fail_expansion(b->d, b->from, b->target, b->rec, err, t_start);

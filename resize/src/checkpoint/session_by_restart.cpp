@@ -149,7 +149,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   if (!from_background && m == Mechanism::Spawn && !d.new_allocation) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
-    const bool blocking = bg.mode == Background::Off || impl_->background_blocked(d);
+    const bool blocking = bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());
     const auto secure_now = [&](double* t) { return secure(d, t); };
     if (d.action == Action::Expand && blocking) fallback.emplace(fallback_inputs(d), secure_now);
     if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);

@@ -106,13 +106,14 @@ double detail::write_session_checkpoint(const std::string& path, const Checkpoin
 }
 
 double Session::checkpoint(const std::string& path) {
-  Impl& im = *impl_;
-  if (!im.life.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
-  const double slowest = write_session_checkpoint(path, {im.opt.app, im.exe, im.iteration}, im.job, im.registry,
-                                                  im.recorder.history);
+  if (!impl_->life.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
+  const std::string& app = impl_->opt.app;
+  const int iteration = impl_->iteration;
+  const double slowest = write_session_checkpoint(path, {app, impl_->launch.exe, iteration}, impl_->job, impl_->registry,
+                                                  impl_->recorder.history);
   char line[64];
   std::snprintf(line, sizeof line, " (%.1f ms)", slowest * 1e3);
-  im.progress("[" + im.opt.app + "] checkpoint after iteration " + std::to_string(im.iteration) + ": " + path + line);
+  impl_->progress("[" + app + "] checkpoint after iteration " + std::to_string(iteration) + ": " + path + line);
   return slowest;
 }
 
@@ -178,22 +179,25 @@ std::string detail::checkpoint_mismatch(const std::string& file, const checkpoin
 }
 
 int Session::restart(const std::string& file, const Grid& g) {
-  Impl& im = *impl_;
-  MPI_Barrier(im.job.world);
+  // The parts it uses: the world and the registered matrices.
+  const SessionWorld& job = impl_->job;
+  MatrixRegistry& registry = impl_->registry;
+  const std::string& app = impl_->opt.app;
+  MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
-  CheckpointReader reader(im.job.world, file);
-  if (const std::string why = checkpoint_mismatch(file, reader.header(), im.opt.app, im.registry); !why.empty())
+  CheckpointReader reader(job.world, file);
+  if (const std::string why = checkpoint_mismatch(file, reader.header(), app, registry); !why.empty())
     throw Error(why);
   start(g);
-  read_session_checkpoint(reader, im.job, im.registry);
-  im.iteration = reader.header().iteration;
+  read_session_checkpoint(reader, job, registry);
+  impl_->iteration = reader.header().iteration;
   double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, im.job.world);
+  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, job.world);
   char ms[48];
   std::snprintf(ms, sizeof ms, "; %.1f ms", slowest * 1e3);
-  im.progress("[" + im.opt.app + "] restart from " + file + " at iteration " + std::to_string(im.iteration) +
-              " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
-  return im.iteration;
+  impl_->progress("[" + app + "] restart from " + file + " at iteration " + std::to_string(impl_->iteration) +
+                  " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
+  return impl_->iteration;
 }
 
 void Session::set_checkpointing(const CheckpointCadence& c) {

@@ -469,12 +469,14 @@ Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry
 double Session::checkpoint_levels(bool partner) {
   if (!impl_->life.started) throw Error("checkpoint_levels: the session has not started");
   if (!impl_->ckpts.levels) set_level_checkpointing({});
-  Impl& im = *impl_;
-  auto& st = *im.ckpts.levels;
-  const Tally t = write_levels(st, im.job, im.registry, im.opt.app, im.iteration, partner);
-  if (im.job.root()) im.ckpts.level_records.push_back({im.iteration, partner, t.slowest, t.most, t.total});
-  im.progress("[" + im.opt.app + "] checkpoint level " + (partner ? "local+partner" : "local") + " after iteration " +
-              std::to_string(im.iteration) + " in " + st.dir + t.line());
+  SessionCheckpoints& ckpts = impl_->ckpts;
+  const std::string& app = impl_->opt.app;
+  const int iteration = impl_->iteration;
+  auto& st = *ckpts.levels;
+  const Tally t = write_levels(st, impl_->job, impl_->registry, app, iteration, partner);
+  if (impl_->job.root()) ckpts.level_records.push_back({iteration, partner, t.slowest, t.most, t.total});
+  impl_->progress("[" + app + "] checkpoint level " + (partner ? "local+partner" : "local") + " after iteration " +
+                  std::to_string(iteration) + " in " + st.dir + t.line());
   return t.slowest;
 }
 

@@ -69,7 +69,7 @@ RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const st
 }  // namespace detail
 
 RunInfo Session::run_info() const {
-  return detail::describe_run(impl_->opt, impl_->exe, impl_->args, impl_->registry, impl_->ckpts, impl_->report, mover_name());
+  return detail::describe_run(impl_->opt, impl_->launch.exe, impl_->launch.args, impl_->registry, impl_->ckpts, impl_->report, mover_name());
 }
 
 std::string Session::summary() const {

@@ -17,7 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <tuple>
 
 #include "common/broadcast.hpp"
 #include "common/fault.hpp"
@@ -89,7 +88,7 @@ double arrival_timeout(const SessionOptions& opt) {
 
 // The program and the arguments spawned copies run: the options' when given, else this
 // process's own (from argv, or from /proc for callers without argv, e.g. Fortran).
-std::pair<std::string, std::vector<std::string>> launch_command(const SessionOptions& opt, int argc, char** argv) {
+LaunchCommand launch_command(const SessionOptions& opt, int argc, char** argv) {
   std::string exe = opt.spawn_command;
   if (exe.empty()) {
     char buf[4096];
@@ -162,7 +161,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   impl_->arrivals = ArrivalCheck{arrival_timeout(opt), MPI_Wtime(), 0};
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
-  std::tie(impl_->exe, impl_->args) = launch_command(opt, argc, argv);
+  impl_->launch = launch_command(opt, argc, argv);
   impl_->job.world = detail::World::comm();
   impl_->life.newcomer = detail::World::is_new();
   impl_->life.rank0 = impl_->job.root();
@@ -173,7 +172,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   };
   MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &impl_->life.self_key, nullptr);
   MPI_Comm_set_attr(MPI_COMM_SELF, impl_->life.self_key, impl_.get());
-  if (impl_->job.root()) load_learned(impl_->recorder, opt, impl_->exe);
+  if (impl_->job.root()) load_learned(impl_->recorder, opt, impl_->launch.exe);
 }
 
 void Session::Impl::release_mpi() {
@@ -438,7 +437,7 @@ Decision Session::Impl::ask_policy() {
     in.history = &recorder.history;
     in.cost_model = recorder.cost_model ? &*recorder.cost_model : nullptr;
     in.powers = &recorder.powers;
-    in.remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
+    in.remaining = remaining();
     Decision d = opt.policy->decide(in);
     if (d.new_allocation && (d.action != Action::Expand || !ckpts.checkpointing)) {
       // Only a resize by restart can move the job into a new allocation.
@@ -516,7 +515,7 @@ RemapResult Session::Impl::act(Decision d) {
     why = e.what();
   }
   if (!why.empty()) return refuse(d, why);
-  if (!background_blocked(d)) return begin_background(d, target, node_plan, t_start);
+  if (!bg.blocked(d, registry, remaining())) return begin_background(d, target, node_plan, t_start);
   return recorded(d, target, t_start, [&](ResizeRecord& rec) {
     if (d.action == Action::Regrid) return regrid(d, target, rec, t_start);
     return d.action == Action::Expand ? expand(d, target, node_plan, rec, t_start) : shrink(d, target, node_plan, rec, t_start);
@@ -525,17 +524,21 @@ RemapResult Session::Impl::act(Decision d) {
 
 // Why a decision is carried out blocking (background off, nothing constant to move, too few
 // iterations left, ...: background_plan.hpp's blocking_reason), or nothing: begin it in
-// the background.
-std::optional<std::string> Session::Impl::background_blocked(const Decision& d) const {
-  if (bg.mode == Background::Off) return std::string("background off");
+// the background. `remaining`: iterations left (-1: not known).
+std::optional<std::string> Session::Impl::BackgroundPart::blocked(const Decision& d, const MatrixRegistry& registry,
+                                                                  int remaining) const {
+  if (mode == Background::Off) return std::string("background off");
   bool any = false;
   for (const auto& r : registry.mats) any = any || (r.constant && !r.mat.sizes);
-  const int remaining = opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;
-  return blocking_reason(d.action == Action::Expand || d.action == Action::Shrink, any, remaining,
-                         bg.min_iterations, !d.powers.empty(), spawn_hidden);
+  return blocking_reason(d.action == Action::Expand || d.action == Action::Shrink, any, remaining, min_iterations,
+                         !d.powers.empty(), spawn_hidden);
+}
+
+int Session::Impl::remaining() const {
+  return opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
 }
 
 MPI_Comm Session::world() const { return impl_->job.world; }

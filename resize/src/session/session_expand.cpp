@@ -75,7 +75,7 @@ Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& targ
   WatchdogGuard armed(watchdog);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - job.size());
-  const std::string err = spawn(d, node_plan, nnew, rec.t_spawn, true);
+  const std::string err = spawn_processes(d, node_plan, nnew, launch, &watchdog, rec.t_spawn);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
   job.world = detail::World::comm();
   if (job.size() < target.size())
@@ -93,20 +93,22 @@ Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& targ
   return {{Action::Expand, true, {}}, finish_expansion(from, target, rec, t_start), false};
 }
 
-std::string Session::Impl::spawn(const Decision& d, const NodePlan& node_plan, int nnew, double& seconds, bool main_thread) {
+std::string detail::spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
+                                    Watchdog* watchdog, double& seconds) {
   const double t0 = MPI_Wtime();
   int rc = 0;
   std::string err;
   if (!d.schema.empty()) {
-    if (main_thread) watchdog.phase("spawn (schema " + d.schema + ")");
+    if (watchdog) watchdog->phase("spawn (schema " + d.schema + ")");
     rc = detail::World::expand_schema(d.schema, err);
   } else if (!node_plan.spawn.empty()) {
-    if (main_thread)
-      watchdog.phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(node_plan.spawn.size()) + " host(s)");
-    rc = detail::World::expand_hosts(node_plan.spawn, exe, args, err);
+    if (watchdog)
+      watchdog->phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(node_plan.spawn.size()) +
+                      " host(s)");
+    rc = detail::World::expand_hosts(node_plan.spawn, cmd.exe, cmd.args, err);
   } else if (nnew > 0) {
-    if (main_thread) watchdog.phase("spawn of " + std::to_string(nnew) + " processes");
-    rc = detail::World::expand(nnew, exe, args, err);
+    if (watchdog) watchdog->phase("spawn of " + std::to_string(nnew) + " processes");
+    rc = detail::World::expand(nnew, cmd.exe, cmd.args, err);
   }
   seconds = MPI_Wtime() - t0;
   detail::spawn_returned();  // its deadline (expansion_fallback_shell.hpp) no longer applies

@@ -163,8 +163,7 @@ struct Session::Impl {
   detail::IterationMeter meter;
   detail::ArrivalCheck arrivals;
   SessionOptions opt;
-  std::string exe;
-  std::vector<std::string> args;
+  detail::LaunchCommand launch;  // what a spawn runs
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
   void arrive();
@@ -272,11 +271,6 @@ struct Session::Impl {
   // The switch onto the grown grid (BLACS grids, every matrix moved, the record's times);
   // returns the progress line.
   std::string finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start);
-  // The spawn of an expansion, shared by the blocking and the background paths: by the
-  // decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
-  // Returns "" or the spawn's error (the world unchanged). `main_thread`: the watchdog's
-  // phases may be set (not from the background's helper thread).
-  std::string spawn(const Decision& d, const NodePlan& node_plan, int nnew, double& seconds, bool main_thread);
   // A spawn that failed, blocking or in the background: recorded, the policy told, the
   // job continues on `from` with its data.
   RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
@@ -304,6 +298,9 @@ struct Session::Impl {
     // The background fields of `rec` from `b`'s clock: its completing (or cancelling)
     // point began at `start` and waited `waited` (world rank 0).
     void fill(const BackgroundResize& b, ResizeRecord& rec, double start, double waited) const;
+    // Why decision `d` is carried out blocking (`remaining`: iterations left, -1 not
+    // known), or nothing: begin it in the background.
+    std::optional<std::string> blocked(const Decision& d, const detail::MatrixRegistry& registry, int remaining) const;
     // A newcomer spawned by a background expansion from `from` to `to`: receive the
     // constant matrices of `registry`, wait for the completing point; returns the
     // iteration the job completed it after (a cancelled expansion: this process leaves).
@@ -311,8 +308,8 @@ struct Session::Impl {
              detail::Watchdog& watchdog, int iteration);
   };
   BackgroundPart bg;
-  // Why the decision is carried out blocking, or nothing: begin it in the background.
-  std::optional<std::string> background_blocked(const Decision& d) const;
+  // Iterations left in the job (-1: not known).
+  int remaining() const;
   RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start);
   // At a remap point (or complete_resize: last_chance) while a resize is under way:
   // completes it when due; returns its result then, nothing when it goes on.
@@ -321,9 +318,6 @@ struct Session::Impl {
   // an expansion is pending cancels the expansion and is then carried out (or is already
   // met); any other request is refused (docs/reference/apps.md, "Background resizes").
   RemapResult decide_during_background(const Decision& d);
-  // The spawn, hand-over and hosts of a background expansion (helper thread or begin
-  // point); "" or the spawn's error.
-  std::string background_spawn(BackgroundResize& b, std::vector<char> state, int nnew);
   // The completing point of a background expansion, once every message arrived: the
   // variable matrices move (blocking) and the grids switch to the grown world's.
   RemapResult switch_background_expansion(BackgroundResize& b);
@@ -337,6 +331,15 @@ struct Session::Impl {
   RemapResult cancel_background(const std::string& why, CancelCause cause);
   static void finalize_hook(void* self);
 };
+
+namespace detail {
+// The spawn of an expansion, shared by the blocking and the background paths: `cmd` by
+// the decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
+// Returns "" or the spawn's error (the world unchanged). `watchdog`: its phases are set
+// (null from the background's helper thread, whose phases belong to the main thread).
+std::string spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
+                            Watchdog* watchdog, double& seconds);
+}  // namespace detail
 
 // "; predicted: spawn 812.0 ms (history), ..." for a resize record's predicted parts.
 std::string predicted_note(const ResizeRecord& r);

@@ -52,6 +52,12 @@ struct SessionWorld {
   bool root() const { return rank() == 0; }
 };
 
+// The command spawned copies of this process run: the program and its arguments.
+struct LaunchCommand {
+  std::string exe;
+  std::vector<std::string> args;
+};
+
 // World rank 0's predictions for the resize being made (copied into its record).
 struct Predictions {
   double spawn = -1, other = -1, iteration_after = -1, iteration_before = -1;
