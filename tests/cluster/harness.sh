@@ -14,6 +14,11 @@ cluster_begin() {  # <nodes> [cluster.sh up options]
     exit 77
   fi
   exec 9>"$LOCK"
+  # The wait counts against the test's ctest timeout: say so, so that a timeout while another
+  # run holds the cluster reads as that and not as the test's own failure.
+  if ! flock -n 9; then
+    echo "cluster test: waiting for the cluster lock $LOCK (another run holds it)"
+  fi
   flock -w 900 9 || { echo "cluster test: the cluster lock $LOCK is held by another run for 15 min" >&2; exit 1; }
   trap cluster_end EXIT
   "$CLUSTER" down >/dev/null  # a cluster left by a killed run
