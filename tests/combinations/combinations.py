@@ -241,6 +241,9 @@ SEEDS = [
     _case(prog="user_c", mech="spawn", dir="both", type="z"),             # 3, in C
     _case(prog="pdgemv", mech="spawn", dir="expand", ckpt="global", fault="kill",
           launcher="malleable-run"),                                      # recovery from a checkpoint after a spawn
+    _case(prog="pdgemv", mech="spawn", dir="both", bg="wait",
+          ckpt="global+partner", mover="pdgemr2d"),                       # a background shrink begun where a
+                                                                          # background expansion completed hung
 ]
 
 
