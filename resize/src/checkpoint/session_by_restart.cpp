@@ -59,10 +59,9 @@ namespace {
 // what it did, and false is returned), or, for an expansion whose spawn passed its
 // deadline (`expired`) or failed, true: a resize by restart from the state now follows
 // (expansion_fallback_shell.hpp).
-// `same`: the resize under way is still the one this point began with (the one a deadline
-// may be armed for); `in_flight`: any resize is under way.
-bool background_step(Session& s, const std::string& app, const Decision& d, const std::function<bool()>& in_flight,
-                     const std::function<bool()>& same, bool& expired, ResizeStep& step) {
+// `in_flight`: the resize under way (null: none).
+bool background_step(Session& s, const std::string& app, const Decision& d,
+                     const std::function<std::shared_ptr<void>()>& in_flight, bool& expired, ResizeStep& step) {
   const bool root = s.world_rank() == 0;
   expired = detail::background_fallback_expired(s.world());
   if (expired) {
@@ -73,16 +72,17 @@ bool background_step(Session& s, const std::string& app, const Decision& d, cons
     std::fflush(stdout);
     return true;
   }
+  const std::weak_ptr<void> began_with = in_flight();  // the one a deadline may be armed for (weak: never kept alive)
   detail::background_fallback_waiting(true);  // a wait for the spawn here is a blocking one
   const RemapResult r = s.remap_point();
   detail::background_fallback_waiting(false);
   // The expansion the deadline was armed for completed (or was cancelled by a shrink) even
   // when the same point began another resize: its deadline ends here, on the processes that
   // armed it, before the next remap point's check runs a collective on the grown world.
-  if (!same()) detail::background_fallback_end(true);
+  if (began_with.expired() || began_with.lock() != in_flight()) detail::background_fallback_end(true);
   step = {r.ok && r.action != Action::None ? ResizeStep::Kind::Resized : ResizeStep::Kind::Continue, r.action, r.ok,
           r.message, {}};
-  if (in_flight() || r.ok || r.action != Action::Expand || d.action != Action::Expand) return false;
+  if (in_flight() != nullptr || r.ok || r.action != Action::Expand || d.action != Action::Expand) return false;
   if (root)
     std::printf("[%s] the expansion begun in the background failed (%s): resizing by restart instead\n", app.c_str(),
                 r.message.c_str());
@@ -144,13 +144,8 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   const bool from_background = bg.in_flight != nullptr;  // then only a restart follows here
   if (from_background) {
     d = bg.in_flight->d;
-    const auto in_flight = [&] { return bg.in_flight != nullptr; };
-    const std::weak_ptr<Impl::BackgroundResize> began_with = bg.in_flight;  // (weak: never keeps it alive)
-    const auto same = [&] {
-      const auto b = began_with.lock();
-      return b != nullptr && b == bg.in_flight;
-    };
-    if (!background_step(*this, opt.app, d, in_flight, same, expired, step)) return step;
+    const auto in_flight = [&] { return std::shared_ptr<void>(bg.in_flight); };
+    if (!background_step(*this, opt.app, d, in_flight, expired, step)) return step;
   } else {
     d = next_decision();
     step.action = d.action;
