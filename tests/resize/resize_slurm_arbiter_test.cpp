@@ -14,9 +14,11 @@
 #include <stdlib.h>
 
 #include "policy/slurm_arbiter.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace resize;
 using namespace resize::slurm;
+using namespace slurm_snapshot;
 
 namespace {
 
@@ -24,20 +26,6 @@ namespace {
 // them on the emulated cluster: jobs 7 and 8 malleable on node[1-2] and node[3-4],
 // node[5-6] idle.
 const char* kTwoJobs = "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n";
-
-ClusterView view(const std::string& squeue, const std::string& idle, double t = 100) {
-  return make_view(t, squeue, idle + "\n");
-}
-
-JobState job(const std::string& id, std::vector<std::string> nodes, int min_nodes = 1, int max_nodes = 0) {
-  JobState j;
-  j.id = id;
-  for (const auto& n : nodes) j.rank_hosts.insert(j.rank_hosts.end(), 2, n);  // 2 ranks per node
-  j.per_node = 2;
-  j.min_nodes = min_nodes;
-  j.max_nodes = max_nodes;
-  return j;
-}
 
 GrowthModel saving(double seconds_per_node) {
   return [seconds_per_node](int n) {
@@ -47,19 +35,6 @@ GrowthModel saving(double seconds_per_node) {
     g.why = "model";
     return g;
   };
-}
-
-ArbiterOptions opts() {
-  ArbiterOptions a;
-  a.bid_window_s = 4;
-  return a;
-}
-
-std::set<std::string> claimed(const Ledger& l) {
-  std::set<std::string> out;
-  for (const auto& e : l.entries)
-    if (e.kind == LedgerEntry::Kind::Claim) out.insert(e.nodes.begin(), e.nodes.end());
-  return out;
 }
 
 }  // namespace

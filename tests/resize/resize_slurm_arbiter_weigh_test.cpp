@@ -7,25 +7,13 @@
 #include <set>
 
 #include "policy/slurm_arbiter.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace resize;
 using namespace resize::slurm;
+using namespace slurm_snapshot;
 
 namespace {
-
-ClusterView view(const std::string& squeue, const std::string& idle, double t = 100) {
-  return make_view(t, squeue, idle + "\n");
-}
-
-JobState job(const std::string& id, std::vector<std::string> nodes, int min_nodes = 1, int max_nodes = 0) {
-  JobState j;
-  j.id = id;
-  for (const auto& n : nodes) j.rank_hosts.insert(j.rank_hosts.end(), 2, n);  // 2 ranks per node
-  j.per_node = 2;
-  j.min_nodes = min_nodes;
-  j.max_nodes = max_nodes;
-  return j;
-}
 
 // A job on `from` nodes whose iteration follows Amdahl's law with serial fraction
 // `serial` (1 s on one node), `left` iterations to go; a resize costs 0.1 s.
@@ -42,19 +30,6 @@ GrowthModel amdahl(int from, double serial, int left) {
     g.why = "amdahl";
     return g;
   };
-}
-
-ArbiterOptions opts() {
-  ArbiterOptions a;
-  a.bid_window_s = 4;
-  return a;
-}
-
-std::set<std::string> claimed(const Ledger& l) {
-  std::set<std::string> out;
-  for (const auto& e : l.entries)
-    if (e.kind == LedgerEntry::Kind::Claim) out.insert(e.nodes.begin(), e.nodes.end());
-  return out;
 }
 
 }  // namespace
