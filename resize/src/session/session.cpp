@@ -186,6 +186,9 @@ void Session::Impl::release_mpi() {
 void Session::Impl::warn_schedule(bool at_end) const {
   const auto* scripted = dynamic_cast<const ScriptedPolicy*>(opt.policy.get());
   if (!life.rank0 || !scripted) return;
+  // stdout first: a line half written from its buffer would be cut by the warning where
+  // both go to one pipe (as under malleable-run), and a reader's grep would miss it.
+  std::fflush(stdout);
   const int total = opt.total_iterations;
   for (const auto& e : at_end ? scripted->not_run() : scripted->schedule()) {
     if (total >= 0 && e.iteration >= total) {
