@@ -85,7 +85,14 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   // keeps the grown world pending, seen by that thread alone, until the completing point
   // publishes it), the hand-over and the posting; else only the posting.
   const auto post = [this, raw] {
-    MPI_Comm_dup(raw->new_world, &raw->comm);
+    // The duplicate of a world the main thread also uses (a shrink's, or an expansion's
+    // spawned at the begin point) is made below, before the helper starts: a duplicate is
+    // a collective on its parent, and collectives on one communicator from two threads
+    // can be ordered differently on different ranks (a helper's MPI_Comm_dup beside the
+    // main thread's MPI_Comm_split of the checkpoint levels hung that way). Only the
+    // grown world that a helper thread spawned, seen by that thread alone, is duplicated
+    // here.
+    if (raw->comm == MPI_COMM_NULL) MPI_Comm_dup(raw->new_world, &raw->comm);
     if (raw->helper.threaded && fault::armed(fault::Point::HoldBackground)) {
       double nap = 1e-3;
       while (!raw->helper.stop.load()) {
@@ -133,6 +140,7 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     }
   }
   watchdog.disarm();
+  if (!(expanding && in_thread)) MPI_Comm_dup(b->new_world, &b->comm);
   b->start_helper(work, expanding);
   detail::World::at_finalize(&Session::Impl::finalize_hook, this);
   const double t_end = MPI_Wtime();
