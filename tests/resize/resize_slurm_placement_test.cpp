@@ -5,34 +5,18 @@
 // node1, and the policy grew onto node2 at each remap point, doubling the processes).
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "policy/slurm.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace resize;
 using namespace resize::slurm;
 
+using slurm_snapshot::ranks_on;
+
 namespace {
-std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>> per_node) {
-  std::vector<std::string> r;
-  for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
-  return r;
-}
 // Slurm's answers in order, by command prefix (every remap point: the job, the idle
 // nodes, the waiting jobs).
-struct Scripted {
-  std::deque<std::pair<std::string, Command>> script;
-  std::vector<std::string> seen;
-  Runner runner() {
-    return [this](const std::string& cmd) {
-      seen.push_back(cmd);
-      if (script.empty()) return Command{1, "unexpected command"};
-      auto [want, answer] = script.front();
-      script.pop_front();
-      if (cmd.rfind(want, 0) != 0) return Command{1, "expected '" + want + "', got '" + cmd + "'"};
-      return answer;
-    };
-  }
+struct Scripted : slurm_snapshot::ScriptedSlurm {
   void remap_point(const std::string& node_list, const std::string& idle) {
     script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=" + node_list}});
     script.push_back({"sinfo -h -t idle -o '%t %N'", {0, idle}});

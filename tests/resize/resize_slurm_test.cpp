@@ -3,13 +3,15 @@
 // command sequence against a scripted stand-in for Slurm (no Slurm needed).
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <tuple>
 
 #include "policy/slurm.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace resize;
 using namespace resize::slurm;
+using slurm_snapshot::ranks_on;
+using slurm_snapshot::ScriptedSlurm;
 
 TEST(Slurm, HostlistsExpandAndCompress) {
   EXPECT_EQ(expand_hostlist("node[1-3,5],gpu7"), (std::vector<std::string>{"node1", "node2", "node3", "node5", "gpu7"}));
@@ -51,11 +53,6 @@ Snapshot snap(std::vector<std::string> mine, std::vector<std::string> idle, std:
   s.idle = std::move(idle);
   s.pending = std::move(pending);
   return s;
-}
-std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>> per_node) {
-  std::vector<std::string> r;
-  for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
-  return r;
 }
 }  // namespace
 
@@ -149,26 +146,8 @@ TEST(Slurm, GrowingPaysOnlyWhenThePredictedGainExceedsThePredictedResizeTime) {
   }
 }
 
-namespace {
-// Slurm's answers, in order; records every command.
-struct FakeSlurm {
-  std::deque<std::pair<std::string, Command>> script;  // expected command prefix -> answer
-  std::vector<std::string> seen;
-  Runner runner() {
-    return [this](const std::string& cmd) {
-      seen.push_back(cmd);
-      if (script.empty()) return Command{1, "unexpected command"};
-      auto [want, answer] = script.front();
-      script.pop_front();
-      if (cmd.rfind(want, 0) != 0) return Command{1, "expected '" + want + "', got '" + cmd + "'"};
-      return answer;
-    };
-  }
-};
-}  // namespace
-
 TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
               {"sinfo", {0, ""}},
               {"squeue", {0, "9|PENDING|2|\n"}},
@@ -190,7 +169,7 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   EXPECT_NE(pol.log().back().find("now holds node[1-2]"), std::string::npos) << pol.log().back();
 
   // Slurm refuses to grow: the job stays, the reason is logged.
-  FakeSlurm g;
+  ScriptedSlurm g;
   g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
               {"sinfo", {0, "node[2-3]"}},
               {"squeue", {0, ""}},
@@ -213,7 +192,7 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   // -N 2-4 --comment=min_nodes=2, which squeue lists at its maximum (%D 4). Job 7 holds
   // four nodes and may shrink to one: giving back four is impossible, two are enough.
   const std::string pending = "9|PENDING|4||j009|Resources|min_nodes=2\n";
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
               {"sinfo", {0, ""}},
               {"squeue -h -t PD --sort=V -o '%i|%T|%D|%N|%j|%r|%k'", {0, pending}},
@@ -235,7 +214,7 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   EXPECT_TRUE(f.script.empty()) << f.seen.back();
 
   // Without the comment the same job waits for Slurm's 4: no shrink can cover it.
-  FakeSlurm g;
+  ScriptedSlurm g;
   g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
               {"sinfo", {0, ""}},
               {"squeue", {0, "9|PENDING|4||j009|Resources|\n"}}};
@@ -249,7 +228,7 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   // Emulated time: each refused request is followed by a wait of 10 s, then 20 s, capped
   // at 30 s; remap points in between read Slurm's state but send no request; a grant
   // resets the wait.
-  FakeSlurm f;
+  ScriptedSlurm f;
   const auto state = [&](bool ask, int answer) {
     f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}});
     f.script.push_back({"sinfo", {0, "node2"}});
@@ -320,7 +299,7 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
 }
 
 TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
               {"sinfo", {0, "node[3-4]"}},
               {"squeue", {0, ""}},
@@ -346,7 +325,7 @@ TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
 }
 
 TEST(Slurm, AFailedExpansionReturnsItsNodesAtTheNextRemapPointNotBefore) {
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
               {"sinfo", {0, "node2"}},
               {"squeue", {0, ""}},
