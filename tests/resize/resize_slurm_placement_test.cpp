@@ -11,6 +11,7 @@
 using namespace resize;
 using namespace resize::slurm;
 
+using slurm_snapshot::input_on;
 using slurm_snapshot::ranks_on;
 
 namespace {
@@ -73,9 +74,7 @@ TEST(SlurmPlacement, AfterARelaunchWhoseProcessesAllRanOnOneNodeThePolicyDoesNot
   o.launched_on = {"node1", "node2"};
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 8}});
-  PolicyInput in;
-  in.world_size = 8;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   EXPECT_EQ(d.action, Action::None) << d.reason;
   EXPECT_NE(d.reason.find("not growing onto node2"), std::string::npos) << d.reason;
@@ -103,9 +102,7 @@ TEST(SlurmPlacement, AGrowthThatLeftItsNodeRunningNothingIsNotRepeated) {
   o.max_nodes = 2;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 2}});
-  PolicyInput in;
-  in.world_size = 2;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Expand) << d.reason;
   EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node2", 2}}));

@@ -10,6 +10,7 @@
 
 using namespace resize;
 using namespace resize::slurm;
+using slurm_snapshot::input_on;
 using slurm_snapshot::ranks_on;
 using slurm_snapshot::ScriptedSlurm;
 
@@ -157,9 +158,7 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   now.interval_s = 0;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), now);
   const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}, {"node3", 2}, {"node4", 2}});
-  PolicyInput in;
-  in.world_size = 8;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Shrink) << d.reason;
   EXPECT_EQ(d.procs, 4);
@@ -180,8 +179,7 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   o.interval_s = 0;
   SlurmPolicy grow(std::make_unique<Client>(g.runner(), "7"), o);
   const auto one = ranks_on({{"node1", 4}});
-  in.world_size = 4;
-  in.rank_hosts = &one;
+  in = input_on(one);
   const Decision none = grow.decide(in);
   EXPECT_EQ(none.action, Action::None);
   EXPECT_NE(none.reason.find("Unable to allocate resources"), std::string::npos) << none.reason;
@@ -203,9 +201,7 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   o.min_nodes = 1;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 1}, {"node2", 1}, {"node3", 1}, {"node4", 1}});
-  PolicyInput in;
-  in.world_size = 4;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Shrink) << d.reason;
   EXPECT_EQ(d.procs, 2);
@@ -253,9 +249,7 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   o.clock = [&] { return clock; };
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto one = ranks_on({{"node1", 2}});
-  PolicyInput in;
-  in.world_size = 2;
-  in.rank_hosts = &one;
+  PolicyInput in = input_on(one);
   // (time, whether a request goes out, its answer, what the policy does)
   const std::vector<std::tuple<double, bool, int, Action>> steps = {
       {100, true, 1, Action::None},   // refused: wait 10 s
@@ -291,8 +285,7 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
   f.script.push_back({"salloc -N 1", {1, "salloc: error: Unable to allocate resources: Connection timed out"}});
   const auto two = ranks_on({{"node1", 2}, {"node2", 2}});
-  in.world_size = 4;
-  in.rank_hosts = &two;
+  in = input_on(two);
   const Decision d = pol.decide(in);
   EXPECT_EQ(d.action, Action::None) << d.reason;
   EXPECT_NE(pol.log().back().find("next request in 10 s"), std::string::npos) << pol.log().back();
@@ -313,9 +306,7 @@ TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
   o.interval_s = 0;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}});
-  PolicyInput in;
-  in.world_size = 4;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Expand) << d.reason;
   EXPECT_EQ(d.procs, 8);
@@ -339,9 +330,7 @@ TEST(Slurm, AFailedExpansionReturnsItsNodesAtTheNextRemapPointNotBefore) {
   o.interval_s = 1e9;  // the second decide asks nothing of the plan: only the return
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 2}});
-  PolicyInput in;
-  in.world_size = 2;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Expand) << d.reason;
   ASSERT_TRUE(f.script.empty());

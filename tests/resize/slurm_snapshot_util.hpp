@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Helpers of the Slurm policy's and the arbiter's snapshot tests: the ranks' hosts, a
-// scripted stand-in for Slurm, a cluster view from squeue/sinfo text, a job on named nodes,
-// the arbiter's options and the nodes a ledger's claims hold.
+// Helpers of the Slurm policy's and the arbiter's snapshot tests: the ranks' hosts, the
+// policy's input on them, a scripted stand-in for Slurm, a cluster view from squeue/sinfo
+// text, a job on named nodes, the arbiter's options and the nodes a ledger's claims hold.
 #pragma once
 
 #include <cstddef>
@@ -26,6 +26,15 @@ inline std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>
   std::vector<std::string> r;
   for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
   return r;
+}
+
+// The policy's input at a remap point of a world whose ranks run on `ranks` (which must
+// outlive it): its size and the ranks' hosts.
+inline resize::PolicyInput input_on(const std::vector<std::string>& ranks) {
+  resize::PolicyInput in;
+  in.world_size = static_cast<int>(ranks.size());
+  in.rank_hosts = &ranks;
+  return in;
 }
 
 // Slurm's answers, in order; records every command. A command that does not start as the
