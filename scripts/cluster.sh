@@ -10,6 +10,7 @@
 #
 #   cluster.sh up N [--rate 1gbit] [--delay 100us] [--slots S] [--slurm [--no-expansion] [--no-accounting]]
 #   cluster.sh down                 remove every namespace, link, /etc/hosts line, process
+#                                   and the jobs' ~/.malleable/slurm/<its ClusterName>
 #   cluster.sh status               what exists now (exit 1 if no cluster is up)
 #   cluster.sh exec NODE CMD...     run CMD inside NODE (mpiexec runs inside node1)
 #   cluster.sh lose NODE...         the nodes are lost at once: every process in them
@@ -59,7 +60,7 @@ die() {
   if ((in_up)); then in_up=0; echo "cluster.sh: up failed; cleaning up" >&2; down >/dev/null 2>&1 || true; fi
   exit 1
 }
-usage() { sed -n '2,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 node_addr() { echo "$SUBNET.$((10 + ${1#node}))"; }
 nodes_up() { if [[ -f $STATE/nodes ]]; then cat "$STATE/nodes"; fi; }
@@ -394,6 +395,12 @@ down() {
       if [[ -n $keep ]]; then printf '%s\n' "$keep" >"$HOSTS_FILE"; else : >"$HOSTS_FILE"; fi
     fi
   ) 8>"$HOSTS_LOCK"
+  # The Slurm policy's default shared directory of this cluster's jobs,
+  # ~/.malleable/slurm/<ClusterName> (a name of its own per `up`, from slurm.conf): only
+  # this one, never another cluster's or one a job was pointed at (RESIZE_SLURM_SHARED).
+  local name
+  name=$(sed -n 's/^ClusterName=//p' "$STATE/slurm/slurm.conf" 2>/dev/null || true)
+  if [[ $name =~ ^mallc[0-9]+$ && -n ${HOME:-} ]]; then rm -rf "$HOME/.malleable/slurm/$name"; fi
   rm -rf "$STATE"
   echo "cluster.sh: down (no namespace, link, hosts line or process of the cluster left)"
 }

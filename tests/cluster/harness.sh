@@ -40,6 +40,79 @@ cluster_end() {
   exit $rc
 }
 
+# The Slurm tests' start: Slurm installed (else SKIPPED), the cluster up with Slurm
+# (cluster_begin <nodes> --slurm [options]), SLURM_CONF exported, a work directory $work
+# with the checkpoint directory $d (made) and the batch job's output file $out, and an EXIT
+# trap that cancels the test's jobs by name, removes $work and takes the cluster down.
+slurm_begin() {  # "<job names>" <nodes> [cluster.sh up options]
+  slurm_jobs=$1
+  shift
+  command -v slurmctld >/dev/null ||
+    { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
+  cluster_begin "$1" --slurm "${@:2}"
+  eval "export $("$CLUSTER" slurm-env)"
+  work=$(mktemp -d)
+  trap slurm_end EXIT
+  d=$work/ck out=$work/job.out
+  mkdir -p "$d"
+}
+slurm_end() {
+  local rc=$? n
+  for n in $slurm_jobs; do "$CLUSTER" exec head scancel --name="$n" >/dev/null 2>&1 || true; done
+  rm -rf "$work"
+  cluster_end $rc
+}
+
+# A batch script for the cluster's Slurm: the environment every job of the tests needs
+# (Open MPI as root, oversubscribed, on the cluster's network, reaching the nodes through
+# cluster-rsh; SLURM_CONF), a line naming the job and its allocation, then <line>s.
+slurm_job_script() {  # <file> <line>...
+  local f=$1
+  shift
+  {
+    echo "#!/bin/bash"
+    echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
+    echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off SLURM_CONF=$SLURM_CONF"
+    echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
+    echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
+    echo "echo \"job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST\""
+    printf '%s\n' "$@"
+  } >"$f"
+  chmod +x "$f"
+}
+
+# The batch job of the tests where an expansion by spawn stalls under Slurm
+# (slurm_takes_back.sh, slurm_relaunch_merged.sh): the PDGEMM driver (P) on 4 processes
+# under malleable-run --hosts slurm on node1 (sbatch --no-kill) with the Slurm policy; node2
+# is idle, the policy obtains it and spawns there, the last newcomer stalls before its
+# MPI_Init (BLACS_DYN_FAULT=stall-newcomer-in-init), the spawn's deadline is 10 s. Returns
+# once the session secured the state before the spawn; sets job (its id) and k (the
+# iteration of that checkpoint).
+stalled_spawn_job() {  # <job name> "<malleable-run options>" "<driver options>"
+  local before
+  P=("$BUILD/apps/pdgemm_resizable" -n 240 --nb 16 -g 2x2)
+  slurm_job_script "$work/job.sh" \
+    "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_SHARED=off" \
+    "export BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=10" \
+    "exec $SRC/scripts/malleable-run -n 4 $2 --hosts slurm -- ${P[*]} -i 1000000 -p slurm \\" \
+    "  --checkpoint $d --keep 3 --stop-file $d/stop $3"
+  job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J "$1" -N 1 -w node1 --ntasks-per-node=4 \
+        -o "$out" "$work/job.sh")
+  before=$(wait_for "$out" "before the spawn after iter [0-9]+" 120)
+  k=$(grep -o "after iter [0-9]*" <<<"$before" | awk '{print $3}')
+  echo "$before"
+}
+
+# Waits until Slurm no longer lists job <id> (polled every 0.1 s), or the test failed.
+slurm_wait_end() {  # <job id> <seconds>
+  local i
+  for ((i = 0; i < $2 * 10; ++i)); do
+    [[ -z $("$CLUSTER" exec head squeue -h -j "$1" -o %T 2>/dev/null) ]] && return 0
+    sleep 0.1
+  done
+  fail "the Slurm job $1 did not end within $2 s"
+}
+
 # mpiexec started inside a node (Open MPI's daemons reach the others through cluster-rsh).
 mpirun_on() {  # <node> <mpiexec arguments...>
   local node=$1
@@ -60,6 +133,15 @@ pids_on() {  # <node> <program name>
 }
 
 fail() { echo "FAILED: $*" >&2; exit 1; }
+
+# The test failed if a process of <program> is left on one of the <node>s.
+none_left() {  # <program> <node>...
+  local n left
+  for n in "${@:2}"; do
+    left=$(pids_on "$n" "$1")
+    [[ -z $left ]] || fail "processes of the job left on $n: $left"
+  done
+}
 
 # The first line of <file> matching <regex> within <seconds> (polled every 50 ms), or the
 # file shown and the test failed. The file may not exist yet.

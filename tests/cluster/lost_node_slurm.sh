@@ -11,26 +11,13 @@
 # Usage: lost_node_slurm.sh <source dir> <build dir>
 SRC=$1 BUILD=$2
 . "$SRC/tests/cluster/harness.sh"
-command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
-cluster_begin 3 --slurm
-eval "export $("$CLUSTER" slurm-env)"
-work=$(mktemp -d)
-trap 'rc=$?; "$CLUSTER" exec head scancel --name=lost >/dev/null 2>&1 || true; rm -rf "$work"; cluster_end $rc' EXIT
-prog=pdgemm_resizable d=$work/ck out=$work/job.out
-mkdir -p "$d"
+slurm_begin lost 3
+prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }
-{
-  echo "#!/bin/bash"
-  echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
-  echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off SLURM_CONF=$SLURM_CONF"
-  echo "export RESIZE_FAULT=pause-in-iteration:13:20"
-  echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
-  echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
-  echo "echo \"job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST\""
-  echo "exec $SRC/scripts/malleable-run -n 6 --hosts slurm --on-failure restart -- $BUILD/apps/$prog -n 240 --nb 16 \\"
-  echo "  -g 2x3 -i 100000 --checkpoint $d --checkpoint-every 5 --keep 3 --stop-file $d/stop"
-} >"$work/job.sh"
-chmod +x "$work/job.sh"
+slurm_job_script "$work/job.sh" \
+  "export RESIZE_FAULT=pause-in-iteration:13:20" \
+  "exec $SRC/scripts/malleable-run -n 6 --hosts slurm --on-failure restart -- $BUILD/apps/$prog -n 240 --nb 16 \\" \
+  "  -g 2x3 -i 100000 --checkpoint $d --checkpoint-every 5 --keep 3 --stop-file $d/stop"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J lost -N 3 --ntasks-per-node=2 -o "$out" "$work/job.sh")
 wait_for "$out" "\] iter +1 +grid 2x3" 90 >/dev/null
 victims=$(pids_on node3 $prog)
@@ -47,11 +34,7 @@ grep -q "lost node node3 " <<<"$lost" || fail "the message does not name node3 a
 awk -v a="$t_kill" -v b="$t_end" 'BEGIN{exit !(b - a <= 30)}' || fail "the job took $(secs "$t_kill" "$t_end") s to end"
 first=$(wait_for "$out" "\] iter +[0-9]+ +grid 2x2 " 60)
 t_first=$(now)
-for ((i = 0; i < 1200; ++i)); do
-  [[ -z $("$CLUSTER" exec head squeue -h -j "$job" 2>/dev/null) ]] && break
-  sleep 0.1
-done
-[[ -z $("$CLUSTER" exec head squeue -h -j "$job" 2>/dev/null) ]] || fail "the Slurm job did not end"
+slurm_wait_end "$job" 120
 restart=$(grep -m1 "malleable-run: restarting from" "$out") || { cat "$out"; fail "no restart"; }
 echo "$restart"
 grep -q "on node1,node2: 4 processes, grid 2x2" <<<"$restart" || fail "not restarted on node1,node2 2x2"

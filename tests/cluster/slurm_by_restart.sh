@@ -18,29 +18,14 @@
 # Usage: slurm_by_restart.sh <source dir> <build dir> [restart|fallback]
 SRC=$1 BUILD=$2 MODE=${3:-restart}
 . "$SRC/tests/cluster/harness.sh"
-command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
-cluster_begin 2 --slurm
-eval "export $("$CLUSTER" slurm-env)"
-work=$(mktemp -d)
-trap 'rc=$?; for n in byrestart rigid malleable-expand; do "$CLUSTER" exec head scancel --name=$n >/dev/null 2>&1 || true; done; rm -rf "$work"; cluster_end $rc' EXIT
-d=$work/ck out=$work/job.out
-mkdir -p "$d"
+slurm_begin "byrestart rigid malleable-expand" 2
 nodes_of() { "$CLUSTER" exec head squeue -h -j "$1" -o %N 2>/dev/null; }
-mech="--mechanism restart" launch=3
-[[ $MODE == fallback ]] && mech=
-{
-  echo "#!/bin/bash"
-  echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
-  echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off SLURM_CONF=$SLURM_CONF"
-  echo "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2"
-  echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
-  echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
-  [[ $MODE == fallback ]] && echo "export BLACS_DYN_SPAWN=off"
-  echo "echo \"job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST\""
-  echo "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 480 --nb 32 \\"
-  echo "  -g 2x2 -i 1000000 -p slurm $mech --checkpoint $d --keep 2 --stop-file $d/stop"
-} >"$work/job.sh"
-chmod +x "$work/job.sh"
+mech="--mechanism restart" launch=3 spawn=
+[[ $MODE == fallback ]] && mech= spawn="export BLACS_DYN_SPAWN=off"
+slurm_job_script "$work/job.sh" \
+  "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2" "$spawn" \
+  "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 480 --nb 32 \\" \
+  "  -g 2x2 -i 1000000 -p slurm $mech --checkpoint $d --keep 2 --stop-file $d/stop"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J byrestart -N 2 --ntasks-per-node=2 -o "$out" "$work/job.sh")
 wait_for "$out" "\] iter +1 +grid 2x2" 60 >/dev/null
 rigid=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J rigid -N 1 -o "$work/rigid.out" --wrap "sleep 3")
@@ -63,11 +48,7 @@ echo "$grow"
 wait_for "$out" "\] iter +[0-9]+ +grid 2x2 " 60 >/dev/null
 [[ $(nodes_of "$job") == "node[1-2]" ]] || fail "after the growth Slurm lists $(nodes_of "$job") for job $job"
 touch "$d/stop"
-for ((i = 0; i < 600; ++i)); do
-  [[ -z $(nodes_of "$job") ]] && break
-  sleep 0.1
-done
-[[ -z $(nodes_of "$job") ]] || fail "the Slurm job did not end"
+slurm_wait_end "$job" 60
 grep -E "^\[slurm\]|resize by restart|malleable-run:" "$out"
 grep -q "\[slurm\] shrinking to give back node2" "$out" || fail "the Slurm policy did not decide the shrink"
 grep -q "\[slurm\] Slurm granted node2" "$out" || fail "the Slurm policy did not obtain node2"

@@ -14,31 +14,8 @@
 # Usage: slurm_relaunch_merged.sh <source dir> <build dir>
 SRC=$1 BUILD=$2
 . "$SRC/tests/cluster/harness.sh"
-command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
-cluster_begin 2 --slurm
-eval "export $("$CLUSTER" slurm-env)"
-work=$(mktemp -d)
-trap 'rc=$?; for n in merged malleable-expand; do "$CLUSTER" exec head scancel --name=$n >/dev/null 2>&1 || true; done; rm -rf "$work"; cluster_end $rc' EXIT
-d=$work/ck out=$work/job.out
-mkdir -p "$d"
-P=("$BUILD/apps/pdgemm_resizable" -n 240 --nb 16 -g 2x2)
-{
-  echo "#!/bin/bash"
-  echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
-  echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off SLURM_CONF=$SLURM_CONF"
-  echo "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_SHARED=off"
-  echo "export BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=10"
-  echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
-  echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
-  echo "exec $SRC/scripts/malleable-run -n 4 --max-restarts 3 --hosts slurm -- ${P[*]} -i 1000000 -p slurm \\"
-  echo "  --checkpoint $d --keep 3 --stop-file $d/stop"
-} >"$work/job.sh"
-chmod +x "$work/job.sh"
-job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J merged -N 1 -w node1 --ntasks-per-node=4 \
-      -o "$out" "$work/job.sh")
-before=$(wait_for "$out" "before the spawn after iter [0-9]+" 120)
-k=$(grep -o "after iter [0-9]*" <<<"$before" | awk '{print $3}')
-echo "$before"
+slurm_begin "merged malleable-expand" 2
+stalled_spawn_job merged "--max-restarts 3" ""
 wait_for "$out" "malleable-run: launch 2: 8 processes on node1:4,node2:4, -g 2x4 --restart $d/pdgemm-$(printf %06d "$k").h5" 60
 wait_for "$out" "\] iter +$((k + 3)) +grid 2x4 " 90 >/dev/null
 on2=$(pids_on node2 pdgemm_resizable | wc -w)
@@ -47,11 +24,7 @@ echo "after the relaunch: $on1 processes of the job on node1, $on2 on node2"
 ((on1 == 4 && on2 == 4)) || fail "the relaunch onto node1,node2 runs $on1 processes on node1 and $on2 on node2, expected 4 and 4"
 sleep 3  # a few remap points of the policy (every 0.5 s) on the grown job
 touch "$d/stop"
-for ((i = 0; i < 600; ++i)); do
-  [[ -z $("$CLUSTER" exec head squeue -h -j "$job" -o %T 2>/dev/null) ]] && break
-  sleep 0.1
-done
-[[ -z $("$CLUSTER" exec head squeue -h -j "$job" -o %T 2>/dev/null) ]] || fail "the Slurm job did not end"
+slurm_wait_end "$job" 60
 grep -E "malleable-run:|\[slurm\]|stop requested|result check" "$out"
 launches=$(grep -o "malleable-run: launch [0-9]*: [0-9]* processes" "$out" | awk '{print $4}' | tr '\n' ' ')
 [[ $launches == "4 8 " ]] || fail "launches with '$launches' processes, expected 4 8"
@@ -59,9 +32,6 @@ after=$(awk '/malleable-run: launch 2:/ { on = 1 } on' "$out")
 ! grep -E "growing onto held node|Slurm granted|runs none of this job's processes" <<<"$after" ||
   fail "after the relaunch the policy grew again or found node2 running nothing"
 grep -q "result check.*OK" "$out" || fail "no result check OK: $(grep -o 'result check.*' "$out")"
-for n in node1 node2; do
-  left=$(pids_on $n pdgemm_resizable)
-  [[ -z $left ]] || fail "processes of the job left on $n: $left"
-done
+none_left pdgemm_resizable node1 node2
 echo "relaunched onto the merged node2 after the expansion's deadline: 4 processes on each node, no growth after; check OK"
 echo "PASS"

@@ -23,32 +23,8 @@
 SRC=$1 BUILD=$2 MODE=${3:-down}
 [[ $MODE == down || $MODE == revoke ]] || { echo "FAILED: mode must be down or revoke, got '$MODE'"; exit 2; }
 . "$SRC/tests/cluster/harness.sh"
-command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
-cluster_begin 2 --slurm
-eval "export $("$CLUSTER" slurm-env)"
-work=$(mktemp -d)
-trap 'rc=$?; for n in takeback rigid malleable-expand; do "$CLUSTER" exec head scancel --name=$n >/dev/null 2>&1 || true; done; rm -rf "$work"; cluster_end $rc' EXIT
-d=$work/ck out=$work/job.out
-mkdir -p "$d"
-P=("$BUILD/apps/pdgemm_resizable" -n 240 --nb 16 -g 2x2)
-{
-  echo "#!/bin/bash"
-  echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
-  echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off SLURM_CONF=$SLURM_CONF"
-  echo "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_SHARED=off"
-  echo "export BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=10"
-  echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
-  echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
-  echo "echo \"job \$SLURM_JOB_ID on \$(hostname), allocation \$SLURM_JOB_NODELIST\""
-  echo "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- ${P[*]} -i 1000000 -p slurm \\"
-  echo "  --checkpoint $d --keep 3 --stop-file $d/stop --checksums"
-} >"$work/job.sh"
-chmod +x "$work/job.sh"
-job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J takeback -N 1 -w node1 --ntasks-per-node=4 \
-      -o "$out" "$work/job.sh")
-before=$(wait_for "$out" "before the spawn after iter [0-9]+" 120)
-k=$(grep -o "after iter [0-9]*" <<<"$before" | awk '{print $3}')
-echo "$before"
+slurm_begin "takeback rigid malleable-expand" 2
+stalled_spawn_job takeback "" --checksums
 if [[ $MODE == down ]]; then
   "$CLUSTER" exec head scontrol update NodeName=node2 State=DOWN Reason=taken-back-by-the-test ||
     fail "scontrol could not set node2 DOWN"
@@ -63,11 +39,7 @@ echo "$took"
 wait_for "$out" "malleable-run: launch 2: 4 processes on node1:4, -g 2x2 --restart $d/pdgemm-$(printf %06d "$k").h5" 10 >/dev/null
 wait_for "$out" "\] iter +$((k + 3)) +grid 2x2 " 60 >/dev/null
 touch "$d/stop"
-for ((i = 0; i < 600; ++i)); do
-  [[ -z $("$CLUSTER" exec head squeue -h -j "$job" -o %T 2>/dev/null) ]] && break
-  sleep 0.1
-done
-[[ -z $("$CLUSTER" exec head squeue -h -j "$job" -o %T 2>/dev/null) ]] || fail "the Slurm job did not end"
+slurm_wait_end "$job" 60
 grep -E "before the spawn|did not complete|malleable-run:|stop requested|result check" "$out"
 grep -q "did not complete within its spawn deadline 10.0 s" "$out" || fail "no deadline message"
 launches=$(grep -o "malleable-run: launch [0-9]*: [0-9]* processes" "$out" | awk '{print $4}' | tr '\n' ' ')
@@ -91,9 +63,6 @@ if [[ $MODE == down ]]; then
   st=$("$CLUSTER" exec head sinfo -h -n node2 -o %t)
   [[ $st == down* ]] || fail "node2, set DOWN by the test, is '$st' now"
 fi
-for n in node1 node2; do
-  left=$(pids_on $n pdgemm_resizable)
-  [[ -z $left ]] || fail "processes of the job left on $n: $left"
-done
+none_left pdgemm_resizable node1 node2
 echo "Slurm took node2 back ($MODE) during the expansion after iteration $k: relaunched on node1 (2x2) from iteration $k, ended after iteration $m; check OK, checksums equal to an uninterrupted run of $m iterations"
 echo "PASS"

@@ -36,8 +36,7 @@ sums() { grep -o 'checksum .*' | sort; }
 [[ -n $(sums <<<"$ref") && $(sums <"$work/log") == $(sums <<<"$ref") ]] || fail "checksums differ from the in-place run's"
 how=$(grep -oE "launch 1( ended with status [0-9]+ during an expansion by spawn|: the expansion by spawn did not complete by its deadline)|the expansion by spawn failed \(.*\): resizing by restart instead" "$work/log" | head -1)
 [[ -n $how ]] || fail "no message of the fallback"
-left=$(pids_on node1 pdgemm_resizable)
-[[ -z $left ]] || fail "processes of the job left on node1: $left"
+none_left pdgemm_resizable node1
 t0=$(grep -m1 "before the spawn after iter 2" "$work/log" | cut -d' ' -f1)
 t1=$(awk '/malleable-run: launch 2:/ { on = 1 } on && /\[pdgemm\] iter +3 / { print $1; exit }' "$work/log")
 echo "node2 refused the expansion ($how): resize by restart, launches of $launches processes, checksums equal to the in-place run; checkpoint before the spawn -> computing on 3x3 in $(secs "$t0" "$t1") s"

@@ -5,6 +5,7 @@
 // stopped time.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -120,23 +121,36 @@ TEST(BackgroundClockTest, SplitsStoppedFromOverlappedAndMeasuresSlowdown) {
   EXPECT_LT(none.complete(1, 0, 2).slowdown(), 0);
 }
 
+namespace {
+// The two notices of the tests below: a completed expansion's, of `state_bytes`, and a
+// cancelled one's (superseded), each with its fields away from their defaults.
+resize::detail::BackgroundNotice completed_notice(std::int64_t state_bytes) {
+  resize::detail::BackgroundNotice done;
+  done.kind = resize::detail::BackgroundNotice::Kind::Completed;
+  done.iteration = 17;
+  done.changed_matrix = 2;
+  done.state_bytes = state_bytes;
+  done.in_remap_point = true;
+  return done;
+}
+resize::detail::BackgroundNotice cancelled_notice() {
+  resize::detail::BackgroundNotice cancelled;
+  cancelled.kind = resize::detail::BackgroundNotice::Kind::Cancelled;
+  cancelled.iteration = 3;
+  cancelled.old_size = 4;
+  cancelled.any_posted = true;
+  cancelled.cause = resize::detail::BackgroundNotice::Cause::Superseded;
+  return cancelled;
+}
+}  // namespace
+
 // The background expansion's end notice: both messages survive encode/decode field for
 // field, and a notice of another version, kind or cause is refused, not misread.
 TEST(BackgroundNotice, CompletedAndCancelledRoundTrip) {
   using resize::detail::BackgroundNotice;
-  BackgroundNotice done;
-  done.kind = BackgroundNotice::Kind::Completed;
-  done.iteration = 17;
-  done.changed_matrix = 2;
-  done.state_bytes = std::int64_t{5} << 32;
-  done.in_remap_point = true;
+  const BackgroundNotice done = completed_notice(std::int64_t{5} << 32);
   EXPECT_EQ(resize::detail::decode(resize::detail::encode(done)), done);
-  BackgroundNotice cancelled;
-  cancelled.kind = BackgroundNotice::Kind::Cancelled;
-  cancelled.iteration = 3;
-  cancelled.old_size = 4;
-  cancelled.any_posted = true;
-  cancelled.cause = BackgroundNotice::Cause::Superseded;
+  BackgroundNotice cancelled = cancelled_notice();
   EXPECT_EQ(resize::detail::decode(resize::detail::encode(cancelled)), cancelled);
   cancelled.cause = BackgroundNotice::Cause::End;
   cancelled.any_posted = false;
@@ -186,26 +200,13 @@ TEST(BackgroundNotice, OtherVersionKindOrCauseIsRefused) {
   EXPECT_NO_THROW(resize::detail::decode(words));
 }
 
-
 // Both notices' bytes pinned: a change of the wire format shows here (and needs a new
 // version), not as processes of one build that misread each other.
 TEST(BackgroundNotice, GoldenBytes) {
-  using resize::detail::BackgroundNotice;
-  BackgroundNotice done;
-  done.iteration = 17;
-  done.changed_matrix = 2;
-  done.state_bytes = 300;
-  done.in_remap_point = true;
-  EXPECT_EQ(malleable::wire::hex(resize::detail::encode(done)),
+  EXPECT_EQ(malleable::wire::hex(resize::detail::encode(completed_notice(300))),
             "4d58424e020000001e00000000000000"
             "0100000011000000020000002c0100000000000001000000000000000000");
-  BackgroundNotice cancelled;
-  cancelled.kind = BackgroundNotice::Kind::Cancelled;
-  cancelled.iteration = 3;
-  cancelled.old_size = 4;
-  cancelled.any_posted = true;
-  cancelled.cause = BackgroundNotice::Cause::Superseded;
-  EXPECT_EQ(malleable::wire::hex(resize::detail::encode(cancelled)),
+  EXPECT_EQ(malleable::wire::hex(resize::detail::encode(cancelled_notice())),
             "4d58424e020000001e00000000000000"
             "020000000300000000000000000000000000000000040000000102000000");
 }

@@ -5,34 +5,19 @@
 // node1, and the policy grew onto node2 at each remap point, doubling the processes).
 #include <gtest/gtest.h>
 
-#include <deque>
-
 #include "policy/slurm.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace resize;
 using namespace resize::slurm;
 
+using slurm_snapshot::input_on;
+using slurm_snapshot::ranks_on;
+
 namespace {
-std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>> per_node) {
-  std::vector<std::string> r;
-  for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
-  return r;
-}
 // Slurm's answers in order, by command prefix (every remap point: the job, the idle
 // nodes, the waiting jobs).
-struct Scripted {
-  std::deque<std::pair<std::string, Command>> script;
-  std::vector<std::string> seen;
-  Runner runner() {
-    return [this](const std::string& cmd) {
-      seen.push_back(cmd);
-      if (script.empty()) return Command{1, "unexpected command"};
-      auto [want, answer] = script.front();
-      script.pop_front();
-      if (cmd.rfind(want, 0) != 0) return Command{1, "expected '" + want + "', got '" + cmd + "'"};
-      return answer;
-    };
-  }
+struct Scripted : slurm_snapshot::ScriptedSlurm {
   void remap_point(const std::string& node_list, const std::string& idle) {
     script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=" + node_list}});
     script.push_back({"sinfo -h -t idle -o '%t %N'", {0, idle}});
@@ -89,9 +74,7 @@ TEST(SlurmPlacement, AfterARelaunchWhoseProcessesAllRanOnOneNodeThePolicyDoesNot
   o.launched_on = {"node1", "node2"};
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 8}});
-  PolicyInput in;
-  in.world_size = 8;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   EXPECT_EQ(d.action, Action::None) << d.reason;
   EXPECT_NE(d.reason.find("not growing onto node2"), std::string::npos) << d.reason;
@@ -119,9 +102,7 @@ TEST(SlurmPlacement, AGrowthThatLeftItsNodeRunningNothingIsNotRepeated) {
   o.max_nodes = 2;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 2}});
-  PolicyInput in;
-  in.world_size = 2;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Expand) << d.reason;
   EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node2", 2}}));

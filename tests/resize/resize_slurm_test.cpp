@@ -3,13 +3,16 @@
 // command sequence against a scripted stand-in for Slurm (no Slurm needed).
 #include <gtest/gtest.h>
 
-#include <deque>
 #include <tuple>
 
 #include "policy/slurm.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace resize;
 using namespace resize::slurm;
+using slurm_snapshot::input_on;
+using slurm_snapshot::ranks_on;
+using slurm_snapshot::ScriptedSlurm;
 
 TEST(Slurm, HostlistsExpandAndCompress) {
   EXPECT_EQ(expand_hostlist("node[1-3,5],gpu7"), (std::vector<std::string>{"node1", "node2", "node3", "node5", "gpu7"}));
@@ -51,11 +54,6 @@ Snapshot snap(std::vector<std::string> mine, std::vector<std::string> idle, std:
   s.idle = std::move(idle);
   s.pending = std::move(pending);
   return s;
-}
-std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>> per_node) {
-  std::vector<std::string> r;
-  for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
-  return r;
 }
 }  // namespace
 
@@ -149,26 +147,8 @@ TEST(Slurm, GrowingPaysOnlyWhenThePredictedGainExceedsThePredictedResizeTime) {
   }
 }
 
-namespace {
-// Slurm's answers, in order; records every command.
-struct FakeSlurm {
-  std::deque<std::pair<std::string, Command>> script;  // expected command prefix -> answer
-  std::vector<std::string> seen;
-  Runner runner() {
-    return [this](const std::string& cmd) {
-      seen.push_back(cmd);
-      if (script.empty()) return Command{1, "unexpected command"};
-      auto [want, answer] = script.front();
-      script.pop_front();
-      if (cmd.rfind(want, 0) != 0) return Command{1, "expected '" + want + "', got '" + cmd + "'"};
-      return answer;
-    };
-  }
-};
-}  // namespace
-
 TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
               {"sinfo", {0, ""}},
               {"squeue", {0, "9|PENDING|2|\n"}},
@@ -178,9 +158,7 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   now.interval_s = 0;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), now);
   const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}, {"node3", 2}, {"node4", 2}});
-  PolicyInput in;
-  in.world_size = 8;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Shrink) << d.reason;
   EXPECT_EQ(d.procs, 4);
@@ -190,7 +168,7 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   EXPECT_NE(pol.log().back().find("now holds node[1-2]"), std::string::npos) << pol.log().back();
 
   // Slurm refuses to grow: the job stays, the reason is logged.
-  FakeSlurm g;
+  ScriptedSlurm g;
   g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
               {"sinfo", {0, "node[2-3]"}},
               {"squeue", {0, ""}},
@@ -201,8 +179,7 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   o.interval_s = 0;
   SlurmPolicy grow(std::make_unique<Client>(g.runner(), "7"), o);
   const auto one = ranks_on({{"node1", 4}});
-  in.world_size = 4;
-  in.rank_hosts = &one;
+  in = input_on(one);
   const Decision none = grow.decide(in);
   EXPECT_EQ(none.action, Action::None);
   EXPECT_NE(none.reason.find("Unable to allocate resources"), std::string::npos) << none.reason;
@@ -213,7 +190,7 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   // -N 2-4 --comment=min_nodes=2, which squeue lists at its maximum (%D 4). Job 7 holds
   // four nodes and may shrink to one: giving back four is impossible, two are enough.
   const std::string pending = "9|PENDING|4||j009|Resources|min_nodes=2\n";
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
               {"sinfo", {0, ""}},
               {"squeue -h -t PD --sort=V -o '%i|%T|%D|%N|%j|%r|%k'", {0, pending}},
@@ -224,9 +201,7 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   o.min_nodes = 1;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 1}, {"node2", 1}, {"node3", 1}, {"node4", 1}});
-  PolicyInput in;
-  in.world_size = 4;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Shrink) << d.reason;
   EXPECT_EQ(d.procs, 2);
@@ -235,7 +210,7 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   EXPECT_TRUE(f.script.empty()) << f.seen.back();
 
   // Without the comment the same job waits for Slurm's 4: no shrink can cover it.
-  FakeSlurm g;
+  ScriptedSlurm g;
   g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
               {"sinfo", {0, ""}},
               {"squeue", {0, "9|PENDING|4||j009|Resources|\n"}}};
@@ -249,7 +224,7 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   // Emulated time: each refused request is followed by a wait of 10 s, then 20 s, capped
   // at 30 s; remap points in between read Slurm's state but send no request; a grant
   // resets the wait.
-  FakeSlurm f;
+  ScriptedSlurm f;
   const auto state = [&](bool ask, int answer) {
     f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}});
     f.script.push_back({"sinfo", {0, "node2"}});
@@ -274,9 +249,7 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   o.clock = [&] { return clock; };
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto one = ranks_on({{"node1", 2}});
-  PolicyInput in;
-  in.world_size = 2;
-  in.rank_hosts = &one;
+  PolicyInput in = input_on(one);
   // (time, whether a request goes out, its answer, what the policy does)
   const std::vector<std::tuple<double, bool, int, Action>> steps = {
       {100, true, 1, Action::None},   // refused: wait 10 s
@@ -312,15 +285,14 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
   f.script.push_back({"salloc -N 1", {1, "salloc: error: Unable to allocate resources: Connection timed out"}});
   const auto two = ranks_on({{"node1", 2}, {"node2", 2}});
-  in.world_size = 4;
-  in.rank_hosts = &two;
+  in = input_on(two);
   const Decision d = pol.decide(in);
   EXPECT_EQ(d.action, Action::None) << d.reason;
   EXPECT_NE(pol.log().back().find("next request in 10 s"), std::string::npos) << pol.log().back();
 }
 
 TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
               {"sinfo", {0, "node[3-4]"}},
               {"squeue", {0, ""}},
@@ -334,9 +306,7 @@ TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
   o.interval_s = 0;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}});
-  PolicyInput in;
-  in.world_size = 4;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Expand) << d.reason;
   EXPECT_EQ(d.procs, 8);
@@ -346,7 +316,7 @@ TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
 }
 
 TEST(Slurm, AFailedExpansionReturnsItsNodesAtTheNextRemapPointNotBefore) {
-  FakeSlurm f;
+  ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
               {"sinfo", {0, "node2"}},
               {"squeue", {0, ""}},
@@ -360,9 +330,7 @@ TEST(Slurm, AFailedExpansionReturnsItsNodesAtTheNextRemapPointNotBefore) {
   o.interval_s = 1e9;  // the second decide asks nothing of the plan: only the return
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 2}});
-  PolicyInput in;
-  in.world_size = 2;
-  in.rank_hosts = &ranks;
+  PolicyInput in = input_on(ranks);
   const Decision d = pol.decide(in);
   ASSERT_EQ(d.action, Action::Expand) << d.reason;
   ASSERT_TRUE(f.script.empty());

@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Helpers of the arbiter's snapshot tests: a cluster view from squeue/sinfo text, a job on
-// named nodes, the arbiter's options and the nodes a ledger's claims hold.
+// Helpers of the Slurm policy's and the arbiter's snapshot tests: the ranks' hosts, the
+// policy's input on them, a scripted stand-in for Slurm, a cluster view from squeue/sinfo
+// text, a job on named nodes, the arbiter's options and the nodes a ledger's claims hold.
 #pragma once
 
+#include <cstddef>
+#include <deque>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "policy/slurm_arbiter.hpp"
@@ -16,6 +20,39 @@ using resize::slurm::ClusterView;
 using resize::slurm::JobState;
 using resize::slurm::Ledger;
 using resize::slurm::LedgerEntry;
+
+// The hosts of the job's ranks in rank order: `n` ranks on each named node in turn.
+inline std::vector<std::string> ranks_on(std::vector<std::pair<std::string, int>> per_node) {
+  std::vector<std::string> r;
+  for (const auto& [h, n] : per_node) r.insert(r.end(), static_cast<std::size_t>(n), h);
+  return r;
+}
+
+// The policy's input at a remap point of a world whose ranks run on `ranks` (which must
+// outlive it): its size and the ranks' hosts.
+inline resize::PolicyInput input_on(const std::vector<std::string>& ranks) {
+  resize::PolicyInput in;
+  in.world_size = static_cast<int>(ranks.size());
+  in.rank_hosts = &ranks;
+  return in;
+}
+
+// Slurm's answers, in order; records every command. A command that does not start as the
+// next answer expects, or one past the script, gets an error naming it.
+struct ScriptedSlurm {
+  std::deque<std::pair<std::string, resize::slurm::Command>> script;  // expected command prefix -> answer
+  std::vector<std::string> seen;
+  resize::slurm::Runner runner() {
+    return [this](const std::string& cmd) {
+      seen.push_back(cmd);
+      if (script.empty()) return resize::slurm::Command{1, "unexpected command"};
+      auto [want, answer] = script.front();
+      script.pop_front();
+      if (cmd.rfind(want, 0) != 0) return resize::slurm::Command{1, "expected '" + want + "', got '" + cmd + "'"};
+      return answer;
+    };
+  }
+};
 
 // The view at time `t` of squeue's `%i|%T|%D|%N|%j|%r|%k` lines and sinfo's idle list.
 inline ClusterView view(const std::string& squeue, const std::string& idle, double t = 100) {
