@@ -37,7 +37,7 @@ std::string predicted_note(const ResizeRecord& r) {
 }
 
 // A resize that did not happen: recorded, reported to the policy; the job stays as it was.
-RemapResult Session::Impl::refuse(const Decision& d, const std::string& why) {
+RemapResult ResizeRecording::refuse(const Decision& d, const std::string& why) {
   ResizeRecord rec;
   rec.after_iteration = iteration;
   rec.action = d.action;
@@ -55,7 +55,7 @@ RemapResult Session::Impl::refuse(const Decision& d, const std::string& why) {
 }
 
 // The record of one resize, and the watchdog armed for it (both directions alike).
-ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, bool predict) {
+ResizeRecord ResizeRecording::begin_resize(const Decision& d, const Grid& target, bool predict) {
   if (predict && job.root()) predict_before(d, target);
   ResizeRecord rec;
   rec.after_iteration = iteration;
@@ -82,7 +82,7 @@ ResizeRecord Session::Impl::begin_resize(const Decision& d, const Grid& target, 
 
 // Rank 0, before acting: spawn/exit and other time from the history, the iteration time
 // now (measured) and after (the policy's), for the record.
-void Session::Impl::predict_before(const Decision& d, const Grid& target) {
+void ResizeRecording::predict_before(const Decision& d, const Grid& target) {
   recorder.predicted.spawn = recorder.predicted.other = -1;
   if (d.action == Action::Regrid) {
     recorder.predicted.spawn = 0;  // nobody is spawned or ends
@@ -99,7 +99,7 @@ void Session::Impl::predict_before(const Decision& d, const Grid& target) {
   if (recorder.predicted.iteration_before < 0 && !segs.empty()) recorder.predicted.iteration_before = segs.back().median_on(d.prediction_clock);
 }
 
-RemapResult Session::Impl::recorded(const Decision& d, const Grid& target, double t_start,
+RemapResult ResizeRecording::recorded(const Decision& d, const Grid& target, double t_start,
                                     const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict) {
   const Grid from = job.shape;
   ResizeRecord rec = begin_resize(d, target, predict);
@@ -115,7 +115,7 @@ RemapResult Session::Impl::recorded(const Decision& d, const Grid& target, doubl
   return out.result;
 }
 
-RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+RemapResult ResizeRecording::fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
                                           const std::string& err, double t_start) {
   // Nothing was touched yet: the job continues on its old grid with its data.
   rec.ok = false;
@@ -133,10 +133,10 @@ RemapResult Session::Impl::fail_expansion(const Decision& d, const Grid& from, c
 }
 
 // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
-void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeRecord& done, const std::string& line) {
+// A resize completed after a background phase comes with its background fields filled
+// (BackgroundPart::amend, by the completion).
+void ResizeRecording::conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line) {
   if (!job.root()) return;
-  ResizeRecord rec = done;
-  bg.amend(rec, job.root());  // Background resizes: a resize completed after a background phase
   recorder.metrics.add_resize(rec);
   record_outcome(rec);
   opt.policy->completed(d, from_procs, true);
@@ -144,7 +144,7 @@ void Session::Impl::conclude(const Decision& d, int from_procs, const ResizeReco
 }
 
 // Rank 0, after a resize that succeeded: into the history (and its file).
-void Session::Impl::record_outcome(const ResizeRecord& rec) {
+void ResizeRecording::record_outcome(const ResizeRecord& rec) {
   if (rec.action != Action::Expand && rec.action != Action::Shrink && rec.action != Action::Regrid) return;
   ResizeEvent e;
   e.action = rec.action;

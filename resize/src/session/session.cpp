@@ -3,7 +3,8 @@
 // construction, registration, iterations, remap points and acting on a decision.
 // Decisions come from the pure core; the phases of a resize are in session_*.cpp:
 // start (session_start), expand and join (session_expand), shrink and regrid
-// (session_shrink), the grid switch and the matrices' move (session_move).
+// (session_shrink), the grid switch and the matrices' move (session_move), the record
+// (resize_record), a resize in the background (background/session_background).
 #include "session/session_impl.hpp"
 #include "session/expansion_fallback_shell.hpp"
 #include "common/config.hpp"
@@ -213,7 +214,8 @@ Session::~Session() {
   // is cancelled, so its newcomers are not left waiting in join().
   if (impl_->bg.in_flight) {
     try {
-      impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
+      impl_->bg.cancel_background("the session was destroyed", BackgroundPart::CancelCause::Destroyed,
+                                   impl_->grid_switch(), impl_->recording());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
     }
@@ -302,7 +304,7 @@ void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* de
   r.mat.mb = mb;
   r.mat.nb = nb;
   r.mat.dist = dist;
-  impl_->desc_for(r, impl_->job.grid, desc);
+  impl_->grid_switch().desc_for(r, impl_->job.grid, desc);
 }
 
 std::size_t Session::local_size(const int* desc) {
@@ -336,7 +338,7 @@ void Session::set_background(Background mode, int min_iterations) {
 
 RemapResult Session::complete_resize() {
   if (!impl_->bg.in_flight) return {};
-  const RemapResult r = *impl_->step_background(true);
+  const RemapResult r = *impl_->bg.step_background(true, impl_->grid_switch(), impl_->recording());
   detail::background_fallback_end(true);  // its marker for the launcher goes (expansion_fallback_shell.hpp)
   return r;
 }
@@ -344,7 +346,8 @@ RemapResult Session::complete_resize() {
 RemapResult Session::cancel_resize() {
   if (!impl_->bg.in_flight) return {};
   detail::background_fallback_waiting(true);  // waiting for a spawn here: its deadline ends the process
-  const RemapResult r = impl_->cancel_background({}, Impl::CancelCause::End);
+  const RemapResult r =
+      impl_->bg.cancel_background({}, BackgroundPart::CancelCause::End, impl_->grid_switch(), impl_->recording());
   detail::background_fallback_end(true);
   return r;
 }
@@ -474,7 +477,7 @@ RemapResult Session::remap_point() {
   // Background resizes: a resize under way in the background completes first (or goes on, and
   // then a new request is refused).
   std::optional<RemapResult> completed;
-  if (impl_->bg.in_flight) completed = impl_->step_background(false);
+  if (impl_->bg.in_flight) completed = impl_->bg.step_background(false, impl_->grid_switch(), impl_->recording());
   Decision d;
   if (impl_->job.root()) d = impl_->ask_policy();
   if (impl_->bg.in_flight) return impl_->decide_during_background(d);
@@ -517,18 +520,47 @@ RemapResult Session::Impl::act(Decision d) {
   } catch (const std::exception& e) {
     why = e.what();
   }
-  if (!why.empty()) return refuse(d, why);
-  if (!bg.blocked(d, registry, remaining())) return begin_background(d, target, node_plan, t_start);
-  return recorded(d, target, t_start, [&](ResizeRecord& rec) {
-    if (d.action == Action::Regrid) return regrid(d, target, rec, t_start);
-    return d.action == Action::Expand ? expand(d, target, node_plan, rec, t_start) : shrink(d, target, node_plan, rec, t_start);
+  ResizeRecording rs = recording();
+  if (!why.empty()) return rs.refuse(d, why);
+  // The state the newcomers receive, packed after the record began (it holds the powers).
+  const bool background = !bg.blocked(d, registry, remaining());
+  const auto state = [&] { return pack_expansion(job.shape, target, background); };
+  if (background) {
+    const RemapResult r = bg.begin_background(d, target, node_plan, t_start, grid_switch(), rs, launch, state);
+    if (bg.in_flight) World::at_finalize(&Session::Impl::finalize_hook, this);
+    return r;
+  }
+  return rs.recorded(d, target, t_start, [&](ResizeRecord& rec) {
+    if (d.action == Action::Regrid) return regrid(grid_switch(), iteration, d, target, rec, t_start);
+    if (d.action == Action::Expand)
+      return expand(grid_switch(), launch, iteration, d, target, node_plan, rec, t_start, state);
+    return shrink(grid_switch(), recorder, iteration, target, node_plan, rec, t_start);
   });
+}
+
+// A decision while a resize is under way in the background: the background part's, or
+// carried out as any decision once it cancelled the resize under way.
+RemapResult Session::Impl::decide_during_background(const Decision& dd) {
+  const Decision d = broadcast_decision(dd);
+  if (d.action == Action::None) return {};
+  if (auto r = bg.decide_during_background(d, grid_switch(), recording())) return *r;
+  return act(d);
+}
+
+void Session::Impl::finalize_hook(void* self) {
+  auto* impl = static_cast<Session::Impl*>(self);
+  try {
+    impl->bg.cancel_background("MPI_Finalize was called", BackgroundPart::CancelCause::Destroyed, impl->grid_switch(),
+                               impl->recording());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "resize: cancelling the background resize at MPI_Finalize: %s\n", e.what());
+  }
 }
 
 // Why a decision is carried out blocking (background off, nothing constant to move, too few
 // iterations left, ...: background_plan.hpp's blocking_reason), or nothing: begin it in
 // the background. `remaining`: iterations left (-1: not known).
-std::optional<std::string> Session::Impl::BackgroundPart::blocked(const Decision& d, const MatrixRegistry& registry,
+std::optional<std::string> BackgroundPart::blocked(const Decision& d, const MatrixRegistry& registry,
                                                                   int remaining) const {
   if (mode == Background::Off) return std::string("background off");
   bool any = false;
