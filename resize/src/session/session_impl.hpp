@@ -235,7 +235,7 @@ struct GridSwitch {
   void relabel_descs();
 };
 
-// The record of one resize (resize_record.cpp), a view of the parts it writes: what the
+// The record of one resize (remap_point.cpp), a view of the parts it writes: what the
 // run learned (`recorder`), read against the job's grid (`job`) at the remap point after
 // `iteration`; the policy told and the progress line printed (`opt`); the watchdog armed
 // when a resize begins.
