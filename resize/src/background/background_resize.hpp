@@ -130,6 +130,10 @@ struct BackgroundResize {
   // worked: the world is new_world); throws once the world changed. Touches nothing the
   // main thread uses while it computes.
   std::string spawn(std::vector<char> state, int nnew, const detail::LaunchCommand& cmd, detail::Watchdog& watchdog);
+  // What a begin point leaves to the helper thread after the spawn: `comm` (when the
+  // main thread did not make it), then, unless the resize was cancelled meanwhile, every
+  // constant matrix of `mats` posted (post_moves); this rank's bytes into moves.bytes.
+  void post_all(std::vector<Registered>& mats);
   // Starts one exchange of every constant matrix from the old grid's buffer into a staged
   // buffer on the target grid (redist::Exchange, Agreement::Local on `comm`: no collective,
   // so a helper thread may start it, and newcomers may start theirs before the old

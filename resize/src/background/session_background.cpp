@@ -55,6 +55,36 @@ std::string detail::BackgroundResize::spawn(std::vector<char> state, int nnew, c
   return {};
 }
 
+// The posting a begin point leaves to the helper thread (background_resize.hpp).
+void detail::BackgroundResize::post_all(std::vector<Registered>& mats) {
+  // The duplicate of a world the main thread also uses (a shrink's, or an expansion's
+  // spawned at the begin point) is made by begin_background on the main thread, before
+  // the helper starts: a duplicate is a collective on its parent, and collectives on one
+  // communicator from two threads can be ordered differently on different ranks (a
+  // helper's MPI_Comm_dup beside the main thread's MPI_Comm_split of the checkpoint
+  // levels hung that way). Only the grown world that a helper thread spawned, seen by
+  // that thread alone, is duplicated here.
+  if (comm == MPI_COMM_NULL) MPI_Comm_dup(new_world, &comm);
+  if (helper.threaded && fault::armed(fault::Point::HoldBackground)) {
+    double nap = 1e-3;
+    while (!helper.stop.load()) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+      nap = std::min(16e-3, nap * 2);
+    }
+  }
+  // Cancelled meanwhile (the job's end, a shrink): nothing is posted, so nothing moves
+  // to the newcomers; the cancelling point agrees with the other ranks on it.
+  if (helper.cancelling.load()) {
+    helper.skipped = true;
+    return;
+  }
+  int me = 0, n = 0;
+  MPI_Comm_rank(new_world, &me);
+  MPI_Comm_size(new_world, &n);
+  // This rank's bytes from its own plans; summed over the world at the completing point.
+  moves.bytes = post_moves(mats, me, n, true);
+}
+
 RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan,
                                              double t_start, GridSwitch gs, ResizeRecording rs,
                                              const LaunchCommand& launch,
@@ -94,27 +124,7 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   // What the begin point leaves to the helper thread: under MULTIPLE the spawn (blacs-dyn
   // keeps the grown world pending, seen by that thread alone, until the completing point
   // publishes it), the hand-over and the posting; else only the posting.
-  const auto post = [registry, raw] {
-    MPI_Comm_dup(raw->new_world, &raw->comm);
-    if (raw->helper.threaded && fault::armed(fault::Point::HoldBackground)) {
-      double nap = 1e-3;
-      while (!raw->helper.stop.load()) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-        nap = std::min(16e-3, nap * 2);
-      }
-    }
-    // Cancelled meanwhile (the job's end, a shrink): nothing is posted, so nothing moves
-    // to the newcomers; the cancelling point agrees with the other ranks on it.
-    if (raw->helper.cancelling.load()) {
-      raw->helper.skipped = true;
-      return;
-    }
-    int me = 0, n = 0;
-    MPI_Comm_rank(raw->new_world, &me);
-    MPI_Comm_size(raw->new_world, &n);
-    // This rank's bytes from its own plans; summed over the world at the completing point.
-    raw->moves.bytes = raw->post_moves(registry->mats, me, n, true);
-  };
+  const auto post = [registry, raw] { raw->post_all(registry->mats); };
   std::function<std::string()> work = [post] {
     post();
     return std::string();
@@ -143,6 +153,7 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
     }
   }
   watchdog.disarm();
+  if (!(expanding && in_thread)) MPI_Comm_dup(b->new_world, &b->comm);
   b->start_helper(work, expanding);
   const double t_end = MPI_Wtime();
   if (job.root()) b->clock.begun(t_start, t_end, before);
