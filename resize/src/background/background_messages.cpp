@@ -89,11 +89,11 @@ void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
 
 using namespace detail;
 
-double Session::Impl::BackgroundResize::sleep_until_done() {
+double BackgroundResize::sleep_until_done() {
   return sleep_until([&] { return test(); });
 }
 
-std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>& mats, int rank, int world_size,
+std::int64_t BackgroundResize::post_moves(std::vector<Registered>& mats, int rank, int world_size,
                                                           bool have_old) {
   auto& b = *this;
   std::int64_t sent = 0;
@@ -133,7 +133,7 @@ std::int64_t Session::Impl::BackgroundResize::post_moves(std::vector<Registered>
   return sent;
 }
 
-void Session::Impl::BackgroundResize::finish_moves() {
+void BackgroundResize::finish_moves() {
   if (moves.ex) moves.ex->finish();
   moves.ex.reset();
   moves.plans.clear();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal: the state of a background resize (Session::Impl::BackgroundResize: the
+// Internal: the state of a background resize (detail::BackgroundResize: the
 // helper thread, the constant matrices' exchange, the staged buffers) and the message
 // helpers that session_background.cpp (begin, progress, complete, cancel, join) and
 // background_messages.cpp (starting and finishing the exchange, the newcomers' wait) share.
@@ -17,8 +17,9 @@
 #include "session/session_impl.hpp"
 
 namespace resize {
+namespace detail {
 
-struct Session::Impl::BackgroundResize {
+struct BackgroundResize {
   // The constant matrices' move: one redist exchange of all of them (every matrix's pieces
   // for a peer in one message), started by post_moves, moved on by test(), finished by
   // finish_moves; the plans it reads live here.
@@ -129,6 +130,10 @@ struct Session::Impl::BackgroundResize {
   // worked: the world is new_world); throws once the world changed. Touches nothing the
   // main thread uses while it computes.
   std::string spawn(std::vector<char> state, int nnew, const detail::LaunchCommand& cmd, detail::Watchdog& watchdog);
+  // What a begin point leaves to the helper thread after the spawn: `comm` (when the
+  // main thread did not make it), then, unless the resize was cancelled meanwhile, every
+  // constant matrix of `mats` posted (post_moves); this rank's bytes into moves.bytes.
+  void post_all(std::vector<Registered>& mats);
   // Starts one exchange of every constant matrix from the old grid's buffer into a staged
   // buffer on the target grid (redist::Exchange, Agreement::Local on `comm`: no collective,
   // so a helper thread may start it, and newcomers may start theirs before the old
@@ -149,8 +154,6 @@ struct Session::Impl::BackgroundResize {
     if (!fin && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
   }
 };
-
-namespace detail {
 
 // RESIZE_CHECK_CONSTANT=1: checksums of the constant matrices at the begin and completing points.
 bool check_constant();

@@ -23,7 +23,7 @@
 namespace resize {
 
 namespace {
-// A cancellation's cause as the notice carries it (CancelCause is Session::Impl's).
+// A cancellation's cause as the notice carries it (CancelCause is BackgroundPart's).
 template <class CancelCause>
 detail::BackgroundNotice::Cause notice_cause(CancelCause c) {
   using Cause = detail::BackgroundNotice::Cause;
@@ -36,7 +36,7 @@ using namespace detail;
 
 // The spawn of a background expansion, the state hand-over and the hosts
 // (background_resize.hpp).
-std::string Session::Impl::BackgroundResize::spawn(std::vector<char> state, int nnew, const LaunchCommand& cmd,
+std::string detail::BackgroundResize::spawn(std::vector<char> state, int nnew, const LaunchCommand& cmd,
                                                    Watchdog& watchdog) {
   // The watchdog's phases belong to the main thread: not set from the helper thread.
   int provided = MPI_THREAD_SINGLE;
@@ -55,17 +55,57 @@ std::string Session::Impl::BackgroundResize::spawn(std::vector<char> state, int 
   return {};
 }
 
-RemapResult Session::Impl::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start) {
+// The posting a begin point leaves to the helper thread (background_resize.hpp).
+void detail::BackgroundResize::post_all(std::vector<Registered>& mats) {
+  // The duplicate of a world the main thread also uses (a shrink's, or an expansion's
+  // spawned at the begin point) is made by begin_background on the main thread, before
+  // the helper starts: a duplicate is a collective on its parent, and collectives on one
+  // communicator from two threads can be ordered differently on different ranks (a
+  // helper's MPI_Comm_dup beside the main thread's MPI_Comm_split of the checkpoint
+  // levels hung that way). Only the grown world that a helper thread spawned, seen by
+  // that thread alone, is duplicated here.
+  if (comm == MPI_COMM_NULL) MPI_Comm_dup(new_world, &comm);
+  if (helper.threaded && fault::armed(fault::Point::HoldBackground)) {
+    double nap = 1e-3;
+    while (!helper.stop.load()) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(nap));
+      nap = std::min(16e-3, nap * 2);
+    }
+  }
+  // Cancelled meanwhile (the job's end, a shrink): nothing is posted, so nothing moves
+  // to the newcomers; the cancelling point agrees with the other ranks on it.
+  if (helper.cancelling.load()) {
+    helper.skipped = true;
+    return;
+  }
+  int me = 0, n = 0;
+  MPI_Comm_rank(new_world, &me);
+  MPI_Comm_size(new_world, &n);
+  // This rank's bytes from its own plans; summed over the world at the completing point.
+  moves.bytes = post_moves(mats, me, n, true);
+}
+
+RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan,
+                                             double t_start, GridSwitch gs, ResizeRecording rs,
+                                             const LaunchCommand& launch,
+                                             const std::function<std::vector<char>()>& pack_state) {
+  const SessionWorld& job = gs.job;
+  Watchdog& watchdog = gs.watchdog;
+  const int iteration = rs.iteration;
+  // What the helper thread uses lives as long as the session (its parts), not this call.
+  MatrixRegistry* registry = &gs.registry;
+  const LaunchCommand* cmd = &launch;
+  Watchdog* dog = &gs.watchdog;
   auto b = std::make_shared<BackgroundResize>();
   b->d = d;
   b->from = job.shape;
   b->target = target;
   b->node_plan = node_plan;
-  b->rec = begin_resize(d, target);
+  b->rec = rs.begin_resize(d, target);
   b->old_world = b->new_world = job.world;
   double before = -1;
   if (job.root()) {
-    const auto segs = recorder.metrics.segments();
+    const auto segs = rs.recorder.metrics.segments();
     if (!segs.empty()) before = segs.back().median_wall;
   }
   const bool expanding = d.action == Action::Expand;
@@ -73,9 +113,9 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   MPI_Query_thread(&provided);
   const bool in_thread = provided == MPI_THREAD_MULTIPLE;
   std::vector<char> state;
-  if (expanding) state = pack_expansion(job.shape, target, true);  // the application's state at the begin point
+  if (expanding) state = pack_state();  // the application's state at the begin point
   if (check_constant())
-    for (const auto& r : registry.mats) {
+    for (const auto& r : registry->mats) {
       const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
       b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.mat.type)));
     }
@@ -84,44 +124,17 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
   // What the begin point leaves to the helper thread: under MULTIPLE the spawn (blacs-dyn
   // keeps the grown world pending, seen by that thread alone, until the completing point
   // publishes it), the hand-over and the posting; else only the posting.
-  const auto post = [this, raw] {
-    // The duplicate of a world the main thread also uses (a shrink's, or an expansion's
-    // spawned at the begin point) is made below, before the helper starts: a duplicate is
-    // a collective on its parent, and collectives on one communicator from two threads
-    // can be ordered differently on different ranks (a helper's MPI_Comm_dup beside the
-    // main thread's MPI_Comm_split of the checkpoint levels hung that way). Only the
-    // grown world that a helper thread spawned, seen by that thread alone, is duplicated
-    // here.
-    if (raw->comm == MPI_COMM_NULL) MPI_Comm_dup(raw->new_world, &raw->comm);
-    if (raw->helper.threaded && fault::armed(fault::Point::HoldBackground)) {
-      double nap = 1e-3;
-      while (!raw->helper.stop.load()) {
-        std::this_thread::sleep_for(std::chrono::duration<double>(nap));
-        nap = std::min(16e-3, nap * 2);
-      }
-    }
-    // Cancelled meanwhile (the job's end, a shrink): nothing is posted, so nothing moves
-    // to the newcomers; the cancelling point agrees with the other ranks on it.
-    if (raw->helper.cancelling.load()) {
-      raw->helper.skipped = true;
-      return;
-    }
-    int me = 0, n = 0;
-    MPI_Comm_rank(raw->new_world, &me);
-    MPI_Comm_size(raw->new_world, &n);
-    // This rank's bytes from its own plans; summed over the world at the completing point.
-    raw->moves.bytes = raw->post_moves(registry.mats, me, n, true);
-  };
+  const auto post = [registry, raw] { raw->post_all(registry->mats); };
   std::function<std::string()> work = [post] {
     post();
     return std::string();
   };
   if (expanding && in_thread) {
-    work = [this, raw, post, state, nnew] {
+    work = [cmd, dog, raw, post, state, nnew] {
       detail::World::background_thread(true);
       std::string err;
       try {
-        err = raw->spawn(state, nnew, launch, watchdog);
+        err = raw->spawn(state, nnew, *cmd, *dog);
         if (err.empty()) post();
       } catch (...) {
         detail::World::background_thread(false);
@@ -136,13 +149,12 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
     const std::string err = b->spawn(state, nnew, launch, watchdog);
     if (!err.empty()) {
       watchdog.disarm();
-      return fail_expansion(b->d, b->from, b->target, b->rec, err, t_start);
+      return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, t_start);
     }
   }
   watchdog.disarm();
   if (!(expanding && in_thread)) MPI_Comm_dup(b->new_world, &b->comm);
   b->start_helper(work, expanding);
-  detail::World::at_finalize(&Session::Impl::finalize_hook, this);
   const double t_end = MPI_Wtime();
   if (job.root()) b->clock.begun(t_start, t_end, before);
   char line[320];
@@ -152,17 +164,17 @@ RemapResult Session::Impl::begin_background(const Decision& d, const Grid& targe
                 iteration, to_string(d.action).c_str(), job.shape.shape().c_str(), target.shape().c_str(),
                 (t_end - t_start) * 1e3,
                 !expanding ? "" : b->helper.spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
-                b->helper.threaded ? "a helper thread" : "progress calls", to_string(bg.mode).c_str());
-  progress(line);
-  bg.in_flight = b;
+                b->helper.threaded ? "a helper thread" : "progress calls", to_string(mode).c_str());
+  rs.progress(line);
+  in_flight = b;
   return {d.action, true, "begun in the background"};
 }
 
-void Session::Impl::BackgroundPart::progress() {
+void BackgroundPart::progress() {
   if (in_flight && !in_flight->helper.threaded) in_flight->test();
 }
 
-void Session::Impl::BackgroundPart::iteration(double wall, bool root) {
+void BackgroundPart::iteration(double wall, bool root) {
   if (!in_flight) return;
   ++in_flight->overlapped;
   if (root) in_flight->clock.iteration(wall);
@@ -175,26 +187,27 @@ void Session::Impl::BackgroundPart::iteration(double wall, bool root) {
 // does not move) and the shrink is carried out from the current grid as any decision (or,
 // when the current grid already has that size, nothing more happens). Queueing it instead
 // would complete the expansion first. Any other request is refused (not queued).
-RemapResult Session::Impl::decide_during_background(const Decision& dd) {
-  const Decision d = broadcast_decision(dd);
-  if (d.action == Action::None) return {};
+std::optional<RemapResult> BackgroundPart::decide_during_background(const Decision& d, GridSwitch gs,
+                                                                    ResizeRecording rs) {
+  const SessionWorld& job = gs.job;
+  const int iteration = rs.iteration;
   const std::string asked = to_string(d.action) + " to " +
                             (d.nprow ? std::to_string(d.nprow) + "x" + std::to_string(d.npcol)
                                      : std::to_string(d.procs) + " processes");
-  if (bg.in_flight->d.action == Action::Expand && d.action == Action::Shrink) {
+  if (in_flight->d.action == Action::Expand && d.action == Action::Shrink) {
     cancel_background("superseded by the " + asked + " decided after iteration " + std::to_string(iteration),
-                      CancelCause::Superseded);
-    if ((d.nprow ? d.nprow * d.npcol : d.procs) != job.shape.size()) return act(d);
+                      CancelCause::Superseded, gs, rs);
+    if ((d.nprow ? d.nprow * d.npcol : d.procs) != job.shape.size()) return std::nullopt;  // carried out
     // The grid the expansion started from already has the size the shrink asks for.
-    if (job.root()) opt.policy->completed(d, job.shape.size(), true);
+    if (job.root()) rs.opt.policy->completed(d, job.shape.size(), true);
     const std::string msg = "the " + asked + " is met by cancelling the pending expansion; the job stays on " +
                             job.shape.shape();
-    progress("   remap after iter " + std::to_string(iteration) + ": " + msg);
-    return {Action::None, true, msg};
+    rs.progress("   remap after iter " + std::to_string(iteration) + ": " + msg);
+    return RemapResult{Action::None, true, msg};
   }
-  return refuse(d, second_request_refusal(asked, to_string(bg.in_flight->d.action) + " " + bg.in_flight->from.shape() + " -> " +
-                                                     bg.in_flight->target.shape(),
-                                          bg.in_flight->rec.after_iteration));
+  return rs.refuse(d, second_request_refusal(asked, to_string(in_flight->d.action) + " " + in_flight->from.shape() +
+                                                        " -> " + in_flight->target.shape(),
+                                             in_flight->rec.after_iteration));
 }
 
 namespace {
@@ -210,8 +223,12 @@ int changed_constant(const std::vector<Registered>& mats, const std::vector<std:
 }
 }  // namespace
 
-std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
-  auto b = bg.in_flight;
+std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, GridSwitch gs, ResizeRecording rs) {
+  SessionWorld& job = gs.job;
+  MatrixRegistry& registry = gs.registry;
+  Watchdog& watchdog = gs.watchdog;
+  const int iteration = rs.iteration;
+  auto b = in_flight;
   // {not done, spawn failed}: the helper threads of different ranks may be at different
   // points; the MAX makes every rank take the same branch.
   int st[2] = {b->test() ? 0 : 1, b->failed() ? 1 : 0};
@@ -221,14 +238,14 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     b->stop_helper();
     const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
-    bg.in_flight.reset();
-    return fail_expansion(b->d, b->from, b->target, b->rec, err, MPI_Wtime());
+    in_flight.reset();
+    return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, MPI_Wtime());
   }
-  const Completion c = decide_completion(b->overlapped, bg.min_iterations, st[0] == 0, bg.mode, last_chance);
+  const Completion c = decide_completion(b->overlapped, min_iterations, st[0] == 0, mode, last_chance);
   if (c == Completion::NotYet) return std::nullopt;
   if (c == Completion::Defer) {
     if (job.root()) b->clock.deferred();
-    progress("   remap after iter " + std::to_string(iteration) + ": background " + to_string(b->d.action) + " " +
+    rs.progress("   remap after iter " + std::to_string(iteration) + ": background " + to_string(b->d.action) + " " +
              b->from.shape() + " -> " + b->target.shape() + " not done yet: keep iterating on " + b->from.shape() +
              " (mode continue)");
     return std::nullopt;
@@ -242,8 +259,8 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
   if (failed) {
     const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
-    bg.in_flight.reset();
-    return fail_expansion(b->d, b->from, b->target, b->rec, err, t0);
+    in_flight.reset();
+    return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, t0);
   }
   watchdog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
           " after iteration " + std::to_string(iteration));
@@ -285,36 +302,44 @@ std::optional<RemapResult> Session::Impl::step_background(bool last_chance) {
     throw Error(changed_message(registry.mats[static_cast<std::size_t>(bad - 1)].mat.name, b->rec.after_iteration));
   }
   b->finish_moves();
-  bg.complete_start = t0;
-  bg.complete_waited = waited;
+  complete_start = t0;
+  complete_waited = waited;
   RemapResult out;
   if (b->d.action == Action::Shrink) {
     watchdog.disarm();  // shrink() arms its own
-    out = recorded(b->d, b->target, t0, [&](ResizeRecord& rec) { return shrink(b->d, b->target, b->node_plan, rec, t0); }, false);
+    const auto carry_out = [&](ResizeRecord& rec) {
+      const Outcome o = shrink(gs, rs.recorder, iteration, b->target, b->node_plan, rec, t0);
+      if (o.result.ok) amend(rec, job.root());  // the record's background fields
+      return o;
+    };
+    out = rs.recorded(b->d, b->target, t0, carry_out, false);
   } else {
-    out = switch_background_expansion(*b);
+    out = switch_background_expansion(*b, gs, rs);
   }
   for (auto& r : registry.mats) r.moved_in_background = false;
-  bg.in_flight.reset();
+  in_flight.reset();
   return out;
 }
 
-RemapResult Session::Impl::switch_background_expansion(BackgroundResize& b) {
+RemapResult BackgroundPart::switch_background_expansion(BackgroundResize& b, GridSwitch gs, ResizeRecording rs) {
+  SessionWorld& job = gs.job;
+  const int iteration = rs.iteration;
   ResizeRecord rec = b.rec;
   rec.after_iteration = iteration;  // where the grid switches (segments, payoff)
   job.world = b.new_world;
   job.rank_hosts = rec.rank_hosts.expand();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
-  switch_grid(b.from, b.target, &rec, "redistribution of the variable matrices");
+  gs.switch_grid(b.from, b.target, &rec, "redistribution of the variable matrices");
   rec.bytes_moved += b.moves.bytes;  // the constant matrices, moved in the background
-  watchdog.disarm();
-  conclude(b.d, b.from.size(), rec,
+  gs.watchdog.disarm();
+  amend(rec, job.root());  // the record's background fields
+  rs.conclude(b.d, b.from.size(), rec,
            "   remap after iter " + std::to_string(iteration) + ": expand " + rec.from_grid + " -> " + rec.to_grid +
                " COMPLETED (begun in the background after iter " + std::to_string(b.rec.after_iteration) + ")");
   return {Action::Expand, true, {}};
 }
 
-void Session::Impl::BackgroundPart::amend(ResizeRecord& rec, bool root) const {
+void BackgroundPart::amend(ResizeRecord& rec, bool root) const {
   if (!in_flight || !root) return;
   fill(*in_flight, rec, complete_start, complete_waited);
   char line[200];
@@ -324,7 +349,7 @@ void Session::Impl::BackgroundPart::amend(ResizeRecord& rec, bool root) const {
   rec.message += line + 2;
 }
 
-void Session::Impl::BackgroundPart::fill(const BackgroundResize& b, ResizeRecord& rec, double start,
+void BackgroundPart::fill(const BackgroundResize& b, ResizeRecord& rec, double start,
                                          double waited) const {
   const BackgroundSummary s = b.clock.complete(start, waited, MPI_Wtime());
   BackgroundPhase& p = rec.background.emplace();
@@ -345,15 +370,6 @@ void Session::Impl::BackgroundPart::fill(const BackgroundResize& b, ResizeRecord
   rec.t_other = std::max(0.0, rec.t_total - rec.t_spawn - rec.t_redist);
 }
 
-void Session::Impl::finalize_hook(void* self) {
-  auto* I = static_cast<Session::Impl*>(self);
-  try {
-    I->cancel_background("MPI_Finalize was called", CancelCause::Destroyed);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "resize: cancelling the background resize at MPI_Finalize: %s\n", e.what());
-  }
-}
-
 // A background resize cancelled before it switched: at the job's end (cancel_resize), when
 // a shrink supersedes a pending expansion, or when its session is destroyed (or
 // MPI_Finalize called) with one under way. The helper thread is joined (a spawn under way
@@ -363,12 +379,15 @@ void Session::Impl::finalize_hook(void* self) {
 // did, nothing moves and the newcomers withdraw their receives. Then an expansion's
 // newcomers are told and leave through blacs-dyn's stack (as after a shrink), so nobody
 // waits in join() for ever and the world and grid are as before.
-RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause cause) {
-  auto b = bg.in_flight;
+RemapResult BackgroundPart::cancel_background(const std::string& why, CancelCause cause, GridSwitch gs,
+                                              ResizeRecording rs) {
+  SessionWorld& job = gs.job;
+  const int iteration = rs.iteration;
+  auto b = in_flight;
   if (!b) return {};
   const double t0 = MPI_Wtime();
   World::at_finalize(nullptr, nullptr);
-  bg.in_flight.reset();
+  in_flight.reset();
   b->helper.cancelling = true;
   b->stop_helper();
   // {the spawn failed, some rank posted, this rank's bytes}: the helper threads of the
@@ -380,12 +399,12 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     int me = 0, n = 0;
     MPI_Comm_rank(b->new_world, &me);
     MPI_Comm_size(b->new_world, &n);
-    b->moves.bytes = b->post_moves(registry.mats, me, n, true);
+    b->moves.bytes = b->post_moves(gs.registry.mats, me, n, true);
     std::lock_guard<std::mutex> lk(b->helper.m);
     b->helper.posted = true;
   }
   if (any_posted) b->sleep_until_done();  // every rank posted the matching messages
-  for (auto& r : registry.mats) {
+  for (auto& r : gs.registry.mats) {
     if (r.moved_in_background) r.unstage();
     r.moved_in_background = false;
   }
@@ -416,13 +435,13 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     job.world = World::comm();
     if (cause != CancelCause::Destroyed && job.world != b->old_world) {
       // The job goes on: its grid on the world it is left with.
-      settle_grid(job.shape);
+      gs.settle_grid(job.shape);
     }
   }
-  recorder.powers = recorder.powers_before;
+  rs.recorder.powers = rs.recorder.powers_before;
   const std::string resize = to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape();
   if (cause == CancelCause::Destroyed) {
-    progress("   background " + resize + " begun after iter " + std::to_string(b->rec.after_iteration) +
+    rs.progress("   background " + resize + " begun after iter " + std::to_string(b->rec.after_iteration) +
              " CANCELLED (" + why + " before a remap point completed it); the job stays on " + b->from.shape());
     return {b->d.action, false, why};
   }
@@ -433,7 +452,7 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
     rec.ok = false;
     rec.t_redist = 0;
     rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->moves.bytes;  // BackgroundPart::fill adds a shrink's
-    bg.fill(*b, rec, t0, waited);
+    fill(*b, rec, t0, waited);
     rec.background->cancelled = true;
     const int k = rec.background->completion_deferred;
     const std::string deferrals = k == 0 ? std::string("no remap point could complete it")
@@ -453,16 +472,16 @@ RemapResult Session::Impl::cancel_background(const std::string& why, CancelCause
                   b->d.action == Action::Expand && !any_posted ? " (none to the newcomers)" : "");
     message += line;
     rec.message = message;
-    recorder.metrics.add_resize(rec);
-    opt.policy->completed(b->d, b->from.size(), false);
+    rs.recorder.metrics.add_resize(rec);
+    rs.opt.policy->completed(b->d, b->from.size(), false);
   }
-  progress("   remap after iter " + std::to_string(iteration) + ": background " + resize + " begun after iter " +
+  rs.progress("   remap after iter " + std::to_string(iteration) + ": background " + resize + " begun after iter " +
            std::to_string(b->rec.after_iteration) + " CANCELLED (" + message + "); the job stays on " +
            b->from.shape());
   return {b->d.action, false, message};
 }
 
-int Session::Impl::BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& job,
+int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& job,
                                         MatrixRegistry& registry, Watchdog& watchdog, int iteration) {
   auto b = std::make_shared<BackgroundResize>();
   b->from = from;

@@ -108,7 +108,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   const detail::SessionWorld& job = impl_->job;
   const detail::SessionCheckpoints& ckpts = impl_->ckpts;
   const detail::ResizeRecorder& recorder = impl_->recorder;
-  const Impl::BackgroundPart& bg = impl_->bg;
+  const detail::BackgroundPart& bg = impl_->bg;
   const SessionOptions& opt = impl_->opt;
   const int& iteration = impl_->iteration;
   ResizeStep step;

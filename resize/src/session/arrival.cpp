@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "session/arrival.hpp"
+#include "session/session_parts.hpp"
 
 #include "common/tags.hpp"
 
@@ -194,6 +195,15 @@ void arrival_check(MPI_Comm world, int iteration, double seconds) {
     root_side(g_dup, size, iteration, seconds);
   else
     other_side(g_dup, iteration, seconds);
+}
+
+// The arrival check at iteration `iteration` on `world` (collective; timeout 0: none).
+void ArrivalCheck::arrive(MPI_Comm world, int iteration) {
+  if (timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
+  arrival_check(world, iteration, arrival_deadline(timeout, longest_gap));
+  const double now = MPI_Wtime();
+  longest_gap = std::max(longest_gap, now - last);
+  last = now;
 }
 
 }  // namespace resize::detail

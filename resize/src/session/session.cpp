@@ -2,8 +2,10 @@
 // The resize session's MPI shell (remap points, expand/shrink, the time of each phase):
 // construction, registration, iterations, remap points and acting on a decision.
 // Decisions come from the pure core; the phases of a resize are in session_*.cpp:
-// start (session_start), expand and join (session_expand), shrink and regrid
-// (session_shrink), the grid switch and the matrices' move (session_move).
+// start (session_start), the remap point, acting on its decision and the record of a
+// resize (remap_point), expand and join (session_expand), shrink and regrid
+// (session_shrink), the grid switch and the matrices' move (session_move), a resize in the
+// background (background/session_background).
 #include "session/session_impl.hpp"
 #include "session/expansion_fallback_shell.hpp"
 #include "common/config.hpp"
@@ -213,7 +215,8 @@ Session::~Session() {
   // is cancelled, so its newcomers are not left waiting in join().
   if (impl_->bg.in_flight) {
     try {
-      impl_->cancel_background("the session was destroyed", Impl::CancelCause::Destroyed);
+      impl_->bg.cancel_background("the session was destroyed", BackgroundPart::CancelCause::Destroyed,
+                                   impl_->grid_switch(), impl_->recording());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "resize: cancelling the background resize when the session ends: %s\n", e.what());
     }
@@ -302,7 +305,7 @@ void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* de
   r.mat.mb = mb;
   r.mat.nb = nb;
   r.mat.dist = dist;
-  impl_->desc_for(r, impl_->job.grid, desc);
+  impl_->grid_switch().desc_for(r, impl_->job.grid, desc);
 }
 
 std::size_t Session::local_size(const int* desc) {
@@ -332,21 +335,6 @@ void Session::set_background(Background mode, int min_iterations) {
   if (impl_->bg.in_flight) throw Error("set_background: a resize is under way in the background");
   impl_->bg.mode = mode;
   impl_->bg.min_iterations = min_iterations;
-}
-
-RemapResult Session::complete_resize() {
-  if (!impl_->bg.in_flight) return {};
-  const RemapResult r = *impl_->step_background(true);
-  detail::background_fallback_end(true);  // its marker for the launcher goes (expansion_fallback_shell.hpp)
-  return r;
-}
-
-RemapResult Session::cancel_resize() {
-  if (!impl_->bg.in_flight) return {};
-  detail::background_fallback_waiting(true);  // waiting for a spawn here: its deadline ends the process
-  const RemapResult r = impl_->cancel_background({}, Impl::CancelCause::End);
-  detail::background_fallback_end(true);
-  return r;
 }
 
 bool Session::resize_in_background() const { return impl_->bg.in_flight != nullptr; }
@@ -431,117 +419,6 @@ void Session::end_iteration(const std::string& note) {
   if (!job.root()) return;
   const IterationSample s = impl_->recorder.add_iteration(impl_->iteration, job.shape, all);
   impl_->progress(iteration_line(impl_->opt.app, s, note));
-}
-
-Decision Session::Impl::ask_policy() {
-  try {
-    PolicyInput in{iteration, job.shape, job.size(), &recorder.metrics, &job.rank_hosts};
-    in.speeds = &recorder.speeds;
-    in.history = &recorder.history;
-    in.cost_model = recorder.cost_model ? &*recorder.cost_model : nullptr;
-    in.powers = &recorder.powers;
-    in.remaining = remaining();
-    Decision d = opt.policy->decide(in);
-    if (d.new_allocation && (d.action != Action::Expand || !ckpts.checkpointing)) {
-      // Only a resize by restart can move the job into a new allocation.
-      opt.policy->completed(d, job.size(), false);
-      return Decision::none("the policy's growth needs a new allocation (a resize by restart), but the job has no "
-                            "checkpoint directory: staying");
-    }
-    return d;
-  } catch (const std::exception& e) {
-    return Decision::none(std::string("policy error: ") + e.what());
-  }
-}
-
-// Every process arrived at this remap point, or the job ends naming the ones that did not.
-void Session::Impl::arrive() {
-  if (life.first_remap_iteration < 0) life.first_remap_iteration = iteration;
-  arrivals.arrive(job.world, iteration);
-}
-
-// The arrival check at iteration `iteration` on `world` (collective; timeout 0: none).
-void detail::ArrivalCheck::arrive(MPI_Comm world, int iteration) {
-  if (timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
-  arrival_check(world, iteration, arrival_deadline(timeout, longest_gap));
-  const double now = MPI_Wtime();
-  longest_gap = std::max(longest_gap, now - last);
-  last = now;
-}
-
-RemapResult Session::remap_point() {
-  impl_->arrive();
-  // Background resizes: a resize under way in the background completes first (or goes on, and
-  // then a new request is refused).
-  std::optional<RemapResult> completed;
-  if (impl_->bg.in_flight) completed = impl_->step_background(false);
-  Decision d;
-  if (impl_->job.root()) d = impl_->ask_policy();
-  if (impl_->bg.in_flight) return impl_->decide_during_background(d);
-  const RemapResult r = impl_->act(d);
-  return completed && r.action == Action::None ? *completed : r;
-}
-
-RemapResult Session::resize_now(const Decision& d) {
-  return impl_->bg.in_flight ? impl_->decide_during_background(d) : impl_->act(d);
-}
-
-// Acting on a decision: rank 0's decision broadcast and validated into a target grid (a
-// pure choice, the same on every rank: policy/grid_choice.cpp), then carried out (expand,
-// shrink, regrid, or begun in the background), recorded by resize_record.cpp's recorded().
-Decision Session::Impl::broadcast_decision(const Decision& d) const {
-  return detail::unpack_decision(detail::broadcast_bytes(job.root() ? detail::pack(d) : std::vector<char>{}, 0, job.world));
-}
-
-// Broadcasts rank 0's decision, validates it into a target grid and acts.
-RemapResult Session::Impl::act(Decision d) {
-  const double t_start = MPI_Wtime();
-  d = broadcast_decision(d);
-  if (d.action == Action::None) return {};
-  // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
-  // and the record counts bytes within and between nodes.
-  NodePlan node_plan;
-  node_plan.hosts_before = detail::World::hosts();
-
-  // The target grid (a pure decision, the same on every rank: policy/grid_choice.cpp).
-  PlacementMatrix info;
-  if (!registry.mats.empty()) {
-    const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal
-    info = PlacementMatrix{m0.mat.m, m0.mat.n, m0.mat.mb, m0.mat.nb, m0.mat.dist == Distribution::Block};
-  }
-  const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
-  Grid target;
-  std::string why;
-  try {
-    target = target_grid(d, in, node_plan);
-  } catch (const std::exception& e) {
-    why = e.what();
-  }
-  if (!why.empty()) return refuse(d, why);
-  if (!bg.blocked(d, registry, remaining())) return begin_background(d, target, node_plan, t_start);
-  return recorded(d, target, t_start, [&](ResizeRecord& rec) {
-    if (d.action == Action::Regrid) return regrid(d, target, rec, t_start);
-    return d.action == Action::Expand ? expand(d, target, node_plan, rec, t_start) : shrink(d, target, node_plan, rec, t_start);
-  });
-}
-
-// Why a decision is carried out blocking (background off, nothing constant to move, too few
-// iterations left, ...: background_plan.hpp's blocking_reason), or nothing: begin it in
-// the background. `remaining`: iterations left (-1: not known).
-std::optional<std::string> Session::Impl::BackgroundPart::blocked(const Decision& d, const MatrixRegistry& registry,
-                                                                  int remaining) const {
-  if (mode == Background::Off) return std::string("background off");
-  bool any = false;
-  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat.sizes);
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
-  const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;
-  return blocking_reason(d.action == Action::Expand || d.action == Action::Shrink, any, remaining, min_iterations,
-                         !d.powers.empty(), spawn_hidden);
-}
-
-int Session::Impl::remaining() const {
-  return opt.total_iterations >= 0 ? std::max(0, opt.total_iterations - iteration) : -1;
 }
 
 MPI_Comm Session::world() const { return impl_->job.world; }

@@ -69,8 +69,29 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   return detail::pack(st);
 }
 
-Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec,
-                                             double t_start) {
+namespace {
+// The switch onto the grown grid (BLACS grids, every matrix moved, the record's times);
+// returns the progress line.
+std::string finish_expansion(GridSwitch& gs, int iteration, const Grid& from, const Grid& to, ResizeRecord& rec,
+                             double t_start) {
+  gs.switch_grid(from, to, &rec);
+  rec.t_total = MPI_Wtime() - t_start;
+  rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
+                "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), to_string(rec.placement).c_str(), to.size(),
+                rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+  return line;
+}
+}  // namespace
+
+Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration, const Decision& d, const Grid& target,
+                       const NodePlan& node_plan, ResizeRecord& rec, double t_start,
+                       const std::function<std::vector<char>()>& pack_state) {
+  SessionWorld& job = gs.job;
+  Watchdog& watchdog = gs.watchdog;
   const Grid from = job.shape;
   WatchdogGuard armed(watchdog);
   // Spawn only what the world lacks (a world may already hold idle processes).
@@ -82,15 +103,15 @@ Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& targ
     throw Error("expansion: the world has " + std::to_string(job.size()) + " processes after spawning, " +
                 target.shape() + " needs " + std::to_string(target.size()));
   watchdog.phase("state hand-over");
-  std::vector<char> bytes = pack_expansion(from, target);
+  std::vector<char> bytes = pack_state();
   if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
   // Everyone, not only the newcomers, takes rank 0's application state: a policy that
   // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
-  if (!job.root() && registry.unpack) registry.unpack(unpack_expansion(bytes).app);
+  if (!job.root() && gs.registry.unpack) gs.registry.unpack(unpack_expansion(bytes).app);
   job.rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   job.node_of_rank = redist::node_ids(job.rank_hosts);
-  return {{Action::Expand, true, {}}, finish_expansion(from, target, rec, t_start), false};
+  return {{Action::Expand, true, {}}, finish_expansion(gs, iteration, from, target, rec, t_start), false};
 }
 
 std::string detail::spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
@@ -115,20 +136,6 @@ std::string detail::spawn_processes(const Decision& d, const NodePlan& node_plan
   if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
   return {};
 }
-
-std::string Session::Impl::finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start) {
-  switch_grid(from, to, &rec);
-  rec.t_total = MPI_Wtime() - t_start;
-  rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
-  char line[256];
-  std::snprintf(line, sizeof line,
-                "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
-                "redistribution %.1f ms, other %.1f ms, total %.1f ms",
-                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), to_string(rec.placement).c_str(), to.size(),
-                rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
-  return line;
-}
-
 
 namespace {
 // A newcomer's registered matrices as the job holds them (`st`, the hand-over): shapes
@@ -181,6 +188,7 @@ int Session::join() {
   impl_->opt.mover = st.mover;
   impl_->opt.move_budget_bytes = st.move_budget;
   MatrixRegistry& reg = impl_->registry;
+  GridSwitch gs = impl_->grid_switch();
   adopt_matrices(reg, st);
   ResizeRecorder& recorder = impl_->recorder;
   recorder.powers = st.powers_before;
@@ -189,18 +197,18 @@ int Session::join() {
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
   for (auto& m : reg.mats)
-    if (m.mat.sizes) m.mat.layout = impl_->layout_of(m, st.from);
+    if (m.mat.sizes) m.mat.layout = gs.layout_of(m, st.from);
   recorder.powers = st.powers;
   // Background resizes: the job's background settings.
   impl_->bg.mode = st.background_mode;
   impl_->bg.min_iterations = st.background_min_iterations;
-  // The same collective as the old processes make after the hand-over (Impl::expand).
+  // The same collective as the old processes make after the hand-over (detail::expand).
   job.rank_hosts = detail::World::hosts();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   if (st.background)
     impl_->iteration = impl_->bg.join(st.from, st.to, job, reg, watchdog, impl_->iteration);
   // The same switch as the old processes make after the hand-over.
-  impl_->switch_grid(st.from, st.to, nullptr);
+  gs.switch_grid(st.from, st.to, nullptr);
   impl_->life.started = true;
   detail::World::clear_new();
   watchdog.disarm();

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal to the session's MPI shell: the state one Session keeps (Session::Impl) and the
-// registered matrices (their buffers are storage.hpp's, the resize watchdog watchdog.hpp's,
-// the state handed to newcomers handover.hpp's, the target grid policy/grid_choice.hpp's). The session's phases live in session_*.cpp beside it.
+// Internal to the session's MPI shell: the state one Session keeps (Session::Impl), the
+// registered matrices, the grid switch, the recording of a resize and the background part
+// (their buffers are storage.hpp's, the resize watchdog watchdog.hpp's, the state handed to
+// newcomers handover.hpp's, the target grid policy/grid_choice.hpp's). The phases live in
+// session_*.cpp and background/ beside it.
 #pragma once
 
 #include <mpi.h>
@@ -149,10 +151,200 @@ struct MatrixRegistry {
 };
 }  // namespace detail
 
-// One session: a holder of its parts (session_parts.hpp; the registry above), each with
-// one job, and of what ties them together (options, identity, the iteration count, the
-// watchdog). The phases' functions (session_*.cpp, checkpoint/, background/, report/)
-// take the parts they need.
+namespace detail {
+struct BackgroundResize;  // background/background_resize.hpp
+
+// A progress line on world rank 0 (`root`), when the options ask for them.
+inline void progress_line(const SessionOptions& opt, bool root, const std::string& line) {
+  if (opt.progress && root) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+}
+
+// What a blocking resize reports to its record: the result, the progress line of a
+// success, or, for a resize that did not happen, whether it was refused before anything
+// changed (refuse) or an expansion failed (fail_expansion).
+struct Outcome {
+  RemapResult result;
+  std::string line;
+  bool refused = false;
+};
+
+// The one grid switch after a resize (session_move.cpp), a view of the parts it changes:
+// the world's grid (`job`), the registered matrices' layouts and buffers (`registry`), the
+// watchdog's phases; it reads the mover and move budget (`opt`) and the cost model and
+// history that predict a move (`recorder`). Used by an expansion and its newcomers' join,
+// a background expansion's completion, a shrink, a regrid, start and restart.
+struct GridSwitch {
+  SessionWorld& job;
+  MatrixRegistry& registry;
+  Watchdog& watchdog;
+  const SessionOptions& opt;
+  const ResizeRecorder& recorder;
+
+  // BLACS grids for `from` and `to` on the current world (`from` empty: the current grid,
+  // on an unchanged world), every registered matrix moved from one to the other (the
+  // redistribution's time and bytes into `rec` when given; the watchdog's phase named
+  // `phase`), and `to` the session's grid. Adopt::No (a shrink, whose world is about to
+  // lose processes) releases both grids instead; settle_grid then makes the grid on the
+  // world that is left.
+  enum class Adopt { Yes, No };
+  std::int64_t switch_grid(const std::optional<Grid>& from, const Grid& to, ResizeRecord* rec,
+                           const char* phase = "redistribution", Adopt adopt = Adopt::Yes);
+  // `g` the session's grid on the current world, no data moved (start and restart, a
+  // shrink's new world, a cancelled expansion); the descriptors name its context.
+  void settle_grid(const Grid& g);
+  // Every registered matrix's first layout and buffer on `g`, the session's grid (start).
+  void lay_out(const Grid& g);
+  // A block-cyclic matrix's descriptor on grid `g`.
+  void desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const;
+  // The extended-descriptor layout of a block-sizes matrix on a grid.
+  redist::Layout layout_of(const Registered& r, const Grid& g) const;
+
+ private:
+  // One matrix of move_together: its layouts (and descriptors) on both grids and the bytes
+  // of its old and new buffers on this process.
+  struct MovePart {
+    Registered* r = nullptr;
+    redist::Layout la, lb;
+    int da[9] = {}, db[9] = {};
+    std::size_t new_elements = 0;
+    std::int64_t old_bytes = 0, new_bytes = 0;
+  };
+  // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
+  // on the current world); returns bytes moved between ranks.
+  std::int64_t move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec);
+  // move_all's two ways: all in one redist exchange, or PDGEMR2D's one by one.
+  void move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct);
+  MovePart move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const;
+  // Stages, moves (one redist exchange) and commits parts[begin, end); returns redist's
+  // staging peak on this process.
+  std::int64_t move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
+                          MoveAccounting& acct);
+  // The batch's new buffers (null where nothing is held), agreed on every process.
+  std::vector<void*> stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end);
+  void move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct);
+  void commit_background(Registered& r, const blacs_dyn::Grid& to);
+  void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct);
+  // Local rows and columns of this process in a layout (0 x 0 off the grid).
+  std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
+  void size_blocks(Registered& r, const Grid& g);
+  std::int64_t total_bytes() const;
+  // Same layout and buffers, new BLACS context (after the world changed under them).
+  void relabel_descs();
+};
+
+// The record of one resize (remap_point.cpp), a view of the parts it writes: what the
+// run learned (`recorder`), read against the job's grid (`job`) at the remap point after
+// `iteration`; the policy told and the progress line printed (`opt`); the watchdog armed
+// when a resize begins.
+struct ResizeRecording {
+  ResizeRecorder& recorder;
+  const SessionWorld& job;
+  const SessionOptions& opt;
+  Watchdog& watchdog;
+  const int& iteration;
+
+  // Begun with the predictions (rank 0) and the watchdog armed. `predict` false: the
+  // predictions made when a background resize began stay (its completion's record).
+  ResizeRecord begin_resize(const Decision& d, const Grid& target, bool predict = true);
+  // One blocking resize from its record's beginning to its conclusion, `carry_out` (an
+  // expansion, a shrink or a regrid) in between: the record's file is entered once per
+  // resize.
+  RemapResult recorded(const Decision& d, const Grid& target, double t_start,
+                       const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict = true);
+  // A resize that did not happen: recorded, the policy told; the job stays as it was.
+  RemapResult refuse(const Decision& d, const std::string& why);
+  // A spawn that failed, blocking or in the background: recorded, the policy told, the
+  // job continues on `from` with its data.
+  RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+                             const std::string& err, double t_start);
+  // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
+  void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
+  void progress(const std::string& line) const { progress_line(opt, job.root(), line); }
+
+ private:
+  void predict_before(const Decision& d, const Grid& target);
+  void record_outcome(const ResizeRecord& rec);
+};
+
+// The resize's own phases (session_expand.cpp, session_shrink.cpp), functions of the
+// parts they use. `pack_state`: the state an expansion hands its newcomers, packed when
+// the world has grown.
+Outcome expand(GridSwitch gs, const LaunchCommand& launch, int iteration, const Decision& d, const Grid& target,
+               const NodePlan& node_plan, ResizeRecord& rec, double t_start,
+               const std::function<std::vector<char>()>& pack_state);
+Outcome shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target, const NodePlan& node_plan,
+               ResizeRecord& rec, double t_start);
+Outcome regrid(GridSwitch gs, int iteration, const Decision& d, const Grid& target, ResizeRecord& rec, double t_start);
+
+// Background resizes (background/session_background.cpp): the background settings
+// (every process the same) and the resize under way (a shared_ptr: BackgroundResize is
+// complete only in background_resize.hpp), with the phases that begin, complete, cancel
+// or refuse one, given the grid switch and the recording.
+struct BackgroundPart {
+  std::shared_ptr<BackgroundResize> in_flight;
+  Background mode = Background::Off;
+  int min_iterations = 1;
+  // A newcomer of a background expansion: the old processes completed it inside a remap
+  // point (not complete_resize), so the newcomer takes part in the rest of that point.
+  bool joined_in_remap_point = false;
+  double complete_start = 0, complete_waited = 0;
+  // Why cancel_background cancels the resize under way.
+  enum class CancelCause {
+    Destroyed,   // the session was destroyed or MPI_Finalize called (`why` says which)
+    End,         // cancel_resize(): the job's end (recorded)
+    Superseded,  // a shrink decided meanwhile (`why` names it; recorded)
+  };
+
+  // Begins decision `d` (target `target`) in the background; `pack_state` packs the
+  // state an expansion hands its newcomers (after the record began: the powers).
+  RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start,
+                               GridSwitch gs, ResizeRecording rs, const LaunchCommand& launch,
+                               const std::function<std::vector<char>()>& pack_state);
+  // At a remap point (or complete_resize: last_chance) while a resize is under way:
+  // completes it when due; returns its result then, nothing when it goes on.
+  std::optional<RemapResult> step_background(bool last_chance, GridSwitch gs, ResizeRecording rs);
+  // A decision `d` (the same on every rank) made while a resize is under way: a shrink
+  // while an expansion is pending cancels the expansion; nothing returned: `d` is then
+  // carried out as any decision. A shrink already met, or any other request refused
+  // (docs/reference/apps.md, "Background resizes"): its result.
+  std::optional<RemapResult> decide_during_background(const Decision& d, GridSwitch gs, ResizeRecording rs);
+  // Cancels the resize under way before it switched (collective over the old processes;
+  // an expansion's newcomers leave, the job stays on its grid with its data).
+  RemapResult cancel_background(const std::string& why, CancelCause cause, GridSwitch gs, ResizeRecording rs);
+  // begin_iteration/end_iteration without a helper thread: the resize's messages progress.
+  void progress();
+  // An iteration ran while the resize is under way (`wall`: its slowest rank's time;
+  // counted on world rank 0, `root`).
+  void iteration(double wall, bool root);
+  // Fills a completing record's background fields (world rank 0, `root`).
+  void amend(ResizeRecord& rec, bool root) const;
+  // The background fields of `rec` from `b`'s clock: its completing (or cancelling)
+  // point began at `start` and waited `waited` (world rank 0).
+  void fill(const BackgroundResize& b, ResizeRecord& rec, double start, double waited) const;
+  // Why decision `d` is carried out blocking (`remaining`: iterations left, -1 not
+  // known), or nothing: begin it in the background.
+  std::optional<std::string> blocked(const Decision& d, const MatrixRegistry& registry, int remaining) const;
+  // A newcomer spawned by a background expansion from `from` to `to`: receive the
+  // constant matrices of `registry`, wait for the completing point; returns the
+  // iteration the job completed it after (a cancelled expansion: this process leaves).
+  int join(const Grid& from, const Grid& to, const SessionWorld& job, MatrixRegistry& registry, Watchdog& watchdog,
+           int iteration);
+
+ private:
+  // The completing point of a background expansion, once every message arrived: the
+  // variable matrices move (blocking) and the grids switch to the grown world's.
+  RemapResult switch_background_expansion(BackgroundResize& b, GridSwitch gs, ResizeRecording rs);
+};
+}  // namespace detail
+
+// One session: a thin facade over its parts (session_parts.hpp; the registry and the
+// background part above), each with one job, and what ties them together (options,
+// identity, the iteration count, the watchdog). The phases are functions of the parts
+// (session_*.cpp, checkpoint/, background/, report/), given the parts they need; the grid
+// switch and the recording are views of the parts, made where a phase needs them.
 struct Session::Impl {
   detail::SessionWorld job;          // the world and its grid
   detail::MatrixRegistry registry;   // the registered matrices and the application's state
@@ -166,169 +358,32 @@ struct Session::Impl {
   detail::LaunchCommand launch;  // what a spawn runs
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
+  detail::BackgroundPart bg;
+
+  detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder}; }
+  detail::ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration}; }
+  void progress(const std::string& line) const { detail::progress_line(opt, job.root(), line); }
+
   void arrive();
   void warn_schedule(bool at_end) const;
   void release_mpi();
   void release_levels();  // the levels' node communicators (session_levels.cpp)
-
-  // What act() planned for a resize besides the target grid.
-  using NodePlan = detail::NodePlan;  // policy/grid_choice.hpp
-
-  void desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const;
-
-  // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
-  // on the current world); returns bytes moved between ranks.
-  std::int64_t move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec = nullptr);
-  // move_all's two ways (session_move.cpp): all in one redist exchange, or PDGEMR2D's one by one.
-  void move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, detail::MoveAccounting& acct);
-  // One matrix of move_together: its layouts (and descriptors) on both grids and the bytes
-  // of its old and new buffers on this process.
-  struct MovePart {
-    Registered* r = nullptr;
-    redist::Layout la, lb;
-    int da[9] = {}, db[9] = {};
-    std::size_t new_elements = 0;
-    std::int64_t old_bytes = 0, new_bytes = 0;
-  };
-  MovePart move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const;
-  // Stages, moves (one redist exchange) and commits parts[batch.begin, batch.end); returns
-  // redist's staging peak on this process.
-  std::int64_t move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
-                          detail::MoveAccounting& acct);
-  // The batch's new buffers (null where nothing is held), agreed on every process.
-  std::vector<void*> stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end);
-  void move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, detail::MoveAccounting& acct);
-  void commit_background(Registered& r, const blacs_dyn::Grid& to);
-
-  // The extended-descriptor layout of a block-sizes matrix on a grid.
-  redist::Layout layout_of(const Registered& r, const Grid& g) const;
-  // Local rows and columns of this process in a layout (0 x 0 off the grid).
-  std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
-  void size_blocks(Registered& r, const Grid& g);
-  // Every registered matrix's first layout and buffer on `g`, the session's grid (start).
-  void lay_out(const Grid& g);
-  void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
-                   detail::MoveAccounting& acct);
-
-  // The one grid switch after a resize (session_move.cpp): BLACS grids for `from` and `to`
-  // on the current world (`from` empty: the current grid, on an unchanged world), every
-  // registered matrix moved from one to the other (the redistribution's time and bytes
-  // into `rec` when given; the watchdog's phase named `phase`), and `to` the session's
-  // grid. Adopt::No (a shrink, whose world is about to lose processes) releases both
-  // grids instead; settle_grid then makes the grid on the world that is left.
-  enum class Adopt { Yes, No };
-  std::int64_t switch_grid(const std::optional<Grid>& from, const Grid& to, ResizeRecord* rec,
-                           const char* phase = "redistribution", Adopt adopt = Adopt::Yes);
-  // `g` the session's grid on the current world, no data moved (start and restart, a
-  // shrink's new world, a cancelled expansion); the descriptors name its context.
-  void settle_grid(const Grid& g);
-
-  std::int64_t total_bytes() const;
-
-  // Same layout and buffers, new BLACS context (after the world changed under them).
-  void relabel_descs();
-
-  // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
-  // the expansion is one begun in the background.
-  std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false);
-
-  void progress(const std::string& line) {
-    if (opt.progress && job.root()) {
-      std::printf("%s\n", line.c_str());
-      std::fflush(stdout);
-    }
-  }
-
   // World rank 0 only: the policy's decision at this remap point (a policy that throws
   // gives Decision::none naming the error). Used by remap_point and next_decision.
   Decision ask_policy();
-  RemapResult act(Decision d);
   // World rank 0's decision, on every process of the world (collective).
   Decision broadcast_decision(const Decision& d) const;
-  // The record of one resize (resize_record.cpp): begun with the predictions (rank 0)
-  // and the watchdog armed, concluded on success, or refused/failed. `predict` false: the
-  // predictions made when a background resize began stay (its completion's record).
-  ResizeRecord begin_resize(const Decision& d, const Grid& target, bool predict = true);
-  // What a blocking resize reports to its record: the result, the progress line of a
-  // success, or, for a resize that did not happen, whether it was refused before
-  // anything changed (refuse) or an expansion failed (fail_expansion).
-  struct Outcome {
-    RemapResult result;
-    std::string line;
-    bool refused = false;
-  };
-  // One blocking resize from its record's beginning to its conclusion, `carry_out` (one
-  // of expand, shrink, regrid) in between: the record's file is entered once per resize.
-  RemapResult recorded(const Decision& d, const Grid& target, double t_start,
-                       const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict = true);
-  Outcome expand(const Decision& d, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec, double t_start);
-  Outcome shrink(const Decision& d, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec, double t_start);
-  Outcome regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start);
-  void predict_before(const Decision& d, const Grid& target);
-  void record_outcome(const ResizeRecord& rec);
-  void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
-  RemapResult refuse(const Decision& d, const std::string& why);
-  // The switch onto the grown grid (BLACS grids, every matrix moved, the record's times);
-  // returns the progress line.
-  std::string finish_expansion(const Grid& from, const Grid& to, ResizeRecord& rec, double t_start);
-  // A spawn that failed, blocking or in the background: recorded, the policy told, the
-  // job continues on `from` with its data.
-  RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
-                             const std::string& err, double t_start);
-
-  // Background resizes (session_background.cpp). A shared_ptr: the type is
-  // complete only there.
-  struct BackgroundResize;
-  // The background settings (every process the same) and the resize under way.
-  struct BackgroundPart {
-    std::shared_ptr<BackgroundResize> in_flight;
-    Background mode = Background::Off;
-    int min_iterations = 1;
-    // A newcomer of a background expansion: the old processes completed it inside a remap
-    // point (not complete_resize), so the newcomer takes part in the rest of that point.
-    bool joined_in_remap_point = false;
-    double complete_start = 0, complete_waited = 0;
-    // begin_iteration/end_iteration without a helper thread: the resize's messages progress.
-    void progress();
-    // An iteration ran while the resize is under way (`wall`: its slowest rank's time;
-    // counted on world rank 0, `root`).
-    void iteration(double wall, bool root);
-    // Fills a completing record's background fields (world rank 0, `root`).
-    void amend(ResizeRecord& rec, bool root) const;
-    // The background fields of `rec` from `b`'s clock: its completing (or cancelling)
-    // point began at `start` and waited `waited` (world rank 0).
-    void fill(const BackgroundResize& b, ResizeRecord& rec, double start, double waited) const;
-    // Why decision `d` is carried out blocking (`remaining`: iterations left, -1 not
-    // known), or nothing: begin it in the background.
-    std::optional<std::string> blocked(const Decision& d, const detail::MatrixRegistry& registry, int remaining) const;
-    // A newcomer spawned by a background expansion from `from` to `to`: receive the
-    // constant matrices of `registry`, wait for the completing point; returns the
-    // iteration the job completed it after (a cancelled expansion: this process leaves).
-    int join(const Grid& from, const Grid& to, const detail::SessionWorld& job, detail::MatrixRegistry& registry,
-             detail::Watchdog& watchdog, int iteration);
-  };
-  BackgroundPart bg;
+  // Broadcasts rank 0's decision, validates it into a target grid and carries it out
+  // (expand, shrink, regrid, or begun in the background).
+  RemapResult act(Decision d);
+  // A decision while a resize is under way in the background (BackgroundPart).
+  RemapResult decide_during_background(const Decision& d);
   // Iterations left in the job (-1: not known).
   int remaining() const;
-  RemapResult begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan, double t_start);
-  // At a remap point (or complete_resize: last_chance) while a resize is under way:
-  // completes it when due; returns its result then, nothing when it goes on.
-  std::optional<RemapResult> step_background(bool last_chance);
-  // A decision made while a resize is under way, the same on every rank: a shrink while
-  // an expansion is pending cancels the expansion and is then carried out (or is already
-  // met); any other request is refused (docs/reference/apps.md, "Background resizes").
-  RemapResult decide_during_background(const Decision& d);
-  // The completing point of a background expansion, once every message arrived: the
-  // variable matrices move (blocking) and the grids switch to the grown world's.
-  RemapResult switch_background_expansion(BackgroundResize& b);
-  // Cancels the resize under way before it switched (collective over the old processes;
-  // an expansion's newcomers leave, the job stays on its grid with its data). Why:
-  enum class CancelCause {
-    Destroyed,   // the session was destroyed or MPI_Finalize called (`why` says which)
-    End,         // cancel_resize(): the job's end (recorded)
-    Superseded,  // a shrink decided meanwhile (`why` names it; recorded)
-  };
-  RemapResult cancel_background(const std::string& why, CancelCause cause);
+  // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
+  // the expansion is one begun in the background.
+  std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false);
+  // MPI_Finalize with a background resize under way: cancelled.
   static void finalize_hook(void* self);
 };
 

@@ -32,7 +32,7 @@ void fault_pause(int world_rank, const std::string& moved) {
 }
 }  // namespace
 
-void Session::Impl::desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const {
+void GridSwitch::desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const {
   const Grid s = shape_of(g);
   const int mb = r.mat.row_block_on(s), nb = r.mat.col_block_on(s);
   int lld = 1;
@@ -49,7 +49,7 @@ void Session::Impl::desc_for(const Registered& r, const blacs_dyn::Grid& g, int*
 // Collective over the world, newcomers included (they pass no record). The figures come
 // from each rank's own plan and reductions (detail::MoveAccounting): no
 // process plans the whole job.
-std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec) {
+std::int64_t GridSwitch::move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec) {
   // Rank 0 decides (it holds the record and the cost model) and tells the others.
   const bool predict = rec && job.root() && recorder.cost_model && opt.mover == Mover::Redist;
   detail::MoveAccounting acct(job.world, predict ? &*recorder.cost_model : nullptr, job.node_of_rank);
@@ -82,7 +82,7 @@ std::int64_t Session::Impl::move_all(const blacs_dyn::Grid& from, const blacs_dy
 
 // Background resizes: a matrix whose data reached the target grid in the background (its staged
 // buffer) is committed, not moved.
-void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) {
+void GridSwitch::commit_background(Registered& r, const blacs_dyn::Grid& to) {
   int db[9];
   desc_for(r, to, db);
   r.store->commit();
@@ -105,7 +105,7 @@ void Session::Impl::commit_background(Registered& r, const blacs_dyn::Grid& to) 
 // most loaded process, agreed by one MPI_Allreduce of one entry per matrix; a batch is
 // committed (its old buffers freed) before the next one stages. A failure in a later
 // batch leaves the earlier batches on the new grid: the error says so.
-void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
+void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                   detail::MoveAccounting& acct) {
   std::vector<MovePart> parts;
   std::vector<Registered*> in_background;
@@ -143,7 +143,7 @@ void Session::Impl::move_together(const blacs_dyn::Grid& from, const blacs_dyn::
   acct.peak_bytes = detail::held_peak(own_old, own_new, batches) + staging_peak;
 }
 
-Session::Impl::MovePart Session::Impl::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
+GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
   MovePart p;
   p.r = &r;
   if (r.mat.sizes) {
@@ -170,7 +170,7 @@ Session::Impl::MovePart Session::Impl::move_part(Registered& r, const blacs_dyn:
 // buffer that does not fit in memory on one process is the same Error on every process
 // (that process's message, broadcast: the matrix, its elements, the GiB), nothing of the
 // batch staged any more. Test hook: RESIZE_FAULT=no-memory-in-move[:K] (common/fault.hpp).
-std::vector<void*> Session::Impl::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
+std::vector<void*> GridSwitch::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
   const std::optional<int> no_memory = fault::armed(fault::Point::NoMemoryInMove);
   std::vector<void*> nbuf(end - begin, nullptr);
   std::string why;
@@ -196,7 +196,7 @@ std::vector<void*> Session::Impl::stage_batch(std::vector<MovePart>& parts, std:
   throw Error(why + "; no data of this exchange moved");
 }
 
-std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
+std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
                                        detail::MoveAccounting& acct) {
   std::vector<redist::RedistPlan> plans;  // the items point into it
   std::vector<redist::ExchangeItem> items;
@@ -256,7 +256,7 @@ std::int64_t Session::Impl::move_batch(std::vector<MovePart>& parts, std::size_t
 }
 
 // The PDGEMR2D mover: one matrix after another (ScaLAPACK moves one per call).
-void Session::Impl::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
+void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                     detail::MoveAccounting& acct) {
   const blacs_dyn::Grid whole = detail::blacs_grid(job.world, Grid{1, job.size(), {}});
   const Grid from_shape = shape_of(from), to_shape = shape_of(to);
@@ -286,7 +286,7 @@ void Session::Impl::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn
 }
 
 // The extended-descriptor layout of a block-sizes matrix on a grid.
-redist::Layout Session::Impl::layout_of(const Registered& r, const Grid& g) const {
+redist::Layout GridSwitch::layout_of(const Registered& r, const Grid& g) const {
   std::vector<long long> rows, cols;
   r.mat.sizes(g, rows, cols);
   std::vector<std::int64_t> rb(rows.begin(), rows.end()), cb(cols.begin(), cols.end());
@@ -294,13 +294,13 @@ redist::Layout Session::Impl::layout_of(const Registered& r, const Grid& g) cons
 }
 
 // Local rows and columns of this process in a layout (0 x 0 off the grid).
-std::pair<std::int64_t, std::int64_t> Session::Impl::local_dims(const redist::Layout& l) const {
+std::pair<std::int64_t, std::int64_t> GridSwitch::local_dims(const redist::Layout& l) const {
   int pr = -1, pc = -1;
   if (!l.coords_of(job.rank(), pr, pc)) return {0, 0};
   return {l.local_rows(pr), l.local_cols(pc)};
 }
 
-void Session::Impl::size_blocks(Registered& r, const Grid& g) {
+void GridSwitch::size_blocks(Registered& r, const Grid& g) {
   r.mat.layout = layout_of(r, g);
   r.publish_layout();
   const auto [lr, lc] = local_dims(*r.mat.layout);
@@ -308,7 +308,7 @@ void Session::Impl::size_blocks(Registered& r, const Grid& g) {
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 
-void Session::Impl::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
+void GridSwitch::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                 detail::MoveAccounting& acct) {
   const redist::Layout la = r.mat.layout ? *r.mat.layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
   const auto [ar, ac] = local_dims(la);
@@ -323,14 +323,14 @@ void Session::Impl::move_blocks(Registered& r, const blacs_dyn::Grid& from, cons
   acct.add(r.mat.type, la, lb);
 }
 
-std::int64_t Session::Impl::total_bytes() const {
+std::int64_t GridSwitch::total_bytes() const {
   std::int64_t t = 0;
   for (const auto& r : registry.mats) t += r.bytes(static_cast<std::int64_t>(r.mat.m) * r.mat.n);
   return t;
 }
 
 // Same layout and buffers, new BLACS context (after the world changed under them).
-void Session::Impl::relabel_descs() {
+void GridSwitch::relabel_descs() {
   for (auto& r : registry.mats)
     if (r.desc) r.desc[1] = job.grid.in_grid() ? job.grid.context() : -1;
 }
@@ -338,7 +338,7 @@ void Session::Impl::relabel_descs() {
 // The one grid switch after a resize, used by an expansion and its newcomers' join, a
 // background expansion's completion, a shrink and a regrid; and the grid made without
 // moving data (start and restart, a shrink's new world, a cancelled expansion).
-std::int64_t Session::Impl::switch_grid(const std::optional<Grid>& from, const Grid& to, ResizeRecord* rec,
+std::int64_t GridSwitch::switch_grid(const std::optional<Grid>& from, const Grid& to, ResizeRecord* rec,
                                         const char* phase, Adopt adopt) {
   // Every process of the world makes the same grids in the same order (collective).
   watchdog.phase("BLACS grids");
@@ -365,7 +365,7 @@ std::int64_t Session::Impl::switch_grid(const std::optional<Grid>& from, const G
   return moved;
 }
 
-void Session::Impl::settle_grid(const Grid& g) {
+void GridSwitch::settle_grid(const Grid& g) {
   job.grid = detail::blacs_grid(job.world, g);
   job.shape = g;
   relabel_descs();

@@ -11,8 +11,10 @@ namespace resize {
 
 using namespace detail;
 
-Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target, const NodePlan& node_plan, ResizeRecord& rec,
-                                             double t_start) {
+Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target,
+                       const NodePlan& node_plan, ResizeRecord& rec, double t_start) {
+  SessionWorld& job = gs.job;
+  Watchdog& watchdog = gs.watchdog;
   WatchdogGuard armed(watchdog);
   // Redistribute on the big world, then let the extra processes go (§3.1 iii.4). The data
   // moves inside blacs-dyn's shrink, once it has validated the request and before anybody
@@ -21,7 +23,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   bool moved = false;
   const auto move = [&]() {
     moved = true;
-    switch_grid(std::nullopt, target, &rec, "redistribution", Adopt::No);
+    gs.switch_grid(std::nullopt, target, &rec, "redistribution", GridSwitch::Adopt::No);
     watchdog.phase("exit of the released processes");
     return true;
   };
@@ -40,7 +42,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
   rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
   watchdog.phase("BLACS grid on the new world");
   const Grid renumbered = renumber(target, node_plan.keep);
-  settle_grid(renumbered);
+  gs.settle_grid(renumbered);
   // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
   if (!recorder.powers.empty()) {
     std::vector<double> kept;
@@ -48,7 +50,7 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
     recorder.powers = std::move(kept);
   }
   recorder.speeds.renumber(node_plan.keep);
-  for (auto& r : registry.mats) r.mat.layout.reset();
+  for (auto& r : gs.registry.mats) r.mat.layout.reset();
   job.rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
@@ -66,10 +68,12 @@ Session::Impl::Outcome Session::Impl::shrink(const Decision&, const Grid& target
 
 // Same world, new grid and/or new block sizes. Nobody joins or leaves, so
 // this is one redistribution between two grids of the current world.
-Session::Impl::Outcome Session::Impl::regrid(const Decision& d, const Grid& target, ResizeRecord& rec, double t_start) {
-  WatchdogGuard armed(watchdog);
-  job.node_of_rank = redist::node_ids(job.rank_hosts);
-  switch_grid(std::nullopt, target, &rec);
+Outcome detail::regrid(GridSwitch gs, int iteration, const Decision& d, const Grid& target, ResizeRecord& rec,
+                       double t_start) {
+  const SessionWorld& job = gs.job;
+  WatchdogGuard armed(gs.watchdog);
+  gs.job.node_of_rank = redist::node_ids(job.rank_hosts);
+  gs.switch_grid(std::nullopt, target, &rec);
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_redist;

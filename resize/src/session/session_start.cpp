@@ -53,9 +53,10 @@ int Session::start(const Grid& g) {
   if (g.size() > job.size())
     throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) + " processes, the world has " +
                 std::to_string(job.size()));
-  impl_->settle_grid(g);
+  detail::GridSwitch gs = impl_->grid_switch();
+  gs.settle_grid(g);
   impl_->life.started = true;
-  impl_->lay_out(g);
+  gs.lay_out(g);
   impl_->job.rank_hosts = detail::World::hosts();
   const SessionOptions& opt = impl_->opt;
   impl_->progress("[" + opt.app + "] start on " + g.shape() + " (" + std::to_string(job.size()) +
@@ -66,14 +67,14 @@ int Session::start(const Grid& g) {
 
 // Every registered matrix's first layout on `g`, the session's grid: a block-sizes
 // matrix's layout, a uniform one's descriptor, and the buffer for it.
-void Session::Impl::lay_out(const Grid& g) {
+void GridSwitch::lay_out(const Grid& g) {
   for (auto& r : registry.mats) {
     if (r.mat.sizes) {
       size_blocks(r, g);
       continue;
     }
     desc_for(r, job.grid, r.desc);
-    r.reset(local_size(r.desc));
+    r.reset(Session::local_size(r.desc));
   }
 }
 
