@@ -60,8 +60,10 @@ for nodes in ${SCALES:-1000 10000}; do
     echo "workload_sim: $nodes nodes, $jobs jobs, ${share} malleable: turnaround $(field "$out" mean_turnaround_s) s," \
          "makespan $(field "$out" makespan_s) s, resizes/job $(field "$out" resizes_per_job);" \
          "$wall s wall, $((rss / 1024)) MiB ($(tail -1 "$tmp/err"))"
+    rs=("range=$range" start=full)
+    [[ $share == 0 ]] && rs=(range=- start=-)
     python3 "$summary" --csv "$data/summary.csv" --metrics "$out" setting=simulated nodes="$nodes" \
-      malleable_share="$share" seed="$seed"
+      malleable_share="$share" seed="$seed" "${rs[@]}"
     printf '%s\t%s\tarbiter + ranges\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "$(field "$out" mean_turnaround_s)" \
       "$(field "$out" makespan_s)" "$(field "$out" mean_wait_s)" "$(field "$out" resizes_per_job)" >> "$variants"
     if [[ $share != 0 ]]; then

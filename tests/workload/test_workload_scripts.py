@@ -161,6 +161,18 @@ class Summary(unittest.TestCase):
                 summary.append_row(path, {"setting": "simulated", "nodes": 1, "malleable_share": 0, "jobs": 1})
             self.assertEqual(read(path), "a,b\n")
 
+    def test_range_and_start_tell_policies_apart(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.csv")
+            base = {"setting": "emulated", "nodes": 10, "malleable_share": 0.5, "jobs": 32}
+            summary.append_row(path, dict(base, range="double", start="full"))
+            summary.append_row(path, dict(base, malleable_share=0, range="-", start="-"))
+            for bad in ({"range": "wide"}, {"start": "half"}):
+                with self.assertRaises(ValueError):
+                    summary.append_row(path, dict(base, **bad))
+            rows = list(csv.DictReader(read(path).splitlines()))
+        self.assertEqual([(r["range"], r["start"]) for r in rows], [("double", "full"), ("-", "-")])
+
     def test_metrics(self):
         recs = [
             {"submit_s": 0, "start_s": 0, "end_s": 100, "node_s": 200, "resizes": 1, "resize_s": 4},
