@@ -7,7 +7,9 @@
 # within 8%; Slurm's conservative backfilling, the costs fitted on the emulated runs),
 # every job rigid against the malleable share with each variant of the policy; then the
 # same model with a wider compression and uncompressed (the model's own run times, EASY,
-# the costs of sim/costs/scale.json), where only the node range changes. Writes one TSV
+# the costs of sim/costs/scale.json), where only the node range changes. Node ranges:
+# requested [size/2, size], double [size/2, 2 size], grow [size/2, 2 size] with Slurm
+# asked for at most the size asked (workload_cluster.sh --range). Writes one TSV
 # row per seed and variant (ratio = rigid mean turnaround / the variant's) and prints the
 # mean ratio of each variant over the seeds as a markdown table.
 #
@@ -74,18 +76,23 @@ for seed in $seeds; do
            "requested|arbitration, start on the minimum|--policy arbiter --start min" \
            "requested|arbitration, always give|--policy arbiter --give-gain-share 0" \
            "double|arbitration|--policy arbiter" "double|ranges, no resizes|--policy none" \
-           "double|arbitration, Slurm starts at most the size asked|--policy arbiter --range-top requested" \
+           "grow|arbitration|--policy arbiter --range-top requested" \
+           "grow|arbitration, start on the minimum|--policy arbiter --range-top requested --start min" \
            "double|arbitration, start on the minimum|--policy arbiter --start min" \
            "double|arbitration, no efficiency floor|--policy arbiter --min-growth-efficiency 0"; do
     IFS='|' read -r range what flags <<<"$v"
+    wfile=$tmp/c_$range.json
+    [[ $range == grow ]] && wfile=$tmp/c_double.json  # grow: the double range, Slurm asked for at most the size asked
     # shellcheck disable=SC2086
-    "$bin" --workload "$tmp/c_$range.json" "${emu[@]}" $flags --out "$tmp/o.json" 2>/dev/null
+    "$bin" --workload "$wfile" "${emu[@]}" $flags --out "$tmp/o.json" 2>/dev/null
     row "$seed" "compressed [20, 120] s" "$range: $what" "$tmp/rigid.json" "$tmp/o.json"
   done
   for lohi in "5 600" "raw"; do
-    for range in requested double; do
+    for range in requested double grow; do
+      top=()
+      [[ $range == grow ]] && top=(--range-top requested)
       # shellcheck disable=SC2086
-      make "$seed" "$range" $lohi
+      make "$seed" "${range/grow/double}" $lohi
       if [[ $lohi == raw ]]; then
         wname="uncompressed (the model's run times)"
         flags=(--costs "$here/sim/costs/scale.json" --start-ranges --interval 300)
@@ -94,7 +101,7 @@ for seed in $seeds; do
         flags=("${emu[@]}")
       fi
       "$bin" --workload "$tmp/w.json" "${flags[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
-      "$bin" --workload "$tmp/w.json" "${flags[@]}" --policy arbiter --out "$tmp/o.json" 2>/dev/null
+      "$bin" --workload "$tmp/w.json" "${flags[@]}" --policy arbiter "${top[@]}" --out "$tmp/o.json" 2>/dev/null
       row "$seed" "$wname" "$range: arbitration" "$tmp/rigid.json" "$tmp/o.json"
     done
   done

@@ -27,10 +27,11 @@ COLUMNS = ["setting", "nodes", "malleable_share", "jobs", "range", "start", "mak
            "commit", "date"]
 SETTINGS = ("simulated", "emulated")
 # What tells rows of different policies apart: `range`, the malleable jobs' node range
-# (generate.py --range: requested = [size/2, size], double = [size/2, 2 size]) and
+# (generate.py --range: requested = [size/2, size], double = [size/2, 2 size]; grow =
+# [size/2, 2 size] with Slurm asked for at most the size asked, workload_cluster.sh --range) and
 # `start`, how a malleable job launches on the nodes Slurm gave it (workload_cluster.sh
 # --start, the simulator's --start); "-" in both for a run with no malleable job.
-RANGES = ("requested", "double", "-")
+RANGES = ("requested", "double", "grow", "-")
 STARTS = ("full", "min", "one", "-")
 TAU_S = 10.0   # bounded slowdown's threshold
 
