@@ -15,7 +15,7 @@
 #   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
 #        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
-#        [--start min|one|full] [--no-accounting] [--range requested|double]
+#        [--start min|one|full] [--no-accounting] [--range requested|double|grow]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
 # Slurm starts a malleable job on as many nodes in [min, max] as it can give now, and the
@@ -26,8 +26,11 @@
 # (see workload/cluster_stream.py).
 # Slurm keeps accounting through slurmdbd, so that a job may change size more than once
 # (--no-accounting: without, as Slurm 22.05 then allows one change per job).
-# --range: a malleable job's node range, [size/2, size] (requested, the default) or
-# [size/2, 2 x size] (double); generate.py --range, docs/measurements/workload.md.
+# --range: a malleable job's node range, [size/2, size] (requested, the default),
+# [size/2, 2 x size] (double), or grow: [size/2, 2 x size] of which Slurm is asked for at most
+# the size the job asked (-N size/2-size: it starts on no more, as with requested) and the
+# policy grows it above into idle nodes (spawned processes, which can leave again);
+# generate.py --range, docs/measurements/workload.md.
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
@@ -59,7 +62,7 @@ while (($#)); do
     --start-full) start=full; shift ;;
     --no-accounting) acct=(--no-accounting); shift ;;
     --range) range=$2; shift 2 ;;
-    -h | --help) sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,34p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -82,8 +85,10 @@ for share in $shares; do
   fi
   rm -rf "$d"
   mkdir -p "$d"
+  gen_range=$range top=max
+  [[ $range == grow ]] && gen_range=double top=requested
   python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" \
-    --load "$load" --range "$range" -o "$d/generated.json"
+    --load "$load" --range "$gen_range" -o "$d/generated.json"
   python3 "$wl/cluster_stream.py" prepare --workload "$d/generated.json" --lo "$lo" --hi "$hi" -o "$d/workload.json"
   echo "== share $share: $jobs jobs on $nodes nodes (seed $seed); waiting for the cluster lock"
   t_begin=$(date +%s)
@@ -94,7 +99,7 @@ for share in $shares; do
     "$cluster" up "$nodes" --slurm --slots 2 ${rate:+--rate "$rate"} "${acct[@]}" 9>&-
     rc=0
     python3 "$wl/cluster_stream.py" run --workload "$d/workload.json" --out "$d" --src "$here" --build "$build" \
-      --deadline "$deadline" --start "$start" 9>&- || rc=$?
+      --deadline "$deadline" --start "$start" --top "$top" 9>&- || rc=$?
     # Slurm writes slurm_job_<id>_resize.{sh,csh} into a job's working directory at each
     # `scontrol update NumNodes`: its artefacts, not data.
     rm -f "$d"/slurm_job_*_resize.sh "$d"/slurm_job_*_resize.csh

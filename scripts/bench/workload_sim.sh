@@ -16,7 +16,9 @@
 #   scripts/bench/workload_sim.sh [build-dir]
 # Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
 # simulated seconds between a malleable job's policy queries), RANGE (requested: malleable jobs
-# on [size/2, size]; double: [size/2, 2 size]; the variants run the other), SCALES ("1000 10000"),
+# on [size/2, size]; double: [size/2, 2 size]; grow: [size/2, 2 size] with Slurm starting a
+# job on at most the size asked; the variants run requested, or double when RANGE is
+# requested), SCALES ("1000 10000"),
 # SHARES ("0 0.2 0.5 1.0"), DATA (docs/data/workload), NO_DOC=1 skips the rendering.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -27,8 +29,11 @@ seed=${SEED:-1}
 load=${LOAD:-0.9}
 interval=${INTERVAL:-300}
 range=${RANGE:-requested}  # a malleable job's node range (generate.py --range); the variants run the other
+gen_range=$range top=()
+# grow: [size/2, 2 size], Slurm asked for at most the size asked (the simulator's --range-top requested)
+[[ $range == grow ]] && gen_range=double top=(--range-top requested)
 other_range=double
-[[ $range == double ]] && other_range=requested
+[[ $range != requested ]] && other_range=requested
 data=${DATA:-$here/docs/data/workload}
 gen=$here/scripts/bench/workload/generate.py
 summary=$here/scripts/bench/workload/summary.py
@@ -48,20 +53,22 @@ for nodes in ${SCALES:-1000 10000}; do
   for share in ${SHARES:-0 0.2 0.5 1.0}; do
     w=$tmp/w_${nodes}_${share}.json
     python3 "$gen" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --load "$load" --malleable-share "$share" \
-      --range "$range" -o "$w"
+      --range "$gen_range" -o "$w"
     wd=$tmp/wd_${nodes}_${share}.json  # the other node range, for the variants
     python3 "$gen" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --load "$load" --malleable-share "$share" \
       --range "$other_range" -o "$wd"
     out=$data/sim/n${nodes}_m${share}.json
     start=$(date +%s.%N)
     /usr/bin/time -f '%e %M' -o "$tmp/time" "$bin" --workload "$w" --costs "$costs" --start-ranges \
-      --interval "$interval" --out "$out" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/time" >&2; exit 1; }
+      --interval "$interval" "${top[@]}" --out "$out" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/time" >&2; exit 1; }
     read -r wall rss < "$tmp/time"
     echo "workload_sim: $nodes nodes, $jobs jobs, ${share} malleable: turnaround $(field "$out" mean_turnaround_s) s," \
          "makespan $(field "$out" makespan_s) s, resizes/job $(field "$out" resizes_per_job);" \
          "$wall s wall, $((rss / 1024)) MiB ($(tail -1 "$tmp/err"))"
+    rs=("range=$range" start=full)
+    [[ $share == 0 ]] && rs=(range=- start=-)
     python3 "$summary" --csv "$data/summary.csv" --metrics "$out" setting=simulated nodes="$nodes" \
-      malleable_share="$share" seed="$seed"
+      malleable_share="$share" seed="$seed" "${rs[@]}"
     printf '%s\t%s\tarbiter + ranges\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "$(field "$out" mean_turnaround_s)" \
       "$(field "$out" makespan_s)" "$(field "$out" mean_wait_s)" "$(field "$out" resizes_per_job)" >> "$variants"
     if [[ $share != 0 ]]; then
@@ -74,9 +81,9 @@ for nodes in ${SCALES:-1000 10000}; do
         "decide + ranges:--policy decide --start-ranges" "decide, no ranges:--policy decide")
       for variant in "${variants_here[@]}"; do
         # shellcheck disable=SC2086
-        wv=$w
-        [[ $variant == "range $other_range"* ]] && wv=$wd
-        "$bin" --workload "$wv" --costs "$costs" --interval "$interval" ${variant#*:} --out "$tmp/p.json" 2>/dev/null
+        wv=$w vt=("${top[@]}")
+        [[ $variant == "range $other_range"* ]] && wv=$wd vt=()
+        "$bin" --workload "$wv" --costs "$costs" --interval "$interval" ${variant#*:} "${vt[@]}" --out "$tmp/p.json" 2>/dev/null
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \
           "$(field "$tmp/p.json" makespan_s)" "$(field "$tmp/p.json" mean_wait_s)" "$(field "$tmp/p.json" resizes_per_job)" >> "$variants"
       done

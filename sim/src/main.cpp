@@ -264,6 +264,11 @@ int main(int argc, char** argv) {
   app.add_option("--one-update", one_update, "on: Slurm changes a job's allocation once (no accounting); off: "
                  "as often as asked; default: the costs file's one_update")
       ->check(CLI::IsMember({"on", "off"}));
+  double give_gain_share = -1, min_growth_efficiency = -1;
+  app.add_option("--give-gain-share", give_gain_share, "the arbiter's weighing of a give-back (ArbiterOptions::"
+                 "give_gain_share; 0: always give; default: the arbiter's)");
+  app.add_option("--min-growth-efficiency", min_growth_efficiency, "the arbiter's efficiency floor of a growth "
+                 "(ArbiterOptions::min_growth_efficiency; 0: none; default: the arbiter's)");
   app.add_flag("--no-expansion", no_expansion, "Slurm without job expansion: growth by checkpoint and restart");
   app.add_option("--out", out_path, "metrics JSON (default: stdout)");
   app.add_option("--records", records_path, "per-job CSV");
@@ -297,6 +302,8 @@ int main(int argc, char** argv) {
     ao.offer_ttl_s *= stretch;
     ao.promise_ttl_s = std::max(ao.promise_ttl_s, 4 * interval);
     ao.expansion = costs.expansion;
+    if (give_gain_share >= 0) ao.give_gain_share = give_gain_share;
+    if (min_growth_efficiency >= 0) ao.min_growth_efficiency = min_growth_efficiency;
     std::ofstream decisions;
     if (!decisions_path.empty()) {
       decisions.open(decisions_path);

@@ -66,6 +66,12 @@ class JobScript(unittest.TestCase):
         self.assertEqual(last, "n=1 tl=8 it=10 lead=")
         self.assertIn("-i $it ", script)
 
+    def test_sbatch_range_top(self):
+        j = {"nodes": 4, "min_nodes": 2, "max_nodes": 8, "malleable": True}
+        self.assertEqual(cluster_stream.sbatch_nodes(j), "2-8")
+        self.assertEqual(cluster_stream.sbatch_nodes(j, "requested"), "2-4")
+        self.assertEqual(cluster_stream.sbatch_nodes(dict(j, malleable=False, min_nodes=4, max_nodes=4), "requested"), "4")
+
     def test_rigid_job_starts_on_its_allocation_with_its_limit(self):
         script = cluster_stream.job_script(job(malleable=False), "/s", "/b", "/o")
         self.assertNotIn("TimeLimit", script)

@@ -22,6 +22,7 @@ import compare  # noqa: E402
 import cluster_report  # noqa: E402
 import measured_runtimes  # noqa: E402
 import run_flags  # noqa: E402
+import summary_table  # noqa: E402
 import sim_report  # noqa: E402
 import generate  # noqa: E402
 import summary  # noqa: E402
@@ -161,6 +162,18 @@ class Summary(unittest.TestCase):
                 summary.append_row(path, {"setting": "simulated", "nodes": 1, "malleable_share": 0, "jobs": 1})
             self.assertEqual(read(path), "a,b\n")
 
+    def test_range_and_start_tell_policies_apart(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.csv")
+            base = {"setting": "emulated", "nodes": 10, "malleable_share": 0.5, "jobs": 32}
+            summary.append_row(path, dict(base, range="double", start="full"))
+            summary.append_row(path, dict(base, malleable_share=0, range="-", start="-"))
+            for bad in ({"range": "wide"}, {"start": "half"}):
+                with self.assertRaises(ValueError):
+                    summary.append_row(path, dict(base, **bad))
+            rows = list(csv.DictReader(read(path).splitlines()))
+        self.assertEqual([(r["range"], r["start"]) for r in rows], [("double", "full"), ("-", "-")])
+
     def test_metrics(self):
         recs = [
             {"submit_s": 0, "start_s": 0, "end_s": 100, "node_s": 200, "resizes": 1, "resize_s": 4},
@@ -180,6 +193,29 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(m["resize_time_s_per_job"], 2.0)
         with self.assertRaises(ValueError):
             summary.metrics([{"submit_s": 5, "start_s": 1, "end_s": 9, "node_s": 1}], nodes=1)
+
+
+class SummaryTable(unittest.TestCase):
+    def test_every_row_with_the_nearest_rigid_run_between_markers(self):
+        with tempfile.TemporaryDirectory() as d:
+            path, doc = os.path.join(d, "s.csv"), os.path.join(d, "w.md")
+            for share, turn, rng, date in ((0, 100.0, "-", "2026-01-01T10:00:00Z"), (0.5, 80.0, "grow", "2026-01-01T10:10:00Z"),
+                                           (0, 50.0, "-", "2026-01-01T12:00:00Z"), (0.5, 40.0, "double", "2026-01-01T11:55:00Z")):
+                summary.append_row(path, {"setting": "emulated", "nodes": 10, "malleable_share": share, "jobs": 32,
+                                          "range": rng, "start": "full" if share else "-", "makespan_s": 10.0,
+                                          "mean_turnaround_s": turn, "date": date})
+            with open(doc, "w") as f:
+                f.write("a\n<!-- runs-table -->\nold\n<!-- /runs-table -->\nb\n")
+            self.assertEqual(summary_table.main(["--csv", path, "--doc", doc]), 0)
+            text = read(doc)
+        self.assertNotIn("old", text)
+        self.assertTrue(text.startswith("a\n<!-- runs-table -->\n| setting"))
+        self.assertTrue(text.endswith("<!-- /runs-table -->\nb\n"))
+        rows = [ln.split(" | ") for ln in text.splitlines() if ln.startswith("| emulated")]
+        self.assertEqual(len(rows), 4)
+        by_range = {r[3]: r for r in rows if r[2] == "50%"}
+        self.assertEqual(by_range["grow"][10], "1.25x")   # against the rigid run of 10:00
+        self.assertEqual(by_range["double"][10], "1.25x")  # against the rigid run of 12:00
 
 
 class SimReport(unittest.TestCase):
@@ -265,6 +301,9 @@ class SimSide(unittest.TestCase):
             with open(os.path.join(d, "jobs", "j000.out"), "w") as f:
                 f.write("[slurm] Slurm keeps no accounting (AccountingStorageType=none) ...\n")
             self.assertEqual(run_flags.flags(d)[3], "on")
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"start": "full", "accounting": True, "range": "grow"}, f)
+            self.assertEqual(run_flags.flags(d)[-2:], ["--range-top", "requested"])
 
 
 class Compare(unittest.TestCase):

@@ -106,8 +106,13 @@ def run_metrics(d):
     total = sum(diff.values())
     jobs_rpcs = max(0.0, total - per_poll * stream["polls"])
     job_minutes = sum(j["end_s"] - j["start_s"] for j in done) / 60.0
+    meta = json.load(open(os.path.join(d, "meta.json"))) if os.path.exists(os.path.join(d, "meta.json")) else {}
+    malleable = any(j.get("malleable") for j in w["jobs"])
     m.update({
         "setting": "emulated", "nodes": w["nodes"], "malleable_share": w["malleable_share"], "seed": w["seed"],
+        # the policy of the run (summary.py's range and start; "-" without malleable jobs)
+        "range": (meta.get("range") or w.get("node_range") or "double") if malleable else "-",
+        "start": meta.get("start", "") if malleable else "-",
         "slurm_rpcs_per_job_minute": jobs_rpcs / job_minutes if job_minutes > 0 else 0.0,
         "rpcs_total": total, "rpcs_runner_polls": per_poll * stream["polls"], "rpcs_jobs": jobs_rpcs,
         "rpcs_by_type": diff, "rpc_per_poll": per_poll,

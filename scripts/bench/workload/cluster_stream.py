@@ -18,7 +18,7 @@ the flexible-sleep job, for as many iterations as the model says (its length is 
 own).
 
 run: submits each job with sbatch at its submit time (rigid: -N nodes; malleable:
--N min-max and the Slurm policy within [min, max]), one process per node, records
+-N min-max, or with --top requested -N min-size, and the Slurm policy within [min, max]), one process per node, records
 Slurm's view (squeue) every --poll seconds in DIR/timeline.tsv, sdiag before and after
 (DIR/sdiag_before.txt, sdiag_after.txt), the submission times (DIR/submitted.tsv), and
 waits until every job has left the queue. Each job writes DIR/jobs/<id>.out and its run
@@ -167,6 +167,16 @@ def job_script(j, src, build, out, start="full"):
     return "\n".join(lines) + "\n"
 
 
+def sbatch_nodes(j, top="max"):
+    """sbatch -N of a job: a rigid job its size; a malleable one min-max, or with top
+    "requested" min-size (Slurm starts it on no more than it asked; the policy grows it
+    above, up to max_nodes, into idle nodes)."""
+    if not j["malleable"]:
+        return str(j["nodes"])
+    hi = j["max_nodes"] if top == "max" else max(j["min_nodes"], min(j["nodes"], j["max_nodes"]))
+    return f"{j['min_nodes']}-{hi}"
+
+
 def time_limit_min(j, nodes=None):
     """Slurm time limit (minutes): the model's run time on the fewest nodes the job may
     run on (or on `nodes`), doubled, plus a minute for start-up and resizes on 2 shared
@@ -214,7 +224,7 @@ def run(a):
         t = time.monotonic() - t0
         while nxt < len(jobs) and jobs[nxt]["submit_s"] <= t:
             j = jobs[nxt]
-            size = str(j["nodes"]) if not j["malleable"] else f"{j['min_nodes']}-{j['max_nodes']}"
+            size = sbatch_nodes(j, a.top)
             # a malleable job's comment names its minimum: the policy of the running jobs
             # sees what it waits for (Slurm prints its own estimate, up to the maximum)
             comment = [f"--comment=min_nodes={j['min_nodes']}"] if j["malleable"] else []
@@ -279,6 +289,9 @@ def main(argv=None):
     r.add_argument("--build", required=True)
     r.add_argument("--poll", type=float, default=1.0)
     r.add_argument("--deadline", type=float, default=1200.0)
+    r.add_argument("--top", choices=("max", "requested"), default="max",
+                   help="the top of a malleable job's -N range: its max_nodes (max), or the size it asked "
+                        "(requested: Slurm starts it on no more; the policy may grow it to max_nodes)")
     r.add_argument("--start", choices=("full", "min", "one"), default="full",
                    help="a malleable job starts on all of its allocation (full), or on its minimum (min) or one "
                         "process (one) and spawns onto the rest")

@@ -11,7 +11,8 @@ onto the rest of their allocation (their command lines carry --lead-in; min when
 job's first iteration ran on more than one process), else --start full. --one-update on:
 Slurm kept no accounting, so it changed a job's allocation once: a job's output says so
 ("keeps no accounting"), or meta.json has "accounting": false; off when meta.json has
-"accounting": true; without either, on (the runs before slurmdbd).
+"accounting": true; without either, on (the runs before slurmdbd). --range-top requested
+when meta.json's "range" is grow (Slurm was asked for at most the size each job asked).
 """
 import glob
 import json
@@ -35,7 +36,9 @@ def flags(d):
     outs = glob.glob(os.path.join(d, "jobs", "*.out"))
     if any("keeps no accounting" in open(p, errors="replace").read() for p in outs):
         accounting = False
-    return ["--start", start, "--one-update", "off" if accounting else "on"]
+    # range grow: Slurm was asked for at most the size each job asked (-N min-size)
+    top = ["--range-top", "requested"] if meta.get("range") == "grow" else []
+    return ["--start", start, "--one-update", "off" if accounting else "on"] + top
 
 
 def main(argv=None):

@@ -7,8 +7,8 @@ append one row each, in one column order, through append_row() or this command l
                malleable_share=0.5 jobs=3000 makespan_s=... [key=value ...]
     summary.py --csv FILE --metrics run.json setting=emulated ...   # metrics from a JSON object
 
-Columns (in this order): see COLUMNS. Unknown columns are an error; missing ones stay
-empty; `commit` (git's short hash of the working tree's HEAD) and `date` (UTC, ISO 8601)
+Columns (in this order): see COLUMNS. Unknown columns are an error, and so are values of
+`range` and `start` other than RANGES and STARTS; missing ones stay empty; `commit` (git's short hash of the working tree's HEAD) and `date` (UTC, ISO 8601)
 are filled in when not given. metrics() computes the job-level metrics from per-job
 records, so that both settings compute them the same way.
 """
@@ -21,11 +21,18 @@ import statistics
 import subprocess
 import sys
 
-COLUMNS = ["setting", "nodes", "malleable_share", "jobs", "makespan_s", "mean_wait_s",
+COLUMNS = ["setting", "nodes", "malleable_share", "jobs", "range", "start", "makespan_s", "mean_wait_s",
            "median_wait_s", "mean_turnaround_s", "bounded_slowdown", "utilisation",
            "resizes_per_job", "resize_time_s_per_job", "slurm_rpcs_per_job_minute", "seed",
            "commit", "date"]
 SETTINGS = ("simulated", "emulated")
+# What tells rows of different policies apart: `range`, the malleable jobs' node range
+# (generate.py --range: requested = [size/2, size], double = [size/2, 2 size]; grow =
+# [size/2, 2 size] with Slurm asked for at most the size asked, workload_cluster.sh --range) and
+# `start`, how a malleable job launches on the nodes Slurm gave it (workload_cluster.sh
+# --start, the simulator's --start); "-" in both for a run with no malleable job.
+RANGES = ("requested", "double", "grow", "-")
+STARTS = ("full", "min", "one", "-")
 TAU_S = 10.0   # bounded slowdown's threshold
 
 
@@ -56,6 +63,9 @@ def append_row(path, row):
     for key in ("nodes", "malleable_share", "jobs"):
         if row.get(key) in (None, ""):
             raise ValueError(f"column {key} is required")
+    for key, allowed in (("range", RANGES), ("start", STARTS)):
+        if row.get(key) not in (None, "") and row[key] not in allowed:
+            raise ValueError(f"column {key} must be one of {allowed}, not {row[key]!r}")
     full = {c: row.get(c) for c in COLUMNS}
     if not full["commit"]:
         full["commit"] = _commit()
