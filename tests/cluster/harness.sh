@@ -88,6 +88,7 @@ slurm_job_script() {  # <file> <line>...
 # MPI_Init (BLACS_DYN_FAULT=stall-newcomer-in-init), the spawn's deadline is 10 s. Returns
 # once the session secured the state before the spawn; sets job (its id) and k (the
 # iteration of that checkpoint).
+# shellcheck disable=SC2034  # job and k are the caller's
 stalled_spawn_job() {  # <job name> "<malleable-run options>" "<driver options>"
   local before
   P=("$BUILD/apps/pdgemm_resizable" -n 240 --nb 16 -g 2x2)

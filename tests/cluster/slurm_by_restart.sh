@@ -21,7 +21,7 @@ SRC=$1 BUILD=$2 MODE=${3:-restart}
 slurm_begin "byrestart rigid malleable-expand" 2
 nodes_of() { "$CLUSTER" exec head squeue -h -j "$1" -o %N 2>/dev/null; }
 mech="--mechanism restart" launch=3 spawn=
-[[ $MODE == fallback ]] && mech= spawn="export BLACS_DYN_SPAWN=off"
+[[ $MODE == fallback ]] && mech='' spawn="export BLACS_DYN_SPAWN=off"
 slurm_job_script "$work/job.sh" \
   "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2" "$spawn" \
   "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 480 --nb 32 \\" \
