@@ -41,6 +41,7 @@
 #include "session/session_parts.hpp"
 #include "session/watchdog.hpp"
 #include "move/mover.hpp"
+#include "move/prefault.hpp"
 
 namespace resize {
 namespace detail {
@@ -98,15 +99,38 @@ struct Registered {
   // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
   // does not fit in memory is named with the matrix, not as std::bad_alloc.
   void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }
+  // A buffer staged ahead of the move (prestage, move/prefault.hpp) of that very size is
+  // taken as it is (zero, its pages faulted in); any other size is staged anew.
   void* stage(std::size_t elements) {
-    void* p = nullptr;
+    void* p = prestaged;
+    if (p && prestaged_elements == elements) {
+      prestaged = nullptr;
+      return p;
+    }
+    prestaged = nullptr;
     sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
     return p;
   }
-  // A staged buffer that will not be committed (a background resize cancelled): freed.
-  void unstage() { store->unstage(); }
+  // The buffer a later move of `elements` will take (the prefault thread's task): staged
+  // now, its length in bytes returned with it. Throws std::bad_alloc where it does not fit.
+  std::pair<void*, std::size_t> prestage(std::size_t elements) {
+    prestaged = nullptr;
+    void* p = store->stage(elements);
+    prestaged_elements = elements;
+    prestaged = p;
+    return {p, static_cast<std::size_t>(bytes(static_cast<std::int64_t>(elements)))};
+  }
+  // A staged buffer that will not be committed (a background resize cancelled, an
+  // expansion that failed after its buffers were staged ahead): freed.
+  void unstage() {
+    prestaged = nullptr;
+    store->unstage();
+  }
+  bool holds_prestaged() const { return prestaged != nullptr; }
 
  private:
+  void* prestaged = nullptr;  // staged ahead of the move, not yet taken by stage()
+  std::size_t prestaged_elements = 0;
   template <class F>
   void sized(const char* what, std::size_t elements, F&& allocate) {
     try {
@@ -166,6 +190,7 @@ struct Session::Impl {
   detail::LaunchCommand launch;  // what a spawn runs
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
+  detail::Prefault prefault;  // after the registry: joined before the arrays it stages go
   void arrive();
   void warn_schedule(bool at_end) const;
   void release_mpi();
@@ -209,6 +234,19 @@ struct Session::Impl {
   void lay_out(const Grid& g);
   void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                    detail::MoveAccounting& acct);
+  // The elements of this process's new local array of `r` on grid `to` (the size the
+  // move stages), from the shapes alone: no BLACS context needed.
+  std::size_t new_elements_on(const Registered& r, const Grid& to) const;
+  // The bytes this process sends to others when `r` moves from the current grid to `to`.
+  std::int64_t sent_bytes_on(const Registered& r, const Grid& to) const;
+  // The new local arrays on `to` staged and faulted in on a thread (move/prefault.hpp),
+  // while this process waits for something else (an old process: the spawn; a newcomer:
+  // the hand-over's collectives), and with `window` this process's node-window segment
+  // made for what it will send (redist::reserve_node_window). Not with a move budget (its
+  // batches stage in turn).
+  void prefault_for(const Grid& to, bool window);
+  // Arrays staged ahead that no move took (the expansion failed): freed.
+  void drop_prestaged();
 
   // The one grid switch after a resize (session_move.cpp): BLACS grids for `from` and `to`
   // on the current world (`from` empty: the current grid, on an unchanged world), every
