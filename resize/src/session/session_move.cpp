@@ -5,6 +5,7 @@
 #include "session/session_impl.hpp"
 
 #include "common/broadcast.hpp"
+#include "common/config.hpp"
 #include "common/fault.hpp"
 #include "move/move_batches.hpp"
 
@@ -323,7 +324,7 @@ std::int64_t Session::Impl::sent_bytes_on(const Registered& r, const Grid& to) c
 }
 
 void Session::Impl::prefault_for(const Grid& to, bool window) {
-  if (opt.move_budget_bytes > 0) return;
+  if (opt.move_budget_bytes > 0 || !config::read().session.prefault) return;
   std::vector<detail::Prefault::Task> tasks;
   if (window) {
     // The node window the move's exchange packs into (what this process sends to others;
