@@ -86,7 +86,7 @@ Session::Impl::Outcome Session::Impl::expand(const Decision& d, const Grid& targ
     const std::string here = job.rank() < static_cast<int>(job.rank_hosts.size()) ? job.rank_hosts[static_cast<std::size_t>(job.rank())] : "";
     bool beside = node_plan.spawn.empty() || here.empty();
     for (const auto& [host, count] : node_plan.spawn) beside = beside || (host == here && count > 0);
-    prefault_for(target, beside);
+    prefault_for(target, beside, false);
   }
   const std::string err = spawn_processes(d, node_plan, nnew, launch, &watchdog, rec.t_spawn);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
@@ -205,7 +205,7 @@ int Session::join() {
     if (m.mat.sizes) m.mat.layout = impl_->layout_of(m, st.from);
   recorder.powers = st.powers;
   // The new local arrays staged and faulted in beside the collectives up to the move.
-  if (!st.background) impl_->prefault_for(st.to, false);  // a newcomer sends nothing
+  if (!st.background) impl_->prefault_for(st.to, false, true);  // a newcomer sends nothing
   // Background resizes: the job's background settings.
   impl_->bg.mode = st.background_mode;
   impl_->bg.min_iterations = st.background_min_iterations;

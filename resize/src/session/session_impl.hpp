@@ -242,9 +242,10 @@ struct Session::Impl {
   // The new local arrays on `to` staged and faulted in on a thread (move/prefault.hpp),
   // while this process waits for something else (an old process: the spawn; a newcomer:
   // the hand-over's collectives), and with `window` this process's node-window segment
-  // made for what it will send (redist::reserve_node_window). Not with a move budget (its
-  // batches stage in turn).
-  void prefault_for(const Grid& to, bool window);
+  // made for what it will send (redist::reserve_node_window). `handed_over`: the state of
+  // the hand-over is in (else the extended-descriptor matrices are left to the move). Not
+  // with a move budget (its batches stage in turn).
+  void prefault_for(const Grid& to, bool window, bool handed_over);
   // Arrays staged ahead that no move took (the expansion failed): freed.
   void drop_prestaged();
 

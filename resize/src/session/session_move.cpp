@@ -323,8 +323,12 @@ std::int64_t Session::Impl::sent_bytes_on(const Registered& r, const Grid& to) c
   return r.bytes(elements);
 }
 
-void Session::Impl::prefault_for(const Grid& to, bool window) {
+void Session::Impl::prefault_for(const Grid& to, bool window, bool handed_over) {
   if (opt.move_budget_bytes > 0 || !config::read().session.prefault) return;
+  // An extended-descriptor matrix's layout on `to` comes from the application's block
+  // sizes, which may need the state the hand-over brings (e.g. the new processes' powers):
+  // before it, such a matrix is left to the move.
+  const auto ahead = [&](const Registered& r) { return !r.moved_in_background && (handed_over || !r.mat.sizes); };
   std::vector<detail::Prefault::Task> tasks;
   if (window) {
     // The node window the move's exchange packs into (what this process sends to others;
@@ -332,7 +336,7 @@ void Session::Impl::prefault_for(const Grid& to, bool window) {
     // call, here, registers its MPI_Finalize hook (an MPI call: not on the thread).
     std::int64_t sent = 0;
     for (const auto& r : registry.mats)
-      if (!r.moved_in_background) sent += (sent_bytes_on(r, to) + 63) / 64 * 64;
+      if (ahead(r)) sent += (sent_bytes_on(r, to) + 63) / 64 * 64;
     if (sent > 0) {
       redist::reserve_node_window(0);
       tasks.push_back([sent]() -> std::pair<void*, std::size_t> {
@@ -342,7 +346,7 @@ void Session::Impl::prefault_for(const Grid& to, bool window) {
     }
   }
   for (auto& r : registry.mats) {
-    if (r.moved_in_background) continue;
+    if (!ahead(r)) continue;
     const std::size_t n = new_elements_on(r, to);
     tasks.push_back([&r, n] { return r.prestage(n); });
   }
