@@ -6,8 +6,9 @@
 // expansion knows its new local sizes as soon as the target grid is chosen, and then waits
 // in MPI_Comm_spawn for hundreds of milliseconds: a thread stages its new arrays and
 // writes one zero per page of them meanwhile (they are zero already: the writes fault the
-// pages in and change nothing). A newcomer does the same from the hand-over on, beside the
-// host exchange, the BLACS grids and the planning. The move then takes each staged array
+// pages in and change nothing; an extended-descriptor matrix waits for the hand-over, whose
+// state its block sizes may need). A newcomer does the same from the hand-over on, beside
+// the host exchange, the BLACS grids and the planning. The move then takes each staged array
 // whose size is the one it needs (Registered::stage) and writes warm pages. The thread's
 // time is in the record (MovePhases::prefault_s), the move's wait for it in stage_s.
 // The thread calls no MPI and touches only the arrays it stages; wait() joins it before
