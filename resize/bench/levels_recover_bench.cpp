@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
@@ -137,7 +138,9 @@ int read_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, con
   long long bad = 0;
   int pr = 0, pc = 0;
   if (base.to.coords_of(rank, pr, pc)) bad += wrong(base.to, pr, pc, base.b.data(), base.ldb);
-  resize::Session S(argc, argv, quiet_options());
+  resize::SessionOptions o = quiet_options();
+  o.progress = true;  // the recovery's line: its time by part (files, choose and read, grid, move)
+  resize::Session S(argc, argv, std::move(o));
   auto a = S.register_matrix<double>("A", n, n, nb, nb, resize::Distribution::BlockCyclic);
   const double t_recover = timed(S.world(), [&] { S.restart_from_levels(dir, resize::Grid{g.first, g.second, {}}); });
   for (int r = 0; r < reps; ++r) t_redist.push_back(timed(MPI_COMM_WORLD, [&] { base.run(MPI_COMM_WORLD); }));

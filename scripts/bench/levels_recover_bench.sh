@@ -36,7 +36,7 @@ tmp=$(mktemp -d /dev/shm/malleable-levels-recover.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [[ -n $out ]] && mkdir -p "$out"
 tsv=${out:-$tmp}/recover.tsv
-printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\n' >"$tsv"
+printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\tgrid_ms\tmove_ms\n' >"$tsv"
 mpi() { timeout 900 mpiexec --oversubscribe --bind-to none "$@"; }
 echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run"
 one() {  # <case> <round>: write, (lose), read; a line into the table
@@ -52,19 +52,23 @@ one() {  # <case> <round>: write, (lose), read; a line into the table
   fi
   [[ -n $out ]] && echo "$log" >"$out/$c.$r.txt"
   grep -q '^wrong_elements 0$' <<<"$log" || { echo "levels_recover_bench.sh: $c round $r: wrong result" >&2; echo "$log" >&2; exit 1; }
+  # The recovery's parts from its line (each the slowest process's): listing the files,
+  # choosing and reading them, the new grid, the move.
   awk -v c="$c" -v r="$r" -v la="$(cut -d" " -f1 /proc/loadavg)" '/^recover_s/ {t = $2} /^redistribute_s/ {d = $2}
-    END {printf "%s\t%d\t%.4f\t%.4f\t%.3f\t%s\n", c, r, t, d, t / d, la}' <<<"$log" | tee -a "$tsv"
+    /restart from levels in/ { s = $0; sub(/.*ms: files /, "", s); gsub(/[^0-9. ]/, "", s); split(s, p, " +") }
+    END {printf "%s\t%d\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\n", c, r, t, d, t / d, la, p[1], p[2], p[3], p[4]}' <<<"$log" | tee -a "$tsv"
 }
 for ((r = 1; r <= rounds; ++r)); do
   for c in regrid lost-node; do one "$c" "$r"; done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) |"
-echo "|---|---:|---:|---:|"
+echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) | files / choose and read / grid / move ms (medians) |"
+echo "|---|---:|---:|---:|---|"
 for c in regrid lost-node; do
-  awk -F'\t' -v c="$c" '$1 == c {t[++k] = $3; d[k] = $4; q[k] = $5}
+  awk -F'\t' -v c="$c" '$1 == c {t[++k] = $3; d[k] = $4; q[k] = $5; f[k] = $7; rd[k] = $8; g[k] = $9; mv[k] = $10}
     function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     END { lo = hi = q[1]; for (i = 1; i <= k; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i] }
-          printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) |\n", c, med(t, k) * 1e3, med(d, k) * 1e3, med(q, k), lo, hi }' "$tsv"
+          printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) | %.1f / %.1f / %.1f / %.1f |\n", c, med(t, k) * 1e3, med(d, k) * 1e3, med(q, k), lo, hi,
+                 med(f, k), med(rd, k), med(g, k), med(mv, k) }' "$tsv"
 done

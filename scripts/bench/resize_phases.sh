@@ -62,6 +62,10 @@ done
 # spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
 export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+# The commit the build was made from (malleable/version.h, written at every build; "-dirty":
+# with uncommitted changes), not the source tree's HEAD, which may have moved on since.
+build_commit=$(sed -n 's/^#define MALLEABLE_GIT_COMMIT "\(.*\)"$/\1/p' "$build/generated/include/malleable/version.h" 2>/dev/null)
+build_commit=${build_commit:-unknown}
 CLUSTER=$here/scripts/cluster.sh
 LOCK=/run/malleable-cluster.lock
 mkdir -p "$out"
@@ -131,7 +135,7 @@ measure() {  # <driver> <N> <setting> <dir>
       >"$dir/raw.$r.txt" 2>&1 || { echo "   raw spawn failed:"; tail -5 "$dir/raw.$r.txt"; }
     grep -E "remap after" "$dir/resize.$r.log" | sed 's/^ */   /' || true
   done
-  echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)" >>"$dir/meta.txt"
+  { echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)"; echo "commit $build_commit"; } >>"$dir/meta.txt"
   # No machine paths in the committed records: the build and source directories made relative.
   sed -i "s|$build/|build/|g; s|$here/||g; s|$scratch/|scratch/|g" "$dir"/*.json "$dir"/*.log "$dir"/raw*.txt 2>/dev/null || true
 }
@@ -165,7 +169,7 @@ for d in $drivers; do
 done
 {
   echo "seconds $(($(date +%s) - start))"
-  echo "commit $(git -C "$here" rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+  echo "commit $build_commit"
   echo "date $(date -u +%FT%TZ)"
   echo "machine $(hostname) $(env -u OMP_NUM_THREADS nproc) cpus; $(mpiexec --version | head -1)"
   echo "load_at_end $(cut -d' ' -f1-3 /proc/loadavg)"

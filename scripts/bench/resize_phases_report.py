@@ -43,7 +43,7 @@ COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "oth
            "bytes_moved", "bytes_inter_node", "raw_spawn_s", "redistribute_s", "floor_s", "link_bound_s",
            "move_over_redistribute", "move_over_floor", "resize_over_spawn_plus_bound",
            "redistribute_cold_s", "move_over_redistribute_cold", "move_stage_s", "move_exchange_s", "move_pack_s",
-           "move_unpack_s", "move_local_copy_s", "move_commit_s",
+           "move_unpack_s", "move_local_copy_s", "move_commit_s", "move_prefault_s",
            "iter_after_s", "iter_fresh_s", "after_over_fresh", "cpu_after_s", "cpu_fresh_s",
            "cpu_after_over_fresh", "load_before", "rounds", "move_over_redistribute_min",
            "move_over_redistribute_max", "resize_over_spawn_plus_bound_min", "resize_over_spawn_plus_bound_max",
@@ -243,16 +243,19 @@ def move_section(rows):
            "figure), and cold, its first call into arrays of fresh pages (redist_bench's `redist_cold_s`). Phases "
            "from the record's `move_phases` (the slowest process's seconds each): stage = allocating the new "
            "arrays, exchange = redist's exchange (of it: pack into the node window, unpack from it, local copies; "
-           "each first write of a page of the new arrays faults it in there), commit = freeing the old arrays and "
-           "the accounting.",
+           "each first write of a page of the new arrays faults it in there unless it was faulted in ahead), commit = "
+           "freeing the old arrays and the accounting; prefault (not part of the move) = a thread's time staging "
+           "the new arrays and faulting their pages in before the move, while an old process waits in the spawn "
+           "and a newcomer in the hand-over's collectives (the move's wait for it is in stage).",
            "",
-           "| driver | N | setting | move ms | stage | exchange | pack | unpack | local copies | commit | "
+           "| driver | N | setting | move ms | stage | exchange | pack | unpack | local copies | commit | prefault | "
            "redistribute warm ms | cold ms | move / warm | move / cold |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in have:
         out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {ms(r.get('move_s'))} | {ms(r.get('move_stage_s'))} | "
                    f"{ms(r.get('move_exchange_s'))} | {ms(r.get('move_pack_s'))} | {ms(r.get('move_unpack_s'))} | "
-                   f"{ms(r.get('move_local_copy_s'))} | {ms(r.get('move_commit_s'))} | {ms(r.get('redistribute_s'))} | "
+                   f"{ms(r.get('move_local_copy_s'))} | {ms(r.get('move_commit_s'))} | {ms(r.get('move_prefault_s'))} | "
+                   f"{ms(r.get('redistribute_s'))} | "
                    f"{ms(r.get('redistribute_cold_s'))} | {x(r.get('move_over_redistribute'))} | "
                    f"{x(r.get('move_over_redistribute_cold'))} |")
     return out + [""]

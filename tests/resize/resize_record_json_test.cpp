@@ -46,7 +46,7 @@ ResizeRecord filled_record() {
   r.move.bytes_inter_node = 400;
   r.move.batches = 2;
   r.move.peak_bytes = 3000;
-  r.move.phases = {0.5, 0.25, 2.0, 0.125, 0.0625, 0.75, 1.5};
+  r.move.phases = {0.5, 0.25, 2.0, 0.125, 0.0625, 0.75, 1.5, 0.375};
   r.hosts = {{"n1", 5}};
   r.rank_hosts = RankHosts::of({"n0", "n0", "n0", "n0", "n1", "n1", "n1", "n1", "n1"});
   BackgroundPhase& b = r.background.emplace();
@@ -91,7 +91,7 @@ TEST(ResizeRecordJson, EveryFieldKeepsItsKeyAndValue) {
     "t_redist_predicted_s": 0.375, "bytes_intra_node": 600, "bytes_inter_node": 400,
     "move_batches": 2, "move_peak_bytes": 3000,
     "move_phases": {"stage_s": 0.5, "plan_s": 0.25, "exchange_s": 2.0, "pack_s": 0.125, "unpack_s": 0.0625,
-                    "local_copy_s": 0.75, "commit_s": 1.5},
+                    "local_copy_s": 0.75, "commit_s": 1.5, "prefault_s": 0.375},
     "hosts": [{"host": "n1", "count": 5}],
     "rank_hosts": ["n0", "n0", "n0", "n0", "n1", "n1", "n1", "n1", "n1"],
     "rank_host_runs": [{"host": "n0", "ranks": 4}, {"host": "n1", "ranks": 5}],

@@ -6,6 +6,7 @@
 #include "node_window.hpp"
 #include "../config.hpp"
 #include "segments.hpp"
+#include "malleable/redist/redistribute.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -205,6 +206,24 @@ std::optional<OwnSegment> acquire_own(std::int64_t want, std::int64_t limit, std
 }
 
 void release_own() { store().own.busy = false; }
+
+}  // namespace redist::exec
+
+namespace redist {
+
+bool reserve_node_window(std::int64_t bytes) {
+  if (!exec::node_window_supported()) return false;
+  const exec::Store& s = exec::store();  // the MPI_Finalize hook, on the first call
+  if (bytes <= 0) return s.own.base != nullptr;
+  std::string why;
+  if (!exec::acquire_own(bytes, INT64_MAX / 4, &why)) return false;  // the exchange's limit without a budget
+  exec::release_own();
+  return true;
+}
+
+}  // namespace redist
+
+namespace redist::exec {
 
 const char* map_peer(const SegmentId& id, int* err) {
   *err = 0;

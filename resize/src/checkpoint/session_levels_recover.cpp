@@ -405,7 +405,9 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   const std::vector<File> mine = files_of_node(dir + "/" + nd->name, app, *nd);
   const std::vector<int> globals = job.root() ? global_versions(global_dir, app) : std::vector<int>{};
   std::map<int, Loaded> loaded;
+  double part[5] = {MPI_Wtime() - t0, 0, 0, 0, 0};  // files, choose and read, grid, move; the whole
   const Plan p = choose_and_load(job.world, mine, globals, app, dir, loaded);
+  part[1] = MPI_Wtime() - t0 - part[0];
   if (p.choice.version < 0)
     throw Error("restart from levels in " + dir + ": no version is complete across the levels on these nodes" +
                 (global_dir.empty() ? std::string(" and no global checkpoint directory was given")
@@ -417,6 +419,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   }
   const std::string why = io::agree(job.world, check_against(loaded, reg.mats));
   if (!why.empty()) throw Error("restart from levels in " + dir + ": " + why);
+  const double t_grid = MPI_Wtime();
   start(g);
   // The application state, from the holder of old rank 0's copy.
   std::vector<char> state;
@@ -427,18 +430,23 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   // the new grid.
   std::vector<CheckpointMatrix> nw;
   for (const auto& r : reg.mats) nw.push_back(describe(r, job.grid, rank));
+  const double t_move = MPI_Wtime();
+  part[2] = t_move - t_grid;
   const std::int64_t moved = move_from_copies(job.world, loaded, p, nw);
   impl_->iteration = p.choice.version;
   std::int64_t moved_all = 0;
   MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, job.world);
-  double dt = MPI_Wtime() - t0, slowest = 0;
-  MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, job.world);
-  char line[256];
+  part[3] = MPI_Wtime() - t_move;
+  part[4] = MPI_Wtime() - t0;
+  MPI_Allreduce(MPI_IN_PLACE, part, 5, MPI_DOUBLE, MPI_MAX, job.world);  // each part's slowest process
+  char line[384];
   std::snprintf(line, sizeof line,
                 " at iteration %d: %d old processes from local copies, %d from partner copies, 0 bytes from the "
-                "global checkpoint; %d -> %d processes, now on %s, %.1f MB moved between processes (%.1f ms)",
+                "global checkpoint; %d -> %d processes, now on %s, %.1f MB moved between processes (%.1f ms: files "
+                "%.1f, choose and read %.1f, grid %.1f, move %.1f)",
                 p.choice.version, p.choice.from_local, p.choice.from_partner, p.old_nprocs, size, g.shape().c_str(),
-                static_cast<double>(moved_all) / 1e6, slowest * 1e3);
+                static_cast<double>(moved_all) / 1e6, part[4] * 1e3, part[0] * 1e3, part[1] * 1e3, part[2] * 1e3,
+                part[3] * 1e3);
   impl_->progress("[" + app + "] restart from levels in " + dir + line);
   return impl_->iteration;
 }

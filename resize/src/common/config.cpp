@@ -44,6 +44,8 @@ Config read() {
   c.session.remap_timeout = text("RESIZE_REMAP_TIMEOUT");
   c.session.spawn_fallback = text("RESIZE_SPAWN_FALLBACK");
   c.session.spawn_deadline = text("RESIZE_SPAWN_DEADLINE");
+  const Text prefault = text("RESIZE_PREFAULT");
+  c.session.prefault = !(prefault && (*prefault == "off" || *prefault == "0"));
 
   c.checkpoint.fault = text("MALLEABLE_CHECKPOINT_FAULT");
   c.checkpoint.independent_io = text("MALLEABLE_CHECKPOINT_IO") == Text("independent");

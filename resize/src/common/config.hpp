@@ -51,6 +51,7 @@ struct Session {
   Text remap_timeout;           // RESIZE_REMAP_TIMEOUT: seconds of the arrival check at a remap point
   Text spawn_fallback;          // RESIZE_SPAWN_FALLBACK: on/off, the checkpoint before a spawn
   Text spawn_deadline;          // RESIZE_SPAWN_DEADLINE: FLOOR[:FACTOR[:CAP]] of a spawn's deadline
+  bool prefault = true;         // RESIZE_PREFAULT is not "off" or "0": the move's arrays faulted in ahead
 };
 
 // Checkpoints (checkpoint/).

@@ -186,10 +186,10 @@ void MoveAccounting::reduce() {
   bytes_intra_node = v[1];
   bytes_inter_node = v[2];
   MPI_Allreduce(MPI_IN_PLACE, &peak_bytes, 1, MPI_INT64_T, MPI_MAX, world_);
-  double t[7] = {phases.stage_s, phases.plan_s, phases.exchange_s, phases.pack_s, phases.unpack_s, phases.local_copy_s,
-                 phases.commit_s};
-  MPI_Allreduce(MPI_IN_PLACE, t, 7, MPI_DOUBLE, MPI_MAX, world_);
-  phases = MovePhases{t[0], t[1], t[2], t[3], t[4], t[5], t[6]};
+  double t[8] = {phases.stage_s,      phases.plan_s,   phases.exchange_s, phases.pack_s, phases.unpack_s,
+                 phases.local_copy_s, phases.commit_s, phases.prefault_s};
+  MPI_Allreduce(MPI_IN_PLACE, t, 8, MPI_DOUBLE, MPI_MAX, world_);
+  phases = MovePhases{t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7]};
 }
 
 }  // namespace resize::detail

@@ -253,7 +253,7 @@ json resize_json(const ResizeAnalysis& a) {
   const MovePhases& ph = r.move.phases;  // the slowest process's seconds per phase
   e["move_phases"] = {{"stage_s", ph.stage_s},   {"plan_s", ph.plan_s},     {"exchange_s", ph.exchange_s},
                       {"pack_s", ph.pack_s},     {"unpack_s", ph.unpack_s}, {"local_copy_s", ph.local_copy_s},
-                      {"commit_s", ph.commit_s}};
+                      {"commit_s", ph.commit_s}, {"prefault_s", ph.prefault_s}};
   e["hosts"] = json::array();
   for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
   // One name per rank (as before; O(P) while writing only) and the record's compact runs.

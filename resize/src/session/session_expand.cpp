@@ -96,6 +96,19 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
   WatchdogGuard armed(watchdog);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - job.size());
+  // The new local arrays staged and faulted in while the spawn runs (move/prefault.hpp);
+  // whatever the move does not take (a failed expansion) is freed on the way out.
+  struct DropPrestaged {
+    GridSwitch& s;
+    ~DropPrestaged() { s.drop_prestaged(); }
+  } drop{gs};
+  if (nnew > 0) {
+    // The window only where newcomers may land on this node (no host list: anywhere).
+    const std::string here = job.rank() < static_cast<int>(job.rank_hosts.size()) ? job.rank_hosts[static_cast<std::size_t>(job.rank())] : "";
+    bool beside = node_plan.spawn.empty() || here.empty();
+    for (const auto& [host, count] : node_plan.spawn) beside = beside || (host == here && count > 0);
+    gs.prefault_for(target, beside, false);
+  }
   const std::string err = spawn_processes(d, node_plan, nnew, launch, &watchdog, rec.t_spawn);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
   job.world = detail::World::comm();
@@ -199,6 +212,8 @@ int Session::join() {
   for (auto& m : reg.mats)
     if (m.mat.sizes) m.mat.layout = gs.layout_of(m, st.from);
   recorder.powers = st.powers;
+  // The new local arrays staged and faulted in beside the collectives up to the move.
+  if (!st.background) gs.prefault_for(st.to, false, true);  // a newcomer sends nothing
   // Background resizes: the job's background settings.
   impl_->bg.mode = st.background_mode;
   impl_->bg.min_iterations = st.background_min_iterations;

@@ -43,6 +43,7 @@
 #include "session/session_parts.hpp"
 #include "session/watchdog.hpp"
 #include "move/mover.hpp"
+#include "move/prefault.hpp"
 
 namespace resize {
 namespace detail {
@@ -100,15 +101,38 @@ struct Registered {
   // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
   // does not fit in memory is named with the matrix, not as std::bad_alloc.
   void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }
+  // A buffer staged ahead of the move (prestage, move/prefault.hpp) of that very size is
+  // taken as it is (zero, its pages faulted in); any other size is staged anew.
   void* stage(std::size_t elements) {
-    void* p = nullptr;
+    void* p = prestaged;
+    if (p && prestaged_elements == elements) {
+      prestaged = nullptr;
+      return p;
+    }
+    prestaged = nullptr;
     sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
     return p;
   }
-  // A staged buffer that will not be committed (a background resize cancelled): freed.
-  void unstage() { store->unstage(); }
+  // The buffer a later move of `elements` will take (the prefault thread's task): staged
+  // now, its length in bytes returned with it. Throws std::bad_alloc where it does not fit.
+  std::pair<void*, std::size_t> prestage(std::size_t elements) {
+    prestaged = nullptr;
+    void* p = store->stage(elements);
+    prestaged_elements = elements;
+    prestaged = p;
+    return {p, static_cast<std::size_t>(bytes(static_cast<std::int64_t>(elements)))};
+  }
+  // A staged buffer that will not be committed (a background resize cancelled, an
+  // expansion that failed after its buffers were staged ahead): freed.
+  void unstage() {
+    prestaged = nullptr;
+    store->unstage();
+  }
+  bool holds_prestaged() const { return prestaged != nullptr; }
 
  private:
+  void* prestaged = nullptr;  // staged ahead of the move, not yet taken by stage()
+  std::size_t prestaged_elements = 0;
   template <class F>
   void sized(const char* what, std::size_t elements, F&& allocate) {
     try {
@@ -182,6 +206,17 @@ struct GridSwitch {
   Watchdog& watchdog;
   const SessionOptions& opt;
   const ResizeRecorder& recorder;
+  Prefault& prefault;  // the new local arrays staged ahead of the move (move/prefault.hpp)
+
+  // The new local arrays on `to` staged and faulted in on a thread (move/prefault.hpp),
+  // while this process waits for something else (an old process: the spawn; a newcomer:
+  // the hand-over's collectives), and with `window` this process's node-window segment
+  // made for what it will send (redist::reserve_node_window). `handed_over`: the state of
+  // the hand-over is in (else the extended-descriptor matrices are left to the move). Not
+  // with a move budget (its batches stage in turn).
+  void prefault_for(const Grid& to, bool window, bool handed_over);
+  // Arrays staged ahead that no move took (the expansion failed): freed.
+  void drop_prestaged();
 
   // BLACS grids for `from` and `to` on the current world (`from` empty: the current grid,
   // on an unchanged world), every registered matrix moved from one to the other (the
@@ -231,6 +266,11 @@ struct GridSwitch {
   std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
   void size_blocks(Registered& r, const Grid& g);
   std::int64_t total_bytes() const;
+  // The elements of this process's new local array of `r` on grid `to` (the size the
+  // move stages), from the shapes alone: no BLACS context needed.
+  std::size_t new_elements_on(const Registered& r, const Grid& to) const;
+  // The bytes this process sends to others when `r` moves from the current grid to `to`.
+  std::int64_t sent_bytes_on(const Registered& r, const Grid& to) const;
   // Same layout and buffers, new BLACS context (after the world changed under them).
   void relabel_descs();
 };
@@ -359,8 +399,9 @@ struct Session::Impl {
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
   detail::BackgroundPart bg;
+  detail::Prefault prefault;  // after the registry: joined before the arrays it stages go
 
-  detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder}; }
+  detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault}; }
   detail::ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration}; }
   void progress(const std::string& line) const { detail::progress_line(opt, job.root(), line); }
 

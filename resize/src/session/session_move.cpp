@@ -5,6 +5,7 @@
 #include "session/session_impl.hpp"
 
 #include "common/broadcast.hpp"
+#include "common/config.hpp"
 #include "common/fault.hpp"
 #include "move/move_batches.hpp"
 
@@ -57,6 +58,7 @@ std::int64_t GridSwitch::move_all(const blacs_dyn::Grid& from, const blacs_dyn::
     move_together(from, to, acct);
   else
     move_one_by_one(from, to, acct);
+  acct.phases.prefault_s = prefault.take_seconds();
   acct.reduce();
   const std::int64_t moved = acct.bytes_moved;
   if (rec && job.root()) {
@@ -171,6 +173,7 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
 // (that process's message, broadcast: the matrix, its elements, the GiB), nothing of the
 // batch staged any more. Test hook: RESIZE_FAULT=no-memory-in-move[:K] (common/fault.hpp).
 std::vector<void*> GridSwitch::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
+  prefault.wait();  // the arrays staged ahead (prefault_for) are taken below
   const std::optional<int> no_memory = fault::armed(fault::Point::NoMemoryInMove);
   std::vector<void*> nbuf(end - begin, nullptr);
   std::string why;
@@ -260,6 +263,7 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
                                     detail::MoveAccounting& acct) {
   const blacs_dyn::Grid whole = detail::blacs_grid(job.world, Grid{1, job.size(), {}});
   const Grid from_shape = shape_of(from), to_shape = shape_of(to);
+  prefault.wait();  // the arrays staged ahead (prefault_for) are taken by r.stage
   for (auto& r : registry.mats) {
     if (r.mat.sizes) {
       move_blocks(r, from, to, acct);
@@ -283,6 +287,76 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
     std::copy(db, db + 9, r.desc);
     if (&r == &registry.mats.front()) fault_pause(job.rank(), r.mat.name);
   }
+}
+
+std::size_t GridSwitch::new_elements_on(const Registered& r, const Grid& to) const {
+  if (r.mat.sizes) {
+    const auto [lr, lc] = local_dims(layout_of(r, to));
+    return static_cast<std::size_t>(lr * lc);
+  }
+  const int d[9] = {1, 0, r.mat.m, r.mat.n, r.mat.row_block_on(to), r.mat.col_block_on(to), 0, 0, 1};
+  const redist::Layout lb = detail::matrix_layout(d, to);
+  int pr = -1, pc = -1;
+  if (!lb.coords_of(job.rank(), pr, pc)) return 0;  // off the grid: Session::local_size of its descriptor
+  const std::int64_t lld = std::max<std::int64_t>(1, lb.local_rows(pr));
+  return static_cast<std::size_t>(lld * std::max<std::int64_t>(1, lb.local_cols(pc)));
+}
+
+std::int64_t GridSwitch::sent_bytes_on(const Registered& r, const Grid& to) const {
+  redist::Layout la;
+  if (r.mat.sizes) {
+    la = r.mat.layout ? *r.mat.layout : layout_of(r, job.shape);
+  } else {
+    const int d[9] = {1, 0, r.mat.m, r.mat.n, r.mat.row_block_on(job.shape), r.mat.col_block_on(job.shape), 0, 0, 1};
+    la = detail::matrix_layout(d, job.shape);
+  }
+  const redist::Layout lb = r.mat.sizes ? layout_of(r, to) : [&] {
+    const int d[9] = {1, 0, r.mat.m, r.mat.n, r.mat.row_block_on(to), r.mat.col_block_on(to), 0, 0, 1};
+    return detail::matrix_layout(d, to);
+  }();
+  const int me = job.rank();
+  const redist::RedistPlan p =
+      redist::make_plan(la, lb, redist::Region::whole(la), std::max(to.size(), job.size()), redist::ScheduleKind::Default, me);
+  std::int64_t elements = 0;
+  for (const auto& t : p.transfers)
+    if (t.src == me && t.dst != me) elements += t.elements();
+  return r.bytes(elements);
+}
+
+void GridSwitch::prefault_for(const Grid& to, bool window, bool handed_over) {
+  if (opt.move_budget_bytes > 0 || !config::read().session.prefault) return;
+  // An extended-descriptor matrix's layout on `to` comes from the application's block
+  // sizes, which may need the state the hand-over brings (e.g. the new processes' powers):
+  // before it, such a matrix is left to the move.
+  const auto ahead = [&](const Registered& r) { return !r.moved_in_background && (handed_over || !r.mat.sizes); };
+  std::vector<detail::Prefault::Task> tasks;
+  if (window) {
+    // The node window the move's exchange packs into (what this process sends to others;
+    // the exchange keeps a segment up to 4x its need): made now on the thread. The first
+    // call, here, registers its MPI_Finalize hook (an MPI call: not on the thread).
+    std::int64_t sent = 0;
+    for (const auto& r : registry.mats)
+      if (ahead(r)) sent += (sent_bytes_on(r, to) + 63) / 64 * 64;
+    if (sent > 0) {
+      redist::reserve_node_window(0);
+      tasks.push_back([sent]() -> std::pair<void*, std::size_t> {
+        redist::reserve_node_window(sent);
+        return {nullptr, 0};
+      });
+    }
+  }
+  for (auto& r : registry.mats) {
+    if (!ahead(r)) continue;
+    const std::size_t n = new_elements_on(r, to);
+    tasks.push_back([&r, n] { return r.prestage(n); });
+  }
+  if (!tasks.empty()) prefault.start(std::move(tasks));
+}
+
+void GridSwitch::drop_prestaged() {
+  prefault.wait();
+  for (auto& r : registry.mats)
+    if (r.holds_prestaged()) r.unstage();
 }
 
 // The extended-descriptor layout of a block-sizes matrix on a grid.

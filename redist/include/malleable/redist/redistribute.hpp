@@ -286,4 +286,15 @@ class Exchange {
 void redistribute(MPI_Comm comm, const std::vector<ExchangeItem>& items, const ExecOptions& opt = {},
                   ExecStats* stats = nullptr);
 
+// This process's node-window segment (ExecOptions::node_window) made ahead of an exchange
+// that will send about `bytes` through it: its pages reserved and mapped now, so that the
+// exchange (which keeps a segment of at least its need and at most 4x it, without a memory
+// budget) finds it ready instead of making it. A resize calls it while the process waits
+// in MPI_Comm_spawn. The first call makes one MPI call (the MPI_Finalize hook that frees
+// the segment): make it from the thread that calls MPI, e.g. with bytes = 0, which does
+// only that; a later call makes none and may run on another thread while that one waits
+// in MPI, provided no exchange runs meanwhile. False where no segment could be had
+// (unsupported, shared memory unavailable; the exchange then goes by message as always).
+bool reserve_node_window(std::int64_t bytes);
+
 }  // namespace redist

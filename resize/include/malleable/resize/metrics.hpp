@@ -114,9 +114,13 @@ struct BackgroundPhase {
 // phases: the redist mover's seconds, each the slowest process's (maximum over the
 // world): allocating the new buffers (stage), planning, the exchange (of it: packing,
 // unpacking, the local copies; the rest is waiting and the on-node window's setup) and
-// committing the buffers (freeing the old ones) with the accounting.
+// committing the buffers (freeing the old ones) with the accounting. prefault_s: before
+// the move, not in it: a thread's time staging the new buffers and faulting their pages
+// in while the process waited for something else (an old process: the spawn; a
+// newcomer: the hand-over's collectives); the move's wait for that thread is in stage_s.
 struct MovePhases {
   double stage_s = 0, plan_s = 0, exchange_s = 0, pack_s = 0, unpack_s = 0, local_copy_s = 0, commit_s = 0;
+  double prefault_s = 0;
 };
 struct MoveStats {
   std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;

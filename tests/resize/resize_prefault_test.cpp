@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The move's arrays staged ahead (resize/src/move/prefault.hpp): the thread faults every
+// page of each staged array in and leaves it zero, a task that throws ends the run, and a
+// registered matrix's move takes a prestaged buffer only when its size is the one asked.
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <vector>
+
+#include "move/pages.hpp"
+#include "move/prefault.hpp"
+#include "session/session_impl.hpp"
+
+namespace {
+
+using resize::detail::PageArray;
+using resize::detail::Prefault;
+
+// Pages of [p, p + bytes) resident in memory (mincore).
+std::size_t resident_pages(const void* p, std::size_t bytes) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  std::vector<unsigned char> v((bytes + page - 1) / page);
+  EXPECT_EQ(mincore(const_cast<void*>(p), bytes, v.data()), 0);
+  std::size_t n = 0;
+  for (unsigned char c : v) n += c & 1;
+  return n;
+}
+
+bool all_zero(const PageArray& a) {
+  const auto* c = static_cast<const unsigned char*>(a.data());
+  for (std::size_t k = 0; k < a.bytes(); ++k)
+    if (c[k] != 0) return false;
+  return true;
+}
+
+TEST(Prefault, FaultsEveryPageOfEachStagedArrayInAndLeavesItZero) {
+  const std::size_t bytes = (std::size_t{3} << 20) + 5;  // its own mapping, a page partly used
+  std::vector<PageArray> arrays(2);
+  ASSERT_EQ(resident_pages(PageArray(bytes).data(), bytes), 0u);  // fresh pages: none resident
+  Prefault pf;
+  std::vector<Prefault::Task> tasks;
+  for (auto& a : arrays)
+    tasks.push_back([&a, bytes]() -> std::pair<void*, std::size_t> {
+      a = PageArray(bytes);
+      return {a.data(), a.bytes()};
+    });
+  pf.start(std::move(tasks));
+  EXPECT_GE(pf.wait(), 0.0);
+  EXPECT_FALSE(pf.running());
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  for (const auto& a : arrays) {
+    ASSERT_NE(a.data(), nullptr);
+    EXPECT_EQ(resident_pages(a.data(), bytes), (bytes + page - 1) / page);
+    EXPECT_TRUE(all_zero(a));
+  }
+  EXPECT_GT(pf.take_seconds(), 0.0);
+  EXPECT_EQ(pf.take_seconds(), 0.0);  // taken once
+}
+
+TEST(Prefault, ATaskThatThrowsEndsTheRun) {
+  int ran = 0;
+  Prefault pf;
+  pf.start({[&]() -> std::pair<void*, std::size_t> {
+              ++ran;
+              return {nullptr, 0};
+            },
+            []() -> std::pair<void*, std::size_t> { throw std::bad_alloc(); },
+            [&]() -> std::pair<void*, std::size_t> {
+              ++ran;
+              return {nullptr, 0};
+            }});
+  pf.wait();
+  EXPECT_EQ(ran, 1);
+}
+
+TEST(Prefault, TheMoveTakesAPrestagedBufferOfTheSizeItAsksOnly) {
+  resize::Registered r;
+  r.mat.type = resize::detail::Scalar::D;
+  auto st = std::make_shared<resize::detail::MatrixState>();
+  r.store = std::make_unique<resize::detail::OwnedStorage<double>>(st);
+  const auto [p, bytes] = r.prestage(1000);
+  EXPECT_EQ(bytes, 1000 * sizeof(double));
+  EXPECT_TRUE(r.holds_prestaged());
+  EXPECT_EQ(r.stage(1000), p);  // taken as it is
+  EXPECT_FALSE(r.holds_prestaged());
+  r.prestage(1000);
+  void* q = r.stage(999);  // another size: staged anew
+  EXPECT_FALSE(r.holds_prestaged());
+  EXPECT_NE(q, nullptr);
+  r.prestage(10);
+  r.unstage();
+  EXPECT_FALSE(r.holds_prestaged());
+}
+
+}  // namespace
