@@ -26,17 +26,17 @@
 # (see workload/cluster_stream.py).
 # Slurm keeps accounting through slurmdbd, so that a job may change size more than once
 # (--no-accounting: without, as Slurm 22.05 then allows one change per job).
-# --range: a malleable job's node range, [size/2, size] (requested, the default),
-# [size/2, 2 x size] (double), or grow: [size/2, 2 x size] of which Slurm is asked for at most
-# the size the job asked (-N size/2-size: it starts on no more, as with requested) and the
-# policy grows it above into idle nodes (spawned processes, which can leave again);
+# --range: a malleable job's node range: grow (the default), [size/2, 2 x size] of which
+# Slurm is asked for at most the size the job asked (-N size/2-size: it starts on no more)
+# and the policy grows it above into idle nodes (spawned processes, which can leave
+# again); requested, [size/2, size]; double, [size/2, 2 x size] all asked of Slurm;
 # generate.py --range, docs/measurements/workload.md.
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=full acct=() range=requested
+nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=full acct=() range=grow
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
 while (($#)); do

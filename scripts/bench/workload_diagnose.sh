@@ -6,8 +6,9 @@
 # latencies (the costs fitted on the runs, costs_validation.json beside the run, else
 # COSTS or sim/costs/emulated.json), Slurm with accounting; then the same jobs every one
 # rigid, and the malleable ones with node ranges but no resizes, with the arbitration
-# (start-full and start on the minimum), each with both node ranges ([size/2, size],
-# "requested", and [size/2, 2 size], "double"). Prints one markdown table; ratios are
+# (start-full and start on the minimum), each with the three node ranges ([size/2, size],
+# "requested"; [size/2, 2 size], "double"; and "grow", [size/2, 2 size] with Slurm asked
+# for at most the size asked). Prints one markdown table; ratios are
 # against the rigid run of the same invocation (the simulation is deterministic).
 #
 #   scripts/bench/workload_diagnose.sh RUN_DIR [build-dir]
@@ -39,12 +40,15 @@ done
 base=(--costs "$costs" --start-ranges --interval 2 --backfill conservative --one-update off)
 "$bin" --workload "$tmp/w_requested.json" "${base[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
 rows=()
-for range in requested double; do
+for range in requested double grow; do
+  wr=$range top=()
+  # grow: the double range, Slurm asked for at most the size asked
+  [[ $range == grow ]] && wr=double top=(--range-top requested)
   for v in "ranges, no resizes:--policy none" "arbitration, start full:--policy arbiter --start full" \
            "arbitration, start on the minimum:--policy arbiter --start min"; do
     out=$tmp/${range}_${#rows[@]}.json
     # shellcheck disable=SC2086
-    "$bin" --workload "$tmp/w_$range.json" "${base[@]}" ${v#*:} --out "$out" 2>/dev/null
+    "$bin" --workload "$tmp/w_$wr.json" "${base[@]}" ${v#*:} "${top[@]}" --out "$out" 2>/dev/null
     rows+=("$range|${v%%:*}|$out")
   done
 done

@@ -15,10 +15,10 @@
 #
 #   scripts/bench/workload_sim.sh [build-dir]
 # Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
-# simulated seconds between a malleable job's policy queries), RANGE (requested: malleable jobs
-# on [size/2, size]; double: [size/2, 2 size]; grow: [size/2, 2 size] with Slurm starting a
-# job on at most the size asked; the variants run requested, or double when RANGE is
-# requested), SCALES ("1000 10000"),
+# simulated seconds between a malleable job's policy queries), RANGE (grow, the default:
+# [size/2, 2 size] with Slurm starting a job on at most the size asked; requested: malleable
+# jobs on [size/2, size]; double: [size/2, 2 size]; the variants run requested, or double
+# when RANGE is requested), SCALES ("1000 10000"),
 # SHARES ("0 0.2 0.5 1.0"), DATA (docs/data/workload), NO_DOC=1 skips the rendering.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -28,7 +28,7 @@ bin=$build/sim/malleable-clustersim
 seed=${SEED:-1}
 load=${LOAD:-0.9}
 interval=${INTERVAL:-300}
-range=${RANGE:-requested}  # a malleable job's node range (generate.py --range); the variants run the other
+range=${RANGE:-grow}  # a malleable job's node range (generate.py --range); the variants run the other
 gen_range=$range top=()
 # grow: [size/2, 2 size], Slurm asked for at most the size asked (the simulator's --range-top requested)
 [[ $range == grow ]] && gen_range=double top=(--range-top requested)

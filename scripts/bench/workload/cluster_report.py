@@ -343,7 +343,9 @@ def table(dirs):
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         ratio = f"{base['mean_turnaround_s'] / r['mean_turnaround_s']:.2f}x" if base else "-"
-        o.append(f"| {100 * r['malleable_share']:.0f}% | {r['jobs']} | {r['makespan_s']:.0f} | {r['mean_wait_s']:.1f} | "
+        # the node range when the run names it (metrics of this build on)
+        rng = f", {r['range']}" if r.get("range") not in (None, "", "-") else ""
+        o.append(f"| {100 * r['malleable_share']:.0f}%{rng} | {r['jobs']} | {r['makespan_s']:.0f} | {r['mean_wait_s']:.1f} | "
                  f"{r['median_wait_s']:.1f} | {r['mean_turnaround_s']:.1f} | {ratio} | {r['bounded_slowdown']:.2f} | "
                  f"{100 * r['utilisation']:.0f}% | {r['resizes_per_job']:.2f} | {r['resize_time_s_per_job']:.2f} | "
                  f"{r['slurm_rpcs_per_job_minute']:.1f} | {100 * r.get('utilisation_iterating', 0):.0f}% |")
