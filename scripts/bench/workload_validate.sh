@@ -6,7 +6,8 @@
 #
 #   scripts/bench/workload_validate.sh WORKLOAD.json [EMULATED.json | SUMMARY.csv] [build-dir]
 # EMULATED.json: the emulated run's metrics (summary.csv's column names); SUMMARY.csv: its
-# latest emulated row with the workload's node count and malleable share. Without either,
+# latest emulated row with the workload's node count and malleable share (and with RANGE
+# set, e.g. RANGE=grow, that node range: summary.csv's `range`). Without either,
 # only the simulated metrics are printed. Environment: COSTS (sim/costs/emulated.json),
 # SIM_FLAGS (extra flags, default "--start-ranges --interval 2": malleable jobs submitted
 # with a node range, the policy asking every 2 s as the real one does; drop --start-ranges
@@ -99,7 +100,8 @@ echo "simulated: $(cat "$out")"
 [[ -z $emulated ]] && exit 0
 read -r nodes share < <(python3 -c "import json,sys; w=json.load(open(sys.argv[1])); print(w['nodes'], w['malleable_share'])" "$workload")
 if [[ $emulated == *.csv ]]; then
-  python3 "$here/scripts/bench/workload/compare.py" --sim "$out" --csv "$emulated" --nodes "$nodes" --share "$share" --md
+  python3 "$here/scripts/bench/workload/compare.py" --sim "$out" --csv "$emulated" --nodes "$nodes" --share "$share" \
+    ${RANGE:+--range "$RANGE"} --md
 else
   python3 "$here/scripts/bench/workload/compare.py" --sim "$out" --emulated "$emulated" --md
 fi

@@ -325,6 +325,15 @@ class Compare(unittest.TestCase):
                 summary.append_row(path, {"setting": setting, "nodes": 8, "malleable_share": 0.5, "jobs": 30,
                                           "mean_turnaround_s": t, "makespan_s": 1000.0})
             self.assertEqual(compare.emulated_from_csv(path, 8, 0.5)["mean_turnaround_s"], 50.0)  # the latest
+            # Rows of another node range are not taken (the latest row is "requested").
+            summary.append_row(path, {"setting": "emulated", "nodes": 8, "malleable_share": 0.5, "jobs": 30,
+                                      "range": "grow", "mean_turnaround_s": 40.0, "makespan_s": 900.0})
+            summary.append_row(path, {"setting": "emulated", "nodes": 8, "malleable_share": 0.5, "jobs": 30,
+                                      "range": "requested", "mean_turnaround_s": 60.0, "makespan_s": 950.0})
+            self.assertEqual(compare.emulated_from_csv(path, 8, 0.5)["mean_turnaround_s"], 60.0)
+            self.assertEqual(compare.emulated_from_csv(path, 8, 0.5, "grow")["mean_turnaround_s"], 40.0)
+            with self.assertRaises(ValueError):
+                compare.emulated_from_csv(path, 8, 0.5, "double")
             with self.assertRaises(ValueError):
                 compare.emulated_from_csv(path, 16, 0.5)
             sim = os.path.join(d, "sim.json")

@@ -5,11 +5,12 @@ each metric of one simulated run of a workload file against the emulated run of 
 file, and whether it is within the target (15%).
 
     compare.py --sim sim.json --emulated emulated.json [--target 0.15] [--md]
-    compare.py --sim sim.json --csv docs/data/workload/summary.csv --nodes 8 --share 0.5
+    compare.py --sim sim.json --csv docs/data/workload/summary.csv --nodes 8 --share 0.5 [--range grow]
 
 --sim: malleable-clustersim's metrics JSON. The emulated side is a JSON object with the
 same keys, or the latest `emulated` row of the summary CSV with that node count and
-malleable share. Error = (simulated - emulated) / emulated; metrics the emulated side
+malleable share (and, with --range, that node range: rows of different policies share a
+node count and a share). Error = (simulated - emulated) / emulated; metrics the emulated side
 lacks, or with an emulated value of 0, are listed as not compared. Exit status 0 when
 every compared metric is within the target, 1 otherwise, 2 on bad input.
 """
@@ -22,14 +23,17 @@ METRICS = ["makespan_s", "mean_wait_s", "median_wait_s", "mean_turnaround_s", "b
            "utilisation", "resizes_per_job", "resize_time_s_per_job"]
 
 
-def emulated_from_csv(path, nodes, share):
+def emulated_from_csv(path, nodes, share, node_range=None):
     row = None
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
+            if node_range is not None and r.get("range", "") != node_range:
+                continue
             if r["setting"] == "emulated" and int(r["nodes"]) == nodes and abs(float(r["malleable_share"]) - share) < 1e-9:
                 row = r
     if row is None:
-        raise ValueError(f"{path}: no emulated row with nodes={nodes}, malleable_share={share}")
+        which = f", range={node_range}" if node_range is not None else ""
+        raise ValueError(f"{path}: no emulated row with nodes={nodes}, malleable_share={share}{which}")
     return {k: float(v) for k, v in row.items() if k in METRICS and v != ""}
 
 
@@ -51,6 +55,7 @@ def main(argv=None):
     ap.add_argument("--csv")
     ap.add_argument("--nodes", type=int)
     ap.add_argument("--share", type=float)
+    ap.add_argument("--range", dest="node_range", help="only rows of this node range (summary.csv's `range`)")
     ap.add_argument("--target", type=float, default=0.15)
     ap.add_argument("--md", action="store_true", help="a markdown table instead of plain text")
     a = ap.parse_args(argv)
@@ -61,7 +66,7 @@ def main(argv=None):
             with open(a.emulated) as f:
                 emu = json.load(f)
         elif a.csv and a.nodes is not None and a.share is not None:
-            emu = emulated_from_csv(a.csv, a.nodes, a.share)
+            emu = emulated_from_csv(a.csv, a.nodes, a.share, a.node_range)
         else:
             raise ValueError("give --emulated FILE, or --csv with --nodes and --share")
     except (OSError, ValueError, KeyError) as e:
