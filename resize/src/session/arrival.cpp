@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The arrival check's MPI shell (arrival.hpp): a private duplicate of the world, and the
-// messages of one remap point's check (ArrivalMessage, encoded by arrival_message.cpp),
+// messages of one remap point's check (ArrivalMessage, encoded by handover.cpp),
 // polled against its deadline.
 #include <sched.h>
 

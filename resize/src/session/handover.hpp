@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // What one process hands another, typed: the state an expansion hands its
-// newcomers (ExpansionState) and a policy's Decision as world rank 0 broadcasts it, each
+// newcomers (ExpansionState), a policy's Decision as world rank 0 broadcasts it and the
+// arrival check's messages (ArrivalMessage, with the check's deadline and verdicts), each
 // packed into bytes and unpacked by the pure code here (no MPI) with the job's one codec
 // (malleable_internal/wire.hpp), so the writer and the readers cannot disagree field by
 // field. Each buffer starts with a header {magic, version, payload bytes}: another kind of
@@ -9,8 +10,11 @@
 // wrongly read field. The MPI shell only moves the bytes.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/scalar.hpp"
@@ -73,5 +77,40 @@ ExpansionState unpack_expansion(const std::vector<char>& bytes);
 constexpr std::uint32_t kDecisionVersion = 2;  // 2: new_allocation
 std::vector<char> pack(const Decision& d);
 Decision unpack_decision(const std::vector<char>& bytes);
+
+// The arrival check at the start of every remap point (arrival.hpp; its MPI shell is
+// arrival.cpp): its deadline, its verdicts and its messages.
+
+// The deadline of a remap point's arrival check: `floor_seconds` (SessionOptions::
+// remap_timeout, RESIZE_REMAP_TIMEOUT), or 3 times the longest time between two remap
+// points so far (`longest_interval`), whichever is longer: a process off the grid
+// arrives a whole iteration before the ones computing, legitimately.
+double arrival_deadline(double floor_seconds, double longest_interval);
+// "3", "1, 3" (world ranks, ascending as given).
+std::string rank_list(const std::vector<int>& ranks);
+// World rank 0's verdict once it stopped waiting: the ranks that did not arrive within
+// `seconds` and the ranks that came after another iteration ({rank, iteration}); "" when
+// every process arrived after `iteration`.
+std::string arrival_verdict(int iteration, double seconds, const std::vector<int>& missing,
+                            const std::vector<std::pair<int, int>>& elsewhere);
+// A process other than world rank 0 that waited `seconds` for rank 0.
+std::string root_missing(int iteration, double seconds);
+
+// One message of the check (the job's codec, malleable_internal/wire.hpp, versioned), each
+// with the iteration its sender is at: Here (rank 0 to every other process: rank 0 is at the
+// remap point), Arrive (every other process to rank 0), Go (rank 0 to every other process:
+// everybody arrived). Every message has arrival_message_bytes() bytes, so the receives are
+// posted before the messages are sent.
+struct ArrivalMessage {
+  enum class Kind : int { Here = 1, Arrive = 2, Go = 3 };
+  Kind kind = Kind::Here;
+  int iteration = 0;
+  bool operator==(const ArrivalMessage&) const = default;
+};
+std::vector<char> encode(const ArrivalMessage& m);
+std::size_t arrival_message_bytes();
+// The message in `bytes`, which must be of kind `expected`; throws resize::Error naming what
+// differs (another kind of message or version, a truncated one, an unknown or unexpected kind).
+ArrivalMessage decode_arrival(std::span<const char> bytes, ArrivalMessage::Kind expected);
 
 }  // namespace resize::detail
