@@ -1,21 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The expansion fallback's shell (expansion_fallback_shell.hpp): checkpoint, marker and
-// the deadline thread. The thread is the only way out of a spawn that never returns:
-// MPI_Comm_spawn cannot be cancelled, so when the deadline passes each process ends
-// itself with the restart status (std::_Exit: no MPI call can be made while the main
-// thread is inside MPI), and mpiexec ends the rest of the job, the newcomers of the spawn
-// included.
+// the deadline (its thread is watchdog.cpp's spawn deadline). When the deadline passes each
+// process ends itself with the restart status, and mpiexec ends the rest of the job, the
+// newcomers of the spawn included.
 #include "session/expansion_fallback_shell.hpp"
 
 #include <algorithm>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <mutex>
 #include <optional>
-#include <thread>
 
 #include <unistd.h>
 
@@ -24,76 +18,13 @@
 #include "common/config.hpp"
 #include "malleable/resize/session.hpp"
 #include "session/expansion_fallback.hpp"
+#include "session/watchdog.hpp"
 
 namespace resize::detail {
 
 namespace {
-// This process's deadline: one at a time (one expansion at a time per process).
-class Deadline {
- public:
-  static Deadline& get() {
-    static Deadline d;
-    return d;
-  }
-  // `deferred` (a background spawn: the main thread goes on computing): when the deadline
-  // passes, the thread only marks it expired for the next remap point to end the resize
-  // (background_fallback_expired), and exits itself if that has not happened after as
-  // long again (at least 10 s) or once set_deferred(false) says the main thread waits.
-  void arm(double seconds, std::string message, bool deferred) {
-    disarm();
-    std::lock_guard<std::mutex> lk(m_);
-    armed_ = true;
-    expired_ = false;
-    deferred_ = deferred;
-    message_ = std::move(message);
-    thread_ = std::thread([this, seconds] { run(seconds); });
-  }
-  void set_deferred(bool on) {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      deferred_ = on;
-    }
-    cv_.notify_all();
-  }
-  bool expired() {
-    std::lock_guard<std::mutex> lk(m_);
-    return armed_ && expired_;
-  }
-  void disarm() {
-    {
-      std::lock_guard<std::mutex> lk(m_);
-      armed_ = false;
-    }
-    cv_.notify_all();
-    if (thread_.joinable() && thread_.get_id() != std::this_thread::get_id()) thread_.join();
-  }
-  ~Deadline() { disarm(); }
-
- private:
-  void run(double seconds) {
-    std::unique_lock<std::mutex> lk(m_);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
-    if (cv_.wait_until(lk, until, [this] { return !armed_; })) return;
-    expired_ = true;
-    const auto last = until + std::chrono::duration<double>(std::max(seconds, 10.0));
-    if (deferred_ && cv_.wait_until(lk, last, [this] { return !armed_ || !deferred_; }) && !armed_) return;
-    // The others leave a moment after world rank 0 (the one with the message), so that
-    // mpiexec, which ends the job at the first exit, does not end it before it has said why.
-    if (message_.empty() && cv_.wait_for(lk, std::chrono::seconds(2), [this] { return !armed_; })) return;
-    std::fflush(stdout);
-    if (!message_.empty()) std::fputs(message_.c_str(), stderr);
-    std::fflush(stderr);
-    std::_Exit(kExitResizeByRestart);
-  }
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::thread thread_;
-  bool armed_ = false, expired_ = false, deferred_ = false;
-  std::string message_;
-};
-
 // The fallback of a background expansion under way: it outlives the remap point that began
-// it. Never destroyed (a static's destructor could run after Deadline's).
+// it. Never destroyed (a static's destructor could run after the spawn deadline's).
 std::optional<ExpansionFallback>& background_slot() {
   static auto* slot = new std::optional<ExpansionFallback>();
   return *slot;
@@ -108,14 +39,14 @@ void arm_background_fallback(const FallbackInputs& in, const std::function<std::
 bool background_fallback_expired(MPI_Comm world) {
   auto& slot = background_slot();
   if (!slot || !slot->active()) return false;  // the same on every process (armed collectively)
-  int e = Deadline::get().expired() ? 1 : 0;
+  int e = spawn_deadline_expired() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_INT, MPI_MAX, world);
-  if (e) Deadline::get().disarm();
+  if (e) disarm_spawn_deadline();
   return e != 0;
 }
 
 void background_fallback_waiting(bool waiting) {
-  if (background_slot() && background_slot()->active()) Deadline::get().set_deferred(!waiting);
+  if (background_slot() && background_slot()->active()) spawn_deadline_deferred(!waiting);
 }
 
 void background_fallback_end(bool completed) {
@@ -161,8 +92,6 @@ void write_next_launch(const std::string& app, const std::string& dir, int itera
   why = broadcast_text(why, 0, world);
   if (!why.empty()) throw CheckpointFailed("resize by restart: " + why);
 }
-
-void spawn_returned() { Deadline::get().disarm(); }
 
 std::string checkpoint_of_iteration(const std::vector<CheckpointRecord>& records, int iteration, bool root,
                                     MPI_Comm world) {
@@ -246,7 +175,7 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
       std::fflush(stdout);
     }
   }
-  Deadline::get().arm(seconds, std::move(message), deferred);
+  arm_spawn_deadline(seconds, std::move(message), deferred);
   active_ = true;
 }
 
@@ -262,12 +191,12 @@ void ExpansionFallback::renew(const std::string& file) {
 }
 
 ExpansionFallback::~ExpansionFallback() {
-  if (active_) Deadline::get().disarm();
+  if (active_) disarm_spawn_deadline();
 }
 
 void ExpansionFallback::succeeded() {
   if (!active_) return;
-  Deadline::get().disarm();
+  disarm_spawn_deadline();
   if (root_) std::remove(next_.c_str());
 }
 

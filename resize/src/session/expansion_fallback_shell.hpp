@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The expansion fallback's shell (expansion_fallback.hpp has the why and the pure part):
-// the checkpoint and the marker before a spawn, the deadline thread of every process, and
-// the marker's removal once the expansion succeeded.
+// the checkpoint and the marker before a spawn, the deadline of every process armed (its
+// thread: watchdog.hpp's spawn deadline), and the marker's removal once the expansion
+// succeeded.
 #pragma once
 
 #include <mpi.h>
@@ -15,10 +16,6 @@
 #include "malleable/resize/session.hpp"
 
 namespace resize::detail {
-
-// The spawn returned on this process (Session::Impl::spawn, whatever its outcome): its
-// deadline, if one is armed, no longer applies.
-void spawn_returned();
 
 // What the session knows about the expansion about to be tried.
 struct FallbackInputs {
@@ -49,7 +46,8 @@ bool level_of_iteration(const std::vector<LevelRecord>& records, int iteration, 
 // (RESIZE_SPAWN_FALLBACK), the state before the resize secured by `checkpoint` (returns the
 // file, the same on every process, and its seconds, < 0 for a checkpoint of this iteration
 // reused), DIR/<app>.next with the marker written by world rank
-// 0, and this process's deadline armed. Disarmed by spawn_returned() or the destructor.
+// 0, and this process's deadline armed. Disarmed when the spawn returned
+// (disarm_spawn_deadline, watchdog.hpp) or by the destructor.
 // A checkpoint or marker that cannot be written (the same on every process) leaves it
 // inactive with a warning on world rank 0: the expansion is tried without the fallback.
 class ExpansionFallback {

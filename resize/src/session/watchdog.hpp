@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal: the resize watchdog (a thread that ends the job when a resize hangs) and its
-// scope guard; the world it watches is filled in by watchdog.cpp.
+// Internal: a resize's deadlines. The resize watchdog (a thread that ends the job when a
+// resize hangs) and its scope guard, the world it watches filled in by watchdog.cpp; and
+// the spawn's deadline of the expansion fallback (expansion_fallback_shell.hpp), a thread
+// that ends this process with the restart status when a spawn does not return.
 #pragma once
 
 #include <string>
@@ -64,6 +66,22 @@ class WatchdogGuard {
  private:
   Watchdog* d_;
 };
+
+// The spawn's deadline: one at a time on this process (one expansion at a time). The thread
+// is the only way out of a spawn that never returns: MPI_Comm_spawn cannot be cancelled,
+// so when the deadline passes the process ends itself with the restart status
+// (kExitResizeByRestart; std::_Exit: no MPI call can be made while the main thread is
+// inside MPI), printing `message` first if it is not empty (world rank 0), the others a
+// moment after it. `deferred` (a background spawn: the main thread goes on computing):
+// when the deadline passes it is only marked expired for the next remap point to end the
+// resize (spawn_deadline_expired), and the process ends itself if that has not happened
+// after as long again (at least 10 s), or once spawn_deadline_deferred(false) says the
+// main thread waits for the spawn.
+void arm_spawn_deadline(double seconds, std::string message, bool deferred);
+void spawn_deadline_deferred(bool on);
+bool spawn_deadline_expired();  // armed and passed
+// The spawn returned (whatever its outcome), or the fallback ended: no deadline any more.
+void disarm_spawn_deadline();
 
 }  // namespace detail
 }  // namespace resize
