@@ -43,6 +43,7 @@
 #include "session/session_parts.hpp"
 #include "session/watchdog.hpp"
 #include "move/mover.hpp"
+#include "move/move_share.hpp"
 #include "move/prefault.hpp"
 
 namespace resize {
@@ -193,6 +194,52 @@ struct Outcome {
   RemapResult result;
   std::string line;
   bool refused = false;
+};
+
+// A resize's redistribution figures (session_move.cpp, beside the move that adds to them), each rank from its own plan (redist::make_plan with
+// for_rank: O(its partners), never the whole job's P_A x P_B pairs), the job-wide numbers
+// by reductions. Lives for one move of the registered matrices; every
+// member function is collective over `world`, called in the same order on every rank.
+class MoveAccounting {
+ public:
+  // One MPI_Bcast from rank 0: whether to predict, and the cost model (rank 0's `params`;
+  // the others' are ignored). node_of_rank covers every world rank (shorter: one node, and
+  // no within/between split). With a cost model whose cores_per_node > 0, the ranks of
+  // each node get a communicator (MPI_Comm_split) for the node bounds.
+  MoveAccounting(MPI_Comm world, const redist::CostParams* params, const std::vector<int>& node_of_rank);
+  ~MoveAccounting();
+  MoveAccounting(const MoveAccounting&) = delete;
+  MoveAccounting& operator=(const MoveAccounting&) = delete;
+  // This rank's share of moving one matrix from `la` to `lb` (redist's default schedule);
+  // with a cost model, the prediction's reductions: an allreduce (max) of the step span, an
+  // allreduce (sum) within the node when cores_per_node > 0, an allreduce (max) of the
+  // slots (move_share.hpp): O(steps of the schedule) doubles.
+  void add(Scalar type, const redist::Layout& la, const redist::Layout& lb);
+  // The same from this rank's plan (make_plan for its rank, the default schedule) when the
+  // caller has it already.
+  void add(Scalar type, const redist::RedistPlan& plan);
+  // One MPI_Allreduce (sum) of the counts and one (max) of peak_bytes; afterwards the
+  // fields below are job-wide.
+  void reduce();
+  bool predicting() const { return predict_; }
+  bool mapped() const { return mapped_; }
+  std::int64_t bytes_moved = 0, bytes_intra_node = 0, bytes_inter_node = 0;
+  double predicted_s = 0;  // the cost model's seconds, summed over the matrices added
+  // The redist mover's batches (the same on every rank) and the most bytes of matrix
+  // buffers and redist staging this rank held (after reduce(): any rank).
+  int batches = 0;
+  std::int64_t peak_bytes = 0;
+  // This rank's seconds per phase of the move (the caller adds them); after reduce(): the
+  // slowest rank's per phase (one more MPI_Allreduce, max).
+  MovePhases phases;
+
+ private:
+  MPI_Comm world_, node_ = MPI_COMM_NULL;
+  int rank_ = 0, size_ = 0;
+  bool predict_ = false, mapped_ = false;
+  redist::CostParams params_;
+  CostRegime regime_;
+  const std::vector<int>& node_of_rank_;
 };
 
 // The one grid switch after a resize (session_move.cpp), a view of the parts it changes:
