@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The move's arrays staged ahead (resize/src/move/prefault.hpp): the thread faults every
+// The move's arrays staged ahead (resize/src/move/pages.hpp): the thread faults every
 // page of each staged array in and leaves it zero, a task that throws ends the run, and a
 // registered matrix's move takes a prestaged buffer only when its size is the one asked.
 #include <gtest/gtest.h>
@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "move/pages.hpp"
-#include "move/prefault.hpp"
 #include "session/session_impl.hpp"
 
 namespace {

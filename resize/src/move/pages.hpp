@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The new local arrays a move writes into, allocated so that the move pays no more than it
-// must for memory nobody has touched yet. A newcomer has no array before the move and an
+// The new local arrays a move writes into, allocated (PageArray) and faulted in ahead of the
+// move (Prefault) so that the move pays no more than it must for memory nobody has touched
+// yet. A newcomer has no array before the move and an
 // old process's new array is new memory too: every page faults in on its first write.
 // Zeroing the array before the move (std::vector's value initialisation) is a whole extra
 // pass that takes those faults and then writes the array a second time; PageArray maps
@@ -13,7 +14,10 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
+#include <thread>
 #include <utility>
+#include <vector>
 
 namespace resize::detail {
 
@@ -43,5 +47,49 @@ class PageArray {
   void* p_ = nullptr;
   std::size_t bytes_ = 0, mapped_ = 0;  // mapped_: the mapping's length (0: calloc'ed)
 };
+
+// The new local arrays of a move, allocated and faulted in ahead of it, while the process
+// would otherwise wait. Every new local array of a move is memory nobody has written
+// (PageArray, above): its first write takes one page fault per 4 KiB page, 16,384 for 64 MB, and
+// in the move that cost lands on the unpack and the local copies. An old process of an
+// expansion knows its new local sizes as soon as the target grid is chosen, and then waits
+// in MPI_Comm_spawn for hundreds of milliseconds: a thread stages its new arrays and
+// writes one zero per page of them meanwhile (they are zero already: the writes fault the
+// pages in and change nothing; an extended-descriptor matrix waits for the hand-over, whose
+// state its block sizes may need). A newcomer does the same from the hand-over on, beside
+// the host exchange, the BLACS grids and the planning. The move then takes each staged array
+// whose size is the one it needs (Registered::stage) and writes warm pages. The thread's
+// time is in the record (MovePhases::prefault_s), the move's wait for it in stage_s.
+// The thread calls no MPI and touches only the arrays it stages; wait() joins it before
+// anything else reads or replaces them.
+class Prefault {
+ public:
+  // Allocates one array and returns it with its length in bytes (nullptr: nothing to touch).
+  using Task = std::function<std::pair<void*, std::size_t>()>;
+  Prefault() = default;
+  ~Prefault() { wait(); }
+  Prefault(const Prefault&) = delete;
+  Prefault& operator=(const Prefault&) = delete;
+  // Runs the tasks in order on a thread, each array's pages written once after its task;
+  // a task that throws ends the run (the arrays after it are staged by the move itself).
+  void start(std::vector<Task> tasks);
+  // Joins the thread; the seconds this call waited (0 when none runs).
+  double wait();
+  // The thread's own time (seconds) of the last run, once (0 after it was taken): joins it.
+  double take_seconds() {
+    wait();
+    const double s = run_s_;
+    run_s_ = 0;
+    return s;
+  }
+  bool running() const { return t_.joinable(); }
+
+ private:
+  std::thread t_;
+  double run_s_ = 0;
+};
+
+// Writes one zero to every page of [p, p + bytes): the pages of a zeroed array faulted in.
+void touch_pages(void* p, std::size_t bytes);
 
 }  // namespace resize::detail

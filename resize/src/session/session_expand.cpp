@@ -96,7 +96,7 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
   WatchdogGuard armed(watchdog);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - job.size());
-  // The new local arrays staged and faulted in while the spawn runs (move/prefault.hpp);
+  // The new local arrays staged and faulted in while the spawn runs (move/pages.hpp);
   // whatever the move does not take (a failed expansion) is freed on the way out.
   struct DropPrestaged {
     GridSwitch& s;

@@ -44,7 +44,7 @@
 #include "session/watchdog.hpp"
 #include "move/mover.hpp"
 #include "move/move_share.hpp"
-#include "move/prefault.hpp"
+#include "move/pages.hpp"
 
 namespace resize {
 namespace detail {
@@ -102,7 +102,7 @@ struct Registered {
   // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
   // does not fit in memory is named with the matrix, not as std::bad_alloc.
   void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }
-  // A buffer staged ahead of the move (prestage, move/prefault.hpp) of that very size is
+  // A buffer staged ahead of the move (prestage, move/pages.hpp) of that very size is
   // taken as it is (zero, its pages faulted in); any other size is staged anew.
   void* stage(std::size_t elements) {
     void* p = prestaged;
@@ -253,9 +253,9 @@ struct GridSwitch {
   Watchdog& watchdog;
   const SessionOptions& opt;
   const ResizeRecorder& recorder;
-  Prefault& prefault;  // the new local arrays staged ahead of the move (move/prefault.hpp)
+  Prefault& prefault;  // the new local arrays staged ahead of the move (move/pages.hpp)
 
-  // The new local arrays on `to` staged and faulted in on a thread (move/prefault.hpp),
+  // The new local arrays on `to` staged and faulted in on a thread (move/pages.hpp),
   // while this process waits for something else (an old process: the spawn; a newcomer:
   // the hand-over's collectives), and with `window` this process's node-window segment
   // made for what it will send (redist::reserve_node_window). `handed_over`: the state of
