@@ -196,10 +196,11 @@ struct Outcome {
   bool refused = false;
 };
 
-// A resize's redistribution figures (session_move.cpp, beside the move that adds to them), each rank from its own plan (redist::make_plan with
-// for_rank: O(its partners), never the whole job's P_A x P_B pairs), the job-wide numbers
-// by reductions. Lives for one move of the registered matrices; every
-// member function is collective over `world`, called in the same order on every rank.
+// A resize's redistribution figures (session_move.cpp, beside the move that adds to them),
+// each rank from its own plan (redist::make_plan with for_rank: O(its partners), never the
+// whole job's P_A x P_B pairs, and move_share.hpp's share of it), the job-wide numbers by
+// reductions. Lives for one move of the registered matrices; every member function is
+// collective over `world`, called in the same order on every rank.
 class MoveAccounting {
  public:
   // One MPI_Bcast from rank 0: whether to predict, and the cost model (rank 0's `params`;

@@ -13,17 +13,19 @@
 #include <algorithm>
 #include <array>
 #include <climits>
-#include <limits>
-#include <span>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
+#include <span>
 #include <unistd.h>
 
 #include "malleable/redist/redistribute.hpp"
 
 namespace resize {
 
+// The move's accounting (MoveAccounting, session_impl.hpp): each rank's share of every
+// matrix's move (move/move_share.cpp), reduced over the world.
 namespace detail {
 
 namespace {
