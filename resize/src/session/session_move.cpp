@@ -62,8 +62,11 @@ std::int64_t GridSwitch::move_all(const blacs_dyn::Grid& from, const blacs_dyn::
   else
     move_one_by_one(from, to, acct);
   acct.phases.prefault_s = prefault.take_seconds();
-  prefault.release(std::move(replaced));
   acct.reduce();
+  // After the reduction, which waits for the slowest process's exchange: freeing beside
+  // it took the CPU from the processes still unpacking (on a node with fewer cores than
+  // processes).
+  prefault.release(std::move(replaced));
   const std::int64_t moved = acct.bytes_moved;
   if (rec && job.root()) {
     rec->move.batches = acct.batches;
