@@ -11,7 +11,7 @@
 #   scripts/bench/resize_prefault_ab.sh [--env RESIZE_PREFAULT] [--driver pdgemm] [--n 4000]
 #                                       [--rounds 5] [--out DIR]
 # --out defaults to docs/data/resize_phases/prefault_ab (RESIZE_PREFAULT) or
-# docs/data/resize_phases/free_on_thread_ab (RESIZE_FREE_ON_THREAD).
+# docs/data/resize_phases/free_ab (RESIZE_FREE_ON_THREAD).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
@@ -29,7 +29,7 @@ while (($#)); do
 done
 case $var in
   RESIZE_PREFAULT) out=${out:-$here/docs/data/resize_phases/prefault_ab} ;;
-  RESIZE_FREE_ON_THREAD) out=${out:-$here/docs/data/resize_phases/free_on_thread_ab} ;;
+  RESIZE_FREE_ON_THREAD) out=${out:-$here/docs/data/resize_phases/free_ab} ;;
   *) echo "resize_prefault_ab.sh: --env takes RESIZE_PREFAULT or RESIZE_FREE_ON_THREAD, not $var" >&2; exit 2 ;;
 esac
 exe=$build/apps/${driver}_resizable
