@@ -306,7 +306,9 @@ def main():
     ap.add_argument("--plot")
     ap.add_argument("--section", action="store_true")
     a = ap.parse_args()
-    names = sorted((n for n in os.listdir(a.data) if os.path.isdir(os.path.join(a.data, n)) and n.count("_") >= 2),
+    # The rows' directories are <driver>_<N>_<setting> (the paired runs' *_ab are not rows).
+    names = sorted((n for n in os.listdir(a.data) if os.path.isdir(os.path.join(a.data, n))
+                    and n.count("_") >= 2 and n.split("_")[1].isdigit()),
                    key=lambda n: (n.split("_")[0], int(n.split("_")[1]), n.split("_", 2)[2]))
     rows = [row_of(a.data, n) for n in names]
     with open(os.path.join(a.data, "summary.csv"), "w", newline="") as f:

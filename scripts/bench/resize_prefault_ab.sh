@@ -1,26 +1,37 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The move's arrays faulted in ahead, on against off, paired (docs/measurements/results.md,
-# "A resize against its limits"): the same driver grown 1x2 -> 2x2 on one node with
-# RESIZE_PREFAULT=on and =off, one right after the other, the order alternating from round
-# to round. Per run the JSON record's spawn, move, other and total and the prefault thread's
-# time; the report gives each quantity's median per setting and the median (min-max) of the
-# per-round ratios on/off.
-#   scripts/bench/resize_prefault_ab.sh [--driver pdgemm] [--n 4000] [--rounds 5] [--out DIR]
+# One of the move's switches, on against off, paired (docs/measurements/results.md, "A resize
+# against its limits"): the same driver grown 1x2 -> 2x2 on one node with the variable
+# (--env; RESIZE_PREFAULT: the move's arrays faulted in ahead; RESIZE_FREE_ON_THREAD: the
+# old arrays freed on a thread after the move) =on and =off, one right after the other, the
+# order alternating from round to round. Per run the JSON record's spawn, move, other and
+# total, the move's exchange and commit phases, the prefault thread's time and the first
+# iteration after the resize; the report gives each quantity's median per setting and the
+# median (min-max) of the per-round ratios on/off.
+#   scripts/bench/resize_prefault_ab.sh [--env RESIZE_PREFAULT] [--driver pdgemm] [--n 4000]
+#                                       [--rounds 5] [--out DIR]
+# --out defaults to docs/data/resize_phases/prefault_ab (RESIZE_PREFAULT) or
+# docs/data/resize_phases/free_ab (RESIZE_FREE_ON_THREAD).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-driver=pdgemm n=4000 rounds=5 out=$here/docs/data/resize_phases/prefault_ab
+driver=pdgemm n=4000 rounds=5 out="" var=RESIZE_PREFAULT
 while (($#)); do
   case $1 in
+    --env) var=$2; shift 2 ;;
     --driver) driver=$2; shift 2 ;;
     --n) n=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,9p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,14p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "resize_prefault_ab.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+case $var in
+  RESIZE_PREFAULT) out=${out:-$here/docs/data/resize_phases/prefault_ab} ;;
+  RESIZE_FREE_ON_THREAD) out=${out:-$here/docs/data/resize_phases/free_ab} ;;
+  *) echo "resize_prefault_ab.sh: --env takes RESIZE_PREFAULT or RESIZE_FREE_ON_THREAD, not $var" >&2; exit 2 ;;
+esac
 exe=$build/apps/${driver}_resizable
 [[ -x $exe ]] || { echo "resize_prefault_ab.sh: $exe missing: build first" >&2; exit 2; }
 export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
@@ -28,12 +39,12 @@ export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM
 mkdir -p "$out"
 rm -f "$out"/*.json
 commit=$(sed -n 's/^#define MALLEABLE_GIT_COMMIT "\(.*\)"$/\1/p' "$build/generated/include/malleable/version.h" 2>/dev/null)
-echo "# $(date -u +%FT%TZ), build ${commit:-unknown}, $(env -u OMP_NUM_THREADS nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); $driver N $n, $rounds rounds" | tee "$out/meta.txt"
+echo "# $(date -u +%FT%TZ), build ${commit:-unknown}, $(env -u OMP_NUM_THREADS nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); $driver N $n, $rounds rounds, $var on/off" | tee "$out/meta.txt"
 for ((r = 1; r <= rounds; ++r)); do
   order=(on off)
   ((r % 2)) || order=(off on)
   for s in "${order[@]}"; do
-    RESIZE_PREFAULT=$s timeout 600 mpiexec --oversubscribe --bind-to none -n 2 -x RESIZE_PREFAULT "$exe" -n "$n" --nb 64 -g 1x2 \
+    env "$var=$s" timeout 600 mpiexec --oversubscribe --bind-to none -n 2 -x "$var" "$exe" -n "$n" --nb 64 -g 1x2 \
       -i 2 -p scripted -s 1:expand:2x2 --no-check -q --json "$out/$s.$r.json" >/dev/null 2>&1 ||
       echo "round $r $s: the run failed" >&2
   done
@@ -49,15 +60,18 @@ def rec(s, r):
     except (OSError, KeyError, IndexError, ValueError):
         return None
     q = {k: x[j] for k, j in keys}
-    q["prefault"] = x.get("move_phases", {}).get("prefault_s", 0.0)
+    ph = x.get("move_phases", {})
+    for k in ("exchange", "commit", "prefault"):
+        q[k] = ph.get(k + "_s", 0.0)
+    q["iter_after"] = x.get("measured", {}).get("t_iteration_after_s") or 0.0
     return q
 runs = [(rec("on", r), rec("off", r)) for r in range(1, rounds + 1)]
 runs = [(a, b) for a, b in runs if a and b]
 print(f"# {len(runs)} paired rounds; ms, medians; on/off: median (min-max) of the per-round ratios")
-print(f"{'phase':8} {'on':>8} {'off':>8} {'on/off':>22}")
-for k in [k for k, _ in keys] + ["prefault"]:
+print(f"{'phase':10} {'on':>8} {'off':>8} {'on/off':>22}")
+for k in [k for k, _ in keys] + ["exchange", "commit", "prefault", "iter_after"]:
     on = [a[k] for a, _ in runs]; off = [b[k] for _, b in runs]
     ratio = [a[k] / b[k] for a, b in runs if b[k] > 0]
     rs = f"{statistics.median(ratio):.2f}x ({min(ratio):.2f}-{max(ratio):.2f})" if ratio else "-"
-    print(f"{k:8} {statistics.median(on) * 1e3:8.1f} {statistics.median(off) * 1e3:8.1f} {rs:>22}")
+    print(f"{k:10} {statistics.median(on) * 1e3:8.1f} {statistics.median(off) * 1e3:8.1f} {rs:>22}")
 PY

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The move's arrays staged ahead (resize/src/move/pages.hpp): the thread faults every
 // page of each staged array in and leaves it zero, a task that throws ends the run, and a
-// registered matrix's move takes a prestaged buffer only when its size is the one asked.
+// registered matrix's move takes a prestaged buffer only when its size is the one asked;
+// the arrays a move replaced are handed over whole by every kind of storage and freed on
+// the thread (release).
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <memory>
 #include <new>
+#include <atomic>
+#include <cstdlib>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "move/pages.hpp"
@@ -93,6 +98,79 @@ TEST(Prefault, TheMoveTakesAPrestagedBufferOfTheSizeItAsksOnly) {
   r.prestage(10);
   r.unstage();
   EXPECT_FALSE(r.holds_prestaged());
+}
+
+TEST(Prefault, ReleaseFreesTheHeldArraysOnTheThreadAfterWhatItRuns) {
+  std::atomic<int> order{0};
+  int task_at = -1, freed_at = -1;
+  std::thread::id freed_on;
+  Prefault pf;
+  pf.start({[&]() -> std::pair<void*, std::size_t> {
+    task_at = order++;
+    return {nullptr, 0};
+  }});
+  std::vector<std::shared_ptr<void>> held;
+  for (int k = 0; k < 2; ++k)
+    held.push_back(std::shared_ptr<void>(std::malloc(64), [&](void* p) {
+      freed_at = order++;
+      freed_on = std::this_thread::get_id();
+      std::free(p);
+    }));
+  pf.release(std::move(held));
+  pf.wait();
+  EXPECT_EQ(task_at, 0);  // the staging run first, joined by release
+  EXPECT_EQ(freed_at, 2);
+  EXPECT_NE(freed_on, std::this_thread::get_id());
+  pf.release({});  // nothing held: no thread
+  EXPECT_FALSE(pf.running());
+}
+
+// commit_keeping: the staged buffer becomes the matrix's, the one it replaces comes back
+// whole (its values intact) instead of being freed.
+TEST(Prefault, EveryStorageHandsTheReplacedBufferOverWhole) {
+  using namespace resize::detail;
+  std::vector<double> app = {1, 2, 3};
+  const double* before = app.data();
+  VectorStorage<double> vs(app);
+  static_cast<double*>(vs.stage(5))[4] = 7;
+  auto old_v = vs.commit_keeping();
+  ASSERT_NE(old_v, nullptr);
+  EXPECT_EQ(app.size(), 5u);
+  EXPECT_EQ(app[4], 7);
+  const auto& kept = *static_cast<std::vector<double>*>(old_v.get());
+  EXPECT_EQ(kept.data(), before);
+  EXPECT_EQ(kept, (std::vector<double>{1, 2, 3}));
+
+  double* c = nullptr;
+  {
+    MallocStorage<double> ms(&c);
+    ms.reset(4);
+    c[0] = 5;
+    double* first = c;
+    ms.stage(2);
+    auto old_m = ms.commit_keeping();
+    EXPECT_EQ(old_m.get(), first);
+    EXPECT_EQ(static_cast<double*>(old_m.get())[0], 5);
+    EXPECT_NE(c, first);
+    ms.stage(3);
+    EXPECT_NE(ms.commit_keeping(), nullptr);
+  }
+  EXPECT_EQ(c, nullptr);  // the session's buffer freed with it
+
+  auto st = std::make_shared<MatrixState>();
+  OwnedStorage<double> os(st);
+  EXPECT_EQ(os.commit_keeping(), nullptr);  // nothing held before: nothing handed over
+  os.reset(std::size_t{1} << 18);           // 2 MiB: its own mapping
+  static_cast<double*>(const_cast<void*>(os.data()))[9] = 4;
+  const void* mapped = os.data();
+  os.stage(10);
+  auto old_o = os.commit_keeping();
+  ASSERT_NE(old_o, nullptr);
+  const auto& pages = *static_cast<PageArray*>(old_o.get());
+  EXPECT_EQ(pages.data(), mapped);
+  EXPECT_EQ(static_cast<const double*>(pages.data())[9], 4);
+  EXPECT_EQ(st->data, os.data());
+  EXPECT_EQ(st->elements, 10u);
 }
 
 }  // namespace

@@ -46,6 +46,8 @@ Config read() {
   c.session.spawn_deadline = text("RESIZE_SPAWN_DEADLINE");
   const Text prefault = text("RESIZE_PREFAULT");
   c.session.prefault = !(prefault && (*prefault == "off" || *prefault == "0"));
+  const Text free_on_thread = text("RESIZE_FREE_ON_THREAD");
+  c.session.free_on_thread = !(free_on_thread && (*free_on_thread == "off" || *free_on_thread == "0"));
 
   c.checkpoint.fault = text("MALLEABLE_CHECKPOINT_FAULT");
   c.checkpoint.independent_io = text("MALLEABLE_CHECKPOINT_IO") == Text("independent");

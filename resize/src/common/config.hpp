@@ -52,6 +52,7 @@ struct Session {
   Text spawn_fallback;          // RESIZE_SPAWN_FALLBACK: on/off, the checkpoint before a spawn
   Text spawn_deadline;          // RESIZE_SPAWN_DEADLINE: FLOOR[:FACTOR[:CAP]] of a spawn's deadline
   bool prefault = true;         // RESIZE_PREFAULT is not "off" or "0": the move's arrays faulted in ahead
+  bool free_on_thread = true;   // RESIZE_FREE_ON_THREAD is not "off" or "0": the old arrays freed after the move
 };
 
 // Checkpoints (checkpoint/).

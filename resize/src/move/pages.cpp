@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <new>
+#include <system_error>
 
 namespace resize::detail {
 
@@ -65,6 +66,16 @@ void Prefault::start(std::vector<Task> tasks) {
     }
     run_s_ = now() - t0;
   });
+}
+
+void Prefault::release(std::vector<std::shared_ptr<void>> held) {
+  if (held.empty()) return;
+  wait();
+  try {
+    t_ = std::thread([held = std::move(held)]() mutable { held.clear(); });
+  } catch (const std::system_error&) {
+    // No thread: the arrays went with the lambda that was to free them, here.
+  }
 }
 
 double Prefault::wait() {

@@ -299,12 +299,15 @@ struct GridSwitch {
   // on the current world); returns bytes moved between ranks.
   std::int64_t move_all(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, ResizeRecord* rec);
   // move_all's two ways: all in one redist exchange, or PDGEMR2D's one by one.
-  void move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct);
+  // `keep`: where the replaced local arrays go to be freed after the move (one batch, not
+  // RESIZE_FREE_ON_THREAD=off; else they are freed in it).
+  void move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct,
+                     std::vector<std::shared_ptr<void>>* keep);
   MovePart move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const;
   // Stages, moves (one redist exchange) and commits parts[begin, end); returns redist's
   // staging peak on this process.
   std::int64_t move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
-                          MoveAccounting& acct);
+                          MoveAccounting& acct, std::vector<std::shared_ptr<void>>* keep);
   // The batch's new buffers (null where nothing is held), agreed on every process.
   std::vector<void*> stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end);
   void move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct);

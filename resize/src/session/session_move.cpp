@@ -156,12 +156,19 @@ std::int64_t GridSwitch::move_all(const blacs_dyn::Grid& from, const blacs_dyn::
   // Rank 0 decides (it holds the record and the cost model) and tells the others.
   const bool predict = rec && job.root() && recorder.cost_model && opt.mover == Mover::Redist;
   detail::MoveAccounting acct(job.world, predict ? &*recorder.cost_model : nullptr, job.node_of_rank);
+  // The local arrays the move replaced, freed on the prefault thread once the data moved
+  // (Prefault::release): their pages going back to the system is not the move's wait.
+  std::vector<std::shared_ptr<void>> replaced;
   if (opt.mover == Mover::Redist)
-    move_together(from, to, acct);
+    move_together(from, to, acct, &replaced);
   else
     move_one_by_one(from, to, acct);
   acct.phases.prefault_s = prefault.take_seconds();
   acct.reduce();
+  // After the reduction, which waits for the slowest process's exchange: freeing beside
+  // it took the CPU from the processes still unpacking (on a node with fewer cores than
+  // processes).
+  prefault.release(std::move(replaced));
   const std::int64_t moved = acct.bytes_moved;
   if (rec && job.root()) {
     rec->move.batches = acct.batches;
@@ -210,7 +217,7 @@ void GridSwitch::commit_background(Registered& r, const blacs_dyn::Grid& to) {
 // committed (its old buffers freed) before the next one stages. A failure in a later
 // batch leaves the earlier batches on the new grid: the error says so.
 void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
-                                  detail::MoveAccounting& acct) {
+                                  detail::MoveAccounting& acct, std::vector<std::shared_ptr<void>>* keep) {
   std::vector<MovePart> parts;
   std::vector<Registered*> in_background;
   parts.reserve(registry.mats.size());
@@ -231,9 +238,13 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
   const std::vector<detail::MoveBatch> batches = detail::plan_move_batches(max_new, opt.move_budget_bytes);
   acct.batches = static_cast<int>(batches.size());
   std::int64_t staging_peak = 0;
+  // Batches free their old arrays before the next one stages (the budget); one batch holds
+  // the old and new arrays of every matrix at once anyway, so freeing the old ones after
+  // the move raises no peak.
+  if (batches.size() != 1 || !config::read().session.free_on_thread) keep = nullptr;
   for (std::size_t b = 0; b < batches.size(); ++b) {
     try {
-      staging_peak = std::max(staging_peak, move_batch(parts, batches[b].begin, batches[b].end, b == 0, acct));
+      staging_peak = std::max(staging_peak, move_batch(parts, batches[b].begin, batches[b].end, b == 0, acct, keep));
     } catch (const std::exception& e) {
       if (b == 0) throw;
       std::vector<std::string> moved;
@@ -302,7 +313,7 @@ std::vector<void*> GridSwitch::stage_batch(std::vector<MovePart>& parts, std::si
 }
 
 std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
-                                       detail::MoveAccounting& acct) {
+                                       detail::MoveAccounting& acct, std::vector<std::shared_ptr<void>>* keep) {
   std::vector<redist::RedistPlan> plans;  // the items point into it
   std::vector<redist::ExchangeItem> items;
   plans.reserve(end - begin);
@@ -338,7 +349,11 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
   const double t3 = MPI_Wtime();
   for (std::size_t k = begin; k < end; ++k) {
     Registered& r = *parts[k].r;
-    r.store->commit();  // the old buffer is freed here, before the next batch stages
+    if (keep) {  // the old buffer freed after the move (move_all)
+      if (auto old = r.store->commit_keeping()) keep->push_back(std::move(old));
+    } else {
+      r.store->commit();  // the old buffer is freed here, before the next batch stages
+    }
     if (r.mat.sizes) {
       const auto [br, bc] = local_dims(parts[k].lb);
       *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));

@@ -28,9 +28,14 @@ class Storage {
   virtual void reset(std::size_t n) = 0;
   // A newcomer before its first move: no data.
   virtual void clear() = 0;
-  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer.
+  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer and frees
+  // the one it replaces.
   virtual void* stage(std::size_t n) = 0;
-  virtual void commit() = 0;
+  void commit() { (void)commit_keeping(); }
+  // commit() that hands the replaced buffer over instead of freeing it: freed when the
+  // last copy of the returned pointer goes (null: there was none), on whichever thread
+  // drops it (move/pages.hpp, Prefault::release). Nothing else refers to it.
+  virtual std::shared_ptr<void> commit_keeping() = 0;
   // A staged buffer that will not be committed (a cancelled background resize): freed.
   virtual void unstage() = 0;
 };
@@ -46,9 +51,16 @@ class VectorStorage final : public Storage {
     staged_.assign(n, T{});
     return staged_.data();
   }
-  void commit() override {
+  std::shared_ptr<void> commit_keeping() override {
     v_.swap(staged_);
-    std::vector<T>().swap(staged_);
+    std::vector<T> old;
+    old.swap(staged_);
+    if (old.capacity() == 0) return nullptr;
+    try {
+      return std::make_shared<std::vector<T>>(std::move(old));
+    } catch (const std::bad_alloc&) {
+      return nullptr;  // `old` freed here
+    }
   }
   void unstage() override { std::vector<T>().swap(staged_); }
 
@@ -90,11 +102,17 @@ class MallocStorage final : public Storage {
     staged_ = allocate(n);
     return staged_;
   }
-  void commit() override {
-    if (owned_) std::free(*p_);
+  std::shared_ptr<void> commit_keeping() override {
+    T* old = owned_ ? *p_ : nullptr;
     *p_ = staged_;
     staged_ = nullptr;
     owned_ = true;
+    if (!old) return nullptr;
+    try {
+      return std::shared_ptr<void>(old, [](void* q) { std::free(q); });
+    } catch (const std::bad_alloc&) {  // the deleter has freed it
+      return nullptr;
+    }
   }
   void unstage() override {
     std::free(staged_);
@@ -146,11 +164,18 @@ class OwnedStorage final : public Storage {
     staged_n_ = std::max<std::size_t>(n, 1);
     return staged_.data();
   }
-  void commit() override {
+  std::shared_ptr<void> commit_keeping() override {
     v_.swap(staged_);
     n_ = staged_n_;
+    PageArray old = std::move(staged_);
     staged_ = PageArray();
     publish();
+    if (!old.data()) return nullptr;
+    try {
+      return std::make_shared<PageArray>(std::move(old));
+    } catch (const std::bad_alloc&) {
+      return nullptr;  // `old` freed here
+    }
   }
   void unstage() override { staged_ = PageArray(); }
 
