@@ -187,6 +187,53 @@ TEST(Levels, HeaderRoundTrip) {
   EXPECT_EQ(g.payload_checksum, 0x1234u);
 }
 
+// Format 3 pads the header so that the payload starts at a multiple of 64 bytes in the
+// file (a mapped file's matrices are used where they lie); format 2 files, unpadded, are
+// still read; a format this library does not know is refused by name.
+TEST(Levels, HeaderPadsThePayloadToItsAlignment) {
+  for (const std::string program : {"p", "pdgemm", "a-program-with-a-longer-name"}) {
+    for (std::size_t state = 0; state < 70; state += 7) {
+      auto h = sample();
+      h.program = program;
+      h.state.assign(state, 'x');
+      const auto bytes = lv::encode_header(h);
+      EXPECT_EQ(bytes.size() % lv::kLevelPayloadAlign, 0u) << program << " " << state;
+      std::size_t used = 0;
+      const auto g = lv::decode_header(bytes.data(), bytes.size(), used);
+      EXPECT_EQ(used, bytes.size());
+      EXPECT_EQ(g.format, lv::kLevelFormat);
+      EXPECT_EQ(g.state, h.state);
+      h.format = 2;
+      const auto old = lv::encode_header(h);
+      EXPECT_EQ(bytes.size(), old.size() + 8 + (64 - (old.size() + 8) % 64) % 64)
+          << "format 2 is format 3 without the padding (its length field and bytes)";
+      const auto o = lv::decode_header(old.data(), old.size(), used);
+      EXPECT_EQ(used, old.size());
+      EXPECT_EQ(o.format, 2);
+      EXPECT_EQ(o.program, program);
+      EXPECT_EQ(o.state, h.state);
+      ASSERT_EQ(o.matrices.size(), 2u);
+      EXPECT_EQ(o.matrices[1].offset, 96u);
+    }
+  }
+  auto h = sample();
+  for (int f : {1, 4}) {
+    h.format = f;
+    EXPECT_THROW(lv::encode_header(h), resize::Error) << f;
+  }
+  // A file of a later format: refused naming both.
+  h.format = lv::kLevelFormat;
+  auto bytes = lv::encode_header(h);
+  bytes[lv::kLevelPrefix] = static_cast<char>(lv::kLevelFormat + 1);
+  std::size_t used = 0;
+  try {
+    lv::decode_header(bytes.data(), bytes.size(), used);
+    ADD_FAILURE() << "a later format was read";
+  } catch (const resize::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("format 4, this library reads 2 to 3"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Levels, HeaderDamageIsRefused) {
   auto h = sample();
   const auto bytes = lv::encode_header(h);

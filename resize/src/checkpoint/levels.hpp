@@ -128,7 +128,14 @@ class MappedTable {
 
 // ---- one process's level file -----------------------------------------------------
 
-inline constexpr int kLevelFormat = 2;  // 2: the striped checksum (1: one word at a time)
+// 3: the header padded so that the payload starts at a multiple of kLevelPayloadAlign
+// bytes in the file, so that a mapped file's matrices are read where they lie (format 2
+// files, the payload where the header ends, are still read: the recovery copies a matrix
+// whose data is not aligned to its element); 2: the striped checksum (1: one word at a
+// time, no longer read).
+inline constexpr int kLevelFormat = 3;
+inline constexpr int kLevelFormatOldest = 2;  // the oldest format this library reads
+inline constexpr std::size_t kLevelPayloadAlign = 64;
 
 // One matrix as its owner held it: the layout of the whole matrix (extended descriptor:
 // block sizes per dimension, grid, source coordinates) and the owner's coordinate; the
@@ -186,8 +193,10 @@ class PayloadChecksum {
   unsigned char tail_[kStripe] = {};  // a stripe begun (bytes_ % kStripe of it)
 };
 
-// The file: "MALLVL\0\1", u64 header length, the header (little-endian fields), then the
-// payload. encode gives everything before the payload.
+// The file: "MALLVL\0\1", u64 header length, the header (little-endian fields; from format
+// 3 zero padding before its own checksum, so that the payload starts at a multiple of
+// kLevelPayloadAlign), then the payload. encode gives everything before the payload, in
+// h.format (kLevelFormatOldest..kLevelFormat).
 std::vector<char> encode_header(const LevelHeader& h);
 // Parses the bytes before the payload (from the start of the file); throws Error naming
 // the fault (magic, format, truncated). `consumed` = the bytes the header took.

@@ -7,6 +7,7 @@
 // holder at the coordinates of the copies it holds). A version some old
 // process's blocks are missing from falls back to the global HDF5 checkpoint.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "common/broadcast.hpp"
 #include "common/tags.hpp"
@@ -24,7 +26,6 @@
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
 #include "malleable/redist/redistribute.hpp"
-#include "move/pages.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -44,15 +45,25 @@ struct File {
   std::string path;
 };
 
-// A read and verified level file: its header and its bytes.
-// Its buffer is fresh pages (move/pages.hpp): the read is their first write, not a zeroing
-// pass before it.
+// A verified level file, mapped: its header and its bytes where they lie in the page cache
+// (no copy, no fresh pages; the redistribution sends each matrix from there). A format 3
+// file's payload starts 64-byte aligned in the file, so in the mapping too; a format 2
+// file's may not be (move_from_copies copies a matrix not aligned to its element).
+// The mapping is private and read-only, held until the recovery ends; the recovery does not
+// run beside a checkpoint of the same files (a file cut short under a mapping would fault).
 struct Loaded {
   lv::LevelHeader h;
-  detail::PageArray buf;    // `pad` bytes, then the file
-  std::size_t size = 0;     // pad + the file's length
-  std::size_t payload = 0;  // offset of the payload in buf (64-byte aligned in memory)
-  char* data() const { return static_cast<char*>(buf.data()); }
+  void* map = nullptr;
+  std::size_t size = 0;     // the file's length
+  std::size_t payload = 0;  // offset of the payload in the file
+  Loaded() = default;
+  Loaded(Loaded&& o) noexcept : h(std::move(o.h)), map(std::exchange(o.map, nullptr)), size(o.size), payload(o.payload) {}
+  Loaded& operator=(Loaded&&) = delete;
+  Loaded(const Loaded&) = delete;
+  ~Loaded() {
+    if (map) ::munmap(map, size);
+  }
+  const char* data() const { return static_cast<const char*>(map); }
 };
 
 // The outcome of the choice, the same on every process.
@@ -160,38 +171,29 @@ Plan choose(MPI_Comm world, const std::vector<File>& mine, const std::set<std::s
   return p;
 }
 
-// Reads and verifies one level file (length, checksum, header against its name); throws
-// Error naming the fault.
+// Maps and verifies one level file (length, checksum, header against its name); throws
+// Error naming the fault. The pages are mapped up front (MAP_POPULATE: one pass in the
+// kernel rather than a fault per page) and the checksum reads them in place.
 Loaded read_level_file(const File& f, const std::string& app) {
   Loaded L;
   const int fd = ::open(f.path.c_str(), O_RDONLY);
   if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
   struct stat sb {};
-  fstat(fd, &sb);
-  const auto size = static_cast<std::size_t>(sb.st_size);
-  // The file goes `pad` bytes into the buffer so that its payload starts 64-byte aligned
-  // (the redistribution's kernels read whole elements in place): the header's length is in
-  // its prefix (magic, then the length as 8 little-endian bytes).
-  unsigned char prefix[lv::kLevelPrefix] = {};
-  L.buf = detail::PageArray(size + 64);
-  std::size_t pad = 0;
-  if (size >= lv::kLevelPrefix && ::pread(fd, prefix, sizeof prefix, 0) == static_cast<ssize_t>(sizeof prefix)) {
-    std::uint64_t len = 0;
-    for (int k = 0; k < 8; ++k) len |= static_cast<std::uint64_t>(prefix[8 + k]) << (8 * k);
-    const auto at = reinterpret_cast<std::uintptr_t>(L.data()) + lv::kLevelPrefix + len;
-    pad = static_cast<std::size_t>((64 - at % 64) % 64);
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    ::close(fd);
+    throw Error("not a regular file");
   }
-  L.size = pad + size;
-  std::size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::pread(fd, L.data() + pad + got, size - got, static_cast<off_t>(got));
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
+  L.size = static_cast<std::size_t>(sb.st_size);
+  if (L.size < lv::kLevelPrefix) {
+    ::close(fd);
+    throw Error("level file: truncated (" + std::to_string(L.size) + " bytes)");
   }
+  void* p = ::mmap(nullptr, L.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  const int err = errno;
   ::close(fd);
-  if (got != size) throw Error("short read");
-  L.h = lv::decode_header(L.data() + pad, size, L.payload);
-  L.payload += pad;
+  if (p == MAP_FAILED) throw Error(std::string("cannot map: ") + std::strerror(err));
+  L.map = p;
+  L.h = lv::decode_header(L.data(), L.size, L.payload);
   if (L.size - L.payload != L.h.payload_bytes) throw Error("the payload is truncated");
   lv::PayloadChecksum c;
   c.update(L.data() + L.payload, L.h.payload_bytes);
@@ -333,9 +335,11 @@ std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Load
 
 // Every matrix from the old layout (each old process's local array in its loaded copy, on
 // its holder) onto the new grid in one exchange of redist's engine, every matrix's pieces
-// for one peer in the same messages. Returns the bytes this process sent to others.
+// for one peer in the same messages. Returns the bytes this process sent to others;
+// `planning` = the seconds before the exchange (the old layouts, the plans, the items).
 std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loaded, const Plan& p,
-                              const std::vector<CheckpointMatrix>& nw) {
+                              const std::vector<CheckpointMatrix>& nw, double& planning) {
+  const double t0 = MPI_Wtime();
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
@@ -366,6 +370,7 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
   // node window for holders on this node (each send from its held copy's array).
   redist::ExecOptions xo;
   xo.window_pairs = redist::WindowPairs::OtherJobs;
+  planning = MPI_Wtime() - t0;
   redist::redistribute(world, items, xo);
   std::int64_t sent = 0;
   for (std::size_t k = 0; k < plans.size(); ++k)
@@ -405,7 +410,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   const std::vector<File> mine = files_of_node(dir + "/" + nd->name, app, *nd);
   const std::vector<int> globals = job.root() ? global_versions(global_dir, app) : std::vector<int>{};
   std::map<int, Loaded> loaded;
-  double part[5] = {MPI_Wtime() - t0, 0, 0, 0, 0};  // files, choose and read, grid, move; the whole
+  double part[6] = {MPI_Wtime() - t0, 0, 0, 0, 0, 0};  // files, choose and read, grid, move; the whole; planning
   const Plan p = choose_and_load(job.world, mine, globals, app, dir, loaded);
   part[1] = MPI_Wtime() - t0 - part[0];
   if (p.choice.version < 0)
@@ -432,21 +437,21 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   for (const auto& r : reg.mats) nw.push_back(describe(r, job.grid, rank));
   const double t_move = MPI_Wtime();
   part[2] = t_move - t_grid;
-  const std::int64_t moved = move_from_copies(job.world, loaded, p, nw);
+  const std::int64_t moved = move_from_copies(job.world, loaded, p, nw, part[5]);
   impl_->iteration = p.choice.version;
   std::int64_t moved_all = 0;
   MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, job.world);
   part[3] = MPI_Wtime() - t_move;
   part[4] = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, part, 5, MPI_DOUBLE, MPI_MAX, job.world);  // each part's slowest process
-  char line[384];
+  MPI_Allreduce(MPI_IN_PLACE, part, 6, MPI_DOUBLE, MPI_MAX, job.world);  // each part's slowest process
+  char line[448];
   std::snprintf(line, sizeof line,
                 " at iteration %d: %d old processes from local copies, %d from partner copies, 0 bytes from the "
                 "global checkpoint; %d -> %d processes, now on %s, %.1f MB moved between processes (%.1f ms: files "
-                "%.1f, choose and read %.1f, grid %.1f, move %.1f)",
+                "%.1f, choose and read %.1f, grid %.1f, move %.1f of which planning %.1f)",
                 p.choice.version, p.choice.from_local, p.choice.from_partner, p.old_nprocs, size, g.shape().c_str(),
                 static_cast<double>(moved_all) / 1e6, part[4] * 1e3, part[0] * 1e3, part[1] * 1e3, part[2] * 1e3,
-                part[3] * 1e3);
+                part[3] * 1e3, part[5] * 1e3);
   impl_->progress("[" + app + "] restart from levels in " + dir + line);
   return impl_->iteration;
 }
