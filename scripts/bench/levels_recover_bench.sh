@@ -42,7 +42,7 @@ tmp=$(mktemp -d /dev/shm/malleable-levels-recover.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [[ -n $out ]] && mkdir -p "$out"
 tsv=${out:-$tmp}/recover.tsv
-printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\tgrid_ms\tmove_ms\tplanning_ms\tratio_without_reading\n' >"$tsv"
+printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\tgrid_ms\tmove_ms\tplanning_ms\tratio_without_reading\tcold_s\tratio_cold\tratio_cold_without_reading\n' >"$tsv"
 mpi() { timeout 900 mpiexec --oversubscribe --bind-to none "$@"; }
 echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run"
 one() {  # <case> <round>: write, (lose), read; a line into the table
@@ -62,24 +62,27 @@ one() {  # <case> <round>: write, (lose), read; a line into the table
   # The recovery's parts from its line (each the slowest process's): listing the files,
   # choosing and reading them, the new grid, the move (and the part of it before the
   # exchange, when the build prints it: planning); the ratio without the reading is
-  # (recovery - choosing and reading) / redistribute.
-  awk -v c="$c" -v r="$r" -v la="$(cut -d" " -f1 /proc/loadavg)" '/^recover_s/ {t = $2} /^redistribute_s/ {d = $2}
+  # (recovery - choosing and reading) / redistribute; the cold ratios are against one
+  # `redistribute` on a new communicator into untouched pages (when the build prints it).
+  awk -v c="$c" -v r="$r" -v la="$(cut -d" " -f1 /proc/loadavg)" '/^recover_s/ {t = $2} /^redistribute_s/ {d = $2} /^redistribute_cold_s/ {cd = $2}
     /restart from levels in/ { s = $0; sub(/.*ms: files /, "", s); gsub(/[^0-9. ]/, "", s); split(s, p, " +") }
-    END {printf "%s\t%d\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\n", c, r, t, d, t / d, la, p[1], p[2], p[3], p[4],
-                p[5] == "" ? "-" : p[5], (t - p[2] / 1e3) / d}' <<<"$log" | tee -a "$tsv"
+    END {printf "%s\t%d\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f", c, r, t, d, t / d, la, p[1], p[2], p[3], p[4],
+                p[5] == "" ? "-" : p[5], (t - p[2] / 1e3) / d
+         if (cd == "") printf "\t-\t-\t-\n"; else printf "\t%.4f\t%.3f\t%.3f\n", cd, t / cd, (t - p[2] / 1e3) / cd}' <<<"$log" | tee -a "$tsv"
 }
 for ((r = 1; r <= rounds; ++r)); do
   for c in $cases; do one "$c" "$r"; done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) | without the reading: median (min-max) | files / choose and read / grid / move (planning) ms (medians) |"
-echo "|---|---:|---:|---:|---:|---|"
+echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) | without the reading: median (min-max) | recovery / cold redistribute, with / without the reading (medians) | files / choose and read / grid / move (planning) ms (medians) |"
+echo "|---|---:|---:|---:|---:|---:|---|"
 for c in $cases; do
-  awk -F'\t' -v c="$c" '$1 == c {t[++k] = $3; d[k] = $4; q[k] = $5; f[k] = $7; rd[k] = $8; g[k] = $9; mv[k] = $10; pl[k] = $11; w[k] = $12}
+  awk -F'\t' -v c="$c" '$1 == c {t[++k] = $3; d[k] = $4; q[k] = $5; f[k] = $7; rd[k] = $8; g[k] = $9; mv[k] = $10; pl[k] = $11; w[k] = $12; qc[k] = $14; wc[k] = $15}
     function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     END { lo = hi = q[1]; wl = wh = w[1]
           for (i = 1; i <= k; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i]; if (w[i] < wl) wl = w[i]; if (w[i] > wh) wh = w[i] }
-          printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) | %.2fx (%.2f-%.2f) | %.1f / %.1f / %.1f / %.1f (%s) |\n", c, med(t, k) * 1e3, med(d, k) * 1e3,
-                 med(q, k), lo, hi, med(w, k), wl, wh, med(f, k), med(rd, k), med(g, k), med(mv, k), pl[1] == "-" ? "-" : sprintf("%.1f", med(pl, k)) }' "$tsv"
+          cold = qc[1] == "-" ? "-" : sprintf("%.2fx / %.2fx", med(qc, k), med(wc, k))
+          printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) | %.2fx (%.2f-%.2f) | %s | %.1f / %.1f / %.1f / %.1f (%s) |\n", c, med(t, k) * 1e3, med(d, k) * 1e3,
+                 med(q, k), lo, hi, med(w, k), wl, wh, cold, med(f, k), med(rd, k), med(g, k), med(mv, k), pl[1] == "-" ? "-" : sprintf("%.1f", med(pl, k)) }' "$tsv"
 done

@@ -165,6 +165,26 @@ lv::LevelHeader sample() {
 
 }  // namespace
 
+// The reader of each chosen copy: the old rank's own new rank when it is on the copy's node,
+// else the least loaded process of that node.
+TEST(Levels, ReadersAreTheOwnRankOnItsNode) {
+  // Regrid onto the same 4 processes on 2 nodes, the copies listed round robin by
+  // whichever process of the node: each process reads its own.
+  EXPECT_EQ(lv::assign_readers({1, 1, 3, 2}, {0, 0, 1, 1}), (std::vector<int>{0, 1, 2, 3}));
+  // Node 2 of 3 lost: old ranks 4 and 5's partner copies on node 0 (ranks 0 and 1 of the
+  // 4 new processes): shared out, one each.
+  EXPECT_EQ(lv::assign_readers({0, 1, 2, 3, 1, 0}, {0, 0, 1, 1}), (std::vector<int>{0, 1, 2, 3, 0, 1}));
+  // Old rank 1 is now on another node than its copy: a process of the copy's node reads
+  // it, the least loaded (rank 2 reads nothing of its own: no old rank 2).
+  EXPECT_EQ(lv::assign_readers({0, 0}, {0, 1, 0}), (std::vector<int>{0, 2}));
+  // A copy listed by nobody has no reader; more copies than processes: spread evenly.
+  EXPECT_EQ(lv::assign_readers({-1, 0}, {0, 0}), (std::vector<int>{-1, 1}));
+  EXPECT_EQ(lv::assign_readers({0, 0, 0, 0, 0}, {0, 0}), (std::vector<int>{0, 1, 0, 1, 0}));
+  // Fewer new processes than old ranks, each node's copies read on that node only.
+  const auto r = lv::assign_readers({0, 0, 1, 1, 1, 1}, {0, 1});
+  EXPECT_EQ(r, (std::vector<int>{0, 0, 1, 1, 1, 1}));
+}
+
 TEST(Levels, HeaderRoundTrip) {
   auto h = sample();
   EXPECT_EQ(h.matrices[0].bytes, 4u * 3 * 8);

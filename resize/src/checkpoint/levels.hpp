@@ -83,6 +83,15 @@ struct RecoveryChoice {
 // (`global_versions`, the iterations of readable HDF5 files). O(ranks x versions).
 RecoveryChoice choose_version(const std::vector<Survived>& ranks, const std::vector<int>& global_versions);
 
+// Who reads the chosen copy of each old rank (levels_readers.cpp): new rank r itself when
+// it is on the node that holds the copy (a recovery onto the same processes then reads its
+// own copies and moves as a plain `redistribute` would, local pieces copied in place);
+// else the process of that node holding the fewest copies so far (the lowest rank of
+// them), so that no process reads and sends more than its share. `lister[r]`: the new rank
+// that listed old rank r's copy, on the copy's node (-1: none, the reader is -1 too);
+// `node_of`: every new rank's node index. O(old ranks x processes a node).
+std::vector<int> assign_readers(const std::vector<int>& lister, const std::vector<int>& node_of);
+
 // ---- the level files a process keeps mapped ---------------------------------------
 
 // A checkpoint overwrites the oldest version in place (session_levels.cpp); the shell
