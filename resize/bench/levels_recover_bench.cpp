@@ -11,8 +11,11 @@
 //                                the OLD grid onto PxQ, old position k held by world rank
 //                                HOLDERS[k] (a comma list; the identity on as many ranks
 //                                as positions gives the plain layout and every transport)
-// Prints recover_s, redistribute_s (median of the 2 x REPS), and their ratio.
+// Prints recover_s, redistribute_s (median of the 2 x REPS), and their ratio; then
+// redistribute_cold_s: one more `redistribute` on a new communicator into untouched
+// pages, as the recovery's move meets it (Baseline::cold), and recover / cold.
 #include <mpi.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -87,16 +90,32 @@ struct Baseline {
       b.assign(static_cast<std::size_t>(ldb * std::max<std::int64_t>(1, to.local_cols(pc))), 0.0);
     }
   }
-  void run(MPI_Comm comm) {
+  void run(MPI_Comm comm) { run_into(comm, b.data()); }
+  // Into `dest` (b's size) instead of b.
+  void run_into(MPI_Comm comm, double* dest) {
     if (plain) {
       const double* a = held.empty() ? nullptr : static_cast<const double*>(held[0].a);
       std::vector<redist::ExchangeItem> items{
-          redist::ExchangeItem::of(plan, a, held.empty() ? 1 : held[0].lda, b.data(), ldb)};
+          redist::ExchangeItem::of(plan, a, held.empty() ? 1 : held[0].lda, dest, ldb)};
       redist::redistribute(comm, items);
       return;
     }
-    redist::ExchangeItem it{&plan, nullptr, 1, b.data(), ldb, sizeof(double), held};
+    redist::ExchangeItem it{&plan, nullptr, 1, dest, ldb, sizeof(double), held};
     redist::redistribute(comm, std::vector<redist::ExchangeItem>{it});
+  }
+  // One `redistribute` as the recovery's move meets it: on a communicator not used before
+  // and into a destination nobody has touched (fresh pages, each faulted in by the move's
+  // writes, as the new grid's arrays are). The seconds, slowest process.
+  double cold(MPI_Comm world) {
+    MPI_Comm d = MPI_COMM_NULL;
+    MPI_Comm_dup(world, &d);
+    const std::size_t bytes = std::max<std::size_t>(b.size(), 1) * sizeof(double);
+    void* fresh = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (fresh == MAP_FAILED) MPI_Abort(world, 3);
+    const double t = timed(d, [&] { run_into(d, static_cast<double*>(fresh)); });
+    munmap(fresh, bytes);
+    MPI_Comm_free(&d);
+    return t;
   }
 };
 
@@ -144,6 +163,7 @@ int read_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, con
   auto a = S.register_matrix<double>("A", n, n, nb, nb, resize::Distribution::BlockCyclic);
   const double t_recover = timed(S.world(), [&] { S.restart_from_levels(dir, resize::Grid{g.first, g.second, {}}); });
   for (int r = 0; r < reps; ++r) t_redist.push_back(timed(MPI_COMM_WORLD, [&] { base.run(MPI_COMM_WORLD); }));
+  const double t_cold = base.cold(MPI_COMM_WORLD);
   if (S.in_grid()) bad += wrong(redist::Layout::block_cyclic(n, n, nb, nb, g.first, g.second), S.myrow(), S.mycol(),
                                 a.data(), a.lld());
   long long bad_all = 0;
@@ -156,6 +176,7 @@ int read_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, con
     std::printf("recover_s %.4f\nredistribute_s %.4f (median of %zu, min %.4f max %.4f)\nratio recover/redistribute "
                 "%.2f\nwrong_elements %lld\n",
                 t_recover, med, t_redist.size(), t_redist.front(), t_redist.back(), t_recover / med, bad_all);
+    std::printf("redistribute_cold_s %.4f\nratio recover/cold %.2f\n", t_cold, t_recover / t_cold);
   }
   return bad_all == 0 ? 0 : 1;
 }

@@ -13,11 +13,13 @@
 # Each read run times `redistribute` REPS times before the recovery and REPS times after it
 # (median of both) and the recovery once; the ratio is per run, the table gives the median
 # and spread over the rounds, the load average is printed.
-#   scripts/bench/levels_recover_bench.sh [--n N] [--nb NB] [--rounds R] [--reps K] [--out DIR]
+# --old BUILD: in each round the same cases with BUILD's levels_recover_bench too (its own
+# write and read; cases named old-regrid, old-lost-node): a paired run old against new.
+#   scripts/bench/levels_recover_bench.sh [--n N] [--nb NB] [--rounds R] [--reps K] [--old BUILD] [--out DIR]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-n=4000 nb=64 rounds=3 reps=3 out=""
+n=4000 nb=64 rounds=3 reps=3 out="" old=""
 while (($#)); do
   case $1 in
     --n) n=$2; shift 2 ;;
@@ -25,24 +27,29 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,17p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --old) old=$2; shift 2 ;;
+    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "levels_recover_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 exe=$build/resize/levels_recover_bench
 [[ -x $exe ]] || { echo "levels_recover_bench.sh: $exe missing: cmake --build build --target levels_recover_bench" >&2; exit 2; }
+[[ -z $old || -x $old/resize/levels_recover_bench ]] || { echo "levels_recover_bench.sh: $old/resize/levels_recover_bench missing" >&2; exit 2; }
+cases="regrid lost-node"
+[[ -n $old ]] && cases="old-regrid old-lost-node regrid lost-node"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 tmp=$(mktemp -d /dev/shm/malleable-levels-recover.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 [[ -n $out ]] && mkdir -p "$out"
 tsv=${out:-$tmp}/recover.tsv
-printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\tgrid_ms\tmove_ms\n' >"$tsv"
+printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\tgrid_ms\tmove_ms\tplanning_ms\tratio_without_reading\tcold_s\tratio_cold\tratio_cold_without_reading\n' >"$tsv"
 mpi() { timeout 900 mpiexec --oversubscribe --bind-to none "$@"; }
 echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run"
 one() {  # <case> <round>: write, (lose), read; a line into the table
-  local c=$1 r=$2 log
+  local c=$1 r=$2 log exe=$exe
+  [[ $c == old-* ]] && exe=$old/resize/levels_recover_bench
   rm -rf "$tmp/l"
-  if [[ $c == regrid ]]; then
+  if [[ ${c#old-} == regrid ]]; then
     MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" write "$n" "$nb" 2x2 "$tmp/l" >/dev/null
     log=$(MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" read "$n" "$nb" 4x1 "$tmp/l" 2x2 0,1,2,3 "$reps")
   else
@@ -53,22 +60,29 @@ one() {  # <case> <round>: write, (lose), read; a line into the table
   [[ -n $out ]] && echo "$log" >"$out/$c.$r.txt"
   grep -q '^wrong_elements 0$' <<<"$log" || { echo "levels_recover_bench.sh: $c round $r: wrong result" >&2; echo "$log" >&2; exit 1; }
   # The recovery's parts from its line (each the slowest process's): listing the files,
-  # choosing and reading them, the new grid, the move.
-  awk -v c="$c" -v r="$r" -v la="$(cut -d" " -f1 /proc/loadavg)" '/^recover_s/ {t = $2} /^redistribute_s/ {d = $2}
+  # choosing and reading them, the new grid, the move (and the part of it before the
+  # exchange, when the build prints it: planning); the ratio without the reading is
+  # (recovery - choosing and reading) / redistribute; the cold ratios are against one
+  # `redistribute` on a new communicator into untouched pages (when the build prints it).
+  awk -v c="$c" -v r="$r" -v la="$(cut -d" " -f1 /proc/loadavg)" '/^recover_s/ {t = $2} /^redistribute_s/ {d = $2} /^redistribute_cold_s/ {cd = $2}
     /restart from levels in/ { s = $0; sub(/.*ms: files /, "", s); gsub(/[^0-9. ]/, "", s); split(s, p, " +") }
-    END {printf "%s\t%d\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\n", c, r, t, d, t / d, la, p[1], p[2], p[3], p[4]}' <<<"$log" | tee -a "$tsv"
+    END {printf "%s\t%d\t%.4f\t%.4f\t%.3f\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f", c, r, t, d, t / d, la, p[1], p[2], p[3], p[4],
+                p[5] == "" ? "-" : p[5], (t - p[2] / 1e3) / d
+         if (cd == "") printf "\t-\t-\t-\n"; else printf "\t%.4f\t%.3f\t%.3f\n", cd, t / cd, (t - p[2] / 1e3) / cd}' <<<"$log" | tee -a "$tsv"
 }
 for ((r = 1; r <= rounds; ++r)); do
-  for c in regrid lost-node; do one "$c" "$r"; done
+  for c in $cases; do one "$c" "$r"; done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) | files / choose and read / grid / move ms (medians) |"
-echo "|---|---:|---:|---:|---|"
-for c in regrid lost-node; do
-  awk -F'\t' -v c="$c" '$1 == c {t[++k] = $3; d[k] = $4; q[k] = $5; f[k] = $7; rd[k] = $8; g[k] = $9; mv[k] = $10}
+echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) | without the reading: median (min-max) | recovery / cold redistribute, with / without the reading (medians) | files / choose and read / grid / move (planning) ms (medians) |"
+echo "|---|---:|---:|---:|---:|---:|---|"
+for c in $cases; do
+  awk -F'\t' -v c="$c" '$1 == c {t[++k] = $3; d[k] = $4; q[k] = $5; f[k] = $7; rd[k] = $8; g[k] = $9; mv[k] = $10; pl[k] = $11; w[k] = $12; qc[k] = $14; wc[k] = $15}
     function med(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
                                     return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
-    END { lo = hi = q[1]; for (i = 1; i <= k; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i] }
-          printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) | %.1f / %.1f / %.1f / %.1f |\n", c, med(t, k) * 1e3, med(d, k) * 1e3, med(q, k), lo, hi,
-                 med(f, k), med(rd, k), med(g, k), med(mv, k) }' "$tsv"
+    END { lo = hi = q[1]; wl = wh = w[1]
+          for (i = 1; i <= k; i++) { if (q[i] < lo) lo = q[i]; if (q[i] > hi) hi = q[i]; if (w[i] < wl) wl = w[i]; if (w[i] > wh) wh = w[i] }
+          cold = qc[1] == "-" ? "-" : sprintf("%.2fx / %.2fx", med(qc, k), med(wc, k))
+          printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) | %.2fx (%.2f-%.2f) | %s | %.1f / %.1f / %.1f / %.1f (%s) |\n", c, med(t, k) * 1e3, med(d, k) * 1e3,
+                 med(q, k), lo, hi, med(w, k), wl, wh, cold, med(f, k), med(rd, k), med(g, k), med(mv, k), pl[1] == "-" ? "-" : sprintf("%.1f", med(pl, k)) }' "$tsv"
 done

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # On one machine, nodes emulated with MALLEABLE_NODE_MAP: local + partner levels
 # written by 6 processes on 3 "nodes"; a lost node (its directory deleted) recovered from
-# the survivors' local copies and the partner copies onto 2x2 without the global file; a
+# the survivors' local copies and the partner copies onto 2x2 without the global file, and
+# so again from files rewritten in the earlier format 2 (levels_to_format2.py); a
 # damaged partner copy falls back to the global file; two nodes lost with and without
 # partners covering them; refusals on every rank (one node for a partner level, a
 # directory that cannot be made, a file system without room for the next version). Leaves
@@ -53,6 +54,14 @@ rm -rf "$tmp/l/node3" "$tmp/g"
 run 4 node1,node1,node2,node2 read "$tmp/l" 2x2 4 "$tmp/g"
 expect_pass "node3 lost"
 has "4 old processes from local copies, 2 from partner copies, 0 bytes from the global checkpoint" "node3 lost"
+
+say "== node3 lost, every file rewritten in format 2 (as an earlier library wrote them, the payload not aligned): still recovered"
+fresh
+rm -rf "$tmp/l/node3" "$tmp/g"
+python3 "$(dirname "${BASH_SOURCE[0]}")/levels_to_format2.py" "$tmp"/l/node*/levels.* || bad "format 2: the files were not rewritten"
+run 4 node1,node1,node2,node2 read "$tmp/l" 2x2 4 "$tmp/g"
+expect_pass "format 2 files"
+has "4 old processes from local copies, 2 from partner copies, 0 bytes from the global checkpoint" "format 2 files"
 
 say "== node3 lost and the partner copy of rank 4 damaged: the global file of iteration 4"
 fresh

@@ -165,6 +165,26 @@ lv::LevelHeader sample() {
 
 }  // namespace
 
+// The reader of each chosen copy: the old rank's own new rank when it is on the copy's node,
+// else the least loaded process of that node.
+TEST(Levels, ReadersAreTheOwnRankOnItsNode) {
+  // Regrid onto the same 4 processes on 2 nodes, the copies listed round robin by
+  // whichever process of the node: each process reads its own.
+  EXPECT_EQ(lv::assign_readers({1, 1, 3, 2}, {0, 0, 1, 1}), (std::vector<int>{0, 1, 2, 3}));
+  // Node 2 of 3 lost: old ranks 4 and 5's partner copies on node 0 (ranks 0 and 1 of the
+  // 4 new processes): shared out, one each.
+  EXPECT_EQ(lv::assign_readers({0, 1, 2, 3, 1, 0}, {0, 0, 1, 1}), (std::vector<int>{0, 1, 2, 3, 0, 1}));
+  // Old rank 1 is now on another node than its copy: a process of the copy's node reads
+  // it, the least loaded (rank 2 reads nothing of its own: no old rank 2).
+  EXPECT_EQ(lv::assign_readers({0, 0}, {0, 1, 0}), (std::vector<int>{0, 2}));
+  // A copy listed by nobody has no reader; more copies than processes: spread evenly.
+  EXPECT_EQ(lv::assign_readers({-1, 0}, {0, 0}), (std::vector<int>{-1, 1}));
+  EXPECT_EQ(lv::assign_readers({0, 0, 0, 0, 0}, {0, 0}), (std::vector<int>{0, 1, 0, 1, 0}));
+  // Fewer new processes than old ranks, each node's copies read on that node only.
+  const auto r = lv::assign_readers({0, 0, 1, 1, 1, 1}, {0, 1});
+  EXPECT_EQ(r, (std::vector<int>{0, 0, 1, 1, 1, 1}));
+}
+
 TEST(Levels, HeaderRoundTrip) {
   auto h = sample();
   EXPECT_EQ(h.matrices[0].bytes, 4u * 3 * 8);
@@ -185,6 +205,53 @@ TEST(Levels, HeaderRoundTrip) {
   EXPECT_EQ(g.matrices[1].type, 'z');
   EXPECT_EQ(g.matrices[0].pr, 1);
   EXPECT_EQ(g.payload_checksum, 0x1234u);
+}
+
+// Format 3 pads the header so that the payload starts at a multiple of 64 bytes in the
+// file (a mapped file's matrices are used where they lie); format 2 files, unpadded, are
+// still read; a format this library does not know is refused by name.
+TEST(Levels, HeaderPadsThePayloadToItsAlignment) {
+  for (const std::string program : {"p", "pdgemm", "a-program-with-a-longer-name"}) {
+    for (std::size_t state = 0; state < 70; state += 7) {
+      auto h = sample();
+      h.program = program;
+      h.state.assign(state, 'x');
+      const auto bytes = lv::encode_header(h);
+      EXPECT_EQ(bytes.size() % lv::kLevelPayloadAlign, 0u) << program << " " << state;
+      std::size_t used = 0;
+      const auto g = lv::decode_header(bytes.data(), bytes.size(), used);
+      EXPECT_EQ(used, bytes.size());
+      EXPECT_EQ(g.format, lv::kLevelFormat);
+      EXPECT_EQ(g.state, h.state);
+      h.format = 2;
+      const auto old = lv::encode_header(h);
+      EXPECT_EQ(bytes.size(), old.size() + 8 + (64 - (old.size() + 8) % 64) % 64)
+          << "format 2 is format 3 without the padding (its length field and bytes)";
+      const auto o = lv::decode_header(old.data(), old.size(), used);
+      EXPECT_EQ(used, old.size());
+      EXPECT_EQ(o.format, 2);
+      EXPECT_EQ(o.program, program);
+      EXPECT_EQ(o.state, h.state);
+      ASSERT_EQ(o.matrices.size(), 2u);
+      EXPECT_EQ(o.matrices[1].offset, 96u);
+    }
+  }
+  auto h = sample();
+  for (int f : {1, 4}) {
+    h.format = f;
+    EXPECT_THROW(lv::encode_header(h), resize::Error) << f;
+  }
+  // A file of a later format: refused naming both.
+  h.format = lv::kLevelFormat;
+  auto bytes = lv::encode_header(h);
+  bytes[lv::kLevelPrefix] = static_cast<char>(lv::kLevelFormat + 1);
+  std::size_t used = 0;
+  try {
+    lv::decode_header(bytes.data(), bytes.size(), used);
+    ADD_FAILURE() << "a later format was read";
+  } catch (const resize::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("format 4, this library reads 2 to 3"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Levels, HeaderDamageIsRefused) {

@@ -461,6 +461,12 @@ std::vector<char> encode_header(const LevelHeader& h) {
   }
   w.u64(h.payload_bytes);
   w.u64(h.payload_checksum);
+  if (h.format < kLevelFormatOldest || h.format > kLevelFormat)
+    throw Error("level file: cannot write format " + std::to_string(h.format));
+  if (h.format >= 3) {  // the padding: prefix + fields + its length + itself + the checksum
+    const std::size_t end = kLevelPrefix + w.out.size() + 8 + 8;
+    w.str(std::string((kLevelPayloadAlign - end % kLevelPayloadAlign) % kLevelPayloadAlign, '\0'));
+  }
   // The header's own checksum, so that a damaged header is told apart from damaged data.
   PayloadChecksum hc;
   hc.update(w.out.data(), w.out.size());
@@ -484,9 +490,9 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
   Reader r{data + kLevelPrefix, static_cast<std::size_t>(len)};
   LevelHeader h;
   h.format = r.i32();
-  if (h.format != kLevelFormat)
+  if (h.format < kLevelFormatOldest || h.format > kLevelFormat)
     throw Error("level file: format " + std::to_string(h.format) + ", this library reads " +
-                std::to_string(kLevelFormat));
+                std::to_string(kLevelFormatOldest) + " to " + std::to_string(kLevelFormat));
   h.program = r.str();
   h.iteration = r.i32();
   h.rank = r.i32();
@@ -521,6 +527,7 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
   }
   h.payload_bytes = r.u64();
   h.payload_checksum = r.u64();
+  if (h.format >= 3) r.str();  // the padding that aligns the payload
   if (r.u64() != hc.value()) throw Error("level file: the header's checksum does not match (damaged header)");
   std::uint64_t end = 0;
   for (const auto& m : h.matrices) {

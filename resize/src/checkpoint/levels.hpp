@@ -83,6 +83,15 @@ struct RecoveryChoice {
 // (`global_versions`, the iterations of readable HDF5 files). O(ranks x versions).
 RecoveryChoice choose_version(const std::vector<Survived>& ranks, const std::vector<int>& global_versions);
 
+// Who reads the chosen copy of each old rank (levels_readers.cpp): new rank r itself when
+// it is on the node that holds the copy (a recovery onto the same processes then reads its
+// own copies and moves as a plain `redistribute` would, local pieces copied in place);
+// else the process of that node holding the fewest copies so far (the lowest rank of
+// them), so that no process reads and sends more than its share. `lister[r]`: the new rank
+// that listed old rank r's copy, on the copy's node (-1: none, the reader is -1 too);
+// `node_of`: every new rank's node index. O(old ranks x processes a node).
+std::vector<int> assign_readers(const std::vector<int>& lister, const std::vector<int>& node_of);
+
 // ---- the level files a process keeps mapped ---------------------------------------
 
 // A checkpoint overwrites the oldest version in place (session_levels.cpp); the shell
@@ -128,7 +137,14 @@ class MappedTable {
 
 // ---- one process's level file -----------------------------------------------------
 
-inline constexpr int kLevelFormat = 2;  // 2: the striped checksum (1: one word at a time)
+// 3: the header padded so that the payload starts at a multiple of kLevelPayloadAlign
+// bytes in the file, so that a mapped file's matrices are read where they lie (format 2
+// files, the payload where the header ends, are still read: the recovery copies a matrix
+// whose data is not aligned to its element); 2: the striped checksum (1: one word at a
+// time, no longer read).
+inline constexpr int kLevelFormat = 3;
+inline constexpr int kLevelFormatOldest = 2;  // the oldest format this library reads
+inline constexpr std::size_t kLevelPayloadAlign = 64;
 
 // One matrix as its owner held it: the layout of the whole matrix (extended descriptor:
 // block sizes per dimension, grid, source coordinates) and the owner's coordinate; the
@@ -186,8 +202,10 @@ class PayloadChecksum {
   unsigned char tail_[kStripe] = {};  // a stripe begun (bytes_ % kStripe of it)
 };
 
-// The file: "MALLVL\0\1", u64 header length, the header (little-endian fields), then the
-// payload. encode gives everything before the payload.
+// The file: "MALLVL\0\1", u64 header length, the header (little-endian fields; from format
+// 3 zero padding before its own checksum, so that the payload starts at a multiple of
+// kLevelPayloadAlign), then the payload. encode gives everything before the payload, in
+// h.format (kLevelFormatOldest..kLevelFormat).
 std::vector<char> encode_header(const LevelHeader& h);
 // Parses the bytes before the payload (from the start of the file); throws Error naming
 // the fault (magic, format, truncated). `consumed` = the bytes the header took.

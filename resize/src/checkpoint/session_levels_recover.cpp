@@ -7,9 +7,11 @@
 // holder at the coordinates of the copies it holds). A version some old
 // process's blocks are missing from falls back to the global HDF5 checkpoint.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdint>
@@ -17,6 +19,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <utility>
 
 #include "common/broadcast.hpp"
 #include "common/tags.hpp"
@@ -24,7 +27,6 @@
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
 #include "malleable/redist/redistribute.hpp"
-#include "move/pages.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -44,16 +46,30 @@ struct File {
   std::string path;
 };
 
-// A read and verified level file: its header and its bytes.
-// Its buffer is fresh pages (move/pages.hpp): the read is their first write, not a zeroing
-// pass before it.
+// A verified level file, mapped: its header and its bytes where they lie in the page cache
+// (no copy, no fresh pages; the redistribution sends each matrix from there). A format 3
+// file's payload starts 64-byte aligned in the file, so in the mapping too; a format 2
+// file's may not be (move_from_copies copies a matrix not aligned to its element).
+// The mapping is private and read-only, held until the recovery ends; the recovery does not
+// run beside a checkpoint of the same files (a file cut short under a mapping would fault).
 struct Loaded {
   lv::LevelHeader h;
-  detail::PageArray buf;    // `pad` bytes, then the file
-  std::size_t size = 0;     // pad + the file's length
-  std::size_t payload = 0;  // offset of the payload in buf (64-byte aligned in memory)
-  char* data() const { return static_cast<char*>(buf.data()); }
+  void* map = nullptr;
+  std::size_t size = 0;     // the file's length
+  std::size_t payload = 0;  // offset of the payload in the file
+  Loaded() = default;
+  Loaded(Loaded&& o) noexcept : h(std::move(o.h)), map(std::exchange(o.map, nullptr)), size(o.size), payload(o.payload) {}
+  Loaded& operator=(Loaded&&) = delete;
+  Loaded(const Loaded&) = delete;
+  ~Loaded() {
+    if (map) ::munmap(map, size);
+  }
+  const char* data() const { return static_cast<const char*>(map); }
 };
+
+// A copy by (kind, old rank, version): what a damaged file is known by on every process.
+using Copy = std::tuple<int, int, int>;
+Copy copy_of(const lv::LevelName& n) { return {static_cast<int>(n.kind), n.rank, n.iteration}; }
 
 // The outcome of the choice, the same on every process.
 struct Plan {
@@ -62,8 +78,8 @@ struct Plan {
   std::vector<int> holder;  // per old rank: the new rank that reads its copy (-1: none)
 };
 
-// This node's level files of `app`; each is read by one process of the node (round robin
-// over the sorted names).
+// This node's level files of `app`; each is listed to world rank 0 by one process of the
+// node (round robin over the sorted names); any process of the node may read it.
 std::vector<File> files_of_node(const std::string& here, const std::string& app, const Nodes& nd) {
   std::vector<File> mine;
   int k = 0;
@@ -86,12 +102,12 @@ std::vector<int> global_versions(const std::string& global_dir, const std::strin
 }
 
 // World rank 0's decision from every process's usable files, 4 ints each (kind, old rank,
-// old nprocs, version), process r's from displs[r] for counts[r] ints: the old job's size
-// is the newest version's; the newest version complete across levels; per old rank the
-// source and the new rank holding the chosen copy. Returns {version, old_nprocs, then per
-// old rank: source, holder}.
+// old nprocs, version), process r's from displs[r] for counts[r] ints, and every process's
+// node index: the old job's size is the newest version's; the newest version complete
+// across levels; per old rank the source and the new rank that reads the chosen copy
+// (levels::assign_readers). Returns {version, old_nprocs, then per old rank: source, holder}.
 std::vector<int> decide(const std::vector<int>& all, const std::vector<int>& counts, const std::vector<int>& displs,
-                        const std::vector<int>& globals) {
+                        const std::vector<int>& node_of, const std::vector<int>& globals) {
   int newest = -1, old_nprocs = 0;
   for (std::size_t k = 0; k + 3 < all.size(); k += 4)
     if (all[k + 3] > newest) {
@@ -99,7 +115,7 @@ std::vector<int> decide(const std::vector<int>& all, const std::vector<int>& cou
       old_nprocs = all[k + 2];
     }
   std::vector<lv::Survived> surv(static_cast<std::size_t>(old_nprocs));
-  std::map<std::tuple<int, int, int>, int> where;  // (rank, kind, version) -> new rank
+  std::map<std::tuple<int, int, int>, int> where;  // (rank, kind, version) -> new rank that listed it
   for (std::size_t r = 0; r < counts.size(); ++r)
     for (int k = displs[r]; k < displs[r] + counts[r]; k += 4) {
       const auto at = [&](int d) { return all[static_cast<std::size_t>(k + d)]; };
@@ -109,39 +125,46 @@ std::vector<int> decide(const std::vector<int>& all, const std::vector<int>& cou
       where.emplace(std::make_tuple(at(1), at(0), at(3)), static_cast<int>(r));
     }
   const lv::RecoveryChoice choice = lv::choose_version(surv, old_nprocs > 0 ? globals : std::vector<int>{});
-  std::vector<int> decision{choice.version, old_nprocs};
+  std::vector<int> lister(static_cast<std::size_t>(old_nprocs), -1);
   for (int r = 0; r < old_nprocs; ++r) {
     const lv::Source s = choice.source[static_cast<std::size_t>(r)];
-    int h = -1;
     if (s == lv::Source::Local || s == lv::Source::Partner) {
       const int kind = static_cast<int>(s == lv::Source::Local ? lv::Level::Local : lv::Level::Partner);
-      h = where.at({r, kind, choice.version});
+      lister[static_cast<std::size_t>(r)] = where.at({r, kind, choice.version});
     }
-    decision.push_back(static_cast<int>(s));
-    decision.push_back(h);
+  }
+  const std::vector<int> holder = lv::assign_readers(lister, node_of);
+  std::vector<int> decision{choice.version, old_nprocs};
+  for (int r = 0; r < old_nprocs; ++r) {
+    decision.push_back(static_cast<int>(choice.source[static_cast<std::size_t>(r)]));
+    decision.push_back(holder[static_cast<std::size_t>(r)]);
   }
   return decision;
 }
 
 // Every process's usable files to world rank 0, its decision back to every process.
-Plan choose(MPI_Comm world, const std::vector<File>& mine, const std::set<std::size_t>& bad,
+Plan choose(MPI_Comm world, const std::vector<File>& mine, const std::set<Copy>& bad, int node,
             const std::vector<int>& globals) {
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
   std::vector<int> rows;
-  for (std::size_t k = 0; k < mine.size(); ++k)
-    if (!bad.count(k))
-      rows.insert(rows.end(), {static_cast<int>(mine[k].n.kind), mine[k].n.rank, mine[k].n.nprocs, mine[k].n.iteration});
-  int count = static_cast<int>(rows.size());
-  std::vector<int> counts(rank == 0 ? static_cast<std::size_t>(size) : 0), displs(counts.size()), all;
-  MPI_Gather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, world);
-  for (std::size_t r = 0, at = 0; r < counts.size(); at += static_cast<std::size_t>(counts[r]), ++r)
+  for (const auto& f : mine)
+    if (!bad.count(copy_of(f.n)))
+      rows.insert(rows.end(), {static_cast<int>(f.n.kind), f.n.rank, f.n.nprocs, f.n.iteration});
+  int mine2[2] = {static_cast<int>(rows.size()), node};  // the row count, the node index
+  const std::size_t n = rank == 0 ? static_cast<std::size_t>(size) : 0;
+  std::vector<int> both(2 * n), counts(n), displs(n), node_of(n), all;
+  MPI_Gather(mine2, 2, MPI_INT, both.data(), 2, MPI_INT, 0, world);
+  for (std::size_t r = 0, at = 0; r < n; at += static_cast<std::size_t>(counts[r]), ++r) {
+    counts[r] = both[2 * r];
+    node_of[r] = both[2 * r + 1];
     displs[r] = static_cast<int>(at);
+  }
   if (rank == 0) all.resize(counts.empty() ? 0 : static_cast<std::size_t>(displs.back() + counts.back()));
-  MPI_Gatherv(rows.data(), count, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0, world);
+  MPI_Gatherv(rows.data(), mine2[0], MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, 0, world);
   std::vector<int> decision;
-  if (rank == 0) decision = decide(all, counts, displs, globals);
+  if (rank == 0) decision = decide(all, counts, displs, node_of, globals);
   int dlen = static_cast<int>(decision.size());
   MPI_Bcast(&dlen, 1, MPI_INT, 0, world);
   decision.resize(static_cast<std::size_t>(dlen));
@@ -160,38 +183,29 @@ Plan choose(MPI_Comm world, const std::vector<File>& mine, const std::set<std::s
   return p;
 }
 
-// Reads and verifies one level file (length, checksum, header against its name); throws
-// Error naming the fault.
+// Maps and verifies one level file (length, checksum, header against its name); throws
+// Error naming the fault. The pages are mapped up front (MAP_POPULATE: one pass in the
+// kernel rather than a fault per page) and the checksum reads them in place.
 Loaded read_level_file(const File& f, const std::string& app) {
   Loaded L;
   const int fd = ::open(f.path.c_str(), O_RDONLY);
   if (fd < 0) throw Error(std::string("cannot open: ") + std::strerror(errno));
   struct stat sb {};
-  fstat(fd, &sb);
-  const auto size = static_cast<std::size_t>(sb.st_size);
-  // The file goes `pad` bytes into the buffer so that its payload starts 64-byte aligned
-  // (the redistribution's kernels read whole elements in place): the header's length is in
-  // its prefix (magic, then the length as 8 little-endian bytes).
-  unsigned char prefix[lv::kLevelPrefix] = {};
-  L.buf = detail::PageArray(size + 64);
-  std::size_t pad = 0;
-  if (size >= lv::kLevelPrefix && ::pread(fd, prefix, sizeof prefix, 0) == static_cast<ssize_t>(sizeof prefix)) {
-    std::uint64_t len = 0;
-    for (int k = 0; k < 8; ++k) len |= static_cast<std::uint64_t>(prefix[8 + k]) << (8 * k);
-    const auto at = reinterpret_cast<std::uintptr_t>(L.data()) + lv::kLevelPrefix + len;
-    pad = static_cast<std::size_t>((64 - at % 64) % 64);
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    ::close(fd);
+    throw Error("not a regular file");
   }
-  L.size = pad + size;
-  std::size_t got = 0;
-  while (got < size) {
-    const ssize_t n = ::pread(fd, L.data() + pad + got, size - got, static_cast<off_t>(got));
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
+  L.size = static_cast<std::size_t>(sb.st_size);
+  if (L.size < lv::kLevelPrefix) {
+    ::close(fd);
+    throw Error("level file: truncated (" + std::to_string(L.size) + " bytes)");
   }
+  void* p = ::mmap(nullptr, L.size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+  const int err = errno;
   ::close(fd);
-  if (got != size) throw Error("short read");
-  L.h = lv::decode_header(L.data() + pad, size, L.payload);
-  L.payload += pad;
+  if (p == MAP_FAILED) throw Error(std::string("cannot map: ") + std::strerror(err));
+  L.map = p;
+  L.h = lv::decode_header(L.data(), L.size, L.payload);
   if (L.size - L.payload != L.h.payload_bytes) throw Error("the payload is truncated");
   lv::PayloadChecksum c;
   c.update(L.data() + L.payload, L.h.payload_bytes);
@@ -201,46 +215,65 @@ Loaded read_level_file(const File& f, const std::string& app) {
   return L;
 }
 
-// The chosen files this process holds, read and verified; the damaged ones' indices go
-// into `failed` and their reasons into `why`.
-std::map<int, Loaded> load_chosen(const std::vector<File>& mine, const Plan& p, int rank, const std::string& app,
-                                  std::vector<std::size_t>& failed, std::string& why) {
+// The chosen copies this process reads (any file of its node's directory `here`), mapped
+// and verified; the damaged ones go into `failed` and their reasons into `why`.
+std::map<int, Loaded> load_chosen(const std::string& here, const Plan& p, int rank, const std::string& app,
+                                  std::vector<int>& failed, std::string& why) {
   std::map<int, Loaded> loaded;
-  for (std::size_t k = 0; k < mine.size(); ++k) {
-    const auto& f = mine[k];
-    if (f.n.iteration != p.choice.version || f.n.nprocs != p.old_nprocs) continue;
-    const auto s = p.choice.source[static_cast<std::size_t>(f.n.rank)];
-    const bool wanted = p.holder[static_cast<std::size_t>(f.n.rank)] == rank &&
-                        ((s == lv::Source::Local && f.n.kind == lv::Level::Local) ||
-                         (s == lv::Source::Partner && f.n.kind == lv::Level::Partner));
-    if (!wanted) continue;
+  for (int r = 0; r < p.old_nprocs; ++r) {
+    if (p.holder[static_cast<std::size_t>(r)] != rank) continue;
+    const auto s = p.choice.source[static_cast<std::size_t>(r)];
+    File f;
+    f.n.kind = s == lv::Source::Local ? lv::Level::Local : lv::Level::Partner;
+    f.n.rank = r;
+    f.n.nprocs = p.old_nprocs;
+    f.n.iteration = p.choice.version;
+    f.path = here + "/" + lv::level_file_name(app, f.n.kind, r, p.old_nprocs, p.choice.version);
     try {
-      loaded.emplace(f.n.rank, read_level_file(f, app));
+      loaded.emplace(r, read_level_file(f, app));
     } catch (const Error& e) {
-      failed.push_back(k);
+      const Copy c = copy_of(f.n);
+      failed.insert(failed.end(), {std::get<0>(c), std::get<1>(c), std::get<2>(c)});
       why += (why.empty() ? "" : "; ") + f.path + ": " + e.what();
     }
   }
   return loaded;
 }
 
+// Every process's damaged copies, on every process (rare: only after a failed read).
+std::set<Copy> gather_failed(MPI_Comm world, const std::vector<int>& failed) {
+  int size = 0;
+  MPI_Comm_size(world, &size);
+  int count = static_cast<int>(failed.size());
+  std::vector<int> counts(static_cast<std::size_t>(size)), displs(counts.size());
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, world);
+  for (std::size_t r = 1; r < counts.size(); ++r) displs[r] = displs[r - 1] + counts[r - 1];
+  std::vector<int> all(static_cast<std::size_t>(displs.back() + counts.back()));
+  MPI_Allgatherv(failed.data(), count, MPI_INT, all.data(), counts.data(), displs.data(), MPI_INT, world);
+  std::set<Copy> out;
+  for (std::size_t k = 0; k + 2 < all.size(); k += 3) out.insert({all[k], all[k + 1], all[k + 2]});
+  return out;
+}
+
 // Chooses and loads until no chosen copy is damaged (damaged copies are dropped and the
 // choice made again: another level or version), or the choice needs the global file.
-Plan choose_and_load(MPI_Comm world, const std::vector<File>& mine, const std::vector<int>& globals,
-                     const std::string& app, const std::string& dir, std::map<int, Loaded>& loaded) {
+Plan choose_and_load(MPI_Comm world, const std::vector<File>& mine, const std::string& here, int node,
+                     const std::vector<int>& globals, const std::string& app, const std::string& dir,
+                     std::map<int, Loaded>& loaded) {
   int rank = 0;
   MPI_Comm_rank(world, &rank);
-  std::set<std::size_t> bad;
+  std::set<Copy> bad;
   for (int round = 0;; ++round) {
-    Plan p = choose(world, mine, bad, globals);
+    Plan p = choose(world, mine, bad, node, globals);
     if (p.choice.version < 0 || p.choice.from_global > 0) return p;
-    std::vector<std::size_t> failed;
+    std::vector<int> failed;
     std::string why;
-    loaded = load_chosen(mine, p, rank, app, failed, why);
-    int nfailed = static_cast<int>(failed.size()), any = 0;
+    loaded = load_chosen(here, p, rank, app, failed, why);
+    int nfailed = static_cast<int>(failed.size() / 3), any = 0;
     MPI_Allreduce(&nfailed, &any, 1, MPI_INT, MPI_SUM, world);
     if (!any) return p;
-    bad.insert(failed.begin(), failed.end());
+    const std::set<Copy> now = gather_failed(world, failed);
+    bad.insert(now.begin(), now.end());
     const std::string said = io::agree(world, why);
     if (rank == 0) {
       std::printf("[%s] restart from levels: %s; choosing again without %d damaged cop%s\n", app.c_str(), said.c_str(),
@@ -277,7 +310,8 @@ redist::BlockSizes blocks(std::int64_t extent, std::int64_t b, const std::vector
 // holder of old rank 0's copy, broadcast) and, per old grid coordinate, the new rank that
 // holds the copy of the old process there (one MPI_Allgatherv of every process's loaded
 // coordinates). A process holding several copies holds several coordinates of the old
-// grid: the layout's rank map lists it at each (redist::RankMap::holding_several).
+// grid: the layout's rank map lists it at each (redist::RankMap::holding_several); when
+// none does, the map is an ordinary list.
 std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Loaded>& loaded, const Plan& p,
                                         std::size_t nmats) {
   int rank = 0, size = 0;
@@ -323,9 +357,14 @@ std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Load
           holder.at(static_cast<std::size_t>(all[static_cast<std::size_t>(q + 1)] * npcol + all[static_cast<std::size_t>(q + 2)])) = r;
     if (std::find(holder.begin(), holder.end(), -1) != holder.end())
       throw Error("restart from levels: matrix " + std::to_string(k) + ": a coordinate of the old grid is in no loaded copy");
-    out.push_back(redist::Layout::from_blocks(blocks(f(0), f(2), rl), blocks(f(1), f(3), cl), nprow, npcol,
-                                              static_cast<int>(f(6)), static_cast<int>(f(7)),
-                                              redist::RankMap::holding_several(std::move(holder))));
+    // A rank map listing no rank twice is an ordinary one: the engine's single-plan executor
+    // (fused local copies) takes a lone matrix then.
+    std::vector<int> sorted = holder;
+    std::sort(sorted.begin(), sorted.end());
+    const bool several = std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end();
+    out.push_back(redist::Layout::from_blocks(
+        blocks(f(0), f(2), rl), blocks(f(1), f(3), cl), nprow, npcol, static_cast<int>(f(6)), static_cast<int>(f(7)),
+        several ? redist::RankMap::holding_several(std::move(holder)) : redist::RankMap(std::move(holder))));
     at += 10 + nr + nc;
   }
   return out;
@@ -333,9 +372,11 @@ std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Load
 
 // Every matrix from the old layout (each old process's local array in its loaded copy, on
 // its holder) onto the new grid in one exchange of redist's engine, every matrix's pieces
-// for one peer in the same messages. Returns the bytes this process sent to others.
+// for one peer in the same messages. Returns the bytes this process sent to others;
+// `planning` = the seconds before the exchange (the old layouts, the plans, the items).
 std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loaded, const Plan& p,
-                              const std::vector<CheckpointMatrix>& nw) {
+                              const std::vector<CheckpointMatrix>& nw, double& planning) {
+  const double t0 = MPI_Wtime();
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
@@ -360,13 +401,19 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
       }
       it.held.push_back({m.pr, m.pc, src, std::max<std::int64_t>(1, m.rows)});
     }
+    if (!old[k].ranks.holds_several()) {  // at most one copy here: the item's own A array
+      if (!it.held.empty()) {
+        it.a = it.held.front().a;
+        it.lda = it.held.front().lda;
+      }
+      it.held.clear();
+    }
     items.push_back(std::move(it));
   }
-  // The engine's transports: single copy and, between processes of different MPI jobs, the
-  // node window for holders on this node (each send from its held copy's array).
-  redist::ExecOptions xo;
-  xo.window_pairs = redist::WindowPairs::OtherJobs;
-  redist::redistribute(world, items, xo);
+  // The engine's transports as `redistribute` chooses them by default (single copy, the
+  // node window for every pair of one node; each send from its held copy's array).
+  planning = MPI_Wtime() - t0;
+  redist::redistribute(world, items);
   std::int64_t sent = 0;
   for (std::size_t k = 0; k < plans.size(); ++k)
     for (const auto& t : plans[k].transfers)
@@ -402,11 +449,12 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   const std::string dir = dir_in.empty() ? io::default_dir(app) : dir_in;
   const std::unique_ptr<Nodes> nd = io::discover(job.world);
   const int rank = job.rank(), size = job.size();
-  const std::vector<File> mine = files_of_node(dir + "/" + nd->name, app, *nd);
+  const std::string here = dir + "/" + nd->name;
+  const std::vector<File> mine = files_of_node(here, app, *nd);
   const std::vector<int> globals = job.root() ? global_versions(global_dir, app) : std::vector<int>{};
   std::map<int, Loaded> loaded;
-  double part[5] = {MPI_Wtime() - t0, 0, 0, 0, 0};  // files, choose and read, grid, move; the whole
-  const Plan p = choose_and_load(job.world, mine, globals, app, dir, loaded);
+  double part[6] = {MPI_Wtime() - t0, 0, 0, 0, 0, 0};  // files, choose and read, grid, move; the whole; planning
+  const Plan p = choose_and_load(job.world, mine, here, nd->index, globals, app, dir, loaded);
   part[1] = MPI_Wtime() - t0 - part[0];
   if (p.choice.version < 0)
     throw Error("restart from levels in " + dir + ": no version is complete across the levels on these nodes" +
@@ -432,21 +480,21 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   for (const auto& r : reg.mats) nw.push_back(describe(r, job.grid, rank));
   const double t_move = MPI_Wtime();
   part[2] = t_move - t_grid;
-  const std::int64_t moved = move_from_copies(job.world, loaded, p, nw);
+  const std::int64_t moved = move_from_copies(job.world, loaded, p, nw, part[5]);
   impl_->iteration = p.choice.version;
   std::int64_t moved_all = 0;
   MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, job.world);
   part[3] = MPI_Wtime() - t_move;
   part[4] = MPI_Wtime() - t0;
-  MPI_Allreduce(MPI_IN_PLACE, part, 5, MPI_DOUBLE, MPI_MAX, job.world);  // each part's slowest process
-  char line[384];
+  MPI_Allreduce(MPI_IN_PLACE, part, 6, MPI_DOUBLE, MPI_MAX, job.world);  // each part's slowest process
+  char line[448];
   std::snprintf(line, sizeof line,
                 " at iteration %d: %d old processes from local copies, %d from partner copies, 0 bytes from the "
                 "global checkpoint; %d -> %d processes, now on %s, %.1f MB moved between processes (%.1f ms: files "
-                "%.1f, choose and read %.1f, grid %.1f, move %.1f)",
+                "%.1f, choose and read %.1f, grid %.1f, move %.1f of which planning %.1f)",
                 p.choice.version, p.choice.from_local, p.choice.from_partner, p.old_nprocs, size, g.shape().c_str(),
                 static_cast<double>(moved_all) / 1e6, part[4] * 1e3, part[0] * 1e3, part[1] * 1e3, part[2] * 1e3,
-                part[3] * 1e3);
+                part[3] * 1e3, part[5] * 1e3);
   impl_->progress("[" + app + "] restart from levels in " + dir + line);
   return impl_->iteration;
 }
