@@ -5,7 +5,7 @@
 # lucky seed? For each setting "NODES JOBS LO HI" the workload model (generate.py,
 # Lublin-Feitelson, offered load 0.9, node range double) is compressed as the emulated
 # runner does (cluster_stream.py prepare --lo LO --hi HI, its time limits) and simulated as
-# the emulated cluster runs it (Slurm's conservative backfilling, a query every 2 s, the
+# the emulated cluster runs it (Slurm's conservative backfilling in 60-s blocks, a query every 2 s, the
 # costs fitted on the emulated runs): every job rigid against the malleable share with the
 # node range grow (the arbitration, Slurm asked for at most the size asked). Writes one TSV
 # row per setting and seed and prints per setting the mean ratio (rigid mean turnaround /
@@ -41,7 +41,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$(dirname "$out")"
 printf 'nodes\tjobs\tlo_s\thi_s\tseed\trigid_turnaround_s\tturnaround_s\tratio\trigid_makespan_s\tmakespan_s\trigid_mean_wait_s\tmean_wait_s\tresizes_per_job\tmodel_spread\n' >"$out"
-emu=(--costs "$emu_costs" --start-ranges --interval 2 --backfill conservative --one-update off)
+emu=(--costs "$emu_costs" --start-ranges --interval 2 --backfill conservative --bf-resolution 60 --one-update off)
 IFS=';' read -r -a list <<<"$settings"
 for s in "${list[@]}"; do
   read -r nodes jobs lo hi <<<"$s"
