@@ -55,12 +55,22 @@ struct Sim {
   resize::slurm::Ledger ledger;
   std::uint64_t ledger_version = 0;
   resize::slurm::ArbiterOptions arbiter_options;
+  std::vector<double> last_query;  // per job: its last arbitration (< 0: none yet)
 
   Action decide(std::size_t j, int done, double now, const Ranks& ranks) {
     ++decide_calls;
     if (!arbiter) return decide_for(cluster, j, done, costs, ranks);
     const auto before = ledger.entries;
-    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, arbiter_options, ranks);
+    // As the real policy (slurm_policy.cpp): a job asked only at its remap points keeps
+    // its bids and offers alive at least twice the gap since its last query.
+    last_query.resize(cluster.workload().jobs.size(), -1);
+    auto opt = arbiter_options;
+    if (last_query[j] >= 0) {
+      opt.bid_ttl_s = std::max(opt.bid_ttl_s, 2 * (now - last_query[j]));
+      opt.offer_ttl_s = std::max(opt.offer_ttl_s, opt.bid_ttl_s);
+    }
+    last_query[j] = now;
+    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, opt, ranks);
     if (ledger.entries != before) ++ledger_version;
     return a;
   }
