@@ -50,7 +50,7 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   std::vector<Running> run;
   for (const auto& s : state_)
     if (s.running) run.push_back({static_cast<int>(s.held.size()), s.estimated_end});
-  const EasyResult r = conservative_ ? conservative_backfill(now, idle_count(), total(), waiting, run, ranges_)
+  const EasyResult r = conservative_ ? conservative_backfill(now, idle_count(), total(), waiting, run, ranges_, resolution_)
                                      : easy_backfill(now, idle_count(), total(), waiting, std::move(run), ranges_);
   std::vector<std::size_t> started;
   std::vector<bool> leaves(queue_.size(), false);

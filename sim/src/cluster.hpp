@@ -30,6 +30,8 @@ class Cluster {
   // Conservative backfilling (Slurm's sched/backfill: every waiting job keeps its planned
   // start) instead of EASY (only the oldest waiting job does); easy.hpp.
   void set_conservative(bool on) { conservative_ = on; }
+  // Conservative backfilling's planning blocks (Slurm's bf_resolution; easy.hpp).
+  void set_resolution(Resolution r) { resolution_ = r; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
@@ -84,6 +86,7 @@ class Cluster {
   bool ranges_ = false;
   bool top_max_ = false;
   bool conservative_ = false;
+  Resolution resolution_;
 };
 
 }  // namespace clustersim

@@ -92,8 +92,15 @@ struct Profile {
 
 }  // namespace
 
+double Resolution::down(double t) const {
+  return step > 0 ? std::floor((t + origin) / step) * step - origin : t;
+}
+double Resolution::up(double t) const {
+  return step > 0 ? std::ceil((t + origin) / step) * step - origin : t;
+}
+
 EasyResult conservative_backfill(double now, int idle, int total, const std::vector<Waiting>& queue,
-                                 const std::vector<Running>& running, bool ranges) {
+                                 const std::vector<Running>& running, bool ranges, Resolution res) {
   for (const auto& w : queue)
     if (w.nodes < 1 || w.nodes > total)
       throw Error("job " + w.id + " asks for " + std::to_string(w.nodes) + " of " + std::to_string(total) + " nodes");
@@ -113,11 +120,13 @@ EasyResult conservative_backfill(double now, int idle, int total, const std::vec
       if (p.fits(now, w.estimate_on(k), k)) n = k;
     if (n > 0) {
       out.start.push_back({q, n});
-      p.take(now, w.estimate_on(n), n);
+      p.take(now, res.up(now + w.estimate_on(n)) - now, n);
       continue;
     }
     const double dur = w.estimate_on(lowest);
-    p.take(p.earliest(lowest, dur), dur, lowest);
+    const double at = p.earliest(lowest, dur);
+    const double from = std::max(now, res.down(at));
+    p.take(from, res.up(at + dur) - from, lowest);
   }
   return out;
 }

@@ -54,7 +54,19 @@ EasyResult easy_backfill(double now, int idle, int total, const std::vector<Wait
 // job submitted before it, not only the head. With ranges a job starts now on the most
 // nodes (up to its size, not below its minimum) free for its estimate on that many; it
 // is planned on its minimum. shadow and extra stay unset.
+// Slurm plans in blocks of bf_resolution seconds (SchedulerParameters, default 60): the
+// slot a waiting job is planned in is widened to whole blocks of the wall clock, its
+// start rounded down and its end up, and a job started now keeps its nodes to its end
+// rounded up. A later job that would end a few seconds before a planned start is then not
+// backfilled. step 0: exact times; origin: the wall clock's seconds past a whole block at
+// simulated time 0.
+struct Resolution {
+  double step = 0;
+  double origin = 0;
+  double down(double t) const;
+  double up(double t) const;
+};
 EasyResult conservative_backfill(double now, int idle, int total, const std::vector<Waiting>& queue,
-                                 const std::vector<Running>& running, bool ranges = false);
+                                 const std::vector<Running>& running, bool ranges = false, Resolution res = {});
 
 }  // namespace clustersim

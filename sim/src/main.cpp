@@ -11,7 +11,8 @@
 //   malleable-clustersim --workload w.json [--costs costs.json] [--out metrics.json]
 //                        [--records jobs.csv] [--decisions decisions.jsonl]
 //                        [--start-ranges [--range-top max|requested]] [--start full|min|one]
-//                        [--one-update on|off] [--backfill easy|conservative] [--interval S] [--policy arbiter|decide|none]
+//                        [--one-update on|off] [--backfill easy|conservative [--bf-resolution S [--bf-origin S]]]
+//                        [--interval S] [--policy arbiter|decide|none]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -54,12 +55,22 @@ struct Sim {
   resize::slurm::Ledger ledger;
   std::uint64_t ledger_version = 0;
   resize::slurm::ArbiterOptions arbiter_options;
+  std::vector<double> last_query;  // per job: its last arbitration (< 0: none yet)
 
   Action decide(std::size_t j, int done, double now, const Ranks& ranks) {
     ++decide_calls;
     if (!arbiter) return decide_for(cluster, j, done, costs, ranks);
     const auto before = ledger.entries;
-    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, arbiter_options, ranks);
+    // As the real policy (slurm_policy.cpp): a job asked only at its remap points keeps
+    // its bids and offers alive at least twice the gap since its last query.
+    last_query.resize(cluster.workload().jobs.size(), -1);
+    auto opt = arbiter_options;
+    if (last_query[j] >= 0) {
+      opt.bid_ttl_s = std::max(opt.bid_ttl_s, 2 * (now - last_query[j]));
+      opt.offer_ttl_s = std::max(opt.offer_ttl_s, opt.bid_ttl_s);
+    }
+    last_query[j] = now;
+    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, opt, ranks);
     if (ledger.entries != before) ++ledger_version;
     return a;
   }
@@ -241,6 +252,7 @@ int main(int argc, char** argv) {
   std::string workload_path, costs_path, out_path, records_path, decisions_path;
   int nodes = 0;
   double interval = 0;
+  clustersim::Resolution resolution;
   bool all_rigid = false, no_expansion = false, ranges = false;
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
   app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)")->required();
@@ -258,6 +270,10 @@ int main(int argc, char** argv) {
   app.add_option("--backfill", backfill, "easy: FCFS + EASY backfilling (default); conservative: every waiting job "
                  "keeps its planned start, as Slurm's sched/backfill")
       ->check(CLI::IsMember({"easy", "conservative"}));
+  app.add_option("--bf-resolution", resolution.step, "conservative: plan in blocks of S seconds of the wall clock, "
+                 "as Slurm's bf_resolution (its default 60; 0: exact times, the default here)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--bf-origin", resolution.origin, "the wall clock's seconds past a whole block at simulated time 0");
   app.add_option("--start", start_mode, "full: a malleable job starts a process on every node Slurm gave (default); "
                  "min: on its minimum, one: one process, spawning onto the rest at its first remap point")
       ->check(CLI::IsMember({"full", "min", "one"}));
@@ -289,6 +305,7 @@ int main(int argc, char** argv) {
     sim.cluster.set_start_ranges(ranges);
     sim.cluster.set_range_top_max(range_top == "max");
     sim.cluster.set_conservative(backfill == "conservative");
+    sim.cluster.set_resolution(resolution);
     sim.start = start_mode == "one" ? Sim::Start::One : start_mode == "min" ? Sim::Start::Min : Sim::Start::Full;
     sim.arbiter = policy == "arbiter";
     sim.no_resizes = policy == "none";

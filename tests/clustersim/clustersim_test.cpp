@@ -291,6 +291,29 @@ TEST(ClusterSimEasy, ConservativeProtectsEveryEarlierJob) {
   EXPECT_TRUE(conservative_backfill(50, 0, 4, {{"w", 1, 10}}, {{4, 40}}).start.empty());
 }
 
+TEST(ClusterSimEasy, ConservativePlansInWholeBlocks) {
+  // 4 of 10 nodes idle, 6 busy until 100: the 8-node head is planned at 100.
+  const std::vector<Running> run = {{6, 100}};
+  const std::vector<Waiting> q = {{"head", 8, 50}, {"short", 2, 90}};  // ends at 90, 10 s before
+  EXPECT_EQ(conservative_backfill(0, 4, 10, q, run).start, (std::vector<Start>{{1, 2}}));
+  // Planned in 60-s blocks of the wall clock, the head's slot starts at the block's start
+  // (60): the short job would overlap it and waits, as Slurm's backfilling does.
+  const Resolution minute{60, 0};
+  EXPECT_TRUE(conservative_backfill(0, 4, 10, q, run, false, minute).start.empty());
+  // The wall clock 30 s into a block at time 0: the head's block starts at 90 (120 on the
+  // clock), the short job ends by then and starts.
+  EXPECT_EQ(conservative_backfill(0, 4, 10, q, run, false, {60, 30}).start, (std::vector<Start>{{1, 2}}));
+  EXPECT_DOUBLE_EQ(minute.down(100), 60);
+  EXPECT_DOUBLE_EQ(minute.up(100), 120);
+  EXPECT_DOUBLE_EQ(Resolution{}.up(100), 100);
+  // A job started now holds its nodes to its end rounded up: b (8 nodes) is planned when a
+  // ends, at 50 with exact times (c, 4 nodes until 55, would overlap it and waits), at 60
+  // in blocks (c ends before and starts).
+  const std::vector<Waiting> q2 = {{"a", 6, 50}, {"b", 8, 20}, {"c", 4, 55}};
+  EXPECT_EQ(conservative_backfill(0, 10, 10, q2, {}).start, (std::vector<Start>{{0, 6}}));
+  EXPECT_EQ(conservative_backfill(0, 10, 10, q2, {}, false, minute).start, (std::vector<Start>{{0, 6}, {2, 4}}));
+}
+
 TEST(ClusterSimCluster, RangeTopAndTimeLimits) {
   Job m = job("m", 0, 2, true);  // may run on 1-4 nodes
   m.limit_s = 500;

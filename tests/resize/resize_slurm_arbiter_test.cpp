@@ -400,6 +400,38 @@ struct ScratchDir {
 };
 }  // namespace
 
+TEST(SlurmArbiter, AJobAskedLessOftenThanItsBidLivesStillGrows) {
+  // Asked only at its remap points, 25 s apart (longer than a bid's 20-s lifetime): the
+  // bid of the first query must still stand at the second, which acquires.
+  const ScratchDir scratch;
+  ASSERT_FALSE(scratch.path.empty());
+  MiniSlurm slurm;
+  slurm.jobs = {{"7", {"node1"}}};
+  slurm.idle = {"node2"};
+  double clock = 1000;
+  Options o;
+  o.shared_dir = scratch.path;
+  o.interval_s = 2;
+  o.jitter = 0;
+  o.max_nodes = 2;
+  o.clock = o.wall_clock = [&] { return clock; };
+  SlurmPolicy a(std::make_unique<Client>(slurm.runner(), "7"), o);
+  const std::vector<std::string> ranks(2, "node1");
+  PolicyInput in;
+  in.world_size = 2;
+  in.rank_hosts = &ranks;
+  Decision d = a.decide(in);
+  EXPECT_EQ(d.action, Action::None) << d.reason;
+  EXPECT_NE(d.reason.find("bid"), std::string::npos) << d.reason;
+  clock += 25;
+  d = a.decide(in);
+  EXPECT_EQ(d.action, Action::None) << d.reason;  // the first gap is not known yet: bids anew
+  clock += 25;
+  d = a.decide(in);
+  ASSERT_EQ(d.action, Action::Expand) << d.reason;
+  EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node2", 2}}));
+}
+
 TEST(SlurmArbiter, TwoPoliciesShareOneViewPerIntervalAndOneGetsTheNodes) {
   const ScratchDir scratch;
   ASSERT_FALSE(scratch.path.empty());

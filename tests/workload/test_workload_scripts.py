@@ -304,6 +304,15 @@ class SimSide(unittest.TestCase):
             with open(os.path.join(d, "meta.json"), "w") as f:
                 json.dump({"start": "full", "accounting": True, "range": "grow"}, f)
             self.assertEqual(run_flags.flags(d)[-2:], ["--range-top", "requested"])
+            # with jobcomp.txt: Slurm's 60-s planning blocks, and where time 0 fell in its
+            # minute (the latest SubmitTime - submit_s: 12:00:47 - 5.6 and 12:00:50 - 8.2)
+            with open(os.path.join(d, "jobs.json"), "w") as f:
+                json.dump([{"id": "j000", "submit_s": 5.6}, {"id": "j001", "submit_s": 8.2}], f)
+            with open(os.path.join(d, "jobcomp.txt"), "w") as f:
+                f.write("JobId=1 UserId=root(0) Name=j000 JobState=COMPLETED SubmitTime=2026-11-25T12:00:47 x=y\n"
+                        "JobId=2 UserId=root(0) Name=j001 JobState=COMPLETED SubmitTime=2026-11-25T12:00:50 x=y\n")
+            self.assertEqual(run_flags.flags(d)[-6:], ["--range-top", "requested", "--bf-resolution", "60",
+                                                       "--bf-origin", "41.80"])
 
 
 class Compare(unittest.TestCase):

@@ -225,6 +225,8 @@ class SlurmPolicy final : public Policy {
   bool configured_ = false;
   bool no_release_ = false;  // Slurm refuses every NodeList update of this job (see release)
   double interval_now_ = 0;
+  double last_plan_wall_ = -1e30;  // the last arbitration: a job asked only at long remap
+                                   // points keeps its bid alive past the gap (plan_shared)
   std::uint64_t round_ = 0;
   double wall() const;
   bool plan_shared(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s, Plan& p,

@@ -53,7 +53,13 @@ bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::stri
   JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
   ArbiterOptions a;
   a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
-  a.bid_ttl_s = std::max(a.bid_ttl_s, 4 * opt_.interval_s * (1 + opt_.jitter));
+  // The policy is asked at remap points, so a job whose iterations are longer than the
+  // bid's lifetime renews its bid that seldom: it found it dropped at every query, bid
+  // anew and waited out the window again, never growing (a 23-s iteration against a 20-s
+  // lifetime, emulated). Its bids and offers live at least twice the last gap.
+  const double gap = last_plan_wall_ > -1e29 ? w - last_plan_wall_ : 0;
+  last_plan_wall_ = w;
+  a.bid_ttl_s = std::max({a.bid_ttl_s, 4 * opt_.interval_s * (1 + opt_.jitter), 2 * gap});
   a.offer_ttl_s = a.bid_ttl_s;
   a.expansion = opt_.expansion;
   const GrowthModel growth = [&](int n) { return growth_from_metrics(in, o, n, per_node); };

@@ -13,11 +13,39 @@ Slurm kept no accounting, so it changed a job's allocation once: a job's output 
 ("keeps no accounting"), or meta.json has "accounting": false; off when meta.json has
 "accounting": true; without either, on (the runs before slurmdbd). --range-top requested
 when meta.json's "range" is grow (Slurm was asked for at most the size each job asked).
+--bf-resolution 60 --bf-origin S when the run's jobcomp.txt is there: Slurm's backfilling
+plans in 60-s blocks of the wall clock (bf_resolution, its default; scripts/cluster.sh sets
+no other), and S is where the run's time 0 fell in its minute: the latest of
+SubmitTime (whole seconds) - submit_s over the jobs (jobs.json), mod 60.
 """
+import calendar
 import glob
 import json
 import os
+import math
+import re
 import sys
+import time
+
+BF_RESOLUTION_S = 60
+
+
+def bf_origin(d):
+    """The wall clock's seconds past a whole bf_resolution block at the run's time 0, or
+    None without jobcomp.txt and jobs.json."""
+    comp, runs = os.path.join(d, "jobcomp.txt"), os.path.join(d, "jobs.json")
+    if not (os.path.exists(comp) and os.path.exists(runs)):
+        return None
+    submit = {j["id"]: j["submit_s"] for j in json.load(open(runs)) if j.get("submit_s") is not None}
+    t0 = None
+    for line in open(comp, errors="replace"):
+        m = re.search(r"\bName=(\S+) .*\bSubmitTime=(\S+)", line)
+        if not m or m.group(1) not in submit:
+            continue
+        # slurmctld writes local time; the emulated cluster's machine runs on UTC
+        wall = calendar.timegm(time.strptime(m.group(2), "%Y-%m-%dT%H:%M:%S"))
+        t0 = max(t0 if t0 is not None else -math.inf, wall - submit[m.group(1)])
+    return None if t0 is None else t0 % BF_RESOLUTION_S
 
 
 def flags(d):
@@ -38,7 +66,9 @@ def flags(d):
         accounting = False
     # range grow: Slurm was asked for at most the size each job asked (-N min-size)
     top = ["--range-top", "requested"] if meta.get("range") == "grow" else []
-    return ["--start", start, "--one-update", "off" if accounting else "on"] + top
+    origin = bf_origin(d)
+    bf = [] if origin is None else ["--bf-resolution", str(BF_RESOLUTION_S), "--bf-origin", f"{origin:.2f}"]
+    return ["--start", start, "--one-update", "off" if accounting else "on"] + top + bf
 
 
 def main(argv=None):
