@@ -16,7 +16,8 @@
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
 #        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
 #        [--start min|one|full] [--no-accounting] [--range requested|double|grow]
-# Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_emulated_<s>.png,
+# Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_<basename of DIR>_<s>.png
+# (workload_emulated_<s>.png by default: another --out never overwrites those),
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
 # Slurm starts a malleable job on as many nodes in [min, max] as it can give now, and the
 # job launches one process on each (--start full, the default: those cannot leave, so its
@@ -74,13 +75,14 @@ cluster=$here/scripts/cluster.sh
 why=$("$cluster" check) || { echo "$why"; exit 77; }
 command -v slurmctld >/dev/null || { echo "workload_cluster.sh: Slurm is not installed (scripts/setup.sh)" >&2; exit 77; }
 wl=$here/scripts/bench/workload
+out=${out%/}
 mkdir -p "$out" "$img"
 LOCK=/run/malleable-cluster.lock
 dirs=()
 for share in $shares; do
   d=$out/share_$share
   if ((report_only)); then
-    python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_emulated_$share.png"
+    python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_${out##*/}_$share.png"
     continue
   fi
   rm -rf "$d"
@@ -121,7 +123,7 @@ PY
   rm -f "$d"/jobs/*.sh "$d"/jobs/*.hosts
   rm -rf "$d/ckpt"
   find "$d" -type f \( -name '*.out' -o -name '*.json' -o -name '*.jsonl' -o -name '*.txt' \) -exec sed -i "s#$here/##g; s#$here#.#g" {} +
-  python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_emulated_$share.png"
+  python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_${out##*/}_$share.png"
   dirs+=("$d")
 done
 python3 "$wl/cluster_report.py" costs "$out"/share_* -o "$costs"
