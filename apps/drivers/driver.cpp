@@ -25,7 +25,14 @@ namespace apps {
 // The status malleable-run relaunches on is the session's (Session::remap_or_restart).
 static_assert(kExitResizeByRestart == resize::kExitResizeByRestart);
 
+// stdout written line by line: mpiexec forwards a process's stdout and stderr through two
+// pipes, so a line flushed in pieces from a full 4-KiB buffer could be cut by a warning on
+// stderr (the session's end-of-run warnings) where both reach one log, and a reader that
+// greps for the line (the result check) would miss it.
+static void line_buffered_stdout() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
+
 void init_mpi(int& argc, char**& argv) {
+  line_buffered_stdout();
   bool background = false;
   for (int k = 1; k < argc; ++k) {
     const std::string a = argv[k];

@@ -26,7 +26,8 @@ std::string version_text(const std::string& program);
 // MPI_Init for a driver: MPI_Init_thread asking for MPI_THREAD_MULTIPLE when the command
 // line has --background other than off (the session's helper thread then spawns and moves
 // the constant matrices while the application computes; without it, progress calls in
-// begin/end_iteration do and the spawn blocks at the begin point), plain MPI_Init otherwise.
+// begin/end_iteration do and the spawn blocks at the begin point), plain MPI_Init otherwise;
+// stdout is then line-buffered (line_buffered_stdout in driver.cpp says why).
 void init_mpi(int& argc, char**& argv);
 // CLI11 check: a positive, finite number; the message names the value.
 const CLI::Validator& positive();

@@ -122,6 +122,7 @@ Run run(const std::string& mode, int n, resize::Grid shape, const std::vector<do
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // whole lines, never cut by a warning on stderr
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

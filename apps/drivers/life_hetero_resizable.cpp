@@ -257,6 +257,7 @@ class AdaptivePolicy final : public resize::Policy {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // whole lines, never cut by a warning on stderr
   apps::CommonOptions o;
   o.n = 240;
   o.iters = 8;
