@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The remap point's arrival check, its pure part: the deadline and the
-// messages that name the processes that did not arrive (resize/src/session/arrival.hpp).
+// messages that name the processes that did not arrive (resize/src/session/handover.hpp; its MPI shell is in
+// resize/src/session/watchdog.cpp).
 #include <gtest/gtest.h>
 
 #include "malleable/resize/types.hpp"
 #include "malleable_internal/wire.hpp"
-#include "session/arrival.hpp"
+#include "session/handover.hpp"
 
 using resize::detail::arrival_deadline;
 using resize::detail::arrival_verdict;

@@ -117,7 +117,7 @@ Decision unpack_decision(const std::vector<char>& bytes) {
   return decoded([&] { return malleable::wire::decode<Decision>(bytes, kDecision, decision_fields); });
 }
 
-// The arrival check (arrival.cpp sends these).
+// The arrival check (watchdog.cpp sends these).
 
 double arrival_deadline(double floor_seconds, double longest_interval) {
   return std::max(floor_seconds, 3.0 * std::max(0.0, longest_interval));

@@ -78,8 +78,8 @@ constexpr std::uint32_t kDecisionVersion = 2;  // 2: new_allocation
 std::vector<char> pack(const Decision& d);
 Decision unpack_decision(const std::vector<char>& bytes);
 
-// The arrival check at the start of every remap point (arrival.hpp; its MPI shell is
-// arrival.cpp): its deadline, its verdicts and its messages.
+// The arrival check at the start of every remap point (watchdog.hpp; its MPI shell is
+// watchdog.cpp): its deadline, its verdicts and its messages.
 
 // The deadline of a remap point's arrival check: `floor_seconds` (SessionOptions::
 // remap_timeout, RESIZE_REMAP_TIMEOUT), or 3 times the longest time between two remap

@@ -26,8 +26,6 @@
 #include "common/config.hpp"
 #include "session/world.hpp"
 
-extern "C" void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
-
 namespace resize {
 
 using namespace detail;
@@ -308,15 +306,9 @@ void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* de
   impl_->grid_switch().desc_for(r, impl_->job.grid, desc);
 }
 
-std::size_t Session::local_size(const int* desc) {
-  if (desc[1] < 0) return 0;
-  int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
-  Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
-  // The local columns: redist's map of the column dimension (first block on column 0).
-  const redist::Axis cols(redist::BlockSizes::uniform(desc[3], desc[5]), npcol, 0);
-  const auto nloc = cols.local_count(mycol);
-  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max<std::int64_t>(nloc, 1));
-}
+// Session::local_size, the buffer such a descriptor needs, is beside desc_for
+// (session_move.cpp).
+
 void Session::report_compute(double work, double seconds) {
   if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
     throw Error("report_compute: work and seconds must be finite and >= 0 (got " + std::to_string(work) + ", " +

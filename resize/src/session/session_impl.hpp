@@ -35,7 +35,6 @@
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
-#include "session/arrival.hpp"
 #include "session/handover.hpp"
 #include "session/matrix_desc.hpp"
 #include "session/storage.hpp"
@@ -58,7 +57,7 @@ inline double cpu_seconds() {
 // The session's grids are blacs_dyn::Grid: a BLACS grid for `g` on `world` (collective
 // over it; processes outside `g` get no context), and the placement of one as a Grid.
 // Every process of the world makes the same grids in the same order, so it is also where
-// the arrival check's duplicate of a new world is made (arrival.hpp).
+// the arrival check's duplicate of a new world is made (watchdog.hpp).
 inline blacs_dyn::Grid blacs_grid(MPI_Comm world, const Grid& g) {
   arrival_on_world(world);
   return blacs_dyn::Grid(world, g.nprow, g.npcol, g.rank_map());

@@ -147,6 +147,18 @@ void GridSwitch::desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d)
   std::copy(v, v + 9, d);
 }
 
+// The local buffer a descriptor needs on this process (public: Session::make_desc's
+// descriptors, and every buffer the grid switch stages from desc_for's).
+std::size_t Session::local_size(const int* desc) {
+  if (desc[1] < 0) return 0;
+  int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
+  Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
+  // The local columns: redist's map of the column dimension (first block on column 0).
+  const redist::Axis cols(redist::BlockSizes::uniform(desc[3], desc[5]), npcol, 0);
+  const auto nloc = cols.local_count(mycol);
+  return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max<std::int64_t>(nloc, 1));
+}
+
 // Redistributes every registered matrix from grid `from` to grid `to` (both contexts
 // on the current world); returns bytes moved between ranks (job-wide, on every rank).
 // Collective over the world, newcomers included (they pass no record). The figures come

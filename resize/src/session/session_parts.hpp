@@ -110,7 +110,7 @@ struct IterationMeter {
   std::array<double, 5> close();
 };
 
-// The arrival check at every remap point (arrival.hpp): its floor (SessionOptions::
+// The arrival check at every remap point (watchdog.hpp): its floor (SessionOptions::
 // remap_timeout, RESIZE_REMAP_TIMEOUT), when the last check ended, the longest time
 // between two of them.
 struct ArrivalCheck {

@@ -1,17 +1,44 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal: a resize's deadlines. The resize watchdog (a thread that ends the job when a
-// resize hangs) and its scope guard, the world it watches filled in by watchdog.cpp; and
-// the spawn's deadline of the expansion fallback (expansion_fallback_shell.hpp), a thread
-// that ends this process with the restart status when a spawn does not return.
+// Internal: the session's deadlines, each of which ends a job that hangs with a message
+// naming who did not answer (watchdog.cpp). The arrival check at the start of every remap
+// point, before any resize is under way; the resize watchdog (a thread that ends the job
+// when a resize hangs) and its scope guard, the world it watches filled in by
+// watchdog.cpp; and the spawn's deadline of the expansion fallback
+// (expansion_fallback_shell.hpp), a thread that ends this process with the restart status
+// when a spawn does not return.
 #pragma once
+
+#include <mpi.h>
 
 #include <string>
 #include <vector>
 
 #include "malleable_internal/watchdog.hpp"
+#include "session/handover.hpp"
 
 namespace resize {
 namespace detail {
+
+// The arrival check at the start of every remap point. A process that skips a remap point
+// (or is stuck or gone before it) would leave the others blocked for ever in the remap
+// point's first collective, with no message: no resize has begun, so the resize watchdog
+// is not armed. Instead every process first reports its arrival to world rank 0 with
+// non-blocking messages, polled against a deadline; rank 0 names the ranks that did not
+// arrive in time (or came to the remap point after another iteration) and ends the job
+// with status 75, as the resize watchdog does. The deadline, the verdicts and the
+// messages' codec are pure (handover.hpp, beside the session's other messages;
+// unit-tested); the messages travel on a private duplicate of the world, so an
+// application's wildcard receive on the world never takes them.
+//
+// Every process of a new world, at the same collective call (detail::blacs_grid): keeps a
+// private duplicate of `world` for the check (one per world; freed when replaced, never
+// after MPI_Finalize).
+void arrival_on_world(MPI_Comm world);
+
+// Collective over `world` at a remap point after `iteration`: returns once every process
+// of the world arrived at a remap point after the same iteration; otherwise prints
+// "resize: FAILED - <verdict>. Ending the job." and ends the job (MPI_Abort, status 75).
+void arrival_check(MPI_Comm world, int iteration, double seconds);
 
 // Which processes of a world (hosts[r], pids[r] by rank) are gone or stopped, as far as
 // can be seen from `host` (/proc of this node): a sentence for the watchdog's message.
