@@ -18,24 +18,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 seeds="1 2 3 4 5 6 7 8 9 10" share=0.5 out="" build=$here/build
-while (($#)); do
-  case $1 in
-    --seeds) seeds=$2; shift 2 ;;
-    --share) share=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    -h | --help) sed -n 3,15p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) build=$1; shift ;;
-  esac
-done
+# shellcheck source=scripts/bench/workload/common.sh
+. "$here/scripts/bench/workload/common.sh"
+wl_args "seeds share out" 3,15 "$@"
 out=${out:-$here/docs/data/workload/seeds/share_$share.tsv}
-bin=$build/sim/malleable-clustersim
-[[ -x $bin ]] || { echo "workload_seeds: $bin not built (needs libsimgrid-dev)" >&2; exit 1; }
-wl=$here/scripts/bench/workload
-emu_costs=$here/docs/data/workload/emulated/costs_validation.json
-[[ -r $emu_costs ]] || emu_costs=$here/sim/costs/emulated.json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$(dirname "$out")"
+wl_setup workload_seeds
 printf 'seed\tworkload\tvariant\trigid_turnaround_s\tturnaround_s\tratio\trigid_makespan_s\tmakespan_s\tresizes_per_job\n' >"$out"
 
 # workload W (compressed into [lo, hi] s, or "raw"), node range R -> $tmp/w.json
@@ -43,17 +30,7 @@ make() {  # seed range lo hi
   python3 "$wl/generate.py" --nodes 10 --jobs 32 --seed "$1" --malleable-share "$share" --load 0.9 --range "$2" \
     -o "$tmp/g.json"
   if [[ $3 == raw ]]; then cp "$tmp/g.json" "$tmp/w.json"; return; fi
-  python3 "$wl/cluster_stream.py" prepare --workload "$tmp/g.json" --lo "$3" --hi "$4" -o "$tmp/p.json"
-  # the runner's time limits (cluster_stream.time_limit_min), which Slurm's backfilling plans with
-  python3 - "$wl" "$tmp/p.json" "$tmp/w.json" <<'PY'
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import cluster_stream
-w = json.load(open(sys.argv[2]))
-for j in w["jobs"]:
-    j["limit_s"] = 60.0 * cluster_stream.time_limit_min(j)
-json.dump(w, open(sys.argv[3], "w"))
-PY
+  wl_compress "$tmp/g.json" "$3" "$4" "$tmp/w.json"
 }
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"; }
 row() {  # seed workload variant rigid.json run.json

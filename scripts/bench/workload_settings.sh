@@ -20,26 +20,11 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 settings="10 32 20 120;16 32 20 120" seeds="1 2 3 4 5 6 7 8 9 10" share=0.5 flags="" out="" build=$here/build
-while (($#)); do
-  case $1 in
-    --settings) settings=$2; shift 2 ;;
-    --seeds) seeds=$2; shift 2 ;;
-    --share) share=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --flags) flags=$2; shift 2 ;;
-    -h | --help) sed -n 3,19p "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) build=$1; shift ;;
-  esac
-done
+# shellcheck source=scripts/bench/workload/common.sh
+. "$here/scripts/bench/workload/common.sh"
+wl_args "settings seeds share out flags" 3,19 "$@"
 out=${out:-$here/docs/data/workload/seeds/settings_$share.tsv}
-bin=$build/sim/malleable-clustersim
-[[ -x $bin ]] || { echo "workload_settings: $bin not built (needs libsimgrid-dev)" >&2; exit 1; }
-wl=$here/scripts/bench/workload
-emu_costs=$here/docs/data/workload/emulated/costs_validation.json
-[[ -r $emu_costs ]] || emu_costs=$here/sim/costs/emulated.json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$(dirname "$out")"
+wl_setup workload_settings
 printf 'nodes\tjobs\tlo_s\thi_s\tseed\trigid_turnaround_s\tturnaround_s\tratio\trigid_makespan_s\tmakespan_s\trigid_mean_wait_s\tmean_wait_s\tresizes_per_job\tmodel_spread\n' >"$out"
 emu=(--costs "$emu_costs" --start-ranges --interval 2 --backfill conservative --bf-resolution 60 --one-update off)
 IFS=';' read -r -a list <<<"$settings"
@@ -48,17 +33,7 @@ for s in "${list[@]}"; do
   for seed in $seeds; do
     python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" --load 0.9 \
       --range double -o "$tmp/g.json"
-    python3 "$wl/cluster_stream.py" prepare --workload "$tmp/g.json" --lo "$lo" --hi "$hi" -o "$tmp/p.json"
-    # the runner's time limits (cluster_stream.time_limit_min), which Slurm's backfilling plans with
-    python3 - "$wl" "$tmp/p.json" "$tmp/w.json" <<'PY'
-import json, sys
-sys.path.insert(0, sys.argv[1])
-import cluster_stream
-w = json.load(open(sys.argv[2]))
-for j in w["jobs"]:
-    j["limit_s"] = 60.0 * cluster_stream.time_limit_min(j)
-json.dump(w, open(sys.argv[3], "w"))
-PY
+    wl_compress "$tmp/g.json" "$lo" "$hi" "$tmp/w.json"
     "$bin" --workload "$tmp/w.json" "${emu[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
     # shellcheck disable=SC2086
     "$bin" --workload "$tmp/w.json" "${emu[@]}" --policy arbiter --range-top requested $flags --out "$tmp/o.json" 2>/dev/null
