@@ -280,6 +280,43 @@ def move_section(rows):
     return out + [""]
 
 
+def spawn_other_section(rows):
+    """The spawn beside the raw spawns, and the record's other phase by step."""
+    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
+    xs = lambda r, k: "-" if r.get(k) is None else (
+        f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 and r.get(k + "_min") is not None
+        else f"{r[k]:.2f}x")
+    out = ["### The spawn and the other phase, step by step", "",
+           "The raw spawn, four ways, each round right after the resize: the program alone (`spawn_pingpong.c`: "
+           "MPI_Init, merge, barrier) and the same program linked with the driver's libraries (its newcomers load "
+           "ScaLAPACK, OpenBLAS and the library and run blacs-dyn's MPI_Init, as the driver's do, then merge; "
+           "`rawlibs.R.txt`), each as the median of 5 spawns after a warm-up and as the warm-up itself, the job's "
+           "first spawn, which is what a resize is. The resize's spawn phase is blacs-dyn's expansion: the checks "
+           "(rank 0: executable, slots; an agreement), `MPI_Comm_spawn` of the driver with the newcomers' check-in "
+           "(inside their MPI_Init), the merges, a dup of the grown world and every rank's host name "
+           "(`BLACS_DYN_TRACE=1` prints each, in the cluster rows' `resize.R.log`). Other, from the record's "
+           "`other_phases` (rank 0's seconds): decision = the remap point up to the spawn (the decision's "
+           "broadcast, every rank's node, the target grid, the prefault thread started), hand-over = the state "
+           "packed, shared and unpacked (it waits for every newcomer to get from its MPI_Init to its join: the "
+           "driver's set-up and the matrices' registration), hosts = every rank's node in the grown world, grids "
+           "= the BLACS grids of both shapes, release = the old grid released; rows measured before the record "
+           "split it show `-`.",
+           "",
+           "| driver | N | setting | spawn ms | raw alone ms (median / first) | raw, driver's libraries ms (median / "
+           "first) | spawn / first raw (libraries) | other ms | decision | hand-over | hosts | grids | release | "
+           "resize / (raw + bound) | resize / (first raw, libraries + bound) |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {ms(r.get('spawn_s'))} | "
+                   f"{ms(r.get('raw_spawn_s'))} / {ms(r.get('raw_spawn_first_s'))} | "
+                   f"{ms(r.get('raw_libs_spawn_s'))} / {ms(r.get('raw_libs_spawn_first_s'))} | "
+                   f"{xs(r, 'spawn_over_raw_first_libs')} | {ms(r.get('other_s'))} | {ms(r.get('other_decision_s'))} | "
+                   f"{ms(r.get('other_handover_s'))} | {ms(r.get('other_hosts_s'))} | {ms(r.get('other_grids_s'))} | "
+                   f"{ms(r.get('other_release_s'))} | {xs(r, 'resize_over_spawn_plus_bound')} | "
+                   f"{xs(r, 'resize_over_first_spawn_plus_bound')} |")
+    return out + [""]
+
+
 def section(rows, data):
     m = meta(data)
     ns = sorted({r["n"] for r in rows})
@@ -297,10 +334,10 @@ def section(rows, data):
         "`--no-check`. Per row and round, one right after the other: the resize and a job started on 2x2 (their "
         "order alternating from round to round), `redistribute` alone on the same matrices (redist_bench --shapes "
         "on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest link's bound at 1 Gbit/s) "
-        "and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host. Phases from the driver's "
+        "and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host (raw spawn ms: the median "
+        "of 5 after a warm-up, the program alone; the other raw spawns below). Phases from the driver's "
         "JSON record: spawn, move = the session's redistribution of every registered matrix (through redist's "
-        "engine), other = state hand-over + BLACS grid switch + bookkeeping (the record does not split those "
-        "two). `node`: one node, Open MPI's default (the newcomers beside the old processes: growth `within`); "
+        "engine), other = the rest (decision, state hand-over, hosts, BLACS grids, release: split below). `node`: one node, Open MPI's default (the newcomers beside the old processes: growth `within`); "
         "`cluster`: 2 emulated nodes, the newcomers on node2 (growth by whole nodes: `node`). After / fresh: "
         "median iteration after the resize (its first left out) over the same on the fresh job (its first left "
         "out), wall clock and dedicated-core (CPU) clock. Times are medians over the rounds; each ratio is the "
@@ -312,6 +349,7 @@ def section(rows, data):
         "",
     ]
     text += move_section(rows)
+    text += spawn_other_section(rows)
     bj = os.path.join(data, "..", "between_jobs", "summary.txt")
     if os.path.exists(bj):
         text += ["### Between jobs on one node (`scripts/bench/between_jobs.sh`, data `docs/data/between_jobs/`)", "",
