@@ -13,7 +13,10 @@
 #   redist  redist_bench --shapes: `redistribute` alone on the same matrices, 1x2 -> 2x2 on
 #           4 ranks of one job, with the memcpy floor and (cluster) the busiest link's bound;
 #   raw     spawn_pingpong.c's spawn mode: a raw MPI_Comm_spawn + merge of the same 2
-#           processes onto the same host (median of its repetitions after a warm-up).
+#           processes onto the same host (median of its repetitions after a warm-up, and
+#           the warm-up: the job's first spawn), twice: the program alone (raw.R.txt) and
+#           linked with the driver's libraries (rawlibs.R.txt: its newcomers load and
+#           initialise what the driver's do, blacs-dyn's MPI_Init included, then merge).
 # The report takes the median of every quantity over the rounds and gives each ratio's
 # spread (min-max of the per-round ratios). The drivers run with --no-check (the serial
 # check would repeat the work on one process; the tests check the results).
@@ -72,6 +75,15 @@ mkdir -p "$out"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$scratch/spawn_pingpong"
+# spawn_pingpong linked with a driver's libraries (its NEEDED entries and run path).
+raw_with_libs() {  # <driver executable> <output>
+  local rp libs
+  rp=$(readelf -d "$1" | sed -n 's/.*R[UN]*PATH.*\[\(.*\)\]/\1/p')
+  libs=$(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/-l:\1/p' | grep -v -e libmpi.so -e libc.so -e libm.so -e libgcc_s)
+  # shellcheck disable=SC2046,SC2086
+  mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$2" $(tr ':' '\n' <<<"$rp" | grep . | sed 's/^/-L/') \
+    -Wl,--no-as-needed $libs -Wl,-rpath,"$rp"
+}
 
 shapes() {  # <driver> <N>: the registered matrices, 1x2 -> 2x2, as redist_bench --shapes
   local n=$2
@@ -110,6 +122,7 @@ measure() {  # <driver> <N> <setting> <dir>
     raw=(-n 2) sched="1:expand:2x2:local2@node2" host=node2 link=1e9  # raw: the hostfile, so node2 is in its allocation
   fi
   mkdir -p "$dir"
+  [[ -x $scratch/spawn_pingpong_$d ]] || raw_with_libs "$exe" "$scratch/spawn_pingpong_$d"
   rm -f "$dir"/*.json "$dir"/*.log "$dir"/raw*.txt
   echo "load_before $(cut -d' ' -f1-3 /proc/loadavg)" >"$dir/meta.txt"
   local r
@@ -133,6 +146,9 @@ measure() {  # <driver> <N> <setting> <dir>
     # shellcheck disable=SC2086
     launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong" spawn 2 "$raw_reps" $host \
       >"$dir/raw.$r.txt" 2>&1 || { echo "   raw spawn failed:"; tail -5 "$dir/raw.$r.txt"; }
+    # shellcheck disable=SC2086
+    launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong_$d" spawn 2 "$raw_reps" $host \
+      >"$dir/rawlibs.$r.txt" 2>&1 || { echo "   raw spawn (driver's libraries) failed:"; tail -5 "$dir/rawlibs.$r.txt"; }
     grep -E "remap after" "$dir/resize.$r.log" | sed 's/^ */   /' || true
   done
   { echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)"; echo "commit $build_commit"; } >>"$dir/meta.txt"

@@ -24,6 +24,12 @@ Ratios (each from one run, the measurements of a row taken one right after the o
   move_over_floor               the resize's move / the memcpy floor of the same bytes
   resize_over_spawn_plus_bound  (cluster) the whole resize / (raw spawn + merge + the
                                 busiest link's bound of the move)
+  resize_over_first_spawn_plus_bound
+                                (cluster) the same over the job's first raw spawn + merge of
+                                the program linked with the driver's libraries (rawlibs:
+                                its newcomers load and start what the driver's do): like for
+                                like with a resize, the job's first spawn of the driver
+  spawn_over_raw_first_libs     the resize's spawn phase / that first raw spawn
   after_over_fresh              median iteration wall time after the resize (the first
                                 iteration after it left out) / the same on a job started
                                 on the new grid (its first iteration left out)
@@ -48,7 +54,11 @@ COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "oth
            "cpu_after_over_fresh", "load_before", "rounds", "move_over_redistribute_min",
            "move_over_redistribute_max", "resize_over_spawn_plus_bound_min", "resize_over_spawn_plus_bound_max",
            "after_over_fresh_min", "after_over_fresh_max", "cpu_after_over_fresh_min", "cpu_after_over_fresh_max",
-           "move_over_redistribute_cold_min", "move_over_redistribute_cold_max"]
+           "move_over_redistribute_cold_min", "move_over_redistribute_cold_max",
+           "raw_spawn_first_s", "raw_libs_spawn_s", "raw_libs_spawn_first_s", "resize_over_first_spawn_plus_bound",
+           "spawn_over_raw_first_libs", "other_decision_s", "other_handover_s", "other_hosts_s", "other_grids_s",
+           "other_release_s", "resize_over_first_spawn_plus_bound_min", "resize_over_first_spawn_plus_bound_max",
+           "spawn_over_raw_first_libs_min", "spawn_over_raw_first_libs_max"]
 
 
 def load_json(path):
@@ -65,16 +75,18 @@ def median_iter(record, first, key):
 
 
 def raw_spawn(path):
-    """Median raw MPI_Comm_spawn + merge (spawn_pingpong.c's spawn mode), seconds."""
+    """Raw MPI_Comm_spawn + merge (spawn_pingpong.c's spawn mode), seconds: (the median of
+    the repetitions after the warm-up, the warm-up = the job's first spawn; None where the
+    file, written before it printed the warm-up, does not say)."""
     try:
         lines = open(path).read().splitlines()
     except OSError:
-        return None
+        return None, None
     for line in lines:
         f = line.split()
-        if len(f) == 3 and f[0] == "raw_spawn_merge_ms":
-            return float(f[2]) / 1e3
-    return None
+        if len(f) in (3, 4) and f[0] == "raw_spawn_merge_ms":
+            return float(f[2]) / 1e3, float(f[3]) / 1e3 if len(f) == 4 else None
+    return None, None
 
 
 def ratio(a, b):
@@ -101,6 +113,8 @@ def one_round(d, r, setting):
                  bytes_moved=x["bytes_moved"], bytes_inter_node=x["bytes_inter_node"])
         for k, v in (x.get("move_phases") or {}).items():  # the slowest process's seconds per phase
             q["move_" + k] = v
+        for k, v in (x.get("other_phases") or {}).items():  # t_other by step (rank 0's seconds)
+            q["other_" + k] = v
         first = x["after_iteration"] + 2  # the first iteration after the change is left out
         q["iter_after_s"] = median_iter(rz, first, "wall_s")
         q["cpu_after_s"] = median_iter(rz, first, "dedicated_s")
@@ -113,18 +127,23 @@ def one_round(d, r, setting):
         if all("redist_cold_s" in c for c in rd):
             q["redistribute_cold_s"] = sum(c["redist_cold_s"] for c in rd)
         q["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
-    q["raw_spawn_s"] = raw_spawn(os.path.join(d, f"raw.{r}.txt"))
+    q["raw_spawn_s"], q["raw_spawn_first_s"] = raw_spawn(os.path.join(d, f"raw.{r}.txt"))
+    q["raw_libs_spawn_s"], q["raw_libs_spawn_first_s"] = raw_spawn(os.path.join(d, f"rawlibs.{r}.txt"))
+    q["spawn_over_raw_first_libs"] = ratio(q.get("spawn_s"), q.get("raw_libs_spawn_first_s"))
     q["move_over_redistribute"] = ratio(q.get("move_s"), q.get("redistribute_s"))
     q["move_over_redistribute_cold"] = ratio(q.get("move_s"), q.get("redistribute_cold_s"))
     q["move_over_floor"] = ratio(q.get("move_s"), q.get("floor_s"))
     if setting == "cluster" and q.get("raw_spawn_s") is not None and q.get("link_bound_s") is not None:
         q["resize_over_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_spawn_s"] + q["link_bound_s"])
+        if q.get("raw_libs_spawn_first_s") is not None:
+            q["resize_over_first_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_libs_spawn_first_s"] + q["link_bound_s"])
     q["after_over_fresh"] = ratio(q.get("iter_after_s"), q.get("iter_fresh_s"))
     q["cpu_after_over_fresh"] = ratio(q.get("cpu_after_s"), q.get("cpu_fresh_s"))
     return q
 
 
-SPREAD = ("move_over_redistribute", "move_over_redistribute_cold", "resize_over_spawn_plus_bound", "after_over_fresh", "cpu_after_over_fresh")
+SPREAD = ("move_over_redistribute", "move_over_redistribute_cold", "resize_over_spawn_plus_bound", "after_over_fresh",
+          "cpu_after_over_fresh", "resize_over_first_spawn_plus_bound", "spawn_over_raw_first_libs")
 
 
 def row_of(data, name):
@@ -261,6 +280,43 @@ def move_section(rows):
     return out + [""]
 
 
+def spawn_other_section(rows):
+    """The spawn beside the raw spawns, and the record's other phase by step."""
+    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
+    xs = lambda r, k: "-" if r.get(k) is None else (
+        f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 and r.get(k + "_min") is not None
+        else f"{r[k]:.2f}x")
+    out = ["### The spawn and the other phase, step by step", "",
+           "The raw spawn, four ways, each round right after the resize: the program alone (`spawn_pingpong.c`: "
+           "MPI_Init, merge, barrier) and the same program linked with the driver's libraries (its newcomers load "
+           "ScaLAPACK, OpenBLAS and the library and run blacs-dyn's MPI_Init, as the driver's do, then merge; "
+           "`rawlibs.R.txt`), each as the median of 5 spawns after a warm-up and as the warm-up itself, the job's "
+           "first spawn, which is what a resize is. The resize's spawn phase is blacs-dyn's expansion: the checks "
+           "(rank 0: executable, slots; an agreement), `MPI_Comm_spawn` of the driver with the newcomers' check-in "
+           "(inside their MPI_Init), the merges, a dup of the grown world and every rank's host name "
+           "(`BLACS_DYN_TRACE=1` prints each, in the cluster rows' `resize.R.log`). Other, from the record's "
+           "`other_phases` (rank 0's seconds): decision = the remap point up to the spawn (the decision's "
+           "broadcast, every rank's node, the target grid, the prefault thread started), hand-over = the state "
+           "packed, shared and unpacked (it waits for every newcomer to get from its MPI_Init to its join: the "
+           "driver's set-up and the matrices' registration), hosts = every rank's node in the grown world, grids "
+           "= the BLACS grids of both shapes, release = the old grid released; rows measured before the record "
+           "split it show `-`.",
+           "",
+           "| driver | N | setting | spawn ms | raw alone ms (median / first) | raw, driver's libraries ms (median / "
+           "first) | spawn / first raw (libraries) | other ms | decision | hand-over | hosts | grids | release | "
+           "resize / (raw + bound) | resize / (first raw, libraries + bound) |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {ms(r.get('spawn_s'))} | "
+                   f"{ms(r.get('raw_spawn_s'))} / {ms(r.get('raw_spawn_first_s'))} | "
+                   f"{ms(r.get('raw_libs_spawn_s'))} / {ms(r.get('raw_libs_spawn_first_s'))} | "
+                   f"{xs(r, 'spawn_over_raw_first_libs')} | {ms(r.get('other_s'))} | {ms(r.get('other_decision_s'))} | "
+                   f"{ms(r.get('other_handover_s'))} | {ms(r.get('other_hosts_s'))} | {ms(r.get('other_grids_s'))} | "
+                   f"{ms(r.get('other_release_s'))} | {xs(r, 'resize_over_spawn_plus_bound')} | "
+                   f"{xs(r, 'resize_over_first_spawn_plus_bound')} |")
+    return out + [""]
+
+
 def section(rows, data):
     m = meta(data)
     ns = sorted({r["n"] for r in rows})
@@ -278,10 +334,10 @@ def section(rows, data):
         "`--no-check`. Per row and round, one right after the other: the resize and a job started on 2x2 (their "
         "order alternating from round to round), `redistribute` alone on the same matrices (redist_bench --shapes "
         "on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest link's bound at 1 Gbit/s) "
-        "and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host. Phases from the driver's "
+        "and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host (raw spawn ms: the median "
+        "of 5 after a warm-up, the program alone; the other raw spawns below). Phases from the driver's "
         "JSON record: spawn, move = the session's redistribution of every registered matrix (through redist's "
-        "engine), other = state hand-over + BLACS grid switch + bookkeeping (the record does not split those "
-        "two). `node`: one node, Open MPI's default (the newcomers beside the old processes: growth `within`); "
+        "engine), other = the rest (decision, state hand-over, hosts, BLACS grids, release: split below). `node`: one node, Open MPI's default (the newcomers beside the old processes: growth `within`); "
         "`cluster`: 2 emulated nodes, the newcomers on node2 (growth by whole nodes: `node`). After / fresh: "
         "median iteration after the resize (its first left out) over the same on the fresh job (its first left "
         "out), wall clock and dedicated-core (CPU) clock. Times are medians over the rounds; each ratio is the "
@@ -293,6 +349,7 @@ def section(rows, data):
         "",
     ]
     text += move_section(rows)
+    text += spawn_other_section(rows)
     bj = os.path.join(data, "..", "between_jobs", "summary.txt")
     if os.path.exists(bj):
         text += ["### Between jobs on one node (`scripts/bench/between_jobs.sh`, data `docs/data/between_jobs/`)", "",

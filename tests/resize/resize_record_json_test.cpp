@@ -41,12 +41,13 @@ ResizeRecord filled_record() {
   r.predicted.clock = Clock::Dedicated;
   r.predicted.reasoning = "because";
   r.bytes_moved = 1000;
-  r.bytes_total = 4000;
+  r.move.bytes_total = 4000;
   r.move.bytes_intra_node = 600;
   r.move.bytes_inter_node = 400;
   r.move.batches = 2;
   r.move.peak_bytes = 3000;
   r.move.phases = {0.5, 0.25, 2.0, 0.125, 0.0625, 0.75, 1.5, 0.375};
+  r.other = {0.015625, 0.046875, 0.0078125, 0.03125, 0.0234375};
   r.hosts = {{"n1", 5}};
   r.rank_hosts = RankHosts::of({"n0", "n0", "n0", "n0", "n1", "n1", "n1", "n1", "n1"});
   BackgroundPhase& b = r.background.emplace();
@@ -92,6 +93,8 @@ TEST(ResizeRecordJson, EveryFieldKeepsItsKeyAndValue) {
     "move_batches": 2, "move_peak_bytes": 3000,
     "move_phases": {"stage_s": 0.5, "plan_s": 0.25, "exchange_s": 2.0, "pack_s": 0.125, "unpack_s": 0.0625,
                     "local_copy_s": 0.75, "commit_s": 1.5, "prefault_s": 0.375},
+    "other_phases": {"decision_s": 0.015625, "handover_s": 0.046875, "hosts_s": 0.0078125, "grids_s": 0.03125,
+                     "release_s": 0.0234375},
     "hosts": [{"host": "n1", "count": 5}],
     "rank_hosts": ["n0", "n0", "n0", "n0", "n1", "n1", "n1", "n1", "n1"],
     "rank_host_runs": [{"host": "n0", "ranks": 4}, {"host": "n1", "ranks": 5}],

@@ -242,7 +242,7 @@ json resize_json(const ResizeAnalysis& a) {
             {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
             {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
             {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
-            {"bytes_moved", r.bytes_moved}, {"bytes_total", r.bytes_total}};
+            {"bytes_moved", r.bytes_moved}, {"bytes_total", r.move.bytes_total}};
   // Nodes: the decision's hosts, bytes within/between nodes, ranks per node.
   // the prediction from the calibrated cost model, beside the measured t_redist_s
   e["t_redist_predicted_s"] = r.predicted.t_redist >= 0 ? json(r.predicted.t_redist) : json(nullptr);
@@ -254,6 +254,9 @@ json resize_json(const ResizeAnalysis& a) {
   e["move_phases"] = {{"stage_s", ph.stage_s},   {"plan_s", ph.plan_s},     {"exchange_s", ph.exchange_s},
                       {"pack_s", ph.pack_s},     {"unpack_s", ph.unpack_s}, {"local_copy_s", ph.local_copy_s},
                       {"commit_s", ph.commit_s}, {"prefault_s", ph.prefault_s}};
+  const OtherPhases& ot = r.other;  // t_other by step (rank 0's seconds)
+  e["other_phases"] = {{"decision_s", ot.decision_s}, {"handover_s", ot.handover_s}, {"hosts_s", ot.hosts_s},
+                       {"grids_s", ot.grids_s},       {"release_s", ot.release_s}};
   e["hosts"] = json::array();
   for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
   // One name per rank (as before; O(P) while writing only) and the record's compact runs.

@@ -109,6 +109,7 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
     for (const auto& [host, count] : node_plan.spawn) beside = beside || (host == here && count > 0);
     gs.prefault_for(target, beside, false);
   }
+  rec.other.decision_s = MPI_Wtime() - t_start;
   const std::string err = spawn_processes(d, node_plan, nnew, launch, &watchdog, rec.t_spawn);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
   job.world = detail::World::comm();
@@ -116,14 +117,18 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
     throw Error("expansion: the world has " + std::to_string(job.size()) + " processes after spawning, " +
                 target.shape() + " needs " + std::to_string(target.size()));
   watchdog.phase("state hand-over");
+  const double t_handover = MPI_Wtime();
   std::vector<char> bytes = pack_state();
   if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
   // Everyone, not only the newcomers, takes rank 0's application state: a policy that
   // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
   if (!job.root() && gs.registry.unpack) gs.registry.unpack(unpack_expansion(bytes).app);
+  const double t_hosts = MPI_Wtime();
+  rec.other.handover_s = t_hosts - t_handover;
   job.rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   job.node_of_rank = redist::node_ids(job.rank_hosts);
+  rec.other.hosts_s = MPI_Wtime() - t_hosts;
   return {{Action::Expand, true, {}}, finish_expansion(gs, iteration, from, target, rec, t_start), false};
 }
 

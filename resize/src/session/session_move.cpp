@@ -545,26 +545,35 @@ std::int64_t GridSwitch::switch_grid(const std::optional<Grid>& from, const Grid
                                         const char* phase, Adopt adopt) {
   // Every process of the world makes the same grids in the same order (collective).
   watchdog.phase("BLACS grids");
+  const double t0 = MPI_Wtime();
   blacs_dyn::Grid old_grid = from ? detail::blacs_grid(job.world, *from) : blacs_dyn::Grid{};
   blacs_dyn::Grid new_grid = detail::blacs_grid(job.world, to);
   watchdog.phase(phase);
   const double t1 = MPI_Wtime();
   const std::int64_t moved = move_all(from ? old_grid : job.grid, new_grid, rec);
+  const double t2 = MPI_Wtime();
   if (rec) {
-    rec->t_redist = MPI_Wtime() - t1;
+    rec->t_redist = t2 - t1;
+    rec->other.grids_s = t1 - t0;
     rec->bytes_moved = moved;
-    rec->bytes_total = total_bytes();
+    rec->move.bytes_total = total_bytes();
   }
+  // The old grid released and the new one adopted: the record's release_s.
+  const auto released = [&] {
+    if (rec) rec->other.release_s = MPI_Wtime() - t2;
+  };
   if (adopt == Adopt::No) {
     // A shrink: the world is about to lose processes; settle_grid makes the grid on the
     // world that is left.
     job.grid.release();
     new_grid.release();
+    released();
     return moved;
   }
   job.grid = std::move(new_grid);
   old_grid.release();
   job.shape = to;
+  released();
   return moved;
 }
 

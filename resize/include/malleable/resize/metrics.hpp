@@ -123,10 +123,22 @@ struct MovePhases {
   double prefault_s = 0;
 };
 struct MoveStats {
+  std::int64_t bytes_total = 0;  // bytes of all registered matrices
   std::int64_t bytes_intra_node = 0, bytes_inter_node = 0;
   int batches = 0;
   std::int64_t peak_bytes = 0;
   MovePhases phases;
+};
+
+// The resize's "other" time (t_other) by step, seconds on world rank 0. An expansion by
+// spawn sets every field (their sum is t_other up to the rounding of the clock); a shrink
+// and a regrid set grids_s and release_s.
+struct OtherPhases {
+  double decision_s = 0;  // remap point to the spawn: the decision's broadcast, every rank's node, the target grid, the prefault thread started
+  double handover_s = 0;  // the state packed, shared with the newcomers and unpacked (waits for each newcomer to reach its join)
+  double hosts_s = 0;     // every rank's node in the grown world
+  double grids_s = 0;     // the BLACS grids of the old and the new shape (collective)
+  double release_s = 0;   // after the move: the old grid released, the new one adopted
 };
 
 struct ResizeRecord {
@@ -144,8 +156,8 @@ struct ResizeRecord {
   double t_total = 0.0;     // t_spawn + t_redist + t_other
   ResizePrediction predicted;
   std::int64_t bytes_moved = 0;  // bytes that changed rank (all matrices)
-  std::int64_t bytes_total = 0;  // bytes of all registered matrices
-  MoveStats move;
+  MoveStats move;                // the move's bytes, batches and phases (bytes_total: all registered matrices)
+  OtherPhases other;             // t_other by step
   std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
   RankHosts rank_hosts;              // node of every rank after the resize (runs)
   std::optional<BackgroundPhase> background;  // a resize begun in the background
