@@ -94,7 +94,9 @@ TEST(SweetSpotPolicy, ReleasesProcessesWhenTheSchedulerAsks) {
   EXPECT_LE(sim.grid.size(), 4);
 }
 
-TEST(OfferFileScheduler, ReadsOfferAndReleaseFromTheEnvironment) {
+// RESIZE_OFFER is read once, when the scheduler is made: a later change is not seen by
+// it, only by a scheduler made after the change.
+TEST(OfferFileScheduler, ReadsOfferAndReleaseFromTheEnvironmentOnceWhenMade) {
   setenv("RESIZE_OFFER", "offer=5", 1);
   OfferFileScheduler s("");
   EXPECT_EQ(s.expand_offer(4), 5);
@@ -103,11 +105,16 @@ TEST(OfferFileScheduler, ReadsOfferAndReleaseFromTheEnvironment) {
   EXPECT_FALSE(s.confirm_expand(6, 4));
   EXPECT_EQ(s.shrink_request(6), 0);
   setenv("RESIZE_OFFER", "offer=0 release=2", 1);
-  EXPECT_EQ(s.shrink_request(6), 2);
-  s.released(2);
-  EXPECT_EQ(s.shrink_request(4), 0);
+  EXPECT_EQ(s.shrink_request(6), 0);  // made before the change
+  EXPECT_EQ(s.expand_offer(6), 3);
+  OfferFileScheduler later("");
+  EXPECT_EQ(later.shrink_request(6), 2);
+  later.released(2);
+  EXPECT_EQ(later.shrink_request(4), 0);
+  EXPECT_EQ(later.expand_offer(4), 2);  // the released two return to the pool
   setenv("RESIZE_OFFER", "offer=x", 1);
-  EXPECT_THROW(s.expand_offer(4), Error);
+  OfferFileScheduler bad("");  // a bad offer is reported where it is used
+  EXPECT_THROW(bad.expand_offer(4), Error);
   unsetenv("RESIZE_OFFER");
 }
 

@@ -9,10 +9,11 @@
 // exchange each time) and a peak at least the matrices' old + new bytes it implies.
 //   mpiexec -n 4 session_move_budget 12000   (3, 3, 2, 3 batches)
 //   mpiexec -n 4 session_move_budget 0       (1, 1, 1, 1)
-// With argv[2] = no-memory, a regrid onto 1x2 whose move cannot allocate a buffer on
-// world rank 1 (RESIZE_FAULT=no-memory-in-move:K, set around the call) instead: the same
-// error on every process, nothing moved (or, in a later batch, the error says what did).
-//   mpiexec -n 4 session_move_budget 12000 no-memory
+// With argv[2] = no-memory and argv[3] = K, a regrid onto 1x2 whose move cannot allocate
+// the K-th matrix's buffer on world rank 1 (RESIZE_FAULT=no-memory-in-move:K, set before
+// the session is made: it reads its configuration once, then) instead: the same error on
+// every process, nothing moved (or, in a later batch, the error says what did).
+//   mpiexec -n 4 session_move_budget 12000 no-memory 1
 #include <mpi.h>
 
 #include <cstdio>
@@ -39,14 +40,14 @@ void even(int n, int parts, std::vector<long long>& out) {
 using session_test::decision;
 
 // RESIZE_FAULT=no-memory-in-move:K (world rank 1 cannot allocate the K-th matrix's new
-// buffer) in a regrid onto 1x2: every process gets the same resize::Error naming the matrix
-// and rank 1. K = 0: nothing moved, the grid and every element as they were (`intact`
-// checks). K = 1: one exchange: the same; with the budget (three batches) A has already
-// moved, and the error says so. Returns 0 when all of that holds.
+// buffer; the session `s` read it when it was made) in a regrid onto 1x2: every process
+// gets the same resize::Error naming the matrix and rank 1. K = 0: nothing moved, the grid
+// and every element as they were (`intact` checks). K = 1: one exchange: the same; with
+// the budget (three batches) A has already moved, and the error says so. Returns 0 when
+// all of that holds.
 template <class Check>
-int no_memory(resize::Session& s, bool limited, Check&& intact) {
-  const auto fails = [&](int k, const std::vector<std::string>& want) {
-    setenv("RESIZE_FAULT", ("no-memory-in-move:" + std::to_string(k)).c_str(), 1);
+int no_memory(resize::Session& s, int k, bool limited, Check&& intact) {
+  const auto fails = [&](const std::vector<std::string>& want) {
     resize::Decision d = decision(resize::Action::Regrid, 0, 1, 2);
     d.ranks = {0, 1};
     std::string why;
@@ -55,7 +56,6 @@ int no_memory(resize::Session& s, bool limited, Check&& intact) {
     } catch (const resize::Error& e) {
       why = e.what();
     }
-    unsetenv("RESIZE_FAULT");
     bool good = !why.empty();
     for (const auto& w : want) good = good && why.find(w) != std::string::npos;
     // The same text on every process: its length and a checksum agree.
@@ -71,15 +71,17 @@ int no_memory(resize::Session& s, bool limited, Check&& intact) {
       std::printf("session_move_budget: no memory for matrix %d on rank 1: %s: '%s'\n", k, good ? "ok" : "FAILED", why.c_str());
     return every == 1;
   };
-  bool ok = fails(0, {"matrix 'A'", "does not fit in memory", "world rank 1", "no data of this exchange moved"});
-  ok = ok && s.grid().shape() == "2x2" && s.in_grid();
-  intact();
-  if (!limited) {
-    ok = ok && fails(1, {"matrix 'B'", "does not fit in memory", "world rank 1"});
+  bool ok = false;
+  if (k == 0) {
+    ok = fails({"matrix 'A'", "does not fit in memory", "world rank 1", "no data of this exchange moved"});
+    ok = ok && s.grid().shape() == "2x2" && s.in_grid();
+    intact();
+  } else if (!limited) {
+    ok = fails({"matrix 'B'", "does not fit in memory", "world rank 1"});
     ok = ok && s.grid().shape() == "2x2";
     intact();
   } else {
-    ok = ok && fails(1, {"batch 2 of 3", "after matrices A reached the new grid", "matrix 'B'", "world rank 1"});
+    ok = fails({"batch 2 of 3", "after matrices A reached the new grid", "matrix 'B'", "world rank 1"});
   }
   if (s.world_rank() == 0) std::printf("%s\n", ok ? "PASS" : "FAILED: the failed moves");
   return ok ? 0 : 1;
@@ -102,6 +104,10 @@ int main(int argc, char** argv) {
     const std::int64_t budget = argc > 1 ? std::atoll(argv[1]) : 0;
     const bool limited = budget > 0;
     if (!blacs_dyn_is_new()) o.move_budget_bytes = budget;
+    const bool fault = argc > 3 && std::string(argv[2]) == "no-memory";
+    const int fault_matrix = fault ? std::atoi(argv[3]) : -1;
+    // Before the session: it reads RESIZE_FAULT once, when it is made.
+    if (fault) setenv("RESIZE_FAULT", ("no-memory-in-move:" + std::to_string(fault_matrix)).c_str(), 1);
     resize::Session s(argc, argv, std::move(o));
     using resize::Distribution;
     auto a = s.register_matrix<double>("A", kN, kN, 7, 5, Distribution::BlockCyclic);
@@ -123,10 +129,10 @@ int main(int argc, char** argv) {
       session_test::reached(s, r, procs, "session_move_budget", what, shape);
       check(what);
     };
-    if (argc > 2 && std::string(argv[2]) == "no-memory") {
+    if (fault) {
       s.start(resize::Grid{2, 2, {}});
       for (int k = 0; k < 3; ++k) mats[k]->for_each_local([&](int i, int j, double& v) { v = value(k, i, j); });
-      failed = no_memory(s, limited, [&] { check("the failed move"); });
+      failed = no_memory(s, fault_matrix, limited, [&] { check("the failed move"); });
     } else if (s.is_newcomer()) {
       s.join();
       check("the expansion");

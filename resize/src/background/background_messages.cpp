@@ -20,10 +20,6 @@
 namespace resize {
 namespace detail {
 
-bool check_constant() {
-  return config::read().session.check_constant;
-}
-
 redist::Layout layout_on(const Registered& r, const Grid& g) {
   return redist::Layout::block_cyclic(r.mat.m, r.mat.n, r.mat.row_block_on(g), r.mat.col_block_on(g), g.nprow, g.npcol, 0, 0, g.rank_map());
 }
@@ -51,9 +47,8 @@ std::string changed_message(const std::string& name, int began_after) {
 // iterates, but not for processes that are gone: every 2 s it looks up the processes of
 // the world on its node by pid (lost_processes); one gone or stopped
 // ends the job with the reason. RESIZE_BACKGROUND_TIMEOUT=S bounds the whole wait.
-void newcomer_wait(MPI_Request& req, int my_rank, int world_size) {
+void newcomer_wait(MPI_Request& req, int my_rank, int world_size, const config::Text& timeout) {
   double limit = -1;
-  const config::Text timeout = config::read().session.background_timeout;
   if (timeout && !timeout->empty()) limit = std::atof(timeout->c_str());
   char host[256] = {};
   gethostname(host, sizeof host - 1);

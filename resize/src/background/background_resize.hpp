@@ -46,6 +46,7 @@ struct BackgroundResize {
     bool skipped = false;
     bool threaded = false;        // a helper thread makes the progress
     bool spawn_threaded = false;  // ... and made the spawn and the hand-over
+    bool hold = false;            // test-only fault hold-background (common/fault.hpp): wait for `stop`
   };
 
   // What is resized, from where to where, and its record from the begin point.
@@ -155,14 +156,13 @@ struct BackgroundResize {
   }
 };
 
-// RESIZE_CHECK_CONSTANT=1: checksums of the constant matrices at the begin and completing points.
-bool check_constant();
 // Matrix `r`'s layout on grid `g` (block distributions: one block per process row/column).
 redist::Layout layout_on(const Registered& r, const Grid& g);
 // The error when a constant matrix changed after the resize began.
 std::string changed_message(const std::string& name, int began_after);
-// A newcomer's wait for the completing point (`req`), watching the processes of its node.
-void newcomer_wait(MPI_Request& req, int my_rank, int world_size);
+// A newcomer's wait for the completing point (`req`), watching the processes of its node;
+// `timeout`: RESIZE_BACKGROUND_TIMEOUT as the session read it (seconds, at most).
+void newcomer_wait(MPI_Request& req, int my_rank, int world_size, const config::Text& timeout);
 
 }  // namespace detail
 }  // namespace resize

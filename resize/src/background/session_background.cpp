@@ -65,7 +65,7 @@ void detail::BackgroundResize::post_all(std::vector<Registered>& mats) {
   // levels hung that way). Only the grown world that a helper thread spawned, seen by
   // that thread alone, is duplicated here.
   if (comm == MPI_COMM_NULL) MPI_Comm_dup(new_world, &comm);
-  if (helper.threaded && fault::armed(fault::Point::HoldBackground)) {
+  if (helper.threaded && helper.hold) {
     double nap = 1e-3;
     while (!helper.stop.load()) {
       std::this_thread::sleep_for(std::chrono::duration<double>(nap));
@@ -114,7 +114,8 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   const bool in_thread = provided == MPI_THREAD_MULTIPLE;
   std::vector<char> state;
   if (expanding) state = pack_state();  // the application's state at the begin point
-  if (check_constant())
+  b->helper.hold = fault::armed(gs.cfg.session.fault, fault::Point::HoldBackground).has_value();
+  if (gs.cfg.session.check_constant)
     for (const auto& r : registry->mats) {
       const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
       b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.mat.type)));
@@ -482,7 +483,8 @@ RemapResult BackgroundPart::cancel_background(const std::string& why, CancelCaus
 }
 
 int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& job,
-                                        MatrixRegistry& registry, Watchdog& watchdog, int iteration) {
+                                        MatrixRegistry& registry, Watchdog& watchdog, int iteration,
+                                        const config::Session& cfg) {
   auto b = std::make_shared<BackgroundResize>();
   b->from = from;
   b->target = to;
@@ -492,14 +494,14 @@ int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& j
   b->post_moves(registry.mats, job.rank(), job.size(), false);
   b->helper.posted = true;
   // Test-only fault (common/fault.hpp): the last newcomer dies during the background phase.
-  fault::inject(fault::Point::KillNewcomerBackground, job.rank() == job.size() - 1, job.rank(), "during the background phase");
+  fault::inject(cfg.fault, fault::Point::KillNewcomerBackground, job.rank() == job.size() - 1, job.rank(), "during the background phase");
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
   // the processes it runs on are watched (newcomer_wait).
   watchdog.disarm();
   std::vector<char> words(detail::notice_bytes());
   MPI_Request rq;
   MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
-  newcomer_wait(rq, job.rank(), job.size());
+  newcomer_wait(rq, job.rank(), job.size(), cfg.background_timeout);
   const detail::BackgroundNotice notice = detail::decode(words);
   joined_in_remap_point = notice.in_remap_point;
   if (notice.kind == detail::BackgroundNotice::Kind::Cancelled) {

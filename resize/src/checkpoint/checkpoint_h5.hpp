@@ -171,9 +171,11 @@ inline hid_t memory_space(std::int64_t elements) {
   return ms;
 }
 
-inline hid_t collective_transfer() {
+// The transfer of the collective paths: collective, or independent when the configuration
+// says so (MALLEABLE_CHECKPOINT_IO=independent).
+inline hid_t collective_transfer(const config::Checkpoint& cfg) {
   const hid_t x = H5Pcreate(H5P_DATASET_XFER);
-  H5Pset_dxpl_mpio(x, config::read().checkpoint.independent_io ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
+  H5Pset_dxpl_mpio(x, cfg.independent_io ? H5FD_MPIO_INDEPENDENT : H5FD_MPIO_COLLECTIVE);
   return x;
 }
 
@@ -192,15 +194,9 @@ inline hid_t mpio_access(MPI_Comm comm, bool create = false) {
   return fa;
 }
 
-inline ck::BlockIo block_io_mode() {
-  const std::string s = config::read().checkpoint.blocks.value_or("");
+inline ck::BlockIo block_io_mode(const config::Checkpoint& cfg) {
+  const std::string s = cfg.blocks.value_or("");
   return s == "always" ? ck::BlockIo::Always : s == "never" ? ck::BlockIo::Never : ck::BlockIo::Auto;
-}
-
-// MALLEABLE_CHECKPOINT_DIRECT=0 moves blocks that are whole chunks through dataspace
-// selections like the others (the benchmark compares both; files are the same).
-inline bool direct_chunks_enabled() {
-  return config::read().checkpoint.direct_chunks;
 }
 
 inline hid_t independent_transfer() {
@@ -219,8 +215,8 @@ std::uint64_t checksum_as(const CheckpointMatrix& m, int version) {
 
 // The format version a checkpoint is written in: the current one, or version 1 when the
 // environment asks for it (MALLEABLE_CHECKPOINT_FORMAT=1, for readers of library 0.3).
-inline int version_to_write(const std::string& where) {
-  const config::Text v = config::read().checkpoint.format;
+inline int version_to_write(const std::string& where, const config::Checkpoint& cfg) {
+  const config::Text& v = cfg.format;
   if (!v || v->empty()) return ck::kFormatVersion;
   const std::string s = *v;
   for (int k = ck::kOldestFormatVersion; k <= ck::kFormatVersion; ++k)
@@ -353,11 +349,14 @@ inline std::pair<std::int64_t, std::int64_t> raw_chunk_shape(hid_t ds, hid_t mem
 }
 
 // This process's part of the per-block paths (write or read), whole chunks raw when the
-// layout's blocks are the dataset's chunks; `raw` says which ran. The checksum is the
-// one of format `version`.
+// layout's blocks are the dataset's chunks (unless MALLEABLE_CHECKPOINT_DIRECT=0, in
+// `cfg`: those go through dataspace selections like the others; the benchmark compares
+// both, the files are the same); `raw` says which ran. The checksum is the one of format
+// `version`.
 inline std::uint64_t per_block_transfer(hid_t ds, hid_t type, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
-                                 Pass pass, const std::string& what, int version, bool& raw, bool lose = false) {
-  raw = direct_chunks_enabled() && ck::blocks_are_chunks(m.layout(), chunk.first, chunk.second);
+                                 Pass pass, const std::string& what, int version, const config::Checkpoint& cfg, bool& raw,
+                                 bool lose = false) {
+  raw = cfg.direct_chunks && ck::blocks_are_chunks(m.layout(), chunk.first, chunk.second);
   return by_type(m.desc.type, [&](auto v) {
     using T = decltype(v);
     return ck::by_checksum(version, [&](auto h) {
@@ -383,10 +382,10 @@ struct Trace {
   MPI_Comm comm;
   double t = MPI_Wtime();
   bool on = false;
-  explicit Trace(MPI_Comm c) : comm(c) {
+  Trace(MPI_Comm c, const config::Checkpoint& cfg) : comm(c) {
     int rank = 0;
     MPI_Comm_rank(c, &rank);
-    on = config::read().checkpoint.trace && rank == 0;
+    on = cfg.trace && rank == 0;
   }
   void operator()(const char* what) {
     if (!on) return;

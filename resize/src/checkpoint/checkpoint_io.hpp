@@ -13,6 +13,7 @@
 
 #include "malleable/redist/layout.hpp"
 #include "checkpoint/checkpoint_format.hpp"
+#include "common/config.hpp"
 #include "move/mover.hpp"
 #include "session/matrix_desc.hpp"
 
@@ -41,14 +42,16 @@ std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int vers
 // and fsynced on every process, read back and compared, then renamed by rank 0 (and the
 // directory fsynced). A failure anywhere throws the same Error on every process, removes
 // the .tmp and leaves every other file alone. `h` and `state` must be the same on every process; the checksums
-// in h.matrices are computed here.
+// in h.matrices are computed here. `cfg`: the checkpoint switches the session read at its
+// start (format version, I/O mode, block I/O, trace, test-only faults).
 void write_checkpoint(MPI_Comm comm, const std::string& path, checkpoint::Header h, const std::vector<char>& state,
-                      const std::vector<CheckpointMatrix>& mats);
+                      const std::vector<CheckpointMatrix>& mats, const config::Checkpoint& cfg);
 
-// A checkpoint file opened for reading with the MPI-IO driver.
+// A checkpoint file opened for reading with the MPI-IO driver, its I/O as `cfg` (the
+// session's configuration) says.
 class CheckpointReader {
  public:
-  CheckpointReader(MPI_Comm comm, const std::string& path);  // throws on every rank
+  CheckpointReader(MPI_Comm comm, const std::string& path, const config::Checkpoint& cfg);  // throws on every rank
   ~CheckpointReader();
   CheckpointReader(const CheckpointReader&) = delete;
   CheckpointReader& operator=(const CheckpointReader&) = delete;
@@ -65,6 +68,7 @@ class CheckpointReader {
  private:
   MPI_Comm comm_;
   std::string path_;
+  config::Checkpoint cfg_;
   std::int64_t file_ = -1;
   checkpoint::Header header_;
   std::vector<char> state_;

@@ -9,7 +9,8 @@ namespace resize::detail {
 
 using namespace h5;
 
-CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path) : comm_(comm), path_(path) {
+CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path, const config::Checkpoint& cfg)
+    : comm_(comm), path_(path), cfg_(cfg) {
   Silence quiet;
   const std::string where = "checkpoint " + path + ": ";
   guarded(comm, [&] {
@@ -38,7 +39,7 @@ CheckpointReader::CheckpointReader(MPI_Comm comm, const std::string& path) : com
     Id ds(must(H5Dopen2(file_, "state", H5P_DEFAULT), where + "has no dataset 'state' (the application state every checkpoint holds): damaged or not a malleable checkpoint"), H5Dclose);
     const auto bytes = get_array<std::uint64_t>(ds, "bytes", H5T_NATIVE_UINT64, where + "state ").at(0);
     std::vector<unsigned char> buf(std::max<std::uint64_t>(1, bytes));
-    Id x(collective_transfer(), H5Pclose);
+    Id x(collective_transfer(cfg_), H5Pclose);
     must(H5Dread(ds, H5T_NATIVE_UCHAR, H5S_ALL, H5S_ALL, x, buf.data()), where + "cannot read the application state (truncated file?)");
     state_.assign(buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(bytes));
     Id grp(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "has no group 'matrices' (every checkpoint holds one): damaged or not a malleable checkpoint"), H5Gclose);
@@ -83,7 +84,7 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
   Silence quiet;
   const std::string where = "checkpoint " + path_ + ": matrix '" + m.desc.name + "': ";
   std::uint64_t mine = 0;
-  const bool per_block = ck::per_block_io(m.layout(), scalar_bytes(m.desc.type), block_io_mode());
+  const bool per_block = ck::per_block_io(m.layout(), scalar_bytes(m.desc.type), block_io_mode(cfg_));
   guarded(comm_, [&] {
     Id g(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "has no group 'matrices' (every checkpoint holds one): damaged or not a malleable checkpoint"), H5Gclose);
     Id ds(must(H5Dopen2(g, m.desc.name.c_str(), H5P_DEFAULT), where + "missing"), H5Dclose);
@@ -91,7 +92,7 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
     if (per_block) {
       bool raw = false;
       mine = per_block_transfer(ds, t, m, raw_chunk_shape(ds, t), Pass::Read, where + "cannot read its data (truncated file?)",
-                                header_.version, raw);
+                                header_.version, cfg_, raw);
       return;
     }
     std::int64_t elements = 0;
@@ -99,7 +100,7 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
     const auto [lr, lc] = local_dims(m);
     std::vector<char> packed(static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) * scalar_bytes(m.desc.type));
     Id ms(memory_space(elements), H5Sclose);
-    Id x(collective_transfer(), H5Pclose);
+    Id x(collective_transfer(cfg_), H5Pclose);
     must(H5Dread(ds, t, ms, fs, x, packed.data()), where + "cannot read its data (truncated file?)");
     by_type(m.desc.type, [&](auto v) { unpack_as<decltype(v)>(m, packed, lr, lc); return 0; });
   });
@@ -121,7 +122,7 @@ void CheckpointReader::verify(std::size_t k, const CheckpointMatrix& m, const st
     Id t(element_type(m.desc.type), H5Tclose);
     bool raw = false;
     mine = per_block_transfer(ds, t, m, raw_chunk_shape(ds, t), Pass::Verify, differs + " (its data cannot be read)",
-                              header_.version, raw);
+                              header_.version, cfg_, raw);
   });
   if (sum_over(comm_, mine) != header_.matrices[k].checksum) throw Error(differs);
 }

@@ -75,8 +75,9 @@ void end_in_finalize_after_failed_close() {
     MPI_Comm_set_attr(MPI_COMM_SELF, key, nullptr);
 }
 
-// Test-only fault injection, read here and nowhere else (docs/guide/checkpoint.md,
-// "Failures"); not for production runs. MALLEABLE_CHECKPOINT_FAULT=
+// Test-only fault injection, acted on here and nowhere else (docs/guide/checkpoint.md,
+// "Failures"); not for production runs. MALLEABLE_CHECKPOINT_FAULT (`env`, as the session
+// read it at its start) =
 //   lose-writes:R[@I]  process R of the checkpoint's communicator skips its matrix writes
 //                  as if they had succeeded (what Open MPI's OMPIO does on a full disk),
 //                  in every checkpoint or in the one after iteration I
@@ -86,9 +87,8 @@ struct Fault {
   bool lose_writes = false;
   bool no_room_check = false;
 };
-Fault injected_fault(MPI_Comm comm, int iteration, const std::string& where) {
+Fault injected_fault(MPI_Comm comm, int iteration, const std::string& where, const config::Text& env) {
   Fault f;
-  const config::Text env = config::read().checkpoint.fault;
   if (!env || env->empty()) return f;
   const std::string s = *env;
   const char* v = s.c_str();
@@ -117,13 +117,14 @@ namespace {
 // process's blocks read and summed) and compared with what was written: the header, the
 // state, and each matrix's checksum. Throws the same Error on every process.
 void verify_written(MPI_Comm comm, const std::string& tmp, const std::string& where, const ck::Header& h,
-                    const std::vector<char>& state, const std::vector<CheckpointMatrix>& mats) {
+                    const std::vector<char>& state, const std::vector<CheckpointMatrix>& mats,
+                    const config::Checkpoint& cfg) {
   const std::string lost =
       ": the I/O layer reported success, but not everything written reached the file (file system full or failing?); "
       "it does not count, the previous checkpoints are kept";
   std::unique_ptr<CheckpointReader> r;
   try {
-    r = std::make_unique<CheckpointReader>(comm, tmp);
+    r = std::make_unique<CheckpointReader>(comm, tmp, cfg);
   } catch (const Error& e) {
     throw Error(where + "read back, the file cannot be opened (" + e.what() + ")" + lost);
   }
@@ -238,10 +239,11 @@ std::unique_ptr<Id> create_matrix_dataset(OpenFile& f, hid_t type, std::size_t k
 // copy the blocks: returns true with `sum` set then; false when the checksum is still to
 // be computed (the packed collective write).
 bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
-                       int version, bool lose_writes, const std::string& what, Trace& trace, std::uint64_t& sum) {
-  if (ck::per_block_io(m.layout(), scalar_bytes(m.desc.type), block_io_mode())) {
+                       int version, bool lose_writes, const std::string& what, Trace& trace, std::uint64_t& sum,
+                       const config::Checkpoint& cfg) {
+  if (ck::per_block_io(m.layout(), scalar_bytes(m.desc.type), block_io_mode(cfg))) {
     bool raw = false;
-    sum = per_block_transfer(ds, type, m, chunk, Pass::Write, what, version, raw, lose_writes);
+    sum = per_block_transfer(ds, type, m, chunk, Pass::Write, what, version, cfg, raw, lose_writes);
     trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
     return true;
   }
@@ -250,7 +252,7 @@ bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m
   by_type(m.desc.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
   trace("pack");
   Id ms(memory_space(lr * lc), H5Sclose);
-  Id x(collective_transfer(), H5Pclose);
+  Id x(collective_transfer(cfg), H5Pclose);
   char dummy[16] = {};
   // A rank that loses its writes (fault injection) still takes part in the collective.
   if (lose_writes) H5Sselect_none(fs), H5Sselect_none(ms);
@@ -267,7 +269,7 @@ bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m
 // written (known only after the data; agreed outside the guarded steps, whose failures
 // are agreed with a collective of their own).
 void write_matrices(MPI_Comm comm, OpenFile& f, ck::Header& h, const std::vector<CheckpointMatrix>& mats, bool lose_writes,
-                    const std::string& where, Trace& trace) {
+                    const std::string& where, Trace& trace, const config::Checkpoint& cfg) {
   std::vector<std::uint64_t> mine(mats.size(), 0);
   std::vector<char> summed(mats.size(), 0);
   guarded(comm, [&] {
@@ -277,13 +279,13 @@ void write_matrices(MPI_Comm comm, OpenFile& f, ck::Header& h, const std::vector
   for (std::size_t k = 0; k < mats.size(); ++k) {
     const auto& info = h.matrices[k];
     Id t(element_type(mats[k].desc.type), H5Tclose);
-    const auto chunk = ck::chunk_shape(info, scalar_bytes(mats[k].desc.type), block_io_mode());
+    const auto chunk = ck::chunk_shape(info, scalar_bytes(mats[k].desc.type), block_io_mode(cfg));
     std::unique_ptr<Id> fs;
     guarded(comm, [&] { fs = create_matrix_dataset(f, t, k, mats[k], info, chunk, where); });
     trace("dataset and attributes");
     const std::string what = where + "writing matrix " + info.name + ": the I/O layer reported an error (file system full or failing?)";
     guarded(comm, [&] {
-      summed[k] = write_matrix_data(*f.datasets.back(), t, *fs, mats[k], chunk, h.version, lose_writes, what, trace, mine[k]);
+      summed[k] = write_matrix_data(*f.datasets.back(), t, *fs, mats[k], chunk, h.version, lose_writes, what, trace, mine[k], cfg);
     });
   }
   f.group.reset();
@@ -306,12 +308,12 @@ void write_matrices(MPI_Comm comm, OpenFile& f, ck::Header& h, const std::vector
 // so that the new name survives a crash of the node.
 void publish(MPI_Comm comm, int rank, const std::string& tmp, const std::string& path, const std::string& dir,
              const std::string& where, const ck::Header& h, const std::vector<char>& state,
-             const std::vector<CheckpointMatrix>& mats, Trace& trace) {
+             const std::vector<CheckpointMatrix>& mats, Trace& trace, const config::Checkpoint& cfg) {
   guarded(comm, [&] {
     if (const int e = sync_path(tmp); e != 0) throw Error(where + "fsync of " + tmp + " failed: " + std::strerror(e));
   });
   trace("fsync");
-  verify_written(comm, tmp, where, h, state, mats);
+  verify_written(comm, tmp, where, h, state, mats, cfg);
   trace("read back and compared");
   guarded(comm, [&] {
     if (rank != 0) return;
@@ -326,9 +328,9 @@ void publish(MPI_Comm comm, int rank, const std::string& tmp, const std::string&
 }  // namespace
 
 void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, const std::vector<char>& state,
-                      const std::vector<CheckpointMatrix>& mats) {
+                      const std::vector<CheckpointMatrix>& mats, const config::Checkpoint& cfg) {
   Silence quiet;
-  Trace trace(comm);
+  Trace trace(comm, cfg);
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   const std::string tmp = path + ".tmp";
@@ -336,14 +338,14 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
   const std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.find_last_of('/') + 1);
   Fault injected;
   guarded(comm, [&] {  // before anything is made
-    h.version = version_to_write(where);
-    injected = injected_fault(comm, h.iteration, where);
+    h.version = version_to_write(where, cfg);
+    injected = injected_fault(comm, h.iteration, where, cfg.fault);
   });
   std::vector<std::size_t> element_bytes;
   std::vector<std::pair<std::int64_t, std::int64_t>> chunks;
   for (std::size_t k = 0; k < mats.size(); ++k) {
     element_bytes.push_back(scalar_bytes(mats[k].desc.type));
-    chunks.push_back(ck::chunk_shape(h.matrices[k], element_bytes.back(), block_io_mode()));
+    chunks.push_back(ck::chunk_shape(h.matrices[k], element_bytes.back(), block_io_mode(cfg)));
   }
   refuse_without_room(comm, rank, tmp, dir, where, ck::file_bytes_bound(h, element_bytes, chunks, state.size()),
                       injected.no_room_check);
@@ -359,14 +361,14 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
     trace("create");
     guarded(comm, [&] { write_header_and_state(*f.file, rank, where, h, state); });
     trace("header and state");
-    write_matrices(comm, f, h, mats, injected.lose_writes, where, trace);
+    write_matrices(comm, f, h, mats, injected.lose_writes, where, trace, cfg);
     guarded(comm, [&] {
       const herr_t rc = H5Fclose(f.file->id);
       f.file->id = -1;
       if (rc < 0) throw Error(where + "closing " + tmp + " failed (file system full?)");
     });
     trace("close");  // every process has closed the file: guarded() agreed on it
-    publish(comm, rank, tmp, path, dir, where, h, state, mats, trace);
+    publish(comm, rank, tmp, path, dir, where, h, state, mats, trace, cfg);
   } catch (const Error& e) {
     // Every process threw the same agreed error. HDF5's objects are closed, then the
     // incomplete file goes (its room freed in the call).

@@ -119,10 +119,10 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   }
   const auto& c = ckpts.checkpointing->cadence;
   const auto fallback_inputs = [&](const Decision& dd) {  // (in FallbackInputs' order)
-    return detail::FallbackInputs{opt.app,   iteration, job.shape.shape(), dd.nprow, dd.npcol,
-                                  std::max(0, dd.nprow * dd.npcol - job.size()), c.dir,
-                                  hosts_after_restart(job.rank_hosts, dd), &recorder.history.events(),
-                                  job.world, job.root(), opt.progress};
+    return detail::FallbackInputs{opt.app, iteration, job.shape.shape(), dd.nprow, dd.npcol,
+                                  std::max(0, dd.nprow * dd.npcol - job.size()), c.dir, hosts_after_restart(job.rank_hosts, dd),
+                                  &recorder.history.events(), job.world, job.root(), opt.progress,
+                                  impl_->cfg.session.spawn_fallback, impl_->cfg.session.spawn_deadline};
   };
   // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
   // again (expansion_fallback.hpp; the local one where levels are kept and the relaunch

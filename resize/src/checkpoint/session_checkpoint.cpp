@@ -73,7 +73,8 @@ ck::MatrixInfo detail::file_record(const MatrixDesc& d) {
 // the program, its executable and the iterations done (collective over job.world; the
 // same CheckpointFailed on every process). Returns the slowest process's seconds.
 double detail::write_session_checkpoint(const std::string& path, const CheckpointStamp& stamp, const SessionWorld& job,
-                                        const MatrixRegistry& registry, const ResizeHistory& history) {
+                                        const MatrixRegistry& registry, const ResizeHistory& history,
+                                        const config::Checkpoint& cfg) {
   MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
   ck::Header h;
@@ -94,7 +95,7 @@ double detail::write_session_checkpoint(const std::string& path, const Checkpoin
     h.matrices.push_back(file_record(mats.back().desc));
   }
   try {
-    write_checkpoint(job.world, path, std::move(h), state, mats);
+    write_checkpoint(job.world, path, std::move(h), state, mats, cfg);
   } catch (const CheckpointFailed&) {
     throw;
   } catch (const Error& e) {  // the same on every process (checkpoint_write.cpp, checkpoint_read.cpp)
@@ -110,7 +111,7 @@ double Session::checkpoint(const std::string& path) {
   const std::string& app = impl_->opt.app;
   const int iteration = impl_->iteration;
   const double slowest = write_session_checkpoint(path, {app, impl_->launch.exe, iteration}, impl_->job, impl_->registry,
-                                                  impl_->recorder.history);
+                                                  impl_->recorder.history, impl_->cfg.checkpoint);
   char line[64];
   std::snprintf(line, sizeof line, " (%.1f ms)", slowest * 1e3);
   impl_->progress("[" + app + "] checkpoint after iteration " + std::to_string(iteration) + ": " + path + line);
@@ -185,7 +186,7 @@ int Session::restart(const std::string& file, const Grid& g) {
   const std::string& app = impl_->opt.app;
   MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
-  CheckpointReader reader(job.world, file);
+  CheckpointReader reader(job.world, file, impl_->cfg.checkpoint);
   if (const std::string why = checkpoint_mismatch(file, reader.header(), app, registry); !why.empty())
     throw Error(why);
   start(g);

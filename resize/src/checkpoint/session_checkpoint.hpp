@@ -20,7 +20,8 @@ struct CheckpointStamp {
 };
 
 double write_session_checkpoint(const std::string& path, const CheckpointStamp& stamp, const SessionWorld& job,
-                                const MatrixRegistry& registry, const ResizeHistory& history);
+                                const MatrixRegistry& registry, const ResizeHistory& history,
+                                const config::Checkpoint& cfg);
 std::string checkpoint_mismatch(const std::string& file, const checkpoint::Header& h, const std::string& app,
                                 const MatrixRegistry& registry);
 void read_session_checkpoint(CheckpointReader& reader, const SessionWorld& job, MatrixRegistry& registry);

@@ -288,11 +288,12 @@ void prune(const std::string& dir, const std::string& program, int rank, int npr
     }
 }
 
-// MALLEABLE_LEVELS_TRACE=1: each process prints where its level checkpoint's time went
-// (one line per checkpoint on stderr; a diagnostic for the benchmarks).
+// MALLEABLE_LEVELS_TRACE=1 (`on`, the session's configuration): each process prints where
+// its level checkpoint's time went (one line per checkpoint on stderr; a diagnostic for
+// the benchmarks).
 class Phases {
  public:
-  explicit Phases(double t0) : last_(t0), on_(config::read().checkpoint.levels_trace) {
+  Phases(double t0, bool on) : last_(t0), on_(on) {
     if (on_) mark("state");
   }
   void mark(const char* what) {
@@ -361,7 +362,7 @@ void Session::set_level_checkpointing(const LevelCadence& c) {
   if (c.keep < 0) throw Error("set_level_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   auto st = std::make_shared<LevelState>();
   st->cadence = c;
-  st->dir = c.dir.empty() ? io::default_dir(impl_->opt.app) : c.dir;
+  st->dir = c.dir.empty() ? io::default_dir(impl_->opt.app, impl_->cfg.checkpoint) : c.dir;
   st->local_every = checkpoint::parse_every(c.local_every, c.local_mtbf);
   st->partner_every = checkpoint::parse_every(c.partner_every, c.partner_mtbf);
   st->local_last = st->partner_last = MPI_Wtime();
@@ -373,12 +374,12 @@ namespace {
 // job's grid into st's directory, stamped with the program and the iterations done
 // (collective over job.world; the same CheckpointFailed on every process).
 Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry& registry, const std::string& app,
-                   int iteration, bool partner) {
+                   int iteration, bool partner, const config::Checkpoint& cfg) {
   MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
   if (!st.nodes || st.world != job.world) {  // the world changed (a resize): nodes again
     st.mapped.clear();                     // its files are the old world's
-    st.nodes = io::discover(job.world);
+    st.nodes = io::discover(job.world, cfg);
     st.world = job.world;
   }
   const Nodes& nd = *st.nodes;
@@ -393,7 +394,7 @@ Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry
   lv::LevelHeader h = level_header(app, iteration, rank, nprocs, nd.index, job.shape);
   if (job.root() && registry.pack) h.state = registry.pack();
   h.state = broadcast_bytes(std::move(h.state), 0, job.world);
-  Phases phases(t0);
+  Phases phases(t0, cfg.levels_trace);
   std::vector<Piece> pieces;
   for (const auto& r : registry.mats) h.matrices.push_back(level_matrix(describe(r, job.grid, rank), pieces.emplace_back()));
   lv::lay_out_payload(h);
@@ -473,7 +474,7 @@ double Session::checkpoint_levels(bool partner) {
   const std::string& app = impl_->opt.app;
   const int iteration = impl_->iteration;
   auto& st = *ckpts.levels;
-  const Tally t = write_levels(st, impl_->job, impl_->registry, app, iteration, partner);
+  const Tally t = write_levels(st, impl_->job, impl_->registry, app, iteration, partner, impl_->cfg.checkpoint);
   if (impl_->job.root()) ckpts.level_records.push_back({iteration, partner, t.slowest, t.most, t.total});
   impl_->progress("[" + app + "] checkpoint level " + (partner ? "local+partner" : "local") + " after iteration " +
                   std::to_string(iteration) + " in " + st.dir + t.line());
@@ -485,7 +486,8 @@ namespace {
 // verdict): none, the local level or the partner copies (the local level instead on one
 // node, said once).
 enum class LevelDue { None, Local, Partner };
-LevelDue level_due(LevelState& st, const SessionWorld& job, const std::string& app, int iteration, bool last) {
+LevelDue level_due(LevelState& st, const SessionWorld& job, const std::string& app, int iteration, bool last,
+                   const config::Checkpoint& cfg) {
   int now[2] = {0, 0};  // local, partner
   if (job.root()) {
     const double t = MPI_Wtime();
@@ -499,7 +501,7 @@ LevelDue level_due(LevelState& st, const SessionWorld& job, const std::string& a
   if (now[1]) {
     if (!st.nodes || st.world != job.world) {
       st.mapped.clear();
-      st.nodes = io::discover(job.world);
+      st.nodes = io::discover(job.world, cfg);
       st.world = job.world;
     }
     if (st.nodes->count < 2) {  // e.g. after the other nodes were lost: the local level only
@@ -520,7 +522,7 @@ LevelDue level_due(LevelState& st, const SessionWorld& job, const std::string& a
 std::string Session::level_checkpoint_if_due(bool last) {
   if (!impl_->ckpts.levels) throw Error("level_checkpoint_if_due: no level cadence (call set_level_checkpointing first)");
   auto& st = *impl_->ckpts.levels;
-  const LevelDue due = level_due(st, impl_->job, impl_->opt.app, impl_->iteration, last);
+  const LevelDue due = level_due(st, impl_->job, impl_->opt.app, impl_->iteration, last, impl_->cfg.checkpoint);
   if (due == LevelDue::None) return {};
   const double cost = checkpoint_levels(due == LevelDue::Partner);
   const double t = MPI_Wtime();

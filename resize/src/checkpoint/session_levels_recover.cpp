@@ -446,8 +446,8 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
   const std::string app = impl_->opt.app;
-  const std::string dir = dir_in.empty() ? io::default_dir(app) : dir_in;
-  const std::unique_ptr<Nodes> nd = io::discover(job.world);
+  const std::string dir = dir_in.empty() ? io::default_dir(app, impl_->cfg.checkpoint) : dir_in;
+  const std::unique_ptr<Nodes> nd = io::discover(job.world, impl_->cfg.checkpoint);
   const int rank = job.rank(), size = job.size();
   const std::string here = dir + "/" + nd->name;
   const std::vector<File> mine = files_of_node(here, app, *nd);

@@ -133,11 +133,11 @@ std::vector<std::string> split_commas(const std::string& text) {
 }
 
 // The node communicator and name of this process (MALLEABLE_NODE_MAP or the machine's).
-void split_nodes(MPI_Comm world, Nodes& n) {
+void split_nodes(MPI_Comm world, Nodes& n, const config::Text& node_map) {
   int rank = 0, size = 0;
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
-  const std::string map = config::read().checkpoint.node_map.value_or("");
+  const std::string map = node_map.value_or("");
   std::vector<std::string> names;
   if (map.empty()) {
     // By host name, not MPI_Comm_split_type(SHARED): on a world made of several jobs (after
@@ -168,9 +168,9 @@ void split_nodes(MPI_Comm world, Nodes& n) {
 }
 
 // The ring (levels.hpp), with MALLEABLE_SWITCH_MAP (switch of each node index) if given.
-void place_in_ring(Nodes& n) {
+void place_in_ring(Nodes& n, const config::Text& switch_map) {
   std::vector<int> switches;
-  if (const std::string sw = config::read().checkpoint.switch_map.value_or(""); !sw.empty())
+  if (const std::string sw = switch_map.value_or(""); !sw.empty())
     for (const auto& s : split_commas(sw)) switches.push_back(std::atoi(s.c_str()));
   const std::vector<int> partner = lv::partner_nodes(n.count, switches);
   n.partner = partner[static_cast<std::size_t>(n.index)];
@@ -207,11 +207,11 @@ void swap_ranks_along_ring(MPI_Comm world, Nodes& n) {
 
 }  // namespace
 
-std::unique_ptr<Nodes> discover(MPI_Comm world) {
+std::unique_ptr<Nodes> discover(MPI_Comm world, const config::Checkpoint& cfg) {
   auto n = std::make_unique<Nodes>();
   int rank = 0;
   MPI_Comm_rank(world, &rank);
-  split_nodes(world, *n);
+  split_nodes(world, *n, cfg.node_map);
   MPI_Comm_rank(n->node, &n->local);
   MPI_Comm_size(n->node, &n->local_size);
   MPI_Comm_split(world, n->local == 0 ? 0 : MPI_UNDEFINED, rank, &n->leaders);
@@ -223,14 +223,14 @@ std::unique_ptr<Nodes> discover(MPI_Comm world) {
   MPI_Bcast(idx, 2, MPI_INT, 0, n->node);
   n->index = idx[0];
   n->count = idx[1];
-  place_in_ring(*n);
+  place_in_ring(*n, cfg.switch_map);
   swap_ranks_along_ring(world, *n);
   MPI_Comm_dup(world, &n->traffic);  // the level copies' messages: never on the application's world
   return n;
 }
 
-std::string default_dir(const std::string& app) {
-  std::string job = config::read().checkpoint.job_id.value_or("");
+std::string default_dir(const std::string& app, const config::Checkpoint& cfg) {
+  std::string job = cfg.job_id.value_or("");
   if (job.empty()) job = app;
   return "/dev/shm/malleable-" + job;
 }

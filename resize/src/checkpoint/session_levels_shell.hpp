@@ -89,11 +89,13 @@ namespace level_io {
 // tests that emulate nodes on one machine), else every process's host name, gathered (not
 // MPI's shared-memory split, which fails on a world made of several jobs); the partner
 // ring over the nodes (MALLEABLE_SWITCH_MAP: the switch of each node).
-// Collective; throws the same Error on every process for a bad map.
-std::unique_ptr<Nodes> discover(MPI_Comm world);
+// Collective; throws the same Error on every process for a bad map. The maps are `cfg`'s
+// (the session's configuration, read at its start).
+std::unique_ptr<Nodes> discover(MPI_Comm world, const config::Checkpoint& cfg);
 
-// The levels' directory when none is given: /dev/shm/malleable-<job id or program>.
-std::string default_dir(const std::string& app);
+// The levels' directory when none is given: /dev/shm/malleable-<job id or program>, the
+// job id `cfg`'s (MALLEABLE_JOB_ID, else SLURM_JOB_ID).
+std::string default_dir(const std::string& app, const config::Checkpoint& cfg);
 
 // The lowest failing rank's message on every process ("" when none failed). Collective.
 std::string agree(MPI_Comm comm, const std::string& why);

@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Every environment variable resize reads, as one typed value (docs/guide/configuration.md has
-// the table: variable, type, default, effect). `read()` is the only place that looks at
-// the environment; the rest of resize takes the field it needs. It reads the environment
-// each time it is called, so a variable set while the process runs (a test's setenv)
-// counts from the next call on. Values whose parsing can fail stay text here and are
-// parsed where they are used, so a bad value is reported by the operation that needs it,
-// with that operation's message.
+// the table: variable, type, default, effect, when it is read). `read()` is the only place
+// that looks at the environment, and it is called once per entry, never at use:
+//   - a Session, when it is made (a newcomer: when its spawned copy makes it); it keeps
+//     the value (Session::Impl::cfg) and hands its parts the fields they need;
+//   - the C API's resize_create (RESIZE_MOVER, RESIZE_MOVE_BUDGET), beside its Session;
+//   - the policies, when they are made (the offer scheduler, make_slurm_policy);
+//   - resize_history_location, at its call; the kernel meter's switch, when the library
+//     is loaded.
+// A variable set after that (a test's setenv) counts from the next entry on. Values whose
+// parsing can fail stay text here and are parsed where they are used, so a bad value is
+// reported by the operation that needs it, with that operation's message.
 #pragma once
 
 #include <optional>
@@ -76,7 +81,7 @@ struct Config {
   Checkpoint checkpoint;
 };
 
-// The environment as it is now.
+// The environment as it is now (the entries above, once each).
 Config read();
 
 }  // namespace resize::config

@@ -35,13 +35,9 @@ std::optional<int> parse(std::string_view value, Point p) {
   return std::atoi(std::string(value.substr(name.size() + 1)).c_str());
 }
 
-std::optional<int> armed(Point p) {
-  const config::Text v = config::read().session.fault;
-  return v ? parse(*v, p) : std::nullopt;
-}
+std::optional<int> armed(const config::Text& fault, Point p) { return fault ? parse(*fault, p) : std::nullopt; }
 
-void pause_in_iteration(int iteration, bool world_rank0, std::string_view app) {
-  const config::Text v = config::read().session.fault;
+void pause_in_iteration(const config::Text& v, int iteration, bool world_rank0, std::string_view app) {
   int k = 0, s = 0;
   if (!v || std::sscanf(v->c_str(), "pause-in-iteration:%d:%d", &k, &s) != 2 || k != iteration) return;
   if (world_rank0) {
@@ -52,8 +48,8 @@ void pause_in_iteration(int iteration, bool world_rank0, std::string_view app) {
   if (s > 0) ::sleep(static_cast<unsigned>(s));
 }
 
-void inject(Point p, bool here, int world_rank, std::string_view what) {
-  const auto arg = armed(p);
+void inject(const config::Text& fault, Point p, bool here, int world_rank, std::string_view what) {
+  const auto arg = armed(fault, p);
   if (!arg || !here) return;
   switch (p) {
     case Point::PauseInRedistribution:

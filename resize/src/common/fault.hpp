@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Test-only fault injection of the session, in one place: RESIZE_FAULT names one fault
-// (docs/guide/errors.md, "Fault injection"); nothing else in the library reads it. Not for
-// production runs. The checkpoint writer's own faults (MALLEABLE_CHECKPOINT_FAULT) are
+// (docs/guide/errors.md, "Fault injection"); the session reads it once, at its start
+// (config::Session::fault), and hands that text to these functions. Not for production
+// runs. The checkpoint writer's own faults (MALLEABLE_CHECKPOINT_FAULT) are
 // checkpoint_write.cpp's, which is the only reader of that variable.
 #pragma once
 
 #include <optional>
 #include <string_view>
+
+#include "common/config.hpp"
 
 namespace resize::detail::fault {
 
@@ -24,17 +27,18 @@ enum class Point {
 // others). nullopt: not this fault.
 std::optional<int> parse(std::string_view value, Point p);
 
-// The fault at `p` if RESIZE_FAULT names it (read once per call; tests set it per run).
-std::optional<int> armed(Point p);
+// The fault at `p` if `fault` (RESIZE_FAULT as the session read it at its start,
+// config::Session::fault) names it.
+std::optional<int> armed(const config::Text& fault, Point p);
 
 // RESIZE_FAULT=pause-in-iteration:K:S: every process of a session sleeps S s in
 // iteration K, before the iteration completes (Session::end_iteration; `iteration` is
 // the one ending), so that a test kills a process at a known point; world rank 0 says
 // "<app>: fault injection - every process pauses S s in iteration K" first.
-void pause_in_iteration(int iteration, bool world_rank0, std::string_view app);
+void pause_in_iteration(const config::Text& fault, int iteration, bool world_rank0, std::string_view app);
 
-// Carries out the fault at `p` when it is armed and `here` (the process it targets):
+// Carries out the fault at `p` when `fault` arms it and `here` (the process it targets):
 // says so on stderr (`what` names the moment), then pauses, stalls or kills the process.
-void inject(Point p, bool here, int world_rank, std::string_view what);
+void inject(const config::Text& fault, Point p, bool here, int world_rank, std::string_view what);
 
 }  // namespace resize::detail::fault

@@ -37,10 +37,14 @@ void PoolScheduler::released(int n) {
   want_back_ = std::max(0, want_back_ - n);
 }
 
+OfferFileScheduler::OfferFileScheduler(std::string path) : path_(std::move(path)) {
+  if (path_.empty()) env_offer_ = config::read().policy.offer.value_or("");
+}
+
 void OfferFileScheduler::reload() {
   std::string content;
   if (path_.empty()) {
-    content = config::read().policy.offer.value_or("");
+    content = env_offer_;
   } else {
     std::ifstream in(path_);
     std::stringstream ss;

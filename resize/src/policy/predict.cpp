@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "malleable/resize/predict.hpp"
 #include "common/config.hpp"
+#include "policy/history_location.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -368,7 +369,11 @@ std::string resize_history_file_name(const std::string& app, const std::string& 
 }
 
 HistoryLocation resize_history_location(const std::string& app, const std::string& executable) {
-  const config::Policies env = config::read().policy;
+  return detail::history_location(config::read().policy, app, executable);
+}
+
+HistoryLocation detail::history_location(const config::Policies& env, const std::string& app,
+                                         const std::string& executable) {
   if (const config::Text& v = env.history) {
     if (v->empty() || *v == "off") return {"", std::string("RESIZE_HISTORY=") + (v->empty() ? "(empty)" : "off"), true};
     return {*v, ""};

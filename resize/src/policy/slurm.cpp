@@ -345,11 +345,7 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
 // ---- commands ------------------------------------------------------------------------
 
 Client::Client(Runner run, std::string job_id) : run_(std::move(run)), job_(std::move(job_id)) {
-  if (job_.empty()) {
-    const config::Text id = config::read().slurm.job_id;
-    if (!id || id->empty()) throw Error("slurm policy: not inside a Slurm job ($SLURM_JOB_ID is unset)");
-    job_ = *id;
-  }
+  if (job_.empty()) throw Error("slurm policy: not inside a Slurm job ($SLURM_JOB_ID is unset)");
   if (!all_digits(job_)) throw Error("slurm policy: job id '" + job_ + "' is not a number");
 }
 
@@ -470,7 +466,7 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
   }
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
   if (env.launched_hosts && !env.launched_hosts->empty()) o.launched_on = expand_hostlist(*env.launched_hosts);
-  auto client = std::make_unique<Client>(shell_runner());
+  auto client = std::make_unique<Client>(shell_runner(), env.job_id.value_or(""));
   const std::string shared = env.shared.value_or("");
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";
   if (exp != "auto" && exp != "on" && exp != "off")

@@ -162,10 +162,11 @@ struct Command {
 using Runner = std::function<Command(const std::string& command_line)>;
 Runner shell_runner();  // popen + sh -c, stderr folded into the output
 
-// Talks to Slurm for one job (its id from $SLURM_JOB_ID unless given).
+// Talks to Slurm for one job, `job_id` (make_slurm_policy gives $SLURM_JOB_ID as it read
+// it; empty: not inside a Slurm job, an Error).
 class Client {
  public:
-  explicit Client(Runner run, std::string job_id = {});
+  Client(Runner run, std::string job_id);
   const std::string& job_id() const { return job_; }
   Snapshot snapshot();                                   // throws Error when a command fails
   void release(const std::vector<std::string>& keep);    // scontrol update NodeList=keep
@@ -244,7 +245,8 @@ class SlurmPolicy final : public Policy {
 // RESIZE_SLURM_INTERVAL, RESIZE_SLURM_BACKOFF: the first wait after a refusal, 0 none;
 // RESIZE_SLURM_SHARED: the shared directory, default $HOME/.malleable/slurm/<ClusterName>,
 // "off" for the single-job policy; RESIZE_SLURM_JITTER; RESIZE_SLURM_EXPANSION: on, off
-// or auto, the default: scontrol show config); throws Error outside a Slurm job.
+// or auto, the default: scontrol show config; MALLEABLE_RUN_HOSTS; SLURM_JOB_ID), read once
+// here, when the policy is made; throws Error outside a Slurm job.
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);
 
 }  // namespace resize::slurm

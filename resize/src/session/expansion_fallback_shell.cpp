@@ -110,10 +110,9 @@ bool level_of_iteration(const std::vector<LevelRecord>& records, int iteration, 
 
 ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint,
                                      bool deferred) {
-  const config::Config cfg = config::read();
   // Parsed on every process: a bad value is the same Error everywhere, before anything.
-  const bool on = parse_fallback_enabled(cfg.session.spawn_fallback);
-  const DeadlineRule rule = parse_deadline_rule(cfg.session.spawn_deadline);
+  const bool on = parse_fallback_enabled(in.spawn_fallback);
+  const DeadlineRule rule = parse_deadline_rule(in.spawn_deadline);
   if (!on || in.nnew < 1) return;
   root_ = in.root;
   double t_checkpoint = 0;

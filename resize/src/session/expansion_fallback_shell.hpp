@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/config.hpp"
 #include "malleable/resize/predict.hpp"
 #include "malleable/resize/report.hpp"
 #include "malleable/resize/session.hpp"
@@ -30,6 +31,8 @@ struct FallbackInputs {
   MPI_Comm world = MPI_COMM_NULL;
   bool root = false;       // world rank 0
   bool progress = true;    // print the deadline and the checkpoint's time (world rank 0)
+  // RESIZE_SPAWN_FALLBACK and RESIZE_SPAWN_DEADLINE as the session read them at its start.
+  config::Text spawn_fallback, spawn_deadline;
 };
 
 // The newest checkpoint of world rank 0's records if it is of `iteration` and readable (the

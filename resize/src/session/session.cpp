@@ -9,6 +9,7 @@
 #include "session/session_impl.hpp"
 #include "session/expansion_fallback_shell.hpp"
 #include "common/config.hpp"
+#include "policy/history_location.hpp"
 
 #include <time.h>
 
@@ -75,9 +76,8 @@ bool history_file_usable(const std::string& path, std::string& why) {
   return true;
 }
 
-// The arrival check's floor: the options', or RESIZE_REMAP_TIMEOUT's when set.
-double arrival_timeout(const SessionOptions& opt) {
-  const config::Text t = config::read().session.remap_timeout;
+// The arrival check's floor: the options', or RESIZE_REMAP_TIMEOUT's (`t`) when set.
+double arrival_timeout(const SessionOptions& opt, const config::Text& t) {
   if (!t || t->empty()) return opt.remap_timeout;
   char* end = nullptr;
   const double v = std::strtod(t->c_str(), &end);
@@ -113,8 +113,9 @@ LaunchCommand launch_command(const SessionOptions& opt, int argc, char** argv) {
 }
 
 // World rank 0: what earlier runs learned, into the recorder: the calibrated cost model
-// and the resize history of the application `opt.app` run as `exe`.
-void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const std::string& exe) {
+// and the resize history of the application `opt.app` run as `exe`, found as `env` (the
+// session's configuration) says.
+void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const config::Policies& env, const std::string& exe) {
   const std::string path = redist::default_cost_model_path();
   if (::access(path.c_str(), F_OK) == 0) {
     try {
@@ -125,11 +126,11 @@ void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const std::str
   }
   // One history per application; a cache directory that cannot be
   // written costs the predictions of later runs, never this run: one notice.
-  const HistoryLocation where = resize_history_location(opt.app, exe);
+  const HistoryLocation where = history_location(env, opt.app, exe);
   std::string why;
   // Kept across runs when the program asks (persist_history: the drivers) or the user
   // names a file (RESIZE_HISTORY=PATH); RESIZE_HISTORY=off wins over both.
-  const config::Text named = config::read().policy.history;
+  const config::Text& named = env.history;
   const bool persist = !where.off && (opt.persist_history || (named && !named->empty()));
   if (persist && !where.path.empty() && history_file_usable(where.path, why)) {
     rec.history_path = where.path;
@@ -150,15 +151,17 @@ void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const std::str
 }
 }  // namespace
 
-// The facade made: the options checked, each part set up from them (the watchdog, the
-// arrival check, the background settings, the spawn command, the world, what the run
-// learned before), and the MPI_Finalize hook.
+// The facade made: the environment read (the one time the session reads it: config.hpp),
+// the options checked, each part set up from them (the watchdog, the arrival check, the
+// background settings, the spawn command, the world, what the run learned before), and
+// the MPI_Finalize hook.
 Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_unique<Impl>()) {
+  impl_->cfg = config::read();
   SessionOptions& opt = impl_->opt;
   opt = std::move(opts);
   if (!opt.policy) opt.policy = std::make_unique<FixedPolicy>();
   impl_->watchdog.set_timeout(opt.resize_timeout);
-  impl_->arrivals = ArrivalCheck{arrival_timeout(opt), MPI_Wtime(), 0};
+  impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0};
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
   impl_->launch = launch_command(opt, argc, argv);
@@ -172,7 +175,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   };
   MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &impl_->life.self_key, nullptr);
   MPI_Comm_set_attr(MPI_COMM_SELF, impl_->life.self_key, impl_.get());
-  if (impl_->job.root()) load_learned(impl_->recorder, opt, impl_->launch.exe);
+  if (impl_->job.root()) load_learned(impl_->recorder, opt, impl_->cfg.policy, impl_->launch.exe);
 }
 
 void Session::Impl::release_mpi() {
@@ -396,7 +399,7 @@ IterationSample detail::ResizeRecorder::add_iteration(int iteration, const Grid&
 
 void Session::end_iteration(const std::string& note) {
   const SessionWorld& job = impl_->job;
-  detail::fault::pause_in_iteration(impl_->iteration + 1, job.root(), impl_->opt.app);  // a test hook (fault.hpp)
+  detail::fault::pause_in_iteration(impl_->cfg.session.fault, impl_->iteration + 1, job.root(), impl_->opt.app);  // a test hook (fault.hpp)
   // One gather: the maxima of the three clocks and every rank's reported compute.
   const std::array<double, 5> loc = impl_->meter.close();
   std::vector<double> all(job.root() ? 5 * static_cast<std::size_t>(job.size()) : 0);

@@ -61,6 +61,8 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
     o.policy_text = pol + (sch.empty() ? "" : " " + sch);
     o.policy = resize::make_policy(pol, pol == "sweetspot" ? std::string() : sch,
                                    pol == "sweetspot" ? sch : std::string());
+    // The C API's entry: RESIZE_MOVER and RESIZE_MOVE_BUDGET read once, here, as the
+    // session below reads the rest of its configuration (config.hpp).
     const resize::config::Session env = resize::config::read().session;
     if (env.mover) o.mover = resize::parse_mover(*env.mover);
     if (env.move_budget) o.move_budget_bytes = resize::parse_move_budget(*env.move_budget);

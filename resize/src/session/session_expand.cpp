@@ -199,8 +199,9 @@ int Session::join() {
   // hung node: the others' watchdogs must end the job), after the state hand-over and
   // before the redistribution.
   const bool last = job.rank() == job.size() - 1;
-  fault::inject(fault::Point::KillNewcomer, last, job.rank(), "after the state hand-over");
-  fault::inject(fault::Point::StallNewcomer, last, job.rank(), "after the state hand-over");
+  const config::Text& named = impl_->cfg.session.fault;  // read when this newcomer's session was made
+  fault::inject(named, fault::Point::KillNewcomer, last, job.rank(), "after the state hand-over");
+  fault::inject(named, fault::Point::StallNewcomer, last, job.rank(), "after the state hand-over");
   const ExpansionState st = unpack_expansion(bytes);
   impl_->iteration = st.iteration;
   impl_->opt.mover = st.mover;
@@ -226,7 +227,7 @@ int Session::join() {
   job.rank_hosts = detail::World::hosts();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   if (st.background)
-    impl_->iteration = impl_->bg.join(st.from, st.to, job, reg, watchdog, impl_->iteration);
+    impl_->iteration = impl_->bg.join(st.from, st.to, job, reg, watchdog, impl_->iteration, impl_->cfg.session);
   // The same switch as the old processes make after the hand-over.
   gs.switch_grid(st.from, st.to, nullptr);
   impl_->life.started = true;

@@ -32,6 +32,7 @@
 #include "malleable/redist/layout.hpp"
 #include "background/background_plan.hpp"
 #include "checkpoint/checkpoint_format.hpp"
+#include "common/config.hpp"
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
@@ -244,8 +245,9 @@ class MoveAccounting {
 
 // The one grid switch after a resize (session_move.cpp), a view of the parts it changes:
 // the world's grid (`job`), the registered matrices' layouts and buffers (`registry`), the
-// watchdog's phases; it reads the mover and move budget (`opt`) and the cost model and
-// history that predict a move (`recorder`). Used by an expansion and its newcomers' join,
+// watchdog's phases; it reads the mover and move budget (`opt`), the cost model and
+// history that predict a move (`recorder`) and the configuration the session read at its
+// start (`cfg`: the prefault and free-on-thread switches, the test-only faults). Used by an expansion and its newcomers' join,
 // a background expansion's completion, a shrink, a regrid, start and restart.
 struct GridSwitch {
   SessionWorld& job;
@@ -254,6 +256,7 @@ struct GridSwitch {
   const SessionOptions& opt;
   const ResizeRecorder& recorder;
   Prefault& prefault;  // the new local arrays staged ahead of the move (move/pages.hpp)
+  const config::Config& cfg;
 
   // The new local arrays on `to` staged and faulted in on a thread (move/pages.hpp),
   // while this process waits for something else (an old process: the spawn; a newcomer:
@@ -421,7 +424,7 @@ struct BackgroundPart {
   // constant matrices of `registry`, wait for the completing point; returns the
   // iteration the job completed it after (a cancelled expansion: this process leaves).
   int join(const Grid& from, const Grid& to, const SessionWorld& job, MatrixRegistry& registry, Watchdog& watchdog,
-           int iteration);
+           int iteration, const config::Session& cfg);
 
  private:
   // The completing point of a background expansion, once every message arrived: the
@@ -434,7 +437,9 @@ struct BackgroundPart {
 // background part above), each with one job, and what ties them together (options,
 // identity, the iteration count, the watchdog). The phases are functions of the parts
 // (session_*.cpp, checkpoint/, background/, report/), given the parts they need; the grid
-// switch and the recording are views of the parts, made where a phase needs them.
+// switch and the recording are views of the parts, made where a phase needs them. `cfg`:
+// the environment, read once when the session is made (a newcomer's when it is spawned);
+// no part reads the environment again.
 struct Session::Impl {
   detail::SessionWorld job;          // the world and its grid
   detail::MatrixRegistry registry;   // the registered matrices and the application's state
@@ -445,13 +450,14 @@ struct Session::Impl {
   detail::IterationMeter meter;
   detail::ArrivalCheck arrivals;
   SessionOptions opt;
+  config::Config cfg;
   detail::LaunchCommand launch;  // what a spawn runs
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
   detail::BackgroundPart bg;
   detail::Prefault prefault;  // after the registry: joined before the arrays it stages go
 
-  detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault}; }
+  detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault, cfg}; }
   detail::ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration}; }
   void progress(const std::string& line) const { detail::progress_line(opt, job.root(), line); }
 

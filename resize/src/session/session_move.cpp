@@ -129,8 +129,8 @@ namespace {
 // pause-in-redistribution[:S] makes every process of the resize sleep S seconds with the
 // data half moved: the redist mover's exchange started (messages posted, local pieces
 // copied), not finished; the PDGEMR2D mover after the first registered matrix has moved.
-void fault_pause(int world_rank, const std::string& moved) {
-  fault::inject(fault::Point::PauseInRedistribution, true, world_rank,
+void fault_pause(const config::Text& named, int world_rank, const std::string& moved) {
+  fault::inject(named, fault::Point::PauseInRedistribution, true, world_rank,
                 "in the redistribution (from matrix '" + moved + "' on, half moved)");
 }
 }  // namespace
@@ -253,7 +253,7 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
   // Batches free their old arrays before the next one stages (the budget); one batch holds
   // the old and new arrays of every matrix at once anyway, so freeing the old ones after
   // the move raises no peak.
-  if (batches.size() != 1 || !config::read().session.free_on_thread) keep = nullptr;
+  if (batches.size() != 1 || !cfg.session.free_on_thread) keep = nullptr;
   for (std::size_t b = 0; b < batches.size(); ++b) {
     try {
       staging_peak = std::max(staging_peak, move_batch(parts, batches[b].begin, batches[b].end, b == 0, acct, keep));
@@ -299,7 +299,7 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
 // batch staged any more. Test hook: RESIZE_FAULT=no-memory-in-move[:K] (common/fault.hpp).
 std::vector<void*> GridSwitch::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
   prefault.wait();  // the arrays staged ahead (prefault_for) are taken below
-  const std::optional<int> no_memory = fault::armed(fault::Point::NoMemoryInMove);
+  const std::optional<int> no_memory = fault::armed(cfg.session.fault, fault::Point::NoMemoryInMove);
   std::vector<void*> nbuf(end - begin, nullptr);
   std::string why;
   for (std::size_t k = begin; k < end; ++k) {
@@ -352,7 +352,7 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
     xo.window_pairs = redist::WindowPairs::OtherJobs;  // one job's pairs: MPI's shared memory
     redist::Exchange ex(job.world, items, xo);
     ex.start();
-    if (first && begin < end) fault_pause(job.rank(), parts[begin].r->mat.name);
+    if (first && begin < end) fault_pause(cfg.session.fault, job.rank(), parts[begin].r->mat.name);
     ex.finish(&stats);
   } catch (...) {
     for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();  // harmless where none was staged
@@ -414,7 +414,7 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
     acct.add(r.mat.type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
     r.store->commit();
     std::copy(db, db + 9, r.desc);
-    if (&r == &registry.mats.front()) fault_pause(job.rank(), r.mat.name);
+    if (&r == &registry.mats.front()) fault_pause(cfg.session.fault, job.rank(), r.mat.name);
   }
 }
 
@@ -453,7 +453,7 @@ std::int64_t GridSwitch::sent_bytes_on(const Registered& r, const Grid& to) cons
 }
 
 void GridSwitch::prefault_for(const Grid& to, bool window, bool handed_over) {
-  if (opt.move_budget_bytes > 0 || !config::read().session.prefault) return;
+  if (opt.move_budget_bytes > 0 || !cfg.session.prefault) return;
   // An extended-descriptor matrix's layout on `to` comes from the application's block
   // sizes, which may need the state the hand-over brings (e.g. the new processes' powers):
   // before it, such a matrix is left to the move.

@@ -106,12 +106,13 @@ class PoolScheduler final : public Scheduler {
 };
 
 // Stand-in scheduler read from a file (re-read at every remap point) or, if the path is
-// empty, from $RESIZE_OFFER. Content: "offer=N" and/or "release=M" (tokens separated by
-// spaces, commas or newlines). An offer is granted once; a release is honoured once per
-// distinct content of the file, so the demo can append "release=3" while the job runs.
+// empty, from $RESIZE_OFFER (read once, when the scheduler is made). Content: "offer=N"
+// and/or "release=M" (tokens separated by spaces, commas or newlines). An offer is granted
+// once; a release is honoured once per distinct content of the file, so the demo can
+// append "release=3" while the job runs.
 class OfferFileScheduler final : public Scheduler {
  public:
-  explicit OfferFileScheduler(std::string path) : path_(std::move(path)) {}
+  explicit OfferFileScheduler(std::string path);
   int expand_offer(int current) override;
   bool confirm_expand(int, int extra) override;
   int shrink_request(int current) override;
@@ -120,6 +121,7 @@ class OfferFileScheduler final : public Scheduler {
  private:
   void reload();
   std::string path_, last_content_;
+  std::string env_offer_;  // $RESIZE_OFFER when the scheduler was made (an empty path)
   int offer_ = 0, release_ = 0;
   bool release_done_ = false;
 };

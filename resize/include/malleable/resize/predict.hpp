@@ -133,6 +133,7 @@ class ResizeHistory {
 //   $RESIZE_HISTORY=<file>: that file.
 // A $HOME that is not an existing directory (HOME=/nonexistent) is not created: in memory.
 // No cache directory (neither XDG_CACHE_HOME nor HOME set): in memory.
+// These variables are read at the call; a Session reads them once, when it is made.
 struct HistoryLocation {
   std::string path;  // empty: keep the history in memory
   std::string why;   // with an empty path: the reason, for a notice
