@@ -65,37 +65,6 @@ TEST(Prefault, FaultsEveryPageOfEachStagedArrayInAndLeavesItZero) {
   EXPECT_EQ(pf.take_seconds(), 0.0);  // taken once
 }
 
-// The move's stop(): the run ends at its next look, the array it staged stays staged with
-// its pages untouched, and no task after it runs.
-TEST(Prefault, StopEndsTheRunAtItsNextLook) {
-  const std::size_t bytes = std::size_t{8} << 20;
-  PageArray a;
-  int later = 0;
-  Prefault pf;
-  pf.start({[&]() -> std::pair<void*, std::size_t> {
-              while (!pf.stopping()) std::this_thread::yield();  // the move arrived
-              a = PageArray(bytes);
-              return {a.data(), a.bytes()};
-            },
-            [&]() -> std::pair<void*, std::size_t> {
-              ++later;
-              return {nullptr, 0};
-            }});
-  EXPECT_GE(pf.stop(), 0.0);
-  EXPECT_FALSE(pf.running());
-  ASSERT_NE(a.data(), nullptr);
-  EXPECT_EQ(resident_pages(a.data(), bytes), 0u);
-  EXPECT_EQ(later, 0);
-  // The next run starts afresh.
-  int ran = 0;
-  pf.start({[&]() -> std::pair<void*, std::size_t> {
-    ++ran;
-    return {nullptr, 0};
-  }});
-  pf.wait();
-  EXPECT_EQ(ran, 1);
-}
-
 TEST(Prefault, ATaskThatThrowsEndsTheRun) {
   int ran = 0;
   Prefault pf;

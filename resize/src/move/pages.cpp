@@ -4,11 +4,8 @@
 #include "move/pages.hpp"
 
 #include <sys/mman.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <new>
@@ -43,39 +40,29 @@ namespace {
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 }  // namespace
 
-bool touch_pages(void* p, std::size_t bytes, const std::atomic<bool>* stop) {
-  if (!p || bytes == 0) return true;
+void touch_pages(void* p, std::size_t bytes) {
+  if (!p || bytes == 0) return;
   static const std::size_t page = [] {
     const long s = sysconf(_SC_PAGESIZE);
     return s > 0 ? static_cast<std::size_t>(s) : std::size_t{4096};
   }();
-  constexpr std::size_t kRun = std::size_t{1} << 20;  // between two looks at `stop`
   volatile unsigned char* c = static_cast<unsigned char*>(p);
-  for (std::size_t run = 0; run < bytes; run += kRun) {
-    if (stop && stop->load(std::memory_order_relaxed)) return false;
-    const std::size_t end = std::min(bytes, run + kRun);
-    for (std::size_t off = run; off < end; off += page) c[off] = 0;
-  }
+  for (std::size_t off = 0; off < bytes; off += page) c[off] = 0;
   c[bytes - 1] = 0;
-  return true;
 }
 
 void Prefault::start(std::vector<Task> tasks) {
   wait();
   run_s_ = 0;
-  stop_ = false;
   t_ = std::thread([this, tasks = std::move(tasks)] {
-    // This thread only (Linux: a thread's nice value is its own): raising it is always allowed.
-    (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 19);
     const double t0 = now();
     for (const Task& task : tasks) {
       try {
         const auto [p, bytes] = task();
-        if (!touch_pages(p, bytes, &stop_)) break;
+        touch_pages(p, bytes);
       } catch (...) {
         break;
       }
-      if (stop_.load(std::memory_order_relaxed)) break;
     }
     run_s_ = now() - t0;
   });

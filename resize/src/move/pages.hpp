@@ -13,7 +13,6 @@
 // are asked for. Internal to the resize library.
 #pragma once
 
-#include <atomic>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -64,15 +63,6 @@ class PageArray {
 // time is in the record (MovePhases::prefault_s), the move's wait for it in stage_s.
 // The thread calls no MPI and touches only the arrays it stages; wait() joins it before
 // anything else reads or replaces them.
-// It runs at the lowest priority (nice 19, this thread only) and stops when the move
-// arrives (stop() asks it to, between two 1 MiB runs of pages or two arrays): on a node
-// with an idle core it is done before the move and nothing waits for it; on a busy node
-// (more processes than cores: the newcomers' start-up, the hand-over's collectives and
-// the BLACS grids on the critical path) it takes only what they leave, and the move
-// faults in the rest of its pages itself. At full priority and run to its end, it slowed
-// the spawn and the grids and made the move wait for it: PDGEMM N = 8,000 on one node,
-// 4 processes on 2 cores, its 0.7-3 s ran past a 0.3 s spawn (docs/measurements/results.md,
-// "A resize against its limits").
 // After the move the same thread frees the arrays it replaced (release): their pages go
 // back to the system while the process goes on (31 of a 112 ms move for PDGEMM N = 4,000
 // on one node was that freeing). Each array is handed over whole (Storage::commit_keeping):
@@ -94,13 +84,6 @@ class Prefault {
   void release(std::vector<std::shared_ptr<void>> held);
   // Joins the thread; the seconds this call waited (0 when none runs).
   double wait();
-  // Asks a prefault run to end at its next look (the arrays it staged stay staged, the
-  // rest of their pages untouched) and joins it; the seconds this call waited.
-  double stop() {
-    stop_ = true;
-    return wait();
-  }
-  bool stopping() const { return stop_.load(); }
   // The thread's own time (seconds) of the last run, once (0 after it was taken): joins it.
   double take_seconds() {
     wait();
@@ -113,11 +96,9 @@ class Prefault {
  private:
   std::thread t_;
   double run_s_ = 0;
-  std::atomic<bool> stop_{false};  // stop() asks the run to end early
 };
 
 // Writes one zero to every page of [p, p + bytes): the pages of a zeroed array faulted in.
-// With `stop`: ends early once it is set (checked every 1 MiB); false: it ended early.
-bool touch_pages(void* p, std::size_t bytes, const std::atomic<bool>* stop = nullptr);
+void touch_pages(void* p, std::size_t bytes);
 
 }  // namespace resize::detail

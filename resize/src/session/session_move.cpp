@@ -286,7 +286,7 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
 // (that process's message, broadcast: the matrix, its elements, the GiB), nothing of the
 // batch staged any more. Test hook: RESIZE_FAULT=no-memory-in-move[:K] (common/fault.hpp).
 std::vector<void*> GridSwitch::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
-  prefault.stop();  // the arrays staged ahead (prefault_for) are taken below, faulted in or not
+  prefault.wait();  // the arrays staged ahead (prefault_for) are taken below
   const std::optional<int> no_memory = fault::armed(fault::Point::NoMemoryInMove);
   std::vector<void*> nbuf(end - begin, nullptr);
   std::string why;
@@ -380,7 +380,7 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
                                     detail::MoveAccounting& acct) {
   const blacs_dyn::Grid whole = detail::blacs_grid(job.world, Grid{1, job.size(), {}});
   const Grid from_shape = shape_of(from), to_shape = shape_of(to);
-  prefault.stop();  // the arrays staged ahead (prefault_for) are taken by r.stage, faulted in or not
+  prefault.wait();  // the arrays staged ahead (prefault_for) are taken by r.stage
   for (auto& r : registry.mats) {
     if (r.mat.sizes) {
       move_blocks(r, from, to, acct);
@@ -471,7 +471,7 @@ void GridSwitch::prefault_for(const Grid& to, bool window, bool handed_over) {
 }
 
 void GridSwitch::drop_prestaged() {
-  prefault.stop();
+  prefault.wait();
   for (auto& r : registry.mats)
     if (r.holds_prestaged()) r.unstage();
 }
