@@ -35,7 +35,9 @@
 # docs/img/resize_phases.png and prints the table.
 #   scripts/bench/resize_phases.sh [--quick] [--ns "4000 8000"] [--drivers "pdgemm pdgetrf life"]
 #                                  [--settings "node cluster"] [--rounds R] [--iters K] [--out DIR]
-#                                  [--no-report]
+#                                  [--no-report] [--lock-held]
+# --lock-held: the caller holds the cluster lock (flock /run/malleable-cluster.lock ...), so
+# several invocations run as one hold; without it each (driver, N) takes the lock itself.
 # --quick: N = 1600, 1 round. Needs a build (scripts/setup.sh) and, for the
 # cluster, root (it is skipped with a note where namespaces cannot be made).
 set -euo pipefail
@@ -43,18 +45,19 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=$here/docs/data/resize_phases
 ns="4000 8000" drivers="pdgemm pdgetrf life" settings="node cluster" iters=4 nb=64 raw_reps=5 limit=1800 rounds=3
-report=1
+report=1 lock_held=0
 while (($#)); do
   case $1 in
     --quick) ns="1600" rounds=1; shift ;;
     --rounds) rounds=$2; shift 2 ;;
     --no-report) report=0; shift ;;
+    --lock-held) lock_held=1; shift ;;
     --ns) ns=$2; shift 2 ;;
     --drivers) drivers=$2; shift 2 ;;
     --settings) settings=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,39p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,44p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "resize_phases.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -171,8 +174,10 @@ for d in $drivers; do
       elif ((cluster_ok)); then
         # One short hold of the machine's cluster lock per (driver, N): up, measure, down.
         (
-          exec 9>"$LOCK"
-          flock -w 1800 9 || { echo "resize_phases.sh: cluster lock busy for 30 min" >&2; exit 1; }
+          if ((!lock_held)); then
+            exec 9>"$LOCK"
+            flock -w 1800 9 || { echo "resize_phases.sh: cluster lock busy for 30 min" >&2; exit 1; }
+          fi
           "$CLUSTER" down >/dev/null
           trap '"$CLUSTER" down >/dev/null 2>&1 || true' EXIT
           "$CLUSTER" up 2 --rate 1gbit 9>&- >/dev/null

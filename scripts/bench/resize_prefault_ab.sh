@@ -5,7 +5,8 @@
 # (--env; RESIZE_PREFAULT: the move's arrays faulted in ahead; RESIZE_FREE_ON_THREAD: the
 # old arrays freed on a thread after the move) =on and =off, one right after the other, the
 # order alternating from round to round. Per run the JSON record's spawn, move, other and
-# total, the move's exchange and commit phases, the prefault thread's time and the first
+# total, the move's stage, exchange and commit phases, the prefault thread's time, the
+# other phase's hand-over and BLACS grids (other_phases) and the first
 # iteration after the resize; the report gives each quantity's median per setting and the
 # median (min-max) of the per-round ratios on/off.
 #   scripts/bench/resize_prefault_ab.sh [--env RESIZE_PREFAULT] [--driver pdgemm] [--n 4000]
@@ -64,12 +65,16 @@ def rec(s, r):
     for k in ("exchange", "commit", "prefault"):
         q[k] = ph.get(k + "_s", 0.0)
     q["iter_after"] = x.get("measured", {}).get("t_iteration_after_s") or 0.0
+    for k in ("stage",):
+        q[k] = ph.get(k + "_s", 0.0)
+    for k in ("handover", "grids"):  # of other (the record's other_phases; 0 in older records)
+        q[k] = (x.get("other_phases") or {}).get(k + "_s", 0.0)
     return q
 runs = [(rec("on", r), rec("off", r)) for r in range(1, rounds + 1)]
 runs = [(a, b) for a, b in runs if a and b]
 print(f"# {len(runs)} paired rounds; ms, medians; on/off: median (min-max) of the per-round ratios")
 print(f"{'phase':10} {'on':>8} {'off':>8} {'on/off':>22}")
-for k in [k for k, _ in keys] + ["exchange", "commit", "prefault", "iter_after"]:
+for k in [k for k, _ in keys] + ["stage", "exchange", "commit", "prefault", "handover", "grids", "iter_after"]:
     on = [a[k] for a, _ in runs]; off = [b[k] for _, b in runs]
     ratio = [a[k] / b[k] for a, b in runs if b[k] > 0]
     rs = f"{statistics.median(ratio):.2f}x ({min(ratio):.2f}-{max(ratio):.2f})" if ratio else "-"
