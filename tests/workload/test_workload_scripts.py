@@ -217,6 +217,19 @@ class SummaryTable(unittest.TestCase):
         self.assertEqual(by_range["grow"][10], "1.25x")   # against the rigid run of 10:00
         self.assertEqual(by_range["double"][10], "1.25x")  # against the rigid run of 12:00
 
+    def test_a_rigid_run_of_another_seed_is_not_the_base(self):
+        with tempfile.TemporaryDirectory() as d:
+            path, doc = os.path.join(d, "s.csv"), os.path.join(d, "w.md")
+            for share, turn, seed, date in ((0, 100.0, 1, "2026-01-01T10:00:00Z"), (0.5, 80.0, 1, "2026-01-01T12:00:00Z"),
+                                            (0, 40.0, 6, "2026-01-01T12:05:00Z")):
+                summary.append_row(path, {"setting": "emulated", "nodes": 16, "malleable_share": share, "jobs": 32,
+                                          "makespan_s": 10.0, "mean_turnaround_s": turn, "seed": seed, "date": date})
+            with open(doc, "w") as f:
+                f.write("<!-- runs-table -->\n<!-- /runs-table -->\n")
+            self.assertEqual(summary_table.main(["--csv", path, "--doc", doc]), 0)
+            rows = [ln.split(" | ") for ln in read(doc).splitlines() if ln.startswith("| emulated")]
+        self.assertEqual([r[10] for r in rows if r[2] == "50%"], ["1.25x"])  # seed 1's rigid, not seed 6's nearer one
+
 
 class SimReport(unittest.TestCase):
     def test_table_between_markers_latest_rows_and_ratios(self):

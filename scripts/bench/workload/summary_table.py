@@ -7,8 +7,8 @@ in the order of their dates within each setting), written between the markers
     summary_table.py --csv docs/data/workload/summary.csv [--doc docs/measurements/workload.md]
 
 "vs rigid" is the all-rigid row's mean turnaround (and makespan) over this row's, taking the
-all-rigid row of the same setting and node count nearest in time (the rigid run of the
-same session or invocation).
+all-rigid row of the same setting, node count, job count and seed (the same workload)
+nearest in time (the rigid run of the same session or invocation).
 """
 import argparse
 import csv
@@ -38,7 +38,7 @@ def table(rows):
         mine = sorted((r for r in rows if r["setting"] == setting), key=_t)
         rigid = [r for r in mine if float(r["malleable_share"]) == 0]
         for r in mine:
-            base = [b for b in rigid if b["nodes"] == r["nodes"]]
+            base = [b for b in rigid if all(b.get(k, "") == r.get(k, "") for k in ("nodes", "jobs", "seed"))]
             base = min(base, key=lambda b: abs((_t(b) - _t(r)).total_seconds())) if base else None
             rt = rm = ""
             if base and float(r["malleable_share"]) > 0:
