@@ -95,6 +95,11 @@ def job_script(j, src, build, out, start="full"):
         "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off",
         f"export OMPI_MCA_btl_tcp_if_include={SUBNET}.0/24 OMPI_MCA_oob_tcp_if_include={SUBNET}.0/24",
         f"export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent={src}/scripts/cluster-rsh",
+        # Open MPI's session directories in a folder of this job's own: the emulated nodes
+        # share the host's /tmp, and two mpiruns starting in the same second on one node
+        # raced to create its /tmp/ompi.<node>.<uid> ("orte_session_dir failed ... File
+        # exists", a job lost at launch); the daemons inherit TMPDIR through cluster-rsh
+        'export TMPDIR=$(mktemp -d /tmp/malleable-wl-job.XXXXXX); trap \'rm -rf "$TMPDIR"\' EXIT',
         f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={floor} "
         f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
         # the jobs of this run share one directory (the policy's cluster view, ledger and
