@@ -17,7 +17,7 @@
 // included) and only then merge: the same start-up without the library's protocol.
 //   mpicc -O2 spawn_pingpong.c -o spawn_pingpong
 //   mpiexec -n 2 ./spawn_pingpong [reps]
-//   mpiexec -n 2 ./spawn_pingpong spawn 2 5 [host]
+//   mpiexec -n 2 ./spawn_pingpong spawn 2 5 [host [add-host]]
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +108,9 @@ static int raw_spawn(int argc, char** argv, MPI_Comm parent) {
   if (argc > 4) {
     MPI_Info_create(&info);
     MPI_Info_set(info, "host", argv[4]);
+    // "add-host" as blacs-dyn's per-host spawn sets it: the host joins the launcher's pool
+    // (its daemon started then) when the job was not started on it.
+    if (argc > 5 && strcmp(argv[5], "add-host") == 0) MPI_Info_set(info, "add-host", argv[4]);
   }
   char* args[] = {"spawn", NULL};
   double t[64];
