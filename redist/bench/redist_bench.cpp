@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
   app.add_option("--schedules", schedules, "caterpillar, circulant, matching, allatonce, default")->delimiter(',');
   app.add_option("--dist", dist, "block (one block per process row/column, as thesis §4.5) or cyclic");
   app.add_option("--nb", nb, "block size for --dist cyclic");
-  app.add_option("--reps", reps, "repetitions; the fastest is reported");
+  app.add_option("--reps", reps, "repetitions; the fastest is reported (--shapes: redist's median too, redist_med_s)");
   app.add_option("--transport", transport, "datatype or packed");
   app.add_option("--wait", waits, "auto, spin (MPI_Waitall), sleep (test + sleep); a list times each")
       ->delimiter(',');

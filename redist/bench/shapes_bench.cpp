@@ -209,6 +209,7 @@ struct CaseRun {
   double t_floor = 1e30, t_floor_all = 1e30, t_ref = 1e30, t_cpp = 1e30, t_c = 1e30, t_costa = 1e30,
          t_native = 1e30, native_spent = 0;
   double t_cold = 0;  // redist's first call of the case into a B nobody has touched
+  std::vector<double> cpp_runs;  // every warm repetition of redist (C++), for their median
   std::vector<double> cold_b;  // its result, compared with PDGEMR2D's once that ran
   int same_cpp = 1, same_c = 1, same_costa = 1, same_native = 1, native_reps = 0;
   std::string native_error;
@@ -325,9 +326,10 @@ void measure(CaseEnv& e, const ShapeOptions& opt, CaseRun& r) {
       Cpdgemr2d(m, n, a, 1, 1, da.data(), e.R.in ? e.R.data.data() : nullptr, 1, 1, db.data(), e.gctxt);
     }));
     std::fill(e.B.data.begin(), e.B.data.end(), 0.0);
-    r.t_cpp = std::min(r.t_cpp, e.timed([&] {
+    r.cpp_runs.push_back(e.timed([&] {
       redist::redistribute<double>(e.comm, e.a, a, e.A.ld, e.b, e.B.in ? e.B.data.data() : nullptr, e.B.ld);
     }));
+    r.t_cpp = std::min(r.t_cpp, r.cpp_runs.back());
     r.same_cpp = std::min(r.same_cpp, e.all_same(e.B));
     if (rep == 0) {  // the cold call's result, now that PDGEMR2D's is known
       int ok = !e.B.in || r.cold_b == e.R.data ? 1 : 0;
@@ -394,6 +396,7 @@ void report(const ShapeCase& s, int P, unsigned cores, const ShapeOptions& opt, 
                         {"floor_with_local_s", r.t_floor_all},
                         {"pdgemr2d_s", r.t_ref},
                         {"redist_s", r.t_cpp},
+                        {"redist_med_s", calib::median(r.cpp_runs)},
                         {"redist_cold_s", r.t_cold},
                         {"redist_c_api_s", r.t_c},
                         {"costa_s", native_ran          ? nlohmann::json(r.t_native)
@@ -425,8 +428,8 @@ void report(const ShapeCase& s, int P, unsigned cores, const ShapeOptions& opt, 
   }
   std::printf("##   floor with local copies (every rank copies its whole B): %.4f s; redist %.2fx it\n", r.t_floor_all,
               r.t_cpp / std::max(r.t_floor_all, 1e-9));
-  std::printf("##   redist cold (first call, B of fresh pages): %.4f s, %.2fx warm (best of %d)\n", r.t_cold,
-              r.t_cold / std::max(r.t_cpp, 1e-9), opt.reps);
+  std::printf("##   redist cold (first call, B of fresh pages): %.4f s, %.2fx warm (best of %d; their median %.4f s)\n",
+              r.t_cold, r.t_cold / std::max(r.t_cpp, 1e-9), opt.reps, calib::median(r.cpp_runs));
   for (std::size_t v = 0; v < opt.variants.size(); ++v) {
     const Phases& ph = r.phases[v];
     std::printf("##   %-12s total %8.4f  plan %8.4f  check %8.4f  local %8.4f  transfer %8.4f"
