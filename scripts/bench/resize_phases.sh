@@ -11,12 +11,17 @@
 #   fresh   the same driver started on 2x2 (iteration times of a job that never resized);
 #           resize and fresh alternate their order from round to round;
 #   redist  redist_bench --shapes: `redistribute` alone on the same matrices, 1x2 -> 2x2 on
-#           4 ranks of one job, with the memcpy floor and (cluster) the busiest link's bound;
+#           4 ranks of one job (5 repetitions: the fastest and the median of the warm calls,
+#           and the first call), with the memcpy floor and (cluster) the busiest link's bound;
 #   raw     spawn_pingpong.c's spawn mode: a raw MPI_Comm_spawn + merge of the same 2
 #           processes onto the same host (median of its repetitions after a warm-up, and
 #           the warm-up: the job's first spawn), twice: the program alone (raw.R.txt) and
 #           linked with the driver's libraries (rawlibs.R.txt: its newcomers load and
 #           initialise what the driver's do, blacs-dyn's MPI_Init included, then merge).
+#           Cluster: the raw job has both nodes in its allocation from its start; twice
+#           more (raw_addhost.R.txt, rawlibs_addhost.R.txt) from a job started on node1
+#           alone that reaches node2 with Open MPI's add-host, as the resize's job does
+#           (node2's daemon starts inside the first spawn: the like-for-like raw spawn).
 # The report takes the median of every quantity over the rounds and gives each ratio's
 # spread (min-max of the per-round ratios). The drivers run with --no-check (the serial
 # check would repeat the work on one process; the tests check the results).
@@ -44,7 +49,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 out=$here/docs/data/resize_phases
-ns="4000 8000" drivers="pdgemm pdgetrf life" settings="node cluster" iters=4 nb=64 raw_reps=5 limit=1800 rounds=3
+ns="4000 8000" drivers="pdgemm pdgetrf life" settings="node cluster" iters=4 nb=64 raw_reps=5 redist_reps=5 limit=1800 rounds=3
 report=1 lock_held=0
 while (($#)); do
   case $1 in
@@ -57,36 +62,26 @@ while (($#)); do
     --settings) settings=$2; shift 2 ;;
     --iters) iters=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,44p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,47p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "resize_phases.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
 for exe in apps/pdgemm_resizable apps/pdgetrf_resizable apps/life_resizable redist/redist_bench; do
   [[ -x $build/$exe ]] || { echo "resize_phases.sh: $build/$exe missing: build first (scripts/setup.sh)" >&2; exit 2; }
 done
-# PMIX_MCA_gds=hash as the library sets it before MPI_Init (docs/reference/blacs-dyn.md): without it a
-# spawn of the raw programs hung in PMIx_Init / PMIx_Lookup here.
-export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-       OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+CLUSTER=$here/scripts/cluster.sh
+# shellcheck source=scripts/bench/raw_spawn_lib.sh
+. "$here/scripts/bench/raw_spawn_lib.sh"  # the raw spawns' build, environment and runs
+export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 # The commit the build was made from (malleable/version.h, written at every build; "-dirty":
 # with uncommitted changes), not the source tree's HEAD, which may have moved on since.
 build_commit=$(sed -n 's/^#define MALLEABLE_GIT_COMMIT "\(.*\)"$/\1/p' "$build/generated/include/malleable/version.h" 2>/dev/null)
 build_commit=${build_commit:-unknown}
-CLUSTER=$here/scripts/cluster.sh
 LOCK=/run/malleable-cluster.lock
 mkdir -p "$out"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$scratch/spawn_pingpong"
-# spawn_pingpong linked with a driver's libraries (its NEEDED entries and run path).
-raw_with_libs() {  # <driver executable> <output>
-  local rp libs
-  rp=$(readelf -d "$1" | sed -n 's/.*R[UN]*PATH.*\[\(.*\)\]/\1/p')
-  libs=$(readelf -d "$1" | sed -n 's/.*Shared library: \[\(.*\)\]/-l:\1/p' | grep -v -e libmpi.so -e libc.so -e libm.so -e libgcc_s)
-  # shellcheck disable=SC2046,SC2086
-  mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$2" $(tr ':' '\n' <<<"$rp" | grep . | sed 's/^/-L/') \
-    -Wl,--no-as-needed $libs -Wl,-rpath,"$rp"
-}
+raw_spawn_build "$scratch/spawn_pingpong"
 
 shapes() {  # <driver> <N>: the registered matrices, 1x2 -> 2x2, as redist_bench --shapes
   local n=$2
@@ -121,7 +116,7 @@ measure() {  # <driver> <N> <setting> <dir>
   local old=(-n 2) fresh=(-n 4) bench=(-n 4) raw=(-n 2) sched="1:expand:2x2" host="" link=0 it=$iters
   [[ $d == life ]] && it=$((iters * 3))  # a generation is short: more of them for the medians
   if [[ $setting == cluster ]]; then
-    old=(--host node1:2 -n 2) fresh=(--host node1:2,node2:2 -n 4) bench=(--host node1:2,node2:2 -n 4)
+    old=(--host node1:2 -n 2) fresh=(--host "node1:2,node2:2" -n 4) bench=(--host "node1:2,node2:2" -n 4)
     raw=(-n 2) sched="1:expand:2x2:local2@node2" host=node2 link=1e9  # raw: the hostfile, so node2 is in its allocation
   fi
   mkdir -p "$dir"
@@ -144,7 +139,7 @@ measure() {  # <driver> <N> <setting> <dir>
       fi
     done
     # shellcheck disable=SC2046
-    launch "$setting" "${bench[@]}" "$build/redist/redist_bench" --shapes $(shapes "$d" "$n") --reps 3 \
+    launch "$setting" "${bench[@]}" "$build/redist/redist_bench" --shapes $(shapes "$d" "$n") --reps "$redist_reps" \
       --link-rate "$link" --json "$dir/redist.$r.json" >"$dir/redist.$r.log" 2>&1 || { echo "   redist_bench failed:"; tail -5 "$dir/redist.$r.log"; }
     # shellcheck disable=SC2086
     launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong" spawn 2 "$raw_reps" $host \
@@ -152,6 +147,15 @@ measure() {  # <driver> <N> <setting> <dir>
     # shellcheck disable=SC2086
     launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong_$d" spawn 2 "$raw_reps" $host \
       >"$dir/rawlibs.$r.txt" 2>&1 || { echo "   raw spawn (driver's libraries) failed:"; tail -5 "$dir/rawlibs.$r.txt"; }
+    if [[ $setting == cluster ]]; then  # the same from a job on node1 alone, with add-host
+      local prog
+      for prog in spawn_pingpong spawn_pingpong_$d; do
+        local f=$dir/raw_addhost.$r.txt
+        [[ $prog == spawn_pingpong ]] || f=$dir/rawlibs_addhost.$r.txt
+        raw_spawn_cluster add-host "$scratch/$prog" "$raw_reps" "$limit" >"$f" 2>&1 ||
+          { echo "   raw spawn with add-host ($prog) failed:"; tail -5 "$f"; }
+      done
+    fi
     grep -E "remap after" "$dir/resize.$r.log" | sed 's/^ */   /' || true
   done
   { echo "load_after $(cut -d' ' -f1-3 /proc/loadavg)"; echo "commit $build_commit"; } >>"$dir/meta.txt"
@@ -178,10 +182,8 @@ for d in $drivers; do
             exec 9>"$LOCK"
             flock -w 1800 9 || { echo "resize_phases.sh: cluster lock busy for 30 min" >&2; exit 1; }
           fi
-          "$CLUSTER" down >/dev/null
           trap '"$CLUSTER" down >/dev/null 2>&1 || true' EXIT
-          "$CLUSTER" up 2 --rate 1gbit 9>&- >/dev/null
-          eval "export $("$CLUSTER" mpi-env | tr '\n' ' ')"
+          raw_cluster_up
           measure "$d" "$n" cluster "$dir"
         )
       fi

@@ -17,13 +17,25 @@ Ratios (each from one run, the measurements of a row taken one right after the o
                                 warm: the fastest of its repetitions (its arrays and node
                                 segment made and touched by the earlier ones); the target's
                                 figure
+  move_over_redistribute_median the same over the median of those warm repetitions
+                                (redist_bench's redist_med_s): the fastest of several favours
+                                the baseline on a loaded machine, the resize's move being one
+                                call
   move_over_redistribute_cold   the same over `redistribute`'s first call into arrays of
                                 fresh pages (redist_bench's redist_cold_s): like for like with a
                                 resize, whose new arrays are new memory and whose exchange is
                                 the first on its merged world
   move_over_floor               the resize's move / the memcpy floor of the same bytes
   resize_over_spawn_plus_bound  (cluster) the whole resize / (raw spawn + merge + the
-                                busiest link's bound of the move)
+                                busiest link's bound of the move); the raw job was started
+                                with both nodes in its allocation (median after a warm-up)
+  resize_over_addhost_spawn_plus_bound
+                                (cluster) the same over the first raw spawn + merge of a job
+                                started on node1 alone that reaches node2 with Open MPI's
+                                add-host (raw_addhost_first_s), as the resize's job does: its
+                                launcher starts node2's daemon inside that spawn, as in the
+                                resize's; the like-for-like raw spawn
+  spawn_over_raw_addhost_first  (cluster) the resize's spawn phase / that add-host first spawn
   resize_over_first_spawn_plus_bound
                                 (cluster) the same over the job's first raw spawn + merge of
                                 the program linked with the driver's libraries (rawlibs:
@@ -58,7 +70,12 @@ COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "oth
            "raw_spawn_first_s", "raw_libs_spawn_s", "raw_libs_spawn_first_s", "resize_over_first_spawn_plus_bound",
            "spawn_over_raw_first_libs", "other_decision_s", "other_handover_s", "other_hosts_s", "other_grids_s",
            "other_release_s", "resize_over_first_spawn_plus_bound_min", "resize_over_first_spawn_plus_bound_max",
-           "spawn_over_raw_first_libs_min", "spawn_over_raw_first_libs_max"]
+           "spawn_over_raw_first_libs_min", "spawn_over_raw_first_libs_max",
+           "raw_addhost_s", "raw_addhost_first_s", "raw_libs_addhost_s", "raw_libs_addhost_first_s",
+           "resize_over_addhost_spawn_plus_bound", "resize_over_addhost_spawn_plus_bound_min",
+           "resize_over_addhost_spawn_plus_bound_max", "spawn_over_raw_addhost_first", "spawn_over_raw_addhost_first_min",
+           "spawn_over_raw_addhost_first_max", "redistribute_med_s", "move_over_redistribute_median",
+           "move_over_redistribute_median_min", "move_over_redistribute_median_max"]
 
 
 def load_json(path):
@@ -79,7 +96,8 @@ def raw_spawn(path):
     the repetitions after the warm-up, the warm-up = the job's first spawn; None where the
     file, written before it printed the warm-up, does not say)."""
     try:
-        lines = open(path).read().splitlines()
+        with open(path) as f:
+            lines = f.read().splitlines()
     except OSError:
         return None, None
     for line in lines:
@@ -124,26 +142,34 @@ def one_round(d, r, setting):
     if rd:
         q["redistribute_s"] = sum(c["redist_s"] for c in rd)
         q["floor_s"] = sum(c["floor_s"] for c in rd)
-        if all("redist_cold_s" in c for c in rd):
-            q["redistribute_cold_s"] = sum(c["redist_cold_s"] for c in rd)
+        for key, name in (("redist_cold_s", "redistribute_cold_s"), ("redist_med_s", "redistribute_med_s")):
+            if all(key in c for c in rd):  # (runs of an older redist_bench do not say)
+                q[name] = sum(c[key] for c in rd)
         q["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
     q["raw_spawn_s"], q["raw_spawn_first_s"] = raw_spawn(os.path.join(d, f"raw.{r}.txt"))
     q["raw_libs_spawn_s"], q["raw_libs_spawn_first_s"] = raw_spawn(os.path.join(d, f"rawlibs.{r}.txt"))
+    q["raw_addhost_s"], q["raw_addhost_first_s"] = raw_spawn(os.path.join(d, f"raw_addhost.{r}.txt"))
+    q["raw_libs_addhost_s"], q["raw_libs_addhost_first_s"] = raw_spawn(os.path.join(d, f"rawlibs_addhost.{r}.txt"))
+    q["spawn_over_raw_addhost_first"] = ratio(q.get("spawn_s"), q.get("raw_addhost_first_s"))
     q["spawn_over_raw_first_libs"] = ratio(q.get("spawn_s"), q.get("raw_libs_spawn_first_s"))
     q["move_over_redistribute"] = ratio(q.get("move_s"), q.get("redistribute_s"))
+    q["move_over_redistribute_median"] = ratio(q.get("move_s"), q.get("redistribute_med_s"))
     q["move_over_redistribute_cold"] = ratio(q.get("move_s"), q.get("redistribute_cold_s"))
     q["move_over_floor"] = ratio(q.get("move_s"), q.get("floor_s"))
     if setting == "cluster" and q.get("raw_spawn_s") is not None and q.get("link_bound_s") is not None:
         q["resize_over_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_spawn_s"] + q["link_bound_s"])
         if q.get("raw_libs_spawn_first_s") is not None:
             q["resize_over_first_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_libs_spawn_first_s"] + q["link_bound_s"])
+    if setting == "cluster" and q.get("raw_addhost_first_s") is not None and q.get("link_bound_s") is not None:
+        q["resize_over_addhost_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_addhost_first_s"] + q["link_bound_s"])
     q["after_over_fresh"] = ratio(q.get("iter_after_s"), q.get("iter_fresh_s"))
     q["cpu_after_over_fresh"] = ratio(q.get("cpu_after_s"), q.get("cpu_fresh_s"))
     return q
 
 
 SPREAD = ("move_over_redistribute", "move_over_redistribute_cold", "resize_over_spawn_plus_bound", "after_over_fresh",
-          "cpu_after_over_fresh", "resize_over_first_spawn_plus_bound", "spawn_over_raw_first_libs")
+          "cpu_after_over_fresh", "resize_over_first_spawn_plus_bound", "spawn_over_raw_first_libs",
+          "resize_over_addhost_spawn_plus_bound", "spawn_over_raw_addhost_first", "move_over_redistribute_median")
 
 
 def row_of(data, name):
@@ -153,7 +179,8 @@ def row_of(data, name):
     d = os.path.join(data, name)
     row = {"driver": driver, "n": int(n), "setting": setting, "case": "1x2->2x2", "growth": GROWTH.get(setting, "")}
     try:
-        row["load_before"] = open(os.path.join(d, "meta.txt")).readline().split(None, 1)[1].strip()
+        with open(os.path.join(d, "meta.txt")) as f:
+            row["load_before"] = f.readline().split(None, 1)[1].strip()
     except (OSError, IndexError):
         row["load_before"] = ""
     rounds = [one_round(d, r, setting) for r in rounds_of(d)]
@@ -181,13 +208,19 @@ def table(rows):
     x = lambda v: "-" if v is None else f"{v:.2f}x"
     xs = lambda r, k: "-" if r.get(k) is None else (
         f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 else f"{r[k]:.2f}x")
-    out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms | redistribute ms (warm / cold) | floor ms | link bound ms | move / redistribute (warm) | move / redistribute (cold) | resize / (spawn + bound) | after / fresh (wall) | after / fresh (cpu) | rounds |",
-           "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms (median / add-host first) | "
+           "redistribute ms (warm best / warm median / cold) | floor ms | link bound ms | move / redistribute (warm best) | "
+           "move / redistribute (warm median) | move / redistribute (cold) | resize / (spawn + bound) | "
+           "resize / (add-host first spawn + bound) | after / fresh (wall) | after / fresh (cpu) | rounds |",
+           "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {r['growth']} | {ms(r.get('spawn_s'))} | {ms(r.get('move_s'))} | "
-                   f"{ms(r.get('other_s'))} | {ms(r.get('total_s'))} | {ms(r.get('raw_spawn_s'))} | {ms(r.get('redistribute_s'))} / {ms(r.get('redistribute_cold_s'))} | "
-                   f"{ms(r.get('floor_s'))} | {ms(r.get('link_bound_s'))} | {xs(r, 'move_over_redistribute')} | {xs(r, 'move_over_redistribute_cold')} | "
-                   f"{xs(r, 'resize_over_spawn_plus_bound')} | {xs(r, 'after_over_fresh')} | {xs(r, 'cpu_after_over_fresh')} | {r.get('rounds', '')} |")
+                   f"{ms(r.get('other_s'))} | {ms(r.get('total_s'))} | {ms(r.get('raw_spawn_s'))} / {ms(r.get('raw_addhost_first_s'))} | "
+                   f"{ms(r.get('redistribute_s'))} / {ms(r.get('redistribute_med_s'))} / {ms(r.get('redistribute_cold_s'))} | "
+                   f"{ms(r.get('floor_s'))} | {ms(r.get('link_bound_s'))} | {xs(r, 'move_over_redistribute')} | "
+                   f"{xs(r, 'move_over_redistribute_median')} | {xs(r, 'move_over_redistribute_cold')} | "
+                   f"{xs(r, 'resize_over_spawn_plus_bound')} | {xs(r, 'resize_over_addhost_spawn_plus_bound')} | "
+                   f"{xs(r, 'after_over_fresh')} | {xs(r, 'cpu_after_over_fresh')} | {r.get('rounds', '')} |")
     return "\n".join(out)
 
 
@@ -199,7 +232,7 @@ def plot(rows, data, path):
     nan = float("nan")
     with open(dat, "w") as f:
         f.write("# label spawn_ms move_ms other_ms raw_spawn_plus_redistribute_ms raw_spawn_plus_bound_ms "
-                "redistribute_ms link_bound_ms\n")
+                "redistribute_ms link_bound_ms raw_addhost_first_plus_bound_ms\n")
         for r in rows:
             if r.get("total_s") is None:
                 continue
@@ -207,8 +240,10 @@ def plot(rows, data, path):
             bound = (r.get("raw_spawn_s") or 0) + (r.get("link_bound_s") or 0) if r["setting"] == "cluster" else nan
             red = r.get("redistribute_s") or nan
             link = r.get("link_bound_s") or nan
+            addhost = (r["raw_addhost_first_s"] + (r.get("link_bound_s") or 0)
+                       if r["setting"] == "cluster" and r.get("raw_addhost_first_s") is not None else nan)
             f.write(f"\"{r['driver']} {r['n']} {r['setting']}\" {r['spawn_s'] * 1e3:.1f} {r['move_s'] * 1e3:.1f} "
-                    f"{r['other_s'] * 1e3:.1f} {lim * 1e3:.1f} {bound * 1e3:.1f} {red * 1e3:.1f} {link * 1e3:.1f}\n")
+                    f"{r['other_s'] * 1e3:.1f} {lim * 1e3:.1f} {bound * 1e3:.1f} {red * 1e3:.1f} {link * 1e3:.1f} {addhost * 1e3:.1f}\n")
     script = f"""
 set terminal pngcairo size 1100,900 font ',10'
 set output '{path}'
@@ -224,7 +259,8 @@ set style histogram rowstacked
 set boxwidth 0.6
 plot '{dat}' using 2:xtic(1) title 'spawn', '' using 3 title 'move', '' using 4 title 'other (hand-over, grid switch)', \\
      '' using 0:5 with points pt 7 ps 1.3 lc rgb 'black' title 'raw spawn + redistribute alone', \\
-     '' using 0:6 with points pt 9 ps 1.5 lc rgb 'red' title 'raw spawn + link bound (cluster)'
+     '' using 0:6 with points pt 9 ps 1.5 lc rgb 'red' title 'raw spawn (both nodes) + link bound (cluster)', \\
+     '' using 0:9 with points pt 5 ps 1.3 lc rgb 'blue' title 'first raw spawn with add-host + link bound (cluster)'
 set title 'The move alone: the resize (between jobs) against redistribute alone (one job) and the link bound (log scale)'
 set style histogram clustered gap 1
 set logscale y
@@ -238,9 +274,10 @@ unset multiplot
 def meta(data):
     m = {}
     try:
-        for line in open(os.path.join(data, "meta.txt")):
-            k, _, v = line.strip().partition(" ")
-            m[k] = v
+        with open(os.path.join(data, "meta.txt")) as f:
+            for line in f:
+                k, _, v = line.strip().partition(" ")
+                m[k] = v
     except OSError:
         pass
     return m
@@ -257,9 +294,12 @@ def move_section(rows):
     out = ["### The move phase by phase, like for like", "",
            "The resize's move is a first call: its new local arrays are fresh memory (a newcomer has none before; an "
            "old process's new array is new too) whose pages fault in on their first write, and its exchange is the "
-           "first on the merged world (node map, node-window segment). `redistribute` alone is timed two ways: warm, "
-           "the fastest of its repetitions (arrays and segment made and touched by the earlier ones; the target's "
-           "figure), and cold, its first call into arrays of fresh pages (redist_bench's `redist_cold_s`). Phases "
+           "first on the merged world (node map, node-window segment). `redistribute` alone is timed three ways: warm "
+           "best, the fastest of its repetitions (arrays and segment made and touched by the earlier ones; the "
+           "target's figure, `move_over_redistribute`), warm median, the median of the same repetitions "
+           "(redist_bench's `redist_med_s`, `move_over_redistribute_median`: the resize's move is one call, and on a "
+           "loaded machine the fastest of several favours the baseline), and cold, its first call into arrays of "
+           "fresh pages (redist_bench's `redist_cold_s`). Phases "
            "from the record's `move_phases` (the slowest process's seconds each): stage = allocating the new "
            "arrays, exchange = redist's exchange (of it: pack into the node window, unpack from it, local copies; "
            "each first write of a page of the new arrays faults it in there unless it was faulted in ahead), commit = "
@@ -268,15 +308,15 @@ def move_section(rows):
            "and a newcomer in the hand-over's collectives (the move's wait for it is in stage).",
            "",
            "| driver | N | setting | move ms | stage | exchange | pack | unpack | local copies | commit | prefault | "
-           "redistribute warm ms | cold ms | move / warm | move / cold |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "redistribute warm best ms | warm median ms | cold ms | move / warm best | move / warm median | move / cold |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in have:
         out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {ms(r.get('move_s'))} | {ms(r.get('move_stage_s'))} | "
                    f"{ms(r.get('move_exchange_s'))} | {ms(r.get('move_pack_s'))} | {ms(r.get('move_unpack_s'))} | "
                    f"{ms(r.get('move_local_copy_s'))} | {ms(r.get('move_commit_s'))} | {ms(r.get('move_prefault_s'))} | "
-                   f"{ms(r.get('redistribute_s'))} | "
+                   f"{ms(r.get('redistribute_s'))} | {ms(r.get('redistribute_med_s'))} | "
                    f"{ms(r.get('redistribute_cold_s'))} | {x(r.get('move_over_redistribute'))} | "
-                   f"{x(r.get('move_over_redistribute_cold'))} |")
+                   f"{x(r.get('move_over_redistribute_median'))} | {x(r.get('move_over_redistribute_cold'))} |")
     return out + [""]
 
 
@@ -317,6 +357,43 @@ def spawn_other_section(rows):
     return out + [""]
 
 
+def addhost_section(rows):
+    """The cluster rows' whole resize against both raw spawn baselines."""
+    have = [r for r in rows if r["setting"] == "cluster"]
+    if not have:
+        return []
+    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
+    xs = lambda r, k: "-" if r.get(k) is None else (
+        f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 and r.get(k + "_min") is not None
+        else f"{r[k]:.2f}x")
+    out = ["### The cluster's raw spawn: two baselines", "",
+           "On the cluster the raw spawn is measured from two jobs, each spawning the same 2 processes onto node2. "
+           "Both nodes: the raw job is started with the cluster's hostfile, so node2 is in its allocation and its "
+           "daemon runs before the first spawn (`raw.R.txt`, `rawlibs.R.txt`; `resize / (raw + bound)` = "
+           "`resize_over_spawn_plus_bound`, over the median of 5 spawns after a warm-up). Add-host: the raw job is "
+           "started on node1 alone (`--host node1:2`) and reaches node2 with Open MPI's `add-host` info key "
+           "(`raw_addhost.R.txt`, and linked with the driver's libraries `rawlibs_addhost.R.txt`; "
+           "`resize / (first add-host raw + bound)` = `resize_over_addhost_spawn_plus_bound`, over that job's first "
+           "spawn, `raw_addhost_first_s`). The resize's job is started the same way, on node1 alone, and its "
+           "expansion reaches node2 with `add-host` (blacs-dyn's per-host spawn), so the launcher starts node2's "
+           "daemon inside the resize's spawn as it does inside the add-host job's first spawn: the add-host first "
+           "spawn is the like-for-like raw spawn of a resize. The both-nodes figure is the spawn of a job that was "
+           "given the nodes it grows onto at its start (`scripts/bench/spawn_addhost.sh` compares the two alone).",
+           "",
+           "| driver | N | spawn ms | raw, both nodes ms (median / first) | raw, add-host ms (median / first) | "
+           "raw, add-host, driver's libraries ms (median / first) | spawn / first add-host raw | link bound ms | "
+           "total ms | resize / (raw + bound) | resize / (first add-host raw + bound) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in have:
+        out.append(f"| {r['driver']} | {r['n']} | {ms(r.get('spawn_s'))} | "
+                   f"{ms(r.get('raw_spawn_s'))} / {ms(r.get('raw_spawn_first_s'))} | "
+                   f"{ms(r.get('raw_addhost_s'))} / {ms(r.get('raw_addhost_first_s'))} | "
+                   f"{ms(r.get('raw_libs_addhost_s'))} / {ms(r.get('raw_libs_addhost_first_s'))} | "
+                   f"{xs(r, 'spawn_over_raw_addhost_first')} | {ms(r.get('link_bound_s'))} | {ms(r.get('total_s'))} | "
+                   f"{xs(r, 'resize_over_spawn_plus_bound')} | {xs(r, 'resize_over_addhost_spawn_plus_bound')} |")
+    return out + [""]
+
+
 def section(rows, data):
     m = meta(data)
     ns = sorted({r["n"] for r in rows})
@@ -333,9 +410,15 @@ def section(rows, data):
         "blocks of 64 (Life: one block per process), growth 1x2 -> 2x2 after iteration 1, the drivers run with "
         "`--no-check`. Per row and round, one right after the other: the resize and a job started on 2x2 (their "
         "order alternating from round to round), `redistribute` alone on the same matrices (redist_bench --shapes "
-        "on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest link's bound at 1 Gbit/s) "
+        "on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest link's bound at 1 Gbit/s; "
+        "redistribute ms: warm best = the fastest of its repetitions, `move_over_redistribute`, the target's "
+        "figure; warm median = their median, `move_over_redistribute_median`; cold = its first call, below) "
         "and a raw `MPI_Comm_spawn` + merge of the same 2 processes onto the same host (raw spawn ms: the median "
-        "of 5 after a warm-up, the program alone; the other raw spawns below). Phases from the driver's "
+        "of 5 after a warm-up, the program alone, from a job with both nodes in its allocation, "
+        "`resize_over_spawn_plus_bound`; on the cluster also the first spawn of a job started on node1 alone "
+        "that reaches node2 with `add-host` as the resize's job does, `resize_over_addhost_spawn_plus_bound`, the "
+        "like-for-like baseline: see \"The cluster's raw spawn: two baselines\"; the other raw spawns below). "
+        "Phases from the driver's "
         "JSON record: spawn, move = the session's redistribution of every registered matrix (through redist's "
         "engine), other = the rest (decision, state hand-over, hosts, BLACS grids, release: split below). `node`: one node, Open MPI's default (the newcomers beside the old processes: growth `within`); "
         "`cluster`: 2 emulated nodes, the newcomers on node2 (growth by whole nodes: `node`). After / fresh: "
@@ -350,6 +433,7 @@ def section(rows, data):
     ]
     text += move_section(rows)
     text += spawn_other_section(rows)
+    text += addhost_section(rows)
     bj = os.path.join(data, "..", "between_jobs", "summary.txt")
     if os.path.exists(bj):
         text += ["### Between jobs on one node (`scripts/bench/between_jobs.sh`, data `docs/data/between_jobs/`)", "",

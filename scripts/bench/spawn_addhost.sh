@@ -21,31 +21,25 @@ while (($#)); do
     *) echo "spawn_addhost.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
-       OMPI_MCA_mpi_yield_when_idle=1
 CLUSTER=$here/scripts/cluster.sh
+# shellcheck source=scripts/bench/raw_spawn_lib.sh
+. "$here/scripts/bench/raw_spawn_lib.sh"
 mkdir -p "$out"
 rm -f "$out"/*.txt
 scratch=$(mktemp -d)
-mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$scratch/spawn_pingpong"
+trap 'rm -rf "$scratch"' EXIT
+raw_spawn_build "$scratch/spawn_pingpong"
 (
   exec 9>/run/malleable-cluster.lock
   flock -w 1800 9 || { echo "spawn_addhost.sh: cluster lock busy for 30 min" >&2; exit 1; }
-  "$CLUSTER" down >/dev/null
-  trap '"$CLUSTER" down >/dev/null 2>&1 || true; rm -rf "$scratch"' EXIT
-  "$CLUSTER" up 2 --rate 1gbit 9>&- >/dev/null
-  eval "export $("$CLUSTER" mpi-env | tr '\n' ' ')"
+  trap '"$CLUSTER" down >/dev/null 2>&1 || true' EXIT
+  raw_cluster_up
   echo "# $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg); raw_spawn_merge_ms K MEDIAN FIRST" >"$out/meta.txt"
   for ((r = 1; r <= rounds; ++r)); do
     order=(pool add-host)
     ((r % 2)) || order=(add-host pool)
     for how in "${order[@]}"; do
-      if [[ $how == pool ]]; then
-        timeout 300 "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none -n 2 "$scratch/spawn_pingpong" spawn 2 5 node2
-      else
-        timeout 300 "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none --host node1:2 -n 2 \
-          "$scratch/spawn_pingpong" spawn 2 5 node2 add-host
-      fi >"$out/$how.$r.txt" 2>&1 || echo "round $r $how failed" >&2
+      raw_spawn_cluster "$how" "$scratch/spawn_pingpong" 5 300 >"$out/$how.$r.txt" 2>&1 || echo "round $r $how failed" >&2
     done
   done
 )
