@@ -203,11 +203,25 @@ def fmt(v, digits=3):
     return str(v)
 
 
+def ms(v):
+    """Seconds as whole milliseconds, "-" where not measured."""
+    return "-" if v is None else f"{v * 1e3:.0f}"
+
+
+def x(v):
+    return "-" if v is None else f"{v:.2f}x"
+
+
+def xs(r, k):
+    """Ratio k of row r with its spread over the rounds (min-max of the per-round ratios)."""
+    if r.get(k) is None:
+        return "-"
+    if r.get("rounds", 1) > 1 and r.get(k + "_min") is not None:
+        return f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})"
+    return f"{r[k]:.2f}x"
+
+
 def table(rows):
-    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
-    x = lambda v: "-" if v is None else f"{v:.2f}x"
-    xs = lambda r, k: "-" if r.get(k) is None else (
-        f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 else f"{r[k]:.2f}x")
     out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms (median / add-host first) | "
            "redistribute ms (warm best / warm median / cold) | floor ms | link bound ms | move / redistribute (warm best) | "
            "move / redistribute (warm median) | move / redistribute (cold) | resize / (spawn + bound) | "
@@ -289,8 +303,6 @@ def move_section(rows):
     have = [r for r in rows if r.get("move_exchange_s") is not None]
     if not have:
         return []
-    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
-    x = lambda v: "-" if v is None else f"{v:.2f}x"
     out = ["### The move phase by phase, like for like", "",
            "The resize's move is a first call: its new local arrays are fresh memory (a newcomer has none before; an "
            "old process's new array is new too) whose pages fault in on their first write, and its exchange is the "
@@ -322,10 +334,6 @@ def move_section(rows):
 
 def spawn_other_section(rows):
     """The spawn beside the raw spawns, and the record's other phase by step."""
-    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
-    xs = lambda r, k: "-" if r.get(k) is None else (
-        f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 and r.get(k + "_min") is not None
-        else f"{r[k]:.2f}x")
     out = ["### The spawn and the other phase, step by step", "",
            "The raw spawn, four ways, each round right after the resize: the program alone (`spawn_pingpong.c`: "
            "MPI_Init, merge, barrier) and the same program linked with the driver's libraries (its newcomers load "
@@ -362,10 +370,6 @@ def addhost_section(rows):
     have = [r for r in rows if r["setting"] == "cluster"]
     if not have:
         return []
-    ms = lambda v: "-" if v is None else f"{v * 1e3:.0f}"
-    xs = lambda r, k: "-" if r.get(k) is None else (
-        f"{r[k]:.2f}x ({r[k + '_min']:.2f}-{r[k + '_max']:.2f})" if r.get("rounds", 1) > 1 and r.get(k + "_min") is not None
-        else f"{r[k]:.2f}x")
     out = ["### The cluster's raw spawn: two baselines", "",
            "On the cluster the raw spawn is measured from two jobs, each spawning the same 2 processes onto node2. "
            "Both nodes: the raw job is started with the cluster's hostfile, so node2 is in its allocation and its "
