@@ -24,6 +24,7 @@ command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scri
 if [[ $MODE == expansion ]]; then cluster_begin 5 --slurm; else cluster_begin 3 --slurm --no-expansion; fi
 work=$(mktemp -d)
 # On failure the outputs, logs and ledger are kept (the path is printed).
+# shellcheck disable=SC2154  # rc is set inside the trap
 trap 'rc=$?; "$CLUSTER" exec head scancel --user=root >/dev/null 2>&1 || true; if [[ $rc -ne 0 ]]; then echo "kept $work"; else rm -rf "$work"; fi; cluster_end $rc' EXIT
 head_do() { "$CLUSTER" exec head "$@"; }
 job_script() {  # <name> <command...>
@@ -34,6 +35,11 @@ job_script() {  # <name> <command...>
     echo "export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off"
     echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
     echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
+    # Open MPI's session directories in a folder of the job's own: the emulated nodes share
+    # the host's /tmp, and two mpiruns starting in the same second on one node race to
+    # create its /tmp/ompi.<node>.<uid>; the daemons inherit TMPDIR through cluster-rsh.
+    # shellcheck disable=SC2016  # expanded in the job script
+    echo 'export TMPDIR=$(mktemp -d /tmp/malleable-job.XXXXXX); trap '\''rm -rf "$TMPDIR"'\'' EXIT'
     echo "export RESIZE_SLURM_INTERVAL=1 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_SHARED=$work/shared"
     echo "echo \"job \$SLURM_JOB_ID ($1) on \$SLURM_JOB_NODELIST\""
     shift
@@ -60,7 +66,7 @@ watch_until() {  # <seconds> <condition command...>: records the timeline until 
 pdgemm="mpirun --oversubscribe --bind-to none -n 2 $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm"
 
 if [[ $MODE == no-expansion ]]; then
-  job_script grow "exec $SRC/scripts/malleable-run -n 2 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm --checkpoint $work/ck --keep 2 --stop-file $work/stop"
+  job_script grow "$SRC/scripts/malleable-run -n 2 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm --checkpoint $work/ck --keep 2 --stop-file $work/stop"
   mkdir -p "$work/ck"
   first=$(submit grow 1 --ntasks-per-node=2)
   continued() { grep -q "continues from" "$work/grow.out" 2>/dev/null && grep -Eq "\] iter +[0-9]+ +grid 2x2" "$work/grow.out"; }
