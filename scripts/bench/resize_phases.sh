@@ -109,7 +109,7 @@ life_shapes() {  # <N>: the board, one block per process (Distribution::Block)
   echo "${n}x${n}:${n}x${h}@1x2:${h}x${h}@2x2"
 }
 
-# The four measurements of one (driver, N, setting) into <dir>, ROUNDS times; resize and
+# The measurements of one (driver, N, setting) into <dir>, ROUNDS times; resize and
 # fresh take turns going first.
 measure() {  # <driver> <N> <setting> <dir>
   local d=$1 n=$2 setting=$3 dir=$4 exe=$build/apps/${1}_resizable
