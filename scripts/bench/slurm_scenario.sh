@@ -47,11 +47,12 @@ head_do sinfo -h >/dev/null || { echo "slurm_scenario.sh: no Slurm: run cluster.
 # Each job keeps Open MPI's session directories in a folder of its own (TMPDIR, removed when
 # it ends): the emulated nodes share the host's /tmp, and two mpiruns starting in the same
 # second on one node race to create its /tmp/ompi.<node>.<uid>; the daemons inherit TMPDIR
-# through cluster-rsh.
+# through cluster-rsh. A job Slurm ends gets SIGTERM, which would kill bash without its
+# EXIT trap: SIGTERM makes it exit (once the running command has ended) and so clean up.
 common="export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_METER_KERNELS=1
 export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24
-export TMPDIR=\$(mktemp -d /tmp/malleable-job.XXXXXX); trap 'rm -rf \"\$TMPDIR\"' EXIT"
+export TMPDIR=\$(mktemp -d /tmp/malleable-job.XXXXXX); trap 'rm -rf \"\$TMPDIR\"' EXIT; trap 'exit 143' TERM"
 # The first job. Open MPI's Slurm launcher would start its daemons as one Slurm step over
 # every node and a shrink of the allocation kills that step, and with it the job: the
 # daemons are started through the rsh agent instead (docs, "Under Slurm").

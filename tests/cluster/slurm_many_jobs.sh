@@ -38,8 +38,10 @@ job_script() {  # <name> <command...>
     # Open MPI's session directories in a folder of the job's own: the emulated nodes share
     # the host's /tmp, and two mpiruns starting in the same second on one node race to
     # create its /tmp/ompi.<node>.<uid>; the daemons inherit TMPDIR through cluster-rsh.
-    # shellcheck disable=SC2016  # expanded in the job script
-    echo 'export TMPDIR=$(mktemp -d /tmp/malleable-job.XXXXXX); trap '\''rm -rf "$TMPDIR"'\'' EXIT'
+    # The job removes it (a job Slurm ends gets SIGTERM: bash would die of it without its
+    # EXIT trap). In $work: the job a growth by restart submits inherits its submitter's
+    # TMPDIR, which Slurm's step daemon makes again, and the test's cleanup removes it.
+    echo "export TMPDIR=\$(mktemp -d $work/job-tmp.XXXXXX); trap 'rm -rf \"\$TMPDIR\"' EXIT; trap 'exit 143' TERM"
     echo "export RESIZE_SLURM_INTERVAL=1 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_SHARED=$work/shared"
     echo "echo \"job \$SLURM_JOB_ID ($1) on \$SLURM_JOB_NODELIST\""
     shift
