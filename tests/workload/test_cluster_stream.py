@@ -2,11 +2,15 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Unit tests of scripts/bench/workload/cluster_stream.py's job scripts: how a malleable
 job starts on the nodes Slurm gave it (full, min, one), the floor the policy is given, and
-the time limit a job started on more than its minimum lowers to that size's."""
+the time limit a job started on more than its minimum lowers to that size's, and the job's
+own TMPDIR removed also when Slurm ends the job (SIGTERM)."""
 import os
+import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -79,6 +83,41 @@ class JobScript(unittest.TestCase):
         last, calls = run_prologue(script, 2)
         self.assertEqual(calls, [])
         self.assertTrue(last.startswith("n=2 tl=8 "), last)
+
+    def test_job_ended_by_slurm_removes_its_tmpdir(self):
+        # Slurm ends a job (time limit, scancel) by SIGTERM to its processes: the script
+        # exits and its EXIT trap removes the TMPDIR it made (bash killed by the signal
+        # would leave it). mpirun here: a fake that reports TMPDIR and waits.
+        script = cluster_stream.job_script(job(malleable=False), "/s", "/b", "/o")
+        with tempfile.TemporaryDirectory() as d:
+            fake = os.path.join(d, "mpirun")
+            with open(fake, "w") as f:
+                f.write(f"#!/bin/sh\necho \"$TMPDIR\" >{d}/tmpdir.part && mv {d}/tmpdir.part {d}/tmpdir\n"
+                        "exec sleep 120\n")
+            os.chmod(fake, 0o755)
+            env = dict(os.environ, PATH=f"{d}:{os.environ['PATH']}", SLURM_JOB_NUM_NODES="2",
+                       SLURM_JOB_ID="42", SLURM_JOB_NODELIST="node[1-2]")
+            with open(f"{d}/log", "w") as log:  # bash says "Terminated" of the fake mpirun
+                proc = subprocess.Popen(["bash", "-c", script], env=env, start_new_session=True,
+                                        stdout=log, stderr=subprocess.STDOUT)
+            tmpdir = None
+            try:
+                deadline = time.monotonic() + 60
+                while not os.path.exists(f"{d}/tmpdir") and proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                self.assertTrue(os.path.exists(f"{d}/tmpdir"), "the fake mpirun did not start")
+                with open(f"{d}/tmpdir") as f:
+                    tmpdir = f.read().strip()
+                self.assertTrue(tmpdir.startswith("/tmp/malleable-wl-job.") and os.path.isdir(tmpdir), tmpdir)
+                os.killpg(proc.pid, signal.SIGTERM)  # as Slurm: every process of the job
+                self.assertEqual(proc.wait(timeout=60), 143)
+                self.assertFalse(os.path.exists(tmpdir), tmpdir)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                if tmpdir and tmpdir.startswith("/tmp/malleable-wl-job."):
+                    shutil.rmtree(tmpdir, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -98,8 +98,12 @@ def job_script(j, src, build, out, start="full"):
         # Open MPI's session directories in a folder of this job's own: the emulated nodes
         # share the host's /tmp, and two mpiruns starting in the same second on one node
         # raced to create its /tmp/ompi.<node>.<uid> ("orte_session_dir failed ... File
-        # exists", a job lost at launch); the daemons inherit TMPDIR through cluster-rsh
-        'export TMPDIR=$(mktemp -d /tmp/malleable-wl-job.XXXXXX); trap \'rm -rf "$TMPDIR"\' EXIT',
+        # exists", a job lost at launch); the daemons inherit TMPDIR through cluster-rsh.
+        # A job Slurm ends (time limit, scancel) gets SIGTERM, which would kill bash without
+        # its EXIT trap: SIGTERM makes it exit once mpirun (not exec'd) has ended, and so
+        # remove the folder.
+        'export TMPDIR=$(mktemp -d /tmp/malleable-wl-job.XXXXXX); trap \'rm -rf "$TMPDIR"\' EXIT; '
+        "trap 'exit 143' TERM",
         f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={floor} "
         f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
         # the jobs of this run share one directory (the policy's cluster view, ledger and
