@@ -9,21 +9,25 @@
 # others: on a virtual machine whose host backs guest memory at its first touch, the first
 # huge pages a process gets are often guest memory never touched since boot.
 # --warm-host GIB: first write GIB of memory once and free it (its time: warm_host).
+# --after-free "D1 D2 ...": how long written and freed memory stays backed: for each delay
+# D (seconds), one process writes and frees 4 GiB, and D seconds later a new process writes
+# 512 MiB on small and on huge pages (its first repetition; lines after_free in the table).
 # Prints the system's THP settings, free memory and free 2/4 MiB blocks before and after,
 # the table, and writes the raw lines to OUT/TAG.tsv and the report to OUT/TAG.txt.
 #   scripts/bench/first_touch.sh [--sizes 32,128,512] [--reps 5] [--warm-host GIB]
 #                                [--tag NAME] [--out docs/data/first_touch]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-sizes=32,128,512 reps=5 warm=0 tag=run out=$here/docs/data/first_touch
+sizes=32,128,512 reps=5 warm=0 tag=run out=$here/docs/data/first_touch after_free=""
 while (($#)); do
   case $1 in
     --sizes) sizes=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --warm-host) warm=$2; shift 2 ;;
     --tag) tag=$2; shift 2 ;;
+    --after-free) after_free=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h | --help) sed -n '2,15p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,18p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "first_touch.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -70,3 +74,9 @@ huge = [r for r in rows if r[0] == "huge" and r[4] != "-"]
 short = [r for r in huge if int(r[4]) < int(r[1])]
 print(f"huge arrays not wholly on huge pages: {len(short)} of {len(huge)}" + (" (AnonHugePages counts the whole process)" if short else ""))
 PY
+for d in $after_free; do
+  w=$("$tmp/first_touch" 1 2 4 | awk -F'\t' '$1 == "warm_host" {print $4}')
+  sleep "$d"
+  "$tmp/first_touch" 512 2 | awk -F'\t' -v d="$d" -v w="$w" '$3 == 1 && ($1 == "small" || $1 == "huge") {t[$1] = $4}
+    END {printf "after_free: 4 GiB written in %.0f ms and freed; %s s later, a new process: 512 MiB small pages %.0f ms, huge pages %.0f ms\n", w, d, t["small"], t["huge"]}'
+done | tee -a "$out/$tag.txt"

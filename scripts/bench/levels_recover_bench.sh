@@ -84,6 +84,7 @@ for ((r = 1; r <= rounds; ++r)); do
   for c in $order; do one "$c" "$r"; done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+{
 echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) | without the reading: median (min-max) | recovery / cold redistribute, with / without the reading (medians) | files / choose and read / grid / move (planning) ms (medians) |"
 echo "|---|---:|---:|---:|---:|---:|---|"
 for c in $cases; do
@@ -96,3 +97,4 @@ for c in $cases; do
           printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) | %.2fx (%.2f-%.2f) | %s | %.1f / %.1f / %.1f / %.1f (%s) |\n", c, med(t, k) * 1e3, med(d, k) * 1e3,
                  med(q, k), lo, hi, med(w, k), wl, wh, cold, med(f, k), med(rd, k), med(g, k), med(mv, k), pl[1] == "-" ? "-" : sprintf("%.1f", med(pl, k)) }' "$tsv"
 done
+} | tee "${out:-$tmp}/summary.txt"

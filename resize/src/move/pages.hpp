@@ -9,14 +9,18 @@
 // own writes are the first touch. Measured on one node, PDGEMM N = 4,000 grown 1x2 -> 2x2
 // (docs/measurements/results.md, "A resize against its limits"): the zeroing took 0.15 s of
 // a 0.6 s move.
-// Huge pages (RESIZE_HUGEPAGES, config.hpp): from kHugeFrom on, a PageArray is mapped at
-// 2 MiB alignment, its length rounded up to 2 MiB, and madvise(MADV_HUGEPAGE) asks for
-// transparent huge pages: one fault per 2 MiB instead of 512, on memory the kernel has
-// (scripts/bench/first_touch.sh, docs/data/first_touch/). On a virtual machine whose host
-// backs guest memory at its first touch (Firecracker, the bench machine), the first use of
-// guest memory costs the host's fault, with or without huge pages; that is what made huge
-// pages look slower here once (0.85-1.0 s moves right after boot), not compaction: free
-// 2 MiB blocks were plentiful throughout (/proc/buddyinfo). Internal to the resize library.
+// Huge pages (RESIZE_HUGEPAGES, config.hpp; off by default): from kHugeFrom on, a PageArray
+// is mapped at 2 MiB alignment, its length rounded up to 2 MiB, and madvise(MADV_HUGEPAGE)
+// asks for transparent huge pages: one fault per 2 MiB instead of 512. On memory the
+// kernel has backed, a first write then costs 0.13-0.17x a 4 KiB one (128 MiB: 8.3 against
+// 47.6 ms; scripts/bench/first_touch.sh, docs/data/first_touch/). On the virtual machine it
+// was measured on, whose host takes freed guest memory back within seconds (free page
+// reporting), a fresh process's first huge pages cost the host's fault instead, 3-6x a
+// 4 KiB first touch: the one-node resize was slower with them (the newcomers' prefault
+// beside their BLACS grids), level recovery 1.7-2.0x faster (docs/measurements/results.md,
+// "Fresh memory and huge pages"). An earlier reading, that compaction stalled the faults
+// with defrag=madvise, did not hold: free 2 MiB blocks were plentiful throughout.
+// Internal to the resize library.
 #pragma once
 
 #include <cstddef>
