@@ -13,15 +13,19 @@
 # --shapes, 1x2 -> 2x2 on 4 ranks, as resize_phases.sh does; pdgemm and pdgetrf), and the
 # report adds the move over it, warm (its fastest repetition) and cold (its first call into
 # fresh pages), per setting: median (min-max) of the per-round ratios.
+# --warm-before GIB: right before each resize run, a process writes GIB of memory on huge
+# pages and frees it (scripts/bench/first_touch.c), so that the run finds memory its host
+# has backed: on a virtual machine whose host takes freed memory back within seconds (free
+# page reporting), the nearest to a machine whose memory stays backed.
 #   scripts/bench/resize_prefault_ab.sh [--env RESIZE_PREFAULT] [--driver pdgemm] [--n 4000]
-#                                       [--rounds 5] [--redist] [--out DIR]
+#                                       [--rounds 5] [--redist] [--warm-before GIB] [--out DIR]
 # --out defaults to docs/data/resize_phases/prefault_ab (RESIZE_PREFAULT),
 # docs/data/resize_phases/free_ab (RESIZE_FREE_ON_THREAD) or docs/data/hugepages/move
 # (RESIZE_HUGEPAGES).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-driver=pdgemm n=4000 rounds=5 out="" var=RESIZE_PREFAULT redist=0
+driver=pdgemm n=4000 rounds=5 out="" var=RESIZE_PREFAULT redist=0 warm_before=0
 while (($#)); do
   case $1 in
     --env) var=$2; shift 2 ;;
@@ -30,7 +34,8 @@ while (($#)); do
     --rounds) rounds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --redist) redist=1; shift ;;
-    -h | --help) sed -n '2,21p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --warm-before) warm_before=$2; shift 2 ;;
+    -h | --help) sed -n '2,25p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "resize_prefault_ab.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -51,13 +56,20 @@ esac
 export PMIX_MCA_gds=hash OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 mkdir -p "$out"
+warm=""
+if [[ $warm_before != 0 ]]; then
+  warm=$(mktemp -d /tmp/resize_prefault_ab.XXXXXX)
+  trap 'rm -rf "$warm"' EXIT
+  cc -O2 "$here/scripts/bench/first_touch.c" -o "$warm/first_touch"
+fi
 rm -f "$out"/*.json "$out"/redist.*.log
 commit=$(sed -n 's/^#define MALLEABLE_GIT_COMMIT "\(.*\)"$/\1/p' "$build/generated/include/malleable/version.h" 2>/dev/null)
-echo "# $(date -u +%FT%TZ), build ${commit:-unknown}, $(env -u OMP_NUM_THREADS nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); $driver N $n, $rounds rounds, $var on/off" | tee "$out/meta.txt"
+echo "# $(date -u +%FT%TZ), build ${commit:-unknown}, $(env -u OMP_NUM_THREADS nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); $driver N $n, $rounds rounds, $var on/off, warm-before $warm_before GiB" | tee "$out/meta.txt"
 for ((r = 1; r <= rounds; ++r)); do
   order=(on off)
   ((r % 2)) || order=(off on)
   for s in "${order[@]}"; do
+    [[ -z $warm ]] || "$warm/first_touch" 1 2 "$warm_before" | awk -F'\t' -v s="$s" -v r="$r" '$1 == "warm_host" {print "warm_before " s "." r " " $4 " ms"}' >>"$out/meta.txt"
     env "$var=$s" timeout 600 mpiexec --oversubscribe --bind-to none -n 2 -x "$var" "$exe" -n "$n" --nb 64 -g 1x2 \
       -i 2 -p scripted -s 1:expand:2x2 --no-check -q --json "$out/$s.$r.json" >/dev/null 2>&1 ||
       echo "round $r $s: the run failed" >&2
