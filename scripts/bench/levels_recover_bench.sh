@@ -15,11 +15,15 @@
 # and spread over the rounds, the load average is printed.
 # --old BUILD: in each round the same cases with BUILD's levels_recover_bench too (its own
 # write and read; cases named old-regrid, old-lost-node): a paired run old against new.
-#   scripts/bench/levels_recover_bench.sh [--n N] [--nb NB] [--rounds R] [--reps K] [--old BUILD] [--out DIR]
+# --switch VAR: in each round every case twice, with VAR=on and VAR=off (cases named
+# regrid-on, regrid-off, ...; the order alternating from round to round): a paired run of a
+# configuration switch (RESIZE_HUGEPAGES).
+#   scripts/bench/levels_recover_bench.sh [--n N] [--nb NB] [--rounds R] [--reps K] [--old BUILD]
+#                                         [--switch VAR] [--out DIR]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-n=4000 nb=64 rounds=3 reps=3 out="" old=""
+n=4000 nb=64 rounds=3 reps=3 out="" old="" switch=""
 while (($#)); do
   case $1 in
     --n) n=$2; shift 2 ;;
@@ -28,7 +32,8 @@ while (($#)); do
     --reps) reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --old) old=$2; shift 2 ;;
-    -h | --help) sed -n '2,19p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    --switch) switch=$2; shift 2 ;;
+    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "levels_recover_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -37,6 +42,8 @@ exe=$build/resize/levels_recover_bench
 [[ -z $old || -x $old/resize/levels_recover_bench ]] || { echo "levels_recover_bench.sh: $old/resize/levels_recover_bench missing" >&2; exit 2; }
 cases="regrid lost-node"
 [[ -n $old ]] && cases="old-regrid old-lost-node regrid lost-node"
+[[ -z $switch || $switch =~ ^RESIZE_[A-Z_]+$ ]] || { echo "levels_recover_bench.sh: --switch takes a RESIZE_ variable, not $switch" >&2; exit 2; }
+[[ -n $switch ]] && cases="regrid-on regrid-off lost-node-on lost-node-off"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 tmp=$(mktemp -d /dev/shm/malleable-levels-recover.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -46,10 +53,11 @@ printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\t
 mpi() { timeout 900 mpiexec --oversubscribe --bind-to none "$@"; }
 echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run"
 one() {  # <case> <round>: write, (lose), read; a line into the table
-  local c=$1 r=$2 log exe=$exe
+  local c=$1 r=$2 log exe=$exe v=${1##*-}
   [[ $c == old-* ]] && exe=$old/resize/levels_recover_bench
+  [[ -n $switch ]] && export "$switch=$v"
   rm -rf "$tmp/l"
-  if [[ ${c#old-} == regrid ]]; then
+  if [[ ${c#old-} == regrid* ]]; then
     MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" write "$n" "$nb" 2x2 "$tmp/l" >/dev/null
     log=$(MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" read "$n" "$nb" 4x1 "$tmp/l" 2x2 0,1,2,3 "$reps")
   else
@@ -71,9 +79,12 @@ one() {  # <case> <round>: write, (lose), read; a line into the table
          if (cd == "") printf "\t-\t-\t-\n"; else printf "\t%.4f\t%.3f\t%.3f\n", cd, t / cd, (t - p[2] / 1e3) / cd}' <<<"$log" | tee -a "$tsv"
 }
 for ((r = 1; r <= rounds; ++r)); do
-  for c in $cases; do one "$c" "$r"; done
+  order=$cases
+  ((r % 2 == 0)) && [[ -n $switch ]] && order="regrid-off regrid-on lost-node-off lost-node-on"
+  for c in $order; do one "$c" "$r"; done
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+{
 echo "| case | recovery ms (median) | redistribute ms (median) | recovery / redistribute: median (min-max) | without the reading: median (min-max) | recovery / cold redistribute, with / without the reading (medians) | files / choose and read / grid / move (planning) ms (medians) |"
 echo "|---|---:|---:|---:|---:|---:|---|"
 for c in $cases; do
@@ -86,3 +97,4 @@ for c in $cases; do
           printf "| %s | %.0f | %.0f | %.2fx (%.2f-%.2f) | %.2fx (%.2f-%.2f) | %s | %.1f / %.1f / %.1f / %.1f (%s) |\n", c, med(t, k) * 1e3, med(d, k) * 1e3,
                  med(q, k), lo, hi, med(w, k), wl, wh, cold, med(f, k), med(rd, k), med(g, k), med(mv, k), pl[1] == "-" ? "-" : sprintf("%.1f", med(pl, k)) }' "$tsv"
 done
+} | tee "${out:-$tmp}/summary.txt"

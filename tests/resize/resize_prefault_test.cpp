@@ -11,6 +11,7 @@
 #include <memory>
 #include <new>
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <stdexcept>
 #include <thread>
@@ -171,6 +172,61 @@ TEST(Prefault, EveryStorageHandsTheReplacedBufferOverWhole) {
   EXPECT_EQ(static_cast<const double*>(pages.data())[9], 4);
   EXPECT_EQ(st->data, os.data());
   EXPECT_EQ(st->elements, 10u);
+}
+
+// Huge pages (RESIZE_HUGEPAGES): calloc below 1 MiB, whole small pages from there, and with
+// the switch on whole 2 MiB pages from 4 MiB on; the footprint is what the mapping holds.
+TEST(PageArrayTest, MappingPlanAndFootprint) {
+  using resize::detail::footprint;
+  using resize::detail::plan_mapping;
+  constexpr std::size_t KiB = 1024, MiB = 1024 * KiB, page = 4 * KiB;
+  for (bool huge : {false, true}) {
+    EXPECT_EQ(plan_mapping(0, huge, page).length, 0u);
+    EXPECT_EQ(plan_mapping(MiB - 1, huge, page).length, 0u);       // calloc
+    EXPECT_EQ(footprint(MiB - 1, huge, page), MiB - 1);
+    EXPECT_EQ(plan_mapping(MiB + 1, huge, page).length, MiB + page);  // below the huge threshold: small pages
+    EXPECT_FALSE(plan_mapping(4 * MiB - 1, huge, page).huge);
+    EXPECT_EQ(plan_mapping(SIZE_MAX - 10, huge, page).length, 0u);   // overflows: PageArray throws
+  }
+  EXPECT_FALSE(plan_mapping(4 * MiB, false, page).huge);
+  EXPECT_EQ(plan_mapping(4 * MiB + 1, false, page).length, 4 * MiB + page);
+  const auto h = plan_mapping(4 * MiB, true, page);
+  EXPECT_TRUE(h.huge);
+  EXPECT_EQ(h.length, 4 * MiB);
+  EXPECT_EQ(plan_mapping(4 * MiB + 1, true, page).length, 6 * MiB);  // rounded up to 2 MiB
+  EXPECT_EQ(footprint(5 * MiB + 3, true, page), 6 * MiB);
+  EXPECT_EQ(footprint(5 * MiB + 3, false, page), 5 * MiB + page);
+  EXPECT_FALSE(plan_mapping(8 * MiB, true, 2 * MiB).huge);  // pages that large already: nothing to ask
+  EXPECT_THROW(PageArray(SIZE_MAX - 10), std::bad_alloc);
+}
+
+// With the switch on, a large array starts on a 2 MiB boundary, is zero, and its storage
+// counts the rounded length; off, the same storage counts whole small pages.
+TEST(PageArrayTest, HugeMappingAlignedZeroAndCounted) {
+  using resize::detail::MatrixState;
+  using resize::detail::OwnedStorage;
+  const bool before = resize::detail::huge_pages();
+  constexpr std::size_t MiB = std::size_t{1} << 20;
+  resize::detail::set_huge_pages(true);
+  {
+    PageArray a(5 * MiB + 8);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % (2 * MiB), 0u);
+    EXPECT_EQ(a.bytes(), 5 * MiB + 8);
+    EXPECT_TRUE(all_zero(a));
+    static_cast<unsigned char*>(a.data())[a.bytes() - 1] = 1;  // the whole length is writable
+    PageArray small(3 * MiB);                                   // below 4 MiB: small pages
+    EXPECT_TRUE(all_zero(small));
+    OwnedStorage<double> os(std::make_shared<MatrixState>());
+    EXPECT_EQ(os.held_bytes(5 * MiB + 8), static_cast<std::int64_t>(6 * MiB));
+    EXPECT_EQ(os.held_bytes(100), 100);
+  }
+  resize::detail::set_huge_pages(false);
+  {
+    OwnedStorage<double> os(std::make_shared<MatrixState>());
+    const auto page = static_cast<std::int64_t>(resize::detail::page_size());
+    EXPECT_EQ(os.held_bytes(5 * MiB + 8), static_cast<std::int64_t>(5 * MiB) + page);
+  }
+  resize::detail::set_huge_pages(before);
 }
 
 }  // namespace

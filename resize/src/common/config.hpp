@@ -58,6 +58,7 @@ struct Session {
   Text spawn_deadline;          // RESIZE_SPAWN_DEADLINE: FLOOR[:FACTOR[:CAP]] of a spawn's deadline
   bool prefault = true;         // RESIZE_PREFAULT is not "off" or "0": the move's arrays faulted in ahead
   bool free_on_thread = true;   // RESIZE_FREE_ON_THREAD is not "off" or "0": the old arrays freed after the move
+  bool hugepages = false;       // RESIZE_HUGEPAGES on/1/yes or off/0/no (else this default): new arrays on huge pages
 };
 
 // Checkpoints (checkpoint/).

@@ -6,7 +6,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <new>
 #include <system_error>
@@ -14,19 +16,64 @@
 namespace resize::detail {
 
 namespace {
-constexpr std::size_t kOwnMappingFrom = std::size_t{1} << 20;
+std::atomic<bool> g_huge{false};
+std::size_t round_up(std::size_t n, std::size_t to) { return n > SIZE_MAX - (to - 1) ? 0 : (n + to - 1) / to * to; }
+}  // namespace
+
+void set_huge_pages(bool on) { g_huge.store(on, std::memory_order_relaxed); }
+bool huge_pages() { return g_huge.load(std::memory_order_relaxed); }
+
+std::size_t page_size() {
+  static const std::size_t page = [] {
+    const long s = sysconf(_SC_PAGESIZE);
+    return s > 0 ? static_cast<std::size_t>(s) : std::size_t{4096};
+  }();
+  return page;
+}
+
+Mapping plan_mapping(std::size_t bytes, bool huge_pages, std::size_t page) {
+  if (bytes < kOwnMappingFrom) return {};
+  if (huge_pages && bytes >= kHugeFrom && page < kHugePage) return {round_up(bytes, kHugePage), true};
+  return {round_up(bytes, page), false};
+}
+
+std::size_t footprint(std::size_t bytes, bool huge_pages, std::size_t page) {
+  const Mapping m = plan_mapping(bytes, huge_pages, page);
+  return m.length ? m.length : bytes;
+}
+
+namespace {
+// A mapping of `length` bytes at an address that is a multiple of kHugePage: a larger
+// mapping, its unaligned head and tail unmapped.
+void* map_aligned(std::size_t length) {
+  const std::size_t over = length + kHugePage;
+  if (over < length) return MAP_FAILED;
+  void* m = mmap(nullptr, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return m;
+  const auto base = reinterpret_cast<std::uintptr_t>(m);
+  const std::uintptr_t aligned = (base + kHugePage - 1) & ~(std::uintptr_t{kHugePage} - 1);
+  const std::size_t head = aligned - base, tail = over - head - length;
+  if (head) munmap(m, head);
+  if (tail) munmap(reinterpret_cast<void*>(aligned + length), tail);
+  return reinterpret_cast<void*>(aligned);
+}
 }  // namespace
 
 PageArray::PageArray(std::size_t bytes) : bytes_(bytes) {
-  if (bytes < kOwnMappingFrom) {
+  const Mapping plan = plan_mapping(bytes, huge_pages(), page_size());
+  if (plan.length == 0) {
+    if (bytes >= kOwnMappingFrom) throw std::bad_alloc();  // its length overflows
     p_ = std::calloc(bytes > 0 ? bytes : 1, 1);
     if (!p_) throw std::bad_alloc();
     return;
   }
-  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* m = plan.huge ? map_aligned(plan.length)
+                      : mmap(nullptr, plan.length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) throw std::bad_alloc();
+  // A kernel without transparent huge pages refuses the advice: the array has small pages.
+  if (plan.huge) (void)madvise(m, plan.length, MADV_HUGEPAGE);
   p_ = m;
-  mapped_ = bytes;
+  mapped_ = plan.length;
 }
 
 PageArray::~PageArray() {
@@ -42,10 +89,7 @@ double now() { return std::chrono::duration<double>(std::chrono::steady_clock::n
 
 void touch_pages(void* p, std::size_t bytes) {
   if (!p || bytes == 0) return;
-  static const std::size_t page = [] {
-    const long s = sysconf(_SC_PAGESIZE);
-    return s > 0 ? static_cast<std::size_t>(s) : std::size_t{4096};
-  }();
+  const std::size_t page = page_size();
   volatile unsigned char* c = static_cast<unsigned char*>(p);
   for (std::size_t off = 0; off < bytes; off += page) c[off] = 0;
   c[bytes - 1] = 0;

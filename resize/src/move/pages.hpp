@@ -8,9 +8,19 @@
 // fresh anonymous pages (zero by the kernel, nothing written on allocation), so the move's
 // own writes are the first touch. Measured on one node, PDGEMM N = 4,000 grown 1x2 -> 2x2
 // (docs/measurements/results.md, "A resize against its limits"): the zeroing took 0.15 s of
-// a 0.6 s move. Transparent huge pages (madvise) made it worse here, 0.85-1.0 s: with the
-// system's defrag=madvise each 2 MiB fault compacts memory on a loaded machine; so none
-// are asked for. Internal to the resize library.
+// a 0.6 s move.
+// Huge pages (RESIZE_HUGEPAGES, config.hpp; off by default): from kHugeFrom on, a PageArray
+// is mapped at 2 MiB alignment, its length rounded up to 2 MiB, and madvise(MADV_HUGEPAGE)
+// asks for transparent huge pages: one fault per 2 MiB instead of 512. On memory the
+// kernel has backed, a first write then costs 0.13-0.17x a 4 KiB one (128 MiB: 8.3 against
+// 47.6 ms; scripts/bench/first_touch.sh, docs/data/first_touch/). On the virtual machine it
+// was measured on, whose host takes freed guest memory back within seconds (free page
+// reporting), a fresh process's first huge pages cost the host's fault instead, 3-6x a
+// 4 KiB first touch: the one-node resize was slower with them (the newcomers' prefault
+// beside their BLACS grids), level recovery 1.7-2.0x faster (docs/measurements/results.md,
+// "Fresh memory and huge pages"). An earlier reading, that compaction stalled the faults
+// with defrag=madvise, did not hold: free 2 MiB blocks were plentiful throughout.
+// Internal to the resize library.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +32,34 @@
 
 namespace resize::detail {
 
-// A zeroed array of `bytes` whose pages are not touched on allocation (from 1 MiB on: its
-// own anonymous mapping; below: calloc). Throws std::bad_alloc.
+// How an array of `bytes` is mapped (pure: the unit tests check it). Below kOwnMappingFrom:
+// calloc (length 0). From there: its own anonymous mapping of whole pages; with huge pages
+// asked for and from kHugeFrom on, at 2 MiB alignment and whole 2 MiB pages. `length` is
+// what the array holds of the address space and, once written, of memory: the bytes the
+// move's accounting counts (footprint).
+inline constexpr std::size_t kOwnMappingFrom = std::size_t{1} << 20;
+inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
+inline constexpr std::size_t kHugeFrom = std::size_t{4} << 20;
+struct Mapping {
+  std::size_t length = 0;  // 0: calloc
+  bool huge = false;       // 2 MiB aligned, madvise(MADV_HUGEPAGE)
+};
+Mapping plan_mapping(std::size_t bytes, bool huge_pages, std::size_t page);
+// The bytes an array of `bytes` holds once written (calloc: `bytes`).
+std::size_t footprint(std::size_t bytes, bool huge_pages, std::size_t page);
+
+// The process's huge-page switch for new PageArrays: set by every Session from its
+// configuration when it is made (RESIZE_HUGEPAGES); the last one made counts.
+void set_huge_pages(bool on);
+bool huge_pages();
+// The system's page size (4 KiB where sysconf does not say).
+std::size_t page_size();
+// footprint() with the process's switch and page size.
+inline std::size_t footprint(std::size_t bytes) { return footprint(bytes, huge_pages(), page_size()); }
+
+// A zeroed array of `bytes` whose pages are not touched on allocation (plan_mapping: from
+// 1 MiB on its own anonymous mapping, from 4 MiB on with huge pages when they are on;
+// below: calloc). Throws std::bad_alloc.
 class PageArray {
  public:
   PageArray() = default;

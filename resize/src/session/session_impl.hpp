@@ -99,6 +99,8 @@ struct Registered {
   std::int64_t bytes(std::int64_t elements) const {
     return elements * static_cast<std::int64_t>(detail::scalar_bytes(mat.type));
   }
+  // The memory a buffer of `elements` holds (Storage::held_bytes: huge pages round it up).
+  std::int64_t held(std::int64_t elements) const { return store->held_bytes(bytes(elements)); }
   // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
   // does not fit in memory is named with the matrix, not as std::bad_alloc.
   void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }

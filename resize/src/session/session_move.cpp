@@ -287,8 +287,8 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
     p.lb = detail::matrix_layout(p.db, shape_of(to));
   }
   const auto [ar, ac] = local_dims(p.la);
-  p.old_bytes = r.bytes(ar * ac);
-  p.new_bytes = r.bytes(static_cast<std::int64_t>(p.new_elements));
+  p.old_bytes = r.held(ar * ac);
+  p.new_bytes = r.held(static_cast<std::int64_t>(p.new_elements));
   return p;
 }
 

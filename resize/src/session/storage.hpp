@@ -38,6 +38,9 @@ class Storage {
   virtual std::shared_ptr<void> commit_keeping() = 0;
   // A staged buffer that will not be committed (a cancelled background resize): freed.
   virtual void unstage() = 0;
+  // The memory a buffer of `bytes` holds once written (what the move's peak counts): its
+  // length, or more where the owner rounds it up (OwnedStorage: whole pages, huge ones).
+  virtual std::int64_t held_bytes(std::int64_t bytes) const { return bytes; }
 };
 
 template <class T>
@@ -178,6 +181,10 @@ class OwnedStorage final : public Storage {
     }
   }
   void unstage() override { staged_ = PageArray(); }
+  std::int64_t held_bytes(std::int64_t bytes) const override {
+    const auto b = static_cast<std::size_t>(std::max<std::int64_t>(bytes, static_cast<std::int64_t>(sizeof(T))));
+    return static_cast<std::int64_t>(footprint(b));
+  }
 
  private:
   static PageArray make(std::size_t n) {
