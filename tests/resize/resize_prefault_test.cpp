@@ -13,7 +13,10 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -22,6 +25,7 @@
 
 namespace {
 
+using resize::detail::ArrayFor;
 using resize::detail::PageArray;
 using resize::detail::Prefault;
 
@@ -40,6 +44,24 @@ bool all_zero(const PageArray& a) {
   for (std::size_t k = 0; k < a.bytes(); ++k)
     if (c[k] != 0) return false;
   return true;
+}
+
+// Whether the mapping holding `p` was advised MADV_HUGEPAGE ("hg" in /proc/self/smaps).
+bool advised_huge(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= at && at < hi;
+      continue;
+    }
+    if (inside && line.rfind("VmFlags:", 0) == 0) return (line + " ").find(" hg ") != std::string::npos;
+  }
+  return false;
 }
 
 TEST(Prefault, FaultsEveryPageOfEachStagedArrayInAndLeavesItZero) {
@@ -86,7 +108,7 @@ TEST(Prefault, TheMoveTakesAPrestagedBufferOfTheSizeItAsksOnly) {
   resize::Registered r;
   r.mat.type = resize::detail::Scalar::D;
   auto st = std::make_shared<resize::detail::MatrixState>();
-  r.store = std::make_unique<resize::detail::OwnedStorage<double>>(st);
+  r.store = std::make_unique<resize::detail::OwnedStorage<double>>(st, resize::config::HugePages::Off);
   const auto [p, bytes] = r.prestage(1000);
   EXPECT_EQ(bytes, 1000 * sizeof(double));
   EXPECT_TRUE(r.holds_prestaged());
@@ -145,7 +167,7 @@ TEST(Prefault, EveryStorageHandsTheReplacedBufferOverWhole) {
   double* c = nullptr;
   {
     MallocStorage<double> ms(&c);
-    ms.reset(4);
+    ms.reset(4, ArrayFor::Start);
     c[0] = 5;
     double* first = c;
     ms.stage(2);
@@ -159,9 +181,9 @@ TEST(Prefault, EveryStorageHandsTheReplacedBufferOverWhole) {
   EXPECT_EQ(c, nullptr);  // the session's buffer freed with it
 
   auto st = std::make_shared<MatrixState>();
-  OwnedStorage<double> os(st);
+  OwnedStorage<double> os(st, resize::config::HugePages::Off);
   EXPECT_EQ(os.commit_keeping(), nullptr);  // nothing held before: nothing handed over
-  os.reset(std::size_t{1} << 18);           // 2 MiB: its own mapping
+  os.reset(std::size_t{1} << 18, ArrayFor::Start);  // 2 MiB: its own mapping
   static_cast<double*>(const_cast<void*>(os.data()))[9] = 4;
   const void* mapped = os.data();
   os.stage(10);
@@ -200,33 +222,62 @@ TEST(PageArrayTest, MappingPlanAndFootprint) {
   EXPECT_THROW(PageArray(SIZE_MAX - 10), std::bad_alloc);
 }
 
-// With the switch on, a large array starts on a 2 MiB boundary, is zero, and its storage
-// counts the rounded length; off, the same storage counts whole small pages.
+// RESIZE_HUGEPAGES by what an array serves: off none, on all, auto (the default) level
+// recovery's only.
+TEST(PageArrayTest, HugePagesForEachUse) {
+  using resize::config::HugePages;
+  using resize::detail::ArrayFor;
+  using resize::detail::huge_pages_for;
+  for (ArrayFor use : {ArrayFor::Start, ArrayFor::Move, ArrayFor::Recovery}) {
+    EXPECT_FALSE(huge_pages_for(HugePages::Off, use));
+    EXPECT_TRUE(huge_pages_for(HugePages::On, use));
+  }
+  EXPECT_FALSE(huge_pages_for(HugePages::Auto, ArrayFor::Start));
+  EXPECT_FALSE(huge_pages_for(HugePages::Auto, ArrayFor::Move));
+  EXPECT_TRUE(huge_pages_for(HugePages::Auto, ArrayFor::Recovery));
+  EXPECT_EQ(resize::config::Session{}.hugepages, HugePages::Auto);
+}
+
+// Asked for huge pages, a large array starts on a 2 MiB boundary, is zero, and a storage
+// whose moves take them counts the rounded length; one whose moves do not counts whole
+// small pages. With auto, a recovery's buffer is on huge pages, a start's and a move's not.
 TEST(PageArrayTest, HugeMappingAlignedZeroAndCounted) {
+  using resize::config::HugePages;
   using resize::detail::MatrixState;
   using resize::detail::OwnedStorage;
-  const bool before = resize::detail::huge_pages();
   constexpr std::size_t MiB = std::size_t{1} << 20;
-  resize::detail::set_huge_pages(true);
   {
-    PageArray a(5 * MiB + 8);
+    PageArray a(5 * MiB + 8, true);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % (2 * MiB), 0u);
     EXPECT_EQ(a.bytes(), 5 * MiB + 8);
     EXPECT_TRUE(all_zero(a));
     static_cast<unsigned char*>(a.data())[a.bytes() - 1] = 1;  // the whole length is writable
-    PageArray small(3 * MiB);                                   // below 4 MiB: small pages
+    PageArray small(3 * MiB, true);                             // below 4 MiB: small pages
     EXPECT_TRUE(all_zero(small));
-    OwnedStorage<double> os(std::make_shared<MatrixState>());
+    OwnedStorage<double> os(std::make_shared<MatrixState>(), HugePages::On);
     EXPECT_EQ(os.held_bytes(5 * MiB + 8), static_cast<std::int64_t>(6 * MiB));
     EXPECT_EQ(os.held_bytes(100), 100);
   }
-  resize::detail::set_huge_pages(false);
-  {
-    OwnedStorage<double> os(std::make_shared<MatrixState>());
-    const auto page = static_cast<std::int64_t>(resize::detail::page_size());
+  const auto page = static_cast<std::int64_t>(resize::detail::page_size());
+  for (HugePages setting : {HugePages::Off, HugePages::Auto}) {
+    OwnedStorage<double> os(std::make_shared<MatrixState>(), setting);
     EXPECT_EQ(os.held_bytes(5 * MiB + 8), static_cast<std::int64_t>(5 * MiB) + page);
   }
-  resize::detail::set_huge_pages(before);
+  // The kernel may place any large mapping on a 2 MiB boundary: the advice itself (smaps'
+  // "hg") tells which buffers asked for huge pages.
+  if (access("/sys/kernel/mm/transparent_hugepage/enabled", F_OK) != 0) GTEST_SKIP() << "no transparent huge pages";
+  OwnedStorage<double> os(std::make_shared<MatrixState>(), HugePages::Auto);
+  constexpr std::size_t n = 5 * MiB / sizeof(double);
+  os.reset(n, ArrayFor::Recovery);
+  EXPECT_TRUE(advised_huge(os.data()));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(os.data()) % (2 * MiB), 0u);
+  EXPECT_FALSE(advised_huge(os.stage(n)));  // a move's
+  os.reset(n, ArrayFor::Start);
+  EXPECT_FALSE(advised_huge(os.data()));
+  OwnedStorage<double> on(std::make_shared<MatrixState>(), HugePages::On);
+  EXPECT_TRUE(advised_huge(on.stage(n)));
+  on.reset(n, ArrayFor::Start);
+  EXPECT_TRUE(advised_huge(on.data()));
 }
 
 }  // namespace

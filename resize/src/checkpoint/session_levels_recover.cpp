@@ -468,7 +468,14 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   const std::string why = io::agree(job.world, check_against(loaded, reg.mats));
   if (!why.empty()) throw Error("restart from levels in " + dir + ": " + why);
   const double t_grid = MPI_Wtime();
-  start(g);
+  impl_->start_arrays = detail::ArrayFor::Recovery;  // its new arrays (move/pages.hpp)
+  try {
+    start(g);
+  } catch (...) {
+    impl_->start_arrays = detail::ArrayFor::Start;
+    throw;
+  }
+  impl_->start_arrays = detail::ArrayFor::Start;
   // The application state, from the holder of old rank 0's copy.
   std::vector<char> state;
   if (rank == p.holder[0]) state = loaded.at(0).h.state;

@@ -50,8 +50,8 @@ Config read() {
   c.session.free_on_thread = !(free_on_thread && (*free_on_thread == "off" || *free_on_thread == "0"));
 
   const Text huge = text("RESIZE_HUGEPAGES");
-  if (huge && (*huge == "on" || *huge == "1" || *huge == "yes")) c.session.hugepages = true;
-  if (huge && (*huge == "off" || *huge == "0" || *huge == "no")) c.session.hugepages = false;
+  if (huge && (*huge == "on" || *huge == "1" || *huge == "yes")) c.session.hugepages = HugePages::On;
+  if (huge && (*huge == "off" || *huge == "0" || *huge == "no")) c.session.hugepages = HugePages::Off;
 
   c.checkpoint.fault = text("MALLEABLE_CHECKPOINT_FAULT");
   c.checkpoint.independent_io = text("MALLEABLE_CHECKPOINT_IO") == Text("independent");

@@ -21,6 +21,10 @@ namespace resize::config {
 // An environment variable as set: nullopt when unset, else its text (possibly empty).
 using Text = std::optional<std::string>;
 
+// RESIZE_HUGEPAGES: which of the session's own new arrays are on huge pages (move/pages.hpp,
+// huge_pages_for): none, level recovery's only (the default), or all of them.
+enum class HugePages { Off, Auto, On };
+
 // The policies (policy/): offers, the run history, the kernel meter.
 struct Policies {
   Text offer;                  // RESIZE_OFFER: the offer text of the `offer` policy without a file
@@ -58,7 +62,7 @@ struct Session {
   Text spawn_deadline;          // RESIZE_SPAWN_DEADLINE: FLOOR[:FACTOR[:CAP]] of a spawn's deadline
   bool prefault = true;         // RESIZE_PREFAULT is not "off" or "0": the move's arrays faulted in ahead
   bool free_on_thread = true;   // RESIZE_FREE_ON_THREAD is not "off" or "0": the old arrays freed after the move
-  bool hugepages = false;       // RESIZE_HUGEPAGES on/1/yes or off/0/no (else this default): new arrays on huge pages
+  HugePages hugepages = HugePages::Auto;  // RESIZE_HUGEPAGES on/1/yes, off/0/no or auto (else this default)
 };
 
 // Checkpoints (checkpoint/).

@@ -6,7 +6,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -16,12 +15,8 @@
 namespace resize::detail {
 
 namespace {
-std::atomic<bool> g_huge{false};
 std::size_t round_up(std::size_t n, std::size_t to) { return n > SIZE_MAX - (to - 1) ? 0 : (n + to - 1) / to * to; }
 }  // namespace
-
-void set_huge_pages(bool on) { g_huge.store(on, std::memory_order_relaxed); }
-bool huge_pages() { return g_huge.load(std::memory_order_relaxed); }
 
 std::size_t page_size() {
   static const std::size_t page = [] {
@@ -59,8 +54,8 @@ void* map_aligned(std::size_t length) {
 }
 }  // namespace
 
-PageArray::PageArray(std::size_t bytes) : bytes_(bytes) {
-  const Mapping plan = plan_mapping(bytes, huge_pages(), page_size());
+PageArray::PageArray(std::size_t bytes, bool huge) : bytes_(bytes) {
+  const Mapping plan = plan_mapping(bytes, huge, page_size());
   if (plan.length == 0) {
     if (bytes >= kOwnMappingFrom) throw std::bad_alloc();  // its length overflows
     p_ = std::calloc(bytes > 0 ? bytes : 1, 1);

@@ -9,8 +9,8 @@
 // own writes are the first touch. Measured on one node, PDGEMM N = 4,000 grown 1x2 -> 2x2
 // (docs/measurements/results.md, "A resize against its limits"): the zeroing took 0.15 s of
 // a 0.6 s move.
-// Huge pages (RESIZE_HUGEPAGES, config.hpp; off by default): from kHugeFrom on, a PageArray
-// is mapped at 2 MiB alignment, its length rounded up to 2 MiB, and madvise(MADV_HUGEPAGE)
+// Huge pages (RESIZE_HUGEPAGES, config.hpp; by default, auto, for level recovery's new
+// arrays only: huge_pages_for): from kHugeFrom on, a PageArray asked for them is mapped at 2 MiB alignment, its length rounded up to 2 MiB, and madvise(MADV_HUGEPAGE)
 // asks for transparent huge pages: one fault per 2 MiB instead of 512. On memory the
 // kernel has backed, a first write then costs 0.13-0.17x a 4 KiB one (128 MiB: 8.3 against
 // 47.6 ms; scripts/bench/first_touch.sh, docs/data/first_touch/). On the virtual machine it
@@ -18,7 +18,7 @@
 // reporting), a fresh process's first huge pages cost the host's fault instead, 3-6x a
 // 4 KiB first touch: the one-node resize was slower with them (the newcomers' prefault
 // beside their BLACS grids), level recovery 1.7-2.0x faster (docs/measurements/results.md,
-// "Fresh memory and huge pages"). An earlier reading, that compaction stalled the faults
+// "Fresh memory and huge pages"): hence the default. An earlier reading, that compaction stalled the faults
 // with defrag=madvise, did not hold: free 2 MiB blocks were plentiful throughout.
 // Internal to the resize library.
 #pragma once
@@ -30,7 +30,23 @@
 #include <utility>
 #include <vector>
 
+#include "common/config.hpp"
+
 namespace resize::detail {
+
+// What a new local array of the session serves: a start's first layout (start, a restart
+// from a global checkpoint), a move (a resize's, the background resize's, staged ahead or
+// not), or level recovery (restart_from_levels: its start's arrays, into which the loaded
+// copies are redistributed).
+enum class ArrayFor { Start, Move, Recovery };
+// Whether that array asks for huge pages under RESIZE_HUGEPAGES (pure: unit-tested). Auto:
+// level recovery's arrays only. Its processes are fresh and have no prefault thread, and
+// in every paired round it was 1.7-2.0x faster with them; a one-node resize was slower
+// (newcomers' prefault beside their BLACS grids; docs/measurements/results.md, "Fresh
+// memory and huge pages").
+constexpr bool huge_pages_for(config::HugePages setting, ArrayFor use) {
+  return setting == config::HugePages::On || (setting == config::HugePages::Auto && use == ArrayFor::Recovery);
+}
 
 // How an array of `bytes` is mapped (pure: the unit tests check it). Below kOwnMappingFrom:
 // calloc (length 0). From there: its own anonymous mapping of whole pages; with huge pages
@@ -48,22 +64,16 @@ Mapping plan_mapping(std::size_t bytes, bool huge_pages, std::size_t page);
 // The bytes an array of `bytes` holds once written (calloc: `bytes`).
 std::size_t footprint(std::size_t bytes, bool huge_pages, std::size_t page);
 
-// The process's huge-page switch for new PageArrays: set by every Session from its
-// configuration when it is made (RESIZE_HUGEPAGES); the last one made counts.
-void set_huge_pages(bool on);
-bool huge_pages();
 // The system's page size (4 KiB where sysconf does not say).
 std::size_t page_size();
-// footprint() with the process's switch and page size.
-inline std::size_t footprint(std::size_t bytes) { return footprint(bytes, huge_pages(), page_size()); }
 
 // A zeroed array of `bytes` whose pages are not touched on allocation (plan_mapping: from
-// 1 MiB on its own anonymous mapping, from 4 MiB on with huge pages when they are on;
-// below: calloc). Throws std::bad_alloc.
+// 1 MiB on its own anonymous mapping, from 4 MiB on with huge pages when `huge` asks for
+// them; below: calloc). Throws std::bad_alloc.
 class PageArray {
  public:
   PageArray() = default;
-  explicit PageArray(std::size_t bytes);
+  explicit PageArray(std::size_t bytes, bool huge = false);
   ~PageArray();
   PageArray(PageArray&& o) noexcept { swap(o); }
   PageArray& operator=(PageArray&& o) noexcept {

@@ -157,7 +157,6 @@ void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const config::
 // the MPI_Finalize hook.
 Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_unique<Impl>()) {
   impl_->cfg = config::read();
-  detail::set_huge_pages(impl_->cfg.session.hugepages);  // the new local arrays' pages (move/pages.hpp)
   SessionOptions& opt = impl_->opt;
   opt = std::move(opts);
   if (!opt.policy) opt.policy = std::make_unique<FixedPolicy>();

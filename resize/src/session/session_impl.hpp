@@ -103,7 +103,9 @@ struct Registered {
   std::int64_t held(std::int64_t elements) const { return store->held_bytes(bytes(elements)); }
   // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
   // does not fit in memory is named with the matrix, not as std::bad_alloc.
-  void reset(std::size_t elements) { sized("its buffer", elements, [&] { store->reset(elements); }); }
+  void reset(std::size_t elements, detail::ArrayFor use) {
+    sized("its buffer", elements, [&] { store->reset(elements, use); });
+  }
   // A buffer staged ahead of the move (prestage, move/pages.hpp) of that very size is
   // taken as it is (zero, its pages faulted in); any other size is staged anew.
   void* stage(std::size_t elements) {
@@ -282,8 +284,9 @@ struct GridSwitch {
   // `g` the session's grid on the current world, no data moved (start and restart, a
   // shrink's new world, a cancelled expansion); the descriptors name its context.
   void settle_grid(const Grid& g);
-  // Every registered matrix's first layout and buffer on `g`, the session's grid (start).
-  void lay_out(const Grid& g);
+  // Every registered matrix's first layout and buffer on `g`, the session's grid (start;
+  // `use`: what the buffers serve, move/pages.hpp).
+  void lay_out(const Grid& g, ArrayFor use);
   // A block-cyclic matrix's descriptor on grid `g`.
   void desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const;
   // The extended-descriptor layout of a block-sizes matrix on a grid.
@@ -319,7 +322,7 @@ struct GridSwitch {
   void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct);
   // Local rows and columns of this process in a layout (0 x 0 off the grid).
   std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
-  void size_blocks(Registered& r, const Grid& g);
+  void size_blocks(Registered& r, const Grid& g, ArrayFor use);
   std::int64_t total_bytes() const;
   // The elements of this process's new local array of `r` on grid `to` (the size the
   // move stages), from the shapes alone: no BLACS context needed.
@@ -458,6 +461,10 @@ struct Session::Impl {
   detail::Watchdog watchdog{60.0};
   detail::BackgroundPart bg;
   detail::Prefault prefault;  // after the registry: joined before the arrays it stages go
+  // What start()'s new arrays serve (move/pages.hpp): Recovery while restart_from_levels
+  // starts its grid, else Start. start() is public API without such a parameter, so the
+  // restart says it here, on its own session, for that one call.
+  detail::ArrayFor start_arrays = detail::ArrayFor::Start;
 
   detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault, cfg}; }
   detail::ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration}; }

@@ -105,7 +105,7 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
   } else {
     r.desc = st->desc.data();
   }
-  r.store = std::make_unique<OwnedStorage<T>>(st);
+  r.store = std::make_unique<OwnedStorage<T>>(st, impl_->cfg.session.hugepages);
   impl_->registry.mats.push_back(std::move(r));
   return Matrix<T>(std::move(st));
 }

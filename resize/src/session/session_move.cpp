@@ -503,11 +503,11 @@ std::pair<std::int64_t, std::int64_t> GridSwitch::local_dims(const redist::Layou
   return {l.local_rows(pr), l.local_cols(pc)};
 }
 
-void GridSwitch::size_blocks(Registered& r, const Grid& g) {
+void GridSwitch::size_blocks(Registered& r, const Grid& g, ArrayFor use) {
   r.mat.layout = layout_of(r, g);
   r.publish_layout();
   const auto [lr, lc] = local_dims(*r.mat.layout);
-  r.reset(static_cast<std::size_t>(lr * lc));
+  r.reset(static_cast<std::size_t>(lr * lc), use);
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 

@@ -56,7 +56,7 @@ int Session::start(const Grid& g) {
   detail::GridSwitch gs = impl_->grid_switch();
   gs.settle_grid(g);
   impl_->life.started = true;
-  gs.lay_out(g);
+  gs.lay_out(g, impl_->start_arrays);
   impl_->job.rank_hosts = detail::World::hosts();
   const SessionOptions& opt = impl_->opt;
   impl_->progress("[" + opt.app + "] start on " + g.shape() + " (" + std::to_string(job.size()) +
@@ -67,14 +67,14 @@ int Session::start(const Grid& g) {
 
 // Every registered matrix's first layout on `g`, the session's grid: a block-sizes
 // matrix's layout, a uniform one's descriptor, and the buffer for it.
-void GridSwitch::lay_out(const Grid& g) {
+void GridSwitch::lay_out(const Grid& g, ArrayFor use) {
   for (auto& r : registry.mats) {
     if (r.mat.sizes) {
-      size_blocks(r, g);
+      size_blocks(r, g, use);
       continue;
     }
     desc_for(r, job.grid, r.desc);
-    r.reset(Session::local_size(r.desc));
+    r.reset(Session::local_size(r.desc), use);
   }
 }
 

@@ -24,12 +24,13 @@ class Storage {
  public:
   virtual ~Storage() = default;
   virtual const void* data() const = 0;
-  // The buffer becomes `n` zeroed elements.
-  virtual void reset(std::size_t n) = 0;
+  // The buffer becomes `n` zeroed elements, for `use` (an owner that maps its arrays asks
+  // for huge pages by it: OwnedStorage).
+  virtual void reset(std::size_t n, ArrayFor use) = 0;
   // A newcomer before its first move: no data.
   virtual void clear() = 0;
-  // A zeroed buffer of `n` elements to move into; commit() makes it the buffer and frees
-  // the one it replaces.
+  // A zeroed buffer of `n` elements to move into (ArrayFor::Move); commit() makes it the
+  // buffer and frees the one it replaces.
   virtual void* stage(std::size_t n) = 0;
   void commit() { (void)commit_keeping(); }
   // commit() that hands the replaced buffer over instead of freeing it: freed when the
@@ -38,8 +39,9 @@ class Storage {
   virtual std::shared_ptr<void> commit_keeping() = 0;
   // A staged buffer that will not be committed (a cancelled background resize): freed.
   virtual void unstage() = 0;
-  // The memory a buffer of `bytes` holds once written (what the move's peak counts): its
-  // length, or more where the owner rounds it up (OwnedStorage: whole pages, huge ones).
+  // The memory a staged buffer of `bytes` holds once written (what the move's peak
+  // counts): its length, or more where the owner rounds it up (OwnedStorage: whole pages,
+  // huge ones).
   virtual std::int64_t held_bytes(std::int64_t bytes) const { return bytes; }
 };
 
@@ -48,7 +50,7 @@ class VectorStorage final : public Storage {
  public:
   explicit VectorStorage(std::vector<T>& v) : v_(v) {}
   const void* data() const override { return v_.data(); }
-  void reset(std::size_t n) override { v_.assign(n, T{}); }
+  void reset(std::size_t n, ArrayFor) override { v_.assign(n, T{}); }
   void clear() override { v_.clear(); }
   void* stage(std::size_t n) override {
     staged_.assign(n, T{});
@@ -90,7 +92,7 @@ class MallocStorage final : public Storage {
   MallocStorage(const MallocStorage&) = delete;
   MallocStorage& operator=(const MallocStorage&) = delete;
   const void* data() const override { return *p_; }
-  void reset(std::size_t n) override {
+  void reset(std::size_t n, ArrayFor) override {
     if (owned_) std::free(*p_);
     *p_ = allocate(n);
     owned_ = true;
@@ -136,11 +138,15 @@ class MallocStorage final : public Storage {
 
 // A matrix registered through a handle (Session::register_matrix<T>, matrix.hpp): the
 // session owns the buffer and publishes it, with its length, in the state the handle
-// shares; when the session goes, the handle sees no buffer and no session.
+// shares; when the session goes, the handle sees no buffer and no session. `pages`: the
+// session's RESIZE_HUGEPAGES, which with each array's use says whether it asks for huge
+// pages (huge_pages_for, move/pages.hpp).
 template <class T>
 class OwnedStorage final : public Storage {
  public:
-  explicit OwnedStorage(std::shared_ptr<MatrixState> st) : st_(std::move(st)) { publish(); }
+  OwnedStorage(std::shared_ptr<MatrixState> st, config::HugePages pages) : st_(std::move(st)), pages_(pages) {
+    publish();
+  }
   ~OwnedStorage() override {
     st_->data = nullptr;
     st_->elements = 0;
@@ -150,8 +156,8 @@ class OwnedStorage final : public Storage {
   OwnedStorage& operator=(const OwnedStorage&) = delete;
   const void* data() const override { return v_.data(); }
   // At least one element, so data() is a valid pointer for PBLAS calls off the grid too.
-  void reset(std::size_t n) override {
-    v_ = make(n);
+  void reset(std::size_t n, ArrayFor use) override {
+    v_ = make(n, use);
     n_ = std::max<std::size_t>(n, 1);
     publish();
   }
@@ -163,7 +169,7 @@ class OwnedStorage final : public Storage {
   // Zero without a write (fresh pages, move/pages.hpp): the move's own writes are the
   // first touch, not a zeroing pass before it.
   void* stage(std::size_t n) override {
-    staged_ = make(n);
+    staged_ = make(n, ArrayFor::Move);
     staged_n_ = std::max<std::size_t>(n, 1);
     return staged_.data();
   }
@@ -183,19 +189,20 @@ class OwnedStorage final : public Storage {
   void unstage() override { staged_ = PageArray(); }
   std::int64_t held_bytes(std::int64_t bytes) const override {
     const auto b = static_cast<std::size_t>(std::max<std::int64_t>(bytes, static_cast<std::int64_t>(sizeof(T))));
-    return static_cast<std::int64_t>(footprint(b));
+    return static_cast<std::int64_t>(footprint(b, huge_pages_for(pages_, ArrayFor::Move), page_size()));
   }
 
  private:
-  static PageArray make(std::size_t n) {
+  PageArray make(std::size_t n, ArrayFor use) const {
     if (n > SIZE_MAX / sizeof(T)) throw std::bad_alloc();
-    return PageArray(std::max<std::size_t>(n, 1) * sizeof(T));
+    return PageArray(std::max<std::size_t>(n, 1) * sizeof(T), huge_pages_for(pages_, use));
   }
   void publish() {
     st_->data = v_.data();
     st_->elements = n_;
   }
   std::shared_ptr<MatrixState> st_;
+  config::HugePages pages_;
   PageArray v_, staged_;
   std::size_t n_ = 0, staged_n_ = 0;
 };
