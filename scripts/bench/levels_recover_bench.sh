@@ -15,15 +15,19 @@
 # and spread over the rounds, the load average is printed.
 # --old BUILD: in each round the same cases with BUILD's levels_recover_bench too (its own
 # write and read; cases named old-regrid, old-lost-node): a paired run old against new.
+# --pause S: sleep S seconds between the write and the read, as a relaunch after a failure
+# takes seconds (5.1 s measured, docs/measurements/checkpoint.md): the memory the writing
+# job freed is then no longer fresh in the kernel's lists (on a VM whose host takes back
+# freed memory, it is the host's again), as in a real recovery. Default 0.
 # --switch VAR: in each round every case twice, with VAR=on and VAR=off (cases named
 # regrid-on, regrid-off, ...; the order alternating from round to round): a paired run of a
 # configuration switch (RESIZE_HUGEPAGES).
 #   scripts/bench/levels_recover_bench.sh [--n N] [--nb NB] [--rounds R] [--reps K] [--old BUILD]
-#                                         [--switch VAR] [--out DIR]
+#                                         [--switch VAR] [--pause S] [--out DIR]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
-n=4000 nb=64 rounds=3 reps=3 out="" old="" switch=""
+n=4000 nb=64 rounds=3 reps=3 out="" old="" pause=0 switch=""
 while (($#)); do
   case $1 in
     --n) n=$2; shift 2 ;;
@@ -32,8 +36,9 @@ while (($#)); do
     --reps) reps=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --old) old=$2; shift 2 ;;
+    --pause) pause=$2; shift 2 ;;
     --switch) switch=$2; shift 2 ;;
-    -h | --help) sed -n '2,23p' "${BASH_SOURCE[0]}"; exit 0 ;;
+    -h | --help) sed -n '2,26p' "${BASH_SOURCE[0]}"; exit 0 ;;
     *) echo "levels_recover_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -51,7 +56,7 @@ trap 'rm -rf "$tmp"' EXIT
 tsv=${out:-$tmp}/recover.tsv
 printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\tgrid_ms\tmove_ms\tplanning_ms\tratio_without_reading\tcold_s\tratio_cold\tratio_cold_without_reading\n' >"$tsv"
 mpi() { timeout 900 mpiexec --oversubscribe --bind-to none "$@"; }
-echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run"
+echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run, pause $pause s"
 one() {  # <case> <round>: write, (lose), read; a line into the table
   local c=$1 r=$2 log exe=$exe v=${1##*-}
   [[ $c == old-* ]] && exe=$old/resize/levels_recover_bench
@@ -59,10 +64,12 @@ one() {  # <case> <round>: write, (lose), read; a line into the table
   rm -rf "$tmp/l"
   if [[ ${c#old-} == regrid* ]]; then
     MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" write "$n" "$nb" 2x2 "$tmp/l" >/dev/null
+    sleep "$pause"
     log=$(MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" read "$n" "$nb" 4x1 "$tmp/l" 2x2 0,1,2,3 "$reps")
   else
     MALLEABLE_NODE_MAP=every=2 mpi -n 6 "$exe" write "$n" "$nb" 3x2 "$tmp/l" >/dev/null
     rm -rf "$tmp/l/node3"
+    sleep "$pause"
     log=$(MALLEABLE_NODE_MAP=node1,node1,node2,node2 mpi -n 4 "$exe" read "$n" "$nb" 2x2 "$tmp/l" 3x2 0,1,2,3,0,1 "$reps")
   fi
   [[ -n $out ]] && echo "$log" >"$out/$c.$r.txt"

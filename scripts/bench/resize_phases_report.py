@@ -25,6 +25,10 @@ Ratios (each from one run, the measurements of a row taken one right after the o
                                 fresh pages (redist_bench's redist_cold_s): like for like with a
                                 resize, whose new arrays are new memory and whose exchange is
                                 the first on its merged world
+  move_over_redistribute_touched the same over `redistribute`'s first call on a new
+                                communicator into arrays faulted in ahead, caches flushed
+                                first (redist_bench's redist_touched_s): the move's situation
+                                when the prefault thread has faulted its arrays in
   move_over_floor               the resize's move / the memcpy floor of the same bytes
   resize_over_spawn_plus_bound  (cluster) the whole resize / (raw spawn + merge + the
                                 busiest link's bound of the move); the raw job was started
@@ -75,7 +79,9 @@ COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "oth
            "resize_over_addhost_spawn_plus_bound", "resize_over_addhost_spawn_plus_bound_min",
            "resize_over_addhost_spawn_plus_bound_max", "spawn_over_raw_addhost_first", "spawn_over_raw_addhost_first_min",
            "spawn_over_raw_addhost_first_max", "redistribute_med_s", "move_over_redistribute_median",
-           "move_over_redistribute_median_min", "move_over_redistribute_median_max"]
+           "move_over_redistribute_median_min", "move_over_redistribute_median_max",
+           "redistribute_touched_s", "move_over_redistribute_touched", "move_over_redistribute_touched_min",
+           "move_over_redistribute_touched_max"]
 
 
 def load_json(path):
@@ -142,7 +148,8 @@ def one_round(d, r, setting):
     if rd:
         q["redistribute_s"] = sum(c["redist_s"] for c in rd)
         q["floor_s"] = sum(c["floor_s"] for c in rd)
-        for key, name in (("redist_cold_s", "redistribute_cold_s"), ("redist_med_s", "redistribute_med_s")):
+        for key, name in (("redist_cold_s", "redistribute_cold_s"), ("redist_med_s", "redistribute_med_s"),
+                          ("redist_touched_s", "redistribute_touched_s")):
             if all(key in c for c in rd):  # (runs of an older redist_bench do not say)
                 q[name] = sum(c[key] for c in rd)
         q["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
@@ -155,6 +162,7 @@ def one_round(d, r, setting):
     q["move_over_redistribute"] = ratio(q.get("move_s"), q.get("redistribute_s"))
     q["move_over_redistribute_median"] = ratio(q.get("move_s"), q.get("redistribute_med_s"))
     q["move_over_redistribute_cold"] = ratio(q.get("move_s"), q.get("redistribute_cold_s"))
+    q["move_over_redistribute_touched"] = ratio(q.get("move_s"), q.get("redistribute_touched_s"))
     q["move_over_floor"] = ratio(q.get("move_s"), q.get("floor_s"))
     if setting == "cluster" and q.get("raw_spawn_s") is not None and q.get("link_bound_s") is not None:
         q["resize_over_spawn_plus_bound"] = ratio(q.get("total_s"), q["raw_spawn_s"] + q["link_bound_s"])
@@ -169,7 +177,8 @@ def one_round(d, r, setting):
 
 SPREAD = ("move_over_redistribute", "move_over_redistribute_cold", "resize_over_spawn_plus_bound", "after_over_fresh",
           "cpu_after_over_fresh", "resize_over_first_spawn_plus_bound", "spawn_over_raw_first_libs",
-          "resize_over_addhost_spawn_plus_bound", "spawn_over_raw_addhost_first", "move_over_redistribute_median")
+          "resize_over_addhost_spawn_plus_bound", "spawn_over_raw_addhost_first", "move_over_redistribute_median",
+          "move_over_redistribute_touched")
 
 
 def row_of(data, name):
@@ -306,12 +315,16 @@ def move_section(rows):
     out = ["### The move phase by phase, like for like", "",
            "The resize's move is a first call: its new local arrays are fresh memory (a newcomer has none before; an "
            "old process's new array is new too) whose pages fault in on their first write, and its exchange is the "
-           "first on the merged world (node map, node-window segment). `redistribute` alone is timed three ways: warm "
+           "first on the merged world (node map, node-window segment). `redistribute` alone is timed four ways: warm "
            "best, the fastest of its repetitions (arrays and segment made and touched by the earlier ones; the "
            "target's figure, `move_over_redistribute`), warm median, the median of the same repetitions "
            "(redist_bench's `redist_med_s`, `move_over_redistribute_median`: the resize's move is one call, and on a "
-           "loaded machine the fastest of several favours the baseline), and cold, its first call into arrays of "
-           "fresh pages (redist_bench's `redist_cold_s`). Phases "
+           "loaded machine the fastest of several favours the baseline), cold, its first call into arrays of "
+           "fresh pages (redist_bench's `redist_cold_s`), and first call, after the warm ones, on a new "
+           "communicator into arrays written before, with 64 MiB of other writes first to flush the caches "
+           "(redist_bench's `redist_touched_s`, `move_over_redistribute_touched`: the move's situation when the "
+           "prefault thread has faulted its arrays in, except that the other ranks' node-window segments are "
+           "already mapped; rows measured before it show `-`). Phases "
            "from the record's `move_phases` (the slowest process's seconds each): stage = allocating the new "
            "arrays, exchange = redist's exchange (of it: pack into the node window, unpack from it, local copies; "
            "each first write of a page of the new arrays faults it in there unless it was faulted in ahead), commit = "
@@ -320,15 +333,17 @@ def move_section(rows):
            "and a newcomer in the hand-over's collectives (the move's wait for it is in stage).",
            "",
            "| driver | N | setting | move ms | stage | exchange | pack | unpack | local copies | commit | prefault | "
-           "redistribute warm best ms | warm median ms | cold ms | move / warm best | move / warm median | move / cold |",
-           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "redistribute warm best ms | warm median ms | cold ms | first call ms | move / warm best | move / warm median | "
+           "move / cold | move / first call |",
+           "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in have:
         out.append(f"| {r['driver']} | {r['n']} | {r['setting']} | {ms(r.get('move_s'))} | {ms(r.get('move_stage_s'))} | "
                    f"{ms(r.get('move_exchange_s'))} | {ms(r.get('move_pack_s'))} | {ms(r.get('move_unpack_s'))} | "
                    f"{ms(r.get('move_local_copy_s'))} | {ms(r.get('move_commit_s'))} | {ms(r.get('move_prefault_s'))} | "
                    f"{ms(r.get('redistribute_s'))} | {ms(r.get('redistribute_med_s'))} | "
-                   f"{ms(r.get('redistribute_cold_s'))} | {x(r.get('move_over_redistribute'))} | "
-                   f"{x(r.get('move_over_redistribute_median'))} | {x(r.get('move_over_redistribute_cold'))} |")
+                   f"{ms(r.get('redistribute_cold_s'))} | {ms(r.get('redistribute_touched_s'))} | "
+                   f"{x(r.get('move_over_redistribute'))} | {x(r.get('move_over_redistribute_median'))} | "
+                   f"{x(r.get('move_over_redistribute_cold'))} | {xs(r, 'move_over_redistribute_touched')} |")
     return out + [""]
 
 

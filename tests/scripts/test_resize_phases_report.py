@@ -43,6 +43,7 @@ def make_row(data, name, rounds, total, bound, addhost_first, med=True):
         if med:  # the median warm call: 0.5 s a case, 1.0 s in all
             for c in cases:
                 c["redist_med_s"] = 0.50
+                c["redist_touched_s"] = 0.25  # the first call into touched arrays: 0.5 s in all
         write(os.path.join(d, f"redist.{r}.json"), json.dumps(cases))
         write(os.path.join(d, f"raw.{r}.txt"), "raw_spawn_merge_ms 2 250.0 260.0\n")
         write(os.path.join(d, f"rawlibs.{r}.txt"), "raw_spawn_merge_ms 2 255.0 270.0\n")
@@ -84,6 +85,9 @@ class Report(unittest.TestCase):
         self.assertAlmostEqual(row["move_over_redistribute"], 1.0 / 0.8)
         self.assertAlmostEqual(row["move_over_redistribute_median"], 1.0)
         self.assertAlmostEqual(row["move_over_redistribute_median_min"], 1.0)
+        self.assertAlmostEqual(row["redistribute_touched_s"], 0.5)
+        self.assertAlmostEqual(row["move_over_redistribute_touched"], 2.0)
+        self.assertAlmostEqual(row["move_over_redistribute_touched_max"], 2.0)
 
     def test_older_runs_leave_the_new_columns_empty(self):
         node = rp.row_of(self.data, "pdgemm_1600_node")
@@ -92,6 +96,7 @@ class Report(unittest.TestCase):
             self.assertNotIn(k, node)
             self.assertNotIn(k, old)
         self.assertNotIn("move_over_redistribute_median", old)
+        self.assertNotIn("move_over_redistribute_touched", old)
         self.assertAlmostEqual(old["move_over_redistribute"], 1.0 / 0.8)
         self.assertAlmostEqual(old["resize_over_spawn_plus_bound"], 2.0 / 1.25)
 
@@ -104,7 +109,8 @@ class Report(unittest.TestCase):
         for c in ("move_over_redistribute", "resize_over_spawn_plus_bound", "after_over_fresh", "raw_addhost_first_s",
                   "resize_over_addhost_spawn_plus_bound", "resize_over_addhost_spawn_plus_bound_min",
                   "resize_over_addhost_spawn_plus_bound_max", "move_over_redistribute_median",
-                  "move_over_redistribute_median_min", "move_over_redistribute_median_max"):
+                  "move_over_redistribute_median_min", "move_over_redistribute_median_max",
+                  "move_over_redistribute_touched"):
             self.assertIn(c, cols)
         by = {(r["driver"], r["setting"]): r for r in rows}
         self.assertEqual(by[("pdgemm", "cluster")]["raw_addhost_first_s"], "0.3500")
