@@ -36,4 +36,4 @@ print(f"{sys.argv[2]:8s} warm best {s('redist_s')*1e3:6.1f} ms  median {s('redis
       f"({s('redist_touched_s')/s('redist_s'):.2f}x warm best)")
 PY
 done | tee "$out/summary.txt"
-echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/summary.txt"
+echo "# $(date -u +%FT%TZ), $(env -u OMP_NUM_THREADS nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/summary.txt"
