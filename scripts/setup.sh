@@ -30,7 +30,10 @@ packages=(g++ gfortran make cmake pkg-config python3
   iproute2 util-linux bc slurmctld slurmd slurm-client munge
   # its accounting (a job may change size more than once only with slurmdbd): started by
   # cluster.sh inside the cluster, never as the machine's services
-  slurmdbd mariadb-server)
+  slurmdbd mariadb-server
+  # a compiler cache: a second build of the same sources (another clone, CI after a session)
+  # compiles only what changed; a fresh machine's first build gains nothing from it
+  ccache)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -63,10 +66,17 @@ build_dir=${BUILD_DIR:-$default_dir}
 build_type=${BUILD_TYPE:-Release}
 [[ $sanitize == ON ]] && build_type=${BUILD_TYPE:-RelWithDebInfo}
 
+launcher=()
+if command -v ccache >/dev/null && [[ "${MALL_CCACHE:-1}" == 1 ]]; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+            -DCMAKE_Fortran_COMPILER_LAUNCHER=ccache)
+  # paths below the checkout are hashed relative to it: a clone in another folder hits
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here}
+fi
 # shellcheck disable=SC2086
 if [[ ! -f "$build_dir/CMakeCache.txt" ]] || [[ -n "${CMAKE_ARGS:-}" ]]; then
   cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE="$build_type" -DMALL_SANITIZE="$sanitize" \
-    ${CMAKE_ARGS:-} >/dev/null
+    "${launcher[@]}" ${CMAKE_ARGS:-} >/dev/null
 fi
 # A first build takes long on a small machine (many minutes on 2 cores, much less with a
 # warm compiler cache): say so, then print one progress line per 10% instead of make's

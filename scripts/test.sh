@@ -58,6 +58,7 @@ if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
   mpich_dir=$here/${MPICH_BUILD_DIR:-build-mpich}
   launcher=()
   if command -v ccache >/dev/null; then
+    export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$here}  # as setup.sh: a clone elsewhere hits
     launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
               -DCMAKE_Fortran_COMPILER_LAUNCHER=ccache)
   fi

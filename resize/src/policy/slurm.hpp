@@ -45,6 +45,14 @@ struct Job {
   std::vector<std::string> node_list;
   std::string name = {};            // the job's name (squeue %j), when listed
   std::string reason = {};          // why it pends (squeue %r), when listed
+  // Slurm's order (issue 55, shared with the simulator of issue 56): the policy serves
+  // waiting jobs by priority, high first, then submit time, then id, and never grows a
+  // job onto a node the backfill plan starts a pending job on.
+  double priority = 0;              // squeue %Q (the scheduler's priority; 0: not listed)
+  double submit = 0;                // submit time, epoch seconds (squeue %V; 0: not listed)
+  std::string partition = {};       // squeue %P, when listed
+  double planned_start = 0;         // pending: the backfill plan's start (squeue --start %S; 0: none)
+  std::vector<std::string> planned_nodes = {};  // pending: the nodes it is planned to start on
 };
 // Lines "ID|STATE|NODES|NODELIST", optionally "|NAME", "|REASON" and "|COMMENT" after;
 // blank lines ignored; throws Error naming a bad line. A pending job whose comment holds
