@@ -45,7 +45,7 @@ struct Job {
   std::vector<std::string> node_list;
   std::string name = {};            // the job's name (squeue %j), when listed
   std::string reason = {};          // why it pends (squeue %r), when listed
-  // Slurm's order (issue 55, shared with the simulator of issue 56): the policy serves
+  // Slurm's order, shared by the arbiter and the cluster simulator: the policy serves
   // waiting jobs by priority, high first, then submit time, then id, and never grows a
   // job onto a node the backfill plan starts a pending job on.
   double priority = 0;              // squeue %Q (the scheduler's priority; 0: not listed)
