@@ -14,8 +14,8 @@ blank line; a table row is its own paragraph) names its sources with
 Each figure of such a paragraph must be a number of one of its sources (a source value
 rounded to the figure's written decimals equals the figure; times also converted from s,
 ms or minutes), and the figures of one clause (up to . ; or "), ") must stand on one line
-of the source (a run's line, a table's row; a CSV column is one pool; the ends of a range
-"1.21x-3.47x" may come from different runs). A figure computed from
+of the source (a run's line, a table's row; a CSV column is one pool; a range
+"0.70-0.94x" may take its ends from different runs: both must be in the data). A figure computed from
 others of the paragraph says how:  <!-- derived: 31 s = 124.9 / 4 -->  (the operands with a
 decimal point must be in its sources, the result must round to the figure). A number the paragraph
 states that is no measurement (a setting, a timeout) is listed in
@@ -113,10 +113,18 @@ def column(joined, offset):
 SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\[*`])|;\s+|\),\s+")
 
 
-def in_range(joined, pos, num, unit):
-    """An end of a range ("1.21x-3.47x", "0.70-0.94x"): its ends may come from different runs."""
-    before, after = joined[max(0, pos - 12):pos], joined[pos + len(num):pos + len(num) + len(unit) + 4]
-    return bool(re.search(r"\d\S*\s*[-\u2013]\s*$", before) or re.match(r"\s*\S*?[-\u2013]\s*\d", after))
+def range_low(joined, pos, num, unit):
+    """The lower end of a range whose upper end is this figure ("0.70-0.94x", "1.21x-3.47x"),
+    or None. A range's ends may come from different runs (lines): both must be in the data."""
+    m = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|%|ms|us|s|minutes?)?\s*[-\u2013]\s*$",
+                  joined[max(0, pos - 20):pos])
+    return m.group(1) if m else None
+
+
+def range_high(joined, pos, num, unit):
+    """True when this figure is the lower end of a range of figures ("1.21x-3.47x")."""
+    after = joined[pos + len(num):pos + len(num) + len(unit) + 20]
+    return bool(re.match(r"\s*" + re.escape(unit) + r"\s*[-\u2013]\s*\d", after))
 
 
 def sentence_start(joined, pos):
@@ -298,7 +306,12 @@ def check(root, texts=None):
                             bad.append(f"{md}:{no}: figure {num} {unit} is not {expr} of its data")
                     elif not matches(num, unit, union):
                         bad.append(f"{md}:{no}: figure {num} {unit} is not in {', '.join(x[0] for x in srcs)}")
-                    elif not in_range(joined, col, num, unit):
+                    elif range_low(joined, col, num, unit):
+                        low = range_low(joined, col, num, unit)
+                        if not matches(low, unit, union):
+                            bad.append(f"{md}:{no}: figure {num} {unit}: its range's lower end {low} is not in "
+                                       f"{', '.join(x[0] for x in srcs)}")
+                    elif not range_high(joined, col, num, unit):
                         measured.append((no, num, unit))
                 # The figures of one clause come from one line of the data (a run's line, a
                 # table's row): the line holding most of them must hold each.
