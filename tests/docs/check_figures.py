@@ -34,7 +34,7 @@ import shlex
 import subprocess
 import sys
 
-FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(x\b|%|ms\b|us\b|s\b|minutes?\b|GB/s|MB/s|MiB\b|GiB\b)")
+FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(x\b|%|ms\b|us\b|ns\b|s\b|minutes?\b|GB/s|MB/s|MiB\b|GiB\b)")
 MARK = re.compile(r"<!--\s*figure:\s*(docs/data/\S+)((?:\s+column\s+\S+)?)((?:\s+via\s+.*?)?)\s*-->")
 NOT_MEASURED = re.compile(r"<!--\s*not measured:\s*(.*?)\s*-->")
 DERIVED = re.compile(r"<!--\s*derived:\s*(\d+(?:\.\d+)?)\s*(\S+)\s*=\s*([\d.+\-*/() ]+?)\s*-->")
@@ -209,10 +209,11 @@ def values(root, md, source, cache={}):
 
 def matches(fig, unit, nums):
     """A source value, rounded to the figure's written decimals, equals it; in its own unit
-    or, for times, converted from s, ms or minutes."""
+    or, for times, converted from s, ms, ns (to us) or minutes."""
     dec = len(fig.split(".")[1]) if "." in fig else 0
     want = float(fig)
-    scales = {"ms": (1, 1000), "s": (1, 1e-3, 60), "minutes": (1, 1 / 60), "minute": (1, 1 / 60)}.get(unit, (1,))
+    scales = {"us": (1, 1e-3), "ms": (1, 1000), "s": (1, 1e-3, 60), "minutes": (1, 1 / 60),
+              "minute": (1, 1 / 60)}.get(unit, (1,))
     for v in nums:
         if v == fig:
             return True
