@@ -16,7 +16,9 @@ module malleable_resize
             resize_world, resize_world_rank, resize_print_summary, &
             resize_write_json, resize_set_result_check, &
             resize_destroy, resize_last_error, &
-            RESIZE_OK, RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID, &
+            resize_set_app_state, resize_iteration, &
+            RESIZE_OK, RESIZE_ERR_ARG, RESIZE_ERR_STATE, RESIZE_ERR_RESIZE, &
+            RESIZE_NONE, RESIZE_EXPAND, RESIZE_SHRINK, RESIZE_REGRID, &
             resize_mark_constant, resize_set_background, resize_complete, resize_cancel, &
             RESIZE_BACKGROUND_OFF, RESIZE_BACKGROUND_WAIT, RESIZE_BACKGROUND_CONTINUE, &
             resize_checkpoint_in, resize_set_checkpointing, resize_checkpoint_if_due, &
@@ -26,7 +28,9 @@ module malleable_resize
             RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED, RESIZE_STEP_EXIT_FOR_RESTART, &
             RESIZE_EXIT_RESIZE_BY_RESTART
 
-  integer(c_int), parameter :: RESIZE_OK = 0
+  ! Status codes (resize.h's enum resize_status, docs/guide/errors.md).
+  integer(c_int), parameter :: RESIZE_OK = 0, RESIZE_ERR_ARG = 1, RESIZE_ERR_STATE = 2, &
+                               RESIZE_ERR_RESIZE = 3
   ! Background resizes: resize_set_background's modes.
   integer(c_int), parameter :: RESIZE_BACKGROUND_OFF = 0, RESIZE_BACKGROUND_WAIT = 1, &
                                RESIZE_BACKGROUND_CONTINUE = 2
@@ -205,6 +209,20 @@ module malleable_resize
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int) :: action
+    end function
+    ! The application's own state (bytes it cannot recompute), handed to the newcomers at
+    ! every expansion and kept in checkpoints: state = c_loc(x) of a variable with the
+    ! target attribute that lives as long as the session, bytes = c_sizeof(x); before
+    ! resize_start / resize_join / resize_restart. c_null_ptr with bytes > 0: RESIZE_ERR_ARG.
+    integer(c_int) function resize_set_app_state(s, state, bytes) bind(C, name="resize_set_app_state")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: s, state
+      integer(c_size_t), value :: bytes
+    end function
+    ! The session's iteration count (resize_iteration).
+    integer(c_int) function resize_iteration(s) bind(C, name="resize_iteration")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: s
     end function
     integer(c_int) function resize_grid(s, ctxt, nprow, npcol, myrow, mycol) &
         bind(C, name="resize_grid")

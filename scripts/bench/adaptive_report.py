@@ -436,7 +436,7 @@ def render(S, have_plot, img):
                   f"{fmt_ms(e['predicted_t_iteration_after_s'])} | {fmt_ms(e['measured_t_iteration_after_s'])} |")
     if have_plot:
         w("")
-        w(f"![per-iteration times: dedicated, not adapted, adapted](img/{os.path.basename(img)})")
+        w(f"![per-iteration times: dedicated, not adapted, adapted](../../img/{os.path.basename(img)})")  # from docs/data/adaptive/
     w("")
     w("Remarks (computed from the same runs):")
     w("")

@@ -121,7 +121,7 @@ def main():
                      f"{100 * o['ckshare']:.1f}% | "
                      f"{o['n']} ({o['checks']}) | {o['c']:.3f} | {o['interval']:.2f} | "
                      f"{100 * math.sqrt(o['c'] / (2 * o['mtbf'])):.1f}% | {'OK' if o['ok'] else 'FAILED'} |")
-    s += ["", "![checkpoint vs raw MPI-IO](img/checkpoint.png)", ""]
+    s += ["", "![checkpoint vs raw MPI-IO](../../img/checkpoint.png)", ""]  # from docs/data/checkpoint/
     open(os.path.join(a.data, "section.md"), "w").write("\n".join(s))
     open(os.path.join(a.data, "plot.dat"), "w").write("\n".join(dat) + "\n")
     gp = f"""set terminal pngcairo size 1000,450 font ",10"

@@ -247,7 +247,7 @@ plot {plot}
         r = subprocess.run(["gnuplot", script], capture_output=True, text=True)
         if r.returncode == 0:
             lines.append("")
-            lines.append(f"![redist vs COSTA and PDGEMR2D per case{' on the emulated cluster' if linked else ''}](img/{os.path.basename(a.plot)})")
+            lines.append(f"![redist vs COSTA and PDGEMR2D per case{' on the emulated cluster' if linked else ''}](../../img/{os.path.basename(a.plot)})")  # from docs/data/SUB/
         else:
             print("redist_shapes_report.py: gnuplot failed: " + r.stderr, file=sys.stderr)
     lines.append("")

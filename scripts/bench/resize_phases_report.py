@@ -447,7 +447,7 @@ def section(rows, data):
         "",
         table(rows),
         "",
-        "![phases](../img/resize_phases.png)",
+        "![phases](../../img/resize_phases.png)",  # from docs/data/resize_phases/
         "",
     ]
     text += move_section(rows)

@@ -27,7 +27,7 @@
 # advances by one block in turn), so that they run side by side under the same load.
 # A round whose phase line does not change for --timeout seconds is a hang: the stacks of
 # every process of that job (mpiexec and all its descendants, gdb) are written to
-# OUT/stacks/, then the job is killed. Output in OUT (default docs/data/spawn_hang):
+# OUT/stacks/ (packed into OUT/stacks.tar.xz at the end), then the job is killed. Output in OUT (default docs/data/spawn_hang):
 #   spawns.csv   one row per expansion: kind, cure, job, round, status (ok | hang | failed),
 #                phase of a hang (spawn | shrink), its stack signature (lookup+init: rank 0
 #                in PMIx_Lookup and a newcomer in PMIx_Init; lookup; other), spawn seconds,
@@ -77,6 +77,12 @@ fi
 # From here on a failing command (a process gone while its stack is taken, a grep without
 # a match) must not end a run of an hour: no errexit, the checks are explicit.
 set +e
+# The stacks of every session are kept as one archive, OUT/stacks.tar.xz (123 small text
+# files were 3.6 MB of the repository): unpacked here, the run adds to the folder, packed
+# again at the end (read one with: tar -xJOf OUT/stacks.tar.xz stacks/NAME.txt).
+if [[ -f $out/stacks.tar.xz && ! -d $out/stacks ]]; then
+  tar -C "$out" -xJf "$out/stacks.tar.xz" || exit 2
+fi
 mkdir -p "$out/stacks" || exit 2
 csv=$out/spawns.csv
 header="kind,cure,job,round,status,phase,signature,spawn_s,shrink_s,load1,date,commit,hosts"
@@ -290,6 +296,9 @@ while :; do
   done
   ((progress)) || break
 done
+if tar -C "$out" -cJf "$out/stacks.tar.xz.new" stacks && mv "$out/stacks.tar.xz.new" "$out/stacks.tar.xz"; then
+  rm -r "$out/stacks"
+fi
 python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout" --markdown "$out/summary.md" \
   --walks "$out/walks_needed.txt" --cause "$out/cause_test.txt"
 cat "$out/summary.csv"

@@ -59,12 +59,12 @@ def static_sections(data, only=None):
 
 
 def relink(text, docs, md):
-    """The renderers write links relative to the docs folder (img/x.png, data/x.csv); the
-    results file sits in docs/measurements/, so those links are made relative to it."""
+    """The renderers write links relative to the docs folder (img/x.png, data/x.csv), or, in
+    a docs/data/SUB/section.md, relative to that file (../../img/x.png); the results file
+    sits in docs/measurements/, so those links are made relative to it."""
     rel = os.path.relpath(os.path.abspath(docs), os.path.dirname(os.path.abspath(md)))
-    if rel == ".":
-        return text
-    return re.sub(r"\]\((img|data)/", lambda m: f"]({rel}/{m.group(1)}/", text)
+    return re.sub(r"\]\((?:\.\./\.\./)?(img|data)/",
+                  lambda m: f"]({m.group(1)}/" if rel == "." else f"]({rel}/{m.group(1)}/", text)
 
 
 def splice(text, heading, new):

@@ -17,8 +17,7 @@ source tree and a build tree.
              REDIST_, MALLEABLE_, MALL_) that the docs name is read or set somewhere in
              the sources, scripts or tests, so a renamed or removed variable is caught.
 
-  figures    every measured figure in README's prose (a number with a unit of time, size,
-             rate, or a ratio) is found in a file under docs/data.
+  (figures: tests/docs/check_figures.py ties each to the data file its sentence names)
   counts     a test count the README or the user guide gives for the suite ("N tests", on a
              line that says "suite") is within 5% of `ctest -N -LE 'bench|walks'` in the build tree.
   provenance every level-2 section of docs/measurements/*.md starts (its first line of text)
@@ -245,42 +244,6 @@ def check_variables(root, files, allow):
     return bad
 
 
-FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x\b|%|ms\b|us\b|s\b|minutes?\b|GB/s|MB/s|MiB\b|GiB\b)")
-
-
-def data_text(root, cache={}):
-    if root not in cache:
-        chunks = []
-        for dp, _, fs in os.walk(os.path.join(root, "docs", "data")):
-            for f in fs:
-                try:
-                    with open(os.path.join(dp, f), encoding="utf-8", errors="ignore") as fh:
-                        chunks.append(fh.read())
-                except OSError:
-                    pass
-        cache[root] = "\n".join(chunks)
-    return cache[root]
-
-
-def check_figures(root, allow):
-    """Every measured figure in README's prose (a number with a unit of time, size, rate or a
-    ratio) is found in a file under docs/data, the run it comes from."""
-    bad, text, fence = [], data_text(root), False
-    readme = os.path.join(root, "README.md")
-    for no, line in all_lines(readme):
-        if line.lstrip().startswith("```"):
-            fence = not fence
-            continue
-        if fence:
-            continue
-        for num in FIGURE.findall(re.sub(r"`[^`]*`", "", line)):
-            if ("figure", num) in allow:
-                continue
-            if not re.search(r"(?<![\d.])" + re.escape(num) + r"(?![\d])", text):
-                bad.append(f"README.md:{no}: figure {num} is in no file under docs/data")
-    return bad
-
-
 def check_counts(root, build, allow):
     """A test count the README or the user guide gives for the suite ("N tests") is within
     5% of ctest's count of the default run (-LE 'bench|walks', as scripts/test.sh runs it)
@@ -378,7 +341,7 @@ def check(root, build):
     files, allow = doc_files(root), load_allow(root)
     return files, (check_paths(root, files, allow) + check_binaries(root, build, files, allow)
                    + check_options(root, build, files, allow) + check_variables(root, files, allow)
-                   + check_figures(root, allow) + check_counts(root, build, allow)
+                   + check_counts(root, build, allow)
                    + check_provenance(root))
 
 

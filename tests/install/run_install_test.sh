@@ -9,6 +9,9 @@
 #     with mpicxx + pkg-config; its Session is destroyed after MPI_Finalize;
 #   - session_fortran/: a LANGUAGES Fortran-only project building the installed example
 #     share/malleable/examples/pdgemv_fortran.f90, with CMake and with mpif90 + pkg-config;
+#   - the porting guide's three malleable programs (C++, C, Fortran), from a copy of the
+#     installed share/malleable/examples/porting/ with the CMakeLists.txt installed beside
+#     them (README "Your own program"), each through an expansion and a shrink;
 #   - the user guide's manual link lines, extracted from docs/guide/README.md and run verbatim;
 #   - every documented LD_PRELOAD command (lines `mpiexec -x LD_PRELOAD=...` in README.md
 #     and docs/*/*.md), run verbatim with the prefix's bin/ on PATH against an unmodified
@@ -80,6 +83,19 @@ mpirun -n 2 "$work/session_cxx/session_cxx"
 cmake_app session_fortran "$src/tests/install/session_fortran" \
   -DEXAMPLE_SOURCE="$prefix/share/malleable/examples/pdgemv_fortran.f90"
 mpirun -n 4 "$work/session_fortran/session_fortran" 200 5 '2:expand:2x3,4:shrink:2x2'
+
+# The porting programs as a user builds them: the installed folder copied out, its own
+# CMakeLists.txt, find_package(malleable) with the prefix alone.
+porting=$prefix/share/malleable/examples/porting
+[[ -f $porting/CMakeLists.txt ]] || fail "no CMakeLists.txt installed beside the porting sources"
+cp -r "$porting" "$work/porting_src"
+cmake_app porting "$work/porting_src"
+for lang in cxx c f; do
+  out=$(mpirun -n 4 "$work/porting/malleable_$lang" 3:expand:2x3,6:shrink:2x2 2>&1) || { echo "$out" >&2; fail "porting malleable_$lang"; }
+  grep -Eiq "result check: max error +[0-9.e+-]+ \(tol 1e-12\): OK" <<<"$out" || { echo "$out" >&2; fail "porting malleable_$lang: no passing result check"; }
+  grep -Eq "^ +3  2x2->2x3 " <<<"$out" || { echo "$out" >&2; fail "porting malleable_$lang: no expansion in the summary"; }
+  echo "porting malleable_$lang: built from the installed prefix, result check OK through an expansion and a shrink"
+done
 
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046,SC2086
@@ -168,4 +184,4 @@ mpirun -n 4 "$work/examples/pdgemm_c" 120 3 2:shrink:1x2
 
 [[ -e $libdir/libmall_resize.so ]] && fail "release 0.3 dropped the 0.1 library name libmall_resize.so, yet it is installed"
 [[ -e $prefix/include/malleable/compat ]] && fail "release 0.3 dropped the 0.1 compat headers, yet they are installed"
-echo "install test: find_package (C++, C, Fortran; C++-only and Fortran-only session programs; the installed examples), pkg-config, the guide's link lines and ${#preloads[@]} documented preload commands all built and ran; only public targets and the $(wc -l <<<"$listed") listed headers; no 0.1 names installed"
+echo "install test: find_package (C++, C, Fortran; the three porting programs; C++-only and Fortran-only session programs; the installed examples), pkg-config, the guide's link lines and ${#preloads[@]} documented preload commands all built and ran; only public targets and the $(wc -l <<<"$listed") listed headers; no 0.1 names installed"

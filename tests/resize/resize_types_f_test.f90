@@ -5,7 +5,10 @@
 ! 2x2 -> 2x3 and a shrink back to 2x2 (scripted remap points; the mover comes from
 ! RESIZE_MOVER). After start, join and every remap point each process compares every
 ! local element with a formula of its global indices (as bits) and the local parts must
-! add up to M x N; a difference ends the job with a non-zero status.
+! add up to M x N; a difference ends the job with a non-zero status. The application's
+! own state (resize_set_app_state: two reals the originals hold) reaches the newcomers,
+! and the status codes are resize.h's: a NULL state is RESIZE_ERR_ARG, a NULL session
+! RESIZE_ERR_STATE.
 !   mpiexec -n 4 resize_types_f_test
 program resize_types_f_test
   use, intrinsic :: iso_c_binding
@@ -25,6 +28,7 @@ program resize_types_f_test
   type(c_ptr) :: s_
   integer :: ierr, it, act, rc, expansions, shrinks
   integer(int64) :: errors   ! differences found by the current visit
+  real(c_double), target :: app(2)   ! the application's own state, handed to newcomers
 
   call MPI_Init(ierr)
   call check(resize_create('resize_types_f_test', 'scripted', '1:expand:2x3,2:shrink:2x2', s_), 'create')
@@ -37,10 +41,30 @@ program resize_types_f_test
              'register C')
   call check(resize_register_z(s_, 'Z', shp(1, 4), shp(2, 4), shp(3, 4), shp(4, 4), shp(5, 4), &
              desc(:, 4), bufs(4)), 'register Z')
+  if (RESIZE_OK /= 0 .or. RESIZE_ERR_ARG /= 1 .or. RESIZE_ERR_STATE /= 2 .or. RESIZE_ERR_RESIZE /= 3 &
+      .or. RESIZE_ERR_CHECKPOINT /= 4) then
+    print '(A)', 'resize_types_f_test: FAILED: the status codes differ from resize.h'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+  if (resize_set_app_state(s_, c_null_ptr, 16_c_size_t) /= RESIZE_ERR_ARG) then
+    print '(A)', 'resize_types_f_test: FAILED: a NULL state is not RESIZE_ERR_ARG'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+  if (resize_set_app_state(c_null_ptr, c_loc(app), c_sizeof(app)) /= RESIZE_ERR_STATE) then
+    print '(A)', 'resize_types_f_test: FAILED: a NULL session is not RESIZE_ERR_STATE'
+    call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+  end if
+  app = 0
+  if (resize_is_newcomer(s_) /= 1) app = [42.5_c_double, -7.25_c_double]
+  call check(resize_set_app_state(s_, c_loc(app), c_sizeof(app)), 'set_app_state')
   expansions = 0
   shrinks = 0
   if (resize_is_newcomer(s_) == 1) then
     call check(resize_join(s_, it), 'join')
+    if (app(1) /= 42.5_c_double .or. app(2) /= -7.25_c_double) then
+      print '(A,2F8.3)', 'resize_types_f_test: FAILED: a newcomer got the application state ', app
+      call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
+    end if
     if (resize_is_newcomer(s_) /= 1) then  ! still a newcomer after the join
       print '(A)', 'resize_types_f_test: FAILED: resize_is_newcomer is not 1 after resize_join'
       call MPI_Abort(MPI_COMM_WORLD, 1, ierr)

@@ -1,0 +1,339 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Every measured figure in README.md and docs/guide/*.md is tied to the data file its
+paragraph names, and is found there.
+
+A figure is a number with a unit of time, size, rate, or a ratio ("27 minutes", "1.07x",
+"10%", "383 ms"), in prose (not in code spans or code blocks). A paragraph (lines up to a
+blank line; a table row is its own paragraph) names its sources with
+  - a link or code span to a file under docs/data (`docs/data/x.csv`, (../data/x.txt); a
+    glob of at most 3 files; a folder is no source: name the file), or
+  - an HTML comment  <!-- figure: docs/data/x.csv [column NAME] [via COMMAND] -->
+    column: only that CSV column's values count; via: the figure is computed from the
+    file by COMMAND (run from the source root; its output is searched, not the file).
+Each figure of such a paragraph must be a number of one of its sources (a source value
+rounded to the figure's written decimals equals the figure; times also converted from s,
+ms or minutes), and the figures of one clause (up to . ; or "), ") must stand on one line
+of the source (a run's line, a table's row; a CSV column is one pool; a range
+"0.70-0.94x" may take its ends from different runs: both must be in the data). A figure computed from
+others of the paragraph says how:  <!-- derived: 31 s = 124.9 / 4 -->  (the operands with a
+decimal point must be in its sources, the result must round to the figure). A number the paragraph
+states that is no measurement (a setting, a timeout) is listed in
+  <!-- not measured: 10%, 600 s -->
+A paragraph with figures and no source is "untied": an error in the strict files
+(README.md), otherwise counted and listed as skipped.
+
+Usage: check_figures.py <source dir>   (prints FILE:LINE: why, the covered and skipped
+counts; exits 1 on any error)"""
+import csv
+import glob
+import io
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(x\b|%|ms\b|us\b|ns\b|s\b|minutes?\b|GB/s|MB/s|MiB\b|GiB\b)")
+MARK = re.compile(r"<!--\s*figure:\s*(docs/data/\S+)((?:\s+column\s+\S+)?)((?:\s+via\s+.*?)?)\s*-->")
+NOT_MEASURED = re.compile(r"<!--\s*not measured:\s*(.*?)\s*-->")
+DERIVED = re.compile(r"<!--\s*derived:\s*(\d+(?:\.\d+)?)\s*(\S+)\s*=\s*([\d.+\-*/() ]+?)\s*-->")
+DATA_PATH = re.compile(r"(?:docs/data/|(?:\.\./)+data/|(?<![\w/])data/)[\w./*-]+")
+NUMBER = re.compile(r"(?<![\w.])-?(\d+(?:\.\d+)?)(?![\d])")
+STRICT = ("README.md",)
+MAX_FILES = 3  # a glob names at most this many files (a folder is no source)
+
+
+def doc_files(root):
+    files = ["README.md"]
+    g = os.path.join(root, "docs", "guide")
+    if os.path.isdir(g):
+        files += sorted("docs/guide/" + f for f in os.listdir(g) if f.endswith(".md"))
+    return [f for f in files if os.path.exists(os.path.join(root, f))]
+
+
+def paragraphs(text):
+    """[(line number, line)] of each paragraph of prose, code blocks left out; a table row
+    and a list item are paragraphs of their own."""
+    out, cur, fence, fence_indent = [], [], False, False
+    for no, line in enumerate(text.split("\n"), 1):
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            if cur:
+                out.append(cur)
+                cur = []
+            continue
+        if fence:
+            continue
+        if not line.strip():
+            if cur:
+                out.append(cur)
+                cur = []
+            continue
+        if not cur and line.startswith("    "):  # an indented code block (a paragraph cannot start so)
+            fence_indent = True
+        if not cur and not line.startswith("    "):
+            fence_indent = False
+        if fence_indent:
+            continue
+        if cur and re.match(r"^\s{0,3}(?:[-*+]|\d+\.)\s", line):  # a list item is a paragraph of its own
+            out.append(cur)
+            cur = []
+        if line.lstrip().startswith("|"):
+            if cur:
+                out.append(cur)
+                cur = []
+            out.append([(no, line)])
+            continue
+        cur.append((no, line))
+    if cur:
+        out.append(cur)
+    return out
+
+
+def mask(text):
+    """The text with code spans, HTML comments and link targets blanked (same length)."""
+    text = re.sub(r"`[^`]*`", lambda m: " " * len(m.group(0)), text)
+    text = re.sub(r"<!--.*?-->", lambda m: " " * len(m.group(0)), text, flags=re.S)
+    return re.sub(r"\]\([^)]*\)", lambda m: " " * len(m.group(0)), text)
+
+
+def figures(lines):
+    """(line number, offset in the paragraph's text, number text, unit) of every figure in prose."""
+    joined = "\n".join(line for _, line in lines)
+    for m in FIGURE.finditer(mask(joined)):
+        yield lines[0][0] + joined.count("\n", 0, m.start(1)), m.start(1), m.group(1), m.group(2)
+
+
+def column(joined, offset):
+    """The offset's column in its line."""
+    return offset - (joined.rfind("\n", 0, offset) + 1)
+
+
+SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\[*`])|;\s+|\),\s+")
+
+
+def range_low(joined, pos, num, unit):
+    """The lower end of a range whose upper end is this figure ("0.70-0.94x", "1.21x-3.47x"),
+    or None. A range's ends may come from different runs (lines): both must be in the data."""
+    m = re.search(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:x|%|ms|us|s|minutes?)?\s*[-\u2013]\s*$",
+                  joined[max(0, pos - 20):pos])
+    return m.group(1) if m else None
+
+
+def range_high(joined, pos, num, unit):
+    """True when this figure is the lower end of a range of figures ("1.21x-3.47x")."""
+    after = joined[pos + len(num):pos + len(num) + len(unit) + 20]
+    return bool(re.match(r"\s*" + re.escape(unit) + r"\s*[-\u2013]\s*\d", after))
+
+
+def sentence_start(joined, pos):
+    start = 0
+    for m in SENTENCE_END.finditer(joined):
+        if m.end() <= pos:
+            start = m.end()
+        else:
+            break
+    return start
+
+
+def sentence(joined, pos):
+    """The sentence (or ;-separated clause) of the paragraph's text around offset pos."""
+    start, end = 0, len(joined)
+    for m in SENTENCE_END.finditer(joined):
+        if m.end() <= pos:
+            start = m.end()
+        elif m.start() >= pos:
+            end = m.start()
+            break
+    return joined[start:end]
+
+
+def resolve(root, md, path):
+    """Files a source path names (relative to the doc or as docs/data/...)."""
+    if path.startswith("docs/"):
+        full = os.path.join(root, path)
+    elif path.startswith("data/"):  # a link's text: the file under docs/data
+        full = os.path.join(root, "docs", path)
+    else:
+        full = os.path.normpath(os.path.join(root, os.path.dirname(md), path))
+    full = full.rstrip("/")
+    if any(ch in full for ch in "*?["):
+        files = sorted(glob.glob(full))
+    else:
+        files = [full] if os.path.isfile(full) else []
+    return [f for f in files if os.path.isfile(f)]
+
+
+def values(root, md, source, cache={}):
+    """(the numbers of each line of a source, or None and why). source = (path, column, via)."""
+    key = (root, md, source)
+    if key in cache:
+        return cache[key]
+    path, column, via = source
+    files = resolve(root, md, path)
+    if not files:
+        cache[key] = (None, f"names {path}, which matches no file")
+        return cache[key]
+    if len(files) > MAX_FILES:
+        cache[key] = (None, f"names {path}, {len(files)} files: name a file (at most {MAX_FILES})")
+        return cache[key]
+    texts = []
+    if via:
+        try:
+            r = subprocess.run(shlex.split(via) + files, cwd=root, capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            cache[key] = (None, f"via {via}: {e}")
+            return cache[key]
+        if r.returncode != 0:
+            cache[key] = (None, f"via {via} failed: {r.stderr.strip()[:200]}")
+            return cache[key]
+        texts.append(r.stdout)
+    else:
+        for f in files:
+            text = open(f, encoding="utf-8", errors="ignore").read()
+            if column:
+                rows = list(csv.DictReader(io.StringIO(text)))
+                if rows and column not in rows[0]:
+                    cache[key] = (None, f"{path} has no column {column}")
+                    return cache[key]
+                text = "\n".join(r[column] or "" for r in rows)
+            texts.append(text)
+    if column:  # a column's values: one pool (a clause may cite several rows)
+        lines = [set(n for t in texts for n in NUMBER.findall(t))]
+    else:
+        lines = [set(NUMBER.findall(line)) for t in texts for line in t.split("\n")]
+    cache[key] = ([x for x in lines if x], None)
+    return cache[key]
+
+
+def matches(fig, unit, nums):
+    """A source value, rounded to the figure's written decimals, equals it; in its own unit
+    or, for times, converted from s, ms, ns (to us) or minutes."""
+    dec = len(fig.split(".")[1]) if "." in fig else 0
+    want = float(fig)
+    scales = {"us": (1, 1e-3), "ms": (1, 1000), "s": (1, 1e-3, 60), "minutes": (1, 1 / 60),
+              "minute": (1, 1 / 60)}.get(unit, (1,))
+    for v in nums:
+        if v == fig:
+            return True
+        x = float(v)
+        vdec = len(v.split(".")[1]) if "." in v else 0
+        for k in scales:
+            if (k != 1 or vdec > dec) and abs(x * k - want) < 0.5 * 10 ** -dec - 1e-12:
+                return True
+    return False
+
+
+def sources(text, marks=True):
+    """The sources a text names: its <!-- figure: --> markers (marks) and docs/data paths."""
+    found = []
+    for m in (MARK.finditer(text) if marks else []):
+        col = m.group(2).split()[1] if m.group(2).strip() else None
+        via = m.group(3).strip()[len("via"):].strip() if m.group(3).strip() else None
+        found.append((m.group(1), col, via))
+    plain = re.sub(r"<!--.*?-->", "", text, flags=re.S)
+    marked = {x[0] for x in found}
+    for p in DATA_PATH.findall(plain):
+        p = p.rstrip(".,;:)")
+        if p.endswith("/"):
+            continue  # a folder ties no figure to its file
+        key = p if p.startswith("docs/") else None
+        if key in marked or (p, None, None) in found:
+            continue  # a marker says how this file is read
+        found.append((p, None, None))
+    return found
+
+
+def sources_of_marks(text):
+    return [x for x in sources(text) if any(m.group(1) == x[0] for m in MARK.finditer(text))]
+
+
+def check(root, texts=None):
+    """(covered figures [(file, line, column in the line, number)], skipped figures, errors).
+    texts: file -> its text, in place of the file's (the mutation test)."""
+    covered, skipped, bad = [], [], []
+    for md in doc_files(root):
+        text = texts[md] if texts and md in texts else open(os.path.join(root, md), encoding="utf-8").read()
+        for para in paragraphs(text):
+            figs = list(figures(para))
+            if not figs:
+                continue
+            joined = " ".join(line for _, line in para)
+            excused = set()
+            for m in NOT_MEASURED.finditer(joined):
+                excused.update(re.sub(r"\s+", "", x) for x in m.group(1).split(","))
+            figs = [f for f in figs if (f[2] + f[3]).replace(" ", "") not in excused]
+            # <!-- derived: 31 s = 124.9 / 4 -->: the figure is that arithmetic on figures the
+            # paragraph ties to its data (each operand with a decimal point must be one of them)
+            derived = {}
+            for m in DERIVED.finditer(joined):
+                derived[(m.group(1), m.group(2))] = m.group(3)
+            if not figs:
+                continue
+            joined = "\n".join(line for _, line in para)
+            for fig in derived:
+                if fig not in {(f[2], f[3]) for f in figs}:
+                    bad.append(f"{md}:{para[0][0]}: <!-- derived: {fig[0]} {fig[1]} = ... --> names no figure of the paragraph")
+            para_marks = sources_of_marks(joined)  # markers anywhere in the paragraph cover all of it
+            clauses = {}
+            for fig in figs:
+                clauses.setdefault(sentence_start(joined, fig[1]), []).append(fig)
+            for start, group in clauses.items():
+                srcs = para_marks + [x for x in sources(sentence(joined, group[0][1]), marks=False) if x not in para_marks]
+                if not srcs:
+                    for no, col, num, unit in group:
+                        if md in STRICT:
+                            bad.append(f"{md}:{no}: figure {num} {unit} has no source: name its docs/data file "
+                                       "(<!-- figure: docs/data/... -->) or list it in <!-- not measured: ... -->")
+                        skipped.append((md, no, column(joined, col), num))
+                    continue
+                lines = []
+                for x in srcs:
+                    got, why = values(root, md, x)
+                    if why:
+                        bad.append(f"{md}:{group[0][0]}: the sentence {why}")
+                    else:
+                        lines += got
+                union = set().union(*lines) if lines else set()
+                measured = []
+                for no, col, num, unit in group:
+                    covered.append((md, no, column(joined, col), num))
+                    if (num, unit) in derived:
+                        expr = derived[(num, unit)]
+                        value = eval(expr, {"__builtins__": {}})  # digits, + - * / ( ) only (DERIVED)
+                        ops = [x for x in re.findall(r"\d+\.\d+", expr) if not matches(x, "", union)]
+                        if ops or not matches(num, "", {repr(float(value))}):
+                            bad.append(f"{md}:{no}: figure {num} {unit} is not {expr} of its data")
+                    elif not matches(num, unit, union):
+                        bad.append(f"{md}:{no}: figure {num} {unit} is not in {', '.join(x[0] for x in srcs)}")
+                    elif range_low(joined, col, num, unit):
+                        low = range_low(joined, col, num, unit)
+                        if not matches(low, unit, union):
+                            bad.append(f"{md}:{no}: figure {num} {unit}: its range's lower end {low} is not in "
+                                       f"{', '.join(x[0] for x in srcs)}")
+                    elif not range_high(joined, col, num, unit):
+                        measured.append((no, num, unit))
+                # The figures of one clause come from one line of the data (a run's line, a
+                # table's row): the line holding most of them must hold each.
+                if len(measured) > 1 and lines:
+                    best = max(lines, key=lambda ln: sum(matches(n, u, ln) for _, n, u in measured))
+                    for no, num, unit in measured:
+                        if not matches(num, unit, best):
+                            bad.append(f"{md}:{no}: figure {num} {unit} is not on the line of "
+                                       f"{', '.join(x[0] for x in srcs)} that holds the other figures of its clause")
+    return covered, skipped, bad
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    covered, skipped, bad = check(sys.argv[1])
+    for b in bad:
+        print(b)
+    print(f"{len(covered)} figures checked against their data, {len(skipped)} skipped (no source named: "
+          + ", ".join(sorted({f'{m}:{n}' for m, n, _, _ in skipped})[:60]) + ")")
+    if bad:
+        print(f"FAILED: {len(bad)} figures")
+        sys.exit(1)
+    print("PASS")
