@@ -19,10 +19,10 @@ using BgAction = background::Action;
 using BgEvent = background::EventKind;
 
 namespace {
-// A cancellation's cause as the notice carries it (CancelCause is BackgroundPart's).
-template <class CancelCause>
-detail::BackgroundNotice::Cause notice_cause(CancelCause c) {
+// A cancellation's cause as the notice carries it.
+detail::BackgroundNotice::Cause notice_cause(BackgroundPart::CancelCause c) {
   using Cause = detail::BackgroundNotice::Cause;
+  using CancelCause = BackgroundPart::CancelCause;
   return c == CancelCause::End ? Cause::End : c == CancelCause::Superseded ? Cause::Superseded : Cause::Destroyed;
 }
 
@@ -55,6 +55,7 @@ void newcomers_leave(BackgroundResize& b, GridSwitch gs, int iteration, bool any
     gs.settle_grid(job.shape);
   }
 }
+
 // RecordCancel: the cancellation's record (unless the session goes) and its line.
 RemapResult record_cancel(const BackgroundPart& part, BackgroundResize& b, const std::string& why,
                           BackgroundPart::CancelCause cause, bool root, bool any_posted, double t0, double waited,

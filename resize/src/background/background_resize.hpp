@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal: the state of a background resize (detail::BackgroundResize: the
-// helper thread, the constant matrices' exchange, the staged buffers) and the message
-// helpers that session_background.cpp (begin, progress, complete, cancel, join) and
-// background_messages.cpp (starting and finishing the exchange, the newcomers' wait) share.
+// helper thread, its state machine's state, the constant matrices' exchange, the staged
+// buffers) and the message helpers that session_background.cpp (begin, progress,
+// complete, join), background_cancel.cpp (cancel) and background_messages.cpp (starting
+// and finishing the exchange, the newcomers' wait) share.
 #pragma once
 
 #include <algorithm>

@@ -5,7 +5,9 @@
 // constant matrices on a duplicate of the new world, while the old grid keeps iterating
 // (without MULTIPLE the spawn blocks at the begin point and progress calls in
 // begin/end_iteration test the messages); a later remap point completes it (variable
-// matrices blocking, world published, grids switch), or the session's end cancels it. The
+// matrices blocking, world published, grids switch), or it is cancelled
+// (background_cancel.cpp). What each step does next is the state machine's
+// (background_machine.hpp: this file feeds it the events and performs its actions); the
 // decisions and plans are background_plan.cpp's, the exchange of the constant matrices
 // (redist::Exchange) and the newcomers' wait background_messages.cpp's.
 #include "background/background_notice.hpp"
@@ -22,8 +24,6 @@
 #include "session/world.hpp"
 
 namespace resize {
-
-
 
 using namespace detail;
 using BgAction = background::Action;
