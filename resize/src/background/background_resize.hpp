@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal: the state of a background resize (detail::BackgroundResize: the
-// helper thread, the constant matrices' exchange, the staged buffers) and the message
-// helpers that session_background.cpp (begin, progress, complete, cancel, join) and
-// background_messages.cpp (starting and finishing the exchange, the newcomers' wait) share.
+// helper thread, its state machine's state, the constant matrices' exchange, the staged
+// buffers) and the message helpers that session_background.cpp (begin, progress,
+// complete, join), background_cancel.cpp (cancel) and background_messages.cpp (starting
+// and finishing the exchange, the newcomers' wait) share.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <mutex>
@@ -14,6 +16,8 @@
 #include <vector>
 
 #include "malleable/redist/redistribute.hpp"
+#include "background/background_machine.hpp"
+#include "common/sleep_wait.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -30,20 +34,14 @@ struct BackgroundResize {
     // job's (a sum over the old world) once the completing point has reduced it.
     std::int64_t bytes = 0;
   };
-  // Who makes the progress and how far it got: the helper thread, its flags and the
-  // spawn's outcome. The fields marked "under m" are read and written under `m`.
+  // Who makes the progress and how far the resize got: the helper thread and the state
+  // machine (background_machine.hpp), whose state is read and changed under `m` only.
   struct Helper {
     std::mutex m;
-    bool done = false;          // under m: every message of this rank completed
-    bool posted = false;        // under m: every message of this rank is posted
-    bool spawn_failed = false;  // under m: the spawn failed (on every rank alike), world unchanged
-    std::string spawn_error;
+    background::State state;  // under m
+    std::string spawn_error;  // the spawn's error (written by the spawning thread before SpawnFailed)
     std::thread thread;
-    std::atomic<bool> stop{false};
-    // The main thread cancels the resize: a helper that has not posted its messages yet
-    // posts none (`skipped`, read after the join).
-    std::atomic<bool> cancelling{false};
-    bool skipped = false;
+    std::atomic<bool> stop{false};  // the thread's lifetime: the main thread joins it
     bool threaded = false;        // a helper thread makes the progress
     bool spawn_threaded = false;  // ... and made the spawn and the hand-over
     bool hold = false;            // test-only fault hold-background (common/fault.hpp): wait for `stop`
@@ -63,34 +61,46 @@ struct BackgroundResize {
   Moves moves;
   Helper helper;
 
+  // Feeds one event to the state machine (any thread); returns the actions to perform.
+  // An event the state does not allow throws resize::Error naming both.
+  std::vector<background::Action> feed(const background::Event& e) {
+    std::lock_guard<std::mutex> lk(helper.m);
+    return feed_locked(e);
+  }
+  std::vector<background::Action> feed_locked(const background::Event& e) {
+    background::Transition t = background::apply(helper.state, e);
+    helper.state = t.next;
+    return std::move(t.actions);
+  }
+  background::State state() {
+    std::lock_guard<std::mutex> lk(helper.m);
+    return helper.state;
+  }
   // Non-blocking: true once every message of this rank completed.
   bool test() {
     std::lock_guard<std::mutex> lk(helper.m);
-    if (!helper.posted) return false;  // the helper thread has not posted yet
-    if (helper.done) return true;
-    helper.done = !moves.ex || moves.ex->test();  // unpacks what arrived: the staged buffers fill meanwhile
-    return helper.done;
+    const background::Progress p = helper.state.progress;
+    if (p == background::Progress::Done) return true;
+    if (p != background::Progress::Moving) return false;  // not posted (yet)
+    if (moves.ex && !moves.ex->test()) return false;  // unpacks what arrived: the staged buffers fill meanwhile
+    feed_locked({.kind = background::EventKind::MovesComplete});
+    return true;
   }
-  bool failed() {
-    std::lock_guard<std::mutex> lk(helper.m);
-    return helper.spawn_failed;
-  }
-  bool has_posted() {
-    std::lock_guard<std::mutex> lk(helper.m);
-    return helper.posted;
-  }
+  bool failed() { return state().progress == background::Progress::SpawnFailed; }
+  bool has_posted() { return background::posted(state().progress); }
   // The helper thread: `work` (under MULTIPLE the spawn, the hand-over and the posting;
   // else the posting alone, made here at once) runs first, so the begin point does not
-  // stop the application for it; `work` returns the spawn's error ("" if none: posted).
-  // Then it tests with a sleep that backs off (1 -> 16 ms) between tests, so it never
-  // takes a compute core for long (no busy waiting).
+  // stop the application for it; `work` returns the spawn's error ("" if none). It feeds
+  // the machine its own events (SpawnDone/SpawnFailed, PostBegin, Posted). Then it tests
+  // with a sleep that backs off (1 -> 16 ms) between tests, so it never takes a compute
+  // core for long (no busy waiting).
   void start_helper(const std::function<std::string()>& work, bool spawn_in_thread) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
     helper.threaded = level == MPI_THREAD_MULTIPLE;
     helper.spawn_threaded = helper.threaded && spawn_in_thread;
     if (!helper.threaded) {
-      finish_work(work());
+      work();
       return;
     }
     helper.thread = std::thread([this, work] {
@@ -104,7 +114,6 @@ struct BackgroundResize {
         std::fflush(stderr);
         MPI_Abort(MPI_COMM_WORLD, 2);
       }
-      finish_work(err);
       if (!err.empty()) return;
       double nap = 1e-3;
       while (!helper.stop.load() && !test()) {
@@ -113,15 +122,32 @@ struct BackgroundResize {
       }
     });
   }
-  void finish_work(const std::string& err) {
-    std::lock_guard<std::mutex> lk(helper.m);
-    helper.spawn_failed = !err.empty();
-    helper.spawn_error = err;
-    helper.posted = err.empty() && !helper.skipped;
-  }
   void stop_helper() {
     helper.stop = true;
     if (helper.thread.joinable()) helper.thread.join();
+  }
+  // The machine's JoinAndAgree: joins the helper (a join, no spin: a helper still spawning
+  // or posting is waited for; blacs-dyn's own watchdog covers a spawn that hangs), then
+  // the ranks agree on {some rank's spawn failed, some rank posted} (the helper threads
+  // may have stopped at different points: the MAX makes every rank take the same branch)
+  // and the machine is fed Joined. Collective over `world`.
+  struct Agreement {
+    bool any_failed = false, any_posted = false;
+    std::vector<background::Action> actions;
+    bool has(background::Action a) const { return std::find(actions.begin(), actions.end(), a) != actions.end(); }
+  };
+  Agreement join_and_agree(MPI_Comm world) {
+    stop_helper();
+    int st[2] = {failed() ? 1 : 0, has_posted() ? 1 : 0};
+    MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, world);
+    Agreement out{st[0] != 0, st[1] != 0, {}};
+    out.actions = feed({.kind = background::EventKind::Joined, .any_failed = out.any_failed, .any_posted = out.any_posted});
+    return out;
+  }
+  // Waits (sleeps 0.5 -> 20 ms) for the exchange itself, once the helper is joined and the
+  // machine counts this rank's moves as done (its WaitMoves action).
+  void wait_moves() {
+    sleep_until([&] { return !moves.ex || moves.ex->test(); });
   }
   // Sleeps (0.5 -> 20 ms, sleep_wait.hpp) until this rank's requests are done; the seconds.
   double sleep_until_done();

@@ -5,13 +5,16 @@
 // constant matrices on a duplicate of the new world, while the old grid keeps iterating
 // (without MULTIPLE the spawn blocks at the begin point and progress calls in
 // begin/end_iteration test the messages); a later remap point completes it (variable
-// matrices blocking, world published, grids switch), or the session's end cancels it. The
+// matrices blocking, world published, grids switch), or it is cancelled
+// (background_cancel.cpp). What each step does next is the state machine's
+// (background_machine.hpp: this file feeds it the events and performs its actions); the
 // decisions and plans are background_plan.cpp's, the exchange of the constant matrices
 // (redist::Exchange) and the newcomers' wait background_messages.cpp's.
 #include "background/background_notice.hpp"
 #include "background/background_resize.hpp"
 #include "common/fault.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <climits>
 #include <csignal>
@@ -22,17 +25,9 @@
 
 namespace resize {
 
-namespace {
-// A cancellation's cause as the notice carries it (CancelCause is BackgroundPart's).
-template <class CancelCause>
-detail::BackgroundNotice::Cause notice_cause(CancelCause c) {
-  using Cause = detail::BackgroundNotice::Cause;
-  return c == CancelCause::End ? Cause::End : c == CancelCause::Superseded ? Cause::Superseded : Cause::Destroyed;
-}
-}  // namespace
-
-
 using namespace detail;
+using BgAction = background::Action;
+using BgEvent = background::EventKind;
 
 // The spawn of a background expansion, the state hand-over and the hosts
 // (background_resize.hpp).
@@ -72,17 +67,17 @@ void detail::BackgroundResize::post_all(std::vector<Registered>& mats) {
       nap = std::min(16e-3, nap * 2);
     }
   }
-  // Cancelled meanwhile (the job's end, a shrink): nothing is posted, so nothing moves
-  // to the newcomers; the cancelling point agrees with the other ranks on it.
-  if (helper.cancelling.load()) {
-    helper.skipped = true;
-    return;
-  }
+  // Cancelled meanwhile (the job's end, a shrink): the machine says SkipPost, nothing is
+  // posted, so nothing moves to the newcomers; the cancelling point agrees with the other
+  // ranks on it.
+  const std::vector<background::Action> next = feed({.kind = background::EventKind::PostBegin});
+  if (next.front() != background::Action::Post) return;
   int me = 0, n = 0;
   MPI_Comm_rank(new_world, &me);
   MPI_Comm_size(new_world, &n);
   // This rank's bytes from its own plans; summed over the world at the completing point.
   moves.bytes = post_moves(mats, me, n, true);
+  feed({.kind = background::EventKind::Posted});
 }
 
 RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan,
@@ -136,6 +131,11 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
       std::string err;
       try {
         err = raw->spawn(state, nnew, *cmd, *dog);
+        {
+          std::lock_guard<std::mutex> lk(raw->helper.m);
+          raw->helper.spawn_error = err;
+          raw->feed_locked({.kind = err.empty() ? background::EventKind::SpawnDone : background::EventKind::SpawnFailed});
+        }
         if (err.empty()) post();
       } catch (...) {
         detail::World::background_thread(false);
@@ -155,7 +155,10 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   }
   watchdog.disarm();
   if (!(expanding && in_thread)) MPI_Comm_dup(b->new_world, &b->comm);
-  b->start_helper(work, expanding);
+  // Without MULTIPLE an expansion spawned above, before the machine began: a spawn that
+  // fails there is a blocking expansion's failure, never in flight.
+  b->feed({.kind = background::EventKind::Begin, .spawn_in_helper = expanding && in_thread, .expand = expanding});
+  b->start_helper(work, expanding);  // the machine's one action: StartHelper
   const double t_end = MPI_Wtime();
   if (job.root()) b->clock.begun(t_start, t_end, before);
   char line[320];
@@ -222,11 +225,45 @@ int changed_constant(const std::vector<Registered>& mats, const std::vector<std:
   }
   return 0;
 }
+
+// TellNewcomers: world rank 0's completion notice to an expansion's newcomers (the
+// constant matrix that changed, if any), then the application's state unless one did.
+void tell_newcomers_completed(BackgroundResize& b, GridSwitch gs, int iteration, int bad, bool last_chance) {
+  const SessionWorld& job = gs.job;
+  MatrixRegistry& registry = gs.registry;
+  gs.watchdog.phase("telling the newcomers");
+  std::vector<char> state = job.root() && registry.pack ? registry.pack() : std::vector<char>{};
+  detail::BackgroundNotice done;
+  done.kind = detail::BackgroundNotice::Kind::Completed;
+  done.iteration = iteration;
+  done.changed_matrix = bad;
+  done.state_bytes = static_cast<std::int64_t>(state.size());
+  done.in_remap_point = !last_chance;
+  std::vector<char> words = detail::encode(done);
+  MPI_Request rq;
+  MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b.comm, &rq);
+  sleep_wait(rq);
+  if (bad) return;
+  const std::int64_t bytes = detail::decode(words).state_bytes;  // root's (the bytes it packed)
+  state.resize(static_cast<std::size_t>(bytes));
+  MPI_Bcast(state.data(), static_cast<int>(bytes), MPI_BYTE, 0, b.comm);
+  if (!job.root() && registry.unpack) registry.unpack(state);
+}
+
+// Switch, for a shrink: the variable matrices move blocking, as any shrink's.
+RemapResult carry_out_shrink(BackgroundPart& part, BackgroundResize& b, GridSwitch gs, ResizeRecording rs, double t0) {
+  gs.watchdog.disarm();  // shrink() arms its own
+  const auto carry_out = [&](ResizeRecord& rec) {
+    const Outcome o = shrink(gs, rs.recorder, rs.iteration, b.target, b.node_plan, rec, t0);
+    if (o.result.ok) part.amend(rec, gs.job.root());  // the record's background fields
+    return o;
+  };
+  return rs.recorded(b.d, b.target, t0, carry_out, false);
+}
 }  // namespace
 
 std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, GridSwitch gs, ResizeRecording rs) {
-  SessionWorld& job = gs.job;
-  MatrixRegistry& registry = gs.registry;
+  const SessionWorld& job = gs.job;
   Watchdog& watchdog = gs.watchdog;
   const int iteration = rs.iteration;
   auto b = in_flight;
@@ -234,90 +271,65 @@ std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, Gri
   // points; the MAX makes every rank take the same branch.
   int st[2] = {b->test() ? 0 : 1, b->failed() ? 1 : 0};
   MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, job.world);
-  if (st[1]) {
-    // blacs-dyn failed the spawn on every rank alike (nothing changed): as a blocking one.
-    b->stop_helper();
-    const std::string err = b->helper.spawn_error;
-    World::at_finalize(nullptr, nullptr);
-    in_flight.reset();
-    return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, MPI_Wtime());
-  }
   const Completion c = decide_completion(b->overlapped, min_iterations, st[0] == 0, mode, last_chance);
-  if (c == Completion::NotYet) return std::nullopt;
-  if (c == Completion::Defer) {
+  const auto at_point = b->feed({.kind = BgEvent::RemapPoint, .completion = c, .any_failed = st[1] != 0});
+  const auto has = [&](BgAction a) { return std::find(at_point.begin(), at_point.end(), a) != at_point.end(); };
+  if (has(BgAction::RecordDeferral)) {
     if (job.root()) b->clock.deferred();
     rs.progress("   remap after iter " + std::to_string(iteration) + ": background " + to_string(b->d.action) + " " +
              b->from.shape() + " -> " + b->target.shape() + " not done yet: keep iterating on " + b->from.shape() +
              " (mode continue)");
-    return std::nullopt;
   }
+  if (!has(BgAction::JoinAndAgree)) return std::nullopt;  // not yet, or deferred: it goes on
+  // Completing, or the spawn failed (blacs-dyn failed it on every rank alike, nothing
+  // changed): reported as a blocking expansion's failure.
   const double t0 = MPI_Wtime();
-  // Waits (a join, no spin) for a helper thread still spawning or posting; blacs-dyn's
-  // own watchdog covers a spawn that hangs.
-  b->stop_helper();
-  int failed = b->failed() ? 1 : 0;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, job.world);
-  if (failed) {
+  const BackgroundResize::Agreement j = b->join_and_agree(job.world);
+  if (j.has(BgAction::ReportFailure)) {
     const std::string err = b->helper.spawn_error;
     World::at_finalize(nullptr, nullptr);
     in_flight.reset();
     return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, t0);
   }
+  // WaitMoves, then CheckConstants.
   watchdog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
           " after iteration " + std::to_string(iteration));
   watchdog.phase("waiting for the background moves");
-  b->sleep_until_done();
+  b->wait_moves();
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, job.world);
   World::at_finalize(nullptr, nullptr);
   // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
   // world: BLACS's globals change here, on the main thread, between iterations.
   if (b->helper.spawn_threaded) World::publish_background();
-  int bad = changed_constant(registry.mats, b->digest);
+  int bad = changed_constant(gs.registry.mats, b->digest);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, job.world);
   // The background's bytes: the senders are the old world's ranks (newcomers only receive).
   MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, job.world);
-  if (b->d.action == Action::Expand) {
-    watchdog.phase("telling the newcomers");
-    std::vector<char> state = job.root() && registry.pack ? registry.pack() : std::vector<char>{};
-    detail::BackgroundNotice done;
-    done.kind = detail::BackgroundNotice::Kind::Completed;
-    done.iteration = iteration;
-    done.changed_matrix = bad;
-    done.state_bytes = static_cast<std::int64_t>(state.size());
-    done.in_remap_point = !last_chance;
-    std::vector<char> words = detail::encode(done);
-    MPI_Request rq;
-    MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
-    sleep_wait(rq);
-    if (!bad) {
-      const std::int64_t bytes = detail::decode(words).state_bytes;  // root's (the bytes it packed)
-      state.resize(static_cast<std::size_t>(bytes));
-      MPI_Bcast(state.data(), static_cast<int>(bytes), MPI_BYTE, 0, b->comm);
-      if (!job.root() && registry.unpack) registry.unpack(state);
+  RemapResult out;
+  for (const BgAction a : b->feed({.kind = BgEvent::Checked, .changed = bad != 0})) {
+    switch (a) {
+      case BgAction::TellNewcomers:
+        tell_newcomers_completed(*b, gs, iteration, bad, last_chance);
+        break;
+      case BgAction::ReportChanged:
+        watchdog.disarm();
+        for (auto& r : gs.registry.mats) r.moved_in_background = false;
+        in_flight.reset();  // ended (failed): nothing left to cancel
+        throw Error(changed_message(gs.registry.mats[static_cast<std::size_t>(bad - 1)].mat.name, b->rec.after_iteration));
+      case BgAction::FinishMoves:
+        b->finish_moves();
+        complete_start = t0;
+        complete_waited = waited;
+        break;
+      case BgAction::Switch:
+        out = b->d.action == Action::Shrink ? carry_out_shrink(*this, *b, gs, rs, t0) : switch_background_expansion(*b, gs, rs);
+        break;
+      default:
+        throw Error(std::string("background resize: a completion does not ") + background::to_string(a));
     }
   }
-  if (bad) {
-    watchdog.disarm();
-    for (auto& r : registry.mats) r.moved_in_background = false;
-    throw Error(changed_message(registry.mats[static_cast<std::size_t>(bad - 1)].mat.name, b->rec.after_iteration));
-  }
-  b->finish_moves();
-  complete_start = t0;
-  complete_waited = waited;
-  RemapResult out;
-  if (b->d.action == Action::Shrink) {
-    watchdog.disarm();  // shrink() arms its own
-    const auto carry_out = [&](ResizeRecord& rec) {
-      const Outcome o = shrink(gs, rs.recorder, iteration, b->target, b->node_plan, rec, t0);
-      if (o.result.ok) amend(rec, job.root());  // the record's background fields
-      return o;
-    };
-    out = rs.recorded(b->d, b->target, t0, carry_out, false);
-  } else {
-    out = switch_background_expansion(*b, gs, rs);
-  }
-  for (auto& r : registry.mats) r.moved_in_background = false;
+  for (auto& r : gs.registry.mats) r.moved_in_background = false;
   in_flight.reset();
   return out;
 }
@@ -371,117 +383,6 @@ void BackgroundPart::fill(const BackgroundResize& b, ResizeRecord& rec, double s
   rec.t_other = std::max(0.0, rec.t_total - rec.t_spawn - rec.t_redist);
 }
 
-// A background resize cancelled before it switched: at the job's end (cancel_resize), when
-// a shrink supersedes a pending expansion, or when its session is destroyed (or
-// MPI_Finalize called) with one under way. The helper thread is joined (a spawn under way
-// finishes: blacs-dyn's spawn is collective and cannot stop halfway); a helper that had not
-// posted its messages posts none. The ranks agree whether any posted: if some did, every
-// rank posts and the messages complete (a posted MPI message is not taken back); if none
-// did, nothing moves and the newcomers withdraw their receives. Then an expansion's
-// newcomers are told and leave through blacs-dyn's stack (as after a shrink), so nobody
-// waits in join() for ever and the world and grid are as before.
-RemapResult BackgroundPart::cancel_background(const std::string& why, CancelCause cause, GridSwitch gs,
-                                              ResizeRecording rs) {
-  SessionWorld& job = gs.job;
-  const int iteration = rs.iteration;
-  auto b = in_flight;
-  if (!b) return {};
-  const double t0 = MPI_Wtime();
-  World::at_finalize(nullptr, nullptr);
-  in_flight.reset();
-  b->helper.cancelling = true;
-  b->stop_helper();
-  // {the spawn failed, some rank posted, this rank's bytes}: the helper threads of the
-  // ranks may have stopped at different points; every rank takes the same branch.
-  int st[2] = {b->failed() ? 1 : 0, b->has_posted() ? 1 : 0};
-  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, job.world);
-  const bool failed = st[0] != 0, any_posted = st[1] != 0;
-  if (!failed && any_posted && !b->has_posted()) {
-    int me = 0, n = 0;
-    MPI_Comm_rank(b->new_world, &me);
-    MPI_Comm_size(b->new_world, &n);
-    b->moves.bytes = b->post_moves(gs.registry.mats, me, n, true);
-    std::lock_guard<std::mutex> lk(b->helper.m);
-    b->helper.posted = true;
-  }
-  if (any_posted) b->sleep_until_done();  // every rank posted the matching messages
-  for (auto& r : gs.registry.mats) {
-    if (r.moved_in_background) r.unstage();
-    r.moved_in_background = false;
-  }
-  b->moves.ex.reset();  // complete (or never started here)
-  double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
-  if (cause != CancelCause::Destroyed) {
-    MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, job.world);
-    MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, job.world);
-  }
-  if (!failed && b->d.action == Action::Expand) {
-    if (b->helper.spawn_threaded) World::publish_background();
-    int old_size = 0;
-    MPI_Comm_size(b->old_world, &old_size);
-    detail::BackgroundNotice cancelled{.kind = detail::BackgroundNotice::Kind::Cancelled, .iteration = iteration};
-    cancelled.old_size = old_size;
-    cancelled.any_posted = any_posted;
-    cancelled.cause = notice_cause(cause);
-    std::vector<char> words = detail::encode(cancelled);
-    MPI_Request rq;
-    MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
-    sleep_wait(rq);
-    std::vector<int> keep(static_cast<std::size_t>(old_size));
-    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
-    bool leaving = false;
-    std::string err;
-    if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0)
-      throw Error("cancelling the background expansion: the newcomers could not leave: " + err);
-    job.world = World::comm();
-    if (cause != CancelCause::Destroyed && job.world != b->old_world) {
-      // The job goes on: its grid on the world it is left with.
-      gs.settle_grid(job.shape);
-    }
-  }
-  rs.recorder.powers = rs.recorder.powers_before;
-  const std::string resize = to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape();
-  if (cause == CancelCause::Destroyed) {
-    rs.progress("   background " + resize + " begun after iter " + std::to_string(b->rec.after_iteration) +
-             " CANCELLED (" + why + " before a remap point completed it); the job stays on " + b->from.shape());
-    return {b->d.action, false, why};
-  }
-  std::string message;
-  if (job.root()) {
-    ResizeRecord rec = b->rec;
-    rec.after_iteration = iteration;  // where it was cancelled; began_after says where it began
-    rec.ok = false;
-    rec.t_redist = 0;
-    rec.bytes_moved = rec.action == Action::Shrink ? 0 : b->moves.bytes;  // BackgroundPart::fill adds a shrink's
-    fill(*b, rec, t0, waited);
-    rec.background->cancelled = true;
-    const int k = rec.background->completion_deferred;
-    const std::string deferrals = k == 0 ? std::string("no remap point could complete it")
-                                         : "not finished after " + std::to_string(k) + " deferral" + (k == 1 ? "" : "s");
-    message = cause == CancelCause::End ? "cancelled at the end (" + deferrals + ")"
-                                        : "cancelled after iteration " + std::to_string(iteration) + ", " + why +
-                                              " (" + deferrals + ")";
-    if (failed) message += "; its spawn had failed: " + b->helper.spawn_error;
-    char line[320];
-    std::snprintf(line, sizeof line,
-                  "; %.1f ms spent on it: stopped %.1f ms (begin %.1f + cancellation %.1f, of which %.1f waited for "
-                  "the spawn and the posted messages), overlapped %.1f ms over %d iteration(s); %.2f MiB had moved in "
-                  "the background%s",
-                  (rec.t_total + rec.background->t_overlapped) * 1e3, rec.t_total * 1e3, rec.background->t_begin * 1e3,
-                  rec.background->t_complete * 1e3, rec.background->t_wait * 1e3, rec.background->t_overlapped * 1e3,
-                  rec.background->iterations_overlapped, static_cast<double>(b->moves.bytes) / 1048576.0,
-                  b->d.action == Action::Expand && !any_posted ? " (none to the newcomers)" : "");
-    message += line;
-    rec.message = message;
-    rs.recorder.metrics.add_resize(rec);
-    rs.opt.policy->completed(b->d, b->from.size(), false);
-  }
-  rs.progress("   remap after iter " + std::to_string(iteration) + ": background " + resize + " begun after iter " +
-           std::to_string(b->rec.after_iteration) + " CANCELLED (" + message + "); the job stays on " +
-           b->from.shape());
-  return {b->d.action, false, message};
-}
-
 int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& job,
                                         MatrixRegistry& registry, Watchdog& watchdog, int iteration,
                                         const config::Session& cfg) {
@@ -492,7 +393,7 @@ int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& j
   MPI_Comm_dup(job.world, &b->comm);
   watchdog.phase("posting the background receives");
   b->post_moves(registry.mats, job.rank(), job.size(), false);
-  b->helper.posted = true;
+  b->feed({.kind = BgEvent::NewcomerPosted});  // its test() completes the receives
   // Test-only fault (common/fault.hpp): the last newcomer dies during the background phase.
   fault::inject(cfg.fault, fault::Point::KillNewcomerBackground, job.rank() == job.size() - 1, job.rank(), "during the background phase");
   // The old grid iterates for as long as it likes: no deadline while waiting for it, but
