@@ -4,12 +4,15 @@
 lines outside `main`, no two files of one part that include each other; and in the
 library sources (the src/ and include/ folders of the parts) no class or struct with
 more than 20 data members, no `getenv` outside the parts' configuration files
-(config.cpp / config.hpp, docs/guide/configuration.md) and no "issue N" citation (the issues
-are not in the repository; comments say what the code does).
+(config.cpp / config.hpp, docs/guide/configuration.md), no "issue N" citation (the issues
+are not in the repository; comments say what the code does), and redist's exchange
+entry points and data messages only in the move's one builder and redist's executor
+(ENTRY_POINTS).
 
 Usage: check-structure.py [source-dir]   (exit 1 and a list when something is over)
        check-structure.py --self-test     (proves on a scratch tree that it catches each
                                            breach, honours the allow-list and spares main)
+       check-structure.py --entry-points [source-dir]   (the ENTRY_POINTS rules alone)
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
@@ -52,6 +55,25 @@ TEXT_EXTS = (".cpp", ".hpp", ".h", ".c", ".f90", ".py", ".sh", ".txt", ".cmake",
 CITATION_SKIP = ("CHANGELOG.md", os.path.join("scripts", "check-structure.py"),
                  os.path.join("scripts", "structure-allow.txt"))
 CONFIG_FILES = ("config.cpp", "config.hpp")
+# One way in to the engine that moves a matrix: a pattern (in code; comments and literals
+# are blanked) that only the named files of the folder may hold. Not allow-listable: a
+# second place is a second executor or a second builder. resize: the move's one builder
+# of exchange items (move/move_items.*) is the only caller of redist's exchange entry
+# points. redist: data goes point to point only in its executors and the on-node steps
+# they call (the executors are exec/exchange.cpp and exec/nonblocking.cpp today,
+# docs/reference/redist.md); a new file that posts data messages is a new executor.
+ENTRY_POINTS = [
+    (os.path.join("resize", "src"),
+     re.compile(r"\bExchangeItem\b|\bredist::Exchange\b|\bredist::redistribute\b"),
+     {os.path.join("resize", "src", "move", f) for f in ("move_items.hpp", "move_items.cpp")},
+     "redist's exchange entry point outside the move's one builder (resize/src/move/move_items.*)"),
+    (os.path.join("redist", "src"),
+     re.compile(r"\bMPI_(I?[sbr]?send|I?recv|Sendrecv|R?put|R?get|Alltoall[vw]?|Ineighbor_alltoall[vw]?)\b", re.I),
+     {os.path.join("redist", "src", "exec", f)
+      for f in ("exchange.cpp", "nonblocking.cpp", "single_copy.cpp", "node_window.hpp")},
+     "a data message outside redist's executor (redist/src/exec/exchange.cpp, nonblocking.cpp and their "
+     "on-node steps): one engine moves every matrix"),
+]
 
 
 def blank(text):
@@ -228,6 +250,11 @@ def library_problems(rel, text, allow_members, allow_issues):
     for name, line, count in classes(text):
         if count > MAX_DATA_MEMBERS and (rel, name) not in allow_members:
             problems.append(f"{rel}:{line}: class {name} has {count} data members (limit {MAX_DATA_MEMBERS})")
+    for folder, pattern, allowed, what in ENTRY_POINTS:
+        if rel.startswith(folder + os.sep) and rel not in allowed:
+            code = blank(text)
+            for m in pattern.finditer(code):
+                problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: {m.group(0)}: {what}")
     if os.path.basename(rel) not in CONFIG_FILES:
         code = blank(text)
         for m in re.finditer(r"\bgetenv\b", code):
@@ -344,6 +371,12 @@ def self_test():
         write("docs/data/x/section.md", "issue 8 in a measured run's own notes\n")
         write("scripts/run.sh", "# after seed 002 \u00a73\n")
         write("CHANGELOG.md", "- issue 9: the history may name them\n")
+        # One builder, one executor: named in a comment anywhere, called only in their files
+        call = "  redist::Exchange ex(c, items);  // redist::redistribute in a comment\n"
+        write("resize/src/move/move_items.cpp", "void f() {\n" + call + "}\n")
+        write("resize/src/session/second_move.cpp", "// std::vector<redist::ExchangeItem>\nvoid g() {\n" + call + "}\n")
+        write("redist/src/exec/nonblocking.cpp", "void h() { MPI_Isend(b, 1, t, 0, 0, c, &r); }\n")
+        write("redist/src/exec/second_engine.cpp", "// MPI_Irecv\nvoid e() {\n  MPI_Irecv(b, 1, t, 0, 0, c, &r);\n}\n")
         got = check(root)
         want = ["docs/guide/cites.md:3: cites an issue ('issue 7",
                 "resize/bench/bench.cpp:1: cites an issue ('issue 3",
@@ -353,20 +386,47 @@ def self_test():
                 "blacs-dyn/src/a.* and blacs-dyn/src/b.* include each other",
                 "redist/src/wide.hpp:4: class Wide has 21 data members",
                 "resize/src/session/reads.cpp:3: getenv outside",
-                "blacs-dyn/include/malleable/cites.hpp:2: cites an issue ('Issue 1"]
+                "blacs-dyn/include/malleable/cites.hpp:2: cites an issue ('Issue 1",
+                "resize/src/session/second_move.cpp:3: redist::Exchange: redist's exchange entry point outside",
+                "redist/src/exec/second_engine.cpp:3: MPI_Irecv: a data message outside redist's executor"]
         ok = len(got) == len(want) and all(any(p.startswith(w) for p in got) for w in want)
         write("scripts/structure-allow.txt", "function resize/src/long.cpp f  # why\nfile gridmap/src/big.hpp\n"
               "members redist/src/wide.hpp Wide  # why\nissue blacs-dyn/include/malleable/cites.hpp  # why\n"
               "issue docs/guide/cites.md  # why\nissue resize/bench/bench.cpp  # why\nissue scripts/run.sh  # why\n")
         allowed = check(root)
-        ok = ok and len(allowed) == 2 and "include each other" in allowed[0] and "getenv" in allowed[1]
+        kept = ["include each other", "getenv", "second_move.cpp:3", "second_engine.cpp:3"]
+        ok = ok and len(allowed) == len(kept) and all(any(k in p for p in allowed) for k in kept)
     print("check-structure self-test:", "PASS" if ok else f"FAILED (found {got}, with the allow-list {allowed})")
     return ok
+
+
+def entry_point_problems(root):
+    """ENTRY_POINTS alone, over the library sources of the tree."""
+    problems = []
+    for folder, _, _, _ in ENTRY_POINTS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            dirnames.sort()
+            for f in sorted(filenames):
+                if f.endswith(EXTS):
+                    rel = os.path.relpath(os.path.join(dirpath, f), root)
+                    text = open(os.path.join(root, rel), encoding="utf-8", errors="replace").read()
+                    problems += [p for p in library_problems(rel, text, set(), set()) if ": MPI_" in p or
+                                 "exchange entry point" in p]
+    return problems
 
 
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return 0 if self_test() else 1
+    if sys.argv[1:2] == ["--entry-points"]:  # the one builder and the one executor alone
+        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+        problems = entry_point_problems(root)
+        for p in problems:
+            print(p)
+        print("check-structure --entry-points:", f"FAILED, {len(problems)}" if problems else
+              "PASS: redist's exchange entry points only in resize/src/move/move_items.*, data messages only in "
+              "redist's executor")
+        return 1 if problems else 0
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
     problems = check(root)
     for p in problems:
@@ -375,7 +435,8 @@ def main():
         print(f"check-structure: FAILED, {len(problems)} over the limits (scripts/check-structure.py)")
         return 1
     print("check-structure: PASS: files <= 600 lines, functions <= 100 lines, no two files of a part include each other, "
-          "classes <= 20 data members, getenv only in config files, no issue citations")
+          "classes <= 20 data members, getenv only in config files, no issue citations, one move builder and one "
+          "executor")
     return 0
 
 

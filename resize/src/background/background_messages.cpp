@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Background resizes, the messages (background_resize.hpp): the constant matrices' move as
-// one non-blocking redist exchange (started, finished), and a newcomer's wait for the
+// one non-blocking exchange of the move's builder (move/move_items.hpp; started, finished), and a newcomer's wait for the
 // completing point. The session's side (begin, progress, complete, cancel, join) is
 // session_background.cpp; the plans are background_plan.cpp's.
 #include "background/background_resize.hpp"
@@ -92,20 +92,16 @@ std::int64_t BackgroundResize::post_moves(std::vector<Registered>& mats, int ran
                                                           bool have_old) {
   auto& b = *this;
   std::int64_t sent = 0;
-  b.moves.plans.clear();
-  b.moves.plans.reserve(mats.size());  // the items point into it
-  std::vector<redist::ExchangeItem> items;
+  b.moves.ex.emplace();  // the move's builder: the plans and the exchange that reads them
   for (auto& r : mats) {
     if (!r.constant || r.mat.sizes) continue;
     const redist::Layout la = layout_on(r, b.from), lb = layout_on(r, b.target);
-    const std::size_t eb = scalar_bytes(r.mat.type);
-    MessagePlan mp = plan_messages(la, lb, world_size, rank, eb);
+    MessagePlan mp = plan_messages(la, lb, world_size, rank, scalar_bytes(r.mat.type));
     sent += mp.sent_bytes();
     std::int64_t ldb = 1;
     void* staged = r.stage(staged_elements(lb, rank, ldb));
     const bool in_old = have_old && r.desc[1] >= 0;
-    b.moves.plans.push_back(std::move(mp.plan));
-    items.push_back({&b.moves.plans.back(), in_old ? r.data() : nullptr, in_old ? r.desc[8] : 1, staged, ldb, eb});
+    b.moves.ex->add(std::move(mp.plan), in_old ? r.data() : nullptr, in_old ? r.desc[8] : 1, staged, ldb, r.mat.type);
     r.moved_in_background = true;
   }
   // Everything posted at once (no budget, no window): what overlapping wants; the helper
@@ -123,15 +119,13 @@ std::int64_t BackgroundResize::post_moves(std::vector<Registered>& mats, int ran
   opt.memory_budget_bytes = 0;
   opt.max_outstanding = 1 << 20;
   opt.wait = redist::WaitMode::Sleep;
-  b.moves.ex.emplace(b.comm, std::move(items), opt, redist::Agreement::Local);
-  b.moves.ex->start();
+  b.moves.ex->start(b.comm, opt, redist::Agreement::Local);
   return sent;
 }
 
 void BackgroundResize::finish_moves() {
   if (moves.ex) moves.ex->finish();
   moves.ex.reset();
-  moves.plans.clear();
   if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
 }
 

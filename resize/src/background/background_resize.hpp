@@ -18,18 +18,18 @@
 #include "malleable/redist/redistribute.hpp"
 #include "background/background_machine.hpp"
 #include "common/sleep_wait.hpp"
+#include "move/move_items.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
 namespace detail {
 
 struct BackgroundResize {
-  // The constant matrices' move: one redist exchange of all of them (every matrix's pieces
-  // for a peer in one message), started by post_moves, moved on by test(), finished by
-  // finish_moves; the plans it reads live here.
+  // The constant matrices' move: one exchange of all of them built by the move's builder
+  // (every matrix's pieces for a peer in one message; the plans it reads live in it),
+  // started by post_moves, moved on by test(), finished by finish_moves.
   struct Moves {
-    std::vector<redist::RedistPlan> plans;
-    std::optional<redist::Exchange> ex;
+    std::optional<MoveItems> ex;
     // Moved between ranks: this rank's sent bytes from its own plans when posted; the whole
     // job's (a sum over the old world) once the completing point has reduced it.
     std::int64_t bytes = 0;

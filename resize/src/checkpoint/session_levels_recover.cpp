@@ -27,6 +27,7 @@
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
 #include "malleable/redist/redistribute.hpp"
+#include "move/move_items.hpp"
 #include "session/session_impl.hpp"
 
 namespace resize {
@@ -381,16 +382,12 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
   MPI_Comm_rank(world, &rank);
   MPI_Comm_size(world, &size);
   const std::vector<redist::Layout> old = old_layouts(world, loaded, p, nw.size());
-  std::vector<redist::RedistPlan> plans;
-  plans.reserve(nw.size());  // the items point into it
   std::vector<std::vector<char>> realigned;  // copies of payloads not aligned to their element size
   realigned.reserve(loaded.size() * nw.size());
-  std::vector<redist::ExchangeItem> items;
+  MoveItems batch;
   for (std::size_t k = 0; k < nw.size(); ++k) {
     const std::size_t es = scalar_bytes(nw[k].desc.type);
-    plans.push_back(redist::make_plan(old[k], nw[k].layout(), redist::Region::whole(old[k]), size,
-                                      redist::ScheduleKind::Default, rank));
-    redist::ExchangeItem it{&plans.back(), nullptr, 1, nw[k].local, std::max<std::int64_t>(1, nw[k].lld), es, {}};
+    std::vector<HeldCopy> held;
     for (const auto& [r, L] : loaded) {
       const auto& m = L.h.matrices[k];
       if (m.pr < 0) continue;
@@ -399,26 +396,15 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
         realigned.emplace_back(src, src + m.bytes);
         src = realigned.back().data();
       }
-      it.held.push_back({m.pr, m.pc, src, std::max<std::int64_t>(1, m.rows)});
+      held.push_back({m.pr, m.pc, src, m.rows});
     }
-    if (!old[k].ranks.holds_several()) {  // at most one copy here: the item's own A array
-      if (!it.held.empty()) {
-        it.a = it.held.front().a;
-        it.lda = it.held.front().lda;
-      }
-      it.held.clear();
-    }
-    items.push_back(std::move(it));
+    batch.add_held(old[k], std::move(held), nw[k].layout(), nw[k].local, nw[k].lld, nw[k].desc.type, size, rank);
   }
   // The engine's transports as `redistribute` chooses them by default (single copy, the
   // node window for every pair of one node; each send from its held copy's array).
   planning = MPI_Wtime() - t0;
-  redist::redistribute(world, items);
-  std::int64_t sent = 0;
-  for (std::size_t k = 0; k < plans.size(); ++k)
-    for (const auto& t : plans[k].transfers)
-      if (t.src == rank && t.dst != rank) sent += t.elements() * static_cast<std::int64_t>(items[k].elem_bytes);
-  return sent;
+  batch.run(world);
+  return batch.sent_bytes(rank);
 }
 
 // The message when some old processes' blocks are in no level.

@@ -9,6 +9,7 @@
 #include "common/config.hpp"
 #include "common/fault.hpp"
 #include "move/move_batches.hpp"
+#include "move/move_items.hpp"
 
 #include <algorithm>
 #include <array>
@@ -326,9 +327,7 @@ std::vector<void*> GridSwitch::stage_batch(std::vector<MovePart>& parts, std::si
 
 std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end, bool first,
                                        detail::MoveAccounting& acct, std::vector<std::shared_ptr<void>>* keep) {
-  std::vector<redist::RedistPlan> plans;  // the items point into it
-  std::vector<redist::ExchangeItem> items;
-  plans.reserve(end - begin);
+  MoveItems batch;
   const double t0 = MPI_Wtime();
   const std::vector<void*> nbuf = stage_batch(parts, begin, end);
   const double t1 = MPI_Wtime();
@@ -344,17 +343,17 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
       const bool has_a = blocks ? ar * ac > 0 : p.da[1] >= 0, has_b = blocks ? br * bc > 0 : p.db[1] >= 0;
       const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
       const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
-      plans.push_back(redist::make_plan(p.la, p.lb, redist::Region::whole(p.la), job.size(), redist::ScheduleKind::Default, job.rank()));
-      items.push_back({&plans.back(), has_a ? r.data() : nullptr, lda, has_b ? nbuf[k - begin] : nullptr, ldb, scalar_bytes(r.mat.type)});
+      batch.add(p.la, has_a ? r.data() : nullptr, lda, p.lb, has_b ? nbuf[k - begin] : nullptr, ldb, r.mat.type,
+                job.size(), job.rank());
     }
     t2 = MPI_Wtime();
     redist::ExecOptions xo;
     xo.window_pairs = redist::WindowPairs::OtherJobs;  // one job's pairs: MPI's shared memory
-    redist::Exchange ex(job.world, items, xo);
-    ex.start();
+    batch.start(job.world, xo);
     if (first && begin < end) fault_pause(cfg.session.fault, job.rank(), parts[begin].r->mat.name);
-    ex.finish(&stats);
+    batch.finish(&stats);
   } catch (...) {
+    batch.close();  // its messages complete before the staged buffers they write go
     for (std::size_t k = begin; k < end; ++k) parts[k].r->unstage();  // harmless where none was staged
     throw;
   }
@@ -374,7 +373,7 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
     } else {
       std::copy(parts[k].db, parts[k].db + 9, r.desc);
     }
-    acct.add(r.mat.type, plans[k - begin]);
+    acct.add(r.mat.type, batch.plan(k - begin));
   }
   MovePhases& ph = acct.phases;
   ph.stage_s += t1 - t0;
