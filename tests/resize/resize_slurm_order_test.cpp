@@ -120,6 +120,38 @@ TEST(SlurmOrder, SinfoPartitionsReservationsAndPlannedNodes) {
   EXPECT_THROW(parse_partitions("batch idle 1-many node1\n"), Error);
 }
 
+TEST(SlurmOrder, RecordedFromSlurm2205) {
+  // Slurm 22.05 on the emulated cluster (cluster.sh up 3 --slurm --no-accounting; sbatch
+  // -N 2 "sleep 120", then -N 3 and -N 1 --dependency=afterany:1), with the policy's
+  // commands (SLURM_TIME_FORMAT=standard squeue -h --sort=V -o kSqueueFormat; sinfo -h
+  // -o '%P %t %s %N'), then `scontrol create reservation ... Nodes=node3`. The backfill
+  // plan starts job 2 on node[1-3]; node3, idle, is listed plnd, then resv.
+  const std::string squeue =
+      "2|PENDING|3||waiter|Resources|prio=4294901758|submit=2026-11-26T14:09:33|part=box|start=2026-11-26T14:14:34|"
+      "plan=node[1-3]|(null)\n"
+      "1|RUNNING|2|node[1-2]|runner|None|prio=4294901759|submit=2026-11-26T14:09:33|part=box|start=2026-11-26T14:09:34|"
+      "plan=(null)|(null)\n"
+      "3|PENDING|1||after|Dependency|prio=4294901757|submit=2026-11-26T14:09:33|part=box|start=N/A|plan=(null)|(null)\n";
+  const ClusterView v = view(squeue, "box* plnd 1-infinite node3\nbox* alloc 1-infinite node[1-2]");
+  ASSERT_EQ(v.jobs.size(), 3u);
+  EXPECT_EQ(v.jobs[0].priority, 4294901758.0);
+  EXPECT_EQ(v.jobs[0].planned_nodes, (std::vector<std::string>{"node1", "node2", "node3"}));
+  EXPECT_GT(v.jobs[0].planned_start, v.jobs[0].submit);
+  EXPECT_EQ(v.jobs[2].planned_start, 0);
+  EXPECT_TRUE(v.idle.empty());  // plnd: held for job 2
+  ASSERT_EQ(v.partitions.size(), 1u);
+  EXPECT_EQ(v.partitions[0].name, "box");
+  EXPECT_EQ(v.partitions[0].nodes.size(), 3u);
+  const Snapshot s = snapshot_of(v, "1");
+  ASSERT_EQ(s.pending.size(), 1u);  // job 3 waits for a dependency
+  EXPECT_EQ(s.pending[0].id, "2");
+  EXPECT_TRUE(idle_nodes("box* resv 1-infinite node3\nbox* alloc 1-infinite node[1-2]\n").empty());
+  // Had Slurm listed node3 idle (an older Slurm has no plnd state): still not grown onto.
+  Snapshot t = s;
+  t.idle = {"node3"};
+  EXPECT_TRUE(growable_idle(t, t.idle).empty());
+}
+
 TEST(SlurmOrder, ArbiterServesTheHigherPriorityJobFirst) {
   // Job 20 was submitted first, job 21 has the higher priority; no idle node in batch.
   const ClusterView v =
