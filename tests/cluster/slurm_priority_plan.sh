@@ -51,17 +51,17 @@ watch_until() {  # <seconds> <condition command...>
   done
   return 1
 }
-R=$(submit R -N 1 -w node2 -t 2 --wrap "sleep 25")
+job_r=$(submit R -N 1 -w node2 -t 2 --wrap "sleep 25")
 running() { [[ $(head_do squeue -h -j "$1" -o %T 2>/dev/null) == RUNNING ]]; }
-watch_until 30 running "$R" || fail "the rigid job R did not start"
-P=$(submit P -N 3 -x node1 -t 2 --wrap "sleep 5")
+watch_until 30 running "$job_r" || fail "the rigid job R did not start"
+job_p=$(submit P -N 3 -x node1 -t 2 --wrap "sleep 5")
 pending() { [[ $(head_do squeue -h -j "$1" -o %T 2>/dev/null) == PENDING ]]; }
-watch_until 10 pending "$P" || fail "P did not wait"
-M=$(submit M -N 1 -w node1 --ntasks-per-node=2 "$work/M.sh")
-watch_until 30 running "$M" || fail "M did not start"
-watch_until 90 running "$P" || { tail -n 20 "$work/M.out"; fail "P did not start"; }
+watch_until 10 pending "$job_p" || fail "P did not wait"
+job_m=$(submit M -N 1 -w node1 --ntasks-per-node=2 "$work/M.sh")
+watch_until 30 running "$job_m" || fail "M did not start"
+watch_until 90 running "$job_p" || { tail -n 20 "$work/M.out"; fail "P did not start"; }
 t_p=$(date +%s.%N)
-grown() { awk -F'\t' -v j="$M" -v t="$t_p" '$2 == j && $4 == "RUNNING" && $5 > 1 && $1 > t {ok=1} END {exit !ok}' "$work/timeline.tsv"; }
+grown() { awk -F'\t' -v j="$job_m" -v t="$t_p" '$2 == j && $4 == "RUNNING" && $5 > 1 && $1 > t {ok=1} END {exit !ok}' "$work/timeline.tsv"; }
 watch_until 90 grown || { tail -n 20 "$work/M.out"; fail "M did not grow after P"; }
 # Stopped once the spawned processes compute (a stop during the spawn cancels it).
 more_procs() { grep -Eq '\( *([3-9]|[1-9][0-9]+) procs\)' "$work/M.out"; }
@@ -69,7 +69,7 @@ watch_until 90 more_procs || { tail -n 20 "$work/M.out"; fail "M's new processes
 touch "$work/stop"
 watch_until 60 bash -c "[[ -z \$($CLUSTER exec head squeue -h -o %i) ]]" || fail "the jobs did not end"
 grep -E "^\[slurm\]" "$work/M.out"
-python3 - "$work" "$M" "$P" "$R" <<'PY'
+python3 - "$work" "$job_m" "$job_p" "$job_r" <<'PY'
 import json, os, sys
 work, m, p, r = sys.argv[1:]
 rows = [l.rstrip("\n").split("\t") for l in open(os.path.join(work, "timeline.tsv")) if l.strip()]
