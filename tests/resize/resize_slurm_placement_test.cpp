@@ -20,7 +20,7 @@ namespace {
 struct Scripted : slurm_snapshot::ScriptedSlurm {
   void remap_point(const std::string& node_list, const std::string& idle) {
     script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=" + node_list}});
-    script.push_back({"sinfo -h -t idle -o '%t %N'", {0, idle}});
+    script.push_back({kIdleCommand, {0, idle}});
     script.push_back({"squeue", {0, ""}});
   }
 };

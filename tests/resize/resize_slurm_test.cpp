@@ -193,7 +193,7 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   ScriptedSlurm f;
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
               {"sinfo", {0, ""}},
-              {"squeue -h -t PD --sort=V -o '%i|%T|%D|%N|%j|%r|%k'", {0, pending}},
+              {std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'", {0, pending}},
               {"scontrol update JobId=7 NodeList=node[1-2]", {0, ""}},
               {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}}};
   Options o;

@@ -132,7 +132,10 @@ std::string compress_hostlist(const std::vector<std::string>& hosts) {
       while (++it != nums.end() && *it == hi + 1) hi = *it;
       if (!inner.empty()) inner += ',';
       inner += pad(lo, key.second);
-      if (hi > lo) inner += "-" + pad(hi, key.second);
+      if (hi > lo) {
+        inner += '-';
+        inner += pad(hi, key.second);
+      }
     }
     add(nums.size() == 1 ? key.first + inner : key.first + "[" + inner + "]");
   }
@@ -153,19 +156,50 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    if (f.size() > 7) {  // a '|' inside the comment, the last field
-      for (std::size_t k = 7; k < f.size(); ++k) f[6] += "|" + f[k];
-      f.resize(7);
+    // Slurm's order (kSqueueFormat): six tagged fields before the comment.
+    const bool ordered = f.size() >= 11 && f[6].rfind("prio=", 0) == 0;
+    const std::size_t comment = ordered ? 11 : 6;
+    if (f.size() > comment + 1) {  // a '|' inside the comment, the last field
+      for (std::size_t k = comment + 1; k < f.size(); ++k) f[comment] += "|" + f[k];
+      f.resize(comment + 1);
     }
-    if (f.size() < 4 || f[0].empty() || !all_digits(f[2]))
+    if (f.size() < 4 || f[0].empty() || !all_digits(f[2]) || f[2].size() > 9)
       throw Error("squeue: cannot read the line '" + line +
-                  "' (expected ID|STATE|NODES|NODELIST[|NAME[|REASON[|COMMENT]]])");
+                  "' (expected ID|STATE|NODES|NODELIST[|NAME[|REASON[|COMMENT]]] or the fields of " + kSqueueFormat +
+                  ")");
     Job j{f[0], f[1], std::stoi(f[2]), expand_hostlist(f[3]), f.size() >= 5 ? f[4] : std::string(),
           f.size() >= 6 ? f[5] : std::string()};
-    if (f.size() == 7 && j.state == "PENDING") {
-      const auto at = f[6].find("min_nodes=");
+    if (ordered) {
+      const auto field = [&](std::size_t k, const char* tag) {
+        const std::string t = tag;
+        if (f[k].rfind(t, 0) != 0)
+          throw Error("squeue: field " + std::to_string(k + 1) + " of the line '" + line + "' does not start with '" + t +
+                      "' (" + kSqueueFormat + ")");
+        return f[k].substr(t.size());
+      };
+      try {
+        const std::string prio = field(6, "prio=");
+        if (!prio.empty() && (!all_digits(prio) || prio.size() > 15))
+          throw Error("squeue: priority '" + prio + "' is not a number");
+        j.priority = prio.empty() ? 0 : std::stod(prio);
+        j.submit = parse_slurm_time(field(7, "submit="));
+        j.partition = field(8, "part=");
+        j.planned_start = parse_slurm_time(field(9, "start="));
+        j.planned_nodes = expand_hostlist(field(10, "plan="));
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        throw Error(what.find(line) != std::string::npos ? what : what + " in the line '" + line + "'");
+      }
+      if (j.state != "PENDING") {  // %S and %Y of a running job: its start, no plan
+        j.planned_start = 0;
+        j.planned_nodes.clear();
+      }
+    }
+    if (f.size() == comment + 1 && j.state == "PENDING") {
+      const std::string& c = f[comment];
+      const auto at = c.find("min_nodes=");
       const std::size_t from = at == std::string::npos ? 0 : at + 10;
-      const std::string k = at == std::string::npos ? "" : f[6].substr(from, f[6].find_first_not_of("0123456789", from) - from);
+      const std::string k = at == std::string::npos ? "" : c.substr(from, c.find_first_not_of("0123456789", from) - from);
       if (all_digits(k) && k.size() < 9 && std::stoi(k) > 0) j.nodes = std::min(j.nodes, std::stoi(k));
     }
     jobs.push_back(std::move(j));
@@ -191,6 +225,8 @@ Job parse_scontrol_job(const std::string& text) {
       j.nodes = all_digits(n) ? std::stoi(n) : 0;
     } else if (key == "NodeList") {
       j.node_list = expand_hostlist(value);
+    } else if (key == "Partition") {
+      j.partition = value;
     }
   }
   if (!have_id) throw Error("scontrol show job: no JobId in '" + trim(text).substr(0, 120) + "'");
@@ -293,8 +329,15 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
 
   // 1. Give back what a waiting job needs beyond the idle nodes: nodes running nothing
   // first, then the nodes joined last (whole spawn groups), never rank 0's.
+  // Waiting jobs in Slurm's order (s.pending); the idle nodes each can start on: those of
+  // its partition.
+  const auto idle_for = [&](const Job& w) {
+    return static_cast<int>(std::count_if(s.idle.begin(), s.idle.end(),
+                                          [&](const std::string& h) { return in_partition(s.partitions, w.partition, h); }));
+  };
   for (const Job& w : s.pending) {
-    const int need = w.nodes - static_cast<int>(s.idle.size());
+    const int idle_w = idle_for(w);
+    const int need = w.nodes - idle_w;
     if (need <= 0) break;  // it starts without us
     std::vector<std::string> candidates = unused;
     for (auto it = rank_hosts.rbegin(); it != rank_hosts.rend(); ++it)
@@ -309,7 +352,7 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
     }
     p.kind = Plan::Kind::GiveBack;
     p.nodes.assign(candidates.begin(), candidates.begin() + need);
-    p.why = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s), " + std::to_string(s.idle.size()) +
+    p.why = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s), " + std::to_string(idle_w) +
             " idle";
     return p;
   }
@@ -324,11 +367,17 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
     p.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing";
     return p;
   }
-  // 3. Idle nodes: ask for them if growing pays.
-  const int cap = o.max_nodes;
-  const int room = std::min<int>(static_cast<int>(s.idle.size()), cap - static_cast<int>(held.size()));
+  // 3. Idle nodes of its partition that the backfill plan starts no waiting job on: ask
+  // for them if growing pays, within the partition's MaxNodes.
+  std::string left_out;
+  const std::vector<std::string> free = growable_idle(s, s.idle, &left_out);
+  const int part_max = partition_max_nodes(s.partitions, s.mine.partition);
+  const int cap = part_max > 0 && (o.max_nodes <= 0 || part_max < o.max_nodes) ? part_max : o.max_nodes;
+  const int room = std::min<int>(static_cast<int>(free.size()), cap - static_cast<int>(held.size()));
   if (room <= 0) {
-    p.why = s.idle.empty() ? "no idle node" : "at the node limit (" + std::to_string(cap) + ")";
+    p.why = s.idle.empty() ? "no idle node"
+            : free.empty() ? "no idle node to grow onto (" + left_out + ")"
+                           : "at the node limit (" + std::to_string(cap) + (cap == part_max ? ", the partition's" : "") + ")";
     return p;
   }
   std::string why;
@@ -338,7 +387,10 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
   }
   p.kind = Plan::Kind::Acquire;
   p.acquire = room;
-  p.why = std::to_string(room) + " idle node(s); " + why;
+  // Named when Slurm must not choose among all idle nodes (salloc -w): some are of
+  // another partition or planned for a waiting job.
+  if (!left_out.empty()) p.nodes.assign(free.begin(), free.begin() + room);
+  p.why = std::to_string(room) + " idle node(s); " + why + (left_out.empty() ? "" : " (" + left_out + ": left out)");
   return p;
 }
 
@@ -368,11 +420,17 @@ std::vector<std::string> Client::held() {
 Snapshot Client::snapshot() {
   Snapshot s;
   s.mine = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
-  s.idle = idle_nodes(run_checked(kIdleCommand, "reading idle nodes").out);
+  const std::string sinfo = run_checked(kIdleCommand, "reading idle nodes").out;
+  s.idle = idle_nodes(sinfo);
+  s.partitions = parse_partitions(sinfo);
   // with name, reason and comment: a waiting malleable job's comment names its minimum
-  // (parse_squeue), which is what it waits for; Slurm's own %D estimate may be its maximum
-  for (Job& j : parse_squeue(run_checked("squeue -h -t PD --sort=V -o '%i|%T|%D|%N|%j|%r|%k'", "reading waiting jobs").out))
-    if (j.id != job_) s.pending.push_back(std::move(j));
+  // (parse_squeue), which is what it waits for; Slurm's own %D estimate may be its
+  // maximum. Priority, submit time, partition and the backfill plan: Slurm's order.
+  std::vector<Job> waiting = parse_squeue(
+      run_checked(std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'", "reading waiting jobs").out);
+  sort_slurm_order(waiting);
+  for (Job& j : waiting)
+    if (j.id != job_ && competes(s.partitions, s.mine, j.partition)) s.pending.push_back(std::move(j));
   return s;
 }
 
@@ -396,10 +454,16 @@ std::vector<std::string> Client::acquire(const std::vector<std::string>& nodes) 
 }
 
 std::vector<std::string> Client::acquire_with(int nodes, const std::string& which) {
-  const auto before = held();
-  // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over.
+  const Job me = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
+  const auto& before = me.node_list;
+  // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
+  // in the job's partition (an expansion must be; salloc's default is the default one).
+  const std::string part = me.partition.empty() || me.partition.find_first_of(" '\"$`;|&") != std::string::npos
+                               ? ""
+                               : " -p " + me.partition;
   const Command got = run_checked("salloc -N " + std::to_string(nodes) + which +
-                                      " --no-shell --immediate=10 -J malleable-expand" + " --dependency=expand:" + job_,
+                                      " --no-shell --immediate=10 -J malleable-expand" + " --dependency=expand:" + job_ +
+                                      part,
                                   "asking Slurm for " + std::to_string(nodes) + " node(s)");
   const auto at = got.out.find("Granted job allocation ");
   if (at == std::string::npos) throw Error("asking Slurm for nodes: no allocation in '" + trim(got.out) + "'");
@@ -484,10 +548,12 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
     }
     o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
     if (!config.empty()) o.one_update = updates_once(config);
+    o.shared_group = false;
     if (shared == "off") {
       o.shared_dir.clear();
     } else if (!shared.empty()) {
       o.shared_dir = shared;
+      o.shared_group = true;
     } else {
       std::string cluster = "cluster";
       std::istringstream in(config);
@@ -497,8 +563,15 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
       if (home.empty()) throw Error("$HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
       o.shared_dir = home + "/.malleable/slurm/" + cluster;
     }
-    std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(),
-                o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)" : ("shared directory " + o.shared_dir).c_str(),
+    // The mode it runs in, said once: per-user (this user's directory, 0700, files 0600),
+    // shared-group (RESIZE_SLURM_SHARED, files 0660 in the directory's group) or alone.
+    const std::string mode = o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
+                             : o.shared_group
+                                 ? "mode shared-group: directory " + o.shared_dir +
+                                       " (RESIZE_SLURM_SHARED; files 0660 in its group: every member can write any entry)"
+                                 : "mode per-user: directory " + o.shared_dir +
+                                       " (0700, files 0600; jobs of other users are not arbitrated with)";
+    std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(), mode.c_str(),
                 o.expansion ? "by job expansion (permit_job_expansion)"
                             : "by restart into a new allocation (no permit_job_expansion)",
                 exp == "auto" ? "from scontrol show config" : "RESIZE_SLURM_EXPANSION set");

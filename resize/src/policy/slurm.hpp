@@ -45,9 +45,10 @@ struct Job {
   std::vector<std::string> node_list;
   std::string name = {};            // the job's name (squeue %j), when listed
   std::string reason = {};          // why it pends (squeue %r), when listed
-  // Slurm's order, shared by the arbiter and the cluster simulator: the policy serves
-  // waiting jobs by priority, high first, then submit time, then id, and never grows a
-  // job onto a node the backfill plan starts a pending job on.
+  // Slurm's order (shared with the trace simulator's view, sim/src/policy.cpp): the policy
+  // serves waiting jobs by priority, high first, then submit time, then the view's order
+  // (sort_slurm_order), and never grows a job onto a node the backfill plan starts a
+  // waiting job on (growable_idle).
   double priority = 0;              // squeue %Q (the scheduler's priority; 0: not listed)
   double submit = 0;                // submit time, epoch seconds (squeue %V; 0: not listed)
   std::string partition = {};       // squeue %P, when listed
@@ -55,20 +56,62 @@ struct Job {
   std::vector<std::string> planned_nodes = {};  // pending: the nodes it is planned to start on
 };
 // Lines "ID|STATE|NODES|NODELIST", optionally "|NAME", "|REASON" and "|COMMENT" after;
-// blank lines ignored; throws Error naming a bad line. A pending job whose comment holds
-// "min_nodes=K" waits for K nodes: Slurm prints its own estimate for a job with a node
-// range (squeue %D and scontrol's NumNodes, up to the maximum once the scheduler has tried
-// it), never the range's minimum, the fewest nodes it starts on.
+// or, with Slurm's order (kSqueueFormat), "ID|STATE|NODES|NODELIST|NAME|REASON|
+// prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|COMMENT" (times as squeue prints them with
+// SLURM_TIME_FORMAT=standard, YYYY-MM-DDTHH:MM:SS, or epoch seconds; N/A, Unknown or
+// empty: none; the plan a hostlist or "(null)"). Blank lines ignored; throws Error naming
+// a bad line. A pending job whose comment holds "min_nodes=K" waits for K nodes: Slurm
+// prints its own estimate for a job with a node range (squeue %D and scontrol's NumNodes,
+// up to the maximum once the scheduler has tried it), never the range's minimum, the
+// fewest nodes it starts on.
 std::vector<Job> parse_squeue(const std::string& text);
-// `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes, NodeList).
+// The squeue format of the views: the fields above, the comment last (it may hold '|').
+// %S and %Y are what `squeue --start` shows for a pending job (its expected start and the
+// nodes the backfill plan starts it on; --start only changes the default format, the sort
+// and the states listed).
+inline const char* kSqueueFormat = "%i|%T|%D|%N|%j|%r|prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|%k";
+// squeue's time (YYYY-MM-DDTHH:MM:SS read as UTC: the order matters, not the zone, or
+// epoch seconds); 0 for N/A, Unknown, None or empty; throws Error otherwise.
+double parse_slurm_time(const std::string& s);
+// `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes,
+// NodeList, Partition).
 Job parse_scontrol_job(const std::string& text);
+// Slurm's order of waiting jobs: priority high first, then submit time (earliest first),
+// then the order given (a stable sort: jobs without priority or submit time keep it).
+void sort_slurm_order(std::vector<Job>& jobs);
+
+// A partition as `sinfo -h -o '%P %t %s %N'` lists it (every state, so every node).
+struct Partition {
+  std::string name;                // without the '*' of the default partition
+  int max_nodes = 0;               // the most nodes a job may have (%s; 0: no limit)
+  std::vector<std::string> nodes;  // all its nodes
+};
+// The partitions of sinfo's lines "PARTITION STATE SIZE NODELIST" (SIZE as "1-4", "4",
+// "1-infinite" or "infinite"); empty for the older formats without partition. Throws
+// Error naming a bad line.
+std::vector<Partition> parse_partitions(const std::string& sinfo_out);
 
 // What Slurm said at one remap point.
 struct Snapshot {
   Job mine;                          // this job (its allocation)
-  std::vector<std::string> idle;     // idle nodes of the partition
-  std::vector<Job> pending;          // other jobs waiting, oldest first
+  std::vector<std::string> idle;     // idle nodes (of every partition: see partitions)
+  std::vector<Job> pending;          // other jobs waiting, in Slurm's order (sort_slurm_order),
+                                     // only those that can use a node of this job's partition
+  std::vector<Partition> partitions = {};  // empty: unknown (one partition, no limit)
 };
+// Is `node` in the partition field `partition` of a job ("p1" or "p1,p2")? True when the
+// snapshot knows no partitions, the field is empty or names none that sinfo lists.
+bool in_partition(const std::vector<Partition>& parts, const std::string& partition, const std::string& node);
+// The most nodes the partition field allows a job (the largest MaxNodes among the
+// partitions it names; 0: no limit or unknown).
+int partition_max_nodes(const std::vector<Partition>& parts, const std::string& partition);
+// The idle nodes `mine` may grow onto: of its partition, and planned by the backfill plan
+// for none of the waiting jobs (a growth request is a new job, behind every pending one).
+// `why` says what was left out (empty: nothing).
+std::vector<std::string> growable_idle(const Snapshot& s, const std::vector<std::string>& idle, std::string* why = nullptr);
+// Does a job in partition field `partition` compete with `mine` for nodes (one node in
+// both partitions)? True when partitions are unknown.
+bool competes(const std::vector<Partition>& parts, const Job& mine, const std::string& partition);
 
 struct Options {
   int procs_per_node = 0;   // processes to put on a node the job grows onto (0: as on rank 0's node)
@@ -91,6 +134,8 @@ struct Options {
   // cached cluster view, the ledger, DIR/log/<job>.jsonl); empty: this job alone, asking
   // Slurm itself (three commands each interval, as the single-job policy did).
   std::string shared_dir;
+  bool shared_group = false;  // shared_dir is a common directory of a Unix group (files 0660),
+                              // not this user's own (0700, files 0600): SharedDir's access
   double jitter = 0.2;      // each interval varies by +-jitter (jobs started together spread)
   double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)
   bool expansion = true;    // Slurm permits job expansion; else growth is by restart into a
@@ -119,12 +164,14 @@ struct Plan {
   double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
 };
 
-// `sinfo -h -t idle -o '%t %N'`: the nodes whose state is exactly idle. Slurm lists a
-// drained node (DRAIN, kept out of service by an administrator) and one not responding
-// (idle*) under -t idle too; Slurm would not hand them out. A line with a node list alone
-// (-o %N) counts as idle. Throws Error on a line of three or more words.
+// `sinfo -h -o '%P %t %s %N'` (or the older `sinfo -h -t idle -o '%t %N'`): the nodes
+// whose state is exactly idle, each once (a node of two partitions is listed twice).
+// Slurm lists a drained node (drain), one not responding (idle*), one in a reservation
+// (resv) and one the backfill plan holds for a pending job (plnd) apart from idle ones;
+// Slurm would not hand them out. A line with a node list alone (-o %N) counts as idle.
+// Throws Error on a line of three or more than four words, or a bad SIZE.
 std::vector<std::string> idle_nodes(const std::string& sinfo_out);
-inline const char* kIdleCommand = "sinfo -h -t idle -o '%t %N'";
+inline const char* kIdleCommand = "sinfo -h -o '%P %t %s %N'";
 
 // The nodes in `placed` (where a launch or an expansion put processes of the job) that
 // the job holds but whose ranks run elsewhere (rank_hosts names none of them): processes

@@ -48,14 +48,24 @@ ClusterView make_view(double taken_at, const std::string& squeue_out, const std:
   v.taken_at = taken_at;
   v.jobs = parse_squeue(squeue_out);
   v.idle = idle_nodes(sinfo_out);
+  v.partitions = parse_partitions(sinfo_out);
   return v;
 }
 
 std::string format_view(const ClusterView& v) {
   std::string out = "taken " + num(v.taken_at) + "\nidle " + (v.idle.empty() ? "-" : compress_hostlist(v.idle)) + "\n";
+  for (const Partition& p : v.partitions)
+    out += "partition " + p.name + " " + std::to_string(p.max_nodes) + " " +
+           (p.nodes.empty() ? "-" : compress_hostlist(p.nodes)) + "\n";
+  const auto whole = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f", x);
+    return std::string(x > 0 ? b : "");
+  };
   for (const Job& j : v.jobs)
     out += j.id + "|" + j.state + "|" + std::to_string(j.nodes) + "|" + compress_hostlist(j.node_list) + "|" + j.name + "|" +
-           j.reason + "\n";
+           j.reason + "|prio=" + whole(j.priority) + "|submit=" + whole(j.submit) + "|part=" + j.partition +
+           "|start=" + whole(j.planned_start) + "|plan=" + compress_hostlist(j.planned_nodes) + "|\n";
   return out;
 }
 
@@ -69,7 +79,18 @@ ClusterView parse_view(const std::string& text) {
   const std::string list = trim(idle.substr(5));
   if (list != "-") v.idle = expand_hostlist(list);
   std::string rest;
-  while (std::getline(in, line)) rest += line + "\n";
+  while (std::getline(in, line)) {
+    if (line.rfind("partition ", 0) == 0) {
+      std::istringstream f(line.substr(10));
+      std::string name, max, nodes, extra;
+      if (!(f >> name >> max >> nodes) || (f >> extra) || max.empty() || max.size() > 9 ||
+          !std::all_of(max.begin(), max.end(), [](unsigned char c) { return std::isdigit(c); }))
+        throw Error("cluster view: cannot read the line '" + trim(line) + "' (expected partition NAME MAX NODES)");
+      v.partitions.push_back(Partition{name, std::stoi(max), nodes == "-" ? std::vector<std::string>{} : expand_hostlist(nodes)});
+      continue;
+    }
+    rest += line + "\n";
+  }
   v.jobs = parse_squeue(rest);
   return v;
 }
@@ -77,16 +98,19 @@ ClusterView parse_view(const std::string& text) {
 Snapshot snapshot_of(const ClusterView& v, const std::string& id) {
   Snapshot s;
   bool found = false;
-  for (const Job& j : v.jobs) {
+  for (const Job& j : v.jobs)
     if (j.id == id) {
       s.mine = j;
       found = true;
-    } else if (j.state == "PENDING" && !is_machinery(j) && waits_for_nodes(j)) {
-      s.pending.push_back(j);
     }
-  }
   if (!found) throw Error("the cluster view does not list job " + id);
+  for (const Job& j : v.jobs)
+    if (j.id != id && j.state == "PENDING" && !is_machinery(j) && waits_for_nodes(j) &&
+        competes(v.partitions, s.mine, j.partition))
+      s.pending.push_back(j);
+  sort_slurm_order(s.pending);
   s.idle = v.idle;
+  s.partitions = v.partitions;
   return s;
 }
 

@@ -37,20 +37,22 @@ namespace resize::slurm {
 // order) and the idle nodes.
 struct ClusterView {
   double taken_at = 0;            // wall-clock seconds (epoch) when Slurm was asked
-  std::vector<Job> jobs;          // squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r|%k'
-  std::vector<std::string> idle;  // idle_nodes(): sinfo -h -t idle -o '%t %N', drained ones left out
+  std::vector<Job> jobs;          // squeue -h --sort=V -o kSqueueFormat (submit order)
+  std::vector<std::string> idle;  // idle_nodes(): sinfo -h -o '%P %t %s %N', state exactly idle
+  std::vector<Partition> partitions = {};  // parse_partitions() of the same; empty: unknown
 };
 // The commands that make a view, and the view from their outputs (throws Error). A
 // pending job with a node range waits for the minimum its comment names ("min_nodes=K",
 // sbatch --comment; parse_squeue), else for Slurm's estimate.
-inline const char* kViewJobsCommand = "squeue -h --sort=V -o '%i|%T|%D|%N|%j|%r|%k'";
+inline const std::string kViewJobsCommand = std::string("squeue -h --sort=V -o '") + kSqueueFormat + "'";
 inline const char* kViewIdleCommand = kIdleCommand;
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
 // The cache file's text and back (throws Error naming what is malformed).
 std::string format_view(const ClusterView& v);
 ClusterView parse_view(const std::string& text);
-// Job `id`'s Snapshot from a view: its allocation, the idle nodes, the jobs that wait
-// (oldest first; requests of the policy's own machinery, names starting "malleable-",
+// Job `id`'s Snapshot from a view: its allocation, the idle nodes, the partitions, the
+// jobs that wait (in Slurm's order, sort_slurm_order; only those whose partition shares a
+// node with this job's; requests of the policy's own machinery, names starting "malleable-",
 // and jobs pending for another reason than nodes, e.g. Dependency, BeginTime, JobHeldUser,
 // are not waiting jobs: only reasons Resources, Priority, None or none listed).
 // Throws Error if the view does not list the job.
@@ -153,9 +155,24 @@ std::string decision_json(const Arbitration& a, const std::string& job, double n
 // DIR/view (the cached cluster view), DIR/ledger, DIR/log/<job>.jsonl (the decisions),
 // DIR/queries.log (one line per query of Slurm: time and job), each written whole under
 // flock of DIR/<file>.lock and renamed into place.
+//
+// Who may write them (nothing is ever world-writable, whatever the umask):
+//   PerUser  the user's own directory ($HOME/.malleable/slurm/<cluster>): DIR and DIR/log
+//            0700, every file 0600; files and directories of this user found there with
+//            wider modes (an older version wrote 0666) are narrowed
+//   Group    a common directory (RESIZE_SLURM_SHARED) for the users of one Unix group:
+//            created 02770 (setgid: new files take the directory's group) when missing, an
+//            existing one left as its owner set it; files 0660 in the directory's group.
+//            Any member of the group can write any job's entries: this mode trusts the
+//            group (an arbiter daemon, RESIZE_ARBITER, trusts nobody)
+enum class SharedAccess { PerUser, Group };
+const char* to_string(SharedAccess a);  // "per-user" "shared-group"
 class SharedDir {
  public:
-  explicit SharedDir(std::string dir);  // creates it (and DIR/log); throws Error
+  // Creates it (and DIR/log) with the modes above; throws Error.
+  explicit SharedDir(std::string dir, SharedAccess access = SharedAccess::PerUser);
+  SharedAccess access() const { return access_; }
+  unsigned file_mode() const { return file_mode_; }  // 0600 or 0660
   const std::string& dir() const { return dir_; }
   // The cached view if it is younger than max_age_s at `now`; else, under the lock, read
   // again (another job may just have queried) and if still stale ask Slurm through `run`
@@ -169,6 +186,9 @@ class SharedDir {
 
  private:
   std::string dir_;
+  SharedAccess access_;
+  unsigned file_mode_;
+  long gid_ = -1;  // Group: the directory's group, given to files it creates
 };
 
 }  // namespace resize::slurm

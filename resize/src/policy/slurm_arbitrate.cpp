@@ -28,7 +28,7 @@ struct Ctx {
   double now;
   const ArbiterOptions& a;
   std::vector<std::string> pool;  // idle nodes nobody claimed or was promised
-  std::size_t pool_at = 0;        // pool[pool_at..]: not yet counted for a waiting job
+  std::set<std::string> counted;  // pool nodes counted for a waiting job
   std::unordered_set<std::string> ranks;  // the nodes of this job's ranks (hashed once)
 };
 
@@ -131,8 +131,17 @@ Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
     for (const auto& e : c.ledger.entries)
       if (e.kind == Kind::Promise && e.for_job == w.id) promised.insert(e.nodes.begin(), e.nodes.end());
     int missing = w.nodes - static_cast<int>(promised.size());
-    const int take = std::max(0, std::min<int>(missing, static_cast<int>(c.pool.size() - c.pool_at)));
-    c.pool_at += static_cast<std::size_t>(take);
+    // The free idle nodes it can start on (of its partition), those the backfill plan
+    // starts it on first; counted for it, in Slurm's order of the waiting jobs.
+    std::vector<std::string> can;
+    for (const auto& h : w.planned_nodes)
+      if (!c.counted.count(h) && std::find(c.pool.begin(), c.pool.end(), h) != c.pool.end()) can.push_back(h);
+    for (const auto& h : c.pool)
+      if (!c.counted.count(h) && in_partition(c.s.partitions, w.partition, h) &&
+          std::find(can.begin(), can.end(), h) == can.end())
+        can.push_back(h);
+    const int take = std::max(0, std::min<int>(missing, static_cast<int>(can.size())));
+    c.counted.insert(can.begin(), can.begin() + take);
     missing -= take;
     if (missing <= 0) continue;
     const std::string need = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s): " +
@@ -203,13 +212,23 @@ double growth_efficiency(const Growth& g, int held, int extra) {
 
 // Growth onto free idle nodes: bid, and acquire when this job's bid wins.
 Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
+  // Only idle nodes of this job's partition that the backfill plan starts no waiting job
+  // on (a growth request is a new job, behind every pending one), within the partition's
+  // MaxNodes.
+  std::string left_out;
+  c.pool = growable_idle(c.s, c.pool, &left_out);
   const int held = static_cast<int>(c.s.mine.node_list.size());
-  const int cap = c.me.max_nodes > 0 ? c.me.max_nodes - held : static_cast<int>(c.pool.size());
+  const int part_max = partition_max_nodes(c.s.partitions, c.s.mine.partition);
+  const int max_nodes = part_max > 0 && (c.me.max_nodes <= 0 || part_max < c.me.max_nodes) ? part_max : c.me.max_nodes;
+  const int cap = max_nodes > 0 ? max_nodes - held : static_cast<int>(c.pool.size());
   int room = std::min<int>(static_cast<int>(c.pool.size()), cap);
   if (room <= 0) {
     erase_mine(c.ledger, c.me.id, Kind::Bid);
-    return stay(c, "no-idle", c.pool.empty() ? "no free idle node (" + std::to_string(c.s.idle.size()) + " idle)"
-                                             : "at the node limit (" + std::to_string(c.me.max_nodes) + ")");
+    return stay(c, "no-idle",
+                c.pool.empty() ? "no free idle node (" + std::to_string(c.s.idle.size()) + " idle" +
+                                     (left_out.empty() ? "" : "; " + left_out) + ")"
+                               : "at the node limit (" + std::to_string(max_nodes) +
+                                     (max_nodes == part_max ? ", the partition's MaxNodes" : "") + ")");
   }
   Growth g = growth(room);
   if (!g.pays) {
@@ -291,7 +310,7 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
                       double now, const ArbiterOptions& a) {
   Ledger ledger = live(l, v, now);
   const Snapshot s = snapshot_of(v, me.id);
-  Ctx c{me, s, ledger, now, a, {}, 0, {me.rank_hosts.begin(), me.rank_hosts.end()}};
+  Ctx c{me, s, ledger, now, a, {}, {}, {me.rank_hosts.begin(), me.rank_hosts.end()}};
   if (me.rank_hosts.empty()) return stay(c, "unknown", "the nodes of the ranks are unknown");
   std::vector<std::string> unused;  // held, running none of this job's processes
   for (const auto& h : s.mine.node_list)
@@ -333,11 +352,12 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
       // Every waiting job is covered: the idle nodes none of them needs would stand idle.
       // They are free to grow onto (bid as usual; a node joined last is the first given
       // when another job comes to wait).
-      const std::size_t leftover = c.pool.size() - c.pool_at;
+      const std::size_t leftover = c.pool.size() - c.counted.size();
       if (leftover > 0 && unused.empty()) {
         const std::string covered = std::to_string(s.pending.size()) + " job(s) wait, covered by idle nodes and promises; ";
-        c.pool.erase(c.pool.begin(), c.pool.begin() + static_cast<std::ptrdiff_t>(c.pool_at));
-        c.pool_at = 0;
+        c.pool.erase(std::remove_if(c.pool.begin(), c.pool.end(), [&](const std::string& h) { return c.counted.count(h) > 0; }),
+                     c.pool.end());
+        c.counted.clear();
         Arbitration g = growth_rules(c, growth);
         g.plan.why = covered + std::to_string(leftover) + " idle node(s) left over: " + g.plan.why;
         return g;

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Where the job's processes are against where they were put: Slurm's idle nodes without
-// the ones it keeps out of service, and the guard that stops the Slurm policy from growing
+// Where the job's processes are against where they were put: the guard that stops the Slurm policy from growing
 // again and again onto a node its processes never reach (a held node "running nothing"
 // after a launch or an expansion that placed processes there).
 #include <algorithm>
@@ -10,24 +9,6 @@
 #include "policy/slurm.hpp"
 
 namespace resize::slurm {
-
-std::vector<std::string> idle_nodes(const std::string& sinfo_out) {
-  std::vector<std::string> out;
-  std::istringstream in(sinfo_out);
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream words(line);
-    std::string first, second, more;
-    if (!(words >> first)) continue;
-    if (!(words >> second)) {  // a node list alone: sinfo -t idle -o %N
-      for (auto& h : expand_hostlist(first)) out.push_back(std::move(h));
-      continue;
-    }
-    if (words >> more) throw Error("sinfo: expected 'STATE NODELIST', got '" + trim(line) + "'");
-    if (first != "idle") continue;  // drain, idle* (not responding), idle~ (powered down), ...
-    for (auto& h : expand_hostlist(second)) out.push_back(std::move(h));
-  }
-  return out;
-}
 
 std::vector<std::string> unplaced_nodes(const std::vector<std::string>& held, const std::vector<std::string>& rank_hosts,
                                         const std::vector<std::string>& placed) {

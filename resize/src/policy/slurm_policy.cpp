@@ -167,7 +167,7 @@ void SlurmPolicy::start_once() {
   configured_ = true;
   try {
     if (opt_.configure) opt_.configure(opt_);
-    if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir);
+    if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir, opt_.shared_group ? SharedAccess::Group : SharedAccess::PerUser);
   } catch (const Error& e) {
     note(std::string("the Slurm policy could not start: ") + e.what() + "; it stays alone (no shared directory)");
     opt_.shared_dir.clear();
@@ -313,7 +313,7 @@ Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p, int per_node, d
       return g;
     }
     try {
-      nodes = shared_ ? client_->acquire(p.nodes) : client_->acquire(p.acquire);
+      nodes = !p.nodes.empty() ? client_->acquire(p.nodes) : client_->acquire(p.acquire);  // named: the arbiter, or idle nodes left out (slurm.hpp, decide)
       acquired_ = nodes;
       backoff_ = 0;
       note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");

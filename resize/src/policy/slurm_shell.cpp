@@ -11,7 +11,9 @@ namespace resize::slurm {
 Runner shell_runner() {
   return [](const std::string& cmd) {
     Command c;
-    FILE* f = ::popen(("(" + cmd + ") 2>&1").c_str(), "r");
+    // squeue's times (%V, %S) in the one format parse_slurm_time reads, whatever the
+    // user's SLURM_TIME_FORMAT
+    FILE* f = ::popen(("(SLURM_TIME_FORMAT=standard; export SLURM_TIME_FORMAT; " + cmd + ") 2>&1").c_str(), "r");
     if (!f) return c;
     char buf[4096];
     for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, f)) > 0;) c.out.append(buf, n);
