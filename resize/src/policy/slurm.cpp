@@ -467,7 +467,10 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
   if (env.launched_hosts && !env.launched_hosts->empty()) o.launched_on = expand_hostlist(*env.launched_hosts);
   auto client = std::make_unique<Client>(shell_runner(), env.job_id.value_or(""));
-  const std::string shared = env.shared.value_or("");
+  o.arbiter.socket = env.arbiter.value_or("");
+  o.arbiter.munge_socket = env.arbiter_munge.value_or("");
+  // With an arbiter, no shared directory: its default needs no cluster name then.
+  const std::string shared = o.arbiter.socket.empty() ? env.shared.value_or("") : "off";
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";
   if (exp != "auto" && exp != "on" && exp != "off")
     throw Error("RESIZE_SLURM_EXPANSION must be auto, on or off, got '" + exp + "'");
@@ -498,7 +501,9 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
       o.shared_dir = home + "/.malleable/slurm/" + cluster;
     }
     std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(),
-                o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)" : ("shared directory " + o.shared_dir).c_str(),
+                !o.arbiter.socket.empty() ? ("the arbiter at " + o.arbiter.socket + " (RESIZE_ARBITER)").c_str()
+                : o.shared_dir.empty()    ? "alone (RESIZE_SLURM_SHARED=off)"
+                                          : ("shared directory " + o.shared_dir + " (per user; no arbiter)").c_str(),
                 o.expansion ? "by job expansion (permit_job_expansion)"
                             : "by restart into a new allocation (no permit_job_expansion)",
                 exp == "auto" ? "from scontrol show config" : "RESIZE_SLURM_EXPANSION set");
