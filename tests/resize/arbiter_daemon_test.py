@@ -215,6 +215,14 @@ def main():
         check("acquire" in rules, "job 7's owner gets a plan (%s)" % rules)
         claims = [e for e in ledger_of(rig, "7") if e["kind"] == "claim"]
         check(len(claims) == 1, "one claim of job 7 in the ledger")
+        out = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", rig.daemon_bin,
+                              "--status", rig.sock, "--munge-socket", rig.munge_sock],
+                             check=True, capture_output=True, text=True).stdout
+        st = json.loads(out)
+        check([e["kind"] for e in st["ledger"] if e["job"] == "7"] == ["claim"]
+              and any(d.get("rule") == "acquire" for d in st["recent"])
+              and any("does not own job 7" in d.get("refused", "") for d in st["recent"]),
+              "--status (as uid B) shows the claim, the decision and the refusals")
         # SlurmUser may ask about any job.
         check(rig.ask(SLURM_UID, arbitrate("8", ["node3"], pays=False))["ok"], "SlurmUser may ask about job 8")
 

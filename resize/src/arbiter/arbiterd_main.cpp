@@ -65,10 +65,14 @@ int main(int argc, char** argv) {
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     std::signal(SIGPIPE, SIG_IGN);
-    Server s(o.server, o.state, resize::slurm::shell_runner());
+    // A Slurm command that hangs would hold every connection: each gets 20 s (coreutils'
+    // timeout), then the last view stays.
+    const resize::slurm::Runner shell = resize::slurm::shell_runner();
+    Server s(o.server, o.state, [shell](const std::string& cmd) { return shell("timeout 20 " + cmd); });
     s.run(&g_stop);
   } catch (const resize::Error& e) {
-    log_line(std::string("stopping: ") + e.what());
+    if (!o.status_socket.empty()) std::cerr << "malleable-arbiterd --status: " << e.what() << "\n";
+    else log_line(std::string("stopping: ") + e.what());
     return 1;
   }
   return 0;
