@@ -314,6 +314,15 @@ def main():
             r = rig.ask(UID_B, arbitrate("8", ["node3"]))
             check(r["ok"] and not (set(r["nodes"]) & claimed), "job 8's plan (%s) avoids job 7's claim" % r["rule"])
 
+        # The library's Slurm policy against the daemon, as job 8's owner (a gtest case).
+        unit = os.path.join(os.path.dirname(rig.daemon_bin), "..", "tests", "resize", "resize_unit")
+        if os.path.exists(unit):
+            env = dict(os.environ, ARBITER_LIVE_SOCKET=rig.sock, ARBITER_LIVE_MUNGE=rig.munge_sock)
+            p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
+                                "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
+            check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
+                  "the library's policy asks the daemon with its user's credential" + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+
         calls = open(os.path.join(rig.dir, "calls")).read().splitlines()
         check(len(calls) == 6, "Slurm asked 3 commands per view, one view per start: %d calls" % len(calls))
         return 0

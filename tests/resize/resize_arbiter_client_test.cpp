@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <functional>
@@ -150,4 +151,37 @@ TEST(ArbiterClient, APolicyWhoseArbiterIsDownKeepsItsSizeSaysSoOnceAndAsksLater)
   EXPECT_EQ(said, 1);
   EXPECT_NE(p.log().front().find("keeps its size"), std::string::npos) << p.log().front();
   EXPECT_EQ(slurm_calls, 0);  // the job never falls back to asking Slurm itself
+}
+
+// The policy against a live daemon: run by arbiter_daemon_test.py as the owner of job 8
+// (ARBITER_LIVE_SOCKET, ARBITER_LIVE_MUNGE set), skipped otherwise. The plan comes from the
+// daemon's rules; a request about another user's job gets the daemon's refusal, said.
+TEST(ArbiterLive, ThePolicyAsksTheDaemonWithItsUsersCredential) {
+  const char* sock = std::getenv("ARBITER_LIVE_SOCKET");
+  const char* munge = std::getenv("ARBITER_LIVE_MUNGE");
+  if (!sock || !munge) GTEST_SKIP() << "run by resize.arbiter.daemon_live";
+  const auto policy_for = [&](const std::string& job, double& clock) {
+    slurm::Options o;
+    o.arbiter.socket = sock;
+    o.arbiter.munge_socket = munge;
+    o.interval_s = 2;
+    o.jitter = 0;
+    o.clock = o.wall_clock = [&clock] { return clock; };
+    slurm::Runner none = [](const std::string&) { return slurm::Command{1, "not expected"}; };
+    return std::make_unique<slurm::SlurmPolicy>(std::make_unique<slurm::Client>(none, job), o);
+  };
+  const std::vector<std::string> ranks{"node3"};
+  PolicyInput in;
+  in.world_size = 1;
+  in.rank_hosts = &ranks;
+  double clock = 1000;
+  auto mine = policy_for("8", clock);
+  const Decision d = mine->decide(in);
+  EXPECT_EQ(d.action, Action::None) << d.reason;
+  EXPECT_NE(d.reason.find("slurm: no-"), std::string::npos) << d.reason;  // the daemon's rule (no-idle, no-payoff)
+  for (const auto& l : mine->log()) EXPECT_EQ(l.find("does not answer"), std::string::npos) << l;
+  auto theirs = policy_for("7", clock);
+  theirs->decide(in);
+  ASSERT_FALSE(theirs->log().empty());
+  EXPECT_NE(theirs->log().back().find("does not own job 7"), std::string::npos) << theirs->log().back();
 }
