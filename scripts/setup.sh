@@ -33,7 +33,9 @@ packages=(g++ gfortran make cmake pkg-config python3
   slurmdbd mariadb-server
   # a compiler cache: a second build of the same sources (another clone, CI after a session)
   # compiles only what changed; a fresh machine's first build gains nothing from it
-  ccache)
+  ccache
+  # the arbiter daemon (malleable-arbiterd) authenticates requests with MUNGE (munge_decode)
+  libmunge-dev)
 
 missing=()
 for p in "${packages[@]}"; do

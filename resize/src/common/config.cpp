@@ -35,6 +35,8 @@ Config read() {
   c.slurm.expansion = text("RESIZE_SLURM_EXPANSION");
   c.slurm.home = text("HOME");
   c.slurm.launched_hosts = text("MALLEABLE_RUN_HOSTS");
+  c.slurm.arbiter = text("RESIZE_ARBITER");
+  c.slurm.arbiter_munge = text("RESIZE_ARBITER_MUNGE");
 
   c.session.fault = text("RESIZE_FAULT");
   c.session.mover = text("RESIZE_MOVER");

@@ -48,6 +48,8 @@ struct Slurm {
   Text expansion;       // RESIZE_SLURM_EXPANSION: auto, on or off
   Text home;            // HOME: the shared directory's default parent
   Text launched_hosts;  // MALLEABLE_RUN_HOSTS: the hosts scripts/malleable-run placed the job on
+  Text arbiter;         // RESIZE_ARBITER: the arbiter daemon's socket (malleable-arbiterd)
+  Text arbiter_munge;   // RESIZE_ARBITER_MUNGE: munged's socket for the arbiter's credentials
 };
 
 // The session (session/, background/, common/fault).

@@ -531,7 +531,10 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
   if (env.launched_hosts && !env.launched_hosts->empty()) o.launched_on = expand_hostlist(*env.launched_hosts);
   auto client = std::make_unique<Client>(shell_runner(), env.job_id.value_or(""));
-  const std::string shared = env.shared.value_or("");
+  o.arbiter.socket = env.arbiter.value_or("");
+  o.arbiter.munge_socket = env.arbiter_munge.value_or("");
+  // With an arbiter, no shared directory: its default needs no cluster name then.
+  const std::string shared = o.arbiter.socket.empty() ? env.shared.value_or("") : "off";
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";
   if (exp != "auto" && exp != "on" && exp != "off")
     throw Error("RESIZE_SLURM_EXPANSION must be auto, on or off, got '" + exp + "'");
@@ -565,7 +568,8 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
     }
     // The mode it runs in, said once: per-user (this user's directory, 0700, files 0600),
     // shared-group (RESIZE_SLURM_SHARED, files 0660 in the directory's group) or alone.
-    const std::string mode = o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
+    const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated, one per cluster)"
+                             : o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
                              : o.shared_group
                                  ? "mode shared-group: directory " + o.shared_dir +
                                        " (RESIZE_SLURM_SHARED; files 0660 in its group: every member can write any entry)"

@@ -136,6 +136,13 @@ struct Options {
   std::string shared_dir;
   bool shared_group = false;  // shared_dir is a common directory of a Unix group (files 0660),
                               // not this user's own (0700, files 0600): SharedDir's access
+  // One arbiter per cluster (malleable-arbiterd, arbiter/server.hpp): its Unix socket; set,
+  // the job asks it instead of the shared directory (socket empty: no arbiter).
+  struct Arbiter {
+    std::string socket;
+    std::string munge_socket;  // munged's socket (empty: libmunge's default)
+    double timeout_s = 5;      // the whole exchange with the arbiter
+  } arbiter;
   double jitter = 0.2;      // each interval varies by +-jitter (jobs started together spread)
   double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)
   bool expansion = true;    // Slurm permits job expansion; else growth is by restart into a
@@ -285,6 +292,16 @@ class SlurmPolicy final : public Policy {
                                    // points keeps its bid alive past the gap (plan_shared)
   std::uint64_t round_ = 0;
   double wall() const;
+  // The arbiter daemon: when it is unreachable the job keeps its size, says so once, and
+  // asks again after a back-off (doubled up to a minute).
+  struct ArbiterLink {
+    double retry_at = -1e30;
+    double backoff = 0;
+    std::string down;  // why it gave no answer last (said once)
+  } link_;
+  bool plan_arbiter(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s, Plan& p,
+                    bool& by_restart);
+  bool asks_arbiter() const { return !opt_.arbiter.socket.empty(); }
   bool plan_shared(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s, Plan& p,
                    bool& by_restart);
   void settle_ledger(bool promises_too);
@@ -299,7 +316,8 @@ class SlurmPolicy final : public Policy {
 // RESIZE_SLURM_MIN_NODES, RESIZE_SLURM_MAX_NODES, RESIZE_SLURM_ITERATIONS,
 // RESIZE_SLURM_INTERVAL, RESIZE_SLURM_BACKOFF: the first wait after a refusal, 0 none;
 // RESIZE_SLURM_SHARED: the shared directory, default $HOME/.malleable/slurm/<ClusterName>,
-// "off" for the single-job policy; RESIZE_SLURM_JITTER; RESIZE_SLURM_EXPANSION: on, off
+// "off" for the single-job policy; RESIZE_ARBITER: the arbiter daemon's socket (then no
+// shared directory), RESIZE_ARBITER_MUNGE: munged's socket; RESIZE_SLURM_JITTER; RESIZE_SLURM_EXPANSION: on, off
 // or auto, the default: scontrol show config; MALLEABLE_RUN_HOSTS; SLURM_JOB_ID), read once
 // here, when the policy is made; throws Error outside a Slurm job.
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);

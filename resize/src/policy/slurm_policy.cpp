@@ -4,6 +4,7 @@
 // Decision, acquiring or giving back nodes with the Client's commands.
 #include "policy/slurm.hpp"
 
+#include "arbiter/client.hpp"
 #include "policy/grid_choice.hpp"
 #include "policy/slurm_arbiter.hpp"
 
@@ -110,6 +111,21 @@ void SlurmPolicy::resized_once() {
 }
 
 void SlurmPolicy::settle_ledger(bool promises_too) {
+  if (asks_arbiter()) {
+    arbiter::Request q;
+    q.kind = arbiter::Request::Kind::Settle;
+    q.job.id = client_->job_id();
+    q.promises_too = promises_too;
+    try {
+      const arbiter::Reply r =
+          arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s}, q);
+      if (!r.ok) note("the arbiter refused to settle: " + r.error);
+    } catch (const Error& e) {
+      // Its entries expire on their own (claim_ttl_s): nothing is held for good.
+      note(std::string("the arbiter did not take the settlement: ") + e.what());
+    }
+    return;
+  }
   if (!shared_) return;
   try {
     shared_->update([&](const Ledger& l) { return settle(l, client_->job_id(), promises_too); });
@@ -167,7 +183,8 @@ void SlurmPolicy::start_once() {
   configured_ = true;
   try {
     if (opt_.configure) opt_.configure(opt_);
-    if (!opt_.shared_dir.empty()) shared_ = std::make_unique<SharedDir>(opt_.shared_dir, opt_.shared_group ? SharedAccess::Group : SharedAccess::PerUser);
+    if (!opt_.shared_dir.empty() && !asks_arbiter())
+      shared_ = std::make_unique<SharedDir>(opt_.shared_dir, opt_.shared_group ? SharedAccess::Group : SharedAccess::PerUser);
   } catch (const Error& e) {
     note(std::string("the Slurm policy could not start: ") + e.what() + "; it stays alone (no shared directory)");
     opt_.shared_dir.clear();
@@ -204,7 +221,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
   if (t - last_ask_ < interval_now_) return Decision::none();
   if (!configured_) start_once();
   last_ask_ = t;
-  if (shared_) interval_now_ = jittered_interval(opt_.interval_s, opt_.jitter, client_->job_id(), ++round_);
+  if (shared_ || asks_arbiter()) interval_now_ = jittered_interval(opt_.interval_s, opt_.jitter, client_->job_id(), ++round_);
   const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
   const int per_node = opt_.procs_per_node > 0
                            ? opt_.procs_per_node
@@ -212,8 +229,10 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
   Snapshot s;
   Plan p;
   bool by_restart = false;
-  if (shared_) {
-    if (!plan_shared(in, ranks, per_node, s, p, by_restart)) return Decision::none(log_.empty() ? "" : log_.back());
+  if (shared_ || asks_arbiter()) {
+    const bool planned = asks_arbiter() ? plan_arbiter(in, ranks, per_node, s, p, by_restart)
+                                        : plan_shared(in, ranks, per_node, s, p, by_restart);
+    if (!planned) return Decision::none(log_.empty() ? "" : log_.back());
     if (p.kind == Plan::Kind::GiveBack || p.kind == Plan::Kind::UseHeld) {
       if (!refresh_own_nodes(s, p)) return Decision::none(log_.back());
     }

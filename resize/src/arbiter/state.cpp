@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter daemon's state and request handling, pure (state.hpp).
+#include "arbiter/state.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <utility>
+
+namespace resize::arbiter {
+
+using json = nlohmann::json;
+
+namespace {
+// A ledger entry in the journal and the status, times at full precision (the shared
+// directory's text keeps 15 digits: a restart must give back the same entry).
+json entry_json(const slurm::LedgerEntry& e) {
+  return {{"kind", slurm::to_string(e.kind)}, {"job", e.job},     {"for", e.for_job},   {"nodes", e.nodes},
+          {"count", e.count},                 {"score", e.score}, {"since", e.since},   {"expires", e.expires}};
+}
+slurm::LedgerEntry entry_from_json(const json& j) {
+  slurm::LedgerEntry e;
+  try {
+    const std::string kind = j.at("kind").get<std::string>();
+    bool known = false;
+    for (auto k : {slurm::LedgerEntry::Kind::Bid, slurm::LedgerEntry::Kind::Claim, slurm::LedgerEntry::Kind::Offer,
+                   slurm::LedgerEntry::Kind::Promise})
+      if (kind == slurm::to_string(k)) e.kind = k, known = true;
+    if (!known) throw Error("the journal's ledger holds an entry of unknown kind '" + kind + "'");
+    e.job = j.at("job").get<std::string>();
+    e.for_job = j.at("for").get<std::string>();
+    e.nodes = j.at("nodes").get<std::vector<std::string>>();
+    e.count = j.at("count").get<int>();
+    e.score = j.at("score").get<double>();
+    e.since = j.at("since").get<double>();
+    e.expires = j.at("expires").get<double>();
+  } catch (const json::exception& x) {
+    throw Error(std::string("the journal's ledger holds a malformed entry: ") + x.what());
+  }
+  return e;
+}
+}  // namespace
+
+ArbiterState::ArbiterState(StateOptions o) : opt_(std::move(o)) {}
+
+bool ArbiterState::view_stale(double now) const {
+  return !have_view_ || slurm::view_stale(view_.taken_at, now, opt_.interval_s);
+}
+
+void ArbiterState::set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners) {
+  view_ = std::move(v);
+  owners_ = std::move(owners);
+  have_view_ = true;
+}
+
+void ArbiterState::remember(std::string line) {
+  recent_.push_back(std::move(line));
+  while (recent_.size() > opt_.recent) recent_.pop_front();
+}
+
+void ArbiterState::note_refusal(std::uint32_t uid, const std::string& why, double now) {
+  remember(json{{"t", now}, {"uid", uid}, {"refused", why}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+Reply ArbiterState::arbitrate_for(const Request& r, double now) {
+  Reply out;
+  slurm::Snapshot s;
+  try {
+    s = slurm::snapshot_of(view_, r.job.id);
+  } catch (const Error& e) {
+    out.error = std::string("not in the arbiter's view yet, ask again later: ") + e.what();
+    return out;
+  }
+  slurm::ArbiterOptions a = opt_.arbiter;
+  a.bid_ttl_s = std::min(std::max(a.bid_ttl_s, r.bid_ttl_s), opt_.max_bid_ttl_s);
+  a.offer_ttl_s = std::max(a.offer_ttl_s, a.bid_ttl_s);
+  slurm::Arbitration res = slurm::arbitrate(view_, ledger_, r.job, growth_model(r.growth), now, a);
+  // While Slurm's last refusal holds for the job, it neither bids nor claims.
+  if (r.hold && res.plan.kind == slurm::Plan::Kind::Acquire) {
+    res.ledger = slurm::settle(res.ledger, r.job.id);
+    res.plan = slurm::Plan{};
+    res.rule = "backoff";
+    res.plan.why = "the job does not ask Slurm for nodes now (its last request was refused)";
+  }
+  ledger_ = res.ledger;
+  res.ledger = {};
+  remember(slurm::decision_json(res, r.job.id, now));
+  out.ok = true;
+  out.arbitration = std::move(res);
+  out.held = s.mine.node_list;
+  out.idle = view_.idle;
+  return out;
+}
+
+Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool& changed) {
+  changed = false;
+  Reply out;
+  if (const std::string no = refusal(r, uid, owners_, opt_.slurm_user); !no.empty()) {
+    out.error = "refused: " + no;
+    note_refusal(uid, to_string(r.kind) + " " + r.job.id + ": " + no, now);
+    changed = true;
+    return out;
+  }
+  switch (r.kind) {
+    case Request::Kind::Status:
+      out.ok = true;
+      out.status_json = status_json(now);
+      return out;
+    case Request::Kind::Settle:
+      ledger_ = slurm::settle(ledger_, r.job.id, r.promises_too);
+      remember(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
+                   .dump());
+      changed = true;
+      out.ok = true;
+      return out;
+    case Request::Kind::Arbitrate:
+      out = arbitrate_for(r, now);
+      changed = out.ok;
+      return out;
+  }
+  return out;
+}
+
+std::string ArbiterState::journal() const {
+  json j{{"version", 1}, {"ledger", json::array()}, {"recent", json::array()}};
+  for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
+  for (const auto& l : recent_) j["recent"].push_back(l);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void ArbiterState::restore(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw Error("the journal is not a JSON object");
+  if (!j.contains("version") || j["version"] != 1) throw Error("the journal's version is not 1");
+  if (!j.contains("ledger") || !j["ledger"].is_array()) throw Error("the journal has no ledger");
+  if (!j.contains("recent") || !j["recent"].is_array()) throw Error("the journal has no list of recent decisions");
+  slurm::Ledger l;
+  for (const auto& e : j["ledger"]) l.entries.push_back(entry_from_json(e));
+  std::deque<std::string> recent;
+  for (const auto& e : j["recent"]) {
+    if (!e.is_string()) throw Error("the journal's recent decisions hold a non-string");
+    recent.push_back(e.get<std::string>());
+  }
+  ledger_ = std::move(l);
+  recent_ = std::move(recent);
+  while (recent_.size() > opt_.recent) recent_.pop_front();
+}
+
+std::string ArbiterState::status_json(double now) const {
+  json j;
+  j["now"] = now;
+  j["view_taken_at"] = have_view_ ? json(view_.taken_at) : json(nullptr);
+  j["interval_s"] = opt_.interval_s;
+  j["idle"] = view_.idle;
+  j["jobs"] = json::array();
+  for (const auto& job : view_.jobs) {
+    const auto o = owners_.find(job.id);
+    j["jobs"].push_back({{"id", job.id}, {"state", job.state}, {"nodes", job.node_list}, {"count", job.nodes},
+                         {"name", job.name}, {"reason", job.reason},
+                         {"uid", o == owners_.end() ? json(nullptr) : json(o->second)}});
+  }
+  j["ledger"] = json::array();
+  for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
+  j["recent"] = json::array();
+  for (const auto& l : recent_) {
+    json d = json::parse(l, nullptr, false);
+    j["recent"].push_back(d.is_discarded() ? json(l) : d);
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace resize::arbiter

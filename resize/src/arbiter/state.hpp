@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter daemon's state, pure: the cluster view it took, who owns which job, the
+// ledger, the recent decisions; a request handled against them (arbitrate() of
+// slurm_arbiter.hpp, the same rules as the per-job shared directory), and the journal that
+// carries the ledger and the decisions across a restart (the shell writes it to a temp
+// file, fsyncs and renames it before it replies, so that a reply the client saw is never
+// lost to a kill -9, and a claim is never written twice: the ledger holds one entry per
+// job and kind, replaced, not appended).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+
+#include "arbiter/protocol.hpp"
+
+namespace resize::arbiter {
+
+struct StateOptions {
+  slurm::ArbiterOptions arbiter;  // the rules' windows and lifetimes (a request may lengthen a bid's, up to max_bid_ttl_s)
+  double interval_s = 2;          // the view is taken again when older than this
+  double max_bid_ttl_s = 3600;
+  std::uint32_t slurm_user = 0;   // SlurmUser's uid: may ask about any job, as root may
+  std::size_t recent = 200;       // decisions kept for status and the journal
+};
+
+class ArbiterState {
+ public:
+  explicit ArbiterState(StateOptions o);
+  bool view_stale(double now) const;
+  double view_taken_at() const { return view_.taken_at; }
+  void set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners);
+  // A request of `uid` (authenticated by the shell). `changed`: the ledger or the recent
+  // decisions changed (the journal is to be written before the reply goes out).
+  Reply handle(const Request& r, std::uint32_t uid, double now, bool& changed);
+  // A refusal the shell decided (a bad frame, a bad credential): kept with the decisions.
+  void note_refusal(std::uint32_t uid, const std::string& why, double now);
+  std::string journal() const;
+  void restore(const std::string& journal_text);  // throws Error naming what is malformed
+  std::string status_json(double now) const;
+  const slurm::Ledger& ledger() const { return ledger_; }
+  const std::deque<std::string>& recent() const { return recent_; }
+
+ private:
+  StateOptions opt_;
+  slurm::ClusterView view_;
+  bool have_view_ = false;
+  std::map<std::string, std::uint32_t> owners_;
+  slurm::Ledger ledger_;
+  std::deque<std::string> recent_;  // one JSON object a line, oldest first
+  void remember(std::string line);
+  Reply arbitrate_for(const Request& r, double now);
+};
+
+}  // namespace resize::arbiter

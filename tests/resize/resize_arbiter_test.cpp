@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter daemon's pure parts: frames, requests and replies with their validation (and
+// 10,000 generated bad frames, each refused with an Error), who may ask about a job, the
+// daemon's state (arbitration, settlement, refusals, the journal across a restart) and its
+// options. No daemon, no MUNGE, no Slurm.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "arbiter/options.hpp"
+#include "arbiter/protocol.hpp"
+#include "arbiter/state.hpp"
+
+using namespace resize;
+using namespace resize::arbiter;
+
+namespace {
+
+Request arbitrate_request(const std::string& job, std::vector<std::string> hosts, double saving_per_node) {
+  Request r;
+  r.kind = Request::Kind::Arbitrate;
+  r.job = slurm::JobState{job, std::move(hosts), 1, 1, 4};
+  for (int n = 1; n <= 3; ++n) {
+    slurm::Growth g;
+    g.pays = saving_per_node > 0;
+    g.saving_s = saving_per_node * n;
+    g.why = "model";
+    r.growth[n] = g;
+  }
+  return r;
+}
+
+// Two jobs of two users, node[5-6] idle.
+slurm::ClusterView two_jobs(double t) {
+  return slurm::make_view(t, "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n", "idle node[5-6]\n");
+}
+const std::map<std::string, std::uint32_t> kOwners{{"7", 1000}, {"8", 1001}};
+
+}  // namespace
+
+TEST(ArbiterFrame, RoundTripsAndWaitsForTheRest) {
+  const std::string f = frame("hello");
+  ASSERT_EQ(f.size(), 9u);
+  EXPECT_EQ(f.substr(0, 4), std::string("\0\0\0\5", 4));
+  for (std::size_t cut = 0; cut < f.size(); ++cut)
+    EXPECT_EQ(read_frame(f.substr(0, cut)).status, FrameRead::Status::Incomplete) << cut;
+  const FrameRead r = read_frame(f + "next");
+  ASSERT_EQ(r.status, FrameRead::Status::Complete);
+  EXPECT_EQ(r.payload, "hello");
+  EXPECT_EQ(r.consumed, 9u);
+}
+
+TEST(ArbiterFrame, RefusesALengthOverTheLimitBeforeReadingIt) {
+  const FrameRead r = read_frame(std::string("\xff\xff\xff\xff", 4));
+  EXPECT_EQ(r.status, FrameRead::Status::Refused);
+  EXPECT_NE(r.why.find("exceeds the limit"), std::string::npos);
+  EXPECT_THROW(frame(std::string(kMaxFrame + 1, 'x')), Error);
+}
+
+TEST(ArbiterRequest, RoundTripsEveryKind) {
+  Request a = arbitrate_request("7", {"node1", "node1", "node2"}, 5);
+  a.hold = true;
+  a.bid_ttl_s = 30;
+  const Request b = parse_request(encode_request(a));
+  EXPECT_EQ(b.kind, Request::Kind::Arbitrate);
+  EXPECT_EQ(b.job.id, "7");
+  EXPECT_EQ(b.job.rank_hosts, a.job.rank_hosts);
+  EXPECT_EQ(b.job.max_nodes, 4);
+  EXPECT_TRUE(b.hold);
+  EXPECT_DOUBLE_EQ(b.bid_ttl_s, 30);
+  ASSERT_EQ(b.growth.size(), 3u);
+  EXPECT_DOUBLE_EQ(b.growth.at(2).saving_s, 10);
+  Request s;
+  s.kind = Request::Kind::Settle;
+  s.job.id = "12_3";
+  s.promises_too = true;
+  const Request t = parse_request(encode_request(s));
+  EXPECT_EQ(t.kind, Request::Kind::Settle);
+  EXPECT_EQ(t.job.id, "12_3");
+  EXPECT_TRUE(t.promises_too);
+  EXPECT_EQ(parse_request(encode_request(Request{})).kind, Request::Kind::Status);
+}
+
+TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
+  const auto why = [](const std::string& text) {
+    try {
+      parse_request(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(why("{\"v\":1,\"kind\":\"status\""), "not JSON");
+  EXPECT_EQ(why("[1]"), "not a JSON object");
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"status\"}"), "protocol version 2 is not 1");
+  EXPECT_EQ(why("{\"v\":1,\"kind\":\"status\",\"x\":1}"), "unknown key 'x'");
+  EXPECT_EQ(why("{\"v\":1,\"kind\":\"launch\"}"), "unknown request kind 'launch'");
+  EXPECT_EQ(why("{\"v\":1,\"kind\":\"settle\",\"job\":\"7; rm -rf /\",\"promises_too\":false}"),
+            "'job' must be a name of letters, digits, '.', '_' or '-'");
+  std::string a = encode_request(arbitrate_request("7", {"node1"}, 1));
+  const auto swap = [&](const std::string& from, const std::string& to) {
+    std::string s = a;
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  EXPECT_EQ(why(swap("\"per_node\":1", "\"per_node\":0")), "'per_node' must be an integer in [1, 4096]");
+  EXPECT_EQ(why(swap("\"per_node\":1", "\"per_node\":1.5")), "'per_node' must be an integer in [1, 4096]");
+  EXPECT_EQ(why(swap("\"hold\":false", "\"hold\":0")), "'hold' must be true or false");
+  EXPECT_EQ(why(swap("\"rank_hosts\":[\"node1\"]", "\"rank_hosts\":[]")), "'rank_hosts' must name rank 0's host at least");
+  EXPECT_EQ(why(swap("\"rank_hosts\":[\"node1\"]", "\"rank_hosts\":[\"../x y\"]")),
+            "'rank_hosts' holds something that is not a host or job name");
+  EXPECT_EQ(why(swap("\"hold\":false,", "")), "missing key 'hold'");
+  EXPECT_EQ(why(swap("\"n\":2", "\"n\":1")), "'growth' names n=1 twice");
+  // Deep nesting is refused, not a stack overflow.
+  EXPECT_EQ(why(std::string(60000, '[')), "not JSON");
+}
+
+// 10,000 generated bad requests, of every kind a client could send by mistake or on
+// purpose: truncated, a byte changed to one JSON cannot hold there, an unknown key, a value
+// of the wrong type or out of range, random bytes, oversized frames. Each one is refused
+// with an Error (never another exception, never a crash), and a frame's length over the
+// limit is refused before anything is read.
+TEST(ArbiterRequest, TenThousandBadFramesAreEachRefused) {
+  std::mt19937 rng(55);
+  const std::vector<std::string> good{encode_request(arbitrate_request("7", {"node1", "node2"}, 2)),
+                                      encode_request(Request{}),
+                                      "{\"v\":1,\"kind\":\"settle\",\"job\":\"7\",\"promises_too\":true}"};
+  // Wrong for every key: no key takes null or an object, a list of one empty object is
+  // not a name, a number, a flag or a growth entry, and 2,000 bytes exceed every string.
+  const std::vector<std::string> bad_values{"null", "{}", "[{}]", "\"" + std::string(2000, 'a') + "\""};
+  int refused = 0, oversize = 0;
+  for (int i = 0; i < 10000; ++i) {
+    const std::string& g = good[rng() % good.size()];
+    std::string body;
+    switch (i % 6) {
+      case 0:  // truncated
+        body = g.substr(0, rng() % g.size());
+        break;
+      case 1: {  // a structural byte replaced by one JSON does not allow there
+        body = g;
+        std::size_t at;
+        do at = rng() % body.size();
+        while (body[at] != '{' && body[at] != '}' && body[at] != ':' && body[at] != '"');
+        body[at] = "\x01;=\\"[rng() % 4];
+        break;
+      }
+      case 2: {  // an unknown key
+        body = g;
+        body.insert(1, "\"k" + std::to_string(rng() % 1000) + "\":1,");
+        break;
+      }
+      case 3: {  // a known key's value replaced by one no key accepts
+        body = g;
+        std::vector<std::size_t> colons;
+        for (std::size_t k = 0; k < body.size(); ++k)
+          if (body[k] == ':' && body[k - 1] == '"') colons.push_back(k);
+        const std::size_t c = colons[rng() % colons.size()];
+        std::size_t end = c + 1;
+        int depth = 0;
+        bool str = false;
+        for (; end < body.size(); ++end) {
+          const char ch = body[end];
+          if (str) {
+            if (ch == '\\') ++end;
+            else if (ch == '"') str = false;
+            continue;
+          }
+          if (ch == '"') str = true;
+          else if (ch == '[' || ch == '{') ++depth;
+          else if ((ch == ']' || ch == '}') && depth-- == 0) break;
+          else if (ch == ',' && depth == 0) break;
+        }
+        const std::string v = bad_values[rng() % bad_values.size()];
+        body.replace(c + 1, end - c - 1, v);
+        break;
+      }
+      case 4: {  // random bytes, never starting a JSON object
+        body.resize(1 + rng() % 200);
+        for (char& ch : body) ch = static_cast<char>(rng() % 256);
+        if (body[0] == '{' || body[0] == ' ' || body[0] == '\n' || body[0] == '\t' || body[0] == '\r') body[0] = 'x';
+        break;
+      }
+      case 5: {  // a length over the limit
+        std::string f(4, '\0');
+        const std::uint32_t n = static_cast<std::uint32_t>(kMaxFrame + 1 + rng() % 1000000);
+        for (int k = 0; k < 4; ++k) f[k] = static_cast<char>((n >> (24 - 8 * k)) & 0xff);
+        ASSERT_EQ(read_frame(f + g).status, FrameRead::Status::Refused);
+        ++oversize;
+        continue;
+      }
+    }
+    const FrameRead f = read_frame(frame(body));
+    ASSERT_EQ(f.status, FrameRead::Status::Complete);
+    try {
+      parse_request(f.payload);
+      ADD_FAILURE() << "case " << i % 6 << " accepted: " << body;
+    } catch (const Error&) {
+      ++refused;
+    }
+  }
+  EXPECT_EQ(refused + oversize, 10000);
+}
+
+TEST(ArbiterAuthorization, OnlyTheOwnerRootOrSlurmUserMayAskAboutAJob) {
+  Request r = arbitrate_request("7", {"node1"}, 1);
+  EXPECT_EQ(refusal(r, 1000, kOwners, 64030), "");
+  EXPECT_EQ(refusal(r, 0, kOwners, 64030), "");
+  EXPECT_EQ(refusal(r, 64030, kOwners, 64030), "");
+  EXPECT_EQ(refusal(r, 1001, kOwners, 64030), "uid 1001 does not own job 7 (its owner is uid 1000)");
+  r.job.id = "9";
+  EXPECT_EQ(refusal(r, 1000, kOwners, 64030), "job 9 is not in Slurm's view");
+  EXPECT_EQ(refusal(Request{}, 1001, kOwners, 64030), "");  // status: open to all
+}
+
+TEST(ArbiterOwners, ParsesSqueueUidsAndRefusesBadLines) {
+  const auto o = parse_owners("7|1000\n 8 | 1001 \n\n");
+  EXPECT_EQ(o, kOwners);
+  EXPECT_THROW(parse_owners("7|alice\n"), Error);
+  EXPECT_THROW(parse_owners("7\n"), Error);
+  EXPECT_THROW(parse_owners("7|99999999999\n"), Error);
+}
+
+TEST(ArbiterState, ArbitratesRefusesAnotherUsersJobAndSettles) {
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  so.slurm_user = 64030;
+  ArbiterState st(so);
+  EXPECT_TRUE(st.view_stale(100));
+  st.set_view(two_jobs(100), kOwners);
+  EXPECT_FALSE(st.view_stale(101));
+  bool changed = false;
+  // uid 1001 about job 7 (uid 1000's): refused, the ledger untouched, the refusal kept.
+  Reply r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1001, 101, changed);
+  EXPECT_FALSE(r.ok);
+  EXPECT_EQ(r.error, "refused: uid 1001 does not own job 7 (its owner is uid 1000)");
+  EXPECT_TRUE(st.ledger().entries.empty());
+  ASSERT_EQ(st.recent().size(), 1u);
+  EXPECT_NE(st.recent().back().find("\"refused\""), std::string::npos);
+  // Its owner: the bid stands (window 0 still takes one round), then the claim.
+  r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 101, changed);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(changed);
+  EXPECT_EQ(r.held, (std::vector<std::string>{"node1", "node2"}));
+  for (int k = 0; k < 3 && r.arbitration.rule != "acquire"; ++k)
+    r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 102 + k, changed);
+  ASSERT_EQ(r.arbitration.rule, "acquire") << r.arbitration.plan.why;
+  EXPECT_EQ(r.arbitration.plan.kind, slurm::Plan::Kind::Acquire);
+  EXPECT_FALSE(r.arbitration.plan.nodes.empty());
+  const auto claims = [&] {
+    int n = 0;
+    for (const auto& e : st.ledger().entries) n += e.kind == slurm::LedgerEntry::Kind::Claim && e.job == "7";
+    return n;
+  };
+  EXPECT_EQ(claims(), 1);
+  // Job 8's owner may not settle job 7; job 7's may.
+  Request s;
+  s.kind = Request::Kind::Settle;
+  s.job.id = "7";
+  EXPECT_FALSE(st.handle(s, 1001, 110, changed).ok);
+  EXPECT_EQ(claims(), 1);
+  EXPECT_TRUE(st.handle(s, 1000, 110, changed).ok);
+  EXPECT_EQ(claims(), 0);
+}
+
+TEST(ArbiterState, AHeldJobNeitherBidsNorClaims) {
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  ArbiterState st(so);
+  st.set_view(two_jobs(100), kOwners);
+  Request q = arbitrate_request("8", {"node3", "node4"}, 5);
+  q.hold = true;
+  bool changed = false;
+  Reply r;
+  for (int k = 0; k < 3; ++k) r = st.handle(q, 1001, 101 + k, changed);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.arbitration.plan.kind, slurm::Plan::Kind::None);
+  for (const auto& e : st.ledger().entries) EXPECT_NE(e.kind, slurm::LedgerEntry::Kind::Claim);
+}
+
+TEST(ArbiterState, AJobOutsideTheViewIsAskedToComeBack) {
+  ArbiterState st(StateOptions{});
+  st.set_view(two_jobs(100), {{"7", 1000}, {"8", 1001}, {"9", 1000}});
+  bool changed = true;
+  const Reply r = st.handle(arbitrate_request("9", {"node9"}, 1), 1000, 101, changed);
+  EXPECT_FALSE(r.ok);
+  EXPECT_FALSE(changed);
+  EXPECT_NE(r.error.find("ask again later"), std::string::npos);
+}
+
+TEST(ArbiterState, TheJournalKeepsEveryClaimOnceAcrossARestart) {
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  ArbiterState a(so);
+  a.set_view(two_jobs(100), kOwners);
+  bool changed = false;
+  for (int k = 0; k < 3; ++k) a.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 101 + k, changed);
+  ASSERT_FALSE(a.ledger().entries.empty());
+  ArbiterState b(so);
+  b.restore(a.journal());
+  EXPECT_EQ(b.ledger().entries, a.ledger().entries);
+  EXPECT_EQ(b.recent(), a.recent());
+  // Restored twice (a restart after a restart): still one entry per job and kind.
+  b.restore(b.journal());
+  EXPECT_EQ(b.ledger().entries, a.ledger().entries);
+  // The arbitration after the restart sees the claim: job 8 is not given job 7's nodes.
+  b.set_view(two_jobs(104), kOwners);
+  Reply r;
+  for (int k = 0; k < 3; ++k) r = b.handle(arbitrate_request("8", {"node3", "node4"}, 5), 1001, 104 + k, changed);
+  ASSERT_TRUE(r.ok);
+  for (const auto& n : r.arbitration.plan.nodes) {
+    for (const auto& e : a.ledger().entries) {
+      if (e.kind == slurm::LedgerEntry::Kind::Claim) {
+        EXPECT_EQ(std::count(e.nodes.begin(), e.nodes.end(), n), 0) << n;
+      }
+    }
+  }
+  // A journal it cannot read is an error, and the state stays as it was.
+  const auto kept = b.ledger().entries;
+  EXPECT_THROW(b.restore("{\"version\":1}"), Error);
+  EXPECT_THROW(b.restore("garbage"), Error);
+  EXPECT_EQ(b.ledger().entries, kept);
+}
+
+TEST(ArbiterReply, RoundTripsAPlanAndARefusal) {
+  Reply r;
+  r.ok = true;
+  r.arbitration.plan.kind = slurm::Plan::Kind::Acquire;
+  r.arbitration.plan.nodes = {"node5"};
+  r.arbitration.plan.why = "wins";
+  r.arbitration.rule = "acquire";
+  r.held = {"node1"};
+  r.idle = {"node5", "node6"};
+  const Reply b = parse_reply(encode_reply(r, Request::Kind::Arbitrate), Request::Kind::Arbitrate);
+  EXPECT_EQ(b.arbitration.plan.kind, slurm::Plan::Kind::Acquire);
+  EXPECT_EQ(b.arbitration.plan.nodes, r.arbitration.plan.nodes);
+  EXPECT_EQ(b.arbitration.rule, "acquire");
+  EXPECT_EQ(b.idle, r.idle);
+  Reply no;
+  no.error = "refused: x";
+  EXPECT_EQ(parse_reply(encode_reply(no, Request::Kind::Settle), Request::Kind::Settle).error, "refused: x");
+  EXPECT_THROW(parse_reply("{\"ok\":true}", Request::Kind::Arbitrate), Error);
+  EXPECT_THROW(parse_reply("nope", Request::Kind::Status), Error);
+}
+
+TEST(ArbiterOptions, CommandLineOverTheConfigurationFile) {
+  const DaemonOptions o = parse_daemon_options({"--interval", "5", "--socket=/tmp/s"},
+                                               "# comment\ninterval = 3\nslurm-user = 64030\nmax-connections=8\n");
+  EXPECT_DOUBLE_EQ(o.state.interval_s, 5);
+  EXPECT_EQ(o.server.socket, "/tmp/s");
+  EXPECT_EQ(o.slurm_user, "64030");
+  EXPECT_EQ(o.server.max_connections, 8u);
+  EXPECT_EQ(o.server.state_dir, "/var/lib/malleable-arbiter");
+  EXPECT_THROW(parse_daemon_options({"--interval", "0"}, ""), Error);
+  EXPECT_THROW(parse_daemon_options({"--bogus", "1"}, ""), Error);
+  EXPECT_THROW(parse_daemon_options({}, "interval 3\n"), Error);
+  EXPECT_THROW(parse_daemon_options({"--socket"}, ""), Error);
+  EXPECT_EQ(config_path({"--config", "/etc/x.conf"}), "/etc/x.conf");
+}
