@@ -203,3 +203,5 @@ fi
 echo "== report ($(($(date +%s) - start)) s of runs)"
 echo "\"loadavg_after\": \"$(cut -d' ' -f1-3 /proc/loadavg)\"" >"$raw/loadavg_after.txt"
 python3 "$here/scripts/bench/adaptive_report.py" "$raw" --out "$out" --img "$img"
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$out"

@@ -137,3 +137,5 @@ plot "$out/plot.dat" using 2:xtic(1) title "stopped, blocking", '' using 3 title
 EOF
   echo "plot: $out/background.png" >&2
 fi
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$out"

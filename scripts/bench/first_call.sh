@@ -37,3 +37,5 @@ print(f"{sys.argv[2]:8s} warm best {s('redist_s')*1e3:6.1f} ms  median {s('redis
 PY
 done | tee "$out/summary.txt"
 echo "# $(date -u +%FT%TZ), $(env -u OMP_NUM_THREADS nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$out/summary.txt"
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$(dirname "$out")"

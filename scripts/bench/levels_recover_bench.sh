@@ -105,3 +105,5 @@ for c in $cases; do
                  med(q, k), lo, hi, med(w, k), wl, wh, cold, med(f, k), med(rd, k), med(g, k), med(mv, k), pl[1] == "-" ? "-" : sprintf("%.1f", med(pl, k)) }' "$tsv"
 done
 } | tee "${out:-$tmp}/summary.txt"
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+[[ -z $out ]] || python3 "$here/scripts/bench/data_archive.py" pack "$(dirname "$out")"

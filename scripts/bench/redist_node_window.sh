@@ -64,3 +64,5 @@ for (sc, k, kind, p, load), v in by.items():
     cpu = f"cpu {m('no-shm', 'cpu_med') / m('shm', 'cpu_med'):.2f}x" + (f", COSTA/window {m('COSTA', 'cpu_med') / m('shm', 'cpu_med'):.2f}x" if 'COSTA' in v else '')
     print(f"| {sc} | {kind} | {p} | {load} | {costa} | {costa_w} | {m('no-shm') / m('shm'):.2f}x | {cpu} |")
 PY
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$out"

@@ -151,3 +151,5 @@ img=redist_shapes
 ((cluster)) && img=redist_shapes_cluster
 python3 "$here/scripts/bench/redist_shapes_report.py" --data "$out" --plot "$here/docs/img/$img.png"
 python3 "$here/scripts/bench/splice_sections.py" --only "$(basename "$out")" --data "$(dirname "$out")"
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$out"

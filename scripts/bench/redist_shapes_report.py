@@ -14,6 +14,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data_archive  # noqa: E402  (the per-case JSON may be packed in runs.tar.xz)
+
 
 def read_tsv(path):
     with open(path) as f:
@@ -60,9 +63,9 @@ def main():
         run = dict(zip(head, r))
         sc = run.get("single_copy", "none")
         f = os.path.join(a.data, f"case{run['case']}.{sc}.json")
-        if not os.path.exists(f):
+        if not data_archive.exists(f):
             continue
-        res = json.load(open(f))
+        res = json.loads(data_archive.read_text(f))
         if not res:
             continue
         row = res[0]

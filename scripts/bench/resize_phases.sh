@@ -201,3 +201,5 @@ done
 ((report)) || exit 0
 python3 "$here/scripts/bench/resize_phases_report.py" --data "$out" --plot "$here/docs/img/resize_phases.png" --section
 [[ $out != "$here/docs/data/resize_phases" ]] || python3 "$here/scripts/bench/splice_sections.py" --only resize_phases
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$out"

@@ -60,6 +60,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data_archive  # noqa: E402  (the rows' runs may be packed in runs.tar.xz)
+
 GROWTH = {"node": "within", "node-ucx": "within", "node-tcp": "within", "cluster": "node"}
 COLUMNS = ["driver", "n", "setting", "case", "growth", "spawn_s", "move_s", "other_s", "total_s",
            "bytes_moved", "bytes_inter_node", "raw_spawn_s", "redistribute_s", "floor_s", "link_bound_s",
@@ -466,11 +469,13 @@ def main():
     ap.add_argument("--plot")
     ap.add_argument("--section", action="store_true")
     a = ap.parse_args()
-    # The rows' directories are <driver>_<N>_<setting> (the paired runs' *_ab are not rows).
-    names = sorted((n for n in os.listdir(a.data) if os.path.isdir(os.path.join(a.data, n))
-                    and n.count("_") >= 2 and n.split("_")[1].isdigit()),
-                   key=lambda n: (n.split("_")[0], int(n.split("_")[1]), n.split("_", 2)[2]))
-    rows = [row_of(a.data, n) for n in names]
+    # The rows' directories are <driver>_<N>_<setting> (the paired runs' *_ab are not rows),
+    # read from runs.tar.xz with any newer loose runs over it.
+    with data_archive.unpacked(a.data) as src:
+        names = sorted((n for n in os.listdir(src) if os.path.isdir(os.path.join(src, n))
+                        and n.count("_") >= 2 and n.split("_")[1].isdigit()),
+                       key=lambda n: (n.split("_")[0], int(n.split("_")[1]), n.split("_", 2)[2]))
+        rows = [row_of(src, n) for n in names]
     with open(os.path.join(a.data, "summary.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(COLUMNS)

@@ -126,3 +126,5 @@ if any(rd.values()):
         pairs = [(q["move"], d) for q, d in pairs if q]
         print(f"move {s:3} / redistribute: warm {spread([m / d[0] for m, d in pairs])}, cold {spread([m / d[1] for m, d in pairs])}")
 PY
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$(dirname "$out")"

@@ -233,3 +233,5 @@ plot {", ".join(plots)}
     subprocess.run(["gnuplot"], input=gp, text=True, check=True)
     print(f"plot: {img}")
 EOF
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$OUT"

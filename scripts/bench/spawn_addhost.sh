@@ -44,3 +44,5 @@ raw_spawn_build "$scratch/spawn_pingpong"
   done
 )
 grep -H raw_spawn "$out"/*.txt | sed "s|$out/||"
+# The raw runs go into the study's runs.tar.xz (docs/data/README.md; a folder that is no packed study is left as it is).
+python3 "$here/scripts/bench/data_archive.py" pack "$(dirname "$out")"

@@ -9,6 +9,8 @@ blank line; a table row is its own paragraph) names its sources with
   - a link or code span to a file under docs/data (`docs/data/x.csv`, (../data/x.txt); a
     glob of at most 3 files; a folder is no source: name the file), or
   - an HTML comment  <!-- figure: docs/data/x.csv [column NAME] [via COMMAND] -->
+    (a raw run packed in an archive: docs/data/SUB/runs.tar.xz:MEMBER, a member of the
+    archive; a plain path inside a packed study reads its member too)
     column: only that CSV column's values count; via: the figure is computed from the
     file by COMMAND (run from the source root; its output is searched, not the file).
 Each figure of such a paragraph must be a number of one of its sources (a source value
@@ -149,8 +151,55 @@ def sentence(joined, pos):
     return joined[start:end]
 
 
+def archive_member(f):
+    """(archive, member) for a source ARCHIVE.tar.xz:MEMBER, else None."""
+    m = re.match(r"(.*\.tar\.xz):(.+)$", f)
+    return (m.group(1), m.group(2)) if m else None
+
+
+def members(archive, cache={}):
+    """{name: text} of a .tar.xz's files."""
+    if archive not in cache:
+        import tarfile
+        with tarfile.open(archive, "r:xz") as tf:
+            cache[archive] = {m.name: tf.extractfile(m).read().decode("utf-8", errors="ignore")
+                              for m in tf.getmembers() if m.isfile()}
+    return cache[archive]
+
+
+def packed(full):
+    """(archive, member) of a path inside a study whose raw runs are packed in its
+    runs.tar.xz (docs/data/SUB/x/y.json: member x/y.json), else None."""
+    d = os.path.dirname(full)
+    while len(d) > 1 and os.path.basename(os.path.dirname(d)) != "docs":
+        a = os.path.join(d, "runs.tar.xz")
+        if os.path.isfile(a):
+            rel = os.path.relpath(full, d)
+            return (a, rel) if rel in members(a) else None
+        d = os.path.dirname(d)
+    return None
+
+
+def read_source(f):
+    am = archive_member(f)
+    if am:
+        return members(am[0])[am[1]]
+    if not os.path.isfile(f) and packed(f):
+        a, m = packed(f)
+        return members(a)[m]
+    return open(f, encoding="utf-8", errors="ignore").read()
+
+
 def resolve(root, md, path):
-    """Files a source path names (relative to the doc or as docs/data/...)."""
+    """Files a source path names (relative to the doc or as docs/data/...); a member of an
+    archive as ARCHIVE.tar.xz:MEMBER."""
+    am = archive_member(path)
+    if am:
+        arch = resolve(root, md, am[0])
+        if len(arch) != 1:
+            return []
+        import fnmatch
+        return [f"{arch[0]}:{n}" for n in sorted(members(arch[0])) if fnmatch.fnmatchcase(n, am[1])]
     if path.startswith("docs/"):
         full = os.path.join(root, path)
     elif path.startswith("data/"):  # a link's text: the file under docs/data
@@ -161,8 +210,8 @@ def resolve(root, md, path):
     if any(ch in full for ch in "*?["):
         files = sorted(glob.glob(full))
     else:
-        files = [full] if os.path.isfile(full) else []
-    return [f for f in files if os.path.isfile(f)]
+        files = [full] if os.path.isfile(full) or packed(full) else []
+    return [f for f in files if os.path.isfile(f) or packed(f)]
 
 
 def values(root, md, source, cache={}):
@@ -179,6 +228,9 @@ def values(root, md, source, cache={}):
         cache[key] = (None, f"names {path}, {len(files)} files: name a file (at most {MAX_FILES})")
         return cache[key]
     texts = []
+    if via and any(archive_member(f) or not os.path.isfile(f) for f in files):
+        cache[key] = (None, f"via {via}: {path} is inside an archive: name a file on the disk")
+        return cache[key]
     if via:
         try:
             r = subprocess.run(shlex.split(via) + files, cwd=root, capture_output=True, text=True, timeout=60)
@@ -191,7 +243,7 @@ def values(root, md, source, cache={}):
         texts.append(r.stdout)
     else:
         for f in files:
-            text = open(f, encoding="utf-8", errors="ignore").read()
+            text = read_source(f)
             if column:
                 rows = list(csv.DictReader(io.StringIO(text)))
                 if rows and column not in rows[0]:

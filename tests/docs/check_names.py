@@ -96,9 +96,23 @@ def clean(word):
     return word.rstrip(".:,;)]}'\"").lstrip("([{'\"")
 
 
+def data_archive(root, cache={}):
+    """scripts/bench/data_archive.py (the packed raw runs of docs/data; its functions take
+    full paths, so this checkout's copy serves any tree checked)."""
+    if "m" not in cache:
+        import importlib.util
+        here = os.path.dirname(os.path.abspath(__file__))
+        spec = importlib.util.spec_from_file_location(
+            "data_archive", os.path.join(here, "..", "..", "scripts", "bench", "data_archive.py"))
+        cache["m"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(cache["m"])
+    return cache["m"]
+
+
 def path_exists(root, word):
     if any(c in word for c in "*?["):
-        return bool(glob.glob(os.path.join(root, word)))
+        return bool(glob.glob(os.path.join(root, word))
+                    or (word.startswith("docs/data/") and data_archive(root).glob_members(os.path.join(root, word))))
     if "{" in word or "}" in word:  # a{b,c} -> every alternative exists
         m = re.match(r"(.*)\{([^{}]*)\}(.*)", word)
         if not m:  # a brace cut off by the word's end (a shell snippet): nothing to check
@@ -106,6 +120,8 @@ def path_exists(root, word):
         return all(path_exists(root, m.group(1) + alt + m.group(3)) for alt in m.group(2).split(","))
     if os.path.exists(os.path.join(root, word)):
         return True
+    if word.startswith("docs/data/") and data_archive(root).exists(os.path.join(root, word.rstrip("/"))):
+        return True  # a raw run packed in its study's runs.tar.xz
     # A header named from its include root: resize/session.hpp -> */include/malleable/resize/session.hpp
     return bool(glob.glob(os.path.join(root, "*", "include", "malleable", word)))
 

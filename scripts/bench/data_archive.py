@@ -1,0 +1,226 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The raw runs of a study under docs/data/SUB, packed as one compressed archive
+docs/data/SUB/runs.tar.xz; the study's summaries (section.md, summary files, what the docs
+cite) stay beside it unpacked.
+
+    data_archive.py pack DIR     pack DIR's raw runs (the patterns of STUDIES, merged with the
+                                 archive's members: a loose file replaces its member, a
+                                 loose folder the packed folder of that name)
+    data_archive.py unpack DIR   extract every member into DIR and remove the archive
+    data_archive.py list DIR     the archive's members
+    data_archive.py cat PATH     a file's text, from the disk or from its study's archive
+                                 (docs/data/SUB/x/y.json reads member x/y.json)
+
+A bench script that writes into a packed study writes its files as before and runs
+`data_archive.py pack DIR` at its end; a reader calls `unpacked(DIR)` (a scratch copy with
+the members extracted and the loose files over them) or `read_text(PATH)`. The archive is
+deterministic (members sorted, owner 0, mtime 0), so packing the same files twice gives the
+same bytes."""
+import contextlib
+import fnmatch
+import io
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+
+ARCHIVE = "runs.tar.xz"
+# What is packed in each study (paths relative to docs/data/SUB; "x/" a whole subdirectory).
+# What is not matched stays unpacked: section.md, READMEs, summaries, files the docs cite.
+STUDIES = {
+    "resize_phases": ["*/"],
+    "hugepages": ["*/"],
+    "levels_recover": ["*/"],
+    "scale_sim": ["raw/"],
+    "redist_ab": ["smpi_old/", "smpi_new/", "costa_ab/"],
+    "redist_node_window": ["run2/", "*.case*.txt"],
+    "redist_shapes": ["case*.json"],
+    "redist_shapes_cluster": ["case*.json", "case*.log"],
+    "redist_types_dropin": ["case*.txt"],
+    "background_cluster": ["*.log", "*.json"],
+    "background_cluster_life": ["*.log", "*.json"],
+    "adaptive": ["*.json", "*.log"],
+}
+_members = {}
+
+
+def study_of(d):
+    return os.path.basename(os.path.normpath(d))
+
+
+def packed(rel, patterns):
+    """True when the path rel (relative to the study) is one a pattern packs."""
+    for p in patterns:
+        if p.endswith("/"):
+            top = rel.split("/", 1)[0]
+            if "/" in rel and fnmatch.fnmatchcase(top, p[:-1]):
+                return True
+        elif "/" not in rel and fnmatch.fnmatchcase(rel, p):
+            return True
+    return False
+
+
+def members(archive):
+    """{member name: bytes} of an archive (cached by path and modification time)."""
+    key = (archive, os.path.getmtime(archive))
+    if key not in _members:
+        with tarfile.open(archive, "r:xz") as t:
+            _members[key] = {m.name: t.extractfile(m).read() for m in t.getmembers() if m.isfile()}
+    return _members[key]
+
+
+def locate(path):
+    """(archive, member) holding path (a file or a folder inside a packed study), or None."""
+    path = os.path.normpath(path)
+    d = os.path.dirname(path)
+    while d and d != os.path.dirname(d):
+        a = os.path.join(d, ARCHIVE)
+        if os.path.isfile(a):
+            rel = os.path.relpath(path, d)
+            m = members(a)
+            if rel in m or any(n.startswith(rel + "/") for n in m):
+                return a, rel
+            return None
+        d = os.path.dirname(d)
+    return None
+
+
+def exists(path):
+    return os.path.exists(path) or locate(path) is not None
+
+
+def read_text(path):
+    """A file's text from the disk, else from the archive of its study."""
+    if os.path.isfile(path):
+        return open(path, encoding="utf-8", errors="ignore").read()
+    got = locate(path)
+    if not got or got[1] not in members(got[0]):
+        raise FileNotFoundError(path)
+    return members(got[0])[got[1]].decode("utf-8", errors="ignore")
+
+
+def glob_members(pattern):
+    """Archive members (as paths) a glob matches, for a pattern inside a packed study."""
+    d = os.path.dirname(os.path.normpath(pattern))
+    while d and d != os.path.dirname(d):
+        a = os.path.join(d, ARCHIVE)
+        if os.path.isfile(a):
+            rel = os.path.relpath(os.path.normpath(pattern), d)
+            return sorted(os.path.join(d, n) for n in members(a) if fnmatch.fnmatchcase(n, rel))
+        d = os.path.dirname(d)
+    return []
+
+
+@contextlib.contextmanager
+def unpacked(d):
+    """A directory with d's files as they were before packing: d itself when it holds no
+    archive, else a scratch copy (the members, then d's loose files over them)."""
+    a = os.path.join(d, ARCHIVE)
+    if not os.path.isfile(a):
+        yield d
+        return
+    tmp = tempfile.mkdtemp(prefix="data_archive.")
+    try:
+        with tarfile.open(a, "r:xz") as t:
+            t.extractall(tmp)
+        for top in replaced_folders(d):  # a rerun's folder replaces its packed copy
+            shutil.rmtree(os.path.join(tmp, top), ignore_errors=True)
+        for base, _, files in os.walk(d):
+            for f in files:
+                src = os.path.join(base, f)
+                if os.path.samefile(src, a):
+                    continue
+                dst = os.path.join(tmp, os.path.relpath(src, d))
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                shutil.copy2(src, dst)
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def replaced_folders(d):
+    """The loose subfolders of d that a folder pattern ("x/") packs: a rerun wrote them anew,
+    so each replaces its packed copy as a whole."""
+    patterns = [p for p in STUDIES.get(study_of(d), []) if p.endswith("/")]
+    return [n for n in sorted(os.listdir(d)) if os.path.isdir(os.path.join(d, n))
+            and any(fnmatch.fnmatchcase(n, p[:-1]) for p in patterns)]
+
+
+def pack(d):
+    """Pack d's loose raw runs (STUDIES[SUB]) into d/runs.tar.xz, merged with the members it
+    holds; returns (members, loose files removed)."""
+    patterns = STUDIES.get(study_of(d))
+    if patterns is None:
+        return None, 0  # not a packed study: its files stay as they are
+    a = os.path.join(d, ARCHIVE)
+    content = dict(members(a)) if os.path.isfile(a) else {}
+    for top in replaced_folders(d):
+        content = {n: v for n, v in content.items() if not n.startswith(top + "/")}
+    loose = []
+    for base, _, files in os.walk(d):
+        for f in files:
+            p = os.path.join(base, f)
+            rel = os.path.relpath(p, d)
+            if rel != ARCHIVE and packed(rel, patterns):
+                content[rel] = open(p, "rb").read()
+                loose.append(p)
+    if not loose and os.path.isfile(a):
+        return len(content), 0
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:xz", preset=9) as t:
+        for name in sorted(content):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode, info.mtime = len(content[name]), 0o644, 0
+            t.addfile(info, io.BytesIO(content[name]))
+    with open(a + ".tmp", "wb") as f:
+        f.write(buf.getvalue())
+    os.replace(a + ".tmp", a)
+    for p in loose:
+        os.remove(p)
+    for base, dirs, files in sorted(os.walk(d, topdown=False)):
+        if base != d and not os.listdir(base):
+            os.rmdir(base)
+    return len(content), len(loose)
+
+
+def unpack(d):
+    a = os.path.join(d, ARCHIVE)
+    if not os.path.isfile(a):
+        return 0
+    with tarfile.open(a, "r:xz") as t:
+        names = [m.name for m in t.getmembers()]
+        for n in names:
+            if n.startswith("/") or ".." in n.split("/"):
+                raise SystemExit(f"data_archive: {a}: unsafe member {n}")
+        t.extractall(d)
+    os.remove(a)
+    return len(names)
+
+
+def main(argv):
+    if len(argv) != 3 or argv[1] not in ("pack", "unpack", "list", "cat"):
+        sys.exit(__doc__)
+    cmd, arg = argv[1], argv[2]
+    if cmd == "cat":
+        try:
+            sys.stdout.write(read_text(arg))
+        except FileNotFoundError:
+            sys.exit(f"data_archive: {arg}: no such file, on the disk or in its study's {ARCHIVE}")
+    elif cmd == "list":
+        a = os.path.join(arg, ARCHIVE)
+        for n in sorted(members(a)) if os.path.isfile(a) else []:
+            print(n)
+    elif cmd == "pack":
+        n, moved = pack(arg)
+        if n is None:
+            print(f"data_archive: {arg}: not a packed study (STUDIES), left as it is")
+            return
+        print(f"data_archive: {os.path.join(arg, ARCHIVE)}: {n} members ({moved} loose files packed)")
+    else:
+        print(f"data_archive: {arg}: {unpack(arg)} members extracted")
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Unit tests of scripts/bench/data_archive.py on a made-up study: packing moves exactly the
+raw runs its rule names into runs.tar.xz and leaves the summaries; the same files pack to
+the same bytes; members read back by path; a rerun's loose folder replaces its packed copy
+(no stale round survives) and a loose file its member; unpacked() shows the rerun over the
+archive; unpack restores the files; a folder that is no study is left alone; and
+resize_phases_report.py renders the same summary.csv from the packed study as from the
+loose one."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "bench")
+sys.path.insert(0, SCRIPTS)
+import data_archive as da  # noqa: E402
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def tree(d):
+    out = {}
+    for base, _, files in os.walk(d):
+        for f in files:
+            p = os.path.join(base, f)
+            out[os.path.relpath(p, d)] = open(p, "rb").read()
+    return out
+
+
+class DataArchive(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = os.path.join(self.tmp.name, "docs", "data", "redist_shapes")
+        write(os.path.join(self.d, "section.md"), "## S\n")
+        write(os.path.join(self.d, "runs.tsv"), "case\n0\n")
+        write(os.path.join(self.d, "case0.cma.json"), '[{"t": 1.5}]')
+        write(os.path.join(self.d, "case1.none.json"), '[{"t": 2.5}]')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_pack_read_unpack(self):
+        before = tree(self.d)
+        n, moved = da.pack(self.d)
+        self.assertEqual((n, moved), (2, 2))
+        self.assertEqual(sorted(os.listdir(self.d)), ["runs.tar.xz", "runs.tsv", "section.md"])
+        first = open(os.path.join(self.d, da.ARCHIVE), "rb").read()
+        self.assertEqual(da.read_text(os.path.join(self.d, "case0.cma.json")), '[{"t": 1.5}]')
+        self.assertTrue(da.exists(os.path.join(self.d, "case1.none.json")))
+        self.assertFalse(da.exists(os.path.join(self.d, "case2.none.json")))
+        self.assertEqual(da.glob_members(os.path.join(self.d, "case*.json")),
+                         [os.path.join(self.d, "case0.cma.json"), os.path.join(self.d, "case1.none.json")])
+        # a rerun of case 0: its loose file replaces the member
+        write(os.path.join(self.d, "case0.cma.json"), '[{"t": 9.5}]')
+        with da.unpacked(self.d) as src:
+            self.assertEqual(open(os.path.join(src, "case0.cma.json")).read(), '[{"t": 9.5}]')
+            self.assertEqual(open(os.path.join(src, "case1.none.json")).read(), '[{"t": 2.5}]')
+        da.pack(self.d)
+        self.assertEqual(da.read_text(os.path.join(self.d, "case0.cma.json")), '[{"t": 9.5}]')
+        # deterministic: the original files pack to the original bytes
+        write(os.path.join(self.d, "case0.cma.json"), '[{"t": 1.5}]')
+        da.pack(self.d)
+        self.assertEqual(open(os.path.join(self.d, da.ARCHIVE), "rb").read(), first)
+        da.unpack(self.d)
+        self.assertEqual(tree(self.d), before)
+
+    def test_rerun_folder_replaces_packed_folder(self):
+        d = os.path.join(self.tmp.name, "docs", "data", "resize_phases")
+        write(os.path.join(d, "summary.csv"), "x\n")
+        for r in (1, 2, 3):
+            write(os.path.join(d, "pdgemm_4000_node", f"resize.{r}.json"), "{}")
+        da.pack(d)
+        self.assertEqual(sorted(os.listdir(d)), ["runs.tar.xz", "summary.csv"])
+        for r in (1, 2):  # the rerun has two rounds
+            write(os.path.join(d, "pdgemm_4000_node", f"resize.{r}.json"), '{"new": 1}')
+        with da.unpacked(d) as src:
+            self.assertEqual(sorted(os.listdir(os.path.join(src, "pdgemm_4000_node"))),
+                             ["resize.1.json", "resize.2.json"])
+        da.pack(d)
+        self.assertEqual(sorted(da.members(os.path.join(d, da.ARCHIVE))),
+                         ["pdgemm_4000_node/resize.1.json", "pdgemm_4000_node/resize.2.json"])
+        self.assertFalse(os.path.exists(os.path.join(d, "pdgemm_4000_node")))
+
+    def test_no_study_left_alone(self):
+        d = os.path.join(self.tmp.name, "out")
+        write(os.path.join(d, "a.json"), "{}")
+        self.assertEqual(da.pack(d), (None, 0))
+        self.assertEqual(os.listdir(d), ["a.json"])
+
+    def test_report_reads_the_archive(self):
+        sys.path.insert(0, HERE)
+        import test_resize_phases_report as t
+        d = os.path.join(self.tmp.name, "docs", "data", "resize_phases")
+        os.makedirs(d)
+        t.make_row(d, "pdgemm_1600_cluster", 3, [2.0, 2.2, 2.4], 1.0, [0.35, 0.40, 0.30])
+        t.make_row(d, "pdgemm_1600_node", 1, [1.8], 0.0, [None])
+        report = [sys.executable, os.path.join(SCRIPTS, "resize_phases_report.py"), "--data", d]
+        subprocess.run(report, check=True, capture_output=True)
+        loose = open(os.path.join(d, "summary.csv")).read()
+        da.pack(d)
+        self.assertEqual(sorted(os.listdir(d)), ["runs.tar.xz", "summary.csv"])
+        os.remove(os.path.join(d, "summary.csv"))
+        subprocess.run(report, check=True, capture_output=True)
+        self.assertEqual(open(os.path.join(d, "summary.csv")).read(), loose)
+
+
+if __name__ == "__main__":
+    unittest.main()
