@@ -276,6 +276,8 @@ int main(int argc, char** argv) {
   app.add_option("--seed", model.seed, "--swf: the seed choosing the malleable jobs and the serial fractions");
   app.add_option("--serial", serial, "--swf: LO HI, Amdahl serial fractions drawn uniformly in [LO, HI] (0.01 0.1)")
       ->expected(2);
+  app.add_option("--arrival-scale", model.arrival_scale, "--swf: multiply the submission times by F (< 1: a higher "
+                 "offered load)")->check(CLI::PositiveNumber);
   app.add_option("--iteration-s", model.iteration_s, "--swf: seconds per iteration (a remap point), default 60");
   app.add_flag_callback("--exact-estimates", [&] { model.requested_estimates = false; },
                "--swf: the exact run times as estimates, not the users' requested times");

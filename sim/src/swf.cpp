@@ -152,7 +152,8 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
     }
     if (origin < 0) origin = r->submit_s;
     TraceJob j;
-    j.id = "j" + std::to_string(r->job);
+    j.id.assign(1, 'j');  // (not "j" + to_string: GCC 12's false -Wrestrict)
+    j.id += std::to_string(r->job);
     j.submit_s = r->submit_s - origin;
     j.wait_s = r->wait_s;
     j.run_s = r->run_s;
@@ -190,6 +191,7 @@ Workload trace_workload(const TraceJobs& t, const TraceModel& m) {
   if (!(m.serial_lo >= 0 && m.serial_lo <= m.serial_hi && m.serial_hi < 1))
     throw Error("the serial fractions must satisfy 0 <= lo <= hi < 1");
   if (!(m.iteration_s > 0)) throw Error("the iteration length must be > 0");
+  if (!(m.arrival_scale > 0)) throw Error("the arrival scale must be > 0");
   Workload w;
   w.model = "swf";
   w.seed = static_cast<long>(m.seed);
@@ -200,7 +202,7 @@ Workload trace_workload(const TraceJobs& t, const TraceModel& m) {
   for (const auto& tj : t.jobs) {
     Job j;
     j.id = tj.id;
-    j.submit_s = tj.submit_s;
+    j.submit_s = tj.submit_s * m.arrival_scale;
     j.nodes = tj.nodes;
     // Both draws for every job, so that the share changes which jobs are malleable and
     // nothing else: the same serial fractions in every arm.

@@ -97,13 +97,17 @@ RecordedMetrics recorded_metrics(const TraceJobs& t);
 // serial_hi] and its work chosen so that it runs exactly its recorded time on its
 // recorded nodes. Iterations: the run time over iteration_s (at least 1), so a malleable
 // job reaches a remap point about every iteration_s seconds. The estimate: the requested
-// time when the trace has it (at least the run time), else the exact run time.
+// time when the trace has it (at least the run time), else the exact run time. Submission
+// times are scaled by arrival_scale.
 struct TraceModel {
   double malleable_share = 0;
   unsigned long seed = 1;
   double serial_lo = 0.01, serial_hi = 0.10;
   double iteration_s = 60;
   bool requested_estimates = true;
+  // Submission times times this factor (below 1: the same jobs arrive faster, a higher
+  // offered load; the usual way to load a light trace, e.g. Shmueli & Feitelson 2005).
+  double arrival_scale = 1;
 };
 Workload trace_workload(const TraceJobs& t, const TraceModel& m);
 

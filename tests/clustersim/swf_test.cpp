@@ -156,6 +156,13 @@ TEST(ClusterSimSwf, JobsFromATrace) {
   EXPECT_EQ(all.jobs[2].max_nodes, 2);
   for (std::size_t k = 0; k < t.jobs.size(); ++k)  // the same speedups in every arm
     EXPECT_DOUBLE_EQ(all.jobs[k].serial_fraction, rigid.jobs[k].serial_fraction);
+  m.arrival_scale = 0.5;
+  const Workload fast = trace_workload(t, m);
+  EXPECT_DOUBLE_EQ(fast.jobs[1].submit_s, 1.5);  // j7 at 3 s, arriving twice as fast
+  EXPECT_DOUBLE_EQ(fast.jobs[2].submit_s, 2.5);
+  m.arrival_scale = 0;
+  EXPECT_THROW(trace_workload(t, m), Error);
+  m.arrival_scale = 1;
   m.serial_lo = 0.5;
   m.serial_hi = 0.2;
   EXPECT_THROW(trace_workload(t, m), Error);
