@@ -118,6 +118,8 @@ void plan_head(const Cluster& c, double now, resize::slurm::ClusterView& v) {
   for (int n : nodes) head->planned_nodes.push_back(c.node_name(n));
 }
 
+}  // namespace
+
 resize::slurm::ClusterView view_of(const Cluster& c, double now) {
   resize::slurm::ClusterView v;
   v.taken_at = now;
@@ -147,8 +149,6 @@ resize::slurm::ClusterView view_of(const Cluster& c, double now) {
   plan_head(c, now, v);
   return v;
 }
-
-}  // namespace
 
 Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
                      double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks) {
