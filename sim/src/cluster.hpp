@@ -52,6 +52,7 @@ class Cluster {
   const std::vector<int>& held(std::size_t job) const { return state_[job].held; }  // join order
   const std::vector<int>& idle_nodes_sorted() const;  // snapshot helper, ascending
   bool running(std::size_t job) const { return state_[job].running; }
+  double estimated_end(std::size_t job) const { return state_[job].estimated_end; }
 
   // Malleability: take up to `count` idle nodes for a job (returned in the order they
   // join), and give nodes of a job back to the idle pool. Both keep node-second accounts.

@@ -83,4 +83,15 @@ Costs parse_costs(const std::string& json_text) {
   return c;
 }
 
+Costs scale_resize_costs(Costs c, double factor) {
+  if (!(factor > 0)) throw Error("a cost factor must be > 0");
+  c.spawn_fixed_s *= factor;
+  c.spawn_per_node_s *= factor;
+  c.release_s *= factor;
+  c.other_s *= factor;
+  c.restart_fixed_s *= factor;
+  c.data_bytes_per_node *= factor;  // the redistribution and the checkpoint scale with it
+  return c;
+}
+
 }  // namespace clustersim

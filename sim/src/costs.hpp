@@ -63,6 +63,11 @@ struct Costs {
   double next_pass(double now) const;
 };
 
+// The resize costs times `factor` (a sensitivity study: x0.5, x2, x5): spawn, release,
+// other, restart and the redistribution's data; Slurm's latencies and the file system's
+// rates stay. Throws Error unless factor > 0.
+Costs scale_resize_costs(Costs c, double factor);
+
 // Reads the JSON object's known keys over the defaults; unknown keys other than those
 // starting with "_" (comments, sources) are an error, as are negative or zero rates.
 Costs parse_costs(const std::string& json_text);

@@ -8,7 +8,9 @@
 // (costs.hpp) when it shrinks or grows. The pure state is cluster.hpp; this file only moves
 // simulated time and calls it.
 //
-//   malleable-clustersim --workload w.json [--costs costs.json] [--out metrics.json]
+//   malleable-clustersim (--workload w.json | --swf trace.swf [--cores-per-node C] [--swf-first K]
+//                        [--swf-jobs N] [--malleable-share X] [--seed S] [--serial LO HI] [--iteration-s S]
+//                        [--trace-report report.json]) [--costs costs.json] [--cost-scale F] [--out metrics.json]
 //                        [--records jobs.csv] [--decisions decisions.jsonl]
 //                        [--start-ranges [--range-top max|requested]] [--start full|min|one]
 //                        [--one-update on|off] [--backfill easy|conservative [--bf-resolution S [--bf-origin S]]]
@@ -30,6 +32,7 @@
 #include "costs.hpp"
 #include "metrics.hpp"
 #include "policy.hpp"
+#include "swf.hpp"
 
 namespace sg4 = simgrid::s4u;
 using namespace clustersim;
@@ -255,7 +258,32 @@ int main(int argc, char** argv) {
   clustersim::Resolution resolution;
   bool all_rigid = false, no_expansion = false, ranges = false;
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
-  app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)")->required();
+  auto* workload_opt = app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)");
+  // A real trace instead (swf.hpp): the Parallel Workloads Archive's Standard Workload Format.
+  std::string swf_path, trace_report_path;
+  SwfCleaning cleaning;
+  TraceModel model;
+  std::vector<double> serial;
+  double cost_scale = 1;
+  auto* swf_opt = app.add_option("--swf", swf_path, "a Standard Workload Format trace (Parallel Workloads Archive)")
+                      ->excludes(workload_opt);
+  workload_opt->excludes(swf_opt);
+  app.add_option("--cores-per-node", cleaning.cores_per_node, "--swf: processors per node (nodes = ceil(procs / C))")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--swf-first", cleaning.first, "--swf: skip this many jobs kept by the cleaning (a window)");
+  app.add_option("--swf-jobs", cleaning.count, "--swf: keep at most this many jobs (0: all)");
+  app.add_option("--malleable-share", model.malleable_share, "--swf: the share of malleable jobs (seeded)");
+  app.add_option("--seed", model.seed, "--swf: the seed choosing the malleable jobs and the serial fractions");
+  app.add_option("--serial", serial, "--swf: LO HI, Amdahl serial fractions drawn uniformly in [LO, HI] (0.01 0.1)")
+      ->expected(2);
+  app.add_option("--arrival-scale", model.arrival_scale, "--swf: multiply the submission times by F (< 1: a higher "
+                 "offered load)")->check(CLI::PositiveNumber);
+  app.add_option("--iteration-s", model.iteration_s, "--swf: seconds per iteration (a remap point), default 60");
+  app.add_flag_callback("--exact-estimates", [&] { model.requested_estimates = false; },
+               "--swf: the exact run times as estimates, not the users' requested times");
+  app.add_option("--trace-report", trace_report_path, "--swf: write the cleaning's counts and the trace's recorded "
+                 "metrics (JSON)");
+  app.add_option("--cost-scale", cost_scale, "multiply the resize costs by F (sensitivity)")->check(CLI::PositiveNumber);
   app.add_option("--costs", costs_path, "resize cost constants, JSON (sim/costs/*.json)");
   app.add_option("--nodes", nodes, "simulate on this many nodes instead of the workload's");
   app.add_option("--interval", interval, "seconds between a malleable job's policy queries (0: every remap point)");
@@ -291,13 +319,45 @@ int main(int argc, char** argv) {
   app.add_option("--decisions", decisions_path, "the malleable jobs' resize decisions, JSON lines");
   CLI11_PARSE(app, argc, argv);
   try {
-    Workload w = parse_workload(read_file(workload_path), nodes);
+    if (workload_path.empty() && swf_path.empty()) throw Error("give --workload or --swf");
+    Workload w;
+    if (!swf_path.empty()) {
+      if (!serial.empty()) {
+        model.serial_lo = serial[0];
+        model.serial_hi = serial[1];
+      }
+      cleaning.machine_nodes = nodes;
+      const SwfTrace trace = parse_swf(read_file(swf_path));
+      const TraceJobs tj = clean_swf(trace, cleaning);
+      w = trace_workload(tj, model);
+      const auto& n = tj.counts;
+      if (!trace_report_path.empty()) {
+        const RecordedMetrics rec = recorded_metrics(tj);
+        nlohmann::json r = {{"trace", swf_path}, {"computer", trace.header.computer},
+                            {"installation", trace.header.installation}, {"machine_nodes", tj.machine_nodes},
+                            {"cores_per_node", cleaning.cores_per_node}, {"records", n.records}, {"kept", n.kept},
+                            {"cancelled", n.cancelled}, {"no_run_time", n.no_run_time}, {"zero_procs", n.zero_procs},
+                            {"too_large", n.too_large}, {"outside_window", n.outside_window},
+                            {"recorded", {{"makespan_s", rec.makespan_s}, {"mean_wait_s", rec.mean_wait_s},
+                                          {"waits_known", rec.waits_known},
+                                          {"mean_turnaround_s", rec.mean_turnaround_s},
+                                          {"utilisation", rec.utilisation}}}};
+        std::ofstream(trace_report_path) << r.dump(1) << "\n";
+      }
+      std::cerr << "malleable-clustersim: " << swf_path << ": " << n.records << " records, " << n.kept << " kept; dropped "
+                << n.cancelled << " cancelled, " << n.no_run_time << " without run time, " << n.zero_procs
+                << " without processors, " << n.too_large << " larger than " << tj.machine_nodes << " nodes, "
+                << n.outside_window << " outside the window\n";
+    } else {
+      w = parse_workload(read_file(workload_path), nodes);
+    }
     if (all_rigid)
       for (auto& j : w.jobs) {
         j.malleable = false;
         j.min_nodes = j.max_nodes = j.nodes;
       }
     Costs costs = costs_path.empty() ? Costs{} : parse_costs(read_file(costs_path));
+    if (cost_scale != 1) costs = scale_resize_costs(costs, cost_scale);
     if (no_expansion) costs.expansion = false;
     if (!one_update.empty()) costs.one_update = one_update == "on";
     const int machine = w.nodes;

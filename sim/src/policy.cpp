@@ -35,6 +35,9 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
     w.id = c.workload().jobs[q].id;
     w.state = "PENDING";
     w.nodes = c.workload().jobs[q].nodes;
+    w.priority = static_cast<double>(c.workload().jobs.size() - q);  // FCFS, as view_of
+    w.submit = c.workload().jobs[q].submit_s;
+    w.partition = "batch";
     s.pending.push_back(std::move(w));
   }
   resize::slurm::Options o;
@@ -80,6 +83,43 @@ namespace {
 
 int node_index(const std::string& name) { return std::stoi(name.substr(1)); }
 
+// The backfill plan's reservation of the oldest waiting job (EASY's head: its shadow
+// time): the idle nodes, then the nodes of the running jobs in the order their estimated
+// ends free them, until it has the nodes it waits for; its start, the last of those ends
+// (now when the idle nodes suffice). Written into the head's planned_start and
+// planned_nodes, as squeue --start lists them.
+void plan_head(const Cluster& c, double now, resize::slurm::ClusterView& v) {
+  if (c.queue().empty()) return;
+  const std::string& head_id = c.workload().jobs[c.queue().front()].id;
+  auto head = std::find_if(v.jobs.begin(), v.jobs.end(), [&](const resize::slurm::Job& j) { return j.id == head_id; });
+  if (head == v.jobs.end()) return;
+  const int need = head->nodes;
+  std::vector<int> nodes;
+  for (int n : c.idle_nodes_sorted()) {
+    if (static_cast<int>(nodes.size()) >= need) break;
+    nodes.push_back(n);
+  }
+  double start = now;
+  if (static_cast<int>(nodes.size()) < need) {
+    std::vector<std::pair<double, std::size_t>> ends;
+    for (std::size_t k = 0; k < c.workload().jobs.size(); ++k)
+      if (c.running(k)) ends.emplace_back(c.estimated_end(k), k);
+    std::sort(ends.begin(), ends.end());
+    for (const auto& [end, k] : ends) {
+      for (int n : c.held(k)) {
+        if (static_cast<int>(nodes.size()) >= need) break;
+        nodes.push_back(n);
+      }
+      start = std::max(start, end);
+      if (static_cast<int>(nodes.size()) >= need) break;
+    }
+  }
+  head->planned_start = start;
+  for (int n : nodes) head->planned_nodes.push_back(c.node_name(n));
+}
+
+}  // namespace
+
 resize::slurm::ClusterView view_of(const Cluster& c, double now) {
   resize::slurm::ClusterView v;
   v.taken_at = now;
@@ -98,13 +138,17 @@ resize::slurm::ClusterView view_of(const Cluster& c, double now) {
     } else {  // a malleable job with a range waits for its minimum (its min_nodes comment)
       sj.nodes = c.start_ranges() && jobs[k].malleable ? std::min(jobs[k].min_nodes, jobs[k].nodes) : jobs[k].nodes;
     }
+    // The simulated scheduler is FCFS: an earlier submission has the higher priority
+    // (squeue %Q), and one partition.
+    sj.priority = static_cast<double>(jobs.size() - k);
+    sj.submit = jobs[k].submit_s;
+    sj.partition = "batch";
     v.jobs.push_back(std::move(sj));
   }
   for (int n : c.idle_nodes_sorted()) v.idle.push_back(c.node_name(n));
+  plan_head(c, now, v);
   return v;
 }
-
-}  // namespace
 
 Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
                      double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks) {

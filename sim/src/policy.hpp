@@ -43,6 +43,13 @@ struct Ranks {
 // after `done` of its iterations.
 Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs, const Ranks& ranks = {});
 
+// The arbitration's view of the simulated cluster, as squeue and sinfo would list it: every
+// running and waiting job in submission order with its nodes, FCFS priority (an earlier
+// submission higher), submit time and partition "batch"; the oldest waiting job's
+// reservation (EASY's head: the idle nodes, then the nodes of the running jobs in the order
+// their estimated ends free them) as its planned_start and planned_nodes; the idle nodes.
+resize::slurm::ClusterView view_of(const Cluster& c, double now);
+
 // The multi-job arbitration (resize::slurm::arbitrate) on a cluster view
 // built from the simulated cluster (every job, running and waiting, and the idle nodes),
 // the shared ledger (kept by the simulator between calls) and a growth model from the

@@ -365,3 +365,30 @@ TEST(ClusterSimPolicy, OneProcessStartUsesOrGivesHeldNodes) {
   a = arbitrate_for(c, 0, 0, costs, ledger, 1, opt, Ranks{{c.held(0).front()}, true});
   EXPECT_NE(a.kind, Action::Kind::Shrink) << a.rule;
 }
+
+TEST(ClusterSimPolicy, ViewHasPriorityAndTheHeadsReservation) {
+  // 8 nodes: a (4 nodes, ends by 50) and b (3 nodes, ends by 30) run; c (6) waits, then d (1).
+  Cluster c(machine(8, {job("a", 0, 4), job("b", 0, 3), job("c", 1, 6), job("d", 2, 1)}));
+  c.submit(0, 0);
+  c.submit(1, 0);
+  ASSERT_EQ(c.schedule(0).size(), 2u);
+  c.set_estimated_end(0, 50);
+  c.set_estimated_end(1, 30);
+  c.submit(2, 1);
+  c.submit(3, 2);
+  const auto v = view_of(c, 5);
+  ASSERT_EQ(v.jobs.size(), 4u);
+  for (std::size_t k = 1; k < v.jobs.size(); ++k) {
+    EXPECT_GT(v.jobs[k - 1].priority, v.jobs[k].priority);  // FCFS
+    EXPECT_LE(v.jobs[k - 1].submit, v.jobs[k].submit);
+  }
+  EXPECT_EQ(v.jobs[2].id, "c");
+  EXPECT_DOUBLE_EQ(v.jobs[2].submit, 1);
+  EXPECT_EQ(v.jobs[2].partition, "batch");
+  // c's reservation: the idle node n7, b's three nodes (free by 30), then two of a's (50).
+  EXPECT_DOUBLE_EQ(v.jobs[2].planned_start, 50);
+  ASSERT_EQ(v.jobs[2].planned_nodes.size(), 6u);
+  EXPECT_EQ(v.jobs[2].planned_nodes.front(), "n7");
+  EXPECT_TRUE(v.jobs[3].planned_nodes.empty());  // only the head has a reservation
+  EXPECT_DOUBLE_EQ(v.jobs[3].planned_start, 0);
+}

@@ -162,6 +162,23 @@ class Summary(unittest.TestCase):
                 summary.append_row(path, {"setting": "simulated", "nodes": 1, "malleable_share": 0, "jobs": 1})
             self.assertEqual(read(path), "a,b\n")
 
+    def test_trace_settings_and_the_policy_column(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "s.csv")
+            base = {"setting": "trace:nasa", "nodes": 128, "malleable_share": 0.5, "jobs": 300}
+            for policy in ("rigid", "moldable", "malleable"):
+                summary.append_row(path, dict(base, policy=policy))
+            summary.append_row(path, {"setting": "simulated", "nodes": 8, "malleable_share": 0, "jobs": 3})
+            summary.append_row(path, {"setting": "simulated", "nodes": 8, "malleable_share": 0.5, "jobs": 3})
+            with self.assertRaises(ValueError):
+                summary.append_row(path, dict(base, policy="elastic"))
+            with self.assertRaises(ValueError):
+                summary.append_row(path, dict(base, setting="trace:"))
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+            self.assertEqual([r["policy"] for r in rows], ["rigid", "moldable", "malleable", "rigid", "malleable"])
+            self.assertEqual(rows[0]["setting"], "trace:nasa")
+
     def test_range_and_start_tell_policies_apart(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "s.csv")

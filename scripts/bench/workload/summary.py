@@ -21,11 +21,19 @@ import statistics
 import subprocess
 import sys
 
-COLUMNS = ["setting", "nodes", "malleable_share", "jobs", "range", "start", "makespan_s", "mean_wait_s",
+COLUMNS = ["setting", "nodes", "malleable_share", "jobs", "range", "start", "policy", "makespan_s", "mean_wait_s",
            "median_wait_s", "mean_turnaround_s", "bounded_slowdown", "utilisation",
            "resizes_per_job", "resize_time_s_per_job", "slurm_rpcs_per_job_minute", "seed",
            "commit", "date"]
 SETTINGS = ("simulated", "emulated")
+# A real trace replayed: "trace:<name>" simulated, "emulated-trace:<name>" on the
+# emulated cluster.
+TRACE_SETTINGS = ("trace:", "emulated-trace:")
+# `policy`, the arm: rigid (every job rigid), moldable (malleable jobs start on a node range
+# and are never resized), malleable (a node range and resizes by the project's policy).
+# Left out, it is rigid for a run with no malleable job and malleable otherwise (the
+# meaning of every row written before the column existed).
+POLICIES = ("rigid", "moldable", "malleable")
 # What tells rows of different policies apart: `range`, the malleable jobs' node range
 # (generate.py --range: requested = [size/2, size], double = [size/2, 2 size]; grow =
 # [size/2, 2 size] with Slurm asked for at most the size asked, workload_cluster.sh --range) and
@@ -58,12 +66,15 @@ def append_row(path, row):
     unknown = sorted(set(row) - set(COLUMNS))
     if unknown:
         raise ValueError(f"unknown column(s): {', '.join(unknown)}; columns: {','.join(COLUMNS)}")
-    if row.get("setting") not in SETTINGS:
-        raise ValueError(f"setting must be one of {SETTINGS}, not {row.get('setting')!r}")
+    setting = str(row.get("setting"))
+    if setting not in SETTINGS and not any(setting.startswith(t) and len(setting) > len(t) for t in TRACE_SETTINGS):
+        raise ValueError(f"setting must be one of {SETTINGS} or trace:<name>, emulated-trace:<name>, not {setting!r}")
     for key in ("nodes", "malleable_share", "jobs"):
         if row.get(key) in (None, ""):
             raise ValueError(f"column {key} is required")
-    for key, allowed in (("range", RANGES), ("start", STARTS)):
+    if row.get("policy") in (None, ""):
+        row = dict(row, policy="rigid" if float(row["malleable_share"]) == 0 else "malleable")
+    for key, allowed in (("range", RANGES), ("start", STARTS), ("policy", POLICIES)):
         if row.get(key) not in (None, "") and row[key] not in allowed:
             raise ValueError(f"column {key} must be one of {allowed}, not {row[key]!r}")
     full = {c: row.get(c) for c in COLUMNS}

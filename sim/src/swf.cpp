@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: BSD-3-Clause
+#include "swf.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <sstream>
+
+namespace clustersim {
+
+namespace {
+
+constexpr const char* kFieldNames[18] = {
+    "job number",        "submit time",         "wait time",        "run time",       "allocated processors",
+    "average CPU time",  "used memory",         "requested processors", "requested time", "requested memory",
+    "status",            "user",                "group",            "executable",     "queue",
+    "partition",         "preceding job",       "think time"};
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+[[noreturn]] void bad(int line, int field, const std::string& what) {
+  throw Error("line " + std::to_string(line) + ", field " + std::to_string(field + 1) + " (" + kFieldNames[field] +
+              "): " + what);
+}
+
+double number(const std::string& tok, int line, int field) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(tok.c_str(), &end);
+  if (end == tok.c_str() || *end != '\0' || errno == ERANGE || !std::isfinite(v))
+    bad(line, field, "'" + tok + "' is not a number");
+  if (v < -1) bad(line, field, tok + " is below -1 (the format's 'unknown')");
+  return v;
+}
+
+void header_line(SwfHeader& h, const std::string& body) {
+  const auto colon = body.find(':');
+  if (colon == std::string::npos) {
+    if (!trim(body).empty()) h.notes.push_back(trim(body));
+    return;
+  }
+  const std::string key = trim(body.substr(0, colon)), value = trim(body.substr(colon + 1));
+  auto as_long = [&](long& out) {
+    char* end = nullptr;
+    const long v = std::strtol(value.c_str(), &end, 10);
+    if (end != value.c_str()) out = v;  // "UNKNOWN" leaves -1
+  };
+  if (key == "Version" || key == "SWFversion") h.version = value;
+  else if (key == "Computer") h.computer = value;
+  else if (key == "Installation") h.installation = value;
+  else if (key == "Acknowledge") h.acknowledge = value;
+  else if (key == "Information") h.information = value;
+  else if (key == "Conversion") h.conversion = value;
+  else if (key == "UnixStartTime") as_long(h.unix_start);
+  else if (key == "MaxNodes") as_long(h.max_nodes);
+  else if (key == "MaxProcs") as_long(h.max_procs);
+  else h.notes.push_back(trim(body));
+}
+
+}  // namespace
+
+SwfTrace parse_swf(const std::string& text) {
+  SwfTrace t;
+  std::istringstream in(text);
+  std::string raw;
+  int line = 0;
+  while (std::getline(in, raw)) {
+    ++line;
+    const std::string s = trim(raw);
+    if (s.empty()) continue;
+    if (s[0] == ';') {
+      header_line(t.header, s.substr(1));
+      continue;
+    }
+    std::istringstream fields(s);
+    std::vector<std::string> tok;
+    for (std::string f; fields >> f;) tok.push_back(f);
+    if (tok.size() != 18)
+      throw Error("line " + std::to_string(line) + ": " + std::to_string(tok.size()) +
+                  " fields, a Standard Workload Format record has 18");
+    double v[18];
+    for (int k = 0; k < 18; ++k) v[k] = number(tok[k], line, k);
+    if (v[1] < 0) bad(line, 1, "a submit time must be known (>= 0)");
+    if (v[10] > 5) bad(line, 10, tok[10] + " is not a status (-1, 0-5)");
+    SwfRecord r;
+    r.line = line;
+    r.job = static_cast<long>(v[0]);
+    r.submit_s = v[1];
+    r.wait_s = v[2];
+    r.run_s = v[3];
+    r.alloc_procs = static_cast<long>(v[4]);
+    r.avg_cpu_s = v[5];
+    r.used_mem_kb = v[6];
+    r.req_procs = static_cast<long>(v[7]);
+    r.req_time_s = v[8];
+    r.req_mem_kb = v[9];
+    r.status = static_cast<int>(v[10]);
+    r.user = static_cast<long>(v[11]);
+    r.group = static_cast<long>(v[12]);
+    r.executable = static_cast<long>(v[13]);
+    r.queue = static_cast<long>(v[14]);
+    r.partition = static_cast<long>(v[15]);
+    r.preceding = static_cast<long>(v[16]);
+    r.think_s = v[17];
+    t.records.push_back(r);
+  }
+  return t;
+}
+
+TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
+  if (c.cores_per_node < 1) throw Error("cores per node must be at least 1");
+  TraceJobs out;
+  out.machine_nodes = c.machine_nodes;
+  if (out.machine_nodes <= 0 && t.header.max_nodes > 0) out.machine_nodes = static_cast<int>(t.header.max_nodes);
+  if (out.machine_nodes <= 0 && t.header.max_procs > 0)
+    out.machine_nodes = static_cast<int>(t.header.max_procs / c.cores_per_node);
+  if (out.machine_nodes <= 0) throw Error("the machine's size is unknown: no MaxNodes or MaxProcs in the header, none given");
+  std::vector<const SwfRecord*> sorted;
+  for (const auto& r : t.records) sorted.push_back(&r);
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const SwfRecord* a, const SwfRecord* b) { return a->submit_s < b->submit_s; });
+  SwfCounts& n = out.counts;
+  n.records = t.records.size();
+  std::size_t kept = 0;
+  double origin = -1;
+  for (const SwfRecord* r : sorted) {
+    if (r->run_s <= 0) {
+      ++(r->status == 5 ? n.cancelled : n.no_run_time);
+      continue;
+    }
+    const long procs = r->alloc_procs > 0 ? r->alloc_procs : r->req_procs;
+    if (procs <= 0) {
+      ++n.zero_procs;
+      continue;
+    }
+    const long nodes = (procs + c.cores_per_node - 1) / c.cores_per_node;
+    if (nodes > out.machine_nodes) {
+      ++n.too_large;
+      continue;
+    }
+    const std::size_t index = kept++;
+    if (index < c.first || (c.count > 0 && index >= c.first + c.count)) {
+      ++n.outside_window;
+      continue;
+    }
+    if (origin < 0) origin = r->submit_s;
+    TraceJob j;
+    j.id.assign(1, 'j');  // (not "j" + to_string: GCC 12's false -Wrestrict)
+    j.id += std::to_string(r->job);
+    j.submit_s = r->submit_s - origin;
+    j.wait_s = r->wait_s;
+    j.run_s = r->run_s;
+    j.nodes = static_cast<int>(nodes);
+    j.requested_s = r->req_time_s > 0 ? r->req_time_s : -1;
+    out.jobs.push_back(std::move(j));
+  }
+  n.kept = out.jobs.size();
+  return out;
+}
+
+RecordedMetrics recorded_metrics(const TraceJobs& t) {
+  RecordedMetrics m;
+  if (t.jobs.empty()) throw Error("no jobs in the trace's window");
+  m.waits_known = std::all_of(t.jobs.begin(), t.jobs.end(), [](const TraceJob& j) { return j.wait_s >= 0; });
+  double first = t.jobs.front().submit_s, last = 0, wait = 0, turn = 0, node_s = 0;
+  for (const auto& j : t.jobs) {
+    const double w = std::max(0.0, j.wait_s);
+    first = std::min(first, j.submit_s);
+    last = std::max(last, j.submit_s + w + j.run_s);
+    wait += w;
+    turn += w + j.run_s;
+    node_s += j.nodes * j.run_s;
+  }
+  const double n = static_cast<double>(t.jobs.size());
+  m.makespan_s = last - first;
+  m.mean_wait_s = m.waits_known ? wait / n : -1;
+  m.mean_turnaround_s = turn / n;
+  m.utilisation = m.makespan_s > 0 ? node_s / (t.machine_nodes * m.makespan_s) : 0;
+  return m;
+}
+
+Workload trace_workload(const TraceJobs& t, const TraceModel& m) {
+  if (!(m.malleable_share >= 0 && m.malleable_share <= 1)) throw Error("the malleable share must be in [0, 1]");
+  if (!(m.serial_lo >= 0 && m.serial_lo <= m.serial_hi && m.serial_hi < 1))
+    throw Error("the serial fractions must satisfy 0 <= lo <= hi < 1");
+  if (!(m.iteration_s > 0)) throw Error("the iteration length must be > 0");
+  if (!(m.arrival_scale > 0)) throw Error("the arrival scale must be > 0");
+  Workload w;
+  w.model = "swf";
+  w.seed = static_cast<long>(m.seed);
+  w.nodes = t.machine_nodes;
+  w.malleable_share = m.malleable_share;
+  std::mt19937_64 rng(m.seed);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (const auto& tj : t.jobs) {
+    Job j;
+    j.id = tj.id;
+    j.submit_s = tj.submit_s * m.arrival_scale;
+    j.nodes = tj.nodes;
+    // Both draws for every job, so that the share changes which jobs are malleable and
+    // nothing else: the same serial fractions in every arm.
+    const double pick = unit(rng), s = m.serial_lo + (m.serial_hi - m.serial_lo) * unit(rng);
+    j.malleable = pick < m.malleable_share;
+    j.min_nodes = j.malleable ? (tj.nodes + 1) / 2 : tj.nodes;
+    j.max_nodes = j.malleable ? std::min(t.machine_nodes, 2 * tj.nodes) : tj.nodes;
+    j.program = "trace";
+    j.serial_fraction = s;
+    j.work_node_s = tj.run_s / (s + (1 - s) / tj.nodes);
+    j.iterations = std::max(1, static_cast<int>(std::lround(tj.run_s / m.iteration_s)));
+    if (m.requested_estimates && tj.requested_s > 0) j.limit_s = std::max(tj.requested_s, tj.run_s);
+    w.jobs.push_back(std::move(j));
+  }
+  return w;
+}
+
+}  // namespace clustersim

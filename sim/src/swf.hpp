@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Real workloads for the cluster simulator: the Parallel Workloads Archive's Standard
+// Workload Format (Feitelson, Tsafrir & Krakov 2014; header version 2.2,
+// https://www.cs.huji.ac.il/labs/parallel/workload/swf.html), read into plain data, cleaned
+// and turned into the simulator's jobs. Pure: text in, data out.
+//
+// A record is one line of 18 whitespace-separated numbers (-1: unknown):
+//   1 job  2 submit  3 wait  4 run time  5 allocated processors  6 average CPU time
+//   7 used memory  8 requested processors  9 requested time  10 requested memory
+//   11 status  12 user  13 group  14 executable  15 queue  16 partition
+//   17 preceding job  18 think time
+// Header lines start with ';' ("; MaxNodes: 128"); the known keys are kept.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "workload.hpp"
+
+namespace clustersim {
+
+struct SwfRecord {
+  int line = 0;  // 1-based line of the text
+  long job = 0;
+  double submit_s = 0, wait_s = -1, run_s = -1;
+  long alloc_procs = -1;
+  double avg_cpu_s = -1, used_mem_kb = -1;
+  long req_procs = -1;
+  double req_time_s = -1, req_mem_kb = -1;
+  int status = -1;
+  long user = -1, group = -1, executable = -1, queue = -1, partition = -1, preceding = -1;
+  double think_s = -1;
+};
+
+struct SwfHeader {
+  std::string version, computer, installation, acknowledge, information, conversion;
+  long unix_start = -1;  // UnixStartTime (-1: none)
+  long max_nodes = -1, max_procs = -1;
+  std::vector<std::string> notes;  // every other header line, verbatim (without ';')
+};
+
+struct SwfTrace {
+  SwfHeader header;
+  std::vector<SwfRecord> records;  // in file order
+};
+
+// Parses the text. A malformed record (not 18 fields, a field that is not a number, a
+// value below -1, a submit time below 0, a status outside -1..5) throws Error naming the
+// line, the field's number and name: "line 7, field 4 (run time): ...".
+SwfTrace parse_swf(const std::string& text);
+
+// The usual cleaning, every rule counted:
+//   cancelled: status 5 and no run time (run <= 0): the job never ran
+//   no_run_time: any other record with run time <= 0 (or -1)
+//   zero_procs: neither allocated nor requested processors (> 0)
+//   too_large: more nodes than the machine has
+struct SwfCleaning {
+  int cores_per_node = 1;  // processors per node: nodes = ceil(processors / cores_per_node)
+  int machine_nodes = 0;   // 0: the header's MaxNodes, else MaxProcs / cores_per_node
+  std::size_t first = 0;   // a window: skip this many kept jobs,
+  std::size_t count = 0;   // and keep at most this many (0: all)
+};
+struct SwfCounts {
+  std::size_t records = 0, kept = 0, cancelled = 0, no_run_time = 0, zero_procs = 0, too_large = 0,
+              outside_window = 0;
+};
+struct TraceJob {
+  std::string id;     // "j<job number>"
+  double submit_s = 0;  // seconds after the window's first submission
+  double wait_s = -1;   // recorded (-1: not in the trace)
+  double run_s = 0;
+  int nodes = 1;
+  double requested_s = -1;  // the user's requested time (-1: none)
+};
+struct TraceJobs {
+  int machine_nodes = 0;
+  std::vector<TraceJob> jobs;  // in submission order (stable)
+  SwfCounts counts;
+};
+// Throws Error if the machine size is unknown (no header size and machine_nodes 0) or
+// cores_per_node < 1.
+TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c);
+
+// What the trace itself records for its jobs: start = submit + wait (wait unknown: 0),
+// end = start + run; makespan, mean wait (unknown: reported < 0), mean turnaround and
+// utilisation as compute_metrics defines them.
+struct RecordedMetrics {
+  double makespan_s = 0, mean_wait_s = -1, mean_turnaround_s = 0, utilisation = 0;
+  bool waits_known = false;
+};
+RecordedMetrics recorded_metrics(const TraceJobs& t);
+
+// The simulator's jobs from a trace. Every job is rigid on its recorded nodes for its
+// recorded run time; a seeded share of them (chosen with std::mt19937_64(seed)) is
+// malleable on [ceil(nodes/2), min(machine, 2 nodes)] (the "grow" range). Speedup: Amdahl's
+// law (Amdahl 1967), each job's serial fraction drawn uniformly from [serial_lo,
+// serial_hi] and its work chosen so that it runs exactly its recorded time on its
+// recorded nodes. Iterations: the run time over iteration_s (at least 1), so a malleable
+// job reaches a remap point about every iteration_s seconds. The estimate: the requested
+// time when the trace has it (at least the run time), else the exact run time. Submission
+// times are scaled by arrival_scale.
+struct TraceModel {
+  double malleable_share = 0;
+  unsigned long seed = 1;
+  double serial_lo = 0.01, serial_hi = 0.10;
+  double iteration_s = 60;
+  bool requested_estimates = true;
+  // Submission times times this factor (below 1: the same jobs arrive faster, a higher
+  // offered load; the usual way to load a light trace, e.g. Shmueli & Feitelson 2005).
+  double arrival_scale = 1;
+};
+Workload trace_workload(const TraceJobs& t, const TraceModel& m);
+
+}  // namespace clustersim
