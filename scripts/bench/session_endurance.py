@@ -5,7 +5,7 @@ checkpoint location in use. Runs `pdgemm_resizable` on 4 processes (two
 emulated nodes of 2, MALLEABLE_NODE_MAP=every=2) with CYCLES expand/shrink pairs, 2x2 ->
 a seeded choice of 3x2, 2x3 or 4x2 and back, a global checkpoint every EVERY iterations,
 a local level every LOCAL and a partner level every PARTNER iterations, `--keep KEEP`,
-all of them in a temporary folder. It samples, every 0.2 s, the resident memory (VmRSS),
+all of them in a temporary folder. It samples, every 0.05 s, the resident memory (VmRSS),
 open descriptors and threads of the 4 original processes (the long-lived ones, found by
 their pids at the start) with the number of resizes done so far (progress lines), and
 reports:
@@ -53,11 +53,24 @@ def status_field(pid, key):
     return None
 
 
-def fd_count(pid):
+def fd_count(pid, work):
+    """Open descriptors, those of the run's checkpoint files left out: the level files a
+    process keeps mapped between checkpoints are a cache bounded by keep (levels.hpp,
+    mapped_capacity), emptied when the world changes; counted apart (fd_checkpoint)."""
+    n = ck = 0
     try:
-        return len(os.listdir(f"/proc/{pid}/fd"))
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            try:
+                t = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if t.startswith(work):
+                ck += 1
+            else:
+                n += 1
     except OSError:
-        return None
+        return None, None
+    return n, ck
 
 
 def children(ppid):
@@ -204,16 +217,26 @@ def main():
         originals = sorted(children(p.pid))[:4]
         time.sleep(0.05)
     seen_paths = set()
+    ticks = 0
     samples = []  # (resizes done, [(rss_kb, fds, threads) per original])
     while p.poll() is None:
         with open(logpath) as f:
             done = len(re.findall(r"remap after iter", f.read()))
-        row = [(status_field(q, "VmRSS"), fd_count(q), status_field(q, "Threads")) for q in originals]
+        row = [(status_field(q, "VmRSS"), *fd_count(q, work), status_field(q, "Threads")) for q in originals]
         if all(None not in r for r in row):
             samples.append((done, row))
-        for q in marked(tag):
-            seen_paths |= shared_paths(q)
-        time.sleep(0.2)
+        ticks += 1
+        if ticks % 8 == 0:  # every 0.4 s: scanning every process's environment costs
+            for q in marked(tag):
+                seen_paths |= shared_paths(q)
+        if os.environ.get("ENDURANCE_TRACE_THREADS") and originals:
+            try:
+                names = sorted(open(f"/proc/{originals[0]}/task/{t}/comm").read().strip()
+                               for t in os.listdir(f"/proc/{originals[0]}/task"))
+                print(f"trace: {done} {names}", file=sys.stderr)
+            except OSError:
+                pass
+        time.sleep(0.05)
     seconds = time.time() - t0
     log.close()
     with open(logpath) as f:
@@ -221,20 +244,32 @@ def main():
     result_ok = re.search(r"result check: .*OK", text) is not None and p.returncode == 0
     time.sleep(1.0)  # the launcher's last cleanup
     left_procs = marked(tag)
-    left_paths = sorted(x for x in seen_paths if os.path.exists(x) and not x.startswith(work))
+    # (Open MPI's top folder /tmp/ompi.<host>.<uid> is every job's of the user; the run's
+    # own folder in it, pid.<mpiexec pid>, is checked below.)
+    left_paths = sorted(x for x in seen_paths if os.path.exists(x) and not x.startswith(work)
+                        and not re.fullmatch(r"/tmp/ompi\.[^/]+", x))
     session_dirs = [d for d in (os.path.join("/tmp", e, f"pid.{p.pid}") for e in os.listdir("/tmp")
                                 if e.startswith("ompi.")) if os.path.exists(d)]
     st = storage(gdir, ldir, app)
 
-    def at(count, k):  # smallest value of field k per original at a resize count
-        rows = [r for d, r in samples if d == count]
-        return [min(r[i][k] for r in rows) for i in range(len(originals))] if rows else None
+    def at(count, k):
+        """Field k per original over the 4 resize counts from `count` on (RSS: the largest,
+        descriptors and threads: the smallest seen; a checkpoint's or a spawn's helper
+        thread comes and goes within a resize)."""
+        rows = [r for d, r in samples if count <= d < count + 4]
+        pick = max if k == 0 else min
+        return [pick(r[i][k] for r in rows) for i in range(len(originals))] if rows else None
 
-    counts = sorted({d for d, _ in samples})
+    # Compared over the same stretch of cycles: 4 resizes from an even count (the job on 2x2
+    # again) from WARM on, and the last such stretch before the job's end (the samples after
+    # the last resize see the processes tear down).
+    counts = sorted({d for d, _ in samples if d % 2 == 0 and d > 0})
     base_count = next((c for c in counts if c >= warm), None)
-    last_count = counts[-1] if counts else None
-    base = {k: at(base_count, i) for i, k in enumerate(["rss_kb", "fds", "threads"])} if base_count is not None else {}
-    end = {k: at(last_count, i) for i, k in enumerate(["rss_kb", "fds", "threads"])} if last_count is not None else {}
+    last_count = next((c for c in reversed(counts) if c + 4 <= resizes), None)
+    fields = ["rss_kb", "fds", "fds_checkpoint", "threads"]
+    base = {k: at(base_count, i) for i, k in enumerate(fields)} if base_count is not None else {}
+    end = {k: at(last_count, i) for i, k in enumerate(fields)} if last_count is not None else {}
+    ck_fds_most = max((x[2] for _, r in samples for x in r), default=0)
     # Growth per resize: least-squares slope of the originals' largest RSS (the last sample
     # at each resize count) from the baseline on, in MB.
     last_max = {}
@@ -245,8 +280,13 @@ def main():
     faults = []
     if not result_ok:
         faults.append(f"the run failed (exit {p.returncode}) or its result check is not OK; log {logpath}")
-    if last_count is None or last_count < resizes:
-        faults.append(f"{last_count} resizes seen, {resizes} scheduled")
+    done_all = len(re.findall(r"remap after iter", text))
+    if done_all < resizes:
+        faults.append(f"{done_all} resizes done, {resizes} scheduled")
+    # The mapped level files: at most keep x (1 + the copies a process keeps); 8 bounds
+    # the copies from the largest node here (4x2 on nodes of 2).
+    if a.keep > 0 and ck_fds_most > a.keep * (1 + 8):
+        faults.append(f"up to {ck_fds_most} descriptors on checkpoint files, more than keep allows")
     g = st["global"]
     if a.keep > 0 and g["files"] > a.keep:
         faults.append(f"global directory: {g['files']} files, keep is {a.keep}")
@@ -280,7 +320,7 @@ def main():
               "every": a.every, "local": a.local, "partner": a.partner, "n": a.n,
               "baseline_after_resizes": base_count, "last_resizes": last_count, "baseline": base, "end": end,
               "storage": st, "left_processes": left_procs, "left_paths": left_paths,
-              "rss_growth_mb_per_resize": growth, "result_ok": result_ok, "faults": faults}
+              "rss_growth_mb_per_resize": growth, "fds_checkpoint_most": ck_fds_most, "result_ok": result_ok, "faults": faults}
     print(f"session endurance: {resizes} resizes in {seconds:.0f} s (pdgemm_resizable N={a.n}, 2x2 <-> "
           f"3x2/2x3/4x2 seed {a.seed}; global every {a.every}, local every {a.local}, partner every {a.partner}, "
           f"keep {a.keep})")
@@ -289,7 +329,7 @@ def main():
         print(f"  levels {node}: {e['files']} files, {e['bytes']} bytes, {e['tmp']} .tmp, versions local "
               f"{len(e['versions']['local'])} partner {len(e['versions']['partner'])}")
     if base and end:
-        for k in ("rss_kb", "fds", "threads"):
+        for k in fields:
             print(f"  {k} of the originals after {base_count} resizes {base[k]} -> after {last_count} {end[k]}")
         print(f"  growth of the largest RSS: {growth:.4f} MB per resize (from resize {base_count} on)")
     print(f"  left: {len(left_procs)} processes, {len(left_paths)} files under /dev/shm or /tmp, "
