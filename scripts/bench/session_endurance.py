@@ -201,9 +201,12 @@ def main():
     app = "pdgemm"
     cmd = [a.mpiexec, "--oversubscribe", "--bind-to", "none", "-n", "4", exe, "-n", str(a.n), "--nb", "16",
            "-i", str(resizes + 1), "-p", "scripted", "-s", ",".join(steps), "--resize-timeout", "600",
-           "--checkpoint", gdir, "--checkpoint-every", str(a.every), "--keep", str(a.keep),
-           "--checkpoint-local", str(a.local), "--checkpoint-partner", str(a.partner),
-           "--checkpoint-local-dir", ldir]
+           "--checkpoint", gdir, "--keep", str(a.keep), "--checkpoint-local-dir", ldir]
+    # 0: that checkpoint not taken (a comparison without it)
+    for flag, every in (("--checkpoint-every", a.every), ("--checkpoint-local", a.local),
+                        ("--checkpoint-partner", a.partner)):
+        if every > 0:
+            cmd += [flag, str(every)]
     tag = uuid.uuid4().hex
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1",
                OMPI_MCA_mpi_yield_when_idle="1", MALLEABLE_NODE_MAP="every=2", RESIZE_HISTORY="off",
