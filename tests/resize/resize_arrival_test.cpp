@@ -4,6 +4,9 @@
 // resize/src/session/watchdog.cpp).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 #include "malleable/resize/types.hpp"
 #include "malleable_internal/wire.hpp"
 #include "session/handover.hpp"
@@ -13,12 +16,54 @@ using resize::detail::arrival_verdict;
 using resize::detail::rank_list;
 using resize::detail::root_missing;
 
-TEST(Arrival, DeadlineIsTheFloorOrThreeTimesTheLongestGap) {
-  EXPECT_EQ(arrival_deadline(600, 0), 600);
-  EXPECT_EQ(arrival_deadline(600, 150), 600);
-  EXPECT_EQ(arrival_deadline(600, 250), 750);   // iterations of 250 s: a rank off the grid waits one
-  EXPECT_EQ(arrival_deadline(3, 0.002), 3);
-  EXPECT_EQ(arrival_deadline(3, -1), 3);        // no gap measured yet
+// The deadline over emulated gaps (seconds between remap points, as the session measures
+// them): the cap until two gaps were measured, then 3x the longest, at least the floor,
+// at most the cap. Before, it was max(600, 3x longest): a skipped remap point in
+// a run of 1 s iterations was named after 10 minutes.
+TEST(Arrival, DeadlineIsAMultipleOfTheMeasuredGapWithinFloorAndCap) {
+  using resize::detail::RemapTimeout;
+  const RemapTimeout d;  // the defaults: 600:3:30
+  EXPECT_EQ(arrival_deadline(d, 0, 0), 600);      // nothing measured yet: the cap
+  EXPECT_EQ(arrival_deadline(d, 1, 2.0), 600);    // one gap (it holds the start): still the cap
+  EXPECT_EQ(arrival_deadline(d, 2, 2.0), 30);     // 1-2 s iterations: the floor, well within a minute
+  EXPECT_EQ(arrival_deadline(d, 5, 15.0), 45);    // 3 x 15 s
+  EXPECT_EQ(arrival_deadline(d, 9, 250.0), 600);  // never above the cap
+  EXPECT_EQ(arrival_deadline(d, 9, -1), 30);      // a clock step back counts as no time
+  // A run of emulated gaps: the deadline at each remap point from the gaps before it.
+  const double gaps[] = {4.0, 1.0, 1.2, 12.0, 1.1};
+  const double want[] = {600, 600, 30, 30, 36};
+  double longest = 0;
+  for (int k = 0; k < 5; ++k) {
+    EXPECT_EQ(arrival_deadline(d, k, longest), want[k]) << "remap point " << k;
+    longest = std::max(longest, gaps[k]);
+  }
+  EXPECT_EQ(arrival_deadline({20, 3, 30}, 5, 1.0), 20);   // RESIZE_REMAP_TIMEOUT=20: 20 s at most
+  EXPECT_EQ(arrival_deadline({600, 0, 30}, 5, 1.0), 600);  // factor 0: the fixed cap
+  EXPECT_EQ(arrival_deadline({0, 3, 30}, 5, 1.0), 0);      // off
+}
+
+TEST(Arrival, TimeoutSettingParses) {
+  using resize::detail::parse_remap_timeout;
+  using resize::detail::RemapTimeout;
+  const RemapTimeout d;
+  const auto same = [](const RemapTimeout& a, double cap, double factor, double floor) {
+    return a.cap == cap && a.factor == factor && a.floor == floor;
+  };
+  EXPECT_TRUE(same(parse_remap_timeout("20", d), 20, 3, 30));  // the cap binds: 20 s at most
+  EXPECT_TRUE(same(parse_remap_timeout("20", {600, 3, 10}), 20, 3, 10));
+  EXPECT_TRUE(same(parse_remap_timeout("120:4", d), 120, 4, 30));
+  EXPECT_TRUE(same(parse_remap_timeout("120:4:5", d), 120, 4, 5));
+  EXPECT_TRUE(same(parse_remap_timeout("0", d), 0, 3, 30));  // off, whatever the floor
+  EXPECT_TRUE(same(parse_remap_timeout("600:0", d), 600, 0, 30));
+  for (const char* bad : {"", "x", "-1", "10:", ":3", "600:3:30:1", "60:-2", "inf", "nan"}) {
+    try {
+      parse_remap_timeout(bad, d);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const resize::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("RESIZE_REMAP_TIMEOUT: expected CAP[:FACTOR[:FLOOR]]"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(std::string("got '") + bad + "'"), std::string::npos);
+    }
+  }
 }
 
 TEST(Arrival, EveryoneThereIsNoVerdict) { EXPECT_EQ(arrival_verdict(7, 600, {}, {}), ""); }

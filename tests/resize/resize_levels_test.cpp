@@ -87,6 +87,51 @@ TEST(Levels, VersionsKept) {
   EXPECT_TRUE(lv::versions_to_remove({4, 2, 1}, 0).empty());
 }
 
+// Retention over a job that went 4 -> 6 -> 4 processes on two nodes, keep = 2: node 0's
+// directory after version 15 was written by the 4-process job again. Before, each process
+// pruned only its own files of the current size: the 6-process files stayed forever.
+TEST(Levels, RetentionAcrossWorldSizes) {
+  const auto name = [](lv::Level k, int r, int p, int v) { return lv::level_file_name("app", k, r, p, v); };
+  std::vector<std::string> dir;
+  const std::vector<std::pair<int, int>> written = {{4, 3}, {4, 6}, {6, 9}, {6, 12}, {4, 15}};
+  for (auto [p, v] : written)
+    for (int r = 0; r < p / 2; ++r) {
+      dir.push_back(name(lv::Level::Local, r, p, v));
+      dir.push_back(name(lv::Level::Partner, r + p / 2, p, v));
+    }
+  dir.push_back(name(lv::Level::Local, 2, 6, 14) + ".tmp");  // a 6-process write cut off
+  dir.push_back(name(lv::Level::Local, 1, 4, 15) + ".tmp");  // being renamed now
+  dir.push_back("other.local.r0-4.v000003");                 // another program's
+  dir.push_back("app-000015.h5");                            // not a level file
+  const auto gone = lv::level_files_to_remove(dir, "app", 2, 4, 15);
+  std::set<std::string> left(dir.begin(), dir.end());
+  for (const auto& f : gone) EXPECT_EQ(left.erase(f), 1u) << f;
+  // Kept: version 15 (4 processes) and 12 (6 processes), both levels; foreign names.
+  std::set<std::string> want = {"other.local.r0-4.v000003", "app-000015.h5", name(lv::Level::Local, 1, 4, 15) + ".tmp"};
+  for (auto [p, v] : std::vector<std::pair<int, int>>{{6, 12}, {4, 15}})
+    for (int r = 0; r < p / 2; ++r) {
+      want.insert(name(lv::Level::Local, r, p, v));
+      want.insert(name(lv::Level::Partner, r + p / 2, p, v));
+    }
+  EXPECT_EQ(left, want);
+}
+
+TEST(Levels, RetentionKeepsNewestOfCurrentSizeFirstAndDropsTemporaries) {
+  const auto name = [](int r, int p, int v) { return lv::level_file_name("app", lv::Level::Local, r, p, v); };
+  // keep 1: only the version just written, even when an earlier size wrote the same iteration.
+  EXPECT_EQ(lv::level_files_to_remove({name(0, 4, 6), name(0, 6, 6), name(0, 6, 3)}, "app", 1, 4, 6),
+            (std::vector<std::string>{name(0, 6, 3), name(0, 6, 6)}));
+  // keep 2 at one iteration: the current size's file is the newer of the two.
+  EXPECT_EQ(lv::level_files_to_remove({name(0, 4, 6), name(0, 6, 6), name(0, 2, 6), name(0, 4, 9)}, "app", 2, 4, 9),
+            (std::vector<std::string>{name(0, 2, 6), name(0, 6, 6)}));
+  // keep 0 keeps every version; an interrupted write's file goes all the same.
+  EXPECT_EQ(lv::level_files_to_remove({name(0, 4, 3), name(0, 4, 6), name(0, 4, 5) + ".tmp"}, "app", 0, 4, 6),
+            (std::vector<std::string>{name(0, 4, 5) + ".tmp"}));
+  // A temporary file never counts as a version: keep 2 keeps 6 and 3, not the cut-off 5.
+  EXPECT_EQ(lv::level_files_to_remove({name(0, 4, 3), name(0, 4, 6), name(0, 4, 5) + ".tmp"}, "app", 2, 4, 6),
+            (std::vector<std::string>{name(0, 4, 5) + ".tmp"}));
+}
+
 TEST(Levels, RecoveryNewestCompleteVersion) {
   // 6 old ranks on 3 nodes (2 each), node 2 (ranks 4, 5) lost; its partner copies are on
   // node 0. Version 6 is complete locally for 0-3 but rank 5's partner copy of 6 is gone:

@@ -207,8 +207,38 @@ TEST(Report, CheckpointsAreRecordedInTheJsonAndTheSummary) {
   EXPECT_DOUBLE_EQ(ck.at("written")[1].at("interval_s").get<double>(), 0.4472135955);
   EXPECT_DOUBLE_EQ(ck.at("written")[1].at("seconds").get<double>(), 0.030);
   EXPECT_EQ(ck.at("written")[1].at("file"), "d/pdgemm-000005.h5");
-  EXPECT_NE(summary_table(three_grids(), info).find("checkpoints: 2 written (every auto), 20.0 ms each on average, at most 30.0 ms"),
+  EXPECT_NE(summary_table(three_grids(), info).find("checkpoints: 2 written (every auto), 20.0 ms each on average, at most 30.0 ms: 2 scheduled\n"),
             std::string::npos);
+}
+
+// Every file counted with its purpose: the cadence's, the expansion fallback's
+// before a spawn, a resize by restart's before a shrink, the job's last.
+TEST(Report, CheckpointsAreCountedPerPurpose) {
+  EXPECT_EQ(checkpoint_purpose("first"), "scheduled");
+  EXPECT_EQ(checkpoint_purpose("interval"), "scheduled");
+  EXPECT_EQ(checkpoint_purpose("rule"), "scheduled");
+  EXPECT_EQ(checkpoint_purpose("request"), "scheduled");
+  EXPECT_EQ(checkpoint_purpose("last"), "final");
+  EXPECT_EQ(checkpoint_purpose("before spawn"), "before a spawn");
+  EXPECT_EQ(checkpoint_purpose("before shrink"), "before a shrink");
+  EXPECT_EQ(checkpoint_purpose("before restart"), "before a restart");
+  RunInfo info;
+  info.app = "chol";
+  info.check = "ok";
+  info.checkpoint_every = "3";
+  info.checkpoints = {{2, 0.01, "before spawn", -1, "d/chol-000002.h5"}, {3, 0.01, "rule", -1, "d/chol-000003.h5"},
+                      {6, 0.01, "rule", -1, "d/chol-000006.h5"},         {7, 0.01, "before shrink", -1, "d/chol-000007.h5"},
+                      {9, 0.01, "rule", -1, "d/chol-000009.h5"},         {10, 0.01, "last", -1, "d/chol-000010.h5"}};
+  EXPECT_NE(summary_table(three_grids(), info)
+                .find("checkpoints: 6 written (every 3), 10.0 ms each on average, at most 10.0 ms: 3 scheduled, "
+                      "1 before a spawn, 1 before a shrink, 1 final\n"),
+            std::string::npos)
+      << summary_table(three_grids(), info);
+  const auto w = nlohmann::json::parse(to_json(three_grids(), info)).at("checkpoints").at("written");
+  ASSERT_EQ(w.size(), 6u);
+  EXPECT_EQ(w[0].at("purpose"), "before a spawn");
+  EXPECT_EQ(w[3].at("purpose"), "before a shrink");
+  EXPECT_EQ(w[5].at("purpose"), "final");
 }
 
 TEST(Metrics, ComputeClockGivesItsOwnPayoff) {

@@ -368,6 +368,46 @@ TEST(ResizeHistory, KeepsTheNewestMaxEvents) {
   EXPECT_EQ(more.events().back().t_spawn, 50.0);
 }
 
+// Two programs sharing one history file (RESIZE_HISTORY=<file>): each predicts
+// from its own events only; the other's (and those of no known program, written before
+// events named their program) are kept in the file, never used. Before, a Cholesky run
+// predicted its spawn from a PDGEMM run's history.
+TEST(ResizeHistory, ProgramsSharingAFileNeverPredictEachOther) {
+  ResizeHistory gemm;
+  gemm.set_program("pdgemm-0123456789abcdef");
+  gemm.add(ev(Action::Expand, 4, 6, 9.0, 0.5));
+  gemm.add(ev(Action::Shrink, 6, 4, 3.0, 0.5));
+  ResizeEvent old = ev(Action::Expand, 4, 6, 7.0);  // no program: written by an older version
+  auto j = nlohmann::json::parse(gemm.to_json());
+  EXPECT_EQ(j["events"][0]["program"], "pdgemm-0123456789abcdef");
+  ResizeHistory shared = ResizeHistory::from_json(j.dump());
+  shared.add(old);
+  // The Cholesky program opens the same file: nothing of its own yet, nothing predicted.
+  shared.set_program(resize::resize_history_program("chol", "/home/u/chol"));
+  EXPECT_EQ(shared.program(), "chol-" + resize::resize_history_file_name("chol", "/home/u/chol").substr(5, 16));
+  EXPECT_TRUE(shared.events().empty());
+  EXPECT_FALSE(shared.predict_spawn(Action::Expand, 4, 6).has_value());
+  EXPECT_FALSE(shared.predict_other(Action::Shrink, 6, 4).has_value());
+  shared.add(ev(Action::Expand, 4, 6, 1.5, 0.25));  // its own first spawn
+  ASSERT_EQ(shared.events().size(), 1u);
+  EXPECT_EQ(shared.events()[0].program, shared.program());
+  EXPECT_EQ(shared.predict_spawn(Action::Expand, 4, 6), 1.5);
+  EXPECT_EQ(shared.predict_other(Action::Expand, 4, 6), 0.25);
+  // Saved: every program's events; read back by PDGEMM: its own two, unchanged predictions.
+  auto back = ResizeHistory::from_json(shared.to_json());
+  EXPECT_EQ(back.all_events().size(), 4u);
+  back.set_program("pdgemm-0123456789abcdef");
+  EXPECT_EQ(back.events().size(), 2u);
+  EXPECT_EQ(back.predict_spawn(Action::Expand, 4, 6), 9.0);
+  // One program's many events never push another's out.
+  for (std::size_t i = 0; i < ResizeHistory::kMaxEvents + 10; ++i) back.add(ev(Action::Shrink, 6, 4, 1.0));
+  back.set_program(shared.program());
+  EXPECT_EQ(back.events().size(), 1u);
+  EXPECT_EQ(back.predict_spawn(Action::Expand, 4, 6), 1.5);
+  back.set_program("");  // no program: every event (the pure default)
+  EXPECT_EQ(back.events().size(), ResizeHistory::kMaxEvents + 2);
+}
+
 ResizeHistory sample_history() {
   ResizeHistory h;
   ResizeEvent a = ev(Action::Expand, 4, 9, 1.25, 0.125, 0.5);

@@ -60,6 +60,21 @@ double level_interval(double cost_seconds, double failures_per_second);
 // Versions (iterations) to delete so that the newest `keep` remain (keep <= 0: none).
 std::vector<int> versions_to_remove(std::vector<int> versions, int keep);
 
+// The files of one node's level directory (`names`: its entries) that retention removes
+// once version `iteration` of the job with `nprocs` processes was written there, for
+// `program`. keep = N means at most N versions per level (local, partner) on the node,
+// whatever the world sizes the job passed through: a version is a (world size,
+// iteration) with at least one complete file; the version just written and the newest
+// N-1 others (by iteration; at one iteration the current size's first) stay, every file
+// of the other versions goes. Each process removes its own files of the current size
+// from this list, one process per node the rest (session_levels.cpp). A temporary file (an
+// interrupted write: "<level file name>.tmp") never counts as a version and goes unless
+// it is the current version's (another process of the node may be renaming it now).
+// keep <= 0 keeps every version (temporary files still go). Other programs' files and
+// foreign names are never named.
+std::vector<std::string> level_files_to_remove(const std::vector<std::string>& names, const std::string& program,
+                                               int keep, int nprocs, int iteration);
+
 // ---- recovery: where each old process's data comes from ----------------------------
 
 enum class Source { Local, Partner, Global, Missing };

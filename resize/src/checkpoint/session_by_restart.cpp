@@ -92,6 +92,15 @@ bool background_step(Session& s, const std::string& app, const Decision& d,
 }  // namespace
 
 namespace {
+// A checkpoint the cadence did not ask for (`file`, written in *seconds), in the run's
+// record (world rank 0), so that every file in the directory is counted with its purpose
+// (report.hpp). Returns `file`.
+std::string record_unscheduled(detail::SessionCheckpoints& ckpts, bool root, int iteration, const char* reason,
+                               const std::string& file, const double* seconds) {
+  if (root) ckpts.checkpoints.push_back({iteration, *seconds, reason, -1, file});
+  return file;
+}
+
 // The step of a remap point carried out in place.
 ResizeStep step_of(const RemapResult& r) {
   ResizeStep step;
@@ -127,14 +136,14 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
   // again (expansion_fallback.hpp; the local one where levels are kept and the relaunch
   // runs on this job's nodes again), one of this iteration reused. `t` < 0: reused.
-  const auto secure = [&](const Decision& dd, double* t) {
+  const auto secure = [&](const Decision& dd, double* t, const char* reason) {
     if (detail::fallback_level(ckpts.levels != nullptr, job.rank_hosts, hosts_after_restart(job.rank_hosts, dd)) ==
         detail::FallbackLevel::Local) {
       *t = detail::level_of_iteration(ckpts.level_records, iteration, job.root(), job.world) ? -1 : checkpoint_levels(false);
       return std::string(detail::kLevelsCheckpoint);
     }
     const std::string have = detail::checkpoint_of_iteration(ckpts.checkpoints, iteration, job.root(), job.world);
-    if (have.empty()) return checkpoint_in(c.dir, c.keep, t);
+    if (have.empty()) return record_unscheduled(impl_->ckpts, job.root(), iteration, reason, checkpoint_in(c.dir, c.keep, t), t);
     *t = -1;
     return have;
   };
@@ -155,7 +164,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
     const bool blocking = bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());
-    const auto secure_now = [&](double* t) { return secure(d, t); };
+    const auto secure_now = [&](double* t) { return secure(d, t, "before spawn"); };
     if (d.action == Action::Expand && blocking) fallback.emplace(fallback_inputs(d), secure_now);
     if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
     const RemapResult r = resize_now(d);
@@ -179,11 +188,11 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
       std::fflush(stdout);
     }
   }
-  // (the state before a failed blocking expansion was secured before its spawn)
-  double t = 0;
+  double t = 0;  // (the state before a failed blocking expansion was secured before its spawn)
+  const char* why = d.action == Action::Shrink ? "before shrink" : "before restart";
   const std::string file = fallback && fallback->active() ? fallback->file()
-                           : expired                      ? secure(d, &t)
-                                                          : checkpoint_in(c.dir, c.keep);
+                           : expired ? secure(d, &t, why)
+                                     : record_unscheduled(impl_->ckpts, job.root(), iteration, why, checkpoint_in(c.dir, c.keep, &t), &t);
   // With the nodes the decision names (a shrink's given back, an expansion's added, e.g. by
   // the Slurm policy), the launcher runs the next job on exactly those.
   detail::write_next_launch(opt.app, c.dir, iteration, job.shape.shape(), d, file, hosts_after_restart(job.rank_hosts, d),

@@ -136,19 +136,24 @@ void make_checkpoint_dir(const SessionWorld& job, const std::string& dir) {
 // background thread (file_release.hpp): the job does not wait for the file system to let
 // go of checkpoints it no longer keeps.
 void prune_checkpoints(const std::string& dir, const std::string& app, int keep) {
-  std::vector<std::string> names;
+  std::vector<std::string> names, stale;
   if (DIR* d = opendir(dir.empty() ? "." : dir.c_str())) {
     const std::string prefix = app + "-";
     while (const dirent* e = readdir(d)) {
       const std::string n = e->d_name;
-      // Only this program's checkpoints: <app>-<6+ digits>.h5 exactly.
-      if (n.rfind(prefix, 0) == 0 && ck::iteration_of(n) >= 0 && n.size() - prefix.size() >= 9 &&
-          n.find('-', prefix.size()) == std::string::npos)
-        names.push_back((dir.empty() ? std::string() : dir + "/") + n);
+      // Only this program's checkpoints: <app>-<6+ digits>.h5 exactly; <app>-<digits>.h5.tmp
+      // is the file of an interrupted write (the checkpoint just written was renamed before
+      // this call, and the job writes one at a time): never a version, removed.
+      const bool tmp = n.size() > 4 && n.compare(n.size() - 4, 4, ".tmp") == 0;
+      const std::string base = tmp ? n.substr(0, n.size() - 4) : n;
+      if (base.rfind(prefix, 0) == 0 && ck::iteration_of(base) >= 0 && base.size() - prefix.size() >= 9 &&
+          base.find('-', prefix.size()) == std::string::npos)
+        (tmp ? stale : names).push_back((dir.empty() ? std::string() : dir + "/") + n);
     }
     closedir(d);
   }
   for (const auto& old : ck::to_remove(names, keep)) remove_file(old);
+  for (const auto& old : stale) remove_file(old);
 }
 }  // namespace
 
@@ -158,7 +163,7 @@ std::string Session::checkpoint_in(const std::string& dir, int keep, double* sec
   const std::string path = ck::file_name(dir, impl_->opt.app, impl_->iteration);
   const double t = checkpoint(path);
   if (seconds) *seconds = t;
-  if (keep > 0 && impl_->job.root()) prune_checkpoints(dir, impl_->opt.app, keep);
+  if (impl_->job.root()) prune_checkpoints(dir, impl_->opt.app, keep);
   return path;
 }
 

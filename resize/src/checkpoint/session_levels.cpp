@@ -265,27 +265,26 @@ void publish(MPI_Comm world, std::string why, const Written& w, bool partner, co
     if (std::rename(tmp.c_str(), fin.c_str()) == 0) mapped.renamed(tmp, fin);  // a replaced `fin`'s mapping goes
 }
 
-// Keeps the newest `keep` versions of this process's own local files and of the partner
-// copies it keeps; older ones are freed on a background thread (file_release.hpp: tmpfs
-// gives a version's pages back in the unlink itself otherwise).
-void prune(const std::string& dir, const std::string& program, int rank, int nprocs, int keep, bool partner,
-           const std::vector<int>& from, MappedFiles& mapped) {
-  if (keep <= 0) return;
-  std::map<std::pair<int, int>, std::vector<int>> versions;  // (kind, rank) -> iterations
+// Retention after version `iteration` was written (levels.hpp, level_files_to_remove:
+// at most `keep` versions per level on the node, earlier world sizes included, no file of
+// an interrupted write). Each process removes its own files of the current size (its
+// local files and the partner copies it keeps: its mappings of them go too); the node's
+// first process (`sweeper`) removes the rest, the files of earlier sizes and the
+// temporary files left by interrupted writes. Freed on a background thread
+// (file_release.hpp: tmpfs gives a version's pages back in the unlink itself otherwise).
+void prune(const std::string& dir, const std::string& program, int rank, int nprocs, int iteration, int keep,
+           bool partner, const std::vector<int>& from, bool sweeper, MappedFiles& mapped) {
   const std::set<int> mine_from(from.begin(), from.end());
-  for (const auto& f : io::list_dir(dir)) {
+  for (const auto& f : lv::level_files_to_remove(io::list_dir(dir), program, keep, nprocs, iteration)) {
     lv::LevelName n;
-    if (!lv::parse_level_file_name(f, program, n)) continue;
-    const bool own = n.kind == lv::Level::Local ? n.rank == rank : (partner && mine_from.count(n.rank) > 0);
-    if (own && n.nprocs == nprocs) versions[{static_cast<int>(n.kind), n.rank}].push_back(n.iteration);
+    const bool complete = lv::parse_level_file_name(f, program, n);
+    const bool own = complete && n.nprocs == nprocs &&
+                     (n.kind == lv::Level::Local ? n.rank == rank : (partner && mine_from.count(n.rank) > 0));
+    if (!own && !(sweeper && !(complete && n.nprocs == nprocs))) continue;
+    const std::string path = dir + "/" + f;
+    mapped.forget(path);
+    remove_file(path);
   }
-  for (const auto& [key, its] : versions)
-    for (int v : lv::versions_to_remove(its, keep)) {
-      const std::string path =
-          dir + "/" + lv::level_file_name(program, static_cast<lv::Level>(key.first), key.second, nprocs, v);
-      mapped.forget(path);
-      remove_file(path);
-    }
 }
 
 // MALLEABLE_LEVELS_TRACE=1 (`on`, the session's configuration): each process prints where
@@ -458,7 +457,7 @@ Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry
   });
   publish(job.world, why, w, partner, nd, rank, st.mapped, previous);
   phases.mark("agree and rename");
-  prune(dir, h.program, rank, nprocs, st.cadence.keep, partner, copies.from, st.mapped);
+  prune(dir, h.program, rank, nprocs, h.iteration, st.cadence.keep, partner, copies.from, nd.local == 0, st.mapped);
   phases.mark("prune");
   const Tally t = tally(job.world, nd.node, w.bytes, t0);
   phases.mark("report");

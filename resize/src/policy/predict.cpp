@@ -163,14 +163,32 @@ void SpeedEstimator::forget(int rank) { tracks_.erase(rank); }
 // ---------------------------------------------------------------------------------------
 // ResizeHistory
 
-void ResizeHistory::add(const ResizeEvent& e) {
+namespace {
+// Appends `e`, then drops the oldest event of e's program beyond kMaxEvents of it.
+void push_capped(std::vector<ResizeEvent>& v, const ResizeEvent& e, std::size_t cap) {
+  v.push_back(e);
+  std::size_t same = 0;
+  for (const auto& x : v) same += x.program == e.program;
+  if (same <= cap) return;
+  v.erase(std::find_if(v.begin(), v.end(), [&](const ResizeEvent& x) { return x.program == e.program; }));
+}
+}  // namespace
+
+void ResizeHistory::add(ResizeEvent e) {
   if (e.action != Action::Expand && e.action != Action::Shrink && e.action != Action::Regrid) return;
   if (e.from_procs < 1 || e.to_procs < 1 || e.hosts < 0) return;
   for (double v : {e.t_spawn, e.t_redist, e.t_other, e.bytes_moved})
     if (!std::isfinite(v) || v < 0) return;
-  events_.push_back(e);
-  if (events_.size() > kMaxEvents)
-    events_.erase(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(events_.size() - kMaxEvents));
+  if (e.program.empty()) e.program = program_;
+  push_capped(all_, e, kMaxEvents);
+  if (program_.empty() || e.program == program_) push_capped(events_, e, kMaxEvents);
+}
+
+void ResizeHistory::set_program(const std::string& key) {
+  program_ = key;
+  events_.clear();
+  for (const auto& e : all_)
+    if (key.empty() || e.program == key) events_.push_back(e);
 }
 
 namespace {
@@ -236,7 +254,7 @@ std::string ResizeHistory::to_json() const {
   j["format"] = kFormat;
   j["version"] = kVersion;
   auto ev = nlohmann::ordered_json::array();
-  for (const auto& e : events_) {
+  for (const auto& e : all_) {
     nlohmann::ordered_json x;
     x["action"] = to_string(e.action);
     x["from_procs"] = e.from_procs;
@@ -246,6 +264,7 @@ std::string ResizeHistory::to_json() const {
     x["t_redist"] = e.t_redist;
     x["t_other"] = e.t_other;
     x["bytes_moved"] = e.bytes_moved;
+    if (!e.program.empty()) x["program"] = e.program;
     ev.push_back(std::move(x));
   }
   j["events"] = std::move(ev);
@@ -315,6 +334,10 @@ ResizeHistory ResizeHistory::from_json(const std::string& text, const std::strin
     e.t_redist = number("t_redist", true);
     e.t_other = number("t_other", true);
     e.bytes_moved = number("bytes_moved", false);
+    if (x.contains("program")) {
+      if (!x["program"].is_string()) fail(at + ".program = " + x["program"].dump() + " is not a string");
+      e.program = x["program"].get<std::string>();
+    }
     h.add(e);
   }
   return h;
@@ -352,6 +375,11 @@ ResizeHistory ResizeHistory::load(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return from_json(s.str(), "resize history " + path);
+}
+
+std::string resize_history_program(const std::string& app, const std::string& executable) {
+  const std::string f = resize_history_file_name(app, executable);
+  return f.substr(0, f.size() - 5);  // ".json"
 }
 
 std::string resize_history_file_name(const std::string& app, const std::string& executable) {

@@ -135,6 +135,34 @@ void predicted_rows(std::ostringstream& o, const std::vector<ResizeAnalysis>& an
 }
 }  // namespace
 
+std::string checkpoint_purpose(const std::string& reason) {
+  if (reason == "first" || reason == "interval" || reason == "rule" || reason == "request") return "scheduled";
+  if (reason == "last") return "final";
+  if (reason == "before spawn") return "before a spawn";
+  if (reason == "before shrink") return "before a shrink";
+  if (reason == "before restart") return "before a restart";
+  return reason;
+}
+
+namespace {
+// ": 4 scheduled, 1 before a spawn": the checkpoints per purpose, in a fixed order (then
+// any other), so that the count adds up to the files the directory received.
+std::string purpose_counts(const std::vector<CheckpointRecord>& written) {
+  std::vector<std::pair<std::string, int>> by;
+  for (const char* p : {"scheduled", "before a spawn", "before a shrink", "before a restart", "final"}) by.push_back({p, 0});
+  for (const auto& c : written) {
+    const std::string p = checkpoint_purpose(c.reason);
+    auto it = std::find_if(by.begin(), by.end(), [&](const auto& e) { return e.first == p; });
+    if (it == by.end()) by.push_back({p, 1});
+    else ++it->second;
+  }
+  std::string out;
+  for (const auto& [p, n] : by)
+    if (n > 0) out += (out.empty() ? ": " : ", ") + std::to_string(n) + " " + p;
+  return out;
+}
+}  // namespace
+
 std::string summary_table(const Metrics& m, const RunInfo& info) {
   std::ostringstream o;
   const int cores = info.cores > 0 ? info.cores : host_cores();
@@ -209,10 +237,10 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       most = std::max(most, c.seconds);
     }
     char line[200];
-    std::snprintf(line, sizeof line, "\n   checkpoints: %zu written (every %s), %.1f ms each on average, at most %.1f ms\n",
+    std::snprintf(line, sizeof line, "\n   checkpoints: %zu written (every %s), %.1f ms each on average, at most %.1f ms",
                   info.checkpoints.size(), info.checkpoint_every.empty() ? "end" : info.checkpoint_every.c_str(),
                   sum / static_cast<double>(info.checkpoints.size()) * 1e3, most * 1e3);
-    o << line;
+    o << line << purpose_counts(info.checkpoints) << "\n";
   }
   if (!info.check_given)
     o << "\n   result check: not given (the program did not report one)\n";
@@ -338,7 +366,8 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
   if (!info.checkpoints.empty() || !info.checkpoint_every.empty()) {
     json ck = {{"every", info.checkpoint_every}, {"mtbf_s", info.mtbf_s}, {"written", json::array()}};
     for (const auto& c : info.checkpoints) {
-      json w = {{"after_iteration", c.after_iteration}, {"seconds", c.seconds}, {"reason", c.reason}, {"file", c.file}};
+      json w = {{"after_iteration", c.after_iteration}, {"seconds", c.seconds}, {"reason", c.reason},
+                {"purpose", checkpoint_purpose(c.reason)}, {"file", c.file}};
       w["interval_s"] = c.interval_s < 0 ? json(nullptr) : json(c.interval_s);
       ck["written"].push_back(w);
     }

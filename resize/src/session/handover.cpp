@@ -5,6 +5,8 @@
 #include "session/handover.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 
 #include "malleable_internal/wire.hpp"
@@ -119,8 +121,33 @@ Decision unpack_decision(const std::vector<char>& bytes) {
 
 // The arrival check (watchdog.cpp sends these).
 
-double arrival_deadline(double floor_seconds, double longest_interval) {
-  return std::max(floor_seconds, 3.0 * std::max(0.0, longest_interval));
+double arrival_deadline(const RemapTimeout& t, int gaps, double longest_gap) {
+  if (!(t.cap > 0)) return 0;
+  if (!(t.factor > 0) || gaps < kArrivalWarmupGaps) return t.cap;
+  return std::min(t.cap, std::max(t.floor, t.factor * std::max(0.0, longest_gap)));
+}
+
+RemapTimeout parse_remap_timeout(const std::string& text, const RemapTimeout& defaults) {
+  const auto bad = [&] {
+    return Error("RESIZE_REMAP_TIMEOUT: expected CAP[:FACTOR[:FLOOR]] seconds >= 0 (the arrival check's deadline: "
+                 "FACTOR times the longest gap between remap points, at least FLOOR, at most CAP; 0: no arrival "
+                 "check), got '" + text + "'");
+  };
+  RemapTimeout t = defaults;
+  double* field[] = {&t.cap, &t.factor, &t.floor};
+  std::size_t pos = 0;
+  for (int k = 0; k < 3 && pos <= text.size(); ++k) {
+    const std::size_t colon = std::min(text.find(':', pos), text.size());
+    const std::string part = text.substr(pos, colon - pos);
+    char* end = nullptr;
+    const double v = std::strtod(part.c_str(), &end);
+    if (part.empty() || *end != '\0' || !(v >= 0) || !std::isfinite(v)) throw bad();
+    *field[k] = v;
+    pos = colon + 1;
+    if (colon == text.size()) break;
+    if (k == 2) throw bad();  // a fourth part
+  }
+  return t;  // a FLOOR above CAP: CAP (arrival_deadline)
 }
 
 std::string rank_list(const std::vector<int>& ranks) {

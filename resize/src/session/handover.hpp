@@ -81,11 +81,22 @@ Decision unpack_decision(const std::vector<char>& bytes);
 // The arrival check at the start of every remap point (watchdog.hpp; its MPI shell is
 // watchdog.cpp): its deadline, its verdicts and its messages.
 
-// The deadline of a remap point's arrival check: `floor_seconds` (SessionOptions::
-// remap_timeout, RESIZE_REMAP_TIMEOUT), or 3 times the longest time between two remap
-// points so far (`longest_interval`), whichever is longer: a process off the grid
-// arrives a whole iteration before the ones computing, legitimately.
-double arrival_deadline(double floor_seconds, double longest_interval);
+// The deadline of a remap point's arrival check, predictable from what the user set
+// (RESIZE_REMAP_TIMEOUT=CAP[:FACTOR[:FLOOR]], SessionOptions::remap_timeout,
+// remap_factor, remap_floor): once kArrivalWarmupGaps gaps between remap points were
+// measured, FACTOR times the longest of them (a process off the grid arrives a whole
+// gap before the ones computing, legitimately), at least FLOOR (load spikes), never more
+// than CAP; before that, and with FACTOR 0, CAP. The gaps are the same on every process
+// (each ends when the check before it let every process go). CAP 0: no check (0 here).
+struct RemapTimeout {
+  double cap = 600, factor = 3, floor = 30;
+};
+inline constexpr int kArrivalWarmupGaps = 2;
+double arrival_deadline(const RemapTimeout& t, int gaps, double longest_gap);
+// "CAP[:FACTOR[:FLOOR]]" seconds (parts left out: `defaults`'); throws resize::Error
+// "RESIZE_REMAP_TIMEOUT: expected CAP[:FACTOR[:FLOOR]] ..., got '<text>'" for anything
+// else (a negative or non-finite number, an empty part, a fourth part).
+RemapTimeout parse_remap_timeout(const std::string& text, const RemapTimeout& defaults);
 // "3", "1, 3" (world ranks, ascending as given).
 std::string rank_list(const std::vector<int>& ranks);
 // World rank 0's verdict once it stopped waiting: the ranks that did not arrive within

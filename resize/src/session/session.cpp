@@ -76,14 +76,12 @@ bool history_file_usable(const std::string& path, std::string& why) {
   return true;
 }
 
-// The arrival check's floor: the options', or RESIZE_REMAP_TIMEOUT's (`t`) when set.
-double arrival_timeout(const SessionOptions& opt, const config::Text& t) {
-  if (!t || t->empty()) return opt.remap_timeout;
-  char* end = nullptr;
-  const double v = std::strtod(t->c_str(), &end);
-  if (*end != '\0' || !(v >= 0))
-    throw Error("RESIZE_REMAP_TIMEOUT: expected seconds >= 0 (0: no arrival check), got '" + *t + "'");
-  return v;
+// The arrival check's deadline rule: the options', or RESIZE_REMAP_TIMEOUT's (`t`) when
+// set (its parts left out: the options').
+detail::RemapTimeout arrival_timeout(const SessionOptions& opt, const config::Text& t) {
+  const detail::RemapTimeout given{opt.remap_timeout, opt.remap_factor, opt.remap_floor};
+  if (!t || t->empty()) return given;
+  return detail::parse_remap_timeout(*t, given);
 }
 
 // The program and the arguments spawned copies run: the options' when given, else this
@@ -148,6 +146,9 @@ void load_learned(ResizeRecorder& rec, const SessionOptions& opt, const config::
     std::fprintf(stderr, "[%s] the resize history is kept in memory for this run: %s (RESIZE_HISTORY=PATH or off)\n",
                  opt.app.c_str(), why.c_str());
   }
+  // A file several programs share (RESIZE_HISTORY=<file>): only this program's events
+  // predict, and its new ones are marked as its own.
+  rec.history.set_program(resize_history_program(opt.app, exe));
 }
 }  // namespace
 
@@ -161,7 +162,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   opt = std::move(opts);
   if (!opt.policy) opt.policy = std::make_unique<FixedPolicy>();
   impl_->watchdog.set_timeout(opt.resize_timeout);
-  impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0};
+  impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0, 0};
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
   impl_->launch = launch_command(opt, argc, argv);

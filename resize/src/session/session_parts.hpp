@@ -20,6 +20,7 @@
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/predict.hpp"
 #include "malleable/resize/session.hpp"
+#include "session/handover.hpp"
 
 namespace resize {
 namespace detail {
@@ -110,11 +111,13 @@ struct IterationMeter {
   std::array<double, 5> close();
 };
 
-// The arrival check at every remap point (watchdog.hpp): its floor (SessionOptions::
-// remap_timeout, RESIZE_REMAP_TIMEOUT), when the last check ended, the longest time
-// between two of them.
+// The arrival check at every remap point (watchdog.hpp): its deadline's rule
+// (handover.hpp: SessionOptions' remap settings, RESIZE_REMAP_TIMEOUT), when the last
+// check ended, the longest time between two of them and how many were measured.
 struct ArrivalCheck {
-  double timeout = 600.0, last = 0, longest_gap = 0;
+  RemapTimeout timeout;
+  double last = 0, longest_gap = 0;
+  int gaps = 0;
   void arrive(MPI_Comm world, int iteration);
 };
 

@@ -273,10 +273,11 @@ void arrival_check(MPI_Comm world, int iteration, double seconds) {
 
 // The arrival check at iteration `iteration` on `world` (collective; timeout 0: none).
 void ArrivalCheck::arrive(MPI_Comm world, int iteration) {
-  if (timeout <= 0) return;  // RESIZE_REMAP_TIMEOUT=0: no check
-  arrival_check(world, iteration, arrival_deadline(timeout, longest_gap));
+  if (!(timeout.cap > 0)) return;  // RESIZE_REMAP_TIMEOUT=0: no check
+  arrival_check(world, iteration, arrival_deadline(timeout, gaps, longest_gap));
   const double now = MPI_Wtime();
   longest_gap = std::max(longest_gap, now - last);
+  ++gaps;
   last = now;
 }
 

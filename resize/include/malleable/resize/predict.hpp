@@ -83,6 +83,9 @@ struct ResizeEvent {
   double t_redist = 0;           // redistribution, seconds
   double t_other = 0;            // everything else, seconds
   double bytes_moved = 0;        // for reference (redistribution is predicted elsewhere)
+  // The program that made it: "<app>-<16 hex digits of its executable path's hash>"
+  // (resize_history_program); empty: not known (a history written before it was kept).
+  std::string program{};
 };
 
 class ResizeHistory {
@@ -91,9 +94,17 @@ class ResizeHistory {
   static constexpr std::size_t kMaxEvents = 200;
 
   // Ignores Action::None, and events with procs < 1, hosts < 0 or
-  // times/bytes that are not finite and >= 0.
-  void add(const ResizeEvent& e);
-  const std::vector<ResizeEvent>& events() const { return events_; }
+  // times/bytes that are not finite and >= 0. An event without a program is this
+  // history's program's (set_program). The newest kMaxEvents of each program are kept.
+  void add(ResizeEvent e);
+  // One file may hold several programs' events (RESIZE_HISTORY=<file> shared by a user's
+  // programs): after set_program(key) only that program's events predict and are
+  // events(); the others (and those of no known program) are kept and saved, never used.
+  // Empty key (the default): every event.
+  void set_program(const std::string& key);
+  const std::string& program() const { return program_; }
+  const std::vector<ResizeEvent>& events() const { return events_; }   // the program's
+  const std::vector<ResizeEvent>& all_events() const { return all_; }  // every program's
 
   // Predicted spawn (Expand) or exit (Shrink) seconds for a resize from -> to processes,
   // from the events of the same action: a least-squares line in the number of processes
@@ -122,11 +133,14 @@ class ResizeHistory {
   static ResizeHistory load(const std::string& path);
 
  private:
-  std::vector<ResizeEvent> events_;
+  std::vector<ResizeEvent> all_;     // in the order added, every program's
+  std::vector<ResizeEvent> events_;  // those of program_ (all_ when it is empty)
+  std::string program_;
 };
 
 // Where a session keeps its resize history across runs: one file per
-// application, so one program's spawn times never predict another's.
+// application, so one program's spawn times never predict another's (and in a file
+// several programs share, each event names its program: ResizeHistory::set_program).
 //   $RESIZE_HISTORY unset: $XDG_CACHE_HOME (absolute; else $HOME/.cache)
 //     /malleable/history/<app>-<16 hex digits of the executable path's hash>.json;
 //   $RESIZE_HISTORY=off (or empty): in memory only, nothing read or written;
@@ -140,6 +154,10 @@ struct HistoryLocation {
   bool off = false;  // the user turned it off (no notice needed)
 };
 HistoryLocation resize_history_location(const std::string& app, const std::string& executable);
+// The key of a program's events in a history: resize_history_file_name without ".json".
+// The problem size is not part of it: spawn and exit times do not depend on it, and a
+// redistribution is predicted from the bytes it moves (predict_redist).
+std::string resize_history_program(const std::string& app, const std::string& executable);
 // "<app>-<hash>.json": the application's name with characters outside [A-Za-z0-9._-]
 // replaced by '_', and a 64-bit FNV-1a hash of the executable's path (stable across
 // runs, builds and machines).

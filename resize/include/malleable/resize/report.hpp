@@ -12,13 +12,24 @@ namespace resize {
 // One checkpoint a driver wrote: after which iteration, what it cost (slowest
 // rank), why it was taken, and for --checkpoint-every auto the Young/Daly interval
 // sqrt(2 C MTBF) in force at that check (from the previous checkpoint's cost; < 0: none).
+// Every file the session writes into the checkpoint directory has a record, also those
+// the user's cadence did not ask for (the expansion fallback's before a spawn, the one a
+// resize by restart starts from).
 struct CheckpointRecord {
   int after_iteration = 0;
   double seconds = 0;
-  std::string reason;      // "first" (auto: measures C), "interval", "rule", "request", "last"
+  // "first" (auto: measures C), "interval", "rule", "request" (the cadence's), "last" (the
+  // job's end), "before spawn" (the expansion fallback's), "before shrink" / "before
+  // restart" (a resize by restart starts from it: a shrink's, an expansion's).
+  std::string reason;
   double interval_s = -1;  // auto only
   std::string file;
 };
+
+// What a checkpoint served, from its reason: "scheduled" (the cadence's: first, interval,
+// rule, request), "final" (last), "before a spawn", "before a shrink", "before a restart";
+// an unknown reason is given back as it is.
+std::string checkpoint_purpose(const std::string& reason);
 
 struct RunInfo {
   std::string app;       // "pdgemm"

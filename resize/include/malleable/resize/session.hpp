@@ -70,10 +70,14 @@ struct SessionOptions {
   bool progress = true;               // live progress line on world rank 0
   double resize_timeout = 180.0;      // watchdog: a resize stuck this long ends the job
   // Every remap point begins with an arrival check: a process that does not arrive within
-  // this many seconds (or 3 times the longest time between two remap points so far,
-  // whichever is longer), or arrives after another iteration, ends the job with a message
-  // naming it (status 75). RESIZE_REMAP_TIMEOUT=S overrides it; 0 turns the check off.
+  // the deadline, or arrives after another iteration, ends the job with a message naming
+  // it (status 75). The deadline: once two gaps between remap points were measured,
+  // remap_factor times the longest of them, at least remap_floor, never more than
+  // remap_timeout (the cap; before two gaps, and with remap_factor 0: the cap).
+  // RESIZE_REMAP_TIMEOUT=CAP[:FACTOR[:FLOOR]] overrides them; a cap of 0 turns the check off.
   double remap_timeout = 600.0;
+  double remap_factor = 3.0;
+  double remap_floor = 30.0;
   std::string spawn_command;          // default: this executable (/proc/self/exe)
   std::vector<std::string> spawn_args;  // default: this process's argv[1..]
   int total_iterations = -1;          // the job's length, for payoff tests (< 0: unknown)
