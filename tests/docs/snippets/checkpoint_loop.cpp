@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Harness for docs/guide/checkpoint.md's C++ loop (tests/docs/check_snippets.py).
 #include <mpi.h>
 

@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Harness for docs/guide/checkpoint.md's Fortran loop (tests/docs/check_snippets.py).
 program checkpoint_loop
   use, intrinsic :: iso_c_binding

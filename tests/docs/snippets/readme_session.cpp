@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 // Harness for README.md's "A malleable program (C++)" (tests/docs/check_snippets.py): it
 // declares what the snippet leaves to the reader (n, nb, iters, init, compute).
 #include <mpi.h>

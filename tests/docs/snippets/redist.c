@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Harness for docs/guide/README.md's redist calls in C (tests/docs/check_snippets.py). */
 #include <mpi.h>
 #include <stdint.h>

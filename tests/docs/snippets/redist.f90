@@ -1,3 +1,4 @@
+! SPDX-License-Identifier: BSD-3-Clause
 ! Harness for docs/guide/README.md's redist call in Fortran (tests/docs/check_snippets.py).
 subroutine run(m, n, a, ia, ja, desca, b, ib, jb, descb)
   use mpi
