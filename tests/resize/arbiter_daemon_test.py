@@ -12,7 +12,11 @@ uids. Checks, each against the running daemon:
   - a silent client and one that sends half a frame do not block another's request;
   - the connection cap turns connections away instead of queueing them for ever;
   - kill -9 and a restart keep the ledger: the claim once, not lost, not doubled;
-  - Slurm was asked once per view (interval 3600 s): three commands per daemon start.
+  - Slurm was asked once per view (interval 3600 s): three commands per daemon start;
+  - over TCP on 127.0.0.1 (the daemon's `--listen 127.0.0.1:0`, loopback only): the same
+    answers, refusals, bad frames, silent clients, and the library's client (tcp://);
+  - a slow Slurm (the fake squeue blocks until the test lets it go) does not hold the
+    daemon: requests are answered from the last view while the new one is being taken.
 Usage: arbiter_daemon_test.py BUILD_DIR   (exit 77: skipped, e.g. not root, no munged)"""
 import json
 import os
@@ -82,7 +86,9 @@ class Rig:
                         "--log-file=" + os.path.join(self.dir, "munged.log")], check=True)
         self.fake = os.path.join(self.dir, "bin")
         os.mkdir(self.fake)
-        for name, body in (("squeue", 'case "$*" in *%U*) cat "$FAKE/owners";; *) cat "$FAKE/jobs";; esac'),
+        # squeue blocks while $FAKE/slow exists (the daemon's `timeout 20` ends it at worst)
+        slow = 'while [ -e "$FAKE/slow" ]; do touch "$FAKE/blocked"; sleep 0.1; done\n'
+        for name, body in (("squeue", slow + 'case "$*" in *%U*) cat "$FAKE/owners";; *) cat "$FAKE/jobs";; esac'),
                            ("sinfo", 'cat "$FAKE/idle"')):
             path = os.path.join(self.fake, name)
             with open(path, "w") as f:
@@ -96,20 +102,27 @@ class Rig:
         self.state = os.path.join(self.dir, "state")
         self.log = os.path.join(self.dir, "arbiterd.log")
         self.proc = None
+        self.tcp = None       # (host, port) the daemon listens on
+        self.via_tcp = False  # send() over TCP instead of the Unix socket
 
     def write(self, name, text):
         with open(os.path.join(self.fake, "..", name), "w") as f:
             f.write(text)
 
-    def start(self):
+    def start(self, interval=3600):
         env = dict(os.environ, PATH=self.fake + ":" + os.environ["PATH"], FAKE=self.dir)
+        starts = open(self.log).read().count("listening on ") if os.path.exists(self.log) else 0
         self.proc = subprocess.Popen([self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
-                                      "--munge-socket", self.munge_sock, "--interval", "3600",
+                                      "--listen", "127.0.0.1:0",  # loopback only; the kernel picks the port
+                                      "--munge-socket", self.munge_sock, "--interval", str(interval),
                                       "--slurm-user", str(SLURM_UID), "--deadline", "5",
                                       "--max-connections", "8", "--bid-window", "0"],
                                      env=env, stderr=open(self.log, "a"))
         for _ in range(200):
-            if os.path.exists(self.sock):
+            lines = [l for l in open(self.log).read().splitlines() if "listening on " in l]
+            if len(lines) > starts and os.path.exists(self.sock):
+                port = int(lines[-1].split("tcp://127.0.0.1:")[1].split(",")[0])
+                self.tcp = ("127.0.0.1", port)
                 try:
                     socket.socket(socket.AF_UNIX).connect(self.sock)
                     return
@@ -129,9 +142,20 @@ class Rig:
             cmd += ["-t", str(ttl)]
         return subprocess.run(cmd, check=True, capture_output=True).stdout.strip()
 
-    def send(self, payload):
+    def connect(self):
+        """A connection to the daemon over the transport in use."""
+        if self.via_tcp:
+            return socket.create_connection(self.tcp, timeout=10)
         s = socket.socket(socket.AF_UNIX)
         s.connect(self.sock)
+        return s
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+    def send(self, payload):
+        s = self.connect()
         s.sendall(frame(payload))
         try:
             return recv_reply(s)
@@ -185,6 +209,57 @@ def check(cond, what):
         raise AssertionError(what)
     print("ok: " + what)
 
+
+def robustness(rig, count, rnd, good_cred, bad_bodies, how):
+    """Bad frames, silent clients and the cap over the transport rig.connect() uses."""
+    answered = dropped = 0
+    t0 = time.monotonic()
+    for i in range(count):
+        s = rig.connect()
+        kind = i % 5
+        try:
+            send_bad(s, kind, rnd, good_cred, bad_bodies)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the daemon refused and closed first
+        r = recv_reply(s)
+        s.close()
+        if r is None:
+            dropped += 1
+        else:
+            answered += 1
+            if r["ok"]:
+                raise AssertionError("a bad frame was accepted: kind %d" % kind)
+    check(answered + dropped == count and rig.proc.poll() is None,
+          "%s: %d bad frames refused (%d answered with a refusal, %d closed; %.1f s), the daemon up"
+          % (how, count, answered, dropped, time.monotonic() - t0))
+    check(rig.ask(UID_A, dict(kind="status"))["ok"], how + ": " + "a good request is answered after them")
+
+    # A silent client and a half frame hold their own connections only.
+    silent = rig.connect()
+    half = rig.connect()
+    half.sendall(frame(good_cred)[:10])
+    check(rig.ask(UID_A, dict(kind="status"))["ok"], how + ": " + "a request is answered while two clients stay silent")
+    silent.settimeout(15)
+    check(silent.recv(1) == b"", how + ": " + "the silent client is closed at its deadline")
+    half.close()
+    # The cap: 8 silent connections open, the ninth is turned away (closed), not queued.
+    held = [rig.connect() for _ in range(8)]
+    time.sleep(0.3)  # let the daemon accept them: ordering, not a measurement
+    extra = rig.connect()
+    try:
+        extra.sendall(frame(good_cred))
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # closed before the request went out: turned away
+    check(recv_reply(extra, 15) is None, how + ": " + "over the cap a connection is closed, not queued")
+    for h in held:
+        h.close()
+    r = None
+    for _ in range(50):  # the daemon sees them closed at its next poll: ordering, not timing
+        r = rig.ask(UID_A, dict(kind="status"))
+        if r is not None:
+            break
+        time.sleep(0.1)
+    check(r is not None and r["ok"], how + ": " + "answered again once the silent ones are gone")
 
 def ledger_of(rig, job):
     st = rig.ask(UID_A, dict(kind="status"))
@@ -242,60 +317,7 @@ def main():
         bad_bodies = [rig.cred(UID_A, b) for b in ('{"v":1,"kind":"status","x":1}', "[1]", "{", '{"v":1}',
                                                      '{"v":1,"kind":"settle","job":"7;rm","promises_too":true}')]
         check(rig.send(good_cred)["ok"], "used once, so that its copies below are replays at best")
-        answered = dropped = 0
-        t0 = time.monotonic()
-        for i in range(BAD_FRAMES):
-            s = socket.socket(socket.AF_UNIX)
-            s.connect(rig.sock)
-            kind = i % 5
-            try:
-                send_bad(s, kind, rnd, good_cred, bad_bodies)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the daemon refused and closed first
-            r = recv_reply(s)
-            s.close()
-            if r is None:
-                dropped += 1
-            else:
-                answered += 1
-                if r["ok"]:
-                    raise AssertionError("a bad frame was accepted: kind %d" % kind)
-        check(answered + dropped == BAD_FRAMES and rig.proc.poll() is None,
-              "%d bad frames refused (%d answered with a refusal, %d closed; %.1f s), the daemon up"
-              % (BAD_FRAMES, answered, dropped, time.monotonic() - t0))
-        check(rig.ask(UID_A, dict(kind="status"))["ok"], "a good request is answered after them")
-
-        # A silent client and a half frame hold their own connections only.
-        silent = socket.socket(socket.AF_UNIX)
-        silent.connect(rig.sock)
-        half = socket.socket(socket.AF_UNIX)
-        half.connect(rig.sock)
-        half.sendall(frame(good_cred)[:10])
-        check(rig.ask(UID_A, dict(kind="status"))["ok"], "a request is answered while two clients stay silent")
-        silent.settimeout(15)
-        check(silent.recv(1) == b"", "the silent client is closed at its deadline")
-        half.close()
-        # The cap: 8 silent connections open, the ninth is turned away (closed), not queued.
-        held = [socket.socket(socket.AF_UNIX) for _ in range(8)]
-        for h in held:
-            h.connect(rig.sock)
-        time.sleep(0.3)  # let the daemon accept them: ordering, not a measurement
-        extra = socket.socket(socket.AF_UNIX)
-        extra.connect(rig.sock)
-        try:
-            extra.sendall(frame(good_cred))
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # closed before the request went out: turned away
-        check(recv_reply(extra, 15) is None, "over the cap a connection is closed, not queued")
-        for h in held:
-            h.close()
-        r = None
-        for _ in range(50):  # the daemon sees them closed at its next poll: ordering, not timing
-            r = rig.ask(UID_A, dict(kind="status"))
-            if r is not None:
-                break
-            time.sleep(0.1)
-        check(r is not None and r["ok"], "answered again once the silent ones are gone")
+        robustness(rig, BAD_FRAMES, rnd, good_cred, bad_bodies, "unix")
 
         # kill -9, restart: the claim is there once.
         before = ledger_of(rig, "7")
@@ -323,8 +345,64 @@ def main():
             check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
                   "the library's policy asks the daemon with its user's credential" + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
 
+        # The same over TCP on 127.0.0.1.
+        rig.via_tcp = True
+        st = rig.ask(UID_A, dict(kind="status"))
+        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "tcp: status lists the two jobs")
+        refusal = "uid %d refused: uid %d does not own job 7" % (UID_B, UID_B)
+        before = open(rig.log).read().count(refusal)
+        r = rig.ask(UID_B, dict(kind="settle", job="7", promises_too=True))
+        check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"], "tcp: uid B's release for job 7 refused")
+        check(open(rig.log).read().count(refusal) == before + 1,
+              "tcp: the refusal logged with the uid")
+        c = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
+        check(rig.send(c)["ok"] and "Replayed" in rig.send(c)["error"], "tcp: a replayed credential is refused")
+        robustness(rig, max(BAD_FRAMES // 4, 100), rnd, good_cred, bad_bodies, "tcp")
+        if os.path.exists(unit):
+            env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock)
+            p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
+                                "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
+            check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
+                  "tcp: the library's policy asks the daemon at tcp://127.0.0.1:PORT" + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+        rig.via_tcp = False
+
         calls = open(os.path.join(rig.dir, "calls")).read().splitlines()
         check(len(calls) == 6, "Slurm asked 3 commands per view, one view per start: %d calls" % len(calls))
+
+        # A slow Slurm: the view is taken on the side, requests are answered from the last one.
+        rig.stop()
+        rig.start(interval=1)
+        st = rig.ask(UID_A, dict(kind="status"))  # the first view (Slurm quick)
+        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "interval 1: the first view")
+        rig.write("jobs", "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|1|node3|jacobi\n9|RUNNING|1|node4|cg\n")
+        rig.write("owners", "7|%d\n8|%d\n9|%d\n" % (UID_A, UID_B, UID_A))
+        rig.write("slow", "")
+        blocked = os.path.join(rig.dir, "blocked")
+        time.sleep(1.5)  # past the interval, so that the next request starts a new view: a wait, not a measurement
+        r = rig.ask(UID_A, dict(kind="status"))
+        check(r is not None and r["ok"] and [j["id"] for j in r["status"]["jobs"]] == ["7", "8"],
+              "a stale view: the request that starts a new one is answered from the last")
+        for _ in range(100):  # until the daemon's squeue is blocked: ordering, not timing
+            if os.path.exists(blocked):
+                break
+            time.sleep(0.1)
+        check(os.path.exists(blocked), "the daemon's squeue is blocked (the fake slow Slurm)")
+        for how in (False, True):
+            rig.via_tcp = how
+            r = rig.ask(UID_B, arbitrate("8", ["node3"]))
+            check(r is not None and r["ok"] and os.path.exists(os.path.join(rig.dir, "slow")),
+                  "%s: another client is answered while squeue is blocked (%s)" % ("tcp" if how else "unix", r and r.get("rule")))
+        rig.via_tcp = False
+        os.unlink(os.path.join(rig.dir, "slow"))
+        jobs = []
+        for _ in range(300):  # the new view arrives once squeue returns (generous: 30 s)
+            st = rig.ask(UID_A, dict(kind="status"))
+            jobs = [j["id"] for j in st["status"]["jobs"]]
+            if "9" in jobs:
+                break
+            time.sleep(0.1)
+        check(jobs == ["7", "8", "9"], "the new view is taken once Slurm answers (%s)" % jobs)
+        check("asking Slurm failed" not in open(rig.log).read(), "no Slurm query failed (none hit the 20-s timeout)")
         return 0
     except AssertionError as e:
         print("FAIL: %s" % e)

@@ -4,6 +4,7 @@
 // the job's size, says so once, and asks again after a back-off.
 #include <gtest/gtest.h>
 
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -76,6 +77,46 @@ TEST(ArbiterClient, NoDaemonAtThePathIsAnErrorNotAHang) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("cannot reach the arbiter"), std::string::npos) << e.what();
   }
+}
+
+// RESIZE_ARBITER=tcp://HOST:PORT: the same frames over TCP (loopback only).
+TEST(ArbiterClient, TcpCarriesTheSameFrames) {
+  const int l = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ASSERT_EQ(::bind(l, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(l, 4), 0);
+  ASSERT_EQ(::getsockname(l, reinterpret_cast<sockaddr*>(&a), &len), 0);
+  const std::string where = "tcp://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  std::string got;
+  std::thread t([&] {
+    const int c = ::accept(l, nullptr, nullptr);
+    if (c < 0) return;
+    std::string in;
+    while (read_frame(in).status == FrameRead::Status::Incomplete) {
+      const std::string more = read_some(c);
+      if (more.empty()) break;
+      in += more;
+    }
+    got = read_frame(in).payload;
+    const std::string out = frame("{\"ok\":true}");
+    ::send(c, out.data(), out.size(), MSG_NOSIGNAL);
+    ::close(c);
+  });
+  const std::string reply = exchange(ClientOptions{where, "", 5}, "a credential");
+  t.join();
+  EXPECT_EQ(got, "a credential");
+  EXPECT_EQ(reply, "{\"ok\":true}");
+  ::close(l);  // nobody listens there now: an error, not a hang
+  try {
+    exchange(ClientOptions{where, "", 1}, "x");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot reach the arbiter at " + where), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(exchange(ClientOptions{"tcp://127.0.0.1", "", 1}, "x"), Error);  // no port
 }
 
 TEST(ArbiterClient, ASilentDaemonTimesOut) {

@@ -358,3 +358,43 @@ TEST(ArbiterOptions, CommandLineOverTheConfigurationFile) {
   EXPECT_THROW(parse_daemon_options({"--socket"}, ""), Error);
   EXPECT_EQ(config_path({"--config", "/etc/x.conf"}), "/etc/x.conf");
 }
+
+TEST(ArbiterAddress, HostAndPortForTheTcpListener) {
+  const HostPort v4 = parse_host_port("127.0.0.1:7070", false);
+  EXPECT_EQ(v4.host, "127.0.0.1");
+  EXPECT_EQ(v4.port, 7070);
+  const HostPort v6 = parse_host_port("[::1]:65535", false);
+  EXPECT_EQ(v6.host, "::1");
+  EXPECT_EQ(v6.port, 65535);
+  EXPECT_EQ(to_string(v6), "[::1]:65535");
+  const HostPort any = parse_host_port("*:7070", false);
+  EXPECT_EQ(any.host, "");
+  EXPECT_EQ(to_string(any), "*:7070");
+  EXPECT_EQ(parse_host_port("node0.cluster:1", false).host, "node0.cluster");
+  EXPECT_EQ(parse_host_port("[fe80::1%eth0]:9", false).host, "fe80::1%eth0");
+  EXPECT_EQ(parse_host_port("127.0.0.1:0", true).port, 0);  // the kernel chooses (tests)
+  for (const char* bad : {"127.0.0.1:0", "127.0.0.1", "127.0.0.1:", ":7070", "::1:7070", "[::1]7070", "[::1:7070",
+                          "[]:7070", "[node0]:7070", "h:65536", "h:-1", "h:12x", "h:000000007", "no host:1", ""})
+    EXPECT_THROW(parse_host_port(bad, false), Error) << bad;
+}
+
+TEST(ArbiterAddress, RESIZE_ARBITERIsASocketPathOrTcp) {
+  const ArbiterAddress path = parse_arbiter_address("/run/malleable-arbiter/socket");
+  EXPECT_FALSE(path.tcp);
+  EXPECT_EQ(path.path, "/run/malleable-arbiter/socket");
+  const ArbiterAddress tcp = parse_arbiter_address("tcp://arbiter.cluster:7070");
+  EXPECT_TRUE(tcp.tcp);
+  EXPECT_EQ(tcp.where.host, "arbiter.cluster");
+  EXPECT_EQ(tcp.where.port, 7070);
+  EXPECT_EQ(parse_arbiter_address("tcp://[::1]:7070").where.host, "::1");
+  for (const char* bad : {"", "tcp://", "tcp://*:7070", "tcp://h:0", "tcp://h", "tcp://[::1]"})
+    EXPECT_THROW(parse_arbiter_address(bad), Error) << bad;
+}
+
+TEST(ArbiterOptions, ListenIsCheckedWhenParsed) {
+  EXPECT_EQ(parse_daemon_options({"--listen", "[::]:7070"}, "").server.listen, "[::]:7070");
+  EXPECT_EQ(parse_daemon_options({}, "listen = 127.0.0.1:0\n").server.listen, "127.0.0.1:0");
+  EXPECT_TRUE(parse_daemon_options({}, "").server.listen.empty());
+  EXPECT_THROW(parse_daemon_options({"--listen", "7070"}, ""), Error);
+  EXPECT_THROW(parse_daemon_options({}, "listen = ::1:7070\n"), Error);
+}

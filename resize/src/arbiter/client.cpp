@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A job's side of the arbiter daemon (client.hpp): a non-blocking Unix socket, poll()
+// A job's side of the arbiter daemon (client.hpp): a non-blocking Unix or TCP socket, poll()
 // with one deadline for the whole exchange.
 #include "arbiter/client.hpp"
 
@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <netdb.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -40,25 +41,65 @@ void wait_for(int fd, short events, double deadline, const char* what, const std
 }
 }  // namespace
 
+namespace {
+// A connected non-blocking socket to the daemon (a Unix path or tcp://HOST:PORT), within
+// the deadline. Each TCP address of HOST is tried in turn.
+void connect_to(Fd& s, const std::string& where, double deadline) {
+  const ArbiterAddress a = parse_arbiter_address(where);
+  const auto finish = [&](const sockaddr* addr, socklen_t len) -> std::string {  // "" when connected
+    if (::connect(s.fd, addr, len) == 0) return "";
+    if (errno != EINPROGRESS && errno != EAGAIN) return std::strerror(errno);
+    wait_for(s.fd, POLLOUT, deadline, "accept the connection", where);
+    int err = 0;
+    socklen_t elen = sizeof err;
+    ::getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &elen);
+    return err ? std::strerror(err) : "";
+  };
+  if (!a.tcp) {
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    if (a.path.size() >= sizeof addr.sun_path) throw Error("the arbiter's socket path '" + a.path + "' is too long");
+    std::memcpy(addr.sun_path, a.path.c_str(), a.path.size() + 1);
+    s.fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (s.fd < 0) throw Error(std::string("socket: ") + std::strerror(errno));
+    if (const std::string why = finish(reinterpret_cast<sockaddr*>(&addr), sizeof addr); !why.empty())
+      throw Error("cannot reach the arbiter at " + where + ": " + why);
+    return;
+  }
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  const std::string port = std::to_string(a.where.port);
+  if (const int e = ::getaddrinfo(a.where.host.c_str(), port.c_str(), &hints, &res); e != 0)
+    throw Error("cannot reach the arbiter at " + where + ": " + ::gai_strerror(e));
+  std::string why = "no address";
+  for (addrinfo* ai = res; ai; ai = ai->ai_next) {
+    s.fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (s.fd < 0) {
+      why = std::strerror(errno);
+      continue;
+    }
+    try {
+      why = finish(ai->ai_addr, ai->ai_addrlen);
+    } catch (...) {
+      ::freeaddrinfo(res);
+      throw;
+    }
+    if (why.empty()) break;
+    ::close(s.fd);
+    s.fd = -1;
+  }
+  ::freeaddrinfo(res);
+  if (s.fd < 0) throw Error("cannot reach the arbiter at " + where + ": " + why);
+}
+}  // namespace
+
 std::string exchange(const ClientOptions& o, const std::string& payload) {
   const double deadline = clock_s() + o.timeout_s;
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (o.socket.empty() || o.socket.size() >= sizeof addr.sun_path)
-    throw Error("the arbiter's socket path '" + o.socket + "' is empty or too long");
-  std::memcpy(addr.sun_path, o.socket.c_str(), o.socket.size() + 1);
   Fd s;
-  s.fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (s.fd < 0) throw Error(std::string("socket: ") + std::strerror(errno));
-  if (::connect(s.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    if (errno != EINPROGRESS && errno != EAGAIN)
-      throw Error("cannot reach the arbiter at " + o.socket + ": " + std::strerror(errno));
-    wait_for(s.fd, POLLOUT, deadline, "accept the connection", o.socket);
-    int err = 0;
-    socklen_t len = sizeof err;
-    ::getsockopt(s.fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0) throw Error("cannot reach the arbiter at " + o.socket + ": " + std::strerror(err));
-  }
+  connect_to(s, o.socket, deadline);
   const std::string out = frame(payload);
   for (std::size_t sent = 0; sent < out.size();) {
     const ssize_t n = ::send(s.fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A job's side of the arbiter daemon: one request, one reply, over its Unix socket, with
+// A job's side of the arbiter daemon: one request, one reply, over its Unix socket or
+// TCP (RESIZE_ARBITER=tcp://HOST:PORT; parse_arbiter_address), with
 // a MUNGE credential carrying the request. Never blocks longer than the timeout: connect,
 // send and the reply each have a deadline.
 #pragma once
@@ -11,7 +12,7 @@
 namespace resize::arbiter {
 
 struct ClientOptions {
-  std::string socket;        // the daemon's socket (RESIZE_ARBITER)
+  std::string socket;        // the daemon's socket path or tcp://HOST:PORT (RESIZE_ARBITER)
   std::string munge_socket;  // munged's socket (empty: libmunge's default)
   double timeout_s = 5;      // the whole exchange
 };

@@ -18,7 +18,10 @@ double seconds(const std::string& key, const std::string& v, double lo, double h
 }
 void set(DaemonOptions& o, const std::string& key, const std::string& v) {
   if (key == "socket") o.server.socket = v;
-  else if (key == "state-dir") o.server.state_dir = v;
+  else if (key == "listen") {
+    (void)parse_host_port(v, true);  // checked here, bound by the shell
+    o.server.listen = v;
+  } else if (key == "state-dir") o.server.state_dir = v;
   else if (key == "munge-socket") o.server.munge_socket = v;
   else if (key == "interval") o.state.interval_s = seconds(key, v, 0.1, 3600);
   else if (key == "slurm-user") o.slurm_user = v;
@@ -83,7 +86,8 @@ DaemonOptions parse_daemon_options(const std::vector<std::string>& args, const s
 }
 
 std::string daemon_usage() {
-  return "usage: malleable-arbiterd [--config FILE] [--socket PATH] [--state-dir DIR] [--interval S]\n"
+  return "usage: malleable-arbiterd [--config FILE] [--socket PATH] [--listen HOST:PORT]\n"
+         "                          [--state-dir DIR] [--interval S]\n"
          "                          [--munge-socket PATH] [--slurm-user NAME|UID] [--max-connections N]\n"
          "                          [--deadline S] [--max-frame BYTES] [--bid-window S] [--recent N]\n"
          "                          [--expansion on|off]\n"

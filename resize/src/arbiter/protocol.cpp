@@ -332,4 +332,54 @@ std::map<std::string, std::uint32_t> parse_owners(const std::string& text) {
   return out;
 }
 
+HostPort parse_host_port(std::string_view text, bool port_zero_allowed) {
+  const std::string t(text);
+  HostPort h;
+  std::string port;
+  if (!t.empty() && t[0] == '[') {
+    const auto close = t.find(']');
+    if (close == std::string::npos) throw Error("the address '" + t + "' opens '[' without closing it");
+    h.host = t.substr(1, close - 1);
+    if (h.host.empty() || h.host.find(':') == std::string::npos)
+      throw Error("the address '" + t + "': brackets hold an IPv6 address");
+    if (close + 1 >= t.size() || t[close + 1] != ':') throw Error("the address '" + t + "' has no ':PORT'");
+    port = t.substr(close + 2);
+  } else {
+    const auto colon = t.rfind(':');
+    if (colon == std::string::npos) throw Error("the address '" + t + "' has no ':PORT'");
+    h.host = t.substr(0, colon);
+    if (h.host.find(':') != std::string::npos)
+      throw Error("the address '" + t + "': an IPv6 address goes in brackets, [ADDR]:PORT");
+    if (h.host.empty()) throw Error("the address '" + t + "' has no host ('*' for every address)");
+    if (h.host == "*") h.host.clear();
+    port = t.substr(colon + 1);
+  }
+  if (h.host.find_first_of(" \t/") != std::string::npos) throw Error("the address '" + t + "' has a bad host");
+  const unsigned lo = port_zero_allowed ? 0 : 1;
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(port) < lo || std::stoul(port) > 65535)
+    throw Error("the address '" + t + "': the port must be a number in [" + std::to_string(lo) + ", 65535]");
+  h.port = static_cast<std::uint16_t>(std::stoul(port));
+  return h;
+}
+
+ArbiterAddress parse_arbiter_address(std::string_view text) {
+  ArbiterAddress a;
+  constexpr std::string_view tcp = "tcp://";
+  if (text.substr(0, tcp.size()) == tcp) {
+    a.tcp = true;
+    a.where = parse_host_port(text.substr(tcp.size()), false);
+    if (a.where.host.empty()) throw Error("RESIZE_ARBITER '" + std::string(text) + "': '*' is not a host to connect to");
+    return a;
+  }
+  if (text.empty()) throw Error("the arbiter's address is empty");
+  a.path = std::string(text);
+  return a;
+}
+
+std::string to_string(const HostPort& h) {
+  const std::string host = h.host.empty() ? "*" : h.host.find(':') != std::string::npos ? "[" + h.host + "]" : h.host;
+  return host + ":" + std::to_string(h.port);
+}
+
 }  // namespace resize::arbiter

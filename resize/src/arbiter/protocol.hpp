@@ -81,6 +81,24 @@ Reply parse_reply(std::string_view json, Request::Kind kind);  // throws Error
 std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::string, std::uint32_t>& owners,
                     std::uint32_t slurm_user);
 
+// Where the daemon listens and the jobs connect. A Unix socket's path, or TCP:
+//   daemon `listen = HOST:PORT`: "127.0.0.1:7070", "[::1]:7070", "node0:7070", "*:7070"
+//   (every address; IPv6 and IPv4), "[::]:7070"; port 0 lets the kernel choose (tests);
+//   client RESIZE_ARBITER="tcp://HOST:PORT" (port 1-65535), else a Unix socket's path.
+// Throws Error naming what is wrong (no port, a port out of range, an unclosed '[', ...).
+struct HostPort {
+  std::string host;  // without brackets; "" for "*" (every address)
+  std::uint16_t port = 0;
+};
+HostPort parse_host_port(std::string_view text, bool port_zero_allowed);
+struct ArbiterAddress {
+  bool tcp = false;
+  std::string path;  // !tcp: the Unix socket
+  HostPort where;    // tcp
+};
+ArbiterAddress parse_arbiter_address(std::string_view text);
+std::string to_string(const HostPort& h);  // "host:port", "[v6]:port", "*:port"
+
 // `squeue -h -o '%i|%U'`: job id -> numeric uid (throws Error naming a bad line).
 inline const char* kOwnersCommand = "squeue -h -o '%i|%U'";
 std::map<std::string, std::uint32_t> parse_owners(const std::string& text);

@@ -7,10 +7,13 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -56,10 +59,88 @@ struct Server::Conn {
   std::string in, out;
   std::size_t sent = 0;
   bool replying = false;
+  bool waiting = false;  // authenticated, waiting for the first view
+  Request q;
+  std::uint32_t uid = 0;
 };
 
+struct Server::Refresh {
+  slurm::Runner run;
+  double started = 0;
+  slurm::Command jobs, idle, owners;
+  int rd = -1, wr = -1;
+  ~Refresh() {
+    if (rd >= 0) ::close(rd);
+    if (wr >= 0) ::close(wr);
+  }
+};
+
+namespace {
+// The Unix socket (mode 0666: MUNGE, not the file mode, decides who may ask what).
+int listen_unix(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.empty() || path.size() >= sizeof addr.sun_path)
+    throw Error("the socket path '" + path + "' is empty or too long");
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  ::unlink(path.c_str());
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::chmod(path.c_str(), 0666) != 0 ||
+      ::listen(fd, 128) != 0) {
+    const std::string why = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    throw Error("cannot listen on " + path + ": " + why);
+  }
+  return fd;
+}
+// HOST:PORT; "*" binds every address (IPv6 and IPv4 on one socket where the host has IPv6).
+int listen_tcp(const std::string& text, std::string& bound) {
+  const HostPort hp = parse_host_port(text, true);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* res = nullptr;
+  const std::string port = std::to_string(hp.port);
+  if (const int e = ::getaddrinfo(hp.host.empty() ? nullptr : hp.host.c_str(), port.c_str(), &hints, &res); e != 0)
+    throw Error("cannot listen on " + text + ": " + ::gai_strerror(e));
+  std::vector<addrinfo*> order;
+  for (addrinfo* a = res; a; a = a->ai_next) order.push_back(a);
+  if (hp.host.empty())  // the IPv6 wildcard first: it takes IPv4 too
+    std::stable_sort(order.begin(), order.end(), [](addrinfo* x, addrinfo* y) {
+      return (x->ai_family == AF_INET6) > (y->ai_family == AF_INET6);
+    });
+  std::string why = "no address";
+  int fd = -1;
+  for (addrinfo* a : order) {
+    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      why = std::strerror(errno);
+      continue;
+    }
+    const int one = 1, zero = 0;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (a->ai_family == AF_INET6 && hp.host.empty()) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 128) == 0) break;
+    why = std::strerror(errno);
+    ::close(fd);
+    fd = -1;
+  }
+  ::freeaddrinfo(res);
+  if (fd < 0) throw Error("cannot listen on " + text + ": " + why);
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  char host[NI_MAXHOST] = "?", serv[NI_MAXSERV] = "?";
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0)
+    ::getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV);
+  HostPort b{host, static_cast<std::uint16_t>(std::atoi(serv))};
+  bound = to_string(b);
+  return fd;
+}
+}  // namespace
+
 Server::Server(ServerOptions o, StateOptions s, slurm::Runner run)
-    : opt_(std::move(o)), state_(std::move(s)), run_(std::move(run)) {
+    : opt_(std::move(o)), state_(s), run_(std::move(run)), interval_s_(s.interval_s) {
   if (::mkdir(opt_.state_dir.c_str(), 0700) != 0 && errno != EEXIST)
     throw Error("cannot create the state directory " + opt_.state_dir + ": " + std::strerror(errno));
   std::ifstream j(journal_path());
@@ -69,21 +150,26 @@ Server::Server(ServerOptions o, StateOptions s, slurm::Runner run)
     state_.restore(text.str());  // a journal it cannot read stops the start: no silent loss of claims
     log_line("restored " + std::to_string(state_.ledger().entries.size()) + " ledger entries from " + journal_path());
   }
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (opt_.socket.empty() || opt_.socket.size() >= sizeof addr.sun_path)
-    throw Error("the socket path '" + opt_.socket + "' is empty or too long");
-  std::memcpy(addr.sun_path, opt_.socket.c_str(), opt_.socket.size() + 1);
-  ::unlink(opt_.socket.c_str());
-  listen_fd_ = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::chmod(opt_.socket.c_str(), 0666) != 0 || ::listen(listen_fd_, 128) != 0)
-    throw Error("cannot listen on " + opt_.socket + ": " + std::strerror(errno));
-  log_line("listening on " + opt_.socket + ", state in " + opt_.state_dir);
+  listen_fds_.push_back(listen_unix(opt_.socket));
+  std::string where = opt_.socket;
+  if (!opt_.listen.empty()) {
+    std::string bound;
+    try {
+      listen_fds_.push_back(listen_tcp(opt_.listen, bound));
+    } catch (...) {
+      ::close(listen_fds_[0]);
+      throw;
+    }
+    where += " and tcp://" + bound;
+  }
+  log_line("listening on " + where + ", state in " + opt_.state_dir);
 }
 
 Server::~Server() {
-  if (listen_fd_ >= 0) ::close(listen_fd_);
+  for (const int fd : listen_fds_) ::close(fd);
+  // A view still being taken at the stop: its thread owns what it touches (refresh_'s
+  // copy), and the process is ending.
+  if (refresh_thread_.joinable()) refresh_thread_.detach();
 }
 
 void Server::save_journal() {
@@ -106,24 +192,49 @@ void Server::save_journal() {
 }
 
 // At most one view per interval, whatever the number of jobs and requests: the bound on
-// slurmctld's load (three commands).
-void Server::refresh_view(double now) {
-  if (!state_.view_stale(now)) return;
+// slurmctld's load (three commands). Taken on a thread of its own: a slow slurmctld
+// (each command up to its timeout) holds no request; they are answered from the last view.
+void Server::start_refresh(double now) {
+  if (refresh_ || !state_.view_stale(now) || now - last_attempt_ < interval_s_) return;
+  auto r = std::make_shared<Refresh>();
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
+    log_line(std::string("asking Slurm failed (the last view stays): pipe: ") + std::strerror(errno));
+    return;
+  }
+  r->rd = p[0];
+  r->wr = p[1];
+  r->run = run_;
+  r->started = now;
+  last_attempt_ = now;
   ++queries_;
-  const slurm::Command jobs = run_(slurm::kViewJobsCommand);
-  const slurm::Command idle = run_(slurm::kViewIdleCommand);
-  const slurm::Command owners = run_(kOwnersCommand);
+  refresh_ = r;
+  refresh_thread_ = std::thread([r] {
+    r->jobs = r->run(slurm::kViewJobsCommand);
+    r->idle = r->run(slurm::kViewIdleCommand);
+    r->owners = r->run(kOwnersCommand);
+    const char done = 1;
+    while (::write(r->wr, &done, 1) < 0 && errno == EINTR) {
+    }
+  });
+}
+
+void Server::finish_refresh() {
+  refresh_thread_.join();
+  const std::shared_ptr<Refresh> r = std::move(refresh_);
+  refresh_.reset();
   try {
-    if (jobs.status != 0 || idle.status != 0 || owners.status != 0)
-      throw Error("a Slurm command failed: " + slurm::trim(jobs.out + idle.out + owners.out).substr(0, 300));
-    state_.set_view(slurm::make_view(now, jobs.out, idle.out), parse_owners(owners.out));
+    if (r->jobs.status != 0 || r->idle.status != 0 || r->owners.status != 0)
+      throw Error("a Slurm command failed: " + slurm::trim(r->jobs.out + r->idle.out + r->owners.out).substr(0, 300));
+    state_.set_view(slurm::make_view(r->started, r->jobs.out, r->idle.out), parse_owners(r->owners.out));
   } catch (const Error& e) {
     log_line(std::string("asking Slurm failed (the last view stays): ") + e.what());
   }
 }
 
-// A frame's payload in, the reply's JSON out; every refusal logged with the uid.
-std::string Server::answer(const std::string& payload) {
+// A frame's payload: false and the refusal's reply, or true and the request with the
+// credential's uid. Every refusal logged with the uid.
+bool Server::authenticate(const std::string& payload, Request& q, std::uint32_t& uid, std::string& refused) {
   const double now = wall();
   const Credential c = munge_decode_credential(payload, opt_.munge_socket);
   const std::string who = c.uid ? "uid " + std::to_string(*c.uid) : "unknown uid";
@@ -132,21 +243,28 @@ std::string Server::answer(const std::string& payload) {
     r.error = "refused: credential: " + c.why;
     log_line("refused " + who + ": credential: " + c.why);
     state_.note_refusal(c.uid.value_or(0xffffffffu), "credential: " + c.why, now);
-    return encode_reply(r, Request::Kind::Status);
+    refused = encode_reply(r, Request::Kind::Status);
+    return false;
   }
-  Request q;
   try {
     q = parse_request(c.payload);
   } catch (const Error& e) {
     r.error = std::string("refused: bad request: ") + e.what();
     log_line("refused " + who + ": bad request: " + e.what());
     state_.note_refusal(*c.uid, std::string("bad request: ") + e.what(), now);
-    return encode_reply(r, Request::Kind::Status);
+    refused = encode_reply(r, Request::Kind::Status);
+    return false;
   }
-  refresh_view(now);
+  uid = *c.uid;
+  return true;
+}
+
+// An authenticated request against the view at hand, the reply's JSON out.
+std::string Server::decide(const Request& q, std::uint32_t uid) {
+  const double now = wall();
   bool changed = false;
-  r = state_.handle(q, *c.uid, now, changed);
-  if (!r.ok && r.error.rfind("refused", 0) == 0) log_line(who + " " + r.error);
+  const Reply r = state_.handle(q, uid, now, changed);
+  if (!r.ok && r.error.rfind("refused", 0) == 0) log_line("uid " + std::to_string(uid) + " " + r.error);
   if (changed) {
     try {
       save_journal();
@@ -164,20 +282,35 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
   std::vector<Conn> conns;
   std::size_t turned_away = 0;
   while (!*stop) {
-    std::vector<pollfd> fds{{listen_fd_, POLLIN, 0}};
+    std::vector<pollfd> fds;
+    for (const int fd : listen_fds_) fds.push_back({fd, POLLIN, 0});
+    const std::size_t refresh_at = fds.size();
+    if (refresh_) fds.push_back({refresh_->rd, POLLIN, 0});
+    const std::size_t base = fds.size();
     double next = mono() + 1;
     for (const Conn& c : conns) {
-      fds.push_back({c.fd, static_cast<short>(c.replying ? POLLOUT : POLLIN), 0});
+      fds.push_back({c.fd, static_cast<short>(c.waiting ? 0 : c.replying ? POLLOUT : POLLIN), 0});
       next = std::min(next, c.deadline);
     }
     const int n = ::poll(fds.data(), fds.size(), std::max(0, static_cast<int>((next - mono()) * 1000) + 1));
     if (n < 0 && errno != EINTR) throw Error(std::string("poll: ") + std::strerror(errno));
     const double now = mono();
+    if (refresh_ && (fds[refresh_at].revents & (POLLIN | POLLHUP | POLLERR))) {
+      finish_refresh();
+      for (Conn& c : conns)
+        if (c.waiting) {
+          c.out = frame(decide(c.q, c.uid));
+          c.waiting = false;
+          c.replying = true;
+        }
+    }
     for (std::size_t i = 0; i < conns.size(); ++i) {
       Conn& c = conns[i];
-      const short ev = fds[i + 1].revents;
+      const short ev = fds[base + i].revents;
       bool done = false;
-      if (c.replying && (ev & (POLLOUT | POLLERR | POLLHUP))) {
+      if (c.waiting) {
+        done = (ev & (POLLHUP | POLLERR)) != 0;  // gone while it waited for the first view
+      } else if (c.replying && (ev & (POLLOUT | POLLERR | POLLHUP))) {
         const ssize_t k = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
         if (k > 0) c.sent += static_cast<std::size_t>(k);
         done = (k < 0 && errno != EAGAIN && errno != EINTR) || c.sent == c.out.size();
@@ -192,8 +325,19 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
             c.out = frame(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status));
             c.replying = true;
           } else if (f.status == FrameRead::Status::Complete) {
-            c.out = frame(answer(f.payload));
-            c.replying = true;
+            std::string refused;
+            if (!authenticate(f.payload, c.q, c.uid, refused)) {
+              c.out = frame(refused);
+              c.replying = true;
+            } else {
+              start_refresh(wall());
+              if (refresh_ && !state_.has_view()) {
+                c.waiting = true;  // the first view is being taken: answered when it is there
+              } else {
+                c.out = frame(decide(c.q, c.uid));  // the last view, even while a new one is taken
+                c.replying = true;
+              }
+            }
           }
         } else {
           done = k == 0 || (errno != EAGAIN && errno != EINTR);  // closed before a whole frame: truncated
@@ -209,15 +353,16 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
       }
     }
     std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
-    if (fds[0].revents & POLLIN) {
-      for (int fd; (fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
+    for (std::size_t l = 0; l < listen_fds_.size(); ++l) {
+      if (!(fds[l].revents & POLLIN)) continue;
+      for (int fd; (fd = ::accept4(listen_fds_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
         if (conns.size() >= opt_.max_connections) {
           ::close(fd);
           if (turned_away++ % 100 == 0)
             log_line("turned connections away: " + std::to_string(opt_.max_connections) + " are open");
           continue;
         }
-        conns.push_back(Conn{fd, now + opt_.deadline_s, {}, {}, 0, false});
+        conns.push_back(Conn{fd, now + opt_.deadline_s, {}, {}, 0, false, false, {}, 0});
       }
     }
   }

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The arbiter daemon's shell: the Unix socket, one poll() loop over non-blocking
-// connections (each with a deadline; at most max_connections at once; frames at most
-// max_frame), MUNGE, Slurm's commands through a Runner, the journal on disk. A slow or
-// silent client holds only its own connection until its deadline; nothing it does blocks
-// another's request.
+// The arbiter daemon's shell: the Unix socket and an optional TCP listener (the same
+// frames, MUNGE checks, deadlines and cap), one poll() loop over non-blocking connections
+// (each with a deadline; at most max_connections at once; frames at most max_frame),
+// MUNGE, Slurm's commands through a Runner, the journal on disk. A slow or silent client
+// holds only its own connection until its deadline; nothing it does blocks another's
+// request. Slurm is asked on a thread of its own: while a view is being taken, requests
+// are answered from the last one (only before the first view do they wait for it, up to
+// their deadline).
 #pragma once
 
 #include <csignal>
 #include <cstddef>
+#include <memory>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "arbiter/state.hpp"
 
@@ -16,6 +22,7 @@ namespace resize::arbiter {
 
 struct ServerOptions {
   std::string socket;        // the Unix socket the jobs connect to (mode 0666: MUNGE authenticates)
+  std::string listen;        // HOST:PORT of a TCP listener (empty: none; parse_host_port)
   std::string state_dir;     // DIR/journal (0600), written whole, fsynced and renamed
   std::string munge_socket;  // munged's socket (empty: libmunge's default)
   std::size_t max_connections = 256;
@@ -33,15 +40,23 @@ class Server {
 
  private:
   struct Conn;
+  struct Refresh;  // a view being taken on its thread
   ServerOptions opt_;
   ArbiterState state_;
   slurm::Runner run_;
-  int listen_fd_ = -1;
+  std::vector<int> listen_fds_;
   std::size_t queries_ = 0;
+  std::shared_ptr<Refresh> refresh_;  // in flight, else null
+  std::thread refresh_thread_;
+  double interval_s_ = 2;
+  double last_attempt_ = -1e300;
   std::string journal_path() const { return opt_.state_dir + "/journal"; }
   void save_journal();
-  void refresh_view(double now);
-  std::string answer(const std::string& payload);
+  void start_refresh(double now);  // at most one in flight, one attempt per interval
+  void finish_refresh();           // its pipe is readable: the new view (or the last stays)
+  // A frame's payload: a refusal's reply, or the request and its uid to decide.
+  bool authenticate(const std::string& payload, Request& q, std::uint32_t& uid, std::string& refused);
+  std::string decide(const Request& q, std::uint32_t uid);
 };
 
 void log_line(const std::string& line);  // stderr with a time stamp (the journal of systemd)

@@ -30,6 +30,7 @@ class ArbiterState {
   explicit ArbiterState(StateOptions o);
   bool view_stale(double now) const;
   double view_taken_at() const { return view_.taken_at; }
+  bool has_view() const { return have_view_; }
   void set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners);
   // A request of `uid` (authenticated by the shell). `changed`: the ledger or the recent
   // decisions changed (the journal is to be written before the reply goes out).

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""N fake jobs asking malleable-arbiterd: each sends an arbitrate request for its job
+every second for S seconds over TCP, with a MUNGE credential made through libmunge
+(ctypes: no process per request). Used by scripts/arbiter-sdiag.sh inside the emulated
+cluster. Prints the replies counted by outcome.
+Usage: arbiter-sdiag-clients.py HOST PORT MUNGE_SOCKET SECONDS JOB_ID..."""
+import ctypes
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+lib.munge_ctx_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p]
+lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+MUNGE_OPT_SOCKET = 8
+
+
+def credential(ctx, body):
+    out = ctypes.c_char_p()
+    err = lib.munge_encode(ctypes.byref(out), ctx, body, len(body))
+    if err != 0:
+        raise RuntimeError("munge_encode: %d" % err)
+    return out.value
+
+
+def ask(host, port, payload):
+    with socket.create_connection((host, port), timeout=10) as s:
+        s.sendall(struct.pack(">I", len(payload)) + payload)
+        data = b""
+        while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+            chunk = s.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+        return json.loads(data[4:])
+
+
+def client(host, port, sock, seconds, job, tally, lock):
+    ctx = lib.munge_ctx_create()
+    lib.munge_ctx_set(ctx, MUNGE_OPT_SOCKET, sock.encode())
+    growth = [dict(n=1, pays=True, saving_s=50.0, why="sdiag", pi=-1, pr=-1, mi=-1, left=-1)]
+    body = json.dumps(dict(v=1, kind="arbitrate", job=job, rank_hosts=["node1"], per_node=1, min_nodes=1,
+                           max_nodes=2, hold=True, bid_ttl_s=0, growth=growth)).encode()
+    end = time.monotonic() + seconds
+    t = time.monotonic()
+    while t < end:
+        try:
+            r = ask(host, port, credential(ctx, body))
+            key = "no reply" if r is None else "ok" if r["ok"] else r["error"].split(":")[0]
+        except (OSError, RuntimeError) as e:
+            key = "error " + type(e).__name__
+        with lock:
+            tally[key] = tally.get(key, 0) + 1
+        t += 1
+        time.sleep(max(0, t - time.monotonic()))
+
+
+def main():
+    host, port, sock, seconds = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4])
+    tally, lock = {}, threading.Lock()
+    threads = [threading.Thread(target=client, args=(host, port, sock, seconds, j, tally, lock)) for j in sys.argv[5:]]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print("requests: %d %s" % (sum(tally.values()), json.dumps(tally, sort_keys=True)))
+
+
+if __name__ == "__main__":
+    main()
