@@ -5,10 +5,12 @@
 // nothing here waits for another process.
 #include "node_window.hpp"
 #include "../config.hpp"
+#include "peer_retention.hpp"
 #include "segments.hpp"
 #include "malleable/redist/redistribute.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -109,9 +111,10 @@ struct Peer {
 
 // This process's segments. One own segment, whatever the number of communicators (calls
 // of one process do not overlap; an exchange that finds it busy goes by message); one
-// mapping per peer process that sent through its segment (at most the other ranks of the
-// node). Freed by this process alone, at MPI_Finalize (a delete callback on MPI_COMM_SELF)
-// or at exit by the system; no name outlives its creation.
+// mapping per peer process that sent through its segment (the other ranks of the node;
+// mappings of processes that are gone, the newcomers of earlier expansions, are let go
+// before a new one is made: drop_gone). Freed by this process alone, at MPI_Finalize (a
+// delete callback on MPI_COMM_SELF) or at exit by the system; no name outlives its creation.
 struct Store {
   Own own;
   std::vector<Peer> peers;
@@ -120,6 +123,20 @@ struct Store {
     own.drop();
     for (auto& p : peers) p.drop();
     peers.clear();
+  }
+  // Mappings of processes that no longer exist (none of them is in a call of this
+  // process: a peer stays until the exchange that reads its segment is done).
+  void drop_gone() {
+    std::vector<std::int64_t> pids;
+    pids.reserve(peers.size());
+    for (const auto& p : peers) pids.push_back(p.pid);
+    const auto gone = gone_peers(pids, [](std::int64_t pid) {
+      return !(kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+    });
+    for (auto i = gone.rbegin(); i != gone.rend(); ++i) {
+      peers[*i].drop();
+      peers.erase(peers.begin() + static_cast<std::ptrdiff_t>(*i));
+    }
   }
 };
 
@@ -234,7 +251,10 @@ const char* map_peer(const SegmentId& id, int* err) {
   auto& peers = store().peers;
   auto it = std::find_if(peers.begin(), peers.end(), [&](const Peer& p) { return p.pid == id.pid && p.token == id.token; });
   if (it != peers.end() && it->gen == id.gen && it->bytes == id.bytes) return it->base + kHeaderBytes;
-  if (it == peers.end()) it = peers.insert(peers.end(), Peer{id.pid, id.token, 0, 0, nullptr});
+  if (it == peers.end()) {
+    store().drop_gone();  // a new peer: first let go of the departed ones
+    it = peers.insert(peers.end(), Peer{id.pid, id.token, 0, 0, nullptr});
+  }
   it->drop();  // an older generation: the owner has remade its segment
   char path[64];
   std::snprintf(path, sizeof path, "/proc/%lld/fd/%lld", static_cast<long long>(id.pid), static_cast<long long>(id.fd));
