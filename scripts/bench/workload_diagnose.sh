@@ -16,7 +16,10 @@
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 archive=$here/scripts/bench/data_archive.py
-[[ $# -ge 1 ]] && python3 "$archive" cat "$1/workload.json" >/dev/null 2>&1 || { sed -n 3,13p "$0" >&2; exit 2; }
+if [[ $# -lt 1 ]] || ! python3 "$archive" cat "$1/workload.json" >/dev/null 2>&1; then
+  sed -n 3,13p "$0" >&2
+  exit 2
+fi
 build=${2:-$here/build}
 bin=$build/sim/malleable-clustersim
 [[ -x $bin ]] || { echo "workload_diagnose: $bin not built (needs libsimgrid-dev)" >&2; exit 1; }
