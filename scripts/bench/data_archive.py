@@ -11,10 +11,16 @@ cite) stay beside it unpacked.
     data_archive.py list DIR     the archive's members
     data_archive.py cat PATH     a file's text, from the disk or from its study's archive
                                  (docs/data/SUB/x/y.json reads member x/y.json)
+    data_archive.py extract FOLDER DEST   copy a folder inside a packed study (its members,
+                                 loose files over them) to DEST, for a script that reads it
+    data_archive.py study PATH   the packed study PATH lies in (a folder with an archive or
+                                 named in STUDIES), or nothing: a script that works on a
+                                 study's raw runs unpacks it first and packs it at its end
 
 A bench script that writes into a packed study writes its files as before and runs
 `data_archive.py pack DIR` at its end; a reader calls `unpacked(DIR)` (a scratch copy with
-the members extracted and the loose files over them) or `read_text(PATH)`. The archive is
+the members extracted and the loose files over them), `readable(FOLDER)` (the same for one
+folder inside a study) or `read_text(PATH)`. The archive is
 deterministic (members sorted, owner 0, mtime 0), so packing the same files twice gives the
 same bytes."""
 import contextlib
@@ -42,6 +48,9 @@ STUDIES = {
     "background_cluster": ["*.log", "*.json"],
     "background_cluster_life": ["*.log", "*.json"],
     "adaptive": ["*.json", "*.log"],
+    # the emulated runs, one folder per command (share_<s>/ with jobs/, shared/log/, Slurm's
+    # files); summary.csv, costs_emulated.json, seeds/, sim/, trace/ stay unpacked
+    "workload": ["emulated*/"],
 }
 _members = {}
 
@@ -113,6 +122,26 @@ def glob_members(pattern):
     return []
 
 
+def expand(pattern):
+    """The paths a glob matches on the disk and inside a packed study (files and folders at
+    the pattern's depth: docs/data/workload/emulated_16n/share_* names the packed runs)."""
+    import glob
+    got = set(glob.glob(pattern))
+    root = study_root(os.path.dirname(os.path.normpath(pattern)) or ".")
+    a = os.path.join(root, ARCHIVE) if root else None
+    if a and os.path.isfile(a):
+        rel = os.path.relpath(os.path.abspath(pattern), root)
+        depth = rel.count("/") + 1
+        for n in members(a):
+            prefix = "/".join(n.split("/")[:depth])
+            if n.count("/") + 1 >= depth and fnmatch.fnmatchcase(prefix, rel):
+                head = os.path.normpath(pattern)
+                for _ in range(depth):
+                    head = os.path.dirname(head)
+                got.add(os.path.join(head, prefix))
+    return sorted(got)
+
+
 @contextlib.contextmanager
 def unpacked(d):
     """A directory with d's files as they were before packing: d itself when it holds no
@@ -138,6 +167,52 @@ def unpacked(d):
         yield tmp
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def study_root(path):
+    """The packed study that path lies in: the nearest folder above it (or path itself)
+    that holds an archive or is data/SUB with SUB named in STUDIES; None when there is none."""
+    d = os.path.abspath(path)
+    while d != os.path.dirname(d):
+        if os.path.isfile(os.path.join(d, ARCHIVE)) or (
+                study_of(d) in STUDIES and os.path.isdir(d) and study_of(os.path.dirname(d)) == "data"):
+            return d
+        d = os.path.dirname(d)
+    return None
+
+
+@contextlib.contextmanager
+def readable(path):
+    """A folder inside a packed study as a real folder: path itself when no archive holds any
+    of it, else a scratch copy of its members with path's loose files over them (a loose
+    run folder that a folder pattern packs replaces its packed copy)."""
+    root = study_root(path)
+    a = os.path.join(root, ARCHIVE) if root else None
+    rel = os.path.relpath(os.path.abspath(path), root) if root else "."
+    inside = [n for n in members(a) if n.startswith(rel + "/")] if a and os.path.isfile(a) and rel != "." else []
+    if not inside:
+        yield path
+        return
+    scratch = tempfile.mkdtemp(prefix="data_archive.")
+    tmp = os.path.join(scratch, os.path.basename(os.path.normpath(path)))  # the folder's own name
+    try:
+        top = rel.split("/", 1)[0]
+        if top not in replaced_folders(root):
+            for n in inside:
+                dst = os.path.join(tmp, os.path.relpath(n, rel))
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                with open(dst, "wb") as f:
+                    f.write(members(a)[n])
+        if os.path.isdir(path):
+            for base, _, files in os.walk(path):
+                for f in files:
+                    src = os.path.join(base, f)
+                    dst = os.path.join(tmp, os.path.relpath(src, path))
+                    os.makedirs(os.path.dirname(dst), exist_ok=True)
+                    shutil.copy2(src, dst)
+        yield tmp
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def replaced_folders(d):
@@ -179,7 +254,7 @@ def pack(d):
     os.replace(a + ".tmp", a)
     for p in loose:
         os.remove(p)
-    for base, dirs, files in sorted(os.walk(d, topdown=False)):
+    for base, dirs, files in os.walk(d, topdown=False):  # children before their parents
         if base != d and not os.listdir(base):
             os.rmdir(base)
     return len(content), len(loose)
@@ -200,10 +275,20 @@ def unpack(d):
 
 
 def main(argv):
-    if len(argv) != 3 or argv[1] not in ("pack", "unpack", "list", "cat"):
+    if len(argv) == 4 and argv[1] == "extract":
+        if not exists(argv[2]):
+            sys.exit(f"data_archive: {argv[2]}: no such folder, on the disk or in its study's {ARCHIVE}")
+        with readable(argv[2]) as src:
+            shutil.copytree(src, argv[3], dirs_exist_ok=True)
+        return
+    if len(argv) != 3 or argv[1] not in ("pack", "unpack", "list", "cat", "study"):
         sys.exit(__doc__)
     cmd, arg = argv[1], argv[2]
-    if cmd == "cat":
+    if cmd == "study":
+        root = study_root(arg)
+        if root:
+            print(root)
+    elif cmd == "cat":
         try:
             sys.stdout.write(read_text(arg))
         except FileNotFoundError:

@@ -16,7 +16,8 @@
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
 #        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
 #        [--start min|one|full] [--no-accounting] [--range requested|double|grow]
-# Data: DIR/share_<s>/ (default docs/data/workload/emulated/), plots docs/img/workload_<basename of DIR>_<s>.png
+# Data: DIR/share_<s>/ (default docs/data/workload/emulated/; docs/data/workload's runs are
+# packed into its runs.tar.xz at the end, scripts/bench/data_archive.py), plots docs/img/workload_<basename of DIR>_<s>.png
 # (workload_emulated_<s>.png by default: another --out never overwrites those),
 # rows in docs/data/workload/summary.csv, costs in docs/data/workload/costs_emulated.json.
 # Slurm starts a malleable job on as many nodes in [min, max] as it can give now, and the
@@ -76,6 +77,14 @@ why=$("$cluster" check) || { echo "$why"; exit 77; }
 command -v slurmctld >/dev/null || { echo "workload_cluster.sh: Slurm is not installed (scripts/setup.sh)" >&2; exit 77; }
 wl=$here/scripts/bench/workload
 out=${out%/}
+# docs/data/workload's runs are packed (runs.tar.xz): the study is unpacked for the run and
+# packed again at the end (scripts/bench/data_archive.py), whatever the run's outcome
+archive=$here/scripts/bench/data_archive.py
+study=$(python3 "$archive" study "$out")
+if [[ -n $study ]]; then
+  [[ -f $study/runs.tar.xz ]] && python3 "$archive" unpack "$study" >/dev/null
+  trap 'python3 "$archive" pack "$study"' EXIT
+fi
 mkdir -p "$out" "$img"
 LOCK=/run/malleable-cluster.lock
 dirs=()

@@ -15,16 +15,24 @@
 # RUN_DIR: workload_cluster.sh's share_<s>/ (workload.json, jobs.json, stream.json).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[[ $# -ge 1 && -d $1 ]] || { sed -n 3,13p "$0" >&2; exit 2; }
-d=$1
+archive=$here/scripts/bench/data_archive.py
+if [[ $# -lt 1 ]] || ! python3 "$archive" cat "$1/workload.json" >/dev/null 2>&1; then
+  sed -n 3,13p "$0" >&2
+  exit 2
+fi
 build=${2:-$here/build}
 bin=$build/sim/malleable-clustersim
 [[ -x $bin ]] || { echo "workload_diagnose: $bin not built (needs libsimgrid-dev)" >&2; exit 1; }
-costs=${COSTS:-}
-[[ -z $costs && -r $d/../costs_validation.json ]] && costs=$d/../costs_validation.json
-costs=${costs:-$here/sim/costs/emulated.json}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# the run may be packed (docs/data/workload/runs.tar.xz): read from a copy of its files
+d=$tmp/run
+python3 "$archive" extract "$1" "$d"
+costs=${COSTS:-}
+if [[ -z $costs ]] && python3 "$archive" cat "$1/../costs_validation.json" >"$tmp/costs_validation.json" 2>/dev/null; then
+  costs=$tmp/costs_validation.json
+fi
+costs=${costs:-$here/sim/costs/emulated.json}
 python3 "$here/scripts/bench/workload/measured_runtimes.py" "$d/workload.json" "$d/jobs.json" -o "$tmp/w.json" \
   --as-run "$d/stream.json" 2>/dev/null
 for range in requested double; do

@@ -62,6 +62,14 @@ PY
 if [[ $1 == --runs ]]; then
   shift
   rc=0
+  # the runs may be packed (docs/data/workload/runs.tar.xz): the study is unpacked for this
+  # script (it writes validation.md into each run) and packed again at its end
+  archive=$here/scripts/bench/data_archive.py
+  study=$(python3 "$archive" study "$1")
+  if [[ -n $study && -f $study/runs.tar.xz ]]; then
+    python3 "$archive" unpack "$study" >/dev/null
+    trap 'python3 "$archive" pack "$study"' EXIT
+  fi
   if [[ -z ${COSTS:-} ]]; then
     COSTS=$(dirname "$1")/costs_validation.json
     python3 "$here/scripts/bench/workload/cluster_report.py" costs "$@" -o "$COSTS"

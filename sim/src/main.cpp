@@ -59,6 +59,7 @@ struct Sim {
   std::uint64_t ledger_version = 0;
   resize::slurm::ArbiterOptions arbiter_options;
   std::vector<double> last_query;  // per job: its last arbitration (< 0: none yet)
+  ViewCache view_cache;  // the arbitration's view between changes of the cluster
 
   Action decide(std::size_t j, int done, double now, const Ranks& ranks) {
     ++decide_calls;
@@ -73,7 +74,7 @@ struct Sim {
       opt.offer_ttl_s = std::max(opt.offer_ttl_s, opt.bid_ttl_s);
     }
     last_query[j] = now;
-    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, opt, ranks);
+    Action a = arbitrate_for(cluster, j, done, costs, ledger, now, opt, ranks, &view_cache);
     if (ledger.entries != before) ++ledger_version;
     return a;
   }

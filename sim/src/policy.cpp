@@ -120,7 +120,11 @@ void plan_head(const Cluster& c, double now, resize::slurm::ClusterView& v) {
 
 }  // namespace
 
-resize::slurm::ClusterView view_of(const Cluster& c, double now) {
+namespace {
+
+// The view without the head's reservation: what changes only with the cluster's version
+// (the jobs listed, their nodes, the idle nodes).
+resize::slurm::ClusterView listed_view(const Cluster& c, double now) {
   resize::slurm::ClusterView v;
   v.taken_at = now;
   const auto& jobs = c.workload().jobs;
@@ -146,12 +150,38 @@ resize::slurm::ClusterView view_of(const Cluster& c, double now) {
     v.jobs.push_back(std::move(sj));
   }
   for (int n : c.idle_nodes_sorted()) v.idle.push_back(c.node_name(n));
+  return v;
+}
+
+}  // namespace
+
+resize::slurm::ClusterView view_of(const Cluster& c, double now) {
+  auto v = listed_view(c, now);
   plan_head(c, now, v);
   return v;
 }
 
+const resize::slurm::ClusterView& ViewCache::view(const Cluster& c, double now) {
+  if (cluster_ != &c || version_ != c.version()) {
+    v_ = listed_view(c, now);
+    cluster_ = &c;
+    version_ = c.version();
+    ++rebuilds_;
+  } else {  // the head's reservation reads the estimated ends, which move without a version change
+    v_.taken_at = now;
+    const resize::slurm::Job fresh;
+    for (auto& j : v_.jobs) {
+      if (j.planned_start == fresh.planned_start && j.planned_nodes.empty()) continue;
+      j.planned_start = fresh.planned_start;
+      j.planned_nodes.clear();
+    }
+  }
+  plan_head(c, now, v_);
+  return v_;
+}
+
 Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
-                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks) {
+                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks, ViewCache* cache) {
   const Job& j = c.workload().jobs.at(job);
   resize::slurm::JobState me;
   me.id = j.id;
@@ -173,8 +203,10 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
     g.iterations_left = left;
     return g;
   };
-  const auto a = resize::slurm::arbitrate(view_of(c, now), ledger, me, growth, now, opt);
-  ledger = a.ledger;
+  resize::slurm::ClusterView fresh;
+  const auto& view = cache ? cache->view(c, now) : (fresh = view_of(c, now));
+  auto a = resize::slurm::arbitrate(view, ledger, me, growth, now, opt);
+  ledger = std::move(a.ledger);
   Action out;
   out.rule = a.rule;
   out.why = a.plan.why;

@@ -7,6 +7,7 @@
 // the speeds; here the model is exact).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,12 +51,31 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
 // their estimated ends free them) as its planned_start and planned_nodes; the idle nodes.
 resize::slurm::ClusterView view_of(const Cluster& c, double now);
 
+// view_of kept between decisions (the simulator asks the policy thousands of times between
+// two changes of the cluster at 10,000 nodes): the jobs and idle nodes listed are rebuilt
+// only when the cluster's version() changes; taken_at and the head's reservation (it reads
+// the running jobs' estimated ends, which move without a version change) are redone at every
+// call, so view() equals view_of(c, now) at every call.
+class ViewCache {
+ public:
+  const resize::slurm::ClusterView& view(const Cluster& c, double now);
+  long rebuilds() const { return rebuilds_; }
+
+ private:
+  const Cluster* cluster_ = nullptr;
+  std::uint64_t version_ = 0;
+  resize::slurm::ClusterView v_;
+  long rebuilds_ = 0;
+};
+
 // The multi-job arbitration (resize::slurm::arbitrate) on a cluster view
 // built from the simulated cluster (every job, running and waiting, and the idle nodes),
 // the shared ledger (kept by the simulator between calls) and a growth model from the
 // job's Amdahl times and the cost model. `ledger` is replaced by the one to write back.
+// With a cache, its view (the same as view_of's) instead of a new one.
 Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
-                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks = {});
+                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks = {},
+                     ViewCache* cache = nullptr);
 
 // The payoff of growing job j from `from` to `to` nodes with `left` iterations to go
 // (resize::predict_payoff on the model's iteration times and the cost model).

@@ -392,3 +392,36 @@ TEST(ClusterSimPolicy, ViewHasPriorityAndTheHeadsReservation) {
   EXPECT_TRUE(v.jobs[3].planned_nodes.empty());  // only the head has a reservation
   EXPECT_DOUBLE_EQ(v.jobs[3].planned_start, 0);
 }
+
+// The view kept between decisions (ViewCache) is view_of's at every call: after a change of
+// the cluster (a new version), after the estimated ends move (no new version: the head's
+// reservation is redone), and at another time.
+TEST(ClusterSimPolicy, ViewCacheEqualsViewOfAtEveryCall) {
+  Cluster c(machine(8, {job("a", 0, 4), job("b", 0, 3), job("c", 1, 6), job("d", 2, 1)}));
+  ViewCache cache;
+  const auto same = [&](double now) {
+    const auto want = resize::slurm::format_view(view_of(c, now));
+    EXPECT_EQ(resize::slurm::format_view(cache.view(c, now)), want) << "at " << now;
+  };
+  c.submit(0, 0);
+  c.submit(1, 0);
+  same(0);
+  ASSERT_EQ(c.schedule(0).size(), 2u);
+  c.set_estimated_end(0, 50);
+  c.set_estimated_end(1, 30);
+  c.submit(2, 1);
+  c.submit(3, 2);
+  same(5);
+  EXPECT_DOUBLE_EQ(cache.view(c, 5).jobs[2].planned_start, 50);
+  const long rebuilt = cache.rebuilds();
+  c.set_estimated_end(0, 20);  // a now ends first: c's reservation moves, the version does not
+  same(6);
+  EXPECT_DOUBLE_EQ(cache.view(c, 6).jobs[2].planned_start, 30);
+  same(40);  // later than every estimated end: the reservation starts now
+  EXPECT_EQ(cache.rebuilds(), rebuilt);
+  c.finish(1, 40);
+  same(40);
+  EXPECT_GT(cache.rebuilds(), rebuilt);
+  ASSERT_FALSE(c.schedule(40).empty());
+  same(41);
+}

@@ -7,6 +7,7 @@ the same bytes; members read back by path; a rerun's loose folder replaces its p
 archive; unpack restores the files; a folder that is no study is left alone; and
 resize_phases_report.py renders the same summary.csv from the packed study as from the
 loose one."""
+import json
 import os
 import shutil
 import subprocess
@@ -110,6 +111,42 @@ class DataArchive(unittest.TestCase):
         os.remove(os.path.join(d, "summary.csv"))
         subprocess.run(report, check=True, capture_output=True)
         self.assertEqual(open(os.path.join(d, "summary.csv")).read(), loose)
+
+    def test_workload_runs_read_through_the_archive(self):
+        """docs/data/workload: whole run folders (share_<s>/ with jobs/ two levels down) are
+        packed, no empty folder is left, a run folder reads back under its own name, a
+        pattern names the packed runs, and cluster_report.py's table is the same packed."""
+        d = os.path.join(self.tmp.name, "docs", "data", "workload")
+        write(os.path.join(d, "summary.csv"), "setting\n")
+        keys = dict(jobs=2, makespan_s=10.0, mean_wait_s=1.0, median_wait_s=1.0, mean_turnaround_s=5.0,
+                    bounded_slowdown=1.2, utilisation=0.5, resizes_per_job=0.0, resize_time_s_per_job=0.0,
+                    slurm_rpcs_per_job_minute=1.0)
+        for share, turnaround in (("0", 5.0), ("0.5", 4.0)):
+            run = os.path.join(d, "emulated_x", f"share_{share}")
+            write(os.path.join(run, "metrics.json"),
+                  json.dumps(dict(keys, malleable_share=float(share), mean_turnaround_s=turnaround)))
+            write(os.path.join(run, "jobs", "j000.json"), "{}")
+            write(os.path.join(run, "shared", "log", "1.jsonl"), "{}\n")
+        report = [sys.executable, os.path.join(SCRIPTS, "workload", "cluster_report.py"), "table"]
+        loose = subprocess.run(report + da.expand(os.path.join(d, "emulated_x", "share_*")),
+                               check=True, capture_output=True, text=True).stdout
+        self.assertIn("| 1.25x |", loose)
+        self.assertEqual(da.study_root(os.path.join(d, "emulated_x", "share_0")), os.path.abspath(d))
+        self.assertEqual(da.pack(d), (6, 6))
+        self.assertEqual(sorted(os.listdir(d)), ["runs.tar.xz", "summary.csv"])
+        runs = da.expand(os.path.join(d, "emulated_x", "share_*"))
+        self.assertEqual(runs, [os.path.join(d, "emulated_x", "share_0"), os.path.join(d, "emulated_x", "share_0.5")])
+        with da.readable(runs[1]) as r:
+            self.assertEqual(os.path.basename(r), "share_0.5")
+            self.assertEqual(sorted(tree(r)), ["jobs/j000.json", "metrics.json", "shared/log/1.jsonl"])
+        packed = subprocess.run(report + [os.path.join(d, "emulated_x", "share_*")],
+                                check=True, capture_output=True, text=True).stdout
+        self.assertEqual(packed, loose)
+        # a rerun of one share unpacks the study, writes, and packs it again
+        da.unpack(d)
+        write(os.path.join(d, "emulated_x", "share_0.5", "jobs", "j001.json"), "{}")
+        self.assertEqual(da.pack(d), (7, 7))
+        self.assertTrue(da.exists(os.path.join(d, "emulated_x", "share_0.5", "jobs", "j001.json")))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 // and ledger (the rules are listed in slurm_arbiter.hpp). Pure.
 #include <algorithm>
 #include <set>
+#include <string_view>
 #include <utility>
 #include <unordered_set>
 
@@ -126,6 +127,9 @@ std::pair<double, double> give_weighed(const Ctx& c, const GrowthModel& growth, 
 // The first waiting job that idle nodes and promises do not cover: give, share or offer.
 // Empty rule: every waiting job is covered.
 Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
+  // The pool as a set for the membership tests below (the pool does not change in this loop;
+  // at 10,000 nodes a linear search per planned node made the arbitration quadratic).
+  const std::unordered_set<std::string_view> pool(c.pool.begin(), c.pool.end());
   for (const Job& w : c.s.pending) {
     std::set<std::string> promised;
     for (const auto& e : c.ledger.entries)
@@ -134,11 +138,11 @@ Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
     // The free idle nodes it can start on (of its partition), those the backfill plan
     // starts it on first; counted for it, in Slurm's order of the waiting jobs.
     std::vector<std::string> can;
+    std::unordered_set<std::string_view> in_can;  // what `can` holds
     for (const auto& h : w.planned_nodes)
-      if (!c.counted.count(h) && std::find(c.pool.begin(), c.pool.end(), h) != c.pool.end()) can.push_back(h);
+      if (!c.counted.count(h) && pool.count(h)) can.push_back(h), in_can.insert(h);
     for (const auto& h : c.pool)
-      if (!c.counted.count(h) && in_partition(c.s.partitions, w.partition, h) &&
-          std::find(can.begin(), can.end(), h) == can.end())
+      if (!c.counted.count(h) && in_partition(c.s.partitions, w.partition, h) && in_can.insert(h).second)
         can.push_back(h);
     const int take = std::max(0, std::min<int>(missing, static_cast<int>(can.size())));
     c.counted.insert(can.begin(), can.begin() + take);

@@ -20,6 +20,7 @@ left out) less the runner's squeue polls (their cost measured on the idle cluste
 the stream), per job per minute of the jobs' run time.
 """
 import argparse
+import contextlib
 import csv
 import json
 import os
@@ -31,7 +32,9 @@ import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, ".."))
 import summary  # noqa: E402  (the one writer of summary.csv)
+import data_archive  # noqa: E402  (docs/data/workload's runs are packed in runs.tar.xz)
 
 
 def sdiag_counts(text):
@@ -366,6 +369,9 @@ def main(argv=None):
     t.add_argument("dirs", nargs="+")
     a = ap.parse_args(argv)
     if a.cmd == "run":
+        if not os.path.isdir(a.dir) and data_archive.exists(a.dir):
+            sys.exit(f"cluster_report.py: {a.dir} is packed; `scripts/bench/data_archive.py unpack "
+                     f"{data_archive.study_root(a.dir)}` first (run writes metrics.json and jobs.json into it)")
         m, w, jobs = run_metrics(a.dir)
         with open(os.path.join(a.dir, "metrics.json"), "w") as f:
             json.dump(m, f, indent=1)
@@ -377,11 +383,17 @@ def main(argv=None):
             summary.append_row(a.csv, {k: v for k, v in m.items() if k in summary.COLUMNS})
         print(json.dumps({k: v for k, v in m.items() if k != "rpcs_by_type"}, indent=1))
         return 0
-    if a.cmd == "costs":
-        with open(a.out, "w") as f:
-            json.dump(costs(a.dirs), f, indent=1)
-        return 0
-    print(table(a.dirs))
+    # a packed run (docs/data/workload/runs.tar.xz) is read from a scratch copy of its members
+    with contextlib.ExitStack() as stack:
+        # (a pattern the shell left unexpanded, share_*, names the packed run folders)
+        names = [p for d in a.dirs for p in (data_archive.expand(d) if not os.path.exists(d) else [d]) or [d]]
+        dirs = [stack.enter_context(data_archive.readable(d)) for d in names]
+        if a.cmd == "costs":
+            out = costs(dirs)
+            with open(a.out, "w") as f:
+                json.dump(out, f, indent=1)
+            return 0
+        print(table(dirs))
     return 0
 
 

@@ -27,6 +27,9 @@ import re
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import data_archive  # noqa: E402  (docs/data/workload's runs are packed in runs.tar.xz)
+
 BF_RESOLUTION_S = 60
 
 
@@ -73,10 +76,11 @@ def flags(d):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1 or not os.path.isdir(argv[0]):
+    if len(argv) != 1 or not data_archive.exists(argv[0]):
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
-    print(" ".join(flags(argv[0])))
+    with data_archive.readable(argv[0]) as d:  # a packed run: a scratch copy of its members
+        print(" ".join(flags(d)))
     return 0
 
 
