@@ -136,8 +136,8 @@ struct Options {
   std::string shared_dir;
   bool shared_group = false;  // shared_dir is a common directory of a Unix group (files 0660),
                               // not this user's own (0700, files 0600): SharedDir's access
-  // One arbiter per cluster (malleable-arbiterd, arbiter/server.hpp): its Unix socket; set,
-  // the job asks it instead of the shared directory (socket empty: no arbiter).
+  // One arbiter per cluster (malleable-arbiterd, arbiter/server.hpp): its Unix socket path
+  // or tcp://HOST:PORT; set, the job asks it instead of the shared directory (empty: no arbiter).
   struct Arbiter {
     std::string socket;
     std::string munge_socket;  // munged's socket (empty: libmunge's default)
