@@ -271,7 +271,11 @@ def main():
     left_procs = marked(tag)
     # (Open MPI's top folder /tmp/ompi.<host>.<uid> is every job's of the user; the run's
     # own folder in it, pid.<mpiexec pid>, is checked below.)
+    # The program and the libraries it maps live in the build folder, which may itself be
+    # under /tmp (a clone there): they are not the run's leftovers.
+    build_dir = os.path.realpath(a.build) + os.sep
     left_paths = sorted(x for x in seen_paths if os.path.exists(x) and not x.startswith(work)
+                        and not os.path.realpath(x).startswith(build_dir)
                         and not re.fullmatch(r"/tmp/ompi\.[^/]+", x))
     session_dirs = [d for d in (os.path.join("/tmp", e, f"pid.{p.pid}") for e in os.listdir("/tmp")
                                 if e.startswith("ompi.")) if os.path.exists(d)]
