@@ -73,8 +73,9 @@ void release_own();
 const char* map_peer(const SegmentId& id, int* err);
 
 // Bytes this process holds in shared segments: its own and the peers' it has mapped
-// (a mapping of another process's segment costs no memory of its own, but keeps that
-// segment alive after its owner remade it). For tests and the docs' memory account.
+// (a mapping of another process's segment adds no pages of its own, but keeps that
+// segment's pages alive, also after its owner remade it or exited: mappings of departed
+// processes are dropped, peer_retention.hpp). For tests and the docs' memory account.
 struct SegmentUse {
   std::int64_t own = 0, mapped = 0;
   int peers = 0;
