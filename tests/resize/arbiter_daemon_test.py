@@ -172,7 +172,13 @@ class Rig:
         pid = os.path.join(self.dir, "munged.pid")
         if os.path.exists(pid):
             try:
-                os.kill(int(open(pid).read()), signal.SIGTERM)
+                mpid = int(open(pid).read())
+                os.kill(mpid, signal.SIGTERM)
+                # munged writes its seed file on the way out: wait for it, or that file
+                # lands in a folder already removed and stays behind in /tmp
+                for _ in range(100):
+                    os.kill(mpid, 0)
+                    time.sleep(0.05)
             except (OSError, ValueError):
                 pass
         shutil.rmtree(self.dir, ignore_errors=True)
