@@ -9,7 +9,7 @@ Markdown: the per-run summary (held-out and training median / p90 / max |error|)
 row per case of the first run: predicted, measured (median of the interleaved runs, with
 their min..max), the error, and the same case's error in the other runs; then the error
 by change, schedule and N. --csv-dir also writes cases.csv (every case of every run) and
-runs.csv (one line per run)."""
+runs.csv (one line per run), and leaves the per-case table to cases.csv."""
 import argparse
 import csv
 import json
@@ -41,7 +41,7 @@ def pct(x):
     return f"{100 * x:.1f}%"
 
 
-def markdown(docs, names, tag=""):
+def markdown(docs, names, tag="", cases_table=True):
     out = []
     d0 = docs[0]
     stat = d0.get("statistic", "median").split(" ")[0]
@@ -73,11 +73,15 @@ def markdown(docs, names, tag=""):
     out.append("")
     others = [{key(c): c for c in d["cases"]} for d in docs[1:]]
     extra = "".join(f" run {i + 2} error |" for i in range(len(others)))
-    out.append("Run 1 per case (ms; spread = min..max of the runs):\n")
-    out.append("| N | change | placement | schedule | steps | predicted | measured | spread | error |"
-               + extra)
-    out.append("|---|---|---|---|---|---|---|---|---|" + "---|" * len(others))
-    for c in d0["cases"]:
+    if not cases_table:  # with --csv-dir the cases are in cases<tag>.csv, not on the page
+        out.append(f"Every case of every run (predicted, measured, min..max, error): `cases{tag}.csv`.")
+        out.append("")
+    else:
+        out.append("Run 1 per case (ms; spread = min..max of the runs):\n")
+        out.append("| N | change | placement | schedule | steps | predicted | measured | spread | error |"
+                   + extra)
+        out.append("|---|---|---|---|---|---|---|---|---|" + "---|" * len(others))
+    for c in d0["cases"] if cases_table else []:
         cells = []
         for o in others:
             x = o.get(key(c))
@@ -86,7 +90,8 @@ def markdown(docs, names, tag=""):
         out.append(f"| {c['n']} | {c['change'].replace(':', ' -> ')} | {c['placement']} | {c['schedule']} | "
                    f"{c['steps']} | {1e3 * c['predicted_s']:.1f} | {1e3 * c['measured_s']:.1f} | "
                    f"{1e3 * lo:.1f}..{1e3 * hi:.1f} | {100 * c['relative_error']:+.0f}% |" + "".join(cells))
-    out.append("")
+    if cases_table:
+        out.append("")
     allc = [c for d in docs for c in d["cases"]]
     for k, name in (("change", "change"), ("schedule", "schedule"), ("n", "N")):
         groups = {}
@@ -137,7 +142,7 @@ def main():
     ap.add_argument("--tag", default="", help="suffix of the CSV names: cases<tag>.csv, runs<tag>.csv")
     a = ap.parse_args()
     docs = [json.load(open(p)) for p in a.runs]
-    md = markdown(docs, a.runs, a.tag)
+    md = markdown(docs, a.runs, a.tag, cases_table=not a.csv_dir)
     if a.csv_dir:
         write_csv(docs, a.runs, a.csv_dir, a.tag)
     if a.section:

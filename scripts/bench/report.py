@@ -921,26 +921,33 @@ class Report:
                + (" Timing checks outside their target in this run (measured times on shared cores; they do not "
                   "fail the run): " + "; ".join(f"{n} ({d})" for n, _, d in timing_missed) + "." if timing_missed else ""),
                "")
-        self.p("<details><summary>all checks</summary>", "")
-        for n, ok, d in self.checks:
-            kind = " (timing)" if n in self.timing_checks else ""
-            self.p(f"- {'PASS' if ok else 'FAIL'}{kind}: {n}" + (f" ({d})" if d and not ok else ""))
-        self.p("", "</details>", "")
+        # The list goes to the data folder beside the page (docs/data/reproduce/checks.txt).
+        d = os.path.join(self.out, "data", "reproduce")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "checks.txt"), "w") as f:
+            f.write(f"# the checks scripts/bench/reproduce.sh made on the numbers of its run\n")
+            for n, ok, det in self.checks:
+                kind = " (timing)" if n in self.timing_checks else ""
+                f.write(f"{'PASS' if ok else 'FAIL'}{kind}: {n}" + (f" ({det})" if det and not ok else "") + "\n")
+        self.p("The list: [docs/data/reproduce/checks.txt](data/reproduce/checks.txt).", "")
         return not data_failed
 
     def commands(self):
+        d = os.path.join(self.out, "data", "reproduce")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "commands.txt"), "w") as f:
+            f.write("# every run of scripts/bench/reproduce.sh: wall seconds, exit code, command line\n")
+            for line in open(os.path.join(self.raw, "commands.tsv")):
+                name, secs, rc, cmd = line.rstrip("\n").split("\t", 3)
+                cmd = cmd.replace(self.root + "/", "")
+                f.write(f"{secs:>6}s rc={rc}  {cmd}\n")
         self.p("## Exact command lines", "",
-               "Every run, its wall seconds and exit code, in order (each run's output and JSON are kept in the raw "
+               "Every run, its wall seconds and exit code, in order: [docs/data/reproduce/commands.txt]"
+               "(data/reproduce/commands.txt) (each run's output and JSON are kept in the raw "
                "directory the script prints at its end). "
                "Environment for all: `OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
                "OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_mpi_yield_when_idle=1 "
-               "OMPI_MCA_btl_vader_single_copy_mechanism=none OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1`.", "",
-               "<details><summary>commands</summary>", "", "```")
-        for line in open(os.path.join(self.raw, "commands.tsv")):
-            name, secs, rc, cmd = line.rstrip("\n").split("\t", 3)
-            cmd = cmd.replace(self.root + "/", "")
-            self.p(f"{secs:>6}s rc={rc}  {cmd}")
-        self.p("```", "", "</details>", "")
+               "OMPI_MCA_btl_vader_single_copy_mechanism=none OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1`.", "")
 
 
 def main():

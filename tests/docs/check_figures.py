@@ -19,11 +19,21 @@ ms or minutes), and the figures of one clause (up to . ; or "), ") must stand on
 of the source (a run's line, a table's row; a CSV column is one pool; a range
 "0.70-0.94x" may take its ends from different runs: both must be in the data). A figure computed from
 others of the paragraph says how:  <!-- derived: 31 s = 124.9 / 4 -->  (the operands with a
-decimal point must be in its sources, the result must round to the figure). A number the paragraph
-states that is no measurement (a setting, a timeout) is listed in
+decimal point must be in its sources, the result must round to the figure). A figure that is a setting
+of the code (a default, a timeout, a bound) rather than a measurement names the code that
+sets it:
+  <!-- setting: 2 s in resize/src/arbiter/state.hpp at interval_s -->
+the first line of that file (a file of the repository outside docs/) holding the text after
+"at" must hold the figure (rounded or converted as above), and the marker must name a figure
+of its paragraph (so that a changed figure fails). A number the paragraph states that is
+neither (a test's own bound, a limit quoted from elsewhere) is listed in
   <!-- not measured: 10%, 600 s -->
-A paragraph with figures and no source is "untied": an error in the strict files
-(README.md), otherwise counted and listed as skipped.
+(counted and reported). A table is read cell by cell when the line above it is
+  <!-- table: docs/data/x.txt [column NAME] [via COMMAND] -->
+each number of a row (with a unit or none) is a figure, and a row's numbers must stand, in
+the same order, on one line of the source. A paragraph with figures and no source is
+"untied": an error in the strict files (README.md, docs/guide/*.md), elsewhere counted and
+listed as skipped.
 
 Usage: check_figures.py <source dir>   (prints FILE:LINE: why, the covered and skipped
 counts; exits 1 on any error)"""
@@ -39,10 +49,12 @@ import sys
 FIGURE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(x\b|%|ms\b|us\b|ns\b|s\b|minutes?\b|GB/s|MB/s|MiB\b|GiB\b)")
 MARK = re.compile(r"<!--\s*figure:\s*(docs/data/\S+)((?:\s+column\s+\S+)?)((?:\s+via\s+.*?)?)\s*-->")
 NOT_MEASURED = re.compile(r"<!--\s*not measured:\s*(.*?)\s*-->")
+SETTING = re.compile(r"<!--\s*setting:\s*(\d+(?:\.\d+)?)\s*(\S+)\s+in\s+(\S+)\s+at\s+(.+?)\s*-->")
+TABLE = re.compile(r"<!--\s*table:\s*(docs/data/\S+)((?:\s+column\s+\S+)?)((?:\s+via\s+.*?)?)\s*-->")
 DERIVED = re.compile(r"<!--\s*derived:\s*(\d+(?:\.\d+)?)\s*(\S+)\s*=\s*([\d.+\-*/() ]+?)\s*-->")
 DATA_PATH = re.compile(r"(?:docs/data/|(?:\.\./)+data/|(?<![\w/])data/)[\w./*-]+")
 NUMBER = re.compile(r"(?<![\w.])-?(\d+(?:\.\d+)?)(?![\d])")
-STRICT = ("README.md",)
+STRICT = ("README.md", "docs/guide/")  # a file, or a folder's files: an untied figure is an error
 MAX_FILES = 3  # a glob names at most this many files (a folder is no source)
 
 
@@ -252,9 +264,9 @@ def values(root, md, source, cache={}):
                 text = "\n".join(r[column] or "" for r in rows)
             texts.append(text)
     if column:  # a column's values: one pool (a clause may cite several rows)
-        lines = [set(n for t in texts for n in NUMBER.findall(t))]
-    else:
-        lines = [set(NUMBER.findall(line)) for t in texts for line in t.split("\n")]
+        lines = [sorted(set(n for t in texts for n in NUMBER.findall(t)))]
+    else:  # each line's numbers in order (a table row is matched in order)
+        lines = [NUMBER.findall(line) for t in texts for line in t.split("\n")]
     cache[key] = ([x for x in lines if x], None)
     return cache[key]
 
@@ -301,13 +313,97 @@ def sources_of_marks(text):
     return [x for x in sources(text) if any(m.group(1) == x[0] for m in MARK.finditer(text))]
 
 
+def setting_error(root, num, unit, path, anchor):
+    """None when the first line of the repository file PATH that holds the text ANCHOR
+    holds the figure (in its unit or converted, as matches() does), else why not."""
+    if path.startswith("docs/") or os.path.isabs(path) or ".." in path.split("/"):
+        return f"setting {num} {unit}: {path} is no file of the code (a setting is checked against the code that sets it)"
+    full = os.path.join(root, path)
+    if not os.path.isfile(full):
+        return f"setting {num} {unit}: {path} matches no file"
+    for line in open(full, encoding="utf-8", errors="ignore"):
+        if anchor in line:
+            if matches(num, unit, NUMBER.findall(line)):
+                return None
+            return f"setting {num} {unit} is not on the line of {path} that holds {anchor!r}: {line.strip()[:120]}"
+    return f"setting {num} {unit}: no line of {path} holds {anchor!r}"
+
+
+def tables(text):
+    """{line number of a table row: its sources} of each table whose line above is a
+    <!-- table: docs/data/... --> marker."""
+    rows, lines = {}, text.split("\n")
+    for i, line in enumerate(lines):
+        marks = list(TABLE.finditer(line))
+        if not marks:
+            continue
+        srcs = []
+        for m in marks:
+            col = m.group(2).split()[1] if m.group(2).strip() else None
+            via = m.group(3).strip()[len("via"):].strip() if m.group(3).strip() else None
+            srcs.append((m.group(1), col, via))
+        j = i + 1
+        while j < len(lines) and lines[j].lstrip().startswith("|"):
+            rows[j + 1] = srcs
+            j += 1
+    return rows
+
+
+def row_figures(no, line):
+    """(line number, offset, number, unit) of every number of a table row's cells (a tied
+    table: unit or none, each is a figure)."""
+    masked = mask(line)
+    for m in NUMBER.finditer(masked):
+        f = FIGURE.match(masked, m.start(1))
+        yield no, m.start(1), m.group(1), f.group(2) if f and f.group(1) == m.group(1) else ""
+
+
+def in_order(figs, line):
+    """The figures (number, unit), in order, are numbers of the line in that order."""
+    j = 0
+    for num, unit in figs:
+        while j < len(line) and not matches(num, unit, [line[j]]):
+            j += 1
+        if j == len(line):
+            return False
+        j += 1
+    return True
+
+
+def strict(md):
+    return any(md == s or (s.endswith("/") and md.startswith(s)) for s in STRICT)
+
+
 def check(root, texts=None):
-    """(covered figures [(file, line, column in the line, number)], skipped figures, errors).
-    texts: file -> its text, in place of the file's (the mutation test)."""
+    """(covered figures [(file, line, column in the line, number, kind)], skipped figures,
+    errors). kind: "data" (found in its docs/data source), "table" (a tied table's cell),
+    "setting" (found in the code that sets it). texts: file -> its text, in place of the
+    file's (the mutation test). check.excused: the figures listed as not measured."""
     covered, skipped, bad = [], [], []
+    check.excused = []
     for md in doc_files(root):
         text = texts[md] if texts and md in texts else open(os.path.join(root, md), encoding="utf-8").read()
+        tied_rows = tables(text)
         for para in paragraphs(text):
+            if len(para) == 1 and para[0][0] in tied_rows:
+                no, line = para[0]
+                row = list(row_figures(no, line))
+                if not row:
+                    continue
+                srcs = tied_rows[no]
+                lines = []
+                for x in srcs:
+                    got, why = values(root, md, x)
+                    if why:
+                        bad.append(f"{md}:{no}: the table {why}")
+                    else:
+                        lines += got
+                for _, col, num, unit in row:
+                    covered.append((md, no, col, num, "table"))
+                if lines and not any(in_order([(n, u) for _, _, n, u in row], ln) for ln in lines):
+                    bad.append(f"{md}:{no}: the row's numbers {' '.join(n for _, _, n, _ in row)} are not, in "
+                               f"order, on one line of {', '.join(x[0] for x in srcs)}")
+                continue
             figs = list(figures(para))
             if not figs:
                 continue
@@ -315,18 +411,31 @@ def check(root, texts=None):
             excused = set()
             for m in NOT_MEASURED.finditer(joined):
                 excused.update(re.sub(r"\s+", "", x) for x in m.group(1).split(","))
-            figs = [f for f in figs if (f[2] + f[3]).replace(" ", "") not in excused]
+            settings = {}
+            for m in SETTING.finditer(joined):
+                settings.setdefault((m.group(1), m.group(2)), []).append((m.group(3), m.group(4)))
             # <!-- derived: 31 s = 124.9 / 4 -->: the figure is that arithmetic on figures the
             # paragraph ties to its data (each operand with a decimal point must be one of them)
             derived = {}
             for m in DERIVED.finditer(joined):
                 derived[(m.group(1), m.group(2))] = m.group(3)
+            joined = "\n".join(line for _, line in para)
+            for fig in list(derived) + list(settings):
+                if fig not in {(f[2], f[3]) for f in figs}:
+                    kind = "derived" if fig in derived else "setting"
+                    bad.append(f"{md}:{para[0][0]}: <!-- {kind}: {fig[0]} {fig[1]} ... --> names no figure of the paragraph")
+            for no, col, num, unit in figs:
+                if (num, unit) in settings:
+                    covered.append((md, no, column(joined, col), num, "setting"))
+                    for path, anchor in settings[(num, unit)]:
+                        why = setting_error(root, num, unit, path, anchor)
+                        if why:
+                            bad.append(f"{md}:{no}: {why}")
+                elif (num + unit).replace(" ", "") in excused:
+                    check.excused.append((md, no, column(joined, col), num))
+            figs = [f for f in figs if (f[2] + f[3]).replace(" ", "") not in excused and (f[2], f[3]) not in settings]
             if not figs:
                 continue
-            joined = "\n".join(line for _, line in para)
-            for fig in derived:
-                if fig not in {(f[2], f[3]) for f in figs}:
-                    bad.append(f"{md}:{para[0][0]}: <!-- derived: {fig[0]} {fig[1]} = ... --> names no figure of the paragraph")
             para_marks = sources_of_marks(joined)  # markers anywhere in the paragraph cover all of it
             clauses = {}
             for fig in figs:
@@ -335,9 +444,10 @@ def check(root, texts=None):
                 srcs = para_marks + [x for x in sources(sentence(joined, group[0][1]), marks=False) if x not in para_marks]
                 if not srcs:
                     for no, col, num, unit in group:
-                        if md in STRICT:
+                        if strict(md):
                             bad.append(f"{md}:{no}: figure {num} {unit} has no source: name its docs/data file "
-                                       "(<!-- figure: docs/data/... -->) or list it in <!-- not measured: ... -->")
+                                       "(<!-- figure: docs/data/... -->), the code that sets it (<!-- setting: ... -->) "
+                                       "or list it in <!-- not measured: ... -->")
                         skipped.append((md, no, column(joined, col), num))
                     continue
                 lines = []
@@ -350,7 +460,7 @@ def check(root, texts=None):
                 union = set().union(*lines) if lines else set()
                 measured = []
                 for no, col, num, unit in group:
-                    covered.append((md, no, column(joined, col), num))
+                    covered.append((md, no, column(joined, col), num, "data"))
                     if (num, unit) in derived:
                         expr = derived[(num, unit)]
                         value = eval(expr, {"__builtins__": {}})  # digits, + - * / ( ) only (DERIVED)
@@ -377,14 +487,21 @@ def check(root, texts=None):
     return covered, skipped, bad
 
 
+def summary(covered, skipped):
+    kinds = {k: sum(1 for c in covered if c[4] == k) for k in ("data", "table", "setting")}
+    return (f"{len(covered)} figures checked: {kinds['data']} in prose and {kinds['table']} in tables against "
+            f"their docs/data source, {kinds['setting']} settings against the code that sets them; "
+            f"{len(check.excused)} listed as not measured; {len(skipped)} skipped (untied"
+            + (": " + ", ".join(sorted({f'{m}:{n}' for m, n, _, _ in skipped})[:60]) if skipped else "") + ")")
+
+
 if __name__ == "__main__":
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     covered, skipped, bad = check(sys.argv[1])
     for b in bad:
         print(b)
-    print(f"{len(covered)} figures checked against their data, {len(skipped)} skipped (no source named: "
-          + ", ".join(sorted({f'{m}:{n}' for m, n, _, _ in skipped})[:60]) + ")")
+    print(summary(covered, skipped))
     if bad:
         print(f"FAILED: {len(bad)} figures")
         sys.exit(1)

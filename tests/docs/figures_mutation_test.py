@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Mutation test of check_figures.py on the project's own docs: for every figure the check
-covers in README.md and docs/guide/*.md, every digit in turn is changed (d -> d+1 mod 10)
+covers in README.md and docs/guide/*.md (in prose and tied tables against their data, and
+settings against the code that sets them), every digit in turn is changed (d -> d+1 mod 10)
 in a scratch copy of that file's text, and the check must then fail. A
 mutant the check lets through is a figure whose data cannot tell it from its neighbours.
 Usage: figures_mutation_test.py <source dir>"""
@@ -22,7 +23,7 @@ if not covered:
     sys.exit(1)
 texts = {md: open(os.path.join(root, md), encoding="utf-8").read() for md in {c[0] for c in covered}}
 mutants, survivors = 0, []
-for md, no, col, num in covered:
+for md, no, col, num, _ in covered:
     lines = texts[md].split("\n")
     line = lines[no - 1]
     if line[col:col + len(num)] != num:
@@ -43,4 +44,4 @@ if survivors:
     print(f"FAILED: {len(survivors)} of {mutants} mutants of {len(covered)} checked figures passed the check")
     sys.exit(1)
 print(f"PASS: {mutants} of {mutants} one-digit mutants of the {len(covered)} checked figures fail the check "
-      f"({len(skipped)} figures skipped: untied)")
+      f"({check_figures.summary(covered, skipped)})")
