@@ -39,7 +39,9 @@ class ArbiterState {
   void note_refusal(std::uint32_t uid, const std::string& why, double now);
   std::string journal() const;
   void restore(const std::string& journal_text);  // throws Error naming what is malformed
-  std::string status_json(double now) const;
+  // At most max_bytes: the oldest recent decisions are left out to fit ("recent_left_out":
+  // how many); a state too large even without them says so instead ("error").
+  std::string status_json(double now, std::size_t max_bytes = kMaxStatus) const;
   const slurm::Ledger& ledger() const { return ledger_; }
   const std::deque<std::string>& recent() const { return recent_; }
 
