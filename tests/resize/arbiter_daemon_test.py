@@ -19,7 +19,9 @@ uids. Checks, each against the running daemon:
   - over TCP on 127.0.0.1 (the daemon's `--listen 127.0.0.1:0`, loopback only): the same
     answers, refusals, bad frames, silent clients, and the library's client (tcp://);
   - a slow Slurm (the fake squeue blocks until the test lets it go) does not hold the
-    daemon: requests are answered from the last view while the new one is being taken.
+    daemon: requests are answered from the last view while the new one is being taken;
+  - more recent decisions than a reply's frame holds: a status is still answered (the
+    oldest left out), the daemon stays up.
 Usage: arbiter_daemon_test.py BUILD_DIR   (exit 77: skipped, e.g. not root, no munged)"""
 import json
 import os
@@ -112,14 +114,14 @@ class Rig:
         with open(os.path.join(self.fake, "..", name), "w") as f:
             f.write(text)
 
-    def start(self, interval=3600):
+    def start(self, interval=3600, extra=()):
         env = dict(os.environ, PATH=self.fake + ":" + os.environ["PATH"], FAKE=self.dir)
         starts = open(self.log).read().count("listening on ") if os.path.exists(self.log) else 0
         self.proc = subprocess.Popen([self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
                                       "--listen", "127.0.0.1:0",  # loopback only; the kernel picks the port
                                       "--munge-socket", self.munge_sock, "--interval", str(interval),
                                       "--slurm-user", str(SLURM_UID), "--deadline", "5",
-                                      "--max-connections", "8", "--bid-window", "0"],
+                                      "--max-connections", "8", "--bid-window", "0", *extra],
                                      env=env, stderr=open(self.log, "a"))
         for _ in range(200):
             lines = [l for l in open(self.log).read().splitlines() if "listening on " in l]
@@ -640,6 +642,20 @@ def main():
             time.sleep(0.1)
         check(jobs == ["7", "8", "9"], "the new view is taken once Slurm answers (%s)" % jobs)
         check("asking Slurm failed" not in open(rig.log).read(), "no Slurm query failed (none hit the 20-s timeout)")
+
+        # More recent decisions than a frame holds: the status leaves the oldest out (a
+        # status too long for its frame stopped the daemon).
+        rig.stop()
+        rig.start(interval=1, extra=("--recent", "1000"))
+        bodies = [json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"]))) for _ in range(400)]
+        for c in creds(rig, UID_A, bodies):
+            r = rig.send(c)
+            if r is None or not r["ok"]:
+                raise AssertionError("job 7's owner was not answered: %s" % r)
+        st = rig.ask(UID_B, dict(kind="status"))
+        check(st is not None and st["ok"] and st["status"].get("recent_left_out", 0) > 0 and rig.proc.poll() is None,
+              "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
+              % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
         return 0
     except AssertionError as e:
         print("FAIL: %s" % e)
