@@ -25,8 +25,9 @@ SRC=$1 BUILD=$2
 command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
 DAEMON=$BUILD/resize/malleable-arbiterd
 [[ -x $DAEMON ]] || { echo "SKIPPED: no malleable-arbiterd (built without libmunge)"; exit 77; }
-command -v setpriv >/dev/null && command -v useradd >/dev/null ||
-  { echo "SKIPPED: setpriv and useradd are needed"; exit 77; }
+for tool in setpriv useradd userdel munge; do
+  command -v $tool >/dev/null || { echo "SKIPPED: $tool is needed"; exit 77; }
+done
 getent passwd slurm >/dev/null || { echo "SKIPPED: no user slurm (the Debian slurm packages make it)"; exit 77; }
 USERS=(mallc-arb-a mallc-arb-b)
 made_users=()
