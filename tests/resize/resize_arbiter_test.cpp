@@ -235,6 +235,7 @@ TEST(ArbiterState, ArbitratesRefusesAnotherUsersJobAndSettles) {
   Reply r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1001, 101, changed);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "refused: uid 1001 does not own job 7 (its owner is uid 1000)");
+  EXPECT_FALSE(changed);  // no journal write of its own (a flood of them held the daemon)
   EXPECT_TRUE(st.ledger().entries.empty());
   ASSERT_EQ(st.recent().size(), 1u);
   EXPECT_NE(st.recent().back().find("\"refused\""), std::string::npos);

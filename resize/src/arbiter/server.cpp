@@ -379,6 +379,11 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
     }
   }
   for (Conn& c : conns) ::close(c.fd);
+  try {
+    save_journal();  // the refusals since the last change (state.hpp, handle)
+  } catch (const Error& e) {
+    log_line(std::string("the journal could not be written at the stop: ") + e.what());
+  }
   log_line("stopped");
 }
 

@@ -33,7 +33,8 @@ class ArbiterState {
   bool has_view() const { return have_view_; }
   void set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners);
   // A request of `uid` (authenticated by the shell). `changed`: the ledger or the recent
-  // decisions changed (the journal is to be written before the reply goes out).
+  // decisions changed (the journal is to be written before the reply goes out); not for a
+  // refusal (kept with the decisions, written with the next change).
   Reply handle(const Request& r, std::uint32_t uid, double now, bool& changed);
   // A refusal the shell decided (a bad frame, a bad credential): kept with the decisions.
   void note_refusal(std::uint32_t uid, const std::string& why, double now);
