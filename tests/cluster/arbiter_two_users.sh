@@ -92,7 +92,7 @@ EOF
   chmod 755 "$work/job-$u.sh"
 done
 submit() {  # <user> <name>: the job's id
-  (cd "$work/home-$1" && "$CLUSTER" exec head setpriv --reuid="$1" --regid=users --clear-groups \
+  (cd "$work/home-$1" && "$CLUSTER" exec head setpriv --reuid="$1" --regid="$(id -g "$1")" --clear-groups \
     env SLURM_CONF="$SLURM_CONF" sbatch --parsable -J "$2" -N 1 --ntasks-per-node=2 -o "$work/home-$1/$2-%j.out" "$work/job-$1.sh")
 }
 jobs_a=("$(submit "${USERS[0]}" arbA)") jobs_b=("$(submit "${USERS[1]}" arbB)")
@@ -112,18 +112,20 @@ done
 
 # User B's bid, claim, promise and release for user A's first job, with B's credentials.
 python3 - "$SOCK" "$MSOCK" "${USERS[1]}" "${jobs_a[0]}" "$UB" >"$work/forged.txt" <<'PY' || { cat "$work/forged.txt"; fail "B's tries"; }
-import json, socket, struct, subprocess, sys
+import json, pwd, socket, struct, subprocess, sys
 sock, msock, user, job, uid = sys.argv[1:]
 def arbitrate(pays, min_nodes, hold):
     growth = [dict(n=n, pays=pays, saving_s=50.0 * n, why="forged", pi=-1, pr=-1, mi=-1, left=-1) for n in (1, 2)]
     growth.append(dict(n=-1, pays=not pays, saving_s=5.0, why="forged", pi=-1, pr=-1, mi=-1, left=-1))
     return dict(v=1, kind="arbitrate", job=job, rank_hosts=["node1", "node1"], per_node=2, min_nodes=min_nodes,
                 max_nodes=3, hold=hold, bid_ttl_s=600, growth=growth)
-tries = {"bid": arbitrate(True, 1, True), "claim": arbitrate(True, 1, False), "promise": arbitrate(False, 0 + 1, False),
+# Each a request that, from A, would write that entry: a bid (growth pays, nodes idle), the
+# claim that follows it, a promise (shrinking pays: nodes offered to waiting jobs), the release.
+tries = {"bid": arbitrate(True, 1, False), "claim": arbitrate(True, 1, False), "promise": arbitrate(False, 1, False),
          "release": dict(v=1, kind="settle", job=job, promises_too=True)}
 for what, req in tries.items():
-    cred = subprocess.run(["setpriv", "--reuid=" + user, "--regid=users", "--clear-groups", "munge", "-S", msock, "-s",
-                           json.dumps(req)], check=True, capture_output=True).stdout.strip()
+    cred = subprocess.run(["setpriv", "--reuid=" + user, "--regid=%d" % pwd.getpwnam(user).pw_gid, "--clear-groups",
+                           "munge", "-S", msock, "-s", json.dumps(req)], check=True, capture_output=True).stdout.strip()
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(20)
     s.connect(sock)
