@@ -7,8 +7,11 @@ uids. Checks, each against the running daemon:
     logged with the uid and the reason, and leave the ledger without an entry of A's job;
   - A's own requests are arbitrated (a bid, then a claim of idle nodes);
   - a replayed credential and an expired one are refused;
-  - 2,000 bad frames (ARBITER_BAD_FRAMES; oversized, truncated, random bytes, bad credentials, bad bodies in
-    good credentials) are each refused or dropped, the daemon stays up and answers;
+  - the fuzz: 10,000 generated bad frames (ARBITER_BAD_FRAMES; seeded; 13 kinds: oversized,
+    truncated, random bytes, changed or cut credentials, malformed bodies and uid B's
+    requests about A's job in fresh credentials, ...) are each refused or closed as their
+    kind allows, none stuck past 15 s, while a silent and a slow client stay connected and
+    another client's good requests are answered; the daemon stays up;
   - a silent client and one that sends half a frame do not block another's request;
   - the connection cap turns connections away instead of queueing them for ever;
   - kill -9 and a restart keep the ledger: the claim once, not lost, not doubled;
@@ -16,7 +19,9 @@ uids. Checks, each against the running daemon:
   - over TCP on 127.0.0.1 (the daemon's `--listen 127.0.0.1:0`, loopback only): the same
     answers, refusals, bad frames, silent clients, and the library's client (tcp://);
   - a slow Slurm (the fake squeue blocks until the test lets it go) does not hold the
-    daemon: requests are answered from the last view while the new one is being taken.
+    daemon: requests are answered from the last view while the new one is being taken;
+  - more recent decisions than a reply's frame holds: a status is still answered (the
+    oldest left out), the daemon stays up.
 Usage: arbiter_daemon_test.py BUILD_DIR   (exit 77: skipped, e.g. not root, no munged)"""
 import json
 import os
@@ -31,9 +36,9 @@ import tempfile
 import time
 
 UID_A, UID_B, SLURM_UID = 1000, 1001, 64030
-# Bad frames sent to the live daemon: a sample in the default suite (the pure parser's unit
-# test takes 10,000); ARBITER_BAD_FRAMES=10000 for the full count.
-BAD_FRAMES = int(os.environ.get("ARBITER_BAD_FRAMES", "2000"))
+# Bad frames the fuzz sends to the live daemon over the Unix socket (a tenth of it again
+# over TCP).
+BAD_FRAMES = int(os.environ.get("ARBITER_BAD_FRAMES", "10000"))
 
 
 def skip(why):
@@ -109,14 +114,14 @@ class Rig:
         with open(os.path.join(self.fake, "..", name), "w") as f:
             f.write(text)
 
-    def start(self, interval=3600):
+    def start(self, interval=3600, extra=()):
         env = dict(os.environ, PATH=self.fake + ":" + os.environ["PATH"], FAKE=self.dir)
         starts = open(self.log).read().count("listening on ") if os.path.exists(self.log) else 0
         self.proc = subprocess.Popen([self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
                                       "--listen", "127.0.0.1:0",  # loopback only; the kernel picks the port
                                       "--munge-socket", self.munge_sock, "--interval", str(interval),
                                       "--slurm-user", str(SLURM_UID), "--deadline", "5",
-                                      "--max-connections", "8", "--bid-window", "0"],
+                                      "--max-connections", "8", "--bid-window", "0", *extra],
                                      env=env, stderr=open(self.log, "a"))
         for _ in range(200):
             lines = [l for l in open(self.log).read().splitlines() if "listening on " in l]
@@ -191,23 +196,273 @@ def arbitrate(job, hosts, pays=True, min_nodes=1, hold=False):
                 hold=hold, bid_ttl_s=600, growth=growth)
 
 
-def send_bad(s, kind, rnd, good_cred, bad_bodies):
-    """One bad frame of the given kind (0-4)."""
-    if kind == 0:  # a length over the limit
-        s.sendall(struct.pack(">I", 65537 + rnd.randrange(1 << 30)) + b"x" * 16)
-    elif kind == 1:  # truncated: half of a good frame, then closed
+# Credentials in bulk: libmunge through ctypes, in a child that runs as the uid (setpriv),
+# about 0.3 ms each instead of a process per credential.
+ENCODER = r"""
+import ctypes, json, sys
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+ctx = lib.munge_ctx_create()
+if lib.munge_ctx_set(ctypes.c_void_p(ctx), 8, ctypes.c_char_p(sys.argv[1].encode())) != 0:  # MUNGE_OPT_SOCKET
+    sys.exit("munge_ctx_set failed")
+out = []
+for body in json.load(sys.stdin):
+    cred = ctypes.c_char_p()
+    b = body.encode("utf-8", "surrogateescape")
+    if lib.munge_encode(ctypes.byref(cred), ctypes.c_void_p(ctx), b, len(b)) != 0:
+        sys.exit("munge_encode failed")
+    out.append(cred.value.decode())
+json.dump(out, sys.stdout)
+"""
+
+
+def creds(rig, uid, bodies):
+    """Fresh MUNGE credentials of `uid`, one per body (str; bytes as surrogate escapes)."""
+    p = subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+                        sys.executable, "-c", ENCODER, rig.munge_sock],
+                       input=json.dumps(bodies), capture_output=True, text=True, errors="surrogateescape")
+    if p.returncode != 0:
+        raise RuntimeError("encoding credentials as uid %d: %s" % (uid, p.stderr))
+    return [c.encode() for c in json.loads(p.stdout)]
+
+
+def bad_body(rnd):
+    """A request's JSON that the daemon's strict parser must refuse (each shape is invalid
+    whatever the random values: an unknown key, a wrong type, a value out of range, a
+    version or kind that does not exist, a proper prefix of an object, a non-object, deep
+    nesting under an unknown key, bytes that are not UTF-8, a growth entry out of range)."""
+    base = rnd.choice([dict(v=1, kind="status"), dict(v=1, kind="settle", job="7", promises_too=False),
+                       dict(v=1, **arbitrate("7", ["node1", "node2"]))])
+    shape = rnd.randrange(11)
+    if shape == 0:
+        base["x%d" % rnd.randrange(1000)] = rnd.choice([1, "a", None, [], {}])
+    elif shape == 1:
+        base["v"] = rnd.choice([0, 2, -1, "1", 1.5, None, True])
+    elif shape == 2:
+        base["kind"] = rnd.choice(["grab", "", "STATUS", 1, None, ["status"]])
+    elif shape == 3 and base["kind"] != "status":
+        key = rnd.choice(sorted(k for k in base if k not in ("v", "kind")))
+        base[key] = {"job": rnd.choice([7, None, [], "", "7;rm -rf /", "x" * 300]),
+                     "promises_too": rnd.choice([1, "true", None]),
+                     "rank_hosts": rnd.choice(["node1", [1, 2], [None], {}]),
+                     "per_node": rnd.choice([0, -1, 5000, 10 ** 12, "2", 1.5]),
+                     "min_nodes": rnd.choice([-1, "1", 10 ** 12, None]),
+                     "max_nodes": rnd.choice([-1, "4", 10 ** 12, None]),
+                     "hold": rnd.choice([1, "false", None]),
+                     "bid_ttl_s": rnd.choice([-1, "600", None, 1e300]),
+                     "growth": rnd.choice([{}, "x", [1], [dict(n="1")], [dict(n=1)]])}[key]
+    elif shape == 3:
+        base["job"] = "7"  # status takes no job
+    elif shape == 4:
+        text = json.dumps(base)
+        return text[:rnd.randrange(1, len(text))]
+    elif shape == 5:
+        return rnd.choice(["[1]", '"status"', "123", "null", "true", "", " ", "{", "}", "{]", "{}"])
+    elif shape == 6:
+        d = rnd.randrange(1000, 15000)
+        return json.dumps(base)[:-1] + ',"deep":' + "[" * d + "]" * d + "}"
+    elif shape == 7:
+        return json.dumps(base)[:-1] + ',"x":"\udcff\udcfe"}'  # lone bytes 0xff 0xfe: not UTF-8
+    elif shape == 8:
+        return json.dumps(base) + rnd.choice(["x", "{}", " 1", "]"])  # trailing text
+    elif shape == 9:
+        return json.dumps(base).replace('"v": 1', '"v": NaN' if rnd.random() < 0.5 else '"v": 1e999')
+    else:
+        a = dict(v=1, **arbitrate("7", ["node1", "node2"]))
+        g = [dict(n=rnd.randrange(-4, 64), pays=False, saving_s=0.0, why="w", pi=-1, pr=-1, mi=-1, left=-1)
+             for _ in range(rnd.randrange(100, 3000))]
+        g.append(dict(n=rnd.choice([0, 100000, -100000]), pays=False, saving_s=0.0, why="w", pi=-1, pr=-1, mi=-1, left=-1))
+        a["growth"] = g
+        return json.dumps(a)
+    return json.dumps(base)
+
+
+# The fuzz's kinds of frames, and what the daemon may do with each: answer with a refusal
+# ("refusal"), close without a reply ("closed"), or either ("either": it answers, then
+# closes with bytes unread, and the kernel may reset the connection before the reply is
+# read). Never an ok reply, never a connection left open past its deadline.
+FUZZ_KINDS = [("oversized length", "either"), ("a good frame cut short, then EOF", "closed"),
+              ("a length cut short, then EOF", "closed"), ("an empty frame", "refusal"),
+              ("random bytes", "refusal"), ("a credential with bytes changed", "refusal"),
+              ("a credential cut short inside a whole frame", "refusal"),
+              ("a length longer than the bytes, then EOF", "closed"),
+              ("random bytes and trailing bytes past the frame", "either"),
+              ("a bad body in a fresh credential", "refusal"),
+              ("uid B's request about uid A's job in a fresh credential", "refusal"),
+              ("random bytes sent a few bytes at a time", "refusal"),
+              ("a frame at the size limit", "either")]
+
+
+def fuzz_frame(kind, rnd, good_cred, fresh_bad, fresh_forged):
+    """(bytes to send, whether to shut the sending side after them, pieces to send in)."""
+    if kind == 0:
+        return struct.pack(">I", kMaxFrame + 1 + rnd.randrange(1 << 31)) + os.urandom(rnd.randrange(64)), False, 1
+    if kind == 1:
         f = frame(good_cred)
-        s.sendall(f[:rnd.randrange(1, len(f))])
-        s.shutdown(socket.SHUT_WR)
-    elif kind == 2:  # random bytes in a frame
-        s.sendall(frame(bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 300)))))
-    elif kind == 3:  # a good credential with bytes changed
+        return f[:rnd.randrange(1, len(f))], True, 1
+    if kind == 2:
+        return struct.pack(">I", rnd.randrange(1, 1000))[:rnd.randrange(1, 4)], True, 1
+    if kind == 3:
+        return frame(b""), False, 1
+    if kind == 4:
+        return frame(bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 2000)))), False, 1
+    if kind == 5:
         b = bytearray(good_cred)
-        for _ in range(3):
-            b[rnd.randrange(len(b))] = rnd.randrange(32, 127)
-        s.sendall(frame(bytes(b)))
-    else:  # a bad body in a valid credential (replayed after its first use)
-        s.sendall(frame(bad_bodies[rnd.randrange(len(bad_bodies))]))
+        for _ in range(rnd.randrange(1, 8)):
+            b[rnd.randrange(len(b))] = rnd.randrange(256)
+        return frame(bytes(b)), False, 1
+    if kind == 6:
+        return frame(good_cred[:rnd.randrange(0, len(good_cred))]), False, 1
+    if kind == 7:
+        body = os.urandom(rnd.randrange(0, 500))
+        return struct.pack(">I", len(body) + rnd.randrange(1, 5000)) + body, True, 1
+    if kind == 8:
+        return frame(os.urandom(rnd.randrange(1, 300))) + os.urandom(rnd.randrange(1, 300)), False, 1
+    if kind == 9:
+        return frame(fresh_bad.pop()), False, 1
+    if kind == 10:
+        return frame(fresh_forged.pop()), False, 1
+    if kind == 11:
+        return frame(os.urandom(rnd.randrange(1, 400))), False, rnd.randrange(2, 12)
+    return frame(os.urandom(kMaxFrame - rnd.randrange(0, 2))), False, 1
+
+
+kMaxFrame = 64 * 1024  # the daemon's default --max-frame (protocol.hpp, kMaxFrame)
+STUCK_S = 15  # the daemon's deadline is 5 s: a connection open past 15 s is stuck
+
+
+def fuzz(rig, count, rnd, good_cred, how, window=3):
+    """`count` generated bad frames (FUZZ_KINDS in turn, the values seeded), `window` at a
+    time, each on its own connection, while a silent client and a slow one (a byte of a
+    frame every 0.2 s) stay connected (reopened when the daemon closes them at their
+    deadline) and a good request is sent every 500 frames: each bad connection is answered
+    with a refusal or closed, as its kind allows, within STUCK_S; each good request is
+    answered; the daemon stays up."""
+    import selectors
+    per = (count + len(FUZZ_KINDS) - 1) // len(FUZZ_KINDS)
+    fresh_bad = creds(rig, UID_A, [bad_body(rnd) for _ in range(per)])
+    forged = []
+    for _ in range(per):  # B's bid, claim, promise or release for A's job 7, values random
+        if rnd.random() < 0.3:
+            forged.append(json.dumps(dict(v=1, kind="settle", job="7", promises_too=rnd.random() < 0.5)))
+        else:
+            forged.append(json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"][:rnd.randrange(1, 3)],
+                                                             pays=rnd.random() < 0.7, min_nodes=rnd.randrange(1, 3),
+                                                             hold=rnd.random() < 0.2))))
+    fresh_forged = creds(rig, UID_B, forged)
+    good = creds(rig, UID_A, [json.dumps(dict(v=1, kind="status"))] * (count // 500 + 2))
+    turned_away = open(rig.log).read().count("turned connections away")
+    sel = selectors.DefaultSelector()
+    outcome = {k: {"refusal": 0, "closed": 0} for k in range(len(FUZZ_KINDS))}
+    worst = 0.0
+    slow = {"sock": None, "sent": 0, "at": 0.0, "closed": 0}
+    silent = {"sock": None, "closed": 0}
+    slow_bytes = frame(good_cred)
+
+    def reopen_held():
+        for h in (silent, slow):
+            if h["sock"] is None:
+                h["sock"] = rig.connect()
+                h["sock"].setblocking(False)
+                if h is slow:
+                    h["sent"], h["at"] = 0, time.monotonic()
+
+    def poke_held():
+        for h in (silent, slow):
+            try:
+                if h is slow and time.monotonic() - h["at"] >= 0.2 and h["sent"] < len(slow_bytes):
+                    h["sock"].send(slow_bytes[h["sent"]:h["sent"] + 1])
+                    h["sent"] += 1
+                    h["at"] = time.monotonic()
+                gone = h["sock"].recv(1) == b""
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone:
+                h["sock"].close()
+                h["sock"] = None
+                h["closed"] += 1
+
+    def finish(key, reply_or_none):
+        nonlocal worst
+        s, kind, t_sent = key.data["sock"], key.data["kind"], key.data["t"]
+        sel.unregister(s)
+        s.close()
+        worst = max(worst, time.monotonic() - t_sent)
+        if reply_or_none is not None and reply_or_none.get("ok"):
+            raise AssertionError("%s: a bad frame was accepted: %s" % (how, FUZZ_KINDS[kind][0]))
+        got = "closed" if reply_or_none is None else "refusal"
+        want = FUZZ_KINDS[kind][1]
+        if want != "either" and got != want:
+            raise AssertionError("%s: %s: wanted %s, got %s" % (how, FUZZ_KINDS[kind][0], want,
+                                                                 reply_or_none if reply_or_none else "closed"))
+        outcome[kind][got] += 1
+
+    def pump(block):
+        for key, _ in sel.select(0.05 if block else 0):
+            d = key.data
+            try:
+                chunk = d["sock"].recv(65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if chunk:
+                d["buf"] += chunk
+                if len(d["buf"]) >= 4 and len(d["buf"]) >= 4 + struct.unpack(">I", d["buf"][:4])[0]:
+                    n = struct.unpack(">I", d["buf"][:4])[0]
+                    finish(key, json.loads(d["buf"][4:4 + n]))
+            else:
+                finish(key, None)  # closed (a reply cut short counts as none)
+        now = time.monotonic()
+        for key in list(sel.get_map().values()):
+            if now - key.data["t"] > STUCK_S:
+                raise AssertionError("%s: a connection (%s) was neither answered nor closed within %d s"
+                                     % (how, FUZZ_KINDS[key.data["kind"]][0], STUCK_S))
+
+    t0 = time.monotonic()
+    goods = 0
+    for i in range(count):
+        reopen_held()
+        poke_held()
+        while len(sel.get_map()) >= window:
+            pump(True)
+        kind = i % len(FUZZ_KINDS)
+        data, shut, pieces = fuzz_frame(kind, rnd, good_cred, fresh_bad, fresh_forged)
+        s = rig.connect()
+        s.settimeout(STUCK_S)
+        try:
+            cut = sorted(rnd.sample(range(1, len(data)), min(pieces - 1, len(data) - 1))) if pieces > 1 else []
+            for a, b in zip([0] + cut, cut + [len(data)]):
+                s.sendall(data[a:b])
+            if shut:
+                s.shutdown(socket.SHUT_WR)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the daemon refused and closed first
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ, {"sock": s, "kind": kind, "t": time.monotonic(), "buf": b""})
+        if i % 500 == 250:  # a good request of another client, while the held ones hang on
+            r = rig.send(good.pop())
+            if r is None or not r["ok"]:
+                raise AssertionError("%s: a good request was not answered during the fuzz (%s)" % (how, r))
+            goods += 1
+    while sel.get_map():
+        pump(True)
+    for h in (silent, slow):
+        if h["sock"] is not None:
+            h["sock"].close()
+    check(rig.proc.poll() is None and sum(sum(o.values()) for o in outcome.values()) == count,
+          "%s: %d generated bad frames (seed 55, %d kinds) each refused or closed, none stuck (the longest %.1f s), "
+          "the daemon up (%.1f s)" % (how, count, len(FUZZ_KINDS), worst, time.monotonic() - t0))
+    for k, (name, want) in enumerate(FUZZ_KINDS):
+        print("   %-58s %5d refused, %5d closed" % (name, outcome[k]["refusal"], outcome[k]["closed"]))
+    check(goods == sum(1 for i in range(count) if i % 500 == 250),
+          "%s: %d good requests of another client answered during the fuzz, while a silent and a slow client "
+          "stayed connected (closed at their deadline %d and %d times)" % (how, goods, silent["closed"], slow["closed"]))
+    check(open(rig.log).read().count("turned connections away") == turned_away,
+          "%s: no connection of the fuzz was turned away by the cap (its window is %d)" % (how, window))
 
 
 def check(cond, what):
@@ -216,29 +471,9 @@ def check(cond, what):
     print("ok: " + what)
 
 
-def robustness(rig, count, rnd, good_cred, bad_bodies, how):
-    """Bad frames, silent clients and the cap over the transport rig.connect() uses."""
-    answered = dropped = 0
-    t0 = time.monotonic()
-    for i in range(count):
-        s = rig.connect()
-        kind = i % 5
-        try:
-            send_bad(s, kind, rnd, good_cred, bad_bodies)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the daemon refused and closed first
-        r = recv_reply(s)
-        s.close()
-        if r is None:
-            dropped += 1
-        else:
-            answered += 1
-            if r["ok"]:
-                raise AssertionError("a bad frame was accepted: kind %d" % kind)
-    check(answered + dropped == count and rig.proc.poll() is None,
-          "%s: %d bad frames refused (%d answered with a refusal, %d closed; %.1f s), the daemon up"
-          % (how, count, answered, dropped, time.monotonic() - t0))
-    check(rig.ask(UID_A, dict(kind="status"))["ok"], how + ": " + "a good request is answered after them")
+def robustness(rig, count, rnd, good_cred, how):
+    """Bad frames (the fuzz), silent clients and the cap over the transport rig.connect() uses."""
+    fuzz(rig, count, rnd, good_cred, how)
 
     # A silent client and a half frame hold their own connections only.
     silent = rig.connect()
@@ -317,13 +552,11 @@ def main():
         r = rig.send(c)
         check(not r["ok"] and "Expired" in r["error"], "an expired credential is refused (%s)" % r.get("error"))
 
-        # 10,000 bad frames.
+        # The fuzz.
         rnd = random.Random(55)
         good_cred = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
-        bad_bodies = [rig.cred(UID_A, b) for b in ('{"v":1,"kind":"status","x":1}', "[1]", "{", '{"v":1}',
-                                                     '{"v":1,"kind":"settle","job":"7;rm","promises_too":true}')]
         check(rig.send(good_cred)["ok"], "used once, so that its copies below are replays at best")
-        robustness(rig, BAD_FRAMES, rnd, good_cred, bad_bodies, "unix")
+        robustness(rig, BAD_FRAMES, rnd, good_cred, "unix")
 
         # kill -9, restart: the claim is there once.
         before = ledger_of(rig, "7")
@@ -363,7 +596,7 @@ def main():
               "tcp: the refusal logged with the uid")
         c = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
         check(rig.send(c)["ok"] and "Replayed" in rig.send(c)["error"], "tcp: a replayed credential is refused")
-        robustness(rig, max(BAD_FRAMES // 4, 100), rnd, good_cred, bad_bodies, "tcp")
+        robustness(rig, max(BAD_FRAMES // 10, 100), rnd, good_cred, "tcp")
         if os.path.exists(unit):
             env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock)
             p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
@@ -409,6 +642,20 @@ def main():
             time.sleep(0.1)
         check(jobs == ["7", "8", "9"], "the new view is taken once Slurm answers (%s)" % jobs)
         check("asking Slurm failed" not in open(rig.log).read(), "no Slurm query failed (none hit the 20-s timeout)")
+
+        # More recent decisions than a frame holds: the status leaves the oldest out (a
+        # status too long for its frame stopped the daemon).
+        rig.stop()
+        rig.start(interval=1, extra=("--recent", "1000"))
+        bodies = [json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"]))) for _ in range(400)]
+        for c in creds(rig, UID_A, bodies):
+            r = rig.send(c)
+            if r is None or not r["ok"]:
+                raise AssertionError("job 7's owner was not answered: %s" % r)
+        st = rig.ask(UID_B, dict(kind="status"))
+        check(st is not None and st["ok"] and st["status"].get("recent_left_out", 0) > 0 and rig.proc.poll() is None,
+              "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
+              % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
         return 0
     except AssertionError as e:
         print("FAIL: %s" % e)

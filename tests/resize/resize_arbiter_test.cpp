@@ -235,6 +235,7 @@ TEST(ArbiterState, ArbitratesRefusesAnotherUsersJobAndSettles) {
   Reply r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1001, 101, changed);
   EXPECT_FALSE(r.ok);
   EXPECT_EQ(r.error, "refused: uid 1001 does not own job 7 (its owner is uid 1000)");
+  EXPECT_FALSE(changed);  // no journal write of its own (a flood of them held the daemon)
   EXPECT_TRUE(st.ledger().entries.empty());
   ASSERT_EQ(st.recent().size(), 1u);
   EXPECT_NE(st.recent().back().find("\"refused\""), std::string::npos);
@@ -287,6 +288,43 @@ TEST(ArbiterState, AJobOutsideTheViewIsAskedToComeBack) {
   EXPECT_FALSE(r.ok);
   EXPECT_FALSE(changed);
   EXPECT_NE(r.error.find("ask again later"), std::string::npos);
+}
+
+// Any user can fill the recent decisions (its refusals are kept), and a status request
+// then asked for more than a frame: the daemon's reply threw and stopped it (seen on the
+// emulated cluster with --recent 100000). The status leaves the oldest decisions out to fit.
+TEST(ArbiterState, AStatusFitsAFrameLeavingOutTheOldestDecisions) {
+  StateOptions so;
+  so.recent = 5000;
+  ArbiterState st(so);
+  st.set_view(two_jobs(100), kOwners);
+  for (int i = 0; i < 3000; ++i)
+    st.note_refusal(1001, "bad request #" + std::to_string(i) + " " + std::string(60, 'x'), 100 + i);
+  ASSERT_EQ(st.recent().size(), 3000u);
+  bool changed = false;
+  Request q;
+  q.kind = Request::Kind::Status;
+  const Reply r = st.handle(q, 1001, 5000, changed);
+  ASSERT_TRUE(r.ok);
+  EXPECT_LE(r.status_json.size(), kMaxStatus);
+  EXPECT_NO_THROW(frame(encode_reply(r, Request::Kind::Status)));
+  EXPECT_NE(r.status_json.find("bad request #2999 "), std::string::npos);  // the newest kept
+  EXPECT_EQ(r.status_json.find("bad request #0 "), std::string::npos);     // the oldest left out
+  EXPECT_NE(r.status_json.find("\"recent_left_out\":"), std::string::npos);
+  EXPECT_NE(r.status_json.find("\"jobs\":"), std::string::npos);
+  // The most that fit: one more would not.
+  const std::string tight = st.status_json(5000, 2000);
+  EXPECT_LE(tight.size(), 2000u);
+  EXPECT_NE(tight.find("bad request #2999 "), std::string::npos);
+  // Small enough to fit whole: nothing left out.
+  ArbiterState small(so);
+  small.set_view(two_jobs(100), kOwners);
+  small.note_refusal(1001, "one", 101);
+  EXPECT_EQ(small.status_json(102).find("recent_left_out"), std::string::npos);
+  // Too small for the jobs and the ledger alone: said, within the bound.
+  const std::string none = st.status_json(5000, 150);
+  EXPECT_LE(none.size(), 400u);
+  EXPECT_NE(none.find("does not fit"), std::string::npos);
 }
 
 TEST(ArbiterState, TheJournalKeepsEveryClaimOnceAcrossARestart) {

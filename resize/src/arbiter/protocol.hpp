@@ -31,6 +31,9 @@
 namespace resize::arbiter {
 
 inline constexpr std::size_t kMaxFrame = 64 * 1024;
+// A status reply's state at most this long (its envelope takes the rest of a frame): the
+// oldest recent decisions are left out to fit (ArbiterState::status_json).
+inline constexpr std::size_t kMaxStatus = kMaxFrame - 1024;
 inline constexpr int kProtocolVersion = 1;
 
 // 4-byte big-endian length + payload; throws Error when the payload exceeds `max`.

@@ -33,6 +33,17 @@ double wall() {
 double mono() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+// A reply in its frame. One too long for a frame (a client reads at most kMaxFrame) is
+// answered with an error instead: never an exception out of the loop, which would stop the
+// daemon for every client (seen: a status with many recent decisions).
+std::string framed(const std::string& reply, Request::Kind kind) {
+  try {
+    return frame(reply);
+  } catch (const Error& e) {
+    log_line(std::string("a reply could not be sent: ") + e.what());
+    return frame(encode_reply(Reply{false, "the reply (" + std::to_string(reply.size()) + " bytes) exceeds the frame limit", {}, {}, {}, {}}, kind));
+  }
+}
 void write_all(int fd, const std::string& s, const std::string& path) {
   for (std::size_t done = 0; done < s.size();) {
     const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
@@ -299,7 +310,7 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
       finish_refresh();
       for (Conn& c : conns)
         if (c.waiting) {
-          c.out = frame(decide(c.q, c.uid));
+          c.out = framed(decide(c.q, c.uid), c.q.kind);
           c.waiting = false;
           c.replying = true;
         }
@@ -322,19 +333,20 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
           const FrameRead f = read_frame(c.in, opt_.max_frame);
           if (f.status == FrameRead::Status::Refused) {
             log_line("refused a connection: " + f.why);
-            c.out = frame(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status));
+            c.out = framed(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status),
+                           Request::Kind::Status);
             c.replying = true;
           } else if (f.status == FrameRead::Status::Complete) {
             std::string refused;
             if (!authenticate(f.payload, c.q, c.uid, refused)) {
-              c.out = frame(refused);
+              c.out = framed(refused, Request::Kind::Status);
               c.replying = true;
             } else {
               start_refresh(wall());
               if (refresh_ && !state_.has_view()) {
                 c.waiting = true;  // the first view is being taken: answered when it is there
               } else {
-                c.out = frame(decide(c.q, c.uid));  // the last view, even while a new one is taken
+                c.out = framed(decide(c.q, c.uid), c.q.kind);  // the last view, even while a new one is taken
                 c.replying = true;
               }
             }
@@ -367,6 +379,11 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
     }
   }
   for (Conn& c : conns) ::close(c.fd);
+  try {
+    save_journal();  // the refusals since the last change (state.hpp, handle)
+  } catch (const Error& e) {
+    log_line(std::string("the journal could not be written at the stop: ") + e.what());
+  }
   log_line("stopped");
 }
 

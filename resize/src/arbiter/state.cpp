@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <utility>
+#include <vector>
 
 namespace resize::arbiter {
 
@@ -98,7 +99,10 @@ Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool
   if (const std::string no = refusal(r, uid, owners_, opt_.slurm_user); !no.empty()) {
     out.error = "refused: " + no;
     note_refusal(uid, to_string(r.kind) + " " + r.job.id + ": " + no, now);
-    changed = true;
+    // Kept with the decisions, but no journal write of its own: the ledger did not change,
+    // and a write (fsync) per refusal let one user's flood of requests about others' jobs
+    // hold the daemon ~14 ms each (the log has every refusal; the journal gets it with the
+    // next change or the stop).
     return out;
   }
   switch (r.kind) {
@@ -146,11 +150,12 @@ void ArbiterState::restore(const std::string& text) {
   while (recent_.size() > opt_.recent) recent_.pop_front();
 }
 
-std::string ArbiterState::status_json(double now) const {
+std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
   json j;
   j["now"] = now;
   j["view_taken_at"] = have_view_ ? json(view_.taken_at) : json(nullptr);
   j["interval_s"] = opt_.interval_s;
+  json head = j;
   j["idle"] = view_.idle;
   j["jobs"] = json::array();
   for (const auto& job : view_.jobs) {
@@ -161,12 +166,33 @@ std::string ArbiterState::status_json(double now) const {
   }
   j["ledger"] = json::array();
   for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
-  j["recent"] = json::array();
+  std::vector<json> recent;
   for (const auto& l : recent_) {
     json d = json::parse(l, nullptr, false);
-    j["recent"].push_back(d.is_discarded() ? json(l) : d);
+    recent.push_back(d.is_discarded() ? json(l) : d);
   }
-  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
+  // The newest `keep` decisions: the most that fit (binary search; the size grows with keep).
+  const auto with = [&](std::size_t keep) {
+    json k = j;
+    k["recent"] = json::array();
+    for (std::size_t i = recent.size() - keep; i < recent.size(); ++i) k["recent"].push_back(recent[i]);
+    if (keep < recent.size()) k["recent_left_out"] = recent.size() - keep;
+    return dump(k);
+  };
+  std::string out = with(recent.size());
+  if (out.size() <= max_bytes) return out;
+  std::size_t lo = 0, hi = recent.size();  // with(lo) may fit, with(hi) does not
+  if (with(0).size() > max_bytes) {
+    head["error"] = "the state (" + std::to_string(out.size()) + " bytes) does not fit a reply of " +
+                    std::to_string(max_bytes) + " bytes even without its recent decisions";
+    return dump(head);
+  }
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (with(mid).size() <= max_bytes ? lo : hi) = mid;
+  }
+  return with(lo);
 }
 
 }  // namespace resize::arbiter

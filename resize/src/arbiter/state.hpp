@@ -33,13 +33,16 @@ class ArbiterState {
   bool has_view() const { return have_view_; }
   void set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners);
   // A request of `uid` (authenticated by the shell). `changed`: the ledger or the recent
-  // decisions changed (the journal is to be written before the reply goes out).
+  // decisions changed (the journal is to be written before the reply goes out); not for a
+  // refusal (kept with the decisions, written with the next change).
   Reply handle(const Request& r, std::uint32_t uid, double now, bool& changed);
   // A refusal the shell decided (a bad frame, a bad credential): kept with the decisions.
   void note_refusal(std::uint32_t uid, const std::string& why, double now);
   std::string journal() const;
   void restore(const std::string& journal_text);  // throws Error naming what is malformed
-  std::string status_json(double now) const;
+  // At most max_bytes: the oldest recent decisions are left out to fit ("recent_left_out":
+  // how many); a state too large even without them says so instead ("error").
+  std::string status_json(double now, std::size_t max_bytes = kMaxStatus) const;
   const slurm::Ledger& ledger() const { return ledger_; }
   const std::deque<std::string>& recent() const { return recent_; }
 
