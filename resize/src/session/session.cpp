@@ -7,7 +7,8 @@
 // (session_shrink), the grid switch and the matrices' move (session_move), a resize in the
 // background (background/session_background).
 #include "session/session_impl.hpp"
-#include "session/expansion_fallback_shell.hpp"
+#include "report/session_report.hpp"
+#include "checkpoint/expansion_fallback_shell.hpp"
 #include "common/config.hpp"
 #include "policy/history_location.hpp"
 
@@ -19,13 +20,14 @@
 #include <complex>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 
 #include "common/broadcast.hpp"
 #include "common/fault.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "common/config.hpp"
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 
@@ -430,5 +432,33 @@ const Metrics& Session::metrics() const { return impl_->recorder.metrics; }
 const SpeedEstimator& Session::speeds() const { return impl_->recorder.speeds; }
 const std::vector<double>& Session::powers() const { return impl_->recorder.powers; }
 std::string Session::mover_name() const { return to_string(impl_->opt.mover); }
+
+// The run's report (report/session_report.cpp describes the run from the parts).
+void Session::set_result_check(bool ok, const std::string& message) { impl_->report.result_check = {ok, message}; }
+
+void Session::set_problem(const std::string& text) { impl_->report.problem = text; }
+
+RunInfo Session::run_info() const {
+  return detail::describe_run(impl_->opt, impl_->launch.exe, impl_->launch.args, impl_->registry, impl_->ckpts, impl_->report, mover_name());
+}
+
+std::string Session::summary() const {
+  if (world_rank() != 0) return {};
+  return summary_table(impl_->recorder.metrics, run_info());
+}
+
+void Session::write_json(const std::string& path) const {
+  if (world_rank() != 0) return;
+  if (path.empty()) throw Error("write_json: the path is empty");
+  std::string text = to_json(impl_->recorder.metrics, run_info()) + "\n";
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream f(path);
+  f << text;
+  f.close();
+  if (!f) throw Error("write_json: cannot write '" + path + "'");
+}
 
 }  // namespace resize

@@ -3,7 +3,7 @@
 // matrices between two grids of the current world (every resize's redistribution), for
 // block-cyclic and extended-descriptor matrices, and the move's accounting (MoveAccounting:
 // each rank's share, move/move_share.cpp, reduced over the world).
-#include "session/session_impl.hpp"
+#include "parts/grid_switch.hpp"
 
 #include "common/broadcast.hpp"
 #include "common/config.hpp"
