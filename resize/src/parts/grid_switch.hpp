@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The one grid switch after a resize (GridSwitch, a view of the parts it changes) and the
 // move's accounting (MoveAccounting), with the BLACS grids they make. Internal to the
-// session's MPI shell; session_move.cpp is its code.
+// session's MPI shell; grid_switch.cpp is its code.
 #pragma once
 
 #include <mpi.h>
@@ -44,7 +44,7 @@ inline std::string comma_list(const std::vector<std::string>& v) {
   return out;
 }
 
-// A resize's redistribution figures (session_move.cpp, beside the move that adds to them),
+// A resize's redistribution figures (grid_switch.cpp, beside the move that adds to them),
 // each rank from its own plan (redist::make_plan with for_rank: O(its partners), never the
 // whole job's P_A x P_B pairs, and move_share.hpp's share of it), the job-wide numbers by
 // reductions. Lives for one move of the registered matrices; every member function is
@@ -91,7 +91,7 @@ class MoveAccounting {
   const std::vector<int>& node_of_rank_;
 };
 
-// The one grid switch after a resize (session_move.cpp), a view of the parts it changes:
+// The one grid switch after a resize (grid_switch.cpp), a view of the parts it changes:
 // the world's grid (`job`), the registered matrices' layouts and buffers (`registry`), the
 // watchdog's phases; it reads the mover and move budget (`opt`), the cost model and
 // history that predict a move (`recorder`) and the configuration the session read at its

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The record of one resize (ResizeRecording, a view of the parts it writes; recording.cpp)
 // and the resize's own phases, functions of the parts they are given: expand
-// (expand.cpp), shrink and regrid (session_shrink.cpp), the spawn both the blocking and the
+// (expand.cpp), shrink and regrid (shrink.cpp), the spawn both the blocking and the
 // background expansion run. Internal to the session's MPI shell.
 #pragma once
 
@@ -70,7 +70,7 @@ struct ResizeRecording {
   void record_outcome(const ResizeRecord& rec);
 };
 
-// The resize's own phases (expand.cpp, session_shrink.cpp), functions of the
+// The resize's own phases (expand.cpp, shrink.cpp), functions of the
 // parts they use. `pack_state`: the state an expansion hands its newcomers, packed when
 // the world has grown.
 Outcome expand(GridSwitch gs, const LaunchCommand& launch, int iteration, const Decision& d, const Grid& target,

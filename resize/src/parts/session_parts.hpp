@@ -27,7 +27,7 @@ namespace resize {
 namespace detail {
 // The world every process of the job is in and the BLACS grid the matrices live on: its
 // shape (known also to processes outside the grid) and the nodes of the world's ranks.
-// Changed only by the one grid switch (session_move.cpp) and by the world's own changes
+// Changed only by the one grid switch (grid_switch.cpp) and by the world's own changes
 // (spawn, shrink).
 struct SessionWorld {
   MPI_Comm world = MPI_COMM_NULL;

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The remap point and one resize from the decision to its record: every process arrived,
 // world rank 0 asks the policy, the decision is broadcast and checked into a target grid
-// (policy/grid_choice.cpp) and carried out (expand, shrink, regrid: session_expand.cpp,
-// session_shrink.cpp; or begun in the background: background/session_background.cpp)
-// inside recorded(), which begins its record (the predictions, rank 0; the watchdog armed)
-// and concludes it (the record, the history and its file, the policy told, the progress
-// line), or records a refusal or a failure. A blocking resize enters this file once, as a
-// scope: the record wraps the call into the resize; a background one begins here and
-// concludes at a later remap point.
+// (policy/grid_choice.cpp) and carried out (expand, shrink, regrid: parts/expand.cpp,
+// parts/shrink.cpp; or begun in the background: background/session_background.cpp)
+// inside recorded() (parts/recording.cpp), which begins its record (the predictions, rank
+// 0; the watchdog armed) and concludes it (the record, the history and its file, the
+// policy told, the progress line), or records a refusal or a failure. A blocking resize
+// leaves this file once, as a scope: the record wraps the call into the resize; a
+// background one begins here and concludes at a later remap point.
 #include "session/session_impl.hpp"
 #include "checkpoint/expansion_fallback_shell.hpp"
 
@@ -83,10 +83,10 @@ RemapResult Session::Impl::act(Decision d) {
   node_plan.hosts_before = detail::World::hosts();
 
   // The target grid (a pure decision, the same on every rank: policy/grid_choice.cpp).
-  PlacementMatrix info;
+  gridmap::MatrixShape info;
   if (!registry.mats.empty()) {
     const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal
-    info = PlacementMatrix{m0.mat.m, m0.mat.n, m0.mat.mb, m0.mat.nb, m0.mat.dist == Distribution::Block};
+    info = gridmap::MatrixShape{m0.mat.m, m0.mat.n, m0.mat.mb, m0.mat.nb, m0.mat.dist == Distribution::Block};
   }
   const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
   Grid target;

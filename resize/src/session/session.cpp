@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The resize session's MPI shell (remap points, expand/shrink, the time of each phase):
-// construction, registration, iterations, remap points and acting on a decision.
-// Decisions come from the pure core; the phases of a resize are in session_*.cpp:
-// start (session_start), the remap point, acting on its decision and the record of a
-// resize (remap_point), expand and join (session_expand), shrink and regrid
-// (session_shrink), the grid switch and the matrices' move (session_move), a resize in the
-// background (background/session_background).
+// The resize session's facade (the Session's methods over Session::Impl): construction,
+// registration, iterations and the run's report. Decisions come from the pure core; the
+// facade's other calls are in session_*.cpp beside it: start (session_start), the remap
+// point and acting on its decision (remap_point), the state handed to newcomers and join
+// (session_expand), the checkpoint calls (checkpoint_calls); the phases they hand the parts
+// to are below: the record of a resize (parts/recording), expand (parts/expand), shrink and
+// regrid (parts/shrink), the grid switch and the matrices' move (parts/grid_switch), a
+// resize in the background (background/session_background).
 #include "session/session_impl.hpp"
 #include "report/session_report.hpp"
 #include "checkpoint/expansion_fallback_shell.hpp"
@@ -313,7 +314,7 @@ void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* de
 }
 
 // Session::local_size, the buffer such a descriptor needs, is beside desc_for
-// (session_move.cpp).
+// (parts/grid_switch.cpp).
 
 void Session::report_compute(double work, double seconds) {
   if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
