@@ -7,12 +7,19 @@ more than 20 data members, no `getenv` outside the parts' configuration files
 (config.cpp / config.hpp, docs/guide/configuration.md), no "issue N" citation (the issues
 are not in the repository; comments say what the code does), and redist's exchange
 entry points and data messages only in the move's one builder and redist's executor
-(ENTRY_POINTS).
+(ENTRY_POINTS); inside resize/src, every include points down the rooms' layers (LAYERS:
+no room includes the session's internals, session/, from below) and the facade's state,
+session/session_impl.hpp, is included by at most MAX_INCLUDERS files.
 
 Usage: check-structure.py [source-dir]   (exit 1 and a list when something is over)
        check-structure.py --self-test     (proves on a scratch tree that it catches each
                                            breach, honours the allow-list and spares main)
        check-structure.py --entry-points [source-dir]   (the ENTRY_POINTS rules alone)
+       check-structure.py --layers [source-dir]   (the LAYERS and MAX_INCLUDERS rules alone)
+       check-structure.py --layers-mutation [source-dir]   (copies the tree's resize/src,
+                                           plants an include of the session's internals in
+                                           each lower room and a ninth includer, and proves
+                                           --layers fails on each)
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
@@ -74,6 +81,120 @@ ENTRY_POINTS = [
      "a data message outside redist's executor (redist/src/exec/exchange.cpp, nonblocking.cpp and their "
      "on-node steps): one engine moves every matrix"),
 ]
+
+# The rooms of a part's src/ as layers, top first: a file may include its own room, the
+# rooms of its layer and the layers below, never a layer above ("no include points back
+# up"). resize: the session's facade (session/: Session::Impl and the Session's methods)
+# on top; the background part and the report, then the checkpoints, take the parts they
+# need as arguments (parts/: the world, the registry, the grid switch, the recording, the
+# expansion and the shrink); below them the movers, the policies and resize's values. Not
+# allow-listable; a room that is in no layer is itself a problem (place it).
+LAYERS = [
+    (os.path.join("resize", "src"),
+     [["session"], ["background", "report"], ["checkpoint"], ["parts"], ["move", "policy", "arbiter"], ["common"]]),
+]
+# Headers that only a few files may include: the facade's state is the facade's business.
+MAX_INCLUDERS = {os.path.join("resize", "src", "session", "session_impl.hpp"): 8}
+
+
+def layer_problems(root):
+    """LAYERS and MAX_INCLUDERS over the tree: an include that points up a layer, a room in
+    no layer, a header included by more files than allowed (tests/ counted too)."""
+    problems = []
+    for src, layers in LAYERS:
+        level = {room: k for k, rooms in enumerate(layers) for room in rooms}
+        base = os.path.join(root, src)
+        part_dir = os.path.join(root, src.split(os.sep)[0])
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            rel_dir = os.path.relpath(dirpath, base)
+            if rel_dir == ".":
+                continue
+            room = rel_dir.split(os.sep)[0]
+            for f in sorted(filenames):
+                if not f.endswith(EXTS):
+                    continue
+                path = os.path.join(dirpath, f)
+                rel = os.path.relpath(path, root)
+                if room not in level:
+                    problems.append(f"{rel}: room {room}/ is in no layer of {src} (scripts/check-structure.py LAYERS)")
+                    continue
+                text = open(path, encoding="utf-8", errors="replace").read()
+                code = blank_comments(text)
+                for m in re.finditer(r'(?m)^\s*#\s*include\s*"([^"]+)"', code):
+                    target = m.group(1)
+                    other = target.split("/")[0]
+                    if "/" not in target or other == room or other not in level:
+                        if "/" in target and other not in level and os.path.isdir(os.path.join(base, other)):
+                            problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: includes {target}: "
+                                            f"room {other}/ is in no layer of {src}")
+                        continue
+                    if level[other] < level[room]:
+                        problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: includes {target}: "
+                                        f"{room}/ is below {other}/ (an include points back up a layer; pass the "
+                                        "parts it needs as arguments)")
+    for header, most in MAX_INCLUDERS.items():
+        name = os.path.relpath(header, os.path.join(header.split(os.sep)[0], "src"))
+        users = []
+        for top in ["tests"] + PARTS:
+            for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
+                dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
+                for f in sorted(filenames):
+                    if f.endswith(EXTS):
+                        text = blank_comments(open(os.path.join(dirpath, f), encoding="utf-8", errors="replace").read())
+                        if re.search(r'(?m)^\s*#\s*include\s*"' + re.escape(name) + '"', text):
+                            users.append(os.path.relpath(os.path.join(dirpath, f), root))
+        if len(users) > most:
+            problems.append(f"{header}: included by {len(users)} files (limit {most}): {', '.join(users)}")
+    return problems
+
+
+def blank_comments(text):
+    """Comments replaced by spaces (newlines kept); literals kept, so include names stay."""
+    return re.sub(r"//[^\n]*|/\*.*?\*/", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+
+
+def layers_mutation(root):
+    """On a copy of the tree's resize/src and tests/: the layer check passes as it is, and
+    fails on an include of the session's internals planted in each room below session/
+    and on one includer of session_impl.hpp past the limit."""
+    import shutil
+    import tempfile
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.copytree(os.path.join(root, "resize", "src"), os.path.join(tmp, "resize", "src"))
+        os.makedirs(os.path.join(tmp, "tests"))
+        clean = layer_problems(tmp)
+        if clean:
+            print("layers mutation: the copied tree fails already:", clean)
+            return False
+        _, layers = LAYERS[0]
+        below = [room for rooms in layers[1:] for room in rooms]
+        for room in below:
+            folder = os.path.join(tmp, "resize", "src", room)
+            victim = sorted(f for f in os.listdir(folder) if f.endswith(EXTS))[0]
+            path = os.path.join(folder, victim)
+            text = open(path, encoding="utf-8").read()
+            for planted in ("session/session_impl.hpp", "session/cached_map.hpp"):
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(f'#include "{planted}"\n' + text)
+                got = layer_problems(tmp)
+                hit = any(p.startswith(os.path.join("resize", "src", room, victim) + ":1: includes " + planted)
+                          for p in got)
+                print(f"layers mutation: {room}/{victim} includes {planted}: " + ("caught" if hit else "MISSED"))
+                ok = ok and hit
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+        # the includers' limit: the copy's resize/src holds as many as allowed; one more fails
+        for k in range(1):
+            with open(os.path.join(tmp, "tests", f"user{k}.cpp"), "w", encoding="utf-8") as f:
+                f.write('#include "session/session_impl.hpp"\n')
+        got = layer_problems(tmp)
+        hit = any("session_impl.hpp: included by" in p for p in got)
+        print("layers mutation: one more includer of session_impl.hpp: " + ("caught" if hit else "MISSED"))
+        ok = ok and hit
+    print("check-structure --layers-mutation:", "PASS" if ok else "FAILED")
+    return ok
 
 
 def blank(text):
@@ -308,6 +429,7 @@ def check(root):
                 if a < b and a in edges.get(b, set()):
                     problems.append(f"{os.path.relpath(a, root)}.* and {os.path.relpath(b, root)}.* include each other")
     problems += citation_problems(root, allow_issues)
+    problems += layer_problems(root)
     return problems
 
 
@@ -377,8 +499,13 @@ def self_test():
         write("resize/src/session/second_move.cpp", "// std::vector<redist::ExchangeItem>\nvoid g() {\n" + call + "}\n")
         write("redist/src/exec/nonblocking.cpp", "void h() { MPI_Isend(b, 1, t, 0, 0, c, &r); }\n")
         write("redist/src/exec/second_engine.cpp", "// MPI_Irecv\nvoid e() {\n  MPI_Irecv(b, 1, t, 0, 0, c, &r);\n}\n")
+        # The layers: the session's internals included from the checkpoints (up), a part
+        # included from the facade (down: fine)
+        write("resize/src/checkpoint/up.cpp", '#include "session/session_impl.hpp"\n')
+        write("resize/src/session/down.cpp", '#include "parts/registry.hpp"\n#include "session/session_impl.hpp"\n')
         got = check(root)
-        want = ["docs/guide/cites.md:3: cites an issue ('issue 7",
+        want = ["resize/src/checkpoint/up.cpp:1: includes session/session_impl.hpp: checkpoint/ is below session/",
+                "docs/guide/cites.md:3: cites an issue ('issue 7",
                 "resize/bench/bench.cpp:1: cites an issue ('issue 3",
                 "scripts/run.sh:1: cites a numbered seed paper ('seed 002",
                 "resize/src/long.cpp:2: function f 102 lines",
@@ -394,7 +521,7 @@ def self_test():
               "members redist/src/wide.hpp Wide  # why\nissue blacs-dyn/include/malleable/cites.hpp  # why\n"
               "issue docs/guide/cites.md  # why\nissue resize/bench/bench.cpp  # why\nissue scripts/run.sh  # why\n")
         allowed = check(root)
-        kept = ["include each other", "getenv", "second_move.cpp:3", "second_engine.cpp:3"]
+        kept = ["include each other", "getenv", "second_move.cpp:3", "second_engine.cpp:3", "up.cpp:1"]
         ok = ok and len(allowed) == len(kept) and all(any(k in p for p in allowed) for k in kept)
     print("check-structure self-test:", "PASS" if ok else f"FAILED (found {got}, with the allow-list {allowed})")
     return ok
@@ -418,6 +545,17 @@ def entry_point_problems(root):
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return 0 if self_test() else 1
+    if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
+        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+        if sys.argv[1] == "--layers-mutation":
+            return 0 if layers_mutation(root) else 1
+        problems = layer_problems(root)
+        for p in problems:
+            print(p)
+        print("check-structure --layers:", f"FAILED, {len(problems)}" if problems else
+              "PASS: every include in resize/src points down its rooms' layers; session_impl.hpp within its "
+              "includers' limit")
+        return 1 if problems else 0
     if sys.argv[1:2] == ["--entry-points"]:  # the one builder and the one executor alone
         root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
         problems = entry_point_problems(root)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The remap point's arrival check, its pure part: the deadline and the
-// messages that name the processes that did not arrive (resize/src/session/handover.hpp; its MPI shell is in
-// resize/src/session/watchdog.cpp).
+// messages that name the processes that did not arrive (resize/src/parts/handover.hpp; its MPI shell is in
+// resize/src/parts/watchdog.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include "malleable/resize/types.hpp"
 #include "malleable_internal/wire.hpp"
-#include "session/handover.hpp"
+#include "parts/handover.hpp"
 
 using resize::detail::arrival_deadline;
 using resize::detail::arrival_verdict;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The typed hand-over (resize/src/session/handover.hpp): the state an expansion hands
+// The typed hand-over (resize/src/parts/handover.hpp): the state an expansion hands
 // its newcomers and the broadcast Decision, packed and unpacked by pure code. Random states
 // survive the round trip field for field; another version, another kind of buffer, a
 // truncated or overlong buffer and impossible counts are refused with an Error naming
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "malleable_internal/wire.hpp"
-#include "session/handover.hpp"
+#include "parts/handover.hpp"
 
 namespace {
 

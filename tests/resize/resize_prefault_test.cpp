@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "move/pages.hpp"
-#include "session/session_impl.hpp"
+#include "parts/registry.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "common/sleep_wait.hpp"
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 

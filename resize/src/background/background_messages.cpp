@@ -15,7 +15,7 @@
 
 #include "common/sleep_wait.hpp"
 #include "malleable/redist/traffic.hpp"
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 namespace detail {

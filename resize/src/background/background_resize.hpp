@@ -19,7 +19,10 @@
 #include "background/background_machine.hpp"
 #include "common/sleep_wait.hpp"
 #include "move/move_items.hpp"
-#include "session/session_impl.hpp"
+#include "background/background_part.hpp"
+#include "parts/grid_switch.hpp"
+#include "parts/registry.hpp"
+#include "parts/resize_phases.hpp"
 
 namespace resize {
 namespace detail {

@@ -21,7 +21,7 @@
 
 #include "malleable/redist/traffic.hpp"
 #include "common/sleep_wait.hpp"
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 
@@ -450,6 +450,21 @@ int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& j
   b->sleep_until_done();
   b->finish_moves();
   return notice.iteration;
+}
+
+// Why a decision is carried out blocking (background off, nothing constant to move, too few
+// iterations left, ...: background_plan.hpp's blocking_reason), or nothing: begin it in
+// the background. `remaining`: iterations left (-1: not known).
+std::optional<std::string> BackgroundPart::blocked(const Decision& d, const MatrixRegistry& registry,
+                                                  int remaining) const {
+  if (mode == Background::Off) return std::string("background off");
+  bool any = false;
+  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat.sizes);
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;
+  return blocking_reason(d.action == Action::Expand || d.action == Action::Shrink, any, remaining, min_iterations,
+                         !d.powers.empty(), spawn_hidden);
 }
 
 }  // namespace resize

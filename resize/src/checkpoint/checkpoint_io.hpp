@@ -15,7 +15,7 @@
 #include "checkpoint/checkpoint_format.hpp"
 #include "common/config.hpp"
 #include "move/mover.hpp"
-#include "session/matrix_desc.hpp"
+#include "parts/matrix_desc.hpp"
 
 namespace resize::detail {
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The session's checkpoint and restart: what the registered matrices
+// The session's checkpoint and restart, functions of the parts (session_checkpoint.hpp's
+// CheckpointView; the facade's Session methods are session/checkpoint_calls.cpp): what the registered matrices
 // are on the current grid, handed to the parallel HDF5 shell (checkpoint_write.cpp, checkpoint_read.cpp);
 // restart validates the file against the registrations before anything starts.
 #include <dirent.h>
@@ -16,8 +17,9 @@
 #include "checkpoint/session_checkpoint.hpp"
 #include "common/broadcast.hpp"
 #include "checkpoint/file_release.hpp"
-#include "session/expansion_fallback_shell.hpp"
-#include "session/session_impl.hpp"
+#include "checkpoint/expansion_fallback_shell.hpp"
+#include "parts/grid_switch.hpp"
+#include "parts/resize_phases.hpp"
 
 namespace resize {
 
@@ -106,15 +108,14 @@ double detail::write_session_checkpoint(const std::string& path, const Checkpoin
   return slowest;
 }
 
-double Session::checkpoint(const std::string& path) {
-  if (!impl_->life.started) throw Error("checkpoint " + path + ": the session has not started (call start, restart or join first)");
-  const std::string& app = impl_->opt.app;
-  const int iteration = impl_->iteration;
-  const double slowest = write_session_checkpoint(path, {app, impl_->launch.exe, iteration}, impl_->job, impl_->registry,
-                                                  impl_->recorder.history, impl_->cfg.checkpoint);
+double detail::write_checkpoint(CheckpointView v, const std::string& path) {
+  const std::string& app = v.opt.app;
+  const int iteration = v.iteration;
+  const double slowest = write_session_checkpoint(path, {app, v.launch.exe, iteration}, v.job, v.registry, v.history,
+                                                  v.cfg);
   char line[64];
   std::snprintf(line, sizeof line, " (%.1f ms)", slowest * 1e3);
-  impl_->progress("[" + app + "] checkpoint after iteration " + std::to_string(iteration) + ": " + path + line);
+  progress_line(v.opt, v.job.root(), "[" + app + "] checkpoint after iteration " + std::to_string(iteration) + ": " + path + line);
   return slowest;
 }
 
@@ -157,13 +158,12 @@ void prune_checkpoints(const std::string& dir, const std::string& app, int keep)
 }
 }  // namespace
 
-std::string Session::checkpoint_in(const std::string& dir, int keep, double* seconds) {
-  if (!impl_->life.started) throw Error("checkpoint into " + dir + ": the session has not started (call start, restart or join first)");
-  make_checkpoint_dir(impl_->job, dir);
-  const std::string path = ck::file_name(dir, impl_->opt.app, impl_->iteration);
-  const double t = checkpoint(path);
+std::string detail::checkpoint_into(CheckpointView v, const std::string& dir, int keep, double* seconds) {
+  make_checkpoint_dir(v.job, dir);
+  const std::string path = ck::file_name(dir, v.opt.app, v.iteration);
+  const double t = write_checkpoint(v, path);
   if (seconds) *seconds = t;
-  if (impl_->job.root()) prune_checkpoints(dir, impl_->opt.app, keep);
+  if (v.job.root()) prune_checkpoints(dir, v.opt.app, keep);
   return path;
 }
 
@@ -184,29 +184,29 @@ std::string detail::checkpoint_mismatch(const std::string& file, const checkpoin
   return ck::mismatch(file, h, want);
 }
 
-int Session::restart(const std::string& file, const Grid& g) {
+int detail::restart_from_file(CheckpointView v, const std::string& file, const Grid& g, const StartOn& start) {
   // The parts it uses: the world and the registered matrices.
-  const SessionWorld& job = impl_->job;
-  MatrixRegistry& registry = impl_->registry;
-  const std::string& app = impl_->opt.app;
+  const SessionWorld& job = v.job;
+  MatrixRegistry& registry = v.registry;
+  const std::string& app = v.opt.app;
   MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
-  CheckpointReader reader(job.world, file, impl_->cfg.checkpoint);
+  CheckpointReader reader(job.world, file, v.cfg);
   if (const std::string why = checkpoint_mismatch(file, reader.header(), app, registry); !why.empty())
     throw Error(why);
-  start(g);
+  start(g, false);
   read_session_checkpoint(reader, job, registry);
-  impl_->iteration = reader.header().iteration;
+  v.iteration = reader.header().iteration;
   double dt = MPI_Wtime() - t0, slowest = 0;
   MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, job.world);
   char ms[48];
   std::snprintf(ms, sizeof ms, "; %.1f ms", slowest * 1e3);
-  impl_->progress("[" + app + "] restart from " + file + " at iteration " + std::to_string(impl_->iteration) +
-                  " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
-  return impl_->iteration;
+  progress_line(v.opt, job.root(), "[" + app + "] restart from " + file + " at iteration " + std::to_string(v.iteration) +
+                " (written on " + reader.header().grid.shape() + ", now on " + g.shape() + ms + ")");
+  return v.iteration;
 }
 
-void Session::set_checkpointing(const CheckpointCadence& c) {
+void detail::check_checkpointing(const CheckpointCadence& c) {
   if (c.dir.empty()) throw Error("set_checkpointing: the checkpoint directory is empty");
   if (c.keep < 0) throw Error("set_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   const checkpoint::Every every = ck::parse_every(c.every, c.mtbf_seconds);
@@ -233,7 +233,6 @@ void Session::set_checkpointing(const CheckpointCadence& c) {
     }
   }
   if (!why.empty()) throw CheckpointFailed("set_checkpointing: checkpoint directory " + c.dir + " " + why);
-  impl_->ckpts.adopt_global(c);
 }
 
 namespace {
@@ -286,31 +285,23 @@ void record_checkpoint(SessionCheckpoints& ckpts, const std::string& app, int it
 }
 }  // namespace
 
-std::string Session::checkpoint_if_due(bool last) {
-  if (!impl_->ckpts.checkpointing) throw Error("checkpoint_if_due: no checkpoint cadence (call set_checkpointing first)");
-  auto& k = *impl_->ckpts.checkpointing;
-  const Due due = checkpoint_due(k, impl_->job, impl_->iteration, last);
+std::string detail::checkpoint_when_due(CheckpointView v, bool last) {
+  auto& k = *v.ckpts.checkpointing;
+  const Due due = checkpoint_due(k, v.job, v.iteration, last);
   if (!due.now) return {};
   const double used_cost = k.cost;
-  const std::string file = checkpoint_in(k.cadence.dir, k.cadence.keep, &k.cost);
+  const std::string file = checkpoint_into(v, k.cadence.dir, k.cadence.keep, &k.cost);
   k.last = MPI_Wtime();
-  if (impl_->job.root()) record_checkpoint(impl_->ckpts, impl_->opt.app, impl_->iteration, due, used_cost, file);
+  if (v.job.root()) record_checkpoint(v.ckpts, v.opt.app, v.iteration, due, used_cost, file);
   detail::background_fallback_checkpointed(file);  // a background spawn's marker names the newest
   return file;
 }
-
-const std::vector<CheckpointRecord>& Session::checkpoint_records() const { return impl_->ckpts.checkpoints; }
 
 std::vector<std::pair<std::string, std::uint64_t>> detail::registry_checksums(const SessionWorld& job,
                                                                              const MatrixRegistry& registry) {
   std::vector<std::pair<std::string, std::uint64_t>> out;
   for (const auto& r : registry.mats) out.emplace_back(r.mat.name, global_checksum(job.world, describe(r, job.grid, job.rank())));
   return out;
-}
-
-std::vector<std::pair<std::string, std::uint64_t>> Session::checksums() const {
-  if (!impl_->life.started) throw Error("checksums: the session has not started");
-  return registry_checksums(impl_->job, impl_->registry);
 }
 
 }  // namespace resize

@@ -23,7 +23,9 @@
 #include "checkpoint/file_release.hpp"
 #include "checkpoint/levels.hpp"
 #include "checkpoint/session_levels_shell.hpp"
-#include "session/session_impl.hpp"
+#include "checkpoint/session_checkpoint.hpp"
+#include "parts/grid_switch.hpp"
+#include "parts/resize_phases.hpp"
 
 namespace resize {
 
@@ -357,15 +359,15 @@ Tally tally(MPI_Comm world, MPI_Comm node, std::int64_t bytes, double t0) {
 
 }  // namespace
 
-void Session::set_level_checkpointing(const LevelCadence& c) {
+void detail::set_levels(CheckpointView v, const LevelCadence& c) {
   if (c.keep < 0) throw Error("set_level_checkpointing: keep must be >= 0 (0: keep all), got " + std::to_string(c.keep));
   auto st = std::make_shared<LevelState>();
   st->cadence = c;
-  st->dir = c.dir.empty() ? io::default_dir(impl_->opt.app, impl_->cfg.checkpoint) : c.dir;
+  st->dir = c.dir.empty() ? io::default_dir(v.opt.app, v.cfg) : c.dir;
   st->local_every = checkpoint::parse_every(c.local_every, c.local_mtbf);
   st->partner_every = checkpoint::parse_every(c.partner_every, c.partner_mtbf);
   st->local_last = st->partner_last = MPI_Wtime();
-  impl_->ckpts.levels = std::move(st);
+  v.ckpts.levels = std::move(st);
 }
 
 namespace {
@@ -466,17 +468,16 @@ Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry
 }
 }  // namespace
 
-double Session::checkpoint_levels(bool partner) {
-  if (!impl_->life.started) throw Error("checkpoint_levels: the session has not started");
-  if (!impl_->ckpts.levels) set_level_checkpointing({});
-  SessionCheckpoints& ckpts = impl_->ckpts;
-  const std::string& app = impl_->opt.app;
-  const int iteration = impl_->iteration;
+double detail::write_levels_now(CheckpointView v, bool partner) {
+  if (!v.ckpts.levels) set_levels(v, {});
+  SessionCheckpoints& ckpts = v.ckpts;
+  const std::string& app = v.opt.app;
+  const int iteration = v.iteration;
   auto& st = *ckpts.levels;
-  const Tally t = write_levels(st, impl_->job, impl_->registry, app, iteration, partner, impl_->cfg.checkpoint);
-  if (impl_->job.root()) ckpts.level_records.push_back({iteration, partner, t.slowest, t.most, t.total});
-  impl_->progress("[" + app + "] checkpoint level " + (partner ? "local+partner" : "local") + " after iteration " +
-                  std::to_string(iteration) + " in " + st.dir + t.line());
+  const Tally t = write_levels(st, v.job, v.registry, app, iteration, partner, v.cfg);
+  if (v.job.root()) ckpts.level_records.push_back({iteration, partner, t.slowest, t.most, t.total});
+  progress_line(v.opt, v.job.root(), "[" + app + "] checkpoint level " + (partner ? "local+partner" : "local") +
+                " after iteration " + std::to_string(iteration) + " in " + st.dir + t.line());
   return t.slowest;
 }
 
@@ -518,12 +519,11 @@ LevelDue level_due(LevelState& st, const SessionWorld& job, const std::string& a
 }
 }  // namespace
 
-std::string Session::level_checkpoint_if_due(bool last) {
-  if (!impl_->ckpts.levels) throw Error("level_checkpoint_if_due: no level cadence (call set_level_checkpointing first)");
-  auto& st = *impl_->ckpts.levels;
-  const LevelDue due = level_due(st, impl_->job, impl_->opt.app, impl_->iteration, last, impl_->cfg.checkpoint);
+std::string detail::levels_when_due(CheckpointView v, bool last) {
+  auto& st = *v.ckpts.levels;
+  const LevelDue due = level_due(st, v.job, v.opt.app, v.iteration, last, v.cfg);
   if (due == LevelDue::None) return {};
-  const double cost = checkpoint_levels(due == LevelDue::Partner);
+  const double cost = write_levels_now(v, due == LevelDue::Partner);
   const double t = MPI_Wtime();
   st.local_last = t;
   if (due == LevelDue::Partner) {
@@ -535,9 +535,7 @@ std::string Session::level_checkpoint_if_due(bool last) {
   return due == LevelDue::Partner ? "partner" : "local";
 }
 
-const std::vector<LevelRecord>& Session::level_records() const { return impl_->ckpts.level_records; }
-
-void Session::Impl::release_levels() {
+void detail::release_levels(SessionCheckpoints& ckpts) {
   if (!ckpts.levels) return;
   ckpts.levels->nodes.reset();
   ckpts.levels->world = MPI_COMM_NULL;

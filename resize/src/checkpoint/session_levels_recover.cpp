@@ -28,7 +28,9 @@
 #include "checkpoint/session_levels_shell.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "move/move_items.hpp"
-#include "session/session_impl.hpp"
+#include "checkpoint/session_checkpoint.hpp"
+#include "parts/grid_switch.hpp"
+#include "parts/resize_phases.hpp"
 
 namespace resize {
 
@@ -425,15 +427,16 @@ std::string global_fallback_line(const std::string& app, const Plan& p, const st
 
 }  // namespace
 
-int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const std::string& global_dir) {
+int detail::restart_from_level_copies(CheckpointView v, const std::string& dir_in, const Grid& g,
+                                      const std::string& global_dir, const StartOn& start) {
   // The parts it uses: the world, the registered matrices (and the application's state).
-  const detail::SessionWorld& job = impl_->job;
-  const detail::MatrixRegistry& reg = impl_->registry;
+  const detail::SessionWorld& job = v.job;
+  const detail::MatrixRegistry& reg = v.registry;
   MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
-  const std::string app = impl_->opt.app;
-  const std::string dir = dir_in.empty() ? io::default_dir(app, impl_->cfg.checkpoint) : dir_in;
-  const std::unique_ptr<Nodes> nd = io::discover(job.world, impl_->cfg.checkpoint);
+  const std::string app = v.opt.app;
+  const std::string dir = dir_in.empty() ? io::default_dir(app, v.cfg) : dir_in;
+  const std::unique_ptr<Nodes> nd = io::discover(job.world, v.cfg);
   const int rank = job.rank(), size = job.size();
   const std::string here = dir + "/" + nd->name;
   const std::vector<File> mine = files_of_node(here, app, *nd);
@@ -448,20 +451,13 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
                                     : " or in the global checkpoints of " + global_dir));
   if (p.choice.from_global > 0) {
     const std::string file = checkpoint::file_name(global_dir, app, p.choice.version);
-    impl_->progress(global_fallback_line(app, p, file));
-    return restart(file, g);
+    progress_line(v.opt, job.root(), global_fallback_line(app, p, file));
+    return restart_from_file(v, file, g, start);
   }
   const std::string why = io::agree(job.world, check_against(loaded, reg.mats));
   if (!why.empty()) throw Error("restart from levels in " + dir + ": " + why);
   const double t_grid = MPI_Wtime();
-  impl_->start_arrays = detail::ArrayFor::Recovery;  // its new arrays (move/pages.hpp)
-  try {
-    start(g);
-  } catch (...) {
-    impl_->start_arrays = detail::ArrayFor::Start;
-    throw;
-  }
-  impl_->start_arrays = detail::ArrayFor::Start;
+  start(g, true);  // its new arrays serve a recovery (move/pages.hpp)
   // The application state, from the holder of old rank 0's copy.
   std::vector<char> state;
   if (rank == p.holder[0]) state = loaded.at(0).h.state;
@@ -474,7 +470,7 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
   const double t_move = MPI_Wtime();
   part[2] = t_move - t_grid;
   const std::int64_t moved = move_from_copies(job.world, loaded, p, nw, part[5]);
-  impl_->iteration = p.choice.version;
+  v.iteration = p.choice.version;
   std::int64_t moved_all = 0;
   MPI_Allreduce(&moved, &moved_all, 1, MPI_INT64_T, MPI_SUM, job.world);
   part[3] = MPI_Wtime() - t_move;
@@ -488,8 +484,8 @@ int Session::restart_from_levels(const std::string& dir_in, const Grid& g, const
                 p.choice.version, p.choice.from_local, p.choice.from_partner, p.old_nprocs, size, g.shape().c_str(),
                 static_cast<double>(moved_all) / 1e6, part[4] * 1e3, part[0] * 1e3, part[1] * 1e3, part[2] * 1e3,
                 part[3] * 1e3, part[5] * 1e3);
-  impl_->progress("[" + app + "] restart from levels in " + dir + line);
-  return impl_->iteration;
+  progress_line(v.opt, job.root(), "[" + app + "] restart from levels in " + dir + line);
+  return v.iteration;
 }
 
 }  // namespace resize

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The MPI tags of the session's own point-to-point messages, in one place. Each travels
 // on a communicator the library duplicated (never the application's): the remap-point
-// arrival on the arrival check's dup of the world (session/watchdog.cpp), the level
+// arrival on the arrival check's dup of the world (parts/watchdog.cpp), the level
 // checkpoints' copies and the restart from levels on Nodes::traffic, the node discovery
 // on Nodes::leaders.
 #pragma once
 
 namespace resize::detail::tags {
 
-// Remap-point arrival (session/watchdog.cpp).
+// Remap-point arrival (parts/watchdog.cpp).
 inline constexpr int kArrivalHere = 4201;    // root -> others: the root is at the remap point
 inline constexpr int kArrivalArrive = 4202;  // others -> root: arrived after iteration N
 inline constexpr int kArrivalGo = 4203;      // root -> others: every process arrived

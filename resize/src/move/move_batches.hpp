@@ -2,7 +2,7 @@
 // A resize's matrix move under a per-process memory budget (SessionOptions::
 // move_budget_bytes, docs/reference/apps.md "Memory of a resize"): the registered matrices go in
 // consecutive batches, one redist exchange each, and a batch's old buffers are freed before
-// the next batch allocates its new ones. Pure: the MPI shell (session_move.cpp) agrees the
+// the next batch allocates its new ones. Pure: the MPI shell (parts/grid_switch.cpp) agrees the
 // per-matrix maxima with one MPI_Allreduce over a vector of one entry per matrix (O(matrices),
 // whatever the number of processes) and hands them here; every process then plans the same
 // batches.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The one builder of a move's exchange in resize (move_items.cpp): every way a matrix
-// moves with redist (the grid switch's batches, session/session_move.cpp; the background
+// moves with redist (the grid switch's batches, parts/grid_switch.cpp; the background
 // move, background/background_messages.cpp; level recovery,
 // checkpoint/session_levels_recover.cpp; one matrix of the mover, move/mover.cpp) queues
 // its matrices here and runs them as one exchange of redist's engine, blocking or not.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // One matrix moved between two grids of the world (mover.hpp): ScaLAPACK's PDGEMR2D or
 // redist, as a batch of one of the move's builder (move_items.hpp; the session's Redist
-// mover moves all matrices at once instead: session/session_move.cpp).
+// mover moves all matrices at once instead: parts/grid_switch.cpp).
 #include "move/mover.hpp"
 
 #include "move/move_items.hpp"
@@ -21,19 +21,20 @@ void Cpzgemr2d(int m, int n, const void* a, int ia, int ja, const int* desca, vo
 
 namespace resize::detail {
 
-void move_matrix(Mover how, const MatrixMove& mv, MPI_Comm world, int gctxt) {
+void move_matrix(Mover how, const DescriptorMove& mv, MPI_Comm world, int gctxt) {
   if (how == Mover::Pdgemr2d) {
+    const int m = mv.desca[2], n = mv.desca[3];
     switch (mv.type) {
       case Scalar::S:
-        Cpsgemr2d(mv.m, mv.n, static_cast<const float*>(mv.a), 1, 1, mv.desca, static_cast<float*>(mv.b), 1, 1,
+        Cpsgemr2d(m, n, static_cast<const float*>(mv.a), 1, 1, mv.desca, static_cast<float*>(mv.b), 1, 1,
                   mv.descb, gctxt);
         return;
       case Scalar::D:
-        Cpdgemr2d(mv.m, mv.n, static_cast<const double*>(mv.a), 1, 1, mv.desca, static_cast<double*>(mv.b), 1,
+        Cpdgemr2d(m, n, static_cast<const double*>(mv.a), 1, 1, mv.desca, static_cast<double*>(mv.b), 1,
                   1, mv.descb, gctxt);
         return;
-      case Scalar::C: Cpcgemr2d(mv.m, mv.n, mv.a, 1, 1, mv.desca, mv.b, 1, 1, mv.descb, gctxt); return;
-      case Scalar::Z: Cpzgemr2d(mv.m, mv.n, mv.a, 1, 1, mv.desca, mv.b, 1, 1, mv.descb, gctxt); return;
+      case Scalar::C: Cpcgemr2d(m, n, mv.a, 1, 1, mv.desca, mv.b, 1, 1, mv.descb, gctxt); return;
+      case Scalar::Z: Cpzgemr2d(m, n, mv.a, 1, 1, mv.desca, mv.b, 1, 1, mv.descb, gctxt); return;
     }
     return;
   }

@@ -15,9 +15,10 @@
 
 namespace resize::detail {
 
-// One matrix's move (move_matrix): its elements of `type` on grid A and on grid B.
-struct MatrixMove {
-  int m = 0, n = 0;
+// One matrix's move (move_matrix): its elements of `type` on grid A and on grid B, each
+// with its ScaLAPACK descriptor. Not a description of the matrix: its shape is the
+// descriptors' (M, N: DESC[2], DESC[3], set also off the grid).
+struct DescriptorMove {
   Scalar type = Scalar::D;
   const void* a = nullptr;     // elements of `type`
   const int* desca = nullptr;  // DESC[CTXT] = -1 off grid A
@@ -28,7 +29,7 @@ struct MatrixMove {
 };
 
 // Collective over `world`; `gctxt` is a BLACS context spanning the whole world.
-void move_matrix(Mover how, const MatrixMove& mv, MPI_Comm world, int gctxt);
+void move_matrix(Mover how, const DescriptorMove& mv, MPI_Comm world, int gctxt);
 
 // An extended-descriptor matrix (register_matrix_blocks) from layout `la` to `lb` with
 // redist; `a` / `b` are null where this rank holds nothing. Collective over `world`.

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "malleable/gridmap/placement.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace resize {
@@ -21,12 +22,6 @@ Grid choose_topology(int procs);
 // (local mapping keeps old rows/columns).
 Grid choose_local_topology(const Grid& old, int procs);
 
-// The matrix whose data movement the optimal placement minimises.
-struct PlacementMatrix {
-  long long m = 0, n = 0, mb = 1, nb = 1;
-  bool block = false;  // one block per process row/column
-};
-
 // Expansion: the old world's ranks keep their numbers, the newcomers are
 // old_world..new_world-1. Global: row-major over world ranks. Local1: new rows/columns
 // appended. Local2: interspersed at the centre of each of the r divisions (§4.5:
@@ -34,7 +29,7 @@ struct PlacementMatrix {
 // most of `matrix` in place (Local2 without a matrix). Throws Error if a local placement
 // cannot keep the old grid (new shape smaller in a dimension).
 Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p,
-                    const PlacementMatrix* matrix = nullptr);
+                    const gridmap::MatrixShape* matrix = nullptr);
 
 // Shrink to world ranks 0..keep-1 on an nprow x npcol grid: if the kept ranks of `old`
 // form whole rows and columns of it (a local shrink, the reverse of a local expansion)
@@ -56,7 +51,7 @@ Grid renumber(const Grid& g, const std::vector<int>& keep);
 // inter_node_weight times one within a node), and the other rules keep their slots but
 // put each newcomer where its node holds the data the slot needs.
 Grid place_on_nodes(const Grid& planned, const Grid& old, int old_world, Placement p,
-                    const PlacementMatrix* matrix, const std::vector<std::string>& host_of_rank,
+                    const gridmap::MatrixShape* matrix, const std::vector<std::string>& host_of_rank,
                     int inter_node_weight = 8);
 
 // How many of `nnew` new processes go to each named host: the given counts, and the rest
@@ -88,7 +83,7 @@ struct NodePlan {
 struct TargetInput {
   Grid shape;                                         // the grid now
   int world_size = 0;                                 // processes in the world now
-  const PlacementMatrix* matrix = nullptr;                 // the first registered matrix (Optimal), or none
+  const gridmap::MatrixShape* matrix = nullptr;                 // the first registered matrix (Optimal), or none
   // False, with the reason, when this MPI cannot spawn; asked only when the expansion
   // needs new processes.
   std::function<bool(std::string&)> spawn_supported;

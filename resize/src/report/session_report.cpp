@@ -1,20 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The run's report from the session (Session::summary, write_json): the same table and
-// JSON the drivers print, for any program (report.cpp renders them from the metrics).
-#include "session/session_impl.hpp"
+// The run's description for its report (Session::summary, write_json: the same table and
+// JSON the drivers print, for any program; report.cpp renders them from the metrics),
+// from the parts it reads.
+#include "report/session_report.hpp"
 
-#include <fstream>
-#include <iostream>
 #include <thread>
 
 namespace resize {
 
-void Session::set_result_check(bool ok, const std::string& message) { impl_->report.result_check = {ok, message}; }
-
-void Session::set_problem(const std::string& text) { impl_->report.problem = text; }
-
 namespace detail {
-namespace {
 // The run's description for its report, from the parts it reads: the options and command
 // line, the registered matrices, the checkpoints written and what the application told.
 RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const std::vector<std::string>& args,
@@ -65,30 +59,6 @@ RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const st
   info.checkpoints = ckpts.checkpoints;
   return info;
 }
-}  // namespace
 }  // namespace detail
-
-RunInfo Session::run_info() const {
-  return detail::describe_run(impl_->opt, impl_->launch.exe, impl_->launch.args, impl_->registry, impl_->ckpts, impl_->report, mover_name());
-}
-
-std::string Session::summary() const {
-  if (world_rank() != 0) return {};
-  return summary_table(impl_->recorder.metrics, run_info());
-}
-
-void Session::write_json(const std::string& path) const {
-  if (world_rank() != 0) return;
-  if (path.empty()) throw Error("write_json: the path is empty");
-  std::string text = to_json(impl_->recorder.metrics, run_info()) + "\n";
-  if (path == "-") {
-    std::cout << text << std::flush;
-    return;
-  }
-  std::ofstream f(path);
-  f << text;
-  f.close();
-  if (!f) throw Error("write_json: cannot write '" + path + "'");
-}
 
 }  // namespace resize

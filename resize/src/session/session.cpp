@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The resize session's MPI shell (remap points, expand/shrink, the time of each phase):
-// construction, registration, iterations, remap points and acting on a decision.
-// Decisions come from the pure core; the phases of a resize are in session_*.cpp:
-// start (session_start), the remap point, acting on its decision and the record of a
-// resize (remap_point), expand and join (session_expand), shrink and regrid
-// (session_shrink), the grid switch and the matrices' move (session_move), a resize in the
-// background (background/session_background).
+// The resize session's facade (the Session's methods over Session::Impl): construction,
+// registration, iterations and the run's report. Decisions come from the pure core; the
+// facade's other calls are in session_*.cpp beside it: start (session_start), the remap
+// point and acting on its decision (remap_point), the state handed to newcomers and join
+// (session_expand), the checkpoint calls (checkpoint_calls); the phases they hand the parts
+// to are below: the record of a resize (parts/recording), expand (parts/expand), shrink and
+// regrid (parts/shrink), the grid switch and the matrices' move (parts/grid_switch), a
+// resize in the background (background/session_background).
 #include "session/session_impl.hpp"
-#include "session/expansion_fallback_shell.hpp"
+#include "report/session_report.hpp"
+#include "checkpoint/expansion_fallback_shell.hpp"
 #include "common/config.hpp"
 #include "policy/history_location.hpp"
 
@@ -19,13 +21,14 @@
 #include <complex>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <iterator>
 
 #include "common/broadcast.hpp"
 #include "common/fault.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "common/config.hpp"
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 
@@ -311,7 +314,7 @@ void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* de
 }
 
 // Session::local_size, the buffer such a descriptor needs, is beside desc_for
-// (session_move.cpp).
+// (parts/grid_switch.cpp).
 
 void Session::report_compute(double work, double seconds) {
   if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
@@ -430,5 +433,33 @@ const Metrics& Session::metrics() const { return impl_->recorder.metrics; }
 const SpeedEstimator& Session::speeds() const { return impl_->recorder.speeds; }
 const std::vector<double>& Session::powers() const { return impl_->recorder.powers; }
 std::string Session::mover_name() const { return to_string(impl_->opt.mover); }
+
+// The run's report (report/session_report.cpp describes the run from the parts).
+void Session::set_result_check(bool ok, const std::string& message) { impl_->report.result_check = {ok, message}; }
+
+void Session::set_problem(const std::string& text) { impl_->report.problem = text; }
+
+RunInfo Session::run_info() const {
+  return detail::describe_run(impl_->opt, impl_->launch.exe, impl_->launch.args, impl_->registry, impl_->ckpts, impl_->report, mover_name());
+}
+
+std::string Session::summary() const {
+  if (world_rank() != 0) return {};
+  return summary_table(impl_->recorder.metrics, run_info());
+}
+
+void Session::write_json(const std::string& path) const {
+  if (world_rank() != 0) return;
+  if (path.empty()) throw Error("write_json: the path is empty");
+  std::string text = to_json(impl_->recorder.metrics, run_info()) + "\n";
+  if (path == "-") {
+    std::cout << text << std::flush;
+    return;
+  }
+  std::ofstream f(path);
+  f << text;
+  f.close();
+  if (!f) throw Error("write_json: cannot write '" + path + "'");
+}
 
 }  // namespace resize

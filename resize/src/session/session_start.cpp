@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 

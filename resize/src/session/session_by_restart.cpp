@@ -12,8 +12,8 @@
 #include "checkpoint/by_restart.hpp"
 #include "background/background_resize.hpp"
 #include "common/broadcast.hpp"
-#include "session/expansion_fallback.hpp"
-#include "session/expansion_fallback_shell.hpp"
+#include "checkpoint/expansion_fallback.hpp"
+#include "checkpoint/expansion_fallback_shell.hpp"
 
 namespace resize {
 

@@ -3,7 +3,7 @@
 // matrices between two grids of the current world (every resize's redistribution), for
 // block-cyclic and extended-descriptor matrices, and the move's accounting (MoveAccounting:
 // each rank's share, move/move_share.cpp, reduced over the world).
-#include "session/session_impl.hpp"
+#include "parts/grid_switch.hpp"
 
 #include "common/broadcast.hpp"
 #include "common/config.hpp"
@@ -25,7 +25,7 @@
 
 namespace resize {
 
-// The move's accounting (MoveAccounting, session_impl.hpp): each rank's share of every
+// The move's accounting (MoveAccounting, grid_switch.hpp): each rank's share of every
 // matrix's move (move/move_share.cpp), reduced over the world.
 namespace detail {
 
@@ -407,8 +407,8 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
     if (from.in_grid()) da[8] = r.desc[8];
     desc_for(r, to, db);
     void* nbuf = r.stage(Session::local_size(db));
-    const detail::MatrixMove mv{.m = r.mat.m, .n = r.mat.n, .type = r.mat.type, .a = r.data(), .desca = da,
-                                .b = nbuf, .descb = db, .grid_a = &from_shape, .grid_b = &to_shape};
+    const detail::DescriptorMove mv{.type = r.mat.type, .a = r.data(), .desca = da, .b = nbuf, .descb = db,
+                                    .grid_a = &from_shape, .grid_b = &to_shape};
     detail::move_matrix(opt.mover, mv, job.world, whole.context());
     acct.add(r.mat.type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
     r.store->commit();

@@ -20,9 +20,9 @@
 #include <sstream>
 #include <thread>
 
-#include "session/session_parts.hpp"
-#include "session/watchdog.hpp"
-#include "session/world.hpp"
+#include "parts/session_parts.hpp"
+#include "parts/watchdog.hpp"
+#include "parts/world.hpp"
 
 #include "common/tags.hpp"
 #include "malleable/resize/session.hpp"

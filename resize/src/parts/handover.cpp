@@ -2,7 +2,7 @@
 // The typed hand-over (handover.hpp): the versioned codecs of ExpansionState, Decision
 // and the arrival check's messages over the job's one codec (malleable_internal/wire.hpp),
 // and the arrival check's deadline and verdicts. Pure: no MPI.
-#include "session/handover.hpp"
+#include "parts/handover.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Parts a Session is made of, each with one job (Session::Impl composes them with the
-// matrix registry of session_impl.hpp): the world and its grid, the resize recorder, the
-// checkpoints, the iteration meter and the arrival check. Internal to the session's MPI
+// Parts a Session is made of, each with one job (Session::Impl, session/session_impl.hpp,
+// composes them with the registry, parts/registry.hpp, the checkpoints,
+// checkpoint/session_checkpoint.hpp, and the background part, background/background_part.hpp):
+// the world and its grid, the launch command, the resize recorder, the iteration meter, the
+// arrival check, the session's life and the report's inputs. Internal to the session's MPI
 // shell.
 #pragma once
 
@@ -14,21 +16,18 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/checkpoint_format.hpp"
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/predict.hpp"
 #include "malleable/resize/session.hpp"
-#include "session/handover.hpp"
+#include "parts/handover.hpp"
 
 namespace resize {
 namespace detail {
-struct LevelState;  // checkpoint/session_levels.cpp
-
 // The world every process of the job is in and the BLACS grid the matrices live on: its
 // shape (known also to processes outside the grid) and the nodes of the world's ranks.
-// Changed only by the one grid switch (session_move.cpp) and by the world's own changes
+// Changed only by the one grid switch (grid_switch.cpp) and by the world's own changes
 // (spawn, shrink).
 struct SessionWorld {
   MPI_Comm world = MPI_COMM_NULL;
@@ -78,30 +77,6 @@ struct ResizeRecorder {
   std::vector<double> powers, powers_before;  // now, and before the resize under way
   Predictions predicted;
   IterationSample add_iteration(int iteration, const Grid& grid, const std::vector<double>& all);
-};
-
-// Checkpoint cadence (Session::set_checkpointing, session_checkpoint.cpp) and the
-// checkpoints written (world rank 0); checkpoint levels (checkpoint/session_levels.cpp):
-// the cadence, the nodes and partners, and the level checkpoints written (world rank 0).
-struct SessionCheckpoints {
-  struct Checkpointing {
-    CheckpointCadence cadence;
-    checkpoint::Every every;
-    double last = 0, cost = -1, previous_check = -1;
-  };
-  std::optional<Checkpointing> checkpointing;
-  std::vector<CheckpointRecord> checkpoints;
-  std::shared_ptr<LevelState> levels;
-  std::vector<LevelRecord> level_records;
-  // set_checkpointing's cadence, without its checks (checked where it was first set: a
-  // newcomer's from the hand-over); the clock starts now.
-  void adopt_global(const CheckpointCadence& c) {
-    Checkpointing k;
-    k.cadence = c;
-    k.every = checkpoint::parse_every(c.every, c.mtbf_seconds);
-    k.last = MPI_Wtime();
-    checkpointing = std::move(k);
-  }
 };
 
 // One iteration's clocks (begin_iteration) and the compute the application reported in it.

@@ -3,7 +3,7 @@
 // the deadline (its thread is watchdog.cpp's spawn deadline). When the deadline passes each
 // process ends itself with the restart status, and mpiexec ends the rest of the job, the
 // newcomers of the spawn included.
-#include "session/expansion_fallback_shell.hpp"
+#include "checkpoint/expansion_fallback_shell.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,8 +17,8 @@
 #include "common/broadcast.hpp"
 #include "common/config.hpp"
 #include "malleable/resize/session.hpp"
-#include "session/expansion_fallback.hpp"
-#include "session/watchdog.hpp"
+#include "checkpoint/expansion_fallback.hpp"
+#include "parts/watchdog.hpp"
 
 namespace resize::detail {
 

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A shrink (the communicator stack) and a regrid (same world,
 // new grid or block sizes).
-#include "session/session_impl.hpp"
+#include "parts/grid_switch.hpp"
+#include "parts/resize_phases.hpp"
 
 #include "policy/grid_choice.hpp"
 #include "malleable/redist/traffic.hpp"
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "common/scalar.hpp"
-#include "session/matrix_desc.hpp"
+#include "parts/matrix_desc.hpp"
 #include "malleable/resize/background.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/resize/types.hpp"

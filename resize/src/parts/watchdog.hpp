@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "malleable_internal/watchdog.hpp"
-#include "session/handover.hpp"
+#include "parts/handover.hpp"
 
 namespace resize {
 namespace detail {

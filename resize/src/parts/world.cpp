@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-#include "session/world.hpp"
+#include "parts/world.hpp"
 
 #include <unistd.h>
 

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// An expansion, the old processes' side (expand): they spawn through blacs-dyn, hand the
+// state to the newcomers and switch to the grown grid. The newcomers' side, the same
+// hand-over and the same switch in the same order, is the facade's Session::join
+// (session/session_expand.cpp); the spawn is also the background expansion's.
+#include "parts/resize_phases.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "malleable/redist/traffic.hpp"
+#include "parts/handover.hpp"
+#include "parts/world.hpp"
+
+namespace resize {
+
+using namespace detail;
+
+namespace {
+// The switch onto the grown grid (BLACS grids, every matrix moved, the record's times);
+// returns the progress line.
+std::string finish_expansion(GridSwitch& gs, int iteration, const Grid& from, const Grid& to, ResizeRecord& rec,
+                             double t_start) {
+  gs.switch_grid(from, to, &rec);
+  rec.t_total = MPI_Wtime() - t_start;
+  rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
+                "redistribution %.1f ms, other %.1f ms, total %.1f ms",
+                iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), to_string(rec.placement).c_str(), to.size(),
+                rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+  return line;
+}
+}  // namespace
+
+Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration, const Decision& d, const Grid& target,
+                       const NodePlan& node_plan, ResizeRecord& rec, double t_start,
+                       const std::function<std::vector<char>()>& pack_state) {
+  SessionWorld& job = gs.job;
+  Watchdog& watchdog = gs.watchdog;
+  const Grid from = job.shape;
+  WatchdogGuard armed(watchdog);
+  // Spawn only what the world lacks (a world may already hold idle processes).
+  const int nnew = std::max(0, target.size() - job.size());
+  // The new local arrays staged and faulted in while the spawn runs (move/pages.hpp);
+  // whatever the move does not take (a failed expansion) is freed on the way out.
+  struct DropPrestaged {
+    GridSwitch& s;
+    ~DropPrestaged() { s.drop_prestaged(); }
+  } drop{gs};
+  if (nnew > 0) {
+    // The window only where newcomers may land on this node (no host list: anywhere).
+    const std::string here = job.rank() < static_cast<int>(job.rank_hosts.size()) ? job.rank_hosts[static_cast<std::size_t>(job.rank())] : "";
+    bool beside = node_plan.spawn.empty() || here.empty();
+    for (const auto& [host, count] : node_plan.spawn) beside = beside || (host == here && count > 0);
+    gs.prefault_for(target, beside, false);
+  }
+  rec.other.decision_s = MPI_Wtime() - t_start;
+  const std::string err = spawn_processes(d, node_plan, nnew, launch, &watchdog, rec.t_spawn);
+  if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
+  job.world = detail::World::comm();
+  if (job.size() < target.size())
+    throw Error("expansion: the world has " + std::to_string(job.size()) + " processes after spawning, " +
+                target.shape() + " needs " + std::to_string(target.size()));
+  watchdog.phase("state hand-over");
+  const double t_handover = MPI_Wtime();
+  std::vector<char> bytes = pack_state();
+  if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
+  // Everyone, not only the newcomers, takes rank 0's application state: a policy that
+  // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
+  if (!job.root() && gs.registry.unpack) gs.registry.unpack(unpack_expansion(bytes).app);
+  const double t_hosts = MPI_Wtime();
+  rec.other.handover_s = t_hosts - t_handover;
+  job.rank_hosts = detail::World::hosts();
+  rec.rank_hosts = RankHosts::of(job.rank_hosts);
+  job.node_of_rank = redist::node_ids(job.rank_hosts);
+  rec.other.hosts_s = MPI_Wtime() - t_hosts;
+  return {{Action::Expand, true, {}}, finish_expansion(gs, iteration, from, target, rec, t_start), false};
+}
+
+std::string detail::spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
+                                    Watchdog* watchdog, double& seconds) {
+  const double t0 = MPI_Wtime();
+  int rc = 0;
+  std::string err;
+  if (!d.schema.empty()) {
+    if (watchdog) watchdog->phase("spawn (schema " + d.schema + ")");
+    rc = detail::World::expand_schema(d.schema, err);
+  } else if (!node_plan.spawn.empty()) {
+    if (watchdog)
+      watchdog->phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(node_plan.spawn.size()) +
+                      " host(s)");
+    rc = detail::World::expand_hosts(node_plan.spawn, cmd.exe, cmd.args, err);
+  } else if (nnew > 0) {
+    if (watchdog) watchdog->phase("spawn of " + std::to_string(nnew) + " processes");
+    rc = detail::World::expand(nnew, cmd.exe, cmd.args, err);
+  }
+  seconds = MPI_Wtime() - t0;
+  detail::disarm_spawn_deadline();  // the spawn returned: its deadline (watchdog.hpp) no longer applies
+  if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
+  return {};
+}
+
+}  // namespace resize

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The session's registered matrices (a part of the session, parts/): each entry's
+// description (matrix_desc.hpp) and the buffers that hold it here (storage.hpp), and the
+// registry of them with the application's own state. Internal to the session's MPI shell.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "malleable/resize/matrix.hpp"
+#include "malleable/resize/session.hpp"
+#include "parts/matrix_desc.hpp"
+#include "parts/storage.hpp"
+
+namespace resize {
+
+// A registered matrix: its description (matrix_desc.hpp) and the buffers and handles
+// that hold its elements on this process.
+struct Registered {
+  detail::MatrixDesc mat;
+  int* desc = nullptr;                 // its ScaLAPACK descriptor (none: an extended-descriptor matrix)
+  std::unique_ptr<detail::Storage> store;
+  int* lld = nullptr;                  // its leading dimension, for the application
+  // Background resizes: constant between remap points (Session::mark_constant), so a resize may move
+  // it in the background; `moved_in_background`: its staged buffer already holds its data
+  // on the target grid (move_all commits it instead of moving it).
+  bool constant = false;
+  bool moved_in_background = false;
+  // Registered through a handle: the state the handle reads (desc and lld point into it).
+  std::shared_ptr<detail::MatrixState> state;
+  // An extended-descriptor matrix's block sizes for its handle, once `layout` changed.
+  void publish_layout() {
+    if (state && mat.layout) {
+      state->row_blocks = mat.layout->row_blocks.to_vector();
+      state->col_blocks = mat.layout->col_blocks.to_vector();
+      ++state->blocks_version;  // the handle's cached index map is rebuilt
+    }
+  }
+  const void* data() const { return store->data(); }
+  std::int64_t bytes(std::int64_t elements) const {
+    return elements * static_cast<std::int64_t>(detail::scalar_bytes(mat.type));
+  }
+  // The memory a buffer of `elements` holds (Storage::held_bytes: huge pages round it up).
+  std::int64_t held(std::int64_t elements) const { return store->held_bytes(bytes(elements)); }
+  // The buffer on a new grid (reset) or the one a move writes into (stage). A size that
+  // does not fit in memory is named with the matrix, not as std::bad_alloc.
+  void reset(std::size_t elements, detail::ArrayFor use) {
+    sized("its buffer", elements, [&] { store->reset(elements, use); });
+  }
+  // A buffer staged ahead of the move (prestage, move/pages.hpp) of that very size is
+  // taken as it is (zero, its pages faulted in); any other size is staged anew.
+  void* stage(std::size_t elements) {
+    void* p = prestaged;
+    if (p && prestaged_elements == elements) {
+      prestaged = nullptr;
+      return p;
+    }
+    prestaged = nullptr;
+    sized("the buffer it moves into", elements, [&] { p = store->stage(elements); });
+    return p;
+  }
+  // The buffer a later move of `elements` will take (the prefault thread's task): staged
+  // now, its length in bytes returned with it. Throws std::bad_alloc where it does not fit.
+  std::pair<void*, std::size_t> prestage(std::size_t elements) {
+    prestaged = nullptr;
+    void* p = store->stage(elements);
+    prestaged_elements = elements;
+    prestaged = p;
+    return {p, static_cast<std::size_t>(bytes(static_cast<std::int64_t>(elements)))};
+  }
+  // A staged buffer that will not be committed (a background resize cancelled, an
+  // expansion that failed after its buffers were staged ahead): freed.
+  void unstage() {
+    prestaged = nullptr;
+    store->unstage();
+  }
+  bool holds_prestaged() const { return prestaged != nullptr; }
+
+ private:
+  void* prestaged = nullptr;  // staged ahead of the move, not yet taken by stage()
+  std::size_t prestaged_elements = 0;
+  template <class F>
+  void sized(const char* what, std::size_t elements, F&& allocate) {
+    try {
+      allocate();
+    } catch (const std::bad_alloc&) {
+      throw Error(out_of_memory(what, elements));
+    } catch (const std::length_error&) {
+      throw Error(out_of_memory(what, elements));
+    }
+  }
+  std::string out_of_memory(const char* what, std::size_t elements) const {
+    char gib[32];
+    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(mat.type) / 1073741824.0);
+    return "session: matrix '" + mat.name + "' (" + std::to_string(mat.m) + " x " + std::to_string(mat.n) + "): " + what +
+           " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";
+  }
+};
+
+namespace detail {
+// The registered matrices, in registration order (every process the same), and the
+// application's own state handed to newcomers (Session::set_app_state).
+struct MatrixRegistry {
+  std::vector<Registered> mats;
+  std::function<std::vector<char>()> pack;
+  std::function<void(const std::vector<char>&)> unpack;
+  // The matrix `name` is constant between remap points (Session::mark_constant).
+  void mark_constant(const std::string& name) {
+    for (auto& r : mats)
+      if (r.mat.name == name) {
+        r.constant = true;
+        return;
+      }
+    throw Error("mark_constant: no registered matrix is named '" + name + "'");
+  }
+};
+}  // namespace detail
+}  // namespace resize

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The record of one resize (ResizeRecording, a view of the parts it writes; recording.cpp)
+// and the resize's own phases, functions of the parts they are given: expand
+// (expand.cpp), shrink and regrid (shrink.cpp), the spawn both the blocking and the
+// background expansion run. Internal to the session's MPI shell.
+#pragma once
+
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "malleable/resize/session.hpp"
+#include "parts/grid_switch.hpp"
+#include "policy/grid_choice.hpp"
+#include "parts/session_parts.hpp"
+#include "parts/watchdog.hpp"
+
+namespace resize {
+namespace detail {
+
+// A progress line on world rank 0 (`root`), when the options ask for them.
+inline void progress_line(const SessionOptions& opt, bool root, const std::string& line) {
+  if (opt.progress && root) {
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+  }
+}
+
+// What a blocking resize reports to its record: the result, the progress line of a
+// success, or, for a resize that did not happen, whether it was refused before anything
+// changed (refuse) or an expansion failed (fail_expansion).
+struct Outcome {
+  RemapResult result;
+  std::string line;
+  bool refused = false;
+};
+
+// The record of one resize (recording.cpp), a view of the parts it writes: what the
+// run learned (`recorder`), read against the job's grid (`job`) at the remap point after
+// `iteration`; the policy told and the progress line printed (`opt`); the watchdog armed
+// when a resize begins.
+struct ResizeRecording {
+  ResizeRecorder& recorder;
+  const SessionWorld& job;
+  const SessionOptions& opt;
+  Watchdog& watchdog;
+  const int& iteration;
+
+  // Begun with the predictions (rank 0) and the watchdog armed. `predict` false: the
+  // predictions made when a background resize began stay (its completion's record).
+  ResizeRecord begin_resize(const Decision& d, const Grid& target, bool predict = true);
+  // One blocking resize from its record's beginning to its conclusion, `carry_out` (an
+  // expansion, a shrink or a regrid) in between: the record's file is entered once per
+  // resize.
+  RemapResult recorded(const Decision& d, const Grid& target, double t_start,
+                       const std::function<Outcome(ResizeRecord&)>& carry_out, bool predict = true);
+  // A resize that did not happen: recorded, the policy told; the job stays as it was.
+  RemapResult refuse(const Decision& d, const std::string& why);
+  // A spawn that failed, blocking or in the background: recorded, the policy told, the
+  // job continues on `from` with its data.
+  RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
+                             const std::string& err, double t_start);
+  // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
+  void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
+  void progress(const std::string& line) const { progress_line(opt, job.root(), line); }
+
+ private:
+  void predict_before(const Decision& d, const Grid& target);
+  void record_outcome(const ResizeRecord& rec);
+};
+
+// The resize's own phases (expand.cpp, shrink.cpp), functions of the
+// parts they use. `pack_state`: the state an expansion hands its newcomers, packed when
+// the world has grown.
+Outcome expand(GridSwitch gs, const LaunchCommand& launch, int iteration, const Decision& d, const Grid& target,
+               const NodePlan& node_plan, ResizeRecord& rec, double t_start,
+               const std::function<std::vector<char>()>& pack_state);
+Outcome shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target, const NodePlan& node_plan,
+               ResizeRecord& rec, double t_start);
+Outcome regrid(GridSwitch gs, int iteration, const Decision& d, const Grid& target, ResizeRecord& rec, double t_start);
+
+// The spawn of an expansion, shared by the blocking and the background paths: `cmd` by
+// the decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.
+// Returns "" or the spawn's error (the world unchanged). `watchdog`: its phases are set
+// (null from the background's helper thread, whose phases belong to the main thread).
+std::string spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
+                            Watchdog* watchdog, double& seconds);
+}  // namespace detail
+
+// "; predicted: spawn 812.0 ms (history), ..." for a resize record's predicted parts.
+std::string predicted_note(const ResizeRecord& r);
+
+}  // namespace resize
