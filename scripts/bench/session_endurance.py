@@ -259,6 +259,24 @@ def steps_of(grids, stride=2):
     return out
 
 
+def comm(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return None
+
+
+def launcher_of(pid):
+    """The first mpiexec under `pid` (malleable-run's, or `pid` itself); `pid` if none yet."""
+    todo = [pid]
+    while todo:
+        q = todo.pop(0)
+        if comm(q) in ("mpiexec", "mpirun", "orterun"):
+            return q
+        todo += children(q)
+    return -1
+
+
 class Watch:
     """Polls the run: the processes carrying its marker (their /dev/shm and /tmp files, the
     mpiexec pids), and with `originals` the footprint of those processes."""
@@ -276,7 +294,8 @@ class Watch:
                 pass
 
     def launch(self, cmd, env, logpath, measure, work):
-        """Runs `cmd`; with `measure` samples the 4 originals (mpiexec's first children)."""
+        """Runs `cmd`; with `measure` samples the 4 originals (the first mpiexec's first
+        children; after a relaunch they are gone, and so are their samples)."""
         log = open(logpath, "w+")
         t0 = time.time()
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -284,7 +303,7 @@ class Watch:
         originals, samples, ticks = [], [], 0
         while p.poll() is None:
             if measure and len(originals) < 4:
-                originals = sorted(children(p.pid))[:4]
+                originals = sorted(q for q in children(launcher_of(p.pid)) if comm(q) == "pdgemm_resizable"[:15])[:4]
             elif measure:
                 with open(logpath) as f:
                     done = len(re.findall(r"remap after iter", f.read()))
@@ -408,7 +427,7 @@ def main():
                     MALL_ENDURANCE_TAG=tag)
     launcher = f"{a.mpiexec} --oversubscribe --bind-to none"
     watch = Watch(tag)
-    faults, rows, done_total, t_all = [], [], 0, time.time()
+    faults, rows, done_total, t_all, hangs = [], [], 0, time.time(), 0
     for k, sg in enumerate(segs):
         kind, grids = sg["kind"], sg["grids"]
         resizes = 2 * len(grids)
@@ -426,17 +445,21 @@ def main():
         iters = int(steps[-1].split(":")[0]) + 1
         job = [pdgemm, "-n", str(a.n), "--nb", "16", "-i", str(iters), "-p", "scripted", "-s", ",".join(steps),
                "--resize-timeout", "600"] + ck
-        launches = None  # under malleable-run: the processes of each launch expected
+        # The driver's jobs run under malleable-run, as a user runs them: an expansion whose
+        # spawn hangs of itself (Open MPI 4.1's PMIx hang, docs/guide/checkpoint.md) is
+        # relaunched by the spawn fallback, counted apart. launches: the processes of each
+        # launch expected (None: any, a relaunch at the target size after a hang allowed).
+        launches = None
+        env["MALLEABLE_MPIEXEC"] = launcher
         if kind == "blocking":
-            cmd = a.mpiexec.split() + ["--oversubscribe", "--bind-to", "none", "-n", "4"] + job
+            cmd = [runner, "-n", "4", "--"] + job
         elif kind == "background":
             # (mode continue goes on computing until the spawn is done: with iterations of
             # a few ms the shrink after it would often cancel it instead)
-            cmd = a.mpiexec.split() + ["--oversubscribe", "--bind-to", "none", "-n", "4"] + job + ["--background", "wait"]
+            cmd = [runner, "-n", "4", "--"] + job + ["--background", "wait"]
         elif kind == "user":
             cmd = a.mpiexec.split() + ["--oversubscribe", "--bind-to", "none", "-n", "4", user_exe, ",".join(steps)]
         else:
-            env["MALLEABLE_MPIEXEC"] = launcher
             if kind == "restart":
                 job += ["--mechanism", "restart"]
                 launches = [4] + [n for g in grids for n in (4 + NEWCOMERS[g], 4)]
@@ -445,6 +468,7 @@ def main():
                 env["RESIZE_SPAWN_DEADLINE"] = str(a.deadline)
                 launches = [4, 4 + NEWCOMERS[grids[0]]]
             cmd = [runner, "-n", "4", "--"] + job
+        row_hangs = 0
         r = watch.launch(cmd, env, os.path.join(d, "run.log"), kind == "blocking", work)
         text, where = r["text"], f"job {k} ({kind}): "
         ok = r["rc"] == 0 and (re.search(r"porting_malleable_cxx: .*: OK", text) if kind == "user"
@@ -455,13 +479,19 @@ def main():
         # (`after  change ...`), none FAILED or CANCELLED; under malleable-run each
         # relaunch is one more (a resize by restart or the spawn fallback's).
         rows_ = re.findall(r"^\s+\d+\s+\d+x\d+->\d+x\d+( \S+)? ", text, re.M)
-        done = sum(1 for x in rows_ if x.strip() not in ("FAILED", "CANCELLED"))
-        if len(rows_) != done:
-            faults.append(f"{where}{len(rows_) - done} resizes FAILED or CANCELLED; log {d}/run.log")
-        if launches is not None:
+        bad = sum(1 for x in rows_ if x.strip() in ("FAILED", "CANCELLED"))
+        if bad:
+            faults.append(f"{where}{bad} resizes FAILED or CANCELLED; log {d}/run.log")
+        if kind == "user":
+            done = len(rows_) - bad
+        else:  # the progress lines of each resize completed in place (every launch's)
+            done = len(re.findall(r"remap after iter \d+: (?:expand|shrink) \d+x\d+ -> \d+x\d+ (?:\(|COMPLETED)", text))
             seen = [int(x) for x in re.findall(r"^malleable-run: launch \d+: (\d+) processes", text, re.M)]
-            if seen != launches:
+            if launches is not None and seen != launches:
                 faults.append(f"{where}launches of {seen} processes, expected {launches}; log {d}/run.log")
+            if launches is None and len(seen) > 1:
+                hangs += len(seen) - 1
+                row_hangs = len(seen) - 1
             done += len(seen) - 1
         if kind in ("stall", "kill") and "spawn-fallback" not in open(os.path.join(d, "run.log")).read() and \
                 not re.search(r"spawn deadline|during an expansion by spawn", text):
@@ -469,7 +499,7 @@ def main():
         if done < resizes:
             faults.append(f"{where}{done} resizes done, {resizes} scheduled")
         row = {"kind": kind, "resizes": resizes, "done": done, "seconds": round(r["seconds"], 1), "ok": ok,
-               "grids": grids}
+               "grids": grids, "spawn_hangs_relaunched": row_hangs}
         if kind == "blocking" and resizes >= 12:
             fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"])
             faults += [where + f for f in fp["faults"]]
@@ -481,7 +511,10 @@ def main():
         rows.append(row)
         done_total += done
         print(f"  job {k:3d} {kind:10s} {resizes:4d} resizes ({done} done) in {r['seconds']:6.1f} s: "
-              f"{'OK' if ok else 'FAILED'}", flush=True)
+              f"{'OK' if ok else 'FAILED'}{f' ({row_hangs} spawn hang, relaunched)' if row_hangs else ''}", flush=True)
+        if a.json:  # as it goes: a run cut short leaves its jobs' figures
+            with open(a.json, "w") as f:
+                json.dump({"partial": True, "jobs": rows, "faults": faults}, f, indent=2)
     seconds = time.time() - t_all
     time.sleep(1.0)  # the launcher's last cleanup
     left_procs = marked(tag)
@@ -506,13 +539,15 @@ def main():
         kinds[row["kind"]] = kinds.get(row["kind"], 0) + row["done"]
     report = {"resizes": done_total, "planned": a.resizes, "seconds": round(seconds, 1), "seed": a.seed,
               "keep": a.keep, "every": a.every, "local": a.local, "partner": a.partner, "n": a.n,
-              "stall_every": a.stall_every, "kill_every": a.kill_every, "resizes_by_kind": kinds, "jobs": rows,
+              "stall_every": a.stall_every, "kill_every": a.kill_every, "resizes_by_kind": kinds,
+              "spawn_hangs_relaunched": hangs, "jobs": rows,
               "left_processes": left_procs, "left_paths": left_paths, "faults": faults}
     print(f"session endurance: {done_total} resizes in {seconds:.0f} s, {len(rows)} jobs (seed {a.seed}; "
           f"pdgemm_resizable N={a.n} and porting_malleable_cxx, 2x2 <-> 3x2/2x3/4x2; global every {a.every}, "
           f"local every {a.local}, partner every {a.partner}, keep {a.keep}; a stalled newcomer every "
           f"{a.stall_every} resizes, a killed one every {a.kill_every})")
-    print("  resizes per kind of job: " + ", ".join(f"{k} {v}" for k, v in kinds.items()))
+    print("  resizes per kind of job: " + ", ".join(f"{k} {v}" for k, v in kinds.items()) +
+          f"; spawns that hung of themselves (relaunched by the fallback): {hangs}")
     for k, row in enumerate(rows):
         fp = row.get("footprint")
         if fp and "baseline" in fp:
