@@ -450,6 +450,7 @@ int report(resize::Session& s, const CommonOptions& o, const DriverHooks& hooks,
   info.checkpoint_every = o.checkpoint_dir.empty() ? "" : o.checkpoint_every.empty() ? "end" : o.checkpoint_every;
   info.mtbf_s = every.mtbf;
   info.checkpoints = s.checkpoint_records();
+  info.levels = s.level_records();  // the node-local level files, counted as the global ones
   std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
   std::fflush(stdout);
   if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);

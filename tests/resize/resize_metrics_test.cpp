@@ -241,6 +241,31 @@ TEST(Report, CheckpointsAreCountedPerPurpose) {
   EXPECT_EQ(w[5].at("purpose"), "final");
 }
 
+// The node-local level files are counted as the global ones: each version with its
+// purpose (the cadence's, the state secured before a spawn) and every file all nodes
+// received, in the summary and the JSON (they were in neither: a level directory held
+// files the summary never mentioned).
+TEST(Report, LevelFilesAreCountedPerPurpose) {
+  RunInfo info;
+  info.app = "chol";
+  info.check = "ok";
+  // 4 processes: a local version is 4 files, local+partner 8 (each keeps one copy).
+  info.levels = {{2, false, 0.002, 1000, 4000, "before spawn", 4},
+                 {3, false, 0.002, 1000, 4000, "rule", 4},
+                 {6, true, 0.004, 2000, 8000, "rule", 8}};
+  const std::string text = summary_table(three_grids(), info);
+  EXPECT_NE(text.find("checkpoint levels: 3 versions written (2 local, 1 local+partner), 16 files, 0.0 MB on all "
+                      "nodes: 2 scheduled, 1 before a spawn\n"),
+            std::string::npos)
+      << text;
+  const auto lv = nlohmann::json::parse(to_json(three_grids(), info)).at("checkpoint_levels");
+  ASSERT_EQ(lv.size(), 3u);
+  EXPECT_EQ(lv[0].at("purpose"), "before a spawn");
+  EXPECT_EQ(lv[2].at("level"), "local+partner");
+  EXPECT_EQ(lv[2].at("files"), 8);
+  EXPECT_EQ(lv[2].at("total_bytes"), 8000);
+}
+
 TEST(Metrics, ComputeClockGivesItsOwnPayoff) {
   Metrics m;
   // wall does not improve (2 cores), compute halves: pays off on the compute clock only.

@@ -338,6 +338,7 @@ lv::LevelHeader level_header(const std::string& program, int iteration, int rank
 struct Tally {
   double slowest = 0;
   std::int64_t most = 0, total = 0;
+  std::int64_t files = 0;  // all nodes: every file of the version, so that the summary counts them
   std::string line() const {
     char text[160];
     std::snprintf(text, sizeof text, " (%.1f ms, %.1f MB on the busiest node, %.1f MB in all)", slowest * 1e3,
@@ -346,12 +347,16 @@ struct Tally {
   }
 };
 
-Tally tally(MPI_Comm world, MPI_Comm node, std::int64_t bytes, double t0) {
+Tally tally(MPI_Comm world, MPI_Comm node, std::int64_t bytes, std::int64_t files, double t0) {
   Tally t;
   std::int64_t node_bytes = 0;
   MPI_Allreduce(&bytes, &node_bytes, 1, MPI_INT64_T, MPI_SUM, node);
   MPI_Allreduce(&node_bytes, &t.most, 1, MPI_INT64_T, MPI_MAX, world);
-  MPI_Allreduce(&bytes, &t.total, 1, MPI_INT64_T, MPI_SUM, world);
+  const std::int64_t mine[2] = {bytes, files};
+  std::int64_t all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, world);
+  t.total = all[0];
+  t.files = all[1];
   double dt = MPI_Wtime() - t0;
   MPI_Allreduce(&dt, &t.slowest, 1, MPI_DOUBLE, MPI_MAX, world);
   return t;
@@ -461,7 +466,7 @@ Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry
   phases.mark("agree and rename");
   prune(dir, h.program, rank, nprocs, h.iteration, st.cadence.keep, partner, copies.from, nd.local == 0, st.mapped);
   phases.mark("prune");
-  const Tally t = tally(job.world, nd.node, w.bytes, t0);
+  const Tally t = tally(job.world, nd.node, w.bytes, static_cast<std::int64_t>(w.renames.size()), t0);
   phases.mark("report");
   phases.print(rank, partner);
   return t;
@@ -475,7 +480,7 @@ double detail::write_levels_now(CheckpointView v, bool partner) {
   const int iteration = v.iteration;
   auto& st = *ckpts.levels;
   const Tally t = write_levels(st, v.job, v.registry, app, iteration, partner, v.cfg);
-  if (v.job.root()) ckpts.level_records.push_back({iteration, partner, t.slowest, t.most, t.total});
+  if (v.job.root()) ckpts.level_records.push_back({iteration, partner, t.slowest, t.most, t.total, "rule", t.files});
   progress_line(v.opt, v.job.root(), "[" + app + "] checkpoint level " + (partner ? "local+partner" : "local") +
                 " after iteration " + std::to_string(iteration) + " in " + st.dir + t.line());
   return t.slowest;

@@ -147,7 +147,8 @@ std::string checkpoint_purpose(const std::string& reason) {
 namespace {
 // ": 4 scheduled, 1 before a spawn": the checkpoints per purpose, in a fixed order (then
 // any other), so that the count adds up to the files the directory received.
-std::string purpose_counts(const std::vector<CheckpointRecord>& written) {
+template <class Record>
+std::string purpose_counts(const std::vector<Record>& written) {
   std::vector<std::pair<std::string, int>> by;
   for (const char* p : {"scheduled", "before a spawn", "before a shrink", "before a restart", "final"}) by.push_back({p, 0});
   for (const auto& c : written) {
@@ -159,6 +160,25 @@ std::string purpose_counts(const std::vector<CheckpointRecord>& written) {
   std::string out;
   for (const auto& [p, n] : by)
     if (n > 0) out += (out.empty() ? ": " : ", ") + std::to_string(n) + " " + p;
+  return out;
+}
+// The node-local level files count as the global ones do: every version with its purpose,
+// and the files all nodes received (each process's local file, the partner copies kept).
+std::string levels_line(const RunInfo& info) {
+  if (info.levels.empty()) return {};
+  std::int64_t files = 0, bytes = 0;
+  int with_partner = 0;
+  for (const auto& l : info.levels) {
+    files += l.files;
+    bytes += l.total_bytes;
+    with_partner += l.partner ? 1 : 0;
+  }
+  char line[240];
+  std::snprintf(line, sizeof line, "   checkpoint levels: %zu versions written (%zu local, %d local+partner), %lld files, %.1f MB on all nodes",
+                info.levels.size(), info.levels.size() - static_cast<std::size_t>(with_partner), with_partner,
+                static_cast<long long>(files), static_cast<double>(bytes) / 1e6);
+  std::string out(info.checkpoints.empty() ? 1 : 0, '\n');
+  out.append(line).append(purpose_counts(info.levels)).push_back('\n');
   return out;
 }
 }  // namespace
@@ -242,6 +262,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
                   sum / static_cast<double>(info.checkpoints.size()) * 1e3, most * 1e3);
     o << line << purpose_counts(info.checkpoints) << "\n";
   }
+  o << levels_line(info);
   if (!info.check_given)
     o << "\n   result check: not given (the program did not report one)\n";
   else
@@ -372,6 +393,14 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
       ck["written"].push_back(w);
     }
     j["checkpoints"] = ck;
+  }
+  if (!info.levels.empty()) {
+    json lv = json::array();
+    for (const auto& l : info.levels)
+      lv.push_back({{"after_iteration", l.after_iteration}, {"level", l.partner ? "local+partner" : "local"},
+                    {"seconds", l.seconds}, {"reason", l.reason}, {"purpose", checkpoint_purpose(l.reason)},
+                    {"files", l.files}, {"node_bytes", l.node_bytes}, {"total_bytes", l.total_bytes}});
+    j["checkpoint_levels"] = lv;
   }
   j["clocks"] = {{"wall", "elapsed seconds, max over ranks"},
                  {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},

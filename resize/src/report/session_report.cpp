@@ -57,6 +57,7 @@ RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const st
     info.mtbf_s = ckpts.checkpointing->every.mtbf;
   }
   info.checkpoints = ckpts.checkpoints;
+  info.levels = ckpts.level_records;
   return info;
 }
 }  // namespace detail

@@ -101,6 +101,16 @@ std::string record_unscheduled(detail::SessionCheckpoints& ckpts, bool root, int
   return file;
 }
 
+// The same for the local level securing the state: a version of this iteration reused
+// (returns -1), else one written whose record says `reason` (returns its cost).
+double levels_unscheduled(Session& s, detail::SessionCheckpoints& ckpts, const detail::SessionWorld& job, int iteration,
+                          const char* reason) {
+  if (detail::level_of_iteration(ckpts.level_records, iteration, job.root(), job.world)) return -1;
+  const double t = s.checkpoint_levels(false);
+  if (job.root()) ckpts.level_records.back().reason = reason;
+  return t;
+}
+
 // The step of a remap point carried out in place.
 ResizeStep step_of(const RemapResult& r) {
   ResizeStep step;
@@ -139,7 +149,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   const auto secure = [&](const Decision& dd, double* t, const char* reason) {
     if (detail::fallback_level(ckpts.levels != nullptr, job.rank_hosts, hosts_after_restart(job.rank_hosts, dd)) ==
         detail::FallbackLevel::Local) {
-      *t = detail::level_of_iteration(ckpts.level_records, iteration, job.root(), job.world) ? -1 : checkpoint_levels(false);
+      *t = levels_unscheduled(*this, impl_->ckpts, job, iteration, reason);
       return std::string(detail::kLevelsCheckpoint);
     }
     const std::string have = detail::checkpoint_of_iteration(ckpts.checkpoints, iteration, job.root(), job.world);

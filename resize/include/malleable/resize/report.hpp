@@ -2,6 +2,7 @@
 // Rendering a run's metrics: the final summary table, JSON and CSV. Pure.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,22 @@ struct CheckpointRecord {
 // an unknown reason is given back as it is.
 std::string checkpoint_purpose(const std::string& reason);
 
+// One version of the checkpoint levels (Session::level_records, world rank 0): every
+// process's local file, and with `partner` the copies of its partners' it keeps, all in
+// the node-local level directory. Counted in the summary with its purpose, as the global
+// files are.
+struct LevelRecord {
+  int after_iteration = 0;
+  bool partner = false;                 // local only, or local + partner
+  double seconds = 0;                   // slowest process
+  std::int64_t node_bytes = 0;          // the most bytes one node wrote (its own + partner copies)
+  std::int64_t total_bytes = 0;         // all nodes
+  // "rule" (the level cadence's), "before spawn" / "before restart" / "before shrink" (the
+  // state secured for a resize by restart or the expansion fallback): checkpoint_purpose.
+  std::string reason = "rule";
+  std::int64_t files = 0;               // files written on all nodes (local + partner copies)
+};
+
 struct RunInfo {
   std::string app;       // "pdgemm"
   std::string problem;   // "N=1200 NB=64"
@@ -46,6 +63,7 @@ struct RunInfo {
   std::string checkpoint_every{};         // --checkpoint-every as given ("" : no checkpoints asked)
   double mtbf_s = 0;                      // --mtbf in seconds (auto)
   std::vector<CheckpointRecord> checkpoints{};  // in the order written
+  std::vector<LevelRecord> levels{};             // the level versions, in the order written
 };
 
 // Iteration times per grid segment, each resize (DRMS split, payoff point and resize

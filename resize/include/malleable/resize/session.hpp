@@ -141,14 +141,7 @@ struct LevelCadence {
   int keep = 2;             // newest versions kept per level (0: all)
 };
 
-// One level checkpoint (Session::level_records, world rank 0).
-struct LevelRecord {
-  int after_iteration = 0;
-  bool partner = false;                 // local only, or local + partner
-  double seconds = 0;                   // slowest process
-  std::int64_t node_bytes = 0;          // the most bytes one node wrote (its own + partner copies)
-  std::int64_t total_bytes = 0;         // all nodes
-};
+// One level checkpoint (Session::level_records, world rank 0): LevelRecord, report.hpp.
 
 // How a resize is carried out (Session::remap_or_restart): in place (spawn / shrink /
 // regrid), or by checkpoint, exit kExitResizeByRestart and a new launch with the new
