@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The message layout of a multi-matrix exchange (aggregate.hpp).
+// The message layout of the engine's exchanges (aggregate.hpp).
 #include "aggregate.hpp"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The message layout of a multi-matrix exchange (exec/nonblocking.cpp), pure: several
+// The message layout of the engine's exchanges (exec/exchange.cpp), pure: several
 // plans' pieces with one peer travel together, one message per peer per round carrying
 // every matrix's pieces (COSTA's transform over a vector of layouts does the same), not
 // one message per matrix. Both ends of a peer pair cut the same pieces into the same

@@ -1,525 +1,599 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The exchange of redist (exchange.hpp): the only file of the module's C++ core that
-// sends data. Each transfer moves straight between the local column-major arrays, as a
-// datatype or packed (transport), copied by the local-copy kernels (local_copy, fused),
-// waited for by waiting; the same node's long pieces may be read in place (single_copy).
+// redist's one engine (exchange.hpp), the only file of its C++ core that posts data
+// messages (besides the on-node steps it runs). A batch runs phase by phase; in a phase
+// every item's pieces for one peer travel in the same messages (aggregate.hpp), within the
+// message window and the memory budget, as a datatype in place or packed (transport); the
+// same node's transfers go through on_node; the local copies overlap with the first
+// messages or are fused with their packing or unpacking (fused.hpp).
 #include "exchange.hpp"
 
 #include <algorithm>
-#include <complex>
+#include <climits>
 #include <cstdint>
-#include <deque>
-#include <optional>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "../mpi_guard.hpp"
-#include "tags.hpp"
 #include "../staging_pool.hpp"
-#include "checks.hpp"
+#include "engine_parts.hpp"
 #include "fused.hpp"
 #include "held.hpp"
-#include "local_copy.hpp"
 #include "node_window.hpp"
-#include "on_node.hpp"
-#include "malleable/redist/node_map.hpp"
-#include "single_copy.hpp"
+#include "tags.hpp"
 #include "transport.hpp"
 #include "waiting.hpp"
 
 namespace redist::exec {
-namespace {
 
 using detail::check_mpi;
+constexpr int kDataTag = tags::kData, kReadyTag = tags::kReady;
 
-constexpr int kDataTag = tags::kData;
-constexpr int kReadyTag = tags::kReady;
+struct Engine::Impl {
+  enum class State { Made, Started, Done, Cancelled };
 
-template <class T>
-class Executor {
- public:
-  Executor(MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b, std::int64_t ldb,
-           const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node, const NodeWindow* win)
-      : comm_(comm), held_(&st.peak_bytes), p_(p), a_(a), b_(b), opt_(opt), st_(st), sleep_(sleep), node_(node), win_(win) {
-    MPI_Comm_rank(comm, &me_);
-    sa_ = Side{p.a.row_axis(), p.a.col_axis(), 0, 0, lda, false};
-    sb_ = Side{p.b.row_axis(), p.b.col_axis(), p.region.ib - p.region.ia, p.region.jb - p.region.ja, ldb, true};
-    msg_ = message_size(opt);
-    budget_ = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes : INT64_MAX / 4;
+  MPI_Comm user_comm;
+  ExecOptions opt;
+  Agreement agreement;
+  Phases order;
+  State state = State::Made;
+  std::optional<detail::DupComm> dup;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int me = 0;
+  std::vector<Mat> mats;
+  struct {
+    std::vector<Local> list;  // this rank's transfers to itself, copied in the first phase
+    bool done = true;
+  } local;
+  struct {
+    std::vector<std::vector<Entry>> list;  // this rank's other transfers, phase by phase
+    std::size_t at = 0;
+    Fuse fuse = Fuse::None;  // the phase's fused pass
+  } phases;
+  Dir sends, recvs;
+  Routing routing;                // each transfer's transport (on_node.hpp)
+  std::optional<OnNode> on_node;  // the transfers between ranks of this node, when routed there
+  struct {
+    std::int64_t fixed = 0, segment = 0, on_node = 0;  // bytes held for the whole exchange or the phase
+  } charged;
+  Posted posted;
+  ExecStats st;
+  double t0 = 0;
+  Held held{&st.peak_bytes};
+
+  Impl(MPI_Comm c, std::vector<ExchangeItem> it, const ExecOptions& o, Agreement ag, Phases ph)
+      : user_comm(c), opt(o), agreement(ag), order(ph) {
+    sends.send = true;
+    for (const auto& x : it)
+      if (x.plan) mats.push_back(make_mat(x));  // a null plan: start() throws before using them
   }
 
-  void run() {
-    for (const auto& t : p_.transfers)
-      if (t.src == me_ && t.dst == me_) local_.push_back(&t);
-    charge(nullptr, static_cast<std::int64_t>(local_.capacity() * sizeof(const Transfer*)));
-    if (win_) charge(nullptr, win_->segment_bytes());  // this rank's segment of the node window
-    // The local copies overlap with the first step's messages, already in flight (or are
-    // fused with that step's packing or unpacking: fuse_plan).
-    local_done_ = local_.empty();
-    for (const auto& step : p_.steps) {
-      std::vector<const Transfer*> out, in;
-      for (int k : step) {
-        const Transfer& t = p_.transfers[static_cast<std::size_t>(k)];
-        if (t.src == me_) out.push_back(&t);
-        if (t.dst == me_) in.push_back(&t);
-      }
-      if (out.empty() && in.empty()) continue;  // not in this step: no waiting, no barrier
-      // Rotate by rank so that, when a step holds many transfers (AllAtOnce), rank r
-      // starts with r+1, r+2, ... instead of every rank serving rank 0 first.
-      const int P = p_.comm_size;
-      auto ahead = [&](int q) { return (q - me_ + P) % P; };
-      std::sort(out.begin(), out.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->dst) < ahead(y->dst); });
-      std::sort(in.begin(), in.end(), [&](const Transfer* x, const Transfer* y) { return ahead(x->src) > ahead(y->src); });
-      ++st_.steps;
-      if (opt_.split_wait_transfer) {
-        const double t0 = MPI_Wtime();
-        handshake(out, in);
-        st_.wait_s += MPI_Wtime() - t0;
-      }
-      const double t0 = MPI_Wtime();
-      // Transfers that `pick` takes, moved out of list (order kept).
-      auto split = [&](std::vector<const Transfer*>& list, auto&& pick) {
-        auto moved = std::stable_partition(list.begin(), list.end(), [&](const Transfer* t) { return !pick(*t); });
-        std::vector<const Transfer*> to(moved, list.end());
-        list.erase(moved, list.end());
-        return to;
-      };
-      std::optional<SingleCopyStep> one;
-      auto pick_read = [&](const Transfer& t) { return single_copy(t); };
-      if (node_ && (std::any_of(out.begin(), out.end(), [&](const Transfer* t) { return pick_read(*t); }) ||
-                    std::any_of(in.begin(), in.end(), [&](const Transfer* t) { return pick_read(*t); }))) {
-        // the same node's partners whose pieces are read in place (reads_in_place), not sent
-        auto sc_out = split(out, pick_read);
-        auto sc_in = split(in, pick_read);
-        one.emplace(SingleCopyStep::Env{comm_, mpi_type<T>(), sizeof(T), &sa_, &sb_, a_, b_, sleep_, opt_.sleep_us},
-                    std::move(sc_out), std::move(sc_in));
-        one->begin();
-        charge(nullptr, one->bytes_held() + SingleCopyStep::kReaderBytes);
-      }
-      std::optional<WindowStep<T>> shared;
-      if (win_ && win_->usable()) {  // the same node's partners: through the shared window
-        auto pick = [&](const Transfer& t) { return win_->on_node(t.src == me_ ? t.dst : t.src); };
-        auto w_out = split(out, pick);
-        auto w_in = split(in, pick);
-        shared.emplace(typename WindowStep<T>::Env{comm_, win_, &sa_, &sb_, a_, b_, sleep_, opt_.sleep_us},
-                       std::move(w_out), std::move(w_in));
-        shared->begin();
-      }
-      exchange(out, in, static_cast<std::int64_t>((out.capacity() + in.capacity()) * sizeof(const Transfer*)));
-      if (shared) {
-        const auto moved = shared->end();
-        st_.bytes_sent += moved.sent;
-        st_.bytes_received += moved.received;
-        st_.bytes_window += moved.window;
-        st_.pack_s += moved.pack_s;
-        st_.unpack_s += moved.unpack_s;
-      }
-      if (one) {
-        const auto moved = one->end();
-        st_.bytes_sent += moved.sent;
-        st_.bytes_received += moved.received;
-        st_.bytes_single_copy += moved.single;
-        charge(nullptr, -(one->bytes_held() + SingleCopyStep::kReaderBytes));
-      }
-      st_.transfer_s += MPI_Wtime() - t0;
+  ~Impl() {
+    if (state != State::Started) return;
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (fin) return;
+    try {  // every rank posted the matching messages of this phase: complete them all
+      posted.discard = true;
+      advance(true);
+      if (on_node) on_node->close();
+    } catch (...) {
     }
-    do_local();
   }
 
- private:
-  void do_local() {
-    if (local_done_) return;
-    const double t0 = MPI_Wtime();
-    for (const Transfer* t : local_) copy_local(*t);
-    st_.local_copy_s += MPI_Wtime() - t0;
-    local_done_ = true;
+  void charge(Dir* d, std::int64_t b) { held.charge(b, d ? &d->inflight : nullptr); }
+
+  struct Busy {  // ExecStats::transfer_s: time in start(), test() and finish() less wait_s
+    Impl& x;
+    double t = MPI_Wtime(), w = x.st.wait_s;
+    ~Busy() { x.st.transfer_s += MPI_Wtime() - t - (x.st.wait_s - w); }
+  };
+
+  // ---- Set-up: the items' sides, aliasing, the phases and the window they need.
+
+  void make_phases() {
+    auto entry = [&](std::size_t k, const Transfer& t) { return Entry{k, &t, routing.route(t, me, mats[k].eb)}; };
+    if (order == Phases::PlanSteps) {
+      const RedistPlan& p = *mats[0].plan;
+      for (const auto& step : p.steps) {
+        std::vector<Entry> ph;
+        for (int k : step) {
+          const Transfer& t = p.transfers[static_cast<std::size_t>(k)];
+          if ((t.src == me) != (t.dst == me)) ph.push_back(entry(0, t));
+        }
+        if (!ph.empty()) phases.list.push_back(std::move(ph));  // not in this step: no waiting
+      }
+    } else {
+      phases.list.emplace_back();
+      for (std::size_t k = 0; k < mats.size(); ++k)
+        for (const auto& t : mats[k].plan->transfers)
+          if ((t.src == me) != (t.dst == me)) phases.list.back().push_back(entry(k, t));
+    }
+    for (std::size_t k = 0; k < mats.size(); ++k)
+      for (const auto& t : mats[k].plan->transfers)
+        if (t.src == me && t.dst == me) local.list.push_back({k, &t, source_of(mats[k], t)});
+    local.done = local.list.empty();
+    if (phases.list.empty()) phases.list.emplace_back();  // the local copies alone
+    charged.fixed = static_cast<std::int64_t>(local.list.capacity() * sizeof(Local));
+    for (const auto& ph : phases.list) charged.fixed += static_cast<std::int64_t>(ph.capacity() * sizeof(Entry));
+    charge(nullptr, charged.fixed);
+    if (!routing.node) return;
+    on_node.emplace(comm, user_comm, &routing.window_ranks, opt, posted.sleep);
+    const auto [need, wrap] = window_need(phases.list, mats, me);
+    on_node->set_window(need, wrap);
+    if (need > 0) on_node->open_window();  // now: its segment counts before the budgets are shared
+    charged.segment = on_node->segment_bytes();
+    charge(nullptr, charged.segment);
   }
 
-  void copy_local(const Transfer& t) {
-    copy_transfer<T>(sa_, a_, sb_, b_, t);
-    st_.bytes_local += t.elements() * static_cast<std::int64_t>(sizeof(T));
+  // ---- A phase's messages: peers in posting order (sends: (dst - me) mod P first;
+  // receives: (me - src) mod P), each peer's items one after another in its messages.
+
+  void make_dirs(const std::vector<Entry>& ph) {
+    std::map<int, std::vector<Link>> out, in;
+    const MessageSize ms = message_size(opt);
+    std::int64_t reads = 0;  // the single-copy steps' bookkeeping, held once they begin
+    for (const Entry& e : ph) {
+      if (e.route == Route::SingleCopy) reads += reads == 0 ? OnNode::reader_bytes() + 64 : 64;
+      const Transfer& t = *e.t;
+      const Mat& m = mats[e.item];
+      const bool send = t.src == me;
+      const Source src = send ? source_of(m, t) : Source{};
+      if (e.route != Route::Message) {
+        on_node->add(e.item, ItemArrays{m.eb, &m.sa, &m.sb, m.a, m.b}, &t, send, e.route, SendFrom{src.sa, src.a});
+        continue;
+      }
+      (send ? out[t.dst] : in[t.src]).push_back(Link{e.item, &t, {}, {}, src});
+    }
+    const std::int64_t cap = std::min<std::int64_t>(ms.cap, INT_MAX);
+    int nranks = 0;
+    check_mpi(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
+    auto fill_dir = [&](Dir& d, std::map<int, std::vector<Link>>& by_peer) {
+      std::vector<std::pair<int, int>> order_;  // (distance, peer)
+      for (const auto& [q, links] : by_peer)
+        order_.emplace_back(d.send ? (q - me + nranks) % nranks : (me - q + nranks) % nranks, q);
+      std::sort(order_.begin(), order_.end());
+      std::vector<std::vector<PeerPiece>> pieces;
+      std::vector<bool> whole;
+      std::vector<Segment> segs;
+      for (const auto& [dist, q] : order_) {
+        Peer& p = d.peers.emplace_back();
+        p.rank = q;
+        p.links = std::move(by_peer[q]);
+        auto& pp = pieces.emplace_back();
+        // A peer's links travel as one datatype unless one of them packs (short pieces,
+        // Transport::Auto; Packed), and packs only while a column fits a message's most.
+        p.typed = true;
+        for (const Link& l : p.links) {
+          const auto eb = static_cast<std::int64_t>(mats[l.item].eb);
+          pp.push_back({rows_per_col(*l.t), ncols(*l.t), eb});
+          p.typed = p.typed && !(packs(*l.t, opt.transport, mats[l.item].eb) && std::max<std::int64_t>(1, pp.back().col_bytes()) <= ms.max);
+          p.meta += kTransferBytes + kRunBytes * static_cast<std::int64_t>(l.t->rows.size() + l.t->cols.size());
+        }
+        if (!p.typed)
+          for (Link& l : p.links) {
+            l.w.emplace(d.send ? *l.src.sa : mats[l.item].sb, *l.t);
+            l.packed = packed_runs(l.w->rows);
+          }
+        whole.push_back(p.typed);
+        for (MessageCutter c(&pp, p.typed ? INT64_MAX / 4 : cap); !c.done(); c.next(segs)) ++p.nmsgs;
+        d.total += p.nmsgs;
+      }
+      d.queue = PeerQueue(std::move(pieces), cap, whole);
+      d.window = std::max(1, opt.max_outstanding);
+    };
+    fill_dir(sends, out);
+    fill_dir(recvs, in);
+    const std::int64_t budget = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes : INT64_MAX / 4;
+    const std::int64_t avail = std::max<std::int64_t>(0, budget - held.now() - reads);
+    const bool out_any = !sends.peers.empty(), in_any = !recvs.peers.empty();
+    sends.budget = !in_any ? avail : !out_any ? 0 : avail / 2;
+    recvs.budget = !out_any ? avail : !in_any ? 0 : avail - avail / 2;
   }
 
-  // Single copy on a node (exec/single_copy.hpp; docs/reference/redist.md, "Single copy on a node").
-  bool single_copy(const Transfer& t) const {  // both ends decide alike (reads_in_place)
-    const int peer = t.src == me_ ? t.dst : t.src;
-    return node_ && peer != me_ && std::binary_search(node_->begin(), node_->end(), peer) &&
-           reads_in_place(t, sizeof(T), opt_.single_copy, opt_.transport);
+  void pack(const Peer& p, const Message& m, char* buf) {
+    const double t = MPI_Wtime();
+    for (const Segment& s : m.segs) {
+      const Link& l = p.links[s.piece];
+      by_size(mats[l.item].eb, [&]<class E>(E) {
+        pack_columns<E>(*l.w, l.packed, reinterpret_cast<const E*>(l.src.a), l.src.sa->ld, s.first, s.ncols,
+                        reinterpret_cast<E*>(buf + s.offset));
+      });
+    }
+    st.pack_s += MPI_Wtime() - t;
   }
 
-  void handshake(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in) {
+  void unpack(const Peer& p, const Message& m, const char* buf) {
+    const double t = MPI_Wtime();
+    for (const Segment& s : m.segs) {
+      const Link& l = p.links[s.piece];
+      const Mat& x = mats[l.item];
+      by_size(x.eb, [&]<class E>(E) {
+        unpack_columns<E>(*l.w, l.packed, reinterpret_cast<const E*>(buf + s.offset), s.first, s.ncols,
+                          reinterpret_cast<E*>(x.b), x.sb.ld);
+      });
+    }
+    st.unpack_s += MPI_Wtime() - t;
+  }
+
+  // A datatype message, every piece in place in its item's array: one piece as its own
+  // type over the array, several joined by a struct of absolute addresses (MPI_BOTTOM).
+  void post_typed(const Dir& d, const Peer& p, const Message& m, MPI_Request* r) {
+    auto base = [&](const Link& l) { return d.send ? static_cast<const void*>(l.src.a) : mats[l.item].b; };
+    auto side = [&](const Link& l) -> const Side& { return d.send ? *l.src.sa : mats[l.item].sb; };
+    auto post = [&](const void* buf, MPI_Datatype t) {
+      if (d.send)
+        check_mpi(MPI_Isend(buf, 1, t, p.rank, kDataTag, comm, r), "MPI_Isend");
+      else
+        check_mpi(MPI_Irecv(const_cast<void*>(buf), 1, t, p.rank, kDataTag, comm, r), "MPI_Irecv");
+    };
+    if (m.segs.size() == 1) {
+      const Link& l = p.links[m.segs[0].piece];
+      const PieceType t(element_type(mats[l.item].eb), mats[l.item].eb, side(l), *l.t);
+      post(base(l), t.get());  // the posted message keeps what it needs of the type
+      return;
+    }
+    std::vector<PieceType> parts;
+    std::vector<MPI_Datatype> types;
+    std::vector<MPI_Aint> at;
+    parts.reserve(m.segs.size());
+    for (const Segment& s : m.segs) {
+      const Link& l = p.links[s.piece];
+      parts.emplace_back(element_type(mats[l.item].eb), mats[l.item].eb, side(l), *l.t);
+      types.push_back(parts.back().get());
+      check_mpi(MPI_Get_address(base(l), &at.emplace_back()), "MPI_Get_address");
+    }
+    const std::vector<int> ones(types.size(), 1);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    check_mpi(MPI_Type_create_struct(static_cast<int>(types.size()), ones.data(), at.data(), types.data(), &t),
+              "MPI_Type_create_struct");
+    check_mpi(MPI_Type_commit(&t), "MPI_Type_commit");
+    post(MPI_BOTTOM, t);
+    MPI_Type_free(&t);
+  }
+
+  void post_packed(Dir& d, Peer& p, Slot& s, MPI_Request* r) {
+    const bool prepacked = !p.pre.empty();  // a fused Source pass packed it (and charged it)
+    if (prepacked) {
+      s.buf = std::move(p.pre);
+      p.pre = {};
+    } else {
+      const auto bytes = static_cast<std::size_t>(s.msg.bytes);
+      const std::int64_t room = d.budget - d.inflight;
+      s.buf = detail::BufferPool::instance().take(bytes, room > s.msg.bytes ? static_cast<std::size_t>(room) : bytes);
+      charge(&d, static_cast<std::int64_t>(s.buf.capacity()));
+    }
+    const int n = narrow(s.msg.bytes, "message size");
+    if (d.send) {
+      if (!prepacked) pack(p, s.msg, s.buf.data());
+      check_mpi(MPI_Isend(s.buf.data(), n, MPI_BYTE, p.rank, kDataTag, comm, r), "MPI_Isend");
+    } else {
+      check_mpi(MPI_Irecv(s.buf.data(), n, MPI_BYTE, p.rank, kDataTag, comm, r), "MPI_Irecv");
+    }
+  }
+
+  // Posts d's next message if it has room (always when nothing of d is in flight). No
+  // deadlock under any window or budget: PeerQueue's order (aggregate.hpp).
+  bool post(Dir& d) {
+    const Message* next = d.queue.peek();
+    if (!next || d.nflight >= d.window) return false;
+    Peer& p = d.peers[next->peer];
+    const std::int64_t cost = (p.posted == 0 ? p.meta : 0) + (p.typed || !p.pre.empty() ? 0 : next->bytes) +
+                              (posted.free.empty() ? kSlotBytes : 0);
+    if (d.nflight > 0 && d.inflight + cost > d.budget) return false;
+    if (p.posted++ == 0) charge(&d, p.meta);
+    bool grew = false;
+    const int k = posted.take(&grew);
+    if (grew) charge(&d, kSlotBytes);  // kept for the exchange's later messages
+    Slot& s = posted.slots[static_cast<std::size_t>(k)];
+    s.d = &d;
+    s.msg = d.queue.take();
+    MPI_Request* r = &posted.req[static_cast<std::size_t>(k)];
+    if (p.typed)
+      post_typed(d, p, s.msg, r);
+    else
+      post_packed(d, p, s, r);
+    (d.send ? st.bytes_sent : st.bytes_received) += s.msg.bytes;
+    ++d.nflight;
+    ++st.messages;
+    st.max_in_flight = std::max(st.max_in_flight, d.nflight);
+    return true;
+  }
+
+  void fill() {
+    bool any = false;
+    while (post(recvs)) any = true;  // receives first: senders find them posted
+    while (post(sends)) any = true;
+    if (any) ++st.rounds;
+  }
+
+  void complete(int k) {
+    Slot& s = posted.slots[static_cast<std::size_t>(k)];
+    Dir& d = *s.d;
+    Peer& p = d.peers[s.msg.peer];
+    if (!d.send && !p.typed && !posted.discard) {
+      if (d.keep) {
+        p.pre = std::move(s.buf);  // still counted; the fused pass unpacks it
+        s.buf = {};
+      } else {
+        unpack(p, s.msg, s.buf.data());
+      }
+    }
+    if (s.buf.capacity()) {
+      charge(&d, -static_cast<std::int64_t>(s.buf.capacity()));
+      detail::BufferPool::instance().give(std::move(s.buf));
+      s.buf = {};
+    }
+    s.d = nullptr;
+    --d.nflight;
+    posted.free.push_back(k);
+    if (++p.done == p.nmsgs) charge(&d, -p.meta);
+  }
+
+  bool messages_done() {
+    return sends.nflight + recvs.nflight == 0 && sends.queue.empty() && recvs.queue.empty();
+  }
+
+  // ---- Fused passes (exec/fused.hpp): a phase's one local copy taken along with the
+  // packing of its sends (Source) or the unpacking of its receives (Target), when that
+  // side's messages are one per peer, all in flight at once, and of the local copy's item.
+
+  void plan_fusion() {
+    phases.fuse = Fuse::None;
+    if (!opt.fuse_local || local.done || local.list.size() != 1) return;
+    const Local& lt = local.list[0];
+    std::vector<Peer*> pk_out, pk_in;
+    std::vector<const Walk*> wo, wi;
+    for (Dir* d : {&sends, &recvs}) {
+      if (!fits_at_once(*d, lt.item, mats, opt.max_outstanding)) continue;
+      for (Peer& p : d->peers)
+        if (!p.typed) {
+          (d->send ? pk_out : pk_in).push_back(&p);
+          (d->send ? wo : wi).push_back(&*p.links[0].w);
+        }
+    }
+    const Mat& m = mats[lt.item];
+    phases.fuse = choose_fuse(Walk(*lt.src.sa, *lt.t), Walk(m.sb, *lt.t), wo, wi);
+    if (phases.fuse == Fuse::Source || phases.fuse == Fuse::SourceRow) {
+      for (Peer* p : pk_out) {
+        const auto bytes = static_cast<std::size_t>(p->links[0].w->ncols * p->links[0].w->rows_per_col) * m.eb;
+        p->pre = detail::BufferPool::instance().take(bytes, bytes);
+        charge(&sends, static_cast<std::int64_t>(p->pre.capacity()));
+      }
+      const double t = MPI_Wtime();
+      fused(pk_out);
+      st.pack_s += MPI_Wtime() - t;
+    }
+    recvs.keep = phases.fuse == Fuse::Target || phases.fuse == Fuse::TargetRow;
+  }
+
+  void fused(const std::vector<Peer*>& peers) {
+    const Local& lt = local.list[0];
+    const Mat& m = mats[lt.item];
+    by_size(m.eb, [&]<class E>(E) {
+      std::vector<FusedChan<E>> fc;
+      fc.reserve(peers.size());
+      for (Peer* p : peers) fc.push_back({&*p->links[0].w, &p->links[0].packed, reinterpret_cast<E*>(p->pre.data())});
+      run_fused<E>(phases.fuse, *lt.src.sa, reinterpret_cast<const E*>(lt.src.a), m.sb, reinterpret_cast<E*>(m.b), *lt.t, fc);
+    });
+    const std::int64_t bytes = lt.t->elements() * static_cast<std::int64_t>(m.eb);
+    st.bytes_local += bytes;
+    st.bytes_fused += bytes;
+    local.done = true;
+  }
+
+  void copy_local() {
+    if (local.done) return;
+    const double t = MPI_Wtime();
+    st.bytes_local += copy_locals(local.list, mats);
+    st.local_copy_s += MPI_Wtime() - t;
+    local.done = true;
+  }
+
+  // split_wait_transfer: an empty message each way with every partner of the phase, so
+  // the time until all are ready (wait_s) is apart from the time moving data.
+  void handshake(const std::vector<Entry>& ph) {
+    const double t = MPI_Wtime();
     std::vector<int> partners;
-    for (auto* t : out) partners.push_back(t->dst);
-    for (auto* t : in) partners.push_back(t->src);
+    for (const Entry& e : ph) partners.push_back(e.t->src == me ? e.t->dst : e.t->src);
     std::sort(partners.begin(), partners.end());
     partners.erase(std::unique(partners.begin(), partners.end()), partners.end());
     std::vector<MPI_Request> req;
     req.reserve(2 * partners.size());
-    const auto held = static_cast<std::int64_t>(partners.capacity() * sizeof(int) + req.capacity() * sizeof(MPI_Request));
-    charge(nullptr, held);
+    const auto bytes = static_cast<std::int64_t>(partners.capacity() * sizeof(int) + req.capacity() * sizeof(MPI_Request));
+    charge(nullptr, bytes);
     for (int q : partners) {
-      req.emplace_back();
-      check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, q, kReadyTag, comm_, &req.back()), "MPI_Irecv (ready)");
-      req.emplace_back();
-      check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, q, kReadyTag, comm_, &req.back()), "MPI_Isend (ready)");
+      check_mpi(MPI_Irecv(nullptr, 0, MPI_BYTE, q, kReadyTag, comm, &req.emplace_back()), "MPI_Irecv (ready)");
+      check_mpi(MPI_Isend(nullptr, 0, MPI_BYTE, q, kReadyTag, comm, &req.emplace_back()), "MPI_Isend (ready)");
     }
-    wait_all(req, sleep_, opt_.sleep_us, "MPI_Waitall (ready)");
-    charge(nullptr, -held);
+    wait_all(req, posted.sleep, opt.sleep_us, "MPI_Waitall (ready)");
+    charge(nullptr, -bytes);
+    st.wait_s += MPI_Wtime() - t;
   }
 
-  // ---- One step's messages within the memory budget (docs/reference/redist.md, "Memory budget").
-  //
-  // Each direction (sends, receives) takes its transfers in an order both ends share (by
-  // (dst - src) mod P: rank r sends to r+1, r+2, ... first and receives from r-1, r-2,
-  // ... first) and each transfer's messages in column order. A direction posts its next
-  // message while it has room (fewer than max_outstanding messages in flight, its share
-  // of the budget in bytes) and always when nothing of it is in flight; messages complete
-  // in any order (MPI_Waitsome) and the window is refilled. No deadlock: the incomplete
-  // message earliest in the job-wide order (step, (dst - src) mod P, src, message) is the
-  // first incomplete one of its sender's sends and of its receiver's receives, so both
-  // have it posted, and it completes. A message's size comes from its transfer and the
-  // options only (message_size), so both ends cut a transfer into the same messages.
-
-  struct Shape {
-    bool packed = false;
-    std::int64_t ncols = 0, rows_per_col = 0, cols_per_msg = 1, nmsgs = 1, meta = 0;
-  };
-  Shape shape_of(const Transfer& t) const {
-    Shape s;
-    for (const auto& r : t.rows) s.rows_per_col += r.len * r.count;
-    for (const auto& c : t.cols) s.ncols += c.len * c.count;
-    const std::int64_t col_bytes = std::max<std::int64_t>(1, s.rows_per_col * static_cast<std::int64_t>(sizeof(T)));
-    s.packed = packs(t, opt_.transport, sizeof(T)) && col_bytes <= msg_.max;
-    if (s.packed) {
-      s.cols_per_msg = std::max<std::int64_t>(1, msg_.cap / col_bytes);
-      s.nmsgs = (s.ncols + s.cols_per_msg - 1) / s.cols_per_msg;
+  // Posts the phase's first messages, then starts its on-node transfers (the other nodes'
+  // data is on its way meanwhile), then copies the local pieces (or fuses them).
+  void begin_phase() {
+    const std::vector<Entry>& ph = phases.list[phases.at];
+    if (!ph.empty()) ++st.steps;
+    if (order == Phases::PlanSteps && opt.split_wait_transfer && !ph.empty()) handshake(ph);
+    make_dirs(ph);
+    plan_fusion();
+    fill();
+    if (on_node && !on_node->empty()) {
+      on_node->begin();
+      charged.on_node = on_node->bytes_held();
+      charge(nullptr, charged.on_node);
     }
-    s.meta = kTransferBytes + kRunBytes * static_cast<std::int64_t>(t.rows.size() + t.cols.size());
-    return s;
+    if (!recvs.keep) copy_local();
   }
 
-  // A transfer whose messages are under way.
-  struct Chan {
-    const Transfer* t = nullptr;
-    Shape s;
-    std::optional<Walk> w;         // packed only
-    std::vector<LocalRun> packed;  // the row pieces' places in a staging buffer
-    std::int64_t posted = 0, done = 0;
-    bool released = false;
-    std::vector<char> pre;  // fused passes: the staging of its one message, kept
-    T* pre_data() { return reinterpret_cast<T*>(pre.data()); }
-  };
-
-  struct Dir {
-    bool send = false;
-    const std::vector<const Transfer*>* list = nullptr;
-    std::deque<Chan> open;       // opened, in list order; front = list[base]
-    std::size_t base = 0, cur = 0;  // list index of open.front(); of the transfer posting next
-    std::int64_t budget = 0, inflight = 0, total = 0;
-    int window = 0, nflight = 0;
-    bool keep = false;  // Target fusion: received buffers are kept for the fused pass
-    Chan& chan(std::size_t k) { return open[k - base]; }
-  };
-
-  struct Msg {
-    Dir* d = nullptr;
-    std::size_t chan = 0;
-    std::int64_t first = 0, ncols = 0, bytes = 0;
-    std::vector<char> buf;
-    std::optional<PieceType> type;
-  };
-
-  void charge(Dir* d, std::int64_t b) { held_.charge(b, d ? &d->inflight : nullptr); }
-
-  Chan& open_next(Dir& d) {
-    const Transfer* t = (*d.list)[d.base + d.open.size()];
-    Chan& c = d.open.emplace_back();
-    c.t = t;
-    c.s = shape_of(*t);
-    if (c.s.packed) {
-      c.w.emplace(d.send ? sa_ : sb_, *t);
-      c.packed = packed_runs(c.w->rows);
+  void end_phase() {
+    if (recvs.keep && !local.done && !posted.discard) {
+      std::vector<Peer*> pk_in;
+      for (Peer& p : recvs.peers)
+        if (!p.typed) pk_in.push_back(&p);
+      const double t = MPI_Wtime();
+      fused(pk_in);
+      st.unpack_s += MPI_Wtime() - t;
     }
-    charge(&d, c.s.meta);
-    return c;
-  }
-
-  void release(Dir& d, Chan& c) {
-    if (c.released) return;
-    c.released = true;
-    c.w.reset();
-    std::vector<LocalRun>().swap(c.packed);
-    if (c.pre.capacity()) {
-      charge(&d, -static_cast<std::int64_t>(c.pre.capacity()));
-      detail::BufferPool::instance().give(std::move(c.pre));
-    }
-    charge(&d, -c.s.meta);
-  }
-
-  // Posts d's next message if it has room; false when it has none or nothing is left.
-  bool post_next(Dir& d, std::vector<Msg>& msgs, std::vector<MPI_Request>& req, std::vector<int>& free_slots) {
-    if (d.nflight >= d.window || free_slots.empty()) return false;
-    d.cur = std::max(d.cur, d.base);  // the transfer posting last may be done and gone
-    while (d.cur < d.list->size()) {  // skip transfers without messages (no columns)
-      if (d.cur >= d.base + d.open.size()) {
-        const Shape s = shape_of(*(*d.list)[d.cur]);
-        const std::int64_t first_msg = s.packed ? s.cols_per_msg * s.rows_per_col * std::int64_t{sizeof(T)} : 0;
-        if (d.nflight > 0 && d.inflight + s.meta + first_msg > d.budget) return false;
-        if (open_next(d).s.nmsgs == 0) release(d, d.open.back());
-      }
-      Chan& c = d.chan(d.cur);
-      if (c.posted < c.s.nmsgs) break;
-      ++d.cur;
-    }
-    if (d.cur >= d.list->size()) return false;
-    Chan& c = d.chan(d.cur);
-    const std::int64_t first = c.posted * c.s.cols_per_msg;
-    const std::int64_t nc = c.s.packed ? std::min(c.s.cols_per_msg, c.s.ncols - first) : c.s.ncols;
-    const std::int64_t bytes = c.s.packed ? nc * c.s.rows_per_col * static_cast<std::int64_t>(sizeof(T)) : 0;
-    const bool prepacked = c.pre.capacity() > 0;
-    if (d.nflight > 0 && !prepacked && d.inflight + bytes > d.budget) return false;
-    const int k = free_slots.back();
-    free_slots.pop_back();
-    Msg& m = msgs[static_cast<std::size_t>(k)];
-    m.d = &d;
-    m.chan = d.cur;
-    m.first = first;
-    m.ncols = nc;
-    m.bytes = 0;
-    const int peer = d.send ? c.t->dst : c.t->src;
-    if (!c.s.packed) {
-      m.type.emplace(mpi_type<T>(), sizeof(T), d.send ? sa_ : sb_, *c.t);
-      if (d.send)
-        check_mpi(MPI_Isend(a_, 1, m.type->get(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Isend");
-      else
-        check_mpi(MPI_Irecv(b_, 1, m.type->get(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Irecv");
-      (d.send ? st_.bytes_sent : st_.bytes_received) += c.t->elements() * static_cast<std::int64_t>(sizeof(T));
-    } else {
-      if (prepacked) {
-        m.buf = std::move(c.pre);
-        c.pre = {};
-      } else {
-        const std::int64_t room = d.budget - d.inflight;
-        const auto want = static_cast<std::size_t>(bytes);
-        m.buf = detail::BufferPool::instance().take(want, room > bytes ? static_cast<std::size_t>(room) : want);
-        charge(&d, static_cast<std::int64_t>(m.buf.capacity()));
-      }
-      m.bytes = static_cast<std::int64_t>(m.buf.capacity());
-      const int n = narrow(nc * c.s.rows_per_col, "message size");
-      T* buf = reinterpret_cast<T*>(m.buf.data());
-      if (d.send) {
-        if (!prepacked) {
-          const double t0 = MPI_Wtime();
-          pack_columns<T>(*c.w, c.packed, a_, sa_.ld, first, nc, buf);
-          st_.pack_s += MPI_Wtime() - t0;
+    for (Dir* d : {&sends, &recvs})
+      for (Peer& p : d->peers)
+        if (p.pre.capacity()) {
+          charge(d, -static_cast<std::int64_t>(p.pre.capacity()));
+          detail::BufferPool::instance().give(std::move(p.pre));
+          p.pre = {};
         }
-        check_mpi(MPI_Isend(buf, n, mpi_type<T>(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Isend");
-        st_.bytes_sent += bytes;
-      } else {
-        check_mpi(MPI_Irecv(buf, n, mpi_type<T>(), peer, kDataTag, comm_, &req[static_cast<std::size_t>(k)]), "MPI_Irecv");
-        st_.bytes_received += bytes;
-      }
+    if (on_node && !on_node->empty()) {
+      on_node->end(st);  // every rank posted its on-node words in its begin_phase()
+      charge(nullptr, -charged.on_node);
+      charged.on_node = 0;
     }
-    ++c.posted;
-    ++d.nflight;
-    ++st_.messages;
-    st_.max_in_flight = std::max(st_.max_in_flight, d.nflight);
+    if (!posted.discard) copy_local();
+    sends = Dir{};
+    sends.send = true;
+    recvs = Dir{};
+  }
+
+  // Completes what arrived and posts more, phase after phase: until everything is done
+  // (block), or as far as one test goes (not block). True once the last phase has ended.
+  bool advance(bool block) {
+    for (;;) {
+      while (!messages_done()) {
+        if (block) {
+          wait_some(posted.req, posted.done, posted.sleep, opt.sleep_us, "MPI_Waitsome");
+        } else {
+          posted.done.resize(posted.req.size());
+          int n = 0;
+          check_mpi(MPI_Testsome(static_cast<int>(posted.req.size()), posted.req.data(), &n, posted.done.data(),
+                                 MPI_STATUSES_IGNORE),
+                    "MPI_Testsome");
+          posted.done.resize(n == MPI_UNDEFINED ? 0 : static_cast<std::size_t>(n));
+        }
+        for (int k : posted.done) complete(k);
+        fill();
+        if (!block && !messages_done()) return false;
+      }
+      end_phase();
+      if (posted.discard || ++phases.at >= phases.list.size()) return true;
+      begin_phase();
+    }
+  }
+
+  void conclude() {
+    if (on_node) {
+      on_node->close();
+      on_node.reset();
+    }
+    charge(nullptr, -(charged.fixed + charged.segment));
+    std::vector<Slot>().swap(posted.slots);
+    std::vector<MPI_Request>().swap(posted.req);
+    for (auto& m : mats) std::vector<char>().swap(m.staged);
+    if (opt.memory_budget_bytes > 0) detail::BufferPool::instance().trim(static_cast<std::size_t>(opt.memory_budget_bytes));
+    st.total_s = MPI_Wtime() - t0;
+    state = State::Done;
+  }
+
+  void start(const LocalError& err, std::uint64_t fp) {
+    if (state != State::Made) throw Error(ErrorCode::InvalidArgument, "redist: Exchange::start() called twice");
+    t0 = MPI_Wtime();
+    detail::check_comm(user_comm, "comm");
+    check_mpi(MPI_Comm_rank(user_comm, &me), "MPI_Comm_rank");
+    if (agreement == Agreement::Collective) {
+      dup.emplace(user_comm);
+      comm = dup->get();
+      agree(comm, err, fp);
+    } else {
+      if (!err.ok()) throw Error(err.code, "redist: " + detail::rank_name(me) + ": " + err.msg);
+      comm = user_comm;
+    }
+    st.check_s = MPI_Wtime() - t0;
+    bool done = false;
+    {
+      const Busy busy{*this};
+      begin(done);
+    }
+    if (done) conclude();
+  }
+
+  void begin(bool& done) {
+    posted.sleep = opt.wait == WaitMode::Sleep ||
+                   (opt.wait == WaitMode::Auto && (agreement == Agreement::Local || oversubscribed(user_comm, comm)));
+    // Under Agreement::Local start() makes no collective call: no node map, all by message.
+    routing = make_routing(user_comm, opt, agreement == Agreement::Collective);
+    st.bytes_staged += stage_aliased(mats, me);
+    make_phases();
+    state = State::Started;
+    begin_phase();
+    if (phases.list.size() == 1 && messages_done() && (!on_node || on_node->empty())) {
+      end_phase();
+      done = true;
+    }
+  }
+
+  bool test() {
+    if (state != State::Started) return state == State::Done;
+    {
+      const Busy busy{*this};
+      if (!advance(false)) return false;
+    }
+    conclude();
     return true;
   }
 
-  void complete(int k, std::vector<Msg>& msgs, std::vector<int>& free_slots) {
-    Msg& m = msgs[static_cast<std::size_t>(k)];
-    Dir& d = *m.d;
-    Chan& c = d.chan(m.chan);
-    if (c.s.packed && !d.send && d.keep) {
-      c.pre = std::move(m.buf);  // still counted; the fused pass unpacks it
-      m.buf = {};
-    } else {
-      if (c.s.packed && !d.send) {
-        const double t0 = MPI_Wtime();
-        unpack_columns<T>(*c.w, c.packed, reinterpret_cast<const T*>(m.buf.data()), m.first, m.ncols, b_, sb_.ld);
-        st_.unpack_s += MPI_Wtime() - t0;
+  void finish(ExecStats* stats) {
+    if (state == State::Made || state == State::Cancelled)
+      throw Error(ErrorCode::InvalidArgument,
+                  state == State::Made ? "redist: Exchange::finish() before start()" : "redist: Exchange::finish() after cancel()");
+    if (state == State::Started) {
+      {
+        const Busy busy{*this};
+        advance(true);
       }
-      if (m.buf.capacity()) {
-        charge(&d, -m.bytes);
-        detail::BufferPool::instance().give(std::move(m.buf));
-        m.buf = {};
-      }
+      conclude();
     }
-    m.type.reset();
-    ++c.done;
-    --d.nflight;
-    free_slots.push_back(k);
-    if (d.keep) return;
-    if (c.done == c.s.nmsgs && c.posted == c.s.nmsgs) release(d, c);
-    while (!d.open.empty() && d.open.front().released) {
-      d.open.pop_front();
-      ++d.base;
-    }
+    if (stats) *stats = st;
   }
 
-  // Whether all of d's messages can be in flight at once (then its first fill posts them
-  // all): the precondition of a fused pass on that side.
-  bool fits_at_once(const Dir& d) const {
-    if (d.total > opt_.max_outstanding) return false;
-    std::int64_t bytes = 0;
-    for (const Transfer* t : *d.list) {
-      const Shape s = shape_of(*t);
-      if (s.packed && s.nmsgs > 1) return false;
-      bytes += s.meta + (s.packed ? s.ncols * s.rows_per_col * static_cast<std::int64_t>(sizeof(T)) : 0);
-    }
-    return bytes <= d.budget;
-  }
-
-  // The step's transfers, each way in a window within its share of the budget; the local
-  // copies overlap with the first window (or are fused with its packing or unpacking).
-  void exchange(const std::vector<const Transfer*>& out, const std::vector<const Transfer*>& in, std::int64_t fixed) {
-    Dir ds, dr;
-    ds.send = true;
-    ds.list = &out;
-    dr.list = &in;
-    for (auto* t : out) ds.total += shape_of(*t).nmsgs;
-    for (auto* t : in) dr.total += shape_of(*t).nmsgs;
-    ds.window = static_cast<int>(std::min<std::int64_t>(opt_.max_outstanding, ds.total));
-    dr.window = static_cast<int>(std::min<std::int64_t>(opt_.max_outstanding, dr.total));
-    const auto nslots = static_cast<std::size_t>(ds.window + dr.window);
-    std::vector<Msg> msgs(nslots);
-    std::vector<MPI_Request> req(nslots, MPI_REQUEST_NULL);
-    std::vector<int> free_slots(nslots), done;
-    done.reserve(nslots);
-    for (std::size_t k = 0; k < nslots; ++k) free_slots[k] = static_cast<int>(nslots - 1 - k);
-    fixed += static_cast<std::int64_t>(nslots * (sizeof(Msg) + sizeof(MPI_Request) + 2 * sizeof(int)));
-    charge(nullptr, fixed);
-    const std::int64_t avail = std::max<std::int64_t>(0, budget_ - held_.now());
-    ds.budget = in.empty() ? avail : out.empty() ? 0 : avail / 2;
-    dr.budget = out.empty() ? avail : in.empty() ? 0 : avail - avail / 2;
-
-    // A fused pass needs all of its side's messages at once.
-    Fuse fuse = Fuse::None;
-    if (opt_.fuse_local && !local_done_ && local_.size() == 1) {
-      std::vector<Chan*> pk_out, pk_in;
-      for (Dir* d : {&ds, &dr}) {
-        if (!fits_at_once(*d)) continue;
-        while (d->open.size() < d->list->size()) open_next(*d);
-        for (auto& c : d->open)
-          if (c.s.packed) (d->send ? pk_out : pk_in).push_back(&c);
+  void cancel() {
+    if (state == State::Started) {
+      if (on_node && !on_node->empty()) on_node->end(st);  // the peers of this node posted theirs (Collective only)
+      for (std::size_t k = 0; k < posted.req.size(); ++k) {
+        if (posted.req[k] == MPI_REQUEST_NULL) continue;
+        MPI_Cancel(&posted.req[k]);
+        MPI_Wait(&posted.req[k], MPI_STATUS_IGNORE);
       }
-      fuse = fuse_plan(pk_out, pk_in);
-      if (fuse == Fuse::Source || fuse == Fuse::SourceRow) {
-        for (Chan* c : pk_out) {
-          const auto bytes = static_cast<std::size_t>(c->s.ncols * c->s.rows_per_col) * sizeof(T);
-          c->pre = detail::BufferPool::instance().take(bytes, bytes);
-          charge(&ds, static_cast<std::int64_t>(c->pre.capacity()));
+      for (auto& s : posted.slots)
+        if (s.d) {
+          --s.d->nflight;
+          detail::BufferPool::instance().give(std::move(s.buf));
+          s.d = nullptr;
         }
-        const double t0 = MPI_Wtime();
-        fused(fuse, pk_out);
-        st_.pack_s += MPI_Wtime() - t0;
-      }
-      dr.keep = fuse == Fuse::Target || fuse == Fuse::TargetRow;
+      conclude();
     }
-
-    auto fill = [&] {
-      bool any = false;
-      while (post_next(dr, msgs, req, free_slots)) any = true;  // receives first: senders find them posted
-      while (post_next(ds, msgs, req, free_slots)) any = true;
-      if (any) ++st_.rounds;
-    };
-    fill();
-    if (!dr.keep) do_local();
-    while (ds.nflight + dr.nflight > 0) {
-      wait_some(req, done, sleep_, opt_.sleep_us, "MPI_Waitsome");
-      for (int k : done) complete(k, msgs, free_slots);
-      fill();
-    }
-    if (dr.keep && !local_done_) {
-      std::vector<Chan*> pk_in;
-      for (auto& c : dr.open)
-        if (c.s.packed) pk_in.push_back(&c);
-      const double t0 = MPI_Wtime();
-      fused(fuse, pk_in);
-      st_.unpack_s += MPI_Wtime() - t0;
-    }
-    for (Dir* d : {&ds, &dr})
-      for (auto& c : d->open) release(*d, c);
-    charge(nullptr, -fixed);
-    do_local();
+    state = State::Cancelled;
   }
-
-  // Which pass, if any, takes this step's local copy along (exec/fused.hpp): one message
-  // per transfer, all in flight at once, one local transfer, long enough columns.
-  Fuse fuse_plan(const std::vector<Chan*>& outs, const std::vector<Chan*>& ins) const {
-    if (!opt_.fuse_local || local_done_ || local_.size() != 1) return Fuse::None;
-    std::vector<const Walk*> wo, wi;
-    for (const Chan* c : outs) wo.push_back(&*c->w);
-    for (const Chan* c : ins) wi.push_back(&*c->w);
-    for (const auto* side : {&outs, &ins})
-      for (const Chan* c : *side)
-        if (c->s.nmsgs > 1) return Fuse::None;  // several messages
-    const Transfer& lt = *local_[0];
-    return choose_fuse(Walk(sa_, lt), Walk(sb_, lt), wo, wi);
-  }
-
-  // The local copy with the packing (Source) or unpacking (Target) of `chans`.
-  void fused(Fuse how, const std::vector<Chan*>& chans) {
-    std::vector<FusedChan<T>> fc;
-    fc.reserve(chans.size());
-    for (Chan* c : chans) fc.push_back({&*c->w, &c->packed, c->pre_data()});
-    const Transfer& lt = *local_[0];
-    run_fused<T>(how, sa_, a_, sb_, b_, lt, fc);
-    st_.bytes_local += lt.elements() * static_cast<std::int64_t>(sizeof(T));
-    st_.bytes_fused += lt.elements() * static_cast<std::int64_t>(sizeof(T));
-    local_done_ = true;
-  }
-
-  MPI_Comm comm_;
-  MessageSize msg_{};
-  std::int64_t budget_ = 0;     // memory_budget_bytes, or no limit
-  Held held_;                   // held now (ExecStats::peak_bytes is its maximum)
-  const RedistPlan& p_;
-  const T* a_;
-  T* b_;
-  const ExecOptions& opt_;
-  ExecStats& st_;
-  bool sleep_ = false;
-  int me_ = 0;
-  Side sa_, sb_;
-  std::vector<const Transfer*> local_;  // this rank's transfers to itself
-  bool local_done_ = true;
-  const std::vector<int>* node_ = nullptr;  // ranks on this node when single copy may apply
-  const NodeWindow* win_ = nullptr;         // the node-shared staging window, when on
 };
 
-}  // namespace
+Engine::Engine(MPI_Comm user_comm, std::vector<ExchangeItem> items, const ExecOptions& opt, Agreement agreement,
+               Phases phases)
+    : impl_(std::make_unique<Impl>(user_comm, std::move(items), opt, agreement, phases)) {}
+Engine::~Engine() = default;
+Engine::Engine(Engine&&) noexcept = default;
+Engine& Engine::operator=(Engine&&) noexcept = default;
 
-template <class T>
-void exchange_plan(MPI_Comm user_comm, MPI_Comm comm, const RedistPlan& p, const T* a, std::int64_t lda, T* b,
-                   std::int64_t ldb, const ExecOptions& opt, bool sleep, ExecStats& st, const std::vector<int>* node) {
-  // Single copy applies when forced (On, any transport) or chosen per transfer (Auto,
-  // under Transport::Auto) and the system can read another process's memory.
-  const bool reads = node && single_copy_supported() &&
-                     (opt.single_copy == SingleCopy::On ||
-                      (opt.single_copy == SingleCopy::Auto && opt.transport == Transport::Auto));
-  std::vector<int> joined;  // the ranks the window joins (on_node.hpp, joined_by_window); outlives win
-  std::optional<NodeWindow> win;
-  if (opt.node_window && opt.transport == Transport::Auto && node_window_supported() && node) {  // Datatype/Packed: messages
-    int me = 0;
-    MPI_Comm_rank(comm, &me);
-    joined = joined_by_window(*node, opt.window_pairs == WindowPairs::OtherJobs ? &job_ranks(user_comm) : nullptr, me);
-    const std::int64_t limit = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes / 2 : INT64_MAX / 4;
-    win.emplace(user_comm, joined,
-                window_need(p, me, joined, sizeof(T), reads ? opt.single_copy : SingleCopy::Off, opt.transport), limit);
-  }
-  Executor<T>(comm, p, a, lda, b, ldb, opt, sleep, st, reads ? node : nullptr, win && win->usable() ? &*win : nullptr)
-      .run();
-  if (win) win->finish();  // the window's steps' last words and messages
+void Engine::start(const LocalError& err, std::uint64_t fp) { impl_->start(err, fp); }
+bool Engine::test() { return impl_->test(); }
+void Engine::finish(ExecStats* stats) { impl_->finish(stats); }
+void Engine::cancel() { impl_->cancel(); }
+bool Engine::started() const { return impl_ && impl_->state != Impl::State::Made; }
+bool Engine::finished() const { return impl_ && impl_->state == Impl::State::Done; }
+
+void run_batch(MPI_Comm user_comm, std::vector<ExchangeItem> items, const ExecOptions& opt, Phases phases,
+               const LocalError& err, std::uint64_t fp, ExecStats* stats) {
+  Engine e(user_comm, std::move(items), opt, Agreement::Collective, phases);
+  e.start(err, fp);
+  e.finish(stats);
 }
-
-#define REDIST_EXCHANGE(T)                                                                                 \
-  template void exchange_plan<T>(MPI_Comm, MPI_Comm, const RedistPlan&, const T*, std::int64_t, T*, std::int64_t, \
-                                 const ExecOptions&, bool, ExecStats&, const std::vector<int>*);
-REDIST_EXCHANGE(float)
-REDIST_EXCHANGE(double)
-REDIST_EXCHANGE(std::complex<float>)
-REDIST_EXCHANGE(std::complex<double>)
-#undef REDIST_EXCHANGE
 
 }  // namespace redist::exec

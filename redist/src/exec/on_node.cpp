@@ -122,11 +122,9 @@ void OnNode::begin() {
     need += (bytes + NodeWindow::kStepAlign - 1) / NodeWindow::kStepAlign * NodeWindow::kStepAlign;
     any_window = any_window || !it->win_out.empty() || !it->win_in.empty();
   }
-  if (any_window) {
-    // All of the exchange's window sends fit at once or none goes through this rank's
-    // segment (each then goes by message, which its receiver learns in the step's word).
-    const std::int64_t limit = opt_.memory_budget_bytes > 0 ? opt_.memory_budget_bytes / 2 : INT64_MAX / 4;
-    win_->win.emplace(user_comm_, *node_, need <= limit ? need : 0, limit);
+  if (any_window && !win_->win) {
+    if (need_ < 0) need_ = need;
+    open_window();
   }
   for (auto& it : items_) {
     const ItemArrays& x = it->x;
@@ -168,11 +166,34 @@ void OnNode::end(ExecStats& st) {
       it->one.reset();
     }
   }
+  items_.clear();
+}
+
+void OnNode::open_window() {
+  if (win_->win) return;
+  // Without wrap (several items in one phase): all of the exchange's window sends fit at
+  // once or none goes through this rank's segment (each then goes by message, which its
+  // receiver learns in the step's word). With wrap (one item a phase, a plan's steps): a
+  // step that does not fit starts the segment again once the earlier steps are released.
+  const std::int64_t limit = opt_.memory_budget_bytes > 0 ? opt_.memory_budget_bytes / 2 : INT64_MAX / 4;
+  const std::int64_t need = std::max<std::int64_t>(0, need_);
+  win_->win.emplace(user_comm_, *node_, wrap_ || need <= limit ? need : 0, limit);
+}
+
+void OnNode::close() {
   if (win_->win) {
     win_->win->finish();  // the window steps' last words and messages
     win_->win.reset();
   }
-  items_.clear();
+}
+
+std::int64_t OnNode::reader_bytes() { return SingleCopyStep::kReaderBytes; }
+
+std::int64_t OnNode::bytes_held() const {
+  std::int64_t b = 0;
+  for (const auto& it : items_)
+    if (it->one) b += it->one->bytes_held() + SingleCopyStep::kReaderBytes;
+  return b;
 }
 
 }  // namespace redist::exec

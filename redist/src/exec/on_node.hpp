@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The transport of each transfer of an exchange, chosen per peer pair, and the on-node
-// transports run for an exchange of one or several matrices (Exchange, nonblocking.cpp):
+// transports run for each phase of the engine (exchange.cpp):
 // a transfer between two ranks of one node is read in one copy (single_copy.hpp) or goes
 // through this rank's node-shared segment (node_window.hpp); every other one by message.
 // Both ends of a transfer choose alike, from the transfer, the options and the node map
@@ -57,22 +57,32 @@ struct ItemArrays {
   void* b = nullptr;
 };
 
-// The on-node transfers of an exchange: add() them item by item (in item order, the same
-// on every rank), begin() after the messages are posted, end() once they are complete
+// The on-node transfers of an exchange, phase by phase (a plan's steps, or one phase of
+// every item): add() a phase's transfers item by item (in item order, the same on every
+// rank), begin() after the phase's messages are posted, end() once they are complete
 // (every rank posts its on-node words in begin(), so no end() waits for a rank still
-// moving messages). Memory: O(the on-node transfers) and this rank's segment.
+// moving messages); close() after the last phase (the window's last words). The window
+// is made at the first begin() that needs it, `need` bytes (set_window: every phase's
+// window sends); where one phase packs several items into it (wrap false), all of them fit
+// or none goes through it, since a phase cannot reuse room it has not released. Memory:
+// O(the phase's on-node transfers) and this rank's segment.
 class OnNode {
  public:
   OnNode(MPI_Comm comm, MPI_Comm user_comm, const std::vector<int>* node, const ExecOptions& opt, bool sleep);
   ~OnNode();
   OnNode(const OnNode&) = delete;
   OnNode& operator=(const OnNode&) = delete;
+  void set_window(std::int64_t need, bool wrap) { need_ = need, wrap_ = wrap; }
+  void open_window();  // makes the window now (else the first begin() that needs it does)
   // from: a send's array of A (the item's, or a held coordinate's).
   void add(std::size_t item, const ItemArrays& arrays, const Transfer* t, bool send, Route r, SendFrom from = {});
   bool empty() const { return items_.empty(); }
   void begin();
   void end(ExecStats& st);
+  void close();
   std::int64_t segment_bytes() const;  // this rank's node window segment, when made
+  std::int64_t bytes_held() const;     // the phase's single-copy steps' bookkeeping
+  static std::int64_t reader_bytes();  // of that, a phase's one read batch
 
  private:
   struct Item;
@@ -80,6 +90,8 @@ class OnNode {
   const std::vector<int>* node_;
   ExecOptions opt_;
   bool sleep_;
+  std::int64_t need_ = -1;
+  bool wrap_ = false;
   std::vector<std::unique_ptr<Item>> items_;
   struct Window;
   std::unique_ptr<Window> win_;

@@ -6,11 +6,9 @@
 
 namespace redist::exec::tags {
 
-// The blocking exchange (exchange.cpp).
-inline constexpr int kData = 0x5ED1;   // packed blocks
-inline constexpr int kReady = 0x5ED2;  // a receiver's buffer is ready
-// The non-blocking exchange (nonblocking.cpp).
-inline constexpr int kExchange = 0x5ED9;
+// The engine (exchange.cpp): every data message, packed or a datatype in place.
+inline constexpr int kData = 0x5ED1;
+inline constexpr int kReady = 0x5ED2;  // split_wait_transfer: a partner is ready for the step
 // Single-copy transfers (single_copy.cpp).
 inline constexpr int kSingleWhere = 0x5ED3;     // where the sender's A is
 inline constexpr int kSingleDone = 0x5ED4;      // the receiver has read (0) or could not (errno)

@@ -360,7 +360,7 @@ std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Load
           holder.at(static_cast<std::size_t>(all[static_cast<std::size_t>(q + 1)] * npcol + all[static_cast<std::size_t>(q + 2)])) = r;
     if (std::find(holder.begin(), holder.end(), -1) != holder.end())
       throw Error("restart from levels: matrix " + std::to_string(k) + ": a coordinate of the old grid is in no loaded copy");
-    // A rank map listing no rank twice is an ordinary one: the engine's single-plan executor
+    // A rank map listing no rank twice is an ordinary one: the engine's plan steps
     // (fused local copies) takes a lone matrix then.
     std::vector<int> sorted = holder;
     std::sort(sorted.begin(), sorted.end());

@@ -239,9 +239,10 @@ enum class Agreement {
 // node_window: read in place, or through the sender's node-shared segment, after the
 // messages are posted; test() and finish() end them once this rank's messages are
 // complete); under Agreement::Local every transfer is a message (start() asks no node
-// map, which is collective). fuse_local and split_wait_transfer apply to the blocking
-// redistribute(comm, items) of one item, which runs the single-plan executor; they are
-// checked and agreed on here.
+// map, which is collective). fuse_local applies when the exchange holds one matrix (its
+// one local transfer with the packing or unpacking of its messages); split_wait_transfer
+// applies where the engine follows a plan's steps (redistribute() of one matrix) and is
+// ignored here. The blocking forms run the same engine (start(), then finish()).
 //
 // Between start() and the end of finish() (or test() returning true) A's arrays must not
 // change and B's must not be read or written. The items' plans and arrays must outlive
