@@ -5,6 +5,9 @@ docs/data/device16 whose raw/ is packed in runs.tar.xz), writes summary.csv besi
 and prints the targets.
 
     device16_report.py [DIR]      (default docs/data/device16)
+    device16_report.py --ab [DIR]  device16_ab.sh's rounds (DIR/ab): per case the medians over
+                                   the rounds of redist's time per build, new/old, and COSTA's
+                                   time over the new build's; writes DIR/ab_summary.csv
 
 growth rows: per round, the median wall time of the iterations on 4x4 after the first one
 there (the first pays for the newcomers' warm-up), for the grown job and for the job started
@@ -33,7 +36,43 @@ def growth(raw, driver):
     return per
 
 
+def ab(d):
+    with data_archive.unpacked(d) as u:
+        src = os.path.join(u, "ab")
+        res = {}
+        for w in ("old", "new"):
+            r = 1
+            while os.path.exists(os.path.join(src, "%s.%d.json" % (w, r))):
+                with open(os.path.join(src, "%s.%d.json" % (w, r))) as fh:
+                    for c in json.load(fh):
+                        res.setdefault(c["shape"], {}).setdefault(w, []).append(c)
+                r += 1
+    rows = []
+    for shape, runs in res.items():
+        o = st.median(c["redist_s"] for c in runs["old"])
+        n = st.median(c["redist_s"] for c in runs["new"])
+        cn = st.median(c["costa_s"] for c in runs["new"])
+        ok = all(c["redist_identical_to_pdgemr2d"] and c["costa_identical_to_pdgemr2d"] for c in runs["old"] + runs["new"])
+        rows.append(dict(case=shape, ranks=runs["new"][0]["ranks"], rounds=len(runs["new"]), old_s="%.4f" % o,
+                         new_s="%.4f" % n, new_over_old="%.2f" % (n / o), costa_s="%.4f" % cn,
+                         costa_over_new="%.2f" % (cn / n), check="ok" if ok else "differs"))
+    with open(os.path.join(d, "ab_summary.csv"), "w", newline="") as fh:
+        w = csv.DictWriter(fh, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    for r in rows:
+        print("%-40s %3s %s %s %sx  costa/new %sx %s" % (r["case"], r["ranks"], r["old_s"], r["new_s"], r["new_over_old"],
+                                                       r["costa_over_new"], r["check"]))
+    no = [float(r["new_over_old"]) for r in rows]
+    cn = [float(r["costa_over_new"]) for r in rows]
+    print("new/old %.2fx to %.2fx (median %.2fx); COSTA/new %.2fx to %.2fx, %d of %d below 1.5x" %
+          (min(no), max(no), st.median(no), min(cn), max(cn), sum(x < 1.5 for x in cn), len(cn)))
+
+
 def main():
+    if sys.argv[1:2] == ["--ab"]:
+        ab(sys.argv[2] if len(sys.argv) > 2 else "docs/data/device16")
+        return
     d = sys.argv[1] if len(sys.argv) > 1 else "docs/data/device16"
     with data_archive.unpacked(d) as u:
         raw = os.path.join(u, "raw") if os.path.isdir(os.path.join(u, "raw")) else u
