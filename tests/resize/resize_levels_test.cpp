@@ -252,6 +252,92 @@ TEST(Levels, HeaderRoundTrip) {
   EXPECT_EQ(g.payload_checksum, 0x1234u);
 }
 
+static std::string hex(const std::vector<char>& bytes) {
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    s += d[u >> 4];
+    s += d[u & 15];
+  }
+  return s;
+}
+
+// The level file's bytes do not change when its record's structs do: sample()'s header as
+// the encoder wrote it before LevelMatrix held a checkpoint::MatrixInfo (format 3 and 2,
+// payload checksum 0x1234), encoded again byte for byte and decoded field for field.
+TEST(Levels, HeaderBytesAreThoseWrittenBefore) {
+  const std::string golden3 =
+      "4d414c4c564c0001f00100000000000003000000000000000600000000000000706467656d6d0c000000000000000300"
+      "000000000000060000000000000001000000000000000200000000000000030000000000000003000000000000006100"
+      "62020000000000000001000000000000004164000000000000000a000000000000000700000000000000020000000000"
+      "000003000000000000000000000000000000000000000000000002000000000000000300000000000000000000000000"
+      "000000000000000000000100000000000000000000000000000004000000000000000300000000000000000000000000"
+      "0000600000000000000001000000000000005a7a000000000000000a0000000000000007000000000000000000000000"
+      "000000000000000000000003000000000000000300000000000000030000000000000004000000000000000100000000"
+      "000000070000000000000002000000000000000300000000000000000000000000000000000000000000000100000000"
+      "00000000000000000000000300000000000000070000000000000060000000000000005001000000000000b001000000"
+      "000000341200000000000035000000000000000000000000000000000000000000000000000000000000000000000000"
+      "000000000000000000000000000000000000000000000000d992b0684505fb7a";
+  const std::string golden2 =
+      "4d414c4c564c0001b30100000000000002000000000000000600000000000000706467656d6d0c000000000000000300"
+      "000000000000060000000000000001000000000000000200000000000000030000000000000003000000000000006100"
+      "62020000000000000001000000000000004164000000000000000a000000000000000700000000000000020000000000"
+      "000003000000000000000000000000000000000000000000000002000000000000000300000000000000000000000000"
+      "000000000000000000000100000000000000000000000000000004000000000000000300000000000000000000000000"
+      "0000600000000000000001000000000000005a7a000000000000000a0000000000000007000000000000000000000000"
+      "000000000000000000000003000000000000000300000000000000030000000000000004000000000000000100000000"
+      "000000070000000000000002000000000000000300000000000000000000000000000000000000000000000100000000"
+      "00000000000000000000000300000000000000070000000000000060000000000000005001000000000000b001000000"
+      "00000034120000000000009f9dc6deb0226fce";
+  auto h = sample();
+  h.payload_checksum = 0x1234;
+  EXPECT_EQ(hex(lv::encode_header(h)), golden3);
+  h.format = 2;
+  EXPECT_EQ(hex(lv::encode_header(h)), golden2);
+  for (const auto* golden : {&golden3, &golden2}) {
+    std::vector<char> bytes;
+    for (std::size_t k = 0; k + 1 < golden->size(); k += 2)
+      bytes.push_back(static_cast<char>(std::stoi(golden->substr(k, 2), nullptr, 16)));
+    std::size_t used = 0;
+    const auto g = lv::decode_header(bytes.data(), bytes.size(), used);
+    EXPECT_EQ(used, bytes.size());
+    EXPECT_EQ(g.format, golden == &golden3 ? 3 : 2);
+    EXPECT_EQ(g.program, "pdgemm");
+    EXPECT_EQ(g.iteration, 12);
+    EXPECT_EQ(g.rank, 3);
+    EXPECT_EQ(g.nprocs, 6);
+    EXPECT_EQ(g.node, 1);
+    EXPECT_EQ(g.nprow, 2);
+    EXPECT_EQ(g.npcol, 3);
+    EXPECT_EQ(g.state, h.state);
+    EXPECT_EQ(g.payload_bytes, h.payload_bytes);
+    EXPECT_EQ(g.payload_checksum, 0x1234u);
+    ASSERT_EQ(g.matrices.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+      const auto &a = g.matrices[k], &b = h.matrices[k];
+      EXPECT_EQ(a.name, b.name);
+      EXPECT_EQ(a.type, b.type);
+      EXPECT_EQ(a.m, b.m);
+      EXPECT_EQ(a.n, b.n);
+      EXPECT_EQ(a.mb, b.mb);
+      EXPECT_EQ(a.nb, b.nb);
+      EXPECT_EQ(a.row_blocks, b.row_blocks);
+      EXPECT_EQ(a.col_blocks, b.col_blocks);
+      EXPECT_EQ(a.nprow, b.nprow);
+      EXPECT_EQ(a.npcol, b.npcol);
+      EXPECT_EQ(a.rsrc, b.rsrc);
+      EXPECT_EQ(a.csrc, b.csrc);
+      EXPECT_EQ(a.pr, b.pr);
+      EXPECT_EQ(a.pc, b.pc);
+      EXPECT_EQ(a.rows, b.rows);
+      EXPECT_EQ(a.cols, b.cols);
+      EXPECT_EQ(a.offset, b.offset);
+      EXPECT_EQ(a.bytes, b.bytes);
+    }
+  }
+}
+
 // Format 3 pads the header so that the payload starts at a multiple of 64 bytes in the
 // file (a mapped file's matrices are used where they lie); format 2 files, unpadded, are
 // still read; a format this library does not know is refused by name.
