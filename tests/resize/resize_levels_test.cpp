@@ -183,12 +183,12 @@ lv::LevelHeader sample() {
   h.npcol = 3;
   h.state = {'a', '\0', 'b'};
   lv::LevelMatrix a;
-  a.name = "A";
-  a.type = 'd';
-  a.m = 10;
-  a.n = 7;
-  a.mb = 2;
-  a.nb = 3;
+  a.global.name = "A";
+  a.global.type = 'd';
+  a.global.m = 10;
+  a.global.n = 7;
+  a.global.mb = 2;
+  a.global.nb = 3;
   a.nprow = 2;
   a.npcol = 3;
   a.pr = 1;
@@ -196,11 +196,12 @@ lv::LevelHeader sample() {
   a.rows = 4;
   a.cols = 3;
   lv::LevelMatrix b = a;
-  b.name = "Z";
-  b.type = 'z';
-  b.mb = b.nb = 0;
-  b.row_blocks = {3, 3, 4};
-  b.col_blocks = {7};
+  b.global.name = "Z";
+  b.global.type = 'z';
+  b.global.layout = resize::checkpoint::LayoutKind::Extended;
+  b.global.mb = b.global.nb = 0;
+  b.global.row_blocks = {3, 3, 4};
+  b.global.col_blocks = {7};
   b.rows = 3;
   b.cols = 7;
   h.matrices = {a, b};
@@ -246,10 +247,98 @@ TEST(Levels, HeaderRoundTrip) {
   EXPECT_EQ(g.node, 1);
   EXPECT_EQ(g.state, h.state);
   ASSERT_EQ(g.matrices.size(), 2u);
-  EXPECT_EQ(g.matrices[1].row_blocks, (std::vector<std::int64_t>{3, 3, 4}));
-  EXPECT_EQ(g.matrices[1].type, 'z');
+  EXPECT_EQ(g.matrices[1].global.row_blocks, (std::vector<std::int64_t>{3, 3, 4}));
+  EXPECT_EQ(g.matrices[1].global.type, 'z');
   EXPECT_EQ(g.matrices[0].pr, 1);
   EXPECT_EQ(g.payload_checksum, 0x1234u);
+}
+
+static std::string hex(const std::vector<char>& bytes) {
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (char c : bytes) {
+    const auto u = static_cast<unsigned char>(c);
+    s += d[u >> 4];
+    s += d[u & 15];
+  }
+  return s;
+}
+
+// The level file's bytes do not change when its record's structs do: sample()'s header as
+// the encoder wrote it before LevelMatrix held a checkpoint::MatrixInfo (format 3 and 2,
+// payload checksum 0x1234), encoded again byte for byte and decoded field for field.
+TEST(Levels, HeaderBytesAreThoseWrittenBefore) {
+  const std::string golden3 =
+      "4d414c4c564c0001f00100000000000003000000000000000600000000000000706467656d6d0c000000000000000300"
+      "000000000000060000000000000001000000000000000200000000000000030000000000000003000000000000006100"
+      "62020000000000000001000000000000004164000000000000000a000000000000000700000000000000020000000000"
+      "000003000000000000000000000000000000000000000000000002000000000000000300000000000000000000000000"
+      "000000000000000000000100000000000000000000000000000004000000000000000300000000000000000000000000"
+      "0000600000000000000001000000000000005a7a000000000000000a0000000000000007000000000000000000000000"
+      "000000000000000000000003000000000000000300000000000000030000000000000004000000000000000100000000"
+      "000000070000000000000002000000000000000300000000000000000000000000000000000000000000000100000000"
+      "00000000000000000000000300000000000000070000000000000060000000000000005001000000000000b001000000"
+      "000000341200000000000035000000000000000000000000000000000000000000000000000000000000000000000000"
+      "000000000000000000000000000000000000000000000000d992b0684505fb7a";
+  const std::string golden2 =
+      "4d414c4c564c0001b30100000000000002000000000000000600000000000000706467656d6d0c000000000000000300"
+      "000000000000060000000000000001000000000000000200000000000000030000000000000003000000000000006100"
+      "62020000000000000001000000000000004164000000000000000a000000000000000700000000000000020000000000"
+      "000003000000000000000000000000000000000000000000000002000000000000000300000000000000000000000000"
+      "000000000000000000000100000000000000000000000000000004000000000000000300000000000000000000000000"
+      "0000600000000000000001000000000000005a7a000000000000000a0000000000000007000000000000000000000000"
+      "000000000000000000000003000000000000000300000000000000030000000000000004000000000000000100000000"
+      "000000070000000000000002000000000000000300000000000000000000000000000000000000000000000100000000"
+      "00000000000000000000000300000000000000070000000000000060000000000000005001000000000000b001000000"
+      "00000034120000000000009f9dc6deb0226fce";
+  auto h = sample();
+  h.payload_checksum = 0x1234;
+  EXPECT_EQ(hex(lv::encode_header(h)), golden3);
+  h.format = 2;
+  EXPECT_EQ(hex(lv::encode_header(h)), golden2);
+  for (const auto* golden : {&golden3, &golden2}) {
+    std::vector<char> bytes;
+    for (std::size_t k = 0; k + 1 < golden->size(); k += 2)
+      bytes.push_back(static_cast<char>(std::stoi(golden->substr(k, 2), nullptr, 16)));
+    std::size_t used = 0;
+    const auto g = lv::decode_header(bytes.data(), bytes.size(), used);
+    EXPECT_EQ(used, bytes.size());
+    EXPECT_EQ(g.format, golden == &golden3 ? 3 : 2);
+    EXPECT_EQ(g.program, "pdgemm");
+    EXPECT_EQ(g.iteration, 12);
+    EXPECT_EQ(g.rank, 3);
+    EXPECT_EQ(g.nprocs, 6);
+    EXPECT_EQ(g.node, 1);
+    EXPECT_EQ(g.nprow, 2);
+    EXPECT_EQ(g.npcol, 3);
+    EXPECT_EQ(g.state, h.state);
+    EXPECT_EQ(g.payload_bytes, h.payload_bytes);
+    EXPECT_EQ(g.payload_checksum, 0x1234u);
+    ASSERT_EQ(g.matrices.size(), 2u);
+    for (std::size_t k = 0; k < 2; ++k) {
+      const auto &a = g.matrices[k], &b = h.matrices[k];
+      EXPECT_EQ(a.global.name, b.global.name);
+      EXPECT_EQ(a.global.type, b.global.type);
+      EXPECT_EQ(a.global.m, b.global.m);
+      EXPECT_EQ(a.global.n, b.global.n);
+      EXPECT_EQ(a.global.mb, b.global.mb);
+      EXPECT_EQ(a.global.nb, b.global.nb);
+      EXPECT_EQ(a.global.row_blocks, b.global.row_blocks);
+      EXPECT_EQ(a.global.col_blocks, b.global.col_blocks);
+      EXPECT_EQ(a.global.layout, b.global.layout);
+      EXPECT_EQ(a.global.checksum, 0u) << "not in the level file";
+      EXPECT_EQ(a.nprow, b.nprow);
+      EXPECT_EQ(a.npcol, b.npcol);
+      EXPECT_EQ(a.rsrc, b.rsrc);
+      EXPECT_EQ(a.csrc, b.csrc);
+      EXPECT_EQ(a.pr, b.pr);
+      EXPECT_EQ(a.pc, b.pc);
+      EXPECT_EQ(a.rows, b.rows);
+      EXPECT_EQ(a.cols, b.cols);
+      EXPECT_EQ(a.offset, b.offset);
+      EXPECT_EQ(a.bytes, b.bytes);
+    }
+  }
 }
 
 // Format 3 pads the header so that the payload starts at a multiple of 64 bytes in the

@@ -207,7 +207,7 @@ void lay_out_payload(LevelHeader& h) {
   for (auto& m : h.matrices) {
     m.offset = off;
     m.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.rows)) *
-              static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) * element_size(m.type);
+              static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) * element_size(m.global.type);
     off += m.bytes;
   }
   h.payload_bytes = off;
@@ -445,14 +445,15 @@ std::vector<char> encode_header(const LevelHeader& h) {
   w.str(std::string(h.state.begin(), h.state.end()));
   w.u64(h.matrices.size());
   for (const auto& m : h.matrices) {
-    w.str(m.name);
-    w.i64(m.type);
-    w.i64(m.m);
-    w.i64(m.n);
-    w.i64(m.mb);
-    w.i64(m.nb);
-    w.list(m.row_blocks);
-    w.list(m.col_blocks);
+    const auto& g = m.global;  // its layout kind and checksum are not in the level file
+    w.str(g.name);
+    w.i64(g.type);
+    w.i64(g.m);
+    w.i64(g.n);
+    w.i64(g.mb);
+    w.i64(g.nb);
+    w.list(g.row_blocks);
+    w.list(g.col_blocks);
     for (int x : {m.nprow, m.npcol, m.rsrc, m.csrc, m.pr, m.pc}) w.i64(x);
     w.i64(m.rows);
     w.i64(m.cols);
@@ -505,14 +506,16 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
   const std::size_t nm = r.count(16);
   for (std::size_t k = 0; k < nm; ++k) {
     LevelMatrix m;
-    m.name = r.str();
-    m.type = static_cast<char>(r.i64());
-    m.m = r.i64();
-    m.n = r.i64();
-    m.mb = r.i64();
-    m.nb = r.i64();
-    m.row_blocks = r.list();
-    m.col_blocks = r.list();
+    auto& g = m.global;
+    g.name = r.str();
+    g.type = static_cast<char>(r.i64());
+    g.m = r.i64();
+    g.n = r.i64();
+    g.mb = r.i64();
+    g.nb = r.i64();
+    g.row_blocks = r.list();
+    g.col_blocks = r.list();
+    g.layout = g.mb > 0 ? checkpoint::LayoutKind::BlockCyclic : checkpoint::LayoutKind::Extended;
     m.nprow = r.i32();
     m.npcol = r.i32();
     m.rsrc = r.i32();
@@ -531,11 +534,11 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
   if (r.u64() != hc.value()) throw Error("level file: the header's checksum does not match (damaged header)");
   std::uint64_t end = 0;
   for (const auto& m : h.matrices) {
-    element_size(m.type);
+    element_size(m.global.type);
     if (m.offset != end || m.bytes != static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.rows)) *
                                            static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) *
-                                           element_size(m.type))
-      throw Error("level file: matrix '" + m.name + "' has an inconsistent payload extent");
+                                           element_size(m.global.type))
+      throw Error("level file: matrix '" + m.global.name + "' has an inconsistent payload extent");
     end += m.bytes;
   }
   if (end != h.payload_bytes) throw Error("level file: the payload size does not match its matrices");

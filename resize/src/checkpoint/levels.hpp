@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checkpoint_format.hpp"
 #include "malleable/redist/layout.hpp"
 
 namespace resize::levels {
@@ -161,15 +162,14 @@ inline constexpr int kLevelFormat = 3;
 inline constexpr int kLevelFormatOldest = 2;  // the oldest format this library reads
 inline constexpr std::size_t kLevelPayloadAlign = 64;
 
-// One matrix as its owner held it: the layout of the whole matrix (extended descriptor:
-// block sizes per dimension, grid, source coordinates) and the owner's coordinate; the
-// payload holds its local rows x cols column-major with lld = rows.
+// One matrix as its owner held it: the global description of the whole matrix (a
+// checkpoint::MatrixInfo: name, element type, shape and the blocks on the grid written,
+// `mb`, `nb` when uniform, else 0 and the lists; its `layout` says which, block-cyclic or
+// extended, and its `checksum` is not in the level file, whose payload has its own), the
+// rest of its layout (grid, source coordinates) and the owner's coordinate; the payload
+// holds its local rows x cols column-major with lld = rows.
 struct LevelMatrix {
-  std::string name;
-  char type = 'd';                    // s, d, c, z
-  std::int64_t m = 0, n = 0;
-  std::int64_t mb = 0, nb = 0;        // uniform blocks (0: lists below)
-  std::vector<std::int64_t> row_blocks, col_blocks;
+  checkpoint::MatrixInfo global;
   int nprow = 1, npcol = 1, rsrc = 0, csrc = 0;
   int pr = -1, pc = -1;               // the owner's coordinate (-1: off the grid, no data)
   std::int64_t rows = 0, cols = 0;    // local extent

@@ -36,6 +36,7 @@ using namespace detail;
 namespace {
 
 namespace lv = resize::levels;
+namespace ck = resize::checkpoint;
 namespace io = detail::level_io;
 
 using Pieces = std::vector<std::pair<const char*, std::size_t>>;
@@ -49,17 +50,21 @@ struct Piece {
 
 lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
   lv::LevelMatrix m;
-  m.name = c.desc.name;
-  m.type = scalar_letter(c.desc.type);
-  m.m = c.desc.m;
-  m.n = c.desc.n;
+  auto& g = m.global;  // the blocks on the grid written, uniform or listed
+  g.name = c.desc.name;
+  g.type = scalar_letter(c.desc.type);
+  g.m = c.desc.m;
+  g.n = c.desc.n;
   const auto& L = c.layout();
   if (L.row_blocks.compact() && L.col_blocks.compact()) {
-    m.mb = L.row_blocks.empty() ? 1 : L.row_blocks.front();
-    m.nb = L.col_blocks.empty() ? 1 : L.col_blocks.front();
+    g.layout = ck::LayoutKind::BlockCyclic;
+    g.mb = L.row_blocks.empty() ? 1 : L.row_blocks.front();
+    g.nb = L.col_blocks.empty() ? 1 : L.col_blocks.front();
   } else {
-    m.row_blocks = L.row_blocks.to_vector();
-    m.col_blocks = L.col_blocks.to_vector();
+    g.layout = ck::LayoutKind::Extended;
+    g.mb = g.nb = 0;  // the lists
+    g.row_blocks = L.row_blocks.to_vector();
+    g.col_blocks = L.col_blocks.to_vector();
   }
   m.nprow = L.nprow;
   m.npcol = L.npcol;
@@ -67,7 +72,7 @@ lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
   m.csrc = L.csrc;
   m.pr = c.pr;
   m.pc = c.pc;
-  p.es = lv::element_size(m.type);
+  p.es = lv::element_size(g.type);
   if (c.pr >= 0 && c.local) {
     m.rows = L.local_rows(c.pr);
     m.cols = L.local_cols(c.pc);

@@ -294,7 +294,7 @@ std::string check_against(const std::map<int, Loaded>& loaded, const std::vector
       return "old rank " + std::to_string(r) + "'s copy holds " + std::to_string(L.h.matrices.size()) +
              " matrices, this program registered " + std::to_string(mats.size());
     for (std::size_t k = 0; k < mats.size(); ++k) {
-      const auto& m = L.h.matrices[k];
+      const auto& m = L.h.matrices[k].global;
       const auto& reg = mats[k];
       if (m.name != reg.mat.name || m.type != scalar_letter(reg.mat.type) || m.m != reg.mat.m || m.n != reg.mat.n)
         return "matrix " + std::to_string(k) + " is '" + m.name + "' (" + m.type + ", " + std::to_string(m.m) + " x " +
@@ -323,10 +323,11 @@ std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Load
   std::vector<std::int64_t> shape;  // per matrix: m, n, mb, nb, nprow, npcol, rsrc, csrc, #rows, #cols, lists
   if (rank == p.holder[0])
     for (const auto& m : loaded.at(0).h.matrices) {
-      shape.insert(shape.end(), {m.m, m.n, m.mb, m.nb, m.nprow, m.npcol, m.rsrc, m.csrc,
-                                 static_cast<std::int64_t>(m.row_blocks.size()), static_cast<std::int64_t>(m.col_blocks.size())});
-      shape.insert(shape.end(), m.row_blocks.begin(), m.row_blocks.end());
-      shape.insert(shape.end(), m.col_blocks.begin(), m.col_blocks.end());
+      const auto& g = m.global;
+      shape.insert(shape.end(), {g.m, g.n, g.mb, g.nb, m.nprow, m.npcol, m.rsrc, m.csrc,
+                                 static_cast<std::int64_t>(g.row_blocks.size()), static_cast<std::int64_t>(g.col_blocks.size())});
+      shape.insert(shape.end(), g.row_blocks.begin(), g.row_blocks.end());
+      shape.insert(shape.end(), g.col_blocks.begin(), g.col_blocks.end());
     }
   std::vector<char> bytes(reinterpret_cast<const char*>(shape.data()),
                           reinterpret_cast<const char*>(shape.data() + shape.size()));
