@@ -44,12 +44,8 @@ growth() {  # <driver> <N> <iters> <tag> [mca args...]
 }
 growth pdgemm "${GEMM_N:-6000}" 6 node
 growth pdgetrf "${LU_N:-8000}" 6 node
-shapes=()
-for n in ${REDIST_NS:-4000 8000}; do
-  shapes+=("${n}x${n}:64x64@1x2:64x64@2x1" "${n}x${n}:64x64@1x2:64x64@2x2" "${n}x${n}:64x64@2x4:64x64@4x2"
-           "${n}x${n}:64x64@2x2:64x64@3x3" "${n}x${n}:64x64@3x3:100x100@3x3" "${n}x${n}:64x64@3x3:64x64@3x4"
-           "${n}x${n}:64x64@3x3:64x64@4x4" "${n}x${n}:64x64@4x4:64x64@2x2")
-done
+# shellcheck source=device16_shapes.sh
+. "$(dirname "${BASH_SOURCE[0]}")/device16_shapes.sh"
 echo "$(date -u +%T) redist"
 run redist --bind-to core -n 16 "$build/redist/redist_bench" --shapes "${shapes[@]}" --reps 5 \
   --costa-native "$build/redist/costa_native.so" --json "$out/redist.json"

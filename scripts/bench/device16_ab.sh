@@ -12,12 +12,8 @@ mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 { echo "date $(date -u +%FT%TZ)"; lscpu | grep -E 'Model name'; mpiexec --version | head -1
   echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; } >"$out/machine.txt" 2>&1
-shapes=()
-for n in ${REDIST_NS:-4000 8000}; do
-  shapes+=("${n}x${n}:64x64@1x2:64x64@2x1" "${n}x${n}:64x64@1x2:64x64@2x2" "${n}x${n}:64x64@2x4:64x64@4x2"
-           "${n}x${n}:64x64@2x2:64x64@3x3" "${n}x${n}:64x64@3x3:100x100@3x3" "${n}x${n}:64x64@3x3:64x64@3x4"
-           "${n}x${n}:64x64@3x3:64x64@4x4" "${n}x${n}:64x64@4x4:64x64@2x2")
-done
+# shellcheck source=device16_shapes.sh
+. "$(dirname "${BASH_SOURCE[0]}")/device16_shapes.sh"
 for ((r = 1; r <= rounds; ++r)); do
   order=(old new)
   ((r % 2)) || order=(new old)
