@@ -123,7 +123,9 @@ TEST(SlurmPlacement, AGrowthThatLeftItsNodeRunningNothingIsNotRepeated) {
 // job once the launcher runs a daemon on another node than its own (routed_radix "Not
 // found"); while it runs only its own, add-host works.
 TEST(SlurmPlacement, NodesBeyondTheLauncherAreThoseWithoutADaemonOnceItHasRemoteOnes) {
-  EXPECT_TRUE(beyond_launcher({"node1"}, "node1", {"node2", "node3"}).empty());  // only its own: add-host works
+  EXPECT_TRUE(beyond_launcher({"node1"}, "node1", {"node2"}).empty());  // only its own: add-host works, once
+  EXPECT_TRUE(beyond_launcher({"node1"}, "node1", {"node1", "node2"}).empty());
+  EXPECT_EQ(beyond_launcher({"node1"}, "node1", {"node2", "node3"}), (std::vector<std::string>{"node2", "node3"}));
   EXPECT_EQ(beyond_launcher({"node1", "node2"}, "node1", {"node2", "node3", "node3"}),
             (std::vector<std::string>{"node3"}));
   EXPECT_TRUE(beyond_launcher({"node1", "node2"}, "node1", {"node2"}).empty());  // a daemon there already
@@ -210,5 +212,26 @@ TEST(SlurmPlacement, WithoutARelaunchingLauncherTheJobDoesNotGrowBeyondItsDaemon
   std::size_t notes = 0;
   for (const auto& l : pol.log()) notes += l.find("not growing beyond") != std::string::npos;
   EXPECT_EQ(notes, 1u);
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+}
+
+// The launcher alone on node1 (plain mpiexec, nothing relaunches the job) and node2, node3
+// held: the library spawns one group per node, and a second new daemon while the first
+// one's runs ends the job (Open MPI 4.1.4). The growth takes node2 only.
+TEST(SlurmPlacement, TheLauncherAloneGrowsOntoOneNewNodeAtATime) {
+  Scripted f;
+  f.remap_point("node1", "");
+  f.remap_point("node[1-3]", "");
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 3;
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 2}});
+  PolicyInput in = input_on(ranks);
+  EXPECT_EQ(pol.decide(in).action, Action::None);
+  const Decision d = pol.decide(in);
+  ASSERT_EQ(d.action, Action::Expand) << d.reason;
+  EXPECT_FALSE(d.by_restart);
+  EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node2", 2}}));
   EXPECT_TRUE(f.script.empty()) << f.seen.back();
 }

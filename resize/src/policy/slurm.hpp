@@ -199,9 +199,11 @@ std::vector<std::string> unplaced_nodes(const std::vector<std::string>& held, co
 // no growth, the reason said. True when a node was left out.
 bool without_nodes(Plan& p, const std::vector<std::string>& barred);
 // The nodes of `targets` that a spawn cannot reach when the launcher cannot add daemons
-// late (Options::late_daemons false): those without a daemon of the job's launcher, once
-// it runs a daemon on another node than its own (`launcher_node`); none while it runs
-// only its own (a spawn's add-host starts the first remote daemons then).
+// late (Options::launch.late_daemons false): those without a daemon of the job's launcher,
+// once it runs a daemon on another node than its own (`launcher_node`); while it runs
+// only its own, none if there is one such node (a spawn's add-host starts its daemon),
+// all of them if there are more (the library spawns one group per node: the second
+// spawn adds a daemon while the first one's runs).
 std::vector<std::string> beyond_launcher(const std::vector<std::string>& daemons, const std::string& launcher_node,
                                          const std::vector<std::string>& targets);
 

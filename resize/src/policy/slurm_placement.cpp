@@ -48,10 +48,12 @@ std::vector<std::string> beyond_launcher(const std::vector<std::string>& daemons
                                          const std::vector<std::string>& targets) {
   const bool remote = std::any_of(daemons.begin(), daemons.end(), [&](const std::string& h) { return h != launcher_node; });
   std::vector<std::string> out;
-  if (!remote) return out;
   for (const auto& h : targets)
     if (std::find(daemons.begin(), daemons.end(), h) == daemons.end() && std::find(out.begin(), out.end(), h) == out.end())
       out.push_back(h);
+  // The launcher alone reaches one new node (one spawn's add-host); the library spawns
+  // one group per node, so a second new node is a daemon added while another runs.
+  if (!remote && out.size() <= 1) out.clear();
   return out;
 }
 
@@ -69,7 +71,21 @@ bool SlurmPolicy::within_launcher(Plan& p) {
   if (opt_.launch.late_daemons || !opt_.launch.on.empty()) return true;  // a spawn reaches them, or a relaunch does
   const bool remote =
       std::any_of(place_.daemons.begin(), place_.daemons.end(), [&](const std::string& h) { return h != place_.node; });
-  if (!remote) return true;
+  if (!remote) {
+    // The launcher alone: one new node by spawn (the rest stay for later, or never).
+    if (p.kind == Plan::Kind::Acquire && p.acquire > 1) {
+      p.acquire = 1;
+      if (p.nodes.size() > 1) p.nodes.resize(1);
+      p.why += " (one node: the launcher adds one daemon by spawn)";
+    } else if (p.kind == Plan::Kind::UseHeld) {
+      auto far = beyond_launcher(place_.daemons, place_.node, p.nodes);
+      if (!far.empty()) far.erase(far.begin());  // the first new node is reached
+      p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                                   [&](const std::string& h) { return std::find(far.begin(), far.end(), h) != far.end(); }),
+                    p.nodes.end());
+    }
+    return true;
+  }
   if (p.kind == Plan::Kind::UseHeld) {
     const auto far = beyond_launcher(place_.daemons, place_.node, p.nodes);
     p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
