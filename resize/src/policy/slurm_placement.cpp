@@ -86,19 +86,21 @@ bool SlurmPolicy::within_launcher(Plan& p) {
     }
     return true;
   }
-  if (p.kind == Plan::Kind::UseHeld) {
-    const auto far = beyond_launcher(place_.daemons, place_.node, p.nodes);
-    p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
-                                 [&](const std::string& h) { return std::find(far.begin(), far.end(), h) != far.end(); }),
-                  p.nodes.end());
-    if (!p.nodes.empty()) return true;
-  } else if (p.kind != Plan::Kind::Acquire) {
+  if (p.kind != Plan::Kind::UseHeld && p.kind != Plan::Kind::Acquire) return true;
+  // Named nodes (held, or those the arbitration chose) keep the ones with a daemon of the
+  // launcher (a node the job gave back keeps its idle daemon); nodes Slurm would choose
+  // (a count alone) can have none.
+  const auto far = beyond_launcher(place_.daemons, place_.node, p.nodes);
+  p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                               [&](const std::string& h) { return std::find(far.begin(), far.end(), h) != far.end(); }),
+                p.nodes.end());
+  if (!p.nodes.empty()) {
+    if (p.kind == Plan::Kind::Acquire) p.acquire = static_cast<int>(p.nodes.size());
     return true;
   }
-  // Nodes Slurm would grant, or held ones without a daemon: none can be spawned onto.
   p = Plan{};
   settle_ledger(false);
-  no_acquire_until_ = now() + 1e12;
+  no_acquire_until_ = now() + opt_.refused_backoff_max_s;
   if (!place_.said)
     note("not growing beyond the nodes the launcher runs daemons on (" + compress_hostlist(place_.daemons) +
          "): Open MPI 4.1 cannot start a daemon on a node granted after launch once it runs daemons on other nodes, "
