@@ -29,6 +29,8 @@
 # its data under the cluster's state directory: both end with `down` and leave nothing.
 # Without accounting (--no-accounting, or no slurmdbd/mariadbd installed) Slurm 22.05
 # lets a running job change size only once (docs/measurements/workload.md).
+# With Slurm up, scripts/cluster-rsh refuses a launch from a Slurm job onto a node the job
+# does not hold, as pam_slurm_adopt does at a site (logged to $STATE/slurm/log/adopt.log).
 # Slurm's commands work from the head:
 #   cluster.sh exec head sinfo        cluster.sh exec head sbatch -N 2 job.sh
 #
@@ -60,7 +62,7 @@ die() {
   if ((in_up)); then in_up=0; echo "cluster.sh: up failed; cleaning up" >&2; down >/dev/null 2>&1 || true; fi
   exit 1
 }
-usage() { sed -n '2,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 node_addr() { echo "$SUBNET.$((10 + ${1#node}))"; }
 nodes_up() { if [[ -f $STATE/nodes ]]; then cat "$STATE/nodes"; fi; }

@@ -26,11 +26,9 @@ head_do() { "$CLUSTER" exec head "$@"; }
   echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
   echo "export TMPDIR=\$(mktemp -d $work/job-tmp.XXXXXX); trap 'rm -rf \"\$TMPDIR\"' EXIT; trap 'exit 143' TERM"
   echo "export RESIZE_SLURM_INTERVAL=1 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=4 RESIZE_SLURM_SHARED=$work/shared"
-  # The launcher pool of the workload runs (docs/measurements/workload.md, "Launcher pool
-  # (emulation workaround)"): Open MPI 4.1.4 cannot add a daemon on a node granted after
-  # launch; processes still go only where the policy spawns them, on nodes Slurm gave M.
-  echo "{ echo 'node1 slots=2'; grep -v '^node1 ' /run/malleable-cluster/hostfile | sed 's/slots=[0-9]*/slots=2/'; } >$work/M.hosts"
-  echo "export OMPI_MCA_ras=^slurm OMPI_MCA_orte_default_hostfile=$work/M.hosts"
+  # M's launcher runs on node1 alone (its allocation): its growth's spawn starts the
+  # daemons on the nodes Slurm grants (add-host); a launch onto a node M does not hold is
+  # refused (scripts/cluster-rsh).
   echo "mpirun --oversubscribe --bind-to none -n 2 $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm --stop-file $work/stop"
 } >"$work/M.sh"
 chmod +x "$work/M.sh"

@@ -106,6 +106,7 @@ Decision random_decision(std::mt19937& g) {
   d.prediction = random_text(g, 80);
   d.reason = random_text(g, 80);
   d.new_allocation = g() % 2 == 0;
+  d.by_restart = g() % 2 == 0;
   return d;
 }
 
@@ -126,6 +127,7 @@ void expect_same(const Decision& a, const Decision& b) {
   EXPECT_EQ(a.prediction, b.prediction);
   EXPECT_EQ(a.reason, b.reason);
   EXPECT_EQ(a.new_allocation, b.new_allocation);
+  EXPECT_EQ(a.by_restart, b.by_restart);
 }
 
 // The message of the Error `f` throws ("" if it throws none).
@@ -174,7 +176,7 @@ TEST(Handover, AnotherVersionIsRefusedNamingBoth) {
   auto dec = resize::detail::pack(random_decision(g));
   dec[kVersionAt] = 9;
   const std::string dwhy = refusal([&] { resize::detail::unpack_decision(dec); });
-  EXPECT_NE(dwhy.find("decision: version 9, this process reads version 2"), std::string::npos) << dwhy;
+  EXPECT_NE(dwhy.find("decision: version 9, this process reads version 3"), std::string::npos) << dwhy;
 }
 
 TEST(Handover, AnotherKindOfBufferIsRefused) {
@@ -297,12 +299,13 @@ TEST(Handover, GoldenBytes) {
   d.prediction = "p";
   d.reason = "r";
   d.new_allocation = true;
+  d.by_restart = true;
   EXPECT_EQ(malleable::wire::hex(resize::detail::pack(d)),
-            "4d584443020000008900000000000000"
+            "4d584443030000008d00000000000000"
             "0100000006000000020000000300000004000000010000000000000073020000"
             "0000000000000000000200000001000000000000000100000000000000680400"
             "00000100000000000000000000000000f03f000000000000e03f000000000000"
             "0040000000000000f0bf01000000000000006301000000000000007001000000"
-            "000000007201000000");
+            "00000000720100000001000000");
   expect_same(resize::detail::unpack_decision(resize::detail::pack(d)), d);
 }

@@ -446,6 +446,7 @@ TEST(SlurmArbiter, TwoPoliciesShareOneViewPerIntervalAndOneGetsTheNodes) {
   o.jitter = 0;
   o.max_nodes = 3;
   o.clock = o.wall_clock = [&] { return clock; };
+  o.launch.late_daemons = true;  // its launcher adds daemons late: both granted nodes by spawn
   SlurmPolicy a(std::make_unique<Client>(slurm.runner(), "7"), o);
   SlurmPolicy b(std::make_unique<Client>(slurm.runner(), "8"), o);
   const std::vector<std::string> ra(2, "node1"), rb(2, "node2");

@@ -71,7 +71,7 @@ TEST(SlurmPlacement, AfterARelaunchWhoseProcessesAllRanOnOneNodeThePolicyDoesNot
   Options o;
   o.interval_s = 0;
   o.max_nodes = 2;
-  o.launched_on = {"node1", "node2"};
+  o.launch.on = {"node1", "node2"};
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 8}});
   PolicyInput in = input_on(ranks);
@@ -85,7 +85,7 @@ TEST(SlurmPlacement, AfterARelaunchWhoseProcessesAllRanOnOneNodeThePolicyDoesNot
   // holds it and never placed anything there).
   Scripted g;
   g.remap_point("node[1-2]", "");
-  o.launched_on.clear();
+  o.launch.on.clear();
   SlurmPolicy fresh(std::make_unique<Client>(g.runner(), "7"), o);
   const Decision grow = fresh.decide(in);
   EXPECT_EQ(grow.action, Action::Expand) << grow.reason;
@@ -116,5 +116,122 @@ TEST(SlurmPlacement, AGrowthThatLeftItsNodeRunningNothingIsNotRepeated) {
   for (const auto& l : pol.log()) notes += l.find("node node2 runs none") != std::string::npos;
   EXPECT_EQ(notes, 1u);
   EXPECT_LE(pol.log().size(), said + 1);
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+}
+
+// Open MPI 4.1.4 on the emulated cluster: a spawn that adds a daemon on a new node ends the
+// job once the launcher runs a daemon on another node than its own (routed_radix "Not
+// found"); while it runs only its own, add-host works.
+TEST(SlurmPlacement, NodesBeyondTheLauncherAreThoseWithoutADaemonOnceItHasRemoteOnes) {
+  EXPECT_TRUE(beyond_launcher({"node1"}, "node1", {"node2"}).empty());  // only its own: add-host works, once
+  EXPECT_TRUE(beyond_launcher({"node1"}, "node1", {"node1", "node2"}).empty());
+  EXPECT_EQ(beyond_launcher({"node1"}, "node1", {"node2", "node3"}), (std::vector<std::string>{"node2", "node3"}));
+  EXPECT_EQ(beyond_launcher({"node1", "node2"}, "node1", {"node2", "node3", "node3"}),
+            (std::vector<std::string>{"node3"}));
+  EXPECT_TRUE(beyond_launcher({"node1", "node2"}, "node1", {"node2"}).empty());  // a daemon there already
+  EXPECT_EQ(beyond_launcher({"node2"}, "node1", {"node3"}), (std::vector<std::string>{"node3"}));
+}
+
+// The job launched on node1,node2 (malleable-run's hosts) holds node3 too (merged later):
+// growing onto node3 is a resize by restart, said why; onto a node with a daemon, a spawn.
+TEST(SlurmPlacement, GrowthOntoANodeTheLauncherCannotReachIsByRestart) {
+  const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}});
+  PolicyInput in = input_on(ranks);
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 3;
+  o.launch.on = {"node1", "node2"};
+  {
+    Scripted f;
+    f.remap_point("node[1-3]", "");
+    SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+    const Decision d = pol.decide(in);
+    ASSERT_EQ(d.action, Action::Expand) << d.reason;
+    EXPECT_TRUE(d.by_restart);
+    EXPECT_FALSE(d.new_allocation);
+    EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node3", 2}}));
+    EXPECT_TRUE(logged(pol, "growing by restart onto node3: the launcher runs daemons on node[1-2]")) << pol.log().back();
+  }
+  {
+    // A launcher that adds daemons late (another MPI): the same growth by spawn.
+    Scripted f;
+    f.remap_point("node[1-3]", "");
+    Options late = o;
+    late.launch.late_daemons = true;
+    SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), late);
+    const Decision d = pol.decide(in);
+    ASSERT_EQ(d.action, Action::Expand) << d.reason;
+    EXPECT_FALSE(d.by_restart);
+  }
+}
+
+// Launched on node1 alone: the first growth (onto node2) is a spawn, its add-host starting
+// node2's daemon; the next, onto node3, would be the late daemon Open MPI cannot add.
+TEST(SlurmPlacement, OnlyTheFirstGrowthFromTheLauncherNodeAloneIsBySpawn) {
+  Scripted f;
+  f.remap_point("node[1-2]", "");
+  f.remap_point("node[1-3]", "");
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 3;
+  o.launch.on = {"node1"};
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const Decision first = pol.decide(input_on(ranks_on({{"node1", 2}})));
+  ASSERT_EQ(first.action, Action::Expand) << first.reason;
+  EXPECT_FALSE(first.by_restart);
+  pol.completed(first, 4, true);
+  const Decision second = pol.decide(input_on(ranks_on({{"node1", 2}, {"node2", 2}})));
+  ASSERT_EQ(second.action, Action::Expand) << second.reason;
+  EXPECT_TRUE(second.by_restart);
+  EXPECT_EQ(second.hosts, (std::vector<HostShare>{{"node3", 2}}));
+  // Refused (no checkpoint directory): no more requests for nodes.
+  pol.completed(second, 4, false);
+  EXPECT_TRUE(logged(pol, "growing by restart is not possible here")) << pol.log().back();
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+}
+
+// No launcher relaunches the job (plain mpiexec in the batch script: no MALLEABLE_RUN_HOSTS)
+// and it runs on node1,node2: a node it comes to hold later cannot be spawned onto and no
+// restart can reach it, so the job stays, said once.
+TEST(SlurmPlacement, WithoutARelaunchingLauncherTheJobDoesNotGrowBeyondItsDaemons) {
+  Scripted f;
+  f.remap_point("node[1-2]", "");
+  f.remap_point("node[1-3]", "");
+  f.remap_point("node[1-3]", "");
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 3;
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}});
+  PolicyInput in = input_on(ranks);
+  EXPECT_EQ(pol.decide(in).action, Action::None);
+  const Decision d = pol.decide(in);
+  EXPECT_EQ(d.action, Action::None) << d.reason;
+  EXPECT_TRUE(logged(pol, "not growing beyond the nodes the launcher runs daemons on (node[1-2])")) << pol.log().back();
+  EXPECT_EQ(pol.decide(in).action, Action::None);
+  std::size_t notes = 0;
+  for (const auto& l : pol.log()) notes += l.find("not growing beyond") != std::string::npos;
+  EXPECT_EQ(notes, 1u);
+  EXPECT_TRUE(f.script.empty()) << f.seen.back();
+}
+
+// The launcher alone on node1 (plain mpiexec, nothing relaunches the job) and node2, node3
+// held: the library spawns one group per node, and a second new daemon while the first
+// one's runs ends the job (Open MPI 4.1.4). The growth takes node2 only.
+TEST(SlurmPlacement, TheLauncherAloneGrowsOntoOneNewNodeAtATime) {
+  Scripted f;
+  f.remap_point("node1", "");
+  f.remap_point("node[1-3]", "");
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 3;
+  SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+  const auto ranks = ranks_on({{"node1", 2}});
+  PolicyInput in = input_on(ranks);
+  EXPECT_EQ(pol.decide(in).action, Action::None);
+  const Decision d = pol.decide(in);
+  ASSERT_EQ(d.action, Action::Expand) << d.reason;
+  EXPECT_FALSE(d.by_restart);
+  EXPECT_EQ(d.hosts, (std::vector<HostShare>{{"node2", 2}}));
   EXPECT_TRUE(f.script.empty()) << f.seen.back();
 }

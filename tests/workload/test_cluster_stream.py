@@ -33,7 +33,8 @@ def run_prologue(script, nodes):
         with open(fake, "w") as f:
             f.write(f"#!/bin/sh\necho \"$*\" >>{d}/calls\n")
         os.chmod(fake, 0o755)
-        body = [ln for ln in script.splitlines() if not ln.startswith(("mpirun", "mine=", "export OMPI_MCA_ras"))]
+        body = [ln for ln in script.splitlines()
+                if not ln.startswith(("mpirun", "hosts=", "export OMPI_MCA_ras")) and "/scripts/malleable-run " not in ln]
         body.append('echo "n=$n tl=$SALLOC_TIMELIMIT it=${it:-} lead=${lead:-}"')
         env = dict(os.environ, PATH=f"{d}:{os.environ['PATH']}", SLURM_JOB_NUM_NODES=str(nodes),
                    SLURM_JOB_ID="42", SLURM_JOB_NODELIST="node1")
@@ -69,6 +70,18 @@ class JobScript(unittest.TestCase):
         last, _ = run_prologue(script, 1)
         self.assertEqual(last, "n=1 tl=8 it=10 lead=")
         self.assertIn("-i $it ", script)
+
+    def test_malleable_job_launches_on_its_own_nodes_only(self):
+        # No host pool of other nodes: malleable-run on the first $n nodes of the job's
+        # allocation (a growth beyond the launcher's daemons is a resize by restart).
+        for start in ("full", "min", "one"):
+            script = cluster_stream.job_script(job(), "/s", "/b", "/o", start=start)
+            self.assertNotIn("/run/malleable-cluster/hostfile", script)
+            self.assertNotIn("orte_default_hostfile", script)
+            self.assertIn('hosts=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n $n | paste -sd,)', script)
+            self.assertIn("/s/scripts/malleable-run -n $n --hosts $hosts -- /b/apps/flexsleep_resizable", script)
+            self.assertIn("--checkpoint /o/ckpt/j001", script)
+        self.assertNotIn("malleable-run", cluster_stream.job_script(job(malleable=False), "/s", "/b", "/o"))
 
     def test_sbatch_range_top(self):
         j = {"nodes": 4, "min_nodes": 2, "max_nodes": 8, "malleable": True}

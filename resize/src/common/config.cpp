@@ -33,6 +33,7 @@ Config read() {
   c.slurm.jitter = text("RESIZE_SLURM_JITTER");
   c.slurm.shared = text("RESIZE_SLURM_SHARED");
   c.slurm.expansion = text("RESIZE_SLURM_EXPANSION");
+  c.slurm.late_daemons = text("RESIZE_SLURM_LATE_DAEMONS");
   c.slurm.home = text("HOME");
   c.slurm.launched_hosts = text("MALLEABLE_RUN_HOSTS");
   c.slurm.arbiter = text("RESIZE_ARBITER");

@@ -46,6 +46,7 @@ struct Slurm {
   Text jitter;          // RESIZE_SLURM_JITTER (fraction of the interval, < 0.9)
   Text shared;          // RESIZE_SLURM_SHARED: the jobs' shared directory, or off
   Text expansion;       // RESIZE_SLURM_EXPANSION: auto, on or off
+  Text late_daemons;    // RESIZE_SLURM_LATE_DAEMONS: on or off (Open MPI 4.1: off)
   Text home;            // HOME: the shared directory's default parent
   Text launched_hosts;  // MALLEABLE_RUN_HOSTS: the hosts scripts/malleable-run placed the job on
   Text arbiter;         // RESIZE_ARBITER: the arbiter daemon's socket (malleable-arbiterd)

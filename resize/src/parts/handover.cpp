@@ -88,6 +88,7 @@ constexpr auto decision_fields = [](auto& v, auto& d) {
   v(d.prediction);
   v(d.reason);
   v.template as<int>(d.new_allocation);
+  v.template as<int>(d.by_restart);
 };
 
 constexpr auto arrival_fields = [](auto& v, auto& m) {

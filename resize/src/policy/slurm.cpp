@@ -529,7 +529,7 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
     o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
   }
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
-  if (env.launched_hosts && !env.launched_hosts->empty()) o.launched_on = expand_hostlist(*env.launched_hosts);
+  if (env.launched_hosts && !env.launched_hosts->empty()) o.launch.on = expand_hostlist(*env.launched_hosts);
   auto client = std::make_unique<Client>(shell_runner(), env.job_id.value_or(""));
   o.arbiter.socket = env.arbiter.value_or("");
   o.arbiter.munge_socket = env.arbiter_munge.value_or("");
@@ -538,6 +538,9 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";
   if (exp != "auto" && exp != "on" && exp != "off")
     throw Error("RESIZE_SLURM_EXPANSION must be auto, on or off, got '" + exp + "'");
+  const std::string late = env.late_daemons && !env.late_daemons->empty() ? *env.late_daemons : "off";
+  if (late != "on" && late != "off") throw Error("RESIZE_SLURM_LATE_DAEMONS must be on or off, got '" + late + "'");
+  o.launch.late_daemons = late == "on";
   const std::string home = env.home.value_or(""), job = client->job_id();
   // At the first decision, on world rank 0 only: one query of the configuration per job
   // start, for the cluster's name (the shared directory's default) and whether it

@@ -155,9 +155,19 @@ struct Options {
   // Called once, at the first decision (on world rank 0 only, where the policy asks
   // Slurm): make_slurm_policy reads Slurm's configuration there.
   std::function<void(Options&)> configure;
-  // The hosts the launcher placed this job's processes on (scripts/malleable-run sets
-  // MALLEABLE_RUN_HOSTS): checked at the first decision against where the ranks run.
-  std::vector<std::string> launched_on;
+  // The job's launcher.
+  struct Launch {
+    // The hosts it placed this job's processes on (scripts/malleable-run sets
+    // MALLEABLE_RUN_HOSTS): checked at the first decision against where the ranks run;
+    // set, the launcher relaunches the job for a resize by restart.
+    std::vector<std::string> on;
+    // Whether it can start a daemon on a node granted after launch while it runs daemons
+    // on other nodes than its own. Open MPI 4.1.4 cannot (the spawn kills the job:
+    // routed_radix "Not found", docs/guide/README.md "Processes only where Slurm says"):
+    // such a growth is then a resize by restart on the enlarged allocation
+    // (Decision::by_restart), or none when nothing relaunches the job.
+    bool late_daemons = false;
+  } launch;
 };
 
 // The decision, with the Slurm request that goes with it.
@@ -188,6 +198,14 @@ std::vector<std::string> unplaced_nodes(const std::vector<std::string>& held, co
 // A growth plan (UseHeld, Acquire of named nodes) without the barred nodes; none left:
 // no growth, the reason said. True when a node was left out.
 bool without_nodes(Plan& p, const std::vector<std::string>& barred);
+// The nodes of `targets` that a spawn cannot reach when the launcher cannot add daemons
+// late (Options::launch.late_daemons false): those without a daemon of the job's launcher,
+// once it runs a daemon on another node than its own (`launcher_node`); while it runs
+// only its own, none if there is one such node (a spawn's add-host starts its daemon),
+// all of them if there are more (the library spawns one group per node: the second
+// spawn adds a daemon while the first one's runs).
+std::vector<std::string> beyond_launcher(const std::vector<std::string>& daemons, const std::string& launcher_node,
+                                         const std::vector<std::string>& targets);
 
 // Pure decision. rank_hosts: node of every rank of the job now (rank 0's node is never
 // given back). Order: give back if a pending job needs nodes this job holds; else use held
@@ -280,8 +298,21 @@ class SlurmPolicy final : public Policy {
   void note(std::string line);  // log_, and stdout when verbose
   // Nodes processes were placed on (the launch, the last completed expansion), checked
   // at the next decision; the held ones that ran none of them are barred from growth.
-  std::vector<std::string> placed_;
-  std::vector<std::string> barred_;
+  // The launcher: the nodes it runs a daemon on (the launch's hosts, or the job's nodes
+  // at the first decision; each completed expansion's hosts added), its own node, whether
+  // the limit of Options::launch.late_daemons was said.
+  struct Placement {
+    std::vector<std::string> placed;
+    std::vector<std::string> barred;
+    std::vector<std::string> daemons;
+    std::string node;
+    bool known = false;
+    bool said = false;
+  } place_;
+  void know_daemons(const std::vector<std::string>& ranks, const Snapshot& s);
+  // A job no launcher relaunches (no MALLEABLE_RUN_HOSTS) grows only where its launcher
+  // can spawn: the plan without the other nodes; false when nothing is left (said once).
+  bool within_launcher(Plan& p);
   bool guard_placement(const std::vector<std::string>& ranks, const Snapshot& s, Plan& p);
   // Many jobs: the shared directory, the interval of this round (jittered), the rounds.
   std::unique_ptr<SharedDir> shared_;
@@ -318,7 +349,8 @@ class SlurmPolicy final : public Policy {
 // RESIZE_SLURM_SHARED: the shared directory, default $HOME/.malleable/slurm/<ClusterName>,
 // "off" for the single-job policy; RESIZE_ARBITER: the arbiter daemon's socket (then no
 // shared directory), RESIZE_ARBITER_MUNGE: munged's socket; RESIZE_SLURM_JITTER; RESIZE_SLURM_EXPANSION: on, off
-// or auto, the default: scontrol show config; MALLEABLE_RUN_HOSTS; SLURM_JOB_ID), read once
+// or auto, the default: scontrol show config; RESIZE_SLURM_LATE_DAEMONS: on or off, the
+// default; MALLEABLE_RUN_HOSTS; SLURM_JOB_ID), read once
 // here, when the policy is made; throws Error outside a Slurm job.
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);
 

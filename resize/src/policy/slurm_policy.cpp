@@ -20,7 +20,7 @@ namespace resize::slurm {
 
 SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {
   interval_now_ = opt_.interval_s;
-  placed_ = opt_.launched_on;
+  place_.placed = opt_.launch.on;
 }
 
 SlurmPolicy::~SlurmPolicy() = default;
@@ -249,6 +249,7 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
     if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
     p = slurm::decide(s, ranks, o, in);
   }
+  know_daemons(ranks, s);
   // A node the launch or the last expansion placed processes on but which runs none: no
   // growth onto it again (slurm_placement.cpp).
   if (guard_placement(ranks, s, p) && p.kind == Plan::Kind::None) settle_ledger(false);
@@ -311,7 +312,9 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
 }
 
 // Growth onto held nodes or nodes Slurm grants (or, without job expansion, by restart).
-Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p, int per_node, double t, bool by_restart) {
+Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p0, int per_node, double t, bool by_restart) {
+  Plan p = p0;
+  if (!within_launcher(p)) return Decision::none(log_.back());
   std::vector<std::string> nodes = p.nodes;
   if (p.kind == Plan::Kind::Acquire) {
     if (t < no_acquire_until_) {
@@ -348,11 +351,23 @@ Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p, int per_node, d
   } else {
     note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
   }
+  const auto far =
+      opt_.launch.late_daemons ? std::vector<std::string>{} : beyond_launcher(place_.daemons, place_.node, nodes);
+  if (!far.empty()) {
+    // A spawn there would end the job (Open MPI 4.1): the same growth by restart, the
+    // launcher relaunching the job on its allocation, these nodes included.
+    note("growing by restart onto " + compress_hostlist(nodes) + ": the launcher runs daemons on " +
+         compress_hostlist(place_.daemons) + " and cannot start one on " + compress_hostlist(far) +
+         " after launch (Open MPI 4.1)");
+    Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
+    g.by_restart = true;
+    return g;
+  }
   return expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
 }
 
 void SlurmPolicy::completed(const Decision& d, int, bool ok) {
-  if (d.action == Action::Expand && d.new_allocation && !ok) {
+  if (d.action == Action::Expand && (d.new_allocation || d.by_restart) && !ok) {
     settle_ledger(false);
     no_acquire_until_ = now() + 1e12;
     note("growing by restart is not possible here (no checkpoint directory): no more requests for nodes");
@@ -376,7 +391,11 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
   }
   if (d.action == Action::Expand && ok)
     for (const auto& h : d.hosts)
-      if (h.count > 0) placed_.push_back(h.host);
+      if (h.count > 0) {
+        place_.placed.push_back(h.host);
+        auto& d = place_.daemons;
+        if (std::find(d.begin(), d.end(), h.host) == d.end()) d.push_back(h.host);
+      }
   if (d.action == Action::Expand && !acquired_.empty()) {
     // The spawn failed: the nodes Slurm gave for it go back at the next remap point
     // (decide), unless the job first resizes by restart onto them (the

@@ -36,6 +36,11 @@ Decision Session::Impl::ask_policy() {
       return Decision::none("the policy's growth needs a new allocation (a resize by restart), but the job has no "
                             "checkpoint directory: staying");
     }
+    if (d.by_restart && (d.action != Action::Expand || !ckpts.checkpointing)) {
+      opt.policy->completed(d, job.size(), false);
+      return Decision::none("the policy's growth can only be a resize by restart (the launcher cannot start processes "
+                            "on those nodes), but the job has no checkpoint directory: staying");
+    }
     return d;
   } catch (const std::exception& e) {
     return Decision::none(std::string("policy error: ") + e.what());

@@ -170,7 +170,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     step.action = d.action;
     if (d.action == Action::None) return step;
   }
-  if (!from_background && m == Mechanism::Spawn && !d.new_allocation) {
+  if (!from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
     const bool blocking = bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());

@@ -158,20 +158,19 @@ def job_script(j, src, build, out, start="full"):
     # failed in Open MPI 4.1.4's daemons: "ppr pattern ... topology information missing")
     mapping = "" if j["malleable"] else "--map-by node "
     if j["malleable"]:
-        # Open MPI 4.1.4 starts a daemon on every node of its allocation at launch and
-        # cannot add one later once other remote daemons run (a spawn onto a node Slurm
-        # granted outside the first allocation failed: routed_radix "Not found", or with
-        # routed=direct an unreachable peer in MPI_Intercomm_merge). The malleable job's
-        # launcher is given the whole emulated cluster as its pool (this node first, so
-        # rank 0 is here): idle daemons everywhere, processes only where the policy spawns
-        # them, on nodes Slurm gave the job.
-        hosts = f"{out}/jobs/{j['id']}.hosts"
-        # the job's nodes first (one slot each: one process per node), then the others
-        lines.append(f"mine=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\"); "
-                     f"{{ for h in $mine; do echo \"$h slots=1\"; done; "
-                     f"grep -v -x -F \"$(for h in $mine; do echo \"$h slots=2\"; done)\" /run/malleable-cluster/hostfile "
-                     f"| sed 's/slots=2/slots=1/'; }} >{hosts}")
-        lines.append(f"export OMPI_MCA_ras=^slurm OMPI_MCA_orte_default_hostfile={hosts}")
+        # Processes only where Slurm says: the launcher gets the job's own first $n nodes
+        # (this node first, so rank 0 is here; one slot each) and starts its daemons there
+        # alone (the emulated cluster refuses a launch onto a node the job does not hold,
+        # scripts/cluster-rsh). Open MPI 4.1.4 cannot add a daemon on a node granted after
+        # launch once it runs daemons on other nodes (routed_radix "Not found"): a growth
+        # onto such a node is a resize by restart (the Slurm policy decides so), which
+        # malleable-run carries out on the grown allocation; a job started on one node
+        # grows once by spawn, add-host starting the daemons.
+        lines.append("hosts=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n $n | paste -sd,)")
+        lines.append("export OMPI_MCA_ras=^slurm "
+                     "MALLEABLE_MPIEXEC=\"mpirun --oversubscribe --bind-to none\"")
+        lines.append(f"{src}/scripts/malleable-run -n $n --hosts $hosts -- {run}")
+        return "\n".join(lines) + "\n"
     lines.append(f"mpirun --oversubscribe --bind-to none {mapping}-n $n {run}")
     return "\n".join(lines) + "\n"
 

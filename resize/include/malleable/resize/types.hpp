@@ -94,6 +94,11 @@ struct Decision {
   // expansion): the resize is carried out by restart only, and the launcher asks for a
   // new, larger allocation holding them (scripts/malleable-run --hosts slurm).
   bool new_allocation = false;
+  // Expand only: the hosts are the job's, but its launcher cannot start processes there
+  // (Open MPI 4.1 adds no daemon on a node granted after launch once it runs daemons on
+  // other nodes): the resize is carried out by restart only, the launcher relaunching the
+  // job on its allocation (scripts/malleable-run --hosts slurm).
+  bool by_restart = false;
   static Decision none(std::string why = {}) {
     Decision d;
     d.reason = std::move(why);
