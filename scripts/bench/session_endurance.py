@@ -527,11 +527,13 @@ def main():
     left_procs = marked(tag)
     # (Open MPI's top folder /tmp/ompi.<host>.<uid> is every job's of the user; the run's
     # own folders in it, pid.<mpiexec pid>, are checked below.)
-    # The program and the libraries it maps live in the build folder, which may itself be
-    # under /tmp (a clone there): they are not the run's leftovers.
+    # The program and the libraries it maps live in the build folder, the launcher script
+    # (scripts/malleable-run, open in its shell) in the checkout; either may be under /tmp (a
+    # clone there): they are not the run's leftovers.
     build_dir = os.path.realpath(a.build) + os.sep
+    source_dir = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")) + os.sep
     left_paths = sorted(x for x in watch.seen_paths if os.path.exists(x) and not x.startswith(work)
-                        and not os.path.realpath(x).startswith(build_dir)
+                        and not os.path.realpath(x).startswith((build_dir, source_dir))
                         and not re.fullmatch(r"/tmp/ompi\.[^/]+", x))
     session_dirs = [d for d in (os.path.join("/tmp", e, f"pid.{q}") for e in os.listdir("/tmp") if e.startswith("ompi.")
                                 for q in sorted(watch.mpiexecs)) if os.path.exists(d)]
