@@ -34,6 +34,7 @@ Config read_config() {
   c.trace = text("BLACS_DYN_TRACE").has_value();
   c.keep_pmix_gds = text("BLACS_DYN_PMIX_GDS") == Text("keep");
   c.keep_sharedfp = text("BLACS_DYN_SHAREDFP") == Text("keep");
+  c.pml = text("BLACS_DYN_PML");
   c.fault = text("BLACS_DYN_FAULT");
   for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
     if (Text r = text(v); r && !r->empty()) {

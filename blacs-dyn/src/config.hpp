@@ -27,6 +27,7 @@ struct Config {
   bool trace = false;            // BLACS_DYN_TRACE set
   bool keep_pmix_gds = false;    // BLACS_DYN_PMIX_GDS=keep
   bool keep_sharedfp = false;    // BLACS_DYN_SHAREDFP=keep
+  Text pml;                      // BLACS_DYN_PML: "ucx" (shared memory between old and new processes)
   Text fault;                    // BLACS_DYN_FAULT: a fault to inject
   Text launcher_rank;            // OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK (the first set, not empty)
   Text ompi_world_rank;          // OMPI_COMM_WORLD_RANK

@@ -103,11 +103,33 @@ void set_last_error(const std::string& msg) { g_last_error = msg; }
 // process alike). HDF5 never uses shared file pointers, so nothing is slower; a file open
 // costs one lock probe per process. Unless the user chose (OMPI_MCA_sharedfp set) or
 // BLACS_DYN_SHAREDFP=keep. Open MPI only (MPICH's ROMIO has no such components).
+//
+// BLACS_DYN_PML=ucx: old and new processes on one node talk through shared memory. With
+// Open MPI's default ob1 they cannot: its shared-memory transport (btl/vader) serves only
+// processes of one job, so a spawned process and an original on the same node talk over
+// TCP, and a job grown onto a node's idle cores computes slower than one started there.
+// UCX (pml/ucx; Debian's Open MPI has it, its openmpi-mca-params.conf leaves it off) reaches
+// a process of another job through shared memory too, but only when the peers read each
+// other's full UCX address: with PMIx's gds=hash a process gets another job's
+// network-only address (Open MPI publishes the full one for local peers, and hash answers
+// for another job with the remote one), so `ucx` keeps PMIx's ds21 store, at its spawn-hang
+// rate ("The spawn hang" in docs/reference/blacs-dyn.md). Every variable the user set
+// stays as set.
 void prepare_mpi_init() {
   const Config env = read_config();
-  if (!env.keep_pmix_gds) ::setenv("PMIX_MCA_gds", "hash", 0);
+  const bool ucx = env.pml == Text("ucx");
+  if (env.pml && !ucx)
+    std::fprintf(stderr, "blacs-dyn: BLACS_DYN_PML='%s' ignored: the one value is 'ucx' (unset: Open MPI's choice)\n",
+                 env.pml->c_str());
+  if (!env.keep_pmix_gds && !ucx) ::setenv("PMIX_MCA_gds", "hash", 0);
 #if defined(OPEN_MPI)
   if (!env.keep_sharedfp) ::setenv("OMPI_MCA_sharedfp", "^sm", 0);
+  if (ucx) {
+    ::setenv("OMPI_MCA_pml", "ucx", 0);
+    // Open MPI 4.1 selects UCX only over InfiniBand devices unless told otherwise.
+    ::setenv("OMPI_MCA_pml_ucx_tls", "any", 0);
+    ::setenv("OMPI_MCA_pml_ucx_devices", "any", 0);
+  }
 #endif
 }
 

@@ -52,6 +52,9 @@ MPI_Info spawn_info(const SpawnRequest& req, int level) {
   std::string env = info_get(info, "env");
   if (!env.empty()) env += "\n";
   env += std::string(kJoinEnv) + "=" + std::to_string(level);
+  // Every process of a world must choose the same PML: the newcomers get the spawner's
+  // BLACS_DYN_PML (a remote node's daemon forwards only OMPI_ variables).
+  if (const Text pml = read_config().pml) env += "\nBLACS_DYN_PML=" + *pml;
   MPI_Info_set(info, "env", env.c_str());
   return info;
 }
