@@ -10,7 +10,7 @@
 //
 //   malleable-clustersim (--workload w.json | --swf trace.swf [--cores-per-node C] [--swf-first K]
 //                        [--swf-jobs N] [--malleable-share X] [--seed S] [--serial LO HI] [--iteration-s S]
-//                        [--trace-report report.json]) [--costs costs.json] [--cost-scale F] [--out metrics.json]
+//                        [--trace-report report.json] [--write-workload w.json]) [--costs costs.json] [--cost-scale F] [--out metrics.json]
 //                        [--records jobs.csv] [--decisions decisions.jsonl]
 //                        [--start-ranges [--range-top max|requested]] [--start full|min|one]
 //                        [--one-update on|off] [--backfill easy|conservative [--bf-resolution S [--bf-origin S]]]
@@ -261,7 +261,7 @@ int main(int argc, char** argv) {
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
   auto* workload_opt = app.add_option("--workload", workload_path, "workload JSON (scripts/bench/workload/generate.py)");
   // A real trace instead (swf.hpp): the Parallel Workloads Archive's Standard Workload Format.
-  std::string swf_path, trace_report_path;
+  std::string swf_path, trace_report_path, write_workload_path;
   SwfCleaning cleaning;
   TraceModel model;
   std::vector<double> serial;
@@ -284,6 +284,8 @@ int main(int argc, char** argv) {
                "--swf: the exact run times as estimates, not the users' requested times");
   app.add_option("--trace-report", trace_report_path, "--swf: write the cleaning's counts and the trace's recorded "
                  "metrics (JSON)");
+  app.add_option("--write-workload", write_workload_path, "write the jobs (a trace's, cleaned and modelled) as workload "
+                 "JSON, the format --workload reads, and exit without simulating");
   app.add_option("--cost-scale", cost_scale, "multiply the resize costs by F (sensitivity)")->check(CLI::PositiveNumber);
   app.add_option("--costs", costs_path, "resize cost constants, JSON (sim/costs/*.json)");
   app.add_option("--nodes", nodes, "simulate on this many nodes instead of the workload's");
@@ -357,6 +359,12 @@ int main(int argc, char** argv) {
         j.malleable = false;
         j.min_nodes = j.max_nodes = j.nodes;
       }
+    if (!write_workload_path.empty()) {
+      std::ofstream f(write_workload_path);
+      f << workload_json(w);
+      if (!f.flush()) throw Error("cannot write " + write_workload_path);
+      return 0;
+    }
     Costs costs = costs_path.empty() ? Costs{} : parse_costs(read_file(costs_path));
     if (cost_scale != 1) costs = scale_resize_costs(costs, cost_scale);
     if (no_expansion) costs.expansion = false;

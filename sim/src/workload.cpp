@@ -82,4 +82,27 @@ Workload parse_workload(const std::string& json_text, int machine) {
   return w;
 }
 
+std::string workload_json(const Workload& w) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& j : w.jobs) {
+    nlohmann::json o = {{"id", j.id},
+                        {"submit_s", j.submit_s},
+                        {"nodes", j.nodes},
+                        {"min_nodes", j.min_nodes},
+                        {"max_nodes", j.max_nodes},
+                        {"malleable", j.malleable},
+                        {"program", j.program},
+                        {"work_node_s", j.work_node_s},
+                        {"serial_fraction", j.serial_fraction},
+                        {"iterations", j.iterations}};
+    if (j.limit_s > 0) o["limit_s"] = j.limit_s;
+    if (j.run_limit_s > 0) o["run_limit_s"] = j.run_limit_s;
+    jobs.push_back(std::move(o));
+  }
+  const nlohmann::json doc = {{"model", w.model},          {"seed", w.seed},
+                              {"nodes", w.nodes},          {"malleable_share", w.malleable_share},
+                              {"time_scale", w.time_scale}, {"jobs", std::move(jobs)}};
+  return doc.dump(1) + "\n";
+}
+
 }  // namespace clustersim

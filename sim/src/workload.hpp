@@ -53,4 +53,9 @@ struct Workload {
 // node count (a workload simulated on another machine size; sizes still checked).
 Workload parse_workload(const std::string& json_text, int machine = 0);
 
+// The workload as the JSON text parse_workload reads (generate.py's format): a trace's jobs
+// handed to the emulated runner (scripts/bench/workload/trace_slice.py) keep the
+// simulator's reading and cleaning of the trace. parse_workload(workload_json(w)) == w.
+std::string workload_json(const Workload& w);
+
 }  // namespace clustersim

@@ -167,3 +167,35 @@ TEST(ClusterSimSwf, JobsFromATrace) {
   m.serial_hi = 0.2;
   EXPECT_THROW(trace_workload(t, m), Error);
 }
+
+// A trace's jobs written as workload JSON (--write-workload, read by the emulated runner)
+// read back as the same jobs: every field the simulator uses survives the round trip.
+TEST(ClusterSimSwf, WorkloadJsonRoundTrip) {
+  SwfCleaning c;
+  c.cores_per_node = 2;
+  TraceModel m;
+  m.malleable_share = 0.5;
+  m.iteration_s = 20;
+  const Workload w = trace_workload(clean_swf(parse_swf(kTrace), c), m);
+  const Workload r = parse_workload(workload_json(w));
+  EXPECT_EQ(r.nodes, w.nodes);
+  EXPECT_EQ(r.seed, w.seed);
+  EXPECT_EQ(r.model, w.model);
+  EXPECT_DOUBLE_EQ(r.malleable_share, w.malleable_share);
+  ASSERT_EQ(r.jobs.size(), w.jobs.size());
+  for (std::size_t k = 0; k < w.jobs.size(); ++k) {
+    const Job &a = w.jobs[k], &b = r.jobs[k];
+    EXPECT_EQ(b.id, a.id);
+    EXPECT_DOUBLE_EQ(b.submit_s, a.submit_s);
+    EXPECT_EQ(b.nodes, a.nodes);
+    EXPECT_EQ(b.min_nodes, a.min_nodes);
+    EXPECT_EQ(b.max_nodes, a.max_nodes);
+    EXPECT_EQ(b.malleable, a.malleable);
+    EXPECT_EQ(b.program, a.program);
+    EXPECT_DOUBLE_EQ(b.work_node_s, a.work_node_s);
+    EXPECT_DOUBLE_EQ(b.serial_fraction, a.serial_fraction);
+    EXPECT_EQ(b.iterations, a.iterations);
+    EXPECT_DOUBLE_EQ(b.limit_s, a.limit_s);
+    EXPECT_DOUBLE_EQ(b.run_limit_s, a.run_limit_s);
+  }
+}
