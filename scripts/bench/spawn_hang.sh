@@ -3,7 +3,8 @@
 # Counts the spawn hang of Open MPI 4.1.4 + PMIx (docs/reference/blacs-dyn.md, "The spawn hang"):
 # seeded loops of every kind of expansion blacs-dyn makes, with PMIx's client data store
 # as blacs-dyn sets it (cure "hash", PMIX_MCA_gds=hash) and as PMIx chooses it
-# (cure "keep", BLACS_DYN_PMIX_GDS=keep), each expansion under its own deadline so that a
+# (cure "keep", BLACS_DYN_PMIX_GDS=keep) or as BLACS_DYN_PML=ucx does (cure "ucx": the UCX
+# PML over PMIx's own store), each expansion under its own deadline so that a
 # hang is counted, not waited for. Kinds (driver tests/blacs-dyn/spawn_hang_driver.cpp,
 # 2 original processes, each round an expansion and a shrink back):
 #   one         blacs_dyn_expand of 1 process
@@ -193,6 +194,8 @@ run_jobs() {
     logs[j]=$scratch/${names[j]}.log
     (
       [[ $cure == keep ]] && export BLACS_DYN_PMIX_GDS=keep
+      # ucx: Open MPI's UCX PML with PMIx's own store (BLACS_DYN_PML=ucx keeps ds21)
+      [[ $cure == ucx ]] && export BLACS_DYN_PML=ucx
       if [[ $kind == walks ]]; then
         exec setsid "$mpiexec" --oversubscribe --bind-to none -np 2 "$walker" "$((walk_seed + j + 1))" 24 \
           >"${logs[j]}" 2>&1

@@ -215,7 +215,9 @@ def write_markdown(path, rows):
         f.write("| expansion | PMIx store | expansions | hangs | rate (95% interval) | spawn p50 / p95 / p99 / max, s | load |\n")
         f.write("|---|---|---|---|---|---|---|\n")
         for r in rows:
-            store = "hash (blacs-dyn's default)" if r["cure"] == "hash" else "ds21 (PMIx's default, `BLACS_DYN_PMIX_GDS=keep`)"
+            store = {"hash": "hash (blacs-dyn's default)",
+                     "ucx": "ds21 with Open MPI's UCX PML (`BLACS_DYN_PML=ucx`)"}.get(
+                         r["cure"], "ds21 (PMIx's default, `BLACS_DYN_PMIX_GDS=keep`)")
             rate = 100 * float(r["rate"]) if r["rate"] else 0.0
             times = (f"{r['spawn_p50_s']} / {r['spawn_p95_s']} / {r['spawn_p99_s']} / {r['spawn_max_s']}"
                      if r["spawn_max_s"] else "(not timed)")
