@@ -112,7 +112,10 @@ def run_metrics(d):
     meta = json.load(open(os.path.join(d, "meta.json"))) if os.path.exists(os.path.join(d, "meta.json")) else {}
     malleable = any(j.get("malleable") for j in w["jobs"])
     m.update({
-        "setting": "emulated", "nodes": w["nodes"], "malleable_share": w["malleable_share"], "seed": w["seed"],
+        # the setting and the arm as the run was made (workload_cluster.sh: a real trace's slice
+        # is "emulated-trace:<name>", its arms rigid, moldable, malleable)
+        "setting": meta.get("setting", "emulated"), "policy": meta.get("policy"),
+        "nodes": w["nodes"], "malleable_share": w["malleable_share"], "seed": w["seed"],
         # the policy of the run (summary.py's range and start; "-" without malleable jobs)
         "range": (meta.get("range") or w.get("node_range") or "double") if malleable else "-",
         "start": meta.get("start", "") if malleable else "-",
@@ -348,6 +351,7 @@ def table(dirs):
         ratio = f"{base['mean_turnaround_s'] / r['mean_turnaround_s']:.2f}x" if base else "-"
         # the node range when the run names it (metrics of this build on)
         rng = f", {r['range']}" if r.get("range") not in (None, "", "-") else ""
+        rng += f", {r['policy']}" if r.get("policy") else ""
         o.append(f"| {100 * r['malleable_share']:.0f}%{rng} | {r['jobs']} | {r['makespan_s']:.0f} | {r['mean_wait_s']:.1f} | "
                  f"{r['median_wait_s']:.1f} | {r['mean_turnaround_s']:.1f} | {ratio} | {r['bounded_slowdown']:.2f} | "
                  f"{100 * r['utilisation']:.0f}% | {r['resizes_per_job']:.2f} | {r['resize_time_s_per_job']:.2f} | "

@@ -66,6 +66,7 @@ def prepare(w, lo, hi, iteration_s, real_every, real_n):
     w2 = dict(w)
     w2["jobs"] = out
     w2["compression"] = {"lo_s": lo, "hi_s": hi, "iteration_s": iteration_s, "offered_load": round(load, 4),
+                         "arrival_factor": round(new_span / span, 6),
                          "real_every": real_every, "real_n": real_n,
                          "rule": "run time on the requested size mapped log-linearly into [lo, hi]; "
                                  "arrivals scaled to keep the offered load"}
@@ -79,12 +80,14 @@ def near_square(n):
     return p, n // p
 
 
-def job_script(j, src, build, out, start="full"):
+def job_script(j, src, build, out, start="full", arbiter=None):
     """The batch script of one job: mpirun from the first node, daemons through the rsh
     agent (a shrink of the allocation must not kill a Slurm step holding them). `start`:
     how a malleable job starts on the nodes Slurm gave it ("full", the default: on all of
     them, which cannot leave; "min": on its minimum, spawning onto the rest at once;
-    "one": on one process, spawning onto the rest)."""
+    "one": on one process, spawning onto the rest). `arbiter`: (socket, munge socket) of
+    the cluster's malleable-arbiterd, which the Slurm policy then asks instead of the
+    run's shared directory."""
     start_one = start == "one"
     floor = {"one": str(j["min_nodes"]), "min": str(j["min_nodes"]), "full": "$SLURM_JOB_NUM_NODES"}[start]
     sf, iters = j["serial_fraction"], j["iterations"]
@@ -106,9 +109,11 @@ def job_script(j, src, build, out, start="full"):
         "trap 'exit 143' TERM",
         f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={floor} "
         f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
-        # the jobs of this run share one directory (the policy's cluster view, ledger and
-        # decision logs; a fresh one per run)
-        f"export RESIZE_SLURM_SHARED={out}/shared",
+        # the jobs of this run ask the cluster's arbiter (one daemon, MUNGE-authenticated),
+        # or else share one directory (the policy's cluster view, ledger and decision logs;
+        # a fresh one per run)
+        (f"export RESIZE_ARBITER={arbiter[0]} RESIZE_ARBITER_MUNGE={arbiter[1]}" if arbiter
+         else f"export RESIZE_SLURM_SHARED={out}/shared"),
         # the expansion's allocation may not outlive the job it joins
         f"export SALLOC_TIMELIMIT={j['time_limit_min']}",
         # Every job starts one process on each node Slurm gave it (a malleable job: as many
@@ -214,8 +219,12 @@ def run(a):
     for j in jobs:
         j["time_limit_min"] = time_limit_min(j)
         path = os.path.join(out, "jobs", j["id"] + ".sh")
+        # moldable: a malleable job asks Slurm for its node range and runs on what it got,
+        # never resized (the rigid job's script on $SLURM_JOB_NUM_NODES nodes, policy fixed)
+        script_job = dict(j, malleable=False) if a.moldable else j
+        arbiter = (a.arbiter, a.arbiter_munge) if a.arbiter else None
         with open(path, "w") as f:
-            f.write(job_script(j, a.src, a.build, out, a.start))
+            f.write(job_script(script_job, a.src, a.build, out, a.start, arbiter))
         os.chmod(path, 0o755)
     with open(os.path.join(out, "sdiag_before.txt"), "w") as f:
         f.write(head.run("sdiag"))
@@ -300,6 +309,10 @@ def main(argv=None):
     r.add_argument("--top", choices=("max", "requested"), default="max",
                    help="the top of a malleable job's -N range: its max_nodes (max), or the size it asked "
                         "(requested: Slurm starts it on no more; the policy may grow it to max_nodes)")
+    r.add_argument("--moldable", action="store_true",
+                   help="malleable jobs start on the node range Slurm gives and are never resized")
+    r.add_argument("--arbiter", help="the cluster arbiter's socket (malleable-arbiterd): the jobs ask it")
+    r.add_argument("--arbiter-munge", help="munged's socket for the arbiter's credentials")
     r.add_argument("--start", choices=("full", "min", "one"), default="full",
                    help="a malleable job starts on all of its allocation (full), or on its minimum (min) or one "
                         "process (one) and spawns onto the rest")
