@@ -21,7 +21,12 @@ uids. Checks, each against the running daemon:
   - a slow Slurm (the fake squeue blocks until the test lets it go) does not hold the
     daemon: requests are answered from the last view while the new one is being taken;
   - more recent decisions than a reply's frame holds: a status is still answered (the
-    oldest left out), the daemon stays up.
+    oldest left out), the daemon stays up;
+  - --max-connections-per-uid 3: root's 4th and 5th silent connection on the Unix socket
+    are closed at accept, logged once (per uid and minute), counted in status, while uid
+    B's request and a TCP client's (capped per address) still go through;
+  - --socket-group: the socket 0660 with that group; a group that does not exist stops
+    the start with a clear error and exit code 1, no socket left behind.
 Usage: arbiter_daemon_test.py BUILD_DIR   (exit 77: skipped, e.g. not root, no munged)"""
 import json
 import os
@@ -352,7 +357,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
                                                              hold=rnd.random() < 0.2))))
     fresh_forged = creds(rig, UID_B, forged)
     good = creds(rig, UID_A, [json.dumps(dict(v=1, kind="status"))] * (count // 500 + 2))
-    turned_away = open(rig.log).read().count("turned connections away")
+    turned_away = open(rig.log).read().count("turned connections")  # either cap
     sel = selectors.DefaultSelector()
     outcome = {k: {"refusal": 0, "closed": 0} for k in range(len(FUZZ_KINDS))}
     worst = 0.0
@@ -461,7 +466,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
     check(goods == sum(1 for i in range(count) if i % 500 == 250),
           "%s: %d good requests of another client answered during the fuzz, while a silent and a slow client "
           "stayed connected (closed at their deadline %d and %d times)" % (how, goods, silent["closed"], slow["closed"]))
-    check(open(rig.log).read().count("turned connections away") == turned_away,
+    check(open(rig.log).read().count("turned connections") == turned_away,
           "%s: no connection of the fuzz was turned away by the cap (its window is %d)" % (how, window))
 
 
@@ -501,6 +506,97 @@ def robustness(rig, count, rnd, good_cred, how):
             break
         time.sleep(0.1)
     check(r is not None and r["ok"], how + ": " + "answered again once the silent ones are gone")
+
+# A request of another uid from its own process (the daemon sees that uid in SO_PEERCRED).
+AS_CLIENT = r"""
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+c = sys.stdin.buffer.read()
+s.sendall(struct.pack(">I", len(c)) + c)
+d = b""
+while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
+    k = s.recv(65536)
+    if not k:
+        sys.exit("closed without a reply")
+    d += k
+print(d[4:].decode())
+"""
+
+
+def per_uid_cap_and_group(rig):
+    """The per-uid connection cap (root's connections, another uid, TCP per address) and
+    --socket-group (the mode and group of the socket; a bad group)."""
+    import grp
+    group = grp.getgrnam("daemon")  # in every Debian base system (gid 1)
+    rig.stop()
+    rig.start(extra=("--max-connections", "64", "--max-connections-per-uid", "3", "--socket-group", "daemon"))
+    st = os.stat(rig.sock)
+    check(oct(st.st_mode & 0o777) == "0o660" and st.st_gid == group.gr_gid,
+          "--socket-group daemon: the socket is 0660, group daemon (%s, gid %d)" % (oct(st.st_mode & 0o777), st.st_gid))
+    # An answered request first: the daemon has seen rig.start's probe connection closed
+    # (it handles closed connections before it accepts new ones); then root's 3 silent
+    # ones, accepted before the 4th (the kernel's queue is in order).
+    check(rig.ask(UID_A, dict(kind="status"))["ok"], "a status before root holds its connections")
+
+    def over_cap():
+        s = rig.connect()
+        try:
+            s.sendall(frame(rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # closed before the request went out: turned away
+        try:
+            return recv_reply(s, 15)
+        finally:
+            s.close()
+
+    held = [rig.connect() for _ in range(3)]  # root (uid 0): its cap
+    check(over_cap() is None, "root's 4th connection is closed at accept, not answered")
+    check(over_cap() is None, "root's 5th connection too")
+    c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
+    p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
+                        sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+    # uid B is not in group daemon: with the socket 0660 it could not connect at all, so
+    # its own process keeps group daemon for the connect (setpriv --groups)
+    if p.returncode != 0 and b"Permission denied" in p.stderr:
+        check(True, "uid B outside group daemon cannot reach the 0660 socket")
+        p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--groups=%d" % group.gr_gid, "--",
+                            sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+    else:
+        raise AssertionError("uid B outside group daemon reached the 0660 socket: %s" % p.stdout)
+    r = json.loads(p.stdout) if p.returncode == 0 else None
+    check(r is not None and r["ok"], "uid B's request goes through while root holds its 3 (%s)" % p.stderr.decode()[-300:])
+    rig.via_tcp = True
+    r = rig.ask(UID_A, dict(kind="status"))
+    check(r is not None and r["ok"], "a TCP client (capped per address, 127.0.0.1) goes through too")
+    held_tcp = [rig.connect() for _ in range(3)]
+    check(over_cap() is None, "tcp: the 4th connection from 127.0.0.1 is closed at accept")
+    for h in held_tcp:
+        h.close()
+    rig.via_tcp = False
+    for h in held:
+        h.close()
+    r = None
+    for _ in range(50):  # the daemon sees them closed at its next poll: ordering, not timing
+        r = rig.ask(UID_A, dict(kind="status"))
+        if r is not None:
+            break
+        time.sleep(0.1)
+    check(r is not None and r["ok"] and r["status"]["connections_refused_per_client_cap"] >= 3,
+          "root is answered again once its connections are closed; status counts the refused ones (%s)"
+          % (r and r["ok"] and r["status"]["connections_refused_per_client_cap"]))
+    lines = [l for l in open(rig.log).read().splitlines() if "turned connections of uid 0 away" in l]
+    check(1 <= len(lines) <= 2, "the refusals of uid 0 logged at most once per minute (%d lines)" % len(lines))
+    rig.stop()
+
+    bad = os.path.join(rig.dir, "bad.sock")
+    p = subprocess.run([rig.daemon_bin, "--socket", bad, "--state-dir", rig.state, "--munge-socket", rig.munge_sock,
+                        "--slurm-user", str(SLURM_UID), "--socket-group", "no-such-group-55"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and "--socket-group: no group 'no-such-group-55'" in p.stderr and not os.path.exists(bad),
+          "a group that does not exist: exit 1, a clear error, no socket (%d, %s)" % (p.returncode, p.stderr.strip()[-200:]))
+
 
 def ledger_of(rig, job):
     st = rig.ask(UID_A, dict(kind="status"))
@@ -656,6 +752,7 @@ def main():
         check(st is not None and st["ok"] and st["status"].get("recent_left_out", 0) > 0 and rig.proc.poll() is None,
               "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
               % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
+        per_uid_cap_and_group(rig)
         return 0
     except AssertionError as e:
         print("FAIL: %s" % e)

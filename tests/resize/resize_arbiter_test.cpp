@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "arbiter/conn_cap.hpp"
 #include "arbiter/options.hpp"
 #include "arbiter/protocol.hpp"
 #include "arbiter/state.hpp"
@@ -397,6 +398,18 @@ TEST(ArbiterOptions, CommandLineOverTheConfigurationFile) {
   EXPECT_EQ(config_path({"--config", "/etc/x.conf"}), "/etc/x.conf");
 }
 
+TEST(ArbiterOptions, PerUidCapAndSocketGroup) {
+  const DaemonOptions d = parse_daemon_options({}, "");
+  EXPECT_EQ(d.server.max_connections_per_uid, 8u);
+  EXPECT_EQ(d.server.socket_group, "");  // the socket 0666
+  const DaemonOptions o = parse_daemon_options({"--max-connections-per-uid", "3"}, "socket-group = hpc\n");
+  EXPECT_EQ(o.server.max_connections_per_uid, 3u);
+  EXPECT_EQ(o.server.socket_group, "hpc");
+  EXPECT_THROW(parse_daemon_options({"--max-connections-per-uid", "0"}, ""), Error);
+  EXPECT_THROW(parse_daemon_options({"--max-connections-per-uid", "x"}, ""), Error);
+  EXPECT_THROW(parse_daemon_options({"--socket-group="}, ""), Error);
+}
+
 TEST(ArbiterAddress, HostAndPortForTheTcpListener) {
   const HostPort v4 = parse_host_port("127.0.0.1:7070", false);
   EXPECT_EQ(v4.host, "127.0.0.1");
@@ -435,4 +448,29 @@ TEST(ArbiterOptions, ListenIsCheckedWhenParsed) {
   EXPECT_TRUE(parse_daemon_options({}, "").server.listen.empty());
   EXPECT_THROW(parse_daemon_options({"--listen", "7070"}, ""), Error);
   EXPECT_THROW(parse_daemon_options({}, "listen = ::1:7070\n"), Error);
+}
+
+TEST(ArbiterConnCap, TheNPlusFirstOfOneUidIsRefusedAnotherUidStillGetsIn) {
+  ConnCap cap(3);
+  bool log = true;
+  for (int i = 0; i < 3; ++i) EXPECT_TRUE(cap.admit("uid 1000", 10, &log));
+  EXPECT_FALSE(log);
+  EXPECT_EQ(cap.open("uid 1000"), 3u);
+  EXPECT_FALSE(cap.admit("uid 1000", 10, &log));
+  EXPECT_TRUE(log);  // the first refusal of this uid in this minute is logged
+  EXPECT_FALSE(cap.admit("uid 1000", 30, &log));
+  EXPECT_FALSE(log);  // the same minute: not again
+  EXPECT_TRUE(cap.admit("uid 1001", 30, &log));
+  EXPECT_TRUE(cap.admit("uid 0", 30, &log));  // root is capped too, but has its own count
+  EXPECT_FALSE(cap.admit("uid 1000", 61, &log));
+  EXPECT_TRUE(log);  // a new minute: one line again
+  EXPECT_EQ(cap.refused(), 3u);
+  cap.release("uid 1000");
+  EXPECT_EQ(cap.open("uid 1000"), 2u);
+  EXPECT_TRUE(cap.admit("uid 1000", 62, &log));  // a freed slot is usable again
+  for (int i = 0; i < 3; ++i) cap.release("uid 1000");
+  EXPECT_EQ(cap.open("uid 1000"), 0u);
+  cap.release("uid 1000");  // a release without a connection changes nothing
+  EXPECT_EQ(cap.open("uid 1000"), 0u);
+  EXPECT_TRUE(cap.admit("tcp 10.0.0.1", 62, &log));
 }

@@ -26,7 +26,12 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
   else if (key == "interval") o.state.interval_s = seconds(key, v, 0.1, 3600);
   else if (key == "slurm-user") o.slurm_user = v;
   else if (key == "max-connections") o.server.max_connections = static_cast<std::size_t>(seconds(key, v, 1, 65536));
-  else if (key == "deadline") o.server.deadline_s = seconds(key, v, 0.1, 600);
+  else if (key == "max-connections-per-uid")
+    o.server.max_connections_per_uid = static_cast<std::size_t>(seconds(key, v, 1, 65536));
+  else if (key == "socket-group") {
+    if (v.empty()) throw Error("--socket-group needs a group name or gid");
+    o.server.socket_group = v;
+  } else if (key == "deadline") o.server.deadline_s = seconds(key, v, 0.1, 600);
   else if (key == "max-frame") o.server.max_frame = static_cast<std::size_t>(seconds(key, v, 1024, 16 << 20));
   else if (key == "bid-window") o.state.arbiter.bid_window_s = seconds(key, v, 0, 3600);
   else if (key == "recent") o.state.recent = static_cast<std::size_t>(seconds(key, v, 1, 100000));
@@ -89,10 +94,14 @@ std::string daemon_usage() {
   return "usage: malleable-arbiterd [--config FILE] [--socket PATH] [--listen HOST:PORT]\n"
          "                          [--state-dir DIR] [--interval S]\n"
          "                          [--munge-socket PATH] [--slurm-user NAME|UID] [--max-connections N]\n"
+         "                          [--max-connections-per-uid N] [--socket-group GROUP]\n"
          "                          [--deadline S] [--max-frame BYTES] [--bid-window S] [--recent N]\n"
          "                          [--expansion on|off]\n"
          "       malleable-arbiterd --status SOCKET [--munge-socket PATH]\n"
-         "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n";
+         "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
+         "--max-connections-per-uid N: open connections per local uid (per address over TCP); default 8.\n"
+         "--socket-group GROUP: the socket 0660 with this group; without it 0666 (MUNGE\n"
+         "  authenticates every request either way).\n";
 }
 
 }  // namespace resize::arbiter

@@ -2,7 +2,9 @@
 // The arbiter daemon's shell (server.hpp).
 #include "arbiter/server.hpp"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -22,6 +24,7 @@
 #include <sstream>
 #include <vector>
 
+#include "arbiter/conn_cap.hpp"
 #include "arbiter/munge_shell.hpp"
 
 namespace resize::arbiter {
@@ -73,6 +76,7 @@ struct Server::Conn {
   bool waiting = false;  // authenticated, waiting for the first view
   Request q;
   std::uint32_t uid = 0;
+  std::string client;  // the per-client cap's key (conn_cap.hpp)
 };
 
 struct Server::Refresh {
@@ -87,22 +91,64 @@ struct Server::Refresh {
 };
 
 namespace {
-// The Unix socket (mode 0666: MUNGE, not the file mode, decides who may ask what).
-int listen_unix(const std::string& path) {
+// A group's name or number to its gid; throws Error when there is no such group.
+gid_t resolve_group(const std::string& g) {
+  std::vector<char> buf(1 << 16);
+  group gr{};
+  group* found = nullptr;
+  const int rc = ::getgrnam_r(g.c_str(), &gr, buf.data(), buf.size(), &found);
+  if (rc == 0 && found) return found->gr_gid;
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(g.c_str(), &end, 10);
+  if (!g.empty() && *end == 0 && g[0] != '-' && n < 0xffffffffUL) return static_cast<gid_t>(n);
+  throw Error("--socket-group: no group '" + g + "'" + (rc ? std::string(" (") + std::strerror(rc) + ")" : ""));
+}
+
+// The Unix socket: mode 0666 (MUNGE, not the file mode, decides who may ask what), or
+// 0660 with `group` (a site that restricts who may reach the arbiter at all). A group that
+// does not exist stops the start before anything is created or removed.
+int listen_unix(const std::string& path, const std::string& group) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.empty() || path.size() >= sizeof addr.sun_path)
     throw Error("the socket path '" + path + "' is empty or too long");
+  const bool grouped = !group.empty();
+  const gid_t gid = grouped ? resolve_group(group) : 0;
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   ::unlink(path.c_str());
   const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::chmod(path.c_str(), 0666) != 0 ||
-      ::listen(fd, 128) != 0) {
-    const std::string why = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    throw Error("cannot listen on " + path + ": " + why);
+  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      (grouped && ::chown(path.c_str(), static_cast<uid_t>(-1), gid) != 0) ||
+      ::chmod(path.c_str(), grouped ? 0660 : 0666) != 0 || ::listen(fd, 128) != 0) {
+    std::string why = std::strerror(errno);
+    if (grouped && errno == EPERM) why += " (the daemon's user must be a member of the group: SupplementaryGroups= in its unit)";
+    if (fd >= 0) {
+      ::close(fd);
+      ::unlink(path.c_str());
+    }
+    throw Error("cannot listen on " + path + (grouped ? " with group " + group : std::string()) + ": " + why);
   }
   return fd;
+}
+
+// The per-client cap's key of an accepted connection: "uid N" (SO_PEERCRED) on the Unix
+// socket, "address A" over TCP, "unknown" when neither can be read (one shared count).
+std::string client_key(int fd, bool unix_socket) {
+  if (unix_socket) {
+    ucred cr{};
+    socklen_t len = sizeof cr;
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) return "uid " + std::to_string(cr.uid);
+    return "unknown";
+  }
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  char host[INET6_ADDRSTRLEN] = {0};
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "unknown";
+  if (ss.ss_family == AF_INET)
+    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&ss)->sin_addr, host, sizeof host);
+  else if (ss.ss_family == AF_INET6)
+    ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr, host, sizeof host);
+  return host[0] ? "address " + std::string(host) : "unknown";
 }
 // HOST:PORT; "*" binds every address (IPv6 and IPv4 on one socket where the host has IPv6).
 int listen_tcp(const std::string& text, std::string& bound) {
@@ -151,7 +197,8 @@ int listen_tcp(const std::string& text, std::string& bound) {
 }  // namespace
 
 Server::Server(ServerOptions o, StateOptions s, slurm::Runner run)
-    : opt_(std::move(o)), state_(s), run_(std::move(run)), interval_s_(s.interval_s) {
+    : opt_(std::move(o)), state_(s), run_(std::move(run)), interval_s_(s.interval_s),
+      per_client_(opt_.max_connections_per_uid) {
   if (::mkdir(opt_.state_dir.c_str(), 0700) != 0 && errno != EEXIST)
     throw Error("cannot create the state directory " + opt_.state_dir + ": " + std::strerror(errno));
   std::ifstream j(journal_path());
@@ -161,8 +208,8 @@ Server::Server(ServerOptions o, StateOptions s, slurm::Runner run)
     state_.restore(text.str());  // a journal it cannot read stops the start: no silent loss of claims
     log_line("restored " + std::to_string(state_.ledger().entries.size()) + " ledger entries from " + journal_path());
   }
-  listen_fds_.push_back(listen_unix(opt_.socket));
-  std::string where = opt_.socket;
+  listen_fds_.push_back(listen_unix(opt_.socket, opt_.socket_group));
+  std::string where = opt_.socket + (opt_.socket_group.empty() ? " (0666)" : " (0660, group " + opt_.socket_group + ")");
   if (!opt_.listen.empty()) {
     std::string bound;
     try {
@@ -289,9 +336,32 @@ std::string Server::decide(const Request& q, std::uint32_t uid) {
   return encode_reply(r, q.kind);
 }
 
+// The new connections of listener `l`: each admitted under the total cap and its client's
+// (conn_cap.hpp), else closed at once.
+void Server::accept_from(std::size_t l, std::vector<Conn>& conns, double now) {
+  for (int fd; (fd = ::accept4(listen_fds_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
+    if (conns.size() >= opt_.max_connections) {
+      ::close(fd);
+      if (turned_away_++ % 100 == 0)
+        log_line("turned connections away: " + std::to_string(opt_.max_connections) + " are open");
+      continue;
+    }
+    std::string key = client_key(fd, l == 0);
+    bool say = false;
+    if (!per_client_.admit(key, wall(), &say)) {
+      ::close(fd);
+      if (say)
+        log_line("turned connections of " + key + " away: " + std::to_string(opt_.max_connections_per_uid) +
+                 " are open (--max-connections-per-uid; at most one line per client and minute)");
+      continue;
+    }
+    conns.push_back(Conn{fd, now + opt_.deadline_s, {}, {}, 0, false, false, {}, 0, std::move(key)});
+  }
+  state_.set_turned_away(per_client_.refused(), turned_away_);
+}
+
 void Server::run(const volatile std::sig_atomic_t* stop) {
   std::vector<Conn> conns;
-  std::size_t turned_away = 0;
   while (!*stop) {
     std::vector<pollfd> fds;
     for (const int fd : listen_fds_) fds.push_back({fd, POLLIN, 0});
@@ -362,21 +432,12 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
       if (done) {
         ::close(c.fd);
         c.fd = -1;
+        per_client_.release(c.client);
       }
     }
     std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
-    for (std::size_t l = 0; l < listen_fds_.size(); ++l) {
-      if (!(fds[l].revents & POLLIN)) continue;
-      for (int fd; (fd = ::accept4(listen_fds_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
-        if (conns.size() >= opt_.max_connections) {
-          ::close(fd);
-          if (turned_away++ % 100 == 0)
-            log_line("turned connections away: " + std::to_string(opt_.max_connections) + " are open");
-          continue;
-        }
-        conns.push_back(Conn{fd, now + opt_.deadline_s, {}, {}, 0, false, false, {}, 0});
-      }
-    }
+    for (std::size_t l = 0; l < listen_fds_.size(); ++l)
+      if (fds[l].revents & POLLIN) accept_from(l, conns, now);
   }
   for (Conn& c : conns) ::close(c.fd);
   try {

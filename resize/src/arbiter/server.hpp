@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "arbiter/conn_cap.hpp"
 #include "arbiter/state.hpp"
 
 namespace resize::arbiter {
@@ -26,6 +27,10 @@ struct ServerOptions {
   std::string state_dir;     // DIR/journal (0600), written whole, fsynced and renamed
   std::string munge_socket;  // munged's socket (empty: libmunge's default)
   std::size_t max_connections = 256;
+  // At most this many open at once per client: a Unix-socket client's uid (SO_PEERCRED at
+  // accept), a TCP client's peer address. Root and SlurmUser are capped too.
+  std::size_t max_connections_per_uid = 8;
+  std::string socket_group;  // the Unix socket 0660 with this group (empty: 0666)
   double deadline_s = 5;     // a connection's whole life: request in, reply out
   std::size_t max_frame = kMaxFrame;
 };
@@ -50,6 +55,9 @@ class Server {
   std::thread refresh_thread_;
   double interval_s_ = 2;
   double last_attempt_ = -1e300;
+  ConnCap per_client_{8};         // set from opt_ in the constructor
+  std::size_t turned_away_ = 0;   // over max_connections
+  void accept_from(std::size_t listener, std::vector<Conn>& conns, double now);
   std::string journal_path() const { return opt_.state_dir + "/journal"; }
   void save_journal();
   void start_refresh(double now);  // at most one in flight, one attempt per interval

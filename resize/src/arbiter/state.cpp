@@ -155,6 +155,8 @@ std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
   j["now"] = now;
   j["view_taken_at"] = have_view_ ? json(view_.taken_at) : json(nullptr);
   j["interval_s"] = opt_.interval_s;
+  j["connections_refused_per_client_cap"] = turned_away_client_;
+  j["connections_refused_total_cap"] = turned_away_total_;
   json head = j;
   j["idle"] = view_.idle;
   j["jobs"] = json::array();

@@ -38,6 +38,13 @@ class ArbiterState {
   Reply handle(const Request& r, std::uint32_t uid, double now, bool& changed);
   // A refusal the shell decided (a bad frame, a bad credential): kept with the decisions.
   void note_refusal(std::uint32_t uid, const std::string& why, double now);
+  // Connections the shell closed at accept since the daemon started (not journalled):
+  // over --max-connections-per-uid (per uid, or per address for TCP) and over
+  // --max-connections. Shown by status.
+  void set_turned_away(std::size_t over_client_cap, std::size_t over_total_cap) {
+    turned_away_client_ = over_client_cap;
+    turned_away_total_ = over_total_cap;
+  }
   std::string journal() const;
   void restore(const std::string& journal_text);  // throws Error naming what is malformed
   // At most max_bytes: the oldest recent decisions are left out to fit ("recent_left_out":
@@ -53,6 +60,7 @@ class ArbiterState {
   std::map<std::string, std::uint32_t> owners_;
   slurm::Ledger ledger_;
   std::deque<std::string> recent_;  // one JSON object a line, oldest first
+  std::size_t turned_away_client_ = 0, turned_away_total_ = 0;
   void remember(std::string line);
   Reply arbitrate_for(const Request& r, double now);
 };
