@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Resident memory of running processes by kind of mapping, sampled over time.
 
 Usage: smaps_breakdown.py COMM OUT.tsv [--period S] [--until-gone]

@@ -29,6 +29,12 @@ for tool in setpriv useradd userdel munge; do
   command -v $tool >/dev/null || { echo "SKIPPED: $tool is needed"; exit 77; }
 done
 getent passwd slurm >/dev/null || { echo "SKIPPED: no user slurm (the Debian slurm packages make it)"; exit 77; }
+# The test's users run the build's programs: a build tree below a folder only root may
+# enter (a checkout in `mktemp -d`) cannot be tested this way (checked as the user nobody).
+for exe in "$BUILD/apps/pdgemm_resizable" "$DAEMON"; do
+  setpriv --reuid=65534 --regid=65534 --clear-groups -- test -x "$exe" ||
+    { echo "SKIPPED: another user cannot run $exe (a parent folder's mode)"; exit 77; }
+done
 USERS=(mallc-arb-a mallc-arb-b)
 made_users=()
 work=""
