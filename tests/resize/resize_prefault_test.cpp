@@ -106,7 +106,7 @@ TEST(Prefault, ATaskThatThrowsEndsTheRun) {
 
 TEST(Prefault, TheMoveTakesAPrestagedBufferOfTheSizeItAsksOnly) {
   resize::Registered r;
-  r.mat.type = resize::detail::Scalar::D;
+  r.mat().type = resize::detail::Scalar::D;
   auto st = std::make_shared<resize::detail::MatrixState>();
   r.store = std::make_unique<resize::detail::OwnedStorage<double>>(st, resize::config::HugePages::Off);
   const auto [p, bytes] = r.prestage(1000);

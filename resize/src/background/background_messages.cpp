@@ -21,7 +21,7 @@ namespace resize {
 namespace detail {
 
 redist::Layout layout_on(const Registered& r, const Grid& g) {
-  return redist::Layout::block_cyclic(r.mat.m, r.mat.n, r.mat.row_block_on(g), r.mat.col_block_on(g), g.nprow, g.npcol, 0, 0, g.rank_map());
+  return redist::Layout::block_cyclic(r.mat().m, r.mat().n, r.mat().row_block_on(g), r.mat().col_block_on(g), g.nprow, g.npcol, 0, 0, g.rank_map());
 }
 
 namespace {
@@ -94,14 +94,14 @@ std::int64_t BackgroundResize::post_moves(std::vector<Registered>& mats, int ran
   std::int64_t sent = 0;
   b.moves.ex.emplace();  // the move's builder: the plans and the exchange that reads them
   for (auto& r : mats) {
-    if (!r.constant || r.mat.sizes) continue;
+    if (!r.constant || r.mat().sizes) continue;
     const redist::Layout la = layout_on(r, b.from), lb = layout_on(r, b.target);
-    MessagePlan mp = plan_messages(la, lb, world_size, rank, scalar_bytes(r.mat.type));
+    MessagePlan mp = plan_messages(la, lb, world_size, rank, scalar_bytes(r.mat().type));
     sent += mp.sent_bytes();
     std::int64_t ldb = 1;
     void* staged = r.stage(staged_elements(lb, rank, ldb));
     const bool in_old = have_old && r.desc[1] >= 0;
-    b.moves.ex->add(std::move(mp.plan), in_old ? r.data() : nullptr, in_old ? r.desc[8] : 1, staged, ldb, r.mat.type);
+    b.moves.ex->add(std::move(mp.plan), in_old ? r.data() : nullptr, in_old ? r.desc[8] : 1, staged, ldb, r.mat().type);
     r.moved_in_background = true;
   }
   // Everything posted at once (no budget, no window): what overlapping wants; the helper

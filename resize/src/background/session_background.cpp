@@ -113,7 +113,7 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   if (gs.cfg.session.check_constant)
     for (const auto& r : registry->mats) {
       const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
-      b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.mat.type)));
+      b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.mat().type)));
     }
   const int nnew = expanding ? std::max(0, target.size() - job.size()) : 0;
   BackgroundResize* raw = b.get();
@@ -221,7 +221,7 @@ int changed_constant(const std::vector<Registered>& mats, const std::vector<std:
   for (std::size_t k = 0; k < digest.size(); ++k) {
     const auto& r = mats[k];
     const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
-    if (checksum(r.data(), n * scalar_bytes(r.mat.type)) != digest[k]) return static_cast<int>(k) + 1;
+    if (checksum(r.data(), n * scalar_bytes(r.mat().type)) != digest[k]) return static_cast<int>(k) + 1;
   }
   return 0;
 }
@@ -316,7 +316,7 @@ std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, Gri
         watchdog.disarm();
         for (auto& r : gs.registry.mats) r.moved_in_background = false;
         in_flight.reset();  // ended (failed): nothing left to cancel
-        throw Error(changed_message(gs.registry.mats[static_cast<std::size_t>(bad - 1)].mat.name, b->rec.after_iteration));
+        throw Error(changed_message(gs.registry.mats[static_cast<std::size_t>(bad - 1)].mat().name, b->rec.after_iteration));
       case BgAction::FinishMoves:
         b->finish_moves();
         complete_start = t0;
@@ -443,7 +443,7 @@ int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& j
   }
   watchdog.arm("joining an expansion begun in the background");
   if (notice.changed_matrix)
-    throw Error(changed_message(registry.mats[static_cast<std::size_t>(notice.changed_matrix - 1)].mat.name, iteration));
+    throw Error(changed_message(registry.mats[static_cast<std::size_t>(notice.changed_matrix - 1)].mat().name, iteration));
   std::vector<char> state(static_cast<std::size_t>(notice.state_bytes));
   MPI_Bcast(state.data(), static_cast<int>(notice.state_bytes), MPI_BYTE, 0, b->comm);
   if (registry.unpack) registry.unpack(state);
@@ -459,7 +459,7 @@ std::optional<std::string> BackgroundPart::blocked(const Decision& d, const Matr
                                                   int remaining) const {
   if (mode == Background::Off) return std::string("background off");
   bool any = false;
-  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat.sizes);
+  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat().sizes);
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;

@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
+#include "malleable/resize/matrix_desc.hpp"
 #include "checkpoint/checkpoint_format.hpp"
 #include "common/config.hpp"
+#include "common/scalar.hpp"
 #include "move/mover.hpp"
-#include "parts/matrix_desc.hpp"
 
 namespace resize::detail {
 

@@ -31,16 +31,16 @@ namespace ck = resize::checkpoint;
 // on `grid`, and this process's part of it.
 CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int rank) {
   CheckpointMatrix c;
-  c.desc = r.mat;
+  c.desc = r.mat();
   c.local = const_cast<void*>(r.data());
   const Grid g = shape_of(grid);
-  if (r.mat.extended()) {
+  if (r.mat().extended()) {
     if (!c.layout().coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
     c.lld = *r.lld;
   } else {
     c.desc.mb = r.desc[4];
     c.desc.nb = r.desc[5];
-    c.desc.layout = redist::Layout::block_cyclic(r.mat.m, r.mat.n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
+    c.desc.layout = redist::Layout::block_cyclic(r.mat().m, r.mat().n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
     if (grid.in_grid()) {
       c.pr = grid.myrow();
       c.pc = grid.mycol();
@@ -180,7 +180,7 @@ std::string detail::checkpoint_mismatch(const std::string& file, const checkpoin
                                         const MatrixRegistry& registry) {
   ck::Expected want;
   want.program = app;
-  for (const auto& r : registry.mats) want.matrices.push_back(file_record(r.mat));
+  for (const auto& r : registry.mats) want.matrices.push_back(file_record(r.mat()));
   return ck::mismatch(file, h, want);
 }
 
@@ -300,7 +300,7 @@ std::string detail::checkpoint_when_due(CheckpointView v, bool last) {
 std::vector<std::pair<std::string, std::uint64_t>> detail::registry_checksums(const SessionWorld& job,
                                                                              const MatrixRegistry& registry) {
   std::vector<std::pair<std::string, std::uint64_t>> out;
-  for (const auto& r : registry.mats) out.emplace_back(r.mat.name, global_checksum(job.world, describe(r, job.grid, job.rank())));
+  for (const auto& r : registry.mats) out.emplace_back(r.mat().name, global_checksum(job.world, describe(r, job.grid, job.rank())));
   return out;
 }
 

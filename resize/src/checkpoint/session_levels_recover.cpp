@@ -296,10 +296,10 @@ std::string check_against(const std::map<int, Loaded>& loaded, const std::vector
     for (std::size_t k = 0; k < mats.size(); ++k) {
       const auto& m = L.h.matrices[k].global;
       const auto& reg = mats[k];
-      if (m.name != reg.mat.name || m.type != scalar_letter(reg.mat.type) || m.m != reg.mat.m || m.n != reg.mat.n)
+      if (m.name != reg.mat().name || m.type != scalar_letter(reg.mat().type) || m.m != reg.mat().m || m.n != reg.mat().n)
         return "matrix " + std::to_string(k) + " is '" + m.name + "' (" + m.type + ", " + std::to_string(m.m) + " x " +
-               std::to_string(m.n) + ") in the copy, this program registered '" + reg.mat.name + "' (" +
-               scalar_letter(reg.mat.type) + ", " + std::to_string(reg.mat.m) + " x " + std::to_string(reg.mat.n) + ")";
+               std::to_string(m.n) + ") in the copy, this program registered '" + reg.mat().name + "' (" +
+               scalar_letter(reg.mat().type) + ", " + std::to_string(reg.mat().m) + " x " + std::to_string(reg.mat().n) + ")";
     }
   }
   return {};

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The element type of a registered matrix, by ScaLAPACK's prefix letter (pure: the
-// hand-over carries it, the movers act on it), with its size and its name.
+// The element type of a registered matrix (Scalar, by ScaLAPACK's prefix letter, in the
+// public matrix_desc.hpp; pure: the hand-over carries it, the movers act on it), with its
+// size, its name and its letter.
 #pragma once
 
 #include <complex>
 #include <cstddef>
 
-namespace resize::detail {
+#include "malleable/resize/matrix_desc.hpp"
 
-enum class Scalar { S, D, C, Z };
+namespace resize::detail {
 
 template <class T> constexpr Scalar scalar_of();
 template <> constexpr Scalar scalar_of<float>() { return Scalar::S; }
@@ -34,6 +35,18 @@ constexpr const char* scalar_name(Scalar t) {
     case Scalar::Z: return "complex<double>";
   }
   return "?";
+}
+
+// ScaLAPACK's prefix letter of an element type (s, d, c, z): the one conversion to the
+// checkpoint and level files' spelling of it.
+constexpr char scalar_letter(Scalar t) {
+  switch (t) {
+    case Scalar::S: return 's';
+    case Scalar::D: return 'd';
+    case Scalar::C: return 'c';
+    case Scalar::Z: return 'z';
+  }
+  return '?';
 }
 
 }  // namespace resize::detail

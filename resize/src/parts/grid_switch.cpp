@@ -136,15 +136,15 @@ void fault_pause(const config::Text& named, int world_rank, const std::string& m
 }
 }  // namespace
 
-void GridSwitch::desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const {
+void GridSwitch::desc_for(const detail::MatrixDesc& mat, const blacs_dyn::Grid& g, int* d) const {
   const Grid s = shape_of(g);
-  const int mb = r.mat.row_block_on(s), nb = r.mat.col_block_on(s);
+  const int mb = mat.row_block_on(s), nb = mat.col_block_on(s);
   int lld = 1;
   if (g.in_grid()) {  // the local rows: redist's map of the row dimension (first block on row 0)
-    const redist::Axis rows(redist::BlockSizes::uniform(r.mat.m, mb), s.nprow, 0);
+    const redist::Axis rows(redist::BlockSizes::uniform(mat.m, mb), s.nprow, 0);
     lld = static_cast<int>(std::max<std::int64_t>(1, rows.local_count(g.myrow())));
   }
-  const int v[9] = {1, g.in_grid() ? g.context() : -1, r.mat.m, r.mat.n, mb, nb, 0, 0, lld};
+  const int v[9] = {1, g.in_grid() ? g.context() : -1, mat.m, mat.n, mb, nb, 0, 0, lld};
   std::copy(v, v + 9, d);
 }
 
@@ -208,7 +208,7 @@ std::int64_t GridSwitch::move_all(const blacs_dyn::Grid& from, const blacs_dyn::
 // buffer) is committed, not moved.
 void GridSwitch::commit_background(Registered& r, const blacs_dyn::Grid& to) {
   int db[9];
-  desc_for(r, to, db);
+  desc_for(r.mat(), to, db);
   r.store->commit();
   std::copy(db, db + 9, r.desc);
   r.moved_in_background = false;
@@ -261,7 +261,7 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
     } catch (const std::exception& e) {
       if (b == 0) throw;
       std::vector<std::string> moved;
-      for (std::size_t k = 0; k < batches[b].begin; ++k) moved.push_back(parts[k].r->mat.name);
+      for (std::size_t k = 0; k < batches[b].begin; ++k) moved.push_back(parts[k].r->mat().name);
       throw Error("session: the move failed in batch " + std::to_string(b + 1) + " of " + std::to_string(batches.size()) +
                   " (move budget " + std::to_string(opt.move_budget_bytes) + " bytes) after matrices " +
                   detail::comma_list(moved) + " reached the new grid: " + e.what());
@@ -274,15 +274,15 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
 GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
   MovePart p;
   p.r = &r;
-  if (r.mat.sizes) {
-    p.la = r.mat.layout ? *r.mat.layout : layout_of(r, shape_of(from));
+  if (r.mat().sizes) {
+    p.la = r.mat().layout ? *r.mat().layout : layout_of(r, shape_of(from));
     p.lb = layout_of(r, shape_of(to));
     const auto [br, bc] = local_dims(p.lb);
     p.new_elements = static_cast<std::size_t>(br * bc);
   } else {
-    desc_for(r, from, p.da);
+    desc_for(r.mat(), from, p.da);
     if (from.in_grid()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
-    desc_for(r, to, p.db);
+    desc_for(r.mat(), to, p.db);
     p.new_elements = Session::local_size(p.db);
     p.la = detail::matrix_layout(p.da, shape_of(from));
     p.lb = detail::matrix_layout(p.db, shape_of(to));
@@ -339,18 +339,18 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
       Registered& r = *p.r;
       const auto [ar, ac] = local_dims(p.la);
       const auto [br, bc] = local_dims(p.lb);
-      const bool blocks = static_cast<bool>(r.mat.sizes);
+      const bool blocks = static_cast<bool>(r.mat().sizes);
       const bool has_a = blocks ? ar * ac > 0 : p.da[1] >= 0, has_b = blocks ? br * bc > 0 : p.db[1] >= 0;
       const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
       const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
-      batch.add(p.la, has_a ? r.data() : nullptr, lda, p.lb, has_b ? nbuf[k - begin] : nullptr, ldb, r.mat.type,
+      batch.add(p.la, has_a ? r.data() : nullptr, lda, p.lb, has_b ? nbuf[k - begin] : nullptr, ldb, r.mat().type,
                 job.size(), job.rank());
     }
     t2 = MPI_Wtime();
     redist::ExecOptions xo;
     xo.window_pairs = redist::WindowPairs::OtherJobs;  // one job's pairs: MPI's shared memory
     batch.start(job.world, xo);
-    if (first && begin < end) fault_pause(cfg.session.fault, job.rank(), parts[begin].r->mat.name);
+    if (first && begin < end) fault_pause(cfg.session.fault, job.rank(), parts[begin].r->mat().name);
     batch.finish(&stats);
   } catch (...) {
     batch.close();  // its messages complete before the staged buffers they write go
@@ -365,15 +365,14 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
     } else {
       r.store->commit();  // the old buffer is freed here, before the next batch stages
     }
-    if (r.mat.sizes) {
+    if (r.mat().sizes) {
       const auto [br, bc] = local_dims(parts[k].lb);
       *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-      r.mat.layout = parts[k].lb;
-      r.publish_layout();
+      r.set_layout(parts[k].lb);
     } else {
       std::copy(parts[k].db, parts[k].db + 9, r.desc);
     }
-    acct.add(r.mat.type, batch.plan(k - begin));
+    acct.add(r.mat().type, batch.plan(k - begin));
   }
   MovePhases& ph = acct.phases;
   ph.stage_s += t1 - t0;
@@ -393,7 +392,7 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
   const Grid from_shape = shape_of(from), to_shape = shape_of(to);
   prefault.wait();  // the arrays staged ahead (prefault_for) are taken by r.stage
   for (auto& r : registry.mats) {
-    if (r.mat.sizes) {
+    if (r.mat().sizes) {
       move_blocks(r, from, to, acct);
       continue;
     }
@@ -402,27 +401,27 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
       continue;
     }
     int da[9], db[9];
-    desc_for(r, from, da);
+    desc_for(r.mat(), from, da);
     // Keep the caller's leading dimension on the old grid (it owns that buffer).
     if (from.in_grid()) da[8] = r.desc[8];
-    desc_for(r, to, db);
+    desc_for(r.mat(), to, db);
     void* nbuf = r.stage(Session::local_size(db));
-    const detail::DescriptorMove mv{.type = r.mat.type, .a = r.data(), .desca = da, .b = nbuf, .descb = db,
+    const detail::DescriptorMove mv{.type = r.mat().type, .a = r.data(), .desca = da, .b = nbuf, .descb = db,
                                     .grid_a = &from_shape, .grid_b = &to_shape};
     detail::move_matrix(opt.mover, mv, job.world, whole.context());
-    acct.add(r.mat.type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
+    acct.add(r.mat().type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
     r.store->commit();
     std::copy(db, db + 9, r.desc);
-    if (&r == &registry.mats.front()) fault_pause(cfg.session.fault, job.rank(), r.mat.name);
+    if (&r == &registry.mats.front()) fault_pause(cfg.session.fault, job.rank(), r.mat().name);
   }
 }
 
 std::size_t GridSwitch::new_elements_on(const Registered& r, const Grid& to) const {
-  if (r.mat.sizes) {
+  if (r.mat().sizes) {
     const auto [lr, lc] = local_dims(layout_of(r, to));
     return static_cast<std::size_t>(lr * lc);
   }
-  const int d[9] = {1, 0, r.mat.m, r.mat.n, r.mat.row_block_on(to), r.mat.col_block_on(to), 0, 0, 1};
+  const int d[9] = {1, 0, r.mat().m, r.mat().n, r.mat().row_block_on(to), r.mat().col_block_on(to), 0, 0, 1};
   const redist::Layout lb = detail::matrix_layout(d, to);
   int pr = -1, pc = -1;
   if (!lb.coords_of(job.rank(), pr, pc)) return 0;  // off the grid: Session::local_size of its descriptor
@@ -432,14 +431,14 @@ std::size_t GridSwitch::new_elements_on(const Registered& r, const Grid& to) con
 
 std::int64_t GridSwitch::sent_bytes_on(const Registered& r, const Grid& to) const {
   redist::Layout la;
-  if (r.mat.sizes) {
-    la = r.mat.layout ? *r.mat.layout : layout_of(r, job.shape);
+  if (r.mat().sizes) {
+    la = r.mat().layout ? *r.mat().layout : layout_of(r, job.shape);
   } else {
-    const int d[9] = {1, 0, r.mat.m, r.mat.n, r.mat.row_block_on(job.shape), r.mat.col_block_on(job.shape), 0, 0, 1};
+    const int d[9] = {1, 0, r.mat().m, r.mat().n, r.mat().row_block_on(job.shape), r.mat().col_block_on(job.shape), 0, 0, 1};
     la = detail::matrix_layout(d, job.shape);
   }
-  const redist::Layout lb = r.mat.sizes ? layout_of(r, to) : [&] {
-    const int d[9] = {1, 0, r.mat.m, r.mat.n, r.mat.row_block_on(to), r.mat.col_block_on(to), 0, 0, 1};
+  const redist::Layout lb = r.mat().sizes ? layout_of(r, to) : [&] {
+    const int d[9] = {1, 0, r.mat().m, r.mat().n, r.mat().row_block_on(to), r.mat().col_block_on(to), 0, 0, 1};
     return detail::matrix_layout(d, to);
   }();
   const int me = job.rank();
@@ -456,7 +455,7 @@ void GridSwitch::prefault_for(const Grid& to, bool window, bool handed_over) {
   // An extended-descriptor matrix's layout on `to` comes from the application's block
   // sizes, which may need the state the hand-over brings (e.g. the new processes' powers):
   // before it, such a matrix is left to the move.
-  const auto ahead = [&](const Registered& r) { return !r.moved_in_background && (handed_over || !r.mat.sizes); };
+  const auto ahead = [&](const Registered& r) { return !r.moved_in_background && (handed_over || !r.mat().sizes); };
   std::vector<detail::Prefault::Task> tasks;
   if (window) {
     // The node window the move's exchange packs into (what this process sends to others;
@@ -490,7 +489,7 @@ void GridSwitch::drop_prestaged() {
 // The extended-descriptor layout of a block-sizes matrix on a grid.
 redist::Layout GridSwitch::layout_of(const Registered& r, const Grid& g) const {
   std::vector<long long> rows, cols;
-  r.mat.sizes(g, rows, cols);
+  r.mat().sizes(g, rows, cols);
   std::vector<std::int64_t> rb(rows.begin(), rows.end()), cb(cols.begin(), cols.end());
   return redist::Layout::from_blocks(rb, cb, g.nprow, g.npcol, 0, 0, g.rank_map());
 }
@@ -503,31 +502,29 @@ std::pair<std::int64_t, std::int64_t> GridSwitch::local_dims(const redist::Layou
 }
 
 void GridSwitch::size_blocks(Registered& r, const Grid& g, ArrayFor use) {
-  r.mat.layout = layout_of(r, g);
-  r.publish_layout();
-  const auto [lr, lc] = local_dims(*r.mat.layout);
+  r.set_layout(layout_of(r, g));
+  const auto [lr, lc] = local_dims(*r.mat().layout);
   r.reset(static_cast<std::size_t>(lr * lc), use);
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 
 void GridSwitch::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                 detail::MoveAccounting& acct) {
-  const redist::Layout la = r.mat.layout ? *r.mat.layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
+  const redist::Layout la = r.mat().layout ? *r.mat().layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
   const auto [ar, ac] = local_dims(la);
   const auto [br, bc] = local_dims(lb);
   void* nbuf = r.stage(static_cast<std::size_t>(br * bc));
-  detail::move_layout(r.mat.type, job.world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
+  detail::move_layout(r.mat().type, job.world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
                       br * bc > 0 ? nbuf : nullptr, std::max<std::int64_t>(1, br));
   r.store->commit();
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-  r.mat.layout = lb;
-  r.publish_layout();
-  acct.add(r.mat.type, la, lb);
+  r.set_layout(lb);
+  acct.add(r.mat().type, la, lb);
 }
 
 std::int64_t GridSwitch::total_bytes() const {
   std::int64_t t = 0;
-  for (const auto& r : registry.mats) t += r.bytes(static_cast<std::int64_t>(r.mat.m) * r.mat.n);
+  for (const auto& r : registry.mats) t += r.bytes(static_cast<std::int64_t>(r.mat().m) * r.mat().n);
   return t;
 }
 

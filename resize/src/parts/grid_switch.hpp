@@ -132,7 +132,7 @@ struct GridSwitch {
   // `use`: what the buffers serve, move/pages.hpp).
   void lay_out(const Grid& g, ArrayFor use);
   // A block-cyclic matrix's descriptor on grid `g`.
-  void desc_for(const Registered& r, const blacs_dyn::Grid& g, int* d) const;
+  void desc_for(const detail::MatrixDesc& mat, const blacs_dyn::Grid& g, int* d) const;
   // The extended-descriptor layout of a block-sizes matrix on a grid.
   redist::Layout layout_of(const Registered& r, const Grid& g) const;
 

@@ -17,11 +17,11 @@
 #include <utility>
 #include <vector>
 
-#include "common/scalar.hpp"
-#include "parts/matrix_desc.hpp"
 #include "malleable/resize/background.hpp"
+#include "malleable/resize/matrix_desc.hpp"
 #include "malleable/resize/session.hpp"
 #include "malleable/resize/types.hpp"
+#include "common/scalar.hpp"
 
 namespace resize::detail {
 

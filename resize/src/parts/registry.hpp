@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The session's registered matrices (a part of the session, parts/): each entry's
-// description (matrix_desc.hpp) and the buffers that hold it here (storage.hpp), and the
-// registry of them with the application's own state. Internal to the session's MPI shell.
+// The session's registered matrices (a part of the session, parts/): each entry's state
+// (its description, matrix_desc.hpp, shared with its handle where it has one) and the
+// buffers that hold it here (storage.hpp), and the registry of them with the
+// application's own state. Internal to the session's MPI shell.
 #pragma once
 
 #include <cstdint>
@@ -15,16 +16,22 @@
 #include <vector>
 
 #include "malleable/resize/matrix.hpp"
+#include "malleable/resize/matrix_desc.hpp"
 #include "malleable/resize/session.hpp"
-#include "parts/matrix_desc.hpp"
+#include "common/scalar.hpp"
 #include "parts/storage.hpp"
 
 namespace resize {
 
-// A registered matrix: its description (matrix_desc.hpp) and the buffers and handles
+// A registered matrix: its state (its description, mat()) and the buffers and handles
 // that hold its elements on this process.
 struct Registered {
-  detail::MatrixDesc mat;
+  Registered() : state(std::make_shared<detail::MatrixState>()) {}
+  // Registered through a handle: the state the handle reads (desc and lld point into it).
+  explicit Registered(std::shared_ptr<detail::MatrixState> st) : state(std::move(st)) {}
+  // Its description, the session's one (in the state a handle shares).
+  detail::MatrixDesc& mat() { return state->mat; }
+  const detail::MatrixDesc& mat() const { return state->mat; }
   int* desc = nullptr;                 // its ScaLAPACK descriptor (none: an extended-descriptor matrix)
   std::unique_ptr<detail::Storage> store;
   int* lld = nullptr;                  // its leading dimension, for the application
@@ -33,19 +40,15 @@ struct Registered {
   // on the target grid (move_all commits it instead of moving it).
   bool constant = false;
   bool moved_in_background = false;
-  // Registered through a handle: the state the handle reads (desc and lld point into it).
-  std::shared_ptr<detail::MatrixState> state;
-  // An extended-descriptor matrix's block sizes for its handle, once `layout` changed.
-  void publish_layout() {
-    if (state && mat.layout) {
-      state->row_blocks = mat.layout->row_blocks.to_vector();
-      state->col_blocks = mat.layout->col_blocks.to_vector();
-      ++state->blocks_version;  // the handle's cached index map is rebuilt
-    }
+  // An extended-descriptor matrix's layout on a new grid: its handle's cached index map
+  // is rebuilt.
+  void set_layout(redist::Layout l) {
+    state->mat.layout = std::move(l);
+    ++state->blocks_version;
   }
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
-    return elements * static_cast<std::int64_t>(detail::scalar_bytes(mat.type));
+    return elements * static_cast<std::int64_t>(detail::scalar_bytes(mat().type));
   }
   // The memory a buffer of `elements` holds (Storage::held_bytes: huge pages round it up).
   std::int64_t held(std::int64_t elements) const { return store->held_bytes(bytes(elements)); }
@@ -84,6 +87,7 @@ struct Registered {
   bool holds_prestaged() const { return prestaged != nullptr; }
 
  private:
+  std::shared_ptr<detail::MatrixState> state;  // never null (made here, or the handle's)
   void* prestaged = nullptr;  // staged ahead of the move, not yet taken by stage()
   std::size_t prestaged_elements = 0;
   template <class F>
@@ -98,8 +102,9 @@ struct Registered {
   }
   std::string out_of_memory(const char* what, std::size_t elements) const {
     char gib[32];
-    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(mat.type) / 1073741824.0);
-    return "session: matrix '" + mat.name + "' (" + std::to_string(mat.m) + " x " + std::to_string(mat.n) + "): " + what +
+    const detail::MatrixDesc& d = mat();
+    std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(d.type) / 1073741824.0);
+    return "session: matrix '" + d.name + "' (" + std::to_string(d.m) + " x " + std::to_string(d.n) + "): " + what +
            " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";
   }
 };
@@ -114,7 +119,7 @@ struct MatrixRegistry {
   // The matrix `name` is constant between remap points (Session::mark_constant).
   void mark_constant(const std::string& name) {
     for (auto& r : mats)
-      if (r.mat.name == name) {
+      if (r.mat().name == name) {
         r.constant = true;
         return;
       }

@@ -51,7 +51,17 @@ Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, c
     recorder.powers = std::move(kept);
   }
   recorder.speeds.renumber(node_plan.keep);
-  for (auto& r : gs.registry.mats) r.mat.layout.reset();
+  // An extended-descriptor matrix's layout (the move's target) keeps its blocks, its
+  // ranks renumbered; its handle reads its block sizes from it.
+  for (auto& r : gs.registry.mats) {
+    const auto& l = r.mat().layout;
+    if (!l) continue;
+    if (l->nprow == renumbered.nprow && l->npcol == renumbered.npcol)
+      r.set_layout(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
+                                               renumbered.rank_map()));
+    else
+      r.mat().layout.reset();  // not the move's target: the next move lays it out from its sizes
+  }
   job.rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;

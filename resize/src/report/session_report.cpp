@@ -35,9 +35,9 @@ RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const st
   info.command_line.insert(info.command_line.end(), args.begin(), args.end());
   if (!registry.mats.empty()) {
     const auto& r = registry.mats.front();
-    info.n = r.mat.m;
-    info.nb = r.mat.sizes ? 0 : r.mat.mb;
-    info.distribution = r.mat.sizes ? "blocks" : r.mat.dist == Distribution::Block ? "block" : "block-cyclic";
+    info.n = r.mat().m;
+    info.nb = r.mat().sizes ? 0 : r.mat().mb;
+    info.distribution = r.mat().sizes ? "blocks" : r.mat().dist == Distribution::Block ? "block" : "block-cyclic";
   }
   if (!report.problem.empty()) {
     info.problem = report.problem;
@@ -45,10 +45,10 @@ RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const st
     // The registered matrices: "A 1200x1200 NB 64x64, x 1200x1 NB 64x1".
     for (const auto& r : registry.mats) {
       if (!info.problem.empty()) info.problem += ", ";
-      info.problem += r.mat.name + " " + std::to_string(r.mat.m) + "x" + std::to_string(r.mat.n);
-      if (r.mat.sizes) info.problem += " (blocks)";
-      else if (r.mat.dist == Distribution::Block) info.problem += " (block)";
-      else info.problem += " NB " + std::to_string(r.mat.mb) + "x" + std::to_string(r.mat.nb);
+      info.problem += r.mat().name + " " + std::to_string(r.mat().m) + "x" + std::to_string(r.mat().n);
+      if (r.mat().sizes) info.problem += " (blocks)";
+      else if (r.mat().dist == Distribution::Block) info.problem += " (block)";
+      else info.problem += " NB " + std::to_string(r.mat().mb) + "x" + std::to_string(r.mat().nb);
     }
   }
   if (ckpts.checkpointing) {  // the cadence and what checkpoint_if_due wrote (world rank 0)

@@ -91,7 +91,7 @@ RemapResult Session::Impl::act(Decision d) {
   gridmap::MatrixShape info;
   if (!registry.mats.empty()) {
     const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal
-    info = gridmap::MatrixShape{m0.mat.m, m0.mat.n, m0.mat.mb, m0.mat.nb, m0.mat.dist == Distribution::Block};
+    info = gridmap::MatrixShape{m0.mat().m, m0.mat().n, m0.mat().mb, m0.mat().nb, m0.mat().dist == Distribution::Block};
   }
   const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
   Grid target;

@@ -254,13 +254,13 @@ Registered uniform_registration(const std::string& name, int m, int n, int mb, i
   check_shape(name, m, n, mb, nb);
   if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
   Registered r;
-  r.mat.name = name;
+  r.mat().name = name;
   r.desc = desc;
-  r.mat.dist = dist;
-  r.mat.m = m;
-  r.mat.n = n;
-  r.mat.mb = mb;
-  r.mat.nb = nb;
+  r.mat().dist = dist;
+  r.mat().m = m;
+  r.mat().n = n;
+  r.mat().mb = mb;
+  r.mat().nb = nb;
   return r;
 }
 
@@ -269,7 +269,7 @@ void Session::register_vector(const std::string& name, int m, int n, int mb, int
                               int* desc, std::vector<T>& buf) {
   Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
   r.store = std::make_unique<VectorStorage<T>>(buf);
-  r.mat.type = detail::scalar_of<T>();
+  r.mat().type = detail::scalar_of<T>();
   impl_->registry.mats.push_back(std::move(r));
 }
 
@@ -278,12 +278,12 @@ void Session::register_blocks(const std::string& name, int m, int n, BlockSizes 
                               int* lld) {
   if (!sizes || !lld) throw Error("register_matrix_blocks " + name + ": sizes and lld must be given");
   Registered r;
-  r.mat.name = name;
+  r.mat().name = name;
   r.store = std::make_unique<VectorStorage<T>>(buf);
-  r.mat.type = detail::scalar_of<T>();
-  r.mat.m = m;
-  r.mat.n = n;
-  r.mat.sizes = std::move(sizes);
+  r.mat().type = detail::scalar_of<T>();
+  r.mat().m = m;
+  r.mat().n = n;
+  r.mat().sizes = std::move(sizes);
   r.lld = lld;
   impl_->registry.mats.push_back(std::move(r));
 }
@@ -304,13 +304,13 @@ RESIZE_REGISTER_FOR(std::complex<double>)
 #undef RESIZE_REGISTER_FOR
 
 void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const {
-  Registered r;
-  r.mat.m = m;
-  r.mat.n = n;
-  r.mat.mb = mb;
-  r.mat.nb = nb;
-  r.mat.dist = dist;
-  impl_->grid_switch().desc_for(r, impl_->job.grid, desc);
+  detail::MatrixDesc mat;
+  mat.m = m;
+  mat.n = n;
+  mat.mb = mb;
+  mat.nb = nb;
+  mat.dist = dist;
+  impl_->grid_switch().desc_for(mat, impl_->job.grid, desc);
 }
 
 // Session::local_size, the buffer such a descriptor needs, is beside desc_for

@@ -89,7 +89,7 @@ struct SessionAccess {
     if (!buf) throw Error("register_matrix " + name + ": buf must not be null");
     Registered r = uniform_registration(name, m, n, mb, nb, dist, desc);
     r.store = std::make_unique<MallocStorage<T>>(buf);
-    r.mat.type = scalar_of<T>();
+    r.mat().type = scalar_of<T>();
     s.impl_->registry.mats.push_back(std::move(r));
     *buf = nullptr;
   }

@@ -56,7 +56,7 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.from = from;
   st.to = to;
   for (const auto& r : registry.mats)
-    st.mats.push_back({r.mat.m, r.mat.n, r.mat.mb, r.mat.nb, r.mat.type, r.constant});
+    st.mats.push_back({r.mat().m, r.mat().n, r.mat().mb, r.mat().nb, r.mat().type, r.constant});
   st.app = registry.pack ? registry.pack() : std::vector<char>{};
   st.powers_before = recorder.powers_before;  // what the old layouts were computed with
   st.powers = recorder.powers;
@@ -80,19 +80,19 @@ void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
   for (std::size_t k = 0; k < reg.mats.size(); ++k) {
     auto& m = reg.mats[k];
     const auto& j = st.mats[k];
-    m.mat.m = j.desc.m;
-    m.mat.n = j.desc.n;
-    m.mat.mb = j.desc.mb;
-    m.mat.nb = j.desc.nb;
+    m.mat().m = j.desc.m;
+    m.mat().n = j.desc.n;
+    m.mat().mb = j.desc.mb;
+    m.mat().nb = j.desc.nb;
     const detail::Scalar type = j.desc.type;
-    if (type != m.mat.type)
-      throw Error("session join: matrix " + m.mat.name + " holds " + detail::scalar_name(type) +
-                  " in the job, this process registered " + detail::scalar_name(m.mat.type));
+    if (type != m.mat().type)
+      throw Error("session join: matrix " + m.mat().name + " holds " + detail::scalar_name(type) +
+                  " in the job, this process registered " + detail::scalar_name(m.mat().type));
     m.constant = j.constant;  // Background resizes: the job's constant matrices
     m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
-    const int off[9] = {1, -1, m.mat.m, m.mat.n, m.mat.mb, m.mat.nb, 0, 0, 1};
+    const int off[9] = {1, -1, m.mat().m, m.mat().n, m.mat().mb, m.mat().nb, 0, 0, 1};
     std::copy(off, off + 9, m.desc);
   }
 }
@@ -130,7 +130,7 @@ int Session::join() {
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
   for (auto& m : reg.mats)
-    if (m.mat.sizes) m.mat.layout = gs.layout_of(m, st.from);
+    if (m.mat().sizes) m.set_layout(gs.layout_of(m, st.from));
   recorder.powers = st.powers;
   // The new local arrays staged and faulted in beside the collectives up to the move.
   if (!st.background) gs.prefault_for(st.to, false, true);  // a newcomer sends nothing

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Matrices registered through a handle (Session::register_matrix<T>, matrix.hpp): the
-// session's record shares a MatrixState with the handle; the record's descriptor and
-// leading dimension point into it and an OwnedStorage publishes the buffer there.
+// registry entry's MatrixState (its description and its descriptor) is the handle's;
+// the entry's descriptor and leading dimension point into it and an OwnedStorage
+// publishes the buffer there.
 #include "session/session_impl.hpp"
 #include "session/cached_map.hpp"
 
@@ -12,7 +13,7 @@ using namespace detail;
 namespace detail {
 
 void MatrixState::check_alive() const {
-  if (!session) throw Error("matrix '" + name + "': its session is gone (the handle outlived it)");
+  if (!session) throw Error("matrix '" + mat.name + "': its session is gone (the handle outlived it)");
 }
 
 MapKey MatrixState::key() const {
@@ -24,6 +25,7 @@ MapKey MatrixState::key() const {
     k.myrow = session->myrow();
     k.mycol = session->mycol();
   }
+  const bool extended = mat.extended();
   k.mb = extended ? 0 : std::max(1, desc[4]);
   k.nb = extended ? 0 : std::max(1, desc[5]);
   k.blocks = extended ? blocks_version : 0;
@@ -37,38 +39,39 @@ const IndexMap& MatrixState::map() const {
 
 IndexMap MatrixState::build_map() const {
   const MapKey k = key();
-  if (!extended) return IndexMap(redist::Layout::block_cyclic(m, n, k.mb, k.nb, k.nprow, k.npcol), k.myrow, k.mycol);
-  // One block per process row/column (the sizes function's contract); before the first
-  // layout every index is off the grid (a 0 x 0 map: owns() is false everywhere).
-  if (static_cast<int>(row_blocks.size()) != k.nprow || static_cast<int>(col_blocks.size()) != k.npcol) {
-    if (row_blocks.empty()) return IndexMap();
-    throw Error("matrix '" + name + "': its block sizes give " + std::to_string(row_blocks.size()) + " x " +
-                std::to_string(col_blocks.size()) + " blocks on a " + session->grid().shape() +
+  if (!mat.extended())
+    return IndexMap(redist::Layout::block_cyclic(mat.m, mat.n, k.mb, k.nb, k.nprow, k.npcol), k.myrow, k.mycol);
+  // Before the first layout every index is off the grid (a 0 x 0 map: owns() is false
+  // everywhere); then one block per process row/column (the sizes function's contract).
+  if (!mat.layout) return IndexMap();
+  const redist::BlockSizes &rows = mat.layout->row_blocks, &cols = mat.layout->col_blocks;
+  if (static_cast<int>(rows.size()) != k.nprow || static_cast<int>(cols.size()) != k.npcol)
+    throw Error("matrix '" + mat.name + "': its block sizes give " + std::to_string(rows.size()) + " x " +
+                std::to_string(cols.size()) + " blocks on a " + session->grid().shape() +
                 " grid; the index maps need one block per process row and column");
-  }
-  return IndexMap(redist::Layout::from_blocks(row_blocks, col_blocks, k.nprow, k.npcol), k.myrow, k.mycol);
+  return IndexMap(redist::Layout::from_blocks(rows, cols, k.nprow, k.npcol), k.myrow, k.mycol);
 }
 
 void MatrixState::not_owner(int i, int j) const {
   check_alive();
-  if (i < 0 || i >= m || j < 0 || j >= n)
-    throw Error("matrix '" + name + "' (" + std::to_string(m) + " x " + std::to_string(n) + "): element (" +
+  if (i < 0 || i >= mat.m || j < 0 || j >= mat.n)
+    throw Error("matrix '" + mat.name + "' (" + std::to_string(mat.m) + " x " + std::to_string(mat.n) + "): element (" +
                 std::to_string(i) + ", " + std::to_string(j) + ") is outside the matrix (0-based indices)");
   const IndexMap& mp = map();
-  if (mp.rows() != m || mp.cols() != n)
-    throw Error("matrix '" + name + "': element (" + std::to_string(i) + ", " + std::to_string(j) +
+  if (mp.rows() != mat.m || mp.cols() != mat.n)
+    throw Error("matrix '" + mat.name + "': element (" + std::to_string(i) + ", " + std::to_string(j) +
                 ") is on no process yet: the matrix has no layout before start() or join()");
   const std::string where = !mp.in_grid() ? std::string("off the grid")
                                           : "at grid (" + std::to_string(mp.myrow()) + ", " +
                                                 std::to_string(mp.mycol()) + ")";
-  throw Error("matrix '" + name + "': element (" + std::to_string(i) + ", " + std::to_string(j) +
+  throw Error("matrix '" + mat.name + "': element (" + std::to_string(i) + ", " + std::to_string(j) +
               ") is held by grid process (" + std::to_string(mp.row_owner(i)) + ", " +
               std::to_string(mp.col_owner(j)) + "), not by world rank " + std::to_string(session->world_rank()) +
               " (" + where + "); ask owns(i, j) first");
 }
 
 void MatrixState::no_desc() const {
-  throw Error("matrix '" + name +
+  throw Error("matrix '" + mat.name +
               "' has per-process block sizes (an extended descriptor): no ScaLAPACK descriptor describes it; "
               "use data(), lld(), row_blocks() and col_blocks()");
 }
@@ -84,27 +87,21 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
                 std::to_string(n) + ", " + std::to_string(mb) + ", " + std::to_string(nb) + ")");
   if (impl_->life.started) throw Error("register_matrix " + name + ": register before start() or join()");
   auto st = std::make_shared<MatrixState>();
-  st->name = name;
-  st->m = m;
-  st->n = n;
-  st->extended = extended;
+  st->mat.name = name;
+  st->mat.m = m;
+  st->mat.n = n;
+  st->mat.mb = extended ? 1 : mb;
+  st->mat.nb = extended ? 1 : nb;
+  st->mat.dist = dist;
+  st->mat.type = detail::scalar_of<T>();
+  st->mat.sizes = std::move(sizes);
   st->desc = {1, -1, m, n, extended ? 1 : mb, extended ? 1 : nb, 0, 0, 1};
   st->session = this;
-  Registered r;
-  r.mat.name = name;
-  r.mat.m = m;
-  r.mat.n = n;
-  r.mat.mb = extended ? 1 : mb;
-  r.mat.nb = extended ? 1 : nb;
-  r.mat.dist = dist;
-  r.mat.type = detail::scalar_of<T>();
-  r.state = st;
-  if (extended) {
-    r.mat.sizes = std::move(sizes);
+  Registered r(st);
+  if (extended)
     r.lld = &st->lld;
-  } else {
+  else
     r.desc = st->desc.data();
-  }
   r.store = std::make_unique<OwnedStorage<T>>(st, impl_->cfg.session.hugepages);
   impl_->registry.mats.push_back(std::move(r));
   return Matrix<T>(std::move(st));

@@ -18,11 +18,11 @@ namespace {
 std::string start_signature(const Grid& g, const std::vector<Registered>& mats) {
   std::string sig = "grid " + g.shape();
   for (const auto& r : mats) {
-    sig += "; " + r.mat.name + " " + std::to_string(r.mat.m) + "x" + std::to_string(r.mat.n) + " " + detail::scalar_name(r.mat.type);
-    if (r.mat.sizes)
+    sig += "; " + r.mat().name + " " + std::to_string(r.mat().m) + "x" + std::to_string(r.mat().n) + " " + detail::scalar_name(r.mat().type);
+    if (r.mat().sizes)
       sig += " extended blocks";
     else
-      sig += (r.mat.dist == Distribution::Block ? " block" : " block-cyclic " + std::to_string(r.mat.mb) + "x" + std::to_string(r.mat.nb));
+      sig += (r.mat().dist == Distribution::Block ? " block" : " block-cyclic " + std::to_string(r.mat().mb) + "x" + std::to_string(r.mat().nb));
   }
   return sig;
 }
@@ -69,11 +69,11 @@ int Session::start(const Grid& g) {
 // matrix's layout, a uniform one's descriptor, and the buffer for it.
 void GridSwitch::lay_out(const Grid& g, ArrayFor use) {
   for (auto& r : registry.mats) {
-    if (r.mat.sizes) {
+    if (r.mat().sizes) {
       size_blocks(r, g, use);
       continue;
     }
-    desc_for(r, job.grid, r.desc);
+    desc_for(r.mat(), job.grid, r.desc);
     r.reset(Session::local_size(r.desc), use);
   }
 }

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
+#include "malleable/resize/matrix_desc.hpp"
 
 namespace resize {
 
@@ -126,19 +127,26 @@ struct MapKey {
 
 class CachedMap;  // the index maps' cache (the library's resize/src/session/cached_map.hpp)
 
-// What the session keeps for a matrix registered through a handle, shared by the handle
-// and the session's record (which writes desc, lld and data at start, join and resizes).
+// A registered matrix's state in the session's registry entry, shared with its handle
+// where it has one: its description (`mat`, the session's one, matrix_desc.hpp) and what
+// the application reads on this process besides (the ScaLAPACK descriptor, the local
+// buffer and its leading dimension). The session writes it at start, join and resizes.
 struct MatrixState {
-  std::string name;
-  int m = 0, n = 0;
-  bool extended = false;                     // per-process block sizes: no ScaLAPACK desc
+  MatrixDesc mat;                            // name, type, shape, blocks, layout on the grid
   std::array<int, 9> desc{};                 // block-cyclic: the current descriptor
   int lld = 1;                               // extended: the local buffer's leading dimension
   void* data = nullptr;                      // the local buffer (owned by the session)
   std::size_t elements = 0;                  // its length
-  std::vector<std::int64_t> row_blocks, col_blocks;  // extended: block sizes on the grid
-  std::uint64_t blocks_version = 0;          // the session bumps it when it rewrites the blocks
-  const Session* session = nullptr;          // null once the session is gone
+  std::uint64_t blocks_version = 0;          // bumped when the session rewrites mat.layout
+  const Session* session = nullptr;          // null once the session is gone (or no handle)
+  // An extended-descriptor matrix's block sizes on the current grid (empty before its
+  // first layout and for a block-cyclic matrix).
+  std::vector<std::int64_t> row_blocks() const {
+    return mat.extended() && mat.layout ? mat.layout->row_blocks.to_vector() : std::vector<std::int64_t>{};
+  }
+  std::vector<std::int64_t> col_blocks() const {
+    return mat.extended() && mat.layout ? mat.layout->col_blocks.to_vector() : std::vector<std::int64_t>{};
+  }
   // The index maps on the session's current grid (throws if the session is gone): built
   // once per grid and block sizes, then reused (a key of a few integers compared per
   // call). Not for concurrent first calls after a remap point from several threads.
@@ -162,36 +170,37 @@ class Matrix {
   using value_type = T;
   Matrix() = default;  // no matrix; assign from Session::register_matrix<T>
 
-  const std::string& name() const { return st_->name; }
-  int rows() const { return st_->m; }  // global M
-  int cols() const { return st_->n; }  // global N
+  const std::string& name() const { return st_->mat.name; }
+  int rows() const { return st_->mat.m; }  // global M
+  int cols() const { return st_->mat.n; }  // global N
   // Per-process block sizes (registered with BlockSizes): no ScaLAPACK descriptor.
-  bool extended() const { return st_->extended; }
+  bool extended() const { return st_->mat.extended(); }
 
   // The ScaLAPACK descriptor on the current grid (DESC[CTXT] = -1 off the grid), for
   // PBLAS/ScaLAPACK calls. An extended-descriptor matrix has none (throws resize::Error).
   const int* desc() const {
-    if (st_->extended) st_->no_desc();
+    if (extended()) st_->no_desc();
     return st_->desc.data();
   }
   const std::array<int, 9>& descriptor() const {
-    if (st_->extended) st_->no_desc();
+    if (extended()) st_->no_desc();
     return st_->desc;
   }
   // The local buffer, column-major with leading dimension lld(); valid until the next
   // remap point (the session owns and reallocates it).
   T* data() { return static_cast<T*>(st_->data); }
   const T* data() const { return static_cast<const T*>(st_->data); }
-  int lld() const { return st_->extended ? st_->lld : st_->desc[8]; }
+  int lld() const { return extended() ? st_->lld : st_->desc[8]; }
   std::size_t size() const { return st_->elements; }  // buffer length (>= lld x local_cols)
   int local_rows() const { return map().local_rows(); }
   int local_cols() const { return map().local_cols(); }
   // Block sizes: MB x NB (block-cyclic) or, for an extended descriptor, the size of the
-  // row block of every process row and the column block of every process column.
-  int mb() const { return st_->extended ? 0 : st_->desc[4]; }
-  int nb() const { return st_->extended ? 0 : st_->desc[5]; }
-  const std::vector<std::int64_t>& row_blocks() const { return st_->row_blocks; }
-  const std::vector<std::int64_t>& col_blocks() const { return st_->col_blocks; }
+  // row block of every process row and the column block of every process column (a copy,
+  // read from the matrix's layout on the current grid: empty for a block-cyclic matrix).
+  int mb() const { return extended() ? 0 : st_->desc[4]; }
+  int nb() const { return extended() ? 0 : st_->desc[5]; }
+  std::vector<std::int64_t> row_blocks() const { return st_->row_blocks(); }
+  std::vector<std::int64_t> col_blocks() const { return st_->col_blocks(); }
 
   // The index maps on the current grid (local <-> global, owners), kept by the handle
   // until the session remaps the matrix (the reference is valid until the next remap

@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,12 +37,6 @@
 #include "malleable/resize/types.hpp"
 
 namespace resize {
-
-// How a matrix is laid out on every grid it lives on.
-enum class Distribution {
-  BlockCyclic,  // keep the descriptor's MB x NB on every grid
-  Block,        // one block per process row/column: MB = ceil(M/nprow), NB = ceil(N/npcol)
-};
 
 // Which code moves the data at a resize.
 enum class Mover {
@@ -218,6 +213,8 @@ class Session {
   // proportion to processor power (§6). Must give the same answer on every process.
   using BlockSizes = std::function<void(const Grid& g, std::vector<long long>& rows,
                                         std::vector<long long>& cols)>;
+  static_assert(std::is_same_v<BlockSizes, decltype(detail::MatrixDesc::sizes)>,
+                "the registry keeps a matrix's block sizes function as it was given");
   // Registers an M x N matrix whose layout on each grid comes from `sizes` (no ScaLAPACK
   // descriptor can describe it; it is moved with redist). The session keeps `buf` sized
   // local rows x local columns, column-major, and writes the leading dimension to *lld.

@@ -31,6 +31,12 @@ struct Grid {
   }
 };
 
+// How a matrix is laid out on every grid it lives on.
+enum class Distribution {
+  BlockCyclic,  // keep the descriptor's MB x NB on every grid
+  Block,        // one block per process row/column: MB = ceil(M/nprow), NB = ceil(N/npcol)
+};
+
 // Where the new processes go on an expansion.
 enum class Placement {
   Global,   // new grid built from scratch, row-major over world ranks
