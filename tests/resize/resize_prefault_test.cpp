@@ -88,6 +88,33 @@ TEST(Prefault, FaultsEveryPageOfEachStagedArrayInAndLeavesItZero) {
   EXPECT_EQ(pf.take_seconds(), 0.0);  // taken once
 }
 
+TEST(Prefault, PopulatingMakesEveryPageResidentAndWritesNothing) {
+  const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t bytes = 64 * page;
+  // Fresh anonymous pages: none resident before, all after, still zero.
+  PageArray fresh((std::size_t{2} << 20) + 7);
+  ASSERT_EQ(resident_pages(fresh.data(), fresh.bytes()), 0u);
+  resize::detail::populate_pages(fresh.data(), fresh.bytes());
+  EXPECT_EQ(resident_pages(fresh.data(), fresh.bytes()), (fresh.bytes() + page - 1) / page);
+  EXPECT_TRUE(all_zero(fresh));
+  // An array that starts and ends inside pages (whole pages around it are populated): its
+  // bytes and its neighbours' unchanged.
+  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  auto* c = static_cast<unsigned char*>(m);
+  c[0] = 7;
+  c[bytes - 1] = 9;
+  c[100] = 3;
+  resize::detail::populate_pages(c + 100, bytes - 200);
+  EXPECT_EQ(resident_pages(m, bytes), bytes / page);
+  EXPECT_EQ(c[0], 7);
+  EXPECT_EQ(c[100], 3);
+  EXPECT_EQ(c[bytes - 1], 9);
+  EXPECT_EQ(c[page * 10], 0);
+  munmap(m, bytes);
+  EXPECT_TRUE(resize::detail::populate_pages(nullptr, 0));  // nothing to do
+}
+
 TEST(Prefault, ATaskThatThrowsEndsTheRun) {
   int ran = 0;
   Prefault pf;

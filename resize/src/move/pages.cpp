@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The move's new arrays (pages.hpp): PageArray (mmap and munmap), and Prefault (the
-// thread and the page writes).
+// thread and the pages populated).
 #include "move/pages.hpp"
 
 #include <sys/mman.h>
@@ -90,6 +90,20 @@ void touch_pages(void* p, std::size_t bytes) {
   c[bytes - 1] = 0;
 }
 
+bool populate_pages(void* p, std::size_t bytes) {
+  if (!p || bytes == 0) return true;
+#if defined(MADV_POPULATE_WRITE)
+  // Whole pages around [p, p + bytes): the pages holding the array's first and last bytes
+  // are mapped, and populating a page writes nothing into it.
+  const std::size_t page = page_size();
+  const auto begin = reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{page} - 1);
+  const auto end = reinterpret_cast<std::uintptr_t>(p) + bytes;
+  if (madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE) == 0) return true;
+#endif
+  touch_pages(p, bytes);  // a kernel before 5.14 (EINVAL), or no such advice here
+  return false;
+}
+
 void Prefault::start(std::vector<Task> tasks) {
   wait();
   run_s_ = 0;
@@ -98,7 +112,7 @@ void Prefault::start(std::vector<Task> tasks) {
     for (const Task& task : tasks) {
       try {
         const auto [p, bytes] = task();
-        touch_pages(p, bytes);
+        populate_pages(p, bytes);
       } catch (...) {
         break;
       }

@@ -122,7 +122,7 @@ class Prefault {
   ~Prefault() { wait(); }
   Prefault(const Prefault&) = delete;
   Prefault& operator=(const Prefault&) = delete;
-  // Runs the tasks in order on a thread, each array's pages written once after its task;
+  // Runs the tasks in order on a thread, each array's pages populated after its task;
   // a task that throws ends the run (the arrays after it are staged by the move itself).
   void start(std::vector<Task> tasks);
   // Frees `held` (old local arrays no one refers to) on the thread, after whatever it runs
@@ -146,5 +146,9 @@ class Prefault {
 
 // Writes one zero to every page of [p, p + bytes): the pages of a zeroed array faulted in.
 void touch_pages(void* p, std::size_t bytes);
+// The same in one call where the kernel can (madvise(MADV_POPULATE_WRITE), Linux 5.14 on:
+// the pages populated writable without a fault each, 0.82x the writes for 128 MiB here,
+// docs/data/first_touch/); true when it did, else (false) by touch_pages.
+bool populate_pages(void* p, std::size_t bytes);
 
 }  // namespace resize::detail

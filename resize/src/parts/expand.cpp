@@ -43,16 +43,21 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
   WatchdogGuard armed(watchdog);
   // Spawn only what the world lacks (a world may already hold idle processes).
   const int nnew = std::max(0, target.size() - job.size());
-  // The new local arrays staged and faulted in while the spawn runs (move/pages.hpp);
-  // whatever the move does not take (a failed expansion) is freed on the way out.
+  // The new local arrays staged and populated while the spawn runs (move/pages.hpp), or,
+  // where the world already holds the processes (no spawn), while the hand-over and the
+  // host list below run; whatever the move does not take (a failed expansion) is freed on
+  // the way out.
   struct DropPrestaged {
     GridSwitch& s;
     ~DropPrestaged() { s.drop_prestaged(); }
   } drop{gs};
-  if (nnew > 0) {
-    // The window only where newcomers may land on this node (no host list: anywhere).
+  {
+    // The window only where newcomers may land on this node (no host list: anywhere). No
+    // spawn: none (the move sends to processes of its own MPI job by MPI's transport,
+    // WindowPairs::OtherJobs; a world that holds another job's processes from an earlier
+    // spawn makes its segment in the move, as without the prefault).
     const std::string here = job.rank() < static_cast<int>(job.rank_hosts.size()) ? job.rank_hosts[static_cast<std::size_t>(job.rank())] : "";
-    bool beside = node_plan.spawn.empty() || here.empty();
+    bool beside = nnew > 0 && (node_plan.spawn.empty() || here.empty());
     for (const auto& [host, count] : node_plan.spawn) beside = beside || (host == here && count > 0);
     gs.prefault_for(target, beside, false);
   }
