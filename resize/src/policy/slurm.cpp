@@ -156,9 +156,11 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    // Slurm's order (kSqueueFormat): six tagged fields before the comment.
+    // Slurm's order (kSqueueFormat): six tagged fields before the comment, eight with the
+    // QOS and the owner (qos=, uid=; a view recorded before them has six).
     const bool ordered = f.size() >= 11 && f[6].rfind("prio=", 0) == 0;
-    const std::size_t comment = ordered ? 11 : 6;
+    const bool with_qos = ordered && f.size() >= 13 && f[11].rfind("qos=", 0) == 0 && f[12].rfind("uid=", 0) == 0;
+    const std::size_t comment = with_qos ? 13 : ordered ? 11 : 6;
     if (f.size() > comment + 1) {  // a '|' inside the comment, the last field
       for (std::size_t k = comment + 1; k < f.size(); ++k) f[comment] += "|" + f[k];
       f.resize(comment + 1);
@@ -186,6 +188,12 @@ std::vector<Job> parse_squeue(const std::string& text) {
         j.partition = field(8, "part=");
         j.planned_start = parse_slurm_time(field(9, "start="));
         j.planned_nodes = expand_hostlist(field(10, "plan="));
+        if (with_qos) {
+          j.qos = field(11, "qos=");
+          if (j.qos == "(null)") j.qos.clear();  // no QOS (Slurm without accounting)
+          j.uid = field(12, "uid=");
+          if (!j.uid.empty() && (!all_digits(j.uid) || j.uid.size() > 10)) throw Error("squeue: uid '" + j.uid + "' is not a number");
+        }
       } catch (const Error& e) {
         const std::string what = e.what();
         throw Error(what.find(line) != std::string::npos ? what : what + " in the line '" + line + "'");
