@@ -276,7 +276,7 @@ void Server::start_refresh(double now) {
     r->jobs = r->run(slurm::kViewJobsCommand);
     r->idle = r->run(slurm::kViewIdleCommand);
     r->owners = r->run(kOwnersCommand);
-    if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: a hung slurmdbd delays this view, not the next
+    if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: squeue and sinfo answer as of taken_at however slow slurmdbd is
     const char done = 1;
     while (::write(r->wr, &done, 1) < 0 && errno == EINTR) {
     }
