@@ -433,9 +433,19 @@ TEST(ArbiterState, WithoutSacctmgrNoQosLimitIsAppliedAndItIsSaidOnce) {
   StateOptions so;
   so.arbiter.bid_window_s = 0;
   ArbiterState st(so);
-  const std::string line = st.set_qos(slurm::Command{127, "sh: 1: sacctmgr: not found"}, 100);
-  EXPECT_NE(line.find("QOS limits unknown: sacctmgr failed (status 127)"), std::string::npos) << line;
-  EXPECT_NE(line.find("no QOS limit is applied"), std::string::npos) << line;
+  const std::string line = st.set_qos(slurm::Command{1, "You are not running a supported accounting_storage plugin\n"
+                                                         "Only 'accounting_storage/slurmdbd' is supported.\n"},
+                                      100);  // Slurm 22.05 without accounting, as on the emulated cluster
+  EXPECT_NE(line.find("QOS limits unknown: sacctmgr failed (status 1): You are not running a supported "
+                      "accounting_storage plugin Only 'accounting_storage/slurmdbd' is supported."),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(st.set_qos(slurm::Command{127, "sh: 1: sacctmgr: not found"}, 130), "");  // still failing: said once
+  ArbiterState absent(so);
+  const std::string none = absent.set_qos(slurm::Command{127, "sh: 1: sacctmgr: not found"}, 100);
+  EXPECT_NE(none.find("QOS limits unknown: sacctmgr failed (status 127)"), std::string::npos) << none;
+  EXPECT_NE(none.find("no QOS limit is applied"), std::string::npos) << none;
   EXPECT_EQ(st.set_qos(slurm::Command{127, "sh: 1: sacctmgr: not found"}, 160), "");
   st.set_view(two_jobs(160), kOwners);
   bool changed = false;

@@ -235,6 +235,8 @@ Job parse_scontrol_job(const std::string& text) {
       j.node_list = expand_hostlist(value);
     } else if (key == "Partition") {
       j.partition = value;
+    } else if (key == "QOS") {
+      j.qos = value == "(null)" ? "" : value;  // (null): Slurm without accounting
     }
   }
   if (!have_id) throw Error("scontrol show job: no JobId in '" + trim(text).substr(0, 120) + "'");
@@ -465,10 +467,13 @@ std::vector<std::string> Client::acquire_with(int nodes, const std::string& whic
   const Job me = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
   const auto& before = me.node_list;
   // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
-  // in the job's partition (an expansion must be; salloc's default is the default one).
-  const std::string part = me.partition.empty() || me.partition.find_first_of(" '\"$`;|&") != std::string::npos
-                               ? ""
-                               : " -p " + me.partition;
+  // in the job's partition and QOS (an expansion must be: salloc's defaults are the default
+  // partition and the user's default QOS, and a request in another QOS than the job's is
+  // refused, "Job dependency problem", seen with slurmdbd on the emulated cluster).
+  const auto opt = [](const char* flag, const std::string& v) {
+    return v.empty() || v.find_first_of(" '\"$`;|&") != std::string::npos ? std::string() : flag + v;
+  };
+  const std::string part = opt(" -p ", me.partition) + opt(" --qos=", me.qos);
   const Command got = run_checked("salloc -N " + std::to_string(nodes) + which +
                                       " --no-shell --immediate=10 -J malleable-expand" + " --dependency=expand:" + job_ +
                                       part,

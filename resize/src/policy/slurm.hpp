@@ -79,7 +79,7 @@ inline const char* kSqueueFormat = "%i|%T|%D|%N|%j|%r|prio=%Q|submit=%V|part=%P|
 // epoch seconds); 0 for N/A, Unknown, None or empty; throws Error otherwise.
 double parse_slurm_time(const std::string& s);
 // `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes,
-// NodeList, Partition).
+// NodeList, Partition, QOS).
 Job parse_scontrol_job(const std::string& text);
 // Slurm's order of waiting jobs: priority high first, then submit time (earliest first),
 // then the order given (a stable sort: jobs without priority or submit time keep it).
