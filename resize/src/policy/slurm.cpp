@@ -188,12 +188,9 @@ std::vector<Job> parse_squeue(const std::string& text) {
         j.partition = field(8, "part=");
         j.planned_start = parse_slurm_time(field(9, "start="));
         j.planned_nodes = expand_hostlist(field(10, "plan="));
-        if (with_qos) {
-          j.qos = field(11, "qos=");
-          if (j.qos == "(null)") j.qos.clear();  // no QOS (Slurm without accounting)
-          j.uid = field(12, "uid=");
-          if (!j.uid.empty() && (!all_digits(j.uid) || j.uid.size() > 10)) throw Error("squeue: uid '" + j.uid + "' is not a number");
-        }
+        j.qos = with_qos && field(11, "qos=") != "(null)" ? field(11, "qos=") : "";  // (null): no accounting
+        j.uid = with_qos ? field(12, "uid=") : "";
+        if (!j.uid.empty() && (!all_digits(j.uid) || j.uid.size() > 10)) throw Error("squeue: uid '" + j.uid + "' is not a number");
       } catch (const Error& e) {
         const std::string what = e.what();
         throw Error(what.find(line) != std::string::npos ? what : what + " in the line '" + line + "'");
@@ -467,8 +464,7 @@ std::vector<std::string> Client::acquire_with(int nodes, const std::string& whic
   const Job me = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
   const auto& before = me.node_list;
   // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
-  // in the job's partition and QOS (an expansion must be: salloc's defaults are the default
-  // partition and the user's default QOS, and a request in another QOS than the job's is
+  // in the job's partition and QOS (salloc's defaults are the default ones; another QOS is
   // refused, "Job dependency problem", seen with slurmdbd on the emulated cluster).
   const auto opt = [](const char* flag, const std::string& v) {
     return v.empty() || v.find_first_of(" '\"$`;|&") != std::string::npos ? std::string() : flag + v;
