@@ -195,3 +195,46 @@ TEST(SlurmQos, NodesClaimedUnderTheQosCountAsHeld) {
   a = job7(qos_view("small|||node=6\n"), l);  // the QOS: 4 running + 1 claimed
   EXPECT_EQ(a.plan.nodes.size(), 1u) << a.plan.why;
 }
+
+TEST(SlurmQos, RecordedFromSlurm2205WithSlurmdbd) {
+  // Slurm 22.05 with slurmdbd on the emulated cluster (cluster.sh up 3 --slurm; sacctmgr -i
+  // add qos small set MaxTRESPerJob=node=2 MaxTRESPerUser=cpu=64,node=3 GrpTRES=node=4, and
+  // cpuonly MaxTRESPerJob=cpu=8; sbatch -N 1 --qos=small, -N 1, -N 3), the daemon's commands
+  // as root: squeue (kViewJobsCommand, SLURM_TIME_FORMAT=standard) and kQosCommand.
+  const std::string waiter =
+      "3|PENDING|3||waiter|Resources|prio=4294901757|submit=2026-11-26T23:10:28|part=box|start=2027-11-26T23:10:28|"
+      "plan=(null)|qos=normal|uid=0|(null)\n";
+  const std::string running =
+      "1|RUNNING|1|node1|small1|None|prio=4294901759|submit=2026-11-26T23:10:28|part=box|start=2026-11-26T23:10:28|"
+      "plan=(null)|qos=small|uid=0|(null)\n"
+      "2|RUNNING|1|node2|plain|None|prio=4294901758|submit=2026-11-26T23:10:28|part=box|start=2026-11-26T23:10:28|"
+      "plan=(null)|qos=normal|uid=0|(null)\n";
+  const char* sacctmgr = "normal|||\nsmall|node=2|cpu=64,node=3|node=4\ncpuonly|cpu=8||\n";
+  const auto t = parse_qos(sacctmgr);
+  EXPECT_EQ(t.at("small"), (QosLimits{2, 3, 4}));
+  EXPECT_EQ(t.at("cpuonly"), QosLimits{});
+  const std::string sinfo = "box* alloc 1-infinite node[1-2]\nbox* idle 1-infinite node3";  // sinfo's format
+  ClusterView v = view(waiter + running, sinfo);
+  v.qos = t;
+  ASSERT_EQ(v.jobs.size(), 3u);
+  EXPECT_EQ(v.jobs[0].qos, "normal");
+  EXPECT_EQ(v.jobs[1].qos, "small");
+  EXPECT_EQ(v.jobs[1].uid, "0");
+  EXPECT_EQ(v.jobs[1].reason, "None");  // the comment (null) after uid= stays the comment
+  // The waiter cancelled (scancel 3): job 1 (small, 1 node) grows by node3, within
+  // MaxTRESPerJob node=2; with it at node=1 (sacctmgr -i modify qos small set
+  // MaxTRESPerJob=node=1, as sacctmgr then prints it) the QOS leaves no room. The
+  // daemon gave both answers against this Slurm.
+  v = view(running, sinfo);
+  v.qos = t;
+  const JobState me = job("1", {"node1"});
+  Arbitration a = arbitrate(v, arbitrate(v, {}, me, pays(), 100, opts()).ledger, me, pays(), 105, opts());
+  ASSERT_EQ(a.rule, "acquire") << a.plan.why;
+  EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node3"}));
+  v.qos = parse_qos("normal|||\nsmall|node=1|cpu=64,node=3|node=4\ncpuonly|cpu=8||\n");
+  a = arbitrate(v, {}, me, pays(), 100, opts());
+  EXPECT_EQ(a.rule, "qos-limit");
+  EXPECT_EQ(a.plan.why,
+            "1 free idle node(s), but qos small: MaxTRESPerJob node=1 leaves no room (this job 1, its user's jobs 1, the "
+            "QOS's 1 node(s))");
+}
