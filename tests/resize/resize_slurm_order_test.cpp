@@ -3,7 +3,8 @@
 // sinfo in the formats the policy asks for, as Slurm 22.05 prints them): waiting jobs by
 // priority, not submit order; growth only onto idle nodes of the job's partition, within
 // its MaxNodes, never onto a node in a reservation or one the backfill plan starts a
-// waiting job on. And the shared directory's file modes.
+// waiting job on. And the shared directory's file modes. QOS limits on recorded
+// snapshots: resize_slurm_qos_test.cpp.
 #include <gtest/gtest.h>
 #include <grp.h>
 #include <sys/stat.h>
