@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """malleable-arbiterd live, without a cluster: its own munged in a scratch directory, a
-fake Slurm on PATH (squeue and sinfo print recorded output and count their calls), two
+fake Slurm on PATH (squeue, sinfo and sacctmgr print recorded output and count their calls), two
 uids. Checks, each against the running daemon:
   - uid B's requests about uid A's job (bid, claim, promise, release) are each refused and
     logged with the uid and the reason, and leave the ledger without an entry of A's job;
@@ -15,11 +15,17 @@ uids. Checks, each against the running daemon:
   - a silent client and one that sends half a frame do not block another's request;
   - the connection cap turns connections away instead of queueing them for ever;
   - kill -9 and a restart keep the ledger: the claim once, not lost, not doubled;
-  - Slurm was asked once per view (interval 3600 s): three commands per daemon start;
+  - QOS limits (a fake sacctmgr: job 7's QOS small has MaxTRESPerJob node=3): job 7's
+    growth is capped at 1 of the 2 idle nodes, the reason in the reply, the status's
+    recent decisions and the log;
+  - Slurm was asked once per view (interval 3600 s): four commands per daemon start (squeue
+    twice, sinfo, sacctmgr);
   - over TCP on 127.0.0.1 (the daemon's `--listen 127.0.0.1:0`, loopback only): the same
     answers, refusals, bad frames, silent clients, and the library's client (tcp://);
   - a slow Slurm (the fake squeue blocks until the test lets it go) does not hold the
     daemon: requests are answered from the last view while the new one is being taken;
+  - sacctmgr failing (no slurmdbd) at --qos-interval 1 over several views: the daemon still
+    arbitrates, logs the failure once, and its status says no QOS limit is applied;
   - more recent decisions than a reply's frame holds: a status is still answered (the
     oldest left out), the daemon stays up;
   - --max-connections-per-uid 3: root's 4th and 5th silent connection on the Unix socket
@@ -98,14 +104,19 @@ class Rig:
         os.mkdir(self.fake)
         # squeue blocks while $FAKE/slow exists (the daemon's `timeout 20` ends it at worst)
         slow = 'while [ -e "$FAKE/slow" ]; do touch "$FAKE/blocked"; sleep 0.1; done\n'
-        for name, body in (("squeue", slow + 'case "$*" in *%U*) cat "$FAKE/owners";; *) cat "$FAKE/jobs";; esac'),
-                           ("sinfo", 'cat "$FAKE/idle"')):
+        # sacctmgr answers $FAKE/qos; without it, as with no slurmdbd (status 1)
+        no_dbd = 'echo "sacctmgr: error: Problem talking to the database: Connection refused"; exit 1'
+        for name, body in (("squeue", slow + 'case "$*" in *"%i|%U") cat "$FAKE/owners";; *) cat "$FAKE/jobs";; esac'),
+                           ("sinfo", 'cat "$FAKE/idle"'),
+                           ("sacctmgr", '[ -e "$FAKE/qos" ] || { %s; }\ncat "$FAKE/qos"' % no_dbd)):
             path = os.path.join(self.fake, name)
             with open(path, "w") as f:
                 f.write('#!/bin/sh\necho "%s $*" >> "$FAKE/calls"\n%s\n' % (name, body))
             os.chmod(path, 0o755)
-        self.write("jobs", "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|1|node3|jacobi\n")
+        self.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
+                   squeue_line("8", 1, "node3", "jacobi", "normal", UID_B))
         self.write("owners", "7|%d\n8|%d\n" % (UID_A, UID_B))
+        self.write("qos", "normal|||\nsmall|node=3||\n")  # job 7 holds 2: 1 more
         self.write("idle", "idle node[5-6]\n")
         self.write("calls", "")
         self.sock = os.path.join(self.dir, "arbiter.sock")
@@ -192,6 +203,12 @@ class Rig:
             except (OSError, ValueError):
                 pass
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def squeue_line(job, nodes, nodelist, name, qos, uid):
+    """A running job as the daemon's squeue format prints it (kSqueueFormat)."""
+    return "%s|RUNNING|%d|%s|%s|None|prio=1|submit=|part=|start=|plan=|qos=%s|uid=%d|\n" % (
+        job, nodes, nodelist, name, qos, uid)
 
 
 def arbitrate(job, hosts, pays=True, min_nodes=1, hold=False):
@@ -598,6 +615,35 @@ def per_uid_cap_and_group(rig):
           "a group that does not exist: exit 1, a clear error, no socket (%d, %s)" % (p.returncode, p.stderr.strip()[-200:]))
 
 
+def without_slurmdbd(rig):
+    """sacctmgr fails at every ask (no slurmdbd), asked with every view (--qos-interval 1):
+    the daemon logs it once, arbitrates without QOS limits, and says so in its status."""
+    rig.stop()
+    os.unlink(os.path.join(rig.dir, "qos"))
+    log_from = len(open(rig.log).read())
+    calls = os.path.join(rig.dir, "calls")
+    asked = lambda: sum(c.startswith("sacctmgr ") for c in open(calls).read().splitlines())
+    before = asked()
+    rig.start(interval=1, extra=("--qos-interval", "1"))
+    for _ in range(3):  # three views, each past the last one's interval: a wait, not a measurement
+        check(rig.ask(UID_A, dict(kind="status"))["ok"], "no slurmdbd: a status is answered")
+        time.sleep(1.2)
+    for _ in range(100):  # the last view's sacctmgr has returned: ordering, not timing
+        r = rig.ask(UID_B, arbitrate("8", ["node3"]))
+        if asked() - before >= 3 and r is not None and r["ok"]:
+            break
+        time.sleep(0.1)
+    check(asked() - before >= 3, "sacctmgr asked with each view (%d times)" % (asked() - before))
+    check(r["ok"] and r["rule"] and "qos" not in r["why"],
+          "no slurmdbd: job 8 is still arbitrated (%s: %s)" % (r["rule"], r["why"]))
+    log = open(rig.log).read()[log_from:]
+    check(log.count("QOS limits unknown: sacctmgr failed (status 1)") == 1 and "no QOS limit is applied" in log,
+          "the failure is logged once over %d asks" % (asked() - before))
+    st = rig.ask(UID_A, dict(kind="status"))["status"]["qos"]
+    check(not st["applied"] and "no QOS limit applied" in st["error"], "the status says no QOS limit is applied (%s)" % st)
+    rig.write("qos", "normal|||\nsmall|node=3||\n")
+
+
 def reachable_as(uid, path):
     """Whether uid may run the program at path (every parent folder searchable)."""
     return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
@@ -629,10 +675,21 @@ def main():
         check(ledger_of(rig, "7") == [], "no entry of job 7 after B's tries")
 
         # A's own job: a bid, then a claim.
-        rules = [rig.ask(UID_A, arbitrate("7", ["node1", "node2"]))["rule"] for _ in range(3)]
+        replies = [rig.ask(UID_A, arbitrate("7", ["node1", "node2"])) for _ in range(3)]
+        rules = [r["rule"] for r in replies]
         check("acquire" in rules, "job 7's owner gets a plan (%s)" % rules)
         claims = [e for e in ledger_of(rig, "7") if e["kind"] == "claim"]
         check(len(claims) == 1, "one claim of job 7 in the ledger")
+        # QOS small, MaxTRESPerJob node=3: 1 of the 2 idle nodes, the reason in the reply,
+        # the decisions and the log.
+        acq = [r for r in replies if r["rule"] == "acquire"][0]
+        reason = "qos small: MaxTRESPerJob node=3"
+        check(len(acq["nodes"]) == 1 and len(claims[0]["nodes"]) == 1 and reason in acq["why"],
+              "job 7's growth is capped by its QOS: %s (%s)" % (acq["nodes"], acq["why"]))
+        recent = rig.ask(UID_A, dict(kind="status"))["status"]["recent"]
+        check(any(d.get("rule") == "acquire" and reason in d.get("why", "") for d in recent),
+              "the decision log carries the QOS reason")
+        check("QOS limits: 2 QOS, node limits in small" in open(rig.log).read(), "the QOS table read is logged")
         if reachable_as(UID_B, rig.daemon_bin):
             out = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups",
                                   rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock],
@@ -715,14 +772,16 @@ def main():
         rig.via_tcp = False
 
         calls = open(os.path.join(rig.dir, "calls")).read().splitlines()
-        check(len(calls) == 6, "Slurm asked 3 commands per view, one view per start: %d calls" % len(calls))
+        check(len(calls) == 8 and sum(c.startswith("sacctmgr ") for c in calls) == 2,
+              "Slurm asked 4 commands per view (sacctmgr with the first), one view per start: %d calls" % len(calls))
 
         # A slow Slurm: the view is taken on the side, requests are answered from the last one.
         rig.stop()
         rig.start(interval=1)
         st = rig.ask(UID_A, dict(kind="status"))  # the first view (Slurm quick)
         check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "interval 1: the first view")
-        rig.write("jobs", "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|1|node3|jacobi\n9|RUNNING|1|node4|cg\n")
+        rig.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
+                  squeue_line("8", 1, "node3", "jacobi", "normal", UID_B) + squeue_line("9", 1, "node4", "cg", "normal", UID_A))
         rig.write("owners", "7|%d\n8|%d\n9|%d\n" % (UID_A, UID_B, UID_A))
         rig.write("slow", "")
         blocked = os.path.join(rig.dir, "blocked")
@@ -751,6 +810,7 @@ def main():
             time.sleep(0.1)
         check(jobs == ["7", "8", "9"], "the new view is taken once Slurm answers (%s)" % jobs)
         check("asking Slurm failed" not in open(rig.log).read(), "no Slurm query failed (none hit the 20-s timeout)")
+        without_slurmdbd(rig)
 
         # More recent decisions than a frame holds: the status leaves the oldest out (a
         # status too long for its frame stopped the daemon).

@@ -4,6 +4,7 @@
 // daemon's state (arbitration, settlement, refusals, the journal across a restart) and its
 // options. No daemon, no MUNGE, no Slurm.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <random>
@@ -383,6 +384,85 @@ TEST(ArbiterReply, RoundTripsAPlanAndARefusal) {
   EXPECT_THROW(parse_reply("nope", Request::Kind::Status), Error);
 }
 
+// sacctmgr's QOS table in the daemon: asked with the first view and then at most once per
+// qos_interval_s; a failure logged once (not at every ask), the last table read kept; the
+// limits applied to a growth, with the reason in the reply and the recent decisions.
+TEST(ArbiterState, QosLimitsAreAskedSeldomLoggedOnceAndApplied) {
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  so.qos_interval_s = 60;
+  ArbiterState st(so);
+  EXPECT_TRUE(st.qos_due(100));  // never asked
+  // Jobs 7 (uid 1000, small, 2 nodes) and 8 (uid 1001, small, 2 nodes); node[5-6] idle.
+  const auto view = [](double t) {
+    return slurm::make_view(t,
+                            "7|RUNNING|2|node[1-2]|pdgemm|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1000|\n"
+                            "8|RUNNING|2|node[3-4]|jacobi|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1001|\n",
+                            "idle node[5-6]\n");
+  };
+  EXPECT_EQ(st.set_qos(slurm::Command{0, "normal|||\nsmall|||node=5\n"}, 100), "QOS limits: 2 QOS, node limits in small");
+  st.set_view(view(100), kOwners);
+  EXPECT_FALSE(st.qos_due(159));
+  EXPECT_TRUE(st.qos_due(160));
+  EXPECT_EQ(st.set_qos(slurm::Command{0, "normal|||\nsmall|||node=5\n"}, 160), "");  // the same: nothing to say
+  st.set_view(view(161), kOwners);  // a new view keeps the table
+  bool changed = false;
+  Reply r;
+  for (int k = 0; k < 3 && r.arbitration.rule != "acquire"; ++k)
+    r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 161 + k, changed);
+  ASSERT_EQ(r.arbitration.rule, "acquire") << r.arbitration.plan.why;
+  EXPECT_EQ(r.arbitration.plan.nodes.size(), 1u);  // GrpTRES 5, the QOS holds 4
+  EXPECT_NE(r.arbitration.plan.why.find("qos small: GrpTRES node=5"), std::string::npos) << r.arbitration.plan.why;
+  EXPECT_NE(st.recent().back().find("qos small: GrpTRES node=5"), std::string::npos) << st.recent().back();
+  // slurmdbd goes away: one line, the table read before stays applied.
+  const std::string line = st.set_qos(slurm::Command{1, "sacctmgr: error: Problem talking to the database"}, 220);
+  EXPECT_NE(line.find("not read again: sacctmgr failed (status 1): sacctmgr: error: Problem talking"), std::string::npos) << line;
+  EXPECT_NE(line.find("stays applied"), std::string::npos) << line;
+  EXPECT_EQ(st.set_qos(slurm::Command{1, "sacctmgr: error: Problem talking to the database"}, 280), "");
+  EXPECT_EQ(st.set_qos(slurm::Command{0, "small|||node=5\nsmall x\n"}, 340), "");  // unreadable: still failing
+  nlohmann::json status = nlohmann::json::parse(st.status_json(341));
+  EXPECT_EQ(status["qos"]["applied"], true);
+  EXPECT_EQ(status["qos"]["read_at"], 160);
+  EXPECT_NE(status["qos"]["error"].get<std::string>().find("cannot be read"), std::string::npos) << status["qos"];
+  EXPECT_EQ(status["qos"]["limits"]["small"]["GrpTRES"], 5);
+  EXPECT_EQ(status["jobs"][0]["qos"], "small");
+  EXPECT_EQ(st.set_qos(slurm::Command{0, "small|||node=6\n"}, 400), "sacctmgr answers again: QOS limits: 1 QOS, node limits in small");
+}
+
+TEST(ArbiterState, WithoutSacctmgrNoQosLimitIsAppliedAndItIsSaidOnce) {
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  ArbiterState st(so);
+  const std::string line = st.set_qos(slurm::Command{1, "You are not running a supported accounting_storage plugin\n"
+                                                         "Only 'accounting_storage/slurmdbd' is supported.\n"},
+                                      100);  // Slurm 22.05 without accounting, as on the emulated cluster
+  EXPECT_NE(line.find("QOS limits unknown: sacctmgr failed (status 1): You are not running a supported "
+                      "accounting_storage plugin Only 'accounting_storage/slurmdbd' is supported."),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  EXPECT_EQ(st.set_qos(slurm::Command{127, "sh: 1: sacctmgr: not found"}, 130), "");  // still failing: said once
+  ArbiterState absent(so);
+  const std::string none = absent.set_qos(slurm::Command{127, "sh: 1: sacctmgr: not found"}, 100);
+  EXPECT_NE(none.find("QOS limits unknown: sacctmgr failed (status 127)"), std::string::npos) << none;
+  EXPECT_NE(none.find("no QOS limit is applied"), std::string::npos) << none;
+  EXPECT_EQ(st.set_qos(slurm::Command{127, "sh: 1: sacctmgr: not found"}, 160), "");
+  st.set_view(two_jobs(160), kOwners);
+  bool changed = false;
+  Reply r;
+  for (int k = 0; k < 3 && r.arbitration.rule != "acquire"; ++k)
+    r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 161 + k, changed);
+  ASSERT_EQ(r.arbitration.rule, "acquire") << r.arbitration.plan.why;
+  EXPECT_EQ(r.arbitration.plan.nodes.size(), 2u);  // both idle nodes: no limit known
+  const nlohmann::json status = nlohmann::json::parse(st.status_json(170));
+  EXPECT_EQ(status["qos"]["applied"], false);
+  EXPECT_NE(status["qos"]["error"].get<std::string>().find("no QOS limit applied"), std::string::npos) << status["qos"];
+  // --qos-interval 0: never asked.
+  StateOptions off;
+  off.qos_interval_s = 0;
+  EXPECT_FALSE(ArbiterState(off).qos_due(100));
+}
+
 TEST(ArbiterOptions, CommandLineOverTheConfigurationFile) {
   const DaemonOptions o = parse_daemon_options({"--interval", "5", "--socket=/tmp/s"},
                                                "# comment\ninterval = 3\nslurm-user = 64030\nmax-connections=8\n");
@@ -391,6 +471,10 @@ TEST(ArbiterOptions, CommandLineOverTheConfigurationFile) {
   EXPECT_EQ(o.slurm_user, "64030");
   EXPECT_EQ(o.server.max_connections, 8u);
   EXPECT_EQ(o.server.state_dir, "/var/lib/malleable-arbiter");
+  EXPECT_DOUBLE_EQ(o.state.qos_interval_s, 60);
+  EXPECT_DOUBLE_EQ(parse_daemon_options({"--qos-interval", "0"}, "").state.qos_interval_s, 0);
+  EXPECT_DOUBLE_EQ(parse_daemon_options({}, "qos-interval = 300\n").state.qos_interval_s, 300);
+  EXPECT_THROW(parse_daemon_options({"--qos-interval", "-1"}, ""), Error);
   EXPECT_THROW(parse_daemon_options({"--interval", "0"}, ""), Error);
   EXPECT_THROW(parse_daemon_options({"--bogus", "1"}, ""), Error);
   EXPECT_THROW(parse_daemon_options({}, "interval 3\n"), Error);

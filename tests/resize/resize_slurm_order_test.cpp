@@ -3,7 +3,8 @@
 // sinfo in the formats the policy asks for, as Slurm 22.05 prints them): waiting jobs by
 // priority, not submit order; growth only onto idle nodes of the job's partition, within
 // its MaxNodes, never onto a node in a reservation or one the backfill plan starts a
-// waiting job on. And the shared directory's file modes.
+// waiting job on. And the shared directory's file modes. QOS limits on recorded
+// snapshots: resize_slurm_qos_test.cpp.
 #include <gtest/gtest.h>
 #include <grp.h>
 #include <sys/stat.h>
@@ -272,6 +273,19 @@ TEST(SlurmOrder, SingleJobClientReadsSlurmsOrder) {
   EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), Error);
   ASSERT_EQ(f.seen.size(), 5u);
   EXPECT_NE(f.seen.back().find(" -p batch"), std::string::npos) << f.seen.back();
+  EXPECT_EQ(f.seen.back().find("--qos"), std::string::npos) << f.seen.back();
+  // And in the job's QOS (Slurm refuses an expansion in another, "Job dependency
+  // problem"); none without accounting (QOS=(null)).
+  for (const std::string qos : {"small", "(null)"}) {
+    f.script = {{"scontrol show job -o 7",
+                 {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4] Partition=batch QOS=" + qos}},
+                {"salloc -N 1 -w node5", {1, "salloc: error: refused"}}};
+    EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), Error);
+    EXPECT_EQ(f.seen.back().find("--qos") != std::string::npos, qos == "small") << f.seen.back();
+    if (qos == "small") {
+      EXPECT_NE(f.seen.back().find(" --qos=small"), std::string::npos) << f.seen.back();
+    }
+  }
 }
 
 namespace {

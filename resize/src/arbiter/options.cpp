@@ -24,6 +24,7 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
   } else if (key == "state-dir") o.server.state_dir = v;
   else if (key == "munge-socket") o.server.munge_socket = v;
   else if (key == "interval") o.state.interval_s = seconds(key, v, 0.1, 3600);
+  else if (key == "qos-interval") o.state.qos_interval_s = seconds(key, v, 0, 86400);
   else if (key == "slurm-user") o.slurm_user = v;
   else if (key == "max-connections") o.server.max_connections = static_cast<std::size_t>(seconds(key, v, 1, 65536));
   else if (key == "max-connections-per-uid")
@@ -92,7 +93,7 @@ DaemonOptions parse_daemon_options(const std::vector<std::string>& args, const s
 
 std::string daemon_usage() {
   return "usage: malleable-arbiterd [--config FILE] [--socket PATH] [--listen HOST:PORT]\n"
-         "                          [--state-dir DIR] [--interval S]\n"
+         "                          [--state-dir DIR] [--interval S] [--qos-interval S]\n"
          "                          [--munge-socket PATH] [--slurm-user NAME|UID] [--max-connections N]\n"
          "                          [--max-connections-per-uid N] [--socket-group GROUP]\n"
          "                          [--deadline S] [--max-frame BYTES] [--bid-window S] [--recent N]\n"
@@ -100,6 +101,8 @@ std::string daemon_usage() {
          "       malleable-arbiterd --status SOCKET [--munge-socket PATH]\n"
          "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
          "--max-connections-per-uid N: open connections per local uid (per address over TCP); default 8.\n"
+         "--qos-interval S: sacctmgr's QOS table asked at most once per S seconds (default 60;\n"
+         "  0: never, no QOS limit applied).\n"
          "--socket-group GROUP: the socket 0660 with this group; without it 0666 (MUNGE\n"
          "  authenticates every request either way).\n";
 }

@@ -83,6 +83,8 @@ struct Server::Refresh {
   slurm::Runner run;
   double started = 0;
   slurm::Command jobs, idle, owners;
+  bool ask_qos = false;  // sacctmgr too (ArbiterState::qos_due)
+  slurm::Command qos;
   int rd = -1, wr = -1;
   ~Refresh() {
     if (rd >= 0) ::close(rd);
@@ -250,8 +252,10 @@ void Server::save_journal() {
 }
 
 // At most one view per interval, whatever the number of jobs and requests: the bound on
-// slurmctld's load (three commands). Taken on a thread of its own: a slow slurmctld
-// (each command up to its timeout) holds no request; they are answered from the last view.
+// slurmctld's load (three commands), and sacctmgr's QOS table with a view at most once per
+// qos_interval_s (slurmdbd's load: one query). Taken on a thread of its own: a slow
+// slurmctld or slurmdbd (each command up to its timeout) holds no request; they are
+// answered from the last view.
 void Server::start_refresh(double now) {
   if (refresh_ || !state_.view_stale(now) || now - last_attempt_ < interval_s_) return;
   auto r = std::make_shared<Refresh>();
@@ -264,6 +268,7 @@ void Server::start_refresh(double now) {
   r->wr = p[1];
   r->run = run_;
   r->started = now;
+  r->ask_qos = state_.qos_due(now);
   last_attempt_ = now;
   ++queries_;
   refresh_ = r;
@@ -271,6 +276,7 @@ void Server::start_refresh(double now) {
     r->jobs = r->run(slurm::kViewJobsCommand);
     r->idle = r->run(slurm::kViewIdleCommand);
     r->owners = r->run(kOwnersCommand);
+    if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: squeue and sinfo answer as of taken_at however slow slurmdbd is
     const char done = 1;
     while (::write(r->wr, &done, 1) < 0 && errno == EINTR) {
     }
@@ -281,6 +287,8 @@ void Server::finish_refresh() {
   refresh_thread_.join();
   const std::shared_ptr<Refresh> r = std::move(refresh_);
   refresh_.reset();
+  if (r->ask_qos)  // whatever squeue did: the QOS table is slurmdbd's
+    if (const std::string line = state_.set_qos(r->qos, r->started); !line.empty()) log_line(line);
   try {
     if (r->jobs.status != 0 || r->idle.status != 0 || r->owners.status != 0)
       throw Error("a Slurm command failed: " + slurm::trim(r->jobs.out + r->idle.out + r->owners.out).substr(0, 300));

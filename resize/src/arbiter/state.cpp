@@ -49,9 +49,51 @@ bool ArbiterState::view_stale(double now) const {
 }
 
 void ArbiterState::set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners) {
+  v.qos = std::move(view_.qos);  // asked less often than the view (set_qos)
   view_ = std::move(v);
   owners_ = std::move(owners);
   have_view_ = true;
+}
+
+bool ArbiterState::qos_due(double now) const {
+  return opt_.qos_interval_s > 0 && (!qos_asked_ || now - qos_asked_at_ >= opt_.qos_interval_s || now < qos_asked_at_);
+}
+
+std::string ArbiterState::set_qos(const slurm::Command& answer, double asked_at) {
+  const bool first = !qos_asked_, failed_before = !qos_error_.empty();
+  qos_asked_ = true;
+  qos_asked_at_ = asked_at;
+  std::string why;
+  std::map<std::string, slurm::QosLimits> table;
+  if (answer.status != 0) {
+    std::string said = slurm::trim(answer.out).substr(0, 300);
+    std::replace(said.begin(), said.end(), '\n', ' ');  // one log line (sacctmgr prints several)
+    why = "sacctmgr failed (status " + std::to_string(answer.status) + "): " + said;
+  } else {
+    try {
+      table = slurm::parse_qos(answer.out);
+    } catch (const Error& e) {
+      why = std::string("sacctmgr's answer cannot be read: ") + e.what();
+    }
+  }
+  if (!why.empty()) {
+    qos_error_ = why;
+    if (failed_before) return "";
+    const bool kept = qos_known_at_ > 0;
+    return "QOS limits " + std::string(kept ? "not read again" : "unknown") + ": " + why + "; " +
+           (kept ? "the table read before stays applied" : "no QOS limit is applied") + "; asked again every " +
+           std::to_string(static_cast<long>(opt_.qos_interval_s)) + " s, logged again when it answers";
+  }
+  qos_error_.clear();
+  qos_known_at_ = asked_at;
+  const bool changed = table != view_.qos;
+  view_.qos = std::move(table);
+  if (!first && !failed_before && !changed) return "";
+  std::string names;
+  for (const auto& [name, q] : view_.qos)
+    if (q.per_job || q.per_user || q.group) names += (names.empty() ? "" : ", ") + name;
+  return std::string(failed_before ? "sacctmgr answers again: " : "") + "QOS limits: " +
+         std::to_string(view_.qos.size()) + " QOS, node limits in " + (names.empty() ? std::string("none") : names);
 }
 
 void ArbiterState::remember(std::string line) {
@@ -157,13 +199,27 @@ std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
   j["interval_s"] = opt_.interval_s;
   j["connections_refused_per_client_cap"] = turned_away_client_;
   j["connections_refused_total_cap"] = turned_away_total_;
+  // The QOS table applied to growth (sacctmgr), when it was asked and read, and why not.
+  json qos{{"every_s", opt_.qos_interval_s},
+           {"asked_at", qos_asked_ ? json(qos_asked_at_) : json(nullptr)},
+           {"read_at", qos_known_at_ > 0 ? json(qos_known_at_) : json(nullptr)},
+           {"error", qos_error_.empty() ? json(nullptr) : json(qos_error_)},
+           {"applied", !view_.qos.empty()}};
+  if (opt_.qos_interval_s <= 0) qos["error"] = "not asked (--qos-interval 0): no QOS limit applied";
+  else if (qos_asked_ && qos_known_at_ <= 0) qos["error"] = qos_error_ + "; no QOS limit applied";
+  j["qos"] = qos;
   json head = j;
   j["idle"] = view_.idle;
+  const auto limit = [](const std::optional<std::int64_t>& n) { return n ? json(*n) : json(nullptr); };
+  j["qos"]["limits"] = json::object();
+  for (const auto& [name, q] : view_.qos)
+    j["qos"]["limits"][name] = {{"MaxTRESPerJob", limit(q.per_job)}, {"MaxTRESPerUser", limit(q.per_user)},
+                                {"GrpTRES", limit(q.group)}};
   j["jobs"] = json::array();
   for (const auto& job : view_.jobs) {
     const auto o = owners_.find(job.id);
     j["jobs"].push_back({{"id", job.id}, {"state", job.state}, {"nodes", job.node_list}, {"count", job.nodes},
-                         {"name", job.name}, {"reason", job.reason},
+                         {"name", job.name}, {"reason", job.reason}, {"qos", job.qos},
                          {"uid", o == owners_.end() ? json(nullptr) : json(o->second)}});
   }
   j["ledger"] = json::array();

@@ -23,6 +23,10 @@ struct StateOptions {
   double max_bid_ttl_s = 3600;
   std::uint32_t slurm_user = 0;   // SlurmUser's uid: may ask about any job, as root may
   std::size_t recent = 200;       // decisions kept for status and the journal
+  // sacctmgr's QOS table (kQosCommand, slurmdbd) is asked with a view when the last ask is
+  // at least this old (and with the first view): at most once per max(qos_interval_s,
+  // interval_s). 0: never asked (no QOS limit applied).
+  double qos_interval_s = 60;
 };
 
 class ArbiterState {
@@ -31,7 +35,15 @@ class ArbiterState {
   bool view_stale(double now) const;
   double view_taken_at() const { return view_.taken_at; }
   bool has_view() const { return have_view_; }
-  void set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners);
+  void set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners);  // keeps the QOS table
+  // Is sacctmgr to be asked with a view taken at `now` (StateOptions::qos_interval_s)?
+  bool qos_due(double now) const;
+  // sacctmgr's answer to kQosCommand, asked at `asked_at`: the view's QOS table, or, when
+  // it failed or cannot be read, the last table read stays (none: no limit known, growth
+  // not held back by a QOS). Returns a line for the log when that changes (the first
+  // answer, the first failure, answered again), else empty: a cluster without slurmdbd
+  // logs one line, not one per ask.
+  std::string set_qos(const slurm::Command& answer, double asked_at);
   // A request of `uid` (authenticated by the shell). `changed`: the ledger or the recent
   // decisions changed (the journal is to be written before the reply goes out); not for a
   // refusal (kept with the decisions, written with the next change).
@@ -61,6 +73,9 @@ class ArbiterState {
   slurm::Ledger ledger_;
   std::deque<std::string> recent_;  // one JSON object a line, oldest first
   std::size_t turned_away_client_ = 0, turned_away_total_ = 0;
+  double qos_asked_at_ = 0, qos_known_at_ = 0;  // 0: never
+  bool qos_asked_ = false;
+  std::string qos_error_;  // the last ask's failure (empty: it answered)
   void remember(std::string line);
   Reply arbitrate_for(const Request& r, double now);
 };

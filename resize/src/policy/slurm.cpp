@@ -156,9 +156,11 @@ std::vector<Job> parse_squeue(const std::string& text) {
       if (bar == std::string::npos) break;
       at = bar + 1;
     }
-    // Slurm's order (kSqueueFormat): six tagged fields before the comment.
+    // Slurm's order (kSqueueFormat): six tagged fields before the comment, eight with the
+    // QOS and the owner (qos=, uid=; a view recorded before them has six).
     const bool ordered = f.size() >= 11 && f[6].rfind("prio=", 0) == 0;
-    const std::size_t comment = ordered ? 11 : 6;
+    const bool with_qos = ordered && f.size() >= 13 && f[11].rfind("qos=", 0) == 0 && f[12].rfind("uid=", 0) == 0;
+    const std::size_t comment = with_qos ? 13 : ordered ? 11 : 6;
     if (f.size() > comment + 1) {  // a '|' inside the comment, the last field
       for (std::size_t k = comment + 1; k < f.size(); ++k) f[comment] += "|" + f[k];
       f.resize(comment + 1);
@@ -186,6 +188,9 @@ std::vector<Job> parse_squeue(const std::string& text) {
         j.partition = field(8, "part=");
         j.planned_start = parse_slurm_time(field(9, "start="));
         j.planned_nodes = expand_hostlist(field(10, "plan="));
+        j.qos = with_qos && field(11, "qos=") != "(null)" ? field(11, "qos=") : "";  // (null): no accounting
+        j.uid = with_qos ? field(12, "uid=") : "";
+        if (!j.uid.empty() && (!all_digits(j.uid) || j.uid.size() > 10)) throw Error("squeue: uid '" + j.uid + "' is not a number");
       } catch (const Error& e) {
         const std::string what = e.what();
         throw Error(what.find(line) != std::string::npos ? what : what + " in the line '" + line + "'");
@@ -227,6 +232,8 @@ Job parse_scontrol_job(const std::string& text) {
       j.node_list = expand_hostlist(value);
     } else if (key == "Partition") {
       j.partition = value;
+    } else if (key == "QOS") {
+      j.qos = value == "(null)" ? "" : value;  // (null): Slurm without accounting
     }
   }
   if (!have_id) throw Error("scontrol show job: no JobId in '" + trim(text).substr(0, 120) + "'");
@@ -457,10 +464,12 @@ std::vector<std::string> Client::acquire_with(int nodes, const std::string& whic
   const Job me = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
   const auto& before = me.node_list;
   // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
-  // in the job's partition (an expansion must be; salloc's default is the default one).
-  const std::string part = me.partition.empty() || me.partition.find_first_of(" '\"$`;|&") != std::string::npos
-                               ? ""
-                               : " -p " + me.partition;
+  // in the job's partition and QOS (salloc's defaults are the default ones; another QOS is
+  // refused, "Job dependency problem", seen with slurmdbd on the emulated cluster).
+  const auto opt = [](const char* flag, const std::string& v) {
+    return v.empty() || v.find_first_of(" '\"$`;|&") != std::string::npos ? std::string() : flag + v;
+  };
+  const std::string part = opt(" -p ", me.partition) + opt(" --qos=", me.qos);
   const Command got = run_checked("salloc -N " + std::to_string(nodes) + which +
                                       " --no-shell --immediate=10 -J malleable-expand" + " --dependency=expand:" + job_ +
                                       part,

@@ -54,10 +54,15 @@ struct Job {
   std::string partition = {};       // squeue %P, when listed
   double planned_start = 0;         // pending: the backfill plan's start (squeue --start %S; 0: none)
   std::vector<std::string> planned_nodes = {};  // pending: the nodes it is planned to start on
+  // QOS limits (slurm_qos.hpp; the arbiter daemon caps a growth at them): the job's QOS and
+  // its owner, to sum the nodes a user and a QOS hold.
+  std::string qos = {};             // squeue %q, when listed ("(null)": none)
+  std::string uid = {};             // squeue %U, the owner's numeric uid, when listed
 };
 // Lines "ID|STATE|NODES|NODELIST", optionally "|NAME", "|REASON" and "|COMMENT" after;
 // or, with Slurm's order (kSqueueFormat), "ID|STATE|NODES|NODELIST|NAME|REASON|
-// prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|COMMENT" (times as squeue prints them with
+// prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|COMMENT" (the qos= and uid=
+// fields may be absent: views recorded before them; times as squeue prints them with
 // SLURM_TIME_FORMAT=standard, YYYY-MM-DDTHH:MM:SS, or epoch seconds; N/A, Unknown or
 // empty: none; the plan a hostlist or "(null)"). Blank lines ignored; throws Error naming
 // a bad line. A pending job whose comment holds "min_nodes=K" waits for K nodes: Slurm
@@ -69,12 +74,12 @@ std::vector<Job> parse_squeue(const std::string& text);
 // %S and %Y are what `squeue --start` shows for a pending job (its expected start and the
 // nodes the backfill plan starts it on; --start only changes the default format, the sort
 // and the states listed).
-inline const char* kSqueueFormat = "%i|%T|%D|%N|%j|%r|prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|%k";
+inline const char* kSqueueFormat = "%i|%T|%D|%N|%j|%r|prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|%k";
 // squeue's time (YYYY-MM-DDTHH:MM:SS read as UTC: the order matters, not the zone, or
 // epoch seconds); 0 for N/A, Unknown, None or empty; throws Error otherwise.
 double parse_slurm_time(const std::string& s);
 // `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes,
-// NodeList, Partition).
+// NodeList, Partition, QOS).
 Job parse_scontrol_job(const std::string& text);
 // Slurm's order of waiting jobs: priority high first, then submit time (earliest first),
 // then the order given (a stable sort: jobs without priority or submit time keep it).

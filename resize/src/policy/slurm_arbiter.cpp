@@ -62,10 +62,14 @@ std::string format_view(const ClusterView& v) {
     std::snprintf(b, sizeof b, "%.0f", x);
     return std::string(x > 0 ? b : "");
   };
+  const auto limit = [](const std::optional<std::int64_t>& n) { return n ? std::to_string(*n) : std::string("-"); };
+  for (const auto& [name, q] : v.qos)
+    out += "qos " + name + " " + limit(q.per_job) + " " + limit(q.per_user) + " " + limit(q.group) + "\n";
   for (const Job& j : v.jobs)
     out += j.id + "|" + j.state + "|" + std::to_string(j.nodes) + "|" + compress_hostlist(j.node_list) + "|" + j.name + "|" +
            j.reason + "|prio=" + whole(j.priority) + "|submit=" + whole(j.submit) + "|part=" + j.partition +
-           "|start=" + whole(j.planned_start) + "|plan=" + compress_hostlist(j.planned_nodes) + "|\n";
+           "|start=" + whole(j.planned_start) + "|plan=" + compress_hostlist(j.planned_nodes) + "|qos=" + j.qos +
+           "|uid=" + j.uid + "|\n";
   return out;
 }
 
@@ -87,6 +91,20 @@ ClusterView parse_view(const std::string& text) {
           !std::all_of(max.begin(), max.end(), [](unsigned char c) { return std::isdigit(c); }))
         throw Error("cluster view: cannot read the line '" + trim(line) + "' (expected partition NAME MAX NODES)");
       v.partitions.push_back(Partition{name, std::stoi(max), nodes == "-" ? std::vector<std::string>{} : expand_hostlist(nodes)});
+      continue;
+    }
+    if (line.rfind("qos ", 0) == 0) {
+      std::istringstream f(line.substr(4));
+      std::string name, job, user, group, extra;
+      const auto limit = [&](const std::string& t) -> std::optional<std::int64_t> {
+        if (t == "-") return std::nullopt;
+        if (t.empty() || t.size() > 18 || !std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); }))
+          throw Error("cluster view: cannot read the line '" + trim(line) + "' (a limit '" + t + "' is not a whole number or '-')");
+        return std::stoll(t);
+      };
+      if (!(f >> name >> job >> user >> group) || (f >> extra))
+        throw Error("cluster view: cannot read the line '" + trim(line) + "' (expected qos NAME PER_JOB PER_USER GROUP)");
+      v.qos[name] = QosLimits{limit(job), limit(user), limit(group)};
       continue;
     }
     rest += line + "\n";

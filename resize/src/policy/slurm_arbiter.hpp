@@ -24,10 +24,12 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "policy/slurm.hpp"
+#include "policy/slurm_qos.hpp"
 
 namespace resize::slurm {
 
@@ -40,6 +42,10 @@ struct ClusterView {
   std::vector<Job> jobs;          // squeue -h --sort=V -o kSqueueFormat (submit order)
   std::vector<std::string> idle;  // idle_nodes(): sinfo -h -o '%P %t %s %N', state exactly idle
   std::vector<Partition> partitions = {};  // parse_partitions() of the same; empty: unknown
+  // The QOS node limits (parse_qos of kQosCommand; the arbiter daemon asks sacctmgr, the
+  // shared directory does not); empty: no limit known. A growth is capped at its job's
+  // (qos_cap: the jobs' %q and %U sum what a user and a QOS hold).
+  std::map<std::string, QosLimits> qos = {};
 };
 // The commands that make a view, and the view from their outputs (throws Error). A
 // pending job with a node range waits for the minimum its comment names ("min_nodes=K",
@@ -47,7 +53,8 @@ struct ClusterView {
 inline const std::string kViewJobsCommand = std::string("squeue -h --sort=V -o '") + kSqueueFormat + "'";
 inline const char* kViewIdleCommand = kIdleCommand;
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
-// The cache file's text and back (throws Error naming what is malformed).
+// The cache file's text and back (throws Error naming what is malformed; a QOS table as
+// lines "qos NAME PER_JOB PER_USER GROUP", '-' for no limit).
 std::string format_view(const ClusterView& v);
 ClusterView parse_view(const std::string& text);
 // Job `id`'s Snapshot from a view: its allocation, the idle nodes, the partitions, the
@@ -133,6 +140,10 @@ struct Arbitration {
 //                 "waiting": the why names that rule); they stay on offer, and a job
 //                 started on one process of its allocation can give them later
 //   "no-idle"     no idle node unclaimed and unpromised, or at max_nodes
+//   "qos-limit"   the job's QOS leaves no room (the view's QOS table, qos_cap: its
+//                 MaxTRESPerJob, MaxTRESPerUser over the user's running jobs of the QOS,
+//                 GrpTRES over all of them; nodes others claim count as held); a QOS
+//                 that leaves some room caps the growth and the reason says so
 //   "no-payoff"   growing does not pay (the bid is withdrawn)
 //   "bid"         growing pays; the bid stands for less than bid_window_s: stay
 //   "outbid"      another job's bid is better (higher score; tie: lower job id) and the

@@ -2,6 +2,8 @@
 // arbitrate(): one job's decision among many malleable jobs, from the shared cluster view
 // and ledger (the rules are listed in slurm_arbiter.hpp). Pure.
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -25,6 +27,7 @@ bool id_less(const std::string& a, const std::string& b) {
 struct Ctx {
   const JobState& me;
   const Snapshot& s;
+  const ClusterView& v;  // every job (the QOS sums)
   Ledger& ledger;  // the live entries; the rules edit this job's
   double now;
   const ArbiterOptions& a;
@@ -214,6 +217,49 @@ double growth_efficiency(const Growth& g, int held, int extra) {
   return speedup / (static_cast<double>(extra) / held);
 }
 
+// The most of `want` nodes the job's QOS lets it add (qos_cap): the nodes it holds, its
+// user's and the QOS's over the view's jobs that hold nodes (not pending), plus the nodes
+// of live claims (an acquisition under way, of this job or another job of the QOS: two
+// growths in a row do not each take the same room). `held`: the sums, for the reason.
+QosCap qos_room(const Ctx& c, int want, std::string& held) {
+  const std::string& qos = c.s.mine.qos;
+  if (c.v.qos.empty() || qos.empty() || !c.v.qos.count(qos)) return QosCap{want, ""};
+  std::int64_t job = static_cast<std::int64_t>(c.s.mine.node_list.size()), user = 0, all = 0;
+  std::map<std::string, const Job*> by_id;
+  for (const Job& j : c.v.jobs) by_id[j.id] = &j;
+  const auto count = [&](const Job& j, std::int64_t n) {
+    if (j.qos != qos) return;
+    all += n;
+    if (j.id == c.s.mine.id || (!j.uid.empty() && j.uid == c.s.mine.uid)) user += n;
+  };
+  for (const Job& j : c.v.jobs)
+    if (j.state != "PENDING") count(j, static_cast<std::int64_t>(j.node_list.size()));
+  for (const auto& e : c.ledger.entries) {
+    const auto it = by_id.find(e.job);
+    if (e.kind != Kind::Claim || it == by_id.end()) continue;
+    count(*it->second, static_cast<std::int64_t>(e.nodes.size()));
+    if (e.job == c.s.mine.id) job += static_cast<std::int64_t>(e.nodes.size());
+  }
+  held = "this job " + std::to_string(job) + ", its user's jobs " + std::to_string(user) + ", the QOS's " +
+         std::to_string(all) + " node(s)";
+  return qos_cap(c.v.qos, qos, job, user, all, want);
+}
+
+// `room` capped at the job's QOS (qos_room), `why` the reason when it binds. False: the
+// QOS leaves no room (`why` says which limit).
+bool cap_at_qos(const Ctx& c, int& room, std::string& why) {
+  std::string held;
+  const QosCap q = qos_room(c, room, held);
+  if (q.extra >= room) return true;
+  if (q.extra <= 0) {
+    why = std::to_string(room) + " free idle node(s), but " + q.why + " leaves no room (" + held + ")";
+    return false;
+  }
+  why = "; " + std::to_string(q.extra) + " of " + std::to_string(room) + " free node(s): " + q.why + " (" + held + ")";
+  room = static_cast<int>(q.extra);
+  return true;
+}
+
 // Growth onto free idle nodes: bid, and acquire when this job's bid wins.
 Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   // Only idle nodes of this job's partition that the backfill plan starts no waiting job
@@ -233,6 +279,12 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
                                      (left_out.empty() ? "" : "; " + left_out) + ")"
                                : "at the node limit (" + std::to_string(max_nodes) +
                                      (max_nodes == part_max ? ", the partition's MaxNodes" : "") + ")");
+  }
+  // The job's QOS: Slurm would refuse (or hold) an expansion beyond it.
+  std::string qos_capped;
+  if (!cap_at_qos(c, room, qos_capped)) {
+    erase_mine(c.ledger, c.me.id, Kind::Bid);
+    return stay(c, "qos-limit", qos_capped);
   }
   Growth g = growth(room);
   if (!g.pays) {
@@ -266,8 +318,8 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   bid->score = score;
   bid->expires = c.now + c.a.bid_ttl_s;
   const double since = bid->since;
-  const std::string offer =
-      std::to_string(room) + " free idle node(s), saving " + std::to_string(g.saving_s) + " s; " + g.why + trimmed;
+  const std::string offer = std::to_string(room) + " free idle node(s), saving " + std::to_string(g.saving_s) + " s; " +
+                            g.why + qos_capped + trimmed;
   if (c.now - since < c.a.bid_window_s) return stay(c, "bid", offer + "; the bid stands until others have bid");
   // The bids best first; the free nodes handed out in that order.
   std::vector<LedgerEntry> bids;
@@ -314,7 +366,7 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
                       double now, const ArbiterOptions& a) {
   Ledger ledger = live(l, v, now);
   const Snapshot s = snapshot_of(v, me.id);
-  Ctx c{me, s, ledger, now, a, {}, {}, {me.rank_hosts.begin(), me.rank_hosts.end()}};
+  Ctx c{me, s, v, ledger, now, a, {}, {}, {me.rank_hosts.begin(), me.rank_hosts.end()}};
   if (me.rank_hosts.empty()) return stay(c, "unknown", "the nodes of the ranks are unknown");
   std::vector<std::string> unused;  // held, running none of this job's processes
   for (const auto& h : s.mine.node_list)

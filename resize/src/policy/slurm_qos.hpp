@@ -2,7 +2,8 @@
 // QOS node limits, pure: sacctmgr's QOS table (kQosCommand, Slurm 22.05's --parsable2:
 // "Name|MaxTRESPerJob|MaxTRESPerUser|GrpTRES", each TRES field "cpu=8,node=4" or empty)
 // and the most nodes a growth may add under a job's QOS. Only node= counts; a limit on
-// other TRES only is ignored; an empty field is no limit. Not yet asked by the arbiter.
+// other TRES only is ignored; an empty field is no limit. The arbiter daemon asks it
+// (arbiter/state.hpp, set_qos) and caps a growth at it (arbitrate(), rule "qos-limit").
 #pragma once
 
 #include <cstdint>
@@ -17,6 +18,7 @@ inline constexpr const char* kQosCommand =
 
 struct QosLimits {
   std::optional<std::int64_t> per_job, per_user, group;  // node= of each field; none: unlimited
+  bool operator==(const QosLimits&) const = default;
 };
 
 // Throws Error naming the line at fault (a wrong field count, an empty name, a TRES entry
