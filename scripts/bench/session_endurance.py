@@ -10,7 +10,11 @@ temporary folder of its own:
   - blocking: `pdgemm_resizable` by spawn, blocking, the rest of each stretch between two
     faults (its 4 originals' footprint is sampled every 0.05 s);
   - background: the same with `--background wait` (BACKGROUND resizes a stretch);
-  - user: the porting guide's program `porting_malleable_cxx` (a user's own code; USER);
+  - user: the porting guide's program `porting_malleable_cxx` (a user's own code; USER),
+    under `scripts/malleable-run` as the others; it takes no checkpoint, so a spawn that
+    hangs of itself (Open MPI 4.1's PMIx hang) ends it with the watchdog's message, and
+    the job is then run again once from its start, counted apart as the fallback's
+    relaunches are;
   - restart: `pdgemm_resizable --mechanism restart` under `scripts/malleable-run` (RESTART);
   - stall: under malleable-run, the last newcomer of its expansion stops before MPI_Init
     (BLACS_DYN_FAULT=stall-newcomer-in-init): the spawn fallback's deadline (DEADLINE s)
@@ -31,14 +35,19 @@ It reports and, with --check, fails (exit 1) on:
     environment), a file under /dev/shm or /tmp it had open or mapped (outside the run's
     own folder), Open MPI's session folder of any of its mpiexec;
   - each job's exit status, result check, resizes done (none FAILED or CANCELLED) and
-    launches (malleable-run: the processes of each launch).
+    launches (malleable-run: the processes of each launch);
+  - a resize of a driver's job (blocking, background) whose record (the job's --json)
+    has no time of the heap trim (other_phases.heap_trim_s, resize/src/parts/heap_trim.hpp)
+    while it is on (--heap-trim on, the default; off sets RESIZE_HEAP_TRIM=off: the records
+    must then have none). The trim's times are reported (median and largest).
 
 The short variant runs in the default suite (tests/apps/CMakeLists.txt: apps.endurance.short);
 without --check the figures are printed only (and --json FILE writes them).
 
 Usage: session_endurance.py BUILD_DIR [RESIZES] [--seed S] [--keep K] [--every E]
        [--local L] [--partner P] [--warm W] [--stall-every N] [--kill-every N]
-       [--background N] [--user N] [--restart N] [--deadline S] [--n N] [--check] [--json FILE]
+       [--background N] [--user N] [--restart N] [--deadline S] [--n N] [--heap-trim on|off]
+       [--check] [--json FILE]
 (OMPI_ALLOW_RUN_AS_ROOT etc. as for any manual run; docs/measurements/endurance.md).
 """
 import argparse
@@ -399,6 +408,37 @@ def storage_faults(st, keep, where):
     return faults
 
 
+# A user job's log after a spawn that hung of itself: the watchdog's (the resize's or
+# blacs-dyn's join) deadline passed in the expansion's spawn.
+SPAWN_HUNG = re.compile(r"did not finish within.*|phase '[^']*spawn", re.I)
+
+
+def trim_summary(times):
+    xs = sorted(times)
+    return {"count": len(xs), "median": xs[len(xs) // 2] if xs else None, "largest": xs[-1] if xs else None}
+
+
+def heap_trim_faults(path, on, times):
+    """The heap trim's time in every successful resize record of a driver's run report
+    (`path`, its --json; the last launch's under malleable-run): present when `on`, null
+    otherwise. Appends the times found to `times`."""
+    try:
+        with open(path) as f:
+            recs = [r for r in json.load(f).get("resizes", []) if r.get("ok")]
+    except (OSError, ValueError) as e:
+        return [f"no run report {path}: {e}"]
+    t = [r.get("other_phases", {}).get("heap_trim_s") for r in recs]
+    times += [x for x in t if x is not None]
+    missing = sum(1 for x in t if x is None) if on else 0
+    present = sum(1 for x in t if x is not None) if not on else 0
+    out = []
+    if missing:
+        out.append(f"{missing} of {len(recs)} resize records without the heap trim's time (RESIZE_HEAP_TRIM on)")
+    if present:
+        out.append(f"{present} of {len(recs)} resize records with a heap trim although RESIZE_HEAP_TRIM=off")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("build")
@@ -416,6 +456,8 @@ def main():
     ap.add_argument("--restart", type=int, default=2, help="resizes by restart of each stretch (0: none)")
     ap.add_argument("--deadline", type=int, default=5, help="the spawn deadline of a job with a stalled newcomer, s")
     ap.add_argument("--n", type=int, default=160)
+    ap.add_argument("--heap-trim", choices=["on", "off"], default="on",
+                    help="RESIZE_HEAP_TRIM of every job: the free heap given back after each resize (default on)")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--json")
@@ -431,10 +473,10 @@ def main():
     tag = uuid.uuid4().hex
     base_env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1",
                     OMPI_MCA_mpi_yield_when_idle="1", MALLEABLE_NODE_MAP="every=2", RESIZE_HISTORY="off",
-                    MALL_ENDURANCE_TAG=tag)
+                    MALL_ENDURANCE_TAG=tag, RESIZE_HEAP_TRIM=a.heap_trim)
     launcher = f"{a.mpiexec} --oversubscribe --bind-to none"
     watch = Watch(tag)
-    faults, rows, done_total, t_all, hangs = [], [], 0, time.time(), 0
+    faults, rows, done_total, t_all, hangs, trims = [], [], 0, time.time(), 0, []
     for k, sg in enumerate(segs):
         kind, grids = sg["kind"], sg["grids"]
         resizes = 2 * len(grids)
@@ -450,8 +492,9 @@ def main():
                 ck += [flag, str(every)]
         steps = steps_of(grids, 3 if kind == "background" else 2)
         iters = int(steps[-1].split(":")[0]) + 1
+        report_json = os.path.join(d, "report.json")
         job = [pdgemm, "-n", str(a.n), "--nb", "16", "-i", str(iters), "-p", "scripted", "-s", ",".join(steps),
-               "--resize-timeout", "600"] + ck
+               "--resize-timeout", "600", "--json", report_json] + ck
         # The driver's jobs run under malleable-run, as a user runs them: an expansion whose
         # spawn hangs of itself (Open MPI 4.1's PMIx hang, docs/guide/checkpoint.md) is
         # relaunched by the spawn fallback, counted apart. launches: the processes of each
@@ -465,7 +508,7 @@ def main():
             # a few ms the shrink after it would often cancel it instead)
             cmd = [runner, "-n", "4", "--"] + job + ["--background", "wait"]
         elif kind == "user":
-            cmd = a.mpiexec.split() + ["--oversubscribe", "--bind-to", "none", "-n", "4", user_exe, ",".join(steps)]
+            cmd = [runner, "-n", "4", "--", user_exe, ",".join(steps)]
         else:
             if kind == "restart":
                 job += ["--mechanism", "restart"]
@@ -477,6 +520,13 @@ def main():
             cmd = [runner, "-n", "4", "--"] + job
         row_hangs = 0
         r = watch.launch(cmd, env, os.path.join(d, "run.log"), kind == "blocking", work)
+        if kind == "user" and r["rc"] != 0 and SPAWN_HUNG.search(r["text"]):
+            # No checkpoint to relaunch from: the user program runs again from its start
+            # (its first log kept as run-hung.log), counted apart as a relaunch.
+            os.replace(os.path.join(d, "run.log"), os.path.join(d, "run-hung.log"))
+            r = watch.launch(cmd, env, os.path.join(d, "run.log"), False, work)
+            hangs += 1
+            row_hangs = 1
         text, where = r["text"], f"job {k} ({kind}): "
         ok = r["rc"] == 0 and (re.search(r"porting_malleable_cxx: .*: OK", text) if kind == "user"
                                else re.search(r"result check: .*OK", text)) is not None
@@ -505,9 +555,15 @@ def main():
             faults.append(f"{where}no spawn fallback; log {d}/run.log")
         if done < resizes:
             faults.append(f"{where}{done} resizes done, {resizes} scheduled")
+        if kind in ("blocking", "background"):
+            faults += [where + f for f in heap_trim_faults(report_json, a.heap_trim == "on", trims)]
         row = {"kind": kind, "resizes": resizes, "done": done, "seconds": round(r["seconds"], 1), "ok": ok,
                "grids": grids, "spawn_hangs_relaunched": row_hangs}
-        if kind == "blocking" and resizes >= 12:
+        if kind == "blocking" and resizes >= 12 and row_hangs:
+            # The originals sampled are the first launch's: a relaunch ended them (their last
+            # samples show the hung spawn), so nothing is left to compare.
+            row["footprint"] = {"faults": [], "not_compared": "relaunched after a spawn that hung of itself"}
+        elif kind == "blocking" and resizes >= 12:
             fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"])
             faults += [where + f for f in fp["faults"]]
             row["footprint"] = fp
@@ -549,14 +605,19 @@ def main():
     report = {"resizes": done_total, "planned": a.resizes, "seconds": round(seconds, 1), "seed": a.seed,
               "keep": a.keep, "every": a.every, "local": a.local, "partner": a.partner, "n": a.n,
               "stall_every": a.stall_every, "kill_every": a.kill_every, "resizes_by_kind": kinds,
-              "spawn_hangs_relaunched": hangs, "jobs": rows,
+              "spawn_hangs_relaunched": hangs, "heap_trim": a.heap_trim, "heap_trim_s": trim_summary(trims),
+              "jobs": rows,
               "left_processes": left_procs, "left_paths": left_paths, "faults": faults}
     print(f"session endurance: {done_total} resizes in {seconds:.0f} s, {len(rows)} jobs (seed {a.seed}; "
           f"pdgemm_resizable N={a.n} and porting_malleable_cxx, 2x2 <-> 3x2/2x3/4x2; global every {a.every}, "
           f"local every {a.local}, partner every {a.partner}, keep {a.keep}; a stalled newcomer every "
           f"{a.stall_every} resizes, a killed one every {a.kill_every})")
     print("  resizes per kind of job: " + ", ".join(f"{k} {v}" for k, v in kinds.items()) +
-          f"; spawns that hung of themselves (relaunched by the fallback): {hangs}")
+          f"; spawns that hung of themselves (relaunched by the fallback, or the user program again): {hangs}")
+    ts = trim_summary(trims)
+    print(f"  heap trim (RESIZE_HEAP_TRIM={a.heap_trim}): " +
+          (f"{ts['count']} calls on rank 0 of the drivers' jobs, median {ts['median'] * 1e3:.3f} ms, "
+           f"largest {ts['largest'] * 1e3:.3f} ms" if ts["count"] else "no calls recorded"))
     for k, row in enumerate(rows):
         fp = row.get("footprint")
         if fp and "baseline" in fp:

@@ -47,7 +47,7 @@ ResizeRecord filled_record() {
   r.move.batches = 2;
   r.move.peak_bytes = 3000;
   r.move.phases = {0.5, 0.25, 2.0, 0.125, 0.0625, 0.75, 1.5, 0.375};
-  r.other = {0.015625, 0.046875, 0.0078125, 0.03125, 0.0234375};
+  r.other = {0.015625, 0.046875, 0.0078125, 0.03125, 0.0234375, 0.0009765625};
   r.hosts = {{"n1", 5}};
   r.rank_hosts = RankHosts::of({"n0", "n0", "n0", "n0", "n1", "n1", "n1", "n1", "n1"});
   BackgroundPhase& b = r.background.emplace();
@@ -94,7 +94,7 @@ TEST(ResizeRecordJson, EveryFieldKeepsItsKeyAndValue) {
     "move_phases": {"stage_s": 0.5, "plan_s": 0.25, "exchange_s": 2.0, "pack_s": 0.125, "unpack_s": 0.0625,
                     "local_copy_s": 0.75, "commit_s": 1.5, "prefault_s": 0.375},
     "other_phases": {"decision_s": 0.015625, "handover_s": 0.046875, "hosts_s": 0.0078125, "grids_s": 0.03125,
-                     "release_s": 0.0234375},
+                     "release_s": 0.0234375, "heap_trim_s": 0.0009765625},
     "hosts": [{"host": "n1", "count": 5}],
     "rank_hosts": ["n0", "n0", "n0", "n0", "n1", "n1", "n1", "n1", "n1"],
     "rank_host_runs": [{"host": "n0", "ranks": 4}, {"host": "n1", "ranks": 5}],
@@ -137,6 +137,8 @@ TEST(ResizeRecordJson, UnknownPredictionsAndABlockingResizeAreNull) {
     EXPECT_TRUE(got.at("predicted").at(key).is_null()) << key;
   EXPECT_EQ(got.at("predicted").at("clock"), "wall");
   EXPECT_EQ(got.at("predicted").at("t_redist_by"), "");
+  // No heap trim (RESIZE_HEAP_TRIM=off, or no glibc): null, not a time.
+  EXPECT_TRUE(got.at("other_phases").at("heap_trim_s").is_null());
 }
 
 TEST(ResizeRecordJson, SummaryShowsTheRecordsBackgroundAndNodes) {

@@ -51,6 +51,8 @@ Config read() {
   c.session.prefault = !(prefault && (*prefault == "off" || *prefault == "0"));
   const Text free_on_thread = text("RESIZE_FREE_ON_THREAD");
   c.session.free_on_thread = !(free_on_thread && (*free_on_thread == "off" || *free_on_thread == "0"));
+  const Text heap_trim = text("RESIZE_HEAP_TRIM");
+  c.session.heap_trim = !(heap_trim && (*heap_trim == "off" || *heap_trim == "0"));
 
   const Text huge = text("RESIZE_HUGEPAGES");
   if (huge && (*huge == "on" || *huge == "1" || *huge == "yes")) c.session.hugepages = HugePages::On;

@@ -65,6 +65,7 @@ struct Session {
   Text spawn_deadline;          // RESIZE_SPAWN_DEADLINE: FLOOR[:FACTOR[:CAP]] of a spawn's deadline
   bool prefault = true;         // RESIZE_PREFAULT is not "off" or "0": the move's arrays faulted in ahead
   bool free_on_thread = true;   // RESIZE_FREE_ON_THREAD is not "off" or "0": the old arrays freed after the move
+  bool heap_trim = true;        // RESIZE_HEAP_TRIM is not "off" or "0": free heap given back after each resize
   HugePages hugepages = HugePages::Auto;  // RESIZE_HUGEPAGES on/1/yes, off/0/no or auto (else this default)
 };
 

@@ -5,6 +5,7 @@
 // The facade's remap point (session/remap_point.cpp) and the background part make one with
 // Impl::recording() and hand it to the resize.
 #include "parts/resize_phases.hpp"
+#include "parts/heap_trim.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -132,11 +133,16 @@ RemapResult ResizeRecording::fail_expansion(const Decision& d, const Grid& from,
   return {Action::Expand, false, err};
 }
 
-// Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
-// A resize completed after a background phase comes with its background fields filled
-// (BackgroundPart::amend, by the completion).
-void ResizeRecording::conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line) {
+// A resize that succeeded. Every process of the job gives the free heap back (what the
+// spawn's event loop grew and freed stays in glibc's arena otherwise: heap_trim.hpp);
+// then rank 0 records it, the trim's time in the record, into the history, tells the
+// policy and prints the line. A resize completed after a background phase comes with its
+// background fields filled (BackgroundPart::amend, by the completion).
+void ResizeRecording::conclude(const Decision& d, int from_procs, const ResizeRecord& done, const std::string& line) {
+  const HeapTrim trim = trim_heap(heap_trim);
   if (!job.root()) return;
+  ResizeRecord rec = done;
+  rec.other.heap_trim_s = trim.called ? trim.seconds : -1.0;
   recorder.metrics.add_resize(rec);
   record_outcome(rec);
   opt.policy->completed(d, from_procs, true);

@@ -39,13 +39,15 @@ struct Outcome {
 // The record of one resize (recording.cpp), a view of the parts it writes: what the
 // run learned (`recorder`), read against the job's grid (`job`) at the remap point after
 // `iteration`; the policy told and the progress line printed (`opt`); the watchdog armed
-// when a resize begins.
+// when a resize begins; `heap_trim` (RESIZE_HEAP_TRIM): the free heap given back on
+// every process once a resize concluded (heap_trim.hpp).
 struct ResizeRecording {
   ResizeRecorder& recorder;
   const SessionWorld& job;
   const SessionOptions& opt;
   Watchdog& watchdog;
   const int& iteration;
+  bool heap_trim = true;
 
   // Begun with the predictions (rank 0) and the watchdog armed. `predict` false: the
   // predictions made when a background resize began stay (its completion's record).
@@ -61,7 +63,9 @@ struct ResizeRecording {
   // job continues on `from` with its data.
   RemapResult fail_expansion(const Decision& d, const Grid& from, const Grid& target, ResizeRecord rec,
                              const std::string& err, double t_start);
-  // Rank 0, a resize that succeeded: its record, the history, the policy told, the line.
+  // A resize that succeeded, on every process of the job: the free heap given back
+  // (heap_trim); rank 0: its record (with the trim's time), the history, the policy told,
+  // the line.
   void conclude(const Decision& d, int from_procs, const ResizeRecord& rec, const std::string& line);
   void progress(const std::string& line) const { progress_line(opt, job.root(), line); }
 

@@ -305,7 +305,8 @@ json resize_json(const ResizeAnalysis& a) {
                       {"commit_s", ph.commit_s}, {"prefault_s", ph.prefault_s}};
   const OtherPhases& ot = r.other;  // t_other by step (rank 0's seconds)
   e["other_phases"] = {{"decision_s", ot.decision_s}, {"handover_s", ot.handover_s}, {"hosts_s", ot.hosts_s},
-                       {"grids_s", ot.grids_s},       {"release_s", ot.release_s}};
+                       {"grids_s", ot.grids_s},       {"release_s", ot.release_s},
+                       {"heap_trim_s", ot.heap_trim_s >= 0 ? json(ot.heap_trim_s) : json(nullptr)}};
   e["hosts"] = json::array();
   for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
   // One name per rank (as before; O(P) while writing only) and the record's compact runs.

@@ -9,6 +9,7 @@
 #include "common/fault.hpp"
 
 #include "malleable/redist/traffic.hpp"
+#include "parts/heap_trim.hpp"
 #include "parts/world.hpp"
 
 namespace resize {
@@ -147,6 +148,9 @@ int Session::join() {
   impl_->life.started = true;
   detail::World::clear_new();
   watchdog.disarm();
+  // The others give their free heap back as the resize concludes; a newcomer here, once
+  // joined (MPI_Init's and the hand-over's freed memory: parts/heap_trim.hpp).
+  detail::trim_heap(impl_->cfg.session.heap_trim);
   // A background expansion completes inside a remap point of the old processes, which
   // then go on to ask the policy: take part in the rest of that remap point;
   // complete_resize (after the loop) asks nothing.

@@ -69,7 +69,7 @@ struct Session::Impl {
   detail::ArrayFor start_arrays = detail::ArrayFor::Start;
 
   detail::GridSwitch grid_switch() { return {job, registry, watchdog, opt, recorder, prefault, cfg}; }
-  detail::ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration}; }
+  detail::ResizeRecording recording() { return {recorder, job, opt, watchdog, iteration, cfg.session.heap_trim}; }
   detail::CheckpointView checkpoint_view() {
     return {job, registry, ckpts, opt, cfg.checkpoint, launch, recorder.history, iteration};
   }

@@ -131,14 +131,19 @@ struct MoveStats {
 };
 
 // The resize's "other" time (t_other) by step, seconds on world rank 0. An expansion by
-// spawn sets every field (their sum is t_other up to the rounding of the clock); a shrink
-// and a regrid set grids_s and release_s.
+// spawn sets every field but heap_trim_s (their sum is t_other up to the rounding of the
+// clock); a shrink and a regrid set grids_s and release_s. heap_trim_s comes after: not
+// in t_other, nor in t_total.
 struct OtherPhases {
   double decision_s = 0;  // remap point to the spawn: the decision's broadcast, every rank's node, the target grid, the prefault thread started
   double handover_s = 0;  // the state packed, shared with the newcomers and unpacked (waits for each newcomer to reach its join)
   double hosts_s = 0;     // every rank's node in the grown world
   double grids_s = 0;     // the BLACS grids of the old and the new shape (collective)
   double release_s = 0;   // after the move: the old grid released, the new one adopted
+  // Once the resize concluded, every process gives its free heap back (malloc_trim(0));
+  // -1: not called (RESIZE_HEAP_TRIM=off, a C library other than glibc, a resize that
+  // did not succeed).
+  double heap_trim_s = -1;
 };
 
 struct ResizeRecord {
