@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "malleable_internal/thread_name.hpp"
+
 namespace malleable::watchdog {
 
 namespace {
@@ -34,6 +36,7 @@ void end_job(int code) {
     // the abort to its launcher through PMIx, which has its own progress thread. Should
     // that not end the process, the second thread does.
     std::thread([code] {
+      name_this_thread("mall-end-job");
       timespec ts{10, 0};
       while (nanosleep(&ts, &ts) != 0) {
       }
@@ -50,7 +53,10 @@ void PhaseWatchdog::arm(const std::string& who, const std::string& phase, double
   status_ = Status{who, phase, hint, seconds};
   deadline_ = from_now(seconds);
   armed_ = true;
-  thread_ = std::thread([this] { run(); });
+  thread_ = std::thread([this] {
+    name_this_thread("mall-watchdog");
+    run();
+  });
 }
 
 void PhaseWatchdog::phase(const std::string& phase, double seconds, const std::string& hint) {

@@ -94,6 +94,20 @@ def fd_count(pid, work):
     return n, ck
 
 
+def thread_names(pid):
+    """The names of the process's threads (/proc/PID/task/TID/comm), sorted: the library
+    names its own ("mall-prefault", "mall-watchdog", ...), so a change in the count says
+    whose thread it was."""
+    try:
+        out = []
+        for t in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{t}/comm") as f:
+                out.append(f.read().strip())
+        return tuple(sorted(out))
+    except OSError:
+        return None
+
+
 def shm_maps(pid):
     """Mappings of files under /dev/shm (MPI's and the library's shared segments, deleted
     ones included): a mapping of a departed process's segment keeps its pages resident."""
@@ -317,8 +331,8 @@ class Watch:
             elif measure:
                 with open(logpath) as f:
                     done = len(re.findall(r"remap after iter", f.read()))
-                row = [(status_field(q, "VmRSS"), *fd_count(q, work), status_field(q, "Threads"), shm_maps(q))
-                       for q in originals]
+                row = [(status_field(q, "VmRSS"), *fd_count(q, work), status_field(q, "Threads"), shm_maps(q),
+                        thread_names(q)) for q in originals]
                 if all(None not in r for r in row):
                     samples.append((done, row))
             ticks += 1
@@ -344,6 +358,11 @@ def footprint(samples, steps, resizes, warm, n_originals):
         rows = [r for d, r in samples if count <= d < count + 4]
         pick = max if k == 0 else min
         return [pick(r[i][k] for r in rows) for i in range(n_originals)] if rows else None
+
+    def names_at(count, i):
+        """The thread names of original i in its sample of fewest threads over the stretch."""
+        rows = [r[i] for d, r in samples if count <= d < count + 4]
+        return min(rows, key=lambda x: x[3])[5] if rows else ()
 
     # Compared over the same stretch of cycles: 4 resizes from an even count (the job on 2x2
     # again) from WARM on, and the last such stretch before the job's end (the samples after
@@ -384,7 +403,8 @@ def footprint(samples, steps, resizes, warm, n_originals):
         if end["fds"][i] != base["fds"][i]:
             out["faults"].append(f"original {i}: descriptors {base['fds'][i]} -> {end['fds'][i]}")
         if end["threads"][i] != base["threads"][i]:
-            out["faults"].append(f"original {i}: threads {base['threads'][i]} -> {end['threads'][i]}")
+            out["faults"].append(f"original {i}: threads {base['threads'][i]} -> {end['threads'][i]} "
+                                 f"({', '.join(names_at(base_count, i))} -> {', '.join(names_at(last_count, i))})")
     out.update({"baseline": base, "end": end, "rss_growth_mb_per_resize": growth, "spawned_between": spawned,
                 "rss_allowed_kb": allow, "fds_checkpoint_most": max((x[2] for _, r in samples for x in r), default=0)})
     return out

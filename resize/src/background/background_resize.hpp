@@ -23,6 +23,7 @@
 #include "parts/grid_switch.hpp"
 #include "parts/registry.hpp"
 #include "parts/resize_phases.hpp"
+#include "malleable_internal/thread_name.hpp"
 
 namespace resize {
 namespace detail {
@@ -107,6 +108,7 @@ struct BackgroundResize {
       return;
     }
     helper.thread = std::thread([this, work] {
+      malleable::name_this_thread("mall-bg-resize");
       std::string err;
       try {
         err = work();

@@ -7,6 +7,7 @@
 // validation are the pure core's (checkpoint.hpp).
 #include "checkpoint/checkpoint_h5.hpp"
 #include "common/config.hpp"
+#include "malleable_internal/thread_name.hpp"
 
 namespace resize::detail {
 
@@ -30,6 +31,7 @@ void close_after_failure(MPI_Comm comm, const std::string& failure, const std::f
   std::condition_variable cv;
   bool done = false;
   std::thread guard([&] {
+    malleable::name_this_thread("mall-ckpt-guard");
     std::unique_lock<std::mutex> lk(m);
     if (cv.wait_for(lk, std::chrono::duration<double>(kCloseAfterFailureSeconds), [&] { return done; })) return;
     int rank = -1;

@@ -13,6 +13,8 @@
 #include <thread>
 #include <vector>
 
+#include "malleable_internal/thread_name.hpp"
+
 namespace resize::detail {
 
 namespace {
@@ -28,7 +30,10 @@ class Releaser {
     for (auto& t : threads_) t.join();
     threads_.clear();
     try {
-      threads_.emplace_back([fd] { ::close(fd); });
+      threads_.emplace_back([fd] {
+        malleable::name_this_thread("mall-close");
+        ::close(fd);
+      });
     } catch (...) {  // no thread to be had: free in the caller, as plain unlink would
       ::close(fd);
     }

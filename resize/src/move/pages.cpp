@@ -12,6 +12,8 @@
 #include <new>
 #include <system_error>
 
+#include "malleable_internal/thread_name.hpp"
+
 namespace resize::detail {
 
 namespace {
@@ -108,6 +110,7 @@ void Prefault::start(std::vector<Task> tasks) {
   wait();
   run_s_ = 0;
   t_ = std::thread([this, tasks = std::move(tasks)] {
+    malleable::name_this_thread("mall-prefault");
     const double t0 = now();
     for (const Task& task : tasks) {
       try {
@@ -125,7 +128,10 @@ void Prefault::release(std::vector<std::shared_ptr<void>> held) {
   if (held.empty()) return;
   wait();
   try {
-    t_ = std::thread([held = std::move(held)]() mutable { held.clear(); });
+    t_ = std::thread([held = std::move(held)]() mutable {
+      malleable::name_this_thread("mall-free");
+      held.clear();
+    });
   } catch (const std::system_error&) {
     // No thread: the arrays went with the lambda that was to free them, here.
   }

@@ -26,6 +26,7 @@
 
 #include "common/tags.hpp"
 #include "malleable/resize/session.hpp"
+#include "malleable_internal/thread_name.hpp"
 
 namespace resize {
 namespace detail {
@@ -302,7 +303,10 @@ class Deadline {
     expired_ = false;
     deferred_ = deferred;
     message_ = std::move(message);
-    thread_ = std::thread([this, seconds] { run(seconds); });
+    thread_ = std::thread([this, seconds] {
+      malleable::name_this_thread("mall-spawn-dl");
+      run(seconds);
+    });
   }
   void set_deferred(bool on) {
     {
