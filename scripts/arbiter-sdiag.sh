@@ -5,8 +5,13 @@
 # everything down at the end). The daemon runs in the head's namespace (interval 2 s,
 # TCP on the cluster's private address 10.213.7.10:7070); N fake jobs (held Slurm jobs,
 # so that they exist in Slurm, each asked about by a client thread in node1) send one
-# arbitrate request a second each for SECONDS. For each of: no clients, 4, 16, 64 clients,
-# sdiag before and after, and the RPCs slurmctld served in between by message type.
+# arbitrate request a second each for SECONDS. All the clients share node1's address, one
+# client to the per-client cap (--max-connections-per-uid, 8 by default; on a site each
+# job's node is its own client): the cap is raised to 128 so that it turns none away.
+# For each of: no clients, 4, 16, 64 clients, sdiag before and after, and the RPCs
+# slurmctld served in between by message type.
+# With accounting (slurmdbd and its MariaDB server) when they are installed, so that the
+# daemon's sacctmgr is real; sdiag counts slurmctld's RPCs only, not slurmdbd's.
 # Usage: scripts/arbiter-sdiag.sh [BUILD_DIR] [SECONDS]   (docs/guide/arbiter.md)
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -16,7 +21,13 @@ SECS=${2:-60}
 source "$SRC/tests/cluster/harness.sh"
 [[ -x $BUILD/resize/malleable-arbiterd ]] || { echo "no $BUILD/resize/malleable-arbiterd" >&2; exit 1; }
 command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed"; exit 77; }
-cluster_begin 2 --slurm --no-accounting
+acct=(--no-accounting)
+acct_note="without accounting"
+if command -v slurmdbd >/dev/null && command -v mariadbd >/dev/null; then
+  acct=()
+  acct_note="with accounting (slurmdbd)"
+fi
+cluster_begin 2 --slurm "${acct[@]}"
 eval "export $("$CLUSTER" slurm-env)"
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -35,7 +46,8 @@ for ((i = 0; i < 64; ++i)); do
   ids+=("$("$CLUSTER" exec head sbatch --parsable -H -J arbsdiag -N 1 -o /dev/null --wrap 'sleep 600')")
 done
 "$CLUSTER" exec head "$BUILD/resize/malleable-arbiterd" --socket "$work/arbiter.sock" --state-dir "$work/state" \
-  --listen 10.213.7.10:7070 --munge-socket "$MS" --interval 2 --slurm-user 0 2>"$work/arbiterd.log" &
+  --listen 10.213.7.10:7070 --munge-socket "$MS" --interval 2 --slurm-user 0 \
+  --max-connections-per-uid 128 2>"$work/arbiterd.log" &
 dpid=$!
 for ((i = 0; i < 100; ++i)); do grep -q "listening on" "$work/arbiterd.log" && break; sleep 0.1; done
 grep -q "listening on" "$work/arbiterd.log" || { cat "$work/arbiterd.log"; exit 1; }
@@ -46,7 +58,7 @@ rpcs() {
     /^Remote Procedure Call statistics by user/ {on=0} on && /count:/ {
       for (i = 1; i <= NF; ++i) if ($i ~ /^count:/) { sub("count:", "", $i); print $1, $i } }'
 }
-echo "sdiag on the emulated cluster (2 nodes, Slurm $(sinfo -V | awk '{print $2}')); daemon interval 2 s; $SECS s per row; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "sdiag on the emulated cluster (2 nodes, Slurm $(sinfo -V | awk '{print $2}') $acct_note); daemon interval 2 s; $SECS s per row; $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg)"
 printf '| clients | requests | slurmctld RPCs | per second | by type |\n|---|---|---|---|---|\n'
 for n in 0 4 16 64; do
   rpcs >"$work/before"
@@ -61,4 +73,5 @@ for n in 0 4 16 64; do
   awk -v n="$n" -v secs="$SECS" -v asked="$asked" 'NR == FNR {b[$1] = $2; next} {d = $2 - b[$1]; if (d > 0) { t += d; s = s sprintf("%s %d; ", $1, d) } }
     END {printf "| %d | %s | %d | %.2f | %s |\n", n, asked, t, t / secs, s}' "$work/before" "$work/after"
 done
-echo "the daemon's Slurm queries: $(grep -c 'asking Slurm failed' "$work/arbiterd.log" || true) failed"
+echo "the daemon's Slurm queries: $(grep -c 'asking Slurm failed' "$work/arbiterd.log" || true) failed; QOS: $(grep -c 'QOS limits' "$work/arbiterd.log" || true) log lines"
+grep 'QOS limits' "$work/arbiterd.log" | head -3 || true

@@ -18,8 +18,8 @@ uids. Checks, each against the running daemon:
   - QOS limits (a fake sacctmgr: job 7's QOS small has MaxTRESPerJob node=3): job 7's
     growth is capped at 1 of the 2 idle nodes, the reason in the reply, the status's
     recent decisions and the log;
-  - Slurm was asked once per view (interval 3600 s): four commands per daemon start (squeue
-    twice, sinfo, sacctmgr);
+  - Slurm was asked once per view (interval 3600 s): three commands per daemon start (one
+    squeue, whose uid= field gives the owners, sinfo, sacctmgr);
   - over TCP on 127.0.0.1 (the daemon's `--listen 127.0.0.1:0`, loopback only): the same
     answers, refusals, bad frames, silent clients, and the library's client (tcp://);
   - a slow Slurm (the fake squeue blocks until the test lets it go) does not hold the
@@ -106,7 +106,7 @@ class Rig:
         slow = 'while [ -e "$FAKE/slow" ]; do touch "$FAKE/blocked"; sleep 0.1; done\n'
         # sacctmgr answers $FAKE/qos; without it, as with no slurmdbd (status 1)
         no_dbd = 'echo "sacctmgr: error: Problem talking to the database: Connection refused"; exit 1'
-        for name, body in (("squeue", slow + 'case "$*" in *"%i|%U") cat "$FAKE/owners";; *) cat "$FAKE/jobs";; esac'),
+        for name, body in (("squeue", slow + 'cat "$FAKE/jobs"'),
                            ("sinfo", 'cat "$FAKE/idle"'),
                            ("sacctmgr", '[ -e "$FAKE/qos" ] || { %s; }\ncat "$FAKE/qos"' % no_dbd)):
             path = os.path.join(self.fake, name)
@@ -115,7 +115,6 @@ class Rig:
             os.chmod(path, 0o755)
         self.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
                    squeue_line("8", 1, "node3", "jacobi", "normal", UID_B))
-        self.write("owners", "7|%d\n8|%d\n" % (UID_A, UID_B))
         self.write("qos", "normal|||\nsmall|node=3||\n")  # job 7 holds 2: 1 more
         self.write("idle", "idle node[5-6]\n")
         self.write("calls", "")
@@ -772,8 +771,11 @@ def main():
         rig.via_tcp = False
 
         calls = open(os.path.join(rig.dir, "calls")).read().splitlines()
-        check(len(calls) == 8 and sum(c.startswith("sacctmgr ") for c in calls) == 2,
-              "Slurm asked 4 commands per view (sacctmgr with the first), one view per start: %d calls" % len(calls))
+        squeues = [c for c in calls if c.startswith("squeue ")]
+        check(len(calls) == 6 and sum(c.startswith("sacctmgr ") for c in calls) == 2 and len(squeues) == 2 and
+              all("uid=%U" in c for c in squeues),
+              "Slurm asked 3 commands per view (one squeue with the owners' uids, sinfo, sacctmgr with the first), "
+              "one view per start: %d calls" % len(calls))
 
         # A slow Slurm: the view is taken on the side, requests are answered from the last one.
         rig.stop()
@@ -782,7 +784,6 @@ def main():
         check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "interval 1: the first view")
         rig.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
                   squeue_line("8", 1, "node3", "jacobi", "normal", UID_B) + squeue_line("9", 1, "node4", "cg", "normal", UID_A))
-        rig.write("owners", "7|%d\n8|%d\n9|%d\n" % (UID_A, UID_B, UID_A))
         rig.write("slow", "")
         blocked = os.path.join(rig.dir, "blocked")
         time.sleep(1.5)  # past the interval, so that the next request starts a new view: a wait, not a measurement

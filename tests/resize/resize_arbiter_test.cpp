@@ -216,12 +216,20 @@ TEST(ArbiterAuthorization, OnlyTheOwnerRootOrSlurmUserMayAskAboutAJob) {
   EXPECT_EQ(refusal(Request{}, 1001, kOwners, 64030), "");  // status: open to all
 }
 
-TEST(ArbiterOwners, ParsesSqueueUidsAndRefusesBadLines) {
-  const auto o = parse_owners("7|1000\n 8 | 1001 \n\n");
-  EXPECT_EQ(o, kOwners);
-  EXPECT_THROW(parse_owners("7|alice\n"), Error);
-  EXPECT_THROW(parse_owners("7\n"), Error);
-  EXPECT_THROW(parse_owners("7|99999999999\n"), Error);
+TEST(ArbiterOwners, TakesTheUidsFromTheViewsSqueue) {
+  // The view's own squeue (kSqueueFormat, uid=) gives the owners: no second squeue.
+  const std::string squeue =
+      "7|RUNNING|2|node[1-2]|a|None|prio=10|submit=2026-01-01T00:00:00|part=batch|start=N/A|plan=(null)|qos=normal|uid=1000|\n"
+      "8|PENDING|1||b|Priority|prio=9|submit=2026-01-01T00:00:01|part=batch|start=N/A|plan=(null)|qos=normal|uid=1001|\n";
+  EXPECT_EQ(owners_of(slurm::make_view(0, squeue, "node3\n").jobs), kOwners);
+  // A job listed without its uid (a view recorded before uid=) has no owner: refused.
+  const auto none = owners_of(slurm::make_view(0, "7|RUNNING|2|node[1-2]\n", "").jobs);
+  EXPECT_TRUE(none.empty());
+  EXPECT_EQ(refusal(arbitrate_request("7", {"node1"}, 1), 1000, none, 64030), "job 7 is not in Slurm's view");
+  slurm::Job big;
+  big.id = "9";
+  big.uid = "9999999999";  // ten digits, beyond 32 bits
+  EXPECT_THROW(owners_of({big}), Error);
 }
 
 TEST(ArbiterState, ArbitratesRefusesAnotherUsersJobAndSettles) {

@@ -312,22 +312,15 @@ std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::str
   return "";
 }
 
-std::map<std::string, std::uint32_t> parse_owners(const std::string& text) {
+std::map<std::string, std::uint32_t> owners_of(const std::vector<slurm::Job>& jobs) {
   std::map<std::string, std::uint32_t> out;
-  std::istringstream in(text);
-  int no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++no;
-    const std::string t = slurm::trim(line);
-    if (t.empty()) continue;
-    const auto bar = t.find('|');
-    const std::string id = bar == std::string::npos ? "" : slurm::trim(t.substr(0, bar));
-    const std::string uid = bar == std::string::npos ? "" : slurm::trim(t.substr(bar + 1));
-    bool digits = !uid.empty() && uid.size() <= 10;
-    for (unsigned char c : uid) digits = digits && std::isdigit(c);
-    if (!is_name(id) || !digits || std::stoull(uid) > 0xffffffffULL)
-      throw Error("squeue's owners, line " + std::to_string(no) + ": expected 'JOBID|UID', got '" + t.substr(0, 80) + "'");
-    out[id] = static_cast<std::uint32_t>(std::stoull(uid));
+  for (const slurm::Job& j : jobs) {
+    if (j.uid.empty()) continue;
+    bool digits = j.uid.size() <= 10;
+    for (unsigned char c : j.uid) digits = digits && std::isdigit(c);
+    if (!digits || std::stoull(j.uid) > 0xffffffffULL)
+      throw Error("squeue: job " + j.id + ": uid '" + j.uid.substr(0, 20) + "' is not a 32-bit number");
+    out[j.id] = static_cast<std::uint32_t>(std::stoull(j.uid));
   }
   return out;
 }

@@ -102,8 +102,9 @@ struct ArbiterAddress {
 ArbiterAddress parse_arbiter_address(std::string_view text);
 std::string to_string(const HostPort& h);  // "host:port", "[v6]:port", "*:port"
 
-// `squeue -h -o '%i|%U'`: job id -> numeric uid (throws Error naming a bad line).
-inline const char* kOwnersCommand = "squeue -h -o '%i|%U'";
-std::map<std::string, std::uint32_t> parse_owners(const std::string& text);
+// The owners of the view's jobs (squeue's uid= field, kSqueueFormat): job id -> numeric
+// uid. A job listed without its uid is left out, so a request about it is refused (not in
+// Slurm's view); throws Error for a uid beyond 32 bits.
+std::map<std::string, std::uint32_t> owners_of(const std::vector<slurm::Job>& jobs);
 
 }  // namespace resize::arbiter

@@ -82,7 +82,7 @@ struct Server::Conn {
 struct Server::Refresh {
   slurm::Runner run;
   double started = 0;
-  slurm::Command jobs, idle, owners;
+  slurm::Command jobs, idle;
   bool ask_qos = false;  // sacctmgr too (ArbiterState::qos_due)
   slurm::Command qos;
   int rd = -1, wr = -1;
@@ -252,7 +252,7 @@ void Server::save_journal() {
 }
 
 // At most one view per interval, whatever the number of jobs and requests: the bound on
-// slurmctld's load (three commands), and sacctmgr's QOS table with a view at most once per
+// slurmctld's load (two commands: squeue, whose uid= field gives the owners, and sinfo), and sacctmgr's QOS table with a view at most once per
 // qos_interval_s (slurmdbd's load: one query). Taken on a thread of its own: a slow
 // slurmctld or slurmdbd (each command up to its timeout) holds no request; they are
 // answered from the last view.
@@ -275,7 +275,6 @@ void Server::start_refresh(double now) {
   refresh_thread_ = std::thread([r] {
     r->jobs = r->run(slurm::kViewJobsCommand);
     r->idle = r->run(slurm::kViewIdleCommand);
-    r->owners = r->run(kOwnersCommand);
     if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: squeue and sinfo answer as of taken_at however slow slurmdbd is
     const char done = 1;
     while (::write(r->wr, &done, 1) < 0 && errno == EINTR) {
@@ -290,9 +289,11 @@ void Server::finish_refresh() {
   if (r->ask_qos)  // whatever squeue did: the QOS table is slurmdbd's
     if (const std::string line = state_.set_qos(r->qos, r->started); !line.empty()) log_line(line);
   try {
-    if (r->jobs.status != 0 || r->idle.status != 0 || r->owners.status != 0)
-      throw Error("a Slurm command failed: " + slurm::trim(r->jobs.out + r->idle.out + r->owners.out).substr(0, 300));
-    state_.set_view(slurm::make_view(r->started, r->jobs.out, r->idle.out), parse_owners(r->owners.out));
+    if (r->jobs.status != 0 || r->idle.status != 0)
+      throw Error("a Slurm command failed: " + slurm::trim(r->jobs.out + r->idle.out).substr(0, 300));
+    slurm::ClusterView v = slurm::make_view(r->started, r->jobs.out, r->idle.out);
+    std::map<std::string, std::uint32_t> owners = owners_of(v.jobs);  // the view's own squeue (uid=)
+    state_.set_view(std::move(v), std::move(owners));
   } catch (const Error& e) {
     log_line(std::string("asking Slurm failed (the last view stays): ") + e.what());
   }
