@@ -492,6 +492,17 @@ def check(cond, what):
     print("ok: " + what)
 
 
+def status_once_closed(rig):
+    """The daemon's status asked as uid A until it answers (it sees closed connections at its
+    next poll: ordering, not timing; at most 50 tries); None if it never does."""
+    for _ in range(50):
+        r = rig.ask(UID_A, dict(kind="status"))
+        if r is not None:
+            return r
+        time.sleep(0.1)
+    return None
+
+
 def robustness(rig, count, rnd, good_cred, how):
     """Bad frames (the fuzz), silent clients and the cap over the transport rig.connect() uses."""
     fuzz(rig, count, rnd, good_cred, how)
@@ -515,12 +526,7 @@ def robustness(rig, count, rnd, good_cred, how):
     check(recv_reply(extra, 15) is None, how + ": " + "over the cap a connection is closed, not queued")
     for h in held:
         h.close()
-    r = None
-    for _ in range(50):  # the daemon sees them closed at its next poll: ordering, not timing
-        r = rig.ask(UID_A, dict(kind="status"))
-        if r is not None:
-            break
-        time.sleep(0.1)
+    r = status_once_closed(rig)
     check(r is not None and r["ok"], how + ": " + "answered again once the silent ones are gone")
 
 # A request of another uid from its own process (the daemon sees that uid in SO_PEERCRED).
@@ -593,12 +599,7 @@ def per_uid_cap_and_group(rig):
     rig.via_tcp = False
     for h in held:
         h.close()
-    r = None
-    for _ in range(50):  # the daemon sees them closed at its next poll: ordering, not timing
-        r = rig.ask(UID_A, dict(kind="status"))
-        if r is not None:
-            break
-        time.sleep(0.1)
+    r = status_once_closed(rig)
     check(r is not None and r["ok"] and r["status"]["connections_refused_per_client_cap"] >= 3,
           "root is answered again once its connections are closed; status counts the refused ones (%s)"
           % (r and r["ok"] and r["status"]["connections_refused_per_client_cap"]))
