@@ -36,6 +36,12 @@ Config read_config() {
   c.keep_sharedfp = text("BLACS_DYN_SHAREDFP") == Text("keep");
   c.pml = text("BLACS_DYN_PML");
   c.fault = text("BLACS_DYN_FAULT");
+  c.leave_wait = text("BLACS_DYN_LEAVE_WAIT");
+  for (const char* v : {"PMIX_SERVER_URI41", "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21", "PMIX_SERVER_URI2"})
+    if (Text u = text(v); u && !u->empty()) {
+      c.pmix_server_uri = u;
+      break;
+    }
   for (const char* v : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
     if (Text r = text(v); r && !r->empty()) {
       c.launcher_rank = r;

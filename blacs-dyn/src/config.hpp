@@ -29,6 +29,8 @@ struct Config {
   bool keep_sharedfp = false;    // BLACS_DYN_SHAREDFP=keep
   Text pml;                      // BLACS_DYN_PML: "ucx" (shared memory between old and new processes)
   Text fault;                    // BLACS_DYN_FAULT: a fault to inject
+  Text leave_wait;               // BLACS_DYN_LEAVE_WAIT: seconds a leaving process waits for its PMIx server
+  Text pmix_server_uri;          // PMIX_SERVER_URI41, ..4, ..3, ..21 or ..2 (the first set): the launcher's PMIx server
   Text launcher_rank;            // OMPI_COMM_WORLD_RANK, PMI_RANK or PMIX_RANK (the first set, not empty)
   Text ompi_world_rank;          // OMPI_COMM_WORLD_RANK
   Text ompi_world_size;          // OMPI_COMM_WORLD_SIZE

@@ -27,11 +27,65 @@
 #include "blacs_glue.hpp"
 #include "malleable_internal/collective.hpp"
 #include "messages.hpp"
+#include "pmix_link.hpp"
+
+#include <filesystem>
 
 
 namespace blacs_dyn {
 
 using namespace detail;
+
+namespace {
+
+std::string file_text(const char* path) {
+  std::ifstream f(path);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+std::vector<pmix_link::TcpRow> tcp_rows() {
+  std::vector<pmix_link::TcpRow> rows = pmix_link::parse_tcp_table(file_text("/proc/net/tcp"));
+  const std::vector<pmix_link::TcpRow> v6 = pmix_link::parse_tcp_table(file_text("/proc/net/tcp6"));
+  rows.insert(rows.end(), v6.begin(), v6.end());
+  return rows;
+}
+
+std::vector<unsigned long> own_socket_inodes() {
+  std::vector<unsigned long> out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    std::error_code lec;
+    const auto target = std::filesystem::read_symlink(e.path(), lec);
+    if (lec) continue;
+    if (const auto inode = pmix_link::socket_inode(target.native())) out.push_back(*inode);
+  }
+  return out;
+}
+
+// This process's connection to the launcher's PMIx server, looked up before MPI_Finalize
+// closes it (pmix_link.hpp says why); nullopt when there is none to wait for (no PMIx over
+// TCP, the wait switched off, the tables not readable).
+std::optional<pmix_link::TcpRow> pmix_connection(const Config& env) {
+  if (pmix_link::wait_seconds(env.leave_wait) <= 0 || !env.pmix_server_uri) return std::nullopt;
+  const auto port = pmix_link::server_port(*env.pmix_server_uri);
+  if (!port) return std::nullopt;
+  return pmix_link::client_link(tcp_rows(), own_socket_inodes(), *port);
+}
+
+// After MPI_Finalize: stay until the server has closed its end of `link` (its progress
+// thread has handled our departure), at most `seconds`. Returns whether it did.
+bool await_server_close(const pmix_link::TcpRow& link, double seconds) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (pmix_link::server_end_open(tcp_rows(), link)) {
+    if (std::chrono::steady_clock::now() >= until) return false;
+    sleep_for(2000000L);
+  }
+  return true;
+}
+
+}  // namespace
 
 void Runtime::shrink(const ShrinkPlan& plan) {
   const MPI_Comm w = priv();
@@ -201,10 +255,23 @@ void Runtime::exit_process() {
            "another process of its spawn group died or hangs");
   free_all_comms();
   trace.mark("leaving: communicators freed");
+  const Config env = read_config();
+  const std::optional<pmix_link::TcpRow> pmix = pmix_connection(env);
   finalized_ = true;
   PMPI_Finalize();
   dog_.disarm();
   trace.mark("leaving: MPI_Finalize");
+  // Exit only once the launcher's PMIx server has seen this process go (the spawn hang of
+  // Open MPI 4.1 + PMIx 4.2, docs/reference/blacs-dyn.md): bounded, never an error.
+  if (pmix) {
+    const double limit = pmix_link::wait_seconds(env.leave_wait);
+    if (!await_server_close(*pmix, limit) && env.verbose)
+      std::fprintf(stderr,
+                   "blacs-dyn: process %d leaves before its PMIx server closed the connection (waited %g s, "
+                   "BLACS_DYN_LEAVE_WAIT)\n",
+                   me_, limit);
+    trace.mark("leaving: PMIx server closed");
+  }
   std::fflush(nullptr);
   std::exit(0);
 }

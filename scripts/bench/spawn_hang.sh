@@ -4,7 +4,10 @@
 # seeded loops of every kind of expansion blacs-dyn makes, with PMIx's client data store
 # as blacs-dyn sets it (cure "hash", PMIX_MCA_gds=hash) and as PMIx chooses it
 # (cure "keep", BLACS_DYN_PMIX_GDS=keep) or as BLACS_DYN_PML=ucx does (cure "ucx": the UCX
-# PML over PMIx's own store), each expansion under its own deadline so that a
+# PML over PMIx's own store); "hash-nowait" and "keep-nowait" the same stores with leaving
+# processes that exit right after MPI_Finalize (BLACS_DYN_LEAVE_WAIT=off: blacs-dyn before
+# it waited for the PMIx server to close their connection; rows of "hash" and "keep" from
+# before commit of that change, 2026-11-27, are that too), each expansion under its own deadline so that a
 # hang is counted, not waited for. Kinds (driver tests/blacs-dyn/spawn_hang_driver.cpp,
 # 2 original processes, each round an expansion and a shrink back):
 #   one         blacs_dyn_expand of 1 process
@@ -193,7 +196,10 @@ run_jobs() {
     names[j]=$kind-$cure-$(date +%s%N | cut -c1-13)-$j
     logs[j]=$scratch/${names[j]}.log
     (
-      [[ $cure == keep ]] && export BLACS_DYN_PMIX_GDS=keep
+      [[ $cure == keep || $cure == keep-nowait ]] && export BLACS_DYN_PMIX_GDS=keep
+      # *-nowait: a leaving process exits right after MPI_Finalize, as before blacs-dyn
+      # waited for its PMIx server to close the connection (BLACS_DYN_LEAVE_WAIT=off)
+      [[ $cure == *-nowait ]] && export BLACS_DYN_LEAVE_WAIT=off
       # ucx: Open MPI's UCX PML with PMIx's own store (BLACS_DYN_PML=ucx keeps ds21)
       [[ $cure == ucx ]] && export BLACS_DYN_PML=ucx
       if [[ $kind == walks ]]; then

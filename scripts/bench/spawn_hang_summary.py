@@ -216,6 +216,8 @@ def write_markdown(path, rows):
         f.write("|---|---|---|---|---|---|---|\n")
         for r in rows:
             store = {"hash": "hash (blacs-dyn's default)",
+                     "hash-nowait": "hash, leavers exit at once (`BLACS_DYN_LEAVE_WAIT=off`)",
+                     "keep-nowait": "ds21, leavers exit at once (`BLACS_DYN_PMIX_GDS=keep BLACS_DYN_LEAVE_WAIT=off`)",
                      "ucx": "ds21 with Open MPI's UCX PML (`BLACS_DYN_PML=ucx`)"}.get(
                          r["cure"], "ds21 (PMIx's default, `BLACS_DYN_PMIX_GDS=keep`)")
             rate = 100 * float(r["rate"]) if r["rate"] else 0.0
