@@ -49,11 +49,14 @@
 #                suite run needs to show the hang (the count tests/blacs-dyn runs);
 #                cause_test.txt kind grow against the kinds whose newcomers leave
 # Usage: spawn_hang.sh [--spawns N] [--block R] [--timeout S] [--kinds a,b] [--cures a,b]
-#                      [--budget SECONDS] [--out DIR]
+#                      [--budget SECONDS] [--busy N] [--out DIR]
+# --busy N runs N busy loops (`while :; do :; done`) beside the jobs for the whole run: a
+# load of its own, for a machine that is otherwise idle (the hangs were counted at loads
+# of 9-50, and are rare at load < 3: docs/data/spawn_hang/ucx_low_load/).
 # BUILD_DIR (default build) holds the driver (target blacs_dyn_spawn_hang).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-spawns=500 block=25 timeout=30 kinds=one,several,hosts,concurrent cures=hash,keep budget=0
+spawns=500 block=25 timeout=30 kinds=one,several,hosts,concurrent cures=hash,keep budget=0 busy=0
 out=$here/docs/data/spawn_hang
 while (($#)); do
   case $1 in
@@ -63,6 +66,7 @@ while (($#)); do
     --kinds) kinds=$2; shift 2 ;;
     --cures) cures=$2; shift 2 ;;
     --budget) budget=$2; shift 2 ;;
+    --busy) busy=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     *) echo "spawn_hang: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -101,7 +105,12 @@ commit=$(git -C "$here" rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
 [[ -z $(git -C "$here" --no-optional-locks status --porcelain -- blacs-dyn tests/blacs-dyn scripts/bench/spawn_hang.sh 2>/dev/null) ]] ||
   commit=$commit+dirty
 scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+busy_pids=()
+for ((b = 0; b < busy; ++b)); do
+  sh -c 'while :; do :; done' &
+  busy_pids+=($!)
+done
+trap 'rm -rf "$scratch"; ((${#busy_pids[@]})) && kill "${busy_pids[@]}" 2>/dev/null' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 \
        OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 unset PMIX_MCA_gds  # blacs-dyn must choose (hash) or keep PMIx's own choice
