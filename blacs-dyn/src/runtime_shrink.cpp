@@ -265,12 +265,16 @@ void Runtime::exit_process() {
   // Open MPI 4.1 + PMIx 4.2, docs/reference/blacs-dyn.md): bounded, never an error.
   if (pmix) {
     const double limit = pmix_link::wait_seconds(env.leave_wait);
-    if (!await_server_close(*pmix, limit) && env.verbose)
-      std::fprintf(stderr,
-                   "blacs-dyn: process %d leaves before its PMIx server closed the connection (waited %g s, "
-                   "BLACS_DYN_LEAVE_WAIT)\n",
-                   me_, limit);
-    trace.mark("leaving: PMIx server closed");
+    if (await_server_close(*pmix, limit)) {
+      trace.mark("leaving: PMIx server closed");
+    } else {
+      trace.mark("leaving: PMIx server still open");
+      if (env.verbose)
+        std::fprintf(stderr,
+                     "blacs-dyn: process %d leaves before its PMIx server closed the connection (waited %g s, "
+                     "BLACS_DYN_LEAVE_WAIT)\n",
+                     me_, limit);
+    }
   }
   std::fflush(nullptr);
   std::exit(0);
