@@ -48,7 +48,7 @@ STUDIES = {
     "background_cluster": ["*.log", "*.json"],
     "background_cluster_life": ["*.log", "*.json"],
     "adaptive": ["*.json", "*.log"],
-    "device16": ["raw/", "ab/"],
+    "device16": ["raw/", "ab/", "ucx/"],
     # the emulated runs, one folder per command (share_<s>/ with jobs/, shared/log/, Slurm's
     # files); summary.csv, costs_emulated.json, seeds/, sim/, trace/ stay unpacked
     "workload": ["emulated*/"],

@@ -5,7 +5,8 @@
 #   growth  PDGEMM (N = 6,000) and PDGETRF (N = 8,000): a job started on 2x2 grows to 4x4 by
 #           spawn after iteration 1 against the same driver started on 4x4, ROUNDS rounds each,
 #           the order alternating (all --bind-to none: a spawned job's ranks would be bound over
-#           the parent's cores), then the same PDGEMM pair with Open MPI's UCX PML;
+#           the parent's cores) (the same growth under Open MPI's UCX PML: device16_ucx.sh,
+#           which runs Debian's Open MPI whole; the machine's own could not open pml ucx);
 #   redist  redist_bench --shapes, 8 grid changes x N = 4,000 and 8,000 (2 to 16 ranks) with
 #           PDGEMR2D, redist and COSTA's native transform (OMP_NUM_THREADS=1), one mpiexec of
 #           16 ranks bound to cores.
@@ -49,5 +50,4 @@ growth pdgetrf "${LU_N:-8000}" 6 node
 echo "$(date -u +%T) redist"
 run redist --bind-to core -n 16 "$build/redist/redist_bench" --shapes "${shapes[@]}" --reps 5 \
   --costa-native "$build/redist/costa_native.so" --json "$out/redist.json"
-rounds=2 growth pdgemm "${GEMM_N:-6000}" 6 ucx --mca pml ucx
 echo "$(date -u +%T) done"

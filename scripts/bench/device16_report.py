@@ -8,6 +8,10 @@ and prints the targets.
     device16_report.py --ab [DIR]  device16_ab.sh's rounds (DIR/ab): per case the medians over
                                    the rounds of redist's time per build, new/old, and COSTA's
                                    time over the new build's; writes DIR/ab_summary.csv
+    device16_report.py --ucx [DIR] device16_ucx.sh's rounds (DIR/ucx, or DIR holding the
+                                   records): grown over fresh under the UCX PML, per round and
+                                   median, and both against a fresh job under ob1; writes
+                                   DIR/ucx_summary.csv
 
 growth rows: per round, the median wall time of the iterations on 4x4 after the first one
 there (the first pays for the newcomers' warm-up), for the grown job and for the job started
@@ -34,6 +38,64 @@ def growth(raw, driver):
             per[arm].append(st.median(its[1:]))
         r += 1
     return per
+
+
+def ucx(d):
+    """device16_ucx.sh's rounds (DIR/ucx, or DIR itself when it holds the records): per driver
+    the grown job and the job started on 4x4, both under the UCX PML, and the job started on
+    4x4 under ob1 (Open MPI's default); a round counts where both UCX arms ran."""
+    with data_archive.unpacked(d) as u:
+        src = os.path.join(u, "ucx") if os.path.isdir(os.path.join(u, "ucx")) else u
+
+        size = {}
+
+        def steady(name):
+            p = os.path.join(src, name + ".json")
+            if not os.path.exists(p):
+                return None
+            with open(p) as fh:
+                rec = json.load(fh)
+            size[name.split("_")[1]] = rec["problem_size"]["n"]
+            its = [i["wall_s"] for i in rec["iterations"] if i["procs"] == 16]
+            return st.median(its[1:]) if len(its) > 1 else None
+
+        rows = []
+        for driver, n in (("pdgetrf", 8000), ("pdgemm", 6000)):
+            g, f, o, rounds = [], [], [], []
+            for r in range(1, 10):
+                a, b = steady("ucx_%s_grow.%d" % (driver, r)), steady("ucx_%s_fresh.%d" % (driver, r))
+                if a is not None and b is not None:
+                    g.append(a), f.append(b), rounds.append(r)
+                c = steady("ob1_%s_fresh.%d" % (driver, r))
+                if c is not None:
+                    o.append(c)
+            if not g:
+                rows.append(dict(case="%s N=%d 2x2->4x4" % (driver, n), rounds=0, met="not measured"))
+                continue
+            ratio = st.median(g) / st.median(f)
+            q = [a / b for a, b in zip(g, f)]
+            per = ["%.2f" % x for x in q]
+            rows.append(dict(case="%s N=%d 2x2->4x4" % (driver, size.get(driver, n)), rounds=len(g), grown_ucx_s="%.3f" % st.median(g),
+                             fresh_ucx_s="%.3f" % st.median(f), ratio="%.2f" % ratio,
+                             per_round=" ".join(per), spread="%.2f-%.2f" % (min(q), max(q)),
+                             fresh_ob1_s="%.3f" % st.median(o) if o else "", ob1_rounds=len(o),
+                             grown_over_ob1="%.2f" % (st.median(g) / st.median(o)) if o else "",
+                             ucx_over_ob1_fresh="%.2f" % (st.median(f) / st.median(o)) if o else "",
+                             target="<= 1.05 (grown / fresh, UCX)", met="met" if ratio <= 1.05 else "missed"))
+    keys = ["case", "rounds", "grown_ucx_s", "fresh_ucx_s", "ratio", "per_round", "spread", "fresh_ob1_s",
+            "ob1_rounds", "grown_over_ob1", "ucx_over_ob1_fresh", "target", "met"]
+    with open(os.path.join(d, "ucx_summary.csv"), "w", newline="") as fh:
+        w = csv.DictWriter(fh, keys, restval="")
+        w.writeheader()
+        w.writerows(rows)
+    for r in rows:
+        if not r["rounds"]:
+            print("%-28s not measured" % r["case"])
+            continue
+        print("%-28s rounds %d  grown %ss  fresh %ss  %sx (per round %s)  %s;  fresh ob1 %ss (%d): grown/ob1 %sx, "
+              "fresh ucx/ob1 %sx" % (r["case"], r["rounds"], r["grown_ucx_s"], r["fresh_ucx_s"], r["ratio"],
+                                     r["per_round"], r["met"], r["fresh_ob1_s"] or "-", r["ob1_rounds"],
+                                     r["grown_over_ob1"] or "-", r["ucx_over_ob1_fresh"] or "-"))
 
 
 def ab(d):
@@ -70,6 +132,9 @@ def ab(d):
 
 
 def main():
+    if sys.argv[1:2] == ["--ucx"]:
+        ucx(sys.argv[2] if len(sys.argv) > 2 else "docs/data/device16")
+        return
     if sys.argv[1:2] == ["--ab"]:
         ab(sys.argv[2] if len(sys.argv) > 2 else "docs/data/device16")
         return
