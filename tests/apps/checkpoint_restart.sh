@@ -11,6 +11,10 @@
 #   expand   restart on 3x3 == a run that expanded 2x2 -> 3x3 by spawn at the same point
 #   byrestart 2x2 -> 3x3 -> 2x2 by restart (malleable-run) == the same resizes in place
 #   fallback  an expansion whose spawn is refused is carried out by restart
+#   refresh   RESIZE_REFRESH_AFTER=3 (malleable-run): the expansion that would take the launch
+#             past 3 spawned processes is carried out by restart (launches 4 6), the rest in
+#             place, checksums equal to the same resizes all in place; off: one launch;
+#             a bad value refused before anything is written
 #   launcher  malleable-run --help; on one host with --on-failure restart, a rank killed
 #             mid-run: the job restarts from the newest checkpoint with the same processes
 #             and ends with the uninterrupted run's checksums; no Open MPI exit banner
@@ -145,6 +149,44 @@ fallback)
   [[ $launches == "4 9 " ]] || fail "launches with '$launches' processes, expected 4 9: $out"
   grep -q "result check: B = (sA)^6 B0: .*OK" <<<"$out" || fail "result check: $out"
   echo "spawn refused -> resize by restart: launches of $launches processes, $(grep -o 'result check.*' <<<"$out")"
+  ;;
+refresh)
+  # The refresh (resize/src/checkpoint/refresh.hpp): +2 processes at iterations 2, 6 and 10.
+  # With RESIZE_REFRESH_AFTER=3 the second expansion (2 + 2 > 3) is carried out by restart,
+  # which starts every process anew; the third is in place again (the new launch spawned 0).
+  runner=$(dirname "$0")/../../scripts/malleable-run
+  P=("$pdgemm" -n 240 --nb 16 -i 12 -p scripted -s 2:expand:3x2,4:shrink:2x2,6:expand:3x2,8:shrink:2x2,10:expand:3x2)
+  ref=$(run 4 "${P[@]}" 2>&1) || fail "the in-place run: $ref"
+  grep -q "refresh after" <<<"$ref" && fail "a refresh without RESIZE_REFRESH_AFTER: $ref"
+  for after in 3 off; do
+    rm -rf "$d"
+    out=$(RESIZE_REFRESH_AFTER=$after MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 -- "${P[@]}" \
+          --checkpoint "$d" -q --checksums 2>&1); rc=$?
+    [[ $rc -eq 0 ]] || fail "RESIZE_REFRESH_AFTER=$after: malleable-run exit $rc: $out"
+    launches=$(grep -o "^malleable-run: launch [0-9]*: [0-9]* processes" <<<"$out" | awk '{print $4}' | tr '\n' ' ')
+    refreshes=$(grep -c "refresh after iteration" <<<"$out")
+    if [[ $after == 3 ]]; then
+      [[ $launches == "4 6 " ]] || fail "RESIZE_REFRESH_AFTER=3: launches with '$launches' processes, expected 4 6: $out"
+      grep -q "^\[pdgemm\] refresh after iteration 6: this launch spawned 2 processes; 2 more would pass RESIZE_REFRESH_AFTER=3" <<<"$out" &&
+        [[ $refreshes -eq 1 ]] || fail "RESIZE_REFRESH_AFTER=3: expected one refresh after iteration 6, got $refreshes: $out"
+      # the launch that leaves for the restart does not warn of the entries the next one runs
+      ! grep -q "warning: schedule entry" <<<"$out" || fail "a launch left for the refresh warned: $(grep 'warning: schedule' <<<"$out")"
+    else
+      [[ $launches == "4 " && $refreshes -eq 0 ]] || fail "RESIZE_REFRESH_AFTER=off: launches '$launches', refreshes $refreshes: $out"
+    fi
+    ! grep -q "terminated normally, but\|exited with non-zero status" <<<"$out" || fail "RESIZE_REFRESH_AFTER=$after: Open MPI's failure banner: $out"
+    grep -q "result check: B = (sA)^12 B0: .*OK" <<<"$out" || fail "RESIZE_REFRESH_AFTER=$after: result check: $out"
+    [[ -n $(sums "$out") && $(sums "$out") == $(sums "$ref") ]] ||
+      fail "RESIZE_REFRESH_AFTER=$after: checksums $(sums "$out" | tr '\n' ' ') differ from the in-place run's $(sums "$ref" | tr '\n' ' ')"
+    echo "RESIZE_REFRESH_AFTER=$after: launches of $launches processes, $refreshes refresh, checksums equal to the in-place resizes"
+  done
+  rm -rf "$d"
+  out=$(RESIZE_REFRESH_AFTER=ten run 4 "${P[@]}" --checkpoint "$d" 2>&1); rc=$?
+  [[ $rc -ne 0 ]] || fail "RESIZE_REFRESH_AFTER=ten accepted: $out"
+  grep -q "rank 0): error: RESIZE_REFRESH_AFTER: expected off or the number of processes a launch may spawn (1 or more), got 'ten'" <<<"$out" ||
+    fail "RESIZE_REFRESH_AFTER=ten: no clear error: $out"
+  [[ -z $(ls -A "$d" 2>/dev/null) ]] || fail "RESIZE_REFRESH_AFTER=ten: files written: $(ls "$d")"
+  echo "RESIZE_REFRESH_AFTER=ten: refused (exit $rc), nothing written"
   ;;
 launcher)
   runner=$(dirname "$0")/../../scripts/malleable-run

@@ -222,6 +222,7 @@ TEST(Report, CheckpointsAreCountedPerPurpose) {
   EXPECT_EQ(checkpoint_purpose("before spawn"), "before a spawn");
   EXPECT_EQ(checkpoint_purpose("before shrink"), "before a shrink");
   EXPECT_EQ(checkpoint_purpose("before restart"), "before a restart");
+  EXPECT_EQ(checkpoint_purpose("before refresh"), "before a refresh");
   RunInfo info;
   info.app = "chol";
   info.check = "ok";

@@ -47,6 +47,7 @@ Config read() {
   c.session.remap_timeout = text("RESIZE_REMAP_TIMEOUT");
   c.session.spawn_fallback = text("RESIZE_SPAWN_FALLBACK");
   c.session.spawn_deadline = text("RESIZE_SPAWN_DEADLINE");
+  c.session.refresh_after = text("RESIZE_REFRESH_AFTER");
   const Text prefault = text("RESIZE_PREFAULT");
   c.session.prefault = !(prefault && (*prefault == "off" || *prefault == "0"));
   const Text free_on_thread = text("RESIZE_FREE_ON_THREAD");

@@ -108,6 +108,9 @@ struct SessionLife {
   // schedule left undone (warn_schedule, at the start and when the session ends).
   bool rank0 = false;
   int first_remap_iteration = -1;  // this job's first remap point (a restart's begin later)
+  // remap_or_restart said ExitForRestart: the next launch runs the rest of the schedule,
+  // so the end of this one does not warn of the entries it left.
+  bool leaves_for_restart = false;
   // A session alive at MPI_Finalize (declared in main's scope) releases its
   // communicators at the start of MPI_Finalize (an attribute of MPI_COMM_SELF, which
   // MPI_Finalize deletes first): communicators over the processes of several jobs left to

@@ -3,6 +3,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -23,6 +25,20 @@ bool World::spawn_supported(std::string& why) {
 }
 
 namespace {
+std::atomic<int> spawned_here{0};
+
+int size_of(MPI_Comm c) {
+  int n = 0;
+  if (c != MPI_COMM_NULL) MPI_Comm_size(c, &n);
+  return n;
+}
+
+// Counts what a successful expansion added to the (calling thread's) world.
+int counted(int rc, int before) {
+  if (rc == BLACS_DYN_OK) spawned_here += std::max(0, size_of(blacs_dyn_world()) - before);
+  return rc;
+}
+
 int fail(int rc, std::string& err) {
   // "spawn not supported by this MPI (...)" names itself; the others get the status first.
   if (rc == BLACS_DYN_ERR_UNSUPPORTED) err = blacs_dyn_last_error();
@@ -36,11 +52,15 @@ int World::expand(int nnew, const std::string& command, const std::vector<std::s
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  return fail(blacs_dyn_expand(nnew, command.c_str(), argv.data(), nullptr, MPI_INFO_NULL), err);
+  const int before = size_of(blacs_dyn_world());
+  return fail(counted(blacs_dyn_expand(nnew, command.c_str(), argv.data(), nullptr, MPI_INFO_NULL), before), err);
 }
 
+int World::spawned() { return spawned_here.load(); }
+
 int World::expand_schema(const std::string& path, std::string& err) {
-  return fail(blacs_dyn_expand_schema(path.c_str()), err);
+  const int before = size_of(blacs_dyn_world());
+  return fail(counted(blacs_dyn_expand_schema(path.c_str()), before), err);
 }
 
 int World::expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
@@ -55,8 +75,10 @@ int World::expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  return fail(blacs_dyn_expand_hosts(static_cast<int>(names.size()), names.data(), counts.data(),
-                                     command.c_str(), argv.data(), MPI_INFO_NULL),
+  const int before = size_of(blacs_dyn_world());
+  return fail(counted(blacs_dyn_expand_hosts(static_cast<int>(names.size()), names.data(), counts.data(),
+                                             command.c_str(), argv.data(), MPI_INFO_NULL),
+                      before),
               err);
 }
 

@@ -28,6 +28,11 @@ struct World {
   static int expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
                           const std::string& command, const std::vector<std::string>& args,
                           std::string& err);
+  // Processes the expansions above spawned into this process's world since it started
+  // (counted from the world's size before and after each one, whichever thread spawned).
+  // Open MPI keeps state for each of them for this process's life: the refresh
+  // (RESIZE_REFRESH_AFTER, checkpoint/refresh.hpp) counts them. A newcomer starts at 0.
+  static int spawned();
   // Collective: the node of every rank of the current world (and, kept for
   // known_pids(), every rank's pid).
   static std::vector<std::string> hosts();

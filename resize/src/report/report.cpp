@@ -141,6 +141,7 @@ std::string checkpoint_purpose(const std::string& reason) {
   if (reason == "before spawn") return "before a spawn";
   if (reason == "before shrink") return "before a shrink";
   if (reason == "before restart") return "before a restart";
+  if (reason == "before refresh") return "before a refresh";
   return reason;
 }
 
@@ -150,7 +151,7 @@ namespace {
 template <class Record>
 std::string purpose_counts(const std::vector<Record>& written) {
   std::vector<std::pair<std::string, int>> by;
-  for (const char* p : {"scheduled", "before a spawn", "before a shrink", "before a restart", "final"}) by.push_back({p, 0});
+  for (const char* p : {"scheduled", "before a spawn", "before a shrink", "before a restart", "before a refresh", "final"}) by.push_back({p, 0});
   for (const auto& c : written) {
     const std::string p = checkpoint_purpose(c.reason);
     auto it = std::find_if(by.begin(), by.end(), [&](const auto& e) { return e.first == p; });

@@ -166,6 +166,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   if (!opt.policy) opt.policy = std::make_unique<FixedPolicy>();
   impl_->watchdog.set_timeout(opt.resize_timeout);
   impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0, 0};
+  impl_->refresh = detail::parse_refresh_rule(impl_->cfg.session.refresh_after);
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
   impl_->launch = launch_command(opt, argc, argv);
@@ -192,7 +193,7 @@ void Session::Impl::release_mpi() {
 // (total_iterations), at the end those no remap point reached.
 void Session::Impl::warn_schedule(bool at_end) const {
   const auto* scripted = dynamic_cast<const ScriptedPolicy*>(opt.policy.get());
-  if (!life.rank0 || !scripted) return;
+  if (!life.rank0 || !scripted || (at_end && life.leaves_for_restart)) return;
   // stdout first: a line half written from its buffer would be cut by the warning where
   // both go to one pipe (as under malleable-run), and a reader's grep would miss it.
   std::fflush(stdout);

@@ -14,6 +14,8 @@
 #include "common/broadcast.hpp"
 #include "checkpoint/expansion_fallback.hpp"
 #include "checkpoint/expansion_fallback_shell.hpp"
+#include "checkpoint/refresh.hpp"
+#include "parts/world.hpp"
 
 namespace resize {
 
@@ -170,7 +172,23 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     step.action = d.action;
     if (d.action == Action::None) return step;
   }
-  if (!from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
+  // The refresh (checkpoint/refresh.hpp): once this launch's processes met
+  // RESIZE_REFRESH_AFTER spawned ones, the expansion that would pass it is carried out by
+  // restart. World rank 0's rule and the most any process counted, on every process.
+  bool refresh = false;
+  if (!from_background && m == Mechanism::Spawn && d.action == Action::Expand && !d.new_allocation && !d.by_restart) {
+    int seen[2] = {detail::World::spawned(), job.root() ? impl_->refresh.after : 0};
+    MPI_Allreduce(MPI_IN_PLACE, seen, 2, MPI_INT, MPI_MAX, job.world);
+    const detail::RefreshRule rule{seen[1]};
+    const int nnew = std::max(0, d.nprow * d.npcol - job.size());
+    refresh = detail::refresh_due(rule, seen[0], nnew);
+    if (refresh && job.root()) {
+      std::printf("[%s] refresh after iteration %d: %s\n", opt.app.c_str(), iteration,
+                  detail::describe_refresh(rule, seen[0], nnew).c_str());
+      std::fflush(stdout);
+    }
+  }
+  if (!refresh && !from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
     const bool blocking = bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());
@@ -199,7 +217,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     }
   }
   double t = 0;  // (the state before a failed blocking expansion was secured before its spawn)
-  const char* why = d.action == Action::Shrink ? "before shrink" : "before restart";
+  const char* why = d.action == Action::Shrink ? "before shrink" : refresh ? "before refresh" : "before restart";
   const std::string file = fallback && fallback->active() ? fallback->file()
                            : expired ? secure(d, &t, why)
                                      : record_unscheduled(impl_->ckpts, job.root(), iteration, why, checkpoint_in(c.dir, c.keep, &t), &t);
@@ -217,6 +235,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     std::_Exit(kExitResizeByRestart);
   }
   step.kind = ResizeStep::Kind::ExitForRestart;
+  impl_->life.leaves_for_restart = true;
   step.ok = true;
   step.checkpoint = file;
   step.message = "restart on " + std::to_string(d.nprow) + "x" + std::to_string(d.npcol) + " from " + file;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "background/background_part.hpp"
+#include "checkpoint/refresh.hpp"
 #include "checkpoint/session_checkpoint.hpp"
 #include "common/config.hpp"
 #include "malleable/resize/session.hpp"
@@ -59,6 +60,7 @@ struct Session::Impl {
   SessionOptions opt;
   config::Config cfg;
   detail::LaunchCommand launch;  // what a spawn runs
+  detail::RefreshRule refresh;   // RESIZE_REFRESH_AFTER (checkpoint/refresh.hpp), parsed when made
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
   detail::BackgroundPart bg;

@@ -21,14 +21,16 @@ struct CheckpointRecord {
   double seconds = 0;
   // "first" (auto: measures C), "interval", "rule", "request" (the cadence's), "last" (the
   // job's end), "before spawn" (the expansion fallback's), "before shrink" / "before
-  // restart" (a resize by restart starts from it: a shrink's, an expansion's).
+  // restart" (a resize by restart starts from it: a shrink's, an expansion's), "before
+  // refresh" (an expansion by restart because the launch spawned RESIZE_REFRESH_AFTER).
   std::string reason;
   double interval_s = -1;  // auto only
   std::string file;
 };
 
 // What a checkpoint served, from its reason: "scheduled" (the cadence's: first, interval,
-// rule, request), "final" (last), "before a spawn", "before a shrink", "before a restart";
+// rule, request), "final" (last), "before a spawn", "before a shrink", "before a restart",
+// "before a refresh";
 // an unknown reason is given back as it is.
 std::string checkpoint_purpose(const std::string& reason);
 
