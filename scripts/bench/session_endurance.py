@@ -46,7 +46,7 @@ without --check the figures are printed only (and --json FILE writes them).
 
 Usage: session_endurance.py BUILD_DIR [RESIZES] [--seed S] [--keep K] [--every E]
        [--local L] [--partner P] [--warm W] [--stall-every N] [--kill-every N]
-       [--background N] [--user N] [--restart N] [--deadline S] [--n N] [--heap-trim on|off]
+       [--background N] [--user N] [--restart N] [--deadline S] [--n N] [--heap-trim on|off] [--refresh N]
        [--check] [--json FILE]
 (OMPI_ALLOW_RUN_AS_ROOT etc. as for any manual run; docs/measurements/endurance.md).
 """
@@ -318,8 +318,11 @@ class Watch:
                 pass
 
     def launch(self, cmd, env, logpath, measure, work):
-        """Runs `cmd`; with `measure` samples the 4 originals (the first mpiexec's first
-        children; after a relaunch they are gone, and so are their samples)."""
+        """Runs `cmd`; with `measure` samples the 4 originals: the mpiexec's first 4
+        children. When one of them is gone (a relaunch by malleable-run: a refresh, or the
+        fallback after a spawn that hung; a process that left in a shrink), the first 4 of
+        the launch running then are taken. A sample's resize count is the resizes made in
+        place (the progress lines) plus the relaunches so far."""
         log = open(logpath, "w+")
         t0 = time.time()
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
@@ -330,11 +333,20 @@ class Watch:
                 originals = sorted(q for q in children(launcher_of(p.pid)) if comm(q) == "pdgemm_resizable"[:15])[:4]
             elif measure:
                 with open(logpath) as f:
-                    done = len(re.findall(r"remap after iter", f.read()))
+                    logged = f.read()
+                starts = [m.end() for m in re.finditer(r"^malleable-run: launch \d+:", logged, re.M)]
+                done = len(re.findall(r"remap after iter", logged)) + max(0, len(starts) - 1)
+                # Not sampled: a launch leaving for a restart (its processes finalize and
+                # close their files), or a relaunch before its restart read its checkpoint.
+                tail = logged[starts[-1]:] if starts else logged
+                settled = not ("] resize by restart after iteration" in tail or
+                               (len(starts) > 1 and "] restart from " not in tail))
                 row = [(status_field(q, "VmRSS"), *fd_count(q, work), status_field(q, "Threads"), shm_maps(q),
-                        thread_names(q)) for q in originals]
-                if all(None not in r for r in row):
+                        thread_names(q)) for q in originals] if settled else [(None,)]
+                if settled and all(None not in r for r in row):
                     samples.append((done, row))
+                elif settled and any(status_field(q, "VmRSS") is None for q in originals):
+                    originals = []
             ticks += 1
             if ticks % 8 == 0:  # every 0.4 s: scanning every process's environment costs
                 self.scan()
@@ -343,12 +355,15 @@ class Watch:
         with open(logpath) as f:
             text = f.read()
         return {"rc": p.returncode, "text": text, "seconds": time.time() - t0, "samples": samples,
-                "originals": len(originals)}
+                "originals": min((len(r) for _, r in samples), default=0)}
 
 
-def footprint(samples, steps, resizes, warm, n_originals):
+def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
     """The originals' RSS, descriptors, threads and /dev/shm mappings after `warm` resizes
-    and over the last stretch (a job's blocking driver run), and the faults against the bound."""
+    and over the last stretch (a job's blocking driver run), and the faults against the bound.
+    With `refresh` (RESIZE_REFRESH_AFTER of the job: its processes are started anew after
+    that many spawned ones) the RSS bound is 10 % alone, at the end and at its largest
+    over every stretch in between (the peak before each refresh)."""
     fields = ["rss_kb", "fds", "fds_checkpoint", "threads", "shm_maps"]
 
     def at(count, k):
@@ -371,7 +386,7 @@ def footprint(samples, steps, resizes, warm, n_originals):
     base_count = next((c for c in counts if c >= warm), None)
     last_count = next((c for c in reversed(counts) if c + 4 <= resizes), None)
     out = {"baseline_after_resizes": base_count, "last_resizes": last_count, "faults": []}
-    if base_count is None or last_count is None or last_count <= base_count:
+    if n_originals < 1 or base_count is None or last_count is None or last_count <= base_count:
         out["faults"].append("no samples of the original processes")
         return out
     base = {k: at(base_count, i) for i, k in enumerate(fields)}
@@ -393,11 +408,17 @@ def footprint(samples, steps, resizes, warm, n_originals):
         _, kind_, grid_ = st_.split(":")
         if kind_ == "expand" and base_count < k + 1 <= last_count + 4:
             spawned += NEWCOMERS[grid_]
-    allow = [0.10 * b + OMPI_KB_PER_SPAWNED * spawned for b in base["rss_kb"]]
+    per_spawned = 0 if refresh else OMPI_KB_PER_SPAWNED
+    allow = [0.10 * b + per_spawned * spawned for b in base["rss_kb"]]
+    # The largest RSS of each original over the stretches from the baseline's to the last's.
+    peak = [max(r[i][0] for d, r in samples if base_count <= d < last_count + 4) for i in range(n_originals)]
     for i in range(n_originals):
         if end["rss_kb"][i] - base["rss_kb"][i] > allow[i]:
             out["faults"].append(f"original {i}: RSS {base['rss_kb'][i]} -> {end['rss_kb'][i]} kB (more than 10 % "
-                                 f"+ {OMPI_KB_PER_SPAWNED} kB x {spawned} spawned = {allow[i]:.0f} kB)")
+                                 f"+ {per_spawned} kB x {spawned} spawned = {allow[i]:.0f} kB)")
+        if refresh and peak[i] - base["rss_kb"][i] > allow[i]:
+            out["faults"].append(f"original {i}: RSS {base['rss_kb'][i]} -> at most {peak[i]} kB in between "
+                                 f"(more than 10 % = {allow[i]:.0f} kB)")
         if end["shm_maps"][i] > base["shm_maps"][i]:
             out["faults"].append(f"original {i}: mappings of /dev/shm files {base['shm_maps'][i]} -> {end['shm_maps'][i]}")
         if end["fds"][i] != base["fds"][i]:
@@ -405,7 +426,8 @@ def footprint(samples, steps, resizes, warm, n_originals):
         if end["threads"][i] != base["threads"][i]:
             out["faults"].append(f"original {i}: threads {base['threads'][i]} -> {end['threads'][i]} "
                                  f"({', '.join(names_at(base_count, i))} -> {', '.join(names_at(last_count, i))})")
-    out.update({"baseline": base, "end": end, "rss_growth_mb_per_resize": growth, "spawned_between": spawned,
+    out.update({"baseline": base, "end": end, "rss_peak_kb": peak, "rss_growth_mb_per_resize": growth,
+                "spawned_between": spawned, "refresh_after": refresh,
                 "rss_allowed_kb": allow, "fds_checkpoint_most": max((x[2] for _, r in samples for x in r), default=0)})
     return out
 
@@ -478,6 +500,10 @@ def main():
     ap.add_argument("--n", type=int, default=160)
     ap.add_argument("--heap-trim", choices=["on", "off"], default="on",
                     help="RESIZE_HEAP_TRIM of every job: the free heap given back after each resize (default on)")
+    ap.add_argument("--refresh", type=int, default=0,
+                    help="RESIZE_REFRESH_AFTER of every job: an expansion that would take a launch past this many "
+                         "spawned processes is carried out by restart (0: none, the default); a blocking job's RSS "
+                         "bound is then 10 %% alone, at the end and at its largest in between")
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--mpiexec", default="mpiexec")
     ap.add_argument("--json")
@@ -493,10 +519,11 @@ def main():
     tag = uuid.uuid4().hex
     base_env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1",
                     OMPI_MCA_mpi_yield_when_idle="1", MALLEABLE_NODE_MAP="every=2", RESIZE_HISTORY="off",
-                    MALL_ENDURANCE_TAG=tag, RESIZE_HEAP_TRIM=a.heap_trim)
+                    MALL_ENDURANCE_TAG=tag, RESIZE_HEAP_TRIM=a.heap_trim,
+                    RESIZE_REFRESH_AFTER=str(a.refresh) if a.refresh > 0 else "off")
     launcher = f"{a.mpiexec} --oversubscribe --bind-to none"
     watch = Watch(tag)
-    faults, rows, done_total, t_all, hangs, trims = [], [], 0, time.time(), 0, []
+    faults, rows, done_total, t_all, hangs, trims, refreshes = [], [], 0, time.time(), 0, [], 0
     for k, sg in enumerate(segs):
         kind, grids = sg["kind"], sg["grids"]
         resizes = 2 * len(grids)
@@ -548,6 +575,9 @@ def main():
             hangs += 1
             row_hangs = 1
         text, where = r["text"], f"job {k} ({kind}): "
+        # Relaunches by the refresh (RESIZE_REFRESH_AFTER), each one announced by rank 0.
+        row_refreshes = len(re.findall(r"^\[\w+\] refresh after iteration \d+:", text, re.M))
+        refreshes += row_refreshes
         ok = r["rc"] == 0 and (re.search(r"porting_malleable_cxx: .*: OK", text) if kind == "user"
                                else re.search(r"result check: .*OK", text)) is not None
         if not ok:
@@ -566,9 +596,9 @@ def main():
             seen = [int(x) for x in re.findall(r"^malleable-run: launch \d+: (\d+) processes", text, re.M)]
             if launches is not None and seen != launches:
                 faults.append(f"{where}launches of {seen} processes, expected {launches}; log {d}/run.log")
-            if launches is None and len(seen) > 1:
-                hangs += len(seen) - 1
-                row_hangs = len(seen) - 1
+            if launches is None and len(seen) - 1 > row_refreshes:
+                hangs += len(seen) - 1 - row_refreshes
+                row_hangs = len(seen) - 1 - row_refreshes
             done += len(seen) - 1
         if kind in ("stall", "kill") and "spawn-fallback" not in open(os.path.join(d, "run.log")).read() and \
                 not re.search(r"spawn deadline|during an expansion by spawn", text):
@@ -578,13 +608,13 @@ def main():
         if kind in ("blocking", "background"):
             faults += [where + f for f in heap_trim_faults(report_json, a.heap_trim == "on", trims)]
         row = {"kind": kind, "resizes": resizes, "done": done, "seconds": round(r["seconds"], 1), "ok": ok,
-               "grids": grids, "spawn_hangs_relaunched": row_hangs}
+               "grids": grids, "spawn_hangs_relaunched": row_hangs, "refreshes": row_refreshes}
         if kind == "blocking" and resizes >= 12 and row_hangs:
             # The originals sampled are the first launch's: a relaunch ended them (their last
             # samples show the hung spawn), so nothing is left to compare.
             row["footprint"] = {"faults": [], "not_compared": "relaunched after a spawn that hung of itself"}
         elif kind == "blocking" and resizes >= 12:
-            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"])
+            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"], a.refresh)
             faults += [where + f for f in fp["faults"]]
             row["footprint"] = fp
         if kind != "user":
@@ -594,7 +624,8 @@ def main():
         rows.append(row)
         done_total += done
         print(f"  job {k:3d} {kind:10s} {resizes:4d} resizes ({done} done) in {r['seconds']:6.1f} s: "
-              f"{'OK' if ok else 'FAILED'}{f' ({row_hangs} spawn hang, relaunched)' if row_hangs else ''}", flush=True)
+              f"{'OK' if ok else 'FAILED'}{f' ({row_hangs} spawn hang, relaunched)' if row_hangs else ''}"
+              f"{f' ({row_refreshes} refresh)' if row_refreshes else ''}", flush=True)
         if a.json:  # as it goes: a run cut short leaves its jobs' figures
             with open(a.json, "w") as f:
                 json.dump({"partial": True, "jobs": rows, "faults": faults}, f, indent=2)
@@ -625,7 +656,8 @@ def main():
     report = {"resizes": done_total, "planned": a.resizes, "seconds": round(seconds, 1), "seed": a.seed,
               "keep": a.keep, "every": a.every, "local": a.local, "partner": a.partner, "n": a.n,
               "stall_every": a.stall_every, "kill_every": a.kill_every, "resizes_by_kind": kinds,
-              "spawn_hangs_relaunched": hangs, "heap_trim": a.heap_trim, "heap_trim_s": trim_summary(trims),
+              "spawn_hangs_relaunched": hangs, "refresh_after": a.refresh, "refreshes": refreshes,
+              "heap_trim": a.heap_trim, "heap_trim_s": trim_summary(trims),
               "jobs": rows,
               "left_processes": left_procs, "left_paths": left_paths, "faults": faults}
     print(f"session endurance: {done_total} resizes in {seconds:.0f} s, {len(rows)} jobs (seed {a.seed}; "
@@ -634,6 +666,7 @@ def main():
           f"{a.stall_every} resizes, a killed one every {a.kill_every})")
     print("  resizes per kind of job: " + ", ".join(f"{k} {v}" for k, v in kinds.items()) +
           f"; spawns that hung of themselves (relaunched by the fallback, or the user program again): {hangs}")
+    print(f"  refresh (RESIZE_REFRESH_AFTER={a.refresh if a.refresh > 0 else 'off'}): {refreshes} expansions by restart")
     ts = trim_summary(trims)
     print(f"  heap trim (RESIZE_HEAP_TRIM={a.heap_trim}): " +
           (f"{ts['count']} calls on rank 0 of the drivers' jobs, median {ts['median'] * 1e3:.3f} ms, "
@@ -643,7 +676,8 @@ def main():
         if fp and "baseline" in fp:
             b, e = fp["baseline"], fp["end"]
             print(f"  job {k} (blocking, {row['resizes']} resizes): after {fp['baseline_after_resizes']} -> "
-                  f"{fp['last_resizes']} resizes: RSS {b['rss_kb']} -> {e['rss_kb']} kB (allowed "
+                  f"{fp['last_resizes']} resizes: RSS {b['rss_kb']} -> {e['rss_kb']} kB (at most "
+                  f"{fp['rss_peak_kb']} in between; allowed "
                   f"+{[round(x) for x in fp['rss_allowed_kb']]}), fds {b['fds']} -> {e['fds']}, threads "
                   f"{b['threads']} -> {e['threads']}, /dev/shm maps {b['shm_maps']} -> {e['shm_maps']}, "
                   f"fds on checkpoint files at most {fp['fds_checkpoint_most']}")
