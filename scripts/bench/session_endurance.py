@@ -125,6 +125,8 @@ def shm_maps(pid):
 # plus this for every process spawned in between: a leak of the library's own of 1 MB per
 # resize exceeds it by far (shown there), Open MPI's kept peers of 2-4 newcomers do not.
 OMPI_KB_PER_SPAWNED = 64
+# The fewest samples the smallest descriptors and threads are taken over (footprint's span).
+MIN_SAMPLES = 12
 
 
 def children(ppid):
@@ -272,6 +274,19 @@ def plan(resizes, stall_every, kill_every, background, user, restart, rng):
     return segs
 
 
+def refreshes_expected(grids, after):
+    """The expansions of a job's schedule carried out by restart under RESIZE_REFRESH_AFTER=
+    `after` (resize/src/checkpoint/refresh.hpp): one that would take the launch past `after`
+    spawned processes; the relaunch starts the count again."""
+    spawned, n = 0, 0
+    for g in grids:
+        if after > 0 and spawned + NEWCOMERS[g] > after:
+            n, spawned = n + 1, 0
+        else:
+            spawned += NEWCOMERS[g]
+    return n
+
+
 def steps_of(grids, stride=2):
     """`ITER:expand:GRID,ITER+1:shrink:2x2,...` from iteration 1; with stride 3 a remap
     point between the two (where a background expansion completes: a shrink decided while
@@ -327,7 +342,7 @@ class Watch:
         t0 = time.time()
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         self.mpiexecs.add(p.pid)
-        originals, samples, ticks = [], [], 0
+        originals, samples, extras, ticks = [], [], [], 0
         while p.poll() is None:
             if measure and len(originals) < 4:
                 originals = sorted(q for q in children(launcher_of(p.pid)) if comm(q) == "pdgemm_resizable"[:15])[:4]
@@ -345,6 +360,10 @@ class Watch:
                         thread_names(q)) for q in originals] if settled else [(None,)]
                 if settled and all(None not in r for r in row):
                     samples.append((done, row))
+                    # Open MPI maps one shared-memory segment (vader) of every process of
+                    # its launch on the node: a relaunch at 6 or 8 maps 2 or 4 more.
+                    sizes = re.findall(r"^malleable-run: launch \d+: (\d+) processes", logged, re.M)
+                    extras.append(int(sizes[-1]) - int(sizes[0]) if sizes else 0)
                 elif settled and any(status_field(q, "VmRSS") is None for q in originals):
                     originals = []
             ticks += 1
@@ -355,28 +374,62 @@ class Watch:
         with open(logpath) as f:
             text = f.read()
         return {"rc": p.returncode, "text": text, "seconds": time.time() - t0, "samples": samples,
-                "originals": min((len(r) for _, r in samples), default=0)}
+                "extras": extras, "originals": min((len(r) for _, r in samples), default=0)}
 
 
-def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
+def footprint(samples, steps, resizes, warm, n_originals, refresh=0, extras=None):
     """The originals' RSS, descriptors, threads and /dev/shm mappings after `warm` resizes
     and over the last stretch (a job's blocking driver run), and the faults against the bound.
     With `refresh` (RESIZE_REFRESH_AFTER of the job: its processes are started anew after
     that many spawned ones) the RSS bound is 10 % alone, at the end and at its largest
-    over every stretch in between (the peak before each refresh)."""
+    over every stretch in between (the peak before each refresh). `extras`: per sample, the
+    processes its launch had beyond the first launch's (their shared-memory segments are
+    Open MPI's, one per process of a launch: not counted as growth)."""
     fields = ["rss_kb", "fds", "fds_checkpoint", "threads", "shm_maps"]
 
+    def quiet(r):
+        """No helper thread of the library's in any original (no resize under way there)."""
+        return all(not any(n.startswith("mall-") for n in x[5]) for x in r)
+
+    def span(count, k):
+        """The resize counts field k is taken over: the 4 from `count` on, widened (the
+        baseline's forwards, the end's backwards, never into the other's 4) until it holds a
+        sample; for the smallest descriptors and threads (k 1, 3, 4) until it holds
+        MIN_SAMPLES samples and one with no helper thread of the library's. Between two
+        resizes a driver computes for a few ms only, so nearly every sample falls within a
+        resize, where the watchdog's thread ("mall-watchdog") and a spawn's come and go; a
+        refresh's relaunch (not sampled) leaves fewer still. A helper thread that never
+        ends leaves no such sample: the span then runs to its bound and the count shows it."""
+        lo, hi = count, count + 4
+
+        def enough():
+            rows = [r for d, r in samples if lo <= d < hi]
+            if k not in (1, 3, 4):
+                return len(rows) > 0
+            return len(rows) >= MIN_SAMPLES and any(quiet(r) for r in rows)
+
+        while not enough():
+            if count == base_count and hi < last_count:
+                hi += 1
+            elif count == last_count and lo > base_count + 4:
+                lo -= 1
+            else:
+                break
+        return lo, hi
+
     def at(count, k):
-        """Field k per original over the 4 resize counts from `count` on (RSS: the largest,
-        descriptors and threads: the smallest seen; a checkpoint's or a spawn's helper
-        thread comes and goes within a resize)."""
-        rows = [r for d, r in samples if count <= d < count + 4]
+        """Field k per original over its span (RSS: the largest, descriptors and threads: the
+        smallest seen; a checkpoint's or a spawn's helper thread comes and goes within a
+        resize)."""
+        lo, hi = span(count, k)
+        rows = [r for d, r in samples if lo <= d < hi]
         pick = max if k == 0 else min
         return [pick(r[i][k] for r in rows) for i in range(n_originals)] if rows else None
 
     def names_at(count, i):
-        """The thread names of original i in its sample of fewest threads over the stretch."""
-        rows = [r[i] for d, r in samples if count <= d < count + 4]
+        """The thread names of original i in its sample of fewest threads over the span."""
+        lo, hi = span(count, 3)
+        rows = [r[i] for d, r in samples if lo <= d < hi]
         return min(rows, key=lambda x: x[3])[5] if rows else ()
 
     # Compared over the same stretch of cycles: 4 resizes from an even count (the job on 2x2
@@ -384,19 +437,33 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
     # the last resize see the processes tear down).
     counts = sorted({d for d, _ in samples if d % 2 == 0 and d > 0})
     base_count = next((c for c in counts if c >= warm), None)
-    last_count = next((c for c in reversed(counts) if c + 4 <= resizes), None)
+    # The last stretch: from the last even count with 4 resizes after it (its samples, or the
+    # nearest before it: a relaunch is not sampled).
+    last_count = (resizes - 4) // 2 * 2 if base_count is not None and (resizes - 4) // 2 * 2 > base_count else None
     out = {"baseline_after_resizes": base_count, "last_resizes": last_count, "faults": []}
     if n_originals < 1 or base_count is None or last_count is None or last_count <= base_count:
         out["faults"].append("no samples of the original processes")
         return out
     base = {k: at(base_count, i) for i, k in enumerate(fields)}
     end = {k: at(last_count, i) for i, k in enumerate(fields)}
+    for name, c in (("baseline", base_count), ("last", last_count)):
+        lo, hi = span(c, 3)
+        rows = [r for d, r in samples if lo <= d < hi]
+        if not any(quiet(r) for r in rows):
+            out["faults"].append(f"no sample between two resizes in the {name} stretch (resizes {lo}-{hi - 1}: "
+                                 f"{len(rows)} samples, each with a helper thread of a resize): descriptors and "
+                                 "threads not comparable (longer iterations: --n)")
     # The /dev/shm mappings: the most seen up to the baseline's stretch. A process keeps the
     # node-window segments of the last expansion's departed newcomers mapped until it maps
     # a new one (redist/src/exec/peer_retention.hpp), so the count moves between 6 and 7
     # with the grids of the last resizes (seen from the 8th resize on); a leak keeps rising
     # (9 -> 16 with that fix reverted, docs/measurements/endurance.md).
     base["shm_maps"] = [max(r[i][4] for d, r in samples if d < base_count + 4) for i in range(n_originals)]
+    # The same counts less the segments of the extra processes of each sample's launch.
+    adj = [(d, [x[4] - e for x in r]) for (d, r), e in zip(samples, extras or [0] * len(samples))]
+    shm_base = [max(v[i] for d, v in adj if d < base_count + 4) for i in range(n_originals)]
+    end_lo, end_hi = span(last_count, 4)
+    shm_end = [min(v[i] for d, v in adj if end_lo <= d < end_hi) for i in range(n_originals)]
     last_max = {}
     for d, r in samples:
         last_max[d] = max(x[0] for x in r) / 1024.0
@@ -419,14 +486,15 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
         if refresh and peak[i] - base["rss_kb"][i] > allow[i]:
             out["faults"].append(f"original {i}: RSS {base['rss_kb'][i]} -> at most {peak[i]} kB in between "
                                  f"(more than 10 % = {allow[i]:.0f} kB)")
-        if end["shm_maps"][i] > base["shm_maps"][i]:
-            out["faults"].append(f"original {i}: mappings of /dev/shm files {base['shm_maps'][i]} -> {end['shm_maps'][i]}")
+        if shm_end[i] > shm_base[i]:
+            out["faults"].append(f"original {i}: mappings of /dev/shm files {shm_base[i]} -> {shm_end[i]}"
+                                 f"{'' if shm_end[i] == end['shm_maps'][i] else ' (less one per extra process of its launch)'}")
         if end["fds"][i] != base["fds"][i]:
             out["faults"].append(f"original {i}: descriptors {base['fds'][i]} -> {end['fds'][i]}")
         if end["threads"][i] != base["threads"][i]:
             out["faults"].append(f"original {i}: threads {base['threads'][i]} -> {end['threads'][i]} "
                                  f"({', '.join(names_at(base_count, i))} -> {', '.join(names_at(last_count, i))})")
-    out.update({"baseline": base, "end": end, "rss_peak_kb": peak, "rss_growth_mb_per_resize": growth,
+    out.update({"baseline": base, "end": end, "rss_peak_kb": peak, "shm_maps_less_launch_extra": [shm_base, shm_end], "rss_growth_mb_per_resize": growth,
                 "spawned_between": spawned, "refresh_after": refresh,
                 "rss_allowed_kb": allow, "fds_checkpoint_most": max((x[2] for _, r in samples for x in r), default=0)})
     return out
@@ -600,6 +668,10 @@ def main():
                 hangs += len(seen) - 1 - row_refreshes
                 row_hangs = len(seen) - 1 - row_refreshes
             done += len(seen) - 1
+        # (a relaunch after a spawn that hung starts the count again: not compared then)
+        if kind in ("blocking", "background") and not row_hangs and row_refreshes != refreshes_expected(grids, a.refresh):
+            faults.append(f"{where}{row_refreshes} refreshes, the schedule makes "
+                          f"{refreshes_expected(grids, a.refresh)} with RESIZE_REFRESH_AFTER={a.refresh}; log {d}/run.log")
         if kind in ("stall", "kill") and "spawn-fallback" not in open(os.path.join(d, "run.log")).read() and \
                 not re.search(r"spawn deadline|during an expansion by spawn", text):
             faults.append(f"{where}no spawn fallback; log {d}/run.log")
@@ -614,7 +686,8 @@ def main():
             # samples show the hung spawn), so nothing is left to compare.
             row["footprint"] = {"faults": [], "not_compared": "relaunched after a spawn that hung of itself"}
         elif kind == "blocking" and resizes >= 12:
-            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"], a.refresh)
+            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"], a.refresh,
+                           r["extras"])
             faults += [where + f for f in fp["faults"]]
             row["footprint"] = fp
         if kind != "user":
@@ -679,7 +752,8 @@ def main():
                   f"{fp['last_resizes']} resizes: RSS {b['rss_kb']} -> {e['rss_kb']} kB (at most "
                   f"{fp['rss_peak_kb']} in between; allowed "
                   f"+{[round(x) for x in fp['rss_allowed_kb']]}), fds {b['fds']} -> {e['fds']}, threads "
-                  f"{b['threads']} -> {e['threads']}, /dev/shm maps {b['shm_maps']} -> {e['shm_maps']}, "
+                  f"{b['threads']} -> {e['threads']}, /dev/shm maps {b['shm_maps']} -> {e['shm_maps']}"
+                  f"{'' if a.refresh <= 0 else ' (less one per extra process of the launch: %s -> %s)' % tuple(fp['shm_maps_less_launch_extra'])}, "
                   f"fds on checkpoint files at most {fp['fds_checkpoint_most']}")
     most_g = max((r_["storage"]["global"]["files"] for r_ in rows if "storage" in r_), default=0)
     most_v = max((len(v) for r_ in rows if "storage" in r_ for e in r_["storage"]["nodes"].values()

@@ -330,6 +330,9 @@ def run_case(c, a):
             env["BLACS_DYN_FAULT"] = "stall-newcomer-in-init"
             env["RESIZE_SPAWN_DEADLINE"] = "5"
             marker = r"fault injection - newcomer \d+ \(pid \d+\) stalls before its MPI_Init"
+        elif c["fault"] == "refresh":  # the refresh (refresh_cases in combinations.py)
+            env["RESIZE_REFRESH_AFTER"] = "1"
+            marker = r"\] refresh after iteration 2: this launch spawned 0 processes; 2 more would pass RESIZE_REFRESH_AFTER=1"
         job = Job(argv, env, a.deadline, trigger, on_trigger)
         if job.timed_out:
             fail(f"no end within {a.deadline} s")
@@ -345,7 +348,7 @@ def run_case(c, a):
                 # A newcomer that dies during an expansion by spawn (blocking or in the
                 # background) ends as a resize by restart onto the target, from the state
                 # secured before the spawn; any other killed process as a restart in place.
-                relaunched = r"malleable-run: launch 2: 6 processes, -g 3x2 --restart" if c["fault"] == "stall" else \
+                relaunched = r"malleable-run: launch 2: 6 processes, -g 3x2 --restart" if c["fault"] in ("stall", "refresh") else \
                     r"malleable-run: launch \d+ (failed .*restarting|ended with status \d+ during an expansion by spawn: " \
                     r"a resize by restart)"
                 if not re.search(relaunched, job.text):

@@ -83,6 +83,14 @@ class Generator(unittest.TestCase):
             want = {(x, y) for x in dims[a] for y in dims[b]}
             self.assertEqual(want, {(c[a], c[b]) for c in fb}, (a, b))
 
+    def test_the_refresh_cases_are_the_fallbacks_layout(self):
+        rf = [c for _, c in self.cases if c["kind"] == "refresh"]
+        fb = [c for _, c in self.cases if c["kind"] == "fallback"]
+        self.assertEqual(len(rf), len(C.FALLBACKS))
+        for r, f in zip(rf, fb):
+            self.assertEqual(r["fault"], "refresh", r)
+            self.assertEqual(dict(r, fault="stall", kind="fallback"), f)
+
     def test_committed_list_is_the_generators_output(self):
         with open(os.path.join(HERE, "cases.txt")) as f:
             self.assertEqual(f.read(), C.case_text(), "cases.txt is stale: run combinations.py --write cases.txt")

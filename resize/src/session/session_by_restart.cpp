@@ -218,8 +218,10 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   }
   double t = 0;  // (the state before a failed blocking expansion was secured before its spawn)
   const char* why = d.action == Action::Shrink ? "before shrink" : refresh ? "before refresh" : "before restart";
+  // (A refresh, as a spawn past its deadline, secures the state the cheapest way the
+  // relaunch finds it: a checkpoint of this iteration reused, or the local level.)
   const std::string file = fallback && fallback->active() ? fallback->file()
-                           : expired ? secure(d, &t, why)
+                           : expired || refresh ? secure(d, &t, why)
                                      : record_unscheduled(impl_->ckpts, job.root(), iteration, why, checkpoint_in(c.dir, c.keep, &t), &t);
   // With the nodes the decision names (a shrink's given back, an expansion's added, e.g. by
   // the Slurm policy), the launcher runs the next job on exactly those.

@@ -104,7 +104,8 @@ int resize_checkpoint_in(resize_session* s, const char* dir, int keep, char* fil
  * (0: all). resize_checkpoint_if_due (collective, after each iteration; last = 1 after
  * the last one): checkpoints when due; *written = 1 if it did (may be NULL).
  * resize_remap_or_restart (collective, instead of resize_remap_point): the policy's
- * decision carried out in place (RESIZE_MECHANISM_SPAWN; an expansion that fails is
+ * decision carried out in place (RESIZE_MECHANISM_SPAWN; an expansion that fails, or with
+ * RESIZE_REFRESH_AFTER=N one that would take this launch past N spawned processes, is
  * carried out by restart) or by restart (RESIZE_MECHANISM_RESTART). *step is
  * RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED (re-read buffers and descriptors) or
  * RESIZE_STEP_EXIT_FOR_RESTART: the session checkpointed and wrote dir/<app>.next; call

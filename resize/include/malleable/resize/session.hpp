@@ -310,7 +310,10 @@ class Session {
   // DIR/<app>.next for malleable-run; the caller then leaves with kExitResizeByRestart).
   // With Spawn and a checkpoint directory, an expansion that fails (spawn refused or not
   // supported) and a shrink refused that was to give named nodes back are carried out by
-  // restart instead. Without set_checkpointing it is remap_point(). World rank 0 prints
+  // restart instead, and so is, with RESIZE_REFRESH_AFTER=N, an expansion that would take
+  // this launch past N spawned processes (the refresh: every process starts anew, and
+  // Open MPI's state for the spawned ones with it). Without set_checkpointing it is
+  // remap_point(). World rank 0 prints
   // the restart ("[app] resize by restart after iteration ..."). Checkpoint failure:
   // Error on every process, as checkpoint().
   ResizeStep remap_or_restart(Mechanism m = Mechanism::Spawn);
