@@ -27,10 +27,12 @@ It reports and, with --check, fails (exit 1) on:
     each node's level directory) and the versions per level there, against KEEP;
   - a blocking job's originals' RSS, descriptors and threads after WARM resizes (at most a
     third of its resizes) and at its last resizes: RSS within 10 % plus Open MPI's growth
-    per process spawned in between (OMPI_KB_PER_SPAWNED), mappings of /dev/shm files not
-    more than the most seen up to the baseline, descriptors and threads equal (the
-    smallest value seen at that resize count: a helper thread or a file being freed
-    comes and goes);
+    per process spawned in between (OMPI_KB_PER_SPAWNED; with --refresh N, 10 % alone, at
+    the end and at its peak in between), mappings of deleted /dev/shm files (departed
+    processes' segments) not more than the most seen up to the baseline, descriptors and
+    threads equal (the smallest value seen where the processes were between two resizes:
+    a helper thread or a file being freed comes and goes within a resize); with a refresh
+    the originals followed are the first 4 processes of the launch running;
   - what is left once the run ended: a process of the run (found by a marker in its
     environment), a file under /dev/shm or /tmp it had open or mapped (outside the run's
     own folder), Open MPI's session folder of any of its mpiexec;
@@ -109,11 +111,15 @@ def thread_names(pid):
 
 
 def shm_maps(pid):
-    """Mappings of files under /dev/shm (MPI's and the library's shared segments, deleted
-    ones included): a mapping of a departed process's segment keeps its pages resident."""
+    """Mappings of files under /dev/shm (MPI's and the library's shared segments): all, and
+    those of deleted files. A mapping of a departed process's segment (deleted when it left)
+    keeps its pages resident: the leak this counts. The others are the segments of live
+    processes (Open MPI's one per process of the launch on the node, the node windows of the
+    job's processes), bounded by the job's processes."""
     try:
         with open(f"/proc/{pid}/maps") as f:
-            return sum(1 for line in f if " /dev/shm/" in line)
+            lines = [line for line in f if " /dev/shm/" in line]
+        return len(lines), sum(1 for line in lines if line.rstrip().endswith("(deleted)"))
     except OSError:
         return None
 
@@ -342,7 +348,7 @@ class Watch:
         t0 = time.time()
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         self.mpiexecs.add(p.pid)
-        originals, samples, extras, ticks = [], [], [], 0
+        originals, samples, ticks = [], [], 0
         while p.poll() is None:
             if measure and len(originals) < 4:
                 originals = sorted(q for q in children(launcher_of(p.pid)) if comm(q) == "pdgemm_resizable"[:15])[:4]
@@ -356,14 +362,10 @@ class Watch:
                 tail = logged[starts[-1]:] if starts else logged
                 settled = not ("] resize by restart after iteration" in tail or
                                (len(starts) > 1 and "] restart from " not in tail))
-                row = [(status_field(q, "VmRSS"), *fd_count(q, work), status_field(q, "Threads"), shm_maps(q),
-                        thread_names(q)) for q in originals] if settled else [(None,)]
+                row = [(status_field(q, "VmRSS"), *fd_count(q, work), status_field(q, "Threads"),
+                        *(shm_maps(q) or (None, None)), thread_names(q)) for q in originals] if settled else [(None,)]
                 if settled and all(None not in r for r in row):
                     samples.append((done, row))
-                    # Open MPI maps one shared-memory segment (vader) of every process of
-                    # its launch on the node: a relaunch at 6 or 8 maps 2 or 4 more.
-                    sizes = re.findall(r"^malleable-run: launch \d+: (\d+) processes", logged, re.M)
-                    extras.append(int(sizes[-1]) - int(sizes[0]) if sizes else 0)
                 elif settled and any(status_field(q, "VmRSS") is None for q in originals):
                     originals = []
             ticks += 1
@@ -374,22 +376,20 @@ class Watch:
         with open(logpath) as f:
             text = f.read()
         return {"rc": p.returncode, "text": text, "seconds": time.time() - t0, "samples": samples,
-                "extras": extras, "originals": min((len(r) for _, r in samples), default=0)}
+                "originals": min((len(r) for _, r in samples), default=0)}
 
 
-def footprint(samples, steps, resizes, warm, n_originals, refresh=0, extras=None):
+def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
     """The originals' RSS, descriptors, threads and /dev/shm mappings after `warm` resizes
     and over the last stretch (a job's blocking driver run), and the faults against the bound.
     With `refresh` (RESIZE_REFRESH_AFTER of the job: its processes are started anew after
     that many spawned ones) the RSS bound is 10 % alone, at the end and at its largest
-    over every stretch in between (the peak before each refresh). `extras`: per sample, the
-    processes its launch had beyond the first launch's (their shared-memory segments are
-    Open MPI's, one per process of a launch: not counted as growth)."""
-    fields = ["rss_kb", "fds", "fds_checkpoint", "threads", "shm_maps"]
+    over every stretch in between (the peak before each refresh)."""
+    fields = ["rss_kb", "fds", "fds_checkpoint", "threads", "shm_maps", "shm_maps_deleted"]
 
     def quiet(r):
         """No helper thread of the library's in any original (no resize under way there)."""
-        return all(not any(n.startswith("mall-") for n in x[5]) for x in r)
+        return all(not any(n.startswith("mall-") for n in x[6]) for x in r)
 
     def span(count, k):
         """The resize counts field k is taken over: the 4 from `count` on, widened (the
@@ -404,7 +404,7 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0, extras=None
 
         def enough():
             rows = [r for d, r in samples if lo <= d < hi]
-            if k not in (1, 3, 4):
+            if k not in (1, 3, 4, 5):
                 return len(rows) > 0
             return len(rows) >= MIN_SAMPLES and any(quiet(r) for r in rows)
 
@@ -430,7 +430,7 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0, extras=None
         """The thread names of original i in its sample of fewest threads over the span."""
         lo, hi = span(count, 3)
         rows = [r[i] for d, r in samples if lo <= d < hi]
-        return min(rows, key=lambda x: x[3])[5] if rows else ()
+        return min(rows, key=lambda x: x[3])[6] if rows else ()
 
     # Compared over the same stretch of cycles: 4 resizes from an even count (the job on 2x2
     # again) from WARM on, and the last such stretch before the job's end (the samples after
@@ -453,17 +453,16 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0, extras=None
             out["faults"].append(f"no sample between two resizes in the {name} stretch (resizes {lo}-{hi - 1}: "
                                  f"{len(rows)} samples, each with a helper thread of a resize): descriptors and "
                                  "threads not comparable (longer iterations: --n)")
-    # The /dev/shm mappings: the most seen up to the baseline's stretch. A process keeps the
-    # node-window segments of the last expansion's departed newcomers mapped until it maps
-    # a new one (redist/src/exec/peer_retention.hpp), so the count moves between 6 and 7
-    # with the grids of the last resizes (seen from the 8th resize on); a leak keeps rising
-    # (9 -> 16 with that fix reverted, docs/measurements/endurance.md).
-    base["shm_maps"] = [max(r[i][4] for d, r in samples if d < base_count + 4) for i in range(n_originals)]
-    # The same counts less the segments of the extra processes of each sample's launch.
-    adj = [(d, [x[4] - e for x in r]) for (d, r), e in zip(samples, extras or [0] * len(samples))]
-    shm_base = [max(v[i] for d, v in adj if d < base_count + 4) for i in range(n_originals)]
-    end_lo, end_hi = span(last_count, 4)
-    shm_end = [min(v[i] for d, v in adj if end_lo <= d < end_hi) for i in range(n_originals)]
+    # The /dev/shm mappings of deleted files (departed processes' segments): the most seen
+    # up to the baseline's stretch. A process keeps the node-window segments of the last
+    # expansion's departed newcomers mapped until it maps a new one
+    # (redist/src/exec/peer_retention.hpp), so the count moves by one or two with the grids
+    # of the last resizes; a leak keeps rising (all mappings 9 -> 16 with that fix reverted,
+    # docs/measurements/endurance.md). All mappings are reported beside: they also count the
+    # live processes' segments (Open MPI's one per process of a launch, the node windows),
+    # which a relaunch at 6 or 8 processes changes without any leak.
+    for k, f in ((4, "shm_maps"), (5, "shm_maps_deleted")):
+        base[f] = [max(r[i][k] for d, r in samples if d < base_count + 4) for i in range(n_originals)]
     last_max = {}
     for d, r in samples:
         last_max[d] = max(x[0] for x in r) / 1024.0
@@ -486,15 +485,15 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0, extras=None
         if refresh and peak[i] - base["rss_kb"][i] > allow[i]:
             out["faults"].append(f"original {i}: RSS {base['rss_kb'][i]} -> at most {peak[i]} kB in between "
                                  f"(more than 10 % = {allow[i]:.0f} kB)")
-        if shm_end[i] > shm_base[i]:
-            out["faults"].append(f"original {i}: mappings of /dev/shm files {shm_base[i]} -> {shm_end[i]}"
-                                 f"{'' if shm_end[i] == end['shm_maps'][i] else ' (less one per extra process of its launch)'}")
+        if end["shm_maps_deleted"][i] > base["shm_maps_deleted"][i]:
+            out["faults"].append(f"original {i}: mappings of deleted /dev/shm files {base['shm_maps_deleted'][i]} -> "
+                                 f"{end['shm_maps_deleted'][i]}")
         if end["fds"][i] != base["fds"][i]:
             out["faults"].append(f"original {i}: descriptors {base['fds'][i]} -> {end['fds'][i]}")
         if end["threads"][i] != base["threads"][i]:
             out["faults"].append(f"original {i}: threads {base['threads'][i]} -> {end['threads'][i]} "
                                  f"({', '.join(names_at(base_count, i))} -> {', '.join(names_at(last_count, i))})")
-    out.update({"baseline": base, "end": end, "rss_peak_kb": peak, "shm_maps_less_launch_extra": [shm_base, shm_end], "rss_growth_mb_per_resize": growth,
+    out.update({"baseline": base, "end": end, "rss_peak_kb": peak, "rss_growth_mb_per_resize": growth,
                 "spawned_between": spawned, "refresh_after": refresh,
                 "rss_allowed_kb": allow, "fds_checkpoint_most": max((x[2] for _, r in samples for x in r), default=0)})
     return out
@@ -686,8 +685,7 @@ def main():
             # samples show the hung spawn), so nothing is left to compare.
             row["footprint"] = {"faults": [], "not_compared": "relaunched after a spawn that hung of itself"}
         elif kind == "blocking" and resizes >= 12:
-            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"], a.refresh,
-                           r["extras"])
+            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"], a.refresh)
             faults += [where + f for f in fp["faults"]]
             row["footprint"] = fp
         if kind != "user":
@@ -752,8 +750,8 @@ def main():
                   f"{fp['last_resizes']} resizes: RSS {b['rss_kb']} -> {e['rss_kb']} kB (at most "
                   f"{fp['rss_peak_kb']} in between; allowed "
                   f"+{[round(x) for x in fp['rss_allowed_kb']]}), fds {b['fds']} -> {e['fds']}, threads "
-                  f"{b['threads']} -> {e['threads']}, /dev/shm maps {b['shm_maps']} -> {e['shm_maps']}"
-                  f"{'' if a.refresh <= 0 else ' (less one per extra process of the launch: %s -> %s)' % tuple(fp['shm_maps_less_launch_extra'])}, "
+                  f"{b['threads']} -> {e['threads']}, /dev/shm maps {b['shm_maps']} -> {e['shm_maps']} "
+                  f"(of deleted files {b['shm_maps_deleted']} -> {e['shm_maps_deleted']}), "
                   f"fds on checkpoint files at most {fp['fds_checkpoint_most']}")
     most_g = max((r_["storage"]["global"]["files"] for r_ in rows if "storage" in r_), default=0)
     most_v = max((len(v) for r_ in rows if "storage" in r_ for e in r_["storage"]["nodes"].values()
