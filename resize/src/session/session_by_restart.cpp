@@ -3,6 +3,7 @@
 // the new process count: the decision without the act.
 #include "session/session_impl.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstdio>
@@ -113,6 +114,36 @@ double levels_unscheduled(Session& s, detail::SessionCheckpoints& ckpts, const d
   return t;
 }
 
+// The refresh (checkpoint/refresh.hpp), collective over the world: whether the expansion
+// `d` is carried out by restart because this launch's processes met RESIZE_REFRESH_AFTER
+// spawned ones (world rank 0's rule, `own` there; the most any process counted). World
+// rank 0 says why.
+bool refresh_expansion(const detail::SessionWorld& job, const detail::RefreshRule& own, const Decision& d,
+                       const std::string& app, int iteration) {
+  int seen[2] = {detail::World::spawned(), job.root() ? own.after : 0};
+  MPI_Allreduce(MPI_IN_PLACE, seen, 2, MPI_INT, MPI_MAX, job.world);
+  const detail::RefreshRule rule{seen[1]};
+  const int nnew = std::max(0, d.nprow * d.npcol - job.size());
+  const bool due = detail::refresh_due(rule, seen[0], nnew);
+  if (due && job.root()) {
+    std::printf("[%s] refresh after iteration %d: %s\n", app.c_str(), iteration,
+                detail::describe_refresh(rule, seen[0], nnew).c_str());
+    std::fflush(stdout);
+  }
+  return due;
+}
+
+// A background expansion's spawn passed its deadline: the helper thread is still inside
+// MPI_Comm_spawn, which cannot be interrupted, so no MPI call can end this job cleanly and
+// every process leaves now (mpiexec ends the rest, the newcomers stuck in MPI_Init
+// included), as a deadline passing in a blocking spawn.
+[[noreturn]] void leave_after_expired_spawn(MPI_Comm world) {
+  MPI_Barrier(world);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  std::_Exit(kExitResizeByRestart);
+}
+
 // The step of a remap point carried out in place.
 ResizeStep step_of(const RemapResult& r) {
   ResizeStep step;
@@ -172,22 +203,9 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     step.action = d.action;
     if (d.action == Action::None) return step;
   }
-  // The refresh (checkpoint/refresh.hpp): once this launch's processes met
-  // RESIZE_REFRESH_AFTER spawned ones, the expansion that would pass it is carried out by
-  // restart. World rank 0's rule and the most any process counted, on every process.
-  bool refresh = false;
-  if (!from_background && m == Mechanism::Spawn && d.action == Action::Expand && !d.new_allocation && !d.by_restart) {
-    int seen[2] = {detail::World::spawned(), job.root() ? impl_->refresh.after : 0};
-    MPI_Allreduce(MPI_IN_PLACE, seen, 2, MPI_INT, MPI_MAX, job.world);
-    const detail::RefreshRule rule{seen[1]};
-    const int nnew = std::max(0, d.nprow * d.npcol - job.size());
-    refresh = detail::refresh_due(rule, seen[0], nnew);
-    if (refresh && job.root()) {
-      std::printf("[%s] refresh after iteration %d: %s\n", opt.app.c_str(), iteration,
-                  detail::describe_refresh(rule, seen[0], nnew).c_str());
-      std::fflush(stdout);
-    }
-  }
+  // An expansion past RESIZE_REFRESH_AFTER spawned processes: by restart (the refresh).
+  const bool refresh = !from_background && m == Mechanism::Spawn && d.action == Action::Expand &&
+                       !d.new_allocation && !d.by_restart && refresh_expansion(job, impl_->refresh, d, opt.app, iteration);
   if (!refresh && !from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
@@ -227,15 +245,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   // the Slurm policy), the launcher runs the next job on exactly those.
   detail::write_next_launch(opt.app, c.dir, iteration, job.shape.shape(), d, file, hosts_after_restart(job.rank_hosts, d),
                             job.root(), job.world);
-  if (expired) {
-    // The helper thread is still inside MPI_Comm_spawn, which cannot be interrupted: no MPI
-    // call can end this job cleanly, so every process leaves now (mpiexec ends the rest,
-    // the newcomers stuck in MPI_Init included), as a deadline passing in a blocking spawn.
-    MPI_Barrier(job.world);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(kExitResizeByRestart);
-  }
+  if (expired) leave_after_expired_spawn(job.world);
   step.kind = ResizeStep::Kind::ExitForRestart;
   impl_->life.leaves_for_restart = true;
   step.ok = true;
