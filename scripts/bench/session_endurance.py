@@ -33,7 +33,9 @@ It reports and, with --check, fails (exit 1) on:
     changes which segments a process maps, and their pages are in the RSS), descriptors and
     threads equal (the smallest value seen where the processes were between two resizes:
     a helper thread or a file being freed comes and goes within a resize); with a refresh
-    the originals followed are the first 4 processes of the launch running;
+    the originals followed are the first 4 processes of the launch running, and their
+    descriptors at the end not more (a later launch's processes); a launch leaving is not
+    sampled (LEAVE_GUARD_S);
   - what is left once the run ended: a process of the run (found by a marker in its
     environment), a file under /dev/shm or /tmp it had open or mapped (outside the run's
     own folder), Open MPI's session folder of any of its mpiexec;
@@ -132,6 +134,9 @@ def shm_maps(pid):
 # plus this for every process spawned in between: a leak of the library's own of 1 MB per
 # resize exceeds it by far (shown there), Open MPI's kept peers of 2-4 newcomers do not.
 OMPI_KB_PER_SPAWNED = 64
+# Samples of a launch taken this long before it was seen leaving are left out of the
+# smallest descriptors and threads (Watch.launch): its processes may be closing them.
+LEAVE_GUARD_S = 0.3
 # The fewest samples the smallest descriptors and threads are taken over (footprint's span).
 MIN_SAMPLES = 12
 
@@ -350,6 +355,7 @@ class Watch:
         p = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env)
         self.mpiexecs.add(p.pid)
         originals, samples, ticks = [], [], 0
+        kept_until = 0  # samples before this index are of launches already left
         while p.poll() is None:
             if measure and len(originals) < 4:
                 originals = sorted(q for q in children(launcher_of(p.pid)) if comm(q) == "pdgemm_resizable"[:15])[:4]
@@ -358,16 +364,28 @@ class Watch:
                     logged = f.read()
                 starts = [m.end() for m in re.finditer(r"^malleable-run: launch \d+:", logged, re.M)]
                 done = len(re.findall(r"remap after iter", logged)) + max(0, len(starts) - 1)
-                # Not sampled: a launch leaving for a restart (its processes finalize and
-                # close their files), or a relaunch before its restart read its checkpoint.
+                # Not sampled: a launch leaving for a restart (from rank 0's first line on
+                # it: a refresh's, or the restart's own; its processes then secure their state,
+                # finalize and close their files), or a relaunch before its restart read its
+                # checkpoint.
                 tail = logged[starts[-1]:] if starts else logged
-                settled = not ("] resize by restart after iteration" in tail or
-                               (len(starts) > 1 and "] restart from " not in tail))
+                leaving = "] refresh after iteration" in tail or "] resize by restart after iteration" in tail
+                settled = not (leaving or (len(starts) > 1 and "] restart from " not in tail))
+                gone = settled and any(status_field(q, "VmRSS") is None for q in originals)
+                if leaving or gone:
+                    # Rank 0's line reaches the log through mpiexec, after the other
+                    # processes may have begun to leave and close their files: the samples
+                    # of this launch from the last LEAVE_GUARD_S before it was seen are
+                    # marked, and left out of the smallest descriptors and threads.
+                    now = time.time()
+                    for x in samples[kept_until:]:
+                        x[3] = x[3] or x[2] >= now - LEAVE_GUARD_S
+                    kept_until = len(samples)
                 row = [(status_field(q, "VmRSS"), *fd_count(q, work), status_field(q, "Threads"),
                         *(shm_maps(q) or (None, None)), thread_names(q)) for q in originals] if settled else [(None,)]
                 if settled and all(None not in r for r in row):
-                    samples.append((done, row))
-                elif settled and any(status_field(q, "VmRSS") is None for q in originals):
+                    samples.append([done, row, time.time(), False])
+                elif gone:
                     originals = []
             ticks += 1
             if ticks % 8 == 0:  # every 0.4 s: scanning every process's environment costs
@@ -376,16 +394,21 @@ class Watch:
         log.close()
         with open(logpath) as f:
             text = f.read()
-        return {"rc": p.returncode, "text": text, "seconds": time.time() - t0, "samples": samples,
-                "originals": min((len(r) for _, r in samples), default=0)}
+        return {"rc": p.returncode, "text": text, "seconds": time.time() - t0,
+                "samples": [(d, r) for d, r, _, _ in samples],
+                "settled_samples": [(d, r) for d, r, _, near in samples if not near],
+                "originals": min((len(r) for _, r, _, _ in samples), default=0)}
 
 
-def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
+def footprint(samples, steps, resizes, warm, n_originals, refresh=0, settled=None):
     """The originals' RSS, descriptors, threads and /dev/shm mappings after `warm` resizes
     and over the last stretch (a job's blocking driver run), and the faults against the bound.
     With `refresh` (RESIZE_REFRESH_AFTER of the job: its processes are started anew after
     that many spawned ones) the RSS bound is 10 % alone, at the end and at its largest
-    over every stretch in between (the peak before each refresh)."""
+    over every stretch in between (the peak before each refresh). `settled`: the samples
+    the smallest descriptors and threads are taken over (those of a launch not yet leaving;
+    all by default)."""
+    settled = samples if settled is None else settled
     fields = ["rss_kb", "fds", "fds_checkpoint", "threads", "shm_maps", "shm_maps_deleted"]
 
     def quiet(r):
@@ -404,7 +427,7 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
         lo, hi = count, count + 4
 
         def enough():
-            rows = [r for d, r in samples if lo <= d < hi]
+            rows = [r for d, r in (samples if k == 0 else settled) if lo <= d < hi]
             if k not in (1, 3, 4, 5):
                 return len(rows) > 0
             return len(rows) >= MIN_SAMPLES and any(quiet(r) for r in rows)
@@ -423,14 +446,14 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
         smallest seen; a checkpoint's or a spawn's helper thread comes and goes within a
         resize)."""
         lo, hi = span(count, k)
-        rows = [r for d, r in samples if lo <= d < hi]
+        rows = [r for d, r in (samples if k == 0 else settled) if lo <= d < hi]
         pick = max if k == 0 else min
         return [pick(r[i][k] for r in rows) for i in range(n_originals)] if rows else None
 
     def names_at(count, i):
         """The thread names of original i in its sample of fewest threads over the span."""
         lo, hi = span(count, 3)
-        rows = [r[i] for d, r in samples if lo <= d < hi]
+        rows = [r[i] for d, r in settled if lo <= d < hi]
         return min(rows, key=lambda x: x[3])[6] if rows else ()
 
     # Compared over the same stretch of cycles: 4 resizes from an even count (the job on 2x2
@@ -449,7 +472,7 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
     end = {k: at(last_count, i) for i, k in enumerate(fields)}
     for name, c in (("baseline", base_count), ("last", last_count)):
         lo, hi = span(c, 3)
-        rows = [r for d, r in samples if lo <= d < hi]
+        rows = [r for d, r in settled if lo <= d < hi]
         if not any(quiet(r) for r in rows):
             out["faults"].append(f"no sample between two resizes in the {name} stretch (resizes {lo}-{hi - 1}: "
                                  f"{len(rows)} samples, each with a helper thread of a resize): descriptors and "
@@ -490,7 +513,9 @@ def footprint(samples, steps, resizes, warm, n_originals, refresh=0):
                                  f"(more than 10 % = {allow[i]:.0f} kB)")
         if not refresh and end["shm_maps"][i] > base["shm_maps"][i]:
             out["faults"].append(f"original {i}: mappings of /dev/shm files {base['shm_maps'][i]} -> {end['shm_maps'][i]}")
-        if end["fds"][i] != base["fds"][i]:
+        # Without a refresh the same processes throughout: any change is theirs. With one the
+        # last stretch's are processes of a later launch: fewer is no leak.
+        if end["fds"][i] > base["fds"][i] or (not refresh and end["fds"][i] != base["fds"][i]):
             out["faults"].append(f"original {i}: descriptors {base['fds'][i]} -> {end['fds'][i]}")
         if end["threads"][i] != base["threads"][i]:
             out["faults"].append(f"original {i}: threads {base['threads'][i]} -> {end['threads'][i]} "
@@ -687,7 +712,8 @@ def main():
             # samples show the hung spawn), so nothing is left to compare.
             row["footprint"] = {"faults": [], "not_compared": "relaunched after a spawn that hung of itself"}
         elif kind == "blocking" and resizes >= 12:
-            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"], a.refresh)
+            fp = footprint(r["samples"], steps, resizes, min(a.warm, max(2, resizes // 3)), r["originals"], a.refresh,
+                           r["settled_samples"])
             faults += [where + f for f in fp["faults"]]
             row["footprint"] = fp
         if kind != "user":
