@@ -19,7 +19,7 @@ BUILD=${1:-$SRC/build}
 SECS=${2:-60}
 # shellcheck source=tests/cluster/harness.sh
 source "$SRC/tests/cluster/harness.sh"
-[[ -x $BUILD/resize/malleable-arbiterd ]] || { echo "no $BUILD/resize/malleable-arbiterd" >&2; exit 1; }
+[[ -x $BUILD/cluster/malleable-arbiterd ]] || { echo "no $BUILD/cluster/malleable-arbiterd" >&2; exit 1; }
 command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed"; exit 77; }
 acct=(--no-accounting)
 acct_note="without accounting"
@@ -45,7 +45,7 @@ ids=()
 for ((i = 0; i < 64; ++i)); do
   ids+=("$("$CLUSTER" exec head sbatch --parsable -H -J arbsdiag -N 1 -o /dev/null --wrap 'sleep 600')")
 done
-"$CLUSTER" exec head "$BUILD/resize/malleable-arbiterd" --socket "$work/arbiter.sock" --state-dir "$work/state" \
+"$CLUSTER" exec head "$BUILD/cluster/malleable-arbiterd" --socket "$work/arbiter.sock" --state-dir "$work/state" \
   --listen 10.213.7.10:7070 --munge-socket "$MS" --interval 2 --slurm-user 0 \
   --max-connections-per-uid 128 2>"$work/arbiterd.log" &
 dpid=$!

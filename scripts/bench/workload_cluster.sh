@@ -83,7 +83,7 @@ while (($#)); do
   esac
 done
 [[ $build = /* ]] || build=$here/$build
-daemon=$build/resize/malleable-arbiterd
+daemon=$build/cluster/malleable-arbiterd
 if ((arbiter)); then
   [[ -x $daemon ]] || { echo "workload_cluster.sh: --arbiter needs $daemon (built with libmunge)" >&2; exit 1; }
   getent passwd slurm >/dev/null || { echo "workload_cluster.sh: --arbiter runs the daemon as the user slurm, which does not exist" >&2; exit 1; }

@@ -5,12 +5,12 @@
 # scripts/bench/workload/generate.py (Lublin & Feitelson 2003, seed SEED, offered load
 # LOAD); FCFS + EASY backfilling; malleable jobs start on a node range (Slurm
 # --nodes=min-max) and resize by the project's Slurm policy (the multi-job arbitration,
-# resize::slurm::arbitrate); resize costs from
+# cluster::slurm::arbitrate); resize costs from
 # sim/costs/scale.json. Appends one row per run to docs/data/workload/summary.csv
 # (scripts/bench/workload/summary.py), keeps each run's metrics JSON in
 # docs/data/workload/sim/, runs the variants (malleable jobs starting on one process, node
 # ranges but no resizes, the other node range (RANGE); at 1,000 nodes also no node
-# ranges and the single-job policy resize::slurm::decide)
+# ranges and the single-job policy cluster::slurm::decide)
 # into sim/variants.tsv, and renders docs/measurements/workload.md's table and docs/img/workload_sim.png.
 #
 #   scripts/bench/workload_sim.sh [build-dir]

@@ -8,7 +8,7 @@
 #   2. three arms on the same jobs for each malleable SHARE: rigid; moldable (a malleable job
 #      starts on a node range [size/2, size], never resized: --policy none); malleable (the
 #      same range and growth to 2 size, resizes by the project's arbitration,
-#      resize::slurm::arbitrate, asked at most every INTERVAL simulated seconds);
+#      cluster::slurm::arbitrate, asked at most every INTERVAL simulated seconds);
 #   3. sensitivity at 50% malleable: the resize costs x0.5, x2, x5 and the Amdahl serial
 #      fractions halved and doubled (sensitivity.tsv).
 # Malleable jobs: a seeded share (SEED); speedup Amdahl's law with serial fractions uniform

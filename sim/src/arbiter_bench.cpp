@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// How long one resize::slurm::arbitrate() call takes on a cluster of N nodes (a benchmark:
+// How long one cluster::slurm::arbitrate() call takes on a cluster of N nodes (a benchmark:
 // it prints what it measured and asserts nothing about time). The view: N nodes named
 // n0..n{N-1}, busy with malleable jobs of `--job-nodes` nodes each (one rank per node), a
 // queue of `--pending` waiting jobs, and a ledger with an offer and a promise per waiting
@@ -14,11 +14,11 @@
 #include <string>
 #include <vector>
 
-#include "policy/slurm_arbiter.hpp"
+#include "malleable/cluster/cluster.hpp"
 
 namespace {
 
-using namespace resize::slurm;
+using namespace cluster::slurm;
 
 struct Args {
   int nodes = 1000, job_nodes = 250, pending = 100;

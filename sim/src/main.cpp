@@ -51,13 +51,13 @@ struct Sim {
   std::size_t ended = 0;
   std::ofstream* decisions = nullptr;
   long decide_calls = 0;
-  bool arbiter = true;  // resize::slurm::arbitrate; false: the single-job resize::slurm::decide
+  bool arbiter = true;  // cluster::slurm::arbitrate; false: the single-job cluster::slurm::decide
   bool no_resizes = false;  // --policy none: malleable jobs keep the nodes they start on
   enum class Start { Full, Min, One } start = Start::Full;  // a malleable job's first launch: on
       // every node Slurm gave, on its minimum, or one process; it spawns onto the rest
-  resize::slurm::Ledger ledger;
+  cluster::slurm::Ledger ledger;
   std::uint64_t ledger_version = 0;
-  resize::slurm::ArbiterOptions arbiter_options;
+  cluster::slurm::ArbiterOptions arbiter_options;
   std::vector<double> last_query;  // per job: its last arbitration (< 0: none yet)
   ViewCache view_cache;  // the arbitration's view between changes of the cluster
 
@@ -141,7 +141,7 @@ bool act(Sim& sim, std::size_t j, const Action& a, Procs& p, int done, double no
   } else {
     got = a.claim.empty() ? sim.cluster.grant(j, a.grow, now) : sim.cluster.grant_nodes(j, a.claim, now);
     if (sim.arbiter) {
-      sim.ledger = resize::slurm::settle(sim.ledger, job.id);
+      sim.ledger = cluster::slurm::settle(sim.ledger, job.id);
       ++sim.ledger_version;
     }
   }

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "malleable/resize/predict.hpp"
-#include "policy/slurm.hpp"
+#include "malleable/cluster/cluster.hpp"
 
 namespace clustersim {
 
@@ -23,7 +23,7 @@ bool growth_pays(const Job& j, int from, int to, int left, const Costs& costs, s
 
 Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs, const Ranks& ranks) {
   const Job& j = c.workload().jobs.at(job);
-  resize::slurm::Snapshot s;
+  cluster::slurm::Snapshot s;
   s.mine.id = j.id;
   s.mine.state = "RUNNING";
   const auto& held = c.held(job);
@@ -31,7 +31,7 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
   for (int n : held) s.mine.node_list.push_back(c.node_name(n));
   for (int n : c.idle_nodes_sorted()) s.idle.push_back(c.node_name(n));
   for (std::size_t q : c.queue()) {
-    resize::slurm::Job w;
+    cluster::slurm::Job w;
     w.id = c.workload().jobs[q].id;
     w.state = "PENDING";
     w.nodes = c.workload().jobs[q].nodes;
@@ -40,29 +40,37 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
     w.partition = "batch";
     s.pending.push_back(std::move(w));
   }
-  resize::slurm::Options o;
+  cluster::slurm::Options o;
   o.procs_per_node = 1;
   o.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, s.mine.nodes) : j.min_nodes);
   o.max_nodes = ranks.frozen ? s.mine.nodes : j.max_nodes;
   std::vector<std::string> rank_hosts;
   for (int n : ranks.nodes.empty() ? held : ranks.nodes) rank_hosts.push_back(c.node_name(n));
   o.total_iterations = j.iterations;
-  resize::PolicyInput in;
-  in.iteration = done;
-  in.world_size = static_cast<int>(rank_hosts.size());
-  in.remaining = j.iterations - done;
-  const auto plan = resize::slurm::decide(s, rank_hosts, o, in);
+  // The single-job decision's own payoff test, as on a job that has measured nothing yet
+  // (the simulator's payoff is judged apart, with its cost model): grow unless the job is
+  // about to end.
+  const int world = static_cast<int>(rank_hosts.size()), left = j.iterations - done;
+  const cluster::slurm::GrowthModel growth = [&](int extra) {
+    cluster::slurm::Growth g;
+    g.pays = o.total_iterations <= 0 || left > 1;
+    g.why = o.total_iterations <= 0 ? "job length unknown"
+            : left <= 1             ? std::to_string(left) + " iteration(s) left"
+                                    : "no measurement on " + std::to_string(world + extra) + " processes yet";
+    return g;
+  };
+  const auto plan = cluster::slurm::decide(s, rank_hosts, o, growth);
   Action a;
   a.why = plan.why;
-  if (plan.kind == resize::slurm::Plan::Kind::GiveBack) {
+  if (plan.kind == cluster::slurm::Plan::Kind::GiveBack) {
     a.kind = Action::Kind::Shrink;
     a.rule = "give-back";
     for (const auto& name : plan.nodes) a.give.push_back(std::stoi(name.substr(1)));
-  } else if (plan.kind == resize::slurm::Plan::Kind::UseHeld) {
+  } else if (plan.kind == cluster::slurm::Plan::Kind::UseHeld) {
     a.kind = Action::Kind::UseHeld;
     a.rule = "use-held";
     for (const auto& name : plan.nodes) a.claim.push_back(std::stoi(name.substr(1)));
-  } else if (plan.kind == resize::slurm::Plan::Kind::Acquire && plan.acquire > 0) {
+  } else if (plan.kind == cluster::slurm::Plan::Kind::Acquire && plan.acquire > 0) {
     std::string why;
     const int from = static_cast<int>(rank_hosts.size());
     if (growth_pays(j, from, from + plan.acquire, j.iterations - done, costs, &why)) {
@@ -88,10 +96,10 @@ int node_index(const std::string& name) { return std::stoi(name.substr(1)); }
 // ends free them, until it has the nodes it waits for; its start, the last of those ends
 // (now when the idle nodes suffice). Written into the head's planned_start and
 // planned_nodes, as squeue --start lists them.
-void plan_head(const Cluster& c, double now, resize::slurm::ClusterView& v) {
+void plan_head(const Cluster& c, double now, cluster::slurm::ClusterView& v) {
   if (c.queue().empty()) return;
   const std::string& head_id = c.workload().jobs[c.queue().front()].id;
-  auto head = std::find_if(v.jobs.begin(), v.jobs.end(), [&](const resize::slurm::Job& j) { return j.id == head_id; });
+  auto head = std::find_if(v.jobs.begin(), v.jobs.end(), [&](const cluster::slurm::Job& j) { return j.id == head_id; });
   if (head == v.jobs.end()) return;
   const int need = head->nodes;
   std::vector<int> nodes;
@@ -124,15 +132,15 @@ namespace {
 
 // The view without the head's reservation: what changes only with the cluster's version
 // (the jobs listed, their nodes, the idle nodes).
-resize::slurm::ClusterView listed_view(const Cluster& c, double now) {
-  resize::slurm::ClusterView v;
+cluster::slurm::ClusterView listed_view(const Cluster& c, double now) {
+  cluster::slurm::ClusterView v;
   v.taken_at = now;
   const auto& jobs = c.workload().jobs;
   std::vector<bool> waiting(jobs.size(), false);
   for (std::size_t q : c.queue()) waiting[q] = true;
   for (std::size_t k = 0; k < jobs.size(); ++k) {  // submission order, as squeue --sort=V
     if (!c.running(k) && !waiting[k]) continue;
-    resize::slurm::Job sj;
+    cluster::slurm::Job sj;
     sj.id = jobs[k].id;
     sj.name = jobs[k].id;
     sj.state = c.running(k) ? "RUNNING" : "PENDING";
@@ -155,13 +163,13 @@ resize::slurm::ClusterView listed_view(const Cluster& c, double now) {
 
 }  // namespace
 
-resize::slurm::ClusterView view_of(const Cluster& c, double now) {
+cluster::slurm::ClusterView view_of(const Cluster& c, double now) {
   auto v = listed_view(c, now);
   plan_head(c, now, v);
   return v;
 }
 
-const resize::slurm::ClusterView& ViewCache::view(const Cluster& c, double now) {
+const cluster::slurm::ClusterView& ViewCache::view(const Cluster& c, double now) {
   if (cluster_ != &c || version_ != c.version()) {
     v_ = listed_view(c, now);
     cluster_ = &c;
@@ -169,7 +177,7 @@ const resize::slurm::ClusterView& ViewCache::view(const Cluster& c, double now) 
     ++rebuilds_;
   } else {  // the head's reservation reads the estimated ends, which move without a version change
     v_.taken_at = now;
-    const resize::slurm::Job fresh;
+    const cluster::slurm::Job fresh;
     for (auto& j : v_.jobs) {
       if (j.planned_start == fresh.planned_start && j.planned_nodes.empty()) continue;
       j.planned_start = fresh.planned_start;
@@ -180,10 +188,10 @@ const resize::slurm::ClusterView& ViewCache::view(const Cluster& c, double now) 
   return v_;
 }
 
-Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
-                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks, ViewCache* cache) {
+Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, cluster::slurm::Ledger& ledger,
+                     double now, const cluster::slurm::ArbiterOptions& opt, const Ranks& ranks, ViewCache* cache) {
   const Job& j = c.workload().jobs.at(job);
-  resize::slurm::JobState me;
+  cluster::slurm::JobState me;
   me.id = j.id;
   for (int n : ranks.nodes.empty() ? c.held(job) : ranks.nodes) me.rank_hosts.push_back(c.node_name(n));
   me.per_node = 1;
@@ -192,8 +200,8 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
   me.max_nodes = ranks.frozen ? held : j.max_nodes;
   const int from = static_cast<int>(me.rank_hosts.size());
   const int left = j.iterations - done;
-  const resize::slurm::GrowthModel growth = [&](int extra) {
-    resize::slurm::Growth g;
+  const cluster::slurm::GrowthModel growth = [&](int extra) {
+    cluster::slurm::Growth g;
     const int to = std::min(from + extra, j.max_nodes);
     g.pays = growth_pays(j, from, to, left, costs, &g.why);
     g.saving_s = std::max(0.0, (j.iteration_s(from) - j.iteration_s(to)) * left - costs.grow_s(from, to, j.nodes));
@@ -203,20 +211,20 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
     g.iterations_left = left;
     return g;
   };
-  resize::slurm::ClusterView fresh;
+  cluster::slurm::ClusterView fresh;
   const auto& view = cache ? cache->view(c, now) : (fresh = view_of(c, now));
-  auto a = resize::slurm::arbitrate(view, ledger, me, growth, now, opt);
+  auto a = cluster::slurm::arbitrate(view, ledger, me, growth, now, opt);
   ledger = std::move(a.ledger);
   Action out;
   out.rule = a.rule;
   out.why = a.plan.why;
-  if (a.plan.kind == resize::slurm::Plan::Kind::GiveBack) {
+  if (a.plan.kind == cluster::slurm::Plan::Kind::GiveBack) {
     out.kind = Action::Kind::Shrink;
     for (const auto& name : a.plan.nodes) out.give.push_back(node_index(name));
-  } else if (a.plan.kind == resize::slurm::Plan::Kind::UseHeld) {
+  } else if (a.plan.kind == cluster::slurm::Plan::Kind::UseHeld) {
     out.kind = Action::Kind::UseHeld;
     for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));
-  } else if (a.plan.kind == resize::slurm::Plan::Kind::Acquire) {
+  } else if (a.plan.kind == cluster::slurm::Plan::Kind::Acquire) {
     out.kind = Action::Kind::Grow;
     for (const auto& name : a.plan.nodes) out.claim.push_back(node_index(name));
     out.grow = a.plan.acquire > 0 ? a.plan.acquire : static_cast<int>(out.claim.size());

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The malleable jobs' decisions in the cluster simulator come from the project's own
-// policy code: resize::slurm::decide (resize/src/policy/slurm.hpp) on a Slurm snapshot
+// policy code: cluster::slurm::decide (malleable/cluster/slurm.hpp) on a Slurm snapshot
 // built from the simulated cluster (this job's nodes, the idle nodes, the waiting jobs
 // oldest first), and, for growth, the payoff test resize::predict_payoff with the job's
 // model iteration times and the cost model's resize time (the session's predictor knows
@@ -13,7 +13,7 @@
 
 #include "cluster.hpp"
 #include "costs.hpp"
-#include "policy/slurm_arbiter.hpp"
+#include "malleable/cluster/cluster.hpp"
 
 namespace clustersim {
 
@@ -40,7 +40,7 @@ struct Ranks {
                   // job started on all its nodes gives back only nodes it grew onto
 };
 
-// The single-job policy's decision (resize::slurm::decide) of running malleable job `job`
+// The single-job policy's decision (cluster::slurm::decide) of running malleable job `job`
 // after `done` of its iterations.
 Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& costs, const Ranks& ranks = {});
 
@@ -49,7 +49,7 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
 // submission higher), submit time and partition "batch"; the oldest waiting job's
 // reservation (EASY's head: the idle nodes, then the nodes of the running jobs in the order
 // their estimated ends free them) as its planned_start and planned_nodes; the idle nodes.
-resize::slurm::ClusterView view_of(const Cluster& c, double now);
+cluster::slurm::ClusterView view_of(const Cluster& c, double now);
 
 // view_of kept between decisions (the simulator asks the policy thousands of times between
 // two changes of the cluster at 10,000 nodes): the jobs and idle nodes listed are rebuilt
@@ -58,23 +58,23 @@ resize::slurm::ClusterView view_of(const Cluster& c, double now);
 // call, so view() equals view_of(c, now) at every call.
 class ViewCache {
  public:
-  const resize::slurm::ClusterView& view(const Cluster& c, double now);
+  const cluster::slurm::ClusterView& view(const Cluster& c, double now);
   long rebuilds() const { return rebuilds_; }
 
  private:
   const Cluster* cluster_ = nullptr;
   std::uint64_t version_ = 0;
-  resize::slurm::ClusterView v_;
+  cluster::slurm::ClusterView v_;
   long rebuilds_ = 0;
 };
 
-// The multi-job arbitration (resize::slurm::arbitrate) on a cluster view
+// The multi-job arbitration (cluster::slurm::arbitrate) on a cluster view
 // built from the simulated cluster (every job, running and waiting, and the idle nodes),
 // the shared ledger (kept by the simulator between calls) and a growth model from the
 // job's Amdahl times and the cost model. `ledger` is replaced by the one to write back.
 // With a cache, its view (the same as view_of's) instead of a new one.
-Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, resize::slurm::Ledger& ledger,
-                     double now, const resize::slurm::ArbiterOptions& opt, const Ranks& ranks = {},
+Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& costs, cluster::slurm::Ledger& ledger,
+                     double now, const cluster::slurm::ArbiterOptions& opt, const Ranks& ranks = {},
                      ViewCache* cache = nullptr);
 
 // The payoff of growing job j from `from` to `to` nodes with `left` iterations to go

@@ -23,7 +23,7 @@
 SRC=$1 BUILD=$2
 . "$SRC/tests/cluster/harness.sh"
 command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scripts/setup.sh installs slurmctld slurmd munge)"; exit 77; }
-DAEMON=$BUILD/resize/malleable-arbiterd
+DAEMON=$BUILD/cluster/malleable-arbiterd
 [[ -x $DAEMON ]] || { echo "SKIPPED: no malleable-arbiterd (built without libmunge)"; exit 77; }
 for tool in setpriv useradd userdel munge; do
   command -v $tool >/dev/null || { echo "SKIPPED: $tool is needed"; exit 77; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # One running Slurm job changes size four times, with the commands the Slurm policy uses
-# (resize/src/policy/slurm.cpp): grow by an expansion allocation handed over and merged
+# (cluster/src/slurm/commands.cpp): grow by an expansion allocation handed over and merged
 # (salloc --dependency=expand, scontrol update NumNodes=0 / NumNodes=ALL), shrink by
 # scontrol update NodeList=, grow again, shrink again. With accounting through slurmdbd
 # (cluster.sh's default) every change must be accepted and Slurm must show the new size.

@@ -336,7 +336,7 @@ TEST(ClusterSimCluster, RangeTopAndTimeLimits) {
 TEST(ClusterSimPolicy, OneProcessStartUsesOrGivesHeldNodes) {
   Costs costs;
   costs.data_bytes_per_node = 1e6;
-  resize::slurm::ArbiterOptions opt;
+  cluster::slurm::ArbiterOptions opt;
   // A job started on one process of its 4 nodes, nobody waiting: it spawns onto the 3 others.
   Job m = job("m", 0, 2, true, 2000, 0.0);
   Cluster c(machine(4, {m, job("w", 1, 2)}));
@@ -345,7 +345,7 @@ TEST(ClusterSimPolicy, OneProcessStartUsesOrGivesHeldNodes) {
   c.submit(0, 0);
   c.schedule(0);
   ASSERT_EQ(c.held(0).size(), 4u);
-  resize::slurm::Ledger ledger;
+  cluster::slurm::Ledger ledger;
   Action a = arbitrate_for(c, 0, 0, costs, ledger, 0, opt, Ranks{{c.held(0).front()}, false});
   ASSERT_EQ(a.kind, Action::Kind::UseHeld) << a.rule << ": " << a.why;
   EXPECT_EQ(a.claim.size(), 3u);
@@ -400,8 +400,8 @@ TEST(ClusterSimPolicy, ViewCacheEqualsViewOfAtEveryCall) {
   Cluster c(machine(8, {job("a", 0, 4), job("b", 0, 3), job("c", 1, 6), job("d", 2, 1)}));
   ViewCache cache;
   const auto same = [&](double now) {
-    const auto want = resize::slurm::format_view(view_of(c, now));
-    EXPECT_EQ(resize::slurm::format_view(cache.view(c, now)), want) << "at " << now;
+    const auto want = cluster::slurm::format_view(view_of(c, now));
+    EXPECT_EQ(cluster::slurm::format_view(cache.view(c, now)), want) << "at " << now;
   };
   c.submit(0, 0);
   c.submit(1, 0);

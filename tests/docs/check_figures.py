@@ -22,7 +22,7 @@ others of the paragraph says how:  <!-- derived: 31 s = 124.9 / 4 -->  (the oper
 decimal point must be in its sources, the result must round to the figure). A figure that is a setting
 of the code (a default, a timeout, a bound) rather than a measurement names the code that
 sets it:
-  <!-- setting: 2 s in resize/src/arbiter/state.hpp at interval_s -->
+  <!-- setting: 2 s in cluster/src/daemon/state.hpp at interval_s -->
 the first line of that file (a file of the repository outside docs/) holding the text after
 "at" must hold the figure (rounded or converted as above), and the marker must name a figure
 of its paragraph (so that a changed figure fails). A number the paragraph states that is

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The MPI flavours side by side (docs/guide/mpi-flavours.md), for the build given:
 #   - ldd: its libraries load the flavour's MPI (MPICH: libmpich, no libmpi.so.40; Open
-#     MPI: libmpi.so.40, no libmpich), in the build tree and once installed;
+#     MPI: libmpi.so.40, no libmpich), in the build tree and once installed; the cluster
+#     component's (libmalleable_cluster) loads none;
 #   - installed alone: the layout (Open MPI's libraries in lib/, MPICH's in
 #     lib/malleable-mpich/), each pkg-config file saying malleable_MPI, malleable-config
 #     answering for the one flavour there (--preload blacs_dyn in the flavour's libdir,
@@ -35,7 +36,10 @@ check_ldd() {  # <flavour> <root> <library or program>...: MPI of the flavour, p
   for f in "$@"; do
     deps=$(ldd "$f")
     if grep -q "not found" <<<"$deps"; then echo "$deps" >&2; fail "$f has unresolved libraries"; fi
-    if [[ $fl == mpich ]]; then
+    if [[ $(basename "$f") == libmalleable_cluster.so* ]]; then
+      # The cluster component talks to the batch system, never to MPI: no MPI at all.
+      ! grep -qE 'libmpi\.so|libmpich' <<<"$deps" || fail "$f (the cluster component) loads an MPI"
+    elif [[ $fl == mpich ]]; then
       grep -q 'libmpich\.so' <<<"$deps" || fail "$f does not load libmpich"
       ! grep -q 'libmpi\.so\.40' <<<"$deps" || fail "$f (MPICH flavour) loads Open MPI's libmpi.so.40"
     else

@@ -13,11 +13,11 @@
 
 #include <stdlib.h>
 
-#include "policy/slurm_arbiter.hpp"
-#include "slurm_snapshot_util.hpp"
+#include "malleable/cluster/cluster.hpp"
+#include "slurm_policy_util.hpp"
 
 using namespace resize;
-using namespace resize::slurm;
+using namespace cluster::slurm;
 using namespace slurm_snapshot;
 
 namespace {
@@ -53,7 +53,7 @@ TEST(SlurmArbiter, ViewAndSnapshotFromSlurmOutput) {
   ASSERT_EQ(s.pending.size(), 1u);
   EXPECT_EQ(s.pending[0].id, "9");
   EXPECT_EQ(s.idle, (std::vector<std::string>{"node5", "node6"}));
-  EXPECT_THROW(snapshot_of(v, "99"), Error);
+  EXPECT_THROW(snapshot_of(v, "99"), cluster::Error);
   const ClusterView back = parse_view(format_view(v));
   EXPECT_EQ(back.taken_at, v.taken_at);
   EXPECT_EQ(back.idle, v.idle);
@@ -61,8 +61,8 @@ TEST(SlurmArbiter, ViewAndSnapshotFromSlurmOutput) {
   EXPECT_EQ(back.jobs[1].node_list, v.jobs[1].node_list);
   EXPECT_EQ(back.jobs[2].name, "rigid");
   EXPECT_EQ(back.jobs[4].reason, "Dependency");
-  EXPECT_THROW(parse_view("idle -\n"), Error);
-  EXPECT_THROW(parse_view("taken x\nidle -\n"), Error);
+  EXPECT_THROW(parse_view("idle -\n"), cluster::Error);
+  EXPECT_THROW(parse_view("taken x\nidle -\n"), cluster::Error);
   EXPECT_TRUE(parse_view(format_view(view("", ""))).idle.empty());
 }
 
@@ -73,10 +73,10 @@ TEST(SlurmArbiter, LedgerTextRoundTripsAndRejectsBadLines) {
   l.entries.push_back(LedgerEntry{LedgerEntry::Kind::Promise, "7", "9", {"node2"}, 1, 0, 102, 1002});
   l.entries.push_back(LedgerEntry{LedgerEntry::Kind::Offer, "8", "9", {}, 1, 0, 102, 122});
   EXPECT_EQ(parse_ledger(format_ledger(l)).entries, l.entries);
-  EXPECT_THROW(parse_ledger("grab 7 - 1 0 0 0 -\n"), Error);
-  EXPECT_THROW(parse_ledger("bid 7 - 1 0 0\n"), Error);
-  EXPECT_THROW(parse_ledger("bid 7 - -1 0 0 0 -\n"), Error);
-  EXPECT_THROW(parse_ledger("claim 7 - 1 0 0 0 node[\n"), Error);
+  EXPECT_THROW(parse_ledger("grab 7 - 1 0 0 0 -\n"), cluster::Error);
+  EXPECT_THROW(parse_ledger("bid 7 - 1 0 0\n"), cluster::Error);
+  EXPECT_THROW(parse_ledger("bid 7 - -1 0 0 0 -\n"), cluster::Error);
+  EXPECT_THROW(parse_ledger("claim 7 - 1 0 0 0 node[\n"), cluster::Error);
   EXPECT_TRUE(parse_ledger("\n").entries.empty());
 }
 
@@ -256,7 +256,7 @@ TEST(SlurmArbiter, APendingJobWithANodeRangeWaitsForTheMinimumItsCommentNames) {
   EXPECT_EQ(jobs[1].nodes, 3);
   EXPECT_EQ(jobs[2].nodes, 2);
   EXPECT_EQ(jobs[3].nodes, 2);
-  EXPECT_THROW(parse_squeue("9|PENDING|x||f|Resources|min_nodes=1\n"), Error);
+  EXPECT_THROW(parse_squeue("9|PENDING|x||f|Resources|min_nodes=1\n"), cluster::Error);
 }
 
 TEST(SlurmArbiter, AfterAPromiseHeldNodesAreUsedButNothingIsTakenBack) {

@@ -14,11 +14,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "policy/slurm_arbiter.hpp"
-#include "slurm_snapshot_util.hpp"
+#include "malleable/cluster/cluster.hpp"
+#include "slurm_policy_util.hpp"
 
 using namespace resize;
-using namespace resize::slurm;
+using namespace cluster::slurm;
 using namespace slurm_snapshot;
 
 namespace {
@@ -90,13 +90,13 @@ TEST(SlurmOrder, ParsesPrioritySubmitPartitionAndTheBackfillPlan) {
     try {
       parse_squeue(bad);
       ADD_FAILURE() << "accepted " << bad;
-    } catch (const Error& err) {
+    } catch (const cluster::Error& err) {
       EXPECT_NE(std::string(err.what()).find("'5|PENDING|1||a|Priority|prio="), std::string::npos) << err.what();
     }
   }
   EXPECT_EQ(parse_slurm_time("N/A"), 0);
   EXPECT_EQ(parse_slurm_time("1970-01-02T00:00:00"), 86400);
-  EXPECT_THROW(parse_slurm_time("2026-13-01T00:00:00"), Error);
+  EXPECT_THROW(parse_slurm_time("2026-13-01T00:00:00"), cluster::Error);
 }
 
 TEST(SlurmOrder, SinfoPartitionsReservationsAndPlannedNodes) {
@@ -116,9 +116,9 @@ TEST(SlurmOrder, SinfoPartitionsReservationsAndPlannedNodes) {
   EXPECT_EQ(partition_max_nodes(parts, "batch"), 6);
   EXPECT_EQ(partition_max_nodes(parts, "batch,gpu"), 0);
   EXPECT_TRUE(parse_partitions("idle node[1-2]\n").empty());  // the older format: no partitions
-  EXPECT_THROW(parse_partitions("batch idle 1-4 node1 extra\n"), Error);
-  EXPECT_THROW(idle_nodes("batch idle node1\n"), Error);  // three words: which is which?
-  EXPECT_THROW(parse_partitions("batch idle 1-many node1\n"), Error);
+  EXPECT_THROW(parse_partitions("batch idle 1-4 node1 extra\n"), cluster::Error);
+  EXPECT_THROW(idle_nodes("batch idle node1\n"), cluster::Error);  // three words: which is which?
+  EXPECT_THROW(parse_partitions("batch idle 1-many node1\n"), cluster::Error);
 }
 
 TEST(SlurmOrder, RecordedFromSlurm2205) {
@@ -233,7 +233,7 @@ TEST(SlurmOrder, PartitionsReservationAndMaxNodes) {
   Options o;
   o.max_nodes = 8;
   const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}, {"node3", 2}, {"node4", 2}});
-  const Plan p = decide(s, ranks, o, input_on(ranks));
+  const Plan p = decide_in(s, ranks, o, input_on(ranks));
   ASSERT_EQ(p.kind, Plan::Kind::Acquire) << p.why;
   EXPECT_EQ(p.acquire, 2);
   EXPECT_EQ(p.nodes, (std::vector<std::string>{"node5", "node7"}));
@@ -242,7 +242,7 @@ TEST(SlurmOrder, PartitionsReservationAndMaxNodes) {
   Snapshot full = s;
   full.mine.node_list = {"node1", "node2", "node3", "node4", "node5", "node7"};
   full.idle = {"node8", "node10"};
-  const Plan q = decide(full, six, o, input_on(six));
+  const Plan q = decide_in(full, six, o, input_on(six));
   EXPECT_EQ(q.kind, Plan::Kind::None);
   EXPECT_NE(q.why.find("partition"), std::string::npos) << q.why;
 }
@@ -264,13 +264,13 @@ TEST(SlurmOrder, SingleJobClientReadsSlurmsOrder) {
   Options o;
   o.max_nodes = 6;
   const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}, {"node3", 2}, {"node4", 2}});
-  const Plan p = decide(s, ranks, o, input_on(ranks));
+  const Plan p = decide_in(s, ranks, o, input_on(ranks));
   // 3 idle nodes in batch cover job 21, the first in Slurm's order: it starts without us.
   EXPECT_EQ(p.kind, Plan::Kind::None) << p.why;
   // The expansion is asked for in the job's partition.
   f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4] Partition=batch"}},
               {"salloc -N 1 -w node5", {1, "salloc: error: refused"}}};
-  EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), Error);
+  EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), cluster::Error);
   ASSERT_EQ(f.seen.size(), 5u);
   EXPECT_NE(f.seen.back().find(" -p batch"), std::string::npos) << f.seen.back();
   EXPECT_EQ(f.seen.back().find("--qos"), std::string::npos) << f.seen.back();
@@ -280,7 +280,7 @@ TEST(SlurmOrder, SingleJobClientReadsSlurmsOrder) {
     f.script = {{"scontrol show job -o 7",
                  {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4] Partition=batch QOS=" + qos}},
                 {"salloc -N 1 -w node5", {1, "salloc: error: refused"}}};
-    EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), Error);
+    EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), cluster::Error);
     EXPECT_EQ(f.seen.back().find("--qos") != std::string::npos, qos == "small") << f.seen.back();
     if (qos == "small") {
       EXPECT_NE(f.seen.back().find(" --qos=small"), std::string::npos) << f.seen.back();

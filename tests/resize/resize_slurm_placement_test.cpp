@@ -5,11 +5,11 @@
 // node1, and the policy grew onto node2 at each remap point, doubling the processes).
 #include <gtest/gtest.h>
 
-#include "policy/slurm.hpp"
-#include "slurm_snapshot_util.hpp"
+#include "malleable/cluster/cluster.hpp"
+#include "slurm_policy_util.hpp"
 
 using namespace resize;
-using namespace resize::slurm;
+using namespace cluster::slurm;
 
 using slurm_snapshot::input_on;
 using slurm_snapshot::ranks_on;
@@ -38,8 +38,8 @@ TEST(SlurmPlacement, IdleNodesLeaveOutDrainedAndUnresponsiveOnes) {
             (std::vector<std::string>{"node1", "node2"}));
   EXPECT_EQ(idle_nodes("node[2-3]\n"), (std::vector<std::string>{"node2", "node3"}));  // -o %N alone
   EXPECT_TRUE(idle_nodes("").empty());
-  EXPECT_THROW(idle_nodes("idle node1 node2\n"), Error);
-  EXPECT_THROW(idle_nodes("idle node[1-\n"), Error);
+  EXPECT_THROW(idle_nodes("idle node1 node2\n"), cluster::Error);
+  EXPECT_THROW(idle_nodes("idle node[1-\n"), cluster::Error);
 }
 
 TEST(SlurmPlacement, UnplacedNodesAreHeldNodesTheProcessesPutThereDoNotRunOn) {

@@ -5,11 +5,12 @@
 
 #include <tuple>
 
-#include "policy/slurm.hpp"
-#include "slurm_snapshot_util.hpp"
+#include "malleable/cluster/cluster.hpp"
+#include "slurm_policy_util.hpp"
 
 using namespace resize;
-using namespace resize::slurm;
+using namespace cluster::slurm;
+using slurm_snapshot::decide_in;
 using slurm_snapshot::input_on;
 using slurm_snapshot::ranks_on;
 using slurm_snapshot::ScriptedSlurm;
@@ -19,9 +20,9 @@ TEST(Slurm, HostlistsExpandAndCompress) {
   EXPECT_EQ(expand_hostlist("n[08-10]"), (std::vector<std::string>{"n08", "n09", "n10"}));
   EXPECT_TRUE(expand_hostlist("(null)").empty());
   EXPECT_TRUE(expand_hostlist("").empty());
-  EXPECT_THROW(expand_hostlist("node[1-"), Error);
-  EXPECT_THROW(expand_hostlist("node[3-1]"), Error);
-  EXPECT_THROW(expand_hostlist("node[a-b]"), Error);
+  EXPECT_THROW(expand_hostlist("node[1-"), cluster::Error);
+  EXPECT_THROW(expand_hostlist("node[3-1]"), cluster::Error);
+  EXPECT_THROW(expand_hostlist("node[a-b]"), cluster::Error);
   EXPECT_EQ(compress_hostlist({"node1", "node2", "node3", "node5"}), "node[1-3,5]");
   EXPECT_EQ(compress_hostlist({"node4"}), "node4");
   EXPECT_EQ(compress_hostlist({"n08", "n09", "n10"}), "n[08-10]");
@@ -36,7 +37,7 @@ TEST(Slurm, ParsesSqueueAndScontrol) {
   EXPECT_EQ(jobs[0].nodes, 2);
   EXPECT_TRUE(jobs[0].node_list.empty());
   EXPECT_EQ(jobs[1].node_list, (std::vector<std::string>{"node2", "node3", "node4"}));
-  EXPECT_THROW(parse_squeue("12|PENDING|two|"), Error);
+  EXPECT_THROW(parse_squeue("12|PENDING|two|"), cluster::Error);
   const auto j = parse_scontrol_job(
       "JobId=7 JobName=pdgemm UserId=root(0) JobState=RUNNING Reason=None NodeList=node[1-4] BatchHost=node1 "
       "NumNodes=4 NumCPUs=32");
@@ -44,7 +45,7 @@ TEST(Slurm, ParsesSqueueAndScontrol) {
   EXPECT_EQ(j.state, "RUNNING");
   EXPECT_EQ(j.nodes, 4);
   EXPECT_EQ(j.node_list.size(), 4u);
-  EXPECT_THROW(parse_scontrol_job("slurm_load_jobs error: Invalid job id specified"), Error);
+  EXPECT_THROW(parse_scontrol_job("slurm_load_jobs error: Invalid job id specified"), cluster::Error);
 }
 
 namespace {
@@ -63,18 +64,18 @@ TEST(Slurm, GivesBackTheLastJoinedNodesWhenAJobWaitsForThem) {
   PolicyInput in;
   in.world_size = 16;
   const auto ranks = ranks_on({{"node1", 4}, {"node2", 4}, {"node3", 4}, {"node4", 4}});
-  const auto p = decide(snap({"node1", "node2", "node3", "node4"}, {}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in);
+  const auto p = decide_in(snap({"node1", "node2", "node3", "node4"}, {}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in);
   EXPECT_EQ(p.kind, Plan::Kind::GiveBack);
   EXPECT_EQ(p.nodes, (std::vector<std::string>{"node4", "node3"}));
   // One idle node already: only one more is needed.
-  EXPECT_EQ(decide(snap({"node1", "node2", "node3", "node4"}, {"node5"}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in).nodes,
+  EXPECT_EQ(decide_in(snap({"node1", "node2", "node3", "node4"}, {"node5"}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in).nodes,
             (std::vector<std::string>{"node4"}));
   // Never below min_nodes, never rank 0's node.
   o.min_nodes = 3;
-  EXPECT_EQ(decide(snap({"node1", "node2", "node3", "node4"}, {}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in).kind,
+  EXPECT_EQ(decide_in(snap({"node1", "node2", "node3", "node4"}, {}, {Job{"9", "PENDING", 2, {}}}), ranks, o, in).kind,
             Plan::Kind::None);
   o.min_nodes = 1;
-  EXPECT_EQ(decide(snap({"node1"}, {}, {Job{"9", "PENDING", 1, {}}}), ranks_on({{"node1", 4}}), o, in).kind,
+  EXPECT_EQ(decide_in(snap({"node1"}, {}, {Job{"9", "PENDING", 1, {}}}), ranks_on({{"node1", 4}}), o, in).kind,
             Plan::Kind::None);
 }
 
@@ -84,21 +85,21 @@ TEST(Slurm, GrowsOntoHeldNodesFirstThenAsksForIdleOnesOnlyIfItPays) {
   PolicyInput in;
   in.world_size = 4;
   // The allocation has 4 nodes, the processes run on node1 only: use the others.
-  auto p = decide(snap({"node1", "node2", "node3", "node4"}, {}), ranks_on({{"node1", 4}}), o, in);
+  auto p = decide_in(snap({"node1", "node2", "node3", "node4"}, {}), ranks_on({{"node1", 4}}), o, in);
   EXPECT_EQ(p.kind, Plan::Kind::UseHeld);
   EXPECT_EQ(p.nodes, (std::vector<std::string>{"node2", "node3", "node4"}));
   // Two nodes, two idle, nothing waits: acquire them (job length unknown).
   in.world_size = 8;
-  p = decide(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
+  p = decide_in(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
   EXPECT_EQ(p.kind, Plan::Kind::Acquire);
   EXPECT_EQ(p.acquire, 2);
   // Somebody waits for more than the idle nodes plus what the job could give: no growing
   // (its nodes stay idle for the waiting job); one node short: give it one.
-  EXPECT_EQ(decide(snap({"node1", "node2"}, {"node3", "node4"}, {Job{"9", "PENDING", 5, {}}}),
+  EXPECT_EQ(decide_in(snap({"node1", "node2"}, {"node3", "node4"}, {Job{"9", "PENDING", 5, {}}}),
                    ranks_on({{"node1", 4}, {"node2", 4}}), o, in)
                 .kind,
             Plan::Kind::None);
-  EXPECT_EQ(decide(snap({"node1", "node2"}, {"node3", "node4"}, {Job{"9", "PENDING", 3, {}}}),
+  EXPECT_EQ(decide_in(snap({"node1", "node2"}, {"node3", "node4"}, {Job{"9", "PENDING", 3, {}}}),
                    ranks_on({{"node1", 4}, {"node2", 4}}), o, in)
                 .nodes,
             (std::vector<std::string>{"node2"}));
@@ -109,7 +110,7 @@ TEST(Slurm, GrowsOntoHeldNodesFirstThenAsksForIdleOnesOnlyIfItPays) {
   in.metrics = &m;
   in.iteration = 8;
   o.total_iterations = 100;
-  p = decide(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
+  p = decide_in(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
   EXPECT_EQ(p.kind, Plan::Kind::None);
   EXPECT_NE(p.why.find("does not pay"), std::string::npos) << p.why;
 }
@@ -134,7 +135,7 @@ TEST(Slurm, GrowingPaysOnlyWhenThePredictedGainExceedsThePredictedResizeTime) {
     resize::ResizeHistory h;
     h.add(resize::ResizeEvent{Action::Expand, 8, 16, 2, spawn, 0.1, 0.05, 1e6});
     in.history = &h;
-    const Plan p = decide(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
+    const Plan p = decide_in(snap({"node1", "node2"}, {"node3", "node4"}), ranks_on({{"node1", 4}, {"node2", 4}}), o, in);
     EXPECT_NEAR(p.predicted_resize, spawn + 0.05, 1e-9) << p.why;  // no expansion measured: redist 0
     EXPECT_NEAR(p.predicted_iteration, 0.05, 1e-12);
     if (spawn < 4.6) {

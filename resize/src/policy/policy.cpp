@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "malleable/resize/policy.hpp"
 #include "common/config.hpp"
-#include "policy/slurm.hpp"
+#include "policy/slurm_policy.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -182,7 +182,7 @@ void SweetSpotPolicy::completed(const Decision& d, int from_procs, bool ok) {
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& schedule,
                                     const std::string& offer_file, int total_iterations) {
   if (name == "fixed" || name == "none") return std::make_unique<FixedPolicy>();
-  if (name == "slurm") return slurm::make_slurm_policy(total_iterations);
+  if (name == "slurm") return make_slurm_policy(total_iterations);
   if (name == "scripted") return std::make_unique<ScriptedPolicy>(load_schedule(schedule));
   if (name == "sweetspot") {
     SweetSpotPolicy::Options o;

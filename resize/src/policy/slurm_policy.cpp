@@ -1,425 +1,257 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Slurm policy, the Policy that ties Slurm to the session: asks Slurm at
-// most every interval, takes slurm::decide's plan (slurm.cpp, pure) and turns it into a
-// Decision, acquiring or giving back nodes with the Client's commands.
-#include "policy/slurm.hpp"
-
-#include "arbiter/client.hpp"
-#include "policy/grid_choice.hpp"
-#include "policy/slurm_arbiter.hpp"
+// The Slurm policy (slurm_policy.hpp): the session's metrics as the agent's growth model,
+// the agent's Step as a Decision, and the options read from the environment.
+#include "policy/slurm_policy.hpp"
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
+#include <optional>
+#include <sstream>
 
-namespace resize::slurm {
+#include "common/config.hpp"
+#include "policy/grid_choice.hpp"
 
-// ---- the policy -----------------------------------------------------------------------
+namespace resize {
 
-SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {
-  interval_now_ = opt_.interval_s;
-  place_.placed = opt_.launch.on;
+using namespace cluster::slurm;  // the cluster component's Slurm words: Options, Plan, Step, ...
+
+namespace {
+
+// Median steady-state iteration time of the last segment with `procs` processes.
+std::optional<double> measured_time(const Metrics* m, int procs, bool dedicated) {
+  if (!m) return std::nullopt;
+  std::optional<double> t;
+  for (const auto& s : m->segments())
+    if (s.procs == procs) t = dedicated ? (s.median_compute > 0 ? s.median_compute : s.median_dedicated) : s.median_wall;
+  return t;
 }
 
-SlurmPolicy::~SlurmPolicy() = default;
-
-double SlurmPolicy::wall() const {
-  if (opt_.wall_clock) return opt_.wall_clock();
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-// Many jobs: the shared view, arbitrate() on the ledger under its lock, the decision in
-// this job's log. False: nothing to do (the reason noted).
-bool SlurmPolicy::plan_shared(const PolicyInput& in, const std::vector<std::string>& ranks, int per_node, Snapshot& s,
-                              Plan& p, bool& by_restart) {
-  const double w = wall();
-  ClusterView v;
-  try {
-    bool queried = false;
-    v = shared_->view(client_->runner(), w, opt_.interval_s, client_->job_id(), queried);
-    // A view taken before this job started does not list it: taken again.
-    if (!queried && std::none_of(v.jobs.begin(), v.jobs.end(), [&](const Job& j) { return j.id == client_->job_id(); }))
-      v = shared_->view(client_->runner(), w, 0, client_->job_id(), queried);
-    s = snapshot_of(v, client_->job_id());
-  } catch (const Error& e) {
-    note(std::string("asking Slurm failed: ") + e.what());
+// Does growing to `procs` processes pay before the job ends? The payoff rule: the
+// predicted gain (iteration time now - measured there before) x
+// iterations left must exceed the predicted resize time: spawn and other from the history
+// of resizes (ResizeHistory, this run and earlier ones), redistribution as the latest
+// expansion's (predicted by the cost model if calibrated, else measured). Unknown length
+// or no measurement on that size yet: try it (the thesis's sweet-spot search).
+bool growing_pays(const PolicyInput& in, const cluster::slurm::Options& o, int procs, cluster::slurm::Plan& p,
+                  std::string& why, double* saving = nullptr) {
+  if (o.total_iterations <= 0) {
+    why = "job length unknown";
+    return true;
+  }
+  const int left = o.total_iterations - in.iteration;
+  if (left <= 1) {
+    why = std::to_string(left) + " iteration(s) left";
     return false;
   }
-  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
-  Options o = opt_;
-  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-  if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
-  JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
-  ArbiterOptions a;
-  a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
-  // The policy is asked at remap points, so a job whose iterations are longer than the
-  // bid's lifetime renews its bid that seldom: it found it dropped at every query, bid
-  // anew and waited out the window again, never growing (a 23-s iteration against a 20-s
-  // lifetime, emulated). Its bids and offers live at least twice the last gap.
-  const double gap = last_plan_wall_ > -1e29 ? w - last_plan_wall_ : 0;
-  last_plan_wall_ = w;
-  a.bid_ttl_s = std::max({a.bid_ttl_s, 4 * opt_.interval_s * (1 + opt_.jitter), 2 * gap});
-  a.offer_ttl_s = a.bid_ttl_s;
-  a.expansion = opt_.expansion;
-  const GrowthModel growth = [&](int n) { return growth_from_metrics(in, o, n, per_node); };
-  Arbitration r;
-  try {
-    shared_->update([&](const Ledger& l) {
-      r = arbitrate(v, l, me, growth, w, a);
-      // While Slurm's last refusal holds, this job neither bids nor claims.
-      if (r.plan.kind == Plan::Kind::Acquire && now() < no_acquire_until_) {
-        const auto mine = settle(r.ledger, me.id);
-        r.plan = Plan{};
-        r.rule = "backoff";
-        r.plan.why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
-                     " s have passed since it refused";
-        return mine;
-      }
-      return r.ledger;
-    });
-    shared_->log(me.id, decision_json(r, me.id, w));
-  } catch (const Error& e) {
-    note(std::string("the shared ledger failed: ") + e.what());
+  const auto now = measured_time(in.metrics, in.world_size, o.use_dedicated);
+  const auto then = measured_time(in.metrics, procs, o.use_dedicated);
+  if (!now || !then) {
+    why = "no measurement on " + std::to_string(procs) + " processes yet";
+    return true;
+  }
+  // The latest expansion, for what the history cannot say.
+  const ResizeRecord* last = nullptr;
+  if (in.metrics)
+    for (const auto& r : in.metrics->resizes())
+      if (r.ok && r.action == Action::Expand) last = &r;
+  double t_spawn = last ? last->t_spawn : 0, t_other = last ? last->t_other : 0;
+  double t_redist = last ? (last->predicted.t_redist >= 0 ? last->predicted.t_redist : last->t_redist) : 0;
+  if (in.history) {
+    if (const auto t = in.history->predict_spawn(Action::Expand, in.world_size, procs)) t_spawn = *t;
+    if (const auto t = in.history->predict_other(Action::Expand, in.world_size, procs)) t_other = *t;
+  }
+  const auto pred = predict_payoff(*now, *then, t_spawn, t_redist, t_other, left);
+  p.predicted_iteration = *then;
+  p.measured_iteration = *now;
+  p.predicted_resize = pred.t_resize;
+  if (*then >= *now) {
+    why = "measured slower on " + std::to_string(procs) + " processes";
     return false;
   }
-  p = r.plan;
-  by_restart = r.by_restart;
-  p.why = r.rule + ": " + p.why;
-  return true;
+  why = pred.why;
+  if (saving) *saving = pred.gain - pred.t_resize;
+  return pred.pays;
 }
 
-// Slurm 22.05 without an accounting database answers every update of a job that merged
-// an expansion with "the DB index is being set, try again" for as long as it runs, and
-// does not perform a NodeList update: such a job gives no node back any more (said once).
-void SlurmPolicy::refuses_release(const std::string& why) {
-  if (no_release_ || why.find("DB index is being set") == std::string::npos) return;
-  no_release_ = true;
-  note("Slurm refuses to shrink this job's allocation after its expansion (no accounting database): it gives no "
-       "node back from now on");
-}
+}  // namespace
 
-// After a change of the job's size that Slurm accepted: without accounting storage it
-// will refuse the next one, so the job gives nothing back from now on (said once) rather
-// than end processes for nodes Slurm keeps.
-void SlurmPolicy::resized_once() {
-  if (!opt_.one_update || no_release_) return;
-  no_release_ = true;
-  note("Slurm keeps no accounting (AccountingStorageType=none) and refuses a second change of a job's size: this "
-       "job gives no node back from now on");
-}
-
-void SlurmPolicy::settle_ledger(bool promises_too) {
-  if (asks_arbiter()) {
-    arbiter::Request q;
-    q.kind = arbiter::Request::Kind::Settle;
-    q.job.id = client_->job_id();
-    q.promises_too = promises_too;
-    try {
-      const arbiter::Reply r =
-          arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s}, q);
-      if (!r.ok) note("the arbiter refused to settle: " + r.error);
-    } catch (const Error& e) {
-      // Its entries expire on their own (claim_ttl_s): nothing is held for good.
-      note(std::string("the arbiter did not take the settlement: ") + e.what());
-    }
-    return;
-  }
-  if (!shared_) return;
-  try {
-    shared_->update([&](const Ledger& l) { return settle(l, client_->job_id(), promises_too); });
-  } catch (const Error& e) {
-    note(std::string("the shared ledger failed: ") + e.what());
-  }
-}
-
-void SlurmPolicy::note(std::string line) {
-  if (opt_.verbose) {
-    std::printf("[slurm] %s\n", line.c_str());
-    std::fflush(stdout);
-  }
-  log_.push_back(std::move(line));
-}
-
-double SlurmPolicy::now() const {
-  if (opt_.clock) return opt_.clock();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+cluster::slurm::Growth growth_from_metrics(const PolicyInput& in, const cluster::slurm::Options& o, int extra_nodes,
+                                           int per_node) {
+  cluster::slurm::Growth g;
+  cluster::slurm::Plan p;
+  double saving = 0;
+  g.pays = growing_pays(in, o, in.world_size + extra_nodes * per_node, p, g.why, &saving);
+  g.saving_s = g.pays ? std::max(0.0, saving) : 0;
+  g.predicted_iteration = p.predicted_iteration;
+  g.predicted_resize = p.predicted_resize;
+  g.measured_iteration = p.measured_iteration;
+  // The iteration time on the current size, also when the other size was never measured
+  // (a give-back weighs what fewer nodes would cost from it).
+  if (g.measured_iteration < 0)
+    if (const auto t = measured_time(in.metrics, in.world_size, o.use_dedicated)) g.measured_iteration = *t;
+  if (o.total_iterations > 0) g.iterations_left = std::max(0, o.total_iterations - in.iteration);
+  return g;
 }
 
 namespace {
-// A reason without its numbers: printed again only when this changes.
-std::string without_digits(std::string s) {
-  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }), s.end());
-  return s;
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
-// The expansion onto `nodes` (held or just granted), per_node processes on each.
-Decision expansion(const PolicyInput& in, const Plan& p, const std::vector<std::string>& nodes, int per_node,
-                   bool use_dedicated, std::string reason) {
+int env_int(const config::Text& v, const char* name, int fallback) {
+  if (!v || v->empty()) return fallback;
+  if (!all_digits(*v)) throw Error(std::string(name) + " must be a non-negative integer, got '" + *v + "'");
+  return std::stoi(*v);
+}
+double env_seconds(const config::Text& v, const char* name, double fallback) {
+  if (!v || v->empty()) return fallback;
+  char* end = nullptr;
+  const double x = std::strtod(v->c_str(), &end);
+  if (*end || !(x >= 0)) throw Error(std::string(name) + " must be a number >= 0, got '" + *v + "'");
+  return x;
+}
+
+std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
+  const config::Slurm env = config::read().slurm;
+  Options o;
+  o.procs_per_node = env_int(env.procs_per_node, "RESIZE_SLURM_PROCS_PER_NODE", 0);
+  o.min_nodes = std::max(1, env_int(env.min_nodes, "RESIZE_SLURM_MIN_NODES", 1));
+  o.max_nodes = env_int(env.max_nodes, "RESIZE_SLURM_MAX_NODES", 0);
+  o.total_iterations = env_int(env.iterations, "RESIZE_SLURM_ITERATIONS", total_iterations);
+  o.verbose = true;
+  o.interval_s = env_seconds(env.interval, "RESIZE_SLURM_INTERVAL", o.interval_s);
+  if (env.backoff && !env.backoff->empty()) {
+    o.refused_backoff_s = env_seconds(env.backoff, "RESIZE_SLURM_BACKOFF", 0);
+    o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
+  }
+  o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
+  if (env.launched_hosts && !env.launched_hosts->empty()) o.launch.on = expand_hostlist(*env.launched_hosts);
+  auto client = std::make_unique<Client>(shell_runner(), env.job_id.value_or(""));
+  o.arbiter.socket = env.arbiter.value_or("");
+  o.arbiter.munge_socket = env.arbiter_munge.value_or("");
+  // With an arbiter, no shared directory: its default needs no cluster name then.
+  const std::string shared = o.arbiter.socket.empty() ? env.shared.value_or("") : "off";
+  const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";
+  if (exp != "auto" && exp != "on" && exp != "off")
+    throw Error("RESIZE_SLURM_EXPANSION must be auto, on or off, got '" + exp + "'");
+  const std::string late = env.late_daemons && !env.late_daemons->empty() ? *env.late_daemons : "off";
+  if (late != "on" && late != "off") throw Error("RESIZE_SLURM_LATE_DAEMONS must be on or off, got '" + late + "'");
+  o.launch.late_daemons = late == "on";
+  const std::string home = env.home.value_or(""), job = client->job_id();
+  // At the first decision, on world rank 0 only: one query of the configuration per job
+  // start, for the cluster's name (the shared directory's default) and whether it
+  // permits job expansion. Its errors are the cluster component's: the agent says why and
+  // goes on alone (no shared directory).
+  o.configure = [shared, exp, home, job](Options& o) {
+    std::string config;
+    if (exp == "auto" || shared.empty()) {
+      const Command c = shell_runner()("scontrol show config");
+      if (c.status != 0) throw cluster::Error("`scontrol show config` failed: " + trim(c.out));
+      config = c.out;
+    }
+    o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
+    if (!config.empty()) o.one_update = updates_once(config);
+    o.shared_group = false;
+    if (shared == "off") {
+      o.shared_dir.clear();
+    } else if (!shared.empty()) {
+      o.shared_dir = shared;
+      o.shared_group = true;
+    } else {
+      std::string cluster = "cluster";
+      std::istringstream in(config);
+      for (std::string line; std::getline(in, line);)
+        if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos)
+          cluster = trim(line.substr(line.find('=') + 1));
+      if (home.empty()) throw cluster::Error("$HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
+      o.shared_dir = home + "/.malleable/slurm/" + cluster;
+    }
+    // The mode it runs in, said once: per-user (this user's directory, 0700, files 0600),
+    // shared-group (RESIZE_SLURM_SHARED, files 0660 in the directory's group) or alone.
+    const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated, one per cluster)"
+                             : o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
+                             : o.shared_group
+                                 ? "mode shared-group: directory " + o.shared_dir +
+                                       " (RESIZE_SLURM_SHARED; files 0660 in its group: every member can write any entry)"
+                                 : "mode per-user: directory " + o.shared_dir +
+                                       " (0700, files 0600; jobs of other users are not arbitrated with)";
+    std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(), mode.c_str(),
+                o.expansion ? "by job expansion (permit_job_expansion)"
+                            : "by restart into a new allocation (no permit_job_expansion)",
+                exp == "auto" ? "from scontrol show config" : "RESIZE_SLURM_EXPANSION set");
+    std::fflush(stdout);
+  };
+  return std::make_unique<SlurmPolicy>(std::move(client), o);
+}
+}  // namespace
+
+namespace {
+// The Decision for the agent's Step: for a growth, the near-square grid of every process
+// the nodes hold, Local2 when it contains the old grid, Global otherwise.
+Decision decision_of(const PolicyInput& in, const Step& s, bool use_dedicated) {
+  if (s.kind == Step::Kind::Stay) return Decision::none(s.reason);
   Decision d;
+  d.reason = s.reason;
+  d.procs = s.procs;
+  for (const auto& h : s.hosts) d.hosts.push_back(HostShare{h.name, h.count});
+  if (s.kind == Step::Kind::Shrink) {
+    d.action = Action::Shrink;
+    return d;
+  }
   d.action = Action::Expand;
-  d.procs = in.world_size + per_node * static_cast<int>(nodes.size());
-  // Every process Slurm's nodes hold goes into the grid: the near-square grid of that
-  // size, Local2 when it contains the old grid, Global otherwise.
   const Grid t = choose_topology(d.procs);
   d.nprow = t.nprow;
   d.npcol = t.npcol;
   d.placement = t.nprow >= in.grid.nprow && t.npcol >= in.grid.npcol ? Placement::Local2 : Placement::Global;
-  for (const auto& h : nodes) d.hosts.push_back(HostShare{h, per_node});
-  d.reason = std::move(reason);
-  d.predicted_iteration = p.predicted_iteration;
-  d.predicted_resize = p.predicted_resize;
-  d.measured_iteration = p.measured_iteration;
+  d.predicted_iteration = s.predicted_iteration;
+  d.predicted_resize = s.predicted_resize;
+  d.measured_iteration = s.measured_iteration;
   d.prediction_clock = "wall";
   if (use_dedicated && in.metrics && !in.metrics->segments().empty())
     d.prediction_clock = in.metrics->segments().back().median_compute > 0 ? "compute" : "dedicated";
-  d.prediction = p.why;
+  d.prediction = s.prediction;
+  d.by_restart = s.by_restart;
+  d.new_allocation = s.new_allocation;
   return d;
 }
 }  // namespace
 
-void SlurmPolicy::start_once() {
-  configured_ = true;
-  try {
-    if (opt_.configure) opt_.configure(opt_);
-    if (!opt_.shared_dir.empty() && !asks_arbiter())
-      shared_ = std::make_unique<SharedDir>(opt_.shared_dir, opt_.shared_group ? SharedAccess::Group : SharedAccess::PerUser);
-  } catch (const Error& e) {
-    note(std::string("the Slurm policy could not start: ") + e.what() + "; it stays alone (no shared directory)");
-    opt_.shared_dir.clear();
-  }
-  interval_now_ = opt_.interval_s;
-}
-
-// The shared view can be up to an interval old: the job's own nodes are read afresh
-// before it gives any back or grows onto held ones (an acquisition merged since, or a
-// release, must not be missed). False: Slurm could not be asked (noted).
-bool SlurmPolicy::refresh_own_nodes(Snapshot& s, Plan& p) {
-  try {
-    s.mine.node_list = client_->held();
-  } catch (const Error& e) {
-    note(std::string("asking Slurm failed: ") + e.what());
-    settle_ledger(true);
-    return false;
-  }
-  const auto& h = s.mine.node_list;
-  p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
-                               [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
-                p.nodes.end());
-  if (p.nodes.empty()) {
-    settle_ledger(true);
-    p.kind = Plan::Kind::None;
-    p.why += " (but Slurm no longer lists those nodes for the job)";
-  }
-  return true;
-}
+SlurmPolicy::SlurmPolicy(std::unique_ptr<Client> client, Options o) : agent_(std::move(client), std::move(o)) {}
 
 Decision SlurmPolicy::decide(const PolicyInput& in) {
-  return_failed_grant();
-  const double t = now();
-  if (t - last_ask_ < interval_now_) return Decision::none();
-  if (!configured_) start_once();
-  last_ask_ = t;
-  if (shared_ || asks_arbiter()) interval_now_ = jittered_interval(opt_.interval_s, opt_.jitter, client_->job_id(), ++round_);
-  const std::vector<std::string> ranks = in.rank_hosts ? *in.rank_hosts : std::vector<std::string>{};
-  const int per_node = opt_.procs_per_node > 0
-                           ? opt_.procs_per_node
-                           : static_cast<int>(std::count(ranks.begin(), ranks.end(), ranks.empty() ? "" : ranks.front()));
-  Snapshot s;
-  Plan p;
-  bool by_restart = false;
-  if (shared_ || asks_arbiter()) {
-    const bool planned = asks_arbiter() ? plan_arbiter(in, ranks, per_node, s, p, by_restart)
-                                        : plan_shared(in, ranks, per_node, s, p, by_restart);
-    if (!planned) return Decision::none(log_.empty() ? "" : log_.back());
-    if (p.kind == Plan::Kind::GiveBack || p.kind == Plan::Kind::UseHeld) {
-      if (!refresh_own_nodes(s, p)) return Decision::none(log_.back());
-    }
-  } else {
-    try {
-      s = client_->snapshot();
-    } catch (const Error& e) {
-      note(std::string("asking Slurm failed: ") + e.what());
-      return Decision::none(log_.back());
-    }
-    most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
-    Options o = opt_;
-    if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-    if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
-    p = slurm::decide(s, ranks, o, in);
+  Moment m;
+  if (in.rank_hosts) m.rank_hosts = *in.rank_hosts;
+  m.world_size = in.world_size;
+  const Options& o = agent_.options();
+  m.growth = [&in, &o](int extra_nodes, int per_node) { return growth_from_metrics(in, o, extra_nodes, per_node); };
+  try {
+    return decision_of(in, agent_.decide(m), o.use_dedicated);
+  } catch (const cluster::Error& e) {
+    throw Error(e.what());
   }
-  know_daemons(ranks, s);
-  // A node the launch or the last expansion placed processes on but which runs none: no
-  // growth onto it again (slurm_placement.cpp).
-  if (guard_placement(ranks, s, p) && p.kind == Plan::Kind::None) settle_ledger(false);
-  Decision d;
-  d.reason = "slurm: " + p.why;
-  switch (p.kind) {
-    case Plan::Kind::None:
-      {
-        // Printed when the reason changes, not when only its numbers do.
-        const std::string shape = without_digits(p.why);
-        if (shape != last_none_) note("staying: " + p.why);
-        last_none_ = shape;
-      }
-      return Decision::none(d.reason);
-    case Plan::Kind::GiveBack: {
-      // Nodes that run none of the job's processes go back at once; the others after the
-      // shrink has ended every process there (completed()).
-      std::vector<std::string> keep, busy;
-      for (const auto& h : s.mine.node_list)
-        if (std::find(p.nodes.begin(), p.nodes.end(), h) == p.nodes.end()) keep.push_back(h);
-      int leaving = 0;
-      for (const auto& h : p.nodes) {
-        const int n = static_cast<int>(std::count(ranks.begin(), ranks.end(), h));
-        if (n > 0) busy.push_back(h);
-        leaving += n;
-      }
-      if (busy.empty()) {
-        try {
-          client_->release(keep);
-          note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
-          resized_once();
-        } catch (const Error& e) {
-          note(std::string("could not give nodes back: ") + e.what());
-          settle_ledger(true);
-          refuses_release(e.what());
-          return Decision::none(log_.back());
-        }
-        // Held nodes still running nothing are used at once (the arbiter's next answer;
-        // nothing taken back: only nodes the job keeps).
-        Plan use;
-        use.kind = Plan::Kind::UseHeld;
-        for (const auto& h : keep)
-          if (std::find(ranks.begin(), ranks.end(), h) == ranks.end()) use.nodes.push_back(h);
-        if (use.nodes.empty()) return Decision::none(log_.back());
-        use.why = "use-held: " + std::to_string(use.nodes.size()) + " node(s) kept run nothing";
-        return grow(in, use, per_node, t, false);
-      }
-      d.action = Action::Shrink;
-      d.procs = in.world_size - leaving;
-      for (const auto& h : busy) d.hosts.push_back(HostShare{h, 0});
-      pending_keep_ = keep;
-      note("shrinking to give back " + compress_hostlist(p.nodes) + " (" + p.why + ")");
-      return d;
-    }
-    case Plan::Kind::UseHeld:
-    case Plan::Kind::Acquire:
-      return grow(in, p, per_node, t, by_restart);
-  }
-  return Decision::none();
-}
-
-// Growth onto held nodes or nodes Slurm grants (or, without job expansion, by restart).
-Decision SlurmPolicy::grow(const PolicyInput& in, const Plan& p0, int per_node, double t, bool by_restart) {
-  Plan p = p0;
-  if (!within_launcher(p)) return Decision::none(log_.back());
-  std::vector<std::string> nodes = p.nodes;
-  if (p.kind == Plan::Kind::Acquire) {
-    if (t < no_acquire_until_) {
-      const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
-                              " s have passed since it refused (" + p.why + ")";
-      const std::string shape = without_digits(why);
-      if (shape != last_none_) note("staying: " + why);
-      last_none_ = shape;
-      return Decision::none("slurm: " + why);
-    }
-    if (by_restart) {
-      // No job expansion in this Slurm: a new allocation holding these nodes and the
-      // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
-      note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
-           " (Slurm does not permit job expansion; " + p.why + ")");
-      Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
-      g.new_allocation = true;
-      return g;
-    }
-    try {
-      nodes = !p.nodes.empty() ? client_->acquire(p.nodes) : client_->acquire(p.acquire);  // named: the arbiter, or idle nodes left out (slurm.hpp, decide)
-      acquired_ = nodes;
-      backoff_ = 0;
-      note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
-      resized_once();
-    } catch (const Error& e) {
-      backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
-      no_acquire_until_ = now() + backoff_;
-      settle_ledger(false);
-      note(std::string("growing refused: ") + e.what() + "; next request in " +
-           std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
-      return Decision::none(log_.back());
-    }
-  } else {
-    note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
-  }
-  const auto far =
-      opt_.launch.late_daemons ? std::vector<std::string>{} : beyond_launcher(place_.daemons, place_.node, nodes);
-  if (!far.empty()) {
-    // A spawn there would end the job (Open MPI 4.1): the same growth by restart, the
-    // launcher relaunching the job on its allocation, these nodes included.
-    note("growing by restart onto " + compress_hostlist(nodes) + ": the launcher runs daemons on " +
-         compress_hostlist(place_.daemons) + " and cannot start one on " + compress_hostlist(far) +
-         " after launch (Open MPI 4.1)");
-    Decision g = expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
-    g.by_restart = true;
-    return g;
-  }
-  return expansion(in, p, nodes, per_node, opt_.use_dedicated, "slurm: " + log_.back());
 }
 
 void SlurmPolicy::completed(const Decision& d, int, bool ok) {
-  if (d.action == Action::Expand && (d.new_allocation || d.by_restart) && !ok) {
-    settle_ledger(false);
-    no_acquire_until_ = now() + 1e12;
-    note("growing by restart is not possible here (no checkpoint directory): no more requests for nodes");
-  }
-  if (d.action == Action::Shrink && !pending_keep_.empty()) {
-    if (ok) {
-      try {
-        client_->release(pending_keep_);
-        note("returned the nodes to Slurm; the job now holds " + compress_hostlist(pending_keep_));
-        resized_once();
-      } catch (const Error& e) {
-        note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
-        settle_ledger(true);
-        refuses_release(e.what());
-      }
-    } else {
-      note("the shrink was refused; the job keeps its nodes");
-      settle_ledger(true);
-    }
-    pending_keep_.clear();
-  }
-  if (d.action == Action::Expand && ok)
-    for (const auto& h : d.hosts)
-      if (h.count > 0) {
-        place_.placed.push_back(h.host);
-        auto& d = place_.daemons;
-        if (std::find(d.begin(), d.end(), h.host) == d.end()) d.push_back(h.host);
-      }
-  if (d.action == Action::Expand && !acquired_.empty()) {
-    // The spawn failed: the nodes Slurm gave for it go back at the next remap point
-    // (decide), unless the job first resizes by restart onto them (the
-    // driver checkpoints, exits, and scripts/malleable-run relaunches on the allocation).
-    if (!ok) failed_grant_ = acquired_;
-    acquired_.clear();
-  }
-}
-
-void SlurmPolicy::return_failed_grant() {
-  if (failed_grant_.empty()) return;
-  const auto nodes = std::exchange(failed_grant_, {});
+  Step s;
+  s.kind = d.action == Action::Expand ? Step::Kind::Grow : d.action == Action::Shrink ? Step::Kind::Shrink : Step::Kind::Stay;
+  s.procs = d.procs;
+  for (const auto& h : d.hosts) s.hosts.push_back(Step::Host{h.host, h.count});
+  s.by_restart = d.by_restart;
+  s.new_allocation = d.new_allocation;
   try {
-    auto keep = client_->held();
-    keep.erase(std::remove_if(keep.begin(), keep.end(),
-                              [&](const std::string& h) {
-                                return std::find(nodes.begin(), nodes.end(), h) != nodes.end();
-                              }),
-               keep.end());
-    client_->release(keep);
-    note("the expansion failed; returned " + compress_hostlist(nodes) + " to Slurm");
-  } catch (const Error& e) {
-    note(std::string("the expansion failed and the nodes could not be returned: ") + e.what());
+    agent_.completed(s, ok);
+  } catch (const cluster::Error& e) {
+    throw Error(e.what());
   }
 }
 
-}  // namespace resize::slurm
+std::unique_ptr<Policy> make_slurm_policy(int total_iterations) {
+  try {
+    return make_policy_from_env(total_iterations);
+  } catch (const cluster::Error& e) {
+    throw Error(e.what());
+  }
+}
+
+}  // namespace resize

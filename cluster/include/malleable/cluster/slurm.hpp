@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// A real resource manager drives the resizes: Slurm 22.05, in the role of the
+// scheduler that offers and takes back processes. At each remap point the Slurm policy
+// looks at the job's allocation, the idle nodes and the pending jobs, and
+//   - gives whole nodes back when a pending job waits for nodes this job holds: the job
+//     shrinks so that every process on those nodes ends (blacs_dyn_release_hosts), then
+//     `scontrol update JobId=J NodeList=<the rest>` returns them to Slurm;
+//   - grows when nodes are idle, nobody waits for them and growing pays (the payoff
+//     point against the iterations left): Slurm 22.05's documented expansion, a step-less
+//     allocation `salloc --no-shell --dependency=expand:J`, merged into the job with
+//     `scontrol update JobId=N NumNodes=0` and `JobId=J NumNodes=ALL`, then a spawn onto
+//     the new nodes; nodes the job holds but runs nothing on are used first.
+// Every command is checked; a refused or failed request leaves the job where it is, with
+// its data, and the reason in the progress line and the record. The job never spawns onto a
+// node Slurm did not give it.
+//
+// Pure here: Slurm's output parsed, the decision taken from a snapshot. The commands run
+// through a Runner (src/slurm/run_command.cpp; on world rank 0 only). The job's side at
+// a remap point (asking Slurm or the arbiter, acquiring, giving back) is JobAgent
+// (job_agent.hpp); the session's Policy over it is resize's SlurmPolicy.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "malleable/cluster/error.hpp"
+
+namespace cluster::slurm {
+
+// "node[1-3,5],gpu07" -> node1 node2 node3 node5 gpu07 (Slurm's hostlist syntax, with
+// zero-padded ranges kept: "n[01-03]" -> n01 n02 n03). Throws Error on malformed input.
+std::vector<std::string> expand_hostlist(const std::string& list);
+// `s` without leading and trailing blanks (spaces, tabs, line ends): Slurm's answers.
+std::string trim(const std::string& s);
+// The inverse, for scontrol: consecutive numbers of one prefix become a range.
+std::string compress_hostlist(const std::vector<std::string>& hosts);
+
+// A job as `squeue -h -o '%i|%T|%D|%N'` or `scontrol show job -o` describes it.
+struct Job {
+  std::string id;
+  std::string state;                // RUNNING, PENDING, ...
+  int nodes = 0;                    // nodes it holds or asks for
+  std::vector<std::string> node_list;
+  std::string name = {};            // the job's name (squeue %j), when listed
+  std::string reason = {};          // why it pends (squeue %r), when listed
+  // Slurm's order (shared with the trace simulator's view, sim/src/policy.cpp): the policy
+  // serves waiting jobs by priority, high first, then submit time, then the view's order
+  // (sort_slurm_order), and never grows a job onto a node the backfill plan starts a
+  // waiting job on (growable_idle).
+  double priority = 0;              // squeue %Q (the scheduler's priority; 0: not listed)
+  double submit = 0;                // submit time, epoch seconds (squeue %V; 0: not listed)
+  std::string partition = {};       // squeue %P, when listed
+  double planned_start = 0;         // pending: the backfill plan's start (squeue --start %S; 0: none)
+  std::vector<std::string> planned_nodes = {};  // pending: the nodes it is planned to start on
+  // QOS limits (slurm_qos.hpp; the arbiter daemon caps a growth at them): the job's QOS and
+  // its owner, to sum the nodes a user and a QOS hold.
+  std::string qos = {};             // squeue %q, when listed ("(null)": none)
+  std::string uid = {};             // squeue %U, the owner's numeric uid, when listed
+};
+// Lines "ID|STATE|NODES|NODELIST", optionally "|NAME", "|REASON" and "|COMMENT" after;
+// or, with Slurm's order (kSqueueFormat), "ID|STATE|NODES|NODELIST|NAME|REASON|
+// prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|COMMENT" (the qos= and uid=
+// fields may be absent: views recorded before them; times as squeue prints them with
+// SLURM_TIME_FORMAT=standard, YYYY-MM-DDTHH:MM:SS, or epoch seconds; N/A, Unknown or
+// empty: none; the plan a hostlist or "(null)"). Blank lines ignored; throws Error naming
+// a bad line. A pending job whose comment holds "min_nodes=K" waits for K nodes: Slurm
+// prints its own estimate for a job with a node range (squeue %D and scontrol's NumNodes,
+// up to the maximum once the scheduler has tried it), never the range's minimum, the
+// fewest nodes it starts on.
+std::vector<Job> parse_squeue(const std::string& text);
+// The squeue format of the views: the fields above, the comment last (it may hold '|').
+// %S and %Y are what `squeue --start` shows for a pending job (its expected start and the
+// nodes the backfill plan starts it on; --start only changes the default format, the sort
+// and the states listed).
+inline const char* kSqueueFormat = "%i|%T|%D|%N|%j|%r|prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|%k";
+// squeue's time (YYYY-MM-DDTHH:MM:SS read as UTC: the order matters, not the zone, or
+// epoch seconds); 0 for N/A, Unknown, None or empty; throws Error otherwise.
+double parse_slurm_time(const std::string& s);
+// `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes,
+// NodeList, Partition, QOS).
+Job parse_scontrol_job(const std::string& text);
+// Slurm's order of waiting jobs: priority high first, then submit time (earliest first),
+// then the order given (a stable sort: jobs without priority or submit time keep it).
+void sort_slurm_order(std::vector<Job>& jobs);
+
+// A partition as `sinfo -h -o '%P %t %s %N'` lists it (every state, so every node).
+struct Partition {
+  std::string name;                // without the '*' of the default partition
+  int max_nodes = 0;               // the most nodes a job may have (%s; 0: no limit)
+  std::vector<std::string> nodes;  // all its nodes
+};
+// The partitions of sinfo's lines "PARTITION STATE SIZE NODELIST" (SIZE as "1-4", "4",
+// "1-infinite" or "infinite"); empty for the older formats without partition. Throws
+// Error naming a bad line.
+std::vector<Partition> parse_partitions(const std::string& sinfo_out);
+
+// What Slurm said at one remap point.
+struct Snapshot {
+  Job mine;                          // this job (its allocation)
+  std::vector<std::string> idle;     // idle nodes (of every partition: see partitions)
+  std::vector<Job> pending;          // other jobs waiting, in Slurm's order (sort_slurm_order),
+                                     // only those that can use a node of this job's partition
+  std::vector<Partition> partitions = {};  // empty: unknown (one partition, no limit)
+};
+// Is `node` in the partition field `partition` of a job ("p1" or "p1,p2")? True when the
+// snapshot knows no partitions, the field is empty or names none that sinfo lists.
+bool in_partition(const std::vector<Partition>& parts, const std::string& partition, const std::string& node);
+// The most nodes the partition field allows a job (the largest MaxNodes among the
+// partitions it names; 0: no limit or unknown).
+int partition_max_nodes(const std::vector<Partition>& parts, const std::string& partition);
+// The idle nodes `mine` may grow onto: of its partition, and planned by the backfill plan
+// for none of the waiting jobs (a growth request is a new job, behind every pending one).
+// `why` says what was left out (empty: nothing).
+std::vector<std::string> growable_idle(const Snapshot& s, const std::vector<std::string>& idle, std::string* why = nullptr);
+// Does a job in partition field `partition` compete with `mine` for nodes (one node in
+// both partitions)? True when partitions are unknown.
+bool competes(const std::vector<Partition>& parts, const Job& mine, const std::string& partition);
+
+struct Options {
+  int procs_per_node = 0;   // processes to put on a node the job grows onto (0: as on rank 0's node)
+  int min_nodes = 1;        // never give back below this many nodes
+  int max_nodes = 0;        // never grow beyond (0: the most nodes the job ever held)
+  int total_iterations = 0; // the job's length, for the payoff test (0: unknown: grow when idle)
+  bool use_dedicated = true;  // judge payoff on the dedicated-core clock (2 shared cores here)
+  double interval_s = 2.0;    // ask Slurm at most this often (remap points in between: nothing)
+  bool verbose = false;       // print each decision and Slurm's answers ("[slurm] ...")
+  // After Slurm refuses to grow the job (the request waited its --immediate seconds and
+  // got nothing), do not ask again for this long, doubled at each refusal in a row up to
+  // refused_backoff_max_s, reset by a grant: every request holds a remap point while it
+  // waits, and the idle nodes Slurm lists are not always ones it will hand out (seen with
+  // Slurm 22.05: nodes listed idle for ~200 s after a shrink and a job on them).
+  double refused_backoff_s = 10.0;
+  double refused_backoff_max_s = 60.0;
+  // Seconds on a monotonic clock; empty: std::chrono::steady_clock. Tests pass their own.
+  std::function<double()> clock;
+  // Many jobs (slurm_arbiter.hpp): the shared directory of the arbitration (the
+  // cached cluster view, the ledger, DIR/log/<job>.jsonl); empty: this job alone, asking
+  // Slurm itself (three commands each interval, as the single-job policy did).
+  std::string shared_dir;
+  bool shared_group = false;  // shared_dir is a common directory of a Unix group (files 0660),
+                              // not this user's own (0700, files 0600): SharedDir's access
+  // One arbiter per cluster (malleable-arbiterd, arbiter/server.hpp): its Unix socket path
+  // or tcp://HOST:PORT; set, the job asks it instead of the shared directory (empty: no arbiter).
+  struct Arbiter {
+    std::string socket;
+    std::string munge_socket;  // munged's socket (empty: libmunge's default)
+    double timeout_s = 5;      // the whole exchange with the arbiter
+  } arbiter;
+  double jitter = 0.2;      // each interval varies by +-jitter (jobs started together spread)
+  double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)
+  bool expansion = true;    // Slurm permits job expansion; else growth is by restart into a
+                            // new, larger allocation (make_slurm_policy asks scontrol show config)
+  bool one_update = false;  // Slurm keeps no accounting (AccountingStorageType=none): after one
+                            // change of the job's size (a NodeList update, an expansion merge)
+                            // it refuses every further update of the job (docs/measurements/workload.md)
+  // Wall-clock seconds (the ledger's times, shared between jobs); empty: system_clock.
+  std::function<double()> wall_clock;
+  // Called once, at the first decision (on world rank 0 only, where the policy asks
+  // Slurm): make_slurm_policy reads Slurm's configuration there.
+  std::function<void(Options&)> configure;
+  // The job's launcher.
+  struct Launch {
+    // The hosts it placed this job's processes on (scripts/malleable-run sets
+    // MALLEABLE_RUN_HOSTS): checked at the first decision against where the ranks run;
+    // set, the launcher relaunches the job for a resize by restart.
+    std::vector<std::string> on;
+    // Whether it can start a daemon on a node granted after launch while it runs daemons
+    // on other nodes than its own. Open MPI 4.1.4 cannot (the spawn kills the job:
+    // routed_radix "Not found", docs/guide/README.md "Processes only where Slurm says"):
+    // such a growth is then a resize by restart on the enlarged allocation
+    // (Decision::by_restart), or none when nothing relaunches the job.
+    bool late_daemons = false;
+  } launch;
+};
+
+// The decision, with the Slurm request that goes with it.
+struct Plan {
+  enum class Kind { None, GiveBack, UseHeld, Acquire } kind = Kind::None;
+  std::vector<std::string> nodes;  // nodes to give back, to use, or how many to acquire (size)
+  int acquire = 0;                 // Acquire: nodes to ask Slurm for
+  std::string why;
+  // Acquire after a prediction: the iteration time on the bigger
+  // grid as measured there before and the predicted resize time (< 0: none made).
+  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
+};
+
+// `sinfo -h -o '%P %t %s %N'` (or the older `sinfo -h -t idle -o '%t %N'`): the nodes
+// whose state is exactly idle, each once (a node of two partitions is listed twice).
+// Slurm lists a drained node (drain), one not responding (idle*), one in a reservation
+// (resv) and one the backfill plan holds for a pending job (plnd) apart from idle ones;
+// Slurm would not hand them out. A line with a node list alone (-o %N) counts as idle.
+// Throws Error on a line of three or more than four words, or a bad SIZE.
+std::vector<std::string> idle_nodes(const std::string& sinfo_out);
+inline const char* kIdleCommand = "sinfo -h -o '%P %t %s %N'";
+
+// The nodes in `placed` (where a launch or an expansion put processes of the job) that
+// the job holds but whose ranks run elsewhere (rank_hosts names none of them): processes
+// did not get there, and growing onto them again would go the same way.
+std::vector<std::string> unplaced_nodes(const std::vector<std::string>& held, const std::vector<std::string>& rank_hosts,
+                                        const std::vector<std::string>& placed);
+// A growth plan (UseHeld, Acquire of named nodes) without the barred nodes; none left:
+// no growth, the reason said. True when a node was left out.
+bool without_nodes(Plan& p, const std::vector<std::string>& barred);
+// The nodes of `targets` that a spawn cannot reach when the launcher cannot add daemons
+// late (Options::launch.late_daemons false): those without a daemon of the job's launcher,
+// once it runs a daemon on another node than its own (`launcher_node`); while it runs
+// only its own, none if there is one such node (a spawn's add-host starts its daemon),
+// all of them if there are more (the library spawns one group per node: the second
+// spawn adds a daemon while the first one's runs).
+std::vector<std::string> beyond_launcher(const std::vector<std::string>& daemons, const std::string& launcher_node,
+                                         const std::vector<std::string>& targets);
+
+// What growing by `extra_nodes` would bring this job (the payoff point: predicted gain x
+// iterations left against the predicted resize time; extra_nodes < 0: a give-back's loss).
+// The session's metrics supply it (resize's growth_from_metrics); a simulator supplies its
+// own model.
+struct Growth {
+  bool pays = false;
+  double saving_s = 0;  // predicted seconds saved over the rest of the run (0: unknown)
+  std::string why;
+  double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
+  int iterations_left = -1;  // -1: the job's length is unknown
+};
+using GrowthModel = std::function<Growth(int extra_nodes)>;
+
+// Pure decision. rank_hosts: node of every rank of the job now (rank 0's node is never
+// given back). Order: give back if a pending job needs nodes this job holds; else use held
+// nodes that run nothing; else acquire idle nodes if growing pays (`growth` at the nodes
+// it could take).
+Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o, const GrowthModel& growth);
+
+// `scontrol show config`: does SchedulerParameters contain permit_job_expansion?
+bool expansion_permitted(const std::string& show_config);
+// `scontrol show config`: AccountingStorageType accounting_storage/none (or unset)? Slurm
+// 22.05 then sets a resized job's database index to "being set" for good
+// (job_post_resize_acctg) and refuses every later update of the job.
+bool updates_once(const std::string& show_config);
+
+// The command layer (slurm.cpp): runs a command line, returns its exit status and
+// output. Tests substitute their own.
+struct Command {
+  int status = -1;
+  std::string out;
+};
+using Runner = std::function<Command(const std::string& command_line)>;
+Runner shell_runner();  // popen + sh -c, stderr folded into the output
+
+// Talks to Slurm for one job, `job_id` (make_slurm_policy gives $SLURM_JOB_ID as it read
+// it; empty: not inside a Slurm job, an Error).
+class Client {
+ public:
+  Client(Runner run, std::string job_id);
+  const std::string& job_id() const { return job_; }
+  Snapshot snapshot();                                   // throws Error when a command fails
+  void release(const std::vector<std::string>& keep);    // scontrol update NodeList=keep
+  std::vector<std::string> acquire(int nodes);           // salloc expand + merge; the new nodes
+  // The same for exactly these (idle, claimed) nodes: salloc -w.
+  std::vector<std::string> acquire(const std::vector<std::string>& nodes);
+  const Runner& runner() const { return run_; }
+  std::vector<std::string> held();                       // the job's nodes now
+
+ private:
+  Command run_checked(const std::string& cmd, const std::string& what);
+  std::vector<std::string> acquire_with(int nodes, const std::string& which);
+  Runner run_;
+  std::string job_;
+};
+
+}  // namespace cluster::slurm

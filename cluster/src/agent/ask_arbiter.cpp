@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The job agent's side of the arbiter daemon (malleable-arbiterd): the job's state and
+// its growth model as a table go to the daemon, the plan comes back. An arbiter that does
+// not answer leaves the job at its size: said once, asked again after a back-off.
+#include "malleable/cluster/job_agent.hpp"
+
+#include "arbiter/client.hpp"
+
+#include <algorithm>
+#include <set>
+
+namespace cluster::slurm {
+
+namespace {
+// The growth model at every node count the arbiter may ask about: up to the node limit
+// over the nodes the ranks run on, down to one node (a give-back's loss), at most 256 each way.
+std::map<int, Growth> growth_table(const GrowthModel& g, int rank_nodes, int max_nodes) {
+  std::map<int, Growth> t;
+  const int up = std::min(256, std::max(0, max_nodes - rank_nodes) + 1), down = std::min(256, rank_nodes - 1);
+  for (int n = 1; n <= up; ++n) t[n] = g(n);
+  for (int n = 1; n <= down; ++n) t[-n] = g(-n);
+  return t;
+}
+}  // namespace
+
+bool JobAgent::plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart) {
+  const std::vector<std::string>& ranks = m.rank_hosts;
+  const double t = now();
+  if (t < link_.retry_at) return false;
+  const int rank_nodes = static_cast<int>(std::set<std::string>(ranks.begin(), ranks.end()).size());
+  most_nodes_ = std::max(most_nodes_, rank_nodes);
+  Options o = opt_;
+  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  if (no_release_) o.min_nodes = std::max(o.min_nodes, most_nodes_);
+  arbiter::Request q;
+  q.kind = arbiter::Request::Kind::Arbitrate;
+  q.job = JobState{client_->job_id(), ranks, std::max(1, per_node), o.min_nodes, o.max_nodes};
+  q.hold = t < no_acquire_until_;
+  // As in plan_shared: a job asked only at long remap points keeps its bid alive past the gap.
+  const double w = wall();
+  const double gap = last_plan_wall_ > -1e29 ? w - last_plan_wall_ : 0;
+  last_plan_wall_ = w;
+  q.bid_ttl_s = std::max(4 * opt_.interval_s * (1 + opt_.jitter), 2 * gap);
+  const GrowthModel growth = growth_of(m, per_node);
+  q.growth = growth_table(growth, rank_nodes, o.max_nodes);
+  arbiter::Reply r;
+  try {
+    r = arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s}, q);
+  } catch (const Error& e) {
+    link_.backoff = link_.backoff <= 0 ? std::max(opt_.interval_s, 1.0) : std::min(2 * link_.backoff, 60.0);
+    link_.retry_at = t + link_.backoff;
+    if (link_.down.empty())
+      note(std::string("the arbiter does not answer (") + e.what() + "): the job keeps its size and asks again later");
+    link_.down = e.what();
+    return false;
+  }
+  if (!link_.down.empty()) note("the arbiter answers again");
+  link_.down.clear();
+  link_.backoff = 0;
+  if (!r.ok) {
+    const std::string why = "the arbiter refused: " + r.error;
+    if (log_.empty() || log_.back() != why) note(why);
+    return false;
+  }
+  s.mine.id = client_->job_id();
+  s.mine.node_list = r.held;
+  s.idle = r.idle;
+  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(r.held.size()));
+  p = r.arbitration.plan;
+  by_restart = r.arbitration.by_restart;
+  p.why = r.arbitration.rule + ": " + p.why;
+  return true;
+}
+
+}  // namespace cluster::slurm

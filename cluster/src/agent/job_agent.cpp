@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The job's side at a remap point (job_agent.hpp): asks Slurm at most every interval,
+// takes decide()'s or the arbitration's plan and turns it into a Step, acquiring or giving
+// back nodes with the Client's commands.
+#include "malleable/cluster/job_agent.hpp"
+
+#include "arbiter/client.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace cluster::slurm {
+
+// ---- the agent -----------------------------------------------------------------------
+
+JobAgent::JobAgent(std::unique_ptr<Client> client, Options o) : client_(std::move(client)), opt_(o) {
+  interval_now_ = opt_.interval_s;
+  place_.placed = opt_.launch.on;
+}
+
+JobAgent::~JobAgent() = default;
+
+double JobAgent::wall() const {
+  if (opt_.wall_clock) return opt_.wall_clock();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Many jobs: the shared view, arbitrate() on the ledger under its lock, the decision in
+// this job's log. False: nothing to do (the reason noted).
+bool JobAgent::plan_shared(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart) {
+  const std::vector<std::string>& ranks = m.rank_hosts;
+  const double w = wall();
+  ClusterView v;
+  try {
+    bool queried = false;
+    v = shared_->view(client_->runner(), w, opt_.interval_s, client_->job_id(), queried);
+    // A view taken before this job started does not list it: taken again.
+    if (!queried && std::none_of(v.jobs.begin(), v.jobs.end(), [&](const Job& j) { return j.id == client_->job_id(); }))
+      v = shared_->view(client_->runner(), w, 0, client_->job_id(), queried);
+    s = snapshot_of(v, client_->job_id());
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    return false;
+  }
+  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
+  Options o = opt_;
+  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
+  JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
+  ArbiterOptions a;
+  a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
+  // The policy is asked at remap points, so a job whose iterations are longer than the
+  // bid's lifetime renews its bid that seldom: it found it dropped at every query, bid
+  // anew and waited out the window again, never growing (a 23-s iteration against a 20-s
+  // lifetime, emulated). Its bids and offers live at least twice the last gap.
+  const double gap = last_plan_wall_ > -1e29 ? w - last_plan_wall_ : 0;
+  last_plan_wall_ = w;
+  a.bid_ttl_s = std::max({a.bid_ttl_s, 4 * opt_.interval_s * (1 + opt_.jitter), 2 * gap});
+  a.offer_ttl_s = a.bid_ttl_s;
+  a.expansion = opt_.expansion;
+  const GrowthModel growth = growth_of(m, per_node);
+  Arbitration r;
+  try {
+    shared_->update([&](const Ledger& l) {
+      r = arbitrate(v, l, me, growth, w, a);
+      // While Slurm's last refusal holds, this job neither bids nor claims.
+      if (r.plan.kind == Plan::Kind::Acquire && now() < no_acquire_until_) {
+        const auto mine = settle(r.ledger, me.id);
+        r.plan = Plan{};
+        r.rule = "backoff";
+        r.plan.why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                     " s have passed since it refused";
+        return mine;
+      }
+      return r.ledger;
+    });
+    shared_->log(me.id, decision_json(r, me.id, w));
+  } catch (const Error& e) {
+    note(std::string("the shared ledger failed: ") + e.what());
+    return false;
+  }
+  p = r.plan;
+  by_restart = r.by_restart;
+  p.why = r.rule + ": " + p.why;
+  return true;
+}
+
+// Slurm 22.05 without an accounting database answers every update of a job that merged
+// an expansion with "the DB index is being set, try again" for as long as it runs, and
+// does not perform a NodeList update: such a job gives no node back any more (said once).
+void JobAgent::refuses_release(const std::string& why) {
+  if (no_release_ || why.find("DB index is being set") == std::string::npos) return;
+  no_release_ = true;
+  note("Slurm refuses to shrink this job's allocation after its expansion (no accounting database): it gives no "
+       "node back from now on");
+}
+
+// After a change of the job's size that Slurm accepted: without accounting storage it
+// will refuse the next one, so the job gives nothing back from now on (said once) rather
+// than end processes for nodes Slurm keeps.
+void JobAgent::resized_once() {
+  if (!opt_.one_update || no_release_) return;
+  no_release_ = true;
+  note("Slurm keeps no accounting (AccountingStorageType=none) and refuses a second change of a job's size: this "
+       "job gives no node back from now on");
+}
+
+void JobAgent::settle_ledger(bool promises_too) {
+  if (asks_arbiter()) {
+    arbiter::Request q;
+    q.kind = arbiter::Request::Kind::Settle;
+    q.job.id = client_->job_id();
+    q.promises_too = promises_too;
+    try {
+      const arbiter::Reply r =
+          arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s}, q);
+      if (!r.ok) note("the arbiter refused to settle: " + r.error);
+    } catch (const Error& e) {
+      // Its entries expire on their own (claim_ttl_s): nothing is held for good.
+      note(std::string("the arbiter did not take the settlement: ") + e.what());
+    }
+    return;
+  }
+  if (!shared_) return;
+  try {
+    shared_->update([&](const Ledger& l) { return settle(l, client_->job_id(), promises_too); });
+  } catch (const Error& e) {
+    note(std::string("the shared ledger failed: ") + e.what());
+  }
+}
+
+void JobAgent::note(std::string line) {
+  if (opt_.verbose) {
+    std::printf("[slurm] %s\n", line.c_str());
+    std::fflush(stdout);
+  }
+  log_.push_back(std::move(line));
+}
+
+double JobAgent::now() const {
+  if (opt_.clock) return opt_.clock();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+namespace {
+// A reason without its numbers: printed again only when this changes.
+std::string without_digits(std::string s) {
+  s.erase(std::remove_if(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); }), s.end());
+  return s;
+}
+
+// The growth onto `nodes` (held or just granted), per_node processes on each.
+Step expansion(const Moment& m, const Plan& p, const std::vector<std::string>& nodes, int per_node, std::string reason) {
+  Step g;
+  g.kind = Step::Kind::Grow;
+  g.procs = m.world_size + per_node * static_cast<int>(nodes.size());
+  for (const auto& h : nodes) g.hosts.push_back(Step::Host{h, per_node});
+  g.reason = std::move(reason);
+  g.predicted_iteration = p.predicted_iteration;
+  g.predicted_resize = p.predicted_resize;
+  g.measured_iteration = p.measured_iteration;
+  g.prediction = p.why;
+  return g;
+}
+
+Step stay(std::string reason) {
+  Step s;
+  s.reason = std::move(reason);
+  return s;
+}
+}  // namespace
+
+void JobAgent::start_once() {
+  configured_ = true;
+  try {
+    if (opt_.configure) opt_.configure(opt_);
+    if (!opt_.shared_dir.empty() && !asks_arbiter())
+      shared_ = std::make_unique<SharedDir>(opt_.shared_dir, opt_.shared_group ? SharedAccess::Group : SharedAccess::PerUser);
+  } catch (const Error& e) {
+    note(std::string("the Slurm policy could not start: ") + e.what() + "; it stays alone (no shared directory)");
+    opt_.shared_dir.clear();
+  }
+  interval_now_ = opt_.interval_s;
+}
+
+// The shared view can be up to an interval old: the job's own nodes are read afresh
+// before it gives any back or grows onto held ones (an acquisition merged since, or a
+// release, must not be missed). False: Slurm could not be asked (noted).
+bool JobAgent::refresh_own_nodes(Snapshot& s, Plan& p) {
+  try {
+    s.mine.node_list = client_->held();
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    settle_ledger(true);
+    return false;
+  }
+  const auto& h = s.mine.node_list;
+  p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                               [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
+                p.nodes.end());
+  if (p.nodes.empty()) {
+    settle_ledger(true);
+    p.kind = Plan::Kind::None;
+    p.why += " (but Slurm no longer lists those nodes for the job)";
+  }
+  return true;
+}
+
+// The moment's growth model at this job's processes per node; without one, growth pays
+// (nothing predicts otherwise: the job grows when nodes are idle).
+GrowthModel JobAgent::growth_of(const Moment& m, int per_node) const {
+  if (!m.growth)
+    return [](int) {
+      Growth g;
+      g.pays = true;
+      g.why = "no prediction";
+      return g;
+    };
+  return [&m, per_node](int n) { return m.growth(n, per_node); };
+}
+
+Step JobAgent::decide(const Moment& m) {
+  return_failed_grant();
+  const double t = now();
+  if (t - last_ask_ < interval_now_) return Step{};
+  if (!configured_) start_once();
+  last_ask_ = t;
+  if (shared_ || asks_arbiter()) interval_now_ = jittered_interval(opt_.interval_s, opt_.jitter, client_->job_id(), ++round_);
+  const std::vector<std::string>& ranks = m.rank_hosts;
+  const int per_node = opt_.procs_per_node > 0
+                           ? opt_.procs_per_node
+                           : static_cast<int>(std::count(ranks.begin(), ranks.end(), ranks.empty() ? "" : ranks.front()));
+  Snapshot s;
+  Plan p;
+  bool by_restart = false;
+  if (shared_ || asks_arbiter()) {
+    const bool planned = asks_arbiter() ? plan_arbiter(m, per_node, s, p, by_restart) : plan_shared(m, per_node, s, p, by_restart);
+    if (!planned) return stay(log_.empty() ? "" : log_.back());
+    if (p.kind == Plan::Kind::GiveBack || p.kind == Plan::Kind::UseHeld) {
+      if (!refresh_own_nodes(s, p)) return stay(log_.back());
+    }
+  } else {
+    try {
+      s = client_->snapshot();
+    } catch (const Error& e) {
+      note(std::string("asking Slurm failed: ") + e.what());
+      return stay(log_.back());
+    }
+    most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
+    Options o = opt_;
+    if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+    if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
+    p = slurm::decide(s, ranks, o, growth_of(m, per_node));
+  }
+  know_daemons(ranks, s);
+  // A node the launch or the last expansion placed processes on but which runs none: no
+  // growth onto it again (placement.cpp).
+  if (guard_placement(ranks, s, p) && p.kind == Plan::Kind::None) settle_ledger(false);
+  switch (p.kind) {
+    case Plan::Kind::None: {
+      // Printed when the reason changes, not when only its numbers do.
+      const std::string shape = without_digits(p.why);
+      if (shape != last_none_) note("staying: " + p.why);
+      last_none_ = shape;
+      return stay("slurm: " + p.why);
+    }
+    case Plan::Kind::GiveBack:
+      return give_back(m, s, p, per_node, t);
+    case Plan::Kind::UseHeld:
+    case Plan::Kind::Acquire:
+      return grow(m, p, per_node, t, by_restart);
+  }
+  return Step{};
+}
+
+// Nodes that run none of the job's processes go back at once; the others after the
+// shrink has ended every process there (completed()).
+Step JobAgent::give_back(const Moment& m, const Snapshot& s, const Plan& p, int per_node, double t) {
+  const std::vector<std::string>& ranks = m.rank_hosts;
+  std::vector<std::string> keep, busy;
+  for (const auto& h : s.mine.node_list)
+    if (std::find(p.nodes.begin(), p.nodes.end(), h) == p.nodes.end()) keep.push_back(h);
+  int leaving = 0;
+  for (const auto& h : p.nodes) {
+    const int n = static_cast<int>(std::count(ranks.begin(), ranks.end(), h));
+    if (n > 0) busy.push_back(h);
+    leaving += n;
+  }
+  if (busy.empty()) {
+    try {
+      client_->release(keep);
+      note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+      resized_once();
+    } catch (const Error& e) {
+      note(std::string("could not give nodes back: ") + e.what());
+      settle_ledger(true);
+      refuses_release(e.what());
+      return stay(log_.back());
+    }
+    // Held nodes still running nothing are used at once (the arbiter's next answer;
+    // nothing taken back: only nodes the job keeps).
+    Plan use;
+    use.kind = Plan::Kind::UseHeld;
+    for (const auto& h : keep)
+      if (std::find(ranks.begin(), ranks.end(), h) == ranks.end()) use.nodes.push_back(h);
+    if (use.nodes.empty()) return stay(log_.back());
+    use.why = "use-held: " + std::to_string(use.nodes.size()) + " node(s) kept run nothing";
+    return grow(m, use, per_node, t, false);
+  }
+  Step d;
+  d.kind = Step::Kind::Shrink;
+  d.reason = "slurm: " + p.why;
+  d.procs = m.world_size - leaving;
+  for (const auto& h : busy) d.hosts.push_back(Step::Host{h, 0});
+  pending_keep_ = keep;
+  note("shrinking to give back " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+  return d;
+}
+
+// Growth onto held nodes or nodes Slurm grants (or, without job expansion, by restart).
+Step JobAgent::grow(const Moment& m, const Plan& p0, int per_node, double t, bool by_restart) {
+  Plan p = p0;
+  if (!within_launcher(p)) return stay(log_.back());
+  std::vector<std::string> nodes = p.nodes;
+  if (p.kind == Plan::Kind::Acquire) {
+    if (t < no_acquire_until_) {
+      const std::string why = "not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                              " s have passed since it refused (" + p.why + ")";
+      const std::string shape = without_digits(why);
+      if (shape != last_none_) note("staying: " + why);
+      last_none_ = shape;
+      return stay("slurm: " + why);
+    }
+    if (by_restart) {
+      // No job expansion in this Slurm: a new allocation holding these nodes and the
+      // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
+      note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
+           " (Slurm does not permit job expansion; " + p.why + ")");
+      Step g = expansion(m, p, nodes, per_node, "slurm: " + log_.back());
+      g.new_allocation = true;
+      return g;
+    }
+    try {
+      nodes = !p.nodes.empty() ? client_->acquire(p.nodes) : client_->acquire(p.acquire);  // named: the arbiter, or idle nodes left out (slurm.hpp, decide)
+      acquired_ = nodes;
+      backoff_ = 0;
+      note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
+      resized_once();
+    } catch (const Error& e) {
+      backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+      no_acquire_until_ = now() + backoff_;
+      settle_ledger(false);
+      note(std::string("growing refused: ") + e.what() + "; next request in " +
+           std::to_string(static_cast<int>(backoff_)) + " s at the earliest");
+      return stay(log_.back());
+    }
+  } else {
+    note("growing onto held node(s) " + compress_hostlist(nodes) + " (" + p.why + ")");
+  }
+  const auto far =
+      opt_.launch.late_daemons ? std::vector<std::string>{} : beyond_launcher(place_.daemons, place_.node, nodes);
+  if (!far.empty()) {
+    // A spawn there would end the job (Open MPI 4.1): the same growth by restart, the
+    // launcher relaunching the job on its allocation, these nodes included.
+    note("growing by restart onto " + compress_hostlist(nodes) + ": the launcher runs daemons on " +
+         compress_hostlist(place_.daemons) + " and cannot start one on " + compress_hostlist(far) +
+         " after launch (Open MPI 4.1)");
+    Step g = expansion(m, p, nodes, per_node, "slurm: " + log_.back());
+    g.by_restart = true;
+    return g;
+  }
+  return expansion(m, p, nodes, per_node, "slurm: " + log_.back());
+}
+
+void JobAgent::completed(const Step& d, bool ok) {
+  const bool grow = d.kind == Step::Kind::Grow;
+  if (grow && (d.new_allocation || d.by_restart) && !ok) {
+    settle_ledger(false);
+    no_acquire_until_ = now() + 1e12;
+    note("growing by restart is not possible here (no checkpoint directory): no more requests for nodes");
+  }
+  if (d.kind == Step::Kind::Shrink && !pending_keep_.empty()) {
+    if (ok) {
+      try {
+        client_->release(pending_keep_);
+        note("returned the nodes to Slurm; the job now holds " + compress_hostlist(pending_keep_));
+        resized_once();
+      } catch (const Error& e) {
+        note(std::string("the processes left, but Slurm kept the nodes: ") + e.what());
+        settle_ledger(true);
+        refuses_release(e.what());
+      }
+    } else {
+      note("the shrink was refused; the job keeps its nodes");
+      settle_ledger(true);
+    }
+    pending_keep_.clear();
+  }
+  if (grow && ok)
+    for (const auto& h : d.hosts)
+      if (h.count > 0) {
+        place_.placed.push_back(h.name);
+        auto& daemons = place_.daemons;
+        if (std::find(daemons.begin(), daemons.end(), h.name) == daemons.end()) daemons.push_back(h.name);
+      }
+  if (grow && !acquired_.empty()) {
+    // The spawn failed: the nodes Slurm gave for it go back at the next remap point
+    // (decide), unless the job first resizes by restart onto them (the
+    // driver checkpoints, exits, and scripts/malleable-run relaunches on the allocation).
+    if (!ok) failed_grant_ = acquired_;
+    acquired_.clear();
+  }
+}
+
+void JobAgent::return_failed_grant() {
+  if (failed_grant_.empty()) return;
+  const auto nodes = std::exchange(failed_grant_, {});
+  try {
+    auto keep = client_->held();
+    keep.erase(std::remove_if(keep.begin(), keep.end(),
+                              [&](const std::string& h) {
+                                return std::find(nodes.begin(), nodes.end(), h) != nodes.end();
+                              }),
+               keep.end());
+    client_->release(keep);
+    note("the expansion failed; returned " + compress_hostlist(nodes) + " to Slurm");
+  } catch (const Error& e) {
+    note(std::string("the expansion failed and the nodes could not be returned: ") + e.what());
+  }
+}
+
+}  // namespace cluster::slurm

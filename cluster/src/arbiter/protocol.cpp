@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter's wire protocol, pure (protocol.hpp): frames, requests, replies, validation.
+#include "arbiter/protocol.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+namespace cluster::arbiter {
+
+using json = nlohmann::json;
+using slurm::Growth;
+using slurm::Plan;
+
+std::string frame(std::string_view payload, std::size_t max) {
+  if (payload.size() > max)
+    throw Error("a frame of " + std::to_string(payload.size()) + " bytes exceeds the limit of " + std::to_string(max));
+  std::string out(4, '\0');
+  const auto n = static_cast<std::uint32_t>(payload.size());
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((n >> (24 - 8 * i)) & 0xff);
+  out.append(payload);
+  return out;
+}
+
+FrameRead read_frame(std::string_view buf, std::size_t max) {
+  FrameRead r;
+  if (buf.size() < 4) return r;
+  std::uint32_t n = 0;
+  for (int i = 0; i < 4; ++i) n = (n << 8) | static_cast<unsigned char>(buf[i]);
+  if (n > max) {
+    r.status = FrameRead::Status::Refused;
+    r.why = "frame of " + std::to_string(n) + " bytes exceeds the limit of " + std::to_string(max);
+    return r;
+  }
+  if (buf.size() < 4 + static_cast<std::size_t>(n)) return r;
+  r.status = FrameRead::Status::Complete;
+  r.payload = std::string(buf.substr(4, n));
+  r.consumed = 4 + n;
+  return r;
+}
+
+std::string to_string(Request::Kind k) {
+  switch (k) {
+    case Request::Kind::Arbitrate: return "arbitrate";
+    case Request::Kind::Settle: return "settle";
+    case Request::Kind::Status: return "status";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr std::size_t kMaxText = 1024;   // a reason, a job id, a host name
+constexpr std::size_t kMaxHosts = 16384; // ranks of one job
+constexpr std::size_t kMaxGrowth = 512;  // entries of the growth table
+constexpr int kMaxNodes = 65536;
+
+// A name Slurm could print: letters, digits and . _ - (a job id, an array job "12_3").
+bool is_name(const std::string& s) {
+  if (s.empty() || s.size() > 255) return false;
+  for (unsigned char c : s)
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
+
+void only_keys(const json& o, std::initializer_list<const char*> keys) {
+  const std::set<std::string> allowed(keys.begin(), keys.end());
+  for (const auto& [k, _] : o.items())
+    if (!allowed.count(k)) throw Error("unknown key '" + k.substr(0, 64) + "'");
+}
+
+const json& need(const json& o, const char* key) {
+  const auto it = o.find(key);
+  if (it == o.end()) throw Error(std::string("missing key '") + key + "'");
+  return *it;
+}
+
+long long integer(const json& o, const char* key, long long lo, long long hi) {
+  const json& v = need(o, key);
+  if (!v.is_number_integer() || v.get<long long>() < lo || v.get<long long>() > hi)
+    throw Error(std::string("'") + key + "' must be an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  return v.get<long long>();
+}
+
+double number(const json& o, const char* key, double lo, double hi) {
+  const json& v = need(o, key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < lo || v.get<double>() > hi) {
+    std::ostringstream m;
+    m << "'" << key << "' must be a number in [" << lo << ", " << hi << "]";
+    throw Error(m.str());
+  }
+  return v.get<double>();
+}
+
+bool boolean(const json& o, const char* key) {
+  const json& v = need(o, key);
+  if (!v.is_boolean()) throw Error(std::string("'") + key + "' must be true or false");
+  return v.get<bool>();
+}
+
+std::string text(const json& o, const char* key) {
+  const json& v = need(o, key);
+  if (!v.is_string() || v.get_ref<const std::string&>().size() > kMaxText)
+    throw Error(std::string("'") + key + "' must be a string of at most " + std::to_string(kMaxText) + " bytes");
+  return v.get<std::string>();
+}
+
+std::string name(const json& o, const char* key) {
+  std::string s = text(o, key);
+  if (!is_name(s)) throw Error(std::string("'") + key + "' must be a name of letters, digits, '.', '_' or '-'");
+  return s;
+}
+
+std::vector<std::string> names(const json& o, const char* key, std::size_t most) {
+  const json& v = need(o, key);
+  if (!v.is_array() || v.size() > most)
+    throw Error(std::string("'") + key + "' must be a list of at most " + std::to_string(most) + " names");
+  std::vector<std::string> out;
+  for (const json& e : v) {
+    if (!e.is_string() || !is_name(e.get<std::string>()))
+      throw Error(std::string("'") + key + "' holds something that is not a host or job name");
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+json growth_json(int n, const Growth& g) {
+  return json{{"n", n},           {"pays", g.pays},
+              {"saving_s", g.saving_s}, {"why", g.why},
+              {"pi", g.predicted_iteration}, {"pr", g.predicted_resize},
+              {"mi", g.measured_iteration},  {"left", g.iterations_left}};
+}
+
+std::pair<int, Growth> parse_growth(const json& e) {
+  if (!e.is_object()) throw Error("'growth' entries must be objects");
+  only_keys(e, {"n", "pays", "saving_s", "why", "pi", "pr", "mi", "left"});
+  Growth g;
+  const int n = static_cast<int>(integer(e, "n", -kMaxNodes, kMaxNodes));
+  if (n == 0) throw Error("'growth' entry n must not be 0");
+  g.pays = boolean(e, "pays");
+  g.saving_s = number(e, "saving_s", -1e12, 1e12);
+  g.why = text(e, "why");
+  g.predicted_iteration = number(e, "pi", -1, 1e12);
+  g.predicted_resize = number(e, "pr", -1, 1e12);
+  g.measured_iteration = number(e, "mi", -1, 1e12);
+  g.iterations_left = static_cast<int>(integer(e, "left", -1, 2000000000));
+  return {n, g};
+}
+
+json parse_object(std::string_view text) {
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) throw Error("not JSON");
+  if (!j.is_object()) throw Error("not a JSON object");
+  return j;
+}
+
+}  // namespace
+
+std::string encode_request(const Request& r) {
+  json j{{"v", kProtocolVersion}, {"kind", to_string(r.kind)}};
+  if (r.kind == Request::Kind::Arbitrate) {
+    j["job"] = r.job.id;
+    j["rank_hosts"] = r.job.rank_hosts;
+    j["per_node"] = r.job.per_node;
+    j["min_nodes"] = r.job.min_nodes;
+    j["max_nodes"] = r.job.max_nodes;
+    j["hold"] = r.hold;
+    j["bid_ttl_s"] = r.bid_ttl_s;
+    json g = json::array();
+    for (const auto& [n, e] : r.growth) g.push_back(growth_json(n, e));
+    j["growth"] = g;
+  } else if (r.kind == Request::Kind::Settle) {
+    j["job"] = r.job.id;
+    j["promises_too"] = r.promises_too;
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Request parse_request(std::string_view text) {
+  const json j = parse_object(text);
+  Request r;
+  if (integer(j, "v", 0, 1 << 30) != kProtocolVersion)
+    throw Error("protocol version " + need(j, "v").dump() + " is not " + std::to_string(kProtocolVersion));
+  const std::string kind = arbiter::name(j, "kind");
+  if (kind == "arbitrate") {
+    only_keys(j, {"v", "kind", "job", "rank_hosts", "per_node", "min_nodes", "max_nodes", "hold", "bid_ttl_s", "growth"});
+    r.kind = Request::Kind::Arbitrate;
+    r.job.id = arbiter::name(j, "job");
+    r.job.rank_hosts = names(j, "rank_hosts", kMaxHosts);
+    if (r.job.rank_hosts.empty()) throw Error("'rank_hosts' must name rank 0's host at least");
+    r.job.per_node = static_cast<int>(integer(j, "per_node", 1, 4096));
+    r.job.min_nodes = static_cast<int>(integer(j, "min_nodes", 1, kMaxNodes));
+    r.job.max_nodes = static_cast<int>(integer(j, "max_nodes", 0, kMaxNodes));
+    r.hold = boolean(j, "hold");
+    r.bid_ttl_s = number(j, "bid_ttl_s", 0, 86400);
+    const json& g = need(j, "growth");
+    if (!g.is_array() || g.size() > kMaxGrowth)
+      throw Error("'growth' must be a list of at most " + std::to_string(kMaxGrowth) + " entries");
+    for (const json& e : g) {
+      auto [n, v] = parse_growth(e);
+      if (!r.growth.emplace(n, v).second) throw Error("'growth' names n=" + std::to_string(n) + " twice");
+    }
+  } else if (kind == "settle") {
+    only_keys(j, {"v", "kind", "job", "promises_too"});
+    r.kind = Request::Kind::Settle;
+    r.job.id = arbiter::name(j, "job");
+    r.promises_too = boolean(j, "promises_too");
+  } else if (kind == "status") {
+    only_keys(j, {"v", "kind"});
+    r.kind = Request::Kind::Status;
+  } else {
+    throw Error("unknown request kind '" + kind + "'");
+  }
+  return r;
+}
+
+slurm::GrowthModel growth_model(const std::map<int, Growth>& table) {
+  return [table](int n) {
+    const auto it = table.find(n);
+    if (it != table.end()) return it->second;
+    Growth g;
+    g.why = "no prediction for " + std::to_string(n) + " node(s) in the request";
+    return g;
+  };
+}
+
+namespace {
+const char* plan_name(Plan::Kind k) {
+  switch (k) {
+    case Plan::Kind::None: return "none";
+    case Plan::Kind::GiveBack: return "give-back";
+    case Plan::Kind::UseHeld: return "use-held";
+    case Plan::Kind::Acquire: return "acquire";
+  }
+  return "?";
+}
+Plan::Kind plan_kind(const std::string& s) {
+  for (Plan::Kind k : {Plan::Kind::None, Plan::Kind::GiveBack, Plan::Kind::UseHeld, Plan::Kind::Acquire})
+    if (s == plan_name(k)) return k;
+  throw Error("reply: unknown plan '" + s.substr(0, 64) + "'");
+}
+}  // namespace
+
+std::string encode_reply(const Reply& r, Request::Kind kind) {
+  json j{{"ok", r.ok}};
+  if (!r.ok) {
+    j["error"] = r.error;
+  } else if (kind == Request::Kind::Arbitrate) {
+    const auto& a = r.arbitration;
+    j["plan"] = plan_name(a.plan.kind);
+    j["nodes"] = a.plan.nodes;
+    j["acquire"] = a.plan.acquire;
+    j["why"] = a.plan.why;
+    j["rule"] = a.rule;
+    j["for"] = a.for_job;
+    j["by_restart"] = a.by_restart;
+    j["pi"] = a.plan.predicted_iteration;
+    j["pr"] = a.plan.predicted_resize;
+    j["mi"] = a.plan.measured_iteration;
+    j["held"] = r.held;
+    j["idle"] = r.idle;
+  } else if (kind == Request::Kind::Status) {
+    j["status"] = json::parse(r.status_json, nullptr, false);
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Reply parse_reply(std::string_view text, Request::Kind kind) {
+  const json j = parse_object(text);
+  Reply r;
+  r.ok = boolean(j, "ok");
+  if (!r.ok) {
+    r.error = arbiter::text(j, "error");
+    return r;
+  }
+  try {
+    if (kind == Request::Kind::Arbitrate) {
+      auto& a = r.arbitration;
+      a.plan.kind = plan_kind(j.at("plan").get<std::string>());
+      a.plan.nodes = j.at("nodes").get<std::vector<std::string>>();
+      a.plan.acquire = j.at("acquire").get<int>();
+      a.plan.why = j.at("why").get<std::string>();
+      a.rule = j.at("rule").get<std::string>();
+      a.for_job = j.at("for").get<std::string>();
+      a.by_restart = j.at("by_restart").get<bool>();
+      a.plan.predicted_iteration = j.at("pi").get<double>();
+      a.plan.predicted_resize = j.at("pr").get<double>();
+      a.plan.measured_iteration = j.at("mi").get<double>();
+      r.held = j.at("held").get<std::vector<std::string>>();
+      r.idle = j.at("idle").get<std::vector<std::string>>();
+    } else if (kind == Request::Kind::Status) {
+      r.status_json = j.at("status").dump(2);
+    }
+  } catch (const json::exception& e) {
+    throw Error(std::string("the arbiter's reply is malformed: ") + e.what());
+  }
+  return r;
+}
+
+std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::string, std::uint32_t>& owners,
+                    std::uint32_t slurm_user) {
+  if (r.kind == Request::Kind::Status) return "";
+  if (uid == 0 || uid == slurm_user) return "";
+  const auto it = owners.find(r.job.id);
+  if (it == owners.end()) return "job " + r.job.id + " is not in Slurm's view";
+  if (it->second != uid)
+    return "uid " + std::to_string(uid) + " does not own job " + r.job.id + " (its owner is uid " +
+           std::to_string(it->second) + ")";
+  return "";
+}
+
+std::map<std::string, std::uint32_t> owners_of(const std::vector<slurm::Job>& jobs) {
+  std::map<std::string, std::uint32_t> out;
+  for (const slurm::Job& j : jobs) {
+    if (j.uid.empty()) continue;
+    bool digits = j.uid.size() <= 10;
+    for (unsigned char c : j.uid) digits = digits && std::isdigit(c);
+    if (!digits || std::stoull(j.uid) > 0xffffffffULL)
+      throw Error("squeue: job " + j.id + ": uid '" + j.uid.substr(0, 20) + "' is not a 32-bit number");
+    out[j.id] = static_cast<std::uint32_t>(std::stoull(j.uid));
+  }
+  return out;
+}
+
+HostPort parse_host_port(std::string_view text, bool port_zero_allowed) {
+  const std::string t(text);
+  HostPort h;
+  std::string port;
+  if (!t.empty() && t[0] == '[') {
+    const auto close = t.find(']');
+    if (close == std::string::npos) throw Error("the address '" + t + "' opens '[' without closing it");
+    h.host = t.substr(1, close - 1);
+    if (h.host.empty() || h.host.find(':') == std::string::npos)
+      throw Error("the address '" + t + "': brackets hold an IPv6 address");
+    if (close + 1 >= t.size() || t[close + 1] != ':') throw Error("the address '" + t + "' has no ':PORT'");
+    port = t.substr(close + 2);
+  } else {
+    const auto colon = t.rfind(':');
+    if (colon == std::string::npos) throw Error("the address '" + t + "' has no ':PORT'");
+    h.host = t.substr(0, colon);
+    if (h.host.find(':') != std::string::npos)
+      throw Error("the address '" + t + "': an IPv6 address goes in brackets, [ADDR]:PORT");
+    if (h.host.empty()) throw Error("the address '" + t + "' has no host ('*' for every address)");
+    if (h.host == "*") h.host.clear();
+    port = t.substr(colon + 1);
+  }
+  if (h.host.find_first_of(" \t/") != std::string::npos) throw Error("the address '" + t + "' has a bad host");
+  const unsigned lo = port_zero_allowed ? 0 : 1;
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoul(port) < lo || std::stoul(port) > 65535)
+    throw Error("the address '" + t + "': the port must be a number in [" + std::to_string(lo) + ", 65535]");
+  h.port = static_cast<std::uint16_t>(std::stoul(port));
+  return h;
+}
+
+ArbiterAddress parse_arbiter_address(std::string_view text) {
+  ArbiterAddress a;
+  constexpr std::string_view tcp = "tcp://";
+  if (text.substr(0, tcp.size()) == tcp) {
+    a.tcp = true;
+    a.where = parse_host_port(text.substr(tcp.size()), false);
+    if (a.where.host.empty()) throw Error("RESIZE_ARBITER '" + std::string(text) + "': '*' is not a host to connect to");
+    return a;
+  }
+  if (text.empty()) throw Error("the arbiter's address is empty");
+  a.path = std::string(text);
+  return a;
+}
+
+std::string to_string(const HostPort& h) {
+  const std::string host = h.host.empty() ? "*" : h.host.find(':') != std::string::npos ? "[" + h.host + "]" : h.host;
+  return host + ":" + std::to_string(h.port);
+}
+
+}  // namespace cluster::arbiter

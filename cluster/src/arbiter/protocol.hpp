@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter daemon's wire protocol, pure: frames, requests and replies, and their strict
+// validation. One request per connection:
+//   client -> daemon   frame( MUNGE credential whose payload is the request's JSON )
+//   daemon -> client   frame( the reply's JSON )
+// A frame is a 4-byte big-endian length and that many bytes (at most kMaxFrame). The
+// request travels inside the credential, so the body the daemon acts on is the one the
+// credential's uid signed: no separate hash to bind them.
+//
+// Requests (JSON objects; unknown keys, wrong types and out-of-range values are refused):
+//   {"v":1,"kind":"arbitrate","job":ID,"rank_hosts":[..],"per_node":P,"min_nodes":A,
+//    "max_nodes":B,"hold":false,"bid_ttl_s":T,"growth":[{"n":K,"pays":..,"saving_s":..,
+//    "why":..,"pi":..,"pr":..,"mi":..,"left":..},..]}
+//       the job's state and its growth model evaluated for K extra nodes (K < 0: K fewer);
+//       hold: the job may not acquire now (Slurm refused it lately): no claim
+//   {"v":1,"kind":"settle","job":ID,"promises_too":false}  an acquisition ended
+//   {"v":1,"kind":"status"}                                  the daemon's state
+// Replies: {"ok":true,...} or {"ok":false,"error":REASON}.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "malleable/cluster/slurm.hpp"
+#include "malleable/cluster/arbitration.hpp"
+
+namespace cluster::arbiter {
+
+inline constexpr std::size_t kMaxFrame = 64 * 1024;
+// A status reply's state at most this long (its envelope takes the rest of a frame): the
+// oldest recent decisions are left out to fit (ArbiterState::status_json).
+inline constexpr std::size_t kMaxStatus = kMaxFrame - 1024;
+inline constexpr int kProtocolVersion = 1;
+
+// 4-byte big-endian length + payload; throws Error when the payload exceeds `max`.
+std::string frame(std::string_view payload, std::size_t max = kMaxFrame);
+
+// The first frame in `buf` (bytes read so far). Incomplete: read more. Refused: the
+// length exceeds `max` (the connection is to be closed; `why` says so).
+struct FrameRead {
+  enum class Status { Incomplete, Complete, Refused } status = Status::Incomplete;
+  std::string payload;
+  std::size_t consumed = 0;
+  std::string why;
+};
+FrameRead read_frame(std::string_view buf, std::size_t max = kMaxFrame);
+
+struct Request {
+  enum class Kind { Arbitrate, Settle, Status } kind = Kind::Status;
+  slurm::JobState job;                 // Arbitrate: all of it; Settle: id
+  std::map<int, slurm::Growth> growth; // Arbitrate: the model at K extra nodes
+  bool hold = false;                   // Arbitrate: no acquisition now
+  double bid_ttl_s = 0;                // Arbitrate: the bid's wanted lifetime (0: the daemon's)
+  bool promises_too = false;           // Settle
+};
+std::string to_string(Request::Kind k);  // "arbitrate" "settle" "status"
+
+// The request's JSON (the client) and back (the daemon; throws Error with the reason:
+// "not JSON", "unknown key 'x'", "'per_node' must be an integer in [1, 4096]", ...).
+std::string encode_request(const Request& r);
+Request parse_request(std::string_view json);
+
+// The growth model as the daemon sees it: the table's entry, else "no prediction".
+slurm::GrowthModel growth_model(const std::map<int, slurm::Growth>& table);
+
+// Replies.
+struct Reply {
+  bool ok = false;
+  std::string error;                  // !ok
+  slurm::Arbitration arbitration;     // arbitrate: plan, rule, for_job, by_restart (not the ledger)
+  std::vector<std::string> held;      // arbitrate: the job's nodes in the daemon's view
+  std::vector<std::string> idle;      // arbitrate: the idle nodes in that view
+  std::string status_json;            // status: the daemon's state (ArbiterState::status_json)
+};
+std::string encode_reply(const Reply& r, Request::Kind kind);
+Reply parse_reply(std::string_view json, Request::Kind kind);  // throws Error
+
+// Who may ask about a job: its owner in Slurm's view, root, or SlurmUser. Empty: allowed;
+// else the reason of the refusal. Status is open to every authenticated user (squeue is).
+std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::string, std::uint32_t>& owners,
+                    std::uint32_t slurm_user);
+
+// Where the daemon listens and the jobs connect. A Unix socket's path, or TCP:
+//   daemon `listen = HOST:PORT`: "127.0.0.1:7070", "[::1]:7070", "node0:7070", "*:7070"
+//   (every address; IPv6 and IPv4), "[::]:7070"; port 0 lets the kernel choose (tests);
+//   client RESIZE_ARBITER="tcp://HOST:PORT" (port 1-65535), else a Unix socket's path.
+// Throws Error naming what is wrong (no port, a port out of range, an unclosed '[', ...).
+struct HostPort {
+  std::string host;  // without brackets; "" for "*" (every address)
+  std::uint16_t port = 0;
+};
+HostPort parse_host_port(std::string_view text, bool port_zero_allowed);
+struct ArbiterAddress {
+  bool tcp = false;
+  std::string path;  // !tcp: the Unix socket
+  HostPort where;    // tcp
+};
+ArbiterAddress parse_arbiter_address(std::string_view text);
+std::string to_string(const HostPort& h);  // "host:port", "[v6]:port", "*:port"
+
+// The owners of the view's jobs (squeue's uid= field, kSqueueFormat): job id -> numeric
+// uid. A job listed without its uid is left out, so a request about it is refused (not in
+// Slurm's view); throws Error for a uid beyond 32 bits.
+std::map<std::string, std::uint32_t> owners_of(const std::vector<slurm::Job>& jobs);
+
+}  // namespace cluster::arbiter

@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// malleable-arbiterd: one arbiter per cluster for the malleable jobs under Slurm
+// (docs/guide/arbiter.md). `--status SOCKET` asks a running one for its state.
+#include <pwd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "arbiter/client.hpp"
+#include "daemon/options.hpp"
+#include "daemon/server.hpp"
+
+namespace {
+volatile std::sig_atomic_t g_stop = 0;
+void on_signal(int) { g_stop = 1; }
+
+std::uint32_t uid_of(const std::string& user) {
+  if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos)
+    return static_cast<std::uint32_t>(std::stoul(user));
+  const passwd* p = ::getpwnam(user.c_str());
+  if (!p) throw cluster::Error("--slurm-user: no user named '" + user + "'");
+  return p->pw_uid;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace cluster::arbiter;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  DaemonOptions o;
+  try {
+    std::string text;
+    if (const std::string path = config_path(args); !path.empty()) {
+      std::ifstream f(path);
+      if (!f) throw cluster::Error("cannot read the configuration file " + path);
+      std::stringstream s;
+      s << f.rdbuf();
+      text = s.str();
+    }
+    o = parse_daemon_options(args, text);
+  } catch (const cluster::Error& e) {
+    std::cerr << "malleable-arbiterd: " << e.what() << "\n" << daemon_usage();
+    return 2;
+  }
+  if (o.help) {
+    std::cout << daemon_usage();
+    return 0;
+  }
+  try {
+    if (!o.status_socket.empty()) {
+      Request q;
+      q.kind = Request::Kind::Status;
+      const Reply r = ask(ClientOptions{o.status_socket, o.server.munge_socket, o.server.deadline_s}, q);
+      if (!r.ok) {
+        std::cerr << "malleable-arbiterd: " << r.error << "\n";
+        return 1;
+      }
+      std::cout << r.status_json << "\n";
+      return 0;
+    }
+    o.state.slurm_user = uid_of(o.slurm_user);
+    std::signal(SIGTERM, on_signal);
+    std::signal(SIGINT, on_signal);
+    std::signal(SIGPIPE, SIG_IGN);
+    // A Slurm command that hangs would hold every connection: each gets 20 s (coreutils'
+    // timeout), then the last view stays.
+    const cluster::slurm::Runner shell = cluster::slurm::shell_runner();
+    Server s(o.server, o.state, [shell](const std::string& cmd) { return shell("timeout 20 " + cmd); });
+    s.run(&g_stop);
+  } catch (const cluster::Error& e) {
+    if (!o.status_socket.empty()) std::cerr << "malleable-arbiterd --status: " << e.what() << "\n";
+    else log_line(std::string("stopping: ") + e.what());
+    return 1;
+  }
+  return 0;
+}

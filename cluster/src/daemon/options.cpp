@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// malleable-arbiterd's options, pure (options.hpp).
+#include "daemon/options.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace cluster::arbiter {
+
+namespace {
+double seconds(const std::string& key, const std::string& v, double lo, double hi) {
+  char* end = nullptr;
+  const double x = std::strtod(v.c_str(), &end);
+  if (v.empty() || *end || !std::isfinite(x) || x < lo || x > hi)
+    throw Error("--" + key + " must be a number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + v + "'");
+  return x;
+}
+void set(DaemonOptions& o, const std::string& key, const std::string& v) {
+  if (key == "socket") o.server.socket = v;
+  else if (key == "listen") {
+    (void)parse_host_port(v, true);  // checked here, bound by the shell
+    o.server.listen = v;
+  } else if (key == "state-dir") o.server.state_dir = v;
+  else if (key == "munge-socket") o.server.munge_socket = v;
+  else if (key == "interval") o.state.interval_s = seconds(key, v, 0.1, 3600);
+  else if (key == "qos-interval") o.state.qos_interval_s = seconds(key, v, 0, 86400);
+  else if (key == "slurm-user") o.slurm_user = v;
+  else if (key == "max-connections") o.server.max_connections = static_cast<std::size_t>(seconds(key, v, 1, 65536));
+  else if (key == "max-connections-per-uid")
+    o.server.max_connections_per_uid = static_cast<std::size_t>(seconds(key, v, 1, 65536));
+  else if (key == "socket-group") {
+    if (v.empty()) throw Error("--socket-group needs a group name or gid");
+    o.server.socket_group = v;
+  } else if (key == "deadline") o.server.deadline_s = seconds(key, v, 0.1, 600);
+  else if (key == "max-frame") o.server.max_frame = static_cast<std::size_t>(seconds(key, v, 1024, 16 << 20));
+  else if (key == "bid-window") o.state.arbiter.bid_window_s = seconds(key, v, 0, 3600);
+  else if (key == "recent") o.state.recent = static_cast<std::size_t>(seconds(key, v, 1, 100000));
+  else if (key == "expansion") {
+    if (v != "on" && v != "off") throw Error("--expansion must be on or off, got '" + v + "'");
+    o.state.arbiter.expansion = v == "on";
+  } else if (key == "config") o.config = v;
+  else if (key == "status") o.status_socket = v;
+  else throw Error("unknown option --" + key);
+}
+}  // namespace
+
+std::string config_path(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--config" && i + 1 < args.size()) return args[i + 1];
+    if (args[i].rfind("--config=", 0) == 0) return args[i].substr(9);
+  }
+  return "";
+}
+
+DaemonOptions parse_daemon_options(const std::vector<std::string>& args, const std::string& config_text) {
+  DaemonOptions o;
+  o.server.socket = "/run/malleable-arbiter/socket";
+  o.server.state_dir = "/var/lib/malleable-arbiter";
+  std::istringstream in(config_text);
+  int no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++no;
+    const std::string t = slurm::trim(line.substr(0, line.find('#')));
+    if (t.empty()) continue;
+    const auto eq = t.find('=');
+    if (eq == std::string::npos) throw Error("configuration line " + std::to_string(no) + ": expected 'key = value'");
+    const std::string key = slurm::trim(t.substr(0, eq));
+    if (key == "config" || key == "status") throw Error("configuration line " + std::to_string(no) + ": '" + key + "' is an option of the command line only");
+    try {
+      set(o, key, slurm::trim(t.substr(eq + 1)));
+    } catch (const Error& e) {
+      throw Error("configuration line " + std::to_string(no) + ": " + e.what());
+    }
+  }
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.help = true;
+      continue;
+    }
+    if (a.rfind("--", 0) != 0) throw Error("unexpected argument '" + a + "'");
+    const auto eq = a.find('=');
+    if (eq != std::string::npos) {
+      set(o, a.substr(2, eq - 2), a.substr(eq + 1));
+    } else {
+      if (i + 1 >= args.size()) throw Error(a + " needs a value");
+      set(o, a.substr(2), args[++i]);
+    }
+  }
+  return o;
+}
+
+std::string daemon_usage() {
+  return "usage: malleable-arbiterd [--config FILE] [--socket PATH] [--listen HOST:PORT]\n"
+         "                          [--state-dir DIR] [--interval S] [--qos-interval S]\n"
+         "                          [--munge-socket PATH] [--slurm-user NAME|UID] [--max-connections N]\n"
+         "                          [--max-connections-per-uid N] [--socket-group GROUP]\n"
+         "                          [--deadline S] [--max-frame BYTES] [--bid-window S] [--recent N]\n"
+         "                          [--expansion on|off]\n"
+         "       malleable-arbiterd --status SOCKET [--munge-socket PATH]\n"
+         "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
+         "--max-connections-per-uid N: open connections per local uid (per address over TCP); default 8.\n"
+         "--qos-interval S: sacctmgr's QOS table asked at most once per S seconds (default 60;\n"
+         "  0: never, no QOS limit applied).\n"
+         "--socket-group GROUP: the socket 0660 with this group; without it 0666 (MUNGE\n"
+         "  authenticates every request either way).\n";
+}
+
+}  // namespace cluster::arbiter

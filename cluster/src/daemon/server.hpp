@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter daemon's shell: the Unix socket and an optional TCP listener (the same
+// frames, MUNGE checks, deadlines and cap), one poll() loop over non-blocking connections
+// (each with a deadline; at most max_connections at once; frames at most max_frame),
+// MUNGE, Slurm's commands through a Runner, the journal on disk. A slow or silent client
+// holds only its own connection until its deadline; nothing it does blocks another's
+// request. Slurm is asked on a thread of its own: while a view is being taken, requests
+// are answered from the last one (only before the first view do they wait for it, up to
+// their deadline).
+#pragma once
+
+#include <csignal>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/conn_cap.hpp"
+#include "daemon/state.hpp"
+
+namespace cluster::arbiter {
+
+struct ServerOptions {
+  std::string socket;        // the Unix socket the jobs connect to (mode 0666: MUNGE authenticates)
+  std::string listen;        // HOST:PORT of a TCP listener (empty: none; parse_host_port)
+  std::string state_dir;     // DIR/journal (0600), written whole, fsynced and renamed
+  std::string munge_socket;  // munged's socket (empty: libmunge's default)
+  std::size_t max_connections = 256;
+  // At most this many open at once per client: a Unix-socket client's uid (SO_PEERCRED at
+  // accept), a TCP client's peer address. Root and SlurmUser are capped too.
+  std::size_t max_connections_per_uid = 8;
+  std::string socket_group;  // the Unix socket 0660 with this group (empty: 0666)
+  double deadline_s = 5;     // a connection's whole life: request in, reply out
+  std::size_t max_frame = kMaxFrame;
+};
+
+class Server {
+ public:
+  Server(ServerOptions o, StateOptions s, slurm::Runner run);  // loads DIR/journal; throws Error
+  ~Server();
+  // Serves until *stop is set (SIGTERM, SIGINT).
+  void run(const volatile std::sig_atomic_t* stop);
+  std::size_t slurm_queries() const { return queries_; }
+
+ private:
+  struct Conn;
+  struct Refresh;  // a view being taken on its thread
+  ServerOptions opt_;
+  ArbiterState state_;
+  slurm::Runner run_;
+  std::vector<int> listen_fds_;
+  std::size_t queries_ = 0;
+  std::shared_ptr<Refresh> refresh_;  // in flight, else null
+  std::thread refresh_thread_;
+  double interval_s_ = 2;
+  double last_attempt_ = -1e300;
+  ConnCap per_client_{8};         // set from opt_ in the constructor
+  std::size_t turned_away_ = 0;   // over max_connections
+  void accept_from(std::size_t listener, std::vector<Conn>& conns, double now);
+  std::string journal_path() const { return opt_.state_dir + "/journal"; }
+  void save_journal();
+  void start_refresh(double now);  // at most one in flight, one attempt per interval
+  void finish_refresh();           // its pipe is readable: the new view (or the last stays)
+  // A frame's payload: a refusal's reply, or the request and its uid to decide.
+  bool authenticate(const std::string& payload, Request& q, std::uint32_t& uid, std::string& refused);
+  std::string decide(const Request& q, std::uint32_t uid);
+};
+
+void log_line(const std::string& line);  // stderr with a time stamp (the journal of systemd)
+
+}  // namespace cluster::arbiter

@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter daemon's state and request handling, pure (state.hpp).
+#include "daemon/state.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace cluster::arbiter {
+
+using json = nlohmann::json;
+
+namespace {
+// A ledger entry in the journal and the status, times at full precision (the shared
+// directory's text keeps 15 digits: a restart must give back the same entry).
+json entry_json(const slurm::LedgerEntry& e) {
+  return {{"kind", slurm::to_string(e.kind)}, {"job", e.job},     {"for", e.for_job},   {"nodes", e.nodes},
+          {"count", e.count},                 {"score", e.score}, {"since", e.since},   {"expires", e.expires}};
+}
+slurm::LedgerEntry entry_from_json(const json& j) {
+  slurm::LedgerEntry e;
+  try {
+    const std::string kind = j.at("kind").get<std::string>();
+    bool known = false;
+    for (auto k : {slurm::LedgerEntry::Kind::Bid, slurm::LedgerEntry::Kind::Claim, slurm::LedgerEntry::Kind::Offer,
+                   slurm::LedgerEntry::Kind::Promise})
+      if (kind == slurm::to_string(k)) e.kind = k, known = true;
+    if (!known) throw Error("the journal's ledger holds an entry of unknown kind '" + kind + "'");
+    e.job = j.at("job").get<std::string>();
+    e.for_job = j.at("for").get<std::string>();
+    e.nodes = j.at("nodes").get<std::vector<std::string>>();
+    e.count = j.at("count").get<int>();
+    e.score = j.at("score").get<double>();
+    e.since = j.at("since").get<double>();
+    e.expires = j.at("expires").get<double>();
+  } catch (const json::exception& x) {
+    throw Error(std::string("the journal's ledger holds a malformed entry: ") + x.what());
+  }
+  return e;
+}
+}  // namespace
+
+ArbiterState::ArbiterState(StateOptions o) : opt_(std::move(o)) {}
+
+bool ArbiterState::view_stale(double now) const {
+  return !have_view_ || slurm::view_stale(view_.taken_at, now, opt_.interval_s);
+}
+
+void ArbiterState::set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners) {
+  v.qos = std::move(view_.qos);  // asked less often than the view (set_qos)
+  view_ = std::move(v);
+  owners_ = std::move(owners);
+  have_view_ = true;
+}
+
+bool ArbiterState::qos_due(double now) const {
+  return opt_.qos_interval_s > 0 && (!qos_asked_ || now - qos_asked_at_ >= opt_.qos_interval_s || now < qos_asked_at_);
+}
+
+std::string ArbiterState::set_qos(const slurm::Command& answer, double asked_at) {
+  const bool first = !qos_asked_, failed_before = !qos_error_.empty();
+  qos_asked_ = true;
+  qos_asked_at_ = asked_at;
+  std::string why;
+  std::map<std::string, slurm::QosLimits> table;
+  if (answer.status != 0) {
+    std::string said = slurm::trim(answer.out).substr(0, 300);
+    std::replace(said.begin(), said.end(), '\n', ' ');  // one log line (sacctmgr prints several)
+    why = "sacctmgr failed (status " + std::to_string(answer.status) + "): " + said;
+  } else {
+    try {
+      table = slurm::parse_qos(answer.out);
+    } catch (const Error& e) {
+      why = std::string("sacctmgr's answer cannot be read: ") + e.what();
+    }
+  }
+  if (!why.empty()) {
+    qos_error_ = why;
+    if (failed_before) return "";
+    const bool kept = qos_known_at_ > 0;
+    return "QOS limits " + std::string(kept ? "not read again" : "unknown") + ": " + why + "; " +
+           (kept ? "the table read before stays applied" : "no QOS limit is applied") + "; asked again every " +
+           std::to_string(static_cast<long>(opt_.qos_interval_s)) + " s, logged again when it answers";
+  }
+  qos_error_.clear();
+  qos_known_at_ = asked_at;
+  const bool changed = table != view_.qos;
+  view_.qos = std::move(table);
+  if (!first && !failed_before && !changed) return "";
+  std::string names;
+  for (const auto& [name, q] : view_.qos)
+    if (q.per_job || q.per_user || q.group) names += (names.empty() ? "" : ", ") + name;
+  return std::string(failed_before ? "sacctmgr answers again: " : "") + "QOS limits: " +
+         std::to_string(view_.qos.size()) + " QOS, node limits in " + (names.empty() ? std::string("none") : names);
+}
+
+void ArbiterState::remember(std::string line) {
+  recent_.push_back(std::move(line));
+  while (recent_.size() > opt_.recent) recent_.pop_front();
+}
+
+void ArbiterState::note_refusal(std::uint32_t uid, const std::string& why, double now) {
+  remember(json{{"t", now}, {"uid", uid}, {"refused", why}}.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+Reply ArbiterState::arbitrate_for(const Request& r, double now) {
+  Reply out;
+  slurm::Snapshot s;
+  try {
+    s = slurm::snapshot_of(view_, r.job.id);
+  } catch (const Error& e) {
+    out.error = std::string("not in the arbiter's view yet, ask again later: ") + e.what();
+    return out;
+  }
+  slurm::ArbiterOptions a = opt_.arbiter;
+  a.bid_ttl_s = std::min(std::max(a.bid_ttl_s, r.bid_ttl_s), opt_.max_bid_ttl_s);
+  a.offer_ttl_s = std::max(a.offer_ttl_s, a.bid_ttl_s);
+  slurm::Arbitration res = slurm::arbitrate(view_, ledger_, r.job, growth_model(r.growth), now, a);
+  // While Slurm's last refusal holds for the job, it neither bids nor claims.
+  if (r.hold && res.plan.kind == slurm::Plan::Kind::Acquire) {
+    res.ledger = slurm::settle(res.ledger, r.job.id);
+    res.plan = slurm::Plan{};
+    res.rule = "backoff";
+    res.plan.why = "the job does not ask Slurm for nodes now (its last request was refused)";
+  }
+  ledger_ = res.ledger;
+  res.ledger = {};
+  remember(slurm::decision_json(res, r.job.id, now));
+  out.ok = true;
+  out.arbitration = std::move(res);
+  out.held = s.mine.node_list;
+  out.idle = view_.idle;
+  return out;
+}
+
+Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool& changed) {
+  changed = false;
+  Reply out;
+  if (const std::string no = refusal(r, uid, owners_, opt_.slurm_user); !no.empty()) {
+    out.error = "refused: " + no;
+    note_refusal(uid, to_string(r.kind) + " " + r.job.id + ": " + no, now);
+    // Kept with the decisions, but no journal write of its own: the ledger did not change,
+    // and a write (fsync) per refusal let one user's flood of requests about others' jobs
+    // hold the daemon ~14 ms each (the log has every refusal; the journal gets it with the
+    // next change or the stop).
+    return out;
+  }
+  switch (r.kind) {
+    case Request::Kind::Status:
+      out.ok = true;
+      out.status_json = status_json(now);
+      return out;
+    case Request::Kind::Settle:
+      ledger_ = slurm::settle(ledger_, r.job.id, r.promises_too);
+      remember(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
+                   .dump());
+      changed = true;
+      out.ok = true;
+      return out;
+    case Request::Kind::Arbitrate:
+      out = arbitrate_for(r, now);
+      changed = out.ok;
+      return out;
+  }
+  return out;
+}
+
+std::string ArbiterState::journal() const {
+  json j{{"version", 1}, {"ledger", json::array()}, {"recent", json::array()}};
+  for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
+  for (const auto& l : recent_) j["recent"].push_back(l);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+void ArbiterState::restore(const std::string& text) {
+  const json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) throw Error("the journal is not a JSON object");
+  if (!j.contains("version") || j["version"] != 1) throw Error("the journal's version is not 1");
+  if (!j.contains("ledger") || !j["ledger"].is_array()) throw Error("the journal has no ledger");
+  if (!j.contains("recent") || !j["recent"].is_array()) throw Error("the journal has no list of recent decisions");
+  slurm::Ledger l;
+  for (const auto& e : j["ledger"]) l.entries.push_back(entry_from_json(e));
+  std::deque<std::string> recent;
+  for (const auto& e : j["recent"]) {
+    if (!e.is_string()) throw Error("the journal's recent decisions hold a non-string");
+    recent.push_back(e.get<std::string>());
+  }
+  ledger_ = std::move(l);
+  recent_ = std::move(recent);
+  while (recent_.size() > opt_.recent) recent_.pop_front();
+}
+
+std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
+  json j;
+  j["now"] = now;
+  j["view_taken_at"] = have_view_ ? json(view_.taken_at) : json(nullptr);
+  j["interval_s"] = opt_.interval_s;
+  j["connections_refused_per_client_cap"] = turned_away_client_;
+  j["connections_refused_total_cap"] = turned_away_total_;
+  // The QOS table applied to growth (sacctmgr), when it was asked and read, and why not.
+  json qos{{"every_s", opt_.qos_interval_s},
+           {"asked_at", qos_asked_ ? json(qos_asked_at_) : json(nullptr)},
+           {"read_at", qos_known_at_ > 0 ? json(qos_known_at_) : json(nullptr)},
+           {"error", qos_error_.empty() ? json(nullptr) : json(qos_error_)},
+           {"applied", !view_.qos.empty()}};
+  if (opt_.qos_interval_s <= 0) qos["error"] = "not asked (--qos-interval 0): no QOS limit applied";
+  else if (qos_asked_ && qos_known_at_ <= 0) qos["error"] = qos_error_ + "; no QOS limit applied";
+  j["qos"] = qos;
+  json head = j;
+  j["idle"] = view_.idle;
+  const auto limit = [](const std::optional<std::int64_t>& n) { return n ? json(*n) : json(nullptr); };
+  j["qos"]["limits"] = json::object();
+  for (const auto& [name, q] : view_.qos)
+    j["qos"]["limits"][name] = {{"MaxTRESPerJob", limit(q.per_job)}, {"MaxTRESPerUser", limit(q.per_user)},
+                                {"GrpTRES", limit(q.group)}};
+  j["jobs"] = json::array();
+  for (const auto& job : view_.jobs) {
+    const auto o = owners_.find(job.id);
+    j["jobs"].push_back({{"id", job.id}, {"state", job.state}, {"nodes", job.node_list}, {"count", job.nodes},
+                         {"name", job.name}, {"reason", job.reason}, {"qos", job.qos},
+                         {"uid", o == owners_.end() ? json(nullptr) : json(o->second)}});
+  }
+  j["ledger"] = json::array();
+  for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
+  std::vector<json> recent;
+  for (const auto& l : recent_) {
+    json d = json::parse(l, nullptr, false);
+    recent.push_back(d.is_discarded() ? json(l) : d);
+  }
+  const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
+  // The newest `keep` decisions: the most that fit (binary search; the size grows with keep).
+  const auto with = [&](std::size_t keep) {
+    json k = j;
+    k["recent"] = json::array();
+    for (std::size_t i = recent.size() - keep; i < recent.size(); ++i) k["recent"].push_back(recent[i]);
+    if (keep < recent.size()) k["recent_left_out"] = recent.size() - keep;
+    return dump(k);
+  };
+  std::string out = with(recent.size());
+  if (out.size() <= max_bytes) return out;
+  std::size_t lo = 0, hi = recent.size();  // with(lo) may fit, with(hi) does not
+  if (with(0).size() > max_bytes) {
+    head["error"] = "the state (" + std::to_string(out.size()) + " bytes) does not fit a reply of " +
+                    std::to_string(max_bytes) + " bytes even without its recent decisions";
+    return dump(head);
+  }
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (with(mid).size() <= max_bytes ? lo : hi) = mid;
+  }
+  return with(lo);
+}
+
+}  // namespace cluster::arbiter

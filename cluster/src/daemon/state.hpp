@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The arbiter daemon's state, pure: the cluster view it took, who owns which job, the
+// ledger, the recent decisions; a request handled against them (arbitrate() of
+// slurm_arbiter.hpp, the same rules as the per-job shared directory), and the journal that
+// carries the ledger and the decisions across a restart (the shell writes it to a temp
+// file, fsyncs and renames it before it replies, so that a reply the client saw is never
+// lost to a kill -9, and a claim is never written twice: the ledger holds one entry per
+// job and kind, replaced, not appended).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+
+#include "arbiter/protocol.hpp"
+
+namespace cluster::arbiter {
+
+struct StateOptions {
+  slurm::ArbiterOptions arbiter;  // the rules' windows and lifetimes (a request may lengthen a bid's, up to max_bid_ttl_s)
+  double interval_s = 2;          // the view is taken again when older than this
+  double max_bid_ttl_s = 3600;
+  std::uint32_t slurm_user = 0;   // SlurmUser's uid: may ask about any job, as root may
+  std::size_t recent = 200;       // decisions kept for status and the journal
+  // sacctmgr's QOS table (kQosCommand, slurmdbd) is asked with a view when the last ask is
+  // at least this old (and with the first view): at most once per max(qos_interval_s,
+  // interval_s). 0: never asked (no QOS limit applied).
+  double qos_interval_s = 60;
+};
+
+class ArbiterState {
+ public:
+  explicit ArbiterState(StateOptions o);
+  bool view_stale(double now) const;
+  double view_taken_at() const { return view_.taken_at; }
+  bool has_view() const { return have_view_; }
+  void set_view(slurm::ClusterView v, std::map<std::string, std::uint32_t> owners);  // keeps the QOS table
+  // Is sacctmgr to be asked with a view taken at `now` (StateOptions::qos_interval_s)?
+  bool qos_due(double now) const;
+  // sacctmgr's answer to kQosCommand, asked at `asked_at`: the view's QOS table, or, when
+  // it failed or cannot be read, the last table read stays (none: no limit known, growth
+  // not held back by a QOS). Returns a line for the log when that changes (the first
+  // answer, the first failure, answered again), else empty: a cluster without slurmdbd
+  // logs one line, not one per ask.
+  std::string set_qos(const slurm::Command& answer, double asked_at);
+  // A request of `uid` (authenticated by the shell). `changed`: the ledger or the recent
+  // decisions changed (the journal is to be written before the reply goes out); not for a
+  // refusal (kept with the decisions, written with the next change).
+  Reply handle(const Request& r, std::uint32_t uid, double now, bool& changed);
+  // A refusal the shell decided (a bad frame, a bad credential): kept with the decisions.
+  void note_refusal(std::uint32_t uid, const std::string& why, double now);
+  // Connections the shell closed at accept since the daemon started (not journalled):
+  // over --max-connections-per-uid (per uid, or per address for TCP) and over
+  // --max-connections. Shown by status.
+  void set_turned_away(std::size_t over_client_cap, std::size_t over_total_cap) {
+    turned_away_client_ = over_client_cap;
+    turned_away_total_ = over_total_cap;
+  }
+  std::string journal() const;
+  void restore(const std::string& journal_text);  // throws Error naming what is malformed
+  // At most max_bytes: the oldest recent decisions are left out to fit ("recent_left_out":
+  // how many); a state too large even without them says so instead ("error").
+  std::string status_json(double now, std::size_t max_bytes = kMaxStatus) const;
+  const slurm::Ledger& ledger() const { return ledger_; }
+  const std::deque<std::string>& recent() const { return recent_; }
+
+ private:
+  StateOptions opt_;
+  slurm::ClusterView view_;
+  bool have_view_ = false;
+  std::map<std::string, std::uint32_t> owners_;
+  slurm::Ledger ledger_;
+  std::deque<std::string> recent_;  // one JSON object a line, oldest first
+  std::size_t turned_away_client_ = 0, turned_away_total_ = 0;
+  double qos_asked_at_ = 0, qos_known_at_ = 0;  // 0: never
+  bool qos_asked_ = false;
+  std::string qos_error_;  // the last ask's failure (empty: it answered)
+  void remember(std::string line);
+  Reply arbitrate_for(const Request& r, double now);
+};
+
+}  // namespace cluster::arbiter

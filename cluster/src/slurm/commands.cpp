@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Slurm's commands for one job (Client): reading the job, the idle nodes and the waiting
+// jobs, giving nodes back, and acquiring nodes by Slurm 22.05's job expansion. Every
+// command is checked; its output is parsed by the pure readers (parse.cpp, order.cpp).
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <thread>
+
+#include "malleable/cluster/slurm.hpp"
+
+namespace cluster::slurm {
+
+namespace {
+bool all_digits(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+}  // namespace
+
+Client::Client(Runner run, std::string job_id) : run_(std::move(run)), job_(std::move(job_id)) {
+  if (job_.empty()) throw Error("slurm policy: not inside a Slurm job ($SLURM_JOB_ID is unset)");
+  if (!all_digits(job_)) throw Error("slurm policy: job id '" + job_ + "' is not a number");
+}
+
+Command Client::run_checked(const std::string& cmd, const std::string& what) {
+  Command c = run_(cmd);
+  // Slurm answers some updates with "try again in a bit" while it records the job.
+  for (int k = 0; k < 10 && c.status != 0 && c.out.find("try again") != std::string::npos; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    c = run_(cmd);
+  }
+  if (c.status != 0)
+    throw Error(what + " failed (`" + cmd + "` exited " + std::to_string(c.status) + ": " + trim(c.out) + ")");
+  return c;
+}
+
+std::vector<std::string> Client::held() {
+  return parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out).node_list;
+}
+
+Snapshot Client::snapshot() {
+  Snapshot s;
+  s.mine = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
+  const std::string sinfo = run_checked(kIdleCommand, "reading idle nodes").out;
+  s.idle = idle_nodes(sinfo);
+  s.partitions = parse_partitions(sinfo);
+  // with name, reason and comment: a waiting malleable job's comment names its minimum
+  // (parse_squeue), which is what it waits for; Slurm's own %D estimate may be its
+  // maximum. Priority, submit time, partition and the backfill plan: Slurm's order.
+  std::vector<Job> waiting = parse_squeue(
+      run_checked(std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'", "reading waiting jobs").out);
+  sort_slurm_order(waiting);
+  for (Job& j : waiting)
+    if (j.id != job_ && competes(s.partitions, s.mine, j.partition)) s.pending.push_back(std::move(j));
+  return s;
+}
+
+void Client::release(const std::vector<std::string>& keep) {
+  if (keep.empty()) throw Error("slurm: refusing to release every node of the job");
+  run_checked("scontrol update JobId=" + job_ + " NodeList=" + compress_hostlist(keep), "giving nodes back");
+  auto now = held();
+  std::sort(now.begin(), now.end());
+  auto want = keep;
+  std::sort(want.begin(), want.end());
+  if (now != want)
+    throw Error("giving nodes back: Slurm still lists " + compress_hostlist(now) + " for job " + job_ +
+                ", expected " + compress_hostlist(keep));
+}
+
+std::vector<std::string> Client::acquire(int nodes) { return acquire_with(nodes, ""); }
+
+std::vector<std::string> Client::acquire(const std::vector<std::string>& nodes) {
+  if (nodes.empty()) throw Error("slurm: asking for no node");
+  return acquire_with(static_cast<int>(nodes.size()), " -w " + compress_hostlist(nodes));
+}
+
+std::vector<std::string> Client::acquire_with(int nodes, const std::string& which) {
+  const Job me = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
+  const auto& before = me.node_list;
+  // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
+  // in the job's partition and QOS (salloc's defaults are the default ones; another QOS is
+  // refused, "Job dependency problem", seen with slurmdbd on the emulated cluster).
+  const auto opt = [](const char* flag, const std::string& v) {
+    return v.empty() || v.find_first_of(" '\"$`;|&") != std::string::npos ? std::string() : flag + v;
+  };
+  const std::string part = opt(" -p ", me.partition) + opt(" --qos=", me.qos);
+  const Command got = run_checked("salloc -N " + std::to_string(nodes) + which +
+                                      " --no-shell --immediate=10 -J malleable-expand" + " --dependency=expand:" + job_ +
+                                      part,
+                                  "asking Slurm for " + std::to_string(nodes) + " node(s)");
+  const auto at = got.out.find("Granted job allocation ");
+  if (at == std::string::npos) throw Error("asking Slurm for nodes: no allocation in '" + trim(got.out) + "'");
+  std::string other;
+  for (std::size_t k = at + 23; k < got.out.size() && std::isdigit(static_cast<unsigned char>(got.out[k])); ++k)
+    other += got.out[k];
+  const auto gained = [&] {
+    std::vector<std::string> added;
+    for (const auto& h : held())
+      if (std::find(before.begin(), before.end(), h) == before.end()) added.push_back(h);
+    return added;
+  };
+  try {
+    run_checked("scontrol update JobId=" + other + " NumNodes=0", "handing the new allocation over");
+  } catch (const Error&) {
+    run_("scancel " + other);
+    throw;
+  }
+  // Without an accounting database Slurm 22.05 answers this update with "the DB index is
+  // being set, try again" for as long as the job runs, yet performs it: what counts is
+  // whether the job holds the nodes afterwards.
+  const Command merge = run_("scontrol update JobId=" + job_ + " NumNodes=ALL");
+  std::vector<std::string> added = gained();
+  for (int k = 0; k < 10 && static_cast<int>(added.size()) < nodes; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    added = gained();
+  }
+  if (static_cast<int>(added.size()) != nodes) {
+    run_("scancel " + other);
+    throw Error("merging " + std::to_string(nodes) + " new node(s) into job " + job_ + " failed: the job gained " +
+                std::to_string(added.size()) + " (`scontrol update JobId=" + job_ + " NumNodes=ALL` said: " +
+                trim(merge.out) + ")");
+  }
+  return added;
+}
+
+}  // namespace cluster::slurm

@@ -1,0 +1,841 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""malleable-arbiterd live, without a cluster: its own munged in a scratch directory, a
+fake Slurm on PATH (squeue, sinfo and sacctmgr print recorded output and count their calls), two
+uids. Checks, each against the running daemon:
+  - uid B's requests about uid A's job (bid, claim, promise, release) are each refused and
+    logged with the uid and the reason, and leave the ledger without an entry of A's job;
+  - A's own requests are arbitrated (a bid, then a claim of idle nodes);
+  - a replayed credential and an expired one are refused;
+  - the fuzz: 10,000 generated bad frames (ARBITER_BAD_FRAMES; seeded; 13 kinds: oversized,
+    truncated, random bytes, changed or cut credentials, malformed bodies and uid B's
+    requests about A's job in fresh credentials, ...) are each refused or closed as their
+    kind allows, none stuck past 15 s, while a silent and a slow client stay connected and
+    another client's good requests are answered; the daemon stays up;
+  - a silent client and one that sends half a frame do not block another's request;
+  - the connection cap turns connections away instead of queueing them for ever;
+  - kill -9 and a restart keep the ledger: the claim once, not lost, not doubled;
+  - QOS limits (a fake sacctmgr: job 7's QOS small has MaxTRESPerJob node=3): job 7's
+    growth is capped at 1 of the 2 idle nodes, the reason in the reply, the status's
+    recent decisions and the log;
+  - Slurm was asked once per view (interval 3600 s): three commands per daemon start (one
+    squeue, whose uid= field gives the owners, sinfo, sacctmgr);
+  - over TCP on 127.0.0.1 (the daemon's `--listen 127.0.0.1:0`, loopback only): the same
+    answers, refusals, bad frames, silent clients, and the library's client (tcp://);
+  - a slow Slurm (the fake squeue blocks until the test lets it go) does not hold the
+    daemon: requests are answered from the last view while the new one is being taken;
+  - sacctmgr failing (no slurmdbd) at --qos-interval 1 over several views: the daemon still
+    arbitrates, logs the failure once, and its status says no QOS limit is applied;
+  - more recent decisions than a reply's frame holds: a status is still answered (the
+    oldest left out), the daemon stays up;
+  - --max-connections-per-uid 3: root's 4th and 5th silent connection on the Unix socket
+    are closed at accept, logged once (per uid and minute), counted in status, while uid
+    B's request and a TCP client's (capped per address) still go through;
+  - --socket-group: the socket 0660 with that group; a group that does not exist stops
+    the start with a clear error and exit code 1, no socket left behind.
+Usage: arbiter_daemon_test.py BUILD_DIR   (exit 77: skipped, e.g. not root, no munged)"""
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+UID_A, UID_B, SLURM_UID = 1000, 1001, 64030
+# Bad frames the fuzz sends to the live daemon over the Unix socket (a tenth of it again
+# over TCP).
+BAD_FRAMES = int(os.environ.get("ARBITER_BAD_FRAMES", "10000"))
+
+
+def skip(why):
+    print("SKIP: " + why)
+    sys.exit(77)
+
+
+def frame(payload):
+    return struct.pack(">I", len(payload)) + payload
+
+
+def recv_reply(s, limit=10):
+    s.settimeout(limit)
+    data = b""
+    while True:
+        if len(data) >= 4:
+            n = struct.unpack(">I", data[:4])[0]
+            if len(data) >= 4 + n:
+                return json.loads(data[4:4 + n])
+        try:
+            chunk = s.recv(65536)
+        except ConnectionResetError:
+            chunk = b""
+        if not chunk:
+            return None
+        data += chunk
+
+
+class Rig:
+    def __init__(self, build):
+        self.daemon_bin = os.path.join(build, "cluster", "malleable-arbiterd")
+        if not os.path.exists(self.daemon_bin):
+            skip("no malleable-arbiterd (built without libmunge)")
+        if os.geteuid() != 0:
+            skip("needs root: munged as another user, credentials of two uids (setpriv)")
+        for tool in ("munged", "munge", "setpriv"):
+            if not shutil.which(tool) and not os.path.exists("/usr/sbin/" + tool):
+                skip(tool + " is missing")
+        self.dir = tempfile.mkdtemp(prefix="arbiterd-")
+        os.chmod(self.dir, 0o755)
+        self.munge_sock = os.path.join(self.dir, "munge.sock")
+        key = os.path.join(self.dir, "munge.key")
+        with open(key, "wb") as f:
+            f.write(os.urandom(1024))
+        os.chmod(key, 0o600)
+        munged = shutil.which("munged") or "/usr/sbin/munged"
+        subprocess.run([munged, "--force", "--socket=" + self.munge_sock, "--key-file=" + key,
+                        "--pid-file=" + os.path.join(self.dir, "munged.pid"),
+                        "--seed-file=" + os.path.join(self.dir, "munged.seed"),
+                        "--log-file=" + os.path.join(self.dir, "munged.log")], check=True)
+        self.fake = os.path.join(self.dir, "bin")
+        os.mkdir(self.fake)
+        # squeue blocks while $FAKE/slow exists (the daemon's `timeout 20` ends it at worst)
+        slow = 'while [ -e "$FAKE/slow" ]; do touch "$FAKE/blocked"; sleep 0.1; done\n'
+        # sacctmgr answers $FAKE/qos; without it, as with no slurmdbd (status 1)
+        no_dbd = 'echo "sacctmgr: error: Problem talking to the database: Connection refused"; exit 1'
+        for name, body in (("squeue", slow + 'cat "$FAKE/jobs"'),
+                           ("sinfo", 'cat "$FAKE/idle"'),
+                           ("sacctmgr", '[ -e "$FAKE/qos" ] || { %s; }\ncat "$FAKE/qos"' % no_dbd)):
+            path = os.path.join(self.fake, name)
+            with open(path, "w") as f:
+                f.write('#!/bin/sh\necho "%s $*" >> "$FAKE/calls"\n%s\n' % (name, body))
+            os.chmod(path, 0o755)
+        self.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
+                   squeue_line("8", 1, "node3", "jacobi", "normal", UID_B))
+        self.write("qos", "normal|||\nsmall|node=3||\n")  # job 7 holds 2: 1 more
+        self.write("idle", "idle node[5-6]\n")
+        self.write("calls", "")
+        self.sock = os.path.join(self.dir, "arbiter.sock")
+        self.state = os.path.join(self.dir, "state")
+        self.log = os.path.join(self.dir, "arbiterd.log")
+        self.proc = None
+        self.tcp = None       # (host, port) the daemon listens on
+        self.via_tcp = False  # send() over TCP instead of the Unix socket
+
+    def write(self, name, text):
+        with open(os.path.join(self.fake, "..", name), "w") as f:
+            f.write(text)
+
+    def start(self, interval=3600, extra=()):
+        env = dict(os.environ, PATH=self.fake + ":" + os.environ["PATH"], FAKE=self.dir)
+        starts = open(self.log).read().count("listening on ") if os.path.exists(self.log) else 0
+        self.proc = subprocess.Popen([self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
+                                      "--listen", "127.0.0.1:0",  # loopback only; the kernel picks the port
+                                      "--munge-socket", self.munge_sock, "--interval", str(interval),
+                                      "--slurm-user", str(SLURM_UID), "--deadline", "5",
+                                      "--max-connections", "8", "--bid-window", "0", *extra],
+                                     env=env, stderr=open(self.log, "a"))
+        for _ in range(200):
+            lines = [l for l in open(self.log).read().splitlines() if "listening on " in l]
+            if len(lines) > starts and os.path.exists(self.sock):
+                port = int(lines[-1].split("tcp://127.0.0.1:")[1].split(",")[0])
+                self.tcp = ("127.0.0.1", port)
+                try:
+                    socket.socket(socket.AF_UNIX).connect(self.sock)
+                    return
+                except OSError:
+                    pass
+            time.sleep(0.05)
+        raise RuntimeError("the daemon did not start: " + open(self.log).read())
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def cred(self, uid, body, ttl=None):
+        cmd = ["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+               "munge", "-S", self.munge_sock, "-s", body]
+        if ttl:
+            cmd += ["-t", str(ttl)]
+        return subprocess.run(cmd, check=True, capture_output=True).stdout.strip()
+
+    def connect(self):
+        """A connection to the daemon over the transport in use."""
+        if self.via_tcp:
+            return socket.create_connection(self.tcp, timeout=10)
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(self.sock)
+        return s
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+
+    def send(self, payload):
+        s = self.connect()
+        s.sendall(frame(payload))
+        try:
+            return recv_reply(s)
+        finally:
+            s.close()
+
+    def ask(self, uid, request):
+        return self.send(self.cred(uid, json.dumps(dict(v=1, **request))))
+
+    def close(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            self.proc.wait()
+        pid = os.path.join(self.dir, "munged.pid")
+        if os.path.exists(pid):
+            try:
+                mpid = int(open(pid).read())
+                os.kill(mpid, signal.SIGTERM)
+                # munged writes its seed file on the way out: wait for it, or that file
+                # lands in a folder already removed and stays behind in /tmp
+                for _ in range(100):
+                    os.kill(mpid, 0)
+                    time.sleep(0.05)
+            except (OSError, ValueError):
+                pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def squeue_line(job, nodes, nodelist, name, qos, uid):
+    """A running job as the daemon's squeue format prints it (kSqueueFormat)."""
+    return "%s|RUNNING|%d|%s|%s|None|prio=1|submit=|part=|start=|plan=|qos=%s|uid=%d|\n" % (
+        job, nodes, nodelist, name, qos, uid)
+
+
+def arbitrate(job, hosts, pays=True, min_nodes=1, hold=False):
+    growth = [dict(n=n, pays=pays, saving_s=50.0 * n, why="test", pi=-1, pr=-1, mi=-1, left=-1) for n in (1, 2, 3)]
+    growth += [dict(n=-1, pays=False, saving_s=-1000.0, why="test", pi=-1, pr=-1, mi=-1, left=-1)]
+    return dict(kind="arbitrate", job=job, rank_hosts=hosts, per_node=1, min_nodes=min_nodes, max_nodes=4,
+                hold=hold, bid_ttl_s=600, growth=growth)
+
+
+# Credentials in bulk: libmunge through ctypes, in a child that runs as the uid (setpriv),
+# about 0.3 ms each instead of a process per credential.
+ENCODER = r"""
+import ctypes, json, sys
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+ctx = lib.munge_ctx_create()
+if lib.munge_ctx_set(ctypes.c_void_p(ctx), 8, ctypes.c_char_p(sys.argv[1].encode())) != 0:  # MUNGE_OPT_SOCKET
+    sys.exit("munge_ctx_set failed")
+out = []
+for body in json.load(sys.stdin):
+    cred = ctypes.c_char_p()
+    b = body.encode("utf-8", "surrogateescape")
+    if lib.munge_encode(ctypes.byref(cred), ctypes.c_void_p(ctx), b, len(b)) != 0:
+        sys.exit("munge_encode failed")
+    out.append(cred.value.decode())
+json.dump(out, sys.stdout)
+"""
+
+
+def creds(rig, uid, bodies):
+    """Fresh MUNGE credentials of `uid`, one per body (str; bytes as surrogate escapes)."""
+    p = subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
+                        sys.executable, "-c", ENCODER, rig.munge_sock],
+                       input=json.dumps(bodies), capture_output=True, text=True, errors="surrogateescape")
+    if p.returncode != 0:
+        raise RuntimeError("encoding credentials as uid %d: %s" % (uid, p.stderr))
+    return [c.encode() for c in json.loads(p.stdout)]
+
+
+def bad_body(rnd):
+    """A request's JSON that the daemon's strict parser must refuse (each shape is invalid
+    whatever the random values: an unknown key, a wrong type, a value out of range, a
+    version or kind that does not exist, a proper prefix of an object, a non-object, deep
+    nesting under an unknown key, bytes that are not UTF-8, a growth entry out of range)."""
+    base = rnd.choice([dict(v=1, kind="status"), dict(v=1, kind="settle", job="7", promises_too=False),
+                       dict(v=1, **arbitrate("7", ["node1", "node2"]))])
+    shape = rnd.randrange(11)
+    if shape == 0:
+        base["x%d" % rnd.randrange(1000)] = rnd.choice([1, "a", None, [], {}])
+    elif shape == 1:
+        base["v"] = rnd.choice([0, 2, -1, "1", 1.5, None, True])
+    elif shape == 2:
+        base["kind"] = rnd.choice(["grab", "", "STATUS", 1, None, ["status"]])
+    elif shape == 3 and base["kind"] != "status":
+        key = rnd.choice(sorted(k for k in base if k not in ("v", "kind")))
+        base[key] = {"job": rnd.choice([7, None, [], "", "7;rm -rf /", "x" * 300]),
+                     "promises_too": rnd.choice([1, "true", None]),
+                     "rank_hosts": rnd.choice(["node1", [1, 2], [None], {}]),
+                     "per_node": rnd.choice([0, -1, 5000, 10 ** 12, "2", 1.5]),
+                     "min_nodes": rnd.choice([-1, "1", 10 ** 12, None]),
+                     "max_nodes": rnd.choice([-1, "4", 10 ** 12, None]),
+                     "hold": rnd.choice([1, "false", None]),
+                     "bid_ttl_s": rnd.choice([-1, "600", None, 1e300]),
+                     "growth": rnd.choice([{}, "x", [1], [dict(n="1")], [dict(n=1)]])}[key]
+    elif shape == 3:
+        base["job"] = "7"  # status takes no job
+    elif shape == 4:
+        text = json.dumps(base)
+        return text[:rnd.randrange(1, len(text))]
+    elif shape == 5:
+        return rnd.choice(["[1]", '"status"', "123", "null", "true", "", " ", "{", "}", "{]", "{}"])
+    elif shape == 6:
+        d = rnd.randrange(1000, 15000)
+        return json.dumps(base)[:-1] + ',"deep":' + "[" * d + "]" * d + "}"
+    elif shape == 7:
+        return json.dumps(base)[:-1] + ',"x":"\udcff\udcfe"}'  # lone bytes 0xff 0xfe: not UTF-8
+    elif shape == 8:
+        return json.dumps(base) + rnd.choice(["x", "{}", " 1", "]"])  # trailing text
+    elif shape == 9:
+        return json.dumps(base).replace('"v": 1', '"v": NaN' if rnd.random() < 0.5 else '"v": 1e999')
+    else:
+        a = dict(v=1, **arbitrate("7", ["node1", "node2"]))
+        g = [dict(n=rnd.randrange(-4, 64), pays=False, saving_s=0.0, why="w", pi=-1, pr=-1, mi=-1, left=-1)
+             for _ in range(rnd.randrange(100, 3000))]
+        g.append(dict(n=rnd.choice([0, 100000, -100000]), pays=False, saving_s=0.0, why="w", pi=-1, pr=-1, mi=-1, left=-1))
+        a["growth"] = g
+        return json.dumps(a)
+    return json.dumps(base)
+
+
+# The fuzz's kinds of frames, and what the daemon may do with each: answer with a refusal
+# ("refusal"), close without a reply ("closed"), or either ("either": it answers, then
+# closes with bytes unread, and the kernel may reset the connection before the reply is
+# read). Never an ok reply, never a connection left open past its deadline.
+FUZZ_KINDS = [("oversized length", "either"), ("a good frame cut short, then EOF", "closed"),
+              ("a length cut short, then EOF", "closed"), ("an empty frame", "refusal"),
+              ("random bytes", "refusal"), ("a credential with bytes changed", "refusal"),
+              ("a credential cut short inside a whole frame", "refusal"),
+              ("a length longer than the bytes, then EOF", "closed"),
+              ("random bytes and trailing bytes past the frame", "either"),
+              ("a bad body in a fresh credential", "refusal"),
+              ("uid B's request about uid A's job in a fresh credential", "refusal"),
+              ("random bytes sent a few bytes at a time", "refusal"),
+              ("a frame at the size limit", "either")]
+
+
+def fuzz_frame(kind, rnd, good_cred, fresh_bad, fresh_forged):
+    """(bytes to send, whether to shut the sending side after them, pieces to send in)."""
+    if kind == 0:
+        return struct.pack(">I", kMaxFrame + 1 + rnd.randrange(1 << 31)) + os.urandom(rnd.randrange(64)), False, 1
+    if kind == 1:
+        f = frame(good_cred)
+        return f[:rnd.randrange(1, len(f))], True, 1
+    if kind == 2:
+        return struct.pack(">I", rnd.randrange(1, 1000))[:rnd.randrange(1, 4)], True, 1
+    if kind == 3:
+        return frame(b""), False, 1
+    if kind == 4:
+        return frame(bytes(rnd.randrange(256) for _ in range(rnd.randrange(1, 2000)))), False, 1
+    if kind == 5:
+        b = bytearray(good_cred)
+        for _ in range(rnd.randrange(1, 8)):
+            b[rnd.randrange(len(b))] = rnd.randrange(256)
+        return frame(bytes(b)), False, 1
+    if kind == 6:
+        return frame(good_cred[:rnd.randrange(0, len(good_cred))]), False, 1
+    if kind == 7:
+        body = os.urandom(rnd.randrange(0, 500))
+        return struct.pack(">I", len(body) + rnd.randrange(1, 5000)) + body, True, 1
+    if kind == 8:
+        return frame(os.urandom(rnd.randrange(1, 300))) + os.urandom(rnd.randrange(1, 300)), False, 1
+    if kind == 9:
+        return frame(fresh_bad.pop()), False, 1
+    if kind == 10:
+        return frame(fresh_forged.pop()), False, 1
+    if kind == 11:
+        return frame(os.urandom(rnd.randrange(1, 400))), False, rnd.randrange(2, 12)
+    return frame(os.urandom(kMaxFrame - rnd.randrange(0, 2))), False, 1
+
+
+kMaxFrame = 64 * 1024  # the daemon's default --max-frame (protocol.hpp, kMaxFrame)
+STUCK_S = 15  # the daemon's deadline is 5 s: a connection open past 15 s is stuck
+
+
+def fuzz(rig, count, rnd, good_cred, how, window=3):
+    """`count` generated bad frames (FUZZ_KINDS in turn, the values seeded), `window` at a
+    time, each on its own connection, while a silent client and a slow one (a byte of a
+    frame every 0.2 s) stay connected (reopened when the daemon closes them at their
+    deadline) and a good request is sent every 500 frames: each bad connection is answered
+    with a refusal or closed, as its kind allows, within STUCK_S; each good request is
+    answered; the daemon stays up."""
+    import selectors
+    per = (count + len(FUZZ_KINDS) - 1) // len(FUZZ_KINDS)
+    fresh_bad = creds(rig, UID_A, [bad_body(rnd) for _ in range(per)])
+    forged = []
+    for _ in range(per):  # B's bid, claim, promise or release for A's job 7, values random
+        if rnd.random() < 0.3:
+            forged.append(json.dumps(dict(v=1, kind="settle", job="7", promises_too=rnd.random() < 0.5)))
+        else:
+            forged.append(json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"][:rnd.randrange(1, 3)],
+                                                             pays=rnd.random() < 0.7, min_nodes=rnd.randrange(1, 3),
+                                                             hold=rnd.random() < 0.2))))
+    fresh_forged = creds(rig, UID_B, forged)
+    good = creds(rig, UID_A, [json.dumps(dict(v=1, kind="status"))] * (count // 500 + 2))
+    turned_away = open(rig.log).read().count("turned connections")  # either cap
+    sel = selectors.DefaultSelector()
+    outcome = {k: {"refusal": 0, "closed": 0} for k in range(len(FUZZ_KINDS))}
+    worst = 0.0
+    slow = {"sock": None, "sent": 0, "at": 0.0, "closed": 0}
+    silent = {"sock": None, "closed": 0}
+    slow_bytes = frame(good_cred)
+
+    def reopen_held():
+        for h in (silent, slow):
+            if h["sock"] is None:
+                h["sock"] = rig.connect()
+                h["sock"].setblocking(False)
+                if h is slow:
+                    h["sent"], h["at"] = 0, time.monotonic()
+
+    def poke_held():
+        for h in (silent, slow):
+            try:
+                if h is slow and time.monotonic() - h["at"] >= 0.2 and h["sent"] < len(slow_bytes):
+                    h["sock"].send(slow_bytes[h["sent"]:h["sent"] + 1])
+                    h["sent"] += 1
+                    h["at"] = time.monotonic()
+                gone = h["sock"].recv(1) == b""
+            except BlockingIOError:
+                gone = False
+            except OSError:
+                gone = True
+            if gone:
+                h["sock"].close()
+                h["sock"] = None
+                h["closed"] += 1
+
+    def finish(key, reply_or_none):
+        nonlocal worst
+        s, kind, t_sent = key.data["sock"], key.data["kind"], key.data["t"]
+        sel.unregister(s)
+        s.close()
+        worst = max(worst, time.monotonic() - t_sent)
+        if reply_or_none is not None and reply_or_none.get("ok"):
+            raise AssertionError("%s: a bad frame was accepted: %s" % (how, FUZZ_KINDS[kind][0]))
+        got = "closed" if reply_or_none is None else "refusal"
+        want = FUZZ_KINDS[kind][1]
+        if want != "either" and got != want:
+            raise AssertionError("%s: %s: wanted %s, got %s" % (how, FUZZ_KINDS[kind][0], want,
+                                                                 reply_or_none if reply_or_none else "closed"))
+        outcome[kind][got] += 1
+
+    def pump(block):
+        for key, _ in sel.select(0.05 if block else 0):
+            d = key.data
+            try:
+                chunk = d["sock"].recv(65536)
+            except BlockingIOError:
+                continue
+            except OSError:
+                chunk = b""
+            if chunk:
+                d["buf"] += chunk
+                if len(d["buf"]) >= 4 and len(d["buf"]) >= 4 + struct.unpack(">I", d["buf"][:4])[0]:
+                    n = struct.unpack(">I", d["buf"][:4])[0]
+                    finish(key, json.loads(d["buf"][4:4 + n]))
+            else:
+                finish(key, None)  # closed (a reply cut short counts as none)
+        now = time.monotonic()
+        for key in list(sel.get_map().values()):
+            if now - key.data["t"] > STUCK_S:
+                raise AssertionError("%s: a connection (%s) was neither answered nor closed within %d s"
+                                     % (how, FUZZ_KINDS[key.data["kind"]][0], STUCK_S))
+
+    t0 = time.monotonic()
+    goods = 0
+    for i in range(count):
+        reopen_held()
+        poke_held()
+        while len(sel.get_map()) >= window:
+            pump(True)
+        kind = i % len(FUZZ_KINDS)
+        data, shut, pieces = fuzz_frame(kind, rnd, good_cred, fresh_bad, fresh_forged)
+        s = rig.connect()
+        s.settimeout(STUCK_S)
+        try:
+            cut = sorted(rnd.sample(range(1, len(data)), min(pieces - 1, len(data) - 1))) if pieces > 1 else []
+            for a, b in zip([0] + cut, cut + [len(data)]):
+                s.sendall(data[a:b])
+            if shut:
+                s.shutdown(socket.SHUT_WR)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the daemon refused and closed first
+        s.setblocking(False)
+        sel.register(s, selectors.EVENT_READ, {"sock": s, "kind": kind, "t": time.monotonic(), "buf": b""})
+        if i % 500 == 250:  # a good request of another client, while the held ones hang on
+            r = rig.send(good.pop())
+            if r is None or not r["ok"]:
+                raise AssertionError("%s: a good request was not answered during the fuzz (%s)" % (how, r))
+            goods += 1
+    while sel.get_map():
+        pump(True)
+    for h in (silent, slow):
+        if h["sock"] is not None:
+            h["sock"].close()
+    check(rig.proc.poll() is None and sum(sum(o.values()) for o in outcome.values()) == count,
+          "%s: %d generated bad frames (seed 55, %d kinds) each refused or closed, none stuck (the longest %.1f s), "
+          "the daemon up (%.1f s)" % (how, count, len(FUZZ_KINDS), worst, time.monotonic() - t0))
+    for k, (name, want) in enumerate(FUZZ_KINDS):
+        print("   %-58s %5d refused, %5d closed" % (name, outcome[k]["refusal"], outcome[k]["closed"]))
+    check(goods == sum(1 for i in range(count) if i % 500 == 250),
+          "%s: %d good requests of another client answered during the fuzz, while a silent and a slow client "
+          "stayed connected (closed at their deadline %d and %d times)" % (how, goods, silent["closed"], slow["closed"]))
+    check(open(rig.log).read().count("turned connections") == turned_away,
+          "%s: no connection of the fuzz was turned away by the cap (its window is %d)" % (how, window))
+
+
+def check(cond, what):
+    if not cond:
+        raise AssertionError(what)
+    print("ok: " + what)
+
+
+def status_once_closed(rig):
+    """The daemon's status asked as uid A until it answers (it sees closed connections at its
+    next poll: ordering, not timing; at most 50 tries); None if it never does."""
+    for _ in range(50):
+        r = rig.ask(UID_A, dict(kind="status"))
+        if r is not None:
+            return r
+        time.sleep(0.1)
+    return None
+
+
+def robustness(rig, count, rnd, good_cred, how):
+    """Bad frames (the fuzz), silent clients and the cap over the transport rig.connect() uses."""
+    fuzz(rig, count, rnd, good_cred, how)
+
+    # A silent client and a half frame hold their own connections only.
+    silent = rig.connect()
+    half = rig.connect()
+    half.sendall(frame(good_cred)[:10])
+    check(rig.ask(UID_A, dict(kind="status"))["ok"], how + ": " + "a request is answered while two clients stay silent")
+    silent.settimeout(15)
+    check(silent.recv(1) == b"", how + ": " + "the silent client is closed at its deadline")
+    half.close()
+    # The cap: 8 silent connections open, the ninth is turned away (closed), not queued.
+    held = [rig.connect() for _ in range(8)]
+    time.sleep(0.3)  # let the daemon accept them: ordering, not a measurement
+    extra = rig.connect()
+    try:
+        extra.sendall(frame(good_cred))
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # closed before the request went out: turned away
+    check(recv_reply(extra, 15) is None, how + ": " + "over the cap a connection is closed, not queued")
+    for h in held:
+        h.close()
+    r = status_once_closed(rig)
+    check(r is not None and r["ok"], how + ": " + "answered again once the silent ones are gone")
+
+# A request of another uid from its own process (the daemon sees that uid in SO_PEERCRED).
+AS_CLIENT = r"""
+import json, socket, struct, sys
+s = socket.socket(socket.AF_UNIX)
+s.settimeout(10)
+s.connect(sys.argv[1])
+c = sys.stdin.buffer.read()
+s.sendall(struct.pack(">I", len(c)) + c)
+d = b""
+while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
+    k = s.recv(65536)
+    if not k:
+        sys.exit("closed without a reply")
+    d += k
+print(d[4:].decode())
+"""
+
+
+def per_uid_cap_and_group(rig):
+    """The per-uid connection cap (root's connections, another uid, TCP per address) and
+    --socket-group (the mode and group of the socket; a bad group)."""
+    import grp
+    group = grp.getgrnam("daemon")  # in every Debian base system (gid 1)
+    rig.stop()
+    rig.start(extra=("--max-connections", "64", "--max-connections-per-uid", "3", "--socket-group", "daemon"))
+    st = os.stat(rig.sock)
+    check(oct(st.st_mode & 0o777) == "0o660" and st.st_gid == group.gr_gid,
+          "--socket-group daemon: the socket is 0660, group daemon (%s, gid %d)" % (oct(st.st_mode & 0o777), st.st_gid))
+    # An answered request first: the daemon has seen rig.start's probe connection closed
+    # (it handles closed connections before it accepts new ones); then root's 3 silent
+    # ones, accepted before the 4th (the kernel's queue is in order).
+    check(rig.ask(UID_A, dict(kind="status"))["ok"], "a status before root holds its connections")
+
+    def over_cap():
+        s = rig.connect()
+        try:
+            s.sendall(frame(rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # closed before the request went out: turned away
+        try:
+            return recv_reply(s, 15)
+        finally:
+            s.close()
+
+    held = [rig.connect() for _ in range(3)]  # root (uid 0): its cap
+    check(over_cap() is None, "root's 4th connection is closed at accept, not answered")
+    check(over_cap() is None, "root's 5th connection too")
+    c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
+    p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
+                        sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+    # uid B is not in group daemon: with the socket 0660 it could not connect at all, so
+    # its own process keeps group daemon for the connect (setpriv --groups)
+    if p.returncode != 0 and b"Permission denied" in p.stderr:
+        check(True, "uid B outside group daemon cannot reach the 0660 socket")
+        p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--groups=%d" % group.gr_gid, "--",
+                            sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+    else:
+        raise AssertionError("uid B outside group daemon reached the 0660 socket: %s" % p.stdout)
+    r = json.loads(p.stdout) if p.returncode == 0 else None
+    check(r is not None and r["ok"], "uid B's request goes through while root holds its 3 (%s)" % p.stderr.decode()[-300:])
+    rig.via_tcp = True
+    r = rig.ask(UID_A, dict(kind="status"))
+    check(r is not None and r["ok"], "a TCP client (capped per address, 127.0.0.1) goes through too")
+    held_tcp = [rig.connect() for _ in range(3)]
+    check(over_cap() is None, "tcp: the 4th connection from 127.0.0.1 is closed at accept")
+    for h in held_tcp:
+        h.close()
+    rig.via_tcp = False
+    for h in held:
+        h.close()
+    r = status_once_closed(rig)
+    check(r is not None and r["ok"] and r["status"]["connections_refused_per_client_cap"] >= 3,
+          "root is answered again once its connections are closed; status counts the refused ones (%s)"
+          % (r and r["ok"] and r["status"]["connections_refused_per_client_cap"]))
+    lines = [l for l in open(rig.log).read().splitlines() if "turned connections of uid 0 away" in l]
+    check(1 <= len(lines) <= 2, "the refusals of uid 0 logged at most once per minute (%d lines)" % len(lines))
+    rig.stop()
+
+    bad = os.path.join(rig.dir, "bad.sock")
+    p = subprocess.run([rig.daemon_bin, "--socket", bad, "--state-dir", rig.state, "--munge-socket", rig.munge_sock,
+                        "--slurm-user", str(SLURM_UID), "--socket-group", "no-such-group-55"],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and "--socket-group: no group 'no-such-group-55'" in p.stderr and not os.path.exists(bad),
+          "a group that does not exist: exit 1, a clear error, no socket (%d, %s)" % (p.returncode, p.stderr.strip()[-200:]))
+
+
+def without_slurmdbd(rig):
+    """sacctmgr fails at every ask (no slurmdbd), asked with every view (--qos-interval 1):
+    the daemon logs it once, arbitrates without QOS limits, and says so in its status."""
+    rig.stop()
+    os.unlink(os.path.join(rig.dir, "qos"))
+    log_from = len(open(rig.log).read())
+    calls = os.path.join(rig.dir, "calls")
+    asked = lambda: sum(c.startswith("sacctmgr ") for c in open(calls).read().splitlines())
+    before = asked()
+    rig.start(interval=1, extra=("--qos-interval", "1"))
+    for _ in range(3):  # three views, each past the last one's interval: a wait, not a measurement
+        check(rig.ask(UID_A, dict(kind="status"))["ok"], "no slurmdbd: a status is answered")
+        time.sleep(1.2)
+    for _ in range(100):  # the last view's sacctmgr has returned: ordering, not timing
+        r = rig.ask(UID_B, arbitrate("8", ["node3"]))
+        if asked() - before >= 3 and r is not None and r["ok"]:
+            break
+        time.sleep(0.1)
+    check(asked() - before >= 3, "sacctmgr asked with each view (%d times)" % (asked() - before))
+    check(r["ok"] and r["rule"] and "qos" not in r["why"],
+          "no slurmdbd: job 8 is still arbitrated (%s: %s)" % (r["rule"], r["why"]))
+    log = open(rig.log).read()[log_from:]
+    check(log.count("QOS limits unknown: sacctmgr failed (status 1)") == 1 and "no QOS limit is applied" in log,
+          "the failure is logged once over %d asks" % (asked() - before))
+    st = rig.ask(UID_A, dict(kind="status"))["status"]["qos"]
+    check(not st["applied"] and "no QOS limit applied" in st["error"], "the status says no QOS limit is applied (%s)" % st)
+    rig.write("qos", "normal|||\nsmall|node=3||\n")
+
+
+def reachable_as(uid, path):
+    """Whether uid may run the program at path (every parent folder searchable)."""
+    return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
+                           "test", "-x", path], capture_output=True).returncode == 0
+
+
+def ledger_of(rig, job):
+    st = rig.ask(UID_A, dict(kind="status"))
+    return [e for e in st["status"]["ledger"] if e["job"] == job]
+
+
+def main():
+    rig = Rig(sys.argv[1])
+    try:
+        rig.start()
+        st = rig.ask(UID_A, dict(kind="status"))
+        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "status lists the two jobs")
+
+        # uid B about uid A's job 7: each kind of entry it could write, each refused.
+        tries = {"bid": arbitrate("7", ["node1", "node2"]),
+                 "claim": arbitrate("7", ["node1", "node2"]),
+                 "promise": arbitrate("7", ["node1", "node2"], min_nodes=1),
+                 "release": dict(kind="settle", job="7", promises_too=True)}
+        for kind, req in tries.items():
+            r = rig.ask(UID_B, req)
+            check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"], "uid B's %s for job 7 refused" % kind)
+        log = open(rig.log).read()
+        check(log.count("uid %d refused: uid %d does not own job 7" % (UID_B, UID_B)) == 4, "the 4 refusals logged with uid")
+        check(ledger_of(rig, "7") == [], "no entry of job 7 after B's tries")
+
+        # A's own job: a bid, then a claim.
+        replies = [rig.ask(UID_A, arbitrate("7", ["node1", "node2"])) for _ in range(3)]
+        rules = [r["rule"] for r in replies]
+        check("acquire" in rules, "job 7's owner gets a plan (%s)" % rules)
+        claims = [e for e in ledger_of(rig, "7") if e["kind"] == "claim"]
+        check(len(claims) == 1, "one claim of job 7 in the ledger")
+        # QOS small, MaxTRESPerJob node=3: 1 of the 2 idle nodes, the reason in the reply,
+        # the decisions and the log.
+        acq = [r for r in replies if r["rule"] == "acquire"][0]
+        reason = "qos small: MaxTRESPerJob node=3"
+        check(len(acq["nodes"]) == 1 and len(claims[0]["nodes"]) == 1 and reason in acq["why"],
+              "job 7's growth is capped by its QOS: %s (%s)" % (acq["nodes"], acq["why"]))
+        recent = rig.ask(UID_A, dict(kind="status"))["status"]["recent"]
+        check(any(d.get("rule") == "acquire" and reason in d.get("why", "") for d in recent),
+              "the decision log carries the QOS reason")
+        check("QOS limits: 2 QOS, node limits in small" in open(rig.log).read(), "the QOS table read is logged")
+        if reachable_as(UID_B, rig.daemon_bin):
+            out = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups",
+                                  rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock],
+                                 check=True, capture_output=True, text=True).stdout
+            st = json.loads(out)
+        else:
+            # a build tree below a folder only root may enter (mktemp -d): uid B asks itself
+            print("note: uid B cannot run %s (a parent folder's mode): its status asked directly" % rig.daemon_bin)
+            st = rig.ask(UID_B, dict(kind="status"))["status"]
+        check([e["kind"] for e in st["ledger"] if e["job"] == "7"] == ["claim"]
+              and any(d.get("rule") == "acquire" for d in st["recent"])
+              and any("does not own job 7" in d.get("refused", "") for d in st["recent"]),
+              "--status (as uid B) shows the claim, the decision and the refusals")
+        # SlurmUser may ask about any job.
+        check(rig.ask(SLURM_UID, arbitrate("8", ["node3"], pays=False))["ok"], "SlurmUser may ask about job 8")
+
+        # A replayed credential, an expired one.
+        c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
+        check(rig.send(c)["ok"], "a fresh credential is taken")
+        r = rig.send(c)
+        check(not r["ok"] and "Replayed" in r["error"], "the same credential again is refused (%s)" % r.get("error"))
+        c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")), ttl=1)
+        time.sleep(2.2)  # past the credential's time-to-live: a wait, not a measurement
+        r = rig.send(c)
+        check(not r["ok"] and "Expired" in r["error"], "an expired credential is refused (%s)" % r.get("error"))
+
+        # The fuzz.
+        rnd = random.Random(55)
+        good_cred = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
+        check(rig.send(good_cred)["ok"], "used once, so that its copies below are replays at best")
+        robustness(rig, BAD_FRAMES, rnd, good_cred, "unix")
+
+        # kill -9, restart: the claim is there once.
+        before = ledger_of(rig, "7")
+        rig.kill9()
+        rig.start()
+        after = ledger_of(rig, "7")
+        check(before == after and sum(e["kind"] == "claim" for e in after) == 1,
+              "after kill -9 and a restart the ledger holds job 7's claim once (before %s, after %s)" % (before, after))
+        check(oct(os.stat(os.path.join(rig.state, "journal")).st_mode & 0o777) == "0o600", "the journal is 0600")
+        # Job 8 does not get job 7's claimed nodes.
+        claimed = set(after[0]["nodes"]) if after and after[0]["kind"] == "claim" else set()
+        for e in after:
+            if e["kind"] == "claim":
+                claimed = set(e["nodes"])
+        for _ in range(3):
+            r = rig.ask(UID_B, arbitrate("8", ["node3"]))
+            check(r["ok"] and not (set(r["nodes"]) & claimed), "job 8's plan (%s) avoids job 7's claim" % r["rule"])
+
+        # The library's Slurm policy against the daemon, as job 8's owner (a gtest case).
+        unit = os.path.join(os.path.dirname(rig.daemon_bin), "..", "tests", "cluster", "unit", "cluster_unit")
+        if os.path.exists(unit) and not reachable_as(UID_B, unit):
+            print("note: not run: the library's policy as uid B (uid B cannot run %s: a parent folder's mode)" % unit)
+        elif os.path.exists(unit):
+            env = dict(os.environ, ARBITER_LIVE_SOCKET=rig.sock, ARBITER_LIVE_MUNGE=rig.munge_sock)
+            p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
+                                "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
+            check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
+                  "the library's policy asks the daemon with its user's credential" + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+
+        # The same over TCP on 127.0.0.1.
+        rig.via_tcp = True
+        st = rig.ask(UID_A, dict(kind="status"))
+        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "tcp: status lists the two jobs")
+        refusal = "uid %d refused: uid %d does not own job 7" % (UID_B, UID_B)
+        before = open(rig.log).read().count(refusal)
+        r = rig.ask(UID_B, dict(kind="settle", job="7", promises_too=True))
+        check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"], "tcp: uid B's release for job 7 refused")
+        check(open(rig.log).read().count(refusal) == before + 1,
+              "tcp: the refusal logged with the uid")
+        c = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
+        check(rig.send(c)["ok"] and "Replayed" in rig.send(c)["error"], "tcp: a replayed credential is refused")
+        robustness(rig, max(BAD_FRAMES // 10, 100), rnd, good_cred, "tcp")
+        if os.path.exists(unit) and reachable_as(UID_B, unit):
+            env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock)
+            p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
+                                "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
+            check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
+                  "tcp: the library's policy asks the daemon at tcp://127.0.0.1:PORT" + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+        rig.via_tcp = False
+
+        calls = open(os.path.join(rig.dir, "calls")).read().splitlines()
+        squeues = [c for c in calls if c.startswith("squeue ")]
+        check(len(calls) == 6 and sum(c.startswith("sacctmgr ") for c in calls) == 2 and len(squeues) == 2 and
+              all("uid=%U" in c for c in squeues),
+              "Slurm asked 3 commands per view (one squeue with the owners' uids, sinfo, sacctmgr with the first), "
+              "one view per start: %d calls" % len(calls))
+
+        # A slow Slurm: the view is taken on the side, requests are answered from the last one.
+        rig.stop()
+        rig.start(interval=1)
+        st = rig.ask(UID_A, dict(kind="status"))  # the first view (Slurm quick)
+        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "interval 1: the first view")
+        rig.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
+                  squeue_line("8", 1, "node3", "jacobi", "normal", UID_B) + squeue_line("9", 1, "node4", "cg", "normal", UID_A))
+        rig.write("slow", "")
+        blocked = os.path.join(rig.dir, "blocked")
+        time.sleep(1.5)  # past the interval, so that the next request starts a new view: a wait, not a measurement
+        r = rig.ask(UID_A, dict(kind="status"))
+        check(r is not None and r["ok"] and [j["id"] for j in r["status"]["jobs"]] == ["7", "8"],
+              "a stale view: the request that starts a new one is answered from the last")
+        for _ in range(100):  # until the daemon's squeue is blocked: ordering, not timing
+            if os.path.exists(blocked):
+                break
+            time.sleep(0.1)
+        check(os.path.exists(blocked), "the daemon's squeue is blocked (the fake slow Slurm)")
+        for how in (False, True):
+            rig.via_tcp = how
+            r = rig.ask(UID_B, arbitrate("8", ["node3"]))
+            check(r is not None and r["ok"] and os.path.exists(os.path.join(rig.dir, "slow")),
+                  "%s: another client is answered while squeue is blocked (%s)" % ("tcp" if how else "unix", r and r.get("rule")))
+        rig.via_tcp = False
+        os.unlink(os.path.join(rig.dir, "slow"))
+        jobs = []
+        for _ in range(300):  # the new view arrives once squeue returns (generous: 30 s)
+            st = rig.ask(UID_A, dict(kind="status"))
+            jobs = [j["id"] for j in st["status"]["jobs"]]
+            if "9" in jobs:
+                break
+            time.sleep(0.1)
+        check(jobs == ["7", "8", "9"], "the new view is taken once Slurm answers (%s)" % jobs)
+        check("asking Slurm failed" not in open(rig.log).read(), "no Slurm query failed (none hit the 20-s timeout)")
+        without_slurmdbd(rig)
+
+        # More recent decisions than a frame holds: the status leaves the oldest out (a
+        # status too long for its frame stopped the daemon).
+        rig.stop()
+        rig.start(interval=1, extra=("--recent", "1000"))
+        bodies = [json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"]))) for _ in range(400)]
+        for c in creds(rig, UID_A, bodies):
+            r = rig.send(c)
+            if r is None or not r["ok"]:
+                raise AssertionError("job 7's owner was not answered: %s" % r)
+        st = rig.ask(UID_B, dict(kind="status"))
+        check(st is not None and st["ok"] and st["status"].get("recent_left_out", 0) > 0 and rig.proc.poll() is None,
+              "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
+              % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
+        per_uid_cap_and_group(rig)
+        return 0
+    except AssertionError as e:
+        print("FAIL: %s" % e)
+        print(open(rig.log).read()[-3000:])
+        return 1
+    finally:
+        rig.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
