@@ -100,6 +100,10 @@ LAYERS = [
 ]
 # Headers that only a few files may include: the facade's state is the facade's business.
 MAX_INCLUDERS = {os.path.join("resize", "src", "session", "session_impl.hpp"): 8}
+# A part's public facade, included in its src/ only by the room on top: the rooms below
+# speak the vocabulary beneath it (resize: malleable/resize/session_options.hpp), so that
+# nothing below the session is built against the Session it serves. Not allow-listable.
+FACADES = [(os.path.join("resize", "src"), "malleable/resize/session.hpp", "session")]
 
 
 def layer_problems(root):
@@ -138,6 +142,22 @@ def layer_problems(root):
                         problems.append(f"{rel}:{code.count(chr(10), 0, m.start()) + 1}: includes {target}: "
                                         f"{room}/ is below {other}/ (an include points back up a layer; pass the "
                                         "parts it needs as arguments)")
+    for src, header, top in FACADES:
+        base = os.path.join(root, src)
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            room = os.path.relpath(dirpath, base).split(os.sep)[0]
+            if room in (".", top):
+                continue
+            for f in sorted(filenames):
+                if not f.endswith(EXTS):
+                    continue
+                path = os.path.join(dirpath, f)
+                code = blank_comments(open(path, encoding="utf-8", errors="replace").read())
+                for m in re.finditer(r'(?m)^\s*#\s*include\s*"' + re.escape(header) + '"', code):
+                    problems.append(f"{os.path.relpath(path, root)}:{code.count(chr(10), 0, m.start()) + 1}: includes "
+                                    f"{header}, the facade: only {top}/ may (include its vocabulary, "
+                                    "malleable/resize/session_options.hpp)")
     for header, most in MAX_INCLUDERS.items():
         name = os.path.relpath(header, os.path.join(header.split(os.sep)[0], "src"))
         users = []
@@ -161,8 +181,8 @@ def blank_comments(text):
 
 def layers_mutation(root):
     """On a copy of the tree's resize/src and tests/: the layer check passes as it is, and
-    fails on an include of the session's internals planted in each room below session/
-    and on one includer of session_impl.hpp past the limit."""
+    fails on an include of the session's internals or of its facade (session.hpp) planted
+    in each room below session/ and on one includer of session_impl.hpp past the limit."""
     import shutil
     import tempfile
     ok = True
@@ -180,7 +200,7 @@ def layers_mutation(root):
             victim = sorted(f for f in os.listdir(folder) if f.endswith(EXTS))[0]
             path = os.path.join(folder, victim)
             text = open(path, encoding="utf-8").read()
-            for planted in ("session/session_impl.hpp", "session/cached_map.hpp"):
+            for planted in ("session/session_impl.hpp", "session/cached_map.hpp", "malleable/resize/session.hpp"):
                 with open(path, "w", encoding="utf-8") as f:
                     f.write(f'#include "{planted}"\n' + text)
                 got = layer_problems(tmp)

@@ -25,7 +25,7 @@ redist::Layout layout_on(const Registered& r, const Grid& g) {
 }
 
 namespace {
-// The buffer move_all would stage on grid `l` for this rank (Session::local_size of
+// The buffer move_all would stage on grid `l` for this rank (local_elements of
 // desc_for's descriptor): lld * max(1, local columns), or 0 off the grid.
 std::size_t staged_elements(const redist::Layout& l, int rank, std::int64_t& ld) {
   int pr = -1, pc = -1;

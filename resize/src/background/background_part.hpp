@@ -13,7 +13,7 @@
 
 #include "background/background_plan.hpp"
 #include "common/config.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "parts/registry.hpp"
 #include "parts/resize_phases.hpp"
 #include "parts/session_parts.hpp"

@@ -112,7 +112,7 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   b->helper.hold = fault::armed(gs.cfg.session.fault, fault::Point::HoldBackground).has_value();
   if (gs.cfg.session.check_constant)
     for (const auto& r : registry->mats) {
-      const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
+      const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? detail::local_elements(r.desc) : 0;
       b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.mat().type)));
     }
   const int nnew = expanding ? std::max(0, target.size() - job.size()) : 0;
@@ -220,7 +220,7 @@ namespace {
 int changed_constant(const std::vector<Registered>& mats, const std::vector<std::uint64_t>& digest) {
   for (std::size_t k = 0; k < digest.size(); ++k) {
     const auto& r = mats[k];
-    const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? Session::local_size(r.desc) : 0;
+    const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? detail::local_elements(r.desc) : 0;
     if (checksum(r.data(), n * scalar_bytes(r.mat().type)) != digest[k]) return static_cast<int>(k) + 1;
   }
   return 0;

@@ -16,7 +16,7 @@
 #include "checkpoint/by_restart.hpp"
 #include "common/broadcast.hpp"
 #include "common/config.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "checkpoint/expansion_fallback.hpp"
 #include "parts/watchdog.hpp"
 

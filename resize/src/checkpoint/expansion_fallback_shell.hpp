@@ -14,7 +14,7 @@
 #include "common/config.hpp"
 #include "malleable/resize/predict.hpp"
 #include "malleable/resize/report.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 
 namespace resize::detail {
 

@@ -20,7 +20,8 @@
 #include "checkpoint/checkpoint_io.hpp"
 #include "common/config.hpp"
 #include "malleable/resize/predict.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/report.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "parts/registry.hpp"
 #include "parts/session_parts.hpp"
 

@@ -19,7 +19,7 @@
 #include "checkpoint/checkpoint_io.hpp"
 #include "checkpoint/levels.hpp"
 #include "checkpoint/checkpoint_format.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 
 namespace resize {
 

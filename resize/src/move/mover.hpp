@@ -10,7 +10,7 @@
 
 #include "malleable/redist/layout.hpp"
 
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "common/scalar.hpp"
 
 namespace resize::detail {

@@ -148,9 +148,9 @@ void GridSwitch::desc_for(const detail::MatrixDesc& mat, const blacs_dyn::Grid& 
   std::copy(v, v + 9, d);
 }
 
-// The local buffer a descriptor needs on this process (public: Session::make_desc's
-// descriptors, and every buffer the grid switch stages from desc_for's).
-std::size_t Session::local_size(const int* desc) {
+// The local buffer a descriptor needs on this process (Session::local_size, public, for
+// Session::make_desc's descriptors; and every buffer the grid switch stages from desc_for's).
+std::size_t detail::local_elements(const int* desc) {
   if (desc[1] < 0) return 0;
   int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
   Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
@@ -283,7 +283,7 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
     desc_for(r.mat(), from, p.da);
     if (from.in_grid()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
     desc_for(r.mat(), to, p.db);
-    p.new_elements = Session::local_size(p.db);
+    p.new_elements = detail::local_elements(p.db);
     p.la = detail::matrix_layout(p.da, shape_of(from));
     p.lb = detail::matrix_layout(p.db, shape_of(to));
   }
@@ -405,7 +405,7 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
     // Keep the caller's leading dimension on the old grid (it owns that buffer).
     if (from.in_grid()) da[8] = r.desc[8];
     desc_for(r.mat(), to, db);
-    void* nbuf = r.stage(Session::local_size(db));
+    void* nbuf = r.stage(detail::local_elements(db));
     const detail::DescriptorMove mv{.type = r.mat().type, .a = r.data(), .desca = da, .b = nbuf, .descb = db,
                                     .grid_a = &from_shape, .grid_b = &to_shape};
     detail::move_matrix(opt.mover, mv, job.world, whole.context());
@@ -424,7 +424,7 @@ std::size_t GridSwitch::new_elements_on(const Registered& r, const Grid& to) con
   const int d[9] = {1, 0, r.mat().m, r.mat().n, r.mat().row_block_on(to), r.mat().col_block_on(to), 0, 0, 1};
   const redist::Layout lb = detail::matrix_layout(d, to);
   int pr = -1, pc = -1;
-  if (!lb.coords_of(job.rank(), pr, pc)) return 0;  // off the grid: Session::local_size of its descriptor
+  if (!lb.coords_of(job.rank(), pr, pc)) return 0;  // off the grid: local_elements of its descriptor
   const std::int64_t lld = std::max<std::int64_t>(1, lb.local_rows(pr));
   return static_cast<std::size_t>(lld * std::max<std::int64_t>(1, lb.local_cols(pc)));
 }

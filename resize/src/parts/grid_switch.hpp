@@ -17,7 +17,7 @@
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/redist/layout.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "move/move_share.hpp"
 #include "move/mover.hpp"
 #include "move/pages.hpp"
@@ -176,5 +176,9 @@ struct GridSwitch {
   // Same layout and buffers, new BLACS context (after the world changed under them).
   void relabel_descs();
 };
+// The local buffer (elements) a ScaLAPACK descriptor needs on this process: its leading
+// dimension times its local columns (at least 1); 0 off the grid (context < 0).
+std::size_t local_elements(const int* desc);
+
 }  // namespace detail
 }  // namespace resize

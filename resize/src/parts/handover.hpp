@@ -19,7 +19,7 @@
 
 #include "malleable/resize/background.hpp"
 #include "malleable/resize/matrix_desc.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "malleable/resize/types.hpp"
 #include "common/scalar.hpp"
 

@@ -17,7 +17,7 @@
 
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/matrix_desc.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "common/scalar.hpp"
 #include "parts/storage.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "parts/grid_switch.hpp"
 #include "policy/grid_choice.hpp"
 #include "parts/session_parts.hpp"

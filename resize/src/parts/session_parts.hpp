@@ -20,7 +20,7 @@
 #include "malleable/redist/cost_model.hpp"
 #include "malleable/resize/metrics.hpp"
 #include "malleable/resize/predict.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "parts/handover.hpp"
 
 namespace resize {

@@ -25,7 +25,7 @@
 #include "parts/world.hpp"
 
 #include "common/tags.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "malleable_internal/thread_name.hpp"
 
 namespace resize {

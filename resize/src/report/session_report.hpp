@@ -8,7 +8,7 @@
 
 #include "checkpoint/session_checkpoint.hpp"
 #include "malleable/resize/report.hpp"
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "parts/registry.hpp"
 #include "parts/session_parts.hpp"
 

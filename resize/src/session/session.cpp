@@ -314,8 +314,8 @@ void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* de
   impl_->grid_switch().desc_for(mat, impl_->job.grid, desc);
 }
 
-// Session::local_size, the buffer such a descriptor needs, is beside desc_for
-// (parts/grid_switch.cpp).
+// The buffer such a descriptor needs: the grid switch's, beside desc_for.
+std::size_t Session::local_size(const int* desc) { return detail::local_elements(desc); }
 
 void Session::report_compute(double work, double seconds) {
   if (!std::isfinite(work) || !std::isfinite(seconds) || work < 0 || seconds < 0)
