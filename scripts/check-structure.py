@@ -16,6 +16,11 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
                                            breach, honours the allow-list and spares main)
        check-structure.py --entry-points [source-dir]   (the ENTRY_POINTS rules alone)
        check-structure.py --layers [source-dir]   (the LAYERS and MAX_INCLUDERS rules alone)
+       check-structure.py --components [source-dir]   (structure_components.py: each
+                                           component includes only those it depends on;
+                                           the daemon's code in no library)
+       check-structure.py --components-mutation [source-dir]   (plants a breach of each
+                                           of those rules on a copy, proves each fails)
        check-structure.py --layers-mutation [source-dir]   (copies the tree's resize/src,
                                            plants an include of the session's internals in
                                            each lower room and a ninth includer, and proves
@@ -577,6 +582,18 @@ def entry_point_problems(root):
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return 0 if self_test() else 1
+    if sys.argv[1:2] in (["--components"], ["--components-mutation"]):  # structure_components.py
+        import structure_components
+        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+        if sys.argv[1] == "--components-mutation":
+            return 0 if structure_components.mutation(root) else 1
+        problems = structure_components.problems(root)
+        for p in problems:
+            print(p)
+        print("check-structure --components:", f"FAILED, {len(problems)}" if problems else
+              "PASS: every component includes only the components it depends on (an acyclic map); the daemon's "
+              "code in no library")
+        return 1 if problems else 0
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
         root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
         if sys.argv[1] == "--layers-mutation":
