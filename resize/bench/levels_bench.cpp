@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
     for (std::size_t k = 0; k < a.size(); ++k) a[k] = static_cast<double>(k % 1000) * 0.5 + S.world_rank();
     resize::LevelCadence c;
     c.dir = ldir;
-    c.keep = 2;  // the default: the oldest version's pages are reused in place (session_levels.cpp)
+    c.keep = 2;  // the default: the oldest version's pages are reused in place (levels/write.cpp)
     S.set_level_checkpointing(c);
     const std::size_t bytes = a.size() * sizeof(double);
     std::vector<double> ring_recv;  // this process's receives in each ring transfer

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The expected overhead of global-only against multi-level checkpointing at scale (issue
-// 35 §3) from measured level costs: prints a markdown table (levels_model.hpp).
+// 35 §3) from measured level costs: prints a markdown table (levels/model.hpp).
 //
 // levels_overhead --local S --partner S --global S --bytes-per-node B [--restart S]
 //                 [--recover-local S] [--recover-partner S] [--fs-bandwidth B/s]
@@ -34,7 +34,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/levels_model.hpp"
+#include "checkpoint/levels/model.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace lv = resize::levels;

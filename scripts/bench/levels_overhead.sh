@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The expected checkpoint overhead at 1,000 and 10,000 nodes, global-only against
-# multi-level (model: resize/src/checkpoint/levels_model.hpp, docs/measurements/checkpoint.md
+# multi-level (model: resize/src/checkpoint/levels/model.hpp, docs/measurements/checkpoint.md
 # "Expected overhead at scale"), from the costs levels_bench.sh / levels_cluster_bench.sh
 # measured (their kept outputs in DATA) and the relaunch time levels_recovery_bench.sh
 # measured (DATA/recovery.tsv; 4 s without it). Writes DATA/overhead.md and replaces the

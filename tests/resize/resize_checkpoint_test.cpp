@@ -2,7 +2,7 @@
 // Checkpoint core (checkpoint.hpp): hyperslab selections equal each process's local
 // elements in pack order for block-cyclic, block and extended layouts; the checksum is
 // independent of the layout; validation names what differs; when to checkpoint.
-#include "checkpoint/checkpoint_format.hpp"
+#include "checkpoint/file/format.hpp"
 
 #include <gtest/gtest.h>
 

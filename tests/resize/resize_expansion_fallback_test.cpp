@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The expansion fallback's pure part (checkpoint/expansion_fallback.hpp): a spawn's deadline
+// The expansion fallback's pure part (checkpoint/fallback/fallback.hpp): a spawn's deadline
 // from the session's own spawn times, its settings, and the message that names the
 // checkpoint to restart from.
-#include "checkpoint/expansion_fallback.hpp"
+#include "checkpoint/fallback/fallback.hpp"
 
 #include <gtest/gtest.h>
 

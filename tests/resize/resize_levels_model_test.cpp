@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The multi-level checkpoint overhead model (resize/src/checkpoint/levels_model.hpp):
+// The multi-level checkpoint overhead model (resize/src/checkpoint/levels/model.hpp):
 // Daly's exact single-level slowdown, its optimum against Young's and Daly's interval
 // formulas, the composition of levels, refusals.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "checkpoint/levels_model.hpp"
+#include "checkpoint/levels/model.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace lv = resize::levels;

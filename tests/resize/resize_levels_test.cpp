@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The pure core of checkpoint levels (resize/src/checkpoint/levels.hpp):
+// The pure core of checkpoint levels (resize/src/checkpoint/levels/levels.hpp):
 // partners, intervals, retention, the recovery choice, the level file's header and
 // checksum, the mapped files' bookkeeping; and MappedFiles, the shell that maps the level
 // files (no MPI call in it), on files in a temporary directory.
@@ -13,8 +13,8 @@
 #include <fstream>
 #include <set>
 
-#include "checkpoint/levels.hpp"
-#include "checkpoint/session_levels_shell.hpp"
+#include "checkpoint/levels/levels.hpp"
+#include "checkpoint/levels/node_io.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace lv = resize::levels;

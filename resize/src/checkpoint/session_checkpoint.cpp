@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The session's checkpoint and restart, functions of the parts (session_checkpoint.hpp's
 // CheckpointView; the facade's Session methods are session/checkpoint_calls.cpp): what the registered matrices
-// are on the current grid, handed to the parallel HDF5 shell (checkpoint_write.cpp, checkpoint_read.cpp);
+// are on the current grid, handed to the parallel HDF5 shell (file/write.cpp, file/read.cpp);
 // restart validates the file against the registrations before anything starts.
 #include <dirent.h>
 #include <fcntl.h>
@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <system_error>
 
-#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/file/io.hpp"
 #include "checkpoint/session_checkpoint.hpp"
 #include "common/broadcast.hpp"
 #include "checkpoint/file_release.hpp"
-#include "checkpoint/expansion_fallback_shell.hpp"
+#include "checkpoint/fallback/carry_out.hpp"
 #include "parts/grid_switch.hpp"
 #include "parts/resize_phases.hpp"
 
@@ -27,7 +27,7 @@ using namespace detail;
 namespace ck = resize::checkpoint;
 
 // What a registered matrix is on the current grid, for the HDF5 shell (and the level
-// checkpoints, checkpoint/session_levels.cpp): its description with its layout and blocks
+// checkpoints, checkpoint/levels/write.cpp): its description with its layout and blocks
 // on `grid`, and this process's part of it.
 CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int rank) {
   CheckpointMatrix c;
@@ -100,7 +100,7 @@ double detail::write_session_checkpoint(const std::string& path, const Checkpoin
     write_checkpoint(job.world, path, std::move(h), state, mats, cfg);
   } catch (const CheckpointFailed&) {
     throw;
-  } catch (const Error& e) {  // the same on every process (checkpoint_write.cpp, checkpoint_read.cpp)
+  } catch (const Error& e) {  // the same on every process (file/write.cpp, file/read.cpp)
     throw CheckpointFailed(e.what());
   }
   double dt = MPI_Wtime() - t0, slowest = 0;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal: the checkpoint part of a session (SessionCheckpoints: the cadences and what was
 // written) and the session's checkpoint, restart and level calls as functions of the parts
-// they are given (session_checkpoint.cpp, session_levels.cpp, session_levels_recover.cpp).
+// they are given (session_checkpoint.cpp, levels/write.cpp, levels/recover.cpp).
 // The facade's Session methods (session/checkpoint_calls.cpp) check their calls and hand
 // the work here, with a CheckpointView of the parts.
 #pragma once
@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/checkpoint_format.hpp"
-#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/file/format.hpp"
+#include "checkpoint/file/io.hpp"
 #include "common/config.hpp"
 #include "malleable/resize/predict.hpp"
 #include "malleable/resize/report.hpp"
@@ -26,10 +26,10 @@
 #include "parts/session_parts.hpp"
 
 namespace resize::detail {
-struct LevelState;  // checkpoint/session_levels_shell.hpp
+struct LevelState;  // checkpoint/levels/node_io.hpp
 
 // Checkpoint cadence (Session::set_checkpointing, session_checkpoint.cpp) and the
-// checkpoints written (world rank 0); checkpoint levels (checkpoint/session_levels.cpp):
+// checkpoints written (world rank 0); checkpoint levels (checkpoint/levels/write.cpp):
 // the cadence, the nodes and partners, and the level checkpoints written (world rank 0).
 struct SessionCheckpoints {
   struct Checkpointing {

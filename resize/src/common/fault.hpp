@@ -3,7 +3,7 @@
 // (docs/guide/errors.md, "Fault injection"); the session reads it once, at its start
 // (config::Session::fault), and hands that text to these functions. Not for production
 // runs. The checkpoint writer's own faults (MALLEABLE_CHECKPOINT_FAULT) are
-// checkpoint_write.cpp's, which is the only reader of that variable.
+// file/write.cpp's, which is the only reader of that variable.
 #pragma once
 
 #include <optional>

@@ -13,17 +13,17 @@ inline constexpr int kArrivalHere = 4201;    // root -> others: the root is at t
 inline constexpr int kArrivalArrive = 4202;  // others -> root: arrived after iteration N
 inline constexpr int kArrivalGo = 4203;      // root -> others: every process arrived
 
-// Node discovery between node leaders (checkpoint/session_levels_shell.cpp).
+// Node discovery between node leaders (checkpoint/levels/node_io.cpp).
 inline constexpr int kLeadersSizeToSource = 1;    // my node's size, to the node I keep copies of
 inline constexpr int kLeadersSizeToPartner = 2;   // my node's size, to my partner node
 inline constexpr int kLeadersRanksToSource = 3;   // my node's world ranks, to the node I keep copies of
 inline constexpr int kLeadersRanksToPartner = 4;  // my node's world ranks, to my partner node
 
-// A level checkpoint's partner copy (checkpoint/session_levels.cpp).
+// A level checkpoint's partner copy (checkpoint/levels/write.cpp).
 inline constexpr int kLevelLengths = 701;  // header and payload bytes
 inline constexpr int kLevelHeader = 702;
 inline constexpr int kLevelPayload = 703;
-// Restart from levels: each new owner's blocks (checkpoint/session_levels_recover.cpp).
+// Restart from levels: each new owner's blocks (checkpoint/levels/recover.cpp).
 inline constexpr int kLevelRestart = 704;
 
 }  // namespace resize::detail::tags

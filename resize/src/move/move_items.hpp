@@ -2,7 +2,7 @@
 // The one builder of a move's exchange in resize (move_items.cpp): every way a matrix
 // moves with redist (the grid switch's batches, parts/grid_switch.cpp; the background
 // move, background/background_messages.cpp; level recovery,
-// checkpoint/session_levels_recover.cpp; one matrix of the mover, move/mover.cpp) queues
+// checkpoint/levels/recover.cpp; one matrix of the mover, move/mover.cpp) queues
 // its matrices here and runs them as one exchange of redist's engine, blocking or not.
 // The plans live here, so the items that point into them stay valid as long as the
 // exchange runs. scripts/check-structure.py allows redist's exchange entry points

@@ -4,7 +4,7 @@
 // point, before any resize is under way; the resize watchdog (a thread that ends the job
 // when a resize hangs) and its scope guard, the world it watches filled in by
 // watchdog.cpp; and the spawn's deadline of the expansion fallback
-// (expansion_fallback_shell.hpp), a thread that ends this process with the restart status
+// (fallback/carry_out.hpp), a thread that ends this process with the restart status
 // when a spawn does not return.
 #pragma once
 

@@ -9,7 +9,7 @@
 // leaves this file once, as a scope: the record wraps the call into the resize; a
 // background one begins here and concludes at a later remap point.
 #include "session/session_impl.hpp"
-#include "checkpoint/expansion_fallback_shell.hpp"
+#include "checkpoint/fallback/carry_out.hpp"
 
 #include "common/broadcast.hpp"
 #include "parts/world.hpp"
@@ -145,7 +145,7 @@ int Session::Impl::remaining() const {
 RemapResult Session::complete_resize() {
   if (!impl_->bg.in_flight) return {};
   const RemapResult r = *impl_->bg.step_background(true, impl_->grid_switch(), impl_->recording());
-  detail::background_fallback_end(true);  // its marker for the launcher goes (expansion_fallback_shell.hpp)
+  detail::background_fallback_end(true);  // its marker for the launcher goes (fallback/carry_out.hpp)
   return r;
 }
 

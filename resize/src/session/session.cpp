@@ -9,7 +9,7 @@
 // resize in the background (background/session_background).
 #include "session/session_impl.hpp"
 #include "report/session_report.hpp"
-#include "checkpoint/expansion_fallback_shell.hpp"
+#include "checkpoint/fallback/carry_out.hpp"
 #include "common/config.hpp"
 #include "policy/history_location.hpp"
 

@@ -13,8 +13,8 @@
 #include "checkpoint/by_restart.hpp"
 #include "background/background_resize.hpp"
 #include "common/broadcast.hpp"
-#include "checkpoint/expansion_fallback.hpp"
-#include "checkpoint/expansion_fallback_shell.hpp"
+#include "checkpoint/fallback/fallback.hpp"
+#include "checkpoint/fallback/carry_out.hpp"
 #include "checkpoint/refresh.hpp"
 #include "parts/world.hpp"
 
@@ -61,7 +61,7 @@ namespace {
 // decision): this remap point completes it or lets it go on (remap_point; `step` says
 // what it did, and false is returned), or, for an expansion whose spawn passed its
 // deadline (`expired`) or failed, true: a resize by restart from the state now follows
-// (expansion_fallback_shell.hpp).
+// (fallback/carry_out.hpp).
 // `in_flight`: the resize under way (null: none).
 bool background_step(Session& s, const std::string& app, const Decision& d,
                      const std::function<std::shared_ptr<void>()>& in_flight, bool& expired, ResizeStep& step) {
@@ -177,7 +177,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
                                   impl_->cfg.session.spawn_fallback, impl_->cfg.session.spawn_deadline};
   };
   // The state secured for a restart at `dd`'s size: the cheapest level the relaunch finds
-  // again (expansion_fallback.hpp; the local one where levels are kept and the relaunch
+  // again (fallback/fallback.hpp; the local one where levels are kept and the relaunch
   // runs on this job's nodes again), one of this iteration reused. `t` < 0: reused.
   const auto secure = [&](const Decision& dd, double* t, const char* reason) {
     if (detail::fallback_level(ckpts.levels != nullptr, job.rank_hosts, hosts_after_restart(job.rank_hosts, dd)) ==
@@ -208,7 +208,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
                        !d.new_allocation && !d.by_restart && refresh_expansion(job, impl_->refresh, d, opt.app, iteration);
   if (!refresh && !from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
     // An expansion's spawn may never return: the state before it is secured first and a
-    // deadline armed, so that it becomes a resize by restart (expansion_fallback.hpp).
+    // deadline armed, so that it becomes a resize by restart (fallback/fallback.hpp).
     const bool blocking = bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());
     const auto secure_now = [&](double* t) { return secure(d, t, "before spawn"); };
     if (d.action == Action::Expand && blocking) fallback.emplace(fallback_inputs(d), secure_now);

@@ -5,7 +5,7 @@
 // switch, in the same order).
 #include "session/session_impl.hpp"
 
-#include "checkpoint/session_levels_shell.hpp"
+#include "checkpoint/levels/node_io.hpp"
 #include "common/fault.hpp"
 
 #include "malleable/redist/traffic.hpp"

@@ -80,7 +80,7 @@ struct Session::Impl {
   void arrive();
   void warn_schedule(bool at_end) const;
   void release_mpi();
-  void release_levels();  // the levels' node communicators (checkpoint/session_levels.cpp)
+  void release_levels();  // the levels' node communicators (checkpoint/levels/write.cpp)
   // A restart's start() on `s` (checkpoint_calls.cpp), given to the checkpoint room's restarts.
   static detail::StartOn start_on(Session& s);
   // World rank 0 only: the policy's decision at this remap point (a policy that throws

@@ -3,8 +3,8 @@
 // checkpoint" rule (every N iterations, every T seconds, on request, Young/Daly's interval
 // from the measured cost and an MTBF), the files' names and the format's version. The
 // file's layout, hyperslabs, checksums and validation are the library's
-// (resize/src/checkpoint/checkpoint_format.hpp); the MPI and HDF5 shell is
-// resize/src/checkpoint/checkpoint_write.cpp and checkpoint_read.cpp.
+// (resize/src/checkpoint/file/format.hpp); the MPI and HDF5 shell is
+// resize/src/checkpoint/file/write.cpp and file/read.cpp.
 //
 // One checkpoint is one HDF5 file. Each matrix is a global M x N dataset /matrices/<name>
 // in which element (i, j) is at (i, j) (HDF5 is row-major: dims {M, N}), so h5dump and
@@ -20,7 +20,7 @@ namespace resize::checkpoint {
 // resize_history), /state (the application's bytes), /matrices/<name> with attributes
 // type, layout, mb, nb, row_blocks, col_blocks, checksum.
 // Version 2: the same, with each matrix's checksum summed with the cheaper element term
-// of ChecksumV2 (the library's checkpoint_format.hpp). This library writes version 2 and reads both; version 1 is
+// of ChecksumV2 (the library's file/format.hpp). This library writes version 2 and reads both; version 1 is
 // written on request (environment MALLEABLE_CHECKPOINT_FORMAT=1) for readers of 0.3.
 inline constexpr int kFormatVersion = 2;
 inline constexpr int kOldestFormatVersion = 1;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Checkpoint and restart, the pure core (checkpoint.hpp): format validation, hyperslab
 // pieces, checksum, the when-to-checkpoint rule, file names and retention.
-#include "checkpoint/checkpoint_format.hpp"
+#include "checkpoint/file/format.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The parallel HDF5 helpers the checkpoint writer (checkpoint_write.cpp) and reader
-// (checkpoint_read.cpp) share: agreement across processes, HDF5 handles and attributes,
+// The parallel HDF5 helpers the checkpoint writer (file/write.cpp) and reader
+// (file/read.cpp) share: agreement across processes, HDF5 handles and attributes,
 // hyperslab selections of a process's blocks, per-block I/O, checksums. Internal to resize.
 #pragma once
 
-#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/file/io.hpp"
 #include "common/config.hpp"
 #include "checkpoint/file_release.hpp"
 #include "common/broadcast.hpp"

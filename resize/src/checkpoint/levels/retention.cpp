@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/levels.hpp"
+#include "checkpoint/levels/levels.hpp"
 
 namespace resize::levels {
 

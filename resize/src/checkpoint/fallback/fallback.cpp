@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The expansion fallback's pure part (expansion_fallback.hpp): the spawn deadline, the
+// The expansion fallback's pure part (fallback/fallback.hpp): the spawn deadline, the
 // settings, the messages.
-#include "checkpoint/expansion_fallback.hpp"
+#include "checkpoint/fallback/fallback.hpp"
 
 #include <algorithm>
 #include <cmath>

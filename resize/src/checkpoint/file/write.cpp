@@ -5,7 +5,7 @@
 // per-process files). A checkpoint counts only once it is read back and agreed
 // (docs/guide/checkpoint.md, "When a checkpoint fails"). The selections, checksum and
 // validation are the pure core's (checkpoint.hpp).
-#include "checkpoint/checkpoint_h5.hpp"
+#include "checkpoint/file/h5.hpp"
 #include "common/config.hpp"
 #include "malleable_internal/thread_name.hpp"
 

@@ -2,7 +2,7 @@
 // Checkpoint and restart, the pure core inside the library: the file's format description,
 // the hyperslab pieces one process writes or reads for a layout, the order-independent
 // per-matrix checksum and the validation of a file against what the program registered.
-// No MPI, no HDF5: the shell is checkpoint_write.cpp and checkpoint_read.cpp. What a
+// No MPI, no HDF5: the shell is file/write.cpp and file/read.cpp. What a
 // program calls (the "when" rule, file names, the format version) is the public
 // malleable/resize/checkpoint.hpp.
 #pragma once

@@ -23,9 +23,9 @@
 
 #include "common/broadcast.hpp"
 #include "common/tags.hpp"
-#include "checkpoint/checkpoint_io.hpp"
-#include "checkpoint/levels.hpp"
-#include "checkpoint/session_levels_shell.hpp"
+#include "checkpoint/file/io.hpp"
+#include "checkpoint/levels/levels.hpp"
+#include "checkpoint/levels/node_io.hpp"
 #include "malleable/redist/redistribute.hpp"
 #include "move/move_items.hpp"
 #include "checkpoint/session_checkpoint.hpp"

@@ -3,7 +3,7 @@
 // read-back that decides whether a written checkpoint counts). The header is read
 // collectively and agreed; each process reads the hyperslabs of its own blocks in the
 // layout the program asks for on the new grid.
-#include "checkpoint/checkpoint_h5.hpp"
+#include "checkpoint/file/h5.hpp"
 
 namespace resize::detail {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Internal to the checkpoint levels' MPI and file shell: the pieces the write of
-// the levels (session_levels.cpp) and the recovery (session_levels_recover.cpp) share —
+// the levels (levels/write.cpp) and the recovery (levels/recover.cpp) share —
 // which node a process is on and which processes of the partner node keep its copies,
 // the lowest failing rank's message on every process, byte messages in 1 GiB pieces, whole
 // files written or listed — and the level state a Session keeps. The pure decisions are
@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/checkpoint_io.hpp"
-#include "checkpoint/levels.hpp"
-#include "checkpoint/checkpoint_format.hpp"
+#include "checkpoint/file/io.hpp"
+#include "checkpoint/levels/levels.hpp"
+#include "checkpoint/file/format.hpp"
 #include "malleable/resize/session_options.hpp"
 
 namespace resize {

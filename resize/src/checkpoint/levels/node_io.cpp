@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The checkpoint levels' shared MPI and file shell (session_levels_shell.hpp): node
+// The checkpoint levels' shared MPI and file shell (levels/node_io.hpp): node
 // discovery and the partner ring's ranks, agreement on an error, byte messages, whole files.
-#include "checkpoint/session_levels_shell.hpp"
+#include "checkpoint/levels/node_io.hpp"
 #include "common/config.hpp"
 
 #include "common/broadcast.hpp"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Internal: the parallel HDF5 shell of checkpoint and restart (checkpoint_write.cpp, checkpoint_read.cpp, shared helpers in checkpoint_h5.hpp).
+// Internal: the parallel HDF5 shell of checkpoint and restart (file/write.cpp, file/read.cpp, shared helpers in file/h5.hpp).
 // Every function is collective over `comm`; a failure on any process throws the same
 // resize::Error on every process (the message of the lowest failing rank).
 #pragma once
@@ -13,7 +13,7 @@
 
 #include "malleable/redist/layout.hpp"
 #include "malleable/resize/matrix_desc.hpp"
-#include "checkpoint/checkpoint_format.hpp"
+#include "checkpoint/file/format.hpp"
 #include "common/config.hpp"
 #include "common/scalar.hpp"
 #include "move/mover.hpp"

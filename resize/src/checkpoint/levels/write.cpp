@@ -3,8 +3,8 @@
 // header and payload, its copy sent to its process on the partner node while it writes its
 // local file, the partner copies it keeps written beside it, everything under temporary
 // names renamed only when every process succeeded, old versions pruned, and when each
-// level is due. The recovery is session_levels_recover.cpp; the shared shell
-// session_levels_shell.hpp; the pure decisions levels.hpp.
+// level is due. The recovery is levels/recover.cpp; the shared shell
+// levels/node_io.hpp; the pure decisions levels.hpp.
 #include <algorithm>
 #include <array>
 #include <cstdio>
@@ -16,13 +16,13 @@
 #include <set>
 #include <system_error>
 
-#include "checkpoint/checkpoint_io.hpp"
+#include "checkpoint/file/io.hpp"
 #include "common/broadcast.hpp"
 #include "common/tags.hpp"
 #include "common/config.hpp"
 #include "checkpoint/file_release.hpp"
-#include "checkpoint/levels.hpp"
-#include "checkpoint/session_levels_shell.hpp"
+#include "checkpoint/levels/levels.hpp"
+#include "checkpoint/levels/node_io.hpp"
 #include "checkpoint/session_checkpoint.hpp"
 #include "parts/grid_switch.hpp"
 #include "parts/resize_phases.hpp"

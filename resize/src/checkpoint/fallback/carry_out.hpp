@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The expansion fallback's shell (expansion_fallback.hpp has the why and the pure part):
+// The expansion fallback's shell (fallback/fallback.hpp has the why and the pure part):
 // the checkpoint and the marker before a spawn, the deadline of every process armed (its
 // thread: watchdog.hpp's spawn deadline), and the marker's removal once the expansion
 // succeeded.

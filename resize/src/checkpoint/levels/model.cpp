@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The multi-level checkpoint overhead model (levels_model.hpp).
-#include "checkpoint/levels_model.hpp"
+// The multi-level checkpoint overhead model (levels/model.hpp).
+#include "checkpoint/levels/model.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Checkpoint levels, the pure core (levels.hpp): partners, intervals, retention, the
 // recovery choice and the level file's header.
-#include "checkpoint/levels.hpp"
+#include "checkpoint/levels/levels.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 // a copy of which node's checkpoint (partners), when each level is due, which versions are
 // kept, where each process's data comes from at recovery, and the file one process writes
 // per level and version, the checksum, the bookkeeping of the mapped level files. No MPI,
-// no file system; the shell is session_levels*.cpp.
+// no file system; the shell is levels/write.cpp, recover.cpp and node_io.cpp.
 //
 // Levels: *local* (each process's blocks, the application state and the layout in a
 // directory on its own node), *partner* (the same bytes kept by a process on the partner
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/checkpoint_format.hpp"
+#include "checkpoint/file/format.hpp"
 #include "malleable/redist/layout.hpp"
 
 namespace resize::levels {
@@ -68,7 +68,7 @@ std::vector<int> versions_to_remove(std::vector<int> versions, int keep);
 // iteration) with at least one complete file; the version just written and the newest
 // N-1 others (by iteration; at one iteration the current size's first) stay, every file
 // of the other versions goes. Each process removes its own files of the current size
-// from this list, one process per node the rest (session_levels.cpp). A temporary file (an
+// from this list, one process per node the rest (levels/write.cpp). A temporary file (an
 // interrupted write: "<level file name>.tmp") never counts as a version and goes unless
 // it is the current version's (another process of the node may be renaming it now).
 // keep <= 0 keeps every version (temporary files still go). Other programs' files and
@@ -99,7 +99,7 @@ struct RecoveryChoice {
 // (`global_versions`, the iterations of readable HDF5 files). O(ranks x versions).
 RecoveryChoice choose_version(const std::vector<Survived>& ranks, const std::vector<int>& global_versions);
 
-// Who reads the chosen copy of each old rank (levels_readers.cpp): new rank r itself when
+// Who reads the chosen copy of each old rank (levels/readers.cpp): new rank r itself when
 // it is on the node that holds the copy (a recovery onto the same processes then reads its
 // own copies and moves as a plain `redistribute` would, local pieces copied in place);
 // else the process of that node holding the fewest copies so far (the lowest rank of
@@ -110,7 +110,7 @@ std::vector<int> assign_readers(const std::vector<int>& lister, const std::vecto
 
 // ---- the level files a process keeps mapped ---------------------------------------
 
-// A checkpoint overwrites the oldest version in place (session_levels.cpp); the shell
+// A checkpoint overwrites the oldest version in place (levels/write.cpp); the shell
 // keeps each such file mapped from one checkpoint to the next, so that the write is a copy
 // into pages that are already mapped and touched. This is the bookkeeping of those
 // mappings (the shell maps, unmaps and renames; nothing here calls the system).

@@ -3,7 +3,7 @@
 // Pure; unit tests resize.Levels.Readers*.
 #include <map>
 
-#include "checkpoint/levels.hpp"
+#include "checkpoint/levels/levels.hpp"
 
 namespace resize::levels {
 

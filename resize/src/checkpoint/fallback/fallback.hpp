@@ -8,7 +8,7 @@
 // with the restart status, and scripts/malleable-run relaunches at the target size from
 // that checkpoint (also when the launch ends with another status while the marker is
 // there). This file decides: the deadline from the session's own spawn times, the
-// settings, the texts. The shell is expansion_fallback_shell.cpp.
+// settings, the texts. The shell is fallback/carry_out.cpp.
 #pragma once
 
 #include <optional>

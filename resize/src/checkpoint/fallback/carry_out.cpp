@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The expansion fallback's shell (expansion_fallback_shell.hpp): checkpoint, marker and
+// The expansion fallback's shell (fallback/carry_out.hpp): checkpoint, marker and
 // the deadline (its thread is watchdog.cpp's spawn deadline). When the deadline passes each
 // process ends itself with the restart status, and mpiexec ends the rest of the job, the
 // newcomers of the spawn included.
-#include "checkpoint/expansion_fallback_shell.hpp"
+#include "checkpoint/fallback/carry_out.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -17,7 +17,7 @@
 #include "common/broadcast.hpp"
 #include "common/config.hpp"
 #include "malleable/resize/session_options.hpp"
-#include "checkpoint/expansion_fallback.hpp"
+#include "checkpoint/fallback/fallback.hpp"
 #include "parts/watchdog.hpp"
 
 namespace resize::detail {
