@@ -16,8 +16,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 in_git() {  # <dir>
-  command -v git >/dev/null && [[ $(git -C "$1" rev-parse --is-inside-work-tree 2>/dev/null) == true ]] ||
-    { echo "SKIPPED: $1 is not a git work tree (or git is missing): nothing to check"; exit 77; }
+  if ! command -v git >/dev/null || [[ $(git -C "$1" rev-parse --is-inside-work-tree 2>/dev/null) != true ]]; then
+    echo "SKIPPED: $1 is not a git work tree (or git is missing): nothing to check"
+    exit 77
+  fi
 }
 
 tracked() {  # <dir>
