@@ -82,14 +82,15 @@ if [[ ! -f "$build_dir/CMakeCache.txt" ]] || [[ -n "${CMAKE_ARGS:-}" ]]; then
 fi
 # A first build takes long on a small machine (many minutes on 2 cores, much less with a
 # warm compiler cache): say so, then print one progress line per 10% instead of make's
-# line per file (warnings and errors still show).
+# line per file (warnings and errors still show). One counter: the main build's (the
+# simulated build, redist/sim/build.cmake, logs its own steps to files, and a line of a
+# lower percentage than one already printed, from make's parallel jobs, is not printed).
 [[ -f "$build_dir/apps/pdgemm_resizable" ]] || echo "setup: building $build_dir (the first build takes a while; progress every 10%)"
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" 2>&1 | awk '
-  # the simulated build (a sub-build, its own 0-100%) comes first: a count that starts
-  # again is the next build, and its progress is printed again from its start
-  /^\[ *[0-9]+%\]/ { p = $0; sub(/^\[ */, "", p); p = int(p); if (p + 20 < last) { next_p = 0; part++ }
-                      last = p
-                      if (p >= next_p) { printf "setup: build %d%%%s\n", p, part ? " (main build)" : ""; fflush(); next_p = p - p % 10 + 10 } next }
+  BEGIN { next_p = 0 }
+  /^-- redist_sim [a-z]+ command succeeded/ { next }
+  /^\[ *[0-9]+%\]/ { p = $0; sub(/^\[ */, "", p); p = int(p)
+                      if (p >= next_p) { printf "setup: build %d%%\n", p; fflush(); next_p = p - p % 10 + 10 } next }
   { print; fflush() }' || true
 # awk condenses the progress lines; a failed build must still fail set-up.
 cmake --build "$build_dir" -j "${JOBS:-$(nproc)}" >/dev/null

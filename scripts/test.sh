@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Set-up (packages + build), then the whole default test suite: unit, mpi and fortran
 # tests; benchmarks (label bench) and extra random walks (label walks) are left out.
+# Fails too when the suite left a file in the source tree (scripts/source_tree.sh).
 # MALL_SANITIZE=1 runs it under ASan+UBSan.
 # Then the MPICH flavour (docs/guide/mpi-flavours.md): configured in build-mpich with
 # -DMALLEABLE_MPI=mpich, only what its tests need is built (target mall_mpich_suite), and
@@ -19,6 +20,12 @@ if [[ "${MALL_SANITIZE:-0}" == 1 ]]; then
   export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=0}
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fi
+# The source tree before the suite: a test must write into the build tree or a temporary
+# folder, never the source tree (scripts/source_tree.sh compares at the end). Python's byte
+# code of the scripts the tests run goes to the build tree too.
+tree_before=$here/$build_dir/source-tree-before.txt
+"$here/scripts/source_tree.sh" snapshot "$here" "$tree_before" || tree_before=""
+export PYTHONPYCACHEPREFIX=$here/$build_dir/pycache
 cd "$here/$build_dir"
 # A test that times out is run once more, alone (-j 1), after the whole run, so that one
 # hang does not cost the whole run; but a rerun never hides it: every test that needed a
@@ -89,5 +96,8 @@ fi
 # as FLAKY if it passed on the second try (with the count), as HUNG if it did not, and a
 # HUNG test fails the run (and so .ci/run) even where ctest's own status would not.
 "$here/scripts/suite_hangs.sh" "${logs[@]}" || status=1
+# Nothing the suite wrote may be left in the source tree (untracked or ignored files that
+# were not there before; the build folders do not count).
+if [[ -n $tree_before ]]; then "$here/scripts/source_tree.sh" compare "$here" "$tree_before" || status=1; fi
 [[ $status -eq 0 ]] || digest
 exit $status

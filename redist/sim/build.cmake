@@ -22,5 +22,11 @@ ExternalProject_Add(redist_sim
              -DCMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER}
   INSTALL_COMMAND ""
   BUILD_ALWAYS ON
-  USES_TERMINAL_BUILD OFF)
+  USES_TERMINAL_BUILD OFF
+  # its configure and build output in files (build/redist/redist_sim-prefix/src/
+  # redist_sim-stamp/*.log), shown when a step fails: make's progress lines of this separate
+  # build (its own 0-100%) interleaved with the main build's in scripts/setup.sh's counter
+  LOG_CONFIGURE ON
+  LOG_BUILD ON
+  LOG_OUTPUT_ON_FAILURE ON)
 set(MALL_REDIST_SIM ${CMAKE_BINARY_DIR}/redist-sim/redist_sim CACHE INTERNAL "redist_sim binary, empty without SimGrid")

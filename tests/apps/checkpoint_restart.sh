@@ -195,11 +195,12 @@ launcher)
     fail "malleable-run --help: exit $rc: $help"
   # One host, --on-failure restart: a rank killed during iteration 4 (every process pauses
   # 6 s there, after checkpoints 1-3); the job restarts from pdgemm-000003.h5 on 4 processes.
+  # The kill follows the checkpoint's file at once (iteration 4 and its 6 s are the margin;
+  # a second's wait before it only narrowed that).
   P=("$pdgemm" -n 240 --nb 16 -i 6)
   ref=$(run 4 "${P[@]}" 2>&1) || fail "the uninterrupted run: $ref"
   (
     for _ in $(seq 1 600); do [[ -f $d/pdgemm-000003.h5 ]] && break; sleep 0.05; done
-    sleep 1
     victim=$(pgrep -f -- "--checkpoint $d" | while read -r pid; do
                [[ $(cat /proc/"$pid"/comm 2>/dev/null) == pdgemm_resizab* ]] && echo "$pid"; done | head -1)
     [[ -n $victim ]] && kill -9 "$victim"

@@ -20,37 +20,35 @@ timeout 300 "$CLUSTER" exec node1 mpiexec --oversubscribe --bind-to none -n 4 \
   >"$work/job1.log" 2>&1 &
 job1=$!
 
-# The expansion: job 1's processes appear on node2 and on node3 (each recorded when seen).
-seen2="" seen3=""
-for _ in $(seq 1 1200); do
-  [[ -z $seen2 ]] && seen2=$(pids_on node2 $app)
-  [[ -z $seen3 ]] && seen3=$(pids_on node3 $app)
-  [[ -n $seen2 && -n $seen3 ]] && break
-  kill -0 $job1 2>/dev/null || { cat "$work/job1.log"; fail "job 1 ended before growing"; }
-  sleep 0.05
-done
-[[ -n $seen2 && -n $seen3 ]] || fail "job 1 did not reach node2 and node3"
-echo "job 1 grew onto node2 ($(echo $seen2 | wc -w) processes) and node3 ($(echo $seen3 | wc -w))"
-
-# The shrink: once job 1 reports it, those processes must be gone (a process that exited has
-# no /proc/PID/exe any more, even before its parent reaps it) and nothing of job 1 may be
-# left on node2 or node3.
-for _ in $(seq 1 2400); do
-  grep -q "gave back" "$work/job1.log" && break
-  kill -0 $job1 2>/dev/null || { cat "$work/job1.log"; fail "job 1 ended before giving the nodes back"; }
-  sleep 0.05
-done
-grep "gave back" "$work/job1.log" || { cat "$work/job1.log"; fail "job 1 did not give the nodes back"; }
+# The expansion, then the shrink: job 1's log says each (the processes' places are checked
+# from its JSON record at the end). Sampling the processes on node2 and node3 between the
+# two raced with the shrink after iteration 20 on a loaded machine.
+waitlog() {  # <regex> <seconds> <what>
+  local i
+  for ((i = 0; i < $2 * 20; ++i)); do
+    grep -qE "$1" "$work/job1.log" && return 0
+    kill -0 $job1 2>/dev/null || { cat "$work/job1.log"; fail "job 1 ended before $3"; }
+    sleep 0.05
+  done
+  cat "$work/job1.log"
+  fail "job 1 did not $3 within $2 s"
+}
+waitlog "remap after iter 2: expand 2x2 -> 3x4" 60 "growing"
+echo "job 1 grew: $(grep -m1 -o "remap after iter 2: expand 2x2 -> 3x4.*" "$work/job1.log" | cut -c1-120)"
+# Once job 1 reports the shrink, its processes on node2 and node3 must end (a process that
+# exited has no /proc/PID/exe any more, even before its parent reaps it): the time it takes
+# is measured; 30 s is the bound for a process that does not end.
+waitlog "gave back" 120 "giving the nodes back"
+grep "gave back" "$work/job1.log"
 t0=$(date +%s.%N)
-alive() { local p; for p in $seen2 $seen3; do readlink "/proc/$p/exe" >/dev/null 2>&1 && echo "$p"; done; return 0; }
-for _ in $(seq 1 2000); do
-  [[ -z $(alive) ]] && break
-  sleep 0.001
+until_s=$((SECONDS + 30))
+while :; do
+  left="$(pids_on node2 $app) $(pids_on node3 $app)"
+  [[ -z ${left// /} ]] || ((SECONDS >= until_s)) && break
+  sleep 0.05
 done
-[[ -z $(alive) ]] || fail "processes of job 1 still on the released nodes 2 s after the shrink: $(alive)"
+[[ -z ${left// /} ]] || fail "processes of job 1 still on the released nodes 30 s after the shrink: $left"
 free_ms=$(echo "($(date +%s.%N) - $t0) * 1000" | bc -l)
-left="$(pids_on node2 $app) $(pids_on node3 $app)"
-[[ -z ${left// /} ]] || fail "other processes of job 1 on the released nodes: $left"
 printf 'node2 and node3 free %.0f ms after job 1 reported the shrink\n' "$free_ms"
 
 # Job 2: independent, on the released nodes only.

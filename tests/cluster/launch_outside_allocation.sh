@@ -26,7 +26,7 @@ slurm_job_script "$work/job.sh" \
   "while [ ! -e $work/merged ]; do sleep 0.1; done" \
   "r node2; r node3" \
   "echo done"
-job=$("$CLUSTER" exec head sbatch --parsable -J adopt -N 1 -w node1 -o "$out" "$work/job.sh")
+job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J adopt -N 1 -w node1 -o "$out" "$work/job.sh")
 wait_for "$out" "^ready-to-grow" 60 >/dev/null
 cat "$out"
 grep -q "^rsh node1: node1 rc=0" "$out" || fail "the launch onto the job's own node1 did not run"
@@ -37,7 +37,9 @@ grep -q "node2" "$work/mpi.out" || fail "mpiexec's failure does not name node2: 
 grep -q "refused launch on node2 from job $job: job $job does not hold node2" "$log" ||
   fail "no refusal logged in $log: $(cat "$log" 2>/dev/null)"
 # node2 merged into the job: it holds node[1-2] now
-S() { "$CLUSTER" exec head "$@"; }
+# in $work: `scontrol update ... NumNodes=` writes slurm_job_<id>_resize.{sh,csh} into its
+# working folder (the test's would be the build tree)
+S() { (cd "$work" && "$CLUSTER" exec head "$@"); }
 got=$(S salloc -N 1 -w node2 --no-shell --immediate=10 -J adopt-expand --dependency=expand:"$job" 2>&1) ||
   fail "the expansion allocation: $got"
 other=$(sed -n 's/.*Granted job allocation \([0-9]*\).*/\1/p' <<<"$got")

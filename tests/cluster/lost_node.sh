@@ -9,8 +9,9 @@
 # within 30 s with a message naming node3, none of its processes left on node1/node2, and
 # scripts/malleable-run --on-failure restart must restart it from the newest complete
 # checkpoint on node1,node2 (4 processes, 2x2); the restarted job runs one iteration (a stop
-# file) and passes the driver's check against serial OpenBLAS. Prints iterations lost and
-# the time from the kill to the end of the job and to the first iteration after the restart.
+# file made before the kill) and passes the driver's check against serial OpenBLAS. Prints
+# iterations lost and the time from the kill to the end of the job and to the first
+# iteration after the restart.
 # Usage: lost_node.sh <source dir> <build dir>
 SRC=$1 BUILD=$2
 . "$SRC/tests/cluster/harness.sh"
@@ -39,11 +40,15 @@ scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver arg
   [[ $(wc -w <<<"$victims") -eq 2 && $(wc -w <<<"$survivors") -eq 4 ]] ||
     fail "$name: expected 2 processes of the job on node3 ($victims) and 4 on node1/2 ($survivors)"
   wait_for "$log" "$trigger" 60 >/dev/null
+  # The stop file before the kill, while every process is held (no process looks for it
+  # before the pause ends): the restarted job, which can only start after the kill, ends
+  # after its first iteration whatever the load (touched after the lost-node line, the
+  # restart could run more iterations before it existed).
+  touch "$d/stop"
   t_kill=$(now)
   kill -9 $victims
   local lost t_end
   lost=$(wait_for "$log" "malleable-run: lost node" 60)
-  touch "$d/stop"  # the restarted job ends after its first iteration
   t_end=${lost%% *}
   echo "$name: ${lost#* }"
   grep -q "lost node node3 " <<<"$lost" || fail "$name: the message does not name node3 alone: $lost"
@@ -77,6 +82,7 @@ scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver arg
   t_first=${first%% *}
   [[ $(awk '{print $4}' <<<"$first") -eq $((it_ck + 1)) ]] || fail "$name: restarted from iteration $it_ck but continued at: $first"
   grep -q "result check: B = (sA)^$((it_ck + 1)) B0: .*OK" "$log" || { cat "$log"; fail "$name: the restarted job's result check"; }
+  [[ $(grep -c "stop requested" "$log") -eq 1 ]] || { cat "$log"; fail "$name: expected one stop (the restarted job's)"; }
   [[ $it_last -eq 12 && $it_ck -eq 10 ]] || fail "$name: killed after iteration $it_last (expected 12), restarted from $it_ck (expected 10)"
   echo "$name: $(grep -o 'result check.*' "$log")"
   echo "RESULT $name: killed after iteration $it_last, restarted from the checkpoint of iteration $it_ck:" \

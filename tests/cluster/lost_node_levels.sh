@@ -9,7 +9,8 @@
 # file-system read is possible. scripts/malleable-run --on-failure restart relaunches on
 # node1,node2 (4 processes, 2x2) with --restart-levels: the survivors rebuild iteration 12
 # from their local copies and the partner copies of node3's processes that node1 keeps,
-# run one iteration (a stop file) and pass the driver's check against serial OpenBLAS.
+# run one iteration (a stop file made before the kill) and pass the driver's check against
+# serial OpenBLAS.
 # Prints iterations lost and the time from the kill to the first iteration after the
 # restart (compare cluster.lost_node: the global checkpoint every 5, 2 iterations lost).
 # Leaves nothing behind (the level directory, the cluster).
@@ -48,8 +49,11 @@ victims=$(pids_on node3 $prog) survivors="$(pids_on node1 $prog) $(pids_on node2
 [[ $(wc -w <<<"$victims") -eq 2 && $(wc -w <<<"$survivors") -eq 4 ]] ||
   fail "expected 2 processes of the job on node3 ($victims) and 4 on node1/2 ($survivors)"
 wait_for "$log" "fault injection - every process pauses 20 s in iteration 13" 60 >/dev/null
-t_kill=$(now)
-kill -9 $victims
+# While every process is held (it reads and writes no level, no checkpoint, and looks for
+# no stop file until the pause ends), before the kill and so before any relaunch: node3's
+# storage removed, the global checkpoint out of reach, the partner copies damaged (corrupt),
+# and the stop file made, so that the relaunch ends after its first iteration whatever the
+# load (made after the lost-node line, a relaunch could run more iterations first).
 rm -rf "$levels/node3"           # node3's memory is gone
 [[ $MODE == levels ]] && mv "$d" "$work/global.unreachable"  # no global checkpoint can be read
 if [[ $MODE == corrupt ]]; then  # one payload byte of each of rank 4's partner copies flipped
@@ -61,13 +65,16 @@ if [[ $MODE == corrupt ]]; then  # one payload byte of each of rank 4's partner 
     printf "\\$(printf '%03o' $((byte ^ 0xff)))" | dd of="$f" bs=1 seek="$at" conv=notrunc status=none
   done
 fi
+touch "$work/stop"
+t_kill=$(now)
+kill -9 $victims
 lost=$(wait_for "$log" "malleable-run: lost node" 60)
-touch "$work/stop"  # the restarted job ends after its first iteration
 echo "${lost#* }"
 grep -q "lost node node3 " <<<"$lost" || fail "the message does not name node3 alone: $lost"
 rc=0
 wait $job || rc=$?
 [[ $rc -eq 0 ]] || { cat "$log"; fail "malleable-run exit $rc"; }
+[[ $(grep -c "stop requested" "$log") -eq 1 ]] || { cat "$log"; fail "expected one stop (the relaunch's)"; }
 if [[ $MODE == corrupt ]]; then
   grep -q "restart from levels: .*pdgemm.partner.r4-6.v000012: checksum mismatch: the data is damaged; choosing again" "$log" ||
     { cat "$log"; fail "the damaged partner copy of rank 4 (version 12) was not refused"; }

@@ -16,8 +16,9 @@
 #     job restarts from the global checkpoint of iteration 10 and says so.
 # By hand (mpiexec --restart-levels, as malleable-run would), from a job of 12 iterations:
 # node2 + node3 lost without a global checkpoint: refused on every process (exit 3).
-# Each relaunch runs one iteration (a stop file) and passes the driver's result check
-# against serial OpenBLAS. Leaves nothing behind (the level directories, Open MPI's
+# Each relaunch runs one iteration (a stop file, made while the job is held, before the
+# loss, so before any relaunch) and passes the driver's result check against serial
+# OpenBLAS. Leaves nothing behind (the level directories, Open MPI's
 # shared-memory segments of the aborted jobs, the cluster).
 # Usage: lost_two_nodes_levels.sh <source dir> <build dir>
 SRC=$1 BUILD=$2
@@ -82,17 +83,24 @@ lost_two() {  # <case> <lost node> <lost node> <node running malleable-run> <glo
   wait_for "$log" "fault injection - every process pauses 15 s in iteration 13" 90 >/dev/null
   [[ $(pids_on "$x" pdgemm_resizable | wc -w) -eq 2 && $(pids_on "$y" pdgemm_resizable | wc -w) -eq 2 ]] ||
     fail "$name: expected 2 processes of the job on $x and on $y"
-  "$CLUSTER" lose "$x" "$y"  # every process of both (the job's, Open MPI's daemon) killed at once, unreachable
+  # While every process is held (it reads nothing, writes nothing, checks no stop file
+  # until the pause ends): the lost nodes' storage removed, the global checkpoint out of
+  # reach, and the stop file there before the loss, so that the relaunch, which can only
+  # start after it, runs exactly one iteration (touched after the lost-node line, the
+  # relaunch ran iterations 11-13 before it existed under load: a race the test lost).
   rm -rf "$dir/$x" "$dir/$y"  # their memory is gone
   ((keep_global)) || mv "$d" "$d.unreachable"  # no global checkpoint can be read
+  touch "$work/stop"
+  "$CLUSTER" lose "$x" "$y"  # every process of both (the job's, Open MPI's daemon) killed at once, unreachable
   lost=$(wait_for "$log" "malleable-run: lost node" 60) || { cat "$log"; fail "$name: no lost-node message within 60 s"; }
-  touch "$work/stop"  # the relaunched job ends after its first iteration
   echo "$lost"
   rc=0
   wait $job || rc=$?
   [[ $rc -eq 0 ]] || { cat "$log"; fail "$name: malleable-run exit $rc"; }
   grep -q "lost node $x $y " <<<"$lost" || { cat "$log"; fail "$name: the message does not name $x and $y: $lost"; }
-  grep -E "restarting from|restart from levels|result check" "$log" || true
+  grep -E "restarting from|restart from levels|stop requested|result check" "$log" || true
+  # the relaunch stopped after its first iteration: the stop file was there before it began
+  [[ $(grep -c "stop requested" "$log") -eq 1 ]] || { cat "$log"; fail "$name: expected one stop (the relaunch's)"; }
 }
 
 echo "== malleable-run: node1 and node3 lost at once: their partners node2 and node4 keep their copies"

@@ -6,7 +6,8 @@
 # A rigid job asking for 1 node is then submitted and waits: the policy gives node2 back
 # by restart (checkpoint, exit 4, .next naming node1); malleable-run returns node2 to Slurm
 # (squeue must show the first job on node1 alone while the rigid one runs on node2) and
-# relaunches on node1 with 2 processes (1x2). When the rigid job ends, node2 is idle: the
+# relaunches on node1 with 2 processes (1x2). When the rigid job ends (the test lets it
+# end once it saw both jobs side by side and the relaunch computing), node2 is idle: the
 # policy obtains it (salloc expand, merged into the job) and the job grows back by restart
 # onto node1,node2 (4 processes, 2x2), Slurm listing node[1-2] for it again. A stop file
 # ends it; the driver's check against serial OpenBLAS must pass.
@@ -28,7 +29,10 @@ slurm_job_script "$work/job.sh" \
   "  -g 2x2 -i 1000000 -p slurm $mech --checkpoint $d --keep 2 --stop-file $d/stop"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J byrestart -N 2 --ntasks-per-node=2 -o "$out" "$work/job.sh")
 wait_for "$out" "\] iter +1 +grid 2x2" 60 >/dev/null
-rigid=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J rigid -N 1 -o "$work/rigid.out" --wrap "sleep 3")
+# The rigid job holds its node until the test has seen it beside the first job (a file, not
+# a time: a "sleep 3" could end before a loaded test looked).
+rigid=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J rigid -N 1 -t 5 -o "$work/rigid.out" \
+        --wrap "while [ ! -e $work/rigid-go ]; do sleep 0.1; done")
 gave=$(wait_for "$out" "malleable-run: gave .* back to Slurm" 30)
 grep -q "gave node2 back to Slurm; job $job now holds node1\$" <<<"$gave" || fail "expected node2 given back: $gave"
 echo "$gave"
@@ -41,6 +45,7 @@ done
 [[ -n $side ]] || fail "squeue never showed job $job on node1 beside the rigid job on node2 ($(nodes_of "$job") / $(nodes_of "$rigid"))"
 echo "squeue: job $job on node1, rigid job $rigid on node2"
 wait_for "$out" "\] iter +[0-9]+ +grid 1x2" 30 >/dev/null
+touch "$work/rigid-go"  # the rigid job ends: node2 idle
 # Up to 90 s: a salloc that Slurm does not serve within its --immediate=10 is retried
 # after 10 s, then 20 s (the policy's back-off), seen once under load.
 grow=$(wait_for "$out" "malleable-run: launch $launch: 4 processes on node1:2,node2:2" 90)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # On the emulated cluster's Slurm (4 nodes): a growth that would delay a higher-priority
-# waiting job does not happen. A rigid job R holds node2 for 25 s; a malleable PDGEMM job M
+# waiting job does not happen. A rigid job R holds node2 until M has taken 3 decisions (the
+# test lets it end then); a malleable PDGEMM job M
 # starts on node1 (RESIZE_SLURM_MAX_NODES=4, growth whenever nodes are idle); a job P of 3
 # nodes not on node1, submitted before M and so ahead of any growth request of M's, waits
 # for node2: the backfill plan starts it on node[2-4] when R ends. node3 and node4 stand idle
@@ -49,7 +50,9 @@ watch_until() {  # <seconds> <condition command...>
   done
   return 1
 }
-job_r=$(submit R -N 1 -w node2 -t 2 --wrap "sleep 25")
+# R holds node2 until M has decided a few times while P waits: a file, not a time (with
+# "sleep 25", a loaded M could have started deciding only after R had ended).
+job_r=$(submit R -N 1 -w node2 -t 5 --wrap "while [ ! -e $work/r-go ]; do sleep 0.1; done")
 running() { [[ $(head_do squeue -h -j "$1" -o %T 2>/dev/null) == RUNNING ]]; }
 watch_until 30 running "$job_r" || fail "the rigid job R did not start"
 job_p=$(submit P -N 3 -x node1 -t 2 --wrap "sleep 5")
@@ -57,6 +60,9 @@ pending() { [[ $(head_do squeue -h -j "$1" -o %T 2>/dev/null) == PENDING ]]; }
 watch_until 10 pending "$job_p" || fail "P did not wait"
 job_m=$(submit M -N 1 -w node1 --ntasks-per-node=2 "$work/M.sh")
 watch_until 30 running "$job_m" || fail "M did not start"
+decided() { (($(cat "$work/shared/log/$job_m.jsonl" 2>/dev/null | wc -l) >= 3)); }
+watch_until 90 decided || { tail -n 20 "$work/M.out"; fail "M took no 3 decisions while P waited"; }
+touch "$work/r-go"
 watch_until 90 running "$job_p" || { tail -n 20 "$work/M.out"; fail "P did not start"; }
 t_p=$(date +%s.%N)
 grown() { awk -F'\t' -v j="$job_m" -v t="$t_p" '$2 == j && $4 == "RUNNING" && $5 > 1 && $1 > t {ok=1} END {exit !ok}' "$work/timeline.tsv"; }

@@ -19,7 +19,11 @@ else
   opts=(--no-accounting)
 fi
 cluster_begin 4 --slurm --slots 1 "${opts[@]}"
-S() { "$CLUSTER" exec head "$@"; }
+# Slurm's commands in a folder of the test's own: `scontrol update ... NumNodes=` writes
+# slurm_job_<id>_resize.{sh,csh} into its working folder (the test's is the build tree).
+work=$(mktemp -d)
+trap 'rc=$?; rm -rf "$work"; cluster_end $rc' EXIT
+S() { (cd "$work" && "$CLUSTER" exec head "$@"); }
 acct=$(S scontrol show config | awk -F= '/^AccountingStorageType/{gsub(/ /, "", $2); print $2}')
 echo "AccountingStorageType=$acct"
 if [[ $MODE == accounting ]]; then
