@@ -99,14 +99,18 @@ full)
   echo "write failing inside HDF5: exit 5 after $(( $(date +%s) - start )) s: $(grep -m1 -o 'checkpoint failed.*' <<<"$out" | cut -c1-200)"
   ;;
 readonly)
-  # Iteration 2 pauses 4 s (after checkpoint 1); the file system goes read-only meanwhile.
-  rm -rf "${mnt:?}"/*
+  # Iteration 2 (after checkpoint 1) holds every process until the file system is
+  # read-only: the pause ends on its release file, made once the remount is done (120 s
+  # at most), so the remount lands inside it whatever the load.
+  rm -rf "${mnt:?}"/* "$work/remounted"
   (
     for _ in $(seq 1 400); do [[ -f $mnt/pdgemm-000001.h5 ]] && break; sleep 0.05; done
     mount -o remount,ro "$mnt"
+    touch "$work/remounted"
   ) &
   watcher=$!
-  case_run "directory made read-only mid-run" "Read-only file system|cannot create" "RESIZE_FAULT=pause-in-iteration:2:4" -n 240
+  case_run "directory made read-only mid-run" "Read-only file system|cannot create" \
+    "RESIZE_FAULT=pause-in-iteration:2:120:$work/remounted" -n 240
   wait "$watcher"
   ;;
 one_rank)

@@ -4,8 +4,8 @@
 # checkpoints every 5 iterations; every process of it on node3 is SIGKILLed, once during
 # iteration 13 (held there by the test hook RESIZE_FAULT=pause-in-iteration) and once during
 # a resize after iteration 12 (a shrink 2x3 -> 2x2 held in its redistribution by
-# RESIZE_FAULT=pause-in-redistribution, after matrix A moved); the kills are therefore at a
-# known point, and 2 completed iterations (11, 12) are lost each time. The job must end
+# RESIZE_FAULT=pause-in-redistribution, after matrix A moved), each pause lasting until the
+# test has killed (its release file); the kills are therefore at a known point, and 2 completed iterations (11, 12) are lost each time. The job must end
 # within 30 s with a message naming node3, none of its processes left on node1/node2, and
 # scripts/malleable-run --on-failure restart must restart it from the newest complete
 # checkpoint on node1,node2 (4 processes, 2x2); the restarted job runs one iteration (a stop
@@ -47,6 +47,9 @@ scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver arg
   touch "$d/stop"
   t_kill=$(now)
   kill -9 $victims
+  # The survivors go on once node3's processes are dead (the pause ends on the release
+  # file, 120 s at most): the kill lands inside the pause whatever the load.
+  touch "$d/go"
   local lost t_end
   lost=$(wait_for "$log" "malleable-run: lost node" 60)
   t_end=${lost%% *}
@@ -91,11 +94,15 @@ scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver arg
     "on node1,node2 $(secs "$t_kill" "$t_first") s after it"
 }
 
-# During an iteration: iteration 13 holds every process 20 s after its computation
-# (RESIZE_FAULT=pause-in-iteration); the last checkpoint was taken after iteration 10.
-scenario iteration "fault injection - every process pauses 20 s in iteration 13" RESIZE_FAULT=pause-in-iteration:13:20
-# During a resize: the shrink 2x3 -> 2x2 after iteration 12 waits 20 s after moving A.
-scenario resize "fault injection - every process pauses 20 s in the redistribution" RESIZE_FAULT=pause-in-redistribution:20 \
+# During an iteration: iteration 13 holds every process after its computation until the
+# test has killed node3's processes (RESIZE_FAULT=pause-in-iteration, its release file
+# $work/<scenario>/go, 120 s at most); the last checkpoint was taken after iteration 10.
+scenario iteration "fault injection - every process pauses 120 s in iteration 13" \
+  RESIZE_FAULT=pause-in-iteration:13:120:$work/iteration/go
+# During a resize: the shrink 2x3 -> 2x2 after iteration 12 waits after moving A, until
+# the kill.
+scenario resize "fault injection - every process pauses 120 s in the redistribution" \
+  RESIZE_FAULT=pause-in-redistribution:120:$work/resize/go \
   -p scripted -s 12:shrink:2x2
 grep -q "remap after iter" "$work/resize.log" && fail "resize: the shrink completed before the kill"
 echo "PASS"

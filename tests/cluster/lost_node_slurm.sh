@@ -16,14 +16,14 @@ slurm_begin lost 3
 prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }
 slurm_job_script "$work/job.sh" \
-  "export RESIZE_FAULT=pause-in-iteration:13:20" \
+  "export RESIZE_FAULT=pause-in-iteration:13:120:$d/go" \
   "exec $SRC/scripts/malleable-run -n 6 --hosts slurm --on-failure restart -- $BUILD/apps/$prog -n 240 --nb 16 \\" \
   "  -g 2x3 -i 100000 --checkpoint $d --checkpoint-every 5 --keep 3 --stop-file $d/stop"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J lost -N 3 --ntasks-per-node=2 -o "$out" "$work/job.sh")
 wait_for "$out" "\] iter +1 +grid 2x3" 90 >/dev/null
 victims=$(pids_on node3 $prog)
 [[ $(wc -w <<<"$victims") -eq 2 ]] || fail "expected 2 processes of the job on node3, found '$victims'"
-wait_for "$out" "fault injection - every process pauses 20 s in iteration 13" 60 >/dev/null
+wait_for "$out" "fault injection - every process pauses 120 s in iteration 13" 60 >/dev/null
 # The stop file before the crash, while every process is held (none looks for it before the
 # pause ends): the restarted job, which can only start after the crash, ends after its
 # first iteration whatever the load (made after the lost-node line, it could run more).
@@ -31,6 +31,7 @@ touch "$d/stop"
 t_kill=$(now)
 "$CLUSTER" exec head scontrol update nodename=node3 state=down reason=lost_node_test
 kill -9 $victims
+touch "$d/go"  # the survivors go on once node3's processes are dead (the pause's release file)
 lost=$(wait_for "$out" "malleable-run: lost node" 60)
 t_end=$(now)
 echo "$lost"

@@ -51,7 +51,7 @@ cp -a "$levels" "$levels.c"
 
 relaunch() {  # <log> <hosts> <levels dir> <global dir> -> exit status in $rc
   local log=$1 hosts=$2 dir=$3 global=$4 first=${2%%:*}
-  rm -f "$work/stop"
+  rm -f "$work/stop" "$work/go"
   touch "$work/stop"  # one iteration, then stop
   rc=0
   mpirun_on "$first" -n 4 --host "$hosts" -x RESIZE_HISTORY=off -x OPENBLAS_NUM_THREADS=1 \
@@ -74,13 +74,13 @@ grep -m2 "restart refused" "$work/c.log" || true
 lost_two() {  # <case> <lost node> <lost node> <node running malleable-run> <global dir kept: 0|1>
   local name=$1 x=$2 y=$3 runner=$4 keep_global=$5 dir=$levels.$1 d=$work/global.$1 log=$work/$1.log job rc
   mkdir -p "$dir" "$d"
-  rm -f "$work/stop"
-  "$CLUSTER" exec "$runner" env RESIZE_FAULT=pause-in-iteration:13:15 MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
+  rm -f "$work/stop" "$work/go"
+  "$CLUSTER" exec "$runner" env RESIZE_FAULT=pause-in-iteration:13:120:$work/go MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
     timeout 150 "$SRC/scripts/malleable-run" -n 8 --hosts node1,node2,node3,node4 --on-failure restart -- \
     "$prog" "${common[@]}" -g 2x4 -i 100000 --checkpoint "$d" --checkpoint-every 5 \
     --checkpoint-local 1 --checkpoint-partner 2 --checkpoint-local-dir "$dir" --stop-file "$work/stop" >"$log" 2>&1 &
   job=$!
-  wait_for "$log" "fault injection - every process pauses 15 s in iteration 13" 90 >/dev/null
+  wait_for "$log" "fault injection - every process pauses 120 s in iteration 13" 90 >/dev/null
   [[ $(pids_on "$x" pdgemm_resizable | wc -w) -eq 2 && $(pids_on "$y" pdgemm_resizable | wc -w) -eq 2 ]] ||
     fail "$name: expected 2 processes of the job on $x and on $y"
   # While every process is held (it reads nothing, writes nothing, checks no stop file
@@ -92,6 +92,7 @@ lost_two() {  # <case> <lost node> <lost node> <node running malleable-run> <glo
   ((keep_global)) || mv "$d" "$d.unreachable"  # no global checkpoint can be read
   touch "$work/stop"
   "$CLUSTER" lose "$x" "$y"  # every process of both (the job's, Open MPI's daemon) killed at once, unreachable
+  touch "$work/go"  # the survivors go on once both nodes are lost (the pause's release file)
   lost=$(wait_for "$log" "malleable-run: lost node" 60) || { cat "$log"; fail "$name: no lost-node message within 60 s"; }
   echo "$lost"
   rc=0

@@ -317,12 +317,18 @@ def run_case(c, a):
         trigger = on_trigger = None
         marker = ""
         if c["fault"] == "kill":
-            # The session holds every process 3 s in iteration KILL_ITER (a test hook of
-            # every session program) and says so: the kill lands there, not after the end.
-            env["RESIZE_FAULT"] = f"pause-in-iteration:{KILL_ITER}:3"
+            # The session holds every process in iteration KILL_ITER (a test hook of every
+            # session program) and says so; the pause ends on its release file, made after
+            # the kill (120 s at most): the kill lands there whatever the load, and a
+            # relaunch passes that iteration without a pause.
+            released = os.path.join(work, "killed")
+            env["RESIZE_FAULT"] = f"pause-in-iteration:{KILL_ITER}:120:{released}"
             trigger = marker = r"fault injection - every process pauses"
             name = os.path.basename(exe)
-            on_trigger = lambda job: kill_one(job, name)  # noqa: E731
+
+            def on_trigger(job, name=name, released=released):
+                kill_one(job, name)
+                open(released, "w").close()
         elif c["fault"] == "newcomer":
             env["RESIZE_FAULT"] = "kill-newcomer-background" if c["bg"] != "off" else "kill-newcomer"
             marker = r"fault injection - newcomer \(pid \d+\) kills itself"

@@ -8,6 +8,7 @@
 
 using resize::detail::fault::parse;
 using resize::detail::fault::Point;
+using resize::detail::fault::release_file;
 
 TEST(Fault, EachFaultIsArmedByItsOwnNameOnly) {
   EXPECT_EQ(parse("kill-newcomer", Point::KillNewcomer), 0);
@@ -37,4 +38,17 @@ TEST(Fault, NoMemoryInTheMoveTakesTheMatrix) {
   EXPECT_FALSE(parse("no-memory-in-moveX", Point::NoMemoryInMove));
   EXPECT_FALSE(parse("no-memory-in-move:2", Point::PauseInRedistribution));
   EXPECT_FALSE(parse("pause-in-redistribution", Point::NoMemoryInMove));
+}
+
+// A pause that ends when a file appears: the file is the text after the last ':' when it
+// is an absolute path; the seconds still parse (the cap).
+TEST(Fault, APauseMayEndWhenItsReleaseFileAppears) {
+  EXPECT_EQ(parse("pause-in-redistribution:120:/tmp/t/go", Point::PauseInRedistribution), 120);
+  EXPECT_EQ(release_file("pause-in-redistribution:120:/tmp/t/go"), "/tmp/t/go");
+  EXPECT_EQ(release_file("pause-in-iteration:13:120:/tmp/t/go"), "/tmp/t/go");
+  EXPECT_EQ(release_file("pause-in-iteration:13:20"), "");
+  EXPECT_EQ(release_file("pause-in-redistribution:20"), "");
+  EXPECT_EQ(release_file("pause-in-redistribution"), "");
+  EXPECT_EQ(release_file("pause-in-iteration:13:20:relative/go"), "");
+  EXPECT_EQ(release_file("pause-in-iteration:13:20:"), "");
 }

@@ -3,11 +3,14 @@
 #include "common/fault.hpp"
 #include "common/config.hpp"
 
+#include <unistd.h>
+
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <unistd.h>
+#include <thread>
 
 namespace resize::detail::fault {
 
@@ -37,15 +40,38 @@ std::optional<int> parse(std::string_view value, Point p) {
 
 std::optional<int> armed(const config::Text& fault, Point p) { return fault ? parse(*fault, p) : std::nullopt; }
 
+std::string release_file(std::string_view value) {
+  const auto colon = value.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 >= value.size() || value[colon + 1] != '/') return {};
+  return std::string(value.substr(colon + 1));
+}
+
+namespace {
+// S seconds, or until `release` exists (S at most).
+void hold(int seconds, const std::string& release) {
+  if (seconds <= 0) return;
+  if (release.empty()) {
+    ::sleep(static_cast<unsigned>(seconds));
+    return;
+  }
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (::access(release.c_str(), F_OK) != 0 && std::chrono::steady_clock::now() < end)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+}
+
+std::string until_text(const std::string& release) { return release.empty() ? "" : " until " + release + " exists"; }
+}  // namespace
+
 void pause_in_iteration(const config::Text& v, int iteration, bool world_rank0, std::string_view app) {
   int k = 0, s = 0;
   if (!v || std::sscanf(v->c_str(), "pause-in-iteration:%d:%d", &k, &s) != 2 || k != iteration) return;
+  const std::string release = release_file(*v);
   if (world_rank0) {
-    std::fprintf(stderr, "%.*s: fault injection - every process pauses %d s in iteration %d\n",
-                 static_cast<int>(app.size()), app.data(), s, k);
+    std::fprintf(stderr, "%.*s: fault injection - every process pauses %d s in iteration %d%s\n",
+                 static_cast<int>(app.size()), app.data(), s, k, until_text(release).c_str());
     std::fflush(stderr);
   }
-  if (s > 0) ::sleep(static_cast<unsigned>(s));
+  hold(s, release);
 }
 
 void inject(const config::Text& fault, Point p, bool here, int world_rank, std::string_view what) {
@@ -54,11 +80,11 @@ void inject(const config::Text& fault, Point p, bool here, int world_rank, std::
   switch (p) {
     case Point::PauseInRedistribution:
       if (world_rank == 0) {
-        std::fprintf(stderr, "resize: fault injection - every process pauses %d s %.*s\n", *arg, static_cast<int>(what.size()),
-                     what.data());
+        std::fprintf(stderr, "resize: fault injection - every process pauses %d s %.*s%s\n", *arg,
+                     static_cast<int>(what.size()), what.data(), until_text(release_file(*fault)).c_str());
         std::fflush(stderr);
       }
-      if (*arg > 0) ::sleep(static_cast<unsigned>(*arg));
+      hold(*arg, release_file(*fault));
       return;
     case Point::StallNewcomer:
       std::fprintf(stderr, "resize: fault injection - newcomer (pid %d) stalls %.*s\n", getpid(), static_cast<int>(what.size()),

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "common/config.hpp"
@@ -22,6 +23,13 @@ enum class Point {
   NoMemoryInMove,          // no-memory-in-move[:K]: world rank 1 cannot allocate the K-th (0) buffer a move stages
 };
 
+// A pause may end early, when a file appears: pause-in-iteration:K:S:FILE and
+// pause-in-redistribution:S:FILE (FILE an absolute path) hold every process until FILE
+// exists, S seconds at most, so that a test acts on a paused job and then lets it go on,
+// whatever the load: what it does lands inside the pause by construction, not by a margin.
+// Pure: the release file a fault's text names ("" none: the pause is S seconds).
+std::string release_file(std::string_view value);
+
 // Pure: whether `value` (RESIZE_FAULT's text) names the fault at `p`, and its argument
 // (the pause's seconds, default 10; the matrix of no-memory-in-move, default 0; 0 for the
 // others). nullopt: not this fault.
@@ -31,10 +39,11 @@ std::optional<int> parse(std::string_view value, Point p);
 // config::Session::fault) names it.
 std::optional<int> armed(const config::Text& fault, Point p);
 
-// RESIZE_FAULT=pause-in-iteration:K:S: every process of a session sleeps S s in
-// iteration K, before the iteration completes (Session::end_iteration; `iteration` is
-// the one ending), so that a test kills a process at a known point; world rank 0 says
-// "<app>: fault injection - every process pauses S s in iteration K" first.
+// RESIZE_FAULT=pause-in-iteration:K:S[:FILE]: every process of a session sleeps S s in
+// iteration K (or until FILE exists, S s at most), before the iteration completes
+// (Session::end_iteration; `iteration` is the one ending), so that a test kills a process
+// at a known point; world rank 0 says "<app>: fault injection - every process pauses S s
+// in iteration K" first (with FILE: "... until FILE exists").
 void pause_in_iteration(const config::Text& fault, int iteration, bool world_rank0, std::string_view app);
 
 // Carries out the fault at `p` when `fault` arms it and `here` (the process it targets):
