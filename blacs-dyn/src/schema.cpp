@@ -80,6 +80,64 @@ std::vector<std::string> split_args(std::string_view text) {
   return words;
 }
 
+namespace {
+
+// The words of a value (split_args), an error said at its line.
+std::vector<std::string> words_at(std::string_view value, std::string_view source, int lineno) {
+  try {
+    return split_args(value);
+  } catch (const Error& e) {
+    fail(source, lineno, e.what());
+  }
+}
+
+// `key = one path` (executable, wdir): the value's one word.
+std::string one_path(const std::string& key, std::string_view value, std::string_view source, int lineno) {
+  const auto w = words_at(value, source, lineno);
+  if (w.size() != 1)
+    fail(source, lineno, key + " must be one path, got '" + std::string(value) + "'");
+  return w[0];
+}
+
+// `hosts = a, b, ...`: every name non-empty.
+void parse_hosts(Schema& s, std::string_view value, std::string_view source, int lineno) {
+  std::string_view rest = value;
+  while (!rest.empty()) {
+    const auto c = rest.find(',');
+    const auto h = trim(rest.substr(0, c));
+    if (h.empty()) fail(source, lineno, "empty host name in '" + std::string(value) + "'");
+    s.hosts.emplace_back(h);
+    if (c == std::string_view::npos) break;
+    rest = rest.substr(c + 1);
+    if (trim(rest).empty())
+      fail(source, lineno, "empty host name in '" + std::string(value) + "'");
+  }
+}
+
+// One `key = value` line into the schema.
+void set_key(Schema& s, const std::string& key, std::string_view value, std::string_view source, int lineno) {
+  if (key == "executable") {
+    s.executable = one_path(key, value, source, lineno);
+  } else if (key == "args") {
+    s.args = words_at(value, source, lineno);
+  } else if (key == "add") {
+    int n = 0;
+    const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || p != value.data() + value.size() || n < 1)
+      fail(source, lineno, "add must be a positive integer, got '" + std::string(value) + "'");
+    s.add = n;
+  } else if (key == "hosts") {
+    parse_hosts(s, value, source, lineno);
+  } else if (key == "wdir") {
+    s.wdir = one_path(key, value, source, lineno);
+  } else {
+    fail(source, lineno,
+         "unknown key '" + key + "' (expected executable, args, add, hosts, wdir)");
+  }
+}
+
+}  // namespace
+
 Schema parse_schema(std::string_view text, std::string_view source) {
   Schema s;
   std::set<std::string> seen;
@@ -99,49 +157,7 @@ Schema parse_schema(std::string_view text, std::string_view source) {
     const std::string key(trim(line.substr(0, eq)));
     const std::string_view value = trim(line.substr(eq + 1));
     if (!seen.insert(key).second) fail(source, lineno, "key '" + key + "' given twice");
-    const auto words = [&](std::string_view v) {
-      try {
-        return split_args(v);
-      } catch (const Error& e) {
-        fail(source, lineno, e.what());
-      }
-    };
-    {
-      if (key == "executable") {
-        const auto w = words(value);
-        if (w.size() != 1)
-          fail(source, lineno, "executable must be one path, got '" + std::string(value) + "'");
-        s.executable = w[0];
-      } else if (key == "args") {
-        s.args = words(value);
-      } else if (key == "add") {
-        int n = 0;
-        const auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
-        if (ec != std::errc() || p != value.data() + value.size() || n < 1)
-          fail(source, lineno, "add must be a positive integer, got '" + std::string(value) + "'");
-        s.add = n;
-      } else if (key == "hosts") {
-        std::string_view rest = value;
-        while (!rest.empty()) {
-          const auto c = rest.find(',');
-          const auto h = trim(rest.substr(0, c));
-          if (h.empty()) fail(source, lineno, "empty host name in '" + std::string(value) + "'");
-          s.hosts.emplace_back(h);
-          if (c == std::string_view::npos) break;
-          rest = rest.substr(c + 1);
-          if (trim(rest).empty())
-            fail(source, lineno, "empty host name in '" + std::string(value) + "'");
-        }
-      } else if (key == "wdir") {
-        const auto w = words(value);
-        if (w.size() != 1)
-          fail(source, lineno, "wdir must be one path, got '" + std::string(value) + "'");
-        s.wdir = w[0];
-      } else {
-        fail(source, lineno,
-             "unknown key '" + key + "' (expected executable, args, add, hosts, wdir)");
-      }
-    }
+    set_key(s, key, value, source, lineno);
   }
   if (s.executable.empty()) fail(source, lineno, "missing required key 'executable'");
   if (s.add == 0) fail(source, lineno, "missing required key 'add'");

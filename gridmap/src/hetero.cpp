@@ -359,10 +359,8 @@ int swap_search(const ProcessorPowers& powers, Topology grid, std::int64_t m, st
   return passes;
 }
 
-}  // namespace
-
-HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const std::vector<int>& ids0,
-                           std::int64_t m, std::int64_t n, const HeteroOptions& opt) {
+void check_arrangement(const ProcessorPowers& powers, Topology grid, const std::vector<int>& ids0, std::int64_t m,
+                       std::int64_t n, const HeteroOptions& opt) {
   check_inputs(powers, grid, m, n);
   const std::size_t S = static_cast<std::size_t>(grid.size());
   if (ids0.size() != S) fail("heterogeneous mapping: arrangement has ", ids0.size(), " ids, the grid ", S, " slots");
@@ -373,35 +371,47 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
   if (!opt.fixed.empty() && opt.fixed.size() != S)
     fail("heterogeneous mapping: fixed mask has ", opt.fixed.size(), " entries, the grid ", S, " slots");
   if (opt.max_iterations < 1) fail("heterogeneous mapping: max_iterations must be >= 1, got ", opt.max_iterations);
+}
 
-  std::vector<int> ids = ids0;
-  Evaluated e = evaluate(powers_of(powers, ids), grid, m, n, opt);
-  std::vector<int> best_ids = ids;
-  Evaluated best = e;
+// §6.2.1.3: T_opt_ij ~ r_i c_j is the power each slot should have; give the fastest
+// movable processors the movable slots that need the most. The next arrangement after
+// `ids`, evaluated as `e`.
+std::vector<int> topt_arrangement(const ProcessorPowers& powers, Topology grid, const std::vector<int>& ids,
+                                  const Evaluated& e, const HeteroOptions& opt) {
+  const std::size_t S = static_cast<std::size_t>(grid.size());
+  std::vector<std::size_t> slots;
+  for (std::size_t k = 0; k < S; ++k)
+    if (opt.fixed.empty() || !opt.fixed[k]) slots.push_back(k);
+  std::vector<int> procs;
+  for (std::size_t k : slots) procs.push_back(ids[k]);
+  // The rank-1 (or natural block) r, c say which slots need power, as in the thesis;
+  // the ascent only changes how much data each slot finally gets.
+  const auto need = [&](std::size_t k) {
+    return e.need_r[k / static_cast<std::size_t>(grid.cols)] * e.need_c[k % static_cast<std::size_t>(grid.cols)];
+  };
+  std::vector<std::size_t> by_need = slots;
+  std::stable_sort(by_need.begin(), by_need.end(), [&](auto a, auto b) { return need(a) > need(b); });
+  std::stable_sort(procs.begin(), procs.end(), [&](int a, int b) {
+    const double pa = powers.values[static_cast<std::size_t>(a)], pb = powers.values[static_cast<std::size_t>(b)];
+    return pa != pb ? pa > pb : a < b;
+  });
+  std::vector<int> next = ids;
+  for (std::size_t k = 0; k < by_need.size(); ++k) next[by_need[k]] = procs[k];
+  return next;
+}
+
+// The T_opt refinement (topt_arrangement) from `best_ids` (evaluated as `best`) until an
+// arrangement repeats (converged, or a cycle) or max_iterations; `best` and `best_ids`
+// hold the best arrangement found. Returns the iterations made.
+int refine_by_topt(const ProcessorPowers& powers, Topology grid, std::int64_t m, std::int64_t n,
+                   const HeteroOptions& opt, Evaluated& best, std::vector<int>& best_ids) {
+  std::vector<int> ids = best_ids;
+  Evaluated e = best;
   int iterations = 0;
   std::set<std::vector<int>> seen{ids};
   while (opt.refine_arrangement && iterations < opt.max_iterations) {
     ++iterations;
-    // §6.2.1.3: T_opt_ij ~ r_i c_j is the power each slot should have; give the fastest
-    // movable processors the movable slots that need the most.
-    std::vector<std::size_t> slots;
-    for (std::size_t k = 0; k < S; ++k)
-      if (opt.fixed.empty() || !opt.fixed[k]) slots.push_back(k);
-    std::vector<int> procs;
-    for (std::size_t k : slots) procs.push_back(ids[k]);
-    // The rank-1 (or natural block) r, c say which slots need power, as in the thesis;
-    // the ascent only changes how much data each slot finally gets.
-    const auto need = [&](std::size_t k) {
-      return e.need_r[k / static_cast<std::size_t>(grid.cols)] * e.need_c[k % static_cast<std::size_t>(grid.cols)];
-    };
-    std::vector<std::size_t> by_need = slots;
-    std::stable_sort(by_need.begin(), by_need.end(), [&](auto a, auto b) { return need(a) > need(b); });
-    std::stable_sort(procs.begin(), procs.end(), [&](int a, int b) {
-      const double pa = powers.values[static_cast<std::size_t>(a)], pb = powers.values[static_cast<std::size_t>(b)];
-      return pa != pb ? pa > pb : a < b;
-    });
-    std::vector<int> next = ids;
-    for (std::size_t k = 0; k < by_need.size(); ++k) next[by_need[k]] = procs[k];
+    std::vector<int> next = topt_arrangement(powers, grid, ids, e, opt);
     if (!seen.insert(next).second) break;  // converged, or a cycle
     ids = next;
     e = evaluate(powers_of(powers, ids), grid, m, n, opt);
@@ -411,26 +421,26 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
       best_ids = ids;
     }
   }
+  return iterations;
+}
 
-  // Beyond the thesis: pairwise swaps after the T_opt refinement (swap_search).
-  if (opt.swap_search && grid.rows > 1 && grid.cols > 1 && S <= static_cast<std::size_t>(kMaxSwapSearchSlots))
-    iterations += swap_search(powers, grid, m, n, opt, best, best_ids);
-
-  // The ascent flattens the landscape the swaps search (Table 6.1 again), so the thesis's
-  // own path (pure sizes) is followed too and its arrangement sized with the ascent; the
-  // faster of the two is kept.
-  if (opt.coordinate_ascent && (opt.refine_arrangement || opt.swap_search) && grid.rows > 1 &&
-      grid.cols > 1) {
-    HeteroOptions pure = opt;
-    pure.coordinate_ascent = false;
-    const HeteroMapping other = map_arranged(powers, grid, ids0, m, n, pure);
-    Evaluated oe = evaluate(powers_of(powers, other.ids), grid, m, n, opt);
-    if (oe.time < best.time * (1 - 1e-9)) {
-      best = std::move(oe);
-      best_ids = other.ids;
-    }
+// The ascent flattens the landscape the swaps search (Table 6.1 again), so the thesis's
+// own path (pure sizes) is followed too and its arrangement sized with the ascent; the
+// faster of the two is kept in `best`, `best_ids`.
+void follow_thesis_path(const ProcessorPowers& powers, Topology grid, const std::vector<int>& ids0, std::int64_t m,
+                        std::int64_t n, const HeteroOptions& opt, Evaluated& best, std::vector<int>& best_ids) {
+  HeteroOptions pure = opt;
+  pure.coordinate_ascent = false;
+  const HeteroMapping other = map_arranged(powers, grid, ids0, m, n, pure);
+  Evaluated oe = evaluate(powers_of(powers, other.ids), grid, m, n, opt);
+  if (oe.time < best.time * (1 - 1e-9)) {
+    best = std::move(oe);
+    best_ids = other.ids;
   }
+}
 
+HeteroMapping mapping_of(const ProcessorPowers& powers, Topology grid, const Evaluated& best,
+                         const std::vector<int>& best_ids, std::int64_t m, std::int64_t n, int iterations) {
   HeteroMapping out;
   out.grid = grid;
   out.ids = best_ids;
@@ -443,6 +453,26 @@ HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const s
   out.n = n;
   out.iterations = iterations;
   return out;
+}
+
+}  // namespace
+
+HeteroMapping map_arranged(const ProcessorPowers& powers, Topology grid, const std::vector<int>& ids0,
+                           std::int64_t m, std::int64_t n, const HeteroOptions& opt) {
+  check_arrangement(powers, grid, ids0, m, n, opt);
+  const std::size_t S = static_cast<std::size_t>(grid.size());
+  std::vector<int> best_ids = ids0;
+  Evaluated best = evaluate(powers_of(powers, best_ids), grid, m, n, opt);
+  int iterations = refine_by_topt(powers, grid, m, n, opt, best, best_ids);
+
+  // Beyond the thesis: pairwise swaps after the T_opt refinement (swap_search).
+  if (opt.swap_search && grid.rows > 1 && grid.cols > 1 && S <= static_cast<std::size_t>(kMaxSwapSearchSlots))
+    iterations += swap_search(powers, grid, m, n, opt, best, best_ids);
+
+  if (opt.coordinate_ascent && (opt.refine_arrangement || opt.swap_search) && grid.rows > 1 &&
+      grid.cols > 1)
+    follow_thesis_path(powers, grid, ids0, m, n, opt, best, best_ids);
+  return mapping_of(powers, grid, best, best_ids, m, n, iterations);
 }
 
 HeteroMapping map_heterogeneous(const ProcessorPowers& powers, Topology grid, std::int64_t m,

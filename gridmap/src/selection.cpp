@@ -174,6 +174,17 @@ std::vector<int> fill_shares(const Context& cx, const std::vector<int>& chosen, 
   return taken.size() == count ? taken : std::vector<int>{};
 }
 
+// The slowest unused processor that still reaches power `need` and is slower than `have`
+// (the one it would replace), or -1.
+int slowest_reaching(const Context& cx, const std::vector<int>& chosen, double need, double have) {
+  int pick = -1;
+  for (int k : unused(cx, chosen)) {
+    const double v = cx.free.values[static_cast<std::size_t>(k)];
+    if (v + kEps >= need && v < have - kEps) pick = k;  // fastest first: the last is the slowest
+  }
+  return pick;
+}
+
 // §6.3.1.1's replacement step as the thesis ran it at TPP 600 (Tables 6.8-6.10); see
 // ReplacementRule::Thesis. One round, kept whether or not it is faster.
 void replace_as_thesis(const Context& cx, std::vector<int>& chosen, HeteroMapping& h, std::ostringstream& notes) {
@@ -184,11 +195,8 @@ void replace_as_thesis(const Context& cx, std::vector<int>& chosen, HeteroMappin
     if (h.ids[s] < cx.old_count || u[s] >= cx.opt.underuse) continue;
     const std::size_t pos = static_cast<std::size_t>(h.ids[s] - cx.old_count);
     const double have = cx.free.values[static_cast<std::size_t>(chosen[pos])];
-    int pick = -1;  // "a processor of reduced processing power that can equal this efficiency"
-    for (int k : unused(cx, chosen)) {
-      const double v = cx.free.values[static_cast<std::size_t>(k)];
-      if (v + kEps >= need[s] && v < have - kEps) pick = k;  // fastest first: the last is the slowest
-    }
+    // "a processor of reduced processing power that can equal this efficiency"
+    const int pick = slowest_reaching(cx, chosen, need[s], have);
     if (pick < 0) continue;
     notes << "; replaced " << have << " (U = " << u[s] << ", T_opt " << need[s] << ") by "
           << cx.free.values[static_cast<std::size_t>(pick)];
@@ -230,9 +238,10 @@ void replace_as_thesis(const Context& cx, std::vector<int>& chosen, HeteroMappin
   }
 }
 
-Selection select_global(const Context& cx) {
-  std::vector<int> chosen = greedy_fill(cx, {}, cx.tpp);
-  // Drop the slowest picks until the processor count has an admitted grid.
+// "As many high-end machines as possible" (§6.3.1.1), fastest first, less the slowest picks
+// until the processor count has an admitted grid: `chosen` and its mapping.
+HeteroMapping fastest_first(const Context& cx, std::vector<int>& chosen) {
+  chosen = greedy_fill(cx, {}, cx.tpp);
   std::optional<HeteroMapping> first = try_global_map(cx, chosen);
   while (!first && !chosen.empty()) {
     chosen.pop_back();  // greedy order: the last taken is the slowest
@@ -241,7 +250,81 @@ Selection select_global(const Context& cx) {
   if (!first)
     fail("selection: no grid for ", cx.old_count, " or more processors satisfies the aspect constraints p = ",
          cx.opt.aspect.p, ", q = ", cx.opt.aspect.q);
-  HeteroMapping h = std::move(*first);
+  return std::move(*first);
+}
+
+// The slots of the new processors to try replacing, least utilised first: those with U
+// below the threshold, and the slowest new processor (it can be the bottleneck itself,
+// U = 1, so it is always a candidate for dropping).
+std::vector<std::size_t> replacement_candidates(const Context& cx, const HeteroMapping& h,
+                                                const std::vector<double>& u) {
+  std::vector<std::size_t> under;
+  for (std::size_t s = 0; s < h.ids.size(); ++s)
+    if (h.ids[s] >= cx.old_count && u[s] < cx.opt.underuse) under.push_back(s);
+  std::stable_sort(under.begin(), under.end(), [&](auto a, auto b) { return u[a] < u[b]; });
+  std::size_t slowest = h.ids.size();
+  for (std::size_t s = 0; s < h.ids.size(); ++s)
+    if (h.ids[s] >= cx.old_count && (slowest == h.ids.size() || h.power[s] < h.power[slowest])) slowest = s;
+  if (slowest < h.ids.size() && std::find(under.begin(), under.end(), slowest) == under.end())
+    under.push_back(slowest);
+  return under;
+}
+
+// The fastest mapping of the sets made from `chosen` for the new processor at slot s
+// (utilisation u_s, T_opt need_s): swapped for the slowest processor that still reaches
+// need_s (only when under-used), or dropped; each set refilled with 0..4 processors within
+// the budget. False when no set has an admitted grid.
+bool best_replacement(const Context& cx, const std::vector<int>& chosen, const HeteroMapping& h, std::size_t s,
+                      double u_s, double need_s, std::vector<int>& best_set, HeteroMapping& best_h) {
+  const std::size_t pos = static_cast<std::size_t>(h.ids[s] - cx.old_count);
+  const double have = cx.free.values[static_cast<std::size_t>(chosen[pos])];
+  const int pick = slowest_reaching(cx, chosen, need_s, have);
+  std::vector<std::vector<int>> bases;
+  if (pick >= 0 && u_s < cx.opt.underuse) {
+    bases.push_back(chosen);
+    bases.back()[pos] = pick;
+  }
+  bases.push_back(chosen);
+  bases.back().erase(bases.back().begin() + static_cast<long>(pos));
+  bool have_best = false;
+  for (const auto& base : bases)
+    for (std::size_t add = 0; add <= 4; ++add) {
+      auto extra = fill_count(cx, base, cx.tpp - sum_of(cx, base), add);
+      if (add > 0 && extra.empty()) continue;
+      std::vector<int> cand = base;
+      cand.insert(cand.end(), extra.begin(), extra.end());
+      auto ch = try_global_map(cx, cand);
+      if (!ch) continue;
+      if (!have_best || ch->iteration_time() < best_h.iteration_time()) {
+        best_h = std::move(*ch);
+        best_set = std::move(cand);
+        have_best = true;
+      }
+    }
+  return have_best;
+}
+
+// One round of the replacement step: the first candidate whose best replacement shortens
+// the iteration is taken (`chosen`, `h` updated). False when none does.
+bool replacement_round(const Context& cx, std::vector<int>& chosen, HeteroMapping& h) {
+  const auto u = h.utilisation();
+  const auto need = h.t_opt();
+  for (std::size_t s : replacement_candidates(cx, h, u)) {
+    std::vector<int> best_set;
+    HeteroMapping best_h;
+    if (best_replacement(cx, chosen, h, s, u[s], need[s], best_set, best_h) &&
+        best_h.iteration_time() < h.iteration_time() * (1 - 1e-12)) {
+      chosen = std::move(best_set);
+      h = std::move(best_h);
+      return true;
+    }
+  }
+  return false;
+}
+
+Selection select_global(const Context& cx) {
+  std::vector<int> chosen;
+  HeteroMapping h = fastest_first(cx, chosen);
   std::ostringstream notes;
   notes << "fastest first: " << chosen.size() << " processor(s), grid " << to_string(h.grid);
   if (cx.opt.replacement && cx.opt.replacement_rule == ReplacementRule::Thesis) {
@@ -265,61 +348,8 @@ Selection select_global(const Context& cx) {
   if (cx.opt.replacement && !replace)
     notes << "; replacement step skipped (more than " << kMaxSwapSearchSlots << " processors)";
   for (int round = 0; replace && round < 2 * static_cast<int>(cx.free.size()); ++round) {
-    const auto u = h.utilisation();
-    const auto need = h.t_opt();
-    std::vector<std::size_t> under;
-    for (std::size_t s = 0; s < h.ids.size(); ++s)
-      if (h.ids[s] >= cx.old_count && u[s] < cx.opt.underuse) under.push_back(s);
-    std::stable_sort(under.begin(), under.end(), [&](auto a, auto b) { return u[a] < u[b]; });
-    // A slow new processor can also be the bottleneck itself (U = 1), so the slowest new
-    // processor is always a candidate for dropping.
-    std::size_t slowest = h.ids.size();
-    for (std::size_t s = 0; s < h.ids.size(); ++s)
-      if (h.ids[s] >= cx.old_count && (slowest == h.ids.size() || h.power[s] < h.power[slowest])) slowest = s;
-    if (slowest < h.ids.size() && std::find(under.begin(), under.end(), slowest) == under.end())
-      under.push_back(slowest);
-    bool improved = false;
-    for (std::size_t s : under) {
-      const std::size_t pos = static_cast<std::size_t>(h.ids[s] - cx.old_count);
-      const double have = cx.free.values[static_cast<std::size_t>(chosen[pos])];
-      int pick = -1;
-      for (int k : unused(cx, chosen)) {
-        const double v = cx.free.values[static_cast<std::size_t>(k)];
-        if (v + kEps >= need[s] && v < have - kEps) pick = k;  // list is fastest first
-      }
-      std::vector<std::vector<int>> bases;
-      if (pick >= 0 && u[s] < cx.opt.underuse) {
-        bases.push_back(chosen);
-        bases.back()[pos] = pick;
-      }
-      bases.push_back(chosen);
-      bases.back().erase(bases.back().begin() + static_cast<long>(pos));
-      std::vector<int> best_set;
-      HeteroMapping best_h;
-      bool have_best = false;
-      for (const auto& base : bases)
-        for (std::size_t add = 0; add <= 4; ++add) {
-          auto extra = fill_count(cx, base, cx.tpp - sum_of(cx, base), add);
-          if (add > 0 && extra.empty()) continue;
-          std::vector<int> cand = base;
-          cand.insert(cand.end(), extra.begin(), extra.end());
-          auto ch = try_global_map(cx, cand);
-          if (!ch) continue;
-          if (!have_best || ch->iteration_time() < best_h.iteration_time()) {
-            best_h = std::move(*ch);
-            best_set = std::move(cand);
-            have_best = true;
-          }
-        }
-      if (have_best && best_h.iteration_time() < h.iteration_time() * (1 - 1e-12)) {
-        chosen = std::move(best_set);
-        h = std::move(best_h);
-        ++rounds;
-        improved = true;
-        break;
-      }
-    }
-    if (!improved) break;
+    if (!replacement_round(cx, chosen, h)) break;
+    ++rounds;
   }
   if (rounds) notes << "; " << rounds << " replacement round(s) -> " << chosen.size() << ", grid " << to_string(h.grid);
   if (cx.opt.mapping.swap_search) {

@@ -127,33 +127,33 @@ TopologyChoice choose_topology(int processes, AspectRatio aspect, const Topology
   return choice;
 }
 
-LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspect,
-                                    AspectScope scope) {
-  check_grid("local expansion", cur);
-  if (offered < 0) fail("local expansion: offered processes must be >= 0, got ", offered);
-  if (offered > kMaxProcesses - cur.size())
-    fail("local expansion: ", offered, " offered processes on top of the current ", cur.size(),
-         " are more than the limit of ", kMaxProcesses, " processes");
-  aspect.validate();
+namespace {
 
-  const int r = cur.rows, c = cur.cols;
-  const auto admissible = [&](int x, int y) {
+// The local steps from a grid r x c: add x rows and y columns, admissible under the
+// aspect constraints (on the increment or on the new grid, `scope`), for `cost` new
+// processes.
+struct LocalSteps {
+  int r, c;
+  AspectRatio aspect;
+  AspectScope scope;
+  bool admissible(int x, int y) const {
     if (x == 0 && y == 0) return false;
-    return scope == AspectScope::Increment ? aspect.admits_increment(x, y)
-                                           : aspect.admits(Topology{r + x, c + y});
-  };
+    return scope == AspectScope::Increment ? aspect.admits_increment(x, y) : aspect.admits(Topology{r + x, c + y});
+  }
   // New processes: (r+x)(c+y) - rc = c*x + r*y + x*y. §5.2.1.2 writes rx + cy + xy, which
   // agrees only for square grids (the only ones its experiments used).
-  const auto cost = [&](long x, long y) { return c * x + r * y + x * y; };
+  long cost(long x, long y) const { return c * x + r * y + x * y; }
+};
 
-  LocalExpansion out;
-  out.grid = cur;
+// The admissible step that uses the most of the offer (squarest, more columns on ties)
+// into `out`; out.possible stays false when none fits.
+void largest_step(const LocalSteps& st, int offered, LocalExpansion& out) {
   // The cost grows with x and y, so both loops stop as soon as it exceeds the offer.
-  for (int x = 0; x == 0 || cost(x, 0) <= offered; ++x) {
-    for (int y = 0; cost(x, y) <= offered; ++y) {
-      if (!admissible(x, y)) continue;
-      const int used = static_cast<int>(cost(x, y));
-      const Topology g{r + x, c + y};
+  for (int x = 0; x == 0 || st.cost(x, 0) <= offered; ++x) {
+    for (int y = 0; st.cost(x, y) <= offered; ++y) {
+      if (!st.admissible(x, y)) continue;
+      const int used = static_cast<int>(st.cost(x, y));
+      const Topology g{st.r + x, st.c + y};
       if (used > out.used || (used == out.used && out.possible && better_shape(g, out.grid))) {
         out.possible = true;
         out.add_rows = x;
@@ -163,20 +163,22 @@ LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspec
       }
     }
   }
+}
 
-  // The cheapest admissible step, to say how many processes a local step would need.
-  // The cost grows with x and y, so a pair costing no less than the best found so far
-  // ends its row of the search: O(r + c) pairs for the usual square steps.
+// The cheapest admissible step, to say how many processes a local step would need (-1:
+// none). The cost grows with x and y, so a pair costing no less than the best found so far
+// ends its row of the search: O(r + c) pairs for the usual square steps.
+long smallest_step(const LocalSteps& st) {
+  const int r = st.r, c = st.c;
   long smallest = -1;
-  for (int x = 0; x <= r + c + 2 && (smallest < 0 || cost(x, 0) < smallest); ++x)
-    for (int y = 0; y <= r + c + 2 && (smallest < 0 || cost(x, y) < smallest); ++y)
-      if (admissible(x, y)) smallest = cost(x, y);
-  out.smallest_step = static_cast<int>(smallest);
+  for (int x = 0; x <= r + c + 2 && (smallest < 0 || st.cost(x, 0) < smallest); ++x)
+    for (int y = 0; y <= r + c + 2 && (smallest < 0 || st.cost(x, y) < smallest); ++y)
+      if (st.admissible(x, y)) smallest = st.cost(x, y);
+  return smallest;
+}
 
-  const int all = cur.size() + offered;
-  out.global_grid = choose_topology(all).grid;
-  out.global_constrained = choose_topology(all, aspect).grid;
-
+// The step taken, or why none fits and what Global remapping of all `all` processes would do.
+std::string expansion_reason(const LocalExpansion& out, Topology cur, int offered, long smallest, int all) {
   std::ostringstream why;
   if (out.possible) {
     why << "add " << out.add_rows << " row(s) and " << out.add_cols << " column(s): "
@@ -191,7 +193,31 @@ LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspec
     if (out.global_constrained != out.global_grid)
       why << " (" << to_string(out.global_constrained) << " under the aspect constraints)";
   }
-  out.reason = why.str();
+  return why.str();
+}
+
+}  // namespace
+
+LocalExpansion plan_local_expansion(Topology cur, int offered, AspectRatio aspect,
+                                    AspectScope scope) {
+  check_grid("local expansion", cur);
+  if (offered < 0) fail("local expansion: offered processes must be >= 0, got ", offered);
+  if (offered > kMaxProcesses - cur.size())
+    fail("local expansion: ", offered, " offered processes on top of the current ", cur.size(),
+         " are more than the limit of ", kMaxProcesses, " processes");
+  aspect.validate();
+
+  const LocalSteps st{cur.rows, cur.cols, aspect, scope};
+  LocalExpansion out;
+  out.grid = cur;
+  largest_step(st, offered, out);
+  const long smallest = smallest_step(st);
+  out.smallest_step = static_cast<int>(smallest);
+
+  const int all = cur.size() + offered;
+  out.global_grid = choose_topology(all).grid;
+  out.global_constrained = choose_topology(all, aspect).grid;
+  out.reason = expansion_reason(out, cur, offered, smallest, all);
   return out;
 }
 

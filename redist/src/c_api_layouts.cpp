@@ -158,13 +158,20 @@ void record(const redist_desc& d, const Where& w, std::int64_t i, std::int64_t j
                                            rank_name(r0) + " but " + std::to_string(y[k]) + " on " + rank_name(r1));
 }
 
-// Builds one side's Layout from the allgathered records (identical on every rank, so
-// every rank reaches the same verdict) plus a broadcast of explicit block sizes.
-Layout assemble(MPI_Comm comm, const std::vector<std::int64_t>& all, int stride, int offset, const redist_desc& mine,
-                const DescNames& nm, std::int64_t* origin) {
-  int P = 0;
-  MPI_Comm_size(comm, &P);
-  auto rec = [&](int r) { return &all[static_cast<std::size_t>(r) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(offset)]; };
+namespace {
+
+// One side's records in the allgathered array: rank r's fields start at r * stride + offset.
+struct SideRecords {
+  const std::vector<std::int64_t>& all;
+  int stride, offset;
+  const std::int64_t* operator()(int r) const {
+    return &all[static_cast<std::size_t>(r) * static_cast<std::size_t>(stride) + static_cast<std::size_t>(offset)];
+  }
+};
+
+// The first of the P processes in the grid; every other process of the grid must pass the
+// same fields (differing block lists are named by their first differing entry).
+int agreed_first(MPI_Comm comm, const SideRecords& rec, int P, const redist_desc& mine, const DescNames& nm) {
   int first = -1;
   for (int r = 0; r < P && first < 0; ++r)
     if (rec(r)[kIn]) first = r;
@@ -182,9 +189,12 @@ Layout assemble(MPI_Comm comm, const std::vector<std::int64_t>& all, int stride,
                                                rank_name(r) + " (processes of one grid must agree)");
     }
   }
-  origin[0] = f[kI];
-  origin[1] = f[kJ];
-  const int nprow = static_cast<int>(f[kNprow]), npcol = static_cast<int>(f[kNpcol]);
+  return first;
+}
+
+// The rank at each coordinate of the nprow x npcol grid (row-major): each coordinate
+// claimed by exactly one process.
+std::vector<int> grid_ranks(const SideRecords& rec, int P, int nprow, int npcol, const DescNames& nm) {
   std::vector<int> ranks(static_cast<std::size_t>(nprow) * static_cast<std::size_t>(npcol), -1);
   for (int r = 0; r < P; ++r) {
     const std::int64_t* x = rec(r);
@@ -200,8 +210,14 @@ Layout assemble(MPI_Comm comm, const std::vector<std::int64_t>& all, int stride,
     if (ranks[k] < 0)
       throw Error(ErrorCode::Inconsistent, std::string(nm.side) + ": grid coordinate (" + std::to_string(k / npcol) +
                                                "," + std::to_string(k % npcol) + ") belongs to no process of the communicator");
-  // Explicit block sizes travel from the first process of the grid.
-  std::vector<std::int64_t> rb(static_cast<std::size_t>(f[kNrb])), cb(static_cast<std::size_t>(f[kNcb]));
+  return ranks;
+}
+
+// Explicit block sizes travel from the first process of the grid (f: its record) into rb, cb.
+void broadcast_block_lists(MPI_Comm comm, int first, const std::int64_t* f, const redist_desc& mine,
+                           std::vector<std::int64_t>& rb, std::vector<std::int64_t>& cb) {
+  rb.resize(static_cast<std::size_t>(f[kNrb]));
+  cb.resize(static_cast<std::size_t>(f[kNcb]));
   int me = 0;
   MPI_Comm_rank(comm, &me);
   if (me == first) {
@@ -210,6 +226,25 @@ Layout assemble(MPI_Comm comm, const std::vector<std::int64_t>& all, int stride,
   }
   if (!rb.empty()) check_mpi(MPI_Bcast(rb.data(), static_cast<int>(rb.size()), MPI_INT64_T, first, comm), "MPI_Bcast");
   if (!cb.empty()) check_mpi(MPI_Bcast(cb.data(), static_cast<int>(cb.size()), MPI_INT64_T, first, comm), "MPI_Bcast");
+}
+
+}  // namespace
+
+// Builds one side's Layout from the allgathered records (identical on every rank, so
+// every rank reaches the same verdict) plus a broadcast of explicit block sizes.
+Layout assemble(MPI_Comm comm, const std::vector<std::int64_t>& all, int stride, int offset, const redist_desc& mine,
+                const DescNames& nm, std::int64_t* origin) {
+  int P = 0;
+  MPI_Comm_size(comm, &P);
+  const SideRecords rec{all, stride, offset};
+  const int first = agreed_first(comm, rec, P, mine, nm);
+  const std::int64_t* f = rec(first);
+  origin[0] = f[kI];
+  origin[1] = f[kJ];
+  const int nprow = static_cast<int>(f[kNprow]), npcol = static_cast<int>(f[kNpcol]);
+  std::vector<int> ranks = grid_ranks(rec, P, nprow, npcol, nm);
+  std::vector<std::int64_t> rb, cb;
+  broadcast_block_lists(comm, first, f, mine, rb, cb);
   try {
     BlockSizes rows = f[kMb] >= 0 ? blocks_of(nullptr, 0, f[kM], f[kMb], "mb") : BlockSizes(std::move(rb));
     BlockSizes cols = f[kNb] >= 0 ? blocks_of(nullptr, 0, f[kN], f[kNb], "nb") : BlockSizes(std::move(cb));

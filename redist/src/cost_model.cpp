@@ -39,15 +39,13 @@ void assign(CostParams& p, const std::array<double, kCostParamCount>& v) {
   p.spin_byte_s = v[9];
 }
 
-CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::span<const int> node_of_rank) {
-  if (elem_bytes == 0) throw Error(ErrorCode::InvalidArgument, "cost_features: elem_bytes = 0 must be positive");
-  if (plan.materialized_for >= 0)
-    throw Error(ErrorCode::InvalidArgument,
-                "cost_features: the plan keeps runs only for rank " + std::to_string(plan.materialized_for) +
-                    "; the model needs every transfer's size (make_plan without for_rank)");
+namespace {
+
+// Which node each rank of the plan runs on (one node holding every rank when no map is
+// given), and how many nodes there are.
+void map_nodes(CostFeatures& f, const RedistPlan& plan, std::span<const int> node_of_rank) {
   int max_rank = -1;
   for (const Transfer& t : plan.transfers) max_rank = std::max({max_rank, t.src, t.dst});
-  CostFeatures f;
   if (node_of_rank.empty()) {
     f.node_of_rank.assign(static_cast<std::size_t>(max_rank + 1), 0);
   } else {
@@ -64,12 +62,15 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
                                                   std::to_string(f.node_of_rank[r]) + " must be >= 0");
     f.nodes = std::max(f.nodes, f.node_of_rank[r] + 1);
   }
-  f.ranks.assign(f.node_of_rank.size(), RankLoad{});
-  f.steps = static_cast<int>(plan.steps.size());
-  const auto eb = static_cast<std::int64_t>(elem_bytes);
-  auto is_intra = [&](const Transfer& t) {
-    return f.node_of_rank[static_cast<std::size_t>(t.src)] == f.node_of_rank[static_cast<std::size_t>(t.dst)];
-  };
+}
+
+bool is_intra(const CostFeatures& f, const Transfer& t) {
+  return f.node_of_rank[static_cast<std::size_t>(t.src)] == f.node_of_rank[static_cast<std::size_t>(t.dst)];
+}
+
+// The whole plan's loads: each rank's messages and bytes (within its node or across) and
+// local copies, and the totals.
+void count_plan(CostFeatures& f, const RedistPlan& plan, std::int64_t eb) {
   for (const Transfer& t : plan.transfers) {
     const std::int64_t bytes = t.elements() * eb;
     auto& s = f.ranks[static_cast<std::size_t>(t.src)];
@@ -81,11 +82,15 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
     auto& d = f.ranks[static_cast<std::size_t>(t.dst)];
     ++f.messages;
     f.bytes_moved += bytes;
-    const bool intra = is_intra(t);
+    const bool intra = is_intra(f, t);
     s.add_message(intra, bytes);
     d.add_message(intra, bytes);
   }
-  // Per-step loads, sparse (a plan with P steps on P ranks would otherwise hold P^2).
+}
+
+// Per-step loads, sparse (a plan with P steps on P ranks would otherwise hold P^2); step 0
+// also holds every rank's local copies.
+void count_steps(CostFeatures& f, const RedistPlan& plan, std::int64_t eb) {
   f.step_loads.resize(std::max<std::size_t>(1, plan.steps.size()));
   std::vector<int> slot(f.ranks.size(), -1);
   for (std::size_t s = 0; s < f.step_loads.size(); ++s) {
@@ -110,12 +115,29 @@ CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::
         const Transfer& t = plan.transfers[static_cast<std::size_t>(k)];
         if (t.src == t.dst) continue;
         const std::int64_t bytes = t.elements() * eb;
-        const bool intra = is_intra(t);
+        const bool intra = is_intra(f, t);
         at(t.src).add_message(intra, bytes);
         at(t.dst).add_message(intra, bytes);
       }
     for (const auto& [r, load] : loads) slot[static_cast<std::size_t>(r)] = -1;
   }
+}
+
+}  // namespace
+
+CostFeatures cost_features(const RedistPlan& plan, std::size_t elem_bytes, std::span<const int> node_of_rank) {
+  if (elem_bytes == 0) throw Error(ErrorCode::InvalidArgument, "cost_features: elem_bytes = 0 must be positive");
+  if (plan.materialized_for >= 0)
+    throw Error(ErrorCode::InvalidArgument,
+                "cost_features: the plan keeps runs only for rank " + std::to_string(plan.materialized_for) +
+                    "; the model needs every transfer's size (make_plan without for_rank)");
+  CostFeatures f;
+  map_nodes(f, plan, node_of_rank);
+  f.ranks.assign(f.node_of_rank.size(), RankLoad{});
+  f.steps = static_cast<int>(plan.steps.size());
+  const auto eb = static_cast<std::int64_t>(elem_bytes);
+  count_plan(f, plan, eb);
+  count_steps(f, plan, eb);
   return f;
 }
 

@@ -11,10 +11,12 @@
 
 namespace redist {
 
-EdgeColouring colour_bipartite_edges(int nleft, int nright,
-                                     const std::vector<std::pair<int, int>>& edges) {
-  EdgeColouring out;
-  if (nleft < 0 || nright < 0) throw Error(ErrorCode::Internal, "negative vertex count");
+namespace {
+
+using Edges = std::vector<std::pair<int, int>>;
+
+// Δ, the maximum degree: the colours needed (König). Every edge's ends are checked.
+int max_degree(int nleft, int nright, const Edges& edges) {
   std::vector<int> degl(static_cast<std::size_t>(nleft), 0), degr(static_cast<std::size_t>(nright), 0);
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const auto [u, v] = edges[e];
@@ -26,56 +28,79 @@ EdgeColouring colour_bipartite_edges(int nleft, int nright,
   int delta = 0;
   for (int d : degl) delta = std::max(delta, d);
   for (int d : degr) delta = std::max(delta, d);
+  return delta;
+}
+
+// The edge of each colour at each vertex: L(u, c) at left vertex u, R(v, c) at right
+// vertex v, or -1.
+struct ColourSlots {
+  int delta;
+  std::size_t D = static_cast<std::size_t>(delta);
+  std::vector<int> at_l, at_r;
+  ColourSlots(int nleft, int nright, int colours)
+      : delta(colours), at_l(static_cast<std::size_t>(nleft) * D, -1), at_r(static_cast<std::size_t>(nright) * D, -1) {}
+  int& L(int u, int c) { return at_l[static_cast<std::size_t>(u) * D + static_cast<std::size_t>(c)]; }
+  int& R(int v, int c) { return at_r[static_cast<std::size_t>(v) * D + static_cast<std::size_t>(c)]; }
+  // The first colour free at vertex x of one side (at_l or at_r); -1 is impossible: a
+  // vertex with an uncoloured edge has < Δ coloured edges.
+  int first_free(const std::vector<int>& side, int x) const {
+    for (int c = 0; c < delta; ++c)
+      if (side[static_cast<std::size_t>(x) * D + static_cast<std::size_t>(c)] < 0) return c;
+    return -1;
+  }
+};
+
+// Walk v -a- x -b- y -a- ... from right vertex v and swap a/b on that alternating path;
+// afterwards a is free at v. `path`: scratch space, reused from edge to edge.
+void swap_alternating_path(ColourSlots& at, const Edges& edges, std::vector<int>& colour, int v, int a, int b,
+                           std::vector<int>& path) {
+  path.clear();
+  int cur = v, col = a;
+  bool right = true;
+  for (;;) {
+    const int f = right ? at.R(cur, col) : at.L(cur, col);
+    if (f < 0) break;
+    path.push_back(f);
+    cur = right ? edges[static_cast<std::size_t>(f)].first : edges[static_cast<std::size_t>(f)].second;
+    right = !right;
+    col = col == a ? b : a;
+  }
+  for (int f : path) {
+    const auto [fu, fv] = edges[static_cast<std::size_t>(f)];
+    const int c = colour[static_cast<std::size_t>(f)];
+    at.L(fu, c) = -1;
+    at.R(fv, c) = -1;
+  }
+  for (int f : path) {
+    const auto [fu, fv] = edges[static_cast<std::size_t>(f)];
+    int& c = colour[static_cast<std::size_t>(f)];
+    c = c == a ? b : a;
+    at.L(fu, c) = f;
+    at.R(fv, c) = f;
+  }
+}
+
+}  // namespace
+
+EdgeColouring colour_bipartite_edges(int nleft, int nright, const Edges& edges) {
+  EdgeColouring out;
+  if (nleft < 0 || nright < 0) throw Error(ErrorCode::Internal, "negative vertex count");
+  const int delta = max_degree(nleft, nright, edges);
   out.colours = delta;
   out.colour.assign(edges.size(), -1);
   if (delta == 0) return out;
 
-  const auto D = static_cast<std::size_t>(delta);
-  // at_l[u*D + c] = edge of colour c at left vertex u, or -1; likewise at_r.
-  std::vector<int> at_l(static_cast<std::size_t>(nleft) * D, -1), at_r(static_cast<std::size_t>(nright) * D, -1);
-  auto L = [&](int u, int c) -> int& { return at_l[static_cast<std::size_t>(u) * D + static_cast<std::size_t>(c)]; };
-  auto R = [&](int v, int c) -> int& { return at_r[static_cast<std::size_t>(v) * D + static_cast<std::size_t>(c)]; };
-  auto first_free = [&](auto& slot, int x) {
-    for (int c = 0; c < delta; ++c)
-      if (slot(x, c) < 0) return c;
-    return -1;  // impossible: a vertex with an uncoloured edge has < Δ coloured edges
-  };
+  ColourSlots at(nleft, nright, delta);
   std::vector<int> path;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     const auto [u, v] = edges[e];
-    const int a = first_free(L, u);
-    const int b = first_free(R, v);
+    const int a = at.first_free(at.at_l, u);
+    const int b = at.first_free(at.at_r, v);
     if (a < 0 || b < 0) throw Error(ErrorCode::Internal, "edge colouring ran out of colours");
-    if (R(v, a) >= 0) {
-      // Walk v -a- x -b- y -a- ... and swap a/b on it; afterwards a is free at v.
-      path.clear();
-      int cur = v, col = a;
-      bool right = true;
-      for (;;) {
-        const int f = right ? R(cur, col) : L(cur, col);
-        if (f < 0) break;
-        path.push_back(f);
-        cur = right ? edges[static_cast<std::size_t>(f)].first : edges[static_cast<std::size_t>(f)].second;
-        right = !right;
-        col = col == a ? b : a;
-      }
-      for (int f : path) {
-        const auto [fu, fv] = edges[static_cast<std::size_t>(f)];
-        const int c = out.colour[static_cast<std::size_t>(f)];
-        L(fu, c) = -1;
-        R(fv, c) = -1;
-      }
-      for (int f : path) {
-        const auto [fu, fv] = edges[static_cast<std::size_t>(f)];
-        int& c = out.colour[static_cast<std::size_t>(f)];
-        c = c == a ? b : a;
-        L(fu, c) = f;
-        R(fv, c) = f;
-      }
-    }
+    if (at.R(v, a) >= 0) swap_alternating_path(at, edges, out.colour, v, a, b, path);
     out.colour[e] = a;
-    L(u, a) = static_cast<int>(e);
-    R(v, a) = static_cast<int>(e);
+    at.L(u, a) = static_cast<int>(e);
+    at.R(v, a) = static_cast<int>(e);
   }
   return out;
 }

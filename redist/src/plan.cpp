@@ -337,80 +337,91 @@ void add_rank_transfers(Builder& out, const Axes& x, const Region& g, int for_ra
   }
 }
 
+using StepIds = std::vector<std::pair<std::int64_t, int>>;  // (global step number, transfer index)
+
+// Every cross transfer (src != dst) with the step number step_of(k) of transfer k.
+template <class StepOf>
+void number_cross(const RedistPlan& plan, StepIds& id, StepOf&& step_of) {
+  for (std::size_t k = 0; k < plan.transfers.size(); ++k)
+    if (plan.transfers[k].src != plan.transfers[k].dst) id.emplace_back(step_of(k), static_cast<int>(k));
+}
+
+// Matching: colour the sender/receiver bipartite graph of the ranks; each colour is a
+// matching = a step; König gives exactly max-degree steps.
+void colour_rank_graph(const RedistPlan& plan, StepIds& id) {
+  std::vector<std::pair<int, int>> edges;
+  std::vector<std::size_t> which;
+  for (std::size_t k = 0; k < plan.transfers.size(); ++k)
+    if (plan.transfers[k].src != plan.transfers[k].dst) {
+      edges.emplace_back(plan.transfers[k].src, plan.transfers[k].dst);
+      which.push_back(k);
+    }
+  const auto col = colour_bipartite_edges(plan.comm_size, plan.comm_size, edges);
+  for (std::size_t e = 0; e < which.size(); ++e) id.emplace_back(col.colour[e], static_cast<int>(which[e]));
+}
+
+// Matching beyond kMatchingWholeGraphPairs takes the per-dimension product only when its
+// step count is the 2-D maximum degree (one side has the most partners in both dimensions).
+void check_product_is_minimal(const RedistPlan& plan, const DimSchedule& rs, const DimSchedule& cs) {
+  const std::int64_t product = static_cast<std::int64_t>(rs.nsteps) * cs.nsteps;
+  const std::int64_t degree = std::max(static_cast<std::int64_t>(rs.max_a) * cs.max_a,
+                                       static_cast<std::int64_t>(rs.max_b) * cs.max_b);
+  if (product != degree)
+    throw Error(ErrorCode::InvalidArgument,
+                "schedule matching: " + std::to_string(grid_pairs(plan.a, plan.b)) + " (A rank, B rank) pairs exceed the " +
+                    std::to_string(kMatchingWholeGraphPairs) +
+                    " up to which one process colours the whole rank graph, and the per-dimension product "
+                    "takes " + std::to_string(product) + " steps for a maximum degree of " +
+                    std::to_string(degree) + "; use schedule circulant (contention free, " +
+                    std::to_string(product) + " steps)");
+}
+
+// Product of per-dimension contention-free schedules: an A process (pr, pc) sends once per
+// row step and once per column step, so once per product step (a rank has one place in
+// each grid), and the step count Sr*Sc equals the 2-D maximum degree Δr*Δc when one side
+// (senders or receivers) has the most partners in both dimensions. Matching above
+// kMatchingWholeGraphPairs takes it only then.
+void product_steps(const RedistPlan& plan, const std::vector<Combo>& combo, const Axes& x, const DimPlan& d,
+                   int for_rank, StepIds& id) {
+  const Region& g = plan.region;
+  if (g.m == 0 || g.n == 0) return;
+  const auto rs = dim_schedule(x.Ar, g.ia, x.Br, g.ib, g.m, for_rank < 0 ? &d.rows : nullptr);
+  const auto cs = dim_schedule(x.Ac, g.ja, x.Bc, g.jb, g.n, for_rank < 0 ? &d.cols : nullptr);
+  if (plan.schedule == ScheduleKind::Matching) check_product_is_minimal(plan, rs, cs);
+  number_cross(plan, id, [&](std::size_t k) {
+    const Combo& c = combo[k];
+    return static_cast<std::int64_t>(rs.step(c.ra, c.rb)) * cs.nsteps + cs.step(c.ca, c.cb);
+  });
+}
+
 // Every cross transfer's global step number under plan.schedule, grouped into plan.steps
 // (group_steps). combo: the transfers' dimension pairs (Circulant, Matching by dimension);
 // d: the whole plan's dimension pairs (for_rank < 0).
 void number_steps(RedistPlan& plan, const std::vector<Combo>& combo, const Axes& x, const DimPlan& d, bool whole_graph,
                   int for_rank) {
-  const Layout &a = plan.a, &b = plan.b;
-  const Region& g = plan.region;
-  const int comm_size = plan.comm_size;
-  const bool empty = g.m == 0 || g.n == 0;
-  const Axis &Ar = x.Ar, &Ac = x.Ac, &Br = x.Br, &Bc = x.Bc;
-  // Every cross transfer's global step number with its index, grouped by group_steps().
-  std::vector<std::pair<std::int64_t, int>> id;
+  StepIds id;
   id.reserve(plan.transfers.size());
-  auto cross = [&](std::size_t k) { return plan.transfers[k].src != plan.transfers[k].dst; };
-  auto each_cross = [&](auto&& step_of) {
-    for (std::size_t k = 0; k < plan.transfers.size(); ++k)
-      if (cross(k)) id.emplace_back(step_of(k), static_cast<int>(k));
-  };
   switch (plan.schedule) {
     case ScheduleKind::AllAtOnce:
-      each_cross([](std::size_t) { return std::int64_t{0}; });
+      number_cross(plan, id, [](std::size_t) { return std::int64_t{0}; });
       break;
     case ScheduleKind::Caterpillar:
       // Caterpillar: in step d process i exchanges with (p - i - d) mod p, i.e.
       // i + j + d ≡ 0 (mod p); both directions of a pair share the step.
-      each_cross([&](std::size_t k) {
+      number_cross(plan, id, [&](std::size_t k) {
         return static_cast<std::int64_t>(
-            pmod(-(static_cast<std::int64_t>(plan.transfers[k].src) + plan.transfers[k].dst), comm_size));
+            pmod(-(static_cast<std::int64_t>(plan.transfers[k].src) + plan.transfers[k].dst), plan.comm_size));
       });
       break;
     case ScheduleKind::Matching:
       if (whole_graph) {
-        // Matching: colour the sender/receiver bipartite graph of the ranks;
-        // each colour is a matching = a step; König gives exactly max-degree steps.
-        std::vector<std::pair<int, int>> edges;
-        std::vector<std::size_t> which;
-        for (std::size_t k = 0; k < plan.transfers.size(); ++k)
-          if (cross(k)) {
-            edges.emplace_back(plan.transfers[k].src, plan.transfers[k].dst);
-            which.push_back(k);
-          }
-        const auto col = colour_bipartite_edges(comm_size, comm_size, edges);
-        for (std::size_t e = 0; e < which.size(); ++e) id.emplace_back(col.colour[e], static_cast<int>(which[e]));
+        colour_rank_graph(plan, id);
         break;
       }
       [[fallthrough]];
-    case ScheduleKind::Circulant: {
-      // Product of per-dimension contention-free schedules: an A process (pr, pc) sends
-      // once per row step and once per column step, so once per product step (a rank has
-      // one place in each grid), and the step count Sr*Sc equals the 2-D maximum degree
-      // Δr*Δc when one side (senders or receivers) has the most partners in both
-      // dimensions. Matching above kMatchingWholeGraphPairs takes it only then.
-      if (empty) break;
-      const auto rs = dim_schedule(Ar, g.ia, Br, g.ib, g.m, for_rank < 0 ? &d.rows : nullptr);
-      const auto cs = dim_schedule(Ac, g.ja, Bc, g.jb, g.n, for_rank < 0 ? &d.cols : nullptr);
-      if (plan.schedule == ScheduleKind::Matching) {
-        const std::int64_t product = static_cast<std::int64_t>(rs.nsteps) * cs.nsteps;
-        const std::int64_t degree = std::max(static_cast<std::int64_t>(rs.max_a) * cs.max_a,
-                                             static_cast<std::int64_t>(rs.max_b) * cs.max_b);
-        if (product != degree)
-          throw Error(ErrorCode::InvalidArgument,
-                      "schedule matching: " + std::to_string(grid_pairs(a, b)) + " (A rank, B rank) pairs exceed the " +
-                          std::to_string(kMatchingWholeGraphPairs) +
-                          " up to which one process colours the whole rank graph, and the per-dimension product "
-                          "takes " + std::to_string(product) + " steps for a maximum degree of " +
-                          std::to_string(degree) + "; use schedule circulant (contention free, " +
-                          std::to_string(product) + " steps)");
-      }
-      each_cross([&](std::size_t k) {
-        const Combo& c = combo[k];
-        return static_cast<std::int64_t>(rs.step(c.ra, c.rb)) * cs.nsteps + cs.step(c.ca, c.cb);
-      });
+    case ScheduleKind::Circulant:
+      product_steps(plan, combo, x, d, for_rank, id);
       break;
-    }
     case ScheduleKind::Default:
       throw Error(ErrorCode::Internal, "unresolved default schedule");
   }

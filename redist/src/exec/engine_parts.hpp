@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -13,9 +15,11 @@
 
 #include "aggregate.hpp"
 #include "checks.hpp"
+#include "held.hpp"
 #include "local_copy.hpp"
 #include "node_window.hpp"
 #include "on_node.hpp"
+#include "transport.hpp"
 #include "malleable/redist/redistribute.hpp"
 
 namespace redist::exec {
@@ -186,6 +190,50 @@ inline bool fits_at_once(const Dir& d, std::size_t item, const std::vector<Mat>&
                                          static_cast<std::int64_t>(mats[item].eb));
   }
   return bytes <= d.budget;
+}
+
+// A phase's links of one direction by peer rank (exchange.cpp's make_dirs).
+using LinksByPeer = std::map<int, std::vector<Link>>;
+
+// One direction's peers in posting order (sends: (dst - me) mod P first; receives:
+// (me - src) mod P), each with its links, how they travel (one datatype, or packed) and
+// its message count; then the direction's queue and window.
+inline void fill_dir(Dir& d, LinksByPeer& by_peer, const std::vector<Mat>& mats, const ExecOptions& opt, int me,
+                     int nranks) {
+  const MessageSize ms = message_size(opt);
+  const std::int64_t cap = std::min<std::int64_t>(ms.cap, INT_MAX);
+  std::vector<std::pair<int, int>> order_;  // (distance, peer)
+  for (const auto& [q, links] : by_peer)
+    order_.emplace_back(d.send ? (q - me + nranks) % nranks : (me - q + nranks) % nranks, q);
+  std::sort(order_.begin(), order_.end());
+  std::vector<std::vector<PeerPiece>> pieces;
+  std::vector<bool> whole;
+  std::vector<Segment> segs;
+  for (const auto& [dist, q] : order_) {
+    Peer& p = d.peers.emplace_back();
+    p.rank = q;
+    p.links = std::move(by_peer[q]);
+    auto& pp = pieces.emplace_back();
+    // A peer's links travel as one datatype unless one of them packs (short pieces,
+    // Transport::Auto; Packed), and packs only while a column fits a message's most.
+    p.typed = true;
+    for (const Link& l : p.links) {
+      const auto eb = static_cast<std::int64_t>(mats[l.item].eb);
+      pp.push_back({rows_per_col(*l.t), ncols(*l.t), eb});
+      p.typed = p.typed && !(packs(*l.t, opt.transport, mats[l.item].eb) && std::max<std::int64_t>(1, pp.back().col_bytes()) <= ms.max);
+      p.meta += kTransferBytes + kRunBytes * static_cast<std::int64_t>(l.t->rows.size() + l.t->cols.size());
+    }
+    if (!p.typed)
+      for (Link& l : p.links) {
+        l.w.emplace(d.send ? *l.src.sa : mats[l.item].sb, *l.t);
+        l.packed = packed_runs(l.w->rows);
+      }
+    whole.push_back(p.typed);
+    for (MessageCutter c(&pp, p.typed ? INT64_MAX / 4 : cap); !c.done(); c.next(segs)) ++p.nmsgs;
+    d.total += p.nmsgs;
+  }
+  d.queue = PeerQueue(std::move(pieces), cap, whole);
+  d.window = std::max(1, opt.max_outstanding);
 }
 
 // The node window's size for this rank's phases: every window send of every phase

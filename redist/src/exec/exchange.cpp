@@ -129,10 +129,10 @@ struct Engine::Impl {
   // ---- A phase's messages: peers in posting order (sends: (dst - me) mod P first;
   // receives: (me - src) mod P), each peer's items one after another in its messages.
 
-  void make_dirs(const std::vector<Entry>& ph) {
-    std::map<int, std::vector<Link>> out, in;
-    const MessageSize ms = message_size(opt);
-    std::int64_t reads = 0;  // the single-copy steps' bookkeeping, held once they begin
+  // The phase's entries by peer (out: sends, in: receives); the on-node ones go to
+  // on_node. Returns the single-copy steps' bookkeeping, held once they begin.
+  std::int64_t link_peers(const std::vector<Entry>& ph, LinksByPeer& out, LinksByPeer& in) {
+    std::int64_t reads = 0;
     for (const Entry& e : ph) {
       if (e.route == Route::SingleCopy) reads += reads == 0 ? OnNode::reader_bytes() + 64 : 64;
       const Transfer& t = *e.t;
@@ -145,45 +145,17 @@ struct Engine::Impl {
       }
       (send ? out[t.dst] : in[t.src]).push_back(Link{e.item, &t, {}, {}, src});
     }
-    const std::int64_t cap = std::min<std::int64_t>(ms.cap, INT_MAX);
+    return reads;
+  }
+
+  void make_dirs(const std::vector<Entry>& ph) {
+    LinksByPeer out, in;
+    const std::int64_t reads = link_peers(ph, out, in);
     int nranks = 0;
     check_mpi(MPI_Comm_size(comm, &nranks), "MPI_Comm_size");
-    auto fill_dir = [&](Dir& d, std::map<int, std::vector<Link>>& by_peer) {
-      std::vector<std::pair<int, int>> order_;  // (distance, peer)
-      for (const auto& [q, links] : by_peer)
-        order_.emplace_back(d.send ? (q - me + nranks) % nranks : (me - q + nranks) % nranks, q);
-      std::sort(order_.begin(), order_.end());
-      std::vector<std::vector<PeerPiece>> pieces;
-      std::vector<bool> whole;
-      std::vector<Segment> segs;
-      for (const auto& [dist, q] : order_) {
-        Peer& p = d.peers.emplace_back();
-        p.rank = q;
-        p.links = std::move(by_peer[q]);
-        auto& pp = pieces.emplace_back();
-        // A peer's links travel as one datatype unless one of them packs (short pieces,
-        // Transport::Auto; Packed), and packs only while a column fits a message's most.
-        p.typed = true;
-        for (const Link& l : p.links) {
-          const auto eb = static_cast<std::int64_t>(mats[l.item].eb);
-          pp.push_back({rows_per_col(*l.t), ncols(*l.t), eb});
-          p.typed = p.typed && !(packs(*l.t, opt.transport, mats[l.item].eb) && std::max<std::int64_t>(1, pp.back().col_bytes()) <= ms.max);
-          p.meta += kTransferBytes + kRunBytes * static_cast<std::int64_t>(l.t->rows.size() + l.t->cols.size());
-        }
-        if (!p.typed)
-          for (Link& l : p.links) {
-            l.w.emplace(d.send ? *l.src.sa : mats[l.item].sb, *l.t);
-            l.packed = packed_runs(l.w->rows);
-          }
-        whole.push_back(p.typed);
-        for (MessageCutter c(&pp, p.typed ? INT64_MAX / 4 : cap); !c.done(); c.next(segs)) ++p.nmsgs;
-        d.total += p.nmsgs;
-      }
-      d.queue = PeerQueue(std::move(pieces), cap, whole);
-      d.window = std::max(1, opt.max_outstanding);
-    };
-    fill_dir(sends, out);
-    fill_dir(recvs, in);
+    fill_dir(sends, out, mats, opt, me, nranks);
+    fill_dir(recvs, in, mats, opt, me, nranks);
+    // The memory budget left after what is held, shared between the two directions.
     const std::int64_t budget = opt.memory_budget_bytes > 0 ? opt.memory_budget_bytes : INT64_MAX / 4;
     const std::int64_t avail = std::max<std::int64_t>(0, budget - held.now() - reads);
     const bool out_any = !sends.peers.empty(), in_any = !recvs.peers.empty();

@@ -80,17 +80,17 @@ void detail::BackgroundResize::post_all(std::vector<Registered>& mats) {
   feed({.kind = background::EventKind::Posted});
 }
 
-RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan,
-                                             double t_start, GridSwitch gs, ResizeRecording rs,
-                                             const LaunchCommand& launch,
-                                             const std::function<std::vector<char>()>& pack_state) {
-  const SessionWorld& job = gs.job;
-  Watchdog& watchdog = gs.watchdog;
-  const int iteration = rs.iteration;
-  // What the helper thread uses lives as long as the session (its parts), not this call.
-  MatrixRegistry* registry = &gs.registry;
-  const LaunchCommand* cmd = &launch;
-  Watchdog* dog = &gs.watchdog;
+namespace {
+// RESIZE_CHECK_CONSTANT=1: the checksum of a matrix's local elements (of none unless it is
+// constant and this process holds part of it).
+std::uint64_t constant_checksum(const Registered& r) {
+  const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? detail::local_elements(r.desc) : 0;
+  return checksum(r.data(), n * scalar_bytes(r.mat().type));
+}
+
+// The resize under way: decision `d` from the job's grid to `target`, its record begun.
+std::shared_ptr<BackgroundResize> new_resize(const Decision& d, const Grid& target, const NodePlan& node_plan,
+                                             const SessionWorld& job, ResizeRecording& rs) {
   auto b = std::make_shared<BackgroundResize>();
   b->d = d;
   b->from = job.shape;
@@ -98,11 +98,70 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   b->node_plan = node_plan;
   b->rec = rs.begin_resize(d, target);
   b->old_world = b->new_world = job.world;
-  double before = -1;
-  if (job.root()) {
-    const auto segs = rs.recorder.metrics.segments();
-    if (!segs.empty()) before = segs.back().median_wall;
-  }
+  return b;
+}
+
+// The median iteration time of the last segment before the resize (world rank 0), or -1.
+double last_segment_wall(const ResizeRecording& rs) {
+  const auto segs = rs.recorder.metrics.segments();
+  return segs.empty() ? -1 : segs.back().median_wall;
+}
+
+// What the begin point leaves to the helper thread: under MULTIPLE the spawn (blacs-dyn
+// keeps the grown world pending, seen by that thread alone, until the completing point
+// publishes it), the hand-over of `state` and the posting (`spawn_in_helper`); else only
+// the posting. What it uses lives as long as the session (its parts), not the begin point.
+std::function<std::string()> helper_work(BackgroundResize* raw, MatrixRegistry* registry, const LaunchCommand* cmd,
+                                         Watchdog* dog, std::vector<char> state, int nnew, bool spawn_in_helper) {
+  const auto post = [registry, raw] { raw->post_all(registry->mats); };
+  if (!spawn_in_helper)
+    return [post] {
+      post();
+      return std::string();
+    };
+  return [cmd, dog, raw, post, state = std::move(state), nnew] {
+    detail::World::background_thread(true);
+    std::string err;
+    try {
+      err = raw->spawn(state, nnew, *cmd, *dog);
+      {
+        std::lock_guard<std::mutex> lk(raw->helper.m);
+        raw->helper.spawn_error = err;
+        raw->feed_locked({.kind = err.empty() ? background::EventKind::SpawnDone : background::EventKind::SpawnFailed});
+      }
+      if (err.empty()) post();
+    } catch (...) {
+      detail::World::background_thread(false);
+      throw;
+    }
+    detail::World::background_thread(false);
+    return err;
+  };
+}
+
+// The begin point's progress line: what began, how long the application stopped
+// (`stopped_s`), how the resize progresses.
+std::string begun_line(int iteration, const Decision& d, const Grid& from, const Grid& target, double stopped_s,
+                       bool expanding, const BackgroundResize& b, Background mode) {
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: %s %s -> %s BEGUN in the background (stopped %.1f ms%s; constant matrices "
+                "moving; progress by %s; mode %s)",
+                iteration, to_string(d.action).c_str(), from.shape().c_str(), target.shape().c_str(), stopped_s * 1e3,
+                !expanding ? "" : b.helper.spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
+                b.helper.threaded ? "a helper thread" : "progress calls", to_string(mode).c_str());
+  return line;
+}
+}  // namespace
+
+RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& target, const NodePlan& node_plan,
+                                             double t_start, GridSwitch gs, ResizeRecording rs,
+                                             const LaunchCommand& launch,
+                                             const std::function<std::vector<char>()>& pack_state) {
+  const SessionWorld& job = gs.job;
+  Watchdog& watchdog = gs.watchdog;
+  auto b = new_resize(d, target, node_plan, job, rs);
+  const double before = job.root() ? last_segment_wall(rs) : -1;
   const bool expanding = d.action == Action::Expand;
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
@@ -111,40 +170,10 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
   if (expanding) state = pack_state();  // the application's state at the begin point
   b->helper.hold = fault::armed(gs.cfg.session.fault, fault::Point::HoldBackground).has_value();
   if (gs.cfg.session.check_constant)
-    for (const auto& r : registry->mats) {
-      const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? detail::local_elements(r.desc) : 0;
-      b->digest.push_back(checksum(r.data(), n * scalar_bytes(r.mat().type)));
-    }
+    for (const auto& r : gs.registry.mats) b->digest.push_back(constant_checksum(r));
   const int nnew = expanding ? std::max(0, target.size() - job.size()) : 0;
-  BackgroundResize* raw = b.get();
-  // What the begin point leaves to the helper thread: under MULTIPLE the spawn (blacs-dyn
-  // keeps the grown world pending, seen by that thread alone, until the completing point
-  // publishes it), the hand-over and the posting; else only the posting.
-  const auto post = [registry, raw] { raw->post_all(registry->mats); };
-  std::function<std::string()> work = [post] {
-    post();
-    return std::string();
-  };
-  if (expanding && in_thread) {
-    work = [cmd, dog, raw, post, state, nnew] {
-      detail::World::background_thread(true);
-      std::string err;
-      try {
-        err = raw->spawn(state, nnew, *cmd, *dog);
-        {
-          std::lock_guard<std::mutex> lk(raw->helper.m);
-          raw->helper.spawn_error = err;
-          raw->feed_locked({.kind = err.empty() ? background::EventKind::SpawnDone : background::EventKind::SpawnFailed});
-        }
-        if (err.empty()) post();
-      } catch (...) {
-        detail::World::background_thread(false);
-        throw;
-      }
-      detail::World::background_thread(false);
-      return err;
-    };
-  } else if (expanding) {
+  const bool spawn_in_helper = expanding && in_thread;
+  if (expanding && !in_thread) {
     // No MPI_THREAD_MULTIPLE: the spawn blocks at the begin point (documented).
     watchdog.phase("spawn of " + std::to_string(nnew) + " processes and the state hand-over");
     const std::string err = b->spawn(state, nnew, launch, watchdog);
@@ -153,23 +182,18 @@ RemapResult BackgroundPart::begin_background(const Decision& d, const Grid& targ
       return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, t_start);
     }
   }
+  const std::function<std::string()> work =
+      helper_work(b.get(), &gs.registry, &launch, &gs.watchdog,
+                  spawn_in_helper ? std::move(state) : std::vector<char>{}, nnew, spawn_in_helper);
   watchdog.disarm();
-  if (!(expanding && in_thread)) MPI_Comm_dup(b->new_world, &b->comm);
+  if (!spawn_in_helper) MPI_Comm_dup(b->new_world, &b->comm);
   // Without MULTIPLE an expansion spawned above, before the machine began: a spawn that
   // fails there is a blocking expansion's failure, never in flight.
-  b->feed({.kind = background::EventKind::Begin, .spawn_in_helper = expanding && in_thread, .expand = expanding});
+  b->feed({.kind = background::EventKind::Begin, .spawn_in_helper = spawn_in_helper, .expand = expanding});
   b->start_helper(work, expanding);  // the machine's one action: StartHelper
   const double t_end = MPI_Wtime();
   if (job.root()) b->clock.begun(t_start, t_end, before);
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "   remap after iter %d: %s %s -> %s BEGUN in the background (stopped %.1f ms%s; constant matrices "
-                "moving; progress by %s; mode %s)",
-                iteration, to_string(d.action).c_str(), job.shape.shape().c_str(), target.shape().c_str(),
-                (t_end - t_start) * 1e3,
-                !expanding ? "" : b->helper.spawn_threaded ? ", spawning in the helper thread" : ", spawn included",
-                b->helper.threaded ? "a helper thread" : "progress calls", to_string(mode).c_str());
-  rs.progress(line);
+  rs.progress(begun_line(rs.iteration, d, job.shape, target, t_end - t_start, expanding, *b, mode));
   in_flight = b;
   return {d.action, true, "begun in the background"};
 }
@@ -218,11 +242,8 @@ namespace {
 // RESIZE_CHECK_CONSTANT=1: 1 + the index of the first constant matrix whose checksum
 // differs from the begin point's (`digest`), or 0.
 int changed_constant(const std::vector<Registered>& mats, const std::vector<std::uint64_t>& digest) {
-  for (std::size_t k = 0; k < digest.size(); ++k) {
-    const auto& r = mats[k];
-    const std::size_t n = r.constant && r.desc && r.desc[1] >= 0 ? detail::local_elements(r.desc) : 0;
-    if (checksum(r.data(), n * scalar_bytes(r.mat().type)) != digest[k]) return static_cast<int>(k) + 1;
-  }
+  for (std::size_t k = 0; k < digest.size(); ++k)
+    if (constant_checksum(mats[k]) != digest[k]) return static_cast<int>(k) + 1;
   return 0;
 }
 
@@ -262,17 +283,47 @@ RemapResult carry_out_shrink(BackgroundPart& part, BackgroundResize& b, GridSwit
 }
 }  // namespace
 
+namespace {
+// At a remap point the ranks agree on {not done, spawn failed} (the helper threads of
+// different ranks may be at different points; the MAX makes every rank take the same
+// branch); the machine says what follows.
+std::vector<BgAction> at_remap_point(BackgroundResize& b, MPI_Comm world, int min_iterations, Background mode,
+                                     bool last_chance) {
+  int st[2] = {b.test() ? 0 : 1, b.failed() ? 1 : 0};
+  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, world);
+  const Completion c = decide_completion(b.overlapped, min_iterations, st[0] == 0, mode, last_chance);
+  return b.feed({.kind = BgEvent::RemapPoint, .completion = c, .any_failed = st[1] != 0});
+}
+
+// WaitMoves, then CheckConstants: the background moves complete on every rank, the grown
+// world is published, the constant matrices checked (`bad`: 1 + the index of the first
+// that changed on any rank, or 0) and the background's bytes summed. Returns the slowest
+// rank's wait (the join of a helper still spawning included).
+double wait_and_check(BackgroundResize& b, GridSwitch gs, int iteration, double t0, int& bad) {
+  const SessionWorld& job = gs.job;
+  gs.watchdog.arm("completing the background " + to_string(b.d.action) + " " + b.from.shape() + " -> " +
+                  b.target.shape() + " after iteration " + std::to_string(iteration));
+  gs.watchdog.phase("waiting for the background moves");
+  b.wait_moves();
+  double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
+  MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, job.world);
+  World::at_finalize(nullptr, nullptr);
+  // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
+  // world: BLACS's globals change here, on the main thread, between iterations.
+  if (b.helper.spawn_threaded) World::publish_background();
+  bad = changed_constant(gs.registry.mats, b.digest);
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, job.world);
+  // The background's bytes: the senders are the old world's ranks (newcomers only receive).
+  MPI_Allreduce(MPI_IN_PLACE, &b.moves.bytes, 1, MPI_INT64_T, MPI_SUM, job.world);
+  return waited;
+}
+}  // namespace
+
 std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, GridSwitch gs, ResizeRecording rs) {
   const SessionWorld& job = gs.job;
-  Watchdog& watchdog = gs.watchdog;
   const int iteration = rs.iteration;
   auto b = in_flight;
-  // {not done, spawn failed}: the helper threads of different ranks may be at different
-  // points; the MAX makes every rank take the same branch.
-  int st[2] = {b->test() ? 0 : 1, b->failed() ? 1 : 0};
-  MPI_Allreduce(MPI_IN_PLACE, st, 2, MPI_INT, MPI_MAX, job.world);
-  const Completion c = decide_completion(b->overlapped, min_iterations, st[0] == 0, mode, last_chance);
-  const auto at_point = b->feed({.kind = BgEvent::RemapPoint, .completion = c, .any_failed = st[1] != 0});
+  const auto at_point = at_remap_point(*b, job.world, min_iterations, mode, last_chance);
   const auto has = [&](BgAction a) { return std::find(at_point.begin(), at_point.end(), a) != at_point.end(); };
   if (has(BgAction::RecordDeferral)) {
     if (job.root()) b->clock.deferred();
@@ -291,21 +342,8 @@ std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, Gri
     in_flight.reset();
     return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, t0);
   }
-  // WaitMoves, then CheckConstants.
-  watchdog.arm("completing the background " + to_string(b->d.action) + " " + b->from.shape() + " -> " + b->target.shape() +
-          " after iteration " + std::to_string(iteration));
-  watchdog.phase("waiting for the background moves");
-  b->wait_moves();
-  double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
-  MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, job.world);
-  World::at_finalize(nullptr, nullptr);
-  // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
-  // world: BLACS's globals change here, on the main thread, between iterations.
-  if (b->helper.spawn_threaded) World::publish_background();
-  int bad = changed_constant(gs.registry.mats, b->digest);
-  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, job.world);
-  // The background's bytes: the senders are the old world's ranks (newcomers only receive).
-  MPI_Allreduce(MPI_IN_PLACE, &b->moves.bytes, 1, MPI_INT64_T, MPI_SUM, job.world);
+  int bad = 0;
+  const double waited = wait_and_check(*b, gs, iteration, t0, bad);
   RemapResult out;
   for (const BgAction a : b->feed({.kind = BgEvent::Checked, .changed = bad != 0})) {
     switch (a) {
@@ -313,7 +351,7 @@ std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, Gri
         tell_newcomers_completed(*b, gs, iteration, bad, last_chance);
         break;
       case BgAction::ReportChanged:
-        watchdog.disarm();
+        gs.watchdog.disarm();
         for (auto& r : gs.registry.mats) r.moved_in_background = false;
         in_flight.reset();  // ended (failed): nothing left to cancel
         throw Error(changed_message(gs.registry.mats[static_cast<std::size_t>(bad - 1)].mat().name, b->rec.after_iteration));
@@ -383,6 +421,59 @@ void BackgroundPart::fill(const BackgroundResize& b, ResizeRecord& rec, double s
   rec.t_other = std::max(0.0, rec.t_total - rec.t_spawn - rec.t_redist);
 }
 
+namespace {
+// A newcomer's wait for world rank 0's notice (completed or cancelled). The old grid
+// iterates for as long as it likes: no deadline while waiting for it, but the processes it
+// runs on are watched (newcomer_wait).
+detail::BackgroundNotice wait_for_notice(BackgroundResize& b, const SessionWorld& job, const config::Session& cfg) {
+  std::vector<char> words(detail::notice_bytes());
+  MPI_Request rq;
+  MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b.comm, &rq);
+  newcomer_wait(rq, job.rank(), job.size(), cfg.background_timeout);
+  return detail::decode(words);
+}
+
+// The last newcomer says why the expansion from -> to was cancelled and that they leave.
+void say_cancelled(const detail::BackgroundNotice& notice, const Grid& from, const Grid& to) {
+  using Cause = detail::BackgroundNotice::Cause;
+  const char* cause = notice.cause == Cause::End
+                          ? "at the job's end (cancel_resize/resize_cancel): no remap point was left to switch"
+                      : notice.cause == Cause::Superseded
+                          ? "superseded by a shrink the policy decided meanwhile"
+                          : "its session ended before a remap point completed it";
+  std::fprintf(stderr,
+               "resize: the expansion %s -> %s begun in the background was cancelled by the job (%s); the "
+               "newcomers leave%s\n",
+               from.shape().c_str(), to.shape().c_str(), cause, notice.any_posted ? "" : " (no data had moved to them)");
+  std::fflush(stderr);
+}
+
+// The job cancelled the expansion before completing it: this process leaves again
+// through blacs-dyn's stack, as after a shrink, and ends. Messages the old processes
+// posted complete; if none did, this process withdraws its receives (nothing moved).
+void leave_cancelled(BackgroundResize& b, const detail::BackgroundNotice& notice, const Grid& from, const Grid& to,
+                     const SessionWorld& job, MatrixRegistry& registry) {
+  if (notice.any_posted) {
+    b.sleep_until_done();
+  } else {
+    b.cancel_moves();
+  }
+  b.moves.ex.reset();
+  for (auto& m : registry.mats) {
+    m.unstage();
+    m.moved_in_background = false;
+  }
+  if (job.rank() == job.size() - 1) say_cancelled(notice, from, to);
+  std::vector<int> keep(static_cast<std::size_t>(notice.old_size));
+  for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
+  bool leaving = false;
+  std::string err;
+  if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0 || !leaving)
+    throw Error("background expansion cancelled, but the newcomers could not leave: " + err);
+  World::leave();
+}
+}  // namespace
+
 int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& job,
                                         MatrixRegistry& registry, Watchdog& watchdog, int iteration,
                                         const config::Session& cfg) {
@@ -396,51 +487,10 @@ int BackgroundPart::join(const Grid& from, const Grid& to, const SessionWorld& j
   b->feed({.kind = BgEvent::NewcomerPosted});  // its test() completes the receives
   // Test-only fault (common/fault.hpp): the last newcomer dies during the background phase.
   fault::inject(cfg.fault, fault::Point::KillNewcomerBackground, job.rank() == job.size() - 1, job.rank(), "during the background phase");
-  // The old grid iterates for as long as it likes: no deadline while waiting for it, but
-  // the processes it runs on are watched (newcomer_wait).
-  watchdog.disarm();
-  std::vector<char> words(detail::notice_bytes());
-  MPI_Request rq;
-  MPI_Ibcast(words.data(), static_cast<int>(words.size()), MPI_BYTE, 0, b->comm, &rq);
-  newcomer_wait(rq, job.rank(), job.size(), cfg.background_timeout);
-  const detail::BackgroundNotice notice = detail::decode(words);
+  watchdog.disarm();  // no deadline while the old grid iterates (wait_for_notice)
+  const detail::BackgroundNotice notice = wait_for_notice(*b, job, cfg);
   joined_in_remap_point = notice.in_remap_point;
-  if (notice.kind == detail::BackgroundNotice::Kind::Cancelled) {
-    // The job cancelled the expansion before completing it: this process leaves again
-    // through blacs-dyn's stack, as after a shrink, and ends. Messages the old processes
-    // posted complete; if none did, this process withdraws its receives (nothing moved).
-    if (notice.any_posted) {
-      b->sleep_until_done();
-    } else {
-      b->cancel_moves();
-    }
-    b->moves.ex.reset();
-    for (auto& m : registry.mats) {
-      m.unstage();
-      m.moved_in_background = false;
-    }
-    if (job.rank() == job.size() - 1) {
-      using Cause = detail::BackgroundNotice::Cause;
-      const char* cause = notice.cause == Cause::End
-                              ? "at the job's end (cancel_resize/resize_cancel): no remap point was left to switch"
-                          : notice.cause == Cause::Superseded
-                              ? "superseded by a shrink the policy decided meanwhile"
-                              : "its session ended before a remap point completed it";
-      std::fprintf(stderr,
-                   "resize: the expansion %s -> %s begun in the background was cancelled by the job (%s); the "
-                   "newcomers leave%s\n",
-                   from.shape().c_str(), to.shape().c_str(), cause,
-                   notice.any_posted ? "" : " (no data had moved to them)");
-      std::fflush(stderr);
-    }
-    std::vector<int> keep(static_cast<std::size_t>(notice.old_size));
-    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
-    bool leaving = false;
-    std::string err;
-    if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0 || !leaving)
-      throw Error("background expansion cancelled, but the newcomers could not leave: " + err);
-    World::leave();
-  }
+  if (notice.kind == detail::BackgroundNotice::Kind::Cancelled) leave_cancelled(*b, notice, from, to, job, registry);
   watchdog.arm("joining an expansion begun in the background");
   if (notice.changed_matrix)
     throw Error(changed_message(registry.mats[static_cast<std::size_t>(notice.changed_matrix - 1)].mat().name, iteration));

@@ -80,6 +80,101 @@ void choose(AdaptPlan& plan, const AdaptInput& in, const AdaptOptions& opt) {
 }
 }  // namespace
 
+namespace {
+
+// The grid's world ranks, each checked to be in the world.
+std::vector<int> checked_grid_ranks(const AdaptInput& in) {
+  const std::vector<int> grid_ranks = in.grid.rank_map();
+  for (int r : grid_ranks)
+    if (r < 0 || r >= in.world_size)
+      throw Error("plan_adaptation: the grid holds rank " + std::to_string(r) + " outside the world");
+  return grid_ranks;
+}
+
+// The first rank not measured enough yet (on the grid or by its probe), or -1.
+int unmeasured_rank(const AdaptInput& in, const AdaptOptions& opt) {
+  for (int r = 0; r < in.world_size; ++r)
+    if (in.samples[static_cast<std::size_t>(r)] < opt.min_samples || !(in.speeds[static_cast<std::size_t>(r)] > 0))
+      return r;
+  return -1;
+}
+
+// Prices candidates against the current layout: the measured powers (speeds relative to
+// the fastest), the layout now (sizes from the powers in use) and its T_Th.
+struct Pricing {
+  const AdaptInput& in;
+  const LayoutSizes& sizes;
+  const redist::CostParams* cost;
+  const ResizeHistory* history;
+  const AdaptOptions& opt;
+  std::vector<double> measured;
+  double tc_now = 0;
+  redist::Layout la;  // the current layout
+
+  Pricing(const AdaptInput& i, const LayoutSizes& s, const redist::CostParams* c, const ResizeHistory* h,
+          const AdaptOptions& o)
+      : in(i), sizes(s), cost(c), history(h), opt(o), measured(i.speeds.size()) {
+    const double vmax = *std::max_element(in.speeds.begin(), in.speeds.end());
+    for (std::size_t k = 0; k < measured.size(); ++k) measured[k] = in.speeds[k] / vmax;
+    const std::vector<double> now_powers =
+        in.powers.empty() ? std::vector<double>(static_cast<std::size_t>(in.world_size), 1.0) : in.powers;
+    std::vector<long long> rows0, cols0;
+    sizes(in.grid, now_powers, rows0, cols0);
+    tc_now = layout_compute_time(in.grid, rows0, cols0, in.speeds);
+    la = layout_for(in.grid, rows0, cols0);
+  }
+
+  // The redistribution's time for plan rp: the cost model's, else (uncalibrated) the bytes
+  // on the line through the earlier resizes' redistributions (as the session predicts them;
+  // it has the fixed cost of a redistribution that a rate alone misses), the rate only
+  // before the first resize. `from_history`: set when the history predicted it.
+  double redistribution_time(const redist::RedistPlan& rp, std::optional<double>& from_history) const {
+    const double bytes = static_cast<double>(rp.stats.elements_moved) * static_cast<double>(opt.elem_bytes);
+    if (cost) return redist::predict(*cost, rp, opt.elem_bytes).total_s;
+    if (history && (from_history = history->predict_redist(bytes))) return *from_history;
+    return bytes / opt.fallback_bytes_per_s;
+  }
+
+  // Candidate `what` on grid g with the measured powers: its T_Th, the iteration time
+  // scaled from the measured one, and the payoff of the resize to it.
+  AdaptCandidate price(const std::string& what, const Grid& g) const {
+    AdaptCandidate c;
+    c.what = what;
+    c.grid = Grid{g.nprow, g.npcol, g.rank_map()};
+    c.powers = measured;
+    std::vector<long long> rows, cols;
+    sizes(c.grid, c.powers, rows, cols);
+    c.t_compute = layout_compute_time(c.grid, rows, cols, in.speeds);
+    const redist::Layout lb = layout_for(c.grid, rows, cols);
+    const auto rp = redist::make_plan(la, lb, redist::Region::whole(la), in.world_size);
+    std::optional<double> from_history;
+    const double t_redist = redistribution_time(rp, from_history);
+    double t_other = opt.fallback_other_s;
+    if (history)
+      if (const auto t = history->predict_other(Action::Regrid, in.grid.size(), c.grid.size())) t_other = *t;
+    const double t_new = in.t_iteration * c.t_compute / tc_now;
+    c.prediction = predict_payoff(in.t_iteration, t_new, 0.0, t_redist, t_other, in.remaining);
+    if (!cost)
+      c.prediction.why += from_history ? std::string(" (redistribution uncalibrated: from the resize history)")
+                                       : " (redistribution uncalibrated: " + fmt("%.0f", opt.fallback_bytes_per_s / 1e6) + " MB/s)";
+    return c;
+  }
+};
+
+// A set of processes on the topology and arrangement gridmap finds best for their
+// measured powers.
+Grid best_grid(std::vector<int> set, const std::vector<double>& measured, const AdaptInput& in) {
+  std::sort(set.begin(), set.end());
+  gridmap::ProcessorPowers pw;
+  for (int r : set) pw.values.push_back(measured[static_cast<std::size_t>(r)]);
+  const auto map = gridmap::search_topology(pw, in.m, in.n);
+  std::vector<int> ranks;
+  for (int id : map.ids) ranks.push_back(set[static_cast<std::size_t>(id)]);
+  return Grid{map.grid.rows, map.grid.cols, ranks};
+}
+
+}  // namespace
+
 AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const redist::CostParams* cost,
                           const ResizeHistory* history, const AdaptOptions& opt) {
   check_input(in, sizes);
@@ -91,82 +186,29 @@ AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const 
                "with the whole job's redistribution plan, O(P^2) on one process); this world has " + std::to_string(P);
     return plan;
   }
-  const std::vector<int> grid_ranks = in.grid.rank_map();
-  for (int r : grid_ranks)
-    if (r < 0 || r >= P) throw Error("plan_adaptation: the grid holds rank " + std::to_string(r) + " outside the world");
+  const std::vector<int> grid_ranks = checked_grid_ranks(in);
   // Every process must have been measured enough (on the grid or by its probe).
-  for (int r = 0; r < P; ++r)
-    if (in.samples[static_cast<std::size_t>(r)] < opt.min_samples || !(in.speeds[static_cast<std::size_t>(r)] > 0)) {
-      plan.why = "waiting for speed samples of rank " + std::to_string(r);
-      return plan;
-    }
-  const double vmax = *std::max_element(in.speeds.begin(), in.speeds.end());
-  std::vector<double> measured(in.speeds.size());
-  for (std::size_t k = 0; k < measured.size(); ++k) measured[k] = in.speeds[k] / vmax;
-  const std::vector<double> now_powers = in.powers.empty() ? std::vector<double>(static_cast<std::size_t>(P), 1.0) : in.powers;
-
-  std::vector<long long> rows0, cols0;
-  sizes(in.grid, now_powers, rows0, cols0);
-  const double tc_now = layout_compute_time(in.grid, rows0, cols0, in.speeds);
-  const redist::Layout la = layout_for(in.grid, rows0, cols0);
-
-  const auto consider = [&](const std::string& what, const Grid& g) {
-    AdaptCandidate c;
-    c.what = what;
-    c.grid = Grid{g.nprow, g.npcol, g.rank_map()};
-    c.powers = measured;
-    std::vector<long long> rows, cols;
-    sizes(c.grid, c.powers, rows, cols);
-    c.t_compute = layout_compute_time(c.grid, rows, cols, in.speeds);
-    const redist::Layout lb = layout_for(c.grid, rows, cols);
-    const auto rp = redist::make_plan(la, lb, redist::Region::whole(la), P);
-    double t_redist = 0, t_other = opt.fallback_other_s;
-    const double bytes = static_cast<double>(rp.stats.elements_moved) * static_cast<double>(opt.elem_bytes);
-    // Uncalibrated: the bytes on the line through the earlier resizes' redistributions (as
-    // the session predicts them; it has the fixed cost of a redistribution that a rate
-    // alone misses), the rate only before the first resize.
-    std::optional<double> from_history;
-    if (cost) {
-      t_redist = redist::predict(*cost, rp, opt.elem_bytes).total_s;
-    } else if (history && (from_history = history->predict_redist(bytes))) {
-      t_redist = *from_history;
-    } else {
-      t_redist = bytes / opt.fallback_bytes_per_s;
-    }
-    if (history)
-      if (const auto t = history->predict_other(Action::Regrid, in.grid.size(), c.grid.size())) t_other = *t;
-    const double t_new = in.t_iteration * c.t_compute / tc_now;
-    c.prediction = predict_payoff(in.t_iteration, t_new, 0.0, t_redist, t_other, in.remaining);
-    if (!cost)
-      c.prediction.why += from_history ? std::string(" (redistribution uncalibrated: from the resize history)")
-                                       : " (redistribution uncalibrated: " + fmt("%.0f", opt.fallback_bytes_per_s / 1e6) + " MB/s)";
-    plan.considered.push_back(std::move(c));
-  };
+  if (const int r = unmeasured_rank(in, opt); r >= 0) {
+    plan.why = "waiting for speed samples of rank " + std::to_string(r);
+    return plan;
+  }
+  const Pricing pricing(in, sizes, cost, history, opt);
+  const auto consider = [&](const std::string& what, const Grid& g) { plan.considered.push_back(pricing.price(what, g)); };
+  const auto best = [&](const std::vector<int>& set) { return best_grid(set, pricing.measured, in); };
 
   // Re-weight: the same grid and arrangement, sizes from the measured powers.
   const Grid current{in.grid.nprow, in.grid.npcol, grid_ranks};
   if (opt.reweight) consider("re-weight", current);
-  // A set of processes on the topology and arrangement gridmap finds best for their
-  // measured powers.
-  const auto best_grid = [&](std::vector<int> set) {
-    std::sort(set.begin(), set.end());
-    gridmap::ProcessorPowers pw;
-    for (int r : set) pw.values.push_back(measured[static_cast<std::size_t>(r)]);
-    const auto map = gridmap::search_topology(pw, in.m, in.n);
-    std::vector<int> ranks;
-    for (int id : map.ids) ranks.push_back(set[static_cast<std::size_t>(id)]);
-    return Grid{map.grid.rows, map.grid.cols, ranks};
-  };
   // The same processes re-mapped (e.g. back to 2x2 from 1x4 once a load is gone).
   if (opt.reweight)
-    if (const Grid g = best_grid(grid_ranks); !(g == current)) consider("re-map to " + g.shape(), g);
+    if (const Grid g = best(grid_ranks); !(g == current)) consider("re-map to " + g.shape(), g);
   // Drop: without one process of the grid (one whose participation slows the job).
   if (opt.drop && grid_ranks.size() > 1)
     for (int r : grid_ranks) {
       std::vector<int> set;
       for (int x : grid_ranks)
         if (x != r) set.push_back(x);
-      consider("drop rank " + std::to_string(r), best_grid(set));
+      consider("drop rank " + std::to_string(r), best(set));
     }
   // With one process from off the grid back.
   if (opt.give_back)
@@ -174,7 +216,7 @@ AdaptPlan plan_adaptation(const AdaptInput& in, const LayoutSizes& sizes, const 
       if (std::find(grid_ranks.begin(), grid_ranks.end(), r) == grid_ranks.end()) {
         std::vector<int> set = grid_ranks;
         set.push_back(r);
-        consider("return rank " + std::to_string(r), best_grid(set));
+        consider("return rank " + std::to_string(r), best(set));
       }
 
   choose(plan, in, opt);

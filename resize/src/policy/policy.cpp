@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace resize {
@@ -100,6 +101,30 @@ Grid next_grid_step(const Grid& g) {
   return g.nprow <= g.npcol ? Grid{g.nprow + 1, g.npcol, {}} : Grid{g.nprow, g.npcol + 1, {}};
 }
 
+namespace {
+
+// A resize to `procs` processes on nprow x npcol (0 x 0: the session chooses the grid).
+Decision resize_to(Action action, int procs, int nprow, int npcol, Placement placement, std::string reason) {
+  Decision d;
+  d.action = action;
+  d.procs = procs;
+  d.nprow = nprow;
+  d.npcol = npcol;
+  d.placement = placement;
+  d.reason = std::move(reason);
+  return d;
+}
+
+// The largest measured size of at most `limit` processes, or 0.
+int largest_measured(const std::map<int, double>& time_by_procs, int limit) {
+  int target = 0;
+  for (const auto& [p, t] : time_by_procs)
+    if (p <= limit) target = p;
+  return target;
+}
+
+}  // namespace
+
 Decision SweetSpotPolicy::decide(const PolicyInput& in) {
   // The grid's size, not the world's: a world may hold idle processes outside the grid.
   const int cur = in.grid.size();
@@ -112,22 +137,12 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
   }
   // Shrink requests come first: the scheduler needs the processes (§3.1 step iii).
   if (const int want = sched_->shrink_request(cur); want > 0) {
-    int target = 0;
-    for (const auto& [p, t] : time_by_procs_)
-      if (p <= cur - want) target = p;  // the largest measured size that satisfies it
-    Decision d;
-    d.action = Action::Shrink;
-    d.procs = target > 0 ? target : cur - want;
-    d.nprow = 0;
-    d.npcol = 0;
-    d.placement = opt_.placement;
-    if (target > 0) {
-      d.nprow = grid_by_procs_[target].nprow;
-      d.npcol = grid_by_procs_[target].npcol;
-    }
-    if (d.procs < 1) return Decision::none("release of " + std::to_string(want) + " refused: would leave no process");
-    d.reason = "scheduler asked for " + std::to_string(want) + " back";
-    return d;
+    const int target = largest_measured(time_by_procs_, cur - want);  // the largest measured size that satisfies it
+    const int procs = target > 0 ? target : cur - want;
+    const Grid* g = target > 0 ? &grid_by_procs_[target] : nullptr;
+    if (procs < 1) return Decision::none("release of " + std::to_string(want) + " refused: would leave no process");
+    return resize_to(Action::Shrink, procs, g ? g->nprow : 0, g ? g->npcol : 0, opt_.placement,
+                     "scheduler asked for " + std::to_string(want) + " back");
   }
   if (!mean || last_measured_iteration_ == in.iteration) return Decision::none("measuring");
   if (found_) return Decision::none("at sweet spot " + std::to_string(best_procs_));
@@ -138,17 +153,12 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
       found_ = true;
       best_procs_ = prev_procs_;
       const Grid& g = grid_by_procs_[prev_procs_];
-      Decision d;
-      d.action = Action::Shrink;
-      d.procs = prev_procs_;
-      d.nprow = g.nprow;
-      d.npcol = g.npcol;
-      d.placement = opt_.placement;
-      d.reason = "no gain (" + std::to_string(*mean) + " s vs " + std::to_string(before) +
-                 " s): sweet spot at " + std::to_string(prev_procs_);
-      return d;
+      return resize_to(Action::Shrink, prev_procs_, g.nprow, g.npcol, opt_.placement,
+                       "no gain (" + std::to_string(*mean) + " s vs " + std::to_string(before) +
+                           " s): sweet spot at " + std::to_string(prev_procs_));
     }
   }
+  // Still improving: one grid step up, when the scheduler offers the processes.
   best_procs_ = cur;
   const int offer = sched_->expand_offer(cur);
   if (offer <= 0) return Decision::none("no processes offered");
@@ -158,14 +168,8 @@ Decision SweetSpotPolicy::decide(const PolicyInput& in) {
   if (!sched_->confirm_expand(cur, extra)) return Decision::none("scheduler withdrew the offer");
   prev_procs_ = cur;
   last_measured_iteration_ = in.iteration;
-  Decision d;
-  d.action = Action::Expand;
-  d.procs = next.size();
-  d.nprow = next.nprow;
-  d.npcol = next.npcol;
-  d.placement = opt_.placement;
-  d.reason = "rate still improving: try " + next.shape();
-  return d;
+  return resize_to(Action::Expand, next.size(), next.nprow, next.npcol, opt_.placement,
+                   "rate still improving: try " + next.shape());
 }
 
 void SweetSpotPolicy::completed(const Decision& d, int from_procs, bool ok) {

@@ -271,29 +271,62 @@ std::string ResizeHistory::to_json() const {
   return j.dump(2) + "\n";
 }
 
-ResizeHistory ResizeHistory::from_json(const std::string& text, const std::string& source) {
-  auto fail = [&](const std::string& what) { throw Error(source + ": " + what); };
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::exception& e) {  // parse errors, number overflow (1e999)
-    fail(std::string("not valid JSON (") + e.what() + ")");
+namespace {
+
+// A history file's errors, named after the file (`source`).
+struct HistoryFile {
+  const std::string& source;
+  [[noreturn]] void fail(const std::string& what) const { throw Error(source + ": " + what); }
+
+  // The file's JSON object, its format, version and events array checked.
+  nlohmann::json parse(const std::string& text) const {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {  // parse errors, number overflow (1e999)
+      fail(std::string("not valid JSON (") + e.what() + ")");
+    }
+    if (!j.is_object()) fail("expected a JSON object, found " + std::string(j.type_name()));
+    if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
+      fail(std::string("\"format\" must be \"") + kFormat + "\"" +
+           (j.contains("format") ? ", found " + j["format"].dump() : " (missing)"));
+    if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<std::int64_t>() != kVersion)
+      fail("\"version\" must be " + std::to_string(kVersion) +
+           (j.contains("version") ? ", found " + j["version"].dump() : " (missing)"));
+    if (!j.contains("events") || !j["events"].is_array())
+      fail(std::string("\"events\" must be an array") +
+           (j.contains("events") ? ", found " + j["events"].dump() : " (missing)"));
+    return j;
   }
-  if (!j.is_object()) fail("expected a JSON object, found " + std::string(j.type_name()));
-  if (!j.contains("format") || !j["format"].is_string() || j["format"].get<std::string>() != kFormat)
-    fail(std::string("\"format\" must be \"") + kFormat + "\"" +
-         (j.contains("format") ? ", found " + j["format"].dump() : " (missing)"));
-  if (!j.contains("version") || !j["version"].is_number_integer() || j["version"].get<std::int64_t>() != kVersion)
-    fail("\"version\" must be " + std::to_string(kVersion) +
-         (j.contains("version") ? ", found " + j["version"].dump() : " (missing)"));
-  if (!j.contains("events") || !j["events"].is_array())
-    fail(std::string("\"events\" must be an array") +
-         (j.contains("events") ? ", found " + j["events"].dump() : " (missing)"));
-  ResizeHistory h;
-  const auto& events = j["events"];
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const auto& x = events[i];
-    const std::string at = "events[" + std::to_string(i) + "]";
+
+  // Field `key` of event `x` (named `at`): an integer in [min, 1e9]; 0 when absent and
+  // not required.
+  int integer(const nlohmann::json& x, const std::string& at, const char* key, int min, bool required) const {
+    if (!x.contains(key)) {
+      if (required) fail(at + "." + key + " is missing");
+      return 0;
+    }
+    const auto& v = x[key];
+    if (!v.is_number_integer() || v.get<std::int64_t>() < min || v.get<std::int64_t>() > 1'000'000'000)
+      fail(at + "." + key + " = " + v.dump() + " must be an integer >= " + std::to_string(min));
+    return static_cast<int>(v.get<std::int64_t>());
+  }
+
+  // Field `key` of event `x`: a finite number >= 0; 0 when absent and not required.
+  double number(const nlohmann::json& x, const std::string& at, const char* key, bool required) const {
+    if (!x.contains(key)) {
+      if (required) fail(at + "." + key + " is missing");
+      return 0;
+    }
+    const auto& v = x[key];
+    if (!v.is_number()) fail(at + "." + key + " = " + v.dump() + " is not a number");
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < 0) fail(at + "." + key + " = " + v.dump() + " must be finite and >= 0");
+    return d;
+  }
+
+  // Event `x` (named `at`).
+  ResizeEvent event(const nlohmann::json& x, const std::string& at) const {
     if (!x.is_object()) fail(at + " must be an object, found " + x.dump());
     ResizeEvent e;
     if (!x.contains("action")) fail(at + ".action is missing");
@@ -306,40 +339,29 @@ ResizeHistory ResizeHistory::from_json(const std::string& text, const std::strin
       e.action = Action::Regrid;
     else
       fail(at + ".action = " + act.dump() + " must be \"expand\", \"shrink\" or \"regrid\"");
-    auto integer = [&](const char* key, int min, bool required) -> int {
-      if (!x.contains(key)) {
-        if (required) fail(at + "." + key + " is missing");
-        return 0;
-      }
-      const auto& v = x[key];
-      if (!v.is_number_integer() || v.get<std::int64_t>() < min || v.get<std::int64_t>() > 1'000'000'000)
-        fail(at + "." + key + " = " + v.dump() + " must be an integer >= " + std::to_string(min));
-      return static_cast<int>(v.get<std::int64_t>());
-    };
-    e.from_procs = integer("from_procs", 1, true);
-    e.to_procs = integer("to_procs", 1, true);
-    e.hosts = integer("hosts", 0, false);
-    auto number = [&](const char* key, bool required) -> double {
-      if (!x.contains(key)) {
-        if (required) fail(at + "." + key + " is missing");
-        return 0;
-      }
-      const auto& v = x[key];
-      if (!v.is_number()) fail(at + "." + key + " = " + v.dump() + " is not a number");
-      const double d = v.get<double>();
-      if (!std::isfinite(d) || d < 0) fail(at + "." + key + " = " + v.dump() + " must be finite and >= 0");
-      return d;
-    };
-    e.t_spawn = number("t_spawn", true);
-    e.t_redist = number("t_redist", true);
-    e.t_other = number("t_other", true);
-    e.bytes_moved = number("bytes_moved", false);
+    e.from_procs = integer(x, at, "from_procs", 1, true);
+    e.to_procs = integer(x, at, "to_procs", 1, true);
+    e.hosts = integer(x, at, "hosts", 0, false);
+    e.t_spawn = number(x, at, "t_spawn", true);
+    e.t_redist = number(x, at, "t_redist", true);
+    e.t_other = number(x, at, "t_other", true);
+    e.bytes_moved = number(x, at, "bytes_moved", false);
     if (x.contains("program")) {
       if (!x["program"].is_string()) fail(at + ".program = " + x["program"].dump() + " is not a string");
       e.program = x["program"].get<std::string>();
     }
-    h.add(e);
+    return e;
   }
+};
+
+}  // namespace
+
+ResizeHistory ResizeHistory::from_json(const std::string& text, const std::string& source) {
+  const HistoryFile file{source};
+  nlohmann::json j = file.parse(text);
+  ResizeHistory h;
+  const auto& events = j["events"];
+  for (std::size_t i = 0; i < events.size(); ++i) h.add(file.event(events[i], "events[" + std::to_string(i) + "]"));
   return h;
 }
 

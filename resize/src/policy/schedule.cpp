@@ -29,15 +29,70 @@ int to_int(const std::string& s, const std::string& what, const std::string& ent
   return v;
 }
 
+Error entry_error(const std::string& entry, const std::string& what) {
+  return Error("schedule entry '" + entry + "': " + what);
+}
+
+// `HOST[=COUNT]+...` after '@' into d.hosts: each a host name, named once, its count >= 1.
+void parse_hosts(const std::string& list, const std::string& entry, Decision& d) {
+  std::stringstream hs(list);
+  for (std::string h; std::getline(hs, h, '+');) {
+    h = trim(h);
+    HostShare share;
+    const auto eq = h.find('=');
+    share.host = trim(h.substr(0, eq));
+    if (eq != std::string::npos) {
+      share.count = to_int(trim(h.substr(eq + 1)), "the count of host " + share.host, entry);
+      if (share.count < 1)
+        throw entry_error(entry, "host " + share.host + " needs a count >= 1, got " + std::to_string(share.count));
+    }
+    if (share.host.empty() || share.host.find_first_of(" \t") != std::string::npos)
+      throw entry_error(entry, "'" + h + "' is not a host name");
+    for (const auto& o : d.hosts)
+      if (o.host == share.host) throw entry_error(entry, "host " + share.host + " is named twice");
+    d.hosts.push_back(share);
+  }
+  if (d.hosts.empty()) throw entry_error(entry, "'@' names no host");
+}
+
+// TARGET: ROWSxCOLS or a process count.
+void parse_target(const std::string& t, const std::string& entry, Decision& d) {
+  const auto x = t.find_first_of("xX");
+  if (x != std::string::npos) {
+    d.nprow = to_int(t.substr(0, x), "ROWS", entry);
+    d.npcol = to_int(t.substr(x + 1), "COLS", entry);
+    if (d.nprow < 1 || d.npcol < 1) throw entry_error(entry, "grid " + t + " must be at least 1x1");
+    d.procs = d.nprow * d.npcol;
+  } else {
+    d.procs = to_int(t, "TARGET", entry);
+    if (d.procs < 1) throw entry_error(entry, "TARGET must be >= 1");
+  }
+}
+
+// The fields after TARGET: PLACEMENT or schema=FILE.
+void parse_options(const std::vector<std::string>& f, const std::string& entry, Decision& d) {
+  for (std::size_t i = 3; i < f.size(); ++i) {
+    if (f[i].empty()) continue;  // "3x3:@node2": no placement, just hosts
+    if (f[i].rfind("schema=", 0) == 0) {
+      d.schema = f[i].substr(7);
+    } else {
+      try {
+        d.placement = parse_placement(f[i]);
+      } catch (const Error& err) {
+        throw entry_error(entry, err.what());
+      }
+    }
+  }
+}
+
 ScheduleEntry parse_entry(const std::string& entry) {
   std::vector<std::string> f;
   std::stringstream ss(entry);
   for (std::string tok; std::getline(ss, tok, ':');) f.push_back(trim(tok));
-  if (f.size() < 3)
-    throw Error("schedule entry '" + entry + "': expected ITER:expand|shrink:TARGET[:PLACEMENT]");
+  if (f.size() < 3) throw entry_error(entry, "expected ITER:expand|shrink:TARGET[:PLACEMENT]");
   ScheduleEntry e;
   e.iteration = to_int(f[0], "ITER", entry);
-  if (e.iteration < 1) throw Error("schedule entry '" + entry + "': ITER must be >= 1");
+  if (e.iteration < 1) throw entry_error(entry, "ITER must be >= 1");
   std::string act = f[1];
   std::transform(act.begin(), act.end(), act.begin(), [](unsigned char c) { return std::tolower(c); });
   if (act == "expand")
@@ -45,58 +100,17 @@ ScheduleEntry parse_entry(const std::string& entry) {
   else if (act == "shrink")
     e.decision.action = Action::Shrink;
   else
-    throw Error("schedule entry '" + entry + "': action must be expand or shrink, got '" + f[1] + "'");
+    throw entry_error(entry, "action must be expand or shrink, got '" + f[1] + "'");
   // '@' HOSTS ends the target or the placement field.
   for (std::size_t i = 2; i < f.size(); ++i) {
     const auto at = f[i].find('@');
     if (at == std::string::npos) continue;
-    if (!e.decision.hosts.empty())
-      throw Error("schedule entry '" + entry + "': '@' HOSTS given twice");
-    std::stringstream hs(f[i].substr(at + 1));
-    for (std::string h; std::getline(hs, h, '+');) {
-      h = trim(h);
-      HostShare share;
-      const auto eq = h.find('=');
-      share.host = trim(h.substr(0, eq));
-      if (eq != std::string::npos) {
-        share.count = to_int(trim(h.substr(eq + 1)), "the count of host " + share.host, entry);
-        if (share.count < 1)
-          throw Error("schedule entry '" + entry + "': host " + share.host + " needs a count >= 1, got " +
-                      std::to_string(share.count));
-      }
-      if (share.host.empty() || share.host.find_first_of(" \t") != std::string::npos)
-        throw Error("schedule entry '" + entry + "': '" + h + "' is not a host name");
-      for (const auto& o : e.decision.hosts)
-        if (o.host == share.host) throw Error("schedule entry '" + entry + "': host " + share.host + " is named twice");
-      e.decision.hosts.push_back(share);
-    }
-    if (e.decision.hosts.empty()) throw Error("schedule entry '" + entry + "': '@' names no host");
+    if (!e.decision.hosts.empty()) throw entry_error(entry, "'@' HOSTS given twice");
+    parse_hosts(f[i].substr(at + 1), entry, e.decision);
     f[i] = trim(f[i].substr(0, at));
   }
-  const std::string& t = f[2];
-  const auto x = t.find_first_of("xX");
-  if (x != std::string::npos) {
-    e.decision.nprow = to_int(t.substr(0, x), "ROWS", entry);
-    e.decision.npcol = to_int(t.substr(x + 1), "COLS", entry);
-    if (e.decision.nprow < 1 || e.decision.npcol < 1)
-      throw Error("schedule entry '" + entry + "': grid " + t + " must be at least 1x1");
-    e.decision.procs = e.decision.nprow * e.decision.npcol;
-  } else {
-    e.decision.procs = to_int(t, "TARGET", entry);
-    if (e.decision.procs < 1) throw Error("schedule entry '" + entry + "': TARGET must be >= 1");
-  }
-  for (std::size_t i = 3; i < f.size(); ++i) {
-    if (f[i].empty()) continue;  // "3x3:@node2": no placement, just hosts
-    if (f[i].rfind("schema=", 0) == 0) {
-      e.decision.schema = f[i].substr(7);
-    } else {
-      try {
-        e.decision.placement = parse_placement(f[i]);
-      } catch (const Error& err) {
-        throw Error("schedule entry '" + entry + "': " + err.what());
-      }
-    }
-  }
+  parse_target(f[2], entry, e.decision);
+  parse_options(f, entry, e.decision);
   e.decision.reason = "scripted";
   return e;
 }

@@ -108,6 +108,46 @@ bool level_of_iteration(const std::vector<LevelRecord>& records, int iteration, 
   return have != 0;
 }
 
+namespace {
+// World rank 0 (`root`): why the expansion goes on without the fallback, `what` having
+// failed before the spawn.
+void warn_without_fallback(bool root, const std::string& app, const char* what, const std::string& why) {
+  if (!root) return;
+  std::fprintf(stderr, "[%s] warning: %s before the spawn failed (%s): expanding without the fallback\n", app.c_str(),
+               what, why.c_str());
+  std::fflush(stderr);
+}
+
+// The marker: the next launch from `file` with the spawn marker, written to next.tmp and
+// renamed to `next`. "" or why not.
+std::string write_marker(const std::string& next, const FallbackInputs& in, const std::string& file) {
+  std::string why;
+  try {
+    std::ofstream out(next + ".tmp");
+    out << next_launch_text(in.nprow, in.npcol, file, in.hosts) << kSpawnMarker << "\n";
+    out.close();
+    if (!out) why = "cannot write " + next + ".tmp";
+    else if (std::rename((next + ".tmp").c_str(), next.c_str()) != 0)
+      why = "cannot rename " + next + ".tmp to " + next;
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  return why;
+}
+
+// The progress line of world rank 0: the checkpoint before the spawn, its time
+// (t_checkpoint < 0: this iteration's, reused) and the deadline (`deadline`).
+void say_checkpointed(const FallbackInputs& in, const std::string& file, double t_checkpoint,
+                      const std::string& deadline) {
+  char took[64];
+  if (t_checkpoint < 0) std::snprintf(took, sizeof took, "(this iteration's, reused)");
+  else std::snprintf(took, sizeof took, "in %.1f ms", t_checkpoint * 1e3);
+  std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, checkpoint_text(file).c_str(),
+              took, deadline.c_str());
+  std::fflush(stdout);
+}
+}  // namespace
+
 ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::function<std::string(double*)>& checkpoint,
                                      bool deferred) {
   // Parsed on every process: a bad value is the same Error everywhere, before anything.
@@ -121,11 +161,7 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
   } catch (const CheckpointFailed& e) {
     // The same on every process (the writer agrees on failures): the expansion is tried
     // without the fallback rather than the job ended for a checkpoint it did not ask for.
-    if (in.root) {
-      std::fprintf(stderr, "[%s] warning: the checkpoint before the spawn failed (%s): expanding without the fallback\n",
-                   in.app.c_str(), e.what());
-      std::fflush(stderr);
-    }
+    warn_without_fallback(in.root, in.app, "the checkpoint", e.what());
     file_.clear();
     return;
   }
@@ -140,24 +176,11 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
     const SpawnDeadline d = spawn_deadline(in.history ? *in.history : std::vector<ResizeEvent>{}, in.nnew, rule);
     seconds = d.seconds;
     text = describe(d, rule);
-    try {
-      std::ofstream out(next_ + ".tmp");
-      out << next_launch_text(in.nprow, in.npcol, file_, in.hosts) << kSpawnMarker << "\n";
-      out.close();
-      if (!out) why = "cannot write " + next_ + ".tmp";
-      else if (std::rename((next_ + ".tmp").c_str(), next_.c_str()) != 0)
-        why = "cannot rename " + next_ + ".tmp to " + next_;
-    } catch (const std::exception& e) {
-      why = e.what();
-    }
+    why = write_marker(next_, in, file_);
   }
   why = broadcast_text(why, 0, in.world);
   if (!why.empty()) {  // as a failed checkpoint: no fallback for this expansion
-    if (root_) {
-      std::fprintf(stderr, "[%s] warning: the marker of the checkpoint before the spawn failed (%s): expanding without the fallback\n",
-                   in.app.c_str(), why.c_str());
-      std::fflush(stderr);
-    }
+    warn_without_fallback(root_, in.app, "the marker of the checkpoint", why);
     file_.clear();
     return;
   }
@@ -165,14 +188,7 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
   std::string message;
   if (root_) {
     message = expired_message(in.app, in.iteration, text, in.from_grid, in.nprow, in.npcol, file_, next_);
-    if (in.progress) {
-      char took[64];
-      if (t_checkpoint < 0) std::snprintf(took, sizeof took, "(this iteration's, reused)");
-      else std::snprintf(took, sizeof took, "in %.1f ms", t_checkpoint * 1e3);
-      std::printf("   before the spawn after iter %d: checkpoint %s %s; %s\n", in.iteration, checkpoint_text(file_).c_str(),
-                  took, text.c_str());
-      std::fflush(stdout);
-    }
+    if (in.progress) say_checkpointed(in, file_, t_checkpoint, text);
   }
   arm_spawn_deadline(seconds, std::move(message), deferred);
   active_ = true;

@@ -480,6 +480,45 @@ std::vector<char> encode_header(const LevelHeader& h) {
   return file;
 }
 
+namespace {
+
+// One matrix's record of the header.
+LevelMatrix read_matrix(Reader& r) {
+  LevelMatrix m;
+  auto& g = m.global;
+  g.name = r.str();
+  g.type = static_cast<char>(r.i64());
+  g.m = r.i64();
+  g.n = r.i64();
+  g.mb = r.i64();
+  g.nb = r.i64();
+  g.row_blocks = r.list();
+  g.col_blocks = r.list();
+  g.layout = g.mb > 0 ? checkpoint::LayoutKind::BlockCyclic : checkpoint::LayoutKind::Extended;
+  for (int* x : {&m.nprow, &m.npcol, &m.rsrc, &m.csrc, &m.pr, &m.pc}) *x = r.i32();
+  m.rows = r.i64();
+  m.cols = r.i64();
+  m.offset = r.u64();
+  m.bytes = r.u64();
+  return m;
+}
+
+// The matrices' payloads follow one another and fill the payload exactly.
+void check_payload_extents(const LevelHeader& h) {
+  std::uint64_t end = 0;
+  for (const auto& m : h.matrices) {
+    element_size(m.global.type);
+    if (m.offset != end || m.bytes != static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.rows)) *
+                                           static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) *
+                                           element_size(m.global.type))
+      throw Error("level file: matrix '" + m.global.name + "' has an inconsistent payload extent");
+    end += m.bytes;
+  }
+  if (end != h.payload_bytes) throw Error("level file: the payload size does not match its matrices");
+}
+
+}  // namespace
+
 LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consumed) {
   if (size < kLevelPrefix) throw Error("level file: truncated (" + std::to_string(size) + " bytes)");
   if (std::memcmp(data, kMagic, 8) != 0) throw Error("level file: not a malleable level file (bad magic)");
@@ -495,53 +534,16 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
     throw Error("level file: format " + std::to_string(h.format) + ", this library reads " +
                 std::to_string(kLevelFormatOldest) + " to " + std::to_string(kLevelFormat));
   h.program = r.str();
-  h.iteration = r.i32();
-  h.rank = r.i32();
-  h.nprocs = r.i32();
-  h.node = r.i32();
-  h.nprow = r.i32();
-  h.npcol = r.i32();
+  for (int* x : {&h.iteration, &h.rank, &h.nprocs, &h.node, &h.nprow, &h.npcol}) *x = r.i32();
   const std::string st = r.str();
   h.state.assign(st.begin(), st.end());
   const std::size_t nm = r.count(16);
-  for (std::size_t k = 0; k < nm; ++k) {
-    LevelMatrix m;
-    auto& g = m.global;
-    g.name = r.str();
-    g.type = static_cast<char>(r.i64());
-    g.m = r.i64();
-    g.n = r.i64();
-    g.mb = r.i64();
-    g.nb = r.i64();
-    g.row_blocks = r.list();
-    g.col_blocks = r.list();
-    g.layout = g.mb > 0 ? checkpoint::LayoutKind::BlockCyclic : checkpoint::LayoutKind::Extended;
-    m.nprow = r.i32();
-    m.npcol = r.i32();
-    m.rsrc = r.i32();
-    m.csrc = r.i32();
-    m.pr = r.i32();
-    m.pc = r.i32();
-    m.rows = r.i64();
-    m.cols = r.i64();
-    m.offset = r.u64();
-    m.bytes = r.u64();
-    h.matrices.push_back(std::move(m));
-  }
+  for (std::size_t k = 0; k < nm; ++k) h.matrices.push_back(read_matrix(r));
   h.payload_bytes = r.u64();
   h.payload_checksum = r.u64();
   if (h.format >= 3) r.str();  // the padding that aligns the payload
   if (r.u64() != hc.value()) throw Error("level file: the header's checksum does not match (damaged header)");
-  std::uint64_t end = 0;
-  for (const auto& m : h.matrices) {
-    element_size(m.global.type);
-    if (m.offset != end || m.bytes != static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.rows)) *
-                                           static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) *
-                                           element_size(m.global.type))
-      throw Error("level file: matrix '" + m.global.name + "' has an inconsistent payload extent");
-    end += m.bytes;
-  }
-  if (end != h.payload_bytes) throw Error("level file: the payload size does not match its matrices");
+  check_payload_extents(h);
   consumed = kLevelPrefix + static_cast<std::size_t>(len);
   return h;
 }

@@ -283,43 +283,47 @@ bool pwrite_all(int fd, const char* p, std::size_t n, off_t off) {
   return true;
 }
 
-}  // namespace
+// What write_level_file writes: the header (head_len bytes, made by make_head once the
+// pieces are written) and the pieces after it; sum, ready and tick as it says.
+struct LevelWrite {
+  const std::string& path;
+  std::size_t head_len;
+  const std::vector<std::pair<const char*, std::size_t>>& pieces;
+  lv::PayloadChecksum* sum;
+  const std::function<std::vector<char>()>& make_head;
+  const std::function<void(std::size_t)>& ready;
+  const std::function<void()>& tick;
+};
 
-std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
-                             const std::vector<std::pair<const char*, std::size_t>>& pieces,
-                             lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
-                             const std::function<void(std::size_t)>& ready, const std::function<void()>& tick,
-                             MappedFiles* mapped) {
-  if (mapped) {
-    std::size_t length = head_len;
-    for (const auto& pc : pieces) length += pc.second;
-    std::string why;
-    char* file = mapped->open(path, recycle, length, why);
-    if (!why.empty()) return why;
-    if (file) {
-      std::size_t off = head_len;
-      for (std::size_t i = 0; i < pieces.size(); ++i) {
-        if (ready) ready(i);
-        const auto& [p, n] = pieces[i];
-        for (std::size_t at = 0; at < n; at += kSumChunk) {
-          const std::size_t len = std::min(kSumChunk, n - at);
-          if (sum) sum->copy(file + off, p + at, len);
-          else std::memcpy(file + off, p + at, len);
-          off += len;
-          if (tick) tick();
-        }
-      }
-      const std::vector<char> head = make_head ? make_head() : std::vector<char>{};
-      if (head.size() != head_len) {  // not reached: the header's length is fixed by its fields
-        mapped->forget(path);
-        ::unlink(path.c_str());
-        return "cannot write " + path + ": the header changed length";
-      }
-      std::memcpy(file, head.data(), head.size());
-      return {};
+// Into the file's mapping `file`: the pieces copied (and summed in the same pass) chunk
+// by chunk, then the header.
+std::string write_mapped(const LevelWrite& lw, char* file, MappedFiles& mapped) {
+  std::size_t off = lw.head_len;
+  for (std::size_t i = 0; i < lw.pieces.size(); ++i) {
+    if (lw.ready) lw.ready(i);
+    const auto& [p, n] = lw.pieces[i];
+    for (std::size_t at = 0; at < n; at += kSumChunk) {
+      const std::size_t len = std::min(kSumChunk, n - at);
+      if (lw.sum) lw.sum->copy(file + off, p + at, len);
+      else std::memcpy(file + off, p + at, len);
+      off += len;
+      if (lw.tick) lw.tick();
     }
-    // No mapping to be had: write() below (`recycle`, if it was renamed, is `path` now).
   }
+  const std::vector<char> head = lw.make_head ? lw.make_head() : std::vector<char>{};
+  if (head.size() != lw.head_len) {  // not reached: the header's length is fixed by its fields
+    mapped.forget(lw.path);
+    ::unlink(lw.path.c_str());
+    return "cannot write " + lw.path + ": the header changed length";
+  }
+  std::memcpy(file, head.data(), head.size());
+  return {};
+}
+
+// With write(): the pieces (summed chunk by chunk) after the header's room, then the
+// header; `recycle` renamed to the path and overwritten in place when there is one.
+std::string write_with_pwrite(const LevelWrite& lw, const std::string& recycle) {
+  const std::string& path = lw.path;
   const bool reused = !recycle.empty() && std::rename(recycle.c_str(), path.c_str()) == 0;
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | (reused ? 0 : O_TRUNC), 0600);
   if (fd < 0) return "cannot create " + path + ": " + std::strerror(errno);
@@ -329,20 +333,20 @@ std::string write_level_file(const std::string& path, const std::string& recycle
     ::unlink(path.c_str());
     return why;
   };
-  off_t off = static_cast<off_t>(head_len);
-  for (std::size_t i = 0; i < pieces.size(); ++i) {
-    if (ready) ready(i);
-    const auto& [p, n] = pieces[i];
+  off_t off = static_cast<off_t>(lw.head_len);
+  for (std::size_t i = 0; i < lw.pieces.size(); ++i) {
+    if (lw.ready) lw.ready(i);
+    const auto& [p, n] = lw.pieces[i];
     for (std::size_t at = 0; at < n; at += kSumChunk) {
       const std::size_t len = std::min(kSumChunk, n - at);
-      if (sum) sum->update(p + at, len);
+      if (lw.sum) lw.sum->update(p + at, len);
       if (!pwrite_all(fd, p + at, len, off)) return fail(errno);
       off += static_cast<off_t>(len);
-      if (tick) tick();
+      if (lw.tick) lw.tick();
     }
   }
-  const std::vector<char> head = make_head ? make_head() : std::vector<char>{};
-  if (head.size() != head_len) return fail(EINVAL);  // not reached: the header's length is fixed by its fields
+  const std::vector<char> head = lw.make_head ? lw.make_head() : std::vector<char>{};
+  if (head.size() != lw.head_len) return fail(EINVAL);  // not reached: the header's length is fixed by its fields
   if (!pwrite_all(fd, head.data(), head.size(), 0)) return fail(errno);
   if (reused && ::ftruncate(fd, off) != 0) return fail(errno);  // a longer old file's tail
   if (::close(fd) != 0) {
@@ -351,6 +355,26 @@ std::string write_level_file(const std::string& path, const std::string& recycle
     return why;
   }
   return {};
+}
+
+}  // namespace
+
+std::string write_level_file(const std::string& path, const std::string& recycle, std::size_t head_len,
+                             const std::vector<std::pair<const char*, std::size_t>>& pieces,
+                             lv::PayloadChecksum* sum, const std::function<std::vector<char>()>& make_head,
+                             const std::function<void(std::size_t)>& ready, const std::function<void()>& tick,
+                             MappedFiles* mapped) {
+  const LevelWrite lw{path, head_len, pieces, sum, make_head, ready, tick};
+  if (mapped) {
+    std::size_t length = head_len;
+    for (const auto& pc : pieces) length += pc.second;
+    std::string why;
+    char* file = mapped->open(path, recycle, length, why);
+    if (!why.empty()) return why;
+    if (file) return write_mapped(lw, file, *mapped);
+    // No mapping to be had: write() below (`recycle`, if it was renamed, is `path` now).
+  }
+  return write_with_pwrite(lw, recycle);
 }
 
 std::vector<std::string> list_dir(const std::string& dir) {

@@ -367,6 +367,93 @@ Tally tally(MPI_Comm world, MPI_Comm node, std::int64_t bytes, std::int64_t file
   return t;
 }
 
+// The nodes of the job's world, found again when the world changed (a resize): the files
+// kept mapped are the old world's.
+const Nodes& current_nodes(LevelState& st, MPI_Comm world, const config::Checkpoint& cfg) {
+  if (!st.nodes || st.world != world) {
+    st.mapped.clear();
+    st.nodes = io::discover(world, cfg);
+    st.world = world;
+  }
+  return *st.nodes;
+}
+
+// The level files of one version in a node's directory: each file's name, and the old
+// file it overwrites in place (to_recycle; `names`: the directory's files before).
+struct VersionFiles {
+  const std::string& dir;
+  const std::string& program;
+  int nprocs, iteration, keep;
+  const std::vector<std::string>& names;
+  std::string name(lv::Level kind, int rank) const {
+    return dir + "/" + lv::level_file_name(program, kind, rank, nprocs, iteration);
+  }
+  std::string recycle(lv::Level kind, int rank) const {
+    return to_recycle(names, dir, program, kind, rank, nprocs, iteration, keep);
+  }
+};
+
+// The partner copies started (start_partner_copies): each copy kept is received straight
+// into its file's mapping when there is one (renamed with the others, `w`).
+void start_copies(const Nodes& nd, const std::vector<char>& head, std::uint64_t payload_bytes, const Pieces& payload,
+                  const VersionFiles& files, MappedFiles& mapped, PartnerCopies& copies, Written& w, std::string& why) {
+  start_partner_copies(nd, nd.traffic, head, payload_bytes, payload, copies,
+                       [&](std::size_t, int r, std::size_t bytes) -> char* {
+                         if (!why.empty()) return nullptr;  // received into a buffer, then dropped
+                         const std::string name = files.name(lv::Level::Partner, r);
+                         char* file = mapped.open(name + ".tmp", files.recycle(lv::Level::Partner, r), bytes, why);
+                         if (file) {
+                           w.renames.emplace_back(name + ".tmp", name);
+                           w.bytes += static_cast<std::int64_t>(bytes);
+                         }
+                         return file;
+                       });
+}
+
+// The local level file, written while the partner copies travel (their sends tested
+// between chunks). Without partner copies it sums the payload while it writes and makes
+// the header last, with that sum.
+std::string write_local(lv::LevelHeader& h, const std::vector<char>& head, const Pieces& payload, bool partner,
+                        const VersionFiles& files, int rank, Written& w, MappedFiles& mapped, PartnerCopies& copies) {
+  lv::PayloadChecksum fused;
+  return write_tmp(files.name(lv::Level::Local, rank), files.recycle(lv::Level::Local, rank), head.size(), payload,
+                   partner ? nullptr : &fused, [&] {
+                     if (partner) return head;
+                     h.payload_checksum = fused.value();
+                     return lv::encode_header(h);
+                   }, w, mapped, nullptr, [&] { progress(copies); });
+}
+
+// The copies kept that were not received into their files, each written as its pieces
+// arrive (write_kept); "" or the first failure.
+std::string write_kept_copies(PartnerCopies& copies, const VersionFiles& files, Written& w, MappedFiles& mapped) {
+  std::string why;
+  for (std::size_t k = 0; k < copies.from.size() && why.empty(); ++k) {
+    const int r = copies.from[k];
+    if (copies.in_file[k]) continue;  // complete once its receives are (below)
+    why = write_kept(copies, k, files.name(lv::Level::Partner, r), files.recycle(lv::Level::Partner, r), w, mapped);
+  }
+  return why;
+}
+
+// The copies kept arrive (a failed write leaves receives to complete), and this process's
+// copy is sent.
+void await_copies(PartnerCopies& copies, Phases& phases) {
+  for (auto& r : copies.recvs) io::wait_all(r);
+  phases.mark("copies kept arrive");
+  io::wait_all(copies.sends);
+  phases.mark("my copy sent");
+  copies.kept.clear();
+}
+
+// Whether the node's directory held a level file of this program (an earlier version to
+// recover from).
+bool has_previous(const std::vector<std::string>& names, const std::string& program) {
+  return std::any_of(names.begin(), names.end(), [&](const std::string& n) {
+    return n.rfind(program + ".", 0) == 0 && n.find(".tmp") == std::string::npos;
+  });
+}
+
 }  // namespace
 
 void detail::set_levels(CheckpointView v, const LevelCadence& c) {
@@ -388,12 +475,7 @@ Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry
                    int iteration, bool partner, const config::Checkpoint& cfg) {
   MPI_Barrier(job.world);
   const double t0 = MPI_Wtime();
-  if (!st.nodes || st.world != job.world) {  // the world changed (a resize): nodes again
-    st.mapped.clear();                     // its files are the old world's
-    st.nodes = io::discover(job.world, cfg);
-    st.world = job.world;
-  }
-  const Nodes& nd = *st.nodes;
+  const Nodes& nd = current_nodes(st, job.world, cfg);
   st.mapped.set_capacity(lv::mapped_capacity(
       st.cadence.keep,
       nd.count < 2 ? 0 : lv::kept_from(nd.local, nd.local_size, static_cast<int>(nd.source_ranks.size())).size()));
@@ -419,55 +501,17 @@ Tally write_levels(LevelState& st, const SessionWorld& job, const MatrixRegistry
   const std::string dir = st.dir + "/" + nd.name;
   std::string why = make_dir(dir);
   const std::vector<std::string> names = why.empty() ? io::list_dir(dir) : std::vector<std::string>{};
-  const int keep = st.cadence.keep;
+  const VersionFiles files{dir, h.program, nprocs, h.iteration, st.cadence.keep, names};
   Written w;
-  const auto kept_name = [&](int r) {
-    return dir + "/" + lv::level_file_name(h.program, lv::Level::Partner, r, nprocs, h.iteration);
-  };
   PartnerCopies copies;
-  if (partner)
-    start_partner_copies(nd, nd.traffic, head, h.payload_bytes, payload, copies,
-                         [&](std::size_t, int r, std::size_t bytes) -> char* {
-                           if (!why.empty()) return nullptr;  // received into a buffer, then dropped
-                           const std::string name = kept_name(r);
-                           char* file = st.mapped.open(
-                               name + ".tmp", to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs,
-                                                         h.iteration, keep), bytes, why);
-                           if (file) {
-                             w.renames.emplace_back(name + ".tmp", name);
-                             w.bytes += static_cast<std::int64_t>(bytes);
-                           }
-                           return file;
-                         });
+  if (partner) start_copies(nd, head, h.payload_bytes, payload, files, st.mapped, copies, w, why);
   phases.mark("exchange headers");
   // The local level while the partner copies travel, then the copies kept.
-  if (why.empty()) {
-    lv::PayloadChecksum fused;
-    why = write_tmp(dir + "/" + lv::level_file_name(h.program, lv::Level::Local, rank, nprocs, h.iteration),
-                    to_recycle(names, dir, h.program, lv::Level::Local, rank, nprocs, h.iteration, keep), head.size(),
-                    payload, partner ? nullptr : &fused, [&] {
-                      if (partner) return head;
-                      h.payload_checksum = fused.value();
-                      return lv::encode_header(h);
-                    }, w, st.mapped, nullptr, [&] { progress(copies); });
-  }
-  for (std::size_t k = 0; k < copies.from.size() && why.empty(); ++k) {
-    const int r = copies.from[k];
-    if (copies.in_file[k]) continue;  // complete once its receives are (below)
-    why = write_kept(copies, k, kept_name(r),
-                     to_recycle(names, dir, h.program, lv::Level::Partner, r, nprocs, h.iteration, keep), w,
-                     st.mapped);
-  }
+  if (why.empty()) why = write_local(h, head, payload, partner, files, rank, w, st.mapped, copies);
+  if (why.empty()) why = write_kept_copies(copies, files, w, st.mapped);
   phases.mark("local file");  // and the copies kept that were not received into their files
-  for (auto& r : copies.recvs) io::wait_all(r);  // a failed write leaves receives to complete
-  phases.mark("copies kept arrive");
-  io::wait_all(copies.sends);
-  phases.mark("my copy sent");
-  copies.kept.clear();
-  const bool previous = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
-    return n.rfind(h.program + ".", 0) == 0 && n.find(".tmp") == std::string::npos;
-  });
-  publish(job.world, why, w, partner, nd, rank, st.mapped, previous);
+  await_copies(copies, phases);
+  publish(job.world, why, w, partner, nd, rank, st.mapped, has_previous(names, h.program));
   phases.mark("agree and rename");
   prune(dir, h.program, rank, nprocs, h.iteration, st.cadence.keep, partner, copies.from, nd.local == 0, st.mapped);
   phases.mark("prune");
@@ -509,11 +553,7 @@ LevelDue level_due(LevelState& st, const SessionWorld& job, const std::string& a
   MPI_Bcast(now, 2, MPI_INT, 0, job.world);
   if (!now[0] && !now[1]) return LevelDue::None;
   if (now[1]) {
-    if (!st.nodes || st.world != job.world) {
-      st.mapped.clear();
-      st.nodes = io::discover(job.world, cfg);
-      st.world = job.world;
-    }
+    current_nodes(st, job.world, cfg);
     if (st.nodes->count < 2) {  // e.g. after the other nodes were lost: the local level only
       now[1] = 0;
       now[0] = 1;
