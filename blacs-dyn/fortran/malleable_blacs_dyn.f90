@@ -9,7 +9,7 @@ module malleable_blacs_dyn
 
   integer(c_int), parameter, public :: BLACS_DYN_OK = 0, BLACS_DYN_ERR_ARG = 1, BLACS_DYN_ERR_SCHEMA = 2, &
        BLACS_DYN_ERR_SPAWN = 3, BLACS_DYN_ERR_STATE = 4, BLACS_DYN_ERR_MPI = 5, BLACS_DYN_ERR_TIMEOUT = 6, &
-       BLACS_DYN_ERR_UNSUPPORTED = 7
+       BLACS_DYN_ERR_UNSUPPORTED = 7, BLACS_DYN_ERR_JOIN = 8
   integer(c_int), parameter, public :: BLACS_DYN_STAY = 0, BLACS_DYN_EXIT = 1, BLACS_DYN_PARK = 2
 
   public :: blacs_dyn_c_string

@@ -178,6 +178,7 @@ namespace {
 constexpr Kind kHello{0x484a4442u, 1, "blacs-dyn join hello"};    // "BDJH"
 constexpr Kind kAnswer{0x414a4442u, 1, "blacs-dyn join answer"};  // "BDJA"
 constexpr Kind kAck{0x4b4a4442u, 1, "blacs-dyn join ack"};        // "BDJK"
+constexpr Kind kStep{0x534a4442u, 1, "blacs-dyn join step"};      // "BDJS"
 
 constexpr auto hello_fields = [](auto& v, auto& m) {
   v(m.launch);
@@ -199,6 +200,16 @@ constexpr auto answer_fields = [](auto& v, auto& m) {
   v(m.mine);
   v(m.stack);
 };
+constexpr auto step_fields = [](auto& v, auto& m) {
+  v.enumeration(m.kind, StepKind::Connect, StepKind::Fail, "step");
+  v(m.launch);
+  v(m.port);
+  v(m.host);
+  v(m.reason);
+  v(m.procs);
+  v(m.level);
+  v(m.stack);
+};
 constexpr auto ack_fields = [](auto& v, auto& m) {
   v(m.pid);
   v(m.level);
@@ -212,14 +223,22 @@ JoinHello decode_join_hello(std::span<const char> bytes) {
 std::vector<char> encode(const JoinAnswer& m) { return malleable::wire::encode(kAnswer, m, answer_fields); }
 JoinAnswer decode_join_answer(std::span<const char> bytes) {
   return malleable::wire::decode<JoinAnswer>(bytes, kAnswer, answer_fields, [](const JoinAnswer& m, const Reader& r) {
-    if (m.kind == Answer::Prepare && (m.groups < 1 || m.mine < 0 || m.mine >= m.groups || m.stack.empty()))
-      r.fail("a prepare for group " + std::to_string(m.mine) + " of " + std::to_string(m.groups) + " with " +
-             std::to_string(m.stack.size()) + " stack words");
+    if (m.kind == Answer::Prepare && (m.mine < 0 || m.groups > m.mine))
+      r.fail("a prepare for group " + std::to_string(m.mine) + " after " + std::to_string(m.groups) + " groups");
   });
 }
 std::vector<char> encode(const JoinAck& m) { return malleable::wire::encode(kAck, m, ack_fields); }
 JoinAck decode_join_ack(std::span<const char> bytes) { return malleable::wire::decode<JoinAck>(bytes, kAck, ack_fields); }
 std::size_t join_ack_bytes() { return encode(JoinAck{}).size(); }
+std::vector<char> encode(const JoinStep& m) { return malleable::wire::encode(kStep, m, step_fields); }
+JoinStep decode_join_step(std::span<const char> bytes) {
+  return malleable::wire::decode<JoinStep>(bytes, kStep, step_fields, [](const JoinStep& m, const Reader& r) {
+    if (m.kind == StepKind::Connect && (!valid_launch_id(m.launch) || !printable_word(m.port) || m.procs < 1))
+      r.fail("a connect step to launch '" + m.launch.substr(0, 70) + "' of " + std::to_string(m.procs) +
+             " processes");
+    if (m.kind == StepKind::Done && m.stack.empty()) r.fail("a done step without a stack");
+  });
+}
 
 const char* to_string(LaunchState s) {
   switch (s) {

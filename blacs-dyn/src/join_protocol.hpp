@@ -96,7 +96,7 @@ std::string refuse_hello(const JoinHello& h, const JoinRequest& req, const JobRe
 // The job's world rank 0 -> a joining process.
 enum class Answer : int {
   Refuse = 1,   // refused (reason): free the connection and end
-  Prepare = 2,  // accepted: the grown stack follows; acknowledge, then wait for Commit or Cancel
+  Prepare = 2,  // accepted (mine: its group in this expansion): acknowledge, then wait for Commit or Cancel
   Cancel = 3,   // the expansion was called off (reason): free the connection and end
   Commit = 4,   // merge now
 };
@@ -104,13 +104,13 @@ struct JoinAnswer {
   Answer kind = Answer::Refuse;
   std::string reason;
   int level = 0;            // Prepare: the level this expansion pushes
-  int groups = 0;           // Prepare: the groups (launches) of this expansion
-  int mine = 0;             // Prepare: the receiver's group
-  std::vector<int> stack;   // Prepare: the grown level stack (LevelStack::encode)
+  int groups = 0;           // Prepare: the groups (launches) merged before it in this expansion
+  int mine = 0;             // Prepare: the receiver's group in this expansion
+  std::vector<int> stack;   // unused (the grown stack comes with the Done step)
   bool operator==(const JoinAnswer&) const = default;
 };
 std::vector<char> encode(const JoinAnswer& m);
-// Also checks a Prepare's fields (0 <= mine < groups, a stack).
+// Also checks a Prepare's fields (0 <= mine, groups <= mine).
 JoinAnswer decode_join_answer(std::span<const char> bytes);
 
 // A joining process -> rank 0 after a Prepare: ready to merge.
@@ -122,6 +122,30 @@ struct JoinAck {
 std::vector<char> encode(const JoinAck& m);
 JoinAck decode_join_ack(std::span<const char> bytes);
 std::size_t join_ack_bytes();
+
+// World rank 0 -> every process of the world being grown (the job's, and those of the
+// launches merged so far in this expansion), one step at a time: connect to a launch
+// (everybody takes part in MPI_Comm_connect: Open MPI 4.1 lets two processes talk only
+// when their launches were connected by a connect/accept both took part in), its
+// verdict, and the end (the grown stack, or the reason it failed).
+enum class StepKind : int {
+  Connect = 1,  // launch, port, host, procs: MPI_Comm_connect to it, collectively
+  Accept = 2,   // the launch passed: merge it
+  Refuse = 3,   // the launch failed (reason): free the connection, go on
+  Done = 4,     // stack: the grown world is the new level
+  Fail = 5,     // reason: the expansion failed; the launches merged so far leave
+};
+struct JoinStep {
+  StepKind kind = StepKind::Fail;
+  std::string launch, port, host, reason;
+  int procs = 0;
+  int level = 0;
+  std::vector<int> stack;  // Done: the grown level stack (LevelStack::encode)
+  bool operator==(const JoinStep&) const = default;
+};
+std::vector<char> encode(const JoinStep& m);
+// Also checks the fields each kind needs.
+JoinStep decode_join_step(std::span<const char> bytes);
 
 // Which launches an expansion by joining takes.
 struct JoinWant {

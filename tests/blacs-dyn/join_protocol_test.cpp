@@ -138,15 +138,25 @@ TEST(JoinChecks, SecretAndHello) {
 TEST(JoinMessages, RoundTripAndRefusals) {
   const JoinHello h = hello_of(request("l1"), 2);
   EXPECT_EQ(decode_join_hello(encode(h)), h);
-  const JoinAnswer prep{Answer::Prepare, "", 2, 2, 1, {1, 2, 3}};
+  const JoinAnswer prep{Answer::Prepare, "", 2, 1, 1, {}};
   EXPECT_EQ(decode_join_answer(encode(prep)), prep);
   const JoinAnswer refuse{Answer::Refuse, "wrong secret", 0, 0, 0, {}};
   EXPECT_EQ(decode_join_answer(encode(refuse)), refuse);
   EXPECT_EQ(decode_join_ack(encode(JoinAck{77, 3})), (JoinAck{77, 3}));
   EXPECT_EQ(encode(JoinAck{1, 1}).size(), join_ack_bytes());
-  // a Prepare for a group it does not have, another version, a cut copy, another kind
-  const JoinAnswer bad{Answer::Prepare, "", 2, 2, 2, {1}};
-  EXPECT_NE(error_of([&] { decode_join_answer(encode(bad)); }).find("a prepare for group 2 of 2"), std::string::npos);
+  // a Prepare for a group merged before, another version, a cut copy, another kind
+  const JoinAnswer bad{Answer::Prepare, "", 2, 3, 2, {}};
+  EXPECT_NE(error_of([&] { decode_join_answer(encode(bad)); }).find("a prepare for group 2 after 3 groups"),
+            std::string::npos);
+  const JoinStep connect{StepKind::Connect, "n3", "1.0:2", "node3", "", 4, 1, {}};
+  EXPECT_EQ(decode_join_step(encode(connect)), connect);
+  const JoinStep done{StepKind::Done, "", "", "", "", 0, 1, {1, 2}};
+  EXPECT_EQ(decode_join_step(encode(done)), done);
+  auto evil = connect;
+  evil.launch = "../x";
+  EXPECT_NE(error_of([&] { decode_join_step(encode(evil)); }).find("a connect step to launch '../x'"), std::string::npos);
+  const JoinStep empty_done{StepKind::Done, "", "", "", "", 0, 1, {}};
+  EXPECT_NE(error_of([&] { decode_join_step(encode(empty_done)); }).find("without a stack"), std::string::npos);
   auto v = encode(h);
   v[4] = 9;
   EXPECT_NE(error_of([&] { decode_join_hello(v); }).find("blacs-dyn join hello: version 9"), std::string::npos);
