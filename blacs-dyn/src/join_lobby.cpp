@@ -117,6 +117,15 @@ std::vector<std::string> JoinLobby::missing() const {
   return out;
 }
 
+bool JoinLobby::hopeless() const {
+  for (const auto& id : want_.launches) {
+    const auto it = launches_.find(id);
+    if (it != launches_.end() && (it->second.state == LaunchState::Refused || it->second.state == LaunchState::Cancelled))
+      return true;
+  }
+  return false;
+}
+
 void JoinLobby::prepared(const std::string& launch) {
   in(launch, LaunchState::Authenticated, "prepare").state = LaunchState::Prepared;
 }

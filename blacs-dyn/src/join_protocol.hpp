@@ -196,6 +196,8 @@ class JoinLobby {
   std::vector<std::string> taken() const;
   // The named launches not authenticated (for the message of a want not met).
   std::vector<std::string> missing() const;
+  // A named launch was refused: the want can no longer be met (all or nothing).
+  bool hopeless() const;
   void prepared(const std::string& launch);
   void ready(const std::string& launch);
   void merged(const std::string& launch);

@@ -70,6 +70,7 @@ struct JoinGrowing {
   MPI_Comm link = MPI_COMM_NULL;  // a process of a launch merged in this expansion: its link with rank 0
   std::string launch;             // ... and its launch
   std::vector<std::pair<join::JoinRequest, MPI_Comm>> merged;  // rank 0: merged launches, their links
+  double wait_s = 0;              // rank 0: how long the launches may take to come
 };
 
 // What a process knows of growing by joining (runtime_join.cpp, runtime_joiner.cpp).

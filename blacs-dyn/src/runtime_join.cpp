@@ -211,12 +211,12 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
       step.stack = next.encode();
       return step;
     }
-    if (!wait || now() > deadline) {
+    if (!wait || now() > deadline || lobby.hopeless()) {
       for (const auto& id : lobby.missing())
         step.reason += (step.reason.empty() ? "" : "; ") +
                        (lobby.known(id) && !lobby.reason(id).empty()
                             ? lobby.reason(id)
-                            : "launch " + id + " did not come within " + seconds_text(deadline - now() + 0) + " s");
+                            : "launch " + id + " did not come within " + seconds_text(g.wait_s) + " s");
       if (step.reason.empty()) step.reason = "fewer launches than wanted came in time";
       return step;  // Fail
     }
@@ -483,6 +483,7 @@ void Runtime::expand_join(join::JoinWant want, const std::vector<JoinOrder>& ord
   trace.mark("checks");
   JoinGrowing g;
   g.m = w;
+  g.wait_s = wait_s;
   try {
     join_steps(g, r == 0 ? &cur : nullptr, lobby ? &*lobby : nullptr, now() + wait_s,
                want.count > 0 || !want.launches.empty(), wait_s + 4 * timeout + 60, trace);

@@ -168,6 +168,7 @@ TEST(JoinMessages, RoundTripAndRefusals) {
 
 TEST(JoinLobbyTest, NamedLaunchesAllOrNothing) {
   JoinLobby lobby({{"b", "a"}, 0, false}, job(), {});
+  EXPECT_FALSE(lobby.hopeless());
   EXPECT_EQ(lobby.observe(request("x"), fresh()), "");  // not wanted: left waiting, unknown
   EXPECT_FALSE(lobby.known("x"));
   EXPECT_EQ(lobby.observe(request("a"), fresh()), "");
@@ -183,6 +184,7 @@ TEST(JoinLobbyTest, NamedLaunchesAllOrNothing) {
   EXPECT_NE(lobby.hello("b", hello_of(request("b"), 3, "nope"), "s3cr3t").find("wrong secret"), std::string::npos);
   EXPECT_EQ(lobby.state("b"), LaunchState::Refused);
   EXPECT_FALSE(lobby.satisfied());
+  EXPECT_TRUE(lobby.hopeless());
   EXPECT_EQ(lobby.next_to_connect(), "");
   // a refused launch stays refused: seen again, it is ignored
   EXPECT_EQ(lobby.observe(request("b"), fresh()), "");
