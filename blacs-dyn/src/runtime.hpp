@@ -204,7 +204,7 @@ class Runtime {
   void join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby* lobby, double deadline, bool wait,
                   double patience, detail::PhaseTrace& trace);
   void install_joined(JoinGrowing& g, const join::JoinStep& done, detail::PhaseTrace& trace);
-  bool connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby);
+  bool connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, detail::PhaseTrace& trace);
   std::string verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups);
   void refuse_file(const std::string& launch, const std::string& why);
   // The grown world installed (or left pending for the main thread): the last step of

@@ -222,7 +222,7 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
     }
     dog_.phase("expansion by joining: waiting for the launches", std::max(1.0, deadline - now()) + 30,
                "the job's directory cannot be read");
-    sleep_for(50000000L);
+    sleep_for(20000000L);  // 20 ms: a launch waits at most that long to be seen
   }
 }
 
@@ -283,7 +283,7 @@ std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step,
 
 // Every process of the world grown so far: a connect step. Returns whether the launch
 // merged (g is then the world with it).
-bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby) {
+bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, PhaseTrace& trace) {
   const double timeout = join_timeout_seconds();
   int r = 0, n = 0;
   MPI_Comm_rank(g.m, &r);
@@ -294,8 +294,10 @@ bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::Joi
              "launch " + step.launch + " died between its last heartbeat and the connection, or the ompi-server "
              "of the job directory does not answer (MPI_Comm_connect cannot be interrupted)");
   MPI_Comm inter = MPI_COMM_NULL;
+  trace.mark(("launch " + step.launch + " seen").c_str());
   const int rc = MPI_Comm_connect(step.port.c_str(), MPI_INFO_NULL, 0, g.m, &inter);
   if (inter != MPI_COMM_NULL) MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  trace.mark("MPI_Comm_connect");
   join::JoinStep said;
   said.kind = join::StepKind::Refuse;
   if (r == 0) {
@@ -321,6 +323,7 @@ bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::Joi
   std::vector<char> b = r == 0 ? join::encode(said) : std::vector<char>{};
   malleable::collective::broadcast_bytes(g.m, 0, b, [](int c, const char* what) { check(c, what); });
   said = join::decode_join_step(b);
+  trace.mark("hellos, checks, prepare + acks");
   if (said.kind != join::StepKind::Accept) {
     if (inter != MPI_COMM_NULL) MPI_Comm_free(&inter);
     return false;
@@ -401,7 +404,7 @@ void Runtime::join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby*
       throw Error(BLACS_DYN_ERR_MPI, e.what());
     }
     if (step.kind == join::StepKind::Connect) {
-      if (connect_step(g, step, lobby)) trace.mark(("launch " + step.launch + " merged").c_str());
+      if (connect_step(g, step, lobby, trace)) trace.mark(("launch " + step.launch + " merged").c_str());
       continue;
     }
     if (step.kind == join::StepKind::Done) {
