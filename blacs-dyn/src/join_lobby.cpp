@@ -46,6 +46,18 @@ std::string JoinLobby::observe(const JoinRequest& req, const RequestFile& file) 
 
 std::string JoinLobby::next_to_connect() const {
   if (satisfied() && (want_.count > 0 || !want_.launches.empty())) return {};
+  // Named launches merge in the want's order (their processes get ranks in that order,
+  // the order the session placed them in): the next one waits for those before it.
+  if (!want_.launches.empty()) {
+    for (const auto& id : want_.launches) {
+      const auto it = launches_.find(id);
+      if (it == launches_.end() || it->second.state == LaunchState::Refused ||
+          it->second.state == LaunchState::Cancelled)
+        return {};
+      if (it->second.state == LaunchState::Seen) return id;
+    }
+    return {};
+  }
   int underway = 0;
   for (const auto& [id, e] : launches_) underway += at_least(e.state, LaunchState::Connected);
   if (want_.count > 0 && underway >= want_.count) return {};

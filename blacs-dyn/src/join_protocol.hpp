@@ -179,7 +179,8 @@ class JoinLobby {
   // or was seen before). A request already handled (refused, joined, not wanted) is ""
   // and ignored.
   std::string observe(const JoinRequest& req, const RequestFile& file);
-  // The next launch to connect to: a Seen one the want takes, in the order seen ("" none).
+  // The next launch to connect to ("" none): named launches in the want's order (one
+  // waits for those before it), others in the order seen.
   std::string next_to_connect() const;
   void connected(const std::string& launch);
   // A hello from one of the launch's processes: "" or why the launch is refused (then Refused).

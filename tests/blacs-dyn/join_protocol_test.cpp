@@ -172,25 +172,26 @@ TEST(JoinLobbyTest, NamedLaunchesAllOrNothing) {
   EXPECT_EQ(lobby.observe(request("x"), fresh()), "");  // not wanted: left waiting, unknown
   EXPECT_FALSE(lobby.known("x"));
   EXPECT_EQ(lobby.observe(request("a"), fresh()), "");
+  EXPECT_EQ(lobby.next_to_connect(), "");  // "b" comes first in the want: a waits for it
   EXPECT_EQ(lobby.observe(request("b"), fresh()), "");
-  EXPECT_EQ(lobby.next_to_connect(), "a");  // in the order seen
-  lobby.connected("a");
-  EXPECT_EQ(lobby.hello("a", hello_of(request("a"), 0), "s3cr3t"), "");
-  lobby.authenticated("a");
-  EXPECT_FALSE(lobby.satisfied());
-  EXPECT_EQ(lobby.missing(), std::vector<std::string>{"b"});
-  EXPECT_EQ(lobby.next_to_connect(), "b");
+  EXPECT_EQ(lobby.next_to_connect(), "b");  // in the want's order
   lobby.connected("b");
-  EXPECT_NE(lobby.hello("b", hello_of(request("b"), 3, "nope"), "s3cr3t").find("wrong secret"), std::string::npos);
-  EXPECT_EQ(lobby.state("b"), LaunchState::Refused);
+  EXPECT_EQ(lobby.hello("b", hello_of(request("b"), 0), "s3cr3t"), "");
+  lobby.authenticated("b");
+  EXPECT_FALSE(lobby.satisfied());
+  EXPECT_EQ(lobby.missing(), std::vector<std::string>{"a"});
+  EXPECT_EQ(lobby.next_to_connect(), "a");
+  lobby.connected("a");
+  EXPECT_NE(lobby.hello("a", hello_of(request("a"), 3, "nope"), "s3cr3t").find("wrong secret"), std::string::npos);
+  EXPECT_EQ(lobby.state("a"), LaunchState::Refused);
   EXPECT_FALSE(lobby.satisfied());
   EXPECT_TRUE(lobby.hopeless());
   EXPECT_EQ(lobby.next_to_connect(), "");
   // a refused launch stays refused: seen again, it is ignored
-  EXPECT_EQ(lobby.observe(request("b"), fresh()), "");
-  EXPECT_EQ(lobby.state("b"), LaunchState::Refused);
-  lobby.cancelled("a");
-  EXPECT_EQ(lobby.state("a"), LaunchState::Cancelled);
+  EXPECT_EQ(lobby.observe(request("a"), fresh()), "");
+  EXPECT_EQ(lobby.state("a"), LaunchState::Refused);
+  lobby.cancelled("b");
+  EXPECT_EQ(lobby.state("b"), LaunchState::Cancelled);
 }
 
 TEST(JoinLobbyTest, CountAndOrderOfRanks) {
