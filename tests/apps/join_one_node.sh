@@ -17,7 +17,7 @@ set -uo pipefail
 SRC=$1 prog=$2 mpiexec=$3
 work=$(mktemp -d)
 run=$SRC/scripts/malleable-run
-export MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
+export MALLEABLE_MPIEXEC=${MALLEABLE_MPIEXEC:-"$mpiexec --oversubscribe --bind-to none"} OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 export BLACS_DYN_JOIN_TIMEOUT=60
 pids=()
 cleanup() {

@@ -12,7 +12,7 @@ SRC=$1 mpiexec=$2
 shift 2
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-export MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
+export MALLEABLE_MPIEXEC=${MALLEABLE_MPIEXEC:-"$mpiexec --oversubscribe --bind-to none"} OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 export BLACS_DYN_JOIN_TIMEOUT=60
 command -v ompi-server >/dev/null || { echo "SKIPPED: no ompi-server (Open MPI's; growing by joining needs it)"; exit 77; }
 for prog in "$@"; do

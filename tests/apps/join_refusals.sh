@@ -19,7 +19,7 @@ prog=$BUILD/apps/pdgemm_resizable
 work=$(mktemp -d)
 chmod 755 "$work"
 run=$SRC/scripts/malleable-run
-export MALLEABLE_MPIEXEC="$mpiexec --oversubscribe --bind-to none" OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
+export MALLEABLE_MPIEXEC=${MALLEABLE_MPIEXEC:-"$mpiexec --oversubscribe --bind-to none"} OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 export BLACS_DYN_JOIN_TIMEOUT=8
 pids=()
 cleanup() {

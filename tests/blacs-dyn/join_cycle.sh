@@ -25,7 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail() { echo "FAILED: $*"; for f in "$work"/*.log; do echo "== $f"; cat "$f"; done; exit 1; }
-if ! command -v ompi-server >/dev/null; then
+if ! command -v ompi-server >/dev/null || ! "$mpiexec" --version 2>&1 | grep -q "Open MPI\|OpenRTE"; then
   # MPICH: its own launcher, no ompi-server; the job says whether it can be joined.
   BLACS_DYN_JOB_DIR=$dir timeout 60 "$mpiexec" -n 2 "$prog" >"$work/a.log" 2>&1
   if grep -q "^SKIPPED" "$work/a.log"; then grep "^SKIPPED" "$work/a.log"; exit 77; fi
