@@ -117,9 +117,14 @@ void Runtime::start_joinable() {
       const int rc = MPI_Open_port(MPI_INFO_NULL, port);
       MPI_Comm_set_errhandler(MPI_COMM_WORLD, keep);
       MPI_Errhandler_free(&keep);
-      if (rc != MPI_SUCCESS)
+      if (rc != MPI_SUCCESS) {
+        // (an error stack: its last line says why)
+        const std::string text = mpi_error_text(rc);
+        const std::size_t nl = text.find_last_of('\n', text.size() > 1 ? text.size() - 2 : 0);
         throw Error(BLACS_DYN_ERR_JOIN, "this MPI (" + short_library_name(library_version()) +
-                                            ") opens no port: MPI_Open_port fails with \"" + mpi_error_text(rc) + "\"");
+                                            ") opens no port: MPI_Open_port fails with \"" +
+                                            text.substr(nl == std::string::npos ? 0 : nl + 1) + "\"");
+      }
       MPI_Close_port(port);
       join_.job.incarnation = jc.incarnation && join::valid_launch_id(*jc.incarnation) ? *jc.incarnation
                                                                                        : join::random_hex(8);

@@ -217,6 +217,9 @@ void Runtime::join_as_launch() {
   WatchdogScope scope(dog_);
   dog_.arm("process " + std::to_string(grank) + " of joining launch " + id, "joining: request", timeout + kGrace + 30,
            "the job's directory cannot be read or written");
+  // Errors come back to us while joining; the program gets MPI_COMM_WORLD's handler back.
+  MPI_Errhandler keep = MPI_ERRHANDLER_NULL;
+  MPI_Comm_get_errhandler(MPI_COMM_WORLD, &keep);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
   const Listening l = listen(jc, dir, id, grank, gsize, timeout);
@@ -254,6 +257,8 @@ void Runtime::join_as_launch() {
   // and its end.
   join_steps(g, nullptr, nullptr, 0, false, 4 * timeout + 60, trace);
   is_new_ = !jc.at_start;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, keep);
+  MPI_Errhandler_free(&keep);
 }
 
 }  // namespace blacs_dyn
