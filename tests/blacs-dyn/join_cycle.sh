@@ -36,7 +36,7 @@ srv=$!
 for _ in $(seq 100); do [[ -s $dir/server.uri ]] && break; sleep 0.1; done
 [[ -s $dir/server.uri ]] || fail "ompi-server wrote no URI"
 M=("$mpiexec" --oversubscribe --bind-to none --ompi-server "file:$dir/server.uri")
-export BLACS_DYN_JOB_DIR=$dir BLACS_DYN_JOIN_TIMEOUT=60
+export BLACS_DYN_JOB_DIR=$dir BLACS_DYN_JOIN_TIMEOUT=60 JOIN_CYCLE_GONE=$work/b_gone
 t0=$(date +%s.%N)
 timeout 150 "${M[@]}" -n 2 "$prog" b,c >"$work/a.log" 2>&1 &
 a=$!
@@ -49,6 +49,7 @@ rb=$?
 tb=$(date +%s.%N)
 a_alive=0
 kill -0 $a 2>/dev/null && a_alive=1
+touch "$work/b_gone"  # A and C end once they see it
 wait $a
 ra=$?
 wait $c
