@@ -9,14 +9,15 @@ module malleable_blacs_dyn
 
   integer(c_int), parameter, public :: BLACS_DYN_OK = 0, BLACS_DYN_ERR_ARG = 1, BLACS_DYN_ERR_SCHEMA = 2, &
        BLACS_DYN_ERR_SPAWN = 3, BLACS_DYN_ERR_STATE = 4, BLACS_DYN_ERR_MPI = 5, BLACS_DYN_ERR_TIMEOUT = 6, &
-       BLACS_DYN_ERR_UNSUPPORTED = 7
+       BLACS_DYN_ERR_UNSUPPORTED = 7, BLACS_DYN_ERR_JOIN = 8
   integer(c_int), parameter, public :: BLACS_DYN_STAY = 0, BLACS_DYN_EXIT = 1, BLACS_DYN_PARK = 2
 
   public :: blacs_dyn_c_string
   public :: blacs_dyn_rank, blacs_dyn_size, blacs_dyn_world_f, blacs_dyn_depth, blacs_dyn_joined_level, blacs_dyn_is_new, &
        blacs_dyn_clear_new, blacs_dyn_leave, blacs_dyn_leaving, blacs_dyn_shrink_to_level, blacs_dyn_level_size, &
        blacs_dyn_level_grid, blacs_dyn_process_counts, blacs_dyn_share_state, blacs_dyn_expand_schema, &
-       blacs_dyn_expand, blacs_dyn_shrink_to_ranks, blacs_dyn_last_error
+       blacs_dyn_expand, blacs_dyn_shrink_to_ranks, blacs_dyn_last_error, &
+       blacs_dyn_join_supported, blacs_dyn_expand_join, blacs_dyn_expand_join_host
 
   interface
     function blacs_dyn_rank() bind(C, name='blacs_dyn_rank') result(r)
@@ -104,6 +105,26 @@ module malleable_blacs_dyn
       integer(c_int), intent(out) :: leaving
       integer(c_int) :: rc
     end function
+    ! Growing by joining (docs/guide/joining.md). Collective: 1 if this job can.
+    function blacs_dyn_join_supported() bind(C, name='blacs_dyn_join_supported') result(ok)
+      import :: c_int
+      integer(c_int) :: ok
+    end function
+    function c_expand_join(n, launches, wait) bind(C, name='blacs_dyn_expand_join') result(rc)
+      import :: c_int, c_ptr, c_double
+      integer(c_int), value :: n
+      type(c_ptr), value :: launches
+      real(c_double), value :: wait
+      integer(c_int) :: rc
+    end function
+    function c_expand_join_hosts(n, hosts, counts, wait) bind(C, name='blacs_dyn_expand_join_hosts') result(rc)
+      import :: c_int, c_ptr, c_double
+      integer(c_int), value :: n
+      type(c_ptr), dimension(*), intent(in) :: hosts
+      integer(c_int), dimension(*), intent(in) :: counts
+      real(c_double), value :: wait
+      integer(c_int) :: rc
+    end function
     function c_last_error() bind(C, name='blacs_dyn_last_error') result(p)
       import :: c_ptr
       type(c_ptr) :: p
@@ -162,6 +183,31 @@ contains
     ck(:) = int(keep(:), c_int)
     rc = c_shrink_to_ranks(ck, int(size(keep), c_int), cl)
     leaving = int(cl)
+  end function
+
+  ! Collective: the first nlaunches launches ready join (0: every launch ready now),
+  ! waiting at most wait seconds (<= 0: the join timeout).
+  function blacs_dyn_expand_join(nlaunches, wait) result(rc)
+    integer, intent(in) :: nlaunches
+    real(c_double), intent(in) :: wait
+    integer(c_int) :: rc
+    rc = c_expand_join(int(nlaunches, c_int), c_null_ptr, wait)
+  end function
+
+  ! Collective: one launch of count processes on host ("" where the launcher runs) ordered
+  ! from the job's launcher (malleable-run --job-dir), then joined.
+  function blacs_dyn_expand_join_host(host, count, wait) result(rc)
+    character(len=*), intent(in) :: host
+    integer, intent(in) :: count
+    real(c_double), intent(in) :: wait
+    integer(c_int) :: rc
+    character(kind=c_char), allocatable, target :: chost(:)
+    type(c_ptr) :: hosts(1)
+    integer(c_int) :: counts(1)
+    call to_c(host, chost)
+    hosts(1) = c_loc(chost)
+    counts(1) = int(count, c_int)
+    rc = c_expand_join_hosts(1_c_int, hosts, counts, wait)
   end function
 
   function blacs_dyn_last_error() result(msg)

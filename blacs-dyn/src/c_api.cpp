@@ -230,6 +230,73 @@ int blacs_dyn_set_finalize_hook(void (*fn)(void*), void* user) {
   return BLACS_DYN_OK;
 }
 
+int blacs_dyn_join_supported(void) {
+  int ok = 0;
+  const int rc = guarded([&] { ok = rt().join_supported() ? 1 : 0; });
+  return rc == BLACS_DYN_OK ? ok : 0;
+}
+const char* blacs_dyn_join_unsupported_reason(void) {
+  return blacs_dyn::Runtime::get().join_unsupported_reason().c_str();
+}
+int blacs_dyn_join_can_order(void) { return blacs_dyn::Runtime::get().join_can_order() ? 1 : 0; }
+
+int blacs_dyn_join_waiting(int* nlaunches, int* nprocs) {
+  return guarded([&] {
+    const auto [l, p] = rt().join_waiting();
+    if (nlaunches) *nlaunches = l;
+    if (nprocs) *nprocs = p;
+  });
+}
+
+int blacs_dyn_join_waiting_launch(int i, char* id, int idlen, char* host, int hostlen, int* procs) {
+  return guarded([&] {
+    const auto& w = blacs_dyn::Runtime::get().waiting();
+    if (i < 0 || i >= static_cast<int>(w.size()))
+      throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "launch " + std::to_string(i) + " of " + std::to_string(w.size()) +
+                                                  " waiting");
+    const auto put = [](const std::string& v, char* buf, int len) {
+      if (!buf || len < 1) return;
+      const std::size_t n = std::min(v.size(), static_cast<std::size_t>(len - 1));
+      std::memcpy(buf, v.data(), n);
+      buf[n] = '\0';
+    };
+    put(w[static_cast<std::size_t>(i)].launch, id, idlen);
+    put(w[static_cast<std::size_t>(i)].host, host, hostlen);
+    if (procs) *procs = w[static_cast<std::size_t>(i)].procs;
+  });
+}
+
+int blacs_dyn_expand_join(int nlaunches, const char* const launches[], double wait_seconds) {
+  return guarded([&] {
+    blacs_dyn::join::JoinWant want;
+    if (launches)
+      for (int i = 0; i < nlaunches; ++i) want.launches.emplace_back(launches[i] ? launches[i] : "");
+    else
+      want.count = std::max(0, nlaunches);
+    rt().expand_join(want, {}, wait_seconds);
+  });
+}
+
+int blacs_dyn_expand_join_hosts(int nhosts, const char* const hosts[], const int counts[], double wait_seconds) {
+  return guarded([&] {
+    std::vector<blacs_dyn::JoinOrder> orders;
+    for (int i = 0; i < nhosts; ++i)
+      orders.push_back({hosts && hosts[i] ? hosts[i] : "", counts ? counts[i] : 0});
+    if (nhosts < 1) throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "nhosts must be >= 1, got " + std::to_string(nhosts));
+    rt().expand_join({}, orders, wait_seconds);
+  });
+}
+
+int blacs_dyn_launch_id(char* id, int len) {
+  return guarded([&] {
+    if (!id || len < 1) throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "id buffer missing");
+    const std::string& l = blacs_dyn::Runtime::get().launch();
+    const std::size_t n = std::min(l.size(), static_cast<std::size_t>(len - 1));
+    std::memcpy(id, l.data(), n);
+    id[n] = '\0';
+  });
+}
+
 int blacs_dyn_spawn_supported(void) { return blacs_dyn::Runtime::get().spawn_unsupported_reason().empty() ? 1 : 0; }
 
 const char* blacs_dyn_spawn_unsupported_reason(void) {
@@ -252,6 +319,7 @@ const char* blacs_dyn_status_string(int code) {
     case BLACS_DYN_ERR_MPI: return "MPI error";
     case BLACS_DYN_ERR_TIMEOUT: return "joining process did not answer in time";
     case BLACS_DYN_ERR_UNSUPPORTED: return "spawn not supported by this MPI";
+    case BLACS_DYN_ERR_JOIN: return "expansion by joining refused or failed";
     default: return "unknown blacs-dyn status";
   }
 }

@@ -54,4 +54,20 @@ Config read_config() {
   return c;
 }
 
+JoinConfig read_join_config() {
+  JoinConfig c;
+  c.job_dir = text("BLACS_DYN_JOB_DIR");
+  c.launch = text("BLACS_DYN_JOIN_LAUNCH");
+  c.start = text("BLACS_DYN_JOIN_START");
+  c.incarnation = text("BLACS_DYN_JOB_INCARNATION");
+  c.for_run = text("BLACS_DYN_JOIN_INCARNATION");
+  c.at_start = truthy(std::getenv("BLACS_DYN_JOIN_AT_START"));
+  c.agent = truthy(std::getenv("BLACS_DYN_JOIN_AGENT"));
+  c.job_lost = text("BLACS_DYN_JOB_LOST");
+  if (c.job_dir && c.job_dir->empty()) c.job_dir.reset();
+  if (c.launch && c.launch->empty()) c.launch.reset();
+  if (c.start && c.start->empty()) c.start.reset();
+  return c;
+}
+
 }  // namespace blacs_dyn

@@ -41,6 +41,19 @@ struct Config {
 // The environment as it is now.
 Config read_config();
 
+// The settings of growing by joining (docs/reference/blacs-dyn.md, "Growing by joining").
+struct JoinConfig {
+  Text job_dir;       // BLACS_DYN_JOB_DIR: the job's private directory (the job and its launches)
+  Text launch;        // BLACS_DYN_JOIN_LAUNCH: set in a launch that joins a running job: its id
+  Text start;         // BLACS_DYN_JOIN_START: the job's first launch: the ids of its start's other launches
+  Text incarnation;   // BLACS_DYN_JOB_INCARNATION: the job: its run's id (else random)
+  Text for_run;       // BLACS_DYN_JOIN_INCARNATION: a launch: the run it joins (else DIR/job's)
+  bool at_start = false;  // BLACS_DYN_JOIN_AT_START truthy: a launch of the job's start
+  bool agent = false;     // BLACS_DYN_JOIN_AGENT truthy: the job's launcher starts the launches it orders
+  Text job_lost;      // BLACS_DYN_JOB_LOST: seconds without the job's heartbeat before a joined launch ends
+};
+JoinConfig read_join_config();
+
 // "1", "true", "yes", "on" (any case but "1").
 bool truthy(const char* v);
 

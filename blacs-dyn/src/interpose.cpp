@@ -167,11 +167,13 @@ void blacs_gridmap_(int* ctxt, int* usermap, int* ldup, int* nprow, int* npcol) 
 
 // ---- PMPI wrappers ----------------------------------------------------------------
 // A newcomer joins as soon as MPI is up, whatever its first BLACS call is.
+// A process of a job that grows by joining (BLACS_DYN_JOB_DIR) starts its side here too:
+// a joining launch joins, the job writes its record and takes its start's launches.
 int MPI_Init(int* argc, char*** argv) {
   blacs_dyn::prepare_mpi_init();
   if (blacs_dyn::read_config().join) blacs_dyn::Runtime::get().watch_newcomer_init();
   const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS && blacs_dyn::read_config().join) init_or_abort();
+  if (rc == MPI_SUCCESS && (blacs_dyn::read_config().join || blacs_dyn::read_join_config().job_dir)) init_or_abort();
   return rc;
 }
 
@@ -179,7 +181,7 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   blacs_dyn::prepare_mpi_init();
   if (blacs_dyn::read_config().join) blacs_dyn::Runtime::get().watch_newcomer_init();
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS && blacs_dyn::read_config().join) init_or_abort();
+  if (rc == MPI_SUCCESS && (blacs_dyn::read_config().join || blacs_dyn::read_join_config().job_dir)) init_or_abort();
   return rc;
 }
 

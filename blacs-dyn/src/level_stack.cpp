@@ -120,6 +120,27 @@ std::vector<int> LevelStack::push_expansion(std::span<const int> counts,
   return ids;
 }
 
+std::vector<int> LevelStack::push_joined(std::span<const int> counts, std::span<const std::string> hosts,
+                                         std::span<const std::string> launches) {
+  if (launches.size() != counts.size())
+    throw Error(BLACS_DYN_ERR_ARG, std::to_string(launches.size()) + " launches for " + std::to_string(counts.size()) +
+                                      " groups");
+  std::vector<int> ids = push_expansion(counts, hosts);
+  for (std::size_t i = 0; i < ids.size(); ++i) groups_[static_cast<std::size_t>(ids[i])].launch = launches[i];
+  return ids;
+}
+
+std::vector<int> LevelStack::dead_levels() const {
+  std::vector<int> out;
+  for (int l = 0; l < depth(); ++l)
+    for (ProcId p : levels_[static_cast<std::size_t>(l)].members)
+      if (state_[static_cast<std::size_t>(p)] == ProcState::Exited) {
+        out.push_back(l);
+        break;
+      }
+  return out;
+}
+
 void LevelStack::set_grid(int l, int nprow, int npcol) {
   level(l);
   levels_[static_cast<std::size_t>(l)].nprow = nprow;
@@ -287,7 +308,7 @@ void put_string(std::vector<int>& out, const std::string& s) {
 }  // namespace
 
 // Layout: nprocs, group[nprocs], state[nprocs], host[nprocs] (length, chars), ngroups,
-// per group: level, first, size, host; depth, then per level: kind, nprow, npcol,
+// per group: level, first, size, host, launch; depth, then per level: kind, nprow, npcol,
 // nmembers, members[nmembers].
 std::vector<int> LevelStack::encode() const {
   std::vector<int> out;
@@ -301,6 +322,7 @@ std::vector<int> LevelStack::encode() const {
     out.push_back(g.first);
     out.push_back(g.size);
     put_string(out, g.host);
+    put_string(out, g.launch);
   }
   out.push_back(depth());
   for (const Level& l : levels_) {
@@ -345,6 +367,7 @@ LevelStack LevelStack::decode(std::span<const int> d) {
     sg.first = next();
     sg.size = next();
     sg.host = next_string();
+    sg.launch = next_string();
     if (sg.first < 0 || sg.size < 0 || sg.first + sg.size > n)
       throw Error(BLACS_DYN_ERR_MPI, "corrupt level-stack record (group)");
     s.groups_.push_back(std::move(sg));

@@ -35,6 +35,9 @@ struct SpawnGroup {
   ProcId first = 0;   // its processes are first, first+1, ..., first+size-1
   int size = 0;
   std::string host;   // the node it was spawned on ("" when not pinned to one node)
+  // A launch that joined (blacs_dyn_expand_join) rather than a spawn: its id. Like a
+  // spawned group it has its own MPI_COMM_WORLD (and its own mpiexec), so it leaves whole.
+  std::string launch;
 };
 
 // What leaving processes do (docs/reference/blacs-dyn.md, "Who exits and who parks").
@@ -85,6 +88,14 @@ class LevelStack {
   // same time): counts[i] processes on hosts[i] (hosts may be empty: not pinned).
   // Newcomers get ranks in group order. Returns the new groups' ids.
   std::vector<int> push_expansion(std::span<const int> counts, std::span<const std::string> hosts);
+  // Expansion by joined launches: one group per launch (launches[i], counts[i] processes on
+  // hosts[i]), in this order. Returns the new groups' ids.
+  std::vector<int> push_joined(std::span<const int> counts, std::span<const std::string> hosts,
+                               std::span<const std::string> launches);
+  // Levels one of whose members has exited: their communicators span processes that are
+  // gone and must be freed everywhere (a joined launch that left would otherwise still be
+  // connected, and MPI_Finalize waits for every process connected to it).
+  std::vector<int> dead_levels() const;
   // Records the grid shape last made on level l.
   void set_grid(int l, int nprow, int npcol);
 

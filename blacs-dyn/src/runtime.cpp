@@ -168,6 +168,7 @@ std::string Runtime::who() const {
   if (initialized_ && !comms_.empty() && departure_ == Departure::Stay && world() != MPI_COMM_NULL)
     return "world rank " + std::to_string(rank()) + " (process " + std::to_string(me_) + ")";
   if (me_ >= 0) return "process " + std::to_string(me_);
+  if (!join_.launch.empty()) return "a process of joining launch " + join_.launch;
   return "newcomer " + launcher_rank() + " of the expansion to level " +
          read_config().join.value_or("?");
 }
@@ -231,6 +232,11 @@ void Runtime::ensure_init() {
     join_as_child(parent, token->c_str());
     return;
   }
+  const JoinConfig jc = read_join_config();
+  if (jc.launch && jc.job_dir) {  // a launch that joins a running job (runtime_joiner.cpp)
+    join_as_launch();
+    return;
+  }
   dog_.disarm();  // armed by watch_newcomer_init for a process that is no newcomer after all
   int n = 0, r = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -247,6 +253,8 @@ void Runtime::ensure_init() {
   // stock handles. Its private dup is made lazily, inside the first collective call:
   // dup'ing here would make the first BLACS call collective, which it is not.
   comms_.assign(1, LevelComms{MPI_COMM_WORLD, false, MPI_COMM_NULL});
+  // A job that launches may join (its directory, heartbeat and start's launches).
+  if (jc.job_dir) start_joinable();
 }
 
 // A newcomer's first blacs-dyn call (or MPI_Init): check in with the spawning root,

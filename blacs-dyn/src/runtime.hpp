@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
+#include "join_dir.hpp"
 #include "level_stack.hpp"
 #include "malleable_internal/watchdog.hpp"
 
@@ -55,6 +56,35 @@ struct SpawnRequest {
   bool per_host = false;  // set internally: one group of a per-host expansion
 };
 
+// A launch the job asks its launcher for (growing by joining): `procs` processes on
+// `host` ("" where the launcher runs).
+struct JoinOrder {
+  std::string host;
+  int procs = 0;
+};
+
+// One expansion by joining under way (runtime_join.cpp): the world grown so far.
+struct JoinGrowing {
+  MPI_Comm m = MPI_COMM_NULL;     // the world grown so far: the job's private world, then intermediates
+  bool owned = false;             // m is an intermediate of this expansion (freed when replaced)
+  MPI_Comm link = MPI_COMM_NULL;  // a process of a launch merged in this expansion: its link with rank 0
+  std::string launch;             // ... and its launch
+  std::vector<std::pair<join::JoinRequest, MPI_Comm>> merged;  // rank 0: merged launches, their links
+  double wait_s = 0;              // rank 0: how long the launches may take to come
+};
+
+// What a process knows of growing by joining (runtime_join.cpp, runtime_joiner.cpp).
+struct JoinSide {
+  std::optional<join::JobDir> dir;  // BLACS_DYN_JOB_DIR: the job's directory
+  join::JobRecord job;              // the job's record (world rank 0 of the job)
+  std::string launch;               // a joined process: its launch's id
+  std::string unsupported;          // why this job cannot be joined ("" when it can)
+  join::Ticker ticker;              // job's rank 0: its heartbeat; a joined launch's rank 0: its lifeline
+  int orders = 0;                   // launches ordered so far (their ids count them)
+  std::string secret;               // the job's rank 0, while joining: DIR/secret
+  std::vector<join::JoinRequest> waiting;  // rank 0: the launches of the last join_waiting answer
+};
+
 class Runtime {
  public:
   static Runtime& get();
@@ -81,7 +111,7 @@ class Runtime {
   bool shrink_to_level(int level);
   bool shrink_to_ranks(std::span<const int> keep);
   // `invalid`: an argument error found on this rank, reported on every rank.
-  bool release_hosts(const std::vector<std::string>& hosts, const std::string& invalid = {});
+  bool release_hosts(const std::vector<std::string>& hosts, const std::string& invalid = std::string());
   // Collective: the node of every rank of the current world (MPI_Get_processor_name),
   // also recorded in the stack.
   std::vector<std::string> gather_hosts();
@@ -107,15 +137,38 @@ class Runtime {
   // Called at the start of MPI_Finalize, before anything is released (the resize session
   // cancels a background resize still under way there, so its newcomers do not wait).
   void set_finalize_hook(void (*fn)(void*), void* user) {
-    finalize_hook_ = fn;
-    finalize_hook_user_ = user;
+    finalize_hook_.fn = fn;
+    finalize_hook_.user = user;
   }
   void run_finalize_hook() {
-    if (auto* f = finalize_hook_) {
-      finalize_hook_ = nullptr;
-      f(finalize_hook_user_);
+    if (auto* f = finalize_hook_.fn) {
+      finalize_hook_.fn = nullptr;
+      f(finalize_hook_.user);
     }
   }
+
+  // Growing by joining (docs/reference/blacs-dyn.md, "Growing by joining"). Collective:
+  // expands by launches that join (one group each, one level), as `want` says, waiting for
+  // them at most `wait_s` seconds; with `orders`, rank 0 first asks the job's launcher
+  // for one launch per order and the want is those. All or nothing: a launch refused,
+  // dead or missing fails the call (BLACS_DYN_ERR_JOIN) on every rank, the others are
+  // sent away and the world is unchanged.
+  void expand_join(join::JoinWant want, const std::vector<JoinOrder>& orders, double wait_s);
+  // World rank 0 (0, 0 elsewhere): the launches waiting to join now that pass the checks
+  // made without connecting (those that do not are refused, told and logged), and their
+  // processes. Not collective: it reads the job's directory.
+  std::pair<int, int> join_waiting();
+  // The launches of the last join_waiting answer.
+  const std::vector<join::JoinRequest>& waiting() const { return join_.waiting; }
+  // Why this job cannot grow by joining ("" when it can): no job directory, an MPI
+  // without ports, ... The same on every rank once a collective join call ran.
+  const std::string& join_unsupported_reason() const { return join_.unsupported; }
+  // Collective: whether this job can grow by joining; rank 0's answer, the same everywhere.
+  bool join_supported();
+  // Whether the job's launcher starts the launches it orders (BLACS_DYN_JOIN_AGENT).
+  bool join_can_order() const;
+  // This process's launch if it joined one ("" otherwise).
+  const std::string& launch() const { return join_.launch; }
 
   // BLACS glue.
   void note_blacs_exit() { exited_since_change_ = true; }
@@ -138,6 +191,25 @@ class Runtime {
  private:
   Runtime() = default;
   void join_as_child(MPI_Comm link, const char* token);
+  // Growing by joining: the job's side at start (its directory, record, heartbeat, the
+  // launches of its start) and a joining launch's side (its request, the connection, the
+  // hand-shake, the merge).
+  void start_joinable();
+  void join_as_launch();
+  // One expansion by joining, step by step (runtime_join.cpp): world rank 0 leads (which
+  // launch to connect to next, its verdict, the end), every process of the world grown so
+  // far follows, the processes of each launch merged in this expansion included.
+  join::JoinStep lead_step(join::JoinLobby& lobby, const JoinGrowing& g, const LevelStack& cur, double deadline, bool wait);
+  // `cur`, `lobby`: rank 0's (null elsewhere). `patience`: how long a follower waits for a step.
+  void join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby* lobby, double deadline, bool wait,
+                  double patience, detail::PhaseTrace& trace);
+  void install_joined(JoinGrowing& g, const join::JoinStep& done, detail::PhaseTrace& trace);
+  bool connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, detail::PhaseTrace& trace);
+  std::string verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups);
+  void refuse_file(const std::string& launch, const std::string& why);
+  // The grown world installed (or left pending for the main thread): the last step of
+  // every expansion, spawned or joined.
+  void commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, detail::PhaseTrace& trace);
   void require_active(const char* what) const;
   void shrink(const ShrinkPlan& plan);
   void sync_blacs();
@@ -173,8 +245,10 @@ class Runtime {
   std::optional<Pending> pending_;
   std::atomic<bool> background_running_{false};
   mutable std::mutex stack_mutex_;
-  void (*finalize_hook_)(void*) = nullptr;
-  void* finalize_hook_user_ = nullptr;
+  struct FinalizeHook {
+    void (*fn)(void*) = nullptr;
+    void* user = nullptr;
+  } finalize_hook_;
 
   bool initialized_ = false;
   bool finalized_ = false;
@@ -195,6 +269,7 @@ class Runtime {
     void* user = nullptr;
   } shrink_hook_;
   PhaseWatchdog dog_{watchdog_report};
+  JoinSide join_;
 
  public:
   std::string who() const;  // "world rank 3 (process 3)" (or the newcomer's name before it joined)

@@ -339,14 +339,17 @@ void Runtime::finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnReq
              "a process of the world or a newcomer died or hangs");
   const MPI_Comm merged = merge_groups(w, spawner, -1, links, first_rank);
   trace.mark("merges + hand-over");
+  std::map<int, MPI_Comm> new_links;
+  if (r == 0)
+    for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
+  commit_level(merged, std::move(next), std::move(new_links), trace);
+}
 
+void Runtime::commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, PhaseTrace& trace) {
   LevelComms lc{merged, true, MPI_COMM_NULL};
   check(MPI_Comm_dup(merged, &lc.priv), "MPI_Comm_dup");
   trace.mark("dup");
   MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
-  std::map<int, MPI_Comm> new_links;
-  if (r == 0)
-    for (int i = 0; i < k; ++i) new_links[ids[static_cast<std::size_t>(i)]] = links[static_cast<std::size_t>(i)];
   if (on_background_thread()) {
     // Background resizes: the grown world stays this thread's until the main thread publishes it.
     pending_ = Pending{lc, std::move(next), std::move(new_links)};

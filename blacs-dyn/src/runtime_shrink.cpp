@@ -157,6 +157,16 @@ void Runtime::shrink(const ShrinkPlan& plan) {
   dynamic_ = true;
   departure_ = d;
   if (d == Departure::Stay) {
+    // A level one of whose processes exited is never used again, and its communicators
+    // still connect this process to the ones gone: Open MPI's MPI_Finalize disconnects
+    // every communicator spanning two jobs (a spawned group or a joined launch is its own
+    // job), waiting for processes that are gone. Freed here, on every stayer.
+    for (int l : stack_->dead_levels()) {
+      auto& c = comms_[static_cast<std::size_t>(l)];
+      if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+      if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+      c.world = MPI_COMM_NULL;
+    }
     exited_since_change_ = false;
     blacs_sync_world(world());
   }
@@ -257,6 +267,7 @@ void Runtime::exit_process() {
   trace.mark("leaving: communicators freed");
   const Config env = read_config();
   const std::optional<pmix_link::TcpRow> pmix = pmix_connection(env);
+  join_.ticker.stop();  // a joined launch's lifeline: it ends with its processes
   finalized_ = true;
   PMPI_Finalize();
   dog_.disarm();
@@ -351,6 +362,8 @@ void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
 // finalizes its own MPI_COMM_WORLD together with the rest.
 void Runtime::before_finalize() {
   run_finalize_hook();
+  // The job's heartbeat and a joined launch's lifeline end with the job.
+  if (departure_ == Departure::Stay) join_.ticker.stop();
   // A leaving process may end the thesis way (§3.3.5: blacs_exit(0) for the processes no
   // longer part of the application) instead of calling blacs_dyn_leave(): same effect, and,
   // like blacs_dyn_leave(), it does not return.

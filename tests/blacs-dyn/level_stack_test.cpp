@@ -320,3 +320,34 @@ TEST(blacsDynLevelStack, EncodeDecodeKeepsGroupsAndHosts) {
   EXPECT_EQ(t.host_of(1), "node1");
   EXPECT_EQ(t.group_of(5), 3);
 }
+
+// Growing by joining: a job started on node1 (2 processes) and joined at its start by
+// node2's launch (level 1), then by node3's and node4's launches in one expansion (level
+// 2, one group each, in that order). Giving back node2 and node4 ends those launches
+// whole; the levels that held them are dead (their communicators must be freed
+// everywhere), the others are not, and the launches' ids survive the encoding.
+TEST(blacsDynLevelStack, JoinedLaunchesAreGroupsAndTheirLevelsDieWithThem) {
+  LevelStack s(2);
+  for (int p = 0; p < 2; ++p) s.set_host(p, "node1");
+  const int one[] = {2};
+  const std::string n2[] = {"node2"}, l2[] = {"s1"};
+  EXPECT_EQ(s.push_joined(one, n2, l2), (std::vector<int>{1}));
+  const int two[] = {2, 2};
+  const std::string n34[] = {"node3", "node4"}, l34[] = {"j1", "j2"};
+  EXPECT_EQ(s.push_joined(two, n34, l34), (std::vector<int>{2, 3}));
+  EXPECT_EQ(s.group(3).launch, "j2");
+  EXPECT_EQ(s.host_of(6), "node4");
+  EXPECT_TRUE(s.dead_levels().empty());
+  const std::string back[] = {"node2", "node4"};
+  const auto plan = s.plan_release_hosts(back);
+  EXPECT_EQ(plan.new_members, (std::vector<int>{0, 1, 4, 5}));
+  EXPECT_EQ(plan.groups_exiting, (std::vector<int>{1, 3}));
+  EXPECT_TRUE(plan.park_now.empty());
+  s.apply(plan);
+  EXPECT_EQ(s.dead_levels(), (std::vector<int>{1, 2}));  // level 0 and the new level 3 live on
+  const auto t = LevelStack::decode(s.encode());
+  EXPECT_EQ(t.group(2).launch, "j1");
+  EXPECT_EQ(t.group(1).launch, "s1");
+  EXPECT_EQ(t.group(0).launch, "");
+  EXPECT_EQ(code_of([&] { s.push_joined(one, n2, l34); }), BLACS_DYN_ERR_ARG);  // 2 ids for 1 group
+}

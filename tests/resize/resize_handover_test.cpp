@@ -128,6 +128,8 @@ void expect_same(const Decision& a, const Decision& b) {
   EXPECT_EQ(a.reason, b.reason);
   EXPECT_EQ(a.new_allocation, b.new_allocation);
   EXPECT_EQ(a.by_restart, b.by_restart);
+  EXPECT_EQ(a.by, b.by);
+  EXPECT_EQ(a.launches, b.launches);
 }
 
 // The message of the Error `f` throws ("" if it throws none).
@@ -176,7 +178,7 @@ TEST(Handover, AnotherVersionIsRefusedNamingBoth) {
   auto dec = resize::detail::pack(random_decision(g));
   dec[kVersionAt] = 9;
   const std::string dwhy = refusal([&] { resize::detail::unpack_decision(dec); });
-  EXPECT_NE(dwhy.find("decision: version 9, this process reads version 3"), std::string::npos) << dwhy;
+  EXPECT_NE(dwhy.find("decision: version 9, this process reads version 4"), std::string::npos) << dwhy;
 }
 
 TEST(Handover, AnotherKindOfBufferIsRefused) {
@@ -300,12 +302,15 @@ TEST(Handover, GoldenBytes) {
   d.reason = "r";
   d.new_allocation = true;
   d.by_restart = true;
+  d.by = resize::ExpandBy::Waiting;
+  d.launches = {"l"};
   EXPECT_EQ(malleable::wire::hex(resize::detail::pack(d)),
-            "4d584443030000008d00000000000000"
+            "4d58444304000000a200000000000000"
             "0100000006000000020000000300000004000000010000000000000073020000"
             "0000000000000000000200000001000000000000000100000000000000680400"
             "00000100000000000000000000000000f03f000000000000e03f000000000000"
             "0040000000000000f0bf01000000000000006301000000000000007001000000"
-            "00000000720100000001000000");
+            "00000000720100000001000000"
+            "0300000001000000000000000100000000000000" "6c");
   expect_same(resize::detail::unpack_decision(resize::detail::pack(d)), d);
 }

@@ -25,6 +25,7 @@ ResizeRecord filled_record() {
   r.from_procs = 4;
   r.to_procs = 9;
   r.placement = Placement::Local2;
+  r.mechanism = "join";
   r.ok = true;
   r.message = "note";
   r.t_spawn = 0.5;
@@ -86,7 +87,7 @@ TEST(ResizeRecordJson, EveryFieldKeepsItsKeyAndValue) {
   const auto expected = nlohmann::json::parse(R"({
     "after_iteration": 3, "action": "expand",
     "from": {"rows": 2, "cols": 2}, "to": {"rows": 3, "cols": 3},
-    "placement": "local2", "ok": true, "message": "note",
+    "placement": "local2", "ok": true, "message": "note", "mechanism": "join",
     "t_spawn_s": 0.5, "t_redist_s": 0.25, "t_other_s": 0.125, "t_total_s": 0.875,
     "bytes_moved": 1000, "bytes_total": 4000,
     "t_redist_predicted_s": 0.375, "bytes_intra_node": 600, "bytes_inter_node": 400,
@@ -148,7 +149,7 @@ TEST(ResizeRecordJson, SummaryShowsTheRecordsBackgroundAndNodes) {
   // The lines the record's fields feed, as the summary prints them (the rest of the
   // summary depends on the host).
   for (const char* line : {
-           "       3  2x2->3x3        local2       500.00*    250.00    125.00    875.00      0.00\n",
+           "       3  2x2->3x3        local2     join      500.00*    250.00    125.00    875.00      0.00\n",
            "          nodes: n0 0-3 | n1 4-8; moved 0.00 MiB within nodes, 0.00 MiB between nodes\n",
            "          background (continue, helper thread): begun after 2, stopped 875.00 ms (begin 62.50 + complete "
            "812.50, waited 31.25), overlapped 1250.00 ms over 1 iteration(s), slowdown 1.50x, 0.00 MiB in the "

@@ -34,6 +34,16 @@ Placement parse_placement(const std::string& s) {
   throw Error("placement: expected global, local1, local2 or optimal, got '" + s + "'");
 }
 
+std::string to_string(ExpandBy b) {
+  switch (b) {
+    case ExpandBy::Auto: return "auto";
+    case ExpandBy::Spawn: return "spawn";
+    case ExpandBy::Join: return "join";
+    case ExpandBy::Waiting: return "join";
+  }
+  return "?";
+}
+
 std::string to_string(Action a) {
   switch (a) {
     case Action::None: return "none";

@@ -26,10 +26,10 @@ std::string finish_expansion(GridSwitch& gs, int iteration, const Grid& from, co
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
   char line[256];
   std::snprintf(line, sizeof line,
-                "   remap after iter %d: expand %s -> %s (%s, %d procs): spawn %.1f ms, "
+                "   remap after iter %d: expand %s -> %s (%s, %d procs): %s %.1f ms, "
                 "redistribution %.1f ms, other %.1f ms, total %.1f ms",
                 iteration, rec.from_grid.c_str(), rec.to_grid.c_str(), to_string(rec.placement).c_str(), to.size(),
-                rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+                rec.mechanism.c_str(), rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
   return line;
 }
 }  // namespace
@@ -62,6 +62,7 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
     gs.prefault_for(target, beside, false);
   }
   rec.other.decision_s = MPI_Wtime() - t_start;
+  rec.mechanism = d.schema.empty() && (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting) ? "join" : "spawn";
   const std::string err = spawn_processes(d, node_plan, nnew, launch, &watchdog, rec.t_spawn);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
   job.world = detail::World::comm();
@@ -92,6 +93,18 @@ std::string detail::spawn_processes(const Decision& d, const NodePlan& node_plan
   if (!d.schema.empty()) {
     if (watchdog) watchdog->phase("spawn (schema " + d.schema + ")");
     rc = detail::World::expand_schema(d.schema, err);
+  } else if (d.by == ExpandBy::Waiting) {
+    // Launches already waiting (malleable-run --join from another shell), by their ids.
+    if (watchdog) watchdog->phase("join of " + std::to_string(d.launches.size()) + " waiting launch(es)");
+    rc = detail::World::expand_join_launches(d.launches, err);
+  } else if (d.by == ExpandBy::Join && nnew > 0) {
+    // One launch per host ordered from the job's launcher (malleable-run --job-dir), joined.
+    std::vector<std::pair<std::string, int>> hosts = node_plan.spawn;
+    if (hosts.empty()) hosts.emplace_back("", nnew);
+    if (watchdog)
+      watchdog->phase("join of " + std::to_string(nnew) + " processes in " + std::to_string(hosts.size()) +
+                      " launch(es)");
+    rc = detail::World::expand_join(hosts, err);
   } else if (!node_plan.spawn.empty()) {
     if (watchdog)
       watchdog->phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(node_plan.spawn.size()) +

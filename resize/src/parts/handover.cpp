@@ -89,6 +89,8 @@ constexpr auto decision_fields = [](auto& v, auto& d) {
   v(d.reason);
   v.template as<int>(d.new_allocation);
   v.template as<int>(d.by_restart);
+  v.enumeration(d.by, ExpandBy::Auto, ExpandBy::Waiting, "expand by");
+  v(d.launches);
 };
 
 constexpr auto arrival_fields = [](auto& v, auto& m) {

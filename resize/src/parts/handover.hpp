@@ -74,7 +74,7 @@ ExpansionState unpack_expansion(const std::vector<char>& bytes);
 
 // Every field of a Decision (the policy's prediction and reasoning included), so every
 // process acts on, and records, the same decision.
-constexpr std::uint32_t kDecisionVersion = 3;  // 2: new_allocation, 3: by_restart
+constexpr std::uint32_t kDecisionVersion = 4;  // 2: new_allocation, 3: by_restart, 4: by, launches
 std::vector<char> pack(const Decision& d);
 Decision unpack_decision(const std::vector<char>& bytes);
 

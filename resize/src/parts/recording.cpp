@@ -24,7 +24,8 @@ std::string predicted_note(const ResizeRecord& r) {
     std::snprintf(part, sizeof part, "%s%s %.1f ms (%s)", out.empty() ? "; predicted: " : ", ", what, v * 1e3, source);
     out += part;
   };
-  if (r.action != Action::Regrid) add(r.action == Action::Shrink ? "exit" : "spawn", r.predicted.t_spawn, "history");
+  if (r.action != Action::Regrid)
+    add(r.action == Action::Shrink ? "exit" : r.mechanism == "join" ? "join" : "spawn", r.predicted.t_spawn, "history");
   add("redistribution", r.predicted.t_redist, to_string(r.predicted.redist_by).c_str());
   add("other", r.predicted.t_other, "history");
   if (r.predicted.t_total() > 0) {

@@ -29,6 +29,7 @@ Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, c
     return true;
   };
   const double t2 = MPI_Wtime();
+  rec.mechanism = "exit";
   bool leaving = false;
   std::string err;
   if (detail::World::shrink(node_plan.keep, node_plan.release, move, leaving, err) != 0) {

@@ -82,6 +82,39 @@ int World::expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
               err);
 }
 
+bool World::join_orders() { return blacs_dyn_join_can_order() != 0; }
+
+std::vector<World::Waiting> World::join_waiting() {
+  int n = 0, procs = 0;
+  std::vector<Waiting> out;
+  if (blacs_dyn_join_waiting(&n, &procs) != BLACS_DYN_OK) return out;
+  for (int i = 0; i < n; ++i) {
+    char id[80] = "", host[MPI_MAX_PROCESSOR_NAME] = "";
+    int p = 0;
+    if (blacs_dyn_join_waiting_launch(i, id, sizeof id, host, sizeof host, &p) == BLACS_DYN_OK) out.push_back({id, host, p});
+  }
+  return out;
+}
+
+int World::expand_join(const std::vector<std::pair<std::string, int>>& hosts, std::string& err) {
+  std::vector<const char*> names;
+  std::vector<int> counts;
+  for (const auto& [h, c] : hosts) {
+    names.push_back(h.c_str());
+    counts.push_back(c);
+  }
+  const int before = size_of(blacs_dyn_world());
+  return fail(counted(blacs_dyn_expand_join_hosts(static_cast<int>(names.size()), names.data(), counts.data(), 0), before),
+              err);
+}
+
+int World::expand_join_launches(const std::vector<std::string>& launches, std::string& err) {
+  std::vector<const char*> ids;
+  for (const auto& l : launches) ids.push_back(l.c_str());
+  const int before = size_of(blacs_dyn_world());
+  return fail(counted(blacs_dyn_expand_join(static_cast<int>(ids.size()), ids.data(), 0), before), err);
+}
+
 namespace {
 // The last World::hosts() answer and every rank's pid with it (for the watchdog's
 // message). Written by the main thread, copied by it into the watchdog.

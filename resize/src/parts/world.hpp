@@ -28,6 +28,19 @@ struct World {
   static int expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
                           const std::string& command, const std::vector<std::string>& args,
                           std::string& err);
+  // Growing by joining (docs/guide/joining.md). World rank 0's view (local): whether the
+  // job's launcher starts the launches the job orders, and the launches waiting to join
+  // now (id, host, processes).
+  static bool join_orders();
+  struct Waiting {
+    std::string launch, host;
+    int procs = 0;
+  };
+  static std::vector<Waiting> join_waiting();
+  // Collective: one launch per (host, count) ordered from the job's launcher, joined; or
+  // the launches named (waiting ones). Same result on every rank.
+  static int expand_join(const std::vector<std::pair<std::string, int>>& hosts, std::string& err);
+  static int expand_join_launches(const std::vector<std::string>& launches, std::string& err);
   // Processes the expansions above spawned into this process's world since it started
   // (counted from the world's size before and after each one, whichever thread spawned).
   // Open MPI keeps state for each of them for this process's life: the refresh

@@ -242,7 +242,7 @@ Grid expand_target(Decision& d, const TargetInput& in, NodePlan& node_plan) {
                 std::to_string(shape.size()));
   // An MPI that cannot spawn (MPICH here, docs/guide/mpi-flavours.md): refused up front.
   if (std::string no_spawn; (d.procs > in.world_size || !d.schema.empty()) && in.spawn_supported &&
-                            !in.spawn_supported(no_spawn))
+                            (d.by == ExpandBy::Spawn || d.by == ExpandBy::Auto) && !in.spawn_supported(no_spawn))
     throw Error(no_spawn);
   Grid t = d.nprow ? Grid{d.nprow, d.npcol, {}}
                    : (d.placement == Placement::Global ? choose_topology(d.procs)

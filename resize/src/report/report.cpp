@@ -210,7 +210,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
   const auto an = m.analyse();
   if (!an.empty()) {
     o << "\n   resizes (DRMS split of t_r, wall ms)\n";
-    o << "   after  change          placement  spawn/exit    redist     other     total  moved MiB\n";
+    o << "   after  change          placement  by      spawn/exit    redist     other     total  moved MiB\n";
     for (const auto& a : an) {
       const auto& r = a.record;
       char line[256];
@@ -218,8 +218,9 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
       // A spawn that ran in the helper thread overlapped the old grid's iterations: it is
       // not part of the time stopped (total); marked, and said on the background line.
       const bool spawn_overlapped = r.background && r.action == Action::Expand && r.background->progress == BackgroundProgress::HelperThread;
-      std::snprintf(line, sizeof line, "   %5d  %-15s %-9s %10s %9s %9s %9s %9s\n", r.after_iteration,
-                    change.c_str(), to_string(r.placement).c_str(), (ms(r.t_spawn) + (spawn_overlapped ? "*" : "")).c_str(),
+      std::snprintf(line, sizeof line, "   %5d  %-15s %-9s  %-6s %10s %9s %9s %9s %9s\n", r.after_iteration,
+                    change.c_str(), to_string(r.placement).c_str(), (r.mechanism.empty() ? "-" : r.mechanism.c_str()),
+                    (ms(r.t_spawn) + (spawn_overlapped ? "*" : "")).c_str(),
                     ms(r.t_redist).c_str(), ms(r.t_other).c_str(), ms(r.t_total).c_str(),
                     mib(r.bytes_moved).c_str());
       o << line;
@@ -290,7 +291,7 @@ json resize_json(const ResizeAnalysis& a) {
   const auto& r = a.record;
   json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
             {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
-            {"ok", r.ok}, {"message", r.message}, {"t_spawn_s", r.t_spawn},
+            {"ok", r.ok}, {"message", r.message}, {"mechanism", r.mechanism}, {"t_spawn_s", r.t_spawn},
             {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
             {"bytes_moved", r.bytes_moved}, {"bytes_total", r.move.bytes_total}};
   // Nodes: the decision's hosts, bytes within/between nodes, ranks per node.

@@ -21,7 +21,62 @@ namespace resize {
 
 using namespace detail;
 
+namespace {
+// World rank 0: how an expansion brings its processes (docs/guide/joining.md): Join in a
+// job whose launcher starts the launches it orders (malleable-run --job-dir), else
+// Spawn; RESIZE_EXPAND=spawn|join|auto overrides. A decision that names a schema spawns.
+ExpandBy expansion_mechanism(const Decision& d, const config::Text& setting) {
+  if (!d.schema.empty()) return ExpandBy::Spawn;
+  const std::string want = setting.value_or("auto");
+  if (want == "spawn") return ExpandBy::Spawn;
+  if (want != "join" && want != "auto" && !want.empty())
+    throw Error("RESIZE_EXPAND must be auto, spawn or join, got '" + want + "'");
+  if (detail::World::join_orders()) return ExpandBy::Join;
+  if (want == "join")
+    throw Error("RESIZE_EXPAND=join, but the job's launcher starts no launches it orders (start the job with "
+                "malleable-run --job-dir DIR)");
+  return ExpandBy::Spawn;
+}
+
+// World rank 0, when the policy decided nothing: the launches waiting to join now (started
+// from another shell with malleable-run --join) make an expansion by all of them.
+Decision waiting_launches(int world_size, const Grid& shape) {
+  const auto waiting = detail::World::join_waiting();
+  if (waiting.empty()) return {};
+  Decision d;
+  d.action = Action::Expand;
+  d.by = ExpandBy::Waiting;
+  d.procs = shape.size() + std::max(0, world_size - shape.size());
+  std::string names;
+  for (const auto& w : waiting) {
+    d.procs += w.procs;
+    d.launches.push_back(w.launch);
+    d.hosts.push_back(HostShare{w.host, w.procs});
+    names += (names.empty() ? "" : ", ") + w.launch + " (" + std::to_string(w.procs) + " on " + w.host + ")";
+  }
+  d.reason = "launch(es) waiting to join: " + names;
+  return d;
+}
+}  // namespace
+
 Decision Session::Impl::ask_policy() {
+  Decision d = ask_policy_alone();
+  try {
+    // (Not under the Slurm policy: the launches it waits for are its own expander jobs.)
+    if (d.action == Action::None && !d.new_allocation && opt.policy->name() != "slurm") {
+      Decision w = waiting_launches(job.size(), job.shape);
+      if (w.action == Action::Expand) return w;
+    }
+    if (d.action == Action::Expand && d.by == ExpandBy::Auto && !d.new_allocation && !d.by_restart)
+      d.by = expansion_mechanism(d, cfg.session.expand);
+  } catch (const std::exception& e) {
+    opt.policy->completed(d, job.size(), false);
+    return Decision::none(std::string("expansion: ") + e.what());
+  }
+  return d;
+}
+
+Decision Session::Impl::ask_policy_alone() {
   try {
     PolicyInput in{iteration, job.shape, job.size(), &recorder.metrics, &job.rank_hosts};
     in.speeds = &recorder.speeds;
@@ -104,7 +159,8 @@ RemapResult Session::Impl::act(Decision d) {
   ResizeRecording rs = recording();
   if (!why.empty()) return rs.refuse(d, why);
   // The state the newcomers receive, packed after the record began (it holds the powers).
-  const bool background = !bg.blocked(d, registry, remaining());
+  // (An expansion by joining is always a blocking one: its launches join at the remap point.)
+  const bool background = d.by != ExpandBy::Join && d.by != ExpandBy::Waiting && !bg.blocked(d, registry, remaining());
   const auto state = [&] { return pack_expansion(job.shape, target, background); };
   if (background) {
     const RemapResult r = bg.begin_background(d, target, node_plan, t_start, grid_switch(), rs, launch, state);

@@ -209,9 +209,11 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
   if (!refresh && !from_background && m == Mechanism::Spawn && !d.new_allocation && !d.by_restart) {
     // An expansion's spawn may never return: the state before it is secured first and a
     // deadline armed, so that it becomes a resize by restart (fallback/fallback.hpp).
-    const bool blocking = bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());
+    // A join is bounded and a failed one changes nothing: no state secured before it.
+    const bool joining = d.action == Action::Expand && (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting);
+    const bool blocking = joining || bg.mode == Background::Off || bg.blocked(d, impl_->registry, impl_->remaining());
     const auto secure_now = [&](double* t) { return secure(d, t, "before spawn"); };
-    if (d.action == Action::Expand && blocking) fallback.emplace(fallback_inputs(d), secure_now);
+    if (d.action == Action::Expand && blocking && !joining) fallback.emplace(fallback_inputs(d), secure_now);
     if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
     const RemapResult r = resize_now(d);
     step.ok = r.ok;
@@ -225,7 +227,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     // A failed expansion, or a refused shrink that was to give nodes back whole (e.g.
     // nodes of the job's first launch, which share MPI_COMM_WORLD with rank 0): by
     // restart on the nodes the decision names. World rank 0 holds the nodes.
-    int by_restart = d.action == Action::Expand || !d.hosts.empty();
+    int by_restart = (d.action == Action::Expand && !joining) || (d.action == Action::Shrink && !d.hosts.empty());
     MPI_Bcast(&by_restart, 1, MPI_INT, 0, job.world);
     if (!by_restart) return step;  // Continue, ok == false
     if (job.root()) {

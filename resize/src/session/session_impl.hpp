@@ -84,8 +84,11 @@ struct Session::Impl {
   // A restart's start() on `s` (checkpoint_calls.cpp), given to the checkpoint room's restarts.
   static detail::StartOn start_on(Session& s);
   // World rank 0 only: the policy's decision at this remap point (a policy that throws
-  // gives Decision::none naming the error). Used by remap_point and next_decision.
+  // gives Decision::none naming the error), with how an expansion brings its processes
+  // (Decision::by); when the policy decides nothing, the launches waiting to join now
+  // (malleable-run --join) make an expansion. Used by remap_point and next_decision.
   Decision ask_policy();
+  Decision ask_policy_alone();
   // World rank 0's decision, on every process of the world (collective).
   Decision broadcast_decision(const Decision& d) const;
   // Broadcasts rank 0's decision, validates it into a target grid and carries it out

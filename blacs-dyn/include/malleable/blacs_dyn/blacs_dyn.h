@@ -46,6 +46,49 @@ int blacs_dyn_expand_args(int nnew, const char* command, const char* args, const
  * 0 only; nhosts and the total count must agree everywhere. */
 int blacs_dyn_expand_hosts(int nhosts, const char* const hosts[], const int counts[],
                            const char* command, char* const argv[], MPI_Info info);
+/* Growing by joining (docs/reference/blacs-dyn.md, "Growing by joining"): a job whose
+ * processes have BLACS_DYN_JOB_DIR=DIR (a private directory; scripts/malleable-run
+ * --job-dir sets it up with an ompi-server) grows by whole launches of the same program
+ * (mpiexec on one node each, BLACS_DYN_JOIN_LAUNCH=<id>: malleable-run --join DIR) that join
+ * it at a remap point: world rank 0 connects to each (MPI_Comm_connect to the port it wrote
+ * into DIR/join), checks its secret, uid and program before anything is merged, and the
+ * launches become one level (one group each) as spawned groups do; a shrink that drops a
+ * launch's processes ends the launch. Joined processes are newcomers (blacs_dyn_is_new)
+ * exactly like spawned ones. */
+/* Collective: 1 if this job can grow by joining (a job directory, an MPI that opens
+ * ports), else 0 with the reason in blacs_dyn_join_unsupported_reason(). The same on
+ * every rank. */
+int blacs_dyn_join_supported(void);
+const char* blacs_dyn_join_unsupported_reason(void);
+/* 1 if the job's launcher starts the launches the job orders (BLACS_DYN_JOIN_AGENT,
+ * set by malleable-run --job-dir) and, as far as this process knows, the job can be
+ * joined: blacs_dyn_expand_join_hosts can be used. Local; exact on world rank 0. */
+int blacs_dyn_join_can_order(void);
+/* World rank 0 (elsewhere 0 and 0): the launches waiting to join now (their requests
+ * pass the checks made without connecting; those that do not are refused, told and
+ * logged in DIR/join.log) and their processes. Not collective (it reads DIR/join): a
+ * caller broadcasts what rank 0 decides. */
+int blacs_dyn_join_waiting(int* nlaunches, int* nprocs);
+/* World rank 0, after blacs_dyn_join_waiting: launch i (0 <= i < nlaunches) of that
+ * answer: its id and host (NUL-terminated, truncated to the lengths) and processes. */
+int blacs_dyn_join_waiting_launch(int i, char* id, int idlen, char* host, int hostlen, int* procs);
+/* Collective: expand by launches that join, one group each, all in one level. launches
+ * names them (nlaunches ids, read on rank 0); launches NULL: the first nlaunches ready,
+ * or with nlaunches 0 every launch ready now. Waits at most wait_seconds (<= 0: the join
+ * timeout, BLACS_DYN_JOIN_TIMEOUT) for named or counted launches to come. All or
+ * nothing: a launch refused (wrong secret, another uid, a stale launch, another program,
+ * no heartbeat), dead or missing fails the call with BLACS_DYN_ERR_JOIN on every rank,
+ * the others are sent away and the world is unchanged. */
+int blacs_dyn_expand_join(int nlaunches, const char* const launches[], double wait_seconds);
+/* Collective: world rank 0 orders one launch per host from the job's launcher
+ * (counts[i] processes on hosts[i]; "" where the launcher runs) and the job joins them,
+ * as blacs_dyn_expand_join with their ids; launches that did not join by then are called
+ * off (the launcher ends them). hosts and counts are read on rank 0; nhosts must agree. */
+int blacs_dyn_expand_join_hosts(int nhosts, const char* const hosts[], const int counts[], double wait_seconds);
+/* This process's launch if it joined one: its id (NUL-terminated, truncated to len - 1
+ * characters); "" for the job's first launch and spawned processes. Local. */
+int blacs_dyn_launch_id(char* id, int len);
+
 /* Expand as described by a schema file (NULL: $BLACS_SETUP_FILE, else ./blacs_setup.dat). */
 int blacs_dyn_expand_schema(const char* path);
 

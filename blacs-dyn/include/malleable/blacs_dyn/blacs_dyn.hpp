@@ -92,6 +92,51 @@ class World {
     check(blacs_dyn_release_hosts(static_cast<int>(h.size()), h.data(), &leaving));
     return leaving != 0;
   }
+  // Growing by joining (docs/guide/joining.md). Collective: whether this job can.
+  static bool join_supported() { return blacs_dyn_join_supported() != 0; }
+  static std::string join_unsupported_reason() { return blacs_dyn_join_unsupported_reason(); }
+  // A launch waiting to join (world rank 0's view, no communication).
+  struct WaitingLaunch {
+    std::string id, host;
+    int procs = 0;
+  };
+  static std::vector<WaitingLaunch> join_waiting() {
+    int n = 0, procs = 0;
+    check(blacs_dyn_join_waiting(&n, &procs));
+    std::vector<WaitingLaunch> out;
+    for (int i = 0; i < n; ++i) {
+      char id[80] = "", host[MPI_MAX_PROCESSOR_NAME] = "";
+      int p = 0;
+      check(blacs_dyn_join_waiting_launch(i, id, sizeof id, host, sizeof host, &p));
+      out.push_back({id, host, p});
+    }
+    return out;
+  }
+  // Collective: the named launches join (all or nothing), waiting at most wait_seconds
+  // (<= 0: the join timeout); with no names, every launch ready now.
+  static void expand_join(const std::vector<std::string>& launches, double wait_seconds = 0) {
+    std::vector<const char*> ids;
+    for (const auto& l : launches) ids.push_back(l.c_str());
+    check(launches.empty() ? blacs_dyn_expand_join(0, nullptr, wait_seconds)
+                           : blacs_dyn_expand_join(static_cast<int>(ids.size()), ids.data(), wait_seconds));
+  }
+  // Collective: one launch per (host, count) ordered from the job's launcher, joined.
+  static void expand_join_hosts(const std::vector<std::pair<std::string, int>>& hosts_and_counts,
+                                double wait_seconds = 0) {
+    std::vector<const char*> hosts;
+    std::vector<int> counts;
+    for (const auto& [h, c] : hosts_and_counts) {
+      hosts.push_back(h.c_str());
+      counts.push_back(c);
+    }
+    check(blacs_dyn_expand_join_hosts(static_cast<int>(hosts.size()), hosts.data(), counts.data(), wait_seconds));
+  }
+  // This process's launch if it joined one ("" otherwise).
+  static std::string launch_id() {
+    char id[80] = "";
+    check(blacs_dyn_launch_id(id, sizeof id));
+    return id;
+  }
   static void expand_schema(const std::string& path = {}) {
     check(blacs_dyn_expand_schema(path.empty() ? nullptr : path.c_str()));
   }

@@ -13,9 +13,12 @@ enum blacs_dyn_status {
   BLACS_DYN_ERR_STATE = 4,   /* call out of order (e.g. shrink below level 0) */
   BLACS_DYN_ERR_MPI = 5,     /* another MPI error */
   BLACS_DYN_ERR_TIMEOUT = 6, /* a joining process did not answer in time */
-  BLACS_DYN_ERR_UNSUPPORTED = 7 /* this MPI cannot spawn here (e.g. MPICH without dynamic
+  BLACS_DYN_ERR_UNSUPPORTED = 7, /* this MPI cannot spawn here (e.g. MPICH without dynamic
                                    processes, or BLACS_DYN_SPAWN=off): nothing changed, and
                                    further expansions are refused up front */
+  BLACS_DYN_ERR_JOIN = 8 /* an expansion by joining did not take place: a launch was refused,
+                            died or did not come in time, or the job cannot be joined (no job
+                            directory, an MPI without ports); the world is unchanged */
 };
 
 #endif

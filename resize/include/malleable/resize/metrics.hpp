@@ -155,7 +155,12 @@ struct ResizeRecord {
   bool ok = true;           // false: the resize failed (or was cancelled), the job stayed on from_grid
   std::string message;      // why it failed, or notes
   // DRMS breakdown, seconds (wall, measured on world rank 0 around each phase).
-  double t_spawn = 0.0;     // spawn (expand) or exit (shrink)
+  // How the processes came or went: "spawn" or "join" (an expansion: t_spawn is then the
+  // time to the merged world), "exit" (a shrink; "exit of joined launches" when whole
+  // joined launches left), "restart" (a resize by restart, recorded by its launcher's next
+  // run), "" (a regrid).
+  std::string mechanism;
+  double t_spawn = 0.0;     // spawn or join (expand: to the merged world) or exit (shrink)
   double t_redist = 0.0;    // redistribution of every registered matrix
   double t_other = 0.0;     // decision, state hand-over, BLACS grids, buffers
   double t_total = 0.0;     // t_spawn + t_redist + t_other

@@ -62,6 +62,16 @@ struct HostShare {
 };
 std::string to_string(Action a);
 
+// How an expansion brings its new processes (Decision::by; docs/guide/joining.md).
+enum class ExpandBy {
+  Auto = 0,     // the session chooses: Join in a job whose launcher starts the launches it
+                // orders (malleable-run --job-dir), else Spawn (RESIZE_EXPAND overrides)
+  Spawn = 1,    // MPI_Comm_spawn (blacs-dyn)
+  Join = 2,     // launches ordered from the job's launcher join it, one per host
+  Waiting = 3,  // the launches waiting to join now (Decision::launches; malleable-run --join)
+};
+std::string to_string(ExpandBy b);  // "auto", "spawn", "join", "join"
+
 // What a policy decides at a remap point. `procs` is the target world size; `nprow`
 // and `npcol` may be 0 (the session picks the topology). `schema` (expand only) names a
 // blacs_setup schema file to expand with instead of spawning `procs - current` copies.
@@ -105,6 +115,10 @@ struct Decision {
   // other nodes): the resize is carried out by restart only, the launcher relaunching the
   // job on its allocation (scripts/malleable-run --hosts slurm).
   bool by_restart = false;
+  // Expand only: how the new processes come (the session fills in Auto before carrying the
+  // expansion out), and with Waiting the launches to take, by their ids.
+  ExpandBy by = ExpandBy::Auto;
+  std::vector<std::string> launches;
   static Decision none(std::string why = {}) {
     Decision d;
     d.reason = std::move(why);

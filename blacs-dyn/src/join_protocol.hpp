@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Growing by joining (docs/reference/blacs-dyn.md, "Growing by joining"), its plain logic:
+// the records of the job's directory (the job's own record, a waiting launch's request),
+// the checks a request passes before the job connects to it and those a joining process
+// passes over the new connection before the merge (the secret first), the messages of
+// the hand-shake (codecs of malleable_internal/wire.hpp) and the job's bookkeeping of the
+// launches it is joining (JoinLobby). Pure: no MPI, no file; runtime_join.cpp and
+// join_dir.cpp move the bytes.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "malleable_internal/wire.hpp"
+
+namespace blacs_dyn::join {
+
+// A launch's name: 1..64 characters of [A-Za-z0-9._-], not starting with '.' (a file
+// name in the job's directory, and a word on a command line).
+bool valid_launch_id(std::string_view id);
+
+// DIR/job: who the job is, written by its world rank 0 when it starts.
+struct JobRecord {
+  std::string incarnation;  // random per run of the job: a launch started for another run is stale
+  std::string program;      // the job's executable (its real path)
+  std::string host;         // rank 0's node
+  unsigned uid = 0;
+  int pid = 0;              // rank 0's pid
+  bool operator==(const JobRecord&) const = default;
+};
+std::string format(const JobRecord& r);
+// `where` names the file in errors (std::runtime_error).
+JobRecord parse_job_record(std::string_view text, const std::string& where);
+
+// DIR/join/<launch>.req: a launch waiting to join, written by its rank 0 once it listens.
+struct JoinRequest {
+  std::string launch;       // its id (the file's name)
+  std::string incarnation;  // the job run it was started for (DIR/job when it started)
+  std::string port;         // MPI_Open_port's name: the job connects to it
+  std::string host;         // its node (one launch, one node)
+  std::string program;      // its executable (real path)
+  unsigned uid = 0;
+  int pid = 0;              // its rank 0's pid
+  int procs = 0;            // its processes
+  bool at_start = false;    // it joins at the job's start (the job's own further nodes)
+  bool operator==(const JoinRequest&) const = default;
+};
+std::string format(const JoinRequest& r);
+JoinRequest parse_request(std::string_view text, const std::string& where);
+
+// What the job sees of a request file (lstat) and of its heartbeat (its mtime).
+struct RequestFile {
+  unsigned owner = 0;
+  unsigned mode = 0600;      // permission bits
+  bool regular = true;       // a regular file, not a link
+  double heartbeat_age = 0;  // seconds since the launch last touched it
+};
+
+// The limits a request must keep.
+struct JoinLimits {
+  double stale_after = 5.0;  // seconds without a heartbeat: the launch died or hangs
+  int max_procs = 4096;      // processes one launch may bring
+};
+
+// Why the job refuses a request before connecting to it ("" = it may connect): a file
+// of another user or open to others, another uid claimed, a launch of another run of the
+// job (stale), another program, no heartbeat, a launch of the job's start arriving
+// later (`at_start`: whether the job is joining its start launches now).
+std::string refuse_request(const JoinRequest& req, const RequestFile& file, const JobRecord& job,
+                           const JoinLimits& limits, bool at_start);
+
+// Compares two secrets in time independent of where they differ.
+bool same_secret(std::string_view a, std::string_view b);
+
+// A joining process -> the job's world rank 0, first thing over the new connection.
+struct JoinHello {
+  std::string launch, incarnation, secret, program, host;
+  unsigned uid = 0;
+  int pid = 0;
+  int procs = 0;  // its launch's processes
+  int rank = 0;   // its rank in its launch
+  bool at_start = false;
+  bool operator==(const JoinHello&) const = default;
+};
+std::vector<char> encode(const JoinHello& m);
+JoinHello decode_join_hello(std::span<const char> bytes);
+
+// Why the job refuses a joining process once it said hello ("" = authenticated): the
+// secret first, then the request it came by (launch, run, uid, program, size).
+std::string refuse_hello(const JoinHello& h, const JoinRequest& req, const JobRecord& job, std::string_view secret);
+
+// The job's world rank 0 -> a joining process.
+enum class Answer : int {
+  Refuse = 1,   // refused (reason): free the connection and end
+  Prepare = 2,  // accepted (mine: its group in this expansion): acknowledge, then wait for Commit or Cancel
+  Cancel = 3,   // the expansion was called off (reason): free the connection and end
+  Commit = 4,   // merge now
+};
+struct JoinAnswer {
+  Answer kind = Answer::Refuse;
+  std::string reason;
+  int level = 0;            // Prepare: the level this expansion pushes
+  int groups = 0;           // Prepare: the groups (launches) merged before it in this expansion
+  int mine = 0;             // Prepare: the receiver's group in this expansion
+  std::vector<int> stack;   // unused (the grown stack comes with the Done step)
+  bool operator==(const JoinAnswer&) const = default;
+};
+std::vector<char> encode(const JoinAnswer& m);
+// Also checks a Prepare's fields (0 <= mine, groups <= mine).
+JoinAnswer decode_join_answer(std::span<const char> bytes);
+
+// A joining process -> rank 0 after a Prepare: ready to merge.
+struct JoinAck {
+  int pid = 0;
+  int level = 0;
+  bool operator==(const JoinAck&) const = default;
+};
+std::vector<char> encode(const JoinAck& m);
+JoinAck decode_join_ack(std::span<const char> bytes);
+std::size_t join_ack_bytes();
+
+// World rank 0 -> every process of the world being grown (the job's, and those of the
+// launches merged so far in this expansion), one step at a time: connect to a launch
+// (everybody takes part in MPI_Comm_connect: Open MPI 4.1 lets two processes talk only
+// when their launches were connected by a connect/accept both took part in), its
+// verdict, and the end (the grown stack, or the reason it failed).
+enum class StepKind : int {
+  Connect = 1,  // launch, port, host, procs: MPI_Comm_connect to it, collectively
+  Accept = 2,   // the launch passed: merge it
+  Refuse = 3,   // the launch failed (reason): free the connection, go on
+  Done = 4,     // stack: the grown world is the new level
+  Fail = 5,     // reason: the expansion failed; the launches merged so far leave
+};
+struct JoinStep {
+  StepKind kind = StepKind::Fail;
+  std::string launch, port, host, reason;
+  int procs = 0;
+  int level = 0;
+  std::vector<int> stack;  // Done: the grown level stack (LevelStack::encode)
+  bool operator==(const JoinStep&) const = default;
+};
+std::vector<char> encode(const JoinStep& m);
+// Also checks the fields each kind needs.
+JoinStep decode_join_step(std::span<const char> bytes);
+
+// Which launches an expansion by joining takes.
+struct JoinWant {
+  std::vector<std::string> launches;  // these, all of them (empty: see count)
+  int count = 0;                      // this many launches, the first ready; 0: every launch ready now
+  bool at_start = false;              // the job's start launches (they are no newcomers)
+};
+
+// One launch as the job's rank 0 sees it while joining it.
+enum class LaunchState {
+  Seen,           // its request was read
+  Refused,        // refused (before connecting or after its hello): never again
+  Connected,      // connected, the hellos are awaited
+  Authenticated,  // every process said hello and passed: it waits for Prepare
+  Prepared,       // Prepare sent, the acknowledgements are awaited
+  Ready,          // acknowledged: it merges at Commit
+  Merged,
+  Cancelled,      // the expansion was called off: sent away
+};
+const char* to_string(LaunchState s);
+
+// The job's rank 0's bookkeeping of one expansion by joining: which launch to connect to
+// next, which are refused, whether the want is met. The MPI layer reports what happened
+// (each call checks the launch is in the state the step needs: a step out of order is a
+// std::logic_error, a bug).
+class JoinLobby {
+ public:
+  JoinLobby(JoinWant want, JobRecord job, JoinLimits limits) : want_(std::move(want)), job_(std::move(job)), limits_(limits) {}
+
+  // A request read from the directory: the reason it is refused, or "" (it is now Seen,
+  // or was seen before). A request already handled (refused, joined, not wanted) is ""
+  // and ignored.
+  std::string observe(const JoinRequest& req, const RequestFile& file);
+  // The next launch to connect to ("" none): named launches in the want's order (one
+  // waits for those before it), others in the order seen.
+  std::string next_to_connect() const;
+  void connected(const std::string& launch);
+  // A hello from one of the launch's processes: "" or why the launch is refused (then Refused).
+  std::string hello(const std::string& launch, const JoinHello& h, std::string_view secret);
+  // Every process of the launch said hello and passed: Authenticated.
+  void authenticated(const std::string& launch);
+  // The launch is refused (a hello did not come in time, it died, ...).
+  void refuse(const std::string& launch, const std::string& why);
+  // Whether the want is met by the Authenticated launches; `final`: no more waiting (count
+  // 0 takes whatever is authenticated then).
+  bool satisfied() const;
+  // The launches this expansion takes, in the order they will have ranks (the want's
+  // order for named launches, else the order seen): Authenticated ones.
+  std::vector<std::string> taken() const;
+  // The named launches not authenticated (for the message of a want not met).
+  std::vector<std::string> missing() const;
+  // A named launch was refused: the want can no longer be met (all or nothing).
+  bool hopeless() const;
+  void prepared(const std::string& launch);
+  void ready(const std::string& launch);
+  void merged(const std::string& launch);
+  void cancelled(const std::string& launch);
+
+  LaunchState state(const std::string& launch) const;
+  const JoinRequest& request(const std::string& launch) const;
+  bool known(const std::string& launch) const { return launches_.count(launch) > 0; }
+  const std::string& reason(const std::string& launch) const;  // a refused launch's reason
+
+ private:
+  struct Entry {
+    JoinRequest req;
+    LaunchState state = LaunchState::Seen;
+    std::string reason;
+    int order = 0;
+  };
+  bool wanted(const std::string& launch) const;
+  Entry& in(const std::string& launch, LaunchState need, const char* step);
+  JoinWant want_;
+  JobRecord job_;
+  JoinLimits limits_;
+  std::map<std::string, Entry> launches_;
+  int seen_ = 0;
+};
+
+}  // namespace blacs_dyn::join

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// Growing by joining, the plain logic (blacs-dyn/src/join_protocol.hpp): the job's and a
+// request's records round-trip and refuse what is malformed; a request is refused before
+// any connection for each reason (another user's file, a file open to others, another
+// uid, a stale launch, a wrong program, no heartbeat, a start launch arriving later); a
+// hello is refused without the secret and for each other mismatch; the hand-shake's
+// messages round-trip and refuse another version or a truncated copy; the lobby connects
+// to the launches the want takes, in order, is met only when they are authenticated, and
+// refuses a step out of order.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "join_protocol.hpp"
+
+namespace {
+
+using namespace blacs_dyn::join;
+
+JobRecord job() { return {"a1b2c3d4e5f60718", "/opt/app/solver", "node1", 1000, 4242}; }
+
+JoinRequest request(const std::string& id, int procs = 4) {
+  return {id, "a1b2c3d4e5f60718", "123456.0:789", "node3", "/opt/app/solver", 1000, 777, procs, false};
+}
+
+RequestFile fresh() { return {1000, 0600, true, 0.4}; }
+
+JoinHello hello_of(const JoinRequest& r, int rank, const std::string& secret = "s3cr3t") {
+  return {r.launch, r.incarnation, secret, r.program, r.host, r.uid, r.pid + rank, r.procs, rank, r.at_start};
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(JoinRecords, RoundTrip) {
+  const JobRecord j = job();
+  EXPECT_EQ(parse_job_record(format(j), "DIR/job"), j);
+  JoinRequest r = request("node3-1");
+  r.at_start = true;
+  EXPECT_EQ(parse_request(format(r), "req"), r);
+}
+
+TEST(JoinRecords, MalformedIsRefusedNamingTheFile) {
+  EXPECT_NE(error_of([] { parse_job_record("incarnation x\nprogram /p\nhost h\nuid 0\n", "DIR/job"); })
+                .find("DIR/job: no 'pid' line"),
+            std::string::npos);
+  const std::string good = format(request("a"));
+  EXPECT_NE(error_of([&] { parse_request(good + "launch b\n", "r"); }).find("'launch' given twice"), std::string::npos);
+  EXPECT_NE(error_of([&] { parse_request(good + "evil 1\n", "r"); }).find("unknown key 'evil'"), std::string::npos);
+  std::string neg = good;
+  neg.replace(neg.find("procs 4"), 7, "procs -4");
+  EXPECT_NE(error_of([&] { parse_request(neg, "r"); }).find("'procs' must be a whole number"), std::string::npos);
+  std::string badid = good;
+  badid.replace(0, 8, "launch ../x");
+  EXPECT_NE(error_of([&] { parse_request(badid, "r"); }).find("is no launch id"), std::string::npos);
+  EXPECT_NE(error_of([&] { parse_request(std::string(20000, 'x'), "r"); }).find("more than a record holds"),
+            std::string::npos);
+  std::string ctl = good;
+  ctl.replace(ctl.find("node3"), 5, "no\x01" "de");
+  EXPECT_NE(error_of([&] { parse_request(ctl, "r"); }).find("control character"), std::string::npos);
+}
+
+TEST(JoinRecords, LaunchIds) {
+  EXPECT_TRUE(valid_launch_id("node3-12_a.b"));
+  for (const char* bad : {"", ".hidden", "-n", "a/b", "a b", "a;b", "$(x)"}) EXPECT_FALSE(valid_launch_id(bad)) << bad;
+  EXPECT_FALSE(valid_launch_id(std::string(65, 'a')));
+}
+
+TEST(JoinChecks, RequestRefusedBeforeConnecting) {
+  const JoinLimits lim;
+  const JoinRequest r = request("l1");
+  EXPECT_EQ(refuse_request(r, fresh(), job(), lim, false), "");
+  auto other = fresh();
+  other.owner = 65534;
+  EXPECT_NE(refuse_request(r, other, job(), lim, false).find("belongs to uid 65534, the job runs as uid 1000"),
+            std::string::npos);
+  auto open = fresh();
+  open.mode = 0644;
+  EXPECT_NE(refuse_request(r, open, job(), lim, false).find("mode 0644"), std::string::npos);
+  auto link = fresh();
+  link.regular = false;
+  EXPECT_NE(refuse_request(r, link, job(), lim, false).find("not a regular file"), std::string::npos);
+  auto uid = r;
+  uid.uid = 0;
+  EXPECT_NE(refuse_request(uid, fresh(), job(), lim, false).find("runs as uid 0"), std::string::npos);
+  auto stale = r;
+  stale.incarnation = "0000";
+  EXPECT_NE(refuse_request(stale, fresh(), job(), lim, false).find("a stale launch"), std::string::npos);
+  auto prog = r;
+  prog.program = "/bin/other";
+  EXPECT_NE(refuse_request(prog, fresh(), job(), lim, false).find("a wrong program"), std::string::npos);
+  auto dead = fresh();
+  dead.heartbeat_age = 7.5;
+  EXPECT_NE(refuse_request(r, dead, job(), lim, false).find("no heartbeat for 7.5 s"), std::string::npos);
+  auto start = r;
+  start.at_start = true;
+  EXPECT_NE(refuse_request(start, fresh(), job(), lim, false).find("at the job's start, which is over"),
+            std::string::npos);
+  EXPECT_EQ(refuse_request(start, fresh(), job(), lim, true), "");
+  auto huge = r;
+  huge.procs = 5000;
+  EXPECT_NE(refuse_request(huge, fresh(), job(), lim, false).find("5000 processes"), std::string::npos);
+}
+
+TEST(JoinChecks, SecretAndHello) {
+  EXPECT_TRUE(same_secret("abc", "abc"));
+  EXPECT_FALSE(same_secret("abc", "abd"));
+  EXPECT_FALSE(same_secret("abc", "abcd"));
+  EXPECT_FALSE(same_secret("", ""));
+  const JoinRequest r = request("l1");
+  EXPECT_EQ(refuse_hello(hello_of(r, 1), r, job(), "s3cr3t"), "");
+  EXPECT_NE(refuse_hello(hello_of(r, 1, "guess"), r, job(), "s3cr3t").find("wrong secret"), std::string::npos);
+  EXPECT_NE(refuse_hello(hello_of(r, 1, ""), r, job(), "s3cr3t").find("wrong secret"), std::string::npos);
+  auto h = hello_of(r, 0);
+  h.launch = "l2";
+  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("it says it is launch 'l2'"), std::string::npos);
+  h = hello_of(r, 0);
+  h.uid = 5;
+  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("uid 5"), std::string::npos);
+  h = hello_of(r, 0);
+  h.program = "/x";
+  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("wrong program"), std::string::npos);
+  h = hello_of(r, 0);
+  h.incarnation = "old";
+  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("stale"), std::string::npos);
+  h = hello_of(r, 4);
+  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("rank 4 out of range"), std::string::npos);
+}
+
+TEST(JoinMessages, RoundTripAndRefusals) {
+  const JoinHello h = hello_of(request("l1"), 2);
+  EXPECT_EQ(decode_join_hello(encode(h)), h);
+  const JoinAnswer prep{Answer::Prepare, "", 2, 1, 1, {}};
+  EXPECT_EQ(decode_join_answer(encode(prep)), prep);
+  const JoinAnswer refuse{Answer::Refuse, "wrong secret", 0, 0, 0, {}};
+  EXPECT_EQ(decode_join_answer(encode(refuse)), refuse);
+  EXPECT_EQ(decode_join_ack(encode(JoinAck{77, 3})), (JoinAck{77, 3}));
+  EXPECT_EQ(encode(JoinAck{1, 1}).size(), join_ack_bytes());
+  // a Prepare for a group merged before, another version, a cut copy, another kind
+  const JoinAnswer bad{Answer::Prepare, "", 2, 3, 2, {}};
+  EXPECT_NE(error_of([&] { decode_join_answer(encode(bad)); }).find("a prepare for group 2 after 3 groups"),
+            std::string::npos);
+  const JoinStep connect{StepKind::Connect, "n3", "1.0:2", "node3", "", 4, 1, {}};
+  EXPECT_EQ(decode_join_step(encode(connect)), connect);
+  const JoinStep done{StepKind::Done, "", "", "", "", 0, 1, {1, 2}};
+  EXPECT_EQ(decode_join_step(encode(done)), done);
+  auto evil = connect;
+  evil.launch = "../x";
+  EXPECT_NE(error_of([&] { decode_join_step(encode(evil)); }).find("a connect step to launch '../x'"), std::string::npos);
+  const JoinStep empty_done{StepKind::Done, "", "", "", "", 0, 1, {}};
+  EXPECT_NE(error_of([&] { decode_join_step(encode(empty_done)); }).find("without a stack"), std::string::npos);
+  auto v = encode(h);
+  v[4] = 9;
+  EXPECT_NE(error_of([&] { decode_join_hello(v); }).find("blacs-dyn join hello: version 9"), std::string::npos);
+  const auto full = encode(h);
+  for (std::size_t n = 0; n < full.size(); n += 7)
+    EXPECT_FALSE(error_of([&] { decode_join_hello(std::span<const char>(full.data(), n)); }).empty()) << n;
+  EXPECT_NE(error_of([&] { decode_join_answer(encode(h)); }).find("another kind of message"), std::string::npos);
+}
+
+TEST(JoinLobbyTest, NamedLaunchesAllOrNothing) {
+  JoinLobby lobby({{"b", "a"}, 0, false}, job(), {});
+  EXPECT_FALSE(lobby.hopeless());
+  EXPECT_EQ(lobby.observe(request("x"), fresh()), "");  // not wanted: left waiting, unknown
+  EXPECT_FALSE(lobby.known("x"));
+  EXPECT_EQ(lobby.observe(request("a"), fresh()), "");
+  EXPECT_EQ(lobby.next_to_connect(), "");  // "b" comes first in the want: a waits for it
+  EXPECT_EQ(lobby.observe(request("b"), fresh()), "");
+  EXPECT_EQ(lobby.next_to_connect(), "b");  // in the want's order
+  lobby.connected("b");
+  EXPECT_EQ(lobby.hello("b", hello_of(request("b"), 0), "s3cr3t"), "");
+  lobby.authenticated("b");
+  EXPECT_FALSE(lobby.satisfied());
+  EXPECT_EQ(lobby.missing(), std::vector<std::string>{"a"});
+  EXPECT_EQ(lobby.next_to_connect(), "a");
+  lobby.connected("a");
+  EXPECT_NE(lobby.hello("a", hello_of(request("a"), 3, "nope"), "s3cr3t").find("wrong secret"), std::string::npos);
+  EXPECT_EQ(lobby.state("a"), LaunchState::Refused);
+  EXPECT_FALSE(lobby.satisfied());
+  EXPECT_TRUE(lobby.hopeless());
+  EXPECT_EQ(lobby.next_to_connect(), "");
+  // a refused launch stays refused: seen again, it is ignored
+  EXPECT_EQ(lobby.observe(request("a"), fresh()), "");
+  EXPECT_EQ(lobby.state("a"), LaunchState::Refused);
+  lobby.cancelled("b");
+  EXPECT_EQ(lobby.state("b"), LaunchState::Cancelled);
+}
+
+TEST(JoinLobbyTest, CountAndOrderOfRanks) {
+  JoinLobby lobby({{}, 2, false}, job(), {});
+  for (const char* id : {"n3", "n4", "n5"}) EXPECT_EQ(lobby.observe(request(id), fresh()), "");
+  auto dead = fresh();
+  dead.heartbeat_age = 60;
+  EXPECT_NE(lobby.observe(request("n6"), dead).find("no heartbeat"), std::string::npos);
+  for (const char* id : {"n3", "n4"}) {
+    ASSERT_EQ(lobby.next_to_connect(), id);
+    lobby.connected(id);
+  }
+  EXPECT_EQ(lobby.next_to_connect(), "");  // two under way: enough
+  lobby.authenticated("n4");
+  lobby.refuse("n3", "died during its hello");
+  EXPECT_EQ(lobby.next_to_connect(), "n5");
+  lobby.connected("n5");
+  lobby.authenticated("n5");
+  EXPECT_TRUE(lobby.satisfied());
+  EXPECT_EQ(lobby.taken(), (std::vector<std::string>{"n4", "n5"}));
+  for (const auto& id : lobby.taken()) {
+    lobby.prepared(id);
+    lobby.ready(id);
+    lobby.merged(id);
+  }
+  EXPECT_EQ(lobby.state("n5"), LaunchState::Merged);
+  EXPECT_THROW(lobby.refuse("n5", "x"), std::logic_error);
+}
+
+TEST(JoinLobbyTest, StartTakesOnlyStartLaunchesAndStepsKeepOrder) {
+  JoinLobby lobby({{"s2"}, 0, true}, job(), {});
+  auto later = request("p1");
+  EXPECT_EQ(lobby.observe(later, fresh()), "");  // a launch for a later expansion waits
+  EXPECT_FALSE(lobby.known("p1"));
+  auto s2 = request("s2");
+  s2.at_start = true;
+  EXPECT_EQ(lobby.observe(s2, fresh()), "");
+  EXPECT_THROW(lobby.authenticated("s2"), std::logic_error);  // not connected yet
+  EXPECT_THROW(lobby.ready("s2"), std::logic_error);
+  EXPECT_THROW(lobby.connected("zz"), std::logic_error);
+  lobby.connected("s2");
+  auto h = hello_of(s2, 1);
+  EXPECT_EQ(lobby.hello("s2", h, "s3cr3t"), "");
+  lobby.authenticated("s2");
+  EXPECT_TRUE(lobby.satisfied());
+  // any launch when nothing is named and no count: whatever is authenticated
+  JoinLobby all({{}, 0, false}, job(), {});
+  EXPECT_TRUE(all.satisfied());
+  EXPECT_TRUE(all.taken().empty());
+}
+
+}  // namespace
