@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "slurm/number.hpp"
+
 namespace cluster::arbiter {
 
 using json = nlohmann::json;
@@ -59,12 +61,7 @@ constexpr std::size_t kMaxGrowth = 512;  // entries of the growth table
 constexpr int kMaxNodes = 65536;
 
 // A name Slurm could print: letters, digits and . _ - (a job id, an array job "12_3").
-bool is_name(const std::string& s) {
-  if (s.empty() || s.size() > 255) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) return false;
-  return true;
-}
+bool is_name(const std::string& s) { return slurm::valid_name(s); }
 
 void only_keys(const json& o, std::initializer_list<const char*> keys) {
   const std::set<std::string> allowed(keys.begin(), keys.end());
@@ -316,11 +313,9 @@ std::map<std::string, std::uint32_t> owners_of(const std::vector<slurm::Job>& jo
   std::map<std::string, std::uint32_t> out;
   for (const slurm::Job& j : jobs) {
     if (j.uid.empty()) continue;
-    bool digits = j.uid.size() <= 10;
-    for (unsigned char c : j.uid) digits = digits && std::isdigit(c);
-    if (!digits || std::stoull(j.uid) > 0xffffffffULL)
-      throw Error("squeue: job " + j.id + ": uid '" + j.uid.substr(0, 20) + "' is not a 32-bit number");
-    out[j.id] = static_cast<std::uint32_t>(std::stoull(j.uid));
+    const auto uid = slurm::whole_number(j.uid, 0xffffffffULL);
+    if (!uid) throw Error("squeue: job " + slurm::escaped(j.id) + ": uid '" + slurm::escaped(j.uid.substr(0, 20)) + "' is not a 32-bit number");
+    out[j.id] = static_cast<std::uint32_t>(*uid);
   }
   return out;
 }
@@ -349,10 +344,9 @@ HostPort parse_host_port(std::string_view text, bool port_zero_allowed) {
   }
   if (h.host.find_first_of(" \t/") != std::string::npos) throw Error("the address '" + t + "' has a bad host");
   const unsigned lo = port_zero_allowed ? 0 : 1;
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(port) < lo || std::stoul(port) > 65535)
-    throw Error("the address '" + t + "': the port must be a number in [" + std::to_string(lo) + ", 65535]");
-  h.port = static_cast<std::uint16_t>(std::stoul(port));
+  const auto n = port.size() <= 5 ? slurm::whole_number(port, 65535) : std::nullopt;
+  if (!n || *n < lo) throw Error("the address '" + t + "': the port must be a number in [" + std::to_string(lo) + ", 65535]");
+  h.port = static_cast<std::uint16_t>(*n);
   return h;
 }
 

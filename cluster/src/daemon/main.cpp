@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "arbiter/client.hpp"
+#include "slurm/number.hpp"
 #include "daemon/options.hpp"
 #include "daemon/server.hpp"
 
@@ -19,8 +20,11 @@ volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
 std::uint32_t uid_of(const std::string& user) {
-  if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos)
-    return static_cast<std::uint32_t>(std::stoul(user));
+  if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos) {
+    const auto uid = cluster::slurm::whole_number(user, 0xfffffffeULL);
+    if (!uid) throw cluster::Error("--slurm-user: '" + user + "' is not a uid");
+    return static_cast<std::uint32_t>(*uid);
+  }
   const passwd* p = ::getpwnam(user.c_str());
   if (!p) throw cluster::Error("--slurm-user: no user named '" + user + "'");
   return p->pw_uid;

@@ -34,21 +34,32 @@ Command Client::run_checked(const std::string& cmd, const std::string& what) {
   return c;
 }
 
-std::vector<std::string> Client::held() {
-  return parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out).node_list;
+// The job's own record: squeue's (kSqueueFormat), not `scontrol show job`, whose
+// Key=Value words follow the job's name: a name holding " NodeList=..." would be read as
+// the job's nodes.
+Job Client::own() {
+  const JobList l = read_squeue(run_checked("squeue -h -j " + job_ + " -o '" + kSqueueFormat + "'", "reading the job").out);
+  if (const auto bad = l.unreadable.find(job_); bad != l.unreadable.end())
+    throw Error("reading the job: squeue's record of job " + job_ + " cannot be read: " + bad->second);
+  for (const Job& j : l.jobs)
+    if (j.id == job_) return j;
+  throw Error("reading the job: squeue does not list job " + job_);
 }
+
+std::vector<std::string> Client::held() { return own().node_list; }
 
 Snapshot Client::snapshot() {
   Snapshot s;
-  s.mine = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
+  s.mine = own();
   const std::string sinfo = run_checked(kIdleCommand, "reading idle nodes").out;
   s.idle = idle_nodes(sinfo);
   s.partitions = parse_partitions(sinfo);
   // with name, reason and comment: a waiting malleable job's comment names its minimum
   // (parse_squeue), which is what it waits for; Slurm's own %D estimate may be its
   // maximum. Priority, submit time, partition and the backfill plan: Slurm's order.
-  std::vector<Job> waiting = parse_squeue(
-      run_checked(std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'", "reading waiting jobs").out);
+  // (a waiting job squeue's record of which cannot be read is not waited for)
+  std::vector<Job> waiting =
+      read_squeue(run_checked("squeue -h -t PD --sort=V -o '" + kSqueueFormat + "'", "reading waiting jobs").out).jobs;
   sort_slurm_order(waiting);
   for (Job& j : waiting)
     if (j.id != job_ && competes(s.partitions, s.mine, j.partition)) s.pending.push_back(std::move(j));
@@ -75,7 +86,7 @@ std::vector<std::string> Client::acquire(const std::vector<std::string>& nodes) 
 }
 
 std::vector<std::string> Client::acquire_with(int nodes, const std::string& which) {
-  const Job me = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
+  const Job me = own();
   const auto& before = me.node_list;
   // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
   // in the job's partition and QOS (salloc's defaults are the default ones; another QOS is

@@ -102,19 +102,23 @@ class Rig:
                         "--log-file=" + os.path.join(self.dir, "munged.log")], check=True)
         self.fake = os.path.join(self.dir, "bin")
         os.mkdir(self.fake)
-        # squeue blocks while $FAKE/slow exists (the daemon's `timeout 20` ends it at worst)
+        # squeue blocks while $FAKE/slow exists (the daemon's timeout ends it at worst)
         slow = 'while [ -e "$FAKE/slow" ]; do touch "$FAKE/blocked"; sleep 0.1; done\n'
         # sacctmgr answers $FAKE/qos; without it, as with no slurmdbd (status 1)
         no_dbd = 'echo "sacctmgr: error: Problem talking to the database: Connection refused"; exit 1'
-        for name, body in (("squeue", slow + 'cat "$FAKE/jobs"'),
+        # squeue prints $FAKE/jobs.json through the format it is asked for (-o), as Slurm
+        # 22.05 prints it (FAKE_SQUEUE): whatever format the daemon asks for
+        with open(os.path.join(self.dir, "squeue.py"), "w") as f:
+            f.write(FAKE_SQUEUE)
+        for name, body in (("squeue", slow + 'exec %s "$FAKE/squeue.py" "$@"' % sys.executable),
                            ("sinfo", 'cat "$FAKE/idle"'),
                            ("sacctmgr", '[ -e "$FAKE/qos" ] || { %s; }\ncat "$FAKE/qos"' % no_dbd)):
             path = os.path.join(self.fake, name)
             with open(path, "w") as f:
                 f.write('#!/bin/sh\necho "%s $*" >> "$FAKE/calls"\n%s\n' % (name, body))
             os.chmod(path, 0o755)
-        self.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
-                   squeue_line("8", 1, "node3", "jacobi", "normal", UID_B))
+        self.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+                   squeue_job("8", 1, "node3", "jacobi", "normal", UID_B)])
         self.write("qos", "normal|||\nsmall|node=3||\n")  # job 7 holds 2: 1 more
         self.write("idle", "idle node[5-6]\n")
         self.write("calls", "")
@@ -124,6 +128,11 @@ class Rig:
         self.proc = None
         self.tcp = None       # (host, port) the daemon listens on
         self.via_tcp = False  # send() over TCP instead of the Unix socket
+
+    def jobs(self, jobs):
+        """What the fake squeue lists: dicts of squeue's format letters (squeue_job)."""
+        with open(os.path.join(self.dir, "jobs.json"), "w") as f:
+            json.dump(jobs, f)
 
     def write(self, name, text):
         with open(os.path.join(self.fake, "..", name), "w") as f:
@@ -204,10 +213,53 @@ class Rig:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def squeue_line(job, nodes, nodelist, name, qos, uid):
-    """A running job as the daemon's squeue format prints it (kSqueueFormat)."""
-    return "%s|RUNNING|%d|%s|%s|None|prio=1|submit=|part=|start=|plan=|qos=%s|uid=%d|\n" % (
-        job, nodes, nodelist, name, qos, uid)
+def squeue_job(job, nodes, nodelist, name, qos, uid, state="RUNNING", comment="(null)"):
+    """A job as the fake squeue knows it: its fields by squeue's format letters."""
+    return dict(i=job, T=state, D=str(nodes), N=nodelist, j=name, r="None", Q="1", V="", P="", S="", Y="",
+                q=qos, U=str(uid), k=comment, L="UNLIMITED")
+
+
+# The fake squeue: $FAKE/jobs.json printed through -o FORMAT as Slurm 22.05's squeue prints
+# it (print.c, _print_str: "%[.][W]x" is field x cut at W bytes and padded with blanks to
+# W, right-justified with '.'; the whole value without W; other text as it stands), with
+# -j ID and -t STATES (PD, R) filters. Bytes in the fields go out as they are.
+FAKE_SQUEUE = r"""
+import json, os, sys
+args = sys.argv[1:]
+fmt, only, states = "%i", None, None
+for k, a in enumerate(args):
+    if a == "-o": fmt = args[k + 1]
+    if a == "-j": only = args[k + 1].split(",")
+    if a == "-t": states = {"PD": "PENDING", "R": "RUNNING"}.get(args[k + 1], args[k + 1])
+jobs = json.load(open(os.path.join(os.environ["FAKE"], "jobs.json")))
+out = b""
+for job in jobs:
+    if (only and job["i"] not in only) or (states and job["T"] != states):
+        continue
+    k = 0
+    while k < len(fmt):
+        c = fmt[k]
+        if c != "%":
+            out += c.encode()
+            k += 1
+            continue
+        k += 1
+        right = fmt[k] == "."
+        if right:
+            k += 1
+        w = 0
+        while fmt[k].isdigit():
+            w = w * 10 + int(fmt[k])
+            k += 1
+        v = job.get(fmt[k], "").encode("utf-8", "surrogateescape")
+        k += 1
+        if w:
+            v = v[:w]
+            v = (b" " * (w - len(v)) + v) if right else (v + b" " * (w - len(v)))
+        out += v
+    out += b"\n"
+sys.stdout.buffer.write(out)
+"""
 
 
 def arbitrate(job, hosts, pays=True, min_nodes=1, hold=False):
@@ -644,6 +696,36 @@ def without_slurmdbd(rig):
     rig.write("qos", "normal|||\nsmall|node=3||\n")
 
 
+def hostile_names(rig):
+    """User B's job name and comment written to take over user A's job through squeue's
+    output: a name that shifts the fields of a '|'-separated line so that a hostlist of a
+    number too large for a long lands where the backfill plan is read (it ended the daemon
+    with std::out_of_range, again after every restart), a comment whose line end starts a
+    line naming A's job 7 with B's uid. The daemon stays up, job 7 stays A's, B's release
+    of job 7 is refused."""
+    rig.stop()
+    forged7 = "7|RUNNING|2|node[1-2]|x|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=%d|" % UID_B
+    name = "x|None|prio=1|submit=|part=|start=|plan=n[99999999999999999999]|qos=normal|uid=%d" % UID_B
+    rig.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+              squeue_job("8", 1, "node3", name, "normal", UID_B, comment="c\n" + forged7)])
+    rig.start(interval=1)
+    st = None
+    for _ in range(30):  # the first view: ordering, not timing
+        st = rig.ask(0, dict(kind="status"))
+        if st is None or rig.proc.poll() is not None or st["ok"]:
+            break
+        time.sleep(0.1)
+    check(st is not None and st["ok"] and rig.proc.poll() is None,
+          "a job name and comment crafted against the view's squeue: the daemon stays up (%s)"
+          % ("ended: " + open(rig.log).read()[-300:] if rig.proc.poll() is not None else "up"))
+    owners = {j["id"]: j["uid"] for j in st["status"]["jobs"]}
+    check(owners.get("7") == UID_A and owners.get("8") == UID_B, "job 7 stays uid A's, job 8 uid B's (%s)" % owners)
+    r = rig.ask(UID_B, dict(kind="settle", job="7", promises_too=True))
+    check(r is not None and not r["ok"], "uid B's release of job 7 is refused (%s)" % (r and r.get("error")))
+    rig.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+              squeue_job("8", 1, "node3", "jacobi", "normal", UID_B)])
+
+
 def reachable_as(uid, path):
     """Whether uid may run the program at path (every parent folder searchable)."""
     return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
@@ -774,7 +856,7 @@ def main():
         calls = open(os.path.join(rig.dir, "calls")).read().splitlines()
         squeues = [c for c in calls if c.startswith("squeue ")]
         check(len(calls) == 6 and sum(c.startswith("sacctmgr ") for c in calls) == 2 and len(squeues) == 2 and
-              all("uid=%U" in c for c in squeues),
+              all("%U" in c for c in squeues),
               "Slurm asked 3 commands per view (one squeue with the owners' uids, sinfo, sacctmgr with the first), "
               "one view per start: %d calls" % len(calls))
 
@@ -783,8 +865,8 @@ def main():
         rig.start(interval=1)
         st = rig.ask(UID_A, dict(kind="status"))  # the first view (Slurm quick)
         check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "interval 1: the first view")
-        rig.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
-                  squeue_line("8", 1, "node3", "jacobi", "normal", UID_B) + squeue_line("9", 1, "node4", "cg", "normal", UID_A))
+        rig.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+                  squeue_job("8", 1, "node3", "jacobi", "normal", UID_B), squeue_job("9", 1, "node4", "cg", "normal", UID_A)])
         rig.write("slow", "")
         blocked = os.path.join(rig.dir, "blocked")
         time.sleep(1.5)  # past the interval, so that the next request starts a new view: a wait, not a measurement
@@ -827,6 +909,7 @@ def main():
         check(st is not None and st["ok"] and st["status"].get("recent_left_out", 0) > 0 and rig.proc.poll() is None,
               "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
               % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
+        hostile_names(rig)
         per_uid_cap_and_group(rig)
         return 0
     except AssertionError as e:

@@ -14,6 +14,7 @@
 #include "daemon/options.hpp"
 #include "arbiter/protocol.hpp"
 #include "daemon/state.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace cluster;
 using namespace cluster::arbiter;
@@ -36,7 +37,7 @@ Request arbitrate_request(const std::string& job, std::vector<std::string> hosts
 
 // Two jobs of two users, node[5-6] idle.
 slurm::ClusterView two_jobs(double t) {
-  return slurm::make_view(t, "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n", "idle node[5-6]\n");
+  return slurm::make_view(t, slurm_snapshot::records("7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n"), "idle node[5-6]\n");
 }
 const std::map<std::string, std::uint32_t> kOwners{{"7", 1000}, {"8", 1001}};
 
@@ -221,9 +222,9 @@ TEST(ArbiterOwners, TakesTheUidsFromTheViewsSqueue) {
   const std::string squeue =
       "7|RUNNING|2|node[1-2]|a|None|prio=10|submit=2026-01-01T00:00:00|part=batch|start=N/A|plan=(null)|qos=normal|uid=1000|\n"
       "8|PENDING|1||b|Priority|prio=9|submit=2026-01-01T00:00:01|part=batch|start=N/A|plan=(null)|qos=normal|uid=1001|\n";
-  EXPECT_EQ(owners_of(slurm::make_view(0, squeue, "node3\n").jobs), kOwners);
+  EXPECT_EQ(owners_of(slurm::make_view(0, slurm_snapshot::records(squeue), "node3\n").jobs), kOwners);
   // A job listed without its uid (a view recorded before uid=) has no owner: refused.
-  const auto none = owners_of(slurm::make_view(0, "7|RUNNING|2|node[1-2]\n", "").jobs);
+  const auto none = owners_of(slurm::make_view(0, slurm_snapshot::records("7|RUNNING|2|node[1-2]\n"), "").jobs);
   EXPECT_TRUE(none.empty());
   EXPECT_EQ(refusal(arbitrate_request("7", {"node1"}, 1), 1000, none, 64030), "job 7 is not in Slurm's view");
   slurm::Job big;
@@ -404,8 +405,8 @@ TEST(ArbiterState, QosLimitsAreAskedSeldomLoggedOnceAndApplied) {
   // Jobs 7 (uid 1000, small, 2 nodes) and 8 (uid 1001, small, 2 nodes); node[5-6] idle.
   const auto view = [](double t) {
     return slurm::make_view(t,
-                            "7|RUNNING|2|node[1-2]|pdgemm|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1000|\n"
-                            "8|RUNNING|2|node[3-4]|jacobi|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1001|\n",
+                            slurm_snapshot::records("7|RUNNING|2|node[1-2]|pdgemm|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1000|\n"
+                            "8|RUNNING|2|node[3-4]|jacobi|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1001|\n"),
                             "idle node[5-6]\n");
   };
   EXPECT_EQ(st.set_qos(slurm::Command{0, "normal|||\nsmall|||node=5\n"}, 100), "QOS limits: 2 QOS, node limits in small");

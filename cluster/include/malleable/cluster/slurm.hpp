@@ -22,8 +22,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,21 +33,35 @@
 
 namespace cluster::slurm {
 
+// The most hosts one hostlist may name unless a caller states its own bound (a view bounds
+// a job's lists by the cluster's node count, sinfo's).
+inline constexpr std::size_t kMaxHostlist = 65536;
 // "node[1-3,5],gpu07" -> node1 node2 node3 node5 gpu07 (Slurm's hostlist syntax, with
-// zero-padded ranges kept: "n[01-03]" -> n01 n02 n03). Throws Error on malformed input.
-std::vector<std::string> expand_hostlist(const std::string& list);
+// zero-padded ranges kept: "n[01-03]" -> n01 n02 n03). Throws Error on malformed input, on
+// a number of more than 9 digits and on a list of more than `max_hosts` hosts (checked
+// before they are made: "n[1-99999999]" costs nothing).
+std::vector<std::string> expand_hostlist(const std::string& list, std::size_t max_hosts = kMaxHostlist);
 // `s` without leading and trailing blanks (spaces, tabs, line ends): Slurm's answers.
 std::string trim(const std::string& s);
-// The inverse, for scontrol: consecutive numbers of one prefix become a range.
+// The inverse, for scontrol: consecutive numbers of one prefix become a range (a trailing
+// number of more than 17 digits is no number: the name stays whole).
 std::string compress_hostlist(const std::vector<std::string>& hosts);
+// A node, job or partition name as the arbiter accepts one anywhere (a request, a reply,
+// a command's argument): 1 to 255 bytes of letters, digits, '.', '_' and '-'. check_names
+// throws Error naming `what` and the first name that is not one.
+bool valid_name(std::string_view s);
+void check_names(const std::vector<std::string>& names, const std::string& what);
+// `s` with control bytes as \xHH and '\' as "\\": text from others (Slurm, a request, a
+// reply) in one log line, never a line break or a terminal escape.
+std::string escaped(std::string_view s);
 
-// A job as `squeue -h -o '%i|%T|%D|%N'` or `scontrol show job -o` describes it.
+// A job as squeue describes it (kSqueueFormat).
 struct Job {
   std::string id;
   std::string state;                // RUNNING, PENDING, ...
   int nodes = 0;                    // nodes it holds or asks for
   std::vector<std::string> node_list;
-  std::string name = {};            // the job's name (squeue %j), when listed
+  std::string name = {};            // the job's name (squeue %j: its first SqueueWidth::name bytes)
   std::string reason = {};          // why it pends (squeue %r), when listed
   // Slurm's order (shared with the trace simulator's view, sim/src/policy.cpp): the policy
   // serves waiting jobs by priority, high first, then submit time, then the view's order
@@ -60,29 +76,54 @@ struct Job {
   // its owner, to sum the nodes a user and a QOS hold.
   std::string qos = {};             // squeue %q, when listed ("(null)": none)
   std::string uid = {};             // squeue %U, the owner's numeric uid, when listed
+  // squeue %L: seconds the job may still run (a pending one: its time limit); < 0 when
+  // unlimited or not listed: the most a growth can save it (arbitrate() bounds a bid by it).
+  double time_left = -1;
 };
-// Lines "ID|STATE|NODES|NODELIST", optionally "|NAME", "|REASON" and "|COMMENT" after;
-// or, with Slurm's order (kSqueueFormat), "ID|STATE|NODES|NODELIST|NAME|REASON|
-// prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|COMMENT" (the qos= and uid=
-// fields may be absent: views recorded before them; times as squeue prints them with
-// SLURM_TIME_FORMAT=standard, YYYY-MM-DDTHH:MM:SS, or epoch seconds; N/A, Unknown or
-// empty: none; the plan a hostlist or "(null)"). Blank lines ignored; throws Error naming
-// a bad line. A pending job whose comment holds "min_nodes=K" waits for K nodes: Slurm
-// prints its own estimate for a job with a node range (squeue %D and scontrol's NumNodes,
-// up to the maximum once the scheduler has tried it), never the range's minimum, the
-// fewest nodes it starts on.
-std::vector<Job> parse_squeue(const std::string& text);
-// The squeue format of the views: the fields above, the comment last (it may hold '|').
-// %S and %Y are what `squeue --start` shows for a pending job (its expected start and the
-// nodes the backfill plan starts it on; --start only changes the default format, the sort
-// and the states listed).
-inline const char* kSqueueFormat = "%i|%T|%D|%N|%j|%r|prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|%k";
+
+// squeue's records, as every view and the job's own reading ask for them: ten fields Slurm
+// itself writes (the job id, state, node count, priority, submit and start times, time
+// left, the owner's uid, the node list and the backfill plan), each ended by '|' and never
+// holding '|' or a line end, then five fields users or administrators name (partition,
+// QOS, reason, job name, comment), each printed at a fixed width in bytes: squeue cuts a
+// value at its width and pads it with blanks (Slurm 22.05's _print_str, checked on the
+// emulated cluster). Whatever bytes a name or comment holds ('|', line ends, a whole forged
+// record) are read as that field and move nothing: a record's length is fixed past its
+// trusted fields. A name or comment longer than its width is read cut (the comment's
+// "min_nodes=K" counts within its first 128 bytes); a partition list or QOS that fills its
+// width may have been cut: an error for that job. %S and %Y are what `squeue --start`
+// shows for a pending job (its expected start and the nodes the backfill plan starts it
+// on; --start only changes the default format, the sort and the states listed).
+struct SqueueWidth {
+  static constexpr int partition = 128, qos = 64, reason = 64, name = 64, comment = 128;
+};
+inline const std::string kSqueueFormat = "%i|%T|%D|%Q|%V|%S|%L|%U|%N|%Y|%" + std::to_string(SqueueWidth::partition) +
+                                         "P%" + std::to_string(SqueueWidth::qos) + "q%" +
+                                         std::to_string(SqueueWidth::reason) + "r%" + std::to_string(SqueueWidth::name) +
+                                         "j%" + std::to_string(SqueueWidth::comment) + "k";
+// Records in kSqueueFormat read: the jobs, and the jobs that cannot be read, by id, with
+// the reason (a field that is not what Slurm writes there, a hostlist over `max_hosts`, a
+// job listed twice: an error for that job, never "the last one wins"). Throws Error only
+// when the text is not records of that format at all (a line end inside the trusted
+// fields, a record cut short: squeue's format is not the one asked for). A pending job
+// whose comment holds "min_nodes=K" waits for K nodes: Slurm prints its own estimate for a
+// job with a node range (%D, up to the maximum once the scheduler has tried it), never the
+// range's minimum, the fewest nodes it starts on. Times as squeue prints them with
+// SLURM_TIME_FORMAT=standard (YYYY-MM-DDTHH:MM:SS) or epoch seconds; N/A, Unknown or
+// empty: none; the plan a hostlist, empty or "(null)".
+struct JobList {
+  std::vector<Job> jobs;
+  std::map<std::string, std::string> unreadable;  // job id -> why
+};
+JobList read_squeue(const std::string& text, std::size_t max_hosts = kMaxHostlist);
+// The same, strict: throws Error naming the first job that cannot be read.
+std::vector<Job> parse_squeue(const std::string& text, std::size_t max_hosts = kMaxHostlist);
 // squeue's time (YYYY-MM-DDTHH:MM:SS read as UTC: the order matters, not the zone, or
 // epoch seconds); 0 for N/A, Unknown, None or empty; throws Error otherwise.
 double parse_slurm_time(const std::string& s);
-// `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes,
-// NodeList, Partition, QOS).
-Job parse_scontrol_job(const std::string& text);
+// squeue's %L: "[D-]HH:MM:SS", "MM:SS" or "SS" in seconds; -1 for UNLIMITED, NOT_SET,
+// INVALID, N/A or empty; throws Error otherwise.
+double parse_time_left(const std::string& s);
 // Slurm's order of waiting jobs: priority high first, then submit time (earliest first),
 // then the order given (a stable sort: jobs without priority or submit time keep it).
 void sort_slurm_order(std::vector<Job>& jobs);
@@ -265,6 +306,7 @@ class Client {
 
  private:
   Command run_checked(const std::string& cmd, const std::string& what);
+  Job own();  // the job's own record (squeue -j)
   std::vector<std::string> acquire_with(int nodes, const std::string& which);
   Runner run_;
   std::string job_;
