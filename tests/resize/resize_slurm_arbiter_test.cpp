@@ -333,7 +333,8 @@ struct MiniSlurm {
   std::string pending;                 // squeue lines of waiting jobs
   std::set<std::string> resized;       // jobs whose size changed: no accounting, no more updates
   Runner runner() {
-    return [this](const std::string& cmd) -> Command {
+    return [this](const Argv& argv) -> Command {
+      const std::string cmd = command_line(argv);
       commands.push_back(cmd);
       if (cmd.rfind("squeue -h -j ", 0) == 0) {
         const std::string id = cmd.substr(13, cmd.find(' ', 13) - 13);

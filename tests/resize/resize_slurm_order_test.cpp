@@ -310,7 +310,8 @@ gid_t group_of(const std::string& path) {
   return st.st_gid;
 }
 Runner fake_slurm() {
-  return [](const std::string& cmd) {
+  return [](const Argv& argv) {
+    const std::string cmd = command_line(argv);
     if (cmd.rfind("squeue", 0) == 0) return Command{0, slurm_snapshot::records("7|RUNNING|1|node1\n")};
     return Command{0, "batch idle 1-infinite node2\n"};
   };

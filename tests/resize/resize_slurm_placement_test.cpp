@@ -20,7 +20,7 @@ namespace {
 struct Scripted : slurm_snapshot::ScriptedSlurm {
   void remap_point(const std::string& node_list, const std::string& idle) {
     script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", node_list)}});
-    script.push_back({kIdleCommand, {0, idle}});
+    script.push_back({command_line(kIdleCommand), {0, idle}});
     script.push_back({"squeue", {0, ""}});
   }
 };

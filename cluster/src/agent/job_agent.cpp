@@ -134,7 +134,7 @@ void JobAgent::settle_ledger(bool promises_too) {
 
 void JobAgent::note(std::string line) {
   if (opt_.verbose) {
-    std::printf("[slurm] %s\n", line.c_str());
+    std::printf("[slurm] %s\n", escaped(line).c_str());  // what Slurm or the arbiter said: one line, no control bytes
     std::fflush(stdout);
   }
   log_.push_back(std::move(line));

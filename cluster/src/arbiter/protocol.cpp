@@ -55,7 +55,8 @@ std::string to_string(Request::Kind k) {
 
 namespace {
 
-constexpr std::size_t kMaxText = 1024;   // a reason, a job id, a host name
+constexpr std::size_t kMaxText = 1024;   // a job id, a host name, a growth's reason
+constexpr std::size_t kMaxReason = 16384; // a decision's reason in a reply
 constexpr std::size_t kMaxHosts = 16384; // ranks of one job
 constexpr std::size_t kMaxGrowth = 512;  // entries of the growth table
 constexpr int kMaxNodes = 65536;
@@ -250,7 +251,7 @@ std::string encode_reply(const Reply& r, Request::Kind kind) {
     j["plan"] = plan_name(a.plan.kind);
     j["nodes"] = a.plan.nodes;
     j["acquire"] = a.plan.acquire;
-    j["why"] = a.plan.why;
+    j["why"] = a.plan.why.substr(0, kMaxReason);
     j["rule"] = a.rule;
     j["for"] = a.for_job;
     j["by_restart"] = a.by_restart;
@@ -275,23 +276,31 @@ Reply parse_reply(std::string_view text, Request::Kind kind) {
   }
   try {
     if (kind == Request::Kind::Arbitrate) {
+      // Checked as a request is: what a reply names becomes a command's argument (node
+      // names) or a line of the job's output (the rule, the reason).
       auto& a = r.arbitration;
-      a.plan.kind = plan_kind(j.at("plan").get<std::string>());
-      a.plan.nodes = j.at("nodes").get<std::vector<std::string>>();
-      a.plan.acquire = j.at("acquire").get<int>();
-      a.plan.why = j.at("why").get<std::string>();
-      a.rule = j.at("rule").get<std::string>();
-      a.for_job = j.at("for").get<std::string>();
-      a.by_restart = j.at("by_restart").get<bool>();
-      a.plan.predicted_iteration = j.at("pi").get<double>();
-      a.plan.predicted_resize = j.at("pr").get<double>();
-      a.plan.measured_iteration = j.at("mi").get<double>();
-      r.held = j.at("held").get<std::vector<std::string>>();
-      r.idle = j.at("idle").get<std::vector<std::string>>();
+      a.plan.kind = plan_kind(arbiter::text(j, "plan"));
+      a.plan.nodes = names(j, "nodes", kMaxHosts);
+      a.plan.acquire = static_cast<int>(integer(j, "acquire", 0, kMaxNodes));
+      const json& why = need(j, "why");
+      if (!why.is_string() || why.get_ref<const std::string&>().size() > kMaxReason)
+        throw Error("'why' must be a string of at most " + std::to_string(kMaxReason) + " bytes");
+      a.plan.why = why.get<std::string>();
+      a.rule = arbiter::name(j, "rule");
+      a.for_job = arbiter::text(j, "for");
+      if (!a.for_job.empty() && !is_name(a.for_job)) throw Error("'for' must be empty or a job id");
+      a.by_restart = boolean(j, "by_restart");
+      a.plan.predicted_iteration = number(j, "pi", -1, 1e12);
+      a.plan.predicted_resize = number(j, "pr", -1, 1e12);
+      a.plan.measured_iteration = number(j, "mi", -1, 1e12);
+      r.held = names(j, "held", kMaxHosts);
+      r.idle = names(j, "idle", kMaxHosts);
     } else if (kind == Request::Kind::Status) {
       r.status_json = j.at("status").dump(2);
     }
   } catch (const json::exception& e) {
+    throw Error(std::string("the arbiter's reply is malformed: ") + e.what());
+  } catch (const Error& e) {
     throw Error(std::string("the arbiter's reply is malformed: ") + e.what());
   }
   return r;

@@ -69,10 +69,11 @@ int main(int argc, char** argv) {
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     std::signal(SIGPIPE, SIG_IGN);
-    // A Slurm command that hangs would hold every connection: each gets 20 s (coreutils'
-    // timeout), then the last view stays.
-    const cluster::slurm::Runner shell = cluster::slurm::shell_runner();
-    Server s(o.server, o.state, [shell](const std::string& cmd) { return shell("timeout 20 " + cmd); });
+    // A Slurm command that hangs gets 20 s (then its process group is killed and the last
+    // view stays); run as an argument vector, never through a shell.
+    cluster::slurm::RunOptions run;
+    run.timeout_s = 20;
+    Server s(o.server, o.state, cluster::slurm::process_runner(run));
     s.run(&g_stop);
   } catch (const cluster::Error& e) {
     if (!o.status_socket.empty()) std::cerr << "malleable-arbiterd --status: " << e.what() << "\n";

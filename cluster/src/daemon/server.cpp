@@ -290,7 +290,7 @@ void Server::finish_refresh() {
     if (const std::string line = state_.set_qos(r->qos, r->started); !line.empty()) log_line(line);
   try {
     if (r->jobs.status != 0 || r->idle.status != 0)
-      throw Error("a Slurm command failed: " + slurm::trim(r->jobs.out + r->idle.out).substr(0, 300));
+      throw Error("a Slurm command failed: " + (r->jobs.status != 0 ? r->jobs.said() : r->idle.said()).substr(0, 300));
     slurm::ClusterView v = slurm::make_view(r->started, r->jobs.out, r->idle.out);
     std::map<std::string, std::uint32_t> owners = owners_of(v.jobs);  // the view's own squeue (uid=)
     state_.set_view(std::move(v), std::move(owners));

@@ -66,7 +66,7 @@ std::string ArbiterState::set_qos(const slurm::Command& answer, double asked_at)
   std::string why;
   std::map<std::string, slurm::QosLimits> table;
   if (answer.status != 0) {
-    std::string said = slurm::trim(answer.out).substr(0, 300);
+    std::string said = answer.said().substr(0, 300);
     std::replace(said.begin(), said.end(), '\n', ' ');  // one log line (sacctmgr prints several)
     why = "sacctmgr failed (status " + std::to_string(answer.status) + "): " + said;
   } else {

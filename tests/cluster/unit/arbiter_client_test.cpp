@@ -172,7 +172,7 @@ TEST(ArbiterClient, AJobWhoseArbiterIsDownKeepsItsSizeSaysSoOnceAndAsksLater) {
   double clock = 1000;
   o.clock = o.wall_clock = [&] { return clock; };
   int slurm_calls = 0;
-  slurm::Runner run = [&](const std::string&) {
+  slurm::Runner run = [&](const slurm::Argv&) {
     ++slurm_calls;
     return slurm::Command{1, "not expected"};
   };
@@ -208,7 +208,7 @@ TEST(ArbiterLive, TheJobAgentAsksTheDaemonWithItsUsersCredential) {
     o.interval_s = 2;
     o.jitter = 0;
     o.clock = o.wall_clock = [&clock] { return clock; };
-    slurm::Runner none = [](const std::string&) { return slurm::Command{1, "not expected"}; };
+    slurm::Runner none = [](const slurm::Argv&) { return slurm::Command{1, "not expected"}; };
     return std::make_unique<slurm::JobAgent>(std::make_unique<slurm::Client>(none, job), o);
   };
   const std::vector<std::string> ranks{"node3"};

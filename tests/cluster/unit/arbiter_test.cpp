@@ -393,6 +393,34 @@ TEST(ArbiterReply, RoundTripsAPlanAndARefusal) {
   EXPECT_THROW(parse_reply("nope", Request::Kind::Status), Error);
 }
 
+// A reply's node names are checked as a request's are: a name holding a shell's separator,
+// a blank or a line end (a forged reply's way to a command line) is refused with an Error,
+// in the plan, the held and the idle nodes alike; so is a count out of range.
+TEST(ArbiterReply, NodeNamesInAReplyAreCheckedAsRequestsNamesAre) {
+  Reply r;
+  r.ok = true;
+  r.arbitration.plan.kind = slurm::Plan::Kind::Acquire;
+  r.arbitration.plan.nodes = {"node5"};
+  r.arbitration.rule = "acquire";
+  r.held = {"node1"};
+  r.idle = {"node5"};
+  EXPECT_NO_THROW(parse_reply(encode_reply(r, Request::Kind::Arbitrate), Request::Kind::Arbitrate));
+  for (const std::string bad : {"node5;touch /tmp/x", "node5 -p other", "node[5-6]", "$(id)", "", "a\nb"}) {
+    for (int where = 0; where < 3; ++where) {
+      Reply f = r;
+      (where == 0 ? f.arbitration.plan.nodes : where == 1 ? f.held : f.idle) = {bad};
+      EXPECT_THROW(parse_reply(encode_reply(f, Request::Kind::Arbitrate), Request::Kind::Arbitrate), Error)
+          << "'" << bad << "' in " << where;
+    }
+  }
+  Reply many = r;
+  many.arbitration.plan.acquire = -5;
+  EXPECT_THROW(parse_reply(encode_reply(many, Request::Kind::Arbitrate), Request::Kind::Arbitrate), Error);
+  Reply other = r;
+  other.arbitration.for_job = "7;rm";
+  EXPECT_THROW(parse_reply(encode_reply(other, Request::Kind::Arbitrate), Request::Kind::Arbitrate), Error);
+}
+
 // sacctmgr's QOS table in the daemon: asked with the first view and then at most once per
 // qos_interval_s; a failure logged once (not at every ask), the last table read kept; the
 // limits applied to a growth, with the reason in the reply and the recent decisions.

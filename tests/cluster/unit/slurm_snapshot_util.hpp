@@ -35,7 +35,8 @@ struct ScriptedSlurm {
   std::deque<std::pair<std::string, cluster::slurm::Command>> script;  // expected command prefix -> answer
   std::vector<std::string> seen;
   cluster::slurm::Runner runner() {
-    return [this](const std::string& cmd) {
+    return [this](const cluster::slurm::Argv& argv) {
+      const std::string cmd = cluster::slurm::command_line(argv);
       seen.push_back(cmd);
       if (script.empty()) return cluster::slurm::Command{1, "unexpected command"};
       auto [want, answer] = script.front();

@@ -56,8 +56,8 @@ struct ClusterView {
 // one of the view's `unreadable`). A job's hostlists are bounded by the cluster's node
 // count (sinfo's partitions). A pending job with a node range waits for the minimum its
 // comment names ("min_nodes=K", sbatch --comment; read_squeue), else for Slurm's estimate.
-inline const std::string kViewJobsCommand = std::string("squeue -h --sort=V -o '") + kSqueueFormat + "'";
-inline const char* kViewIdleCommand = kIdleCommand;
+inline const Argv kViewJobsCommand = {"squeue", "-h", "--sort=V", "-o", kSqueueFormat};
+inline const Argv kViewIdleCommand = kIdleCommand;
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
 // The cache file's text and back (throws Error naming what is malformed): lines "taken T",
 // "idle LIST", "partition NAME MAX NODES", "qos NAME PER_JOB PER_USER GROUP", "job ID STATE

@@ -15,7 +15,7 @@
 // node Slurm did not give it.
 //
 // Pure here: Slurm's output parsed, the decision taken from a snapshot. The commands run
-// through a Runner (src/slurm/run_command.cpp; on world rank 0 only). The job's side at
+// through a Runner, as argument vectors (process_runner: no shell; on world rank 0 only). The job's side at
 // a remap point (asking Slurm or the arbiter, acquiring, giving back) is JobAgent
 // (job_agent.hpp); the session's Policy over it is resize's SlurmPolicy.
 #pragma once
@@ -229,6 +229,47 @@ struct Plan {
   double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
 };
 
+// ---- running Slurm's commands --------------------------------------------------------
+//
+// A command is its argument vector: argv[0] the program (looked up in PATH), every other
+// element one argument exactly as it stands. No shell ever reads it, so no name, list or
+// format can become two arguments or a second command. Every name the commands below put
+// in an argument is checked first (check_names). To run a new Slurm command:
+//
+//   const Command c = client.run({"sbatch", "--parsable", "-N", std::to_string(n), "-J", name, script},
+//                                "submitting the expander job");      // throws Error unless status 0
+//   or, without the check: const Command c = client.runner()({"scancel", id});
+//
+// (Client::run retries Slurm's "try again" answers, then throws Error naming the command
+// line, its status and what it printed.) Tests substitute a Runner of their own and match
+// command_line(argv).
+using Argv = std::vector<std::string>;
+struct Command {
+  int status = -1;        // the exit status; 128 + N when signal N ended it; -1: it did not run, or was ended (below)
+  std::string out;        // its standard output
+  std::string err = {};   // its standard error (kept apart: a warning there never mixes into what is parsed)
+  bool timed_out = false; // ended (its process group killed) at RunOptions::timeout_s
+  // What it said, for a message: both streams, trimmed.
+  std::string said() const { return trim(out + (out.empty() || err.empty() ? "" : "\n") + err); }
+};
+using Runner = std::function<Command(const Argv& argv)>;
+struct RunOptions {
+  double timeout_s = 120;                  // then SIGKILL to its process group; status -1, timed_out
+  std::size_t max_output = 64u << 20;      // bytes of stdout and stderr together; more: ended, status -1
+  // NAME=VALUE set over the environment the command inherits: squeue's times (%V, %S) in
+  // the one format parse_slurm_time reads, whatever the user's SLURM_TIME_FORMAT.
+  std::vector<std::string> env = {"SLURM_TIME_FORMAT=standard"};
+};
+// posix_spawnp of argv: stdin /dev/null, stdout and stderr each into its own pipe, the
+// child in a process group of its own with SIGPIPE and the other signals at their defaults;
+// at the timeout, or past max_output, the group is killed. A command that ends while a
+// child of its keeps the output open is taken as ended (its status, after a second's
+// grace for the output); the leftover group is killed.
+Runner process_runner(RunOptions o = {});
+// argv for a message: words joined by blanks, a word quoted ('...') when it holds a blank,
+// a quote or a character a shell would read (never run: only shown).
+std::string command_line(const Argv& argv);
+
 // `sinfo -h -o '%P %t %s %N'` (or the older `sinfo -h -t idle -o '%t %N'`): the nodes
 // whose state is exactly idle, each once (a node of two partitions is listed twice).
 // Slurm lists a drained node (drain), one not responding (idle*), one in a reservation
@@ -236,7 +277,7 @@ struct Plan {
 // Slurm would not hand them out. A line with a node list alone (-o %N) counts as idle.
 // Throws Error on a line of three or more than four words, or a bad SIZE.
 std::vector<std::string> idle_nodes(const std::string& sinfo_out);
-inline const char* kIdleCommand = "sinfo -h -o '%P %t %s %N'";
+inline const Argv kIdleCommand = {"sinfo", "-h", "-o", "%P %t %s %N"};
 
 // The nodes in `placed` (where a launch or an expansion put processes of the job) that
 // the job holds but whose ranks run elsewhere (rank_hosts names none of them): processes
@@ -281,15 +322,6 @@ bool expansion_permitted(const std::string& show_config);
 // (job_post_resize_acctg) and refuses every later update of the job.
 bool updates_once(const std::string& show_config);
 
-// The command layer (slurm.cpp): runs a command line, returns its exit status and
-// output. Tests substitute their own.
-struct Command {
-  int status = -1;
-  std::string out;
-};
-using Runner = std::function<Command(const std::string& command_line)>;
-Runner shell_runner();  // popen + sh -c, stderr folded into the output
-
 // Talks to Slurm for one job, `job_id` (make_slurm_policy gives $SLURM_JOB_ID as it read
 // it; empty: not inside a Slurm job, an Error).
 class Client {
@@ -302,12 +334,15 @@ class Client {
   // The same for exactly these (idle, claimed) nodes: salloc -w.
   std::vector<std::string> acquire(const std::vector<std::string>& nodes);
   const Runner& runner() const { return run_; }
+  // Runs argv through the runner; Slurm's "try again" is asked again (10 times, 0.5 s
+  // apart); throws Error naming `what`, the command line, its status and what it said
+  // unless it exits 0.
+  Command run(const Argv& argv, const std::string& what);
   std::vector<std::string> held();                       // the job's nodes now
 
  private:
-  Command run_checked(const std::string& cmd, const std::string& what);
   Job own();  // the job's own record (squeue -j)
-  std::vector<std::string> acquire_with(int nodes, const std::string& which);
+  std::vector<std::string> acquire_with(int nodes, const std::vector<std::string>& which);
   Runner run_;
   std::string job_;
 };
