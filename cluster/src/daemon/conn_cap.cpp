@@ -2,9 +2,15 @@
 // The per-client connection cap, pure (conn_cap.hpp).
 #include "daemon/conn_cap.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 namespace cluster::arbiter {
+
+std::size_t connections_within(std::size_t wanted, std::uint64_t nofile) {
+  if (nofile <= kReservedFds) return 0;
+  return static_cast<std::size_t>(std::min<std::uint64_t>(wanted, nofile - kReservedFds));
+}
 
 bool ConnCap::admit(const std::string& key, double now_s, bool* log) {
   std::size_t& n = open_[key];

@@ -7,10 +7,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 
 namespace cluster::arbiter {
+
+// Descriptors the daemon keeps for its own beside its connections (standard streams,
+// listeners, the view's pipe and its commands' pipes, MUNGE's socket, the journal).
+inline constexpr std::size_t kReservedFds = 32;
+// The most connections open at once under an open-file limit of `nofile` descriptors:
+// `wanted`, or fewer when the limit leaves less than that beside kReservedFds; 0 when it
+// leaves none.
+std::size_t connections_within(std::size_t wanted, std::uint64_t nofile);
 
 class ConnCap {
  public:

@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
     run.timeout_s = 20;
     Server s(o.server, o.state, cluster::slurm::process_runner(run));
     s.run(&g_stop);
-  } catch (const cluster::Error& e) {
+  } catch (const std::exception& e) {
     if (!o.status_socket.empty()) std::cerr << "malleable-arbiterd --status: " << e.what() << "\n";
     else log_line(std::string("stopping: ") + e.what());
     return 1;

@@ -35,6 +35,8 @@ struct ServerOptions {
   std::size_t max_frame = kMaxFrame;
 };
 
+class StateDir;
+
 class Server {
  public:
   Server(ServerOptions o, StateOptions s, slurm::Runner run);  // loads DIR/journal; throws Error
@@ -58,13 +60,18 @@ class Server {
   ConnCap per_client_{8};         // set from opt_ in the constructor
   std::size_t turned_away_ = 0;   // over max_connections
   void accept_from(std::size_t listener, std::vector<Conn>& conns, double now);
-  std::string journal_path() const { return opt_.state_dir + "/journal"; }
+  std::unique_ptr<StateDir> state_dir_;  // DIR/journal (state_dir.hpp)
   void save_journal();
+  void limit_connections();   // --max-connections within RLIMIT_NOFILE (said when lowered)
+  double accept_paused_until_ = 0;  // an accept failed for want of descriptors: listeners rest until then
   void start_refresh(double now);  // at most one in flight, one attempt per interval
   void finish_refresh();           // its pipe is readable: the new view (or the last stays)
   // A frame's payload: a refusal's reply, or the request and its uid to decide.
   bool authenticate(const std::string& payload, Request& q, std::uint32_t& uid, std::string& refused);
-  std::string decide(const Request& q, std::uint32_t uid);
+  std::string decide(const Request& q, std::uint32_t uid);  // never throws: a failure is its reply
+  std::string decide_or_throw(const Request& q, std::uint32_t uid);
+  bool serve(Conn& c, short events);  // one connection's event; true when it is done
+  double accept_failed_said_ = -1e300;
 };
 
 void log_line(const std::string& line);  // stderr with a time stamp (the journal of systemd)

@@ -138,10 +138,10 @@ class Rig:
         with open(os.path.join(self.fake, "..", name), "w") as f:
             f.write(text)
 
-    def start(self, interval=3600, extra=()):
+    def start(self, interval=3600, extra=(), prefix=()):
         env = dict(os.environ, PATH=self.fake + ":" + os.environ["PATH"], FAKE=self.dir)
         starts = open(self.log).read().count("listening on ") if os.path.exists(self.log) else 0
-        self.proc = subprocess.Popen([self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
+        self.proc = subprocess.Popen([*prefix, self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
                                       "--listen", "127.0.0.1:0",  # loopback only; the kernel picks the port
                                       "--munge-socket", self.munge_sock, "--interval", str(interval),
                                       "--slurm-user", str(SLURM_UID), "--deadline", "5",
@@ -726,6 +726,76 @@ def hostile_names(rig):
               squeue_job("8", 1, "node3", "jacobi", "normal", UID_B)])
 
 
+def log_lines_stay_lines(rig):
+    """A request whose JSON key holds a line end and a forged log line: refused, and the
+    log keeps it on the refusal's own line (the control bytes escaped), no forged line."""
+    forged = "2026-01-01T00:00:00Z malleable-arbiterd: uid 0 refused: FORGED"
+    body = json.dumps({"v": 1, "kind": "status", "x\n" + forged + "\r\x1b[2J": 1})
+    r = rig.send(creds(rig, UID_A, [body])[0])
+    check(r is not None and not r["ok"] and "unknown key" in r["error"], "a key holding a line end is refused")
+    lines = open(rig.log).read().splitlines()
+    check(not any(l.startswith(forged) for l in lines) and any("\\x0a" + forged in l for l in lines),
+          "the log escapes it: no forged line, the refusal on one line")
+
+
+def state_dir_only_the_daemon_writes(rig):
+    """The state directory made 0777 with journal.tmp a symbolic link to another file: the
+    daemon narrows the directory to 0700 and never writes through the link; a state
+    directory of another user stops the start."""
+    rig.stop()
+    state = os.path.join(rig.dir, "state-exposed")
+    os.mkdir(state)
+    os.chmod(state, 0o777)
+    victim = os.path.join(rig.dir, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(victim, os.path.join(state, "journal.tmp"))
+    rig.start(extra=("--state-dir", state))
+    replies = [rig.ask(UID_A, arbitrate("7", ["node1", "node2"])) for _ in range(2)]
+    check(all(r is not None and r["ok"] for r in replies), "job 7's owner is answered (the journal written)")
+    check(open(victim).read() == "precious\n", "the journal was not written through a symbolic link")
+    check(os.stat(state).st_mode & 0o777 == 0o700 and not os.path.islink(os.path.join(state, "journal")),
+          "the state directory is narrowed to 0700 (%s), the journal a file of its own" % oct(os.stat(state).st_mode & 0o777))
+    rig.stop()
+    os.chown(state, UID_B, UID_B)
+    p = subprocess.run([rig.daemon_bin, "--socket", os.path.join(rig.dir, "other.sock"), "--state-dir", state,
+                        "--munge-socket", rig.munge_sock, "--slurm-user", str(SLURM_UID)],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and "belongs to uid %d" % UID_B in p.stderr,
+          "a state directory of another user stops the start (%d, %s)" % (p.returncode, p.stderr.strip()[-200:]))
+    rig.start()
+
+
+def open_file_limit(rig):
+    """--max-connections above what the open-file limit allows: lowered at the start and
+    said; the connections over it are closed at accept, not left waiting in the kernel's
+    queue (an accept failing for want of descriptors made the loop spin), and a request
+    is answered once they are gone."""
+    rig.stop()
+    log_from = len(open(rig.log).read())
+    rig.start(extra=("--max-connections", "256", "--max-connections-per-uid", "256"), prefix=("prlimit", "--nofile=64:64", "--"))
+    check("--max-connections 256 lowered to" in open(rig.log).read()[log_from:],
+          "--max-connections 256 under an open-file limit of 64: lowered, and said")
+    held = [rig.connect() for _ in range(70)]
+    time.sleep(1)  # the daemon accepts them (ordering), well before their 5-s deadline
+    closed = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            closed += s.recv(1) == b""
+        except BlockingIOError:
+            pass  # open: accepted and waiting, or still in the kernel's queue
+        except ConnectionResetError:
+            closed += 1
+    stat = open("/proc/%d/stat" % rig.proc.pid).read().split(")")[-1].split()
+    print("   the daemon's CPU time so far: %.2f s" % ((int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")))
+    check(closed >= 70 - 40, "%d of 70 silent connections past the limit were closed at accept, none left queued" % closed)
+    for s in held:
+        s.close()
+    r = status_once_closed(rig)
+    check(r is not None and r["ok"] and rig.proc.poll() is None, "answered again, the daemon up")
+
+
 def reachable_as(uid, path):
     """Whether uid may run the program at path (every parent folder searchable)."""
     return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
@@ -910,6 +980,9 @@ def main():
               "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
               % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
         hostile_names(rig)
+        log_lines_stay_lines(rig)
+        state_dir_only_the_daemon_writes(rig)
+        open_file_limit(rig)
         per_uid_cap_and_group(rig)
         return 0
     except AssertionError as e:

@@ -595,3 +595,13 @@ TEST(ArbiterConnCap, TheNPlusFirstOfOneUidIsRefusedAnotherUidStillGetsIn) {
   EXPECT_EQ(cap.open("uid 1000"), 0u);
   EXPECT_TRUE(cap.admit("tcp 10.0.0.1", 62, &log));
 }
+
+// --max-connections within the open-file limit: what the limit leaves beside the
+// daemon's own descriptors, never more than wanted, none when it leaves nothing.
+TEST(ArbiterConnCap, ConnectionsStayWithinTheOpenFileLimit) {
+  EXPECT_EQ(connections_within(256, 1024), 256u);
+  EXPECT_EQ(connections_within(256, 64), 64u - kReservedFds);
+  EXPECT_EQ(connections_within(256, kReservedFds), 0u);
+  EXPECT_EQ(connections_within(256, 0), 0u);
+  EXPECT_EQ(connections_within(8, ~0ULL), 8u);
+}
