@@ -116,7 +116,7 @@ void JobAgent::settle_ledger(bool promises_too) {
     q.promises_too = promises_too;
     try {
       const arbiter::Reply r =
-          arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s}, q);
+          arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s, opt_.arbiter.user}, q);
       if (!r.ok) note("the arbiter refused to settle: " + r.error);
     } catch (const Error& e) {
       // Its entries expire on their own (claim_ttl_s): nothing is held for good.

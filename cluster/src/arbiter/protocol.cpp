@@ -148,6 +148,14 @@ std::pair<int, Growth> parse_growth(const json& e) {
   return {n, g};
 }
 
+// A request's nonce, echoed by the reply: hex digits, at most 64.
+std::string nonce_of(const json& o) {
+  const std::string n = text(o, "nonce");
+  if (n.size() > 64 || n.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    throw Error("'nonce' must be at most 64 hex digits");
+  return n;
+}
+
 json parse_object(std::string_view text) {
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) throw Error("not JSON");
@@ -159,6 +167,7 @@ json parse_object(std::string_view text) {
 
 std::string encode_request(const Request& r) {
   json j{{"v", kProtocolVersion}, {"kind", to_string(r.kind)}};
+  if (!r.nonce.empty()) j["nonce"] = r.nonce;
   if (r.kind == Request::Kind::Arbitrate) {
     j["job"] = r.job.id;
     j["rank_hosts"] = r.job.rank_hosts;
@@ -183,8 +192,9 @@ Request parse_request(std::string_view text) {
   if (integer(j, "v", 0, 1 << 30) != kProtocolVersion)
     throw Error("protocol version " + need(j, "v").dump() + " is not " + std::to_string(kProtocolVersion));
   const std::string kind = arbiter::name(j, "kind");
+  if (j.contains("nonce")) r.nonce = nonce_of(j);
   if (kind == "arbitrate") {
-    only_keys(j, {"v", "kind", "job", "rank_hosts", "per_node", "min_nodes", "max_nodes", "hold", "bid_ttl_s", "growth"});
+    only_keys(j, {"v", "kind", "nonce", "job", "rank_hosts", "per_node", "min_nodes", "max_nodes", "hold", "bid_ttl_s", "growth"});
     r.kind = Request::Kind::Arbitrate;
     r.job.id = arbiter::name(j, "job");
     r.job.rank_hosts = names(j, "rank_hosts", kMaxHosts);
@@ -202,12 +212,12 @@ Request parse_request(std::string_view text) {
       if (!r.growth.emplace(n, v).second) throw Error("'growth' names n=" + std::to_string(n) + " twice");
     }
   } else if (kind == "settle") {
-    only_keys(j, {"v", "kind", "job", "promises_too"});
+    only_keys(j, {"v", "kind", "nonce", "job", "promises_too"});
     r.kind = Request::Kind::Settle;
     r.job.id = arbiter::name(j, "job");
     r.promises_too = boolean(j, "promises_too");
   } else if (kind == "status") {
-    only_keys(j, {"v", "kind"});
+    only_keys(j, {"v", "kind", "nonce"});
     r.kind = Request::Kind::Status;
   } else {
     throw Error("unknown request kind '" + kind + "'");
@@ -243,7 +253,7 @@ Plan::Kind plan_kind(const std::string& s) {
 }  // namespace
 
 std::string encode_reply(const Reply& r, Request::Kind kind) {
-  json j{{"ok", r.ok}};
+  json j{{"ok", r.ok}, {"nonce", r.nonce}};
   if (!r.ok) {
     j["error"] = r.error;
   } else if (kind == Request::Kind::Arbitrate) {
@@ -270,6 +280,7 @@ Reply parse_reply(std::string_view text, Request::Kind kind) {
   const json j = parse_object(text);
   Reply r;
   r.ok = boolean(j, "ok");
+  if (j.contains("nonce")) r.nonce = nonce_of(j);
   if (!r.ok) {
     r.error = arbiter::text(j, "error");
     return r;

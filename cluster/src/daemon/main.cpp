@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     if (!o.status_socket.empty()) {
       Request q;
       q.kind = Request::Kind::Status;
-      const Reply r = ask(ClientOptions{o.status_socket, o.server.munge_socket, o.server.deadline_s}, q);
+      const Reply r = ask(ClientOptions{o.status_socket, o.server.munge_socket, o.server.deadline_s, o.status_user}, q);
       if (!r.ok) {
         std::cerr << "malleable-arbiterd: " << r.error << "\n";
         return 1;

@@ -41,6 +41,10 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
     o.state.arbiter.expansion = v == "on";
   } else if (key == "config") o.config = v;
   else if (key == "status") o.status_socket = v;
+  else if (key == "arbiter-user") {
+    if (v.empty()) throw Error("--arbiter-user needs a user's name or a uid");
+    o.status_user = v;
+  }
   else throw Error("unknown option --" + key);
 }
 }  // namespace
@@ -66,7 +70,7 @@ DaemonOptions parse_daemon_options(const std::vector<std::string>& args, const s
     const auto eq = t.find('=');
     if (eq == std::string::npos) throw Error("configuration line " + std::to_string(no) + ": expected 'key = value'");
     const std::string key = slurm::trim(t.substr(0, eq));
-    if (key == "config" || key == "status") throw Error("configuration line " + std::to_string(no) + ": '" + key + "' is an option of the command line only");
+    if (key == "config" || key == "status" || key == "arbiter-user") throw Error("configuration line " + std::to_string(no) + ": '" + key + "' is an option of the command line only");
     try {
       set(o, key, slurm::trim(t.substr(eq + 1)));
     } catch (const Error& e) {
@@ -98,13 +102,15 @@ std::string daemon_usage() {
          "                          [--max-connections-per-uid N] [--socket-group GROUP]\n"
          "                          [--deadline S] [--max-frame BYTES] [--bid-window S] [--recent N]\n"
          "                          [--expansion on|off]\n"
-         "       malleable-arbiterd --status SOCKET [--munge-socket PATH]\n"
+         "       malleable-arbiterd --status SOCKET [--munge-socket PATH] [--arbiter-user NAME|UID]\n"
          "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
          "--max-connections-per-uid N: open connections per local uid (per address over TCP); default 8.\n"
          "--qos-interval S: sacctmgr's QOS table asked at most once per S seconds (default 60;\n"
          "  0: never, no QOS limit applied).\n"
          "--socket-group GROUP: the socket 0660 with this group; without it 0666 (MUNGE\n"
-         "  authenticates every request either way).\n";
+         "  authenticates every request either way).\n"
+         "--arbiter-user NAME|UID: with --status, the user the daemon runs as (its reply is taken\n"
+         "  only in that user's MUNGE credential; default malleable-arbiter).\n";
 }
 
 }  // namespace cluster::arbiter

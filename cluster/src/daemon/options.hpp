@@ -17,6 +17,7 @@ struct DaemonOptions {
   std::string slurm_user = "slurm";  // a name or a uid; resolved by the shell
   std::string config;                // the file read (empty: none)
   std::string status_socket;         // --status SOCKET: print the daemon's state and exit
+  std::string status_user = slurm::kDefaultArbiterUser;  // --arbiter-user: whose replies --status takes
   bool help = false;
 };
 

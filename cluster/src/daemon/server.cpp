@@ -31,18 +31,32 @@ double wall() {
 double mono() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-// A reply in its frame. One too long for a frame (a client reads at most kMaxFrame) is
-// answered with an error instead: never an exception out of the loop, which would stop the
-// daemon for every client (seen: a status with many recent decisions).
-std::string framed(const std::string& reply, Request::Kind kind) {
+}  // namespace
+
+// A reply sealed in a MUNGE credential of the daemon's uid (only `to` can decode it, once
+// the request was authenticated: a reply holds that user's jobs) and framed; the job
+// takes it only so (client.hpp). One too long for a frame is answered with an error
+// instead: never an exception out of the loop (seen: a status with many recent
+// decisions). Empty when munged cannot seal it: the connection is closed unanswered.
+std::string Server::seal(const std::string& reply, Request::Kind kind, std::optional<std::uint32_t> to) {
+  const auto sealed = [&](const std::string& json) { return frame(munge_encode_credential(json, opt_.munge_socket, 0, to)); };
   try {
-    return frame(reply);
-  } catch (const Error& e) {
-    log_line(std::string("a reply could not be sent: ") + e.what());
-    return frame(encode_reply(Reply{false, "the reply (" + std::to_string(reply.size()) + " bytes) exceeds the frame limit", {}, {}, {}, {}}, kind));
+    try {
+      return sealed(reply);
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("exceeds the limit") == std::string::npos) throw;
+      log_line(std::string("a reply could not be sent: ") + e.what());
+      Reply too_long{false, "the reply (" + std::to_string(reply.size()) + " bytes) exceeds the frame limit", {}, {}, {}, {}};
+      return sealed(encode_reply(too_long, kind));
+    }
+  } catch (const std::exception& e) {
+    if (mono() - seal_failed_said_ > 60) {
+      seal_failed_said_ = mono();
+      log_line(std::string("a reply could not be sealed (munged): ") + e.what() + "; its connection is closed unanswered");
+    }
+    return "";
   }
 }
-}  // namespace
 
 void log_line(const std::string& line) {
   char ts[32];
@@ -233,14 +247,17 @@ std::string Server::decide(const Request& q, std::uint32_t uid) {
     return decide_or_throw(q, uid);
   } catch (const std::exception& e) {
     log_line("uid " + std::to_string(uid) + ": " + to_string(q.kind) + " failed: " + e.what());
-    return encode_reply(Reply{false, std::string("the arbiter failed on this request: ") + e.what(), {}, {}, {}, {}}, q.kind);
+    Reply failed{false, std::string("the arbiter failed on this request: ") + e.what(), {}, {}, {}, {}};
+    failed.nonce = q.nonce;
+    return encode_reply(failed, q.kind);
   }
 }
 
 std::string Server::decide_or_throw(const Request& q, std::uint32_t uid) {
   const double now = wall();
   bool changed = false;
-  const Reply r = state_.handle(q, uid, now, changed);
+  Reply r = state_.handle(q, uid, now, changed);
+  r.nonce = q.nonce;  // the job takes only the reply to its own request
   if (!r.ok && r.error.rfind("refused", 0) == 0) log_line("uid " + std::to_string(uid) + " " + r.error);
   if (changed) {
     try {
@@ -248,8 +265,9 @@ std::string Server::decide_or_throw(const Request& q, std::uint32_t uid) {
     } catch (const std::exception& e) {
       // Nothing is promised that the journal does not hold.
       log_line(std::string("the journal could not be written: ") + e.what());
-      return encode_reply(Reply{false, std::string("the arbiter cannot keep its state: ") + e.what(), {}, {}, {}, {}},
-                          q.kind);
+      Reply failed{false, std::string("the arbiter cannot keep its state: ") + e.what(), {}, {}, {}, {}};
+      failed.nonce = q.nonce;
+      return encode_reply(failed, q.kind);
     }
   }
   return encode_reply(r, q.kind);
@@ -309,19 +327,19 @@ bool Server::serve(Conn& c, short ev) {
   const FrameRead f = read_frame(c.in, opt_.max_frame);
   if (f.status == FrameRead::Status::Refused) {
     log_line("refused a connection: " + f.why);
-    c.out = framed(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status), Request::Kind::Status);
+    c.out = seal(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status), Request::Kind::Status, {});
     c.replying = true;
   } else if (f.status == FrameRead::Status::Complete) {
     std::string refused;
     if (!authenticate(f.payload, c.q, c.uid, refused)) {
-      c.out = framed(refused, Request::Kind::Status);
+      c.out = seal(refused, Request::Kind::Status, {});
       c.replying = true;
     } else {
       start_refresh(wall());
       if (refresh_ && !state_.has_view()) {
         c.waiting = true;  // the first view is being taken: answered when it is there
       } else {
-        c.out = framed(decide(c.q, c.uid), c.q.kind);  // the last view, even while a new one is taken
+        c.out = seal(decide(c.q, c.uid), c.q.kind, c.uid);  // the last view, even while a new one is taken
         c.replying = true;
       }
     }
@@ -354,7 +372,7 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
       finish_refresh();
       for (Conn& c : conns)
         if (c.waiting) {
-          c.out = framed(decide(c.q, c.uid), c.q.kind);
+          c.out = seal(decide(c.q, c.uid), c.q.kind, c.uid);
           c.waiting = false;
           c.replying = true;
         }

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -71,6 +72,8 @@ class Server {
   std::string decide(const Request& q, std::uint32_t uid);  // never throws: a failure is its reply
   std::string decide_or_throw(const Request& q, std::uint32_t uid);
   bool serve(Conn& c, short events);  // one connection's event; true when it is done
+  std::string seal(const std::string& reply, Request::Kind kind, std::optional<std::uint32_t> to);
+  double seal_failed_said_ = -1e300;
   double accept_failed_said_ = -1e300;
 };
 

@@ -132,6 +132,7 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   auto client = std::make_unique<Client>(process_runner(), env.job_id.value_or(""));
   o.arbiter.socket = env.arbiter.value_or("");
   o.arbiter.munge_socket = env.arbiter_munge.value_or("");
+  if (env.arbiter_user && !env.arbiter_user->empty()) o.arbiter.user = *env.arbiter_user;
   // With an arbiter, no shared directory: its default needs no cluster name then.
   const std::string shared = o.arbiter.socket.empty() ? env.shared.value_or("") : "off";
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";
@@ -171,7 +172,7 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
     }
     // The mode it runs in, said once: per-user (this user's directory, 0700, files 0600),
     // shared-group (RESIZE_SLURM_SHARED, files 0660 in the directory's group) or alone.
-    const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated, one per cluster)"
+    const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated both ways, replies taken from user " + o.arbiter.user + " only; one per cluster)"
                              : o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
                              : o.shared_group
                                  ? "mode shared-group: directory " + o.shared_dir +

@@ -61,14 +61,96 @@ def frame(payload):
     return struct.pack(">I", len(payload)) + payload
 
 
-def recv_reply(s, limit=10):
+class Munge:
+    """libmunge in this (root's) process, through ctypes: the daemon's replies are MUNGE
+    credentials of its uid (root here) whose payload is the reply's JSON."""
+    MUNGE_OPT_SOCKET = 8
+
+    def __init__(self, sock):
+        import ctypes
+        self.c = ctypes
+        self.lib = ctypes.CDLL("libmunge.so.2")
+        self.libc = ctypes.CDLL(None)
+        self.lib.munge_ctx_create.restype = ctypes.c_void_p
+        self.lib.munge_ctx_strerror.restype = ctypes.c_char_p
+        self.lib.munge_decode.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                          ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_uint),
+                                          ctypes.POINTER(ctypes.c_uint)]
+        self.sock = sock
+        self.ctx = ctypes.c_void_p(self.lib.munge_ctx_create())
+        if self.lib.munge_ctx_set(self.ctx, self.MUNGE_OPT_SOCKET, ctypes.c_char_p(sock.encode())) != 0:
+            raise RuntimeError("munge_ctx_set failed")
+
+    def decode(self, cred):
+        """(uid, payload bytes) of a credential; raises ValueError with munge's reason."""
+        c = self.c
+        buf, n, uid, gid = c.c_void_p(), c.c_int(), c.c_uint(), c.c_uint()
+        if self.lib.munge_decode(cred, self.ctx, c.byref(buf), c.byref(n), c.byref(uid), c.byref(gid)) != 0:
+            raise ValueError(self.lib.munge_ctx_strerror(self.ctx).decode())
+        payload = c.string_at(buf, n.value) if buf.value else b""
+        self.libc.free(buf)
+        return uid.value, payload
+
+
+MUNGE = None  # set when the rig's munged runs
+DAEMON_UID = 0  # the daemon runs as root here: its replies are root's credentials
+
+# A reply to an authenticated request only its uid can decode (MUNGE's uid restriction;
+# root cannot either): it is decoded by a process of that uid, one per uid, a credential a
+# line in, "UID PAYLOAD-HEX" or "ERROR why" a line out.
+DECODER = r"""
+import ctypes, sys
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+lib.munge_ctx_strerror.restype = ctypes.c_char_p
+ctx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ctx, 8, ctypes.c_char_p(sys.argv[1].encode()))
+for line in sys.stdin.buffer:
+    buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+    if lib.munge_decode(ctypes.c_char_p(line.strip()), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid),
+                        ctypes.byref(gid)) != 0:
+        print("ERROR " + lib.munge_ctx_strerror(ctx).decode(), flush=True)
+    else:
+        print("%d %s" % (uid.value, ctypes.string_at(buf, n.value).hex()), flush=True)
+"""
+DECODERS = {}
+
+
+def decode_as(uid, cred):
+    """(uid, payload) of `cred` decoded by a process of `uid` (None: root, in this process)."""
+    if uid is None or uid == 0:
+        return MUNGE.decode(cred)
+    if uid not in DECODERS:
+        DECODERS[uid] = subprocess.Popen(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
+                                          sys.executable, "-c", DECODER, MUNGE.sock],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    d = DECODERS[uid]
+    d.stdin.write(cred.strip() + b"\n")
+    d.stdin.flush()
+    line = d.stdout.readline().decode().strip()
+    if line.startswith("ERROR") or not line:
+        raise ValueError(line)
+    who, hexed = line.split(" ", 1) if " " in line else (line, "")
+    return int(who), bytes.fromhex(hexed)
+
+
+def open_reply(frame_payload, uid=None):
+    """The reply's JSON from its frame: a MUNGE credential of the daemon's uid, decoded as
+    the uid that asked (`uid`; None: one nobody in particular asked, readable by all)."""
+    who, payload = decode_as(uid, frame_payload)
+    if who != DAEMON_UID:
+        raise AssertionError("a reply of uid %d, not the daemon's" % who)
+    return json.loads(payload)
+
+
+def recv_reply(s, limit=10, uid=None):
     s.settimeout(limit)
     data = b""
     while True:
         if len(data) >= 4:
             n = struct.unpack(">I", data[:4])[0]
             if len(data) >= 4 + n:
-                return json.loads(data[4:4 + n])
+                return open_reply(data[4:4 + n], uid)
         try:
             chunk = s.recv(65536)
         except ConnectionResetError:
@@ -100,6 +182,8 @@ class Rig:
                         "--pid-file=" + os.path.join(self.dir, "munged.pid"),
                         "--seed-file=" + os.path.join(self.dir, "munged.seed"),
                         "--log-file=" + os.path.join(self.dir, "munged.log")], check=True)
+        global MUNGE
+        MUNGE = Munge(self.munge_sock)
         self.fake = os.path.join(self.dir, "bin")
         os.mkdir(self.fake)
         # squeue blocks while $FAKE/slow exists (the daemon's timeout ends it at worst)
@@ -183,21 +267,26 @@ class Rig:
         self.proc.terminate()
         self.proc.wait()
 
-    def send(self, payload):
+    def send(self, payload, uid=None):
+        """The reply to `payload` (a credential of `uid`: the reply is decoded as that uid)."""
         s = self.connect()
         s.sendall(frame(payload))
         try:
-            return recv_reply(s)
+            return recv_reply(s, uid=uid)
         finally:
             s.close()
 
     def ask(self, uid, request):
-        return self.send(self.cred(uid, json.dumps(dict(v=1, **request))))
+        return self.send(self.cred(uid, json.dumps(dict(v=1, **request))), uid)
 
     def close(self):
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait()
+        for d in DECODERS.values():
+            d.kill()
+            d.wait()
+        DECODERS.clear()
         pid = os.path.join(self.dir, "munged.pid")
         if os.path.exists(pid):
             try:
@@ -486,7 +575,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
                 d["buf"] += chunk
                 if len(d["buf"]) >= 4 and len(d["buf"]) >= 4 + struct.unpack(">I", d["buf"][:4])[0]:
                     n = struct.unpack(">I", d["buf"][:4])[0]
-                    finish(key, json.loads(d["buf"][4:4 + n]))
+                    finish(key, open_reply(d["buf"][4:4 + n], {9: UID_A, 10: UID_B}.get(d["kind"])))
             else:
                 finish(key, None)  # closed (a reply cut short counts as none)
         now = time.monotonic()
@@ -517,7 +606,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, {"sock": s, "kind": kind, "t": time.monotonic(), "buf": b""})
         if i % 500 == 250:  # a good request of another client, while the held ones hang on
-            r = rig.send(good.pop())
+            r = rig.send(good.pop(), UID_A)
             if r is None or not r["ok"]:
                 raise AssertionError("%s: a good request was not answered during the fuzz (%s)" % (how, r))
             goods += 1
@@ -595,7 +684,18 @@ while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
     if not k:
         sys.exit("closed without a reply")
     d += k
-print(d[4:].decode())
+# the reply is a MUNGE credential of the daemon's uid: decoded here, as this uid
+import ctypes
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+ctx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ctx, 8, ctypes.c_char_p(sys.argv[2].encode()))
+buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+if lib.munge_decode(ctypes.c_char_p(d[4:]), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid), ctypes.byref(gid)) != 0:
+    sys.exit("the reply is not a credential this uid can decode")
+if uid.value != 0:
+    sys.exit("the reply comes from uid %d, not the daemon's" % uid.value)
+print(ctypes.string_at(buf, n.value).decode())
 """
 
 
@@ -621,7 +721,7 @@ def per_uid_cap_and_group(rig):
         except (BrokenPipeError, ConnectionResetError):
             pass  # closed before the request went out: turned away
         try:
-            return recv_reply(s, 15)
+            return recv_reply(s, 15, UID_A)
         finally:
             s.close()
 
@@ -630,13 +730,13 @@ def per_uid_cap_and_group(rig):
     check(over_cap() is None, "root's 5th connection too")
     c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
     p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
-                        sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+                        sys.executable, "-c", AS_CLIENT, rig.sock, rig.munge_sock], input=c, capture_output=True)
     # uid B is not in group daemon: with the socket 0660 it could not connect at all, so
     # its own process keeps group daemon for the connect (setpriv --groups)
     if p.returncode != 0 and b"Permission denied" in p.stderr:
         check(True, "uid B outside group daemon cannot reach the 0660 socket")
         p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--groups=%d" % group.gr_gid, "--",
-                            sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+                            sys.executable, "-c", AS_CLIENT, rig.sock, rig.munge_sock], input=c, capture_output=True)
     else:
         raise AssertionError("uid B outside group daemon reached the 0660 socket: %s" % p.stdout)
     r = json.loads(p.stdout) if p.returncode == 0 else None
@@ -731,7 +831,7 @@ def log_lines_stay_lines(rig):
     log keeps it on the refusal's own line (the control bytes escaped), no forged line."""
     forged = "2026-01-01T00:00:00Z malleable-arbiterd: uid 0 refused: FORGED"
     body = json.dumps({"v": 1, "kind": "status", "x\n" + forged + "\r\x1b[2J": 1})
-    r = rig.send(creds(rig, UID_A, [body])[0])
+    r = rig.send(creds(rig, UID_A, [body])[0], UID_A)
     check(r is not None and not r["ok"] and "unknown key" in r["error"], "a key holding a line end is refused")
     lines = open(rig.log).read().splitlines()
     check(not any(l.startswith(forged) for l in lines) and any("\\x0a" + forged in l for l in lines),
@@ -796,6 +896,71 @@ def open_file_limit(rig):
     check(r is not None and r["ok"] and rig.proc.poll() is None, "answered again, the daemon up")
 
 
+# A fake arbiter of another user (uid B) on a socket of its own: every request answered
+# with a plan to acquire node5 for the asking job, the request's nonce echoed (B can read
+# the request: a credential is readable by every uid unless restricted), as plain JSON
+# ("plain") or in a MUNGE credential of B's uid ("munge").
+FAKE_ARBITER = r"""
+import ctypes, json, os, socket, struct, sys
+path, msock, mode, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+ctx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ctx, 8, ctypes.c_char_p(msock.encode()))
+l = socket.socket(socket.AF_UNIX)
+l.bind(path)
+os.chmod(path, 0o666)
+l.listen(8)
+print("listening", flush=True)
+for _ in range(count):
+    c, _ = l.accept()
+    d = b""
+    while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
+        k = c.recv(65536)
+        if not k:
+            break
+        d += k
+    buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+    nonce = ""
+    if lib.munge_decode(ctypes.c_char_p(d[4:]), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid), ctypes.byref(gid)) == 0:
+        nonce = json.loads(ctypes.string_at(buf, n.value)).get("nonce", "")
+    reply = json.dumps(dict(ok=True, nonce=nonce, plan="acquire", nodes=["node5"], acquire=1, why="forged", rule="acquire",
+                            by_restart=False, pi=-1, pr=-1, mi=-1, held=["node3"], idle=["node5"], **{"for": ""})).encode()
+    if mode == "munge":
+        cred = ctypes.c_char_p()
+        lib.munge_encode(ctypes.byref(cred), ctx, ctypes.c_char_p(reply), len(reply))
+        reply = cred.value
+    c.sendall(struct.pack(">I", len(reply)) + reply)
+    c.close()
+"""
+
+
+def forged_replies(rig, unit):
+    """A socket answered by someone else than the arbiter's user: the library's client (as
+    uid A, a gtest case) takes neither a plain answer nor one in B's own credential, and
+    runs no Slurm command on it."""
+    if not os.path.exists(unit) or not reachable_as(UID_A, unit):
+        print("note: not run: a forged arbiter's answers (uid A cannot run %s)" % unit)
+        return
+    where = os.path.join(rig.dir, "forged")
+    os.mkdir(where)
+    os.chown(where, UID_B, UID_B)
+    for mode in ("plain", "munge"):
+        sock = os.path.join(where, mode + ".sock")
+        fake = subprocess.Popen(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
+                                 sys.executable, "-c", FAKE_ARBITER, sock, rig.munge_sock, mode, "1"],
+                                stdout=subprocess.PIPE, text=True)
+        fake.stdout.readline()  # listening
+        env = dict(os.environ, ARBITER_LIVE_FORGED=sock, ARBITER_LIVE_MUNGE=rig.munge_sock, ARBITER_LIVE_USER=str(DAEMON_UID))
+        p = subprocess.run(["setpriv", "--reuid=%d" % UID_A, "--regid=%d" % UID_A, "--clear-groups", unit,
+                            "--gtest_filter=ArbiterLive.AnAnswerNotFromTheArbitersUserGetsNothingDone"],
+                           env=env, capture_output=True, text=True, timeout=60)
+        fake.kill()
+        fake.wait()
+        check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
+              "a forged answer (%s, from uid B) gets nothing done" % mode + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+
+
 def reachable_as(uid, path):
     """Whether uid may run the program at path (every parent folder searchable)."""
     return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
@@ -844,7 +1009,8 @@ def main():
         check("QOS limits: 2 QOS, node limits in small" in open(rig.log).read(), "the QOS table read is logged")
         if reachable_as(UID_B, rig.daemon_bin):
             out = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups",
-                                  rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock],
+                                  rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock,
+                                  "--arbiter-user", str(DAEMON_UID)],
                                  check=True, capture_output=True, text=True).stdout
             st = json.loads(out)
         else:
@@ -860,18 +1026,18 @@ def main():
 
         # A replayed credential, an expired one.
         c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(c)["ok"], "a fresh credential is taken")
-        r = rig.send(c)
+        check(rig.send(c, UID_B)["ok"], "a fresh credential is taken")
+        r = rig.send(c, UID_B)
         check(not r["ok"] and "Replayed" in r["error"], "the same credential again is refused (%s)" % r.get("error"))
         c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")), ttl=1)
         time.sleep(2.2)  # past the credential's time-to-live: a wait, not a measurement
-        r = rig.send(c)
+        r = rig.send(c, UID_B)
         check(not r["ok"] and "Expired" in r["error"], "an expired credential is refused (%s)" % r.get("error"))
 
         # The fuzz.
         rnd = random.Random(55)
         good_cred = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(good_cred)["ok"], "used once, so that its copies below are replays at best")
+        check(rig.send(good_cred, UID_A)["ok"], "used once, so that its copies below are replays at best")
         robustness(rig, BAD_FRAMES, rnd, good_cred, "unix")
 
         # kill -9, restart: the claim is there once.
@@ -896,11 +1062,14 @@ def main():
         if os.path.exists(unit) and not reachable_as(UID_B, unit):
             print("note: not run: the library's policy as uid B (uid B cannot run %s: a parent folder's mode)" % unit)
         elif os.path.exists(unit):
-            env = dict(os.environ, ARBITER_LIVE_SOCKET=rig.sock, ARBITER_LIVE_MUNGE=rig.munge_sock)
+            env = dict(os.environ, ARBITER_LIVE_SOCKET=rig.sock, ARBITER_LIVE_MUNGE=rig.munge_sock,
+                       ARBITER_LIVE_USER=str(DAEMON_UID))
             p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
                                 "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
             check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
                   "the library's policy asks the daemon with its user's credential" + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+
+        forged_replies(rig, unit)
 
         # The same over TCP on 127.0.0.1.
         rig.via_tcp = True
@@ -913,10 +1082,11 @@ def main():
         check(open(rig.log).read().count(refusal) == before + 1,
               "tcp: the refusal logged with the uid")
         c = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(c)["ok"] and "Replayed" in rig.send(c)["error"], "tcp: a replayed credential is refused")
+        check(rig.send(c, UID_A)["ok"] and "Replayed" in rig.send(c, UID_A)["error"], "tcp: a replayed credential is refused")
         robustness(rig, max(BAD_FRAMES // 10, 100), rnd, good_cred, "tcp")
         if os.path.exists(unit) and reachable_as(UID_B, unit):
-            env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock)
+            env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock,
+                       ARBITER_LIVE_USER=str(DAEMON_UID))
             p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
                                 "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
             check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
@@ -972,7 +1142,7 @@ def main():
         rig.start(interval=1, extra=("--recent", "1000"))
         bodies = [json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"]))) for _ in range(400)]
         for c in creds(rig, UID_A, bodies):
-            r = rig.send(c)
+            r = rig.send(c, UID_A)
             if r is None or not r["ok"]:
                 raise AssertionError("job 7's owner was not answered: %s" % r)
         st = rig.ask(UID_B, dict(kind="status"))

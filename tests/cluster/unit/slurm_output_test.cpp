@@ -61,7 +61,9 @@ std::vector<std::string> hostile_values(const std::string& format) {
   std::vector<std::string> v;
   for (int b = 1; b < 256; ++b) {
     v.push_back(std::string(1, static_cast<char>(b)));
-    v.push_back("a" + std::string(1, static_cast<char>(b)) + "b");
+    std::string around = "ab";
+    around.insert(around.begin() + 1, static_cast<char>(b));
+    v.push_back(around);
   }
   Fields forged = job7();
   forged['U'] = "1001";

@@ -161,6 +161,10 @@ std::vector<std::string> growable_idle(const Snapshot& s, const std::vector<std:
 // both partitions)? True when partitions are unknown.
 bool competes(const std::vector<Partition>& parts, const Job& mine, const std::string& partition);
 
+// The user the packaged unit runs malleable-arbiterd as (packaging/arbiter): the one a
+// job takes the arbiter's replies from unless RESIZE_ARBITER_USER names another.
+inline constexpr const char* kDefaultArbiterUser = "malleable-arbiter";
+
 struct Options {
   int procs_per_node = 0;   // processes to put on a node the job grows onto (0: as on rank 0's node)
   int min_nodes = 1;        // never give back below this many nodes
@@ -190,6 +194,9 @@ struct Options {
     std::string socket;
     std::string munge_socket;  // munged's socket (empty: libmunge's default)
     double timeout_s = 5;      // the whole exchange with the arbiter
+    // Who the arbiter runs as (a name or a uid; RESIZE_ARBITER_USER): a reply is taken
+    // only in a MUNGE credential of this uid, echoing the request's nonce.
+    std::string user = kDefaultArbiterUser;
   } arbiter;
   double jitter = 0.2;      // each interval varies by +-jitter (jobs started together spread)
   double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)
