@@ -57,23 +57,27 @@ int listen_unix(const std::string& path, const std::string& group) {
   return fd;
 }
 
-std::string client_key(int fd, bool unix_socket) {
+Peer peer_of(int fd, bool unix_socket) {
   if (unix_socket) {
     ucred cr{};
     socklen_t len = sizeof cr;
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) return "uid " + std::to_string(cr.uid);
-    return "unknown";
+    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) {
+      const std::string who = "uid " + std::to_string(cr.uid);
+      return Peer{who, who};
+    }
+    return Peer{"unknown", "unknown"};
   }
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
   char host[INET6_ADDRSTRLEN] = {0};
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "unknown";
+  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return Peer{"unknown", "unknown"};
   if (ss.ss_family == AF_INET)
     ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&ss)->sin_addr, host, sizeof host);
   else if (ss.ss_family == AF_INET6)
     ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr, host, sizeof host);
-  return host[0] ? "address " + std::string(host) : "unknown";
+  return host[0] ? tcp_peer(host) : Peer{"unknown", "unknown"};
 }
+
 int listen_tcp(const std::string& text, std::string& bound) {
   const HostPort hp = parse_host_port(text, true);
   addrinfo hints{};

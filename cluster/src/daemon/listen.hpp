@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "daemon/conn_cap.hpp"
+
 namespace cluster::arbiter {
 
 // A group's name or number to its gid; throws Error when there is no such group.
@@ -19,8 +21,9 @@ int listen_unix(const std::string& path, const std::string& group);
 // HOST:PORT; "*" binds every address (IPv6 and IPv4 on one socket where the host has
 // IPv6). `bound`: what it listens on (the port the kernel chose for port 0). Throws Error.
 int listen_tcp(const std::string& text, std::string& bound);
-// The per-client cap's key of an accepted connection: "uid N" (SO_PEERCRED) on the Unix
-// socket, "address A" over TCP, "unknown" when neither can be read (one shared count).
-std::string client_key(int fd, bool unix_socket);
+// Who an accepted connection comes from, in the kernel's word: on the Unix socket its uid
+// (SO_PEERCRED: group and address "uid N"), over TCP its peer address and subnet
+// (tcp_peer); "unknown" when neither can be read (one shared count).
+Peer peer_of(int fd, bool unix_socket);
 
 }  // namespace cluster::arbiter

@@ -33,6 +33,9 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
     if (v.empty()) throw Error("--socket-group needs a group name or gid");
     o.server.socket_group = v;
   } else if (key == "deadline") o.server.deadline_s = seconds(key, v, 0.1, 600);
+  else if (key == "first-frame-deadline") o.server.first_frame_s = seconds(key, v, 0.05, 600);
+  else if (key == "max-unauthenticated")
+    o.server.max_unauthenticated = static_cast<std::size_t>(seconds(key, v, 0, 65536));
   else if (key == "max-frame") o.server.max_frame = static_cast<std::size_t>(seconds(key, v, 1024, 16 << 20));
   else if (key == "bid-window") o.state.arbiter.bid_window_s = seconds(key, v, 0, 3600);
   else if (key == "recent") o.state.recent = static_cast<std::size_t>(seconds(key, v, 1, 100000));
@@ -99,12 +102,18 @@ std::string daemon_usage() {
   return "usage: malleable-arbiterd [--config FILE] [--socket PATH] [--listen HOST:PORT]\n"
          "                          [--state-dir DIR] [--interval S] [--qos-interval S]\n"
          "                          [--munge-socket PATH] [--slurm-user NAME|UID] [--max-connections N]\n"
-         "                          [--max-connections-per-uid N] [--socket-group GROUP]\n"
-         "                          [--deadline S] [--max-frame BYTES] [--bid-window S] [--recent N]\n"
+         "                          [--max-connections-per-uid N] [--max-unauthenticated N] [--socket-group GROUP]\n"
+         "                          [--deadline S] [--first-frame-deadline S] [--max-frame BYTES]\n"
+         "                          [--bid-window S] [--recent N]\n"
          "                          [--expansion on|off]\n"
          "       malleable-arbiterd --status SOCKET [--munge-socket PATH] [--arbiter-user NAME|UID]\n"
          "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
-         "--max-connections-per-uid N: open connections per local uid (per address over TCP); default 8.\n"
+         "--max-connections-per-uid N: open connections per local uid (per address over TCP), and\n"
+         "  authenticated requests in flight per uid; default 8.\n"
+         "--first-frame-deadline S: a connection's whole first frame within S seconds (default 2);\n"
+         "--max-unauthenticated N: at most N connections without one (default: three quarters of\n"
+         "  --max-connections); when they are all taken, the oldest of the uid or subnet holding\n"
+         "  the most is closed to make room.\n"
          "--qos-interval S: sacctmgr's QOS table asked at most once per S seconds (default 60;\n"
          "  0: never, no QOS limit applied).\n"
          "--socket-group GROUP: the socket 0660 with this group; without it 0666 (MUNGE\n"

@@ -28,6 +28,11 @@ namespace {
 double wall() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
+std::string seconds_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", s);
+  return b;
+}
 double mono() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -72,14 +77,17 @@ void log_line(const std::string& line) {
 
 struct Server::Conn {
   int fd = -1;
-  double deadline = 0;
+  std::uint64_t id = 0;  // Admission's
+  double accepted = 0;
+  double deadline = 0;   // its first frame's, then (authenticated) its whole life's
   std::string in, out;
   std::size_t sent = 0;
+  bool authenticated = false;
   bool replying = false;
   bool waiting = false;  // authenticated, waiting for the first view
   Request q;
   std::uint32_t uid = 0;
-  std::string client;  // the per-client cap's key (conn_cap.hpp)
+  Peer peer;  // who (listen.hpp); peer.address is the per-client cap's key
 };
 
 struct Server::Refresh {
@@ -105,6 +113,9 @@ Server::Server(ServerOptions o, StateOptions s, slurm::Runner run)
     log_line("restored " + std::to_string(state_.ledger().entries.size()) + " ledger entries from " + opt_.state_dir + "/journal");
   }
   limit_connections();
+  const std::size_t unauth = opt_.max_unauthenticated > 0 ? std::min(opt_.max_unauthenticated, opt_.max_connections)
+                                                          : std::max<std::size_t>(1, opt_.max_connections / 4 * 3);
+  admission_ = Admission(opt_.max_connections, unauth, opt_.max_connections_per_uid);
   listen_fds_.push_back(listen_unix(opt_.socket, opt_.socket_group));
   std::string where = opt_.socket + (opt_.socket_group.empty() ? " (0666)" : " (0660, group " + opt_.socket_group + ")");
   if (!opt_.listen.empty()) {
@@ -273,10 +284,24 @@ std::string Server::decide_or_throw(const Request& q, std::uint32_t uid) {
   return encode_reply(r, q.kind);
 }
 
-// The new connections of listener `l`: each admitted under the total cap and its client's
-// (conn_cap.hpp), else closed at once. An accept that fails for want of descriptors or
-// memory rests the listeners a moment (their connections wait in the kernel's queue)
-// instead of spinning on a listener that stays readable.
+// Connections the daemon closed, by reason: the first logged at once, then at most one
+// line a minute with the counts since.
+void Server::note_closed(const std::string& why, double now) {
+  ++closed_[why];
+  if (now - closed_said_ < 60) return;
+  std::string line;
+  for (const auto& [w, n] : closed_) line += (line.empty() ? "" : "; ") + std::to_string(n) + " " + w;
+  log_line("closed connection(s): " + line + (closed_said_ > -1e299 ? " (in the last minute)" : ""));
+  closed_.clear();
+  closed_said_ = now;
+}
+
+// The new connections of listener `l`: each admitted under its client's cap (conn_cap.hpp:
+// a uid on the Unix socket, an address over TCP) and by Admission (the unauthenticated
+// pool and the total; a full one closes the oldest unauthenticated connection of the peer
+// group holding the most), else closed at once. An accept that fails for want of
+// descriptors or memory rests the listeners a moment (their connections wait in the
+// kernel's queue) instead of spinning on a listener that stays readable.
 void Server::accept_from(std::size_t l, std::vector<Conn>& conns, double now) {
   for (;;) {
     const int fd = ::accept4(listen_fds_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
@@ -290,24 +315,50 @@ void Server::accept_from(std::size_t l, std::vector<Conn>& conns, double now) {
       }
       break;
     }
-    if (conns.size() >= opt_.max_connections) {
-      ::close(fd);
-      if (turned_away_++ % 100 == 0)
-        log_line("turned connections away: " + std::to_string(opt_.max_connections) + " are open");
-      continue;
-    }
-    std::string key = client_key(fd, l == 0);
+    Peer peer = peer_of(fd, l == 0);
     bool say = false;
-    if (!per_client_.admit(key, wall(), &say)) {
+    if (!per_client_.admit(peer.address, wall(), &say)) {
       ::close(fd);
       if (say)
-        log_line("turned connections of " + key + " away: " + std::to_string(opt_.max_connections_per_uid) +
+        log_line("turned connections of " + peer.address + " away: " + std::to_string(opt_.max_connections_per_uid) +
                  " are open (--max-connections-per-uid; at most one line per client and minute)");
       continue;
     }
-    conns.push_back(Conn{fd, now + opt_.deadline_s, {}, {}, 0, false, false, {}, 0, std::move(key)});
+    const std::uint64_t id = next_id_++;
+    const Admission::Arrival a = admission_.arrive(id, peer, now);
+    if (a.evict != 0)
+      for (Conn& c : conns)
+        if (c.id == a.evict && c.fd >= 0) {
+          ::close(c.fd);
+          c.fd = -1;
+          per_client_.release(c.peer.address);
+          note_closed("unauthenticated, to make room (of " + c.peer.group + ")", now);
+        }
+    if (!a.admit) {
+      ::close(fd);
+      per_client_.release(peer.address);
+      note_closed("turned away at accept: all " + std::to_string(opt_.max_connections) + " are authenticated requests", now);
+      continue;
+    }
+    Conn c;
+    c.fd = fd;
+    c.id = id;
+    c.accepted = now;
+    c.deadline = now + std::min(opt_.first_frame_s, opt_.deadline_s);
+    c.peer = std::move(peer);
+    conns.push_back(std::move(c));
   }
-  state_.set_turned_away(per_client_.refused(), turned_away_);
+  report_connections();
+}
+
+void Server::report_connections() {
+  ArbiterState::Connections n;
+  n.over_client_cap = per_client_.refused();
+  n.over_total_cap = admission_.turned_away();
+  n.evicted = admission_.evicted();
+  n.first_frame_late = first_frame_late_;
+  n.over_uid_cap = admission_.over_uid_cap();
+  state_.set_connections(n);
 }
 
 // Connection c's event: reads its frame, answers, sends the reply. True when it is done.
@@ -329,12 +380,26 @@ bool Server::serve(Conn& c, short ev) {
     log_line("refused a connection: " + f.why);
     c.out = seal(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status), Request::Kind::Status, {});
     c.replying = true;
+    admission_.answering(c.id);
   } else if (f.status == FrameRead::Status::Complete) {
     std::string refused;
     if (!authenticate(f.payload, c.q, c.uid, refused)) {
       c.out = seal(refused, Request::Kind::Status, {});
       c.replying = true;
+      admission_.answering(c.id);
+    } else if (!admission_.authenticated(c.id, c.uid)) {
+      const std::string why = "refused: uid " + std::to_string(c.uid) + " has " + std::to_string(opt_.max_connections_per_uid) +
+                              " requests in flight already (--max-connections-per-uid)";
+      log_line(why);
+      Reply r{false, why, {}, {}, {}, {}};
+      r.nonce = c.q.nonce;
+      c.out = seal(encode_reply(r, c.q.kind), c.q.kind, c.uid);
+      c.replying = true;
+      admission_.answering(c.id);
+      report_connections();
     } else {
+      c.authenticated = true;
+      c.deadline = c.accepted + opt_.deadline_s;  // its whole life from here
       start_refresh(wall());
       if (refresh_ && !state_.has_view()) {
         c.waiting = true;  // the first view is being taken: answered when it is there
@@ -387,18 +452,27 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
         done = true;
       }
       if (!done && now > c.deadline) {
-        log_line("closed a connection silent past its deadline (" + std::to_string(opt_.deadline_s) + " s)");
+        if (!c.authenticated && !c.replying) {
+          ++first_frame_late_;
+          note_closed("without a whole first frame within " + seconds_text(std::min(opt_.first_frame_s, opt_.deadline_s)) +
+                          " s (--first-frame-deadline)",
+                      now);
+        } else {
+          note_closed("past the " + seconds_text(opt_.deadline_s) + "-s deadline (--deadline)", now);
+        }
         done = true;
       }
       if (done) {
         ::close(c.fd);
         c.fd = -1;
-        per_client_.release(c.client);
+        per_client_.release(c.peer.address);
+        admission_.gone(c.id);
       }
     }
     std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
     for (std::size_t l = 0; l < listen_fds_.size(); ++l)
       if (accepting && (fds[l].revents & POLLIN)) accept_from(l, conns, now);
+    std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });  // those closed to make room
   }
   for (Conn& c : conns) ::close(c.fd);
   try {

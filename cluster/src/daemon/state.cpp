@@ -197,8 +197,11 @@ std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
   j["now"] = now;
   j["view_taken_at"] = have_view_ ? json(view_.taken_at) : json(nullptr);
   j["interval_s"] = opt_.interval_s;
-  j["connections_refused_per_client_cap"] = turned_away_client_;
-  j["connections_refused_total_cap"] = turned_away_total_;
+  j["connections_refused_per_client_cap"] = conns_.over_client_cap;
+  j["connections_refused_total_cap"] = conns_.over_total_cap;
+  j["connections_closed_to_make_room"] = conns_.evicted;
+  j["connections_past_first_frame_deadline"] = conns_.first_frame_late;
+  j["requests_refused_per_uid_cap"] = conns_.over_uid_cap;
   // The QOS table applied to growth (sacctmgr), when it was asked and read, and why not.
   json qos{{"every_s", opt_.qos_interval_s},
            {"asked_at", qos_asked_ ? json(qos_asked_at_) : json(nullptr)},

@@ -50,13 +50,15 @@ class ArbiterState {
   Reply handle(const Request& r, std::uint32_t uid, double now, bool& changed);
   // A refusal the shell decided (a bad frame, a bad credential): kept with the decisions.
   void note_refusal(std::uint32_t uid, const std::string& why, double now);
-  // Connections the shell closed at accept since the daemon started (not journalled):
-  // over --max-connections-per-uid (per uid, or per address for TCP) and over
-  // --max-connections. Shown by status.
-  void set_turned_away(std::size_t over_client_cap, std::size_t over_total_cap) {
-    turned_away_client_ = over_client_cap;
-    turned_away_total_ = over_total_cap;
-  }
+  // What the shell did to connections since the daemon started (not journalled), shown by
+  // status: closed at accept over --max-connections-per-uid (per uid, or per address for
+  // TCP) and over --max-connections (every connection authenticated); unauthenticated ones
+  // closed to make room (Admission) or past the first-frame deadline; requests refused
+  // over the per-uid cap of authenticated ones.
+  struct Connections {
+    std::size_t over_client_cap = 0, over_total_cap = 0, evicted = 0, first_frame_late = 0, over_uid_cap = 0;
+  };
+  void set_connections(const Connections& c) { conns_ = c; }
   std::string journal() const;
   void restore(const std::string& journal_text);  // throws Error naming what is malformed
   // At most max_bytes: the oldest recent decisions are left out to fit ("recent_left_out":
@@ -72,7 +74,7 @@ class ArbiterState {
   std::map<std::string, std::uint32_t> owners_;
   slurm::Ledger ledger_;
   std::deque<std::string> recent_;  // one JSON object a line, oldest first
-  std::size_t turned_away_client_ = 0, turned_away_total_ = 0;
+  Connections conns_;
   double qos_asked_at_ = 0, qos_known_at_ = 0;  // 0: never
   bool qos_asked_ = false;
   std::string qos_error_;  // the last ask's failure (empty: it answered)

@@ -334,7 +334,7 @@ TEST(ArbiterState, AStatusFitsAFrameLeavingOutTheOldestDecisions) {
   EXPECT_EQ(small.status_json(102).find("recent_left_out"), std::string::npos);
   // Too small for the jobs and the ledger alone: said, within the bound.
   const std::string none = st.status_json(5000, 150);
-  EXPECT_LE(none.size(), 400u);
+  EXPECT_LE(none.size(), 600u);
   EXPECT_NE(none.find("does not fit"), std::string::npos);
 }
 
@@ -604,4 +604,48 @@ TEST(ArbiterConnCap, ConnectionsStayWithinTheOpenFileLimit) {
   EXPECT_EQ(connections_within(256, kReservedFds), 0u);
   EXPECT_EQ(connections_within(256, 0), 0u);
   EXPECT_EQ(connections_within(8, ~0ULL), 8u);
+}
+
+// Admission: the unauthenticated pool full, the oldest connection of the peer group
+// holding the most is closed to make room (a flood pushes out only its own); a new one is
+// turned away only when every connection is authenticated; authenticated requests are
+// capped per uid.
+TEST(ArbiterAdmission, AFloodPushesOutOnlyItsOwnAndEveryUidHasItsCap) {
+  Admission a(6, 4, 2);
+  const Peer b1 = tcp_peer("10.0.0.2"), b2 = tcp_peer("10.0.0.3"), a_unix{"uid 1000", "uid 1000"};
+  EXPECT_EQ(b1.group, "net 10.0.0.0/24");
+  EXPECT_EQ(b1.address, "address 10.0.0.2");
+  EXPECT_EQ(tcp_peer("::ffff:10.0.0.9").group, "net 10.0.0.0/24");
+  EXPECT_EQ(tcp_peer("fd00::1:2:3:4:5").group, "net fd00:0:0:1::/64");
+  std::uint64_t id = 1;
+  for (int k = 0; k < 4; ++k) EXPECT_TRUE(a.arrive(id++, k % 2 ? b2 : b1, k).admit);  // ids 1-4: B's flood
+  // A arrives: the pool is full: B's oldest of its largest address goes (id 1, at t=0).
+  Admission::Arrival in = a.arrive(id++, a_unix, 10);
+  EXPECT_TRUE(in.admit);
+  EXPECT_EQ(in.evict, 1u);
+  // B again: its own oldest goes, never A's (A's group holds one, B's three).
+  in = a.arrive(id++, b1, 11);
+  EXPECT_TRUE(in.admit);
+  EXPECT_NE(in.evict, 5u);
+  EXPECT_EQ(a.evicted(), 2u);
+  // A is authenticated: out of the pool.
+  EXPECT_TRUE(a.authenticated(5, 1000));
+  EXPECT_EQ(a.unauthenticated(), 3u);
+  // The per-uid cap of authenticated requests.
+  EXPECT_TRUE(a.arrive(id, a_unix, 12).admit);
+  EXPECT_TRUE(a.authenticated(id++, 1000));
+  EXPECT_TRUE(a.arrive(id, a_unix, 13).admit);
+  EXPECT_FALSE(a.authenticated(id++, 1000));  // its third at once
+  EXPECT_EQ(a.over_uid_cap(), 1u);
+  a.gone(5);
+  // Every connection authenticated: a new one is turned away.
+  Admission full(2, 2, 8);
+  full.arrive(1, b1, 0);
+  full.arrive(2, b2, 0);
+  full.authenticated(1, 7);
+  full.authenticated(2, 8);
+  EXPECT_FALSE(full.arrive(3, a_unix, 1).admit);
+  EXPECT_EQ(full.turned_away(), 1u);
+  full.gone(1);
+  EXPECT_TRUE(full.arrive(4, a_unix, 2).admit);
 }
