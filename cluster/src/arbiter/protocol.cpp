@@ -321,11 +321,11 @@ std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::str
                     std::uint32_t slurm_user) {
   if (r.kind == Request::Kind::Status) return "";
   if (uid == 0 || uid == slurm_user) return "";
+  // One answer whether the job is another user's or not there at all: a refusal names
+  // the asking uid only, never the owner, never whether another user's job exists.
   const auto it = owners.find(r.job.id);
-  if (it == owners.end()) return "job " + r.job.id + " is not in Slurm's view";
-  if (it->second != uid)
-    return "uid " + std::to_string(uid) + " does not own job " + r.job.id + " (its owner is uid " +
-           std::to_string(it->second) + ")";
+  if (it == owners.end() || it->second != uid)
+    return "uid " + std::to_string(uid) + " does not own job " + r.job.id + " in Slurm's view";
   return "";
 }
 

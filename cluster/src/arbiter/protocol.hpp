@@ -92,7 +92,9 @@ std::string encode_reply(const Reply& r, Request::Kind kind);
 Reply parse_reply(std::string_view json, Request::Kind kind);  // throws Error
 
 // Who may ask about a job: its owner in Slurm's view, root, or SlurmUser. Empty: allowed;
-// else the reason of the refusal. Status is open to every authenticated user (squeue is).
+// else the reason of the refusal, which names the asking uid only ("uid U does not own
+// job J in Slurm's view": the same whether J is another user's or not listed). Status is
+// open to every authenticated user, each seeing its own jobs (ArbiterState::status_json).
 std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::string, std::uint32_t>& owners,
                     std::uint32_t slurm_user);
 

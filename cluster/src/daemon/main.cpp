@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     o.state.slurm_user = uid_of(o.slurm_user);
+    for (const auto& op : o.operators) o.state.operators.insert(uid_of_user(op, "--operators"));
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     std::signal(SIGPIPE, SIG_IGN);

@@ -26,6 +26,12 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
   else if (key == "interval") o.state.interval_s = seconds(key, v, 0.1, 3600);
   else if (key == "qos-interval") o.state.qos_interval_s = seconds(key, v, 0, 86400);
   else if (key == "slurm-user") o.slurm_user = v;
+  else if (key == "operators") {
+    o.operators.clear();
+    std::istringstream in(v);
+    for (std::string u; std::getline(in, u, ',');)
+      if (!slurm::trim(u).empty()) o.operators.push_back(slurm::trim(u));
+  }
   else if (key == "max-connections") o.server.max_connections = static_cast<std::size_t>(seconds(key, v, 1, 65536));
   else if (key == "max-connections-per-uid")
     o.server.max_connections_per_uid = static_cast<std::size_t>(seconds(key, v, 1, 65536));
@@ -104,7 +110,7 @@ std::string daemon_usage() {
          "                          [--munge-socket PATH] [--slurm-user NAME|UID] [--max-connections N]\n"
          "                          [--max-connections-per-uid N] [--max-unauthenticated N] [--socket-group GROUP]\n"
          "                          [--deadline S] [--first-frame-deadline S] [--max-frame BYTES]\n"
-         "                          [--bid-window S] [--recent N]\n"
+         "                          [--bid-window S] [--recent N] [--operators USER,...]\n"
          "                          [--expansion on|off]\n"
          "       malleable-arbiterd --status SOCKET [--munge-socket PATH] [--arbiter-user NAME|UID]\n"
          "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
@@ -118,6 +124,8 @@ std::string daemon_usage() {
          "  0: never, no QOS limit applied).\n"
          "--socket-group GROUP: the socket 0660 with this group; without it 0666 (MUNGE\n"
          "  authenticates every request either way).\n"
+         "--operators USER,...: names or uids whose --status shows every job (as root's and\n"
+         "  SlurmUser's do); everyone else's shows its own jobs only.\n"
          "--arbiter-user NAME|UID: with --status, the user the daemon runs as (its reply is taken\n"
          "  only in that user's MUNGE credential; default malleable-arbiter).\n";
 }

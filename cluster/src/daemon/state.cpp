@@ -127,7 +127,7 @@ Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   }
   ledger_ = res.ledger;
   res.ledger = {};
-  remember(slurm::decision_json(res, r.job.id, now));
+  remember(owned(slurm::decision_json(res, r.job.id, now), r.job.id));
   out.ok = true;
   out.arbitration = std::move(res);
   out.held = s.mine.node_list;
@@ -135,9 +135,30 @@ Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   return out;
 }
 
+bool ArbiterState::sees_all(std::uint32_t uid) const {
+  return uid == 0 || uid == opt_.slurm_user || opt_.operators.count(uid) > 0;
+}
+
+// A decision's line with its job's owner ("owner": the status shows a user the lines of
+// its own jobs, also once they have left the view).
+std::string ArbiterState::owned(const std::string& line, const std::string& job) const {
+  json d = json::parse(line, nullptr, false);
+  const auto o = owners_.find(job);
+  if (d.is_discarded() || !d.is_object() || o == owners_.end()) return line;
+  d["owner"] = o->second;
+  return d.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool& changed) {
   changed = false;
   Reply out;
+  if (r.kind != Request::Kind::Status)
+    if (const auto bad = view_.unreadable.find(r.job.id); bad != view_.unreadable.end()) {
+      // Its owner cannot be known: nobody may act for it until squeue's record reads again.
+      out.error = "refused: job " + r.job.id + ": its record in Slurm's view cannot be read (" + bad->second + ")";
+      note_refusal(uid, to_string(r.kind) + " " + r.job.id + ": unreadable in the view", now);
+      return out;
+    }
   if (const std::string no = refusal(r, uid, owners_, opt_.slurm_user); !no.empty()) {
     out.error = "refused: " + no;
     note_refusal(uid, to_string(r.kind) + " " + r.job.id + ": " + no, now);
@@ -150,12 +171,13 @@ Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool
   switch (r.kind) {
     case Request::Kind::Status:
       out.ok = true;
-      out.status_json = status_json(now);
+      out.status_json = status_json(now, uid);
       return out;
     case Request::Kind::Settle:
       ledger_ = slurm::settle(ledger_, r.job.id, r.promises_too);
-      remember(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
-                   .dump());
+      remember(owned(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
+                         .dump(),
+                     r.job.id));
       changed = true;
       out.ok = true;
       return out;
@@ -192,9 +214,15 @@ void ArbiterState::restore(const std::string& text) {
   while (recent_.size() > opt_.recent) recent_.pop_front();
 }
 
-std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
+std::string ArbiterState::status_json(double now, std::uint32_t viewer, std::size_t max_bytes) const {
+  const bool all = sees_all(viewer);
+  const auto mine = [&](const std::string& job) {
+    const auto o = owners_.find(job);
+    return all || (o != owners_.end() && o->second == viewer);
+  };
   json j;
   j["now"] = now;
+  j["scope"] = all ? "every job (root, SlurmUser or an operator)" : "the jobs of uid " + std::to_string(viewer);
   j["view_taken_at"] = have_view_ ? json(view_.taken_at) : json(nullptr);
   j["interval_s"] = opt_.interval_s;
   j["connections_refused_per_client_cap"] = conns_.over_client_cap;
@@ -220,17 +248,23 @@ std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
                                 {"GrpTRES", limit(q.group)}};
   j["jobs"] = json::array();
   for (const auto& job : view_.jobs) {
+    if (!mine(job.id)) continue;
     const auto o = owners_.find(job.id);
     j["jobs"].push_back({{"id", job.id}, {"state", job.state}, {"nodes", job.node_list}, {"count", job.nodes},
                          {"name", job.name}, {"reason", job.reason}, {"qos", job.qos},
                          {"uid", o == owners_.end() ? json(nullptr) : json(o->second)}});
   }
   j["ledger"] = json::array();
-  for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
+  for (const auto& e : ledger_.entries)
+    if (mine(e.job)) j["ledger"].push_back(entry_json(e));
   std::vector<json> recent;
   for (const auto& l : recent_) {
     json d = json::parse(l, nullptr, false);
-    recent.push_back(d.is_discarded() ? json(l) : d);
+    // A user's own: decisions about its jobs (their owner recorded with them), its refusals.
+    const bool own = !d.is_discarded() && d.is_object() &&
+                     ((d.contains("owner") && d["owner"] == viewer) || (d.contains("refused") && d.contains("uid") && d["uid"] == viewer));
+    if (all) recent.push_back(d.is_discarded() ? json(l) : d);
+    else if (own) recent.push_back(d);
   }
   const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
   // The newest `keep` decisions: the most that fit (binary search; the size grows with keep).

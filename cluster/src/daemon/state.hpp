@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 
 #include "arbiter/protocol.hpp"
@@ -22,6 +23,9 @@ struct StateOptions {
   double interval_s = 2;          // the view is taken again when older than this
   double max_bid_ttl_s = 3600;
   std::uint32_t slurm_user = 0;   // SlurmUser's uid: may ask about any job, as root may
+  // Operators (--operators): their status shows every job, as root's and SlurmUser's do;
+  // everyone else's shows its own jobs only. They may not ask about others' jobs.
+  std::set<std::uint32_t> operators = {};
   std::size_t recent = 200;       // decisions kept for status and the journal
   // sacctmgr's QOS table (kQosCommand, slurmdbd) is asked with a view when the last ask is
   // at least this old (and with the first view): at most once per max(qos_interval_s,
@@ -61,9 +65,13 @@ class ArbiterState {
   void set_connections(const Connections& c) { conns_ = c; }
   std::string journal() const;
   void restore(const std::string& journal_text);  // throws Error naming what is malformed
-  // At most max_bytes: the oldest recent decisions are left out to fit ("recent_left_out":
-  // how many); a state too large even without them says so instead ("error").
-  std::string status_json(double now, std::size_t max_bytes = kMaxStatus) const;
+  // What `viewer` may see, at most max_bytes: root, SlurmUser and the operators everything;
+  // any other uid its own jobs (Slurm's owner in the view), their ledger entries and
+  // decisions, its own refusals, and what is no user's (idle nodes, QOS limits, counts).
+  // The oldest recent decisions are left out to fit ("recent_left_out": how many); a
+  // state too large even without them says so instead ("error").
+  std::string status_json(double now, std::uint32_t viewer, std::size_t max_bytes = kMaxStatus) const;
+  bool sees_all(std::uint32_t uid) const;
   const slurm::Ledger& ledger() const { return ledger_; }
   const std::deque<std::string>& recent() const { return recent_; }
 
@@ -79,6 +87,7 @@ class ArbiterState {
   bool qos_asked_ = false;
   std::string qos_error_;  // the last ask's failure (empty: it answered)
   void remember(std::string line);
+  std::string owned(const std::string& line, const std::string& job) const;
   Reply arbitrate_for(const Request& r, double now);
 };
 

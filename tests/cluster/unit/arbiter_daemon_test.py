@@ -1067,7 +1067,7 @@ def reachable_as(uid, path):
 
 
 def ledger_of(rig, job):
-    st = rig.ask(UID_A, dict(kind="status"))
+    st = rig.ask(0, dict(kind="status"))
     return [e for e in st["status"]["ledger"] if e["job"] == job]
 
 
@@ -1075,8 +1075,12 @@ def main():
     rig = Rig(sys.argv[1])
     try:
         rig.start()
-        st = rig.ask(UID_A, dict(kind="status"))
-        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "status lists the two jobs")
+        st = rig.ask(0, dict(kind="status"))
+        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "root's status lists the two jobs")
+        for uid, job in ((UID_A, "7"), (UID_B, "8")):
+            st = rig.ask(uid, dict(kind="status"))
+            check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == [job],
+                  "uid %d's status lists its own job %s only (%s)" % (uid, job, [j["id"] for j in st["status"]["jobs"]]))
 
         # uid B about uid A's job 7: each kind of entry it could write, each refused.
         tries = {"bid": arbitrate("7", ["node1", "node2"]),
@@ -1085,7 +1089,8 @@ def main():
                  "release": dict(kind="settle", job="7", promises_too=True)}
         for kind, req in tries.items():
             r = rig.ask(UID_B, req)
-            check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"], "uid B's %s for job 7 refused" % kind)
+            check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"] and str(UID_A) not in r["error"],
+                  "uid B's %s for job 7 refused, naming no other user (%s)" % (kind, r["error"]))
         log = open(rig.log).read()
         check(log.count("uid %d refused: uid %d does not own job 7" % (UID_B, UID_B)) == 4, "the 4 refusals logged with uid")
         check(ledger_of(rig, "7") == [], "no entry of job 7 after B's tries")
@@ -1116,10 +1121,17 @@ def main():
             # a build tree below a folder only root may enter (mktemp -d): uid B asks itself
             print("note: uid B cannot run %s (a parent folder's mode): its status asked directly" % rig.daemon_bin)
             st = rig.ask(UID_B, dict(kind="status"))["status"]
+        check([j["id"] for j in st["jobs"]] == ["8"] and not any(e["job"] == "7" for e in st["ledger"])
+              and not any(d.get("job") == "7" for d in st["recent"]) and str(UID_A) not in json.dumps(st)
+              and sum("does not own job 7" in d.get("refused", "") for d in st["recent"]) == 4,
+              "--status as uid B shows its own job and its 4 refusals, nothing of uid A's job 7 (%s)" % json.dumps(st)[:300])
+        out = subprocess.run([rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock, "--arbiter-user", "0"],
+                             check=True, capture_output=True, text=True).stdout
+        st = json.loads(out)
         check([e["kind"] for e in st["ledger"] if e["job"] == "7"] == ["claim"]
               and any(d.get("rule") == "acquire" for d in st["recent"])
               and any("does not own job 7" in d.get("refused", "") for d in st["recent"]),
-              "--status (as uid B) shows the claim, the decision and the refusals")
+              "--status as root shows job 7's claim, the decision and uid B's refusals")
         # SlurmUser may ask about any job.
         check(rig.ask(SLURM_UID, arbitrate("8", ["node3"], pays=False))["ok"], "SlurmUser may ask about job 8")
 
@@ -1172,7 +1184,7 @@ def main():
 
         # The same over TCP on 127.0.0.1.
         rig.via_tcp = True
-        st = rig.ask(UID_A, dict(kind="status"))
+        st = rig.ask(0, dict(kind="status"))
         check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "tcp: status lists the two jobs")
         refusal = "uid %d refused: uid %d does not own job 7" % (UID_B, UID_B)
         before = open(rig.log).read().count(refusal)
@@ -1202,14 +1214,14 @@ def main():
         # A slow Slurm: the view is taken on the side, requests are answered from the last one.
         rig.stop()
         rig.start(interval=1)
-        st = rig.ask(UID_A, dict(kind="status"))  # the first view (Slurm quick)
+        st = rig.ask(0, dict(kind="status"))  # the first view (Slurm quick)
         check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "interval 1: the first view")
         rig.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
                   squeue_job("8", 1, "node3", "jacobi", "normal", UID_B), squeue_job("9", 1, "node4", "cg", "normal", UID_A)])
         rig.write("slow", "")
         blocked = os.path.join(rig.dir, "blocked")
         time.sleep(1.5)  # past the interval, so that the next request starts a new view: a wait, not a measurement
-        r = rig.ask(UID_A, dict(kind="status"))
+        r = rig.ask(0, dict(kind="status"))
         check(r is not None and r["ok"] and [j["id"] for j in r["status"]["jobs"]] == ["7", "8"],
               "a stale view: the request that starts a new one is answered from the last")
         for _ in range(100):  # until the daemon's squeue is blocked: ordering, not timing
@@ -1226,7 +1238,7 @@ def main():
         os.unlink(os.path.join(rig.dir, "slow"))
         jobs = []
         for _ in range(300):  # the new view arrives once squeue returns (generous: 30 s)
-            st = rig.ask(UID_A, dict(kind="status"))
+            st = rig.ask(0, dict(kind="status"))
             jobs = [j["id"] for j in st["status"]["jobs"]]
             if "9" in jobs:
                 break
@@ -1244,7 +1256,7 @@ def main():
             r = rig.send(c, UID_A)
             if r is None or not r["ok"]:
                 raise AssertionError("job 7's owner was not answered: %s" % r)
-        st = rig.ask(UID_B, dict(kind="status"))
+        st = rig.ask(0, dict(kind="status"))
         check(st is not None and st["ok"] and st["status"].get("recent_left_out", 0) > 0 and rig.proc.poll() is None,
               "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
               % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
