@@ -201,7 +201,9 @@ Request parse_request(std::string_view text) {
     if (r.job.rank_hosts.empty()) throw Error("'rank_hosts' must name rank 0's host at least");
     r.job.per_node = static_cast<int>(integer(j, "per_node", 1, 4096));
     r.job.min_nodes = static_cast<int>(integer(j, "min_nodes", 1, kMaxNodes));
-    r.job.max_nodes = static_cast<int>(integer(j, "max_nodes", 0, kMaxNodes));
+    // The most nodes the job can use: a claim never exceeds it (0, "no limit", is not taken
+    // from a request: the arbiter hands out nothing unbounded).
+    r.job.max_nodes = static_cast<int>(integer(j, "max_nodes", 1, kMaxNodes));
     r.hold = boolean(j, "hold");
     r.bid_ttl_s = number(j, "bid_ttl_s", 0, 86400);
     const json& g = need(j, "growth");

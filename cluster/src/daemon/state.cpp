@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -105,8 +106,20 @@ void ArbiterState::note_refusal(std::uint32_t uid, const std::string& why, doubl
   remember(json{{"t", now}, {"uid", uid}, {"refused", why}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+// A claim that expires with its nodes still idle in a view taken after it was neither
+// used nor settled: its job holds nodes from the others and may not do so again at once.
+void ArbiterState::bar_expired_claims(double now) {
+  std::set<std::string> idle(view_.idle.begin(), view_.idle.end());
+  for (const auto& e : ledger_.entries)
+    if (e.kind == slurm::LedgerEntry::Kind::Claim && e.expires <= now && view_.taken_at > e.since &&
+        std::any_of(e.nodes.begin(), e.nodes.end(), [&](const std::string& h) { return idle.count(h) > 0; }))
+      barred_[e.job] = std::max(barred_[e.job], e.expires + opt_.arbiter.claim_ttl_s);
+  std::erase_if(barred_, [&](const auto& b) { return b.second <= now; });
+}
+
 Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   Reply out;
+  bar_expired_claims(now);
   slurm::Snapshot s;
   try {
     s = slurm::snapshot_of(view_, r.job.id);
@@ -118,12 +131,16 @@ Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   a.bid_ttl_s = std::min(std::max(a.bid_ttl_s, r.bid_ttl_s), opt_.max_bid_ttl_s);
   a.offer_ttl_s = std::max(a.offer_ttl_s, a.bid_ttl_s);
   slurm::Arbitration res = slurm::arbitrate(view_, ledger_, r.job, growth_model(r.growth), now, a);
-  // While Slurm's last refusal holds for the job, it neither bids nor claims.
-  if (r.hold && res.plan.kind == slurm::Plan::Kind::Acquire) {
+  // While Slurm's last refusal holds for the job, it neither bids nor claims; nor while its
+  // last claim, left to expire unused, is barred.
+  const auto barred = barred_.find(r.job.id);
+  if (res.plan.kind == slurm::Plan::Kind::Acquire && (r.hold || barred != barred_.end())) {
     res.ledger = slurm::settle(res.ledger, r.job.id);
     res.plan = slurm::Plan{};
-    res.rule = "backoff";
-    res.plan.why = "the job does not ask Slurm for nodes now (its last request was refused)";
+    res.rule = r.hold ? "backoff" : "claim-expired";
+    res.plan.why = r.hold ? "the job does not ask Slurm for nodes now (its last request was refused)"
+                          : "its last claim expired unused (neither acquired nor settled): no claim for " +
+                                std::to_string(static_cast<long>(barred->second - now)) + " s more";
   }
   ledger_ = res.ledger;
   res.ledger = {};
@@ -174,6 +191,7 @@ Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool
       out.status_json = status_json(now, uid);
       return out;
     case Request::Kind::Settle:
+      bar_expired_claims(now);  // a claim left to expire is not undone by a late settle
       ledger_ = slurm::settle(ledger_, r.job.id, r.promises_too);
       remember(owned(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
                          .dump(),

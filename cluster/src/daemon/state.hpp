@@ -86,6 +86,10 @@ class ArbiterState {
   double qos_asked_at_ = 0, qos_known_at_ = 0;  // 0: never
   bool qos_asked_ = false;
   std::string qos_error_;  // the last ask's failure (empty: it answered)
+  // Jobs whose claim expired unused (neither settled nor fulfilled: its nodes still idle):
+  // no new claim before the time given (a claim's lifetime after the expiry).
+  std::map<std::string, double> barred_;
+  void bar_expired_claims(double now);
   void remember(std::string line);
   std::string owned(const std::string& line, const std::string& job) const;
   Reply arbitrate_for(const Request& r, double now);

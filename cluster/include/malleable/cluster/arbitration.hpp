@@ -125,6 +125,9 @@ struct ArbiterOptions {
   // run on fewer nodes, plus the shrink) is at most this share of its rest of run on the
   // nodes it has (the most the waiting job can gain from these nodes); 0: always give
   double give_gain_share = 0.5;
+  // A bid's saving is at most what its job can save: the time Slurm leaves it to run
+  // (squeue %L), or this when that is unlimited or unknown (a week).
+  double max_saving_s = 7 * 86400;
 };
 
 struct Arbitration {
@@ -157,7 +160,11 @@ struct Arbitration {
 //   "no-payoff"   growing does not pay (the bid is withdrawn)
 //   "bid"         growing pays; the bid stands for less than bid_window_s: stay
 //   "outbid"      another job's bid is better (higher score; tie: lower job id) and the
-//                 free nodes go to it first
+//                 free nodes go to it first. A bid's score is its saving per node, the
+//                 saving bounded by its job's time left (max_saving_s when unlimited);
+//                 while jobs of two or more users (the view's uids) bid, each user's jobs
+//                 together get at most their fair share of the free nodes (the free
+//                 nodes over the users bidding, rounded up), best bids first
 //   "acquire"     this job's bid wins: Claim the named nodes, Acquire them
 Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me, const GrowthModel& growth,
                       double now, const ArbiterOptions& a);
