@@ -143,13 +143,15 @@ for what, req in tries.items():
             break
         data += chunk
     # the reply: a MUNGE credential of the daemon's user (slurm) only B can decode
+    # (unmunge prints the credential's metadata, a blank line, then its payload)
     opened = subprocess.run(["setpriv", "--reuid=" + user, "--regid=%d" % pwd.getpwnam(user).pw_gid, "--clear-groups",
-                             "unmunge", "-S", msock, "-m", "/dev/stderr"], input=data[4:], check=True, capture_output=True)
-    meta = opened.stderr.decode()
-    if "UID:" not in meta or "slurm (" not in meta.split("UID:")[1].splitlines()[0]:
-        print("the reply is not slurm's credential: " + meta)
+                             "unmunge", "-S", msock], input=data[4:], capture_output=True)
+    meta, _, payload = opened.stdout.decode().partition("\n\n")
+    uid_line = [l for l in meta.splitlines() if l.startswith("UID:")]
+    if opened.returncode != 0 or not uid_line or "slurm (" not in uid_line[0]:
+        print("the reply is not slurm's credential: %s %s" % (meta, opened.stderr.decode()))
         sys.exit(1)
-    r = json.loads(opened.stdout)
+    r = json.loads(payload)
     want = "uid %s does not own job %s" % (uid, job)
     ok = not r["ok"] and want in r["error"]
     print("%s %s: %s" % ("refused" if ok else "NOT REFUSED", what, r.get("error", r)))
