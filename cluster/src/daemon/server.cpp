@@ -390,7 +390,7 @@ bool Server::serve(Conn& c, short ev) {
     } else if (!admission_.authenticated(c.id, c.uid)) {
       const std::string why = "refused: uid " + std::to_string(c.uid) + " has " + std::to_string(opt_.max_connections_per_uid) +
                               " requests in flight already (--max-connections-per-uid)";
-      log_line(why);
+      note_closed("request(s) of uid " + std::to_string(c.uid) + " refused over --max-connections-per-uid", mono());
       Reply r{false, why, {}, {}, {}, {}};
       r.nonce = c.q.nonce;
       c.out = seal(encode_reply(r, c.q.kind), c.q.kind, c.uid);
