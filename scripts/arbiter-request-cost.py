@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What one request costs malleable-arbiterd, which serves one at a time: N requests of
 each kind sent one after another to a live daemon (the rig of
-tests/resize/arbiter_daemon_test.py: its own munged, a fake Slurm, two uids; root), the
+tests/cluster/unit/arbiter_daemon_test.py: its own munged, a fake Slurm, two uids; root), the
 time per request. A kind that writes the journal (fsync) costs the daemon far more than
 one refused before the state is touched: what a user flooding the daemon can take from
 the others.
@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "resize"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "cluster", "unit"))
 import arbiter_daemon_test as t  # noqa: E402
 
 
@@ -34,7 +34,7 @@ def main():
             creds = t.creds(rig, uid, bodies)
             t0 = time.monotonic()
             for c in creds:
-                if rig.send(c) is None:
+                if rig.send(c, uid) is None:
                     raise RuntimeError("no answer to " + name)
             dt = time.monotonic() - t0
             print("%-58s %5d requests %6.2f s %6.2f ms each" % (name, n, dt, 1000 * dt / n))

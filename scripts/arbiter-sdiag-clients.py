@@ -17,6 +17,8 @@ lib = ctypes.CDLL("libmunge.so.2")
 lib.munge_ctx_create.restype = ctypes.c_void_p
 lib.munge_ctx_set.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p]
 lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int]
+lib.munge_decode.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int),
+                             ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
 MUNGE_OPT_SOCKET = 8
 
 
@@ -28,7 +30,16 @@ def credential(ctx, body):
     return out.value
 
 
-def ask(host, port, payload):
+def opened(ctx, cred):
+    """The reply's JSON: the daemon seals it in a MUNGE credential (only this uid decodes it)."""
+    buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+    if lib.munge_decode(ctypes.c_char_p(cred), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid),
+                        ctypes.byref(gid)) != 0:
+        raise RuntimeError("the reply is not a credential")
+    return json.loads(ctypes.string_at(buf, n.value))
+
+
+def ask(host, port, payload, ctx):
     with socket.create_connection((host, port), timeout=10) as s:
         s.sendall(struct.pack(">I", len(payload)) + payload)
         data = b""
@@ -37,7 +48,7 @@ def ask(host, port, payload):
             if not chunk:
                 return None
             data += chunk
-        return json.loads(data[4:])
+        return opened(ctx, data[4:])
 
 
 def client(host, port, sock, seconds, job, tally, lock):
@@ -50,7 +61,7 @@ def client(host, port, sock, seconds, job, tally, lock):
     t = time.monotonic()
     while t < end:
         try:
-            r = ask(host, port, credential(ctx, body))
+            r = ask(host, port, credential(ctx, body), ctx)
             key = "no reply" if r is None else "ok" if r["ok"] else r["error"].split(":")[0]
         except (OSError, RuntimeError) as e:
             key = "error " + type(e).__name__

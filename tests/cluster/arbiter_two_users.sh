@@ -80,7 +80,7 @@ SOCK=$work/arbiter/socket
 for _ in $(seq 100); do [[ -S $SOCK ]] && break; sleep 0.1; done
 daemon_pid=$(cat "$work/arbiter.pid")
 [[ -S $SOCK ]] || { cat "$work/arbiter.log"; fail "the arbiter did not start"; }
-status() { "$DAEMON" --status "$SOCK" --munge-socket "$MSOCK"; }
+status() { "$DAEMON" --status "$SOCK" --munge-socket "$MSOCK" --arbiter-user slurm; }
 
 # A job of user <u>: two processes on its one node, the Slurm policy asking the arbiter.
 for u in "${USERS[@]}"; do
@@ -90,7 +90,7 @@ export HOME=$work/home-$u TMPDIR=\$(mktemp -d $work/home-$u/tmp.XXXXXX) SLURM_CO
 trap 'rm -rf "\$TMPDIR"' EXIT
 export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24
-export RESIZE_ARBITER=$SOCK RESIZE_ARBITER_MUNGE=$MSOCK
+export RESIZE_ARBITER=$SOCK RESIZE_ARBITER_MUNGE=$MSOCK RESIZE_ARBITER_USER=slurm
 export RESIZE_SLURM_INTERVAL=1 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2
 echo "job \$SLURM_JOB_ID of \$(id -un) on \$(hostname)"
 mpirun --bind-to none -n 2 $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm --stop-file $work/stop
@@ -142,7 +142,16 @@ for what, req in tries.items():
         if not chunk:
             break
         data += chunk
-    r = json.loads(data[4:])
+    # the reply: a MUNGE credential of the daemon's user (slurm) only B can decode
+    # (unmunge prints the credential's metadata, a blank line, then its payload)
+    opened = subprocess.run(["setpriv", "--reuid=" + user, "--regid=%d" % pwd.getpwnam(user).pw_gid, "--clear-groups",
+                             "unmunge", "-S", msock], input=data[4:], capture_output=True)
+    meta, _, payload = opened.stdout.decode().partition("\n\n")
+    uid_line = [l for l in meta.splitlines() if l.startswith("UID:")]
+    if opened.returncode != 0 or not uid_line or "slurm (" not in uid_line[0]:
+        print("the reply is not slurm's credential: %s %s" % (meta, opened.stderr.decode()))
+        sys.exit(1)
+    r = json.loads(payload)
     want = "uid %s does not own job %s" % (uid, job)
     ok = not r["ok"] and want in r["error"]
     print("%s %s: %s" % ("refused" if ok else "NOT REFUSED", what, r.get("error", r)))

@@ -249,14 +249,14 @@ TEST(SlurmArbiter, APendingJobWithANodeRangeWaitsForTheMinimumItsCommentNames) {
   const ClusterView plain = view(running + "9|PENDING|4||flex|Resources|\n", "");
   EXPECT_EQ(arbitrate(plain, {}, job("7", {"node1", "node2", "node3", "node4"}), saving(5), 100, opts()).rule, "offer");
   // Other comments, a '|' inside one, a running job's comment, nonsense: Slurm's count.
-  const auto jobs = parse_squeue("9|PENDING|4||f|Resources|note min_nodes=2 x|y\n10|RUNNING|3|n[1-3]|g|None|min_nodes=1\n"
-                                 "11|PENDING|2||h|Priority|min_nodes=abc\n12|PENDING|2||h|Priority|min_nodes=5\n");
+  const auto jobs = parse_squeue(slurm_snapshot::records("9|PENDING|4||f|Resources|note min_nodes=2 x|y\n10|RUNNING|3|n[1-3]|g|None|min_nodes=1\n"
+                                 "11|PENDING|2||h|Priority|min_nodes=abc\n12|PENDING|2||h|Priority|min_nodes=5\n"));
   ASSERT_EQ(jobs.size(), 4u);
   EXPECT_EQ(jobs[0].nodes, 2);
   EXPECT_EQ(jobs[1].nodes, 3);
   EXPECT_EQ(jobs[2].nodes, 2);
   EXPECT_EQ(jobs[3].nodes, 2);
-  EXPECT_THROW(parse_squeue("9|PENDING|x||f|Resources|min_nodes=1\n"), cluster::Error);
+  EXPECT_THROW(parse_squeue(slurm_snapshot::records("9|PENDING|x||f|Resources|min_nodes=1\n")), cluster::Error);
 }
 
 TEST(SlurmArbiter, AfterAPromiseHeldNodesAreUsedButNothingIsTakenBack) {
@@ -324,7 +324,7 @@ TEST(SlurmArbiter, DecisionLineConfigAndIntervals) {
 
 namespace {
 // A small Slurm: jobs and their nodes, answering the commands the policy runs (squeue,
-// sinfo, scontrol show job / update, salloc -w). Counts the queries of the cluster view.
+// sinfo, squeue -j, scontrol update, salloc -w). Counts the queries of the cluster view.
 struct MiniSlurm {
   std::map<std::string, std::vector<std::string>> jobs;  // running job -> nodes
   std::vector<std::string> idle;
@@ -333,13 +333,18 @@ struct MiniSlurm {
   std::string pending;                 // squeue lines of waiting jobs
   std::set<std::string> resized;       // jobs whose size changed: no accounting, no more updates
   Runner runner() {
-    return [this](const std::string& cmd) -> Command {
+    return [this](const Argv& argv) -> Command {
+      const std::string cmd = command_line(argv);
       commands.push_back(cmd);
+      if (cmd.rfind("squeue -h -j ", 0) == 0) {
+        const std::string id = cmd.substr(13, cmd.find(' ', 13) - 13);
+        return {0, slurm_snapshot::own_record(id, compress_hostlist(jobs[id]))};
+      }
       if (cmd.rfind("squeue", 0) == 0) {
         std::string out;
         for (const auto& [id, nodes] : jobs)
           out += id + "|RUNNING|" + std::to_string(nodes.size()) + "|" + compress_hostlist(nodes) + "|app\n";
-        return {0, out + pending};
+        return {0, slurm_snapshot::records(out + pending)};
       }
       if (cmd.rfind("scontrol update JobId=", 0) == 0 && cmd.find(" NodeList=") != std::string::npos) {
         const std::string id = cmd.substr(22, cmd.find(' ', 22) - 22);
@@ -353,10 +358,6 @@ struct MiniSlurm {
         return {0, ""};
       }
       if (cmd.rfind("sinfo", 0) == 0) return {0, compress_hostlist(idle) + "\n"};
-      if (cmd.rfind("scontrol show job -o ", 0) == 0) {
-        const std::string id = cmd.substr(21);
-        return {0, "JobId=" + id + " JobState=RUNNING NodeList=" + compress_hostlist(jobs[id])};
-      }
       if (cmd.rfind("salloc", 0) == 0) {
         const auto w = cmd.find(" -w ");
         const auto want = expand_hostlist(cmd.substr(w + 4, cmd.find(' ', w + 4) - w - 4));
@@ -471,7 +472,7 @@ TEST(SlurmArbiter, TwoPoliciesShareOneViewPerIntervalAndOneGetsTheNodes) {
   int sallocs = 0, squeues = 0;
   for (const auto& c : slurm.commands) {
     sallocs += c.rfind("salloc", 0) == 0;
-    squeues += c.rfind("squeue", 0) == 0;
+    squeues += c.rfind("squeue", 0) == 0 && c.rfind("squeue -h -j", 0) != 0;  // the view's, not a job's own record
     EXPECT_EQ(c.find("salloc -N 2 -w node[3-4]") == 0 || c.rfind("salloc", 0) != 0, true) << c;
   }
   EXPECT_EQ(sallocs, 1);

@@ -61,10 +61,10 @@ Arbitration grow_round(const ClusterView& v, const JobState& me) {
 }  // namespace
 
 TEST(SlurmOrder, ParsesPrioritySubmitPartitionAndTheBackfillPlan) {
-  const auto jobs = parse_squeue(line("7", "RUNNING", 2, "node[1-2]", "4000", "2026-11-26T10:00:00", "batch",
+  const auto jobs = parse_squeue(slurm_snapshot::records(line("7", "RUNNING", 2, "node[1-2]", "4000", "2026-11-26T10:00:00", "batch",
                                       "2026-11-26T10:00:05", "(null)") +
                                  line("21", "PENDING", 2, "", "9000", "2026-11-26T10:05:00", "batch",
-                                      "2026-11-26T11:00:00", "node[5-6]", "Resources", "min_nodes=1|x"));
+                                      "2026-11-26T11:00:00", "node[5-6]", "Resources", "min_nodes=1|x")));
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].priority, 4000);
   EXPECT_EQ(jobs[0].partition, "batch");
@@ -76,24 +76,34 @@ TEST(SlurmOrder, ParsesPrioritySubmitPartitionAndTheBackfillPlan) {
   EXPECT_EQ(jobs[1].nodes, 1);  // the comment (with a '|') still names the minimum
   EXPECT_EQ(jobs[1].reason, "Resources");
   // Epoch seconds (the cached view) and no plan.
-  const auto e = parse_squeue("5|PENDING|1||a|Priority|prio=|submit=1700000000|part=|start=Unknown|plan=|\n");
+  const auto e = parse_squeue(slurm_snapshot::records("5|PENDING|1||a|Priority|prio=|submit=1700000000|part=|start=Unknown|plan=|\n"));
   EXPECT_EQ(e[0].submit, 1700000000);
   EXPECT_EQ(e[0].priority, 0);
   EXPECT_TRUE(e[0].planned_nodes.empty());
   // The older formats still read.
-  EXPECT_EQ(parse_squeue("12|PENDING|2|\n13|RUNNING|1|node3|x|None|c|d\n").size(), 2u);
-  // A bad field: the error names the line.
+  EXPECT_EQ(parse_squeue(slurm_snapshot::records("12|PENDING|2|\n13|RUNNING|1|node3|x|None|c|d\n")).size(), 2u);
+  // A bad field: the error names the job and the field; read_squeue keeps the others.
   for (const std::string bad : {"5|PENDING|1||a|Priority|prio=high|submit=|part=|start=|plan=|\n",
                                 "5|PENDING|1||a|Priority|prio=1|submit=yesterday|part=|start=|plan=|\n",
-                                "5|PENDING|1||a|Priority|prio=1|submit=|part=|begin=|plan=|\n",
                                 "5|PENDING|1||a|Priority|prio=1|submit=|part=|start=|plan=n[1-|\n"}) {
     try {
-      parse_squeue(bad);
+      parse_squeue(slurm_snapshot::records(bad));
       ADD_FAILURE() << "accepted " << bad;
     } catch (const cluster::Error& err) {
-      EXPECT_NE(std::string(err.what()).find("'5|PENDING|1||a|Priority|prio="), std::string::npos) << err.what();
+      EXPECT_EQ(std::string(err.what()).rfind("squeue: job 5: ", 0), 0u) << err.what();
     }
+    const JobList l = read_squeue(slurm_snapshot::records(bad + "6|RUNNING|1|n2\n"));
+    ASSERT_EQ(l.jobs.size(), 1u) << bad;
+    EXPECT_EQ(l.jobs[0].id, "6");
+    EXPECT_EQ(l.unreadable.count("5"), 1u);
   }
+  // Text that is not records of kSqueueFormat at all: an Error.
+  EXPECT_THROW(read_squeue("5|PENDING|1||a|Priority\n"), cluster::Error);
+  EXPECT_THROW(read_squeue(slurm_snapshot::records("5|PENDING|1|").substr(0, 100)), cluster::Error);
+  EXPECT_EQ(parse_time_left("1-02:03:04"), 93784);
+  EXPECT_EQ(parse_time_left("03:04"), 184);
+  EXPECT_EQ(parse_time_left("UNLIMITED"), -1);
+  EXPECT_THROW(parse_time_left("1-2-3"), cluster::Error);
   EXPECT_EQ(parse_slurm_time("N/A"), 0);
   EXPECT_EQ(parse_slurm_time("1970-01-02T00:00:00"), 86400);
   EXPECT_THROW(parse_slurm_time("2026-13-01T00:00:00"), cluster::Error);
@@ -249,12 +259,12 @@ TEST(SlurmOrder, PartitionsReservationAndMaxNodes) {
 
 TEST(SlurmOrder, SingleJobClientReadsSlurmsOrder) {
   ScriptedSlurm f;
-  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4] Partition=batch"}},
+  f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-4]", "batch")}},
               {"sinfo -h -o '%P %t %s %N'", {0, kSinfo}},
               {std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'",
-               {0, line("20", "PENDING", 3, "", "500", "2026-11-26T10:00:00", "batch") +
-                       line("21", "PENDING", 1, "", "900", "2026-11-26T10:30:00", "batch") +
-                       line("22", "PENDING", 3, "", "990", "2026-11-26T10:40:00", "gpu")}}};
+               {0, slurm_snapshot::records(line("20", "PENDING", 3, "", "500", "2026-11-26T10:00:00", "batch") +
+                                           line("21", "PENDING", 1, "", "900", "2026-11-26T10:30:00", "batch") +
+                                           line("22", "PENDING", 3, "", "990", "2026-11-26T10:40:00", "gpu"))}}};
   Client c(f.runner(), "7");
   const Snapshot s = c.snapshot();
   EXPECT_EQ(s.mine.partition, "batch");
@@ -268,7 +278,7 @@ TEST(SlurmOrder, SingleJobClientReadsSlurmsOrder) {
   // 3 idle nodes in batch cover job 21, the first in Slurm's order: it starts without us.
   EXPECT_EQ(p.kind, Plan::Kind::None) << p.why;
   // The expansion is asked for in the job's partition.
-  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4] Partition=batch"}},
+  f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-4]", "batch")}},
               {"salloc -N 1 -w node5", {1, "salloc: error: refused"}}};
   EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), cluster::Error);
   ASSERT_EQ(f.seen.size(), 5u);
@@ -277,8 +287,8 @@ TEST(SlurmOrder, SingleJobClientReadsSlurmsOrder) {
   // And in the job's QOS (Slurm refuses an expansion in another, "Job dependency
   // problem"); none without accounting (QOS=(null)).
   for (const std::string qos : {"small", "(null)"}) {
-    f.script = {{"scontrol show job -o 7",
-                 {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4] Partition=batch QOS=" + qos}},
+    f.script = {{"squeue -h -j 7",
+                 {0, slurm_snapshot::own_record("7", "node[1-4]", "batch", qos)}},
                 {"salloc -N 1 -w node5", {1, "salloc: error: refused"}}};
     EXPECT_THROW(c.acquire(std::vector<std::string>{"node5"}), cluster::Error);
     EXPECT_EQ(f.seen.back().find("--qos") != std::string::npos, qos == "small") << f.seen.back();
@@ -300,8 +310,9 @@ gid_t group_of(const std::string& path) {
   return st.st_gid;
 }
 Runner fake_slurm() {
-  return [](const std::string& cmd) {
-    if (cmd.rfind("squeue", 0) == 0) return Command{0, "7|RUNNING|1|node1\n"};
+  return [](const Argv& argv) {
+    const std::string cmd = command_line(argv);
+    if (cmd.rfind("squeue", 0) == 0) return Command{0, slurm_snapshot::records("7|RUNNING|1|node1\n")};
     return Command{0, "batch idle 1-infinite node2\n"};
   };
 }

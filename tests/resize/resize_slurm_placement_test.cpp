@@ -19,8 +19,8 @@ namespace {
 // nodes, the waiting jobs).
 struct Scripted : slurm_snapshot::ScriptedSlurm {
   void remap_point(const std::string& node_list, const std::string& idle) {
-    script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=" + node_list}});
-    script.push_back({kIdleCommand, {0, idle}});
+    script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", node_list)}});
+    script.push_back({command_line(kIdleCommand), {0, idle}});
     script.push_back({"squeue", {0, ""}});
   }
 };

@@ -30,22 +30,14 @@ TEST(Slurm, HostlistsExpandAndCompress) {
   for (const char* l : {"node[1-3,5]", "n[08-10]", "a1,b2"}) EXPECT_EQ(compress_hostlist(expand_hostlist(l)), l);
 }
 
-TEST(Slurm, ParsesSqueueAndScontrol) {
-  const auto jobs = parse_squeue("12|PENDING|2|\n\n13|RUNNING|3|node[2-4]\n");
+TEST(Slurm, ParsesSqueue) {
+  const auto jobs = parse_squeue(slurm_snapshot::records("12|PENDING|2|\n\n13|RUNNING|3|node[2-4]\n"));
   ASSERT_EQ(jobs.size(), 2u);
   EXPECT_EQ(jobs[0].id, "12");
   EXPECT_EQ(jobs[0].nodes, 2);
   EXPECT_TRUE(jobs[0].node_list.empty());
   EXPECT_EQ(jobs[1].node_list, (std::vector<std::string>{"node2", "node3", "node4"}));
-  EXPECT_THROW(parse_squeue("12|PENDING|two|"), cluster::Error);
-  const auto j = parse_scontrol_job(
-      "JobId=7 JobName=pdgemm UserId=root(0) JobState=RUNNING Reason=None NodeList=node[1-4] BatchHost=node1 "
-      "NumNodes=4 NumCPUs=32");
-  EXPECT_EQ(j.id, "7");
-  EXPECT_EQ(j.state, "RUNNING");
-  EXPECT_EQ(j.nodes, 4);
-  EXPECT_EQ(j.node_list.size(), 4u);
-  EXPECT_THROW(parse_scontrol_job("slurm_load_jobs error: Invalid job id specified"), cluster::Error);
+  EXPECT_THROW(parse_squeue(slurm_snapshot::records("12|PENDING|two|")), cluster::Error);
 }
 
 namespace {
@@ -150,11 +142,11 @@ TEST(Slurm, GrowingPaysOnlyWhenThePredictedGainExceedsThePredictedResizeTime) {
 
 TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
   ScriptedSlurm f;
-  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
+  f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-4]")}},
               {"sinfo", {0, ""}},
-              {"squeue", {0, "9|PENDING|2|\n"}},
+              {"squeue", {0, slurm_snapshot::records("9|PENDING|2|\n")}},
               {"scontrol update JobId=7 NodeList=node[1-2]", {0, ""}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}}};
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}}};
   Options now;
   now.interval_s = 0;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), now);
@@ -170,10 +162,10 @@ TEST(Slurm, PolicyShrinksThenReturnsTheNodesAndSaysWhyWhenSlurmRefuses) {
 
   // Slurm refuses to grow: the job stays, the reason is logged.
   ScriptedSlurm g;
-  g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+  g.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}},
               {"sinfo", {0, "node[2-3]"}},
               {"squeue", {0, ""}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}},
               {"salloc", {1, "salloc: error: Unable to allocate resources: Requested node configuration is not available"}}};
   Options o;
   o.max_nodes = 3;
@@ -192,11 +184,11 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   // four nodes and may shrink to one: giving back four is impossible, two are enough.
   const std::string pending = "9|PENDING|4||j009|Resources|min_nodes=2\n";
   ScriptedSlurm f;
-  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
+  f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-4]")}},
               {"sinfo", {0, ""}},
-              {std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'", {0, pending}},
+              {std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'", {0, slurm_snapshot::records(pending)}},
               {"scontrol update JobId=7 NodeList=node[1-2]", {0, ""}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}}};
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}}};
   Options o;
   o.interval_s = 0;
   o.min_nodes = 1;
@@ -212,9 +204,9 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
 
   // Without the comment the same job waits for Slurm's 4: no shrink can cover it.
   ScriptedSlurm g;
-  g.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}},
+  g.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-4]")}},
               {"sinfo", {0, ""}},
-              {"squeue", {0, "9|PENDING|4||j009|Resources|\n"}}};
+              {"squeue", {0, slurm_snapshot::records("9|PENDING|4||j009|Resources|\n")}}};
   SlurmPolicy rigid(std::make_unique<Client>(g.runner(), "7"), o);
   const Decision none = rigid.decide(in);
   EXPECT_EQ(none.action, Action::None) << none.reason;
@@ -227,11 +219,11 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   // resets the wait.
   ScriptedSlurm f;
   const auto state = [&](bool ask, int answer) {
-    f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}});
+    f.script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}});
     f.script.push_back({"sinfo", {0, "node2"}});
     f.script.push_back({"squeue", {0, ""}});
     if (!ask) return;
-    f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}});
+    f.script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}});
     if (answer != 0) {
       f.script.push_back({"salloc -N 1", {1, "salloc: error: Unable to allocate resources: Connection timed out"}});
       return;
@@ -239,7 +231,7 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
     f.script.push_back({"salloc -N 1", {0, "salloc: Granted job allocation 12\n"}});
     f.script.push_back({"scontrol update JobId=12 NumNodes=0", {0, ""}});
     f.script.push_back({"scontrol update JobId=7 NumNodes=ALL", {0, ""}});
-    f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
+    f.script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}});
   };
   double clock = 100;
   Options o;
@@ -281,10 +273,10 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   EXPECT_TRUE(saw20 && saw30);
   // After the grant the wait starts again at 10 s.
   clock = 200;
-  f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
+  f.script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}});
   f.script.push_back({"sinfo", {0, "node3"}});
   f.script.push_back({"squeue", {0, ""}});
-  f.script.push_back({"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}});
+  f.script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}});
   f.script.push_back({"salloc -N 1", {1, "salloc: error: Unable to allocate resources: Connection timed out"}});
   const auto two = ranks_on({{"node1", 2}, {"node2", 2}});
   in = input_on(two);
@@ -295,14 +287,14 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
 
 TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
   ScriptedSlurm f;
-  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
+  f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}},
               {"sinfo", {0, "node[3-4]"}},
               {"squeue", {0, ""}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}},
               {"salloc -N 2", {0, "salloc: Granted job allocation 11\n"}},
               {"scontrol update JobId=11 NumNodes=0", {0, ""}},
               {"scontrol update JobId=7 NumNodes=ALL", {1, "Job update not available right now, the DB index is being set, try again in a bit"}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=4 NodeList=node[1-4]"}}};
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-4]")}}};
   Options o;
   o.max_nodes = 4;
   o.interval_s = 0;
@@ -322,14 +314,14 @@ TEST(Slurm, PolicyAcquiresMergesAndSpawnsOntoTheNewNodes) {
 
 TEST(Slurm, AFailedExpansionReturnsItsNodesAtTheNextRemapPointNotBefore) {
   ScriptedSlurm f;
-  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+  f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}},
               {"sinfo", {0, "node2"}},
               {"squeue", {0, ""}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}},
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}},
               {"salloc -N 1", {0, "salloc: Granted job allocation 11\n"}},
               {"scontrol update JobId=11 NumNodes=0", {0, ""}},
               {"scontrol update JobId=7 NumNodes=ALL", {0, ""}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}}};
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}}};
   Options o;
   o.max_nodes = 2;
   o.interval_s = 1e9;  // the second decide asks nothing of the plan: only the return
@@ -343,9 +335,9 @@ TEST(Slurm, AFailedExpansionReturnsItsNodesAtTheNextRemapPointNotBefore) {
   pol.completed(d, 2, false);
   EXPECT_EQ(f.seen.size(), 8u) << f.seen.back();
   // The job goes on in place: the next remap point returns node2 to Slurm, checked.
-  f.script = {{"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=2 NodeList=node[1-2]"}},
+  f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-2]")}},
               {"scontrol update JobId=7 NodeList=node1", {0, ""}},
-              {"scontrol show job -o 7", {0, "JobId=7 JobState=RUNNING NumNodes=1 NodeList=node1"}}};
+              {"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}}};
   EXPECT_EQ(pol.decide(in).action, Action::None);
   EXPECT_TRUE(f.script.empty()) << f.seen.back();
   EXPECT_NE(pol.log().back().find("returned node2 to Slurm"), std::string::npos) << pol.log().back();

@@ -45,7 +45,7 @@ bool JobAgent::plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p,
   q.growth = growth_table(growth, rank_nodes, o.max_nodes);
   arbiter::Reply r;
   try {
-    r = arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s}, q);
+    r = arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s, opt_.arbiter.user}, q);
   } catch (const Error& e) {
     link_.backoff = link_.backoff <= 0 ? std::max(opt_.interval_s, 1.0) : std::min(2 * link_.backoff, 60.0);
     link_.retry_at = t + link_.backoff;

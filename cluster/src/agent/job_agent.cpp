@@ -116,7 +116,7 @@ void JobAgent::settle_ledger(bool promises_too) {
     q.promises_too = promises_too;
     try {
       const arbiter::Reply r =
-          arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s}, q);
+          arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s, opt_.arbiter.user}, q);
       if (!r.ok) note("the arbiter refused to settle: " + r.error);
     } catch (const Error& e) {
       // Its entries expire on their own (claim_ttl_s): nothing is held for good.
@@ -134,7 +134,7 @@ void JobAgent::settle_ledger(bool promises_too) {
 
 void JobAgent::note(std::string line) {
   if (opt_.verbose) {
-    std::printf("[slurm] %s\n", line.c_str());
+    std::printf("[slurm] %s\n", escaped(line).c_str());  // what Slurm or the arbiter said: one line, no control bytes
     std::fflush(stdout);
   }
   log_.push_back(std::move(line));

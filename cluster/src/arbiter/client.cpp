@@ -8,13 +8,18 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <netdb.h>
+#include <pwd.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <vector>
 
 #include "arbiter/munge.hpp"
+#include "slurm/number.hpp"
 
 namespace cluster::arbiter {
 
@@ -126,9 +131,55 @@ std::string exchange(const ClientOptions& o, const std::string& payload) {
   }
 }
 
-Reply ask(const ClientOptions& o, const Request& r) {
+std::uint32_t uid_of_user(const std::string& user, const std::string& what) {
+  if (const auto n = slurm::whole_number(user, 0xfffffffeULL)) return static_cast<std::uint32_t>(*n);
+  std::vector<char> buf(1 << 16);
+  passwd pw{};
+  passwd* found = nullptr;
+  if (!user.empty() && ::getpwnam_r(user.c_str(), &pw, buf.data(), buf.size(), &found) == 0 && found)
+    return static_cast<std::uint32_t>(found->pw_uid);
+  throw Error(what + ": no user '" + slurm::escaped(user.substr(0, 64)) + "' here");
+}
+
+namespace {
+// 128 random bits as hex: the request's nonce.
+std::string fresh_nonce() {
+  unsigned char b[16];
+  for (std::size_t got = 0; got < sizeof b;) {
+    const ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(std::string("getrandom: ") + std::strerror(errno));
+    got += static_cast<std::size_t>(n);
+  }
+  std::string out;
+  for (const unsigned char c : b) {
+    char h[3];
+    std::snprintf(h, sizeof h, "%02x", c);
+    out += h;
+  }
+  return out;
+}
+}  // namespace
+
+Reply ask(const ClientOptions& o, Request r) {
+  const std::uint32_t arbiter = uid_of_user(o.arbiter_user, "the arbiter's user (RESIZE_ARBITER_USER)");
+  r.nonce = fresh_nonce();
   const std::string cred = munge_encode_credential(encode_request(r), o.munge_socket);
-  return parse_reply(exchange(o, cred), r.kind);
+  const std::string sealed = exchange(o, cred);
+  // Only the arbiter's user's answer to this very request counts: whoever else holds the
+  // socket or the port (the daemon down) gets nothing done.
+  const Credential c = munge_decode_credential(sealed, o.munge_socket);
+  if (!c.ok)
+    throw Error("the answer at " + o.socket + " is not a MUNGE credential (" + slurm::escaped(c.why) +
+                "): not the arbiter's reply (or an arbiter older than this library), refused");
+  if (!c.uid || *c.uid != arbiter)
+    throw Error("the answer at " + o.socket + " comes from uid " + (c.uid ? std::to_string(*c.uid) : std::string("?")) +
+                ", not from the arbiter's user " + slurm::escaped(o.arbiter_user) + " (uid " + std::to_string(arbiter) +
+                "; RESIZE_ARBITER_USER): refused");
+  Reply reply = parse_reply(c.payload, r.kind);
+  if (reply.nonce != r.nonce)
+    throw Error("the arbiter's answer at " + o.socket + " is not the reply to this request (its nonce differs): refused");
+  return reply;
 }
 
 }  // namespace cluster::arbiter

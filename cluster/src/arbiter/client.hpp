@@ -5,6 +5,7 @@
 // send and the reply each have a deadline.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "arbiter/protocol.hpp"
@@ -15,10 +16,18 @@ struct ClientOptions {
   std::string socket;        // the daemon's socket path or tcp://HOST:PORT (RESIZE_ARBITER)
   std::string munge_socket;  // munged's socket (empty: libmunge's default)
   double timeout_s = 5;      // the whole exchange
+  // Who the arbiter runs as (a user's name or a uid; RESIZE_ARBITER_USER): a reply is
+  // taken only in a MUNGE credential of this uid. The default is the user the packaged
+  // unit runs the daemon as.
+  std::string arbiter_user = slurm::kDefaultArbiterUser;
 };
-// The daemon's reply (ok or its refusal). Throws Error when no reply came: the daemon is
-// unreachable, silent past the timeout, or answered something that is not a reply.
-Reply ask(const ClientOptions& o, const Request& r);
+// The daemon's reply (ok or its refusal) to `r`, sent with a fresh nonce. Throws Error
+// when no reply came (the daemon is unreachable or silent past the timeout) and when what
+// came is not the arbiter's reply to this request: not a MUNGE credential, one of another
+// uid than the arbiter's user's, or not echoing the request's nonce.
+Reply ask(const ClientOptions& o, Request r);
+// A user's name or a uid as a uid; throws Error naming `what` when there is no such user.
+std::uint32_t uid_of_user(const std::string& user, const std::string& what);
 // The exchange below ask(): a credential's text in, the reply's JSON out (tests send
 // their own credentials: replayed, expired).
 std::string exchange(const ClientOptions& o, const std::string& payload);

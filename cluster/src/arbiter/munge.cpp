@@ -48,13 +48,16 @@ Credential munge_decode_credential(const std::string& cred, const std::string& s
   return out;
 }
 
-std::string munge_encode_credential(const std::string& payload, const std::string& socket, int ttl_s) {
+std::string munge_encode_credential(const std::string& payload, const std::string& socket, int ttl_s,
+                                    std::optional<std::uint32_t> only_uid) {
   Ctx ctx;
   if (!ctx.c) throw Error("munge_ctx_create failed");
   if (!socket.empty() && munge_ctx_set(ctx.c, MUNGE_OPT_SOCKET, socket.c_str()) != EMUNGE_SUCCESS)
     throw Error("munge_ctx_set(MUNGE_OPT_SOCKET) failed");
   if (ttl_s > 0 && munge_ctx_set(ctx.c, MUNGE_OPT_TTL, ttl_s) != EMUNGE_SUCCESS)
     throw Error("munge_ctx_set(MUNGE_OPT_TTL) failed");
+  if (only_uid && munge_ctx_set(ctx.c, MUNGE_OPT_UID_RESTRICTION, static_cast<uid_t>(*only_uid)) != EMUNGE_SUCCESS)
+    throw Error("munge_ctx_set(MUNGE_OPT_UID_RESTRICTION) failed");
   char* cred = nullptr;
   const munge_err_t e = munge_encode(&cred, ctx.c, payload.data(), static_cast<int>(payload.size()));
   if (e != EMUNGE_SUCCESS) {
@@ -77,7 +80,7 @@ Credential munge_decode_credential(const std::string&, const std::string&) {
   c.why = "this build has no MUNGE (libmunge-dev was missing)";
   return c;
 }
-std::string munge_encode_credential(const std::string&, const std::string&, int) {
+std::string munge_encode_credential(const std::string&, const std::string&, int, std::optional<std::uint32_t>) {
   throw Error("this build of malleable has no MUNGE (libmunge-dev was missing): no arbiter");
 }
 }  // namespace cluster::arbiter

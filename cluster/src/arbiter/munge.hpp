@@ -18,7 +18,10 @@ struct Credential {
 };
 // `socket`: munged's socket (empty: libmunge's default).
 Credential munge_decode_credential(const std::string& cred, const std::string& socket);
-// A credential for `payload` (ttl 0: munged's default); throws Error with munge's reason.
-std::string munge_encode_credential(const std::string& payload, const std::string& socket, int ttl_s = 0);
+// A credential for `payload` (ttl 0: munged's default) that, with `only_uid` set, only
+// that uid (and root) can decode (MUNGE_OPT_UID_RESTRICTION: the arbiter's replies, which
+// carry a user's jobs); throws Error with munge's reason.
+std::string munge_encode_credential(const std::string& payload, const std::string& socket, int ttl_s = 0,
+                                    std::optional<std::uint32_t> only_uid = std::nullopt);
 
 }  // namespace cluster::arbiter

@@ -9,6 +9,8 @@
 #include <set>
 #include <sstream>
 
+#include "slurm/number.hpp"
+
 namespace cluster::arbiter {
 
 using json = nlohmann::json;
@@ -53,18 +55,14 @@ std::string to_string(Request::Kind k) {
 
 namespace {
 
-constexpr std::size_t kMaxText = 1024;   // a reason, a job id, a host name
+constexpr std::size_t kMaxText = 1024;   // a job id, a host name, a growth's reason
+constexpr std::size_t kMaxReason = 16384; // a decision's reason in a reply
 constexpr std::size_t kMaxHosts = 16384; // ranks of one job
 constexpr std::size_t kMaxGrowth = 512;  // entries of the growth table
 constexpr int kMaxNodes = 65536;
 
 // A name Slurm could print: letters, digits and . _ - (a job id, an array job "12_3").
-bool is_name(const std::string& s) {
-  if (s.empty() || s.size() > 255) return false;
-  for (unsigned char c : s)
-    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-')) return false;
-  return true;
-}
+bool is_name(const std::string& s) { return slurm::valid_name(s); }
 
 void only_keys(const json& o, std::initializer_list<const char*> keys) {
   const std::set<std::string> allowed(keys.begin(), keys.end());
@@ -150,6 +148,14 @@ std::pair<int, Growth> parse_growth(const json& e) {
   return {n, g};
 }
 
+// A request's nonce, echoed by the reply: hex digits, at most 64.
+std::string nonce_of(const json& o) {
+  const std::string n = text(o, "nonce");
+  if (n.size() > 64 || n.find_first_not_of("0123456789abcdefABCDEF") != std::string::npos)
+    throw Error("'nonce' must be at most 64 hex digits");
+  return n;
+}
+
 json parse_object(std::string_view text) {
   json j = json::parse(text.begin(), text.end(), nullptr, false);
   if (j.is_discarded()) throw Error("not JSON");
@@ -161,6 +167,7 @@ json parse_object(std::string_view text) {
 
 std::string encode_request(const Request& r) {
   json j{{"v", kProtocolVersion}, {"kind", to_string(r.kind)}};
+  if (!r.nonce.empty()) j["nonce"] = r.nonce;
   if (r.kind == Request::Kind::Arbitrate) {
     j["job"] = r.job.id;
     j["rank_hosts"] = r.job.rank_hosts;
@@ -185,15 +192,18 @@ Request parse_request(std::string_view text) {
   if (integer(j, "v", 0, 1 << 30) != kProtocolVersion)
     throw Error("protocol version " + need(j, "v").dump() + " is not " + std::to_string(kProtocolVersion));
   const std::string kind = arbiter::name(j, "kind");
+  if (j.contains("nonce")) r.nonce = nonce_of(j);
   if (kind == "arbitrate") {
-    only_keys(j, {"v", "kind", "job", "rank_hosts", "per_node", "min_nodes", "max_nodes", "hold", "bid_ttl_s", "growth"});
+    only_keys(j, {"v", "kind", "nonce", "job", "rank_hosts", "per_node", "min_nodes", "max_nodes", "hold", "bid_ttl_s", "growth"});
     r.kind = Request::Kind::Arbitrate;
     r.job.id = arbiter::name(j, "job");
     r.job.rank_hosts = names(j, "rank_hosts", kMaxHosts);
     if (r.job.rank_hosts.empty()) throw Error("'rank_hosts' must name rank 0's host at least");
     r.job.per_node = static_cast<int>(integer(j, "per_node", 1, 4096));
     r.job.min_nodes = static_cast<int>(integer(j, "min_nodes", 1, kMaxNodes));
-    r.job.max_nodes = static_cast<int>(integer(j, "max_nodes", 0, kMaxNodes));
+    // The most nodes the job can use: a claim never exceeds it (0, "no limit", is not taken
+    // from a request: the arbiter hands out nothing unbounded).
+    r.job.max_nodes = static_cast<int>(integer(j, "max_nodes", 1, kMaxNodes));
     r.hold = boolean(j, "hold");
     r.bid_ttl_s = number(j, "bid_ttl_s", 0, 86400);
     const json& g = need(j, "growth");
@@ -204,12 +214,12 @@ Request parse_request(std::string_view text) {
       if (!r.growth.emplace(n, v).second) throw Error("'growth' names n=" + std::to_string(n) + " twice");
     }
   } else if (kind == "settle") {
-    only_keys(j, {"v", "kind", "job", "promises_too"});
+    only_keys(j, {"v", "kind", "nonce", "job", "promises_too"});
     r.kind = Request::Kind::Settle;
     r.job.id = arbiter::name(j, "job");
     r.promises_too = boolean(j, "promises_too");
   } else if (kind == "status") {
-    only_keys(j, {"v", "kind"});
+    only_keys(j, {"v", "kind", "nonce"});
     r.kind = Request::Kind::Status;
   } else {
     throw Error("unknown request kind '" + kind + "'");
@@ -245,7 +255,7 @@ Plan::Kind plan_kind(const std::string& s) {
 }  // namespace
 
 std::string encode_reply(const Reply& r, Request::Kind kind) {
-  json j{{"ok", r.ok}};
+  json j{{"ok", r.ok}, {"nonce", r.nonce}};
   if (!r.ok) {
     j["error"] = r.error;
   } else if (kind == Request::Kind::Arbitrate) {
@@ -253,7 +263,7 @@ std::string encode_reply(const Reply& r, Request::Kind kind) {
     j["plan"] = plan_name(a.plan.kind);
     j["nodes"] = a.plan.nodes;
     j["acquire"] = a.plan.acquire;
-    j["why"] = a.plan.why;
+    j["why"] = a.plan.why.substr(0, kMaxReason);
     j["rule"] = a.rule;
     j["for"] = a.for_job;
     j["by_restart"] = a.by_restart;
@@ -272,29 +282,38 @@ Reply parse_reply(std::string_view text, Request::Kind kind) {
   const json j = parse_object(text);
   Reply r;
   r.ok = boolean(j, "ok");
+  if (j.contains("nonce")) r.nonce = nonce_of(j);
   if (!r.ok) {
     r.error = arbiter::text(j, "error");
     return r;
   }
   try {
     if (kind == Request::Kind::Arbitrate) {
+      // Checked as a request is: what a reply names becomes a command's argument (node
+      // names) or a line of the job's output (the rule, the reason).
       auto& a = r.arbitration;
-      a.plan.kind = plan_kind(j.at("plan").get<std::string>());
-      a.plan.nodes = j.at("nodes").get<std::vector<std::string>>();
-      a.plan.acquire = j.at("acquire").get<int>();
-      a.plan.why = j.at("why").get<std::string>();
-      a.rule = j.at("rule").get<std::string>();
-      a.for_job = j.at("for").get<std::string>();
-      a.by_restart = j.at("by_restart").get<bool>();
-      a.plan.predicted_iteration = j.at("pi").get<double>();
-      a.plan.predicted_resize = j.at("pr").get<double>();
-      a.plan.measured_iteration = j.at("mi").get<double>();
-      r.held = j.at("held").get<std::vector<std::string>>();
-      r.idle = j.at("idle").get<std::vector<std::string>>();
+      a.plan.kind = plan_kind(arbiter::text(j, "plan"));
+      a.plan.nodes = names(j, "nodes", kMaxHosts);
+      a.plan.acquire = static_cast<int>(integer(j, "acquire", 0, kMaxNodes));
+      const json& why = need(j, "why");
+      if (!why.is_string() || why.get_ref<const std::string&>().size() > kMaxReason)
+        throw Error("'why' must be a string of at most " + std::to_string(kMaxReason) + " bytes");
+      a.plan.why = why.get<std::string>();
+      a.rule = arbiter::name(j, "rule");
+      a.for_job = arbiter::text(j, "for");
+      if (!a.for_job.empty() && !is_name(a.for_job)) throw Error("'for' must be empty or a job id");
+      a.by_restart = boolean(j, "by_restart");
+      a.plan.predicted_iteration = number(j, "pi", -1, 1e12);
+      a.plan.predicted_resize = number(j, "pr", -1, 1e12);
+      a.plan.measured_iteration = number(j, "mi", -1, 1e12);
+      r.held = names(j, "held", kMaxHosts);
+      r.idle = names(j, "idle", kMaxHosts);
     } else if (kind == Request::Kind::Status) {
       r.status_json = j.at("status").dump(2);
     }
   } catch (const json::exception& e) {
+    throw Error(std::string("the arbiter's reply is malformed: ") + e.what());
+  } catch (const Error& e) {
     throw Error(std::string("the arbiter's reply is malformed: ") + e.what());
   }
   return r;
@@ -304,11 +323,11 @@ std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::str
                     std::uint32_t slurm_user) {
   if (r.kind == Request::Kind::Status) return "";
   if (uid == 0 || uid == slurm_user) return "";
+  // One answer whether the job is another user's or not there at all: a refusal names
+  // the asking uid only, never the owner, never whether another user's job exists.
   const auto it = owners.find(r.job.id);
-  if (it == owners.end()) return "job " + r.job.id + " is not in Slurm's view";
-  if (it->second != uid)
-    return "uid " + std::to_string(uid) + " does not own job " + r.job.id + " (its owner is uid " +
-           std::to_string(it->second) + ")";
+  if (it == owners.end() || it->second != uid)
+    return "uid " + std::to_string(uid) + " does not own job " + r.job.id + " in Slurm's view";
   return "";
 }
 
@@ -316,11 +335,9 @@ std::map<std::string, std::uint32_t> owners_of(const std::vector<slurm::Job>& jo
   std::map<std::string, std::uint32_t> out;
   for (const slurm::Job& j : jobs) {
     if (j.uid.empty()) continue;
-    bool digits = j.uid.size() <= 10;
-    for (unsigned char c : j.uid) digits = digits && std::isdigit(c);
-    if (!digits || std::stoull(j.uid) > 0xffffffffULL)
-      throw Error("squeue: job " + j.id + ": uid '" + j.uid.substr(0, 20) + "' is not a 32-bit number");
-    out[j.id] = static_cast<std::uint32_t>(std::stoull(j.uid));
+    const auto uid = slurm::whole_number(j.uid, 0xffffffffULL);
+    if (!uid) throw Error("squeue: job " + slurm::escaped(j.id) + ": uid '" + slurm::escaped(j.uid.substr(0, 20)) + "' is not a 32-bit number");
+    out[j.id] = static_cast<std::uint32_t>(*uid);
   }
   return out;
 }
@@ -349,10 +366,9 @@ HostPort parse_host_port(std::string_view text, bool port_zero_allowed) {
   }
   if (h.host.find_first_of(" \t/") != std::string::npos) throw Error("the address '" + t + "' has a bad host");
   const unsigned lo = port_zero_allowed ? 0 : 1;
-  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
-      std::stoul(port) < lo || std::stoul(port) > 65535)
-    throw Error("the address '" + t + "': the port must be a number in [" + std::to_string(lo) + ", 65535]");
-  h.port = static_cast<std::uint16_t>(std::stoul(port));
+  const auto n = port.size() <= 5 ? slurm::whole_number(port, 65535) : std::nullopt;
+  if (!n || *n < lo) throw Error("the address '" + t + "': the port must be a number in [" + std::to_string(lo) + ", 65535]");
+  h.port = static_cast<std::uint16_t>(*n);
   return h;
 }
 

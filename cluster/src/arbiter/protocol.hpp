@@ -7,7 +7,15 @@
 // request travels inside the credential, so the body the daemon acts on is the one the
 // credential's uid signed: no separate hash to bind them.
 //
-// Requests (JSON objects; unknown keys, wrong types and out-of-range values are refused):
+// Replies are authenticated too: the daemon's reply frame holds a MUNGE credential of the
+// daemon's uid whose payload is the reply's JSON (only the asking uid can decode it once
+// the request was authenticated), and the reply echoes the request's "nonce": the job
+// takes a reply only from the configured arbiter user (ClientOptions::arbiter_uid) and
+// only for its own request, so whoever else answers on the socket or the port (a daemon
+// down, its port taken) gets nothing done.
+//
+// Requests (JSON objects; unknown keys, wrong types and out-of-range values are refused;
+// every request may carry "nonce": up to 64 hex digits the reply echoes):
 //   {"v":1,"kind":"arbitrate","job":ID,"rank_hosts":[..],"per_node":P,"min_nodes":A,
 //    "max_nodes":B,"hold":false,"bid_ttl_s":T,"growth":[{"n":K,"pays":..,"saving_s":..,
 //    "why":..,"pi":..,"pr":..,"mi":..,"left":..},..]}
@@ -31,10 +39,12 @@
 namespace cluster::arbiter {
 
 inline constexpr std::size_t kMaxFrame = 64 * 1024;
-// A status reply's state at most this long (its envelope takes the rest of a frame): the
-// oldest recent decisions are left out to fit (ArbiterState::status_json).
-inline constexpr std::size_t kMaxStatus = kMaxFrame - 1024;
+// A status reply's state at most this long: the reply travels in a MUNGE credential
+// (base64: 4 bytes for 3, and its header), which must fit a frame; the oldest recent
+// decisions are left out to fit (ArbiterState::status_json).
+inline constexpr std::size_t kMaxStatus = kMaxFrame / 4 * 3 - 4096;
 inline constexpr int kProtocolVersion = 1;
+
 
 // 4-byte big-endian length + payload; throws Error when the payload exceeds `max`.
 std::string frame(std::string_view payload, std::size_t max = kMaxFrame);
@@ -56,6 +66,7 @@ struct Request {
   bool hold = false;                   // Arbitrate: no acquisition now
   double bid_ttl_s = 0;                // Arbitrate: the bid's wanted lifetime (0: the daemon's)
   bool promises_too = false;           // Settle
+  std::string nonce = {};              // any kind: echoed in the reply (up to 64 hex digits)
 };
 std::string to_string(Request::Kind k);  // "arbitrate" "settle" "status"
 
@@ -75,12 +86,15 @@ struct Reply {
   std::vector<std::string> held;      // arbitrate: the job's nodes in the daemon's view
   std::vector<std::string> idle;      // arbitrate: the idle nodes in that view
   std::string status_json;            // status: the daemon's state (ArbiterState::status_json)
+  std::string nonce = {};             // the request's, echoed (empty: the request carried none, or none was read)
 };
 std::string encode_reply(const Reply& r, Request::Kind kind);
 Reply parse_reply(std::string_view json, Request::Kind kind);  // throws Error
 
 // Who may ask about a job: its owner in Slurm's view, root, or SlurmUser. Empty: allowed;
-// else the reason of the refusal. Status is open to every authenticated user (squeue is).
+// else the reason of the refusal, which names the asking uid only ("uid U does not own
+// job J in Slurm's view": the same whether J is another user's or not listed). Status is
+// open to every authenticated user, each seeing its own jobs (ArbiterState::status_json).
 std::string refusal(const Request& r, std::uint32_t uid, const std::map<std::string, std::uint32_t>& owners,
                     std::uint32_t slurm_user);
 

@@ -260,6 +260,43 @@ bool cap_at_qos(const Ctx& c, int& room, std::string& why) {
   return true;
 }
 
+// The free nodes this job's bid gets: the bids best first (higher score; tie: lower job
+// id), each given what it asks of what is left; while jobs of two or more users bid, each
+// user's jobs together at most their fair share. `before`: the better bids that took
+// nodes; `shared`: why the fair share bound this job (empty: it did not).
+std::vector<std::string> hand_out(const Ctx& c, std::string& before, std::string& shared) {
+  std::vector<LedgerEntry> bids;
+  for (const auto& e : c.ledger.entries)
+    if (e.kind == Kind::Bid) bids.push_back(e);
+  std::sort(bids.begin(), bids.end(), [](const LedgerEntry& x, const LedgerEntry& y) {
+    return x.score != y.score ? x.score > y.score : id_less(x.job, y.job);
+  });
+  std::map<std::string, std::string> uid_of;
+  for (const Job& j : c.v.jobs) uid_of[j.id] = j.uid;
+  std::set<std::string> users;
+  for (const auto& b : bids)
+    if (!uid_of[b.job].empty()) users.insert(uid_of[b.job]);
+  const std::size_t fair = users.size() > 1 ? (c.pool.size() + users.size() - 1) / users.size() : c.pool.size();
+  std::map<std::string, std::size_t> given;
+  std::size_t at = 0;
+  for (const auto& b : bids) {
+    std::size_t n = std::min<std::size_t>(b.count, c.pool.size() - at);
+    const std::string& uid = uid_of[b.job];
+    if (users.size() > 1 && !uid.empty()) {
+      const std::size_t share = fair - std::min(fair, given[uid]);
+      if (share < n && b.job == c.me.id)
+        shared = "; " + std::to_string(share) + " of them: its user's fair share of " + std::to_string(c.pool.size()) +
+                 " free node(s) while " + std::to_string(users.size()) + " users bid";
+      n = std::min(n, share);
+      given[uid] += n;
+    }
+    if (b.job == c.me.id) return {c.pool.begin() + at, c.pool.begin() + at + n};
+    if (n > 0) before += (before.empty() ? "" : ", ") + b.job + " (" + std::to_string(b.score) + " s/node)";
+    at += n;
+  }
+  return {};
+}
+
 // Growth onto free idle nodes: bid, and acquire when this job's bid wins.
 Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   // Only idle nodes of this job's partition that the backfill plan starts no waiting job
@@ -308,7 +345,9 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   if (room < asked)
     trimmed = "; " + std::to_string(room) + " of " + std::to_string(asked) + " free node(s): more would run below " +
               std::to_string(c.a.min_growth_efficiency) + " efficiency";
-  const double score = g.saving_s / room;
+  // What a job says it saves is bounded by what it can: the time Slurm leaves it to run.
+  const double can_save = c.s.mine.time_left > 0 ? c.s.mine.time_left : c.a.max_saving_s;
+  const double score = std::min(g.saving_s, can_save) / room;
   LedgerEntry* bid = find_mine(c.ledger, c.me.id, Kind::Bid);
   if (!bid) {
     c.ledger.entries.push_back(LedgerEntry{Kind::Bid, c.me.id, {}, {}, room, score, c.now, 0});
@@ -321,26 +360,11 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   const std::string offer = std::to_string(room) + " free idle node(s), saving " + std::to_string(g.saving_s) + " s; " +
                             g.why + qos_capped + trimmed;
   if (c.now - since < c.a.bid_window_s) return stay(c, "bid", offer + "; the bid stands until others have bid");
-  // The bids best first; the free nodes handed out in that order.
-  std::vector<LedgerEntry> bids;
-  for (const auto& e : c.ledger.entries)
-    if (e.kind == Kind::Bid) bids.push_back(e);
-  std::sort(bids.begin(), bids.end(), [](const LedgerEntry& x, const LedgerEntry& y) {
-    return x.score != y.score ? x.score > y.score : id_less(x.job, y.job);
-  });
-  std::vector<std::string> mine;
-  std::size_t at = 0;
-  std::string before;
-  for (const auto& b : bids) {
-    const std::size_t n = std::min<std::size_t>(b.count, c.pool.size() - at);
-    if (b.job == c.me.id) {
-      mine.assign(c.pool.begin() + at, c.pool.begin() + at + n);
-      break;
-    }
-    if (n > 0) before += (before.empty() ? "" : ", ") + b.job + " (" + std::to_string(b.score) + " s/node)";
-    at += n;
-  }
-  if (mine.empty()) return stay(c, "outbid", offer + "; better bids take the free nodes: " + before);
+  std::string before, shared;
+  const std::vector<std::string> mine = hand_out(c, before, shared);
+  if (mine.empty())
+    return stay(c, "outbid", offer + (shared.empty() ? "; better bids take the free nodes: " + before
+                                                     : shared + ", taken by its user's better bids"));
   if (static_cast<int>(mine.size()) < room) {
     g = growth(static_cast<int>(mine.size()));
     if (!g.pays) return stay(c, "outbid", "better bids (" + before + ") leave " + std::to_string(mine.size()) +
@@ -349,7 +373,7 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   erase_mine(c.ledger, c.me.id, Kind::Bid);  // acquiring now: its bid takes no more nodes
   c.ledger.entries.push_back(LedgerEntry{Kind::Claim, c.me.id, {}, mine, static_cast<int>(mine.size()), score, c.now,
                                          c.now + c.a.claim_ttl_s});
-  Arbitration r = stay(c, "acquire", offer + (before.empty() ? "; the best bid" : "; after " + before));
+  Arbitration r = stay(c, "acquire", offer + (before.empty() ? "; the best bid" : "; after " + before) + shared);
   r.plan.kind = Plan::Kind::Acquire;
   r.plan.nodes = mine;
   r.plan.acquire = static_cast<int>(mine.size());

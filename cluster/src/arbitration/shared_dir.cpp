@@ -175,9 +175,11 @@ ClusterView SharedDir::view(const Runner& run, double now, double max_age_s, con
   Lock lock(path + ".lock", files);
   if (auto v = cached()) return *v;
   const Command jobs = run(kViewJobsCommand);
-  if (jobs.status != 0) throw Error(std::string("reading the jobs failed (`") + kViewJobsCommand + "`: " + jobs.out + ")");
+  if (jobs.status != 0)
+    throw Error("reading the jobs failed (`" + command_line(kViewJobsCommand) + "`: " + escaped(jobs.said().substr(0, 500)) + ")");
   const Command idle = run(kViewIdleCommand);
-  if (idle.status != 0) throw Error(std::string("reading idle nodes failed (`") + kViewIdleCommand + "`: " + idle.out + ")");
+  if (idle.status != 0)
+    throw Error("reading idle nodes failed (`" + command_line(kViewIdleCommand) + "`: " + escaped(idle.said().substr(0, 500)) + ")");
   queried = true;
   ClusterView v = make_view(now, jobs.out, idle.out);
   write_whole(path, format_view(v), files);

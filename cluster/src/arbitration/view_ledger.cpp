@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iomanip>
 #include <map>
 #include <set>
 #include <sstream>
+
+#include "slurm/number.hpp"
 
 namespace cluster::slurm {
 
@@ -23,13 +26,10 @@ std::string num(double v) {
 }
 
 double to_double(const std::string& s, const std::string& what) {
-  try {
-    std::size_t used = 0;
-    const double v = std::stod(s, &used);
-    if (used == s.size() && std::isfinite(v)) return v;
-  } catch (const std::exception&) {
-  }
-  throw Error(what + ": '" + s + "' is not a number");
+  char* end = nullptr;
+  const double v = s.empty() || s.size() > 64 ? 0 : std::strtod(s.c_str(), &end);
+  if (end && *end == 0 && std::isfinite(v)) return v;
+  throw Error(what + ": '" + escaped(s.substr(0, 40)) + "' is not a number");
 }
 
 bool is_machinery(const Job& j) { return j.name.rfind("malleable-", 0) == 0; }
@@ -46,30 +46,112 @@ bool waits_for_nodes(const Job& j) {
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out) {
   ClusterView v;
   v.taken_at = taken_at;
-  v.jobs = parse_squeue(squeue_out);
   v.idle = idle_nodes(sinfo_out);
   v.partitions = parse_partitions(sinfo_out);
+  // No job holds or is planned onto more nodes than the cluster has.
+  std::set<std::string> nodes(v.idle.begin(), v.idle.end());
+  for (const Partition& p : v.partitions) nodes.insert(p.nodes.begin(), p.nodes.end());
+  JobList l = read_squeue(squeue_out, v.partitions.empty() ? kMaxHostlist : std::max<std::size_t>(nodes.size(), 1));
+  v.jobs = std::move(l.jobs);
+  v.unreadable = std::move(l.unreadable);
   return v;
 }
+
+namespace {
+// The view file's fields (format_view): percent-encoded, '-' for empty.
+std::string enc(const std::string& s) {
+  if (s.empty()) return "-";
+  if (s == "-") return "%2D";
+  static const std::string safe = "._,:()[]/+=@*-";
+  std::string out;
+  for (const unsigned char c : s) {
+    if (std::isalnum(c) || safe.find(static_cast<char>(c)) != std::string::npos) {
+      out += static_cast<char>(c);
+    } else {
+      char b[4];
+      std::snprintf(b, sizeof b, "%%%02X", c);
+      out += b;
+    }
+  }
+  return out;
+}
+std::string dec(const std::string& s, const std::string& line) {
+  if (s == "-") return "";
+  std::string out;
+  for (std::size_t k = 0; k < s.size(); ++k) {
+    if (s[k] != '%') {
+      out += s[k];
+      continue;
+    }
+    const auto hex = [](char c) {
+      const auto u = static_cast<unsigned char>(c);
+      return std::isdigit(u) ? u - '0' : std::isxdigit(u) ? (std::tolower(u) - 'a' + 10) : -1;
+    };
+    if (k + 2 >= s.size() || hex(s[k + 1]) < 0 || hex(s[k + 2]) < 0)
+      throw Error("cluster view: a bad %-escape in the line '" + escaped(line.substr(0, 120)) + "'");
+    out += static_cast<char>(hex(s[k + 1]) * 16 + hex(s[k + 2]));
+    k += 2;
+  }
+  return out;
+}
+std::string whole(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.0f", x);
+  return x > 0 ? std::string(b) : std::string("-");
+}
+// A whole number of the view file ('-': 0, or `none`).
+double number_of(const std::string& t, const std::string& line, double none = 0) {
+  if (t == "-") return none;
+  const auto n = whole_number(t, 1ULL << 53);
+  if (!n) throw Error("cluster view: '" + escaped(t.substr(0, 40)) + "' is not a whole number in '" + escaped(line.substr(0, 120)) + "'");
+  return static_cast<double>(*n);
+}
+std::vector<std::string> words(const std::string& line) {
+  std::vector<std::string> w;
+  std::istringstream in(line);
+  for (std::string x; in >> x;) w.push_back(x);
+  return w;
+}
+
+Job job_of(const std::vector<std::string>& w, const std::string& line) {
+  if (w.size() != 15)
+    throw Error("cluster view: cannot read the line '" + escaped(line.substr(0, 120)) +
+                "' (expected job ID STATE NODES NODELIST PRIO SUBMIT START LEFT UID PLAN PARTITION QOS REASON NAME)");
+  Job j;
+  j.id = dec(w[1], line);
+  j.state = dec(w[2], line);
+  j.nodes = static_cast<int>(std::min(number_of(w[3], line), 16777216.0));
+  j.node_list = expand_hostlist(dec(w[4], line));
+  j.priority = number_of(w[5], line);
+  j.submit = number_of(w[6], line);
+  j.planned_start = number_of(w[7], line);
+  j.time_left = number_of(w[8], line, -1);
+  j.uid = dec(w[9], line);
+  if (!j.uid.empty() && !whole_number(j.uid, 0xffffffffULL)) throw Error("cluster view: uid '" + escaped(j.uid) + "' is not a 32-bit number");
+  j.planned_nodes = expand_hostlist(dec(w[10], line));
+  j.partition = dec(w[11], line);
+  j.qos = dec(w[12], line);
+  j.reason = dec(w[13], line);
+  j.name = dec(w[14], line);
+  return j;
+}
+}  // namespace
 
 std::string format_view(const ClusterView& v) {
   std::string out = "taken " + num(v.taken_at) + "\nidle " + (v.idle.empty() ? "-" : compress_hostlist(v.idle)) + "\n";
   for (const Partition& p : v.partitions)
-    out += "partition " + p.name + " " + std::to_string(p.max_nodes) + " " +
+    out += "partition " + enc(p.name) + " " + std::to_string(p.max_nodes) + " " +
            (p.nodes.empty() ? "-" : compress_hostlist(p.nodes)) + "\n";
-  const auto whole = [](double x) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.0f", x);
-    return std::string(x > 0 ? b : "");
-  };
   const auto limit = [](const std::optional<std::int64_t>& n) { return n ? std::to_string(*n) : std::string("-"); };
   for (const auto& [name, q] : v.qos)
-    out += "qos " + name + " " + limit(q.per_job) + " " + limit(q.per_user) + " " + limit(q.group) + "\n";
+    out += "qos " + enc(name) + " " + limit(q.per_job) + " " + limit(q.per_user) + " " + limit(q.group) + "\n";
   for (const Job& j : v.jobs)
-    out += j.id + "|" + j.state + "|" + std::to_string(j.nodes) + "|" + compress_hostlist(j.node_list) + "|" + j.name + "|" +
-           j.reason + "|prio=" + whole(j.priority) + "|submit=" + whole(j.submit) + "|part=" + j.partition +
-           "|start=" + whole(j.planned_start) + "|plan=" + compress_hostlist(j.planned_nodes) + "|qos=" + j.qos +
-           "|uid=" + j.uid + "|\n";
+    out += "job " + enc(j.id) + " " + enc(j.state) + " " + std::to_string(j.nodes) + " " + enc(compress_hostlist(j.node_list)) +
+           " " + whole(j.priority) + " " + whole(j.submit) + " " + whole(j.planned_start) + " " +
+           (j.time_left >= 0 ? whole(std::max(j.time_left, 0.0)) : "-") + " " + enc(j.uid) + " " +
+           enc(compress_hostlist(j.planned_nodes)) + " " + enc(j.partition) + " " + enc(j.qos) + " " + enc(j.reason) + " " +
+           enc(j.name) + "\n";
+  for (const auto& [id, why] : v.unreadable) out += "unreadable " + enc(id) + " " + enc(why) + "\n";
   return out;
 }
 
@@ -82,39 +164,43 @@ ClusterView parse_view(const std::string& text) {
   v.taken_at = to_double(trim(taken.substr(6)), "cluster view, taken");
   const std::string list = trim(idle.substr(5));
   if (list != "-") v.idle = expand_hostlist(list);
-  std::string rest;
   while (std::getline(in, line)) {
-    if (line.rfind("partition ", 0) == 0) {
-      std::istringstream f(line.substr(10));
-      std::string name, max, nodes, extra;
-      if (!(f >> name >> max >> nodes) || (f >> extra) || max.empty() || max.size() > 9 ||
-          !std::all_of(max.begin(), max.end(), [](unsigned char c) { return std::isdigit(c); }))
-        throw Error("cluster view: cannot read the line '" + trim(line) + "' (expected partition NAME MAX NODES)");
-      v.partitions.push_back(Partition{name, std::stoi(max), nodes == "-" ? std::vector<std::string>{} : expand_hostlist(nodes)});
-      continue;
-    }
-    if (line.rfind("qos ", 0) == 0) {
-      std::istringstream f(line.substr(4));
-      std::string name, job, user, group, extra;
+    const std::vector<std::string> w = words(line);
+    if (w.empty()) continue;
+    if (w[0] == "partition") {
+      const auto max = w.size() == 4 ? whole_number(w[2], 999999999) : std::nullopt;
+      if (!max) throw Error("cluster view: cannot read the line '" + escaped(trim(line).substr(0, 120)) + "' (expected partition NAME MAX NODES)");
+      v.partitions.push_back(Partition{dec(w[1], line), static_cast<int>(*max), w[3] == "-" ? std::vector<std::string>{} : expand_hostlist(w[3])});
+    } else if (w[0] == "qos") {
       const auto limit = [&](const std::string& t) -> std::optional<std::int64_t> {
         if (t == "-") return std::nullopt;
-        if (t.empty() || t.size() > 18 || !std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); }))
-          throw Error("cluster view: cannot read the line '" + trim(line) + "' (a limit '" + t + "' is not a whole number or '-')");
-        return std::stoll(t);
+        const auto n = whole_number(t, 999999999999999999ULL);
+        if (!n)
+          throw Error("cluster view: cannot read the line '" + escaped(trim(line).substr(0, 120)) + "' (a limit '" +
+                      escaped(t.substr(0, 40)) + "' is not a whole number or '-')");
+        return static_cast<std::int64_t>(*n);
       };
-      if (!(f >> name >> job >> user >> group) || (f >> extra))
-        throw Error("cluster view: cannot read the line '" + trim(line) + "' (expected qos NAME PER_JOB PER_USER GROUP)");
-      v.qos[name] = QosLimits{limit(job), limit(user), limit(group)};
-      continue;
+      if (w.size() != 5)
+        throw Error("cluster view: cannot read the line '" + escaped(trim(line).substr(0, 120)) + "' (expected qos NAME PER_JOB PER_USER GROUP)");
+      v.qos[dec(w[1], line)] = QosLimits{limit(w[2]), limit(w[3]), limit(w[4])};
+    } else if (w[0] == "job") {
+      v.jobs.push_back(job_of(w, line));
+    } else if (w[0] == "unreadable" && w.size() == 3) {
+      v.unreadable[dec(w[1], line)] = dec(w[2], line);
+    } else {
+      throw Error("cluster view: cannot read the line '" + escaped(trim(line).substr(0, 120)) + "'");
     }
-    rest += line + "\n";
   }
-  v.jobs = parse_squeue(rest);
+  std::map<std::string, int> seen;
+  for (const Job& j : v.jobs)
+    if (++seen[j.id] == 2) throw Error("cluster view: job " + escaped(j.id) + " is listed twice");
   return v;
 }
 
 Snapshot snapshot_of(const ClusterView& v, const std::string& id) {
   Snapshot s;
+  if (const auto bad = v.unreadable.find(id); bad != v.unreadable.end())
+    throw Error("the cluster view cannot read job " + id + ": " + bad->second);
   bool found = false;
   for (const Job& j : v.jobs)
     if (j.id == id) {
@@ -185,7 +271,7 @@ Ledger parse_ledger(const std::string& text) {
     e.job = job;
     e.for_job = for_job == "-" ? "" : for_job;
     const double c = to_double(count, "ledger, count");
-    if (c < 0 || c != std::floor(c)) throw Error("ledger: count '" + count + "' is not a non-negative integer");
+    if (c < 0 || c > 16777216 || c != std::floor(c)) throw Error("ledger: count '" + escaped(count) + "' is not a whole number up to 2^24");
     e.count = static_cast<int>(c);
     e.score = to_double(score, "ledger, score");
     e.since = to_double(since, "ledger, since");

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "arbiter/client.hpp"
+#include "slurm/number.hpp"
 #include "daemon/options.hpp"
 #include "daemon/server.hpp"
 
@@ -19,8 +20,11 @@ volatile std::sig_atomic_t g_stop = 0;
 void on_signal(int) { g_stop = 1; }
 
 std::uint32_t uid_of(const std::string& user) {
-  if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos)
-    return static_cast<std::uint32_t>(std::stoul(user));
+  if (!user.empty() && user.find_first_not_of("0123456789") == std::string::npos) {
+    const auto uid = cluster::slurm::whole_number(user, 0xfffffffeULL);
+    if (!uid) throw cluster::Error("--slurm-user: '" + user + "' is not a uid");
+    return static_cast<std::uint32_t>(*uid);
+  }
   const passwd* p = ::getpwnam(user.c_str());
   if (!p) throw cluster::Error("--slurm-user: no user named '" + user + "'");
   return p->pw_uid;
@@ -53,7 +57,7 @@ int main(int argc, char** argv) {
     if (!o.status_socket.empty()) {
       Request q;
       q.kind = Request::Kind::Status;
-      const Reply r = ask(ClientOptions{o.status_socket, o.server.munge_socket, o.server.deadline_s}, q);
+      const Reply r = ask(ClientOptions{o.status_socket, o.server.munge_socket, o.server.deadline_s, o.status_user}, q);
       if (!r.ok) {
         std::cerr << "malleable-arbiterd: " << r.error << "\n";
         return 1;
@@ -62,15 +66,17 @@ int main(int argc, char** argv) {
       return 0;
     }
     o.state.slurm_user = uid_of(o.slurm_user);
+    for (const auto& op : o.operators) o.state.operators.insert(uid_of_user(op, "--operators"));
     std::signal(SIGTERM, on_signal);
     std::signal(SIGINT, on_signal);
     std::signal(SIGPIPE, SIG_IGN);
-    // A Slurm command that hangs would hold every connection: each gets 20 s (coreutils'
-    // timeout), then the last view stays.
-    const cluster::slurm::Runner shell = cluster::slurm::shell_runner();
-    Server s(o.server, o.state, [shell](const std::string& cmd) { return shell("timeout 20 " + cmd); });
+    // A Slurm command that hangs gets 20 s (then its process group is killed and the last
+    // view stays); run as an argument vector, never through a shell.
+    cluster::slurm::RunOptions run;
+    run.timeout_s = 20;
+    Server s(o.server, o.state, cluster::slurm::process_runner(run));
     s.run(&g_stop);
-  } catch (const cluster::Error& e) {
+  } catch (const std::exception& e) {
     if (!o.status_socket.empty()) std::cerr << "malleable-arbiterd --status: " << e.what() << "\n";
     else log_line(std::string("stopping: ") + e.what());
     return 1;

@@ -26,6 +26,12 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
   else if (key == "interval") o.state.interval_s = seconds(key, v, 0.1, 3600);
   else if (key == "qos-interval") o.state.qos_interval_s = seconds(key, v, 0, 86400);
   else if (key == "slurm-user") o.slurm_user = v;
+  else if (key == "operators") {
+    o.operators.clear();
+    std::istringstream in(v);
+    for (std::string u; std::getline(in, u, ',');)
+      if (!slurm::trim(u).empty()) o.operators.push_back(slurm::trim(u));
+  }
   else if (key == "max-connections") o.server.max_connections = static_cast<std::size_t>(seconds(key, v, 1, 65536));
   else if (key == "max-connections-per-uid")
     o.server.max_connections_per_uid = static_cast<std::size_t>(seconds(key, v, 1, 65536));
@@ -33,6 +39,9 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
     if (v.empty()) throw Error("--socket-group needs a group name or gid");
     o.server.socket_group = v;
   } else if (key == "deadline") o.server.deadline_s = seconds(key, v, 0.1, 600);
+  else if (key == "first-frame-deadline") o.server.first_frame_s = seconds(key, v, 0.05, 600);
+  else if (key == "max-unauthenticated")
+    o.server.max_unauthenticated = static_cast<std::size_t>(seconds(key, v, 0, 65536));
   else if (key == "max-frame") o.server.max_frame = static_cast<std::size_t>(seconds(key, v, 1024, 16 << 20));
   else if (key == "bid-window") o.state.arbiter.bid_window_s = seconds(key, v, 0, 3600);
   else if (key == "recent") o.state.recent = static_cast<std::size_t>(seconds(key, v, 1, 100000));
@@ -41,6 +50,10 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
     o.state.arbiter.expansion = v == "on";
   } else if (key == "config") o.config = v;
   else if (key == "status") o.status_socket = v;
+  else if (key == "arbiter-user") {
+    if (v.empty()) throw Error("--arbiter-user needs a user's name or a uid");
+    o.status_user = v;
+  }
   else throw Error("unknown option --" + key);
 }
 }  // namespace
@@ -66,7 +79,7 @@ DaemonOptions parse_daemon_options(const std::vector<std::string>& args, const s
     const auto eq = t.find('=');
     if (eq == std::string::npos) throw Error("configuration line " + std::to_string(no) + ": expected 'key = value'");
     const std::string key = slurm::trim(t.substr(0, eq));
-    if (key == "config" || key == "status") throw Error("configuration line " + std::to_string(no) + ": '" + key + "' is an option of the command line only");
+    if (key == "config" || key == "status" || key == "arbiter-user") throw Error("configuration line " + std::to_string(no) + ": '" + key + "' is an option of the command line only");
     try {
       set(o, key, slurm::trim(t.substr(eq + 1)));
     } catch (const Error& e) {
@@ -95,16 +108,26 @@ std::string daemon_usage() {
   return "usage: malleable-arbiterd [--config FILE] [--socket PATH] [--listen HOST:PORT]\n"
          "                          [--state-dir DIR] [--interval S] [--qos-interval S]\n"
          "                          [--munge-socket PATH] [--slurm-user NAME|UID] [--max-connections N]\n"
-         "                          [--max-connections-per-uid N] [--socket-group GROUP]\n"
-         "                          [--deadline S] [--max-frame BYTES] [--bid-window S] [--recent N]\n"
+         "                          [--max-connections-per-uid N] [--max-unauthenticated N] [--socket-group GROUP]\n"
+         "                          [--deadline S] [--first-frame-deadline S] [--max-frame BYTES]\n"
+         "                          [--bid-window S] [--recent N] [--operators USER,...]\n"
          "                          [--expansion on|off]\n"
-         "       malleable-arbiterd --status SOCKET [--munge-socket PATH]\n"
+         "       malleable-arbiterd --status SOCKET [--munge-socket PATH] [--arbiter-user NAME|UID]\n"
          "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
-         "--max-connections-per-uid N: open connections per local uid (per address over TCP); default 8.\n"
+         "--max-connections-per-uid N: open connections per local uid (per address over TCP), and\n"
+         "  authenticated requests in flight per uid; default 8.\n"
+         "--first-frame-deadline S: a connection's whole first frame within S seconds (default 2);\n"
+         "--max-unauthenticated N: at most N connections without one (default: three quarters of\n"
+         "  --max-connections); when they are all taken, the oldest of the uid or subnet holding\n"
+         "  the most is closed to make room.\n"
          "--qos-interval S: sacctmgr's QOS table asked at most once per S seconds (default 60;\n"
          "  0: never, no QOS limit applied).\n"
          "--socket-group GROUP: the socket 0660 with this group; without it 0666 (MUNGE\n"
-         "  authenticates every request either way).\n";
+         "  authenticates every request either way).\n"
+         "--operators USER,...: names or uids whose --status shows every job (as root's and\n"
+         "  SlurmUser's do); everyone else's shows its own jobs only.\n"
+         "--arbiter-user NAME|UID: with --status, the user the daemon runs as (its reply is taken\n"
+         "  only in that user's MUNGE credential; default malleable-arbiter).\n";
 }
 
 }  // namespace cluster::arbiter

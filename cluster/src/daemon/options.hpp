@@ -15,8 +15,10 @@ struct DaemonOptions {
   ServerOptions server;
   StateOptions state;
   std::string slurm_user = "slurm";  // a name or a uid; resolved by the shell
+  std::vector<std::string> operators; // --operators: names or uids whose status shows every job
   std::string config;                // the file read (empty: none)
   std::string status_socket;         // --status SOCKET: print the daemon's state and exit
+  std::string status_user = slurm::kDefaultArbiterUser;  // --arbiter-user: whose replies --status takes
   bool help = false;
 };
 

@@ -2,15 +2,10 @@
 // The arbiter daemon's shell (server.hpp).
 #include "daemon/server.hpp"
 
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
-#include <netdb.h>
-#include <netinet/in.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,12 +15,12 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
-#include "daemon/conn_cap.hpp"
 #include "arbiter/munge.hpp"
+#include "daemon/conn_cap.hpp"
+#include "daemon/listen.hpp"
+#include "daemon/state_dir.hpp"
 
 namespace cluster::arbiter {
 
@@ -33,29 +28,40 @@ namespace {
 double wall() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
+std::string seconds_text(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", s);
+  return b;
+}
 double mono() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-// A reply in its frame. One too long for a frame (a client reads at most kMaxFrame) is
-// answered with an error instead: never an exception out of the loop, which would stop the
-// daemon for every client (seen: a status with many recent decisions).
-std::string framed(const std::string& reply, Request::Kind kind) {
-  try {
-    return frame(reply);
-  } catch (const Error& e) {
-    log_line(std::string("a reply could not be sent: ") + e.what());
-    return frame(encode_reply(Reply{false, "the reply (" + std::to_string(reply.size()) + " bytes) exceeds the frame limit", {}, {}, {}, {}}, kind));
-  }
-}
-void write_all(int fd, const std::string& s, const std::string& path) {
-  for (std::size_t done = 0; done < s.size();) {
-    const ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error("writing " + path + ": " + std::strerror(errno));
-    done += static_cast<std::size_t>(n);
-  }
-}
 }  // namespace
+
+// A reply sealed in a MUNGE credential of the daemon's uid (only `to` can decode it, once
+// the request was authenticated: a reply holds that user's jobs) and framed; the job
+// takes it only so (client.hpp). One too long for a frame is answered with an error
+// instead: never an exception out of the loop (seen: a status with many recent
+// decisions). Empty when munged cannot seal it: the connection is closed unanswered.
+std::string Server::seal(const std::string& reply, Request::Kind kind, std::optional<std::uint32_t> to) {
+  const auto sealed = [&](const std::string& json) { return frame(munge_encode_credential(json, opt_.munge_socket, 0, to)); };
+  try {
+    try {
+      return sealed(reply);
+    } catch (const Error& e) {
+      if (std::string(e.what()).find("exceeds the limit") == std::string::npos) throw;
+      log_line(std::string("a reply could not be sent: ") + e.what());
+      Reply too_long{false, "the reply (" + std::to_string(reply.size()) + " bytes) exceeds the frame limit", {}, {}, {}, {}};
+      return sealed(encode_reply(too_long, kind));
+    }
+  } catch (const std::exception& e) {
+    if (mono() - seal_failed_said_ > 60) {
+      seal_failed_said_ = mono();
+      log_line(std::string("a reply could not be sealed (munged): ") + e.what() + "; its connection is closed unanswered");
+    }
+    return "";
+  }
+}
 
 void log_line(const std::string& line) {
   char ts[32];
@@ -63,20 +69,25 @@ void log_line(const std::string& line) {
   std::tm tm{};
   gmtime_r(&t, &tm);
   std::strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  std::fprintf(stderr, "%s malleable-arbiterd: %s\n", ts, line.c_str());
+  // What others wrote (a request's key, Slurm's words) may hold line ends or a
+  // terminal's escapes: each log line is one line, its control bytes as \xHH.
+  std::fprintf(stderr, "%s malleable-arbiterd: %s\n", ts, slurm::escaped(line).c_str());
   std::fflush(stderr);
 }
 
 struct Server::Conn {
   int fd = -1;
-  double deadline = 0;
+  std::uint64_t id = 0;  // Admission's
+  double accepted = 0;
+  double deadline = 0;   // its first frame's, then (authenticated) its whole life's
   std::string in, out;
   std::size_t sent = 0;
+  bool authenticated = false;
   bool replying = false;
   bool waiting = false;  // authenticated, waiting for the first view
   Request q;
   std::uint32_t uid = 0;
-  std::string client;  // the per-client cap's key (conn_cap.hpp)
+  Peer peer;  // who (listen.hpp); peer.address is the per-client cap's key
 };
 
 struct Server::Refresh {
@@ -92,124 +103,19 @@ struct Server::Refresh {
   }
 };
 
-namespace {
-// A group's name or number to its gid; throws Error when there is no such group.
-gid_t resolve_group(const std::string& g) {
-  std::vector<char> buf(1 << 16);
-  group gr{};
-  group* found = nullptr;
-  const int rc = ::getgrnam_r(g.c_str(), &gr, buf.data(), buf.size(), &found);
-  if (rc == 0 && found) return found->gr_gid;
-  char* end = nullptr;
-  const unsigned long n = std::strtoul(g.c_str(), &end, 10);
-  if (!g.empty() && *end == 0 && g[0] != '-' && n < 0xffffffffUL) return static_cast<gid_t>(n);
-  throw Error("--socket-group: no group '" + g + "'" + (rc ? std::string(" (") + std::strerror(rc) + ")" : ""));
-}
-
-// The Unix socket: mode 0666 (MUNGE, not the file mode, decides who may ask what), or
-// 0660 with `group` (a site that restricts who may reach the arbiter at all). A group that
-// does not exist stops the start before anything is created or removed.
-int listen_unix(const std::string& path, const std::string& group) {
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  if (path.empty() || path.size() >= sizeof addr.sun_path)
-    throw Error("the socket path '" + path + "' is empty or too long");
-  const bool grouped = !group.empty();
-  const gid_t gid = grouped ? resolve_group(group) : 0;
-  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  ::unlink(path.c_str());
-  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      (grouped && ::chown(path.c_str(), static_cast<uid_t>(-1), gid) != 0) ||
-      ::chmod(path.c_str(), grouped ? 0660 : 0666) != 0 || ::listen(fd, 128) != 0) {
-    std::string why = std::strerror(errno);
-    if (grouped && errno == EPERM) why += " (the daemon's user must be a member of the group: SupplementaryGroups= in its unit)";
-    if (fd >= 0) {
-      ::close(fd);
-      ::unlink(path.c_str());
-    }
-    throw Error("cannot listen on " + path + (grouped ? " with group " + group : std::string()) + ": " + why);
-  }
-  return fd;
-}
-
-// The per-client cap's key of an accepted connection: "uid N" (SO_PEERCRED) on the Unix
-// socket, "address A" over TCP, "unknown" when neither can be read (one shared count).
-std::string client_key(int fd, bool unix_socket) {
-  if (unix_socket) {
-    ucred cr{};
-    socklen_t len = sizeof cr;
-    if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) == 0) return "uid " + std::to_string(cr.uid);
-    return "unknown";
-  }
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  char host[INET6_ADDRSTRLEN] = {0};
-  if (::getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len) != 0) return "unknown";
-  if (ss.ss_family == AF_INET)
-    ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&ss)->sin_addr, host, sizeof host);
-  else if (ss.ss_family == AF_INET6)
-    ::inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&ss)->sin6_addr, host, sizeof host);
-  return host[0] ? "address " + std::string(host) : "unknown";
-}
-// HOST:PORT; "*" binds every address (IPv6 and IPv4 on one socket where the host has IPv6).
-int listen_tcp(const std::string& text, std::string& bound) {
-  const HostPort hp = parse_host_port(text, true);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* res = nullptr;
-  const std::string port = std::to_string(hp.port);
-  if (const int e = ::getaddrinfo(hp.host.empty() ? nullptr : hp.host.c_str(), port.c_str(), &hints, &res); e != 0)
-    throw Error("cannot listen on " + text + ": " + ::gai_strerror(e));
-  std::vector<addrinfo*> order;
-  for (addrinfo* a = res; a; a = a->ai_next) order.push_back(a);
-  if (hp.host.empty())  // the IPv6 wildcard first: it takes IPv4 too
-    std::stable_sort(order.begin(), order.end(), [](addrinfo* x, addrinfo* y) {
-      return (x->ai_family == AF_INET6) > (y->ai_family == AF_INET6);
-    });
-  std::string why = "no address";
-  int fd = -1;
-  for (addrinfo* a : order) {
-    fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) {
-      why = std::strerror(errno);
-      continue;
-    }
-    const int one = 1, zero = 0;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (a->ai_family == AF_INET6 && hp.host.empty()) ::setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 128) == 0) break;
-    why = std::strerror(errno);
-    ::close(fd);
-    fd = -1;
-  }
-  ::freeaddrinfo(res);
-  if (fd < 0) throw Error("cannot listen on " + text + ": " + why);
-  sockaddr_storage ss{};
-  socklen_t len = sizeof ss;
-  char host[NI_MAXHOST] = "?", serv[NI_MAXSERV] = "?";
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) == 0)
-    ::getnameinfo(reinterpret_cast<sockaddr*>(&ss), len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV);
-  HostPort b{host, static_cast<std::uint16_t>(std::atoi(serv))};
-  bound = to_string(b);
-  return fd;
-}
-}  // namespace
-
 Server::Server(ServerOptions o, StateOptions s, slurm::Runner run)
     : opt_(std::move(o)), state_(s), run_(std::move(run)), interval_s_(s.interval_s),
       per_client_(opt_.max_connections_per_uid) {
-  if (::mkdir(opt_.state_dir.c_str(), 0700) != 0 && errno != EEXIST)
-    throw Error("cannot create the state directory " + opt_.state_dir + ": " + std::strerror(errno));
-  std::ifstream j(journal_path());
-  if (j) {
-    std::stringstream text;
-    text << j.rdbuf();
-    state_.restore(text.str());  // a journal it cannot read stops the start: no silent loss of claims
-    log_line("restored " + std::to_string(state_.ledger().entries.size()) + " ledger entries from " + journal_path());
+  state_dir_ = std::make_unique<StateDir>(opt_.state_dir);
+  if (!state_dir_->narrowed().empty()) log_line(state_dir_->narrowed());
+  if (const auto text = state_dir_->read_journal()) {
+    state_.restore(*text);  // a journal it cannot read stops the start: no silent loss of claims
+    log_line("restored " + std::to_string(state_.ledger().entries.size()) + " ledger entries from " + opt_.state_dir + "/journal");
   }
+  limit_connections();
+  const std::size_t unauth = opt_.max_unauthenticated > 0 ? std::min(opt_.max_unauthenticated, opt_.max_connections)
+                                                          : std::max<std::size_t>(1, opt_.max_connections / 4 * 3);
+  admission_ = Admission(opt_.max_connections, unauth, opt_.max_connections_per_uid);
   listen_fds_.push_back(listen_unix(opt_.socket, opt_.socket_group));
   std::string where = opt_.socket + (opt_.socket_group.empty() ? " (0666)" : " (0660, group " + opt_.socket_group + ")");
   if (!opt_.listen.empty()) {
@@ -225,6 +131,31 @@ Server::Server(ServerOptions o, StateOptions s, slurm::Runner run)
   log_line("listening on " + where + ", state in " + opt_.state_dir);
 }
 
+// --max-connections within the open-file limit: the soft limit raised toward the hard one
+// when it is lower than the connections need, else the connections lowered (said once).
+// Without this an accept failing for want of descriptors left the listener readable and
+// the loop spinning, the new connections waiting in the kernel's queue.
+void Server::limit_connections() {
+  rlimit rl{};
+  if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return;
+  const rlim_t want = static_cast<rlim_t>(opt_.max_connections + kReservedFds);
+  if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > rl.rlim_cur)) {
+    rlimit raised = rl;
+    raised.rlim_cur = rl.rlim_max == RLIM_INFINITY ? want : std::min(want, rl.rlim_max);
+    if (::setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+  }
+  const std::uint64_t nofile = rl.rlim_cur == RLIM_INFINITY ? ~0ULL : static_cast<std::uint64_t>(rl.rlim_cur);
+  const std::size_t n = connections_within(opt_.max_connections, nofile);
+  if (n == 0)
+    throw Error("the open-file limit (RLIMIT_NOFILE) of " + std::to_string(nofile) + " descriptors leaves none for connections (" +
+                std::to_string(kReservedFds) + " are kept for the daemon's own)");
+  if (n < opt_.max_connections)
+    log_line("--max-connections " + std::to_string(opt_.max_connections) + " lowered to " + std::to_string(n) +
+             ": the open-file limit (RLIMIT_NOFILE) is " + std::to_string(nofile) + " descriptors, " +
+             std::to_string(kReservedFds) + " kept for the daemon's own (LimitNOFILE= in its unit raises it)");
+  opt_.max_connections = n;
+}
+
 Server::~Server() {
   for (const int fd : listen_fds_) ::close(fd);
   // A view still being taken at the stop: its thread owns what it touches (refresh_'s
@@ -232,24 +163,7 @@ Server::~Server() {
   if (refresh_thread_.joinable()) refresh_thread_.detach();
 }
 
-void Server::save_journal() {
-  const std::string path = journal_path(), tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) throw Error("cannot write " + tmp + ": " + std::strerror(errno));
-  try {
-    write_all(fd, state_.journal(), tmp);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) throw Error("fsync " + tmp + ": " + std::strerror(errno));
-  if (::rename(tmp.c_str(), path.c_str()) != 0) throw Error("rename to " + path + ": " + std::strerror(errno));
-  const int dir = ::open(opt_.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
-}
+void Server::save_journal() { state_dir_->write_journal(state_.journal()); }
 
 // At most one view per interval, whatever the number of jobs and requests: the bound on
 // slurmctld's load (two commands: squeue, whose uid= field gives the owners, and sinfo), and sacctmgr's QOS table with a view at most once per
@@ -273,9 +187,17 @@ void Server::start_refresh(double now) {
   ++queries_;
   refresh_ = r;
   refresh_thread_ = std::thread([r] {
-    r->jobs = r->run(slurm::kViewJobsCommand);
-    r->idle = r->run(slurm::kViewIdleCommand);
-    if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: squeue and sinfo answer as of taken_at however slow slurmdbd is
+    try {  // nothing leaves this thread: an exception here would end the process
+      r->jobs = r->run(slurm::kViewJobsCommand);
+      r->idle = r->run(slurm::kViewIdleCommand);
+      if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: squeue and sinfo answer as of taken_at however slow slurmdbd is
+    } catch (const std::exception& e) {
+      r->jobs.status = -1;
+      r->jobs.err = std::string("running Slurm's commands failed: ") + e.what();
+    } catch (...) {
+      r->jobs.status = -1;
+      r->jobs.err = "running Slurm's commands failed";
+    }
     const char done = 1;
     while (::write(r->wr, &done, 1) < 0 && errno == EINTR) {
     }
@@ -290,11 +212,14 @@ void Server::finish_refresh() {
     if (const std::string line = state_.set_qos(r->qos, r->started); !line.empty()) log_line(line);
   try {
     if (r->jobs.status != 0 || r->idle.status != 0)
-      throw Error("a Slurm command failed: " + slurm::trim(r->jobs.out + r->idle.out).substr(0, 300));
+      throw Error("a Slurm command failed: " + (r->jobs.status != 0 ? r->jobs.said() : r->idle.said()).substr(0, 300));
     slurm::ClusterView v = slurm::make_view(r->started, r->jobs.out, r->idle.out);
     std::map<std::string, std::uint32_t> owners = owners_of(v.jobs);  // the view's own squeue (uid=)
+    if (!v.unreadable.empty())
+      log_line(std::to_string(v.unreadable.size()) + " job(s) of the view cannot be read (no part in any decision); the first: job " +
+               v.unreadable.begin()->first + ": " + v.unreadable.begin()->second);
     state_.set_view(std::move(v), std::move(owners));
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {  // whatever Slurm printed: the last view stays, the daemon goes on
     log_line(std::string("asking Slurm failed (the last view stays): ") + e.what());
   }
 }
@@ -326,132 +251,233 @@ bool Server::authenticate(const std::string& payload, Request& q, std::uint32_t&
   return true;
 }
 
-// An authenticated request against the view at hand, the reply's JSON out.
+// An authenticated request against the view at hand, the reply's JSON out. Whatever goes
+// wrong while it is handled is this request's refusal (logged), never the daemon's end.
 std::string Server::decide(const Request& q, std::uint32_t uid) {
+  try {
+    return decide_or_throw(q, uid);
+  } catch (const std::exception& e) {
+    log_line("uid " + std::to_string(uid) + ": " + to_string(q.kind) + " failed: " + e.what());
+    Reply failed{false, std::string("the arbiter failed on this request: ") + e.what(), {}, {}, {}, {}};
+    failed.nonce = q.nonce;
+    return encode_reply(failed, q.kind);
+  }
+}
+
+std::string Server::decide_or_throw(const Request& q, std::uint32_t uid) {
   const double now = wall();
   bool changed = false;
-  const Reply r = state_.handle(q, uid, now, changed);
+  Reply r = state_.handle(q, uid, now, changed);
+  r.nonce = q.nonce;  // the job takes only the reply to its own request
   if (!r.ok && r.error.rfind("refused", 0) == 0) log_line("uid " + std::to_string(uid) + " " + r.error);
   if (changed) {
     try {
       save_journal();
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {
       // Nothing is promised that the journal does not hold.
       log_line(std::string("the journal could not be written: ") + e.what());
-      return encode_reply(Reply{false, std::string("the arbiter cannot keep its state: ") + e.what(), {}, {}, {}, {}},
-                          q.kind);
+      Reply failed{false, std::string("the arbiter cannot keep its state: ") + e.what(), {}, {}, {}, {}};
+      failed.nonce = q.nonce;
+      return encode_reply(failed, q.kind);
     }
   }
   return encode_reply(r, q.kind);
 }
 
-// The new connections of listener `l`: each admitted under the total cap and its client's
-// (conn_cap.hpp), else closed at once.
+// Connections the daemon closed, by reason: the first logged at once, then at most one
+// line a minute with the counts since.
+void Server::note_closed(const std::string& why, double now) {
+  ++closed_[why];
+  if (now - closed_said_ < 60) return;
+  std::string line;
+  for (const auto& [w, n] : closed_) line += (line.empty() ? "" : "; ") + std::to_string(n) + " " + w;
+  log_line("closed connection(s): " + line + (closed_said_ > -1e299 ? " (in the last minute)" : ""));
+  closed_.clear();
+  closed_said_ = now;
+}
+
+// The new connections of listener `l`: each admitted under its client's cap (conn_cap.hpp:
+// a uid on the Unix socket, an address over TCP) and by Admission (the unauthenticated
+// pool and the total; a full one closes the oldest unauthenticated connection of the peer
+// group holding the most), else closed at once. An accept that fails for want of
+// descriptors or memory rests the listeners a moment (their connections wait in the
+// kernel's queue) instead of spinning on a listener that stays readable.
 void Server::accept_from(std::size_t l, std::vector<Conn>& conns, double now) {
-  for (int fd; (fd = ::accept4(listen_fds_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0;) {
-    if (conns.size() >= opt_.max_connections) {
-      ::close(fd);
-      if (turned_away_++ % 100 == 0)
-        log_line("turned connections away: " + std::to_string(opt_.max_connections) + " are open");
-      continue;
+  for (;;) {
+    const int fd = ::accept4(listen_fds_[l], nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        accept_paused_until_ = now + 0.2;
+        if (now - accept_failed_said_ > 60) {
+          accept_failed_said_ = now;
+          log_line(std::string("accepting a connection failed (") + std::strerror(errno) + "): new connections wait a moment");
+        }
+      }
+      break;
     }
-    std::string key = client_key(fd, l == 0);
+    Peer peer = peer_of(fd, l == 0);
     bool say = false;
-    if (!per_client_.admit(key, wall(), &say)) {
+    if (!per_client_.admit(peer.address, wall(), &say)) {
       ::close(fd);
       if (say)
-        log_line("turned connections of " + key + " away: " + std::to_string(opt_.max_connections_per_uid) +
+        log_line("turned connections of " + peer.address + " away: " + std::to_string(opt_.max_connections_per_uid) +
                  " are open (--max-connections-per-uid; at most one line per client and minute)");
       continue;
     }
-    conns.push_back(Conn{fd, now + opt_.deadline_s, {}, {}, 0, false, false, {}, 0, std::move(key)});
+    const std::uint64_t id = next_id_++;
+    const Admission::Arrival a = admission_.arrive(id, peer, now);
+    if (a.evict != 0)
+      for (Conn& c : conns)
+        if (c.id == a.evict && c.fd >= 0) {
+          ::close(c.fd);
+          c.fd = -1;
+          per_client_.release(c.peer.address);
+          note_closed("unauthenticated, to make room (of " + c.peer.group + ")", now);
+        }
+    if (!a.admit) {
+      ::close(fd);
+      per_client_.release(peer.address);
+      note_closed("turned away at accept: all " + std::to_string(opt_.max_connections) + " are authenticated requests", now);
+      continue;
+    }
+    Conn c;
+    c.fd = fd;
+    c.id = id;
+    c.accepted = now;
+    c.deadline = now + std::min(opt_.first_frame_s, opt_.deadline_s);
+    c.peer = std::move(peer);
+    conns.push_back(std::move(c));
   }
-  state_.set_turned_away(per_client_.refused(), turned_away_);
+  report_connections();
+}
+
+void Server::report_connections() {
+  ArbiterState::Connections n;
+  n.over_client_cap = per_client_.refused();
+  n.over_total_cap = admission_.turned_away();
+  n.evicted = admission_.evicted();
+  n.first_frame_late = first_frame_late_;
+  n.over_uid_cap = admission_.over_uid_cap();
+  state_.set_connections(n);
+}
+
+// Connection c's event: reads its frame, answers, sends the reply. True when it is done.
+bool Server::serve(Conn& c, short ev) {
+  if (c.waiting) return (ev & (POLLHUP | POLLERR)) != 0;  // gone while it waited for the first view
+  if (c.replying) {
+    if (!(ev & (POLLOUT | POLLERR | POLLHUP))) return false;
+    const ssize_t k = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
+    if (k > 0) c.sent += static_cast<std::size_t>(k);
+    return (k < 0 && errno != EAGAIN && errno != EINTR) || c.sent == c.out.size();
+  }
+  if (!(ev & (POLLIN | POLLERR | POLLHUP))) return false;
+  char buf[8192];
+  const ssize_t k = ::recv(c.fd, buf, sizeof buf, 0);
+  if (k <= 0) return k == 0 || (errno != EAGAIN && errno != EINTR);  // closed before a whole frame: truncated
+  c.in.append(buf, static_cast<std::size_t>(k));
+  const FrameRead f = read_frame(c.in, opt_.max_frame);
+  if (f.status == FrameRead::Status::Refused) {
+    log_line("refused a connection: " + f.why);
+    c.out = seal(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status), Request::Kind::Status, {});
+    c.replying = true;
+    admission_.answering(c.id);
+  } else if (f.status == FrameRead::Status::Complete) {
+    std::string refused;
+    if (!authenticate(f.payload, c.q, c.uid, refused)) {
+      c.out = seal(refused, Request::Kind::Status, {});
+      c.replying = true;
+      admission_.answering(c.id);
+    } else if (!admission_.authenticated(c.id, c.uid)) {
+      const std::string why = "refused: uid " + std::to_string(c.uid) + " has " + std::to_string(opt_.max_connections_per_uid) +
+                              " requests in flight already (--max-connections-per-uid)";
+      note_closed("request(s) of uid " + std::to_string(c.uid) + " refused over --max-connections-per-uid", mono());
+      Reply r{false, why, {}, {}, {}, {}};
+      r.nonce = c.q.nonce;
+      c.out = seal(encode_reply(r, c.q.kind), c.q.kind, c.uid);
+      c.replying = true;
+      admission_.answering(c.id);
+      report_connections();
+    } else {
+      c.authenticated = true;
+      c.deadline = c.accepted + opt_.deadline_s;  // its whole life from here
+      start_refresh(wall());
+      if (refresh_ && !state_.has_view()) {
+        c.waiting = true;  // the first view is being taken: answered when it is there
+      } else {
+        c.out = seal(decide(c.q, c.uid), c.q.kind, c.uid);  // the last view, even while a new one is taken
+        c.replying = true;
+      }
+    }
+  }
+  return false;
 }
 
 void Server::run(const volatile std::sig_atomic_t* stop) {
   std::vector<Conn> conns;
   while (!*stop) {
+    const bool accepting = mono() >= accept_paused_until_;
     std::vector<pollfd> fds;
-    for (const int fd : listen_fds_) fds.push_back({fd, POLLIN, 0});
+    for (const int fd : listen_fds_) fds.push_back({fd, static_cast<short>(accepting ? POLLIN : 0), 0});
     const std::size_t refresh_at = fds.size();
     if (refresh_) fds.push_back({refresh_->rd, POLLIN, 0});
     const std::size_t base = fds.size();
-    double next = mono() + 1;
+    double next = accepting ? mono() + 1 : accept_paused_until_;
     for (const Conn& c : conns) {
       fds.push_back({c.fd, static_cast<short>(c.waiting ? 0 : c.replying ? POLLOUT : POLLIN), 0});
       next = std::min(next, c.deadline);
     }
     const int n = ::poll(fds.data(), fds.size(), std::max(0, static_cast<int>((next - mono()) * 1000) + 1));
-    if (n < 0 && errno != EINTR) throw Error(std::string("poll: ") + std::strerror(errno));
+    if (n < 0 && errno != EINTR) {  // never seen; not a reason to stop serving
+      log_line(std::string("poll failed: ") + std::strerror(errno));
+      ::usleep(100000);
+      continue;
+    }
     const double now = mono();
     if (refresh_ && (fds[refresh_at].revents & (POLLIN | POLLHUP | POLLERR))) {
       finish_refresh();
       for (Conn& c : conns)
         if (c.waiting) {
-          c.out = framed(decide(c.q, c.uid), c.q.kind);
+          c.out = seal(decide(c.q, c.uid), c.q.kind, c.uid);
           c.waiting = false;
           c.replying = true;
         }
     }
     for (std::size_t i = 0; i < conns.size(); ++i) {
       Conn& c = conns[i];
-      const short ev = fds[base + i].revents;
       bool done = false;
-      if (c.waiting) {
-        done = (ev & (POLLHUP | POLLERR)) != 0;  // gone while it waited for the first view
-      } else if (c.replying && (ev & (POLLOUT | POLLERR | POLLHUP))) {
-        const ssize_t k = ::send(c.fd, c.out.data() + c.sent, c.out.size() - c.sent, MSG_NOSIGNAL);
-        if (k > 0) c.sent += static_cast<std::size_t>(k);
-        done = (k < 0 && errno != EAGAIN && errno != EINTR) || c.sent == c.out.size();
-      } else if (!c.replying && (ev & (POLLIN | POLLERR | POLLHUP))) {
-        char buf[8192];
-        const ssize_t k = ::recv(c.fd, buf, sizeof buf, 0);
-        if (k > 0) {
-          c.in.append(buf, static_cast<std::size_t>(k));
-          const FrameRead f = read_frame(c.in, opt_.max_frame);
-          if (f.status == FrameRead::Status::Refused) {
-            log_line("refused a connection: " + f.why);
-            c.out = framed(encode_reply(Reply{false, "refused: " + f.why, {}, {}, {}, {}}, Request::Kind::Status),
-                           Request::Kind::Status);
-            c.replying = true;
-          } else if (f.status == FrameRead::Status::Complete) {
-            std::string refused;
-            if (!authenticate(f.payload, c.q, c.uid, refused)) {
-              c.out = framed(refused, Request::Kind::Status);
-              c.replying = true;
-            } else {
-              start_refresh(wall());
-              if (refresh_ && !state_.has_view()) {
-                c.waiting = true;  // the first view is being taken: answered when it is there
-              } else {
-                c.out = framed(decide(c.q, c.uid), c.q.kind);  // the last view, even while a new one is taken
-                c.replying = true;
-              }
-            }
-          }
-        } else {
-          done = k == 0 || (errno != EAGAIN && errno != EINTR);  // closed before a whole frame: truncated
-        }
+      try {
+        done = serve(c, n > 0 ? fds[base + i].revents : 0);
+      } catch (const std::exception& e) {  // this connection's end, not the daemon's
+        log_line(std::string("a connection failed: ") + e.what());
+        done = true;
       }
       if (!done && now > c.deadline) {
-        log_line("closed a connection silent past its deadline (" + std::to_string(opt_.deadline_s) + " s)");
+        if (!c.authenticated && !c.replying) {
+          ++first_frame_late_;
+          note_closed("without a whole first frame within " + seconds_text(std::min(opt_.first_frame_s, opt_.deadline_s)) +
+                          " s (--first-frame-deadline)",
+                      now);
+        } else {
+          note_closed("past the " + seconds_text(opt_.deadline_s) + "-s deadline (--deadline)", now);
+        }
         done = true;
       }
       if (done) {
         ::close(c.fd);
         c.fd = -1;
-        per_client_.release(c.client);
+        per_client_.release(c.peer.address);
+        admission_.gone(c.id);
       }
     }
     std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
     for (std::size_t l = 0; l < listen_fds_.size(); ++l)
-      if (fds[l].revents & POLLIN) accept_from(l, conns, now);
+      if (accepting && (fds[l].revents & POLLIN)) accept_from(l, conns, now);
+    std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });  // those closed to make room
   }
   for (Conn& c : conns) ::close(c.fd);
   try {
     save_journal();  // the refusals since the last change (state.hpp, handle)
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     log_line(std::string("the journal could not be written at the stop: ") + e.what());
   }
   log_line("stopped");

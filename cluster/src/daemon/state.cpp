@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <set>
 #include <utility>
 #include <vector>
 
@@ -66,7 +67,7 @@ std::string ArbiterState::set_qos(const slurm::Command& answer, double asked_at)
   std::string why;
   std::map<std::string, slurm::QosLimits> table;
   if (answer.status != 0) {
-    std::string said = slurm::trim(answer.out).substr(0, 300);
+    std::string said = answer.said().substr(0, 300);
     std::replace(said.begin(), said.end(), '\n', ' ');  // one log line (sacctmgr prints several)
     why = "sacctmgr failed (status " + std::to_string(answer.status) + "): " + said;
   } else {
@@ -105,8 +106,20 @@ void ArbiterState::note_refusal(std::uint32_t uid, const std::string& why, doubl
   remember(json{{"t", now}, {"uid", uid}, {"refused", why}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
+// A claim that expires with its nodes still idle in a view taken after it was neither
+// used nor settled: its job holds nodes from the others and may not do so again at once.
+void ArbiterState::bar_expired_claims(double now) {
+  std::set<std::string> idle(view_.idle.begin(), view_.idle.end());
+  for (const auto& e : ledger_.entries)
+    if (e.kind == slurm::LedgerEntry::Kind::Claim && e.expires <= now && view_.taken_at > e.since &&
+        std::any_of(e.nodes.begin(), e.nodes.end(), [&](const std::string& h) { return idle.count(h) > 0; }))
+      barred_[e.job] = std::max(barred_[e.job], e.expires + opt_.arbiter.claim_ttl_s);
+  std::erase_if(barred_, [&](const auto& b) { return b.second <= now; });
+}
+
 Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   Reply out;
+  bar_expired_claims(now);
   slurm::Snapshot s;
   try {
     s = slurm::snapshot_of(view_, r.job.id);
@@ -118,16 +131,20 @@ Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   a.bid_ttl_s = std::min(std::max(a.bid_ttl_s, r.bid_ttl_s), opt_.max_bid_ttl_s);
   a.offer_ttl_s = std::max(a.offer_ttl_s, a.bid_ttl_s);
   slurm::Arbitration res = slurm::arbitrate(view_, ledger_, r.job, growth_model(r.growth), now, a);
-  // While Slurm's last refusal holds for the job, it neither bids nor claims.
-  if (r.hold && res.plan.kind == slurm::Plan::Kind::Acquire) {
+  // While Slurm's last refusal holds for the job, it neither bids nor claims; nor while its
+  // last claim, left to expire unused, is barred.
+  const auto barred = barred_.find(r.job.id);
+  if (res.plan.kind == slurm::Plan::Kind::Acquire && (r.hold || barred != barred_.end())) {
     res.ledger = slurm::settle(res.ledger, r.job.id);
     res.plan = slurm::Plan{};
-    res.rule = "backoff";
-    res.plan.why = "the job does not ask Slurm for nodes now (its last request was refused)";
+    res.rule = r.hold ? "backoff" : "claim-expired";
+    res.plan.why = r.hold ? "the job does not ask Slurm for nodes now (its last request was refused)"
+                          : "its last claim expired unused (neither acquired nor settled): no claim for " +
+                                std::to_string(static_cast<long>(barred->second - now)) + " s more";
   }
   ledger_ = res.ledger;
   res.ledger = {};
-  remember(slurm::decision_json(res, r.job.id, now));
+  remember(owned(slurm::decision_json(res, r.job.id, now), r.job.id));
   out.ok = true;
   out.arbitration = std::move(res);
   out.held = s.mine.node_list;
@@ -135,9 +152,30 @@ Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   return out;
 }
 
+bool ArbiterState::sees_all(std::uint32_t uid) const {
+  return uid == 0 || uid == opt_.slurm_user || opt_.operators.count(uid) > 0;
+}
+
+// A decision's line with its job's owner ("owner": the status shows a user the lines of
+// its own jobs, also once they have left the view).
+std::string ArbiterState::owned(const std::string& line, const std::string& job) const {
+  json d = json::parse(line, nullptr, false);
+  const auto o = owners_.find(job);
+  if (d.is_discarded() || !d.is_object() || o == owners_.end()) return line;
+  d["owner"] = o->second;
+  return d.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool& changed) {
   changed = false;
   Reply out;
+  if (r.kind != Request::Kind::Status)
+    if (const auto bad = view_.unreadable.find(r.job.id); bad != view_.unreadable.end()) {
+      // Its owner cannot be known: nobody may act for it until squeue's record reads again.
+      out.error = "refused: job " + r.job.id + ": its record in Slurm's view cannot be read (" + bad->second + ")";
+      note_refusal(uid, to_string(r.kind) + " " + r.job.id + ": unreadable in the view", now);
+      return out;
+    }
   if (const std::string no = refusal(r, uid, owners_, opt_.slurm_user); !no.empty()) {
     out.error = "refused: " + no;
     note_refusal(uid, to_string(r.kind) + " " + r.job.id + ": " + no, now);
@@ -150,12 +188,14 @@ Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool
   switch (r.kind) {
     case Request::Kind::Status:
       out.ok = true;
-      out.status_json = status_json(now);
+      out.status_json = status_json(now, uid);
       return out;
     case Request::Kind::Settle:
+      bar_expired_claims(now);  // a claim left to expire is not undone by a late settle
       ledger_ = slurm::settle(ledger_, r.job.id, r.promises_too);
-      remember(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
-                   .dump());
+      remember(owned(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
+                         .dump(),
+                     r.job.id));
       changed = true;
       out.ok = true;
       return out;
@@ -192,13 +232,22 @@ void ArbiterState::restore(const std::string& text) {
   while (recent_.size() > opt_.recent) recent_.pop_front();
 }
 
-std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
+std::string ArbiterState::status_json(double now, std::uint32_t viewer, std::size_t max_bytes) const {
+  const bool all = sees_all(viewer);
+  const auto mine = [&](const std::string& job) {
+    const auto o = owners_.find(job);
+    return all || (o != owners_.end() && o->second == viewer);
+  };
   json j;
   j["now"] = now;
+  j["scope"] = all ? "every job (root, SlurmUser or an operator)" : "the jobs of uid " + std::to_string(viewer);
   j["view_taken_at"] = have_view_ ? json(view_.taken_at) : json(nullptr);
   j["interval_s"] = opt_.interval_s;
-  j["connections_refused_per_client_cap"] = turned_away_client_;
-  j["connections_refused_total_cap"] = turned_away_total_;
+  j["connections_refused_per_client_cap"] = conns_.over_client_cap;
+  j["connections_refused_total_cap"] = conns_.over_total_cap;
+  j["connections_closed_to_make_room"] = conns_.evicted;
+  j["connections_past_first_frame_deadline"] = conns_.first_frame_late;
+  j["requests_refused_per_uid_cap"] = conns_.over_uid_cap;
   // The QOS table applied to growth (sacctmgr), when it was asked and read, and why not.
   json qos{{"every_s", opt_.qos_interval_s},
            {"asked_at", qos_asked_ ? json(qos_asked_at_) : json(nullptr)},
@@ -217,17 +266,23 @@ std::string ArbiterState::status_json(double now, std::size_t max_bytes) const {
                                 {"GrpTRES", limit(q.group)}};
   j["jobs"] = json::array();
   for (const auto& job : view_.jobs) {
+    if (!mine(job.id)) continue;
     const auto o = owners_.find(job.id);
     j["jobs"].push_back({{"id", job.id}, {"state", job.state}, {"nodes", job.node_list}, {"count", job.nodes},
                          {"name", job.name}, {"reason", job.reason}, {"qos", job.qos},
                          {"uid", o == owners_.end() ? json(nullptr) : json(o->second)}});
   }
   j["ledger"] = json::array();
-  for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
+  for (const auto& e : ledger_.entries)
+    if (mine(e.job)) j["ledger"].push_back(entry_json(e));
   std::vector<json> recent;
   for (const auto& l : recent_) {
     json d = json::parse(l, nullptr, false);
-    recent.push_back(d.is_discarded() ? json(l) : d);
+    // A user's own: decisions about its jobs (their owner recorded with them), its refusals.
+    const bool own = !d.is_discarded() && d.is_object() &&
+                     ((d.contains("owner") && d["owner"] == viewer) || (d.contains("refused") && d.contains("uid") && d["uid"] == viewer));
+    if (all) recent.push_back(d.is_discarded() ? json(l) : d);
+    else if (own) recent.push_back(d);
   }
   const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
   // The newest `keep` decisions: the most that fit (binary search; the size grows with keep).

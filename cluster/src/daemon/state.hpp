@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 
 #include "arbiter/protocol.hpp"
@@ -22,6 +23,9 @@ struct StateOptions {
   double interval_s = 2;          // the view is taken again when older than this
   double max_bid_ttl_s = 3600;
   std::uint32_t slurm_user = 0;   // SlurmUser's uid: may ask about any job, as root may
+  // Operators (--operators): their status shows every job, as root's and SlurmUser's do;
+  // everyone else's shows its own jobs only. They may not ask about others' jobs.
+  std::set<std::uint32_t> operators = {};
   std::size_t recent = 200;       // decisions kept for status and the journal
   // sacctmgr's QOS table (kQosCommand, slurmdbd) is asked with a view when the last ask is
   // at least this old (and with the first view): at most once per max(qos_interval_s,
@@ -50,18 +54,24 @@ class ArbiterState {
   Reply handle(const Request& r, std::uint32_t uid, double now, bool& changed);
   // A refusal the shell decided (a bad frame, a bad credential): kept with the decisions.
   void note_refusal(std::uint32_t uid, const std::string& why, double now);
-  // Connections the shell closed at accept since the daemon started (not journalled):
-  // over --max-connections-per-uid (per uid, or per address for TCP) and over
-  // --max-connections. Shown by status.
-  void set_turned_away(std::size_t over_client_cap, std::size_t over_total_cap) {
-    turned_away_client_ = over_client_cap;
-    turned_away_total_ = over_total_cap;
-  }
+  // What the shell did to connections since the daemon started (not journalled), shown by
+  // status: closed at accept over --max-connections-per-uid (per uid, or per address for
+  // TCP) and over --max-connections (every connection authenticated); unauthenticated ones
+  // closed to make room (Admission) or past the first-frame deadline; requests refused
+  // over the per-uid cap of authenticated ones.
+  struct Connections {
+    std::size_t over_client_cap = 0, over_total_cap = 0, evicted = 0, first_frame_late = 0, over_uid_cap = 0;
+  };
+  void set_connections(const Connections& c) { conns_ = c; }
   std::string journal() const;
   void restore(const std::string& journal_text);  // throws Error naming what is malformed
-  // At most max_bytes: the oldest recent decisions are left out to fit ("recent_left_out":
-  // how many); a state too large even without them says so instead ("error").
-  std::string status_json(double now, std::size_t max_bytes = kMaxStatus) const;
+  // What `viewer` may see, at most max_bytes: root, SlurmUser and the operators everything;
+  // any other uid its own jobs (Slurm's owner in the view), their ledger entries and
+  // decisions, its own refusals, and what is no user's (idle nodes, QOS limits, counts).
+  // The oldest recent decisions are left out to fit ("recent_left_out": how many); a
+  // state too large even without them says so instead ("error").
+  std::string status_json(double now, std::uint32_t viewer, std::size_t max_bytes = kMaxStatus) const;
+  bool sees_all(std::uint32_t uid) const;
   const slurm::Ledger& ledger() const { return ledger_; }
   const std::deque<std::string>& recent() const { return recent_; }
 
@@ -72,11 +82,16 @@ class ArbiterState {
   std::map<std::string, std::uint32_t> owners_;
   slurm::Ledger ledger_;
   std::deque<std::string> recent_;  // one JSON object a line, oldest first
-  std::size_t turned_away_client_ = 0, turned_away_total_ = 0;
+  Connections conns_;
   double qos_asked_at_ = 0, qos_known_at_ = 0;  // 0: never
   bool qos_asked_ = false;
   std::string qos_error_;  // the last ask's failure (empty: it answered)
+  // Jobs whose claim expired unused (neither settled nor fulfilled: its nodes still idle):
+  // no new claim before the time given (a claim's lifetime after the expiry).
+  std::map<std::string, double> barred_;
+  void bar_expired_claims(double now);
   void remember(std::string line);
+  std::string owned(const std::string& line, const std::string& job) const;
   Reply arbitrate_for(const Request& r, double now);
 };
 

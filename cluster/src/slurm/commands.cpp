@@ -22,33 +22,46 @@ Client::Client(Runner run, std::string job_id) : run_(std::move(run)), job_(std:
   if (!all_digits(job_)) throw Error("slurm policy: job id '" + job_ + "' is not a number");
 }
 
-Command Client::run_checked(const std::string& cmd, const std::string& what) {
-  Command c = run_(cmd);
+Command Client::run(const Argv& argv, const std::string& what) {
+  Command c = run_(argv);
   // Slurm answers some updates with "try again in a bit" while it records the job.
-  for (int k = 0; k < 10 && c.status != 0 && c.out.find("try again") != std::string::npos; ++k) {
+  for (int k = 0; k < 10 && c.status != 0 && c.said().find("try again") != std::string::npos; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    c = run_(cmd);
+    c = run_(argv);
   }
   if (c.status != 0)
-    throw Error(what + " failed (`" + cmd + "` exited " + std::to_string(c.status) + ": " + trim(c.out) + ")");
+    throw Error(what + " failed (`" + command_line(argv) + "` " +
+                (c.status < 0 ? std::string("did not finish") : "exited " + std::to_string(c.status)) + ": " +
+                escaped(c.said().substr(0, 2000)) + ")");
   return c;
 }
 
-std::vector<std::string> Client::held() {
-  return parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out).node_list;
+// The job's own record: squeue's (kSqueueFormat), not `scontrol show job`, whose
+// Key=Value words follow the job's name: a name holding " NodeList=..." would be read as
+// the job's nodes.
+Job Client::own() {
+  const JobList l = read_squeue(run({"squeue", "-h", "-j", job_, "-o", kSqueueFormat}, "reading the job").out);
+  if (const auto bad = l.unreadable.find(job_); bad != l.unreadable.end())
+    throw Error("reading the job: squeue's record of job " + job_ + " cannot be read: " + bad->second);
+  for (const Job& j : l.jobs)
+    if (j.id == job_) return j;
+  throw Error("reading the job: squeue does not list job " + job_);
 }
+
+std::vector<std::string> Client::held() { return own().node_list; }
 
 Snapshot Client::snapshot() {
   Snapshot s;
-  s.mine = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
-  const std::string sinfo = run_checked(kIdleCommand, "reading idle nodes").out;
+  s.mine = own();
+  const std::string sinfo = run(kIdleCommand, "reading idle nodes").out;
   s.idle = idle_nodes(sinfo);
   s.partitions = parse_partitions(sinfo);
   // with name, reason and comment: a waiting malleable job's comment names its minimum
   // (parse_squeue), which is what it waits for; Slurm's own %D estimate may be its
   // maximum. Priority, submit time, partition and the backfill plan: Slurm's order.
-  std::vector<Job> waiting = parse_squeue(
-      run_checked(std::string("squeue -h -t PD --sort=V -o '") + kSqueueFormat + "'", "reading waiting jobs").out);
+  // (a waiting job squeue's record of which cannot be read is not waited for)
+  std::vector<Job> waiting =
+      read_squeue(run({"squeue", "-h", "-t", "PD", "--sort=V", "-o", kSqueueFormat}, "reading waiting jobs").out).jobs;
   sort_slurm_order(waiting);
   for (Job& j : waiting)
     if (j.id != job_ && competes(s.partitions, s.mine, j.partition)) s.pending.push_back(std::move(j));
@@ -57,7 +70,8 @@ Snapshot Client::snapshot() {
 
 void Client::release(const std::vector<std::string>& keep) {
   if (keep.empty()) throw Error("slurm: refusing to release every node of the job");
-  run_checked("scontrol update JobId=" + job_ + " NodeList=" + compress_hostlist(keep), "giving nodes back");
+  check_names(keep, "giving nodes back: the nodes to keep");
+  run({"scontrol", "update", "JobId=" + job_, "NodeList=" + compress_hostlist(keep)}, "giving nodes back");
   auto now = held();
   std::sort(now.begin(), now.end());
   auto want = keep;
@@ -67,32 +81,36 @@ void Client::release(const std::vector<std::string>& keep) {
                 ", expected " + compress_hostlist(keep));
 }
 
-std::vector<std::string> Client::acquire(int nodes) { return acquire_with(nodes, ""); }
+std::vector<std::string> Client::acquire(int nodes) { return acquire_with(nodes, {}); }
 
 std::vector<std::string> Client::acquire(const std::vector<std::string>& nodes) {
   if (nodes.empty()) throw Error("slurm: asking for no node");
-  return acquire_with(static_cast<int>(nodes.size()), " -w " + compress_hostlist(nodes));
+  check_names(nodes, "asking Slurm for nodes");
+  return acquire_with(static_cast<int>(nodes.size()), {"-w", compress_hostlist(nodes)});
 }
 
-std::vector<std::string> Client::acquire_with(int nodes, const std::string& which) {
-  const Job me = parse_scontrol_job(run_checked("scontrol show job -o " + job_, "reading the job").out);
+std::vector<std::string> Client::acquire_with(int nodes, const std::vector<std::string>& which) {
+  if (nodes <= 0 || nodes > 65536) throw Error("slurm: asking for " + std::to_string(nodes) + " nodes");
+  const Job me = own();
   const auto& before = me.node_list;
   // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
   // in the job's partition and QOS (salloc's defaults are the default ones; another QOS is
   // refused, "Job dependency problem", seen with slurmdbd on the emulated cluster).
-  const auto opt = [](const char* flag, const std::string& v) {
-    return v.empty() || v.find_first_of(" '\"$`;|&") != std::string::npos ? std::string() : flag + v;
-  };
-  const std::string part = opt(" -p ", me.partition) + opt(" --qos=", me.qos);
-  const Command got = run_checked("salloc -N " + std::to_string(nodes) + which +
-                                      " --no-shell --immediate=10 -J malleable-expand" + " --dependency=expand:" + job_ +
-                                      part,
-                                  "asking Slurm for " + std::to_string(nodes) + " node(s)");
-  const auto at = got.out.find("Granted job allocation ");
-  if (at == std::string::npos) throw Error("asking Slurm for nodes: no allocation in '" + trim(got.out) + "'");
+  // (a partition or QOS that is not a plain name is left out: Slurm's default then)
+  Argv salloc{"salloc", "-N", std::to_string(nodes)};
+  salloc.insert(salloc.end(), which.begin(), which.end());
+  for (const char* a : {"--no-shell", "--immediate=10", "-J", "malleable-expand"}) salloc.push_back(a);
+  salloc.push_back("--dependency=expand:" + job_);
+  if (valid_name(me.partition)) salloc.insert(salloc.end(), {"-p", me.partition});
+  if (valid_name(me.qos)) salloc.push_back("--qos=" + me.qos);
+  const Command got = run(salloc, "asking Slurm for " + std::to_string(nodes) + " node(s)");
+  const std::string said = got.out + "\n" + got.err;  // salloc says it on stderr
+  const auto at = said.find("Granted job allocation ");
+  if (at == std::string::npos) throw Error("asking Slurm for nodes: no allocation in '" + escaped(got.said().substr(0, 500)) + "'");
   std::string other;
-  for (std::size_t k = at + 23; k < got.out.size() && std::isdigit(static_cast<unsigned char>(got.out[k])); ++k)
-    other += got.out[k];
+  for (std::size_t k = at + 23; k < said.size() && other.size() < 20 && std::isdigit(static_cast<unsigned char>(said[k])); ++k)
+    other += said[k];
+  if (other.empty()) throw Error("asking Slurm for nodes: no job id in '" + escaped(got.said().substr(0, 500)) + "'");
   const auto gained = [&] {
     std::vector<std::string> added;
     for (const auto& h : held())
@@ -100,25 +118,25 @@ std::vector<std::string> Client::acquire_with(int nodes, const std::string& whic
     return added;
   };
   try {
-    run_checked("scontrol update JobId=" + other + " NumNodes=0", "handing the new allocation over");
+    run({"scontrol", "update", "JobId=" + other, "NumNodes=0"}, "handing the new allocation over");
   } catch (const Error&) {
-    run_("scancel " + other);
+    run_({"scancel", other});
     throw;
   }
   // Without an accounting database Slurm 22.05 answers this update with "the DB index is
   // being set, try again" for as long as the job runs, yet performs it: what counts is
   // whether the job holds the nodes afterwards.
-  const Command merge = run_("scontrol update JobId=" + job_ + " NumNodes=ALL");
+  const Argv merge_argv{"scontrol", "update", "JobId=" + job_, "NumNodes=ALL"};
+  const Command merge = run_(merge_argv);
   std::vector<std::string> added = gained();
   for (int k = 0; k < 10 && static_cast<int>(added.size()) < nodes; ++k) {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     added = gained();
   }
   if (static_cast<int>(added.size()) != nodes) {
-    run_("scancel " + other);
+    run_({"scancel", other});
     throw Error("merging " + std::to_string(nodes) + " new node(s) into job " + job_ + " failed: the job gained " +
-                std::to_string(added.size()) + " (`scontrol update JobId=" + job_ + " NumNodes=ALL` said: " +
-                trim(merge.out) + ")");
+                std::to_string(added.size()) + " (`" + command_line(merge_argv) + "` said: " + escaped(merge.said().substr(0, 500)) + ")");
   }
   return added;
 }

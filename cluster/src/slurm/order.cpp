@@ -11,18 +11,19 @@
 #include <sstream>
 
 #include "malleable/cluster/slurm.hpp"
+#include "slurm/number.hpp"
 
 namespace cluster::slurm {
 
 double parse_slurm_time(const std::string& text) {
   const std::string s = trim(text);
   if (s.empty() || s == "N/A" || s == "Unknown" || s == "None" || s == "0") return 0;
-  if (!s.empty() && s.size() < 16 && std::all_of(s.begin(), s.end(), [](unsigned char c) { return std::isdigit(c); })) return std::stod(s);
+  if (const auto epoch = whole_number(s, 1ULL << 40)) return static_cast<double>(*epoch);
   int Y = 0, M = 0, D = 0, h = 0, m = 0, sec = 0;
   char tail = 0;
   if (std::sscanf(s.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%c", &Y, &M, &D, &h, &m, &sec, &tail) != 6 || M < 1 || M > 12 ||
       D < 1 || D > 31 || h > 23 || m > 59 || sec > 60)
-    throw Error("squeue: '" + s + "' is not a time (YYYY-MM-DDTHH:MM:SS, epoch seconds or N/A)");
+    throw Error("squeue: '" + escaped(s.substr(0, 40)) + "' is not a time (YYYY-MM-DDTHH:MM:SS, epoch seconds or N/A)");
   std::tm tm{};
   tm.tm_year = Y - 1900;
   tm.tm_mon = M - 1;
@@ -53,9 +54,9 @@ struct SinfoLine {
 int max_job_size(const std::string& size, const std::string& partition) {
   const std::string max = size.substr(size.find('-') == std::string::npos ? 0 : size.find('-') + 1);
   if (max.empty() || max == "infinite" || max == "UNLIMITED" || max == "unlimited" || max == "n/a") return 0;
-  if (max.size() > 9 || !std::all_of(max.begin(), max.end(), [](unsigned char c) { return std::isdigit(c); }))
-    throw Error("sinfo: partition " + partition + ": job size '" + size + "' is not N, M-N or M-infinite");
-  return std::stoi(max);
+  const auto n = whole_number(max, 999999999);
+  if (!n) throw Error("sinfo: partition " + escaped(partition) + ": job size '" + escaped(size) + "' is not N, M-N or M-infinite");
+  return static_cast<int>(*n);
 }
 
 std::vector<SinfoLine> sinfo_lines(const std::string& sinfo_out) {
@@ -67,7 +68,7 @@ std::vector<SinfoLine> sinfo_lines(const std::string& sinfo_out) {
     for (std::string x; words >> x;) w.push_back(x);
     if (w.empty()) continue;
     if (w.size() == 3 || w.size() > 4)
-      throw Error("sinfo: expected 'PARTITION STATE SIZE NODELIST' or 'STATE NODELIST', got '" + trim(line) + "'");
+      throw Error("sinfo: expected 'PARTITION STATE SIZE NODELIST' or 'STATE NODELIST', got '" + escaped(trim(line).substr(0, 200)) + "'");
     SinfoLine l;
     if (w.size() == 1) {
       l.state = "idle";  // a node list alone: sinfo -t idle -o %N

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "malleable/cluster/slurm.hpp"
+#include "slurm/number.hpp"
 
 namespace cluster::slurm {
 
@@ -27,9 +28,9 @@ std::optional<std::int64_t> node_of(const std::string& field, const std::string&
     if (eq == std::string::npos || eq == 0) throw Error(where + ": TRES entry '" + e + "' is not NAME=VALUE");
     if (e.substr(0, eq) != "node") continue;
     const std::string v = e.substr(eq + 1);
-    if (v.empty() || v.size() > 18 || v.find_first_not_of("0123456789") != std::string::npos)
-      throw Error(where + ": node='" + v + "' is not a whole number");
-    node = std::stoll(v);
+    const auto n = whole_number(v, 999999999999999999ULL);
+    if (!n) throw Error(where + ": node='" + escaped(v.substr(0, 40)) + "' is not a whole number");
+    node = static_cast<std::int64_t>(*n);
   }
   return node;
 }

@@ -38,6 +38,7 @@ Config read() {
   c.slurm.launched_hosts = text("MALLEABLE_RUN_HOSTS");
   c.slurm.arbiter = text("RESIZE_ARBITER");
   c.slurm.arbiter_munge = text("RESIZE_ARBITER_MUNGE");
+  c.slurm.arbiter_user = text("RESIZE_ARBITER_USER");
 
   c.session.fault = text("RESIZE_FAULT");
   c.session.mover = text("RESIZE_MOVER");

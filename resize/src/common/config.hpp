@@ -51,6 +51,7 @@ struct Slurm {
   Text launched_hosts;  // MALLEABLE_RUN_HOSTS: the hosts scripts/malleable-run placed the job on
   Text arbiter;         // RESIZE_ARBITER: the arbiter daemon's socket (malleable-arbiterd)
   Text arbiter_munge;   // RESIZE_ARBITER_MUNGE: munged's socket for the arbiter's credentials
+  Text arbiter_user;    // RESIZE_ARBITER_USER: who the arbiter runs as (its replies' uid)
 };
 
 // The session (session/, background/, common/fault).

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <sstream>
 
@@ -101,8 +102,9 @@ bool all_digits(const std::string& s) {
 
 int env_int(const config::Text& v, const char* name, int fallback) {
   if (!v || v->empty()) return fallback;
-  if (!all_digits(*v)) throw Error(std::string(name) + " must be a non-negative integer, got '" + *v + "'");
-  return std::stoi(*v);
+  if (!all_digits(*v) || v->size() > 9)
+    throw Error(std::string(name) + " must be a non-negative integer below 10^9, got '" + *v + "'");
+  return static_cast<int>(std::strtol(v->c_str(), nullptr, 10));  // 9 digits at most: no overflow
 }
 double env_seconds(const config::Text& v, const char* name, double fallback) {
   if (!v || v->empty()) return fallback;
@@ -127,9 +129,10 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   }
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
   if (env.launched_hosts && !env.launched_hosts->empty()) o.launch.on = expand_hostlist(*env.launched_hosts);
-  auto client = std::make_unique<Client>(shell_runner(), env.job_id.value_or(""));
+  auto client = std::make_unique<Client>(process_runner(), env.job_id.value_or(""));
   o.arbiter.socket = env.arbiter.value_or("");
   o.arbiter.munge_socket = env.arbiter_munge.value_or("");
+  if (env.arbiter_user && !env.arbiter_user->empty()) o.arbiter.user = *env.arbiter_user;
   // With an arbiter, no shared directory: its default needs no cluster name then.
   const std::string shared = o.arbiter.socket.empty() ? env.shared.value_or("") : "off";
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";
@@ -146,8 +149,8 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   o.configure = [shared, exp, home, job](Options& o) {
     std::string config;
     if (exp == "auto" || shared.empty()) {
-      const Command c = shell_runner()("scontrol show config");
-      if (c.status != 0) throw cluster::Error("`scontrol show config` failed: " + trim(c.out));
+      const Command c = process_runner()({"scontrol", "show", "config"});
+      if (c.status != 0) throw cluster::Error("`scontrol show config` failed: " + escaped(c.said().substr(0, 500)));
       config = c.out;
     }
     o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
@@ -169,7 +172,7 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
     }
     // The mode it runs in, said once: per-user (this user's directory, 0700, files 0600),
     // shared-group (RESIZE_SLURM_SHARED, files 0660 in the directory's group) or alone.
-    const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated, one per cluster)"
+    const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated both ways, replies taken from user " + o.arbiter.user + " only; one per cluster)"
                              : o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
                              : o.shared_group
                                  ? "mode shared-group: directory " + o.shared_dir +

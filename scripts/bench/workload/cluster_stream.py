@@ -85,7 +85,7 @@ def job_script(j, src, build, out, start="full", arbiter=None):
     agent (a shrink of the allocation must not kill a Slurm step holding them). `start`:
     how a malleable job starts on the nodes Slurm gave it ("full", the default: on all of
     them, which cannot leave; "min": on its minimum, spawning onto the rest at once;
-    "one": on one process, spawning onto the rest). `arbiter`: (socket, munge socket) of
+    "one": on one process, spawning onto the rest). `arbiter`: (socket, munge socket, its user) of
     the cluster's malleable-arbiterd, which the Slurm policy then asks instead of the
     run's shared directory."""
     start_one = start == "one"
@@ -112,7 +112,7 @@ def job_script(j, src, build, out, start="full", arbiter=None):
         # the jobs of this run ask the cluster's arbiter (one daemon, MUNGE-authenticated),
         # or else share one directory (the policy's cluster view, ledger and decision logs;
         # a fresh one per run)
-        (f"export RESIZE_ARBITER={arbiter[0]} RESIZE_ARBITER_MUNGE={arbiter[1]}" if arbiter
+        (f"export RESIZE_ARBITER={arbiter[0]} RESIZE_ARBITER_MUNGE={arbiter[1]} RESIZE_ARBITER_USER={arbiter[2]}" if arbiter
          else f"export RESIZE_SLURM_SHARED={out}/shared"),
         # the expansion's allocation may not outlive the job it joins
         f"export SALLOC_TIMELIMIT={j['time_limit_min']}",
@@ -222,7 +222,7 @@ def run(a):
         # moldable: a malleable job asks Slurm for its node range and runs on what it got,
         # never resized (the rigid job's script on $SLURM_JOB_NUM_NODES nodes, policy fixed)
         script_job = dict(j, malleable=False) if a.moldable else j
-        arbiter = (a.arbiter, a.arbiter_munge) if a.arbiter else None
+        arbiter = (a.arbiter, a.arbiter_munge, a.arbiter_user) if a.arbiter else None
         with open(path, "w") as f:
             f.write(job_script(script_job, a.src, a.build, out, a.start, arbiter))
         os.chmod(path, 0o755)
@@ -313,6 +313,8 @@ def main(argv=None):
                    help="malleable jobs start on the node range Slurm gives and are never resized")
     r.add_argument("--arbiter", help="the cluster arbiter's socket (malleable-arbiterd): the jobs ask it")
     r.add_argument("--arbiter-munge", help="munged's socket for the arbiter's credentials")
+    r.add_argument("--arbiter-user", default="slurm",
+                   help="the user the arbiter runs as: the jobs take its replies only (default slurm, as workload_cluster.sh runs it)")
     r.add_argument("--start", choices=("full", "min", "one"), default="full",
                    help="a malleable job starts on all of its allocation (full), or on its minimum (min) or one "
                         "process (one) and spawns onto the rest")

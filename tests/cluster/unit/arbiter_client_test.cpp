@@ -172,7 +172,7 @@ TEST(ArbiterClient, AJobWhoseArbiterIsDownKeepsItsSizeSaysSoOnceAndAsksLater) {
   double clock = 1000;
   o.clock = o.wall_clock = [&] { return clock; };
   int slurm_calls = 0;
-  slurm::Runner run = [&](const std::string&) {
+  slurm::Runner run = [&](const slurm::Argv&) {
     ++slurm_calls;
     return slurm::Command{1, "not expected"};
   };
@@ -200,15 +200,17 @@ TEST(ArbiterClient, AJobWhoseArbiterIsDownKeepsItsSizeSaysSoOnceAndAsksLater) {
 TEST(ArbiterLive, TheJobAgentAsksTheDaemonWithItsUsersCredential) {
   const char* sock = std::getenv("ARBITER_LIVE_SOCKET");
   const char* munge = std::getenv("ARBITER_LIVE_MUNGE");
-  if (!sock || !munge) GTEST_SKIP() << "run by cluster.arbiter.daemon_live";
+  const char* user = std::getenv("ARBITER_LIVE_USER");
+  if (!sock || !munge || !user) GTEST_SKIP() << "run by cluster.arbiter.daemon_live";
   const auto policy_for = [&](const std::string& job, double& clock) {
     slurm::Options o;
     o.arbiter.socket = sock;
     o.arbiter.munge_socket = munge;
+    o.arbiter.user = user;
     o.interval_s = 2;
     o.jitter = 0;
     o.clock = o.wall_clock = [&clock] { return clock; };
-    slurm::Runner none = [](const std::string&) { return slurm::Command{1, "not expected"}; };
+    slurm::Runner none = [](const slurm::Argv&) { return slurm::Command{1, "not expected"}; };
     return std::make_unique<slurm::JobAgent>(std::make_unique<slurm::Client>(none, job), o);
   };
   const std::vector<std::string> ranks{"node3"};
@@ -225,4 +227,38 @@ TEST(ArbiterLive, TheJobAgentAsksTheDaemonWithItsUsersCredential) {
   theirs->decide(in);
   ASSERT_FALSE(theirs->log().empty());
   EXPECT_NE(theirs->log().back().find("does not own job 7"), std::string::npos) << theirs->log().back();
+}
+
+// A port or socket someone else answers on (the daemon down, its port taken): run by
+// arbiter_daemon_test.py as uid A against uid B's fake arbiter (ARBITER_LIVE_FORGED), which
+// answers every request with a plan to acquire node5, once as plain JSON and once in a
+// MUNGE credential of its own uid, echoing the request's nonce. The job takes neither: it
+// stays, runs no Slurm command, and says why.
+TEST(ArbiterLive, AnAnswerNotFromTheArbitersUserGetsNothingDone) {
+  const char* sock = std::getenv("ARBITER_LIVE_FORGED");
+  const char* munge = std::getenv("ARBITER_LIVE_MUNGE");
+  const char* user = std::getenv("ARBITER_LIVE_USER");
+  if (!sock || !munge || !user) GTEST_SKIP() << "run by cluster.arbiter.daemon_live";
+  slurm::Options o;
+  o.arbiter.socket = sock;
+  o.arbiter.munge_socket = munge;
+  o.arbiter.user = user;
+  o.interval_s = 2;
+  o.jitter = 0;
+  double clock = 1000;
+  o.clock = o.wall_clock = [&clock] { return clock; };
+  int commands = 0;
+  slurm::Runner counted = [&](const slurm::Argv&) {
+    ++commands;
+    return slurm::Command{0, ""};
+  };
+  slurm::JobAgent agent(std::make_unique<slurm::Client>(counted, "8"), o);
+  slurm::Moment in;
+  in.world_size = 1;
+  in.rank_hosts = {"node3"};
+  const slurm::Step d = agent.decide(in);
+  EXPECT_EQ(d.kind, slurm::Step::Kind::Stay) << d.reason;
+  EXPECT_EQ(commands, 0) << "a Slurm command ran on a forged answer";
+  ASSERT_FALSE(agent.log().empty());
+  EXPECT_NE(agent.log().back().find("refused"), std::string::npos) << agent.log().back();
 }

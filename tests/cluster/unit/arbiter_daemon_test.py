@@ -61,14 +61,96 @@ def frame(payload):
     return struct.pack(">I", len(payload)) + payload
 
 
-def recv_reply(s, limit=10):
+class Munge:
+    """libmunge in this (root's) process, through ctypes: the daemon's replies are MUNGE
+    credentials of its uid (root here) whose payload is the reply's JSON."""
+    MUNGE_OPT_SOCKET = 8
+
+    def __init__(self, sock):
+        import ctypes
+        self.c = ctypes
+        self.lib = ctypes.CDLL("libmunge.so.2")
+        self.libc = ctypes.CDLL(None)
+        self.lib.munge_ctx_create.restype = ctypes.c_void_p
+        self.lib.munge_ctx_strerror.restype = ctypes.c_char_p
+        self.lib.munge_decode.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p),
+                                          ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_uint),
+                                          ctypes.POINTER(ctypes.c_uint)]
+        self.sock = sock
+        self.ctx = ctypes.c_void_p(self.lib.munge_ctx_create())
+        if self.lib.munge_ctx_set(self.ctx, self.MUNGE_OPT_SOCKET, ctypes.c_char_p(sock.encode())) != 0:
+            raise RuntimeError("munge_ctx_set failed")
+
+    def decode(self, cred):
+        """(uid, payload bytes) of a credential; raises ValueError with munge's reason."""
+        c = self.c
+        buf, n, uid, gid = c.c_void_p(), c.c_int(), c.c_uint(), c.c_uint()
+        if self.lib.munge_decode(cred, self.ctx, c.byref(buf), c.byref(n), c.byref(uid), c.byref(gid)) != 0:
+            raise ValueError(self.lib.munge_ctx_strerror(self.ctx).decode())
+        payload = c.string_at(buf, n.value) if buf.value else b""
+        self.libc.free(buf)
+        return uid.value, payload
+
+
+MUNGE = None  # set when the rig's munged runs
+DAEMON_UID = 0  # the daemon runs as root here: its replies are root's credentials
+
+# A reply to an authenticated request only its uid can decode (MUNGE's uid restriction;
+# root cannot either): it is decoded by a process of that uid, one per uid, a credential a
+# line in, "UID PAYLOAD-HEX" or "ERROR why" a line out.
+DECODER = r"""
+import ctypes, sys
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+lib.munge_ctx_strerror.restype = ctypes.c_char_p
+ctx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ctx, 8, ctypes.c_char_p(sys.argv[1].encode()))
+for line in sys.stdin.buffer:
+    buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+    if lib.munge_decode(ctypes.c_char_p(line.strip()), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid),
+                        ctypes.byref(gid)) != 0:
+        print("ERROR " + lib.munge_ctx_strerror(ctx).decode(), flush=True)
+    else:
+        print("%d %s" % (uid.value, ctypes.string_at(buf, n.value).hex()), flush=True)
+"""
+DECODERS = {}
+
+
+def decode_as(uid, cred):
+    """(uid, payload) of `cred` decoded by a process of `uid` (None: root, in this process)."""
+    if uid is None or uid == 0:
+        return MUNGE.decode(cred)
+    if uid not in DECODERS:
+        DECODERS[uid] = subprocess.Popen(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
+                                          sys.executable, "-c", DECODER, MUNGE.sock],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    d = DECODERS[uid]
+    d.stdin.write(cred.strip() + b"\n")
+    d.stdin.flush()
+    line = d.stdout.readline().decode().strip()
+    if line.startswith("ERROR") or not line:
+        raise ValueError(line)
+    who, hexed = line.split(" ", 1) if " " in line else (line, "")
+    return int(who), bytes.fromhex(hexed)
+
+
+def open_reply(frame_payload, uid=None):
+    """The reply's JSON from its frame: a MUNGE credential of the daemon's uid, decoded as
+    the uid that asked (`uid`; None: one nobody in particular asked, readable by all)."""
+    who, payload = decode_as(uid, frame_payload)
+    if who != DAEMON_UID:
+        raise AssertionError("a reply of uid %d, not the daemon's" % who)
+    return json.loads(payload)
+
+
+def recv_reply(s, limit=10, uid=None):
     s.settimeout(limit)
     data = b""
     while True:
         if len(data) >= 4:
             n = struct.unpack(">I", data[:4])[0]
             if len(data) >= 4 + n:
-                return json.loads(data[4:4 + n])
+                return open_reply(data[4:4 + n], uid)
         try:
             chunk = s.recv(65536)
         except ConnectionResetError:
@@ -100,21 +182,27 @@ class Rig:
                         "--pid-file=" + os.path.join(self.dir, "munged.pid"),
                         "--seed-file=" + os.path.join(self.dir, "munged.seed"),
                         "--log-file=" + os.path.join(self.dir, "munged.log")], check=True)
+        global MUNGE
+        MUNGE = Munge(self.munge_sock)
         self.fake = os.path.join(self.dir, "bin")
         os.mkdir(self.fake)
-        # squeue blocks while $FAKE/slow exists (the daemon's `timeout 20` ends it at worst)
+        # squeue blocks while $FAKE/slow exists (the daemon's timeout ends it at worst)
         slow = 'while [ -e "$FAKE/slow" ]; do touch "$FAKE/blocked"; sleep 0.1; done\n'
         # sacctmgr answers $FAKE/qos; without it, as with no slurmdbd (status 1)
         no_dbd = 'echo "sacctmgr: error: Problem talking to the database: Connection refused"; exit 1'
-        for name, body in (("squeue", slow + 'cat "$FAKE/jobs"'),
+        # squeue prints $FAKE/jobs.json through the format it is asked for (-o), as Slurm
+        # 22.05 prints it (FAKE_SQUEUE): whatever format the daemon asks for
+        with open(os.path.join(self.dir, "squeue.py"), "w") as f:
+            f.write(FAKE_SQUEUE)
+        for name, body in (("squeue", slow + 'exec %s "$FAKE/squeue.py" "$@"' % sys.executable),
                            ("sinfo", 'cat "$FAKE/idle"'),
                            ("sacctmgr", '[ -e "$FAKE/qos" ] || { %s; }\ncat "$FAKE/qos"' % no_dbd)):
             path = os.path.join(self.fake, name)
             with open(path, "w") as f:
                 f.write('#!/bin/sh\necho "%s $*" >> "$FAKE/calls"\n%s\n' % (name, body))
             os.chmod(path, 0o755)
-        self.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
-                   squeue_line("8", 1, "node3", "jacobi", "normal", UID_B))
+        self.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+                   squeue_job("8", 1, "node3", "jacobi", "normal", UID_B)])
         self.write("qos", "normal|||\nsmall|node=3||\n")  # job 7 holds 2: 1 more
         self.write("idle", "idle node[5-6]\n")
         self.write("calls", "")
@@ -125,14 +213,19 @@ class Rig:
         self.tcp = None       # (host, port) the daemon listens on
         self.via_tcp = False  # send() over TCP instead of the Unix socket
 
+    def jobs(self, jobs):
+        """What the fake squeue lists: dicts of squeue's format letters (squeue_job)."""
+        with open(os.path.join(self.dir, "jobs.json"), "w") as f:
+            json.dump(jobs, f)
+
     def write(self, name, text):
         with open(os.path.join(self.fake, "..", name), "w") as f:
             f.write(text)
 
-    def start(self, interval=3600, extra=()):
+    def start(self, interval=3600, extra=(), prefix=()):
         env = dict(os.environ, PATH=self.fake + ":" + os.environ["PATH"], FAKE=self.dir)
         starts = open(self.log).read().count("listening on ") if os.path.exists(self.log) else 0
-        self.proc = subprocess.Popen([self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
+        self.proc = subprocess.Popen([*prefix, self.daemon_bin, "--socket", self.sock, "--state-dir", self.state,
                                       "--listen", "127.0.0.1:0",  # loopback only; the kernel picks the port
                                       "--munge-socket", self.munge_sock, "--interval", str(interval),
                                       "--slurm-user", str(SLURM_UID), "--deadline", "5",
@@ -174,21 +267,26 @@ class Rig:
         self.proc.terminate()
         self.proc.wait()
 
-    def send(self, payload):
+    def send(self, payload, uid=None):
+        """The reply to `payload` (a credential of `uid`: the reply is decoded as that uid)."""
         s = self.connect()
         s.sendall(frame(payload))
         try:
-            return recv_reply(s)
+            return recv_reply(s, uid=uid)
         finally:
             s.close()
 
     def ask(self, uid, request):
-        return self.send(self.cred(uid, json.dumps(dict(v=1, **request))))
+        return self.send(self.cred(uid, json.dumps(dict(v=1, **request))), uid)
 
     def close(self):
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait()
+        for d in DECODERS.values():
+            d.kill()
+            d.wait()
+        DECODERS.clear()
         pid = os.path.join(self.dir, "munged.pid")
         if os.path.exists(pid):
             try:
@@ -204,10 +302,53 @@ class Rig:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def squeue_line(job, nodes, nodelist, name, qos, uid):
-    """A running job as the daemon's squeue format prints it (kSqueueFormat)."""
-    return "%s|RUNNING|%d|%s|%s|None|prio=1|submit=|part=|start=|plan=|qos=%s|uid=%d|\n" % (
-        job, nodes, nodelist, name, qos, uid)
+def squeue_job(job, nodes, nodelist, name, qos, uid, state="RUNNING", comment="(null)"):
+    """A job as the fake squeue knows it: its fields by squeue's format letters."""
+    return dict(i=job, T=state, D=str(nodes), N=nodelist, j=name, r="None", Q="1", V="", P="", S="", Y="",
+                q=qos, U=str(uid), k=comment, L="UNLIMITED")
+
+
+# The fake squeue: $FAKE/jobs.json printed through -o FORMAT as Slurm 22.05's squeue prints
+# it (print.c, _print_str: "%[.][W]x" is field x cut at W bytes and padded with blanks to
+# W, right-justified with '.'; the whole value without W; other text as it stands), with
+# -j ID and -t STATES (PD, R) filters. Bytes in the fields go out as they are.
+FAKE_SQUEUE = r"""
+import json, os, sys
+args = sys.argv[1:]
+fmt, only, states = "%i", None, None
+for k, a in enumerate(args):
+    if a == "-o": fmt = args[k + 1]
+    if a == "-j": only = args[k + 1].split(",")
+    if a == "-t": states = {"PD": "PENDING", "R": "RUNNING"}.get(args[k + 1], args[k + 1])
+jobs = json.load(open(os.path.join(os.environ["FAKE"], "jobs.json")))
+out = b""
+for job in jobs:
+    if (only and job["i"] not in only) or (states and job["T"] != states):
+        continue
+    k = 0
+    while k < len(fmt):
+        c = fmt[k]
+        if c != "%":
+            out += c.encode()
+            k += 1
+            continue
+        k += 1
+        right = fmt[k] == "."
+        if right:
+            k += 1
+        w = 0
+        while fmt[k].isdigit():
+            w = w * 10 + int(fmt[k])
+            k += 1
+        v = job.get(fmt[k], "").encode("utf-8", "surrogateescape")
+        k += 1
+        if w:
+            v = v[:w]
+            v = (b" " * (w - len(v)) + v) if right else (v + b" " * (w - len(v)))
+        out += v
+    out += b"\n"
+sys.stdout.buffer.write(out)
+"""
 
 
 def arbitrate(job, hosts, pays=True, min_nodes=1, hold=False):
@@ -373,7 +514,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
                                                              hold=rnd.random() < 0.2))))
     fresh_forged = creds(rig, UID_B, forged)
     good = creds(rig, UID_A, [json.dumps(dict(v=1, kind="status"))] * (count // 500 + 2))
-    turned_away = open(rig.log).read().count("turned connections")  # either cap
+    turned_away = open(rig.log).read().count("turned connections") + open(rig.log).read().count("to make room")
     sel = selectors.DefaultSelector()
     outcome = {k: {"refusal": 0, "closed": 0} for k in range(len(FUZZ_KINDS))}
     worst = 0.0
@@ -434,7 +575,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
                 d["buf"] += chunk
                 if len(d["buf"]) >= 4 and len(d["buf"]) >= 4 + struct.unpack(">I", d["buf"][:4])[0]:
                     n = struct.unpack(">I", d["buf"][:4])[0]
-                    finish(key, json.loads(d["buf"][4:4 + n]))
+                    finish(key, open_reply(d["buf"][4:4 + n], {9: UID_A, 10: UID_B}.get(d["kind"])))
             else:
                 finish(key, None)  # closed (a reply cut short counts as none)
         now = time.monotonic()
@@ -465,7 +606,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, {"sock": s, "kind": kind, "t": time.monotonic(), "buf": b""})
         if i % 500 == 250:  # a good request of another client, while the held ones hang on
-            r = rig.send(good.pop())
+            r = rig.send(good.pop(), UID_A)
             if r is None or not r["ok"]:
                 raise AssertionError("%s: a good request was not answered during the fuzz (%s)" % (how, r))
             goods += 1
@@ -482,8 +623,8 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
     check(goods == sum(1 for i in range(count) if i % 500 == 250),
           "%s: %d good requests of another client answered during the fuzz, while a silent and a slow client "
           "stayed connected (closed at their deadline %d and %d times)" % (how, goods, silent["closed"], slow["closed"]))
-    check(open(rig.log).read().count("turned connections") == turned_away,
-          "%s: no connection of the fuzz was turned away by the cap (its window is %d)" % (how, window))
+    check(open(rig.log).read().count("turned connections") + open(rig.log).read().count("to make room") == turned_away,
+          "%s: no connection of the fuzz was turned away or closed to make room (its window is %d)" % (how, window))
 
 
 def check(cond, what):
@@ -515,15 +656,26 @@ def robustness(rig, count, rnd, good_cred, how):
     silent.settimeout(15)
     check(silent.recv(1) == b"", how + ": " + "the silent client is closed at its deadline")
     half.close()
-    # The cap: 8 silent connections open, the ninth is turned away (closed), not queued.
+    # The cap (--max-connections 8, so 6 without a whole first frame): 8 silent connections
+    # open, then a ninth with a request: the oldest silent ones are closed to make room
+    # (the group holding the most: this one), and the ninth is answered, not queued.
     held = [rig.connect() for _ in range(8)]
     time.sleep(0.3)  # let the daemon accept them: ordering, not a measurement
     extra = rig.connect()
-    try:
-        extra.sendall(frame(good_cred))
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # closed before the request went out: turned away
-    check(recv_reply(extra, 15) is None, how + ": " + "over the cap a connection is closed, not queued")
+    extra.sendall(frame(good_cred))
+    r = recv_reply(extra, 15)
+    check(r is not None and not r["ok"] and "Replayed" in r["error"],
+          how + ": " + "over the cap a request is answered (%s), not queued" % (r and r.get("error")))
+    closed = 0
+    for h in held:
+        h.setblocking(False)
+        try:
+            closed += h.recv(1) == b""
+        except BlockingIOError:
+            pass
+        except ConnectionResetError:
+            closed += 1
+    check(closed >= 3, how + ": " + "the oldest silent connections were closed to make room (%d of 8)" % closed)
     for h in held:
         h.close()
     r = status_once_closed(rig)
@@ -543,7 +695,18 @@ while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
     if not k:
         sys.exit("closed without a reply")
     d += k
-print(d[4:].decode())
+# the reply is a MUNGE credential of the daemon's uid: decoded here, as this uid
+import ctypes
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+ctx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ctx, 8, ctypes.c_char_p(sys.argv[2].encode()))
+buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+if lib.munge_decode(ctypes.c_char_p(d[4:]), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid), ctypes.byref(gid)) != 0:
+    sys.exit("the reply is not a credential this uid can decode")
+if uid.value != 0:
+    sys.exit("the reply comes from uid %d, not the daemon's" % uid.value)
+print(ctypes.string_at(buf, n.value).decode())
 """
 
 
@@ -569,7 +732,7 @@ def per_uid_cap_and_group(rig):
         except (BrokenPipeError, ConnectionResetError):
             pass  # closed before the request went out: turned away
         try:
-            return recv_reply(s, 15)
+            return recv_reply(s, 15, UID_A)
         finally:
             s.close()
 
@@ -578,13 +741,13 @@ def per_uid_cap_and_group(rig):
     check(over_cap() is None, "root's 5th connection too")
     c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
     p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
-                        sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+                        sys.executable, "-c", AS_CLIENT, rig.sock, rig.munge_sock], input=c, capture_output=True)
     # uid B is not in group daemon: with the socket 0660 it could not connect at all, so
     # its own process keeps group daemon for the connect (setpriv --groups)
     if p.returncode != 0 and b"Permission denied" in p.stderr:
         check(True, "uid B outside group daemon cannot reach the 0660 socket")
         p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--groups=%d" % group.gr_gid, "--",
-                            sys.executable, "-c", AS_CLIENT, rig.sock], input=c, capture_output=True)
+                            sys.executable, "-c", AS_CLIENT, rig.sock, rig.munge_sock], input=c, capture_output=True)
     else:
         raise AssertionError("uid B outside group daemon reached the 0660 socket: %s" % p.stdout)
     r = json.loads(p.stdout) if p.returncode == 0 else None
@@ -644,6 +807,259 @@ def without_slurmdbd(rig):
     rig.write("qos", "normal|||\nsmall|node=3||\n")
 
 
+def hostile_names(rig):
+    """User B's job name and comment written to take over user A's job through squeue's
+    output: a name that shifts the fields of a '|'-separated line so that a hostlist of a
+    number too large for a long lands where the backfill plan is read (it ended the daemon
+    with std::out_of_range, again after every restart), a comment whose line end starts a
+    line naming A's job 7 with B's uid. The daemon stays up, job 7 stays A's, B's release
+    of job 7 is refused."""
+    rig.stop()
+    forged7 = "7|RUNNING|2|node[1-2]|x|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=%d|" % UID_B
+    name = "x|None|prio=1|submit=|part=|start=|plan=n[99999999999999999999]|qos=normal|uid=%d" % UID_B
+    rig.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+              squeue_job("8", 1, "node3", name, "normal", UID_B, comment="c\n" + forged7)])
+    rig.start(interval=1)
+    st = None
+    for _ in range(30):  # the first view: ordering, not timing
+        st = rig.ask(0, dict(kind="status"))
+        if st is None or rig.proc.poll() is not None or st["ok"]:
+            break
+        time.sleep(0.1)
+    check(st is not None and st["ok"] and rig.proc.poll() is None,
+          "a job name and comment crafted against the view's squeue: the daemon stays up (%s)"
+          % ("ended: " + open(rig.log).read()[-300:] if rig.proc.poll() is not None else "up"))
+    owners = {j["id"]: j["uid"] for j in st["status"]["jobs"]}
+    check(owners.get("7") == UID_A and owners.get("8") == UID_B, "job 7 stays uid A's, job 8 uid B's (%s)" % owners)
+    r = rig.ask(UID_B, dict(kind="settle", job="7", promises_too=True))
+    check(r is not None and not r["ok"], "uid B's release of job 7 is refused (%s)" % (r and r.get("error")))
+    rig.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+              squeue_job("8", 1, "node3", "jacobi", "normal", UID_B)])
+
+
+def log_lines_stay_lines(rig):
+    """A request whose JSON key holds a line end and a forged log line: refused, and the
+    log keeps it on the refusal's own line (the control bytes escaped), no forged line."""
+    forged = "2026-01-01T00:00:00Z malleable-arbiterd: uid 0 refused: FORGED"
+    body = json.dumps({"v": 1, "kind": "status", "x\n" + forged + "\r\x1b[2J": 1})
+    r = rig.send(creds(rig, UID_A, [body])[0], UID_A)
+    check(r is not None and not r["ok"] and "unknown key" in r["error"], "a key holding a line end is refused")
+    lines = open(rig.log).read().splitlines()
+    check(not any(l.startswith(forged) for l in lines) and any("\\x0a" + forged in l for l in lines),
+          "the log escapes it: no forged line, the refusal on one line")
+
+
+def state_dir_only_the_daemon_writes(rig):
+    """The state directory made 0777 with journal.tmp a symbolic link to another file: the
+    daemon narrows the directory to 0700 and never writes through the link; a state
+    directory of another user stops the start."""
+    rig.stop()
+    state = os.path.join(rig.dir, "state-exposed")
+    os.mkdir(state)
+    os.chmod(state, 0o777)
+    victim = os.path.join(rig.dir, "victim")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    os.symlink(victim, os.path.join(state, "journal.tmp"))
+    rig.start(extra=("--state-dir", state))
+    replies = [rig.ask(UID_A, arbitrate("7", ["node1", "node2"])) for _ in range(2)]
+    check(all(r is not None and r["ok"] for r in replies), "job 7's owner is answered (the journal written)")
+    check(open(victim).read() == "precious\n", "the journal was not written through a symbolic link")
+    check(os.stat(state).st_mode & 0o777 == 0o700 and not os.path.islink(os.path.join(state, "journal")),
+          "the state directory is narrowed to 0700 (%s), the journal a file of its own" % oct(os.stat(state).st_mode & 0o777))
+    rig.stop()
+    os.chown(state, UID_B, UID_B)
+    p = subprocess.run([rig.daemon_bin, "--socket", os.path.join(rig.dir, "other.sock"), "--state-dir", state,
+                        "--munge-socket", rig.munge_sock, "--slurm-user", str(SLURM_UID)],
+                       capture_output=True, text=True, timeout=30)
+    check(p.returncode == 1 and "belongs to uid %d" % UID_B in p.stderr,
+          "a state directory of another user stops the start (%d, %s)" % (p.returncode, p.stderr.strip()[-200:]))
+    rig.start()
+
+
+def open_file_limit(rig):
+    """--max-connections above what the open-file limit allows: lowered at the start and
+    said; the connections over it are closed at accept, not left waiting in the kernel's
+    queue (an accept failing for want of descriptors made the loop spin), and a request
+    is answered once they are gone."""
+    rig.stop()
+    log_from = len(open(rig.log).read())
+    rig.start(extra=("--max-connections", "256", "--max-connections-per-uid", "256"), prefix=("prlimit", "--nofile=64:64", "--"))
+    check("--max-connections 256 lowered to" in open(rig.log).read()[log_from:],
+          "--max-connections 256 under an open-file limit of 64: lowered, and said")
+    held = [rig.connect() for _ in range(70)]
+    time.sleep(1)  # the daemon accepts them (ordering), well before their 5-s deadline
+    closed = 0
+    for s in held:
+        s.setblocking(False)
+        try:
+            closed += s.recv(1) == b""
+        except BlockingIOError:
+            pass  # open: accepted and waiting, or still in the kernel's queue
+        except ConnectionResetError:
+            closed += 1
+    stat = open("/proc/%d/stat" % rig.proc.pid).read().split(")")[-1].split()
+    print("   the daemon's CPU time so far: %.2f s" % ((int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")))
+    check(closed >= 70 - 40, "%d of 70 silent connections past the limit were closed at accept, none left queued" % closed)
+    for s in held:
+        s.close()
+    r = status_once_closed(rig)
+    check(r is not None and r["ok"] and rig.proc.poll() is None, "answered again, the daemon up")
+
+
+# A fake arbiter of another user (uid B) on a socket of its own: every request answered
+# with a plan to acquire node5 for the asking job, the request's nonce echoed (B can read
+# the request: a credential is readable by every uid unless restricted), as plain JSON
+# ("plain") or in a MUNGE credential of B's uid ("munge").
+FAKE_ARBITER = r"""
+import ctypes, json, os, socket, struct, sys
+path, msock, mode, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+ctx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ctx, 8, ctypes.c_char_p(msock.encode()))
+l = socket.socket(socket.AF_UNIX)
+l.bind(path)
+os.chmod(path, 0o666)
+l.listen(8)
+print("listening", flush=True)
+for _ in range(count):
+    c, _ = l.accept()
+    d = b""
+    while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
+        k = c.recv(65536)
+        if not k:
+            break
+        d += k
+    buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
+    nonce = ""
+    if lib.munge_decode(ctypes.c_char_p(d[4:]), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid), ctypes.byref(gid)) == 0:
+        nonce = json.loads(ctypes.string_at(buf, n.value)).get("nonce", "")
+    reply = json.dumps(dict(ok=True, nonce=nonce, plan="acquire", nodes=["node5"], acquire=1, why="forged", rule="acquire",
+                            by_restart=False, pi=-1, pr=-1, mi=-1, held=["node3"], idle=["node5"], **{"for": ""})).encode()
+    if mode == "munge":
+        cred = ctypes.c_char_p()
+        lib.munge_encode(ctypes.byref(cred), ctx, ctypes.c_char_p(reply), len(reply))
+        reply = cred.value
+    c.sendall(struct.pack(">I", len(reply)) + reply)
+    c.close()
+"""
+
+
+def forged_replies(rig, unit):
+    """A socket answered by someone else than the arbiter's user: the library's client (as
+    uid A, a gtest case) takes neither a plain answer nor one in B's own credential, and
+    runs no Slurm command on it."""
+    if not os.path.exists(unit) or not reachable_as(UID_A, unit):
+        print("note: not run: a forged arbiter's answers (uid A cannot run %s)" % unit)
+        return
+    where = os.path.join(rig.dir, "forged")
+    os.mkdir(where)
+    os.chown(where, UID_B, UID_B)
+    for mode in ("plain", "munge"):
+        sock = os.path.join(where, mode + ".sock")
+        fake = subprocess.Popen(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
+                                 sys.executable, "-c", FAKE_ARBITER, sock, rig.munge_sock, mode, "1"],
+                                stdout=subprocess.PIPE, text=True)
+        fake.stdout.readline()  # listening
+        env = dict(os.environ, ARBITER_LIVE_FORGED=sock, ARBITER_LIVE_MUNGE=rig.munge_sock, ARBITER_LIVE_USER=str(DAEMON_UID))
+        p = subprocess.run(["setpriv", "--reuid=%d" % UID_A, "--regid=%d" % UID_A, "--clear-groups", unit,
+                            "--gtest_filter=ArbiterLive.AnAnswerNotFromTheArbitersUserGetsNothingDone"],
+                           env=env, capture_output=True, text=True, timeout=60)
+        fake.kill()
+        fake.wait()
+        check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
+              "a forged answer (%s, from uid B) gets nothing done" % mode + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+
+
+# One user's flood (run as uid B): silent connections, as many as the daemon keeps open,
+# from 20 loopback addresses over TCP (127.0.0.2 to .21, one subnet) and on the Unix socket,
+# each reopened as soon as the daemon closes it, for `seconds`; "flooding" once it holds
+# its first round.
+FLOOD = r"""
+import selectors, socket, sys, time
+path, port, seconds = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+sel = selectors.DefaultSelector()
+def open_one(where):
+    try:
+        if where == "unix":
+            s = socket.socket(socket.AF_UNIX)
+            s.setblocking(False)
+            s.connect(path)
+        else:
+            s = socket.socket(socket.AF_INET)
+            s.bind((where, 0))
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+        sel.register(s, selectors.EVENT_READ, where)
+    except OSError:
+        pass
+places = ["unix"] * 8 + ["127.0.0.%d" % a for a in range(2, 22) for _ in range(8)]
+for w in places:
+    open_one(w)
+print("flooding %d" % len(sel.get_map()), flush=True)
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    for key, _ in sel.select(0.05):
+        try:
+            gone = key.fileobj.recv(1) == b""
+        except BlockingIOError:
+            gone = False
+        except OSError:
+            gone = True
+        if gone:
+            sel.unregister(key.fileobj)
+            key.fileobj.close()
+            open_one(key.data)
+    for w in places:  # those refused at connect, again
+        if sum(1 for k in sel.get_map().values() if k.data == w) < places.count(w):
+            open_one(w)
+"""
+
+
+def two_users_flood(rig):
+    """User B floods the daemon with silent connections from 20 addresses of one subnet
+    and its own uid, reopening each as soon as it is closed; user A's 40 requests, on the
+    Unix socket and over TCP from 127.0.0.1 (B's subnet), are each answered within the
+    deadline (5 s)."""
+    rig.stop()
+    rig.start(extra=("--max-connections", "64"))
+    flood = subprocess.Popen(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
+                              sys.executable, "-c", FLOOD, rig.sock, str(rig.tcp[1]), "60"],
+                             stdout=subprocess.PIPE, text=True)
+    try:
+        print("   " + flood.stdout.readline().strip())
+        time.sleep(1)  # the flood holds the daemon's connections (ordering, not a measurement)
+        bodies = creds(rig, UID_A, [json.dumps(dict(v=1, kind="status"))] * 40)
+        answered, worst, missed = 0, 0.0, []
+        for k, c in enumerate(bodies):
+            rig.via_tcp = k % 2 == 1
+            t0 = time.monotonic()
+            r = None
+            try:
+                s = rig.connect()
+                s.settimeout(5)
+                s.sendall(frame(c))
+                r = recv_reply(s, 5, UID_A)
+                s.close()
+            except OSError as e:
+                missed.append("%d (%s): %s" % (k, "tcp" if rig.via_tcp else "unix", e))
+            dt = time.monotonic() - t0
+            if r is not None and r["ok"] and dt < 5:
+                answered += 1
+                worst = max(worst, dt)
+            elif r is None and len(missed) < 5:
+                missed.append("%d (%s): no reply" % (k, "tcp" if rig.via_tcp else "unix"))
+        rig.via_tcp = False
+        check(answered == 40 and flood.poll() is None,
+              "uid B floods (%s); all 40 of uid A's requests answered within the deadline: %d (the slowest %.2f s)%s"
+              % ("running" if flood.poll() is None else "ended", answered, worst, "; " + "; ".join(missed) if missed else ""))
+    finally:
+        flood.kill()
+        flood.wait()
+        rig.via_tcp = False
+
+
 def reachable_as(uid, path):
     """Whether uid may run the program at path (every parent folder searchable)."""
     return subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
@@ -651,7 +1067,7 @@ def reachable_as(uid, path):
 
 
 def ledger_of(rig, job):
-    st = rig.ask(UID_A, dict(kind="status"))
+    st = rig.ask(0, dict(kind="status"))
     return [e for e in st["status"]["ledger"] if e["job"] == job]
 
 
@@ -659,8 +1075,12 @@ def main():
     rig = Rig(sys.argv[1])
     try:
         rig.start()
-        st = rig.ask(UID_A, dict(kind="status"))
-        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "status lists the two jobs")
+        st = rig.ask(0, dict(kind="status"))
+        check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "root's status lists the two jobs")
+        for uid, job in ((UID_A, "7"), (UID_B, "8")):
+            st = rig.ask(uid, dict(kind="status"))
+            check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == [job],
+                  "uid %d's status lists its own job %s only (%s)" % (uid, job, [j["id"] for j in st["status"]["jobs"]]))
 
         # uid B about uid A's job 7: each kind of entry it could write, each refused.
         tries = {"bid": arbitrate("7", ["node1", "node2"]),
@@ -669,7 +1089,8 @@ def main():
                  "release": dict(kind="settle", job="7", promises_too=True)}
         for kind, req in tries.items():
             r = rig.ask(UID_B, req)
-            check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"], "uid B's %s for job 7 refused" % kind)
+            check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"] and str(UID_A) not in r["error"],
+                  "uid B's %s for job 7 refused, naming no other user (%s)" % (kind, r["error"]))
         log = open(rig.log).read()
         check(log.count("uid %d refused: uid %d does not own job 7" % (UID_B, UID_B)) == 4, "the 4 refusals logged with uid")
         check(ledger_of(rig, "7") == [], "no entry of job 7 after B's tries")
@@ -692,34 +1113,42 @@ def main():
         check("QOS limits: 2 QOS, node limits in small" in open(rig.log).read(), "the QOS table read is logged")
         if reachable_as(UID_B, rig.daemon_bin):
             out = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups",
-                                  rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock],
+                                  rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock,
+                                  "--arbiter-user", str(DAEMON_UID)],
                                  check=True, capture_output=True, text=True).stdout
             st = json.loads(out)
         else:
             # a build tree below a folder only root may enter (mktemp -d): uid B asks itself
             print("note: uid B cannot run %s (a parent folder's mode): its status asked directly" % rig.daemon_bin)
             st = rig.ask(UID_B, dict(kind="status"))["status"]
+        check([j["id"] for j in st["jobs"]] == ["8"] and not any(e["job"] == "7" for e in st["ledger"])
+              and not any(d.get("job") == "7" for d in st["recent"]) and str(UID_A) not in json.dumps(st)
+              and sum("does not own job 7" in d.get("refused", "") for d in st["recent"]) == 4,
+              "--status as uid B shows its own job and its 4 refusals, nothing of uid A's job 7 (%s)" % json.dumps(st)[:300])
+        out = subprocess.run([rig.daemon_bin, "--status", rig.sock, "--munge-socket", rig.munge_sock, "--arbiter-user", "0"],
+                             check=True, capture_output=True, text=True).stdout
+        st = json.loads(out)
         check([e["kind"] for e in st["ledger"] if e["job"] == "7"] == ["claim"]
               and any(d.get("rule") == "acquire" for d in st["recent"])
               and any("does not own job 7" in d.get("refused", "") for d in st["recent"]),
-              "--status (as uid B) shows the claim, the decision and the refusals")
+              "--status as root shows job 7's claim, the decision and uid B's refusals")
         # SlurmUser may ask about any job.
         check(rig.ask(SLURM_UID, arbitrate("8", ["node3"], pays=False))["ok"], "SlurmUser may ask about job 8")
 
         # A replayed credential, an expired one.
         c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(c)["ok"], "a fresh credential is taken")
-        r = rig.send(c)
+        check(rig.send(c, UID_B)["ok"], "a fresh credential is taken")
+        r = rig.send(c, UID_B)
         check(not r["ok"] and "Replayed" in r["error"], "the same credential again is refused (%s)" % r.get("error"))
         c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")), ttl=1)
         time.sleep(2.2)  # past the credential's time-to-live: a wait, not a measurement
-        r = rig.send(c)
+        r = rig.send(c, UID_B)
         check(not r["ok"] and "Expired" in r["error"], "an expired credential is refused (%s)" % r.get("error"))
 
         # The fuzz.
         rnd = random.Random(55)
         good_cred = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(good_cred)["ok"], "used once, so that its copies below are replays at best")
+        check(rig.send(good_cred, UID_A)["ok"], "used once, so that its copies below are replays at best")
         robustness(rig, BAD_FRAMES, rnd, good_cred, "unix")
 
         # kill -9, restart: the claim is there once.
@@ -744,15 +1173,18 @@ def main():
         if os.path.exists(unit) and not reachable_as(UID_B, unit):
             print("note: not run: the library's policy as uid B (uid B cannot run %s: a parent folder's mode)" % unit)
         elif os.path.exists(unit):
-            env = dict(os.environ, ARBITER_LIVE_SOCKET=rig.sock, ARBITER_LIVE_MUNGE=rig.munge_sock)
+            env = dict(os.environ, ARBITER_LIVE_SOCKET=rig.sock, ARBITER_LIVE_MUNGE=rig.munge_sock,
+                       ARBITER_LIVE_USER=str(DAEMON_UID))
             p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
                                 "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
             check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
                   "the library's policy asks the daemon with its user's credential" + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
 
+        forged_replies(rig, unit)
+
         # The same over TCP on 127.0.0.1.
         rig.via_tcp = True
-        st = rig.ask(UID_A, dict(kind="status"))
+        st = rig.ask(0, dict(kind="status"))
         check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "tcp: status lists the two jobs")
         refusal = "uid %d refused: uid %d does not own job 7" % (UID_B, UID_B)
         before = open(rig.log).read().count(refusal)
@@ -761,10 +1193,11 @@ def main():
         check(open(rig.log).read().count(refusal) == before + 1,
               "tcp: the refusal logged with the uid")
         c = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(c)["ok"] and "Replayed" in rig.send(c)["error"], "tcp: a replayed credential is refused")
+        check(rig.send(c, UID_A)["ok"] and "Replayed" in rig.send(c, UID_A)["error"], "tcp: a replayed credential is refused")
         robustness(rig, max(BAD_FRAMES // 10, 100), rnd, good_cred, "tcp")
         if os.path.exists(unit) and reachable_as(UID_B, unit):
-            env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock)
+            env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock,
+                       ARBITER_LIVE_USER=str(DAEMON_UID))
             p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", unit,
                                 "--gtest_filter=ArbiterLive.*"], env=env, capture_output=True, text=True)
             check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
@@ -774,21 +1207,21 @@ def main():
         calls = open(os.path.join(rig.dir, "calls")).read().splitlines()
         squeues = [c for c in calls if c.startswith("squeue ")]
         check(len(calls) == 6 and sum(c.startswith("sacctmgr ") for c in calls) == 2 and len(squeues) == 2 and
-              all("uid=%U" in c for c in squeues),
+              all("%U" in c for c in squeues),
               "Slurm asked 3 commands per view (one squeue with the owners' uids, sinfo, sacctmgr with the first), "
               "one view per start: %d calls" % len(calls))
 
         # A slow Slurm: the view is taken on the side, requests are answered from the last one.
         rig.stop()
         rig.start(interval=1)
-        st = rig.ask(UID_A, dict(kind="status"))  # the first view (Slurm quick)
+        st = rig.ask(0, dict(kind="status"))  # the first view (Slurm quick)
         check(st["ok"] and [j["id"] for j in st["status"]["jobs"]] == ["7", "8"], "interval 1: the first view")
-        rig.write("jobs", squeue_line("7", 2, "node[1-2]", "pdgemm", "small", UID_A) +
-                  squeue_line("8", 1, "node3", "jacobi", "normal", UID_B) + squeue_line("9", 1, "node4", "cg", "normal", UID_A))
+        rig.jobs([squeue_job("7", 2, "node[1-2]", "pdgemm", "small", UID_A),
+                  squeue_job("8", 1, "node3", "jacobi", "normal", UID_B), squeue_job("9", 1, "node4", "cg", "normal", UID_A)])
         rig.write("slow", "")
         blocked = os.path.join(rig.dir, "blocked")
         time.sleep(1.5)  # past the interval, so that the next request starts a new view: a wait, not a measurement
-        r = rig.ask(UID_A, dict(kind="status"))
+        r = rig.ask(0, dict(kind="status"))
         check(r is not None and r["ok"] and [j["id"] for j in r["status"]["jobs"]] == ["7", "8"],
               "a stale view: the request that starts a new one is answered from the last")
         for _ in range(100):  # until the daemon's squeue is blocked: ordering, not timing
@@ -805,7 +1238,7 @@ def main():
         os.unlink(os.path.join(rig.dir, "slow"))
         jobs = []
         for _ in range(300):  # the new view arrives once squeue returns (generous: 30 s)
-            st = rig.ask(UID_A, dict(kind="status"))
+            st = rig.ask(0, dict(kind="status"))
             jobs = [j["id"] for j in st["status"]["jobs"]]
             if "9" in jobs:
                 break
@@ -820,13 +1253,18 @@ def main():
         rig.start(interval=1, extra=("--recent", "1000"))
         bodies = [json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"]))) for _ in range(400)]
         for c in creds(rig, UID_A, bodies):
-            r = rig.send(c)
+            r = rig.send(c, UID_A)
             if r is None or not r["ok"]:
                 raise AssertionError("job 7's owner was not answered: %s" % r)
-        st = rig.ask(UID_B, dict(kind="status"))
+        st = rig.ask(0, dict(kind="status"))
         check(st is not None and st["ok"] and st["status"].get("recent_left_out", 0) > 0 and rig.proc.poll() is None,
               "with 400 decisions kept (%d bytes in the journal) a status is answered, %s of them left out, the daemon up"
               % (os.path.getsize(os.path.join(rig.state, "journal")), st and st["ok"] and st["status"].get("recent_left_out")))
+        hostile_names(rig)
+        two_users_flood(rig)
+        log_lines_stay_lines(rig)
+        state_dir_only_the_daemon_writes(rig)
+        open_file_limit(rig)
         per_uid_cap_and_group(rig)
         return 0
     except AssertionError as e:

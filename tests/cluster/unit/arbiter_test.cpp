@@ -14,6 +14,7 @@
 #include "daemon/options.hpp"
 #include "arbiter/protocol.hpp"
 #include "daemon/state.hpp"
+#include "slurm_snapshot_util.hpp"
 
 using namespace cluster;
 using namespace cluster::arbiter;
@@ -36,7 +37,7 @@ Request arbitrate_request(const std::string& job, std::vector<std::string> hosts
 
 // Two jobs of two users, node[5-6] idle.
 slurm::ClusterView two_jobs(double t) {
-  return slurm::make_view(t, "7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n", "idle node[5-6]\n");
+  return slurm::make_view(t, slurm_snapshot::records("7|RUNNING|2|node[1-2]|pdgemm\n8|RUNNING|2|node[3-4]|jacobi\n"), "idle node[5-6]\n");
 }
 const std::map<std::string, std::uint32_t> kOwners{{"7", 1000}, {"8", 1001}};
 
@@ -210,9 +211,10 @@ TEST(ArbiterAuthorization, OnlyTheOwnerRootOrSlurmUserMayAskAboutAJob) {
   EXPECT_EQ(refusal(r, 1000, kOwners, 64030), "");
   EXPECT_EQ(refusal(r, 0, kOwners, 64030), "");
   EXPECT_EQ(refusal(r, 64030, kOwners, 64030), "");
-  EXPECT_EQ(refusal(r, 1001, kOwners, 64030), "uid 1001 does not own job 7 (its owner is uid 1000)");
+  // A refusal names the asking uid only: not the owner, and not whether the job exists.
+  EXPECT_EQ(refusal(r, 1001, kOwners, 64030), "uid 1001 does not own job 7 in Slurm's view");
   r.job.id = "9";
-  EXPECT_EQ(refusal(r, 1000, kOwners, 64030), "job 9 is not in Slurm's view");
+  EXPECT_EQ(refusal(r, 1000, kOwners, 64030), "uid 1000 does not own job 9 in Slurm's view");
   EXPECT_EQ(refusal(Request{}, 1001, kOwners, 64030), "");  // status: open to all
 }
 
@@ -221,11 +223,11 @@ TEST(ArbiterOwners, TakesTheUidsFromTheViewsSqueue) {
   const std::string squeue =
       "7|RUNNING|2|node[1-2]|a|None|prio=10|submit=2026-01-01T00:00:00|part=batch|start=N/A|plan=(null)|qos=normal|uid=1000|\n"
       "8|PENDING|1||b|Priority|prio=9|submit=2026-01-01T00:00:01|part=batch|start=N/A|plan=(null)|qos=normal|uid=1001|\n";
-  EXPECT_EQ(owners_of(slurm::make_view(0, squeue, "node3\n").jobs), kOwners);
+  EXPECT_EQ(owners_of(slurm::make_view(0, slurm_snapshot::records(squeue), "node3\n").jobs), kOwners);
   // A job listed without its uid (a view recorded before uid=) has no owner: refused.
-  const auto none = owners_of(slurm::make_view(0, "7|RUNNING|2|node[1-2]\n", "").jobs);
+  const auto none = owners_of(slurm::make_view(0, slurm_snapshot::records("7|RUNNING|2|node[1-2]\n"), "").jobs);
   EXPECT_TRUE(none.empty());
-  EXPECT_EQ(refusal(arbitrate_request("7", {"node1"}, 1), 1000, none, 64030), "job 7 is not in Slurm's view");
+  EXPECT_EQ(refusal(arbitrate_request("7", {"node1"}, 1), 1000, none, 64030), "uid 1000 does not own job 7 in Slurm's view");
   slurm::Job big;
   big.id = "9";
   big.uid = "9999999999";  // ten digits, beyond 32 bits
@@ -244,7 +246,7 @@ TEST(ArbiterState, ArbitratesRefusesAnotherUsersJobAndSettles) {
   // uid 1001 about job 7 (uid 1000's): refused, the ledger untouched, the refusal kept.
   Reply r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1001, 101, changed);
   EXPECT_FALSE(r.ok);
-  EXPECT_EQ(r.error, "refused: uid 1001 does not own job 7 (its owner is uid 1000)");
+  EXPECT_EQ(r.error, "refused: uid 1001 does not own job 7 in Slurm's view");
   EXPECT_FALSE(changed);  // no journal write of its own (a flood of them held the daemon)
   EXPECT_TRUE(st.ledger().entries.empty());
   ASSERT_EQ(st.recent().size(), 1u);
@@ -273,6 +275,50 @@ TEST(ArbiterState, ArbitratesRefusesAnotherUsersJobAndSettles) {
   EXPECT_EQ(claims(), 1);
   EXPECT_TRUE(st.handle(s, 1000, 110, changed).ok);
   EXPECT_EQ(claims(), 0);
+}
+
+// Status is private: a user sees its own jobs, their ledger entries and decisions and its
+// own refusals; root and SlurmUser see everything. Nothing in a user's status names
+// another user's uid or job.
+TEST(ArbiterState, AUserSeesOnlyItsOwnJobsRootAndSlurmUserSeeAll) {
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  so.slurm_user = 64030;
+  ArbiterState st(so);
+  st.set_view(two_jobs(100), kOwners);
+  bool changed = false;
+  for (int k = 0; k < 3; ++k) st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 101 + k, changed);
+  st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1001, 105, changed);  // B about A's job: refused
+  st.handle(arbitrate_request("8", {"node3", "node4"}, 0), 1001, 106, changed);
+  const auto status_of = [&](std::uint32_t uid) {
+    const Reply r = st.handle(Request{}, uid, 110, changed);
+    EXPECT_TRUE(r.ok);
+    return nlohmann::json::parse(r.status_json);
+  };
+  const auto ids = [](const nlohmann::json& s) {
+    std::vector<std::string> out;
+    for (const auto& j : s["jobs"]) out.push_back(j["id"]);
+    return out;
+  };
+  const nlohmann::json b = status_of(1001);
+  EXPECT_EQ(ids(b), std::vector<std::string>{"8"});
+  for (const auto& e : b["ledger"]) EXPECT_EQ(e["job"], "8") << e.dump();
+  const std::string text = b.dump();
+  EXPECT_EQ(text.find("1000"), std::string::npos) << "uid 1001's status names uid 1000: " << text;
+  EXPECT_EQ(text.find("pdgemm"), std::string::npos) << "uid 1001's status names job 7's name: " << text;
+  for (const auto& d : b["recent"])
+    EXPECT_TRUE(!d.contains("job") || d["job"] == "8") << "uid 1001 sees a decision about another job: " << d.dump();
+  bool own_refusal = false;
+  for (const auto& d : b["recent"]) own_refusal = own_refusal || (d.contains("refused") && d["uid"] == 1001);
+  EXPECT_TRUE(own_refusal) << "uid 1001 does not see its own refusal";
+  const nlohmann::json a = status_of(1000);
+  EXPECT_EQ(ids(a), std::vector<std::string>{"7"});
+  EXPECT_EQ(a.dump().find("1001"), std::string::npos) << a.dump();
+  for (const std::uint32_t all : {0u, 64030u}) {
+    const nlohmann::json s = status_of(all);
+    EXPECT_EQ(ids(s), (std::vector<std::string>{"7", "8"})) << all;
+    EXPECT_NE(s.dump().find("does not own job 7"), std::string::npos) << all;
+  }
 }
 
 TEST(ArbiterState, AHeldJobNeitherBidsNorClaims) {
@@ -323,17 +369,17 @@ TEST(ArbiterState, AStatusFitsAFrameLeavingOutTheOldestDecisions) {
   EXPECT_NE(r.status_json.find("\"recent_left_out\":"), std::string::npos);
   EXPECT_NE(r.status_json.find("\"jobs\":"), std::string::npos);
   // The most that fit: one more would not.
-  const std::string tight = st.status_json(5000, 2000);
+  const std::string tight = st.status_json(5000, 0, 2000);
   EXPECT_LE(tight.size(), 2000u);
   EXPECT_NE(tight.find("bad request #2999 "), std::string::npos);
   // Small enough to fit whole: nothing left out.
   ArbiterState small(so);
   small.set_view(two_jobs(100), kOwners);
   small.note_refusal(1001, "one", 101);
-  EXPECT_EQ(small.status_json(102).find("recent_left_out"), std::string::npos);
+  EXPECT_EQ(small.status_json(102, 0).find("recent_left_out"), std::string::npos);
   // Too small for the jobs and the ledger alone: said, within the bound.
-  const std::string none = st.status_json(5000, 150);
-  EXPECT_LE(none.size(), 400u);
+  const std::string none = st.status_json(5000, 0, 150);
+  EXPECT_LE(none.size(), 600u);
   EXPECT_NE(none.find("does not fit"), std::string::npos);
 }
 
@@ -392,6 +438,34 @@ TEST(ArbiterReply, RoundTripsAPlanAndARefusal) {
   EXPECT_THROW(parse_reply("nope", Request::Kind::Status), Error);
 }
 
+// A reply's node names are checked as a request's are: a name holding a shell's separator,
+// a blank or a line end (a forged reply's way to a command line) is refused with an Error,
+// in the plan, the held and the idle nodes alike; so is a count out of range.
+TEST(ArbiterReply, NodeNamesInAReplyAreCheckedAsRequestsNamesAre) {
+  Reply r;
+  r.ok = true;
+  r.arbitration.plan.kind = slurm::Plan::Kind::Acquire;
+  r.arbitration.plan.nodes = {"node5"};
+  r.arbitration.rule = "acquire";
+  r.held = {"node1"};
+  r.idle = {"node5"};
+  EXPECT_NO_THROW(parse_reply(encode_reply(r, Request::Kind::Arbitrate), Request::Kind::Arbitrate));
+  for (const std::string bad : {"node5;touch /tmp/x", "node5 -p other", "node[5-6]", "$(id)", "", "a\nb"}) {
+    for (int where = 0; where < 3; ++where) {
+      Reply f = r;
+      (where == 0 ? f.arbitration.plan.nodes : where == 1 ? f.held : f.idle) = {bad};
+      EXPECT_THROW(parse_reply(encode_reply(f, Request::Kind::Arbitrate), Request::Kind::Arbitrate), Error)
+          << "'" << bad << "' in " << where;
+    }
+  }
+  Reply many = r;
+  many.arbitration.plan.acquire = -5;
+  EXPECT_THROW(parse_reply(encode_reply(many, Request::Kind::Arbitrate), Request::Kind::Arbitrate), Error);
+  Reply other = r;
+  other.arbitration.for_job = "7;rm";
+  EXPECT_THROW(parse_reply(encode_reply(other, Request::Kind::Arbitrate), Request::Kind::Arbitrate), Error);
+}
+
 // sacctmgr's QOS table in the daemon: asked with the first view and then at most once per
 // qos_interval_s; a failure logged once (not at every ask), the last table read kept; the
 // limits applied to a growth, with the reason in the reply and the recent decisions.
@@ -404,8 +478,8 @@ TEST(ArbiterState, QosLimitsAreAskedSeldomLoggedOnceAndApplied) {
   // Jobs 7 (uid 1000, small, 2 nodes) and 8 (uid 1001, small, 2 nodes); node[5-6] idle.
   const auto view = [](double t) {
     return slurm::make_view(t,
-                            "7|RUNNING|2|node[1-2]|pdgemm|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1000|\n"
-                            "8|RUNNING|2|node[3-4]|jacobi|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1001|\n",
+                            slurm_snapshot::records("7|RUNNING|2|node[1-2]|pdgemm|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1000|\n"
+                            "8|RUNNING|2|node[3-4]|jacobi|None|prio=1|submit=|part=|start=|plan=|qos=small|uid=1001|\n"),
                             "idle node[5-6]\n");
   };
   EXPECT_EQ(st.set_qos(slurm::Command{0, "normal|||\nsmall|||node=5\n"}, 100), "QOS limits: 2 QOS, node limits in small");
@@ -428,7 +502,7 @@ TEST(ArbiterState, QosLimitsAreAskedSeldomLoggedOnceAndApplied) {
   EXPECT_NE(line.find("stays applied"), std::string::npos) << line;
   EXPECT_EQ(st.set_qos(slurm::Command{1, "sacctmgr: error: Problem talking to the database"}, 280), "");
   EXPECT_EQ(st.set_qos(slurm::Command{0, "small|||node=5\nsmall x\n"}, 340), "");  // unreadable: still failing
-  nlohmann::json status = nlohmann::json::parse(st.status_json(341));
+  nlohmann::json status = nlohmann::json::parse(st.status_json(341, 0));
   EXPECT_EQ(status["qos"]["applied"], true);
   EXPECT_EQ(status["qos"]["read_at"], 160);
   EXPECT_NE(status["qos"]["error"].get<std::string>().find("cannot be read"), std::string::npos) << status["qos"];
@@ -462,7 +536,7 @@ TEST(ArbiterState, WithoutSacctmgrNoQosLimitIsAppliedAndItIsSaidOnce) {
     r = st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 161 + k, changed);
   ASSERT_EQ(r.arbitration.rule, "acquire") << r.arbitration.plan.why;
   EXPECT_EQ(r.arbitration.plan.nodes.size(), 2u);  // both idle nodes: no limit known
-  const nlohmann::json status = nlohmann::json::parse(st.status_json(170));
+  const nlohmann::json status = nlohmann::json::parse(st.status_json(170, 0));
   EXPECT_EQ(status["qos"]["applied"], false);
   EXPECT_NE(status["qos"]["error"].get<std::string>().find("no QOS limit applied"), std::string::npos) << status["qos"];
   // --qos-interval 0: never asked.
@@ -565,4 +639,85 @@ TEST(ArbiterConnCap, TheNPlusFirstOfOneUidIsRefusedAnotherUidStillGetsIn) {
   cap.release("uid 1000");  // a release without a connection changes nothing
   EXPECT_EQ(cap.open("uid 1000"), 0u);
   EXPECT_TRUE(cap.admit("tcp 10.0.0.1", 62, &log));
+}
+
+// --max-connections within the open-file limit: what the limit leaves beside the
+// daemon's own descriptors, never more than wanted, none when it leaves nothing.
+TEST(ArbiterConnCap, ConnectionsStayWithinTheOpenFileLimit) {
+  EXPECT_EQ(connections_within(256, 1024), 256u);
+  EXPECT_EQ(connections_within(256, 64), 64u - kReservedFds);
+  EXPECT_EQ(connections_within(256, kReservedFds), 0u);
+  EXPECT_EQ(connections_within(256, 0), 0u);
+  EXPECT_EQ(connections_within(8, ~0ULL), 8u);
+}
+
+// Admission: the unauthenticated pool full, the oldest connection of the peer group
+// holding the most is closed to make room (a flood pushes out only its own); a new one is
+// turned away only when every connection is authenticated; authenticated requests are
+// capped per uid.
+TEST(ArbiterAdmission, AFloodPushesOutOnlyItsOwnAndEveryUidHasItsCap) {
+  Admission a(6, 4, 2);
+  const Peer b1 = tcp_peer("10.0.0.2"), b2 = tcp_peer("10.0.0.3"), a_unix{"uid 1000", "uid 1000"};
+  EXPECT_EQ(b1.group, "net 10.0.0.0/24");
+  EXPECT_EQ(b1.address, "address 10.0.0.2");
+  EXPECT_EQ(tcp_peer("::ffff:10.0.0.9").group, "net 10.0.0.0/24");
+  EXPECT_EQ(tcp_peer("fd00::1:2:3:4:5").group, "net fd00:0:0:1::/64");
+  std::uint64_t id = 1;
+  for (int k = 0; k < 4; ++k) EXPECT_TRUE(a.arrive(id++, k % 2 ? b2 : b1, k).admit);  // ids 1-4: B's flood
+  // A arrives: the pool is full: B's oldest of its largest address goes (id 1, at t=0).
+  Admission::Arrival in = a.arrive(id++, a_unix, 10);
+  EXPECT_TRUE(in.admit);
+  EXPECT_EQ(in.evict, 1u);
+  // B again: its own oldest goes, never A's (A's group holds one, B's three).
+  in = a.arrive(id++, b1, 11);
+  EXPECT_TRUE(in.admit);
+  EXPECT_NE(in.evict, 5u);
+  EXPECT_EQ(a.evicted(), 2u);
+  // A is authenticated: out of the pool.
+  EXPECT_TRUE(a.authenticated(5, 1000));
+  EXPECT_EQ(a.unauthenticated(), 3u);
+  // The per-uid cap of authenticated requests.
+  EXPECT_TRUE(a.arrive(id, a_unix, 12).admit);
+  EXPECT_TRUE(a.authenticated(id++, 1000));
+  EXPECT_TRUE(a.arrive(id, a_unix, 13).admit);
+  EXPECT_FALSE(a.authenticated(id++, 1000));  // its third at once
+  EXPECT_EQ(a.over_uid_cap(), 1u);
+  a.gone(5);
+  // Every connection authenticated: a new one is turned away.
+  Admission full(2, 2, 8);
+  full.arrive(1, b1, 0);
+  full.arrive(2, b2, 0);
+  full.authenticated(1, 7);
+  full.authenticated(2, 8);
+  EXPECT_FALSE(full.arrive(3, a_unix, 1).admit);
+  EXPECT_EQ(full.turned_away(), 1u);
+  full.gone(1);
+  EXPECT_TRUE(full.arrive(4, a_unix, 2).admit);
+}
+
+// Operators (--operators) see every job in their status, as root and SlurmUser do, and may
+// still not ask about another user's job; a job whose squeue record cannot be read is
+// nobody's to act for.
+TEST(ArbiterState, OperatorsSeeEveryJobAndAnUnreadableJobIsNobodys) {
+  StateOptions so;
+  so.slurm_user = 64030;
+  so.operators = {2000};
+  ArbiterState st(so);
+  slurm::ClusterView v = two_jobs(100);
+  v.unreadable["9"] = "listed twice by squeue";
+  st.set_view(v, kOwners);
+  bool changed = false;
+  const nlohmann::json s = nlohmann::json::parse(st.handle(Request{}, 2000, 101, changed).status_json);
+  EXPECT_EQ(s["jobs"].size(), 2u);
+  EXPECT_NE(std::string(s["scope"]).find("every job"), std::string::npos);
+  EXPECT_FALSE(st.handle(arbitrate_request("7", {"node1"}, 1), 2000, 102, changed).ok);
+  const Reply r = st.handle(arbitrate_request("9", {"node9"}, 1), 0, 103, changed);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("cannot be read (listed twice by squeue)"), std::string::npos) << r.error;
+}
+
+TEST(ArbiterOptions, OperatorsAreAListOfUsers) {
+  const DaemonOptions o = parse_daemon_options({"--operators", "alice, 1234,bob"}, "");
+  EXPECT_EQ(o.operators, (std::vector<std::string>{"alice", "1234", "bob"}));
+  EXPECT_EQ(parse_daemon_options({}, "operators = carol\n").operators, std::vector<std::string>{"carol"});
 }

@@ -124,14 +124,14 @@ TEST(SlurmQos, TheViewCarriesEachJobsQosAndOwner) {
   EXPECT_EQ(v.jobs[3].qos, "normal");
   EXPECT_EQ(v.jobs[3].partition, "gpu");
   // Without accounting squeue prints (null): no QOS.
-  const auto none = parse_squeue("5|RUNNING|1|n1|a|None|prio=1|submit=|part=p|start=|plan=|qos=(null)|uid=0|x|y\n");
+  const auto none = parse_squeue(slurm_snapshot::records("5|RUNNING|1|n1|a|None|prio=1|submit=|part=p|start=|plan=|qos=(null)|uid=0|x|y\n"));
   EXPECT_EQ(none[0].qos, "");
   EXPECT_EQ(none[0].uid, "0");
   // A view recorded before the QOS fields: none known, the comment still last.
-  const auto old = parse_squeue("5|PENDING|3||a|Resources|prio=1|submit=|part=p|start=|plan=|min_nodes=2\n");
+  const auto old = parse_squeue(slurm_snapshot::records("5|PENDING|3||a|Resources|prio=1|submit=|part=p|start=|plan=|min_nodes=2\n"));
   EXPECT_EQ(old[0].qos, "");
   EXPECT_EQ(old[0].nodes, 2);
-  EXPECT_THROW(parse_squeue("5|RUNNING|1|n1|a|None|prio=1|submit=|part=p|start=|plan=|qos=s|uid=root|\n"), Error);
+  EXPECT_THROW(parse_squeue(slurm_snapshot::records("5|RUNNING|1|n1|a|None|prio=1|submit=|part=p|start=|plan=|qos=s|uid=root|\n")), Error);
   // The cached view's text keeps the jobs' QOS and owners and the table.
   const ClusterView back = parse_view(format_view(v));
   EXPECT_EQ(back.jobs[1].qos, "small");

@@ -46,15 +46,25 @@ struct ClusterView {
   // shared directory does not); empty: no limit known. A growth is capped at its job's
   // (qos_cap: the jobs' %q and %U sum what a user and a QOS hold).
   std::map<std::string, QosLimits> qos = {};
+  // Jobs squeue listed whose record cannot be read (read_squeue: a job listed twice, a
+  // field that is not what Slurm writes there), with the reason: no snapshot of theirs,
+  // no owner, no part in anyone's decision.
+  std::map<std::string, std::string> unreadable = {};
 };
-// The commands that make a view, and the view from their outputs (throws Error). A
-// pending job with a node range waits for the minimum its comment names ("min_nodes=K",
-// sbatch --comment; parse_squeue), else for Slurm's estimate.
-inline const std::string kViewJobsCommand = std::string("squeue -h --sort=V -o '") + kSqueueFormat + "'";
-inline const char* kViewIdleCommand = kIdleCommand;
+// The commands that make a view, and the view from their outputs (throws Error when the
+// outputs are not what the commands print at all; a job whose record cannot be read is
+// one of the view's `unreadable`). A job's hostlists are bounded by the cluster's node
+// count (sinfo's partitions). A pending job with a node range waits for the minimum its
+// comment names ("min_nodes=K", sbatch --comment; read_squeue), else for Slurm's estimate.
+inline const Argv kViewJobsCommand = {"squeue", "-h", "--sort=V", "-o", kSqueueFormat};
+inline const Argv kViewIdleCommand = kIdleCommand;
 ClusterView make_view(double taken_at, const std::string& squeue_out, const std::string& sinfo_out);
-// The cache file's text and back (throws Error naming what is malformed; a QOS table as
-// lines "qos NAME PER_JOB PER_USER GROUP", '-' for no limit).
+// The cache file's text and back (throws Error naming what is malformed): lines "taken T",
+// "idle LIST", "partition NAME MAX NODES", "qos NAME PER_JOB PER_USER GROUP", "job ID STATE
+// NODES NODELIST PRIO SUBMIT START LEFT UID PLAN PARTITION QOS REASON NAME" and
+// "unreadable ID WHY", fields separated by one blank, each percent-encoded (every byte but
+// letters, digits and ._,:()[]/+=@*- as %XX; '-' alone: empty): a job's name is one field
+// whatever it holds.
 std::string format_view(const ClusterView& v);
 ClusterView parse_view(const std::string& text);
 // Job `id`'s Snapshot from a view: its allocation, the idle nodes, the partitions, the
@@ -62,7 +72,7 @@ ClusterView parse_view(const std::string& text);
 // node with this job's; requests of the policy's own machinery, names starting "malleable-",
 // and jobs pending for another reason than nodes, e.g. Dependency, BeginTime, JobHeldUser,
 // are not waiting jobs: only reasons Resources, Priority, None or none listed).
-// Throws Error if the view does not list the job.
+// Throws Error if the view does not list the job, or lists it unreadable (the reason).
 Snapshot snapshot_of(const ClusterView& v, const std::string& id);
 // Is a view taken at `taken_at` too old at `now` for a job asking every `interval_s`?
 bool view_stale(double taken_at, double now, double interval_s);
@@ -115,6 +125,9 @@ struct ArbiterOptions {
   // run on fewer nodes, plus the shrink) is at most this share of its rest of run on the
   // nodes it has (the most the waiting job can gain from these nodes); 0: always give
   double give_gain_share = 0.5;
+  // A bid's saving is at most what its job can save: the time Slurm leaves it to run
+  // (squeue %L), or this when that is unlimited or unknown (a week).
+  double max_saving_s = 7 * 86400;
 };
 
 struct Arbitration {
@@ -147,7 +160,11 @@ struct Arbitration {
 //   "no-payoff"   growing does not pay (the bid is withdrawn)
 //   "bid"         growing pays; the bid stands for less than bid_window_s: stay
 //   "outbid"      another job's bid is better (higher score; tie: lower job id) and the
-//                 free nodes go to it first
+//                 free nodes go to it first. A bid's score is its saving per node, the
+//                 saving bounded by its job's time left (max_saving_s when unlimited);
+//                 while jobs of two or more users (the view's uids) bid, each user's jobs
+//                 together get at most their fair share of the free nodes (the free
+//                 nodes over the users bidding, rounded up), best bids first
 //   "acquire"     this job's bid wins: Claim the named nodes, Acquire them
 Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me, const GrowthModel& growth,
                       double now, const ArbiterOptions& a);

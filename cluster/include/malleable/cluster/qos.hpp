@@ -10,11 +10,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cluster::slurm {
 
-inline constexpr const char* kQosCommand =
-    "sacctmgr --parsable2 --noheader show qos format=Name,MaxTRESPerJob,MaxTRESPerUser,GrpTRES";
+inline const std::vector<std::string> kQosCommand = {"sacctmgr", "--parsable2", "--noheader", "show", "qos",
+                                                    "format=Name,MaxTRESPerJob,MaxTRESPerUser,GrpTRES"};
 
 struct QosLimits {
   std::optional<std::int64_t> per_job, per_user, group;  // node= of each field; none: unlimited

@@ -15,15 +15,17 @@
 // node Slurm did not give it.
 //
 // Pure here: Slurm's output parsed, the decision taken from a snapshot. The commands run
-// through a Runner (src/slurm/run_command.cpp; on world rank 0 only). The job's side at
+// through a Runner, as argument vectors (process_runner: no shell; on world rank 0 only). The job's side at
 // a remap point (asking Slurm or the arbiter, acquiring, giving back) is JobAgent
 // (job_agent.hpp); the session's Policy over it is resize's SlurmPolicy.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,21 +33,35 @@
 
 namespace cluster::slurm {
 
+// The most hosts one hostlist may name unless a caller states its own bound (a view bounds
+// a job's lists by the cluster's node count, sinfo's).
+inline constexpr std::size_t kMaxHostlist = 65536;
 // "node[1-3,5],gpu07" -> node1 node2 node3 node5 gpu07 (Slurm's hostlist syntax, with
-// zero-padded ranges kept: "n[01-03]" -> n01 n02 n03). Throws Error on malformed input.
-std::vector<std::string> expand_hostlist(const std::string& list);
+// zero-padded ranges kept: "n[01-03]" -> n01 n02 n03). Throws Error on malformed input, on
+// a number of more than 9 digits and on a list of more than `max_hosts` hosts (checked
+// before they are made: "n[1-99999999]" costs nothing).
+std::vector<std::string> expand_hostlist(const std::string& list, std::size_t max_hosts = kMaxHostlist);
 // `s` without leading and trailing blanks (spaces, tabs, line ends): Slurm's answers.
 std::string trim(const std::string& s);
-// The inverse, for scontrol: consecutive numbers of one prefix become a range.
+// The inverse, for scontrol: consecutive numbers of one prefix become a range (a trailing
+// number of more than 17 digits is no number: the name stays whole).
 std::string compress_hostlist(const std::vector<std::string>& hosts);
+// A node, job or partition name as the arbiter accepts one anywhere (a request, a reply,
+// a command's argument): 1 to 255 bytes of letters, digits, '.', '_' and '-'. check_names
+// throws Error naming `what` and the first name that is not one.
+bool valid_name(std::string_view s);
+void check_names(const std::vector<std::string>& names, const std::string& what);
+// `s` with control bytes as \xHH and '\' as "\\": text from others (Slurm, a request, a
+// reply) in one log line, never a line break or a terminal escape.
+std::string escaped(std::string_view s);
 
-// A job as `squeue -h -o '%i|%T|%D|%N'` or `scontrol show job -o` describes it.
+// A job as squeue describes it (kSqueueFormat).
 struct Job {
   std::string id;
   std::string state;                // RUNNING, PENDING, ...
   int nodes = 0;                    // nodes it holds or asks for
   std::vector<std::string> node_list;
-  std::string name = {};            // the job's name (squeue %j), when listed
+  std::string name = {};            // the job's name (squeue %j: its first SqueueWidth::name bytes)
   std::string reason = {};          // why it pends (squeue %r), when listed
   // Slurm's order (shared with the trace simulator's view, sim/src/policy.cpp): the policy
   // serves waiting jobs by priority, high first, then submit time, then the view's order
@@ -60,29 +76,54 @@ struct Job {
   // its owner, to sum the nodes a user and a QOS hold.
   std::string qos = {};             // squeue %q, when listed ("(null)": none)
   std::string uid = {};             // squeue %U, the owner's numeric uid, when listed
+  // squeue %L: seconds the job may still run (a pending one: its time limit); < 0 when
+  // unlimited or not listed: the most a growth can save it (arbitrate() bounds a bid by it).
+  double time_left = -1;
 };
-// Lines "ID|STATE|NODES|NODELIST", optionally "|NAME", "|REASON" and "|COMMENT" after;
-// or, with Slurm's order (kSqueueFormat), "ID|STATE|NODES|NODELIST|NAME|REASON|
-// prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|COMMENT" (the qos= and uid=
-// fields may be absent: views recorded before them; times as squeue prints them with
-// SLURM_TIME_FORMAT=standard, YYYY-MM-DDTHH:MM:SS, or epoch seconds; N/A, Unknown or
-// empty: none; the plan a hostlist or "(null)"). Blank lines ignored; throws Error naming
-// a bad line. A pending job whose comment holds "min_nodes=K" waits for K nodes: Slurm
-// prints its own estimate for a job with a node range (squeue %D and scontrol's NumNodes,
-// up to the maximum once the scheduler has tried it), never the range's minimum, the
-// fewest nodes it starts on.
-std::vector<Job> parse_squeue(const std::string& text);
-// The squeue format of the views: the fields above, the comment last (it may hold '|').
-// %S and %Y are what `squeue --start` shows for a pending job (its expected start and the
-// nodes the backfill plan starts it on; --start only changes the default format, the sort
-// and the states listed).
-inline const char* kSqueueFormat = "%i|%T|%D|%N|%j|%r|prio=%Q|submit=%V|part=%P|start=%S|plan=%Y|qos=%q|uid=%U|%k";
+
+// squeue's records, as every view and the job's own reading ask for them: ten fields Slurm
+// itself writes (the job id, state, node count, priority, submit and start times, time
+// left, the owner's uid, the node list and the backfill plan), each ended by '|' and never
+// holding '|' or a line end, then five fields users or administrators name (partition,
+// QOS, reason, job name, comment), each printed at a fixed width in bytes: squeue cuts a
+// value at its width and pads it with blanks (Slurm 22.05's _print_str, checked on the
+// emulated cluster). Whatever bytes a name or comment holds ('|', line ends, a whole forged
+// record) are read as that field and move nothing: a record's length is fixed past its
+// trusted fields. A name or comment longer than its width is read cut (the comment's
+// "min_nodes=K" counts within its first 128 bytes); a partition list or QOS that fills its
+// width may have been cut: an error for that job. %S and %Y are what `squeue --start`
+// shows for a pending job (its expected start and the nodes the backfill plan starts it
+// on; --start only changes the default format, the sort and the states listed).
+struct SqueueWidth {
+  static constexpr int partition = 128, qos = 64, reason = 64, name = 64, comment = 128;
+};
+inline const std::string kSqueueFormat = "%i|%T|%D|%Q|%V|%S|%L|%U|%N|%Y|%" + std::to_string(SqueueWidth::partition) +
+                                         "P%" + std::to_string(SqueueWidth::qos) + "q%" +
+                                         std::to_string(SqueueWidth::reason) + "r%" + std::to_string(SqueueWidth::name) +
+                                         "j%" + std::to_string(SqueueWidth::comment) + "k";
+// Records in kSqueueFormat read: the jobs, and the jobs that cannot be read, by id, with
+// the reason (a field that is not what Slurm writes there, a hostlist over `max_hosts`, a
+// job listed twice: an error for that job, never "the last one wins"). Throws Error only
+// when the text is not records of that format at all (a line end inside the trusted
+// fields, a record cut short: squeue's format is not the one asked for). A pending job
+// whose comment holds "min_nodes=K" waits for K nodes: Slurm prints its own estimate for a
+// job with a node range (%D, up to the maximum once the scheduler has tried it), never the
+// range's minimum, the fewest nodes it starts on. Times as squeue prints them with
+// SLURM_TIME_FORMAT=standard (YYYY-MM-DDTHH:MM:SS) or epoch seconds; N/A, Unknown or
+// empty: none; the plan a hostlist, empty or "(null)".
+struct JobList {
+  std::vector<Job> jobs;
+  std::map<std::string, std::string> unreadable;  // job id -> why
+};
+JobList read_squeue(const std::string& text, std::size_t max_hosts = kMaxHostlist);
+// The same, strict: throws Error naming the first job that cannot be read.
+std::vector<Job> parse_squeue(const std::string& text, std::size_t max_hosts = kMaxHostlist);
 // squeue's time (YYYY-MM-DDTHH:MM:SS read as UTC: the order matters, not the zone, or
 // epoch seconds); 0 for N/A, Unknown, None or empty; throws Error otherwise.
 double parse_slurm_time(const std::string& s);
-// `scontrol show job -o J`: one line of Key=Value pairs (JobId, JobState, NumNodes,
-// NodeList, Partition, QOS).
-Job parse_scontrol_job(const std::string& text);
+// squeue's %L: "[D-]HH:MM:SS", "MM:SS" or "SS" in seconds; -1 for UNLIMITED, NOT_SET,
+// INVALID, N/A or empty; throws Error otherwise.
+double parse_time_left(const std::string& s);
 // Slurm's order of waiting jobs: priority high first, then submit time (earliest first),
 // then the order given (a stable sort: jobs without priority or submit time keep it).
 void sort_slurm_order(std::vector<Job>& jobs);
@@ -120,6 +161,10 @@ std::vector<std::string> growable_idle(const Snapshot& s, const std::vector<std:
 // both partitions)? True when partitions are unknown.
 bool competes(const std::vector<Partition>& parts, const Job& mine, const std::string& partition);
 
+// The user the packaged unit runs malleable-arbiterd as (packaging/arbiter): the one a
+// job takes the arbiter's replies from unless RESIZE_ARBITER_USER names another.
+inline constexpr const char* kDefaultArbiterUser = "malleable-arbiter";
+
 struct Options {
   int procs_per_node = 0;   // processes to put on a node the job grows onto (0: as on rank 0's node)
   int min_nodes = 1;        // never give back below this many nodes
@@ -149,6 +194,9 @@ struct Options {
     std::string socket;
     std::string munge_socket;  // munged's socket (empty: libmunge's default)
     double timeout_s = 5;      // the whole exchange with the arbiter
+    // Who the arbiter runs as (a name or a uid; RESIZE_ARBITER_USER): a reply is taken
+    // only in a MUNGE credential of this uid, echoing the request's nonce.
+    std::string user = kDefaultArbiterUser;
   } arbiter;
   double jitter = 0.2;      // each interval varies by +-jitter (jobs started together spread)
   double bid_window_s = 0;  // a bid stands this long before it may win (0: 2 intervals)
@@ -188,6 +236,47 @@ struct Plan {
   double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
 };
 
+// ---- running Slurm's commands --------------------------------------------------------
+//
+// A command is its argument vector: argv[0] the program (looked up in PATH), every other
+// element one argument exactly as it stands. No shell ever reads it, so no name, list or
+// format can become two arguments or a second command. Every name the commands below put
+// in an argument is checked first (check_names). To run a new Slurm command:
+//
+//   const Command c = client.run({"sbatch", "--parsable", "-N", std::to_string(n), "-J", name, script},
+//                                "submitting the expander job");      // throws Error unless status 0
+//   or, without the check: const Command c = client.runner()({"scancel", id});
+//
+// (Client::run retries Slurm's "try again" answers, then throws Error naming the command
+// line, its status and what it printed.) Tests substitute a Runner of their own and match
+// command_line(argv).
+using Argv = std::vector<std::string>;
+struct Command {
+  int status = -1;        // the exit status; 128 + N when signal N ended it; -1: it did not run, or was ended (below)
+  std::string out;        // its standard output
+  std::string err = {};   // its standard error (kept apart: a warning there never mixes into what is parsed)
+  bool timed_out = false; // ended (its process group killed) at RunOptions::timeout_s
+  // What it said, for a message: both streams, trimmed.
+  std::string said() const { return trim(out + (out.empty() || err.empty() ? "" : "\n") + err); }
+};
+using Runner = std::function<Command(const Argv& argv)>;
+struct RunOptions {
+  double timeout_s = 120;                  // then SIGKILL to its process group; status -1, timed_out
+  std::size_t max_output = 64u << 20;      // bytes of stdout and stderr together; more: ended, status -1
+  // NAME=VALUE set over the environment the command inherits: squeue's times (%V, %S) in
+  // the one format parse_slurm_time reads, whatever the user's SLURM_TIME_FORMAT.
+  std::vector<std::string> env = {"SLURM_TIME_FORMAT=standard"};
+};
+// posix_spawnp of argv: stdin /dev/null, stdout and stderr each into its own pipe, the
+// child in a process group of its own with SIGPIPE and the other signals at their defaults;
+// at the timeout, or past max_output, the group is killed. A command that ends while a
+// child of its keeps the output open is taken as ended (its status, after a second's
+// grace for the output); the leftover group is killed.
+Runner process_runner(RunOptions o = {});
+// argv for a message: words joined by blanks, a word quoted ('...') when it holds a blank,
+// a quote or a character a shell would read (never run: only shown).
+std::string command_line(const Argv& argv);
+
 // `sinfo -h -o '%P %t %s %N'` (or the older `sinfo -h -t idle -o '%t %N'`): the nodes
 // whose state is exactly idle, each once (a node of two partitions is listed twice).
 // Slurm lists a drained node (drain), one not responding (idle*), one in a reservation
@@ -195,7 +284,7 @@ struct Plan {
 // Slurm would not hand them out. A line with a node list alone (-o %N) counts as idle.
 // Throws Error on a line of three or more than four words, or a bad SIZE.
 std::vector<std::string> idle_nodes(const std::string& sinfo_out);
-inline const char* kIdleCommand = "sinfo -h -o '%P %t %s %N'";
+inline const Argv kIdleCommand = {"sinfo", "-h", "-o", "%P %t %s %N"};
 
 // The nodes in `placed` (where a launch or an expansion put processes of the job) that
 // the job holds but whose ranks run elsewhere (rank_hosts names none of them): processes
@@ -240,15 +329,6 @@ bool expansion_permitted(const std::string& show_config);
 // (job_post_resize_acctg) and refuses every later update of the job.
 bool updates_once(const std::string& show_config);
 
-// The command layer (slurm.cpp): runs a command line, returns its exit status and
-// output. Tests substitute their own.
-struct Command {
-  int status = -1;
-  std::string out;
-};
-using Runner = std::function<Command(const std::string& command_line)>;
-Runner shell_runner();  // popen + sh -c, stderr folded into the output
-
 // Talks to Slurm for one job, `job_id` (make_slurm_policy gives $SLURM_JOB_ID as it read
 // it; empty: not inside a Slurm job, an Error).
 class Client {
@@ -261,11 +341,15 @@ class Client {
   // The same for exactly these (idle, claimed) nodes: salloc -w.
   std::vector<std::string> acquire(const std::vector<std::string>& nodes);
   const Runner& runner() const { return run_; }
+  // Runs argv through the runner; Slurm's "try again" is asked again (10 times, 0.5 s
+  // apart); throws Error naming `what`, the command line, its status and what it said
+  // unless it exits 0.
+  Command run(const Argv& argv, const std::string& what);
   std::vector<std::string> held();                       // the job's nodes now
 
  private:
-  Command run_checked(const std::string& cmd, const std::string& what);
-  std::vector<std::string> acquire_with(int nodes, const std::string& which);
+  Job own();  // the job's own record (squeue -j)
+  std::vector<std::string> acquire_with(int nodes, const std::vector<std::string>& which);
   Runner run_;
   std::string job_;
 };
