@@ -2,6 +2,8 @@
 // Expander jobs (expanders.hpp), pure: their sbatch argv, Slurm's answers read, their book.
 #include "agent/expanders.hpp"
 
+#include "slurm/number.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <set>
@@ -98,15 +100,17 @@ long parse_time_left_min(const std::string& text) {
   std::string hms = s;
   if (const auto dash = s.find('-'); dash != std::string::npos) {
     const std::string d = s.substr(0, dash);
-    if (!digits(d, 5)) throw Error("squeue: time left '" + s.substr(0, 40) + "' is not [D-]HH:MM:SS");
-    days = std::stol(d);
+    const auto v = whole_number(d, 99999);
+    if (!v) throw Error("squeue: time left '" + s.substr(0, 40) + "' is not [D-]HH:MM:SS");
+    days = static_cast<long>(*v);
     hms = s.substr(dash + 1);
   }
   std::vector<long> parts;
   std::stringstream in(hms);
   for (std::string p; std::getline(in, p, ':');) {
-    if (!digits(p, 2)) throw Error("squeue: time left '" + s.substr(0, 40) + "' is not [D-]HH:MM:SS");
-    parts.push_back(std::stol(p));
+    const auto v = p.size() <= 2 ? whole_number(p, 99) : std::nullopt;
+    if (!v) throw Error("squeue: time left '" + s.substr(0, 40) + "' is not [D-]HH:MM:SS");
+    parts.push_back(static_cast<long>(*v));
   }
   if (parts.size() < 2 || parts.size() > 3 || (days > 0 && parts.size() != 3))
     throw Error("squeue: time left '" + s.substr(0, 40) + "' is not [D-]HH:MM:SS");
