@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "time_limit.hpp"
+
 namespace clustersim {
 
 Cluster::Cluster(Workload w) : w_(std::move(w)), state_(w_.jobs.size()) {
@@ -19,6 +21,33 @@ Cluster::Cluster(Workload w) : w_(std::move(w)), state_(w_.jobs.size()) {
     state_[j].record.id = job.id;
     state_[j].record.malleable = job.malleable;
     state_[j].record.submit_s = job.submit_s;
+  }
+  floors();
+}
+
+int Cluster::range_top(std::size_t job) const {
+  const Job& j = w_.jobs.at(job);
+  return ranges_ && top_max_ && j.malleable ? j.max_nodes : j.nodes;
+}
+
+void Cluster::set_time_limits(bool on, double overhead_s) {
+  limits_ = on;
+  limit_overhead_s_ = overhead_s;
+  floors();
+}
+
+void Cluster::floors() {
+  start_floor_.assign(w_.jobs.size(), 1);
+  for (std::size_t k = 0; k < w_.jobs.size(); ++k) {
+    const Job& j = w_.jobs[k];
+    start_floor_[k] = j.min_nodes;
+    if (!limits_ || !j.malleable || j.kill_limit_s() <= 0 || j.min_nodes >= j.nodes) continue;
+    // Slurm may start it on anything in [floor, top]: the floor is the fewest nodes whose
+    // predicted run keeps the limit, at most the size it asked for.
+    const double per_iteration = limit_overhead_s_;
+    start_floor_[k] = fewest_within(j.min_nodes, j.nodes, j.kill_limit_s(), [&](int n) {
+      return EndPrediction{0, 0, j.iteration_s(n), per_iteration, j.iterations}.end();
+    });
   }
 }
 
@@ -42,10 +71,10 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   waiting.reserve(queue_.size());
   for (std::size_t j : queue_) {
     const Job& job = w_.jobs[j];
-    const int top = ranges_ && top_max_ && job.malleable ? job.max_nodes : job.nodes;
+    const int top = range_top(j);
     const bool limit = job.limit_s > 0;
-    waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? job.min_nodes : 0,
-                       job.serial_fraction, limit});
+    waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? start_floor_[j] : 0,
+                       job.serial_fraction, limit, job.comm_fraction});
   }
   std::vector<Running> run;
   for (const auto& s : state_)

@@ -32,11 +32,22 @@ class Cluster {
   void set_conservative(bool on) { conservative_ = on; }
   // Conservative backfilling's planning blocks (Slurm's bf_resolution; easy.hpp).
   void set_resolution(Resolution r) { resolution_ = r; }
+  // Time limits kept (time_limit.hpp): a job with a limit starts on a range only down to
+  // the fewest nodes on which its predicted run (its model's run time plus
+  // `overhead_s` per iteration: the policy's queries) stays within its limit. Off: down to
+  // its minimum whatever its limit.
+  void set_time_limits(bool on, double overhead_s = 0);
+  // The fewest nodes job j may start on (its minimum, or more under its limit), and
+  // whether its limit raised it above its minimum (a start below the request refused).
+  int start_floor(std::size_t job) const { return start_floor_.at(job); }
+  bool start_narrowed(std::size_t job) const { return start_floor_.at(job) > w_.jobs.at(job).min_nodes; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
   int idle_count() const { return static_cast<int>(idle_.size()); }
   const std::string& node_name(int n) const { return names_[n]; }
+  // A malleable job's range top at the start (its max_nodes or its size; set_range_top_max).
+  int range_top(std::size_t job) const;
   // Bumped by every change of the queue, an allocation or the idle nodes.
   std::uint64_t version() const { return version_; }
 
@@ -63,6 +74,8 @@ class Cluster {
   // A resize of `seconds` ended at `now` (counted in the record).
   void resized(std::size_t job, double seconds);
   void finish(std::size_t job, double now);
+  // The job ended at its time limit, its work lost (counted in its record).
+  void killed(std::size_t job) { state_.at(job).record.killed = true; }
 
   const JobRecord& record(std::size_t job) const { return state_[job].record; }
   std::vector<JobRecord> records() const;  // every job; throws Error if one has not ended
@@ -88,6 +101,10 @@ class Cluster {
   bool top_max_ = false;
   bool conservative_ = false;
   Resolution resolution_;
+  std::vector<int> start_floor_;
+  bool limits_ = false;
+  double limit_overhead_s_ = 0;
+  void floors();
 };
 
 }  // namespace clustersim

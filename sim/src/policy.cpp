@@ -43,7 +43,7 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
   resize::slurm::Options o;
   o.procs_per_node = 1;
   o.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, s.mine.nodes) : j.min_nodes);
-  o.max_nodes = ranks.frozen ? s.mine.nodes : j.max_nodes;
+  o.max_nodes = ranks.frozen || ranks.no_growth ? s.mine.nodes : j.max_nodes;
   std::vector<std::string> rank_hosts;
   for (int n : ranks.nodes.empty() ? held : ranks.nodes) rank_hosts.push_back(c.node_name(n));
   o.total_iterations = j.iterations;
@@ -189,7 +189,7 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
   me.per_node = 1;
   const int held = static_cast<int>(c.held(job).size());
   me.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, held) : j.min_nodes);
-  me.max_nodes = ranks.frozen ? held : j.max_nodes;
+  me.max_nodes = ranks.frozen || ranks.no_growth ? held : j.max_nodes;
   const int from = static_cast<int>(me.rank_hosts.size());
   const int left = j.iterations - done;
   const resize::slurm::GrowthModel growth = [&](int extra) {
