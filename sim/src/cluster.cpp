@@ -65,17 +65,37 @@ void Cluster::submit(std::size_t job, double now) {
   ++version_;
 }
 
+double Cluster::estimate(std::size_t job) const {
+  const Job& j = w_.jobs[job];
+  return j.limit_s > 0 ? j.limit_s : j.runtime_s(range_top(job));
+}
+
+bool Cluster::eligible(std::size_t job, double now) const {
+  return !periods_.on || periods_.may_start(now, estimate(job));
+}
+
+std::size_t Cluster::head(double now) const {
+  for (std::size_t k = 0; k < queue_.size(); ++k)
+    if (eligible(queue_[k], now)) return k;
+  return queue_.size();
+}
+
 std::vector<std::size_t> Cluster::schedule(double now) {
   if (queue_.empty()) return {};
   std::vector<Waiting> waiting;
+  std::vector<std::size_t> at;  // waiting[i] is queue_[at[i]]
   waiting.reserve(queue_.size());
-  for (std::size_t j : queue_) {
+  for (std::size_t k = 0; k < queue_.size(); ++k) {
+    const std::size_t j = queue_[k];
+    if (!eligible(j, now)) continue;
     const Job& job = w_.jobs[j];
     const int top = range_top(j);
     const bool limit = job.limit_s > 0;
     waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? start_floor_[j] : 0,
                        job.serial_fraction, limit, job.comm_fraction});
+    at.push_back(k);
   }
+  if (waiting.empty()) return {};
   std::vector<Running> run;
   for (const auto& s : state_)
     if (s.running) run.push_back({static_cast<int>(s.held.size()), s.estimated_end});
@@ -84,7 +104,7 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   std::vector<std::size_t> started;
   std::vector<bool> leaves(queue_.size(), false);
   for (const Start& st : r.start) {
-    const std::size_t j = queue_[st.index];
+    const std::size_t j = queue_[at[st.index]];
     State& s = state_[j];
     for (int i = 0; i < st.nodes; ++i) {
       s.held.push_back(*idle_.begin());
@@ -97,7 +117,7 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     s.estimated_end = now + (run_limit > 0 ? run_limit : waiting[st.index].estimate_on(st.nodes));
     s.record.start_s = now;
     s.record.start_nodes = s.record.min_held = s.record.max_held = st.nodes;
-    leaves[st.index] = true;
+    leaves[at[st.index]] = true;
     started.push_back(j);
   }
   if (!started.empty()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "easy.hpp"
+#include "periods.hpp"
 #include "metrics.hpp"
 #include "workload.hpp"
 
@@ -46,6 +47,15 @@ class Cluster {
   int total() const { return w_.nodes; }
   int idle_count() const { return static_cast<int>(idle_.size()); }
   const std::string& node_name(int n) const { return names_[n]; }
+  // A site's prime-time rule (periods.hpp): a waiting job the rule does not let start now
+  // is passed over by the backfilling (neither started nor the head), and listed to the
+  // policy as pending for another reason than nodes. bump() marks the change of period.
+  void set_periods(PeriodPolicy p) { periods_ = std::move(p); }
+  const PeriodPolicy& periods() const { return periods_; }
+  bool eligible(std::size_t job, double now) const;
+  // The oldest waiting job the rule lets start now (EASY's head; queue().size(): none).
+  std::size_t head(double now) const;
+  void bump() { ++version_; }
   // A malleable job's range top at the start (its max_nodes or its size; set_range_top_max).
   int range_top(std::size_t job) const;
   // Bumped by every change of the queue, an allocation or the idle nodes.
@@ -103,6 +113,8 @@ class Cluster {
   Resolution resolution_;
   std::vector<int> start_floor_;
   bool limits_ = false;
+  PeriodPolicy periods_;
+  double estimate(std::size_t job) const;
   double limit_overhead_s_ = 0;
   void floors();
 };

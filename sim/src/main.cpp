@@ -6,7 +6,10 @@
 // (--cfg=..., --log=...) are passed on to its engine.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdlib>
+#include <ctime>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <simgrid/s4u.hpp>
@@ -15,6 +18,7 @@
 #include "cluster.hpp"
 #include "costs.hpp"
 #include "metrics.hpp"
+#include "periods.hpp"
 #include "sim_run.hpp"
 #include "swf.hpp"
 
@@ -33,6 +37,7 @@ std::string read_file(const std::string& path) {
 
 void write_records(const std::string& path, const std::vector<JobRecord>& recs) {
   std::ofstream f(path);
+  f.precision(12);  // times of a long trace (1e7 s and more) to a hundredth of a second
   f << "id,malleable,submit_s,start_s,end_s,node_s,resizes,resize_s,start_nodes,min_held,max_held,killed\n";
   for (const auto& r : recs)
     f << r.id << ',' << (r.malleable ? 1 : 0) << ',' << r.submit_s << ',' << r.start_s << ',' << r.end_s << ','
@@ -52,7 +57,9 @@ struct Cli {
   clustersim::Resolution resolution;
   bool all_rigid = false, no_expansion = false, ranges = false, no_growth = false, no_give_back = false;
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
-  std::string time_limits = "on", speedup = "amdahl";
+  std::string time_limits = "on", speedup = "amdahl", prime_time;
+  double prime_max_h = 4;
+  PeriodPolicy periods;
   SwfCleaning cleaning;
   TraceModel model;
   std::vector<double> serial;
@@ -79,6 +86,11 @@ void add_trace_options(CLI::App& app, Cli& c) {
   app.add_option("--iteration-s", c.model.iteration_s, "--swf: seconds per iteration (a remap point), default 60");
   app.add_flag_callback("--exact-estimates", [&c] { c.model.requested_estimates = false; },
                         "--swf: the exact run times as estimates, not the users' requested times");
+  app.add_option("--prime-time", c.prime_time, "--swf: a site's prime-time rule, START-END local hours of a weekday "
+                 "(e.g. 8-17, the trace's time zone): a job starts only if its estimate ends by the next of those "
+                 "hours, and in prime time only if it is at most --prime-max-h (periods.hpp; default: none)");
+  app.add_option("--prime-max-h", c.prime_max_h, "--swf --prime-time: the longest estimate, hours, that starts in "
+                 "prime time (0: any; default 4)")->check(CLI::NonNegativeNumber);
   app.add_option("--trace-report", c.trace_report_path, "--swf: write the cleaning's counts and the trace's recorded "
                  "metrics (JSON)");
 }
@@ -141,6 +153,45 @@ void add_options(CLI::App& app, Cli& c) {
                  "JSON lines");
 }
 
+// The trace's local time (its TimeZoneString with daylight saving, from the system's time
+// zone data; else its fixed TimeZone): seconds east of UTC at an epoch second.
+std::function<long(double)> zone_offset(const SwfHeader& h) {
+  const std::string& name = h.time_zone_name;
+  const bool plain = !name.empty() && name.find("..") == std::string::npos &&
+                     name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_/+-") ==
+                         std::string::npos;
+  if (plain && std::ifstream("/usr/share/zoneinfo/" + name).good()) {
+    setenv("TZ", name.c_str(), 1);
+    tzset();
+    return [](double epoch) {
+      const std::time_t t = static_cast<std::time_t>(epoch);
+      std::tm tm{};
+      localtime_r(&t, &tm);
+      return static_cast<long>(tm.tm_gmtoff);
+    };
+  }
+  if (!name.empty())
+    std::cerr << "malleable-clustersim: time zone " << name << " unknown here; the fixed TimeZone " << h.time_zone
+              << " s\n";
+  const long fixed = h.time_zone;
+  return [fixed](double) { return fixed; };
+}
+
+void set_periods(Cli& c, const SwfHeader& h, const TraceJobs& tj) {
+  if (c.prime_time.empty()) return;
+  PeriodPolicy& p = c.periods;
+  char dash = 0;
+  std::istringstream in(c.prime_time);
+  if (!(in >> p.start_h >> dash >> p.end_h) || dash != '-' || !(0 <= p.start_h && p.start_h < p.end_h && p.end_h <= 24))
+    throw Error("--prime-time: START-END local hours, 0 <= START < END <= 24 (got " + c.prime_time + ")");
+  if (h.unix_start < 0) throw Error("--prime-time needs the trace's UnixStartTime (its header has none)");
+  if (c.model.arrival_scale != 1) throw Error("--prime-time keeps the log's clock: not with --arrival-scale");
+  p.on = true;
+  p.prime_max_s = c.prime_max_h * 3600;
+  p.origin = static_cast<double>(h.unix_start) + tj.origin_s;
+  p.offset = zone_offset(h);
+}
+
 Workload read_trace(Cli& c) {
   if (!c.serial.empty()) {
     c.model.serial_lo = c.serial[0];
@@ -154,6 +205,7 @@ Workload read_trace(Cli& c) {
   const SwfTrace trace = parse_swf(read_file(c.swf_path));
   const TraceJobs tj = clean_swf(trace, c.cleaning);
   Workload w = trace_workload(tj, c.model);
+  set_periods(c, trace.header, tj);
   const auto& n = tj.counts;
   if (!c.trace_report_path.empty()) {
     const RecordedMetrics rec = recorded_metrics(tj);
@@ -232,6 +284,7 @@ int run(Cli& c) {
   cluster.set_range_top_max(c.range_top == "max");
   cluster.set_conservative(c.backfill == "conservative");
   cluster.set_resolution(c.resolution);
+  cluster.set_periods(c.periods);
   RunOptions o = run_options(c, costs);
   std::ofstream decisions;
   if (!c.decisions_path.empty()) {

@@ -89,8 +89,9 @@ int node_index(const std::string& name) { return std::stoi(name.substr(1)); }
 // (now when the idle nodes suffice). Written into the head's planned_start and
 // planned_nodes, as squeue --start lists them.
 void plan_head(const Cluster& c, double now, resize::slurm::ClusterView& v) {
-  if (c.queue().empty()) return;
-  const std::string& head_id = c.workload().jobs[c.queue().front()].id;
+  const std::size_t first = c.head(now);  // the oldest waiting job the site's rules let start
+  if (first >= c.queue().size()) return;
+  const std::string& head_id = c.workload().jobs[c.queue()[first]].id;
   auto head = std::find_if(v.jobs.begin(), v.jobs.end(), [&](const resize::slurm::Job& j) { return j.id == head_id; });
   if (head == v.jobs.end()) return;
   const int need = head->nodes;
@@ -141,6 +142,7 @@ resize::slurm::ClusterView listed_view(const Cluster& c, double now) {
       sj.nodes = static_cast<int>(sj.node_list.size());
     } else {  // a malleable job with a range waits for its minimum (its min_nodes comment)
       sj.nodes = c.start_ranges() && jobs[k].malleable ? std::min(jobs[k].min_nodes, jobs[k].nodes) : jobs[k].nodes;
+      if (!c.eligible(k, now)) sj.reason = "BeginTime";  // held by a site's rule, not waiting for nodes
     }
     // The simulated scheduler is FCFS: an earlier submission has the higher priority
     // (squeue %Q), and one partition.

@@ -306,6 +306,16 @@ void submitter(Sim* sim) {
   }
 }
 
+// A site's prime-time rule lets waiting jobs start at its cuts: a pass then.
+void period_clock(Sim* sim) {
+  const std::size_t total = sim->cluster.workload().jobs.size();
+  while (sim->ended < total) {
+    sg4::this_actor::sleep_until(sim->cluster.periods().next_cut(now_s()));
+    sim->cluster.bump();
+    sim->notify();
+  }
+}
+
 void scheduler(Sim* sim) {
   const std::size_t total = sim->cluster.workload().jobs.size();
   std::unique_lock<sg4::Mutex> lock(*sim->mutex);
@@ -333,6 +343,7 @@ std::vector<JobRecord> simulate(Cluster cluster, const Costs& costs, const RunOp
   zone->seal();
   sg4::Actor::create("submitter", sim.hosts.front(), submitter, &sim);
   sg4::Actor::create("scheduler", sim.hosts.front(), scheduler, &sim);
+  if (sim.cluster.periods().on) sg4::Actor::create("periods", sim.hosts.front(), period_clock, &sim)->daemonize();
   sg4::Engine::get_instance()->run();
   counts = sim.counts;
   return sim.cluster.records();

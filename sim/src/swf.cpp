@@ -60,6 +60,8 @@ void header_line(SwfHeader& h, const std::string& body) {
   else if (key == "Information") h.information = value;
   else if (key == "Conversion") h.conversion = value;
   else if (key == "UnixStartTime") as_long(h.unix_start);
+  else if (key == "TimeZone") as_long(h.time_zone);
+  else if (key == "TimeZoneString") h.time_zone_name = value;
   else if (key == "MaxNodes") as_long(h.max_nodes);
   else if (key == "MaxProcs") as_long(h.max_procs);
   else h.notes.push_back(trim(body));
@@ -163,7 +165,7 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
       ++n.outside_window;
       continue;
     }
-    if (origin < 0) origin = r->submit_s;
+    if (origin < 0) out.origin_s = origin = r->submit_s;
     TraceJob j;
     j.id.assign(1, 'j');  // (not "j" + to_string: GCC 12's false -Wrestrict)
     j.id += std::to_string(r->job);

@@ -35,6 +35,8 @@ struct SwfRecord {
 struct SwfHeader {
   std::string version, computer, installation, acknowledge, information, conversion;
   long unix_start = -1;  // UnixStartTime (-1: none)
+  long time_zone = 0;    // TimeZone: seconds east of UTC, no daylight saving (0: none)
+  std::string time_zone_name;  // TimeZoneString, e.g. Europe/Stockholm (empty: none)
   long max_nodes = -1, max_procs = -1;
   std::vector<std::string> notes;  // every other header line, verbatim (without ';')
 };
@@ -86,6 +88,7 @@ struct TraceJob {
 };
 struct TraceJobs {
   int machine_nodes = 0;
+  double origin_s = 0;  // the window's first submission, seconds after the log's UnixStartTime
   std::vector<TraceJob> jobs;  // in submission order (stable)
   SwfCounts counts;
 };
