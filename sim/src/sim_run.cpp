@@ -80,12 +80,16 @@ struct Procs {
 
 // The predicted end of job j, running on `ranks` of the nodes it holds, if it keeps `n`
 // nodes from now, `left` iterations to go: fewer than its ranks, a shrink (its cost and
-// Slurm's update); more, an expansion onto nodes it holds (their cost); then the rest on n.
+// Slurm's update), then the rest on n; more, its next iteration still on its ranks (a
+// give-back spawns nothing in the same step), then an expansion onto the nodes it keeps.
 double end_on(const Sim& sim, const Job& job, int ranks, int n, int left, double now) {
-  const double resize = n < ranks   ? sim.costs.shrink_s(ranks, n, job.nodes) + sim.costs.update_s
-                        : n > ranks ? sim.costs.expand_s(ranks, n, job.nodes)
-                                    : 0.0;
-  return EndPrediction{now, resize, job.iteration_s(n), sim.overhead_s(), left}.end();
+  const double o = sim.overhead_s();
+  if (n > ranks && left > 0) {
+    const double next = now + job.iteration_s(ranks) + o;
+    return EndPrediction{next, sim.costs.expand_s(ranks, n, job.nodes), job.iteration_s(n), o, left - 1}.end();
+  }
+  const double resize = n < ranks ? sim.costs.shrink_s(ranks, n, job.nodes) + sim.costs.update_s : 0.0;
+  return EndPrediction{now, resize, job.iteration_s(n), o, left}.end();
 }
 
 // The fewest of the nodes job j holds that it may keep under its limit (all it holds when
@@ -226,8 +230,17 @@ bool act(Sim& sim, std::size_t j, const Action& a, Procs& p, int done, double no
 void run_malleable(Sim& sim, std::size_t j, Procs& p) {
   const Job& job = sim.cluster.workload().jobs[j];
   p.ranks = sim.cluster.held(j);
-  if (sim.opt.start == RunOptions::Start::One) p.ranks.resize(1);
-  if (sim.opt.start == RunOptions::Start::Min) p.ranks.resize(std::min<std::size_t>(p.ranks.size(), job.min_nodes));
+  const int held = static_cast<int>(p.ranks.size());
+  int launch = sim.opt.start == RunOptions::Start::One   ? 1
+               : sim.opt.start == RunOptions::Start::Min ? std::min(held, job.min_nodes)
+                                                         : held;
+  // A launch below the allocation spawns onto the rest at once; when that spawn's cost
+  // would take the job past its limit, it launches on every node it holds.
+  if (launch < held && !keeps_limit(EndPrediction{now_s(), sim.costs.expand_s(launch, held, job.nodes),
+                                                   job.iteration_s(held), sim.overhead_s(), job.iterations},
+                                     sim.deadline[j]).ok)
+    launch = held;
+  p.ranks.resize(launch);
   const int first = static_cast<int>(p.ranks.size());  // the first launch's processes stay
   bool lead_in = p.ranks.size() < sim.cluster.held(j).size();
   // The cluster's and the ledger's versions when the policy last said stay (for a rule
