@@ -42,6 +42,8 @@ speedup=${SPEEDUP:-amdahl}
 out=${OUT:-$here/docs/data/workload/arms/$name}
 arms=" ${ARMS:-rigid moldable_requested moldable growth giveback malleable} "
 mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 runs=$out/runs.tsv
 common=(--swf "$trace" --cores-per-node "${CORES:-1}" --swf-first "${FIRST:-0}" --swf-jobs "${JOBS:-0}"
         --costs "$here/sim/costs/emulated.json" --interval "$interval" --speedup "$speedup"
@@ -62,16 +64,29 @@ run() {  # run LABEL SHARE ARM SEED ARGS...: metrics in $out/LABEL.json, one row
   shift 4
   local t0=$SECONDS
   nice -n 10 "$bin" "${common[@]}" "${extra[@]}" --seed "$seed" --malleable-share "$share" "$@" \
-    --out "$out/$label.json" --decisions "$out/$label.decisions.jsonl" 2>"$out/$label.err" ||
-    { cat "$out/$label.err" >&2; exit 1; }
-  python3 - "$out/$label.json" "$name" "$share" "$arm" "$seed" "$((SECONDS - t0))" "$cols" >>"$runs" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-trace, share, arm, seed, wall, cols = sys.argv[2:]
-m.update(trace=trace, share=share, arm=arm, seed=seed, wall_s=wall)
-print("\t".join(str(m.get(c, "")) for c in cols.split()))
+    --out "$out/$label.json" --decisions "$tmp/d.jsonl" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
+  # The decisions' rules counted into the metrics (the log itself is not kept: megabytes).
+  python3 - "$out/$label.json" "$tmp/d.jsonl" "$name" "$share" "$arm" "$seed" "$((SECONDS - t0))" "$cols" \
+    "$runs" <<'PY'
+import collections, json, sys
+path, decisions, trace, share, arm, seed, wall, cols, runs = sys.argv[1:]
+m = json.load(open(path))
+rules = collections.Counter()
+shrinks = grows = 0
+for line in open(decisions):
+    d = json.loads(line)
+    rules[d["rule"]] += 1
+    shrinks += d["give"] > 0
+    grows += d["grow"] > 0
+m.update(rules=dict(rules), shrinks=shrinks, grows=grows, wall_s=float(wall))
+json.dump(m, open(path, "w"), indent=1)
+m.update(trace=trace, share=share, arm=arm, seed=seed)
+# A rerun's row replaces the earlier one of the same trace, share, arm and seed.
+lines = [l for l in open(runs).read().splitlines()[1:] if l.split("\t")[:4] != [trace, share, arm, seed]]
+lines.append("\t".join(str(m.get(c, "")) for c in cols.split()))
+with open(runs, "w") as f:
+    f.write("\t".join(cols.split()) + "\n" + "\n".join(lines) + "\n")
 PY
-  gzip -f "$out/$label.decisions.jsonl"
   echo "workload_arms: $label: turnaround $(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); \
 print(f\"{m['mean_turnaround_s']:.0f} s, killed {m['killed']} ({m['killed_malleable']} malleable), refusals \
 {m['time_limit_refusals']}\")" "$out/$label.json"), $((SECONDS - t0)) s"
