@@ -5,7 +5,9 @@
 #   rigid               every job rigid (one run: no seed changes it)
 #   moldable_requested  a malleable job starts on [ceil(n/2), n], never resized (the old arm)
 #   moldable            it starts anywhere in [ceil(n/2), min(M, 2n)], the range a malleable
-#                       job may reach, never resized (the fair arm)
+#                       job may reach, never resized (Slurm starts it on as many as it can give)
+#   moldable_efficient  the same range up to the largest size whose added nodes run at 0.5
+#                       efficiency or better (the growth's own floor), never resized
 #   growth              malleable, growth onto idle nodes only (--no-give-back)
 #   giveback            malleable, give-backs for waiting jobs only (--no-growth)
 #   malleable           both levers (the project's arbitration, resize::slurm::arbitrate)
@@ -40,7 +42,7 @@ start=${START:-min}
 interval=${INTERVAL:-60}
 speedup=${SPEEDUP:-amdahl}
 out=${OUT:-$here/docs/data/workload/arms/$name}
-arms=" ${ARMS:-rigid moldable_requested moldable growth giveback malleable} "
+arms=" ${ARMS:-rigid moldable_requested moldable moldable_efficient growth giveback malleable} "
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -103,6 +105,8 @@ for seed in $seeds; do
       run "moldable_requested_$s" "$share" moldable_requested "$seed" --start-ranges --range-top requested --policy none
     [[ $arms == *" moldable "* ]] &&
       run "moldable_$s" "$share" moldable "$seed" --start-ranges --range-top max --policy none
+    [[ $arms == *" moldable_efficient "* ]] &&
+      run "moldable_efficient_$s" "$share" moldable_efficient "$seed" --start-ranges --range-top efficient --policy none
     [[ $arms == *" growth "* ]] && run "growth_$s" "$share" growth "$seed" "${mal[@]}" --no-give-back
     [[ $arms == *" giveback "* ]] && run "giveback_$s" "$share" giveback "$seed" "${mal[@]}" --no-growth
     [[ $arms == *" malleable "* ]] && run "malleable_$s" "$share" malleable "$seed" "${mal[@]}"

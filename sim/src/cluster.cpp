@@ -27,7 +27,23 @@ Cluster::Cluster(Workload w) : w_(std::move(w)), state_(w_.jobs.size()) {
 
 int Cluster::range_top(std::size_t job) const {
   const Job& j = w_.jobs.at(job);
-  return ranges_ && top_max_ && j.malleable ? j.max_nodes : j.nodes;
+  if (!ranges_ || !j.malleable) return j.nodes;
+  if (top_efficiency_ > 0) return efficient_top_.at(job);
+  return top_max_ ? j.max_nodes : j.nodes;
+}
+
+void Cluster::set_range_top_efficient(double efficiency) {
+  top_efficiency_ = efficiency;
+  efficient_top_.assign(w_.jobs.size(), 0);
+  for (std::size_t k = 0; k < w_.jobs.size(); ++k) {
+    const Job& j = w_.jobs[k];
+    int top = j.nodes;
+    for (int m = j.nodes + 1; m <= j.max_nodes; ++m) {
+      const double gain = j.runtime_s(j.nodes) / j.runtime_s(m) - 1;
+      if (gain / (static_cast<double>(m - j.nodes) / j.nodes) >= efficiency) top = m;
+    }
+    efficient_top_[k] = top;
+  }
 }
 
 void Cluster::set_time_limits(bool on, double overhead_s) {

@@ -28,6 +28,11 @@ class Cluster {
   // on as many as it can give, up to max; the runner submits min-max) or, false, the size
   // it asked for.
   void set_range_top_max(bool on) { top_max_ = on; }
+  // Or (efficiency > 0) the largest size up to max_nodes whose added nodes, over the size
+  // asked for, run at least this parallel efficiency in the job's model (the speed-up they
+  // add over the share of nodes they add: the growth's own floor, min_growth_efficiency):
+  // a moldable job's range as far as the nodes it adds are worth it.
+  void set_range_top_efficient(double efficiency);
   // Conservative backfilling (Slurm's sched/backfill: every waiting job keeps its planned
   // start) instead of EASY (only the oldest waiting job does); easy.hpp.
   void set_conservative(bool on) { conservative_ = on; }
@@ -116,6 +121,8 @@ class Cluster {
   PeriodPolicy periods_;
   double estimate(std::size_t job) const;
   double limit_overhead_s_ = 0;
+  double top_efficiency_ = 0;
+  std::vector<int> efficient_top_;
   void floors();
 };
 

@@ -58,7 +58,7 @@ struct Cli {
   bool all_rigid = false, no_expansion = false, ranges = false, no_growth = false, no_give_back = false;
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
   std::string time_limits = "on", speedup = "amdahl", prime_time;
-  double prime_max_h = 4;
+  double prime_max_h = 4, range_efficiency = 0.5;
   PeriodPolicy periods;
   SwfCleaning cleaning;
   TraceModel model;
@@ -107,8 +107,12 @@ void add_policy_options(CLI::App& app, Cli& c) {
   app.add_flag("--start-ranges", c.ranges, "malleable jobs start on fewer nodes, down to their minimum (Slurm "
                "--nodes=min-max)");
   app.add_option("--range-top", c.range_top, "the top of a malleable job's node range: max (its max_nodes, as the "
-                 "runner submits -N min-max; default) or requested (its size)")
-      ->check(CLI::IsMember({"max", "requested"}));
+                 "runner submits -N min-max; default), requested (its size) or efficient (the largest size up to "
+                 "max_nodes whose added nodes run at --range-efficiency or better)")
+      ->check(CLI::IsMember({"max", "requested", "efficient"}));
+  app.add_option("--range-efficiency", c.range_efficiency, "--range-top efficient: the parallel efficiency the added "
+                 "nodes reach (default 0.5, the arbiter's min_growth_efficiency)")
+      ->check(CLI::PositiveNumber);
   app.add_option("--backfill", c.backfill, "easy: FCFS + EASY backfilling (default); conservative: every waiting job "
                  "keeps its planned start, as Slurm's sched/backfill")
       ->check(CLI::IsMember({"easy", "conservative"}));
@@ -282,6 +286,7 @@ int run(Cli& c) {
   Cluster cluster(std::move(w));
   cluster.set_start_ranges(c.ranges);
   cluster.set_range_top_max(c.range_top == "max");
+  if (c.range_top == "efficient") cluster.set_range_top_efficient(c.range_efficiency);
   cluster.set_conservative(c.backfill == "conservative");
   cluster.set_resolution(c.resolution);
   cluster.set_periods(c.periods);

@@ -131,3 +131,25 @@ TEST(ClusterSimTimeLimit, CommunicationTermAndKillLimit) {
   bad.replace(bad.find("0.03"), 4, "1.50");
   EXPECT_THROW(parse_workload(bad), Error);
 }
+
+// The moldable arm's efficient range: up to the largest size whose added nodes run at the
+// growth's own efficiency floor (0.5), not always twice the request.
+TEST(ClusterSimTimeLimit, EfficientRangeTop) {
+  Job m = malleable("m", 4, 400, 0);  // [2, 8]
+  m.serial_fraction = 0.15;  // T(n) ~ 0.15 + 0.85/n: 5 nodes run their added one at 0.53, 6 at 0.49
+  Cluster c(Workload{"", 0, 16, 1, 1, {m}});
+  c.set_start_ranges(true);
+  c.set_range_top_efficient(0.5);
+  // gain(m) = T(4)/T(m) - 1 over (m-4)/4, as the growth weighs it
+  int expect = 4;
+  for (int k = 5; k <= 8; ++k)
+    if ((m.runtime_s(4) / m.runtime_s(k) - 1) / ((k - 4) / 4.0) >= 0.5) expect = k;
+  EXPECT_EQ(c.range_top(0), expect);
+  EXPECT_EQ(expect, 5);
+  EXPECT_LT(expect, 8);  // twice the request would run its added nodes below 0.5
+  m.serial_fraction = 0;  // perfect scaling: every added node is worth it
+  Cluster d(Workload{"", 0, 16, 1, 1, {m}});
+  d.set_start_ranges(true);
+  d.set_range_top_efficient(0.5);
+  EXPECT_EQ(d.range_top(0), 8);
+}

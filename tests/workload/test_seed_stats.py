@@ -57,6 +57,9 @@ class Report(unittest.TestCase):
         rows = [["t", "0", "rigid", "0", "1000", "1", "1", "1", "0", "0", "0", "0", "0"]]
         for seed, (mold, mal) in enumerate([(900, 800), (920, 790), (880, 810), (910, 805), (890, 800)], 1):
             rows.append(["t", "0.5", "moldable", str(seed), str(mold), "1", "1", "1", "0", "0", "0", "0", "0"])
+            # a worse moldable variant: not the baseline
+            rows.append(["t", "0.5", "moldable_requested", str(seed), str(mold + 50), "1", "1", "1", "0", "0", "0",
+                         "0", "0"])
             rows.append(["t", "0.5", "malleable", str(seed), str(mal), "1", "1", "1", "0", "0", "3", "1", "0.2"])
             # growth only: as fast as moldable on some seeds, slower on others: no difference
             rows.append(["t", "0.5", "growth", str(seed), str(mold + (10 if seed % 2 else -10)), "1", "1", "1", "0",
@@ -74,6 +77,8 @@ class Report(unittest.TestCase):
         self.assertIn("better", mal)
         growth = next(line for line in text.splitlines() if line.startswith("| growth only"))
         self.assertIn("no difference", growth)
+        self.assertIn("Moldable baseline: the best of the moldable arms on this trace and share, moldable, start "
+                      "in [n/2, min(M, 2n)], as many as free", text)
         mold = next(line for line in text.splitlines() if line.startswith("| moldable, start in [n/2, min"))
         self.assertIn("| - |", mold)  # moldable against itself: no ratio
 
