@@ -7,6 +7,7 @@ over the seeds with a 95% confidence interval (Student's t, n - 1 degrees of fre
 An interval that holds 1.0 is reported as "no difference".
 
     seed_stats.py report RUNS.tsv [--out FILE.md]
+    seed_stats.py sensitivity RUNS.tsv [--out FILE.tsv]   (workload_sensitivity.sh's runs)
 
 RUNS.tsv (scripts/bench/workload_arms.sh writes it): one row per run with the columns
 trace, share, arm, seed, mean_turnaround_s, mean_wait_s, median_wait_s, makespan_s,
@@ -163,14 +164,47 @@ def report(rows):
     return "\n".join(lines) + "\n"
 
 
+def sensitivity(rows):
+    """gnuplot blocks, one per resize-cost scale: 'serial mean low high' of the per-seed
+    ratio best moldable / malleable (the best moldable arm at that serial fraction: the
+    lowest mean turnaround over the seeds), each block headed by its title."""
+    out = []
+    scales = sorted({float(r["scale"]) for r in rows if r["arm"] == "malleable"})
+    serials = sorted({float(r["serial"]) for r in rows})
+
+    def arm_at(arm, serial, scale=None):
+        return {int(r["seed"]): float(r["mean_turnaround_s"]) for r in rows if r["arm"] == arm
+                and float(r["serial"]) == serial and (scale is None or float(r["scale"]) == scale)}
+
+    for scale in scales:
+        out.append(f'"resize costs x{scale:g}" mean low high verdict')
+        for serial in serials:
+            molds = {a: arm_at(a, serial) for a in MOLDABLE}
+            molds = {a: v for a, v in molds.items() if v}
+            if not molds:
+                continue
+            best = min(molds, key=lambda a: statistics.fmean(molds[a].values()))
+            ratios = paired_ratios(molds[best], arm_at("malleable", serial, scale))
+            if len(ratios) < 2:
+                continue
+            m, lo, hi = mean_ci(ratios)
+            out.append(f"{serial:g} {m:.4f} {lo:.4f} {hi:.4f} {verdict(lo, hi).replace(' ', '_')}")
+        out.append("\n")
+    return "\n".join(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     rp = sub.add_parser("report", help="markdown tables of a runs TSV")
     rp.add_argument("runs")
     rp.add_argument("--out")
+    sp = sub.add_parser("sensitivity", help="gnuplot blocks of a sensitivity runs TSV")
+    sp.add_argument("runs")
+    sp.add_argument("--out")
     a = ap.parse_args(argv)
-    text = report(read_runs(a.runs))
+    rows = read_runs(a.runs)
+    text = report(rows) if a.cmd == "report" else sensitivity(rows)
     if a.out:
         with open(a.out, "w") as f:
             f.write(text)
