@@ -134,9 +134,9 @@ def report(rows):
             lines.append(f"Moldable baseline: the best of the moldable arms on this trace and share, "
                          f"{ARM_NAMES[best] if best else 'none run'}.")
             lines.append("")
-            lines.append("| arm | mean turnaround s | vs rigid | | vs best moldable | | mean wait s | median wait s "
-                         "| killed (malleable) | give-backs refused by the limit | starts narrowed |")
-            lines.append("|---|---|---|---|---|---|---|---|---|---|---|")
+            lines.append("| arm | seeds | mean turnaround s | vs rigid | | vs best moldable | | mean wait s "
+                         "| median wait s | killed (malleable) | give-backs refused by the limit | starts narrowed |")
+            lines.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
             mold = _by(rows, trace, share, best, "mean_turnaround_s") if best else {}
             for arm in ARM_NAMES:
                 t = _by(rows, trace, share, arm, "mean_turnaround_s")
@@ -146,7 +146,7 @@ def report(rows):
                 killed_m = _by(rows, trace, share, arm, "killed_malleable")
                 refused = _by(rows, trace, share, arm, "time_limit_refusals")
                 narrowed = _by(rows, trace, share, arm, "starts_narrowed")
-                cells = [ARM_NAMES[arm], f"{statistics.fmean(t.values()):,.0f}"]
+                cells = [ARM_NAMES[arm], "-" if arm == "rigid" else str(len(t)), f"{statistics.fmean(t.values()):,.0f}"]
                 for name, base in (("rigid", rigid), (best, mold)):
                     ratios = paired_ratios(base, t) if arm not in ("rigid", name) else []
                     if len(ratios) >= 2:
