@@ -6,14 +6,19 @@ Standard Workload Format log (run time > 0, processors > 0), on weekdays, the sh
 starts in each local hour by requested time; the share whose requested run crosses a cut
 (a weekday's START or END hour, --prime-time); the mean and median recorded wait by
 requested time, beside a simulated run's (--records, malleable-clustersim's per-job CSV);
-and the wait's distribution at a few points, log against simulation.
+the wait's distribution at a few points, log against simulation; the share of the log's waits
+that are whole minutes; and, of the waiting that passed while the log's own schedule had
+the job's nodes free, the share that passed while its user ran no other job (a per-user
+limit would hold a job only while its user runs others).
 
     trace_prime_time.py TRACE.swf [--prime-time 8-17] [--records jobs.csv ...]
 
 Local time: the header's TimeZoneString (with daylight saving), else its TimeZone.
 """
 import argparse
+import bisect
 import collections
+import itertools
 import csv
 import datetime
 import statistics
@@ -37,7 +42,7 @@ def load(path):
             run, procs = float(x[3]), int(x[4]) if int(x[4]) > 0 else int(x[7])
             if run > 0 and procs > 0:
                 jobs.append({"id": "j" + x[0], "submit": float(x[1]), "wait": max(0.0, float(x[2])), "run": run,
-                             "req": float(x[8])})
+                             "req": float(x[8]), "procs": procs, "user": x[11], "raw_wait": float(x[2])})
     return head, jobs
 
 
@@ -67,6 +72,35 @@ def next_cut(clock, t, cuts):
             if b > d:
                 return t + (b - d).total_seconds()
     return t + 7 * 86400
+
+
+def user_share(jobs, machine):
+    """Of the seconds jobs waited while the log's schedule had their node count free, the
+    share during which the same user ran no other job."""
+    change = collections.Counter()
+    for j in jobs:
+        st = j["submit"] + j["wait"]
+        change[st] += j["procs"]
+        change[st + j["run"]] -= j["procs"]
+    t = sorted(change)
+    busy = list(itertools.accumulate(change[x] for x in t))
+    by_user = collections.defaultdict(list)
+    for j in jobs:
+        st = j["submit"] + j["wait"]
+        by_user[j["user"]].append((st, st + j["run"]))
+    free = alone = 0.0
+    for j in jobs:
+        s, end = j["submit"], j["submit"] + j["wait"]
+        k = max(bisect.bisect_right(t, s) - 1, 0)
+        while k < len(t) and t[k] < end:
+            a, b = max(t[k], s), min(t[k + 1] if k + 1 < len(t) else end, end)
+            if b > a and machine - busy[k] >= j["procs"]:
+                free += b - a
+                mid = (a + b) / 2
+                if not any(x <= mid < y for x, y in by_user[j["user"]] if (x, y) != (end, end + j["run"])):
+                    alone += b - a
+            k += 1
+    return free, alone
 
 
 def main(argv=None):
@@ -128,6 +162,16 @@ def main(argv=None):
     for p, w in sims:
         ws = list(w.values())
         print(f"  {p}: " + " ".join(f"{sum(1 for v in ws if v <= x + 1e-6) / len(ws):.3f}" for x in points))
+    recorded = [j["raw_wait"] for j in jobs if j["raw_wait"] >= 0]
+    if recorded:
+        whole = sum(1 for w in recorded if w % 60 == 0) / len(recorded)
+        subs = sum(1 for j in jobs if j["submit"] % 60 == 0) / len(jobs)
+        print(f"\nrecorded waits that are whole minutes: {whole:.2%} (submit times: {subs:.2%})")
+        machine = int(head.get("MaxNodes", "0") or 0) or int(head.get("MaxProcs", "0") or 0)
+        if machine > 0:
+            free, alone = user_share(jobs, machine)
+            print(f"waiting while the log's schedule had the job's processors free: {free / len(jobs):,.0f} s a job; "
+                  f"of it while its user ran no other job: {alone / free if free else 0:.1%}")
     return 0
 
 
