@@ -91,6 +91,7 @@ class Cluster {
   void finish(std::size_t job, double now);
   // The job ended at its time limit, its work lost (counted in its record).
   void killed(std::size_t job) { state_.at(job).record.killed = true; }
+  void past_limit(std::size_t job) { state_.at(job).record.past_limit = true; }
 
   const JobRecord& record(std::size_t job) const { return state_[job].record; }
   std::vector<JobRecord> records() const;  // every job; throws Error if one has not ended

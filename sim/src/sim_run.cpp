@@ -297,6 +297,8 @@ void job_actor(Sim* sim, std::size_t j) {
     killed = !sleep_within(*sim, j, job.runtime_s(static_cast<int>(sim->cluster.held(j).size())));
   }
   if (killed) sim->cluster.killed(j);
+  const double ran = now_s() - sim->cluster.record(j).start_s - sim->costs.launch_s;
+  if (!sim->opt.time_limits && limit > 0 && ran > limit * (1 + 1e-9) + 1e-6) sim->cluster.past_limit(j);
   sim->cluster.finish(j, now_s());
   ++sim->ended;
   sim->notify();

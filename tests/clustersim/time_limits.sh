@@ -11,7 +11,7 @@
 #      give-back is refused, counted and logged, and A ends within its limit;
 #   C  rigid, 1 node, 100 s of work but a limit of 50 s: ended at its limit, killed.
 # Without limits (--time-limits off) A gives the 3 nodes, runs past its limit, and nothing
-# is ended. Usage: time_limits.sh <malleable-clustersim or empty> <source dir>
+# is ended: A and C are counted as having run past their limits. Usage: time_limits.sh <malleable-clustersim or empty> <source dir>
 set -uo pipefail
 bin=$1
 if [[ -z "$bin" || ! -x "$bin" ]]; then
@@ -57,6 +57,8 @@ assert abs(float(c["end_s"]) - float(c["start_s"]) - 50) < 1e-6, c  # ended at i
 # Without limits: A gave B 3 nodes, ran past its limit, and nothing was ended.
 assert int(a_off["min_held"]) == 1 and float(a_off["end_s"]) - float(a_off["start_s"]) > 200, a_off
 assert off["killed"] == 0 and off["time_limit_refusals"] == 0, off
+assert off["past_limit"] == 2 and off["past_limit_malleable"] == 1, off  # A and C, counted, not ended
+assert on["past_limit"] == 0, on
 assert float(rec["off"]["B"]["start_s"]) < float(rec["on"]["B"]["start_s"]), (rec["off"]["B"], rec["on"]["B"])
 print(f"A: {float(a_on['end_s']) - float(a_on['start_s']):.1f} s with limits (min {a_on['min_held']} nodes, "
       f"{on['time_limit_refusals']} refusals), {float(a_off['end_s']) - float(a_off['start_s']):.1f} s without "
