@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "time_limit.hpp"
+
 namespace clustersim {
 
 Cluster::Cluster(Workload w) : w_(std::move(w)), state_(w_.jobs.size()) {
@@ -20,6 +22,49 @@ Cluster::Cluster(Workload w) : w_(std::move(w)), state_(w_.jobs.size()) {
     state_[j].record.malleable = job.malleable;
     state_[j].record.submit_s = job.submit_s;
   }
+  floors();
+}
+
+int Cluster::range_top(std::size_t job) const {
+  const Job& j = w_.jobs.at(job);
+  if (!ranges_ || !j.malleable) return j.nodes;
+  if (top_efficiency_ > 0) return efficient_top_.at(job);
+  return top_max_ ? j.max_nodes : j.nodes;
+}
+
+void Cluster::set_range_top_efficient(double efficiency) {
+  top_efficiency_ = efficiency;
+  efficient_top_.assign(w_.jobs.size(), 0);
+  for (std::size_t k = 0; k < w_.jobs.size(); ++k) {
+    const Job& j = w_.jobs[k];
+    int top = j.nodes;
+    for (int m = j.nodes + 1; m <= j.max_nodes; ++m) {
+      const double gain = j.runtime_s(j.nodes) / j.runtime_s(m) - 1;
+      if (gain / (static_cast<double>(m - j.nodes) / j.nodes) >= efficiency) top = m;
+    }
+    efficient_top_[k] = top;
+  }
+}
+
+void Cluster::set_time_limits(bool on, double overhead_s) {
+  limits_ = on;
+  limit_overhead_s_ = overhead_s;
+  floors();
+}
+
+void Cluster::floors() {
+  start_floor_.assign(w_.jobs.size(), 1);
+  for (std::size_t k = 0; k < w_.jobs.size(); ++k) {
+    const Job& j = w_.jobs[k];
+    start_floor_[k] = j.min_nodes;
+    if (!limits_ || !j.malleable || j.kill_limit_s() <= 0 || j.min_nodes >= j.nodes) continue;
+    // Slurm may start it on anything in [floor, top]: the floor is the fewest nodes whose
+    // predicted run keeps the limit, at most the size it asked for.
+    const double per_iteration = limit_overhead_s_;
+    start_floor_[k] = fewest_within(j.min_nodes, j.nodes, j.kill_limit_s(), [&](int n) {
+      return EndPrediction{0, 0, j.iteration_s(n), per_iteration, j.iterations}.end();
+    });
+  }
 }
 
 void Cluster::account(State& s, double now) {
@@ -36,17 +81,37 @@ void Cluster::submit(std::size_t job, double now) {
   ++version_;
 }
 
+double Cluster::estimate(std::size_t job) const {
+  const Job& j = w_.jobs[job];
+  return j.limit_s > 0 ? j.limit_s : j.runtime_s(range_top(job));
+}
+
+bool Cluster::eligible(std::size_t job, double now) const {
+  return !periods_.on || periods_.may_start(now, estimate(job));
+}
+
+std::size_t Cluster::head(double now) const {
+  for (std::size_t k = 0; k < queue_.size(); ++k)
+    if (eligible(queue_[k], now)) return k;
+  return queue_.size();
+}
+
 std::vector<std::size_t> Cluster::schedule(double now) {
   if (queue_.empty()) return {};
   std::vector<Waiting> waiting;
+  std::vector<std::size_t> at;  // waiting[i] is queue_[at[i]]
   waiting.reserve(queue_.size());
-  for (std::size_t j : queue_) {
+  for (std::size_t k = 0; k < queue_.size(); ++k) {
+    const std::size_t j = queue_[k];
+    if (!eligible(j, now)) continue;
     const Job& job = w_.jobs[j];
-    const int top = ranges_ && top_max_ && job.malleable ? job.max_nodes : job.nodes;
+    const int top = range_top(j);
     const bool limit = job.limit_s > 0;
-    waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? job.min_nodes : 0,
-                       job.serial_fraction, limit});
+    waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? start_floor_[j] : 0,
+                       job.serial_fraction, limit, job.comm_fraction});
+    at.push_back(k);
   }
+  if (waiting.empty()) return {};
   std::vector<Running> run;
   for (const auto& s : state_)
     if (s.running) run.push_back({static_cast<int>(s.held.size()), s.estimated_end});
@@ -55,7 +120,7 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   std::vector<std::size_t> started;
   std::vector<bool> leaves(queue_.size(), false);
   for (const Start& st : r.start) {
-    const std::size_t j = queue_[st.index];
+    const std::size_t j = queue_[at[st.index]];
     State& s = state_[j];
     for (int i = 0; i < st.nodes; ++i) {
       s.held.push_back(*idle_.begin());
@@ -68,7 +133,7 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     s.estimated_end = now + (run_limit > 0 ? run_limit : waiting[st.index].estimate_on(st.nodes));
     s.record.start_s = now;
     s.record.start_nodes = s.record.min_held = s.record.max_held = st.nodes;
-    leaves[st.index] = true;
+    leaves[at[st.index]] = true;
     started.push_back(j);
   }
   if (!started.empty()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "easy.hpp"
+#include "periods.hpp"
 #include "metrics.hpp"
 #include "workload.hpp"
 
@@ -27,16 +28,41 @@ class Cluster {
   // on as many as it can give, up to max; the runner submits min-max) or, false, the size
   // it asked for.
   void set_range_top_max(bool on) { top_max_ = on; }
+  // Or (efficiency > 0) the largest size up to max_nodes whose added nodes, over the size
+  // asked for, run at least this parallel efficiency in the job's model (the speed-up they
+  // add over the share of nodes they add: the growth's own floor, min_growth_efficiency):
+  // a moldable job's range as far as the nodes it adds are worth it.
+  void set_range_top_efficient(double efficiency);
   // Conservative backfilling (Slurm's sched/backfill: every waiting job keeps its planned
   // start) instead of EASY (only the oldest waiting job does); easy.hpp.
   void set_conservative(bool on) { conservative_ = on; }
   // Conservative backfilling's planning blocks (Slurm's bf_resolution; easy.hpp).
   void set_resolution(Resolution r) { resolution_ = r; }
+  // Time limits kept (time_limit.hpp): a job with a limit starts on a range only down to
+  // the fewest nodes on which its predicted run (its model's run time plus
+  // `overhead_s` per iteration: the policy's queries) stays within its limit. Off: down to
+  // its minimum whatever its limit.
+  void set_time_limits(bool on, double overhead_s = 0);
+  // The fewest nodes job j may start on (its minimum, or more under its limit), and
+  // whether its limit raised it above its minimum (a start below the request refused).
+  int start_floor(std::size_t job) const { return start_floor_.at(job); }
+  bool start_narrowed(std::size_t job) const { return start_floor_.at(job) > w_.jobs.at(job).min_nodes; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
   int idle_count() const { return static_cast<int>(idle_.size()); }
   const std::string& node_name(int n) const { return names_[n]; }
+  // A site's prime-time rule (periods.hpp): a waiting job the rule does not let start now
+  // is passed over by the backfilling (neither started nor the head), and listed to the
+  // policy as pending for another reason than nodes. bump() marks the change of period.
+  void set_periods(PeriodPolicy p) { periods_ = std::move(p); }
+  const PeriodPolicy& periods() const { return periods_; }
+  bool eligible(std::size_t job, double now) const;
+  // The oldest waiting job the rule lets start now (EASY's head; queue().size(): none).
+  std::size_t head(double now) const;
+  void bump() { ++version_; }
+  // A malleable job's range top at the start (its max_nodes or its size; set_range_top_max).
+  int range_top(std::size_t job) const;
   // Bumped by every change of the queue, an allocation or the idle nodes.
   std::uint64_t version() const { return version_; }
 
@@ -63,6 +89,9 @@ class Cluster {
   // A resize of `seconds` ended at `now` (counted in the record).
   void resized(std::size_t job, double seconds);
   void finish(std::size_t job, double now);
+  // The job ended at its time limit, its work lost (counted in its record).
+  void killed(std::size_t job) { state_.at(job).record.killed = true; }
+  void past_limit(std::size_t job) { state_.at(job).record.past_limit = true; }
 
   const JobRecord& record(std::size_t job) const { return state_[job].record; }
   std::vector<JobRecord> records() const;  // every job; throws Error if one has not ended
@@ -88,6 +117,14 @@ class Cluster {
   bool top_max_ = false;
   bool conservative_ = false;
   Resolution resolution_;
+  std::vector<int> start_floor_;
+  bool limits_ = false;
+  PeriodPolicy periods_;
+  double estimate(std::size_t job) const;
+  double limit_overhead_s_ = 0;
+  double top_efficiency_ = 0;
+  std::vector<int> efficient_top_;
+  void floors();
 };
 
 }  // namespace clustersim

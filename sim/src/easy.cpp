@@ -11,7 +11,8 @@ namespace clustersim {
 double Waiting::estimate_on(int n) const {
   if (limit || n == nodes) return estimate_s;
   const double sf = serial_fraction;
-  return estimate_s * (sf + (1 - sf) / n) / (sf + (1 - sf) / nodes);
+  const auto t = [&](int k) { return sf + (1 - sf) / k + (comm_fraction > 0 ? comm_fraction * std::log2(k) : 0.0); };
+  return estimate_s * t(n) / t(nodes);
 }
 
 EasyResult easy_backfill(double now, int idle, int total, const std::vector<Waiting>& queue,

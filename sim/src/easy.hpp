@@ -24,6 +24,7 @@ struct Waiting {
   int min_nodes = 0;     // with ranges: the fewest it starts on (0: nodes, rigid)
   double serial_fraction = 0;  // scales the estimate to other sizes
   bool limit = false;          // estimate_s is a time limit (sbatch --time): the same on any size
+  double comm_fraction = 0;    // the job model's communication term (workload.hpp)
   double estimate_on(int n) const;
 };
 struct Running {

@@ -29,6 +29,15 @@ RunMetrics compute_metrics(const std::vector<JobRecord>& records, int nodes, dou
     node_s += r.node_s;
     resizes += r.resizes;
     resize_s += r.resize_s;
+    if (r.past_limit) {
+      ++m.past_limit;
+      m.past_limit_malleable += r.malleable ? 1 : 0;
+    }
+    if (r.killed) {
+      ++m.killed;
+      m.killed_malleable += r.malleable ? 1 : 0;
+      m.killed_node_s += r.node_s;
+    }
   }
   const double n = m.jobs;
   m.makespan_s = last - first;
@@ -53,7 +62,12 @@ std::string metrics_json(const RunMetrics& m) {
                       {"bounded_slowdown", m.bounded_slowdown},
                       {"utilisation", m.utilisation},
                       {"resizes_per_job", m.resizes_per_job},
-                      {"resize_time_s_per_job", m.resize_time_s_per_job}};
+                      {"resize_time_s_per_job", m.resize_time_s_per_job},
+                      {"killed", m.killed},
+                      {"killed_malleable", m.killed_malleable},
+                      {"killed_node_s", m.killed_node_s},
+                      {"past_limit", m.past_limit},
+                      {"past_limit_malleable", m.past_limit_malleable}};
   return j.dump();
 }
 

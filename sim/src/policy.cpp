@@ -43,7 +43,7 @@ Action decide_for(const Cluster& c, std::size_t job, int done, const Costs& cost
   cluster::slurm::Options o;
   o.procs_per_node = 1;
   o.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, s.mine.nodes) : j.min_nodes);
-  o.max_nodes = ranks.frozen ? s.mine.nodes : j.max_nodes;
+  o.max_nodes = ranks.frozen || ranks.no_growth ? s.mine.nodes : j.max_nodes;
   std::vector<std::string> rank_hosts;
   for (int n : ranks.nodes.empty() ? held : ranks.nodes) rank_hosts.push_back(c.node_name(n));
   o.total_iterations = j.iterations;
@@ -97,8 +97,9 @@ int node_index(const std::string& name) { return std::stoi(name.substr(1)); }
 // (now when the idle nodes suffice). Written into the head's planned_start and
 // planned_nodes, as squeue --start lists them.
 void plan_head(const Cluster& c, double now, cluster::slurm::ClusterView& v) {
-  if (c.queue().empty()) return;
-  const std::string& head_id = c.workload().jobs[c.queue().front()].id;
+  const std::size_t first = c.head(now);  // the oldest waiting job the site's rules let start
+  if (first >= c.queue().size()) return;
+  const std::string& head_id = c.workload().jobs[c.queue()[first]].id;
   auto head = std::find_if(v.jobs.begin(), v.jobs.end(), [&](const cluster::slurm::Job& j) { return j.id == head_id; });
   if (head == v.jobs.end()) return;
   const int need = head->nodes;
@@ -149,6 +150,7 @@ cluster::slurm::ClusterView listed_view(const Cluster& c, double now) {
       sj.nodes = static_cast<int>(sj.node_list.size());
     } else {  // a malleable job with a range waits for its minimum (its min_nodes comment)
       sj.nodes = c.start_ranges() && jobs[k].malleable ? std::min(jobs[k].min_nodes, jobs[k].nodes) : jobs[k].nodes;
+      if (!c.eligible(k, now)) sj.reason = "BeginTime";  // held by a site's rule, not waiting for nodes
     }
     // The simulated scheduler is FCFS: an earlier submission has the higher priority
     // (squeue %Q), and one partition.
@@ -197,7 +199,7 @@ Action arbitrate_for(const Cluster& c, std::size_t job, int done, const Costs& c
   me.per_node = 1;
   const int held = static_cast<int>(c.held(job).size());
   me.min_nodes = std::max(ranks.floor, ranks.frozen ? std::max(j.min_nodes, held) : j.min_nodes);
-  me.max_nodes = ranks.frozen ? held : j.max_nodes;
+  me.max_nodes = ranks.frozen || ranks.no_growth ? held : j.max_nodes;
   const int from = static_cast<int>(me.rank_hosts.size());
   const int left = j.iterations - done;
   const cluster::slurm::GrowthModel growth = [&](int extra) {

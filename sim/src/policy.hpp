@@ -38,6 +38,7 @@ struct Ranks {
   bool frozen = false;
   int floor = 0;  // processes of the first launch share rank 0's world and cannot leave: a
                   // job started on all its nodes gives back only nodes it grew onto
+  bool no_growth = false;  // growth switched off (a lever's share measured): at most what it holds
 };
 
 // The single-job policy's decision (cluster::slurm::decide) of running malleable job `job`

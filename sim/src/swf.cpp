@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
@@ -59,6 +60,8 @@ void header_line(SwfHeader& h, const std::string& body) {
   else if (key == "Information") h.information = value;
   else if (key == "Conversion") h.conversion = value;
   else if (key == "UnixStartTime") as_long(h.unix_start);
+  else if (key == "TimeZone") as_long(h.time_zone);
+  else if (key == "TimeZoneString") h.time_zone_name = value;
   else if (key == "MaxNodes") as_long(h.max_nodes);
   else if (key == "MaxProcs") as_long(h.max_procs);
   else h.notes.push_back(trim(body));
@@ -118,6 +121,12 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
   if (c.cores_per_node < 1) throw Error("cores per node must be at least 1");
   TraceJobs out;
   out.machine_nodes = c.machine_nodes;
+  const auto& h = t.header;
+  if (out.machine_nodes <= 0 && h.max_nodes > 0 && h.max_procs > 0 && h.max_procs / c.cores_per_node != h.max_nodes)
+    throw Error(std::to_string(c.cores_per_node) + " processors per node make the header's MaxProcs " +
+                std::to_string(h.max_procs) + " into " + std::to_string(h.max_procs / c.cores_per_node) +
+                " nodes, but its MaxNodes is " + std::to_string(h.max_nodes) +
+                ": give the machine's size (--nodes) or the processors per node that match");
   if (out.machine_nodes <= 0 && t.header.max_nodes > 0) out.machine_nodes = static_cast<int>(t.header.max_nodes);
   if (out.machine_nodes <= 0 && t.header.max_procs > 0)
     out.machine_nodes = static_cast<int>(t.header.max_procs / c.cores_per_node);
@@ -131,11 +140,17 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
   std::size_t kept = 0;
   double origin = -1;
   for (const SwfRecord* r : sorted) {
-    if (r->run_s <= 0) {
+    const long procs = r->alloc_procs > 0 ? r->alloc_procs : r->req_procs;
+    double run = r->run_s;
+    if (run <= 0 && r->avg_cpu_s > 0) {
+      ++n.cpu_only;
+      n.cpu_only_proc_s += r->avg_cpu_s * static_cast<double>(std::max(1L, procs));
+      if (c.cpu_as_run) run = r->avg_cpu_s;
+    }
+    if (run <= 0) {
       ++(r->status == 5 ? n.cancelled : n.no_run_time);
       continue;
     }
-    const long procs = r->alloc_procs > 0 ? r->alloc_procs : r->req_procs;
     if (procs <= 0) {
       ++n.zero_procs;
       continue;
@@ -150,15 +165,19 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
       ++n.outside_window;
       continue;
     }
-    if (origin < 0) origin = r->submit_s;
+    if (origin < 0) out.origin_s = origin = r->submit_s;
     TraceJob j;
     j.id.assign(1, 'j');  // (not "j" + to_string: GCC 12's false -Wrestrict)
     j.id += std::to_string(r->job);
     j.submit_s = r->submit_s - origin;
     j.wait_s = r->wait_s;
-    j.run_s = r->run_s;
+    j.run_s = run;
     j.nodes = static_cast<int>(nodes);
     j.requested_s = r->req_time_s > 0 ? r->req_time_s : -1;
+    j.user = r->user;
+    j.queue = r->queue;
+    j.partition = r->partition;
+    j.status = r->status;
     out.jobs.push_back(std::move(j));
   }
   n.kept = out.jobs.size();
@@ -170,8 +189,11 @@ RecordedMetrics recorded_metrics(const TraceJobs& t) {
   if (t.jobs.empty()) throw Error("no jobs in the trace's window");
   m.waits_known = std::all_of(t.jobs.begin(), t.jobs.end(), [](const TraceJob& j) { return j.wait_s >= 0; });
   double first = t.jobs.front().submit_s, last = 0, wait = 0, turn = 0, node_s = 0;
+  std::vector<double> waits;
   for (const auto& j : t.jobs) {
     const double w = std::max(0.0, j.wait_s);
+    waits.push_back(w);
+    if (j.requested_s > 0 && j.run_s >= j.requested_s) ++m.reached_limit;
     first = std::min(first, j.submit_s);
     last = std::max(last, j.submit_s + w + j.run_s);
     wait += w;
@@ -181,6 +203,9 @@ RecordedMetrics recorded_metrics(const TraceJobs& t) {
   const double n = static_cast<double>(t.jobs.size());
   m.makespan_s = last - first;
   m.mean_wait_s = m.waits_known ? wait / n : -1;
+  std::sort(waits.begin(), waits.end());
+  const std::size_t mid = waits.size() / 2;
+  if (m.waits_known) m.median_wait_s = waits.size() % 2 ? waits[mid] : (waits[mid - 1] + waits[mid]) / 2;
   m.mean_turnaround_s = turn / n;
   m.utilisation = m.makespan_s > 0 ? node_s / (t.machine_nodes * m.makespan_s) : 0;
   return m;
@@ -197,7 +222,11 @@ Workload trace_workload(const TraceJobs& t, const TraceModel& m) {
   w.seed = static_cast<long>(m.seed);
   w.nodes = t.machine_nodes;
   w.malleable_share = m.malleable_share;
+  for (const auto& c : m.apps)
+    if (!(c.serial >= 0 && c.serial < 1 && c.comm >= 0 && c.comm < 1))
+      throw Error("speedup curve " + c.app + ": serial and comm must be in [0, 1)");
   std::mt19937_64 rng(m.seed);
+  std::mt19937_64 app_rng(m.seed ^ 0x9e3779b97f4a7c15ULL);
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   for (const auto& tj : t.jobs) {
     Job j;
@@ -212,12 +241,49 @@ Workload trace_workload(const TraceJobs& t, const TraceModel& m) {
     j.max_nodes = j.malleable ? std::min(t.machine_nodes, 2 * tj.nodes) : tj.nodes;
     j.program = "trace";
     j.serial_fraction = s;
-    j.work_node_s = tj.run_s / (s + (1 - s) / tj.nodes);
+    if (!m.apps.empty()) {
+      const auto& c = m.apps[std::min(m.apps.size() - 1, static_cast<std::size_t>(unit(app_rng) * m.apps.size()))];
+      j.program = c.app;
+      j.serial_fraction = c.serial;
+      j.comm_fraction = c.comm;
+    }
+    j.work_node_s = 1;
+    j.work_node_s = tj.run_s / j.runtime_s(tj.nodes);  // its recorded time on its recorded nodes
     j.iterations = std::max(1, static_cast<int>(std::lround(tj.run_s / m.iteration_s)));
     if (m.requested_estimates && tj.requested_s > 0) j.limit_s = std::max(tj.requested_s, tj.run_s);
     w.jobs.push_back(std::move(j));
   }
   return w;
+}
+
+}  // namespace clustersim
+
+namespace clustersim {
+
+std::vector<TraceModel::Curve> parse_speedup_curves(const std::string& json_text) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(json_text);
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(std::string("speedup file: not JSON: ") + e.what());
+  }
+  if (!doc.is_object() || !doc.contains("curves") || !doc["curves"].is_array() || doc["curves"].empty())
+    throw Error("speedup file: 'curves' must be a non-empty array");
+  std::vector<TraceModel::Curve> out;
+  for (const auto& c : doc["curves"]) {
+    TraceModel::Curve k;
+    try {
+      k.app = c.at("app").get<std::string>() + (c.contains("size") ? " " + c.at("size").get<std::string>() : "");
+      k.serial = c.at("serial").get<double>();
+      k.comm = c.at("comm").get<double>();
+    } catch (const nlohmann::json::exception&) {
+      throw Error("speedup file: a curve needs app (string), serial and comm (numbers)");
+    }
+    if (!(k.serial >= 0 && k.serial < 1 && k.comm >= 0 && k.comm < 1))
+      throw Error("speedup file: curve " + k.app + ": serial and comm must be in [0, 1)");
+    out.push_back(std::move(k));
+  }
+  return out;
 }
 
 }  // namespace clustersim

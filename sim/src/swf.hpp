@@ -35,6 +35,8 @@ struct SwfRecord {
 struct SwfHeader {
   std::string version, computer, installation, acknowledge, information, conversion;
   long unix_start = -1;  // UnixStartTime (-1: none)
+  long time_zone = 0;    // TimeZone: seconds east of UTC, no daylight saving (0: none)
+  std::string time_zone_name;  // TimeZoneString, e.g. Europe/Stockholm (empty: none)
   long max_nodes = -1, max_procs = -1;
   std::vector<std::string> notes;  // every other header line, verbatim (without ';')
 };
@@ -54,15 +56,25 @@ SwfTrace parse_swf(const std::string& text);
 //   no_run_time: any other record with run time <= 0 (or -1)
 //   zero_procs: neither allocated nor requested processors (> 0)
 //   too_large: more nodes than the machine has
+// Records without a run time but with an average CPU time (> 0) are counted apart
+// (cpu_only, and their load cpu_only_proc_s: CPU time x processors) whether dropped or
+// kept: with cpu_as_run they are kept, their CPU time per processor as their run time (a
+// lower bound of it: a process runs at least as long as it computes).
+// The machine: machine_nodes when given; else the header's MaxNodes, or MaxProcs /
+// cores_per_node. A header with both whose MaxProcs / cores_per_node is not its MaxNodes
+// is refused (Error naming both): the processors per node would contradict the machine's
+// own count, and the offered load change without a word.
 struct SwfCleaning {
   int cores_per_node = 1;  // processors per node: nodes = ceil(processors / cores_per_node)
-  int machine_nodes = 0;   // 0: the header's MaxNodes, else MaxProcs / cores_per_node
+  int machine_nodes = 0;   // 0: from the header (above)
   std::size_t first = 0;   // a window: skip this many kept jobs,
   std::size_t count = 0;   // and keep at most this many (0: all)
+  bool cpu_as_run = false;
 };
 struct SwfCounts {
   std::size_t records = 0, kept = 0, cancelled = 0, no_run_time = 0, zero_procs = 0, too_large = 0,
-              outside_window = 0;
+              outside_window = 0, cpu_only = 0;
+  double cpu_only_proc_s = 0;
 };
 struct TraceJob {
   std::string id;     // "j<job number>"
@@ -71,9 +83,12 @@ struct TraceJob {
   double run_s = 0;
   int nodes = 1;
   double requested_s = -1;  // the user's requested time (-1: none)
+  long user = -1, queue = -1, partition = -1;  // as recorded (-1: unknown)
+  int status = -1;
 };
 struct TraceJobs {
   int machine_nodes = 0;
+  double origin_s = 0;  // the window's first submission, seconds after the log's UnixStartTime
   std::vector<TraceJob> jobs;  // in submission order (stable)
   SwfCounts counts;
 };
@@ -85,8 +100,10 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c);
 // end = start + run; makespan, mean wait (unknown: reported < 0), mean turnaround and
 // utilisation as compute_metrics defines them.
 struct RecordedMetrics {
-  double makespan_s = 0, mean_wait_s = -1, mean_turnaround_s = 0, utilisation = 0;
+  double makespan_s = 0, mean_wait_s = -1, median_wait_s = -1, mean_turnaround_s = 0, utilisation = 0;
   bool waits_known = false;
+  // Jobs that ran at least their requested time (most ended by the site at their limit).
+  std::size_t reached_limit = 0;
 };
 RecordedMetrics recorded_metrics(const TraceJobs& t);
 
@@ -94,8 +111,11 @@ RecordedMetrics recorded_metrics(const TraceJobs& t);
 // recorded run time; a seeded share of them (chosen with std::mt19937_64(seed)) is
 // malleable on [ceil(nodes/2), min(machine, 2 nodes)] (the "grow" range). Speedup: Amdahl's
 // law (Amdahl 1967), each job's serial fraction drawn uniformly from [serial_lo,
-// serial_hi] and its work chosen so that it runs exactly its recorded time on its
-// recorded nodes. Iterations: the run time over iteration_s (at least 1), so a malleable
+// serial_hi]; or, with `apps`, each job's application and problem size drawn uniformly
+// from those measured curves (a generator of its own, seeded from seed: the malleable
+// choice and the serial draws stay those of the Amdahl model), its serial fraction and
+// communication term the curve's; its work chosen so that it runs exactly its recorded
+// time on its recorded nodes. Iterations: the run time over iteration_s (at least 1), so a malleable
 // job reaches a remap point about every iteration_s seconds. The estimate: the requested
 // time when the trace has it (at least the run time), else the exact run time. Submission
 // times are scaled by arrival_scale.
@@ -108,7 +128,19 @@ struct TraceModel {
   // Submission times times this factor (below 1: the same jobs arrive faster, a higher
   // offered load; the usual way to load a light trace, e.g. Shmueli & Feitelson 2005).
   double arrival_scale = 1;
+  // Measured speedup curves (empty: Amdahl with the serial draws above):
+  // T(n) / T(1) = serial + (1 - serial) / n + comm * log2(n).
+  struct Curve {
+    std::string app;  // the job's program name
+    double serial = 0, comm = 0;
+  };
+  std::vector<Curve> apps;
 };
 Workload trace_workload(const TraceJobs& t, const TraceModel& m);
+
+// The curves of a speedup file (JSON: {"curves": [{"app": "pdgemm", "size": "N=4000",
+// "serial": s, "comm": c}, ...]}, as scripts/bench/workload/fit_speedup.py writes it);
+// app is "APP SIZE". Throws Error on a malformed file or a value outside [0, 1).
+std::vector<TraceModel::Curve> parse_speedup_curves(const std::string& json_text);
 
 }  // namespace clustersim

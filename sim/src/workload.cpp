@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "workload.hpp"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 namespace clustersim {
 
 double Job::iteration_s(int n) const {
   if (n < 1) throw Error("job " + id + ": iteration on " + std::to_string(n) + " nodes");
-  return work_node_s / iterations * (serial_fraction + (1.0 - serial_fraction) / n);
+  const double comm = comm_fraction > 0 ? comm_fraction * std::log2(static_cast<double>(n)) : 0.0;
+  return work_node_s / iterations * (serial_fraction + (1.0 - serial_fraction) / n + comm);
 }
 
 double Job::runtime_s(int n) const { return iteration_s(n) * iterations; }
@@ -36,6 +38,7 @@ Job parse_job(const nlohmann::json& j, std::size_t index, int machine) {
   job.program = j.contains("program") ? field<std::string>(j, "program", where) : "sleep";
   job.work_node_s = field<double>(j, "work_node_s", where);
   job.serial_fraction = field<double>(j, "serial_fraction", where);
+  job.comm_fraction = j.contains("comm_fraction") ? field<double>(j, "comm_fraction", where) : 0.0;
   job.iterations = field<int>(j, "iterations", where);
   job.limit_s = j.contains("limit_s") ? field<double>(j, "limit_s", where) : 0.0;
   job.run_limit_s = j.contains("run_limit_s") ? field<double>(j, "run_limit_s", where) : 0.0;
@@ -47,6 +50,7 @@ Job parse_job(const nlohmann::json& j, std::size_t index, int machine) {
     throw Error(where + ": a rigid job has min_nodes = max_nodes");
   if (!(job.work_node_s > 0)) throw Error(where + ": work_node_s must be positive");
   if (!(job.serial_fraction >= 0 && job.serial_fraction < 1)) throw Error(where + ": serial_fraction must be in [0, 1)");
+  if (!(job.comm_fraction >= 0 && job.comm_fraction < 1)) throw Error(where + ": comm_fraction must be in [0, 1)");
   if (job.iterations < 1) throw Error(where + ": iterations must be at least 1");
   if (!(job.submit_s >= 0)) throw Error(where + ": submit_s must be >= 0");
   if (!(job.limit_s >= 0) || !(job.run_limit_s >= 0)) throw Error(where + ": limit_s and run_limit_s must be >= 0");
@@ -97,6 +101,7 @@ std::string workload_json(const Workload& w) {
                         {"iterations", j.iterations}};
     if (j.limit_s > 0) o["limit_s"] = j.limit_s;
     if (j.run_limit_s > 0) o["run_limit_s"] = j.run_limit_s;
+    if (j.comm_fraction > 0) o["comm_fraction"] = j.comm_fraction;
     jobs.push_back(std::move(o));
   }
   const nlohmann::json doc = {{"model", w.model},          {"seed", w.seed},

@@ -2,8 +2,9 @@
 // The cluster simulator's jobs: the workload JSON that
 // scripts/bench/workload/generate.py writes, read into plain data, and the job model.
 // A job runs `iterations` equal iterations; on n nodes one takes
-//   (work_node_s / iterations) * (serial_fraction + (1 - serial_fraction) / n)
-// seconds (Amdahl's law), so its run time on n nodes is work_node_s * (s + (1 - s) / n).
+//   (work_node_s / iterations) * (s + (1 - s) / n + c * log2(n))
+// seconds, s its serial fraction and c its communication term (comm_fraction; 0: Amdahl's
+// law), so its run time on n nodes is work_node_s * (s + (1 - s) / n + c * log2(n)).
 #pragma once
 
 #include <stdexcept>
@@ -26,6 +27,7 @@ struct Job {
   std::string program = "sleep";
   double work_node_s = 0;
   double serial_fraction = 0;
+  double comm_fraction = 0;  // c above: what each doubling of the nodes adds (0: Amdahl)
   int iterations = 1;
   // The time limit the job was submitted with (sbatch --time), which Slurm's backfilling
   // takes as its run time estimate; 0: none, the estimate is the model's exact run time.
@@ -35,6 +37,8 @@ struct Job {
   double run_limit_s = 0;
 
   double iteration_s(int n) const;  // one iteration on n nodes
+  // The limit Slurm ends the job at once it runs (run_limit_s, else limit_s; 0: none).
+  double kill_limit_s() const { return run_limit_s > 0 ? run_limit_s : limit_s; }
   double runtime_s(int n) const;    // the whole job on n nodes
 };
 
@@ -49,6 +53,7 @@ struct Workload {
 
 // Parses and checks the JSON text (throws Error naming the job and field at fault):
 // sizes 1 <= min <= nodes <= max <= machine, work > 0, 0 <= serial fraction < 1,
+// comm_fraction >= 0 (optional),
 // iterations >= 1, limit_s >= 0 (optional), submissions in non-decreasing order. `machine` > 0 overrides the file's
 // node count (a workload simulated on another machine size; sizes still checked).
 Workload parse_workload(const std::string& json_text, int machine = 0);

@@ -199,3 +199,77 @@ TEST(ClusterSimSwf, WorkloadJsonRoundTrip) {
     EXPECT_DOUBLE_EQ(b.run_limit_s, a.run_limit_s);
   }
 }
+
+// Processors per node that contradict the header's own node count are refused, not
+// silently overridden by MaxNodes (the offered load would change without a word).
+TEST(ClusterSimSwf, CoresPerNodeConflictingWithTheHeaderIsRefused) {
+  const std::string text = "; MaxNodes: 100\n; MaxProcs: 100\n1 0 0 10 4 -1 -1 4 20 -1 1 1 1 -1 1 -1 -1 -1\n";
+  SwfCleaning c;
+  EXPECT_EQ(clean_swf(parse_swf(text), c).machine_nodes, 100);
+  c.cores_per_node = 2;
+  try {
+    clean_swf(parse_swf(text), c);
+    FAIL() << "a conflicting --cores-per-node was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("MaxNodes is 100"), std::string::npos) << e.what();
+  }
+  c.machine_nodes = 50;  // the machine's size given: no conflict left
+  EXPECT_EQ(clean_swf(parse_swf(text), c).jobs.at(0).nodes, 2);
+  SwfCleaning header_agrees;  // MaxProcs 16 / 2 = MaxNodes 8 (kTrace)
+  header_agrees.cores_per_node = 2;
+  EXPECT_EQ(clean_swf(parse_swf(kTrace), header_agrees).machine_nodes, 8);
+}
+
+// Records without a run time but with a CPU time are counted with their load, dropped by
+// default and kept on request (their CPU time as their run time).
+TEST(ClusterSimSwf, RecordsWithCpuTimeButNoRunTimeAreCounted) {
+  const std::string text =
+      "; MaxNodes: 8\n"
+      "1 0 0 100 2 -1 -1 2 200 -1 1 1 1 -1 1 -1 -1 -1\n"
+      "2 5 0 -1 4 30 -1 4 200 -1 0 1 1 -1 1 -1 -1 -1\n"   // no run time, 30 s CPU on 4 processors
+      "3 6 0 -1 2 -1 -1 2 200 -1 5 1 1 -1 1 -1 -1 -1\n";  // cancelled, nothing recorded
+  SwfCleaning c;
+  const TraceJobs dropped = clean_swf(parse_swf(text), c);
+  EXPECT_EQ(dropped.counts.kept, 1u);
+  EXPECT_EQ(dropped.counts.cpu_only, 1u);
+  EXPECT_DOUBLE_EQ(dropped.counts.cpu_only_proc_s, 120);
+  EXPECT_EQ(dropped.counts.no_run_time, 1u);
+  EXPECT_EQ(dropped.counts.cancelled, 1u);
+  c.cpu_as_run = true;
+  const TraceJobs kept = clean_swf(parse_swf(text), c);
+  EXPECT_EQ(kept.counts.kept, 2u);
+  EXPECT_EQ(kept.counts.cpu_only, 1u);
+  EXPECT_EQ(kept.counts.no_run_time, 0u);
+  EXPECT_DOUBLE_EQ(kept.jobs.at(1).run_s, 30);
+  EXPECT_EQ(kept.jobs.at(1).nodes, 4);
+}
+
+// Measured speedup curves: each job's application drawn from them, its work such that it
+// runs its recorded time on its recorded nodes; the malleable choice and the Amdahl draws
+// are those of the Amdahl model (the same jobs malleable in both).
+TEST(ClusterSimSwf, MeasuredSpeedupCurves) {
+  const auto curves = parse_speedup_curves(
+      R"({"curves":[{"app":"pdgemm","size":"N=4000","serial":0.02,"comm":0.01},{"app":"life","serial":0.1,"comm":0}]})");
+  ASSERT_EQ(curves.size(), 2u);
+  EXPECT_EQ(curves[0].app, "pdgemm N=4000");
+  EXPECT_EQ(curves[1].app, "life");
+  EXPECT_THROW(parse_speedup_curves(R"({"curves":[]})"), Error);
+  EXPECT_THROW(parse_speedup_curves(R"({"curves":[{"app":"x","serial":1.2,"comm":0}]})"), Error);
+  EXPECT_THROW(parse_speedup_curves("not json"), Error);
+  SwfCleaning c;
+  c.cores_per_node = 2;
+  const TraceJobs t = clean_swf(parse_swf(kTrace), c);
+  TraceModel m;
+  m.malleable_share = 0.5;
+  const Workload amdahl = trace_workload(t, m);
+  m.apps = curves;
+  const Workload measured = trace_workload(t, m);
+  ASSERT_EQ(measured.jobs.size(), t.jobs.size());
+  for (std::size_t k = 0; k < t.jobs.size(); ++k) {
+    const Job& j = measured.jobs[k];
+    EXPECT_EQ(j.malleable, amdahl.jobs[k].malleable);
+    EXPECT_TRUE(j.program == "pdgemm N=4000" || j.program == "life") << j.program;
+    EXPECT_DOUBLE_EQ(j.serial_fraction, j.program == "life" ? 0.1 : 0.02);
+    EXPECT_NEAR(j.runtime_s(j.nodes), t.jobs[k].run_s, 1e-9);
+  }
+}

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The time-limit rule (sim/src/time_limit.hpp) and where the simulator applies it without
+// SimGrid: a job's predicted end against its limit, the fewest nodes that keep it, a
+// malleable job's start range narrowed by its limit, the moldable arm's fair range (it may
+// start anywhere a malleable job may reach), and the job model's communication term.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "cluster.hpp"
+#include "time_limit.hpp"
+#include "workload.hpp"
+
+using namespace clustersim;
+
+namespace {
+
+Job malleable(std::string id, int nodes, double work, double limit) {
+  Job j;
+  j.id = std::move(id);
+  j.nodes = nodes;
+  j.min_nodes = std::max(1, nodes / 2);
+  j.max_nodes = 2 * nodes;
+  j.malleable = true;
+  j.work_node_s = work;
+  j.iterations = 10;
+  j.limit_s = limit;
+  return j;
+}
+
+}  // namespace
+
+TEST(ClusterSimTimeLimit, PredictedEndAgainstTheLimit) {
+  // 10 iterations of 5 s, 1 s outside the work each, after a 3-s shrink at t = 100.
+  const EndPrediction p{100, 3, 5, 1, 10};
+  EXPECT_DOUBLE_EQ(p.end(), 163);
+  EXPECT_TRUE(keeps_limit(p, 163).ok);  // reaching the limit is allowed
+  const LimitVerdict v = keeps_limit(p, 162.5);
+  EXPECT_FALSE(v.ok);
+  EXPECT_DOUBLE_EQ(v.predicted_end, 163);
+  EXPECT_NE(v.why.find("past the time limit"), std::string::npos) << v.why;
+  EXPECT_TRUE(keeps_limit(p, kNoLimit).ok);
+  EXPECT_TRUE(keeps_limit(EndPrediction{}, 0).ok);  // nothing left: ends now
+}
+
+TEST(ClusterSimTimeLimit, FewestNodesThatKeepTheLimit) {
+  // 400 node-seconds left from t = 50, perfect scaling: the end on n nodes is 50 + 400 / n.
+  const auto end = [](int n) { return 50 + 400.0 / n; };
+  EXPECT_EQ(fewest_within(1, 8, 250, end), 2);  // 250 on 2 nodes: exactly the limit
+  EXPECT_EQ(fewest_within(1, 8, 249, end), 3);
+  EXPECT_EQ(fewest_within(1, 8, 1e9, end), 1);
+  EXPECT_EQ(fewest_within(3, 8, kNoLimit, end), 3);  // no limit: the floor it had
+  EXPECT_EQ(fewest_within(1, 4, 100, end), 4);       // none keeps it: it keeps what it has
+  // Not monotone (a resize that costs more the further it goes): the fewest that keeps it.
+  const auto dear = [](int n) { return n == 4 ? 100.0 : n == 3 ? 300.0 : 150.0; };
+  EXPECT_EQ(fewest_within(1, 4, 200, dear), 1);
+  EXPECT_THROW(fewest_within(0, 4, 1, end), std::invalid_argument);
+  EXPECT_THROW(fewest_within(3, 2, 1, end), std::invalid_argument);
+}
+
+// A malleable job may start below its request only on nodes on which its predicted run
+// keeps its limit: 800 node-seconds (perfect scaling), asked for 4 nodes ([2, 8]).
+TEST(ClusterSimTimeLimit, StartRangeNarrowedByTheLimit) {
+  const Job tight = malleable("tight", 4, 800, 300);  // 200 s on 4, 266.7 on 3, 400 on 2
+  const Job loose = malleable("loose", 4, 800, 500);  // even 2 nodes keep it
+  Job none = malleable("none", 4, 800, 0);            // no limit
+  Cluster c(Workload{"", 0, 16, 0.5, 1, {tight, loose, none}});
+  c.set_start_ranges(true);
+  EXPECT_EQ(c.start_floor(0), 2);  // limits not kept: the range's minimum
+  c.set_time_limits(true);
+  EXPECT_EQ(c.start_floor(0), 3);
+  EXPECT_TRUE(c.start_narrowed(0));
+  EXPECT_EQ(c.start_floor(1), 2);
+  EXPECT_FALSE(c.start_narrowed(1));
+  EXPECT_EQ(c.start_floor(2), 2);
+  c.set_time_limits(true, 7);  // 7 s outside the work per iteration: 266.7 + 70 > 300
+  EXPECT_EQ(c.start_floor(0), 4);
+  // 13 busy nodes of 16: the tight job starts on the 3 idle ones (its floor), and the
+  // loose one, next, finds none.
+  Job big;
+  big.id = "big";
+  big.nodes = big.min_nodes = big.max_nodes = 13;
+  big.work_node_s = 13000;
+  Cluster d(Workload{"", 0, 16, 0.5, 1, {big, tight, loose}});
+  d.set_start_ranges(true);
+  d.set_time_limits(true);
+  d.submit(0, 0);
+  d.submit(1, 0);
+  d.submit(2, 0);
+  d.schedule(0);
+  EXPECT_EQ(d.held(1).size(), 3u);
+  EXPECT_FALSE(d.running(2));
+}
+
+// The fair arms: with the range's top at max_nodes, a job that is never resized (the
+// moldable arm) starts anywhere a malleable job may reach, up to twice its request.
+TEST(ClusterSimTimeLimit, MoldableMayStartAnywhereAMalleableJobReaches) {
+  const Job m = malleable("m", 3, 300, 0);  // [1, 6]
+  Cluster wide(Workload{"", 0, 8, 1, 1, {m}});
+  wide.set_start_ranges(true);
+  wide.set_range_top_max(true);
+  EXPECT_EQ(wide.range_top(0), 6);
+  wide.submit(0, 0);
+  wide.schedule(0);
+  EXPECT_EQ(wide.held(0).size(), 6u);
+  Cluster narrow(Workload{"", 0, 8, 1, 1, {m}});
+  narrow.set_start_ranges(true);
+  EXPECT_EQ(narrow.range_top(0), 3);
+  narrow.submit(0, 0);
+  narrow.schedule(0);
+  EXPECT_EQ(narrow.held(0).size(), 3u);
+}
+
+TEST(ClusterSimTimeLimit, CommunicationTermAndKillLimit) {
+  Job j = malleable("c", 4, 100, 50);
+  j.serial_fraction = 0.1;
+  j.comm_fraction = 0.02;
+  EXPECT_DOUBLE_EQ(j.runtime_s(1), 100 * (0.1 + 0.9));
+  EXPECT_NEAR(j.runtime_s(8), 100 * (0.1 + 0.9 / 8 + 0.02 * 3), 1e-12);
+  EXPECT_DOUBLE_EQ(j.kill_limit_s(), 50);
+  j.run_limit_s = 40;  // lowered by the runner at the start
+  EXPECT_DOUBLE_EQ(j.kill_limit_s(), 40);
+  const std::string text =
+      R"({"nodes":4,"jobs":[{"id":"a","submit_s":0,"nodes":2,"min_nodes":1,"max_nodes":4,"malleable":true,)"
+      R"("work_node_s":10,"serial_fraction":0.1,"comm_fraction":0.03,"iterations":2}]})";
+  const Workload w = parse_workload(text);
+  EXPECT_DOUBLE_EQ(w.jobs[0].comm_fraction, 0.03);
+  EXPECT_DOUBLE_EQ(parse_workload(workload_json(w)).jobs[0].comm_fraction, 0.03);
+  std::string bad = text;
+  bad.replace(bad.find("0.03"), 4, "1.50");
+  EXPECT_THROW(parse_workload(bad), Error);
+}
+
+// The moldable arm's efficient range: up to the largest size whose added nodes run at the
+// growth's own efficiency floor (0.5), not always twice the request.
+TEST(ClusterSimTimeLimit, EfficientRangeTop) {
+  Job m = malleable("m", 4, 400, 0);  // [2, 8]
+  m.serial_fraction = 0.15;  // T(n) ~ 0.15 + 0.85/n: 5 nodes run their added one at 0.53, 6 at 0.49
+  Cluster c(Workload{"", 0, 16, 1, 1, {m}});
+  c.set_start_ranges(true);
+  c.set_range_top_efficient(0.5);
+  // gain(m) = T(4)/T(m) - 1 over (m-4)/4, as the growth weighs it
+  int expect = 4;
+  for (int k = 5; k <= 8; ++k)
+    if ((m.runtime_s(4) / m.runtime_s(k) - 1) / ((k - 4) / 4.0) >= 0.5) expect = k;
+  EXPECT_EQ(c.range_top(0), expect);
+  EXPECT_EQ(expect, 5);
+  EXPECT_LT(expect, 8);  // twice the request would run its added nodes below 0.5
+  m.serial_fraction = 0;  // perfect scaling: every added node is worth it
+  Cluster d(Workload{"", 0, 16, 1, 1, {m}});
+  d.set_start_ranges(true);
+  d.set_range_top_efficient(0.5);
+  EXPECT_EQ(d.range_top(0), 8);
+}
