@@ -47,6 +47,13 @@ void JobAgent::cancel_expanders(const std::vector<std::string>& ids, const std::
   if (!expanders_pending()) settle_ledger(false);
 }
 
+// An expander refused, late or silent: no node is asked for again before the back-off
+// (the first refused_backoff_s, doubling up to refused_backoff_max_s).
+void JobAgent::back_off() {
+  backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+  no_acquire_until_ = now() + backoff_;
+}
+
 // Every remap point while expanders are pending: Slurm is asked about them at most every
 // interval; late or misplaced ones are cancelled; the launches of those that wait to join
 // now join (one step for all of them).
@@ -63,7 +70,10 @@ Step JobAgent::follow_expanders(const Moment& m, double t) {
       const Command c = client_->runner()(argv);
       const ExpanderUpdate u = update_expanders(expanders_, parse_expanders(c.out), t, opt_.join.start_deadline_s);
       for (const auto& why : u.why) note(why);
-      if (!u.cancel.empty()) cancel_expanders(u.cancel, "late or misplaced");
+      if (!u.cancel.empty()) {
+        cancel_expanders(u.cancel, "late or misplaced");
+        back_off();
+      }
       if (!u.vanished.empty() && !expanders_pending()) settle_ledger(false);
     } catch (const Error& e) {
       note(std::string("asking Slurm about the expander jobs failed: ") + e.what());
@@ -75,8 +85,11 @@ Step JobAgent::follow_expanders(const Moment& m, double t) {
     if (e.state == Expander::State::Running && e.running_at > -1e29 && t - e.running_at > opt_.join.start_deadline_s &&
         std::none_of(m.waiting.begin(), m.waiting.end(), [&](const Moment::Launch& w) { return w.id == e.launch; }))
       silent.push_back(e.id);
-  cancel_expanders(silent, "its launch did not ask to join within " +
-                               std::to_string(static_cast<long>(opt_.join.start_deadline_s)) + " s of its start");
+  if (!silent.empty()) {
+    cancel_expanders(silent, "its launch did not ask to join within " +
+                                 std::to_string(static_cast<long>(opt_.join.start_deadline_s)) + " s of its start");
+    back_off();
+  }
   // The launches of this job's expanders that wait now: they join at this remap point.
   Step g;
   g.kind = Step::Kind::Grow;
@@ -154,8 +167,7 @@ Step JobAgent::submit_expanders(const Plan& p, int per_node) {
     }
   }
   if (submitted.empty()) {
-    backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
-    no_acquire_until_ = now() + backoff_;
+    back_off();
     settle_ledger(false);
     return staying(log_.back());
   }

@@ -146,6 +146,7 @@ class JobAgent {
   void expanders_completed(const Step& s, bool ok);
   std::vector<std::string> expander_nodes() const;  // nodes of expanders running or joined
   bool expanders_pending() const;                   // submitted, their launches not joined yet
+  void back_off();                                  // no growth before the refusal back-off
   Step grow(const Moment& m, const Plan& p, int per_node, double t, bool by_restart);
 };
 
