@@ -32,9 +32,9 @@ Options joining() {
   Options o;
   o.interval_s = 0;
   o.max_nodes = 2;
-  o.join.dir = "/home/u/.malleable/jobs/7";
-  o.join.launcher = "/usr/bin/malleable-run";
-  o.join.start_deadline_s = 1e6;
+  o.launch.join.dir = "/home/u/.malleable/jobs/7";
+  o.launch.join.launcher = "/usr/bin/malleable-run";
+  o.launch.join.start_deadline_s = 1e6;
   return o;
 }
 }  // namespace
@@ -102,7 +102,7 @@ TEST(SlurmJoin, AnExpanderNotStartedInTimeIsCancelledAndTheJobStaysAsItIs) {
   Options o = joining();
   double clock = 0;
   o.clock = [&] { return clock; };
-  o.join.start_deadline_s = 90;
+  o.launch.join.start_deadline_s = 90;
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
   const auto ranks = ranks_on({{"node1", 2}});
   PolicyInput in = input_on(ranks);
@@ -122,15 +122,15 @@ TEST(SlurmJoin, WithoutAJobDirectoryOrWithJoinOffTheJobGrowsAsBefore) {
   config::Slurm env;
   Options o;
   join_options(env, o);
-  EXPECT_TRUE(o.join.dir.empty());
+  EXPECT_TRUE(o.launch.join.dir.empty());
   env.job_dir = "/home/u/.malleable/jobs/7";
   env.launcher = "/usr/bin/malleable-run";
   join_options(env, o);
-  EXPECT_EQ(o.join.dir, "/home/u/.malleable/jobs/7");
+  EXPECT_EQ(o.launch.join.dir, "/home/u/.malleable/jobs/7");
   Options off;
   env.join = "off";
   join_options(env, off);
-  EXPECT_TRUE(off.join.dir.empty());
+  EXPECT_TRUE(off.launch.join.dir.empty());
   env.join = "maybe";
   EXPECT_THROW(join_options(env, off), Error);
   env.join = "auto";

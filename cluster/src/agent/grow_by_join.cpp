@@ -21,13 +21,13 @@ bool has(const std::vector<std::string>& v, const std::string& s) { return std::
 
 std::vector<std::string> JobAgent::expander_nodes() const {
   std::vector<std::string> out;
-  for (const Expander& e : expanders_)
+  for (const Expander& e : exp_.book)
     if (e.state == Expander::State::Running || e.state == Expander::State::Joined) out.push_back(e.node);
   return out;
 }
 
 bool JobAgent::expanders_pending() const {
-  return std::any_of(expanders_.begin(), expanders_.end(), [](const Expander& e) {
+  return std::any_of(exp_.book.begin(), exp_.book.end(), [](const Expander& e) {
     return e.state == Expander::State::Pending || e.state == Expander::State::Running;
   });
 }
@@ -42,8 +42,8 @@ void JobAgent::cancel_expanders(const std::vector<std::string>& ids, const std::
     for (const auto& id : ids) s += (s.empty() ? "" : ",") + id;
     return s;
   }() + " (" + why + ")" + (c.status == 0 ? "" : "; scancel said: " + escaped(c.said().substr(0, 300))));
-  expanders_.erase(std::remove_if(expanders_.begin(), expanders_.end(), [&](const Expander& e) { return has(ids, e.id); }),
-                   expanders_.end());
+  exp_.book.erase(std::remove_if(exp_.book.begin(), exp_.book.end(), [&](const Expander& e) { return has(ids, e.id); }),
+                   exp_.book.end());
   if (!expanders_pending()) settle_ledger(false);
 }
 
@@ -58,17 +58,17 @@ void JobAgent::back_off() {
 // interval; late or misplaced ones are cancelled; the launches of those that wait to join
 // now join (one step for all of them).
 Step JobAgent::follow_expanders(const Moment& m, double t) {
-  if (expanders_.empty()) return Step{};
-  if (t - expanders_asked_ >= opt_.interval_s) {
-    expanders_asked_ = t;
+  if (exp_.book.empty()) return Step{};
+  if (t - exp_.asked >= opt_.interval_s) {
+    exp_.asked = t;
     Argv argv{"squeue", "-h", "-o", "%i|%T|%N", "-j"};
     std::string ids;
-    for (const Expander& e : expanders_) ids += (ids.empty() ? "" : ",") + e.id;
+    for (const Expander& e : exp_.book) ids += (ids.empty() ? "" : ",") + e.id;
     argv.push_back(ids);
     try {
       // squeue -j of jobs that ended a while ago exits 1 ("Invalid job id"): read what it listed.
       const Command c = client_->runner()(argv);
-      const ExpanderUpdate u = update_expanders(expanders_, parse_expanders(c.out), t, opt_.join.start_deadline_s);
+      const ExpanderUpdate u = update_expanders(exp_.book, parse_expanders(c.out), t, opt_.launch.join.start_deadline_s);
       for (const auto& why : u.why) note(why);
       if (!u.cancel.empty()) {
         cancel_expanders(u.cancel, "late or misplaced");
@@ -81,20 +81,20 @@ Step JobAgent::follow_expanders(const Moment& m, double t) {
   }
   // A running expander whose launch never came to wait (refused, crashed): cancelled.
   std::vector<std::string> silent;
-  for (const Expander& e : expanders_)
-    if (e.state == Expander::State::Running && e.running_at > -1e29 && t - e.running_at > opt_.join.start_deadline_s &&
+  for (const Expander& e : exp_.book)
+    if (e.state == Expander::State::Running && e.running_at > -1e29 && t - e.running_at > opt_.launch.join.start_deadline_s &&
         std::none_of(m.waiting.begin(), m.waiting.end(), [&](const Moment::Launch& w) { return w.id == e.launch; }))
       silent.push_back(e.id);
   if (!silent.empty()) {
     cancel_expanders(silent, "its launch did not ask to join within " +
-                                 std::to_string(static_cast<long>(opt_.join.start_deadline_s)) + " s of its start");
+                                 std::to_string(static_cast<long>(opt_.launch.join.start_deadline_s)) + " s of its start");
     back_off();
   }
   // The launches of this job's expanders that wait now: they join at this remap point.
   Step g;
   g.kind = Step::Kind::Grow;
   g.procs = m.world_size;
-  for (const Expander& e : expanders_) {
+  for (const Expander& e : exp_.book) {
     if (e.state != Expander::State::Pending && e.state != Expander::State::Running) continue;
     const auto w = std::find_if(m.waiting.begin(), m.waiting.end(), [&](const Moment::Launch& l) { return l.id == e.launch; });
     if (w == m.waiting.end()) continue;
@@ -128,7 +128,7 @@ Step JobAgent::submit_expanders(const Plan& p, int per_node) {
     return staying(log_.back());
   }
   const long left_min = me.time_left < 0 ? -1 : static_cast<long>(me.time_left / 60);
-  const long limit = expander_time_limit(left_min, opt_.join.margin_min, opt_.join.cap_min);
+  const long limit = expander_time_limit(left_min, opt_.launch.join.margin_min, opt_.launch.join.cap_min);
   if (limit <= 0) {
     note("not growing: the job has " + std::to_string(left_min) + " min left, too little for an expander job");
     settle_ledger(false);
@@ -149,9 +149,9 @@ Step JobAgent::submit_expanders(const Plan& p, int per_node) {
     r.partition = valid_name(me.partition) ? me.partition : "";
     r.qos = valid_name(me.qos) ? me.qos : "";
     r.time_limit_min = limit;
-    r.launcher = opt_.join.launcher;
-    r.dir = opt_.join.dir;
-    r.launch = "slurm-" + client_->job_id() + "-" + std::to_string(++expander_seq_);
+    r.launcher = opt_.launch.join.launcher;
+    r.dir = opt_.launch.join.dir;
+    r.launch = "slurm-" + client_->job_id() + "-" + std::to_string(++exp_.seq);
     try {
       const Command c = client_->run(expander_submit_argv(r), "submitting an expander job for " + node);
       Expander e;
@@ -160,7 +160,7 @@ Step JobAgent::submit_expanders(const Plan& p, int per_node) {
       e.launch = r.launch;
       e.procs = r.procs;
       e.submitted_at = now();
-      expanders_.push_back(e);
+      exp_.book.push_back(e);
       submitted += (submitted.empty() ? "" : ", ") + e.id + " on " + node;
     } catch (const Error& e) {
       note(std::string("growing refused: ") + e.what());
@@ -182,7 +182,7 @@ Step JobAgent::submit_expanders(const Plan& p, int per_node) {
 void JobAgent::expanders_completed(const Step& s, bool ok) {
   if (s.kind == Step::Kind::Grow && !s.launches.empty()) {
     std::vector<std::string> failed;
-    for (Expander& e : expanders_)
+    for (Expander& e : exp_.book)
       if (has(s.launches, e.launch)) {
         if (ok) e.state = Expander::State::Joined;
         else failed.push_back(e.id);
@@ -191,7 +191,7 @@ void JobAgent::expanders_completed(const Step& s, bool ok) {
     if (ok && !expanders_pending()) settle_ledger(false);
   }
   if (s.kind == Step::Kind::Shrink && ok)
-    for (Expander& e : expanders_)
+    for (Expander& e : exp_.book)
       if (std::any_of(s.hosts.begin(), s.hosts.end(), [&](const Step::Host& h) { return h.name == e.node; })) {
         e.state = Expander::State::Leaving;
         note("gave back " + e.node + ": its launch left, expander job " + e.id + " ends");

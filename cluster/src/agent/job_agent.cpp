@@ -26,7 +26,7 @@ JobAgent::JobAgent(std::unique_ptr<Client> client, Options o) : client_(std::mov
 JobAgent::~JobAgent() {
   try {
     std::vector<std::string> left;
-    for (const Expander& e : expanders_)
+    for (const Expander& e : exp_.book)
       if (e.state == Expander::State::Pending || e.state == Expander::State::Running) left.push_back(e.id);
     cancel_expanders(left, "the job ends");
   } catch (...) {  // nothing escapes a destructor: the expanders end with their time limit
@@ -322,7 +322,7 @@ Step JobAgent::give_back(const Moment& m, const Snapshot& s, const Plan& p, int 
   }
   if (!idle_exp.empty()) {
     std::vector<std::string> ids;
-    for (const Expander& e : expanders_)
+    for (const Expander& e : exp_.book)
       if (in(idle_exp, e.node)) ids.push_back(e.id);
     cancel_expanders(ids, "its node " + compress_hostlist(idle_exp) + " given back (" + p.why + ")");
   }
@@ -421,7 +421,7 @@ Step JobAgent::grow(const Moment& m, const Plan& p0, int per_node, double t, boo
 // growth at a time.
 Step JobAgent::grow_by_join(const Moment& m, Plan p, int per_node, double t) {
   std::vector<std::string> awaited;
-  for (const Expander& e : expanders_)
+  for (const Expander& e : exp_.book)
     if (e.state == Expander::State::Pending || e.state == Expander::State::Running) awaited.push_back(e.node);
   p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
                                [&](const std::string& n) { return std::find(awaited.begin(), awaited.end(), n) != awaited.end(); }),
@@ -440,7 +440,7 @@ Step JobAgent::grow_by_join(const Moment& m, Plan p, int per_node, double t) {
 
 void JobAgent::completed(const Step& d, bool ok) {
   const bool grow = d.kind == Step::Kind::Grow;
-  if (!expanders_.empty()) expanders_completed(d, ok);
+  if (!exp_.book.empty()) expanders_completed(d, ok);
   if (grow && (d.new_allocation || d.by_restart) && !ok) {
     settle_ledger(false);
     no_acquire_until_ = now() + 1e12;

@@ -123,15 +123,15 @@ double env_seconds(const config::Text& v, const char* name, double fallback) {
 void join_options(const config::Slurm& env, Options& o) {
   const std::string join = env.join && !env.join->empty() ? *env.join : "auto";
   if (join != "auto" && join != "off") throw Error("RESIZE_SLURM_JOIN must be auto or off, got '" + join + "'");
-  o.join.start_deadline_s = env_seconds(env.join_deadline, "RESIZE_SLURM_JOIN_DEADLINE", o.join.start_deadline_s);
+  o.launch.join.start_deadline_s = env_seconds(env.join_deadline, "RESIZE_SLURM_JOIN_DEADLINE", o.launch.join.start_deadline_s);
   const std::string dir = env.job_dir.value_or(""), launcher = env.launcher.value_or("");
   if (join == "off" || dir.empty()) return;
   if (dir[0] != '/' || launcher.empty() || launcher[0] != '/')
     throw Error("growing by joining under Slurm needs the job's directory and launcher as absolute paths "
                 "(BLACS_DYN_JOB_DIR='" + dir + "', MALLEABLE_RUN='" + launcher +
                 "': run the job under scripts/malleable-run --job-dir), or RESIZE_SLURM_JOIN=off");
-  o.join.dir = dir;
-  o.join.launcher = launcher;
+  o.launch.join.dir = dir;
+  o.launch.join.launcher = launcher;
 }
 
 namespace {
@@ -203,10 +203,10 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
                                  : "mode per-user: directory " + o.shared_dir +
                                        " (0700, files 0600; jobs of other users are not arbitrated with)";
     std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(), mode.c_str(),
-                !o.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
+                !o.launch.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
                 : o.expansion       ? "by job expansion (permit_job_expansion)"
                                     : "by restart into a new allocation (no permit_job_expansion)",
-                !o.join.dir.empty() ? "RESIZE_SLURM_JOIN=auto"
+                !o.launch.join.dir.empty() ? "RESIZE_SLURM_JOIN=auto"
                 : exp == "auto"     ? "from scontrol show config"
                                     : "RESIZE_SLURM_EXPANSION set");
     std::fflush(stdout);

@@ -135,10 +135,12 @@ class JobAgent {
   // Growth by expander jobs (grow_by_join.cpp, expanders.hpp): the book of this job's
   // expanders, followed at every remap point; submitted for the nodes a plan acquires;
   // their launches join once they wait; cancelled when late, refused or at the job's end.
-  std::vector<Expander> expanders_;
-  unsigned expander_seq_ = 0;
-  double expanders_asked_ = -1e30;  // when Slurm was last asked about them
-  bool grows_by_join() const { return !opt_.join.dir.empty(); }
+  struct Expanders {
+    std::vector<Expander> book;
+    unsigned seq = 0;        // the last launch id's number
+    double asked = -1e30;    // when Slurm was last asked about them
+  } exp_;
+  bool grows_by_join() const { return !opt_.launch.join.dir.empty(); }
   Step follow_expanders(const Moment& m, double t);
   Step grow_by_join(const Moment& m, Plan p, int per_node, double t);
   Step submit_expanders(const Plan& p, int per_node);
