@@ -35,7 +35,7 @@ bool JobAgent::plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p,
   arbiter::Request q;
   q.kind = arbiter::Request::Kind::Arbitrate;
   q.job = JobState{client_->job_id(), ranks, std::max(1, per_node), o.min_nodes, o.max_nodes};
-  q.hold = t < no_acquire_until_;
+  q.hold = t < no_acquire_until_ || expanders_pending();  // one growth at a time: its expanders first
   // As in plan_shared: a job asked only at long remap points keeps its bid alive past the gap.
   const double w = wall();
   const double gap = last_plan_wall_ > -1e29 ? w - last_plan_wall_ : 0;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Expander jobs (expanders.hpp), pure: their sbatch argv, Slurm's answers read, their book.
-#include "agent/expanders.hpp"
+#include "malleable/cluster/expander.hpp"
 
 #include "slurm/number.hpp"
 
@@ -54,10 +54,11 @@ std::string expander_of(const std::string& name) {
 std::vector<std::string> expander_submit_argv(const ExpanderRequest& r) {
   need(digits(r.job_id, 18), "job id", r.job_id);
   need(plain_name(r.node), "node", r.node);
+  need(plain_name(r.launch) && r.launch[0] != '.' && r.launch.size() <= 64, "launch", r.launch);
   need(r.procs >= 1 && r.procs <= 4096, "process count", std::to_string(r.procs));
   need(r.time_limit_min > 0 && r.time_limit_min <= 525600 * 10, "time limit", std::to_string(r.time_limit_min));
-  need(r.script.size() > 1 && r.script[0] == '/' && plain_word(r.script), "script", r.script);
-  for (const auto& a : r.script_args) need(plain_word(a), "script argument", a);
+  need(r.launcher.size() > 1 && r.launcher[0] == '/' && plain_word(r.launcher), "launcher", r.launcher);
+  need(r.dir.size() > 1 && r.dir[0] == '/' && plain_word(r.dir), "job directory", r.dir);
   std::vector<std::string> argv{"sbatch",
                                 "--parsable",
                                 "--nodes=1",
@@ -68,7 +69,7 @@ std::vector<std::string> expander_submit_argv(const ExpanderRequest& r) {
                                 "--comment=" + expander_comment(r.job_id),
                                 "--time=" + std::to_string(r.time_limit_min),
                                 "--no-requeue",
-                                "--output=/dev/null"};
+                                "--output=" + r.dir + "/expanders/%j.out"};
   if (!r.partition.empty()) {
     need(plain_name(r.partition), "partition", r.partition);
     argv.push_back("--partition=" + r.partition);
@@ -81,8 +82,10 @@ std::vector<std::string> expander_submit_argv(const ExpanderRequest& r) {
     need(plain_name(r.qos), "QOS", r.qos);
     argv.push_back("--qos=" + r.qos);
   }
-  argv.push_back(r.script);
-  argv.insert(argv.end(), r.script_args.begin(), r.script_args.end());
+  for (const std::string& a : {r.launcher, std::string("--join"), r.dir, std::string("--host"), r.node,
+                               std::string("--id"), r.launch, std::string("-n"),
+                               std::to_string(r.procs), std::string("--while-job"), r.job_id})
+    argv.push_back(a);
   return argv;
 }
 

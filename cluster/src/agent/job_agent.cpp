@@ -21,7 +21,17 @@ JobAgent::JobAgent(std::unique_ptr<Client> client, Options o) : client_(std::mov
   place_.placed = opt_.launch.on;
 }
 
-JobAgent::~JobAgent() = default;
+// The job ends: expanders whose launches have not joined are cancelled (joined ones end
+// with the job's processes; each one's launcher also watches the job, --while-job).
+JobAgent::~JobAgent() {
+  try {
+    std::vector<std::string> left;
+    for (const Expander& e : exp_.book)
+      if (e.state == Expander::State::Pending || e.state == Expander::State::Running) left.push_back(e.id);
+    cancel_expanders(left, "the job ends");
+  } catch (...) {  // nothing escapes a destructor: the expanders end with their time limit
+  }
+}
 
 double JobAgent::wall() const {
   if (opt_.wall_clock) return opt_.wall_clock();
@@ -197,6 +207,8 @@ bool JobAgent::refresh_own_nodes(Snapshot& s, Plan& p) {
     settle_ledger(true);
     return false;
   }
+  for (const auto& n : expander_nodes())  // nodes of its expander jobs are the job's too
+    if (std::find(s.mine.node_list.begin(), s.mine.node_list.end(), n) == s.mine.node_list.end()) s.mine.node_list.push_back(n);
   const auto& h = s.mine.node_list;
   p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
                                [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
@@ -225,6 +237,10 @@ GrowthModel JobAgent::growth_of(const Moment& m, int per_node) const {
 Step JobAgent::decide(const Moment& m) {
   return_failed_grant();
   const double t = now();
+  if (grows_by_join()) {  // at every remap point: a launch of an expander that waits joins at once
+    if (!configured_) start_once();
+    if (Step j = follow_expanders(m, t); j.kind != Step::Kind::Stay) return j;
+  }
   if (t - last_ask_ < interval_now_) return Step{};
   if (!configured_) start_once();
   last_ask_ = t;
@@ -249,11 +265,18 @@ Step JobAgent::decide(const Moment& m) {
       note(std::string("asking Slurm failed: ") + e.what());
       return stay(log_.back());
     }
+    for (const auto& n : expander_nodes())  // nodes of its expander jobs are the job's too
+      if (std::find(s.mine.node_list.begin(), s.mine.node_list.end(), n) == s.mine.node_list.end())
+        s.mine.node_list.push_back(n);
     most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
     Options o = opt_;
     if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
     if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
     p = slurm::decide(s, ranks, o, growth_of(m, per_node));
+    if (grows_by_join() && p.kind == Plan::Kind::Acquire && p.nodes.empty()) {  // an expander asks for a node by name
+      const auto free = growable_idle(s, s.idle);
+      p.nodes.assign(free.begin(), free.begin() + std::min<std::ptrdiff_t>(p.acquire, static_cast<std::ptrdiff_t>(free.size())));
+    }
   }
   know_daemons(ranks, s);
   // A node the launch or the last expansion placed processes on but which runs none: no
@@ -277,28 +300,44 @@ Step JobAgent::decide(const Moment& m) {
 }
 
 // Nodes that run none of the job's processes go back at once; the others after the
-// shrink has ended every process there (completed()).
+// shrink has ended every process there (completed()). A node of an expander job goes back
+// by ending that job (an idle one cancelled, a busy one's launch leaving in the shrink): the
+// job's own allocation changes only for its own nodes (scontrol update NodeList).
 Step JobAgent::give_back(const Moment& m, const Snapshot& s, const Plan& p, int per_node, double t) {
   const std::vector<std::string>& ranks = m.rank_hosts;
-  std::vector<std::string> keep, busy;
+  const std::vector<std::string> exp = expander_nodes();
+  const auto in = [](const std::vector<std::string>& v, const std::string& h) { return std::find(v.begin(), v.end(), h) != v.end(); };
+  std::vector<std::string> keep, busy, idle_exp;
   for (const auto& h : s.mine.node_list)
-    if (std::find(p.nodes.begin(), p.nodes.end(), h) == p.nodes.end()) keep.push_back(h);
+    if (!in(p.nodes, h) && !in(exp, h)) keep.push_back(h);
   int leaving = 0;
+  bool own_given = false, own_idle = false;
   for (const auto& h : p.nodes) {
     const int n = static_cast<int>(std::count(ranks.begin(), ranks.end(), h));
     if (n > 0) busy.push_back(h);
+    else if (in(exp, h)) idle_exp.push_back(h);
+    else own_idle = true;
+    own_given = own_given || !in(exp, h);
     leaving += n;
   }
+  if (!idle_exp.empty()) {
+    std::vector<std::string> ids;
+    for (const Expander& e : exp_.book)
+      if (in(idle_exp, e.node)) ids.push_back(e.id);
+    cancel_expanders(ids, "its node " + compress_hostlist(idle_exp) + " given back (" + p.why + ")");
+  }
   if (busy.empty()) {
-    try {
-      client_->release(keep);
-      note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
-      resized_once();
-    } catch (const Error& e) {
-      note(std::string("could not give nodes back: ") + e.what());
-      settle_ledger(true);
-      refuses_release(e.what());
-      return stay(log_.back());
+    if (own_idle) {
+      try {
+        client_->release(keep);
+        note("gave back idle node(s) " + compress_hostlist(p.nodes) + " (" + p.why + ")");
+        resized_once();
+      } catch (const Error& e) {
+        note(std::string("could not give nodes back: ") + e.what());
+        settle_ledger(true);
+        refuses_release(e.what());
+        return stay(log_.back());
+      }
     }
     // Held nodes still running nothing are used at once (the arbiter's next answer;
     // nothing taken back: only nodes the job keeps).
@@ -306,7 +345,7 @@ Step JobAgent::give_back(const Moment& m, const Snapshot& s, const Plan& p, int 
     use.kind = Plan::Kind::UseHeld;
     for (const auto& h : keep)
       if (std::find(ranks.begin(), ranks.end(), h) == ranks.end()) use.nodes.push_back(h);
-    if (use.nodes.empty()) return stay(log_.back());
+    if (use.nodes.empty()) return stay(log_.empty() ? "" : log_.back());
     use.why = "use-held: " + std::to_string(use.nodes.size()) + " node(s) kept run nothing";
     return grow(m, use, per_node, t, false);
   }
@@ -315,7 +354,7 @@ Step JobAgent::give_back(const Moment& m, const Snapshot& s, const Plan& p, int 
   d.reason = "slurm: " + p.why;
   d.procs = m.world_size - leaving;
   for (const auto& h : busy) d.hosts.push_back(Step::Host{h, 0});
-  pending_keep_ = keep;
+  if (own_given) pending_keep_ = keep;  // expander nodes alone: the job's allocation stays as it is
   note("shrinking to give back " + compress_hostlist(p.nodes) + " (" + p.why + ")");
   return d;
 }
@@ -323,6 +362,7 @@ Step JobAgent::give_back(const Moment& m, const Snapshot& s, const Plan& p, int 
 // Growth onto held nodes or nodes Slurm grants (or, without job expansion, by restart).
 Step JobAgent::grow(const Moment& m, const Plan& p0, int per_node, double t, bool by_restart) {
   Plan p = p0;
+  if (grows_by_join()) return grow_by_join(m, p, per_node, t);
   if (!within_launcher(p)) return stay(log_.back());
   std::vector<std::string> nodes = p.nodes;
   if (p.kind == Plan::Kind::Acquire) {
@@ -375,8 +415,32 @@ Step JobAgent::grow(const Moment& m, const Plan& p0, int per_node, double t, boo
   return expansion(m, p, nodes, per_node, "slurm: " + log_.back());
 }
 
+// Growth while the job grows by joining: nodes of its expanders whose launches have not
+// joined yet wait for them (follow_expanders); held nodes that run nothing are joined by
+// launches the session orders from its launcher; nodes to acquire get expander jobs, one
+// growth at a time.
+Step JobAgent::grow_by_join(const Moment& m, Plan p, int per_node, double t) {
+  std::vector<std::string> awaited;
+  for (const Expander& e : exp_.book)
+    if (e.state == Expander::State::Pending || e.state == Expander::State::Running) awaited.push_back(e.node);
+  p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                               [&](const std::string& n) { return std::find(awaited.begin(), awaited.end(), n) != awaited.end(); }),
+                p.nodes.end());
+  if (p.kind == Plan::Kind::UseHeld) {
+    if (p.nodes.empty()) return stay("slurm: waiting for the launches of its expander jobs (" + compress_hostlist(awaited) + ")");
+    note("growing onto held node(s) " + compress_hostlist(p.nodes) + " by launches its launcher starts (" + p.why + ")");
+    return expansion(m, p, p.nodes, per_node, "slurm: " + log_.back());
+  }
+  if (expanders_pending()) return stay("slurm: waiting for its expander jobs (" + compress_hostlist(awaited) + ")");
+  if (t < no_acquire_until_)
+    return stay("slurm: not asking Slurm for nodes again before " + std::to_string(static_cast<int>(backoff_)) +
+                " s have passed since it refused (" + p.why + ")");
+  return submit_expanders(p, per_node);
+}
+
 void JobAgent::completed(const Step& d, bool ok) {
   const bool grow = d.kind == Step::Kind::Grow;
+  if (!exp_.book.empty()) expanders_completed(d, ok);
   if (grow && (d.new_allocation || d.by_restart) && !ok) {
     settle_ledger(false);
     no_acquire_until_ = now() + 1e12;

@@ -2,6 +2,7 @@
 // The arbitration between malleable jobs under one Slurm, pure: the shared
 // cluster view and the ledger as text, and arbitrate() (slurm_arbiter.hpp has the rules).
 #include "malleable/cluster/arbitration.hpp"
+#include "malleable/cluster/expander.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -208,6 +209,16 @@ Snapshot snapshot_of(const ClusterView& v, const std::string& id) {
       found = true;
     }
   if (!found) throw Error("the cluster view does not list job " + id);
+  // The nodes of its running expander jobs (expander.hpp) are the job's too: the owner's
+  // own jobs only (a name is the user's to choose; another user's job of that name adds
+  // nothing).
+  for (const Job& j : v.jobs)
+    if (j.id != id && j.state == "RUNNING" && expander_of(j.name) == id && !j.uid.empty() && j.uid == s.mine.uid)
+      for (const auto& n : j.node_list)
+        if (std::find(s.mine.node_list.begin(), s.mine.node_list.end(), n) == s.mine.node_list.end()) {
+          s.mine.node_list.push_back(n);
+          ++s.mine.nodes;
+        }
   for (const Job& j : v.jobs)
     if (j.id != id && j.state == "PENDING" && !is_machinery(j) && waits_for_nodes(j) &&
         competes(v.partitions, s.mine, j.partition))

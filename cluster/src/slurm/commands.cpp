@@ -39,7 +39,7 @@ Command Client::run(const Argv& argv, const std::string& what) {
 // The job's own record: squeue's (kSqueueFormat), not `scontrol show job`, whose
 // Key=Value words follow the job's name: a name holding " NodeList=..." would be read as
 // the job's nodes.
-Job Client::own() {
+Job Client::record() {
   const JobList l = read_squeue(run({"squeue", "-h", "-j", job_, "-o", kSqueueFormat}, "reading the job").out);
   if (const auto bad = l.unreadable.find(job_); bad != l.unreadable.end())
     throw Error("reading the job: squeue's record of job " + job_ + " cannot be read: " + bad->second);
@@ -48,11 +48,11 @@ Job Client::own() {
   throw Error("reading the job: squeue does not list job " + job_);
 }
 
-std::vector<std::string> Client::held() { return own().node_list; }
+std::vector<std::string> Client::held() { return record().node_list; }
 
 Snapshot Client::snapshot() {
   Snapshot s;
-  s.mine = own();
+  s.mine = record();
   const std::string sinfo = run(kIdleCommand, "reading idle nodes").out;
   s.idle = idle_nodes(sinfo);
   s.partitions = parse_partitions(sinfo);
@@ -91,7 +91,7 @@ std::vector<std::string> Client::acquire(const std::vector<std::string>& nodes) 
 
 std::vector<std::string> Client::acquire_with(int nodes, const std::vector<std::string>& which) {
   if (nodes <= 0 || nodes > 65536) throw Error("slurm: asking for " + std::to_string(nodes) + " nodes");
-  const Job me = own();
+  const Job me = record();
   const auto& before = me.node_list;
   // Slurm 22.05's expansion: a step-less allocation that depends on this job, handed over;
   // in the job's partition and QOS (salloc's defaults are the default ones; another QOS is

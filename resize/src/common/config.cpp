@@ -39,6 +39,10 @@ Config read() {
   c.slurm.arbiter = text("RESIZE_ARBITER");
   c.slurm.arbiter_munge = text("RESIZE_ARBITER_MUNGE");
   c.slurm.arbiter_user = text("RESIZE_ARBITER_USER");
+  c.slurm.join = text("RESIZE_SLURM_JOIN");
+  c.slurm.join_deadline = text("RESIZE_SLURM_JOIN_DEADLINE");
+  c.slurm.job_dir = text("BLACS_DYN_JOB_DIR");
+  c.slurm.launcher = text("MALLEABLE_RUN");
 
   c.session.fault = text("RESIZE_FAULT");
   c.session.mover = text("RESIZE_MOVER");

@@ -114,6 +114,28 @@ double env_seconds(const config::Text& v, const char* name, double fallback) {
   return x;
 }
 
+}  // namespace
+
+// Growth by expander jobs (RESIZE_SLURM_JOIN=auto, the default: whenever the job runs
+// under scripts/malleable-run --job-dir, which sets BLACS_DYN_JOB_DIR and MALLEABLE_RUN;
+// off: by job expansion or by restart); RESIZE_SLURM_JOIN_DEADLINE: the seconds an
+// expander's launch has to ask to join (90).
+void join_options(const config::Slurm& env, Options& o) {
+  const std::string join = env.join && !env.join->empty() ? *env.join : "auto";
+  if (join != "auto" && join != "off") throw Error("RESIZE_SLURM_JOIN must be auto or off, got '" + join + "'");
+  o.launch.join.start_deadline_s = env_seconds(env.join_deadline, "RESIZE_SLURM_JOIN_DEADLINE", o.launch.join.start_deadline_s);
+  const std::string dir = env.job_dir.value_or(""), launcher = env.launcher.value_or("");
+  if (join == "off" || dir.empty()) return;
+  if (dir[0] != '/' || launcher.empty() || launcher[0] != '/')
+    throw Error("growing by joining under Slurm needs the job's directory and launcher as absolute paths "
+                "(BLACS_DYN_JOB_DIR='" + dir + "', MALLEABLE_RUN='" + launcher +
+                "': run the job under scripts/malleable-run --job-dir), or RESIZE_SLURM_JOIN=off");
+  o.launch.join.dir = dir;
+  o.launch.join.launcher = launcher;
+}
+
+namespace {
+
 std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   const config::Slurm env = config::read().slurm;
   Options o;
@@ -141,6 +163,7 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   const std::string late = env.late_daemons && !env.late_daemons->empty() ? *env.late_daemons : "off";
   if (late != "on" && late != "off") throw Error("RESIZE_SLURM_LATE_DAEMONS must be on or off, got '" + late + "'");
   o.launch.late_daemons = late == "on";
+  join_options(env, o);
   const std::string home = env.home.value_or(""), job = client->job_id();
   // At the first decision, on world rank 0 only: one query of the configuration per job
   // start, for the cluster's name (the shared directory's default) and whether it
@@ -180,9 +203,12 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
                                  : "mode per-user: directory " + o.shared_dir +
                                        " (0700, files 0600; jobs of other users are not arbitrated with)";
     std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(), mode.c_str(),
-                o.expansion ? "by job expansion (permit_job_expansion)"
-                            : "by restart into a new allocation (no permit_job_expansion)",
-                exp == "auto" ? "from scontrol show config" : "RESIZE_SLURM_EXPANSION set");
+                !o.launch.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
+                : o.expansion       ? "by job expansion (permit_job_expansion)"
+                                    : "by restart into a new allocation (no permit_job_expansion)",
+                !o.launch.join.dir.empty() ? "RESIZE_SLURM_JOIN=auto"
+                : exp == "auto"     ? "from scontrol show config"
+                                    : "RESIZE_SLURM_EXPANSION set");
     std::fflush(stdout);
   };
   return std::make_unique<SlurmPolicy>(std::move(client), o);
@@ -216,6 +242,10 @@ Decision decision_of(const PolicyInput& in, const Step& s, bool use_dedicated) {
   d.prediction = s.prediction;
   d.by_restart = s.by_restart;
   d.new_allocation = s.new_allocation;
+  if (!s.launches.empty()) {  // its expander jobs' launches, waiting now: they join
+    d.by = ExpandBy::Waiting;
+    d.launches = s.launches;
+  }
   return d;
 }
 }  // namespace
@@ -226,6 +256,8 @@ Decision SlurmPolicy::decide(const PolicyInput& in) {
   Moment m;
   if (in.rank_hosts) m.rank_hosts = *in.rank_hosts;
   m.world_size = in.world_size;
+  if (in.waiting)
+    for (const auto& w : *in.waiting) m.waiting.push_back(Moment::Launch{w.id, w.host, w.procs});
   const Options& o = agent_.options();
   m.growth = [&in, &o](int extra_nodes, int per_node) { return growth_from_metrics(in, o, extra_nodes, per_node); };
   try {
@@ -242,6 +274,7 @@ void SlurmPolicy::completed(const Decision& d, int, bool ok) {
   for (const auto& h : d.hosts) s.hosts.push_back(Step::Host{h.host, h.count});
   s.by_restart = d.by_restart;
   s.new_allocation = d.new_allocation;
+  if (d.by == ExpandBy::Waiting) s.launches = d.launches;
   try {
     agent_.completed(s, ok);
   } catch (const cluster::Error& e) {

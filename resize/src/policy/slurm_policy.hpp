@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "malleable/cluster/cluster.hpp"
+#include "common/config.hpp"
 #include "malleable/resize/policy.hpp"
 
 namespace resize {
@@ -47,5 +48,11 @@ cluster::slurm::Growth growth_from_metrics(const PolicyInput& in, const cluster:
 // RESIZE_SLURM_LATE_DAEMONS: on or off, the default; MALLEABLE_RUN_HOSTS; SLURM_JOB_ID),
 // read once here, when the policy is made; throws Error outside a Slurm job.
 std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);
+
+// Growth by expander jobs from the environment (RESIZE_SLURM_JOIN: auto, the default, or
+// off; RESIZE_SLURM_JOIN_DEADLINE; BLACS_DYN_JOB_DIR and MALLEABLE_RUN, which
+// scripts/malleable-run --job-dir exports): sets o.join when the job can be joined; throws
+// Error on a bad value or on a job directory without an absolute launcher.
+void join_options(const config::Slurm& env, cluster::slurm::Options& o);
 
 }  // namespace resize

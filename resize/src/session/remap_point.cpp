@@ -84,6 +84,11 @@ Decision Session::Impl::ask_policy_alone() {
     in.cost_model = recorder.cost_model ? &*recorder.cost_model : nullptr;
     in.powers = &recorder.powers;
     in.remaining = remaining();
+    // The launches waiting to join: the Slurm policy's expander jobs' among them.
+    std::vector<PolicyInput::Launch> waiting;
+    if (opt.policy->name() == "slurm")
+      for (const auto& w : detail::World::join_waiting()) waiting.push_back({w.launch, w.host, w.procs});
+    in.waiting = &waiting;
     Decision d = opt.policy->decide(in);
     if (d.new_allocation && (d.action != Action::Expand || !ckpts.checkpointing)) {
       // Only a resize by restart can move the job into a new allocation.

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "agent/expanders.hpp"
+#include "malleable/cluster/expander.hpp"
 
 using namespace cluster;
 using namespace cluster::slurm;
@@ -25,8 +25,9 @@ ExpanderRequest request() {
   r.account = "physics";
   r.qos = "normal";
   r.time_limit_min = 55;
-  r.script = "/home/u/.malleable/jobs/42/expander";
-  r.script_args = {"/home/u/.malleable/jobs/42", "4"};
+  r.launcher = "/usr/bin/malleable-run";
+  r.dir = "/home/u/.malleable/jobs/42";
+  r.launch = "exp-42-1";
   return r;
 }
 bool has(const std::vector<std::string>& v, const std::string& s) {
@@ -42,9 +43,13 @@ TEST(Expanders, TheSubmissionIsTheJobsOwnPartitionAccountQosAndNodeNamedAfterThe
                            "--job-name=malleable-expand-42", "--comment=malleable-expander-of=42", "--time=55",
                            "--no-requeue", "--partition=batch", "--account=physics", "--qos=normal"})
     EXPECT_TRUE(has(argv, want)) << want;
-  // The script and its arguments come last, as sbatch reads them.
-  EXPECT_EQ(argv[argv.size() - 3], "/home/u/.malleable/jobs/42/expander");
-  EXPECT_EQ(argv.back(), "4");
+  EXPECT_TRUE(has(argv, "--output=/home/u/.malleable/jobs/42/expanders/%j.out"));
+  // The batch script, the job's launcher, and its arguments come last, as sbatch reads them:
+  // one launch of 4 processes joining the job's directory by its id, ending with job 42.
+  const std::vector<std::string> tail(argv.end() - 11, argv.end());
+  EXPECT_EQ(tail, (std::vector<std::string>{"/usr/bin/malleable-run", "--join", "/home/u/.malleable/jobs/42", "--host",
+                                            "node5", "--id",
+                                            "exp-42-1", "-n", "4", "--while-job", "42"}));
   // Empty partition, account and QOS: Slurm's defaults, no option.
   ExpanderRequest r = request();
   r.partition = r.account = r.qos = "";
@@ -80,10 +85,12 @@ TEST(Expanders, EveryFieldThatIsNotAPlainNameIsRefused) {
   refused([](ExpanderRequest& r) { r.qos = "a b"; }, "QOS");
   refused([](ExpanderRequest& r) { r.procs = 0; }, "process count");
   refused([](ExpanderRequest& r) { r.time_limit_min = 0; }, "time limit");
-  refused([](ExpanderRequest& r) { r.script = "relative/expander"; }, "script");
-  refused([](ExpanderRequest& r) { r.script = "/tmp/a b"; }, "script");
-  refused([](ExpanderRequest& r) { r.script_args = {"--help"}; }, "script argument");
-  refused([](ExpanderRequest& r) { r.script_args = {"x;y"}; }, "script argument");
+  refused([](ExpanderRequest& r) { r.launcher = "relative/malleable-run"; }, "launcher");
+  refused([](ExpanderRequest& r) { r.launcher = "/tmp/a b"; }, "launcher");
+  refused([](ExpanderRequest& r) { r.dir = "/tmp/$(id)"; }, "job directory");
+  refused([](ExpanderRequest& r) { r.launch = "--help"; }, "launch");
+  refused([](ExpanderRequest& r) { r.launch = ".hidden"; }, "launch");
+  refused([](ExpanderRequest& r) { r.launch = "x;y"; }, "launch");
 }
 
 TEST(Expanders, SlurmsAnswersAreReadWithBounds) {
@@ -113,10 +120,10 @@ TEST(Expanders, TheBookFollowsSlurmAndCancelsLateOrMisplacedExpanders) {
   EXPECT_THROW(parse_expanders("7|RUNNING|node5|x\n"), Error);
   EXPECT_THROW(parse_expanders("7|running|node5\n"), Error);
   EXPECT_THROW(parse_expanders("7|RUNNING|node 5\n"), Error);
-  std::vector<Expander> book{{Expander::State::Pending, "7", "node5", 4, 100, -1},
-                             {Expander::State::Pending, "8", "node6", 4, 100, -1},
-                             {Expander::State::Pending, "9", "node7", 4, 100, -1},
-                             {Expander::State::Joined, "10", "node8", 4, 50, 60}};
+  std::vector<Expander> book{{Expander::State::Pending, "7", "node5", "e7", 4, 100, -1},
+                             {Expander::State::Pending, "8", "node6", "e8", 4, 100, -1},
+                             {Expander::State::Pending, "9", "node7", "e9", 4, 100, -1},
+                             {Expander::State::Joined, "10", "node8", "e10", 4, 50, 60}};
   auto u = update_expanders(book, parse_expanders("7|RUNNING|node5\n8|PENDING|\n9|RUNNING|node3\n10|RUNNING|node8\n"), 110, 30);
   EXPECT_EQ(u.started, (std::vector<std::string>{"7"}));
   EXPECT_EQ(u.cancel, (std::vector<std::string>{"9"}));  // on another node than asked

@@ -198,3 +198,33 @@ TEST(SlurmOutput, HostlistNumbersAndSizesAreBounded) {
   EXPECT_NO_THROW(compress_hostlist({"n123456789012345678901234567890", "n1"}));
   EXPECT_EQ(compress_hostlist({"n123456789012345678901234567890"}), "n123456789012345678901234567890");
 }
+
+// A job growing by expander jobs (expander.hpp): the nodes of its running expanders count
+// as its own; a pending expander adds none and is no competitor; an expander-named job of
+// another user adds nothing (a name is the user's to choose).
+TEST(SlurmOutput, ARunningExpanderOfTheSameOwnerAddsItsNodeToTheJob) {
+  Fields mine = job7();
+  mine['i'] = "21";
+  mine['T'] = "RUNNING";
+  mine['N'] = "node3";
+  mine['D'] = "1";
+  mine['j'] = "malleable-expand-7";
+  Fields pending = mine;
+  pending['i'] = "22";
+  pending['T'] = "PENDING";
+  pending['N'] = "";
+  pending['r'] = "Resources";
+  Fields forged = mine;
+  forged['i'] = "23";
+  forged['N'] = "node5";
+  forged['U'] = "1001";
+  const std::string out = squeue_render::squeue(kSqueueFormat, {job7(), job8(), mine, pending, forged});
+  const ClusterView v = make_view(100, out, "batch up 1-infinite node[1-9]\n");
+  const Snapshot s = snapshot_of(v, "7");
+  EXPECT_EQ(s.mine.node_list, (std::vector<std::string>{"node1", "node2", "node3"}));
+  EXPECT_EQ(s.mine.nodes, 3);
+  ASSERT_EQ(s.pending.size(), 1u);  // job 8 only: the pending expander competes with nobody
+  EXPECT_EQ(s.pending[0].id, "8");
+  // Without job 7 running, an expander's node is nobody's but its own job's.
+  EXPECT_EQ(snapshot_of(v, "21").mine.node_list, (std::vector<std::string>{"node3"}));
+}

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "malleable/cluster/arbitration.hpp"
+#include "malleable/cluster/expander.hpp"
 #include "malleable/cluster/slurm.hpp"
 
 namespace cluster::slurm {
@@ -29,6 +30,13 @@ struct Moment {
   // What growing by `extra_nodes` with `per_node` processes each would bring (< 0: a
   // give-back of that many nodes); empty: "no prediction" (growth pays when idle).
   std::function<Growth(int extra_nodes, int per_node)> growth;
+  // Launches waiting to join the job now (growing by joining: the job's directory lists
+  // them): its expander jobs' launches among them join at this remap point.
+  struct Launch {
+    std::string id, host;
+    int procs = 0;
+  };
+  std::vector<Launch> waiting = {};
 };
 
 // What the job does now.
@@ -43,6 +51,10 @@ struct Step {
   bool by_restart = false;      // Grow: by restart onto the enlarged allocation (a spawn cannot reach it)
   bool new_allocation = false;  // Grow: by restart into a new, larger allocation (no job expansion)
   std::string reason;           // "slurm: <rule>: <why>"
+  // Grow by joining: the launches that join (their ids; the expander jobs' launches waiting
+  // now), one per host of `hosts`. Empty: the session starts the processes (spawn, or the
+  // launches it orders from its launcher).
+  std::vector<std::string> launches = {};
   // Grow after a prediction: the iteration time on the bigger grid as measured there
   // before, the predicted resize time, the iteration time now, and the prediction's words.
   double predicted_iteration = -1, predicted_resize = -1, measured_iteration = -1;
@@ -120,6 +132,23 @@ class JobAgent {
   void start_once();
   bool refresh_own_nodes(Snapshot& s, Plan& p);
   Step give_back(const Moment& m, const Snapshot& s, const Plan& p, int per_node, double t);
+  // Growth by expander jobs (grow_by_join.cpp, expanders.hpp): the book of this job's
+  // expanders, followed at every remap point; submitted for the nodes a plan acquires;
+  // their launches join once they wait; cancelled when late, refused or at the job's end.
+  struct Expanders {
+    std::vector<Expander> book;
+    unsigned seq = 0;        // the last launch id's number
+    double asked = -1e30;    // when Slurm was last asked about them
+  } exp_;
+  bool grows_by_join() const { return !opt_.launch.join.dir.empty(); }
+  Step follow_expanders(const Moment& m, double t);
+  Step grow_by_join(const Moment& m, Plan p, int per_node, double t);
+  Step submit_expanders(const Plan& p, int per_node);
+  void cancel_expanders(const std::vector<std::string>& ids, const std::string& why);
+  void expanders_completed(const Step& s, bool ok);
+  std::vector<std::string> expander_nodes() const;  // nodes of expanders running or joined
+  bool expanders_pending() const;                   // submitted, their launches not joined yet
+  void back_off();                                  // no growth before the refusal back-off
   Step grow(const Moment& m, const Plan& p, int per_node, double t, bool by_restart);
 };
 

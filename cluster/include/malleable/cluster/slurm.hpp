@@ -222,6 +222,20 @@ struct Options {
     // such a growth is then a resize by restart on the enlarged allocation
     // (Decision::by_restart), or none when nothing relaunches the job.
     bool late_daemons = false;
+    // Growth by expander jobs (docs/guide/joining.md, "Under Slurm"): set (the job runs
+    // under scripts/malleable-run --job-dir DIR), the job grows by submitting one batch job of
+    // its own per node it is granted, each running one launch that joins it (`launcher --join
+    // DIR --host NODE --id ID -n K --while-job J`), and gives such a node back by letting that launch
+    // leave: the expander ends and Slurm sees its node idle. The job keeps its ID and its
+    // allocation; no job expansion is needed (expander.hpp). Empty dir: growth by job
+    // expansion, or by restart into a new allocation (`expansion`).
+    struct Join {
+      std::string dir;                // the job's directory (absolute)
+      std::string launcher;           // scripts/malleable-run's absolute path
+      double start_deadline_s = 90;   // an expander whose launch does not wait to join by then is cancelled
+      long margin_min = 2;            // an expander ends at least this long before the job's time limit
+      long cap_min = 7 * 1440;        // an expander's time limit when the job has none
+    } join;
   } launch;
 };
 
@@ -346,9 +360,9 @@ class Client {
   // unless it exits 0.
   Command run(const Argv& argv, const std::string& what);
   std::vector<std::string> held();                       // the job's nodes now
+  Job record();                                          // the job's own record (squeue -j)
 
  private:
-  Job own();  // the job's own record (squeue -j)
   std::vector<std::string> acquire_with(int nodes, const std::vector<std::string>& which);
   Runner run_;
   std::string job_;

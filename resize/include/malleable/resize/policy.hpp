@@ -36,6 +36,15 @@ struct PolicyInput {
   const redist::CostParams* cost_model = nullptr;
   const std::vector<double>* powers = nullptr;
   int remaining = -1;
+  // Growing by joining (docs/guide/joining.md): the launches waiting to join the job now
+  // (world rank 0's view of the job's directory); null or empty: none. A policy that
+  // started them (the Slurm policy's expander jobs) decides an expansion by them
+  // (Decision::by = ExpandBy::Waiting, Decision::launches).
+  struct Launch {
+    std::string id, host;
+    int procs = 0;
+  };
+  const std::vector<Launch>* waiting = nullptr;
 };
 
 class Policy {

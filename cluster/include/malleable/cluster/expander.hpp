@@ -9,7 +9,7 @@
 // and never changes its own allocation.
 //
 // Pure: the commands' argument vectors, their answers read, and the expanders' book (which
-// one is waiting, running, joined, late). The agent runs the commands (job_agent.cpp).
+// one is waiting, running, joined, late). The agent runs the commands (grow_by_join.cpp).
 #pragma once
 
 #include <string>
@@ -19,7 +19,9 @@
 
 namespace cluster::slurm {
 
-// What an expander job is asked for.
+// What an expander job is asked for. It runs the job's launcher as its batch script:
+// `launcher --join DIR --host NODE --id LAUNCH -n PROCS --while-job JOB` (one launch of the job's
+// program on the expander's node, joining the job; it ends when the job does).
 struct ExpanderRequest {
   std::string job_id;     // the job that grows (digits)
   std::string node;       // the node it asks for, by name
@@ -28,8 +30,9 @@ struct ExpanderRequest {
   std::string account;    // the job's (empty: the user's default)
   std::string qos;        // the job's (empty: the default)
   long time_limit_min = 0;  // minutes (> 0); the job's time left, less a margin
-  std::string script;       // the expander's batch script: an absolute path
-  std::vector<std::string> script_args;  // its arguments (plain words: a path, a number)
+  std::string launcher;     // the job's launcher (scripts/malleable-run): an absolute path
+  std::string dir;          // the job's directory (malleable-run --job-dir): an absolute path
+  std::string launch;       // the launch's id ([A-Za-z0-9._-]): the job joins it by this name
 };
 
 // The expander's name and comment: what ties it to its job in squeue and sacct.
@@ -38,10 +41,10 @@ std::string expander_comment(const std::string& job_id);  // "malleable-expander
 // The job an expander of this name works for ("" when it is none: another job's name).
 std::string expander_of(const std::string& name);
 
-// `sbatch --parsable ...` for the request. Every field is checked: a job id of digits, names
-// (node, partition, account, QOS) of [A-Za-z0-9._-] (not starting with '-'), an absolute
-// script path of plain characters, arguments of plain characters; throws Error naming the
-// field otherwise. Nothing reaches a shell: the vector is the command's argv.
+// `sbatch --parsable ...` for the request (its output into DIR/expanders/<job id>.out).
+// Every field is checked: a job id of digits, names (node, partition, account, QOS, the
+// launch) of [A-Za-z0-9._-] (not starting with '-'), absolute paths of plain characters;
+// throws Error naming the field otherwise. Nothing reaches a shell: the vector is argv.
 std::vector<std::string> expander_submit_argv(const ExpanderRequest& r);
 // The job id that `sbatch --parsable` printed ("1234" or "1234;cluster"); throws Error.
 std::string parse_sbatch_id(const std::string& out);
@@ -62,8 +65,9 @@ struct Expander {
     Joined,   // its launch is part of the job
     Leaving,  // the job gave its node back: its launch left, the expander ends
   } state = State::Pending;
-  std::string id;    // Slurm's job id
-  std::string node;  // its node
+  std::string id;      // Slurm's job id
+  std::string node;    // its node
+  std::string launch;  // its launch's id
   int procs = 0;
   double submitted_at = 0;  // seconds on the agent's clock
   double running_at = -1;
