@@ -168,6 +168,21 @@ Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
       cand.pop_back();
     }
     if (!dear.empty() && !cand.empty()) dear += ", " + std::to_string(cand.size()) + " would not";
+    // Never so many that the job's predicted end passes its time limit (Slurm kills it there).
+    std::string over;
+    const int from = static_cast<int>(c.ranks.size());
+    while (!cand.empty() && growth) {
+      std::string w_over;
+      const int k = static_cast<int>(cand.size());
+      if (keeps_time_limit(growth(-k), from, k, c.s.mine.time_left, &w_over)) break;
+      if (over.empty()) over = "; " + w_over;
+      cand.pop_back();
+    }
+    if (cand.empty() && !over.empty()) {
+      erase_mine(c.ledger, c.me.id, Kind::Offer, w.id);
+      return stay(c, "time-limit", need + over, w.id);
+    }
+    dear += over;
     if (static_cast<int>(cand.size()) >= missing)
       return give(c, w, {cand.begin(), cand.begin() + missing}, "give-back", need + dear);
     if (cand.empty() && could > 0) {

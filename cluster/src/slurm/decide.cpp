@@ -8,6 +8,18 @@
 
 namespace cluster::slurm {
 
+bool keeps_time_limit(const Growth& g, int from, int n, double time_left_s, std::string* why) {
+  if (time_left_s < 0 || n <= 0 || from - n < 1 || g.measured_iteration <= 0 || g.iterations_left < 0) return true;
+  const double t_to = g.predicted_iteration > 0 ? g.predicted_iteration
+                                                : g.measured_iteration * from / static_cast<double>(from - n);
+  const double end = t_to * g.iterations_left + std::max(0.0, g.predicted_resize);
+  if (end <= time_left_s) return true;
+  if (why)
+    *why = "giving back " + std::to_string(n) + " node(s) would end the job in ~" + std::to_string(static_cast<long>(end)) +
+           " s, past its time limit (" + std::to_string(static_cast<long>(time_left_s)) + " s left)";
+  return false;
+}
+
 Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o, const GrowthModel& growth) {
   Plan p;
   if (rank_hosts.empty()) {
@@ -42,6 +54,11 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
     if (need > can) {
       p.why = "job " + w.id + " waits for " + std::to_string(w.nodes) + " nodes; giving back " + std::to_string(need) +
               " would leave fewer than " + std::to_string(o.min_nodes);
+      return p;
+    }
+    if (std::string over; growth && !keeps_time_limit(growth(-need), static_cast<int>(held.size()), need,
+                                                     s.mine.time_left, &over)) {
+      p.why = "time-limit: job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s); " + over;
       return p;
     }
     p.kind = Plan::Kind::GiveBack;

@@ -144,3 +144,62 @@ TEST(SlurmArbiterWeigh, OffersCountOnlyWhatIsWorthGivingSoNobodyShrinksForAJobTh
   ASSERT_EQ(a.rule, "give-back") << a.plan.why;
   EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node3"}));
 }
+
+// Time limits hold (issue 71): a job is never shrunk so far that its predicted end passes
+// its time limit (Slurm kills it there, its work lost). Job 7 on 4 nodes, 50 iterations
+// left (Amdahl, serial 0.05): its rest of run is 18.4 s on 3 nodes, 26.4 s on 2 (with the
+// shrink). Weighing off (share 0: it would always give).
+TEST(SlurmArbiterWeigh, AGiveBackNeverPushesTheJobsPredictedEndPastItsTimeLimit) {
+  ArbiterOptions always = opts();
+  always.give_gain_share = 0;
+  const JobState seven = job("7", {"node1", "node2", "node3", "node4"});
+  const auto with_left = [](std::string q, double left) {
+    ClusterView v = view(q, "");
+    for (auto& j : v.jobs)
+      if (j.id == "7") j.time_left = left;
+    return v;
+  };
+  const std::string running = "7|RUNNING|4|node[1-4]|a\n";
+  // 20 s left: one node may go, not two; for a job waiting for two it offers one.
+  auto r = arbitrate(with_left(running + "9|PENDING|2||rigid|Resources\n", 20), {}, seven, amdahl(4, 0.05, 50), 100, always);
+  ASSERT_EQ(r.rule, "offer") << r.plan.why;
+  EXPECT_NE(r.plan.why.find("past its time limit (20 s left)"), std::string::npos) << r.plan.why;
+  ASSERT_EQ(r.ledger.entries.size(), 1u);
+  EXPECT_EQ(r.ledger.entries[0].count, 1);
+  r = arbitrate(with_left(running + "9|PENDING|1||rigid|Resources\n", 20), {}, seven, amdahl(4, 0.05, 50), 100, always);
+  EXPECT_EQ(r.rule, "give-back") << r.plan.why;
+  // 10 s left: not even one; the decision log names the rule.
+  r = arbitrate(with_left(running + "9|PENDING|1||rigid|Resources\n", 10), {}, seven, amdahl(4, 0.05, 50), 100, always);
+  EXPECT_EQ(r.rule, "time-limit") << r.plan.why;
+  EXPECT_EQ(r.plan.kind, Plan::Kind::None);
+  EXPECT_TRUE(r.ledger.entries.empty());
+  // No limit (UNLIMITED): both go, as before.
+  r = arbitrate(with_left(running + "9|PENDING|2||rigid|Resources\n", -1), {}, seven, amdahl(4, 0.05, 50), 100, always);
+  EXPECT_EQ(r.rule, "give-back") << r.plan.why;
+  EXPECT_EQ(r.plan.nodes.size(), 2u);
+  // The job alone (no arbiter): the same rule in its own decision.
+  Options o;
+  const auto ranks = ranks_on({{"node1", 2}, {"node2", 2}, {"node3", 2}, {"node4", 2}});
+  const auto alone = [&](double left) {
+    return decide(snapshot_of(with_left(running + "9|PENDING|1||rigid|Resources\n", left), "7"), ranks, o,
+                  amdahl(4, 0.05, 50));
+  };
+  EXPECT_EQ(alone(20).kind, Plan::Kind::GiveBack) << alone(20).why;
+  const Plan kept = alone(10);
+  EXPECT_EQ(kept.kind, Plan::Kind::None);
+  EXPECT_EQ(kept.why.rfind("time-limit: ", 0), 0u) << kept.why;
+}
+
+TEST(SlurmArbiterWeigh, TheTimeLimitRuleJudgesNothingWithoutALimitOrAMeasurement) {
+  Growth g;
+  EXPECT_TRUE(keeps_time_limit(g, 4, 1, 5));  // nothing measured
+  g.measured_iteration = 1;
+  g.iterations_left = 100;
+  EXPECT_TRUE(keeps_time_limit(g, 4, 1, -1));   // no limit
+  EXPECT_TRUE(keeps_time_limit(g, 4, 1, 134));  // 100 x 4/3 = 133.3 s, perfect scaling
+  std::string why;
+  EXPECT_FALSE(keeps_time_limit(g, 4, 1, 133, &why));
+  EXPECT_NE(why.find("~133 s, past its time limit (133 s left)"), std::string::npos) << why;
+  g.iterations_left = -1;
+  EXPECT_TRUE(keeps_time_limit(g, 4, 1, 1));  // unknown length
+}

@@ -330,6 +330,14 @@ struct Growth {
 };
 using GrowthModel = std::function<Growth(int extra_nodes)>;
 
+// Whether giving back `n` of the job's `from` nodes keeps it within its time limit (Slurm
+// kills a job at its limit, its work lost): the rest of its run at the smaller size (`g`,
+// the model's prediction for -n nodes: its iteration time there, else perfect scaling from
+// the measured one, the dearest case) plus the shrink ends within `time_left_s`. No limit
+// (< 0), no measurement or an unknown length: true (nothing to judge by). `why` gets the
+// figures when false.
+bool keeps_time_limit(const Growth& g, int from, int n, double time_left_s, std::string* why = nullptr);
+
 // Pure decision. rank_hosts: node of every rank of the job now (rank 0's node is never
 // given back). Order: give back if a pending job needs nodes this job holds; else use held
 // nodes that run nothing; else acquire idle nodes if growing pays (`growth` at the nodes
