@@ -172,9 +172,10 @@ Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
     std::string over;
     const int from = static_cast<int>(c.ranks.size());
     while (!cand.empty() && growth) {
+      // only the candidates running ranks shorten its run (held nodes running nothing go free)
+      const int k = static_cast<int>(std::count_if(cand.begin(), cand.end(), [&](const std::string& h) { return c.ranks.count(h) > 0; }));
       std::string w_over;
-      const int k = static_cast<int>(cand.size());
-      if (keeps_time_limit(growth(-k), from, k, c.s.mine.time_left, &w_over)) break;
+      if (k <= 0 || from - k < 1 || keeps_time_limit(growth(-k), from, k, c.s.mine.time_left, &w_over)) break;
       if (over.empty()) over = "; " + w_over;
       cand.pop_back();
     }

@@ -56,8 +56,11 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
               " would leave fewer than " + std::to_string(o.min_nodes);
       return p;
     }
-    if (std::string over; growth && !keeps_time_limit(growth(-need), static_cast<int>(held.size()), need,
-                                                     s.mine.time_left, &over)) {
+    // only the nodes given that run ranks shorten its run
+    const int from = static_cast<int>(used.size());
+    const int k = static_cast<int>(std::count_if(candidates.begin(), candidates.begin() + need,
+                                                 [&](const std::string& h) { return used.count(h) > 0; }));
+    if (std::string over; growth && k > 0 && from - k >= 1 && !keeps_time_limit(growth(-k), from, k, s.mine.time_left, &over)) {
       p.why = "time-limit: job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s); " + over;
       return p;
     }

@@ -145,7 +145,7 @@ TEST(SlurmArbiterWeigh, OffersCountOnlyWhatIsWorthGivingSoNobodyShrinksForAJobTh
   EXPECT_EQ(a.plan.nodes, (std::vector<std::string>{"node3"}));
 }
 
-// Time limits hold (issue 71): a job is never shrunk so far that its predicted end passes
+// Time limits hold: a job is never shrunk so far that its predicted end passes
 // its time limit (Slurm kills it there, its work lost). Job 7 on 4 nodes, 50 iterations
 // left (Amdahl, serial 0.05): its rest of run is 18.4 s on 3 nodes, 26.4 s on 2 (with the
 // shrink). Weighing off (share 0: it would always give).
