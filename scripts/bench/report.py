@@ -1007,14 +1007,29 @@ def main():
     import provenance
     import splice_sections
     data = a.data or os.path.join(a.root, "docs", "data")
+    # The sections measured apart go to their topic pages (splice_sections.TOPIC); this page
+    # keeps the Slurm section and one line per topic section.
+    md_out = os.path.join(a.out, "measurements", "results.md")
+    apart = []
     for mod, sub in ((cluster_report, "cluster"), (slurm_report, "slurm")):
         text = mod.render(os.path.join(data, sub))
         if text:
             text = splice_sections.measured(text, data, sub)
-            r.md.extend(text.rstrip("\n").split("\n") + [""])
+            if sub in splice_sections.TOPIC:
+                splice_sections.splice_into(splice_sections.page(md_out, sub), text.split("\n", 1)[0], text, data)
+                apart.append((sub, text.split("\n", 1)[0]))
+            else:
+                r.md.extend(text.rstrip("\n").split("\n") + [""])
     # the benchmarks write their sections as markdown (splice_sections.STATIC).
-    for _, text in splice_sections.static_sections(data):
-        r.md.extend(text.rstrip("\n").split("\n") + [""])
+    for sub, heading, text in splice_sections.static_sections(data):
+        splice_sections.splice_into(splice_sections.page(md_out, sub), heading, text, data)
+        apart.append((sub, heading))
+    if apart:
+        r.p("## Measured apart, on the topic pages", "",
+            "Not measured: an index of the sections their own benchmarks render onto the topic pages.", "")
+        for sub, heading in apart:
+            r.p(f"- {heading[3:]}: [{splice_sections.TOPIC[sub]}]({splice_sections.TOPIC[sub]})")
+        r.p("")
     ok = r.checks_section()
     r.commands()
     # Every section of this run starts with the run's "Measured:" line (docs/measurements/);

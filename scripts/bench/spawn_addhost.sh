@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A raw MPI_Comm_spawn + merge of 2 processes onto node2 of the emulated cluster, from a
-# job started two ways (docs/measurements/results.md, "A resize against its limits"):
+# job started two ways (docs/measurements/resize.md, "A resize against its limits"):
 #   pool     the job started with the cluster's hostfile (node2 in its allocation), as
 #            resize_phases.sh's raw spawns are;
 #   add-host the job started on node1 alone (--host node1:2), node2 reached with Open MPI's

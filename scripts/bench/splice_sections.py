@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Refresh the emulated-cluster, Slurm, cost-model and adaptive sections of docs/measurements/results.md.
+"""Refresh the sections that benchmarks measure apart: the Slurm section of
+docs/measurements/results.md and the sections of the topic pages (TOPIC: the emulated
+cluster in cluster.md, the cost model and the shapes in redist.md, adaptation in
+adaptive.md, the checkpoint's bandwidth in checkpoint.md, a resize's limits in resize.md).
 
-reproduce.sh renders every section in one full run (about 20 min); the cluster and Slurm
-measurements run apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, cost_model_error.sh,
-adaptive_bench.sh), so this replaces just those sections in an existing results.md, or
-inserts them before "## Checks made on the data" (or at the end) when they are missing.
+reproduce.sh renders every section in one full run (about 20 min); these measurements run
+apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, cost_model_error.sh,
+adaptive_bench.sh, ...), so this replaces just those sections in the page that holds them,
+or inserts them before "## Checks made on the data" (or at the end) when they are missing.
 
     splice_sections.py [--results docs/measurements/results.md] [--data docs/data] [--only SUB]
 
@@ -28,6 +31,10 @@ SECTIONS = (("cluster", cluster_report, "## On the emulated cluster"), ("slurm",
 # whose first line is its level-2 heading. In this order, after the cluster and Slurm ones.
 STATIC = ("cost_model", "adaptive", "redist_shapes", "redist_shapes_cluster", "checkpoint", "resize_phases")
 KEPT = "<!-- kept by splice_sections.py -->"
+# The page of docs/measurements/ that holds each section (results.md keeps the others).
+TOPIC = {"cluster": "cluster.md", "cost_model": "redist.md", "adaptive": "adaptive.md",
+         "redist_shapes": "redist.md", "redist_shapes_cluster": "redist.md",
+         "checkpoint": "checkpoint.md", "resize_phases": "resize.md"}
 # The script that measures each docs/data/SUB (the section's "Measured:" line names it).
 COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench/slurm_bench.sh",
             "cost_model": "scripts/bench/cost_model_error.sh", "adaptive": "scripts/bench/adaptive_bench.sh",
@@ -45,7 +52,7 @@ def measured(text, data, sub):
 
 
 def static_sections(data, only=None):
-    """(heading, text) of every docs/data/SUB/section.md that exists, SUB in STATIC order."""
+    """(SUB, heading, text) of every docs/data/SUB/section.md that exists, SUB in STATIC order."""
     out = []
     for sub in STATIC if not only else [s for s in STATIC if s == only]:
         f = os.path.join(data, sub, "section.md")
@@ -54,7 +61,7 @@ def static_sections(data, only=None):
             heading = text.split("\n", 1)[0].strip()
             if not heading.startswith("## "):
                 raise SystemExit(f"{f}: the first line must be a level-2 heading, found {heading!r}")
-            out.append((heading, text))
+            out.append((sub, heading, text))
     return out
 
 
@@ -65,6 +72,19 @@ def relink(text, docs, md):
     rel = os.path.relpath(os.path.abspath(docs), os.path.dirname(os.path.abspath(md)))
     return re.sub(r"\]\((?:\.\./\.\./)?(img|data)/",
                   lambda m: f"]({m.group(1)}/" if rel == "." else f"]({rel}/{m.group(1)}/", text)
+
+
+def page(results, sub):
+    """The file that holds docs/data/SUB's section: a topic page beside results.md, or results.md."""
+    return os.path.join(os.path.dirname(os.path.abspath(results)), TOPIC[sub]) if sub in TOPIC else results
+
+
+def splice_into(path, heading, new, data):
+    """Splice the section into the page at path (made with a title if missing)."""
+    text = open(path).read() if os.path.exists(path) else f"# {heading[3:]}\n"
+    text = splice(text, heading, relink(new, os.path.dirname(os.path.abspath(data)), path))
+    with open(path, "w") as f:
+        f.write(text)
 
 
 def splice(text, heading, new):
@@ -87,21 +107,17 @@ def main():
     ap.add_argument("--data", default=os.path.join(root, "docs", "data"))
     ap.add_argument("--only", help="refresh just this docs/data subdirectory's section (e.g. checkpoint)")
     a = ap.parse_args()
-    text = open(a.results).read()
     done = []
     for sub, mod, heading in SECTIONS:
         if a.only and sub != a.only:
             continue
         new = mod.render(os.path.join(a.data, sub))
         if new:
-            new = measured(new, a.data, sub)
-            text = splice(text, heading, relink(new, os.path.dirname(os.path.abspath(a.data)), a.results))
+            splice_into(page(a.results, sub), heading, measured(new, a.data, sub), a.data)
             done.append(sub)
-    for heading, new in static_sections(a.data, a.only):
-        text = splice(text, heading, relink(new, os.path.dirname(os.path.abspath(a.data)), a.results))
+    for sub, heading, new in static_sections(a.data, a.only):
+        splice_into(page(a.results, sub), heading, new, a.data)
         done.append(heading[3:])
-    with open(a.results, "w") as f:
-        f.write(text)
     print(f"splice_sections.py: {a.results}: refreshed {', '.join(done) or 'nothing (no data)'}")
     return 0
 

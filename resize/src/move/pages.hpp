@@ -7,7 +7,7 @@
 // pass that takes those faults and then writes the array a second time; PageArray maps
 // fresh anonymous pages (zero by the kernel, nothing written on allocation), so the move's
 // own writes are the first touch. Measured on one node, PDGEMM N = 4,000 grown 1x2 -> 2x2
-// (docs/measurements/results.md, "A resize against its limits"): the zeroing took 0.15 s of
+// (docs/measurements/resize.md, "A resize against its limits"): the zeroing took 0.15 s of
 // a 0.6 s move.
 // Huge pages (RESIZE_HUGEPAGES, config.hpp; by default, auto, for level recovery's new
 // arrays only: huge_pages_for): from kHugeFrom on, a PageArray asked for them is mapped at 2 MiB alignment, its length rounded up to 2 MiB, and madvise(MADV_HUGEPAGE)
