@@ -162,7 +162,7 @@ TEST(CheckpointChecksum, Version2ChangesWithEveryBitOfAnyElement) {
     }
 }
 
-ck::MatrixInfo info(const char* name, char type, std::int64_t m, std::int64_t n) {
+ck::MatrixInfo info(const char* name, redist::Scalar type, std::int64_t m, std::int64_t n) {
   ck::MatrixInfo i;
   i.name = name;
   i.type = type;
@@ -175,10 +175,12 @@ ck::Header header() {
   ck::Header h;
   h.program = "pdgemm";
   h.iteration = 4;
-  h.matrices = {info("A", 'd', 600, 600), info("B", 'd', 600, 600)};
+  h.matrices = {info("A", redist::Scalar::D, 600, 600), info("B", redist::Scalar::D, 600, 600)};
   return h;
 }
-ck::Expected expected() { return {"pdgemm", {info("A", 'd', 600, 600), info("B", 'd', 600, 600)}}; }
+ck::Expected expected() {
+  return {"pdgemm", {info("A", redist::Scalar::D, 600, 600), info("B", redist::Scalar::D, 600, 600)}};
+}
 
 TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
   EXPECT_EQ(ck::mismatch("f.h5", header(), expected()), "");
@@ -190,7 +192,7 @@ TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
   EXPECT_EQ(ck::mismatch("f.h5", header(), w),
             "checkpoint f.h5: matrix 'B' is 600 x 600 in the file, this program registered 600 x 601");
   w = expected();
-  w.matrices[0].type = 'z';
+  w.matrices[0].type = redist::Scalar::Z;
   EXPECT_EQ(ck::mismatch("f.h5", header(), w),
             "checkpoint f.h5: matrix 'A' holds double (d) in the file, this program registered complex double (z)");
   w = expected();
@@ -307,7 +309,7 @@ TEST(CheckpointIo, ChunkIsTheBlockWhenBlocksAreLargeEnoughAndUniform) {
   EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{0, 0}));
   m.m = m.n = 4000;
   m.mb = m.nb = 64;
-  m.layout = ck::LayoutKind::Extended;  // blocks of many sizes: contiguous
+  m.layout = redist::Distribution::Extended;  // blocks of many sizes: contiguous
   EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{0, 0}));
 }
 
