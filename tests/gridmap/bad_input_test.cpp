@@ -158,6 +158,13 @@ TEST(BadInput, Class5MessagesNameTheArgument) {
   EXPECT_NE(message([] { parse_topology("99999x99999"); }).find("limit of 65536"), std::string::npos);
   EXPECT_NE(message([] { check_matrix(redist::MatrixSpec::block_cyclic(3000000000, 10, 1, 1)); }).find("m = 3000000000"),
             std::string::npos);
+  EXPECT_NE(message([] {
+              redist::MatrixSpec s = redist::MatrixSpec::block_cyclic(100, 100, 10, 10);
+              s.name = "Ahat";
+              s.dist = redist::Distribution::Extended;  // its block sizes are the application's
+              check_matrix(s);
+            }).find("'Ahat' has per-process block sizes"),
+            std::string::npos);
   EXPECT_NE(message([] { select_processors(map_heterogeneous(ProcessorPowers{{2, 1}}, {1, 2}, 10, 10),
                                            ProcessorPowers{std::vector<double>(2000, 1.0)}, 5,
                                            SelectionStrategy::Global); })

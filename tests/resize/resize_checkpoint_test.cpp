@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -209,6 +210,30 @@ TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
   EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "");
   h.version = 0;
   EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "checkpoint f.h5: format version 0, this library reads versions 1 to 2");
+}
+
+// The files spell the element type as ScaLAPACK's letter and the layout kind as a name;
+// both are decoded into the libraries' one enums at the file's boundary, anything else
+// refused with the place it was read from.
+TEST(CheckpointRecord, TypeLettersAndKindNamesDecodeToTheOneEnums) {
+  EXPECT_EQ(ck::parse_type_letter('s', "f: "), redist::Scalar::S);
+  EXPECT_EQ(ck::parse_type_letter('z', "f: "), redist::Scalar::Z);
+  for (redist::Distribution k : {redist::Distribution::BlockCyclic, redist::Distribution::Block, redist::Distribution::Extended})
+    EXPECT_EQ(ck::parse_layout_kind(ck::to_string(k)), k);
+  EXPECT_STREQ(ck::to_string(redist::Distribution::BlockCyclic), "block-cyclic");
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const resize::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message([] { ck::parse_type_letter('q', "checkpoint f.h5: matrix 'A': "); }),
+            "checkpoint f.h5: matrix 'A': unknown element type 'q' (expected s, d, c or z)");
+  EXPECT_EQ(message([] { ck::parse_type_letter('\0', "w: "); }), "w: unknown element type of code 0 (expected s, d, c or z)");
+  EXPECT_EQ(message([] { ck::parse_layout_kind("cyclic"); }),
+            "checkpoint: unknown layout kind 'cyclic' (expected block-cyclic, block or extended)");
 }
 
 TEST(CheckpointWhen, ParsesDurationsAndIntervals) {

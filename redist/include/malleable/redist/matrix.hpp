@@ -122,7 +122,8 @@ struct MatrixSpec {
   // Its layout on a grid of nprow x npcol processes on `ranks` (row-major; empty:
   // 0..nprow*npcol-1), the first block on process (0, 0): block-cyclic with the blocks
   // above, or (Extended) the blocks its rule gives. Throws redist::Error naming the
-  // matrix for an Extended one without a rule, and what Layout's validation finds.
+  // matrix for an Extended one without a rule or whose blocks do not add up to m x n,
+  // and what Layout's validation finds.
   Layout layout_on(int nprow, int npcol, const std::vector<int>& ranks = {}) const;
 };
 
