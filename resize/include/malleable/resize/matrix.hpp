@@ -21,11 +21,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <optional>
 
 #include "malleable/redist/layout.hpp"
 #include "malleable/redist/matrix.hpp"
