@@ -2,8 +2,8 @@
 """The matrix descriptions' rule of scripts/check-structure.py (--matrix-types,
 --matrix-types-mutation): one in-memory description of a distributed matrix.
 
-  A struct or class of the library sources (the src/ and include/ folders of the parts)
-  whose data members hold a global shape and its blocks describes a matrix: the names
+  A struct or class of the sources (the src/, include/ and cli/ folders of the parts,
+  apps/ and sim/src/; tests are not looked at) whose data members hold a global shape and its blocks describes a matrix: the names
   m and n with mb and nb, or rows and cols with row_blocks and col_blocks (row_block and
   col_block, nrows and ncols alike; a trailing underscore ignored). Every such type is
   listed in scripts/matrix-types.txt, which holds at most MAX_TYPES lines
@@ -20,6 +20,8 @@ import shutil
 import tempfile
 
 PARTS = ["common", "redist", "gridmap", "blacs-dyn", "cluster", "resize"]
+# The folders looked at: the parts' libraries and tools, the applications and the simulator.
+FOLDERS = [os.path.join(p, t) for p in PARTS for t in ("src", "include", "cli")] + ["apps", os.path.join("sim", "src")]
 EXTS = (".cpp", ".hpp", ".h", ".c")
 LIST = os.path.join("scripts", "matrix-types.txt")
 MAX_TYPES = 4
@@ -98,22 +100,21 @@ def describes(names):
 
 
 def describing_types(root):
-    """(path, line, name) of every struct/class of the library sources that describes a matrix."""
+    """(path, line, name) of every struct/class of the sources (FOLDERS) that describes a matrix."""
     found = []
-    for part in PARTS:
-        for top in ("src", "include"):
-            for dirpath, dirnames, filenames in os.walk(os.path.join(root, part, top)):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
-                for f in sorted(filenames):
-                    if not f.endswith(EXTS):
-                        continue
-                    path = os.path.join(dirpath, f)
-                    code = _blank(open(path, encoding="utf-8", errors="replace").read())
-                    for m in HEAD.finditer(code):
-                        body, _ = _body(code, m.end() - 1)
-                        if describes(member_names(body)):
-                            found.append((os.path.relpath(path, root), code.count("\n", 0, m.start(2)) + 1,
-                                          m.group(2)))
+    for folder in FOLDERS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
+            for f in sorted(filenames):
+                if not f.endswith(EXTS):
+                    continue
+                path = os.path.join(dirpath, f)
+                code = _blank(open(path, encoding="utf-8", errors="replace").read())
+                for m in HEAD.finditer(code):
+                    body, _ = _body(code, m.end() - 1)
+                    if describes(member_names(body)):
+                        found.append((os.path.relpath(path, root), code.count("\n", 0, m.start(2)) + 1,
+                                      m.group(2)))
     return found
 
 
@@ -156,7 +157,7 @@ def mutation(root):
     """On a copy of the parts: the rule passes as the tree is, and fails on each planted breach."""
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
-        for part in PARTS:
+        for part in PARTS + ["apps", "sim"]:
             src = os.path.join(root, part)
             if os.path.isdir(src):
                 shutil.copytree(src, os.path.join(tmp, part), ignore=shutil.ignore_patterns("build*"))
@@ -167,15 +168,16 @@ def mutation(root):
             print("matrix-types mutation: the copied tree fails already:", clean)
             return False
 
-        def planted(rel, change, want, label):
+        def planted(rel, change, want, label, caught=True):
             nonlocal ok
             path = os.path.join(tmp, rel)
             before = open(path, encoding="utf-8").read() if os.path.exists(path) else None
             with open(path, "w", encoding="utf-8") as f:
                 f.write(change(before or ""))
             hit = any(want in p for p in problems(tmp))
-            print(f"matrix-types mutation: {label}: " + ("caught" if hit else "MISSED"))
-            ok = ok and hit
+            print(f"matrix-types mutation: {label}: " + ("caught" if hit else "passed") +
+                  ("" if hit == caught else " (WRONG)"))
+            ok = ok and hit == caught
             if before is None:
                 os.remove(path)
             else:
@@ -194,6 +196,16 @@ def mutation(root):
                   "    std::vector<long> row_blocks, col_blocks;\n  };\n};\n}\n")
         planted(os.path.join("resize", "src", "move", "mover.cpp"), lambda t: t + nested,
                 "Piece describes a matrix", "resize/src/move/mover.cpp nests a struct of rows, cols and block lists")
+        # ... or, in an application, nrows, ncols and a block.
+        app = ("\nstruct Tile {\n  long nrows = 0, ncols = 0;\n  long row_block = 1, col_block = 1;\n};\n")
+        planted(os.path.join("apps", "reproduce", "repro_plan.cpp"), lambda t: t + app, "Tile describes a matrix",
+                "apps/reproduce/repro_plan.cpp declares a struct of nrows, ncols and blocks")
+        # Not a description: a struct that holds the record and a layout (its own fields a
+        # shape without blocks) passes.
+        holder = ("\nnamespace resize::detail {\nstruct Held {\n  redist::MatrixSpec spec;\n  redist::Layout layout;\n"
+                  "  long m = 0, n = 0;  // a shape alone\n};\n}\n")
+        planted(os.path.join("resize", "src", "move", "mover.cpp"), lambda t: t + holder, "Held describes",
+                "a struct holding a MatrixSpec, a Layout and m, n", caught=False)
         # A listed type taken off the list.
         planted(LIST, lambda t: "\n".join(l for l in t.splitlines() if not l.startswith("MatrixInfo ")) + "\n",
                 "MatrixInfo describes a matrix", "checkpoint::MatrixInfo taken off the list")
