@@ -253,6 +253,21 @@ TEST(Levels, HeaderRoundTrip) {
   EXPECT_EQ(g.payload_checksum, 0x1234u);
 }
 
+// The element type travels as its letter; a header sealed with a letter other than s, d,
+// c, z (its checksum right) is refused by name once decoded, not read as some type.
+TEST(Levels, AHeaderWithAnUnknownElementTypeIsRefused) {
+  auto h = sample();
+  h.matrices[1].global.type = static_cast<redist::Scalar>(9);  // encoded as '?'
+  const auto bytes = lv::encode_header(h);
+  std::size_t used = 0;
+  try {
+    (void)lv::decode_header(bytes.data(), bytes.size(), used);
+    FAIL() << "a header with element type '?' was read";
+  } catch (const resize::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown element type '?'"), std::string::npos) << e.what();
+  }
+}
+
 static std::string hex(const std::vector<char>& bytes) {
   static const char* d = "0123456789abcdef";
   std::string s;
