@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "malleable/resize/background.hpp"
-#include "malleable/resize/matrix_desc.hpp"
+#include "malleable/redist/matrix.hpp"
 #include "malleable/resize/session_options.hpp"
 #include "malleable/resize/types.hpp"
 #include "common/scalar.hpp"
@@ -32,13 +32,15 @@ struct ExpansionState {
   int iteration = 0;
   Mover mover = Mover::Redist;  // the job's: a newcomer must run the same collective code
   Grid from, to;
-  // A registered matrix as the hand-over carries it: its description's shape, blocks and
-  // element type (name, distribution and layout are the newcomer's own registration's).
+  // A registered matrix as the hand-over carries it: its record's shape, blocks and
+  // element type, as 32-bit integers and the type's value (name, distribution and block
+  // rule are the newcomer's own registration's).
   struct Matrix {
-    MatrixDesc desc;
+    redist::MatrixSpec desc;
     bool constant = false;  // marked constant (background resizes)
     Matrix() = default;
-    Matrix(int m, int n, int mb, int nb, Scalar type, bool constant_) : constant(constant_) {
+    Matrix(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb, Scalar type, bool constant_)
+        : constant(constant_) {
       desc.m = m;
       desc.n = n;
       desc.mb = mb;

@@ -148,10 +148,12 @@ RemapResult Session::Impl::act(Decision d) {
   node_plan.hosts_before = detail::World::hosts();
 
   // The target grid (a pure decision, the same on every rank: policy/grid_choice.cpp).
-  gridmap::MatrixShape info;
+  // The first registered matrix steers Optimal; an extended-descriptor one as 1 x 1 blocks
+  // (its block sizes on a candidate grid are the application's to give).
+  redist::MatrixSpec info;
   if (!registry.mats.empty()) {
-    const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal
-    info = gridmap::MatrixShape{m0.mat().m, m0.mat().n, m0.mat().mb, m0.mat().nb, m0.mat().dist == Distribution::Block};
+    info = registry.mats.front().mat();
+    if (info.extended()) info = redist::MatrixSpec::block_cyclic(info.m, info.n, 1, 1);
   }
   const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
   Grid target;

@@ -93,7 +93,8 @@ void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
     m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
-    const int off[9] = {1, -1, m.mat().m, m.mat().n, m.mat().mb, m.mat().nb, 0, 0, 1};
+    const auto& d = m.mat();
+    const int off[9] = {1, -1, static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.mb), static_cast<int>(d.nb), 0, 0, 1};
     std::copy(off, off + 9, m.desc);
   }
 }
@@ -131,7 +132,7 @@ int Session::join() {
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
   for (auto& m : reg.mats)
-    if (m.mat().sizes) m.set_layout(gs.layout_of(m, st.from));
+    if (m.mat().extended()) m.set_layout(gs.layout_of(m, st.from));
   recorder.powers = st.powers;
   // The new local arrays staged and faulted in beside the collectives up to the move.
   if (!st.background) gs.prefault_for(st.to, false, true);  // a newcomer sends nothing
