@@ -50,6 +50,7 @@ Config read() {
   c.session.spawn_deadline = text("RESIZE_SPAWN_DEADLINE");
   c.session.refresh_after = text("RESIZE_REFRESH_AFTER");
   c.session.expand = text("RESIZE_EXPAND");
+  c.session.reconfigure = text("RESIZE_RECONFIGURE");
   const Text prefault = text("RESIZE_PREFAULT");
   c.session.prefault = !(prefault && (*prefault == "off" || *prefault == "0"));
   const Text free_on_thread = text("RESIZE_FREE_ON_THREAD");

@@ -199,6 +199,21 @@ void World::leave() {
   std::abort();  // blacs_dyn_leave does not return
 }
 
+int World::retire(bool& leaving, std::string& err) {
+  int leave = 0;
+  const int rc = blacs_dyn_retire(&leave);
+  leaving = leave != 0;
+  return fail(rc, err);
+}
+
+std::vector<int> World::rank_launches() {
+  std::vector<int> g(static_cast<std::size_t>(std::max(1, blacs_dyn_size())), 0);
+  std::string err;
+  if (fail(blacs_dyn_rank_groups(g.data(), static_cast<int>(g.size())), err) != BLACS_DYN_OK)
+    throw Error("the ranks' launches: " + err);
+  return g;
+}
+
 void World::background_thread(bool on) {
   std::string err;
   if (fail(blacs_dyn_background_thread(on ? 1 : 0), err) != BLACS_DYN_OK) throw Error("background expansion: " + err);

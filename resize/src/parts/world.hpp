@@ -61,6 +61,13 @@ struct World {
   static int shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
                     const std::function<bool()>& move, bool& leaving, std::string& err);
   [[noreturn]] static void leave();
+  // A respawn's last step (blacs_dyn_retire): the last expansion's processes replace the
+  // world; `leaving` true on every other process (it must leave()). 0 or the error (the
+  // same on every rank).
+  static int retire(bool& leaving, std::string& err);
+  // The launch (spawn group) of every rank of the current world: ranks of one launch
+  // share Open MPI's shared memory. Local.
+  static std::vector<int> rank_launches();
   // Background resizes: the calling thread expands in the background (blacs_dyn_background_thread):
   // its expansion stays pending, seen by it alone, until the main thread publishes it.
   static void background_thread(bool on);
