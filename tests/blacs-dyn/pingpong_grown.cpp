@@ -12,7 +12,8 @@
 // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) puts them in one communicator, and whether a
 // TCP connection joins the two processes (the kernel's table: an ob1 pair of two launches
 // has one after exchanging messages, a pair of one launch none):
-//   "launch: rank 0 job J0, rank 1 job J1: same|different; shared-memory split: together|apart; tcp between them: yes|no"
+//   "launch: rank 0 job J0, rank 1 job J1: same|different; shared-memory split: together|apart; tcp between them: yes|no;
+//    yield when idle: Y0, Y1" (Open MPI's mpi_yield_when_idle in each, read through MPI_T)
 //   pingpong_grown fresh|grow|respawn [MiB] [rounds]
 #include <mpi.h>
 
@@ -86,6 +87,34 @@ std::vector<std::string> tcp_connections() {
   return out;
 }
 
+// Open MPI's mpi_yield_when_idle as this process runs with it (MPI_T); -1 when not found.
+int yield_when_idle() {
+  int provided = 0, n = 0, out = -1;
+  if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS) return -1;
+  MPI_T_cvar_get_num(&n);
+  for (int i = 0; i < n && out < 0; ++i) {
+    char name[256], desc[8];
+    int nl = sizeof name, dl = sizeof desc, verb = 0, bind = 0, scope = 0;
+    MPI_Datatype dt;
+    MPI_T_enum en;
+    if (MPI_T_cvar_get_info(i, name, &nl, &verb, &dt, &en, desc, &dl, &bind, &scope) != MPI_SUCCESS) continue;
+    if (std::strcmp(name, "mpi_yield_when_idle") != 0 || bind != MPI_T_BIND_NO_OBJECT) continue;
+    MPI_T_cvar_handle h;
+    int count = 0;
+    alignas(8) unsigned char v[16] = {};
+    if (MPI_T_cvar_handle_alloc(i, nullptr, &h, &count) == MPI_SUCCESS) {
+      if (count == 1 && (dt == MPI_INT || dt == MPI_C_BOOL) && MPI_T_cvar_read(h, v) == MPI_SUCCESS) {
+        int iv = 0;
+        std::memcpy(&iv, v, sizeof iv);
+        out = dt == MPI_C_BOOL ? (v[0] != 0 ? 1 : 0) : iv;
+      }
+      MPI_T_cvar_handle_free(&h);
+    }
+  }
+  MPI_T_finalize();
+  return out;
+}
+
 // Open MPI's view of ranks 0 and 1 (collective over w; rank 0 prints).
 void launch_view(MPI_Comm w) {
   int r = 0;
@@ -94,6 +123,10 @@ void launch_view(MPI_Comm w) {
   const char* j = std::getenv("OMPI_MCA_ess_base_jobid");
   long long mine = j ? std::atoll(j) : -1;
   MPI_Gather(&mine, 1, MPI_LONG_LONG, job, 1, MPI_LONG_LONG, 0, w);  // ranks 0, 1 (w has 2 or more)
+  // Whether Open MPI yields the core while polling (mpi_yield_when_idle, read through
+  // MPI_T: it turns it on for a job it sees oversubscribed): -1 not readable.
+  int yield_mine = yield_when_idle(), yield[2] = {-1, -1};
+  MPI_Gather(&yield_mine, 1, MPI_INT, yield, 1, MPI_INT, 0, w);
   // Together when the node communicator of each of ranks 0 and 1 holds both.
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(w, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node);
@@ -131,8 +164,10 @@ void launch_view(MPI_Comm w) {
     const std::string reversed = c.substr(dash + 1) + "-" + c.substr(0, dash);
     tcp = tcp || std::find(own.begin(), own.end(), reversed) != own.end();
   }
-  std::printf("launch: rank 0 job %lld, rank 1 job %lld: %s; shared-memory split: %s; tcp between them: %s\n", job[0],
-              job[1], job[0] == job[1] ? "same" : "different", together ? "together" : "apart", tcp ? "yes" : "no");
+  std::printf("launch: rank 0 job %lld, rank 1 job %lld: %s; shared-memory split: %s; tcp between them: %s; "
+              "yield when idle: %d, %d\n",
+              job[0], job[1], job[0] == job[1] ? "same" : "different", together ? "together" : "apart", tcp ? "yes" : "no",
+              yield[0], yield[1]);
 }
 }  // namespace
 
