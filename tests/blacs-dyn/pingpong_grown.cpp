@@ -25,6 +25,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
@@ -196,7 +197,17 @@ int main(int argc, char** argv) {
     if (mode != "respawned") {
       std::string child = "respawned";
       char* cargv[] = {child.data(), m.data(), n.data(), nullptr};
-      if (int rc = blacs_dyn_expand(2, argv[0], cargv, nullptr, MPI_INFO_NULL)) return fail("blacs_dyn_expand", rc);
+      // As the session's respawn does (resize's respawn_spawn_env): two processes on a node
+      // of two cores or more poll without yielding, though Open MPI sees the spawn
+      // oversubscribed while the old pair still runs.
+      MPI_Info info = MPI_INFO_NULL;
+      if (!std::getenv("OMPI_MCA_mpi_yield_when_idle") && std::thread::hardware_concurrency() >= 2) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "env", "OMPI_MCA_mpi_yield_when_idle=0");
+      }
+      const int rc = blacs_dyn_expand(2, argv[0], cargv, nullptr, info);
+      if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+      if (rc) return fail("blacs_dyn_expand", rc);
     }
     int leaving = 0;
     if (int rc = blacs_dyn_retire(&leaving)) return fail("blacs_dyn_retire", rc);

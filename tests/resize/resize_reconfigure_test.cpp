@@ -163,6 +163,18 @@ TEST(Reconfigure, ARespawnPutsOneLaunchOnEachNode) {
   EXPECT_NE(refusal([] { respawn_layout(Grid{1, 2, {}}, {"a"}); }), "");
 }
 
+// A respawn onto as many processes as the node has cores busy-polls (Open MPI would see
+// the spawn oversubscribed and yield); more processes, several nodes or the user's own
+// setting leave Open MPI's choice alone.
+TEST(Reconfigure, ARespawnThatFitsTheCoresPollsWithoutYielding) {
+  const RespawnLayout one = respawn_layout(Grid{1, 2, {}}, {"n1", "n1"});
+  EXPECT_EQ(respawn_spawn_env(one, 2, false), "OMPI_MCA_mpi_yield_when_idle=0");
+  EXPECT_EQ(respawn_spawn_env(one, 16, false), "OMPI_MCA_mpi_yield_when_idle=0");
+  EXPECT_EQ(respawn_spawn_env(one, 1, false), "");
+  EXPECT_EQ(respawn_spawn_env(one, 2, true), "");
+  EXPECT_EQ(respawn_spawn_env(respawn_layout(Grid{1, 2, {}}, {"a", "b"}), 16, false), "");
+}
+
 TEST(RankZeroCarry, EveryFieldSurvivesTheRoundTrip) {
   RankZeroCarry c;
   c.iterations = {{1, 4, "2x2", 0.5, 0.4, 0.3}, {2, 9, "3x3", 0.25, 0.2, 0}};

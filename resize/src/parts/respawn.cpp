@@ -35,6 +35,7 @@ Outcome detail::respawn(GridSwitch gs, const LaunchCommand& launch, const Decisi
   NodePlan groups;
   groups.spawn = layout.groups;
   const std::string err = spawn_processes(spawn, groups, total, launch, &watchdog, rec.t_spawn);
+  World::set_spawn_env("");  // set by the caller (respawn_spawn_env) for this spawn only
   if (!err.empty()) return {{d.action, false, err}, {}, false};
   job.world = World::comm();
   if (job.size() != n + total)

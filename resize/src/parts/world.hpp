@@ -25,6 +25,9 @@ struct World {
   // False, with the reason, when the job is known not to spawn (blacs_dyn_spawn_supported).
   static bool spawn_supported(std::string& why);
   // One spawn group per host, spawned at the same time (blacs_dyn_expand_hosts).
+  // Open MPI's "env" key (newline-separated assignments) for the spawns of expand and
+  // expand_hosts until set again ("": none); a respawn's (parts/respawn.cpp).
+  static void set_spawn_env(const std::string& env);
   static int expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
                           const std::string& command, const std::vector<std::string>& args,
                           std::string& err);

@@ -142,6 +142,11 @@ RespawnLayout respawn_layout(const Grid& target, const std::vector<std::string>&
   return out;
 }
 
+std::string respawn_spawn_env(const RespawnLayout& layout, unsigned cores, bool user_set) {
+  if (user_set || !layout.groups.empty() || layout.grid.size() > static_cast<long long>(cores)) return {};
+  return "OMPI_MCA_mpi_yield_when_idle=0";
+}
+
 Grid shifted(const Grid& g, int offset) {
   Grid s{g.nprow, g.npcol, g.rank_map()};
   for (int& r : s.ranks) r += offset;

@@ -91,6 +91,13 @@ struct RespawnLayout {
 // host_of_position[p]: the node of position p of `target` (row-major), as a merge would
 // place it.
 RespawnLayout respawn_layout(const Grid& target, const std::vector<std::string>& host_of_position);
+// The "env" a respawn's spawn passes its processes: Open MPI turns mpi_yield_when_idle on
+// for a job it sees oversubscribed, and at a respawn's spawn the old processes still hold
+// the cores, so the new ones would yield while they poll for good (docs/measurements/
+// respawn.md: 25x the fresh pair's latency on 2 cores). "OMPI_MCA_mpi_yield_when_idle=0"
+// when the new grid is one group (one node) of at most `cores` processes and the user set
+// no value of their own; "" otherwise (more processes than cores: yielding is right).
+std::string respawn_spawn_env(const RespawnLayout& layout, unsigned cores, bool user_set);
 // `g` with every rank moved up by `offset` (the new grid on the grown world, before the
 // old processes go).
 Grid shifted(const Grid& g, int offset);

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <thread>
 
 #include "checkpoint/levels/node_io.hpp"
 #include "common/broadcast.hpp"
@@ -269,6 +270,8 @@ Outcome Session::Impl::respawn_resize(const Decision& d, const Grid& target, con
   }
   const auto state = [&] { return pack_expansion(job.shape, shifted(layout.grid, n), false, n); };
   const auto carry = [&](const ResizeRecord& r, double elapsed) { return pack_carry(r, d, elapsed); };
+  // This spawn's processes poll without yielding where they fit the node's cores.
+  World::set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
   return detail::respawn(grid_switch(), launch, d, layout, rec, t_start, state, carry);
 }
 
