@@ -66,6 +66,7 @@ constexpr auto expansion_fields = [](auto& v, auto& s) {
     v(c->mtbf2);
     v(c->keep);
   }
+  v(s.respawn_from);
 };
 
 constexpr auto decision_fields = [](auto& v, auto& d) {

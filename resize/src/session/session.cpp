@@ -167,6 +167,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   impl_->watchdog.set_timeout(opt.resize_timeout);
   impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0, 0};
   impl_->refresh = detail::parse_refresh_rule(impl_->cfg.session.refresh_after);
+  impl_->reconfigure = detail::parse_reconfigure(impl_->cfg.session.reconfigure);  // on every process
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
   impl_->launch = launch_command(opt, argc, argv);
