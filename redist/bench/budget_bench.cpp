@@ -34,7 +34,8 @@ std::int64_t wrong(const redist::Layout& l, int rank, const Local& x) { return r
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_budget(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -116,3 +117,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

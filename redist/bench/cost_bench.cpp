@@ -52,7 +52,8 @@ void print_summary(const char* what, const nlohmann::json& s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_cost(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int world = 0, wrank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
@@ -212,3 +213,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return rc;
 }
+}  // namespace redist::bench

@@ -242,7 +242,8 @@ void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_exec(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me = 0, np = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -275,3 +276,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

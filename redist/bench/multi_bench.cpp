@@ -50,7 +50,8 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_multi(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -159,3 +160,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

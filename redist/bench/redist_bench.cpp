@@ -76,7 +76,8 @@ using redist::calib::max_over;
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_redist(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int world = 0, wrank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
@@ -413,3 +414,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench
