@@ -33,7 +33,7 @@ constexpr Case kCases[] = {
 };
 
 int usage(FILE* out) {
-  std::fprintf(out, "usage: malleable-redist-bench <case> [options]   (<case> --help: its options)\ncases:\n");
+  std::fprintf(out, "usage: malleable-redist-bench <case> [options]   (<case> --help: its options)\nSubcommands:\n");
   for (const Case& c : kCases) std::fprintf(out, "  %-13s %s\n", c.name, c.what);
   return 2;
 }
