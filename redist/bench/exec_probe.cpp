@@ -6,7 +6,7 @@
 // time its ranks spent (summed; a spinning waiter counts too) and redist's phases. Element
 // type s, d, c or z. Every variant's result is compared element for element with
 // PxGEMR2D's. Nothing here is a pass/fail target.
-//   mpiexec -n P redist_exec_probe --shape 4000x4000:64x64@1x2:64x64@2x1 [--reps 15] [--type d]
+//   mpiexec -n P malleable-redist-bench exec --shape 4000x4000:64x64@1x2:64x64@2x1 [--reps 15] [--type d]
 //       [--variants datatype,packed,auto,shm,no-shm] [--costa-native costa_native.so]
 #include <mpi.h>
 
@@ -248,7 +248,7 @@ int case_exec(int argc, char** argv) {
   int me = 0, np = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  CLI::App app{"redist_exec_probe"};
+  CLI::App app{"malleable-redist-bench exec"};
   std::string shape = "4000x4000:64x64@1x2:64x64@2x1", costa, type = "d";
   std::vector<std::string> variants{"no-shm", "shm"};
   int reps = 15;
