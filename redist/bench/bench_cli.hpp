@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The benchmarks' command-line parsing under MPI: every rank parses the same argv.
+// malleable-redist-bench's cases (main.cpp dispatches on the first argument, as SLATE's
+// tester) and their command-line parsing under MPI: every rank parses the same argv.
 #pragma once
 
 #include <mpi.h>
@@ -23,3 +24,21 @@ inline std::optional<int> parse_or_exit(CLI::App& app, int argc, char** argv, in
 }
 
 }  // namespace redist::calib
+
+namespace redist::bench {
+
+// One case each: argv[0] is the case's name, the rest its options. A case that calls
+// MPI_Init calls MPI_Finalize before it returns.
+int case_redist(int argc, char** argv);        // redist_bench.cpp
+int case_multi(int argc, char** argv);         // multi_bench.cpp
+int case_budget(int argc, char** argv);        // budget_bench.cpp
+int case_cost(int argc, char** argv);          // cost_bench.cpp
+int case_exec(int argc, char** argv);          // exec_probe.cpp
+int case_passes(int argc, char** argv);        // passes_probe.cpp
+int case_between_jobs(int argc, char** argv);  // between_jobs_redist.cpp
+int case_cma(int argc, char** argv);           // cma_probe.cpp
+
+// The program's own path (its argv[0]): what a case that spawns itself starts.
+const char* program_path();
+
+}  // namespace redist::bench

@@ -9,8 +9,8 @@
 // (redist's default choice), and other-jobs (the window only between ranks of different
 // jobs, WindowPairs::OtherJobs: what a resize's moves use). Best of `reps` per transport,
 // round robin; time = slowest rank; every result checked element for element.
-//   mpiexec -n 2 between_jobs_redist --spawn N NB REPS [--expect-window]
-//   mpiexec -n 4 between_jobs_redist --same-job N NB REPS [--expect-window]
+//   mpiexec -n 2 malleable-redist-bench between-jobs --spawn N NB REPS [--expect-window]
+//   mpiexec -n 4 malleable-redist-bench between-jobs --same-job N NB REPS [--expect-window]
 // Prints: "setting transport seconds GBps window_MB single_copy_MB" per transport (GB/s:
 // bytes moved between ranks / time; the MB that went through the node window or were read in
 // one copy, over all ranks, last repetition), preceded by a comment line. Exit 1 when a
@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "malleable/redist/node_map.hpp"
 #include "malleable/redist/redistribute.hpp"
 
@@ -124,10 +125,11 @@ int run(MPI_Comm comm, bool spawned, std::int64_t n, std::int64_t nb, int reps, 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_between_jobs(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc < 5 || argc > 6 || (std::strcmp(argv[1], "--spawn") != 0 && std::strcmp(argv[1], "--same-job") != 0)) {
-    std::fprintf(stderr, "usage: between_jobs_redist --spawn|--same-job N NB REPS [--expect-window]\n");
+    std::fprintf(stderr, "usage: malleable-redist-bench between-jobs --spawn|--same-job N NB REPS [--expect-window]\n");
     MPI_Finalize();
     return 2;
   }
@@ -139,7 +141,11 @@ int main(int argc, char** argv) {
   MPI_Comm_get_parent(&parent);
   if (spawn) {
     if (parent == MPI_COMM_NULL) {
-      MPI_Comm_spawn(argv[0], argv + 1, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+      std::vector<char*> child_args{argv[0]};  // this case's name first, then its options
+      child_args.insert(child_args.end(), argv + 1, argv + argc);
+      child_args.push_back(nullptr);
+      MPI_Comm_spawn(program_path(), child_args.data(), 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                     MPI_ERRCODES_IGNORE);
       MPI_Intercomm_merge(inter, 0, &all);
     } else {
       inter = parent;
@@ -152,7 +158,7 @@ int main(int argc, char** argv) {
   if (np == 4)
     rc = run(all, spawn, n, nb, reps, expect_window);
   else
-    std::fprintf(stderr, "between_jobs_redist: needs 4 processes in all (2 with --spawn), got %d\n", np);
+    std::fprintf(stderr, "between-jobs: needs 4 processes in all (2 with --spawn), got %d\n", np);
   if (spawn) {
     MPI_Comm_free(&all);
     MPI_Comm_disconnect(&inter);
@@ -160,3 +166,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return rc;
 }
+}  // namespace redist::bench

@@ -5,7 +5,7 @@
 // machine's state (each timed call after an untimed one with the same budget); per budget the fastest rep (slowest rank), the job's most rounds and
 // largest peak_bytes, and the time's ratio to the unlimited run. The result is checked
 // against the global matrix once per budget. Nothing here is a pass/fail target.
-//   mpiexec -n 9 redist_budget_bench [--n 4000] [--nb 64] [--reps 5]
+//   mpiexec -n 9 malleable-redist-bench budget [--n 4000] [--nb 64] [--reps 5]
 //       [--budgets 65536,1048576,16777216,0] [--transport packed|auto|datatype]
 //       [--schedule allatonce|caterpillar|default]
 #include <mpi.h>
@@ -34,7 +34,8 @@ std::int64_t wrong(const redist::Layout& l, int rank, const Local& x) { return r
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_budget(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -52,7 +53,7 @@ int main(int argc, char** argv) {
   app.add_option("--schedule", schedule, "allatonce, caterpillar or default");
   if (auto rc = redist::calib::parse_or_exit(app, argc, argv, me)) return *rc;
   if (size < 9) {
-    if (me == 0) std::fprintf(stderr, "redist_budget_bench needs 9 ranks (2x2 -> 3x3)\n");
+    if (me == 0) std::fprintf(stderr, "budget: needs 9 ranks (2x2 -> 3x3)\n");
     MPI_Finalize();
     return 2;
   }
@@ -116,3 +117,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

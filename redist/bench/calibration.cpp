@@ -24,7 +24,7 @@ namespace redist::calib {
 namespace {
 
 // Old grid position of each new row/column (-1: new); Local2 inserts the n-th of r new
-// lines after floor((n-1)p/r + p/(2r)) old ones (thesis §4.5), as redist_bench does.
+// lines after floor((n-1)p/r + p/(2r)) old ones (thesis §4.5), as the redist case does.
 std::vector<int> line_order(int p_old, int p_new, bool interspersed) {
   std::vector<int> order;
   const int r = p_new - p_old;

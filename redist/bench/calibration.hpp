@@ -41,7 +41,7 @@ struct Local {
 };
 Local allocate(const Layout& l, int rank, bool fill);
 
-// One redistribution as redist_bench builds it: an N x N double matrix from grid `from`
+// One redistribution as the redist case builds it: an N x N double matrix from grid `from`
 // (ranks 0..from.size()-1, row-major) to grid `to` with the new processes placed Global,
 // Local1 or Local2 (thesis §4.2-§4.5), one block per process row/column.
 struct Case {
@@ -91,7 +91,7 @@ struct Options {
   std::string statistic = "median";
   bool verbose = true;      // rank 0 prints what it measured and fitted
 };
-// Redistributions like redist_cost_bench's on up to `world` ranks, at sizes it does not use
+// Redistributions like the cost case's on up to `world` ranks, at sizes it does not use
 // (so that its cases stay held out): 1x2 -> 2x2, 2x2 -> 3x3, 3x3 -> 4x4, 4x4 -> 5x5 where
 // they fit, N = 3000 and 6000 (past the caches), each change in six (N, placement,
 // schedule) combinations covering the three placements and four schedules at both sizes.

@@ -19,6 +19,8 @@
 #include <cstring>
 #include <vector>
 
+#include "bench_cli.hpp"
+
 namespace {
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -27,7 +29,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_cma(int argc, char** argv) {
+  if (argc > 1 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf("usage: malleable-redist-bench cma [MiB (64)] [reps (3)]\n");
+    return 0;
+  }
   const std::size_t total = (argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 64) << 20;  // MiB
   const int reps = argc > 2 ? std::atoi(argv[2]) : 3;
   std::vector<char> src(total, 1), dst(total, 0), staging(total, 0);
@@ -90,3 +97,4 @@ int main(int argc, char** argv) {
   waitpid(child, nullptr, 0);
   return status;
 }
+}  // namespace redist::bench

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// redist_cost_bench: the cost model's predictions (cost_model.hpp) against measured
-// redistributions, over redist_bench's cases (grid expansions, Global/Local1/Local2
+// malleable-redist-bench cost: the cost model's predictions (cost_model.hpp) against measured
+// redistributions, over the redist case's (grid expansions, Global/Local1/Local2
 // placement, every schedule, one block per process row/column). Prints predicted and
 // measured time (median, or --statistic min, of --reps runs, with their spread) and the relative error per
 // case, then the median, 90th percentile and maximum absolute error (the target:
 // median <= 15% on this machine).
 //
-//   mpiexec --oversubscribe --bind-to none -n 25 redist_cost_bench --calibrate --n 4000,8000
+//   mpiexec --oversubscribe --bind-to none -n 25 malleable-redist-bench cost --calibrate --n 4000,8000
 //
 // --calibrate fits the parameters in the same run first, on malleable-calibrate's cases
 // (sizes 3000 and 6000: the cases evaluated here stay held out), measuring the fitted and
@@ -52,7 +52,8 @@ void print_summary(const char* what, const nlohmann::json& s) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_cost(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int world = 0, wrank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
@@ -206,9 +207,10 @@ int main(int argc, char** argv) {
     }
     if (wrank == 0) std::printf("# %.0f s\n", MPI_Wtime() - t_start);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "redist_cost_bench: rank %d: %s\n", wrank, e.what());
+    std::fprintf(stderr, "cost: rank %d: %s\n", wrank, e.what());
     rc = 1;
   }
   MPI_Finalize();
   return rc;
 }
+}  // namespace redist::bench

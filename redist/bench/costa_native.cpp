@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// COSTA's own API for redist_bench's COSTA column: each matrix described on
+// COSTA's own API for malleable-redist-bench's COSTA column: each matrix described on
 // its own grid with costa::block_cyclic_layout (or costa::custom_layout when the grid's
 // rank mapping is neither row- nor column-major over the communicator), then
 // costa::transform(a, b, comm), the path CP2K and COSMA take.
 //
 // NOT part of the project's build: COSTA is never a dependency. The shapes bench script
 // compiles this file against the COSTA build the user names (its headers and libcosta) into
-// a shared object that redist_bench dlopens (see redist/bench/shapes_bench.cpp, load_costa):
+// a shared object that malleable-redist-bench dlopens (see redist/bench/shapes_bench.cpp, load_costa):
 //
 //   mpicxx -std=c++17 -O2 -fPIC -shared redist/bench/costa_native.cpp -I<costa-src>/src
 //          -I<costa-build>/src -L<costa-build>/src/costa -lcosta -Wl,-rpath,... -o costa_native.so
@@ -106,7 +106,7 @@ extern "C" int malleable_bench_costa_transform(int m, int n, int mba, int nba, i
                            layout_mode, err, errlen);
 }
 
-// The same for float, complex float and complex double (redist_exec_probe --type s|c|z).
+// The same for float, complex float and complex double (malleable-redist-bench exec --type s|c|z).
 #define MALL_COSTA_TYPED(suffix, T)                                                                                  \
   extern "C" int malleable_bench_costa_transform_##suffix(int m, int n, int mba, int nba, int pra, int pca,        \
                                                           const int* ranks_a, const void* a, int lda, int mbb,     \

@@ -6,7 +6,7 @@
 // time its ranks spent (summed; a spinning waiter counts too) and redist's phases. Element
 // type s, d, c or z. Every variant's result is compared element for element with
 // PxGEMR2D's. Nothing here is a pass/fail target.
-//   mpiexec -n P redist_exec_probe --shape 4000x4000:64x64@1x2:64x64@2x1 [--reps 15] [--type d]
+//   mpiexec -n P malleable-redist-bench exec --shape 4000x4000:64x64@1x2:64x64@2x1 [--reps 15] [--type d]
 //       [--variants datatype,packed,auto,shm,no-shm] [--costa-native costa_native.so]
 #include <mpi.h>
 
@@ -242,12 +242,13 @@ void run(const redist::bench::ShapeCase& s, const std::string& shape, int reps, 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_exec(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me = 0, np = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  CLI::App app{"redist_exec_probe"};
+  CLI::App app{"malleable-redist-bench exec"};
   std::string shape = "4000x4000:64x64@1x2:64x64@2x1", costa, type = "d";
   std::vector<std::string> variants{"no-shm", "shm"};
   int reps = 15;
@@ -275,3 +276,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

@@ -12,7 +12,7 @@
 // bytes, and the ratios sequential / together and seq-exch / together. The result of
 // every variant is checked against the global matrix on the first rep. Nothing here is a
 // pass/fail target.
-//   mpiexec -n 9 redist_multi_bench [--n 2000] [--nb 64] [--matrices 3] [--reps 5] [--from 2x2] [--to 3x3]
+//   mpiexec -n 9 malleable-redist-bench multi [--n 2000] [--nb 64] [--matrices 3] [--reps 5] [--from 2x2] [--to 3x3]
 #include <mpi.h>
 
 #include <algorithm>
@@ -50,7 +50,8 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_multi(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -69,13 +70,13 @@ int main(int argc, char** argv) {
   int r1 = 0, c1 = 0, r2 = 0, c2 = 0;
   if (std::sscanf(from.c_str(), "%dx%d", &r1, &c1) != 2 || std::sscanf(to.c_str(), "%dx%d", &r2, &c2) != 2 || r1 < 1 ||
       c1 < 1 || r2 < 1 || c2 < 1) {
-    if (me == 0) std::fprintf(stderr, "redist_multi_bench: --from and --to are grids RxC (got %s, %s)\n", from.c_str(), to.c_str());
+    if (me == 0) std::fprintf(stderr, "multi: --from and --to are grids RxC (got %s, %s)\n", from.c_str(), to.c_str());
     MPI_Finalize();
     return 2;
   }
   const int need = std::max(r1 * c1, r2 * c2);
   if (size < need) {
-    if (me == 0) std::fprintf(stderr, "redist_multi_bench needs %d ranks (%s -> %s)\n", need, from.c_str(), to.c_str());
+    if (me == 0) std::fprintf(stderr, "multi: needs %d ranks (%s -> %s)\n", need, from.c_str(), to.c_str());
     MPI_Finalize();
     return 2;
   }
@@ -159,3 +160,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

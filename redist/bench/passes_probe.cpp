@@ -2,7 +2,7 @@
 // What the memory passes of an element-block redistribution cost, written by hand, beside
 // the memcpy floor and redist itself, in one run (docs/reference/redist.md, "Execution").
 //
-// The case is redist_bench's "thin, blocks 1 -> 2" on 2 ranks: a column of 2n elements,
+// The case is the redist case's "thin, blocks 1 -> 2" on 2 ranks: a column of 2n elements,
 // cyclic (blocks of 1) -> blocks of 2. On rank r, B[2m+r] = A[2m+r] stays (the local
 // copy) and B[2m+1-r] comes from the other rank's A[2m+r'] (r' = 1-r), which it packs. Sequences, each the fastest of --reps
 // (every rank's time, the slowest rank counted):
@@ -15,7 +15,7 @@
 //                 have; this bounds what one would gain)
 //   redist        redist::redistribute with and without fuse_local
 // Ratios to the floor are printed; nothing here is a pass/fail target.
-//   mpiexec -n 2 redist_passes_probe [--n 2097152] [--reps 9]
+//   mpiexec -n 2 malleable-redist-bench passes [--n 2097152] [--reps 9]
 #include <mpi.h>
 
 #include <algorithm>
@@ -48,7 +48,8 @@ double slowest_fastest(int reps, const std::function<void()>& f) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_passes(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int me = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
   app.add_option("--reps", reps, "repetitions, fastest kept")->check(CLI::Range(1, 1000));
   if (const auto rc = redist::calib::parse_or_exit(app, argc, argv, me)) return *rc;
   if (size != 2) {
-    if (me == 0) std::fprintf(stderr, "redist_passes_probe: run on exactly 2 ranks (got %d)\n", size);
+    if (me == 0) std::fprintf(stderr, "passes: run on exactly 2 ranks (got %d)\n", size);
     MPI_Finalize();
     return 2;
   }
@@ -167,3 +168,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

@@ -6,7 +6,7 @@
 // per-process waiting vs transferring table of the thesis §4.6.2 (Tables 4.4-4.6) for the
 // caterpillar and matching schedules.
 //
-//   mpiexec --oversubscribe --bind-to none -n 25 redist_bench --n 4000,8000
+//   mpiexec --oversubscribe --bind-to none -n 25 malleable-redist-bench redist --n 4000,8000
 #include <mpi.h>
 #include <unistd.h>
 
@@ -76,7 +76,8 @@ using redist::calib::max_over;
 
 }  // namespace
 
-int main(int argc, char** argv) {
+namespace redist::bench {
+int case_redist(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int world = 0, wrank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world);
@@ -194,7 +195,7 @@ int main(int argc, char** argv) {
         cases = {cases[static_cast<std::size_t>(only_case)]};
       }
     } catch (const std::exception& e) {
-      if (wrank == 0) std::fprintf(stderr, "redist_bench: %s\n", e.what());
+      if (wrank == 0) std::fprintf(stderr, "redist: %s\n", e.what());
       MPI_Finalize();
       return 2;
     }
@@ -218,7 +219,7 @@ int main(int argc, char** argv) {
       so.costa = redist::bench::load_costa(costa);
       so.costa_native = redist::bench::load_costa_native(costa_native);
     } catch (const std::exception& e) {
-      if (wrank == 0) std::fprintf(stderr, "redist_bench: %s\n", e.what());
+      if (wrank == 0) std::fprintf(stderr, "redist: %s\n", e.what());
       MPI_Finalize();
       return 2;
     }
@@ -413,3 +414,4 @@ int main(int argc, char** argv) {
   MPI_Finalize();
   return 0;
 }
+}  // namespace redist::bench

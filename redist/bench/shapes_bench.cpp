@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// redist_bench's shape mode: PDGEMR2D, redist, COSTA and the memcpy floor
+// malleable-redist-bench redist's shape mode: PDGEMR2D, redist, COSTA and the memcpy floor
 // side by side on one case at a time, round robin, results checked element for element.
 #include "shapes_bench.hpp"
 
@@ -276,7 +276,7 @@ void time_variants(CaseEnv& e, const ShapeOptions& opt, CaseRun& r) {
 void measure_cold(CaseEnv& e, CaseRun& r) {
   const std::size_t bytes = std::max<std::size_t>(e.B.data.size(), 1) * sizeof(double);
   void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (m == MAP_FAILED) throw std::runtime_error("redist_bench: mmap of the cold B failed");
+  if (m == MAP_FAILED) throw std::runtime_error("redist: mmap of the cold B failed");
   auto* b = static_cast<double*>(m);
   r.t_cold = e.timed([&] {
     redist::redistribute<double>(e.comm, e.a, e.A.in ? e.A.data.data() : nullptr, e.A.ld, e.b, e.B.in ? b : nullptr, e.B.ld);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// redist_bench's shape mode: one redistribution per "case" between two
+// malleable-redist-bench redist's shape mode: one redistribution per "case" between two
 // block-cyclic layouts, ScaLAPACK's PDGEMR2D, redist (C++ and C API), COSTA if the user
 // built it, and the parallel memcpy floor of the moved bytes, timed round robin in one run
 // and checked element for element against PDGEMR2D's result.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Markdown tables from redist_bench --json output (docs/reference/redist.md).
+"""Markdown tables from malleable-redist-bench redist --json output (docs/reference/redist.md).
 
 usage: summarize.py bench.json
 """

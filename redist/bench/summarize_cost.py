@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Tables of redist_cost_bench --json output (one file per run of calibrate + bench).
+"""Tables of malleable-redist-bench cost --json output (one file per run of calibrate + bench).
 
   summarize_cost.py run1.json [run2.json ...]                      # markdown to stdout
   summarize_cost.py --csv-dir DIR --section DIR/section.md run*.json
@@ -53,7 +53,7 @@ def markdown(docs, names, tag="", cases_table=True):
     out.append(f"Machine `{d0.get('host', '?')}`, {d0.get('cpus', '?')} CPUs, {d0['ranks']} MPI ranks "
                f"(oversubscribed); {len(docs)} run(s) of `scripts/bench/cost_model_error.sh`, "
                f"each calibrating in the same job (malleable-calibrate's cases: N = {cal_text}) and then "
-               f"comparing with the held-out benchmark cases (redist_bench's: N = "
+               f"comparing with the held-out benchmark cases (the redist case's: N = "
                f"{', '.join(str(n) for n in sorted({c['n'] for c in d0['cases']}))}); measured = "
                f"{d0.get('statistic', 'median').split(' ')[0]} of {d0.get('reps', '?')} runs, interleaved over the cases, calibration and benchmark cases in "
                f"the same rounds. Target: median |error| <= 15%.\n")
@@ -136,7 +136,7 @@ def write_csv(docs, names, d, tag=""):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("runs", nargs="+", help="redist_cost_bench --json files, one per run")
+    ap.add_argument("runs", nargs="+", help="malleable-redist-bench cost --json files, one per run")
     ap.add_argument("--csv-dir", help="write cases.csv and runs.csv here")
     ap.add_argument("--section", help="write the markdown here instead of stdout")
     ap.add_argument("--tag", default="", help="suffix of the CSV names: cases<tag>.csv, runs<tag>.csv")

@@ -13,7 +13,7 @@
 #   ucx        the UCX PML (pml ucx, pml_ucx_tls any, pml_ucx_devices any: Open MPI 4.1.4
 #              declines UCX without those when it sees no InfiniBand device), UCX's own
 #              transport choice
-# Then redist's `redistribute` between jobs (redist/bench/between_jobs_redist.cpp, when
+# Then redist's `redistribute` between jobs (malleable-redist-bench between-jobs, redist/bench/between_jobs_redist.cpp, when
 # built): N x N, 1x2 -> 2x2 onto 2 spawned processes against 4 processes of one job, per
 # transport (message, node window, single copy, auto), `--rounds` times round robin:
 # docs/data/between_jobs/redistribute.txt.
@@ -52,7 +52,7 @@ declare -A mca=(
 settings="ob1 ob1-frag ob1-links2 ucx"
 mkdir -p "$out"
 raw=$out/pingpong.txt
-bench=$build/redist/between_jobs_redist
+bench=$build/redist/malleable-redist-bench
 red=$out/redistribute.txt
 if ((!only)); then
 {
@@ -73,10 +73,10 @@ for r in $(seq 1 "$rounds"); do
 done
 echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw"
 if [[ -x $bench ]]; then
-  echo "# between_jobs_redist N=$n nb=64, $rounds rounds (best of 3 per round); load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$red"
+  echo "# malleable-redist-bench between-jobs N=$n nb=64, $rounds rounds (best of 3 per round); load at start: $(cut -d' ' -f1-3 /proc/loadavg)" >"$red"
   for r in $(seq 1 "$rounds"); do
-    timeout 300 mpiexec --oversubscribe --bind-to none -n 2 "$bench" --spawn "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r between jobs failed" >>"$red"
-    timeout 300 mpiexec --oversubscribe --bind-to none -n 4 "$bench" --same-job "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r same job failed" >>"$red"
+    timeout 300 mpiexec --oversubscribe --bind-to none -n 2 "$bench" between-jobs --spawn "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r between jobs failed" >>"$red"
+    timeout 300 mpiexec --oversubscribe --bind-to none -n 4 "$bench" between-jobs --same-job "$n" 64 3 2>&1 | sed "s/^/$r /" >>"$red" || echo "# round $r same job failed" >>"$red"
   done
   echo "# load at end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$red"
 else

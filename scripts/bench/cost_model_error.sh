@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The redistribution cost model's prediction error on this machine (the target:
-# median |predicted - measured| / measured <= 15% over redist_bench's cases).
+# median |predicted - measured| / measured <= 15% over the redist case's grid changes).
 #
-# Each run calibrates and then compares, in one MPI job (redist_cost_bench --calibrate):
+# Each run calibrates and then compares, in one MPI job (malleable-redist-bench cost --calibrate):
 # malleable-calibrate's measurements (ping-pong, memcpy, redistributions at N = 3000, 5000)
 # are fitted, and the benchmark's cases (N = 4000, 8000 by default: held out, never fitted)
 # are predicted with the fitted parameters and measured; calibration and benchmark
@@ -32,16 +32,16 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 if [[ ! -f $build/CMakeCache.txt ]]; then
   cmake -S "$here" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 fi
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target redist_cost_bench calibrate_cost >/dev/null
-bench=$(find "$build" -name redist_cost_bench -type f -perm -u+x | head -n 1)
-[[ -n $bench ]] || { echo "cost_model_error.sh: redist_cost_bench not built in $build" >&2; exit 1; }
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target malleable_redist_bench calibrate_cost >/dev/null
+bench=$(find "$build" -name malleable-redist-bench -type f -perm -u+x | head -n 1)
+[[ -n $bench ]] || { echo "cost_model_error.sh: malleable-redist-bench not built in $build" >&2; exit 1; }
 
 mkdir -p "$out"
 rm -f "$out"/run*.json "$out"/run*.log "$out"/cost_model_run*.json "$out"/*.csv
 files=()
 for ((i = 1; i <= runs; i++)); do
   echo "== run $i of $runs ($(date -u +%H:%M:%S) UTC, load $(cut -d' ' -f1-3 /proc/loadavg))"
-  mpiexec --oversubscribe --bind-to none -n "$np" "$bench" --calibrate --n "$sizes" --reps "$reps" --statistic "$statistic" \
+  mpiexec --oversubscribe --bind-to none -n "$np" "$bench" cost --calibrate --n "$sizes" --reps "$reps" --statistic "$statistic" \
     --json "$out/run$i.json" --save "$out/cost_model_run$i.json" | tee "$out/run$i.log" | grep '^#' | tail -n 3
   files+=("$out/run$i.json")
 done

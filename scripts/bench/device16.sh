@@ -7,7 +7,7 @@
 #           the order alternating (all --bind-to none: a spawned job's ranks would be bound over
 #           the parent's cores) (the same growth under Open MPI's UCX PML: device16_ucx.sh,
 #           which runs Debian's Open MPI whole; the machine's own could not open pml ucx);
-#   redist  redist_bench --shapes, 8 grid changes x N = 4,000 and 8,000 (2 to 16 ranks) with
+#   redist  malleable-redist-bench redist --shapes, 8 grid changes x N = 4,000 and 8,000 (2 to 16 ranks) with
 #           PDGEMR2D, redist and COSTA's native transform (OMP_NUM_THREADS=1), one mpiexec of
 #           16 ranks bound to cores.
 # Every record lands in OUT (default $OUT, else docs/data/device16/raw); the report is
@@ -48,6 +48,6 @@ growth pdgetrf "${LU_N:-8000}" 6 node
 # shellcheck source=device16_shapes.sh
 . "$(dirname "${BASH_SOURCE[0]}")/device16_shapes.sh"
 echo "$(date -u +%T) redist"
-run redist --bind-to core -n 16 "$build/redist/redist_bench" --shapes "${shapes[@]}" --reps 5 \
+run redist --bind-to core -n 16 "$build/redist/malleable-redist-bench" redist --shapes "${shapes[@]}" --reps 5 \
   --costa-native "$build/redist/costa_native.so" --json "$out/redist.json"
 echo "$(date -u +%T) done"

@@ -21,7 +21,7 @@ for ((r = 1; r <= rounds; ++r)); do
     b=$old
     [[ $w == new ]] && b=$new
     echo "$(date -u +%T) round $r $w"
-    timeout 240 mpiexec --oversubscribe --bind-to "${BIND:-core}" -n 16 "$b/redist/redist_bench" --shapes "${shapes[@]}" --reps 5 \
+    timeout 240 mpiexec --oversubscribe --bind-to "${BIND:-core}" -n 16 "$b/redist/malleable-redist-bench" redist --shapes "${shapes[@]}" --reps 5 \
       --costa-native "$b/redist/costa_native.so" --json "$out/$w.$r.json" >"$out/$w.$r.log" 2>&1 ||
       echo "FAILED $w.$r rc=$?" | tee -a "$out/failures.txt"
   done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# the redistribution cases (redist_bench --suite): PDGEMR2D, redist, COSTA (when
+# the redistribution cases (malleable-redist-bench redist --suite): PDGEMR2D, redist, COSTA (when
 # a COSTA build is named) and the parallel memcpy floor side by side, one mpiexec per case
 # with exactly the case's ranks, `uptime` recorded before each. Every case runs under both
 # Open MPI shared-memory settings, one right after the other: the single copy Open MPI
@@ -23,12 +23,12 @@
 # shared libraries, COSTA_SCALAPACK for the wrapper). The script compiles
 # redist/bench/costa_native.cpp (COSTA's own API: block_cyclic_layout per matrix on its own
 # grid + costa::transform) against DIR's headers and libcosta into $BUILD_DIR/redist/
-# costa_native.so, which redist_bench dlopens; COSTA's ScaLAPACK wrapper
+# costa_native.so, which malleable-redist-bench dlopens; COSTA's ScaLAPACK wrapper
 # (lib*/libcosta_prefixed_scalapack.so) is timed as a separate column where it applies (A
 # and B on one grid shape). COSTA runs with OMP_NUM_THREADS=1 (the ranks share the cores).
 # Without --costa its columns say "not built".
 #
-# --variants also times redist with these ExecOptions (redist_bench --variants, in the same
+# --variants also times redist with these ExecOptions (malleable-redist-bench redist --variants, in the same
 # round robin): "window" forces every transfer within a node through the node window,
 # "single-copy" reads every one in one copy (process_vm_readv); the default (single_copy
 # Auto) chooses per transfer. The report adds a table of the three side by side.
@@ -51,8 +51,8 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 ((cluster)) && out=${OUT_DIR:-$here/docs/data/redist_shapes_cluster}
-bench=$build/redist/redist_bench
-[[ -x $bench ]] || { echo "redist_shapes_bench.sh: $bench missing (cmake --build $build --target redist_bench)" >&2; exit 2; }
+bench=$build/redist/malleable-redist-bench
+[[ -x $bench ]] || { echo "redist_shapes_bench.sh: $bench missing (cmake --build $build --target malleable_redist_bench)" >&2; exit 2; }
 for v in $settings; do
   [[ $v == cma || $v == none ]] || { echo "redist_shapes_bench.sh: --single-copy takes cma and/or none, got '$v'" >&2; exit 2; }
 done
@@ -122,7 +122,7 @@ else  # the other cases' rows stay
 fi
 # The list runs here, outside the nodes: without the cluster's interface limits, which
 # name a subnet this namespace does not have (Open MPI warned about them on every run).
-env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include "$bench" --suite --list |
+env -u OMPI_MCA_btl_tcp_if_include -u OMPI_MCA_oob_tcp_if_include "$bench" redist --suite --list |
 while IFS=$'\t' read -r k np shape kind; do
   if [[ -n $only && " $only " != *" $k "* ]]; then continue; fi
   for sc in $settings; do
@@ -132,8 +132,8 @@ while IFS=$'\t' read -r k np shape kind; do
     env=(env OMPI_MCA_btl_vader_single_copy_mechanism="$sc")
     state="not built"
     log=$out/case$k.$sc.log
-    cmd="OMPI_MCA_btl_vader_single_copy_mechanism=$sc ${launch[*]} -n $np $bench ${args[*]} ${native[*]} ${wrapper[*]}"
-    if "${env[@]}" timeout 1800 "${launch[@]}" -n "$np" "$bench" "${args[@]}" "${native[@]}" "${wrapper[@]}" > "$log" 2>&1 < /dev/null; then
+    cmd="OMPI_MCA_btl_vader_single_copy_mechanism=$sc ${launch[*]} -n $np $bench redist ${args[*]} ${native[*]} ${wrapper[*]}"
+    if "${env[@]}" timeout 1800 "${launch[@]}" -n "$np" "$bench" redist "${args[@]}" "${native[@]}" "${wrapper[@]}" > "$log" 2>&1 < /dev/null; then
       [[ -n $costa ]] && state=ran
     else
       rc=$?

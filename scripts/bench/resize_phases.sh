@@ -10,7 +10,7 @@
 #           the resize;
 #   fresh   the same driver started on 2x2 (iteration times of a job that never resized);
 #           resize and fresh alternate their order from round to round;
-#   redist  redist_bench --shapes: `redistribute` alone on the same matrices, 1x2 -> 2x2 on
+#   redist  malleable-redist-bench redist --shapes: `redistribute` alone on the same matrices, 1x2 -> 2x2 on
 #           4 ranks of one job (5 repetitions: the fastest and the median of the warm calls,
 #           and the first call), with the memcpy floor and (cluster) the busiest link's bound;
 #   raw     spawn_pingpong.c's spawn mode: a raw MPI_Comm_spawn + merge of the same 2
@@ -66,7 +66,7 @@ while (($#)); do
     *) echo "resize_phases.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-for exe in apps/pdgemm_resizable apps/pdgetrf_resizable apps/life_resizable redist/redist_bench; do
+for exe in apps/pdgemm_resizable apps/pdgetrf_resizable apps/life_resizable redist/malleable-redist-bench; do
   [[ -x $build/$exe ]] || { echo "resize_phases.sh: $build/$exe missing: build first (scripts/setup.sh)" >&2; exit 2; }
 done
 CLUSTER=$here/scripts/cluster.sh
@@ -83,7 +83,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 raw_spawn_build "$scratch/spawn_pingpong"
 
-shapes() {  # <driver> <N>: the registered matrices, 1x2 -> 2x2, as redist_bench --shapes
+shapes() {  # <driver> <N>: the registered matrices, 1x2 -> 2x2, as malleable-redist-bench redist --shapes
   local n=$2
   case $1 in
     pdgemm) echo "${n}x${n}:${nb}x${nb}@1x2:${nb}x${nb}@2x2 ${n}x${n}:${nb}x${nb}@1x2:${nb}x${nb}@2x2" ;;  # A and B
@@ -139,8 +139,8 @@ measure() {  # <driver> <N> <setting> <dir>
       fi
     done
     # shellcheck disable=SC2046
-    launch "$setting" "${bench[@]}" "$build/redist/redist_bench" --shapes $(shapes "$d" "$n") --reps "$redist_reps" \
-      --link-rate "$link" --json "$dir/redist.$r.json" >"$dir/redist.$r.log" 2>&1 || { echo "   redist_bench failed:"; tail -5 "$dir/redist.$r.log"; }
+    launch "$setting" "${bench[@]}" "$build/redist/malleable-redist-bench" redist --shapes $(shapes "$d" "$n") --reps "$redist_reps" \
+      --link-rate "$link" --json "$dir/redist.$r.json" >"$dir/redist.$r.log" 2>&1 || { echo "   malleable-redist-bench redist failed:"; tail -5 "$dir/redist.$r.log"; }
     # shellcheck disable=SC2086
     launch "$setting" "${raw[@]}" "$scratch/spawn_pingpong" spawn 2 "$raw_reps" $host \
       >"$dir/raw.$r.txt" 2>&1 || { echo "   raw spawn failed:"; tail -5 "$dir/raw.$r.txt"; }

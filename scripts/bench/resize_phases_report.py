@@ -18,16 +18,16 @@ Ratios (each from one run, the measurements of a row taken one right after the o
                                 segment made and touched by the earlier ones); the target's
                                 figure
   move_over_redistribute_median the same over the median of those warm repetitions
-                                (redist_bench's redist_med_s): the fastest of several favours
+                                (the redist bench's redist_med_s): the fastest of several favours
                                 the baseline on a loaded machine, the resize's move being one
                                 call
   move_over_redistribute_cold   the same over `redistribute`'s first call into arrays of
-                                fresh pages (redist_bench's redist_cold_s): like for like with a
+                                fresh pages (the redist bench's redist_cold_s): like for like with a
                                 resize, whose new arrays are new memory and whose exchange is
                                 the first on its merged world
   move_over_redistribute_touched the same over `redistribute`'s first call on a new
                                 communicator into arrays faulted in ahead, caches flushed
-                                first (redist_bench's redist_touched_s): the move's situation
+                                first (the redist bench's redist_touched_s): the move's situation
                                 when the prefault thread has faulted its arrays in
   move_over_floor               the resize's move / the memcpy floor of the same bytes
   resize_over_spawn_plus_bound  (cluster) the whole resize / (raw spawn + merge + the
@@ -153,7 +153,7 @@ def one_round(d, r, setting):
         q["floor_s"] = sum(c["floor_s"] for c in rd)
         for key, name in (("redist_cold_s", "redistribute_cold_s"), ("redist_med_s", "redistribute_med_s"),
                           ("redist_touched_s", "redistribute_touched_s")):
-            if all(key in c for c in rd):  # (runs of an older redist_bench do not say)
+            if all(key in c for c in rd):  # (runs of an older build do not say)
                 q[name] = sum(c[key] for c in rd)
         q["link_bound_s"] = sum(c.get("link_bound_s", 0.0) for c in rd) if setting == "cluster" else None
     q["raw_spawn_s"], q["raw_spawn_first_s"] = raw_spawn(os.path.join(d, f"raw.{r}.txt"))
@@ -321,11 +321,11 @@ def move_section(rows):
            "first on the merged world (node map, node-window segment). `redistribute` alone is timed four ways: warm "
            "best, the fastest of its repetitions (arrays and segment made and touched by the earlier ones; the "
            "target's figure, `move_over_redistribute`), warm median, the median of the same repetitions "
-           "(redist_bench's `redist_med_s`, `move_over_redistribute_median`: the resize's move is one call, and on a "
+           "(the redist bench's `redist_med_s`, `move_over_redistribute_median`: the resize's move is one call, and on a "
            "loaded machine the fastest of several favours the baseline), cold, its first call into arrays of "
-           "fresh pages (redist_bench's `redist_cold_s`), and first call, after the warm ones, on a new "
+           "fresh pages (the redist bench's `redist_cold_s`), and first call, after the warm ones, on a new "
            "communicator into arrays written before, with 64 MiB of other writes first to flush the caches "
-           "(redist_bench's `redist_touched_s`, `move_over_redistribute_touched`: the move's situation when the "
+           "(the redist bench's `redist_touched_s`, `move_over_redistribute_touched`: the move's situation when the "
            "prefault thread has faulted its arrays in, except that the other ranks' node-window segments are "
            "already mapped; rows measured before it show `-`). Phases "
            "from the record's `move_phases` (the slowest process's seconds each): stage = allocating the new "
@@ -431,7 +431,7 @@ def section(rows, data):
         f"row's load before it and before each round is in its directory's `meta.txt`). N = {', '.join(map(str, ns))}, "
         "blocks of 64 (Life: one block per process), growth 1x2 -> 2x2 after iteration 1, the drivers run with "
         "`--no-check`. Per row and round, one right after the other: the resize and a job started on 2x2 (their "
-        "order alternating from round to round), `redistribute` alone on the same matrices (redist_bench --shapes "
+        "order alternating from round to round), `redistribute` alone on the same matrices (malleable-redist-bench redist --shapes "
         "on 4 ranks of one job, with the memcpy floor and, on the cluster, the busiest link's bound at 1 Gbit/s; "
         "redistribute ms: warm best = the fastest of its repetitions, `move_over_redistribute`, the target's "
         "figure; warm median = their median, `move_over_redistribute_median`; cold = its first call, below) "

@@ -7,7 +7,8 @@ source tree and a build tree.
              (apps/ blacs-dyn/ redist/ gridmap/ cluster/ resize/ scripts/ tests/ docs/ cmake/
              packaging/ .ci/) exists in the tree (globs must match something); a header
              named from its include root (`resize/session.hpp`) is found under some
-             `*/include/malleable/`.
+             `*/include/malleable/`. A retired script is named with a commit that holds
+             it on the same line ("produced by scripts/bench/X.sh at commit abc1234").
   binaries   a word `build/<dir>/<file>` exists in the build tree (the suite runs after
              the build, so a wrong folder or a renamed target is caught).
   options    every `--option` written after a driver's name on one command line is in
@@ -26,7 +27,8 @@ source tree and a build tree.
              (the data may instead be "not committed (<why>)"), or, for a section that holds
              no measured number (method, reading, model), with "Not measured: <why>". The
              commit must be one git knows (when the tree is a git checkout), the command's
-             scripts/, tests/, redist/... paths and the data paths (globs allowed) must exist.
+             scripts/, tests/, redist/... paths (in the tree, or at that commit: a retired
+             script) and the data paths (globs allowed) must exist.
 
 Exceptions, each with its reason, are lines of tests/docs/names-allow.txt:
 `<kind> <name>  # why` (kind: path, binary, option, variable; option names are
@@ -126,16 +128,41 @@ def path_exists(root, word):
     return bool(glob.glob(os.path.join(root, "*", "include", "malleable", word)))
 
 
+AT_COMMIT = re.compile(r"\bcommit ([0-9a-f]{7,40})\b")
+RETIRED_AT = re.compile(r"\bat commit ([0-9a-f]{7,40})\b")
+
+
+def path_at_commit(root, word, commit, cache={}):
+    """True when git has `word` at `commit` (a retired script, named with the commit that
+    still holds it), or when the tree is no git checkout (a tarball: nothing to ask)."""
+    if not os.path.exists(os.path.join(root, ".git")):
+        return True
+    key = (commit, word)
+    if key not in cache:
+        r = subprocess.run(["git", "-C", root, "cat-file", "-e", f"{commit}:{word}"], capture_output=True)
+        cache[key] = r.returncode == 0
+    return cache[key]
+
+
+def retired_path(root, word, line, file_text=""):
+    """A script (scripts/...) gone from the tree, held by a commit that its line names (a
+    Measured line's commit) or that its page gives "at commit abc1234" ("produced by
+    scripts/bench/X.sh at commit abc1234")."""
+    commits = set(AT_COMMIT.findall(line)) | set(RETIRED_AT.findall(file_text))
+    return word.startswith("scripts/") and any(path_at_commit(root, word, c) for c in sorted(commits))
+
+
 def check_paths(root, files, allow):
     bad = []
     for md in files:
+        lines, text_all = dict(all_lines(md)), open(md, encoding="utf-8").read()
         for no, text in code_pieces(md):
             for w in WORD.findall(text):
                 w = clean(w)
                 first = w.split("/", 1)[0]
                 if "/" not in w or first not in SOURCE_DIRS or "$" in w or "..." in w:
                     continue
-                if ("path", w) in allow or path_exists(root, w):
+                if ("path", w) in allow or path_exists(root, w) or retired_path(root, w, lines[no], text_all):
                     continue
                 bad.append(f"{os.path.relpath(md, root)}:{no}: path {w} does not exist in the tree")
     return bad
@@ -192,11 +219,11 @@ def help_options(path, sub=None):
     None when its --help is no option list (fewer than 3 options: nothing to check)."""
     top = help_text([path])
     known = set(OPTION.findall(top))
+    if sub and re.search(r"^\s+" + re.escape(sub) + r"\s", top.split("Subcommands:", 1)[-1], re.M) \
+            and "Subcommands:" in top:  # (a program of cases, as malleable-redist-bench: the case's own)
+        known |= set(OPTION.findall(help_text([path, sub])))
     if len(known) < 3:
         return None
-    if sub and re.search(r"^\s+" + re.escape(sub) + r"\s", top.split("Subcommands:", 1)[-1], re.M) \
-            and "Subcommands:" in top:
-        known |= set(OPTION.findall(help_text([path, sub])))
     return known
 
 
@@ -302,7 +329,7 @@ def commit_known(root, commit, cache={}):
     return cache[commit]
 
 
-def provenance_problem(root, line):
+def provenance_problem(root, line, file_text=""):
     """What is wrong with a section's first line (None when it is a valid block)."""
     if NOT_MEASURED.match(line):
         return None
@@ -314,8 +341,9 @@ def provenance_problem(root, line):
         return f"commit {commit} is not in git"
     for w in WORD.findall(command):
         w = clean(w)
-        if "/" in w and w.split("/", 1)[0] in SOURCE_DIRS and "$" not in w and not path_exists(root, w):
-            return f"the command's {w} does not exist"
+        if "/" in w and w.split("/", 1)[0] in SOURCE_DIRS and "$" not in w and not path_exists(root, w) \
+                and not path_at_commit(root, w, commit) and not retired_path(root, w, line, file_text):
+            return f"the command's {w} does not exist (in the tree or at commit {commit})"
     if data.startswith("not committed (") and data.endswith(")"):
         return None
     paths = re.findall(r"`([^`]+)`", data)
@@ -344,7 +372,7 @@ def check_provenance(root):
                 heading = (no, line[3:].strip())
                 continue
             if heading and line.strip():
-                why = provenance_problem(root, line.strip())
+                why = provenance_problem(root, line.strip(), "".join(l for _, l in lines))
                 if why:
                     bad.append(f"{os.path.relpath(md, root)}:{heading[0]}: section \"{heading[1][:50]}\" {why}")
                 heading = None

@@ -66,6 +66,16 @@ if os.path.exists(os.path.join(sys.argv[1], ".git")):
     if not why or "not in git" not in why:
         print(f"FAILED: a block with an unknown commit was not caught ({why})")
         sys.exit(1)
+    # A retired script passes only with a commit that holds it, named on its line or page.
+    root, gone = sys.argv[1], "scripts/bench/single_copy.sh"  # retired; kept at 351c483b
+    held = "produced by scripts/bench/single_copy.sh at commit 351c483b"
+    if check_names.path_exists(root, gone) or not check_names.retired_path(root, gone, held) \
+            or check_names.retired_path(root, gone, "produced by scripts/bench/single_copy.sh") \
+            or check_names.retired_path(root, gone, "", "at commit 58f7ebec") \
+            or check_names.retired_path(root, "scripts/bench/never_was.sh", held) \
+            or check_names.retired_path(root, "docs/data/gone.csv", "at commit 351c483b"):
+        print("FAILED: a retired script's commit is not what decides it (retired_path)")
+        sys.exit(1)
 
 files, bad = check_names.check(sys.argv[1], sys.argv[2])
 for b in bad:

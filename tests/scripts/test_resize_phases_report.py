@@ -26,7 +26,7 @@ def write(path, text):
 
 def make_row(data, name, rounds, total, bound, addhost_first, med=True):
     """One row's directory: per round r the resize (spawn 0.4 s, move 1.0 s, total
-    total[r]), a fresh job, redist_bench's two cases and the raw spawns; addhost_first[r]
+    total[r]), a fresh job, the redist bench's two cases and the raw spawns; addhost_first[r]
     None: no add-host files (a node row, or a run made before they were measured)."""
     d = os.path.join(data, name)
     os.makedirs(d)

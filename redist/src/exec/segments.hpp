@@ -16,7 +16,7 @@ namespace redist::exec {
 // Contiguous pieces shorter than this many bytes on average make a transfer between two
 // ranks of one node go through the node window (pack, unpack) instead of one kernel read
 // (ExecOptions::single_copy = Auto). Each piece is one entry of the read's scatter-gather
-// list, and the kernel pins the pages of each entry. Measured here (redist_cma_probe:
+// list, and the kernel pins the pages of each entry. Measured here (malleable-redist-bench cma:
 // pieces read with process_vm_readv against the same pieces packed into a staging area
 // and unpacked; docs/data/single_copy.txt, docs/reference/redist.md "Single copy on a node"): ~1 us
 // a piece, so 512-byte pieces read 4-6x slower than pack + unpack; up to 256 KiB the read

@@ -99,7 +99,7 @@ struct ExecOptions {
   // unpack) or by message. Auto (the default): under Transport::Auto, the transfers whose
   // contiguous pieces average at least 1 MiB (exec/segments.hpp; from there one kernel
   // read of a piece measured even with packing and unpacking it, and the sender stages
-  // nothing: redist_cma_probe, docs/data/single_copy.txt). A kernel read costs ~1 us a
+  // nothing: malleable-redist-bench cma, docs/data/single_copy.txt). A kernel read costs ~1 us a
   // piece and 1.6-3.5x a memcpy a byte, so shorter pieces go through the window. On:
   // every transfer between two ranks of one node (any transport). Off: none. Both ends
   // of a transfer decide from the transfer alone, so they agree. Where the system forbids
