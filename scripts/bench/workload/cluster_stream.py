@@ -89,7 +89,8 @@ def job_script(j, src, build, out, start="full", arbiter=None):
     the cluster's malleable-arbiterd, which the Slurm policy then asks instead of the
     run's shared directory."""
     start_one = start == "one"
-    floor = {"one": str(j["min_nodes"]), "min": str(j["min_nodes"]), "full": "$SLURM_JOB_NUM_NODES"}[start]
+    floor = {"one": str(j["min_nodes"]), "min": str(j["min_nodes"]), "join": str(j["min_nodes"]),
+             "full": "$SLURM_JOB_NUM_NODES"}[start]
     sf, iters = j["serial_fraction"], j["iterations"]
     policy = "slurm" if j["malleable"] else "fixed"
     lines = [
@@ -174,7 +175,13 @@ def job_script(j, src, build, out, start="full", arbiter=None):
         lines.append("hosts=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n $n | paste -sd,)")
         lines.append("export OMPI_MCA_ras=^slurm "
                      "MALLEABLE_MPIEXEC=\"mpirun --oversubscribe --bind-to none\"")
-        lines.append(f"{src}/scripts/malleable-run -n $n --hosts $hosts -- {run}")
+        if start == "join":
+            # Growing by joining (docs/guide/joining.md, "Under Slurm"): one launch per node
+            # of its minimum, each joined at the start; every further node an expander job
+            # whose launch joins it, given back by ending that launch (no job expansion).
+            lines.append(f"{src}/scripts/malleable-run --job-dir {out}/jobdirs/{j['id']} -n $n --hosts $hosts -- {run}")
+        else:
+            lines.append(f"{src}/scripts/malleable-run -n $n --hosts $hosts -- {run}")
         return "\n".join(lines) + "\n"
     lines.append(f"mpirun --oversubscribe --bind-to none {mapping}-n $n {run}")
     return "\n".join(lines) + "\n"
@@ -241,7 +248,8 @@ def run(a):
         t = time.monotonic() - t0
         while nxt < len(jobs) and jobs[nxt]["submit_s"] <= t:
             j = jobs[nxt]
-            size = sbatch_nodes(j, a.top)
+            # growing by joining: a malleable job starts on exactly its minimum
+            size = str(j["min_nodes"]) if a.start == "join" and j["malleable"] else sbatch_nodes(j, a.top)
             # a malleable job's comment names its minimum: the policy of the running jobs
             # sees what it waits for (Slurm prints its own estimate, up to the maximum)
             comment = [f"--comment=min_nodes={j['min_nodes']}"] if j["malleable"] else []
@@ -315,9 +323,10 @@ def main(argv=None):
     r.add_argument("--arbiter-munge", help="munged's socket for the arbiter's credentials")
     r.add_argument("--arbiter-user", default="slurm",
                    help="the user the arbiter runs as: the jobs take its replies only (default slurm, as workload_cluster.sh runs it)")
-    r.add_argument("--start", choices=("full", "min", "one"), default="full",
+    r.add_argument("--start", choices=("full", "min", "one", "join"), default="full",
                    help="a malleable job starts on all of its allocation (full), or on its minimum (min) or one "
-                        "process (one) and spawns onto the rest")
+                        "process (one) and spawns onto the rest, or is submitted for its minimum and grows by "
+                        "expander jobs whose launches join it (join: malleable-run --job-dir)")
     a = ap.parse_args(argv)
     if a.cmd == "prepare":
         w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n)
