@@ -314,16 +314,7 @@ CLASS_HEAD = re.compile(r'^\s*(?:template\s*<.*>\s*)?(?:class|struct)\s+(?:\[\[[
 NOT_DATA = re.compile(r"^(using|typedef|friend|static|enum|struct|class|union|template|static_assert|namespace)\b")
 
 
-def strip_nested(text, open_c, close_c):
-    out, depth = [], 0
-    for c in text:
-        if c == open_c:
-            depth += 1
-        elif c == close_c and depth:
-            depth -= 1
-        elif not depth:
-            out.append(c)
-    return "".join(out)
+from structure_matrix_types import strip_nested  # noqa: E402  (the text outside nested brackets; one copy)
 
 
 def data_members(statement):

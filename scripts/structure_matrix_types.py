@@ -41,7 +41,8 @@ def _blank(text):
     return re.sub(r"(?m)^[ \t]*#.*$", lambda m: " " * len(m.group(0)), text)
 
 
-def _strip(text, open_c, close_c):
+def strip_nested(text, open_c, close_c):
+    """`text` without what stands between open_c and close_c (nested), the brackets too."""
     out, depth = [], 0
     for c in text:
         if c == open_c:
@@ -84,10 +85,10 @@ def member_names(body):
         st = re.sub(r"\b(public|private|protected)\s*:(?!:)", " ", st).strip()
         if not st or NOT_DATA.match(st) or st.startswith("~"):
             continue
-        decl = _strip(re.split(r"=(?!=)", st, maxsplit=1)[0], "<", ">")
+        decl = strip_nested(re.split(r"=(?!=)", st, maxsplit=1)[0], "<", ">")
         if "(" in decl or "operator" in decl:
             continue
-        for piece in _strip(_strip(_strip(st, "<", ">"), "(", ")"), "[", "]").split(","):
+        for piece in strip_nested(strip_nested(strip_nested(st, "<", ">"), "(", ")"), "[", "]").split(","):
             m = re.match(r"\s*([^={]*?)\s*(?:[={].*)?$", piece, re.S)
             ident = re.findall(r"\w+", m.group(1)) if m else []
             if ident:

@@ -16,18 +16,8 @@ using slurm_snapshot::input_on;
 using slurm_snapshot::ranks_on;
 
 namespace {
-struct Scripted : slurm_snapshot::ScriptedSlurm {
-  void remap_point(const std::string& node_list, const std::string& idle, const std::string& pending = "") {
-    script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", node_list)}});
-    script.push_back({command_line(kIdleCommand), {0, idle}});
-    script.push_back({"squeue", {0, slurm_snapshot::records(pending)}});
-  }
-};
-bool logged(const SlurmPolicy& p, const std::string& part) {
-  for (const auto& l : p.log())
-    if (l.find(part) != std::string::npos) return true;
-  return false;
-}
+using Scripted = slurm_snapshot::ScriptedJob7;
+using slurm_snapshot::logged;
 Options joining() {
   Options o;
   o.interval_s = 0;

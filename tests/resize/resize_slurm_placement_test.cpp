@@ -17,18 +17,8 @@ using slurm_snapshot::ranks_on;
 namespace {
 // Slurm's answers in order, by command prefix (every remap point: the job, the idle
 // nodes, the waiting jobs).
-struct Scripted : slurm_snapshot::ScriptedSlurm {
-  void remap_point(const std::string& node_list, const std::string& idle) {
-    script.push_back({"squeue -h -j 7", {0, slurm_snapshot::own_record("7", node_list)}});
-    script.push_back({command_line(kIdleCommand), {0, idle}});
-    script.push_back({"squeue", {0, ""}});
-  }
-};
-bool logged(const SlurmPolicy& p, const std::string& part) {
-  for (const auto& l : p.log())
-    if (l.find(part) != std::string::npos) return true;
-  return false;
-}
+using Scripted = slurm_snapshot::ScriptedJob7;
+using slurm_snapshot::logged;
 }  // namespace
 
 TEST(SlurmPlacement, IdleNodesLeaveOutDrainedAndUnresponsiveOnes) {

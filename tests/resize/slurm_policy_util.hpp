@@ -32,4 +32,21 @@ inline cluster::slurm::Plan decide_in(const cluster::slurm::Snapshot& s, const s
                                 [&](int n) { return resize::growth_from_metrics(in, o, n, per_node); });
 }
 
+// Slurm's answers at the remap points of job 7, in order (the job, the idle nodes, the
+// waiting jobs written the short way, records()), and whether the policy's log has a line
+// holding `part`.
+struct ScriptedJob7 : ScriptedSlurm {
+  void remap_point(const std::string& node_list, const std::string& idle, const std::string& pending = "") {
+    script.push_back({"squeue -h -j 7", {0, own_record("7", node_list)}});
+    script.push_back({cluster::slurm::command_line(cluster::slurm::kIdleCommand), {0, idle}});
+    script.push_back({"squeue", {0, pending.empty() ? std::string() : records(pending)}});
+  }
+};
+template <class P>
+bool logged(const P& p, const std::string& part) {
+  for (const auto& l : p.log())
+    if (l.find(part) != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace slurm_snapshot
