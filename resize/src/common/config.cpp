@@ -12,17 +12,18 @@ Text text(const char* name) {
   return v ? Text(v) : std::nullopt;
 }
 bool set_not_empty_not_zero(const Text& v) { return v && !v->empty() && *v != "0"; }
-}  // namespace
 
-Config read() {
-  Config c;
+// One reader per section of Config, so that each stays a plain list of variables.
+void read_policy(Config& c) {
   c.policy.offer = text("RESIZE_OFFER");
   c.policy.history = text("RESIZE_HISTORY");
   c.policy.xdg_cache_home = text("XDG_CACHE_HOME");
   c.policy.home = text("HOME");
   const Text meter = text("RESIZE_METER_KERNELS");
   c.policy.meter_kernels = meter && (*meter == "1" || *meter == "on" || *meter == "yes");
+}
 
+void read_slurm(Config& c) {
   c.slurm.job_id = text("SLURM_JOB_ID");
   c.slurm.procs_per_node = text("RESIZE_SLURM_PROCS_PER_NODE");
   c.slurm.min_nodes = text("RESIZE_SLURM_MIN_NODES");
@@ -43,7 +44,9 @@ Config read() {
   c.slurm.join_deadline = text("RESIZE_SLURM_JOIN_DEADLINE");
   c.slurm.job_dir = text("BLACS_DYN_JOB_DIR");
   c.slurm.launcher = text("MALLEABLE_RUN");
+}
 
+void read_session(Config& c) {
   c.session.fault = text("RESIZE_FAULT");
   c.session.mover = text("RESIZE_MOVER");
   c.session.move_budget = text("RESIZE_MOVE_BUDGET");
@@ -66,7 +69,10 @@ Config read() {
   const Text huge = text("RESIZE_HUGEPAGES");
   if (huge && (*huge == "on" || *huge == "1" || *huge == "yes")) c.session.hugepages = HugePages::On;
   if (huge && (*huge == "off" || *huge == "0" || *huge == "no")) c.session.hugepages = HugePages::Off;
+}
 
+// After read_slurm: MALLEABLE_JOB_ID falls back on SLURM_JOB_ID.
+void read_checkpoint(Config& c) {
   c.checkpoint.fault = text("MALLEABLE_CHECKPOINT_FAULT");
   c.checkpoint.independent_io = text("MALLEABLE_CHECKPOINT_IO") == Text("independent");
   c.checkpoint.blocks = text("MALLEABLE_CHECKPOINT_BLOCKS");
@@ -78,6 +84,15 @@ Config read() {
   c.checkpoint.switch_map = text("MALLEABLE_SWITCH_MAP");
   c.checkpoint.job_id = text("MALLEABLE_JOB_ID");
   if (!c.checkpoint.job_id || c.checkpoint.job_id->empty()) c.checkpoint.job_id = c.slurm.job_id;
+}
+}  // namespace
+
+Config read() {
+  Config c;
+  read_policy(c);
+  read_slurm(c);
+  read_session(c);
+  read_checkpoint(c);
   return c;
 }
 

@@ -14,6 +14,44 @@ using malleable::wire::Kind;
 
 constexpr Kind kCarry{0x3052584du, RankZeroCarry::kVersion, "rank-0 carry"};  // "MXR0"
 
+// A record's prediction, every field in declaration order (part of record_fields).
+template <class V, class P> void prediction_fields(V& v, P& p) {
+  v(p.t_spawn);
+  v(p.t_redist);
+  v(p.t_other);
+  v.enumeration(p.redist_by, PredictedBy::None, PredictedBy::History, "prediction source");
+  v(p.t_iteration_before);
+  v(p.t_iteration_after);
+  v(p.t_resize_policy);
+  v.enumeration(p.clock, Clock::Wall, Clock::Compute, "clock");
+  v(p.reasoning);
+}
+
+// A record's optional background report: a presence flag, then its fields in declaration
+// order (part of record_fields).
+template <class V, class B> void background_fields(V& v, B& background_report) {
+  bool background = background_report.has_value();
+  v(background);
+  if constexpr (V::reading) {
+    if (background) background_report.emplace();
+  }
+  if (background) {
+    auto& b = *background_report;
+    v.enumeration(b.mode, Background::Off, Background::Continue, "background mode");
+    v.enumeration(b.progress, BackgroundProgress::HelperThread, BackgroundProgress::ProgressCalls, "progress");
+    v(b.cancelled);
+    v(b.began_after);
+    v(b.t_begin);
+    v(b.t_complete);
+    v(b.t_wait);
+    v(b.t_overlapped);
+    v(b.iterations_overlapped);
+    v(b.completion_deferred);
+    v(b.iteration_slowdown);
+    v(b.bytes);
+  }
+}
+
 // One resize record, every field in declaration order.
 template <class V, class R> void record_fields(V& v, R& r) {
   v(r.after_iteration);
@@ -30,16 +68,7 @@ template <class V, class R> void record_fields(V& v, R& r) {
   v(r.t_redist);
   v(r.t_other);
   v(r.t_total);
-  auto& p = r.predicted;
-  v(p.t_spawn);
-  v(p.t_redist);
-  v(p.t_other);
-  v.enumeration(p.redist_by, PredictedBy::None, PredictedBy::History, "prediction source");
-  v(p.t_iteration_before);
-  v(p.t_iteration_after);
-  v(p.t_resize_policy);
-  v.enumeration(p.clock, Clock::Wall, Clock::Compute, "clock");
-  v(p.reasoning);
+  prediction_fields(v, r.predicted);
   v(r.bytes_moved);
   v(r.move.bytes_total);
   v(r.move.bytes_intra_node);
@@ -57,26 +86,7 @@ template <class V, class R> void record_fields(V& v, R& r) {
     v(run.first);
     v(run.second);
   });
-  bool background = r.background.has_value();
-  v(background);
-  if constexpr (V::reading) {
-    if (background) r.background.emplace();
-  }
-  if (background) {
-    auto& b = *r.background;
-    v.enumeration(b.mode, Background::Off, Background::Continue, "background mode");
-    v.enumeration(b.progress, BackgroundProgress::HelperThread, BackgroundProgress::ProgressCalls, "progress");
-    v(b.cancelled);
-    v(b.began_after);
-    v(b.t_begin);
-    v(b.t_complete);
-    v(b.t_wait);
-    v(b.t_overlapped);
-    v(b.iterations_overlapped);
-    v(b.completion_deferred);
-    v(b.iteration_slowdown);
-    v(b.bytes);
-  }
+  background_fields(v, r.background);
   v(r.reconfigure);
   v(r.reconfigure_why);
 }

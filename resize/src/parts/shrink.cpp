@@ -12,6 +12,32 @@ namespace resize {
 
 using namespace detail;
 
+namespace {
+
+// New world rank k is old rank keep[k]: powers, speeds and layouts follow.
+void follow_kept_ranks(ResizeRecorder& recorder, MatrixRegistry& registry, const std::vector<int>& keep,
+                       const Grid& renumbered) {
+  if (!recorder.powers.empty()) {
+    std::vector<double> kept;
+    for (int k : keep) kept.push_back(k < static_cast<int>(recorder.powers.size()) ? recorder.powers[static_cast<std::size_t>(k)] : 1.0);
+    recorder.powers = std::move(kept);
+  }
+  recorder.speeds.renumber(keep);
+  // An extended-descriptor matrix's layout (the move's target) keeps its blocks, its
+  // ranks renumbered; its handle reads its block sizes from it.
+  for (auto& r : registry.mats) {
+    const auto& l = r.layout();
+    if (!l) continue;
+    if (l->nprow == renumbered.nprow && l->npcol == renumbered.npcol)
+      r.set_layout(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
+                                               renumbered.rank_map()));
+    else
+      r.drop_layout();  // not the move's target: the next move lays it out from its sizes
+  }
+}
+
+}  // namespace
+
 Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target,
                        const NodePlan& node_plan, ResizeRecord& rec, double t_start) {
   SessionWorld& job = gs.job;
@@ -45,24 +71,7 @@ Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, c
   watchdog.phase("BLACS grid on the new world");
   const Grid renumbered = renumber(target, node_plan.keep);
   gs.settle_grid(renumbered);
-  // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
-  if (!recorder.powers.empty()) {
-    std::vector<double> kept;
-    for (int k : node_plan.keep) kept.push_back(k < static_cast<int>(recorder.powers.size()) ? recorder.powers[static_cast<std::size_t>(k)] : 1.0);
-    recorder.powers = std::move(kept);
-  }
-  recorder.speeds.renumber(node_plan.keep);
-  // An extended-descriptor matrix's layout (the move's target) keeps its blocks, its
-  // ranks renumbered; its handle reads its block sizes from it.
-  for (auto& r : gs.registry.mats) {
-    const auto& l = r.layout();
-    if (!l) continue;
-    if (l->nprow == renumbered.nprow && l->npcol == renumbered.npcol)
-      r.set_layout(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
-                                               renumbered.rank_map()));
-    else
-      r.drop_layout();  // not the move's target: the next move lays it out from its sizes
-  }
+  follow_kept_ranks(recorder, gs.registry, node_plan.keep, renumbered);
   job.rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;

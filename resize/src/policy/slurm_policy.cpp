@@ -136,9 +136,8 @@ void join_options(const config::Slurm& env, Options& o) {
 
 namespace {
 
-std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
-  const config::Slurm env = config::read().slurm;
-  Options o;
+// The job's sizes, pacing and hosts (RESIZE_SLURM_*, MALLEABLE_RUN_HOSTS).
+void sizing_options(const config::Slurm& env, int total_iterations, Options& o) {
   o.procs_per_node = env_int(env.procs_per_node, "RESIZE_SLURM_PROCS_PER_NODE", 0);
   o.min_nodes = std::max(1, env_int(env.min_nodes, "RESIZE_SLURM_MIN_NODES", 1));
   o.max_nodes = env_int(env.max_nodes, "RESIZE_SLURM_MAX_NODES", 0);
@@ -151,6 +150,70 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   }
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
   if (env.launched_hosts && !env.launched_hosts->empty()) o.launch.on = expand_hostlist(*env.launched_hosts);
+}
+
+// The shared directory: none (`off`), RESIZE_SLURM_SHARED (shared-group), or this user's
+// $HOME/.malleable/slurm/<ClusterName> (per-user; the name from `scontrol show config`).
+void shared_directory(Options& o, const std::string& shared, const std::string& config, const std::string& home) {
+  o.shared_group = false;
+  if (shared == "off") {
+    o.shared_dir.clear();
+  } else if (!shared.empty()) {
+    o.shared_dir = shared;
+    o.shared_group = true;
+  } else {
+    std::string cluster = "cluster";
+    std::istringstream in(config);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos)
+        cluster = trim(line.substr(line.find('=') + 1));
+    if (home.empty()) throw cluster::Error("$HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
+    o.shared_dir = home + "/.malleable/slurm/" + cluster;
+  }
+}
+
+// The mode it runs in, said once: per-user (this user's directory, 0700, files 0600),
+// shared-group (RESIZE_SLURM_SHARED, files 0660 in the directory's group) or alone.
+void say_mode(const Options& o, const std::string& job, const std::string& exp) {
+  const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated both ways, replies taken from user " + o.arbiter.user + " only; one per cluster)"
+                           : o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
+                           : o.shared_group
+                               ? "mode shared-group: directory " + o.shared_dir +
+                                     " (RESIZE_SLURM_SHARED; files 0660 in its group: every member can write any entry)"
+                               : "mode per-user: directory " + o.shared_dir +
+                                     " (0700, files 0600; jobs of other users are not arbitrated with)";
+  std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(), mode.c_str(),
+              !o.launch.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
+              : o.expansion       ? "by job expansion (permit_job_expansion)"
+                                  : "by restart into a new allocation (no permit_job_expansion)",
+              !o.launch.join.dir.empty() ? "RESIZE_SLURM_JOIN=auto"
+              : exp == "auto"     ? "from scontrol show config"
+                                  : "RESIZE_SLURM_EXPANSION set");
+  std::fflush(stdout);
+}
+
+// At the first decision, on world rank 0 only: one query of the configuration per job
+// start, for the cluster's name (the shared directory's default) and whether it
+// permits job expansion. Its errors are the cluster component's: the agent says why and
+// goes on alone (no shared directory).
+void configure_from_cluster(Options& o, const std::string& shared, const std::string& exp, const std::string& home,
+                            const std::string& job) {
+  std::string config;
+  if (exp == "auto" || shared.empty()) {
+    const Command c = process_runner()({"scontrol", "show", "config"});
+    if (c.status != 0) throw cluster::Error("`scontrol show config` failed: " + escaped(c.said().substr(0, 500)));
+    config = c.out;
+  }
+  o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
+  if (!config.empty()) o.one_update = updates_once(config);
+  shared_directory(o, shared, config, home);
+  say_mode(o, job, exp);
+}
+
+std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
+  const config::Slurm env = config::read().slurm;
+  Options o;
+  sizing_options(env, total_iterations, o);
   auto client = std::make_unique<Client>(process_runner(), env.job_id.value_or(""));
   o.arbiter.socket = env.arbiter.value_or("");
   o.arbiter.munge_socket = env.arbiter_munge.value_or("");
@@ -165,52 +228,7 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   o.launch.late_daemons = late == "on";
   join_options(env, o);
   const std::string home = env.home.value_or(""), job = client->job_id();
-  // At the first decision, on world rank 0 only: one query of the configuration per job
-  // start, for the cluster's name (the shared directory's default) and whether it
-  // permits job expansion. Its errors are the cluster component's: the agent says why and
-  // goes on alone (no shared directory).
-  o.configure = [shared, exp, home, job](Options& o) {
-    std::string config;
-    if (exp == "auto" || shared.empty()) {
-      const Command c = process_runner()({"scontrol", "show", "config"});
-      if (c.status != 0) throw cluster::Error("`scontrol show config` failed: " + escaped(c.said().substr(0, 500)));
-      config = c.out;
-    }
-    o.expansion = exp == "auto" ? expansion_permitted(config) : exp == "on";
-    if (!config.empty()) o.one_update = updates_once(config);
-    o.shared_group = false;
-    if (shared == "off") {
-      o.shared_dir.clear();
-    } else if (!shared.empty()) {
-      o.shared_dir = shared;
-      o.shared_group = true;
-    } else {
-      std::string cluster = "cluster";
-      std::istringstream in(config);
-      for (std::string line; std::getline(in, line);)
-        if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos)
-          cluster = trim(line.substr(line.find('=') + 1));
-      if (home.empty()) throw cluster::Error("$HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
-      o.shared_dir = home + "/.malleable/slurm/" + cluster;
-    }
-    // The mode it runs in, said once: per-user (this user's directory, 0700, files 0600),
-    // shared-group (RESIZE_SLURM_SHARED, files 0660 in the directory's group) or alone.
-    const std::string mode = !o.arbiter.socket.empty() ? "mode arbiter: " + o.arbiter.socket + " (RESIZE_ARBITER; MUNGE-authenticated both ways, replies taken from user " + o.arbiter.user + " only; one per cluster)"
-                             : o.shared_dir.empty() ? "alone (RESIZE_SLURM_SHARED=off)"
-                             : o.shared_group
-                                 ? "mode shared-group: directory " + o.shared_dir +
-                                       " (RESIZE_SLURM_SHARED; files 0660 in its group: every member can write any entry)"
-                                 : "mode per-user: directory " + o.shared_dir +
-                                       " (0700, files 0600; jobs of other users are not arbitrated with)";
-    std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(), mode.c_str(),
-                !o.launch.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
-                : o.expansion       ? "by job expansion (permit_job_expansion)"
-                                    : "by restart into a new allocation (no permit_job_expansion)",
-                !o.launch.join.dir.empty() ? "RESIZE_SLURM_JOIN=auto"
-                : exp == "auto"     ? "from scontrol show config"
-                                    : "RESIZE_SLURM_EXPANSION set");
-    std::fflush(stdout);
-  };
+  o.configure = [shared, exp, home, job](Options& o) { configure_from_cluster(o, shared, exp, home, job); };
   return std::make_unique<SlurmPolicy>(std::move(client), o);
 }
 }  // namespace

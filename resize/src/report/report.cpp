@@ -182,10 +182,9 @@ std::string levels_line(const RunInfo& info) {
   out.append(line).append(purpose_counts(info.levels)).push_back('\n');
   return out;
 }
-}  // namespace
 
-std::string summary_table(const Metrics& m, const RunInfo& info) {
-  std::ostringstream o;
+// The title and what each clock measures; whether the compute clock was on.
+bool summary_header(std::ostringstream& o, const Metrics& m, const RunInfo& info) {
   const int cores = info.cores > 0 ? info.cores : host_cores();
   o << "== summary: " << info.app << " " << info.problem << ", policy " << info.policy
     << ", redistribution " << info.redistributor << "\n";
@@ -197,6 +196,10 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
   for (const auto& s : m.iterations()) metered = metered || s.compute > 0;
   if (!metered)
     o << "           (the compute clock was off in this run: link malleable::resize_meter and set RESIZE_METER_KERNELS=1, or call kernel_meter_enable(true); the drivers: --meter-kernels)\n";
+  return metered;
+}
+
+void segment_rows(std::ostringstream& o, const Metrics& m, bool metered) {
   o << "\n   iteration time per grid, ms (steady state: the first iteration after a change is left out)\n";
   o << "   grid   procs  iters    wall median     mean |  cpu median     mean | compute median     mean\n";
   for (const auto& s : m.segments()) {
@@ -207,64 +210,82 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
                   ms_on(metered, s.median_compute).c_str(), ms_on(metered, s.mean_compute).c_str());
     o << line;
   }
+}
+
+void resize_rows(std::ostringstream& o, const std::vector<ResizeAnalysis>& an) {
+  o << "\n   resizes (DRMS split of t_r, wall ms)\n";
+  o << "   after  change          placement  by      spawn/exit    redist     other     total  moved MiB\n";
+  for (const auto& a : an) {
+    const auto& r = a.record;
+    char line[256];
+    const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : r.cancelled() ? " CANCELLED" : " FAILED");
+    // A spawn that ran in the helper thread overlapped the old grid's iterations: it is
+    // not part of the time stopped (total); marked, and said on the background line.
+    const bool spawn_overlapped = r.background && r.action == Action::Expand && r.background->progress == BackgroundProgress::HelperThread;
+    std::snprintf(line, sizeof line, "   %5d  %-15s %-9s  %-6s %10s %9s %9s %9s %9s\n", r.after_iteration,
+                  change.c_str(), to_string(r.placement).c_str(), (r.mechanism.empty() ? "-" : r.mechanism.c_str()),
+                  (ms(r.t_spawn) + (spawn_overlapped ? "*" : "")).c_str(),
+                  ms(r.t_redist).c_str(), ms(r.t_other).c_str(), ms(r.t_total).c_str(),
+                  mib(r.bytes_moved).c_str());
+    o << line;
+    if (!r.ok) o << "          " << r.message << "\n";
+    if (!r.reconfigure_why.empty()) o << "          reconfigured by " << r.reconfigure_why << "\n";
+    o << node_line(r);
+    o << background_line(r);
+  }
+}
+
+void payoff_rows(std::ostringstream& o, const std::vector<ResizeAnalysis>& an, bool metered) {
+  o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2)"
+       " (t_p = median iteration time)\n";
+  o << "   change          t_r ms | wall:  t_p1    t_p2  payoff  cost | cpu:  t_p1    t_p2  payoff  cost |"
+       " compute:  t_p1    t_p2  payoff  cost\n";
+  for (const auto& a : an) {
+    const auto& r = a.record;
+    if (!r.ok || !a.before || !a.after) continue;
+    char line[400];
+    std::snprintf(line, sizeof line,
+                  "   %-14s %7s | %11s %7s %7s %5s | %10s %7s %7s %5s | %14s %7s %7s %5s\n",
+                  (r.from_grid + "->" + r.to_grid).c_str(), ms(r.t_total).c_str(),
+                  ms(a.before->median_wall).c_str(), ms(a.after->median_wall).c_str(),
+                  count_or(a.payoff_wall, "never").c_str(), count_or(a.cost_wall, "-").c_str(),
+                  ms(a.before->median_dedicated).c_str(), ms(a.after->median_dedicated).c_str(),
+                  count_or(a.payoff_dedicated, "never").c_str(), count_or(a.cost_dedicated, "-").c_str(),
+                  ms_on(metered, a.before->median_compute).c_str(), ms_on(metered, a.after->median_compute).c_str(),
+                  metered ? count_or(a.payoff_compute, "never").c_str() : "n/a",
+                  metered ? count_or(a.cost_compute, "-").c_str() : "n/a");
+    o << line;
+  }
+  o << "   (\"never\": the new grid is not faster per iteration on that clock, so the resize"
+       " does not pay off)\n";
+}
+
+std::string checkpoints_line(const RunInfo& info) {
+  if (info.checkpoints.empty()) return {};
+  double sum = 0, most = 0;
+  for (const auto& c : info.checkpoints) {
+    sum += c.seconds;
+    most = std::max(most, c.seconds);
+  }
+  char line[200];
+  std::snprintf(line, sizeof line, "\n   checkpoints: %zu written (every %s), %.1f ms each on average, at most %.1f ms",
+                info.checkpoints.size(), info.checkpoint_every.empty() ? "end" : info.checkpoint_every.c_str(),
+                sum / static_cast<double>(info.checkpoints.size()) * 1e3, most * 1e3);
+  return line + purpose_counts(info.checkpoints) + "\n";
+}
+}  // namespace
+
+std::string summary_table(const Metrics& m, const RunInfo& info) {
+  std::ostringstream o;
+  const bool metered = summary_header(o, m, info);
+  segment_rows(o, m, metered);
   const auto an = m.analyse();
   if (!an.empty()) {
-    o << "\n   resizes (DRMS split of t_r, wall ms)\n";
-    o << "   after  change          placement  by      spawn/exit    redist     other     total  moved MiB\n";
-    for (const auto& a : an) {
-      const auto& r = a.record;
-      char line[256];
-      const std::string change = r.from_grid + "->" + r.to_grid + (r.ok ? "" : r.cancelled() ? " CANCELLED" : " FAILED");
-      // A spawn that ran in the helper thread overlapped the old grid's iterations: it is
-      // not part of the time stopped (total); marked, and said on the background line.
-      const bool spawn_overlapped = r.background && r.action == Action::Expand && r.background->progress == BackgroundProgress::HelperThread;
-      std::snprintf(line, sizeof line, "   %5d  %-15s %-9s  %-6s %10s %9s %9s %9s %9s\n", r.after_iteration,
-                    change.c_str(), to_string(r.placement).c_str(), (r.mechanism.empty() ? "-" : r.mechanism.c_str()),
-                    (ms(r.t_spawn) + (spawn_overlapped ? "*" : "")).c_str(),
-                    ms(r.t_redist).c_str(), ms(r.t_other).c_str(), ms(r.t_total).c_str(),
-                    mib(r.bytes_moved).c_str());
-      o << line;
-      if (!r.ok) o << "          " << r.message << "\n";
-      if (!r.reconfigure_why.empty()) o << "          reconfigured by " << r.reconfigure_why << "\n";
-      o << node_line(r);
-      o << background_line(r);
-    }
-    o << "\n   payoff point ceil(t_r/(t_p1-t_p2)) and resize cost ceil(t_r/t_p2)"
-         " (t_p = median iteration time)\n";
-    o << "   change          t_r ms | wall:  t_p1    t_p2  payoff  cost | cpu:  t_p1    t_p2  payoff  cost |"
-         " compute:  t_p1    t_p2  payoff  cost\n";
-    for (const auto& a : an) {
-      const auto& r = a.record;
-      if (!r.ok || !a.before || !a.after) continue;
-      char line[400];
-      std::snprintf(line, sizeof line,
-                    "   %-14s %7s | %11s %7s %7s %5s | %10s %7s %7s %5s | %14s %7s %7s %5s\n",
-                    (r.from_grid + "->" + r.to_grid).c_str(), ms(r.t_total).c_str(),
-                    ms(a.before->median_wall).c_str(), ms(a.after->median_wall).c_str(),
-                    count_or(a.payoff_wall, "never").c_str(), count_or(a.cost_wall, "-").c_str(),
-                    ms(a.before->median_dedicated).c_str(), ms(a.after->median_dedicated).c_str(),
-                    count_or(a.payoff_dedicated, "never").c_str(), count_or(a.cost_dedicated, "-").c_str(),
-                    ms_on(metered, a.before->median_compute).c_str(), ms_on(metered, a.after->median_compute).c_str(),
-                    metered ? count_or(a.payoff_compute, "never").c_str() : "n/a",
-                    metered ? count_or(a.cost_compute, "-").c_str() : "n/a");
-      o << line;
-    }
-    o << "   (\"never\": the new grid is not faster per iteration on that clock, so the resize"
-         " does not pay off)\n";
+    resize_rows(o, an);
+    payoff_rows(o, an, metered);
     predicted_rows(o, an, metered);
   }
-  if (!info.checkpoints.empty()) {
-    double sum = 0, most = 0;
-    for (const auto& c : info.checkpoints) {
-      sum += c.seconds;
-      most = std::max(most, c.seconds);
-    }
-    char line[200];
-    std::snprintf(line, sizeof line, "\n   checkpoints: %zu written (every %s), %.1f ms each on average, at most %.1f ms",
-                  info.checkpoints.size(), info.checkpoint_every.empty() ? "end" : info.checkpoint_every.c_str(),
-                  sum / static_cast<double>(info.checkpoints.size()) * 1e3, most * 1e3);
-    o << line << purpose_counts(info.checkpoints) << "\n";
-  }
+  o << checkpoints_line(info);
   o << levels_line(info);
   if (!info.check_given)
     o << "\n   result check: not given (the program did not report one)\n";
@@ -287,21 +308,12 @@ json grid(const std::string& g) {
   }
 }
 
-// One resize of the run's JSON: what happened, its nodes, payoff, prediction, background.
-json resize_json(const ResizeAnalysis& a) {
-  const auto& r = a.record;
-  json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
-            {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
-            {"ok", r.ok}, {"message", r.message}, {"mechanism", r.mechanism}, {"t_spawn_s", r.t_spawn},
-            {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
-            {"bytes_moved", r.bytes_moved}, {"bytes_total", r.move.bytes_total}};
-  // Nodes: the decision's hosts, bytes within/between nodes, ranks per node.
-  // the prediction from the calibrated cost model, beside the measured t_redist_s
-  if (!r.reconfigure.empty()) {
-    e["reconfigure"] = r.reconfigure;
-    e["reconfigure_why"] = r.reconfigure_why;
-  }
-  e["t_redist_predicted_s"] = r.predicted.t_redist >= 0 ? json(r.predicted.t_redist) : json(nullptr);
+json count_or_null(const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); }
+json seconds_or_null(double v) { return v >= 0 ? json(v) : json(nullptr); }
+
+// How the data moved: bytes within/between nodes, batches, phases; t_other by step; the
+// decision's hosts and the ranks per node.
+void move_json(json& e, const ResizeRecord& r) {
   e["bytes_intra_node"] = r.move.bytes_intra_node;
   e["bytes_inter_node"] = r.move.bytes_inter_node;
   e["move_batches"] = r.move.batches;  // SessionOptions::move_budget_bytes
@@ -313,7 +325,7 @@ json resize_json(const ResizeAnalysis& a) {
   const OtherPhases& ot = r.other;  // t_other by step (rank 0's seconds)
   e["other_phases"] = {{"decision_s", ot.decision_s}, {"handover_s", ot.handover_s}, {"hosts_s", ot.hosts_s},
                        {"grids_s", ot.grids_s},       {"release_s", ot.release_s},
-                       {"heap_trim_s", ot.heap_trim_s >= 0 ? json(ot.heap_trim_s) : json(nullptr)}};
+                       {"heap_trim_s", seconds_or_null(ot.heap_trim_s)}};
   e["hosts"] = json::array();
   for (const auto& h : r.hosts) e["hosts"].push_back({{"host", h.host}, {"count", h.count}});
   // One name per rank (as before; O(P) while writing only) and the record's compact runs.
@@ -321,77 +333,95 @@ json resize_json(const ResizeAnalysis& a) {
   e["rank_host_runs"] = json::array();
   for (const auto& [node, count] : r.rank_hosts.runs)
     e["rank_host_runs"].push_back({{"host", r.rank_hosts.hosts[static_cast<std::size_t>(node)]}, {"ranks", count}});
-  auto opt = [](const std::optional<std::int64_t>& v) { return v ? json(*v) : json(nullptr); };
-  e["payoff_wall"] = opt(a.payoff_wall);
-  e["payoff_dedicated"] = opt(a.payoff_dedicated);
-  e["resize_cost_wall"] = opt(a.cost_wall);
-  e["resize_cost_dedicated"] = opt(a.cost_dedicated);
-  e["payoff_compute"] = opt(a.payoff_compute);
-  e["resize_cost_compute"] = opt(a.cost_compute);
-  // Predictions: what was predicted before the resize, beside what happened.
-  auto sec = [](double v) { return v >= 0 ? json(v) : json(nullptr); };
-  json p = {{"t_spawn_s", sec(r.predicted.t_spawn)},
-            {"t_redist_s", sec(r.predicted.t_redist)},
-            {"t_redist_by", to_string(r.predicted.redist_by)},
-            {"t_other_s", sec(r.predicted.t_other)},
-            {"t_total_s", sec(r.predicted.t_total())},
-            {"t_iteration_before_s", sec(r.predicted.t_iteration_before)},
-            {"t_iteration_after_s", sec(r.predicted.t_iteration_after)},
-            {"clock", to_string(r.predicted.clock)},
-            {"policy_t_resize_s", sec(r.predicted.t_resize_policy)},
-            {"reasoning", r.predicted.reasoning}};
+}
+
+// What was predicted before the resize, with the payoff point it implies.
+json predicted_json(const ResizeRecord& r) {
+  const ResizePrediction& pr = r.predicted;
+  json p = {{"t_spawn_s", seconds_or_null(pr.t_spawn)},
+            {"t_redist_s", seconds_or_null(pr.t_redist)},
+            {"t_redist_by", to_string(pr.redist_by)},
+            {"t_other_s", seconds_or_null(pr.t_other)},
+            {"t_total_s", seconds_or_null(pr.t_total())},
+            {"t_iteration_before_s", seconds_or_null(pr.t_iteration_before)},
+            {"t_iteration_after_s", seconds_or_null(pr.t_iteration_after)},
+            {"clock", to_string(pr.clock)},
+            {"policy_t_resize_s", seconds_or_null(pr.t_resize_policy)},
+            {"reasoning", pr.reasoning}};
   std::optional<std::int64_t> pp;
-  const double t_pred = r.predicted.t_total() >= 0 ? r.predicted.t_total() : r.predicted.t_resize_policy;
-  if (t_pred >= 0 && r.predicted.t_iteration_before > 0 && r.predicted.t_iteration_after >= 0)
-    pp = payoff_point(t_pred, r.predicted.t_iteration_before, r.predicted.t_iteration_after);
-  p["payoff"] = opt(pp);
-  e["predicted"] = p;
-  e["measured"] = {{"t_spawn_s", r.t_spawn}, {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other},
-                   {"t_total_s", r.t_total}, {"clock", to_string(r.predicted.clock)},
-                   {"t_iteration_before_s", a.before ? json(a.before->median_on(r.predicted.clock)) : json(nullptr)},
-                   {"t_iteration_after_s", a.after ? json(a.after->median_on(r.predicted.clock)) : json(nullptr)},
-                   {"payoff", opt(r.predicted.clock == Clock::Compute     ? a.payoff_compute
-                                  : r.predicted.clock == Clock::Dedicated ? a.payoff_dedicated
-                                                                      : a.payoff_wall)}};
-  // Background resizes: the background phase (null for a blocking resize).
-  e["background"] = r.background ? json{{"mode", to_string(r.background->mode)}, {"progress", to_string(r.background->progress)},
-                                        {"cancelled", r.cancelled()},
-                                        {"began_after_iteration", r.background->began_after},
-                                        {"t_stopped_s", r.t_total},
-                                        {"t_stopped_begin_s", r.background->t_begin},
-                                        {"t_stopped_complete_s", r.background->t_complete},
-                                        {"t_waited_s", r.background->t_wait},
-                                        {"t_overlapped_s", r.background->t_overlapped},
-                                        {"iterations_overlapped", r.background->iterations_overlapped},
-                                        {"completion_deferred", r.background->completion_deferred},
-                                        {"iteration_slowdown", r.background->iteration_slowdown >= 0 ? json(r.background->iteration_slowdown) : json(nullptr)},
-                                        {"bytes_background", r.background->bytes}}
-                                 : json(nullptr);
+  const double t_pred = pr.t_total() >= 0 ? pr.t_total() : pr.t_resize_policy;
+  if (t_pred >= 0 && pr.t_iteration_before > 0 && pr.t_iteration_after >= 0)
+    pp = payoff_point(t_pred, pr.t_iteration_before, pr.t_iteration_after);
+  p["payoff"] = count_or_null(pp);
+  return p;
+}
+
+// What happened, on the clock the prediction used, beside "predicted".
+json measured_json(const ResizeAnalysis& a) {
+  const auto& r = a.record;
+  return {{"t_spawn_s", r.t_spawn}, {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other},
+          {"t_total_s", r.t_total}, {"clock", to_string(r.predicted.clock)},
+          {"t_iteration_before_s", a.before ? json(a.before->median_on(r.predicted.clock)) : json(nullptr)},
+          {"t_iteration_after_s", a.after ? json(a.after->median_on(r.predicted.clock)) : json(nullptr)},
+          {"payoff", count_or_null(r.predicted.clock == Clock::Compute     ? a.payoff_compute
+                                   : r.predicted.clock == Clock::Dedicated ? a.payoff_dedicated
+                                                                           : a.payoff_wall)}};
+}
+
+// Background resizes: the background phase (null for a blocking resize).
+json background_json(const ResizeRecord& r) {
+  if (!r.background) return json(nullptr);
+  const auto& b = *r.background;
+  return {{"mode", to_string(b.mode)}, {"progress", to_string(b.progress)},
+          {"cancelled", r.cancelled()},
+          {"began_after_iteration", b.began_after},
+          {"t_stopped_s", r.t_total},
+          {"t_stopped_begin_s", b.t_begin},
+          {"t_stopped_complete_s", b.t_complete},
+          {"t_waited_s", b.t_wait},
+          {"t_overlapped_s", b.t_overlapped},
+          {"iterations_overlapped", b.iterations_overlapped},
+          {"completion_deferred", b.completion_deferred},
+          {"iteration_slowdown", b.iteration_slowdown >= 0 ? json(b.iteration_slowdown) : json(nullptr)},
+          {"bytes_background", b.bytes}};
+}
+
+// One resize of the run's JSON: what happened, its nodes, payoff, prediction, background.
+json resize_json(const ResizeAnalysis& a) {
+  const auto& r = a.record;
+  json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
+            {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
+            {"ok", r.ok}, {"message", r.message}, {"mechanism", r.mechanism}, {"t_spawn_s", r.t_spawn},
+            {"t_redist_s", r.t_redist}, {"t_other_s", r.t_other}, {"t_total_s", r.t_total},
+            {"bytes_moved", r.bytes_moved}, {"bytes_total", r.move.bytes_total}};
+  if (!r.reconfigure.empty()) {
+    e["reconfigure"] = r.reconfigure;
+    e["reconfigure_why"] = r.reconfigure_why;
+  }
+  // The prediction from the calibrated cost model, beside the measured t_redist_s.
+  e["t_redist_predicted_s"] = seconds_or_null(r.predicted.t_redist);
+  move_json(e, r);
+  e["payoff_wall"] = count_or_null(a.payoff_wall);
+  e["payoff_dedicated"] = count_or_null(a.payoff_dedicated);
+  e["resize_cost_wall"] = count_or_null(a.cost_wall);
+  e["resize_cost_dedicated"] = count_or_null(a.cost_dedicated);
+  e["payoff_compute"] = count_or_null(a.payoff_compute);
+  e["resize_cost_compute"] = count_or_null(a.cost_compute);
+  e["predicted"] = predicted_json(r);
+  e["measured"] = measured_json(a);
+  e["background"] = background_json(r);
   return e;
 }
-}  // namespace
 
-std::string to_json(const Metrics& m, const RunInfo& info) {
-  using nlohmann::json;
-  json j;
-  // Schema 2: grids are {rows, cols} objects; metadata below (schema 1 had "RxC" strings).
-  j["schema"] = "malleable.run/2";
-  j["malleable"] = {{"version", MALLEABLE_VERSION}, {"commit", MALLEABLE_GIT_COMMIT}};
-  j["command_line"] = info.command_line;
-  {
-    char stamp[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-    j["timestamp"] = stamp;
-  }
-  j["problem_size"] = {{"n", info.n}, {"nb", info.nb}, {"distribution", info.distribution}};
-  j["app"] = info.app;
-  j["problem"] = info.problem;
-  j["policy"] = info.policy;
-  j["redistributor"] = info.redistributor;
-  j["check"] = info.check_given ? json{{"ok", info.check_ok}, {"message", info.check}}
-                                 : json{{"ok", nullptr}, {"message", info.check}};
-  j["host_cores"] = info.cores > 0 ? info.cores : host_cores();
+std::string utc_timestamp() {
+  char stamp[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return stamp;
+}
+
+// The checkpoints written (global files) and the node-local levels, when the run had any.
+void checkpoints_json(json& j, const RunInfo& info) {
   if (!info.checkpoints.empty() || !info.checkpoint_every.empty()) {
     json ck = {{"every", info.checkpoint_every}, {"mtbf_s", info.mtbf_s}, {"written", json::array()}};
     for (const auto& c : info.checkpoints) {
@@ -410,9 +440,10 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
                     {"files", l.files}, {"node_bytes", l.node_bytes}, {"total_bytes", l.total_bytes}});
     j["checkpoint_levels"] = lv;
   }
-  j["clocks"] = {{"wall", "elapsed seconds, max over ranks"},
-                 {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},
-                 {"compute", "max per-rank CPU seconds in compute kernels (dedicated-core lower estimate)"}};
+}
+
+// Every iteration (with the ranks' measured powers) and every grid's steady-state segment.
+void iterations_json(json& j, const Metrics& m) {
   for (const auto& s : m.iterations()) {
     json it = {{"iteration", s.iteration}, {"procs", s.procs}, {"grid", grid(s.grid)},
                {"wall_s", s.wall}, {"dedicated_s", s.dedicated}, {"compute_s", s.compute}};
@@ -431,6 +462,29 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
                              {"mean_dedicated_s", s.mean_dedicated}, {"median_wall_s", s.median_wall},
                              {"median_dedicated_s", s.median_dedicated}, {"median_compute_s", s.median_compute},
                              {"mean_compute_s", s.mean_compute}});
+}
+}  // namespace
+
+std::string to_json(const Metrics& m, const RunInfo& info) {
+  json j;
+  // Schema 2: grids are {rows, cols} objects; metadata below (schema 1 had "RxC" strings).
+  j["schema"] = "malleable.run/2";
+  j["malleable"] = {{"version", MALLEABLE_VERSION}, {"commit", MALLEABLE_GIT_COMMIT}};
+  j["command_line"] = info.command_line;
+  j["timestamp"] = utc_timestamp();
+  j["problem_size"] = {{"n", info.n}, {"nb", info.nb}, {"distribution", info.distribution}};
+  j["app"] = info.app;
+  j["problem"] = info.problem;
+  j["policy"] = info.policy;
+  j["redistributor"] = info.redistributor;
+  j["check"] = info.check_given ? json{{"ok", info.check_ok}, {"message", info.check}}
+                                 : json{{"ok", nullptr}, {"message", info.check}};
+  j["host_cores"] = info.cores > 0 ? info.cores : host_cores();
+  checkpoints_json(j, info);
+  j["clocks"] = {{"wall", "elapsed seconds, max over ranks"},
+                 {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},
+                 {"compute", "max per-rank CPU seconds in compute kernels (dedicated-core lower estimate)"}};
+  iterations_json(j, m);
   for (const auto& a : m.analyse()) j["resizes"].push_back(resize_json(a));
   return j.dump(2);
 }

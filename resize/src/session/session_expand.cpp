@@ -104,6 +104,21 @@ void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
     std::copy(off, off + 9, m.desc);
   }
 }
+
+// A newcomer's share of the state hand-over (World::share_state): the old processes' bytes.
+std::vector<char> receive_state(const SessionWorld& job, Watchdog& watchdog, const config::Text& named) {
+  watchdog.phase("state hand-over");
+  std::vector<char> bytes;
+  std::string err;
+  if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
+  // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
+  // hung node: the others' watchdogs must end the job), after the state hand-over and
+  // before the redistribution.
+  const bool last = job.rank() == job.size() - 1;
+  fault::inject(named, fault::Point::KillNewcomer, last, job.rank(), "after the state hand-over");
+  fault::inject(named, fault::Point::StallNewcomer, last, job.rank(), "after the state hand-over");
+  return bytes;
+}
 }  // namespace
 
 // The newcomers' side of expand(): the same hand-over (World::share_state) and the same
@@ -113,18 +128,8 @@ int Session::join() {
   Watchdog& watchdog = impl_->watchdog;
   job.world = detail::World::comm();
   watchdog.arm("joining an expansion");
-  watchdog.phase("state hand-over");
-  std::vector<char> bytes;
-  std::string err;
-  if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
-  // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
-  // hung node: the others' watchdogs must end the job), after the state hand-over and
-  // before the redistribution.
-  const bool last = job.rank() == job.size() - 1;
-  const config::Text& named = impl_->cfg.session.fault;  // read when this newcomer's session was made
-  fault::inject(named, fault::Point::KillNewcomer, last, job.rank(), "after the state hand-over");
-  fault::inject(named, fault::Point::StallNewcomer, last, job.rank(), "after the state hand-over");
-  const ExpansionState st = unpack_expansion(bytes);
+  // RESIZE_FAULT as read when this newcomer's session was made.
+  const ExpansionState st = unpack_expansion(receive_state(job, watchdog, impl_->cfg.session.fault));
   impl_->iteration = st.iteration;
   impl_->opt.mover = st.mover;
   impl_->opt.move_budget_bytes = st.move_budget;
