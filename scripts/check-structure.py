@@ -25,6 +25,11 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
                                            plants an include of the session's internals in
                                            each lower room and a ninth includer, and proves
                                            --layers fails on each)
+       check-structure.py --matrix-types [source-dir]   (structure_matrix_types.py: every
+                                           type describing a matrix is one of the at most 4
+                                           of scripts/matrix-types.txt)
+       check-structure.py --matrix-types-mutation [source-dir]   (plants a fifth type, an
+                                           unlisted one and a fifth entry; proves each fails)
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
@@ -604,6 +609,18 @@ def main():
         print("check-structure --components:", f"FAILED, {len(problems)}" if problems else
               "PASS: every component includes only the components it depends on (an acyclic map); the daemon's "
               "code in no library")
+        return 1 if problems else 0
+    if sys.argv[1:2] in (["--matrix-types"], ["--matrix-types-mutation"]):  # structure_matrix_types.py
+        import structure_matrix_types
+        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+        if sys.argv[1] == "--matrix-types-mutation":
+            return 0 if structure_matrix_types.mutation(root) else 1
+        problems = structure_matrix_types.problems(root)
+        for p in problems:
+            print(p)
+        print("check-structure --matrix-types:", f"FAILED, {len(problems)}" if problems else
+              f"PASS: every type describing a matrix is one of the {structure_matrix_types.MAX_TYPES} or fewer of "
+              "scripts/matrix-types.txt")
         return 1 if problems else 0
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
         root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))

@@ -47,7 +47,7 @@ json table41(const std::vector<int>& ps, std::int64_t n) {
     rs.erase(std::unique(rs.begin(), rs.end()), rs.end());
     for (int r : rs) {
       const gridmap::Topology g1{p, p}, g2{p, p + r};
-      const gridmap::MatrixShape shape{n, n, 64, 64, true};  // block distribution, §4.5
+      const redist::MatrixSpec shape = redist::MatrixSpec::block(n, n);  // block distribution, §4.5
       const auto old = gridmap::Placement::row_major(g1, 0);
       const auto l1 = gridmap::place_local(old, 0, r, gridmap::PlacementStrategy::Local1);
       const auto l2 = gridmap::place_local(old, 0, r, gridmap::PlacementStrategy::Local2);

@@ -153,6 +153,22 @@ int blacs_dyn_shrink_to_ranks(const int* keep, int nkeep, int* leaving) {
   });
 }
 
+int blacs_dyn_retire(int* leaving) {
+  return guarded([&] {
+    const bool l = rt().retire();
+    if (leaving) *leaving = l ? 1 : 0;
+  });
+}
+
+int blacs_dyn_rank_groups(int* groups, int n) {
+  return guarded([&] {
+    const std::vector<int> g = rt().rank_groups();
+    if (!groups || n < static_cast<int>(g.size()))
+      throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "groups needs room for " + std::to_string(g.size()) + " ranks");
+    std::copy(g.begin(), g.end(), groups);
+  });
+}
+
 void blacs_dyn_leave(void) {
   const int rc = guarded([&] { rt().leave(); });
   std::fprintf(stderr, "blacs-dyn: blacs_dyn_leave: %s (%s)\n", blacs_dyn_last_error(), blacs_dyn_status_string(rc));

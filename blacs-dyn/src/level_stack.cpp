@@ -18,7 +18,7 @@ LevelStack::LevelStack(int n0) {
   group_.assign(static_cast<std::size_t>(n0), 0);
   state_.assign(static_cast<std::size_t>(n0), ProcState::Active);
   host_.assign(static_cast<std::size_t>(n0), std::string());
-  groups_.push_back(SpawnGroup{0, 0, n0, {}});
+  groups_.push_back(SpawnGroup{0, 0, n0, {}, {}});
 }
 
 const Level& LevelStack::level(int l) const {
@@ -107,7 +107,7 @@ std::vector<int> LevelStack::push_expansion(std::span<const int> counts,
   for (std::size_t i = 0; i < counts.size(); ++i) {
     const int id = ngroups();
     const std::string host = hosts.empty() ? std::string() : hosts[i];
-    groups_.push_back(SpawnGroup{depth(), nprocs_started(), counts[i], host});
+    groups_.push_back(SpawnGroup{depth(), nprocs_started(), counts[i], host, {}});
     for (int k = 0; k < counts[i]; ++k) {
       next.members.push_back(nprocs_started());
       group_.push_back(id);
@@ -290,6 +290,52 @@ void LevelStack::apply(const ShrinkPlan& plan) {
   for (ProcId p : plan.park_now) state_[static_cast<std::size_t>(p)] = ProcState::Parked;
   for (ProcId p : plan.exit_now) state_[static_cast<std::size_t>(p)] = ProcState::Exited;
   for (ProcId p : plan.wake_to_exit) state_[static_cast<std::size_t>(p)] = ProcState::Exited;
+}
+
+RetirePlan LevelStack::plan_retire() const {
+  const int d = depth();
+  if (d < 2 || top().kind != LevelKind::Expansion)
+    throw Error(BLACS_DYN_ERR_STATE, "a respawn replaces the world by the processes of its last expansion, but the "
+                                     "current level is no expansion");
+  RetirePlan plan;
+  for (int g = 0; g < ngroups(); ++g)
+    if (groups_[static_cast<std::size_t>(g)].level == d - 1 && groups_[static_cast<std::size_t>(g)].size > 0) {
+      for (ProcId p : group_members(g))
+        if (state_[static_cast<std::size_t>(p)] != ProcState::Active || rank_at(p, d - 1) < 0)
+          throw Error(BLACS_DYN_ERR_STATE, "a respawn: process " + std::to_string(p) + " of the last expansion left");
+      plan.new_groups.push_back(g);
+    }
+  const auto& members = top().members;
+  std::size_t newcomers = 0;
+  for (int g : plan.new_groups) newcomers += static_cast<std::size_t>(group(g).size);
+  if (newcomers == 0 || newcomers >= members.size())
+    throw Error(BLACS_DYN_ERR_STATE, "a respawn needs the last expansion's processes and others to replace");
+  plan.stay.assign(members.end() - static_cast<std::ptrdiff_t>(newcomers), members.end());
+  for (ProcId p : plan.stay)
+    if (std::find(plan.new_groups.begin(), plan.new_groups.end(), group_of(p)) == plan.new_groups.end())
+      throw Error(BLACS_DYN_ERR_STATE, "a respawn: the last ranks of the world are not the last expansion's");
+  plan.exit_now.assign(members.begin(), members.end() - static_cast<std::ptrdiff_t>(newcomers));
+  for (ProcId p = 0; p < nprocs_started(); ++p)
+    if (state_[static_cast<std::size_t>(p)] == ProcState::Parked) plan.wake_to_exit.push_back(p);
+  return plan;
+}
+
+LevelStack LevelStack::after_retire(const RetirePlan& plan) const {
+  const SpawnGroup& g0 = group(plan.new_groups.front());
+  LevelStack s(g0.size);
+  s.groups_[0].host = g0.host;
+  s.groups_[0].launch = g0.launch;
+  std::vector<int> counts;
+  std::vector<std::string> hosts, launches;
+  for (std::size_t i = 1; i < plan.new_groups.size(); ++i) {
+    const SpawnGroup& g = group(plan.new_groups[i]);
+    counts.push_back(g.size);
+    hosts.push_back(g.host);
+    launches.push_back(g.launch);
+  }
+  if (!counts.empty()) s.push_joined(counts, hosts, launches);
+  for (std::size_t r = 0; r < plan.stay.size(); ++r) s.host_[r] = host_of(plan.stay[r]);
+  return s;
 }
 
 Departure LevelStack::departure(const ShrinkPlan& plan, ProcId p) {

@@ -40,6 +40,15 @@ struct SpawnGroup {
   std::string launch;
 };
 
+// A respawn (Runtime::retire, docs/reference/blacs-dyn.md "The respawn"): the processes
+// the last expansion started replace the world, every other process of the job ends.
+struct RetirePlan {
+  std::vector<ProcId> stay;          // the last expansion's processes, in rank order (new rank = index)
+  std::vector<ProcId> exit_now;      // every other process of the world: leaves and exits
+  std::vector<ProcId> wake_to_exit;  // parked earlier: woken to exit
+  std::vector<int> new_groups;       // the groups of the processes that stay, in rank order
+};
+
 // What leaving processes do (docs/reference/blacs-dyn.md, "Who exits and who parks").
 enum class Departure { Stay = 0, Exit = 1, Park = 2 };
 
@@ -110,6 +119,13 @@ class LevelStack {
   // names the processes and groups) otherwise. The others keep their order.
   ShrinkPlan plan_release_hosts(std::span<const std::string> hosts) const;
   void apply(const ShrinkPlan& plan);
+  // A respawn: the last expansion's groups (every process of them active and in the top
+  // level, its last ranks) stay, every other process ends (throws BLACS_DYN_ERR_STATE when
+  // the top level is no expansion). The stack they go on with, as if the job had started
+  // so: level 0 the first new group (its MPI_COMM_WORLD), with more groups one expansion by
+  // the others (their hosts and launches kept); process ids are the ranks in the new world.
+  RetirePlan plan_retire() const;
+  LevelStack after_retire(const RetirePlan& plan) const;
 
   // What process p does under a plan.
   static Departure departure(const ShrinkPlan& plan, ProcId p);

@@ -116,6 +116,13 @@ class Runtime {
   // also recorded in the stack.
   std::vector<std::string> gather_hosts();
   [[noreturn]] void leave();
+  // A respawn's last step (runtime_retire.cpp), collective: the processes the last
+  // expansion started replace the world, every other process of the job ends (true on
+  // them: they must call leave()); the ones that stay go on as a job started with them.
+  bool retire();
+  // The spawn group of every rank of the current world (processes of one group share an
+  // MPI_COMM_WORLD: one launch). Local.
+  std::vector<int> rank_groups() const;
   void share_state(void* buf, std::size_t* len, std::size_t cap);
   void set_shrink_hook(blacs_dyn_shrink_hook hook, void* user) {
     shrink_hook_ = {hook, user};
@@ -224,6 +231,7 @@ class Runtime {
                         std::vector<MPI_Comm>& links, const std::vector<int>& first_rank);
   void share_request(SpawnRequest& req, MPI_Comm w) const;
   void record_hosts(const std::vector<std::string>& by_rank);
+  void link_new_groups(MPI_Comm nw, const LevelStack& next, int my_group);
   void free_all_comms();
   [[noreturn]] void exit_process();
   [[noreturn]] void park();

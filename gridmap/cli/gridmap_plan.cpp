@@ -47,7 +47,7 @@ struct ExpandArgs {
 
 int run_expand(const ExpandArgs& a, bool as_json) {
   const Placement from = Placement::row_major(parse_topology(a.grid));
-  const MatrixShape shape = a.matrix.shape();
+  const redist::MatrixSpec shape = a.matrix.shape();
   std::vector<PlacementStrategy> wanted;
   if (a.strategy == "all")
     wanted = {PlacementStrategy::Global, PlacementStrategy::Local1, PlacementStrategy::Local2, PlacementStrategy::Optimal};
@@ -107,7 +107,7 @@ int run_expand(const ExpandArgs& a, bool as_json) {
     return 0;
   }
   std::cout << "expand " << to_string(from.grid) << " by up to " << a.add << " processes; matrix "
-            << shape.m << "x" << shape.n << (shape.block ? " block" : " block-cyclic " + std::to_string(shape.mb) + "x" + std::to_string(shape.nb))
+            << shape.m << "x" << shape.n << (shape.dist == redist::Distribution::Block ? " block" : " block-cyclic " + std::to_string(shape.mb) + "x" + std::to_string(shape.nb))
             << "\nlocal optimiser: " << local.reason << "\n\n";
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : plans) {
@@ -146,7 +146,7 @@ struct ShrinkArgs {
 };
 
 int run_shrink(const ShrinkArgs& a, bool as_json) {
-  const MatrixShape shape = a.matrix.shape();
+  const redist::MatrixSpec shape = a.matrix.shape();
   std::vector<ShrinkPlan> plans;
   if (a.to_level >= 0) {
     if (a.levels.empty()) fail("shrink: --to-level needs --levels (the grids of the stack, e.g. 2x2,3x3,4x4)");

@@ -33,10 +33,10 @@ CLI::Validator positive_or_inf() {
   }, "NUMBER>0|inf");
 }
 void add_matrix_options(CLI::App* app, MatrixArgs& a) {
-  app->add_option("--m", a.m, "global rows of the matrix")->check(at_least(1));
-  app->add_option("--n", a.n, "global columns of the matrix")->check(at_least(1));
-  app->add_option("--mb", a.mb, "row block size (block-cyclic)")->check(at_least(1));
-  app->add_option("--nb", a.nb, "column block size (block-cyclic)")->check(at_least(1));
+  app->add_option("--m", a.spec.m, "global rows of the matrix")->check(at_least(1));
+  app->add_option("--n", a.spec.n, "global columns of the matrix")->check(at_least(1));
+  app->add_option("--mb", a.spec.mb, "row block size (block-cyclic)")->check(at_least(1));
+  app->add_option("--nb", a.spec.nb, "column block size (block-cyclic)")->check(at_least(1));
   app->add_flag("--block", a.block, "one block per process row/column (the block distribution of §4.5)");
   app->add_option("--bytes", a.bytes, "bytes per matrix element")->check(CLI::Range(1, 64));
 }

@@ -39,13 +39,16 @@ CLI::Validator at_least(T lo) {
   }, "INT>=" + std::to_string(lo));
 }
 
+// The matrix options: the record gridmap plans for (redist::MatrixSpec; --m, --n, --mb,
+// --nb set its fields), --block its distribution, --bytes an element's size.
 struct MatrixArgs {
-  std::int64_t m = 12000, n = 12000, mb = 64, nb = 64;
+  redist::MatrixSpec spec = redist::MatrixSpec::block_cyclic(12000, 12000, 64, 64);
   bool block = false;
   int bytes = 8;
-  MatrixShape shape() const {
-    MatrixShape s{m, n, mb, nb, block};
-    s.validate();
+  redist::MatrixSpec shape() const {
+    redist::MatrixSpec s = spec;
+    s.dist = block ? redist::Distribution::Block : redist::Distribution::BlockCyclic;
+    check_matrix(s);
     return s;
   }
 };

@@ -67,9 +67,10 @@ gridmap::Placement placement_of(int rows, int cols, const int* slots) {
   return p;
 }
 
-gridmap::MatrixShape shape_of(long long m, long long n, long long mb, long long nb, int block) {
-  gridmap::MatrixShape s{m, n, mb, nb, block != 0};
-  s.validate();
+redist::MatrixSpec shape_of(long long m, long long n, long long mb, long long nb, int block) {
+  redist::MatrixSpec s = redist::MatrixSpec::block_cyclic(m, n, mb, nb);
+  if (block != 0) s.dist = redist::Distribution::Block;
+  gridmap::check_matrix(s);
   return s;
 }
 

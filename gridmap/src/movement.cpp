@@ -39,7 +39,7 @@ Movement account(const redist::Layout& before, const redist::Layout& after, int 
   return m;
 }
 
-Movement account(const Placement& before, const Placement& after, const MatrixShape& shape,
+Movement account(const Placement& before, const Placement& after, const redist::MatrixSpec& shape,
                  int element_bytes) {
   const int comm = 1 + std::max(before.max_id(), after.max_id());
   return account(layout_for(before, shape), layout_for(after, shape), comm, element_bytes);
@@ -61,10 +61,10 @@ double thesis_table41_ratio(double p, double r) {
 double thesis_lower_bound_moved(double n, double p, double r) { return n * n * r / (p + r); }
 
 ExpansionPlan plan_expansion(const Placement& from, int offered, PlacementStrategy strategy,
-                             const MatrixShape& shape, AspectRatio aspect, AspectScope scope,
+                             const redist::MatrixSpec& shape, AspectRatio aspect, AspectScope scope,
                              int element_bytes) {
   from.validate();
-  shape.validate();
+  check_matrix(shape);
   if (offered < 0) fail("expansion: offered processes must be >= 0, got ", offered);
   if (offered > kMaxProcesses - from.grid.size())
     fail("expansion: ", offered, " offered processes on top of the current ", from.grid.size(),

@@ -73,7 +73,7 @@ Placement place_optimal_nodes(const redist::Layout& before, const redist::Layout
 }
 
 Placement assign_new_ids_by_node(const Placement& rule, const redist::Layout& before,
-                                 const MatrixShape& shape, const std::vector<int>& new_ids,
+                                 const redist::MatrixSpec& shape, const std::vector<int>& new_ids,
                                  const NodeMap& nodes) {
   rule.validate();
   std::vector<std::size_t> new_slots;

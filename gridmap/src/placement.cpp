@@ -137,7 +137,12 @@ Placement place_local(const Placement& old, int add_rows, int add_cols, Placemen
   return out;
 }
 
-void MatrixShape::validate() const {
+void check_matrix(const redist::MatrixSpec& shape) {
+  const std::int64_t m = shape.m, n = shape.n, mb = shape.mb, nb = shape.nb;
+  const bool block = shape.dist == redist::Distribution::Block;
+  if (shape.extended())
+    fail("matrix: ", shape.name.empty() ? std::string("it") : "'" + shape.name + "'",
+         " has per-process block sizes (an extended descriptor); gridmap plans block-cyclic and block matrices");
   if (m < 1) fail("matrix: rows m must be >= 1, got m = ", m);
   if (n < 1) fail("matrix: columns n must be >= 1, got n = ", n);
   if (!block && mb < 1) fail("matrix: row block size mb must be >= 1, got mb = ", mb);
@@ -229,12 +234,12 @@ void check_assignment_work(const redist::Layout& before, const redist::Layout& a
 
 }  // namespace
 
-redist::Layout layout_for(const Placement& placement, const MatrixShape& shape) {
+redist::Layout layout_for(const Placement& placement, const redist::MatrixSpec& shape) {
   placement.validate();
-  shape.validate();
+  check_matrix(shape);
   const Topology g = placement.grid;
   try {
-    if (shape.block)
+    if (shape.dist == redist::Distribution::Block)
       return redist::Layout::from_blocks(balanced_blocks(shape.m, g.rows),
                                          balanced_blocks(shape.n, g.cols), g.rows, g.cols, 0, 0,
                                          placement.slots);
@@ -324,7 +329,7 @@ Placement place_optimal(const redist::Layout& before, const redist::Layout& afte
   return out;
 }
 
-Placement place_optimal(const Placement& old, Topology new_grid, int added, const MatrixShape& shape) {
+Placement place_optimal(const Placement& old, Topology new_grid, int added, const redist::MatrixSpec& shape) {
   old.validate();
   if (added < 0) fail("optimal placement: added processes must be >= 0, got ", added);
   if (new_grid.size() > old.grid.size() + added)
@@ -356,7 +361,7 @@ ShrinkRule parse_shrink_rule(const std::string& t) {
 }
 
 ShrinkPlan plan_shrink(const Placement& cur, int k, AspectRatio aspect, AspectScope scope,
-                       ShrinkRule rule, const MatrixShape* shape) {
+                       ShrinkRule rule, const redist::MatrixSpec* shape) {
   cur.validate();
   aspect.validate();
   const int r = cur.grid.rows, c = cur.grid.cols, total = cur.grid.size();
@@ -440,7 +445,7 @@ ShrinkPlan plan_shrink_to_level(const std::vector<Placement>& levels, std::size_
 }
 
 std::vector<Placement> expansion_stack(const Placement& initial, const std::vector<Topology>& grids,
-                                       PlacementStrategy strategy, const MatrixShape* shape) {
+                                       PlacementStrategy strategy, const redist::MatrixSpec* shape) {
   initial.validate();
   std::vector<Placement> stack{initial};
   for (const Topology g : grids) {

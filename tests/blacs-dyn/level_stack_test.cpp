@@ -351,3 +351,56 @@ TEST(blacsDynLevelStack, JoinedLaunchesAreGroupsAndTheirLevelsDieWithThem) {
   EXPECT_EQ(t.group(0).launch, "");
   EXPECT_EQ(code_of([&] { s.push_joined(one, n2, l34); }), BLACS_DYN_ERR_ARG);  // 2 ids for 1 group
 }
+
+// A respawn: the last expansion's processes replace the world, everybody else ends (the
+// parked included), and the stayers go on with a stack as if the job had started so.
+TEST(blacsDynLevelStack, ARespawnKeepsTheLastExpansionAloneAsAFreshJob) {
+  LevelStack s(4);
+  s.push_expansion(2);                                  // 4 -> 6 (group 1: processes 4, 5)
+  const int keep[] = {0, 1, 4};
+  s.apply(s.plan_shrink_to_ranks(keep));                // 2, 3 park; 5 parks (4 stays in group 1)
+  ASSERT_EQ(s.parked(), 3);
+  s.push_expansion(4);                                  // the respawn's spawn: processes 6..9
+  const auto plan = s.plan_retire();
+  EXPECT_EQ(plan.stay, (std::vector<int>{6, 7, 8, 9}));
+  EXPECT_EQ(plan.exit_now, (std::vector<int>{0, 1, 4}));
+  EXPECT_EQ(plan.wake_to_exit, (std::vector<int>{2, 3, 5}));
+  EXPECT_EQ(plan.new_groups, (std::vector<int>{2}));
+  const LevelStack fresh = s.after_retire(plan);
+  EXPECT_EQ(fresh.depth(), 1);
+  EXPECT_EQ(fresh.world_size(), 4);
+  EXPECT_EQ(fresh.ngroups(), 1);
+  EXPECT_EQ(fresh.top().members, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(fresh.parked() + fresh.exited(), 0);
+}
+
+TEST(blacsDynLevelStack, ARespawnOnSeveralNodesKeepsOneGroupPerNode) {
+  LevelStack s(2);
+  s.set_host(0, "n1");
+  s.set_host(1, "n1");
+  const int counts[] = {3, 2};
+  const std::string hosts[] = {"n1", "n2"};
+  s.push_expansion(counts, hosts);
+  const auto plan = s.plan_retire();
+  EXPECT_EQ(plan.stay, (std::vector<int>{2, 3, 4, 5, 6}));
+  EXPECT_EQ(plan.new_groups, (std::vector<int>{1, 2}));
+  const LevelStack fresh = s.after_retire(plan);
+  ASSERT_EQ(fresh.depth(), 2);                          // n1's group, then n2's as one expansion
+  EXPECT_EQ(fresh.level(0).members, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(fresh.world_size(), 5);
+  EXPECT_EQ(fresh.group_of(3), 1);
+  EXPECT_EQ(fresh.host_of(0), "n1");
+  EXPECT_EQ(fresh.host_of(4), "n2");
+  // n2 can be given back whole later: its group has no member elsewhere.
+  const std::string n2[] = {"n2"};
+  EXPECT_EQ(fresh.plan_release_hosts(n2).exit_now, (std::vector<int>{3, 4}));
+}
+
+TEST(blacsDynLevelStack, ARespawnNeedsAnExpansionOnTop) {
+  LevelStack s(4);
+  EXPECT_EQ(code_of([&] { s.plan_retire(); }), BLACS_DYN_ERR_STATE);
+  s.push_expansion(2);
+  const int keep[] = {0, 1, 2, 3};
+  s.apply(s.plan_shrink_to_ranks(keep));                // popped back to level 0
+  EXPECT_EQ(code_of([&] { s.plan_retire(); }), BLACS_DYN_ERR_STATE);
+}

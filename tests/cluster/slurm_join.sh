@@ -65,6 +65,11 @@ fi
 grew=$(wait_for "$out" "expand 1x2 -> 2x2 .*join" 240)
 echo "$grew"
 [[ -n $(pids_on node2 $app) ]] || fail "no process of the job on node2 after the growth"
+# Slurm's scheduling latency for the expander, apart from the join (seconds, Slurm's clock)
+sched=$("$CLUSTER" exec head squeue -h -j "$exp" -o "%V|%S")
+lat=$(python3 -c 'import sys, datetime as d; a, b = (d.datetime.fromisoformat(x) for x in sys.argv[1].split("|")); print(int((b - a).total_seconds()))' "$sched") ||
+  fail "the expander's submit and start times: '$sched'"
+echo "expander $exp: submitted to started ${lat} s (Slurm's times, 1 s resolution)"
 name=$("$CLUSTER" exec head squeue -h -j "$exp" -o "%j|%T|%N")
 [[ $name == "malleable-expand-$job|RUNNING|node2" ]] || fail "the expander job $exp is '$name'"
 mine=$("$CLUSTER" exec head squeue -h -j "$job" -o "%T|%N")

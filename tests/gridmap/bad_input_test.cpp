@@ -51,7 +51,9 @@ TEST(BadInput, Class1SizesNeverOverflow) {
   const auto t0 = std::chrono::steady_clock::now();
   int answered = 0, refused = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    MatrixShape shape{huge(rng), huge(rng), huge(rng), huge(rng), trial % 2 == 0};
+    const std::int64_t m = huge(rng), n = huge(rng), mb = huge(rng), nb = huge(rng);  // drawn in this order
+    redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(m, n, mb, nb);
+    if (trial % 2 == 0) shape.dist = redist::Distribution::Block;
     const Placement from = Placement::row_major({1 + static_cast<int>(rng() % 3), 1 + static_cast<int>(rng() % 3)});
     const int offered = trial % 5 == 0 ? static_cast<int>(rng() % 2147483647u) : 3 + static_cast<int>(rng() % 9);  // >= 3: a row or column fits
     const int bytes = 1 + static_cast<int>(rng() % 16);
@@ -76,7 +78,7 @@ TEST(BadInput, Class1SizesNeverOverflow) {
   EXPECT_GT(refused, 20);
   // The cases: 3e9 x 3e9 and --add 2147483647.
   EXPECT_THROW(plan_expansion(Placement::row_major({2, 2}), 5, PlacementStrategy::Local2,
-                              MatrixShape{3000000000, 3000000000, 64, 64, true}),
+                              redist::MatrixSpec::block(3000000000, 3000000000)),
                Error);
   EXPECT_THROW(plan_local_expansion({2, 2}, 2147483647), Error);
   long long moved = -1, kept = -1;
@@ -154,7 +156,14 @@ TEST(BadInput, Class5MessagesNameTheArgument) {
     return std::string("(no error)");
   };
   EXPECT_NE(message([] { parse_topology("99999x99999"); }).find("limit of 65536"), std::string::npos);
-  EXPECT_NE(message([] { MatrixShape{3000000000, 10, 1, 1, false}.validate(); }).find("m = 3000000000"),
+  EXPECT_NE(message([] { check_matrix(redist::MatrixSpec::block_cyclic(3000000000, 10, 1, 1)); }).find("m = 3000000000"),
+            std::string::npos);
+  EXPECT_NE(message([] {
+              redist::MatrixSpec s = redist::MatrixSpec::block_cyclic(100, 100, 10, 10);
+              s.name = "Ahat";
+              s.dist = redist::Distribution::Extended;  // its block sizes are the application's
+              check_matrix(s);
+            }).find("'Ahat' has per-process block sizes"),
             std::string::npos);
   EXPECT_NE(message([] { select_processors(map_heterogeneous(ProcessorPowers{{2, 1}}, {1, 2}, 10, 10),
                                            ProcessorPowers{std::vector<double>(2000, 1.0)}, 5,
@@ -170,7 +179,7 @@ TEST(BadInput, Class5MessagesNameTheArgument) {
 // mappings up to the processor limit and selection from the largest offer allowed.
 TEST(BadInput, Class6LargeInputsAnswerQuickly) {
   std::mt19937_64 rng(14006);
-  const MatrixShape shape{12000, 12000, 64, 64, false};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(12000, 12000, 64, 64);
   for (int trial = 0; trial < 4; ++trial) {
     const int r = 30 + static_cast<int>(rng() % 71), c = 30 + static_cast<int>(rng() % 71);
     const auto t0 = std::chrono::steady_clock::now();

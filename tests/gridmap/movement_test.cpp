@@ -17,7 +17,7 @@ namespace {
 // per process) on a p x p grid (or its first grid row, rows = 1, which the thesis uses for
 // the derivation), r process columns added.
 std::int64_t moved(int rows, int p, int r, std::int64_t n, PlacementStrategy s) {
-  const MatrixShape shape{rows == 1 ? 1 : n, n, 0, 0, true};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block(rows == 1 ? 1 : n, n);
   const Placement from = Placement::row_major({rows, p});
   const Placement to = place_local(from, 0, r, s);
   return account(from, to, shape).elements_moved;
@@ -81,8 +81,10 @@ TEST(Movement, OptimalNeverMovesMoreThanLocal2WhichNeverMovesMoreThanLocal1) {
     const Topology old{1 + static_cast<int>(gen() % 5), 1 + static_cast<int>(gen() % 5)};
     const int x = static_cast<int>(gen() % 3), y = 1 + static_cast<int>(gen() % 3);
     const bool block = trial % 2 == 0;
-    const MatrixShape shape{300 + static_cast<std::int64_t>(gen() % 200), 300 + static_cast<std::int64_t>(gen() % 200),
-                            1 + static_cast<std::int64_t>(gen() % 40), 1 + static_cast<std::int64_t>(gen() % 40), block};
+    const std::int64_t m = 300 + static_cast<std::int64_t>(gen() % 200), n = 300 + static_cast<std::int64_t>(gen() % 200),
+                       mb = 1 + static_cast<std::int64_t>(gen() % 40), nb = 1 + static_cast<std::int64_t>(gen() % 40);
+    redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(m, n, mb, nb);  // drawn in this order
+    if (block) shape.dist = redist::Distribution::Block;
     const Placement from = Placement::row_major(old);
     const Topology grid{old.rows + x, old.cols + y};
     const int added = grid.size() - old.size();
@@ -104,21 +106,21 @@ TEST(Movement, Local2AdvantageIsABlockDistributionProperty) {
   // column k mod (q + y) after the resize whatever the placement, and Local1 keeps the
   // first cycle in place while Local2 shifts old columns: here Local2 moves more. The
   // optimal placement is never worse than either (docs/reference/gridmap.md).
-  const MatrixShape cyclic{325, 389, 27, 30, false};
+  const redist::MatrixSpec cyclic = redist::MatrixSpec::block_cyclic(325, 389, 27, 30);
   const Placement from = Placement::row_major({2, 5});
   const auto l1 = account(from, place_local(from, 1, 1, PlacementStrategy::Local1), cyclic).elements_moved;
   const auto l2 = account(from, place_local(from, 1, 1, PlacementStrategy::Local2), cyclic).elements_moved;
   const auto op = account(from, place_optimal(from, {3, 6}, 8, cyclic), cyclic).elements_moved;
   EXPECT_GT(l2, l1);
   EXPECT_LE(op, l1);
-  const MatrixShape block{325, 389, 0, 0, true};
+  const redist::MatrixSpec block = redist::MatrixSpec::block(325, 389);
   EXPECT_LT(account(from, place_local(from, 1, 1, PlacementStrategy::Local2), block).elements_moved,
             account(from, place_local(from, 1, 1, PlacementStrategy::Local1), block).elements_moved);
 }
 
 TEST(Movement, ThesisExperimentGrids4To9Global) {
   // §4.6.2's 15000 x 15000 from 2x2 to 3x3 (block distribution): Local2 < Global and Local1.
-  const MatrixShape shape{15000, 15000, 0, 0, true};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block(15000, 15000);
   const Placement from = Placement::row_major({2, 2});
   const auto gl = account(from, place_global({3, 3}), shape);
   const auto l1 = account(from, place_local(from, 1, 1, PlacementStrategy::Local1), shape);
@@ -138,7 +140,7 @@ TEST(Movement, ThesisExperimentGrids4To9Global) {
 }
 
 TEST(ExpansionPlan, LocalOptimiserDrivesThePlacement) {
-  const MatrixShape shape{1200, 1200, 50, 50, false};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(1200, 1200, 50, 50);
   const Placement from = Placement::row_major({4, 4});
   const auto l2 = plan_expansion(from, 9, PlacementStrategy::Local2, shape);
   EXPECT_EQ(l2.to.grid, (Topology{5, 5}));
@@ -163,7 +165,7 @@ TEST(Tables44To46, PerProcessVolumeFollowsTheMeasuredTransferTimes) {
   // data, synchronisation excluded) in Tables 4.4 (Global), 4.6 (Local1), 4.5 (Local2),
   // seconds. It is proportional to what each process sends plus receives: normalised by
   // process 0 under Local2 the two agree within 2%.
-  const MatrixShape shape{15000, 15000, 0, 0, true};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block(15000, 15000);
   const Placement from = Placement::row_major({2, 2});
   const std::vector<std::pair<Placement, std::vector<double>>> cases{
       {place_global({3, 3}), {15.3, 27.5, 39.8, 39.8, 12.2, 12.2, 12.2, 12.2, 12.2}},

@@ -14,12 +14,12 @@
 using namespace gridmap;
 
 namespace {
-std::int64_t inter_node(const Placement& from, const Placement& to, const MatrixShape& shape, const NodeMap& nodes) {
+std::int64_t inter_node(const Placement& from, const Placement& to, const redist::MatrixSpec& shape, const NodeMap& nodes) {
   return redist::node_traffic(layout_for(from, shape), layout_for(to, shape), redist::Region{shape.m, shape.n, 0, 0, 0, 0},
                               static_cast<int>(nodes.node_of_id.size()), nodes.node_of_id)
       .elements_inter_node;
 }
-std::int64_t kept(const Placement& from, const Placement& to, const MatrixShape& shape) {
+std::int64_t kept(const Placement& from, const Placement& to, const redist::MatrixSpec& shape) {
   return redist::plan_stats(layout_for(from, shape), layout_for(to, shape), std::max(from.max_id(), to.max_id()) + 1)
       .elements_local;
 }
@@ -30,7 +30,7 @@ TEST(gridmapNodes, NewcomersGoNextToTheirNodesData) {
   // put newcomer 3 (node B) at slot 1, which needs columns 2-3 from node A, and newcomer 2
   // (node A) at slot 3, which needs columns 6-7 from node B: swapping them keeps every
   // byte on its node.
-  const MatrixShape shape{8, 8, 8, 2, true};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block(8, 8);
   const Placement before{Topology{1, 2}, {0, 1}};
   const Placement rule{Topology{1, 4}, {0, 3, 1, 2}};
   NodeMap nodes{{0, 1, 0, 1}, 8};
@@ -48,8 +48,9 @@ TEST(gridmapNodes, OptimalOnNodesNeverCostsMoreThanNodeBlindChoices) {
   for (int trial = 0; trial < 40; ++trial) {
     const int p = 1 + static_cast<int>(rng() % 3), q = 1 + static_cast<int>(rng() % 3);
     const int ar = static_cast<int>(rng() % 2), ac = 1 + static_cast<int>(rng() % 2);
-    const MatrixShape shape{60 + static_cast<std::int64_t>(rng() % 40), 50 + static_cast<std::int64_t>(rng() % 40), 7, 5,
-                            rng() % 2 == 0};
+    const std::int64_t m = 60 + static_cast<std::int64_t>(rng() % 40), n = 50 + static_cast<std::int64_t>(rng() % 40);
+    redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(m, n, 7, 5);  // drawn in this order
+    if (rng() % 2 == 0) shape.dist = redist::Distribution::Block;
     const Placement old = Placement::row_major(Topology{p, q}, 0);
     const Topology t{p + ar, q + ac};
     const int added = t.size() - old.grid.size();
@@ -77,7 +78,7 @@ TEST(gridmapNodes, OptimalOnNodesNeverCostsMoreThanNodeBlindChoices) {
 }
 
 TEST(gridmapNodes, BadNodeMapsAreRefused) {
-  const MatrixShape shape{8, 8, 2, 2, false};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(8, 8, 2, 2);
   const Placement old = Placement::row_major(Topology{2, 2}, 0);
   const auto before = layout_for(old, shape);
   const auto after = layout_for(Placement::row_major(Topology{2, 3}, 0), shape);

@@ -76,7 +76,7 @@ TEST(Placement, EveryStrategyIsAPermutationAndLocalKeepsRelativeOrder) {
         for (int id : olds) EXPECT_EQ(id / old.cols, olds.front() / old.cols);
       }
     }
-    const MatrixShape shape{240, 180, 8, 8, false};
+    const redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(240, 180, 8, 8);
     const Placement opt = place_optimal(from, {old.rows + x, old.cols + y}, x * old.cols + y * old.rows + x * y, shape);
     EXPECT_TRUE(is_permutation_of_range(opt, opt.grid.size()));
   }
@@ -117,7 +117,7 @@ TEST(Assignment, HungarianMatchesBruteForce) {
 }
 
 TEST(OverlapMatrix, RowSumsAreWhatEachSlotOwns) {
-  const MatrixShape shape{97, 61, 5, 7, false};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block_cyclic(97, 61, 5, 7);
   const Placement from = Placement::row_major({3, 2});
   const Placement to = place_local(from, 1, 2, PlacementStrategy::Local2);
   const auto a = layout_for(from, shape), b = layout_for(to, shape);
@@ -135,7 +135,7 @@ TEST(OverlapMatrix, RowSumsAreWhatEachSlotOwns) {
 }
 
 TEST(Shrink, GiveBackUndoesALocal2Expansion) {
-  const MatrixShape shape{600, 600, 0, 0, true};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block(600, 600);
   const Placement five = Placement::row_major({5, 5});
   const Placement six = place_local(five, 1, 1, PlacementStrategy::Local2);
   const ShrinkPlan s = plan_shrink(six, 11, AspectRatio::square(), AspectScope::FinalGrid);
@@ -149,7 +149,7 @@ TEST(Shrink, GiveBackUndoesALocal2Expansion) {
 }
 
 TEST(Shrink, ReleasesAsFewExtraAsPossibleAndInverseLocal2BeatsInverseLocal1) {
-  const MatrixShape shape{480, 480, 0, 0, true};
+  const redist::MatrixSpec shape = redist::MatrixSpec::block(480, 480);
   const Placement g = Placement::row_major({6, 6});
   const ShrinkPlan two = plan_shrink(g, 5);  // one row or column (6) is the least >= 5
   EXPECT_EQ(two.leaving.size(), 6u);

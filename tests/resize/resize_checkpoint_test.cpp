@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -162,7 +163,7 @@ TEST(CheckpointChecksum, Version2ChangesWithEveryBitOfAnyElement) {
     }
 }
 
-ck::MatrixInfo info(const char* name, char type, std::int64_t m, std::int64_t n) {
+ck::MatrixInfo info(const char* name, redist::Scalar type, std::int64_t m, std::int64_t n) {
   ck::MatrixInfo i;
   i.name = name;
   i.type = type;
@@ -175,10 +176,12 @@ ck::Header header() {
   ck::Header h;
   h.program = "pdgemm";
   h.iteration = 4;
-  h.matrices = {info("A", 'd', 600, 600), info("B", 'd', 600, 600)};
+  h.matrices = {info("A", redist::Scalar::D, 600, 600), info("B", redist::Scalar::D, 600, 600)};
   return h;
 }
-ck::Expected expected() { return {"pdgemm", {info("A", 'd', 600, 600), info("B", 'd', 600, 600)}}; }
+ck::Expected expected() {
+  return {"pdgemm", {info("A", redist::Scalar::D, 600, 600), info("B", redist::Scalar::D, 600, 600)}};
+}
 
 TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
   EXPECT_EQ(ck::mismatch("f.h5", header(), expected()), "");
@@ -190,7 +193,7 @@ TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
   EXPECT_EQ(ck::mismatch("f.h5", header(), w),
             "checkpoint f.h5: matrix 'B' is 600 x 600 in the file, this program registered 600 x 601");
   w = expected();
-  w.matrices[0].type = 'z';
+  w.matrices[0].type = redist::Scalar::Z;
   EXPECT_EQ(ck::mismatch("f.h5", header(), w),
             "checkpoint f.h5: matrix 'A' holds double (d) in the file, this program registered complex double (z)");
   w = expected();
@@ -207,6 +210,30 @@ TEST(CheckpointValidate, AcceptsTheSameRegistrationAndNamesTheFirstDifference) {
   EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "");
   h.version = 0;
   EXPECT_EQ(ck::mismatch("f.h5", h, expected()), "checkpoint f.h5: format version 0, this library reads versions 1 to 2");
+}
+
+// The files spell the element type as ScaLAPACK's letter and the layout kind as a name;
+// both are decoded into the libraries' one enums at the file's boundary, anything else
+// refused with the place it was read from.
+TEST(CheckpointRecord, TypeLettersAndKindNamesDecodeToTheOneEnums) {
+  EXPECT_EQ(ck::parse_type_letter('s', "f: "), redist::Scalar::S);
+  EXPECT_EQ(ck::parse_type_letter('z', "f: "), redist::Scalar::Z);
+  for (redist::Distribution k : {redist::Distribution::BlockCyclic, redist::Distribution::Block, redist::Distribution::Extended})
+    EXPECT_EQ(ck::parse_layout_kind(ck::to_string(k)), k);
+  EXPECT_STREQ(ck::to_string(redist::Distribution::BlockCyclic), "block-cyclic");
+  const auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const resize::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(message([] { ck::parse_type_letter('q', "checkpoint f.h5: matrix 'A': "); }),
+            "checkpoint f.h5: matrix 'A': unknown element type 'q' (expected s, d, c or z)");
+  EXPECT_EQ(message([] { ck::parse_type_letter('\0', "w: "); }), "w: unknown element type of code 0 (expected s, d, c or z)");
+  EXPECT_EQ(message([] { ck::parse_layout_kind("cyclic"); }),
+            "checkpoint: unknown layout kind 'cyclic' (expected block-cyclic, block or extended)");
 }
 
 TEST(CheckpointWhen, ParsesDurationsAndIntervals) {
@@ -307,7 +334,7 @@ TEST(CheckpointIo, ChunkIsTheBlockWhenBlocksAreLargeEnoughAndUniform) {
   EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{0, 0}));
   m.m = m.n = 4000;
   m.mb = m.nb = 64;
-  m.layout = ck::LayoutKind::Extended;  // blocks of many sizes: contiguous
+  m.layout = redist::Distribution::Extended;  // blocks of many sizes: contiguous
   EXPECT_EQ(ck::chunk_shape(m, 8), (std::pair<std::int64_t, std::int64_t>{0, 0}));
 }
 

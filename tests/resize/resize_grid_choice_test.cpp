@@ -68,7 +68,7 @@ TEST(GridChoice, NodeAwarePlacementPutsNewcomersNextToTheirNodesData) {
   // 1x2 on node1 (rank 0) and node2 (rank 1) grows to 1x4 with rank 2 on node2 and rank 3
   // on node1 (block columns): each newcomer should sit next to its own node's old process.
   const Grid old{1, 2, {}};
-  const gridmap::MatrixShape m{64, 64, 64, 32, true};
+  const redist::MatrixSpec m = redist::MatrixSpec::block(64, 64);
   const std::vector<std::string> hosts = {"node1", "node2", "node2", "node1"};
   const Grid planned = plan_expansion(old, 2, 1, 4, Placement::Local1, &m);  // appends 2, 3
   const Grid on_nodes = place_on_nodes(planned, old, 2, Placement::Local1, &m, hosts);

@@ -65,6 +65,7 @@ ExpansionState random_state(std::mt19937& g) {
   s.move_budget = std::int64_t{small(g)} << 20;
   for (auto* c : {&s.global, &s.levels})
     if ((c->set = coin(g) != 0)) *c = {true, random_text(g, 40), random_text(g, 8), random_text(g, 8), 1.5 * small(g), 0.25 * small(g), small(g)};
+  s.respawn_from = coin(g) ? small(g) : 0;
   return s;
 }
 
@@ -83,6 +84,7 @@ void expect_same(const ExpansionState& a, const ExpansionState& b) {
   EXPECT_EQ(a.background, b.background);
   EXPECT_EQ(a.global, b.global);
   EXPECT_EQ(a.levels, b.levels);
+  EXPECT_EQ(a.respawn_from, b.respawn_from);
 }
 
 Decision random_decision(std::mt19937& g) {
@@ -273,8 +275,9 @@ TEST(Handover, GoldenBytes) {
   s.background = true;
   s.move_budget = 1 << 20;
   s.global = {true, "d", "3", "", 1.5, 0, 2};
+  s.respawn_from = 4;
   EXPECT_EQ(malleable::wire::hex(resize::detail::pack(s)),
-            "4d58535403000000fc00000000000000"
+            "4d585354040000000001000000000000"
             "0700000001000000010000000200000002000000000000000100000000000000"
             "0200000002000000040000000000000000000000010000000200000003000000"
             "01000000000000000a0000000c00000002000000030000000300000001020000"
@@ -282,7 +285,8 @@ TEST(Handover, GoldenBytes) {
             "0000000000e03f00000000000000400200000002000000010000100000000000"
             "0101000000000000006401000000000000003300000000000000000000000000"
             "00f83f0000000000000000020000000000000000000000000000000000000000"
-            "00000000000000000000000000000000000000000000000000000000");
+            "00000000000000000000000000000000000000000000000000000000"
+            "04000000");
   expect_same(resize::detail::unpack_expansion(resize::detail::pack(s)), s);
   Decision d;
   d.action = Action::Expand;

@@ -184,7 +184,7 @@ lv::LevelHeader sample() {
   h.state = {'a', '\0', 'b'};
   lv::LevelMatrix a;
   a.global.name = "A";
-  a.global.type = 'd';
+  a.global.type = redist::Scalar::D;
   a.global.m = 10;
   a.global.n = 7;
   a.global.mb = 2;
@@ -197,8 +197,8 @@ lv::LevelHeader sample() {
   a.cols = 3;
   lv::LevelMatrix b = a;
   b.global.name = "Z";
-  b.global.type = 'z';
-  b.global.layout = resize::checkpoint::LayoutKind::Extended;
+  b.global.type = redist::Scalar::Z;
+  b.global.layout = redist::Distribution::Extended;
   b.global.mb = b.global.nb = 0;
   b.global.row_blocks = {3, 3, 4};
   b.global.col_blocks = {7};
@@ -248,9 +248,24 @@ TEST(Levels, HeaderRoundTrip) {
   EXPECT_EQ(g.state, h.state);
   ASSERT_EQ(g.matrices.size(), 2u);
   EXPECT_EQ(g.matrices[1].global.row_blocks, (std::vector<std::int64_t>{3, 3, 4}));
-  EXPECT_EQ(g.matrices[1].global.type, 'z');
+  EXPECT_EQ(g.matrices[1].global.type, redist::Scalar::Z);
   EXPECT_EQ(g.matrices[0].pr, 1);
   EXPECT_EQ(g.payload_checksum, 0x1234u);
+}
+
+// The element type travels as its letter; a header sealed with a letter other than s, d,
+// c, z (its checksum right) is refused by name once decoded, not read as some type.
+TEST(Levels, AHeaderWithAnUnknownElementTypeIsRefused) {
+  auto h = sample();
+  h.matrices[1].global.type = static_cast<redist::Scalar>(9);  // encoded as '?'
+  const auto bytes = lv::encode_header(h);
+  std::size_t used = 0;
+  try {
+    (void)lv::decode_header(bytes.data(), bytes.size(), used);
+    FAIL() << "a header with element type '?' was read";
+  } catch (const resize::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown element type '?'"), std::string::npos) << e.what();
+  }
 }
 
 static std::string hex(const std::vector<char>& bytes) {

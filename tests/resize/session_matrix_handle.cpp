@@ -10,7 +10,8 @@
 //     that data()/lld()/local_rows()/local_cols() agree with numroc;
 //   - at(i, j) on the owner is the element at (local_row(i), local_col(j)), global_row/
 //     global_col invert local_row/local_col, and at(i, j) on a non-owner throws
-//     resize::Error naming the matrix.
+//     resize::Error naming the matrix;
+//   - register_matrix and make_desc refuse Distribution::Extended (before start).
 // Any difference ends the job with a non-zero status. Prints PASS on world rank 0.
 //   mpiexec -n 4 session_matrix_handle
 #include <mpi.h>
@@ -141,6 +142,25 @@ int main(int argc, char** argv) {
       uneven(34, g.nprow, r);
       uneven(27, g.npcol, c);
     });
+    // Distribution::Extended is a matrix registered with its block sizes: the uniform
+    // registration and make_desc refuse it, naming register_matrix_blocks.
+    for (int k = 0; k < 2; ++k) {
+      std::string said;
+      try {
+        if (k == 0) (void)s.register_matrix<double>("Ex", 10, 10, 2, 2, Distribution::Extended);
+        else {
+          int d[9];
+          s.make_desc(10, 10, 2, 2, Distribution::Extended, d);
+        }
+      } catch (const resize::Error& e) {
+        said = e.what();
+      }
+      if (said.find("register_matrix_blocks") == std::string::npos) {
+        std::fprintf(stderr, "session_matrix_handle: FAILED: %s with Distribution::Extended was not refused (%s)\n",
+                     k == 0 ? "register_matrix" : "make_desc", said.c_str());
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
     bool threw = false;
     try {
       (void)fc.at(0, 0);  // before start: nobody owns anything

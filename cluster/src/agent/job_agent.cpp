@@ -234,6 +234,31 @@ GrowthModel JobAgent::growth_of(const Moment& m, int per_node) const {
   return [&m, per_node](int n) { return m.growth(n, per_node); };
 }
 
+// The plan of a job deciding alone (no arbiter, no shared ledger): Slurm's snapshot, the
+// nodes of its expander jobs counted as its own, and slurm::decide. False: Slurm gave no
+// answer (noted).
+bool JobAgent::plan_alone(const Moment& m, int per_node, Snapshot& s, Plan& p) {
+  try {
+    s = client_->snapshot();
+  } catch (const Error& e) {
+    note(std::string("asking Slurm failed: ") + e.what());
+    return false;
+  }
+  for (const auto& n : expander_nodes())  // nodes of its expander jobs are the job's too
+    if (std::find(s.mine.node_list.begin(), s.mine.node_list.end(), n) == s.mine.node_list.end())
+      s.mine.node_list.push_back(n);
+  most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
+  Options o = opt_;
+  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
+  p = slurm::decide(s, m.rank_hosts, o, growth_of(m, per_node));
+  if (grows_by_join() && p.kind == Plan::Kind::Acquire && p.nodes.empty()) {  // an expander asks for a node by name
+    const auto free = growable_idle(s, s.idle);
+    p.nodes.assign(free.begin(), free.begin() + std::min<std::ptrdiff_t>(p.acquire, static_cast<std::ptrdiff_t>(free.size())));
+  }
+  return true;
+}
+
 Step JobAgent::decide(const Moment& m) {
   return_failed_grant();
   const double t = now();
@@ -258,25 +283,8 @@ Step JobAgent::decide(const Moment& m) {
     if (p.kind == Plan::Kind::GiveBack || p.kind == Plan::Kind::UseHeld) {
       if (!refresh_own_nodes(s, p)) return stay(log_.back());
     }
-  } else {
-    try {
-      s = client_->snapshot();
-    } catch (const Error& e) {
-      note(std::string("asking Slurm failed: ") + e.what());
-      return stay(log_.back());
-    }
-    for (const auto& n : expander_nodes())  // nodes of its expander jobs are the job's too
-      if (std::find(s.mine.node_list.begin(), s.mine.node_list.end(), n) == s.mine.node_list.end())
-        s.mine.node_list.push_back(n);
-    most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
-    Options o = opt_;
-    if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-    if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
-    p = slurm::decide(s, ranks, o, growth_of(m, per_node));
-    if (grows_by_join() && p.kind == Plan::Kind::Acquire && p.nodes.empty()) {  // an expander asks for a node by name
-      const auto free = growable_idle(s, s.idle);
-      p.nodes.assign(free.begin(), free.begin() + std::min<std::ptrdiff_t>(p.acquire, static_cast<std::ptrdiff_t>(free.size())));
-    }
+  } else if (!plan_alone(m, per_node, s, p)) {
+    return stay(log_.back());
   }
   know_daemons(ranks, s);
   // A node the launch or the last expansion placed processes on but which runs none: no

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -127,58 +128,109 @@ std::pair<double, double> give_weighed(const Ctx& c, const GrowthModel& growth, 
   return {loss, c.a.give_gain_share * rest};
 }
 
+// How many nodes job `w` still misses after the nodes promised to it and the free idle
+// nodes it can start on (of its partition), those the backfill plan starts it on first;
+// the idle ones are counted for it (c.counted), in Slurm's order of the waiting jobs.
+// `need`: the reason, when some are missing. `pool`: c.pool as a set.
+int still_missing(Ctx& c, const std::unordered_set<std::string_view>& pool, const Job& w, std::string& need) {
+  std::set<std::string> promised;
+  for (const auto& e : c.ledger.entries)
+    if (e.kind == Kind::Promise && e.for_job == w.id) promised.insert(e.nodes.begin(), e.nodes.end());
+  int missing = w.nodes - static_cast<int>(promised.size());
+  std::vector<std::string> can;
+  std::unordered_set<std::string_view> in_can;  // what `can` holds
+  for (const auto& h : w.planned_nodes)
+    if (!c.counted.count(h) && pool.count(h)) can.push_back(h), in_can.insert(h);
+  for (const auto& h : c.pool)
+    if (!c.counted.count(h) && in_partition(c.s.partitions, w.partition, h) && in_can.insert(h).second)
+      can.push_back(h);
+  const int take = std::max(0, std::min<int>(missing, static_cast<int>(can.size())));
+  c.counted.insert(can.begin(), can.begin() + take);
+  missing -= take;
+  if (missing > 0)
+    need = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s): " + std::to_string(take) + " idle, " +
+           std::to_string(promised.size()) + " promised, " + std::to_string(missing) + " missing";
+  return missing;
+}
+
+// Only as many nodes as cost this job no more than they buy the waiting job: drops
+// candidates from the back until the weighing (give_weighed) agrees. Returns why some
+// were dropped (empty: none).
+std::string trim_to_payoff(const Ctx& c, const GrowthModel& growth, std::vector<std::string>& cand) {
+  std::string dear;
+  while (!cand.empty()) {
+    const auto [loss, gain] = give_weighed(c, growth, static_cast<int>(cand.size()));
+    if (loss <= gain) break;
+    if (dear.empty())
+      dear = "; giving " + std::to_string(cand.size()) + " would cost this job " + std::to_string(loss) + " s against ~" +
+             std::to_string(gain) + " s the waiting job gains";
+    cand.pop_back();
+  }
+  if (!dear.empty() && !cand.empty()) dear += ", " + std::to_string(cand.size()) + " would not";
+  return dear;
+}
+
+// Never so many candidates that the job's predicted end passes its time limit (Slurm
+// kills it there): drops them from the back. Returns why some were dropped (empty: none).
+std::string trim_to_time_limit(const Ctx& c, const GrowthModel& growth, std::vector<std::string>& cand) {
+  std::string over;
+  const int from = static_cast<int>(c.ranks.size());
+  while (!cand.empty() && growth) {
+    // only the candidates running ranks shorten its run (held nodes running nothing go free)
+    const int k = static_cast<int>(std::count_if(cand.begin(), cand.end(), [&](const std::string& h) { return c.ranks.count(h) > 0; }));
+    std::string w_over;
+    if (k <= 0 || from - k < 1 || keeps_time_limit(growth(-k), from, k, c.s.mine.time_left, &w_over)) break;
+    if (over.empty()) over = "; " + w_over;
+    cand.pop_back();
+  }
+  return over;
+}
+
+// This job can give some of the `missing` nodes, not all: it offers them (the offer
+// renewed), and once the offers of all jobs cover the waiting job, gives its share, the
+// offers taken in job id order.
+Arbitration offer_or_share(Ctx& c, const Job& w, const std::vector<std::string>& cand, int missing, const std::string& why) {
+  if (auto* e = find_mine(c.ledger, c.me.id, Kind::Offer, w.id)) {
+    e->count = static_cast<int>(cand.size());
+    e->expires = c.now + c.a.offer_ttl_s;
+  } else {
+    c.ledger.entries.push_back(LedgerEntry{Kind::Offer, c.me.id, w.id, {}, static_cast<int>(cand.size()), 0, c.now,
+                                           c.now + c.a.offer_ttl_s});
+  }
+  std::vector<const LedgerEntry*> offers;
+  int total = 0;
+  for (const auto& e : c.ledger.entries)
+    if (e.kind == Kind::Offer && e.for_job == w.id) offers.push_back(&e), total += e.count;
+  if (total < missing)
+    return stay(c, "offer", why + "; offered " + std::to_string(cand.size()) + ", offers cover " + std::to_string(total),
+                w.id);
+  std::sort(offers.begin(), offers.end(), [](auto* x, auto* y) { return id_less(x->job, y->job); });
+  int left = missing, share = 0;
+  for (const auto* e : offers) {
+    const int part = std::min(left, e->count);
+    if (e->job == c.me.id) share = part;
+    left -= part;
+  }
+  if (share <= 0) return stay(c, "waiting", why + "; the offers of jobs before this one cover it", w.id);
+  return give(c, w, {cand.begin(), cand.begin() + share}, "give-share",
+              why + "; offers cover it, this job's share " + std::to_string(share));
+}
+
 // The first waiting job that idle nodes and promises do not cover: give, share or offer.
 // Empty rule: every waiting job is covered.
 Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
-  // The pool as a set for the membership tests below (the pool does not change in this loop;
+  // The pool as a set for the membership tests (the pool does not change in this loop;
   // at 10,000 nodes a linear search per planned node made the arbitration quadratic).
   const std::unordered_set<std::string_view> pool(c.pool.begin(), c.pool.end());
   for (const Job& w : c.s.pending) {
-    std::set<std::string> promised;
-    for (const auto& e : c.ledger.entries)
-      if (e.kind == Kind::Promise && e.for_job == w.id) promised.insert(e.nodes.begin(), e.nodes.end());
-    int missing = w.nodes - static_cast<int>(promised.size());
-    // The free idle nodes it can start on (of its partition), those the backfill plan
-    // starts it on first; counted for it, in Slurm's order of the waiting jobs.
-    std::vector<std::string> can;
-    std::unordered_set<std::string_view> in_can;  // what `can` holds
-    for (const auto& h : w.planned_nodes)
-      if (!c.counted.count(h) && pool.count(h)) can.push_back(h), in_can.insert(h);
-    for (const auto& h : c.pool)
-      if (!c.counted.count(h) && in_partition(c.s.partitions, w.partition, h) && in_can.insert(h).second)
-        can.push_back(h);
-    const int take = std::max(0, std::min<int>(missing, static_cast<int>(can.size())));
-    c.counted.insert(can.begin(), can.begin() + take);
-    missing -= take;
+    std::string need;
+    const int missing = still_missing(c, pool, w, need);
     if (missing <= 0) continue;
-    const std::string need = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s): " +
-                             std::to_string(take) + " idle, " + std::to_string(promised.size()) + " promised, " +
-                             std::to_string(missing) + " missing";
-    // Only as many nodes as cost this job no more than they buy the waiting job: the
-    // most it gives or offers (the weighing, give_weighed).
+    // The most it gives or offers: what the weighing and the time limit leave.
     auto cand = give_candidates(c);
-    std::string dear;
     const int could = static_cast<int>(cand.size());
-    while (!cand.empty()) {
-      const auto [loss, gain] = give_weighed(c, growth, static_cast<int>(cand.size()));
-      if (loss <= gain) break;
-      if (dear.empty())
-        dear = "; giving " + std::to_string(cand.size()) + " would cost this job " + std::to_string(loss) +
-               " s against ~" + std::to_string(gain) + " s the waiting job gains";
-      cand.pop_back();
-    }
-    if (!dear.empty() && !cand.empty()) dear += ", " + std::to_string(cand.size()) + " would not";
-    // Never so many that the job's predicted end passes its time limit (Slurm kills it there).
-    std::string over;
-    const int from = static_cast<int>(c.ranks.size());
-    while (!cand.empty() && growth) {
-      // only the candidates running ranks shorten its run (held nodes running nothing go free)
-      const int k = static_cast<int>(std::count_if(cand.begin(), cand.end(), [&](const std::string& h) { return c.ranks.count(h) > 0; }));
-      std::string w_over;
-      if (k <= 0 || from - k < 1 || keeps_time_limit(growth(-k), from, k, c.s.mine.time_left, &w_over)) break;
-      if (over.empty()) over = "; " + w_over;
-      cand.pop_back();
-    }
+    std::string dear = trim_to_payoff(c, growth, cand);
+    const std::string over = trim_to_time_limit(c, growth, cand);
     if (cand.empty() && !over.empty()) {
       erase_mine(c.ledger, c.me.id, Kind::Offer, w.id);
       return stay(c, "time-limit", need + over, w.id);
@@ -195,32 +247,7 @@ Arbitration waiting_rules(Ctx& c, const GrowthModel& growth) {
       return stay(c, "cannot-give", need + "; this job has no node to give (min " + std::to_string(c.me.min_nodes) + ")",
                   w.id);
     }
-    if (auto* e = find_mine(c.ledger, c.me.id, Kind::Offer, w.id)) {
-      e->count = static_cast<int>(cand.size());
-      e->expires = c.now + c.a.offer_ttl_s;
-    } else {
-      c.ledger.entries.push_back(LedgerEntry{Kind::Offer, c.me.id, w.id, {}, static_cast<int>(cand.size()), 0, c.now,
-                                             c.now + c.a.offer_ttl_s});
-    }
-    std::vector<const LedgerEntry*> offers;
-    int total = 0;
-    for (const auto& e : c.ledger.entries)
-      if (e.kind == Kind::Offer && e.for_job == w.id) offers.push_back(&e), total += e.count;
-    if (total < missing)
-      return stay(c, "offer", need + dear + "; offered " + std::to_string(cand.size()) + ", offers cover " +
-                                  std::to_string(total),
-                  w.id);
-    std::sort(offers.begin(), offers.end(), [](auto* x, auto* y) { return id_less(x->job, y->job); });
-    int left = missing, share = 0;
-    for (const auto* e : offers) {
-      const int part = std::min(left, e->count);
-      if (e->job == c.me.id) share = part;
-      left -= part;
-    }
-    if (share <= 0)
-      return stay(c, "waiting", need + "; the offers of jobs before this one cover it", w.id);
-    return give(c, w, {cand.begin(), cand.begin() + share}, "give-share",
-                need + "; offers cover it, this job's share " + std::to_string(share));
+    return offer_or_share(c, w, cand, missing, need + dear);
   }
   return {};
 }
@@ -313,18 +340,19 @@ std::vector<std::string> hand_out(const Ctx& c, std::string& before, std::string
   return {};
 }
 
-// Growth onto free idle nodes: bid, and acquire when this job's bid wins.
-Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
-  // Only idle nodes of this job's partition that the backfill plan starts no waiting job
-  // on (a growth request is a new job, behind every pending one), within the partition's
-  // MaxNodes.
+// How many free nodes this job can grow by (`room`): only idle nodes of its partition that
+// the backfill plan starts no waiting job on (a growth request is a new job, behind every
+// pending one), within the partition's MaxNodes and the job's QOS (Slurm would refuse, or
+// hold, an expansion beyond it; `qos_capped`: why it binds). Narrows c.pool to them. A
+// value: no room, the decision.
+std::optional<Arbitration> growth_room(Ctx& c, int& room, std::string& qos_capped) {
   std::string left_out;
   c.pool = growable_idle(c.s, c.pool, &left_out);
   const int held = static_cast<int>(c.s.mine.node_list.size());
   const int part_max = partition_max_nodes(c.s.partitions, c.s.mine.partition);
   const int max_nodes = part_max > 0 && (c.me.max_nodes <= 0 || part_max < c.me.max_nodes) ? part_max : c.me.max_nodes;
   const int cap = max_nodes > 0 ? max_nodes - held : static_cast<int>(c.pool.size());
-  int room = std::min<int>(static_cast<int>(c.pool.size()), cap);
+  room = std::min<int>(static_cast<int>(c.pool.size()), cap);
   if (room <= 0) {
     erase_mine(c.ledger, c.me.id, Kind::Bid);
     return stay(c, "no-idle",
@@ -333,20 +361,24 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
                                : "at the node limit (" + std::to_string(max_nodes) +
                                      (max_nodes == part_max ? ", the partition's MaxNodes" : "") + ")");
   }
-  // The job's QOS: Slurm would refuse (or hold) an expansion beyond it.
-  std::string qos_capped;
   if (!cap_at_qos(c, room, qos_capped)) {
     erase_mine(c.ledger, c.me.id, Kind::Bid);
     return stay(c, "qos-limit", qos_capped);
   }
-  Growth g = growth(room);
+  return std::nullopt;
+}
+
+// The growth by `room` nodes if it pays; nodes that would barely speed this job up are
+// worth more to the next job that comes: growth by fewer nodes (halving) until the added
+// nodes' efficiency reaches the floor. `g`: the growth by the `room` left, `trimmed`: why
+// it is less than asked. A value: no growth pays, the decision.
+std::optional<Arbitration> paying_growth(Ctx& c, const GrowthModel& growth, int& room, Growth& g, std::string& trimmed) {
+  g = growth(room);
   if (!g.pays) {
     erase_mine(c.ledger, c.me.id, Kind::Bid);
     return stay(c, "no-payoff", std::to_string(room) + " free idle node(s), but growing does not pay: " + g.why);
   }
-  // Nodes that would barely speed this job up are worth more to the next job that comes:
-  // growth by fewer nodes (halving) until the added nodes' efficiency reaches the floor.
-  std::string trimmed;
+  const int held = static_cast<int>(c.s.mine.node_list.size());
   const int asked = room;
   while (c.a.min_growth_efficiency > 0 && room > 0 && growth_efficiency(g, held, room) < c.a.min_growth_efficiency) {
     room /= 2;
@@ -361,9 +393,12 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   if (room < asked)
     trimmed = "; " + std::to_string(room) + " of " + std::to_string(asked) + " free node(s): more would run below " +
               std::to_string(c.a.min_growth_efficiency) + " efficiency";
-  // What a job says it saves is bounded by what it can: the time Slurm leaves it to run.
-  const double can_save = c.s.mine.time_left > 0 ? c.s.mine.time_left : c.a.max_saving_s;
-  const double score = std::min(g.saving_s, can_save) / room;
+  return std::nullopt;
+}
+
+// This job's bid for `room` nodes at `score` seconds saved per node, placed or renewed.
+// Returns when it was first placed.
+double place_bid(Ctx& c, int room, double score) {
   LedgerEntry* bid = find_mine(c.ledger, c.me.id, Kind::Bid);
   if (!bid) {
     c.ledger.entries.push_back(LedgerEntry{Kind::Bid, c.me.id, {}, {}, room, score, c.now, 0});
@@ -372,7 +407,38 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
   bid->count = room;
   bid->score = score;
   bid->expires = c.now + c.a.bid_ttl_s;
-  const double since = bid->since;
+  return bid->since;
+}
+
+// The bid won `mine`: the bid becomes a claim (it takes no more nodes) and the plan
+// acquires them, by expansion or by restart.
+Arbitration acquire_won(Ctx& c, const std::vector<std::string>& mine, const Growth& g, double score, std::string why) {
+  erase_mine(c.ledger, c.me.id, Kind::Bid);
+  c.ledger.entries.push_back(LedgerEntry{Kind::Claim, c.me.id, {}, mine, static_cast<int>(mine.size()), score, c.now,
+                                         c.now + c.a.claim_ttl_s});
+  Arbitration r = stay(c, "acquire", std::move(why));
+  r.plan.kind = Plan::Kind::Acquire;
+  r.plan.nodes = mine;
+  r.plan.acquire = static_cast<int>(mine.size());
+  r.plan.predicted_iteration = g.predicted_iteration;
+  r.plan.predicted_resize = g.predicted_resize;
+  r.plan.measured_iteration = g.measured_iteration;
+  r.by_restart = !c.a.expansion;
+  return r;
+}
+
+// Growth onto free idle nodes: bid, and acquire when this job's bid wins.
+Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
+  int room = 0;
+  std::string qos_capped;
+  if (auto r = growth_room(c, room, qos_capped)) return *r;
+  Growth g;
+  std::string trimmed;
+  if (auto r = paying_growth(c, growth, room, g, trimmed)) return *r;
+  // What a job says it saves is bounded by what it can: the time Slurm leaves it to run.
+  const double can_save = c.s.mine.time_left > 0 ? c.s.mine.time_left : c.a.max_saving_s;
+  const double score = std::min(g.saving_s, can_save) / room;
+  const double since = place_bid(c, room, score);
   const std::string offer = std::to_string(room) + " free idle node(s), saving " + std::to_string(g.saving_s) + " s; " +
                             g.why + qos_capped + trimmed;
   if (c.now - since < c.a.bid_window_s) return stay(c, "bid", offer + "; the bid stands until others have bid");
@@ -386,18 +452,57 @@ Arbitration growth_rules(Ctx& c, const GrowthModel& growth) {
     if (!g.pays) return stay(c, "outbid", "better bids (" + before + ") leave " + std::to_string(mine.size()) +
                                               " node(s), and growing by those does not pay: " + g.why);
   }
-  erase_mine(c.ledger, c.me.id, Kind::Bid);  // acquiring now: its bid takes no more nodes
-  c.ledger.entries.push_back(LedgerEntry{Kind::Claim, c.me.id, {}, mine, static_cast<int>(mine.size()), score, c.now,
-                                         c.now + c.a.claim_ttl_s});
-  Arbitration r = stay(c, "acquire", offer + (before.empty() ? "; the best bid" : "; after " + before) + shared);
-  r.plan.kind = Plan::Kind::Acquire;
-  r.plan.nodes = mine;
-  r.plan.acquire = static_cast<int>(mine.size());
-  r.plan.predicted_iteration = g.predicted_iteration;
-  r.plan.predicted_resize = g.predicted_resize;
-  r.plan.measured_iteration = g.measured_iteration;
-  r.by_restart = !c.a.expansion;
+  return acquire_won(c, mine, g, score, offer + (before.empty() ? "; the best bid" : "; after " + before) + shared);
+}
+
+// `r` turned into running on the held nodes that run nothing (`unused`), when there are
+// any: the nodes a job holds do not stand idle while it gives nothing or waits.
+Arbitration run_on_unused(Arbitration r, const std::vector<std::string>& unused) {
+  if (unused.empty()) return r;
+  r.plan.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing; " + r.rule + ": " + r.plan.why;
+  r.rule = "use-held";
+  r.plan.kind = Plan::Kind::UseHeld;
+  r.plan.nodes = unused;
   return r;
+}
+
+// Rule 1: a promise `e` of this job to a job still waiting: no growth until it runs (held
+// nodes not promised are used).
+Arbitration keep_promise(Ctx& c, const LedgerEntry e, std::vector<std::string> unused) {
+  std::unordered_set<std::string> promised;
+  for (const auto& p : c.ledger.entries)
+    if (p.kind == Kind::Promise && p.job == c.me.id) promised.insert(p.nodes.begin(), p.nodes.end());
+  unused.erase(std::remove_if(unused.begin(), unused.end(), [&](const std::string& h) { return promised.count(h) > 0; }),
+               unused.end());
+  erase_mine(c.ledger, c.me.id, Kind::Bid);
+  return run_on_unused(
+      stay(c, "promised", "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits", e.for_job),
+      unused);
+}
+
+// Rule 2: jobs wait. Those idle nodes and promises do not cover come first; when all are
+// covered, the idle nodes none of them needs would stand idle: they are free to grow onto
+// (bid as usual; a node joined last is the first given when another job comes to wait).
+Arbitration waiting_first(Ctx& c, const GrowthModel& growth, const std::vector<std::string>& unused) {
+  Arbitration r = waiting_rules(c, growth);
+  if (r.plan.kind == Plan::Kind::GiveBack) return r;
+  if (r.rule.empty()) {
+    const std::size_t leftover = c.pool.size() - c.counted.size();
+    if (leftover > 0 && unused.empty()) {
+      const std::string covered = std::to_string(c.s.pending.size()) + " job(s) wait, covered by idle nodes and promises; ";
+      c.pool.erase(std::remove_if(c.pool.begin(), c.pool.end(), [&](const std::string& h) { return c.counted.count(h) > 0; }),
+                   c.pool.end());
+      c.counted.clear();
+      Arbitration g = growth_rules(c, growth);
+      g.plan.why = covered + std::to_string(leftover) + " idle node(s) left over: " + g.plan.why;
+      return g;
+    }
+    erase_mine(c.ledger, c.me.id, Kind::Bid);
+    r = stay(c, "waiting", std::to_string(c.s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
+  }
+  // 3. While jobs wait and this job gives nothing now, the nodes it holds do not stand
+  //    idle: it runs on them. They stay on offer (a node joined last is given first).
+  return run_on_unused(r, unused);
 }
 
 }  // namespace
@@ -411,28 +516,8 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
   std::vector<std::string> unused;  // held, running none of this job's processes
   for (const auto& h : s.mine.node_list)
     if (!c.ranks.count(h)) unused.push_back(h);
-  const auto run_on_unused = [&](Arbitration r) {
-    if (unused.empty()) return r;
-    r.plan.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing; " + r.rule + ": " + r.plan.why;
-    r.rule = "use-held";
-    r.plan.kind = Plan::Kind::UseHeld;
-    r.plan.nodes = unused;
-    return r;
-  };
-  // 1. A promise of this job to a job still waiting: no growth until it runs (held nodes
-  //    not promised are used).
-  if (const LedgerEntry* first = find_mine(ledger, me.id, Kind::Promise)) {
-    const LedgerEntry e = *first;  // a copy: the ledger changes below
-    std::unordered_set<std::string> promised;
-    for (const auto& p : ledger.entries)
-      if (p.kind == Kind::Promise && p.job == me.id) promised.insert(p.nodes.begin(), p.nodes.end());
-    unused.erase(std::remove_if(unused.begin(), unused.end(), [&](const std::string& h) { return promised.count(h) > 0; }),
-                 unused.end());
-    erase_mine(ledger, me.id, Kind::Bid);
-    return run_on_unused(stay(c, "promised",
-                              "gave " + compress_hostlist(e.nodes) + " for job " + e.for_job + ", which still waits",
-                              e.for_job));
-  }
+  // 1. A promise of this job to a job still waiting (a copy: the ledger changes).
+  if (const LedgerEntry* first = find_mine(ledger, me.id, Kind::Promise)) return keep_promise(c, *first, unused);
   // The free pool: idle nodes nobody claimed (this job's own claim too: its acquisition
   // is under way or done and the view older), none promised to a waiting job.
   std::set<std::string> taken;
@@ -441,30 +526,7 @@ Arbitration arbitrate(const ClusterView& v, const Ledger& l, const JobState& me,
   for (const auto& h : s.idle)
     if (!taken.count(h)) c.pool.push_back(h);
   // 2. Waiting jobs first.
-  if (!s.pending.empty()) {
-    Arbitration r = waiting_rules(c, growth);
-    if (r.plan.kind == Plan::Kind::GiveBack) return r;
-    if (r.rule.empty()) {
-      // Every waiting job is covered: the idle nodes none of them needs would stand idle.
-      // They are free to grow onto (bid as usual; a node joined last is the first given
-      // when another job comes to wait).
-      const std::size_t leftover = c.pool.size() - c.counted.size();
-      if (leftover > 0 && unused.empty()) {
-        const std::string covered = std::to_string(s.pending.size()) + " job(s) wait, covered by idle nodes and promises; ";
-        c.pool.erase(std::remove_if(c.pool.begin(), c.pool.end(), [&](const std::string& h) { return c.counted.count(h) > 0; }),
-                     c.pool.end());
-        c.counted.clear();
-        Arbitration g = growth_rules(c, growth);
-        g.plan.why = covered + std::to_string(leftover) + " idle node(s) left over: " + g.plan.why;
-        return g;
-      }
-      erase_mine(ledger, me.id, Kind::Bid);
-      r = stay(c, "waiting", std::to_string(s.pending.size()) + " job(s) wait (covered by idle nodes and promises); not growing");
-    }
-    // 3. While jobs wait and this job gives nothing now, the nodes it holds do not stand
-    //    idle: it runs on them. They stay on offer (a node joined last is given first).
-    return run_on_unused(r);
-  }
+  if (!s.pending.empty()) return waiting_first(c, growth, unused);
   // 3. Nodes held that run nothing.
   if (!unused.empty()) {
     Arbitration r = stay(c, "use-held", std::to_string(unused.size()) + " node(s) of the allocation run nothing");

@@ -412,6 +412,41 @@ bool Server::serve(Conn& c, short ev) {
   return false;
 }
 
+void Server::answer_waiting(std::vector<Conn>& conns) {
+  for (Conn& c : conns)
+    if (c.waiting) {
+      c.out = seal(decide(c.q, c.uid), c.q.kind, c.uid);
+      c.waiting = false;
+      c.replying = true;
+    }
+}
+
+bool Server::serve_in_time(Conn& c, short events, double now) {
+  try {
+    if (serve(c, events)) return true;
+  } catch (const std::exception& e) {  // this connection's end, not the daemon's
+    log_line(std::string("a connection failed: ") + e.what());
+    return true;
+  }
+  if (now <= c.deadline) return false;
+  if (!c.authenticated && !c.replying) {
+    ++first_frame_late_;
+    note_closed("without a whole first frame within " + seconds_text(std::min(opt_.first_frame_s, opt_.deadline_s)) +
+                    " s (--first-frame-deadline)",
+                now);
+  } else {
+    note_closed("past the " + seconds_text(opt_.deadline_s) + "-s deadline (--deadline)", now);
+  }
+  return true;
+}
+
+void Server::close_conn(Conn& c) {
+  ::close(c.fd);
+  c.fd = -1;
+  per_client_.release(c.peer.address);
+  admission_.gone(c.id);
+}
+
 void Server::run(const volatile std::sig_atomic_t* stop) {
   std::vector<Conn> conns;
   while (!*stop) {
@@ -435,40 +470,10 @@ void Server::run(const volatile std::sig_atomic_t* stop) {
     const double now = mono();
     if (refresh_ && (fds[refresh_at].revents & (POLLIN | POLLHUP | POLLERR))) {
       finish_refresh();
-      for (Conn& c : conns)
-        if (c.waiting) {
-          c.out = seal(decide(c.q, c.uid), c.q.kind, c.uid);
-          c.waiting = false;
-          c.replying = true;
-        }
+      answer_waiting(conns);
     }
-    for (std::size_t i = 0; i < conns.size(); ++i) {
-      Conn& c = conns[i];
-      bool done = false;
-      try {
-        done = serve(c, n > 0 ? fds[base + i].revents : 0);
-      } catch (const std::exception& e) {  // this connection's end, not the daemon's
-        log_line(std::string("a connection failed: ") + e.what());
-        done = true;
-      }
-      if (!done && now > c.deadline) {
-        if (!c.authenticated && !c.replying) {
-          ++first_frame_late_;
-          note_closed("without a whole first frame within " + seconds_text(std::min(opt_.first_frame_s, opt_.deadline_s)) +
-                          " s (--first-frame-deadline)",
-                      now);
-        } else {
-          note_closed("past the " + seconds_text(opt_.deadline_s) + "-s deadline (--deadline)", now);
-        }
-        done = true;
-      }
-      if (done) {
-        ::close(c.fd);
-        c.fd = -1;
-        per_client_.release(c.peer.address);
-        admission_.gone(c.id);
-      }
-    }
+    for (std::size_t i = 0; i < conns.size(); ++i)
+      if (serve_in_time(conns[i], n > 0 ? fds[base + i].revents : 0, now)) close_conn(conns[i]);
     std::erase_if(conns, [](const Conn& c) { return c.fd < 0; });
     for (std::size_t l = 0; l < listen_fds_.size(); ++l)
       if (accepting && (fds[l].revents & POLLIN)) accept_from(l, conns, now);

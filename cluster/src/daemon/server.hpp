@@ -90,6 +90,10 @@ class Server {
   std::string decide(const Request& q, std::uint32_t uid);  // never throws: a failure is its reply
   std::string decide_or_throw(const Request& q, std::uint32_t uid);
   bool serve(Conn& c, short events);  // one connection's event; true when it is done
+  // serve(), and past its deadline (or failed) the connection is done too: true, said why.
+  bool serve_in_time(Conn& c, short events, double now);
+  void close_conn(Conn& c);  // its descriptor closed, its places in the caps given back
+  void answer_waiting(std::vector<Conn>& conns);  // the new view is there: the requests that waited for it
   std::string seal(const std::string& reply, Request::Kind kind, std::optional<std::uint32_t> to);
   double seal_failed_said_ = -1e300;
   double accept_failed_said_ = -1e300;

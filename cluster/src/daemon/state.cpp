@@ -41,6 +41,48 @@ slurm::LedgerEntry entry_from_json(const json& j) {
   }
   return e;
 }
+
+// The recent decisions `viewer` sees: all of them (a line that is not JSON as a string),
+// or, for a user, its own: decisions about its jobs (their owner recorded with them), its
+// refusals.
+std::vector<json> recent_seen(const std::deque<std::string>& lines, bool all, std::uint32_t viewer) {
+  std::vector<json> recent;
+  for (const auto& l : lines) {
+    json d = json::parse(l, nullptr, false);
+    const bool own = !d.is_discarded() && d.is_object() &&
+                     ((d.contains("owner") && d["owner"] == viewer) || (d.contains("refused") && d.contains("uid") && d["uid"] == viewer));
+    if (all) recent.push_back(d.is_discarded() ? json(l) : d);
+    else if (own) recent.push_back(d);
+  }
+  return recent;
+}
+
+// The status `j` with the newest of the `recent` decisions that fit in max_bytes (binary
+// search; the size grows with their number); `head`, with an error, when none fit.
+std::string fit_recent(const json& j, json head, const std::vector<json>& recent, std::size_t max_bytes) {
+  const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
+  // The newest `keep` decisions.
+  const auto with = [&](std::size_t keep) {
+    json k = j;
+    k["recent"] = json::array();
+    for (std::size_t i = recent.size() - keep; i < recent.size(); ++i) k["recent"].push_back(recent[i]);
+    if (keep < recent.size()) k["recent_left_out"] = recent.size() - keep;
+    return dump(k);
+  };
+  std::string out = with(recent.size());
+  if (out.size() <= max_bytes) return out;
+  std::size_t lo = 0, hi = recent.size();  // with(lo) may fit, with(hi) does not
+  if (with(0).size() > max_bytes) {
+    head["error"] = "the state (" + std::to_string(out.size()) + " bytes) does not fit a reply of " +
+                    std::to_string(max_bytes) + " bytes even without its recent decisions";
+    return dump(head);
+  }
+  while (hi - lo > 1) {
+    const std::size_t mid = lo + (hi - lo) / 2;
+    (with(mid).size() <= max_bytes ? lo : hi) = mid;
+  }
+  return with(lo);
+}
 }  // namespace
 
 ArbiterState::ArbiterState(StateOptions o) : opt_(std::move(o)) {}
@@ -275,37 +317,7 @@ std::string ArbiterState::status_json(double now, std::uint32_t viewer, std::siz
   j["ledger"] = json::array();
   for (const auto& e : ledger_.entries)
     if (mine(e.job)) j["ledger"].push_back(entry_json(e));
-  std::vector<json> recent;
-  for (const auto& l : recent_) {
-    json d = json::parse(l, nullptr, false);
-    // A user's own: decisions about its jobs (their owner recorded with them), its refusals.
-    const bool own = !d.is_discarded() && d.is_object() &&
-                     ((d.contains("owner") && d["owner"] == viewer) || (d.contains("refused") && d.contains("uid") && d["uid"] == viewer));
-    if (all) recent.push_back(d.is_discarded() ? json(l) : d);
-    else if (own) recent.push_back(d);
-  }
-  const auto dump = [](const json& x) { return x.dump(-1, ' ', false, json::error_handler_t::replace); };
-  // The newest `keep` decisions: the most that fit (binary search; the size grows with keep).
-  const auto with = [&](std::size_t keep) {
-    json k = j;
-    k["recent"] = json::array();
-    for (std::size_t i = recent.size() - keep; i < recent.size(); ++i) k["recent"].push_back(recent[i]);
-    if (keep < recent.size()) k["recent_left_out"] = recent.size() - keep;
-    return dump(k);
-  };
-  std::string out = with(recent.size());
-  if (out.size() <= max_bytes) return out;
-  std::size_t lo = 0, hi = recent.size();  // with(lo) may fit, with(hi) does not
-  if (with(0).size() > max_bytes) {
-    head["error"] = "the state (" + std::to_string(out.size()) + " bytes) does not fit a reply of " +
-                    std::to_string(max_bytes) + " bytes even without its recent decisions";
-    return dump(head);
-  }
-  while (hi - lo > 1) {
-    const std::size_t mid = lo + (hi - lo) / 2;
-    (with(mid).size() <= max_bytes ? lo : hi) = mid;
-  }
-  return with(lo);
+  return fit_recent(j, std::move(head), recent_seen(recent_, all, viewer), max_bytes);
 }
 
 }  // namespace cluster::arbiter

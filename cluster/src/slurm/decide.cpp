@@ -20,23 +20,16 @@ bool keeps_time_limit(const Growth& g, int from, int n, double time_left_s, std:
   return false;
 }
 
-Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o, const GrowthModel& growth) {
-  Plan p;
-  if (rank_hosts.empty()) {
-    p.why = "the nodes of the ranks are unknown";
-    return p;
-  }
-  const std::string& root = rank_hosts.front();
-  const std::set<std::string> used(rank_hosts.begin(), rank_hosts.end());
-  const auto& held = s.mine.node_list;
-  std::vector<std::string> unused;
-  for (const auto& h : held)
-    if (!used.count(h)) unused.push_back(h);
+namespace {
 
-  // 1. Give back what a waiting job needs beyond the idle nodes: nodes running nothing
-  // first, then the nodes joined last (whole spawn groups), never rank 0's.
-  // Waiting jobs in Slurm's order (s.pending); the idle nodes each can start on: those of
-  // its partition.
+// Rule 1: give back what the first waiting job needs beyond the idle nodes: nodes running
+// nothing first, then the nodes joined last (whole spawn groups), never rank 0's. Waiting
+// jobs in Slurm's order (s.pending); the idle nodes each can start on: those of its
+// partition. False: the job starts without us (`p` untouched).
+bool give_to_waiting(const Snapshot& s, const std::vector<std::string>& rank_hosts, const std::set<std::string>& used,
+                     const std::vector<std::string>& unused, const Options& o, const GrowthModel& growth, Plan& p) {
+  const std::string& root = rank_hosts.front();
+  const auto& held = s.mine.node_list;
   const auto idle_for = [&](const Job& w) {
     return static_cast<int>(std::count_if(s.idle.begin(), s.idle.end(),
                                           [&](const std::string& h) { return in_partition(s.partitions, w.partition, h); }));
@@ -54,7 +47,7 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
     if (need > can) {
       p.why = "job " + w.id + " waits for " + std::to_string(w.nodes) + " nodes; giving back " + std::to_string(need) +
               " would leave fewer than " + std::to_string(o.min_nodes);
-      return p;
+      return true;
     }
     // only the nodes given that run ranks shorten its run
     const int from = static_cast<int>(used.size());
@@ -62,32 +55,26 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
                                                  [&](const std::string& h) { return used.count(h) > 0; }));
     if (std::string over; growth && k > 0 && from - k >= 1 && !keeps_time_limit(growth(-k), from, k, s.mine.time_left, &over)) {
       p.why = "time-limit: job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s); " + over;
-      return p;
+      return true;
     }
     p.kind = Plan::Kind::GiveBack;
     p.nodes.assign(candidates.begin(), candidates.begin() + need);
     p.why = "job " + w.id + " waits for " + std::to_string(w.nodes) + " node(s), " + std::to_string(idle_w) +
             " idle";
-    return p;
+    return true;
   }
-  if (!s.pending.empty()) {
-    p.why = "jobs are waiting; not growing";
-    return p;
-  }
-  // 2. Nodes the job holds but runs nothing on: grow onto them.
-  if (!unused.empty()) {
-    p.kind = Plan::Kind::UseHeld;
-    p.nodes = unused;
-    p.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing";
-    return p;
-  }
-  // 3. Idle nodes of its partition that the backfill plan starts no waiting job on: ask
-  // for them if growing pays, within the partition's MaxNodes.
+  return false;
+}
+
+// Rule 3: idle nodes of its partition that the backfill plan starts no waiting job on:
+// ask for them if growing pays, within the partition's MaxNodes.
+Plan grow_onto_idle(const Snapshot& s, const Options& o, const GrowthModel& growth) {
+  Plan p;
   std::string left_out;
   const std::vector<std::string> free = growable_idle(s, s.idle, &left_out);
   const int part_max = partition_max_nodes(s.partitions, s.mine.partition);
   const int cap = part_max > 0 && (o.max_nodes <= 0 || part_max < o.max_nodes) ? part_max : o.max_nodes;
-  const int room = std::min<int>(static_cast<int>(free.size()), cap - static_cast<int>(held.size()));
+  const int room = std::min<int>(static_cast<int>(free.size()), cap - static_cast<int>(s.mine.node_list.size()));
   if (room <= 0) {
     p.why = s.idle.empty() ? "no idle node"
             : free.empty() ? "no idle node to grow onto (" + left_out + ")"
@@ -112,6 +99,35 @@ Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const
   if (!left_out.empty()) p.nodes.assign(free.begin(), free.begin() + room);
   p.why = std::to_string(room) + " idle node(s); " + why + (left_out.empty() ? "" : " (" + left_out + ": left out)");
   return p;
+}
+
+}  // namespace
+
+Plan decide(const Snapshot& s, const std::vector<std::string>& rank_hosts, const Options& o, const GrowthModel& growth) {
+  Plan p;
+  if (rank_hosts.empty()) {
+    p.why = "the nodes of the ranks are unknown";
+    return p;
+  }
+  const std::set<std::string> used(rank_hosts.begin(), rank_hosts.end());
+  std::vector<std::string> unused;
+  for (const auto& h : s.mine.node_list)
+    if (!used.count(h)) unused.push_back(h);
+  // 1. Give back what a waiting job needs beyond the idle nodes.
+  if (give_to_waiting(s, rank_hosts, used, unused, o, growth, p)) return p;
+  if (!s.pending.empty()) {
+    p.why = "jobs are waiting; not growing";
+    return p;
+  }
+  // 2. Nodes the job holds but runs nothing on: grow onto them.
+  if (!unused.empty()) {
+    p.kind = Plan::Kind::UseHeld;
+    p.nodes = unused;
+    p.why = std::to_string(unused.size()) + " node(s) of the allocation run nothing";
+    return p;
+  }
+  // 3. Idle nodes.
+  return grow_onto_idle(s, o, growth);
 }
 
 }  // namespace cluster::slurm

@@ -21,7 +21,7 @@ namespace resize {
 namespace detail {
 
 redist::Layout layout_on(const Registered& r, const Grid& g) {
-  return redist::Layout::block_cyclic(r.mat().m, r.mat().n, r.mat().row_block_on(g), r.mat().col_block_on(g), g.nprow, g.npcol, 0, 0, g.rank_map());
+  return r.mat().layout_on(g.nprow, g.npcol, g.ranks);
 }
 
 namespace {
@@ -94,7 +94,7 @@ std::int64_t BackgroundResize::post_moves(std::vector<Registered>& mats, int ran
   std::int64_t sent = 0;
   b.moves.ex.emplace();  // the move's builder: the plans and the exchange that reads them
   for (auto& r : mats) {
-    if (!r.constant || r.mat().sizes) continue;
+    if (!r.constant || r.mat().extended()) continue;
     const redist::Layout la = layout_on(r, b.from), lb = layout_on(r, b.target);
     MessagePlan mp = plan_messages(la, lb, world_size, rank, scalar_bytes(r.mat().type));
     sent += mp.sent_bytes();

@@ -509,7 +509,7 @@ std::optional<std::string> BackgroundPart::blocked(const Decision& d, const Matr
                                                   int remaining) const {
   if (mode == Background::Off) return std::string("background off");
   bool any = false;
-  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat().sizes);
+  for (const auto& r : registry.mats) any = any || (r.constant && !r.mat().extended());
   int provided = MPI_THREAD_SINGLE;
   MPI_Query_thread(&provided);
   const bool spawn_hidden = d.action == Action::Expand && provided == MPI_THREAD_MULTIPLE;

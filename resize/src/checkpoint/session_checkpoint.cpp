@@ -35,12 +35,13 @@ CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int 
   c.local = const_cast<void*>(r.data());
   const Grid g = shape_of(grid);
   if (r.mat().extended()) {
-    if (!c.layout().coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
+    c.layout = *r.layout();
+    if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
     c.lld = *r.lld;
   } else {
     c.desc.mb = r.desc[4];
     c.desc.nb = r.desc[5];
-    c.desc.layout = redist::Layout::block_cyclic(r.mat().m, r.mat().n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
+    c.layout = redist::Layout::block_cyclic(r.mat().m, r.mat().n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
     if (grid.in_grid()) {
       c.pr = grid.myrow();
       c.pc = grid.mycol();
@@ -51,20 +52,19 @@ CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int 
   return c;
 }
 
-ck::MatrixInfo detail::file_record(const MatrixDesc& d) {
+ck::MatrixInfo detail::file_record(const redist::MatrixSpec& d, const redist::Layout* layout) {
   ck::MatrixInfo i;
   i.name = d.name;
-  i.type = scalar_letter(d.type);
+  i.type = d.type;
   i.m = d.m;
   i.n = d.n;
+  i.layout = d.dist;
   if (d.extended()) {
-    i.layout = ck::LayoutKind::Extended;
-    if (d.layout) {
-      i.row_blocks = d.layout->row_blocks.to_vector();
-      i.col_blocks = d.layout->col_blocks.to_vector();
+    if (layout) {
+      i.row_blocks = layout->row_blocks.to_vector();
+      i.col_blocks = layout->col_blocks.to_vector();
     }
   } else {
-    i.layout = d.dist == Distribution::Block ? ck::LayoutKind::Block : ck::LayoutKind::BlockCyclic;
     i.mb = d.mb;
     i.nb = d.nb;
   }
@@ -94,7 +94,7 @@ double detail::write_session_checkpoint(const std::string& path, const Checkpoin
   std::vector<CheckpointMatrix> mats;
   for (const auto& r : registry.mats) {
     mats.push_back(describe(r, job.grid, job.rank()));
-    h.matrices.push_back(file_record(mats.back().desc));
+    h.matrices.push_back(file_record(mats.back().desc, &mats.back().layout));
   }
   try {
     write_checkpoint(job.world, path, std::move(h), state, mats, cfg);
@@ -180,7 +180,7 @@ std::string detail::checkpoint_mismatch(const std::string& file, const checkpoin
                                         const MatrixRegistry& registry) {
   ck::Expected want;
   want.program = app;
-  for (const auto& r : registry.mats) want.matrices.push_back(file_record(r.mat()));
+  for (const auto& r : registry.mats) want.matrices.push_back(file_record(r.mat(), r.layout() ? &*r.layout() : nullptr));
   return ck::mismatch(file, h, want);
 }
 

@@ -54,6 +54,8 @@ Config read() {
   c.session.spawn_deadline = text("RESIZE_SPAWN_DEADLINE");
   c.session.refresh_after = text("RESIZE_REFRESH_AFTER");
   c.session.expand = text("RESIZE_EXPAND");
+  c.session.reconfigure = text("RESIZE_RECONFIGURE");
+  c.session.mpi_yield_set = text("OMPI_MCA_mpi_yield_when_idle").has_value();
   const Text prefault = text("RESIZE_PREFAULT");
   c.session.prefault = !(prefault && (*prefault == "off" || *prefault == "0"));
   const Text free_on_thread = text("RESIZE_FREE_ON_THREAD");

@@ -136,15 +136,15 @@ void fault_pause(const config::Text& named, int world_rank, const std::string& m
 }
 }  // namespace
 
-void GridSwitch::desc_for(const detail::MatrixDesc& mat, const blacs_dyn::Grid& g, int* d) const {
+void GridSwitch::desc_for(const redist::MatrixSpec& mat, const blacs_dyn::Grid& g, int* d) const {
   const Grid s = shape_of(g);
-  const int mb = mat.row_block_on(s), nb = mat.col_block_on(s);
+  const int mb = static_cast<int>(mat.row_block_on(s.nprow)), nb = static_cast<int>(mat.col_block_on(s.npcol));
   int lld = 1;
   if (g.in_grid()) {  // the local rows: redist's map of the row dimension (first block on row 0)
     const redist::Axis rows(redist::BlockSizes::uniform(mat.m, mb), s.nprow, 0);
     lld = static_cast<int>(std::max<std::int64_t>(1, rows.local_count(g.myrow())));
   }
-  const int v[9] = {1, g.in_grid() ? g.context() : -1, mat.m, mat.n, mb, nb, 0, 0, lld};
+  const int v[9] = {1, g.in_grid() ? g.context() : -1, static_cast<int>(mat.m), static_cast<int>(mat.n), mb, nb, 0, 0, lld};
   std::copy(v, v + 9, d);
 }
 
@@ -274,8 +274,8 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
 GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
   MovePart p;
   p.r = &r;
-  if (r.mat().sizes) {
-    p.la = r.mat().layout ? *r.mat().layout : layout_of(r, shape_of(from));
+  if (r.mat().extended()) {
+    p.la = r.layout() ? *r.layout() : layout_of(r, shape_of(from));
     p.lb = layout_of(r, shape_of(to));
     const auto [br, bc] = local_dims(p.lb);
     p.new_elements = static_cast<std::size_t>(br * bc);
@@ -339,7 +339,7 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
       Registered& r = *p.r;
       const auto [ar, ac] = local_dims(p.la);
       const auto [br, bc] = local_dims(p.lb);
-      const bool blocks = static_cast<bool>(r.mat().sizes);
+      const bool blocks = r.mat().extended();
       const bool has_a = blocks ? ar * ac > 0 : p.da[1] >= 0, has_b = blocks ? br * bc > 0 : p.db[1] >= 0;
       const std::int64_t lda = blocks ? std::max<std::int64_t>(1, ar) : has_a ? p.da[8] : 1;
       const std::int64_t ldb = blocks ? std::max<std::int64_t>(1, br) : has_b ? p.db[8] : 1;
@@ -365,7 +365,7 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
     } else {
       r.store->commit();  // the old buffer is freed here, before the next batch stages
     }
-    if (r.mat().sizes) {
+    if (r.mat().extended()) {
       const auto [br, bc] = local_dims(parts[k].lb);
       *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
       r.set_layout(parts[k].lb);
@@ -392,7 +392,7 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
   const Grid from_shape = shape_of(from), to_shape = shape_of(to);
   prefault.wait();  // the arrays staged ahead (prefault_for) are taken by r.stage
   for (auto& r : registry.mats) {
-    if (r.mat().sizes) {
+    if (r.mat().extended()) {
       move_blocks(r, from, to, acct);
       continue;
     }
@@ -417,12 +417,11 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
 }
 
 std::size_t GridSwitch::new_elements_on(const Registered& r, const Grid& to) const {
-  if (r.mat().sizes) {
-    const auto [lr, lc] = local_dims(layout_of(r, to));
+  const redist::Layout lb = layout_of(r, to);
+  if (r.mat().extended()) {
+    const auto [lr, lc] = local_dims(lb);
     return static_cast<std::size_t>(lr * lc);
   }
-  const int d[9] = {1, 0, r.mat().m, r.mat().n, r.mat().row_block_on(to), r.mat().col_block_on(to), 0, 0, 1};
-  const redist::Layout lb = detail::matrix_layout(d, to);
   int pr = -1, pc = -1;
   if (!lb.coords_of(job.rank(), pr, pc)) return 0;  // off the grid: local_elements of its descriptor
   const std::int64_t lld = std::max<std::int64_t>(1, lb.local_rows(pr));
@@ -430,17 +429,8 @@ std::size_t GridSwitch::new_elements_on(const Registered& r, const Grid& to) con
 }
 
 std::int64_t GridSwitch::sent_bytes_on(const Registered& r, const Grid& to) const {
-  redist::Layout la;
-  if (r.mat().sizes) {
-    la = r.mat().layout ? *r.mat().layout : layout_of(r, job.shape);
-  } else {
-    const int d[9] = {1, 0, r.mat().m, r.mat().n, r.mat().row_block_on(job.shape), r.mat().col_block_on(job.shape), 0, 0, 1};
-    la = detail::matrix_layout(d, job.shape);
-  }
-  const redist::Layout lb = r.mat().sizes ? layout_of(r, to) : [&] {
-    const int d[9] = {1, 0, r.mat().m, r.mat().n, r.mat().row_block_on(to), r.mat().col_block_on(to), 0, 0, 1};
-    return detail::matrix_layout(d, to);
-  }();
+  const redist::Layout la = r.mat().extended() && r.layout() ? *r.layout() : layout_of(r, job.shape);
+  const redist::Layout lb = layout_of(r, to);
   const int me = job.rank();
   const redist::RedistPlan p =
       redist::make_plan(la, lb, redist::Region::whole(la), std::max(to.size(), job.size()), redist::ScheduleKind::Default, me);
@@ -455,7 +445,7 @@ void GridSwitch::prefault_for(const Grid& to, bool window, bool handed_over) {
   // An extended-descriptor matrix's layout on `to` comes from the application's block
   // sizes, which may need the state the hand-over brings (e.g. the new processes' powers):
   // before it, such a matrix is left to the move.
-  const auto ahead = [&](const Registered& r) { return !r.moved_in_background && (handed_over || !r.mat().sizes); };
+  const auto ahead = [&](const Registered& r) { return !r.moved_in_background && (handed_over || !r.mat().extended()); };
   std::vector<detail::Prefault::Task> tasks;
   if (window) {
     // The node window the move's exchange packs into (what this process sends to others;
@@ -486,12 +476,10 @@ void GridSwitch::drop_prestaged() {
     if (r.holds_prestaged()) r.unstage();
 }
 
-// The extended-descriptor layout of a block-sizes matrix on a grid.
+// A matrix's layout on a grid (its record's rule: an extended-descriptor matrix's block
+// sizes, or the block-cyclic blocks on that grid).
 redist::Layout GridSwitch::layout_of(const Registered& r, const Grid& g) const {
-  std::vector<long long> rows, cols;
-  r.mat().sizes(g, rows, cols);
-  std::vector<std::int64_t> rb(rows.begin(), rows.end()), cb(cols.begin(), cols.end());
-  return redist::Layout::from_blocks(rb, cb, g.nprow, g.npcol, 0, 0, g.rank_map());
+  return r.mat().layout_on(g.nprow, g.npcol, g.ranks);
 }
 
 // Local rows and columns of this process in a layout (0 x 0 off the grid).
@@ -503,14 +491,14 @@ std::pair<std::int64_t, std::int64_t> GridSwitch::local_dims(const redist::Layou
 
 void GridSwitch::size_blocks(Registered& r, const Grid& g, ArrayFor use) {
   r.set_layout(layout_of(r, g));
-  const auto [lr, lc] = local_dims(*r.mat().layout);
+  const auto [lr, lc] = local_dims(*r.layout());
   r.reset(static_cast<std::size_t>(lr * lc), use);
   *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
 }
 
 void GridSwitch::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
                                 detail::MoveAccounting& acct) {
-  const redist::Layout la = r.mat().layout ? *r.mat().layout : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
+  const redist::Layout la = r.layout() ? *r.layout() : layout_of(r, shape_of(from)), lb = layout_of(r, shape_of(to));
   const auto [ar, ac] = local_dims(la);
   const auto [br, bc] = local_dims(lb);
   void* nbuf = r.stage(static_cast<std::size_t>(br * bc));

@@ -132,8 +132,9 @@ struct GridSwitch {
   // `use`: what the buffers serve, move/pages.hpp).
   void lay_out(const Grid& g, ArrayFor use);
   // A block-cyclic matrix's descriptor on grid `g`.
-  void desc_for(const detail::MatrixDesc& mat, const blacs_dyn::Grid& g, int* d) const;
-  // The extended-descriptor layout of a block-sizes matrix on a grid.
+  void desc_for(const redist::MatrixSpec& mat, const blacs_dyn::Grid& g, int* d) const;
+  // A matrix's layout on a grid (its record's rule: the block sizes of an
+  // extended-descriptor matrix, the block-cyclic blocks of the others).
   redist::Layout layout_of(const Registered& r, const Grid& g) const;
 
  private:

@@ -43,10 +43,10 @@ constexpr auto expansion_fields = [](auto& v, auto& s) {
   grid_fields(v, s.from);
   grid_fields(v, s.to);
   v.list(s.mats, 5 * sizeof(int) + 1, [&](auto& m) {
-    v(m.desc.m);
-    v(m.desc.n);
-    v(m.desc.mb);
-    v(m.desc.nb);
+    v.template as<int>(m.desc.m);
+    v.template as<int>(m.desc.n);
+    v.template as<int>(m.desc.mb);
+    v.template as<int>(m.desc.nb);
     v.enumeration(m.desc.type, Scalar::S, Scalar::Z, "element type");
     v(m.constant);
   });
@@ -66,6 +66,7 @@ constexpr auto expansion_fields = [](auto& v, auto& s) {
     v(c->mtbf2);
     v(c->keep);
   }
+  v(s.respawn_from);
 };
 
 constexpr auto decision_fields = [](auto& v, auto& d) {

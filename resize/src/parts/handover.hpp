@@ -18,7 +18,9 @@
 #include <vector>
 
 #include "malleable/resize/background.hpp"
-#include "malleable/resize/matrix_desc.hpp"
+#include "malleable/redist/matrix.hpp"
+#include "malleable/resize/metrics.hpp"
+#include "malleable/resize/report.hpp"
 #include "malleable/resize/session_options.hpp"
 #include "malleable/resize/types.hpp"
 #include "common/scalar.hpp"
@@ -28,17 +30,19 @@ namespace resize::detail {
 // The state an expansion hands its newcomers: everything join() needs to take part in the
 // redistribution and the remap points after it as the old processes do.
 struct ExpansionState {
-  static constexpr std::uint32_t kVersion = 3;  // 2: move_budget; 3: the checkpoint cadences
+  static constexpr std::uint32_t kVersion = 4;  // 2: move_budget; 3: the checkpoint cadences; 4: respawn_from
   int iteration = 0;
   Mover mover = Mover::Redist;  // the job's: a newcomer must run the same collective code
   Grid from, to;
-  // A registered matrix as the hand-over carries it: its description's shape, blocks and
-  // element type (name, distribution and layout are the newcomer's own registration's).
+  // A registered matrix as the hand-over carries it: its record's shape, blocks and
+  // element type, as 32-bit integers and the type's value (name, distribution and block
+  // rule are the newcomer's own registration's).
   struct Matrix {
-    MatrixDesc desc;
+    redist::MatrixSpec desc;
     bool constant = false;  // marked constant (background resizes)
     Matrix() = default;
-    Matrix(int m, int n, int mb, int nb, Scalar type, bool constant_) : constant(constant_) {
+    Matrix(std::int64_t m, std::int64_t n, std::int64_t mb, std::int64_t nb, Scalar type, bool constant_)
+        : constant(constant_) {
       desc.m = m;
       desc.n = n;
       desc.mb = mb;
@@ -68,9 +72,52 @@ struct ExpansionState {
     bool operator==(const Cadence&) const = default;
   };
   Cadence global, levels;
+  // A respawn (parts/respawn.cpp): the old world's size, > 0; `to` is the new grid on the
+  // grown world's ranks after it, and the old processes end once the data moved. 0: a merge.
+  int respawn_from = 0;
 };
 std::vector<char> pack(const ExpansionState& s);
 ExpansionState unpack_expansion(const std::vector<char>& bytes);
+
+// What world rank 0 accumulated over the run, which the report, the history and the
+// checkpoints go on with: a respawn hands it from the old rank 0 to the new one
+// (parts/respawn.cpp sends it, session/session_expand.cpp takes it). Its own message
+// beside the expansion's state (magic "MXR0"): the metrics (iterations, per-rank samples,
+// every resize record), the resize history (its JSON, file and program), the calibrated
+// cost model, the checkpoints and levels written and the ages of their cadences' clocks,
+// what the application told the report, the policy's state, and the resize under way (its
+// decision, its record so far, the seconds since it began).
+struct RankZeroCarry {
+  static constexpr std::uint32_t kVersion = 1;
+  std::vector<IterationSample> iterations;
+  std::vector<RankSamples> rank_samples;
+  std::vector<ResizeRecord> resizes;
+  std::string history_json, history_path, history_program;
+  bool cost_model = false;
+  std::vector<double> cost_params;  // redist::to_array's, then cores_per_node and inter_node_measured (0/1)
+  std::vector<CheckpointRecord> checkpoints;
+  std::vector<LevelRecord> levels;
+  // Seconds since the cadences' clocks were last reset (< 0: no cadence), the global
+  // checkpoint's measured cost (< 0: none). Plain doubles (one wire value).
+  struct Clocks {
+    double checkpoint_age_s = -1, checkpoint_cost_s = -1, checkpoint_check_age_s = -1;
+    double level_local_age_s = -1, level_partner_age_s = -1, level_local_cost_s = -1, level_partner_cost_s = -1;
+  } clocks;
+  int first_remap_iteration = -1;
+  // What the application told the report (Session::report_problem, report_check).
+  struct AppReport {
+    std::string problem;
+    bool has_check = false, check_ok = true;
+    std::string check_message;
+  } app;
+  bool has_policy_state = false;
+  std::string policy_state;
+  std::vector<char> decision;  // pack(Decision)
+  ResizeRecord record;
+  double elapsed_s = 0;
+};
+std::vector<char> pack(const RankZeroCarry& c);
+RankZeroCarry unpack_carry(const std::vector<char>& bytes);
 
 // Every field of a Decision (the policy's prediction and reasoning included), so every
 // process acts on, and records, the same decision.

@@ -25,7 +25,11 @@ std::string predicted_note(const ResizeRecord& r) {
     out += part;
   };
   if (r.action != Action::Regrid)
-    add(r.action == Action::Shrink ? "exit" : r.mechanism == "join" ? "join" : "spawn", r.predicted.t_spawn, "history");
+    add(r.mechanism == "respawn" ? "respawn"
+        : r.action == Action::Shrink ? "exit"
+        : r.mechanism == "join"      ? "join"
+                                     : "spawn",
+        r.predicted.t_spawn, "history");
   add("redistribution", r.predicted.t_redist, to_string(r.predicted.redist_by).c_str());
   add("other", r.predicted.t_other, "history");
   if (r.predicted.t_total() > 0) {
@@ -162,6 +166,7 @@ void ResizeRecording::record_outcome(const ResizeRecord& rec) {
   e.t_redist = std::max(0.0, rec.t_redist);
   e.t_other = std::max(0.0, rec.t_other);
   e.bytes_moved = static_cast<double>(rec.bytes_moved);
+  e.respawn = rec.mechanism == "respawn";
   recorder.history.add(e);
   if (recorder.history_path.empty()) return;
   try {

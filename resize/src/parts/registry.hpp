@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The session's registered matrices (a part of the session, parts/): each entry's state
-// (its description, matrix_desc.hpp, shared with its handle where it has one) and the
+// (its record, a redist::MatrixSpec, shared with its handle where it has one) and the
 // buffers that hold it here (storage.hpp), and the registry of them with the
 // application's own state. Internal to the session's MPI shell.
 #pragma once
@@ -10,18 +10,39 @@
 #include <functional>
 #include <memory>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "malleable/redist/matrix.hpp"
 #include "malleable/resize/matrix.hpp"
-#include "malleable/resize/matrix_desc.hpp"
 #include "malleable/resize/session_options.hpp"
 #include "common/scalar.hpp"
 #include "parts/storage.hpp"
 
 namespace resize {
+
+namespace detail {
+// Why register_matrix and make_desc refuse Distribution::Extended.
+inline constexpr const char* kExtendedNeedsBlocks =
+    "Distribution::Extended is a matrix registered with its block sizes (register_matrix_blocks, "
+    "register_matrix<T>(name, m, n, sizes))";
+// The record's rule (redist::BlockRule) of an application's block sizes function
+// (Session::BlockSizes): asked for a grid, it hands the function that grid as the session
+// names grids.
+inline redist::BlockRule block_rule(std::function<void(const Grid&, std::vector<long long>&, std::vector<long long>&)> f) {
+  return [f = std::move(f)](int nprow, int npcol, const std::vector<int>& ranks, std::vector<long long>& rows,
+                            std::vector<long long>& cols) {
+    Grid g;
+    g.nprow = nprow;
+    g.npcol = npcol;
+    g.ranks = ranks;
+    f(g, rows, cols);
+  };
+}
+}  // namespace detail
 
 // A registered matrix: its state (its description, mat()) and the buffers and handles
 // that hold its elements on this process.
@@ -29,9 +50,11 @@ struct Registered {
   Registered() : state(std::make_shared<detail::MatrixState>()) {}
   // Registered through a handle: the state the handle reads (desc and lld point into it).
   explicit Registered(std::shared_ptr<detail::MatrixState> st) : state(std::move(st)) {}
-  // Its description, the session's one (in the state a handle shares).
-  detail::MatrixDesc& mat() { return state->mat; }
-  const detail::MatrixDesc& mat() const { return state->mat; }
+  // Its record, the session's one (in the state a handle shares), and an
+  // extended-descriptor matrix's layout on the current grid (none before its first).
+  redist::MatrixSpec& mat() { return state->mat; }
+  const redist::MatrixSpec& mat() const { return state->mat; }
+  const std::optional<redist::Layout>& layout() const { return state->layout; }
   int* desc = nullptr;                 // its ScaLAPACK descriptor (none: an extended-descriptor matrix)
   std::unique_ptr<detail::Storage> store;
   int* lld = nullptr;                  // its leading dimension, for the application
@@ -43,9 +66,11 @@ struct Registered {
   // An extended-descriptor matrix's layout on a new grid: its handle's cached index map
   // is rebuilt.
   void set_layout(redist::Layout l) {
-    state->mat.layout = std::move(l);
+    state->layout = std::move(l);
     ++state->blocks_version;
   }
+  // Not laid out on the current grid (the next move lays it out from its block sizes).
+  void drop_layout() { state->layout.reset(); }
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {
     return elements * static_cast<std::int64_t>(detail::scalar_bytes(mat().type));
@@ -102,7 +127,7 @@ struct Registered {
   }
   std::string out_of_memory(const char* what, std::size_t elements) const {
     char gib[32];
-    const detail::MatrixDesc& d = mat();
+    const redist::MatrixSpec& d = mat();
     std::snprintf(gib, sizeof gib, "%.1f", static_cast<double>(elements) * detail::scalar_bytes(d.type) / 1073741824.0);
     return "session: matrix '" + d.name + "' (" + std::to_string(d.m) + " x " + std::to_string(d.n) + "): " + what +
            " of " + std::to_string(elements) + " elements (" + gib + " GiB) on this process does not fit in memory";

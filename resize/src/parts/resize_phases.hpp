@@ -13,6 +13,7 @@
 #include "malleable/resize/session_options.hpp"
 #include "parts/grid_switch.hpp"
 #include "policy/grid_choice.hpp"
+#include "policy/reconfigure.hpp"
 #include "parts/session_parts.hpp"
 #include "parts/watchdog.hpp"
 
@@ -83,6 +84,15 @@ Outcome expand(GridSwitch gs, const LaunchCommand& launch, int iteration, const 
 Outcome shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target, const NodePlan& node_plan,
                ResizeRecord& rec, double t_start);
 Outcome regrid(GridSwitch gs, int iteration, const Decision& d, const Grid& target, ResizeRecord& rec, double t_start);
+// A respawn (respawn.cpp), the old processes' side: the whole new grid spawned as `layout`
+// says, the state handed over (`pack_state`: its respawn_from set), every matrix moved onto
+// the new processes, world rank 0's carry (`pack_carry`, given the record so far and the
+// seconds since the resize began) handed to the new rank 0, and every old process ends:
+// it does not return on them. It returns only when the spawn failed ({action, false, why}:
+// nothing changed).
+Outcome respawn(GridSwitch gs, const LaunchCommand& launch, const Decision& d, const RespawnLayout& layout,
+                ResizeRecord& rec, double t_start, const std::function<std::vector<char>()>& pack_state,
+                const std::function<std::vector<char>(const ResizeRecord&, double)>& pack_carry);
 
 // The spawn of an expansion, shared by the blocking and the background paths: `cmd` by
 // the decision's schema, the node plan's hosts, or `nnew` processes; `seconds` measured.

@@ -55,13 +55,13 @@ Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, c
   // An extended-descriptor matrix's layout (the move's target) keeps its blocks, its
   // ranks renumbered; its handle reads its block sizes from it.
   for (auto& r : gs.registry.mats) {
-    const auto& l = r.mat().layout;
+    const auto& l = r.layout();
     if (!l) continue;
     if (l->nprow == renumbered.nprow && l->npcol == renumbered.npcol)
       r.set_layout(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
                                                renumbered.rank_map()));
     else
-      r.mat().layout.reset();  // not the move's target: the next move lays it out from its sizes
+      r.drop_layout();  // not the move's target: the next move lays it out from its sizes
   }
   job.rank_hosts = detail::World::hosts();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);

@@ -26,6 +26,19 @@ bool World::spawn_supported(std::string& why) {
 
 namespace {
 std::atomic<int> spawned_here{0};
+std::string spawn_env;  // World::set_spawn_env: Open MPI's "env" key of the next spawns
+
+// The MPI_Info of a spawn: the "env" key when set_spawn_env gave one (freed by the caller).
+MPI_Info spawn_info() {
+  if (spawn_env.empty()) return MPI_INFO_NULL;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "env", spawn_env.c_str());
+  return info;
+}
+void free_info(MPI_Info& info) {
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+}
 
 int size_of(MPI_Comm c) {
   int n = 0;
@@ -53,8 +66,13 @@ int World::expand(int nnew, const std::string& command, const std::vector<std::s
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const int before = size_of(blacs_dyn_world());
-  return fail(counted(blacs_dyn_expand(nnew, command.c_str(), argv.data(), nullptr, MPI_INFO_NULL), before), err);
+  MPI_Info info = spawn_info();
+  const int rc = counted(blacs_dyn_expand(nnew, command.c_str(), argv.data(), nullptr, info), before);
+  free_info(info);
+  return fail(rc, err);
 }
+
+void World::set_spawn_env(const std::string& env) { spawn_env = env; }
 
 int World::spawned() { return spawned_here.load(); }
 
@@ -76,10 +94,12 @@ int World::expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   const int before = size_of(blacs_dyn_world());
-  return fail(counted(blacs_dyn_expand_hosts(static_cast<int>(names.size()), names.data(), counts.data(),
-                                             command.c_str(), argv.data(), MPI_INFO_NULL),
-                      before),
-              err);
+  MPI_Info info = spawn_info();
+  const int rc = counted(blacs_dyn_expand_hosts(static_cast<int>(names.size()), names.data(), counts.data(),
+                                                command.c_str(), argv.data(), info),
+                         before);
+  free_info(info);
+  return fail(rc, err);
 }
 
 bool World::join_orders() { return blacs_dyn_join_can_order() != 0; }
@@ -197,6 +217,21 @@ int World::shrink(const std::vector<int>& keep, const std::vector<std::string>& 
 void World::leave() {
   blacs_dyn_leave();
   std::abort();  // blacs_dyn_leave does not return
+}
+
+int World::retire(bool& leaving, std::string& err) {
+  int leave = 0;
+  const int rc = blacs_dyn_retire(&leave);
+  leaving = leave != 0;
+  return fail(rc, err);
+}
+
+std::vector<int> World::rank_launches() {
+  std::vector<int> g(static_cast<std::size_t>(std::max(1, blacs_dyn_size())), 0);
+  std::string err;
+  if (fail(blacs_dyn_rank_groups(g.data(), static_cast<int>(g.size())), err) != BLACS_DYN_OK)
+    throw Error("the ranks' launches: " + err);
+  return g;
 }
 
 void World::background_thread(bool on) {

@@ -25,6 +25,9 @@ struct World {
   // False, with the reason, when the job is known not to spawn (blacs_dyn_spawn_supported).
   static bool spawn_supported(std::string& why);
   // One spawn group per host, spawned at the same time (blacs_dyn_expand_hosts).
+  // Open MPI's "env" key (newline-separated assignments) for the spawns of expand and
+  // expand_hosts until set again ("": none); a respawn's (parts/respawn.cpp).
+  static void set_spawn_env(const std::string& env);
   static int expand_hosts(const std::vector<std::pair<std::string, int>>& hosts,
                           const std::string& command, const std::vector<std::string>& args,
                           std::string& err);
@@ -61,6 +64,13 @@ struct World {
   static int shrink(const std::vector<int>& keep, const std::vector<std::string>& release,
                     const std::function<bool()>& move, bool& leaving, std::string& err);
   [[noreturn]] static void leave();
+  // A respawn's last step (blacs_dyn_retire): the last expansion's processes replace the
+  // world; `leaving` true on every other process (it must leave()). 0 or the error (the
+  // same on every rank).
+  static int retire(bool& leaving, std::string& err);
+  // The launch (spawn group) of every rank of the current world: ranks of one launch
+  // share Open MPI's shared memory. Local.
+  static std::vector<int> rank_launches();
   // Background resizes: the calling thread expands in the background (blacs_dyn_background_thread):
   // its expansion stays pending, seen by it alone, until the main thread publishes it.
   static void background_thread(bool on);

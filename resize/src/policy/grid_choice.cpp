@@ -60,7 +60,7 @@ std::vector<int> inserted_positions(int p, int r, Placement pl) {
 }
 
 Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p,
-                    const gridmap::MatrixShape* matrix) {
+                    const redist::MatrixSpec* matrix) {
   if (nprow < 1 || npcol < 1)
     throw Error("plan_expansion: grid " + std::to_string(nprow) + "x" + std::to_string(npcol) +
                 " is empty");
@@ -72,7 +72,7 @@ Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placem
                 " grid, so the new grid " + std::to_string(nprow) + "x" + std::to_string(npcol) +
                 " cannot be smaller in a dimension");
   if (p == Placement::Optimal && matrix) {
-    gridmap::MatrixShape shape = *matrix;
+    const redist::MatrixSpec& shape = *matrix;
     return call("plan_expansion", [&] {
       return from_gridmap(gridmap::place_optimal(to_gridmap(old), t, nprow * npcol - old.size(), shape));
     });
@@ -160,7 +160,7 @@ Grid renumber(const Grid& g, const std::vector<int>& keep) {
 }
 
 Grid place_on_nodes(const Grid& planned, const Grid& old, int old_world, Placement p,
-                    const gridmap::MatrixShape* matrix, const std::vector<std::string>& host_of_rank,
+                    const redist::MatrixSpec* matrix, const std::vector<std::string>& host_of_rank,
                     int inter_node_weight) {
   if (!matrix || host_of_rank.empty() || p == Placement::Given) return planned;
   const auto node = redist::node_ids(host_of_rank);
@@ -169,7 +169,7 @@ Grid place_on_nodes(const Grid& planned, const Grid& old, int old_world, Placeme
     throw Error("place_on_nodes: " + std::to_string(node.size()) + " hosts for a grid of " +
                 std::to_string(planned.size()));
   return call("place_on_nodes", [&] {
-    const gridmap::MatrixShape shape = *matrix;
+    const redist::MatrixSpec& shape = *matrix;
     const gridmap::NodeMap nodes{node, inter_node_weight};
     const auto before = gridmap::layout_for(to_gridmap(old), shape);
     std::vector<int> fresh;

@@ -29,7 +29,7 @@ Grid choose_local_topology(const Grid& old, int procs);
 // most of `matrix` in place (Local2 without a matrix). Throws Error if a local placement
 // cannot keep the old grid (new shape smaller in a dimension).
 Grid plan_expansion(const Grid& old, int old_world, int nprow, int npcol, Placement p,
-                    const gridmap::MatrixShape* matrix = nullptr);
+                    const redist::MatrixSpec* matrix = nullptr);
 
 // Shrink to world ranks 0..keep-1 on an nprow x npcol grid: if the kept ranks of `old`
 // form whole rows and columns of it (a local shrink, the reverse of a local expansion)
@@ -51,7 +51,7 @@ Grid renumber(const Grid& g, const std::vector<int>& keep);
 // inter_node_weight times one within a node), and the other rules keep their slots but
 // put each newcomer where its node holds the data the slot needs.
 Grid place_on_nodes(const Grid& planned, const Grid& old, int old_world, Placement p,
-                    const gridmap::MatrixShape* matrix, const std::vector<std::string>& host_of_rank,
+                    const redist::MatrixSpec* matrix, const std::vector<std::string>& host_of_rank,
                     int inter_node_weight = 8);
 
 // How many of `nnew` new processes go to each named host: the given counts, and the rest
@@ -83,7 +83,7 @@ struct NodePlan {
 struct TargetInput {
   Grid shape;                                         // the grid now
   int world_size = 0;                                 // processes in the world now
-  const gridmap::MatrixShape* matrix = nullptr;                 // the first registered matrix (Optimal), or none
+  const redist::MatrixSpec* matrix = nullptr;                 // the first registered matrix (Optimal), or none
   // False, with the reason, when this MPI cannot spawn; asked only when the expansion
   // needs new processes.
   std::function<bool(std::string&)> spawn_supported;

@@ -27,6 +27,19 @@ Schedule ScriptedPolicy::not_run() const {
   return out;
 }
 
+std::optional<std::string> ScriptedPolicy::state() const {
+  std::string s;
+  for (char r : ran_) s.push_back(r ? '1' : '0');
+  return s;
+}
+
+void ScriptedPolicy::restore(const std::string& state) {
+  if (state.size() != ran_.size() || state.find_first_not_of("01") != std::string::npos)
+    throw Error("scripted policy: a state of " + std::to_string(state.size()) + " entries for a schedule of " +
+                std::to_string(ran_.size()) + " ('" + state.substr(0, 64) + "')");
+  for (std::size_t k = 0; k < ran_.size(); ++k) ran_[k] = state[k] == '1' ? 1 : 0;
+}
+
 bool PoolScheduler::confirm_expand(int, int extra) {
   if (extra > free_) return false;
   free_ -= extra;

@@ -222,10 +222,12 @@ std::optional<double> line_or_median(const std::vector<double>& x, const std::ve
 }  // namespace
 
 std::optional<double> ResizeHistory::predict_spawn(Action a, int from_procs, int to_procs) const {
+  // A respawn spawned its whole new grid (to_procs), whichever way the grid changed: an
+  // expansion's spawn of that many; it exited nobody by itself.
   std::vector<double> k, t;
   for (const auto& e : events_)
-    if (e.action == a) {
-      k.push_back(std::abs(e.to_procs - e.from_procs));
+    if (e.respawn ? a == Action::Expand : e.action == a) {
+      k.push_back(e.respawn ? e.to_procs : std::abs(e.to_procs - e.from_procs));
       t.push_back(e.t_spawn);
     }
   return line_or_median(k, t, std::abs(to_procs - from_procs));
@@ -244,7 +246,7 @@ std::optional<double> ResizeHistory::predict_redist(double bytes) const {
 std::optional<double> ResizeHistory::predict_other(Action a, int /*from_procs*/, int /*to_procs*/) const {
   std::vector<double> t;
   for (const auto& e : events_)
-    if (e.action == a) t.push_back(e.t_other);
+    if (e.action == a && !e.respawn) t.push_back(e.t_other);  // a respawn's hand-over and end differ
   if (t.empty()) return std::nullopt;
   return t.size() < 3 ? *std::min_element(t.begin(), t.end()) : median(t);  // as line_or_median
 }
@@ -265,6 +267,7 @@ std::string ResizeHistory::to_json() const {
     x["t_other"] = e.t_other;
     x["bytes_moved"] = e.bytes_moved;
     if (!e.program.empty()) x["program"] = e.program;
+    if (e.respawn) x["respawn"] = true;
     ev.push_back(std::move(x));
   }
   j["events"] = std::move(ev);
@@ -349,6 +352,10 @@ struct HistoryFile {
     if (x.contains("program")) {
       if (!x["program"].is_string()) fail(at + ".program = " + x["program"].dump() + " is not a string");
       e.program = x["program"].get<std::string>();
+    }
+    if (x.contains("respawn")) {
+      if (!x["respawn"].is_boolean()) fail(at + ".respawn = " + x["respawn"].dump() + " is not true or false");
+      e.respawn = x["respawn"].get<bool>();
     }
     return e;
   }

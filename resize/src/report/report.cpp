@@ -225,6 +225,7 @@ std::string summary_table(const Metrics& m, const RunInfo& info) {
                     mib(r.bytes_moved).c_str());
       o << line;
       if (!r.ok) o << "          " << r.message << "\n";
+      if (!r.reconfigure_why.empty()) o << "          reconfigured by " << r.reconfigure_why << "\n";
       o << node_line(r);
       o << background_line(r);
     }
@@ -296,6 +297,10 @@ json resize_json(const ResizeAnalysis& a) {
             {"bytes_moved", r.bytes_moved}, {"bytes_total", r.move.bytes_total}};
   // Nodes: the decision's hosts, bytes within/between nodes, ranks per node.
   // the prediction from the calibrated cost model, beside the measured t_redist_s
+  if (!r.reconfigure.empty()) {
+    e["reconfigure"] = r.reconfigure;
+    e["reconfigure_why"] = r.reconfigure_why;
+  }
   e["t_redist_predicted_s"] = r.predicted.t_redist >= 0 ? json(r.predicted.t_redist) : json(nullptr);
   e["bytes_intra_node"] = r.move.bytes_intra_node;
   e["bytes_inter_node"] = r.move.bytes_inter_node;

@@ -36,8 +36,8 @@ RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const st
   if (!registry.mats.empty()) {
     const auto& r = registry.mats.front();
     info.n = r.mat().m;
-    info.nb = r.mat().sizes ? 0 : r.mat().mb;
-    info.distribution = r.mat().sizes ? "blocks" : r.mat().dist == Distribution::Block ? "block" : "block-cyclic";
+    info.nb = r.mat().extended() ? 0 : r.mat().mb;
+    info.distribution = r.mat().extended() ? "blocks" : r.mat().dist == Distribution::Block ? "block" : "block-cyclic";
   }
   if (!report.problem.empty()) {
     info.problem = report.problem;
@@ -46,7 +46,7 @@ RunInfo describe_run(const SessionOptions& opt, const std::string& exe, const st
     for (const auto& r : registry.mats) {
       if (!info.problem.empty()) info.problem += ", ";
       info.problem += r.mat().name + " " + std::to_string(r.mat().m) + "x" + std::to_string(r.mat().n);
-      if (r.mat().sizes) info.problem += " (blocks)";
+      if (r.mat().extended()) info.problem += " (blocks)";
       else if (r.mat().dist == Distribution::Block) info.problem += " (block)";
       else info.problem += " NB " + std::to_string(r.mat().mb) + "x" + std::to_string(r.mat().nb);
     }

@@ -148,10 +148,12 @@ RemapResult Session::Impl::act(Decision d) {
   node_plan.hosts_before = detail::World::hosts();
 
   // The target grid (a pure decision, the same on every rank: policy/grid_choice.cpp).
-  gridmap::MatrixShape info;
+  // The first registered matrix steers Optimal; an extended-descriptor one as 1 x 1 blocks
+  // (its block sizes on a candidate grid are the application's to give).
+  redist::MatrixSpec info;
   if (!registry.mats.empty()) {
-    const auto& m0 = registry.mats.front();  // the first registered matrix steers Optimal
-    info = gridmap::MatrixShape{m0.mat().m, m0.mat().n, m0.mat().mb, m0.mat().nb, m0.mat().dist == Distribution::Block};
+    info = registry.mats.front().mat();
+    if (info.extended()) info = redist::MatrixSpec::block_cyclic(info.m, info.n, 1, 1);
   }
   const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
   Grid target;
@@ -163,9 +165,13 @@ RemapResult Session::Impl::act(Decision d) {
   }
   ResizeRecording rs = recording();
   if (!why.empty()) return rs.refuse(d, why);
+  // Merge or respawn (session_expand.cpp: world rank 0's choice, on every process).
+  const ReconfigureChoice how = choose_reconfiguration(d, target, node_plan);
   // The state the newcomers receive, packed after the record began (it holds the powers).
-  // (An expansion by joining is always a blocking one: its launches join at the remap point.)
-  const bool background = d.by != ExpandBy::Join && d.by != ExpandBy::Waiting && !bg.blocked(d, registry, remaining());
+  // (An expansion by joining is always a blocking one: its launches join at the remap point;
+  // so is a respawn.)
+  const bool background =
+      !how.respawn && d.by != ExpandBy::Join && d.by != ExpandBy::Waiting && !bg.blocked(d, registry, remaining());
   const auto state = [&] { return pack_expansion(job.shape, target, background); };
   if (background) {
     const RemapResult r = bg.begin_background(d, target, node_plan, t_start, grid_switch(), rs, launch, state);
@@ -174,9 +180,21 @@ RemapResult Session::Impl::act(Decision d) {
   }
   return rs.recorded(d, target, t_start, [&](ResizeRecord& rec) {
     if (d.action == Action::Regrid) return regrid(grid_switch(), iteration, d, target, rec, t_start);
-    if (d.action == Action::Expand)
-      return expand(grid_switch(), launch, iteration, d, target, node_plan, rec, t_start, state);
-    return shrink(grid_switch(), recorder, iteration, target, node_plan, rec, t_start);
+    rec.reconfigure = how.respawn ? "respawn" : "merge";
+    rec.reconfigure_why = how.why;
+    Outcome o;
+    if (how.respawn) {
+      o = respawn_resize(d, target, node_plan, rec, t_start);  // returns only when its spawn failed
+      // A shrink whose respawn could not spawn is a merge's (nothing changed yet).
+      if (d.action != Action::Shrink) return o;
+      rec = rs.begin_resize(d, target);
+      rec.reconfigure = "merge";
+      rec.reconfigure_why = "merge (the respawn's spawn failed: " + o.result.message + ")";
+    }
+    o = d.action == Action::Expand ? expand(grid_switch(), launch, iteration, d, target, node_plan, rec, t_start, state)
+                                   : shrink(grid_switch(), recorder, iteration, target, node_plan, rec, t_start);
+    if (o.result.ok) o.line += "; reconfigured by " + rec.reconfigure_why;
+    return o;
   });
 }
 

@@ -167,6 +167,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   impl_->watchdog.set_timeout(opt.resize_timeout);
   impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0, 0};
   impl_->refresh = detail::parse_refresh_rule(impl_->cfg.session.refresh_after);
+  impl_->reconfigure = detail::parse_reconfigure(impl_->cfg.session.reconfigure);  // on every process
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
   impl_->launch = launch_command(opt, argc, argv);
@@ -242,7 +243,8 @@ void Session::set_app_state(std::function<std::vector<char>()> pack,
 }
 
 namespace {
-void check_shape(const std::string& name, int m, int n, int mb, int nb) {
+void check_shape(const std::string& name, int m, int n, int mb, int nb, Distribution dist) {
+  if (dist == Distribution::Extended) throw Error("register_matrix " + name + ": " + detail::kExtendedNeedsBlocks);
   if (m < 0 || n < 0 || mb < 1 || nb < 1)
     throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " +
                 std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(mb) + ", " +
@@ -252,7 +254,7 @@ void check_shape(const std::string& name, int m, int n, int mb, int nb) {
 
 Registered uniform_registration(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                                 int* desc) {
-  check_shape(name, m, n, mb, nb);
+  check_shape(name, m, n, mb, nb, dist);
   if (!desc) throw Error("register_matrix " + name + ": desc must not be null");
   Registered r;
   r.mat().name = name;
@@ -284,7 +286,8 @@ void Session::register_blocks(const std::string& name, int m, int n, BlockSizes 
   r.mat().type = detail::scalar_of<T>();
   r.mat().m = m;
   r.mat().n = n;
-  r.mat().sizes = std::move(sizes);
+  r.mat().dist = Distribution::Extended;
+  r.mat().sizes = detail::block_rule(std::move(sizes));
   r.lld = lld;
   impl_->registry.mats.push_back(std::move(r));
 }
@@ -305,11 +308,8 @@ RESIZE_REGISTER_FOR(std::complex<double>)
 #undef RESIZE_REGISTER_FOR
 
 void Session::make_desc(int m, int n, int mb, int nb, Distribution dist, int* desc) const {
-  detail::MatrixDesc mat;
-  mat.m = m;
-  mat.n = n;
-  mat.mb = mb;
-  mat.nb = nb;
+  if (dist == Distribution::Extended) throw Error(std::string("make_desc: ") + detail::kExtendedNeedsBlocks);
+  redist::MatrixSpec mat = redist::MatrixSpec::block_cyclic(m, n, mb, nb);
   mat.dist = dist;
   impl_->grid_switch().desc_for(mat, impl_->job.grid, desc);
 }

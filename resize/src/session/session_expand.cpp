@@ -5,7 +5,12 @@
 // switch, in the same order).
 #include "session/session_impl.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
 #include "checkpoint/levels/node_io.hpp"
+#include "common/broadcast.hpp"
 #include "common/fault.hpp"
 
 #include "malleable/redist/traffic.hpp"
@@ -47,7 +52,7 @@ void adopt_cadences(SessionCheckpoints& ckpts, const ExpansionState& st) {
 }
 }  // namespace
 
-std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to, bool background) {
+std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to, bool background, int respawn_from) {
   ExpansionState st;
   st.iteration = iteration;
   // The job's mover: a newcomer must run the same collective code (RESIZE_MOVER from
@@ -67,6 +72,7 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.background_min_iterations = bg.min_iterations;
   st.background = background;
   pack_cadences(ckpts, st);  // the newcomers checkpoint as the others do
+  st.respawn_from = respawn_from;
   return detail::pack(st);
 }
 
@@ -93,7 +99,8 @@ void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
     m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
-    const int off[9] = {1, -1, m.mat().m, m.mat().n, m.mat().mb, m.mat().nb, 0, 0, 1};
+    const auto& d = m.mat();
+    const int off[9] = {1, -1, static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.mb), static_cast<int>(d.nb), 0, 0, 1};
     std::copy(off, off + 9, m.desc);
   }
 }
@@ -131,7 +138,7 @@ int Session::join() {
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
   for (auto& m : reg.mats)
-    if (m.mat().sizes) m.set_layout(gs.layout_of(m, st.from));
+    if (m.mat().extended()) m.set_layout(gs.layout_of(m, st.from));
   recorder.powers = st.powers;
   // The new local arrays staged and faulted in beside the collectives up to the move.
   if (!st.background) gs.prefault_for(st.to, false, true);  // a newcomer sends nothing
@@ -143,8 +150,14 @@ int Session::join() {
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   if (st.background)
     impl_->iteration = impl_->bg.join(st.from, st.to, job, reg, watchdog, impl_->iteration, impl_->cfg.session);
-  // The same switch as the old processes make after the hand-over.
-  gs.switch_grid(st.from, st.to, nullptr);
+  // The same switch as the old processes make after the hand-over; after a respawn's,
+  // the old processes end and the new world takes the grid (below).
+  if (st.respawn_from > 0) {
+    gs.switch_grid(st.from, st.to, nullptr, "redistribution", GridSwitch::Adopt::No);
+    impl_->join_respawn(st);
+  } else {
+    gs.switch_grid(st.from, st.to, nullptr);
+  }
   impl_->life.started = true;
   detail::World::clear_new();
   watchdog.disarm();
@@ -156,6 +169,234 @@ int Session::join() {
   // complete_resize (after the loop) asks nothing.
   if (st.background && impl_->bg.joined_in_remap_point) impl_->act(Decision{});
   return impl_->iteration;
+}
+
+// Merge or respawn, the facade's side (docs/reference/apps.md, "Merge or respawn"): world
+// rank 0's choice (policy/reconfigure.hpp weighs it) broadcast to every process, the
+// respawn carried out (parts/respawn.cpp, the old processes' side) with what world rank 0
+// accumulated packed for the new rank 0 (RankZeroCarry, parts/handover.hpp), and the
+// newcomers' side after the move: the old processes end, the new world takes the grid,
+// and the new rank 0 takes the carry and concludes the resize's record.
+namespace {
+// The node of each position of `target` as a merge places it: an old rank's node, a
+// newcomer's from the expansion's hosts (in order; one group where the launcher places
+// them: the node of the job's ranks when they share one, else unknown).
+std::vector<std::string> merge_hosts(const Grid& target, int world_size, const NodePlan& np) {
+  std::vector<std::string> newcomer;
+  for (const auto& [host, count] : np.spawn) newcomer.insert(newcomer.end(), static_cast<std::size_t>(count), host);
+  const bool one_node = !np.hosts_before.empty() &&
+                        std::all_of(np.hosts_before.begin(), np.hosts_before.end(),
+                                    [&](const std::string& h) { return h == np.hosts_before.front(); });
+  std::vector<std::string> out;
+  for (int r : target.rank_map()) {
+    const auto k = static_cast<std::size_t>(r - world_size);
+    if (r < world_size) out.push_back(r < static_cast<int>(np.hosts_before.size()) ? np.hosts_before[static_cast<std::size_t>(r)] : "");
+    else out.push_back(k < newcomer.size() ? newcomer[k] : one_node ? np.hosts_before.front() : "");
+  }
+  return out;
+}
+
+// Why no respawn can be made for `d` here ("" when one can), on world rank 0.
+std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const BackgroundPart& bg,
+                            const MatrixRegistry& reg, const ResizeRecorder& rec, int remaining, Reconfigure setting) {
+  if (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting || World::join_orders())
+    return "the job grows by joining (malleable-run --job-dir): its first launch holds the job until it ends";
+  if (!d.schema.empty()) return "the decision spawns as schema " + d.schema + " says";
+  if (std::string why; !World::spawn_supported(why)) return why;
+  if (!opt.policy->state())
+    return "the policy '" + opt.policy->name() + "' cannot hand its state to a new rank 0 (Policy::state)";
+  if (!rec.powers.empty() || !d.powers.empty()) return "mapping powers are in use (heterogeneous layouts)";
+  if (setting == Reconfigure::Auto && bg.mode != Background::Off && !bg.blocked(d, reg, remaining))
+    return "a background resize overlaps its spawn with the old grid's iterations";
+  return {};
+}
+}  // namespace
+
+ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const Grid& target, const NodePlan& np) {
+  if (d.action != Action::Expand && d.action != Action::Shrink) return {};
+  std::string bytes;
+  if (job.root()) {
+    ReconfigureInput in;
+    in.setting = reconfigure;
+    in.remaining = remaining();
+    in.blocked = respawn_blocked(d, opt, bg, registry, recorder, in.remaining, reconfigure);
+    const auto segs = recorder.metrics.segments();
+    if (!segs.empty()) {
+      const Segment& s = segs.back();
+      in.iteration_s = d.predicted_iteration > 0 ? d.predicted_iteration
+                                                 : s.median_wall * job.shape.size() / std::max(1, target.size());
+      if (s.median_compute > 0 && s.median_wall > 0) in.comm_share = std::max(0.0, 1 - s.median_compute / s.median_wall);
+    }
+    // After a merge: the ranks of the target with their launches (newcomers: one new
+    // launch per node they are spawned on); after a respawn: one launch per node.
+    const std::vector<int> launches = World::rank_launches();
+    const std::vector<std::string> hosts = merge_hosts(target, job.size(), np);
+    std::vector<int> newcomer;  // each newcomer's launch: one per spawn group
+    for (std::size_t g = 0; g < np.spawn.size(); ++g)
+      newcomer.insert(newcomer.end(), static_cast<std::size_t>(np.spawn[g].second), static_cast<int>(g));
+    const int next = *std::max_element(launches.begin(), launches.end()) + 1;
+    std::vector<int> merged;
+    for (const int r : target.rank_map()) {
+      const auto k = static_cast<std::size_t>(r - job.size());
+      merged.push_back(r < job.size() ? launches[static_cast<std::size_t>(r)] : next + (k < newcomer.size() ? newcomer[k] : 0));
+    }
+    in.mixed_merge = mixed_pair_fraction(merged, hosts);
+    in.mixed_respawn = 0;
+    const auto& events = recorder.history.events();
+    const int nnew = std::max(0, target.size() - job.size());
+    in.extra_spawn_s = spawn_seconds(events, target.size()) - (d.action == Action::Expand ? spawn_seconds(events, nnew) : 0);
+    double total = 0;
+    for (const auto& r : registry.mats) total += static_cast<double>(r.bytes(static_cast<std::int64_t>(r.mat().m) * r.mat().n));
+    in.extra_move_s = move_seconds(events, total * kept_share(job.shape, target));
+    ReconfigureChoice c = detail::choose_reconfiguration(in);
+    if (c.respawn && bg.mode != Background::Off && !bg.blocked(d, registry, in.remaining))
+      c.why += "; carried out blocking: a respawn does not run in the background";
+    bytes = (c.respawn ? "1" : "0") + c.why;
+  }
+  bytes = broadcast_text(bytes, 0, job.world);
+  ReconfigureChoice c;
+  c.respawn = !bytes.empty() && bytes[0] == '1';
+  c.why = bytes.empty() ? std::string() : bytes.substr(1);
+  return c;
+}
+
+// The old processes' side: the layout, the state with respawn_from, and the carry.
+Outcome Session::Impl::respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
+                                      double t_start) {
+  const RespawnLayout layout = respawn_layout(target, merge_hosts(target, job.size(), np));
+  const int n = job.size();
+  if (job.root()) {  // the spawn of the whole grid, as the history predicts it
+    const auto t = recorder.history.predict_spawn(Action::Expand, 0, target.size());
+    rec.predicted.t_spawn = t ? *t : -1;
+  }
+  const auto state = [&] { return pack_expansion(job.shape, shifted(layout.grid, n), false, n); };
+  const auto carry = [&](const ResizeRecord& r, double elapsed) { return pack_carry(r, d, elapsed); };
+  // This spawn's processes poll without yielding where they fit the node's cores.
+  World::set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
+  return detail::respawn(grid_switch(), launch, d, layout, rec, t_start, state, carry);
+}
+
+std::vector<char> Session::Impl::pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const {
+  RankZeroCarry c;
+  c.iterations = recorder.metrics.iterations();
+  c.rank_samples = recorder.metrics.rank_samples();
+  c.resizes = recorder.metrics.resizes();
+  c.history_json = recorder.history.to_json();
+  c.history_path = recorder.history_path;
+  c.history_program = recorder.history.program();
+  if (recorder.cost_model) {
+    c.cost_model = true;
+    const auto v = redist::to_array(*recorder.cost_model);
+    c.cost_params.assign(v.begin(), v.end());
+    c.cost_params.push_back(recorder.cost_model->cores_per_node);
+    c.cost_params.push_back(recorder.cost_model->inter_node_measured ? 1 : 0);
+  }
+  c.checkpoints = ckpts.checkpoints;
+  c.levels = ckpts.level_records;
+  const double now = MPI_Wtime();
+  if (ckpts.checkpointing) {
+    c.clocks.checkpoint_age_s = now - ckpts.checkpointing->last;
+    c.clocks.checkpoint_cost_s = ckpts.checkpointing->cost;
+    c.clocks.checkpoint_check_age_s = ckpts.checkpointing->previous_check;
+  }
+  if (ckpts.levels) {
+    c.clocks.level_local_age_s = now - ckpts.levels->local_last;
+    c.clocks.level_partner_age_s = now - ckpts.levels->partner_last;
+    c.clocks.level_local_cost_s = ckpts.levels->local_cost;
+    c.clocks.level_partner_cost_s = ckpts.levels->partner_cost;
+  }
+  c.first_remap_iteration = life.first_remap_iteration;
+  c.app.problem = report.problem;
+  if (report.result_check) {
+    c.app.has_check = true;
+    c.app.check_ok = report.result_check->first;
+    c.app.check_message = report.result_check->second;
+  }
+  if (const auto s = opt.policy->state()) {
+    c.has_policy_state = true;
+    c.policy_state = *s;
+  }
+  c.decision = pack(d);
+  c.record = rec;
+  c.elapsed_s = elapsed;
+  return pack(c);
+}
+
+// The new rank 0 takes what the old one accumulated.
+void Session::Impl::adopt_carry(const RankZeroCarry& c) {
+  Metrics m;
+  for (const auto& s : c.iterations) m.add_iteration(s);
+  for (const auto& s : c.rank_samples) m.add_rank_samples(s);
+  for (const auto& r : c.resizes) m.add_resize(r);
+  recorder.metrics = std::move(m);
+  recorder.history = ResizeHistory::from_json(c.history_json, "the old rank 0's resize history");
+  recorder.history.set_program(c.history_program);
+  recorder.history_path = c.history_path;
+  if (c.cost_model && c.cost_params.size() == redist::kCostParamCount + 2) {
+    redist::CostParams p;
+    std::array<double, redist::kCostParamCount> v{};
+    std::copy(c.cost_params.begin(), c.cost_params.begin() + redist::kCostParamCount, v.begin());
+    redist::assign(p, v);
+    p.cores_per_node = static_cast<int>(c.cost_params[redist::kCostParamCount]);
+    p.inter_node_measured = c.cost_params[redist::kCostParamCount + 1] != 0;
+    recorder.cost_model = p;
+  }
+  ckpts.checkpoints = c.checkpoints;
+  ckpts.level_records = c.levels;
+  const double now = MPI_Wtime();
+  if (ckpts.checkpointing && c.clocks.checkpoint_age_s >= 0) {
+    ckpts.checkpointing->last = now - c.clocks.checkpoint_age_s;
+    ckpts.checkpointing->cost = c.clocks.checkpoint_cost_s;
+    ckpts.checkpointing->previous_check = c.clocks.checkpoint_check_age_s;
+  }
+  if (ckpts.levels && c.clocks.level_local_age_s >= 0) {
+    ckpts.levels->local_last = now - c.clocks.level_local_age_s;
+    ckpts.levels->partner_last = now - c.clocks.level_partner_age_s;
+    ckpts.levels->local_cost = c.clocks.level_local_cost_s;
+    ckpts.levels->partner_cost = c.clocks.level_partner_cost_s;
+  }
+  life.first_remap_iteration = c.first_remap_iteration;
+  life.rank0 = true;
+  if (report.problem.empty()) report.problem = c.app.problem;
+  if (c.app.has_check && !report.result_check) report.result_check = std::make_pair(c.app.check_ok, c.app.check_message);
+  if (c.has_policy_state) opt.policy->restore(c.policy_state);
+}
+
+// The newcomers' side after the move: the carry, the old processes' end, the new world's
+// grid; the new rank 0 concludes the resize (its record, the history, the line).
+void Session::Impl::join_respawn(const ExpansionState& st) {
+  watchdog.phase("rank 0's carry to the new rank 0");
+  const std::vector<char> bytes = broadcast_bytes({}, 0, job.world);
+  const double t_carry = MPI_Wtime();
+  watchdog.phase("the old processes end");
+  bool leaving = false;
+  std::string why;
+  if (World::retire(leaving, why) != 0) throw Error("respawn: " + why);
+  if (leaving) throw Error("respawn: a newcomer was sent away");
+  job.world = World::comm();
+  const Grid grid = shifted(st.to, -st.respawn_from);
+  watchdog.phase("BLACS grid on the new world");
+  grid_switch().settle_grid(grid);
+  job.rank_hosts = World::hosts();
+  job.node_of_rank = redist::node_ids(job.rank_hosts);
+  ResizeRecord rec;
+  Decision d;
+  if (job.root()) {
+    const RankZeroCarry c = unpack_carry(bytes);
+    adopt_carry(c);
+    d = unpack_decision(c.decision);
+    rec = c.record;
+    rec.rank_hosts = RankHosts::of(job.rank_hosts);
+    rec.t_total = c.elapsed_s + (MPI_Wtime() - t_carry);
+    rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "   remap after iter %d: %s %s -> %s (respawn, %d procs): respawn %.1f ms, redistribution %.1f ms, other "
+                "%.1f ms, total %.1f ms",
+                iteration, to_string(rec.action).c_str(), rec.from_grid.c_str(), rec.to_grid.c_str(), grid.size(),
+                rec.t_spawn * 1e3, rec.t_redist * 1e3, rec.t_other * 1e3, rec.t_total * 1e3);
+  recording().conclude(d, rec.from_procs, rec, line + ("; reconfigured by " + rec.reconfigure_why));
 }
 
 }  // namespace resize

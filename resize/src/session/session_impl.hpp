@@ -23,6 +23,7 @@
 #include "parts/resize_phases.hpp"
 #include "parts/session_parts.hpp"
 #include "parts/watchdog.hpp"
+#include "policy/reconfigure.hpp"
 #include "move/pages.hpp"
 
 namespace resize {
@@ -61,6 +62,7 @@ struct Session::Impl {
   config::Config cfg;
   detail::LaunchCommand launch;  // what a spawn runs
   detail::RefreshRule refresh;   // RESIZE_REFRESH_AFTER (checkpoint/refresh.hpp), parsed when made
+  detail::Reconfigure reconfigure = detail::Reconfigure::Auto;  // RESIZE_RECONFIGURE, parsed when made
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
   detail::BackgroundPart bg;
@@ -100,7 +102,18 @@ struct Session::Impl {
   int remaining() const;
   // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:
   // the expansion is one begun in the background.
-  std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false);
+  // `respawn_from`: a respawn from a world of that many processes (`to` on the ranks after them).
+  std::vector<char> pack_expansion(const Grid& from, const Grid& to, bool background = false, int respawn_from = 0);
+  // Merge or respawn (session_expand.cpp): world rank 0's choice for `d` onto `target`
+  // (policy/reconfigure.hpp), on every process (collective); the respawn carried out (the
+  // old processes' side: it returns only when its spawn failed); world rank 0's carry;
+  // the new rank 0 taking it; the newcomers' side after the move.
+  detail::ReconfigureChoice choose_reconfiguration(const Decision& d, const Grid& target, const detail::NodePlan& np);
+  detail::Outcome respawn_resize(const Decision& d, const Grid& target, const detail::NodePlan& np, ResizeRecord& rec,
+                                 double t_start);
+  std::vector<char> pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const;
+  void adopt_carry(const detail::RankZeroCarry& c);
+  void join_respawn(const detail::ExpansionState& st);
   // MPI_Finalize with a background resize under way: cancelled.
   static void finalize_hook(void* self);
 };

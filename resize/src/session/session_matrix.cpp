@@ -43,8 +43,8 @@ IndexMap MatrixState::build_map() const {
     return IndexMap(redist::Layout::block_cyclic(mat.m, mat.n, k.mb, k.nb, k.nprow, k.npcol), k.myrow, k.mycol);
   // Before the first layout every index is off the grid (a 0 x 0 map: owns() is false
   // everywhere); then one block per process row/column (the sizes function's contract).
-  if (!mat.layout) return IndexMap();
-  const redist::BlockSizes &rows = mat.layout->row_blocks, &cols = mat.layout->col_blocks;
+  if (!layout) return IndexMap();
+  const redist::BlockSizes &rows = layout->row_blocks, &cols = layout->col_blocks;
   if (static_cast<int>(rows.size()) != k.nprow || static_cast<int>(cols.size()) != k.npcol)
     throw Error("matrix '" + mat.name + "': its block sizes give " + std::to_string(rows.size()) + " x " +
                 std::to_string(cols.size()) + " blocks on a " + session->grid().shape() +
@@ -82,6 +82,8 @@ template <class T>
 Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb, int nb, Distribution dist,
                                    BlockSizes sizes) {
   const bool extended = static_cast<bool>(sizes);
+  if (dist == Distribution::Extended && !extended)
+    throw Error("register_matrix " + name + ": " + detail::kExtendedNeedsBlocks);
   if (m < 0 || n < 0 || (!extended && (mb < 1 || nb < 1)))
     throw Error("register_matrix " + name + ": need M, N >= 0 and MB, NB >= 1 (got " + std::to_string(m) + ", " +
                 std::to_string(n) + ", " + std::to_string(mb) + ", " + std::to_string(nb) + ")");
@@ -92,9 +94,9 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
   st->mat.n = n;
   st->mat.mb = extended ? 1 : mb;
   st->mat.nb = extended ? 1 : nb;
-  st->mat.dist = dist;
+  st->mat.dist = extended ? Distribution::Extended : dist;
   st->mat.type = detail::scalar_of<T>();
-  st->mat.sizes = std::move(sizes);
+  if (extended) st->mat.sizes = detail::block_rule(std::move(sizes));
   st->desc = {1, -1, m, n, extended ? 1 : mb, extended ? 1 : nb, 0, 0, 1};
   st->session = this;
   Registered r(st);
@@ -115,7 +117,7 @@ Matrix<T> Session::register_matrix(const std::string& name, int m, int n, int mb
 template <class T>
 Matrix<T> Session::register_matrix(const std::string& name, int m, int n, BlockSizes sizes) {
   if (!sizes) throw Error("register_matrix " + name + ": the block sizes function must be given");
-  return register_handle<T>(name, m, n, 1, 1, Distribution::BlockCyclic, std::move(sizes));
+  return register_handle<T>(name, m, n, 1, 1, Distribution::Extended, std::move(sizes));
 }
 
 #define RESIZE_HANDLE_FOR(T)                                                                                   \

@@ -19,7 +19,7 @@ std::string start_signature(const Grid& g, const std::vector<Registered>& mats) 
   std::string sig = "grid " + g.shape();
   for (const auto& r : mats) {
     sig += "; " + r.mat().name + " " + std::to_string(r.mat().m) + "x" + std::to_string(r.mat().n) + " " + detail::scalar_name(r.mat().type);
-    if (r.mat().sizes)
+    if (r.mat().extended())
       sig += " extended blocks";
     else
       sig += (r.mat().dist == Distribution::Block ? " block" : " block-cyclic " + std::to_string(r.mat().mb) + "x" + std::to_string(r.mat().nb));
@@ -69,7 +69,7 @@ int Session::start(const Grid& g) {
 // matrix's layout, a uniform one's descriptor, and the buffer for it.
 void GridSwitch::lay_out(const Grid& g, ArrayFor use) {
   for (auto& r : registry.mats) {
-    if (r.mat().sizes) {
+    if (r.mat().extended()) {
       size_blocks(r, g, use);
       continue;
     }

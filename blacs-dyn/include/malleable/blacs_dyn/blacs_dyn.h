@@ -100,6 +100,18 @@ int blacs_dyn_shrink_to_level(int level, int* leaving);
  * keep[0] must be 0: rank 0 roots every spawn and releases parked processes at the end,
  * so it never leaves. */
 int blacs_dyn_shrink_to_ranks(const int* keep, int nkeep, int* leaving);
+/* A respawn's last step, collective over the current world: the processes the last
+ * expansion started replace the world; every other process of the job (parked ones too)
+ * ends. On return *leaving is 1 on the processes that end: they must call
+ * blacs_dyn_leave(). The ones that stay go on as a job started with them (level 0 their
+ * spawn's MPI_COMM_WORLD; after a spawn of one group per node, the first node's group and
+ * one expansion by the others). Refused (BLACS_DYN_ERR_STATE, the world unchanged) when the
+ * current level is no expansion, or under a job directory (growing by joining). */
+int blacs_dyn_retire(int* leaving);
+/* The spawn group (launch) of every rank of the current world into groups[0..n-1] (n at
+ * least the world's size). Processes of one group share an MPI_COMM_WORLD and, with Open
+ * MPI, its shared-memory transport. Local. */
+int blacs_dyn_rank_groups(int* groups, int n);
 /* Shrink collectively by giving whole nodes back: every process of the current world on
  * hosts[0..nhosts-1] leaves, and each of them must end (its spawn group leaves whole),
  * so that no process of the job stays on those nodes. Refused with BLACS_DYN_ERR_STATE,

@@ -126,6 +126,7 @@ class JobAgent {
   bool plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart);
   bool asks_arbiter() const { return !opt_.arbiter.socket.empty(); }
   bool plan_shared(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart);
+  bool plan_alone(const Moment& m, int per_node, Snapshot& s, Plan& p);  // no arbiter, no shared ledger
   void settle_ledger(bool promises_too);
   void refuses_release(const std::string& why);
   void resized_once();

@@ -32,7 +32,7 @@ struct Movement {
 Movement account(const redist::Layout& before, const redist::Layout& after, int comm_size,
                  int element_bytes = 8);
 // Same for two placements of one matrix shape; comm_size = 1 + largest id of either.
-Movement account(const Placement& before, const Placement& after, const MatrixShape& shape,
+Movement account(const Placement& before, const Placement& after, const redist::MatrixSpec& shape,
                  int element_bytes = 8);
 
 // Closed forms of §4.5 for an n x n matrix in block distribution on a p x p grid when r
@@ -63,7 +63,7 @@ struct ExpansionPlan {
 // (§5.2.1.2) and throw gridmap::Error with its explanation if no local step fits; Global
 // takes choose_topology(P + offered, aspect) (§5.2.1.1).
 ExpansionPlan plan_expansion(const Placement& from, int offered, PlacementStrategy strategy,
-                             const MatrixShape& shape, AspectRatio aspect = AspectRatio::square(),
+                             const redist::MatrixSpec& shape, AspectRatio aspect = AspectRatio::square(),
                              AspectScope scope = AspectScope::Increment, int element_bytes = 8);
 
 }  // namespace gridmap

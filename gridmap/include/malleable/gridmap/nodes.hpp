@@ -45,7 +45,7 @@ Placement place_optimal_nodes(const redist::Layout& before, const redist::Layout
 // fewest (the rule fixes where new rows and columns go, not which node's newcomer fills
 // them). Identity when all new ids are on one node.
 Placement assign_new_ids_by_node(const Placement& rule, const redist::Layout& before,
-                                 const MatrixShape& shape, const std::vector<int>& new_ids,
+                                 const redist::MatrixSpec& shape, const std::vector<int>& new_ids,
                                  const NodeMap& nodes);
 
 }  // namespace gridmap

@@ -13,10 +13,7 @@
 #include <vector>
 
 #include "malleable/gridmap/topology.hpp"
-
-namespace redist {
-struct Layout;
-}
+#include "malleable/redist/matrix.hpp"
 
 namespace gridmap {
 
@@ -62,17 +59,17 @@ Placement place_global(Topology new_grid);
 Placement place_local(const Placement& old, int add_rows, int add_cols,
                       PlacementStrategy rule = PlacementStrategy::Local2, int first_new_id = -1);
 
-// Matrix distribution on a grid: ScaLAPACK block-cyclic (mb x nb), or the block
-// distribution of §4.5 (one balanced block per process row/column) when block == true.
-struct MatrixShape {
-  std::int64_t m = 0, n = 0;
-  std::int64_t mb = 64, nb = 64;
-  bool block = false;
-  void validate() const;
-};
+// The matrices gridmap plans for are redist's records (redist/matrix.hpp): its shape and
+// its distribution, ScaLAPACK block-cyclic (mb x nb) or the block distribution of §4.5
+// (Distribution::Block: one balanced block per process row/column, sizes differing by at
+// most one, as the thesis models it); its name and element type are not read here.
+// Throws gridmap::Error naming the field unless the matrix can be planned: m, n >= 1,
+// blocks >= 1 (block-cyclic), m x n within a 64-bit count, at most 2^26 blocks a dimension
+// and not an extended-descriptor matrix (its block sizes are the application's).
+void check_matrix(const redist::MatrixSpec& shape);
 
 // The redist layout of `shape` on placement.grid with ranks = placement.slots.
-redist::Layout layout_for(const Placement& placement, const MatrixShape& shape);
+redist::Layout layout_for(const Placement& placement, const redist::MatrixSpec& shape);
 
 // Overlap of two layouts: w[s][k] = elements of the matrix that `before`'s process
 // candidates[k] holds and that `after`'s grid slot s (row-major) owns. Uses the product
@@ -92,7 +89,7 @@ Placement place_optimal(const redist::Layout& before, const redist::Layout& afte
 // Convenience over the above for an expansion: old placement + `added` new processes
 // (ids old.max_id()+1...), new grid, and the matrix shape.
 Placement place_optimal(const Placement& old, Topology new_grid, int added,
-                        const MatrixShape& shape);
+                        const redist::MatrixSpec& shape);
 
 // ---- shrinking (§3.3.5, §5 introduction) ----
 
@@ -119,7 +116,7 @@ ShrinkPlan plan_shrink(const Placement& current, int give_back,
                        AspectRatio aspect = AspectRatio::any(),
                        AspectScope scope = AspectScope::FinalGrid,
                        ShrinkRule rule = ShrinkRule::InverseLocal2,
-                       const MatrixShape* shape = nullptr);
+                       const redist::MatrixSpec* shape = nullptr);
 
 // "Go back to stack level L" (blacs-dyn's communicator stack, §3.3.5): levels[0] is the
 // initial placement, levels.back() the current one; the processes not present at level L
@@ -130,6 +127,6 @@ ShrinkPlan plan_shrink_to_level(const std::vector<Placement>& levels, std::size_
 // the stack plan_shrink_to_level works on. Throws if a step is not a local expansion
 // (fewer rows/columns) for Local1/Local2.
 std::vector<Placement> expansion_stack(const Placement& initial, const std::vector<Topology>& grids,
-                                       PlacementStrategy strategy, const MatrixShape* shape = nullptr);
+                                       PlacementStrategy strategy, const redist::MatrixSpec* shape = nullptr);
 
 }  // namespace gridmap

@@ -21,12 +21,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
-#include "malleable/resize/matrix_desc.hpp"
+#include "malleable/redist/matrix.hpp"
+#include "malleable/resize/types.hpp"
 
 namespace resize {
 
@@ -128,24 +130,29 @@ struct MapKey {
 class CachedMap;  // the index maps' cache (the library's resize/src/session/cached_map.hpp)
 
 // A registered matrix's state in the session's registry entry, shared with its handle
-// where it has one: its description (`mat`, the session's one, matrix_desc.hpp) and what
-// the application reads on this process besides (the ScaLAPACK descriptor, the local
+// where it has one: its record (`mat`, redist::MatrixSpec: name, element type, shape,
+// distribution and blocks), an extended-descriptor matrix's layout on the current grid and
+// what the application reads on this process besides (the ScaLAPACK descriptor, the local
 // buffer and its leading dimension). The session writes it at start, join and resizes.
 struct MatrixState {
-  MatrixDesc mat;                            // name, type, shape, blocks, layout on the grid
+  redist::MatrixSpec mat;                    // name, type, shape, distribution, blocks
+  // Extended-descriptor matrices: the layout on the current grid, kept because a regrid may
+  // change the powers their block sizes follow (the source of the next move is this, not
+  // their rule again); the handle reads its block sizes from it.
+  std::optional<redist::Layout> layout;
   std::array<int, 9> desc{};                 // block-cyclic: the current descriptor
   int lld = 1;                               // extended: the local buffer's leading dimension
   void* data = nullptr;                      // the local buffer (owned by the session)
   std::size_t elements = 0;                  // its length
-  std::uint64_t blocks_version = 0;          // bumped when the session rewrites mat.layout
+  std::uint64_t blocks_version = 0;          // bumped when the session rewrites layout
   const Session* session = nullptr;          // null once the session is gone (or no handle)
   // An extended-descriptor matrix's block sizes on the current grid (empty before its
   // first layout and for a block-cyclic matrix).
   std::vector<std::int64_t> row_blocks() const {
-    return mat.extended() && mat.layout ? mat.layout->row_blocks.to_vector() : std::vector<std::int64_t>{};
+    return mat.extended() && layout ? layout->row_blocks.to_vector() : std::vector<std::int64_t>{};
   }
   std::vector<std::int64_t> col_blocks() const {
-    return mat.extended() && mat.layout ? mat.layout->col_blocks.to_vector() : std::vector<std::int64_t>{};
+    return mat.extended() && layout ? layout->col_blocks.to_vector() : std::vector<std::int64_t>{};
   }
   // The index maps on the session's current grid (throws if the session is gone): built
   // once per grid and block sizes, then reused (a key of a few integers compared per
@@ -171,8 +178,8 @@ class Matrix {
   Matrix() = default;  // no matrix; assign from Session::register_matrix<T>
 
   const std::string& name() const { return st_->mat.name; }
-  int rows() const { return st_->mat.m; }  // global M
-  int cols() const { return st_->mat.n; }  // global N
+  int rows() const { return static_cast<int>(st_->mat.m); }  // global M
+  int cols() const { return static_cast<int>(st_->mat.n); }  // global N
   // Per-process block sizes (registered with BlockSizes): no ScaLAPACK descriptor.
   bool extended() const { return st_->mat.extended(); }
 

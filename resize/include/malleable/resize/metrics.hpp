@@ -171,6 +171,11 @@ struct ResizeRecord {
   std::vector<HostShare> hosts;      // the decision's nodes (expand: added; shrink: given back)
   RankHosts rank_hosts;              // node of every rank after the resize (runs)
   std::optional<BackgroundPhase> background;  // a resize begun in the background
+  // How an expansion or a shrink by spawn reconfigured the job (docs/reference/apps.md,
+  // "Merge or respawn"): "merge" (the processes that stay keep their places) or "respawn"
+  // (every process of the new grid spawned at once, the old ones ended; mechanism
+  // "respawn", t_spawn that spawn), with the reason; "" where nothing was chosen.
+  std::string reconfigure, reconfigure_why;
   bool cancelled() const { return background && background->cancelled; }
 };
 

@@ -55,6 +55,12 @@ class Policy {
   // forever; a completed shrink is signalled to the scheduler, §3.1 step iii.5).
   virtual void completed(const Decision&, int /*from_procs*/, bool /*ok*/) {}
   virtual std::string name() const = 0;
+  // A respawn (docs/reference/apps.md, "Merge or respawn") ends world rank 0, where the
+  // policy runs: its state goes to the new rank 0's policy (made by the same program) as
+  // these bytes, given to restore() there. A policy that cannot hand its state over returns
+  // nothing (the default): the session then resizes it by merge, never by respawn.
+  virtual std::optional<std::string> state() const { return std::nullopt; }
+  virtual void restore(const std::string& /*state*/) {}
 };
 
 // Never resizes (a fixed-grid run).
@@ -62,6 +68,7 @@ class FixedPolicy final : public Policy {
  public:
   Decision decide(const PolicyInput&) override { return Decision::none(); }
   std::string name() const override { return "fixed"; }
+  std::optional<std::string> state() const override { return std::string(); }  // none
 };
 
 // Follows a Schedule; deterministic, used by the tests and the demo.
@@ -73,6 +80,10 @@ class ScriptedPolicy final : public Policy {
   const Schedule& schedule() const { return schedule_; }
   // The entries no remap point reached so far (the session warns about them at the end).
   Schedule not_run() const;
+  // Which entries ran: one character per entry ('1' ran, '0' not); restore() takes the same
+  // (a text of another length is an Error).
+  std::optional<std::string> state() const override;
+  void restore(const std::string& state) override;
 
  private:
   Schedule schedule_;

@@ -86,6 +86,10 @@ struct ResizeEvent {
   // The program that made it: "<app>-<16 hex digits of its executable path's hash>"
   // (resize_history_program); empty: not known (a history written before it was kept).
   std::string program{};
+  // A respawn (docs/reference/apps.md, "Merge or respawn"): every process of the new grid
+  // was spawned (to_procs of them; t_spawn is that spawn) and the old ones ended. JSON
+  // "respawn": true (absent: false).
+  bool respawn = false;
 };
 
 class ResizeHistory {
@@ -107,7 +111,8 @@ class ResizeHistory {
   const std::vector<ResizeEvent>& all_events() const { return all_; }  // every program's
 
   // Predicted spawn (Expand) or exit (Shrink) seconds for a resize from -> to processes,
-  // from the events of the same action: a least-squares line in the number of processes
+  // from the events of the same action (a respawn's counts as an expansion's spawn of its
+  // to_procs; predict a respawn's spawn as Expand from 0 to its processes): a least-squares line in the number of processes
   // added or removed when the history has at least two distinct counts, otherwise the
   // median of the events with that action (scaled by count for a different count is NOT
   // done: one point gives no slope). Empty without an event of that action.

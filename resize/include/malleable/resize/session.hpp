@@ -89,8 +89,6 @@ class Session {
   // proportion to processor power (§6). Must give the same answer on every process.
   using BlockSizes = std::function<void(const Grid& g, std::vector<long long>& rows,
                                         std::vector<long long>& cols)>;
-  static_assert(std::is_same_v<BlockSizes, decltype(detail::MatrixDesc::sizes)>,
-                "the registry keeps a matrix's block sizes function as it was given");
   // Registers an M x N matrix whose layout on each grid comes from `sizes` (no ScaLAPACK
   // descriptor can describe it; it is moved with redist). The session keeps `buf` sized
   // local rows x local columns, column-major, and writes the leading dimension to *lld.

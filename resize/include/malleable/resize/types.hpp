@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "malleable/redist/matrix.hpp"
+
 namespace resize {
 
 // Thrown by parsing and planning; the message names the argument and value at fault.
@@ -31,11 +33,12 @@ struct Grid {
   }
 };
 
-// How a matrix is laid out on every grid it lives on.
-enum class Distribution {
-  BlockCyclic,  // keep the descriptor's MB x NB on every grid
-  Block,        // one block per process row/column: MB = ceil(M/nprow), NB = ceil(N/npcol)
-};
+// How a matrix is laid out on every grid it lives on: redist's one enum
+// (malleable/redist/matrix.hpp). BlockCyclic keeps the descriptor's MB x NB on every
+// grid; Block is one block per process row/column (MB = ceil(M/nprow), NB = ceil(N/npcol));
+// Extended is a matrix registered with its block sizes (register_matrix_blocks), which
+// register_matrix and make_desc refuse.
+using Distribution = redist::Distribution;
 
 // Where the new processes go on an expansion.
 enum class Placement {

@@ -16,22 +16,30 @@
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
+#include "malleable/redist/matrix.hpp"
 #include "malleable/resize/checkpoint.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace resize::checkpoint {
 
-// How a matrix was laid out when it was written (informational: a restart reads it onto
-// whatever layout the program asks for).
-enum class LayoutKind { BlockCyclic, Block, Extended };
-const char* to_string(LayoutKind k);
-LayoutKind parse_layout_kind(const std::string& s);  // throws Error naming the text
+// How the files spell a matrix's distribution kind (redist's one enum): "block-cyclic",
+// "block", "extended"; and back (throws Error naming the text).
+const char* to_string(redist::Distribution k);
+redist::Distribution parse_layout_kind(const std::string& s);
+// The element type of a file's letter (ScaLAPACK's s, d, c, z); throws Error "<where>unknown
+// element type 'q'" for any other.
+redist::Scalar parse_type_letter(char letter, const std::string& where);
 
+// A matrix as a checkpoint file records it (the HDF5 dataset's attributes; a level file's
+// record holds one too): made from the session's record and layout at the boundary
+// (file_record), written and read with the element type as its letter and the layout kind
+// as its name. How it was laid out is informational: a restart reads it onto whatever
+// layout the program asks for.
 struct MatrixInfo {
   std::string name;
-  char type = 'd';                      // ScaLAPACK's s, d, c, z
+  redist::Scalar type = redist::Scalar::D;
   std::int64_t m = 0, n = 0;
-  LayoutKind layout = LayoutKind::BlockCyclic;
+  redist::Distribution layout = redist::Distribution::BlockCyclic;
   std::int64_t mb = 1, nb = 1;          // block-cyclic / block: the block on the grid written
   std::vector<std::int64_t> row_blocks, col_blocks;  // extended: the sizes written
   std::uint64_t checksum = 0;           // matrix_checksum of its elements

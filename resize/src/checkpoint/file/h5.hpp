@@ -146,7 +146,7 @@ inline hid_t select_blocks(const CheckpointMatrix& m, std::int64_t& elements) {
   const hsize_t dims[2] = {static_cast<hsize_t>(m.desc.m), static_cast<hsize_t>(m.desc.n)};
   const hid_t fs = H5Screate_simple(2, dims, nullptr);
   elements = 0;
-  const auto pieces = m.pr >= 0 ? ck::slabs(m.layout(), m.pr, m.pc) : std::vector<ck::Slab>{};
+  const auto pieces = m.pr >= 0 ? ck::slabs(m.layout, m.pr, m.pc) : std::vector<ck::Slab>{};
   if (pieces.empty()) {
     H5Sselect_none(fs);
     return fs;
@@ -209,7 +209,7 @@ template <class T>
 std::uint64_t checksum_as(const CheckpointMatrix& m, int version) {
   if (m.pr < 0) return 0;
   return ck::by_checksum(version, [&](auto h) {
-    return ck::local_checksum(static_cast<const T*>(m.local), m.lld, m.layout().row_axis(), m.pr, m.layout().col_axis(), m.pc, h);
+    return ck::local_checksum(static_cast<const T*>(m.local), m.lld, m.layout.row_axis(), m.pr, m.layout.col_axis(), m.pc, h);
   });
 }
 
@@ -251,8 +251,8 @@ auto by_type(Scalar t, F&& f) {
 template <class F>
 void for_each_block(const CheckpointMatrix& m, F&& f) {
   if (m.pr < 0) return;
-  const auto& ra = m.layout().row_axis();
-  const auto& ca = m.layout().col_axis();
+  const auto& ra = m.layout.row_axis();
+  const auto& ca = m.layout.col_axis();
   for (std::size_t bj = 0; bj < ca.nblocks(); ++bj) {
     if (ca.block_owner(bj) != m.pc || ca.block_size(bj) == 0) continue;
     for (std::size_t bi = 0; bi < ra.nblocks(); ++bi) {
@@ -356,7 +356,7 @@ inline std::pair<std::int64_t, std::int64_t> raw_chunk_shape(hid_t ds, hid_t mem
 inline std::uint64_t per_block_transfer(hid_t ds, hid_t type, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
                                  Pass pass, const std::string& what, int version, const config::Checkpoint& cfg, bool& raw,
                                  bool lose = false) {
-  raw = cfg.direct_chunks && ck::blocks_are_chunks(m.layout(), chunk.first, chunk.second);
+  raw = cfg.direct_chunks && ck::blocks_are_chunks(m.layout, chunk.first, chunk.second);
   return by_type(m.desc.type, [&](auto v) {
     using T = decltype(v);
     return ck::by_checksum(version, [&](auto h) {
@@ -374,7 +374,7 @@ inline std::uint64_t sum_over(MPI_Comm comm, std::uint64_t mine) {
 
 inline std::pair<std::int64_t, std::int64_t> local_dims(const CheckpointMatrix& m) {
   if (m.pr < 0) return {0, 0};
-  return {m.layout().local_rows(m.pr), m.layout().local_cols(m.pc)};
+  return {m.layout.local_rows(m.pr), m.layout.local_cols(m.pc)};
 }
 
 // MALLEABLE_CHECKPOINT_TRACE=1: rank 0 prints each phase's seconds (for the benchmark).

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "malleable/redist/layout.hpp"
-#include "malleable/resize/matrix_desc.hpp"
+#include "malleable/redist/matrix.hpp"
 #include "checkpoint/file/format.hpp"
 #include "common/config.hpp"
 #include "common/scalar.hpp"
@@ -20,20 +20,21 @@
 
 namespace resize::detail {
 
-// One registered matrix as this process holds it, a view of its buffer: its description
-// (desc.layout set: its layout on the current grid; desc.mb, desc.nb its blocks on that
-// grid), this process's grid coordinate in it (-1 off the grid) and its column-major local
-// buffer.
+// One registered matrix as this process holds it, a view of its buffer: its record
+// (desc.mb, desc.nb its blocks on the current grid), its layout on that grid, this
+// process's grid coordinate in it (-1 off the grid) and its column-major local buffer.
 struct CheckpointMatrix {
-  MatrixDesc desc;
+  redist::MatrixSpec desc;
+  redist::Layout layout;
   int pr = -1, pc = -1;
   void* local = nullptr;
   std::int64_t lld = 1;
-  const redist::Layout& layout() const { return *desc.layout; }
 };
 
-// The checkpoint file's record of a matrix (its checksum still to compute; session_checkpoint.cpp).
-checkpoint::MatrixInfo file_record(const MatrixDesc& d);
+// The checkpoint file's record of a matrix, from the session's record and (an
+// extended-descriptor matrix's block sizes) its layout on the current grid, if it has one;
+// its checksum still to compute (session_checkpoint.cpp).
+checkpoint::MatrixInfo file_record(const redist::MatrixSpec& d, const redist::Layout* layout);
 
 // The order-independent checksum of a matrix (checkpoint::local_checksum summed over
 // `comm`) as files of format `version` store it: the same value on every process.

@@ -9,31 +9,41 @@
 
 namespace resize::checkpoint {
 
-const char* to_string(LayoutKind k) {
+const char* to_string(redist::Distribution k) {
   switch (k) {
-    case LayoutKind::BlockCyclic: return "block-cyclic";
-    case LayoutKind::Block: return "block";
-    case LayoutKind::Extended: return "extended";
+    case redist::Distribution::BlockCyclic: return "block-cyclic";
+    case redist::Distribution::Block: return "block";
+    case redist::Distribution::Extended: return "extended";
   }
   return "?";
 }
 
-LayoutKind parse_layout_kind(const std::string& s) {
-  if (s == "block-cyclic") return LayoutKind::BlockCyclic;
-  if (s == "block") return LayoutKind::Block;
-  if (s == "extended") return LayoutKind::Extended;
+redist::Distribution parse_layout_kind(const std::string& s) {
+  if (s == "block-cyclic") return redist::Distribution::BlockCyclic;
+  if (s == "block") return redist::Distribution::Block;
+  if (s == "extended") return redist::Distribution::Extended;
   throw Error("checkpoint: unknown layout kind '" + s + "' (expected block-cyclic, block or extended)");
 }
 
+redist::Scalar parse_type_letter(char letter, const std::string& where) {
+  redist::Scalar t = redist::Scalar::D;
+  if (!redist::scalar_from_letter(letter, t))
+    throw Error(where + "unknown element type " +
+                (letter > ' ' && letter < 127 ? "'" + std::string(1, letter) + "'"
+                                              : "of code " + std::to_string(static_cast<unsigned char>(letter))) +
+                " (expected s, d, c or z)");
+  return t;
+}
+
 namespace {
-std::string type_name(char t) {
+std::string type_name(redist::Scalar t) {
   switch (t) {
-    case 's': return "float (s)";
-    case 'd': return "double (d)";
-    case 'c': return "complex float (c)";
-    case 'z': return "complex double (z)";
+    case redist::Scalar::S: return "float (s)";
+    case redist::Scalar::D: return "double (d)";
+    case redist::Scalar::C: return "complex float (c)";
+    case redist::Scalar::Z: return "complex double (z)";
   }
-  return std::string("'") + t + "'";
+  return "?";
 }
 std::string names(const std::vector<MatrixInfo>& v) {
   std::string out;
@@ -107,7 +117,7 @@ std::vector<Slab> slabs(const redist::Layout& l, int pr, int pc) {
 }
 
 std::pair<std::int64_t, std::int64_t> chunk_shape(const MatrixInfo& m, std::size_t element_bytes, BlockIo mode) {
-  if (mode == BlockIo::Never || m.layout == LayoutKind::Extended || m.mb < 1 || m.nb < 1 || m.m < 1 || m.n < 1) return {0, 0};
+  if (mode == BlockIo::Never || m.layout == redist::Distribution::Extended || m.mb < 1 || m.nb < 1 || m.m < 1 || m.n < 1) return {0, 0};
   const std::int64_t r = std::min(m.mb, m.m), c = std::min(m.nb, m.n);
   const std::int64_t bytes = r * c * static_cast<std::int64_t>(element_bytes);
   if (mode == BlockIo::Auto && bytes < kMinBlockBytes && !(r == m.m && c == m.n)) return {0, 0};

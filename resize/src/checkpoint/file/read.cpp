@@ -50,7 +50,7 @@ std::vector<char> read_state(hid_t file, const std::string& where, const config:
 // Matrix dataset d's record (`w`: "checkpoint PATH: matrix 'NAME': ").
 void read_matrix_info(hid_t d, const char* name, const std::string& w, ck::MatrixInfo& i) {
   i.name = name;
-  i.type = get_string(d, "type", w).c_str()[0];
+  i.type = ck::parse_type_letter(get_string(d, "type", w).c_str()[0], w);
   i.layout = ck::parse_layout_kind(get_string(d, "layout", w));
   const auto b = get_array<std::int64_t>(d, "block", H5T_NATIVE_INT64, w);
   i.mb = b.at(0);
@@ -112,7 +112,7 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
   Silence quiet;
   const std::string where = "checkpoint " + path_ + ": matrix '" + m.desc.name + "': ";
   std::uint64_t mine = 0;
-  const bool per_block = ck::per_block_io(m.layout(), scalar_bytes(m.desc.type), block_io_mode(cfg_));
+  const bool per_block = ck::per_block_io(m.layout, scalar_bytes(m.desc.type), block_io_mode(cfg_));
   guarded(comm_, [&] {
     Id g(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "has no group 'matrices' (every checkpoint holds one): damaged or not a malleable checkpoint"), H5Gclose);
     Id ds(must(H5Dopen2(g, m.desc.name.c_str(), H5P_DEFAULT), where + "missing"), H5Dclose);

@@ -225,7 +225,7 @@ std::unique_ptr<Id> create_matrix_dataset(OpenFile& f, hid_t type, std::size_t k
       must(H5Dcreate2(*f.group, info.name.c_str(), type, sp, H5P_DEFAULT, dc, H5P_DEFAULT), where + "dataset " + info.name), H5Dclose));
   const hid_t ds = *f.datasets.back();
   put_array<int>(ds, "index", H5T_NATIVE_INT, {static_cast<int>(k)});
-  put_string(ds, "type", std::string(1, info.type));
+  put_string(ds, "type", std::string(1, scalar_letter(info.type)));
   put_string(ds, "layout", ck::to_string(info.layout));
   put_array<std::int64_t>(ds, "block", H5T_NATIVE_INT64, {info.mb, info.nb});
   put_array<std::int64_t>(ds, "row_blocks", H5T_NATIVE_INT64, info.row_blocks);
@@ -243,7 +243,7 @@ std::unique_ptr<Id> create_matrix_dataset(OpenFile& f, hid_t type, std::size_t k
 bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
                        int version, bool lose_writes, const std::string& what, Trace& trace, std::uint64_t& sum,
                        const config::Checkpoint& cfg) {
-  if (ck::per_block_io(m.layout(), scalar_bytes(m.desc.type), block_io_mode(cfg))) {
+  if (ck::per_block_io(m.layout, scalar_bytes(m.desc.type), block_io_mode(cfg))) {
     bool raw = false;
     sum = per_block_transfer(ds, type, m, chunk, Pass::Write, what, version, cfg, raw, lose_writes);
     trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");

@@ -192,22 +192,12 @@ std::vector<MappedFile> MappedTable::clear() {
 
 // ---- the file ------------------------------------------------------------------------
 
-std::size_t element_size(char type) {
-  switch (type) {
-    case 's': return 4;
-    case 'd': return 8;
-    case 'c': return 8;
-    case 'z': return 16;
-  }
-  throw Error(std::string("level file: unknown element type '") + type + "'");
-}
-
 void lay_out_payload(LevelHeader& h) {
   std::uint64_t off = 0;
   for (auto& m : h.matrices) {
     m.offset = off;
     m.bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.rows)) *
-              static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) * element_size(m.global.type);
+              static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) * redist::scalar_bytes(m.global.type);
     off += m.bytes;
   }
   h.payload_bytes = off;
@@ -447,7 +437,7 @@ std::vector<char> encode_header(const LevelHeader& h) {
   for (const auto& m : h.matrices) {
     const auto& g = m.global;  // its layout kind and checksum are not in the level file
     w.str(g.name);
-    w.i64(g.type);
+    w.i64(redist::scalar_letter(g.type));  // the letter's code
     w.i64(g.m);
     w.i64(g.n);
     w.i64(g.mb);
@@ -482,19 +472,20 @@ std::vector<char> encode_header(const LevelHeader& h) {
 
 namespace {
 
-// One matrix's record of the header.
-LevelMatrix read_matrix(Reader& r) {
+// One matrix's record of the header; its element type's letter in `letter` (decoded once
+// the header's checksum held).
+LevelMatrix read_matrix(Reader& r, char& letter) {
   LevelMatrix m;
   auto& g = m.global;
   g.name = r.str();
-  g.type = static_cast<char>(r.i64());
+  letter = static_cast<char>(r.i64());
   g.m = r.i64();
   g.n = r.i64();
   g.mb = r.i64();
   g.nb = r.i64();
   g.row_blocks = r.list();
   g.col_blocks = r.list();
-  g.layout = g.mb > 0 ? checkpoint::LayoutKind::BlockCyclic : checkpoint::LayoutKind::Extended;
+  g.layout = g.mb > 0 ? redist::Distribution::BlockCyclic : redist::Distribution::Extended;
   for (int* x : {&m.nprow, &m.npcol, &m.rsrc, &m.csrc, &m.pr, &m.pc}) *x = r.i32();
   m.rows = r.i64();
   m.cols = r.i64();
@@ -507,10 +498,9 @@ LevelMatrix read_matrix(Reader& r) {
 void check_payload_extents(const LevelHeader& h) {
   std::uint64_t end = 0;
   for (const auto& m : h.matrices) {
-    element_size(m.global.type);
     if (m.offset != end || m.bytes != static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.rows)) *
                                            static_cast<std::uint64_t>(std::max<std::int64_t>(0, m.cols)) *
-                                           element_size(m.global.type))
+                                           redist::scalar_bytes(m.global.type))
       throw Error("level file: matrix '" + m.global.name + "' has an inconsistent payload extent");
     end += m.bytes;
   }
@@ -538,11 +528,15 @@ LevelHeader decode_header(const char* data, std::size_t size, std::size_t& consu
   const std::string st = r.str();
   h.state.assign(st.begin(), st.end());
   const std::size_t nm = r.count(16);
-  for (std::size_t k = 0; k < nm; ++k) h.matrices.push_back(read_matrix(r));
+  std::vector<char> letters(nm);
+  for (std::size_t k = 0; k < nm; ++k) h.matrices.push_back(read_matrix(r, letters[k]));
   h.payload_bytes = r.u64();
   h.payload_checksum = r.u64();
   if (h.format >= 3) r.str();  // the padding that aligns the payload
   if (r.u64() != hc.value()) throw Error("level file: the header's checksum does not match (damaged header)");
+  for (std::size_t k = 0; k < nm; ++k)
+    if (!redist::scalar_from_letter(letters[k], h.matrices[k].global.type))
+      throw Error(std::string("level file: unknown element type '") + letters[k] + "'");
   check_payload_extents(h);
   consumed = kLevelPrefix + static_cast<std::size_t>(len);
   return h;

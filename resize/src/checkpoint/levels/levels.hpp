@@ -190,8 +190,6 @@ struct LevelHeader {
   std::uint64_t payload_checksum = 0;
 };
 
-std::size_t element_size(char type);  // throws on an unknown letter
-
 // Sets offsets/bytes of the matrices and payload_bytes (the checksum is the caller's).
 void lay_out_payload(LevelHeader& h);
 

@@ -296,8 +296,8 @@ std::string check_against(const std::map<int, Loaded>& loaded, const std::vector
     for (std::size_t k = 0; k < mats.size(); ++k) {
       const auto& m = L.h.matrices[k].global;
       const auto& reg = mats[k];
-      if (m.name != reg.mat().name || m.type != scalar_letter(reg.mat().type) || m.m != reg.mat().m || m.n != reg.mat().n)
-        return "matrix " + std::to_string(k) + " is '" + m.name + "' (" + m.type + ", " + std::to_string(m.m) + " x " +
+      if (m.name != reg.mat().name || m.type != reg.mat().type || m.m != reg.mat().m || m.n != reg.mat().n)
+        return "matrix " + std::to_string(k) + " is '" + m.name + "' (" + scalar_letter(m.type) + ", " + std::to_string(m.m) + " x " +
                std::to_string(m.n) + ") in the copy, this program registered '" + reg.mat().name + "' (" +
                scalar_letter(reg.mat().type) + ", " + std::to_string(reg.mat().m) + " x " + std::to_string(reg.mat().n) + ")";
     }
@@ -401,7 +401,7 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
       }
       held.push_back({m.pr, m.pc, src, m.rows});
     }
-    batch.add_held(old[k], std::move(held), nw[k].layout(), nw[k].local, nw[k].lld, nw[k].desc.type, size, rank);
+    batch.add_held(old[k], std::move(held), nw[k].layout, nw[k].local, nw[k].lld, nw[k].desc.type, size, rank);
   }
   // The engine's transports as `redistribute` chooses them by default (single copy, the
   // node window for every pair of one node; each send from its held copy's array).

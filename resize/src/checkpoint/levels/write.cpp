@@ -52,16 +52,16 @@ lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
   lv::LevelMatrix m;
   auto& g = m.global;  // the blocks on the grid written, uniform or listed
   g.name = c.desc.name;
-  g.type = scalar_letter(c.desc.type);
+  g.type = c.desc.type;
   g.m = c.desc.m;
   g.n = c.desc.n;
-  const auto& L = c.layout();
+  const auto& L = c.layout;
   if (L.row_blocks.compact() && L.col_blocks.compact()) {
-    g.layout = ck::LayoutKind::BlockCyclic;
+    g.layout = redist::Distribution::BlockCyclic;
     g.mb = L.row_blocks.empty() ? 1 : L.row_blocks.front();
     g.nb = L.col_blocks.empty() ? 1 : L.col_blocks.front();
   } else {
-    g.layout = ck::LayoutKind::Extended;
+    g.layout = redist::Distribution::Extended;
     g.mb = g.nb = 0;  // the lists
     g.row_blocks = L.row_blocks.to_vector();
     g.col_blocks = L.col_blocks.to_vector();
@@ -72,7 +72,7 @@ lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
   m.csrc = L.csrc;
   m.pr = c.pr;
   m.pc = c.pc;
-  p.es = lv::element_size(g.type);
+  p.es = scalar_bytes(g.type);
   if (c.pr >= 0 && c.local) {
     m.rows = L.local_rows(c.pr);
     m.cols = L.local_cols(c.pc);

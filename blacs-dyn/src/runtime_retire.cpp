@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The respawn's last step (Runtime::retire): the processes the last expansion started
+// replace the world, every other process of the job ends, and the ones that stay go on
+// as a job started with them (docs/reference/blacs-dyn.md, "The respawn").
+#include "runtime.hpp"
+#include "runtime_detail.hpp"
+
+#include <algorithm>
+
+#include "blacs_glue.hpp"
+#include "malleable_internal/collective.hpp"
+#include "messages.hpp"
+
+namespace blacs_dyn {
+
+using namespace detail;
+
+namespace {
+constexpr int kTagRetireLink = 0x6800;  // + group index: the new rank 0 takes group i's link
+}  // namespace
+
+std::vector<int> Runtime::rank_groups() const {
+  std::lock_guard<std::mutex> lk(stack_mutex_);
+  const LevelStack& st = sees_pending() ? pending_->stack : *stack_;
+  std::vector<int> out;
+  for (ProcId p : st.top().members) out.push_back(st.group_of(p));
+  return out;
+}
+
+// The links of the new world: with one group the world is its MPI_COMM_WORLD (no link);
+// with more, the new rank 0 gets an intercommunicator with each other group, as an
+// expansion's hand-over gives it (merge_groups), so parking, release and the end work as
+// in any job.
+void Runtime::link_new_groups(MPI_Comm nw, const LevelStack& next, int my_group) {
+  int r = 0;
+  MPI_Comm_rank(nw, &r);
+  for (int g = 1; g < next.ngroups(); ++g) {
+    const int first = next.rank_at(next.group(g).first, next.depth() - 1);
+    if (r == 0) {
+      MPI_Comm l = MPI_COMM_NULL;
+      check(MPI_Intercomm_create(MPI_COMM_SELF, 0, nw, first, kTagRetireLink + g, &l),
+            "MPI_Intercomm_create (the new rank 0's link with a group)");
+      MPI_Comm_set_errhandler(l, MPI_ERRORS_RETURN);
+      group_links_[g] = l;
+    } else if (my_group == g) {
+      check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, nw, 0, kTagRetireLink + g, &link_),
+            "MPI_Intercomm_create (a group's link with the new rank 0)");
+      MPI_Comm_set_errhandler(link_, MPI_ERRORS_RETURN);
+    }
+  }
+}
+
+bool Runtime::retire() {
+  ensure_init();
+  require_active("blacs_dyn_retire");
+  const MPI_Comm w = priv();
+  std::optional<Error> err;
+  RetirePlan plan;
+  try {
+    if (join_.dir)
+      throw Error(BLACS_DYN_ERR_STATE,
+                  "a respawn cannot end this job's processes: it runs under a job directory (BLACS_DYN_JOB_DIR), "
+                  "whose first launch holds the job (its launcher, ompi-server and record) until the job ends");
+    plan = stack_->plan_retire();
+  } catch (const Error& e) {
+    err = e;
+  }
+  agree(w, err);
+  // Every rank's plan must be one plan.
+  const auto fp = malleable::collective::ranges<3>(
+      w, {static_cast<long long>(plan.stay.front()), static_cast<long long>(plan.stay.size()),
+          static_cast<long long>(plan.wake_to_exit.size())},
+      [](int rc, const char* what) { check(rc, what); });
+  if (!fp[0].same() || !fp[1].same() || !fp[2].same())
+    throw Error(BLACS_DYN_ERR_STATE, "the processes' stacks differ: a respawn would keep different worlds");
+  const auto at = std::find(plan.stay.begin(), plan.stay.end(), me_);
+  const bool stays = at != plan.stay.end();
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "respawn: the new world", join_timeout_seconds(), "a process of the world died or hangs");
+  MPI_Comm nw = MPI_COMM_NULL;
+  check(MPI_Comm_split(w, stays ? 0 : MPI_UNDEFINED, stays ? static_cast<int>(at - plan.stay.begin()) : 0, &nw),
+        "MPI_Comm_split (respawn)");
+  // The old rank 0 wakes the parked processes to exit and disconnects every spawn link it
+  // holds; each spawned process disconnects its own (the newcomers' too): nothing of the
+  // job stays connected across the generations, so each ends or goes on by itself.
+  dog_.phase("respawn: the spawn links disconnected", join_timeout_seconds(),
+             "a process of the old world died or hangs");
+  if (me_ == 0) {
+    const std::vector<char> exit_msg = encode(Release::Exit);
+    for (ProcId q : plan.wake_to_exit) {
+      const int g = stack_->group_of(q);
+      if (g == 0) {
+        check(MPI_Send(exit_msg.data(), static_cast<int>(exit_msg.size()), MPI_BYTE, q, kTagRelease, comms_[0].priv),
+              "MPI_Send (release)");
+        continue;
+      }
+      const auto members = stack_->group_members(g);
+      const int idx = static_cast<int>(std::find(members.begin(), members.end(), q) - members.begin());
+      check(MPI_Send(exit_msg.data(), static_cast<int>(exit_msg.size()), MPI_BYTE, idx, kTagRelease,
+                     group_links_.at(g)),
+            "MPI_Send (release)");
+    }
+    for (auto& [g, l] : group_links_) check(MPI_Comm_disconnect(&l), "MPI_Comm_disconnect (spawn link)");
+    group_links_.clear();
+  } else if (link_ != MPI_COMM_NULL) {
+    check(MPI_Comm_disconnect(&link_), "MPI_Comm_disconnect (spawn link)");
+  }
+  dynamic_ = true;
+  if (!stays) {
+    departure_ = Departure::Exit;  // the caller's blacs_dyn_leave() ends the process
+    return true;
+  }
+  // The old world's communicators go (they span processes that end); the new world is
+  // level 0 of a stack as if the job had started with these processes.
+  dog_.phase("respawn: the new world's communicators", join_timeout_seconds(), "a process of the new world died or hangs");
+  LevelStack next = stack_->after_retire(plan);
+  const int my_new = static_cast<int>(at - plan.stay.begin());
+  const int my_group = next.group_of(my_new);
+  free_all_comms();
+  if (next.ngroups() == 1) {
+    // One spawn: the new world is its MPI_COMM_WORLD, in the same order.
+    MPI_Comm_free(&nw);
+    comms_.assign(1, LevelComms{MPI_COMM_WORLD, false, MPI_COMM_NULL});
+  } else {
+    comms_.assign(1, my_group == 0 ? LevelComms{MPI_COMM_WORLD, false, MPI_COMM_NULL} : LevelComms{});
+    LevelComms lc{nw, true, MPI_COMM_NULL};
+    check(MPI_Comm_dup(nw, &lc.priv), "MPI_Comm_dup");
+    MPI_Comm_set_errhandler(lc.priv, MPI_ERRORS_RETURN);
+    comms_.push_back(lc);
+    link_new_groups(nw, next, my_group);
+  }
+  {
+    std::lock_guard<std::mutex> lk(stack_mutex_);
+    stack_ = std::move(next);
+  }
+  me_ = my_new;
+  dynamic_ = stack_->ngroups() > 1;
+  exited_since_change_ = false;
+  record_hosts(gather_processor_names(priv()));
+  blacs_sync_world(world());
+  return false;
+}
+
+}  // namespace blacs_dyn

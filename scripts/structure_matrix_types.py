@@ -1,0 +1,218 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The matrix descriptions' rule of scripts/check-structure.py (--matrix-types,
+--matrix-types-mutation): one in-memory description of a distributed matrix.
+
+  A struct or class of the sources (the src/, include/ and cli/ folders of the parts,
+  apps/ and sim/src/; tests are not looked at) whose data members hold a global shape and its blocks describes a matrix: the names
+  m and n with mb and nb, or rows and cols with row_blocks and col_blocks (row_block and
+  col_block, nrows and ncols alike; a trailing underscore ignored). Every such type is
+  listed in scripts/matrix-types.txt, which holds at most MAX_TYPES lines
+  `Name path  role` (the role one line of its own words), each naming a type that is
+  at that path. A type that repeats a description instead of holding one of the listed
+  (a Layout, the session's MatrixSpec) fails, as does a list that grows past MAX_TYPES.
+
+Usage (through check-structure.py): --matrix-types [source-dir],
+--matrix-types-mutation [source-dir].
+"""
+import os
+import re
+import shutil
+import tempfile
+
+PARTS = ["common", "redist", "gridmap", "blacs-dyn", "cluster", "resize"]
+# The folders looked at: the parts' libraries and tools, the applications and the simulator.
+FOLDERS = [os.path.join(p, t) for p in PARTS for t in ("src", "include", "cli")] + ["apps", os.path.join("sim", "src")]
+EXTS = (".cpp", ".hpp", ".h", ".c")
+LIST = os.path.join("scripts", "matrix-types.txt")
+MAX_TYPES = 4
+# A global shape and blocks, as the data members' names say them.
+SHAPES = [{"m", "n"}, {"rows", "cols"}, {"nrows", "ncols"}]
+BLOCKS = [{"mb", "nb"}, {"row_blocks", "col_blocks"}, {"row_block", "col_block"}]
+HEAD = re.compile(r"(?:^|[;{}])\s*(?:typedef\s+)?(?:template\s*<[^{};]*>\s*)?(struct|class)\s+"
+                  r"(?:\[\[[^\]]*\]\]\s*)?(?:alignas\s*\([^)]*\)\s*)?(\w+)\s*(?:final\s*)?(?::[^{;]*)?\{")
+NOT_DATA = re.compile(r"^(using|typedef|friend|static|enum|struct|class|union|template|static_assert|"
+                      r"public|private|protected|namespace|return)\b")
+
+
+def _blank(text):
+    """Comments, string and character literals and preprocessor lines as spaces."""
+    text = re.sub(r'//[^\n]*|/\*.*?\*/|R"\((?:.|\n)*?\)"|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'',
+                  lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
+    return re.sub(r"(?m)^[ \t]*#.*$", lambda m: " " * len(m.group(0)), text)
+
+
+def _strip(text, open_c, close_c):
+    out, depth = [], 0
+    for c in text:
+        if c == open_c:
+            depth += 1
+        elif c == close_c and depth:
+            depth -= 1
+        elif not depth:
+            out.append(c)
+    return "".join(out)
+
+
+def _body(code, start):
+    """The text of the braces opened at code[start] ('{'), and where they close."""
+    depth = 0
+    for i in range(start, len(code)):
+        if code[i] == "{":
+            depth += 1
+        elif code[i] == "}":
+            depth -= 1
+            if depth == 0:
+                return code[start + 1:i], i
+    return code[start + 1:], len(code)
+
+
+def member_names(body):
+    """The names of the data members declared directly in a class body."""
+    flat = []
+    depth = 0
+    for c in body:  # nested braces (functions, nested types, initialisers) out
+        if c == "{":
+            depth += 1
+            if depth == 1:
+                flat.append(";")
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            flat.append(c)
+    names = set()
+    for st in "".join(flat).split(";"):
+        st = re.sub(r"\b(public|private|protected)\s*:(?!:)", " ", st).strip()
+        if not st or NOT_DATA.match(st) or st.startswith("~"):
+            continue
+        decl = _strip(re.split(r"=(?!=)", st, maxsplit=1)[0], "<", ">")
+        if "(" in decl or "operator" in decl:
+            continue
+        for piece in _strip(_strip(_strip(st, "<", ">"), "(", ")"), "[", "]").split(","):
+            m = re.match(r"\s*([^={]*?)\s*(?:[={].*)?$", piece, re.S)
+            ident = re.findall(r"\w+", m.group(1)) if m else []
+            if ident:
+                names.add(ident[-1].rstrip("_"))
+    return names
+
+
+def describes(names):
+    return any(s <= names for s in SHAPES) and any(b <= names for b in BLOCKS)
+
+
+def describing_types(root):
+    """(path, line, name) of every struct/class of the sources (FOLDERS) that describes a matrix."""
+    found = []
+    for folder in FOLDERS:
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
+            for f in sorted(filenames):
+                if not f.endswith(EXTS):
+                    continue
+                path = os.path.join(dirpath, f)
+                code = _blank(open(path, encoding="utf-8", errors="replace").read())
+                for m in HEAD.finditer(code):
+                    body, _ = _body(code, m.end() - 1)
+                    if describes(member_names(body)):
+                        found.append((os.path.relpath(path, root), code.count("\n", 0, m.start(2)) + 1,
+                                      m.group(2)))
+    return found
+
+
+def read_list(root):
+    """[(name, path, role, line)] of the list, and the problems of its own form."""
+    entries, problems = [], []
+    path = os.path.join(root, LIST)
+    if not os.path.isfile(path):
+        return entries, [f"{LIST}: missing (the matrix-describing types, at most {MAX_TYPES})"]
+    for k, line in enumerate(open(path, encoding="utf-8").read().splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split(None, 2)
+        if len(parts) < 3 or len(parts[2].split()) < 3:
+            problems.append(f"{LIST}:{k}: expected `Name path  role` (a one-line role of a few words), got '{line}'")
+            continue
+        entries.append((parts[0], parts[1], parts[2].strip(), k))
+    if len(entries) > MAX_TYPES:
+        problems.append(f"{LIST}: {len(entries)} matrix-describing types listed, at most {MAX_TYPES}: one "
+                        "description of a matrix (a Layout, the session's record, the C ABI, the file record)")
+    return entries, problems
+
+
+def problems(root):
+    entries, out = read_list(root)
+    listed = {(name, path) for name, path, _, _ in entries}
+    found = describing_types(root)
+    for path, line, name in found:
+        if (name, path) not in listed:
+            out.append(f"{path}:{line}: {name} describes a matrix (a global shape and its blocks among its data "
+                       f"members) and is not in {LIST}: hold a redist::Layout or the session's MatrixSpec instead")
+    present = {(name, path) for path, _, name in found}
+    for name, path, _, k in entries:
+        if (name, path) not in present:
+            out.append(f"{LIST}:{k}: {name} is not a matrix-describing type of {path} (gone or moved: update the list)")
+    return out
+
+
+def mutation(root):
+    """On a copy of the parts: the rule passes as the tree is, and fails on each planted breach."""
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for part in PARTS + ["apps", "sim"]:
+            src = os.path.join(root, part)
+            if os.path.isdir(src):
+                shutil.copytree(src, os.path.join(tmp, part), ignore=shutil.ignore_patterns("build*"))
+        os.makedirs(os.path.join(tmp, "scripts"))
+        shutil.copy(os.path.join(root, LIST), os.path.join(tmp, LIST))
+        clean = problems(tmp)
+        if clean:
+            print("matrix-types mutation: the copied tree fails already:", clean)
+            return False
+
+        def planted(rel, change, want, label, caught=True):
+            nonlocal ok
+            path = os.path.join(tmp, rel)
+            before = open(path, encoding="utf-8").read() if os.path.exists(path) else None
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(change(before or ""))
+            hit = any(want in p for p in problems(tmp))
+            print(f"matrix-types mutation: {label}: " + ("caught" if hit else "passed") +
+                  ("" if hit == caught else " (WRONG)"))
+            ok = ok and hit == caught
+            if before is None:
+                os.remove(path)
+            else:
+                with open(path, "w", encoding="utf-8") as f:
+                    f.write(before)
+
+        # A fifth description, as the gridmap and checkpoint ones were: m, n, mb, nb...
+        shape = ("\nnamespace gridmap {\nstruct PlannedMatrix {\n  std::int64_t m = 0, n = 0;\n"
+                 "  std::int64_t mb = 64, nb = 64;  // the blocks\n  bool block = false;\n"
+                 "  void validate() const;\n};\n}  // namespace gridmap\n")
+        planted(os.path.join("gridmap", "include", "malleable", "gridmap", "placement.hpp"), lambda t: t + shape,
+                "PlannedMatrix describes a matrix", "gridmap's placement.hpp declares a struct of m, n, mb, nb")
+        # ... or rows, cols and the lists of block sizes, nested in a class, in a source file.
+        nested = ("\nnamespace resize::detail {\nclass Holder {\n public:\n  int size() const { return 0; }\n"
+                  "  struct Piece {\n    long rows = 0;\n    long cols{0};\n"
+                  "    std::vector<long> row_blocks, col_blocks;\n  };\n};\n}\n")
+        planted(os.path.join("resize", "src", "move", "mover.cpp"), lambda t: t + nested,
+                "Piece describes a matrix", "resize/src/move/mover.cpp nests a struct of rows, cols and block lists")
+        # ... or, in an application, nrows, ncols and a block.
+        app = ("\nstruct Tile {\n  long nrows = 0, ncols = 0;\n  long row_block = 1, col_block = 1;\n};\n")
+        planted(os.path.join("apps", "reproduce", "repro_plan.cpp"), lambda t: t + app, "Tile describes a matrix",
+                "apps/reproduce/repro_plan.cpp declares a struct of nrows, ncols and blocks")
+        # Not a description: a struct that holds the record and a layout (its own fields a
+        # shape without blocks) passes.
+        holder = ("\nnamespace resize::detail {\nstruct Held {\n  redist::MatrixSpec spec;\n  redist::Layout layout;\n"
+                  "  long m = 0, n = 0;  // a shape alone\n};\n}\n")
+        planted(os.path.join("resize", "src", "move", "mover.cpp"), lambda t: t + holder, "Held describes",
+                "a struct holding a MatrixSpec, a Layout and m, n", caught=False)
+        # A listed type taken off the list.
+        planted(LIST, lambda t: "\n".join(l for l in t.splitlines() if not l.startswith("MatrixInfo ")) + "\n",
+                "MatrixInfo describes a matrix", "checkpoint::MatrixInfo taken off the list")
+        # A fifth entry on the list (even of a type that exists).
+        planted(LIST, lambda t: t + "DescriptorMove resize/src/move/mover.hpp  a fifth way to say it\n",
+                f"at most {MAX_TYPES}", "a fifth entry on the list")
+        # An entry without its role.
+        planted(LIST, lambda t: t + "Layout\n", "expected `Name path  role`", "an entry without its role")
+    print("check-structure --matrix-types-mutation:", "PASS" if ok else "FAILED")
+    return ok
