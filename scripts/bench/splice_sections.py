@@ -83,6 +83,7 @@ def splice_into(path, heading, new, data):
     """Splice the section into the page at path (made with a title if missing)."""
     text = open(path).read() if os.path.exists(path) else f"# {heading[3:]}\n"
     text = splice(text, heading, relink(new, os.path.dirname(os.path.abspath(data)), path))
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)  # a fresh output folder
     with open(path, "w") as f:
         f.write(text)
 
