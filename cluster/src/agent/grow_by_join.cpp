@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The job agent's growth by expander jobs (expander.hpp; Options::join): the expanders
+// The job agent's growth by expander jobs (expander.hpp; Options::launch.join): the expanders
 // submitted for the nodes a plan acquires, followed at every remap point, their launches
 // joined once they wait, and every expander that is late, refused or left over cancelled.
 #include <algorithm>

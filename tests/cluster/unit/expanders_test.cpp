@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Expander jobs, pure (cluster/src/agent/expanders.hpp): the sbatch argv with every field
+// Expander jobs, pure (malleable/cluster/expander.hpp): the sbatch argv with every field
 // checked, Slurm's answers read with bounds, the time limit within the job's own end, and
 // the book: a pending expander cancelled at its deadline, one on the wrong node cancelled,
 // one that ended leaves the book.
