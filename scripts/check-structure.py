@@ -592,33 +592,29 @@ def entry_function(rel, short):
     return short == "main" or (rel.startswith(os.path.join("redist", "bench", "")) and short.startswith("case_"))
 
 
+def run_rule_module(name, flag):
+    """structure_components.py or structure_matrix_types.py: its problems(root) printed with a
+    verdict (the module's pass_message()), or its mutation(root)."""
+    import importlib
+    module = importlib.import_module(name)
+    root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+    if sys.argv[1].endswith("-mutation"):
+        return 0 if module.mutation(root) else 1
+    problems = module.problems(root)
+    for p in problems:
+        print(p)
+    print(f"check-structure {flag}:", f"FAILED, {len(problems)}" if problems else "PASS: " + module.PASS_MESSAGE)
+    return 1 if problems else 0
+
+
 def main():
     if sys.argv[1:] == ["--self-test"]:
         return 0 if self_test() else 1
-    if sys.argv[1:2] in (["--components"], ["--components-mutation"]):  # structure_components.py
-        import structure_components
-        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
-        if sys.argv[1] == "--components-mutation":
-            return 0 if structure_components.mutation(root) else 1
-        problems = structure_components.problems(root)
-        for p in problems:
-            print(p)
-        print("check-structure --components:", f"FAILED, {len(problems)}" if problems else
-              "PASS: every component includes only the components it depends on (an acyclic map); the daemon's "
-              "code in no library")
-        return 1 if problems else 0
-    if sys.argv[1:2] in (["--matrix-types"], ["--matrix-types-mutation"]):  # structure_matrix_types.py
-        import structure_matrix_types
-        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
-        if sys.argv[1] == "--matrix-types-mutation":
-            return 0 if structure_matrix_types.mutation(root) else 1
-        problems = structure_matrix_types.problems(root)
-        for p in problems:
-            print(p)
-        print("check-structure --matrix-types:", f"FAILED, {len(problems)}" if problems else
-              f"PASS: every type describing a matrix is one of the {structure_matrix_types.MAX_TYPES} or fewer of "
-              "scripts/matrix-types.txt")
-        return 1 if problems else 0
+    # The rules kept in modules of their own: --NAME checks the tree, --NAME-mutation proves
+    # the rule catches each planted breach.
+    for flag, module in (("--components", "structure_components"), ("--matrix-types", "structure_matrix_types")):
+        if sys.argv[1:2] in ([flag], [flag + "-mutation"]):
+            return run_rule_module(module, flag)
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
         root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
         if sys.argv[1] == "--layers-mutation":

@@ -18,6 +18,8 @@ import shutil
 import tempfile
 
 # What each component may include besides itself. apps and the simulator sit on top.
+PASS_MESSAGE = ("every component includes only the components it depends on (an acyclic map); the daemon's "
+                "code in no library")
 COMPONENTS = {
     "common": set(),
     "redist": {"common"},

@@ -25,6 +25,8 @@ FOLDERS = [os.path.join(p, t) for p in PARTS for t in ("src", "include", "cli")]
 EXTS = (".cpp", ".hpp", ".h", ".c")
 LIST = os.path.join("scripts", "matrix-types.txt")
 MAX_TYPES = 4
+PASS_MESSAGE = (f"every type describing a matrix is one of the {MAX_TYPES} or fewer of "
+                "scripts/matrix-types.txt")
 # A global shape and blocks, as the data members' names say them.
 SHAPES = [{"m", "n"}, {"rows", "cols"}, {"nrows", "ncols"}]
 BLOCKS = [{"mb", "nb"}, {"row_blocks", "col_blocks"}, {"row_block", "col_block"}]
