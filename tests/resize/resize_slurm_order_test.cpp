@@ -341,8 +341,8 @@ void use(SharedDir& d) {
 }  // namespace
 
 TEST(SlurmOrder, SharedDirectoryNeverWorldWritable) {
-  char tmpl[] = "/tmp/resize_shared_modes_XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  std::string tmpl = (std::filesystem::temp_directory_path() / "resize_shared_modes_XXXXXX").string();
+  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
   const std::string root = tmpl;
   const mode_t old = ::umask(0);  // the modes must not depend on the umask
   {
