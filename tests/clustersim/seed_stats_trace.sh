@@ -5,15 +5,7 @@
 # report's mean ratio and 95% interval recomputed here from the runs' metrics (Student's
 # t, 2 degrees of freedom: 4.303), the rigid arm run once, no malleable job killed.
 # Usage: seed_stats_trace.sh <malleable-clustersim or empty> <source dir>
-set -uo pipefail
-bin=$1
-src=$2
-if [[ -z "$bin" || ! -x "$bin" ]]; then
-  echo "SKIPPED: malleable-clustersim not built (SimGrid not found)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 build=$(dirname "$(dirname "$bin")")
 OUT=$tmp/arms JOBS=300 FIRST=5000 SEEDS="1 2 3" SHARES=0.5 ARMS="rigid moldable_requested malleable" PRIME=8-17 \
   bash "$src/scripts/bench/workload_arms.sh" "$build" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo FAILED; exit 1; }

@@ -5,15 +5,7 @@
 # waits >= 0, no resizes when rigid), the run is deterministic, --rigid on the malleable
 # file equals the file generated rigid, and bad input fails with a message.
 # Usage: small_run.sh <malleable-clustersim or empty> <source dir>
-set -uo pipefail
-bin=$1
-src=$2
-if [[ -z "$bin" || ! -x "$bin" ]]; then
-  echo "SKIPPED: malleable-clustersim not built (SimGrid not found)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 gen="$src/scripts/bench/workload/generate.py"
 python3 "$gen" --nodes 64 --jobs 300 --seed 5 --malleable-share 0.5 --range double -o "$tmp/m.json" || exit 1
 python3 "$gen" --nodes 64 --jobs 300 --seed 5 --malleable-share 0 -o "$tmp/r.json" || exit 1

@@ -12,14 +12,7 @@
 #   C  rigid, 1 node, 100 s of work but a limit of 50 s: ended at its limit, killed.
 # Without limits (--time-limits off) A gives the 3 nodes, runs past its limit, and nothing
 # is ended: A and C are counted as having run past their limits. Usage: time_limits.sh <malleable-clustersim or empty> <source dir>
-set -uo pipefail
-bin=$1
-if [[ -z "$bin" || ! -x "$bin" ]]; then
-  echo "SKIPPED: malleable-clustersim not built (SimGrid not found)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 cat >"$tmp/w.json" <<'JSON'
 {"nodes": 4, "jobs": [
  {"id": "A", "submit_s": 0, "nodes": 4, "min_nodes": 1, "max_nodes": 4, "malleable": true,

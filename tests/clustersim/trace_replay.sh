@@ -10,15 +10,7 @@
 # its 100 nodes), which records waits and requested times: the replay reads them (the
 # recorded mean wait is known and positive), the rigid replay holds its node-seconds, and
 # no job starts before it is submitted. Usage: trace_replay.sh <malleable-clustersim or empty> <source dir>
-set -uo pipefail
-bin=$1
-src=$2
-if [[ -z "$bin" || ! -x "$bin" ]]; then
-  echo "SKIPPED: malleable-clustersim not built (SimGrid not found)"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 trace=$src/sim/traces/NASA-iPSC-1993-3.1-cln.swf
 common=(--swf "$trace" --cores-per-node 1 --swf-first 2000 --swf-jobs 300 --seed 3 --costs "$src/sim/costs/emulated.json"
         --interval 60)
