@@ -26,6 +26,13 @@ std::vector<std::string> JobAgent::expander_nodes() const {
   return out;
 }
 
+// The nodes of its expander jobs (running or joined) are the job's too: added to its record
+// (Slurm lists them under the expanders, not under the job).
+void JobAgent::add_expander_nodes(Job& mine) const {
+  for (const auto& n : expander_nodes())
+    if (!has(mine.node_list, n)) mine.node_list.push_back(n);
+}
+
 bool JobAgent::expanders_pending() const {
   return std::any_of(exp_.book.begin(), exp_.book.end(), [](const Expander& e) {
     return e.state == Expander::State::Pending || e.state == Expander::State::Running;

@@ -207,8 +207,7 @@ bool JobAgent::refresh_own_nodes(Snapshot& s, Plan& p) {
     settle_ledger(true);
     return false;
   }
-  for (const auto& n : expander_nodes())  // nodes of its expander jobs are the job's too
-    if (std::find(s.mine.node_list.begin(), s.mine.node_list.end(), n) == s.mine.node_list.end()) s.mine.node_list.push_back(n);
+  add_expander_nodes(s.mine);
   const auto& h = s.mine.node_list;
   p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
                                [&](const std::string& n) { return std::find(h.begin(), h.end(), n) == h.end(); }),
@@ -244,9 +243,7 @@ bool JobAgent::plan_alone(const Moment& m, int per_node, Snapshot& s, Plan& p) {
     note(std::string("asking Slurm failed: ") + e.what());
     return false;
   }
-  for (const auto& n : expander_nodes())  // nodes of its expander jobs are the job's too
-    if (std::find(s.mine.node_list.begin(), s.mine.node_list.end(), n) == s.mine.node_list.end())
-      s.mine.node_list.push_back(n);
+  add_expander_nodes(s.mine);
   most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
   Options o = opt_;
   if (o.max_nodes <= 0) o.max_nodes = most_nodes_;

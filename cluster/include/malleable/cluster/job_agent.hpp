@@ -148,6 +148,7 @@ class JobAgent {
   void cancel_expanders(const std::vector<std::string>& ids, const std::string& why);
   void expanders_completed(const Step& s, bool ok);
   std::vector<std::string> expander_nodes() const;  // nodes of expanders running or joined
+  void add_expander_nodes(Job& mine) const;          // ... added to the job's own record
   bool expanders_pending() const;                   // submitted, their launches not joined yet
   void back_off();                                  // no growth before the refusal back-off
   Step grow(const Moment& m, const Plan& p, int per_node, double t, bool by_restart);
