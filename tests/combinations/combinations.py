@@ -84,6 +84,11 @@ What the cases found:
     the process chosen had left in a shrink, the job ended 0): the hook
     RESIZE_FAULT=pause-in-iteration moved from the drivers into the session
     (Session::end_iteration), so every program holds still where the kill lands.
+  - with RESIZE_RECONFIGURE=respawn (RESPAWNS, key reconf): a shrink by respawn whose
+    newcomer stalled hung until blacs-dyn's 180 s join timeout (a respawn spawns for a
+    shrink too: it now has the expansion's fallback), and a completed respawn left the
+    fallback's marker, so a later kill relaunched from the state before the expansion
+    (case 100).
   The MPICH cases are generated and registered in the MPICH build only (label
   combinations_mpich, with bench: they have not been run yet).
   The controls (78, 79) fail as they must: newcomers refilling their data (the porting
