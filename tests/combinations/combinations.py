@@ -388,7 +388,7 @@ RESPAWNS = [
     dict(prog="pdgemm", ckpt="global", dir="both"),
     dict(prog="pdgemv", ckpt="local", bg="wait", dir="expand", mover="pdgemr2d"),
     dict(prog="pdgetrf", ckpt="partner", bg="continue", dir="shrink"),
-    dict(prog="life", ckpt="global+partner", dir="both", fault="kill", launcher="malleable-run"),
+    dict(prog="life", ckpt="global+partner", dir="expand", fault="kill", launcher="malleable-run"),
     dict(prog="pdgemm_c", bg="wait", dir="both", mover="pdgemr2d"),
     dict(prog="pdgemv_fortran", dir="shrink"),
     dict(prog="user_c", bg="continue", dir="both", type="z"),
