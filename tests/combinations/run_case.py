@@ -146,16 +146,18 @@ class Job:
 LAUNCHERS = ("mpiexec", "mpirun", "orterun", "prterun", "hydra_pmi_proxy", "mpiexec.hydra")
 
 
-def kill_one(job, exe_name):
+def kill_one(job, exe_name, newest=False):
     """SIGKILL one process of the running launch of exe_name: the second oldest (world rank
     1, which stays in the job through every schedule here; a newcomer may be leaving in a
-    shrink at that moment), else the next one alive. Only live children of a live mpiexec
-    count: an earlier launch's processes may linger as zombies (nothing reaps orphans here)."""
+    shrink at that moment), else the next one alive; `newest` (after a respawn: the first
+    launch's processes left the world and wait, parked, for the job's end) the youngest.
+    Only live children of a live mpiexec count: an earlier launch's processes may linger as
+    zombies (nothing reaps orphans here)."""
     t = proc_table()
     procs = sorted(p for p in own_processes(job.p.pid)
                    if p in t and t[p][2] == exe_name[:15] and t[p][3] not in "ZX"
                    and t.get(t[p][0], (0, 0, "", "Z"))[2] in LAUNCHERS and t[t[p][0]][3] not in "ZX")
-    for p in procs[1:] + procs[:1]:
+    for p in (procs[::-1] if newest else procs[1:] + procs[:1]):
         try:
             os.kill(p, signal.SIGKILL)
         except ProcessLookupError:
@@ -185,6 +187,8 @@ def command(c, a, work, ck, ldir):
     env.pop("RESIZE_FAULT", None)
     env["RESIZE_HISTORY"] = "off"
     env["MALLEABLE_JOB_ID"] = os.path.basename(work)
+    if "reconf" in c:  # the respawn cases (combinations.RESPAWNS); the others leave the default
+        env["RESIZE_RECONFIGURE"] = c["reconf"]
     if prog in combinations.USER:
         exe = os.path.join(a.user_bin, prog)
         args = ["--type", c["type"], "--mover", c["mover"], "--background", c["bg"], "--iters", str(ITERS)]
@@ -268,6 +272,37 @@ def check_result(c, job, work, np_):
     print(f"combination case: check line /{want}/ found")
 
 
+def check_respawned(c, job):
+    """A respawn case (RESIZE_RECONFIGURE=respawn): every resize carried out in place says it
+    was reconfigured by respawn and a program that resizes in the background was told that
+    the respawn runs blocking. With the fallback's stalled newcomer or a killed one (under
+    malleable-run) the shrink's respawn, which spawns too, fails as the expansion's did and
+    falls back to a restart onto 2x2 as well: no resize is left in place."""
+    lines = [ln for ln in job.text.splitlines() if re.search(r"remap after iter \d+: (expand|shrink)", ln)]
+    if c["fault"] in ("stall", "newcomer"):
+        want = [r"malleable-run: launch 3: 4 processes, -g 2x2 --restart"]
+        if c["fault"] == "stall":
+            want.append(r"the shrink by respawn after iteration 3 \(3x2 -> 2x2\) did not complete within its spawn deadline")
+        for rx in want:
+            if not re.search(rx, job.text):
+                fail(f"the shrink by respawn did not fall back to a restart (no /{rx}/)")
+        if lines:
+            fail(f"a resize in place although every spawn failed: {lines[0].strip()}")
+        print("combination case: the expansion's and the shrink's respawns both fell back to a restart")
+        return
+    if not lines:
+        fail("no resize line (remap after iter N: expand|shrink ...) in the output")
+    merged = [ln for ln in lines if "reconfigured by respawn" not in ln]
+    if merged:
+        fail(f"{len(merged)} of {len(lines)} resize lines do not say 'reconfigured by respawn': {merged[0].strip()}")
+    background = c["bg"] != "off" and c["prog"] != "life"  # life has nothing constant: blocking anyway
+    blocking = "carried out blocking: a respawn does not run in the background"
+    if background and blocking not in job.text:
+        fail(f"a background mode with a respawn, but no '{blocking}'")
+    print(f"combination case: {len(lines)} resize line(s), each reconfigured by respawn"
+          + (", carried out blocking" if background else ""))
+
+
 def check_failed_cleanly(c, job, marker, why):
     if job.rc == 0:
         fail(f"the job ended with status 0 although {why}")
@@ -326,11 +361,13 @@ def run_case(c, a):
             trigger = marker = r"fault injection - every process pauses"
             name = os.path.basename(exe)
 
-            def on_trigger(job, name=name, released=released):
-                kill_one(job, name)
+            def on_trigger(job, name=name, released=released, newest=c.get("reconf") == "respawn"):
+                kill_one(job, name, newest)
                 open(released, "w").close()
         elif c["fault"] == "newcomer":
-            env["RESIZE_FAULT"] = "kill-newcomer-background" if c["bg"] != "off" else "kill-newcomer"
+            # (A respawn is carried out blocking, whatever the background mode.)
+            background = c["bg"] != "off" and c.get("reconf", "merge") != "respawn"
+            env["RESIZE_FAULT"] = "kill-newcomer-background" if background else "kill-newcomer"
             marker = r"fault injection - newcomer \(pid \d+\) kills itself"
         elif c["fault"] == "stall":  # the expansion fallback (FALLBACKS in combinations.py)
             env["BLACS_DYN_FAULT"] = "stall-newcomer-in-init"
@@ -357,9 +394,15 @@ def run_case(c, a):
                 relaunched = r"malleable-run: launch 2: 6 processes, -g 3x2 --restart" if c["fault"] in ("stall", "refresh") else \
                     r"malleable-run: launch \d+ (failed .*restarting|ended with status \d+ during an expansion by spawn: " \
                     r"a resize by restart)"
+                if c["fault"] == "kill" and c.get("reconf") == "respawn":
+                    # The kill lands after every resize: a relaunch in place, from the last
+                    # checkpoint (no marker of a spawn left behind by a completed respawn).
+                    relaunched = r"malleable-run: launch \d+ failed .*restarting"
                 if not re.search(relaunched, job.text):
                     fail(f"malleable-run did not relaunch after the fault (no /{relaunched}/)")
             check_result(c, job, work, np_)
+            if c.get("reconf") == "respawn":
+                check_respawned(c, job)
         return 0
     finally:
         if mounted:

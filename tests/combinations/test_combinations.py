@@ -91,6 +91,25 @@ class Generator(unittest.TestCase):
             self.assertEqual(r["fault"], "refresh", r)
             self.assertEqual(dict(r, fault="stall", kind="fallback"), f)
 
+    def test_the_respawn_cases_pair_respawn_with_every_value(self):
+        rs = [c for _, c in self.cases if c["kind"] == "respawn"]
+        self.assertEqual(len(rs), len(C.RESPAWNS))
+        for c in rs:
+            self.assertEqual((c["reconf"], c["mech"]), ("respawn", "spawn"), c)
+            self.assertEqual(C.violations(c), [], c)
+        self.assertNotIn("reconf", {k for _, c in self.cases if c["kind"] != "respawn" for k in c})
+        want = {"prog": set(C.DRIVERS | C.USER) | {"pdgemm_c", "pdgemv_fortran"},
+                "ckpt": {"none", "global", "local", "partner", "global+partner"},
+                "bg": {"off", "wait", "continue"}, "dir": {"expand", "shrink", "both"},
+                "fault": {"none", "kill", "newcomer", "stall", "refresh"}, "mover": {"redist", "pdgemr2d"},
+                "launcher": {"mpiexec", "malleable-run"}, "api": {"cxx", "c", "fortran"}}
+        for dim, values in want.items():
+            self.assertLessEqual(values, {c[dim] for c in rs}, dim)
+        for c in rs:  # the fallback and the refresh: their preconditions, and a shrink to respawn after the relaunch
+            if c["fault"] in ("stall", "refresh", "newcomer") and c["launcher"] == "malleable-run":
+                self.assertIn(c["ckpt"], ("global", "global+partner"), c)
+                self.assertEqual(c["dir"], "both", c)
+
     def test_committed_list_is_the_generators_output(self):
         with open(os.path.join(HERE, "cases.txt")) as f:
             self.assertEqual(f.read(), C.case_text(), "cases.txt is stale: run combinations.py --write cases.txt")

@@ -123,6 +123,16 @@ TEST(SpawnDeadline, TheMessageNamesTheCheckpointAndTheTarget) {
   EXPECT_NE(m.find("status 4"), std::string::npos) << m;
   EXPECT_NE(m.find("on 9 processes from ck/pdgemm.next"), std::string::npos) << m;
   EXPECT_NE(m.find("-g 3x3 --restart ck/pdgemm-000002.h5"), std::string::npos) << m;
+  EXPECT_NE(m.find("the expansion by spawn after iteration 2"), std::string::npos) << m;
+}
+
+// A shrink by respawn spawns its whole grid: its fallback names the shrink and its target.
+TEST(SpawnDeadline, TheMessageNamesAShrinkByRespawn) {
+  const std::string m = resize::detail::expired_message("life", 3, "spawn deadline 5.0 s", "3x2", 2, 2,
+                                                        "ck/life-000003.h5", "ck/life.next", "shrink by respawn");
+  EXPECT_NE(m.find("[life] the shrink by respawn after iteration 3 (3x2 -> 2x2) did not complete"), std::string::npos) << m;
+  EXPECT_NE(m.find("on 4 processes from ck/life.next"), std::string::npos) << m;
+  EXPECT_EQ(m.find("expansion"), std::string::npos) << m;
 }
 
 // The level that secures the state before a spawn: the local one (node memory) where the

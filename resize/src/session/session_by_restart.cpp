@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <memory>
+#include <optional>
 
 #include "checkpoint/by_restart.hpp"
 #include "background/background_resize.hpp"
@@ -144,6 +146,31 @@ bool refresh_expansion(const detail::SessionWorld& job, const detail::RefreshRul
   std::_Exit(kExitResizeByRestart);
 }
 
+// The respawn's fallback hooks (session_impl.hpp's RespawnFallback) while the resize of a
+// remap point runs, emptied when it returns: a shrink by respawn guarded as an expansion
+// (`in` with the respawn's spawn, the state secured by `secure`), and `own` (the
+// expansion's blocking fallback) or the background one done when a respawn completes.
+struct RespawnHooks {
+  detail::RespawnFallback& slot;
+  ~RespawnHooks() { slot = {}; }
+};
+
+RespawnHooks respawn_hooks(detail::RespawnFallback& slot, const detail::FallbackInputs& in,
+                           const std::function<std::string(double*)>& secure,
+                           std::optional<detail::ExpansionFallback>& own) {
+  slot.arm = [in, secure](int spawned) {
+    detail::FallbackInputs f = in;
+    f.nnew = spawned;
+    f.what = "shrink by respawn";
+    return std::make_unique<detail::ExpansionFallback>(f, secure);
+  };
+  slot.completed = [&own] {
+    if (own) own->succeeded();
+    detail::background_fallback_end(true);
+  };
+  return RespawnHooks{slot};
+}
+
 // The step of a remap point carried out in place.
 ResizeStep step_of(const RemapResult& r) {
   ResizeStep step;
@@ -215,6 +242,7 @@ ResizeStep Session::remap_or_restart(Mechanism m) {
     const auto secure_now = [&](double* t) { return secure(d, t, "before spawn"); };
     if (d.action == Action::Expand && blocking && !joining) fallback.emplace(fallback_inputs(d), secure_now);
     if (d.action == Action::Expand && !blocking) detail::arm_background_fallback(fallback_inputs(d), secure_now);
+    const RespawnHooks hooks = respawn_hooks(impl_->respawn_fallback, fallback_inputs(d), secure_now, fallback);
     const RemapResult r = resize_now(d);
     step.ok = r.ok;
     step.message = r.message;

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "checkpoint/fallback/carry_out.hpp"
 #include "checkpoint/levels/node_io.hpp"
 #include "common/broadcast.hpp"
 #include "common/fault.hpp"
@@ -265,7 +266,10 @@ ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const
   return c;
 }
 
-// The old processes' side: the layout, the state with respawn_from, and the carry.
+// The old processes' side: the layout, the state with respawn_from, and the carry. Under
+// remap_or_restart a shrink's spawn gets the expansion's fallback (a stalled spawn becomes
+// a resize by restart onto the target), and once the matrices moved world rank 0 removes
+// the fallbacks' markers (these processes never return to the caller that armed them).
 Outcome Session::Impl::respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
                                       double t_start) {
   const RespawnLayout layout = respawn_layout(target, merge_hosts(target, job.size(), np));
@@ -274,11 +278,23 @@ Outcome Session::Impl::respawn_resize(const Decision& d, const Grid& target, con
     const auto t = recorder.history.predict_spawn(Action::Expand, 0, target.size());
     rec.predicted.t_spawn = t ? *t : -1;
   }
+  std::unique_ptr<ExpansionFallback> shrink_fallback;
+  if (d.action == Action::Shrink && respawn_fallback.arm) shrink_fallback = respawn_fallback.arm(target.size());
   const auto state = [&] { return pack_expansion(job.shape, shifted(layout.grid, n), false, n); };
-  const auto carry = [&](const ResizeRecord& r, double elapsed) { return pack_carry(r, d, elapsed); };
+  const auto carry = [&](const ResizeRecord& r, double elapsed) {  // (world rank 0)
+    if (shrink_fallback) shrink_fallback->succeeded();
+    if (respawn_fallback.completed) respawn_fallback.completed();
+    return pack_carry(r, d, elapsed);
+  };
   // This spawn's processes poll without yielding where they fit the node's cores.
   World::set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
-  return detail::respawn(grid_switch(), launch, d, layout, rec, t_start, state, carry);
+  // A background expansion's fallback (armed for a background mode): the respawn runs
+  // blocking, so its deadline ends the process as a blocking spawn's does.
+  background_fallback_waiting(true);
+  Outcome o = detail::respawn(grid_switch(), launch, d, layout, rec, t_start, state, carry);
+  background_fallback_waiting(false);
+  if (shrink_fallback) shrink_fallback->succeeded();  // the spawn failed: the shrink goes on as a merge
+  return o;
 }
 
 std::vector<char> Session::Impl::pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const {

@@ -10,6 +10,7 @@
 
 #include <ctime>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,19 @@
 
 namespace resize {
 namespace detail {
+
+class ExpansionFallback;  // checkpoint/fallback/carry_out.hpp
+
+// The expansion fallback around a respawn (docs/guide/checkpoint.md, "When a spawn does not
+// complete"), set by Session::remap_or_restart while its resize runs and empty otherwise:
+// a respawn's old processes never return there, and a shrink by respawn spawns too.
+// `arm(spawned)`: the fallback of a spawn of that many processes (collective: the state
+// secured, the marker, the deadline); `completed()`: the expansion's own fallback done
+// (world rank 0 removes its marker once the matrices moved onto the new processes).
+struct RespawnFallback {
+  std::function<std::unique_ptr<ExpansionFallback>(int spawned)> arm;
+  std::function<void()> completed;
+};
 
 inline double cpu_seconds() {
   timespec ts{};
@@ -63,6 +77,7 @@ struct Session::Impl {
   detail::LaunchCommand launch;  // what a spawn runs
   detail::RefreshRule refresh;   // RESIZE_REFRESH_AFTER (checkpoint/refresh.hpp), parsed when made
   detail::Reconfigure reconfigure = detail::Reconfigure::Auto;  // RESIZE_RECONFIGURE, parsed when made
+  detail::RespawnFallback respawn_fallback;  // set by remap_or_restart around its resize
   int iteration = 0;
   detail::Watchdog watchdog{60.0};
   detail::BackgroundPart bg;

@@ -187,7 +187,7 @@ ExpansionFallback::ExpansionFallback(const FallbackInputs& in, const std::functi
   MPI_Bcast(&seconds, 1, MPI_DOUBLE, 0, in.world);
   std::string message;
   if (root_) {
-    message = expired_message(in.app, in.iteration, text, in.from_grid, in.nprow, in.npcol, file_, next_);
+    message = expired_message(in.app, in.iteration, text, in.from_grid, in.nprow, in.npcol, file_, next_, in.what);
     if (in.progress) say_checkpointed(in, file_, t_checkpoint, text);
   }
   arm_spawn_deadline(seconds, std::move(message), deferred);

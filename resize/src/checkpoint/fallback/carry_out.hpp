@@ -33,6 +33,7 @@ struct FallbackInputs {
   bool progress = true;    // print the deadline and the checkpoint's time (world rank 0)
   // RESIZE_SPAWN_FALLBACK and RESIZE_SPAWN_DEADLINE as the session read them at its start.
   config::Text spawn_fallback, spawn_deadline;
+  std::string what = "expansion by spawn";  // the resize, as the expired deadline names it
 };
 
 // The newest checkpoint of world rank 0's records if it is of `iteration` and readable (the

@@ -109,8 +109,8 @@ std::string restart_option(const std::string& file) {
 
 std::string expired_message(const std::string& app, int iteration, const std::string& deadline_text,
                             const std::string& from_grid, int nprow, int npcol, const std::string& file,
-                            const std::string& next_path) {
-  return "[" + app + "] the expansion by spawn after iteration " + std::to_string(iteration) + " (" + from_grid + " -> " +
+                            const std::string& next_path, const std::string& what) {
+  return "[" + app + "] the " + what + " after iteration " + std::to_string(iteration) + " (" + from_grid + " -> " +
          std::to_string(nprow) + "x" + std::to_string(npcol) + ") did not complete within its " + deadline_text +
          ": resizing by restart instead. Every process exits with status 4; scripts/malleable-run relaunches on " +
          std::to_string(nprow * npcol) + " processes from " + next_path + ". Without it, restart the job by hand with -g " +

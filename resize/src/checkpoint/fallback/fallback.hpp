@@ -83,9 +83,10 @@ std::string restart_option(const std::string& file);
 inline constexpr const char* kSpawnMarker = "spawn-fallback";
 
 // What every process's deadline thread says (world rank 0) when the spawn did not return:
-// the iteration, the deadline, the checkpoint to restart from and how.
+// the iteration, the deadline, the checkpoint to restart from and how. `what`: the resize
+// whose spawn it was ("expansion by spawn", or a respawn's: "shrink by respawn").
 std::string expired_message(const std::string& app, int iteration, const std::string& deadline_text,
                             const std::string& from_grid, int nprow, int npcol, const std::string& file,
-                            const std::string& next_path);
+                            const std::string& next_path, const std::string& what = "expansion by spawn");
 
 }  // namespace resize::detail
