@@ -265,6 +265,11 @@ ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const
   return c;
 }
 
+void Session::Impl::set_merge_spawn_env(const Grid& target, const NodePlan& np) const {
+  World::set_spawn_env(
+      merge_spawn_env(target, merge_hosts(target, job.size(), np), std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
+}
+
 // The old processes' side: the layout, the state with respawn_from, and the carry.
 Outcome Session::Impl::respawn_resize(const Decision& d, const Grid& target, const NodePlan& np, ResizeRecord& rec,
                                       double t_start) {
