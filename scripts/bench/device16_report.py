@@ -209,6 +209,8 @@ def respawn(d):
 
 
 def print_respawn(rows):
+    print("targets: respawn-grown / fresh <= 1.05x (per driver); COSTA / redist >= 1.5x (per case); redist's bytes "
+          "moved per second as a fraction of the node's copy (bytes copied per second)")
     for r in rows:
         g = r.get
         if r["kind"] == "copy":
