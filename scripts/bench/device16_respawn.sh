@@ -94,4 +94,5 @@ for ((r = 2; r <= rounds; ++r)); do round "$r"; done
 echo "load at the end $(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/machine.txt"
 pack
 log "done"
-python3 "$here/device16_report.py" --respawn "$work"
+python3 "$here/device16_report.py" --respawn "$work" ||
+  log "no table here (python3?): device16_report.py --respawn DIR on the records of $out/records.tar"
