@@ -12,6 +12,10 @@ and prints the targets.
                                    records): grown over fresh under the UCX PML, per round and
                                    median, and both against a fresh job under ob1; writes
                                    DIR/ucx_summary.csv
+    device16_report.py --respawn DIR  device16_respawn.sh's records (DIR holding them): the
+                                   copy bound, grown by respawn and by merge over fresh per
+                                   driver, COSTA over redist and redist's bytes moved per
+                                   second over the copy's per case; writes DIR/respawn_summary.csv
 
 growth rows: per round, the median wall time of the iterations on 4x4 after the first one
 there (the first pays for the newcomers' warm-up), for the grown job and for the job started
@@ -131,7 +135,111 @@ def ab(d):
           (min(no), max(no), st.median(no), min(cn), max(cn), sum(x < 1.5 for x in cn), len(cn)))
 
 
+def steady_s(path):
+    """The median wall time of a run's iterations on its last grid after the first there
+    (None when the record is missing or has fewer than two)."""
+    if not os.path.exists(path):
+        return None
+    with open(path) as fh:
+        its = json.load(fh)["iterations"]
+    last = [i["wall_s"] for i in its if its and i["procs"] == its[-1]["procs"]]
+    return st.median(last[1:]) if len(last) > 1 else None
+
+
+def respawn_growth(d, driver):
+    """One row per driver: the medians over the rounds of each arm's steady iteration, the
+    grown arms over the fresh one (and per round, where both ran)."""
+    arms = {"respawn": "respawn_%s_grow.%d", "merge": "merge_%s_grow.%d", "fresh": "node_%s_fresh.%d"}
+    per = {a: {} for a in arms}
+    for a, pat in arms.items():
+        for r in range(1, 10):
+            v = steady_s(os.path.join(d, pat % (driver, r) + ".json"))
+            if v is not None:
+                per[a][r] = v
+    row = dict(kind="growth", case=driver, rounds=" ".join("%s %d" % (a, len(per[a])) for a in arms))
+    for a in arms:
+        row[a + "_s"] = "%.4f" % st.median(per[a].values()) if per[a] else ""
+    for a in ("respawn", "merge"):
+        both = sorted(set(per[a]) & set(per["fresh"]))
+        if both:
+            row[a + "_over_fresh"] = "%.3f" % (st.median(per[a].values()) / st.median(per["fresh"].values()))
+            row[a + "_per_round"] = " ".join("%.2f" % (per[a][r] / per["fresh"][r]) for r in both)
+    q = row.get("respawn_over_fresh")
+    row["target"] = "respawn / fresh <= 1.05"
+    row["met"] = "not measured" if q is None else "met" if float(q) <= 1.05 else "missed"
+    return row
+
+
+def respawn(d):
+    rows = []
+    copy_bps = None
+    cp = os.path.join(d, "copy.log")
+    if os.path.exists(cp):
+        for line in open(cp):
+            f = line.split("\t")
+            if f[0] == "best":
+                copy_bps = float(f[3].split()[1])
+                rows.append(dict(kind="copy", case=f[1] + ", " + f[2], copied_Bps="%.4g" % copy_bps,
+                                 target="the node's bound", met="measured"))
+    for driver in ("pdgetrf", "pdgemm"):
+        rows.append(respawn_growth(d, driver))
+    cases = []
+    if os.path.exists(os.path.join(d, "redist.json")):
+        with open(os.path.join(d, "redist.json")) as fh:
+            cases = json.load(fh)
+    for c in cases:
+        costa = c["costa_s"] if isinstance(c.get("costa_s"), (int, float)) else None
+        ok = c["redist_identical_to_pdgemr2d"] and c.get("costa_identical_to_pdgemr2d") is not False
+        bps = c["moved_bytes"] / c["redist_s"]
+        ratio = costa / c["redist_s"] if costa else None
+        rows.append(dict(kind="redist", case="%s (%d ranks)" % (c["shape"], c["ranks"]), redist_s="%.4f" % c["redist_s"],
+                         costa_s="%.4f" % costa if costa else "not built",
+                         costa_over_redist="%.2f" % ratio if ratio else "", moved_Bps="%.4g" % bps,
+                         of_copy="%.3f" % (bps / copy_bps) if copy_bps else "", target="COSTA / redist >= 1.5",
+                         met=("not measured" if ratio is None else "met" if ratio >= 1.5 else "missed") +
+                         ("" if ok else " (result differs)")))
+    keys = ["kind", "case", "rounds", "respawn_s", "merge_s", "fresh_s", "respawn_over_fresh", "respawn_per_round",
+            "merge_over_fresh", "merge_per_round", "copied_Bps", "redist_s", "costa_s", "costa_over_redist",
+            "moved_Bps", "of_copy", "target", "met"]
+    with open(os.path.join(d, "respawn_summary.csv"), "w", newline="") as fh:
+        w = csv.DictWriter(fh, keys, restval="")
+        w.writeheader()
+        w.writerows(rows)
+    print_respawn(rows)
+
+
+def print_respawn(rows):
+    print("targets: respawn-grown / fresh <= 1.05x (per driver); COSTA / redist >= 1.5x (per case); redist's bytes "
+          "moved per second as a fraction of the node's copy (bytes copied per second)")
+    for r in rows:
+        g = r.get
+        if r["kind"] == "copy":
+            print("copy    %-44s %s B/s copied (STREAM's count: twice)" % (r["case"], r["copied_Bps"]))
+        elif r["kind"] == "growth":
+            print("growth  %-8s rounds (%s): respawn %ss merge %ss fresh %ss; respawn/fresh %sx (per round %s) %s; "
+                  "merge/fresh %sx (per round %s)" % (r["case"], r["rounds"], g("respawn_s") or "-", g("merge_s") or "-",
+                                                      g("fresh_s") or "-", g("respawn_over_fresh", "-"),
+                                                      g("respawn_per_round", "-"), r["met"], g("merge_over_fresh", "-"),
+                                                      g("merge_per_round", "-")))
+        else:
+            costa = r["costa_s"] + ("s" if r["costa_over_redist"] else "")
+            print("redist  %-44s %ss COSTA %s %sx %s; moved %s B/s, %s of copy" % (
+                r["case"], r["redist_s"], costa, r["costa_over_redist"] or "-", r["met"], r["moved_Bps"],
+                r["of_copy"] or "-"))
+    red = [float(r["costa_over_redist"]) for r in rows if r["kind"] == "redist" and r["costa_over_redist"]]
+    frac = [float(r["of_copy"]) for r in rows if r["kind"] == "redist" and r["of_copy"]]
+    if red:
+        print("COSTA / redist: %.2fx to %.2fx over %d cases, %d below 1.5x" % (min(red), max(red), len(red),
+                                                                              sum(x < 1.5 for x in red)))
+    if frac:
+        print("redist's bytes moved per second / the copy's: %.3f to %.3f (median %.3f)" % (min(frac), max(frac),
+                                                                                          st.median(frac)))
+
+
 def main():
+    if sys.argv[1:2] == ["--respawn"]:
+        respawn(sys.argv[2] if len(sys.argv) > 2 else "docs/data/device16/respawn/records")
+        return
     if sys.argv[1:2] == ["--ucx"]:
         ucx(sys.argv[2] if len(sys.argv) > 2 else "docs/data/device16")
         return

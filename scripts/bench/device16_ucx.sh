@@ -24,9 +24,11 @@ work=${WORK:-$out/records}
 deb=${DEB_ROOT:-/opt/debmpi}
 budget=${BUDGET_S:-0}
 t0=$SECONDS
-mkdir -p "$out" "$work"
-log() { echo "$(date -u +%T) +$((SECONDS - t0))s $*" | tee -a "$work/progress.txt"; }
-pack() { tar -cf "$out/records.tar.tmp" -C "$work" . && mv "$out/records.tar.tmp" "$out/records.tar"; }
+mpiexec=$deb/usr/bin/orterun
+GROW_TIMEOUT=${GROW_TIMEOUT:-75} FRESH_TIMEOUT=${FRESH_TIMEOUT:-50}
+# log, pack, run (budget), grow and fresh (2x2 -> 4x4, 6 iterations against 5)
+# shellcheck source=device16_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/device16_lib.sh"
 
 # The runtime: Debian's Open MPI, PMIx, UCX, ScaLAPACK and OpenBLAS under $deb.
 if [[ ! -x $deb/usr/bin/orterun ]]; then
@@ -46,7 +48,6 @@ L=$deb/usr/lib/x86_64-linux-gnu
 export OPAL_DESTDIR=$deb LD_LIBRARY_PATH=$L/openmpi/lib:$L:$L/openblas-pthread
 export PMIX_MCA_mca_base_component_path=$L/pmix2/lib/pmix UCX_MODULE_DIR=$L/ucx HWLOC_PLUGINS_PATH=$L/hwloc
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-mpiexec=$deb/usr/bin/orterun
 
 { echo "date $(date -u +%FT%TZ)"; echo "cpus $(nproc --all)"
   lscpu | grep -E 'Model name|Socket|Thread|NUMA node\(s\)'
@@ -61,20 +62,6 @@ mpiexec=$deb/usr/bin/orterun
 } >"$work/machine.txt" 2>&1
 cat "$work/machine.txt"
 
-run() {  # <file> <timeout_s> <mpiexec args...>: one mpiexec, its own timeout
-  local f=$1 lim=$2; shift 2
-  if ((budget > 0 && SECONDS - t0 + 35 > budget)); then
-    log "SKIPPED $f (budget)"; echo "SKIPPED $f" >>"$work/failures.txt"; return 1
-  fi
-  log "start $f"
-  local rc=0
-  timeout "$lim" "$mpiexec" --oversubscribe "$@" >"$work/$f.log" 2>&1 || rc=$?
-  if ((rc)); then
-    log "FAILED $f rc=$rc"; echo "FAILED $f rc=$rc" >>"$work/failures.txt"; tail -15 "$work/$f.log"
-  fi
-  pack
-  return $rc
-}
 maps() {  # <driver> <file>: which Open MPI, PMIx and UCX one running rank mapped (once)
   local p i m
   for ((i = 0; i < 40; ++i)); do
@@ -84,16 +71,6 @@ maps() {  # <driver> <file>: which Open MPI, PMIx and UCX one running rank mappe
       "/proc/$p/maps" 2>/dev/null | sort -u)
     [[ $m == *mca_pml_* ]] && { echo "$m" >"$work/$2"; return; }
   done
-}
-grow() {  # <tag> <driver> <N> <round> [mpiexec args...]
-  local tag=$1 d=$2 n=$3 r=$4; shift 4
-  run "${tag}_${d}_grow.$r" 75 --bind-to none -n 4 "$@" "$build/apps/${d}_resizable" -n "$n" --nb 64 -g 2x2 -i 6 \
-    -p scripted -s 1:expand:4x4 --no-check -q --json "$work/${tag}_${d}_grow.$r.json"
-}
-fresh() {  # <tag> <driver> <N> <round> [mpiexec args...]
-  local tag=$1 d=$2 n=$3 r=$4; shift 4
-  run "${tag}_${d}_fresh.$r" 50 --bind-to none -n 16 "$@" "$build/apps/${d}_resizable" -n "$n" --nb 64 -g 4x4 -i 5 \
-    --no-check -q --json "$work/${tag}_${d}_fresh.$r.json"
 }
 ucx=(-x BLACS_DYN_PML=ucx)
 

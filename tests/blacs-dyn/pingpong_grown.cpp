@@ -3,7 +3,11 @@
 // of the world, either a world started with two processes ("fresh"), one process grown
 // by a spawn of one ("grow": rank 0 an original, rank 1 the newcomer), or that grown job
 // after a respawn ("respawn": the two spawned at once replace it, blacs_dyn_retire, so
-// ranks 0 and 1 are of one launch again). Open MPI's ob1 sends between an original and a
+// ranks 0 and 1 are of one launch again); "merge": one process grown by a spawn of two
+// (rank 0 the original, ranks 1 and 2 the newcomers, one launch): ranks 0 and 1, then
+// ranks 1 and 2 (the idle third sleeps between MPI_Test calls, leaving the cores to the
+// pair; PINGPONG_IDLE=spin: it polls in MPI_Wait). PINGPONG_SPAWN_YIELD=0|1 passes OMPI_MCA_mpi_yield_when_idle=<it> through the
+// "env" key of grow's and merge's spawn (unset: Open MPI chooses). Open MPI's ob1 sends between an original and a
 // newcomer over TCP (btl/vader serves one job's processes only); BLACS_DYN_PML=ucx sends
 // through shared memory (scripts/bench/spawn_shm.sh runs the arms side by side;
 // tests/blacs-dyn/spawn_shm.sh checks that no network path is used).
@@ -13,8 +17,8 @@
 // TCP connection joins the two processes (the kernel's table: an ob1 pair of two launches
 // has one after exchanging messages, a pair of one launch none):
 //   "launch: rank 0 job J0, rank 1 job J1: same|different; shared-memory split: together|apart; tcp between them: yes|no;
-//    yield when idle: Y0, Y1" (Open MPI's mpi_yield_when_idle in each, read through MPI_T)
-//   pingpong_grown fresh|grow|respawn [MiB] [rounds]
+//    yield when idle: Y0, Y1[, Y2...]" (Open MPI's mpi_yield_when_idle in each rank, read through MPI_T)
+//   pingpong_grown fresh|grow|respawn|merge [MiB] [rounds]
 #include <mpi.h>
 
 #include <algorithm>
@@ -26,6 +30,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <time.h>
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
@@ -38,22 +43,46 @@ int fail(const char* what, int rc) {
   return 1;
 }
 
-// Seconds per round trip of `bytes` between ranks 0 and 1 of w, median of `rounds` runs of
-// `reps` round trips each (the other ranks idle).
-double round_trip(MPI_Comm w, std::vector<char>& buf, std::size_t bytes, int reps, int rounds) {
+// A barrier (MPI_Ibarrier on every rank: a blocking one would not match it); the ranks
+// outside the measured pair wait asleep, MPI_Test every millisecond (PINGPONG_IDLE=spin:
+// in MPI_Wait, polling as Open MPI's yield setting has it).
+void pair_barrier(MPI_Comm w, bool in_pair) {
+  static const bool spin = [] {
+    const char* e = std::getenv("PINGPONG_IDLE");
+    return e && std::strcmp(e, "spin") == 0;
+  }();
+  MPI_Request req;
+  MPI_Ibarrier(w, &req);
+  if (in_pair || spin) {
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return;
+  }
+  for (int done = 0; !done;) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (!done) {
+      const timespec ms{0, 1000000};
+      nanosleep(&ms, nullptr);
+    }
+  }
+}
+
+// Seconds per round trip of `bytes` between ranks a and b of w, median of `rounds` runs of
+// `reps` round trips each (the other ranks idle, asleep in pair_barrier).
+double round_trip(MPI_Comm w, std::vector<char>& buf, std::size_t bytes, int reps, int rounds, int a = 0, int b = 1) {
   int r = 0;
   MPI_Comm_rank(w, &r);
   std::vector<double> t;
-  for (int k = 0; k < rounds; ++k) {
-    MPI_Barrier(w);
+  for (int k = 0; k <= rounds; ++k) {  // the last barrier only holds the idle ranks until the pair is done
+    pair_barrier(w, r == a || r == b);
+    if (k == rounds) break;
     const double t0 = MPI_Wtime();
     for (int i = 0; i < reps; ++i) {
-      if (r == 0) {
-        MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, w);
-        MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 1, 0, w, MPI_STATUS_IGNORE);
-      } else if (r == 1) {
-        MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 0, w, MPI_STATUS_IGNORE);
-        MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, 0, 0, w);
+      if (r == a) {
+        MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, b, 0, w);
+        MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, b, 0, w, MPI_STATUS_IGNORE);
+      } else if (r == b) {
+        MPI_Recv(buf.data(), static_cast<int>(bytes), MPI_BYTE, a, 0, w, MPI_STATUS_IGNORE);
+        MPI_Send(buf.data(), static_cast<int>(bytes), MPI_BYTE, a, 0, w);
       }
     }
     t.push_back((MPI_Wtime() - t0) / reps);
@@ -120,14 +149,17 @@ int yield_when_idle() {
 void launch_view(MPI_Comm w) {
   int r = 0;
   MPI_Comm_rank(w, &r);
-  long long job[2] = {-1, -1};
+  int size = 0;
+  MPI_Comm_size(w, &size);
+  std::vector<long long> job(static_cast<std::size_t>(size), -1);  // every rank's (w has 2 or more)
   const char* j = std::getenv("OMPI_MCA_ess_base_jobid");
   long long mine = j ? std::atoll(j) : -1;
-  MPI_Gather(&mine, 1, MPI_LONG_LONG, job, 1, MPI_LONG_LONG, 0, w);  // ranks 0, 1 (w has 2 or more)
+  MPI_Gather(&mine, 1, MPI_LONG_LONG, job.data(), 1, MPI_LONG_LONG, 0, w);
   // Whether Open MPI yields the core while polling (mpi_yield_when_idle, read through
   // MPI_T: it turns it on for a job it sees oversubscribed): -1 not readable.
-  int yield_mine = yield_when_idle(), yield[2] = {-1, -1};
-  MPI_Gather(&yield_mine, 1, MPI_INT, yield, 1, MPI_INT, 0, w);
+  int yield_mine = yield_when_idle();
+  std::vector<int> yield(static_cast<std::size_t>(size), -1);
+  MPI_Gather(&yield_mine, 1, MPI_INT, yield.data(), 1, MPI_INT, 0, w);
   // Together when the node communicator of each of ranks 0 and 1 holds both.
   MPI_Comm node = MPI_COMM_NULL;
   MPI_Comm_split_type(w, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL, &node);
@@ -165,10 +197,27 @@ void launch_view(MPI_Comm w) {
     const std::string reversed = c.substr(dash + 1) + "-" + c.substr(0, dash);
     tcp = tcp || std::find(own.begin(), own.end(), reversed) != own.end();
   }
+  std::string ys;
+  for (int y : yield) ys += (ys.empty() ? "" : ", ") + std::to_string(y);
   std::printf("launch: rank 0 job %lld, rank 1 job %lld: %s; shared-memory split: %s; tcp between them: %s; "
-              "yield when idle: %d, %d\n",
+              "yield when idle: %s\n",
               job[0], job[1], job[0] == job[1] ? "same" : "different", together ? "together" : "apart", tcp ? "yes" : "no",
-              yield[0], yield[1]);
+              ys.c_str());
+}
+// The "env" info of grow's and merge's spawn: PINGPONG_SPAWN_YIELD=0|1 as Open MPI's
+// mpi_yield_when_idle for the newcomers (MPI_INFO_NULL when unset: Open MPI chooses).
+MPI_Info spawn_yield_info() {
+  const char* y = std::getenv("PINGPONG_SPAWN_YIELD");
+  if (!y || (std::strcmp(y, "0") != 0 && std::strcmp(y, "1") != 0)) return MPI_INFO_NULL;
+  MPI_Info info;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "env", (std::string("OMPI_MCA_mpi_yield_when_idle=") + y).c_str());
+  return info;
+}
+
+void print_pair(const char* what, double lat, double bw, std::size_t big, int mib, int rounds) {
+  std::printf("pingpong %s: 8 B round trip %.2f us, %d MiB %.2f GB/s (median of %d rounds)\n", what, lat * 1e6, mib,
+              2.0 * big / bw / 1e9, rounds);
 }
 }  // namespace
 
@@ -177,18 +226,22 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "fresh";
   const int mib = argc > 2 ? std::atoi(argv[2]) : 8;
   const int rounds = argc > 3 ? std::atoi(argv[3]) : 5;
+  const bool merge = mode == "merge" || mode == "child-merge";
   const bool known = mode == "fresh" || mode == "grow" || mode == "respawn" || mode == "child" ||
-                     mode == "child-respawn" || mode == "respawned";
+                     mode == "child-respawn" || mode == "respawned" || merge;
   if (!known || mib < 1 || rounds < 1) {
-    std::fprintf(stderr, "usage: pingpong_grown fresh|grow|respawn [MiB >= 1] [rounds >= 1]\n");
+    std::fprintf(stderr, "usage: pingpong_grown fresh|grow|respawn|merge [MiB >= 1] [rounds >= 1]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   std::string m = std::to_string(mib), n = std::to_string(rounds);
-  if (mode == "grow" || mode == "respawn") {
-    std::string child = mode == "grow" ? "child" : "child-respawn";
+  if (mode == "grow" || mode == "respawn" || mode == "merge") {
+    std::string child = mode == "grow" ? "child" : mode == "merge" ? "child-merge" : "child-respawn";
     char* cargv[] = {child.data(), m.data(), n.data(), nullptr};
-    if (int rc = blacs_dyn_expand(1, argv[0], cargv, nullptr, MPI_INFO_NULL)) return fail("blacs_dyn_expand", rc);
-  } else if (mode == "child" || mode == "child-respawn" || mode == "respawned") {
+    MPI_Info info = mode == "respawn" ? MPI_INFO_NULL : spawn_yield_info();
+    const int rc = blacs_dyn_expand(mode == "merge" ? 2 : 1, argv[0], cargv, nullptr, info);
+    if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+    if (rc) return fail("blacs_dyn_expand", rc);
+  } else if (mode == "child" || mode == "child-respawn" || mode == "respawned" || mode == "child-merge") {
     blacs_dyn_clear_new();
   }
   if (mode == "respawn" || mode == "child-respawn" || mode == "respawned") {
@@ -228,9 +281,16 @@ int main(int argc, char** argv) {
   const double bw = round_trip(w, buf, big, 10, rounds);
   const bool respawned = mode == "respawned";
   if (rank == 0)
-    std::printf("pingpong %s: 8 B round trip %.2f us, %d MiB %.2f GB/s (median of %d rounds)\n",
-                respawned ? "respawned pair" : mode == "grow" ? "original<->newcomer" : "two originals", lat * 1e6,
-                mib, 2.0 * big / bw / 1e9, rounds);
+    print_pair(respawned ? "respawned pair" : mode == "grow" || merge ? "original<->newcomer" : "two originals", lat, bw,
+               big, mib, rounds);
+  if (merge) {  // the two newcomers, one launch
+    round_trip(w, buf, big, 2, 1, 1, 2);
+    const double lat2 = round_trip(w, buf, 8, 1000, rounds, 1, 2);
+    const double bw2 = round_trip(w, buf, big, 10, rounds, 1, 2);
+    if (rank == 1) print_pair("newcomer<->newcomer", lat2, bw2, big, mib, rounds);
+    std::fflush(stdout);
+    MPI_Barrier(w);
+  }
   launch_view(w);
   MPI_Finalize();
   return 0;

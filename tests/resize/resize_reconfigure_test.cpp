@@ -175,6 +175,21 @@ TEST(Reconfigure, ARespawnThatFitsTheCoresPollsWithoutYielding) {
   EXPECT_EQ(respawn_spawn_env(respawn_layout(Grid{1, 2, {}}, {"a", "b"}), 16, false), "");
 }
 
+// A merge's newcomers: the respawn's rule over the grown grid (the originals counted): on
+// one node (or placed by the launcher) with no more processes than cores they poll without
+// yielding; a grid beyond the cores, over two nodes, or the user's own setting: Open MPI's choice.
+TEST(Reconfigure, AMergeThatFitsTheCoresPollsWithoutYielding) {
+  const std::string off = "OMPI_MCA_mpi_yield_when_idle=0";
+  EXPECT_EQ(merge_spawn_env(Grid{1, 2, {}}, {"n1", "n1"}, 2, false), off);
+  EXPECT_EQ(merge_spawn_env(Grid{4, 4, {}}, std::vector<std::string>(16, "n1"), 16, false), off);
+  EXPECT_EQ(merge_spawn_env(Grid{1, 3, {}}, {"n1", "", ""}, 4, false), off);  // newcomers placed by the launcher
+  EXPECT_EQ(merge_spawn_env(Grid{1, 3, {}}, {"n1", "n1", "n1"}, 2, false), "");  // 3 processes on 2 cores
+  EXPECT_EQ(merge_spawn_env(Grid{4, 4, {}}, std::vector<std::string>(16, "n1"), 15, false), "");
+  EXPECT_EQ(merge_spawn_env(Grid{1, 2, {}}, {"n1", "n2"}, 16, false), "");  // two nodes
+  EXPECT_EQ(merge_spawn_env(Grid{1, 2, {}}, {"n1", "n1"}, 2, true), "");   // OMPI_MCA_mpi_yield_when_idle set
+  EXPECT_NE(refusal([] { merge_spawn_env(Grid{1, 2, {}}, {"n1"}, 2, false); }), "");
+}
+
 TEST(RankZeroCarry, EveryFieldSurvivesTheRoundTrip) {
   RankZeroCarry c;
   c.iterations = {{1, 4, "2x2", 0.5, 0.4, 0.3}, {2, 9, "3x3", 0.25, 0.2, 0}};

@@ -115,6 +115,7 @@ std::string detail::spawn_processes(const Decision& d, const NodePlan& node_plan
     rc = detail::World::expand(nnew, cmd.exe, cmd.args, err);
   }
   seconds = MPI_Wtime() - t0;
+  detail::World::set_spawn_env("");  // a merge's or a respawn's "env", for this spawn only
   detail::disarm_spawn_deadline();  // the spawn returned: its deadline (watchdog.hpp) no longer applies
   if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
   return {};

@@ -147,6 +147,11 @@ std::string respawn_spawn_env(const RespawnLayout& layout, unsigned cores, bool 
   return "OMPI_MCA_mpi_yield_when_idle=0";
 }
 
+std::string merge_spawn_env(const Grid& target, const std::vector<std::string>& host_of_position, unsigned cores,
+                            bool user_set) {
+  return respawn_spawn_env(respawn_layout(target, host_of_position), cores, user_set);
+}
+
 Grid shifted(const Grid& g, int offset) {
   Grid s{g.nprow, g.npcol, g.rank_map()};
   for (int& r : s.ranks) r += offset;

@@ -98,6 +98,14 @@ RespawnLayout respawn_layout(const Grid& target, const std::vector<std::string>&
 // when the new grid is one group (one node) of at most `cores` processes and the user set
 // no value of their own; "" otherwise (more processes than cores: yielding is right).
 std::string respawn_spawn_env(const RespawnLayout& layout, unsigned cores, bool user_set);
+// The "env" a merge's spawn passes its newcomers, by the respawn's rule over the grid the
+// merge makes (host_of_position[p]: the node of position p of `target`, as respawn_layout
+// takes it): Open MPI turns yielding on for newcomers whose spawn exceeds the slots it
+// counts, though the grown grid may fit the node's cores (a launch given fewer slots than
+// cores: docs/measurements/respawn.md "Yield after a merge"). "" where the grown grid spans
+// nodes, outnumbers `cores` or the user set a value.
+std::string merge_spawn_env(const Grid& target, const std::vector<std::string>& host_of_position, unsigned cores,
+                            bool user_set);
 // `g` with every rank moved up by `offset` (the new grid on the grown world, before the
 // old processes go).
 Grid shifted(const Grid& g, int offset);

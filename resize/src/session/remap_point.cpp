@@ -173,6 +173,7 @@ RemapResult Session::Impl::act(Decision d) {
   const bool background =
       !how.respawn && d.by != ExpandBy::Join && d.by != ExpandBy::Waiting && !bg.blocked(d, registry, remaining());
   const auto state = [&] { return pack_expansion(job.shape, target, background); };
+  if (!how.respawn && d.action == Action::Expand) set_merge_spawn_env(target, node_plan);  // yield off where it fits
   if (background) {
     const RemapResult r = bg.begin_background(d, target, node_plan, t_start, grid_switch(), rs, launch, state);
     if (bg.in_flight) World::at_finalize(&Session::Impl::finalize_hook, this);

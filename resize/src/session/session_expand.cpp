@@ -266,6 +266,11 @@ ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const
   return c;
 }
 
+void Session::Impl::set_merge_spawn_env(const Grid& target, const NodePlan& np) const {
+  World::set_spawn_env(
+      merge_spawn_env(target, merge_hosts(target, job.size(), np), std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
+}
+
 // The old processes' side: the layout, the state with respawn_from, and the carry. Under
 // remap_or_restart a shrink's spawn gets the expansion's fallback (a stalled spawn becomes
 // a resize by restart onto the target), and once the matrices moved world rank 0 removes

@@ -129,6 +129,8 @@ struct Session::Impl {
   std::vector<char> pack_carry(const ResizeRecord& rec, const Decision& d, double elapsed) const;
   void adopt_carry(const detail::RankZeroCarry& c);
   void join_respawn(const detail::ExpansionState& st);
+  // A merge's expansion: its spawn's "env" (merge_spawn_env; cleared by spawn_processes).
+  void set_merge_spawn_env(const Grid& target, const detail::NodePlan& np) const;
   // MPI_Finalize with a background resize under way: cancelled.
   static void finalize_hook(void* self);
 };
