@@ -39,7 +39,7 @@ ReachVerdict decide_reach(const PairTimes& fresh, const PairTimes& mixed, const 
                            ", node " + (host.empty() ? std::string("unknown") : host) + "): ";
   if (!mixed.reached || !usable(mixed)) {
     v.reach = Reach::Unreachable;
-    v.latency_ratio = v.factor = 0;
+    v.ratio = v.factor = 0;
     v.line = head + "world rank 0 and a spawned process on its node do not reach each other (" +
              (mixed.error.empty() ? std::string("no exchange completed") : mixed.error) +
              "): the expansion cannot be used; every process stops (with a checkpoint directory, "
@@ -47,20 +47,22 @@ ReachVerdict decide_reach(const PairTimes& fresh, const PairTimes& mixed, const 
     return v;
   }
   const bool own = usable(fresh);
-  v.latency_ratio = mixed.small_s / (own ? fresh.small_s : kReferenceSmall);
-  const double mid_ratio = std::max(1.0, mixed.mid_s / (own ? fresh.mid_s : kReferenceMid));
+  const double small_ratio = mixed.small_s / (own ? fresh.small_s : kReferenceSmall);
+  const double mid_ratio = mixed.mid_s / (own ? fresh.mid_s : kReferenceMid);
+  v.ratio = std::max(small_ratio, mid_ratio);
   const std::string against = own ? "two originals " + pair_text(fresh)
                                   : "a stored same-launch reference 8 B 5.0 us, 64 KiB 15.0 us (no second original on the node)";
-  char tail[240];
-  if (v.latency_ratio < kSlowLatencyRatio) {
-    std::snprintf(tail, sizeof tail, " (latency %.2fx, < %.1f): they reach each other through shared memory; "
-                  "the auto reconfiguration counts mixed pairs as fast as others (factor 1)", v.latency_ratio, kSlowLatencyRatio);
+  char tail[300];
+  if (v.ratio < kSlowRatio) {
+    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, < %.2f): they reach each other through "
+                  "shared memory; the auto reconfiguration counts mixed pairs as fast as others (factor 1)",
+                  small_ratio, mid_ratio, kSlowRatio);
   } else {
     v.reach = Reach::Slow;
-    v.factor = mid_ratio;
-    std::snprintf(tail, sizeof tail, " (latency %.2fx, >= %.1f): they reach each other, but not through shared "
-                  "memory; the auto reconfiguration weighs mixed pairs at the measured %.2fx (64 KiB)",
-                  v.latency_ratio, kSlowLatencyRatio, v.factor);
+    v.factor = std::max(1.0, mid_ratio);
+    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, >= %.2f): they reach each other, but not "
+                  "through shared memory; the auto reconfiguration weighs mixed pairs at the measured %.2fx (64 KiB)",
+                  small_ratio, mid_ratio, kSlowRatio, v.factor);
   }
   v.line = head + "an original and a newcomer " + pair_text(mixed) + " against " + against + tail;
   return v;
