@@ -7,7 +7,7 @@
 # memory). Each run is
 # tests/resize/session_respawn merge on 4 processes grown to 6 by spawn, whose first
 # expansion runs the check; prints the load and each run's verdict line, then the
-# ratio (newcomer over original: the larger of 8 B and 64 KiB) per arm: kSlowRatio
+# ratio (newcomer over original: the geometric mean of 8 B's and 64 KiB's) per arm: kSlowRatio
 # (resize/src/policy/generation_reach.hpp) is chosen between.
 #   scripts/bench/generation_check.sh [BUILD_DIR] [ROUNDS]
 set -uo pipefail
@@ -30,7 +30,7 @@ for ((r = 1; r <= rounds; r++)); do
 done
 for arm in ob1 ucx-hash ucx; do
   grep "^$arm " "$out" | sed -n 's/.*times \([0-9.]*\)x at 8 B, \([0-9.]*\)x at 64 KiB.*took \([0-9.]*\) ms.*/\1 \2 \3/p' |
-    awk '{print ($1 > $2 ? $1 : $2), $3}' | sort -n |
+    awk '{printf "%.2f %s\n", sqrt($1 * $2), $3}' | sort -n |
     awk -v arm="$arm" '{r[NR]=$1; t[NR]=$2; if ($0 ~ /./) n++} END {
       if (NR == 0) { print arm ": no verdict"; exit }
       m = asort(t); printf "%s: ratio %s-%s over %d runs; the check took %s ms (median, %s-%s)\n",

@@ -5,6 +5,7 @@
 // factor in the merge-or-respawn model (policy/reconfigure.hpp). Pure, no MPI.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "policy/generation_reach.hpp"
@@ -55,7 +56,7 @@ TEST(GenerationReach, SharedMemory) {
   const ReachVerdict v = decide_reach(pair(3.3, 35.7, 2.0), pair(3.2, 10.1, 11.4), "ucx", "vm");
   EXPECT_EQ(v.reach, Reach::SharedMemory);
   EXPECT_DOUBLE_EQ(v.factor, 1.0);
-  EXPECT_NEAR(v.ratio, 3.2 / 3.3, 1e-12);  // the larger of 3.2 / 3.3 and 10.1 / 35.7
+  EXPECT_NEAR(v.ratio, std::sqrt(3.2 / 3.3 * (10.1 / 35.7)), 1e-12);
   EXPECT_EQ(v.line.rfind("generation check (PML ucx, node vm): an original and a newcomer 8 B 3.2 us", 0), 0u) << v.line;
   EXPECT_TRUE(has(v.line, "two originals 8 B 3.3 us")) << v.line;
   EXPECT_TRUE(has(v.line, "through shared memory; the auto reconfiguration counts mixed pairs as fast")) << v.line;
@@ -68,13 +69,15 @@ TEST(GenerationReach, ReachesButSlowly) {
   EXPECT_NEAR(v.factor, 62.8 / 12.8, 1e-9);
   EXPECT_TRUE(has(v.line, "but not through shared memory; the auto reconfiguration weighs mixed pairs at the measured 4.91x"))
       << v.line;
-  // At the threshold: slow, on either size; just below on both: shared memory.
-  EXPECT_EQ(decide_reach(pair(2, 10, 1), pair(2 * kSlowRatio, 10, 1), "ucx", "n").reach, Reach::Slow);
-  EXPECT_EQ(decide_reach(pair(2, 10, 1), pair(2, 10 * kSlowRatio, 1), "ucx", "n").reach, Reach::Slow);
+  // At the threshold (the geometric mean of the two ratios): slow; just below: shared memory.
+  EXPECT_EQ(decide_reach(pair(2, 10, 1), pair(2 * kSlowRatio, 10 * kSlowRatio, 1), "ucx", "n").reach, Reach::Slow);
+  EXPECT_EQ(decide_reach(pair(2, 10, 1), pair(2, 10 * kSlowRatio * kSlowRatio, 1), "ucx", "n").reach, Reach::Slow);
   EXPECT_EQ(decide_reach(pair(2, 10, 1), pair(2 * kSlowRatio * 0.99, 10 * kSlowRatio * 0.99, 1), "ucx", "n").reach,
             Reach::SharedMemory);
-  // UCX with PMIx's hash store, the same-launch pair in its slow mode (1.67x, 1.84x): slow.
-  EXPECT_EQ(decide_reach(pair(5.3, 38.0, 3.0), pair(8.8, 69.8, 1.8), "ucx", "vm").reach, Reach::Slow);
+  // UCX over TCP (PMIx's hash store) with little latency to show (1.50x, 4.36x): slow.
+  EXPECT_EQ(decide_reach(pair(4.0, 14.0, 9.0), pair(6.0, 61.0, 4.0), "ucx", "vm").reach, Reach::Slow);
+  // Through shared memory, the newcomer's pair on one core (1.00x, 3.20x): shared memory.
+  EXPECT_EQ(decide_reach(pair(3.3, 10.7, 11.9), pair(3.3, 34.1, 2.0), "ucx", "vm").reach, Reach::SharedMemory);
   // Slow on latency but no slower on 64 KiB: the factor is at least 1.
   EXPECT_DOUBLE_EQ(decide_reach(pair(2, 30, 1), pair(10, 20, 1), "ucx", "n").factor, 1.0);
 }

@@ -49,20 +49,20 @@ ReachVerdict decide_reach(const PairTimes& fresh, const PairTimes& mixed, const 
   const bool own = usable(fresh);
   const double small_ratio = mixed.small_s / (own ? fresh.small_s : kReferenceSmall);
   const double mid_ratio = mixed.mid_s / (own ? fresh.mid_s : kReferenceMid);
-  v.ratio = std::max(small_ratio, mid_ratio);
+  v.ratio = std::sqrt(small_ratio * mid_ratio);
   const std::string against = own ? "two originals " + pair_text(fresh)
                                   : "a stored same-launch reference 8 B 5.0 us, 64 KiB 15.0 us (no second original on the node)";
   char tail[300];
   if (v.ratio < kSlowRatio) {
-    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, < %.2f): they reach each other through "
+    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, mean %.2f < %.1f): they reach each other through "
                   "shared memory; the auto reconfiguration counts mixed pairs as fast as others (factor 1)",
-                  small_ratio, mid_ratio, kSlowRatio);
+                  small_ratio, mid_ratio, v.ratio, kSlowRatio);
   } else {
     v.reach = Reach::Slow;
     v.factor = std::max(1.0, mid_ratio);
-    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, >= %.2f): they reach each other, but not "
+    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, mean %.2f >= %.1f): they reach each other, but not "
                   "through shared memory; the auto reconfiguration weighs mixed pairs at the measured %.2fx (64 KiB)",
-                  small_ratio, mid_ratio, kSlowRatio, v.factor);
+                  small_ratio, mid_ratio, v.ratio, kSlowRatio, v.factor);
   }
   v.line = head + "an original and a newcomer " + pair_text(mixed) + " against " + against + tail;
   return v;
