@@ -44,6 +44,7 @@ bool wait_until(MPI_Request& req, double deadline, std::string& err) {
     }
     if (!done && MPI_Wtime() > deadline) {
       MPI_Cancel(&req);
+      MPI_Request_free(&req);
       err = "no answer within the check's deadline";
       return false;
     }
