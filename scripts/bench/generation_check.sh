@@ -35,5 +35,6 @@ for arm in ob1 ucx-hash ucx; do
       if (NR == 0) { print arm ": no verdict"; exit }
       m = asort(t); printf "%s: ratio %s-%s over %d runs; the check took %s ms (median, %s-%s)\n",
         arm, r[1], r[NR], NR, t[int((m + 1) / 2)], t[1], t[m] }'
+  echo "$arm: TCP between the pair: $(grep "^$arm " "$out" | grep -o '[a-z]* TCP connection joins them' | sort | uniq -c | tr '\n' ';')"
   echo "$arm: verdicts: $(grep "^$arm " "$out" | grep -o 'through shared memory\|but not through shared memory\|do not reach' | sort | uniq -c | tr '\n' ';')"
 done

@@ -37,7 +37,7 @@ run() {  # <env...> -- : session_respawn merge on 4 processes; sets out, rc
   out=$(env "${env[@]}" timeout 120 "$mpiexec" "${flags[@]}" -n 4 "$prog" merge 2>&1); rc=$?
 }
 num='[0-9]+(\.[0-9]+)?'
-line_re="^\[respawn_test\] generation check \(PML ucx, node [^)]+\): an original and a newcomer 8 B $num us, 64 KiB $num us, 1 MiB $num GB/s against (two originals 8 B $num us, 64 KiB $num us, 1 MiB $num GB/s|a stored same-launch reference .*) \(times ${num}x at 8 B, ${num}x at 64 KiB, mean $num (<|>=) 2\.0\): they reach each other(, but not)? through shared memory; .* \(the check took $num ms\)$"
+line_re="^\[respawn_test\] generation check \(PML ucx, node [^)]+\): an original and a newcomer 8 B $num us, 64 KiB $num us, 1 MiB $num GB/s against (two originals 8 B $num us, 64 KiB $num us, 1 MiB $num GB/s|a stored same-launch reference .*) \(((a|no) TCP connection joins them, )?times ${num}x at 8 B, ${num}x at 64 KiB, mean $num (<|>=) 2\.0\): they reach each other(, but not)? through shared memory; .* \(the check took $num ms\)$"
 
 run BLACS_DYN_PML=ucx --
 if ((rc != 0)) && grep -qE "PML ucx cannot be selected|No components were able to be opened in the pml framework" <<<"$out"; then

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "policy/generation_reach.hpp"
 #include "policy/reconfigure.hpp"
@@ -80,6 +81,34 @@ TEST(GenerationReach, ReachesButSlowly) {
   EXPECT_EQ(decide_reach(pair(3.3, 10.7, 11.9), pair(3.3, 34.1, 2.0), "ucx", "vm").reach, Reach::SharedMemory);
   // Slow on latency but no slower on 64 KiB: the factor is at least 1.
   EXPECT_DOUBLE_EQ(decide_reach(pair(2, 30, 1), pair(10, 20, 1), "ucx", "n").factor, 1.0);
+}
+
+// A TCP connection between the pair says "not through shared memory" whatever the times
+// (run 2 of docs/data/generation_check: ob1 once read 0.73 under load); none says nothing
+// against slow times.
+TEST(GenerationReach, TcpWitness) {
+  PairTimes mixed = pair(3.0, 11.0, 9);
+  mixed.tcp = 1;
+  const ReachVerdict v = decide_reach(pair(3.0, 12.0, 9), mixed, "ob1", "vm");
+  EXPECT_EQ(v.reach, Reach::Slow);
+  EXPECT_DOUBLE_EQ(v.factor, 1.0);
+  EXPECT_TRUE(has(v.line, "(a TCP connection joins them, times 1.00x at 8 B")) << v.line;
+  EXPECT_TRUE(has(v.line, "< 2.0): they reach each other, but not through shared memory")) << v.line;
+  mixed.tcp = 0;
+  EXPECT_EQ(decide_reach(pair(3.0, 12.0, 9), mixed, "ucx", "vm").reach, Reach::SharedMemory);
+  EXPECT_TRUE(has(decide_reach(pair(3.0, 12.0, 9), mixed, "ucx", "vm").line, "(no TCP connection joins them, "));
+  PairTimes slow = pair(30, 120, 1);
+  slow.tcp = 0;
+  EXPECT_EQ(decide_reach(pair(3.0, 12.0, 9), slow, "ucx", "vm").reach, Reach::Slow);
+}
+
+TEST(GenerationReach, JoinedByTcp) {
+  const std::vector<std::string> a = {"0100007F:A000-0100007F:B000", "0100007F:C000-0100007F:0050"};
+  EXPECT_TRUE(joined_by_tcp(a, {"0100007F:B000-0100007F:A000"}));
+  EXPECT_FALSE(joined_by_tcp(a, {"0100007F:A000-0100007F:B000"}));  // the same end, not its reverse
+  EXPECT_FALSE(joined_by_tcp(a, {"0100007F:0050-0100007F:D000"}));  // both talk to a third
+  EXPECT_FALSE(joined_by_tcp(a, {}));
+  EXPECT_FALSE(joined_by_tcp({"no dash"}, {"dash no"}));
 }
 
 // No original beside rank 0: the stored reference.

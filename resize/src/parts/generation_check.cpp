@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <vector>
 
 #include "common/broadcast.hpp"
@@ -95,6 +98,38 @@ PairTimes pair_times(MPI_Comm c, int peer, bool lead, double deadline_s) {
 }  // namespace
 
 namespace {
+// This process's established TCP connections, "LOCAL-REMOTE" as /proc/net/tcp{,6} write
+// them (the sockets among its descriptors); empty where /proc cannot be read.
+std::vector<std::string> tcp_links() {
+  std::vector<std::string> inodes, out;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    std::error_code lec;
+    const std::string t = std::filesystem::read_symlink(e.path(), lec).native();
+    if (!lec && t.rfind("socket:[", 0) == 0 && t.size() > 9) inodes.push_back(t.substr(8, t.size() - 9));
+  }
+  for (const char* f : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(f);
+    std::string line;
+    std::getline(in, line);  // the header
+    while (std::getline(in, line)) {
+      std::istringstream ss(line);
+      std::string sl, local, remote, state, q, tr, retr, uid, timeout, inode;
+      ss >> sl >> local >> remote >> state >> q >> tr >> retr >> uid >> timeout >> inode;
+      if (state == "01" && std::find(inodes.begin(), inodes.end(), inode) != inodes.end()) out.push_back(local + "-" + remote);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream ss(s);
+  for (std::string l; std::getline(ss, l);)
+    if (!l.empty()) out.push_back(l);
+  return out;
+}
+
 // Rank 0's partners on its node: the first original (-1: none) and the first newcomer.
 std::pair<int, int> partners(const std::vector<std::string>& hosts, const std::vector<int>& is_new) {
   int fresh = -1, mixed = -1;
@@ -125,6 +160,12 @@ void check_generations(SessionWorld& job, const SessionOptions& opt, const confi
   if (cut && me == 0) std::fprintf(stderr, "resize: fault injection - the generation check's newcomer pair addresses no process\n");
   if (me == 0 || me == mixed) m = pair_times(c, cut ? job.size() : me == 0 ? mixed : 0, me == 0, deadline_s);
   MPI_Comm_free(&c);
+  // The TCP witness: the newcomer's connections to rank 0 (collective: every process takes part).
+  std::string links;
+  if (me == mixed)
+    for (const auto& l : tcp_links()) links += l + "\n";
+  links = broadcast_text(links, mixed, job.world);
+  if (me == 0 && m.reached) m.tcp = joined_by_tcp(tcp_links(), split_lines(links)) ? 1 : 0;
   std::string text;
   if (me == 0) {
     const ReachVerdict v = decide_reach(f, m, job.reach.pml, hosts[0]);

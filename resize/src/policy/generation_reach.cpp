@@ -20,6 +20,16 @@ bool reach_check_wanted(ReachCheck setting, const std::string& pml, bool decided
   return setting == ReachCheck::On || pml == "ucx";
 }
 
+bool joined_by_tcp(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  for (const auto& link : a) {
+    const auto dash = link.find('-');
+    if (dash == std::string::npos) continue;
+    const std::string reverse = link.substr(dash + 1) + "-" + link.substr(0, dash);
+    if (std::find(b.begin(), b.end(), reverse) != b.end()) return true;
+  }
+  return false;
+}
+
 namespace {
 std::string pair_text(const PairTimes& p) {
   char t[96];
@@ -52,17 +62,18 @@ ReachVerdict decide_reach(const PairTimes& fresh, const PairTimes& mixed, const 
   v.ratio = std::sqrt(small_ratio * mid_ratio);
   const std::string against = own ? "two originals " + pair_text(fresh)
                                   : "a stored same-launch reference 8 B 5.0 us, 64 KiB 15.0 us (no second original on the node)";
-  char tail[300];
-  if (v.ratio < kSlowRatio) {
-    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, mean %.2f < %.1f): they reach each other through "
+  char tail[340];
+  const std::string tcp = mixed.tcp == 1 ? "a TCP connection joins them, " : mixed.tcp == 0 ? "no TCP connection joins them, " : "";
+  if (v.ratio < kSlowRatio && mixed.tcp != 1) {
+    std::snprintf(tail, sizeof tail, " (%stimes %.2fx at 8 B, %.2fx at 64 KiB, mean %.2f < %.1f): they reach each other through "
                   "shared memory; the auto reconfiguration counts mixed pairs as fast as others (factor 1)",
-                  small_ratio, mid_ratio, v.ratio, kSlowRatio);
+                  tcp.c_str(), small_ratio, mid_ratio, v.ratio, kSlowRatio);
   } else {
     v.reach = Reach::Slow;
     v.factor = std::max(1.0, mid_ratio);
-    std::snprintf(tail, sizeof tail, " (times %.2fx at 8 B, %.2fx at 64 KiB, mean %.2f >= %.1f): they reach each other, but not "
+    std::snprintf(tail, sizeof tail, " (%stimes %.2fx at 8 B, %.2fx at 64 KiB, mean %.2f %s %.1f): they reach each other, but not "
                   "through shared memory; the auto reconfiguration weighs mixed pairs at the measured %.2fx (64 KiB)",
-                  small_ratio, mid_ratio, v.ratio, kSlowRatio, v.factor);
+                  tcp.c_str(), small_ratio, mid_ratio, v.ratio, v.ratio < kSlowRatio ? "<" : ">=", kSlowRatio, v.factor);
   }
   v.line = head + "an original and a newcomer " + pair_text(mixed) + " against " + against + tail;
   return v;

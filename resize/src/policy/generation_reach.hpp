@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/config.hpp"
 #include "malleable/resize/types.hpp"
@@ -33,7 +34,13 @@ struct PairTimes {
   bool reached = false;
   double small_s = 0, mid_s = 0, large_s = 0;
   std::string error;
+  int tcp = -1;  // a TCP connection joins the two after the exchange: 1 yes, 0 no, -1 not known
 };
+
+// Whether two processes' established TCP connections (each "LOCAL-REMOTE", addresses and
+// ports as /proc/net/tcp writes them) include one between them: a connection of `a` whose
+// reverse is one of `b`'s.
+bool joined_by_tcp(const std::vector<std::string>& a, const std::vector<std::string>& b);
 
 // At or above this ratio of the mixed pair's message time to the same-launch pair's (the
 // geometric mean of the ratios at 8 B and at 64 KiB), the generations do not meet through
@@ -61,6 +68,9 @@ struct ReachVerdict {
 };
 // `fresh`: rank 0 and an original on its node (measured false: the stored reference);
 // `mixed`: rank 0 and a newcomer on its node; `pml`, `host`: named in the line.
+// A TCP connection between the mixed pair (mixed.tcp == 1) makes it Slow whatever the
+// times (ob1's and UCX's TCP are the ways not through shared memory on one node; through
+// shared memory no connection joins the two: docs/measurements/respawn.md). Otherwise
 // SharedMemory: ratio < kSlowRatio, factor 1 (a respawn gains nothing);
 // Slow: factor = the ratio of the 64 KiB message times (at least 1), which the auto
 // reconfiguration weighs instead of kMixedPairFactor; Unreachable: the mixed pair did not
