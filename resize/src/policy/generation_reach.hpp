@@ -52,8 +52,9 @@ bool joined_by_tcp(const std::vector<std::string>& a, const std::vector<std::str
 // the placement. Their geometric mean at load 5-6: 2.03-5.31 under ob1 (TCP loopback),
 // 2.00-4.34 under UCX with PMIx's hash store (UCX's TCP), 0.45-1.95 under
 // BLACS_DYN_PML=ucx (shared memory); at load 7-10 the arms overlapped more (0.73-45.89,
-// 2.49-4.01, 0.74-2.89). 2.0 separates every arm's median, not every run: a wrong verdict
-// changes only the auto reconfiguration's factor, never a result.
+// 2.49-4.01, 0.74-2.89). 2.0 separates every arm's median, not every run, hence the TCP
+// witness (decide_reach) in front of it; a wrong verdict changes only the auto
+// reconfiguration's factor, never a result.
 inline constexpr double kSlowRatio = 2.0;
 // Without an original beside rank 0 on its node: a same-launch pair's 8 B latency and
 // 64 KiB message time on that machine (UCX and ob1's vader, the measurement above).
