@@ -85,6 +85,9 @@ void expect_same(const ExpansionState& a, const ExpansionState& b) {
   EXPECT_EQ(a.global, b.global);
   EXPECT_EQ(a.levels, b.levels);
   EXPECT_EQ(a.respawn_from, b.respawn_from);
+  EXPECT_EQ(a.check_reach, b.check_reach);
+  EXPECT_EQ(a.reach_decided, b.reach_decided);
+  EXPECT_EQ(a.reach_factor, b.reach_factor);
 }
 
 Decision random_decision(std::mt19937& g) {
@@ -276,8 +279,11 @@ TEST(Handover, GoldenBytes) {
   s.move_budget = 1 << 20;
   s.global = {true, "d", "3", "", 1.5, 0, 2};
   s.respawn_from = 4;
+  s.check_reach = true;
+  s.reach_decided = false;
+  s.reach_factor = -1;
   EXPECT_EQ(malleable::wire::hex(resize::detail::pack(s)),
-            "4d585354040000000001000000000000"
+            "4d585354050000000a01000000000000"
             "0700000001000000010000000200000002000000000000000100000000000000"
             "0200000002000000040000000000000000000000010000000200000003000000"
             "01000000000000000a0000000c00000002000000030000000300000001020000"
@@ -286,7 +292,8 @@ TEST(Handover, GoldenBytes) {
             "0101000000000000006401000000000000003300000000000000000000000000"
             "00f83f0000000000000000020000000000000000000000000000000000000000"
             "00000000000000000000000000000000000000000000000000000000"
-            "04000000");
+            "04000000"
+            "0100000000000000f0bf");  // check_reach, reach_decided, reach_factor (5)
   expect_same(resize::detail::unpack_expansion(resize::detail::pack(s)), s);
   Decision d;
   d.action = Action::Expand;

@@ -58,6 +58,7 @@ void read_session(Config& c) {
   c.session.refresh_after = text("RESIZE_REFRESH_AFTER");
   c.session.expand = text("RESIZE_EXPAND");
   c.session.reconfigure = text("RESIZE_RECONFIGURE");
+  c.session.ucx_check = text("RESIZE_UCX_CHECK");
   c.session.mpi_yield_set = text("OMPI_MCA_mpi_yield_when_idle").has_value();
   const Text prefault = text("RESIZE_PREFAULT");
   c.session.prefault = !(prefault && (*prefault == "off" || *prefault == "0"));

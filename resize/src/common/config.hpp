@@ -71,6 +71,7 @@ struct Session {
   Text refresh_after;           // RESIZE_REFRESH_AFTER: processes a launch spawns before an expansion by restart
   Text expand;                  // RESIZE_EXPAND: auto, spawn or join (how expansions bring processes)
   Text reconfigure;             // RESIZE_RECONFIGURE: auto, merge or respawn (policy/reconfigure.hpp)
+  Text ucx_check;               // RESIZE_UCX_CHECK: auto, on or off (policy/generation_reach.hpp)
   bool mpi_yield_set = false;   // OMPI_MCA_mpi_yield_when_idle is set: a respawn leaves Open MPI's yield alone
   bool prefault = true;         // RESIZE_PREFAULT is not "off" or "0": the move's arrays faulted in ahead
   bool free_on_thread = true;   // RESIZE_FREE_ON_THREAD is not "off" or "0": the old arrays freed after the move

@@ -23,6 +23,7 @@ std::string_view name_of(Point p) {
     case Point::HoldBackground: return "hold-background";
     case Point::KillNewcomerBackground: return "kill-newcomer-background";
     case Point::NoMemoryInMove: return "no-memory-in-move";
+    case Point::GenerationUnreachable: return "generation-unreachable";
   }
   return {};
 }
@@ -100,6 +101,7 @@ void inject(const config::Text& fault, Point p, bool here, int world_rank, std::
       return;
     case Point::HoldBackground:
     case Point::NoMemoryInMove:
+    case Point::GenerationUnreachable:
       return;  // conditions their code asks with armed(), not actions
   }
 }

@@ -21,6 +21,7 @@ enum class Point {
   HoldBackground,          // hold-background: the background helper thread waits for the main thread
   KillNewcomerBackground,  // kill-newcomer-background: the last newcomer dies in the background phase
   NoMemoryInMove,          // no-memory-in-move[:K]: world rank 1 cannot allocate the K-th (0) buffer a move stages
+  GenerationUnreachable,   // generation-unreachable: the generation check's newcomer pair addresses no process
 };
 
 // A pause may end early, when a file appears: pause-in-iteration:K:S:FILE and

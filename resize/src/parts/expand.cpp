@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "malleable/redist/traffic.hpp"
+#include "parts/generation_check.hpp"
 #include "parts/handover.hpp"
 #include "parts/world.hpp"
 
@@ -75,7 +76,12 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
   if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
   // Everyone, not only the newcomers, takes rank 0's application state: a policy that
   // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
-  if (!job.root() && gs.registry.unpack) gs.registry.unpack(unpack_expansion(bytes).app);
+  const ExpansionState st = unpack_expansion(bytes);
+  if (!job.root() && gs.registry.unpack) gs.registry.unpack(st.app);
+  if (st.check_reach) {  // the generation check, with the newcomers (Session::join)
+    watchdog.phase("generation check");
+    check_generations(job, gs.opt, gs.cfg.session.fault, kReachDeadline);
+  }
   const double t_hosts = MPI_Wtime();
   rec.other.handover_s = t_hosts - t_handover;
   job.rank_hosts = detail::World::hosts();

@@ -67,6 +67,9 @@ constexpr auto expansion_fields = [](auto& v, auto& s) {
     v(c->keep);
   }
   v(s.respawn_from);
+  v(s.check_reach);
+  v(s.reach_decided);
+  v(s.reach_factor);
 };
 
 constexpr auto decision_fields = [](auto& v, auto& d) {

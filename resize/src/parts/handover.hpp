@@ -30,7 +30,7 @@ namespace resize::detail {
 // The state an expansion hands its newcomers: everything join() needs to take part in the
 // redistribution and the remap points after it as the old processes do.
 struct ExpansionState {
-  static constexpr std::uint32_t kVersion = 4;  // 2: move_budget; 3: the checkpoint cadences; 4: respawn_from
+  static constexpr std::uint32_t kVersion = 5;  // 2: move_budget; 3: the checkpoint cadences; 4: respawn_from; 5: reach
   int iteration = 0;
   Mover mover = Mover::Redist;  // the job's: a newcomer must run the same collective code
   Grid from, to;
@@ -75,6 +75,12 @@ struct ExpansionState {
   // A respawn (parts/respawn.cpp): the old world's size, > 0; `to` is the new grid on the
   // grown world's ranks after it, and the old processes end once the data moved. 0: a merge.
   int respawn_from = 0;
+  // The generation check (policy/generation_reach.hpp): whether this expansion runs it
+  // (every process, after the hand-over), and what an earlier one decided (the factor < 0:
+  // not measured), which the newcomers keep.
+  bool check_reach = false;
+  bool reach_decided = false;
+  double reach_factor = -1;
 };
 std::vector<char> pack(const ExpansionState& s);
 ExpansionState unpack_expansion(const std::vector<char>& bytes);

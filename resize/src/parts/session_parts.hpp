@@ -22,6 +22,7 @@
 #include "malleable/resize/predict.hpp"
 #include "malleable/resize/session_options.hpp"
 #include "parts/handover.hpp"
+#include "policy/generation_reach.hpp"
 
 namespace resize {
 namespace detail {
@@ -38,6 +39,15 @@ struct SessionWorld {
   std::vector<int> node_of_rank;
   // Node of every rank of the current world (for policies that manage nodes).
   std::vector<std::string> rank_hosts;
+  // Whether the generations reach each other through shared memory (policy/
+  // generation_reach.hpp, parts/generation_check.hpp): RESIZE_UCX_CHECK, the selected
+  // PML, whether an expansion decided it, and the measured factor (< 0: not measured).
+  struct Reach {
+    ReachCheck setting = ReachCheck::Auto;
+    std::string pml;
+    bool decided = false;
+    double factor = -1;
+  } reach;
 
   int rank() const {
     int r = 0;

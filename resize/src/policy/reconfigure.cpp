@@ -80,6 +80,7 @@ ReconfigureChoice choose_reconfiguration(const ReconfigureInput& in) {
   finite(in.mixed_respawn, "mixed_respawn");
   finite(in.extra_spawn_s, "extra_spawn_s");
   finite(in.extra_move_s, "extra_move_s");
+  finite(in.pair_factor, "pair_factor");
   ReconfigureChoice c;
   if (in.setting == Reconfigure::Merge) {
     c.why = "merge (RESIZE_RECONFIGURE=merge)";
@@ -98,18 +99,19 @@ ReconfigureChoice choose_reconfiguration(const ReconfigureInput& in) {
   const double share = in.comm_share >= 0 ? std::min(1.0, in.comm_share) : kDefaultCommShare;
   const double mixed = std::max(0.0, in.mixed_merge - in.mixed_respawn);
   c.cost_s = std::max(0.0, in.extra_spawn_s) + std::max(0.0, in.extra_move_s);
-  char text[320];
+  char text[360];
   if (in.remaining < 0) {
     c.why = "merge (auto: the remaining iterations are not known)";
     return c;
   }
-  c.gain_s = in.remaining * std::max(0.0, in.iteration_s) * share * mixed * (kMixedPairFactor - 1);
+  c.gain_s = in.remaining * std::max(0.0, in.iteration_s) * share * mixed * std::max(0.0, in.pair_factor - 1);
   c.respawn = c.gain_s > c.cost_s;
   std::snprintf(text, sizeof text,
                 "%s (auto: one launch per node saves %.2f s over %d iterations (%.0f%% of a node's pairs mixed after a "
-                "merge, communication %.0f%%%s) against %.2f s more spawn and move)",
+                "merge, communication %.0f%%%s, mixed pairs %.2fx%s) against %.2f s more spawn and move)",
                 c.respawn ? "respawn" : "merge", c.gain_s, in.remaining, 100 * mixed, 100 * share,
-                in.comm_share >= 0 ? "" : " assumed", c.cost_s);
+                in.comm_share >= 0 ? "" : " assumed", in.pair_factor, in.pair_factor_measured ? " measured" : "",
+                c.cost_s);
   c.why = text;
   return c;
 }

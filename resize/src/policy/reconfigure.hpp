@@ -63,6 +63,10 @@ struct ReconfigureInput {
   double mixed_respawn = 0;    // ... after a respawn
   double extra_spawn_s = 0;    // the respawn's spawn over the merge's (spawn or exit)
   double extra_move_s = 0;     // the respawn's move over the merge's
+  // A mixed pair's message time over a same-launch pair's: kMixedPairFactor (ob1's), or
+  // what the generation check measured (policy/generation_reach.hpp; 1: shared memory).
+  double pair_factor = kMixedPairFactor;
+  bool pair_factor_measured = false;
 };
 
 struct ReconfigureChoice {
@@ -73,7 +77,7 @@ struct ReconfigureChoice {
 
 // The setting decides where it is merge or respawn (a respawn that cannot be made is a
 // merge, `blocked` said); auto weighs gain = remaining * iteration_s * comm share *
-// (mixed_merge - mixed_respawn) * (kMixedPairFactor - 1) against cost = extra_spawn_s +
+// (mixed_merge - mixed_respawn) * (pair_factor - 1) against cost = extra_spawn_s +
 // extra_move_s, and respawns only when the gain is larger (not when the remaining
 // iterations are unknown). Inputs must be finite (throws Error naming the one at fault).
 ReconfigureChoice choose_reconfiguration(const ReconfigureInput& in);

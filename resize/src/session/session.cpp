@@ -28,6 +28,7 @@
 #include "common/fault.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "common/config.hpp"
+#include "parts/generation_check.hpp"
 #include "parts/world.hpp"
 
 namespace resize {
@@ -168,10 +169,12 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0, 0};
   impl_->refresh = detail::parse_refresh_rule(impl_->cfg.session.refresh_after);
   impl_->reconfigure = detail::parse_reconfigure(impl_->cfg.session.reconfigure);  // on every process
+  impl_->job.reach.setting = detail::parse_reach_check(impl_->cfg.session.ucx_check);
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
   impl_->launch = launch_command(opt, argc, argv);
   impl_->job.world = detail::World::comm();
+  impl_->job.reach.pml = detail::selected_pml();
   impl_->life.newcomer = detail::World::is_new();
   impl_->life.rank0 = impl_->job.root();
   impl_->warn_schedule(false);

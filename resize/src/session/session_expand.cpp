@@ -15,6 +15,7 @@
 #include "common/fault.hpp"
 
 #include "malleable/redist/traffic.hpp"
+#include "parts/generation_check.hpp"
 #include "parts/heap_trim.hpp"
 #include "parts/world.hpp"
 
@@ -74,6 +75,10 @@ std::vector<char> Session::Impl::pack_expansion(const Grid& from, const Grid& to
   st.background = background;
   pack_cadences(ckpts, st);  // the newcomers checkpoint as the others do
   st.respawn_from = respawn_from;
+  // The generation check at the first blocking merge by spawn (a respawn leaves one launch).
+  st.check_reach = respawn_from == 0 && !background && reach_check_wanted(job.reach.setting, job.reach.pml, job.reach.decided);
+  st.reach_decided = job.reach.decided;
+  st.reach_factor = job.reach.factor;
   return detail::pack(st);
 }
 
@@ -132,6 +137,12 @@ int Session::join() {
   // RESIZE_FAULT as read when this newcomer's session was made.
   const ExpansionState st = unpack_expansion(receive_state(job, watchdog, impl_->cfg.session.fault));
   impl_->iteration = st.iteration;
+  job.reach.decided = st.reach_decided;  // the job's generation check, and this one (expand's twin)
+  job.reach.factor = st.reach_factor;
+  if (st.check_reach) {
+    watchdog.phase("generation check");
+    check_generations(job, impl_->opt, impl_->cfg.session.fault, kReachDeadline);
+  }
   impl_->opt.mover = st.mover;
   impl_->opt.move_budget_bytes = st.move_budget;
   MatrixRegistry& reg = impl_->registry;
@@ -254,6 +265,10 @@ ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const
     double total = 0;
     for (const auto& r : registry.mats) total += static_cast<double>(r.bytes(static_cast<std::int64_t>(r.mat().m) * r.mat().n));
     in.extra_move_s = move_seconds(events, total * kept_share(job.shape, target));
+    if (job.reach.factor > 0) {  // the generation check's measure (1: shared memory)
+      in.pair_factor = job.reach.factor;
+      in.pair_factor_measured = true;
+    }
     ReconfigureChoice c = detail::choose_reconfiguration(in);
     if (c.respawn && bg.mode != Background::Off && !bg.blocked(d, registry, in.remaining))
       c.why += "; carried out blocking: a respawn does not run in the background";
