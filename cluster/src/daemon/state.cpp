@@ -45,9 +45,11 @@ slurm::LedgerEntry entry_from_json(const json& j) {
 // The recent decisions `viewer` sees: all of them (a line that is not JSON as a string),
 // or, for a user, its own: decisions about its jobs (their owner recorded with them), its
 // refusals.
-std::vector<json> recent_seen(const std::deque<std::string>& lines, bool all, std::uint32_t viewer) {
+template <class Lines>
+std::vector<json> recent_seen(const Lines& lines, bool all, std::uint32_t viewer) {
   std::vector<json> recent;
-  for (const auto& l : lines) {
+  for (const auto* n : lines) {
+    const std::string& l = n->line;
     json d = json::parse(l, nullptr, false);
     const bool own = !d.is_discarded() && d.is_object() &&
                      ((d.contains("owner") && d["owner"] == viewer) || (d.contains("refused") && d.contains("uid") && d["uid"] == viewer));
@@ -139,13 +141,51 @@ std::string ArbiterState::set_qos(const slurm::Command& answer, double asked_at)
          std::to_string(view_.qos.size()) + " QOS, node limits in " + (names.empty() ? std::string("none") : names);
 }
 
-void ArbiterState::remember(std::string line) {
-  recent_.push_back(std::move(line));
-  while (recent_.size() > opt_.recent) recent_.pop_front();
+// A decision kept under `uid`, within that uid's bound; a uid new past kMaxRecentUids
+// takes the place of the uid whose newest decision is the oldest.
+void ArbiterState::remember(std::uint32_t uid, std::string line) {
+  auto it = recent_.find(uid);
+  if (it == recent_.end()) {
+    if (recent_.size() >= kMaxRecentUids) {
+      auto stalest = recent_.begin();
+      for (auto k = recent_.begin(); k != recent_.end(); ++k)
+        if (k->second.empty() || (!stalest->second.empty() && k->second.back().seq < stalest->second.back().seq)) stalest = k;
+      recent_.erase(stalest);
+    }
+    it = recent_.emplace(uid, std::deque<Noted>{}).first;
+  }
+  it->second.push_back(Noted{++seq_, std::move(line)});
+  while (it->second.size() > opt_.recent) it->second.pop_front();
+}
+
+std::uint32_t ArbiterState::key_of(const std::string& job, std::uint32_t asking) const {
+  const auto o = owners_.find(job);
+  return o == owners_.end() ? asking : o->second;
+}
+
+std::vector<const ArbiterState::Noted*> ArbiterState::recent_in_order() const {
+  std::vector<const Noted*> all;
+  for (const auto& [uid, lines] : recent_)
+    for (const Noted& n : lines) all.push_back(&n);
+  std::sort(all.begin(), all.end(), [](const Noted* a, const Noted* b) { return a->seq < b->seq; });
+  return all;
+}
+
+std::deque<std::string> ArbiterState::recent() const {
+  std::deque<std::string> out;
+  for (const Noted* n : recent_in_order()) out.push_back(n->line);
+  return out;
+}
+
+std::deque<std::string> ArbiterState::recent_of(std::uint32_t uid) const {
+  std::deque<std::string> out;
+  if (const auto it = recent_.find(uid); it != recent_.end())
+    for (const Noted& n : it->second) out.push_back(n.line);
+  return out;
 }
 
 void ArbiterState::note_refusal(std::uint32_t uid, const std::string& why, double now) {
-  remember(json{{"t", now}, {"uid", uid}, {"refused", why}}.dump(-1, ' ', false, json::error_handler_t::replace));
+  remember(uid, json{{"t", now}, {"uid", uid}, {"refused", why}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 // A claim that expires with its nodes still idle in a view taken after it was neither
@@ -159,7 +199,7 @@ void ArbiterState::bar_expired_claims(double now) {
   std::erase_if(barred_, [&](const auto& b) { return b.second <= now; });
 }
 
-Reply ArbiterState::arbitrate_for(const Request& r, double now) {
+Reply ArbiterState::arbitrate_for(const Request& r, std::uint32_t uid, double now) {
   Reply out;
   bar_expired_claims(now);
   slurm::Snapshot s;
@@ -186,7 +226,7 @@ Reply ArbiterState::arbitrate_for(const Request& r, double now) {
   }
   ledger_ = res.ledger;
   res.ledger = {};
-  remember(owned(slurm::decision_json(res, r.job.id, now), r.job.id));
+  remember(key_of(r.job.id, uid), owned(slurm::decision_json(res, r.job.id, now), r.job.id));
   out.ok = true;
   out.arbitration = std::move(res);
   out.held = s.mine.node_list;
@@ -235,14 +275,15 @@ Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool
     case Request::Kind::Settle:
       bar_expired_claims(now);  // a claim left to expire is not undone by a late settle
       ledger_ = slurm::settle(ledger_, r.job.id, r.promises_too);
-      remember(owned(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
+      remember(key_of(r.job.id, uid),
+               owned(json{{"t", now}, {"job", r.job.id}, {"rule", "settle"}, {"promises_too", r.promises_too}, {"uid", uid}}
                          .dump(),
                      r.job.id));
       changed = true;
       out.ok = true;
       return out;
     case Request::Kind::Arbitrate:
-      out = arbitrate_for(r, now);
+      out = arbitrate_for(r, uid, now);
       changed = out.ok;
       return out;
   }
@@ -252,7 +293,7 @@ Reply ArbiterState::handle(const Request& r, std::uint32_t uid, double now, bool
 std::string ArbiterState::journal() const {
   json j{{"version", 1}, {"ledger", json::array()}, {"recent", json::array()}};
   for (const auto& e : ledger_.entries) j["ledger"].push_back(entry_json(e));
-  for (const auto& l : recent_) j["recent"].push_back(l);
+  for (const Noted* n : recent_in_order()) j["recent"].push_back(n->line);
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
@@ -264,14 +305,22 @@ void ArbiterState::restore(const std::string& text) {
   if (!j.contains("recent") || !j["recent"].is_array()) throw Error("the journal has no list of recent decisions");
   slurm::Ledger l;
   for (const auto& e : j["ledger"]) l.entries.push_back(entry_from_json(e));
-  std::deque<std::string> recent;
-  for (const auto& e : j["recent"]) {
+  for (const auto& e : j["recent"])
     if (!e.is_string()) throw Error("the journal's recent decisions hold a non-string");
-    recent.push_back(e.get<std::string>());
-  }
   ledger_ = std::move(l);
-  recent_ = std::move(recent);
-  while (recent_.size() > opt_.recent) recent_.pop_front();
+  // Each line back under its uid: a decision's job owner ("owner"), else the uid it names
+  // ("uid": a refusal, a settle), else kUnknownUid; in the journal's order.
+  recent_.clear();
+  seq_ = 0;
+  for (const auto& e : j["recent"]) {
+    const std::string& line = e.get_ref<const std::string&>();
+    const json d = json::parse(line, nullptr, false);
+    std::uint32_t key = kUnknownUid;
+    for (const char* k : {"uid", "owner"})  // "owner" wins
+      if (d.is_object() && d.contains(k) && d[k].is_number_unsigned() && d[k].get<std::uint64_t>() <= 0xffffffffULL)
+        key = static_cast<std::uint32_t>(d[k].get<std::uint64_t>());
+    remember(key, line);
+  }
 }
 
 std::string ArbiterState::status_json(double now, std::uint32_t viewer, std::size_t max_bytes) const {
@@ -317,7 +366,14 @@ std::string ArbiterState::status_json(double now, std::uint32_t viewer, std::siz
   j["ledger"] = json::array();
   for (const auto& e : ledger_.entries)
     if (mine(e.job)) j["ledger"].push_back(entry_json(e));
-  return fit_recent(j, std::move(head), recent_seen(recent_, all, viewer), max_bytes);
+  // A user's own decisions are kept under its uid (remember): only that list is read.
+  std::vector<const Noted*> lines;
+  if (all) {
+    lines = recent_in_order();
+  } else if (const auto it = recent_.find(viewer); it != recent_.end()) {
+    for (const Noted& n : it->second) lines.push_back(&n);
+  }
+  return fit_recent(j, std::move(head), recent_seen(lines, all, viewer), max_bytes);
 }
 
 }  // namespace cluster::arbiter

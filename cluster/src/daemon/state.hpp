@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "arbiter/protocol.hpp"
 
@@ -26,7 +27,10 @@ struct StateOptions {
   // Operators (--operators): their status shows every job, as root's and SlurmUser's do;
   // everyone else's shows its own jobs only. They may not ask about others' jobs.
   std::set<std::uint32_t> operators = {};
-  std::size_t recent = 200;       // decisions kept for status and the journal
+  // Decisions kept for status and the journal, per uid: a decision about a job under its
+  // owner's uid (the asking uid when the view names no owner), a refusal under the uid
+  // refused. One user's requests never push another's records out.
+  std::size_t recent = 200;
   // sacctmgr's QOS table (kQosCommand, slurmdbd) is asked with a view when the last ask is
   // at least this old (and with the first view): at most once per max(qos_interval_s,
   // interval_s). 0: never asked (no QOS limit applied).
@@ -73,7 +77,15 @@ class ArbiterState {
   std::string status_json(double now, std::uint32_t viewer, std::size_t max_bytes = kMaxStatus) const;
   bool sees_all(std::uint32_t uid) const;
   const slurm::Ledger& ledger() const { return ledger_; }
-  const std::deque<std::string>& recent() const { return recent_; }
+  // Every uid's recent decisions, oldest first (the order they were made in).
+  std::deque<std::string> recent() const;
+  // The recent decisions kept under `uid` (its jobs' and its refusals), oldest first.
+  std::deque<std::string> recent_of(std::uint32_t uid) const;
+  // At most this many uids have decisions kept; past it, the uid whose newest decision is
+  // the oldest loses its list (a uid is MUNGE's, not chosen by a request).
+  static constexpr std::size_t kMaxRecentUids = 4096;
+  // The key of a refusal whose uid munged did not say.
+  static constexpr std::uint32_t kUnknownUid = 0xffffffffu;
 
  private:
   StateOptions opt_;
@@ -81,7 +93,15 @@ class ArbiterState {
   bool have_view_ = false;
   std::map<std::string, std::uint32_t> owners_;
   slurm::Ledger ledger_;
-  std::deque<std::string> recent_;  // one JSON object a line, oldest first
+  // The recent decisions per uid (state.hpp, StateOptions::recent), each a JSON object a
+  // line with its place in the order they were made in.
+  struct Noted {
+    std::uint64_t seq = 0;
+    std::string line;
+  };
+  std::map<std::uint32_t, std::deque<Noted>> recent_;
+  std::uint64_t seq_ = 0;
+  std::vector<const Noted*> recent_in_order() const;
   Connections conns_;
   double qos_asked_at_ = 0, qos_known_at_ = 0;  // 0: never
   bool qos_asked_ = false;
@@ -90,9 +110,10 @@ class ArbiterState {
   // no new claim before the time given (a claim's lifetime after the expiry).
   std::map<std::string, double> barred_;
   void bar_expired_claims(double now);
-  void remember(std::string line);
+  void remember(std::uint32_t uid, std::string line);
+  std::uint32_t key_of(const std::string& job, std::uint32_t asking) const;  // the owner, else the asking uid
   std::string owned(const std::string& line, const std::string& job) const;
-  Reply arbitrate_for(const Request& r, double now);
+  Reply arbitrate_for(const Request& r, std::uint32_t uid, double now);
 };
 
 }  // namespace cluster::arbiter

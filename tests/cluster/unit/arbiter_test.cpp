@@ -383,6 +383,77 @@ TEST(ArbiterState, AStatusFitsAFrameLeavingOutTheOldestDecisions) {
   EXPECT_NE(none.find("does not fit"), std::string::npos);
 }
 
+// Issue 76: 250 refused requests of uid 1001 evicted every decision of uid 1000's job from
+// the shared list (A's status: 92 entries, then 0), and the journal held none of them.
+// The decisions are kept per uid, each list with its own bound.
+TEST(ArbiterState, OneUsersRefusalsLeaveAnothersDecisionsInStatusAndJournal) {
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  so.recent = 40;
+  ArbiterState st(so);
+  st.set_view(two_jobs(100), kOwners);
+  bool changed = false;
+  for (int k = 0; k < 30; ++k) ASSERT_TRUE(st.handle(arbitrate_request("7", {"node1", "node2"}, 5), 1000, 101 + k, changed).ok);
+  for (int k = 0; k < 250; ++k) EXPECT_FALSE(st.handle(arbitrate_request("7", {"node1"}, 5), 1001, 200 + k, changed).ok);
+  const auto decisions_about_7 = [](const nlohmann::json& recent) {
+    int n = 0;
+    for (const auto& d : recent) n += d.is_object() && d.contains("job") && d["job"] == "7" && d.contains("rule");
+    return n;
+  };
+  const auto refusals_of_1001 = [](const nlohmann::json& recent) {
+    int n = 0;
+    for (const auto& d : recent) n += d.is_object() && d.contains("refused") && d["uid"] == 1001;
+    return n;
+  };
+  Request status;
+  const nlohmann::json a = nlohmann::json::parse(st.handle(status, 1000, 500, changed).status_json);
+  EXPECT_EQ(decisions_about_7(a["recent"]), 30) << a["recent"].dump();
+  const nlohmann::json b = nlohmann::json::parse(st.handle(status, 1001, 500, changed).status_json);
+  EXPECT_EQ(refusals_of_1001(b["recent"]), 40);  // its own bound: the newest 40
+  EXPECT_EQ(decisions_about_7(b["recent"]), 0);
+  // The journal keeps both users' lists, and a restart gives each back under its uid.
+  const nlohmann::json journal = nlohmann::json::parse(st.journal());
+  nlohmann::json lines = nlohmann::json::array();
+  for (const auto& l : journal["recent"]) lines.push_back(nlohmann::json::parse(l.get<std::string>()));
+  EXPECT_EQ(decisions_about_7(lines), 30);
+  EXPECT_EQ(refusals_of_1001(lines), 40);
+  ArbiterState back(so);
+  back.restore(st.journal());
+  back.set_view(two_jobs(600), kOwners);
+  EXPECT_EQ(back.recent(), st.recent());
+  for (int k = 0; k < 250; ++k) back.note_refusal(1001, std::string("flood ").append(std::to_string(k)), 700 + k);
+  const nlohmann::json a2 = nlohmann::json::parse(back.handle(status, 1000, 1000, changed).status_json);
+  EXPECT_EQ(decisions_about_7(a2["recent"]), 30) << "after a restart, uid 1001's refusals pushed uid 1000's decisions out";
+}
+
+// Each uid's list is bounded by --recent, and the number of uids by kMaxRecentUids: a uid
+// new past it takes the place of the uid whose newest decision is the oldest.
+TEST(ArbiterState, RecentDecisionsAreBoundedPerUidAndInUids) {
+  StateOptions so;
+  so.recent = 3;
+  ArbiterState st(so);
+  for (int k = 0; k < 10; ++k) st.note_refusal(1000, std::string("a").append(std::to_string(k)), k);
+  for (int k = 0; k < 5; ++k) st.note_refusal(1001, std::string("b").append(std::to_string(k)), 10 + k);
+  ASSERT_EQ(st.recent_of(1000).size(), 3u);
+  EXPECT_NE(st.recent_of(1000).back().find("\"a9\""), std::string::npos);
+  EXPECT_NE(st.recent_of(1000).front().find("\"a7\""), std::string::npos);
+  ASSERT_EQ(st.recent_of(1001).size(), 3u);
+  EXPECT_EQ(st.recent().size(), 6u);
+  // Oldest first across uids: a7 a8 a9 b2 b3 b4.
+  EXPECT_NE(st.recent().front().find("\"a7\""), std::string::npos);
+  EXPECT_NE(st.recent().back().find("\"b4\""), std::string::npos);
+  // Many uids: the lists of the stalest uids go first, uid 1001's (newer) stays longest.
+  for (std::uint32_t u = 0; u < ArbiterState::kMaxRecentUids - 2; ++u) st.note_refusal(50000 + u, "x", 100);
+  EXPECT_EQ(st.recent_of(1000).size(), 3u);  // 4096 uids: all kept
+  st.note_refusal(90000, "one more uid", 200);
+  EXPECT_TRUE(st.recent_of(1000).empty());   // the stalest list made room
+  EXPECT_EQ(st.recent_of(1001).size(), 3u);
+  EXPECT_EQ(st.recent_of(90000).size(), 1u);
+  st.note_refusal(1000, "back", 300);
+  EXPECT_EQ(st.recent_of(1000).size(), 1u);
+  EXPECT_EQ(st.recent_of(1001).size(), 0u);  // now the stalest
+}
+
 TEST(ArbiterState, TheJournalKeepsEveryClaimOnceAcrossARestart) {
   StateOptions so;
   so.arbiter.bid_window_s = 0;
