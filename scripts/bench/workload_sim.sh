@@ -83,6 +83,7 @@ for nodes in ${SCALES:-1000 10000}; do
         # shellcheck disable=SC2086
         wv=$w vt=("${top[@]}")
         [[ $variant == "range $other_range"* ]] && wv=$wd vt=()
+        [[ $variant == *--start-ranges* ]] || vt=()  # --range-top needs a range (the simulator refuses it alone)
         "$bin" --workload "$wv" --costs "$costs" --interval "$interval" ${variant#*:} "${vt[@]}" --out "$tmp/p.json" 2>/dev/null
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \
           "$(field "$tmp/p.json" makespan_s)" "$(field "$tmp/p.json" mean_wait_s)" "$(field "$tmp/p.json" resizes_per_job)" >> "$variants"

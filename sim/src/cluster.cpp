@@ -2,6 +2,7 @@
 #include "cluster.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "time_limit.hpp"
 
@@ -97,6 +98,7 @@ std::size_t Cluster::head(double now) const {
 }
 
 std::vector<std::size_t> Cluster::schedule(double now) {
+  narrowed_now_.clear();
   if (queue_.empty()) return {};
   std::vector<Waiting> waiting;
   std::vector<std::size_t> at;  // waiting[i] is queue_[at[i]]
@@ -115,8 +117,12 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   std::vector<Running> run;
   for (const auto& s : state_)
     if (s.running) run.push_back({static_cast<int>(s.held.size()), s.estimated_end});
-  const EasyResult r = conservative_ ? conservative_backfill(now, idle_count(), total(), waiting, run, ranges_, resolution_)
-                                     : easy_backfill(now, idle_count(), total(), waiting, std::move(run), ranges_);
+  const auto backfill = [&](const std::vector<Waiting>& q) {
+    return conservative_ ? conservative_backfill(now, idle_count(), total(), q, run, ranges_, resolution_)
+                         : easy_backfill(now, idle_count(), total(), q, run, ranges_);
+  };
+  const EasyResult r = backfill(waiting);
+  count_narrowed(waiting, at, r, backfill);
   std::vector<std::size_t> started;
   std::vector<bool> leaves(queue_.size(), false);
   for (const Start& st : r.start) {
@@ -144,6 +150,33 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     ++version_;
   }
   return started;
+}
+
+void Cluster::count_narrowed(const std::vector<Waiting>& waiting, const std::vector<std::size_t>& at,
+                             const EasyResult& r, const std::function<EasyResult(const std::vector<Waiting>&)>& backfill) {
+  if (!ranges_ || !limits_) return;
+  narrowed_.resize(w_.jobs.size(), false);
+  std::vector<bool> started(waiting.size(), false);
+  for (const Start& st : r.start) started[st.index] = true;
+  // Only a job the floor may have held: malleable, floor above its minimum, that minimum
+  // within the idle nodes (a start never takes more), not started, not yet counted.
+  std::vector<Waiting> loose = waiting;
+  bool any = false;
+  for (std::size_t i = 0; i < waiting.size(); ++i) {
+    const std::size_t j = queue_[at[i]];
+    const Job& job = w_.jobs[j];
+    if (!job.malleable || start_floor_[j] <= job.min_nodes) continue;
+    loose[i].min_nodes = job.min_nodes;
+    any = any || (!started[i] && !narrowed_[j] && job.min_nodes <= idle_count());
+  }
+  if (!any) return;
+  for (const Start& st : backfill(loose).start) {
+    const std::size_t j = queue_[at[st.index]];
+    if (started[st.index] || narrowed_[j] || st.nodes >= start_floor_[j]) continue;
+    narrowed_[j] = true;
+    ++narrowed_count_;
+    narrowed_now_.push_back(j);
+  }
 }
 
 void Cluster::set_estimated_end(std::size_t job, double end) {

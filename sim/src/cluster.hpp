@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -47,6 +48,14 @@ class Cluster {
   // whether its limit raised it above its minimum (a start below the request refused).
   int start_floor(std::size_t job) const { return start_floor_.at(job); }
   bool start_narrowed(std::size_t job) const { return start_floor_.at(job) > w_.jobs.at(job).min_nodes; }
+  // Starts actually narrowed by the limit: a waiting job on a range that a scheduling pass
+  // would have started on fewer nodes than its floor (in [min_nodes, floor)) had its floor
+  // been its minimum, and that the floor kept waiting instead. Counted once a job, at the
+  // pass where it happens (schedule() reruns the pass without the floors only when a
+  // waiting job's floor is above its minimum and that minimum fits the idle nodes).
+  // narrowed(): the jobs first narrowed at the last schedule() call.
+  const std::vector<std::size_t>& narrowed() const { return narrowed_now_; }
+  long starts_narrowed() const { return narrowed_count_; }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
@@ -118,6 +127,9 @@ class Cluster {
   bool conservative_ = false;
   Resolution resolution_;
   std::vector<int> start_floor_;
+  std::vector<bool> narrowed_;             // per job: a start already narrowed
+  std::vector<std::size_t> narrowed_now_;  // first narrowed at the last pass
+  long narrowed_count_ = 0;
   bool limits_ = false;
   PeriodPolicy periods_;
   double estimate(std::size_t job) const;
@@ -125,6 +137,8 @@ class Cluster {
   double top_efficiency_ = 0;
   std::vector<int> efficient_top_;
   void floors();
+  void count_narrowed(const std::vector<Waiting>& waiting, const std::vector<std::size_t>& at, const EasyResult& r,
+                      const std::function<EasyResult(const std::vector<Waiting>&)>& backfill);
 };
 
 }  // namespace clustersim

@@ -157,6 +157,29 @@ void add_options(CLI::App& app, Cli& c) {
                  "JSON lines");
 }
 
+// An option that only another option gives a meaning to is refused without it, naming
+// that option (empty: every option given is honoured).
+std::string refused(const CLI::App& app, const Cli& c) {
+  const auto given = [&app](const char* name) { return app.count(name) > 0; };
+  if (given("--bf-resolution") && c.backfill != "conservative")
+    return "--bf-resolution needs --backfill conservative (EASY backfilling plans in exact times)";
+  if (given("--bf-origin") && c.backfill != "conservative")
+    return "--bf-origin needs --backfill conservative (and --bf-resolution)";
+  if (given("--prime-max-h") && c.prime_time.empty()) return "--prime-max-h needs --prime-time";
+  if (given("--range-top") && !c.ranges) return "--range-top needs --start-ranges";
+  if (given("--range-efficiency") && c.range_top != "efficient")
+    return "--range-efficiency needs --range-top efficient";
+  if (given("--speedup-file") && c.speedup != "measured")
+    return "--speedup-file needs --speedup measured (--speedup amdahl draws serial fractions, --serial)";
+  if (given("--serial") && c.speedup == "measured")
+    return "--serial needs --speedup amdahl (--speedup measured takes each job's serial fraction from "
+           "--speedup-file's curves)";
+  if (c.start_mode != "full" && c.policy == "none")
+    return "--start " + c.start_mode + " needs --policy arbiter or decide (--policy none runs every job on the "
+           "nodes it starts on)";
+  return "";
+}
+
 // The trace's local time (its TimeZoneString with daylight saving, from the system's time
 // zone data; else its fixed TimeZone): seconds east of UTC at an epoch second.
 std::function<long(double)> zone_offset(const SwfHeader& h) {
@@ -333,6 +356,10 @@ int main(int argc, char** argv) {
       std::cerr << "malleable-clustersim: unknown option " << e << " (--help lists the options)\n";
       return 2;
     }
+  if (const std::string why = refused(app, c); !why.empty()) {
+    std::cerr << "malleable-clustersim: " << why << "\n";
+    return 2;
+  }
   std::vector<char*> sg_argv{argv[0]};
   for (auto& e : extras) sg_argv.push_back(e.data());
   int sg_argc = static_cast<int>(sg_argv.size());

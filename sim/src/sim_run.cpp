@@ -309,14 +309,6 @@ void submitter(Sim* sim) {
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     sg4::this_actor::sleep_until(jobs[j].submit_s);
     sim->cluster.submit(j, now_s());
-    if (sim->cluster.start_ranges() && sim->cluster.start_narrowed(j)) {
-      ++sim->counts.starts_narrowed;
-      log_line(*sim, j, {{"rule", "time-limit"}, {"from", 0}, {"give", 0}, {"grow", 0},
-                         {"why", "start: at least " + std::to_string(sim->cluster.start_floor(j)) + " of its range [" +
-                                     std::to_string(jobs[j].min_nodes) + ", " + std::to_string(jobs[j].nodes) +
-                                     "] node(s), the fewest whose predicted run keeps its limit of " +
-                                     std::to_string(jobs[j].kill_limit_s()) + " s"}});
-    }
     sim->notify();
   }
 }
@@ -344,6 +336,15 @@ void scheduler(Sim* sim) {
       const auto& held = sim->cluster.held(j);
       sg4::Actor::create(sim->cluster.workload().jobs[j].id, sim->hosts[held.front()], job_actor, sim, j);
     }
+    // Where the pass kept a job waiting that it would have started below its floor.
+    const auto& jobs = sim->cluster.workload().jobs;
+    for (std::size_t j : sim->cluster.narrowed())
+      log_line(*sim, j, {{"rule", "time-limit"}, {"from", 0}, {"give", 0}, {"grow", 0},
+                         {"why", "start: held, not started below " + std::to_string(sim->cluster.start_floor(j)) +
+                                     " of its range [" + std::to_string(jobs[j].min_nodes) + ", " +
+                                     std::to_string(jobs[j].nodes) +
+                                     "], the fewest whose predicted run keeps its limit of " +
+                                     std::to_string(jobs[j].kill_limit_s()) + " s"}});
   }
 }
 
@@ -361,6 +362,7 @@ std::vector<JobRecord> simulate(Cluster cluster, const Costs& costs, const RunOp
   if (sim.cluster.periods().on) sg4::Actor::create("periods", sim.hosts.front(), period_clock, &sim)->daemonize();
   sg4::Engine::get_instance()->run();
   counts = sim.counts;
+  counts.starts_narrowed = sim.cluster.starts_narrowed();
   return sim.cluster.records();
 }
 

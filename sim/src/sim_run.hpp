@@ -43,7 +43,7 @@ struct RunCounts {
   long limit_refusals = 0;   // give-backs the policy asked for, refused (or cut) by the limit
   long growth_refusals = 0;  // growths refused: their predicted end passed the limit
   long queries_skipped = 0;  // policy queries left out: their own time would pass the limit
-  long starts_narrowed = 0;  // malleable jobs whose start range the limit raised above its minimum
+  long starts_narrowed = 0;  // malleable jobs a pass held below their limit's floor (Cluster::narrowed)
 };
 
 // Simulates the workload to its end on `engine` (one call per process: SimGrid's engine

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "cluster.hpp"
 #include "costs.hpp"
@@ -424,4 +425,36 @@ TEST(ClusterSimPolicy, ViewCacheEqualsViewOfAtEveryCall) {
   EXPECT_GT(cache.rebuilds(), rebuilt);
   ASSERT_FALSE(c.schedule(40).empty());
   same(41);
+}
+
+// starts_narrowed counts where a pass holds a job that it would have started below its
+// limit's floor, not every job whose floor is above its minimum: the same job is counted
+// in one arm and not in the others.
+TEST(ClusterSimCluster, StartsNarrowedWhereAPassHoldsTheJob) {
+  Job m = job("m", 0, 4, true, 400);  // 400 / n s on n nodes, range [2, 8]
+  m.limit_s = 110;                    // 100 s on 4 keeps it, 133 s on 3 does not: floor 4
+  const auto arm = [&](int machine_nodes, bool ranges, bool limits, int blocker) {
+    std::vector<Job> jobs;
+    if (blocker > 0) jobs.push_back(job("r", 0, blocker, false, 1e6));
+    jobs.push_back(m);
+    Cluster c(machine(machine_nodes, jobs));
+    c.set_start_ranges(ranges);
+    c.set_time_limits(limits);
+    for (std::size_t j = 0; j < jobs.size(); ++j) c.submit(j, 0);
+    c.schedule(0);
+    const std::size_t mj = jobs.size() - 1;
+    EXPECT_TRUE(!limits || c.start_narrowed(mj));  // the submission-time property: the same in every arm with limits
+    const auto first = c.narrowed();
+    c.schedule(10);  // a later pass, still held: not counted twice
+    EXPECT_TRUE(c.narrowed().empty());
+    return std::pair{c.starts_narrowed(), first};
+  };
+  // 5 of 8 nodes busy, 3 idle: the range would start it on 3, its floor holds it.
+  const auto held = arm(8, true, true, 5);
+  EXPECT_EQ(held.first, 1);
+  EXPECT_EQ(held.second, (std::vector<std::size_t>{1}));
+  EXPECT_EQ(arm(8, true, false, 5).first, 0);  // no limits: it starts on 3
+  EXPECT_EQ(arm(8, true, true, 4).first, 0);   // 4 idle: it starts on its floor, nothing narrowed
+  EXPECT_EQ(arm(8, false, true, 5).first, 0);  // no ranges (rigid start): no range to narrow
+  EXPECT_EQ(arm(8, true, true, 7).first, 0);   // 1 idle, below its minimum: held by the nodes, not the limit
 }

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Every option is honoured or refused (sim/src/main.cpp, refused()): an option that only
+# another option gives a meaning to is refused without it, exit 2, a message naming the
+# option it needs, nothing run (no --out file written); with the option it needs, the same
+# command runs. Then starts_narrowed end to end: counted where a pass held a job below its
+# limit's floor, not at submission, so the same job counts in one arm and not in another:
+#   M  malleable, 4 nodes asked ([2, 8]), 400 node-seconds, limit 110 s: 100 s on 4
+#      nodes keeps its limit, 133 s on 3 does not (its floor is 4);
+#   R  rigid, submitted first: 5 of the 8 nodes (3 idle when M comes: held, counted) or 4
+#      (4 idle: M starts on its floor, nothing narrowed); with --time-limits off M starts
+#      on 3 and nothing is counted either.
+# Usage: options_refused.sh <malleable-clustersim or empty> <source dir>
+. "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
+workload() {  # workload FILE R_NODES
+  cat >"$1" <<JSON
+{"nodes": 8, "jobs": [
+ {"id": "R", "submit_s": 0, "nodes": $2, "min_nodes": $2, "max_nodes": $2, "malleable": false,
+  "work_node_s": 1000000, "serial_fraction": 0, "iterations": 1},
+ {"id": "M", "submit_s": 1, "nodes": 4, "min_nodes": 2, "max_nodes": 8, "malleable": true,
+  "work_node_s": 400, "serial_fraction": 0, "iterations": 10, "limit_s": 110}]}
+JSON
+}
+workload "$tmp/w5.json" 5
+workload "$tmp/w4.json" 4
+kth=$src/sim/traces/KTH-SP2-1996-2.1-cln-to-1997-05.swf
+swf=(--swf "$kth" --cores-per-node 1 --swf-jobs 20)
+fail=0
+# refuse NEEDS -- ARGS...: refused, naming NEEDS and the option; nothing written.
+refuse() {
+  local needs=$1 option=$3
+  shift 2
+  rm -f "$tmp/o.json"
+  if "$bin" "$@" --out "$tmp/o.json" >"$tmp/out" 2>"$tmp/err"; then
+    echo "FAILED: accepted: $*"; fail=1; return
+  fi
+  if ! grep -qF -- "$option" "$tmp/err" || ! grep -qF -- "$needs" "$tmp/err"; then
+    echo "FAILED: $* : the message names neither $option nor $needs:"; cat "$tmp/err"; fail=1
+  fi
+  [[ -e $tmp/o.json ]] && { echo "FAILED: $* ran (wrote --out)"; fail=1; }
+  echo "refused: $* -> $(cat "$tmp/err")"
+}
+honour() {  # honour ARGS...: runs, writes its metrics
+  rm -f "$tmp/o.json"
+  "$bin" "$@" --out "$tmp/o.json" 2>"$tmp/err" && [[ -s $tmp/o.json ]] ||
+    { echo "FAILED: refused or failed: $*"; cat "$tmp/err"; fail=1; }
+}
+w=(--workload "$tmp/w5.json")
+refuse "--backfill conservative" -- --bf-resolution 60 "${w[@]}"
+refuse "--backfill conservative" -- --bf-resolution 60 --backfill easy "${w[@]}"
+honour --bf-resolution 60 --backfill conservative "${w[@]}"
+refuse "--backfill conservative" -- --bf-origin 12 "${w[@]}"
+refuse "--prime-time" -- --prime-max-h 2 "${swf[@]}"
+honour --prime-max-h 2 --prime-time 8-17 "${swf[@]}"
+refuse "--start-ranges" -- --range-top requested "${w[@]}"
+refuse "--start-ranges" -- --range-top efficient --range-efficiency 0.5 "${w[@]}"
+honour --range-top requested --start-ranges "${w[@]}"
+refuse "--range-top efficient" -- --range-efficiency 0.6 --start-ranges "${w[@]}"
+refuse "--range-top efficient" -- --range-efficiency 0.6 --start-ranges --range-top max "${w[@]}"
+honour --range-efficiency 0.6 --start-ranges --range-top efficient "${w[@]}"
+refuse "--speedup measured" -- --speedup-file "$src/sim/speedup/apps.json" "${swf[@]}"
+refuse "--speedup measured" -- --speedup-file "$src/sim/speedup/apps.json" --speedup amdahl "${swf[@]}"
+honour --speedup-file "$src/sim/speedup/apps.json" --speedup measured "${swf[@]}"
+refuse "--speedup amdahl" -- --serial 0.01 0.1 --speedup measured --speedup-file "$src/sim/speedup/apps.json" "${swf[@]}"
+honour --serial 0.01 0.1 "${swf[@]}"
+refuse "--policy arbiter or decide" -- --start min --policy none "${w[@]}"
+refuse "--policy arbiter or decide" -- --start one --policy none "${w[@]}"
+honour --start min --policy arbiter "${w[@]}"
+honour --start full --policy none "${w[@]}"
+# starts_narrowed, three arms of the same job M.
+narrowed() {  # narrowed WORKLOAD ARGS...: the run's starts_narrowed
+  "$bin" --workload "$1" --start-ranges --policy none "${@:2}" --out "$tmp/n.json" 2>"$tmp/err" ||
+    { cat "$tmp/err"; echo "FAILED: did not run"; exit 1; }
+  python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['starts_narrowed'])" "$tmp/n.json"
+}
+held=$(narrowed "$tmp/w5.json") room=$(narrowed "$tmp/w4.json") off=$(narrowed "$tmp/w5.json" --time-limits off)
+echo "starts_narrowed: held at 3 idle $held, 4 idle $room, limits off $off"
+[[ $held == 1 && $room == 0 && $off == 0 ]] || { echo "FAILED: starts_narrowed $held $room $off (want 1 0 0)"; fail=1; }
+[[ $fail == 0 ]] || { echo FAILED; exit 1; }
+echo "PASS: options honoured or refused"
