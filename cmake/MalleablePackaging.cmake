@@ -64,6 +64,16 @@ The .so links, CMake package (find_package(malleable)) and pkg-config files; hea
 and Fortran modules are in malleable-common.")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME malleable${MALL_PACKAGE_SUFFIX}-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${_mall_deb_mpi_bin}")
+# With the arbiter (cluster/CMakeLists.txt), its configuration is a conffile: dpkg keeps an
+# administrator's edits across upgrades and asks before replacing them. Its path is the one
+# the packaged unit names (the full sysconfdir of the packaging prefix, /etc for /usr).
+if(TARGET malleable-arbiterd)
+  include(${PROJECT_SOURCE_DIR}/packaging/arbiter/arbiter_install.cmake)
+  mall_arbiter_paths("${CPACK_PACKAGING_INSTALL_PREFIX}" "${CMAKE_INSTALL_SBINDIR}" "${CMAKE_INSTALL_SYSCONFDIR}"
+                     "${CMAKE_INSTALL_DOCDIR}")
+  file(WRITE ${PROJECT_BINARY_DIR}/packaging/tools/conffiles "${MALL_ARBITER_CONF}\n")
+  set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/packaging/tools/conffiles)
+endif()
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION
     "Malleable ScaLAPACK: resizable MPI applications (tools, ${MALL_MPI_NAME})\n\
 malleable-gridmap, malleable-calibrate and the resizable PDGEMM/PDGEMV/PDGETRF/Life\n\
