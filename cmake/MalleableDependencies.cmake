@@ -102,6 +102,10 @@ if(PKG_CONFIG_FOUND)
 endif()
 mall_require(MALL_HDF5_FOUND "parallel HDF5 (${MALLEABLE_MPI})" "libhdf5-${MALLEABLE_MPI}-dev")
 
+# OpenSSL's libcrypto: the HMAC-SHA256 proofs of growing by joining (blacs-dyn).
+find_package(OpenSSL QUIET COMPONENTS Crypto)
+mall_require(OpenSSL_FOUND "OpenSSL's libcrypto" "libssl-dev")
+
 find_package(nlohmann_json 3 QUIET)
 mall_require(nlohmann_json_FOUND "nlohmann-json" "nlohmann-json3-dev")
 find_package(CLI11 QUIET)

@@ -35,7 +35,9 @@ packages=(g++ gfortran make cmake pkg-config python3
   # compiles only what changed; a fresh machine's first build gains nothing from it
   ccache
   # the arbiter daemon (malleable-arbiterd) authenticates requests with MUNGE (munge_decode)
-  libmunge-dev)
+  libmunge-dev
+  # growing by joining proves the job's secret with HMAC-SHA256 (OpenSSL's libcrypto)
+  libssl-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -69,9 +69,10 @@ std::string JoinLobby::next_to_connect() const {
 
 void JoinLobby::connected(const std::string& launch) { in(launch, LaunchState::Seen, "connected").state = LaunchState::Connected; }
 
-std::string JoinLobby::hello(const std::string& launch, const JoinHello& h, std::string_view secret) {
+std::string JoinLobby::hello(const std::string& launch, const JoinHello& h, std::string_view secret,
+                             const ProofNonces& n) {
   Entry& e = in(launch, LaunchState::Connected, "hello");
-  std::string why = refuse_hello(h, e.req, job_, secret);
+  std::string why = refuse_hello(h, e.req, job_, secret, n);
   if (!why.empty()) {
     e.state = LaunchState::Refused;
     e.reason = why;

@@ -3,6 +3,9 @@
 // the job's bookkeeping of the launches it joins. Pure.
 #include "join_protocol.hpp"
 
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -58,6 +61,14 @@ long long number(const std::map<std::string, std::string>& m, const char* key, l
     throw std::runtime_error(where + ": '" + key + "' must be a whole number in " + std::to_string(lo) + ".." +
                              std::to_string(hi) + ", got '" + v.substr(0, 40) + "'");
   return x;
+}
+
+// A peer's text in a message of ours: printable ASCII, at most `max` bytes ('?' for the rest).
+std::string shown(std::string_view s, std::size_t max = 70) {
+  std::string out(s.substr(0, max));
+  for (char& c : out)
+    if (c < 0x20 || c >= 0x7f) c = '?';
+  return out;
 }
 
 bool printable_word(std::string_view s) {
@@ -156,16 +167,78 @@ bool same_secret(std::string_view a, std::string_view b) {
   return diff == 0 && !a.empty();
 }
 
-std::string refuse_hello(const JoinHello& h, const JoinRequest& req, const JobRecord& job, std::string_view secret) {
+bool valid_nonce(std::string_view n) {
+  return n.size() == 32 && std::all_of(n.begin(), n.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+std::string hmac_sha256_hex(std::string_view key, std::string_view message) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  static const unsigned char none = 0;
+  if (!HMAC(EVP_sha256(), key.empty() ? static_cast<const void*>(&none) : static_cast<const void*>(key.data()),
+            static_cast<int>(key.size()),
+            message.empty() ? &none : reinterpret_cast<const unsigned char*>(message.data()), message.size(), out,
+            &len))
+    throw std::runtime_error("HMAC-SHA256 failed (OpenSSL)");
+  static const char digits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(2 * len);
+  for (unsigned i = 0; i < len; ++i) {
+    hex += digits[out[i] >> 4];
+    hex += digits[out[i] & 15];
+  }
+  return hex;
+}
+
+namespace {
+// The proofs' messages: each field as its length, ':', its bytes, ';' (unambiguous
+// whatever a field holds), after a label that tells the two proofs apart.
+struct ProofMessage {
+  std::string text;
+  explicit ProofMessage(const char* label) { add(label); }
+  ProofMessage& add(std::string_view f) {
+    text += std::to_string(f.size());
+    text += ':';
+    text += f;
+    text += ';';
+    return *this;
+  }
+  ProofMessage& add(long long v) { return add(std::to_string(v)); }
+};
+}  // namespace
+
+std::string job_proof(std::string_view secret, std::string_view launch, std::string_view incarnation, int rank,
+                      const ProofNonces& n) {
+  if (secret.empty()) throw std::runtime_error("no secret to prove");
+  ProofMessage m("blacs-dyn join v2: the job");
+  m.add(launch).add(incarnation).add(rank).add(n.launch).add(n.job);
+  return hmac_sha256_hex(secret, m.text);
+}
+
+std::string launch_proof(std::string_view secret, const JoinHello& h, const ProofNonces& n) {
+  if (secret.empty()) throw std::runtime_error("no secret to prove");
+  ProofMessage m("blacs-dyn join v2: a joining process");
+  m.add(h.launch).add(h.incarnation).add(h.program).add(h.host).add(static_cast<long long>(h.uid)).add(h.pid);
+  m.add(h.procs).add(h.rank).add(h.at_start ? 1 : 0).add(n.launch).add(n.job);
+  return hmac_sha256_hex(secret, m.text);
+}
+
+std::string refuse_hello(const JoinHello& h, const JoinRequest& req, const JobRecord& job, std::string_view secret,
+                         const ProofNonces& nonces) {
   const std::string who = "launch " + req.launch + ", process " + std::to_string(h.rank) + " (pid " +
-                          std::to_string(h.pid) + " on " + h.host + ")";
-  if (!same_secret(h.secret, secret))
-    return who + ": wrong secret (it could not read this job's directory, or it is another job's launch)";
-  if (h.launch != req.launch) return who + ": it says it is launch '" + h.launch.substr(0, 70) + "'";
+                          std::to_string(h.pid) + " on " + shown(h.host) + ", uid " + std::to_string(h.uid) +
+                          " claimed)";
+  if (h.declined)
+    return who + ": wrong secret: it found the job's proof wrong (it does not hold this job's secret: it could not "
+                 "read the job's directory, or it is another job's launch)";
+  if (secret.empty() || !same_secret(h.mac, launch_proof(secret, h, nonces)))
+    return who + ": wrong secret: its proof does not match this job's secret (it could not read the job's "
+                 "directory, or it is another job's launch)";
+  if (h.launch != req.launch) return who + ": it says it is launch '" + shown(h.launch) + "'";
   if (h.incarnation != job.incarnation) return who + ": a stale launch, started for another run of the job";
   if (h.uid != job.uid)
     return who + ": it runs as uid " + std::to_string(h.uid) + ", the job as uid " + std::to_string(job.uid);
-  if (h.program != job.program) return who + ": a wrong program: it runs '" + h.program + "'";
+  if (h.program != job.program) return who + ": a wrong program: it runs '" + shown(h.program, 200) + "'";
   if (h.procs != req.procs)
     return who + ": its launch has " + std::to_string(h.procs) + " processes, its request said " +
            std::to_string(req.procs);
@@ -175,15 +248,16 @@ std::string refuse_hello(const JoinHello& h, const JoinRequest& req, const JobRe
 }
 
 namespace {
-constexpr Kind kHello{0x484a4442u, 1, "blacs-dyn join hello"};    // "BDJH"
-constexpr Kind kAnswer{0x414a4442u, 1, "blacs-dyn join answer"};  // "BDJA"
+constexpr Kind kHello{0x484a4442u, 2, "blacs-dyn join hello"};    // "BDJH"
+constexpr Kind kAnswer{0x414a4442u, 2, "blacs-dyn join answer"};  // "BDJA"
+constexpr Kind kChallenge{0x434a4442u, 1, "blacs-dyn join challenge"};  // "BDJC"
 constexpr Kind kAck{0x4b4a4442u, 1, "blacs-dyn join ack"};        // "BDJK"
 constexpr Kind kStep{0x534a4442u, 1, "blacs-dyn join step"};      // "BDJS"
 
 constexpr auto hello_fields = [](auto& v, auto& m) {
   v(m.launch);
   v(m.incarnation);
-  v(m.secret);
+  v(m.mac);
   v(m.program);
   v(m.host);
   v(m.uid);
@@ -191,14 +265,22 @@ constexpr auto hello_fields = [](auto& v, auto& m) {
   v(m.procs);
   v(m.rank);
   v(m.at_start);
+  v(m.declined);
+};
+constexpr auto challenge_fields = [](auto& v, auto& m) {
+  v(m.launch);
+  v(m.nonce);
+  v(m.rank);
 };
 constexpr auto answer_fields = [](auto& v, auto& m) {
-  v.enumeration(m.kind, Answer::Refuse, Answer::Commit, "answer");
+  v.enumeration(m.kind, Answer::Refuse, Answer::Proof, "answer");
   v(m.reason);
   v(m.level);
   v(m.groups);
   v(m.mine);
   v(m.stack);
+  v(m.nonce);
+  v(m.mac);
 };
 constexpr auto step_fields = [](auto& v, auto& m) {
   v.enumeration(m.kind, StepKind::Connect, StepKind::Fail, "step");
@@ -225,7 +307,18 @@ JoinAnswer decode_join_answer(std::span<const char> bytes) {
   return malleable::wire::decode<JoinAnswer>(bytes, kAnswer, answer_fields, [](const JoinAnswer& m, const Reader& r) {
     if (m.kind == Answer::Prepare && (m.mine < 0 || m.groups > m.mine))
       r.fail("a prepare for group " + std::to_string(m.mine) + " after " + std::to_string(m.groups) + " groups");
+    if (m.kind == Answer::Proof && (!valid_nonce(m.nonce) || m.mac.size() != 64))
+      r.fail("a proof without a nonce of 32 hex digits and a 64-digit proof");
   });
+}
+std::vector<char> encode(const JoinChallenge& m) { return malleable::wire::encode(kChallenge, m, challenge_fields); }
+JoinChallenge decode_join_challenge(std::span<const char> bytes) {
+  return malleable::wire::decode<JoinChallenge>(bytes, kChallenge, challenge_fields,
+                                                [](const JoinChallenge& m, const Reader& r) {
+                                                  if (!valid_launch_id(m.launch) || !valid_nonce(m.nonce) || m.rank < 0)
+                                                    r.fail("a challenge without a launch id, a nonce of 32 hex "
+                                                           "digits or a rank");
+                                                });
 }
 std::vector<char> encode(const JoinAck& m) { return malleable::wire::encode(kAck, m, ack_fields); }
 JoinAck decode_join_ack(std::span<const char> bytes) { return malleable::wire::decode<JoinAck>(bytes, kAck, ack_fields); }

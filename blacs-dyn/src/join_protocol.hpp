@@ -6,6 +6,13 @@
 // the hand-shake (codecs of malleable_internal/wire.hpp) and the job's bookkeeping of the
 // launches it is joining (JoinLobby). Pure: no MPI, no file; runtime_join.cpp and
 // join_dir.cpp move the bytes.
+//
+// The hand-shake proves the secret in both directions and never sends it: each joining
+// process opens with a challenge (its nonce), the job's rank 0 answers with its own nonce
+// and an HMAC-SHA256 under the job's secret over both nonces and the launch (the job's
+// proof), and only a process that verified it says hello, its fields and nonces under a
+// second HMAC (the launch's proof). A peer that is not the job learns a nonce; one that is
+// not the launch learns a proof bound to nonces it will never see again.
 #pragma once
 
 #include <cstddef>
@@ -73,25 +80,61 @@ struct JoinLimits {
 std::string refuse_request(const JoinRequest& req, const RequestFile& file, const JobRecord& job,
                            const JoinLimits& limits, bool at_start);
 
-// Compares two secrets in time independent of where they differ.
+// Compares two secrets (or proofs) in time independent of where they differ.
 bool same_secret(std::string_view a, std::string_view b);
 
-// A joining process -> the job's world rank 0, first thing over the new connection.
+// A nonce of the hand-shake: 32 lower-case hex digits (128 random bits).
+bool valid_nonce(std::string_view n);
+// HMAC-SHA256 of `message` under `key`, as 64 lower-case hex digits (OpenSSL's libcrypto).
+std::string hmac_sha256_hex(std::string_view key, std::string_view message);
+
+// The two nonces of one joining process's hand-shake.
+struct ProofNonces {
+  std::string launch;  // the joining process's (its challenge)
+  std::string job;     // the job's rank 0's (with its proof)
+};
+
+// A joining process -> the job's world rank 0, first thing over the new connection: who it
+// says it is and its nonce. Nothing secret, nothing derived from the secret.
+struct JoinChallenge {
+  std::string launch;
+  std::string nonce;
+  int rank = 0;  // its rank in its launch
+  bool operator==(const JoinChallenge&) const = default;
+};
+std::vector<char> encode(const JoinChallenge& m);
+// Also checks the launch id and the nonce's form.
+JoinChallenge decode_join_challenge(std::span<const char> bytes);
+
+// The job's proof for one joining process: an HMAC under the secret over a label, the
+// launch, the job's run, the process's rank and both nonces.
+std::string job_proof(std::string_view secret, std::string_view launch, std::string_view incarnation, int rank,
+                      const ProofNonces& n);
+
+// A joining process -> the job's world rank 0, once the job's proof checked out.
 struct JoinHello {
-  std::string launch, incarnation, secret, program, host;
+  std::string launch, incarnation;
+  std::string mac;  // launch_proof(secret, *this, nonces); empty when declined
+  std::string program, host;
   unsigned uid = 0;
   int pid = 0;
   int procs = 0;  // its launch's processes
   int rank = 0;   // its rank in its launch
   bool at_start = false;
+  bool declined = false;  // the job's proof did not check out with this process's secret
   bool operator==(const JoinHello&) const = default;
 };
 std::vector<char> encode(const JoinHello& m);
 JoinHello decode_join_hello(std::span<const char> bytes);
 
-// Why the job refuses a joining process once it said hello ("" = authenticated): the
-// secret first, then the request it came by (launch, run, uid, program, size).
-std::string refuse_hello(const JoinHello& h, const JoinRequest& req, const JobRecord& job, std::string_view secret);
+// The launch's proof: an HMAC under the secret over a label, every field of the hello
+// (but the proof itself) and both nonces.
+std::string launch_proof(std::string_view secret, const JoinHello& h, const ProofNonces& n);
+
+// Why the job refuses a joining process once it said hello ("" = authenticated): its
+// proof of the secret first, then the request it came by (launch, run, uid, program, size).
+std::string refuse_hello(const JoinHello& h, const JoinRequest& req, const JobRecord& job, std::string_view secret,
+                         const ProofNonces& nonces);
 
 // The job's world rank 0 -> a joining process.
 enum class Answer : int {
@@ -99,6 +142,7 @@ enum class Answer : int {
   Prepare = 2,  // accepted (mine: its group in this expansion): acknowledge, then wait for Commit or Cancel
   Cancel = 3,   // the expansion was called off (reason): free the connection and end
   Commit = 4,   // merge now
+  Proof = 5,    // the answer to a challenge (nonce, mac): the job's proof
 };
 struct JoinAnswer {
   Answer kind = Answer::Refuse;
@@ -107,10 +151,12 @@ struct JoinAnswer {
   int groups = 0;           // Prepare: the groups (launches) merged before it in this expansion
   int mine = 0;             // Prepare: the receiver's group in this expansion
   std::vector<int> stack;   // unused (the grown stack comes with the Done step)
+  std::string nonce, mac;   // Proof: the job's nonce and job_proof()
   bool operator==(const JoinAnswer&) const = default;
 };
 std::vector<char> encode(const JoinAnswer& m);
-// Also checks a Prepare's fields (0 <= mine, groups <= mine).
+// Also checks a Prepare's fields (0 <= mine, groups <= mine) and a Proof's (a nonce, a
+// 64-digit proof).
 JoinAnswer decode_join_answer(std::span<const char> bytes);
 
 // A joining process -> rank 0 after a Prepare: ready to merge.
@@ -183,8 +229,9 @@ class JoinLobby {
   // waits for those before it), others in the order seen.
   std::string next_to_connect() const;
   void connected(const std::string& launch);
-  // A hello from one of the launch's processes: "" or why the launch is refused (then Refused).
-  std::string hello(const std::string& launch, const JoinHello& h, std::string_view secret);
+  // A hello from one of the launch's processes, with the nonces of its hand-shake: "" or
+  // why the launch is refused (then Refused).
+  std::string hello(const std::string& launch, const JoinHello& h, std::string_view secret, const ProofNonces& n);
   // Every process of the launch said hello and passed: Authenticated.
   void authenticated(const std::string& launch);
   // The launch is refused (a hello did not come in time, it died, ...).

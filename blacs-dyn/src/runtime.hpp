@@ -71,6 +71,7 @@ struct JoinGrowing {
   std::string launch;             // ... and its launch
   std::vector<std::pair<join::JoinRequest, MPI_Comm>> merged;  // rank 0: merged launches, their links
   double wait_s = 0;              // rank 0: how long the launches may take to come
+  double until = 0;               // rank 0: the end of the last hand-shake this expansion may hold
 };
 
 // What a process knows of growing by joining (runtime_join.cpp, runtime_joiner.cpp).
@@ -212,7 +213,7 @@ class Runtime {
                   double patience, detail::PhaseTrace& trace);
   void install_joined(JoinGrowing& g, const join::JoinStep& done, detail::PhaseTrace& trace);
   bool connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, detail::PhaseTrace& trace);
-  std::string verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups);
+  std::string verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups, double until);
   void refuse_file(const std::string& launch, const std::string& why);
   // The grown world installed (or left pending for the main thread): the last step of
   // every expansion, spawned or joined.

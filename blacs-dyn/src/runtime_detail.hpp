@@ -25,9 +25,10 @@ inline constexpr int kTagHello = 0x4b01;    // newcomer -> spawning root: "I am 
 inline constexpr int kTagGo = 0x4b02;       // spawning root -> newcomer: go/abort + stack
 inline constexpr int kTagRelease = 0x4b03;  // rank 0 -> parked process: exit or finalize
 inline constexpr int kTagIcc = 0x4b04;      // MPI_Intercomm_create between world and newcomers
-inline constexpr int kTagJoinHello = 0x4b05;   // joining process -> job's rank 0: hello (secret, ...)
+inline constexpr int kTagJoinHello = 0x4b05;   // joining process -> job's rank 0: hello (its proof, who it is)
 inline constexpr int kTagJoinAnswer = 0x4b06;  // job's rank 0 -> joining process: refuse/prepare/cancel/commit
 inline constexpr int kTagJoinAck = 0x4b07;     // joining process -> job's rank 0: prepared, ready to merge
+inline constexpr int kTagJoinChallenge = 0x4b08;  // joining process -> job's rank 0: its nonce, first thing
 inline constexpr int kTagMerge = 0x5000;    // + group index: bridging spawn group i into the world
 inline constexpr int kTagHandover = 0x6000; // + group index: rank 0 takes over group i's link
 

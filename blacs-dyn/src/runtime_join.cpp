@@ -189,7 +189,9 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
     }
     join::JoinStep step;
     step.level = cur.depth();
-    if (const std::string id = lobby.next_to_connect(); !id.empty()) {
+    // (no new connection once the wait is over: a flood of launches costs at most the
+    // wait and one hand-shake at each remap point)
+    if (const std::string id = lobby.next_to_connect(); !id.empty() && now() <= deadline) {
       const auto& q = lobby.request(id);
       step.kind = join::StepKind::Connect;
       step.launch = id;
@@ -231,52 +233,93 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
   }
 }
 
-// Rank 0, connected to a launch: its hellos and their checks (the secret first), then the
-// prepare and every process's acknowledgement. "" when it may merge, else why not (then
-// it was told, if all its processes answered, and the lobby has it refused).
-std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups) {
+// Rank 0, connected to a launch: the hand-shake, each of its waits bounded by one
+// deadline for the whole conversation (a silent or garbage peer cannot extend it). Every
+// process of the launch opens with a challenge (its nonce, nothing secret); rank 0
+// answers each with the job's proof (its own nonce, an HMAC under the secret); each
+// process that verified it says hello under its own proof; the checks of the hello; then
+// the prepare and every process's acknowledgement. "" when it may merge, else why not
+// (then it was told, if all its processes answered, and the lobby has it refused).
+std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups,
+                             double until) {
   const std::string& id = step.launch;
   const double timeout = join_timeout_seconds();
+  const double end = std::min(now() + timeout, until);
+  const std::string said_by = " (pid " + std::to_string(lobby.request(id).pid) + " on " + lobby.request(id).host +
+                              ", uid " + std::to_string(lobby.request(id).uid) + " claimed)";
+  const std::string in_time = seconds_text(std::max(0.0, end - now()));
   lobby.connected(id);
   int remote = 0;
   MPI_Comm_remote_size(inter, &remote);
   std::vector<bool> came;
-  const auto hellos = gather_from(inter, remote, kTagJoinHello, now() + timeout, came);
-  const bool all_came = std::find(came.begin(), came.end(), false) == came.end();
   std::string why;
-  if (remote != step.procs)
-    why = "launch " + id + ": " + std::to_string(remote) + " processes connected, its request said " +
+  std::vector<join::ProofNonces> nonces(static_cast<std::size_t>(std::max(remote, 0)));
+  bool all_came = false;
+  const auto missing = [&](const char* what) {
+    return "launch " + id + said_by + ": process(es) " + ranks_missing(came) + " of it did not " + what + " within " +
+           in_time + " s of the connection (BLACS_DYN_JOIN_TIMEOUT): killed, crashed, hung, or not a launch of this job";
+  };
+  if (remote != step.procs) {
+    why = "launch " + id + said_by + ": " + std::to_string(remote) + " processes connected, its request said " +
           std::to_string(step.procs);
-  else if (!all_came)
-    why = "launch " + id + ": process(es) " + ranks_missing(came) + " of it did not say hello within " +
-          seconds_text(timeout) + " s of the connection (BLACS_DYN_JOIN_TIMEOUT): killed, crashed or hung";
+  } else {
+    const auto challenges = gather_from(inter, remote, kTagJoinChallenge, end, came);
+    all_came = std::find(came.begin(), came.end(), false) == came.end();
+    if (!all_came) why = missing("open the hand-shake (its challenge)");
+    for (int i = 0; i < remote && why.empty(); ++i) {
+      try {
+        const join::JoinChallenge c = join::decode_join_challenge(challenges[static_cast<std::size_t>(i)]);
+        if (c.launch != id || c.rank != i)
+          why = "launch " + id + said_by + ", process " + std::to_string(i) + ": its challenge names launch " +
+                c.launch + ", process " + std::to_string(c.rank);
+        nonces[static_cast<std::size_t>(i)] = {c.nonce, join::random_hex(16)};
+      } catch (const malleable::wire::Error& e) {
+        why = "launch " + id + said_by + ", process " + std::to_string(i) + ": no challenge: " + e.what();
+      }
+    }
+  }
   for (int i = 0; i < remote && why.empty(); ++i) {
-    try {
-      why = lobby.hello(id, join::decode_join_hello(hellos[static_cast<std::size_t>(i)]), join_.secret);
-    } catch (const malleable::wire::Error& e) {
-      why = "launch " + id + ", process " + std::to_string(i) + ": " + e.what();
+    const auto& n = nonces[static_cast<std::size_t>(i)];
+    join::JoinAnswer proof{join::Answer::Proof, "", 0, 0, 0, {}, n.job, ""};
+    proof.mac = join::job_proof(join_.secret, id, join_.job.incarnation, i, n);
+    if (!send_bounded(join::encode(proof), i, kTagJoinAnswer, inter, std::max(0.0, end - now())))
+      why = "launch " + id + said_by + ", process " + std::to_string(i) + " did not take the job's proof in time";
+  }
+  if (why.empty()) {
+    const auto hellos = gather_from(inter, remote, kTagJoinHello, end, came);
+    if (std::find(came.begin(), came.end(), false) != came.end()) {
+      why = missing("say hello");
+      all_came = false;
+    }
+    for (int i = 0; i < remote && why.empty(); ++i) {
+      try {
+        why = lobby.hello(id, join::decode_join_hello(hellos[static_cast<std::size_t>(i)]), join_.secret,
+                          nonces[static_cast<std::size_t>(i)]);
+      } catch (const malleable::wire::Error& e) {
+        why = "launch " + id + said_by + ", process " + std::to_string(i) + ": " + e.what();
+      }
     }
   }
   if (!why.empty()) {
     if (lobby.state(id) != join::LaunchState::Refused) lobby.refuse(id, why);
     if (all_came) {  // told only when every process answered (a dead one would block the send)
-      const std::vector<char> m = join::encode(join::JoinAnswer{join::Answer::Refuse, why, 0, 0, 0, {}});
-      for (int i = 0; i < remote; ++i) send_bounded(m, i, kTagJoinAnswer, inter, 5.0);
+      const std::vector<char> m = join::encode(join::JoinAnswer{join::Answer::Refuse, why, 0, 0, 0, {}, "", ""});
+      for (int i = 0; i < remote; ++i) send_bounded(m, i, kTagJoinAnswer, inter, std::min(5.0, std::max(0.5, end - now())));
     }
     return why;
   }
   lobby.authenticated(id);
   const std::vector<char> prep =
-      join::encode(join::JoinAnswer{join::Answer::Prepare, "", step.level, groups, groups, {}});
+      join::encode(join::JoinAnswer{join::Answer::Prepare, "", step.level, groups, groups, {}, "", ""});
   for (int i = 0; i < remote && why.empty(); ++i)
-    if (!send_bounded(prep, i, kTagJoinAnswer, inter, timeout))
+    if (!send_bounded(prep, i, kTagJoinAnswer, inter, std::max(0.0, end - now())))
       why = "launch " + id + ", process " + std::to_string(i) + " did not take the prepare message";
   lobby.prepared(id);
   if (why.empty()) {
-    gather_from(inter, remote, kTagJoinAck, now() + timeout, came);
+    gather_from(inter, remote, kTagJoinAck, end, came);
     if (std::find(came.begin(), came.end(), false) != came.end())
-      why = "launch " + id + ": process(es) " + ranks_missing(came) + " did not acknowledge within " +
-            seconds_text(timeout) + " s (BLACS_DYN_JOIN_TIMEOUT): killed, crashed or hung during the join";
+      why = "launch " + id + ": process(es) " + ranks_missing(came) + " did not acknowledge within " + in_time +
+            " s of the connection (BLACS_DYN_JOIN_TIMEOUT): killed, crashed or hung during the join";
   }
   if (!why.empty()) {
     lobby.refuse(id, why);
@@ -314,7 +357,7 @@ bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::Joi
                     "/server.uri?)";
       lobby->refuse(step.launch, said.reason);
     } else {
-      said.reason = verdict(*lobby, step, inter, static_cast<int>(g.merged.size()));
+      said.reason = verdict(*lobby, step, inter, static_cast<int>(g.merged.size()), g.until);
     }
     if (said.reason.empty()) said.kind = join::StepKind::Accept;
     else {
@@ -336,7 +379,7 @@ bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::Joi
   dog_.phase("expansion by joining: merge of launch " + step.launch, timeout,
              "a process of the world or of launch " + step.launch + " died or hangs");
   if (r == 0) {
-    const std::vector<char> commit = join::encode(join::JoinAnswer{join::Answer::Commit, "", step.level, 0, 0, {}});
+    const std::vector<char> commit = join::encode(join::JoinAnswer{join::Answer::Commit, "", step.level, 0, 0, {}, "", ""});
     for (int i = 0; i < step.procs; ++i)
       check(MPI_Send(commit.data(), static_cast<int>(commit.size()), MPI_BYTE, i, kTagJoinAnswer, inter),
             "MPI_Send (join commit)");
@@ -492,6 +535,7 @@ void Runtime::expand_join(join::JoinWant want, const std::vector<JoinOrder>& ord
   JoinGrowing g;
   g.m = w;
   g.wait_s = wait_s;
+  g.until = now() + wait_s + timeout;
   try {
     join_steps(g, r == 0 ? &cur : nullptr, lobby ? &*lobby : nullptr, now() + wait_s,
                want.count > 0 || !want.launches.empty(), wait_s + 4 * timeout + 60, trace);

@@ -62,7 +62,11 @@ void fault_point(const Config& env, const char* point, int grank, int gsize) {
   std::raise(SIGKILL);
 }
 
-// The answer of the job's rank 0 (kTagJoinAnswer), or nullopt after `deadline`.
+// The answer of the job's rank 0 (kTagJoinAnswer), or nullopt after `deadline`; bytes that
+// are no answer throw join::Garbage (the peer that connected may be no job at all).
+struct Garbage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
 std::optional<join::JoinAnswer> await_answer(MPI_Comm link, double deadline) {
   MPI_Status st;
   for (int flag = 0;;) {
@@ -78,7 +82,25 @@ std::optional<join::JoinAnswer> await_answer(MPI_Comm link, double deadline) {
   try {
     return join::decode_join_answer(b);
   } catch (const malleable::wire::Error& e) {
-    throw Error(BLACS_DYN_ERR_MPI, std::string("joining: ") + e.what());
+    throw Garbage(e.what());
+  }
+}
+
+// An MPI_Send to the job's rank 0 that gives up at `deadline` (a peer that takes nothing
+// must not hold the launch): ends the launch then.
+void send_bounded_or(MPI_Comm& link, const std::string& id, const std::vector<char>& m, int tag, double deadline) {
+  MPI_Request q = MPI_REQUEST_NULL;
+  check(MPI_Isend(m.data(), static_cast<int>(m.size()), MPI_BYTE, 0, tag, link, &q), "joining: MPI_Isend");
+  for (int flag = 0;;) {
+    check(MPI_Test(&q, &flag, MPI_STATUS_IGNORE), "joining: MPI_Test");
+    if (flag) return;
+    if (now() > deadline) {
+      MPI_Request_free(&q);
+      int grank = 0;
+      MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+      end_launch(grank, id, "the job took no message of the hand-shake in time", &link);
+    }
+    sleep_for(2000000L);
   }
 }
 
@@ -87,6 +109,7 @@ std::optional<join::JoinAnswer> await_answer(MPI_Comm link, double deadline) {
 // cannot ends here.
 struct Listening {
   std::string port, incarnation;
+  std::string opened;  // MPI_Open_port's own name (closed at the end)
 };
 Listening listen(const JoinConfig& jc, const join::JobDir& dir, const std::string& id, int grank, int gsize,
                  double timeout) {
@@ -108,7 +131,12 @@ Listening listen(const JoinConfig& jc, const join::JobDir& dir, const std::strin
       const int rc = MPI_Open_port(MPI_INFO_NULL, port);
       if (rc != MPI_SUCCESS)
         throw Error(BLACS_DYN_ERR_JOIN, "this MPI opens no port: MPI_Open_port fails with \"" + mpi_error_text(rc) + "\"");
-      l.port = port;
+      // Open MPI derives the port's name from the process's name and a generator seeded
+      // with its pid, both public: another user could predict it and take its keys at the
+      // rendezvous first. 128 random bits after it make the name (and so the keys)
+      // unguessable; the name is only in the request, a 0600 file in the job's 0700 directory.
+      l.opened = port;
+      l.port = l.opened + ":" + join::random_hex(16);
       dir.write_request({id, l.incarnation, l.port, host_name(), join::program_path(),
                          static_cast<unsigned>(::geteuid()), static_cast<int>(::getpid()), gsize, jc.at_start});
     } catch (const std::exception& e) {
@@ -169,10 +197,13 @@ void watch(join::Ticker& ticker, const join::JobDir& dir, const std::string& id,
   });
 }
 
-// The hand-shake over the new connection: hello (the secret first), the job's prepare,
-// the acknowledgement, the commit. Ends the launch on a refusal, a call-off or silence.
-void handshake(MPI_Comm& link, const join::JobDir& dir, const std::string& id,
-                           const std::string& incarnation, bool at_start, int grank, int gsize, double timeout) {
+// The hand-shake over the new connection: this process's challenge (a nonce, nothing
+// secret), the job's proof (checked before anything else is sent: a peer that is not the
+// job gets a nonce and nothing more), the hello under this process's own proof, the
+// job's prepare, the acknowledgement, the commit. Ends the launch on a refusal, a call-off,
+// silence, garbage or a wrong proof, naming it.
+void handshake(MPI_Comm& link, const join::JobDir& dir, const std::string& id, const std::string& incarnation,
+               bool at_start, int grank, int gsize, double timeout) {
   const Config env = read_config();
   std::string secret;
   try {
@@ -181,25 +212,68 @@ void handshake(MPI_Comm& link, const join::JobDir& dir, const std::string& id,
     if (grank == 0) std::fprintf(stderr, "blacs-dyn: launch %s: %s\n", id.c_str(), e.what());
   }
   if (env.fault == Text("wrong-secret")) secret = std::string(64, '0');
-  const std::vector<char> hello = join::encode(join::JoinHello{
-      id, incarnation, secret, join::program_path(), host_name(), static_cast<unsigned>(::geteuid()),
-      static_cast<int>(::getpid()), gsize, grank, at_start});
-  check(MPI_Send(hello.data(), static_cast<int>(hello.size()), MPI_BYTE, 0, kTagJoinHello, link),
-        "joining: MPI_Send (hello)");
-  auto answer = await_answer(link, now() + timeout);
-  if (!answer) end_launch(grank, id, "no answer from the job within " + seconds_text(timeout) + " s of its hello", &link);
-  if (answer->kind != join::Answer::Prepare)
+  const double end = now() + timeout;  // one deadline for the whole conversation
+  join::ProofNonces nonces{join::random_hex(16), ""};
+  const std::vector<char> challenge = join::encode(join::JoinChallenge{id, nonces.launch, grank});
+  check(MPI_Send(challenge.data(), static_cast<int>(challenge.size()), MPI_BYTE, 0, kTagJoinChallenge, link),
+        "joining: MPI_Send (challenge)");
+  const auto answer_by = [&](const char* what) {
+    try {
+      auto a = await_answer(link, end);
+      if (!a) end_launch(grank, id, std::string("no ") + what + " from the job within " + seconds_text(timeout) +
+                                        " s of the connection (BLACS_DYN_JOIN_TIMEOUT)", &link);
+      return *a;
+    } catch (const Garbage& e) {
+      end_launch(grank, id, std::string("the process that connected to this launch's port sent garbage in place of ") +
+                                what + " (" + e.what() + "): not this launch's job; nothing was sent to it", &link);
+    }
+  };
+  join::JoinAnswer answer = answer_by("proof");
+  if (answer.kind == join::Answer::Refuse || answer.kind == join::Answer::Cancel)
+    end_launch(grank, id, (answer.kind == join::Answer::Refuse ? "refused by the job: " : "sent away by the job: ") +
+                              answer.reason.substr(0, 400), &link);
+  if (answer.kind != join::Answer::Proof)
+    end_launch(grank, id, "the process that connected to this launch's port answered its challenge with no proof: "
+                          "not this launch's job; nothing was sent to it", &link);
+  nonces.job = answer.nonce;
+  join::JoinHello h{id, incarnation, "", join::program_path(), host_name(), static_cast<unsigned>(::geteuid()),
+                    static_cast<int>(::getpid()), gsize, grank, at_start, false};
+  const bool proven = !secret.empty() && join::same_secret(answer.mac, join::job_proof(secret, id, incarnation, grank, nonces));
+  if (proven) {
+    h.mac = join::launch_proof(secret, h, nonces);
+  } else {
+    // Nothing derived from the secret goes back: a decline, so that a real job holding
+    // another secret says why, and the launch ends.
+    h = join::JoinHello{id, "", "", "", "", 0, 0, gsize, grank, false, true};
+  }
+  const std::vector<char> hello = join::encode(h);
+  send_bounded_or(link, id, hello, kTagJoinHello, end);
+  if (!proven)
+    end_launch(grank, id, "the process that connected to this launch's port did not prove it holds the job's secret "
+                          "(a wrong proof; is DIR/secret this job's?): not this launch's job; nothing secret was sent "
+                          "to it", &link);
+  answer = answer_by("answer to the hello");
+  if (answer.kind != join::Answer::Prepare)
     end_launch(grank, id,
-               (answer->kind == join::Answer::Refuse ? "refused by the job: " : "sent away by the job: ") +
-                   answer->reason,
+               (answer.kind == join::Answer::Refuse ? "refused by the job: " : "sent away by the job: ") +
+                   answer.reason.substr(0, 400),
                &link);
-  const join::JoinAnswer prep = *answer;
+  const join::JoinAnswer prep = answer;
   fault_point(env, "kill-joiner-before-ack", grank, gsize);
   const std::vector<char> ack = join::encode(join::JoinAck{static_cast<int>(::getpid()), prep.level});
-  check(MPI_Send(ack.data(), static_cast<int>(ack.size()), MPI_BYTE, 0, kTagJoinAck, link), "joining: MPI_Send (ack)");
-  answer = await_answer(link, now() + timeout);
-  if (!answer) end_launch(grank, id, "no commit from the job within " + seconds_text(timeout) + " s", &link);
-  if (answer->kind != join::Answer::Commit) end_launch(grank, id, "sent away by the job: " + answer->reason, &link);
+  send_bounded_or(link, id, ack, kTagJoinAck, end);
+  // (the commit comes once every launch of the expansion is ready: a wait of its own)
+  answer = [&] {
+    try {
+      auto a = await_answer(link, now() + timeout);
+      if (!a) end_launch(grank, id, "no commit from the job within " + seconds_text(timeout) + " s", &link);
+      return *a;
+    } catch (const Garbage& e) {
+      end_launch(grank, id, std::string("garbage in place of the commit: ") + e.what(), &link);
+    }
+  }();
+  if (answer.kind != join::Answer::Commit)
+    end_launch(grank, id, "sent away by the job: " + answer.reason.substr(0, 400), &link);
 }
 
 }  // namespace
@@ -246,7 +320,7 @@ void Runtime::join_as_launch() {
   check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, m2, 0, kTagHandover, &mine), "joining: MPI_Intercomm_create (link)");
   MPI_Comm_set_errhandler(mine, MPI_ERRORS_RETURN);
   MPI_Comm_free(&link);
-  if (grank == 0) MPI_Close_port(l.port.c_str());
+  if (grank == 0) MPI_Close_port(l.opened.c_str());
   JoinGrowing g;
   g.m = m2;
   g.owned = true;

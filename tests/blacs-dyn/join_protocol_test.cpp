@@ -3,8 +3,10 @@
 // request's records round-trip and refuse what is malformed; a request is refused before
 // any connection for each reason (another user's file, a file open to others, another
 // uid, a stale launch, a wrong program, no heartbeat, a start launch arriving later); a
-// hello is refused without the secret and for each other mismatch; the hand-shake's
-// messages round-trip and refuse another version or a truncated copy; the lobby connects
+// hello is refused without a proof of the secret and for each other mismatch; the proofs
+// are HMAC-SHA256 (RFC 4231's vector), bound to both nonces, the launch, the rank and each
+// field, and never hold the secret; the hand-shake's messages round-trip and refuse
+// another version, a truncated copy, a nonce or proof of the wrong form; the lobby connects
 // to the launches the want takes, in order, is met only when they are authenticated, and
 // refuses a step out of order.
 #include <gtest/gtest.h>
@@ -27,8 +29,13 @@ JoinRequest request(const std::string& id, int procs = 4) {
 
 RequestFile fresh() { return {1000, 0600, true, 0.4}; }
 
+const ProofNonces kNonces{"0123456789abcdef0123456789abcdef", "fedcba9876543210fedcba9876543210"};
+
+// A hello proven under `secret` with the nonces kNonces.
 JoinHello hello_of(const JoinRequest& r, int rank, const std::string& secret = "s3cr3t") {
-  return {r.launch, r.incarnation, secret, r.program, r.host, r.uid, r.pid + rank, r.procs, rank, r.at_start};
+  JoinHello h{r.launch, r.incarnation, "", r.program, r.host, r.uid, r.pid + rank, r.procs, rank, r.at_start, false};
+  h.mac = launch_proof(secret, h, kNonces);
+  return h;
 }
 
 std::string error_of(const std::function<void()>& f) {
@@ -116,36 +123,102 @@ TEST(JoinChecks, SecretAndHello) {
   EXPECT_FALSE(same_secret("abc", "abcd"));
   EXPECT_FALSE(same_secret("", ""));
   const JoinRequest r = request("l1");
-  EXPECT_EQ(refuse_hello(hello_of(r, 1), r, job(), "s3cr3t"), "");
-  EXPECT_NE(refuse_hello(hello_of(r, 1, "guess"), r, job(), "s3cr3t").find("wrong secret"), std::string::npos);
-  EXPECT_NE(refuse_hello(hello_of(r, 1, ""), r, job(), "s3cr3t").find("wrong secret"), std::string::npos);
+  const auto refuse = [&](const JoinHello& h) { return refuse_hello(h, r, job(), "s3cr3t", kNonces); };
+  EXPECT_EQ(refuse(hello_of(r, 1)), "");
+  EXPECT_NE(refuse(hello_of(r, 1, "guess")).find("wrong secret: its proof does not match"), std::string::npos);
+  // the proof under the right secret, for other nonces: a replayed hello
+  auto replayed = hello_of(r, 1);
+  EXPECT_NE(refuse_hello(replayed, r, job(), "s3cr3t", {kNonces.launch, "00000000000000000000000000000000"})
+                .find("wrong secret"),
+            std::string::npos);
+  auto none = hello_of(r, 1);
+  none.mac.clear();
+  EXPECT_NE(refuse(none).find("wrong secret"), std::string::npos);
+  EXPECT_NE(refuse_hello(hello_of(r, 1), r, job(), "", kNonces).find("wrong secret"), std::string::npos);
+  auto declined = hello_of(r, 1);
+  declined.declined = true;
+  EXPECT_NE(refuse(declined).find("it found the job's proof wrong"), std::string::npos);
+  // each field is under the proof: changed after proving, it no longer matches
   auto h = hello_of(r, 0);
-  h.launch = "l2";
-  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("it says it is launch 'l2'"), std::string::npos);
-  h = hello_of(r, 0);
   h.uid = 5;
-  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("uid 5"), std::string::npos);
+  EXPECT_NE(refuse(h).find("wrong secret"), std::string::npos);
   h = hello_of(r, 0);
   h.program = "/x";
-  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("wrong program"), std::string::npos);
-  h = hello_of(r, 0);
-  h.incarnation = "old";
-  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("stale"), std::string::npos);
-  h = hello_of(r, 4);
-  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t").find("rank 4 out of range"), std::string::npos);
+  EXPECT_NE(refuse(h).find("wrong secret"), std::string::npos);
+  // proven, but not what its request said (a launch of this job's user with the secret)
+  auto other = r;
+  other.launch = "l2";
+  h = hello_of(other, 0);
+  EXPECT_NE(refuse(h).find("it says it is launch 'l2'"), std::string::npos);
+  other = r;
+  other.uid = 5;
+  EXPECT_NE(refuse(hello_of(other, 0)).find("uid 5"), std::string::npos);
+  other = r;
+  other.program = "/x";
+  EXPECT_NE(refuse(hello_of(other, 0)).find("wrong program"), std::string::npos);
+  other = r;
+  other.incarnation = "old";
+  EXPECT_NE(refuse(hello_of(other, 0)).find("stale"), std::string::npos);
+  EXPECT_NE(refuse(hello_of(r, 4)).find("rank 4 out of range"), std::string::npos);
+  // a peer's words in the message: printable, bounded
+  other = r;
+  other.host = "evil\nrefused x: forged line" + std::string(500, 'a');
+  const std::string why = refuse_hello(hello_of(other, 0), r, job(), "s3cr3t", kNonces);
+  EXPECT_EQ(why.find('\n'), std::string::npos);
+  EXPECT_LT(why.size(), 400u);
+}
+
+TEST(JoinChecks, Proofs) {
+  // RFC 4231, test case 2: HMAC-SHA256 itself
+  EXPECT_EQ(hmac_sha256_hex("Jefe", "what do ya want for nothing?"),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+  EXPECT_TRUE(valid_nonce(kNonces.launch));
+  EXPECT_FALSE(valid_nonce("0123456789ABCDEF0123456789abcdef"));
+  EXPECT_FALSE(valid_nonce("0123456789abcdef"));
+  const std::string p = job_proof("s3cr3t", "l1", "a1b2", 0, kNonces);
+  EXPECT_EQ(p.size(), 64u);
+  EXPECT_EQ(p, job_proof("s3cr3t", "l1", "a1b2", 0, kNonces));
+  EXPECT_EQ(p.find("s3cr3t"), std::string::npos);
+  // bound to the secret, the launch, the run, the rank and both nonces
+  EXPECT_NE(p, job_proof("s3cr3u", "l1", "a1b2", 0, kNonces));
+  EXPECT_NE(p, job_proof("s3cr3t", "l2", "a1b2", 0, kNonces));
+  EXPECT_NE(p, job_proof("s3cr3t", "l1", "a1b3", 0, kNonces));
+  EXPECT_NE(p, job_proof("s3cr3t", "l1", "a1b2", 1, kNonces));
+  EXPECT_NE(p, job_proof("s3cr3t", "l1", "a1b2", 0, {kNonces.job, kNonces.launch}));
+  // the job's proof is no launch's proof (labels differ): a reflected proof does not pass
+  const JoinRequest r = request("l1");
+  JoinHello h = hello_of(r, 0);
+  h.mac = job_proof("s3cr3t", h.launch, h.incarnation, 0, kNonces);
+  EXPECT_NE(refuse_hello(h, r, job(), "s3cr3t", kNonces).find("wrong secret"), std::string::npos);
+  // fields that run into each other do not collide
+  EXPECT_NE(job_proof("k", "ab", "c", 0, kNonces), job_proof("k", "a", "bc", 0, kNonces));
+  EXPECT_THROW(job_proof("", "l1", "a1b2", 0, kNonces), std::runtime_error);
 }
 
 TEST(JoinMessages, RoundTripAndRefusals) {
   const JoinHello h = hello_of(request("l1"), 2);
   EXPECT_EQ(decode_join_hello(encode(h)), h);
-  const JoinAnswer prep{Answer::Prepare, "", 2, 1, 1, {}};
+  const JoinAnswer prep{Answer::Prepare, "", 2, 1, 1, {}, "", ""};
   EXPECT_EQ(decode_join_answer(encode(prep)), prep);
-  const JoinAnswer refuse{Answer::Refuse, "wrong secret", 0, 0, 0, {}};
+  const JoinAnswer refuse{Answer::Refuse, "wrong secret", 0, 0, 0, {}, "", ""};
   EXPECT_EQ(decode_join_answer(encode(refuse)), refuse);
+  JoinAnswer proof{Answer::Proof, "", 0, 0, 0, {}, kNonces.job, job_proof("s", "l1", "r", 0, kNonces)};
+  EXPECT_EQ(decode_join_answer(encode(proof)), proof);
+  proof.mac = "short";
+  EXPECT_NE(error_of([&] { decode_join_answer(encode(proof)); }).find("a 64-digit proof"), std::string::npos);
+  proof.mac = job_proof("s", "l1", "r", 0, kNonces);
+  proof.nonce = "xyz";
+  EXPECT_FALSE(error_of([&] { decode_join_answer(encode(proof)); }).empty());
+  const JoinChallenge c{"l1", kNonces.launch, 3};
+  EXPECT_EQ(decode_join_challenge(encode(c)), c);
+  for (const JoinChallenge& bad : {JoinChallenge{"../x", kNonces.launch, 0}, JoinChallenge{"l1", "nonce", 0},
+                                   JoinChallenge{"l1", kNonces.launch, -1}})
+    EXPECT_NE(error_of([&] { decode_join_challenge(encode(bad)); }).find("a challenge without"), std::string::npos);
+  EXPECT_NE(error_of([&] { decode_join_challenge(encode(h)); }).find("another kind of message"), std::string::npos);
   EXPECT_EQ(decode_join_ack(encode(JoinAck{77, 3})), (JoinAck{77, 3}));
   EXPECT_EQ(encode(JoinAck{1, 1}).size(), join_ack_bytes());
   // a Prepare for a group merged before, another version, a cut copy, another kind
-  const JoinAnswer bad{Answer::Prepare, "", 2, 3, 2, {}};
+  const JoinAnswer bad{Answer::Prepare, "", 2, 3, 2, {}, "", ""};
   EXPECT_NE(error_of([&] { decode_join_answer(encode(bad)); }).find("a prepare for group 2 after 3 groups"),
             std::string::npos);
   const JoinStep connect{StepKind::Connect, "n3", "1.0:2", "node3", "", 4, 1, {}};
@@ -176,13 +249,14 @@ TEST(JoinLobbyTest, NamedLaunchesAllOrNothing) {
   EXPECT_EQ(lobby.observe(request("b"), fresh()), "");
   EXPECT_EQ(lobby.next_to_connect(), "b");  // in the want's order
   lobby.connected("b");
-  EXPECT_EQ(lobby.hello("b", hello_of(request("b"), 0), "s3cr3t"), "");
+  EXPECT_EQ(lobby.hello("b", hello_of(request("b"), 0), "s3cr3t", kNonces), "");
   lobby.authenticated("b");
   EXPECT_FALSE(lobby.satisfied());
   EXPECT_EQ(lobby.missing(), std::vector<std::string>{"a"});
   EXPECT_EQ(lobby.next_to_connect(), "a");
   lobby.connected("a");
-  EXPECT_NE(lobby.hello("a", hello_of(request("a"), 3, "nope"), "s3cr3t").find("wrong secret"), std::string::npos);
+  EXPECT_NE(lobby.hello("a", hello_of(request("a"), 3, "nope"), "s3cr3t", kNonces).find("wrong secret"),
+            std::string::npos);
   EXPECT_EQ(lobby.state("a"), LaunchState::Refused);
   EXPECT_FALSE(lobby.satisfied());
   EXPECT_TRUE(lobby.hopeless());
@@ -234,7 +308,7 @@ TEST(JoinLobbyTest, StartTakesOnlyStartLaunchesAndStepsKeepOrder) {
   EXPECT_THROW(lobby.connected("zz"), std::logic_error);
   lobby.connected("s2");
   auto h = hello_of(s2, 1);
-  EXPECT_EQ(lobby.hello("s2", h, "s3cr3t"), "");
+  EXPECT_EQ(lobby.hello("s2", h, "s3cr3t", kNonces), "");
   lobby.authenticated("s2");
   EXPECT_TRUE(lobby.satisfied());
   // any launch when nothing is named and no count: whatever is authenticated
