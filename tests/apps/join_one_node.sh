@@ -35,13 +35,17 @@ wait_for() {
   for ((i = 0; i < $3 * 20; ++i)); do grep -Eq "$2" "$1" 2>/dev/null && { grep -Em1 "$2" "$1"; return 0; }; sleep 0.05; done
   fail "no line '$2' in $1 within $3 s"
 }
-none_left() {  # <job dir>
+none_left() {  # <job dir>: each process of the job ends by itself (waited for, 20 s at most)
   local pid left=
-  sleep 0.5
-  for pid in $(pgrep -f "$(basename "$prog")" || true); do
-    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "BLACS_DYN_JOB_DIR=$1" && left+=" $pid"
+  for _ in $(seq 1 200); do
+    left=
+    for pid in $(pgrep -f "$(basename "$prog")" || true); do
+      tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "BLACS_DYN_JOB_DIR=$1" && left+=" $pid"
+    done
+    [[ -z $left ]] && return 0
+    sleep 0.1
   done
-  [[ -z $left ]] || fail "processes of the job in $1 left:$left"
+  fail "processes of the job in $1 left 20 s after its end:$left"
 }
 skip_if_unsupported() {  # <log>
   if grep -q "the job cannot be joined: this MPI" "$1"; then

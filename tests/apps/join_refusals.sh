@@ -78,7 +78,7 @@ refused stale 60 "a stale launch" "a stale launch" \
   env BLACS_DYN_JOIN_INCARNATION=00000000deadbeef "$run" --join "$dir" -n 2 --id stale
 refused wrongprog 60 "a wrong program" "a launch of another program" \
   "$run" --join "$dir" -n 2 --id wrongprog -- "$BUILD/apps/pdgemv_resizable" -n 100
-refused afterconnect 60 "did not say hello" "a launch killed right after the connection" \
+refused afterconnect 60 "did not open the hand-shake" "a launch killed right after the connection" \
   env BLACS_DYN_FAULT=kill-joiner-after-connect "$run" --join "$dir" -n 2 --id afterconnect
 refused beforeack 60 "did not acknowledge" "a launch killed before it acknowledged the prepare" \
   env BLACS_DYN_FAULT=kill-joiner-before-ack "$run" --join "$dir" -n 2 --id beforeack
@@ -122,7 +122,11 @@ kill -9 -- "-$killed" 2>/dev/null
 for pid in $(pgrep -f pdgemm_resizable || true); do  # the launch's processes, whatever their group
   tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -qx "BLACS_DYN_JOIN_LAUNCH=killed" && kill -9 "$pid"
 done
-sleep 6
+# (the event itself: the request's heartbeat older than the job's 5 s limit)
+for _ in $(seq 1 300); do
+  ((($(date +%s) - $(stat -c %Y "$dir/join/killed.req" 2>/dev/null || date +%s)) > 6)) && break
+  sleep 0.1
+done
 kill -CONT "$rank0"
 rank0=
 wait_for "$dir/join.log" "refused killed: .*no heartbeat" 20
@@ -145,11 +149,15 @@ cat "$work/job2.log"
 grep -Eq "did not come within 8 s" "$work/job2.log" || fail "no message naming the launch that never came"
 grep -Eiq "result check.*OK" "$work/job2.log" || fail "the result check of the job whose launch never came"
 grep -q "expansion by joining failed: launch j.* did not come" "$work/job2/join.log" || fail "join.log of the second job"
-sleep 0.5
-left=
-for pid in $(pgrep -f "pdgemm_resizable|pdgemv_resizable|malleable-run --join" || true); do
-  tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -Eqx "BLACS_DYN_JOB_DIR=($dir|$work/job2)" && left+=" $pid"
+# No process of either job left: each ends by itself (waited for, 20 s at most).
+for _ in $(seq 1 200); do
+  left=
+  for pid in $(pgrep -f "pdgemm_resizable|pdgemv_resizable|malleable-run --join" || true); do
+    tr '\0' '\n' <"/proc/$pid/environ" 2>/dev/null | grep -Eqx "BLACS_DYN_JOB_DIR=($dir|$work/job2)" && left+=" $pid"
+  done
+  [[ -z $left ]] && break
+  sleep 0.1
 done
-[[ -z $left ]] || fail "processes of the jobs left:$left"
+[[ -z $left ]] || fail "processes of the jobs left 20 s after their ends:$left"
 cat "$dir/join.log"
 echo PASS
