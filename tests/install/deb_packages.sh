@@ -80,7 +80,9 @@ make_debs() {
   for p in libmalleable0$s libmalleable$s-dev malleable$s-tools malleable-common; do dpkg -x "${deb[$fl:$p]}" "$work/root-$fl"; done
   cmake --install "$b" --prefix "$work/ref-$fl" >/dev/null
   (cd "$work/ref-$fl" && find . \( -type f -o -type l \) | sort) >"$work/ref-$fl.list"
-  (cd "$work/root-$fl/usr" && find . \( -type f -o -type l \) | sort) >"$work/deb-$fl.list"
+  # (the arbiter's configuration: /etc in the packages, the full sysconfdir of /usr; ref/etc
+  # for that prefix)
+  (cd "$work/root-$fl" && find . \( -type f -o -type l \) | sed 's|^\./usr/|./|' | sort) >"$work/deb-$fl.list"
   diff "$work/ref-$fl.list" "$work/deb-$fl.list" >&2 || fail "the $fl packages' files differ from cmake --install's (< install only, > packages only)"
   for p in libmalleable0$s libmalleable$s-dev malleable$s-tools malleable-common; do dpkg-deb -c "${deb[$fl:$p]}" | awk '{print $6}' | grep -v '/$'; done |
     sort | uniq -d >"$work/dups"
@@ -138,6 +140,21 @@ if [[ $flavour == openmpi ]]; then
             --mechanism restart --checkpoint "$work/ck" -q 2>&1) || fail "malleable-run from the package: $run_out"
   [[ $(grep -o "^malleable-run: launch [0-9]*: [0-9]*" <<<"$run_out" | awk '{print $4}' | tr '\n' ' ') == "4 3 4 " ]] &&
     grep -q "result check: .*OK" <<<"$run_out" || fail "malleable-run from the package did not resize by restart 4 -> 3 -> 4: $run_out"
+fi
+if [[ -x $build/cluster/malleable-arbiterd ]]; then
+  # The arbiter in malleable-tools: its configuration a conffile (dpkg keeps an edited one
+  # across upgrades), the one its unit reads and the guide names; the unit's paths in the
+  # package; the daemon started by the unit's ExecStart reads it (arbiter_unit_check.sh).
+  tools_deb=${deb[$flavour:malleable$s-tools]}
+  conffiles=$(dpkg-deb -I "$tools_deb" conffiles 2>&1) || fail "malleable$s-tools has no conffiles: $conffiles"
+  grep -qx /etc/malleable/arbiterd.conf <<<"$conffiles" || fail "malleable$s-tools's conffiles do not list /etc/malleable/arbiterd.conf: $conffiles"
+  tools_files=$(dpkg-deb -c "$tools_deb" | awk '{print $6}')
+  while read -r f; do
+    grep -qx ".$f" <<<"$tools_files" || fail "conffile $f is not in malleable$s-tools"
+  done <<<"$conffiles"
+  "$src/tests/install/arbiter_unit_check.sh" "$root" "$src" "the .deb packages" || (($? == 77)) ||
+    fail "the arbiter from the packages"
+  echo "deb packages ($flavour): the arbiter's configuration a conffile ($(tr '\n' ' ' <<<"$conffiles"))"
 fi
 echo "deb packages ($flavour): built, dependencies checked, extracted and used: CMake and pkg-config consumers ran against $prefix; $("$driver" --version)"
 
