@@ -17,6 +17,7 @@
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
 #include "blacs_glue.hpp"
+#include "join_handshake.hpp"
 #include "malleable_internal/collective.hpp"
 
 namespace blacs_dyn {
@@ -37,59 +38,6 @@ std::vector<std::string> split_list(const std::string& s) {
     at = end + 1;
   }
   return out;
-}
-
-// An MPI_Send that gives up after `seconds` (a receiver that died must not block the job):
-// true if it completed.
-bool send_bounded(const std::vector<char>& m, int dest, int tag, MPI_Comm c, double seconds) {
-  MPI_Request q = MPI_REQUEST_NULL;
-  if (MPI_Isend(m.data(), static_cast<int>(m.size()), MPI_BYTE, dest, tag, c, &q) != MPI_SUCCESS) return false;
-  const double until = now() + seconds;
-  for (int flag = 0;;) {
-    if (MPI_Test(&q, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) return false;
-    if (flag) return true;
-    if (now() > until) {
-      MPI_Request_free(&q);
-      return false;
-    }
-    sleep_for(2000000L);
-  }
-}
-
-// One message of `tag` from each remote rank of `c` (sizes unknown), until `deadline`:
-// got[i] empty where none came.
-std::vector<std::vector<char>> gather_from(MPI_Comm c, int n, int tag, double deadline, std::vector<bool>& came) {
-  std::vector<std::vector<char>> got(static_cast<std::size_t>(n));
-  came.assign(static_cast<std::size_t>(n), false);
-  int left = n;
-  while (left > 0) {
-    bool any = false;
-    for (int i = 0; i < n; ++i) {
-      if (came[static_cast<std::size_t>(i)]) continue;
-      int flag = 0;
-      MPI_Status st;
-      check(MPI_Iprobe(i, tag, c, &flag, &st), "MPI_Iprobe (join)");
-      if (!flag) continue;
-      int count = 0;
-      MPI_Get_count(&st, MPI_BYTE, &count);
-      auto& b = got[static_cast<std::size_t>(i)];
-      b.resize(static_cast<std::size_t>(std::max(count, 0)));
-      check(MPI_Recv(b.data(), count, MPI_BYTE, i, tag, c, MPI_STATUS_IGNORE), "MPI_Recv (join)");
-      came[static_cast<std::size_t>(i)] = true;
-      --left;
-      any = true;
-    }
-    if (left == 0 || now() > deadline) break;
-    if (!any) sleep_for(5000000L);
-  }
-  return got;
-}
-
-std::string ranks_missing(const std::vector<bool>& came) {
-  std::string s;
-  for (std::size_t i = 0; i < came.size(); ++i)
-    if (!came[i]) s += (s.empty() ? "" : ",") + std::to_string(i);
-  return s;
 }
 
 }  // namespace
@@ -255,51 +203,15 @@ std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step,
   std::string why;
   std::vector<join::ProofNonces> nonces(static_cast<std::size_t>(std::max(remote, 0)));
   bool all_came = false;
-  const auto missing = [&](const char* what) {
-    return "launch " + id + said_by + ": process(es) " + ranks_missing(came) + " of it did not " + what + " within " +
-           in_time + " s of the connection (BLACS_DYN_JOIN_TIMEOUT): killed, crashed, hung, or not a launch of this job";
-  };
-  if (remote != step.procs) {
+  if (remote != step.procs)
     why = "launch " + id + said_by + ": " + std::to_string(remote) + " processes connected, its request said " +
           std::to_string(step.procs);
-  } else {
-    const auto challenges = gather_from(inter, remote, kTagJoinChallenge, end, came);
-    all_came = std::find(came.begin(), came.end(), false) == came.end();
-    if (!all_came) why = missing("open the hand-shake (its challenge)");
-    for (int i = 0; i < remote && why.empty(); ++i) {
-      try {
-        const join::JoinChallenge c = join::decode_join_challenge(challenges[static_cast<std::size_t>(i)]);
-        if (c.launch != id || c.rank != i)
-          why = "launch " + id + said_by + ", process " + std::to_string(i) + ": its challenge names launch " +
-                c.launch + ", process " + std::to_string(c.rank);
-        nonces[static_cast<std::size_t>(i)] = {c.nonce, join::random_hex(16)};
-      } catch (const malleable::wire::Error& e) {
-        why = "launch " + id + said_by + ", process " + std::to_string(i) + ": no challenge: " + e.what();
-      }
-    }
-  }
-  for (int i = 0; i < remote && why.empty(); ++i) {
-    const auto& n = nonces[static_cast<std::size_t>(i)];
-    join::JoinAnswer proof{join::Answer::Proof, "", 0, 0, 0, {}, n.job, ""};
-    proof.mac = join::job_proof(join_.secret, id, join_.job.incarnation, i, n);
-    if (!send_bounded(join::encode(proof), i, kTagJoinAnswer, inter, std::max(0.0, end - now())))
-      why = "launch " + id + said_by + ", process " + std::to_string(i) + " did not take the job's proof in time";
-  }
-  if (why.empty()) {
-    const auto hellos = gather_from(inter, remote, kTagJoinHello, end, came);
-    if (std::find(came.begin(), came.end(), false) != came.end()) {
-      why = missing("say hello");
-      all_came = false;
-    }
-    for (int i = 0; i < remote && why.empty(); ++i) {
-      try {
-        why = lobby.hello(id, join::decode_join_hello(hellos[static_cast<std::size_t>(i)]), join_.secret,
-                          nonces[static_cast<std::size_t>(i)]);
-      } catch (const malleable::wire::Error& e) {
-        why = "launch " + id + said_by + ", process " + std::to_string(i) + ": " + e.what();
-      }
-    }
-  }
+  else
+    why = read_challenges(inter, remote, id, "launch " + id + said_by, end, in_time, nonces, came, all_came);
+  if (why.empty())
+    why = send_proofs(inter, "launch " + id + said_by, join_.secret, id, join_.job.incarnation, nonces, end);
+  if (why.empty()) why = read_hellos(lobby, id, inter, "launch " + id + said_by, join_.secret, nonces, end, in_time,
+                                     came, all_came);
   if (!why.empty()) {
     if (lobby.state(id) != join::LaunchState::Refused) lobby.refuse(id, why);
     if (all_came) {  // told only when every process answered (a dead one would block the send)

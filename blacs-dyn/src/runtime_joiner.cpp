@@ -197,11 +197,48 @@ void watch(join::Ticker& ticker, const join::JobDir& dir, const std::string& id,
   });
 }
 
+// The job's next answer by `deadline`; silence or garbage ends the launch, naming it.
+join::JoinAnswer answer_or_end(MPI_Comm& link, const std::string& id, int grank, double deadline, const char* what) {
+  try {
+    if (auto a = await_answer(link, deadline)) return *a;
+    end_launch(grank, id, std::string("no ") + what + " from the job within the join timeout (BLACS_DYN_JOIN_TIMEOUT)",
+               &link);
+  } catch (const Garbage& e) {
+    end_launch(grank, id, std::string("the process that connected to this launch's port sent garbage in place of ") +
+                              what + " (" + e.what() + "): not this launch's job; nothing was sent to it", &link);
+  }
+}
+
+// The answer to this process's challenge: the job's proof, checked before anything else is
+// sent. Proven: the hello under this process's own proof. Not: a decline (nothing derived
+// from the secret), and the launch ends naming it.
+void prove_and_say_hello(MPI_Comm& link, const std::string& id, const std::string& incarnation, bool at_start,
+                         const std::string& secret, join::ProofNonces nonces, int grank, int gsize, double end) {
+  const join::JoinAnswer answer = answer_or_end(link, id, grank, end, "proof");
+  if (answer.kind == join::Answer::Refuse || answer.kind == join::Answer::Cancel)
+    end_launch(grank, id, (answer.kind == join::Answer::Refuse ? "refused by the job: " : "sent away by the job: ") +
+                              answer.reason.substr(0, 400), &link);
+  if (answer.kind != join::Answer::Proof)
+    end_launch(grank, id, "the process that connected to this launch's port answered its challenge with no proof: "
+                          "not this launch's job; nothing was sent to it", &link);
+  nonces.job = answer.nonce;
+  join::JoinHello h{id, incarnation, "", join::program_path(), host_name(), static_cast<unsigned>(::geteuid()),
+                    static_cast<int>(::getpid()), gsize, grank, at_start, false};
+  const bool proven =
+      !secret.empty() && join::same_secret(answer.mac, join::job_proof(secret, id, incarnation, grank, nonces));
+  if (proven) h.mac = join::launch_proof(secret, h, nonces);
+  else h = join::JoinHello{id, "", "", "", "", 0, 0, gsize, grank, false, true};  // a decline
+  send_bounded_or(link, id, join::encode(h), kTagJoinHello, end);
+  if (!proven)
+    end_launch(grank, id, "the process that connected to this launch's port did not prove it holds the job's secret "
+                          "(a wrong proof; is DIR/secret this job's?): not this launch's job; nothing secret was sent "
+                          "to it", &link);
+}
+
 // The hand-shake over the new connection: this process's challenge (a nonce, nothing
-// secret), the job's proof (checked before anything else is sent: a peer that is not the
-// job gets a nonce and nothing more), the hello under this process's own proof, the
-// job's prepare, the acknowledgement, the commit. Ends the launch on a refusal, a call-off,
-// silence, garbage or a wrong proof, naming it.
+// secret), the job's proof and the hello (prove_and_say_hello), the job's prepare, the
+// acknowledgement, the commit. Ends the launch on a refusal, a call-off, silence, garbage
+// or a wrong proof, naming it.
 void handshake(MPI_Comm& link, const join::JobDir& dir, const std::string& id, const std::string& incarnation,
                bool at_start, int grank, int gsize, double timeout) {
   const Config env = read_config();
@@ -213,65 +250,21 @@ void handshake(MPI_Comm& link, const join::JobDir& dir, const std::string& id, c
   }
   if (env.fault == Text("wrong-secret")) secret = std::string(64, '0');
   const double end = now() + timeout;  // one deadline for the whole conversation
-  join::ProofNonces nonces{join::random_hex(16), ""};
+  const join::ProofNonces nonces{join::random_hex(16), ""};
   const std::vector<char> challenge = join::encode(join::JoinChallenge{id, nonces.launch, grank});
   check(MPI_Send(challenge.data(), static_cast<int>(challenge.size()), MPI_BYTE, 0, kTagJoinChallenge, link),
         "joining: MPI_Send (challenge)");
-  const auto answer_by = [&](const char* what) {
-    try {
-      auto a = await_answer(link, end);
-      if (!a) end_launch(grank, id, std::string("no ") + what + " from the job within " + seconds_text(timeout) +
-                                        " s of the connection (BLACS_DYN_JOIN_TIMEOUT)", &link);
-      return *a;
-    } catch (const Garbage& e) {
-      end_launch(grank, id, std::string("the process that connected to this launch's port sent garbage in place of ") +
-                                what + " (" + e.what() + "): not this launch's job; nothing was sent to it", &link);
-    }
-  };
-  join::JoinAnswer answer = answer_by("proof");
-  if (answer.kind == join::Answer::Refuse || answer.kind == join::Answer::Cancel)
-    end_launch(grank, id, (answer.kind == join::Answer::Refuse ? "refused by the job: " : "sent away by the job: ") +
-                              answer.reason.substr(0, 400), &link);
-  if (answer.kind != join::Answer::Proof)
-    end_launch(grank, id, "the process that connected to this launch's port answered its challenge with no proof: "
-                          "not this launch's job; nothing was sent to it", &link);
-  nonces.job = answer.nonce;
-  join::JoinHello h{id, incarnation, "", join::program_path(), host_name(), static_cast<unsigned>(::geteuid()),
-                    static_cast<int>(::getpid()), gsize, grank, at_start, false};
-  const bool proven = !secret.empty() && join::same_secret(answer.mac, join::job_proof(secret, id, incarnation, grank, nonces));
-  if (proven) {
-    h.mac = join::launch_proof(secret, h, nonces);
-  } else {
-    // Nothing derived from the secret goes back: a decline, so that a real job holding
-    // another secret says why, and the launch ends.
-    h = join::JoinHello{id, "", "", "", "", 0, 0, gsize, grank, false, true};
-  }
-  const std::vector<char> hello = join::encode(h);
-  send_bounded_or(link, id, hello, kTagJoinHello, end);
-  if (!proven)
-    end_launch(grank, id, "the process that connected to this launch's port did not prove it holds the job's secret "
-                          "(a wrong proof; is DIR/secret this job's?): not this launch's job; nothing secret was sent "
-                          "to it", &link);
-  answer = answer_by("answer to the hello");
+  prove_and_say_hello(link, id, incarnation, at_start, secret, nonces, grank, gsize, end);
+  join::JoinAnswer answer = answer_or_end(link, id, grank, end, "answer to the hello");
   if (answer.kind != join::Answer::Prepare)
     end_launch(grank, id,
                (answer.kind == join::Answer::Refuse ? "refused by the job: " : "sent away by the job: ") +
                    answer.reason.substr(0, 400),
                &link);
-  const join::JoinAnswer prep = answer;
   fault_point(env, "kill-joiner-before-ack", grank, gsize);
-  const std::vector<char> ack = join::encode(join::JoinAck{static_cast<int>(::getpid()), prep.level});
-  send_bounded_or(link, id, ack, kTagJoinAck, end);
+  send_bounded_or(link, id, join::encode(join::JoinAck{static_cast<int>(::getpid()), answer.level}), kTagJoinAck, end);
   // (the commit comes once every launch of the expansion is ready: a wait of its own)
-  answer = [&] {
-    try {
-      auto a = await_answer(link, now() + timeout);
-      if (!a) end_launch(grank, id, "no commit from the job within " + seconds_text(timeout) + " s", &link);
-      return *a;
-    } catch (const Garbage& e) {
-      end_launch(grank, id, std::string("garbage in place of the commit: ") + e.what(), &link);
-    }
-  }();
+  answer = answer_or_end(link, id, grank, now() + timeout, "commit");
   if (answer.kind != join::Answer::Commit)
     end_launch(grank, id, "sent away by the job: " + answer.reason.substr(0, 400), &link);
 }
