@@ -152,9 +152,21 @@ if [[ -x $build/cluster/malleable-arbiterd ]]; then
   while read -r f; do
     grep -qx ".$f" <<<"$tools_files" || fail "conffile $f is not in malleable$s-tools"
   done <<<"$conffiles"
+  # dpkg keeps it: the package installed into a scratch dpkg root (no dependencies there),
+  # the configuration edited, the package installed again (as an upgrade does).
+  dr=$work/dpkg-root
+  mkdir -p "$dr/var/lib/dpkg/info" "$dr/var/lib/dpkg/updates" "$dr/var/lib/dpkg/triggers"
+  touch "$dr/var/lib/dpkg/status" "$dr/var/lib/dpkg/available"
+  dpkg_i() { dpkg --root="$dr" --force-not-root --force-depends --force-script-chrootless -i "$tools_deb" </dev/null >"$work/dpkg.log" 2>&1 ||
+               { cat "$work/dpkg.log" >&2; fail "dpkg -i malleable$s-tools into $dr"; }; }
+  dpkg_i
+  echo "# edited by install.deb_packages" >>"$dr/etc/malleable/arbiterd.conf"
+  dpkg_i
+  grep -qx "# edited by install.deb_packages" "$dr/etc/malleable/arbiterd.conf" ||
+    fail "installing malleable$s-tools again replaced the edited /etc/malleable/arbiterd.conf"
   "$src/tests/install/arbiter_unit_check.sh" "$root" "$src" "the .deb packages" || (($? == 77)) ||
     fail "the arbiter from the packages"
-  echo "deb packages ($flavour): the arbiter's configuration a conffile ($(tr '\n' ' ' <<<"$conffiles"))"
+  echo "deb packages ($flavour): the arbiter's configuration a conffile ($(tr '\n' ' ' <<<"$conffiles")), kept edited by dpkg -i again"
 fi
 echo "deb packages ($flavour): built, dependencies checked, extracted and used: CMake and pkg-config consumers ran against $prefix; $("$driver" --version)"
 
