@@ -40,16 +40,20 @@ GrowthModel saving(double seconds_per_node) {
 }  // namespace
 
 TEST(SlurmArbiter, ViewAndSnapshotFromSlurmOutput) {
-  const ClusterView v = view(std::string(kTwoJobs) +
-                                 "9|PENDING|1||rigid|Resources\n10|PENDING|1||malleable-expand|None\n"
-                                 "11|PENDING|1||after|Dependency\n",
-                             "node[5-6]");
+  ClusterView v = view(std::string(kTwoJobs) +
+                           "9|PENDING|1||rigid|Resources\n10|PENDING|1||malleable-expand|None\n"
+                           "11|PENDING|1||after|Dependency\n",
+                       "node[5-6]");
   EXPECT_EQ(v.jobs.size(), 5u);
   EXPECT_EQ(v.jobs[4].reason, "Dependency");
   EXPECT_EQ(v.jobs[3].name, "malleable-expand");
+  // A name says nothing (any user may name a job "malleable-..."): job 10 waits as any job
+  // does until the record of whoever submitted it names it an expander (ClusterView::expanders).
+  EXPECT_EQ(snapshot_of(v, "7").pending.size(), 2u);
+  v.expanders = {"10"};
   const Snapshot s = snapshot_of(v, "7");
   EXPECT_EQ(s.mine.node_list, (std::vector<std::string>{"node1", "node2"}));
-  // The policy's own expansion request and a job waiting for another job wait for no node.
+  // An expander job by its id and a job waiting for another job wait for no node.
   ASSERT_EQ(s.pending.size(), 1u);
   EXPECT_EQ(s.pending[0].id, "9");
   EXPECT_EQ(s.idle, (std::vector<std::string>{"node5", "node6"}));

@@ -50,6 +50,7 @@ bool JobAgent::plan_shared(const Moment& m, int per_node, Snapshot& s, Plan& p, 
     // A view taken before this job started does not list it: taken again.
     if (!queried && std::none_of(v.jobs.begin(), v.jobs.end(), [&](const Job& j) { return j.id == client_->job_id(); }))
       v = shared_->view(client_->runner(), w, 0, client_->job_id(), queried);
+    for (const Expander& e : exp_.book) v.expanders.insert(e.id);  // by their ids, not their names
     s = snapshot_of(v, client_->job_id());
   } catch (const Error& e) {
     note(std::string("asking Slurm failed: ") + e.what());

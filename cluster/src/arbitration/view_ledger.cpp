@@ -33,8 +33,6 @@ double to_double(const std::string& s, const std::string& what) {
   throw Error(what + ": '" + escaped(s.substr(0, 40)) + "' is not a number");
 }
 
-bool is_machinery(const Job& j) { return j.name.rfind("malleable-", 0) == 0; }
-
 // Pending for nodes (and not for a dependency, a begin time, a hold, a limit ...).
 bool waits_for_nodes(const Job& j) {
   return j.reason.empty() || j.reason == "Resources" || j.reason == "Priority" || j.reason == "None";
@@ -220,7 +218,7 @@ Snapshot snapshot_of(const ClusterView& v, const std::string& id) {
           ++s.mine.nodes;
         }
   for (const Job& j : v.jobs)
-    if (j.id != id && j.state == "PENDING" && !is_machinery(j) && waits_for_nodes(j) &&
+    if (j.id != id && j.state == "PENDING" && v.expanders.count(j.id) == 0 && waits_for_nodes(j) &&
         competes(v.partitions, s.mine, j.partition))
       s.pending.push_back(j);
   sort_slurm_order(s.pending);

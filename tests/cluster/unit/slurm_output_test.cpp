@@ -200,8 +200,9 @@ TEST(SlurmOutput, HostlistNumbersAndSizesAreBounded) {
 }
 
 // A job growing by expander jobs (expander.hpp): the nodes of its running expanders count
-// as its own; a pending expander adds none and is no competitor; an expander-named job of
-// another user adds nothing (a name is the user's to choose).
+// as its own; a pending expander adds none and is no competitor once the record of its
+// submitter names its id (ClusterView::expanders; its name alone makes it no expander);
+// an expander-named job of another user adds nothing (a name is the user's to choose).
 TEST(SlurmOutput, ARunningExpanderOfTheSameOwnerAddsItsNodeToTheJob) {
   Fields mine = job7();
   mine['i'] = "21";
@@ -219,7 +220,9 @@ TEST(SlurmOutput, ARunningExpanderOfTheSameOwnerAddsItsNodeToTheJob) {
   forged['N'] = "node5";
   forged['U'] = "1001";
   const std::string out = squeue_render::squeue(kSqueueFormat, {job7(), job8(), mine, pending, forged});
-  const ClusterView v = make_view(100, out, "batch up 1-infinite node[1-9]\n");
+  ClusterView v = make_view(100, out, "batch up 1-infinite node[1-9]\n");
+  EXPECT_EQ(snapshot_of(v, "7").pending.size(), 2u);  // by its name alone, job 22 waits as any job does
+  v.expanders = {"22"};
   const Snapshot s = snapshot_of(v, "7");
   EXPECT_EQ(s.mine.node_list, (std::vector<std::string>{"node1", "node2", "node3"}));
   EXPECT_EQ(s.mine.nodes, 3);

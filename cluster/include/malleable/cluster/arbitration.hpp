@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,11 @@ struct ClusterView {
   // field that is not what Slurm writes there), with the reason: no snapshot of theirs,
   // no owner, no part in anyone's decision.
   std::map<std::string, std::string> unreadable = {};
+  // Job ids of expander jobs (expander.hpp) as the record of whoever submitted them says
+  // (sbatch's answers: a job agent's own book; the arbiter daemon's record of what each
+  // job's owner reported), never as a name says (a name is any user's to choose): no
+  // waiting job in any snapshot. Not in the view's file (format_view).
+  std::set<std::string> expanders = {};
 };
 // The commands that make a view, and the view from their outputs (throws Error when the
 // outputs are not what the commands print at all; a job whose record cannot be read is
@@ -69,8 +75,8 @@ std::string format_view(const ClusterView& v);
 ClusterView parse_view(const std::string& text);
 // Job `id`'s Snapshot from a view: its allocation, the idle nodes, the partitions, the
 // jobs that wait (in Slurm's order, sort_slurm_order; only those whose partition shares a
-// node with this job's; requests of the policy's own machinery, names starting "malleable-",
-// and jobs pending for another reason than nodes, e.g. Dependency, BeginTime, JobHeldUser,
+// node with this job's; the view's expander jobs (ClusterView::expanders: by their ids,
+// never by a name) and jobs pending for another reason than nodes, e.g. Dependency, BeginTime, JobHeldUser,
 // are not waiting jobs: only reasons Resources, Priority, None or none listed).
 // Throws Error if the view does not list the job, or lists it unreadable (the reason).
 Snapshot snapshot_of(const ClusterView& v, const std::string& id);
