@@ -4,9 +4,12 @@
 every second for S seconds over TCP, with a MUNGE credential made through libmunge
 (ctypes: no process per request). Used by scripts/arbiter-sdiag.sh inside the emulated
 cluster. Prints the replies counted by outcome.
+Protocol version 2: each connection's challenge read first, the request made for it, its
+credential only the daemon's uid can decode (ARBITER_UID, default 0: root's daemon).
 Usage: arbiter-sdiag-clients.py HOST PORT MUNGE_SOCKET SECONDS JOB_ID..."""
 import ctypes
 import json
+import os
 import socket
 import struct
 import sys
@@ -20,6 +23,8 @@ lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, c
 lib.munge_decode.argtypes = [ctypes.c_char_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_int),
                              ctypes.POINTER(ctypes.c_uint), ctypes.POINTER(ctypes.c_uint)]
 MUNGE_OPT_SOCKET = 8
+MUNGE_OPT_UID_RESTRICTION = 9
+ARBITER_UID = int(os.environ.get("ARBITER_UID", "0"))
 
 
 def credential(ctx, body):
@@ -39,8 +44,23 @@ def opened(ctx, cred):
     return json.loads(ctypes.string_at(buf, n.value))
 
 
-def ask(host, port, payload, ctx):
+def frame_from(s):
+    data = b""
+    while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+        chunk = s.recv(4 - len(data) if len(data) < 4 else 4 + struct.unpack(">I", data[:4])[0] - len(data))
+        if not chunk:
+            return None
+        data += chunk
+    return data[4:]
+
+
+def ask(host, port, request, ectx, ctx):
     with socket.create_connection((host, port), timeout=10) as s:
+        hello = frame_from(s)
+        if hello is None:
+            return None
+        request = dict(request, challenge=json.loads(hello)["challenge"])
+        payload = credential(ectx, json.dumps(request).encode())
         s.sendall(struct.pack(">I", len(payload)) + payload)
         data = b""
         while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
@@ -54,14 +74,17 @@ def ask(host, port, payload, ctx):
 def client(host, port, sock, seconds, job, tally, lock):
     ctx = lib.munge_ctx_create()
     lib.munge_ctx_set(ctx, MUNGE_OPT_SOCKET, sock.encode())
+    ectx = lib.munge_ctx_create()  # the requests': only the daemon's uid decodes them
+    lib.munge_ctx_set(ectx, MUNGE_OPT_SOCKET, sock.encode())
+    ctypes.CDLL("libmunge.so.2").munge_ctx_set(ctypes.c_void_p(ectx), MUNGE_OPT_UID_RESTRICTION, ctypes.c_uint(ARBITER_UID))
     growth = [dict(n=1, pays=True, saving_s=50.0, why="sdiag", pi=-1, pr=-1, mi=-1, left=-1)]
-    body = json.dumps(dict(v=1, kind="arbitrate", job=job, rank_hosts=["node1"], per_node=1, min_nodes=1,
-                           max_nodes=2, hold=True, bid_ttl_s=0, growth=growth)).encode()
+    body = dict(v=2, kind="arbitrate", job=job, rank_hosts=["node1"], per_node=1, min_nodes=1,
+                max_nodes=2, hold=True, bid_ttl_s=0, growth=growth)
     end = time.monotonic() + seconds
     t = time.monotonic()
     while t < end:
         try:
-            r = ask(host, port, credential(ctx, body), ctx)
+            r = ask(host, port, body, ectx, ctx)
             key = "no reply" if r is None else "ok" if r["ok"] else r["error"].split(":")[0]
         except (OSError, RuntimeError) as e:
             key = "error " + type(e).__name__

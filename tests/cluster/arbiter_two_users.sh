@@ -123,18 +123,30 @@ sock, msock, user, job, uid = sys.argv[1:]
 def arbitrate(pays, min_nodes, hold):
     growth = [dict(n=n, pays=pays, saving_s=50.0 * n, why="forged", pi=-1, pr=-1, mi=-1, left=-1) for n in (1, 2)]
     growth.append(dict(n=-1, pays=not pays, saving_s=5.0, why="forged", pi=-1, pr=-1, mi=-1, left=-1))
-    return dict(v=1, kind="arbitrate", job=job, rank_hosts=["node1", "node1"], per_node=2, min_nodes=min_nodes,
+    return dict(v=2, kind="arbitrate", job=job, rank_hosts=["node1", "node1"], per_node=2, min_nodes=min_nodes,
                 max_nodes=3, hold=hold, bid_ttl_s=600, growth=growth)
 # Each a request that, from A, would write that entry: a bid (growth pays, nodes idle), the
 # claim that follows it, a promise (shrinking pays: nodes offered to waiting jobs), the release.
 tries = {"bid": arbitrate(True, 1, False), "claim": arbitrate(True, 1, False), "promise": arbitrate(False, 1, False),
-         "release": dict(v=1, kind="settle", job=job, promises_too=True)}
+         "release": dict(v=2, kind="settle", job=job, promises_too=True)}
+def one_frame(s):
+    d = b""
+    while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
+        k = s.recv(4 - len(d) if len(d) < 4 else 4 + struct.unpack(">I", d[:4])[0] - len(d))
+        if not k:
+            sys.exit("closed before the daemon's challenge")
+        d += k
+    return d[4:]
 for what, req in tries.items():
-    cred = subprocess.run(["setpriv", "--reuid=" + user, "--regid=%d" % pwd.getpwnam(user).pw_gid, "--clear-groups",
-                           "munge", "-S", msock, "-s", json.dumps(req)], check=True, capture_output=True).stdout.strip()
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(20)
     s.connect(sock)
+    # protocol version 2: the connection's challenge first, the request made for it and
+    # readable by the daemon's user only (munge -u slurm)
+    req["challenge"] = json.loads(one_frame(s))["challenge"]
+    cred = subprocess.run(["setpriv", "--reuid=" + user, "--regid=%d" % pwd.getpwnam(user).pw_gid, "--clear-groups",
+                           "munge", "-S", msock, "-u", "slurm", "-s", json.dumps(req)],
+                          check=True, capture_output=True).stdout.strip()
     s.sendall(struct.pack(">I", len(cred)) + cred)
     data = b""
     while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:

@@ -43,6 +43,9 @@ bool JobAgent::plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p,
   q.bid_ttl_s = std::max(4 * opt_.interval_s * (1 + opt_.jitter), 2 * gap);
   const GrowthModel growth = growth_of(m, per_node);
   q.growth = growth_table(growth, rank_nodes, o.max_nodes);
+  // Its expander jobs by their ids (sbatch's answers): no waiting job for anyone.
+  for (const Expander& e : exp_.book)
+    if (q.expanders.size() < arbiter::kMaxExpanders) q.expanders.push_back(e.id);
   arbiter::Reply r;
   try {
     r = arbiter::ask(arbiter::ClientOptions{opt_.arbiter.socket, opt_.arbiter.munge_socket, opt_.arbiter.timeout_s, opt_.arbiter.user}, q);

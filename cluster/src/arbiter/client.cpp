@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "arbiter/munge.hpp"
@@ -101,11 +102,46 @@ void connect_to(Fd& s, const std::string& where, double deadline) {
 }
 }  // namespace
 
-std::string exchange(const ClientOptions& o, const std::string& payload) {
+namespace {
+// One frame of at most `max` bytes from s, `in` holding what was read before (what
+// follows the frame stays in it), within the deadline; `what` names it in the errors.
+std::string read_one(const Fd& s, std::string& in, std::size_t max, double deadline, const std::string& where,
+                     const char* what) {
+  for (;;) {
+    const FrameRead f = read_frame(in, max);
+    if (f.status == FrameRead::Status::Complete) {
+      in.erase(0, f.consumed);
+      return f.payload;
+    }
+    if (f.status == FrameRead::Status::Refused) throw Error(std::string("the arbiter's ") + what + ": " + f.why);
+    wait_for(s.fd, POLLIN, deadline, what[0] == 'c' ? "send its challenge" : "reply", where);
+    char buf[4096];
+    const ssize_t n = ::recv(s.fd, buf, sizeof buf, 0);
+    if (n > 0) in.append(buf, static_cast<std::size_t>(n));
+    else if (n == 0)
+      throw Error("the arbiter at " + where + " closed the connection without " +
+                  (what[0] == 'c' ? std::string("a challenge (an arbiter older than this library?)") : std::string("a reply")));
+    else if (errno != EAGAIN && errno != EINTR)
+      throw Error("reading from the arbiter at " + where + " failed: " + std::strerror(errno));
+  }
+}
+}  // namespace
+
+std::string exchange(const ClientOptions& o, const std::function<std::string(const std::string&)>& make) {
   const double deadline = clock_s() + o.timeout_s;
   Fd s;
   connect_to(s, o.socket, deadline);
-  const std::string out = frame(payload);
+  // The connection's challenge first: the request names it (protocol.hpp).
+  std::string in;
+  const std::string said = read_one(s, in, kMaxChallengeFrame, deadline, o.socket, "challenge");
+  std::string challenge;
+  try {
+    challenge = parse_challenge(said);
+  } catch (const Error& e) {
+    throw Error("the first frame at " + o.socket + " is not an arbiter's challenge (" + e.what() +
+                "): not the arbiter (or one older than this library), nothing sent");
+  }
+  const std::string out = frame(make(challenge));
   for (std::size_t sent = 0; sent < out.size();) {
     const ssize_t n = ::send(s.fd, out.data() + sent, out.size() - sent, MSG_NOSIGNAL);
     if (n > 0) {
@@ -116,19 +152,11 @@ std::string exchange(const ClientOptions& o, const std::string& payload) {
       throw Error("sending to the arbiter at " + o.socket + " failed: " + std::strerror(errno));
     }
   }
-  std::string in;
-  for (;;) {
-    const FrameRead f = read_frame(in);
-    if (f.status == FrameRead::Status::Complete) return f.payload;
-    if (f.status == FrameRead::Status::Refused) throw Error("the arbiter's reply: " + f.why);
-    wait_for(s.fd, POLLIN, deadline, "reply", o.socket);
-    char buf[4096];
-    const ssize_t n = ::recv(s.fd, buf, sizeof buf, 0);
-    if (n > 0) in.append(buf, static_cast<std::size_t>(n));
-    else if (n == 0) throw Error("the arbiter at " + o.socket + " closed the connection without a reply");
-    else if (errno != EAGAIN && errno != EINTR)
-      throw Error("reading from the arbiter at " + o.socket + " failed: " + std::strerror(errno));
-  }
+  return read_one(s, in, kMaxFrame, deadline, o.socket, "reply");
+}
+
+std::string exchange(const ClientOptions& o, const std::string& payload) {
+  return exchange(o, [&](const std::string&) { return payload; });
 }
 
 std::uint32_t uid_of_user(const std::string& user, const std::string& what) {
@@ -141,31 +169,16 @@ std::uint32_t uid_of_user(const std::string& user, const std::string& what) {
   throw Error(what + ": no user '" + slurm::escaped(user.substr(0, 64)) + "' here");
 }
 
-namespace {
-// 128 random bits as hex: the request's nonce.
-std::string fresh_nonce() {
-  unsigned char b[16];
-  for (std::size_t got = 0; got < sizeof b;) {
-    const ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw Error(std::string("getrandom: ") + std::strerror(errno));
-    got += static_cast<std::size_t>(n);
-  }
-  std::string out;
-  for (const unsigned char c : b) {
-    char h[3];
-    std::snprintf(h, sizeof h, "%02x", c);
-    out += h;
-  }
-  return out;
-}
-}  // namespace
-
 Reply ask(const ClientOptions& o, Request r) {
   const std::uint32_t arbiter = uid_of_user(o.arbiter_user, "the arbiter's user (RESIZE_ARBITER_USER)");
-  r.nonce = fresh_nonce();
-  const std::string cred = munge_encode_credential(encode_request(r), o.munge_socket);
-  const std::string sealed = exchange(o, cred);
+  r.nonce = random_hex128();
+  // The request only the arbiter's user can read, bound to this connection's challenge:
+  // whoever else answers (the daemon down, its port taken) can neither read it nor have
+  // the daemon act on it later (protocol.hpp).
+  const std::string sealed = exchange(o, [&](const std::string& challenge) {
+    r.challenge = challenge;
+    return munge_encode_credential(encode_request(r), o.munge_socket, 0, arbiter);
+  });
   // Only the arbiter's user's answer to this very request counts: whoever else holds the
   // socket or the port (the daemon down) gets nothing done.
   const Credential c = munge_decode_credential(sealed, o.munge_socket);

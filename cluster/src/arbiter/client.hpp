@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "arbiter/protocol.hpp"
@@ -28,8 +29,11 @@ struct ClientOptions {
 Reply ask(const ClientOptions& o, Request r);
 // A user's name or a uid as a uid; throws Error naming `what` when there is no such user.
 std::uint32_t uid_of_user(const std::string& user, const std::string& what);
-// The exchange below ask(): a credential's text in, the reply's JSON out (tests send
-// their own credentials: replayed, expired).
+// The exchange below ask(): the daemon's challenge read (a first frame that is not one is
+// an error, nothing sent), `make(challenge)`'s credential sent, the reply's frame payload
+// out. The second form sends `payload` whatever the challenge (tests: replayed, expired,
+// recorded credentials).
+std::string exchange(const ClientOptions& o, const std::function<std::string(const std::string& challenge)>& make);
 std::string exchange(const ClientOptions& o, const std::string& payload);
 
 }  // namespace cluster::arbiter

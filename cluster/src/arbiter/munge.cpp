@@ -40,6 +40,9 @@ Credential munge_decode_credential(const std::string& cred, const std::string& s
   if (e == EMUNGE_SUCCESS) {
     out.ok = true;
     if (buf && len > 0) out.payload.assign(static_cast<const char*>(buf), static_cast<std::size_t>(len));
+    uid_t only = MUNGE_UID_ANY;
+    if (munge_ctx_get(ctx.c, MUNGE_OPT_UID_RESTRICTION, &only) == EMUNGE_SUCCESS && only != MUNGE_UID_ANY)
+      out.only_uid = static_cast<std::uint32_t>(only);
   } else {
     const char* m = munge_ctx_strerror(ctx.c);
     out.why = m ? m : munge_strerror(e);

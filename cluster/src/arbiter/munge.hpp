@@ -15,6 +15,8 @@ struct Credential {
   std::optional<std::uint32_t> uid;  // known even for some refusals (expired, replayed)
   std::string payload;
   std::string why;  // !ok: munge's reason ("Replayed credential", "Expired credential", ...)
+  // ok: the only uid its maker let decode it (MUNGE_OPT_UID_RESTRICTION); none: any uid.
+  std::optional<std::uint32_t> only_uid = std::nullopt;
 };
 // `socket`: munged's socket (empty: libmunge's default).
 Credential munge_decode_credential(const std::string& cred, const std::string& socket);

@@ -4,8 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/random.h>
+
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -163,10 +167,55 @@ json parse_object(std::string_view text) {
   return j;
 }
 
+bool is_challenge(const std::string& c) {
+  return c.size() == kChallengeHex && c.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+std::string challenge_of(const json& o) {
+  const std::string c = text(o, "challenge");
+  if (!is_challenge(c)) throw Error("'challenge' must be " + std::to_string(kChallengeHex) + " lower-case hex digits");
+  return c;
+}
+
+void check_version(const json& j) {
+  if (integer(j, "v", 0, 1 << 30) != kProtocolVersion)
+    throw Error("protocol version " + need(j, "v").dump() + " is not " + std::to_string(kProtocolVersion) +
+                (need(j, "v") == 1 ? " (version 1 has no challenge: a client older than this arbiter)" : ""));
+}
+
 }  // namespace
 
+std::string encode_challenge(const std::string& challenge) {
+  if (!is_challenge(challenge)) throw Error("a challenge must be " + std::to_string(kChallengeHex) + " lower-case hex digits");
+  return json{{"v", kProtocolVersion}, {"challenge", challenge}}.dump();
+}
+
+std::string parse_challenge(std::string_view text) {
+  const json j = parse_object(text);
+  check_version(j);
+  only_keys(j, {"v", "challenge"});
+  return challenge_of(j);
+}
+
+std::string random_hex128() {
+  unsigned char b[16];
+  for (std::size_t got = 0; got < sizeof b;) {
+    const ssize_t n = ::getrandom(b + got, sizeof b - got, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw Error(std::string("getrandom: ") + std::strerror(errno));
+    got += static_cast<std::size_t>(n);
+  }
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (const unsigned char c : b) {
+    out += hex[c >> 4];
+    out += hex[c & 15];
+  }
+  return out;
+}
+
 std::string encode_request(const Request& r) {
-  json j{{"v", kProtocolVersion}, {"kind", to_string(r.kind)}};
+  json j{{"v", kProtocolVersion}, {"kind", to_string(r.kind)}, {"challenge", r.challenge}};
   if (!r.nonce.empty()) j["nonce"] = r.nonce;
   if (r.kind == Request::Kind::Arbitrate) {
     j["job"] = r.job.id;
@@ -179,6 +228,7 @@ std::string encode_request(const Request& r) {
     json g = json::array();
     for (const auto& [n, e] : r.growth) g.push_back(growth_json(n, e));
     j["growth"] = g;
+    if (!r.expanders.empty()) j["expanders"] = r.expanders;
   } else if (r.kind == Request::Kind::Settle) {
     j["job"] = r.job.id;
     j["promises_too"] = r.promises_too;
@@ -189,12 +239,13 @@ std::string encode_request(const Request& r) {
 Request parse_request(std::string_view text) {
   const json j = parse_object(text);
   Request r;
-  if (integer(j, "v", 0, 1 << 30) != kProtocolVersion)
-    throw Error("protocol version " + need(j, "v").dump() + " is not " + std::to_string(kProtocolVersion));
+  check_version(j);
   const std::string kind = arbiter::name(j, "kind");
   if (j.contains("nonce")) r.nonce = nonce_of(j);
+  r.challenge = challenge_of(j);
   if (kind == "arbitrate") {
-    only_keys(j, {"v", "kind", "nonce", "job", "rank_hosts", "per_node", "min_nodes", "max_nodes", "hold", "bid_ttl_s", "growth"});
+    only_keys(j, {"v", "kind", "nonce", "challenge", "job", "rank_hosts", "per_node", "min_nodes", "max_nodes", "hold",
+                  "bid_ttl_s", "growth", "expanders"});
     r.kind = Request::Kind::Arbitrate;
     r.job.id = arbiter::name(j, "job");
     r.job.rank_hosts = names(j, "rank_hosts", kMaxHosts);
@@ -213,13 +264,19 @@ Request parse_request(std::string_view text) {
       auto [n, v] = parse_growth(e);
       if (!r.growth.emplace(n, v).second) throw Error("'growth' names n=" + std::to_string(n) + " twice");
     }
+    if (j.contains("expanders")) {
+      r.expanders = names(j, "expanders", kMaxExpanders);
+      for (const auto& e : r.expanders)
+        if (e.empty() || e.size() > 18 || e.find_first_not_of("0123456789") != std::string::npos)
+          throw Error("'expanders' must list Slurm job ids (digits)");
+    }
   } else if (kind == "settle") {
-    only_keys(j, {"v", "kind", "nonce", "job", "promises_too"});
+    only_keys(j, {"v", "kind", "nonce", "challenge", "job", "promises_too"});
     r.kind = Request::Kind::Settle;
     r.job.id = arbiter::name(j, "job");
     r.promises_too = boolean(j, "promises_too");
   } else if (kind == "status") {
-    only_keys(j, {"v", "kind", "nonce"});
+    only_keys(j, {"v", "kind", "nonce", "challenge"});
     r.kind = Request::Kind::Status;
   } else {
     throw Error("unknown request kind '" + kind + "'");

@@ -1,8 +1,17 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The arbiter daemon's wire protocol, pure: frames, requests and replies, and their strict
-// validation. One request per connection:
-//   client -> daemon   frame( MUNGE credential whose payload is the request's JSON )
-//   daemon -> client   frame( the reply's JSON )
+// validation. One request per connection (version 2):
+//   daemon -> client   frame( {"v":2,"challenge":HEX32} )  at accept: this connection's nonce
+//   client -> daemon   frame( MUNGE credential whose payload is the request's JSON, holding
+//                      that "challenge"; the credential restricted to the arbiter's uid )
+//   daemon -> client   frame( the reply's JSON in a MUNGE credential, below )
+// The request is bound to the connection and to the daemon's identity: only the arbiter's
+// uid can decode it (MUNGE_OPT_UID_RESTRICTION; the daemon refuses a credential any uid
+// could read), so whoever else holds the socket or the port while the daemon is down
+// cannot read it; and it names the challenge of the connection it was made for, so a
+// request recorded there and relayed to the daemon later, on another connection, is
+// refused (the daemon's challenge is 128 random bits, fresh per connection). Version 1
+// (no challenge) is refused with the reason.
 // A frame is a 4-byte big-endian length and that many bytes (at most kMaxFrame). The
 // request travels inside the credential, so the body the daemon acts on is the one the
 // credential's uid signed: no separate hash to bind them.
@@ -15,14 +24,17 @@
 // down, its port taken) gets nothing done.
 //
 // Requests (JSON objects; unknown keys, wrong types and out-of-range values are refused;
-// every request may carry "nonce": up to 64 hex digits the reply echoes):
-//   {"v":1,"kind":"arbitrate","job":ID,"rank_hosts":[..],"per_node":P,"min_nodes":A,
-//    "max_nodes":B,"hold":false,"bid_ttl_s":T,"growth":[{"n":K,"pays":..,"saving_s":..,
-//    "why":..,"pi":..,"pr":..,"mi":..,"left":..},..]}
+// every request may carry "nonce": up to 64 hex digits the reply echoes, and
+// every request carries "challenge", the connection's):
+//   {"v":2,"challenge":C,"kind":"arbitrate","job":ID,"rank_hosts":[..],"per_node":P,
+//    "min_nodes":A,"max_nodes":B,"hold":false,"bid_ttl_s":T,"growth":[{"n":K,"pays":..,
+//    "saving_s":..,"why":..,"pi":..,"pr":..,"mi":..,"left":..},..],"expanders":[ID,..]}
 //       the job's state and its growth model evaluated for K extra nodes (K < 0: K fewer);
-//       hold: the job may not acquire now (Slurm refused it lately): no claim
-//   {"v":1,"kind":"settle","job":ID,"promises_too":false}  an acquisition ended
-//   {"v":1,"kind":"status"}                                  the daemon's state
+//       hold: the job may not acquire now (Slurm refused it lately): no claim;
+//       expanders (optional): the Slurm job ids of the expander jobs the job submitted
+//       (sbatch's answers), not waited for by anyone (ArbiterState: the owner's only)
+//   {"v":2,"challenge":C,"kind":"settle","job":ID,"promises_too":false}  an acquisition ended
+//   {"v":2,"challenge":C,"kind":"status"}                                  the daemon's state
 // Replies: {"ok":true,...} or {"ok":false,"error":REASON}.
 #pragma once
 
@@ -43,7 +55,19 @@ inline constexpr std::size_t kMaxFrame = 64 * 1024;
 // (base64: 4 bytes for 3, and its header), which must fit a frame; the oldest recent
 // decisions are left out to fit (ArbiterState::status_json).
 inline constexpr std::size_t kMaxStatus = kMaxFrame / 4 * 3 - 4096;
-inline constexpr int kProtocolVersion = 1;
+inline constexpr int kProtocolVersion = 2;
+// The daemon's challenge frame: at most this long; its challenge kChallengeHex hex digits.
+inline constexpr std::size_t kMaxChallengeFrame = 256;
+inline constexpr std::size_t kChallengeHex = 32;
+// At most this many expander job ids in a request.
+inline constexpr std::size_t kMaxExpanders = 256;
+
+// The challenge frame's payload, and back (throws Error: not JSON, another version, a
+// challenge that is not kChallengeHex lower-case hex digits, an unknown key).
+std::string encode_challenge(const std::string& challenge);
+std::string parse_challenge(std::string_view json);
+// 128 random bits as 32 lower-case hex digits (getrandom; throws Error).
+std::string random_hex128();
 
 
 // 4-byte big-endian length + payload; throws Error when the payload exceeds `max`.
@@ -67,6 +91,8 @@ struct Request {
   double bid_ttl_s = 0;                // Arbitrate: the bid's wanted lifetime (0: the daemon's)
   bool promises_too = false;           // Settle
   std::string nonce = {};              // any kind: echoed in the reply (up to 64 hex digits)
+  std::string challenge = {};          // any kind: the connection's (kChallengeHex hex digits)
+  std::vector<std::string> expanders = {};  // Arbitrate: its expander jobs' ids (at most kMaxExpanders)
 };
 std::string to_string(Request::Kind k);  // "arbitrate" "settle" "status"
 

@@ -88,6 +88,7 @@ struct Server::Conn {
   Request q;
   std::uint32_t uid = 0;
   Peer peer;  // who (listen.hpp); peer.address is the per-client cap's key
+  std::string challenge;  // sent at accept; the request must name it (protocol.hpp)
 };
 
 struct Server::Refresh {
@@ -226,27 +227,38 @@ void Server::finish_refresh() {
 
 // A frame's payload: false and the refusal's reply, or true and the request with the
 // credential's uid. Every refusal logged with the uid.
-bool Server::authenticate(const std::string& payload, Request& q, std::uint32_t& uid, std::string& refused) {
+bool Server::authenticate(const std::string& payload, const std::string& challenge, Request& q, std::uint32_t& uid,
+                          std::string& refused) {
   const double now = wall();
   const Credential c = munge_decode_credential(payload, opt_.munge_socket);
   const std::string who = c.uid ? "uid " + std::to_string(*c.uid) : "unknown uid";
   Reply r;
-  if (!c.ok) {
-    r.error = "refused: credential: " + c.why;
-    log_line("refused " + who + ": credential: " + c.why);
-    state_.note_refusal(c.uid.value_or(0xffffffffu), "credential: " + c.why, now);
+  const auto refuse = [&](const std::string& why) {
+    r.error = "refused: " + why;
+    log_line("refused " + who + ": " + why);
+    state_.note_refusal(c.uid.value_or(ArbiterState::kUnknownUid), why, now);
     refused = encode_reply(r, Request::Kind::Status);
     return false;
-  }
+  };
+  if (!c.ok) return refuse("credential: " + c.why);
+  // Only this daemon's uid could read the request: one any uid can decode was readable by
+  // whoever held the socket or the port on its way (protocol.hpp).
+  const auto self = static_cast<std::uint32_t>(::geteuid());
+  if (c.only_uid != self)
+    return refuse("credential: readable by " +
+                  (c.only_uid ? "uid " + std::to_string(*c.only_uid) : std::string("any uid")) +
+                  ", not restricted to the arbiter's uid " + std::to_string(self) +
+                  " (a client older than this arbiter, or RESIZE_ARBITER_USER names another user)");
   try {
     q = parse_request(c.payload);
   } catch (const Error& e) {
-    r.error = std::string("refused: bad request: ") + e.what();
-    log_line("refused " + who + ": bad request: " + e.what());
-    state_.note_refusal(*c.uid, std::string("bad request: ") + e.what(), now);
-    refused = encode_reply(r, Request::Kind::Status);
-    return false;
+    return refuse(std::string("bad request: ") + e.what());
   }
+  // Made for another connection: recorded elsewhere (a port or socket taken while the
+  // daemon was down) and relayed here, or replayed.
+  if (q.challenge != challenge)
+    return refuse("the request names another connection's challenge: made for another connection (relayed or replayed), "
+                  "not acted on");
   uid = *c.uid;
   return true;
 }
@@ -346,6 +358,23 @@ void Server::accept_from(std::size_t l, std::vector<Conn>& conns, double now) {
     c.accepted = now;
     c.deadline = now + std::min(opt_.first_frame_s, opt_.deadline_s);
     c.peer = std::move(peer);
+    // The connection's challenge, at once (a few dozen bytes into an empty socket buffer:
+    // all sent, or the client is gone).
+    std::string hello;
+    try {
+      c.challenge = random_hex128();
+      hello = frame(encode_challenge(c.challenge));
+    } catch (const std::exception& e) {
+      log_line(std::string("a connection's challenge could not be made: ") + e.what());
+    }
+    const ssize_t k = hello.empty() ? -1 : ::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL);
+    if (k != static_cast<ssize_t>(hello.size())) {
+      ::close(fd);
+      per_client_.release(c.peer.address);
+      admission_.gone(id);
+      note_closed("gone before its challenge was sent", now);
+      continue;
+    }
     conns.push_back(std::move(c));
   }
   report_connections();
@@ -383,7 +412,7 @@ bool Server::serve(Conn& c, short ev) {
     admission_.answering(c.id);
   } else if (f.status == FrameRead::Status::Complete) {
     std::string refused;
-    if (!authenticate(f.payload, c.q, c.uid, refused)) {
+    if (!authenticate(f.payload, c.challenge, c.q, c.uid, refused)) {
       c.out = seal(refused, Request::Kind::Status, {});
       c.replying = true;
       admission_.answering(c.id);

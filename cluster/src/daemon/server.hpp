@@ -86,7 +86,9 @@ class Server {
   void start_refresh(double now);  // at most one in flight, one attempt per interval
   void finish_refresh();           // its pipe is readable: the new view (or the last stays)
   // A frame's payload: a refusal's reply, or the request and its uid to decide.
-  bool authenticate(const std::string& payload, Request& q, std::uint32_t& uid, std::string& refused);
+  // `challenge`: the connection's (the request must name it).
+  bool authenticate(const std::string& payload, const std::string& challenge, Request& q, std::uint32_t& uid,
+                    std::string& refused);
   std::string decide(const Request& q, std::uint32_t uid);  // never throws: a failure is its reply
   std::string decide_or_throw(const Request& q, std::uint32_t uid);
   bool serve(Conn& c, short events);  // one connection's event; true when it is done

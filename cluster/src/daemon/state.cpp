@@ -98,6 +98,18 @@ void ArbiterState::set_view(slurm::ClusterView v, std::map<std::string, std::uin
   view_ = std::move(v);
   owners_ = std::move(owners);
   have_view_ = true;
+  std::erase_if(expander_reports_, [&](const auto& r) { return owners_.count(r.first) == 0; });
+  mark_expanders();
+}
+
+void ArbiterState::mark_expanders() {
+  view_.expanders.clear();
+  for (const auto& [job, ids] : expander_reports_) {
+    const auto owner = owners_.find(job);
+    if (owner == owners_.end()) continue;
+    for (const auto& id : ids)
+      if (const auto o = owners_.find(id); o != owners_.end() && o->second == owner->second) view_.expanders.insert(id);
+  }
 }
 
 bool ArbiterState::qos_due(double now) const {
@@ -209,6 +221,10 @@ Reply ArbiterState::arbitrate_for(const Request& r, std::uint32_t uid, double no
     out.error = std::string("not in the arbiter's view yet, ask again later: ") + e.what();
     return out;
   }
+  // Its expander jobs, as it reports them (the owner's own only: mark_expanders).
+  if (r.expanders.empty()) expander_reports_.erase(r.job.id);
+  else expander_reports_[r.job.id] = r.expanders;
+  mark_expanders();
   slurm::ArbiterOptions a = opt_.arbiter;
   a.bid_ttl_s = std::min(std::max(a.bid_ttl_s, r.bid_ttl_s), opt_.max_bid_ttl_s);
   a.offer_ttl_s = std::max(a.offer_ttl_s, a.bid_ttl_s);

@@ -77,6 +77,7 @@ class ArbiterState {
   std::string status_json(double now, std::uint32_t viewer, std::size_t max_bytes = kMaxStatus) const;
   bool sees_all(std::uint32_t uid) const;
   const slurm::Ledger& ledger() const { return ledger_; }
+  const slurm::ClusterView& view() const { return view_; }
   // Every uid's recent decisions, oldest first (the order they were made in).
   std::deque<std::string> recent() const;
   // The recent decisions kept under `uid` (its jobs' and its refusals), oldest first.
@@ -109,6 +110,12 @@ class ArbiterState {
   // Jobs whose claim expired unused (neither settled nor fulfilled: its nodes still idle):
   // no new claim before the time given (a claim's lifetime after the expiry).
   std::map<std::string, double> barred_;
+  // The expander jobs each job reported in its last arbitrate request (Request::expanders),
+  // for jobs in the view; an id counts (ClusterView::expanders: no waiting job) only while
+  // the view names the same owner for it as for the job that reported it, so a user can
+  // take only its own jobs off the waiting lists.
+  std::map<std::string, std::vector<std::string>> expander_reports_;
+  void mark_expanders();
   void bar_expired_claims(double now);
   void remember(std::uint32_t uid, std::string line);
   std::uint32_t key_of(const std::string& job, std::uint32_t asking) const;  // the owner, else the asking uid

@@ -66,6 +66,18 @@ std::string read_some(int fd) {
   const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
   return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
 }
+std::string read_some_nowait(int fd) {
+  char buf[256];
+  const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+  return n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+}
+
+// The daemon's first frame: this connection's challenge (protocol.hpp).
+const std::string kChallenge = "0123456789abcdef0123456789abcdef";
+void send_challenge(int c) {
+  const std::string f = frame(encode_challenge(kChallenge));
+  (void)!::send(c, f.data(), f.size(), MSG_NOSIGNAL);
+}
 
 }  // namespace
 
@@ -94,6 +106,7 @@ TEST(ArbiterClient, TcpCarriesTheSameFrames) {
   std::thread t([&] {
     const int c = ::accept(l, nullptr, nullptr);
     if (c < 0) return;
+    send_challenge(c);
     std::string in;
     while (read_frame(in).status == FrameRead::Status::Incomplete) {
       const std::string more = read_some(c);
@@ -105,8 +118,13 @@ TEST(ArbiterClient, TcpCarriesTheSameFrames) {
     ::send(c, out.data(), out.size(), MSG_NOSIGNAL);
     ::close(c);
   });
-  const std::string reply = exchange(ClientOptions{where, "", 5}, "a credential");
+  std::string seen;
+  const std::string reply = exchange(ClientOptions{where, "", 5}, [&](const std::string& challenge) {
+    seen = challenge;
+    return std::string("a credential");
+  });
   t.join();
+  EXPECT_EQ(seen, kChallenge);  // the request is made for this connection's challenge
   EXPECT_EQ(got, "a credential");
   EXPECT_EQ(reply, "{\"ok\":true}");
   ::close(l);  // nobody listens there now: an error, not a hang
@@ -122,6 +140,7 @@ TEST(ArbiterClient, TcpCarriesTheSameFrames) {
 TEST(ArbiterClient, ASilentDaemonTimesOut) {
   std::atomic<bool> release{false};
   FakeDaemon d([&](int c) {
+    send_challenge(c);
     read_some(c);
     while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   });
@@ -132,15 +151,73 @@ TEST(ArbiterClient, ASilentDaemonTimesOut) {
     EXPECT_NE(std::string(e.what()).find("did not reply in time"), std::string::npos) << e.what();
   }
   release = true;
+  // Silent from the start: no challenge, nothing sent.
+  std::atomic<bool> release2{false};
+  std::string got;
+  FakeDaemon quiet([&](int c) {
+    while (!release2) {
+      got += read_some_nowait(c);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
+  try {
+    exchange(ClientOptions{quiet.path(), "", 0.3}, "request");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("did not send its challenge in time"), std::string::npos) << e.what();
+  }
+  release2 = true;
+}
+
+// Whoever holds the socket or the port without being the daemon (it down) and answers
+// anything but a challenge first (a forged reply, garbage) gets nothing: the request
+// is never sent (issue 76: a relayed request acted).
+TEST(ArbiterClient, NothingIsSentToAPeerWhoseFirstFrameIsNotAChallenge) {
+  for (const std::string& first : {std::string("{\"ok\":true,\"plan\":\"acquire\"}"), std::string("garbage"),
+                                  std::string("{\"v\":1,\"challenge\":\"0123456789abcdef0123456789abcdef\"}"),
+                                  std::string("{\"v\":2,\"challenge\":\"0123\"}")}) {
+    std::string got;
+    {
+      FakeDaemon d([&](int c) {
+        const std::string f = frame(first);
+        (void)!::send(c, f.data(), f.size(), MSG_NOSIGNAL);
+        for (std::string more; !(more = read_some(c)).empty();) got += more;  // until the client closes
+      });
+      bool made = false;
+      try {
+        exchange(ClientOptions{d.path(), "", 5}, [&](const std::string&) {
+          made = true;
+          return std::string("the job's request");
+        });
+        ADD_FAILURE() << "no error for " << first;
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("is not an arbiter's challenge"), std::string::npos) << e.what();
+      }
+      EXPECT_FALSE(made) << first;
+    }
+    EXPECT_EQ(got, "") << "the client sent something to a peer that did not send a challenge: " << first;
+  }
+  // Closed before a challenge: an error naming it.
+  FakeDaemon d([](int) {});
+  try {
+    exchange(ClientOptions{d.path(), "", 5}, "request");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("without a challenge"), std::string::npos) << e.what();
+  }
 }
 
 TEST(ArbiterClient, ADaemonThatClosesOrSendsAnOversizedFrameIsAnError) {
   {
-    FakeDaemon d([](int c) { read_some(c); });
+    FakeDaemon d([](int c) {
+      send_challenge(c);
+      read_some(c);
+    });
     EXPECT_THROW(exchange(ClientOptions{d.path(), "", 5}, "request"), Error);
   }
   {
     FakeDaemon d([](int c) {
+      send_challenge(c);
       read_some(c);
       const char huge[4] = {'\x7f', '\0', '\0', '\0'};
       (void)!::send(c, huge, 4, MSG_NOSIGNAL);
@@ -154,6 +231,7 @@ TEST(ArbiterClient, ADaemonThatClosesOrSendsAnOversizedFrameIsAnError) {
   }
   {
     FakeDaemon d([](int c) {
+      send_challenge(c);
       read_some(c);
       const std::string f = frame("{\"ok\":false,\"error\":\"refused: test\"}");
       (void)!::send(c, f.data(), f.size(), MSG_NOSIGNAL);

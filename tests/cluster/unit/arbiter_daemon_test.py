@@ -7,6 +7,13 @@ uids. Checks, each against the running daemon:
     logged with the uid and the reason, and leave the ledger without an entry of A's job;
   - A's own requests are arbitrated (a bid, then a claim of idle nodes);
   - a replayed credential and an expired one are refused;
+  - protocol version 2 (issue 76): the daemon sends each connection a challenge first; a
+    request of uid A recorded by uid B on a socket and a TCP port B holds (the daemon down)
+    cannot be read there (its credential is restricted to the daemon's uid) and, relayed to
+    the daemon, is refused (made for another connection's challenge), the ledger untouched;
+    a request any uid could read is refused;
+  - 250 refused requests of uid B leave uid A's decisions in A's status and the journal
+    (they were kept in one shared list, and B's pushed A's out);
   - the fuzz: 10,000 generated bad frames (ARBITER_BAD_FRAMES; seeded; 13 kinds: oversized,
     truncated, random bytes, changed or cut credentials, malformed bodies and uid B's
     requests about A's job in fresh credentials, ...) are each refused or closed as their
@@ -134,6 +141,70 @@ def decode_as(uid, cred):
     return int(who), bytes.fromhex(hexed)
 
 
+# Credentials made by a process of the uid, one per line (a JSON string in, the credential
+# out), restricted to the daemon's uid (MUNGE_OPT_UID_RESTRICTION, 9) as protocol version 2
+# wants: only the daemon can read a request.
+ENCODER_LINES = r"""
+import ctypes, json, sys
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+ctx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ctx, 8, ctypes.c_char_p(sys.argv[1].encode()))
+if int(sys.argv[2]) >= 0:
+    lib.munge_ctx_set(ctx, 9, ctypes.c_uint(int(sys.argv[2])))
+for line in sys.stdin:
+    b = json.loads(line).encode("utf-8", "surrogateescape")
+    cred = ctypes.c_char_p()
+    if lib.munge_encode(ctypes.byref(cred), ctx, b, len(b)) != 0:
+        print("ERROR", flush=True)
+    else:
+        print(cred.value.decode(), flush=True)
+"""
+ENCODERS = {}
+
+
+def encode_as(uid, body, only=None):
+    """A credential of `uid` for `body` (str), only the daemon's uid able to decode it
+    (`only`: another uid; -1: any uid)."""
+    only = DAEMON_UID if only is None else only
+    if (uid, only) not in ENCODERS:
+        ENCODERS[(uid, only)] = subprocess.Popen(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups", "--",
+                                                  sys.executable, "-c", ENCODER_LINES, MUNGE.sock, str(only)],
+                                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    e = ENCODERS[(uid, only)]
+    e.stdin.write(json.dumps(body) + "\n")
+    e.stdin.flush()
+    line = e.stdout.readline().strip()
+    if not line or line == "ERROR":
+        raise RuntimeError("encoding a credential as uid %d failed" % uid)
+    return line.encode()
+
+
+def read_challenge(s, limit=10):
+    """The daemon's first frame on a new connection: its challenge (None: closed first,
+    e.g. turned away at accept)."""
+    s.settimeout(limit)
+    data = b""
+    try:
+        while len(data) < 4 or len(data) < 4 + struct.unpack(">I", data[:4])[0]:
+            want = 4 - len(data) if len(data) < 4 else 4 + struct.unpack(">I", data[:4])[0] - len(data)
+            chunk = s.recv(want)  # exactly the frame: what follows is the reply's
+            if not chunk:
+                return None
+            data += chunk
+    except (ConnectionResetError, socket.timeout):
+        return None
+    j = json.loads(data[4:])
+    if set(j) != {"v", "challenge"} or j["v"] != 2:
+        raise AssertionError("the daemon's first frame is not a challenge: %r" % data[:200])
+    return j["challenge"]
+
+
+def request_body(request, challenge):
+    return json.dumps(dict(v=2, challenge=challenge, **request))
+
+
 def open_reply(frame_payload, uid=None):
     """The reply's JSON from its frame: a MUNGE credential of the daemon's uid, decoded as
     the uid that asked (`uid`; None: one nobody in particular asked, readable by all)."""
@@ -212,6 +283,7 @@ class Rig:
         self.proc = None
         self.tcp = None       # (host, port) the daemon listens on
         self.via_tcp = False  # send() over TCP instead of the Unix socket
+        self.challenges = {}  # socket -> the challenge the daemon sent it (None: closed first)
 
     def jobs(self, jobs):
         """What the fake squeue lists: dicts of squeue's format letters (squeue_job)."""
@@ -250,17 +322,21 @@ class Rig:
 
     def cred(self, uid, body, ttl=None):
         cmd = ["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
-               "munge", "-S", self.munge_sock, "-s", body]
+               "munge", "-S", self.munge_sock, "-u", str(DAEMON_UID), "-s", body]
         if ttl:
             cmd += ["-t", str(ttl)]
         return subprocess.run(cmd, check=True, capture_output=True).stdout.strip()
 
-    def connect(self):
-        """A connection to the daemon over the transport in use."""
+    def connect(self, challenge=True):
+        """A connection to the daemon over the transport in use, its challenge read (the
+        daemon has accepted it: the event, not a wait), unless challenge=False."""
         if self.via_tcp:
-            return socket.create_connection(self.tcp, timeout=10)
-        s = socket.socket(socket.AF_UNIX)
-        s.connect(self.sock)
+            s = socket.create_connection(self.tcp, timeout=10)
+        else:
+            s = socket.socket(socket.AF_UNIX)
+            s.connect(self.sock)
+        if challenge:
+            self.challenges[s] = read_challenge(s)
         return s
 
     def stop(self):
@@ -268,25 +344,39 @@ class Rig:
         self.proc.wait()
 
     def send(self, payload, uid=None):
-        """The reply to `payload` (a credential of `uid`: the reply is decoded as that uid)."""
+        """The reply to `payload` (a credential of `uid`: the reply is decoded as that uid),
+        sent on a new connection whatever its challenge (replays, recorded requests)."""
         s = self.connect()
         s.sendall(frame(payload))
         try:
             return recv_reply(s, uid=uid)
         finally:
             s.close()
+            self.challenges.pop(s, None)
+
+    def ask_cred(self, uid, request):
+        """(the reply, the credential sent): uid's request made for a new connection's challenge."""
+        s = self.connect()
+        try:
+            c = encode_as(uid, request_body(request, self.challenges[s]))
+            s.sendall(frame(c))
+            return recv_reply(s, uid=uid), c
+        finally:
+            s.close()
+            self.challenges.pop(s, None)
 
     def ask(self, uid, request):
-        return self.send(self.cred(uid, json.dumps(dict(v=1, **request))), uid)
+        return self.ask_cred(uid, request)[0]
 
     def close(self):
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait()
-        for d in DECODERS.values():
+        for d in list(DECODERS.values()) + list(ENCODERS.values()):
             d.kill()
             d.wait()
         DECODERS.clear()
+        ENCODERS.clear()
         pid = os.path.join(self.dir, "munged.pid")
         if os.path.exists(pid):
             try:
@@ -368,6 +458,8 @@ lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, c
 ctx = lib.munge_ctx_create()
 if lib.munge_ctx_set(ctypes.c_void_p(ctx), 8, ctypes.c_char_p(sys.argv[1].encode())) != 0:  # MUNGE_OPT_SOCKET
     sys.exit("munge_ctx_set failed")
+if lib.munge_ctx_set(ctypes.c_void_p(ctx), 9, ctypes.c_uint(int(sys.argv[2]))) != 0:  # MUNGE_OPT_UID_RESTRICTION
+    sys.exit("munge_ctx_set failed")
 out = []
 for body in json.load(sys.stdin):
     cred = ctypes.c_char_p()
@@ -382,7 +474,7 @@ json.dump(out, sys.stdout)
 def creds(rig, uid, bodies):
     """Fresh MUNGE credentials of `uid`, one per body (str; bytes as surrogate escapes)."""
     p = subprocess.run(["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid, "--clear-groups",
-                        sys.executable, "-c", ENCODER, rig.munge_sock],
+                        sys.executable, "-c", ENCODER, rig.munge_sock, str(DAEMON_UID)],
                        input=json.dumps(bodies), capture_output=True, text=True, errors="surrogateescape")
     if p.returncode != 0:
         raise RuntimeError("encoding credentials as uid %d: %s" % (uid, p.stderr))
@@ -394,17 +486,18 @@ def bad_body(rnd):
     whatever the random values: an unknown key, a wrong type, a value out of range, a
     version or kind that does not exist, a proper prefix of an object, a non-object, deep
     nesting under an unknown key, bytes that are not UTF-8, a growth entry out of range)."""
-    base = rnd.choice([dict(v=1, kind="status"), dict(v=1, kind="settle", job="7", promises_too=False),
-                       dict(v=1, **arbitrate("7", ["node1", "node2"]))])
+    ch = "%032x" % rnd.getrandbits(128)
+    base = rnd.choice([dict(v=2, challenge=ch, kind="status"), dict(v=2, challenge=ch, kind="settle", job="7", promises_too=False),
+                       dict(v=2, challenge=ch, **arbitrate("7", ["node1", "node2"]))])
     shape = rnd.randrange(11)
     if shape == 0:
         base["x%d" % rnd.randrange(1000)] = rnd.choice([1, "a", None, [], {}])
     elif shape == 1:
-        base["v"] = rnd.choice([0, 2, -1, "1", 1.5, None, True])
+        base["v"] = rnd.choice([0, 1, 3, -1, "2", 1.5, None, True])
     elif shape == 2:
         base["kind"] = rnd.choice(["grab", "", "STATUS", 1, None, ["status"]])
     elif shape == 3 and base["kind"] != "status":
-        key = rnd.choice(sorted(k for k in base if k not in ("v", "kind")))
+        key = rnd.choice(sorted(k for k in base if k not in ("v", "kind", "challenge")))
         base[key] = {"job": rnd.choice([7, None, [], "", "7;rm -rf /", "x" * 300]),
                      "promises_too": rnd.choice([1, "true", None]),
                      "rank_hosts": rnd.choice(["node1", [1, 2], [None], {}]),
@@ -429,9 +522,9 @@ def bad_body(rnd):
     elif shape == 8:
         return json.dumps(base) + rnd.choice(["x", "{}", " 1", "]"])  # trailing text
     elif shape == 9:
-        return json.dumps(base).replace('"v": 1', '"v": NaN' if rnd.random() < 0.5 else '"v": 1e999')
+        return json.dumps(base).replace('"v": 2', '"v": NaN' if rnd.random() < 0.5 else '"v": 1e999')
     else:
-        a = dict(v=1, **arbitrate("7", ["node1", "node2"]))
+        a = dict(v=2, challenge=ch, **arbitrate("7", ["node1", "node2"]))
         g = [dict(n=rnd.randrange(-4, 64), pays=False, saving_s=0.0, why="w", pi=-1, pr=-1, mi=-1, left=-1)
              for _ in range(rnd.randrange(100, 3000))]
         g.append(dict(n=rnd.choice([0, 100000, -100000]), pays=False, saving_s=0.0, why="w", pi=-1, pr=-1, mi=-1, left=-1))
@@ -507,13 +600,13 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
     forged = []
     for _ in range(per):  # B's bid, claim, promise or release for A's job 7, values random
         if rnd.random() < 0.3:
-            forged.append(json.dumps(dict(v=1, kind="settle", job="7", promises_too=rnd.random() < 0.5)))
+            forged.append(json.dumps(dict(v=2, challenge="%032x" % rnd.getrandbits(128), kind="settle", job="7",
+                                          promises_too=rnd.random() < 0.5)))
         else:
-            forged.append(json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"][:rnd.randrange(1, 3)],
+            forged.append(json.dumps(dict(v=2, challenge="%032x" % rnd.getrandbits(128), **arbitrate("7", ["node1", "node2"][:rnd.randrange(1, 3)],
                                                              pays=rnd.random() < 0.7, min_nodes=rnd.randrange(1, 3),
                                                              hold=rnd.random() < 0.2))))
     fresh_forged = creds(rig, UID_B, forged)
-    good = creds(rig, UID_A, [json.dumps(dict(v=1, kind="status"))] * (count // 500 + 2))
     turned_away = open(rig.log).read().count("turned connections") + open(rig.log).read().count("to make room")
     sel = selectors.DefaultSelector()
     outcome = {k: {"refusal": 0, "closed": 0} for k in range(len(FUZZ_KINDS))}
@@ -606,7 +699,7 @@ def fuzz(rig, count, rnd, good_cred, how, window=3):
         s.setblocking(False)
         sel.register(s, selectors.EVENT_READ, {"sock": s, "kind": kind, "t": time.monotonic(), "buf": b""})
         if i % 500 == 250:  # a good request of another client, while the held ones hang on
-            r = rig.send(good.pop(), UID_A)
+            r = rig.ask(UID_A, dict(kind="status"))
             if r is None or not r["ok"]:
                 raise AssertionError("%s: a good request was not answered during the fuzz (%s)" % (how, r))
             goods += 1
@@ -659,8 +752,7 @@ def robustness(rig, count, rnd, good_cred, how):
     # The cap (--max-connections 8, so 6 without a whole first frame): 8 silent connections
     # open, then a ninth with a request: the oldest silent ones are closed to make room
     # (the group holding the most: this one), and the ninth is answered, not queued.
-    held = [rig.connect() for _ in range(8)]
-    time.sleep(0.3)  # let the daemon accept them: ordering, not a measurement
+    held = [rig.connect() for _ in range(8)]  # each accepted (its challenge read) before the next
     extra = rig.connect()
     extra.sendall(frame(good_cred))
     r = recv_reply(extra, 15)
@@ -687,7 +779,27 @@ import json, socket, struct, sys
 s = socket.socket(socket.AF_UNIX)
 s.settimeout(10)
 s.connect(sys.argv[1])
-c = sys.stdin.buffer.read()
+# the daemon's challenge first; the request made for it, only the daemon's uid (0) able to read it
+import ctypes
+lib = ctypes.CDLL("libmunge.so.2")
+lib.munge_ctx_create.restype = ctypes.c_void_p
+lib.munge_encode.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+d = b""
+while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
+    k = s.recv(4 if len(d) < 4 else 4 + struct.unpack(">I", d[:4])[0] - len(d))
+    if not k:
+        sys.exit("closed without a challenge")
+    d += k
+request = json.loads(sys.stdin.read())
+request.update(v=2, challenge=json.loads(d[4:])["challenge"])
+body = json.dumps(request).encode()
+ectx = ctypes.c_void_p(lib.munge_ctx_create())
+lib.munge_ctx_set(ectx, 8, ctypes.c_char_p(sys.argv[2].encode()))
+lib.munge_ctx_set(ectx, 9, ctypes.c_uint(0))
+cred = ctypes.c_char_p()
+if lib.munge_encode(ctypes.byref(cred), ectx, body, len(body)) != 0:
+    sys.exit("munge_encode failed")
+c = cred.value
 s.sendall(struct.pack(">I", len(c)) + c)
 d = b""
 while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
@@ -728,7 +840,7 @@ def per_uid_cap_and_group(rig):
     def over_cap():
         s = rig.connect()
         try:
-            s.sendall(frame(rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))))
+            s.sendall(frame(encode_as(UID_A, request_body(dict(kind="status"), rig.challenges.get(s) or "0" * 32))))
         except (BrokenPipeError, ConnectionResetError):
             pass  # closed before the request went out: turned away
         try:
@@ -739,7 +851,7 @@ def per_uid_cap_and_group(rig):
     held = [rig.connect() for _ in range(3)]  # root (uid 0): its cap
     check(over_cap() is None, "root's 4th connection is closed at accept, not answered")
     check(over_cap() is None, "root's 5th connection too")
-    c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
+    c = json.dumps(dict(kind="status")).encode()
     p = subprocess.run(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
                         sys.executable, "-c", AS_CLIENT, rig.sock, rig.munge_sock], input=c, capture_output=True)
     # uid B is not in group daemon: with the socket 0660 it could not connect at all, so
@@ -841,7 +953,7 @@ def log_lines_stay_lines(rig):
     """A request whose JSON key holds a line end and a forged log line: refused, and the
     log keeps it on the refusal's own line (the control bytes escaped), no forged line."""
     forged = "2026-01-01T00:00:00Z malleable-arbiterd: uid 0 refused: FORGED"
-    body = json.dumps({"v": 1, "kind": "status", "x\n" + forged + "\r\x1b[2J": 1})
+    body = json.dumps({"v": 2, "challenge": "0" * 32, "kind": "status", "x\n" + forged + "\r\x1b[2J": 1})
     r = rig.send(creds(rig, UID_A, [body])[0], UID_A)
     check(r is not None and not r["ok"] and "unknown key" in r["error"], "a key holding a line end is refused")
     lines = open(rig.log).read().splitlines()
@@ -887,8 +999,9 @@ def open_file_limit(rig):
     rig.start(extra=("--max-connections", "256", "--max-connections-per-uid", "256"), prefix=("prlimit", "--nofile=64:64", "--"))
     check("--max-connections 256 lowered to" in open(rig.log).read()[log_from:],
           "--max-connections 256 under an open-file limit of 64: lowered, and said")
+    # Each connect waits for the daemon's answer to it: its challenge (accepted) or the close
+    # at accept; the earlier ones it closed to make room are closed before it answers a later.
     held = [rig.connect() for _ in range(70)]
-    time.sleep(1)  # the daemon accepts them (ordering), well before their 5-s deadline
     closed = 0
     for s in held:
         s.setblocking(False)
@@ -907,9 +1020,10 @@ def open_file_limit(rig):
     check(r is not None and r["ok"] and rig.proc.poll() is None, "answered again, the daemon up")
 
 
-# A fake arbiter of another user (uid B) on a socket of its own: every request answered
-# with a plan to acquire node5 for the asking job, the request's nonce echoed (B can read
-# the request: a credential is readable by every uid unless restricted), as plain JSON
+# A fake arbiter of another user (uid B) on a socket of its own: a challenge of its own
+# first, then every request answered with a plan to acquire node5 for the asking job, the
+# request's nonce echoed if B could read it (it cannot: the job restricts its credential
+# to the arbiter's uid; "decoded" or "unreadable: WHY" printed for each), as plain JSON
 # ("plain") or in a MUNGE credential of B's uid ("munge").
 FAKE_ARBITER = r"""
 import ctypes, json, os, socket, struct, sys
@@ -925,6 +1039,8 @@ l.listen(8)
 print("listening", flush=True)
 for _ in range(count):
     c, _ = l.accept()
+    hello = json.dumps(dict(v=2, challenge=os.urandom(16).hex())).encode()
+    c.sendall(struct.pack(">I", len(hello)) + hello)
     d = b""
     while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
         k = c.recv(65536)
@@ -933,13 +1049,19 @@ for _ in range(count):
         d += k
     buf, n, uid, gid = ctypes.c_void_p(), ctypes.c_int(), ctypes.c_uint(), ctypes.c_uint()
     nonce = ""
+    lib.munge_ctx_strerror.restype = ctypes.c_char_p
     if lib.munge_decode(ctypes.c_char_p(d[4:]), ctx, ctypes.byref(buf), ctypes.byref(n), ctypes.byref(uid), ctypes.byref(gid)) == 0:
         nonce = json.loads(ctypes.string_at(buf, n.value)).get("nonce", "")
+        print("decoded", flush=True)
+    else:
+        print("unreadable: " + lib.munge_ctx_strerror(ctx).decode(), flush=True)
     reply = json.dumps(dict(ok=True, nonce=nonce, plan="acquire", nodes=["node5"], acquire=1, why="forged", rule="acquire",
                             by_restart=False, pi=-1, pr=-1, mi=-1, held=["node3"], idle=["node5"], **{"for": ""})).encode()
     if mode == "munge":
         cred = ctypes.c_char_p()
-        lib.munge_encode(ctypes.byref(cred), ctx, ctypes.c_char_p(reply), len(reply))
+        ectx = ctypes.c_void_p(lib.munge_ctx_create())  # a context of its own (the decode's keeps its error)
+        lib.munge_ctx_set(ectx, 8, ctypes.c_char_p(msock.encode()))
+        lib.munge_encode(ctypes.byref(cred), ectx, ctypes.c_char_p(reply), len(reply))
         reply = cred.value
     c.sendall(struct.pack(">I", len(reply)) + reply)
     c.close()
@@ -967,9 +1089,12 @@ def forged_replies(rig, unit):
                             "--gtest_filter=ArbiterLive.AnAnswerNotFromTheArbitersUserGetsNothingDone"],
                            env=env, capture_output=True, text=True, timeout=60)
         fake.kill()
+        said = fake.stdout.read()
         fake.wait()
         check(p.returncode == 0 and "[  PASSED  ] 1 test" in p.stdout,
               "a forged answer (%s, from uid B) gets nothing done" % mode + ("" if p.returncode == 0 else ":\n" + p.stdout[-2000:]))
+        check(said.startswith("unreadable: ") and "decoded" not in said,
+              "%s: uid B could not read the job's request (%s)" % (mode, said.strip()))
 
 
 # One user's flood (run as uid B): silent connections, as many as the daemon keeps open,
@@ -1028,18 +1153,19 @@ def two_users_flood(rig):
                               sys.executable, "-c", FLOOD, rig.sock, str(rig.tcp[1]), "60"],
                              stdout=subprocess.PIPE, text=True)
     try:
-        print("   " + flood.stdout.readline().strip())
-        time.sleep(1)  # the flood holds the daemon's connections (ordering, not a measurement)
-        bodies = creds(rig, UID_A, [json.dumps(dict(v=1, kind="status"))] * 40)
+        line = flood.stdout.readline()  # the flood has opened its first round: the event, not a wait
+        check(line.startswith("flooding"), "uid B's flood is under way (%s)" % line.strip())
+        encode_as(UID_A, "warm")  # the encoder process started before the clock runs
         answered, worst, missed = 0, 0.0, []
-        for k, c in enumerate(bodies):
+        for k in range(40):
             rig.via_tcp = k % 2 == 1
             t0 = time.monotonic()
             r = None
             try:
-                s = rig.connect()
+                s = rig.connect(challenge=False)
+                ch = read_challenge(s, 5)
                 s.settimeout(5)
-                s.sendall(frame(c))
+                s.sendall(frame(encode_as(UID_A, request_body(dict(kind="status"), ch or "0" * 32))))
                 r = recv_reply(s, 5, UID_A)
                 s.close()
             except OSError as e:
@@ -1058,6 +1184,141 @@ def two_users_flood(rig):
         flood.kill()
         flood.wait()
         rig.via_tcp = False
+
+
+# A squatter (uid B) on a socket or TCP port the jobs use while the daemon is down: each
+# connection gets a challenge of B's own, the request that comes is written (hex, a line)
+# to the record file, and the connection closed. "listening PORT" once it listens.
+SQUATTER = r"""
+import os, socket, struct, sys
+where, record, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if where == "tcp":
+    l = socket.socket(socket.AF_INET)
+    l.bind(("127.0.0.1", 0))
+else:
+    l = socket.socket(socket.AF_UNIX)
+    l.bind(where)
+    os.chmod(where, 0o666)
+l.listen(8)
+print("listening %d" % (l.getsockname()[1] if where == "tcp" else 0), flush=True)
+for _ in range(count):
+    c, _ = l.accept()
+    hello = ('{"v":2,"challenge":"%s"}' % os.urandom(16).hex()).encode()
+    c.sendall(struct.pack(">I", len(hello)) + hello)
+    d = b""
+    while len(d) < 4 or len(d) < 4 + struct.unpack(">I", d[:4])[0]:
+        k = c.recv(65536)
+        if not k:
+            break
+        d += k
+    with open(record, "a") as f:
+        f.write(d.hex() + "\n")
+    c.close()
+"""
+
+
+def relayed_requests(rig):
+    """Issue 76: whoever holds the daemon's socket or TCP port while it is down (uid B)
+    records uid A's requests (the library's `--status` client, and an arbitrate request of
+    A's job 7) and relays them to the real daemon: B cannot read them (their credential is
+    restricted to the daemon's uid), and the daemon refuses each relayed one (made for
+    another connection's challenge), the ledger of job 7 as it was. A request whose
+    credential any uid can read is refused too."""
+    where = os.path.join(rig.dir, "squat")
+    os.makedirs(where, exist_ok=True)
+    os.chown(where, UID_B, UID_B)
+    before = ledger_of(rig, "7")
+    refusal = "uid %d: the request names another connection's challenge" % UID_A
+    logged = open(rig.log).read().count(refusal)
+    recorded = []
+    for how in ("unix", "tcp"):
+        record = os.path.join(where, how + ".rec")
+        sock = os.path.join(where, "arbiter.sock") if how == "unix" else "tcp"
+        squat = subprocess.Popen(["setpriv", "--reuid=%d" % UID_B, "--regid=%d" % UID_B, "--clear-groups", "--",
+                                  sys.executable, "-c", SQUATTER, sock, record, "2"], stdout=subprocess.PIPE, text=True)
+        port = int(squat.stdout.readline().split()[1])
+        address = sock if how == "unix" else "tcp://127.0.0.1:%d" % port
+        # The library's client as uid A (a status): it sends the request to the squatter,
+        # which closes without a reply: an error for the client, nothing more.
+        if reachable_as(UID_A, rig.daemon_bin):
+            p = subprocess.run(["setpriv", "--reuid=%d" % UID_A, "--regid=%d" % UID_A, "--clear-groups",
+                                rig.daemon_bin, "--status", address, "--munge-socket", rig.munge_sock,
+                                "--arbiter-user", str(DAEMON_UID)], capture_output=True, text=True, timeout=60)
+            check(p.returncode != 0, "%s: the library's client gets no answer from the squatter (%s)"
+                  % (how, p.stderr.strip()[-200:]))
+        else:
+            print("note: uid A cannot run %s: only the arbitrate request is recorded" % rig.daemon_bin)
+            s = socket.socket(socket.AF_UNIX) if how == "unix" else socket.socket(socket.AF_INET)
+            s.connect(sock if how == "unix" else ("127.0.0.1", port))
+            s.sendall(frame(encode_as(UID_A, request_body(dict(kind="status"), read_challenge(s)))))
+            s.close()
+        # Job 7's owner asks for growth, as its job would: the request made for the
+        # squatter's challenge, restricted to the daemon's uid.
+        s = socket.socket(socket.AF_UNIX) if how == "unix" else socket.socket(socket.AF_INET)
+        s.connect(sock if how == "unix" else ("127.0.0.1", port))
+        s.sendall(frame(encode_as(UID_A, request_body(arbitrate("7", ["node1", "node2"]), read_challenge(s)))))
+        s.settimeout(10)
+        s.recv(1)  # closed by the squatter once it has the request
+        s.close()
+        squat.wait(timeout=30)
+        frames = [bytes.fromhex(l) for l in open(record).read().split()]
+        check(len(frames) == 2 and all(len(f) > 4 for f in frames), "%s: the squatter recorded 2 requests of uid A" % how)
+        for f in frames:
+            cred = f[4:4 + struct.unpack(">I", f[:4])[0]]
+            try:
+                decode_as(UID_B, cred)
+                raise AssertionError("%s: uid B read uid A's request" % how)
+            except ValueError as e:
+                check("nauthorized" in str(e), "%s: uid B cannot read uid A's request (%s)" % (how, e))
+            recorded.append(cred)
+    # Relayed to the real daemon (each a credential never decoded before: munged's replay
+    # cache does not stop it), over the Unix socket and TCP: refused, nothing done.
+    for k, cred in enumerate(recorded):
+        rig.via_tcp = k % 2 == 1
+        r = rig.send(cred, UID_A)
+        check(r is not None and not r["ok"] and "another connection's challenge" in r["error"],
+              "a relayed request of uid A is refused (%s)" % (r and r.get("error")))
+    rig.via_tcp = False
+    check(ledger_of(rig, "7") == before, "job 7's ledger is as it was after the relayed requests")
+    check(open(rig.log).read().count(refusal) == logged + len(recorded),
+          "each relayed request logged with uid A and the reason")
+    # A credential any uid could read (no restriction): refused before it is read.
+    s = rig.connect()
+    s.sendall(frame(encode_as(UID_A, request_body(dict(kind="status"), rig.challenges[s]), only=-1)))
+    r = recv_reply(s, uid=UID_A)
+    s.close()
+    check(r is not None and not r["ok"] and "readable by any uid" in r["error"],
+          "a request any uid could read is refused (%s)" % (r and r.get("error")))
+
+
+def history_per_uid(rig):
+    """Issue 76: 250 refused requests of uid B evicted every decision of uid A from the
+    shared list (A's status: 92 entries, then 0; the journal 199 of B's refusals, none of
+    A's). With --recent 50: A's decisions stay in A's status and in the journal."""
+    rig.stop()
+    rig.start(extra=("--recent", "50"))
+    replies = [rig.ask(UID_A, arbitrate("7", ["node1", "node2"])) for _ in range(20)]
+    check(all(r is not None and r["ok"] for r in replies), "job 7's owner is answered 20 times")
+    mine = lambda st: [d for d in st["status"]["recent"] if d.get("job") == "7" and "rule" in d]
+    before = mine(rig.ask(UID_A, dict(kind="status")))
+    check(len(before) >= 20, "uid A's status holds its decisions about job 7 (%d)" % len(before))
+    for _ in range(250):
+        r = rig.ask(UID_B, dict(kind="settle", job="7", promises_too=False))
+        if r is None or r["ok"]:
+            raise AssertionError("uid B's settle of job 7 was not refused: %s" % r)
+    after = mine(rig.ask(UID_A, dict(kind="status")))
+    check(after == before, "after 250 refusals of uid B, uid A's status still holds its %d decisions (%d)"
+          % (len(before), len(after)))
+    b = rig.ask(UID_B, dict(kind="status"))["status"]["recent"]
+    check(len(b) == 50 and all("refused" in d for d in b), "uid B's own list is bounded at 50 (%d)" % len(b))
+    rig.stop()  # the journal written at the stop holds the refusals too
+    journal = json.load(open(os.path.join(rig.state, "journal")))
+    lines = [json.loads(l) for l in journal["recent"]]
+    a = [d for d in lines if d.get("job") == "7" and "rule" in d]
+    refused = [d for d in lines if "refused" in d and d.get("uid") == UID_B]
+    check(len(a) >= len(before) and len(refused) == 50,
+          "the journal keeps uid A's %d decisions and uid B's newest 50 refusals (%d)" % (len(a), len(refused)))
+    rig.start()
 
 
 def reachable_as(uid, path):
@@ -1136,19 +1397,19 @@ def main():
         check(rig.ask(SLURM_UID, arbitrate("8", ["node3"], pays=False))["ok"], "SlurmUser may ask about job 8")
 
         # A replayed credential, an expired one.
-        c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(c, UID_B)["ok"], "a fresh credential is taken")
+        r, c = rig.ask_cred(UID_B, dict(kind="status"))
+        check(r["ok"], "a fresh credential is taken")
         r = rig.send(c, UID_B)
         check(not r["ok"] and "Replayed" in r["error"], "the same credential again is refused (%s)" % r.get("error"))
-        c = rig.cred(UID_B, json.dumps(dict(v=1, kind="status")), ttl=1)
+        c = rig.cred(UID_B, request_body(dict(kind="status"), "0" * 32), ttl=1)
         time.sleep(2.2)  # past the credential's time-to-live: a wait, not a measurement
         r = rig.send(c, UID_B)
         check(not r["ok"] and "Expired" in r["error"], "an expired credential is refused (%s)" % r.get("error"))
 
         # The fuzz.
         rnd = random.Random(55)
-        good_cred = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(good_cred, UID_A)["ok"], "used once, so that its copies below are replays at best")
+        r, good_cred = rig.ask_cred(UID_A, dict(kind="status"))
+        check(r["ok"], "used once, so that its copies below are replays at best")
         robustness(rig, BAD_FRAMES, rnd, good_cred, "unix")
 
         # kill -9, restart: the claim is there once.
@@ -1192,8 +1453,8 @@ def main():
         check(not r["ok"] and "uid %d does not own job 7" % UID_B in r["error"], "tcp: uid B's release for job 7 refused")
         check(open(rig.log).read().count(refusal) == before + 1,
               "tcp: the refusal logged with the uid")
-        c = rig.cred(UID_A, json.dumps(dict(v=1, kind="status")))
-        check(rig.send(c, UID_A)["ok"] and "Replayed" in rig.send(c, UID_A)["error"], "tcp: a replayed credential is refused")
+        r, c = rig.ask_cred(UID_A, dict(kind="status"))
+        check(r["ok"] and "Replayed" in rig.send(c, UID_A)["error"], "tcp: a replayed credential is refused")
         robustness(rig, max(BAD_FRAMES // 10, 100), rnd, good_cred, "tcp")
         if os.path.exists(unit) and reachable_as(UID_B, unit):
             env = dict(os.environ, ARBITER_LIVE_SOCKET="tcp://127.0.0.1:%d" % rig.tcp[1], ARBITER_LIVE_MUNGE=rig.munge_sock,
@@ -1251,9 +1512,8 @@ def main():
         # status too long for its frame stopped the daemon).
         rig.stop()
         rig.start(interval=1, extra=("--recent", "1000"))
-        bodies = [json.dumps(dict(v=1, **arbitrate("7", ["node1", "node2"]))) for _ in range(400)]
-        for c in creds(rig, UID_A, bodies):
-            r = rig.send(c, UID_A)
+        for _ in range(400):
+            r = rig.ask(UID_A, arbitrate("7", ["node1", "node2"]))
             if r is None or not r["ok"]:
                 raise AssertionError("job 7's owner was not answered: %s" % r)
         st = rig.ask(0, dict(kind="status"))
@@ -1266,6 +1526,9 @@ def main():
         state_dir_only_the_daemon_writes(rig)
         open_file_limit(rig)
         per_uid_cap_and_group(rig)
+        rig.start()
+        relayed_requests(rig)
+        history_per_uid(rig)
         return 0
     except AssertionError as e:
         print("FAIL: %s" % e)

@@ -21,8 +21,11 @@ using namespace cluster::arbiter;
 
 namespace {
 
+const std::string kChallenge = "00112233445566778899aabbccddeeff";
+
 Request arbitrate_request(const std::string& job, std::vector<std::string> hosts, double saving_per_node) {
   Request r;
+  r.challenge = kChallenge;
   r.kind = Request::Kind::Arbitrate;
   r.job = slurm::JobState{job, std::move(hosts), 1, 1, 4};
   for (int n = 1; n <= 3; ++n) {
@@ -77,13 +80,50 @@ TEST(ArbiterRequest, RoundTripsEveryKind) {
   EXPECT_DOUBLE_EQ(b.growth.at(2).saving_s, 10);
   Request s;
   s.kind = Request::Kind::Settle;
+  s.challenge = kChallenge;
   s.job.id = "12_3";
   s.promises_too = true;
   const Request t = parse_request(encode_request(s));
   EXPECT_EQ(t.kind, Request::Kind::Settle);
   EXPECT_EQ(t.job.id, "12_3");
   EXPECT_TRUE(t.promises_too);
-  EXPECT_EQ(parse_request(encode_request(Request{})).kind, Request::Kind::Status);
+  Request st;
+  st.challenge = kChallenge;
+  EXPECT_EQ(parse_request(encode_request(st)).kind, Request::Kind::Status);
+  EXPECT_EQ(parse_request(encode_request(st)).challenge, kChallenge);
+  // The expander jobs' ids (optional), bounded and digits only.
+  a.expanders = {"41", "42"};
+  EXPECT_EQ(parse_request(encode_request(a)).expanders, a.expanders);
+  EXPECT_TRUE(parse_request(encode_request(arbitrate_request("7", {"node1"}, 1))).expanders.empty());
+}
+
+// Version 2: a request names the challenge of the connection it was made for; the
+// daemon's challenge frame is exactly {"v":2,"challenge":HEX32}.
+TEST(ArbiterChallenge, TheChallengeFrameIsStrictAndTheRequestCarriesIt) {
+  EXPECT_EQ(encode_challenge(kChallenge), "{\"challenge\":\"" + kChallenge + "\",\"v\":2}");
+  EXPECT_EQ(parse_challenge(encode_challenge(kChallenge)), kChallenge);
+  Request st;
+  st.challenge = kChallenge;
+  EXPECT_EQ(encode_request(st), "{\"challenge\":\"" + kChallenge + "\",\"kind\":\"status\",\"v\":2}");
+  const auto why = [](const std::string& text) {
+    try {
+      return "accepted " + parse_challenge(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(why("{\"v\":2,\"challenge\":\"" + kChallenge.substr(1) + "\"}"), "'challenge' must be 32 lower-case hex digits");
+  EXPECT_EQ(why("{\"v\":2,\"challenge\":\"00112233445566778899AABBCCDDEEFF\"}"), "'challenge' must be 32 lower-case hex digits");
+  EXPECT_EQ(why("{\"v\":2,\"challenge\":\"" + kChallenge + "\",\"x\":1}"), "unknown key 'x'");
+  EXPECT_EQ(why("{\"v\":1,\"challenge\":\"" + kChallenge + "\"}"),
+            "protocol version 1 is not 2 (version 1 has no challenge: a client older than this arbiter)");
+  EXPECT_EQ(why("{\"ok\":true}"), "missing key 'v'");
+  EXPECT_EQ(why("garbage"), "not JSON");
+  EXPECT_THROW(encode_challenge("xyz"), Error);
+  // Fresh ones: 32 hex digits, never the same twice.
+  const std::string c1 = random_hex128(), c2 = random_hex128();
+  EXPECT_EQ(parse_challenge(encode_challenge(c1)), c1);
+  EXPECT_NE(c1, c2);
 }
 
 TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
@@ -95,13 +135,20 @@ TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
     }
     return std::string("accepted");
   };
-  EXPECT_EQ(why("{\"v\":1,\"kind\":\"status\""), "not JSON");
+  const std::string c = ",\"challenge\":\"" + kChallenge + "\"";
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"status\"" + c), "not JSON");
   EXPECT_EQ(why("[1]"), "not a JSON object");
-  EXPECT_EQ(why("{\"v\":2,\"kind\":\"status\"}"), "protocol version 2 is not 1");
-  EXPECT_EQ(why("{\"v\":1,\"kind\":\"status\",\"x\":1}"), "unknown key 'x'");
-  EXPECT_EQ(why("{\"v\":1,\"kind\":\"launch\"}"), "unknown request kind 'launch'");
-  EXPECT_EQ(why("{\"v\":1,\"kind\":\"settle\",\"job\":\"7; rm -rf /\",\"promises_too\":false}"),
+  EXPECT_EQ(why("{\"v\":3,\"kind\":\"status\"" + c + "}"), "protocol version 3 is not 2");
+  EXPECT_EQ(why("{\"v\":1,\"kind\":\"status\"}"),
+            "protocol version 1 is not 2 (version 1 has no challenge: a client older than this arbiter)");
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"status\"}"), "missing key 'challenge'");
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"status\",\"challenge\":\"1234\"}"), "'challenge' must be 32 lower-case hex digits");
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"status\",\"x\":1" + c + "}"), "unknown key 'x'");
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"launch\"" + c + "}"), "unknown request kind 'launch'");
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"settle\",\"job\":\"7; rm -rf /\",\"promises_too\":false" + c + "}"),
             "'job' must be a name of letters, digits, '.', '_' or '-'");
+  EXPECT_EQ(why("{\"v\":2,\"kind\":\"settle\",\"job\":\"7\",\"promises_too\":false,\"expanders\":[\"8\"]" + c + "}"),
+            "unknown key 'expanders'");
   std::string a = encode_request(arbitrate_request("7", {"node1"}, 1));
   const auto swap = [&](const std::string& from, const std::string& to) {
     std::string s = a;
@@ -116,6 +163,9 @@ TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
             "'rank_hosts' holds something that is not a host or job name");
   EXPECT_EQ(why(swap("\"hold\":false,", "")), "missing key 'hold'");
   EXPECT_EQ(why(swap("\"n\":2", "\"n\":1")), "'growth' names n=1 twice");
+  EXPECT_EQ(why(swap("\"hold\":false", "\"hold\":false,\"expanders\":[\"12a\"]")), "'expanders' must list Slurm job ids (digits)");
+  EXPECT_EQ(why(swap("\"hold\":false", "\"hold\":false,\"expanders\":\"12\"")),
+            "'expanders' must be a list of at most 256 names");
   // Deep nesting is refused, not a stack overflow.
   EXPECT_EQ(why(std::string(60000, '[')), "not JSON");
 }
@@ -128,8 +178,13 @@ TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
 TEST(ArbiterRequest, TenThousandBadFramesAreEachRefused) {
   std::mt19937 rng(55);
   const std::vector<std::string> good{encode_request(arbitrate_request("7", {"node1", "node2"}, 2)),
-                                      encode_request(Request{}),
-                                      "{\"v\":1,\"kind\":\"settle\",\"job\":\"7\",\"promises_too\":true}"};
+                                      [] {
+                                        Request st;
+                                        st.challenge = kChallenge;
+                                        return encode_request(st);
+                                      }(),
+                                      "{\"v\":2,\"kind\":\"settle\",\"job\":\"7\",\"promises_too\":true,\"challenge\":\"" +
+                                          kChallenge + "\"}"};
   // Wrong for every key: no key takes null or an object, a list of one empty object is
   // not a name, a number, a flag or a growth entry, and 2,000 bytes exceed every string.
   const std::vector<std::string> bad_values{"null", "{}", "[{}]", "\"" + std::string(2000, 'a') + "\""};
@@ -452,6 +507,48 @@ TEST(ArbiterState, RecentDecisionsAreBoundedPerUidAndInUids) {
   st.note_refusal(1000, "back", 300);
   EXPECT_EQ(st.recent_of(1000).size(), 1u);
   EXPECT_EQ(st.recent_of(1001).size(), 0u);  // now the stalest
+}
+
+// Issue 76: a pending job named "malleable-*" was dropped from every waiting list by its
+// name alone (any user may name a job so). Expander jobs are known by their ids, as the
+// job that submitted them reports them, and only its owner's jobs count.
+TEST(ArbiterState, ExpanderJobsAreKnownByTheirIdsFromTheirOwnerNotByName) {
+  const std::string squeue =
+      "7|RUNNING|2|node[1-2]|pdgemm|None|prio=10|submit=2026-01-01T00:00:00|part=batch|start=N/A|plan=(null)|qos=normal|uid=1000|\n"
+      "8|RUNNING|2|node[3-4]|jacobi|None|prio=10|submit=2026-01-01T00:00:00|part=batch|start=N/A|plan=(null)|qos=normal|uid=1001|\n"
+      "20|PENDING|1||malleable-expand-7|Priority|prio=9|submit=2026-01-01T00:00:01|part=batch|start=N/A|plan=(null)|qos=normal|uid=1001|\n"
+      "21|PENDING|1||anything|Priority|prio=9|submit=2026-01-01T00:00:02|part=batch|start=N/A|plan=(null)|qos=normal|uid=1000|\n"
+      "22|PENDING|1||rigid|Priority|prio=9|submit=2026-01-01T00:00:03|part=batch|start=N/A|plan=(null)|qos=normal|uid=1001|\n";
+  slurm::ClusterView v = slurm::make_view(100, slurm_snapshot::records(squeue), "idle node[5-6]\n");
+  const auto pending = [](const slurm::Snapshot& s) {
+    std::vector<std::string> ids;
+    for (const auto& j : s.pending) ids.push_back(j.id);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  // B's job named like an expander of job 7 waits like any other job.
+  EXPECT_EQ(pending(slurm::snapshot_of(v, "7")), (std::vector<std::string>{"20", "21", "22"}));
+  v.expanders = {"21"};
+  EXPECT_EQ(pending(slurm::snapshot_of(v, "7")), (std::vector<std::string>{"20", "22"}));
+  // The daemon: job 7 (uid 1000) reports 21 (its own) and 22 (uid 1001's): only 21 counts.
+  StateOptions so;
+  so.arbiter.bid_window_s = 0;
+  ArbiterState st(so);
+  st.set_view(slurm::make_view(100, slurm_snapshot::records(squeue), "idle node[5-6]\n"),
+              owners_of(slurm::make_view(100, slurm_snapshot::records(squeue), "").jobs));
+  EXPECT_TRUE(st.view().expanders.empty());
+  Request q = arbitrate_request("7", {"node1", "node2"}, 5);
+  q.expanders = {"21", "22", "99"};
+  bool changed = false;
+  ASSERT_TRUE(st.handle(q, 1000, 101, changed).ok);
+  EXPECT_EQ(st.view().expanders, (std::set<std::string>{"21"}));
+  // Kept across views while the job is in them; its next request without them drops them.
+  st.set_view(slurm::make_view(102, slurm_snapshot::records(squeue), "idle node[5-6]\n"),
+              owners_of(slurm::make_view(102, slurm_snapshot::records(squeue), "").jobs));
+  EXPECT_EQ(st.view().expanders, (std::set<std::string>{"21"}));
+  q.expanders.clear();
+  ASSERT_TRUE(st.handle(q, 1000, 103, changed).ok);
+  EXPECT_TRUE(st.view().expanders.empty());
 }
 
 TEST(ArbiterState, TheJournalKeepsEveryClaimOnceAcrossARestart) {
