@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 
 #include "time_limit.hpp"
 
@@ -87,8 +88,48 @@ double Cluster::estimate(std::size_t job) const {
   return j.limit_s > 0 ? j.limit_s : j.runtime_s(range_top(job));
 }
 
-bool Cluster::eligible(std::size_t job, double now) const {
-  return !periods_.on || periods_.may_start(now, estimate(job));
+bool Cluster::eligible(std::size_t job, double now) const { return held_reason(job, now).empty(); }
+
+std::string Cluster::held_reason(std::size_t job, double now) const {
+  if (periods_.on && !periods_.may_start(now, estimate(job))) return "BeginTime";
+  if (!held_by_user(job)) return "";
+  const auto it = use_.find(w_.jobs.at(job).user);
+  const bool jobs = user_limits_.max_jobs > 0 && it != use_.end() && it->second.jobs + 1 > user_limits_.max_jobs;
+  return jobs ? "QOSMaxJobsPerUserLimit" : "QOSMaxNodePerUserLimit";
+}
+
+int Cluster::user_nodes_left(std::size_t job) const {
+  const long u = w_.jobs.at(job).user;
+  if (u < 0 || user_limits_.max_nodes <= 0) return std::numeric_limits<int>::max();
+  const auto it = use_.find(u);
+  return std::max(0, user_limits_.max_nodes - (it == use_.end() ? 0 : it->second.nodes));
+}
+
+bool Cluster::held_by_user(std::size_t job) const {
+  const Job& j = w_.jobs.at(job);
+  if (!user_limits_.on() || j.user < 0) return false;
+  const auto it = use_.find(j.user);
+  const int jobs = it == use_.end() ? 0 : it->second.jobs;
+  const int lowest = ranges_ && j.malleable ? start_floor_.at(job) : j.nodes;
+  return (user_limits_.max_jobs > 0 && jobs + 1 > user_limits_.max_jobs) || user_nodes_left(job) < lowest;
+}
+
+void Cluster::set_user_limits(UserLimits l) {
+  if (l.max_jobs < 0 || l.max_nodes < 0) throw Error("per-user limits must be >= 0 (0: none)");
+  for (const auto& j : w_.jobs)
+    if (l.max_nodes > 0 && j.user >= 0 && j.min_nodes > l.max_nodes)
+      throw Error("job " + j.id + " needs " + std::to_string(j.min_nodes) + " nodes, more than the per-user limit of " +
+                  std::to_string(l.max_nodes) + ": it could never start");
+  user_limits_ = l;
+  ++version_;
+}
+
+void Cluster::note_user_held(std::size_t job) {
+  user_held_.resize(w_.jobs.size(), false);
+  if (!user_held_[job]) {
+    user_held_[job] = true;
+    ++user_held_count_;
+  }
 }
 
 std::size_t Cluster::head(double now) const {
@@ -101,18 +142,26 @@ std::vector<std::size_t> Cluster::schedule(double now) {
   narrowed_now_.clear();
   if (queue_.empty()) return {};
   std::vector<Waiting> waiting;
-  std::vector<std::size_t> at;  // waiting[i] is queue_[at[i]]
-  waiting.reserve(queue_.size());
-  for (std::size_t k = 0; k < queue_.size(); ++k) {
-    const std::size_t j = queue_[k];
-    if (!eligible(j, now)) continue;
-    const Job& job = w_.jobs[j];
-    const int top = range_top(j);
-    const bool limit = job.limit_s > 0;
-    waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? start_floor_[j] : 0,
-                       job.serial_fraction, limit, job.comm_fraction});
-    at.push_back(k);
-  }
+  std::vector<std::size_t> at;      // waiting[i] is queue_[at[i]]
+  std::vector<bool> held_in_pass;   // by queue position: held by its user's limit in this pass
+  const auto collect = [&] {
+    waiting.clear();
+    at.clear();
+    for (std::size_t k = 0; k < queue_.size(); ++k) {
+      const std::size_t j = queue_[k];
+      if (!eligible(j, now) || (!held_in_pass.empty() && held_in_pass[k])) continue;
+      const Job& job = w_.jobs[j];
+      const int top = range_top(j);
+      const bool limit = job.limit_s > 0;
+      waiting.push_back({job.id, top, limit ? job.limit_s : job.runtime_s(top), job.malleable ? start_floor_[j] : 0,
+                         job.serial_fraction, limit, job.comm_fraction});
+      at.push_back(k);
+    }
+  };
+  collect();
+  if (user_limits_.on())
+    for (std::size_t k = 0; k < queue_.size(); ++k)
+      if (held_by_user(queue_[k])) note_user_held(queue_[k]);
   if (waiting.empty()) return {};
   std::vector<Running> run;
   for (const auto& s : state_)
@@ -121,7 +170,37 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     return conservative_ ? conservative_backfill(now, idle_count(), total(), q, run, ranges_, resolution_)
                          : easy_backfill(now, idle_count(), total(), q, run, ranges_);
   };
-  const EasyResult r = backfill(waiting);
+  EasyResult r = backfill(waiting);
+  // Per-user limits within the pass: the starts in order use up their users' limits; a
+  // start that would pass its user's limit (an earlier start of the same user took it) is
+  // held and the pass planned again without it; a job on a range starts on at most what
+  // its user has left.
+  while (user_limits_.on()) {
+    std::unordered_map<long, UserUse> use = use_;
+    bool again = false;
+    for (Start& st : r.start) {
+      const std::size_t j = queue_[at[st.index]];
+      const long u = w_.jobs[j].user;
+      if (u < 0) continue;
+      UserUse& mine = use[u];
+      const int lowest = ranges_ && w_.jobs[j].malleable ? start_floor_[j] : st.nodes;
+      const int left = user_limits_.max_nodes > 0 ? user_limits_.max_nodes - mine.nodes : st.nodes;
+      if ((user_limits_.max_jobs > 0 && mine.jobs + 1 > user_limits_.max_jobs) || left < lowest) {
+        if (held_in_pass.empty()) held_in_pass.assign(queue_.size(), false);
+        held_in_pass[at[st.index]] = true;
+        note_user_held(j);
+        again = true;
+        break;
+      }
+      st.nodes = std::min(st.nodes, left);
+      ++mine.jobs;
+      mine.nodes += st.nodes;
+    }
+    if (!again) break;
+    collect();
+    if (waiting.empty()) return {};
+    r = backfill(waiting);
+  }
   count_narrowed(waiting, at, r, backfill);
   std::vector<std::size_t> started;
   std::vector<bool> leaves(queue_.size(), false);
@@ -139,6 +218,10 @@ std::vector<std::size_t> Cluster::schedule(double now) {
     s.estimated_end = now + (run_limit > 0 ? run_limit : waiting[st.index].estimate_on(st.nodes));
     s.record.start_s = now;
     s.record.start_nodes = s.record.min_held = s.record.max_held = st.nodes;
+    if (w_.jobs[j].user >= 0) {
+      ++use_[w_.jobs[j].user].jobs;
+      use_[w_.jobs[j].user].nodes += st.nodes;
+    }
     leaves[at[st.index]] = true;
     started.push_back(j);
   }
@@ -196,6 +279,7 @@ std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
   State& s = state_.at(job);
   if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
   account(s, now);
+  count = std::min(count, user_nodes_left(job));
   std::vector<int> got;
   while (count-- > 0 && !idle_.empty()) {
     got.push_back(*idle_.begin());
@@ -203,6 +287,7 @@ std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
   }
   s.held.insert(s.held.end(), got.begin(), got.end());
   s.record.max_held = std::max<int>(s.record.max_held, static_cast<int>(s.held.size()));
+  if (w_.jobs[job].user >= 0) use_[w_.jobs[job].user].nodes += static_cast<int>(got.size());
   if (!got.empty()) ++version_;
   return got;
 }
@@ -212,10 +297,12 @@ std::vector<int> Cluster::grant_nodes(std::size_t job, const std::vector<int>& n
   if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
   account(s, now);
   std::vector<int> got;
+  int left = user_nodes_left(job);
   for (int n : nodes)
-    if (idle_.erase(n)) got.push_back(n);
+    if (left > 0 && idle_.erase(n)) got.push_back(n), --left;
   s.held.insert(s.held.end(), got.begin(), got.end());
   s.record.max_held = std::max<int>(s.record.max_held, static_cast<int>(s.held.size()));
+  if (w_.jobs[job].user >= 0) use_[w_.jobs[job].user].nodes += static_cast<int>(got.size());
   if (!got.empty()) ++version_;
   return got;
 }
@@ -228,6 +315,7 @@ void Cluster::release(std::size_t job, const std::vector<int>& nodes, double now
     if (it == s.held.end()) throw Error("job " + w_.jobs[job].id + " releases node " + names_[n] + ", which it does not hold");
     s.held.erase(it);
     idle_.insert(n);
+    if (w_.jobs[job].user >= 0) --use_[w_.jobs[job].user].nodes;
   }
   if (s.running && s.held.empty()) throw Error("job " + w_.jobs[job].id + " released its last node while running");
   s.record.min_held = std::min<int>(s.record.min_held, static_cast<int>(s.held.size()));
@@ -245,6 +333,11 @@ void Cluster::finish(std::size_t job, double now) {
   account(s, now);
   s.record.end_nodes = static_cast<int>(s.held.size());
   s.running = false;
+  if (w_.jobs[job].user >= 0) {
+    UserUse& u = use_[w_.jobs[job].user];
+    --u.jobs;
+    u.nodes -= static_cast<int>(s.held.size());
+  }
   const std::vector<int> nodes = s.held;
   s.held.clear();
   for (int n : nodes) idle_.insert(n);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "easy.hpp"
@@ -55,6 +56,30 @@ class Cluster {
   // waiting job's floor is above its minimum and that minimum fits the idle nodes).
   // narrowed(): the jobs first narrowed at the last schedule() call.
   const std::vector<std::size_t>& narrowed() const { return narrowed_now_; }
+  // Per-user limits, as Slurm's QOS MaxJobsPerUser and MaxTRESPerUser=node=N: a user's
+  // running jobs at most max_jobs, the nodes they hold at most max_nodes (0: no limit). A
+  // waiting job whose start would pass its user's limit is held (passed over by the
+  // backfilling, pending with reason QOSMaxJobsPerUserLimit); within one pass the starts
+  // in queue order use the limits up; a job on a range starts on at most the nodes its
+  // user has left (not below its floor); a growth never takes its user past max_nodes. A
+  // job without a user (-1) is not limited. Throws Error if a job of a user needs more
+  // nodes than max_nodes (it could never start).
+  struct UserLimits {
+    int max_jobs = 0;
+    int max_nodes = 0;
+    bool on() const { return max_jobs > 0 || max_nodes > 0; }
+  };
+  void set_user_limits(UserLimits l);
+  const UserLimits& user_limits() const { return user_limits_; }
+  // Whether job j's start (on its size, or on its floor with ranges) would now pass its
+  // user's limit; the nodes its user may still take (INT_MAX: no node limit).
+  bool held_by_user(std::size_t job) const;
+  int user_nodes_left(std::size_t job) const;
+  // Jobs a pass held for their user's limit (each counted once).
+  long user_limit_held() const { return user_held_count_; }
+  // Why a waiting job may not start now ("" : it may): BeginTime (a site's period rule),
+  // QOSMaxJobsPerUserLimit or QOSMaxNodePerUserLimit (its user's limits).
+  std::string held_reason(std::size_t job, double now) const;
   long starts_narrowed() const { return narrowed_count_; }
 
   const Workload& workload() const { return w_; }
@@ -127,6 +152,14 @@ class Cluster {
   bool conservative_ = false;
   Resolution resolution_;
   std::vector<int> start_floor_;
+  struct UserUse {
+    int jobs = 0, nodes = 0;
+  };
+  UserLimits user_limits_;
+  std::unordered_map<long, UserUse> use_;  // per user: running jobs and the nodes they hold
+  std::vector<bool> user_held_;
+  long user_held_count_ = 0;
+  void note_user_held(std::size_t job);
   std::vector<bool> narrowed_;             // per job: a start already narrowed
   std::vector<std::size_t> narrowed_now_;  // first narrowed at the last pass
   long narrowed_count_ = 0;

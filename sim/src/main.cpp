@@ -6,6 +6,7 @@
 // (--cfg=..., --log=...) are passed on to its engine.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -59,6 +60,8 @@ struct Cli {
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
   std::string time_limits = "on", speedup = "amdahl", prime_time;
   double prime_max_h = 4, range_efficiency = 0.5;
+  Cluster::UserLimits user_limits;
+  bool infer_user_limits = false;
   PeriodPolicy periods;
   SwfCleaning cleaning;
   TraceModel model;
@@ -91,6 +94,9 @@ void add_trace_options(CLI::App& app, Cli& c) {
                  "hours, and in prime time only if it is at most --prime-max-h (periods.hpp; default: none)");
   app.add_option("--prime-max-h", c.prime_max_h, "--swf --prime-time: the longest estimate, hours, that starts in "
                  "prime time (0: any; default 4)")->check(CLI::NonNegativeNumber);
+  app.add_flag("--infer-user-limits", c.infer_user_limits, "--swf: print the per-user limits the log's own schedule "
+               "shows (each user's most jobs and nodes at once, the wait that passed while it ran its most) and exit "
+               "without simulating");
   app.add_option("--trace-report", c.trace_report_path, "--swf: write the cleaning's counts and the trace's recorded "
                  "metrics (JSON)");
 }
@@ -130,6 +136,12 @@ void add_policy_options(CLI::App& app, Cli& c) {
                  "give_gain_share; 0: always give; default: the arbiter's)");
   app.add_option("--min-growth-efficiency", c.min_growth_efficiency, "the arbiter's efficiency floor of a growth "
                  "(ArbiterOptions::min_growth_efficiency; 0: none; default: the arbiter's)");
+  app.add_option("--user-max-jobs", c.user_limits.max_jobs, "a user's running jobs at most N (Slurm's QOS "
+                 "MaxJobsPerUser; a job past it waits, passed over by the backfilling; 0: none, the default)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--user-max-nodes", c.user_limits.max_nodes, "the nodes a user's running jobs hold at most N, growth "
+                 "included (Slurm's QOS MaxTRESPerUser=node=N; processors with --cores-per-node 1; 0: none, the "
+                 "default)")->check(CLI::NonNegativeNumber);
   app.add_option("--interval", c.interval, "seconds between a malleable job's policy queries (0: every remap point)");
 }
 
@@ -177,7 +189,34 @@ std::string refused(const CLI::App& app, const Cli& c) {
   if (c.start_mode != "full" && c.policy == "none")
     return "--start " + c.start_mode + " needs --policy arbiter or decide (--policy none runs every job on the "
            "nodes it starts on)";
+  if (c.infer_user_limits && c.swf_path.empty()) return "--infer-user-limits needs --swf (a log with its waits)";
   return "";
+}
+
+// The report of --infer-user-limits: the log's per-user peaks with their evidence.
+void print_user_limits(const Cli& c, const TraceJobs& tj) {
+  const UserLimitEvidence e = infer_user_limits(tj);
+  std::cout << c.swf_path << ": per-user limits in the log's own schedule (" << e.jobs_used << " jobs of "
+            << e.users.size() << " users; left out " << e.no_wait << " without a recorded wait, " << e.no_user
+            << " without a user)\n";
+  std::cout << "most jobs a user ran at once: " << e.max_jobs << " (" << e.users_at_max_jobs
+            << " user(s) reached it); most nodes: " << e.max_nodes << " (" << e.users_at_max_nodes
+            << " user(s)); nodes are processors / " << c.cleaning.cores_per_node << "\n";
+  double wait = 0, at_peak = 0;
+  for (const auto& u : e.users) wait += u.wait_s, at_peak += u.wait_at_peak_s;
+  std::cout << "job-seconds waited while the job's user ran its own most jobs at once: "
+            << static_cast<long long>(at_peak) << " of " << static_cast<long long>(wait) << " ("
+            << (wait > 0 ? std::lround(1000 * at_peak / wait) / 10.0 : 0.0) << "%)\n";
+  std::cout << "the tightest limits the log allows: --user-max-jobs " << e.max_jobs << " --user-max-nodes "
+            << e.max_nodes << "\n\n| user | jobs | most jobs at once | most nodes at once | wait s | of it at its most "
+            << "jobs |\n|---|---|---|---|---|---|\n";
+  std::size_t shown = 0;
+  for (const auto& u : e.users) {
+    if (shown++ == 20) break;
+    std::cout << "| " << u.user << " | " << u.jobs << " | " << u.peak_jobs << " | " << u.peak_nodes << " | "
+              << static_cast<long>(u.wait_s) << " | " << static_cast<long>(u.wait_at_peak_s) << " |\n";
+  }
+  if (e.users.size() > 20) std::cout << "(" << e.users.size() - 20 << " more users, fewer jobs at once)\n";
 }
 
 // The trace's local time (its TimeZoneString with daylight saving, from the system's time
@@ -231,6 +270,10 @@ Workload read_trace(Cli& c) {
   c.cleaning.machine_nodes = c.nodes;
   const SwfTrace trace = parse_swf(read_file(c.swf_path));
   const TraceJobs tj = clean_swf(trace, c.cleaning);
+  if (c.infer_user_limits) {
+    print_user_limits(c, tj);
+    return {};
+  }
   Workload w = trace_workload(tj, c.model);
   set_periods(c, trace.header, tj);
   const auto& n = tj.counts;
@@ -289,6 +332,7 @@ RunOptions run_options(const Cli& c, const Costs& costs) {
 int run(Cli& c) {
   if (c.workload_path.empty() && c.swf_path.empty()) throw Error("give --workload or --swf");
   Workload w = c.swf_path.empty() ? parse_workload(read_file(c.workload_path), c.nodes) : read_trace(c);
+  if (c.infer_user_limits) return 0;
   if (c.all_rigid)
     for (auto& j : w.jobs) {
       j.malleable = false;
@@ -313,6 +357,7 @@ int run(Cli& c) {
   cluster.set_conservative(c.backfill == "conservative");
   cluster.set_resolution(c.resolution);
   cluster.set_periods(c.periods);
+  cluster.set_user_limits(c.user_limits);
   RunOptions o = run_options(c, costs);
   std::ofstream decisions;
   if (!c.decisions_path.empty()) {
@@ -328,6 +373,7 @@ int run(Cli& c) {
   out["growth_refusals"] = counts.growth_refusals;
   out["queries_skipped"] = counts.queries_skipped;
   out["starts_narrowed"] = counts.starts_narrowed;
+  if (c.user_limits.on()) out["user_limit_held"] = counts.user_limit_held;
   const std::string text = out.dump();
   if (c.out_path.empty()) {
     std::cout << text << "\n";

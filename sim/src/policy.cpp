@@ -150,7 +150,7 @@ cluster::slurm::ClusterView listed_view(const Cluster& c, double now) {
       sj.nodes = static_cast<int>(sj.node_list.size());
     } else {  // a malleable job with a range waits for its minimum (its min_nodes comment)
       sj.nodes = c.start_ranges() && jobs[k].malleable ? std::min(jobs[k].min_nodes, jobs[k].nodes) : jobs[k].nodes;
-      if (!c.eligible(k, now)) sj.reason = "BeginTime";  // held by a site's rule, not waiting for nodes
+      sj.reason = c.held_reason(k, now);  // held by a site's rule (BeginTime, a user's limit), not waiting for nodes
     }
     // The simulated scheduler is FCFS: an earlier submission has the higher priority
     // (squeue %Q), and one partition.

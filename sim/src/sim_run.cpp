@@ -363,6 +363,7 @@ std::vector<JobRecord> simulate(Cluster cluster, const Costs& costs, const RunOp
   sg4::Engine::get_instance()->run();
   counts = sim.counts;
   counts.starts_narrowed = sim.cluster.starts_narrowed();
+  counts.user_limit_held = sim.cluster.user_limit_held();
   return sim.cluster.records();
 }
 

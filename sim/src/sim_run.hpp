@@ -43,6 +43,7 @@ struct RunCounts {
   long limit_refusals = 0;   // give-backs the policy asked for, refused (or cut) by the limit
   long growth_refusals = 0;  // growths refused: their predicted end passed the limit
   long queries_skipped = 0;  // policy queries left out: their own time would pass the limit
+  long user_limit_held = 0;  // jobs a pass held for their user's limit (Cluster::set_user_limits)
   long starts_narrowed = 0;  // malleable jobs a pass held below their limit's floor (Cluster::narrowed)
 };
 

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -240,6 +241,7 @@ Workload trace_workload(const TraceJobs& t, const TraceModel& m) {
     j.min_nodes = j.malleable ? (tj.nodes + 1) / 2 : tj.nodes;
     j.max_nodes = j.malleable ? std::min(t.machine_nodes, 2 * tj.nodes) : tj.nodes;
     j.program = "trace";
+    j.user = tj.user;
     j.serial_fraction = s;
     if (!m.apps.empty()) {
       const auto& c = m.apps[std::min(m.apps.size() - 1, static_cast<std::size_t>(unit(app_rng) * m.apps.size()))];
@@ -284,6 +286,72 @@ std::vector<TraceModel::Curve> parse_speedup_curves(const std::string& json_text
     out.push_back(std::move(k));
   }
   return out;
+}
+
+UserLimitEvidence infer_user_limits(const TraceJobs& t) {
+  UserLimitEvidence e;
+  struct Event {
+    double t;
+    int order;  // at one instant: ends (0), then starts (1), then submissions (2)
+    int jobs, nodes, waiting;
+  };
+  std::map<long, std::vector<Event>> by_user;
+  std::map<long, UserPeak> peaks;
+  for (const auto& j : t.jobs) {
+    if (j.user < 0) {
+      ++e.no_user;
+      continue;
+    }
+    if (j.wait_s < 0) {
+      ++e.no_wait;
+      continue;
+    }
+    ++e.jobs_used;
+    const double start = j.submit_s + j.wait_s, end = start + j.run_s;
+    auto& ev = by_user[j.user];
+    ev.push_back({j.submit_s, 2, 0, 0, +1});
+    ev.push_back({start, 1, +1, j.nodes, -1});
+    ev.push_back({end, 0, -1, -j.nodes, 0});
+    UserPeak& p = peaks[j.user];
+    p.user = j.user;
+    ++p.jobs;
+    p.wait_s += j.wait_s;
+  }
+  for (auto& [user, ev] : by_user) {
+    std::sort(ev.begin(), ev.end(), [](const Event& a, const Event& b) {
+      return a.t != b.t ? a.t < b.t : a.order < b.order;
+    });
+    UserPeak& p = peaks[user];
+    int jobs = 0, nodes = 0;
+    for (const auto& x : ev) {
+      jobs += x.jobs;
+      nodes += x.nodes;
+      p.peak_jobs = std::max(p.peak_jobs, jobs);
+      p.peak_nodes = std::max(p.peak_nodes, nodes);
+    }
+    jobs = 0;
+    int waiting = 0;
+    for (std::size_t i = 0; i < ev.size(); ++i) {
+      jobs += ev[i].jobs;
+      waiting += ev[i].waiting;
+      if (i + 1 < ev.size() && jobs == p.peak_jobs) p.wait_at_peak_s += waiting * (ev[i + 1].t - ev[i].t);
+    }
+  }
+  for (auto& [user, p] : peaks) {
+    e.max_jobs = std::max(e.max_jobs, p.peak_jobs);
+    e.max_nodes = std::max(e.max_nodes, p.peak_nodes);
+    e.users.push_back(p);
+  }
+  for (const auto& p : e.users) {
+    e.users_at_max_jobs += p.peak_jobs == e.max_jobs;
+    e.users_at_max_nodes += p.peak_nodes == e.max_nodes;
+  }
+  std::sort(e.users.begin(), e.users.end(), [](const UserPeak& a, const UserPeak& b) {
+    if (a.peak_jobs != b.peak_jobs) return a.peak_jobs > b.peak_jobs;
+    if (a.peak_nodes != b.peak_nodes) return a.peak_nodes > b.peak_nodes;
+    return a.user < b.user;
+  });
+  return e;
 }
 
 }  // namespace clustersim

@@ -107,6 +107,28 @@ struct RecordedMetrics {
 };
 RecordedMetrics recorded_metrics(const TraceJobs& t);
 
+// Per-user limits read off the log itself (Slurm's QOS MaxJobsPerUser, MaxTRESPerUser):
+// for each user, the most jobs and nodes it ran at once in the log's own schedule (a job
+// from submit + wait to that + its run; at one instant an end comes before a start), and
+// the evidence that a limit held it: the job-seconds its jobs waited while it ran its
+// peak job count (wait_at_peak_s) of all its jobs' waiting (wait_s). A site's limit can be
+// no lower than the most any user ran at once: max_jobs and max_nodes are the tightest
+// limits the log allows, and users_at_max_* how many users reached them. Jobs without a
+// recorded wait or a user are left out (counted).
+struct UserPeak {
+  long user = -1;
+  std::size_t jobs = 0;
+  int peak_jobs = 0, peak_nodes = 0;
+  double wait_s = 0, wait_at_peak_s = 0;
+};
+struct UserLimitEvidence {
+  std::vector<UserPeak> users;  // most peak jobs first, then most peak nodes, then user id
+  int max_jobs = 0, max_nodes = 0;
+  int users_at_max_jobs = 0, users_at_max_nodes = 0;
+  std::size_t jobs_used = 0, no_wait = 0, no_user = 0;
+};
+UserLimitEvidence infer_user_limits(const TraceJobs& t);
+
 // The simulator's jobs from a trace. Every job is rigid on its recorded nodes for its
 // recorded run time; a seeded share of them (chosen with std::mt19937_64(seed)) is
 // malleable on [ceil(nodes/2), min(machine, 2 nodes)] (the "grow" range). Speedup: Amdahl's

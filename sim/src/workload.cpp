@@ -42,6 +42,8 @@ Job parse_job(const nlohmann::json& j, std::size_t index, int machine) {
   job.iterations = field<int>(j, "iterations", where);
   job.limit_s = j.contains("limit_s") ? field<double>(j, "limit_s", where) : 0.0;
   job.run_limit_s = j.contains("run_limit_s") ? field<double>(j, "run_limit_s", where) : 0.0;
+  job.user = j.contains("user") ? field<long>(j, "user", where) : -1;
+  if (j.contains("user") && job.user < 0) throw Error(where + ": user must be >= 0");
   if (!(1 <= job.min_nodes && job.min_nodes <= job.nodes && job.nodes <= job.max_nodes && job.max_nodes <= machine))
     throw Error(where + ": sizes must satisfy 1 <= min_nodes <= nodes <= max_nodes <= " + std::to_string(machine) +
                 " (got " + std::to_string(job.min_nodes) + ", " + std::to_string(job.nodes) + ", " +
@@ -102,6 +104,7 @@ std::string workload_json(const Workload& w) {
     if (j.limit_s > 0) o["limit_s"] = j.limit_s;
     if (j.run_limit_s > 0) o["run_limit_s"] = j.run_limit_s;
     if (j.comm_fraction > 0) o["comm_fraction"] = j.comm_fraction;
+    if (j.user >= 0) o["user"] = j.user;
     jobs.push_back(std::move(o));
   }
   const nlohmann::json doc = {{"model", w.model},          {"seed", w.seed},

@@ -35,6 +35,9 @@ struct Job {
   // The limit once it runs, when the runner lowered it at the start (a start-full job's
   // floor is its start size, so its limit comes down to that size's); 0: limit_s.
   double run_limit_s = 0;
+  // The user who submitted it (a trace's user id; -1: unknown): per-user limits
+  // (Cluster::set_user_limits) count a user's running jobs and nodes.
+  long user = -1;
 
   double iteration_s(int n) const;  // one iteration on n nodes
   // The limit Slurm ends the job at once it runs (run_limit_s, else limit_s; 0: none).
@@ -54,7 +57,7 @@ struct Workload {
 // Parses and checks the JSON text (throws Error naming the job and field at fault):
 // sizes 1 <= min <= nodes <= max <= machine, work > 0, 0 <= serial fraction < 1,
 // comm_fraction >= 0 (optional),
-// iterations >= 1, limit_s >= 0 (optional), submissions in non-decreasing order. `machine` > 0 overrides the file's
+// iterations >= 1, limit_s >= 0 (optional), user >= 0 (optional), submissions in non-decreasing order. `machine` > 0 overrides the file's
 // node count (a workload simulated on another machine size; sizes still checked).
 Workload parse_workload(const std::string& json_text, int machine = 0);
 

@@ -10,6 +10,7 @@
 #   R  rigid, submitted first: 5 of the 8 nodes (3 idle when M comes: held, counted) or 4
 #      (4 idle: M starts on its floor, nothing narrowed); with --time-limits off M starts
 #      on 3 and nothing is counted either.
+# Then per-user limits (--user-max-jobs) on four small jobs, and --infer-user-limits.
 # Usage: options_refused.sh <malleable-clustersim or empty> <source dir>
 . "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 workload() {  # workload FILE R_NODES
@@ -76,5 +77,40 @@ narrowed() {  # narrowed WORKLOAD ARGS...: the run's starts_narrowed
 held=$(narrowed "$tmp/w5.json") room=$(narrowed "$tmp/w4.json") off=$(narrowed "$tmp/w5.json" --time-limits off)
 echo "starts_narrowed: held at 3 idle $held, 4 idle $room, limits off $off"
 [[ $held == 1 && $room == 0 && $off == 0 ]] || { echo "FAILED: starts_narrowed $held $room $off (want 1 0 0)"; fail=1; }
+# Per-user limits end to end: three 100-s jobs of user 1 and one of user 2 on 8 idle nodes;
+# --user-max-jobs 1 runs user 1's one after another (held, counted), user 2's at once.
+cat >"$tmp/u.json" <<'JSON'
+{"nodes": 8, "jobs": [
+ {"id": "a", "submit_s": 0, "nodes": 2, "min_nodes": 2, "max_nodes": 2, "malleable": false, "work_node_s": 200,
+  "serial_fraction": 0, "iterations": 1, "user": 1},
+ {"id": "b", "submit_s": 0, "nodes": 2, "min_nodes": 2, "max_nodes": 2, "malleable": false, "work_node_s": 200,
+  "serial_fraction": 0, "iterations": 1, "user": 1},
+ {"id": "c", "submit_s": 0, "nodes": 2, "min_nodes": 2, "max_nodes": 2, "malleable": false, "work_node_s": 200,
+  "serial_fraction": 0, "iterations": 1, "user": 1},
+ {"id": "d", "submit_s": 1, "nodes": 2, "min_nodes": 2, "max_nodes": 2, "malleable": false, "work_node_s": 200,
+  "serial_fraction": 0, "iterations": 1, "user": 2}]}
+JSON
+for arm in free limited; do
+  args=()
+  [[ $arm == limited ]] && args=(--user-max-jobs 1)
+  "$bin" --workload "$tmp/u.json" "${args[@]}" --out "$tmp/u_$arm.json" --records "$tmp/u_$arm.csv" 2>"$tmp/err" ||
+    { cat "$tmp/err"; echo "FAILED: user limits ($arm) did not run"; fail=1; }
+done
+python3 - "$tmp" <<'PY' || fail=1
+import csv, json, sys
+d = sys.argv[1]
+start = {arm: {r["id"]: float(r["start_s"]) for r in csv.DictReader(open(f"{d}/u_{arm}.csv"))} for arm in ("free", "limited")}
+m = json.load(open(f"{d}/u_limited.json"))
+ok = (start["free"] == {"a": 0, "b": 0, "c": 0, "d": 1} and start["limited"]["a"] == 0 and start["limited"]["d"] == 1
+      and start["limited"]["b"] >= 100 and start["limited"]["c"] >= start["limited"]["b"] + 100
+      and m["user_limit_held"] == 2 and "user_limit_held" not in json.load(open(f"{d}/u_free.json")))
+print(f"user limits: starts {start}, held {m['user_limit_held']}")
+if not ok:
+    print("FAILED: --user-max-jobs 1 did not hold user 1's jobs one after another")
+    sys.exit(1)
+PY
+refuse "--swf" -- --infer-user-limits "${w[@]}"
+"$bin" "${swf[@]}" --infer-user-limits >"$tmp/inf.txt" 2>"$tmp/err" && grep -q "the tightest limits the log allows: --user-max-jobs [0-9]" "$tmp/inf.txt" ||
+  { cat "$tmp/err" "$tmp/inf.txt"; echo "FAILED: --infer-user-limits"; fail=1; }
 [[ $fail == 0 ]] || { echo FAILED; exit 1; }
 echo "PASS: options honoured or refused"
