@@ -23,7 +23,16 @@ int main(int argc, char** argv) {
                                redist::ExecOptions{}, &st);
   long long w = st.bytes_window, all = 0;
   MPI_Allreduce(&w, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
-  if (me == 0) std::printf("bytes through windows: %lld\n", all);
+  // Every rank's pid: its segments' names hold it (/malleable-redist.PID....), so the
+  // script looks for this run's names only, not another job's that exist for a moment.
+  long pid = static_cast<long>(::getpid());
+  std::vector<long> pids(static_cast<std::size_t>(P));
+  MPI_Gather(&pid, 1, MPI_LONG, pids.data(), 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  if (me == 0) {
+    std::printf("bytes through windows: %lld\npids:", all);
+    for (const long p : pids) std::printf(" %ld", p);
+    std::printf("\n");
+  }
   std::fflush(stdout);
   if (me == 0) MPI_Abort(MPI_COMM_WORLD, 3);
   MPI_Barrier(MPI_COMM_WORLD);  // never passes: rank 0 aborts the job
