@@ -12,7 +12,7 @@
 # slurmctld served in between by message type.
 # With accounting (slurmdbd and its MariaDB server) when they are installed, so that the
 # daemon's sacctmgr is real; sdiag counts slurmctld's RPCs only, not slurmdbd's.
-# Usage: scripts/arbiter-sdiag.sh [BUILD_DIR] [SECONDS]   (docs/guide/arbiter.md)
+# Usage: scripts/arbiter-sdiag.sh [BUILD_DIR] [SECONDS]   (docs/guide/arbiter-operation.md, "Slurm's load")
 set -euo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${1:-$SRC/build}
