@@ -123,3 +123,15 @@ TEST(MakePolicy, RejectsUnknownNames) {
   EXPECT_EQ(make_policy("scripted", "3:expand:9", "")->name(), "scripted");
   EXPECT_THROW(make_policy("greedy", "", ""), Error);
 }
+
+TEST(MakePolicy, SlurmTakesOnlyAnIterationCount) {
+  // (checked before the policy looks for Slurm: these fail the same inside or outside a job)
+  for (const char* bad : {"iterations=", "iterations=x", "iterations=-3", "3:expand:9", "iterations=12345678901"}) {
+    try {
+      make_policy("slurm", bad, "");
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("the schedule must be empty or 'iterations=N'"), std::string::npos) << bad;
+    }
+  }
+}

@@ -2,11 +2,12 @@
 /* The malleable version of plain.c (docs/guide/porting.md), through the session's C API: the
  * same x <- A x + b with PDGEMV on a grid that grows and shrinks at remap points. Lines
  * marked [port] are the changes.
- *   mpiexec -n 4 porting_malleable_c [schedule [run.json]]   (default 3:expand:3x3,6:shrink:2x2) */
+ *   mpiexec -n 4 porting_malleable_c [schedule|slurm [run.json]]   (default 3:expand:3x3,6:shrink:2x2) */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "malleable/resize/resize.h" /* [port] */
 
@@ -31,7 +32,11 @@ static void check(int rc, const char* what) { /* [port] status codes + resize_la
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   resize_session* s = NULL; /* [port] */
-  check(resize_create(argc, argv, "porting_malleable_c", "scripted", argc > 1 ? argv[1] : "3:expand:3x3,6:shrink:2x2", &s),
+  /* [port] the policy: a schedule, or "slurm" under Slurm (docs/guide/slurm.md), told the
+     run's iterations for its payoff test */
+  const char* plan = argc > 1 ? argv[1] : "3:expand:3x3,6:shrink:2x2";
+  const int slurm = strcmp(plan, "slurm") == 0;
+  check(resize_create(argc, argv, "porting_malleable_c", slurm ? "slurm" : "scripted", slurm ? "iterations=8" : plan, &s),
         "create");
   int zero = 0, one = 1, n = N, nb = NB, it = 0, ctxt, nprow, npcol, myrow, mycol;
   int desca[9], descx[9];

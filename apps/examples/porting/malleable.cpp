@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The malleable version of plain.cpp (docs/guide/porting.md): the same x <- A x + b with PDGEMV,
 // on a grid that grows and shrinks at remap points. Lines marked [port] are the changes.
-//   mpiexec -n 4 porting_malleable_cxx [schedule [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
+//   mpiexec -n 4 porting_malleable_cxx [schedule|slurm [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
 #include <mpi.h>
 
 #include <cmath>
@@ -29,7 +29,11 @@ int main(int argc, char** argv) {
   {  // [port] the session lives in a scope that ends before MPI_Finalize
     resize::SessionOptions opts;                                       // [port]
     opts.app = "porting_malleable_cxx";                                // [port]
-    opts.policy = resize::make_policy("scripted", argc > 1 ? argv[1] : "3:expand:3x3,6:shrink:2x2", "");
+    // [port] the policy: a schedule, or "slurm" under Slurm (docs/guide/slurm.md), told the
+    // run's iterations for its payoff test
+    const std::string plan = argc > 1 ? argv[1] : "3:expand:3x3,6:shrink:2x2";
+    opts.policy = plan == "slurm" ? resize::make_policy("slurm", "iterations=" + std::to_string(kIters), "")
+                                  : resize::make_policy("scripted", plan, "");
     resize::Session s(argc, argv, std::move(opts));                    // [port] after MPI_Init
     const int one = 1, n = kN;
     // [port] matrices that must survive a remap point are registered: the session owns them

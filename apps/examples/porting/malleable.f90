@@ -2,7 +2,7 @@
 ! The malleable version of plain.f90 (docs/guide/porting.md), through the Fortran module
 ! malleable_resize: the same x <- A x + b with PDGEMV on a grid that grows and shrinks at
 ! remap points. Lines marked [port] are the changes.
-!   mpiexec -n 4 porting_malleable_f [schedule [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
+!   mpiexec -n 4 porting_malleable_f [schedule|slurm [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
 program malleable
   use, intrinsic :: iso_c_binding       ! [port]
   use mpi
@@ -21,7 +21,14 @@ program malleable
   schedule = '3:expand:3x3,6:shrink:2x2'
   if (command_argument_count() >= 1) call get_command_argument(1, schedule)
   call MPI_Init(ierr)
-  rc = resize_create('porting_malleable_f', 'scripted', trim(schedule), s)    ! [port]
+  ! [port] the policy: a schedule, or 'slurm' under Slurm (docs/guide/slurm.md), told the
+  ! run's iterations for its payoff test
+  if (trim(schedule) == 'slurm') then
+    write(msg, '(a,i0)') 'iterations=', iters
+    rc = resize_create('porting_malleable_f', 'slurm', trim(msg), s)
+  else
+    rc = resize_create('porting_malleable_f', 'scripted', trim(schedule), s)    ! [port]
+  end if
   call check(rc, 'create')
   abuf = c_null_ptr
   xbuf = c_null_ptr

@@ -199,7 +199,20 @@ void SweetSpotPolicy::completed(const Decision& d, int from_procs, bool ok) {
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& schedule,
                                     const std::string& offer_file, int total_iterations) {
   if (name == "fixed" || name == "none") return std::make_unique<FixedPolicy>();
-  if (name == "slurm") return make_slurm_policy(total_iterations);
+  if (name == "slurm") {
+    // The schedule names the run's iterations for the payoff test: "" (the caller's count,
+    // else RESIZE_SLURM_ITERATIONS) or "iterations=N".
+    if (!schedule.empty()) {
+      const std::string key = "iterations=";
+      const std::string v = schedule.rfind(key, 0) == 0 ? schedule.substr(key.size()) : "";
+      const bool digits = !v.empty() && v.size() <= 9 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits)
+        throw Error("policy slurm: the schedule must be empty or 'iterations=N' (the run's iterations, for the payoff "
+                    "test), got '" + schedule.substr(0, 60) + "'");
+      total_iterations = std::stoi(v);
+    }
+    return make_slurm_policy(total_iterations);
+  }
   if (name == "scripted") return std::make_unique<ScriptedPolicy>(load_schedule(schedule));
   if (name == "sweetspot") {
     SweetSpotPolicy::Options o;

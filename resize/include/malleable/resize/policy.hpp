@@ -185,7 +185,9 @@ Grid next_grid_step(const Grid& g);
 
 // Builds a policy from its command-line name: "fixed", "scripted" (needs `schedule`),
 // "sweetspot" (offers from `offer_file` or $RESIZE_OFFER), "slurm" (the job's Slurm
-// allocation (cluster/include/malleable/cluster/slurm.hpp); `total_iterations` for its payoff test).
+// allocation (cluster/include/malleable/cluster/slurm.hpp); the run's iterations for its
+// payoff test: `schedule` "iterations=N", else `total_iterations`, either overridden by
+// $RESIZE_SLURM_ITERATIONS).
 std::unique_ptr<Policy> make_policy(const std::string& name, const std::string& schedule,
                                     const std::string& offer_file, int total_iterations = 0);
 

@@ -48,8 +48,10 @@ enum { RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, RESIZE_REGRID = 3 
 
 typedef struct resize_session resize_session;
 
-/* policy: "fixed", "scripted" (schedule = text or file) or "sweetspot" (schedule = offer
- * file, NULL for $RESIZE_OFFER). Redistribution with redist; RESIZE_MOVER=pdgemr2d in
+/* policy: "fixed", "scripted" (schedule = text or file), "sweetspot" (schedule = offer
+ * file, NULL for $RESIZE_OFFER) or "slurm" (schedule = "iterations=N", the run's
+ * iterations for its payoff test, or NULL for $RESIZE_SLURM_ITERATIONS: under Slurm by
+ * the recipe of docs/guide/slurm.md). Redistribution with redist; RESIZE_MOVER=pdgemr2d in
  * the environment selects ScaLAPACK's PDGEMR2D. RESIZE_MOVE_BUDGET=<bytes>[K|M|G] bounds the
  * new matrix buffers a process allocates at once during a resize's move (docs/reference/apps.md,
  * "Memory of a resize"; default: no limit). */
