@@ -2,6 +2,7 @@
 #include "cluster.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <limits>
 
@@ -124,6 +125,55 @@ void Cluster::set_user_limits(UserLimits l) {
   ++version_;
 }
 
+void Cluster::set_fair_share(FairShare f) {
+  if (f.weight < 0 || f.age_weight < 0 || !(f.half_life_s > 0) || !(f.max_age_s > 0))
+    throw Error("fair-share: weights must be >= 0, the half-life and the maximum age > 0");
+  fair_ = f;
+  std::set<long> users;
+  for (const auto& j : w_.jobs) users.insert(j.user);
+  users_ = std::max<int>(1, static_cast<int>(users.size()));
+  ++version_;
+}
+
+double Cluster::user_usage(long user) const {
+  const auto it = usage_.find(user);
+  return it == usage_.end() ? 0.0 : it->second;
+}
+
+double Cluster::priority(std::size_t job, double now) const {
+  const Job& j = w_.jobs.at(job);
+  const double share = 1.0 / users_;
+  const double used = usage_total_ > 0 ? user_usage(j.user) / usage_total_ : 0.0;
+  const double age = std::min(1.0, std::max(0.0, now - state_.at(job).record.submit_s) / fair_.max_age_s);
+  return fair_.weight * std::exp2(-used / share) + fair_.age_weight * age;
+}
+
+void Cluster::accrue(double now) {
+  const double dt = now - usage_at_;
+  if (!fair_.on() || !(dt > 0)) return;
+  const double decay = std::exp2(-dt / fair_.half_life_s);
+  usage_total_ = 0;
+  for (auto& [user, used] : usage_) used *= decay;
+  for (std::size_t k = 0; k < state_.size(); ++k)
+    if (state_[k].running) usage_[w_.jobs[k].user] += static_cast<double>(state_[k].held.size()) * dt;
+  for (const auto& [user, used] : usage_) usage_total_ += used;
+  usage_at_ = now;
+}
+
+void Cluster::order_by_priority(double now) {
+  accrue(now);
+  std::vector<std::pair<double, std::size_t>> key;
+  key.reserve(queue_.size());
+  for (std::size_t j : queue_) key.emplace_back(-priority(j, now), j);
+  std::sort(key.begin(), key.end());  // highest priority first, then the earlier submission
+  bool changed = false;
+  for (std::size_t k = 0; k < queue_.size(); ++k) {
+    changed = changed || queue_[k] != key[k].second;
+    queue_[k] = key[k].second;
+  }
+  if (changed) ++version_;
+}
+
 void Cluster::note_user_held(std::size_t job) {
   user_held_.resize(w_.jobs.size(), false);
   if (!user_held_[job]) {
@@ -140,6 +190,7 @@ std::size_t Cluster::head(double now) const {
 
 std::vector<std::size_t> Cluster::schedule(double now) {
   narrowed_now_.clear();
+  if (fair_.on()) order_by_priority(now);
   if (queue_.empty()) return {};
   std::vector<Waiting> waiting;
   std::vector<std::size_t> at;      // waiting[i] is queue_[at[i]]
@@ -278,6 +329,7 @@ const std::vector<int>& Cluster::idle_nodes_sorted() const {
 std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
   State& s = state_.at(job);
   if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
+  accrue(now);
   account(s, now);
   count = std::min(count, user_nodes_left(job));
   std::vector<int> got;
@@ -295,6 +347,7 @@ std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
 std::vector<int> Cluster::grant_nodes(std::size_t job, const std::vector<int>& nodes, double now) {
   State& s = state_.at(job);
   if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
+  accrue(now);
   account(s, now);
   std::vector<int> got;
   int left = user_nodes_left(job);
@@ -309,6 +362,7 @@ std::vector<int> Cluster::grant_nodes(std::size_t job, const std::vector<int>& n
 
 void Cluster::release(std::size_t job, const std::vector<int>& nodes, double now) {
   State& s = state_.at(job);
+  accrue(now);
   account(s, now);
   for (int n : nodes) {
     const auto it = std::find(s.held.begin(), s.held.end(), n);
@@ -330,6 +384,7 @@ void Cluster::resized(std::size_t job, double seconds) {
 void Cluster::finish(std::size_t job, double now) {
   State& s = state_.at(job);
   if (!s.running) throw Error("job " + w_.jobs[job].id + " ends without running");
+  accrue(now);
   account(s, now);
   s.record.end_nodes = static_cast<int>(s.held.size());
   s.running = false;

@@ -77,6 +77,23 @@ class Cluster {
   int user_nodes_left(std::size_t job) const;
   // Jobs a pass held for their user's limit (each counted once).
   long user_limit_held() const { return user_held_count_; }
+  // Slurm's multifactor priority with fair-share (priority/multifactor, the classic
+  // fair-share of a flat account tree with equal shares): a waiting job's priority is
+  //   weight * 2^(-U / S) + age_weight * min(1, waited / max_age_s)
+  // with U its user's decayed usage (node-seconds, halved every half_life_s: Slurm's
+  // PriorityDecayHalfLife) over all users' and S = 1 / the workload's users (its share).
+  // The queue is ordered by it at every pass (ties: submission order), so EASY's head and
+  // the backfilling's order follow it. Usage accrues exactly: a running job's nodes
+  // from each change of its allocation to the next. Off (weight 0, the default): FCFS.
+  struct FairShare {
+    double weight = 0, age_weight = 0;
+    double half_life_s = 7 * 86400.0, max_age_s = 7 * 86400.0;
+    bool on() const { return weight > 0; }
+  };
+  void set_fair_share(FairShare f);
+  const FairShare& fair_share() const { return fair_; }
+  double priority(std::size_t job, double now) const;
+  double user_usage(long user) const;  // decayed node-seconds at the last pass
   // Why a waiting job may not start now ("" : it may): BeginTime (a site's period rule),
   // QOSMaxJobsPerUserLimit or QOSMaxNodePerUserLimit (its user's limits).
   std::string held_reason(std::size_t job, double now) const;
@@ -155,6 +172,12 @@ class Cluster {
   struct UserUse {
     int jobs = 0, nodes = 0;
   };
+  FairShare fair_;
+  std::unordered_map<long, double> usage_;  // per user: decayed node-seconds
+  double usage_at_ = 0, usage_total_ = 0;
+  int users_ = 1;
+  void order_by_priority(double now);
+  void accrue(double now);  // usage decayed and the running jobs' node-seconds added up to now
   UserLimits user_limits_;
   std::unordered_map<long, UserUse> use_;  // per user: running jobs and the nodes they hold
   std::vector<bool> user_held_;

@@ -61,6 +61,8 @@ struct Cli {
   std::string time_limits = "on", speedup = "amdahl", prime_time;
   double prime_max_h = 4, range_efficiency = 0.5;
   Cluster::UserLimits user_limits;
+  Cluster::FairShare fair_share;
+  double fair_half_life_h = 168, priority_max_age_h = 168;
   bool infer_user_limits = false;
   PeriodPolicy periods;
   SwfCleaning cleaning;
@@ -142,6 +144,16 @@ void add_policy_options(CLI::App& app, Cli& c) {
   app.add_option("--user-max-nodes", c.user_limits.max_nodes, "the nodes a user's running jobs hold at most N, growth "
                  "included (Slurm's QOS MaxTRESPerUser=node=N; processors with --cores-per-node 1; 0: none, the "
                  "default)")->check(CLI::NonNegativeNumber);
+  app.add_option("--fair-share-weight", c.fair_share.weight, "Slurm's multifactor priority with fair-share "
+                 "(PriorityWeightFairshare): the queue ordered by weight * 2^(-usage / share) + --age-weight * "
+                 "age factor, each user's usage its decayed node-seconds, equal shares (0: FCFS, the default)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--age-weight", c.fair_share.age_weight, "--fair-share-weight: PriorityWeightAge (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--fair-share-half-life-h", c.fair_half_life_h, "--fair-share-weight: the usage's half-life, hours "
+                 "(PriorityDecayHalfLife, default 168)")->check(CLI::PositiveNumber);
+  app.add_option("--priority-max-age-h", c.priority_max_age_h, "--fair-share-weight: the wait at which the age "
+                 "factor reaches 1, hours (PriorityMaxAge, default 168)")->check(CLI::PositiveNumber);
   app.add_option("--interval", c.interval, "seconds between a malleable job's policy queries (0: every remap point)");
 }
 
@@ -189,6 +201,8 @@ std::string refused(const CLI::App& app, const Cli& c) {
   if (c.start_mode != "full" && c.policy == "none")
     return "--start " + c.start_mode + " needs --policy arbiter or decide (--policy none runs every job on the "
            "nodes it starts on)";
+  for (const char* o : {"--age-weight", "--fair-share-half-life-h", "--priority-max-age-h"})
+    if (given(o) && !c.fair_share.on()) return std::string(o) + " needs --fair-share-weight (above 0)";
   if (c.infer_user_limits && c.swf_path.empty()) return "--infer-user-limits needs --swf (a log with its waits)";
   return "";
 }
@@ -358,6 +372,12 @@ int run(Cli& c) {
   cluster.set_resolution(c.resolution);
   cluster.set_periods(c.periods);
   cluster.set_user_limits(c.user_limits);
+  if (c.fair_share.on()) {
+    Cluster::FairShare f = c.fair_share;
+    f.half_life_s = c.fair_half_life_h * 3600;
+    f.max_age_s = c.priority_max_age_h * 3600;
+    cluster.set_fair_share(f);
+  }
   RunOptions o = run_options(c, costs);
   std::ofstream decisions;
   if (!c.decisions_path.empty()) {

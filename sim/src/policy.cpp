@@ -139,6 +139,12 @@ cluster::slurm::ClusterView listed_view(const Cluster& c, double now) {
   const auto& jobs = c.workload().jobs;
   std::vector<bool> waiting(jobs.size(), false);
   for (std::size_t q : c.queue()) waiting[q] = true;
+  // With fair-share the queue is in priority order (Cluster::set_fair_share): a waiting
+  // job's priority is its place there, on the scale of the submission order's.
+  const bool fair = c.fair_share().on();
+  std::vector<std::size_t> position(fair ? jobs.size() : 0);
+  if (fair)
+    for (std::size_t p = 0; p < c.queue().size(); ++p) position[c.queue()[p]] = p;
   for (std::size_t k = 0; k < jobs.size(); ++k) {  // submission order, as squeue --sort=V
     if (!c.running(k) && !waiting[k]) continue;
     cluster::slurm::Job sj;
@@ -153,8 +159,9 @@ cluster::slurm::ClusterView listed_view(const Cluster& c, double now) {
       sj.reason = c.held_reason(k, now);  // held by a site's rule (BeginTime, a user's limit), not waiting for nodes
     }
     // The simulated scheduler is FCFS: an earlier submission has the higher priority
-    // (squeue %Q), and one partition.
+    // (squeue %Q), and one partition (with fair-share: the queue's order, below).
     sj.priority = static_cast<double>(jobs.size() - k);
+    if (fair && waiting[k]) sj.priority = static_cast<double>(jobs.size() - position[k]);  // the multifactor order
     sj.submit = jobs[k].submit_s;
     sj.partition = "batch";
     v.jobs.push_back(std::move(sj));

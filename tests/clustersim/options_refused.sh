@@ -10,7 +10,8 @@
 #   R  rigid, submitted first: 5 of the 8 nodes (3 idle when M comes: held, counted) or 4
 #      (4 idle: M starts on its floor, nothing narrowed); with --time-limits off M starts
 #      on 3 and nothing is counted either.
-# Then per-user limits (--user-max-jobs) on four small jobs, and --infer-user-limits.
+# Then per-user limits (--user-max-jobs) on four small jobs, --infer-user-limits, and
+# fair-share (--fair-share-weight) on three.
 # Usage: options_refused.sh <malleable-clustersim or empty> <source dir>
 . "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 workload() {  # workload FILE R_NODES
@@ -110,6 +111,36 @@ if not ok:
     sys.exit(1)
 PY
 refuse "--swf" -- --infer-user-limits "${w[@]}"
+refuse "--fair-share-weight" -- --age-weight 10 "${w[@]}"
+refuse "--fair-share-weight" -- --fair-share-half-life-h 24 "${w[@]}"
+refuse "--fair-share-weight" -- --priority-max-age-h 24 --fair-share-weight 0 "${w[@]}"
+honour --age-weight 10 --fair-share-weight 1000 "${w[@]}"
+# Fair-share end to end: user 1 held the 4 nodes 1,000 s; its job a (submitted at 10)
+# starts after user 2's b (at 20) with --fair-share-weight, before it without.
+cat >"$tmp/f.json" <<'JSON'
+{"nodes": 4, "jobs": [
+ {"id": "h", "submit_s": 0, "nodes": 4, "min_nodes": 4, "max_nodes": 4, "malleable": false, "work_node_s": 4000,
+  "serial_fraction": 0, "iterations": 1, "user": 1},
+ {"id": "a", "submit_s": 10, "nodes": 4, "min_nodes": 4, "max_nodes": 4, "malleable": false, "work_node_s": 400,
+  "serial_fraction": 0, "iterations": 1, "user": 1},
+ {"id": "b", "submit_s": 20, "nodes": 4, "min_nodes": 4, "max_nodes": 4, "malleable": false, "work_node_s": 400,
+  "serial_fraction": 0, "iterations": 1, "user": 2}]}
+JSON
+for arm in fcfs fair; do
+  args=()
+  [[ $arm == fair ]] && args=(--fair-share-weight 1000)
+  "$bin" --workload "$tmp/f.json" "${args[@]}" --out "$tmp/f_$arm.json" --records "$tmp/f_$arm.csv" 2>"$tmp/err" ||
+    { cat "$tmp/err"; echo "FAILED: fair-share ($arm) did not run"; fail=1; }
+done
+python3 - "$tmp" <<'PY' || fail=1
+import csv, sys
+d = sys.argv[1]
+s = {arm: {r["id"]: float(r["start_s"]) for r in csv.DictReader(open(f"{d}/f_{arm}.csv"))} for arm in ("fcfs", "fair")}
+print(f"fair-share: starts {s}")
+if not (s["fcfs"]["a"] < s["fcfs"]["b"] and s["fair"]["b"] < s["fair"]["a"]):
+    print("FAILED: fair-share did not start the lighter user's job first")
+    sys.exit(1)
+PY
 "$bin" "${swf[@]}" --infer-user-limits >"$tmp/inf.txt" 2>"$tmp/err" && grep -q "the tightest limits the log allows: --user-max-jobs [0-9]" "$tmp/inf.txt" ||
   { cat "$tmp/err" "$tmp/inf.txt"; echo "FAILED: --infer-user-limits"; fail=1; }
 [[ $fail == 0 ]] || { echo FAILED; exit 1; }

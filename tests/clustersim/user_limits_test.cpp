@@ -131,3 +131,42 @@ TEST(ClusterSimUserLimits, InferredFromAHandMadeLog) {
   EXPECT_EQ(e.users_at_max_jobs, 1);
   EXPECT_EQ(e.users_at_max_nodes, 1);
 }
+
+// Fair-share (Slurm's multifactor priority, Cluster::set_fair_share): user 1 ran the
+// whole machine for 1,000 s; its job a, submitted before user 2's job b, starts after b
+// when the machine frees, and before it in FCFS (fair-share off).
+TEST(ClusterSimFairShare, TheLighterUserStartsFirst) {
+  const auto arm = [](bool fair) {
+    Workload w;
+    w.nodes = 4;
+    w.jobs = {job("h", 1, 4), job("a", 1, 4), job("b", 2, 4)};
+    Cluster c(std::move(w));
+    if (fair) c.set_fair_share({1000, 0, 7 * 86400.0, 7 * 86400.0});
+    c.submit(0, 0);
+    EXPECT_EQ(c.schedule(0), (std::vector<std::size_t>{0}));
+    c.submit(1, 10);
+    c.submit(2, 20);
+    EXPECT_TRUE(c.schedule(20).empty());
+    c.finish(0, 1000);
+    return c.schedule(1000);
+  };
+  EXPECT_EQ(arm(false), (std::vector<std::size_t>{1}));  // FCFS: a, the older
+  EXPECT_EQ(arm(true), (std::vector<std::size_t>{2}));   // fair-share: b, whose user used nothing
+  // The usage: 4 nodes for 1,000 s, decayed by its half-life; the factors 2^(-U/S).
+  Workload w;
+  w.nodes = 4;
+  w.jobs = {job("h", 1, 4), job("b", 2, 2)};
+  Cluster c(std::move(w));
+  c.set_fair_share({1000, 100, 1000, 2000});  // half-life 1,000 s, age factor 1 after 2,000 s
+  c.submit(0, 0);
+  c.schedule(0);
+  c.finish(0, 1000);
+  c.submit(1, 1000);
+  c.schedule(1000);
+  EXPECT_NEAR(c.user_usage(1), 4 * 1000 * 1.0, 1e-9);  // accrued at the finish, not yet decayed
+  EXPECT_EQ(c.user_usage(2), 0);
+  // user 1 holds all the usage: 2^(-1 / 0.5) = 0.25; user 2: 2^0 = 1, its job aged 0 s.
+  EXPECT_NEAR(c.priority(0, 1000), 1000 * 0.25 + 100 * 0.5, 1e-9);  // h submitted at 0: aged 1,000 of 2,000 s
+  EXPECT_NEAR(c.priority(1, 1000), 1000 * 1.0, 1e-9);
+  EXPECT_THROW(c.set_fair_share({-1, 0, 1, 1}), Error);
+}
