@@ -6,7 +6,10 @@
 # log's jobs every one rigid, replayed with the trace's replay rules (RULES) without
 # per-user limits and with the inferred ones (--user-max-jobs / --user-max-nodes at the
 # most any user ran at once: the tightest the log allows), each run's mean and median wait
-# against the log's; into OUT/NAME.md.
+# against the log's; then with Slurm's multifactor priority with fair-share instead of FCFS
+# (--fair-share-weight FS_WEIGHT --age-weight AGE_WEIGHT, default 10000 and 1000, a common
+# site setting; the half-life and the maximum age Slurm's defaults, 7 days), and with both;
+# into OUT/NAME.md.
 #   scripts/bench/workload_user_limits.sh [build-dir]
 # Environment: TRACE (KTH), NAME (kth-sp2), CORES (1), RULES (the trace's replay rules with
 # their evidence; for KTH "--sched-interval 60 --prime-time 8-17", docs/data/workload/replay;
@@ -34,10 +37,12 @@ read -r jobs nodes < <(sed -n 's/^the tightest limits the log allows: --user-max
   echo
   echo "Rigid replays, rules: ${rules:-none}"
   echo
-  echo "| per-user limits | mean wait s | vs log | median wait s | vs log | jobs held by a limit |"
+  echo "| per-user rules | mean wait s | vs log | median wait s | vs log | jobs held by a limit |"
   echo "|---|---|---|---|---|---|"
 } >"$out/$name.md"
-for v in "none|" "inferred: --user-max-jobs $jobs --user-max-nodes $nodes|--user-max-jobs $jobs --user-max-nodes $nodes"; do
+lim="--user-max-jobs $jobs --user-max-nodes $nodes"
+fs="--fair-share-weight ${FS_WEIGHT:-10000} --age-weight ${AGE_WEIGHT:-1000}"
+for v in "none|" "inferred: $lim|$lim" "fair-share: $fs|$fs" "both|$lim $fs"; do
   # shellcheck disable=SC2206
   args=($rules ${v#*|})
   nice -n 10 "$bin" "${common[@]}" "${args[@]}" --out "$tmp/m.json" --trace-report "$tmp/rep.json" 2>/dev/null
