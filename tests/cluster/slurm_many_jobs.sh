@@ -111,7 +111,17 @@ watch_until 150 rigid_done || { tail -n 5 "$work"/*.out; fail "the rigid job did
 t_rigid=$(date +%s.%N)
 regrown() { [[ $(cat "$work"/shared/log/*.jsonl | awk -v t="$t_rigid" -F'"t":' '{split($2, a, ","); if (a[1] > t) print}' | grep -c '"rule":"acquire"') -ge 2 ]]; }
 watch_until 90 regrown || { tail -n 5 "$work"/[ABC].out; fail "the idle nodes were not taken again after the rigid job"; }
-sleep 3
+# Three more decisions of each job after the regrowth (lines of their decision logs: the
+# events themselves, not a wait): a job that took nodes again would show it below.
+t_regrown=$(date +%s.%N)
+decided_again() {
+  local n
+  for n in A B C; do
+    [[ $(awk -v t="$t_regrown" -F'"t":' '{split($2, a, ","); if (a[1] > t) print}' "$work/shared/log/${id[$n]}.jsonl" | wc -l) -ge 3 ]] ||
+      return 1
+  done
+}
+watch_until 60 decided_again || { tail -n 5 "$work"/[ABC].out; fail "the jobs did not decide again after the regrowth"; }
 timeline
 touch "$work/stop-A" "$work/stop-B" "$work/stop-C"
 watch_until 60 bash -c "[[ -z \$($CLUSTER exec head squeue -h -o %i) ]]" || fail "the jobs did not end"

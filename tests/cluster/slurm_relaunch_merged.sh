@@ -22,7 +22,17 @@ on2=$(pids_on node2 pdgemm_resizable | wc -w)
 on1=$(pids_on node1 pdgemm_resizable | wc -w)
 echo "after the relaunch: $on1 processes of the job on node1, $on2 on node2"
 ((on1 == 4 && on2 == 4)) || fail "the relaunch onto node1,node2 runs $on1 processes on node1 and $on2 on node2, expected 4 and 4"
-sleep 3  # a few remap points of the policy (every 0.5 s) on the grown job
+# A few of the policy's decisions on the grown job before it stops: the policy is asked at
+# a remap point once 0.5 s (RESIZE_SLURM_INTERVAL) of the job's clock has passed since its
+# last ask, so iterations on the grown grid whose walls add up to 3 s hold at least 5 of
+# them (the job's own progress, read from its lines: an event, not a wait of the test's).
+grown_ms() {
+  awk '/malleable-run: launch 2:/ { on = 1 }
+       on && /\] iter +[0-9]+ +grid 2x4 / { for (i = 1; i < NF; ++i) if ($i == "wall") s += $(i + 1) }
+       END { printf "%d", s }' "$out"
+}
+for ((i = 0; i < 1200; ++i)); do (($(grown_ms) >= 3000)) && break; sleep 0.05; done
+(($(grown_ms) >= 3000)) || fail "the grown job did not run 3 s of iterations within 60 s ($(grown_ms) ms)"
 touch "$d/stop"
 slurm_wait_end "$job" 60
 grep -E "malleable-run:|\[slurm\]|stop requested|result check" "$out"
