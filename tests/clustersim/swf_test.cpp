@@ -197,7 +197,13 @@ TEST(ClusterSimSwf, WorkloadJsonRoundTrip) {
     EXPECT_EQ(b.iterations, a.iterations);
     EXPECT_DOUBLE_EQ(b.limit_s, a.limit_s);
     EXPECT_DOUBLE_EQ(b.run_limit_s, a.run_limit_s);
+    EXPECT_EQ(b.user, a.user);  // per-user limits and fair-share count it
   }
+  // The trace's user field (the 12th) reaches the job: jobs 1, 7 (submitted at 3) and 2.
+  ASSERT_EQ(w.jobs.size(), 3u);
+  EXPECT_EQ(w.jobs[0].id + ":" + std::to_string(w.jobs[0].user), "j1:1");
+  EXPECT_EQ(w.jobs[1].id + ":" + std::to_string(w.jobs[1].user), "j7:4");
+  EXPECT_EQ(w.jobs[2].id + ":" + std::to_string(w.jobs[2].user), "j2:2");
 }
 
 // Processors per node that contradict the header's own node count are refused, not
