@@ -57,7 +57,7 @@ import os
 import re
 import sys
 
-PARTS = ["blacs-dyn", "redist", "gridmap", "cluster", "resize", "apps", "common"]
+PARTS = ["blacs-dyn", "redist", "gridmap", "cluster", "launcher", "resize", "apps", "common"]
 EXTS = (".cpp", ".hpp", ".h")
 MAX_FILE_LINES = 600
 MAX_FUNCTION_LINES = 100          # programs: benches, CLIs, drivers, tests (main aside)

@@ -26,6 +26,9 @@ COMPONENTS = {
     "gridmap": {"redist"},
     "blacs-dyn": {"common"},
     "cluster": set(),
+    # malleable-run: the job directory's layout (common's header-only job_dir_layout.hpp)
+    # and Slurm's commands and readers (cluster's); nothing includes the launcher.
+    "launcher": {"common", "cluster"},
     "resize": {"common", "redist", "gridmap", "blacs-dyn", "cluster"},
     "sim": {"cluster", "resize"},
     "apps": {"common", "redist", "gridmap", "blacs-dyn", "cluster", "resize"},

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// malleable-run's files: the job directory on the launcher's side (made private, checked,
+// its secret, command and environment written), and small bounded reads and writes. The
+// names are the shared layout's (malleable_internal/job_dir_layout.hpp). Errors are
+// Failure: a message and the status the launcher exits with.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace launcher {
+
+// A reason to stop: printed as "malleable-run: <what>", exit `status`.
+struct Failure : std::runtime_error {
+  Failure(int s, const std::string& what) : std::runtime_error(what), status(s) {}
+  int status;
+};
+
+// The real path of `p` ("" when it cannot be resolved).
+std::string real_path(const std::string& p);
+// The names in a folder (not . and ..), at most `most`; empty when it cannot be read.
+std::vector<std::string> list_dir(const std::string& dir, std::size_t most = 100000);
+// At most `most` bytes of a file (no link followed); nullopt when it cannot be read.
+std::optional<std::string> read_file(const std::string& p, std::size_t most);
+// Every byte of `data` into fd; false with errno set (ENOSPC: a full disk) otherwise.
+bool write_all(int fd, const std::string& data);
+// A file of this user closed to others (0600), written whole: a temporary file renamed
+// over it. Failure(2, "cannot write P: <why>") otherwise, the temporary file removed.
+void write_private(const std::string& p, const std::string& data);
+// NUL-separated words (DIR/command, DIR/environment), at most `most` bytes read.
+std::vector<std::string> read_nul_words(const std::string& p, std::size_t most = 1u << 20);
+std::string nul_words(const std::vector<std::string>& words);
+bool exists(const std::string& p);
+bool non_empty(const std::string& p);
+
+// The job directory's start (malleable-run --job-dir): made 0700 if missing, then it must
+// be this user's with mode 700; its join/, orders/ and expanders/ folders made; old
+// orders, requests and answers removed; a secret made if none. Returns its real path.
+std::string prepare_job_dir(const std::string& dir);
+// DIR/command (the program, its path resolved when it names one, and its arguments) and
+// DIR/environment (the saved variables of `env`, NAME=VALUE).
+void write_command(const std::string& dir, const std::vector<std::string>& program);
+void write_environment(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& env);
+
+}  // namespace launcher
