@@ -37,6 +37,7 @@ int case_exec(int argc, char** argv);          // exec_probe.cpp
 int case_passes(int argc, char** argv);        // passes_probe.cpp
 int case_between_jobs(int argc, char** argv);  // between_jobs_redist.cpp
 int case_cma(int argc, char** argv);           // cma_probe.cpp
+int case_bound(int argc, char** argv);         // bound_bench.cpp
 
 // The program's own path (its argv[0]): what a case that spawns itself starts.
 const char* program_path();

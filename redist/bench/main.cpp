@@ -30,6 +30,8 @@ constexpr Case kCases[] = {
     {"between-jobs", redist::bench::case_between_jobs,
      "redistribute between a job and the processes it spawned, per transport"},
     {"cma", redist::bench::case_cma, "process_vm_readv vs memcpy vs pack + unpack (no MPI)"},
+    {"bound", redist::bench::case_bound,
+     "redist, PDGEMR2D and COSTA as fractions of the copy/shared-memory bound measured in the same run"},
 };
 
 int usage(FILE* out) {
