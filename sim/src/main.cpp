@@ -185,6 +185,11 @@ void add_options(CLI::App& app, Cli& c) {
 // that option (empty: every option given is honoured).
 std::string refused(const CLI::App& app, const Cli& c) {
   const auto given = [&app](const char* name) { return app.count(name) > 0; };
+  // A trace's options (their help begins "--swf"): --workload's jobs carry their own.
+  if (c.swf_path.empty())
+    for (const CLI::Option* o : app.get_options())
+      if (o->count() > 0 && o->get_description().rfind("--swf", 0) == 0)
+        return o->get_name() + " needs --swf (a trace; a --workload file's jobs carry their own)";
   if (given("--bf-resolution") && c.backfill != "conservative")
     return "--bf-resolution needs --backfill conservative (EASY backfilling plans in exact times)";
   if (given("--bf-origin") && c.backfill != "conservative")
@@ -203,7 +208,6 @@ std::string refused(const CLI::App& app, const Cli& c) {
            "nodes it starts on)";
   for (const char* o : {"--age-weight", "--fair-share-half-life-h", "--priority-max-age-h"})
     if (given(o) && !c.fair_share.on()) return std::string(o) + " needs --fair-share-weight (above 0)";
-  if (c.infer_user_limits && c.swf_path.empty()) return "--infer-user-limits needs --swf (a log with its waits)";
   return "";
 }
 

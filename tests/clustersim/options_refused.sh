@@ -111,6 +111,12 @@ if not ok:
     sys.exit(1)
 PY
 refuse "--swf" -- --infer-user-limits "${w[@]}"
+refuse "--swf" -- --seed 3 "${w[@]}"
+refuse "--swf" -- --malleable-share 0.5 "${w[@]}"
+refuse "--swf" -- --serial 0.01 0.1 "${w[@]}"
+refuse "--swf" -- --prime-time 8-17 "${w[@]}"
+refuse "--swf" -- --cores-per-node 2 "${w[@]}"
+honour --seed 3 --malleable-share 0.5 "${swf[@]}"
 refuse "--fair-share-weight" -- --age-weight 10 "${w[@]}"
 refuse "--fair-share-weight" -- --fair-share-half-life-h 24 "${w[@]}"
 refuse "--fair-share-weight" -- --priority-max-age-h 24 --fair-share-weight 0 "${w[@]}"
