@@ -25,7 +25,9 @@ COMPONENTS = {
     "redist": {"common"},
     "gridmap": {"redist"},
     "blacs-dyn": {"common"},
-    "cluster": set(),
+    # cluster includes of common only the job directory's layout (header-only, shared with
+    # blacs-dyn's join and the launcher: the expander jobs' command line is built from it).
+    "cluster": {"common"},
     # malleable-run: the job directory's layout (common's header-only job_dir_layout.hpp)
     # and Slurm's commands and readers (cluster's); nothing includes the launcher.
     "launcher": {"common", "cluster"},

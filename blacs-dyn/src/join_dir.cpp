@@ -17,8 +17,11 @@
 #include <limits>
 
 #include "malleable/blacs_dyn/error.hpp"
+#include "malleable_internal/job_dir_layout.hpp"
 
 namespace blacs_dyn::join {
+
+namespace jd = malleable::job_dir;
 
 namespace {
 
@@ -116,41 +119,42 @@ std::string random_hex(std::size_t bytes) {
 
 void JobDir::prepare() const {
   private_dir(dir_);
-  private_dir(at("join"));
-  private_dir(at("orders"));
-  write_private(at("secret"), random_hex(32) + "\n", true);
+  private_dir(at(jd::kJoin));
+  private_dir(at(jd::kOrders));
+  write_private(at(jd::kSecret), random_hex(32) + "\n", true);
   read_secret();  // this user's, closed to others
 }
 
 std::string JobDir::read_secret() const {
   struct stat st{};
-  std::string s = read_private(at("secret"), &st);
+  std::string s = read_private(at(jd::kSecret), &st);
   if (st.st_uid != ::geteuid() || (st.st_mode & 077))
-    throw Error(BLACS_DYN_ERR_JOIN, "'" + at("secret") + "' must be this user's and closed to others (0600)");
+    throw Error(BLACS_DYN_ERR_JOIN, "'" + at(jd::kSecret) + "' must be this user's and closed to others (0600)");
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  if (s.size() < 16) throw Error(BLACS_DYN_ERR_JOIN, "'" + at("secret") + "' holds fewer than 16 characters");
+  if (s.size() < 16) throw Error(BLACS_DYN_ERR_JOIN, "'" + at(jd::kSecret) + "' holds fewer than 16 characters");
   return s;
 }
 
-void JobDir::write_job(const JobRecord& r) const { write_private(at("job"), format(r)); }
+void JobDir::write_job(const JobRecord& r) const { write_private(at(jd::kJob), format(r)); }
 
 void JobDir::touch_alive() const {
-  if (::utimensat(AT_FDCWD, at("alive").c_str(), nullptr, AT_SYMLINK_NOFOLLOW) != 0) write_private(at("alive"), "");
+  if (::utimensat(AT_FDCWD, at(jd::kAlive).c_str(), nullptr, AT_SYMLINK_NOFOLLOW) != 0) write_private(at(jd::kAlive), "");
 }
 
 std::vector<JobDir::Seen> JobDir::scan() const {
   std::vector<Seen> out;
-  DIR* d = ::opendir(at("join").c_str());
-  if (!d) fail("cannot read '" + at("join") + "'");
+  DIR* d = ::opendir(at(jd::kJoin).c_str());
+  if (!d) fail("cannot read '" + at(jd::kJoin) + "'");
   while (const dirent* e = ::readdir(d)) {
     const std::string name = e->d_name;
-    if (name.size() < 5 || name.compare(name.size() - 4, 4, ".req") != 0) continue;
-    const std::string id = name.substr(0, name.size() - 4);
+    const std::size_t n = jd::kRequest.size();
+    if (name.size() <= n || name.compare(name.size() - n, n, jd::kRequest) != 0) continue;
+    const std::string id = name.substr(0, name.size() - n);
     if (!valid_launch_id(id)) continue;
     if (out.size() >= 256) break;
     Seen s;
     s.launch = id;
-    const std::string p = at("join/" + name);
+    const std::string p = jd::join_file(dir_, name, {});
     struct stat st{};
     if (::lstat(p.c_str(), &st) != 0) continue;  // withdrawn meanwhile
     s.file = RequestFile{st.st_uid, static_cast<unsigned>(st.st_mode & 07777), S_ISREG(st.st_mode), mtime_age(st)};
@@ -171,11 +175,11 @@ std::vector<JobDir::Seen> JobDir::scan() const {
 }
 
 void JobDir::answer(const std::string& launch, const std::string& text) const {
-  write_private(at("join/" + launch + ".answer"), text + "\n");
+  write_private(jd::join_file(dir_, launch, jd::kAnswer), text + "\n");
 }
 
 void JobDir::log(const std::string& line) const {
-  const int fd = ::open(at("join.log").c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+  const int fd = ::open(at(jd::kJoinLog).c_str(), O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return;
   char stamp[40];
   const std::time_t t = std::time(nullptr);
@@ -188,25 +192,25 @@ void JobDir::log(const std::string& line) const {
 }
 
 void JobDir::order(const std::string& launch, const std::string& host, int procs) const {
-  write_private(at("orders/" + launch), "host " + host + "\nprocs " + std::to_string(procs) + "\n");
+  write_private(jd::order_file(dir_, launch), std::string(jd::kOrderHost) + " " + host + "\n" + std::string(jd::kOrderProcs) + " " + std::to_string(procs) + "\n");
 }
 
-void JobDir::cancel_order(const std::string& launch) const { write_private(at("orders/" + launch + ".cancel"), "cancel\n"); }
+void JobDir::cancel_order(const std::string& launch) const { write_private(jd::order_file(dir_, launch, jd::kCancel), "cancel\n"); }
 
-JobRecord JobDir::read_job() const { return parse_job_record(read_private(at("job")), at("job")); }
+JobRecord JobDir::read_job() const { return parse_job_record(read_private(at(jd::kJob)), at(jd::kJob)); }
 
 double JobDir::alive_age() const {
   struct stat st{};
-  if (::stat(at("alive").c_str(), &st) != 0) return std::numeric_limits<double>::infinity();
+  if (::stat(at(jd::kAlive).c_str(), &st) != 0) return std::numeric_limits<double>::infinity();
   return mtime_age(st);
 }
 
-void JobDir::write_request(const JoinRequest& r) const { write_private(at("join/" + r.launch + ".req"), format(r)); }
-void JobDir::touch_request(const std::string& launch) const { touch(at("join/" + launch + ".req")); }
-void JobDir::remove_request(const std::string& launch) const { ::unlink(at("join/" + launch + ".req").c_str()); }
+void JobDir::write_request(const JoinRequest& r) const { write_private(jd::join_file(dir_, r.launch, jd::kRequest), format(r)); }
+void JobDir::touch_request(const std::string& launch) const { touch(jd::join_file(dir_, launch, jd::kRequest)); }
+void JobDir::remove_request(const std::string& launch) const { ::unlink(jd::join_file(dir_, launch, jd::kRequest).c_str()); }
 
 std::optional<std::string> JobDir::read_answer(const std::string& launch) const {
-  const std::string p = at("join/" + launch + ".answer");
+  const std::string p = jd::join_file(dir_, launch, jd::kAnswer);
   if (::access(p.c_str(), F_OK) != 0) return std::nullopt;
   try {
     std::string s = read_private(p);

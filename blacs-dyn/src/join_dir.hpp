@@ -3,7 +3,8 @@
 // job's private directory and what lives in it, read and written safely (no link
 // followed, 0600 files in 0700 folders of the job's user, bounded reads, atomic writes),
 // and a thread that ticks (the heartbeats). The records' formats and checks are
-// join_protocol.hpp's; here only the file system.
+// join_protocol.hpp's; here only the file system. The names are the shared layout's
+// (malleable_internal/job_dir_layout.hpp, which the launcher and the expander jobs use too).
 //
 //   DIR/secret            random, made by the launcher or the job's rank 0 (0600)
 //   DIR/job               the job's record (JobRecord), written by its rank 0 at start
@@ -19,6 +20,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -65,7 +67,7 @@ class JobDir {
   std::optional<std::string> read_answer(const std::string& launch) const;
 
  private:
-  std::string at(const std::string& name) const { return dir_ + "/" + name; }
+  std::string at(std::string_view name) const { return dir_ + "/" + std::string(name); }
   std::string dir_;
 };
 

@@ -2,6 +2,7 @@
 // Expander jobs (expanders.hpp), pure: their sbatch argv, Slurm's answers read, their book.
 #include "malleable/cluster/expander.hpp"
 
+#include "malleable_internal/job_dir_layout.hpp"
 #include "slurm/number.hpp"
 
 #include <algorithm>
@@ -54,7 +55,7 @@ std::string expander_of(const std::string& name) {
 std::vector<std::string> expander_submit_argv(const ExpanderRequest& r) {
   need(digits(r.job_id, 18), "job id", r.job_id);
   need(plain_name(r.node), "node", r.node);
-  need(plain_name(r.launch) && r.launch[0] != '.' && r.launch.size() <= 64, "launch", r.launch);
+  need(plain_name(r.launch) && malleable::job_dir::valid_launch_id(r.launch), "launch", r.launch);
   need(r.procs >= 1 && r.procs <= 4096, "process count", std::to_string(r.procs));
   need(r.time_limit_min > 0 && r.time_limit_min <= 525600 * 10, "time limit", std::to_string(r.time_limit_min));
   need(r.launcher.size() > 1 && r.launcher[0] == '/' && plain_word(r.launcher), "launcher", r.launcher);
@@ -69,7 +70,7 @@ std::vector<std::string> expander_submit_argv(const ExpanderRequest& r) {
                                 "--comment=" + expander_comment(r.job_id),
                                 "--time=" + std::to_string(r.time_limit_min),
                                 "--no-requeue",
-                                "--output=" + r.dir + "/expanders/%j.out"};
+                                "--output=" + malleable::job_dir::expander_output(r.dir)};
   if (!r.partition.empty()) {
     need(plain_name(r.partition), "partition", r.partition);
     argv.push_back("--partition=" + r.partition);
@@ -82,10 +83,14 @@ std::vector<std::string> expander_submit_argv(const ExpanderRequest& r) {
     need(plain_name(r.qos), "QOS", r.qos);
     argv.push_back("--qos=" + r.qos);
   }
-  for (const std::string& a : {r.launcher, std::string("--join"), r.dir, std::string("--host"), r.node,
-                               std::string("--id"), r.launch, std::string("-n"),
-                               std::to_string(r.procs), std::string("--while-job"), r.job_id})
-    argv.push_back(a);
+  // the batch script: the launcher's joining launch, its command line from the shared layout
+  malleable::job_dir::JoinLaunch l;
+  l.dir = r.dir;
+  l.host = r.node;
+  l.id = r.launch;
+  l.procs = r.procs;
+  l.while_job = r.job_id;
+  for (auto& a : malleable::job_dir::join_argv(r.launcher, l)) argv.push_back(std::move(a));
   return argv;
 }
 
