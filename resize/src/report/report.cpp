@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "malleable/version.h"
+#include "malleable/redist/bound.hpp"
 
 namespace resize {
 
@@ -386,8 +387,40 @@ json background_json(const ResizeRecord& r) {
           {"bytes_background", b.bytes}};
 }
 
+// The resize's redistribution and process start beside their bounds (issue 79): bytes kept
+// (registered bytes that stayed on their rank) and moved, the redistribution's rate and the
+// fraction of the copy/shared-memory bound from totals over the ranks (the mean rank's
+// bound, at most the slowest's: malleable/redist/bound.hpp), the start beside a bare one.
+json bound_json(const ResizeRecord& r, const ResizeBounds& b) {
+  const double moved = static_cast<double>(std::max<std::int64_t>(0, r.bytes_moved));
+  const double kept = static_cast<double>(std::max<std::int64_t>(0, r.move.bytes_total - r.bytes_moved));
+  const int ranks = std::max({1, r.from_procs, r.to_procs});
+  // Ranks beyond the nodes' cores take turns: at most cores x nodes copy at once.
+  const int nodes = std::max<int>(1, static_cast<int>(r.rank_hosts.hosts.size()));
+  const int at_work = b.cores_per_node > 0 ? std::min(ranks, b.cores_per_node * nodes) : ranks;
+  const redist::BoundRates rates{b.copy_Bps, b.shm_Bps};
+  json e = {{"bytes_kept", kept}, {"bytes_moved", moved}, {"t_redist_s", r.t_redist}, {"ranks", ranks},
+            {"ranks_at_work", at_work},
+            {"redist_GBps", redist::gb_per_s(kept + moved, r.t_redist)},
+            {"copy_GBps", b.copy_Bps / 1e9}, {"shm_GBps", b.shm_Bps / 1e9}, {"rates_from", b.rates_from}};
+  if (rates.valid()) {
+    const double bound = redist::bound_seconds_from_totals(kept, moved, at_work, rates);
+    e["bound_s"] = bound;
+    e["fraction_of_bound"] = r.t_redist > 0 ? json(redist::fraction_of_bound(bound, r.t_redist)) : json(nullptr);
+  } else {
+    e["bound_s"] = nullptr;
+    e["fraction_of_bound"] = nullptr;
+  }
+  const bool spawned = r.mechanism == "spawn" || r.mechanism == "respawn";
+  const double bare = spawned ? b.bare_spawn_s : r.mechanism == "join" ? b.bare_join_s : -1;
+  e["t_start_s"] = spawned || r.mechanism == "join" ? json(r.t_spawn) : json(nullptr);
+  e["bare_start_s"] = bare > 0 ? json(bare) : json(nullptr);
+  e["start_over_bare"] = bare > 0 && (spawned || r.mechanism == "join") ? json(r.t_spawn / bare) : json(nullptr);
+  return e;
+}
+
 // One resize of the run's JSON: what happened, its nodes, payoff, prediction, background.
-json resize_json(const ResizeAnalysis& a) {
+json resize_json(const ResizeAnalysis& a, const std::optional<ResizeBounds>& bounds) {
   const auto& r = a.record;
   json e = {{"after_iteration", r.after_iteration}, {"action", to_string(r.action)},
             {"from", grid(r.from_grid)}, {"to", grid(r.to_grid)}, {"placement", to_string(r.placement)},
@@ -410,6 +443,7 @@ json resize_json(const ResizeAnalysis& a) {
   e["predicted"] = predicted_json(r);
   e["measured"] = measured_json(a);
   e["background"] = background_json(r);
+  if (bounds) e["bound"] = bound_json(r, *bounds);
   return e;
 }
 
@@ -485,7 +519,7 @@ std::string to_json(const Metrics& m, const RunInfo& info) {
                  {"dedicated", "max per-rank process CPU seconds (dedicated-core upper estimate, includes MPI polling)"},
                  {"compute", "max per-rank CPU seconds in compute kernels (dedicated-core lower estimate)"}};
   iterations_json(j, m);
-  for (const auto& a : m.analyse()) j["resizes"].push_back(resize_json(a));
+  for (const auto& a : m.analyse()) j["resizes"].push_back(resize_json(a, info.bounds));
   return j.dump(2);
 }
 

@@ -455,7 +455,9 @@ std::string Session::summary() const {
 void Session::write_json(const std::string& path) const {
   if (world_rank() != 0) return;
   if (path.empty()) throw Error("write_json: the path is empty");
-  std::string text = to_json(impl_->recorder.metrics, run_info()) + "\n";
+  RunInfo info = run_info();
+  info.bounds = resize_bounds(impl_->recorder.metrics);  // each resize beside its bound (issue 79)
+  std::string text = to_json(impl_->recorder.metrics, info) + "\n";
   if (path == "-") {
     std::cout << text << std::flush;
     return;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,28 @@ struct LevelRecord {
   std::int64_t files = 0;               // files written on all nodes (local + partner copies)
 };
 
+// What each resize's parts are set against in the run's JSON (issue 79; docs/measurements/
+// redist.md, "Against the machine's bound"): the copy/shared-memory rates per rank of the
+// redistribution's bound (malleable/redist/bound.hpp) and the bare start of the same
+// processes. Absent (std::nullopt): no "bound" key in the resizes.
+struct ResizeBounds {
+  double copy_Bps = 0;  // bytes copied per second per rank, all ranks at once
+  double shm_Bps = 0;   // bytes moved between ranks per second per rank
+  std::string rates_from;  // where the rates come from ("environment", "probe: ...")
+  double bare_spawn_s = -1, bare_join_s = -1;  // a bare spawn / join of the same processes; -1: unknown
+  // Cores of each node (0: unknown): ranks beyond a node's cores do not copy in parallel,
+  // so the bound counts min(ranks, cores per node x nodes) ranks at work.
+  int cores_per_node = 0;
+};
+
+// The bounds for a run's report: MALLEABLE_BOUND=off: none; MALLEABLE_BOUND_COPY_BPS and
+// MALLEABLE_BOUND_SHM_BPS (bytes/s per rank, as malleable-redist-bench bound measures them;
+// the shared-memory rate defaults to the copy rate); else, where some resize moved bytes, a
+// probe in this process when called (a memcpy of 64 MiB, best of 3: about 50 ms) whose rate
+// stands for both (the single-copy bound, one core alone: an optimistic rate, so a low
+// fraction). MALLEABLE_BARE_SPAWN_S / MALLEABLE_BARE_JOIN_S: the bare starts, seconds.
+std::optional<ResizeBounds> resize_bounds(const Metrics& m);
+
 struct RunInfo {
   std::string app;       // "pdgemm"
   std::string problem;   // "N=1200 NB=64"
@@ -66,6 +89,7 @@ struct RunInfo {
   double mtbf_s = 0;                      // --mtbf in seconds (auto)
   std::vector<CheckpointRecord> checkpoints{};  // in the order written
   std::vector<LevelRecord> levels{};             // the level versions, in the order written
+  std::optional<ResizeBounds> bounds{};          // set: each resize's JSON gains "bound"
 };
 
 // Iteration times per grid segment, each resize (DRMS split, payoff point and resize

@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Every part of a resize against its bound on this machine (issue 79; docs/measurements/
+# redist.md, "Against the machine's bound"), all in one run on the same cores:
+#   1. copy: node_copy.c (a memcpy per rank, all ranks at once, STREAM copy) at 256 MiB;
+#   2. start: a bare mpiexec of the same RANKS processes to MPI_Init + barrier (node_copy
+#      with 1 MiB, 1 repetition; wall clock of mpiexec, median of 5) and a bare
+#      MPI_Comm_spawn + merge of 2 processes (spawn_pingpong.c's spawn mode, median of 5);
+#   3. malleable-redist-bench bound: redist, PDGEMR2D (and COSTA with --costa-native or
+#      MALLEABLE_COSTA_NATIVE, run with OMP_NUM_THREADS=1) against the copy/shared-memory
+#      bound of the same redistribution, 1 MiB to --max-mib MiB per rank (capped so that
+#      the ranks' 3 arrays fit in half the memory available);
+#   4. one resize of the PDGEMM driver (N 2048, 1x2 -> 2x2 by spawn and back) with the bench's
+#      rates at 16 MiB per rank (a matrix's share on 1x2) and the bare spawn in the environment, and once with the
+#      report's own probe: the JSON's "bound" of each resize.
+# The load average is written beside every figure: on a shared machine the numbers are noisy.
+# Usage: bound_bench.sh [--build DIR] [--out DIR] [--ranks N] [--max-mib M] [--reps R]
+#                       [--costa-native SO]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=$here/build out='' ranks=2 max_mib=1024 reps=5 costa=${MALLEABLE_COSTA_NATIVE:-}
+while (($#)); do
+  case $1 in
+    --build) build=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --ranks) ranks=$2; shift 2 ;;
+    --max-mib) max_mib=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --costa-native) costa=$2; shift 2 ;;
+    *) echo "bound_bench.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ $ranks =~ ^[1-9][0-9]{0,2}$ && $max_mib =~ ^[1-9][0-9]*$ && $reps =~ ^[1-9][0-9]?$ ]] ||
+  { echo "bound_bench.sh: --ranks, --max-mib and --reps are positive numbers" >&2; exit 2; }
+bench=$build/redist/malleable-redist-bench prog=$build/apps/pdgemm_resizable
+[[ -x $bench && -x $prog ]] || { echo "bound_bench.sh: build malleable_redist_bench and pdgemm_resizable first" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 RESIZE_HISTORY=off PMIX_MCA_gds=hash
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+out=${out:-$work/out}
+mkdir -p "$out"
+load() { cut -d' ' -f1 /proc/loadavg; }
+mpirun_n() { mpiexec --oversubscribe -n "$@"; }
+
+# The sizes: 1 MiB .. max, while RANKS x 3 arrays x size fit in half of MemAvailable.
+avail_mib=$(awk '/MemAvailable/ {print int($2 / 1024)}' /proc/meminfo)
+sizes=
+for s in 1 4 16 64 256 1024 4096; do
+  ((s <= max_mib && ranks * 3 * s <= avail_mib / 2)) && sizes+=${sizes:+,}$s
+done
+{
+  echo "# scripts/bench/bound_bench.sh --ranks $ranks --max-mib $max_mib --reps $reps, $(date -u +%FT%TZ)"
+  echo "# $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')), MemAvailable $avail_mib MiB, sizes $sizes MiB per rank"
+  echo "# $(mpiexec --version | head -1)"
+} >"$out/meta.txt"
+
+mpicc -O2 "$here/scripts/bench/node_copy.c" -o "$work/node_copy"
+mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$work/spawn_pingpong"
+
+# 1. The node's copy rate, STREAM copy on every rank (the bench measures its own per size too).
+l=$(load)
+best=$(mpirun_n "$ranks" "$work/node_copy" 256 10 | grep '^best')
+echo "node_copy	$best	load1 $l" | tee "$out/starts.txt"
+
+# 2. Bare starts.
+times=()
+for i in 1 2 3 4 5 6; do
+  t0=$(date +%s.%N)
+  mpirun_n "$ranks" "$work/node_copy" 1 1 >/dev/null
+  t1=$(date +%s.%N)
+  ((i > 1)) && times+=("$(echo "$t1 - $t0" | bc -l)")  # the first warms the file cache
+done
+l=$(load)
+bare_mpiexec=$(printf '%s\n' "${times[@]}" | sort -g | sed -n 3p)
+echo "bare_mpiexec_s	$bare_mpiexec	(median of 5, mpiexec -n $ranks to MPI_Init + barrier + exit; all: ${times[*]})	load1 $l" |
+  tee -a "$out/starts.txt"
+l=$(load)
+spawn_line=$(mpirun_n "$ranks" "$work/spawn_pingpong" spawn 2 5 | grep raw_spawn_merge_ms)
+bare_spawn_s=$(awk '{print $3 / 1000}' <<<"$spawn_line")
+echo "bare_spawn_s	$bare_spawn_s	($spawn_line: MPI_Comm_spawn of 2 + merge, median of 5 after a warm-up)	load1 $l" |
+  tee -a "$out/starts.txt"
+echo "bare_join_s	not measured (no bare connect/accept program in the tree yet)" | tee -a "$out/starts.txt"
+
+# 3. The bound sweep.
+costa_opt=()
+[[ -n $costa ]] && costa_opt=(--costa-native "$costa")
+mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" "${costa_opt[@]}" \
+  --json "$out/bound.json" | tee "$out/bound.txt"
+
+# 4. One resize, its report's "bound": with the bench's rates at 16 MiB per rank (the
+#    1x2 -> 2x1 change) and the bare spawn, then with the report's own probe.
+read -r copy shm < <(python3 - "$out/bound.json" <<'PY'
+import json, sys
+rows = [r for r in json.load(open(sys.argv[1]))["rows"] if r["change"] == "64@1x2:64@2x1"]
+r = min(rows, key=lambda r: abs(r["mib_per_rank"] - 16))
+print(r["copy_Bps"], r["shm_Bps"])
+PY
+)
+for arm in given probe; do
+  env_arm=(MALLEABLE_BARE_SPAWN_S="$bare_spawn_s")
+  [[ $arm == given ]] && env_arm+=(MALLEABLE_BOUND_COPY_BPS="$copy" MALLEABLE_BOUND_SHM_BPS="$shm")
+  l=$(load)
+  env "${env_arm[@]}" mpiexec --oversubscribe -n 2 "$prog" -n 2048 --nb 64 -g 1x2 -i 4 -p scripted \
+    -s 2:expand:2x2,3:shrink:1x2 -q --json "$out/resize_$arm.json" >"$work/resize_$arm.log" 2>&1 ||
+    { tail -20 "$work/resize_$arm.log" >&2; exit 1; }
+  python3 - "$out/resize_$arm.json" "$arm" "$l" <<'PY' | tee -a "$out/resize.txt"
+import json, sys
+f, arm, load = sys.argv[1:]
+for e in json.load(open(f))["resizes"]:
+    b = e["bound"]
+    frac = "-" if b["fraction_of_bound"] is None else f"{b['fraction_of_bound']:.2f}"
+    start = "-" if b["start_over_bare"] is None else f"{b['t_start_s']:.3f} s = {b['start_over_bare']:.2f}x bare {b['bare_start_s']:.3f} s"
+    print(f"{arm}\t{e['action']} {e['from']['rows']}x{e['from']['cols']}->{e['to']['rows']}x{e['to']['cols']}\t"
+          f"kept {b['bytes_kept'] / 2**20:.1f} MiB\tmoved {b['bytes_moved'] / 2**20:.1f} MiB\t"
+          f"t_redist {b['t_redist_s']:.4f} s\t{b['redist_GBps']:.2f} GB/s\tcopy {b['copy_GBps']:.2f} shm {b['shm_GBps']:.2f} GB/s\t"
+          f"bound {b['bound_s']:.4f} s\tfraction {frac}\tstart {start}\tload1 {load}")
+PY
+done
+echo "bound_bench.sh: wrote $out"
