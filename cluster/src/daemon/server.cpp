@@ -358,26 +358,29 @@ void Server::accept_from(std::size_t l, std::vector<Conn>& conns, double now) {
     c.accepted = now;
     c.deadline = now + std::min(opt_.first_frame_s, opt_.deadline_s);
     c.peer = std::move(peer);
-    // The connection's challenge, at once (a few dozen bytes into an empty socket buffer:
-    // all sent, or the client is gone).
-    std::string hello;
-    try {
-      c.challenge = random_hex128();
-      hello = frame(encode_challenge(c.challenge));
-    } catch (const std::exception& e) {
-      log_line(std::string("a connection's challenge could not be made: ") + e.what());
-    }
-    const ssize_t k = hello.empty() ? -1 : ::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL);
-    if (k != static_cast<ssize_t>(hello.size())) {
-      ::close(fd);
-      per_client_.release(c.peer.address);
-      admission_.gone(id);
-      note_closed("gone before its challenge was sent", now);
-      continue;
-    }
-    conns.push_back(std::move(c));
+    if (send_challenge(c, now)) conns.push_back(std::move(c));
   }
   report_connections();
+}
+
+// The connection's challenge, at once (a few dozen bytes into an empty socket buffer: all
+// sent, or the client is gone). False: the connection is closed and forgotten.
+bool Server::send_challenge(Conn& c, double now) {
+  std::string hello;
+  try {
+    c.challenge = random_hex128();
+    hello = frame(encode_challenge(c.challenge));
+  } catch (const std::exception& e) {
+    log_line(std::string("a connection's challenge could not be made: ") + e.what());
+  }
+  const ssize_t k = hello.empty() ? -1 : ::send(c.fd, hello.data(), hello.size(), MSG_NOSIGNAL);
+  if (k == static_cast<ssize_t>(hello.size())) return true;
+  ::close(c.fd);
+  c.fd = -1;
+  per_client_.release(c.peer.address);
+  admission_.gone(c.id);
+  note_closed("gone before its challenge was sent", now);
+  return false;
 }
 
 void Server::report_connections() {

@@ -79,6 +79,7 @@ class Server {
   std::size_t first_frame_late_ = 0;
   void report_connections();  // the counts to the state (status)
   void accept_from(std::size_t listener, std::vector<Conn>& conns, double now);
+  bool send_challenge(Conn& c, double now);
   std::unique_ptr<StateDir> state_dir_;  // DIR/journal (state_dir.hpp)
   void save_journal();
   void limit_connections();   // --max-connections within RLIMIT_NOFILE (said when lowered)

@@ -171,7 +171,7 @@ TEST(ArbiterClient, ASilentDaemonTimesOut) {
 
 // Whoever holds the socket or the port without being the daemon (it down) and answers
 // anything but a challenge first (a forged reply, garbage) gets nothing: the request
-// is never sent (issue 76: a relayed request acted).
+// is never sent (before the challenge, a relayed request acted).
 TEST(ArbiterClient, NothingIsSentToAPeerWhoseFirstFrameIsNotAChallenge) {
   for (const std::string& first : {std::string("{\"ok\":true,\"plan\":\"acquire\"}"), std::string("garbage"),
                                   std::string("{\"v\":1,\"challenge\":\"0123456789abcdef0123456789abcdef\"}"),

@@ -7,7 +7,7 @@ uids. Checks, each against the running daemon:
     logged with the uid and the reason, and leave the ledger without an entry of A's job;
   - A's own requests are arbitrated (a bid, then a claim of idle nodes);
   - a replayed credential and an expired one are refused;
-  - protocol version 2 (issue 76): the daemon sends each connection a challenge first; a
+  - protocol version 2: the daemon sends each connection a challenge first; a
     request of uid A recorded by uid B on a socket and a TCP port B holds (the daemon down)
     cannot be read there (its credential is restricted to the daemon's uid) and, relayed to
     the daemon, is refused (made for another connection's challenge), the ledger untouched;
@@ -1218,7 +1218,7 @@ for _ in range(count):
 
 
 def relayed_requests(rig):
-    """Issue 76: whoever holds the daemon's socket or TCP port while it is down (uid B)
+    """Before the challenge, whoever holds the daemon's socket or TCP port while it is down (uid B)
     records uid A's requests (the library's `--status` client, and an arbitrate request of
     A's job 7) and relays them to the real daemon: B cannot read them (their credential is
     restricted to the daemon's uid), and the daemon refuses each relayed one (made for
@@ -1292,7 +1292,7 @@ def relayed_requests(rig):
 
 
 def history_per_uid(rig):
-    """Issue 76: 250 refused requests of uid B evicted every decision of uid A from the
+    """Before per-uid lists, 250 refused requests of uid B evicted every decision of uid A from the
     shared list (A's status: 92 entries, then 0; the journal 199 of B's refusals, none of
     A's). With --recent 50: A's decisions stay in A's status and in the journal."""
     rig.stop()

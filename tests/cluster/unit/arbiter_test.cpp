@@ -438,7 +438,7 @@ TEST(ArbiterState, AStatusFitsAFrameLeavingOutTheOldestDecisions) {
   EXPECT_NE(none.find("does not fit"), std::string::npos);
 }
 
-// Issue 76: 250 refused requests of uid 1001 evicted every decision of uid 1000's job from
+// Before per-uid lists, 250 refused requests of uid 1001 evicted every decision of uid 1000's job from
 // the shared list (A's status: 92 entries, then 0), and the journal held none of them.
 // The decisions are kept per uid, each list with its own bound.
 TEST(ArbiterState, OneUsersRefusalsLeaveAnothersDecisionsInStatusAndJournal) {
@@ -509,7 +509,7 @@ TEST(ArbiterState, RecentDecisionsAreBoundedPerUidAndInUids) {
   EXPECT_EQ(st.recent_of(1001).size(), 0u);  // now the stalest
 }
 
-// Issue 76: a pending job named "malleable-*" was dropped from every waiting list by its
+// Before expanders were known by id, a pending job named "malleable-*" was dropped from every waiting list by its
 // name alone (any user may name a job so). Expander jobs are known by their ids, as the
 // job that submitted them reports them, and only its owner's jobs count.
 TEST(ArbiterState, ExpanderJobsAreKnownByTheirIdsFromTheirOwnerNotByName) {
