@@ -51,7 +51,7 @@ for s in 1 4 16 64 256 1024 4096; do
 done
 {
   echo "# scripts/bench/bound_bench.sh --ranks $ranks --max-mib $max_mib --reps $reps, $(date -u +%FT%TZ)"
-  echo "# $(nproc) cores ($(lscpu | sed -n 's/^Model name: *//p')), MemAvailable $avail_mib MiB, sizes $sizes MiB per rank"
+  echo "# $(getconf _NPROCESSORS_ONLN) cores ($(lscpu | sed -n 's/^Model name: *//p')), MemAvailable $avail_mib MiB, sizes $sizes MiB per rank"
   echo "# $(mpiexec --version | head -1)"
 } >"$out/meta.txt"
 
