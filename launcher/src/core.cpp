@@ -169,15 +169,7 @@ std::string lost_line(const std::string& log, const std::string& host) {
 
 bool lost_state(const std::string& s) { return starts(s, "down") || starts(s, "drain") || starts(s, "fail"); }
 
-std::string shell_quote(const std::string& word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](unsigned char c) {
-    return std::isalnum(c) || std::string_view(",._+:@%/=-").find(static_cast<char>(c)) != std::string_view::npos;
-  });
-  if (plain) return word;
-  std::string out = "'";
-  for (const char c : word) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+std::string shell_quote(const std::string& word) { return malleable::job_dir::shell_word(word); }
 
 std::string shell_line(const std::vector<std::string>& argv) {
   std::string out;

@@ -84,13 +84,14 @@ std::vector<std::string> expander_submit_argv(const ExpanderRequest& r) {
     argv.push_back("--qos=" + r.qos);
   }
   // the batch script: the launcher's joining launch, its command line from the shared layout
+  // (--wrap: the launcher may be a program, and sbatch runs only scripts)
   malleable::job_dir::JoinLaunch l;
   l.dir = r.dir;
   l.host = r.node;
   l.id = r.launch;
   l.procs = r.procs;
   l.while_job = r.job_id;
-  for (auto& a : malleable::job_dir::join_argv(r.launcher, l)) argv.push_back(std::move(a));
+  argv.push_back("--wrap=" + malleable::job_dir::join_wrap(r.launcher, l));
   return argv;
 }
 

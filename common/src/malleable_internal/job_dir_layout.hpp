@@ -104,4 +104,31 @@ inline std::vector<std::string> join_argv(const std::string& launcher, const Joi
   return a;
 }
 
+// A word as a POSIX shell reads it back: as it is when it holds only [A-Za-z0-9,._+:@%/=-]
+// (and is not empty), else in single quotes ('\'' for a quote inside).
+inline std::string shell_word(std::string_view w) {
+  bool plain = !w.empty();
+  for (const char c : w) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    std::string_view(",._+:@%/=-").find(c) != std::string_view::npos;
+    plain = plain && ok;
+  }
+  if (plain) return std::string(w);
+  std::string out = "'";
+  for (const char c : w) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// An expander job's batch script (sbatch --wrap: sbatch takes no program for one, only a
+// script): "exec" and the joining launch's argv, each word quoted for Slurm's /bin/sh, which
+// then runs the launcher in its place. The words are checked before (expander_submit_argv).
+inline std::string join_wrap(const std::string& launcher, const JoinLaunch& l) {
+  std::string out = "exec";
+  for (const auto& w : join_argv(launcher, l)) {
+    out += ' ';
+    out += shell_word(w);
+  }
+  return out;
+}
+
 }  // namespace malleable::job_dir

@@ -44,12 +44,11 @@ TEST(Expanders, TheSubmissionIsTheJobsOwnPartitionAccountQosAndNodeNamedAfterThe
                            "--no-requeue", "--partition=batch", "--account=physics", "--qos=normal"})
     EXPECT_TRUE(has(argv, want)) << want;
   EXPECT_TRUE(has(argv, "--output=/home/u/.malleable/jobs/42/expanders/%j.out"));
-  // The batch script, the job's launcher, and its arguments come last, as sbatch reads them:
-  // one launch of 4 processes joining the job's directory by its id, ending with job 42.
-  const std::vector<std::string> tail(argv.end() - 11, argv.end());
-  EXPECT_EQ(tail, (std::vector<std::string>{"/usr/bin/malleable-run", "--join", "/home/u/.malleable/jobs/42", "--host",
-                                            "node5", "--id",
-                                            "exp-42-1", "-n", "4", "--while-job", "42"}));
+  // The batch script comes last: the job's launcher and its arguments (sbatch --wrap, since
+  // the launcher is a program and sbatch runs scripts only): one launch of 4 processes
+  // joining the job's directory by its id, ending with job 42.
+  EXPECT_EQ(argv.back(), "--wrap=exec /usr/bin/malleable-run --join /home/u/.malleable/jobs/42 --host node5 --id exp-42-1 "
+                         "-n 4 --while-job 42");
   // Empty partition, account and QOS: Slurm's defaults, no option.
   ExpanderRequest r = request();
   r.partition = r.account = r.qos = "";
