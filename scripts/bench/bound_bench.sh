@@ -4,21 +4,26 @@
 # redist.md, "Against the machine's bound"), all in one run on the same cores:
 #   1. copy: node_copy.c (a memcpy per rank, all ranks at once, STREAM copy) at 256 MiB;
 #   2. start: a bare mpiexec of the same RANKS processes to MPI_Init + barrier (node_copy
-#      with 1 MiB, 1 repetition; wall clock of mpiexec, median of 5) and a bare
-#      MPI_Comm_spawn + merge of 2 processes (spawn_pingpong.c's spawn mode, median of 5);
+#      with 1 MiB, 1 repetition; wall clock of mpiexec, median of 5), a bare
+#      MPI_Comm_spawn + merge of 2 processes (spawn_pingpong.c's spawn mode, median of 5)
+#      and a bare join of 2 processes (bare_join.c through an ompi-server: a separate
+#      mpiexec's launch to the merged world, median of 5 after a warm-up);
 #   3. malleable-redist-bench bound: redist, PDGEMR2D (and COSTA with --costa-native or
 #      MALLEABLE_COSTA_NATIVE, run with OMP_NUM_THREADS=1) against the copy/shared-memory
 #      bound of the same redistribution, 1 MiB to --max-mib MiB per rank (capped so that
 #      the ranks' 3 arrays fit in half the memory available);
-#   4. one resize of the PDGEMM driver (N 2048, 1x2 -> 2x2 by spawn and back) with the bench's
+#   4. (not with --skip-sweep) one resize of the PDGEMM driver (N 2048, 1x2 -> 2x2 by spawn and back) with the bench's
 #      rates at 16 MiB per rank (a matrix's share on 1x2) and the bare spawn in the environment, and once with the
-#      report's own probe: the JSON's "bound" of each resize.
+#      report's own probe: the JSON's "bound" of each resize; then the same resize by a
+#      join (scripts/malleable-run --job-dir) with the probe and the bare join.
 # The load average is written beside every figure: on a shared machine the numbers are noisy.
 # Usage: bound_bench.sh [--build DIR] [--out DIR] [--ranks N] [--max-mib M] [--reps R]
-#                       [--costa-native SO]
+#                       [--costa-native SO] [--skip-sweep]
+# --skip-sweep: the starts and the resizes by the report's probe only (no step 3).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-build=$here/build out='' ranks=2 max_mib=1024 reps=5 costa=${MALLEABLE_COSTA_NATIVE:-}
+args="$*"
+build=$here/build out='' ranks=2 max_mib=1024 reps=5 costa=${MALLEABLE_COSTA_NATIVE:-} sweep=1
 while (($#)); do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -27,6 +32,7 @@ while (($#)); do
     --max-mib) max_mib=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --costa-native) costa=$2; shift 2 ;;
+    --skip-sweep) sweep=0; shift ;;
     *) echo "bound_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -40,6 +46,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 out=${out:-$work/out}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 load() { cut -d' ' -f1 /proc/loadavg; }
 mpirun_n() { mpiexec --oversubscribe -n "$@"; }
 
@@ -50,13 +57,14 @@ for s in 1 4 16 64 256 1024 4096; do
   ((s <= max_mib && ranks * 3 * s <= avail_mib / 2)) && sizes+=${sizes:+,}$s
 done
 {
-  echo "# scripts/bench/bound_bench.sh --ranks $ranks --max-mib $max_mib --reps $reps, $(date -u +%FT%TZ)"
+  echo "# scripts/bench/bound_bench.sh $args (--ranks $ranks --max-mib $max_mib --reps $reps), $(date -u +%FT%TZ)"
   echo "# $(getconf _NPROCESSORS_ONLN) cores ($(lscpu | sed -n 's/^Model name: *//p')), MemAvailable $avail_mib MiB, sizes $sizes MiB per rank"
   echo "# $(mpiexec --version | head -1)"
 } >"$out/meta.txt"
 
 mpicc -O2 "$here/scripts/bench/node_copy.c" -o "$work/node_copy"
 mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$work/spawn_pingpong"
+mpicc -O2 "$here/scripts/bench/bare_join.c" -o "$work/bare_join"
 
 # 1. The node's copy rate, STREAM copy on every rank (the bench measures its own per size too).
 l=$(load)
@@ -80,9 +88,31 @@ spawn_line=$(mpirun_n "$ranks" "$work/spawn_pingpong" spawn 2 5 | grep raw_spawn
 bare_spawn_s=$(awk '{print $3 / 1000}' <<<"$spawn_line")
 echo "bare_spawn_s	$bare_spawn_s	($spawn_line: MPI_Comm_spawn of 2 + merge, median of 5 after a warm-up)	load1 $l" |
   tee -a "$out/starts.txt"
-echo "bare_join_s	not measured (no bare connect/accept program in the tree yet)" | tee -a "$out/starts.txt"
+rm -f "$work/uri"
+ompi-server --no-daemonize --report-uri "$work/uri" </dev/null &
+server=$!
+for ((i = 0; i < 100; ++i)); do [[ -s $work/uri ]] && break; sleep 0.1; done
+l=$(load)
+mpirun_n 2 --ompi-server "file:$work/uri" "$work/bare_join" job "$work/port" 6 >"$work/join.out" &
+job=$!
+joins=()
+for r in 1 2 3 4 5 6; do
+  t0=$(date +%s.%N)
+  timeout 120 mpiexec --oversubscribe --ompi-server "file:$work/uri" -n 2 "$work/bare_join" launch "$work/port.$r"
+  for ((i = 0; i < 1000; ++i)); do grep -q "^merged $r " "$work/join.out" && break; sleep 0.01; done
+  t1=$(awk -v r="$r" '$1 == "merged" && $2 == r {print $3}' "$work/join.out")
+  ((r > 1)) && joins+=("$(echo "$t1 - $t0" | bc -l)")  # the first: a warm-up
+done
+wait "$job"
+kill "$server" 2>/dev/null || true
+bare_join_s=$(printf '%s\n' "${joins[@]}" | sort -g | sed -n 3p)
+echo "bare_join_s	$bare_join_s	(median of 5 after a warm-up: a separate mpiexec -n 2's launch to the merged world through ompi-server; all: ${joins[*]})	load1 $l" |
+  tee -a "$out/starts.txt"
 
 # 3. The bound sweep.
+arms=(probe)
+if ((sweep)); then
+arms=(given probe)
 costa_opt=()
 [[ -n $costa ]] && costa_opt=(--costa-native "$costa")
 mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" "${costa_opt[@]}" \
@@ -97,11 +127,14 @@ r = min(rows, key=lambda r: abs(r["mib_per_rank"] - 16))
 print(r["copy_Bps"], r["shm_Bps"])
 PY
 )
-for arm in given probe; do
-  env_arm=(MALLEABLE_BARE_SPAWN_S="$bare_spawn_s")
+fi
+for arm in "${arms[@]}" join; do
+  env_arm=(MALLEABLE_BARE_SPAWN_S="$bare_spawn_s" MALLEABLE_BARE_JOIN_S="$bare_join_s")
   [[ $arm == given ]] && env_arm+=(MALLEABLE_BOUND_COPY_BPS="$copy" MALLEABLE_BOUND_SHM_BPS="$shm")
+  runner=(mpiexec --oversubscribe -n 2)
+  [[ $arm == join ]] && runner=("$here/scripts/malleable-run" --job-dir "$work/job-dir" -n 2 --)
   l=$(load)
-  env "${env_arm[@]}" mpiexec --oversubscribe -n 2 "$prog" -n 2048 --nb 64 -g 1x2 -i 4 -p scripted \
+  env "${env_arm[@]}" "${runner[@]}" "$prog" -n 2048 --nb 64 -g 1x2 -i 4 -p scripted \
     -s 2:expand:2x2,3:shrink:1x2 -q --json "$out/resize_$arm.json" >"$work/resize_$arm.log" 2>&1 ||
     { tail -20 "$work/resize_$arm.log" >&2; exit 1; }
   python3 - "$out/resize_$arm.json" "$arm" "$l" <<'PY' | tee -a "$out/resize.txt"
