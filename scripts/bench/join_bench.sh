@@ -11,8 +11,14 @@
 #          node1 (4 processes) grows onto node2 (4 new processes: 2x2 -> 2x4) and gives
 #          node2 back
 # Usage: join_bench.sh [--build DIR] [--rounds R] [--where node|nodes|both] [--out DIR]
-# Prints one CSV row per expansion (where,arm,round,merged_s,total_s) and a summary (median
-# of each arm, join/spawn); with --out, writes DIR/runs.csv and DIR/summary.txt.
+# Prints one CSV row per expansion (where,arm,round,merged_s,total_s,load1, and for a join
+# its parts: request_s,connect_s,merge_s) and a summary (median of each arm, join/spawn, the
+# join's parts); with --out, writes DIR/runs.csv and DIR/summary.txt.
+# The join's parts come from the run's own trace (BLACS_DYN_TRACE=1: world rank 0 prints
+# each phase of the expansion on stderr; they are not in the run's JSON): request_s, the
+# expansion's start to the ordered launch's request seen ("checks" + "launch L seen");
+# connect_s, MPI_Comm_connect; merge_s, the hand-shake and the merge ("hellos, checks,
+# prepare + acks" + "launch L merged").
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$here/build rounds=5 where=both out=
@@ -33,7 +39,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_
 export OMPI_MCA_mpi_yield_when_idle=1 OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off BLACS_DYN_JOIN_TIMEOUT=120
 work=$(mktemp -d)
 rows=$work/runs.csv
-echo "where,arm,round,merged_s,total_s,load1" >"$rows"
+echo "where,arm,round,merged_s,total_s,load1,request_s,connect_s,merge_s" >"$rows"
 trap 'rm -rf "$work"' EXIT
 
 # One run: <where> <arm> <round> <runner...>; the expansion's row appended.
@@ -46,19 +52,33 @@ one() {
     tail -20 "$work/$w-$arm-$r.log" >&2
     return 1
   fi
-  python3 - "$json" "$w" "$arm" "$r" "$load" >>"$rows" <<'PY'
-import json, sys
-f, w, arm, r, load = sys.argv[1:]
+  python3 - "$json" "$w" "$arm" "$r" "$load" "$work/$w-$arm-$r.log" >>"$rows" <<'PY'
+import json, re, sys
+f, w, arm, r, load, log = sys.argv[1:]
 e = [x for x in json.load(open(f))["resizes"] if x["action"] == "expand"][0]
 assert e["ok"] and e["mechanism"] == arm, (e["mechanism"], arm, e["message"])
-print(f"{w},{arm},{r},{e['t_spawn_s']:.4f},{e['t_total_s']:.4f},{load}")
+# The join's parts from its trace: the marks of the first expansion, in order, up to its merge.
+parts = ["", "", ""]
+if arm == "join":
+    marks = re.findall(r"blacs-dyn trace: (.*?)\s+([0-9.]+) ms \(at", open(log, errors="replace").read())
+    ms, seen = {}, False
+    for name, t in marks:
+        t = float(t)
+        key = "request" if not seen else "connect" if name == "MPI_Comm_connect" else "merge"
+        ms[key] = ms.get(key, 0.0) + t
+        seen = seen or name.endswith(" seen")
+        if name.endswith(" merged"):
+            break
+    if seen and "merge" in ms:
+        parts = [f"{ms['request'] / 1e3:.4f}", f"{ms.get('connect', 0) / 1e3:.4f}", f"{ms['merge'] / 1e3:.4f}"]
+print(f"{w},{arm},{r},{e['t_spawn_s']:.4f},{e['t_total_s']:.4f},{load},{','.join(parts)}")
 PY
   tail -1 "$rows"
 }
 
 node_run() {  # <arm> <round>
-  local env=()
-  [[ $1 == spawn ]] && env=(RESIZE_EXPAND=spawn)
+  local env=(BLACS_DYN_TRACE=1)
+  [[ $1 == spawn ]] && env+=(RESIZE_EXPAND=spawn)
   one node "$1" "$2" env "${env[@]}" "$here/scripts/malleable-run" --job-dir "$work/d-node-$1-$2" -n 4 -- \
     "$prog" -n 480 --nb 32 -g 2x2 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2 -q
 }
@@ -78,8 +98,8 @@ if [[ $where != node ]]; then
     "$cluster" up 2 --rate 1gbit 9>&- >/dev/null || exit 1
     eval "export $("$cluster" mpi-env | tr '\n' ' ')"
     nodes_run() {  # <arm> <round>
-      local env=()
-      [[ $1 == spawn ]] && env=(RESIZE_EXPAND=spawn)
+      local env=(BLACS_DYN_TRACE=1)
+      [[ $1 == spawn ]] && env+=(RESIZE_EXPAND=spawn)
       one nodes "$1" "$2" "$cluster" exec node1 env "${env[@]}" "$here/scripts/malleable-run" --job-dir \
         "$work/d-nodes-$1-$2" --hosts node1 -n 4 -- "$prog" -n 480 --nb 32 -g 2x2 -i 6 -p scripted \
         -s 2:expand:2x4@node2=4,4:shrink:2x2@node2 -q
@@ -111,6 +131,13 @@ for w in ("node", "nodes"):
         print(f"{w:6s} {arm:6s} {len(x):4d}  {statistics.median(m):7.3f} ({min(m):.3f}-{max(m):.3f})"
               f"              {statistics.median(t):7.3f} ({min(t):.3f}-{max(t):.3f})            "
               f"{min(loads):.1f}-{max(loads):.1f}")
+for w in ("node", "nodes"):
+    x = [r for r in rows if r["where"] == w and r["arm"] == "join" and r.get("request_s")]
+    if x:
+        part = lambda k: sorted(float(r[k]) for r in x)
+        print(f"{w}: the join's parts from its trace ({len(x)} runs, median (min-max) s): "
+              + ", ".join(f"{k[:-2]} {statistics.median(part(k)):.3f} ({part(k)[0]:.3f}-{part(k)[-1]:.3f})"
+                          for k in ("request_s", "connect_s", "merge_s")))
 for w in ("node", "nodes"):
     if (w, "join") in med and (w, "spawn") in med:
         j, s = med[w, "join"], med[w, "spawn"]
