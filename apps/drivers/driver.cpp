@@ -454,7 +454,7 @@ int report(resize::Session& s, const CommonOptions& o, const DriverHooks& hooks,
   std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
   std::fflush(stdout);
   if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);
-  if (!o.json.empty()) info.bounds = resize::resize_bounds(s.metrics());  // each resize beside its bound (issue 79)
+  if (!o.json.empty()) info.bounds = resize::resize_bounds(s.metrics());  // each resize beside its bound
   write_out(o.json, resize::to_json(s.metrics(), info));
   write_out(o.csv, resize::iterations_csv(s.metrics()));
   return c.ok ? 0 : 1;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// malleable-redist-bench bound (issue 79): redist, ScaLAPACK's PDGEMR2D and (given a build)
+// malleable-redist-bench bound: redist, ScaLAPACK's PDGEMR2D and (given a build)
 // COSTA's native transform against the copy/shared-memory bound of the same
 // redistribution, measured by this program on the same cores in the same run:
 //   copy: every rank memcpy's its local matrix (the size's bytes per rank) into another

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# Every part of a resize against its bound on this machine (issue 79; docs/measurements/
+# Every part of a resize against its bound on this machine (docs/measurements/
 # redist.md, "Against the machine's bound"), all in one run on the same cores:
 #   1. copy: node_copy.c (a memcpy per rank, all ranks at once, STREAM copy) at 256 MiB;
 #   2. start: a bare mpiexec of the same RANKS processes to MPI_Init + barrier (node_copy

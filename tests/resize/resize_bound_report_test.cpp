@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A resize's "bound" in the run's JSON (issue 79): present only where the report is given
+// A resize's "bound" in the run's JSON (its copy/shared-memory bound): present only where the report is given
 // rates, its bytes, rate and fraction computed from the record by hand, the start beside
 // a bare one; and the rates read from the environment.
 #include <gtest/gtest.h>

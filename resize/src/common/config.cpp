@@ -86,6 +86,13 @@ void read_checkpoint(Config& c) {
   c.checkpoint.job_id = text("MALLEABLE_JOB_ID");
   if (!c.checkpoint.job_id || c.checkpoint.job_id->empty()) c.checkpoint.job_id = c.slurm.job_id;
 }
+void read_report(Config& c) {
+  c.report.bound = text("MALLEABLE_BOUND");
+  c.report.bound_copy_bps = text("MALLEABLE_BOUND_COPY_BPS");
+  c.report.bound_shm_bps = text("MALLEABLE_BOUND_SHM_BPS");
+  c.report.bare_spawn_s = text("MALLEABLE_BARE_SPAWN_S");
+  c.report.bare_join_s = text("MALLEABLE_BARE_JOIN_S");
+}
 }  // namespace
 
 Config read() {
@@ -94,6 +101,7 @@ Config read() {
   read_slurm(c);
   read_session(c);
   read_checkpoint(c);
+  read_report(c);
   return c;
 }
 

@@ -93,11 +93,21 @@ struct Checkpoint {
   Text job_id;                 // MALLEABLE_JOB_ID, else SLURM_JOB_ID
 };
 
+// The run report's bounds (report/bounds.cpp, resize_bounds): read when the report is made.
+struct Report {
+  Text bound;           // MALLEABLE_BOUND: "off": no "bound" in the resizes' JSON
+  Text bound_copy_bps;  // MALLEABLE_BOUND_COPY_BPS: bytes/s per rank of a copy, all ranks at once
+  Text bound_shm_bps;   // MALLEABLE_BOUND_SHM_BPS: bytes/s per rank between ranks of a node
+  Text bare_spawn_s;    // MALLEABLE_BARE_SPAWN_S: a bare spawn of the same processes, seconds
+  Text bare_join_s;     // MALLEABLE_BARE_JOIN_S: a bare join of the same processes, seconds
+};
+
 struct Config {
   Policies policy;
   Slurm slurm;
   Session session;
   Checkpoint checkpoint;
+  Report report;
 };
 
 // The environment as it is now (the entries above, once each).

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The rates a run's report sets each resize's redistribution against (issue 79):
-// from the environment, or from a short copy probe in the calling process (report.hpp,
-// resize_bounds). No MPI: the probe is one process's memcpy, a few milliseconds.
+// The rates a run's report sets each resize's redistribution against (its copy and
+// shared-memory bound, docs/measurements/redist.md "Against the machine's bound"): from the
+// environment (common/config.cpp reads it), or from a short copy probe in the calling
+// process (report.hpp, resize_bounds). No MPI: the probe is one process's memcpy.
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -9,19 +10,19 @@
 #include <string>
 #include <vector>
 
+#include "common/config.hpp"
 #include "malleable/resize/report.hpp"
 
 namespace resize {
 
 namespace {
 
-// A positive number from the environment variable `name`, else -1.
-double env_number(const char* name) {
-  const char* v = std::getenv(name);
-  if (v == nullptr || *v == '\0') return -1;
+// A positive number from an environment variable's text, else -1.
+double positive(const config::Text& v) {
+  if (!v || v->empty()) return -1;
   char* end = nullptr;
-  const double x = std::strtod(v, &end);
-  return end != v && *end == '\0' && x > 0 ? x : -1;
+  const double x = std::strtod(v->c_str(), &end);
+  return end != v->c_str() && *end == '\0' && x > 0 ? x : -1;
 }
 
 // One process's memcpy rate (bytes/s) over 64 MiB (twice the 32 MiB L3 of the 2-core test
@@ -44,14 +45,15 @@ double copy_probe() {
 }  // namespace
 
 std::optional<ResizeBounds> resize_bounds(const Metrics& m) {
-  if (const char* off = std::getenv("MALLEABLE_BOUND"); off != nullptr && std::string(off) == "off") return std::nullopt;
+  const config::Report env = config::read().report;
+  if (env.bound == config::Text("off")) return std::nullopt;
   const auto& rs = m.resizes();
   if (rs.empty()) return std::nullopt;
   ResizeBounds b;
   b.cores_per_node = host_cores();
-  b.bare_spawn_s = env_number("MALLEABLE_BARE_SPAWN_S");
-  b.bare_join_s = env_number("MALLEABLE_BARE_JOIN_S");
-  const double copy = env_number("MALLEABLE_BOUND_COPY_BPS"), shm = env_number("MALLEABLE_BOUND_SHM_BPS");
+  b.bare_spawn_s = positive(env.bare_spawn_s);
+  b.bare_join_s = positive(env.bare_join_s);
+  const double copy = positive(env.bound_copy_bps), shm = positive(env.bound_shm_bps);
   if (copy > 0) {
     b.copy_Bps = copy;
     b.shm_Bps = shm > 0 ? shm : copy;

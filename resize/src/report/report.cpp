@@ -387,7 +387,7 @@ json background_json(const ResizeRecord& r) {
           {"bytes_background", b.bytes}};
 }
 
-// The resize's redistribution and process start beside their bounds (issue 79): bytes kept
+// The resize's redistribution and process start beside their bounds: bytes kept
 // (registered bytes that stayed on their rank) and moved, the redistribution's rate and the
 // fraction of the copy/shared-memory bound from totals over the ranks (the mean rank's
 // bound, at most the slowest's: malleable/redist/bound.hpp), the start beside a bare one.

@@ -456,7 +456,7 @@ void Session::write_json(const std::string& path) const {
   if (world_rank() != 0) return;
   if (path.empty()) throw Error("write_json: the path is empty");
   RunInfo info = run_info();
-  info.bounds = resize_bounds(impl_->recorder.metrics);  // each resize beside its bound (issue 79)
+  info.bounds = resize_bounds(impl_->recorder.metrics);  // each resize beside its bound
   std::string text = to_json(impl_->recorder.metrics, info) + "\n";
   if (path == "-") {
     std::cout << text << std::flush;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The copy/shared-memory bound of a redistribution (issue 79), pure arithmetic: how long
+// The copy/shared-memory bound of a redistribution, pure arithmetic: how long
 // the machine needs at least to land a redistribution's bytes, given two rates measured on
 // the same cores (malleable-redist-bench bound measures them; a resize's report takes them
 // from the environment or a short copy probe):

@@ -51,8 +51,8 @@ struct LevelRecord {
   std::int64_t files = 0;               // files written on all nodes (local + partner copies)
 };
 
-// What each resize's parts are set against in the run's JSON (issue 79; docs/measurements/
-// redist.md, "Against the machine's bound"): the copy/shared-memory rates per rank of the
+// What each resize's parts are set against in the run's JSON (docs/measurements/redist.md,
+// "Against the machine's bound"): the copy/shared-memory rates per rank of the
 // redistribution's bound (malleable/redist/bound.hpp) and the bare start of the same
 // processes. Absent (std::nullopt): no "bound" key in the resizes.
 struct ResizeBounds {
