@@ -19,8 +19,9 @@
 
 namespace cluster::slurm {
 
-// What an expander job is asked for. It runs the job's launcher as its batch script:
-// `launcher --join DIR --host NODE --id LAUNCH -n PROCS --while-job JOB` (one launch of the job's
+// What an expander job is asked for. Its batch script (sbatch --wrap, the words quoted) runs
+// the job's launcher: `launcher --join DIR --host NODE --id LAUNCH -n PROCS --while-job JOB`,
+// built by the job directory's shared layout (job_dir::join_argv) (one launch of the job's
 // program on the expander's node, joining the job; it ends when the job does).
 struct ExpanderRequest {
   std::string job_id;     // the job that grows (digits)
@@ -30,7 +31,7 @@ struct ExpanderRequest {
   std::string account;    // the job's (empty: the user's default)
   std::string qos;        // the job's (empty: the default)
   long time_limit_min = 0;  // minutes (> 0); the job's time left, less a margin
-  std::string launcher;     // the job's launcher (scripts/malleable-run): an absolute path
+  std::string launcher;     // the job's launcher (malleable-run; $MALLEABLE_RUN): an absolute path
   std::string dir;          // the job's directory (malleable-run --job-dir): an absolute path
   std::string launch;       // the launch's id ([A-Za-z0-9._-]): the job joins it by this name
 };
