@@ -148,9 +148,9 @@ void remove_matching(const std::string& dir, const std::string& suffix) {
 }  // namespace
 
 std::string prepare_job_dir(const std::string& given) {
-  // mkdir -p -m 700: the missing parents with the default mode, the directory 0700
+  // mkdir -p -m 700: the missing parents 0755 (never writable by others), the directory 0700
   for (std::size_t k = given.find('/', 1); k != std::string::npos; k = given.find('/', k + 1))
-    ::mkdir(given.substr(0, k).c_str(), 0777);
+    ::mkdir(given.substr(0, k).c_str(), 0755);
   if (::mkdir(given.c_str(), 0700) != 0 && errno != EEXIST) throw Failure(2, "cannot make the job directory '" + given + "'");
   const std::string dir = real_path(given);
   struct stat st{};

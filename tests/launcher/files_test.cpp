@@ -2,6 +2,7 @@
 // malleable-run's files: the job directory made private and checked (another user's, a
 // wrong mode), its secret, command and environment; writes that fail (a full disk, a
 // missing folder) say so and leave nothing behind.
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -21,7 +22,10 @@ struct TempDir {
     char t[] = "/tmp/launcher-files-XXXXXX";
     path = ::mkdtemp(t);
   }
-  ~TempDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
 };
 
 unsigned mode_of(const std::string& p) {

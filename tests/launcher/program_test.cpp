@@ -3,6 +3,7 @@
 // mpiexec (it drops mpiexec's options and runs the program) so that the restart loop, the
 // exit statuses, the banner filter, the messages and the signal handling are checked on
 // their own. Every wait has a deadline.
+#include <filesystem>
 #include <gtest/gtest.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -55,7 +56,10 @@ class LauncherProgram : public ::testing::Test {
                                 "  *) break;; esac; done\n"
                                 "exec \"$@\"\n");
   }
-  void TearDown() override { std::system(("rm -rf '" + dir + "'").c_str()); }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
 
   // Runs malleable-run with args (and env NAME=VALUE over ours); `term_after_s` >= 0 sends
   // it SIGTERM once that file exists. Deadline 60 s.
@@ -166,7 +170,8 @@ TEST_F(LauncherProgram, RestartAfterAFailureFromTheNewestCheckpoint) {
   EXPECT_NE(r.out.find("malleable-run: launch 1 failed (status 9): restarting on the same host\n"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("malleable-run: restarting from " + dir + "/ck/app-000002.h5 (the newest complete checkpoint): 4 processes, grid 2x2"),
             std::string::npos) << r.out;
-  std::system(("rm -f " + dir + "/ck/*.h5").c_str());
+  for (const auto& e : std::filesystem::directory_iterator(dir + "/ck"))
+    if (e.path().extension() == ".h5") std::filesystem::remove(e.path());
   const Result none = run({"--on-failure", "restart", "--", dir + "/prog", "--checkpoint", dir + "/ck"});
   EXPECT_EQ(none.status, 9);
   EXPECT_NE(none.err.find("malleable-run: no complete checkpoint in " + dir + "/ck to restart from"), std::string::npos) << none.err;
