@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -21,6 +22,7 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "blacs_glue.hpp"
+#include "join_handshake.hpp"
 #include "malleable_internal/collective.hpp"
 
 namespace blacs_dyn {
@@ -89,19 +91,10 @@ std::optional<join::JoinAnswer> await_answer(MPI_Comm link, double deadline) {
 // An MPI_Send to the job's rank 0 that gives up at `deadline` (a peer that takes nothing
 // must not hold the launch): ends the launch then.
 void send_bounded_or(MPI_Comm& link, const std::string& id, const std::vector<char>& m, int tag, double deadline) {
-  MPI_Request q = MPI_REQUEST_NULL;
-  check(MPI_Isend(m.data(), static_cast<int>(m.size()), MPI_BYTE, 0, tag, link, &q), "joining: MPI_Isend");
-  for (int flag = 0;;) {
-    check(MPI_Test(&q, &flag, MPI_STATUS_IGNORE), "joining: MPI_Test");
-    if (flag) return;
-    if (now() > deadline) {
-      MPI_Request_free(&q);
-      int grank = 0;
-      MPI_Comm_rank(MPI_COMM_WORLD, &grank);
-      end_launch(grank, id, "the job took no message of the hand-shake in time", &link);
-    }
-    sleep_for(2000000L);
-  }
+  if (send_bounded(m, 0, tag, link, std::max(0.0, deadline - now()))) return;
+  int grank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+  end_launch(grank, id, "the job took no message of the hand-shake in time", &link);
 }
 
 // Rank 0 listens (a port) and asks to join (its request in the job's directory);
