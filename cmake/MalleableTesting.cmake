@@ -30,7 +30,9 @@ else()
 endif()
 list(JOIN MALL_MPIEXEC_FLAGS " " _mall_flags_text)
 list(APPEND MALL_MPI_TEST_ENV "MALL_MPIEXEC_FLAGS=${_mall_flags_text}"
-                              "MALL_MPIEXEC_ENV_FLAG=${MALL_MPIEXEC_ENV_FLAG}")
+                              "MALL_MPIEXEC_ENV_FLAG=${MALL_MPIEXEC_ENV_FLAG}"
+                              # the launcher the tests run: the built malleable-run
+                              "MALL_LAUNCHER=$<TARGET_FILE:malleable-run>")
 
 # The programs the tests labelled mpich need: scripts/test.sh builds only this target in
 # the MPICH flavour's build folder (build-mpich), then runs `ctest -L mpich` there, and
@@ -40,6 +42,7 @@ add_custom_target(mall_mpich_suite)
 function(mall_mpich_suite_needs)
   add_dependencies(mall_mpich_suite ${ARGN})
 endfunction()
+mall_mpich_suite_needs(malleable-run)
 
 # mall_add_unit_test(name SOURCES ... [LIBS ...] [PREFIX module.])
 # Each GoogleTest case becomes one ctest test named PREFIX + Suite.Case, so that

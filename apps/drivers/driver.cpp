@@ -185,7 +185,7 @@ void add_run_options(CLI::App& cli, CommonOptions& o) {
                  "(moved in the background with --background)");
   cli.add_option("--mechanism", o.mechanism,
                  "how a resize happens: spawn (MPI_Comm_spawn, in place) or restart (checkpoint into --checkpoint "
-                 "DIR, exit 4, scripts/malleable-run restarts with the new process count)")
+                 "DIR, exit 4, malleable-run restarts with the new process count)")
       ->check(CLI::IsMember({"spawn", "restart"}));
   cli.add_flag("--checksums", o.checksums, "print each matrix's checksum at the end (equal for equal results)");
   cli.add_flag("--no-check", o.no_check,
@@ -398,7 +398,7 @@ class Loop {
   // With a checkpoint directory a resize can be carried out by restart: on request
   // (--mechanism restart) or when an expansion by spawn fails (spawn not supported,
   // refused, too many processes): checkpoint -> exit 4 -> a new job with the new process
-  // count (scripts/malleable-run). Without one: remap_point. -1: go on.
+  // count (malleable-run). Without one: remap_point. -1: go on.
   int remap() {
     resize::ResizeStep step;
     try {

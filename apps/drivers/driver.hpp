@@ -74,7 +74,7 @@ struct CommonOptions {
 // matrices/types/sizes, a damaged file, a checksum mismatch): nothing ran, no file changed.
 inline constexpr int kExitRestartRefused = 3;
 // Exit code of a driver that carries out a resize by restart (--mechanism restart): it
-// checkpointed into DIR and wrote DIR/<app>.next ("NPROW NPCOL FILE"); scripts/malleable-run
+// checkpointed into DIR and wrote DIR/<app>.next ("NPROW NPCOL FILE"); malleable-run
 // starts it again with NPROW*NPCOL processes and --restart FILE.
 inline constexpr int kExitResizeByRestart = 4;
 // Exit code of a driver whose checkpoint could not be written (no room, a read-only or

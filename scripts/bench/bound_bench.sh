@@ -15,7 +15,7 @@
 #   4. (not with --skip-sweep) one resize of the PDGEMM driver (N 2048, 1x2 -> 2x2 by spawn and back) with the bench's
 #      rates at 16 MiB per rank (a matrix's share on 1x2) and the bare spawn in the environment, and once with the
 #      report's own probe: the JSON's "bound" of each resize; then the same resize by a
-#      join (scripts/malleable-run --job-dir) with the probe and the bare join.
+#      join (malleable-run --job-dir) with the probe and the bare join.
 # The load average is written beside every figure: on a shared machine the numbers are noisy.
 # Usage: bound_bench.sh [--build DIR] [--out DIR] [--ranks N] [--max-mib M] [--reps R]
 #                       [--costa-native SO] [--skip-sweep]
@@ -132,7 +132,7 @@ for arm in "${arms[@]}" join; do
   env_arm=(MALLEABLE_BARE_SPAWN_S="$bare_spawn_s" MALLEABLE_BARE_JOIN_S="$bare_join_s")
   [[ $arm == given ]] && env_arm+=(MALLEABLE_BOUND_COPY_BPS="$copy" MALLEABLE_BOUND_SHM_BPS="$shm")
   runner=(mpiexec --oversubscribe -n 2)
-  [[ $arm == join ]] && runner=("$here/scripts/malleable-run" --job-dir "$work/job-dir" -n 2 --)
+  [[ $arm == join ]] && runner=("$build/bin/malleable-run" --job-dir "$work/job-dir" -n 2 --)
   l=$(load)
   env "${env_arm[@]}" "${runner[@]}" "$prog" -n 2048 --nb 64 -g 1x2 -i 4 -p scripted \
     -s 2:expand:2x2,3:shrink:1x2 -q --json "$out/resize_$arm.json" >"$work/resize_$arm.log" 2>&1 ||

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # A join against a spawn of the same processes (docs/measurements/joining.md): the resizable
-# PDGEMM driver under scripts/malleable-run --job-dir grows by the same processes at the
+# PDGEMM driver under malleable-run --job-dir grows by the same processes at the
 # same remap point, by MPI_Comm_spawn (RESIZE_EXPAND=spawn) or by a launch the job orders
 # and joins (the default there), then shrinks back. The run's JSON gives, per expansion,
 # the time to the merged world (t_spawn_s: the spawn, or the join from the order to the
@@ -79,7 +79,7 @@ PY
 node_run() {  # <arm> <round>
   local env=(BLACS_DYN_TRACE=1)
   [[ $1 == spawn ]] && env+=(RESIZE_EXPAND=spawn)
-  one node "$1" "$2" env "${env[@]}" "$here/scripts/malleable-run" --job-dir "$work/d-node-$1-$2" -n 4 -- \
+  one node "$1" "$2" env "${env[@]}" "$build/bin/malleable-run" --job-dir "$work/d-node-$1-$2" -n 4 -- \
     "$prog" -n 480 --nb 32 -g 2x2 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2 -q
 }
 
@@ -100,7 +100,7 @@ if [[ $where != node ]]; then
     nodes_run() {  # <arm> <round>
       local env=(BLACS_DYN_TRACE=1)
       [[ $1 == spawn ]] && env+=(RESIZE_EXPAND=spawn)
-      one nodes "$1" "$2" "$cluster" exec node1 env "${env[@]}" "$here/scripts/malleable-run" --job-dir \
+      one nodes "$1" "$2" "$cluster" exec node1 env "${env[@]}" "$build/bin/malleable-run" --job-dir \
         "$work/d-nodes-$1-$2" --hosts node1 -n 4 -- "$prog" -n 480 --nb 32 -g 2x2 -i 6 -p scripted \
         -s 2:expand:2x4@node2=4,4:shrink:2x2@node2 -q
     }

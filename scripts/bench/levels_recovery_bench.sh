@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Recovery from a lost node on the emulated cluster: pdgemm 2x3 on node1-3,
 # node3's processes SIGKILLed during iteration 13 and its storage removed, relaunched on
-# node1,node2 (2x2) by scripts/malleable-run --on-failure restart, RUNS times each:
+# node1,node2 (2x2) by malleable-run --on-failure restart, RUNS times each:
 #   levels  the checkpoint levels (local every iteration, partner every 2), the global
 #           directory moved away: rebuilt from the survivors' local and partner copies;
 #   global  today's path: the global HDF5 checkpoint every 5, read back.

@@ -5,7 +5,7 @@
 # run. The job is life_resizable (a board of N x N doubles, cheap iterations, so the
 # resizes dominate; pdgemm at N = 4000 spends minutes per iteration on 2 shared cores);
 # DRIVER=pdgemm runs pdgemm_resizable instead. In place: the
-# session's spawn/exit, redistribution and other times. By restart (scripts/malleable-run,
+# session's spawn/exit, redistribution and other times. By restart (malleable-run,
 # --mechanism restart): checkpoint write, exit/start (from the "resize by restart" line to
 # the restarted job's "restart from" line, minus its read) and restart read.
 # Usage: [DRIVER=life|pdgemm] resize_by_restart_bench.sh [build dir] [N] [NB]
@@ -21,7 +21,7 @@ P=("$build/apps/${driver}_resizable" -n "$n" -i 6 -p scripted -s 2:expand:3x3,4:
 [[ $driver == pdgemm ]] && P+=(--nb "$nb")
 echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); $driver N=$n, 2x2 -> 3x3 -> 2x2"
 timeout 900 mpiexec --oversubscribe --bind-to none -n 4 "${P[@]}" 2>&1 | stamp >"$work/spawn.log"
-timeout 900 "$here/scripts/malleable-run" -n 4 -- "${P[@]}" --mechanism restart --checkpoint "$work/ck" 2>&1 | stamp >"$work/restart.log"
+timeout 900 "$build/bin/malleable-run" -n 4 -- "${P[@]}" --mechanism restart --checkpoint "$work/ck" 2>&1 | stamp >"$work/restart.log"
 python3 - "$work/spawn.log" "$work/restart.log" <<'PY'
 import re, sys
 spawn = open(sys.argv[1]).read().splitlines()

@@ -11,11 +11,11 @@ temporary folder of its own:
     faults (its 4 originals' footprint is sampled every 0.05 s);
   - background: the same with `--background wait` (BACKGROUND resizes a stretch);
   - user: the porting guide's program `porting_malleable_cxx` (a user's own code; USER),
-    under `scripts/malleable-run` as the others; it takes no checkpoint, so a spawn that
+    under `malleable-run` as the others; it takes no checkpoint, so a spawn that
     hangs of itself (Open MPI 4.1's PMIx hang) ends it with the watchdog's message, and
     the job is then run again once from its start, counted apart as the fallback's
     relaunches are;
-  - restart: `pdgemm_resizable --mechanism restart` under `scripts/malleable-run` (RESTART);
+  - restart: `pdgemm_resizable --mechanism restart` under `malleable-run` (RESTART);
   - stall: under malleable-run, the last newcomer of its expansion stops before MPI_Init
     (BLACS_DYN_FAULT=stall-newcomer-in-init): the spawn fallback's deadline (DEADLINE s)
     passes and the job is relaunched at the new size, once the run has made STALL_EVERY
@@ -609,7 +609,7 @@ def main():
     work = tempfile.mkdtemp(prefix="mall-endurance-")
     pdgemm = os.path.join(a.build, "apps", "pdgemm_resizable")
     user_exe = os.path.join(a.build, "apps", "porting_malleable_cxx")
-    runner = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "malleable-run")
+    runner = os.path.join(a.build, "bin", "malleable-run")
     tag = uuid.uuid4().hex
     base_env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMPI_MCA_rmaps_base_oversubscribe="1",
                     OMPI_MCA_mpi_yield_when_idle="1", MALLEABLE_NODE_MAP="every=2", RESIZE_HISTORY="off",
@@ -733,9 +733,9 @@ def main():
     left_procs = marked(tag)
     # (Open MPI's top folder /tmp/ompi.<host>.<uid> is every job's of the user; the run's
     # own folders in it, pid.<mpiexec pid>, are checked below.)
-    # The program and the libraries it maps live in the build folder, the launcher script
-    # (scripts/malleable-run, open in its shell) in the checkout; either may be under /tmp (a
-    # clone there): they are not the run's leftovers.
+    # The programs (malleable-run among them) and the libraries they map live in the build
+    # folder, the scripts in the checkout; either may be under /tmp (a clone there): they
+    # are not the run's leftovers.
     build_dir = os.path.realpath(a.build) + os.sep
     source_dir = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")) + os.sep
     left_paths = sorted(x for x in watch.seen_paths if os.path.exists(x) and not x.startswith(work)

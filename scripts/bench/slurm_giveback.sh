@@ -39,7 +39,7 @@ SRC=$here BUILD=$build
 . "$here/tests/cluster/harness.sh"
 set +e
 slurm_begin "recipe rigid blocker" 4 --no-expansion
-run=${MALLEABLE_RUN:-$here/scripts/malleable-run}
+run=$build/bin/malleable-run
 app=pdgemm_resizable
 rows=$work/rows.csv
 echo "round,kind,node,decision_to_out_s,decision_to_rigid_s" >"$rows"

@@ -113,9 +113,9 @@ expand)
   same "pdgemm 2x2 -> restart on 3x3 vs 2x2 -> expand to 3x3" "$ref" 9 "${P[@]}" -i 4 -g 3x3 --restart "$d/pdgemm-000002.h5"
   ;;
 byrestart)
-  # §3: 2x2 -> 3x3 -> 2x2 carried out by checkpoint, exit 4 and restart (scripts/malleable-run),
+  # §3: 2x2 -> 3x3 -> 2x2 carried out by checkpoint, exit 4 and restart (malleable-run),
   # against the same schedule carried out by spawn and shrink in place.
-  runner=$(dirname "$0")/../../scripts/malleable-run
+  runner=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
   P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2)
   ref=$(run 4 "${P[@]}" 2>&1) || fail "the in-place run: $ref"
   out=$(MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 -- "${P[@]}" \
@@ -139,7 +139,7 @@ fallback)
   # §3: an expansion whose spawn fails (blacs-dyn refuses to grow past BLACS_DYN_MAX_PROCS=6)
   # is carried out by restart when the job has a checkpoint directory; the shrink back to
   # 2x2 then happens in place.
-  runner=$(dirname "$0")/../../scripts/malleable-run
+  runner=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
   P=("$pdgemm" -n 240 --nb 16 -i 6 -p scripted -s 2:expand:3x3,4:shrink:2x2 --checkpoint "$d")
   out=$(BLACS_DYN_MAX_PROCS=6 MALLEABLE_MPIEXEC="$mpiexec ${flags[*]}" timeout 250 "$runner" -n 4 -- \
         "${P[@]}" -q --checksums 2>&1); rc=$?
@@ -154,7 +154,7 @@ refresh)
   # The refresh (resize/src/checkpoint/refresh.hpp): +2 processes at iterations 2, 6 and 10.
   # With RESIZE_REFRESH_AFTER=3 the second expansion (2 + 2 > 3) is carried out by restart,
   # which starts every process anew; the third is in place again (the new launch spawned 0).
-  runner=$(dirname "$0")/../../scripts/malleable-run
+  runner=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
   P=("$pdgemm" -n 240 --nb 16 -i 12 -p scripted -s 2:expand:3x2,4:shrink:2x2,6:expand:3x2,8:shrink:2x2,10:expand:3x2)
   ref=$(run 4 "${P[@]}" 2>&1) || fail "the in-place run: $ref"
   grep -q "refresh after" <<<"$ref" && fail "a refresh without RESIZE_REFRESH_AFTER: $ref"
@@ -189,7 +189,7 @@ refresh)
   echo "RESIZE_REFRESH_AFTER=ten: refused (exit $rc), nothing written"
   ;;
 launcher)
-  runner=$(dirname "$0")/../../scripts/malleable-run
+  runner=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
   help=$("$runner" --help 2>&1); rc=$?
   [[ $rc -eq 0 && $help == usage:* && $help == *"--on-failure restart"* && $help == *"DIR/<app>.next"* ]] ||
     fail "malleable-run --help: exit $rc: $help"

@@ -15,7 +15,7 @@ set -uo pipefail
 SRC=$1 prog=$2 mpiexec=$3 imp=$4
 work=$(mktemp -d)
 chmod 755 "$work"
-run=$SRC/scripts/malleable-run
+run=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
 export MALLEABLE_MPIEXEC=${MALLEABLE_MPIEXEC:-"$mpiexec --oversubscribe --bind-to none"} OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 export BLACS_DYN_JOIN_TIMEOUT=8
 pids=()

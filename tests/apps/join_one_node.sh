@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Growing by joining on one node (docs/guide/joining.md), the resizable PDGEMM driver under
-# scripts/malleable-run --job-dir, result checked against serial OpenBLAS each time:
+# malleable-run --job-dir, result checked against serial OpenBLAS each time:
 #  1. ordered by the job: a scripted 2x2 -> 3x3 at iteration 3 is carried out by a second
 #     launch of 5 processes that the job orders from its launcher and joins; the shrink
 #     back to 2x2 at iteration 6 lets that launch go: it ends (its mpiexec returns 0)
@@ -16,7 +16,7 @@
 set -uo pipefail
 SRC=$1 prog=$2 mpiexec=$3
 work=$(mktemp -d)
-run=$SRC/scripts/malleable-run
+run=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
 export MALLEABLE_MPIEXEC=${MALLEABLE_MPIEXEC:-"$mpiexec --oversubscribe --bind-to none"} OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 export BLACS_DYN_JOIN_TIMEOUT=60
 pids=()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # The porting guide's malleable programs (C, C++, Fortran; docs/guide/porting.md) grow by
-# joining unchanged: started under scripts/malleable-run --job-dir, their scripted
+# joining unchanged: started under malleable-run --job-dir, their scripted
 # 2x2 -> 3x3 -> 2x2 is carried out by a launch they order and join (the session chooses
 # the mechanism from the environment the launcher set), the joined processes take the
 # newcomers' path (resize_is_newcomer, resize_join) exactly as spawned ones, and each
@@ -17,7 +17,7 @@ export BLACS_DYN_JOIN_TIMEOUT=60
 command -v ompi-server >/dev/null || { echo "SKIPPED: no ompi-server (Open MPI's; growing by joining needs it)"; exit 77; }
 for prog in "$@"; do
   app=$(basename "$prog")
-  timeout 300 "$SRC/scripts/malleable-run" --job-dir "$work/$app" -n 4 -- "$prog" 3:expand:3x3,6:shrink:2x2 \
+  timeout 300 "${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}" --job-dir "$work/$app" -n 4 -- "$prog" 3:expand:3x3,6:shrink:2x2 \
     "$work/$app.json" >"$work/$app.log" 2>&1
   rc=$?
   if grep -q "the job cannot be joined: this MPI" "$work/$app.log"; then

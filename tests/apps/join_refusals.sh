@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Growing by joining refuses what is not the job's own (docs/guide/joining.md,
-# "Refusals"): a PDGEMM job (scripts/malleable-run --job-dir, 2x2) runs while, one after
+# "Refusals"): a PDGEMM job (malleable-run --job-dir, 2x2) runs while, one after
 # the other, launches try to join it that must not: one without the job's secret, one of
 # another user (it cannot read the job's directory; and a request planted there by
 # another uid), a stale launch (started for another run of the job), a launch of another
@@ -18,7 +18,7 @@ SRC=$1 BUILD=$2 mpiexec=$3
 prog=$BUILD/apps/pdgemm_resizable
 work=$(mktemp -d)
 chmod 755 "$work"
-run=$SRC/scripts/malleable-run
+run=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
 export MALLEABLE_MPIEXEC=${MALLEABLE_MPIEXEC:-"$mpiexec --oversubscribe --bind-to none"} OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
 export BLACS_DYN_JOIN_TIMEOUT=8
 pids=()

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# scripts/malleable-run --on-failure restart with several hosts lost at once,
+# malleable-run --on-failure restart with several hosts lost at once,
 # without MPI: MALLEABLE_MPIEXEC is a stand-in that runs no program. The "job" fails (exit
 # 137) and prints what Open MPI would (one lost node named, or none); the stand-in's probe
 # (`-n 1 --host H:1 true`) fails for the hosts in FAKE_DEAD. The launcher must leave out
@@ -27,7 +27,7 @@ EOS
 chmod +x "$work/mpiexec"
 run() {  # <dead hosts> <what mpiexec says> -> output in $out, status in $rc
   rc=0
-  out=$(FAKE_DEAD=$1 FAKE_SAY=$2 MALLEABLE_MPIEXEC="$work/mpiexec" "$SRC/scripts/malleable-run" -n 8 \
+  out=$(FAKE_DEAD=$1 FAKE_SAY=$2 MALLEABLE_MPIEXEC="$work/mpiexec" "${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}" -n 8 \
     --hosts hA,hB,hC,hD --on-failure restart -- prog -g 2x4 --checkpoint-local 1 2>&1) || rc=$?
   echo "$out"
 }

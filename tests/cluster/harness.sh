@@ -95,7 +95,7 @@ stalled_spawn_job() {  # <job name> "<malleable-run options>" "<driver options>"
   slurm_job_script "$work/job.sh" \
     "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_SHARED=off" \
     "export BLACS_DYN_FAULT=stall-newcomer-in-init RESIZE_SPAWN_DEADLINE=10" \
-    "exec $SRC/scripts/malleable-run -n 4 $2 --hosts slurm -- ${P[*]} -i 1000000 -p slurm \\" \
+    "exec $BUILD/bin/malleable-run -n 4 $2 --hosts slurm -- ${P[*]} -i 1000000 -p slurm \\" \
     "  --checkpoint $d --keep 3 --stop-file $d/stop $3"
   job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J "$1" -N 1 -w node1 --ntasks-per-node=4 \
         -o "$out" "$work/job.sh")

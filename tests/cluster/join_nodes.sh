@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Growing by joining on the emulated cluster, without Slurm (docs/guide/joining.md): a job
-# of two nodes starts as two launches (scripts/malleable-run --job-dir --hosts node1,node2:
+# of two nodes starts as two launches (malleable-run --job-dir --hosts node1,node2:
 # node1's launch, node2's joining it at its start: Open MPI 4.1 keeps every launch on one
 # node), grows onto node3 and node4 in one resize (two launches it orders, joined at one
 # remap point: 2x4 -> 4x4), computes, gives back node2 and node4 (one of them a node it
@@ -18,7 +18,7 @@ dir=$work/job
 app=pdgemm_resizable
 export BLACS_DYN_JOIN_TIMEOUT=90 RESIZE_HISTORY=off
 
-"$CLUSTER" exec node1 "$SRC/scripts/malleable-run" --job-dir "$dir" --hosts node1,node2 -n 8 -- \
+"$CLUSTER" exec node1 "$BUILD/bin/malleable-run" --job-dir "$dir" --hosts node1,node2 -n 8 -- \
   "$BUILD/apps/$app" -n 640 --nb 32 -g 2x4 -i 1000000 -p scripted --stop-file "$work/stop" \
   -s 3:expand:4x4:local2@node3=4+node4=4,30:shrink:2x4@node2+node4 --json "$work/job.json" >"$work/job.log" 2>&1 &
 job=$!

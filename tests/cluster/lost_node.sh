@@ -7,7 +7,7 @@
 # RESIZE_FAULT=pause-in-redistribution, after matrix A moved), each pause lasting until the
 # test has killed (its release file); the kills are therefore at a known point, and 2 completed iterations (11, 12) are lost each time. The job must end
 # within 30 s with a message naming node3, none of its processes left on node1/node2, and
-# scripts/malleable-run --on-failure restart must restart it from the newest complete
+# malleable-run --on-failure restart must restart it from the newest complete
 # checkpoint on node1,node2 (4 processes, 2x2); the restarted job runs one iteration (a stop
 # file made before the kill) and passes the driver's check against serial OpenBLAS. Prints
 # iterations lost and the time from the kill to the end of the job and to the first
@@ -28,7 +28,7 @@ scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver arg
   local name=$1 trigger=$2 envs=$3 d=$work/$1 log=$work/$1.log; shift 3
   mkdir -p "$d"
   "$CLUSTER" exec node1 env $envs MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
-    timeout 120 "$SRC/scripts/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
+    timeout 120 "$BUILD/bin/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
     "$BUILD/apps/$prog" -n 240 --nb 16 -g 2x3 -i 100000 --checkpoint "$d" --checkpoint-every 5 --keep 3 \
     --stop-file "$d/stop" "$@" 2>&1 | stamp >"$log" &
   local job=$!

@@ -6,7 +6,7 @@
 # every 2, and a global HDF5 checkpoint every 5. During iteration 13 (held there by
 # RESIZE_FAULT=pause-in-iteration) every process of node3 is SIGKILLed and node3's storage
 # removed (its memory is gone); the global checkpoint directory is moved away, so no
-# file-system read is possible. scripts/malleable-run --on-failure restart relaunches on
+# file-system read is possible. malleable-run --on-failure restart relaunches on
 # node1,node2 (4 processes, 2x2) with --restart-levels: the survivors rebuild iteration 12
 # from their local copies and the partner copies of node3's processes that node1 keeps,
 # run one iteration (a stop file made before the kill) and pass the driver's check against
@@ -40,7 +40,7 @@ mkdir -p "$d"
 level_flags=(--checkpoint-local 1 --checkpoint-partner 2 --checkpoint-local-dir "$levels")
 [[ $MODE == global ]] && level_flags=()
 "$CLUSTER" exec node1 env RESIZE_FAULT=pause-in-iteration:13:120:$work/go MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
-  timeout 120 "$SRC/scripts/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
+  timeout 120 "$BUILD/bin/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
   "$BUILD/apps/$prog" -n 240 --nb 16 -g 2x3 -i 100000 --checkpoint "$d" --checkpoint-every 5 --keep 3 \
   "${level_flags[@]}" --stop-file "$work/stop" 2>&1 | stamp >"$log" &
 job=$!

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Under the emulated cluster's Slurm: a batch job (sbatch --no-kill -N 3, 2
-# tasks per node) runs scripts/malleable-run --hosts slurm --on-failure restart with a job of
+# tasks per node) runs malleable-run --hosts slurm --on-failure restart with a job of
 # 6 processes (2x3) checkpointing every 5 iterations. node3 is set DOWN (scontrol update)
 # and every process of the job on it is SIGKILLed (the crash) while iteration 13 holds them
 # (RESIZE_FAULT=pause-in-iteration); the last checkpoint was taken after iteration 10. The job must end within 30 s
@@ -17,7 +17,7 @@ prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }
 slurm_job_script "$work/job.sh" \
   "export RESIZE_FAULT=pause-in-iteration:13:120:$d/go" \
-  "exec $SRC/scripts/malleable-run -n 6 --hosts slurm --on-failure restart -- $BUILD/apps/$prog -n 240 --nb 16 \\" \
+  "exec $BUILD/bin/malleable-run -n 6 --hosts slurm --on-failure restart -- $BUILD/apps/$prog -n 240 --nb 16 \\" \
   "  -g 2x3 -i 100000 --checkpoint $d --checkpoint-every 5 --keep 3 --stop-file $d/stop"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J lost -N 3 --ntasks-per-node=2 -o "$out" "$work/job.sh")
 wait_for "$out" "\] iter +1 +grid 2x3" 90 >/dev/null

@@ -3,7 +3,7 @@
 # On the emulated cluster: two nodes lost at once. pdgemm 2x4 on node1-4 (2
 # processes each) keeps the local level every iteration, the partner level every 2 (the
 # ring node1 -> node2 -> node3 -> node4 -> node1) and the global HDF5 file every 5.
-# Through scripts/malleable-run --hosts node1,...,node4 --on-failure restart (run inside a
+# Through malleable-run --hosts node1,...,node4 --on-failure restart (run inside a
 # surviving node), held in iteration 13 (RESIZE_FAULT=pause-in-iteration), two nodes are
 # lost at once (cluster.sh lose: every process of both SIGKILLed, the job's and Open MPI's
 # daemon, links down, unreachable) and their storage removed (their memory is gone).
@@ -67,7 +67,7 @@ grep -m2 "restart refused" "$work/c.log" || true
 [[ $(grep -c "restart refused: restart from levels in $levels.c: no version is complete across the levels on these nodes or in the global checkpoints of" "$work/c.log") -eq 4 ]] ||
   { cat "$work/c.log"; fail "not refused on all 4 processes with the reason"; }
 
-# Through scripts/malleable-run --on-failure restart: 8 processes on node1-4 (2x4), held
+# Through malleable-run --on-failure restart: 8 processes on node1-4 (2x4), held
 # in iteration 13 (RESIZE_FAULT=pause-in-iteration); every process of two nodes (the job's
 # and Open MPI's daemon) SIGKILLed at once and their storage removed; malleable-run runs
 # inside a surviving node and must relaunch on the two others with --restart-levels.
@@ -76,7 +76,7 @@ lost_two() {  # <case> <lost node> <lost node> <node running malleable-run> <glo
   mkdir -p "$dir" "$d"
   rm -f "$work/stop" "$work/go"
   "$CLUSTER" exec "$runner" env RESIZE_FAULT=pause-in-iteration:13:120:$work/go MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
-    timeout 150 "$SRC/scripts/malleable-run" -n 8 --hosts node1,node2,node3,node4 --on-failure restart -- \
+    timeout 150 "$BUILD/bin/malleable-run" -n 8 --hosts node1,node2,node3,node4 --on-failure restart -- \
     "$prog" "${common[@]}" -g 2x4 -i 100000 --checkpoint "$d" --checkpoint-every 5 \
     --checkpoint-local 1 --checkpoint-partner 2 --checkpoint-local-dir "$dir" --stop-file "$work/stop" >"$log" 2>&1 &
   job=$!

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # With the Slurm policy: resizes by restart under the emulated
-# cluster's Slurm. A batch job (sbatch -N 2, 2 tasks per node) runs scripts/malleable-run
+# cluster's Slurm. A batch job (sbatch -N 2, 2 tasks per node) runs malleable-run
 # --hosts slurm with the PDGEMM driver, --mechanism restart -p slurm, on 4 processes (2x2).
 # A rigid job asking for 1 node is then submitted and waits: the policy gives node2 back
 # by restart (checkpoint, exit 4, .next naming node1); malleable-run returns node2 to Slurm
@@ -25,7 +25,7 @@ mech="--mechanism restart" launch=3 spawn=
 [[ $MODE == fallback ]] && mech='' spawn="export BLACS_DYN_SPAWN=off"
 slurm_job_script "$work/job.sh" \
   "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2" "$spawn" \
-  "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 480 --nb 32 \\" \
+  "exec $BUILD/bin/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 480 --nb 32 \\" \
   "  -g 2x2 -i 1000000 -p slurm $mech --checkpoint $d --keep 2 --stop-file $d/stop"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J byrestart -N 2 --ntasks-per-node=2 -o "$out" "$work/job.sh")
 wait_for "$out" "\] iter +1 +grid 2x2" 60 >/dev/null

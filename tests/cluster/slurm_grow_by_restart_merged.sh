@@ -14,7 +14,7 @@ slurm_begin grow 3 --slots 2
 log=/run/malleable-cluster/slurm/log/adopt.log
 slurm_job_script "$work/job.sh" \
   "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=3 RESIZE_SLURM_SHARED=off" \
-  "exec $SRC/scripts/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 240 --nb 16 -g 2x2 -i 1000000 -p slurm \\" \
+  "exec $BUILD/bin/malleable-run -n 4 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 240 --nb 16 -g 2x2 -i 1000000 -p slurm \\" \
   "  --checkpoint $d --keep 2 --stop-file $d/stop"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable --no-kill -J grow -N 2 -w node[1-2] --ntasks-per-node=2 \
       -o "$out" "$work/job.sh")

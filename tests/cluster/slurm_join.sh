@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Growing under a stock Slurm by expander jobs (docs/guide/joining.md, "Under Slurm"): the
 # cluster has no permit_job_expansion (cluster.sh up 2 --slurm --no-expansion). A batch job
-# (sbatch -N 1 -w node1, 2 tasks) runs the PDGEMM driver under scripts/malleable-run
+# (sbatch -N 1 -w node1, 2 tasks) runs the PDGEMM driver under malleable-run
 # --job-dir with the Slurm policy. node2 is idle: the policy submits one expander job for it
 # (sbatch, the job's own user, named malleable-expand-J), whose launch joins the job at a
 # remap point (1x2 -> 2x2 by join); the job's ID and its own allocation (node1) stay as
@@ -32,7 +32,7 @@ fault="export RESIZE_SLURM_JOIN_DEADLINE=120"
 slurm_job_script "$work/job.sh" \
   "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_MAX_NODES=2 RESIZE_SLURM_SHARED=off" \
   "export BLACS_DYN_JOIN_TIMEOUT=90" "$fault" \
-  "exec $SRC/scripts/malleable-run -n 2 --job-dir $work/job -- ${P[*]} -i 1000000 -p slurm --stop-file $d/stop --json $work/job.json"
+  "exec $BUILD/bin/malleable-run -n 2 --job-dir $work/job -- ${P[*]} -i 1000000 -p slurm --stop-file $d/stop --json $work/job.json"
 job=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J joinjob -N 1 -w node1 --ntasks-per-node=2 -o "$out" "$work/job.sh") ||
   fail "the job was refused"
 slurm_jobs+=" malleable-expand-$job"  # cancelled at the end (slurm_end), whatever happened

@@ -68,7 +68,7 @@ watch_until() {  # <seconds> <condition command...>: records the timeline until 
 pdgemm="mpirun --oversubscribe --bind-to none -n 2 $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm"
 
 if [[ $MODE == no-expansion ]]; then
-  job_script grow "$SRC/scripts/malleable-run -n 2 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm --checkpoint $work/ck --keep 2 --stop-file $work/stop"
+  job_script grow "$BUILD/bin/malleable-run -n 2 --hosts slurm -- $BUILD/apps/pdgemm_resizable -n 400 --nb 32 -g 1x2 -i 1000000 -p slurm --checkpoint $work/ck --keep 2 --stop-file $work/stop"
   mkdir -p "$work/ck"
   first=$(submit grow 1 --ntasks-per-node=2)
   continued() { grep -q "continues from" "$work/grow.out" 2>/dev/null && grep -Eq "\] iter +[0-9]+ +grid 2x2" "$work/grow.out"; }

@@ -18,8 +18,8 @@ SRC=$1 BUILD=$2 MODE=${3:-pdgemm}
 . "$SRC/tests/cluster/harness.sh"
 command -v ompi-server >/dev/null || { echo "SKIPPED: no ompi-server (Open MPI's; joins between launches need it)"; exit 77; }
 slurm_begin "recipe rigid blocker" 4 --no-expansion
-run=${MALLEABLE_RUN:-$SRC/scripts/malleable-run}
-env_line="export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_SHARED=off BLACS_DYN_JOIN_TIMEOUT=90 RESIZE_SLURM_JOIN_DEADLINE=120"
+run=$BUILD/bin/malleable-run
+env_line="export RESIZE_SLURM_MIN_NODES=2 RESIZE_SLURM_MAX_NODES=4 RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 RESIZE_SLURM_SHARED=off BLACS_DYN_JOIN_TIMEOUT=90 RESIZE_SLURM_JOIN_DEADLINE=120"
 
 if [[ $MODE == c || $MODE == f ]]; then
   app=porting_malleable_$MODE

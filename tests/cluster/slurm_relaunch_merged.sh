@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A resize by restart onto a node an expansion merged into the allocation: the relaunch's
 # processes must run there. A batch job (sbatch --no-kill -N 1 -w node1, 4 tasks) runs
-# scripts/malleable-run --hosts slurm with the PDGEMM driver and the Slurm policy: node2 is
+# malleable-run --hosts slurm with the PDGEMM driver and the Slurm policy: node2 is
 # idle, the policy obtains it (salloc expand, merged into the job) and spawns 4 processes
 # there, the last of which stalls before its MPI_Init (BLACS_DYN_FAULT=stall-newcomer-in-init),
 # so the spawn's deadline (RESIZE_SPAWN_DEADLINE=10) passes and malleable-run relaunches

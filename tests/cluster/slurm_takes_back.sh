@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Slurm takes the nodes back while an expansion by spawn is under way: the expansion must
 # end as a resize by restart on what the job holds then. A batch job (sbatch --no-kill
-# -N 1 -w node1, 4 tasks) runs scripts/malleable-run --hosts slurm with the PDGEMM driver,
+# -N 1 -w node1, 4 tasks) runs malleable-run --hosts slurm with the PDGEMM driver,
 # the Slurm policy (-p slurm, mechanism spawn, --checkpoint): node2 is idle, so the policy
 # obtains it (salloc expand, merged into the job) and spawns 4 processes there, the last of
 # which stalls before its MPI_Init (BLACS_DYN_FAULT=stall-newcomer-in-init: the spawn

@@ -3,7 +3,7 @@
 # The expansion fallback on the emulated cluster: a job of 4 processes on node1 expands
 # 2x2 -> 3x3 onto node2 (schedule "@node2") after iteration 2, but node2 is gone
 # (cluster.sh lose node2: its processes killed, its link down), so the launch there is
-# refused or never answers. Under scripts/malleable-run (on node1, --checkpoint) the
+# refused or never answers. Under malleable-run (on node1, --checkpoint) the
 # expansion must complete as a resize by restart: launches of 4 then 9 processes (the
 # relaunch on node1: the launcher is given no --hosts), the driver's check against serial OpenBLAS, final
 # checksums equal to the same resizes in place on node1 without a fault, and no process of
@@ -25,7 +25,7 @@ rc=0
 # The job's launches hold node1 only (--host node1:9): Open MPI starts a daemon on node2
 # only for the expansion onto it (blacs-dyn's "add-host"), and that launch is refused.
 "$CLUSTER" exec node1 env MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none --host node1:9" timeout 240 \
-  "$SRC/scripts/malleable-run" -n 4 -- "${P[@]}" -p scripted -s 2:expand:3x3:local2@node2,4:shrink:2x2 \
+  "$BUILD/bin/malleable-run" -n 4 -- "${P[@]}" -p scripted -s 2:expand:3x3:local2@node2,4:shrink:2x2 \
   --checkpoint "$work/ck" --checksums 2>&1 | stamp >"$work/log" || rc=$?
 cut -d' ' -f2- "$work/log" | grep -E "malleable-run|before the spawn|expansion by spawn|result check|FAILED" || true
 [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $(cut -d' ' -f2- "$work/log")"

@@ -11,7 +11,7 @@ against OpenBLAS/LAPACKE/a serial Life; the user programs' closed-form running s
 
 Dimensions (value names as in tests/combinations/cases.txt):
   mech      resize mechanism     spawn (MPI_Comm_spawn in place), restart (checkpoint,
-                                 exit 4, scripts/malleable-run relaunches), none (-p fixed)
+                                 exit 4, malleable-run relaunches), none (-p fixed)
   dir       direction            expand (2x2 -> 3x2), shrink (2x3 -> 2x2; the examples
                                  2x2 -> 1x2), both (2x2 -> 3x2 -> 2x2); "-" with mech none
   bg        background resize    off, wait, continue (--background; A marked constant)
@@ -23,7 +23,7 @@ Dimensions (value names as in tests/combinations/cases.txt):
   mover     data mover           redist, pdgemr2d
   type      element type         s, d, c, z
   api       programming API      cxx, c, fortran
-  launcher  launcher             mpiexec, malleable-run (scripts/malleable-run)
+  launcher  launcher             mpiexec, malleable-run (malleable-run)
   mpi       MPI                  openmpi, mpich (the MPICH build, label mpich)
   prog      program              pdgemm, pdgemv, pdgetrf, life (the drivers), pdgemm_c,
                                  pdgemv_fortran (examples), porting_cxx, porting_c,

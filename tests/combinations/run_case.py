@@ -231,7 +231,7 @@ def launch(c, a, np_, exe, args, recover, env):
     env["MALLEABLE_MPIEXEC"] = " ".join(mpiexec)
     if c["launcher"] == "mpiexec":
         return mpiexec + ["-n", str(np_), exe] + args
-    run = [os.path.join(a.src, "scripts", "malleable-run"), "-n", str(np_), "--max-restarts", "4"]
+    run = [os.path.join(a.build, "bin", "malleable-run"), "-n", str(np_), "--max-restarts", "4"]
     return run + (["--on-failure", "restart"] if recover else []) + ["--", exe] + args
 
 

@@ -4,7 +4,7 @@
 source tree and a build tree.
 
   paths      a code span or code-block word that starts with a source folder
-             (apps/ blacs-dyn/ redist/ gridmap/ cluster/ resize/ scripts/ tests/ docs/ cmake/
+             (apps/ blacs-dyn/ redist/ gridmap/ cluster/ resize/ launcher/ scripts/ tests/ docs/ cmake/
              packaging/ .ci/) exists in the tree (globs must match something); a header
              named from its include root (`resize/session.hpp`) is found under some
              `*/include/malleable/`. A retired script is named with a commit that holds
@@ -43,7 +43,7 @@ import re
 import subprocess
 import sys
 
-SOURCE_DIRS = ("apps", "blacs-dyn", "redist", "gridmap", "cluster", "resize", "scripts", "tests", "docs",
+SOURCE_DIRS = ("apps", "blacs-dyn", "redist", "gridmap", "cluster", "resize", "launcher", "scripts", "tests", "docs",
                "cmake", "packaging", ".ci")
 PARTS = ("blacs_dyn", "blacs-dyn", "redist", "gridmap", "cluster", "resize")
 VAR = re.compile(r"\b((?:RESIZE|BLACS_DYN|REDIST|MALLEABLE|MALL)_[A-Z0-9_]*[A-Z0-9])\b")

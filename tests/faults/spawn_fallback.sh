@@ -3,7 +3,7 @@
 # An expansion by spawn that does not complete becomes a resize by restart (the session's
 # expansion fallback, docs/guide/checkpoint.md "When a spawn does not complete"). The driver
 # (pdgemm, 2x2 -> 3x3 after iteration 2, back to 2x2 after iteration 4) runs under
-# scripts/malleable-run with a checkpoint directory; each mode injects one way the
+# malleable-run with a checkpoint directory; each mode injects one way the
 # expansion dies and requires launches of 4 then 9 processes, the driver's own result
 # check, final checksums equal to the same resizes carried out in place without a fault,
 # and no process of the run left afterwards (found by a token in the environment, which
@@ -37,7 +37,7 @@
 # Usage: spawn_fallback.sh <mpiexec> <mode> <pdgemm_resizable>
 set -uo pipefail
 mpiexec=$1 mode=$2 pdgemm=$3
-runner=$(cd "$(dirname "$0")/../../scripts" && pwd)/malleable-run
+runner=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
 work=$(mktemp -d)
 token="spawn_fallback_$$_$RANDOM$RANDOM"
 export MALL_SPAWN_FALLBACK_TOKEN=$token RESIZE_HISTORY=off

@@ -5,7 +5,7 @@
  * ITERS (ITERS + 1) / 2 whatever grids, checkpoints and restarts happened on the way; an
  * iteration lost or repeated by a restart changes every element. The session checkpoints
  * every --every iterations into --checkpoint DIR and carries out the scripted resizes by
- * restart (--mechanism restart) or in place (spawn); scripts/malleable-run relaunches it
+ * restart (--mechanism restart) or in place (spawn); malleable-run relaunches it
  * with "-g PxQ --restart FILE" appended.
  *   malleable-run -n 4 -- by_restart_c N ITERS --checkpoint DIR --every 2 \
  *                 --schedule 3:expand:2x3 --mechanism restart

@@ -3,7 +3,7 @@
 # Checkpoint cadence and resize by restart through the C API / the Fortran module:
 # the program (by_restart_c or by_restart_f) checkpoints every 2 iterations and its
 # scripted expansion 2x2 -> 2x3 after iteration 3 is carried out by checkpoint, exit 4 and
-# a relaunch on 6 processes by scripts/malleable-run. Checks: launches of 4 then 6
+# a relaunch on 6 processes by malleable-run. Checks: launches of 4 then 6
 # processes, the result check OK (A = A0 + 7*8/2: an iteration lost or repeated fails it),
 # the checkpoints written (2 and 3 by the first launch, 4, 6 and the last, 7, by the
 # second), the second launch's summary counting its own 3 checkpoints, no .next file left;
@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export RESIZE_HISTORY=off
 read -r -a flags <<<"${MALL_MPIEXEC_FLAGS:---oversubscribe --bind-to none}"
-runner=$(dirname "$0")/../../scripts/malleable-run
+runner=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
 fails=0
 fail() { echo "FAILED: $*"; fails=$((fails + 1)); }
 d=$work/ck/sub  # not there yet: the session creates it

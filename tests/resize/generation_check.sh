@@ -14,14 +14,14 @@
 #               process: MPI returns an error on the MPI_ERRORS_RETURN communicator): the
 #               "do not reach" line, an error on the processes, a non-zero exit, no hang
 #   restart     the same fault in the pdgemm driver with a checkpoint directory under
-#               scripts/malleable-run (2x2 -> 3x3 after iteration 2): the launch ends during
+#               malleable-run (2x2 -> 3x3 after iteration 2): the launch ends during
 #               the expansion, the launcher resizes by restart from the checkpoint taken
 #               before the spawn (launches of 4 then 9 processes) and the result check is OK
 # Skipped (77) where Open MPI has no pml/ucx component or UCX cannot start here.
 # Usage: generation_check.sh <mpiexec> <session_respawn> <pdgemm_resizable>
 set -uo pipefail
 mpiexec=$1 prog=$2 pdgemm=$3
-runner=$(cd "$(dirname "$0")/../../scripts" && pwd)/malleable-run
+runner=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
 if ! command -v ompi_info >/dev/null || ! ompi_info 2>/dev/null | grep -q "MCA pml: ucx"; then
   echo "SKIPPED: this Open MPI has no pml/ucx component"; exit 77
 fi

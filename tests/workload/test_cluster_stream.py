@@ -34,7 +34,7 @@ def run_prologue(script, nodes):
             f.write(f"#!/bin/sh\necho \"$*\" >>{d}/calls\n")
         os.chmod(fake, 0o755)
         body = [ln for ln in script.splitlines()
-                if not ln.startswith(("mpirun", "hosts=", "export OMPI_MCA_ras")) and "/scripts/malleable-run " not in ln]
+                if not ln.startswith(("mpirun", "hosts=", "export OMPI_MCA_ras")) and "/bin/malleable-run " not in ln]
         body.append('echo "n=$n tl=$SALLOC_TIMELIMIT it=${it:-} lead=${lead:-}"')
         env = dict(os.environ, PATH=f"{d}:{os.environ['PATH']}", SLURM_JOB_NUM_NODES=str(nodes),
                    SLURM_JOB_ID="42", SLURM_JOB_NODELIST="node1")
@@ -79,7 +79,7 @@ class JobScript(unittest.TestCase):
             self.assertNotIn("/run/malleable-cluster/hostfile", script)
             self.assertNotIn("orte_default_hostfile", script)
             self.assertIn('hosts=$(scontrol show hostnames "$SLURM_JOB_NODELIST" | head -n $n | paste -sd,)', script)
-            self.assertIn("/s/scripts/malleable-run -n $n --hosts $hosts -- /b/apps/flexsleep_resizable", script)
+            self.assertIn("/b/bin/malleable-run -n $n --hosts $hosts -- /b/apps/flexsleep_resizable", script)
             self.assertIn("--checkpoint /o/ckpt/j001", script)
         self.assertNotIn("malleable-run", cluster_stream.job_script(job(malleable=False), "/s", "/b", "/o"))
 

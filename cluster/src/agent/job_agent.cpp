@@ -382,7 +382,7 @@ Step JobAgent::grow(const Moment& m, const Plan& p0, int per_node, double t, boo
     }
     if (by_restart) {
       // No job expansion in this Slurm: a new allocation holding these nodes and the
-      // job's, by restart (scripts/malleable-run --hosts slurm resubmits the job).
+      // job's, by restart (malleable-run --hosts slurm resubmits the job).
       note("growing by restart into a new allocation with " + compress_hostlist(nodes) +
            " (Slurm does not permit job expansion; " + p.why + ")");
       Step g = expansion(m, p, nodes, per_node, "slurm: " + log_.back());
@@ -479,7 +479,7 @@ void JobAgent::completed(const Step& d, bool ok) {
   if (grow && !acquired_.empty()) {
     // The spawn failed: the nodes Slurm gave for it go back at the next remap point
     // (decide), unless the job first resizes by restart onto them (the
-    // driver checkpoints, exits, and scripts/malleable-run relaunches on the allocation).
+    // driver checkpoints, exits, and malleable-run relaunches on the allocation).
     if (!ok) failed_grant_ = acquired_;
     acquired_.clear();
   }

@@ -104,7 +104,7 @@ bool JobAgent::within_launcher(Plan& p) {
   if (!place_.said)
     note("not growing beyond the nodes the launcher runs daemons on (" + compress_hostlist(place_.daemons) +
          "): Open MPI 4.1 cannot start a daemon on a node granted after launch once it runs daemons on other nodes, "
-         "and no launcher relaunches this job (run it under scripts/malleable-run --hosts slurm to grow by restart)");
+         "and no launcher relaunches this job (run it under malleable-run --hosts slurm to grow by restart)");
   place_.said = true;
   return false;
 }

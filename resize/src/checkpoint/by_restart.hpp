@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A resize carried out by checkpoint, exit and restart: what the next launch
 // runs on. Pure; the session (Session::remap_or_restart) writes it to DIR/<app>.next for
-// scripts/malleable-run.
+// malleable-run.
 #pragma once
 
 #include <string>

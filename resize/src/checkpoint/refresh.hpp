@@ -6,7 +6,7 @@
 // process lives, so a job that grows and shrinks for days grows without bound. With
 // RESIZE_REFRESH_AFTER=N the processes of one launch spawn at most N processes in place:
 // the expansion that would take them past N is carried out by restart (a checkpoint, then
-// scripts/malleable-run relaunches the job at the new size), which starts every process,
+// malleable-run relaunches the job at the new size), which starts every process,
 // and Open MPI's state, anew. The shell is Session::remap_or_restart
 // (session/session_by_restart.cpp); the count is parts/world.hpp's World::spawned().
 #pragma once

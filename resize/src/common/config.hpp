@@ -48,14 +48,14 @@ struct Slurm {
   Text expansion;       // RESIZE_SLURM_EXPANSION: auto, on or off
   Text late_daemons;    // RESIZE_SLURM_LATE_DAEMONS: on or off (Open MPI 4.1: off)
   Text home;            // HOME: the shared directory's default parent
-  Text launched_hosts;  // MALLEABLE_RUN_HOSTS: the hosts scripts/malleable-run placed the job on
+  Text launched_hosts;  // MALLEABLE_RUN_HOSTS: the hosts malleable-run placed the job on
   Text arbiter;         // RESIZE_ARBITER: the arbiter daemon's socket (malleable-arbiterd)
   Text arbiter_munge;   // RESIZE_ARBITER_MUNGE: munged's socket for the arbiter's credentials
   Text arbiter_user;    // RESIZE_ARBITER_USER: who the arbiter runs as (its replies' uid)
   Text join;            // RESIZE_SLURM_JOIN: auto or off (growth by expander jobs)
   Text join_deadline;   // RESIZE_SLURM_JOIN_DEADLINE: seconds an expander's launch has to ask to join
-  Text job_dir;         // BLACS_DYN_JOB_DIR: the job's directory (scripts/malleable-run --job-dir)
-  Text launcher;        // MALLEABLE_RUN: scripts/malleable-run's path, exported by it
+  Text job_dir;         // BLACS_DYN_JOB_DIR: the job's directory (malleable-run --job-dir)
+  Text launcher;        // MALLEABLE_RUN: malleable-run's path, exported by it
 };
 
 // The session (session/, background/, common/fault).

@@ -53,7 +53,7 @@ ReachVerdict decide_reach(const PairTimes& fresh, const PairTimes& mixed, const 
     v.line = head + "world rank 0 and a spawned process on its node do not reach each other (" +
              (mixed.error.empty() ? std::string("no exchange completed") : mixed.error) +
              "): the expansion cannot be used; every process stops (with a checkpoint directory, "
-             "scripts/malleable-run resizes by restart instead); RESIZE_UCX_CHECK=off skips the check";
+             "malleable-run resizes by restart instead); RESIZE_UCX_CHECK=off skips the check";
     return v;
   }
   const bool own = usable(fresh);

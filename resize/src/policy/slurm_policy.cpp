@@ -117,7 +117,7 @@ double env_seconds(const config::Text& v, const char* name, double fallback) {
 }  // namespace
 
 // Growth by expander jobs (RESIZE_SLURM_JOIN=auto, the default: whenever the job runs
-// under scripts/malleable-run --job-dir, which sets BLACS_DYN_JOB_DIR and MALLEABLE_RUN;
+// under malleable-run --job-dir, which sets BLACS_DYN_JOB_DIR and MALLEABLE_RUN;
 // off: by job expansion or by restart); RESIZE_SLURM_JOIN_DEADLINE: the seconds an
 // expander's launch has to ask to join (90).
 void join_options(const config::Slurm& env, Options& o) {
@@ -129,7 +129,7 @@ void join_options(const config::Slurm& env, Options& o) {
   if (dir[0] != '/' || launcher.empty() || launcher[0] != '/')
     throw Error("growing by joining under Slurm needs the job's directory and launcher as absolute paths "
                 "(BLACS_DYN_JOB_DIR='" + dir + "', MALLEABLE_RUN='" + launcher +
-                "': run the job under scripts/malleable-run --job-dir), or RESIZE_SLURM_JOIN=off");
+                "': run the job under malleable-run --job-dir), or RESIZE_SLURM_JOIN=off");
   o.launch.join.dir = dir;
   o.launch.join.launcher = launcher;
 }

@@ -51,7 +51,7 @@ std::unique_ptr<Policy> make_slurm_policy(int total_iterations = 0);
 
 // Growth by expander jobs from the environment (RESIZE_SLURM_JOIN: auto, the default, or
 // off; RESIZE_SLURM_JOIN_DEADLINE; BLACS_DYN_JOB_DIR and MALLEABLE_RUN, which
-// scripts/malleable-run --job-dir exports): sets o.join when the job can be joined; throws
+// malleable-run --job-dir exports): sets o.join when the job can be joined; throws
 // Error on a bad value or on a job directory without an absolute launcher.
 void join_options(const config::Slurm& env, cluster::slurm::Options& o);
 

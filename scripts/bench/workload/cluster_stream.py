@@ -179,9 +179,9 @@ def job_script(j, src, build, out, start="full", arbiter=None):
             # Growing by joining (docs/guide/joining.md, "Under Slurm"): one launch per node
             # of its minimum, each joined at the start; every further node an expander job
             # whose launch joins it, given back by ending that launch (no job expansion).
-            lines.append(f"{src}/scripts/malleable-run --job-dir {out}/jobdirs/{j['id']} -n $n --hosts $hosts -- {run}")
+            lines.append(f"{build}/bin/malleable-run --job-dir {out}/jobdirs/{j['id']} -n $n --hosts $hosts -- {run}")
         else:
-            lines.append(f"{src}/scripts/malleable-run -n $n --hosts $hosts -- {run}")
+            lines.append(f"{build}/bin/malleable-run -n $n --hosts $hosts -- {run}")
         return "\n".join(lines) + "\n"
     lines.append(f"mpirun --oversubscribe --bind-to none {mapping}-n $n {run}")
     return "\n".join(lines) + "\n"

@@ -47,7 +47,7 @@ int blacs_dyn_expand_args(int nnew, const char* command, const char* args, const
 int blacs_dyn_expand_hosts(int nhosts, const char* const hosts[], const int counts[],
                            const char* command, char* const argv[], MPI_Info info);
 /* Growing by joining (docs/reference/blacs-dyn.md, "Growing by joining"): a job whose
- * processes have BLACS_DYN_JOB_DIR=DIR (a private directory; scripts/malleable-run
+ * processes have BLACS_DYN_JOB_DIR=DIR (a private directory; malleable-run
  * --job-dir sets it up with an ompi-server) grows by whole launches of the same program
  * (mpiexec on one node each, BLACS_DYN_JOIN_LAUNCH=<id>: malleable-run --join DIR) that join
  * it at a remap point: world rank 0 connects to each (MPI_Comm_connect to the port it wrote

@@ -3,7 +3,7 @@
 // arbitration grants, the job submits one batch job of its own user: one node, the job's
 // partition, account and QOS, named and commented after the job (squeue and sacct tie it to
 // the job), its time limit no later than the job's own end. The expander runs one launch of
-// the job's program on its node (the launcher's join: scripts/malleable-run --join), which
+// the job's program on its node (the launcher's join: malleable-run --join), which
 // joins the running job at its next remap point and leaves when the job gives the node
 // back; the expander then ends and Slurm sees its node idle again. The job keeps its ID
 // and never changes its own allocation.

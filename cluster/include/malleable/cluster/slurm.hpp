@@ -212,7 +212,7 @@ struct Options {
   std::function<void(Options&)> configure;
   // The job's launcher.
   struct Launch {
-    // The hosts it placed this job's processes on (scripts/malleable-run sets
+    // The hosts it placed this job's processes on (malleable-run sets
     // MALLEABLE_RUN_HOSTS): checked at the first decision against where the ranks run;
     // set, the launcher relaunches the job for a resize by restart.
     std::vector<std::string> on;
@@ -223,7 +223,7 @@ struct Options {
     // (Decision::by_restart), or none when nothing relaunches the job.
     bool late_daemons = false;
     // Growth by expander jobs (docs/guide/joining.md, "Under Slurm"): set (the job runs
-    // under scripts/malleable-run --job-dir DIR), the job grows by submitting one batch job of
+    // under malleable-run --job-dir DIR), the job grows by submitting one batch job of
     // its own per node it is granted, each running one launch that joins it (`launcher --join
     // DIR --host NODE --id ID -n K --while-job J`), and gives such a node back by letting that launch
     // leave: the expander ends and Slurm sees its node idle. The job keeps its ID and its
@@ -231,7 +231,7 @@ struct Options {
     // expansion, or by restart into a new allocation (`expansion`).
     struct Join {
       std::string dir;                // the job's directory (absolute)
-      std::string launcher;           // scripts/malleable-run's absolute path
+      std::string launcher;           // malleable-run's absolute path
       double start_deadline_s = 90;   // an expander whose launch does not wait to join by then is cancelled
       long margin_min = 2;            // an expander ends at least this long before the job's time limit
       long cap_min = 7 * 1440;        // an expander's time limit when the job has none

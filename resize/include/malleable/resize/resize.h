@@ -112,7 +112,7 @@ int resize_checkpoint_in(resize_session* s, const char* dir, int keep, char* fil
  * RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED (re-read buffers and descriptors) or
  * RESIZE_STEP_EXIT_FOR_RESTART: the session checkpointed and wrote dir/<app>.next; call
  * resize_destroy, MPI_Finalize and exit with RESIZE_EXIT_RESIZE_BY_RESTART, and
- * scripts/malleable-run starts the program again with "-g PxQ --restart FILE" appended.
+ * malleable-run starts the program again with "-g PxQ --restart FILE" appended.
  * *action as resize_remap_point. RESIZE_ERR_RESIZE: a resize in place failed, the job
  * continues (*step CONTINUE). Without resize_set_checkpointing it is resize_remap_point. */
 enum { RESIZE_MECHANISM_SPAWN = 0, RESIZE_MECHANISM_RESTART = 1 };

@@ -120,7 +120,7 @@ struct LevelCadence {
 
 // How a resize is carried out (Session::remap_or_restart): in place (spawn / shrink /
 // regrid), or by checkpoint, exit kExitResizeByRestart and a new launch with the new
-// process count (scripts/malleable-run).
+// process count (malleable-run).
 enum class Mechanism { Spawn, Restart };
 Mechanism parse_mechanism(const std::string& s);  // "spawn" | "restart"; throws Error
 

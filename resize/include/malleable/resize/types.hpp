@@ -111,12 +111,12 @@ struct Decision {
   std::string reason;  // for the progress line
   // Expand only: the hosts are not the job's yet (a resource manager without job
   // expansion): the resize is carried out by restart only, and the launcher asks for a
-  // new, larger allocation holding them (scripts/malleable-run --hosts slurm).
+  // new, larger allocation holding them (malleable-run --hosts slurm).
   bool new_allocation = false;
   // Expand only: the hosts are the job's, but its launcher cannot start processes there
   // (Open MPI 4.1 adds no daemon on a node granted after launch once it runs daemons on
   // other nodes): the resize is carried out by restart only, the launcher relaunching the
-  // job on its allocation (scripts/malleable-run --hosts slurm).
+  // job on its allocation (malleable-run --hosts slurm).
   bool by_restart = false;
   // Expand only: how the new processes come (the session fills in Auto before carrying the
   // expansion out), and with Waiting the launches to take, by their ids.

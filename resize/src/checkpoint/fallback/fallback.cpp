@@ -112,7 +112,7 @@ std::string expired_message(const std::string& app, int iteration, const std::st
                             const std::string& next_path, const std::string& what) {
   return "[" + app + "] the " + what + " after iteration " + std::to_string(iteration) + " (" + from_grid + " -> " +
          std::to_string(nprow) + "x" + std::to_string(npcol) + ") did not complete within its " + deadline_text +
-         ": resizing by restart instead. Every process exits with status 4; scripts/malleable-run relaunches on " +
+         ": resizing by restart instead. Every process exits with status 4; malleable-run relaunches on " +
          std::to_string(nprow * npcol) + " processes from " + next_path + ". Without it, restart the job by hand with -g " +
          std::to_string(nprow) + "x" + std::to_string(npcol) + " " + restart_option(file) + "\n";
 }

@@ -5,7 +5,7 @@
 // refuses the launch) would cost the job. So before the spawn the session secures the
 // state before the resize (a checkpoint) and writes DIR/<app>.next for the target size with
 // a marker line; a spawn that has not returned by its deadline makes every process exit
-// with the restart status, and scripts/malleable-run relaunches at the target size from
+// with the restart status, and malleable-run relaunches at the target size from
 // that checkpoint (also when the launch ends with another status while the marker is
 // there). This file decides: the deadline from the session's own spawn times, the
 // settings, the texts. The shell is fallback/carry_out.cpp.
@@ -79,7 +79,7 @@ std::string checkpoint_text(const std::string& file);
 // "--restart-levels").
 std::string restart_option(const std::string& file);
 
-// The marker line the launcher knows a pre-spawn .next by (scripts/malleable-run).
+// The marker line the launcher knows a pre-spawn .next by (malleable-run).
 inline constexpr const char* kSpawnMarker = "spawn-fallback";
 
 // What every process's deadline thread says (world rank 0) when the spawn did not return:
