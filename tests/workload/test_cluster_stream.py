@@ -83,6 +83,20 @@ class JobScript(unittest.TestCase):
             self.assertIn("--checkpoint /o/ckpt/j001", script)
         self.assertNotIn("malleable-run", cluster_stream.job_script(job(malleable=False), "/s", "/b", "/o"))
 
+    def test_recipe_start_runs_the_launcher_on_what_slurm_gave_down_to_the_minimum(self):
+        # docs/guide/slurm.md's recipe: malleable-run --job-dir with no --hosts and no -n,
+        # the grid from every node Slurm gave, the floor the job's minimum, no lead-in and
+        # no lowered time limit (the job may give back down to its minimum)
+        script = cluster_stream.job_script(job(), "/s", "/b", "/o", start="recipe")
+        self.assertIn("RESIZE_SLURM_MIN_NODES=1 ", script)
+        self.assertIn("/b/bin/malleable-run --job-dir /o/jobdirs/j001 -- /b/apps/flexsleep_resizable", script)
+        self.assertNotIn("--hosts", script)
+        self.assertNotIn("--lead-in", script)
+        self.assertNotIn("TimeLimit", script)
+        last, calls = run_prologue(script, 3)
+        self.assertEqual(calls, [])
+        self.assertTrue(last.startswith("n=3 "), last)
+
     def test_sbatch_range_top(self):
         j = {"nodes": 4, "min_nodes": 2, "max_nodes": 8, "malleable": True}
         self.assertEqual(cluster_stream.sbatch_nodes(j), "2-8")

@@ -85,12 +85,15 @@ def job_script(j, src, build, out, start="full", arbiter=None):
     agent (a shrink of the allocation must not kill a Slurm step holding them). `start`:
     how a malleable job starts on the nodes Slurm gave it ("full", the default: on all of
     them, which cannot leave; "min": on its minimum, spawning onto the rest at once;
-    "one": on one process, spawning onto the rest). `arbiter`: (socket, munge socket, its user) of
+    "one": on one process, spawning onto the rest; "join": submitted for its minimum, growing
+    by expander jobs; "recipe": the one recipe of docs/guide/slurm.md, malleable-run --job-dir
+    on every node Slurm gave in [min, max], one launch per node, giving back any node but the
+    batch host down to its minimum and growing by expander jobs). `arbiter`: (socket, munge socket, its user) of
     the cluster's malleable-arbiterd, which the Slurm policy then asks instead of the
     run's shared directory."""
     start_one = start == "one"
     floor = {"one": str(j["min_nodes"]), "min": str(j["min_nodes"]), "join": str(j["min_nodes"]),
-             "full": "$SLURM_JOB_NUM_NODES"}[start]
+             "recipe": str(j["min_nodes"]), "full": "$SLURM_JOB_NUM_NODES"}[start]
     sf, iters = j["serial_fraction"], j["iterations"]
     policy = "slurm" if j["malleable"] else "fixed"
     lines = [
@@ -127,7 +130,7 @@ def job_script(j, src, build, out, start="full", arbiter=None):
         # it spreads onto its allocation at once.) The default, start on the minimum: the
         # first launch is as large as the job's floor anyway, and only the nodes Slurm gave
         # above it are spawned onto (none when Slurm gave the minimum).
-        ("n=1" if start_one else f"n={j['min_nodes']}") if j["malleable"] and start != "full"
+        ("n=1" if start_one else f"n={j['min_nodes']}") if j["malleable"] and start not in ("full", "recipe")
         else "n=$SLURM_JOB_NUM_NODES",
         "p=$(python3 -c \"import math,sys; n=int(sys.argv[1]); p=math.isqrt(n)\n"
         "while n % p: p -= 1\nprint(f'{p}x{n//p}')\" $n)",
@@ -153,7 +156,7 @@ def job_script(j, src, build, out, start="full", arbiter=None):
         # a real checkpoint at the end (parallel HDF5), for its cost
         # a lead-in iteration (no work, so that the first remap point spreads the job onto
         # its allocation at once) when the job starts on fewer nodes than Slurm gave
-        lead_in = j["malleable"] and start != "full"
+        lead_in = j["malleable"] and start not in ("full", "recipe")
         if lead_in:
             lines.append(f"it={iters}; lead=; if [ \"$SLURM_JOB_NUM_NODES\" -gt \"$n\" ]; then it={iters + 1}; lead=--lead-in; fi")
             common = common.replace(f"-i {iters} ", "-i $it ")
@@ -163,6 +166,11 @@ def job_script(j, src, build, out, start="full", arbiter=None):
     # process, no mapping option (with --map-by node, a later spawn onto nodes Slurm added
     # failed in Open MPI 4.1.4's daemons: "ppr pattern ... topology information missing")
     mapping = "" if j["malleable"] else "--map-by node "
+    if j["malleable"] and start == "recipe":
+        # The recipe: malleable-run inside the Slurm job, no --hosts and no -n (it runs on
+        # the job's nodes, one launch per node, the tasks per node Slurm gave on each)
+        lines.append(f"{build}/bin/malleable-run --job-dir {out}/jobdirs/{j['id']} -- {run}")
+        return "\n".join(lines) + "\n"
     if j["malleable"]:
         # Processes only where Slurm says: the launcher gets the job's own first $n nodes
         # (this node first, so rank 0 is here; one slot each) and starts its daemons there
@@ -323,10 +331,11 @@ def main(argv=None):
     r.add_argument("--arbiter-munge", help="munged's socket for the arbiter's credentials")
     r.add_argument("--arbiter-user", default="slurm",
                    help="the user the arbiter runs as: the jobs take its replies only (default slurm, as workload_cluster.sh runs it)")
-    r.add_argument("--start", choices=("full", "min", "one", "join"), default="full",
+    r.add_argument("--start", choices=("full", "min", "one", "join", "recipe"), default="full",
                    help="a malleable job starts on all of its allocation (full), or on its minimum (min) or one "
                         "process (one) and spawns onto the rest, or is submitted for its minimum and grows by "
-                        "expander jobs whose launches join it (join: malleable-run --job-dir)")
+                        "expander jobs whose launches join it (join: malleable-run --job-dir), or starts by the "
+                        "recipe on what Slurm gives in its range and gives back down to its minimum (recipe)")
     a = ap.parse_args(argv)
     if a.cmd == "prepare":
         w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n)

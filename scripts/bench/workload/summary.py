@@ -40,7 +40,7 @@ POLICIES = ("rigid", "moldable", "malleable")
 # `start`, how a malleable job launches on the nodes Slurm gave it (workload_cluster.sh
 # --start, the simulator's --start); "-" in both for a run with no malleable job.
 RANGES = ("requested", "double", "grow", "-")
-STARTS = ("full", "min", "one", "join", "-")
+STARTS = ("full", "min", "one", "join", "recipe", "-")
 TAU_S = 10.0   # bounded slowdown's threshold
 
 
