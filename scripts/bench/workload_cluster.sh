@@ -15,7 +15,7 @@
 #   scripts/bench/workload_cluster.sh [--nodes 10] [--jobs 32] [--seed 1] [--shares "0 0.25 0.5 1"]
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
 #        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
-#        [--start min|one|full|join] [--no-accounting] [--range requested|double|grow]
+#        [--start min|one|full|join|recipe] [--no-accounting] [--range requested|double|grow]
 #        [--workload FILE [--arms "rigid moldable malleable"] [--setting NAME]] [--arbiter]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/; docs/data/workload's runs are
 # packed into its runs.tar.xz at the end, scripts/bench/data_archive.py), plots docs/img/workload_<basename of DIR>_<s>.png
@@ -28,6 +28,9 @@
 # work), so that it may shrink back to its min later; --start one launches one process
 # (see workload/cluster_stream.py); --start join submits a malleable job for exactly its
 # minimum and grows it by expander jobs whose launches join it (malleable-run --job-dir).
+# --start recipe runs it by docs/guide/slurm.md's recipe: sbatch -N min-size, malleable-run
+# --job-dir on every node Slurm gave (one launch per node), giving back any node but the
+# batch host down to its minimum, growing by expander jobs.
 # Slurm keeps accounting through slurmdbd, so that a job may change size more than once
 # (--no-accounting: without, as Slurm 22.05 then allows one change per job).
 # --range: a malleable job's node range: grow (the default), [size/2, 2 x size] of which
