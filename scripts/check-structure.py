@@ -7,9 +7,10 @@ more than 20 data members, no `getenv` outside the parts' configuration files
 (config.cpp / config.hpp, docs/guide/configuration.md), no "issue N" citation (the issues
 are not in the repository; comments say what the code does), and redist's exchange
 entry points and data messages only in the move's one builder and redist's executor
-(ENTRY_POINTS); inside resize/src, every include points down the rooms' layers (LAYERS:
-no room includes the session's internals, session/, from below) and the facade's state,
-session/session_impl.hpp, is included by at most MAX_INCLUDERS files.
+(ENTRY_POINTS); inside resize/src (and cluster/src, blacs-dyn/src), every include points
+down the rooms' layers (LAYERS: no room includes the session's internals, session/, from
+below) and the facade's state, session/session_impl.hpp, is included by at most
+MAX_INCLUDERS files.
 
 Usage: check-structure.py [source-dir]   (exit 1 and a list when something is over)
        check-structure.py --self-test     (proves on a scratch tree that it catches each
@@ -108,6 +109,10 @@ LAYERS = [
     # and client; the arbitration between jobs over Slurm's words (slurm/).
     (os.path.join("cluster", "src"),
      [["daemon", "agent"], ["arbiter"], ["arbitration"], ["slurm"]]),
+    # blacs-dyn: the shell (interposition, C API, BLACS glue, configuration) and the Runtime
+    # (the runtime calls the glue and the configuration) over the pure protocol/.
+    (os.path.join("blacs-dyn", "src"),
+     [["shell", "runtime"], ["protocol"]]),
 ]
 # Headers that only a few files may include: the facade's state is the facade's business.
 MAX_INCLUDERS = {os.path.join("resize", "src", "session", "session_impl.hpp"): 8}
@@ -623,8 +628,8 @@ def main():
         for p in problems:
             print(p)
         print("check-structure --layers:", f"FAILED, {len(problems)}" if problems else
-              "PASS: every include in resize/src points down its rooms' layers; session_impl.hpp within its "
-              "includers' limit")
+              "PASS: every include in resize/src, cluster/src and blacs-dyn/src points down its rooms' layers; "
+              "session_impl.hpp within its includers' limit")
         return 1 if problems else 0
     if sys.argv[1:2] == ["--entry-points"]:  # the one builder and the one executor alone
         root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))

@@ -25,9 +25,9 @@
 #include <thread>
 #include <vector>
 
-#include "join_dir.hpp"
-#include "join_protocol.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/join_dir.hpp"
+#include "protocol/join_protocol.hpp"
+#include "runtime/runtime_detail.hpp"
 
 namespace {
 

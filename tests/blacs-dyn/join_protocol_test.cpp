@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Growing by joining, the plain logic (blacs-dyn/src/join_protocol.hpp): the job's and a
+// Growing by joining, the plain logic (blacs-dyn/src/protocol/join_protocol.hpp): the job's and a
 // request's records round-trip and refuse what is malformed; a request is refused before
 // any connection for each reason (another user's file, a file open to others, another
 // uid, a stale launch, a wrong program, no heartbeat, a start launch arriving later); a
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "join_protocol.hpp"
+#include "protocol/join_protocol.hpp"
 
 namespace {
 

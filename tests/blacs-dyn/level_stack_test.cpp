@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "level_stack.hpp"
+#include "protocol/level_stack.hpp"
 
 using blacs_dyn::Departure;
 using blacs_dyn::Error;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// blacs-dyn's control messages (blacs-dyn/src/messages.hpp): each survives its round trip
+// blacs-dyn's control messages (blacs-dyn/src/protocol/messages.hpp): each survives its round trip
 // field for field; another version, another kind of message, a truncated or an overlong
 // one and a field out of range are refused with an error naming the message.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "messages.hpp"
+#include "protocol/messages.hpp"
 
 namespace {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// A leaving process's connection to its PMIx server (blacs-dyn/src/pmix_link.hpp): the URI,
+// A leaving process's connection to its PMIx server (blacs-dyn/src/protocol/pmix_link.hpp): the URI,
 // the kernel's TCP tables as Linux prints them, finding the connection and telling when
 // the server has closed its end.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "pmix_link.hpp"
+#include "protocol/pmix_link.hpp"
 
 using namespace blacs_dyn::pmix_link;
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "schema.hpp"
+#include "protocol/schema.hpp"
 
 using blacs_dyn::Error;
 using blacs_dyn::parse_schema;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Old and new processes on one node talk through shared memory with BLACS_DYN_PML=ucx
-# (blacs-dyn/src/runtime.cpp, prepare_mpi_init). Two runs of a program that grows 2 -> 4 ->
+# (blacs-dyn/src/runtime/runtime.cpp, prepare_mpi_init). Two runs of a program that grows 2 -> 4 ->
 # 6 -> 9 by spawn and shrinks back, PDGEMM checked at every step, with MPI's network
 # transports taken away:
 #   1. Open MPI's default (ob1) with the shared-memory and self transports only

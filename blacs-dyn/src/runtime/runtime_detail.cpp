@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Helpers shared by blacs-dyn's runtime_*.cpp: MPI error text and checks, agreement on
 // errors, executable and capacity checks, info keys, host names.
-#include "runtime_detail.hpp"
+#include "runtime/runtime_detail.hpp"
 
 
 #include <dlfcn.h>
@@ -22,8 +22,8 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
-#include "schema.hpp"
-#include "blacs_glue.hpp"
+#include "protocol/schema.hpp"
+#include "shell/blacs_glue.hpp"
 #include "malleable_internal/collective.hpp"
 
 

@@ -17,9 +17,9 @@
 #include <cstdlib>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "blacs_glue.hpp"
-#include "config.hpp"
-#include "runtime.hpp"
+#include "shell/blacs_glue.hpp"
+#include "shell/config.hpp"
+#include "runtime/runtime.hpp"
 
 // BLACS' own handle conversions (exported by ScaLAPACK, not in a public header).
 extern "C" {

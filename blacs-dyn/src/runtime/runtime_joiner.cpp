@@ -7,8 +7,8 @@
 // call-off, or no connection by the deadline ends the launch (status 3) with a line
 // naming it; once joined, the launch's rank 0 watches the job's heartbeat and ends the
 // launch if the job is gone. The job's side is runtime_join.cpp.
-#include "runtime.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/runtime_detail.hpp"
 
 #include <unistd.h>
 
@@ -21,8 +21,8 @@
 #include <memory>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "blacs_glue.hpp"
-#include "join_handshake.hpp"
+#include "shell/blacs_glue.hpp"
+#include "runtime/join_handshake.hpp"
 #include "malleable_internal/collective.hpp"
 
 namespace blacs_dyn {

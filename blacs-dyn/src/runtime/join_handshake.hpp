@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "join_protocol.hpp"
+#include "protocol/join_protocol.hpp"
 
 namespace blacs_dyn::detail {
 

@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "join_dir.hpp"
-#include "level_stack.hpp"
+#include "runtime/join_dir.hpp"
+#include "protocol/level_stack.hpp"
 #include "malleable_internal/watchdog.hpp"
 
 namespace blacs_dyn {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Growing by joining, the files of the job's directory (join_dir.hpp).
-#include "join_dir.hpp"
+#include "runtime/join_dir.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Communicator-stack bookkeeping (pure).
-#include "level_stack.hpp"
+#include "protocol/level_stack.hpp"
 
 #include <algorithm>
 #include <string>

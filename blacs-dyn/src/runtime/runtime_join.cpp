@@ -5,8 +5,8 @@
 // authenticated by their hellos, then prepared, acknowledged and merged into one level,
 // each launch one group tied to rank 0 by its connection as a spawned group is by its
 // spawn link), and the refusals. The joining launch's side is runtime_joiner.cpp.
-#include "runtime.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/runtime_detail.hpp"
 
 #include <unistd.h>
 
@@ -16,8 +16,8 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
-#include "blacs_glue.hpp"
-#include "join_handshake.hpp"
+#include "shell/blacs_glue.hpp"
+#include "runtime/join_handshake.hpp"
 #include "malleable_internal/collective.hpp"
 
 namespace blacs_dyn {

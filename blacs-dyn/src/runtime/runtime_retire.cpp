@@ -2,14 +2,14 @@
 // The respawn's last step (Runtime::retire): the processes the last expansion started
 // replace the world, every other process of the job ends, and the ones that stay go on
 // as a job started with them (docs/reference/blacs-dyn.md, "The respawn").
-#include "runtime.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/runtime_detail.hpp"
 
 #include <algorithm>
 
-#include "blacs_glue.hpp"
+#include "shell/blacs_glue.hpp"
 #include "malleable_internal/collective.hpp"
-#include "messages.hpp"
+#include "protocol/messages.hpp"
 
 namespace blacs_dyn {
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Growing by joining, the job's rank 0's side of one hand-shake over MPI (join_handshake.hpp).
-#include "join_handshake.hpp"
+#include "runtime/join_handshake.hpp"
 
 #include <algorithm>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "join_dir.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/join_dir.hpp"
+#include "runtime/runtime_detail.hpp"
 
 namespace blacs_dyn::detail {
 

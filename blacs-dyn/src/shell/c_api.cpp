@@ -8,9 +8,9 @@
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/blacs_dyn/error.hpp"
-#include "blacs_glue.hpp"
-#include "schema.hpp"
-#include "runtime.hpp"
+#include "shell/blacs_glue.hpp"
+#include "protocol/schema.hpp"
+#include "runtime/runtime.hpp"
 
 namespace {
 

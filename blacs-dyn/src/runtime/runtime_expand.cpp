@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Expansions: spawning newcomers, the hand-shake with them and the
 // merge into the world; schema files.
-#include "runtime.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/runtime_detail.hpp"
 
 
 #include <dlfcn.h>
@@ -23,10 +23,10 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
-#include "schema.hpp"
-#include "blacs_glue.hpp"
+#include "protocol/schema.hpp"
+#include "shell/blacs_glue.hpp"
 #include "malleable_internal/collective.hpp"
-#include "messages.hpp"
+#include "protocol/messages.hpp"
 
 
 namespace blacs_dyn {

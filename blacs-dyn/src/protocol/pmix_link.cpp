@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A leaving process's connection to its launcher's PMIx server (pmix_link.hpp; pure).
-#include "pmix_link.hpp"
+#include "protocol/pmix_link.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/error.hpp"
-#include "config.hpp"
-#include "level_stack.hpp"
+#include "shell/config.hpp"
+#include "protocol/level_stack.hpp"
 
 namespace blacs_dyn::detail {
 

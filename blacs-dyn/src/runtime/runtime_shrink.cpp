@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Shrinks (the communicator stack), releasing nodes, parking, leaving,
 // the state hand-over and the end of the job.
-#include "runtime.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/runtime_detail.hpp"
 
 
 #include <dlfcn.h>
@@ -23,11 +23,11 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
-#include "schema.hpp"
-#include "blacs_glue.hpp"
+#include "protocol/schema.hpp"
+#include "shell/blacs_glue.hpp"
 #include "malleable_internal/collective.hpp"
-#include "messages.hpp"
-#include "pmix_link.hpp"
+#include "protocol/messages.hpp"
+#include "protocol/pmix_link.hpp"
 
 #include <filesystem>
 

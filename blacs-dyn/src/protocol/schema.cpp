@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Schema file parsing (pure). Format: docs/reference/blacs-dyn.md, "The schema file".
-#include "schema.hpp"
+#include "protocol/schema.hpp"
 
 #include <charconv>
 #include <set>

@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "join_protocol.hpp"
+#include "protocol/join_protocol.hpp"
 
 namespace blacs_dyn::join {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "join_protocol.hpp"
+#include "protocol/join_protocol.hpp"
 
 namespace blacs_dyn::join {
 

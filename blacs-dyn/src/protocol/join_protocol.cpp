@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Growing by joining, the plain logic (join_protocol.hpp): records, checks, messages and
 // the job's bookkeeping of the launches it joins. Pure.
-#include "join_protocol.hpp"
+#include "protocol/join_protocol.hpp"
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

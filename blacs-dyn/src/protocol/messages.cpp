@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // blacs-dyn's control messages (messages.hpp): their codecs. Pure: no MPI.
-#include "messages.hpp"
+#include "protocol/messages.hpp"
 
 namespace blacs_dyn::detail {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // MPI execution of expansions, shrinks (§3.3.5), parking and the
 // final release. Protocol overview: docs/reference/blacs-dyn.md, "How it works".
-#include "runtime.hpp"
-#include "runtime_detail.hpp"
+#include "runtime/runtime.hpp"
+#include "runtime/runtime_detail.hpp"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -22,9 +22,9 @@
 
 #include "malleable/blacs_dyn/error.hpp"
 #include "malleable/blacs_dyn/mpi_flavour.hpp"
-#include "schema.hpp"
-#include "blacs_glue.hpp"
-#include "messages.hpp"
+#include "protocol/schema.hpp"
+#include "shell/blacs_glue.hpp"
+#include "protocol/messages.hpp"
 
 
 namespace blacs_dyn {
