@@ -129,8 +129,9 @@ void add_policy_options(CLI::App& app, Cli& c) {
       ->check(CLI::NonNegativeNumber);
   app.add_option("--bf-origin", c.resolution.origin, "the wall clock's seconds past a whole block at simulated time 0");
   app.add_option("--start", c.start_mode, "full: a malleable job starts a process on every node Slurm gave (default); "
-                 "min: on its minimum, one: one process, spawning onto the rest at its first remap point")
-      ->check(CLI::IsMember({"full", "min", "one"}));
+                 "min: on its minimum, one: one process, spawning onto the rest at its first remap point; recipe: a "
+                 "launch per node Slurm gave, each but the first able to leave, down to its minimum")
+      ->check(CLI::IsMember({"full", "min", "one", "recipe"}));
   app.add_option("--one-update", c.one_update, "on: Slurm changes a job's allocation once (no accounting); off: "
                  "as often as asked; default: the costs file's one_update")
       ->check(CLI::IsMember({"on", "off"}));
@@ -325,8 +326,10 @@ Workload read_trace(Cli& c) {
 RunOptions run_options(const Cli& c, const Costs& costs) {
   RunOptions o;
   o.interval_s = c.interval;
-  o.start = c.start_mode == "one" ? RunOptions::Start::One : c.start_mode == "min" ? RunOptions::Start::Min
-                                                                                   : RunOptions::Start::Full;
+  o.start = c.start_mode == "one"      ? RunOptions::Start::One
+            : c.start_mode == "min"    ? RunOptions::Start::Min
+            : c.start_mode == "recipe" ? RunOptions::Start::Recipe
+                                       : RunOptions::Start::Full;
   o.arbiter = c.policy == "arbiter";
   o.no_resizes = c.policy == "none";
   o.time_limits = c.time_limits == "on";

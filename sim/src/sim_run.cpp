@@ -241,7 +241,10 @@ void run_malleable(Sim& sim, std::size_t j, Procs& p) {
                                      sim.deadline[j]).ok)
     launch = held;
   p.ranks.resize(launch);
-  const int first = static_cast<int>(p.ranks.size());  // the first launch's processes stay
+  // the processes that stay: the first launch's, or under the recipe (a launch per node)
+  // those of the job's minimum
+  const int first = sim.opt.start == RunOptions::Start::Recipe ? std::min(held, job.min_nodes)
+                                                               : static_cast<int>(p.ranks.size());
   bool lead_in = p.ranks.size() < sim.cluster.held(j).size();
   // The cluster's and the ledger's versions when the policy last said stay (for a rule
   // that only a change of either can alter): the next query waits for a change.

@@ -30,7 +30,10 @@ struct RunOptions {
   double interval_s = 0;    // between a malleable job's policy queries (0: every remap point)
   bool arbiter = true;      // cluster::slurm::arbitrate; false: the single-job cluster::slurm::decide
   bool no_resizes = false;  // --policy none: malleable jobs keep the nodes they start on
-  enum class Start { Full, Min, One } start = Start::Full;
+  // Full: one launch on every node Slurm gave (none can leave); Min, One: a launch on the
+  // minimum or one process, spawning onto the rest; Recipe: one launch per node, every node
+  // but the first able to leave, down to the job's minimum (docs/guide/slurm.md's recipe)
+  enum class Start { Full, Min, One, Recipe } start = Start::Full;
   bool time_limits = true;
   bool no_growth = false;     // the growth lever off: a job never adds idle nodes
   bool no_give_back = false;  // the give-back lever off: a job never gives nodes back
