@@ -343,6 +343,14 @@ class SimSide(unittest.TestCase):
                         "JobId=2 UserId=root(0) Name=j001 JobState=COMPLETED SubmitTime=2026-11-25T12:00:50 x=y\n")
             self.assertEqual(run_flags.flags(d)[-6:], ["--range-top", "requested", "--bf-resolution", "60",
                                                        "--bf-origin", "41.80"])
+            # the moldable arm: no resizes (--policy none), so no start mode but full
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"start": "recipe", "accounting": True, "policy": "moldable"}, f)
+            f = run_flags.flags(d)
+            self.assertEqual((f[:2], f[-2:]), (["--start", "full"], ["--policy", "none"]))
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"start": "recipe", "accounting": True, "policy": "malleable"}, f)
+            self.assertEqual(run_flags.flags(d)[:2], ["--start", "recipe"])
 
 
 class Compare(unittest.TestCase):

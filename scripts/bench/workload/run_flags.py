@@ -71,7 +71,11 @@ def flags(d):
     top = ["--range-top", "requested"] if meta.get("range") == "grow" else []
     origin = bf_origin(d)
     bf = [] if origin is None else ["--bf-resolution", str(BF_RESOLUTION_S), "--bf-origin", f"{origin:.2f}"]
-    return ["--start", start, "--one-update", "off" if accounting else "on"] + top + bf
+    # the moldable arm: its malleable jobs asked Slurm for their range and were never resized
+    policy = ["--policy", "none"] if meta.get("policy") == "moldable" else []
+    if policy:
+        start = "full"
+    return ["--start", start, "--one-update", "off" if accounting else "on"] + top + bf + policy
 
 
 def main(argv=None):

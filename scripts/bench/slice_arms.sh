@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+# One real-trace slice's arms on the emulated cluster under real Slurm daemons and the
+# arbiter, with one command, and the simulator's prediction of each run beside it:
+#   rigid      every job at its recorded size (once: no job of it depends on the seed)
+#   moldable   the malleable jobs ask Slurm for [min, size] and run on what they got
+#   malleable  the same jobs by the one recipe (docs/guide/slurm.md: malleable-run --job-dir
+#              on every node Slurm gave, one launch per node), growing by expander jobs and
+#              giving back any node but the batch host down to their minimum
+# For each seed the slice is cut anew (workload/trace_slice.py: the same window, the seed's
+# malleable half), the arms run back to back (workload_cluster.sh --workload), and every run
+# is simulated as it was submitted (workload_validate.sh --runs: its own start mode, its
+# measured costs); workload/slice_table.py then prints the arms' table.
+#
+#   scripts/bench/slice_arms.sh [--trace FILE] [--first K] [--seeds "1 2 3"] [--arms "rigid moldable malleable"]
+#        [--out DIR] [--name NAME] [--lo 10] [--hi 120] [--deadline 1500]
+# Defaults: the KTH SP2 log, kept jobs 1040-1079 on 16 nodes (docs/measurements/workload.md),
+# seeds 1 2 3, data in docs/data/workload/slice_arms/NAME (NAME: kth-sp2-1040). About 10 min
+# a run on this 2-core machine. Needs root (namespaces) and Slurm (scripts/setup.sh).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+build=${MALLEABLE_BUILD_DIR:-$here/build}
+trace=$here/sim/traces/KTH-SP2-1996-2.1-cln-to-1997-05.swf first=1040 seeds="1 2 3"
+arms="rigid moldable malleable" name="" out="" lo=10 hi=120 deadline=1500
+while (($#)); do
+  case $1 in
+    --trace) trace=$(realpath "$2"); shift 2 ;;
+    --first) first=$2; shift 2 ;;
+    --seeds) seeds=$2; shift 2 ;;
+    --arms) arms=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --name) name=$2; shift 2 ;;
+    --lo) lo=$2; shift 2 ;;
+    --hi) hi=$2; shift 2 ;;
+    --deadline) deadline=$2; shift 2 ;;
+    *) echo "slice_arms.sh: unknown option $1 (see the header)" >&2; exit 2 ;;
+  esac
+done
+[[ $first =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: --first must be a number, got '$first'" >&2; exit 2; }
+for s in $seeds; do [[ $s =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: a seed must be a number, got '$s'" >&2; exit 2; }; done
+for a in $arms; do
+  [[ $a == rigid || $a == moldable || $a == malleable ]] || { echo "slice_arms.sh: unknown arm '$a'" >&2; exit 2; }
+done
+sim=$build/sim/malleable-clustersim
+[[ -x $sim && -x $build/bin/malleable-run ]] || { echo "slice_arms.sh: build malleable-clustersim and malleable-run first" >&2; exit 2; }
+base=$(basename "$trace" .swf)
+[[ -n $name ]] || name="$(tr 'A-Z' 'a-z' <<<"${base%%-[0-9][0-9][0-9][0-9]-*}")-$first"
+[[ -n $out ]] || out=$here/docs/data/workload/slice_arms/$name
+mkdir -p "$out"
+img=$(mktemp -d)
+trap 'rm -rf "$img"' EXIT
+first_seed=${seeds%% *} all_runs=()
+for seed in $seeds; do
+  d=$out/seed$seed
+  mkdir -p "$d"
+  python3 "$here/scripts/bench/workload/trace_slice.py" write --sim "$sim" --swf "$trace" --first "$first" \
+    --seed "$seed" -o "$d/slice.json"
+  run_arms=()
+  for a in $arms; do
+    [[ $a == rigid && $seed != "$first_seed" ]] && continue
+    run_arms+=("$a")
+  done
+  ((${#run_arms[@]})) || continue
+  "$here/scripts/bench/workload_cluster.sh" --workload "$d/slice.json" --arms "${run_arms[*]}" --start recipe \
+    --setting "emulated-trace:$name-s$seed" --arbiter --lo "$lo" --hi "$hi" --deadline "$deadline" \
+    --out "$d" --csv "$out/summary.csv" --img "$img" --build-dir "$build"
+  # a finished job's directory keeps its logs, not its secret nor the machine's environment
+  rm -f "$d"/*/jobdirs/*/secret "$d"/*/jobdirs/*/environment
+  for a in "${run_arms[@]}"; do [[ -f $d/$a/metrics.json ]] && all_runs+=("$d/$a"); done
+done
+# every run simulated as it was submitted, with the costs measured over all of them
+((${#all_runs[@]})) && { "$here/scripts/bench/workload_validate.sh" --runs "${all_runs[@]}" ||
+  echo "slice_arms.sh: a run was not simulated (see above)" >&2; }
+python3 "$here/scripts/bench/workload/slice_table.py" "$out" | tee "$out/table.md"

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The arms' table of one emulated real-trace slice (scripts/bench/slice_arms.sh):
+
+    slice_table.py DIR      DIR/seed<S>/<arm>/ as workload_cluster.sh left them
+
+Per arm, over its seeds: mean turnaround, mean wait and makespan (the mean, and the
+smallest and largest seed's in brackets), resizes a job, jobs Slurm ended at their time
+limit (jobcomp.txt's TIMEOUT), the arbiter's decisions by rule (the journal's recent
+decisions: the daemon keeps the newest per user, so a count of those), and the simulator's
+prediction of the mean turnaround for the same run (validation.md, workload_validate.sh
+--runs) with its error. Then the malleable arm over rigid and over the moldable arm, per
+seed (mean turnaround, rigid's single run against each seed's), as "x better" (the other
+arm's turnaround over the malleable arm's), and the simulator's same ratio."""
+import collections
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+ARMS = ("rigid", "moldable", "malleable")
+
+
+def sim_turnaround(d):
+    """The simulator's mean turnaround for run d (validation.md's row), or None."""
+    path = os.path.join(d, "validation.md")
+    if not os.path.exists(path):
+        return None
+    for line in open(path):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and cells[0] == "mean_turnaround_s":
+            return float(cells[1])
+    return None
+
+
+def decisions(d):
+    """The arbiter journal's recent decisions, counted by rule."""
+    path = os.path.join(d, "arbiter", "state", "journal")
+    counts = collections.Counter()
+    if os.path.exists(path):
+        try:
+            journal = json.load(open(path))
+        except ValueError:
+            return counts
+        for entry in journal.get("recent", []):
+            try:
+                counts[json.loads(entry).get("rule", "?")] += 1
+            except (ValueError, AttributeError):
+                counts["?"] += 1
+    return counts
+
+
+def timeouts(d):
+    path = os.path.join(d, "jobcomp.txt")
+    return sum("JobState=TIMEOUT" in line for line in open(path, errors="replace")) if os.path.exists(path) else 0
+
+
+def runs(top):
+    """{arm: {seed: run}} with each run's metrics, prediction, decisions and timeouts."""
+    out = collections.defaultdict(dict)
+    for d in sorted(glob.glob(os.path.join(top, "seed*", "*", "metrics.json"))):
+        run_dir = os.path.dirname(d)
+        arm = os.path.basename(run_dir)
+        seed = re.sub(r"^seed", "", os.path.basename(os.path.dirname(run_dir)))
+        if arm not in ARMS:
+            continue
+        m = json.load(open(d))
+        out[arm][seed] = {"m": m, "sim": sim_turnaround(run_dir), "dec": decisions(run_dir),
+                          "killed": timeouts(run_dir)}
+    return out
+
+
+def spread(values, fmt="{:.1f}"):
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return fmt.format(values[0])
+    return f"{fmt.format(statistics.mean(values))} [{fmt.format(min(values))}, {fmt.format(max(values))}]"
+
+
+def arm_rows(r):
+    yield ("| arm | seeds | mean turnaround s | mean wait s | makespan s | resizes a job | killed | "
+           "arbiter decisions (recent) | simulated turnaround s | sim error |")
+    yield "|---|---|---|---|---|---|---|---|---|---|"
+    for arm in ARMS:
+        if arm not in r:
+            continue
+        rs = list(r[arm].values())
+        ta = [x["m"]["mean_turnaround_s"] for x in rs]
+        sims = [x["sim"] for x in rs if x["sim"] is not None]
+        errs = [x["sim"] / x["m"]["mean_turnaround_s"] - 1 for x in rs if x["sim"] is not None]
+        dec = sum((x["dec"] for x in rs), collections.Counter())
+        dec_text = ", ".join(f"{k} {v}" for k, v in dec.most_common()) or "-"
+        yield (f"| {arm} | {' '.join(sorted(r[arm]))} | {spread(ta)} | "
+               f"{spread([x['m']['mean_wait_s'] for x in rs])} | {spread([x['m']['makespan_s'] for x in rs])} | "
+               f"{spread([x['m'].get('resizes_per_job', 0) for x in rs], '{:.3f}')} | "
+               f"{sum(x['killed'] for x in rs)} | {dec_text} | {spread(sims)} | "
+               f"{spread([100 * e for e in errs], '{:+.1f}%')} |")
+
+
+def ratio_rows(r):
+    if "malleable" not in r:
+        return
+    yield "| seed | malleable vs rigid | malleable vs moldable | simulated vs rigid | simulated vs moldable |"
+    yield "|---|---|---|---|---|"
+    rigid = next(iter(r.get("rigid", {}).values()), None)
+    for seed, x in sorted(r["malleable"].items()):
+        mt, ms = x["m"]["mean_turnaround_s"], x["sim"]
+        cells = []
+        for other in (rigid, r.get("moldable", {}).get(seed)):
+            cells.append(f"{other['m']['mean_turnaround_s'] / mt:.3f}x" if other else "-")
+        for other in (rigid, r.get("moldable", {}).get(seed)):
+            cells.append(f"{other['sim'] / ms:.3f}x" if other and other["sim"] and ms else "-")
+        yield f"| {seed} | " + " | ".join(cells) + " |"
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1 or not os.path.isdir(argv[0]):
+        print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
+        return 2
+    r = runs(argv[0])
+    if not r:
+        print(f"slice_table: no run under {argv[0]}/seed*/<arm>/metrics.json", file=sys.stderr)
+        return 1
+    for line in arm_rows(r):
+        print(line)
+    print()
+    for line in ratio_rows(r):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
