@@ -257,22 +257,11 @@ void Runtime::ensure_init() {
   if (jc.job_dir) start_joinable();
 }
 
-// A newcomer's first blacs-dyn call (or MPI_Init): check in with the spawning root,
-// receive the stack, then take the children's side of both merges. This is the
-// thesis's `newprocess` branch (§3.3.4), recognised by the BLACS_DYN_JOIN variable that the
-// expansion put into the spawned environment, so children of a later expansion are
-// told apart from earlier ones (whose MPI_Comm_get_parent is not null either).
-void Runtime::join_as_child(MPI_Comm link, const char* token) {
-  const double timeout = join_timeout_seconds();
-  WatchdogScope watch(dog_);
-  int grank = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &grank);
-  dog_.set_who("newcomer " + std::to_string(grank) + " of the expansion to level " + token);
-  // The wait for the go has its own deadline below (with its own message); the watchdog
-  // backs it up.
-  dog_.phase("check-in with the spawning world", timeout + 10,
-             "the spawning world stopped answering (a process of it died or hangs)");
-  MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
+namespace {
+
+// A newcomer's check-in: its hello to the spawning root, then the go (or the abort) that
+// answers it. A newcomer told to go away, or not answered in time, exits here.
+Go await_go(MPI_Comm link, const char* token, double timeout) {
   const std::vector<char> hello = encode(Hello{static_cast<int>(::getpid()), std::atoi(token)});
   check(MPI_Send(hello.data(), static_cast<int>(hello.size()), MPI_BYTE, 0, kTagHello, link),
         "newcomer: MPI_Send (hello)");
@@ -310,12 +299,32 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
     std::fflush(nullptr);
     ::_exit(1);
   }
+  return go;
+}
+
+}  // namespace
+
+// A newcomer's first blacs-dyn call (or MPI_Init): check in with the spawning root,
+// receive the stack, then take the children's side of both merges. This is the
+// thesis's `newprocess` branch (§3.3.4), recognised by the BLACS_DYN_JOIN variable that the
+// expansion put into the spawned environment, so children of a later expansion are
+// told apart from earlier ones (whose MPI_Comm_get_parent is not null either).
+void Runtime::join_as_child(MPI_Comm link, const char* token) {
+  const double timeout = join_timeout_seconds();
+  WatchdogScope watch(dog_);
+  int grank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &grank);
+  dog_.set_who("newcomer " + std::to_string(grank) + " of the expansion to level " + token);
+  // The wait for the go has its own deadline (with its own message); the watchdog backs
+  // it up.
+  dog_.phase("check-in with the spawning world", timeout + 10,
+             "the spawning world stopped answering (a process of it died or hangs)");
+  MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
+  const Go go = await_go(link, token, timeout);
   // This process is in group go.mine of the go.groups spawned by this level's expansion;
   // go.spawner[j] is the world rank that spawned group j (merge_groups).
-  const int level = go.level;
   const int k = go.groups;
   const int mine = go.mine;
-  const std::vector<int>& spawner = go.spawner;
   stack_ = LevelStack::decode(go.stack);
   const int first_group = stack_->ngroups() - k;
   std::vector<int> first_rank;
@@ -330,8 +339,13 @@ void Runtime::join_as_child(MPI_Comm link, const char* token) {
   std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
   links[static_cast<std::size_t>(mine)] = link;
   dog_.phase("merge into the world", timeout, "a process of the world or of the newcomers died or hangs");
-  const MPI_Comm merged = merge_groups(MPI_COMM_NULL, spawner, mine, links, first_rank);
-  link = links[static_cast<std::size_t>(mine)];  // now the link with rank 0
+  const MPI_Comm merged = merge_groups(MPI_COMM_NULL, go.spawner, mine, links, first_rank);
+  install_newcomer(merged, go.level, links[static_cast<std::size_t>(mine)]);  // now the link with rank 0
+}
+
+// The newcomer's world after the merges: level `level` of its stack, `link` its link
+// with rank 0.
+void Runtime::install_newcomer(MPI_Comm merged, int level, MPI_Comm link) {
   comms_.assign(static_cast<std::size_t>(level), LevelComms{});
   LevelComms lc{merged, true, MPI_COMM_NULL};
   check(MPI_Comm_dup(merged, &lc.priv), "newcomer: MPI_Comm_dup");

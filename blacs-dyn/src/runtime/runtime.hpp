@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
+#include "malleable/blacs_dyn/error.hpp"
 #include "runtime/join_dir.hpp"
 #include "protocol/level_stack.hpp"
 #include "malleable_internal/watchdog.hpp"
@@ -199,6 +200,7 @@ class Runtime {
  private:
   Runtime() = default;
   void join_as_child(MPI_Comm link, const char* token);
+  void install_newcomer(MPI_Comm merged, int level, MPI_Comm link);
   // Growing by joining: the job's side at start (its directory, record, heartbeat, the
   // launches of its start) and a joining launch's side (its request, the connection, the
   // hand-shake, the merge).
@@ -213,6 +215,10 @@ class Runtime {
                   double patience, detail::PhaseTrace& trace);
   void install_joined(JoinGrowing& g, const join::JoinStep& done, detail::PhaseTrace& trace);
   bool connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, detail::PhaseTrace& trace);
+  join::JoinStep judge_launch(const JoinGrowing& g, const join::JoinStep& step, join::JoinLobby& lobby, MPI_Comm inter,
+                              int rc);
+  void merge_launch(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, MPI_Comm& inter);
+  void check_join(const join::JoinWant& want, const std::vector<JoinOrder>& orders) const;
   std::string verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups, double until);
   void refuse_file(const std::string& launch, const std::string& why);
   // The grown world installed (or left pending for the main thread): the last step of
@@ -220,8 +226,18 @@ class Runtime {
   void commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_Comm> new_links, detail::PhaseTrace& trace);
   void require_active(const char* what) const;
   void shrink(const ShrinkPlan& plan);
+  // The steps of a shrink (runtime_shrink.cpp).
+  void run_shrink_hook(const ShrinkPlan& plan, const std::vector<int>& new_rank, MPI_Comm w);
+  void release_exiting(const ShrinkPlan& plan, Departure d);
+  void settle_after_shrink();
   void sync_blacs();
   MPI_Comm priv() const;  // private dup of the current world for our own traffic
+  // The steps of an expansion by spawning (runtime_expand.cpp).
+  int agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w);
+  std::optional<Error> spawn_groups(const SpawnRequest& req, bool per_host, int level, std::vector<MPI_Comm>& links);
+  void agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
+                     std::vector<MPI_Comm>& links, int level);
+  MPI_Comm spawn_group(const SpawnRequest& req, int level);
   MPI_Comm spawn_and_handshake(const SpawnRequest& req, int level);
   void check_expansion(const SpawnRequest& request, const LevelStack& cur, int total);
   void finish_expansion(MPI_Comm w, const LevelStack& cur, const SpawnRequest& req, const std::vector<int>& spawner,
@@ -232,6 +248,10 @@ class Runtime {
                         std::vector<MPI_Comm>& links, const std::vector<int>& first_rank);
   void share_request(SpawnRequest& req, MPI_Comm w) const;
   void record_hosts(const std::vector<std::string>& by_rank);
+  // The steps of a respawn's hand-off (runtime_retire.cpp).
+  RetirePlan agree_retire(MPI_Comm w);
+  void end_spawn_links(const RetirePlan& plan);
+  void install_respawned(MPI_Comm nw, const RetirePlan& plan, int my_new);
   void link_new_groups(MPI_Comm nw, const LevelStack& next, int my_group);
   void free_all_comms();
   [[noreturn]] void exit_process();
@@ -248,6 +268,7 @@ class Runtime {
     LevelStack stack;
     std::map<int, MPI_Comm> links;
   };
+  static void free_level(LevelComms& c);
   bool sees_pending() const;  // this thread is the background thread and a level is pending
   LevelStack& view_stack() { return sees_pending() ? pending_->stack : *stack_; }
   const LevelComms& top() const { return sees_pending() ? pending_->lc : comms_.back(); }

@@ -86,11 +86,84 @@ MPI_Info spawn_info(const SpawnRequest& req, int level) {
                   " processes not started)");
 }
 
+// The newcomers' check-ins of one spawn: every hello received, or the deadline passed.
+struct CheckIn {
+  std::size_t hb = hello_bytes();
+  std::vector<char> hello;
+  std::vector<MPI_Request> reqs;
+  bool all = false;
+};
+
+// Every newcomer checks in within the timeout, else the expansion is cancelled: a
+// newcomer that died (or is not a blacs-dyn program) must not hang the world in
+// MPI_Intercomm_merge.
+CheckIn await_check_in(MPI_Comm link, int nnew, double timeout) {
+  CheckIn in;
+  in.hello.resize(in.hb * static_cast<std::size_t>(nnew));
+  in.reqs.assign(static_cast<std::size_t>(nnew), MPI_REQUEST_NULL);
+  for (int i = 0; i < nnew; ++i)
+    check(MPI_Irecv(&in.hello[in.hb * static_cast<std::size_t>(i)], static_cast<int>(in.hb), MPI_BYTE, i, kTagHello,
+                    link, &in.reqs[static_cast<std::size_t>(i)]),
+          "MPI_Irecv (hello)");
+  const double deadline = now() + timeout;
+  while (true) {
+    // MPI_Testsome, not MPI_Testall: Testall leaves every request active unless all
+    // completed, and the newcomers that did check in must be told apart on a timeout.
+    int done = 0;
+    std::vector<int> idx(static_cast<std::size_t>(nnew));
+    check(MPI_Testsome(nnew, in.reqs.data(), &done, idx.data(), MPI_STATUSES_IGNORE), "MPI_Testsome (hello)");
+    in.all = std::all_of(in.reqs.begin(), in.reqs.end(), [](MPI_Request q) { return q == MPI_REQUEST_NULL; });
+    if (in.all || now() > deadline) break;
+    sleep_for(200000);
+  }
+  return in;
+}
+
+// A newcomer of another build (its check-in of another version) cannot join either:
+// what is wrong with the first such hello, "" when every one reads.
+std::string foreign_newcomer(const CheckIn& in, int nnew) {
+  for (int i = 0; i < nnew; ++i) {
+    try {
+      decode_hello(std::span<const char>(&in.hello[in.hb * static_cast<std::size_t>(i)], in.hb));
+    } catch (const malleable::wire::Error& e) {
+      return "spawned process " + std::to_string(i) + ": " + e.what();
+    }
+  }
+  return {};
+}
+
+// Some newcomers did not check in: their receives are cancelled, the others are sent
+// away, and the expansion fails with the missing ranks.
+[[noreturn]] void cancel_missing(MPI_Comm& link, CheckIn& in, const SpawnRequest& req, int level, double timeout) {
+  const std::vector<char> abort_msg = encode(cancelled_go(level));
+  std::string missing;
+  int nmissing = 0;
+  for (int i = 0; i < req.nnew; ++i) {
+    auto& r = in.reqs[static_cast<std::size_t>(i)];
+    if (r != MPI_REQUEST_NULL) {
+      MPI_Cancel(&r);
+      MPI_Request_free(&r);
+      if (nmissing++ < 8) {
+        if (!missing.empty()) missing.push_back(',');
+        missing.append(std::to_string(i));
+      }
+    } else {
+      MPI_Send(abort_msg.data(), static_cast<int>(abort_msg.size()), MPI_BYTE, i, kTagGo, link);
+    }
+  }
+  MPI_Comm_free(&link);
+  throw Error(BLACS_DYN_ERR_TIMEOUT,
+              std::to_string(nmissing) + " of " + std::to_string(req.nnew) + " spawned processes (ranks " + missing +
+                  " of the new group) did not join within " + seconds_text(timeout) +
+                  " s (BLACS_DYN_JOIN_TIMEOUT): died, or not linked with "
+                  "blacs-dyn; the expansion is cancelled and the world is unchanged");
+}
+
 }  // namespace
 
-MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level) {
+// One MPI_Comm_spawn of req.nnew processes over MPI_COMM_SELF: their link.
+MPI_Comm Runtime::spawn_group(const SpawnRequest& req, int level) {
   MPI_Info info = spawn_info(req, level);
-
   std::vector<char*> argv;
   for (const auto& a : req.args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -114,74 +187,63 @@ MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level) {
     throw_spawn_failure(req, rc, failed);
   }
   MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
+  return link;
+}
+
+MPI_Comm Runtime::spawn_and_handshake(const SpawnRequest& req, int level) {
+  MPI_Comm link = spawn_group(req, level);
   dog_.phase("check-in of " + std::to_string(req.nnew) + " newcomers", join_timeout_seconds() + 10,
              "the check-in loop itself did not return");
-
-  // Every newcomer checks in within the timeout, else the expansion is cancelled: a
-  // newcomer that died (or is not a blacs-dyn program) must not hang the world in
-  // MPI_Intercomm_merge.
   const double timeout = join_timeout_seconds();
-  const std::size_t hb = hello_bytes();
-  std::vector<char> hello(hb * static_cast<std::size_t>(req.nnew));
-  std::vector<MPI_Request> reqs(static_cast<std::size_t>(req.nnew), MPI_REQUEST_NULL);
-  for (int i = 0; i < req.nnew; ++i)
-    check(MPI_Irecv(&hello[hb * static_cast<std::size_t>(i)], static_cast<int>(hb), MPI_BYTE, i, kTagHello, link,
-                    &reqs[static_cast<std::size_t>(i)]),
-          "MPI_Irecv (hello)");
-  const double deadline = now() + timeout;
-  int all = 0;
-  while (true) {
-    // MPI_Testsome, not MPI_Testall: Testall leaves every request active unless all
-    // completed, and the newcomers that did check in must be told apart on a timeout.
-    int done = 0;
-    std::vector<int> idx(static_cast<std::size_t>(req.nnew));
-    check(MPI_Testsome(req.nnew, reqs.data(), &done, idx.data(), MPI_STATUSES_IGNORE),
-          "MPI_Testsome (hello)");
-    all = std::all_of(reqs.begin(), reqs.end(), [](MPI_Request q) { return q == MPI_REQUEST_NULL; });
-    if (all || now() > deadline) break;
-    sleep_for(200000);
-  }
-  // A newcomer of another build (its check-in of another version) cannot join either.
-  std::string foreign;
-  for (int i = 0; all && i < req.nnew && foreign.empty(); ++i) {
-    try {
-      decode_hello(std::span<const char>(&hello[hb * static_cast<std::size_t>(i)], hb));
-    } catch (const malleable::wire::Error& e) {
-      foreign = "spawned process " + std::to_string(i) + ": " + e.what();
-    }
-  }
-  const std::vector<char> abort_msg = encode(cancelled_go(level));
+  CheckIn in = await_check_in(link, req.nnew, timeout);
+  const std::string foreign = in.all ? foreign_newcomer(in, req.nnew) : std::string();
   if (!foreign.empty()) {
+    const std::vector<char> abort_msg = encode(cancelled_go(level));
     for (int i = 0; i < req.nnew; ++i)
       MPI_Send(abort_msg.data(), static_cast<int>(abort_msg.size()), MPI_BYTE, i, kTagGo, link);
     MPI_Comm_free(&link);
     throw Error(BLACS_DYN_ERR_SPAWN, foreign + "; the expansion is cancelled and the world is unchanged");
   }
-  if (!all) {
-    std::string missing;
-    int nmissing = 0;
-    for (int i = 0; i < req.nnew; ++i) {
-      auto& r = reqs[static_cast<std::size_t>(i)];
-      if (r != MPI_REQUEST_NULL) {
-        MPI_Cancel(&r);
-        MPI_Request_free(&r);
-        if (nmissing++ < 8) {
-          if (!missing.empty()) missing.push_back(',');
-          missing.append(std::to_string(i));
-        }
-      } else {
-        MPI_Send(abort_msg.data(), static_cast<int>(abort_msg.size()), MPI_BYTE, i, kTagGo, link);
-      }
-    }
-    MPI_Comm_free(&link);
-    throw Error(BLACS_DYN_ERR_TIMEOUT,
-                std::to_string(nmissing) + " of " + std::to_string(req.nnew) +
-                    " spawned processes (ranks " + missing + " of the new group) did not join within " +
-                    seconds_text(timeout) + " s (BLACS_DYN_JOIN_TIMEOUT): died, or not linked with "
-                    "blacs-dyn; the expansion is cancelled and the world is unchanged");
-  }
+  if (!in.all) cancel_missing(link, in, req, level, timeout);
   return link;
 }
+
+namespace {
+
+// Hand-over: a group spawned by a rank other than 0 gets a link with rank 0 (an
+// intercommunicator made over the new world) and disconnects from its spawner, so the
+// group is tied to rank 0 alone, as a group rank 0 spawned is: release messages and the
+// final disconnect go through rank 0 whatever happens to the spawner later.
+void hand_links_to_rank0(MPI_Comm cur, const std::vector<int>& spawner, int mine, std::vector<MPI_Comm>& links,
+                         const std::vector<int>& first_rank) {
+  const int k = static_cast<int>(spawner.size());
+  int r = 0;
+  MPI_Comm_rank(cur, &r);
+  for (int i = 0; i < k; ++i) {
+    const int s = spawner[static_cast<std::size_t>(i)];
+    if (s == 0) continue;
+    auto& l = links[static_cast<std::size_t>(i)];
+    if (i == mine) {
+      MPI_Comm l0 = MPI_COMM_NULL;
+      check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, cur, 0, kTagHandover + i, &l0),
+            "newcomer: MPI_Intercomm_create (link with rank 0)");
+      check(MPI_Comm_disconnect(&l), "newcomer: MPI_Comm_disconnect (spawner's link)");
+      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
+      l = l0;
+    } else if (mine < 0 && r == 0) {
+      MPI_Comm l0 = MPI_COMM_NULL;
+      check(MPI_Intercomm_create(MPI_COMM_SELF, 0, cur, first_rank[static_cast<std::size_t>(i)],
+                                 kTagHandover + i, &l0),
+            "MPI_Intercomm_create (rank 0's link with a spawn group)");
+      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
+      l = l0;
+    } else if (mine < 0 && r == s) {
+      check(MPI_Comm_disconnect(&l), "MPI_Comm_disconnect (spawn link after the hand-over)");
+    }
+  }
+}
+
+}  // namespace
 
 MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int mine,
                                std::vector<MPI_Comm>& links, const std::vector<int>& first_rank) {
@@ -214,34 +276,7 @@ MPI_Comm Runtime::merge_groups(MPI_Comm w, const std::vector<int>& spawner, int 
     if (cur != MPI_COMM_NULL && cur != w) MPI_Comm_free(&cur);
     cur = next;
   }
-  // Hand-over: a group spawned by a rank other than 0 gets a link with rank 0 (an
-  // intercommunicator made over the new world) and disconnects from its spawner, so the
-  // group is tied to rank 0 alone, as a group rank 0 spawned is: release messages and the
-  // final disconnect go through rank 0 whatever happens to the spawner later.
-  int r = 0;
-  MPI_Comm_rank(cur, &r);
-  for (int i = 0; i < k; ++i) {
-    const int s = spawner[static_cast<std::size_t>(i)];
-    if (s == 0) continue;
-    auto& l = links[static_cast<std::size_t>(i)];
-    if (i == mine) {
-      MPI_Comm l0 = MPI_COMM_NULL;
-      check(MPI_Intercomm_create(MPI_COMM_WORLD, 0, cur, 0, kTagHandover + i, &l0),
-            "newcomer: MPI_Intercomm_create (link with rank 0)");
-      check(MPI_Comm_disconnect(&l), "newcomer: MPI_Comm_disconnect (spawner's link)");
-      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
-      l = l0;
-    } else if (mine < 0 && r == 0) {
-      MPI_Comm l0 = MPI_COMM_NULL;
-      check(MPI_Intercomm_create(MPI_COMM_SELF, 0, cur, first_rank[static_cast<std::size_t>(i)],
-                                 kTagHandover + i, &l0),
-            "MPI_Intercomm_create (rank 0's link with a spawn group)");
-      MPI_Comm_set_errhandler(l0, MPI_ERRORS_RETURN);
-      l = l0;
-    } else if (mine < 0 && r == s) {
-      check(MPI_Comm_disconnect(&l), "MPI_Comm_disconnect (spawn link after the hand-over)");
-    }
-  }
+  hand_links_to_rank0(cur, spawner, mine, links, first_rank);
   return cur;
 }
 
@@ -371,24 +406,12 @@ void Runtime::commit_level(MPI_Comm merged, LevelStack next, std::map<int, MPI_C
   blacs_sync_world(merged);
 }
 
-void Runtime::expand(const SpawnRequest& request) {
-  ensure_init();
-  require_active("blacs_dyn_expand");
-  const MPI_Comm w = priv();
-  const int r = rank(), n = size();
-  // A copy: the main thread may record a grid on the stack meanwhile (note_grid) when
-  // this runs on the background thread.
-  const LevelStack cur = [&] {
-    std::lock_guard<std::mutex> lk(stack_mutex_);
-    return *stack_;
-  }();
-  PhaseTrace trace(r == 0);
-  const double timeout = join_timeout_seconds();
-  WatchdogScope watch(dog_);
-  dog_.arm(who(), "expansion: checks", timeout, "a process of the world died or hangs");
+// The counts agreed everywhere (like nnew of MPI_Comm_spawn, the number of groups and
+// of processes must be the same on every rank; everything else is read on rank 0) and
+// rank 0's checks: the processes to spawn, or every rank throws the same error.
+int Runtime::agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w) {
+  const int r = rank();
   std::optional<Error> err;
-  // Like nnew of MPI_Comm_spawn, the number of groups and of processes must agree
-  // everywhere; everything else is read on rank 0.
   int total = request.nnew, ngroups = 1;
   if (!request.groups.empty()) {
     ngroups = static_cast<int>(request.groups.size());
@@ -414,37 +437,37 @@ void Runtime::expand(const SpawnRequest& request) {
     }
   }
   agree(w, err);
-  SpawnRequest req = request;
-  share_request(req, w);
-  if (req.groups.empty()) req.groups.push_back(GroupRequest{req.hosts, total});
-  const int k = static_cast<int>(req.groups.size());
-  trace.mark("checks");
+  return total;
+}
 
-  // Group i is spawned by world rank i % n: spawns of different nodes run at the same
-  // time (rank 0 alone would start them one after the other).
-  const int level = cur.depth();
-  std::vector<int> spawner(static_cast<std::size_t>(k));
-  for (int i = 0; i < k; ++i) spawner[static_cast<std::size_t>(i)] = i % n;
-  std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
-  // Ranks that spawn nothing wait for the spawners in agree(): the spawners' own
-  // deadlines (spawn, then check-in) come first.
-  const std::string wait_spawners = "expansion to level " + std::to_string(level) +
-                                    ": waiting for the spawning rank(s) (MPI_Comm_spawn and check-in)";
-  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+// Group i is spawned by world rank i % n: spawns of different nodes run at the same
+// time (rank 0 alone would start them one after the other). This rank's groups, each
+// spawned and checked in; the first failure is returned, the groups after it not spawned.
+std::optional<Error> Runtime::spawn_groups(const SpawnRequest& req, bool per_host, int level,
+                                           std::vector<MPI_Comm>& links) {
+  const int r = rank(), n = size();
+  const int k = static_cast<int>(req.groups.size());
+  std::optional<Error> err;
   for (int i = r; i < k && !err; i += n) {
     SpawnRequest one = req;
     one.nnew = req.groups[static_cast<std::size_t>(i)].count;
     one.hosts = req.groups[static_cast<std::size_t>(i)].host;
-    one.per_host = !request.groups.empty();
+    one.per_host = per_host;
     try {
       links[static_cast<std::size_t>(i)] = spawn_and_handshake(one, level);
     } catch (const Error& e) {
       err = e;
     }
   }
-  if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
-  trace.mark("spawn + check-in");
-  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+  return err;
+}
+
+// Every rank learns whether every spawn succeeded; if one failed, the groups that did
+// start are sent away and every rank throws.
+void Runtime::agree_spawned(MPI_Comm w, const std::optional<Error>& err, const SpawnRequest& req,
+                            std::vector<MPI_Comm>& links, int level) {
+  const int r = rank(), n = size();
+  const int k = static_cast<int>(req.groups.size());
   try {
     agree(w, err);
   } catch (const Error& e) {
@@ -461,6 +484,44 @@ void Runtime::expand(const SpawnRequest& request) {
     }
     throw;
   }
+}
+
+void Runtime::expand(const SpawnRequest& request) {
+  ensure_init();
+  require_active("blacs_dyn_expand");
+  const MPI_Comm w = priv();
+  const int r = rank(), n = size();
+  // A copy: the main thread may record a grid on the stack meanwhile (note_grid) when
+  // this runs on the background thread.
+  const LevelStack cur = [&] {
+    std::lock_guard<std::mutex> lk(stack_mutex_);
+    return *stack_;
+  }();
+  PhaseTrace trace(r == 0);
+  const double timeout = join_timeout_seconds();
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "expansion: checks", timeout, "a process of the world died or hangs");
+  const int total = agree_expansion(request, cur, w);
+  SpawnRequest req = request;
+  share_request(req, w);
+  if (req.groups.empty()) req.groups.push_back(GroupRequest{req.hosts, total});
+  const int k = static_cast<int>(req.groups.size());
+  trace.mark("checks");
+
+  const int level = cur.depth();
+  std::vector<int> spawner(static_cast<std::size_t>(k));
+  for (int i = 0; i < k; ++i) spawner[static_cast<std::size_t>(i)] = i % n;
+  std::vector<MPI_Comm> links(static_cast<std::size_t>(k), MPI_COMM_NULL);
+  // Ranks that spawn nothing wait for the spawners in agree(): the spawners' own
+  // deadlines (spawn, then check-in) come first.
+  const std::string wait_spawners = "expansion to level " + std::to_string(level) +
+                                    ": waiting for the spawning rank(s) (MPI_Comm_spawn and check-in)";
+  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+  const std::optional<Error> err = spawn_groups(req, !request.groups.empty(), level, links);
+  if (r != 0 && req.info != MPI_INFO_NULL) MPI_Info_free(&req.info);
+  trace.mark("spawn + check-in");
+  dog_.phase(wait_spawners, 2 * timeout + 20, "a spawning rank died or hangs");
+  agree_spawned(w, err, req, links, level);
   trace.mark("agree");
 
   finish_expansion(w, cur, req, spawner, links, trace);

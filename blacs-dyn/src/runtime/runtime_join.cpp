@@ -241,54 +241,39 @@ std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step,
   return {};
 }
 
-// Every process of the world grown so far: a connect step. Returns whether the launch
-// merged (g is then the world with it).
-bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, PhaseTrace& trace) {
+// Rank 0, after MPI_Comm_connect to a launch (rc, inter): its verdict on the launch, an
+// Accept or a Refuse with the reason (then logged, and the launch's request removed).
+join::JoinStep Runtime::judge_launch(const JoinGrowing& g, const join::JoinStep& step, join::JoinLobby& lobby,
+                                     MPI_Comm inter, int rc) {
   const double timeout = join_timeout_seconds();
+  join::JoinStep said;
+  said.kind = join::StepKind::Refuse;
+  dog_.phase("expansion by joining: hand-shake with launch " + step.launch, 3 * timeout + 30,
+             "launch " + step.launch + " died or hangs");
+  if (rc != MPI_SUCCESS || inter == MPI_COMM_NULL) {
+    said.reason = "launch " + step.launch + ": MPI_Comm_connect to its port failed: " + mpi_error_text(rc) +
+                  " (do the job's mpiexec and the launch's use the ompi-server of " + join_.dir->path() +
+                  "/server.uri?)";
+    lobby.refuse(step.launch, said.reason);
+  } else {
+    said.reason = verdict(lobby, step, inter, static_cast<int>(g.merged.size()), g.until);
+  }
+  if (said.reason.empty()) said.kind = join::StepKind::Accept;
+  else {
+    std::fprintf(stderr, "blacs-dyn: refused %s\n", said.reason.c_str());
+    join_.dir->log("refused " + step.launch + ": " + said.reason);
+    join_.dir->remove_request(step.launch);
+  }
+  return said;
+}
+
+// Every process of the world grown so far, the launch accepted: the commit, the merge
+// (g becomes the world with the launch) and rank 0's own link with the launch.
+void Runtime::merge_launch(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, MPI_Comm& inter) {
   int r = 0, n = 0;
   MPI_Comm_rank(g.m, &r);
   MPI_Comm_size(g.m, &n);
-  dog_.phase("expansion by joining: MPI_Comm_connect to launch " + step.launch + " (" + std::to_string(step.procs) +
-                 " processes on " + step.host + ")",
-             timeout + 10,
-             "launch " + step.launch + " died between its last heartbeat and the connection, or the ompi-server "
-             "of the job directory does not answer (MPI_Comm_connect cannot be interrupted)");
-  MPI_Comm inter = MPI_COMM_NULL;
-  trace.mark(("launch " + step.launch + " seen").c_str());
-  const int rc = MPI_Comm_connect(step.port.c_str(), MPI_INFO_NULL, 0, g.m, &inter);
-  if (inter != MPI_COMM_NULL) MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-  trace.mark("MPI_Comm_connect");
-  join::JoinStep said;
-  said.kind = join::StepKind::Refuse;
-  if (r == 0) {
-    dog_.phase("expansion by joining: hand-shake with launch " + step.launch, 3 * timeout + 30,
-               "launch " + step.launch + " died or hangs");
-    if (rc != MPI_SUCCESS || inter == MPI_COMM_NULL) {
-      said.reason = "launch " + step.launch + ": MPI_Comm_connect to its port failed: " + mpi_error_text(rc) +
-                    " (do the job's mpiexec and the launch's use the ompi-server of " + join_.dir->path() +
-                    "/server.uri?)";
-      lobby->refuse(step.launch, said.reason);
-    } else {
-      said.reason = verdict(*lobby, step, inter, static_cast<int>(g.merged.size()), g.until);
-    }
-    if (said.reason.empty()) said.kind = join::StepKind::Accept;
-    else {
-      std::fprintf(stderr, "blacs-dyn: refused %s\n", said.reason.c_str());
-      join_.dir->log("refused " + step.launch + ": " + said.reason);
-      join_.dir->remove_request(step.launch);
-    }
-  }
-  dog_.phase("expansion by joining: waiting for world rank 0 (verdict on launch " + step.launch + ")",
-             3 * timeout + 30, "world rank 0 died or hangs");
-  std::vector<char> b = r == 0 ? join::encode(said) : std::vector<char>{};
-  malleable::collective::broadcast_bytes(g.m, 0, b, [](int c, const char* what) { check(c, what); });
-  said = join::decode_join_step(b);
-  trace.mark("hellos, checks, prepare + acks");
-  if (said.kind != join::StepKind::Accept) {
-    if (inter != MPI_COMM_NULL) MPI_Comm_free(&inter);
-    return false;
-  }
-  dog_.phase("expansion by joining: merge of launch " + step.launch, timeout,
+  dog_.phase("expansion by joining: merge of launch " + step.launch, join_timeout_seconds(),
              "a process of the world or of launch " + step.launch + " died or hangs");
   if (r == 0) {
     const std::vector<char> commit = join::encode(join::JoinAnswer{join::Answer::Commit, "", step.level, 0, 0, {}, "", ""});
@@ -315,8 +300,41 @@ bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::Joi
     join_.dir->log("joined " + step.launch + " (" + std::to_string(step.procs) + " processes on " + step.host +
                    ") at level " + std::to_string(step.level));
   }
+}
+
+// Every process of the world grown so far: a connect step. Returns whether the launch
+// merged (g is then the world with it).
+bool Runtime::connect_step(JoinGrowing& g, const join::JoinStep& step, join::JoinLobby* lobby, PhaseTrace& trace) {
+  const double timeout = join_timeout_seconds();
+  int r = 0;
+  MPI_Comm_rank(g.m, &r);
+  dog_.phase("expansion by joining: MPI_Comm_connect to launch " + step.launch + " (" + std::to_string(step.procs) +
+                 " processes on " + step.host + ")",
+             timeout + 10,
+             "launch " + step.launch + " died between its last heartbeat and the connection, or the ompi-server "
+             "of the job directory does not answer (MPI_Comm_connect cannot be interrupted)");
+  MPI_Comm inter = MPI_COMM_NULL;
+  trace.mark(("launch " + step.launch + " seen").c_str());
+  const int rc = MPI_Comm_connect(step.port.c_str(), MPI_INFO_NULL, 0, g.m, &inter);
+  if (inter != MPI_COMM_NULL) MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+  trace.mark("MPI_Comm_connect");
+  join::JoinStep said;
+  said.kind = join::StepKind::Refuse;
+  if (r == 0) said = judge_launch(g, step, *lobby, inter, rc);
+  dog_.phase("expansion by joining: waiting for world rank 0 (verdict on launch " + step.launch + ")",
+             3 * timeout + 30, "world rank 0 died or hangs");
+  std::vector<char> b = r == 0 ? join::encode(said) : std::vector<char>{};
+  malleable::collective::broadcast_bytes(g.m, 0, b, [](int c, const char* what) { check(c, what); });
+  said = join::decode_join_step(b);
+  trace.mark("hellos, checks, prepare + acks");
+  if (said.kind != join::StepKind::Accept) {
+    if (inter != MPI_COMM_NULL) MPI_Comm_free(&inter);
+    return false;
+  }
+  merge_launch(g, step, lobby, inter);
   return true;
 }
+
 // The grown world becomes the new level, on every process of it (a process of a launch
 // merged in this expansion finds its group by its launch's id).
 void Runtime::install_joined(JoinGrowing& g, const join::JoinStep& done, PhaseTrace& trace) {
@@ -395,6 +413,25 @@ void Runtime::join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby*
   }
 }
 
+// Rank 0's checks of an expansion by joining, before anything is ordered or connected.
+void Runtime::check_join(const join::JoinWant& want, const std::vector<JoinOrder>& orders) const {
+  if (!join_.dir) throw Error(BLACS_DYN_ERR_JOIN, "the job cannot be joined: no job directory (BLACS_DYN_JOB_DIR)");
+  if (!join_.unsupported.empty()) throw Error(BLACS_DYN_ERR_JOIN, join_.unsupported);
+  if (!blacs_interposed_)
+    throw Error(BLACS_DYN_ERR_STATE, "blacs-dyn's BLACS entry points are not the ones in use: link "
+                                     "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
+  if (!orders.empty() && !join_can_order())
+    throw Error(BLACS_DYN_ERR_JOIN, "the job's launcher starts no launches (BLACS_DYN_JOIN_AGENT unset: start "
+                                    "the job with malleable-run --job-dir DIR)");
+  for (const JoinOrder& o : orders) {
+    if (o.procs < 1) throw Error(BLACS_DYN_ERR_ARG, "a launch of " + std::to_string(o.procs) + " processes");
+    if (!o.host.empty() && !join::valid_launch_id(o.host))
+      throw Error(BLACS_DYN_ERR_ARG, "'" + o.host + "' is not one host name");
+  }
+  for (const auto& id : want.launches)
+    if (!join::valid_launch_id(id)) throw Error(BLACS_DYN_ERR_ARG, "'" + id + "' is no launch id");
+}
+
 void Runtime::expand_join(join::JoinWant want, const std::vector<JoinOrder>& orders, double wait_s) {
   ensure_init();
   require_active("blacs_dyn_expand_join");
@@ -414,21 +451,7 @@ void Runtime::expand_join(join::JoinWant want, const std::vector<JoinOrder>& ord
   std::vector<std::string> ordered;
   if (r == 0) {
     try {
-      if (!join_.dir) throw Error(BLACS_DYN_ERR_JOIN, "the job cannot be joined: no job directory (BLACS_DYN_JOB_DIR)");
-      if (!join_.unsupported.empty()) throw Error(BLACS_DYN_ERR_JOIN, join_.unsupported);
-      if (!blacs_interposed_)
-        throw Error(BLACS_DYN_ERR_STATE, "blacs-dyn's BLACS entry points are not the ones in use: link "
-                                         "libmalleable_blacs_dyn ahead of ScaLAPACK (or LD_PRELOAD it)");
-      if (!orders.empty() && !join_can_order())
-        throw Error(BLACS_DYN_ERR_JOIN, "the job's launcher starts no launches (BLACS_DYN_JOIN_AGENT unset: start "
-                                        "the job with malleable-run --job-dir DIR)");
-      for (const JoinOrder& o : orders) {
-        if (o.procs < 1) throw Error(BLACS_DYN_ERR_ARG, "a launch of " + std::to_string(o.procs) + " processes");
-        if (!o.host.empty() && !join::valid_launch_id(o.host))
-          throw Error(BLACS_DYN_ERR_ARG, "'" + o.host + "' is not one host name");
-      }
-      for (const auto& id : want.launches)
-        if (!join::valid_launch_id(id)) throw Error(BLACS_DYN_ERR_ARG, "'" + id + "' is no launch id");
+      check_join(want, orders);
       join_.secret = join_.dir->read_secret();
       for (const JoinOrder& o : orders) {
         const std::string id = "j" + join_.job.incarnation.substr(0, 8) + "-" + std::to_string(++join_.orders);

@@ -50,10 +50,8 @@ void Runtime::link_new_groups(MPI_Comm nw, const LevelStack& next, int my_group)
   }
 }
 
-bool Runtime::retire() {
-  ensure_init();
-  require_active("blacs_dyn_retire");
-  const MPI_Comm w = priv();
+// Every rank's respawn plan, the same on every rank, or every rank throws.
+RetirePlan Runtime::agree_retire(MPI_Comm w) {
   std::optional<Error> err;
   RetirePlan plan;
   try {
@@ -73,18 +71,13 @@ bool Runtime::retire() {
       [](int rc, const char* what) { check(rc, what); });
   if (!fp[0].same() || !fp[1].same() || !fp[2].same())
     throw Error(BLACS_DYN_ERR_STATE, "the processes' stacks differ: a respawn would keep different worlds");
-  const auto at = std::find(plan.stay.begin(), plan.stay.end(), me_);
-  const bool stays = at != plan.stay.end();
-  WatchdogScope watch(dog_);
-  dog_.arm(who(), "respawn: the new world", join_timeout_seconds(), "a process of the world died or hangs");
-  MPI_Comm nw = MPI_COMM_NULL;
-  check(MPI_Comm_split(w, stays ? 0 : MPI_UNDEFINED, stays ? static_cast<int>(at - plan.stay.begin()) : 0, &nw),
-        "MPI_Comm_split (respawn)");
-  // The old rank 0 wakes the parked processes to exit and disconnects every spawn link it
-  // holds; each spawned process disconnects its own (the newcomers' too): nothing of the
-  // job stays connected across the generations, so each ends or goes on by itself.
-  dog_.phase("respawn: the spawn links disconnected", join_timeout_seconds(),
-             "a process of the old world died or hangs");
+  return plan;
+}
+
+// The old rank 0 wakes the parked processes to exit and disconnects every spawn link it
+// holds; each spawned process disconnects its own (the newcomers' too): nothing of the
+// job stays connected across the generations, so each ends or goes on by itself.
+void Runtime::end_spawn_links(const RetirePlan& plan) {
   if (me_ == 0) {
     const std::vector<char> exit_msg = encode(Release::Exit);
     for (ProcId q : plan.wake_to_exit) {
@@ -105,16 +98,13 @@ bool Runtime::retire() {
   } else if (link_ != MPI_COMM_NULL) {
     check(MPI_Comm_disconnect(&link_), "MPI_Comm_disconnect (spawn link)");
   }
-  dynamic_ = true;
-  if (!stays) {
-    departure_ = Departure::Exit;  // the caller's blacs_dyn_leave() ends the process
-    return true;
-  }
-  // The old world's communicators go (they span processes that end); the new world is
-  // level 0 of a stack as if the job had started with these processes.
-  dog_.phase("respawn: the new world's communicators", join_timeout_seconds(), "a process of the new world died or hangs");
+}
+
+// The old world's communicators go (they span processes that end); the new world `nw`
+// is level 0 of a stack as if the job had started with these processes, this one
+// process `my_new` of it.
+void Runtime::install_respawned(MPI_Comm nw, const RetirePlan& plan, int my_new) {
   LevelStack next = stack_->after_retire(plan);
-  const int my_new = static_cast<int>(at - plan.stay.begin());
   const int my_group = next.group_of(my_new);
   free_all_comms();
   if (next.ngroups() == 1) {
@@ -138,6 +128,30 @@ bool Runtime::retire() {
   exited_since_change_ = false;
   record_hosts(gather_processor_names(priv()));
   blacs_sync_world(world());
+}
+
+bool Runtime::retire() {
+  ensure_init();
+  require_active("blacs_dyn_retire");
+  const MPI_Comm w = priv();
+  const RetirePlan plan = agree_retire(w);
+  const auto at = std::find(plan.stay.begin(), plan.stay.end(), me_);
+  const bool stays = at != plan.stay.end();
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "respawn: the new world", join_timeout_seconds(), "a process of the world died or hangs");
+  MPI_Comm nw = MPI_COMM_NULL;
+  check(MPI_Comm_split(w, stays ? 0 : MPI_UNDEFINED, stays ? static_cast<int>(at - plan.stay.begin()) : 0, &nw),
+        "MPI_Comm_split (respawn)");
+  dog_.phase("respawn: the spawn links disconnected", join_timeout_seconds(),
+             "a process of the old world died or hangs");
+  end_spawn_links(plan);
+  dynamic_ = true;
+  if (!stays) {
+    departure_ = Departure::Exit;  // the caller's blacs_dyn_leave() ends the process
+    return true;
+  }
+  dog_.phase("respawn: the new world's communicators", join_timeout_seconds(), "a process of the new world died or hangs");
+  install_respawned(nw, plan, static_cast<int>(at - plan.stay.begin()));
   return false;
 }
 

@@ -87,42 +87,23 @@ bool await_server_close(const pmix_link::TcpRow& link, double seconds) {
 
 }  // namespace
 
-void Runtime::shrink(const ShrinkPlan& plan) {
-  const MPI_Comm w = priv();
-  const int old_n = size();
-  const int top = stack_->depth() - 1;
-  std::vector<int> new_rank(static_cast<std::size_t>(old_n), -1);
-  for (std::size_t i = 0; i < plan.new_members.size(); ++i)
-    new_rank[static_cast<std::size_t>(stack_->rank_at(plan.new_members[i], top))] = static_cast<int>(i);
-  if (shrink_hook_.fn) {
-    std::optional<Error> err;
-    const int rc = shrink_hook_.fn(world(), new_rank.data(), old_n, static_cast<int>(plan.new_members.size()),
-                         shrink_hook_.user);
-    if (rc != 0)
-      err = Error(BLACS_DYN_ERR_STATE, "the shrink hook returned " + std::to_string(rc) + " on rank " +
-                                      std::to_string(rank()) + "; the world is unchanged");
-    agree(w, err);
-  }
-  const Departure d = LevelStack::departure(plan, me_);
-  const int my_new = new_rank[static_cast<std::size_t>(rank())];
-  // After the hook (the data move, watched by its caller): the communicator steps.
-  WatchdogScope watch(dog_);
-  dog_.arm(who(), "shrink to " + std::to_string(plan.new_members.size()) + " processes: new world", join_timeout_seconds(),
-           "a process of the world died or hangs");
+// The application's shrink hook (the data move), if one is set: it must succeed on every
+// rank, or the shrink fails everywhere with the world unchanged.
+void Runtime::run_shrink_hook(const ShrinkPlan& plan, const std::vector<int>& new_rank, MPI_Comm w) {
+  if (!shrink_hook_.fn) return;
+  std::optional<Error> err;
+  const int rc = shrink_hook_.fn(world(), new_rank.data(), static_cast<int>(new_rank.size()),
+                                 static_cast<int>(plan.new_members.size()), shrink_hook_.user);
+  if (rc != 0)
+    err = Error(BLACS_DYN_ERR_STATE, "the shrink hook returned " + std::to_string(rc) + " on rank " +
+                                    std::to_string(rank()) + "; the world is unchanged");
+  agree(w, err);
+}
 
-  LevelComms next;
-  if (plan.pop_to < 0) {
-    MPI_Comm nc = MPI_COMM_NULL;
-    check(MPI_Comm_split(w, d == Departure::Stay ? 0 : MPI_UNDEFINED, my_new, &nc), "MPI_Comm_split");
-    if (d == Departure::Stay) {
-      next = LevelComms{nc, true, MPI_COMM_NULL};
-      check(MPI_Comm_dup(nc, &next.priv), "MPI_Comm_dup");
-      MPI_Comm_set_errhandler(next.priv, MPI_ERRORS_RETURN);
-    }
-  }
-  // Groups that leave as a whole disconnect from rank 0, the only process their spawn
-  // link joins them to; members parked earlier are woken to do the same (§3.3.5: the
-  // processes no longer part of the application are terminated).
+// Groups that leave as a whole disconnect from rank 0, the only process their spawn
+// link joins them to; members parked earlier are woken to do the same (§3.3.5: the
+// processes no longer part of the application are terminated).
+void Runtime::release_exiting(const ShrinkPlan& plan, Departure d) {
   if (me_ == 0) {
     if (!plan.groups_exiting.empty())
       dog_.phase("shrink: disconnecting the spawn group(s) that exit", join_timeout_seconds(),
@@ -142,13 +123,58 @@ void Runtime::shrink(const ShrinkPlan& plan) {
   }
   if (d == Departure::Exit)
     check(MPI_Comm_disconnect(&link_), "MPI_Comm_disconnect (spawn link)");
+}
+
+// A level's communicators freed (MPI_COMM_WORLD itself is not).
+void Runtime::free_level(LevelComms& c) {
+  if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
+  if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
+}
+
+// A stayer after the shrink: a level one of whose processes exited is never used again,
+// and its communicators still connect this process to the ones gone: Open MPI's
+// MPI_Finalize disconnects every communicator spanning two jobs (a spawned group or a
+// joined launch is its own job), waiting for processes that are gone. Freed here, on
+// every stayer; then BLACS sees the new world.
+void Runtime::settle_after_shrink() {
+  for (int l : stack_->dead_levels()) {
+    auto& c = comms_[static_cast<std::size_t>(l)];
+    free_level(c);
+    c.world = MPI_COMM_NULL;
+  }
+  exited_since_change_ = false;
+  blacs_sync_world(world());
+}
+
+void Runtime::shrink(const ShrinkPlan& plan) {
+  const MPI_Comm w = priv();
+  const int old_n = size();
+  const int top = stack_->depth() - 1;
+  std::vector<int> new_rank(static_cast<std::size_t>(old_n), -1);
+  for (std::size_t i = 0; i < plan.new_members.size(); ++i)
+    new_rank[static_cast<std::size_t>(stack_->rank_at(plan.new_members[i], top))] = static_cast<int>(i);
+  run_shrink_hook(plan, new_rank, w);
+  const Departure d = LevelStack::departure(plan, me_);
+  const int my_new = new_rank[static_cast<std::size_t>(rank())];
+  // After the hook (the data move, watched by its caller): the communicator steps.
+  WatchdogScope watch(dog_);
+  dog_.arm(who(), "shrink to " + std::to_string(plan.new_members.size()) + " processes: new world", join_timeout_seconds(),
+           "a process of the world died or hangs");
+
+  LevelComms next;
+  if (plan.pop_to < 0) {
+    MPI_Comm nc = MPI_COMM_NULL;
+    check(MPI_Comm_split(w, d == Departure::Stay ? 0 : MPI_UNDEFINED, my_new, &nc), "MPI_Comm_split");
+    if (d == Departure::Stay) {
+      next = LevelComms{nc, true, MPI_COMM_NULL};
+      check(MPI_Comm_dup(nc, &next.priv), "MPI_Comm_dup");
+      MPI_Comm_set_errhandler(next.priv, MPI_ERRORS_RETURN);
+    }
+  }
+  release_exiting(plan, d);
 
   if (plan.pop_to >= 0) {
-    for (int l = stack_->depth() - 1; l > plan.pop_to; --l) {
-      auto& c = comms_[static_cast<std::size_t>(l)];
-      if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
-      if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
-    }
+    for (int l = stack_->depth() - 1; l > plan.pop_to; --l) free_level(comms_[static_cast<std::size_t>(l)]);
     comms_.resize(static_cast<std::size_t>(plan.pop_to) + 1);
   } else {
     comms_.push_back(next);
@@ -156,20 +182,7 @@ void Runtime::shrink(const ShrinkPlan& plan) {
   stack_->apply(plan);
   dynamic_ = true;
   departure_ = d;
-  if (d == Departure::Stay) {
-    // A level one of whose processes exited is never used again, and its communicators
-    // still connect this process to the ones gone: Open MPI's MPI_Finalize disconnects
-    // every communicator spanning two jobs (a spawned group or a joined launch is its own
-    // job), waiting for processes that are gone. Freed here, on every stayer.
-    for (int l : stack_->dead_levels()) {
-      auto& c = comms_[static_cast<std::size_t>(l)];
-      if (c.priv != MPI_COMM_NULL) MPI_Comm_free(&c.priv);
-      if (c.owned && c.world != MPI_COMM_NULL) MPI_Comm_free(&c.world);
-      c.world = MPI_COMM_NULL;
-    }
-    exited_since_change_ = false;
-    blacs_sync_world(world());
-  }
+  if (d == Departure::Stay) settle_after_shrink();
 }
 
 namespace {
@@ -322,32 +335,6 @@ void Runtime::leave() {
   if (departure_ == Departure::Exit) exit_process();
   if (departure_ == Departure::Park) park();
   throw Error(BLACS_DYN_ERR_STATE, "blacs_dyn_leave: this process is still in the world (no shrink dropped it)");
-}
-
-void Runtime::share_state(void* buf, std::size_t* len, std::size_t cap) {
-  ensure_init();
-  require_active("blacs_dyn_share_state");
-  const MPI_Comm w = priv();
-  const int r = rank();
-  std::optional<Error> err;
-  unsigned long long n = 0;
-  if (r == 0) {
-    if (!len) err = Error(BLACS_DYN_ERR_ARG, "len is NULL on rank 0");
-    else n = *len;
-    if (!err && n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank 0 with len " + std::to_string(n));
-  }
-  const auto checked = [](int rc, const char* what) { check(rc, what); };
-  n = malleable::collective::broadcast_length(w, 0, n, checked);
-  if (r != 0 && !err) {
-    if (!len) err = Error(BLACS_DYN_ERR_ARG, "len is NULL on rank " + std::to_string(r));
-    else if (n > cap)
-      err = Error(BLACS_DYN_ERR_ARG, "state of " + std::to_string(n) + " bytes exceeds cap " +
-                                    std::to_string(cap) + " on rank " + std::to_string(r));
-    else if (n > 0 && !buf) err = Error(BLACS_DYN_ERR_ARG, "buf is NULL on rank " + std::to_string(r));
-  }
-  agree(w, err);
-  malleable::collective::broadcast_chunks(w, 0, static_cast<char*>(buf), n, checked);
-  if (r != 0) *len = static_cast<std::size_t>(n);
 }
 
 void Runtime::note_grid(MPI_Comm comm, int nprow, int npcol) {
