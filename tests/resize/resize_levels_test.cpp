@@ -14,7 +14,7 @@
 #include <set>
 
 #include "checkpoint/levels/levels.hpp"
-#include "checkpoint/levels/node_io.hpp"
+#include "checkpoint/levels/mapped_files.hpp"
 #include "malleable/resize/types.hpp"
 
 namespace lv = resize::levels;
