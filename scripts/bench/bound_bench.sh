@@ -5,9 +5,11 @@
 #   1. copy: node_copy.c (a memcpy per rank, all ranks at once, STREAM copy) at 256 MiB;
 #   2. start: a bare mpiexec of the same RANKS processes to MPI_Init + barrier (node_copy
 #      with 1 MiB, 1 repetition; wall clock of mpiexec, median of 5), a bare
-#      MPI_Comm_spawn + merge of 2 processes (spawn_pingpong.c's spawn mode, median of 5)
-#      and a bare join of 2 processes (bare_join.c through an ompi-server: a separate
-#      mpiexec's launch to the merged world, median of 5 after a warm-up);
+#      MPI_Comm_spawn + merge of 2 processes (spawn_pingpong.c's spawn mode) and a bare
+#      join of 2 processes (bare_join.c through an ompi-server: a separate mpiexec's launch
+#      to the merged world): each the JOB'S FIRST spawn or join, median over 5 jobs, as a
+#      resize is its job's first (the warm repetitions after it, which a first join is
+#      slower than, printed beside; scripts/bench/start_split.sh splits the difference);
 #   3. malleable-redist-bench bound: redist, PDGEMR2D (and COSTA with --costa-native or
 #      MALLEABLE_COSTA_NATIVE, run with OMP_NUM_THREADS=1) against the copy/shared-memory
 #      bound of the same redistribution, 1 MiB to --max-mib MiB per rank (capped so that
@@ -84,29 +86,36 @@ bare_mpiexec=$(printf '%s\n' "${times[@]}" | sort -g | sed -n 3p)
 echo "bare_mpiexec_s	$bare_mpiexec	(median of 5, mpiexec -n $ranks to MPI_Init + barrier + exit; all: ${times[*]})	load1 $l" |
   tee -a "$out/starts.txt"
 l=$(load)
-spawn_line=$(mpirun_n "$ranks" "$work/spawn_pingpong" spawn 2 5 | grep raw_spawn_merge_ms)
-bare_spawn_s=$(awk '{print $3 / 1000}' <<<"$spawn_line")
-echo "bare_spawn_s	$bare_spawn_s	($spawn_line: MPI_Comm_spawn of 2 + merge, median of 5 after a warm-up)	load1 $l" |
+firsts=() warms=()
+for i in 1 2 3 4 5; do  # a job's first spawn (the resize's), then 3 warm ones
+  spawn_line=$(mpirun_n "$ranks" "$work/spawn_pingpong" spawn 2 3 | grep raw_spawn_merge_ms)
+  firsts+=("$(awk '{print $4 / 1000}' <<<"$spawn_line")") warms+=("$(awk '{print $3 / 1000}' <<<"$spawn_line")")
+done
+bare_spawn_s=$(printf '%s\n' "${firsts[@]}" | sort -g | sed -n 3p)
+echo "bare_spawn_s	$bare_spawn_s	(MPI_Comm_spawn of 2 + merge, the job's first spawn, median of 5 jobs; all: ${firsts[*]}; each job's warm median after it: ${warms[*]})	load1 $l" |
   tee -a "$out/starts.txt"
 rm -f "$work/uri"
 ompi-server --no-daemonize --report-uri "$work/uri" </dev/null &
 server=$!
 for ((i = 0; i < 100; ++i)); do [[ -s $work/uri ]] && break; sleep 0.1; done
 l=$(load)
-mpirun_n 2 --ompi-server "file:$work/uri" "$work/bare_join" job "$work/port" 6 >"$work/join.out" &
-job=$!
-joins=()
-for r in 1 2 3 4 5 6; do
-  t0=$(date +%s.%N)
-  timeout 120 mpiexec --oversubscribe --ompi-server "file:$work/uri" -n 2 "$work/bare_join" launch "$work/port.$r"
-  for ((i = 0; i < 1000; ++i)); do grep -q "^merged $r " "$work/join.out" && break; sleep 0.01; done
-  t1=$(awk -v r="$r" '$1 == "merged" && $2 == r {print $3}' "$work/join.out")
-  ((r > 1)) && joins+=("$(echo "$t1 - $t0" | bc -l)")  # the first: a warm-up
+joins=() warms=()
+for j in 1 2 3 4 5; do  # a job's first join (the resize's), then 2 warm ones
+  rm -f "$work/join.out"
+  mpirun_n 2 --ompi-server "file:$work/uri" "$work/bare_join" job "$work/port$j" 3 >"$work/join.out" &
+  job=$!
+  for r in 1 2 3; do
+    t0=$(date +%s.%N)
+    timeout 120 mpiexec --oversubscribe --ompi-server "file:$work/uri" -n 2 "$work/bare_join" launch "$work/port$j.$r"
+    for ((i = 0; i < 1000; ++i)); do grep -q "^merged $r " "$work/join.out" && break; sleep 0.01; done
+    t1=$(awk -v r="$r" '$1 == "merged" && $2 == r {print $3}' "$work/join.out")
+    if ((r == 1)); then joins+=("$(echo "$t1 - $t0" | bc -l)"); else warms+=("$(echo "$t1 - $t0" | bc -l)"); fi
+  done
+  wait "$job"
 done
-wait "$job"
 kill "$server" 2>/dev/null || true
 bare_join_s=$(printf '%s\n' "${joins[@]}" | sort -g | sed -n 3p)
-echo "bare_join_s	$bare_join_s	(median of 5 after a warm-up: a separate mpiexec -n 2's launch to the merged world through ompi-server; all: ${joins[*]})	load1 $l" |
+echo "bare_join_s	$bare_join_s	(a separate mpiexec -n 2's launch to the merged world through ompi-server, the job's first join, median of 5 jobs; all: ${joins[*]}; the warm joins after them: ${warms[*]})	load1 $l" |
   tee -a "$out/starts.txt"
 
 # 3. The bound sweep.
