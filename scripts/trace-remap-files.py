@@ -77,11 +77,13 @@ def symbols(build):
     src = os.path.join(ROOT, "resize", "src")
     files = [os.path.relpath(p, src) for p in glob.glob(os.path.join(src, "**", "*.cpp"), recursive=True)]
     by_base = {os.path.basename(f): f for f in files}
-    objs = os.path.join(build, "resize", "CMakeFiles", "resize.dir", "src")
+    # the shell's objects, and the pure core's (resize_core), whose objects the library holds
+    dirs = [os.path.join(build, "resize", "CMakeFiles", d, "src") for d in ("resize.dir", "resize_core.dir")]
     owner = {}
     for f in files:
-        obj = os.path.join(objs, f + ".o")
-        if os.path.exists(obj):
+        for obj in (os.path.join(d, f + ".o") for d in dirs):
+            if not os.path.exists(obj):
+                continue
             for line in run(["nm", "--defined-only", obj]).splitlines():
                 w = line.split()
                 if len(w) == 3 and w[1] == "T":
