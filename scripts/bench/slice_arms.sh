@@ -64,8 +64,6 @@ for seed in $seeds; do
   "$here/scripts/bench/workload_cluster.sh" --workload "$d/slice.json" --arms "${run_arms[*]}" --start recipe \
     --setting "emulated-trace:$name-s$seed" --arbiter --lo "$lo" --hi "$hi" --deadline "$deadline" \
     --out "$d" --csv "$out/summary.csv" --img "$img" --build-dir "$build"
-  # a finished job's directory keeps its logs, not its secret nor the machine's environment
-  rm -f "$d"/*/jobdirs/*/secret "$d"/*/jobdirs/*/environment
   for a in "${run_arms[@]}"; do [[ -f $d/$a/metrics.json ]] && all_runs+=("$d/$a"); done
 done
 # every run simulated as it was submitted, with the costs measured over all of them

@@ -210,6 +210,8 @@ json.dump(meta, open(f"{d}/meta.json", "w"), indent=1)
 PY
   # the data stays; the per-job scripts and the machine's paths do not
   rm -f "$d"/jobs/*.sh "$d"/jobs/*.hosts
+  # a joined job's directory keeps its logs, not its secret nor the machine's environment
+  rm -f "$d"/jobdirs/*/secret "$d"/jobdirs/*/environment
   rm -rf "$d/ckpt"
   find "$d" -type f \( -name '*.out' -o -name '*.json' -o -name '*.jsonl' -o -name '*.txt' \) -exec sed -i "s#$here/##g; s#$here#.#g" {} +
   python3 "$wl/cluster_report.py" run "$d" ${csv:+--csv "$csv"} --plot "$img/workload_${out##*/}_$label.png"
