@@ -67,10 +67,10 @@ if os.path.exists(os.path.join(sys.argv[1], ".git")):
         print(f"FAILED: a block with an unknown commit was not caught ({why})")
         sys.exit(1)
     # A retired script passes only with a commit that holds it, named on its line or page.
-    root, gone = sys.argv[1], "scripts/bench/single_copy.sh"  # retired; kept at 351c483b
-    held = "produced by scripts/bench/single_copy.sh at commit 351c483b"
+    root, gone = sys.argv[1], "scripts/bench/redist_node_window.sh"  # removed in 58f7ebec; kept at 351c483b
+    held = "produced by scripts/bench/redist_node_window.sh at commit 351c483b"
     if check_names.path_exists(root, gone) or not check_names.retired_path(root, gone, held) \
-            or check_names.retired_path(root, gone, "produced by scripts/bench/single_copy.sh") \
+            or check_names.retired_path(root, gone, "produced by scripts/bench/redist_node_window.sh") \
             or check_names.retired_path(root, gone, "", "at commit 58f7ebec") \
             or check_names.retired_path(root, "scripts/bench/never_was.sh", held) \
             or check_names.retired_path(root, "docs/data/gone.csv", "at commit 351c483b"):
