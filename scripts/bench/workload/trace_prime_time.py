@@ -103,6 +103,65 @@ def user_share(jobs, machine):
     return free, alone
 
 
+def free_while_waiting(jobs, machine):
+    """The seconds jobs waited while the schedule had their processor count free (user_share's
+    first number, without the per-user part), by a prefix sum per distinct processor count."""
+    change = collections.Counter()
+    for j in jobs:
+        st = j["submit"] + j["wait"]
+        change[st] += j["procs"]
+        change[st + j["run"]] -= j["procs"]
+    t = sorted(change)
+    free = [machine - b for b in itertools.accumulate(change[x] for x in t)]
+    lengths = [b - a for a, b in zip(t, t[1:])] + [0.0]
+    by_procs = collections.defaultdict(list)
+    for j in jobs:
+        by_procs[j["procs"]].append(j)
+    total = 0.0
+    for procs, sel in by_procs.items():
+        ok = [f >= procs for f in free]
+        pre = [0.0] + list(itertools.accumulate(d if o else 0.0 for d, o in zip(lengths, ok)))
+
+        def upto(x):  # free seconds for this count in [t[0], x)
+            k = bisect.bisect_right(t, x) - 1
+            if k < 0:
+                return 0.0
+            return pre[k] + ((x - t[k]) if ok[k] else 0.0)
+        total += sum(upto(j["submit"] + j["wait"]) - upto(j["submit"]) for j in sel)
+    return total
+
+
+def idle_while_waiting(jobs, machine):
+    """The processors a schedule left idle while at least one job waited, between its first
+    start and the last submission (the tail, with no later jobs to run, left out): their
+    time-weighted mean, the share of that time with at least a tenth of the machine idle (a
+    machine with nodes down, or a rule that holds jobs, shows as idle processors with a
+    queue), and the hours with a queue and nothing running."""
+    change = collections.Counter()
+    queue = collections.Counter()
+    for j in jobs:
+        st = j["submit"] + j["wait"]
+        change[st] += j["procs"]
+        change[st + j["run"]] -= j["procs"]
+        queue[j["submit"]] += 1
+        queue[st] -= 1
+    lo = min(j["submit"] + j["wait"] for j in jobs)
+    hi = max(j["submit"] for j in jobs)
+    t = sorted(set(change) | set(queue))
+    busy = waiting = 0
+    span = idle = tenth = empty = 0.0
+    for a, b in zip(t, t[1:]):
+        busy += change.get(a, 0)
+        waiting += queue.get(a, 0)
+        a, b = max(a, lo), min(b, hi)
+        if waiting > 0 and b > a:
+            span += b - a
+            idle += max(0, machine - busy) * (b - a)
+            tenth += (b - a) if machine - busy >= machine / 10 else 0.0
+            empty += (b - a) if busy <= 0 else 0.0
+    return (idle / span, tenth / span, empty / 3600) if span else (0.0, 0.0, 0.0)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("trace")
@@ -162,16 +221,34 @@ def main(argv=None):
     for p, w in sims:
         ws = list(w.values())
         print(f"  {p}: " + " ".join(f"{sum(1 for v in ws if v <= x + 1e-6) / len(ws):.3f}" for x in points))
+    short = [5, 10, 15, 20, 25, 30, 45, 60]
+    print("short waits, share of jobs that waited at most (s; a scheduler's pass interval shows as a flat "
+          "spread up to it): " + ", ".join(map(str, short)))
+    print("  log: " + " ".join(f"{sum(1 for w in waits if w <= x) / len(waits):.3f}" for x in short))
+    for p, w in sims:
+        ws = list(w.values())
+        print(f"  {p}: " + " ".join(f"{sum(1 for v in ws if v <= x + 1e-6) / len(ws):.3f}" for x in short))
     recorded = [j["raw_wait"] for j in jobs if j["raw_wait"] >= 0]
     if recorded:
         whole = sum(1 for w in recorded if w % 60 == 0) / len(recorded)
         subs = sum(1 for j in jobs if j["submit"] % 60 == 0) / len(jobs)
         print(f"\nrecorded waits that are whole minutes: {whole:.2%} (submit times: {subs:.2%})")
-        machine = int(head.get("MaxNodes", "0") or 0) or int(head.get("MaxProcs", "0") or 0)
+        # the header's leading number: CTC's reads "338 (batch partition; 512 total)"
+        lead = lambda key: int((head.get(key, "").split() or ["0"])[0])
+        machine = lead("MaxNodes") or lead("MaxProcs")
         if machine > 0:
             free, alone = user_share(jobs, machine)
             print(f"waiting while the log's schedule had the job's processors free: {free / len(jobs):,.0f} s a job; "
                   f"of it while its user ran no other job: {alone / free if free else 0:.1%}")
+            for p, w in sims:
+                sel = [dict(j, wait=w[j["id"]]) for j in jobs if j["id"] in w]
+                print(f"  the same in {p}'s schedule: {free_while_waiting(sel, machine) / len(sel):,.0f} s a job")
+            print("processors idle while a job waited, first start to last submission (time-weighted mean; share of "
+                  "that time with >= 10% idle; hours with nothing running): "
+                  + "; ".join(f"{name} {m:,.0f} ({s10:.1%}; {h:,.0f} h)" for name, (m, s10, h) in
+                              [("log", idle_while_waiting(jobs, machine))] +
+                              [(p, idle_while_waiting([dict(j, wait=w[j["id"]]) for j in jobs if j["id"] in w], machine))
+                               for p, w in sims]))
     return 0
 
 
