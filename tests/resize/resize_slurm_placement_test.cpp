@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Slurm policy against where the job's processes run: Slurm's idle nodes without the
-// drained ones, and no growth, again and again, onto a held node the processes never reach
+// The Slurm policy against where the job's processes run: no growth, again and again, onto a held node the processes never reach
 // (recorded from the emulated cluster: after a relaunch onto node1,node2 every rank ran on
 // node1, and the policy grew onto node2 at each remap point, doubling the processes).
+// The node lists it reads (idle, unplaced, beyond the launcher): tests/cluster/unit/slurm_nodes_test.cpp.
 #include <gtest/gtest.h>
 
 #include "malleable/cluster/cluster.hpp"
@@ -20,35 +20,6 @@ namespace {
 using Scripted = slurm_snapshot::ScriptedJob7;
 using slurm_snapshot::logged;
 }  // namespace
-
-TEST(SlurmPlacement, IdleNodesLeaveOutDrainedAndUnresponsiveOnes) {
-  // sinfo -h -t idle -o '%t %N' on the emulated cluster with node3 drained (scontrol
-  // update State=DRAIN): Slurm lists it under -t idle.
-  EXPECT_EQ(idle_nodes("idle node[1-2]\ndrain node3\nidle* node4\nidle~ node5\n"),
-            (std::vector<std::string>{"node1", "node2"}));
-  EXPECT_EQ(idle_nodes("node[2-3]\n"), (std::vector<std::string>{"node2", "node3"}));  // -o %N alone
-  EXPECT_TRUE(idle_nodes("").empty());
-  EXPECT_THROW(idle_nodes("idle node1 node2\n"), cluster::Error);
-  EXPECT_THROW(idle_nodes("idle node[1-\n"), cluster::Error);
-}
-
-TEST(SlurmPlacement, UnplacedNodesAreHeldNodesTheProcessesPutThereDoNotRunOn) {
-  const auto ranks = ranks_on({{"node1", 8}});
-  EXPECT_EQ(unplaced_nodes({"node1", "node2"}, ranks, {"node1", "node2"}), (std::vector<std::string>{"node2"}));
-  EXPECT_TRUE(unplaced_nodes({"node1"}, ranks, {"node1", "node2"}).empty());  // node2 no longer held
-  EXPECT_TRUE(unplaced_nodes({"node1", "node2"}, ranks_on({{"node1", 4}, {"node2", 4}}), {"node1", "node2"}).empty());
-  Plan p;
-  p.kind = Plan::Kind::UseHeld;
-  p.nodes = {"node2", "node3"};
-  p.why = "2 node(s) of the allocation run nothing";
-  EXPECT_TRUE(without_nodes(p, {"node2"}));
-  EXPECT_EQ(p.kind, Plan::Kind::UseHeld);
-  EXPECT_EQ(p.nodes, (std::vector<std::string>{"node3"}));
-  EXPECT_TRUE(without_nodes(p, {"node3"}));
-  EXPECT_EQ(p.kind, Plan::Kind::None);
-  EXPECT_NE(p.why.find("not growing onto node3"), std::string::npos) << p.why;
-  EXPECT_FALSE(without_nodes(p, {"node3"}));
-}
 
 // Recorded after the spawn fallback's relaunch (malleable-run --hosts slurm onto
 // node1,node2, 2x4): Slurm's job holds node[1-2], every rank runs on node1, the launcher
@@ -107,19 +78,6 @@ TEST(SlurmPlacement, AGrowthThatLeftItsNodeRunningNothingIsNotRepeated) {
   EXPECT_EQ(notes, 1u);
   EXPECT_LE(pol.log().size(), said + 1);
   EXPECT_TRUE(f.script.empty()) << f.seen.back();
-}
-
-// Open MPI 4.1.4 on the emulated cluster: a spawn that adds a daemon on a new node ends the
-// job once the launcher runs a daemon on another node than its own (routed_radix "Not
-// found"); while it runs only its own, add-host works.
-TEST(SlurmPlacement, NodesBeyondTheLauncherAreThoseWithoutADaemonOnceItHasRemoteOnes) {
-  EXPECT_TRUE(beyond_launcher({"node1"}, "node1", {"node2"}).empty());  // only its own: add-host works, once
-  EXPECT_TRUE(beyond_launcher({"node1"}, "node1", {"node1", "node2"}).empty());
-  EXPECT_EQ(beyond_launcher({"node1"}, "node1", {"node2", "node3"}), (std::vector<std::string>{"node2", "node3"}));
-  EXPECT_EQ(beyond_launcher({"node1", "node2"}, "node1", {"node2", "node3", "node3"}),
-            (std::vector<std::string>{"node3"}));
-  EXPECT_TRUE(beyond_launcher({"node1", "node2"}, "node1", {"node2"}).empty());  // a daemon there already
-  EXPECT_EQ(beyond_launcher({"node2"}, "node1", {"node3"}), (std::vector<std::string>{"node3"}));
 }
 
 // The job launched on node1,node2 (malleable-run's hosts) holds node3 too (merged later):

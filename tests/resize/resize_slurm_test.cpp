@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The Slurm policy's pure parts: Slurm's output parsed, decisions from snapshots, and the
-// command sequence against a scripted stand-in for Slurm (no Slurm needed).
+// The Slurm policy's pure parts: decisions from snapshots, and the command sequence
+// against a scripted stand-in for Slurm (no Slurm needed). Slurm's output parsed:
+// tests/cluster/unit/slurm_nodes_test.cpp.
 #include <gtest/gtest.h>
 
 #include <tuple>
@@ -14,31 +15,6 @@ using slurm_snapshot::decide_in;
 using slurm_snapshot::input_on;
 using slurm_snapshot::ranks_on;
 using slurm_snapshot::ScriptedSlurm;
-
-TEST(Slurm, HostlistsExpandAndCompress) {
-  EXPECT_EQ(expand_hostlist("node[1-3,5],gpu7"), (std::vector<std::string>{"node1", "node2", "node3", "node5", "gpu7"}));
-  EXPECT_EQ(expand_hostlist("n[08-10]"), (std::vector<std::string>{"n08", "n09", "n10"}));
-  EXPECT_TRUE(expand_hostlist("(null)").empty());
-  EXPECT_TRUE(expand_hostlist("").empty());
-  EXPECT_THROW(expand_hostlist("node[1-"), cluster::Error);
-  EXPECT_THROW(expand_hostlist("node[3-1]"), cluster::Error);
-  EXPECT_THROW(expand_hostlist("node[a-b]"), cluster::Error);
-  EXPECT_EQ(compress_hostlist({"node1", "node2", "node3", "node5"}), "node[1-3,5]");
-  EXPECT_EQ(compress_hostlist({"node4"}), "node4");
-  EXPECT_EQ(compress_hostlist({"n08", "n09", "n10"}), "n[08-10]");
-  EXPECT_EQ(compress_hostlist({"head", "node2", "node1"}), "node[1-2],head");
-  for (const char* l : {"node[1-3,5]", "n[08-10]", "a1,b2"}) EXPECT_EQ(compress_hostlist(expand_hostlist(l)), l);
-}
-
-TEST(Slurm, ParsesSqueue) {
-  const auto jobs = parse_squeue(slurm_snapshot::records("12|PENDING|2|\n\n13|RUNNING|3|node[2-4]\n"));
-  ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs[0].id, "12");
-  EXPECT_EQ(jobs[0].nodes, 2);
-  EXPECT_TRUE(jobs[0].node_list.empty());
-  EXPECT_EQ(jobs[1].node_list, (std::vector<std::string>{"node2", "node3", "node4"}));
-  EXPECT_THROW(parse_squeue(slurm_snapshot::records("12|PENDING|two|")), cluster::Error);
-}
 
 namespace {
 Snapshot snap(std::vector<std::string> mine, std::vector<std::string> idle, std::vector<Job> pending = {}) {
