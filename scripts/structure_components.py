@@ -9,6 +9,9 @@
   daemon    the arbiter daemon's code (cluster/src/daemon/) is linked into no library: no
             library target of a part's CMakeLists.txt lists a source under daemon/, and only
             the daemon's program links cluster_daemon (tests aside).
+  tests     each part's tests sit under tests/<part>/ and reach into no other part's
+            internals: a CMakeLists.txt under tests/<dir>/ names no <part>/src/ but <dir>'s
+            own as an include directory (tests/resize/ does not include cluster/src/).
 
 Usage (through check-structure.py): --components [source-dir], --components-mutation [source-dir].
 """
@@ -19,7 +22,7 @@ import tempfile
 
 # What each component may include besides itself. apps and the simulator sit on top.
 PASS_MESSAGE = ("every component includes only the components it depends on (an acyclic map); the daemon's "
-                "code in no library")
+                "code in no library; tests/<dir>/ names no other part's src/")
 COMPONENTS = {
     "common": set(),
     "redist": {"common"},
@@ -139,8 +142,31 @@ def daemon_problems(root):
     return problems
 
 
+# ${PROJECT_SOURCE_DIR}/<part>/src (or CMAKE_SOURCE_DIR's) in a tests' CMakeLists.txt.
+SRC_DIR = re.compile(r"\$\{(?:PROJECT|CMAKE)_SOURCE_DIR\}/([A-Za-z0-9_.-]+)/src\b")
+
+
+def tests_problems(root):
+    problems = []
+    tests = os.path.join(root, "tests")
+    for dirpath, dirnames, filenames in os.walk(tests):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("build"))
+        if "CMakeLists.txt" not in filenames or dirpath == tests:
+            continue
+        path = os.path.join(dirpath, "CMakeLists.txt")
+        rel = os.path.relpath(path, root)
+        own = rel.split(os.sep)[1]
+        text = re.sub(r"#[^\n]*", "", open(path, encoding="utf-8", errors="replace").read())
+        for m in SRC_DIR.finditer(text):
+            if m.group(1) != own:
+                line = text.count("\n", 0, m.start()) + 1
+                problems.append(f"{rel}:{line}: tests/{own}/ includes {m.group(1)}/src/ (another part's internals): "
+                                f"that part's tests belong under tests/{m.group(1)}/")
+    return problems
+
+
 def problems(root):
-    return include_problems(root) + daemon_problems(root)
+    return include_problems(root) + daemon_problems(root) + tests_problems(root)
 
 
 def mutation(root):
@@ -151,6 +177,13 @@ def mutation(root):
             src = os.path.join(root, comp)
             if os.path.isdir(src):
                 shutil.copytree(src, os.path.join(tmp, comp), ignore=shutil.ignore_patterns("build*"))
+        # tests/: its CMakeLists.txt files alone.
+        for dirpath, dirnames, filenames in os.walk(os.path.join(root, "tests")):
+            dirnames[:] = [d for d in dirnames if not d.startswith("build")]
+            if "CMakeLists.txt" in filenames:
+                dest = os.path.join(tmp, os.path.relpath(dirpath, root))
+                os.makedirs(dest, exist_ok=True)
+                shutil.copy(os.path.join(dirpath, "CMakeLists.txt"), dest)
         clean = problems(tmp)
         if clean:
             print("components mutation: the copied tree fails already:", clean)
@@ -201,5 +234,9 @@ def mutation(root):
         planted(os.path.join("resize", "CMakeLists.txt"),
                 lambda t: t + "\ntarget_link_libraries(resize PRIVATE cluster_daemon)\n",
                 "resize links cluster_daemon", "resize links cluster_daemon")
+        # resize's unit tests reaching into cluster/src (cluster's tests belong under tests/cluster/).
+        planted(os.path.join("tests", "resize", "CMakeLists.txt"),
+                lambda t: t + "\ntarget_include_directories(resize_unit PRIVATE ${PROJECT_SOURCE_DIR}/cluster/src)\n",
+                "tests/resize/ includes cluster/src/", "tests/resize/ includes cluster/src/")
     print("check-structure --components-mutation:", "PASS" if ok else "FAILED")
     return ok
