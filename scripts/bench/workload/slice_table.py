@@ -4,8 +4,9 @@
 
     slice_table.py DIR      DIR/seed<S>/<arm>/ as workload_cluster.sh left them
 
-Per arm, over its seeds: mean turnaround, mean wait and makespan (the mean, and the
-smallest and largest seed's in brackets), resizes a job, jobs Slurm ended at their time
+Per arm, over its seeds: mean turnaround (all jobs, and the slice's malleable and rigid
+jobs apart), mean wait and makespan (the mean, and the smallest and largest seed's in
+brackets), resizes and resize seconds a job, jobs Slurm ended at their time
 limit (jobcomp.txt's TIMEOUT), the arbiter's decisions by rule (the journal's recent
 decisions: the daemon keeps the newest per user, so a count of those), and the simulator's
 prediction of the mean turnaround for the same run (validation.md, workload_validate.sh
@@ -81,9 +82,9 @@ def spread(values, fmt="{:.1f}"):
 
 
 def arm_rows(r):
-    yield ("| arm | seeds | mean turnaround s | mean wait s | makespan s | resizes a job | killed | "
-           "arbiter decisions (recent) | simulated turnaround s | sim error |")
-    yield "|---|---|---|---|---|---|---|---|---|---|"
+    yield ("| arm | seeds | mean turnaround s | its malleable jobs' s | its rigid jobs' s | mean wait s | makespan s | "
+           "resizes a job | resize s a job | killed | arbiter decisions (recent) | simulated turnaround s | sim error |")
+    yield "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     for arm in ARMS:
         if arm not in r:
             continue
@@ -93,9 +94,12 @@ def arm_rows(r):
         errs = [x["sim"] / x["m"]["mean_turnaround_s"] - 1 for x in rs if x["sim"] is not None]
         dec = sum((x["dec"] for x in rs), collections.Counter())
         dec_text = ", ".join(f"{k} {v}" for k, v in dec.most_common()) or "-"
-        yield (f"| {arm} | {' '.join(sorted(r[arm]))} | {spread(ta)} | "
+        part = [spread([x["m"][k] for x in rs if x["m"].get(k) is not None])
+                for k in ("mean_turnaround_malleable_s", "mean_turnaround_rigid_s")]
+        yield (f"| {arm} | {' '.join(sorted(r[arm]))} | {spread(ta)} | {part[0]} | {part[1]} | "
                f"{spread([x['m']['mean_wait_s'] for x in rs])} | {spread([x['m']['makespan_s'] for x in rs])} | "
                f"{spread([x['m'].get('resizes_per_job', 0) for x in rs], '{:.3f}')} | "
+               f"{spread([x['m'].get('resize_time_s_per_job', 0) for x in rs], '{:.3f}')} | "
                f"{sum(x['killed'] for x in rs)} | {dec_text} | {spread(sims)} | "
                f"{spread([100 * e for e in errs], '{:+.1f}%')} |")
 
