@@ -52,6 +52,9 @@ STUDIES = {
     # the emulated runs, one folder per command (share_<s>/ with jobs/, shared/log/, Slurm's
     # files); summary.csv, costs_emulated.json, seeds/, sim/, trace/ stay unpacked
     "workload": ["emulated*/"],
+    # one real-trace slice's arms (slice_arms.sh): the runs of a slice, seed by seed; the
+    # slice's table (NAME.md) and summary (NAME.csv) stay beside them unpacked
+    "slice_arms": ["*/"],
 }
 _members = {}
 

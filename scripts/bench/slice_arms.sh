@@ -10,12 +10,14 @@
 # For each seed the slice is cut anew (workload/trace_slice.py: the same window, the seed's
 # malleable half), the arms run back to back (workload_cluster.sh --workload), and every run
 # is simulated as it was submitted (workload_validate.sh --runs: its own start mode, its
-# measured costs); workload/slice_table.py then prints the arms' table.
+# measured costs); workload/slice_table.py then prints the arms' table into NAME.md beside
+# the runs (summary rows in NAME.csv; the runs packed in docs/data/slice_arms/runs.tar.xz,
+# scripts/bench/data_archive.py).
 #
 #   scripts/bench/slice_arms.sh [--trace FILE] [--first K] [--seeds "1 2 3"] [--arms "rigid moldable malleable"]
 #        [--out DIR] [--name NAME] [--lo 10] [--hi 120] [--deadline 1500]
 # Defaults: the KTH SP2 log, kept jobs 1040-1079 on 16 nodes (docs/measurements/workload.md),
-# seeds 1 2 3, data in docs/data/workload/slice_arms/NAME (NAME: kth-sp2-1040). About 10 min
+# seeds 1 2 3, data in docs/data/slice_arms/NAME (NAME: kth-sp2-1040). About 10 min
 # a run on this 2-core machine. Needs root (namespaces) and Slurm (scripts/setup.sh).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -45,8 +47,10 @@ sim=$build/sim/malleable-clustersim
 [[ -x $sim && -x $build/bin/malleable-run ]] || { echo "slice_arms.sh: build malleable-clustersim and malleable-run first" >&2; exit 2; }
 base=$(basename "$trace" .swf)
 [[ -n $name ]] || name="$(tr 'A-Z' 'a-z' <<<"${base%%-[0-9][0-9][0-9][0-9]-*}")-$first"
-[[ -n $out ]] || out=$here/docs/data/workload/slice_arms/$name
+[[ -n $out ]] || out=$here/docs/data/slice_arms/$name
 mkdir -p "$out"
+out=$(realpath "$out")
+archive=$here/scripts/bench/data_archive.py
 img=$(mktemp -d)
 trap 'rm -rf "$img"' EXIT
 first_seed=${seeds%% *} all_runs=()
@@ -63,10 +67,17 @@ for seed in $seeds; do
   ((${#run_arms[@]})) || continue
   "$here/scripts/bench/workload_cluster.sh" --workload "$d/slice.json" --arms "${run_arms[*]}" --start recipe \
     --setting "emulated-trace:$name-s$seed" --arbiter --lo "$lo" --hi "$hi" --deadline "$deadline" \
-    --out "$d" --csv "$out/summary.csv" --img "$img" --build-dir "$build"
+    --out "$d" --csv "$out.csv" --img "$img" --build-dir "$build"
   for a in "${run_arms[@]}"; do [[ -f $d/$a/metrics.json ]] && all_runs+=("$d/$a"); done
 done
+# the runs loose for the simulation and the table, packed again at the end
+study=$(python3 "$archive" study "$out")
+if [[ -n $study ]]; then
+  [[ -f $study/runs.tar.xz ]] && python3 "$archive" unpack "$study" >/dev/null
+  trap 'rm -rf "$img"; python3 "$archive" pack "$study" >/dev/null' EXIT
+fi
 # every run simulated as it was submitted, with the costs measured over all of them
+# (workload_validate.sh exits 1 when a metric is off by more than 15%: that is a finding)
 ((${#all_runs[@]})) && { "$here/scripts/bench/workload_validate.sh" --runs "${all_runs[@]}" ||
-  echo "slice_arms.sh: a run was not simulated (see above)" >&2; }
-python3 "$here/scripts/bench/workload/slice_table.py" "$out" | tee "$out/table.md"
+  echo "slice_arms.sh: a simulated metric is off by more than 15% (see validation.md)" >&2; }
+python3 "$here/scripts/bench/workload/slice_table.py" "$out" | tee "$out.md"
