@@ -16,49 +16,12 @@
 #include <fstream>
 
 #include "malleable/cluster/cluster.hpp"
+#include "slurm_order_fixture.hpp"
 #include "slurm_snapshot_util.hpp"
 
 using namespace cluster::slurm;
 using namespace slurm_snapshot;
-
-namespace {
-
-// squeue -h --sort=V -o kSqueueFormat: the running jobs 7 (batch, node[1-2]) and 8 (gpu,
-// node9); waiting, in submit order: 20 (low priority), 21 (high priority).
-std::string line(const std::string& id, const std::string& state, int nodes, const std::string& list,
-                 const std::string& prio, const std::string& submit, const std::string& part,
-                 const std::string& start = "N/A", const std::string& plan = "(null)", const std::string& reason = "Priority",
-                 const std::string& comment = "") {
-  return id + "|" + state + "|" + std::to_string(nodes) + "|" + list + "|job" + id + "|" +
-         (state == "RUNNING" ? "None" : reason) + "|prio=" + prio + "|submit=" + submit + "|part=" + part +
-         "|start=" + start + "|plan=" + plan + "|" + comment + "\n";
-}
-
-// sinfo -h -o '%P %t %s %N': batch (node[1-8], MaxNodes 6), gpu (node[9-10]).
-const char* kSinfo =
-    "batch* alloc 1-6 node[1-4]\n"
-    "batch* idle 1-6 node[5,7-8]\n"
-    "batch* resv 1-6 node6\n"
-    "gpu alloc 1-infinite node9\n"
-    "gpu idle 1-infinite node10\n";
-
-GrowthModel saving(double seconds_per_node) {
-  return [seconds_per_node](int n) {
-    Growth g;
-    g.pays = true;
-    g.saving_s = seconds_per_node * n;
-    g.why = "model";
-    return g;
-  };
-}
-
-// Two rounds of one job (bid, then after the bid window): its decision.
-Arbitration grow_round(const ClusterView& v, const JobState& me) {
-  const Arbitration bid = arbitrate(v, {}, me, saving(10), 100, opts());
-  return arbitrate(v, bid.ledger, me, saving(10), 105, opts());
-}
-
-}  // namespace
+using namespace slurm_order_fixture;
 
 TEST(SlurmOrder, ParsesPrioritySubmitPartitionAndTheBackfillPlan) {
   const auto jobs = parse_squeue(slurm_snapshot::records(line("7", "RUNNING", 2, "node[1-2]", "4000", "2026-11-26T10:00:00", "batch",
