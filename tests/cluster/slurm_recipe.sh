@@ -57,6 +57,12 @@ wait_for "$out" "^\[pdgemm\] iter +3 " 120 >/dev/null
 for n in node1 node2 node3; do [[ -n $(pids_on $n $app) ]] || fail "no process of the job on $n at its start"; done
 [[ $("$CLUSTER" exec head squeue -h -j "$job" -o "%T|%N") == "RUNNING|node[1-3]" ]] || fail "the job's allocation is not node[1-3]"
 echo "ok: the job started on what Slurm gave, node[1-3], one launch per node"
+# Why the recipe repeats -N's range in RESIZE_SLURM_MIN_NODES (docs/guide/slurm.md): the
+# running job's record no longer names its minimum, 2
+record=$("$CLUSTER" exec head scontrol show job "$job")
+grep -q "NumNodes=" <<<"$record" || fail "scontrol show job printed no NumNodes: $record"
+! grep -Eq "NumNodes=2-|MinNodes=2" <<<"$record" || fail "Slurm keeps the job's minimum now: the recipe's RESIZE_SLURM_MIN_NODES could go"
+echo "ok: the running job's record keeps no minimum ($(grep -o 'NumNodes=[^ ]*' <<<"$record"))"
 
 # A rigid job waits: the job gives a node it started on back, never the batch host.
 rigid=$(cd "$work" && "$CLUSTER" exec head sbatch --parsable -J rigid -N 1 -o /dev/null --wrap "sleep 600") ||
