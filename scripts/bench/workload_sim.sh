@@ -11,7 +11,9 @@
 # docs/data/workload/sim/, runs the variants (malleable jobs starting on one process, node
 # ranges but no resizes, the other node range (RANGE); at 1,000 nodes also no node
 # ranges and the single-job policy cluster::slurm::decide)
-# into sim/variants.tsv, and renders docs/measurements/workload.md's table and docs/img/workload_sim.png.
+# into sim/variants.tsv, and renders the table of docs/data/workload/notes/history.md
+# ("Simulated at 1,000 and 10,000 nodes", moved there from docs/measurements/workload.md)
+# and docs/img/workload_sim.png.
 #
 #   scripts/bench/workload_sim.sh [build-dir]
 # Environment: SEED (1), LOAD (0.9), JOBS_1K (3000), JOBS_10K (3000), INTERVAL (300: the
@@ -92,7 +94,7 @@ for nodes in ${SCALES:-1000 10000}; do
   done
 done
 if [[ ${NO_DOC:-0} != 1 ]]; then
-  python3 "$here/scripts/bench/workload/sim_report.py" --csv "$data/summary.csv" --doc "$here/docs/measurements/workload.md" \
+  python3 "$here/scripts/bench/workload/sim_report.py" --csv "$data/summary.csv" --doc "$here/docs/data/workload/notes/history.md" \
     --plot "$here/docs/img/workload_sim.png" --variants "$variants"
-  echo "workload_sim: docs/measurements/workload.md and docs/img/workload_sim.png rendered"
+  echo "workload_sim: docs/data/workload/notes/history.md and docs/img/workload_sim.png rendered"
 fi

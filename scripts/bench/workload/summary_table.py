@@ -4,7 +4,7 @@
 in the order of their dates within each setting), written between the markers
 <!-- runs-table --> and <!-- /runs-table --> of a document, or printed.
 
-    summary_table.py --csv docs/data/workload/summary.csv [--doc docs/measurements/workload.md]
+    summary_table.py --csv docs/data/workload/summary.csv [--doc docs/data/workload/notes/history.md]
 
 "vs rigid" is the all-rigid row's mean turnaround (and makespan) over this row's, taking the
 all-rigid row of the same setting, node count, job count and seed (the same workload)
