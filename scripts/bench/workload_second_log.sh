@@ -35,6 +35,8 @@ lim="--user-max-jobs $ujobs --user-max-nodes $unodes"
 variants=("FCFS + EASY (defaults)|-|--sched-interval 0"
           "+ passes every 20 s|yes (the log's shortest waits spread flat over 5-25 s: see evidence.md)|--sched-interval 20"
           "+ passes every 60 s|no (waits in whole minutes: see evidence.md)|--sched-interval 60"
+          "+ 20-s passes + the log's outages|yes (nothing ran while jobs waited, spells of 1 h or more: see notes.md)|--sched-interval 20 --outages infer"
+          "+ 20-s passes + outages + the nodes it left idle (24-h windows)|in part (the least capacity lost where its queue never emptied: see notes.md)|--sched-interval 20 --outages infer --outage-window-h 24"
           "+ prime-time rule $prime|no (weekday starts by hour: see evidence.md)|--sched-interval 0 --prime-time $prime"
           "+ inferred per-user limits|no (waiting at a user's most jobs: see evidence.md)|--sched-interval 0 $lim"
           "on $smaller nodes (sensitivity, not a rule)|-|--sched-interval 0 --nodes $smaller")
@@ -70,7 +72,7 @@ rec = rep["recorded"]
 print(f"| the log | | {rec['mean_wait_s']:,.0f} | | {rec['median_wait_s']:,.0f} | | {rep['kept']:,} | {rec['utilisation']:.4f} |")
 PY
 {
-  echo "runs: run0.csv defaults, run1.csv 20-s passes, run2.csv 60-s passes, run3.csv prime time $prime, run4.csv inferred per-user limits"
+  echo "runs: run0.csv defaults, run1.csv 20-s passes, run2.csv 60-s passes, run3.csv 20-s passes and outages, run4.csv and partial outages, run5.csv prime time $prime, run6.csv inferred per-user limits"
   echo
   (cd "$here" && python3 scripts/bench/workload/trace_prime_time.py "${trace#"$here"/}" --prime-time "$prime" "${records[@]}") |
     sed "s|$tmp/||g"

@@ -190,6 +190,7 @@ std::size_t Cluster::head(double now) const {
 
 std::vector<std::size_t> Cluster::schedule(double now) {
   narrowed_now_.clear();
+  apply_outages(now);
   if (fair_.on()) order_by_priority(now);
   if (queue_.empty()) return {};
   std::vector<Waiting> waiting;
@@ -326,9 +327,33 @@ const std::vector<int>& Cluster::idle_nodes_sorted() const {
   return idle_sorted_;
 }
 
+void Cluster::set_outages(std::vector<Outage> o) {
+  for (const Outage& x : o)
+    if (!(x.start_s < x.end_s) || x.nodes < 0)
+      throw Error("an outage needs start < end and nodes >= 0 (got [" + std::to_string(x.start_s) + ", " +
+                  std::to_string(x.end_s) + "), " + std::to_string(x.nodes) + " nodes)");
+  outages_ = std::move(o);
+}
+
+void Cluster::apply_outages(double now) {
+  if (outages_.empty()) return;
+  const auto want = static_cast<std::size_t>(nodes_down(outages_, now, total()));
+  const std::size_t before = down_.size();
+  while (down_.size() < want && !idle_.empty()) {
+    down_.insert(*idle_.rbegin());
+    idle_.erase(std::prev(idle_.end()));
+  }
+  while (down_.size() > want) {
+    idle_.insert(*down_.begin());
+    down_.erase(down_.begin());
+  }
+  if (down_.size() != before) ++version_;
+}
+
 std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
   State& s = state_.at(job);
   if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
+  apply_outages(now);
   accrue(now);
   account(s, now);
   count = std::min(count, user_nodes_left(job));
@@ -347,6 +372,7 @@ std::vector<int> Cluster::grant(std::size_t job, int count, double now) {
 std::vector<int> Cluster::grant_nodes(std::size_t job, const std::vector<int>& nodes, double now) {
   State& s = state_.at(job);
   if (!s.running) throw Error("grant to job " + w_.jobs[job].id + ", which is not running");
+  apply_outages(now);
   accrue(now);
   account(s, now);
   std::vector<int> got;
@@ -374,6 +400,7 @@ void Cluster::release(std::size_t job, const std::vector<int>& nodes, double now
   if (s.running && s.held.empty()) throw Error("job " + w_.jobs[job].id + " released its last node while running");
   s.record.min_held = std::min<int>(s.record.min_held, static_cast<int>(s.held.size()));
   if (!nodes.empty()) ++version_;
+  apply_outages(now);
 }
 
 void Cluster::resized(std::size_t job, double seconds) {
@@ -399,6 +426,7 @@ void Cluster::finish(std::size_t job, double now) {
   s.done = true;
   s.record.end_s = now;
   ++version_;
+  apply_outages(now);
 }
 
 std::vector<JobRecord> Cluster::records() const {

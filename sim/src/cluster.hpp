@@ -15,6 +15,7 @@
 #include "easy.hpp"
 #include "periods.hpp"
 #include "metrics.hpp"
+#include "outages.hpp"
 #include "workload.hpp"
 
 namespace clustersim {
@@ -98,6 +99,14 @@ class Cluster {
   // QOSMaxJobsPerUserLimit or QOSMaxNodePerUserLimit (its user's limits).
   std::string held_reason(std::size_t job, double now) const;
   long starts_narrowed() const { return narrowed_count_; }
+  // Outages (outages.hpp): the nodes an outage holds leave the idle pool as they become
+  // idle (a drain; the lowest-numbered idle nodes stay for jobs) and come back at its end;
+  // no job starts or grows onto them. apply_outages(now) brings the pool to the outages at
+  // now: every pass, grant and release calls it, and the simulation at each outage's cuts.
+  void set_outages(std::vector<Outage> o);
+  const std::vector<Outage>& outages() const { return outages_; }
+  void apply_outages(double now);
+  int down_count() const { return static_cast<int>(down_.size()); }
 
   const Workload& workload() const { return w_; }
   int total() const { return w_.nodes; }
@@ -159,6 +168,8 @@ class Cluster {
   Workload w_;
   std::vector<std::string> names_;
   std::set<int> idle_;
+  std::set<int> down_;  // taken from the idle pool by an outage
+  std::vector<Outage> outages_;
   mutable std::vector<int> idle_sorted_;
   mutable std::uint64_t idle_sorted_version_ = ~std::uint64_t{0};
   std::vector<std::size_t> queue_;

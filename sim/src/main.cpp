@@ -64,6 +64,9 @@ struct Cli {
   Cluster::FairShare fair_share;
   double fair_half_life_h = 168, priority_max_age_h = 168;
   bool infer_user_limits = false;
+  std::string outages = "none";
+  double outage_min_h = 1, outage_window_h = 0;
+  std::vector<clustersim::Outage> outage_list;
   PeriodPolicy periods;
   SwfCleaning cleaning;
   TraceModel model;
@@ -96,6 +99,14 @@ void add_trace_options(CLI::App& app, Cli& c) {
                  "hours, and in prime time only if it is at most --prime-max-h (periods.hpp; default: none)");
   app.add_option("--prime-max-h", c.prime_max_h, "--swf --prime-time: the longest estimate, hours, that starts in "
                  "prime time (0: any; default 4)")->check(CLI::NonNegativeNumber);
+  app.add_option("--outages", c.outages, "--swf: none (default) or infer: the whole machine down in each spell of "
+                 "the log's own schedule that ran no job while a job waited (outages.hpp; nodes go down as their "
+                 "jobs end)")->check(CLI::IsMember({"none", "infer"}));
+  app.add_option("--outage-min-h", c.outage_min_h, "--swf --outages infer: the shortest spell, hours, taken as an "
+                 "outage (default 1)")->check(CLI::PositiveNumber);
+  app.add_option("--outage-window-h", c.outage_window_h, "--swf --outages infer: also partial outages, hours: in each "
+                 "window of this length whose queue never emptied, the nodes the log never used at once are down "
+                 "(0: none, the default)")->check(CLI::NonNegativeNumber);
   app.add_flag("--infer-user-limits", c.infer_user_limits, "--swf: print the per-user limits the log's own schedule "
                "shows (each user's most jobs and nodes at once, the wait that passed while it ran its most) and exit "
                "without simulating");
@@ -196,6 +207,8 @@ std::string refused(const CLI::App& app, const Cli& c) {
   if (given("--bf-origin") && c.backfill != "conservative")
     return "--bf-origin needs --backfill conservative (and --bf-resolution)";
   if (given("--prime-max-h") && c.prime_time.empty()) return "--prime-max-h needs --prime-time";
+  for (const char* o : {"--outage-min-h", "--outage-window-h"})
+    if (given(o) && c.outages != "infer") return std::string(o) + " needs --outages infer";
   if (given("--range-top") && !c.ranges) return "--range-top needs --start-ranges";
   if (given("--range-efficiency") && c.range_top != "efficient")
     return "--range-efficiency needs --range-top efficient";
@@ -277,6 +290,22 @@ void set_periods(Cli& c, const SwfHeader& h, const TraceJobs& tj) {
   p.offset = zone_offset(h);
 }
 
+// --outages infer: the log's spells of nothing running with a queue, on the log's clock.
+void set_outages(Cli& c, const TraceJobs& tj) {
+  if (c.outages != "infer") return;
+  if (c.model.arrival_scale != 1) throw Error("--outages infer keeps the log's clock: not with --arrival-scale");
+  const OutageEvidence e = infer_outages(tj, c.outage_min_h * 3600, c.outage_window_h * 3600);
+  c.outage_list = e.outages;
+  std::cerr << "malleable-clustersim: " << e.outages.size() << " outage(s) of the whole machine inferred, "
+            << e.down_s / 3600 << " h in all (spells of at least " << c.outage_min_h << " h that ran no job while one "
+            << "waited; " << e.shorter << " shorter spell(s), " << e.shorter_s / 3600 << " h, left out; " << e.no_wait
+            << " job(s) without a recorded wait)";
+  if (c.outage_window_h > 0)
+    std::cerr << "; " << e.partial << " window(s) of " << c.outage_window_h << " h with nodes down, "
+              << e.partial_node_s / 3600 << " node-hours";
+  std::cerr << "\n";
+}
+
 Workload read_trace(Cli& c) {
   if (!c.serial.empty()) {
     c.model.serial_lo = c.serial[0];
@@ -295,6 +324,7 @@ Workload read_trace(Cli& c) {
   }
   Workload w = trace_workload(tj, c.model);
   set_periods(c, trace.header, tj);
+  set_outages(c, tj);
   const auto& n = tj.counts;
   if (!c.trace_report_path.empty()) {
     const RecordedMetrics rec = recorded_metrics(tj);
@@ -379,6 +409,7 @@ int run(Cli& c) {
   cluster.set_resolution(c.resolution);
   cluster.set_periods(c.periods);
   cluster.set_user_limits(c.user_limits);
+  cluster.set_outages(c.outage_list);
   if (c.fair_share.on()) {
     Cluster::FairShare f = c.fair_share;
     f.half_life_s = c.fair_half_life_h * 3600;
@@ -401,6 +432,11 @@ int run(Cli& c) {
   out["queries_skipped"] = counts.queries_skipped;
   out["starts_narrowed"] = counts.starts_narrowed;
   if (c.user_limits.on()) out["user_limit_held"] = counts.user_limit_held;
+  if (c.outages != "none") {
+    double down_node_s = 0;
+    for (const auto& x : c.outage_list) down_node_s += (x.end_s - x.start_s) * x.nodes;
+    out["outages"] = {{"count", c.outage_list.size()}, {"down_node_s", down_node_s}};
+  }
   const std::string text = out.dump();
   if (c.out_path.empty()) {
     std::cout << text << "\n";

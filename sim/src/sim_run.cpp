@@ -326,6 +326,18 @@ void period_clock(Sim* sim) {
   }
 }
 
+// Outages (outages.hpp) take nodes down and give them back at their cuts: a pass then.
+void outage_clock(Sim* sim) {
+  const std::size_t total = sim->cluster.workload().jobs.size();
+  while (sim->ended < total) {
+    const double cut = next_outage_cut(sim->cluster.outages(), now_s());
+    if (cut == std::numeric_limits<double>::infinity()) return;
+    sg4::this_actor::sleep_until(cut);
+    sim->cluster.apply_outages(now_s());
+    sim->notify();
+  }
+}
+
 void scheduler(Sim* sim) {
   const std::size_t total = sim->cluster.workload().jobs.size();
   std::unique_lock<sg4::Mutex> lock(*sim->mutex);
@@ -363,6 +375,8 @@ std::vector<JobRecord> simulate(Cluster cluster, const Costs& costs, const RunOp
   sg4::Actor::create("submitter", sim.hosts.front(), submitter, &sim);
   sg4::Actor::create("scheduler", sim.hosts.front(), scheduler, &sim);
   if (sim.cluster.periods().on) sg4::Actor::create("periods", sim.hosts.front(), period_clock, &sim)->daemonize();
+  if (!sim.cluster.outages().empty())
+    sg4::Actor::create("outages", sim.hosts.front(), outage_clock, &sim)->daemonize();
   sg4::Engine::get_instance()->run();
   counts = sim.counts;
   counts.starts_narrowed = sim.cluster.starts_narrowed();
