@@ -8,7 +8,7 @@
 // regrid (parts/shrink), the grid switch and the matrices' move (parts/grid_switch), a
 // resize in the background (background/session_background).
 #include "session/session_impl.hpp"
-#include "report/session_report.hpp"
+#include "session/run_description.hpp"
 #include "checkpoint/fallback/carry_out.hpp"
 #include "common/config.hpp"
 #include "policy/history_location.hpp"
@@ -412,7 +412,7 @@ const SpeedEstimator& Session::speeds() const { return impl_->recorder.speeds; }
 const std::vector<double>& Session::powers() const { return impl_->recorder.powers; }
 std::string Session::mover_name() const { return to_string(impl_->opt.mover); }
 
-// The run's report (report/session_report.cpp describes the run from the parts).
+// The run's report (session/run_description.cpp describes the run from the parts).
 void Session::set_result_check(bool ok, const std::string& message) { impl_->report.result_check = {ok, message}; }
 
 void Session::set_problem(const std::string& text) { impl_->report.problem = text; }

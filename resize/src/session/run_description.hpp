@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The run's description for its report, from the parts it reads (session_report.cpp);
-// the facade's Session::run_info, summary and write_json hand it to report.cpp.
+// The run's description for its report, assembled by the session from the parts it reads
+// (run_description.cpp): the facade's Session::run_info, summary and write_json hand the
+// plain RunInfo to report/, which renders it and reads none of the session's parts.
 #pragma once
 
 #include <string>

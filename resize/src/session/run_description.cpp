@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The run's description for its report (Session::summary, write_json: the same table and
-// JSON the drivers print, for any program; report.cpp renders them from the metrics),
-// from the parts it reads.
-#include "report/session_report.hpp"
+// JSON the drivers print, for any program; report/report.cpp renders them from the
+// metrics), assembled here from the session's parts: report/ is given the plain RunInfo.
+#include "session/run_description.hpp"
 
 #include <thread>
 
