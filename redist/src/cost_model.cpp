@@ -217,18 +217,26 @@ Bound bound_of(const CostParams& params, const Terms& pv, const CostFeatures& f,
 
 }  // namespace
 
+Crowding crowding(const CostParams& params, int crowd, Waiting waiting) {
+  Crowding c;
+  c.share = params.cores_per_node > 0 ? std::max(1.0, static_cast<double>(crowd) / params.cores_per_node) : 1.0;
+  c.sleeping = waiting == Waiting::Sleep ||
+               (waiting == Waiting::Auto && params.cores_per_node > 0 && c.share > kRanksPerCoreToSleep);
+  c.spin_weight = !c.sleeping && c.share > 1 ? c.share - 1 : 0.0;
+  return c;
+}
+
 CostPrediction predict(const CostParams& params, const CostFeatures& f, Waiting waiting) {
   const auto pv = to_array(params);
   CostPrediction out;
   const auto nodes = static_cast<std::size_t>(std::max(1, f.nodes));
   std::vector<int> ranks_on(nodes, 0);
   for (int n : f.node_of_rank) ++ranks_on[static_cast<std::size_t>(n)];
-  const int crowd = *std::max_element(ranks_on.begin(), ranks_on.end());
-  out.share = params.cores_per_node > 0 ? std::max(1.0, static_cast<double>(crowd) / params.cores_per_node) : 1.0;
-  out.sleeping = waiting == Waiting::Sleep ||
-                 (waiting == Waiting::Auto && params.cores_per_node > 0 && out.share > kRanksPerCoreToSleep);
-  out.spinning = !out.sleeping && out.share > 1;
-  const double spin_weight = out.spinning ? out.share - 1 : 0.0;
+  const Crowding crowded = crowding(params, *std::max_element(ranks_on.begin(), ranks_on.end()), waiting);
+  out.share = crowded.share;
+  out.sleeping = crowded.sleeping;
+  out.spinning = crowded.spin_weight > 0;
+  const double spin_weight = crowded.spin_weight;
 
   // The whole plan: the busiest process (SUIF-Adapt's per-node maximum)
   // or the busiest node's cores. Every rank counts towards its node's ranks.

@@ -144,6 +144,34 @@ TEST(redistCostModel, SleepingWaitersAddTheirCostsPerStepAndByte) {
   EXPECT_FALSE(redist::predict(c, plan25, 8).sleeping);
 }
 
+TEST(redistCostModel, CrowdingRuleGivesTheShareAndHowWaitersWait) {
+  CostParams c = some_params();
+  c.cores_per_node = 0;  // cores not known: one rank per core, spinning free
+  const auto unknown = redist::crowding(c, 40);
+  EXPECT_DOUBLE_EQ(unknown.share, 1.0);
+  EXPECT_FALSE(unknown.sleeping);
+  EXPECT_DOUBLE_EQ(unknown.spin_weight, 0.0);
+  c.cores_per_node = 4;
+  EXPECT_DOUBLE_EQ(redist::crowding(c, 2).share, 1.0);  // fewer ranks than cores: at least 1
+  const auto spin = redist::crowding(c, 12);              // 3 per core: Auto spins
+  EXPECT_DOUBLE_EQ(spin.share, 3.0);
+  EXPECT_FALSE(spin.sleeping);
+  EXPECT_DOUBLE_EQ(spin.spin_weight, 2.0);
+  const auto slept = redist::crowding(c, 36);  // 9 per core: Auto sleeps, no spin cost
+  EXPECT_TRUE(slept.sleeping);
+  EXPECT_DOUBLE_EQ(slept.spin_weight, 0.0);
+  EXPECT_TRUE(redist::crowding(c, 12, redist::Waiting::Sleep).sleeping);
+  EXPECT_FALSE(redist::crowding(c, 36, redist::Waiting::Spin).sleeping);
+  EXPECT_DOUBLE_EQ(redist::crowding(c, 36, redist::Waiting::Spin).spin_weight, 8.0);
+  // predict takes its share and waiting from the same rule.
+  c.cores_per_node = 1;
+  const auto p = redist::predict(c, redist::cost_features(hand_plan(), 8));
+  const auto r = redist::crowding(c, 3);
+  EXPECT_DOUBLE_EQ(p.share, r.share);
+  EXPECT_EQ(p.sleeping, r.sleeping);
+  EXPECT_EQ(p.spinning, r.spin_weight > 0);
+}
+
 TEST(redistCostModel, StepsThatKeepFewPairsBusyAddUpStepByStep) {
   // Two 1000-byte messages between disjoint pairs: in one step they overlap, in two steps
   // (each step's ranks wait for their message before the next) their times add up.

@@ -31,16 +31,17 @@ double work_of(const redist::CostParams& p, const CostRegime& g, const redist::R
 }  // namespace
 
 CostRegime cost_regime(const redist::CostParams& params, std::span<const int> node_of_rank, int comm_size) {
-  CostRegime g;
   int crowd = comm_size;
   if (!node_of_rank.empty()) {
     std::map<int, int> on;  // nodes, not ranks: O(P log nodes) over the session's node map
     crowd = 0;
     for (int n : node_of_rank) crowd = std::max(crowd, ++on[n]);
   }
-  g.share = params.cores_per_node > 0 ? std::max(1.0, static_cast<double>(crowd) / params.cores_per_node) : 1.0;
-  g.sleeping = params.cores_per_node > 0 && g.share > redist::kRanksPerCoreToSleep;
-  g.spin_weight = !g.sleeping && g.share > 1 ? g.share - 1 : 0.0;
+  const redist::Crowding c = redist::crowding(params, crowd);  // the model's own rule (Waiting::Auto)
+  CostRegime g;
+  g.share = c.share;
+  g.sleeping = c.sleeping;
+  g.spin_weight = c.spin_weight;
   return g;
 }
 

@@ -139,6 +139,18 @@ struct CostPrediction {
 enum class Waiting { Auto, Spin, Sleep };
 inline constexpr int kRanksPerCoreToSleep = 8;  // redist/src/exec/waiting.cpp, WaitMode::Auto
 
+// The crowding rule, one for predict and for resize's plan of a move (cost_regime): with
+// `crowd` ranks on the most crowded node, the ranks per core there (share, >= 1; 1 when
+// cores_per_node is 0, not known), whether the waiters sleep (Sleep; Auto: more than
+// kRanksPerCoreToSleep ranks per core on a node of known cores) and the weight of
+// spin_byte_s when they spin on an oversubscribed node (share - 1; 0 otherwise).
+struct Crowding {
+  double share = 1;
+  bool sleeping = false;
+  double spin_weight = 0;
+};
+Crowding crowding(const CostParams& params, int crowd, Waiting waiting = Waiting::Auto);
+
 CostPrediction predict(const CostParams& params, const CostFeatures& features, Waiting waiting = Waiting::Auto);
 CostPrediction predict(const CostParams& params, const RedistPlan& plan, std::size_t elem_bytes,
                        std::span<const int> node_of_rank = {}, Waiting waiting = Waiting::Auto);
