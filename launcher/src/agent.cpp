@@ -29,7 +29,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 pid_t group_in(const std::string& path) {
   const auto s = read_file(path, 64);
   if (!s) return -1;
-  const std::string t = cluster::slurm::trim(*s);
+  const std::string t = trimmed(*s);
   if (t.empty() || t.size() > 9 || !std::all_of(t.begin(), t.end(), [](unsigned char c) { return std::isdigit(c); })) return -1;
   const pid_t pg = static_cast<pid_t>(std::stol(t));
   return pg > 1 ? pg : -1;
@@ -145,7 +145,7 @@ void job_dir_prepare(Run& r) {
   const std::string said = v.out + v.err;
   if (said.find("Open MPI") == std::string::npos && said.find("OpenRTE") == std::string::npos) {
     // Another MPI (MPICH's hydra has no --ompi-server): the job says whether it can be joined.
-    warn(first_line(cluster::slurm::trim(said), 300) + " is no Open MPI mpiexec: no ompi-server started, the job joins no launch");
+    warn(first_line(trimmed(said), 300) + " is no Open MPI mpiexec: no ompi-server started, the job joins no launch");
     return;
   }
   start_server(r);

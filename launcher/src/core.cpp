@@ -360,4 +360,10 @@ std::string first_line(const std::string& text, std::size_t most) {
   return text.substr(0, std::min(text.find('\n'), most));
 }
 
+std::string trimmed(const std::string& text) {
+  const auto b = text.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return {};
+  return text.substr(b, text.find_last_not_of(" \t\r\n") - b + 1);
+}
+
 }  // namespace launcher

@@ -112,5 +112,8 @@ JobState while_job_state(const std::string& first_line, std::string* shown);
 
 // The first line of a text (without its line end), at most `most` bytes.
 std::string first_line(const std::string& text, std::size_t most = 4096);
+// `text` without leading and trailing blanks (spaces, tabs, line ends): a command's answer
+// or a file's word.
+std::string trimmed(const std::string& text);
 
 }  // namespace launcher

@@ -57,7 +57,7 @@ void watch_job(Watched& w, const std::string& job, const std::string& id) {
     const cluster::slurm::Command c = run({"squeue", "-h", "-j", job, "-o", "%T"});
     if (c.status < 0 && c.out.empty() && c.err.empty()) continue;  // no squeue: ask again
     std::string shown;
-    const std::string line = cluster::slurm::trim(first_line(c.out.empty() ? c.err : c.out));
+    const std::string line = trimmed(first_line(c.out.empty() ? c.err : c.out));
     if (while_job_state(line, &shown) != JobState::Gone) continue;
     warn("launch " + id + ": job " + job + " no longer runs (" + shown + "): ending the launch");
     signal_unless_ended(w, SIGTERM);

@@ -50,7 +50,7 @@ std::vector<std::string> slurm_held(const std::string& job, int status) {
 std::string slurm_node_state(const std::string& host) {
   const sl::Command c = runner()({"sinfo", "-h", "-n", host, "-o", "%t"});
   if (c.status != 0) return {};
-  const std::string s = sl::trim(first_line(c.out, 64));
+  const std::string s = trimmed(first_line(c.out, 64));
   const bool plain = std::all_of(s.begin(), s.end(), [](unsigned char ch) { return std::isalnum(ch) || ch == '*' || ch == '+' || ch == '~' || ch == '#' || ch == '!' || ch == '%' || ch == '$' || ch == '@' || ch == '^' || ch == '-'; });
   return plain ? s : std::string();
 }

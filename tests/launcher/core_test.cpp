@@ -78,6 +78,14 @@ TEST(LauncherCli, Help) {
   }
 }
 
+TEST(LauncherCore, TrimmedDropsTheBlanksAroundOnly) {
+  EXPECT_EQ(trimmed("  RUNNING\r\n"), "RUNNING");
+  EXPECT_EQ(trimmed("\t12 34 \n"), "12 34");
+  EXPECT_EQ(trimmed(" \t\r\n"), "");
+  EXPECT_EQ(trimmed(""), "");
+  EXPECT_EQ(trimmed("idle"), "idle");
+}
+
 TEST(LauncherCore, Squarest) {
   EXPECT_EQ(squarest(1), std::make_pair(1, 1));
   EXPECT_EQ(squarest(6), std::make_pair(2, 3));

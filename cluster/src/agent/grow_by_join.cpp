@@ -6,6 +6,7 @@
 #include <set>
 
 #include "malleable/cluster/job_agent.hpp"
+#include "slurm/text.hpp"
 
 namespace cluster::slurm {
 

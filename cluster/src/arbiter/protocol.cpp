@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "slurm/number.hpp"
+#include "slurm/text.hpp"
 
 namespace cluster::arbiter {
 

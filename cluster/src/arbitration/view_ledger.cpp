@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "slurm/number.hpp"
+#include "slurm/text.hpp"
 
 namespace cluster::slurm {
 
@@ -320,6 +321,15 @@ bool updates_once(const std::string& show_config) {
       return trim(line.substr(eq + 1)) == "accounting_storage/none";
   }
   return true;  // not listed: none
+}
+
+std::optional<std::string> cluster_name(const std::string& show_config) {
+  std::optional<std::string> name;
+  std::istringstream in(show_config);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos)
+      name = trim(line.substr(line.find('=') + 1));
+  return name;
 }
 
 std::string decision_json(const Arbitration& a, const std::string& job, double now) {

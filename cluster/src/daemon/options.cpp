@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "slurm/text.hpp"
+
 namespace cluster::arbiter {
 
 namespace {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "malleable/cluster/slurm.hpp"
+#include "slurm/text.hpp"
 
 namespace cluster::slurm {
 

@@ -4,6 +4,7 @@
 
 #include "malleable_internal/job_dir_layout.hpp"
 #include "slurm/number.hpp"
+#include "slurm/text.hpp"
 
 #include <algorithm>
 #include <cctype>

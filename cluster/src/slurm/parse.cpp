@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "slurm/number.hpp"
+#include "slurm/text.hpp"
 
 namespace cluster::slurm {
 

@@ -8,6 +8,7 @@
 
 #include "malleable/cluster/slurm.hpp"
 #include "slurm/number.hpp"
+#include "slurm/text.hpp"
 
 namespace cluster::slurm {
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "malleable/cluster/slurm.hpp"
+#include "slurm/text.hpp"
 
 extern char** environ;
 
@@ -180,6 +181,8 @@ Command run_argv(const Argv& argv, const RunOptions& o) {
 Runner process_runner(RunOptions o) {
   return [o](const Argv& argv) { return run_argv(argv, o); };
 }
+
+std::string Command::said() const { return trim(out + (out.empty() || err.empty() ? "" : "\n") + err); }
 
 std::string command_line(const Argv& argv) {
   std::string out;

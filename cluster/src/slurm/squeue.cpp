@@ -10,6 +10,7 @@
 
 #include "malleable/cluster/slurm.hpp"
 #include "slurm/number.hpp"
+#include "slurm/text.hpp"
 
 namespace cluster::slurm {
 

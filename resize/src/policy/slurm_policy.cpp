@@ -162,11 +162,7 @@ void shared_directory(Options& o, const std::string& shared, const std::string& 
     o.shared_dir = shared;
     o.shared_group = true;
   } else {
-    std::string cluster = "cluster";
-    std::istringstream in(config);
-    for (std::string line; std::getline(in, line);)
-      if (line.rfind("ClusterName", 0) == 0 && line.find('=') != std::string::npos)
-        cluster = trim(line.substr(line.find('=') + 1));
+    const std::string cluster = cluster_name(config).value_or("cluster");
     if (home.empty()) throw cluster::Error("$HOME is unset; set RESIZE_SLURM_SHARED to a shared directory");
     o.shared_dir = home + "/.malleable/slurm/" + cluster;
   }

@@ -9,12 +9,14 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "arbiter/protocol.hpp"
 #include "malleable/cluster/cluster.hpp"
 #include "squeue_render.hpp"
+#include "slurm/text.hpp"
 
 using namespace cluster;
 using namespace cluster::slurm;
@@ -230,4 +232,12 @@ TEST(SlurmOutput, ARunningExpanderOfTheSameOwnerAddsItsNodeToTheJob) {
   EXPECT_EQ(s.pending[0].id, "8");
   // Without job 7 running, an expander's node is nobody's but its own job's.
   EXPECT_EQ(snapshot_of(v, "21").mine.node_list, (std::vector<std::string>{"node3"}));
+}
+
+TEST(SlurmOutput, TheClusterNameIsTheConfigsLastClusterNameLineTrimmed) {
+  EXPECT_EQ(cluster_name("AccountingStorageType   = accounting_storage/none\nClusterName             = linux \n"),
+            std::optional<std::string>("linux"));
+  EXPECT_EQ(cluster_name("ClusterName = a\nClusterName = b\r\n"), std::optional<std::string>("b"));
+  EXPECT_FALSE(cluster_name("AccountingStorageType = accounting_storage/none\n").has_value());
+  EXPECT_FALSE(cluster_name("").has_value());
 }

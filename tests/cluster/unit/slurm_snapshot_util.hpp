@@ -59,7 +59,9 @@ inline std::string records(const std::string& lines) {
   while (from < lines.size()) {
     std::size_t end = lines.find('\n', from);
     if (end == std::string::npos) end = lines.size();
-    const std::string line = cluster::slurm::trim(lines.substr(from, end - from));
+    const std::string raw = lines.substr(from, end - from);  // blanks around a line dropped
+    const auto first = raw.find_first_not_of(" \t\r\n");
+    const std::string line = first == std::string::npos ? std::string() : raw.substr(first, raw.find_last_not_of(" \t\r\n") - first + 1);
     from = end + 1;
     if (line.empty()) continue;
     std::vector<std::string> f;

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -41,16 +42,9 @@ inline constexpr std::size_t kMaxHostlist = 65536;
 // a number of more than 9 digits and on a list of more than `max_hosts` hosts (checked
 // before they are made: "n[1-99999999]" costs nothing).
 std::vector<std::string> expand_hostlist(const std::string& list, std::size_t max_hosts = kMaxHostlist);
-// `s` without leading and trailing blanks (spaces, tabs, line ends): Slurm's answers.
-std::string trim(const std::string& s);
 // The inverse, for scontrol: consecutive numbers of one prefix become a range (a trailing
 // number of more than 17 digits is no number: the name stays whole).
 std::string compress_hostlist(const std::vector<std::string>& hosts);
-// A node, job or partition name as the arbiter accepts one anywhere (a request, a reply,
-// a command's argument): 1 to 255 bytes of letters, digits, '.', '_' and '-'. check_names
-// throws Error naming `what` and the first name that is not one.
-bool valid_name(std::string_view s);
-void check_names(const std::vector<std::string>& names, const std::string& what);
 // `s` with control bytes as \xHH and '\' as "\\": text from others (Slurm, a request, a
 // reply) in one log line, never a line break or a terminal escape.
 std::string escaped(std::string_view s);
@@ -255,7 +249,7 @@ struct Plan {
 // A command is its argument vector: argv[0] the program (looked up in PATH), every other
 // element one argument exactly as it stands. No shell ever reads it, so no name, list or
 // format can become two arguments or a second command. Every name the commands below put
-// in an argument is checked first (check_names). To run a new Slurm command:
+// in an argument is checked first (a name as the arbiter accepts one). To run a new Slurm command:
 //
 //   const Command c = client.run({"sbatch", "--parsable", "-N", std::to_string(n), "-J", name, script},
 //                                "submitting the expander job");      // throws Error unless status 0
@@ -271,7 +265,7 @@ struct Command {
   std::string err = {};   // its standard error (kept apart: a warning there never mixes into what is parsed)
   bool timed_out = false; // ended (its process group killed) at RunOptions::timeout_s
   // What it said, for a message: both streams, trimmed.
-  std::string said() const { return trim(out + (out.empty() || err.empty() ? "" : "\n") + err); }
+  std::string said() const;
 };
 using Runner = std::function<Command(const Argv& argv)>;
 struct RunOptions {
@@ -350,6 +344,9 @@ bool expansion_permitted(const std::string& show_config);
 // 22.05 then sets a resized job's database index to "being set" for good
 // (job_post_resize_acctg) and refuses every later update of the job.
 bool updates_once(const std::string& show_config);
+// `scontrol show config`: the value of its ClusterName line (blanks trimmed; the last
+// such line), nullopt when it has none.
+std::optional<std::string> cluster_name(const std::string& show_config);
 
 // Talks to Slurm for one job, `job_id` (make_slurm_policy gives $SLURM_JOB_ID as it read
 // it; empty: not inside a Slurm job, an Error).
