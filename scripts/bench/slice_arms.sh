@@ -15,7 +15,8 @@
 # scripts/bench/data_archive.py).
 #
 #   scripts/bench/slice_arms.sh [--trace FILE] [--first K] [--seeds "1 2 3"] [--arms "rigid moldable malleable"]
-#        [--out DIR] [--name NAME] [--lo 10] [--hi 120] [--deadline 1500]
+#        [--out DIR] [--name NAME] [--lo 10] [--hi 120] [--deadline 1500] [--table-only]
+# --table-only: run nothing; simulate the runs already there and print the table again.
 # Defaults: the KTH SP2 log, kept jobs 1040-1079 on 16 nodes (docs/measurements/workload.md),
 # seeds 1 2 3, data in docs/data/slice_arms/NAME (NAME: kth-sp2-1040). About 10 min
 # a run on this 2-core machine. Needs root (namespaces) and Slurm (scripts/setup.sh).
@@ -23,7 +24,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 trace=$here/sim/traces/KTH-SP2-1996-2.1-cln-to-1997-05.swf first=1040 seeds="1 2 3"
-arms="rigid moldable malleable" name="" out="" lo=10 hi=120 deadline=1500
+arms="rigid moldable malleable" name="" out="" lo=10 hi=120 deadline=1500 table_only=0
 while (($#)); do
   case $1 in
     --trace) trace=$(realpath "$2"); shift 2 ;;
@@ -35,6 +36,7 @@ while (($#)); do
     --lo) lo=$2; shift 2 ;;
     --hi) hi=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
+    --table-only) table_only=1; shift ;;
     *) echo "slice_arms.sh: unknown option $1 (see the header)" >&2; exit 2 ;;
   esac
 done
@@ -53,8 +55,9 @@ out=$(realpath "$out")
 archive=$here/scripts/bench/data_archive.py
 img=$(mktemp -d)
 trap 'rm -rf "$img"' EXIT
-first_seed=${seeds%% *} all_runs=()
+first_seed=${seeds%% *}
 for seed in $seeds; do
+  ((table_only)) && break
   d=$out/seed$seed
   mkdir -p "$d"
   python3 "$here/scripts/bench/workload/trace_slice.py" write --sim "$sim" --swf "$trace" --first "$first" \
@@ -68,7 +71,6 @@ for seed in $seeds; do
   "$here/scripts/bench/workload_cluster.sh" --workload "$d/slice.json" --arms "${run_arms[*]}" --start recipe \
     --setting "emulated-trace:$name-s$seed" --arbiter --lo "$lo" --hi "$hi" --deadline "$deadline" \
     --out "$d" --csv "$out.csv" --img "$img" --build-dir "$build"
-  for a in "${run_arms[@]}"; do [[ -f $d/$a/metrics.json ]] && all_runs+=("$d/$a"); done
 done
 # the runs loose for the simulation and the table, packed again at the end
 study=$(python3 "$archive" study "$out")
@@ -76,6 +78,11 @@ if [[ -n $study ]]; then
   [[ -f $study/runs.tar.xz ]] && python3 "$archive" unpack "$study" >/dev/null
   trap 'rm -rf "$img"; python3 "$archive" pack "$study" >/dev/null' EXIT
 fi
+# every run of the slice's seeds (workload_cluster.sh packs each seed's runs as it ends)
+all_runs=()
+for seed in $seeds; do
+  for a in $arms; do [[ -f $out/seed$seed/$a/metrics.json ]] && all_runs+=("$out/seed$seed/$a"); done
+done
 # every run simulated as it was submitted, with the costs measured over all of them
 # (workload_validate.sh exits 1 when a metric is off by more than 15%: that is a finding)
 ((${#all_runs[@]})) && { "$here/scripts/bench/workload_validate.sh" --runs "${all_runs[@]}" ||
