@@ -9,6 +9,7 @@ machine, written as generate.py's workload JSON (cluster_stream.py prepare then
 compresses the times as for the synthetic stream).
 
     trace_slice.py list   --sim BIN --swf T.swf [--nodes 16] [--jobs 40] [--skip 1000]
+                          [--queue [--lo 10] [--hi 120]]
     trace_slice.py write  --sim BIN --swf T.swf --first K [--nodes 16] [--jobs 40]
                           [--seed 1] [--malleable-share 0.5] -o generated.json
 
@@ -18,7 +19,12 @@ is [ceil(n'/2), min(nodes, 2 n')], the simulator's "grow" range. Its work is set
 runs its recorded time on n' nodes, with its serial fraction from the simulator.
 list: every window of --jobs consecutive kept jobs starting at a multiple of --jobs after
 --skip, with its offered load on the emulated machine, sum(n' * run) / (nodes * span of its
-submissions), and its recorded mean wait."""
+submissions), the span of its submissions and its malleable jobs; with --queue also the
+window's rigid arm simulated at the emulated runs' compression (its mean wait and run
+time: the offered load above is the log's, which the log-linear compression of run times
+changes) and whether it has a queue (mean wait at least half the mean run time). The
+slices' rule (docs/measurements/workload.md): the first window after the log's first 1,000
+kept jobs with a queue."""
 import argparse
 import json
 import math
@@ -88,6 +94,10 @@ def main(argv=None):
         p.add_argument("--malleable-share", type=float, default=0.5)
         if name == "list":
             p.add_argument("--skip", type=int, default=1000, help="kept jobs skipped at the log's start")
+            p.add_argument("--queue", action="store_true", help="add each window's rigid arm simulated at the "
+                           "emulated compression: its mean wait and run, s (a queue: wait >= run / 2)")
+            p.add_argument("--lo", type=float, default=10.0)
+            p.add_argument("--hi", type=float, default=120.0)
         else:
             p.add_argument("--first", type=int, required=True, help="the window's first kept job (0-based)")
             p.add_argument("-o", "--out", required=True)
@@ -96,26 +106,54 @@ def main(argv=None):
         sys.exit("trace_slice: --nodes and --jobs must be at least 1")
     w, cleaning = read_jobs(a.sim, a.swf, a.seed, a.malleable_share)
     if a.cmd == "list":
-        print("first\tload\tspan_s\tmalleable")
+        print("first\tload\tspan_s\tmalleable" + ("\twait_s\trun_s\tqueue" if a.queue else ""))
         for first in range(a.skip, len(w["jobs"]) - a.jobs + 1, a.jobs):
             jobs = window(w, first, a.jobs, a.nodes)
+            extra = ""
+            if a.queue:
+                wait, run = queue(a, w, cleaning, first)
+                extra = f"\t{wait:.1f}\t{run:.1f}\t{'yes' if wait >= run / 2 else 'no'}"
             print(f"{first}\t{offered_load(jobs, a.nodes):.3f}\t{jobs[-1]['submit_s']:.0f}\t"
-                  f"{sum(j['malleable'] for j in jobs)}")
+                  f"{sum(j['malleable'] for j in jobs)}{extra}")
         return 0
-    jobs = window(w, a.first, a.jobs, a.nodes)
-    doc = {"model": f"trace {os.path.basename(a.swf)}, kept jobs {a.first}-{a.first + a.jobs - 1} "
-                    f"({cleaning.splitlines()[-1] if cleaning else ''}); sizes ceil(n * {a.nodes} / {w['nodes']})",
-           "seed": a.seed, "nodes": a.nodes, "malleable_share": a.malleable_share, "node_range": "grow",
-           "time_scale": 1.0, "trace": {"file": os.path.basename(a.swf), "first": a.first, "jobs": a.jobs,
-                                        "machine_nodes": w["nodes"],
-                                        "offered_load": round(offered_load(jobs, a.nodes), 4)},
-           "jobs": jobs}
+    doc = slice_doc(a, w, cleaning, a.first)
+    jobs = doc["jobs"]
     with open(a.out, "w") as f:
         json.dump(doc, f, indent=1)
     print(f"trace_slice: {a.jobs} jobs from kept job {a.first} of {os.path.basename(a.swf)}, "
           f"{sum(j['malleable'] for j in jobs)} malleable, offered load {doc['trace']['offered_load']:.3f} "
           f"on {a.nodes} nodes")
     return 0
+
+
+def slice_doc(a, w, cleaning, first):
+    """The window from `first` as generate.py's workload JSON."""
+    jobs = window(w, first, a.jobs, a.nodes)
+    return {"model": f"trace {os.path.basename(a.swf)}, kept jobs {first}-{first + a.jobs - 1} "
+                    f"({cleaning.splitlines()[-1] if cleaning else ''}); sizes ceil(n * {a.nodes} / {w['nodes']})",
+           "seed": a.seed, "nodes": a.nodes, "malleable_share": a.malleable_share, "node_range": "grow",
+           "time_scale": 1.0, "trace": {"file": os.path.basename(a.swf), "first": first, "jobs": a.jobs,
+                                        "machine_nodes": w["nodes"],
+                                        "offered_load": round(offered_load(jobs, a.nodes), 4)},
+           "jobs": jobs}
+
+
+def queue(a, w, cleaning, first):
+    """The window's rigid arm simulated at the emulated runs' compression (cluster_stream.py
+    prepare --lo --hi, conservative backfilling as Slurm's): (mean wait, mean run) s."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    costs = os.path.join(here, "..", "..", "..", "sim", "costs", "emulated.json")
+    with tempfile.TemporaryDirectory() as tmp:
+        g, wl, m = (os.path.join(tmp, x) for x in ("g.json", "w.json", "m.json"))
+        json.dump(slice_doc(a, w, cleaning, first), open(g, "w"))
+        for cmd in ([sys.executable, os.path.join(here, "cluster_stream.py"), "prepare", "--workload", g, "--lo",
+                     str(a.lo), "--hi", str(a.hi), "-o", wl],
+                    [a.sim, "--workload", wl, "--costs", costs, "--rigid", "--backfill", "conservative", "--out", m]):
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                sys.exit(f"trace_slice: window {first}: {r.stderr.strip()}")
+        out = json.load(open(m))
+        return out["mean_wait_s"], out["mean_turnaround_s"] - out["mean_wait_s"]
 
 
 if __name__ == "__main__":
