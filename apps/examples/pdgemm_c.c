@@ -52,8 +52,8 @@ int main(int argc, char** argv) {
   if (resize_create(argc, argv, "pdgemm_c", "scripted", schedule, &s)) die("create");
   int desca[9], descb[9], it = 0, izero = 0, ione = 1;
   double *a = NULL, *b = NULL;
-  if (resize_register(s, "A", n, n, nb, nb, 0, desca, &a) ||
-      resize_register(s, "B", n, n, nb, nb, 0, descb, &b))
+  if (resize_register(s, "A", n, n, nb, nb, RESIZE_DIST_BLOCK_CYCLIC, desca, &a) ||
+      resize_register(s, "B", n, n, nb, nb, RESIZE_DIST_BLOCK_CYCLIC, descb, &b))
     die("register");
   /* A never changes: with "background" a resize moves it while the old grid computes. */
   if (argc > 4 && (strcmp(argv[4], "background") == 0 || complete || nocomplete))

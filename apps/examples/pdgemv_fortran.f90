@@ -53,8 +53,8 @@ program pdgemv_fortran
   if (rc /= RESIZE_OK) call fail('create')
   abuf = c_null_ptr
   xbuf = c_null_ptr
-  rc = resize_register(s, 'A', n, n, nb, nb, 0, desca, abuf)
-  rc = resize_register(s, 'x', n, 1, nb, 1, 0, descx, xbuf)
+  rc = resize_register(s, 'A', n, n, nb, nb, RESIZE_DIST_BLOCK_CYCLIC, desca, abuf)
+  rc = resize_register(s, 'x', n, 1, nb, 1, RESIZE_DIST_BLOCK_CYCLIC, descx, xbuf)
   if (command_argument_count() >= 4) then
     call get_command_argument(4, arg)
     if (trim(arg) == 'background') then

@@ -26,7 +26,7 @@ module malleable_resize
             resize_set_level_checkpointing, resize_level_checkpoint_if_due, resize_restart_from_levels, &
             RESIZE_ERR_CHECKPOINT, RESIZE_MECHANISM_SPAWN, RESIZE_MECHANISM_RESTART, &
             RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED, RESIZE_STEP_EXIT_FOR_RESTART, &
-            RESIZE_EXIT_RESIZE_BY_RESTART
+            RESIZE_EXIT_RESIZE_BY_RESTART, RESIZE_DIST_BLOCK_CYCLIC, RESIZE_DIST_BLOCK
 
   ! Status codes (resize.h's enum resize_status, docs/guide/errors.md).
   integer(c_int), parameter :: RESIZE_OK = 0, RESIZE_ERR_ARG = 1, RESIZE_ERR_STATE = 2, &
@@ -42,6 +42,8 @@ module malleable_resize
   integer(c_int), parameter :: RESIZE_STEP_CONTINUE = 0, RESIZE_STEP_RESIZED = 1, &
                                RESIZE_STEP_EXIT_FOR_RESTART = 2
   integer, parameter :: RESIZE_EXIT_RESIZE_BY_RESTART = 4
+  ! resize_register's dist (resize.h): block-cyclic with MB x NB, or one block per process row/column.
+  integer(c_int), parameter :: RESIZE_DIST_BLOCK_CYCLIC = 0, RESIZE_DIST_BLOCK = 1
 
   interface
     integer(c_int) function c_create(argc, argv, app, policy, schedule, s) &

@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   int desc[9];
   double* a = NULL;
   int it = 0, rc = RESIZE_OK;
-  resize_register(s, "A", n_global, n_global, 4, 4, 0, desc, &a);
+  resize_register(s, "A", n_global, n_global, 4, 4, RESIZE_DIST_BLOCK_CYCLIC, desc, &a);
   if (resize_is_newcomer(s)) {
     rc = resize_join(s, &it);
   } else if (arg_after(argc, argv, "--restart-levels", NULL) || (argc > 1 && strcmp(argv[argc - 1], "--restart-levels") == 0)) {

@@ -50,7 +50,7 @@ program by_restart_f
     call check(resize_create('by_restart_f', 'fixed', '', s_), 'create')
   end if
   buf = c_null_ptr
-  call check(resize_register(s_, 'A', n, n, 4, 4, 0, desc, buf), 'register A')
+  call check(resize_register(s_, 'A', n, n, 4, 4, RESIZE_DIST_BLOCK_CYCLIC, desc, buf), 'register A')
   if (resize_is_newcomer(s_) == 1) then
     call check(resize_join(s_, it), 'join')
   else if (flag('--restart-levels')) then

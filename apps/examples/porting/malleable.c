@@ -41,8 +41,8 @@ int main(int argc, char** argv) {
   int zero = 0, one = 1, n = N, nb = NB, it = 0, ctxt, nprow, npcol, myrow, mycol;
   int desca[9], descx[9];
   double *a = NULL, *x = NULL; /* [port] owned by the session (malloc'ed, reallocated at resizes) */
-  check(resize_register(s, "A", n, n, nb, nb, 0, desca, &a), "register A");
-  check(resize_register(s, "x", n, 1, nb, 1, 0, descx, &x), "register x");
+  check(resize_register(s, "A", n, n, nb, nb, RESIZE_DIST_BLOCK_CYCLIC, desca, &a), "register A");
+  check(resize_register(s, "x", n, 1, nb, 1, RESIZE_DIST_BLOCK_CYCLIC, descx, &x), "register x");
   if (resize_is_newcomer(s)) { /* [port] a newcomer joins, resuming at iteration it */
     check(resize_join(s, &it), "join");
   } else {

@@ -32,8 +32,8 @@ program malleable
   call check(rc, 'create')
   abuf = c_null_ptr
   xbuf = c_null_ptr
-  call check(resize_register(s, 'A', n, n, nb, nb, 0, desca, abuf), 'register A')   ! [port]
-  call check(resize_register(s, 'x', n, 1, nb, 1, 0, descx, xbuf), 'register x')
+  call check(resize_register(s, 'A', n, n, nb, nb, RESIZE_DIST_BLOCK_CYCLIC, desca, abuf), 'register A')   ! [port]
+  call check(resize_register(s, 'x', n, 1, nb, 1, RESIZE_DIST_BLOCK_CYCLIC, descx, xbuf), 'register x')
   if (resize_is_newcomer(s) == 1) then                ! [port] a newcomer resumes at iteration it
     call check(resize_join(s, it), 'join')
   else

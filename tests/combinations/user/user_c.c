@@ -80,10 +80,10 @@ static void set(char t, void* buf, size_t k, double re, double im) {
 static void reg(resize_session* s, char t, const char* name, int n, int* desc, void** buf) {
   int rc;
   switch (t) {
-    case 's': rc = resize_register_s(s, name, n, n, 8, 8, 0, desc, (float**)buf); break;
-    case 'd': rc = resize_register_d(s, name, n, n, 8, 8, 0, desc, (double**)buf); break;
-    case 'c': rc = resize_register_c(s, name, n, n, 8, 8, 0, desc, (resize_complex_float**)buf); break;
-    default: rc = resize_register_z(s, name, n, n, 8, 8, 0, desc, (resize_complex_double**)buf); break;
+    case 's': rc = resize_register_s(s, name, n, n, 8, 8, RESIZE_DIST_BLOCK_CYCLIC, desc, (float**)buf); break;
+    case 'd': rc = resize_register_d(s, name, n, n, 8, 8, RESIZE_DIST_BLOCK_CYCLIC, desc, (double**)buf); break;
+    case 'c': rc = resize_register_c(s, name, n, n, 8, 8, RESIZE_DIST_BLOCK_CYCLIC, desc, (resize_complex_float**)buf); break;
+    default: rc = resize_register_z(s, name, n, n, 8, 8, RESIZE_DIST_BLOCK_CYCLIC, desc, (resize_complex_double**)buf); break;
   }
   if (rc != RESIZE_OK) die("register");
 }

@@ -6,7 +6,7 @@
  *
  * Typical loop (every process, original or spawned, runs the same program):
  *   resize_create(argc, argv, "myapp", "scripted", "3:expand:3x3:local2,6:shrink:2x2", &s);
- *   resize_register(s, "A", n, n, nb, nb, 0, descA, &a);    (a: double*, owned by s)
+ *   resize_register(s, "A", n, n, nb, nb, RESIZE_DIST_BLOCK_CYCLIC, descA, &a);    (a: double*, owned by s)
  *   if (resize_is_newcomer(s)) resize_join(s, &it);
  *   else { resize_start(s, 2, 2); it = 0; ...fill a... }
  *   while (it < iters) { resize_begin_iteration(s); ...PBLAS on descA/a...;
@@ -43,6 +43,10 @@ enum resize_status {
                                same on every process, the previous checkpoints untouched */
 };
 
+/* Distributions for resize_register's `dist` (redist::Distribution's first two). */
+enum { RESIZE_DIST_BLOCK_CYCLIC = 0, /* ScaLAPACK's block-cyclic with MB x NB */
+       RESIZE_DIST_BLOCK = 1         /* one block per process row/column */ };
+
 /* Actions reported by resize_remap_point. */
 enum { RESIZE_NONE = 0, RESIZE_EXPAND = 1, RESIZE_SHRINK = 2, RESIZE_REGRID = 3 };
 
@@ -59,7 +63,8 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
                        const char* schedule, resize_session** s);
 void resize_destroy(resize_session* s);
 
-/* dist: 0 = block-cyclic with MB x NB, 1 = block (one block per process row/column).
+/* dist: RESIZE_DIST_BLOCK_CYCLIC (0, MB x NB blocks) or RESIZE_DIST_BLOCK (1, one block per
+ * process row/column).
  * *buf is allocated, reallocated and freed by the session (malloc/free): the variable
  * `buf` points to must stay valid until resize_destroy, which frees the buffer and sets
  * *buf to NULL (a free(*buf) of yours afterwards is harmless). Re-read *buf and desc
