@@ -189,8 +189,7 @@ lv::LevelHeader sample() {
   a.global.n = 7;
   a.global.mb = 2;
   a.global.nb = 3;
-  a.nprow = 2;
-  a.npcol = 3;
+  a.layout = redist::Layout::block_cyclic(10, 7, 2, 3, 2, 3);
   a.pr = 1;
   a.pc = 0;
   a.rows = 4;
@@ -202,6 +201,7 @@ lv::LevelHeader sample() {
   b.global.mb = b.global.nb = 0;
   b.global.row_blocks = {3, 3, 4};
   b.global.col_blocks = {7};
+  b.layout = redist::Layout::from_blocks(redist::BlockSizes{3, 3, 4}, redist::BlockSizes{7}, 2, 3);
   b.rows = 3;
   b.cols = 7;
   h.matrices = {a, b};
@@ -342,10 +342,7 @@ TEST(Levels, HeaderBytesAreThoseWrittenBefore) {
       EXPECT_EQ(a.global.col_blocks, b.global.col_blocks);
       EXPECT_EQ(a.global.layout, b.global.layout);
       EXPECT_EQ(a.global.checksum, 0u) << "not in the level file";
-      EXPECT_EQ(a.nprow, b.nprow);
-      EXPECT_EQ(a.npcol, b.npcol);
-      EXPECT_EQ(a.rsrc, b.rsrc);
-      EXPECT_EQ(a.csrc, b.csrc);
+      EXPECT_EQ(a.layout, b.layout);
       EXPECT_EQ(a.pr, b.pr);
       EXPECT_EQ(a.pc, b.pc);
       EXPECT_EQ(a.rows, b.rows);

@@ -444,7 +444,8 @@ std::vector<char> encode_header(const LevelHeader& h) {
     w.i64(g.nb);
     w.list(g.row_blocks);
     w.list(g.col_blocks);
-    for (int x : {m.nprow, m.npcol, m.rsrc, m.csrc, m.pr, m.pc}) w.i64(x);
+    const auto& L = m.layout;
+    for (int x : {L.nprow, L.npcol, L.rsrc, L.csrc, m.pr, m.pc}) w.i64(x);
     w.i64(m.rows);
     w.i64(m.cols);
     w.u64(m.offset);
@@ -486,7 +487,12 @@ LevelMatrix read_matrix(Reader& r, char& letter) {
   g.row_blocks = r.list();
   g.col_blocks = r.list();
   g.layout = g.mb > 0 ? redist::Distribution::BlockCyclic : redist::Distribution::Extended;
-  for (int* x : {&m.nprow, &m.npcol, &m.rsrc, &m.csrc, &m.pr, &m.pc}) *x = r.i32();
+  auto& L = m.layout;  // not validated here: the header's checksum is checked after
+  for (int* x : {&L.nprow, &L.npcol, &L.rsrc, &L.csrc, &m.pr, &m.pc}) *x = r.i32();
+  L.m = g.m;
+  L.n = g.n;
+  L.row_blocks = g.mb > 0 ? redist::BlockSizes::uniform(g.m, g.mb) : redist::BlockSizes(g.row_blocks);
+  L.col_blocks = g.nb > 0 ? redist::BlockSizes::uniform(g.n, g.nb) : redist::BlockSizes(g.col_blocks);
   m.rows = r.i64();
   m.cols = r.i64();
   m.offset = r.u64();

@@ -165,12 +165,13 @@ inline constexpr std::size_t kLevelPayloadAlign = 64;
 // One matrix as its owner held it: the global description of the whole matrix (a
 // checkpoint::MatrixInfo: name, element type, shape and the blocks on the grid written,
 // `mb`, `nb` when uniform, else 0 and the lists; its `layout` says which, block-cyclic or
-// extended, and its `checksum` is not in the level file, whose payload has its own), the
-// rest of its layout (grid, source coordinates) and the owner's coordinate; the payload
-// holds its local rows x cols column-major with lld = rows.
+// extended, and its `checksum` is not in the level file, whose payload has its own), its
+// redist::Layout on the grid written (the file stores its grid and source coordinates, the
+// shape and blocks are global's; the rank map is not stored) and the owner's coordinate;
+// the payload holds its local rows x cols column-major with lld = rows.
 struct LevelMatrix {
   checkpoint::MatrixInfo global;
-  int nprow = 1, npcol = 1, rsrc = 0, csrc = 0;
+  redist::Layout layout;
   int pr = -1, pc = -1;               // the owner's coordinate (-1: off the grid, no data)
   std::int64_t rows = 0, cols = 0;    // local extent
   std::uint64_t offset = 0;           // payload byte offset of its data

@@ -324,7 +324,7 @@ std::vector<redist::Layout> old_layouts(MPI_Comm world, const std::map<int, Load
   if (rank == p.holder[0])
     for (const auto& m : loaded.at(0).h.matrices) {
       const auto& g = m.global;
-      shape.insert(shape.end(), {g.m, g.n, g.mb, g.nb, m.nprow, m.npcol, m.rsrc, m.csrc,
+      shape.insert(shape.end(), {g.m, g.n, g.mb, g.nb, m.layout.nprow, m.layout.npcol, m.layout.rsrc, m.layout.csrc,
                                  static_cast<std::int64_t>(g.row_blocks.size()), static_cast<std::int64_t>(g.col_blocks.size())});
       shape.insert(shape.end(), g.row_blocks.begin(), g.row_blocks.end());
       shape.insert(shape.end(), g.col_blocks.begin(), g.col_blocks.end());

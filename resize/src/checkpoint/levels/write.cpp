@@ -66,10 +66,7 @@ lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
     g.row_blocks = L.row_blocks.to_vector();
     g.col_blocks = L.col_blocks.to_vector();
   }
-  m.nprow = L.nprow;
-  m.npcol = L.npcol;
-  m.rsrc = L.rsrc;
-  m.csrc = L.csrc;
+  m.layout = L;
   m.pr = c.pr;
   m.pc = c.pc;
   p.es = scalar_bytes(g.type);
