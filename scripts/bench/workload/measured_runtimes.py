@@ -27,7 +27,8 @@ def apply(workload, jobs):
     changed = []
     for job in workload["jobs"]:
         e = measured.get(job["id"])
-        if job.get("program", "sleep") == "sleep" or e is None or e.get("resizes", 0):
+        # a job the runner lost (metrics.json's jobs_missing: no start or end seen) keeps the model's work
+        if job.get("program", "sleep") == "sleep" or e is None or e.get("resizes", 0) or e.get("missing"):
             continue
         run = float(e["end_s"]) - float(e["start_s"])
         if run <= 0:
