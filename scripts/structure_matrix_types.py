@@ -3,9 +3,18 @@
 --matrix-types-mutation): one in-memory description of a distributed matrix.
 
   A struct or class of the sources (the src/, include/ and cli/ folders of the parts,
-  apps/ and sim/src/; tests are not looked at) whose data members hold a global shape and its blocks describes a matrix: the names
-  m and n with mb and nb, or rows and cols with row_blocks and col_blocks (row_block and
-  col_block, nrows and ncols alike; a trailing underscore ignored). Every such type is
+  apps/ and sim/src/; tests are not looked at) describes a matrix when its data members,
+  read by their roles, hold a global shape and, of their own, its blocks or its process
+  grid. The roles come from a member's type first and its name second: a member whose type
+  is one of the listed descriptions (a Layout, a MatrixSpec, a MatrixInfo ...; also in a
+  std::optional) holds a global shape; a BlockSizes holds blocks (an Axis, one side of a
+  Layout as an index map, holds no role); of the other members, two
+  named as a pair of the rows and the columns say the rest (a trailing underscore
+  ignored): m and n, or rows and cols with any common prefix (nrows, global_rows ...) a
+  shape; mb and nb, or row_block(s) and col_block(s) with any common prefix, blocks;
+  nprow and npcol (any prow and pcol: grid_prows ...), or rsrc and csrc (row_src ...), a grid. A type that holds a listed description and
+  adds its own blocks or grid re-spells what the description (a Layout) already says, as
+  one that spells a shape and blocks of its own does. Every such type is
   listed in scripts/matrix-types.txt, which holds at most MAX_TYPES lines
   `Name path  role` (the role one line of its own words), each naming a type that is
   at that path. A type that repeats a description instead of holding one of the listed
@@ -27,9 +36,20 @@ LIST = os.path.join("scripts", "matrix-types.txt")
 MAX_TYPES = 4
 PASS_MESSAGE = (f"every type describing a matrix is one of the {MAX_TYPES} or fewer of "
                 "scripts/matrix-types.txt")
-# A global shape and blocks, as the data members' names say them.
-SHAPES = [{"m", "n"}, {"rows", "cols"}, {"nrows", "ncols"}]
-BLOCKS = [{"mb", "nb"}, {"row_blocks", "col_blocks"}, {"row_block", "col_block"}]
+# The roles of a pair of data members (row, column), as their names say them: a global
+# shape, blocks, a process grid. A pair matches when both names fit and share the prefix.
+PAIRS = {
+    "shape": [(re.compile(r"^m$"), re.compile(r"^n$")), (re.compile(r"^(\w*?)rows$"), re.compile(r"^(\w*?)cols$"))],
+    "blocks": [(re.compile(r"^mb$"), re.compile(r"^nb$")),
+               (re.compile(r"^(\w*?)row_blocks?$"), re.compile(r"^(\w*?)col_blocks?$"))],
+    "grid": [(re.compile(r"^(\w*?)prows?$"), re.compile(r"^(\w*?)pcols?$")),
+             (re.compile(r"^(\w*?)(?:r|row_?)src$"), re.compile(r"^(\w*?)(?:c|col_?)src$"))],
+}
+# The roles of one member by its type (the last name of the type, std::optional unwrapped).
+BLOCK_TYPES = {"BlockSizes"}
+# Types whose members are not read by name: one-dimensional index maps (an Axis views a
+# Layout's row or column side; holding two is an index map, not a second description).
+VIEW_TYPES = {"Axis"}
 HEAD = re.compile(r"(?:^|[;{}])\s*(?:typedef\s+)?(?:template\s*<[^{};]*>\s*)?(struct|class)\s+"
                   r"(?:\[\[[^\]]*\]\]\s*)?(?:alignas\s*\([^)]*\)\s*)?(\w+)\s*(?:final\s*)?(?::[^{;]*)?\{")
 NOT_DATA = re.compile(r"^(using|typedef|friend|static|enum|struct|class|union|template|static_assert|"
@@ -71,6 +91,11 @@ def _body(code, start):
 
 def member_names(body):
     """The names of the data members declared directly in a class body."""
+    return set(member_fields(body))
+
+
+def member_fields(body):
+    """{name: type text} of the data members declared directly in a class body."""
     flat = []
     depth = 0
     for c in body:  # nested braces (functions, nested types, initialisers) out
@@ -82,7 +107,7 @@ def member_names(body):
             depth -= 1
         elif depth == 0:
             flat.append(c)
-    names = set()
+    fields = {}
     for st in "".join(flat).split(";"):
         st = re.sub(r"\b(public|private|protected)\s*:(?!:)", " ", st).strip()
         if not st or NOT_DATA.match(st) or st.startswith("~"):
@@ -90,20 +115,46 @@ def member_names(body):
         decl = strip_nested(re.split(r"=(?!=)", st, maxsplit=1)[0], "<", ">")
         if "(" in decl or "operator" in decl:
             continue
+        opt = re.match(r"\s*(?:const\s+|mutable\s+)*(?:std::)?optional\s*<\s*([\w:]+)\s*>", st)
+        first = None
         for piece in strip_nested(strip_nested(strip_nested(st, "<", ">"), "(", ")"), "[", "]").split(","):
             m = re.match(r"\s*([^={]*?)\s*(?:[={].*)?$", piece, re.S)
             ident = re.findall(r"\w+", m.group(1)) if m else []
             if ident:
-                names.add(ident[-1].rstrip("_"))
-    return names
+                if first is None:  # the type: what stands before the first declarator's name
+                    first = opt.group(1).split("::")[-1] if opt else (ident[-2] if len(ident) > 1 else "")
+                fields[ident[-1].rstrip("_")] = first
+    return fields
 
 
-def describes(names):
-    return any(s <= names for s in SHAPES) and any(b <= names for b in BLOCKS)
+def roles(fields, descriptions):
+    """The roles the members hold: 'held' (a description's type), 'shape', 'blocks', 'grid'."""
+    out = set()
+    for name, typ in fields.items():
+        if typ in descriptions:
+            out.add("held")
+        elif typ in BLOCK_TYPES:
+            out.add("blocks")
+    names = [n for n, typ in fields.items() if typ not in descriptions | BLOCK_TYPES | VIEW_TYPES]
+    for role, pairs in PAIRS.items():
+        for row, col in pairs:
+            for a in names:
+                ra = row.match(a)
+                if ra and any((rc := col.match(b)) and rc.groups() == ra.groups() for b in names):
+                    out.add(role)
+    return out
 
 
-def describing_types(root):
-    """(path, line, name) of every struct/class of the sources (FOLDERS) that describes a matrix."""
+def describes(fields, descriptions=frozenset()):
+    """Whether members {name: type} describe a matrix (a shape with blocks or a grid of its own)."""
+    r = roles(fields, descriptions) if isinstance(fields, dict) else roles(dict.fromkeys(fields, ""), descriptions)
+    own = r & {"blocks", "grid"}
+    return bool(("held" in r and own) or ("shape" in r and "blocks" in r))
+
+
+def describing_types(root, descriptions=frozenset()):
+    """(path, line, name) of every struct/class of the sources (FOLDERS) that describes a matrix;
+    `descriptions`: the names of the listed types (a member of one holds a global shape)."""
     found = []
     for folder in FOLDERS:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, folder)):
@@ -115,7 +166,7 @@ def describing_types(root):
                 code = _blank(open(path, encoding="utf-8", errors="replace").read())
                 for m in HEAD.finditer(code):
                     body, _ = _body(code, m.end() - 1)
-                    if describes(member_names(body)):
+                    if describes(member_fields(body), descriptions - {m.group(2)}):
                         found.append((os.path.relpath(path, root), code.count("\n", 0, m.start(2)) + 1,
                                       m.group(2)))
     return found
@@ -144,7 +195,7 @@ def read_list(root):
 def problems(root):
     entries, out = read_list(root)
     listed = {(name, path) for name, path, _, _ in entries}
-    found = describing_types(root)
+    found = describing_types(root, frozenset(name for name, _, _, _ in entries))
     for path, line, name in found:
         if (name, path) not in listed:
             out.append(f"{path}:{line}: {name} describes a matrix (a global shape and its blocks among its data "
@@ -209,6 +260,17 @@ def mutation(root):
                   "  long m = 0, n = 0;  // a shape alone\n};\n}\n")
         planted(os.path.join("resize", "src", "move", "mover.cpp"), lambda t: t + holder, "Held describes",
                 "a struct holding a MatrixSpec, a Layout and m, n", caught=False)
+        # A description extended by fields of its own: LevelMatrix as it was (the file record
+        # and the grid re-spelled beside it), and the same with the grid named otherwise.
+        level = ("\nnamespace resize::levels {\nstruct LevelRecord {\n  checkpoint::MatrixInfo global;\n"
+                 "  int nprow = 1, npcol = 1, rsrc = 0, csrc = 0;\n  int pr = -1, pc = -1;\n"
+                 "  std::int64_t rows = 0, cols = 0;\n  std::uint64_t offset = 0, bytes = 0;\n};\n}\n")
+        planted(os.path.join("resize", "src", "checkpoint", "levels", "levels.hpp"), lambda t: t + level,
+                "LevelRecord describes a matrix", "levels.hpp: a MatrixInfo with nprow, npcol, rsrc, csrc beside it")
+        renamed = ("\nnamespace resize::levels {\nstruct Saved {\n  std::optional<redist::MatrixSpec> spec;\n"
+                   "  int grid_prows = 1, grid_pcols = 1;\n  int row_src = 0, col_src = 0;\n};\n}\n")
+        planted(os.path.join("resize", "src", "checkpoint", "levels", "write.cpp"), lambda t: t + renamed,
+                "Saved describes a matrix", "write.cpp: an optional MatrixSpec with grid_prows, grid_pcols, row_src, col_src")
         # A listed type taken off the list.
         planted(LIST, lambda t: "\n".join(l for l in t.splitlines() if not l.startswith("MatrixInfo ")) + "\n",
                 "MatrixInfo describes a matrix", "checkpoint::MatrixInfo taken off the list")
