@@ -31,7 +31,7 @@ namespace ck = resize::checkpoint;
 // on `grid`, and this process's part of it.
 CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int rank) {
   CheckpointMatrix c;
-  c.desc = r.mat();
+  c.spec = r.mat();
   c.local = const_cast<void*>(r.data());
   const Grid g = shape_of(grid);
   if (r.mat().extended()) {
@@ -39,8 +39,8 @@ CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int 
     if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
     c.lld = *r.lld;
   } else {
-    c.desc.mb = r.desc[4];
-    c.desc.nb = r.desc[5];
+    c.spec.mb = r.desc[4];
+    c.spec.nb = r.desc[5];
     c.layout = redist::Layout::block_cyclic(r.mat().m, r.mat().n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
     if (grid.in_grid()) {
       c.pr = grid.myrow();
@@ -94,7 +94,7 @@ double detail::write_session_checkpoint(const std::string& path, const Checkpoin
   std::vector<CheckpointMatrix> mats;
   for (const auto& r : registry.mats) {
     mats.push_back(describe(r, job.grid, job.rank()));
-    h.matrices.push_back(file_record(mats.back().desc, &mats.back().layout));
+    h.matrices.push_back(file_record(mats.back().spec, &mats.back().layout));
   }
   try {
     write_checkpoint(job.world, path, std::move(h), state, mats, cfg);

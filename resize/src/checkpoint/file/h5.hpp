@@ -143,7 +143,7 @@ std::vector<T> get_array(hid_t obj, const char* name, hid_t type, const std::str
 
 // The file dataspace with this process's blocks selected (nothing off the grid).
 inline hid_t select_blocks(const CheckpointMatrix& m, std::int64_t& elements) {
-  const hsize_t dims[2] = {static_cast<hsize_t>(m.desc.m), static_cast<hsize_t>(m.desc.n)};
+  const hsize_t dims[2] = {static_cast<hsize_t>(m.spec.m), static_cast<hsize_t>(m.spec.n)};
   const hid_t fs = H5Screate_simple(2, dims, nullptr);
   elements = 0;
   const auto pieces = m.pr >= 0 ? ck::slabs(m.layout, m.pr, m.pc) : std::vector<ck::Slab>{};
@@ -275,7 +275,7 @@ enum class Pass { Write, Read, Verify };
 
 template <class T, class H>
 std::uint64_t blocks_io(hid_t ds, hid_t ftype, const CheckpointMatrix& m, Pass pass, bool lose, const std::string& what, H h) {
-  const hsize_t dims[2] = {static_cast<hsize_t>(m.desc.m), static_cast<hsize_t>(m.desc.n)};
+  const hsize_t dims[2] = {static_cast<hsize_t>(m.spec.m), static_cast<hsize_t>(m.spec.n)};
   Id fs(H5Screate_simple(2, dims, nullptr), H5Sclose);
   Id x(independent_transfer(), H5Pclose);
   std::vector<T> tmp, scratch;
@@ -357,7 +357,7 @@ inline std::uint64_t per_block_transfer(hid_t ds, hid_t type, const CheckpointMa
                                  Pass pass, const std::string& what, int version, const config::Checkpoint& cfg, bool& raw,
                                  bool lose = false) {
   raw = cfg.direct_chunks && ck::blocks_are_chunks(m.layout, chunk.first, chunk.second);
-  return by_type(m.desc.type, [&](auto v) {
+  return by_type(m.spec.type, [&](auto v) {
     using T = decltype(v);
     return ck::by_checksum(version, [&](auto h) {
       return raw ? chunks_io<T>(ds, m, chunk.first, chunk.second, pass, lose, what, h)

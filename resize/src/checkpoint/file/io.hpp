@@ -21,10 +21,10 @@
 namespace resize::detail {
 
 // One registered matrix as this process holds it, a view of its buffer: its record
-// (desc.mb, desc.nb its blocks on the current grid), its layout on that grid, this
+// (spec.mb, spec.nb its blocks on the current grid), its layout on that grid, this
 // process's grid coordinate in it (-1 off the grid) and its column-major local buffer.
 struct CheckpointMatrix {
-  redist::MatrixSpec desc;
+  redist::MatrixSpec spec;
   redist::Layout layout;
   int pr = -1, pc = -1;
   void* local = nullptr;

@@ -110,13 +110,13 @@ CheckpointReader::~CheckpointReader() {
 
 void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
   Silence quiet;
-  const std::string where = "checkpoint " + path_ + ": matrix '" + m.desc.name + "': ";
+  const std::string where = "checkpoint " + path_ + ": matrix '" + m.spec.name + "': ";
   std::uint64_t mine = 0;
-  const bool per_block = ck::per_block_io(m.layout, scalar_bytes(m.desc.type), block_io_mode(cfg_));
+  const bool per_block = ck::per_block_io(m.layout, scalar_bytes(m.spec.type), block_io_mode(cfg_));
   guarded(comm_, [&] {
     Id g(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), where + "has no group 'matrices' (every checkpoint holds one): damaged or not a malleable checkpoint"), H5Gclose);
-    Id ds(must(H5Dopen2(g, m.desc.name.c_str(), H5P_DEFAULT), where + "missing"), H5Dclose);
-    Id t(element_type(m.desc.type), H5Tclose);
+    Id ds(must(H5Dopen2(g, m.spec.name.c_str(), H5P_DEFAULT), where + "missing"), H5Dclose);
+    Id t(element_type(m.spec.type), H5Tclose);
     if (per_block) {
       bool raw = false;
       mine = per_block_transfer(ds, t, m, raw_chunk_shape(ds, t), Pass::Read, where + "cannot read its data (truncated file?)",
@@ -126,11 +126,11 @@ void CheckpointReader::read(std::size_t k, const CheckpointMatrix& m) {
     std::int64_t elements = 0;
     Id fs(select_blocks(m, elements), H5Sclose);
     const auto [lr, lc] = local_dims(m);
-    std::vector<char> packed(static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) * scalar_bytes(m.desc.type));
+    std::vector<char> packed(static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) * scalar_bytes(m.spec.type));
     Id ms(memory_space(elements), H5Sclose);
     Id x(collective_transfer(cfg_), H5Pclose);
     must(H5Dread(ds, t, ms, fs, x, packed.data()), where + "cannot read its data (truncated file?)");
-    by_type(m.desc.type, [&](auto v) { unpack_as<decltype(v)>(m, packed, lr, lc); return 0; });
+    by_type(m.spec.type, [&](auto v) { unpack_as<decltype(v)>(m, packed, lr, lc); return 0; });
   });
   const std::uint64_t sum = per_block ? sum_over(comm_, mine) : global_checksum(comm_, m, header_.version);
   if (sum != header_.matrices[k].checksum) {
@@ -146,8 +146,8 @@ void CheckpointReader::verify(std::size_t k, const CheckpointMatrix& m, const st
   std::uint64_t mine = 0;
   guarded(comm_, [&] {
     Id g(must(H5Gopen2(file_, "matrices", H5P_DEFAULT), differs + " (no group matrices)"), H5Gclose);
-    Id ds(must(H5Dopen2(g, m.desc.name.c_str(), H5P_DEFAULT), differs + " (missing)"), H5Dclose);
-    Id t(element_type(m.desc.type), H5Tclose);
+    Id ds(must(H5Dopen2(g, m.spec.name.c_str(), H5P_DEFAULT), differs + " (missing)"), H5Dclose);
+    Id t(element_type(m.spec.type), H5Tclose);
     bool raw = false;
     mine = per_block_transfer(ds, t, m, raw_chunk_shape(ds, t), Pass::Verify, differs + " (its data cannot be read)",
                               header_.version, cfg_, raw);

@@ -110,7 +110,7 @@ Fault injected_fault(MPI_Comm comm, int iteration, const std::string& where, con
 }  // namespace
 
 std::uint64_t global_checksum(MPI_Comm comm, const CheckpointMatrix& m, int version) {
-  return sum_over(comm, by_type(m.desc.type, [&](auto x) { return checksum_as<decltype(x)>(m, version); }));
+  return sum_over(comm, by_type(m.spec.type, [&](auto x) { return checksum_as<decltype(x)>(m, version); }));
 }
 
 namespace {
@@ -243,7 +243,7 @@ std::unique_ptr<Id> create_matrix_dataset(OpenFile& f, hid_t type, std::size_t k
 bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m, std::pair<std::int64_t, std::int64_t> chunk,
                        int version, bool lose_writes, const std::string& what, Trace& trace, std::uint64_t& sum,
                        const config::Checkpoint& cfg) {
-  if (ck::per_block_io(m.layout, scalar_bytes(m.desc.type), block_io_mode(cfg))) {
+  if (ck::per_block_io(m.layout, scalar_bytes(m.spec.type), block_io_mode(cfg))) {
     bool raw = false;
     sum = per_block_transfer(ds, type, m, chunk, Pass::Write, what, version, cfg, raw, lose_writes);
     trace(raw ? "blocks: copy+sum, H5Dwrite_chunk" : "blocks: copy+sum, H5Dwrite");
@@ -251,7 +251,7 @@ bool write_matrix_data(hid_t ds, hid_t type, hid_t fs, const CheckpointMatrix& m
   }
   const auto [lr, lc] = local_dims(m);
   std::vector<char> packed;
-  by_type(m.desc.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
+  by_type(m.spec.type, [&](auto x) { pack_as<decltype(x)>(m, packed, lr, lc); return 0; });
   trace("pack");
   Id ms(memory_space(lr * lc), H5Sclose);
   Id x(collective_transfer(cfg), H5Pclose);
@@ -280,8 +280,8 @@ void write_matrices(MPI_Comm comm, OpenFile& f, ck::Header& h, const std::vector
   });
   for (std::size_t k = 0; k < mats.size(); ++k) {
     const auto& info = h.matrices[k];
-    Id t(element_type(mats[k].desc.type), H5Tclose);
-    const auto chunk = ck::chunk_shape(info, scalar_bytes(mats[k].desc.type), block_io_mode(cfg));
+    Id t(element_type(mats[k].spec.type), H5Tclose);
+    const auto chunk = ck::chunk_shape(info, scalar_bytes(mats[k].spec.type), block_io_mode(cfg));
     std::unique_ptr<Id> fs;
     guarded(comm, [&] { fs = create_matrix_dataset(f, t, k, mats[k], info, chunk, where); });
     trace("dataset and attributes");
@@ -346,7 +346,7 @@ void write_checkpoint(MPI_Comm comm, const std::string& path, ck::Header h, cons
   std::vector<std::size_t> element_bytes;
   std::vector<std::pair<std::int64_t, std::int64_t>> chunks;
   for (std::size_t k = 0; k < mats.size(); ++k) {
-    element_bytes.push_back(scalar_bytes(mats[k].desc.type));
+    element_bytes.push_back(scalar_bytes(mats[k].spec.type));
     chunks.push_back(ck::chunk_shape(h.matrices[k], element_bytes.back(), block_io_mode(cfg)));
   }
   refuse_without_room(comm, rank, tmp, dir, where, ck::file_bytes_bound(h, element_bytes, chunks, state.size()),

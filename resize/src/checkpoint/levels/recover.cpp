@@ -389,7 +389,7 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
   realigned.reserve(loaded.size() * nw.size());
   MoveItems batch;
   for (std::size_t k = 0; k < nw.size(); ++k) {
-    const std::size_t es = scalar_bytes(nw[k].desc.type);
+    const std::size_t es = scalar_bytes(nw[k].spec.type);
     std::vector<HeldCopy> held;
     for (const auto& [r, L] : loaded) {
       const auto& m = L.h.matrices[k];
@@ -401,7 +401,7 @@ std::int64_t move_from_copies(MPI_Comm world, const std::map<int, Loaded>& loade
       }
       held.push_back({m.pr, m.pc, src, m.rows});
     }
-    batch.add_held(old[k], std::move(held), nw[k].layout, nw[k].local, nw[k].lld, nw[k].desc.type, size, rank);
+    batch.add_held(old[k], std::move(held), nw[k].layout, nw[k].local, nw[k].lld, nw[k].spec.type, size, rank);
   }
   // The engine's transports as `redistribute` chooses them by default (single copy, the
   // node window for every pair of one node; each send from its held copy's array).

@@ -51,10 +51,10 @@ struct Piece {
 lv::LevelMatrix level_matrix(const CheckpointMatrix& c, Piece& p) {
   lv::LevelMatrix m;
   auto& g = m.global;  // the blocks on the grid written, uniform or listed
-  g.name = c.desc.name;
-  g.type = c.desc.type;
-  g.m = c.desc.m;
-  g.n = c.desc.n;
+  g.name = c.spec.name;
+  g.type = c.spec.type;
+  g.m = c.spec.m;
+  g.n = c.spec.n;
   const auto& L = c.layout;
   if (L.row_blocks.compact() && L.col_blocks.compact()) {
     g.layout = redist::Distribution::BlockCyclic;
