@@ -51,3 +51,12 @@ TEST(MpiFlavour, SpawnSetting) {
   EXPECT_TRUE(spawn_disabled_by_setting("off"));
   EXPECT_TRUE(spawn_disabled_by_setting("no"));
 }
+
+TEST(MpiFlavour, PmlFromTheComponentsFile) {
+  EXPECT_EQ(pml_from_component_file("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_pml_ucx.so"), "ucx");
+  EXPECT_EQ(pml_from_component_file("/opt/ompi/lib/openmpi/mca_pml_ob1.so.0"), "ob1");
+  EXPECT_EQ(pml_from_component_file("mca_pml_cm"), "cm");
+  // A static build or another MPI: the table's functions live in the MPI library itself.
+  EXPECT_EQ(pml_from_component_file("/usr/lib/x86_64-linux-gnu/libmpi.so.40"), "");
+  EXPECT_EQ(pml_from_component_file(""), "");
+}

@@ -43,6 +43,14 @@ SpawnFailure classify_spawn_failure(MpiFlavour flavour, bool class_is_err_spawn,
   return SpawnFailure::Refused;
 }
 
+std::string pml_from_component_file(std::string_view file) {
+  constexpr std::string_view prefix = "mca_pml_";
+  const auto at = file.rfind(prefix);
+  if (at == std::string_view::npos) return {};
+  const std::string_view name = file.substr(at + prefix.size());
+  return std::string(name.substr(0, name.find('.')));
+}
+
 bool spawn_disabled_by_setting(const char* value) {
   if (!value) return false;
   const std::string_view v(value);

@@ -9,6 +9,7 @@
 #include "malleable/blacs_dyn/blacs_dyn.h"
 #include "malleable/blacs_dyn/error.hpp"
 #include "shell/blacs_glue.hpp"
+#include "shell/mpi_probe.hpp"
 #include "protocol/schema.hpp"
 #include "runtime/runtime.hpp"
 
@@ -317,6 +318,16 @@ int blacs_dyn_spawn_supported(void) { return blacs_dyn::Runtime::get().spawn_uns
 
 const char* blacs_dyn_spawn_unsupported_reason(void) {
   return blacs_dyn::Runtime::get().spawn_unsupported_reason().c_str();
+}
+
+int blacs_dyn_selected_pml(char* name, int len) {
+  return guarded([&] {
+    if (!name || len < 1) throw blacs_dyn::Error(BLACS_DYN_ERR_ARG, "name buffer missing");
+    const std::string p = blacs_dyn::selected_pml();
+    const std::size_t n = std::min(p.size(), static_cast<std::size_t>(len - 1));
+    std::memcpy(name, p.data(), n);
+    name[n] = '\0';
+  });
 }
 
 int blacs_dyn_blacs_exits(void) { return blacs_dyn::blacs_exits(); }

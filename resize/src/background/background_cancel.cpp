@@ -10,7 +10,7 @@
 #include <cstdio>
 
 #include "common/sleep_wait.hpp"
-#include "parts/world.hpp"
+#include "parts/blacs_dyn_error.hpp"
 
 namespace resize {
 
@@ -32,7 +32,8 @@ detail::BackgroundNotice::Cause notice_cause(BackgroundPart::CancelCause c) {
 void newcomers_leave(BackgroundResize& b, GridSwitch gs, int iteration, bool any_posted,
                      BackgroundPart::CancelCause cause) {
   SessionWorld& job = gs.job;
-  if (b.helper.spawn_threaded) World::publish_background();
+  if (b.helper.spawn_threaded)
+    or_session_error("background expansion: ", [] { return blacs_dyn::World::publish_background(); });
   int old_size = 0;
   MPI_Comm_size(b.old_world, &old_size);
   detail::BackgroundNotice cancelled{.kind = detail::BackgroundNotice::Kind::Cancelled, .iteration = iteration};
@@ -46,10 +47,9 @@ void newcomers_leave(BackgroundResize& b, GridSwitch gs, int iteration, bool any
   std::vector<int> keep(static_cast<std::size_t>(old_size));
   for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
   bool leaving = false;
-  std::string err;
-  if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0)
-    throw Error("cancelling the background expansion: the newcomers could not leave: " + err);
-  job.world = World::comm();
+  if (const auto err = shrink_as_planned(keep, {}, [] { return true; }, leaving))
+    throw Error("cancelling the background expansion: the newcomers could not leave: " + *err);
+  job.world = blacs_dyn::World::comm();
   if (cause != BackgroundPart::CancelCause::Destroyed && job.world != b.old_world) {
     // The job goes on: its grid on the world it is left with.
     gs.settle_grid(job.shape);
@@ -121,7 +121,7 @@ RemapResult BackgroundPart::cancel_background(const std::string& why, CancelCaus
   auto b = in_flight;
   if (!b) return {};
   const double t0 = MPI_Wtime();
-  World::at_finalize(nullptr, nullptr);
+  blacs_dyn::World::set_finalize_hook(nullptr, nullptr);
   in_flight.reset();
   b->feed({.kind = BgEvent::Cancel});  // JoinAndAgree
   const BackgroundResize::Agreement j = b->join_and_agree(gs.job.world);

@@ -15,7 +15,6 @@
 
 #include "common/sleep_wait.hpp"
 #include "malleable/redist/traffic.hpp"
-#include "parts/world.hpp"
 
 namespace resize {
 namespace detail {
@@ -64,7 +63,7 @@ void newcomer_wait(MPI_Request& req, int my_rank, int world_size, const config::
       why = "no completing point within RESIZE_BACKGROUND_TIMEOUT=" + *timeout + " s";
     } else if (now >= next_look) {
       next_look = now + 2;
-      const std::string seen = lost_processes(World::known_hosts(), World::known_pids(), host, my_rank, world_size);
+      const std::string seen = lost_processes(surveyed_hosts(), surveyed_pids(), host, my_rank, world_size);
       if (seen.rfind("lost:", 0) == 0) why = seen;
     }
     if (!why.empty()) {

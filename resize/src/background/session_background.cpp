@@ -21,7 +21,7 @@
 
 #include "malleable/redist/traffic.hpp"
 #include "common/sleep_wait.hpp"
-#include "parts/world.hpp"
+#include "parts/blacs_dyn_error.hpp"
 
 namespace resize {
 
@@ -39,14 +39,14 @@ std::string detail::BackgroundResize::spawn(std::vector<char> state, int nnew, c
   const bool main_thread = !(provided == MPI_THREAD_MULTIPLE);
   std::string err = spawn_processes(d, node_plan, nnew, cmd, main_thread ? &watchdog : nullptr, rec.t_spawn);
   if (!err.empty()) return err;
-  new_world = detail::World::comm();
+  new_world = blacs_dyn::World::comm();
   int n = 0;
   MPI_Comm_size(new_world, &n);
   if (n < target.size())
     throw Error("expansion: the world has " + std::to_string(n) + " processes after spawning, " + target.shape() +
                 " needs " + std::to_string(target.size()));
-  if (detail::World::share_state(state, err) != 0) throw Error("expansion: " + err);
-  rec.rank_hosts = RankHosts::of(detail::World::hosts());
+  or_session_error("expansion: ", [&] { blacs_dyn::World::share(state); });
+  rec.rank_hosts = RankHosts::of(survey_world());
   return {};
 }
 
@@ -120,7 +120,7 @@ std::function<std::string()> helper_work(BackgroundResize* raw, MatrixRegistry* 
       return std::string();
     };
   return [cmd, dog, raw, post, state = std::move(state), nnew] {
-    detail::World::background_thread(true);
+    or_session_error("background expansion: ", [] { blacs_dyn::World::background_thread(true); });
     std::string err;
     try {
       err = raw->spawn(state, nnew, *cmd, *dog);
@@ -131,10 +131,10 @@ std::function<std::string()> helper_work(BackgroundResize* raw, MatrixRegistry* 
       }
       if (err.empty()) post();
     } catch (...) {
-      detail::World::background_thread(false);
+      or_session_error("background expansion: ", [] { blacs_dyn::World::background_thread(false); });
       throw;
     }
-    detail::World::background_thread(false);
+    or_session_error("background expansion: ", [] { blacs_dyn::World::background_thread(false); });
     return err;
   };
 }
@@ -307,10 +307,11 @@ double wait_and_check(BackgroundResize& b, GridSwitch gs, int iteration, double 
   b.wait_moves();
   double waited = MPI_Wtime() - t0;  // the join of a helper still spawning included
   MPI_Allreduce(MPI_IN_PLACE, &waited, 1, MPI_DOUBLE, MPI_MAX, job.world);
-  World::at_finalize(nullptr, nullptr);
+  blacs_dyn::World::set_finalize_hook(nullptr, nullptr);
   // The grown world, pending in blacs-dyn since the helper thread spawned, becomes the
   // world: BLACS's globals change here, on the main thread, between iterations.
-  if (b.helper.spawn_threaded) World::publish_background();
+  if (b.helper.spawn_threaded)
+    or_session_error("background expansion: ", [] { return blacs_dyn::World::publish_background(); });
   bad = changed_constant(gs.registry.mats, b.digest);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, job.world);
   // The background's bytes: the senders are the old world's ranks (newcomers only receive).
@@ -338,7 +339,7 @@ std::optional<RemapResult> BackgroundPart::step_background(bool last_chance, Gri
   const BackgroundResize::Agreement j = b->join_and_agree(job.world);
   if (j.has(BgAction::ReportFailure)) {
     const std::string err = b->helper.spawn_error;
-    World::at_finalize(nullptr, nullptr);
+    blacs_dyn::World::set_finalize_hook(nullptr, nullptr);
     in_flight.reset();
     return rs.fail_expansion(b->d, b->from, b->target, b->rec, err, t0);
   }
@@ -467,10 +468,10 @@ void leave_cancelled(BackgroundResize& b, const detail::BackgroundNotice& notice
   std::vector<int> keep(static_cast<std::size_t>(notice.old_size));
   for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = static_cast<int>(i);
   bool leaving = false;
-  std::string err;
-  if (World::shrink(keep, {}, [] { return true; }, leaving, err) != 0 || !leaving)
-    throw Error("background expansion cancelled, but the newcomers could not leave: " + err);
-  World::leave();
+  const auto err = shrink_as_planned(keep, {}, [] { return true; }, leaving);
+  if (err || !leaving)
+    throw Error("background expansion cancelled, but the newcomers could not leave: " + err.value_or(""));
+  blacs_dyn::World::leave();
 }
 }  // namespace
 

@@ -6,18 +6,39 @@
 #include "parts/resize_phases.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 
 #include "malleable/redist/traffic.hpp"
 #include "parts/generation_check.hpp"
+#include "parts/blacs_dyn_error.hpp"
 #include "parts/handover.hpp"
-#include "parts/world.hpp"
 
 namespace resize {
 
 using namespace detail;
 
 namespace {
+std::atomic<int> spawned_here{0};  // processes_spawned()
+std::string spawn_env;             // set_spawn_env: Open MPI's "env" key of the next spawns
+
+// The MPI_Info of a spawn: the "env" key when set_spawn_env gave one (freed by the caller).
+MPI_Info spawn_info() {
+  if (spawn_env.empty()) return MPI_INFO_NULL;
+  MPI_Info info = MPI_INFO_NULL;
+  MPI_Info_create(&info);
+  MPI_Info_set(info, "env", spawn_env.c_str());
+  return info;
+}
+
+// The calling thread's world's size (a background expansion's pending world on its thread).
+int world_size() {
+  const MPI_Comm c = blacs_dyn::World::comm();
+  int n = 0;
+  if (c != MPI_COMM_NULL) MPI_Comm_size(c, &n);
+  return n;
+}
+
 // The switch onto the grown grid (BLACS grids, every matrix moved, the record's times);
 // returns the progress line.
 std::string finish_expansion(GridSwitch& gs, int iteration, const Grid& from, const Grid& to, ResizeRecord& rec,
@@ -66,14 +87,14 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
   rec.mechanism = d.schema.empty() && (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting) ? "join" : "spawn";
   const std::string err = spawn_processes(d, node_plan, nnew, launch, &watchdog, rec.t_spawn);
   if (!err.empty()) return {{Action::Expand, false, err}, {}, false};
-  job.world = detail::World::comm();
+  job.world = blacs_dyn::World::comm();
   if (job.size() < target.size())
     throw Error("expansion: the world has " + std::to_string(job.size()) + " processes after spawning, " +
                 target.shape() + " needs " + std::to_string(target.size()));
   watchdog.phase("state hand-over");
   const double t_handover = MPI_Wtime();
   std::vector<char> bytes = pack_state();
-  if (std::string e; detail::World::share_state(bytes, e) != 0) throw Error("expansion: " + e);
+  or_session_error("expansion: ", [&] { blacs_dyn::World::share(bytes); });
   // Everyone, not only the newcomers, takes rank 0's application state: a policy that
   // runs on rank 0 may have changed it (e.g. the powers of the processes it added).
   const ExpansionState st = unpack_expansion(bytes);
@@ -84,46 +105,55 @@ Outcome detail::expand(GridSwitch gs, const LaunchCommand& launch, int iteration
   }
   const double t_hosts = MPI_Wtime();
   rec.other.handover_s = t_hosts - t_handover;
-  job.rank_hosts = detail::World::hosts();
+  job.rank_hosts = survey_world();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   rec.other.hosts_s = MPI_Wtime() - t_hosts;
   return {{Action::Expand, true, {}}, finish_expansion(gs, iteration, from, target, rec, t_start), false};
 }
 
+void detail::set_spawn_env(const std::string& env) { spawn_env = env; }
+
+int detail::processes_spawned() { return spawned_here.load(); }
+
 std::string detail::spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
                                     Watchdog* watchdog, double& seconds) {
+  using blacs_dyn::World;
   const double t0 = MPI_Wtime();
-  int rc = 0;
-  std::string err;
-  if (!d.schema.empty()) {
-    if (watchdog) watchdog->phase("spawn (schema " + d.schema + ")");
-    rc = detail::World::expand_schema(d.schema, err);
-  } else if (d.by == ExpandBy::Waiting) {
-    // Launches already waiting (malleable-run --join from another shell), by their ids.
-    if (watchdog) watchdog->phase("join of " + std::to_string(d.launches.size()) + " waiting launch(es)");
-    rc = detail::World::expand_join_launches(d.launches, err);
-  } else if (d.by == ExpandBy::Join && nnew > 0) {
-    // One launch per host ordered from the job's launcher (malleable-run --job-dir), joined.
-    std::vector<std::pair<std::string, int>> hosts = node_plan.spawn;
-    if (hosts.empty()) hosts.emplace_back("", nnew);
-    if (watchdog)
-      watchdog->phase("join of " + std::to_string(nnew) + " processes in " + std::to_string(hosts.size()) +
-                      " launch(es)");
-    rc = detail::World::expand_join(hosts, err);
-  } else if (!node_plan.spawn.empty()) {
-    if (watchdog)
-      watchdog->phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(node_plan.spawn.size()) +
-                      " host(s)");
-    rc = detail::World::expand_hosts(node_plan.spawn, cmd.exe, cmd.args, err);
-  } else if (nnew > 0) {
-    if (watchdog) watchdog->phase("spawn of " + std::to_string(nnew) + " processes");
-    rc = detail::World::expand(nnew, cmd.exe, cmd.args, err);
-  }
+  const int before = world_size();
+  MPI_Info info = MPI_INFO_NULL;  // a spawn's "env" (set_spawn_env)
+  const std::optional<std::string> err = blacs_dyn_failure([&] {
+    if (!d.schema.empty()) {
+      if (watchdog) watchdog->phase("spawn (schema " + d.schema + ")");
+      World::expand_schema(d.schema);
+    } else if (d.by == ExpandBy::Waiting) {
+      // Launches already waiting (malleable-run --join from another shell), by their ids.
+      if (watchdog) watchdog->phase("join of " + std::to_string(d.launches.size()) + " waiting launch(es)");
+      World::expand_join(d.launches);
+    } else if (d.by == ExpandBy::Join && nnew > 0) {
+      // One launch per host ordered from the job's launcher (malleable-run --job-dir), joined.
+      std::vector<std::pair<std::string, int>> hosts = node_plan.spawn;
+      if (hosts.empty()) hosts.emplace_back("", nnew);
+      if (watchdog)
+        watchdog->phase("join of " + std::to_string(nnew) + " processes in " + std::to_string(hosts.size()) +
+                        " launch(es)");
+      World::expand_join_hosts(hosts);
+    } else if (!node_plan.spawn.empty()) {
+      if (watchdog)
+        watchdog->phase("spawn of " + std::to_string(nnew) + " processes on " + std::to_string(node_plan.spawn.size()) +
+                        " host(s)");
+      World::expand_hosts(node_plan.spawn, cmd.exe, cmd.args, info = spawn_info());
+    } else if (nnew > 0) {
+      if (watchdog) watchdog->phase("spawn of " + std::to_string(nnew) + " processes");
+      World::expand(nnew, cmd.exe, cmd.args, {}, info = spawn_info());
+    }
+  });
+  if (info != MPI_INFO_NULL) MPI_Info_free(&info);
+  if (!err) spawned_here += std::max(0, world_size() - before);
   seconds = MPI_Wtime() - t0;
-  detail::World::set_spawn_env("");  // a merge's or a respawn's "env", for this spawn only
+  set_spawn_env("");  // a merge's or a respawn's "env", for this spawn only
   detail::disarm_spawn_deadline();  // the spawn returned: its deadline (watchdog.hpp) no longer applies
-  if (rc != 0) return err.empty() ? std::string("the spawn failed") : err;
+  if (err) return err->empty() ? std::string("the spawn failed") : *err;
   return {};
 }
 

@@ -2,11 +2,8 @@
 // The generation check's MPI side (generation_check.hpp).
 #include "parts/generation_check.hpp"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,25 +11,9 @@
 
 #include "common/broadcast.hpp"
 #include "common/fault.hpp"
-#include "parts/world.hpp"
+#include "parts/watchdog.hpp"
 
 namespace resize::detail {
-
-std::string selected_pml() {
-  // Open MPI's selected PML module: a table of function pointers, the first one inside
-  // the component's own file (mca_pml_ucx.so, mca_pml_ob1.so).
-  void* const table = dlsym(RTLD_DEFAULT, "mca_pml");
-  if (!table) return {};
-  void* first = nullptr;
-  std::memcpy(&first, table, sizeof first);
-  Dl_info info{};
-  if (!first || !dladdr(first, &info) || !info.dli_fname) return {};
-  const std::string file = info.dli_fname;
-  const auto at = file.rfind("mca_pml_");
-  if (at == std::string::npos) return {};
-  const auto end = file.find('.', at);
-  return file.substr(at + 8, end == std::string::npos ? std::string::npos : end - at - 8);
-}
 
 namespace {
 // Waits for `req` until `deadline` (MPI_Wtime); false with `err` set on an error or past it.
@@ -144,8 +125,8 @@ std::pair<int, int> partners(const std::vector<std::string>& hosts, const std::v
 
 void check_generations(SessionWorld& job, const SessionOptions& opt, const config::Text& fault, double deadline_s) {
   const double t0 = MPI_Wtime();
-  const std::vector<std::string> hosts = World::hosts();
-  const int me = job.rank(), mine_new = World::is_new() ? 1 : 0;
+  const std::vector<std::string> hosts = survey_world();
+  const int me = job.rank(), mine_new = blacs_dyn::World::is_new() ? 1 : 0;
   std::vector<int> is_new(hosts.size(), 0);
   MPI_Allgather(&mine_new, 1, MPI_INT, is_new.data(), 1, MPI_INT, job.world);
   if (is_new[0]) return;  // rank 0 a newcomer (not a merge): nothing to compare

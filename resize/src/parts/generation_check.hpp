@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The generation check's MPI side (docs/reference/apps.md, "The generations' reach under
-// UCX"): the PML Open MPI selected, and the ping-pongs at an expansion by spawn whose
-// numbers policy/generation_reach.hpp decides on. Internal to the session's MPI shell.
+// UCX"): the ping-pongs at an expansion by spawn whose numbers policy/generation_reach.hpp
+// decides on. The PML Open MPI selected is blacs-dyn's probe (blacs_dyn::World::
+// selected_pml, kept in SessionWorld::reach.pml). Internal to the session's MPI shell.
 #pragma once
 
 #include <string>
@@ -11,11 +12,6 @@
 #include "parts/session_parts.hpp"
 
 namespace resize::detail {
-
-// The PML Open MPI selected ("ucx", "ob1", "cm"), from the file its module's functions
-// live in (dladdr on Open MPI's `mca_pml` table); "" where that cannot be found (another
-// MPI, a static build). After MPI_Init.
-std::string selected_pml();
 
 // Collective over job.world, right after an expansion's state hand-over, on the old
 // processes and the newcomers alike: world rank 0 ping-pongs (MPI_ERRORS_RETURN, each

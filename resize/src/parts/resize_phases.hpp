@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,27 @@ Outcome respawn(GridSwitch gs, const LaunchCommand& launch, const Decision& d, c
 // (null from the background's helper thread, whose phases belong to the main thread).
 std::string spawn_processes(const Decision& d, const NodePlan& node_plan, int nnew, const LaunchCommand& cmd,
                             Watchdog* watchdog, double& seconds);
+// Open MPI's "env" key (newline-separated assignments) for the spawns of spawn_processes
+// until set again ("": none): a merge's or a respawn's (session/session_expand.cpp),
+// cleared after each spawn.
+void set_spawn_env(const std::string& env);
+// Processes spawn_processes brought into this process's world since it started (the
+// world's size before and after each expansion, whichever thread expanded). Open MPI keeps
+// state for each of them for this process's life: the refresh (RESIZE_REFRESH_AFTER,
+// checkpoint/refresh.hpp) counts them. A newcomer starts at 0.
+int processes_spawned();
+
+// A shrink through blacs-dyn to the world ranks in `keep` (in that order), the session's
+// plan: `release` empty, back down blacs-dyn's stack when `keep` is exactly a lower
+// level's processes, else a new level of `keep`; `release` given, those nodes given back
+// whole, which must leave exactly `keep`. Inside blacs-dyn's shrink, once it has validated
+// the request and before anybody leaves, the plan it is about to carry out must keep
+// exactly `keep`, and `move` runs on every member of the old world (the redistribution;
+// false or a throw cancels the shrink). Nothing, `leaving` set (true: this process must
+// leave through blacs_dyn::World::leave), or the error (the same on every rank; a refused
+// shrink changes nothing).
+std::optional<std::string> shrink_as_planned(const std::vector<int>& keep, const std::vector<std::string>& release,
+                                             const std::function<bool()>& move, bool& leaving);
 }  // namespace detail
 
 // "; predicted: spawn 812.0 ms (history), ..." for a resize record's predicted parts.

@@ -11,7 +11,7 @@
 
 #include "common/broadcast.hpp"
 #include "malleable/redist/traffic.hpp"
-#include "parts/world.hpp"
+#include "parts/blacs_dyn_error.hpp"
 
 namespace resize {
 
@@ -35,19 +35,19 @@ Outcome detail::respawn(GridSwitch gs, const LaunchCommand& launch, const Decisi
   NodePlan groups;
   groups.spawn = layout.groups;
   const std::string err = spawn_processes(spawn, groups, total, launch, &watchdog, rec.t_spawn);
-  World::set_spawn_env("");  // set by the caller (respawn_spawn_env) for this spawn only
+  set_spawn_env("");  // set by the caller (respawn_spawn_env) for this spawn only
   if (!err.empty()) return {{d.action, false, err}, {}, false};
-  job.world = World::comm();
+  job.world = blacs_dyn::World::comm();
   if (job.size() != n + total)
     throw Error("respawn: the world has " + std::to_string(job.size()) + " processes after spawning " +
                 std::to_string(total) + " beside " + std::to_string(n));
   watchdog.phase("state hand-over");
   const double t_handover = MPI_Wtime();
   std::vector<char> bytes = pack_state();
-  if (std::string e; World::share_state(bytes, e) != 0) throw Error("respawn: " + e);
+  or_session_error("respawn: ", [&] { blacs_dyn::World::share(bytes); });
   const double t_hosts = MPI_Wtime();
   rec.other.handover_s = t_hosts - t_handover;
-  job.rank_hosts = World::hosts();
+  job.rank_hosts = survey_world();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   rec.other.hosts_s = MPI_Wtime() - t_hosts;
   // Every matrix onto the new processes; the old grids go with the old processes.
@@ -59,12 +59,11 @@ Outcome detail::respawn(GridSwitch gs, const LaunchCommand& launch, const Decisi
   std::vector<char> carry = job.root() ? pack_carry(rec, MPI_Wtime() - t_start) : std::vector<char>{};
   carry = broadcast_bytes(std::move(carry), 0, job.world);
   watchdog.phase("the old processes end");
-  bool leaving = false;
-  std::string why;
-  if (World::retire(leaving, why) != 0) throw Error("respawn: " + why);  // the data moved: no way back
+  // (The data moved: no way back.)
+  const bool leaving = or_session_error("respawn: ", [] { return blacs_dyn::World::retire(); });
   armed.release();
   if (!leaving) throw Error("respawn: an old process was kept");
-  World::leave();
+  blacs_dyn::World::leave();
 }
 
 }  // namespace resize

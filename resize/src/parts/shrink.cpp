@@ -6,13 +6,26 @@
 
 #include "policy/grid_choice.hpp"
 #include "malleable/redist/traffic.hpp"
-#include "parts/world.hpp"
+
+#include <span>
+#include "parts/blacs_dyn_error.hpp"
 
 namespace resize {
 
 using namespace detail;
 
 namespace {
+
+// Whether blacs-dyn's plan (new_rank[r]: old rank r's new rank, -1 if it leaves) keeps
+// exactly the ranks in `keep`, in that order.
+bool keeps_planned(const std::vector<int>& keep, std::span<const int> new_rank, int new_size) {
+  bool same = new_size == static_cast<int>(keep.size());
+  for (int i = 0; same && i < new_size; ++i) {
+    const int r = keep[static_cast<std::size_t>(i)];
+    same = r >= 0 && r < static_cast<int>(new_rank.size()) && new_rank[static_cast<std::size_t>(r)] == i;
+  }
+  return same;
+}
 
 // New world rank k is old rank keep[k]: powers, speeds and layouts follow.
 void follow_kept_ranks(ResizeRecorder& recorder, MatrixRegistry& registry, const std::vector<int>& keep,
@@ -38,6 +51,35 @@ void follow_kept_ranks(ResizeRecorder& recorder, MatrixRegistry& registry, const
 
 }  // namespace
 
+std::optional<std::string> detail::shrink_as_planned(const std::vector<int>& keep,
+                                                     const std::vector<std::string>& release,
+                                                     const std::function<bool()>& move, bool& leaving) {
+  std::string hook_error;  // why the hook cancelled the shrink
+  std::optional<std::string> err;
+  {
+    const blacs_dyn::ShrinkHook hook([&](MPI_Comm, std::span<const int> new_rank, int new_size) {
+      if (!keeps_planned(keep, new_rank, new_size)) {
+        hook_error = "the shrink would keep other processes than the session planned";
+        return false;
+      }
+      try {
+        return move();
+      } catch (const std::exception& e) {
+        hook_error = e.what();
+        return false;
+      }
+    });
+    // Any live processes: blacs-dyn pops back down the stack when `keep` is exactly a
+    // lower level, else pushes a level of them (a level some of whose processes already
+    // left cannot be popped to).
+    err = blacs_dyn_failure([&] {
+      leaving = release.empty() ? blacs_dyn::World::shrink_to_ranks(keep) : blacs_dyn::World::release_hosts(release);
+    });
+  }
+  if (err && !hook_error.empty()) return hook_error;
+  return err;
+}
+
 Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, const Grid& target,
                        const NodePlan& node_plan, ResizeRecord& rec, double t_start) {
   SessionWorld& job = gs.job;
@@ -57,22 +99,21 @@ Outcome detail::shrink(GridSwitch gs, ResizeRecorder& recorder, int iteration, c
   const double t2 = MPI_Wtime();
   rec.mechanism = "exit";
   bool leaving = false;
-  std::string err;
-  if (detail::World::shrink(node_plan.keep, node_plan.release, move, leaving, err) != 0) {
-    if (moved) throw Error("shrink: " + err);  // failed after the data moved: cannot continue
-    return {{Action::Shrink, false, err}, {}, true};
+  if (const auto err = shrink_as_planned(node_plan.keep, node_plan.release, move, leaving)) {
+    if (moved) throw Error("shrink: " + *err);  // failed after the data moved: cannot continue
+    return {{Action::Shrink, false, *err}, {}, true};
   }
   if (leaving) {
     armed.release();  // this process leaves the job (World::leave does not return)
-    detail::World::leave();
+    blacs_dyn::World::leave();
   }
-  job.world = detail::World::comm();
+  job.world = blacs_dyn::World::comm();
   rec.t_spawn = MPI_Wtime() - t2 - rec.t_redist;
   watchdog.phase("BLACS grid on the new world");
   const Grid renumbered = renumber(target, node_plan.keep);
   gs.settle_grid(renumbered);
   follow_kept_ranks(recorder, gs.registry, node_plan.keep, renumbered);
-  job.rank_hosts = detail::World::hosts();
+  job.rank_hosts = survey_world();
   rec.rank_hosts = RankHosts::of(job.rank_hosts);
   rec.t_total = MPI_Wtime() - t_start;
   rec.t_other = rec.t_total - rec.t_spawn - rec.t_redist;

@@ -21,8 +21,8 @@
 #include <thread>
 
 #include "parts/session_parts.hpp"
+#include "parts/blacs_dyn_error.hpp"
 #include "parts/watchdog.hpp"
-#include "parts/world.hpp"
 
 #include "common/tags.hpp"
 #include "malleable/resize/session_options.hpp"
@@ -30,6 +30,27 @@
 
 namespace resize {
 namespace detail {
+
+namespace {
+// The last survey_world() answer and every rank's pid with it (for the watchdogs'
+// messages).
+std::vector<std::string> g_hosts;
+std::vector<int> g_pids;
+}  // namespace
+
+std::vector<std::string> survey_world() {
+  std::vector<std::string> out = or_session_error("hosts: ", [] { return blacs_dyn::World::hosts(); });
+  const int pid = static_cast<int>(getpid());
+  std::vector<int> pids(out.size(), -1);
+  if (MPI_Allgather(&pid, 1, MPI_INT, pids.data(), 1, MPI_INT, blacs_dyn::World::comm()) != MPI_SUCCESS)
+    throw Error("hosts: MPI_Allgather of the pids failed");
+  g_hosts = out;
+  g_pids = std::move(pids);
+  return out;
+}
+
+const std::vector<std::string>& surveyed_hosts() { return g_hosts; }
+const std::vector<int>& surveyed_pids() { return g_pids; }
 
 namespace {
 // 'R', 'S', 'T' (stopped), 'Z' (zombie: it died) ... from /proc/PID/stat; 0 if no such process.
@@ -44,12 +65,12 @@ char proc_state(int pid) {
 
 malleable::watchdog::PhaseWatchdog::Report Watchdog::report() {
   int rank = -1, size = 0;
-  const MPI_Comm w = World::comm();
+  const MPI_Comm w = blacs_dyn::World::comm();
   if (w != MPI_COMM_NULL) {
     MPI_Comm_rank(w, &rank);
     MPI_Comm_size(w, &size);
   }
-  return [rank, size, hosts = World::known_hosts(), pids = World::known_pids()](
+  return [rank, size, hosts = surveyed_hosts(), pids = surveyed_pids()](
              const malleable::watchdog::PhaseWatchdog::Status& s) {
     const std::string host = malleable::watchdog::host_name();
     char seconds[32];

@@ -40,6 +40,14 @@ void arrival_on_world(MPI_Comm world);
 // "resize: FAILED - <verdict>. Ending the job." and ends the job (MPI_Abort, status 75).
 void arrival_check(MPI_Comm world, int iteration, double seconds);
 
+// The watchdog's view of the world. Collective over blacs-dyn's current world (the
+// calling thread's): every rank's node (blacs_dyn::World::hosts) and, gathered with them,
+// every rank's pid; both kept for the watchdogs' messages (surveyed_hosts, surveyed_pids:
+// the last survey's, empty before the first). Returns the nodes; throws Error("hosts: ...").
+std::vector<std::string> survey_world();
+const std::vector<std::string>& surveyed_hosts();
+const std::vector<int>& surveyed_pids();
+
 // Which processes of a world (hosts[r], pids[r] by rank) are gone or stopped, as far as
 // can be seen from `host` (/proc of this node): a sentence for the watchdog's message.
 // `world_size` may exceed hosts.size(): newcomers not yet known (no pid).

@@ -22,6 +22,8 @@ class SlurmPolicy final : public Policy {
   Decision decide(const PolicyInput& in) override;
   void completed(const Decision& d, int from_procs, bool ok) override;
   std::string name() const override { return "slurm"; }
+  // The launches waiting to join are its expander jobs': it decides on them.
+  bool decides_on_waiting_launches() const override { return true; }
   // What happened at each remap point that asked Slurm (for the report and tests).
   const std::vector<std::string>& log() const { return agent_.log(); }
 

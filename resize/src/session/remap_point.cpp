@@ -12,7 +12,7 @@
 #include "checkpoint/fallback/carry_out.hpp"
 
 #include "common/broadcast.hpp"
-#include "parts/world.hpp"
+#include "parts/blacs_dyn_error.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -31,17 +31,35 @@ ExpandBy expansion_mechanism(const Decision& d, const config::Text& setting) {
   if (want == "spawn") return ExpandBy::Spawn;
   if (want != "join" && want != "auto" && !want.empty())
     throw Error("RESIZE_EXPAND must be auto, spawn or join, got '" + want + "'");
-  if (detail::World::join_orders()) return ExpandBy::Join;
+  if (blacs_dyn::World::join_can_order()) return ExpandBy::Join;
   if (want == "join")
     throw Error("RESIZE_EXPAND=join, but the job's launcher starts no launches it orders (start the job with "
                 "malleable-run --job-dir DIR)");
   return ExpandBy::Spawn;
 }
 
+// Whether the job can spawn (blacs_dyn::World::spawn_supported), else why not.
+bool spawn_supported(std::string& why) {
+  if (blacs_dyn::World::spawn_supported()) return true;
+  why = blacs_dyn::World::spawn_unsupported_reason();
+  return false;
+}
+
+// World rank 0's view of the launches waiting to join now (blacs_dyn::World::join_waiting):
+// none where blacs-dyn cannot say (not the policy's error, nor the remap point's).
+std::vector<PolicyInput::Launch> launches_waiting() {
+  std::vector<PolicyInput::Launch> out;
+  const auto failed = blacs_dyn_failure([&] {
+    for (const auto& w : blacs_dyn::World::join_waiting()) out.push_back({w.id, w.host, w.procs});
+  });
+  if (failed) out.clear();
+  return out;
+}
+
 // World rank 0, when the policy decided nothing: the launches waiting to join now (started
 // from another shell with malleable-run --join) make an expansion by all of them.
 Decision waiting_launches(int world_size, const Grid& shape) {
-  const auto waiting = detail::World::join_waiting();
+  const auto waiting = launches_waiting();
   if (waiting.empty()) return {};
   Decision d;
   d.action = Action::Expand;
@@ -50,9 +68,9 @@ Decision waiting_launches(int world_size, const Grid& shape) {
   std::string names;
   for (const auto& w : waiting) {
     d.procs += w.procs;
-    d.launches.push_back(w.launch);
+    d.launches.push_back(w.id);
     d.hosts.push_back(HostShare{w.host, w.procs});
-    names += (names.empty() ? "" : ", ") + w.launch + " (" + std::to_string(w.procs) + " on " + w.host + ")";
+    names += (names.empty() ? "" : ", ") + w.id + " (" + std::to_string(w.procs) + " on " + w.host + ")";
   }
   d.reason = "launch(es) waiting to join: " + names;
   return d;
@@ -62,8 +80,9 @@ Decision waiting_launches(int world_size, const Grid& shape) {
 Decision Session::Impl::ask_policy() {
   Decision d = ask_policy_alone();
   try {
-    // (Not under the Slurm policy: the launches it waits for are its own expander jobs.)
-    if (d.action == Action::None && !d.new_allocation && opt.policy->name() != "slurm") {
+    // (Not under a policy that decides on the waiting launches itself, as the Slurm
+    // policy does on its expander jobs': Policy::decides_on_waiting_launches.)
+    if (d.action == Action::None && !d.new_allocation && !opt.policy->decides_on_waiting_launches()) {
       Decision w = waiting_launches(job.size(), job.shape);
       if (w.action == Action::Expand) return w;
     }
@@ -84,10 +103,10 @@ Decision Session::Impl::ask_policy_alone() {
     in.cost_model = recorder.cost_model ? &*recorder.cost_model : nullptr;
     in.powers = &recorder.powers;
     in.remaining = remaining();
-    // The launches waiting to join: the Slurm policy's expander jobs' among them.
+    // The launches waiting to join, for a policy that decides on them (the Slurm policy:
+    // its expander jobs' among them).
     std::vector<PolicyInput::Launch> waiting;
-    if (opt.policy->name() == "slurm")
-      for (const auto& w : detail::World::join_waiting()) waiting.push_back({w.launch, w.host, w.procs});
+    if (opt.policy->decides_on_waiting_launches()) waiting = launches_waiting();
     in.waiting = &waiting;
     Decision d = opt.policy->decide(in);
     if (d.new_allocation && (d.action != Action::Expand || !ckpts.checkpointing)) {
@@ -145,7 +164,7 @@ RemapResult Session::Impl::act(Decision d) {
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
   NodePlan node_plan;
-  node_plan.hosts_before = detail::World::hosts();
+  node_plan.hosts_before = survey_world();
 
   // The target grid (a pure decision, the same on every rank: policy/grid_choice.cpp).
   // The first registered matrix steers Optimal; an extended-descriptor one as 1 x 1 blocks
@@ -155,7 +174,7 @@ RemapResult Session::Impl::act(Decision d) {
     info = registry.mats.front().mat();
     if (info.extended()) info = redist::MatrixSpec::block_cyclic(info.m, info.n, 1, 1);
   }
-  const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &detail::World::spawn_supported};
+  const TargetInput in{job.shape, job.size(), registry.mats.empty() ? nullptr : &info, &spawn_supported};
   Grid target;
   std::string why;
   try {
@@ -176,7 +195,7 @@ RemapResult Session::Impl::act(Decision d) {
   if (!how.respawn && d.action == Action::Expand) set_merge_spawn_env(target, node_plan);  // yield off where it fits
   if (background) {
     const RemapResult r = bg.begin_background(d, target, node_plan, t_start, grid_switch(), rs, launch, state);
-    if (bg.in_flight) World::at_finalize(&Session::Impl::finalize_hook, this);
+    if (bg.in_flight) blacs_dyn::World::set_finalize_hook(&Session::Impl::finalize_hook, this);
     return r;
   }
   return rs.recorded(d, target, t_start, [&](ResizeRecord& rec) {

@@ -28,8 +28,6 @@
 #include "common/fault.hpp"
 #include "malleable/resize/kernel_meter.hpp"
 #include "common/config.hpp"
-#include "parts/generation_check.hpp"
-#include "parts/world.hpp"
 
 namespace resize {
 
@@ -147,9 +145,9 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   impl_->bg.mode = opt.background;
   impl_->bg.min_iterations = std::max(1, opt.background_iterations);
   impl_->launch = launch_command(opt, argc, argv);
-  impl_->job.world = detail::World::comm();
-  impl_->job.reach.pml = detail::selected_pml();
-  impl_->life.newcomer = detail::World::is_new();
+  impl_->job.world = blacs_dyn::World::comm();
+  impl_->job.reach.pml = blacs_dyn::World::selected_pml();
+  impl_->life.newcomer = blacs_dyn::World::is_new();
   impl_->life.rank0 = impl_->job.root();
   impl_->warn_schedule(false);
   const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {

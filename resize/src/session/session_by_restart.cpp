@@ -18,7 +18,7 @@
 #include "checkpoint/fallback/fallback.hpp"
 #include "checkpoint/fallback/carry_out.hpp"
 #include "checkpoint/refresh.hpp"
-#include "parts/world.hpp"
+#include "parts/resize_phases.hpp"
 
 namespace resize {
 
@@ -122,7 +122,7 @@ double levels_unscheduled(Session& s, detail::SessionCheckpoints& ckpts, const d
 // rank 0 says why.
 bool refresh_expansion(const detail::SessionWorld& job, const detail::RefreshRule& own, const Decision& d,
                        const std::string& app, int iteration) {
-  int seen[2] = {detail::World::spawned(), job.root() ? own.after : 0};
+  int seen[2] = {detail::processes_spawned(), job.root() ? own.after : 0};
   MPI_Allreduce(MPI_IN_PLACE, seen, 2, MPI_INT, MPI_MAX, job.world);
   const detail::RefreshRule rule{seen[1]};
   const int nnew = std::max(0, d.nprow * d.npcol - job.size());

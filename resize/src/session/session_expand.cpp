@@ -17,7 +17,7 @@
 #include "malleable/redist/traffic.hpp"
 #include "parts/generation_check.hpp"
 #include "parts/heap_trim.hpp"
-#include "parts/world.hpp"
+#include "parts/blacs_dyn_error.hpp"
 
 namespace resize {
 
@@ -111,12 +111,11 @@ void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
   }
 }
 
-// A newcomer's share of the state hand-over (World::share_state): the old processes' bytes.
+// A newcomer's share of the state hand-over (blacs_dyn::World::share): the old processes' bytes.
 std::vector<char> receive_state(const SessionWorld& job, Watchdog& watchdog, const config::Text& named) {
   watchdog.phase("state hand-over");
   std::vector<char> bytes;
-  std::string err;
-  if (detail::World::share_state(bytes, err) != 0) throw Error("session join: " + err);
+  or_session_error("session join: ", [&] { blacs_dyn::World::share(bytes); });
   // Test-only faults (common/fault.hpp): the last newcomer dies, or stops answering (a
   // hung node: the others' watchdogs must end the job), after the state hand-over and
   // before the redistribution.
@@ -127,12 +126,12 @@ std::vector<char> receive_state(const SessionWorld& job, Watchdog& watchdog, con
 }
 }  // namespace
 
-// The newcomers' side of expand(): the same hand-over (World::share_state) and the same
+// The newcomers' side of expand(): the same hand-over (blacs_dyn::World::share) and the same
 // switch (switch_grid), in the same order.
 int Session::join() {
   SessionWorld& job = impl_->job;
   Watchdog& watchdog = impl_->watchdog;
-  job.world = detail::World::comm();
+  job.world = blacs_dyn::World::comm();
   watchdog.arm("joining an expansion");
   // RESIZE_FAULT as read when this newcomer's session was made.
   const ExpansionState st = unpack_expansion(receive_state(job, watchdog, impl_->cfg.session.fault));
@@ -163,7 +162,7 @@ int Session::join() {
   impl_->bg.mode = st.background_mode;
   impl_->bg.min_iterations = st.background_min_iterations;
   // The same collective as the old processes make after the hand-over (detail::expand).
-  job.rank_hosts = detail::World::hosts();
+  job.rank_hosts = survey_world();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   if (st.background)
     impl_->iteration = impl_->bg.join(st.from, st.to, job, reg, watchdog, impl_->iteration, impl_->cfg.session);
@@ -176,7 +175,7 @@ int Session::join() {
     gs.switch_grid(st.from, st.to, nullptr);
   }
   impl_->life.started = true;
-  detail::World::clear_new();
+  blacs_dyn::World::clear_new();
   watchdog.disarm();
   // The others give their free heap back as the resize concludes; a newcomer here, once
   // joined (MPI_Init's and the hand-over's freed memory: parts/heap_trim.hpp).
@@ -216,10 +215,10 @@ std::vector<std::string> merge_hosts(const Grid& target, int world_size, const N
 // Why no respawn can be made for `d` here ("" when one can), on world rank 0.
 std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const BackgroundPart& bg,
                             const MatrixRegistry& reg, const ResizeRecorder& rec, int remaining, Reconfigure setting) {
-  if (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting || World::join_orders())
+  if (d.by == ExpandBy::Join || d.by == ExpandBy::Waiting || blacs_dyn::World::join_can_order())
     return "the job grows by joining (malleable-run --job-dir): its first launch holds the job until it ends";
   if (!d.schema.empty()) return "the decision spawns as schema " + d.schema + " says";
-  if (std::string why; !World::spawn_supported(why)) return why;
+  if (!blacs_dyn::World::spawn_supported()) return blacs_dyn::World::spawn_unsupported_reason();
   if (!opt.policy->state())
     return "the policy '" + opt.policy->name() + "' cannot hand its state to a new rank 0 (Policy::state)";
   if (!rec.powers.empty() || !d.powers.empty()) return "mapping powers are in use (heterogeneous layouts)";
@@ -246,7 +245,8 @@ ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const
     }
     // After a merge: the ranks of the target with their launches (newcomers: one new
     // launch per node they are spawned on); after a respawn: one launch per node.
-    const std::vector<int> launches = World::rank_launches();
+    const std::vector<int> launches =
+        or_session_error("the ranks' launches: ", [] { return blacs_dyn::World::rank_groups(); });
     const std::vector<std::string> hosts = merge_hosts(target, job.size(), np);
     std::vector<int> newcomer;  // each newcomer's launch: one per spawn group
     for (std::size_t g = 0; g < np.spawn.size(); ++g)
@@ -282,7 +282,7 @@ ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const
 }
 
 void Session::Impl::set_merge_spawn_env(const Grid& target, const NodePlan& np) const {
-  World::set_spawn_env(
+  set_spawn_env(
       merge_spawn_env(target, merge_hosts(target, job.size(), np), std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
 }
 
@@ -307,7 +307,7 @@ Outcome Session::Impl::respawn_resize(const Decision& d, const Grid& target, con
     return pack_carry(r, d, elapsed);
   };
   // This spawn's processes poll without yielding where they fit the node's cores.
-  World::set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
+  set_spawn_env(respawn_spawn_env(layout, std::thread::hardware_concurrency(), cfg.session.mpi_yield_set));
   // A background expansion's fallback (armed for a background mode): the respawn runs
   // blocking, so its deadline ends the process as a blocking spawn's does.
   background_fallback_waiting(true);
@@ -410,15 +410,13 @@ void Session::Impl::join_respawn(const ExpansionState& st) {
   const std::vector<char> bytes = broadcast_bytes({}, 0, job.world);
   const double t_carry = MPI_Wtime();
   watchdog.phase("the old processes end");
-  bool leaving = false;
-  std::string why;
-  if (World::retire(leaving, why) != 0) throw Error("respawn: " + why);
+  const bool leaving = or_session_error("respawn: ", [] { return blacs_dyn::World::retire(); });
   if (leaving) throw Error("respawn: a newcomer was sent away");
-  job.world = World::comm();
+  job.world = blacs_dyn::World::comm();
   const Grid grid = shifted(st.to, -st.respawn_from);
   watchdog.phase("BLACS grid on the new world");
   grid_switch().settle_grid(grid);
-  job.rank_hosts = World::hosts();
+  job.rank_hosts = survey_world();
   job.node_of_rank = redist::node_ids(job.rank_hosts);
   ResizeRecord rec;
   Decision d;

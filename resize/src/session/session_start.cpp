@@ -7,7 +7,7 @@
 
 #include <functional>
 
-#include "parts/world.hpp"
+#include "parts/watchdog.hpp"
 
 namespace resize {
 
@@ -57,10 +57,10 @@ int Session::start(const Grid& g) {
   gs.settle_grid(g);
   impl_->life.started = true;
   gs.lay_out(g, impl_->start_arrays);
-  impl_->job.rank_hosts = detail::World::hosts();
+  impl_->job.rank_hosts = detail::survey_world();
   const SessionOptions& opt = impl_->opt;
   impl_->progress("[" + opt.app + "] start on " + g.shape() + " (" + std::to_string(job.size()) +
-                  " processes; world: " + detail::World::backend() + "; policy " + opt.policy->name() +
+                  " processes; world: blacs-dyn; policy " + opt.policy->name() +
                   "; redistribution " + mover_name() + ")");
   return 0;
 }

@@ -181,6 +181,12 @@ int blacs_dyn_set_finalize_hook(void (*fn)(void*), void* user);
 int blacs_dyn_spawn_supported(void);
 const char* blacs_dyn_spawn_unsupported_reason(void);
 
+/* Open MPI's selected point-to-point layer (PML): "ucx", "ob1", "cm", found in the file
+ * its module lives in (mca_pml_ucx.so); "" under another MPI or where that cannot be found
+ * (a static build). Into name (NUL-terminated, truncated to len - 1 characters). Local;
+ * after MPI_Init. */
+int blacs_dyn_selected_pml(char* name, int len);
+
 /* BLACS contexts outliving BLACS (blacs_dyn::Grid's release): the number of blacs_exit /
  * Cblacs_exit calls so far (either argument; each frees every context, and a later grid
  * may reuse a freed context's number), and 1 if `ctxt` names a live context of this

@@ -4,6 +4,7 @@
 #ifndef BLACS_DYN_BLACS_DYN_HPP
 #define BLACS_DYN_BLACS_DYN_HPP
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -28,7 +29,10 @@ void Cfree_blacs_system_handle(int bhandle);
 
 namespace blacs_dyn {
 
+// The code's exception: "<status>: <blacs_dyn_last_error()>", except an MPI that cannot
+// spawn, whose message names itself ("spawn not supported by this MPI (MPICH 4.0.2): ...").
 inline void check(int rc) {
+  if (rc == BLACS_DYN_ERR_UNSUPPORTED) throw Error(rc, blacs_dyn_last_error());
   if (rc != BLACS_DYN_OK)
     throw Error(rc, std::string(blacs_dyn_status_string(rc)) + ": " + blacs_dyn_last_error());
 }
@@ -92,9 +96,24 @@ class World {
     check(blacs_dyn_release_hosts(static_cast<int>(h.size()), h.data(), &leaving));
     return leaving != 0;
   }
+  // False once this job is known not to spawn (a spawn failed the way an MPI without
+  // dynamic processes fails, or BLACS_DYN_SPAWN=off), with the reason; the same on every
+  // rank. Expansions are refused up front then (docs/guide/mpi-flavours.md).
+  static bool spawn_supported() { return blacs_dyn_spawn_supported() != 0; }
+  static std::string spawn_unsupported_reason() { return blacs_dyn_spawn_unsupported_reason(); }
+  // Open MPI's selected point-to-point layer ("ucx", "ob1", "cm"; "" under another MPI or
+  // where it cannot be found). Local; after MPI_Init.
+  static std::string selected_pml() {
+    char name[64] = "";
+    check(blacs_dyn_selected_pml(name, sizeof name));
+    return name;
+  }
   // Growing by joining (docs/guide/joining.md). Collective: whether this job can.
   static bool join_supported() { return blacs_dyn_join_supported() != 0; }
   static std::string join_unsupported_reason() { return blacs_dyn_join_unsupported_reason(); }
+  // Whether the job's launcher starts the launches the job orders (expand_join_hosts can
+  // be used). Local; exact on world rank 0.
+  static bool join_can_order() { return blacs_dyn_join_can_order() != 0; }
   // A launch waiting to join (world rank 0's view, no communication).
   struct WaitingLaunch {
     std::string id, host;
@@ -152,6 +171,20 @@ class World {
     check(blacs_dyn_shrink_to_ranks(keep.data(), static_cast<int>(keep.size()), &leaving));
     return leaving != 0;
   }
+  // A respawn's last step (blacs_dyn_retire): the last expansion's processes replace the
+  // world; true on every other process (it must call leave()).
+  static bool retire() {
+    int leaving = 0;
+    check(blacs_dyn_retire(&leaving));
+    return leaving != 0;
+  }
+  // The spawn group (launch) of every rank of the current world: ranks of one group share
+  // an MPI_COMM_WORLD (and Open MPI's shared memory). Local.
+  static std::vector<int> rank_groups() {
+    std::vector<int> g(static_cast<std::size_t>(std::max(1, size())), 0);
+    check(blacs_dyn_rank_groups(g.data(), static_cast<int>(g.size())));
+    return g;
+  }
   [[noreturn]] static void leave() {
     blacs_dyn_leave();
     throw Error(BLACS_DYN_ERR_STATE, blacs_dyn_last_error());
@@ -164,8 +197,23 @@ class World {
     std::size_t len = sizeof(T);
     check(blacs_dyn_share_state(&value, &len, sizeof(T)));
   }
-  // Rank 0's bytes reach every member, whatever their length.
-  static void share(std::vector<std::byte>& bytes) {
+  // Background expansions (blacs_dyn_background_thread): the calling thread's expansions
+  // stay pending, seen by it alone, until the main thread publishes them (true if one was
+  // pending).
+  static void background_thread(bool on) { check(blacs_dyn_background_thread(on ? 1 : 0)); }
+  static bool publish_background() {
+    int published = 0;
+    check(blacs_dyn_publish_background(&published));
+    return published != 0;
+  }
+  // `fn(user)` at the start of MPI_Finalize (nullptr: none; one hook).
+  static void set_finalize_hook(void (*fn)(void*), void* user) { check(blacs_dyn_set_finalize_hook(fn, user)); }
+
+  // Rank 0's bytes reach every member, whatever their length (std::byte, char, ...): the
+  // length first, then the bytes.
+  template <class B>
+    requires(sizeof(B) == 1 && std::is_trivially_copyable_v<B>)
+  static void share(std::vector<B>& bytes) {
     std::uint64_t n = bytes.size();
     share(n);
     bytes.resize(static_cast<std::size_t>(n));

@@ -55,6 +55,12 @@ class Policy {
   // forever; a completed shrink is signalled to the scheduler, §3.1 step iii.5).
   virtual void completed(const Decision&, int /*from_procs*/, bool /*ok*/) {}
   virtual std::string name() const = 0;
+  // Whether this policy decides on the launches waiting to join the job (PolicyInput::
+  // waiting; the Slurm policy, whose expander jobs they are). True: the session fills
+  // PolicyInput::waiting and leaves the launches to the policy. False (the default): the
+  // session leaves PolicyInput::waiting empty and, at a remap point where the policy
+  // decided nothing, expands by every launch waiting (docs/guide/joining.md).
+  virtual bool decides_on_waiting_launches() const { return false; }
   // A respawn (docs/reference/apps.md, "Merge or respawn") ends world rank 0, where the
   // policy runs: its state goes to the new rank 0's policy (made by the same program) as
   // these bytes, given to restore() there. A policy that cannot hand its state over returns
