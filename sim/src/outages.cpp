@@ -23,7 +23,7 @@ struct Event {
 // The log's capacity in windows of window_s (from the first submission): in a window whose
 // queue never emptied, the machine less the most nodes the log ran at once in it is down
 // (a scheduler with jobs waiting all the time ran what the machine let it).
-void partial_windows(const std::vector<Event>& ev, const std::vector<int>& nodes, double last_submit,
+void partial_windows(const std::vector<Event>& ev, double last_submit,
                      int machine, double window_s, OutageEvidence& e) {
   if (window_s <= 0 || ev.empty()) return;
   long waiting = 0;
@@ -47,8 +47,8 @@ void partial_windows(const std::vector<Event>& ev, const std::vector<int>& nodes
       continue;
     }
     for (; k < ev.size() && ev[k].t == now; ++k) {
-      if (ev[k].order == 0) running -= nodes[k];
-      if (ev[k].order == 1) --waiting, running += nodes[k];
+      if (ev[k].order == 0) running -= ev[k].nodes;
+      if (ev[k].order == 1) --waiting, running += ev[k].nodes;
       if (ev[k].order == 2) ++waiting;
     }
     if (now == start) always = waiting > 0;
@@ -107,9 +107,7 @@ OutageEvidence infer_outages(const TraceJobs& t, double min_s, double window_s) 
     if (idle_with_queue && since < 0) since = now;
     if (!idle_with_queue) close(now);
   }
-  std::vector<int> nodes(ev.size());
-  for (std::size_t k = 0; k < ev.size(); ++k) nodes[k] = ev[k].nodes;
-  partial_windows(ev, nodes, last_submit, t.machine_nodes, window_s, e);
+  partial_windows(ev, last_submit, t.machine_nodes, window_s, e);
   std::sort(e.outages.begin(), e.outages.end(),
             [](const Outage& a, const Outage& b) { return a.start_s != b.start_s ? a.start_s < b.start_s : a.end_s < b.end_s; });
   return e;
