@@ -39,7 +39,9 @@ variants=("FCFS + EASY (defaults)|-|--sched-interval 0"
           "+ 20-s passes + outages + the nodes it left idle (24-h windows)|in part (the least capacity lost where its queue never emptied: see notes.md)|--sched-interval 20 --outages infer --outage-window-h 24"
           "+ prime-time rule $prime|no (weekday starts by hour: see evidence.md)|--sched-interval 0 --prime-time $prime"
           "+ inferred per-user limits|no (waiting at a user's most jobs: see evidence.md)|--sched-interval 0 $lim"
-          "on $smaller nodes (sensitivity, not a rule)|-|--sched-interval 0 --nodes $smaller")
+          "on $smaller nodes (sensitivity, not a rule)|-|--sched-interval 0 --nodes $smaller"
+          "conservative backfilling, 20-s passes (sensitivity: the log names EASY)|-|--sched-interval 20 --backfill conservative"
+          "the same + the log's outages (sensitivity)|-|--sched-interval 20 --outages infer --backfill conservative")
 records=()
 {
   echo "$name: rigid replays against the log (malleable-clustersim, $(date -u +%F), commit $(git -C "$here" rev-parse --short HEAD))"
@@ -78,6 +80,10 @@ PY
     sed "s|$tmp/||g"
   echo
   sed "s|$here/||" "$tmp/infer.txt"
+  echo
+  # the outages the log's own schedule shows (malleable-clustersim --outages infer)
+  "$bin" "${common[@]}" --outages infer --outage-window-h 24 --write-workload /dev/null 2>&1 |
+    grep 'outage' | sed "s|$here/||g"
 } >"$out/evidence.md"
 {
   echo "date: $(date -u +%FT%TZ)"
