@@ -43,7 +43,7 @@ done
 [[ $first =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: --first must be a number, got '$first'" >&2; exit 2; }
 for s in $seeds; do [[ $s =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: a seed must be a number, got '$s'" >&2; exit 2; }; done
 for a in $arms; do
-  [[ $a == rigid || $a == moldable || $a == malleable ]] || { echo "slice_arms.sh: unknown arm '$a'" >&2; exit 2; }
+  [[ " rigid moldable moldable_max moldable_efficient malleable growth giveback " == *" $a "* ]] || { echo "slice_arms.sh: unknown arm '$a'" >&2; exit 2; }
 done
 sim=$build/sim/malleable-clustersim
 [[ -x $sim && -x $build/bin/malleable-run ]] || { echo "slice_arms.sh: build malleable-clustersim and malleable-run first" >&2; exit 2; }

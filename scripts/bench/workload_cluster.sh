@@ -16,7 +16,7 @@
 #        [--load 0.9] [--lo 20] [--hi 120] [--rate 1gbit] [--out DIR] [--build-dir DIR]
 #        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
 #        [--start min|one|full|join|recipe] [--no-accounting] [--range requested|double|grow]
-#        [--workload FILE [--arms "rigid moldable malleable"] [--setting NAME]] [--arbiter]
+#        [--workload FILE [--arms "rigid moldable malleable ..."] [--setting NAME]] [--arbiter]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/; docs/data/workload's runs are
 # packed into its runs.tar.xz at the end, scripts/bench/data_archive.py), plots docs/img/workload_<basename of DIR>_<s>.png
 # (workload_emulated_<s>.png by default: another --out never overwrites those),
@@ -41,7 +41,10 @@
 # --workload FILE: these jobs (generate.py's JSON, e.g. a real trace's slice from
 # workload/trace_slice.py) instead of a generated stream, run once per arm (--arms):
 # rigid (every job rigid), moldable (the malleable jobs ask Slurm for [min, size] and run on
-# what they got, never resized), malleable (the same, and resizes by the Slurm policy);
+# what they got, never resized; moldable_max: [min, max]; moldable_efficient: [min, the
+# largest size whose added nodes run at 0.5 efficiency or better]), malleable (the same as
+# moldable, and resizes by the Slurm policy), growth (malleable with give-backs off:
+# RESIZE_SLURM_GIVE_BACK=off), giveback (malleable with growth off: RESIZE_SLURM_GROW=off);
 # data in DIR/<arm>/, rows with setting NAME (--setting, e.g. emulated-trace:kth-sp2).
 # --arbiter: the cluster's malleable-arbiterd runs in the head's namespace as the user slurm
 # (MUNGE-authenticated, its state in DIR/<run>/arbiter/), and the jobs' Slurm policy asks it
@@ -118,7 +121,8 @@ for run in $runs; do
   if [[ -n $workload ]]; then
     arm=$run share=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["malleable_share"])' "$workload")
     d=$out/$arm label=$arm
-    case $arm in rigid | moldable | malleable) ;; *) echo "workload_cluster.sh: unknown arm $arm" >&2; exit 2 ;; esac
+    case $arm in rigid | moldable | moldable_max | moldable_efficient | malleable | growth | giveback) ;;
+      *) echo "workload_cluster.sh: unknown arm $arm" >&2; exit 2 ;; esac
   else
     share=$run arm="" d=$out/share_$share label=$share
   fi
@@ -145,7 +149,12 @@ PY
     nodes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["nodes"])' "$workload")
     jobs=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' "$workload")
     top=requested
-    [[ $arm == moldable ]] && stream_opts+=(--moldable)
+    case $arm in
+      moldable) stream_opts+=(--moldable) ;;
+      moldable_max) stream_opts+=(--moldable) top=max ;;
+      moldable_efficient) stream_opts+=(--moldable) top=efficient ;;
+      growth | giveback) stream_opts+=(--levers "$arm") ;;
+    esac
   else
     python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" \
       --load "$load" --range "$gen_range" -o "$d/generated.json"
@@ -195,8 +204,8 @@ PY
   ) 9>"$LOCK" || echo "workload_cluster.sh: $label: the stream did not finish cleanly (see $d)" >&2
   secs=$(($(date +%s) - t_begin))
   run_range=$range
-  [[ $arm == moldable ]] && run_range=requested
-  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" "$start" "${#acct[@]}" "$run_range" "$setting" "$arm" "$arbiter" <<'PY'
+  [[ $arm == moldable* ]] && run_range=requested
+  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" "$start" "${#acct[@]}" "$run_range" "$setting" "$arm" "$arbiter" "$top" <<'PY'
 import json, subprocess, sys
 d, secs, rate, load, lo, hi = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6]
 commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
@@ -206,6 +215,8 @@ meta = {"seconds": secs, "rate": rate, "load": load, "lo_s": float(lo), "hi_s": 
         "arbiter": sys.argv[12] == "1", "load_at_end": open("/proc/loadavg").read().split()[:3]}
 if sys.argv[11]:
     meta["policy"] = sys.argv[11]
+    # the top of a malleable job's -N range as sbatch was given it (run_flags.py)
+    meta["top"] = sys.argv[13]
 json.dump(meta, open(f"{d}/meta.json", "w"), indent=1)
 PY
   # the data stays; the per-job scripts and the machine's paths do not

@@ -189,6 +189,79 @@ TEST(Slurm, PolicyCountsAWaitingMalleableJobAtTheMinimumInItsComment) {
   EXPECT_NE(none.reason.find("waits for 4 nodes"), std::string::npos) << none.reason;
 }
 
+// The levers one at a time (the simulator's growth-only and give-back-only arms): with
+// give-backs off, a job on four nodes keeps them while another waits for two; with growth
+// off, a job on one node asks for none of the two idle ones. Each lever on alone still acts.
+TEST(Slurm, WithALeverOffThePolicyNeitherGivesBackNorGrowsAndTheOtherLeverStillActs) {
+  const auto four = ranks_on({{"node1", 1}, {"node2", 1}, {"node3", 1}, {"node4", 1}});
+  const auto one = ranks_on({{"node1", 4}});
+  const auto waiting = [](ScriptedSlurm& f) {
+    f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node[1-4]")}},
+                {"sinfo", {0, ""}},
+                {"squeue", {0, slurm_snapshot::records("9|PENDING|2|\n")}}};
+  };
+  const auto idle = [](ScriptedSlurm& f) {
+    f.script = {{"squeue -h -j 7", {0, slurm_snapshot::own_record("7", "node1")}},
+                {"sinfo", {0, "node[2-3]"}},
+                {"squeue", {0, ""}}};
+  };
+  Options o;
+  o.interval_s = 0;
+  o.max_nodes = 3;
+  for (const bool give_back : {false, true}) {
+    for (const bool grow : {false, true}) {
+      o.give_back = give_back;
+      o.grow = grow;
+      ScriptedSlurm f;
+      waiting(f);
+      SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
+      PolicyInput in = input_on(four);
+      const Decision d = pol.decide(in);
+      EXPECT_EQ(d.action, give_back ? Action::Shrink : Action::None) << grow << give_back << ": " << d.reason;
+      ScriptedSlurm g;
+      idle(g);
+      SlurmPolicy up(std::make_unique<Client>(g.runner(), "7"), o);
+      in = input_on(one);
+      const Decision u = up.decide(in);
+      if (grow) {
+        // it goes on to ask Slurm for the idle nodes (the scripted Slurm refuses them)
+        EXPECT_GT(g.seen.size(), 3u) << u.reason;
+      } else {
+        EXPECT_EQ(u.action, Action::None) << u.reason;
+        EXPECT_EQ(g.seen.size(), 3u) << g.seen.back();
+      }
+    }
+  }
+}
+
+// The levers from the environment: on, off, or a clear error.
+TEST(Slurm, TheLeversReadOnOrOffFromTheEnvironmentAndRefuseAnythingElse) {
+  setenv("SLURM_JOB_ID", "7", 1);
+  setenv("RESIZE_SLURM_SHARED", "off", 1);
+  setenv("RESIZE_SLURM_EXPANSION", "on", 1);
+  for (const char* name : {"RESIZE_SLURM_GROW", "RESIZE_SLURM_GIVE_BACK"}) {
+    for (const char* good : {"on", "off", ""}) {
+      setenv(name, good, 1);
+      EXPECT_NO_THROW(make_slurm_policy(10)) << name << "=" << good;
+    }
+    for (const char* bad : {"yes", "0", "OFF", "on "}) {
+      setenv(name, bad, 1);
+      try {
+        make_slurm_policy(10);
+        ADD_FAILURE() << name << "=" << bad << " was accepted";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(std::string(name) + " must be on or off, got '" + bad + "'"),
+                  std::string::npos)
+            << e.what();
+      }
+    }
+    unsetenv(name);
+  }
+  unsetenv("SLURM_JOB_ID");
+  unsetenv("RESIZE_SLURM_SHARED");
+  unsetenv("RESIZE_SLURM_EXPANSION");
+}
+
 TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) {
   // Emulated time: each refused request is followed by a wait of 10 s, then 20 s, capped
   // at 30 s; remap points in between read Slurm's state but send no request; a grant

@@ -29,9 +29,8 @@ bool JobAgent::plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p,
   if (t < link_.retry_at) return false;
   const int rank_nodes = static_cast<int>(std::set<std::string>(ranks.begin(), ranks.end()).size());
   most_nodes_ = std::max(most_nodes_, rank_nodes);
-  Options o = opt_;
-  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-  if (no_release_) o.min_nodes = std::max(o.min_nodes, most_nodes_);
+  // before the arbiter answers, the nodes the ranks run on stand for those the job holds
+  const Options o = bounded(no_release_ ? most_nodes_ : rank_nodes, rank_nodes);
   arbiter::Request q;
   q.kind = arbiter::Request::Kind::Arbitrate;
   q.job = JobState{client_->job_id(), ranks, std::max(1, per_node), o.min_nodes, o.max_nodes};

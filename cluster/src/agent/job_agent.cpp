@@ -57,9 +57,8 @@ bool JobAgent::plan_shared(const Moment& m, int per_node, Snapshot& s, Plan& p, 
     return false;
   }
   most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
-  Options o = opt_;
-  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-  if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
+  const int held = static_cast<int>(s.mine.node_list.size());
+  const Options o = bounded(held, held);
   JobState me{client_->job_id(), ranks, per_node, o.min_nodes, o.max_nodes};
   ArbiterOptions a;
   a.bid_window_s = opt_.bid_window_s > 0 ? opt_.bid_window_s : 2 * opt_.interval_s;
@@ -221,6 +220,14 @@ bool JobAgent::refresh_own_nodes(Snapshot& s, Plan& p) {
   return true;
 }
 
+Options JobAgent::bounded(int floor_nodes, int held) const {
+  Options o = opt_;
+  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
+  if (no_release_ || !o.give_back) o.min_nodes = std::max(o.min_nodes, floor_nodes);
+  if (!o.grow) o.max_nodes = std::max(1, std::min(o.max_nodes, held));
+  return o;
+}
+
 // The moment's growth model at this job's processes per node; without one, growth pays
 // (nothing predicts otherwise: the job grows when nodes are idle).
 GrowthModel JobAgent::growth_of(const Moment& m, int per_node) const {
@@ -246,9 +253,8 @@ bool JobAgent::plan_alone(const Moment& m, int per_node, Snapshot& s, Plan& p) {
   }
   add_expander_nodes(s.mine);
   most_nodes_ = std::max<int>(most_nodes_, static_cast<int>(s.mine.node_list.size()));
-  Options o = opt_;
-  if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-  if (no_release_) o.min_nodes = std::max<int>(o.min_nodes, static_cast<int>(s.mine.node_list.size()));
+  const int held = static_cast<int>(s.mine.node_list.size());
+  const Options o = bounded(held, held);
   p = slurm::decide(s, m.rank_hosts, o, growth_of(m, per_node));
   if (grows_by_join() && p.kind == Plan::Kind::Acquire && p.nodes.empty()) {  // an expander asks for a node by name
     const auto free = growable_idle(s, s.idle);

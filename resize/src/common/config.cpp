@@ -32,6 +32,8 @@ void read_slurm(Config& c) {
   c.slurm.interval = text("RESIZE_SLURM_INTERVAL");
   c.slurm.backoff = text("RESIZE_SLURM_BACKOFF");
   c.slurm.jitter = text("RESIZE_SLURM_JITTER");
+  c.slurm.grow = text("RESIZE_SLURM_GROW");
+  c.slurm.give_back = text("RESIZE_SLURM_GIVE_BACK");
   c.slurm.shared = text("RESIZE_SLURM_SHARED");
   c.slurm.expansion = text("RESIZE_SLURM_EXPANSION");
   c.slurm.late_daemons = text("RESIZE_SLURM_LATE_DAEMONS");

@@ -44,6 +44,8 @@ struct Slurm {
   Text interval;        // RESIZE_SLURM_INTERVAL (seconds)
   Text backoff;         // RESIZE_SLURM_BACKOFF (seconds)
   Text jitter;          // RESIZE_SLURM_JITTER (fraction of the interval, < 0.9)
+  Text grow;            // RESIZE_SLURM_GROW: on (the default) or off: never add nodes
+  Text give_back;       // RESIZE_SLURM_GIVE_BACK: on (the default) or off: never give nodes back
   Text shared;          // RESIZE_SLURM_SHARED: the jobs' shared directory, or off
   Text expansion;       // RESIZE_SLURM_EXPANSION: auto, on or off
   Text late_daemons;    // RESIZE_SLURM_LATE_DAEMONS: on or off (Open MPI 4.1: off)

@@ -106,6 +106,11 @@ int env_int(const config::Text& v, const char* name, int fallback) {
     throw Error(std::string(name) + " must be a non-negative integer below 10^9, got '" + *v + "'");
   return static_cast<int>(std::strtol(v->c_str(), nullptr, 10));  // 9 digits at most: no overflow
 }
+bool env_on_off(const config::Text& v, const char* name, bool fallback) {
+  if (!v || v->empty()) return fallback;
+  if (*v != "on" && *v != "off") throw Error(std::string(name) + " must be on or off, got '" + *v + "'");
+  return *v == "on";
+}
 double env_seconds(const config::Text& v, const char* name, double fallback) {
   if (!v || v->empty()) return fallback;
   char* end = nullptr;
@@ -149,6 +154,8 @@ void sizing_options(const config::Slurm& env, int total_iterations, Options& o) 
     o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
   }
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
+  o.grow = env_on_off(env.grow, "RESIZE_SLURM_GROW", o.grow);
+  o.give_back = env_on_off(env.give_back, "RESIZE_SLURM_GIVE_BACK", o.give_back);
   if (env.launched_hosts && !env.launched_hosts->empty()) o.launch.on = expand_hostlist(*env.launched_hosts);
 }
 
@@ -178,13 +185,15 @@ void say_mode(const Options& o, const std::string& job, const std::string& exp) 
                                      " (RESIZE_SLURM_SHARED; files 0660 in its group: every member can write any entry)"
                                : "mode per-user: directory " + o.shared_dir +
                                      " (0700, files 0600; jobs of other users are not arbitrated with)";
-  std::printf("[slurm] job %s: %s; growth %s; %s\n", job.c_str(), mode.c_str(),
-              !o.launch.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
+  std::printf("[slurm] job %s: %s; growth %s; %s%s\n", job.c_str(), mode.c_str(),
+              !o.grow ? "off (RESIZE_SLURM_GROW=off)"
+              : !o.launch.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
               : o.expansion       ? "by job expansion (permit_job_expansion)"
                                   : "by restart into a new allocation (no permit_job_expansion)",
               !o.launch.join.dir.empty() ? "RESIZE_SLURM_JOIN=auto"
               : exp == "auto"     ? "from scontrol show config"
-                                  : "RESIZE_SLURM_EXPANSION set");
+                                  : "RESIZE_SLURM_EXPANSION set",
+              o.give_back ? "" : "; give-backs off (RESIZE_SLURM_GIVE_BACK=off)");
   std::fflush(stdout);
 }
 

@@ -45,7 +45,8 @@ cluster::slurm::Growth growth_from_metrics(const PolicyInput& in, const cluster:
 // RESIZE_SLURM_SHARED: the shared directory, default $HOME/.malleable/slurm/<ClusterName>,
 // "off" for the single-job policy; RESIZE_ARBITER: the arbiter daemon's socket (then no
 // shared directory), RESIZE_ARBITER_MUNGE: munged's socket, RESIZE_ARBITER_USER: whose
-// replies are taken (default malleable-arbiter); RESIZE_SLURM_JITTER;
+// replies are taken (default malleable-arbiter); RESIZE_SLURM_JITTER; RESIZE_SLURM_GROW and
+// RESIZE_SLURM_GIVE_BACK: on, the default, or off (a lever switched off);
 // RESIZE_SLURM_EXPANSION: on, off or auto, the default: scontrol show config;
 // RESIZE_SLURM_LATE_DAEMONS: on or off, the default; MALLEABLE_RUN_HOSTS; SLURM_JOB_ID),
 // read once here, when the policy is made; throws Error outside a Slurm job.

@@ -80,7 +80,7 @@ def near_square(n):
     return p, n // p
 
 
-def job_script(j, src, build, out, start="full", arbiter=None):
+def job_script(j, src, build, out, start="full", arbiter=None, levers="both"):
     """The batch script of one job: mpirun from the first node, daemons through the rsh
     agent (a shrink of the allocation must not kill a Slurm step holding them). `start`:
     how a malleable job starts on the nodes Slurm gave it ("full", the default: on all of
@@ -90,7 +90,9 @@ def job_script(j, src, build, out, start="full", arbiter=None):
     on every node Slurm gave in [min, max], one launch per node, giving back any node but the
     batch host down to its minimum and growing by expander jobs). `arbiter`: (socket, munge socket, its user) of
     the cluster's malleable-arbiterd, which the Slurm policy then asks instead of the
-    run's shared directory."""
+    run's shared directory. `levers`: both (the default), growth (give-backs off:
+    RESIZE_SLURM_GIVE_BACK=off) or giveback (growth off: RESIZE_SLURM_GROW=off), the
+    simulator's --no-give-back and --no-growth arms."""
     start_one = start == "one"
     floor = {"one": str(j["min_nodes"]), "min": str(j["min_nodes"]), "join": str(j["min_nodes"]),
              "recipe": str(j["min_nodes"]), "full": "$SLURM_JOB_NUM_NODES"}[start]
@@ -112,7 +114,8 @@ def job_script(j, src, build, out, start="full", arbiter=None):
         'export TMPDIR=$(mktemp -d /tmp/malleable-wl-job.XXXXXX); trap \'rm -rf "$TMPDIR"\' EXIT; '
         "trap 'exit 143' TERM",
         f"export RESIZE_SLURM_PROCS_PER_NODE=1 RESIZE_SLURM_MIN_NODES={floor} "
-        f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}",
+        f"RESIZE_SLURM_MAX_NODES={j['max_nodes']}"
+        + {"both": "", "growth": " RESIZE_SLURM_GIVE_BACK=off", "giveback": " RESIZE_SLURM_GROW=off"}[levers],
         # the jobs of this run ask the cluster's arbiter (one daemon, MUNGE-authenticated),
         # or else share one directory (the policy's cluster view, ledger and decision logs;
         # a fresh one per run)
@@ -195,13 +198,32 @@ def job_script(j, src, build, out, start="full", arbiter=None):
     return "\n".join(lines) + "\n"
 
 
-def sbatch_nodes(j, top="max"):
+def efficient_top(j, efficiency=0.5):
+    """The largest size up to max_nodes whose added nodes run at `efficiency` or better
+    over the size the job asked (the job's Amdahl model: speed-up gained over the share of
+    nodes added), the simulator's --range-top efficient (sim/src/cluster.cpp)."""
+    sf, n = j["serial_fraction"], j["nodes"]
+    def runtime(m):
+        return sf + (1.0 - sf) / m
+    top = n
+    for m in range(n + 1, j["max_nodes"] + 1):
+        if (runtime(n) / runtime(m) - 1) / ((m - n) / n) >= efficiency:
+            top = m
+    return top
+
+
+def sbatch_nodes(j, top="max", efficiency=0.5):
     """sbatch -N of a job: a rigid job its size; a malleable one min-max, or with top
     "requested" min-size (Slurm starts it on no more than it asked; the policy grows it
-    above, up to max_nodes, into idle nodes)."""
+    above, up to max_nodes, into idle nodes), or with top "efficient" up to efficient_top."""
     if not j["malleable"]:
         return str(j["nodes"])
-    hi = j["max_nodes"] if top == "max" else max(j["min_nodes"], min(j["nodes"], j["max_nodes"]))
+    if top == "max":
+        hi = j["max_nodes"]
+    elif top == "efficient":
+        hi = efficient_top(j, efficiency)
+    else:
+        hi = max(j["min_nodes"], min(j["nodes"], j["max_nodes"]))
     return f"{j['min_nodes']}-{hi}"
 
 
@@ -239,7 +261,7 @@ def run(a):
         script_job = dict(j, malleable=False) if a.moldable else j
         arbiter = (a.arbiter, a.arbiter_munge, a.arbiter_user) if a.arbiter else None
         with open(path, "w") as f:
-            f.write(job_script(script_job, a.src, a.build, out, a.start, arbiter))
+            f.write(job_script(script_job, a.src, a.build, out, a.start, arbiter, a.levers))
         os.chmod(path, 0o755)
     with open(os.path.join(out, "sdiag_before.txt"), "w") as f:
         f.write(head.run("sdiag"))
@@ -257,7 +279,7 @@ def run(a):
         while nxt < len(jobs) and jobs[nxt]["submit_s"] <= t:
             j = jobs[nxt]
             # growing by joining: a malleable job starts on exactly its minimum
-            size = str(j["min_nodes"]) if a.start == "join" and j["malleable"] else sbatch_nodes(j, a.top)
+            size = str(j["min_nodes"]) if a.start == "join" and j["malleable"] else sbatch_nodes(j, a.top, a.top_efficiency)
             # a malleable job's comment names its minimum: the policy of the running jobs
             # sees what it waits for (Slurm prints its own estimate, up to the maximum)
             comment = [f"--comment=min_nodes={j['min_nodes']}"] if j["malleable"] else []
@@ -322,9 +344,14 @@ def main(argv=None):
     r.add_argument("--build", required=True)
     r.add_argument("--poll", type=float, default=1.0)
     r.add_argument("--deadline", type=float, default=1200.0)
-    r.add_argument("--top", choices=("max", "requested"), default="max",
+    r.add_argument("--top", choices=("max", "requested", "efficient"), default="max",
                    help="the top of a malleable job's -N range: its max_nodes (max), or the size it asked "
-                        "(requested: Slurm starts it on no more; the policy may grow it to max_nodes)")
+                        "(requested: Slurm starts it on no more; the policy may grow it to max_nodes), or "
+                        "the largest size whose added nodes run at --top-efficiency or better (efficient)")
+    r.add_argument("--top-efficiency", type=float, default=0.5,
+                   help="--top efficient: the parallel efficiency of the added nodes (default 0.5)")
+    r.add_argument("--levers", choices=("both", "growth", "giveback"), default="both",
+                   help="the malleable jobs' levers: both, growth only (give-backs off) or give-back only (growth off)")
     r.add_argument("--moldable", action="store_true",
                    help="malleable jobs start on the node range Slurm gives and are never resized")
     r.add_argument("--arbiter", help="the cluster arbiter's socket (malleable-arbiterd): the jobs ask it")

@@ -11,8 +11,12 @@ onto the rest of their allocation (their command lines carry --lead-in; min when
 job's first iteration ran on more than one process), else --start full. --one-update on:
 Slurm kept no accounting, so it changed a job's allocation once: a job's output says so
 ("keeps no accounting"), or meta.json has "accounting": false; off when meta.json has
-"accounting": true; without either, on (the runs before slurmdbd). --range-top requested
-when meta.json's "range" is grow (Slurm was asked for at most the size each job asked).
+"accounting": true; without either, on (the runs before slurmdbd). --range-top: meta.json's
+"top" (the top of the -N range sbatch was given: requested, max, or efficient with
+--range-efficiency 0.5), else requested when its "range" is grow or requested (Slurm was
+asked for at most the size each job asked). --policy none for the moldable arms (moldable,
+moldable_max, moldable_efficient); --no-give-back for the growth arm, --no-growth for the
+giveback arm (meta.json's "policy").
 --bf-resolution 60 --bf-origin S when the run's jobcomp.txt is there: Slurm's backfilling
 plans in 60-s blocks of the wall clock (bf_resolution, its default; scripts/cluster.sh sets
 no other), and S is where the run's time 0 fell in its minute: the latest of
@@ -67,14 +71,20 @@ def flags(d):
     outs = glob.glob(os.path.join(d, "jobs", "*.out"))
     if any("keeps no accounting" in open(p, errors="replace").read() for p in outs):
         accounting = False
-    # range grow: Slurm was asked for at most the size each job asked (-N min-size)
-    top = ["--range-top", "requested"] if meta.get("range") == "grow" else []
+    # the top of the -N range sbatch was given; before meta.json named it, range grow and
+    # requested both meant -N min-size (Slurm was asked for at most the size each job asked)
+    top_name = meta.get("top") or ("requested" if meta.get("range") in ("grow", "requested") else None)
+    top = [] if top_name is None else ["--range-top", top_name]
+    if top_name == "efficient":
+        top += ["--range-efficiency", "0.5"]
     origin = bf_origin(d)
     bf = [] if origin is None else ["--bf-resolution", str(BF_RESOLUTION_S), "--bf-origin", f"{origin:.2f}"]
     # the moldable arm: its malleable jobs asked Slurm for their range and were never resized
-    policy = ["--policy", "none"] if meta.get("policy") == "moldable" else []
+    arm = meta.get("policy", "")
+    policy = ["--policy", "none"] if arm.startswith("moldable") else []
     if policy:
         start = "full"
+    policy += {"growth": ["--no-give-back"], "giveback": ["--no-growth"]}.get(arm, [])
     return ["--start", start, "--one-update", "off" if accounting else "on"] + top + bf + policy
 
 

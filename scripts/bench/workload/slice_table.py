@@ -10,9 +10,15 @@ brackets), resizes and resize seconds a job, jobs Slurm ended at their time
 limit (jobcomp.txt's TIMEOUT), the arbiter's decisions by rule (the journal's recent
 decisions: the daemon keeps the newest per user, so a count of those), and the simulator's
 prediction of the mean turnaround for the same run (validation.md, workload_validate.sh
---runs) with its error. Then the malleable arm over rigid and over the moldable arm, per
-seed (mean turnaround, rigid's single run against each seed's), as "x better" (the other
-arm's turnaround over the malleable arm's), and the simulator's same ratio."""
+--runs) with its error. Then each resizing arm (malleable, growth, giveback) over rigid
+and over the best moldable arm of its seed (the least mean turnaround of the moldable arms
+that seed ran), per seed (mean turnaround, rigid's single run against each seed's), as "x
+better" (the other arm's turnaround over the resizing arm's), and the simulator's same
+ratio (its best moldable arm among the same ones).
+
+The arms by the simulator's names (scripts/bench/workload_arms.sh): the emulated moldable
+arm is its moldable_requested ([min, size]), moldable_max its moldable ([min, max]),
+moldable_efficient the same; growth and giveback the same."""
 import collections
 import glob
 import json
@@ -21,7 +27,9 @@ import re
 import statistics
 import sys
 
-ARMS = ("rigid", "moldable", "malleable")
+ARMS = ("rigid", "moldable", "moldable_max", "moldable_efficient", "malleable", "growth", "giveback")
+MOLDABLE = ("moldable", "moldable_max", "moldable_efficient")
+RESIZING = ("malleable", "growth", "giveback")
 
 
 def sim_turnaround(d):
@@ -104,20 +112,30 @@ def arm_rows(r):
                f"{spread([100 * e for e in errs], '{:+.1f}%')} |")
 
 
+def best_moldable(r, seed, key):
+    """(arm, run) of the moldable arm with the least `key` turnaround on `seed`, or None."""
+    got = [(arm, r[arm][seed]) for arm in MOLDABLE if seed in r.get(arm, {})]
+    got = [(a, x) for a, x in got if key(x) is not None]
+    return min(got, key=lambda ax: key(ax[1])) if got else None
+
+
 def ratio_rows(r):
-    if "malleable" not in r:
+    if not any(arm in r for arm in RESIZING):
         return
-    yield "| seed | malleable vs rigid | malleable vs moldable | simulated vs rigid | simulated vs moldable |"
-    yield "|---|---|---|---|---|"
+    yield ("| arm | seed | vs rigid | vs best moldable (which) | simulated vs rigid | "
+           "simulated vs best moldable (which) |")
+    yield "|---|---|---|---|---|---|"
     rigid = next(iter(r.get("rigid", {}).values()), None)
-    for seed, x in sorted(r["malleable"].items()):
-        mt, ms = x["m"]["mean_turnaround_s"], x["sim"]
-        cells = []
-        for other in (rigid, r.get("moldable", {}).get(seed)):
-            cells.append(f"{other['m']['mean_turnaround_s'] / mt:.3f}x" if other else "-")
-        for other in (rigid, r.get("moldable", {}).get(seed)):
-            cells.append(f"{other['sim'] / ms:.3f}x" if other and other["sim"] and ms else "-")
-        yield f"| {seed} | " + " | ".join(cells) + " |"
+    measured, simulated = (lambda x: x["m"]["mean_turnaround_s"]), (lambda x: x["sim"])
+    for arm in RESIZING:
+        for seed, x in sorted(r.get(arm, {}).items()):
+            mt, ms = measured(x), simulated(x)
+            bm, bs = best_moldable(r, seed, measured), best_moldable(r, seed, simulated)
+            cells = [f"{measured(rigid) / mt:.3f}x" if rigid else "-",
+                     f"{measured(bm[1]) / mt:.3f}x ({bm[0]})" if bm else "-",
+                     f"{rigid['sim'] / ms:.3f}x" if rigid and rigid["sim"] and ms else "-",
+                     f"{bs[1]['sim'] / ms:.3f}x ({bs[0]})" if bs and ms else "-"]
+            yield f"| {arm} | {seed} | " + " | ".join(cells) + " |"
 
 
 def main(argv=None):

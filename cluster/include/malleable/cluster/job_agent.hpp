@@ -123,6 +123,10 @@ class JobAgent {
     std::string down;  // why it gave no answer last (said once)
   } link_;
   GrowthModel growth_of(const Moment& m, int per_node) const;
+  // The options of one decision: max_nodes 0 reads as the most nodes the job ever held;
+  // `floor_nodes` becomes the floor while Slurm refuses updates or give-backs are off,
+  // `held` the ceiling while growth is off.
+  Options bounded(int floor_nodes, int held) const;
   bool plan_arbiter(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart);
   bool asks_arbiter() const { return !opt_.arbiter.socket.empty(); }
   bool plan_shared(const Moment& m, int per_node, Snapshot& s, Plan& p, bool& by_restart);

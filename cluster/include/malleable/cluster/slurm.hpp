@@ -163,6 +163,11 @@ struct Options {
   int procs_per_node = 0;   // processes to put on a node the job grows onto (0: as on rank 0's node)
   int min_nodes = 1;        // never give back below this many nodes
   int max_nodes = 0;        // never grow beyond (0: the most nodes the job ever held)
+  // The two levers (the simulator's --no-growth and --no-give-back): off, the job never
+  // adds nodes beyond those it holds (a give-back-only job), or never gives any back
+  // (a growth-only job).
+  bool grow = true;
+  bool give_back = true;
   int total_iterations = 0; // the job's length, for the payoff test (0: unknown: grow when idle)
   bool use_dedicated = true;  // judge payoff on the dedicated-core clock (2 shared cores here)
   double interval_s = 2.0;    // ask Slurm at most this often (remap points in between: nothing)
