@@ -16,7 +16,11 @@
 #
 #   scripts/bench/slice_arms.sh [--trace FILE] [--first K] [--seeds "1 2 3"] [--arms "rigid moldable malleable"]
 #        [--out DIR] [--name NAME] [--lo 10] [--hi 120] [--deadline 1500] [--table-only]
-# --table-only: run nothing; simulate the runs already there and print the table again.
+# --arms: any of rigid, moldable, moldable_max, moldable_efficient, malleable, growth,
+# giveback (workload_cluster.sh; the simulator's arms). --table-only: run nothing; make
+# every run's metrics and NAME.csv again, simulate the runs and print the table again.
+# After the runs, too, every run of the slice (all seeds and arms there) is reported,
+# simulated with the costs measured over all of them, and tabled.
 # Defaults: the KTH SP2 log, kept jobs 1040-1079 on 16 nodes (docs/measurements/workload.md),
 # seeds 1 2 3, data in docs/data/slice_arms/NAME (NAME: kth-sp2-1040). About 10 min
 # a run on this 2-core machine. Needs root (namespaces) and Slurm (scripts/setup.sh).
@@ -42,8 +46,9 @@ while (($#)); do
 done
 [[ $first =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: --first must be a number, got '$first'" >&2; exit 2; }
 for s in $seeds; do [[ $s =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: a seed must be a number, got '$s'" >&2; exit 2; }; done
+known_arms="rigid moldable moldable_max moldable_efficient malleable growth giveback"
 for a in $arms; do
-  [[ " rigid moldable moldable_max moldable_efficient malleable growth giveback " == *" $a "* ]] || { echo "slice_arms.sh: unknown arm '$a'" >&2; exit 2; }
+  [[ " $known_arms " == *" $a "* ]] || { echo "slice_arms.sh: unknown arm '$a' (one of: $known_arms)" >&2; exit 2; }
 done
 sim=$build/sim/malleable-clustersim
 [[ -x $sim && -x $build/bin/malleable-run ]] || { echo "slice_arms.sh: build malleable-clustersim and malleable-run first" >&2; exit 2; }
@@ -78,10 +83,18 @@ if [[ -n $study ]]; then
   [[ -f $study/runs.tar.xz ]] && python3 "$archive" unpack "$study" >/dev/null
   trap 'rm -rf "$img"; python3 "$archive" pack "$study" >/dev/null' EXIT
 fi
-# every run of the slice's seeds (workload_cluster.sh packs each seed's runs as it ends)
+# every run of the slice, of every seed and arm run so far, not only this call's
+# (workload_cluster.sh packs each seed's runs as it ends)
 all_runs=()
-for seed in $seeds; do
-  for a in $arms; do [[ -f $out/seed$seed/$a/metrics.json ]] && all_runs+=("$out/seed$seed/$a"); done
+for sd in $(ls -d "$out"/seed* 2>/dev/null | sort -V); do
+  for a in $known_arms; do [[ -f $sd/$a/metrics.json ]] && all_runs+=("$sd/$a"); done
+done
+# each run's metrics made again from its data (cluster_report.py run: today's rules for the
+# runs of every commit, e.g. a job that ran between two polls read from Slurm's job
+# completion log) and NAME.csv written anew from them, one row a run
+rm -f "$out.csv"
+for d in "${all_runs[@]}"; do
+  python3 "$here/scripts/bench/workload/cluster_report.py" run "$d" --csv "$out.csv" >/dev/null
 done
 # every run simulated as it was submitted, with the costs measured over all of them
 # (workload_validate.sh exits 1 when a metric is off by more than 15%: that is a finding)

@@ -10,7 +10,11 @@ cluster_stream.py wrote:
 
 Per job (Slurm's view, squeue every second): submit = the runner's sbatch time, start =
 the first poll that shows it RUNNING, end = the last poll that shows it plus one poll
-interval, node-seconds = nodes held at each poll x the time to the next poll. Resizes and
+interval, node-seconds = nodes held at each poll x the time to the next poll. A job no
+poll saw running (it ran less than a poll interval: e.g. a real PDGEMM of N = 800 on one
+node, under a second) takes its start, end and nodes from Slurm's job completion log
+(DIR/jobcomp.txt, whole seconds), placed on the run's clock by the runner's submission
+epochs (DIR/submitted.tsv), and is listed in jobs_from_jobcomp. Resizes and
 the time spent in them come from the job's own run JSON (its resize records, t_total_s).
 Metrics (summary.py's metrics(), the simulator's too): makespan (first submission to
 last end), mean/median wait, mean turnaround, mean bounded slowdown (tau 10 s),
@@ -20,6 +24,7 @@ left out) less the runner's squeue polls (their cost measured on the idle cluste
 the stream), per job per minute of the jobs' run time.
 """
 import argparse
+import calendar
 import contextlib
 import csv
 import json
@@ -29,6 +34,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
@@ -52,6 +58,34 @@ def rpc_diff(before, after):
             and a.get(k, 0) - b.get(k, 0) != 0}
 
 
+def jobcomp_records(d):
+    """{job name: (start, end wall seconds, nodes, submit wall seconds)} from DIR/jobcomp.txt (slurmctld writes
+    local time, the emulated cluster's machine runs on UTC); {} without it."""
+    path = os.path.join(d, "jobcomp.txt")
+    out = {}
+    if not os.path.exists(path):
+        return out
+    wall = lambda v: calendar.timegm(time.strptime(v, "%Y-%m-%dT%H:%M:%S"))  # noqa: E731
+    for line in open(path, errors="replace"):
+        f = dict(m.groups() for m in re.finditer(r"\b(Name|JobState|StartTime|EndTime|NodeCnt|SubmitTime)=(\S+)", line))
+        try:
+            out[f["Name"]] = (wall(f["StartTime"]), wall(f["EndTime"]), int(f["NodeCnt"]), wall(f["SubmitTime"]))
+        except (KeyError, ValueError):
+            continue
+    return out
+
+
+def run_clock_offset(d):
+    """Wall-clock epoch of the run's time 0: the median of the runner's submission epochs less
+    their run times (DIR/submitted.tsv), or None."""
+    path = os.path.join(d, "submitted.tsv")
+    if not os.path.exists(path):
+        return None
+    rows = list(csv.DictReader(open(path), delimiter="\t"))
+    offs = [float(r["epoch"]) - float(r["t"]) for r in rows if r.get("epoch") and r.get("t")]
+    return statistics.median(offs) if offs else None
+
+
 def load_run(d):
     w = json.load(open(os.path.join(d, "workload.json")))
     stream = json.load(open(os.path.join(d, "stream.json")))
@@ -63,27 +97,41 @@ def load_run(d):
     for r in rows:
         by_id.setdefault(r["name"], []).append(r)
     jobs = []
+    comp, t0 = None, None
     for j in w["jobs"]:
         sub = stream["submitted"].get(j["id"])
         samples = by_id.get(j["id"], [])
         running = [s for s in samples if s["state"] == "RUNNING"]
         rec = {"id": j["id"], "malleable": j["malleable"], "program": j.get("program", "sleep"),
                "req_nodes": j["nodes"], "min_nodes": j["min_nodes"], "max_nodes": j["max_nodes"]}
-        if sub is None or not running:
+        if sub is not None and not running:
+            if comp is None:
+                comp, t0 = jobcomp_records(d), run_clock_offset(d)
+            c = comp.get(j["id"])
+            if c is not None and t0 is not None and c[1] >= c[0]:
+                # ran between two polls: Slurm's record, on the run's clock
+                start, end, nodes = c[0] - t0, c[1] - t0, c[2]
+                t_sub = sub["t"]
+                start = max(start, t_sub)
+                end = max(end, start)
+                rec.update(submit_s=t_sub, start_s=start, end_s=end, node_s=nodes * (end - start),
+                           steps=[(start, nodes)], nodes_seen=[nodes], from_jobcomp=True)
+        if sub is None or not (running or rec.get("from_jobcomp")):
             rec["missing"] = True
             jobs.append(rec)
             continue
-        t_sub = sub["t"]
-        start = float(running[0]["t"])
-        end = float(samples[-1]["t"]) + poll
-        ns = 0.0
-        steps = []
-        for s in running:
-            t = float(s["t"])
-            ns += int(s["nodes"]) * (nxt.get(t, t + poll) - t)
-            steps.append((t, int(s["nodes"])))
-        rec.update(submit_s=t_sub, start_s=max(start, t_sub), end_s=end, node_s=ns, steps=steps,
-                   nodes_seen=sorted({n for _, n in steps}))
+        if running:
+            t_sub = sub["t"]
+            start = float(running[0]["t"])
+            end = float(samples[-1]["t"]) + poll
+            ns = 0.0
+            steps = []
+            for s in running:
+                t = float(s["t"])
+                ns += int(s["nodes"]) * (nxt.get(t, t + poll) - t)
+                steps.append((t, int(s["nodes"])))
+            rec.update(submit_s=t_sub, start_s=max(start, t_sub), end_s=end, node_s=ns, steps=steps,
+                       nodes_seen=sorted({n for _, n in steps}))
         rj = os.path.join(d, "jobs", j["id"] + ".json")
         rec["resizes"], rec["resize_s"], rec["check_ok"] = 0, 0.0, None
         if os.path.exists(rj):
@@ -97,6 +145,13 @@ def load_run(d):
             rec["busy_node_s"] = sum(i["wall_s"] * i["procs"] for i in run.get("iterations", []))
         jobs.append(rec)
     return w, stream, jobs
+
+
+def run_date(d):
+    """The run's first submission (jobcomp.txt) as summary.csv's date, or "" (then the row's
+    date is the report's)."""
+    subs = [c[3] for c in jobcomp_records(d).values()]
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(min(subs))) if subs else ""
 
 
 def run_metrics(d):
@@ -123,12 +178,19 @@ def run_metrics(d):
         "rpcs_total": total, "rpcs_runner_polls": per_poll * stream["polls"], "rpcs_jobs": jobs_rpcs,
         "rpcs_by_type": diff, "rpc_per_poll": per_poll,
         "jobs_submitted": len(jobs), "jobs_missing": [j["id"] for j in jobs if j.get("missing")],
+        "jobs_from_jobcomp": [j["id"] for j in jobs if j.get("from_jobcomp")],
         "checks_failed": [j["id"] for j in done if j.get("check_ok") is False],
         "checks_missing": [j["id"] for j in done if j.get("check_ok") is None],
         "mean_turnaround_malleable_s": _mean([j["end_s"] - j["submit_s"] for j in done if j["malleable"]]),
         "mean_turnaround_rigid_s": _mean([j["end_s"] - j["submit_s"] for j in done if not j["malleable"]]),
         "utilisation_iterating": sum(j.get("busy_node_s", 0.0) for j in done) / (w["nodes"] * m["makespan_s"]),
-        "wall_s": stream["wall_s"], "load_at_end": open("/proc/loadavg").read().split()[:3],
+        "wall_s": stream["wall_s"],
+        # the load when the run ended (meta.json: a report made again later keeps it)
+        "load_at_end": meta.get("load_at_end") or open("/proc/loadavg").read().split()[:3],
+        # the run's commit (meta.json) and the day it ran (its first submission, jobcomp.txt),
+        # for its summary row: the same row whenever the report is made
+        "commit": (meta.get("commit") or "")[:8],
+        "date": run_date(d),
     })
     return m, w, jobs
 
