@@ -103,6 +103,31 @@ class JobScript(unittest.TestCase):
         self.assertEqual(cluster_stream.sbatch_nodes(j, "requested"), "2-4")
         self.assertEqual(cluster_stream.sbatch_nodes(dict(j, malleable=False, min_nodes=4, max_nodes=4), "requested"), "4")
 
+    def test_efficient_top_is_the_largest_size_whose_added_nodes_run_at_half_efficiency(self):
+        # Amdahl with serial fraction 0.1 from 6 nodes: 12 nodes gain 0.43 for a doubling
+        # (efficiency 0.43), 10 nodes 0.32 for 2/3 more (0.47), 9 nodes 0.25 for half again
+        # (0.50): the top is 9
+        j = {"nodes": 6, "min_nodes": 3, "max_nodes": 12, "malleable": True, "serial_fraction": 0.1}
+        self.assertEqual(cluster_stream.efficient_top(j), 9)
+        self.assertEqual(cluster_stream.sbatch_nodes(j, "efficient"), "3-9")
+        # a perfectly parallel job runs well on all of its range; a serial one on none of it
+        self.assertEqual(cluster_stream.efficient_top(dict(j, serial_fraction=0.0)), 12)
+        self.assertEqual(cluster_stream.efficient_top(dict(j, serial_fraction=1.0)), 6)
+
+    def test_a_lever_off_is_the_policys_environment(self):
+        # the growth arm gives nothing back, the giveback arm never grows (RESIZE_SLURM_*)
+        both = cluster_stream.job_script(job(), "/s", "/b", "/o", start="recipe")
+        growth = cluster_stream.job_script(job(), "/s", "/b", "/o", start="recipe", levers="growth")
+        giveback = cluster_stream.job_script(job(), "/s", "/b", "/o", start="recipe", levers="giveback")
+        for s in (both, growth, giveback):
+            self.assertIn("RESIZE_SLURM_MAX_NODES=", s)
+        self.assertNotIn("RESIZE_SLURM_GIVE_BACK", both + giveback)
+        self.assertNotIn("RESIZE_SLURM_GROW", both + growth)
+        self.assertIn("RESIZE_SLURM_GIVE_BACK=off", growth)
+        self.assertIn("RESIZE_SLURM_GROW=off", giveback)
+        with self.assertRaises(KeyError):
+            cluster_stream.job_script(job(), "/s", "/b", "/o", start="recipe", levers="neither")
+
     def test_rigid_job_starts_on_its_allocation_with_its_limit(self):
         script = cluster_stream.job_script(job(malleable=False), "/s", "/b", "/o")
         self.assertNotIn("TimeLimit", script)

@@ -351,6 +351,51 @@ class SimSide(unittest.TestCase):
             with open(os.path.join(d, "meta.json"), "w") as f:
                 json.dump({"start": "recipe", "accounting": True, "policy": "malleable"}, f)
             self.assertEqual(run_flags.flags(d)[:2], ["--start", "recipe"])
+            # the -N top as sbatch had it; the levers' arms; a moldable run before meta.json
+            # named its top asked for at most its size
+            with open(os.path.join(d, "meta.json"), "w") as f:
+                json.dump({"start": "recipe", "accounting": True, "policy": "moldable", "range": "requested"}, f)
+            self.assertIn("--range-top requested", " ".join(run_flags.flags(d)))
+            for arm, top, want in (("moldable_max", "max", "--range-top max"),
+                                   ("moldable_efficient", "efficient", "--range-top efficient --range-efficiency 0.5"),
+                                   ("growth", "requested", "--range-top requested"),
+                                   ("giveback", "requested", "--range-top requested")):
+                with open(os.path.join(d, "meta.json"), "w") as f:
+                    json.dump({"start": "recipe", "accounting": True, "policy": arm, "top": top}, f)
+                got = " ".join(run_flags.flags(d))
+                self.assertIn(want, got)
+                self.assertEqual("--policy none" in got, arm.startswith("moldable"), got)
+                self.assertEqual("--no-give-back" in got, arm == "growth", got)
+                self.assertEqual("--no-growth" in got, arm == "giveback", got)
+
+
+class JobcompRecovery(unittest.TestCase):
+    def test_a_job_no_poll_saw_takes_slurms_record_on_the_runs_clock(self):
+        # j1 ran in the polls; j2 started and ended between two (under a second), j3 never ran
+        with tempfile.TemporaryDirectory() as d:
+            w = {"nodes": 4, "malleable_share": 0, "seed": 1,
+                 "jobs": [{"id": i, "malleable": False, "nodes": n, "min_nodes": n, "max_nodes": n}
+                          for i, n in (("j1", 2), ("j2", 1), ("j3", 1))]}
+            json.dump(w, open(os.path.join(d, "workload.json"), "w"))
+            json.dump({"poll_s": 1.0, "submitted": {"j1": {"t": 0.5}, "j2": {"t": 2.0}, "j3": {"t": 3.0}}},
+                      open(os.path.join(d, "stream.json"), "w"))
+            with open(os.path.join(d, "timeline.tsv"), "w") as f:
+                f.write("t\tjob\tname\tstate\tnodes\tnodelist\n")
+                for t in (1.0, 2.0, 3.0, 4.0):
+                    f.write(f"{t}\t7\tj1\tRUNNING\t2\tnode[1-2]\n")
+            # time 0 of the run is epoch 1764331200 (2025-11-28T12:00:00 UTC)
+            with open(os.path.join(d, "submitted.tsv"), "w") as f:
+                f.write("id\tslurm_id\tt\tepoch\n7\t7\t0.5\t1764331200.5\n8\t8\t2.0\t1764331202.0\n")
+            with open(os.path.join(d, "jobcomp.txt"), "w") as f:
+                f.write("JobId=8 UserId=root(0) Name=j2 JobState=COMPLETED StartTime=2025-11-28T12:00:05 "
+                        "EndTime=2025-11-28T12:00:06 NodeList=node3 NodeCnt=1 SubmitTime=2025-11-28T12:00:02\n")
+            _, _, jobs = cluster_report.load_run(d)
+            by = {j["id"]: j for j in jobs}
+            self.assertNotIn("from_jobcomp", by["j1"])
+            self.assertEqual((by["j2"]["start_s"], by["j2"]["end_s"], by["j2"]["node_s"]), (5.0, 6.0, 1.0))
+            self.assertTrue(by["j2"]["from_jobcomp"])
+            self.assertTrue(by["j3"].get("missing"))
+            self.assertEqual(cluster_report.run_date(d), "2025-11-28T12:00:02Z")
 
 
 class Compare(unittest.TestCase):
