@@ -34,19 +34,16 @@ CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int 
   c.spec = r.mat();
   c.local = const_cast<void*>(r.data());
   const Grid g = shape_of(grid);
+  // the matrix on its grid: its layout since its last placement
+  c.layout = r.layout() ? *r.layout() : r.mat().layout_on(g.nprow, g.npcol, g.ranks);
+  if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
   if (r.mat().extended()) {
-    c.layout = *r.layout();
-    if (!c.layout.coords_of(rank, c.pr, c.pc)) c.pr = c.pc = -1;
     c.lld = *r.lld;
   } else {
-    c.spec.mb = r.desc[4];
-    c.spec.nb = r.desc[5];
-    c.layout = redist::Layout::block_cyclic(r.mat().m, r.mat().n, r.desc[4], r.desc[5], g.nprow, g.npcol, 0, 0, g.rank_map());
-    if (grid.in_grid()) {
-      c.pr = grid.myrow();
-      c.pc = grid.mycol();
-    }
-    c.lld = r.desc[8];
+    // the record's blocks on this grid, as the descriptor has them
+    c.spec.mb = r.mat().row_block_on(c.layout.nprow);
+    c.spec.nb = r.mat().col_block_on(c.layout.npcol);
+    c.lld = r.desc[8];  // the caller's leading dimension (its buffer)
   }
   if (c.pr < 0) c.local = nullptr;
   return c;

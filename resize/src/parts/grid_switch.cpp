@@ -136,16 +136,18 @@ void fault_pause(const config::Text& named, int world_rank, const std::string& m
 }
 }  // namespace
 
+namespace {
+// A grid's BLACS context on this process, -1 outside it.
+int context_of(const blacs_dyn::Grid& g) { return g.in_grid() ? g.context() : -1; }
+}  // namespace
+
+// The descriptor of a matrix that is not registered (Session::make_desc): its layout on
+// `g`, and the descriptor derived from it (parts/descriptor.hpp).
 void GridSwitch::desc_for(const redist::MatrixSpec& mat, const blacs_dyn::Grid& g, int* d) const {
   const Grid s = shape_of(g);
-  const int mb = static_cast<int>(mat.row_block_on(s.nprow)), nb = static_cast<int>(mat.col_block_on(s.npcol));
-  int lld = 1;
-  if (g.in_grid()) {  // the local rows: redist's map of the row dimension (first block on row 0)
-    const redist::Axis rows(redist::BlockSizes::uniform(mat.m, mb), s.nprow, 0);
-    lld = static_cast<int>(std::max<std::int64_t>(1, rows.local_count(g.myrow())));
-  }
-  const int v[9] = {1, g.in_grid() ? g.context() : -1, static_cast<int>(mat.m), static_cast<int>(mat.n), mb, nb, 0, 0, lld};
-  std::copy(v, v + 9, d);
+  const redist::Layout l = mat.layout_on(s.nprow, s.npcol, s.ranks);
+  const std::array<int, 9> v = detail::descriptor(mat, &l, context_of(g), job.rank());
+  std::copy(v.begin(), v.end(), d);
 }
 
 // The local buffer a descriptor needs on this process (Session::local_size, public, for
@@ -207,10 +209,8 @@ std::int64_t GridSwitch::move_all(const blacs_dyn::Grid& from, const blacs_dyn::
 // Background resizes: a matrix whose data reached the target grid in the background (its staged
 // buffer) is committed, not moved.
 void GridSwitch::commit_background(Registered& r, const blacs_dyn::Grid& to) {
-  int db[9];
-  desc_for(r.mat(), to, db);
   r.store->commit();
-  std::copy(db, db + 9, r.desc);
+  r.place(layout_of(r, shape_of(to)), context_of(to), job.rank());
   r.moved_in_background = false;
 }
 
@@ -271,21 +271,23 @@ void GridSwitch::move_together(const blacs_dyn::Grid& from, const blacs_dyn::Gri
   acct.peak_bytes = detail::held_peak(own_old, own_new, batches) + staging_peak;
 }
 
+// One matrix's move: from its layout on the current grid (kept since its last placement;
+// from its record where a shrink dropped it) to its record's layout on `to`, a
+// block-cyclic matrix's descriptors derived from the two.
 GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to) const {
   MovePart p;
   p.r = &r;
+  p.la = r.layout() ? *r.layout() : layout_of(r, shape_of(from));
+  p.lb = layout_of(r, shape_of(to));
+  p.to_context = context_of(to);
   if (r.mat().extended()) {
-    p.la = r.layout() ? *r.layout() : layout_of(r, shape_of(from));
-    p.lb = layout_of(r, shape_of(to));
     const auto [br, bc] = local_dims(p.lb);
     p.new_elements = static_cast<std::size_t>(br * bc);
   } else {
-    desc_for(r.mat(), from, p.da);
-    if (from.in_grid()) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
-    desc_for(r.mat(), to, p.db);
-    p.new_elements = detail::local_elements(p.db);
-    p.la = detail::matrix_layout(p.da, shape_of(from));
-    p.lb = detail::matrix_layout(p.db, shape_of(to));
+    p.da = detail::descriptor(r.mat(), &p.la, context_of(from), job.rank());
+    if (p.da[1] >= 0) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
+    p.db = detail::descriptor(r.mat(), &p.lb, p.to_context, job.rank());
+    p.new_elements = detail::descriptor_elements(p.lb, job.rank());
   }
   const auto [ar, ac] = local_dims(p.la);
   p.old_bytes = r.held(ar * ac);
@@ -365,13 +367,7 @@ std::int64_t GridSwitch::move_batch(std::vector<MovePart>& parts, std::size_t be
     } else {
       r.store->commit();  // the old buffer is freed here, before the next batch stages
     }
-    if (r.mat().extended()) {
-      const auto [br, bc] = local_dims(parts[k].lb);
-      *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-      r.set_layout(parts[k].lb);
-    } else {
-      std::copy(parts[k].db, parts[k].db + 9, r.desc);
-    }
+    r.place(parts[k].lb, parts[k].to_context, job.rank());
     acct.add(r.mat().type, batch.plan(k - begin));
   }
   MovePhases& ph = acct.phases;
@@ -400,18 +396,15 @@ void GridSwitch::move_one_by_one(const blacs_dyn::Grid& from, const blacs_dyn::G
       commit_background(r, to);
       continue;
     }
-    int da[9], db[9];
-    desc_for(r.mat(), from, da);
-    // Keep the caller's leading dimension on the old grid (it owns that buffer).
-    if (from.in_grid()) da[8] = r.desc[8];
-    desc_for(r.mat(), to, db);
-    void* nbuf = r.stage(detail::local_elements(db));
-    const detail::DescriptorMove mv{.type = r.mat().type, .a = r.data(), .desca = da, .b = nbuf, .descb = db,
-                                    .grid_a = &from_shape, .grid_b = &to_shape};
+    const MovePart p = move_part(r, from, to);
+    std::array<int, 9> da = p.da, db = p.db;
+    void* nbuf = r.stage(p.new_elements);
+    const detail::DescriptorMove mv{.type = r.mat().type, .a = r.data(), .desca = da.data(), .b = nbuf,
+                                    .descb = db.data(), .grid_a = &from_shape, .grid_b = &to_shape};
     detail::move_matrix(opt.mover, mv, job.world, whole.context());
-    acct.add(r.mat().type, detail::matrix_layout(da, from_shape), detail::matrix_layout(db, to_shape));
+    acct.add(r.mat().type, p.la, p.lb);
     r.store->commit();
-    std::copy(db, db + 9, r.desc);
+    r.place(p.lb, p.to_context, job.rank());
     if (&r == &registry.mats.front()) fault_pause(cfg.session.fault, job.rank(), r.mat().name);
   }
 }
@@ -422,10 +415,7 @@ std::size_t GridSwitch::new_elements_on(const Registered& r, const Grid& to) con
     const auto [lr, lc] = local_dims(lb);
     return static_cast<std::size_t>(lr * lc);
   }
-  int pr = -1, pc = -1;
-  if (!lb.coords_of(job.rank(), pr, pc)) return 0;  // off the grid: local_elements of its descriptor
-  const std::int64_t lld = std::max<std::int64_t>(1, lb.local_rows(pr));
-  return static_cast<std::size_t>(lld * std::max<std::int64_t>(1, lb.local_cols(pc)));
+  return detail::descriptor_elements(lb, job.rank());
 }
 
 std::int64_t GridSwitch::sent_bytes_on(const Registered& r, const Grid& to) const {
@@ -484,16 +474,16 @@ redist::Layout GridSwitch::layout_of(const Registered& r, const Grid& g) const {
 
 // Local rows and columns of this process in a layout (0 x 0 off the grid).
 std::pair<std::int64_t, std::int64_t> GridSwitch::local_dims(const redist::Layout& l) const {
-  int pr = -1, pc = -1;
-  if (!l.coords_of(job.rank(), pr, pc)) return {0, 0};
-  return {l.local_rows(pr), l.local_cols(pc)};
+  return detail::local_extent(l, job.rank());
 }
 
-void GridSwitch::size_blocks(Registered& r, const Grid& g, ArrayFor use) {
-  r.set_layout(layout_of(r, g));
-  const auto [lr, lc] = local_dims(*r.layout());
-  r.reset(static_cast<std::size_t>(lr * lc), use);
-  *r.lld = static_cast<int>(std::max<std::int64_t>(1, lr));
+// A matrix's first placement on `g`, the session's grid (lay_out): its buffer for the
+// layout there, then the layout and what derives from it.
+void GridSwitch::place_first(Registered& r, const Grid& g, ArrayFor use) {
+  redist::Layout l = layout_of(r, g);
+  const auto [lr, lc] = local_dims(l);
+  r.reset(r.mat().extended() ? static_cast<std::size_t>(lr * lc) : detail::descriptor_elements(l, job.rank()), use);
+  r.place(std::move(l), context_of(job.grid), job.rank());
 }
 
 void GridSwitch::move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to,
@@ -505,8 +495,7 @@ void GridSwitch::move_blocks(Registered& r, const blacs_dyn::Grid& from, const b
   detail::move_layout(r.mat().type, job.world, la, ar * ac > 0 ? r.data() : nullptr, std::max<std::int64_t>(1, ar), lb,
                       br * bc > 0 ? nbuf : nullptr, std::max<std::int64_t>(1, br));
   r.store->commit();
-  *r.lld = static_cast<int>(std::max<std::int64_t>(1, br));
-  r.set_layout(lb);
+  r.place(lb, context_of(to), job.rank());
   acct.add(r.mat().type, la, lb);
 }
 
@@ -516,10 +505,23 @@ std::int64_t GridSwitch::total_bytes() const {
   return t;
 }
 
-// Same layout and buffers, new BLACS context (after the world changed under them).
+// Same blocks and buffers on the session's grid made anew (after the world changed under
+// them: a new context, the ranks renumbered, as a respawn's newcomers are): a matrix laid
+// out on a grid of this shape is placed again with the grid's ranks, so that its kept
+// layout, the next move's source, names them; any other keeps its layout, its
+// descriptor the new context.
 void GridSwitch::relabel_descs() {
-  for (auto& r : registry.mats)
-    if (r.desc) r.desc[1] = job.grid.in_grid() ? job.grid.context() : -1;
+  const int ctx = context_of(job.grid);
+  for (auto& r : registry.mats) {
+    const auto& l = r.layout();
+    if (l && l->nprow == job.shape.nprow && l->npcol == job.shape.npcol) {
+      r.place(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
+                                          job.shape.rank_map()),
+              ctx, job.rank());
+    } else if (r.desc) {
+      r.desc[1] = ctx;
+    }
+  }
 }
 
 // The one grid switch after a resize, used by an expansion and its newcomers' join, a

@@ -131,7 +131,7 @@ struct GridSwitch {
   // Every registered matrix's first layout and buffer on `g`, the session's grid (start;
   // `use`: what the buffers serve, move/pages.hpp).
   void lay_out(const Grid& g, ArrayFor use);
-  // A block-cyclic matrix's descriptor on grid `g`.
+  // A block-cyclic matrix's descriptor on grid `g` (a matrix not registered: make_desc).
   void desc_for(const redist::MatrixSpec& mat, const blacs_dyn::Grid& g, int* d) const;
   // A matrix's layout on a grid (its record's rule: the block sizes of an
   // extended-descriptor matrix, the block-cyclic blocks of the others).
@@ -143,7 +143,8 @@ struct GridSwitch {
   struct MovePart {
     Registered* r = nullptr;
     redist::Layout la, lb;
-    int da[9] = {}, db[9] = {};
+    std::array<int, 9> da{}, db{};  // block-cyclic: the descriptors derived from la and lb
+    int to_context = -1;            // the new grid's context here (-1 outside it)
     std::size_t new_elements = 0;
     std::int64_t old_bytes = 0, new_bytes = 0;
   };
@@ -167,7 +168,7 @@ struct GridSwitch {
   void move_blocks(Registered& r, const blacs_dyn::Grid& from, const blacs_dyn::Grid& to, MoveAccounting& acct);
   // Local rows and columns of this process in a layout (0 x 0 off the grid).
   std::pair<std::int64_t, std::int64_t> local_dims(const redist::Layout& l) const;
-  void size_blocks(Registered& r, const Grid& g, ArrayFor use);
+  void place_first(Registered& r, const Grid& g, ArrayFor use);
   std::int64_t total_bytes() const;
   // The elements of this process's new local array of `r` on grid `to` (the size the
   // move stages), from the shapes alone: no BLACS context needed.

@@ -5,6 +5,8 @@
 // application's own state. Internal to the session's MPI shell.
 #pragma once
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -20,6 +22,7 @@
 #include "malleable/resize/matrix.hpp"
 #include "malleable/resize/session_options.hpp"
 #include "common/scalar.hpp"
+#include "parts/descriptor.hpp"
 #include "parts/storage.hpp"
 
 namespace resize {
@@ -50,11 +53,14 @@ struct Registered {
   Registered() : state(std::make_shared<detail::MatrixState>()) {}
   // Registered through a handle: the state the handle reads (desc and lld point into it).
   explicit Registered(std::shared_ptr<detail::MatrixState> st) : state(std::move(st)) {}
-  // Its record, the session's one (in the state a handle shares), and an
-  // extended-descriptor matrix's layout on the current grid (none before its first).
+  // Its record, the session's one (in the state a handle shares), and its layout on the
+  // current grid (none before its first placement): the matrix on its grid is these two.
   redist::MatrixSpec& mat() { return state->mat; }
   const redist::MatrixSpec& mat() const { return state->mat; }
   const std::optional<redist::Layout>& layout() const { return state->layout; }
+  // What the application reads, derived from the two by place(): a block-cyclic matrix's
+  // ScaLAPACK descriptor (the handle's, or the caller's array of the C API), an
+  // extended-descriptor matrix's leading dimension.
   int* desc = nullptr;                 // its ScaLAPACK descriptor (none: an extended-descriptor matrix)
   std::unique_ptr<detail::Storage> store;
   int* lld = nullptr;                  // its leading dimension, for the application
@@ -63,13 +69,26 @@ struct Registered {
   // on the target grid (move_all commits it instead of moving it).
   bool constant = false;
   bool moved_in_background = false;
-  // An extended-descriptor matrix's layout on a new grid: its handle's cached index map
-  // is rebuilt.
-  void set_layout(redist::Layout l) {
+  // The matrix placed as `l` (its buffer already sized for it): the layout kept, and what
+  // the application reads derived from it on `rank`: the descriptor (detail::descriptor,
+  // context `context` where the rank has a place), or the extended matrix's leading
+  // dimension (its local rows, at least 1). Its handle's cached index map is rebuilt.
+  void place(redist::Layout l, int context, int rank) {
+    if (mat().extended()) {
+      if (lld) *lld = static_cast<int>(std::max<std::int64_t>(1, detail::local_extent(l, rank).first));
+    } else if (desc) {
+      const std::array<int, 9> d = detail::descriptor(mat(), &l, context, rank);
+      std::copy(d.begin(), d.end(), desc);
+    }
+    relayout(std::move(l));
+  }
+  // The same placement described anew (the ranks renumbered after a shrink: the
+  // descriptor's context follows when the grid is made again).
+  void relayout(redist::Layout l) {
     state->layout = std::move(l);
     ++state->blocks_version;
   }
-  // Not laid out on the current grid (the next move lays it out from its block sizes).
+  // Not laid out on the current grid (the next move lays it out from its record).
   void drop_layout() { state->layout.reset(); }
   const void* data() const { return store->data(); }
   std::int64_t bytes(std::int64_t elements) const {

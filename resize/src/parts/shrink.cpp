@@ -36,13 +36,13 @@ void follow_kept_ranks(ResizeRecorder& recorder, MatrixRegistry& registry, const
     recorder.powers = std::move(kept);
   }
   recorder.speeds.renumber(keep);
-  // An extended-descriptor matrix's layout (the move's target) keeps its blocks, its
-  // ranks renumbered; its handle reads its block sizes from it.
+  // A matrix's layout (the move's target) keeps its blocks, its ranks renumbered; an
+  // extended matrix's handle reads its block sizes from it.
   for (auto& r : registry.mats) {
     const auto& l = r.layout();
     if (!l) continue;
     if (l->nprow == renumbered.nprow && l->npcol == renumbered.npcol)
-      r.set_layout(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
+      r.relayout(redist::Layout::from_blocks(l->row_blocks, l->col_blocks, l->nprow, l->npcol, l->rsrc, l->csrc,
                                                renumbered.rank_map()));
     else
       r.drop_layout();  // not the move's target: the next move lays it out from its sizes

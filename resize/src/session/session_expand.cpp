@@ -105,9 +105,8 @@ void adopt_matrices(MatrixRegistry& reg, const ExpansionState& st) {
     m.store->clear();
     if (!m.desc) continue;
     // Off the old grid: the descriptor PDGEMR2D expects from a non-member.
-    const auto& d = m.mat();
-    const int off[9] = {1, -1, static_cast<int>(d.m), static_cast<int>(d.n), static_cast<int>(d.mb), static_cast<int>(d.nb), 0, 0, 1};
-    std::copy(off, off + 9, m.desc);
+    const std::array<int, 9> off = detail::descriptor(m.mat(), nullptr, -1, 0);
+    std::copy(off.begin(), off.end(), m.desc);
   }
 }
 
@@ -154,7 +153,7 @@ int Session::join() {
   // The old layouts as the old processes hold them (computed with the powers before the
   // decision), then the powers after it for the new layouts.
   for (auto& m : reg.mats)
-    if (m.mat().extended()) m.set_layout(gs.layout_of(m, st.from));
+    if (m.mat().extended()) m.relayout(gs.layout_of(m, st.from));
   recorder.powers = st.powers;
   // The new local arrays staged and faulted in beside the collectives up to the move.
   if (!st.background) gs.prefault_for(st.to, false, true);  // a newcomer sends nothing

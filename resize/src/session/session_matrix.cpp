@@ -97,7 +97,7 @@ Matrix<T> Session::register_handle(const std::string& name, int m, int n, int mb
   st->mat.dist = extended ? Distribution::Extended : dist;
   st->mat.type = detail::scalar_of<T>();
   if (extended) st->mat.sizes = detail::block_rule(std::move(sizes));
-  st->desc = {1, -1, m, n, extended ? 1 : mb, extended ? 1 : nb, 0, 0, 1};
+  if (!extended) st->desc = detail::descriptor(st->mat, nullptr, -1, 0);  // off every grid until start
   st->session = this;
   Registered r(st);
   if (extended)

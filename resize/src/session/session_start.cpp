@@ -65,17 +65,10 @@ int Session::start(const Grid& g) {
   return 0;
 }
 
-// Every registered matrix's first layout on `g`, the session's grid: a block-sizes
-// matrix's layout, a uniform one's descriptor, and the buffer for it.
+// Every registered matrix's first layout on `g`, the session's grid, the buffer for it
+// and what derives from it (GridSwitch::place_first).
 void GridSwitch::lay_out(const Grid& g, ArrayFor use) {
-  for (auto& r : registry.mats) {
-    if (r.mat().extended()) {
-      size_blocks(r, g, use);
-      continue;
-    }
-    desc_for(r.mat(), job.grid, r.desc);
-    r.reset(Session::local_size(r.desc), use);
-  }
+  for (auto& r : registry.mats) place_first(r, g, use);
 }
 
 }  // namespace resize

@@ -136,11 +136,12 @@ class CachedMap;  // the index maps' cache (the library's resize/src/session/cac
 // buffer and its leading dimension). The session writes it at start, join and resizes.
 struct MatrixState {
   redist::MatrixSpec mat;                    // name, type, shape, distribution, blocks
-  // Extended-descriptor matrices: the layout on the current grid, kept because a regrid may
-  // change the powers their block sizes follow (the source of the next move is this, not
-  // their rule again); the handle reads its block sizes from it.
+  // The layout on the current grid (none before the first placement), the source of the
+  // next move: kept because a regrid may change the powers an extended matrix's block
+  // sizes follow (not its rule again); that handle reads its block sizes from it.
   std::optional<redist::Layout> layout;
-  std::array<int, 9> desc{};                 // block-cyclic: the current descriptor
+  std::array<int, 9> desc{};                 // block-cyclic: the current descriptor, derived from
+                                             // mat and layout at each placement
   int lld = 1;                               // extended: the local buffer's leading dimension
   void* data = nullptr;                      // the local buffer (owned by the session)
   std::size_t elements = 0;                  // its length

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// The one derivation of a block-cyclic matrix's ScaLAPACK descriptor from its record and
+// its layout (resize/src/parts/descriptor.hpp), against ScaLAPACK's own rule for the local
+// rows (NUMROC, written out here) on every process of several grids. No MPI.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "malleable/resize/types.hpp"
+#include "parts/descriptor.hpp"
+
+using resize::detail::descriptor;
+using resize::detail::descriptor_elements;
+
+namespace {
+// ScaLAPACK's NUMROC(N, NB, IPROC, ISRCPROC=0, NPROCS).
+long long numroc(long long n, long long nb, int iproc, int nprocs) {
+  const long long nblocks = n / nb;
+  long long num = (nblocks / nprocs) * nb;
+  const long long extra = nblocks % nprocs;
+  if (iproc < extra) num += nb;
+  else if (iproc == extra) num += n % nb;
+  return num;
+}
+}  // namespace
+
+TEST(Descriptor, OnEveryProcessOfAGridItIsScaLAPACKsAndOffItANonMembers) {
+  for (const auto& [m, n, mb, nb] : {std::tuple{100, 37, 8, 5}, std::tuple{5, 64, 32, 16}, std::tuple{0, 9, 4, 4}}) {
+    const redist::MatrixSpec mat = redist::MatrixSpec::block_cyclic(m, n, mb, nb);
+    for (const auto& [pr, pc] : {std::pair{2, 3}, std::pair{1, 4}, std::pair{3, 1}}) {
+      // the grid's ranks: world ranks 10, 11, ... row-major (a grid on part of a world)
+      std::vector<int> ranks(static_cast<std::size_t>(pr * pc));
+      for (std::size_t k = 0; k < ranks.size(); ++k) ranks[k] = 10 + static_cast<int>(k);
+      const redist::Layout l = mat.layout_on(pr, pc, ranks);
+      for (int r = 0; r < pr; ++r)
+        for (int c = 0; c < pc; ++c) {
+          const int rank = 10 + r * pc + c;
+          const auto d = descriptor(mat, &l, 77, rank);
+          const long long lr = numroc(m, mb, r, pr), lc = numroc(n, nb, c, pc);
+          const std::array<int, 9> want{1, 77, m, n, mb, nb, 0, 0, static_cast<int>(std::max(1LL, lr))};
+          EXPECT_EQ(d, want) << m << "x" << n << " on " << pr << "x" << pc << " at (" << r << ", " << c << ")";
+          EXPECT_EQ(descriptor_elements(l, rank), static_cast<std::size_t>(std::max(1LL, lr) * std::max(1LL, lc)));
+        }
+      // a rank outside the grid: context -1, leading dimension 1, no buffer
+      const std::array<int, 9> off{1, -1, m, n, mb, nb, 0, 0, 1};
+      EXPECT_EQ(descriptor(mat, &l, 77, 3), off);
+      EXPECT_EQ(descriptor_elements(l, 3), 0u);
+      // not placed yet: off every grid with the record's blocks
+      EXPECT_EQ(descriptor(mat, nullptr, 77, 10), off);
+    }
+  }
+}
+
+// A block distribution's blocks depend on the grid: the descriptor's MB x NB are the
+// record's blocks on that grid, not the registered ones.
+TEST(Descriptor, ABlockDistributionsBlocksFollowTheGrid) {
+  redist::MatrixSpec mat = redist::MatrixSpec::block_cyclic(100, 30, 8, 8);
+  mat.dist = resize::Distribution::Block;
+  const redist::Layout l = mat.layout_on(3, 2, {});
+  const auto d = descriptor(mat, &l, 5, 0);
+  EXPECT_EQ(d[4], mat.row_block_on(3));
+  EXPECT_EQ(d[5], mat.col_block_on(2));
+  EXPECT_EQ(d[8], numroc(100, d[4], 0, 3));
+}
+
+TEST(Descriptor, AnExtendedMatrixHasNoneAndSaysSo) {
+  redist::MatrixSpec mat = redist::MatrixSpec::block_cyclic(10, 10, 1, 1);
+  mat.name = "W";
+  mat.dist = resize::Distribution::Extended;
+  try {
+    descriptor(mat, nullptr, -1, 0);
+    ADD_FAILURE() << "an extended matrix got a descriptor";
+  } catch (const resize::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("matrix 'W' has per-process block sizes"), std::string::npos) << e.what();
+  }
+}
