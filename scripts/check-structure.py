@@ -31,6 +31,10 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
                                            of scripts/matrix-types.txt)
        check-structure.py --matrix-types-mutation [source-dir]   (plants a fifth type, an
                                            unlisted one and a fifth entry; proves each fails)
+       check-structure.py --test-tree [source-dir]   (structure_test_tree.py: the tests
+                                           of resize in the folders of resize/src)
+       check-structure.py --test-tree-mutation [source-dir]   (plants a flat test and a
+                                           folder that mirrors nothing; proves each fails)
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
@@ -617,7 +621,8 @@ def main():
         return 0 if self_test() else 1
     # The rules kept in modules of their own: --NAME checks the tree, --NAME-mutation proves
     # the rule catches each planted breach.
-    for flag, module in (("--components", "structure_components"), ("--matrix-types", "structure_matrix_types")):
+    for flag, module in (("--components", "structure_components"), ("--matrix-types", "structure_matrix_types"),
+                         ("--test-tree", "structure_test_tree")):
         if sys.argv[1:2] in ([flag], [flag + "-mutation"]):
             return run_rule_module(module, flag)
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):

@@ -161,6 +161,10 @@ double dot(const std::array<double, kCostParamCount>& a, const std::array<double
 
 }  // namespace
 
+double rank_work_s(const CostParams& params, const RankLoad& load, bool sleeping, double spin_weight) {
+  return dot(work_terms(load, sleeping, spin_weight), to_array(params));
+}
+
 namespace {
 
 using Terms = std::array<double, kCostParamCount>;

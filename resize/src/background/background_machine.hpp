@@ -8,7 +8,7 @@
 // happen in a state is an error naming both. No MPI and no threads here: the shell
 // (session_background.cpp) feeds the events under the helper's mutex and performs the
 // actions. The table is in docs/reference/architecture.md ("Background resizes");
-// unit-tested in tests/resize/resize_background_machine_test.cpp.
+// unit-tested in tests/resize/background/resize_background_machine_test.cpp.
 #pragma once
 
 #include <string>

@@ -3,7 +3,7 @@
 // byte plan of one matrix's non-blocking move (redist::Exchange moves them all), when a
 // remap point completes a background resize, and the accounting of the time it overlapped
 // with computation against the time the application was stopped. No MPI here
-// (background_plan.cpp; unit-tested in tests/resize/resize_background_test.cpp):
+// (background_plan.cpp; unit-tested in tests/resize/background/resize_background_test.cpp):
 // session_background.cpp and background_messages.cpp are the shell that posts and
 // progresses the messages. The public part (the Background modes) is
 // malleable/resize/background.hpp.

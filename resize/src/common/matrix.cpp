@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The index maps behind resize::Matrix<T> (matrix.hpp): redist's Axis of each dimension
 // of the matrix's redist::Layout and this process's grid coordinate. Pure: unit-tested
-// without MPI against Layout's own maps (tests/resize/resize_matrix_map_test.cpp).
+// without MPI against Layout's own maps (tests/resize/common/resize_matrix_map_test.cpp).
 #include "malleable/resize/matrix.hpp"
 
 #include <utility>

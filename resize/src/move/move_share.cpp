@@ -15,17 +15,9 @@ namespace resize::detail {
 
 namespace {
 
-// cost_model.cpp's per-rank work of a load, in seconds.
+// The cost model's per-rank work of a load, in seconds, in this regime (redist's one rule).
 double work_of(const redist::CostParams& p, const CostRegime& g, const redist::RankLoad& r) {
-  const auto moved = static_cast<double>(r.bytes_intra + r.bytes_inter);
-  double w = static_cast<double>(r.messages_intra) * p.message_intra_s +
-             static_cast<double>(r.bytes_intra) * p.byte_intra_s +
-             static_cast<double>(r.messages_inter) * p.message_inter_s +
-             static_cast<double>(r.bytes_inter) * p.byte_inter_s +
-             static_cast<double>(r.bytes_local) * p.local_copy_byte_s;
-  if (g.sleeping) w += moved * p.sleep_byte_s;
-  w += g.spin_weight * moved * p.spin_byte_s;
-  return w;
+  return redist::rank_work_s(p, r, g.sleeping, g.spin_weight);
 }
 
 }  // namespace

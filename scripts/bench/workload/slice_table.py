@@ -3,6 +3,8 @@
 """The arms' table of one emulated real-trace slice (scripts/bench/slice_arms.sh):
 
     slice_table.py DIR      DIR/seed<S>/<arm>/ as workload_cluster.sh left them
+    slice_table.py DIR...   several slices in one table each, a first column naming the
+                            slice (DIR's name): the workload page's first table
 
 Per arm, over its seeds: mean turnaround (all jobs, and the slice's malleable and rigid
 jobs apart), mean wait and makespan (the mean, and the smallest and largest seed's in
@@ -138,19 +140,33 @@ def ratio_rows(r):
             yield f"| {arm} | {seed} | " + " | ".join(cells) + " |"
 
 
+def with_slice(lines, name):
+    """Table lines with a first column: "slice" in the header, --- in the rule, `name` in rows."""
+    for k, line in enumerate(lines):
+        yield ("| slice " if k == 0 else "|---" if k == 1 else f"| {name} ") + line
+
+
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1 or not os.path.isdir(argv[0]):
+    if not argv or not all(os.path.isdir(a) for a in argv):
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
-    r = runs(argv[0])
-    if not r:
-        print(f"slice_table: no run under {argv[0]}/seed*/<arm>/metrics.json", file=sys.stderr)
-        return 1
-    for line in arm_rows(r):
+    tables = []
+    for d in argv:
+        r = runs(d)
+        if not r:
+            print(f"slice_table: no run under {d}/seed*/<arm>/metrics.json", file=sys.stderr)
+            return 1
+        tables.append((os.path.basename(os.path.normpath(d)), list(arm_rows(r)), list(ratio_rows(r))))
+    if len(tables) == 1:
+        _, arms, ratios = tables[0]
+    else:
+        arms = [line for k, (n, a, _) in enumerate(tables) for line in list(with_slice(a, n))[(0 if k == 0 else 2):]]
+        ratios = [line for k, (n, _, q) in enumerate(tables) for line in list(with_slice(q, n))[(0 if k == 0 else 2):]]
+    for line in arms:
         print(line)
     print()
-    for line in ratio_rows(r):
+    for line in ratios:
         print(line)
     return 0
 

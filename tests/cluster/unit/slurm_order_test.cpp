@@ -5,7 +5,7 @@
 // onto a node in a reservation or one the backfill plan starts a waiting job on. And the
 // shared directory's file modes. QOS limits on recorded snapshots: qos_test.cpp. The
 // single-job decision with the session's growth model in Slurm's order:
-// tests/resize/resize_slurm_order_test.cpp.
+// tests/resize/policy/resize_slurm_order_test.cpp.
 #include <gtest/gtest.h>
 #include <grp.h>
 #include <sys/stat.h>

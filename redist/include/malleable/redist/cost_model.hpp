@@ -94,6 +94,12 @@ struct RankLoad {
   }
 };
 
+// One rank's work for `load` in seconds, the model's per-rank term (what bound() takes the
+// busiest of): its messages and bytes at the parameters' rates, its local copies, and with
+// waiters asleep (`sleeping`) or spinning (`spin_weight`: ranks per core - 1) their costs
+// per byte moved (crowding() says which).
+double rank_work_s(const CostParams& params, const RankLoad& load, bool sleeping, double spin_weight);
+
 // The plan reduced to what the model needs; independent of the parameters.
 struct CostFeatures {
   std::vector<RankLoad> ranks;   // indexed by communicator rank

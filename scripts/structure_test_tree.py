@@ -1,0 +1,75 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The tests' tree rule of scripts/check-structure.py (--test-tree, --test-tree-mutation):
+
+  mirror  a part whose sources sit in folders has its tests in the same folders: every file
+          of tests/<part>/ sits in tests/<part>/<folder>/ with <folder> a folder of
+          <part>/src/, except the CMakeLists.txt and the helpers several folders share
+          (*_util.hpp) at tests/<part>/ itself. MIRRORED names the parts held to it.
+
+Usage (through check-structure.py): --test-tree [source-dir], --test-tree-mutation [source-dir].
+"""
+import os
+import shutil
+import tempfile
+
+PASS_MESSAGE = "the tests of resize sit in the folders of resize/src they test (tests/resize/<folder>/)"
+# The parts whose tests mirror their source folders.
+MIRRORED = ("resize",)
+
+
+def _is_shared(name):
+    return name == "CMakeLists.txt" or name.endswith("_util.hpp")
+
+
+def problems(root):
+    out = []
+    for part in MIRRORED:
+        src = os.path.join(root, part, "src")
+        tests = os.path.join(root, "tests", part)
+        if not os.path.isdir(src) or not os.path.isdir(tests):
+            out.append(f"tests/{part}: no {part}/src/ or no tests/{part}/ to mirror")
+            continue
+        folders = {d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d))}
+        for name in sorted(os.listdir(tests)):
+            path = os.path.join(tests, name)
+            if os.path.isdir(path):
+                if name not in folders:
+                    out.append(f"tests/{part}/{name}/: no folder {part}/src/{name}/ for it to mirror "
+                               f"(the folders: {', '.join(sorted(folders))})")
+                    continue
+                for dirpath, _, files in os.walk(path):
+                    if dirpath != path:
+                        out.append(f"{os.path.relpath(dirpath, root)}/: one level of folders only")
+            elif not _is_shared(name):
+                out.append(f"tests/{part}/{name}: a test file beside the folders; move it into the folder of "
+                           f"{part}/src/ it tests")
+    return out
+
+
+def mutation(root):
+    """Plants a test file at tests/resize/ itself and a folder that mirrors nothing, each in
+    a copy of the tree; the rule must catch both (and pass the copy before)."""
+    ok = True
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = os.path.join(tmp, "tree")
+        for part in MIRRORED:
+            shutil.copytree(os.path.join(root, part, "src"), os.path.join(copy, part, "src"))
+            shutil.copytree(os.path.join(root, "tests", part), os.path.join(copy, "tests", part))
+        if problems(copy):
+            print("test-tree mutation: the copied tree fails already:", problems(copy))
+            return False
+        plants = [("a flat test", os.path.join(copy, "tests", "resize", "resize_flat_test.cpp")),
+                  ("a folder of no source folder", os.path.join(copy, "tests", "resize", "nowhere", "x_test.cpp"))]
+        for what, path in plants:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w") as f:
+                f.write("// planted\n")
+            hit = any(os.path.relpath(path, copy).split(os.sep)[2] in p or os.path.basename(path) in p
+                      for p in problems(copy))
+            print(f"test-tree mutation: {what}: " + ("caught" if hit else "MISSED"))
+            ok = ok and hit
+            os.remove(path)
+            if os.path.dirname(path) != os.path.join(copy, "tests", "resize"):
+                os.rmdir(os.path.dirname(path))
+    print("check-structure --test-tree-mutation:", "PASS" if ok else "FAILED")
+    return ok
