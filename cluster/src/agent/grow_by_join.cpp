@@ -56,9 +56,9 @@ void JobAgent::cancel_expanders(const std::vector<std::string>& ids, const std::
 }
 
 // An expander refused, late or silent: no node is asked for again before the back-off
-// (the first refused_backoff_s, doubling up to refused_backoff_max_s).
+// (the first refused.backoff_s, doubling up to refused.backoff_max_s).
 void JobAgent::back_off() {
-  backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+  backoff_ = backoff_ <= 0 ? opt_.refused.backoff_s : std::min(2 * backoff_, opt_.refused.backoff_max_s);
   no_acquire_until_ = now() + backoff_;
 }
 

@@ -223,8 +223,8 @@ bool JobAgent::refresh_own_nodes(Snapshot& s, Plan& p) {
 Options JobAgent::bounded(int floor_nodes, int held) const {
   Options o = opt_;
   if (o.max_nodes <= 0) o.max_nodes = most_nodes_;
-  if (no_release_ || !o.give_back) o.min_nodes = std::max(o.min_nodes, floor_nodes);
-  if (!o.grow) o.max_nodes = std::max(1, std::min(o.max_nodes, held));
+  if (no_release_ || !o.levers.give_back) o.min_nodes = std::max(o.min_nodes, floor_nodes);
+  if (!o.levers.grow) o.max_nodes = std::max(1, std::min(o.max_nodes, held));
   return o;
 }
 
@@ -402,7 +402,7 @@ Step JobAgent::grow(const Moment& m, const Plan& p0, int per_node, double t, boo
       note("Slurm granted " + compress_hostlist(nodes) + " (" + p.why + ")");
       resized_once();
     } catch (const Error& e) {
-      backoff_ = backoff_ <= 0 ? opt_.refused_backoff_s : std::min(2 * backoff_, opt_.refused_backoff_max_s);
+      backoff_ = backoff_ <= 0 ? opt_.refused.backoff_s : std::min(2 * backoff_, opt_.refused.backoff_max_s);
       no_acquire_until_ = now() + backoff_;
       settle_ledger(false);
       note(std::string("growing refused: ") + e.what() + "; next request in " +

@@ -100,7 +100,7 @@ bool JobAgent::within_launcher(Plan& p) {
   }
   p = Plan{};
   settle_ledger(false);
-  no_acquire_until_ = now() + opt_.refused_backoff_max_s;
+  no_acquire_until_ = now() + opt_.refused.backoff_max_s;
   if (!place_.said)
     note("not growing beyond the nodes the launcher runs daemons on (" + compress_hostlist(place_.daemons) +
          "): Open MPI 4.1 cannot start a daemon on a node granted after launch once it runs daemons on other nodes, "

@@ -41,7 +41,7 @@ Credential munge_decode_credential(const std::string& cred, const std::string& s
     out.ok = true;
     if (buf && len > 0) out.payload.assign(static_cast<const char*>(buf), static_cast<std::size_t>(len));
     uid_t only = MUNGE_UID_ANY;
-    if (munge_ctx_get(ctx.c, MUNGE_OPT_UID_RESTRICTION, &only) == EMUNGE_SUCCESS && only != MUNGE_UID_ANY)
+    if (munge_ctx_get(ctx.c, MUNGE_OPT_UID_RESTRICTION, &only) == EMUNGE_SUCCESS && only != static_cast<uid_t>(MUNGE_UID_ANY))
       out.only_uid = static_cast<std::uint32_t>(only);
   } else {
     const char* m = munge_ctx_strerror(ctx.c);

@@ -44,16 +44,20 @@ struct Slurm {
   Text interval;        // RESIZE_SLURM_INTERVAL (seconds)
   Text backoff;         // RESIZE_SLURM_BACKOFF (seconds)
   Text jitter;          // RESIZE_SLURM_JITTER (fraction of the interval, < 0.9)
-  Text grow;            // RESIZE_SLURM_GROW: on (the default) or off: never add nodes
-  Text give_back;       // RESIZE_SLURM_GIVE_BACK: on (the default) or off: never give nodes back
+  struct Levers {
+    Text grow;          // RESIZE_SLURM_GROW: on (the default) or off: never add nodes
+    Text give_back;     // RESIZE_SLURM_GIVE_BACK: on (the default) or off: never give nodes back
+  } levers;
   Text shared;          // RESIZE_SLURM_SHARED: the jobs' shared directory, or off
   Text expansion;       // RESIZE_SLURM_EXPANSION: auto, on or off
   Text late_daemons;    // RESIZE_SLURM_LATE_DAEMONS: on or off (Open MPI 4.1: off)
   Text home;            // HOME: the shared directory's default parent
   Text launched_hosts;  // MALLEABLE_RUN_HOSTS: the hosts malleable-run placed the job on
-  Text arbiter;         // RESIZE_ARBITER: the arbiter daemon's socket (malleable-arbiterd)
-  Text arbiter_munge;   // RESIZE_ARBITER_MUNGE: munged's socket for the arbiter's credentials
-  Text arbiter_user;    // RESIZE_ARBITER_USER: who the arbiter runs as (its replies' uid)
+  struct Arbiter {
+    Text socket;        // RESIZE_ARBITER: the arbiter daemon's socket (malleable-arbiterd)
+    Text munge;         // RESIZE_ARBITER_MUNGE: munged's socket for the arbiter's credentials
+    Text user;          // RESIZE_ARBITER_USER: who the arbiter runs as (its replies' uid)
+  } arbiter;
   Text join;            // RESIZE_SLURM_JOIN: auto or off (growth by expander jobs)
   Text join_deadline;   // RESIZE_SLURM_JOIN_DEADLINE: seconds an expander's launch has to ask to join
   Text job_dir;         // BLACS_DYN_JOB_DIR: the job's directory (malleable-run --job-dir)

@@ -150,12 +150,12 @@ void sizing_options(const config::Slurm& env, int total_iterations, Options& o) 
   o.verbose = true;
   o.interval_s = env_seconds(env.interval, "RESIZE_SLURM_INTERVAL", o.interval_s);
   if (env.backoff && !env.backoff->empty()) {
-    o.refused_backoff_s = env_seconds(env.backoff, "RESIZE_SLURM_BACKOFF", 0);
-    o.refused_backoff_max_s = std::max(o.refused_backoff_max_s, o.refused_backoff_s);
+    o.refused.backoff_s = env_seconds(env.backoff, "RESIZE_SLURM_BACKOFF", 0);
+    o.refused.backoff_max_s = std::max(o.refused.backoff_max_s, o.refused.backoff_s);
   }
   o.jitter = std::min(0.9, env_seconds(env.jitter, "RESIZE_SLURM_JITTER", o.jitter));
-  o.grow = env_on_off(env.grow, "RESIZE_SLURM_GROW", o.grow);
-  o.give_back = env_on_off(env.give_back, "RESIZE_SLURM_GIVE_BACK", o.give_back);
+  o.levers.grow = env_on_off(env.levers.grow, "RESIZE_SLURM_GROW", o.levers.grow);
+  o.levers.give_back = env_on_off(env.levers.give_back, "RESIZE_SLURM_GIVE_BACK", o.levers.give_back);
   if (env.launched_hosts && !env.launched_hosts->empty()) o.launch.on = expand_hostlist(*env.launched_hosts);
 }
 
@@ -186,14 +186,14 @@ void say_mode(const Options& o, const std::string& job, const std::string& exp) 
                                : "mode per-user: directory " + o.shared_dir +
                                      " (0700, files 0600; jobs of other users are not arbitrated with)";
   std::printf("[slurm] job %s: %s; growth %s; %s%s\n", job.c_str(), mode.c_str(),
-              !o.grow ? "off (RESIZE_SLURM_GROW=off)"
+              !o.levers.grow ? "off (RESIZE_SLURM_GROW=off)"
               : !o.launch.join.dir.empty() ? "by expander jobs whose launches join it (malleable-run --job-dir)"
               : o.expansion       ? "by job expansion (permit_job_expansion)"
                                   : "by restart into a new allocation (no permit_job_expansion)",
               !o.launch.join.dir.empty() ? "RESIZE_SLURM_JOIN=auto"
               : exp == "auto"     ? "from scontrol show config"
                                   : "RESIZE_SLURM_EXPANSION set",
-              o.give_back ? "" : "; give-backs off (RESIZE_SLURM_GIVE_BACK=off)");
+              o.levers.give_back ? "" : "; give-backs off (RESIZE_SLURM_GIVE_BACK=off)");
   std::fflush(stdout);
 }
 
@@ -220,9 +220,9 @@ std::unique_ptr<Policy> make_policy_from_env(int total_iterations) {
   Options o;
   sizing_options(env, total_iterations, o);
   auto client = std::make_unique<Client>(process_runner(), env.job_id.value_or(""));
-  o.arbiter.socket = env.arbiter.value_or("");
-  o.arbiter.munge_socket = env.arbiter_munge.value_or("");
-  if (env.arbiter_user && !env.arbiter_user->empty()) o.arbiter.user = *env.arbiter_user;
+  o.arbiter.socket = env.arbiter.socket.value_or("");
+  o.arbiter.munge_socket = env.arbiter.munge.value_or("");
+  if (env.arbiter.user && !env.arbiter.user->empty()) o.arbiter.user = *env.arbiter.user;
   // With an arbiter, no shared directory: its default needs no cluster name then.
   const std::string shared = o.arbiter.socket.empty() ? env.shared.value_or("") : "off";
   const std::string exp = env.expansion && !env.expansion->empty() ? *env.expansion : "auto";

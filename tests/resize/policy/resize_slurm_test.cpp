@@ -210,8 +210,8 @@ TEST(Slurm, WithALeverOffThePolicyNeitherGivesBackNorGrowsAndTheOtherLeverStillA
   o.max_nodes = 3;
   for (const bool give_back : {false, true}) {
     for (const bool grow : {false, true}) {
-      o.give_back = give_back;
-      o.grow = grow;
+      o.levers.give_back = give_back;
+      o.levers.grow = grow;
       ScriptedSlurm f;
       waiting(f);
       SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);
@@ -286,8 +286,8 @@ TEST(Slurm, AfterARefusalThePolicyWaitsLongerEachTimeBeforeAskingForNodesAgain) 
   Options o;
   o.max_nodes = 3;
   o.interval_s = 0;
-  o.refused_backoff_s = 10;
-  o.refused_backoff_max_s = 30;
+  o.refused.backoff_s = 10;
+  o.refused.backoff_max_s = 30;
   o.clock = [&] { return clock; };
   o.launch.late_daemons = true;  // its launcher adds daemons late: the second growth is by spawn too
   SlurmPolicy pol(std::make_unique<Client>(f.runner(), "7"), o);

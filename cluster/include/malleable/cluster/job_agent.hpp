@@ -82,7 +82,7 @@ class JobAgent {
   void return_failed_grant();
   int most_nodes_ = 0;
   double last_ask_ = -1e30;
-  double no_acquire_until_ = -1e30;  // refused_backoff: no request for nodes before this
+  double no_acquire_until_ = -1e30;  // refused.backoff: no request for nodes before this
   double backoff_ = 0;               // the current wait after a refusal (0: none refused)
   double now() const;
   std::string last_none_;  // the last reason for staying (printed once while it holds)

@@ -166,19 +166,23 @@ struct Options {
   // The two levers (the simulator's --no-growth and --no-give-back): off, the job never
   // adds nodes beyond those it holds (a give-back-only job), or never gives any back
   // (a growth-only job).
-  bool grow = true;
-  bool give_back = true;
+  struct Levers {
+    bool grow = true;
+    bool give_back = true;
+  } levers;
   int total_iterations = 0; // the job's length, for the payoff test (0: unknown: grow when idle)
   bool use_dedicated = true;  // judge payoff on the dedicated-core clock (2 shared cores here)
   double interval_s = 2.0;    // ask Slurm at most this often (remap points in between: nothing)
   bool verbose = false;       // print each decision and Slurm's answers ("[slurm] ...")
   // After Slurm refuses to grow the job (the request waited its --immediate seconds and
   // got nothing), do not ask again for this long, doubled at each refusal in a row up to
-  // refused_backoff_max_s, reset by a grant: every request holds a remap point while it
+  // refused.backoff_max_s, reset by a grant: every request holds a remap point while it
   // waits, and the idle nodes Slurm lists are not always ones it will hand out (seen with
   // Slurm 22.05: nodes listed idle for ~200 s after a shrink and a job on them).
-  double refused_backoff_s = 10.0;
-  double refused_backoff_max_s = 60.0;
+  struct Refused {
+    double backoff_s = 10.0;
+    double backoff_max_s = 60.0;
+  } refused;
   // Seconds on a monotonic clock; empty: std::chrono::steady_clock. Tests pass their own.
   std::function<double()> clock;
   // Many jobs (slurm_arbiter.hpp): the shared directory of the arbitration (the
