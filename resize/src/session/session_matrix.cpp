@@ -25,10 +25,8 @@ MapKey MatrixState::key() const {
     k.myrow = session->myrow();
     k.mycol = session->mycol();
   }
-  const bool extended = mat.extended();
-  k.mb = extended ? 0 : std::max(1, desc[4]);
-  k.nb = extended ? 0 : std::max(1, desc[5]);
-  k.blocks = extended ? blocks_version : 0;
+  // the matrix's layout on the grid, placed anew at each resize (Registered::place)
+  k.blocks = blocks_version;
   return k;
 }
 
@@ -39,11 +37,13 @@ const IndexMap& MatrixState::map() const {
 
 IndexMap MatrixState::build_map() const {
   const MapKey k = key();
-  if (!mat.extended())
-    return IndexMap(redist::Layout::block_cyclic(mat.m, mat.n, k.mb, k.nb, k.nprow, k.npcol), k.myrow, k.mycol);
   // Before the first layout every index is off the grid (a 0 x 0 map: owns() is false
-  // everywhere); then one block per process row/column (the sizes function's contract).
+  // everywhere); then the matrix's layout on the session's grid, of either distribution.
   if (!layout) return IndexMap();
+  if (!mat.extended())
+    return IndexMap(redist::Layout::from_blocks(layout->row_blocks, layout->col_blocks, k.nprow, k.npcol), k.myrow,
+                    k.mycol);
+  // an extended matrix: one block per process row/column (the sizes function's contract)
   const redist::BlockSizes &rows = layout->row_blocks, &cols = layout->col_blocks;
   if (static_cast<int>(rows.size()) != k.nprow || static_cast<int>(cols.size()) != k.npcol)
     throw Error("matrix '" + mat.name + "': its block sizes give " + std::to_string(rows.size()) + " x " +

@@ -156,16 +156,16 @@ TEST(IndexMap, OffTheGridOwnsNothing) {
   EXPECT_EQ(none.rows(), 0);
 }
 
-// The handle's cache: rebuilt exactly when the key changes (grid, place, block, blocks
-// version), and what it returns is the map of the current key.
+// The handle's cache: rebuilt exactly when the key changes (grid, place, layout version),
+// and what it returns is the map of the current key.
 TEST(CachedMap, RebuildsOnlyWhenTheKeyChanges) {
   resize::detail::CachedMap cache;
   std::vector<std::int64_t> rows = {4, 6}, cols = {5, 5};
   const auto build_for = [&](const resize::detail::MapKey& k) {
     return [&, k] {
-      if (k.mb == 0)
+      if (k.blocks > 0)
         return IndexMap(redist::Layout::from_blocks(rows, cols, k.nprow, k.npcol), k.myrow, k.mycol);
-      return IndexMap(redist::Layout::block_cyclic(10, 10, k.mb, k.nb, k.nprow, k.npcol), k.myrow, k.mycol);
+      return IndexMap(redist::Layout::block_cyclic(10, 10, 3, 3, k.nprow, k.npcol), k.myrow, k.mycol);
     };
   };
   const auto expect_same = [](const IndexMap& got, const IndexMap& want) {
@@ -176,19 +176,19 @@ TEST(CachedMap, RebuildsOnlyWhenTheKeyChanges) {
     ASSERT_EQ(got.local_cols(), want.local_cols());
     for (int i = 0; i < got.rows(); ++i) ASSERT_EQ(got.row_owner(i), want.row_owner(i));
   };
-  resize::detail::MapKey k{2, 2, 1, 0, 3, 3, 0};
+  resize::detail::MapKey k{2, 2, 1, 0, 0};
   expect_same(cache.get(k, build_for(k)), build_for(k)());
   EXPECT_EQ(cache.builds(), 1u);
   for (int rep = 0; rep < 5; ++rep) (void)cache.get(k, build_for(k));
   EXPECT_EQ(cache.builds(), 1u) << "the same key must not rebuild";
-  resize::detail::MapKey grown{2, 3, 1, 2, 3, 3, 0};  // an expansion: 2x2 -> 2x3
+  resize::detail::MapKey grown{2, 3, 1, 2, 0};  // an expansion: 2x2 -> 2x3
   expect_same(cache.get(grown, build_for(grown)), build_for(grown)());
   EXPECT_EQ(cache.builds(), 2u);
   resize::detail::MapKey moved = grown;  // same grid, this process elsewhere
   moved.myrow = 0;
   expect_same(cache.get(moved, build_for(moved)), build_for(moved)());
   EXPECT_EQ(cache.builds(), 3u);
-  resize::detail::MapKey ext{2, 2, 0, 1, 0, 0, 7};  // extended, blocks version 7
+  resize::detail::MapKey ext{2, 2, 0, 1, 7};  // extended, blocks version 7
   expect_same(cache.get(ext, build_for(ext)), build_for(ext)());
   rows = {7, 3};  // the session rewrote the blocks and bumped the version
   ext.blocks = 8;

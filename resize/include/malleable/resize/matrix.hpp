@@ -119,10 +119,10 @@ class IndexMap {
 };
 
 namespace detail {
-// What an index map depends on besides M and N: the grid, this process's place on it, the
-// block-cyclic block or (extended) the version of the per-process block sizes.
+// What an index map depends on besides M and N: the grid, this process's place on it and
+// the version of the matrix's layout (bumped at each placement, Registered::place).
 struct MapKey {
-  int nprow = -1, npcol = -1, myrow = -1, mycol = -1, mb = -1, nb = -1;
+  int nprow = -1, npcol = -1, myrow = -1, mycol = -1;
   std::uint64_t blocks = ~std::uint64_t{0};
   bool operator==(const MapKey&) const = default;
 };
