@@ -22,12 +22,16 @@ The arms by the simulator's names (scripts/bench/workload_arms.sh): the emulated
 arm is its moldable_requested ([min, size]), moldable_max its moldable ([min, max]),
 moldable_efficient the same; growth and giveback the same."""
 import collections
+import contextlib
 import glob
 import json
 import os
 import re
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import data_archive  # noqa: E402  (docs/data/slice_arms's runs are packed in runs.tar.xz)
 
 ARMS = ("rigid", "moldable", "moldable_max", "moldable_efficient", "malleable", "growth", "giveback")
 MOLDABLE = ("moldable", "moldable_max", "moldable_efficient")
@@ -148,16 +152,18 @@ def with_slice(lines, name):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or not all(os.path.isdir(a) for a in argv):
+    if not argv:
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
     tables = []
-    for d in argv:
-        r = runs(d)
-        if not r:
-            print(f"slice_table: no run under {d}/seed*/<arm>/metrics.json", file=sys.stderr)
-            return 1
-        tables.append((os.path.basename(os.path.normpath(d)), list(arm_rows(r)), list(ratio_rows(r))))
+    with contextlib.ExitStack() as stack:
+        for d in argv:
+            # a slice packed in its study's runs.tar.xz is read from a scratch copy
+            r = runs(stack.enter_context(data_archive.readable(d)))
+            if not r:
+                print(f"slice_table: no run under {d}/seed*/<arm>/metrics.json", file=sys.stderr)
+                return 1
+            tables.append((os.path.basename(os.path.normpath(d)), list(arm_rows(r)), list(ratio_rows(r))))
     if len(tables) == 1:
         _, arms, ratios = tables[0]
     else:
