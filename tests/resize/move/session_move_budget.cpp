@@ -59,9 +59,9 @@ int no_memory(resize::Session& s, int k, bool limited, Check&& intact) {
     bool good = !why.empty();
     for (const auto& w : want) good = good && why.find(w) != std::string::npos;
     // The same text on every process: its length and a checksum agree.
-    long long sum = 0;
+    unsigned long long sum = 0;  // wraps (unsigned: defined), as a checksum may
     for (char c : why) sum = sum * 31 + static_cast<unsigned char>(c);
-    long long mine[2] = {static_cast<long long>(why.size()), sum}, lo[2], hi[2];
+    long long mine[2] = {static_cast<long long>(why.size()), static_cast<long long>(sum >> 1)}, lo[2], hi[2];
     MPI_Allreduce(mine, lo, 2, MPI_LONG_LONG, MPI_MIN, s.world());
     MPI_Allreduce(mine, hi, 2, MPI_LONG_LONG, MPI_MAX, s.world());
     good = good && lo[0] == hi[0] && lo[1] == hi[1];
