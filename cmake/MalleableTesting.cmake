@@ -44,6 +44,26 @@ function(mall_mpich_suite_needs)
 endfunction()
 mall_mpich_suite_needs(malleable-run)
 
+# Every test of a folder carries its name in MALL_CTEST_TEST, and so does every process it
+# starts: tests/support/leftover_reaper.py (run by scripts/test.sh beside ctest) kills the
+# processes a test left behind once it has ended, and names the test. A folder that adds
+# tests calls mall_tag_tests_here() once; the names are set when the folder is done
+# (cmake_language DEFER), so tests added after the call carry them too. suite.tests_tagged
+# fails on a test without it (the unit tests, discovered from GoogleTest, start nothing).
+function(mall_tag_tests)
+  get_property(_tests DIRECTORY PROPERTY TESTS)
+  foreach(_t IN LISTS _tests)
+    set_property(TEST ${_t} APPEND PROPERTY ENVIRONMENT "MALL_CTEST_TEST=${_t}")
+  endforeach()
+endfunction()
+macro(mall_tag_tests_here)
+  get_property(_mall_tagged DIRECTORY PROPERTY MALL_TESTS_TAGGED)
+  if(NOT _mall_tagged)
+    set_property(DIRECTORY PROPERTY MALL_TESTS_TAGGED ON)
+    cmake_language(DEFER CALL mall_tag_tests)
+  endif()
+endmacro()
+
 # mall_add_unit_test(name SOURCES ... [LIBS ...] [PREFIX module.])
 # Each GoogleTest case becomes one ctest test named PREFIX + Suite.Case, so that
 # `ctest -R <module>` selects exactly one module's tests.

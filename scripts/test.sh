@@ -38,11 +38,21 @@ status=0
 # Each ctest run is also written to a log; at the end the output of every failed test is
 # printed again (its last 60 lines), so the end of the run says why (a CI shows the tail).
 logs=()
+# ctest's output line by line (stdbuf): a CI that stops the run shows the last test ended.
 run_ctest() {  # run_ctest <log> <ctest args...>
   local log=$1; shift
   logs+=("$log")
-  ctest "$@" 2>&1 | tee "$log"
+  stdbuf -oL -eL ctest "$@" 2>&1 | tee "$log"
 }
+# The leftover reaper (tests/support/leftover_reaper.py): a process that outlives its test
+# (an MPI process spinning in a hung spawn after ctest killed the test at its timeout)
+# would take a core from every test after it; the reaper kills it and names the test in
+# leftovers.log, printed at the end. It ends with this script.
+leftovers=$here/$build_dir/leftovers.log
+rm -f "$leftovers"
+python3 "$here/tests/support/leftover_reaper.py" "$leftovers" &
+reaper=$!
+trap 'kill $reaper 2>/dev/null || true' EXIT
 digest() {
   local log
   for log in "${logs[@]}"; do
@@ -96,6 +106,11 @@ fi
 # as FLAKY if it passed on the second try (with the count), as HUNG if it did not, and a
 # HUNG test fails the run (and so .ci/run) even where ctest's own status would not.
 "$here/scripts/suite_hangs.sh" "${logs[@]}" || status=1
+# What the tests left behind (killed by the reaper), by test: a bug of that test's clean-up.
+if [[ -s $leftovers ]]; then
+  echo "=== processes left behind by tests (killed by the leftover reaper; $leftovers) ==="
+  cut -c1-400 "$leftovers"
+fi
 # Nothing the suite wrote may be left in the source tree (untracked or ignored files that
 # were not there before; the build folders do not count).
 if [[ -n $tree_before ]]; then "$here/scripts/source_tree.sh" compare "$here" "$tree_before" || status=1; fi
