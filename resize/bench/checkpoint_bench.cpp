@@ -7,7 +7,9 @@
 // MPI_File_read_at_all by the processes of R. Prints seconds, MB/s and the ratios. Both
 // writes go to a new file; a second checkpoint over the first under the same name is
 // timed on its own line.
-// Usage: checkpoint_bench N NB WxW RxR DIR [repeats]
+// Usage: malleable-resize-bench checkpoint N NB WxW RxR DIR [repeats]
+#include "cases.hpp"
+
 #include <mpi.h>
 
 #include <unistd.h>
@@ -100,10 +102,11 @@ double raw_pattern(MPI_Comm comm, const std::string& path, int n, int nb, const 
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The case `checkpoint` of malleable-resize-bench (main.cpp): argv[0] is the case's name.
+int resize::bench::case_checkpoint(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc < 6) {
-    std::fprintf(stderr, "usage: checkpoint_bench N NB WxW RxR DIR [repeats]\n");
+    std::fprintf(stderr, "usage: malleable-resize-bench checkpoint N NB WxW RxR DIR [repeats]\n");
     MPI_Finalize();
     return 2;
   }

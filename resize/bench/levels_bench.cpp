@@ -8,7 +8,9 @@
 // levels' first checkpoints (which create their files) before that, timed on their own.
 // Nodes: as the session finds them (MALLEABLE_NODE_MAP emulates several on one machine).
 // Prints one line per measurement (median of the repetitions) and the ratios.
-// Usage: levels_bench N NB PxQ LEVEL_DIR GLOBAL_DIR [repeats]
+// Usage: malleable-resize-bench levels N NB PxQ LEVEL_DIR GLOBAL_DIR [repeats]
+#include "cases.hpp"
+
 #include <mpi.h>
 
 #include <algorithm>
@@ -32,10 +34,11 @@ namespace {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The case `levels` of malleable-resize-bench (main.cpp): argv[0] is the case's name.
+int resize::bench::case_levels(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (argc < 6) {
-    std::fprintf(stderr, "usage: levels_bench N NB PxQ LEVEL_DIR GLOBAL_DIR [repeats]\n");
+    std::fprintf(stderr, "usage: malleable-resize-bench levels N NB PxQ LEVEL_DIR GLOBAL_DIR [repeats]\n");
     MPI_Finalize();
     return 2;
   }

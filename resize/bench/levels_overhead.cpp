@@ -2,7 +2,7 @@
 // The expected overhead of global-only against multi-level checkpointing at scale (issue
 // 35 §3) from measured level costs: prints a markdown table (levels/model.hpp).
 //
-// levels_overhead --local S --partner S --global S --bytes-per-node B [--restart S]
+// malleable-resize-bench levels-overhead --local S --partner S --global S --bytes-per-node B [--restart S]
 //                 [--recover-local S] [--recover-partner S] [--fs-bandwidth B/s]
 //                 [--share-process F] [--share-global F] [--nodes N,N] [--mtbf-hours H,H]
 //                 [--scale-to B] [--partner-rate B/s]
@@ -26,6 +26,8 @@
 // --fs-bandwidth, one column per --share-global x --mtbf-hours: the ratio global only /
 // multi-level, bold when >= --target (default 5); the header gives the first-order
 // C_global / C_partner each share needs (lv::break_even_cost_ratio), each row its own.
+#include "cases.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -133,7 +135,8 @@ int at_scale(std::map<std::string, std::string>& a) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The case `levels-overhead` of malleable-resize-bench (main.cpp): argv[0] is the case's name.
+int resize::bench::case_levels_overhead(int argc, char** argv) {
   std::map<std::string, std::string> a{{"--restart", "4"},          {"--fs-bandwidth", "1e12"},
                                        {"--share-process", "0"},    {"--share-global", "0.1"},
                                        {"--nodes", "1000,10000"},   {"--mtbf-hours", "1,24"},
@@ -142,7 +145,7 @@ int main(int argc, char** argv) {
   for (int k = 1; k + 1 < argc; k += 2) a[argv[k]] = argv[k + 1];
   for (const char* need : {"--local", "--partner", "--global", "--bytes-per-node"})
     if (!a.count(need)) {
-      std::fprintf(stderr, "levels_overhead: %s is required (see the source's head for the options)\n", need);
+      std::fprintf(stderr, "malleable-resize-bench levels-overhead: %s is required (see the source's head for the options)\n", need);
       return 2;
     }
   try {
@@ -180,7 +183,7 @@ int main(int argc, char** argv) {
                     iv(multi.levels[1]).c_str(), iv(multi.levels[2]).c_str(), one.overhead / multi.overhead);
       }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "levels_overhead: %s\n", e.what());
+    std::fprintf(stderr, "malleable-resize-bench levels-overhead: %s\n", e.what());
     return 2;
   }
   return 0;

@@ -14,6 +14,8 @@
 // Prints recover_s, redistribute_s (median of the 2 x REPS), and their ratio; then
 // redistribute_cold_s: one more `redistribute` on a new communicator into untouched
 // pages, as the recovery's move meets it (Baseline::cold), and recover / cold.
+#include "cases.hpp"
+
 #include <mpi.h>
 #include <sys/mman.h>
 
@@ -183,7 +185,8 @@ int read_levels(int argc, char** argv, int n, int nb, std::pair<int, int> g, con
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The case `levels-recover` of malleable-resize-bench (main.cpp): argv[0] is the case's name.
+int resize::bench::case_levels_recover(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 2;
   const std::string mode = argc > 1 ? argv[1] : "";
@@ -196,8 +199,8 @@ int main(int argc, char** argv) {
     rc = read_levels(argc, argv, std::stoi(argv[2]), std::stoi(argv[3]), shape(argv[4]), argv[5], shape(argv[6]),
                      holders, std::stoi(argv[8]));
   } else {
-    std::fprintf(stderr, "usage: levels_recover_bench write N NB PxQ DIR\n"
-                         "       levels_recover_bench read N NB PxQ DIR OLD_PxQ HOLDERS REPS\n");
+    std::fprintf(stderr, "usage: malleable-resize-bench levels-recover write N NB PxQ DIR\n"
+                         "       malleable-resize-bench levels-recover read N NB PxQ DIR OLD_PxQ HOLDERS REPS\n");
   }
   MPI_Finalize();
   return rc;

@@ -33,11 +33,11 @@ for g in 2x2:4 3x3:9; do
       auto) echo "== path: per block, whole chunks raw"; blocks=auto direct=1 ;;
     esac
     MALLEABLE_CHECKPOINT_BLOCKS=$blocks MALLEABLE_CHECKPOINT_DIRECT=$direct timeout 900 mpiexec --oversubscribe --bind-to none \
-      -n "${g#*:}" "$build/resize/checkpoint_bench" "$n" "$nb" "${g%:*}" "${g%:*}" "$dir" "$reps"
+      -n "${g#*:}" "$build/resize/malleable-resize-bench" checkpoint "$n" "$nb" "${g%:*}" "${g%:*}" "$dir" "$reps"
   done
 done
 echo "== path: per block, whole chunks raw"
-timeout 900 mpiexec --oversubscribe --bind-to none -n 9 "$build/resize/checkpoint_bench" "$n" "$nb" 2x2 3x3 "$dir" "$reps"
+timeout 900 mpiexec --oversubscribe --bind-to none -n 9 "$build/resize/malleable-resize-bench" checkpoint "$n" "$nb" 2x2 3x3 "$dir" "$reps"
 } 2>&1 | tee "$out/bandwidth.log"
 # Overhead of periodic checkpoints at the Young/Daly interval on the time per iteration:
 # pdgemm_resizable on 2x2 without checkpoints and with --checkpoint-every auto, back to

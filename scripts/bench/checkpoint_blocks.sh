@@ -21,7 +21,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OPENBLAS_NUM_TH
   for nb in 8 16 32 64 256 1024; do
     blocks=$(( ((n + nb - 1) / nb) * ((n + nb - 1) / nb) ))
     echo "== NB $nb: $blocks blocks; load $(cut -d' ' -f1-3 /proc/loadavg)"
-    timeout 900 mpiexec --oversubscribe --bind-to none -n 4 "$build/resize/checkpoint_bench" "$n" "$nb" 2x2 2x2 "$dir" "$reps" |
+    timeout 900 mpiexec --oversubscribe --bind-to none -n 4 "$build/resize/malleable-resize-bench" checkpoint "$n" "$nb" 2x2 2x2 "$dir" "$reps" |
       grep -E 'write  checkpoint|read   restart|paired'
   done
 } | tee "$out"

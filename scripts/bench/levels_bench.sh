@@ -24,12 +24,12 @@ keep() { if [[ -n $out ]]; then tee "$out/$1.txt"; else cat; fi; }
 echo "host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg); levels in $levels ($(df -T "$levels" | awk 'NR==2{print $2}')), global in $global ($(df -T "$global" | awk 'NR==2{print $2}'))"
 for p in 2 3; do
   echo "== one node, 1 process (N/$p x N/$p: the same bytes as one process of ${p}x$p), local and global only"
-  timeout 900 mpiexec --oversubscribe --bind-to none -n 1 "$build/resize/levels_bench" "$((n / p))" "$nb" 1x1 \
+  timeout 900 mpiexec --oversubscribe --bind-to none -n 1 "$build/resize/malleable-resize-bench" levels "$((n / p))" "$nb" 1x1 \
     "$levels/one$p" "$global" "$reps" | keep "one-${p}x$p"
   rm -rf "$levels/one$p" "$global"/*
   echo "== ${p}x$p, $((p * p)) processes as $p emulated nodes (every=$p)"
   MALLEABLE_NODE_MAP=every=$p timeout 900 mpiexec --oversubscribe --bind-to none -n $((p * p)) \
-    "$build/resize/levels_bench" "$n" "$nb" "${p}x$p" "$levels/grid$p" "$global" "$reps" | keep "${p}x$p"
+    "$build/resize/malleable-resize-bench" levels "$n" "$nb" "${p}x$p" "$levels/grid$p" "$global" "$reps" | keep "${p}x$p"
   rm -rf "$levels/grid$p" "$global"/*
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

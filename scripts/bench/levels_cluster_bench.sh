@@ -31,7 +31,7 @@ for p in 2 3; do
   [[ $p -eq 3 ]] && hosts+=,node3:$p
   echo "== ${p}x$p over $p nodes ($hosts)"
   mpirun_on node1 -n $((p * p)) --host "$hosts" "${mca[@]}" -x OPENBLAS_NUM_THREADS=1 -x RESIZE_HISTORY=off \
-    timeout 900 "$BUILD/resize/levels_bench" "$n" "$nb" "${p}x$p" "$levels/grid$p" "$global" "$reps" >"$global/run.txt"
+    timeout 900 "$BUILD/resize/malleable-resize-bench" levels "$n" "$nb" "${p}x$p" "$levels/grid$p" "$global" "$reps" >"$global/run.txt"
   cat "$global/run.txt"
   [[ -n $out ]] && cp "$global/run.txt" "$out/cluster-$tag${p}x$p.txt"
   awk -v ppn=$p -v link=$link '

@@ -20,7 +20,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=$(cd "${1:-$here/build}" && pwd) data=${2:-$here/docs/data/levels} bw=${3:-1e12} share=${4:-0.1}
 node_bw=${5:-5e9} interconnect=${6:-12.5e9} local_rate=${7:-10e9}
-tool=$build/resize/levels_overhead
+tool=("$build/resize/malleable-resize-bench" levels-overhead)
 pick() {  # <key> <file>: the value of a "key value" line
   awk -v k="$1" '$1 == k { print $2; exit }' "$2"
 }
@@ -46,23 +46,23 @@ md=$data/overhead${tag:+-$tag}.md
   echo
   echo "**As measured** (${node_bytes} bytes per node):"
   echo
-  "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
+  "${tool[@]}" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
     --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global "$share"
   echo
   echo "**Scaled to 16 GB per node** (every measured cost x 16e9 / ${node_bytes}):"
   echo
-  "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
+  "${tool[@]}" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
     --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global "$share" --scale-to 16e9
   echo
   echo "**16 GB per node, 2% of the failures need the global level:**"
   echo
-  "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
+  "${tool[@]}" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
     --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global 0.02 --scale-to 16e9
   echo
   echo "**What if** (not measured): 16 GB per node, the partner level = the local level as measured plus the node's"
   echo "bytes at 12.5 GB/s (a 100 Gbit/s link, not overlapped), 2% of the failures need the global level:"
   echo
-  "$tool" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
+  "${tool[@]}" --local "$local_s" --partner "$partner_s" --global "$global_s" --bytes-per-node "$node_bytes" \
     --restart "$restart" --recover-local 0 --recover-partner 0 --fs-bandwidth "$bw" --share-global 0.02 --scale-to 16e9 \
     --partner-rate 12.5e9
   if [[ $src == */cluster-*2x2.txt ]]; then
@@ -77,18 +77,18 @@ md=$data/overhead${tag:+-$tag}.md
     echo "copy reached on its 1 Gbit/s link ($eff: the link bound ${node_bytes} B / 125e6 B/s over the measured partner time minus the local);"
     echo "each level's recovery = its cost, relaunch D = ${restart} s."
     echo
-    "$tool" "${common[@]}" --share-global 0.1,0.02 --at-scale 1 --scale-to 16e9 --fs-bandwidth 1e12,1e13
+    "${tool[@]}" "${common[@]}" --share-global 0.1,0.02 --at-scale 1 --scale-to 16e9 --fs-bandwidth 1e12,1e13
     echo
     echo "**Break-even at 10,000 nodes, local level as measured** (the same model; ratio = global only / multi-level,"
     echo "bold where >= 5x; the header gives the first-order global / partner cost ratio each share needs):"
     echo
-    "$tool" "${common[@]}" --sweep 1 --nodes 10000 --fs-bandwidth 1e11,1e12,1e13 --share-global 0.1,0.02,0.005 \
+    "${tool[@]}" "${common[@]}" --sweep 1 --nodes 10000 --fs-bandwidth 1e11,1e12,1e13 --share-global 0.1,0.02,0.005 \
       --sweep-bytes 1e9,16e9,64e9
     echo
     echo "**Break-even at 10,000 nodes, local level at an assumed $local_rate B/s per node** (a copy at memory speed;"
     echo "not measured here):"
     echo
-    "$tool" "${common[@]}" --sweep 1 --nodes 10000 --fs-bandwidth 1e11,1e12,1e13 --share-global 0.1,0.02,0.005 \
+    "${tool[@]}" "${common[@]}" --sweep 1 --nodes 10000 --fs-bandwidth 1e11,1e12,1e13 --share-global 0.1,0.02,0.005 \
       --sweep-bytes 1e9,16e9,64e9 --local-rate "$local_rate"
   fi
 } >"$md"

@@ -42,9 +42,17 @@ while (($#)); do
     *) echo "levels_recover_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-exe=$build/resize/levels_recover_bench
-[[ -x $exe ]] || { echo "levels_recover_bench.sh: $exe missing: cmake --build build --target levels_recover_bench" >&2; exit 2; }
-[[ -z $old || -x $old/resize/levels_recover_bench ]] || { echo "levels_recover_bench.sh: $old/resize/levels_recover_bench missing" >&2; exit 2; }
+# The case levels-recover of malleable-resize-bench; an --old build from before that program
+# (a commit up to c5d3a5b5) has it as its own levels_recover_bench.
+bench_of() {  # <build dir>: the command that runs the case there
+  if [[ -x $1/resize/malleable-resize-bench ]]; then echo "$1/resize/malleable-resize-bench levels-recover"
+  elif [[ -x $1/resize/levels_recover_bench ]]; then echo "$1/resize/levels_recover_bench"
+  else echo "levels_recover_bench.sh: no $1/resize/malleable-resize-bench: cmake --build $1 --target malleable_resize_bench" >&2; return 1
+  fi
+}
+cmd=$(bench_of "$build") || exit 2
+read -ra exe <<<"$cmd"
+if [[ -n $old ]]; then cmd=$(bench_of "$old") || exit 2; read -ra old_exe <<<"$cmd"; fi
 cases="regrid lost-node"
 [[ -n $old ]] && cases="old-regrid old-lost-node regrid lost-node"
 [[ -z $switch || $switch =~ ^RESIZE_[A-Z_]+$ ]] || { echo "levels_recover_bench.sh: --switch takes a RESIZE_ variable, not $switch" >&2; exit 2; }
@@ -58,19 +66,19 @@ printf 'case\tround\trecover_s\tredistribute_s\tratio\tload\tfiles_ms\tread_ms\t
 mpi() { timeout 900 mpiexec --oversubscribe --bind-to none "$@"; }
 echo "# $(date -u +%FT%TZ), $(nproc) cpus, load $(cut -d' ' -f1-3 /proc/loadavg); N $n NB $nb, $rounds rounds, $reps + $reps redistributions per run, pause $pause s"
 one() {  # <case> <round>: write, (lose), read; a line into the table
-  local c=$1 r=$2 log exe=$exe v=${1##*-}
-  [[ $c == old-* ]] && exe=$old/resize/levels_recover_bench
+  local c=$1 r=$2 log v=${1##*-} run=("${exe[@]}")
+  [[ $c == old-* ]] && run=("${old_exe[@]}")
   [[ -n $switch ]] && export "$switch=$v"
   rm -rf "$tmp/l"
   if [[ ${c#old-} == regrid* ]]; then
-    MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" write "$n" "$nb" 2x2 "$tmp/l" >/dev/null
+    MALLEABLE_NODE_MAP=every=2 mpi -n 4 "${run[@]}" write "$n" "$nb" 2x2 "$tmp/l" >/dev/null
     sleep "$pause"
-    log=$(MALLEABLE_NODE_MAP=every=2 mpi -n 4 "$exe" read "$n" "$nb" 4x1 "$tmp/l" 2x2 0,1,2,3 "$reps")
+    log=$(MALLEABLE_NODE_MAP=every=2 mpi -n 4 "${run[@]}" read "$n" "$nb" 4x1 "$tmp/l" 2x2 0,1,2,3 "$reps")
   else
-    MALLEABLE_NODE_MAP=every=2 mpi -n 6 "$exe" write "$n" "$nb" 3x2 "$tmp/l" >/dev/null
+    MALLEABLE_NODE_MAP=every=2 mpi -n 6 "${run[@]}" write "$n" "$nb" 3x2 "$tmp/l" >/dev/null
     rm -rf "$tmp/l/node3"
     sleep "$pause"
-    log=$(MALLEABLE_NODE_MAP=node1,node1,node2,node2 mpi -n 4 "$exe" read "$n" "$nb" 2x2 "$tmp/l" 3x2 0,1,2,3,0,1 "$reps")
+    log=$(MALLEABLE_NODE_MAP=node1,node1,node2,node2 mpi -n 4 "${run[@]}" read "$n" "$nb" 2x2 "$tmp/l" 3x2 0,1,2,3,0,1 "$reps")
   fi
   [[ -n $out ]] && echo "$log" >"$out/$c.$r.txt"
   grep -q '^wrong_elements 0$' <<<"$log" || { echo "levels_recover_bench.sh: $c round $r: wrong result" >&2; echo "$log" >&2; exit 1; }
