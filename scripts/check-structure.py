@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The tree's structure limits: no library file over 600 lines, no function over 100
-lines outside `main` (and the case_* entries of malleable-redist-bench and malleable-resize-bench), no two files of one part that include each other; and in the
+lines outside `main` (and the case_* entries of the parts' bench programs), no two files of one part that include each other; and in the
 library sources (the src/ and include/ folders of the parts) no class or struct with
 more than 20 data members, no `getenv` outside the parts' configuration files
 (config.cpp / config.hpp, docs/guide/configuration.md), no "issue N" citation (the issues
@@ -595,12 +595,12 @@ def entry_point_problems(root):
     return problems
 
 
-BENCH_PROGRAMS = ("redist", "resize")  # the parts whose bench/ is one program of cases
+BENCH_PROGRAMS = ("redist", "resize", "blacs-dyn")  # the parts whose bench/ is one program of cases
 
 
 def entry_function(rel, short):
     """A program's entry, spared the function limit: `main`, and a case of
-    malleable-redist-bench or malleable-resize-bench (<part>/bench/*.cpp's case_*, each a
+    malleable-redist-bench, -resize-bench or -blacs-dyn-bench (<part>/bench/*.cpp's case_*, each a
     former program's main)."""
     return short == "main" or (any(rel.startswith(os.path.join(part, "bench", "")) for part in BENCH_PROGRAMS)
                                and short.startswith("case_"))

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Expansion and shrink latency of blacs-dyn against raw MPI_Comm_spawn +
 // MPI_Intercomm_merge, in the same run, interleaved, medians of several repetitions.
-//   mpiexec -n 4 blacs_dyn_bench [reps=5] [adds=1,5,12]
+//   mpiexec -n 4 malleable-blacs-dyn-bench expand [reps=5] [adds=1,5,12]
 // Library expansion = blacs_dyn_expand (spawn, check-in, merge) + a BLACS grid on the new world
 // (blacs_get(0, 0) + blacs_gridinit), everybody done. Raw = MPI_Comm_spawn over the
 // world + MPI_Intercomm_merge, everybody done. Shrink = blacs_dyn_shrink_to_level back to the
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
+#include "cases.hpp"
 #include "raw_spawn.hpp"
 
 namespace {
@@ -38,7 +39,9 @@ int lib_child() {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The case `expand` of malleable-blacs-dyn-bench (main.cpp): argv[0] is the case's name;
+// the processes it spawns run the same program and case.
+int blacs_dyn_bench::case_expand(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (blacs_dyn::World::is_new()) return lib_child();
   if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return blacs_dyn_bench::raw_child(1);
@@ -62,8 +65,8 @@ int main(int argc, char** argv) {
                 "# ratio = (expand+grid) / raw; shrink = blacs_dyn_shrink_to_level back, all done\n"
                 "%6s %12s %12s %12s %8s %12s\n",
                 np, reps, "add", "raw", "expand", "expand+grid", "ratio", "shrink");
-  char raw_arg[] = "--raw-child";
-  char* raw_argv[] = {raw_arg, nullptr};
+  char case_arg[] = "expand", raw_arg[] = "--raw-child";
+  char* raw_argv[] = {case_arg, raw_arg, nullptr};
   for (int k : adds) {
     std::vector<double> raw, lib, lib_expand, shrink;
     for (int r = 0; r < reps; ++r) {
@@ -72,7 +75,7 @@ int main(int argc, char** argv) {
       double t0 = MPI_Wtime();
       MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
       std::vector<int> errs(static_cast<size_t>(k));
-      MPI_Comm_spawn(argv[0], raw_argv, k, MPI_INFO_NULL, 0, world, &inter, errs.data());
+      MPI_Comm_spawn(program_path(), raw_argv, k, MPI_INFO_NULL, 0, world, &inter, errs.data());
       MPI_Intercomm_merge(inter, 0, &merged);
       MPI_Barrier(merged);
       raw.push_back(MPI_Wtime() - t0);
@@ -82,7 +85,7 @@ int main(int argc, char** argv) {
       // blacs-dyn: expand + grid on the new world.
       MPI_Barrier(world);
       t0 = MPI_Wtime();
-      blacs_dyn::World::expand(k, argv[0]);
+      blacs_dyn::World::expand(k, program_path(), {"expand"});
       lib_expand.push_back(MPI_Wtime() - t0);
       { blacs_dyn::Grid g = blacs_dyn::Grid::square(); }
       MPI_Barrier(blacs_dyn_world());

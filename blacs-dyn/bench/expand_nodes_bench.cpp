@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Growing onto nodes and giving them back, against raw MPI on the same
 // processes, in one run, interleaved (the order alternates per repetition), medians:
-//   mpiexec -n P blacs_dyn_nodes_bench REPS PER_NODE HOST [HOST ...]    (run on the first node)
+//   mpiexec -n P malleable-blacs-dyn-bench expand-nodes REPS PER_NODE HOST [HOST ...]    (run on the first node)
 // For k = 1 .. number of hosts:
 //   raw     = one MPI_Comm_spawn of k * PER_NODE processes over the k hosts (info "host"
 //             and "npernode", so they spread as the library's do) + MPI_Intercomm_merge,
@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
+#include "cases.hpp"
 #include "raw_spawn.hpp"
 
 namespace {
@@ -41,19 +42,21 @@ int lib_child(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) hosts.emplace_back(argv[i]);
   MPI_Barrier(blacs_dyn_world());
   if (blacs_dyn::World::release_hosts(hosts)) blacs_dyn::World::leave();
-  std::fprintf(stderr, "blacs_dyn_nodes_bench: a newcomer was not released\n");
+  std::fprintf(stderr, "malleable-blacs-dyn-bench expand-nodes: a newcomer was not released\n");
   MPI_Abort(MPI_COMM_WORLD, 1);
   return 1;
 }
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The case `expand-nodes` of malleable-blacs-dyn-bench (main.cpp): argv[0] is the case's
+// name; the processes it spawns run the same program and case.
+int blacs_dyn_bench::case_expand_nodes(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   if (blacs_dyn::World::is_new()) return lib_child(argc, argv);
   if (argc > 1 && !std::strcmp(argv[1], "--raw-child")) return blacs_dyn_bench::raw_child(2);
   if (argc < 4) {
-    std::fprintf(stderr, "usage: blacs_dyn_nodes_bench REPS PER_NODE HOST [HOST ...]\n");
+    std::fprintf(stderr, "usage: malleable-blacs-dyn-bench expand-nodes REPS PER_NODE HOST [HOST ...]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   const int reps = std::max(2, std::atoi(argv[1]));
@@ -72,13 +75,13 @@ int main(int argc, char** argv) {
                 "# ratio = expand / raw (target <= 1.25); shrink advantage = expand / release\n"
                 "%5s %6s %10s %10s %7s %10s %10s %9s\n",
                 np, me, per, reps, "nodes", "procs", "raw", "expand", "ratio", "release", "raw end", "exp/rel");
-  char raw_arg[] = "--raw-child";
-  char* raw_argv[] = {raw_arg, nullptr};
+  char case_arg[] = "expand-nodes", raw_arg[] = "--raw-child";
+  char* raw_argv[] = {case_arg, raw_arg, nullptr};
   for (std::size_t k = 1; k <= all_hosts.size(); ++k) {
     const std::vector<std::string> hosts(all_hosts.begin(), all_hosts.begin() + static_cast<long>(k));
     std::string host_list;
     for (const auto& h : hosts) host_list += (host_list.empty() ? "" : ",") + h;
-    std::vector<std::string> child_args = {"--lib-child"};
+    std::vector<std::string> child_args = {"expand-nodes", "--lib-child"};
     child_args.insert(child_args.end(), hosts.begin(), hosts.end());
     std::vector<std::pair<std::string, int>> groups;
     for (const auto& h : hosts) groups.emplace_back(h, per);
@@ -93,7 +96,7 @@ int main(int argc, char** argv) {
         MPI_Barrier(world);
         double t0 = MPI_Wtime();
         MPI_Comm inter = MPI_COMM_NULL, merged = MPI_COMM_NULL;
-        MPI_Comm_spawn(argv[0], raw_argv, total, info, 0, world, &inter, MPI_ERRCODES_IGNORE);
+        MPI_Comm_spawn(program_path(), raw_argv, total, info, 0, world, &inter, MPI_ERRCODES_IGNORE);
         MPI_Intercomm_merge(inter, 0, &merged);
         MPI_Barrier(merged);
         const double t_up = MPI_Wtime() - t0;
@@ -111,7 +114,7 @@ int main(int argc, char** argv) {
       const auto run_lib = [&] {
         MPI_Barrier(world);
         double t0 = MPI_Wtime();
-        blacs_dyn::World::expand_hosts(groups, argv[0], child_args);
+        blacs_dyn::World::expand_hosts(groups, program_path(), child_args);
         MPI_Barrier(blacs_dyn_world());
         const double t_up = MPI_Wtime() - t0;
         MPI_Barrier(blacs_dyn_world());

@@ -4,7 +4,7 @@
 # 1 Gbit/s per node like the thesis's cluster), all in one run:
 #   1. growing onto nodes (one spawn group per node, spawned at the same time) against
 #      one raw MPI_Comm_spawn + merge of the same processes, and giving the nodes back
-#      (blacs_dyn_nodes_bench);
+#      (malleable-blacs-dyn-bench expand-nodes);
 #   2. redistribution 4 -> 9 and 9 -> 16 processes over 3-16 nodes, N = 4000, every
 #      placement (Global, Local1, Local2, optimal, node-aware optimal) and schedule beside
 #      PDGEMR2D, with the link bound (the busiest node link's bytes / its rate) and the
@@ -30,7 +30,7 @@ while (($#)); do
   esac
 done
 [[ $build = /* ]] || build=$here/$build
-for exe in blacs-dyn/blacs_dyn_nodes_bench apps/reproduce/repro_redist; do
+for exe in blacs-dyn/malleable-blacs-dyn-bench apps/reproduce/repro_redist; do
   [[ -x $build/$exe ]] || { echo "cluster_bench.sh: $build/$exe missing: build first (scripts/setup.sh)" >&2; exit 1; }
 done
 SRC=$here BUILD=$build
@@ -44,7 +44,7 @@ start=$(date +%s)
 # 1. growing onto nodes and giving them back
 cluster_begin 4 --rate 1gbit
 echo "== 1. growing onto nodes vs raw spawn + merge (4 parents on node1, 2 processes per node)"
-mpirun_on node1 -n 4 "$build/blacs-dyn/blacs_dyn_nodes_bench" $nodes_reps 2 node2 node3 node4 | tee "$out/nodes.txt"
+mpirun_on node1 -n 4 "$build/blacs-dyn/malleable-blacs-dyn-bench" expand-nodes $nodes_reps 2 node2 node3 node4 | tee "$out/nodes.txt"
 "$CLUSTER" down >/dev/null
 
 # 2. redistribution over shaped links. A case: name, nodes, slots per node (mapping by slot,
