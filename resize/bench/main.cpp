@@ -27,6 +27,8 @@ constexpr Case kCases[] = {
      "level recovery against redistribute of the same blocks (scripts/bench/levels_recover_bench.sh)"},
     {"levels-overhead", resize::bench::case_levels_overhead,
      "the expected overhead of global-only against multi-level checkpoints at scale (no MPI)"},
+    {"matrix-map", resize::bench::case_matrix_map,
+     "what the handle's cached index map saves over rebuilding it per call (at, for_each_local)"},
 };
 
 int usage(FILE* out) {

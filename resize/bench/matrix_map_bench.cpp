@@ -10,7 +10,7 @@
 //             per element)
 // in one run, alternating the variants, and prints the best of the repetitions and the
 // ratios. Both variants of a pair must read the same sum (checked: exit 1 otherwise).
-//   mpiexec -n 4 matrix_map_bench [N]
+//   mpiexec -n 4 malleable-resize-bench matrix-map [N]
 #include <mpi.h>
 
 #include <algorithm>
@@ -23,6 +23,7 @@
 
 #include <unistd.h>
 
+#include "cases.hpp"
 #include "malleable/resize/session.hpp"
 
 namespace {
@@ -171,7 +172,8 @@ bool report(const char* what, const char* fast, const char* slow, const Pair& p,
 
 }  // namespace
 
-int main(int argc, char** argv) {
+// The case `matrix-map` of malleable-resize-bench (main.cpp): argv[0] is the case's name.
+int resize::bench::case_matrix_map(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   const int n = argc > 1 ? std::atoi(argv[1]) : 600;
   bool ok = true;
@@ -199,7 +201,7 @@ int main(int argc, char** argv) {
     if (s.in_grid() && s.world_rank() == 0) {
       double load[3] = {0, 0, 0};
       if (getloadavg(load, 3) < 0) load[0] = -1;
-      std::printf("matrix_map_bench: N = %d on a 2x2 grid, world rank 0's part (load average %.2f; best of 5)\n", n,
+      std::printf("malleable-resize-bench matrix-map: N = %d on a 2x2 grid, world rank 0's part (load average %.2f; best of 5)\n", n,
                   load[0]);
       for (auto* a : {&cyclic, &ext}) {
         Pair at, each;
