@@ -9,7 +9,8 @@ while one of its processes still descends from a ctest process. A process whose 
 no longer live (the test ended, or ctest killed it at its timeout and its children were
 handed to init) is a leftover: an MPI process spinning in a hung spawn takes a core from
 every test after it, so that they time out one after another. Leftovers seen in two
-scans in a row are killed (SIGKILL) and written to the log, one line a test:
+scans in a row are killed (SIGKILL) and written to the log (and to stderr, but with --once),
+one line a test:
   leftover: <test> left <n> processes: <pid> <command>; ...
 
 Reads only /proc (environ, stat, cmdline of processes it may read); never a shell.
@@ -134,7 +135,10 @@ def main(argv):
         if killed:
             with open(log_path, "a") as log:
                 for test, lines in sorted(killed.items()):
-                    log.write(f"leftover: {test} left {len(lines)} processes: {'; '.join(lines)}\n")
+                    line = f"leftover: {test} left {len(lines)} processes: {'; '.join(lines)}"
+                    log.write(line + "\n")
+                    if not once:  # as it happens, in the run's output too (a CI shows it)
+                        print(f"{time.strftime('%H:%M:%S')} {line[:400]}", file=sys.stderr, flush=True)
         suspects = {p: t for p, t in now.items() if p not in gone}
         passes += 1
         if once and passes >= 2:
