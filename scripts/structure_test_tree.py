@@ -12,9 +12,10 @@ import os
 import shutil
 import tempfile
 
-PASS_MESSAGE = "the tests of resize sit in the folders of resize/src they test (tests/resize/<folder>/)"
+PASS_MESSAGE = ("the tests of resize and blacs-dyn sit in the folders of <part>/src they test "
+                "(tests/<part>/<folder>/)")
 # The parts whose tests mirror their source folders.
-MIRRORED = ("resize",)
+MIRRORED = ("resize", "blacs-dyn")
 
 
 def _is_shared(name):
@@ -47,8 +48,9 @@ def problems(root):
 
 
 def mutation(root):
-    """Plants a test file at tests/resize/ itself and a folder that mirrors nothing, each in
-    a copy of the tree; the rule must catch both (and pass the copy before)."""
+    """Plants, for each mirrored part, a test file at tests/<part>/ itself and a folder that
+    mirrors nothing, each in a copy of the tree; the rule must catch every one (and pass the
+    copy before)."""
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         copy = os.path.join(tmp, "tree")
@@ -58,18 +60,20 @@ def mutation(root):
         if problems(copy):
             print("test-tree mutation: the copied tree fails already:", problems(copy))
             return False
-        plants = [("a flat test", os.path.join(copy, "tests", "resize", "resize_flat_test.cpp")),
-                  ("a folder of no source folder", os.path.join(copy, "tests", "resize", "nowhere", "x_test.cpp"))]
+        plants = [(f"a flat test of {part}", os.path.join(copy, "tests", part, "flat_test.cpp"))
+                  for part in MIRRORED]
+        plants += [(f"a folder of no source folder of {part}", os.path.join(copy, "tests", part, "nowhere", "x_test.cpp"))
+                   for part in MIRRORED]
         for what, path in plants:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
                 f.write("// planted\n")
-            hit = any(os.path.relpath(path, copy).split(os.sep)[2] in p or os.path.basename(path) in p
-                      for p in problems(copy))
+            rel = os.path.relpath(path, copy)
+            hit = any(rel.split(os.sep)[2] in p and rel.split(os.sep)[1] in p for p in problems(copy))
             print(f"test-tree mutation: {what}: " + ("caught" if hit else "MISSED"))
             ok = ok and hit
             os.remove(path)
-            if os.path.dirname(path) != os.path.join(copy, "tests", "resize"):
+            if os.path.basename(os.path.dirname(path)) == "nowhere":
                 os.rmdir(os.path.dirname(path))
     print("check-structure --test-tree-mutation:", "PASS" if ok else "FAILED")
     return ok

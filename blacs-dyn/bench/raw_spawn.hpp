@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The raw-MPI baseline that the blacs-dyn benchmarks (expand_bench.cpp,
-// expand_nodes_bench.cpp) and the endurance test (tests/blacs-dyn/endurance.cpp) measure
+// expand_nodes_bench.cpp) and the endurance test (tests/blacs-dyn/runtime/endurance.cpp) measure
 // blacs-dyn against: the child side of MPI_Comm_spawn + MPI_Intercomm_merge.
 #pragma once
 

@@ -87,7 +87,7 @@ fi
 wait
 log "preflight ok: $(grep -c . "$work/maps_ucx.txt" 2>/dev/null) libraries mapped (maps_ucx.txt)"
 # the same growth with UCX's shared-memory transports alone: it grows only if the old and the
-# new processes reach each other through shared memory (tests/blacs-dyn/spawn_shm.sh's check)
+# new processes reach each other through shared memory (tests/blacs-dyn/runtime/spawn_shm.sh's check)
 grow preflight_shm pdgetrf 1000 1 "${ucx[@]}" -x UCX_TLS=self,sm && log "preflight with UCX_TLS=self,sm ok"
 
 for spec in "pdgetrf ${LU_N:-8000}" "pdgemm ${GEMM_N:-6000}"; do

@@ -4,7 +4,7 @@
 # pairs of a job grown by spawn, with the spawn's mpi_yield_when_idle as Open MPI chooses it
 # (default) and set to 0 through the spawn's "env" key (yield0, PINGPONG_SPAWN_YIELD=0),
 # against a fresh pair, in one run, the arms' order rotating each round
-# (tests/blacs-dyn/pingpong_grown.cpp: 8-byte round trip and 8 MiB bandwidth, median of 5):
+# (tests/blacs-dyn/runtime/pingpong_grown.cpp: 8-byte round trip and 8 MiB bandwidth, median of 5):
 #   fresh          two processes started together;
 #   fresh3         three started together (3 on this machine's 2 cores: Open MPI has them
 #                  yield), ranks 0 and 1, the third asleep; yield0: OMPI_MCA_mpi_yield_when_idle=0

@@ -6,7 +6,7 @@
 #             grown by a spawn of one (grow: an original and a newcomer, two launches) and
 #             of that grown job after a respawn (respawn: two processes of one spawn that
 #             replaced it): 8-byte round trip and 8 MiB bandwidth, median of 5
-#             (tests/blacs-dyn/pingpong_grown.cpp), and Open MPI's view of the pair;
+#             (tests/blacs-dyn/runtime/pingpong_grown.cpp), and Open MPI's view of the pair;
 #   resize    PDGEMM (N, NB 64) started on 2x2: 2:expand:3x3,4:shrink:2x2 and 2:expand:2x4,
 #             with RESIZE_RECONFIGURE=merge and =respawn: each resize's t_total from the
 #             run's JSON (2x2->3x3, 3x3->2x2, 2x2->2x4).

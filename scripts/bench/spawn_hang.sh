@@ -8,7 +8,7 @@
 # processes that exit right after MPI_Finalize (BLACS_DYN_LEAVE_WAIT=off: blacs-dyn before
 # it waited for the PMIx server to close their connection; rows of "hash" and "keep" from
 # before commit of that change, 2026-11-27, are that too), each expansion under its own deadline so that a
-# hang is counted, not waited for. Kinds (driver tests/blacs-dyn/spawn_hang_driver.cpp,
+# hang is counted, not waited for. Kinds (driver tests/blacs-dyn/runtime/spawn_hang_driver.cpp,
 # 2 original processes, each round an expansion and a shrink back):
 #   one         blacs_dyn_expand of 1 process
 #   several     blacs_dyn_expand of 3 processes (one MPI_Comm_spawn)
@@ -23,7 +23,7 @@
 #   grow        kind one without the shrink back: the world grows by one process a round
 #               and none exits before the job ends (no client of the launcher's PMIx
 #               server leaves while newcomers connect); --block sets how far it grows
-#   walks       two seeded random walks at once (tests/blacs-dyn/random_walk.cpp, 24
+#   walks       two seeded random walks at once (tests/blacs-dyn/runtime/random_walk.cpp, 24
 #               resizes each, seeds 1001, 1002, ...), five pairs a turn: the suite's test
 #               as ctest -j2 runs it; each expansion the walks made is a row (no spawn time:
 #               the walk does not print it), a walk that stops is one hung row

@@ -6,7 +6,7 @@
 # processes on one node"):
 #   pingpong  rank 0 and rank 1 of a world started with 2 processes (two originals) and of
 #             one process grown by a spawn of one (an original and a newcomer): 8-byte round
-#             trip and 8 MiB bandwidth, median of 5 (tests/blacs-dyn/pingpong_grown.cpp);
+#             trip and 8 MiB bandwidth, median of 5 (tests/blacs-dyn/runtime/pingpong_grown.cpp);
 #   growth    PDGETRF and PDGEMM (N = 4,000, NB 64): a job started on 1x1 grown to 1x2 by
 #             spawn after iteration 1 against the same driver started on 1x2; the median
 #             iteration after the growth (the first on the new grid left out) over the fresh

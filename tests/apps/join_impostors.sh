@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Growing by joining holds against strangers (docs/guide/threat-model.md, "Growing by
 # joining"). A PDGEMM job (malleable-run --job-dir, 2x2, BLACS_DYN_JOIN_TIMEOUT=8) meets
-# three fake launches of 2 processes (tests/blacs-dyn/join_impostor.cpp), each of which passes the checks
+# three fake launches of 2 processes (tests/blacs-dyn/runtime/join_impostor.cpp), each of which passes the checks
 # made before the connection and is connected to: one that stays silent, one that sends
 # garbage where its challenge belongs, and one that claims the job's uid and program with
 # a made-up proof. Each is dropped by the hand-shake's deadline or its proof, logged by

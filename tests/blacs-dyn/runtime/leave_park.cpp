@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "grid_check.hpp"
+#include "grid_check_util.hpp"
 #include "proc_stat.hpp"
 
 namespace {

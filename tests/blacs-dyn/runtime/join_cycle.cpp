@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Growing by joining, as blacs-dyn's API does it (tests/blacs-dyn/join_cycle.sh runs it): a job
+// Growing by joining, as blacs-dyn's API does it (tests/blacs-dyn/runtime/join_cycle.sh runs it): a job
 // of 2 processes (launch A) is joined by launch B (2 processes), then by launch C (2);
 // each step runs PDGEMM on the whole world, checked against serial OpenBLAS; then B, the
 // middle one, leaves (blacs_dyn_shrink_to_ranks keeps A and C) while A and C compute on;
@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "grid_check.hpp"
+#include "grid_check_util.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "grid_check.hpp"
+#include "grid_check_util.hpp"
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);

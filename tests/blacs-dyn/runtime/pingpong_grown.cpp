@@ -10,7 +10,7 @@
 // "env" key of grow's and merge's spawn (unset: Open MPI chooses). Open MPI's ob1 sends between an original and a
 // newcomer over TCP (btl/vader serves one job's processes only); BLACS_DYN_PML=ucx sends
 // through shared memory (scripts/bench/spawn_shm.sh runs the arms side by side;
-// tests/blacs-dyn/spawn_shm.sh checks that no network path is used).
+// tests/blacs-dyn/runtime/spawn_shm.sh checks that no network path is used).
 // After the measurement, Open MPI's own view of the pair is printed: each process's name
 // (the job id and rank the launcher gave it, OMPI_MCA_ess_base_jobid/_vpid), whether
 // MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) puts them in one communicator, and whether a

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "malleable/blacs_dyn/blacs_dyn.hpp"
-#include "grid_check.hpp"
+#include "grid_check_util.hpp"
 
 namespace {
 bool g_ok = true;

@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "grid_check.hpp"
+#include "grid_check_util.hpp"
 
 namespace {
 const int kSizes[] = {2, 4, 6, 9, 6, 4, 2};

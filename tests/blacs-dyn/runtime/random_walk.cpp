@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "grid_check.hpp"
+#include "grid_check_util.hpp"
 
 namespace {
 constexpr int kMaxWorld = 7;  // 2 cores: keep the oversubscription bounded

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "malleable/blacs_dyn/blacs_dyn.h"
-#include "grid_check.hpp"
+#include "grid_check_util.hpp"
 
 namespace {
 bool g_ok = true;
