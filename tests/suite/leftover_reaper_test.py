@@ -6,7 +6,8 @@ This process takes the name of a stand-in ctest ("fake-ctest", /proc/self/comm) 
 starts three sleeps: one tagged with a test that has ended (its shell exits at once, so
 the sleep is handed to init: a leftover), one tagged with a live test (a child of this
 process), one without a tag (handed to init too). After one scan of the reaper with
---owner fake-ctest, only the leftover is dead and the log names its test."""
+--owner fake-ctest --only reaper. (the tests beside this one are not its to judge), only
+the leftover is dead and the log names its test."""
 import os
 import subprocess
 import sys
@@ -52,7 +53,7 @@ env = dict(os.environ, MALL_CTEST_TEST="reaper.live_test")
 live = subprocess.Popen(["sleep", "300"], env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                         stderr=subprocess.DEVNULL)
 try:
-    rc = subprocess.run([reaper, log, "--once", "--interval", "0.3", "--owner", "fake-ctest"]).returncode
+    rc = subprocess.run([reaper, log, "--once", "--interval", "0.3", "--owner", "fake-ctest", "--only", "reaper."]).returncode
     time.sleep(0.2)
     text = open(log).read() if os.path.exists(log) else ""
     print(text, end="")

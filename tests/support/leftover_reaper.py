@@ -14,9 +14,11 @@ one line a test:
   leftover: <test> left <n> processes: <pid> <command>; ...
 
 Reads only /proc (environ, stat, cmdline of processes it may read); never a shell.
-Usage: leftover_reaper.py LOG [--interval S] [--once] [--owner NAME]
+Usage: leftover_reaper.py LOG [--interval S] [--once] [--owner NAME] [--only PREFIX]
   --once: one scan (two passes, --interval apart), then exit: for tests of the reaper.
   --owner: the command name a live test descends from (ctest unless given).
+  --only: only the tests whose name starts with PREFIX (a test of the reaper, which runs
+          beside other tests, must not touch theirs).
 Exits when its parent ends or on SIGTERM.
 """
 import os
@@ -65,7 +67,7 @@ def tag_of(pid):
     return None
 
 
-def scan(me, owner):
+def scan(me, owner, only):
     """{test name: [(pid, live)]}: the tagged processes, live when one descends from ctest
     (or is one: a ctest run inside a test)."""
     procs = {}
@@ -79,7 +81,7 @@ def scan(me, owner):
         if pid == me or state == "Z":
             continue
         tag = tag_of(pid)
-        if tag is None:
+        if tag is None or not tag.startswith(only):
             continue
         live, p, hops = False, pid, 0
         while p > 1 and p in procs and hops < 4096:
@@ -101,14 +103,16 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     log_path, interval, once = argv[1], 5.0, "--once" in argv
-    owner = "ctest"
+    owner, only = "ctest", ""
     try:
         if "--interval" in argv:
             interval = float(argv[argv.index("--interval") + 1])
         if "--owner" in argv:
             owner = argv[argv.index("--owner") + 1][:15]  # a comm has at most 15 characters
+        if "--only" in argv:
+            only = argv[argv.index("--only") + 1]
     except (IndexError, ValueError):
-        print("leftover_reaper.py: --interval needs seconds, --owner a name", file=sys.stderr)
+        print("leftover_reaper.py: --interval needs seconds, --owner a name, --only a prefix", file=sys.stderr)
         return 2
     parent = os.getppid()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -117,7 +121,7 @@ def main(argv):
     passes = 0
     while True:
         now = {}
-        for test, members in scan(me, owner).items():
+        for test, members in scan(me, owner, only).items():
             if any(live for _, live in members):
                 continue
             for pid, _ in members:
