@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Set-up (packages + build), then the whole default test suite: unit, mpi and fortran
 # tests; benchmarks (label bench) and extra random walks (label walks) are left out.
-# Fails too when the suite left a file in the source tree (scripts/source_tree.sh).
+# Fails too when the suite left a file in the source tree (tests/support/source_tree.sh).
 # MALL_SANITIZE=1 runs it under ASan+UBSan.
 # Then the MPICH flavour (docs/guide/mpi-flavours.md): configured in build-mpich with
 # -DMALLEABLE_MPI=mpich, only what its tests need is built (target mall_mpich_suite), and
@@ -21,15 +21,15 @@ if [[ "${MALL_SANITIZE:-0}" == 1 ]]; then
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fi
 # The source tree before the suite: a test must write into the build tree or a temporary
-# folder, never the source tree (scripts/source_tree.sh compares at the end). Python's byte
+# folder, never the source tree (tests/support/source_tree.sh compares at the end). Python's byte
 # code of the scripts the tests run goes to the build tree too.
 tree_before=$here/$build_dir/source-tree-before.txt
-"$here/scripts/source_tree.sh" snapshot "$here" "$tree_before" || tree_before=""
+"$here/tests/support/source_tree.sh" snapshot "$here" "$tree_before" || tree_before=""
 export PYTHONPYCACHEPREFIX=$here/$build_dir/pycache
 cd "$here/$build_dir"
 # A test that times out is run once more, alone (-j 1), after the whole run, so that one
 # hang does not cost the whole run; but a rerun never hides it: every test that needed a
-# second try is named at the end (scripts/suite_hangs.sh) with the count, and a test that
+# second try is named at the end (tests/support/suite_hangs.sh) with the count, and a test that
 # timed out and then failed or timed out again fails the run. Debian 12's Open MPI 4.1.4 +
 # PMIx can still hang inside MPI_Comm_spawn, mostly when two jobs spawn at once
 # (measured rates in docs/reference/blacs-dyn.md, "The spawn hang"): the second try runs
@@ -69,7 +69,7 @@ digest() {
 # `ctest -L walks` when BLACS_DYN_WALKS_MORE is set.
 suite_log=$here/$build_dir/ctest-suite.log
 run_ctest "$suite_log" -LE 'bench|walks' --output-on-failure -j 2 "$@" ||
-  "$here/scripts/suite_rerun.sh" "$suite_log" -LE 'bench|walks' "$@" || status=1
+  "$here/tests/support/suite_rerun.sh" "$suite_log" -LE 'bench|walks' "$@" || status=1
 
 if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
   mpich_dir=$here/${MPICH_BUILD_DIR:-build-mpich}
@@ -102,10 +102,10 @@ if [[ "${MALL_MPICH:-1}" == 1 && "${MALL_SANITIZE:-0}" != 1 ]]; then
     status=1
   fi
 fi
-# A rerun never hides a hang (scripts/suite_hangs.sh): every test that timed out is named,
+# A rerun never hides a hang (tests/support/suite_hangs.sh): every test that timed out is named,
 # as FLAKY if it passed on the second try (with the count), as HUNG if it did not, and a
 # HUNG test fails the run (and so .ci/run) even where ctest's own status would not.
-"$here/scripts/suite_hangs.sh" "${logs[@]}" || status=1
+"$here/tests/support/suite_hangs.sh" "${logs[@]}" || status=1
 # What the tests left behind (killed by the reaper), by test: a bug of that test's clean-up.
 if [[ -s $leftovers ]]; then
   echo "=== processes left behind by tests (killed by the leftover reaper; $leftovers) ==="
@@ -113,6 +113,6 @@ if [[ -s $leftovers ]]; then
 fi
 # Nothing the suite wrote may be left in the source tree (untracked or ignored files that
 # were not there before; the build folders do not count).
-if [[ -n $tree_before ]]; then "$here/scripts/source_tree.sh" compare "$here" "$tree_before" || status=1; fi
+if [[ -n $tree_before ]]; then "$here/tests/support/source_tree.sh" compare "$here" "$tree_before" || status=1; fi
 [[ $status -eq 0 ]] || digest
 exit $status

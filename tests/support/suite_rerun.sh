@@ -4,7 +4,7 @@
 # folder after a ctest run that failed, with that run's log. Every test that timed out
 # runs once more, alone (-j 1: Open MPI's spawn hang is mostly a hang of two jobs that
 # spawn at once, and the second try should test the test, not that again). The second
-# try's output is appended to the log, where scripts/suite_hangs.sh names each such test
+# try's output is appended to the log, where tests/support/suite_hangs.sh names each such test
 # as FLAKY (passed alone) or HUNG (timed out or failed again).
 # Exit status: 0 if the only failures were timeouts and each passed on its second try.
 # Usage: suite_rerun.sh LOG [ctest arguments of the first run, e.g. -LE bench]

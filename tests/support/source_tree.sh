@@ -13,7 +13,7 @@
 # DIR not a git work tree (a release tarball): says so and exits 77 (ctest: SKIPPED).
 # scripts/test.sh takes a snapshot before the suite and compares after it.
 set -euo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 in_git() {  # <dir>
   if ! command -v git >/dev/null || [[ $(git -C "$1" rev-parse --is-inside-work-tree 2>/dev/null) != true ]]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The hangs of a test run, from the logs of ctest + scripts/suite_rerun.sh (scripts/test.sh):
+# The hangs of a test run, from the logs of ctest + tests/support/suite_rerun.sh (scripts/test.sh):
 # a rerun must never hide a hang. Names every test that timed out and passed only on the
 # second try (FLAKY, with the count), and every test that timed out and did not pass on
 # the second try either (HUNG: timed out twice, or timed out and then failed). Exit status

@@ -5,10 +5,10 @@
 # built from scratch (what CI does), or with --reuse-build one clone and build whose
 # suite (ctest) is run N times. --busy adds a busy loop on every core beside each run, as
 # a loaded machine would.
-# Usage: scripts/flake_check.sh [--runs N] [--busy] [--reuse-build] [--keep] [-- ctest args]
+# Usage: tests/support/flake_check.sh [--runs N] [--busy] [--reuse-build] [--keep] [-- ctest args]
 # Prints one line per run and a table of the tests that failed; exits 1 if any did.
 set -uo pipefail
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 runs=10 busy=0 reuse=0 keep=0
 extra=()
 while (($#)); do
