@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What one request costs malleable-arbiterd, which serves one at a time: N requests of
 each kind sent one after another to a live daemon (the rig of
-tests/cluster/unit/arbiter_daemon_test.py: its own munged, a fake Slurm, two uids; root), the
+tests/cluster/unit/daemon/arbiter_daemon_test.py: its own munged, a fake Slurm, two uids; root), the
 time per request. A kind that writes the journal (fsync) costs the daemon far more than
 one refused before the state is touched: what a user flooding the daemon can take from
 the others.

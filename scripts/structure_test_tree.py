@@ -12,10 +12,16 @@ import os
 import shutil
 import tempfile
 
-PASS_MESSAGE = ("the tests of resize and blacs-dyn sit in the folders of <part>/src they test "
-                "(tests/<part>/<folder>/)")
-# The parts whose tests mirror their source folders.
-MIRRORED = ("resize", "blacs-dyn")
+PASS_MESSAGE = ("the tests of resize, blacs-dyn and cluster sit in the folders of <part>/src they test "
+                "(tests/<part>/<folder>/; cluster's unit tests in tests/cluster/unit/<folder>/)")
+# The parts whose tests mirror their source folders, and where those tests are (cluster's
+# unit tests sit apart from its tests on the emulated cluster, tests/cluster/*.sh).
+MIRRORED = ("resize", "blacs-dyn", "cluster")
+TESTS_DIR = {"cluster": os.path.join("tests", "cluster", "unit")}
+
+
+def tests_dir(part):
+    return TESTS_DIR.get(part, os.path.join("tests", part))
 
 
 def _is_shared(name):
@@ -26,23 +32,24 @@ def problems(root):
     out = []
     for part in MIRRORED:
         src = os.path.join(root, part, "src")
-        tests = os.path.join(root, "tests", part)
+        tests = os.path.join(root, tests_dir(part))
+        where = tests_dir(part)
         if not os.path.isdir(src) or not os.path.isdir(tests):
-            out.append(f"tests/{part}: no {part}/src/ or no tests/{part}/ to mirror")
+            out.append(f"{where}: no {part}/src/ or no {where}/ to mirror")
             continue
         folders = {d for d in os.listdir(src) if os.path.isdir(os.path.join(src, d))}
         for name in sorted(os.listdir(tests)):
             path = os.path.join(tests, name)
             if os.path.isdir(path):
                 if name not in folders:
-                    out.append(f"tests/{part}/{name}/: no folder {part}/src/{name}/ for it to mirror "
+                    out.append(f"{where}/{name}/: no folder {part}/src/{name}/ for it to mirror "
                                f"(the folders: {', '.join(sorted(folders))})")
                     continue
                 for dirpath, _, files in os.walk(path):
                     if dirpath != path:
                         out.append(f"{os.path.relpath(dirpath, root)}/: one level of folders only")
             elif not _is_shared(name):
-                out.append(f"tests/{part}/{name}: a test file beside the folders; move it into the folder of "
+                out.append(f"{where}/{name}: a test file beside the folders; move it into the folder of "
                            f"{part}/src/ it tests")
     return out
 
@@ -56,20 +63,21 @@ def mutation(root):
         copy = os.path.join(tmp, "tree")
         for part in MIRRORED:
             shutil.copytree(os.path.join(root, part, "src"), os.path.join(copy, part, "src"))
-            shutil.copytree(os.path.join(root, "tests", part), os.path.join(copy, "tests", part))
+            shutil.copytree(os.path.join(root, tests_dir(part)), os.path.join(copy, tests_dir(part)))
         if problems(copy):
             print("test-tree mutation: the copied tree fails already:", problems(copy))
             return False
-        plants = [(f"a flat test of {part}", os.path.join(copy, "tests", part, "flat_test.cpp"))
+        plants = [(f"a flat test of {part}", os.path.join(copy, tests_dir(part), "flat_test.cpp"))
                   for part in MIRRORED]
-        plants += [(f"a folder of no source folder of {part}", os.path.join(copy, "tests", part, "nowhere", "x_test.cpp"))
+        plants += [(f"a folder of no source folder of {part}", os.path.join(copy, tests_dir(part), "nowhere", "x_test.cpp"))
                    for part in MIRRORED]
         for what, path in plants:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             with open(path, "w") as f:
                 f.write("// planted\n")
             rel = os.path.relpath(path, copy)
-            hit = any(rel.split(os.sep)[2] in p and rel.split(os.sep)[1] in p for p in problems(copy))
+            hit = any(os.path.relpath(os.path.dirname(path), copy) in p and
+                      (os.path.basename(path) in p or "nowhere" in p) for p in problems(copy))
             print(f"test-tree mutation: {what}: " + ("caught" if hit else "MISSED"))
             ok = ok and hit
             os.remove(path)

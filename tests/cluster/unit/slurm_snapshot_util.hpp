@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "malleable/cluster/cluster.hpp"
-#include "squeue_render.hpp"
+#include "squeue_render_util.hpp"
 
 namespace slurm_snapshot {
 
@@ -47,7 +47,7 @@ struct ScriptedSlurm {
   }
 };
 
-// squeue's records (kSqueueFormat, as squeue_render.hpp prints them) of jobs written the
+// squeue's records (kSqueueFormat, as squeue_render_util.hpp prints them) of jobs written the
 // short way, one a line: "ID|STATE|NODES|NODELIST[|NAME[|REASON[|COMMENT]]]", or with
 // Slurm's order "ID|STATE|NODES|NODELIST|NAME|REASON|prio=Q|submit=V|part=P|start=S|
 // plan=Y[|qos=q|uid=U]|COMMENT" (what the views' squeue format was before its named

@@ -2,7 +2,7 @@
 // The Slurm policy under the arbiter (many malleable jobs under one Slurm): policies that
 // share one cluster view per interval through the shared directory, against a small Slurm
 // answering their commands. No Slurm needed. arbitrate() alone, on Slurm snapshots:
-// tests/cluster/unit/slurm_arbiter_test.cpp.
+// tests/cluster/unit/arbitration/slurm_arbiter_test.cpp.
 #include <gtest/gtest.h>
 
 #include <filesystem>

@@ -2,13 +2,13 @@
 // Slurm's order in the Slurm policy's single-job decision (decide() with the session's
 // growth model), on recorded snapshots: the job's partition, its MaxNodes, and waiting
 // jobs by priority as the single-job client reads them. The arbiter's side, and the
-// shared directory's file modes: tests/cluster/unit/slurm_order_test.cpp.
+// shared directory's file modes: tests/cluster/unit/arbitration/slurm_order_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "malleable/cluster/cluster.hpp"
-#include "slurm_order_fixture.hpp"
+#include "slurm_order_fixture_util.hpp"
 #include "slurm_policy_util.hpp"
 
 using namespace resize;

@@ -2,7 +2,7 @@
 // The Slurm policy against where the job's processes run: no growth, again and again, onto a held node the processes never reach
 // (recorded from the emulated cluster: after a relaunch onto node1,node2 every rank ran on
 // node1, and the policy grew onto node2 at each remap point, doubling the processes).
-// The node lists it reads (idle, unplaced, beyond the launcher): tests/cluster/unit/slurm_nodes_test.cpp.
+// The node lists it reads (idle, unplaced, beyond the launcher): tests/cluster/unit/slurm/slurm_nodes_test.cpp.
 #include <gtest/gtest.h>
 
 #include "malleable/cluster/cluster.hpp"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // The Slurm policy's pure parts: decisions from snapshots, and the command sequence
 // against a scripted stand-in for Slurm (no Slurm needed). Slurm's output parsed:
-// tests/cluster/unit/slurm_nodes_test.cpp.
+// tests/cluster/unit/slurm/slurm_nodes_test.cpp.
 #include <gtest/gtest.h>
 
 #include <tuple>

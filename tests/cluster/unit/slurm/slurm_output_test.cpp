@@ -3,7 +3,7 @@
 // comments, the partitions they choose) cannot move the fields the arbitration trusts
 // (owner, state, nodes, priority, the backfill plan), whatever bytes it holds; a job
 // listed twice is an error for that job; numbers and hostlists are bounded. The squeue
-// output is rendered from the library's own format by squeue_render.hpp, as Slurm 22.05
+// output is rendered from the library's own format by squeue_render_util.hpp, as Slurm 22.05
 // prints it, so these tests follow the format the library asks for.
 #include <gtest/gtest.h>
 
@@ -15,7 +15,7 @@
 
 #include "arbiter/protocol.hpp"
 #include "malleable/cluster/cluster.hpp"
-#include "squeue_render.hpp"
+#include "squeue_render_util.hpp"
 #include "slurm/text.hpp"
 
 using namespace cluster;

@@ -10,7 +10,7 @@
 #include "daemon/state.hpp"
 #include "malleable/cluster/cluster.hpp"
 #include "slurm_snapshot_util.hpp"
-#include "squeue_render.hpp"
+#include "squeue_render_util.hpp"
 
 using namespace cluster;
 using namespace cluster::slurm;

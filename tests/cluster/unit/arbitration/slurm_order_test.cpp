@@ -16,7 +16,7 @@
 #include <fstream>
 
 #include "malleable/cluster/cluster.hpp"
-#include "slurm_order_fixture.hpp"
+#include "slurm_order_fixture_util.hpp"
 #include "slurm_snapshot_util.hpp"
 
 using namespace cluster::slurm;
