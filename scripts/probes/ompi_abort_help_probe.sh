@@ -8,7 +8,7 @@
 # prints it (orte/util/show_help.c, orte_show_help_recv); mpiexec ends the job's other
 # processes at the first abort, and a text cut short on its way is logged as that
 # error in place of the process's message.
-#   scripts/ompi_abort_help_probe.sh [NP 2] [RUNS 20]
+#   scripts/probes/ompi_abort_help_probe.sh [NP 2] [RUNS 20]
 set -uo pipefail
 np=${1:-2} runs=${2:-20}
 command -v mpicc >/dev/null || { echo "ompi_abort_help_probe: mpicc missing"; exit 77; }

@@ -5,7 +5,7 @@
 # then the coprime blocks-of-1 case at 16,641 alone with more repetitions (the target's
 # hardest case, 33,024 transfers a rank) to docs/data/plan-scale-coprime1.txt.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 build=${BUILD_DIR:-build}
 cmake --build "$build" -j "${JOBS:-2}" --target redist_plan_scale_bench >/dev/null
 mkdir -p docs/data

@@ -6,13 +6,13 @@ tests/cluster/unit/daemon/arbiter_daemon_test.py: its own munged, a fake Slurm, 
 time per request. A kind that writes the journal (fsync) costs the daemon far more than
 one refused before the state is touched: what a user flooding the daemon can take from
 the others.
-Usage: scripts/arbiter-request-cost.py BUILD_DIR [N]   (N: 1000 per kind)"""
+Usage: scripts/bench/arbiter-request-cost.py BUILD_DIR [N]   (N: 1000 per kind)"""
 import json
 import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "cluster", "unit"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "cluster", "unit", "daemon"))
 import arbiter_daemon_test as t  # noqa: E402
 
 

@@ -12,9 +12,9 @@
 # slurmctld served in between by message type.
 # With accounting (slurmdbd and its MariaDB server) when they are installed, so that the
 # daemon's sacctmgr is real; sdiag counts slurmctld's RPCs only, not slurmdbd's.
-# Usage: scripts/arbiter-sdiag.sh [BUILD_DIR] [SECONDS]   (docs/guide/arbiter-operation.md, "Slurm's load")
+# Usage: scripts/bench/arbiter-sdiag.sh [BUILD_DIR] [SECONDS]   (docs/guide/arbiter-operation.md, "Slurm's load")
 set -euo pipefail
-SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${1:-$SRC/build}
 SECS=${2:-60}
 # shellcheck source=tests/cluster/harness.sh
@@ -66,7 +66,7 @@ for n in 0 4 16 64; do
     sleep "$SECS"
     asked="0"
   else
-    asked=$("$CLUSTER" exec node1 python3 "$SRC/scripts/arbiter-sdiag-clients.py" 10.213.7.10 7070 "$MS" "$SECS" \
+    asked=$("$CLUSTER" exec node1 python3 "$SRC/scripts/bench/arbiter-sdiag-clients.py" 10.213.7.10 7070 "$MS" "$SECS" \
             "${ids[@]:0:$n}")
   fi
   rpcs >"$work/after"
