@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // A program that links resize's pure core (resize_core) and nothing else of the project:
 // CMake puts the core's whole link interface on its link line, which
-// scripts/check_pure_core.py reads (with ldd of this program) to prove that no MPI, HDF5,
+// tests/structure/check_pure_core.py reads (with ldd of this program) to prove that no MPI, HDF5,
 // ScaLAPACK or BLACS library comes with the core. It calls the payoff rule, the one core
 // call the cluster simulator makes.
 #include "malleable/resize/predict.hpp"

@@ -5,7 +5,7 @@
 // checkpoint/levels/recover.cpp; one matrix of the mover, move/mover.cpp) queues
 // its matrices here and runs them as one exchange of redist's engine, blocking or not.
 // The plans live here, so the items that point into them stay valid as long as the
-// exchange runs. scripts/check-structure.py allows redist's exchange entry points
+// exchange runs. tests/structure/check-structure.py allows redist's exchange entry points
 // (ExchangeItem, redist::Exchange, redist::redistribute) in resize/src only in this file
 // and move_items.cpp.
 #pragma once

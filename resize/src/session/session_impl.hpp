@@ -3,7 +3,7 @@
 // session's parts (parts/: the world, the registry, the recorder, the grid switch and the
 // recording; checkpoint/session_checkpoint.hpp: the checkpoints; background/background_part.hpp:
 // the background part). Included only by the facade's files in session/
-// (scripts/check-structure.py's LAYERS: no room below includes session/).
+// (tests/structure/check-structure.py's LAYERS: no room below includes session/).
 #pragma once
 
 #include <mpi.h>

@@ -4,7 +4,7 @@
 // mover, the move budget), what a remap point did (RemapResult, ResizeStep, the mechanism
 // of a resize and the exit status of a resize by restart) and the checkpoint cadences.
 // The facade, session.hpp, includes it; the session's parts below the facade include this
-// header, never session.hpp (scripts/check-structure.py, FACADES).
+// header, never session.hpp (tests/structure/check-structure.py, FACADES).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The components' rules of scripts/check-structure.py (--components, --components-mutation):
+"""The components' rules of tests/structure/check-structure.py (--components, --components-mutation):
 
   includes  a component's sources include the public headers of the components it depends
             on (COMPONENTS) and no other: dependencies run one way, so no two components

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The matrix descriptions' rule of scripts/check-structure.py (--matrix-types,
+"""The matrix descriptions' rule of tests/structure/check-structure.py (--matrix-types,
 --matrix-types-mutation): one in-memory description of a distributed matrix.
 
   A struct or class of the sources (the src/, include/ and cli/ folders of the parts,
@@ -15,7 +15,7 @@
   nprow and npcol (any prow and pcol: grid_prows ...), or rsrc and csrc (row_src ...), a grid. A type that holds a listed description and
   adds its own blocks or grid re-spells what the description (a Layout) already says, as
   one that spells a shape and blocks of its own does. Every such type is
-  listed in scripts/matrix-types.txt, which holds at most MAX_TYPES lines
+  listed in tests/structure/matrix-types.txt, which holds at most MAX_TYPES lines
   `Name path  role` (the role one line of its own words), each naming a type that is
   at that path. A type that repeats a description instead of holding one of the listed
   (a Layout, the session's MatrixSpec) fails, as does a list that grows past MAX_TYPES.
@@ -32,10 +32,10 @@ PARTS = ["common", "redist", "gridmap", "blacs-dyn", "cluster", "resize"]
 # The folders looked at: the parts' libraries and tools, the applications and the simulator.
 FOLDERS = [os.path.join(p, t) for p in PARTS for t in ("src", "include", "cli")] + ["apps", os.path.join("sim", "src")]
 EXTS = (".cpp", ".hpp", ".h", ".c")
-LIST = os.path.join("scripts", "matrix-types.txt")
+LIST = os.path.join("tests", "structure", "matrix-types.txt")
 MAX_TYPES = 4
 PASS_MESSAGE = (f"every type describing a matrix is one of the {MAX_TYPES} or fewer of "
-                "scripts/matrix-types.txt")
+                "tests/structure/matrix-types.txt")
 # The roles of a pair of data members (row, column), as their names say them: a global
 # shape, blocks, a process grid. A pair matches when both names fit and share the prefix.
 PAIRS = {
@@ -215,7 +215,7 @@ def mutation(root):
             src = os.path.join(root, part)
             if os.path.isdir(src):
                 shutil.copytree(src, os.path.join(tmp, part), ignore=shutil.ignore_patterns("build*"))
-        os.makedirs(os.path.join(tmp, "scripts"))
+        os.makedirs(os.path.join(tmp, "tests", "structure"))
         shutil.copy(os.path.join(root, LIST), os.path.join(tmp, LIST))
         clean = problems(tmp)
         if clean:

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The tests' tree rule of scripts/check-structure.py (--test-tree, --test-tree-mutation):
+"""The tests' tree rule of tests/structure/check-structure.py (--test-tree, --test-tree-mutation):
 
   mirror  a part whose sources sit in folders has its tests in the same folders: every file
           of tests/<part>/ sits in tests/<part>/<folder>/ with <folder> a folder of

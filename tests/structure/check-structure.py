@@ -28,7 +28,7 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
                                            --layers fails on each)
        check-structure.py --matrix-types [source-dir]   (structure_matrix_types.py: every
                                            type describing a matrix is one of the at most 4
-                                           of scripts/matrix-types.txt)
+                                           of tests/structure/matrix-types.txt)
        check-structure.py --matrix-types-mutation [source-dir]   (plants a fifth type, an
                                            unlisted one and a fifth entry; proves each fails)
        check-structure.py --test-tree [source-dir]   (structure_test_tree.py: the tests
@@ -38,7 +38,7 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
-scripts/structure-allow.txt: lines `file <path>`, `function <path> <name>`,
+tests/structure/structure-allow.txt: lines `file <path>`, `function <path> <name>`,
 `members <path> <class>` or `issue <path>`, each with a comment saying why and until when.
 
 Limits of the heuristic (no C++ parser):
@@ -75,8 +75,8 @@ SEED_CITATION = re.compile(r"\bseeds? 00[0-9]", re.I)
 TEXT_EXTS = (".cpp", ".hpp", ".h", ".c", ".f90", ".py", ".sh", ".txt", ".cmake", ".md", ".in", ".json")
 # Not read for citations: the history (it names what each change answered), measured
 # runs' own notes, this checker and its allow-list.
-CITATION_SKIP = ("CHANGELOG.md", os.path.join("scripts", "check-structure.py"),
-                 os.path.join("scripts", "structure-allow.txt"))
+CITATION_SKIP = ("CHANGELOG.md", os.path.join("tests", "structure", "check-structure.py"),
+                 os.path.join("tests", "structure", "structure-allow.txt"))
 CONFIG_FILES = ("config.cpp", "config.hpp")
 # One way in to the engine that moves a matrix: a pattern (in code; comments and literals
 # are blanked) that only the named files of the folder may hold. Not allow-listable: a
@@ -146,7 +146,7 @@ def layer_problems(root):
                 path = os.path.join(dirpath, f)
                 rel = os.path.relpath(path, root)
                 if room not in level:
-                    problems.append(f"{rel}: room {room}/ is in no layer of {src} (scripts/check-structure.py LAYERS)")
+                    problems.append(f"{rel}: room {room}/ is in no layer of {src} (tests/structure/check-structure.py LAYERS)")
                     continue
                 text = open(path, encoding="utf-8", errors="replace").read()
                 code = blank_comments(text)
@@ -423,7 +423,7 @@ def library_problems(rel, text, allow_members, allow_issues):
 def check(root):
     allow_files, allow_functions, allow_members, allow_issues = set(), set(), set(), set()
     unexplained = []
-    allow_path = os.path.join(root, "scripts", "structure-allow.txt")
+    allow_path = os.path.join(root, "tests", "structure", "structure-allow.txt")
     if os.path.isfile(allow_path):
         for line in open(allow_path, encoding="utf-8"):
             words = line.split("#", 1)[0].split()
@@ -432,7 +432,7 @@ def check(root):
             elif len(words) == 3 and words[0] == "function":
                 allow_functions.add((words[1], words[2]))
                 if "#" not in line or not line.split("#", 1)[1].strip():
-                    unexplained.append(f"scripts/structure-allow.txt: function {words[1]} {words[2]} "
+                    unexplained.append(f"tests/structure/structure-allow.txt: function {words[1]} {words[2]} "
                                        "has no reason (a one-line reason after '#')")
             elif len(words) == 3 and words[0] == "members":
                 allow_members.add((words[1], words[2]))
@@ -568,7 +568,7 @@ def self_test():
                 "redist/src/exec/nonblocking.cpp:2: MPI_Isend: a data message outside redist's one engine",
                 "redist/src/exec/nonblocking.cpp:3: MPI_Ialltoallv: a data message outside redist's one engine"]
         ok = len(got) == len(want) and all(any(p.startswith(w) for p in got) for w in want)
-        write("scripts/structure-allow.txt", "function resize/src/long.cpp f  # why\nfile gridmap/src/big.hpp\n"
+        write("tests/structure/structure-allow.txt", "function resize/src/long.cpp f  # why\nfile gridmap/src/big.hpp\n"
               "function redist/src/sixty.cpp s\n"
               "members redist/src/wide.hpp Wide  # why\nissue blacs-dyn/include/malleable/cites.hpp  # why\n"
               "issue docs/guide/cites.md  # why\nissue resize/bench/bench.cpp  # why\nissue scripts/run.sh  # why\n")
@@ -611,7 +611,7 @@ def run_rule_module(name, flag):
     verdict (the module's pass_message()), or its mutation(root)."""
     import importlib
     module = importlib.import_module(name)
-    root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+    root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
     if sys.argv[1].endswith("-mutation"):
         return 0 if module.mutation(root) else 1
     problems = module.problems(root)
@@ -631,7 +631,7 @@ def main():
         if sys.argv[1:2] in ([flag], [flag + "-mutation"]):
             return run_rule_module(module, flag)
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
-        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
         if sys.argv[1] == "--layers-mutation":
             return 0 if layers_mutation(root) else 1
         problems = layer_problems(root)
@@ -642,7 +642,7 @@ def main():
               "session_impl.hpp within its includers' limit")
         return 1 if problems else 0
     if sys.argv[1:2] == ["--entry-points"]:  # the one builder and the one executor alone
-        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), ".."))
+        root = os.path.abspath(sys.argv[2] if len(sys.argv) > 2 else os.path.join(os.path.dirname(__file__), "..", ".."))
         problems = entry_point_problems(root)
         for p in problems:
             print(p)
@@ -650,12 +650,12 @@ def main():
               "PASS: redist's exchange entry points only in resize/src/move/move_items.*, data messages only in "
               "redist's one engine")
         return 1 if problems else 0
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
     problems = check(root)
     for p in problems:
         print(p)
     if problems:
-        print(f"check-structure: FAILED, {len(problems)} over the limits (scripts/check-structure.py)")
+        print(f"check-structure: FAILED, {len(problems)} over the limits (tests/structure/check-structure.py)")
         return 1
     print("check-structure: PASS: files <= 600 lines, library functions <= 60 lines (programs 100), no two files of a part include each other, "
           "classes <= 20 data members, getenv only in config files, no issue citations, one move builder and one "
