@@ -3,23 +3,15 @@
 // first argument (as SLATE's tester):
 //   mpiexec -n 9 malleable-redist-bench redist --n 1200 --changes 2x2:3x3
 //   malleable-redist-bench <case> --help      each case's options
-// Without a case, or with an unknown one, it lists the cases and exits 2.
-#include <cstdio>
-#include <cstring>
-
+// Without a case, or with an unknown one, it lists the cases and exits 2 (common's bench_main).
 #include "bench_cli.hpp"
+#include "malleable_internal/bench_main.hpp"
 
 namespace {
 
 const char* g_program = "malleable-redist-bench";
 
-struct Case {
-  const char* name;
-  int (*run)(int, char**);
-  const char* what;
-};
-
-constexpr Case kCases[] = {
+constexpr malleable_internal::BenchCase kCases[] = {
     {"redist", redist::bench::case_redist,
      "schedules, the shapes suite (--suite/--shapes) and COSTA vs PDGEMR2D on grid changes"},
     {"multi", redist::bench::case_multi, "several matrices one after another against in one exchange"},
@@ -34,22 +26,11 @@ constexpr Case kCases[] = {
      "redist, PDGEMR2D and COSTA as fractions of the copy/shared-memory bound measured in the same run"},
 };
 
-int usage(FILE* out) {
-  std::fprintf(out, "usage: malleable-redist-bench <case> [options]   (<case> --help: its options)\nSubcommands:\n");
-  for (const Case& c : kCases) std::fprintf(out, "  %-13s %s\n", c.name, c.what);
-  return 2;
-}
-
 }  // namespace
 
 const char* redist::bench::program_path() { return g_program; }
 
 int main(int argc, char** argv) {
   if (argc > 0 && argv[0] != nullptr) g_program = argv[0];
-  if (argc < 2) return usage(stderr);
-  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) return usage(stdout), 0;
-  for (const Case& c : kCases)
-    if (std::strcmp(argv[1], c.name) == 0) return c.run(argc - 1, argv + 1);
-  std::fprintf(stderr, "malleable-redist-bench: unknown case '%s'\n", argv[1]);
-  return usage(stderr);
+  return malleable_internal::bench_main(argc, argv, "malleable-redist-bench", kCases);
 }
