@@ -52,7 +52,21 @@ leftovers=$here/$build_dir/leftovers.log
 rm -f "$leftovers"
 python3 "$here/tests/support/leftover_reaper.py" "$leftovers" &
 reaper=$!
-trap 'kill $reaper 2>/dev/null || true' EXIT
+# A suite that runs long (the default run takes about 22 minutes on 2 cores) prints what
+# is running, every 10 minutes from minute 40 (MALL_SUITE_LOOK_S): where a CI stops a
+# run, its output shows the process that held it. It only looks; it ends with this script.
+# Its sleeps hold none of the run's output (a process left holding it would keep a CI
+# waiting after the script ended), and it stops when the script is gone.
+(
+  sleep "${MALL_SUITE_LOOK_S:-2400}" </dev/null >/dev/null 2>&1
+  while kill -0 $$ 2>/dev/null; do
+    echo "=== test.sh: $(date -u +%T) the suite is still running; its processes (ps --forest) ==="
+    ps -eo pid,ppid,etimes,stat,cmd --forest | grep -v '\[' | cut -c1-250 | tail -n 80
+    sleep 600 </dev/null >/dev/null 2>&1
+  done
+) >&2 &
+looker=$!
+trap 'pkill -P $looker 2>/dev/null; kill $reaper $looker 2>/dev/null || true' EXIT
 digest() {
   local log
   for log in "${logs[@]}"; do
