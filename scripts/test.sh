@@ -66,7 +66,7 @@ reaper=$!
   done
 ) >&2 &
 looker=$!
-trap 'pkill -P $looker 2>/dev/null; kill $reaper $looker 2>/dev/null || true' EXIT
+trap 'pkill -P $looker 2>/dev/null || true; kill $reaper $looker 2>/dev/null || true' EXIT
 digest() {
   local log
   for log in "${logs[@]}"; do
