@@ -32,9 +32,14 @@ Usage: check-structure.py [source-dir]   (exit 1 and a list when something is ov
        check-structure.py --matrix-types-mutation [source-dir]   (plants a fifth type, an
                                            unlisted one and a fifth entry; proves each fails)
        check-structure.py --test-tree [source-dir]   (structure_test_tree.py: the tests
-                                           of resize in the folders of resize/src)
+                                           of resize, blacs-dyn and cluster in the folders
+                                           of their src/)
        check-structure.py --test-tree-mutation [source-dir]   (plants a flat test and a
                                            folder that mirrors nothing; proves each fails)
+       check-structure.py --benches [source-dir]   (structure_benches.py: each part's
+                                           benchmarks one program in its bench/)
+       check-structure.py --benches-mutation [source-dir]   (plants a second program and
+                                           a bench in tests/; proves each fails)
 
 Scope: the C++ sources (.cpp, .hpp, .h) of the parts blacs-dyn, redist, gridmap, resize,
 apps (tests/ and build folders are not looked at). Exceptions are read from
@@ -627,7 +632,7 @@ def main():
     # The rules kept in modules of their own: --NAME checks the tree, --NAME-mutation proves
     # the rule catches each planted breach.
     for flag, module in (("--components", "structure_components"), ("--matrix-types", "structure_matrix_types"),
-                         ("--test-tree", "structure_test_tree")):
+                         ("--test-tree", "structure_test_tree"), ("--benches", "structure_benches")):
         if sys.argv[1:2] in ([flag], [flag + "-mutation"]):
             return run_rule_module(module, flag)
     if sys.argv[1:2] in (["--layers"], ["--layers-mutation"]):
