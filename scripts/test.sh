@@ -38,11 +38,10 @@ status=0
 # Each ctest run is also written to a log; at the end the output of every failed test is
 # printed again (its last 60 lines), so the end of the run says why (a CI shows the tail).
 logs=()
-# ctest's output line by line (stdbuf): a CI that stops the run shows the last test ended.
 run_ctest() {  # run_ctest <log> <ctest args...>
   local log=$1; shift
   logs+=("$log")
-  stdbuf -oL -eL ctest "$@" 2>&1 | tee "$log"
+  ctest "$@" 2>&1 | tee "$log"
 }
 # The leftover reaper (tests/support/leftover_reaper.py): a process that outlives its test
 # (an MPI process spinning in a hung spawn after ctest killed the test at its timeout)
@@ -53,8 +52,11 @@ rm -f "$leftovers"
 python3 "$here/tests/support/leftover_reaper.py" "$leftovers" &
 reaper=$!
 # A suite that runs long (the default run takes about 22 minutes on 2 cores) prints what
-# is running, every 10 minutes from minute 40 (MALL_SUITE_LOOK_S): where a CI stops a
-# run, its output shows the process that held it. It only looks; it ends with this script.
+# is running and the last tests ctest finished (its CTestCheckpoint.txt, written as they
+# end: ctest's own output reaches a pipe in blocks), every 10 minutes from minute 40
+# (MALL_SUITE_LOOK_S): where a CI stops a run, its output shows what held it. It only
+# looks; it ends with this script. (Not stdbuf on ctest: its LD_PRELOAD would reach every
+# test's processes, and an ASan build refuses a library ahead of its runtime.)
 # Its sleeps hold none of the run's output (a process left holding it would keep a CI
 # waiting after the script ended), and it stops when the script is gone.
 (
@@ -62,6 +64,12 @@ reaper=$!
   while kill -0 $$ 2>/dev/null; do
     echo "=== test.sh: $(date -u +%T) the suite is still running; its processes (ps --forest) ==="
     ps -eo pid,ppid,etimes,stat,cmd --forest | grep -v '\[' | cut -c1-250 | tail -n 80
+    for done_list in "$here"/build*/Testing/Temporary/CTestCheckpoint.txt; do
+      [[ -f $done_list ]] || continue
+      echo "--- the last tests ended ($done_list, by number):"
+      names=$(cd "${done_list%/Testing/Temporary/CTestCheckpoint.txt}" && ctest -N 2>/dev/null)
+      tail -n 12 "$done_list" | while read -r k; do grep -m1 "Test *#$k: " <<<"$names" || echo "#$k"; done
+    done
     sleep 600 </dev/null >/dev/null 2>&1
   done
 ) >&2 &
