@@ -156,6 +156,27 @@ def children(ppid):
     return out
 
 
+def alive(pid):
+    """Whether process `pid` still runs (a zombie, waiting for its parent, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def session_folders():
+    """Open MPI's session folders of mpiexecs, /tmp/ompi.<host>.<uid>/pid.<pid>."""
+    out = []
+    for e in os.listdir("/tmp"):
+        if e.startswith("ompi."):
+            try:
+                out += [os.path.join("/tmp", e, d) for d in os.listdir(os.path.join("/tmp", e)) if d.startswith("pid.")]
+            except OSError:
+                pass
+    return out
+
+
 def marked(tag):
     """Processes whose environment holds the run's marker."""
     out = []
@@ -617,6 +638,10 @@ def main():
                     RESIZE_REFRESH_AFTER=str(a.refresh) if a.refresh > 0 else "off")
     launcher = f"{a.mpiexec} --oversubscribe --bind-to none"
     watch = Watch(tag)
+    # Open MPI's session folders there before the run (a killed mpiexec of another run leaves
+    # its pid.<pid>; with pid_max 32768 one of this run's pids may be that pid again): only a
+    # folder that was not there is this run's.
+    folders_before = set(session_folders())
     faults, rows, done_total, t_all, hangs, trims, refreshes = [], [], 0, time.time(), 0, [], 0
     for k, sg in enumerate(segs):
         kind, grids = sg["kind"], sg["grids"]
@@ -729,7 +754,13 @@ def main():
             with open(a.json, "w") as f:
                 json.dump({"partial": True, "jobs": rows, "faults": faults}, f, indent=2)
     seconds = time.time() - t_all
-    time.sleep(1.0)  # the launcher's last cleanup
+    # The launchers' last clean-up: every mpiexec the run saw removes its session folder
+    # before it exits, so wait for the exits themselves (60 s at most; one still running
+    # then is a process left, below), not for a fixed time (1 s was too short under load).
+    deadline = time.time() + 60
+    while time.time() < deadline and any(alive(q) for q in watch.mpiexecs):
+        time.sleep(0.1)
+    time.sleep(0.2)
     left_procs = marked(tag)
     # (Open MPI's top folder /tmp/ompi.<host>.<uid> is every job's of the user; the run's
     # own folders in it, pid.<mpiexec pid>, are checked below.)
@@ -742,7 +773,7 @@ def main():
                         and not os.path.realpath(x).startswith((build_dir, source_dir))
                         and not re.fullmatch(r"/tmp/ompi\.[^/]+", x))
     session_dirs = [d for d in (os.path.join("/tmp", e, f"pid.{q}") for e in os.listdir("/tmp") if e.startswith("ompi.")
-                                for q in sorted(watch.mpiexecs)) if os.path.exists(d)]
+                                for q in sorted(watch.mpiexecs)) if os.path.exists(d) and d not in folders_before]
     if left_procs:
         faults.append(f"processes left: {left_procs}")
     if left_paths:
