@@ -54,7 +54,11 @@ live = subprocess.Popen(["sleep", "300"], env=env, stdin=subprocess.DEVNULL, std
                         stderr=subprocess.DEVNULL)
 try:
     rc = subprocess.run([reaper, log, "--once", "--interval", "0.3", "--owner", "fake-ctest", "--only", "reaper."]).returncode
-    time.sleep(0.2)
+    # The kill is sent before the reaper exits; the process is gone once the kernel has
+    # ended it: wait for that (10 s at most), not for a fixed time.
+    deadline = time.time() + 10
+    while alive(ended) and time.time() < deadline:
+        time.sleep(0.02)
     text = open(log).read() if os.path.exists(log) else ""
     print(text, end="")
     problems = []
