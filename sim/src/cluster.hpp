@@ -46,6 +46,15 @@ class Cluster {
   // `overhead_s` per iteration: the policy's queries) stays within its limit. Off: down to
   // its minimum whatever its limit.
   void set_time_limits(bool on, double overhead_s = 0);
+  // The time limit follows the size (a lever; off by default): a job with a limit started
+  // below its request runs under its limit scaled by its model's time on that size
+  // (limit_on), so a range starts down to its minimum whatever its limit; a give-back
+  // extends the limit (extend_limit). Needs set_time_limits(true).
+  void set_limit_follows_size(bool on);
+  bool limit_follows_size() const { return follows_; }
+  // Job j's limit on n nodes: its kill limit, scaled by its model's time on n over its time
+  // on the size it asked for when the limit follows the size and n is fewer (0: none).
+  double limit_on(std::size_t job, int n) const;
   // The fewest nodes job j may start on (its minimum, or more under its limit), and
   // whether its limit raised it above its minimum (a start below the request refused).
   int start_floor(std::size_t job) const { return start_floor_.at(job); }
@@ -133,6 +142,9 @@ class Cluster {
   // The running job's estimated end (the scheduler's shadow time uses it); a job with a
   // time limit keeps start + limit, as Slurm does.
   void set_estimated_end(std::size_t job, double end);
+  // A running job's time limit extended by `by_s` (the limit follows a give-back): its
+  // estimated end, which the backfilling plans with, moves as much.
+  void extend_limit(std::size_t job, double by_s);
 
   const std::vector<std::size_t>& queue() const { return queue_; }
   const std::vector<int>& held(std::size_t job) const { return state_[job].held; }  // join order
@@ -198,6 +210,7 @@ class Cluster {
   std::vector<std::size_t> narrowed_now_;  // first narrowed at the last pass
   long narrowed_count_ = 0;
   bool limits_ = false;
+  bool follows_ = false;
   PeriodPolicy periods_;
   double estimate(std::size_t job) const;
   double limit_overhead_s_ = 0;

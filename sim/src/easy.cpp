@@ -9,9 +9,10 @@
 namespace clustersim {
 
 double Waiting::estimate_on(int n) const {
-  if (limit || n == nodes) return estimate_s;
   const double sf = serial_fraction;
   const auto t = [&](int k) { return sf + (1 - sf) / k + (comm_fraction > 0 ? comm_fraction * std::log2(k) : 0.0); };
+  if (limit) return limit_nodes > 0 && n < limit_nodes ? estimate_s * t(n) / t(limit_nodes) : estimate_s;
+  if (n == nodes) return estimate_s;
   return estimate_s * t(n) / t(nodes);
 }
 

@@ -25,6 +25,9 @@ struct Waiting {
   double serial_fraction = 0;  // scales the estimate to other sizes
   bool limit = false;          // estimate_s is a time limit (sbatch --time): the same on any size
   double comm_fraction = 0;    // the job model's communication term (workload.hpp)
+  // A limit that follows the size (Cluster::set_limit_follows_size): the size the limit was
+  // asked for; on fewer nodes the limit scales with the model (0: the same on any size).
+  int limit_nodes = 0;
   double estimate_on(int n) const;
 };
 struct Running {

@@ -57,6 +57,7 @@ struct Cli {
   double interval = 0, cost_scale = 1, give_gain_share = -1, min_growth_efficiency = -1, sched_interval = -1;
   clustersim::Resolution resolution;
   bool all_rigid = false, no_expansion = false, ranges = false, no_growth = false, no_give_back = false;
+  bool limit_follows_size = false;
   std::string policy = "arbiter", range_top = "max", start_mode = "full", one_update, backfill = "easy";
   std::string time_limits = "on", speedup = "amdahl", prime_time;
   double prime_max_h = 4, range_efficiency = 0.5;
@@ -120,6 +121,10 @@ void add_policy_options(CLI::App& app, Cli& c) {
       ->check(CLI::IsMember({"arbiter", "decide", "none"}));
   app.add_flag("--no-growth", c.no_growth, "a lever off: malleable jobs never add idle nodes (give-backs only)");
   app.add_flag("--no-give-back", c.no_give_back, "a lever off: malleable jobs never give nodes back (growth only)");
+  app.add_flag("--limit-follows-size", c.limit_follows_size,
+               "a lever: a job's time limit follows its size: started below its request, its limit is scaled by its "
+               "model's time on that size; a give-back extends the limit left by the same ratio (an operator's scontrol "
+               "update; neither the arbiter nor the launcher does it)");
   app.add_option("--time-limits", c.time_limits, "on (default): a job ends at its time limit, killed, and a shrink or "
                  "a start below its request is allowed only while its predicted end keeps the limit; off: never ended")
       ->check(CLI::IsMember({"on", "off"}));
@@ -220,6 +225,10 @@ std::string refused(const CLI::App& app, const Cli& c) {
   if (c.start_mode != "full" && c.policy == "none")
     return "--start " + c.start_mode + " needs --policy arbiter or decide (--policy none runs every job on the "
            "nodes it starts on)";
+  if (c.limit_follows_size && (c.time_limits != "on" || c.all_rigid ||
+                               (!c.ranges && (c.policy == "none" || c.no_give_back))))
+    return "--limit-follows-size needs --time-limits on and jobs whose size changes: --start-ranges, or a policy "
+           "that gives nodes back (--policy arbiter or decide without --no-give-back), and not --rigid";
   for (const char* o : {"--age-weight", "--fair-share-half-life-h", "--priority-max-age-h"})
     if (given(o) && !c.fair_share.on()) return std::string(o) + " needs --fair-share-weight (above 0)";
   return "";
@@ -365,6 +374,7 @@ RunOptions run_options(const Cli& c, const Costs& costs) {
   o.time_limits = c.time_limits == "on";
   o.no_growth = c.no_growth;
   o.no_give_back = c.no_give_back;
+  o.limit_follows_size = c.limit_follows_size;
   // The arbiter's windows are for a query every 2 s; queried every `interval` simulated
   // seconds, they stretch by interval / 2.
   const double stretch = std::max(1.0, c.interval / 2);
@@ -431,6 +441,10 @@ int run(Cli& c) {
   out["growth_refusals"] = counts.growth_refusals;
   out["queries_skipped"] = counts.queries_skipped;
   out["starts_narrowed"] = counts.starts_narrowed;
+  if (c.limit_follows_size) {
+    out["limit_extensions"] = counts.limit_extensions;
+    out["limit_extension_s"] = counts.limit_extension_s;
+  }
   if (c.user_limits.on()) out["user_limit_held"] = counts.user_limit_held;
   if (c.outages != "none") {
     double down_node_s = 0;

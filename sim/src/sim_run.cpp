@@ -129,7 +129,8 @@ Action decide(Sim& sim, std::size_t j, int done, double now, Ranks ranks) {
   if (sim.opt.no_give_back) ranks.floor = static_cast<int>(sim.cluster.held(j).size());
   ranks.no_growth = sim.opt.no_growth;
   const int base = std::max(ranks.floor, job.min_nodes);
-  const int floor = sim.opt.time_limits ? limit_floor(sim, j, from, left, now) : 0;
+  const bool keep_limit = sim.opt.time_limits && !sim.opt.limit_follows_size;
+  const int floor = keep_limit ? limit_floor(sim, j, from, left, now) : 0;
   if (floor <= base) return ask(sim, j, done, now, ranks);
   Ranks limited = ranks;
   limited.floor = floor;
@@ -177,6 +178,19 @@ bool act(Sim& sim, std::size_t j, const Action& a, Procs& p, int done, double no
     const int to = static_cast<int>(ranks.size());
     const double resize = to < from ? sim.costs.shrink_s(from, to, job.nodes) : 0.0;
     estimate(resize + sim.costs.update_s, to);
+    if (sim.opt.limit_follows_size && sim.deadline[j] < kNoLimit && to < from && sim.deadline[j] > now) {
+      // The limit left follows the size (not the job's true run: the site knows only the
+      // limit and the model): what is left of it, scaled by the time on `to` over `from`,
+      // plus the shrink.
+      const double left = sim.deadline[j] - now;
+      const double by = resize + sim.costs.update_s + left * job.iteration_s(to) / job.iteration_s(from) - left;
+      if (by > 0) {
+        ++sim.counts.limit_extensions;
+        sim.counts.limit_extension_s += by;
+        sim.deadline[j] += by;
+        sim.cluster.extend_limit(j, by);
+      }
+    }
     if (!sleep_within(sim, j, resize + sim.costs.update_s)) return !(p.killed = true);
     sim.cluster.release(j, a.give, now_s());
     if (to < from) sim.cluster.resized(j, resize);
@@ -288,7 +302,7 @@ void run_malleable(Sim& sim, std::size_t j, Procs& p) {
 
 void job_actor(Sim* sim, std::size_t j) {
   const Job& job = sim->cluster.workload().jobs[j];
-  const double limit = job.kill_limit_s();
+  const double limit = sim->cluster.limit_on(j, static_cast<int>(sim->cluster.held(j).size()));
   sim->deadline[j] = sim->opt.time_limits && limit > 0 ? now_s() + sim->costs.launch_s + limit : kNoLimit;
   if (sim->costs.launch_s > 0) sg4::this_actor::sleep_for(sim->costs.launch_s);
   bool killed = false;
@@ -368,6 +382,7 @@ void scheduler(Sim* sim) {
 std::vector<JobRecord> simulate(Cluster cluster, const Costs& costs, const RunOptions& o, RunCounts& counts) {
   Sim sim(std::move(cluster), costs, o);
   sim.cluster.set_time_limits(o.time_limits, sim.overhead_s());
+  sim.cluster.set_limit_follows_size(o.time_limits && o.limit_follows_size);
   sim.deadline.assign(sim.cluster.workload().jobs.size(), kNoLimit);
   auto* zone = sg4::create_star_zone("cluster");
   for (int n = 0; n < sim.cluster.total(); ++n) sim.hosts.push_back(zone->create_host(sim.cluster.node_name(n), 1e9));

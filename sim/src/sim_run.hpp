@@ -37,6 +37,13 @@ struct RunOptions {
   bool time_limits = true;
   bool no_growth = false;     // the growth lever off: a job never adds idle nodes
   bool no_give_back = false;  // the give-back lever off: a job never gives nodes back
+  // The site's time limit follows the job's size (a lever, off by default): a job started
+  // below its request runs under its limit scaled by its model's time on that size, and a
+  // give-back extends what is left of the limit by the same ratio (an operator's `scontrol
+  // update JobId=J TimeLimit=...`; Slurm plans with the new limit), so neither is refused
+  // by the limit (Cluster::set_limit_follows_size). Only the simulator has it: neither the
+  // arbiter nor the launcher changes a limit.
+  bool limit_follows_size = false;
   cluster::slurm::ArbiterOptions arbiter_options;
   std::ostream* decisions = nullptr;  // JSON lines, one per resize decision (and refusal)
 };
@@ -45,6 +52,8 @@ struct RunCounts {
   long decide_calls = 0;
   long limit_refusals = 0;   // give-backs the policy asked for, refused (or cut) by the limit
   long growth_refusals = 0;  // growths refused: their predicted end passed the limit
+  long limit_extensions = 0;     // limit_follows_size: give-backs that extended their job's limit
+  double limit_extension_s = 0;  // the seconds those extensions added, summed
   long queries_skipped = 0;  // policy queries left out: their own time would pass the limit
   long user_limit_held = 0;  // jobs a pass held for their user's limit (Cluster::set_user_limits)
   long starts_narrowed = 0;  // malleable jobs a pass held below their limit's floor (Cluster::narrowed)

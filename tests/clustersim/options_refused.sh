@@ -73,6 +73,12 @@ refuse "--policy arbiter or decide" -- --start min --policy none "${w[@]}"
 refuse "--policy arbiter or decide" -- --start one --policy none "${w[@]}"
 honour --start min --policy arbiter "${w[@]}"
 honour --start full --policy none "${w[@]}"
+refuse "--time-limits on" -- --limit-follows-size --time-limits off "${w[@]}"
+refuse "--start-ranges" -- --limit-follows-size --policy none "${w[@]}"
+refuse "--no-give-back" -- --limit-follows-size --no-give-back "${w[@]}"
+refuse "--rigid" -- --limit-follows-size --rigid "${w[@]}"
+honour --limit-follows-size --policy none --start-ranges "${w[@]}"
+honour --limit-follows-size --policy arbiter "${w[@]}"
 # starts_narrowed, three arms of the same job M.
 narrowed() {  # narrowed WORKLOAD ARGS...: the run's starts_narrowed
   "$bin" --workload "$1" --start-ranges --policy none "${@:2}" --out "$tmp/n.json" 2>"$tmp/err" ||

@@ -153,3 +153,59 @@ TEST(ClusterSimTimeLimit, EfficientRangeTop) {
   d.set_range_top_efficient(0.5);
   EXPECT_EQ(d.range_top(0), 8);
 }
+
+// The lever that lets the limit follow the size (--limit-follows-size): a range starts down
+// to its minimum whatever its limit, the limit on fewer nodes is scaled by the model's time
+// there, never lowered above the request, and the backfilling plans with the scaled limit.
+TEST(ClusterSimTimeLimit, LimitFollowsTheSize) {
+  const Job tight = malleable("tight", 4, 800, 300);  // 200 s on 4, 266.7 on 3, 400 on 2
+  Job rigid;
+  rigid.id = "rigid";
+  rigid.nodes = rigid.min_nodes = rigid.max_nodes = 2;
+  rigid.work_node_s = 200;
+  rigid.limit_s = 150;
+  Cluster c(Workload{"", 0, 16, 0.5, 1, {tight, rigid}});
+  c.set_start_ranges(true);
+  c.set_time_limits(true);
+  EXPECT_EQ(c.start_floor(0), 3);
+  EXPECT_DOUBLE_EQ(c.limit_on(0, 2), 300);  // the lever off: the limit on any size
+  c.set_limit_follows_size(true);
+  EXPECT_TRUE(c.limit_follows_size());
+  EXPECT_EQ(c.start_floor(0), 2);  // the range's minimum
+  EXPECT_FALSE(c.start_narrowed(0));
+  EXPECT_DOUBLE_EQ(c.limit_on(0, 2), 600);  // 300 s x T(2) / T(4)
+  EXPECT_NEAR(c.limit_on(0, 3), 400, 1e-9);
+  EXPECT_DOUBLE_EQ(c.limit_on(0, 4), 300);
+  EXPECT_DOUBLE_EQ(c.limit_on(0, 8), 300);  // more nodes than asked: the limit stays
+  EXPECT_DOUBLE_EQ(c.limit_on(1, 2), 150);  // a rigid job: its size never changes
+  c.set_limit_follows_size(false);
+  EXPECT_EQ(c.start_floor(0), 3);
+
+  // The backfilling's estimate on fewer nodes than the limit was asked for.
+  Waiting w{"w", 4, 300, 2, 0, true, 0, 4};
+  EXPECT_DOUBLE_EQ(w.estimate_on(2), 600);
+  EXPECT_DOUBLE_EQ(w.estimate_on(4), 300);
+  w.limit_nodes = 0;
+  EXPECT_DOUBLE_EQ(w.estimate_on(2), 300);
+
+  // 14 busy nodes of 16: the tight job starts on 2 (its minimum), planned to end at its
+  // scaled limit, and the extension of a running job's limit moves its planned end.
+  Job big;
+  big.id = "big";
+  big.nodes = big.min_nodes = big.max_nodes = 14;
+  big.work_node_s = 14000;
+  Cluster d(Workload{"", 0, 16, 0.5, 1, {big, tight}});
+  d.set_start_ranges(true);
+  d.set_time_limits(true);
+  d.set_limit_follows_size(true);
+  d.submit(0, 0);
+  d.submit(1, 0);
+  d.schedule(0);
+  ASSERT_TRUE(d.running(1));
+  EXPECT_EQ(d.held(1).size(), 2u);
+  EXPECT_DOUBLE_EQ(d.estimated_end(1), 600);
+  d.extend_limit(1, 50);
+  EXPECT_DOUBLE_EQ(d.estimated_end(1), 650);
+  d.extend_limit(1, -5);  // never shortened
+  EXPECT_DOUBLE_EQ(d.estimated_end(1), 650);
+}

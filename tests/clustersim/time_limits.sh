@@ -57,10 +57,28 @@ print(f"A: {float(a_on['end_s']) - float(a_on['start_s']):.1f} s with limits (mi
       f"{on['time_limit_refusals']} refusals), {float(a_off['end_s']) - float(a_off['start_s']):.1f} s without "
       f"(min {a_off['min_held']}); C killed at its 50-s limit")
 PY
+# The limit follows the size (--limit-follows-size): A gives B its 3 nodes as without
+# limits, nothing refused, its limit extended by the time on 1 node over 4 (logged in the
+# metrics), and it is not ended; C, rigid, is still ended at its 50-s limit.
+run follows --limit-follows-size
+python3 - "$tmp" <<'PY' || { echo FAILED; exit 1; }
+import csv, json, sys
+d = sys.argv[1]
+m, off = (json.load(open(f"{d}/{n}.json")) for n in ("follows", "off"))
+rec = {n: {r["id"]: r for r in csv.DictReader(open(f"{d}/{n}.csv"))} for n in ("follows", "off")}
+a = rec["follows"]["A"]
+assert m["time_limit_refusals"] == 0 and m["limit_extensions"] >= 1 and m["limit_extension_s"] > 0, m
+assert int(a["min_held"]) == 1 and a["killed"] == "0" and float(a["end_s"]) - float(a["start_s"]) > 200, a
+assert m["killed"] == 1 and m["killed_malleable"] == 0 and rec["follows"]["C"]["killed"] == "1", m
+assert float(rec["follows"]["B"]["start_s"]) == float(rec["off"]["B"]["start_s"]), rec
+assert "limit_extensions" not in off, off
+print(f"follows: A ran {float(a['end_s']) - float(a['start_s']):.1f} s on down to {a['min_held']} node, "
+      f"{m['limit_extensions']} extension(s) adding {m['limit_extension_s']:.1f} s, not ended; C ended at 50 s")
+PY
 # The tool's own --help (not SimGrid's), and SimGrid's options still reach SimGrid.
 "$bin" --help >"$tmp/help.txt" 2>&1 || { cat "$tmp/help.txt"; echo "FAILED: --help"; exit 1; }
 grep -q -- "--time-limits" "$tmp/help.txt" && ! grep -q -- "--cfg=<OPTION>" "$tmp/help.txt" ||
   { cat "$tmp/help.txt"; echo "FAILED: --help does not list the tool's options"; exit 1; }
 run cfg --cfg=contexts/stack-size:256
 if "$bin" --workload "$tmp/w.json" --no-such-option 2>"$tmp/bad.err"; then echo "FAILED: unknown option accepted"; exit 1; fi
-echo "PASS: time limits (a give-back refused by the limit, a job ended at its limit, --help is the tool's)"
+echo "PASS: time limits (a give-back refused by the limit, the same give-back with the limit following the size, a job ended at its limit, --help is the tool's)"
