@@ -31,6 +31,20 @@ static_assert(kExitResizeByRestart == resize::kExitResizeByRestart);
 // greps for the line (the result check) would miss it.
 static void line_buffered_stdout() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
 
+// `text` written a line a call: a line-buffered stream flushes one call's text at its last
+// newline, but a call longer than the buffer (a summary table of many grids, checkpoints and
+// levels can pass 4 KiB) is written in whole blocks, cut anywhere, and a warning on stderr
+// could land inside the line that was cut.
+static void print_lines(const std::string& text) {
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t nl = text.find('\n', at);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
+    std::fwrite(text.data() + at, 1, end - at, stdout);
+    at = end;
+  }
+}
+
 void init_mpi(int& argc, char**& argv) {
   line_buffered_stdout();
   bool background = false;
@@ -451,7 +465,7 @@ int report(resize::Session& s, const CommonOptions& o, const DriverHooks& hooks,
   info.mtbf_s = every.mtbf;
   info.checkpoints = s.checkpoint_records();
   info.levels = s.level_records();  // the node-local level files, counted as the global ones
-  std::printf("\n%s", resize::summary_table(s.metrics(), info).c_str());
+  print_lines("\n" + resize::summary_table(s.metrics(), info));
   std::fflush(stdout);
   if (data_fd >= 0) ::dup2(data_fd, STDOUT_FILENO);
   if (!o.json.empty()) info.bounds = resize::resize_bounds(s.metrics());  // each resize beside its bound

@@ -155,3 +155,19 @@ wait_for() {  # <file> <regex> <seconds>
   cat "$1" >&2 2>/dev/null; fail "no line matching '$2' within $3 s"
 }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.1f", b - a}'; }  # <t0> <t1>: t1 - t0 in s
+
+# Lines of a stream, each prefixed by the time it was read.
+stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
+# A command whose stdout and stderr go into one log, each line stamped. The two streams are
+# read apart and appended a whole line at a time: through one pipe (2>&1) a line on stdout
+# could be cut by a line of stderr wherever a writer's pipe write came back short (seen:
+# the result check's line cut by a warning in a fresh-clone run of cluster.lost_node). The
+# stderr reader ends with the line "stderr closed" once every process that held the
+# command's stderr has ended: wait for it before reading the log whole. The command's status.
+stamp_both() {  # <log> <command...>
+  local log=$1
+  shift
+  : >"$log"
+  { "$@" 2> >(stamp >>"$log"; printf '%s stderr closed\n' "$EPOCHREALTIME" >>"$log"); } | stamp >>"$log"
+  return "${PIPESTATUS[0]}"
+}

@@ -21,16 +21,15 @@ trap 'rc=$?; kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"; cluster_end $r
 export RESIZE_HISTORY=off
 prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }
-# Lines of the launcher's output, each prefixed by the time it was read.
-stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
 
 scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver args...]
   local name=$1 trigger=$2 envs=$3 d=$work/$1 log=$work/$1.log; shift 3
   mkdir -p "$d"
-  "$CLUSTER" exec node1 env $envs MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
+  # The launcher's output, each line stamped (harness.sh).
+  stamp_both "$log" "$CLUSTER" exec node1 env $envs MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
     timeout 120 "$BUILD/bin/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
     "$BUILD/apps/$prog" -n 240 --nb 16 -g 2x3 -i 100000 --checkpoint "$d" --checkpoint-every 5 --keep 3 \
-    --stop-file "$d/stop" "$@" 2>&1 | stamp >"$log" &
+    --stop-file "$d/stop" "$@" &
   local job=$!
   # The job's processes per node, found once it iterates (so that the kill follows the
   # trigger line at once).
@@ -73,6 +72,7 @@ scenario() {  # <name> <trigger regex> <environment (VAR=VALUE ...)> [driver arg
   local rc=0
   wait $job || rc=$?
   [[ $rc -eq 0 ]] || { cat "$log"; fail "$name: malleable-run exit $rc"; }
+  wait_for "$log" "stderr closed" 30 >/dev/null
   local restart file it_ck it_last first t_first
   restart=$(grep -m1 "malleable-run: restarting from" "$log") || fail "$name: no restart"
   echo "$name: ${restart#* }"

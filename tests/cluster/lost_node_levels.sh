@@ -33,16 +33,15 @@ trap 'rc=$?; kill $(jobs -p) 2>/dev/null || true; rm -rf "$work" "$levels"; clus
 export RESIZE_HISTORY=off
 prog=pdgemm_resizable
 now() { echo "$EPOCHREALTIME"; }
-stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
 
 d=$work/global log=$work/job.log
 mkdir -p "$d"
 level_flags=(--checkpoint-local 1 --checkpoint-partner 2 --checkpoint-local-dir "$levels")
 [[ $MODE == global ]] && level_flags=()
-"$CLUSTER" exec node1 env RESIZE_FAULT=pause-in-iteration:13:120:$work/go MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
+stamp_both "$log" "$CLUSTER" exec node1 env RESIZE_FAULT=pause-in-iteration:13:120:$work/go MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none" \
   timeout 120 "$BUILD/bin/malleable-run" -n 6 --hosts node1,node2,node3 --on-failure restart -- \
   "$BUILD/apps/$prog" -n 240 --nb 16 -g 2x3 -i 100000 --checkpoint "$d" --checkpoint-every 5 --keep 3 \
-  "${level_flags[@]}" --stop-file "$work/stop" 2>&1 | stamp >"$log" &
+  "${level_flags[@]}" --stop-file "$work/stop" &
 job=$!
 wait_for "$log" "\] iter +1 +grid 2x3" 60 >/dev/null
 victims=$(pids_on node3 $prog) survivors="$(pids_on node1 $prog) $(pids_on node2 $prog)"
@@ -75,6 +74,7 @@ grep -q "lost node node3 " <<<"$lost" || fail "the message does not name node3 a
 rc=0
 wait $job || rc=$?
 [[ $rc -eq 0 ]] || { cat "$log"; fail "malleable-run exit $rc"; }
+wait_for "$log" "stderr closed" 30 >/dev/null
 [[ $(grep -c "stop requested" "$log") -eq 1 ]] || { cat "$log"; fail "expected one stop (the relaunch's)"; }
 if [[ $MODE == corrupt ]]; then
   grep -q "restart from levels: .*pdgemm.partner.r4-6.v000012: checksum mismatch: the data is damaged; choosing again" "$log" ||

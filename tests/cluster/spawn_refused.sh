@@ -16,7 +16,6 @@ cluster_begin 2
 work=$(mktemp -d)
 trap 'rc=$?; rm -rf "$work"; cluster_end $rc' EXIT
 export RESIZE_HISTORY=off RESIZE_SPAWN_DEADLINE=10
-stamp() { local l; while IFS= read -r l; do printf '%s %s\n' "$EPOCHREALTIME" "$l"; done; }
 P=("$BUILD/apps/pdgemm_resizable" -n 240 --nb 16 -i 6)
 ref=$(mpirun_on node1 -n 4 "${P[@]}" -p scripted -s 2:expand:3x3,4:shrink:2x2 -q --checksums 2>&1) ||
   fail "the in-place run on node1: $ref"
@@ -24,9 +23,10 @@ ref=$(mpirun_on node1 -n 4 "${P[@]}" -p scripted -s 2:expand:3x3,4:shrink:2x2 -q
 rc=0
 # The job's launches hold node1 only (--host node1:9): Open MPI starts a daemon on node2
 # only for the expansion onto it (blacs-dyn's "add-host"), and that launch is refused.
-"$CLUSTER" exec node1 env MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none --host node1:9" timeout 240 \
-  "$BUILD/bin/malleable-run" -n 4 -- "${P[@]}" -p scripted -s 2:expand:3x3:local2@node2,4:shrink:2x2 \
-  --checkpoint "$work/ck" --checksums 2>&1 | stamp >"$work/log" || rc=$?
+stamp_both "$work/log" "$CLUSTER" exec node1 env MALLEABLE_MPIEXEC="mpiexec --oversubscribe --bind-to none --host node1:9" \
+  timeout 240 "$BUILD/bin/malleable-run" -n 4 -- "${P[@]}" -p scripted -s 2:expand:3x3:local2@node2,4:shrink:2x2 \
+  --checkpoint "$work/ck" --checksums || rc=$?
+wait_for "$work/log" "stderr closed" 30 >/dev/null
 cut -d' ' -f2- "$work/log" | grep -E "malleable-run|before the spawn|expansion by spawn|result check|FAILED" || true
 [[ $rc -eq 0 ]] || fail "malleable-run exit $rc: $(cut -d' ' -f2- "$work/log")"
 launches=$(grep -o "malleable-run: launch [0-9]*: [0-9]* processes" "$work/log" | awk '{print $4}' | tr '\n' ' ')
