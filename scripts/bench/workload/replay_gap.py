@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Where a rigid replay's waits part from its log's (issue 78's second log; the closing
-notes' per-class figures): the log's jobs by size and requested time, each class's count,
+"""Where a rigid replay's waits part from its log's (the second log with waits, CTC, whose
+simulated mean wait falls short): the log's jobs by size and requested time, each class's count,
 mean wait in the log and in the simulation, and its share of the gap in the mean wait over
 all jobs (seconds a job), and the share of each that waited at most 120 s.
 
