@@ -303,7 +303,7 @@ void set_periods(Cli& c, const SwfHeader& h, const TraceJobs& tj) {
 void set_outages(Cli& c, const TraceJobs& tj) {
   if (c.outages != "infer") return;
   if (c.model.arrival_scale != 1) throw Error("--outages infer keeps the log's clock: not with --arrival-scale");
-  const OutageEvidence e = infer_outages(tj, c.outage_min_h * 3600, c.outage_window_h * 3600);
+  const OutageEvidence e = infer_outages(tj, c.outage_min_h * 3600, c.outage_window_h * 3600, &c.periods);
   c.outage_list = e.outages;
   std::cerr << "malleable-clustersim: " << e.outages.size() - e.partial << " outage(s) of the whole machine inferred, "
             << e.down_s / 3600 << " h in all (spells of at least " << c.outage_min_h << " h that ran no job while one "

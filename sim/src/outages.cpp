@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "periods.hpp"
 #include "swf.hpp"
 
 namespace clustersim {
@@ -13,12 +14,31 @@ namespace {
 // The log's own schedule as events: +1 waiting at a submission, a start moves a job from
 // waiting to running, an end leaves. At one instant ends come first, then starts, then
 // submissions (a job started at its submission never waits).
+// With a site's rules (PeriodPolicy) a job counts as waiting only while the rules let it
+// start: +1 where such a stretch begins (order 2), -1 where it ends (order 1, with the start
+// if it ends there).
 struct Event {
   double t = 0;
-  int order = 0;  // 0 end, 1 start, 2 submission
-  int nodes = 0;
+  int order = 0;  // 0 end, 1 start (or a stretch the rules let the job start ends), 2 submission (or one begins)
+  int nodes = 0;  // running nodes it adds (a start) or removes (an end)
+  int wait = 0;   // waiting jobs it adds or removes
   bool operator<(const Event& o) const { return t != o.t ? t < o.t : order < o.order; }
 };
+
+// The stretches of [from, to) in which the rules let a job of estimate `est` start: in each
+// period between two cuts [a, b) from a to b - est (the whole period for a job longer than
+// any night, outside prime time), as PeriodPolicy::may_start decides.
+template <class Add>
+void eligible_stretches(const PeriodPolicy& p, double from, double to, double est, Add add) {
+  for (double t = from; t < to;) {
+    const double b = p.next_cut(t);
+    if (p.may_start(t, est)) {
+      const double end = std::min(to, p.may_start(b - 1e-3, est) ? b : b - est);
+      if (end > t) add(t, end);
+    }
+    t = b;
+  }
+}
 
 // The log's capacity in windows of window_s (from the first submission): in a window whose
 // queue never emptied, the machine less the most nodes the log ran at once in it is down
@@ -47,9 +67,8 @@ void partial_windows(const std::vector<Event>& ev, double last_submit,
       continue;
     }
     for (; k < ev.size() && ev[k].t == now; ++k) {
-      if (ev[k].order == 0) running -= ev[k].nodes;
-      if (ev[k].order == 1) --waiting, running += ev[k].nodes;
-      if (ev[k].order == 2) ++waiting;
+      running += ev[k].nodes;
+      waiting += ev[k].wait;
     }
     if (now == start) always = waiting > 0;
     peak = std::max(peak, running);
@@ -60,7 +79,7 @@ void partial_windows(const std::vector<Event>& ev, double last_submit,
 
 }  // namespace
 
-OutageEvidence infer_outages(const TraceJobs& t, double min_s, double window_s) {
+OutageEvidence infer_outages(const TraceJobs& t, double min_s, double window_s, const PeriodPolicy* rules) {
   OutageEvidence e;
   std::vector<Event> ev;
   ev.reserve(3 * t.jobs.size());
@@ -70,15 +89,24 @@ OutageEvidence infer_outages(const TraceJobs& t, double min_s, double window_s) 
       continue;
     }
     const double start = j.submit_s + j.wait_s;
-    ev.push_back({j.submit_s, 2, j.nodes});
-    ev.push_back({start, 1, j.nodes});
-    ev.push_back({start + j.run_s, 0, j.nodes});
+    ev.push_back({start, 1, j.nodes, 0});
+    ev.push_back({start + j.run_s, 0, -j.nodes, 0});
+    if (!rules || !rules->on) {
+      ev.push_back({j.submit_s, 2, 0, 1});
+      ev.push_back({start, 1, 0, -1});
+    } else {
+      const double est = j.requested_s > 0 ? j.requested_s : j.run_s;
+      eligible_stretches(*rules, j.submit_s, start, est, [&](double a, double b) {
+        ev.push_back({a, 2, 0, 1});
+        ev.push_back({b, 1, 0, -1});
+      });
+    }
   }
   std::sort(ev.begin(), ev.end());
   double last_submit = 0;
   for (const TraceJob& j : t.jobs)
     if (j.wait_s >= 0) last_submit = std::max(last_submit, j.submit_s);
-  long waiting = 0, running = 0;
+  long waiting = 0, running = 0;  // waiting jobs, running nodes
   double since = -1;  // the start of the current spell of nothing running with a queue (< 0: none)
   const auto close = [&](double now) {
     if (since < 0) return;
@@ -99,9 +127,8 @@ OutageEvidence infer_outages(const TraceJobs& t, double min_s, double window_s) 
       break;
     }
     for (; k < ev.size() && ev[k].t == now; ++k) {
-      if (ev[k].order == 0) --running;
-      if (ev[k].order == 1) --waiting, ++running;
-      if (ev[k].order == 2) ++waiting;
+      running += ev[k].nodes;
+      waiting += ev[k].wait;
     }
     const bool idle_with_queue = running == 0 && waiting > 0;
     if (idle_with_queue && since < 0) since = now;

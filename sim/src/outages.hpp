@@ -18,6 +18,7 @@
 namespace clustersim {
 
 struct TraceJobs;
+struct PeriodPolicy;
 
 struct Outage {
   double start_s = 0, end_s = 0;  // simulated seconds (the window's clock)
@@ -38,7 +39,11 @@ struct OutageEvidence {
   std::size_t partial = 0;        // windows with nodes down
   double partial_node_s = 0;      // their node-seconds down
 };
-OutageEvidence infer_outages(const TraceJobs& t, double min_s, double window_s = 0);
+// rules: the site's rules the replay keeps (a prime-time rule, periods.hpp): a job then
+// counts as waiting only while they let it start (its requested time, else its run, as the
+// estimate), so a spell or a window in which only jobs the rules held waited is no outage.
+OutageEvidence infer_outages(const TraceJobs& t, double min_s, double window_s = 0,
+                             const PeriodPolicy* rules = nullptr);
 
 // The nodes the outages hold down at t (at most `total`).
 int nodes_down(const std::vector<Outage>& o, double t, int total);

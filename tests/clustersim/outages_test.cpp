@@ -8,6 +8,7 @@
 
 #include "cluster.hpp"
 #include "outages.hpp"
+#include "periods.hpp"
 #include "swf.hpp"
 
 using namespace clustersim;
@@ -81,6 +82,39 @@ TEST(ClusterSimOutages, PartialWindows) {
   EXPECT_EQ(e.outages[0], (Outage{0, 100, 2}));
   EXPECT_EQ(e.partial, 1u);
   EXPECT_DOUBLE_EQ(e.partial_node_s, 200);
+}
+
+// With the site's prime-time rule a job counts as waiting only while the rule lets it
+// start: a 10-h job submitted Monday 09:00 may start at 17:00 (the night, until Tuesday
+// 08:00); the log ran nothing from 09:00 to 18:00 and started it at 18:00. Without the rule
+// the whole spell is an outage; with it only 17:00-18:00 (the rule held it before), and
+// with a window of the day only the hour it could have run counts as waiting, so the
+// window's queue emptied (no partial outage).
+TEST(ClusterSimOutages, OnlyJobsTheRulesLetStartWait) {
+  constexpr double kH = 3600;
+  TraceJobs t = log_of({tj(9 * kH, 9 * kH, 10 * kH, 4), tj(23 * kH, 0, kH, 1)}, 8);
+  t.jobs[0].requested_s = 10 * kH;
+  t.jobs[1].requested_s = kH;
+  PeriodPolicy rules;
+  rules.on = true;
+  rules.origin = 1704067200;  // Monday 1 January 2024, 00:00 UTC: simulated 0
+  const OutageEvidence off = infer_outages(t, 1800);
+  ASSERT_EQ(off.outages.size(), 1u);
+  EXPECT_EQ(off.outages[0], (Outage{9 * kH, 18 * kH, 8}));
+  const OutageEvidence on = infer_outages(t, 1800, 0, &rules);
+  ASSERT_EQ(on.outages.size(), 1u);
+  EXPECT_EQ(on.outages[0], (Outage{17 * kH, 18 * kH, 8}));
+  EXPECT_EQ(infer_outages(t, 2 * kH, 0, &rules).outages.size(), 0u);  // one hour: under the threshold
+  // A job the rule never lets start while it waits (a 3-h job submitted at 14:30, started
+  // at 17:00 with nothing running) is no outage at all.
+  TraceJobs late = log_of({tj(14.5 * kH, 2.5 * kH, 3 * kH, 2), tj(23 * kH, 0, kH, 1)}, 8);
+  late.jobs[0].requested_s = 3 * kH;
+  late.jobs[1].requested_s = kH;
+  EXPECT_EQ(infer_outages(late, 1800).outages.size(), 1u);
+  EXPECT_EQ(infer_outages(late, 1800, 0, &rules).outages.size(), 0u);
+  // Switched off, the rule changes nothing.
+  rules.on = false;
+  EXPECT_EQ(infer_outages(t, 1800, 0, &rules).outages, off.outages);
 }
 
 TEST(ClusterSimOutages, NodesDownAndCuts) {
