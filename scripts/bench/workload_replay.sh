@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # A rigid replay against its log (docs/measurements/workload.md, "A replay that matches its
 # log"): the trace's jobs, every one rigid, under FCFS + EASY alone, with the scheduler's
-# passes every 60 s, with a site's prime-time rule (PRIME), and with both; each run's mean
+# passes every 60 s, with a site's prime-time rule (PRIME), with both, and with both and the
+# rules chosen on the second log (CTC: the log's outages, whole-machine spells and 24-h
+# windows, counting as waiting only the jobs the prime-time rule lets start); each run's mean
 # and median wait against the log's, and the share of jobs that waited at most 0, 60, 120,
-# 240, 600, 3600, 14400 and 86400 s (trace_prime_time.py), into OUT/replay.md.
+# 240, 600, 3600, 14400 and 86400 s and the busy processors by weekday hour
+# (trace_prime_time.py), into OUT/replay.md.
 #   scripts/bench/workload_replay.sh [build-dir]
 # Environment: TRACE (KTH), NAME (kth-sp2), CORES (1), PRIME (8-17), OUT
 # (docs/data/workload/replay/NAME).
@@ -22,7 +25,8 @@ trap 'rm -rf "$tmp"' EXIT
 common=(--swf "$trace" --cores-per-node "${CORES:-1}" --costs "$here/sim/costs/emulated.json" --malleable-share 0)
 variants=("easy|--sched-interval 0" "passes_60s|--sched-interval 60")
 [[ -n $prime ]] && variants+=("prime_${prime}|--sched-interval 0 --prime-time $prime"
-                              "prime_${prime}_passes_60s|--sched-interval 60 --prime-time $prime")
+                              "prime_${prime}_passes_60s|--sched-interval 60 --prime-time $prime"
+                              "prime_${prime}_passes_60s_outages_24h|--sched-interval 60 --prime-time $prime --outages infer --outage-window-h 24")
 records=()
 {
   echo "$name: rigid replays against the log (malleable-clustersim, $(date -u +%F), commit $(git -C "$here" rev-parse --short HEAD))"

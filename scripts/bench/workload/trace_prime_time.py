@@ -9,7 +9,8 @@ requested time, beside a simulated run's (--records, malleable-clustersim's per-
 the wait's distribution at a few points, log against simulation; the share of the log's waits
 that are whole minutes; and, of the waiting that passed while the log's own schedule had
 the job's nodes free, the share that passed while its user ran no other job (a per-user
-limit would hold a job only while its user runs others).
+limit would hold a job only while its user runs others); and the mean busy processors in
+each local weekday hour, log against simulation (how far each drains before a cut).
 
     trace_prime_time.py TRACE.swf [--prime-time 8-17] [--records jobs.csv ...]
 
@@ -162,6 +163,28 @@ def idle_while_waiting(jobs, machine):
     return (idle / span, tenth / span, empty / 3600) if span else (0.0, 0.0, 0.0)
 
 
+def busy_by_hour(runs, clock, span):
+    """Mean busy processors in each local weekday hour over [span[0], span[1]): runs are
+    (start, end, processors) on the log's clock."""
+    busy = [0.0] * 24
+    for start, end, procs in runs:
+        t = start
+        while t < end:
+            d = clock(t)
+            step = min(end, t + 3600 - (d.minute * 60 + d.second + d.microsecond / 1e6))
+            if d.weekday() < 5:
+                busy[d.hour] += (step - t) * procs
+            t = step
+    hours = [0] * 24
+    t = span[0] - span[0] % 3600
+    while t < span[1]:
+        d = clock(t)
+        if d.weekday() < 5:
+            hours[d.hour] += 1
+        t += 3600
+    return [b / (3600 * h) if h else 0.0 for b, h in zip(busy, hours)]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("trace")
@@ -198,9 +221,12 @@ def main(argv=None):
           f"{n_cross} of {len(jobs)} ({n_cross / len(jobs):.1%}); by requested time: " +
           ", ".join(f"{k} {cross[k]}/{total[k]}" for k, _ in CLASSES if total[k]))
     sims = []
+    runs_of = {}
     for path in a.records:
         with open(path, newline="") as f:
-            sims.append((path, {r["id"]: float(r["start_s"]) - float(r["submit_s"]) for r in csv.DictReader(f)}))
+            rows = list(csv.DictReader(f))
+        sims.append((path, {r["id"]: float(r["start_s"]) - float(r["submit_s"]) for r in rows}))
+        runs_of[path] = {r["id"]: (float(r["end_s"]) - float(r["start_s"]), int(r["start_nodes"])) for r in rows}
     print("\n| requested | jobs | log mean wait s | log median | " +
           " | ".join(f"{p}: mean | median" for p, _ in sims) + " |")
     print("|---|---|---|---|" + "---|---|" * len(sims))
@@ -249,6 +275,18 @@ def main(argv=None):
                               [("log", idle_while_waiting(jobs, machine))] +
                               [(p, idle_while_waiting([dict(j, wait=w[j["id"]]) for j in jobs if j["id"] in w], machine))
                                for p, w in sims]))
+    span = (min(j["submit"] + j["wait"] for j in jobs), max(j["submit"] + j["wait"] + j["run"] for j in jobs))
+    rows = [("log", busy_by_hour([(j["submit"] + j["wait"], j["submit"] + j["wait"] + j["run"], j["procs"]) for j in jobs],
+                                 clock, span))]
+    for p, w in sims:
+        runs = runs_of[p]
+        rows.append((p, busy_by_hour([(j["submit"] + w[j["id"]], j["submit"] + w[j["id"]] + runs[j["id"]][0],
+                                       runs[j["id"]][1]) for j in jobs if j["id"] in w], clock, span)))
+    print("\nmean busy processors by local weekday hour (the drain before a cut shows as a dip):")
+    print("| schedule | " + " | ".join(f"{h:02d}" for h in range(24)) + " |")
+    print("|---|" + "---|" * 24)
+    for name, busy in rows:
+        print(f"| {name} | " + " | ".join(f"{b:.0f}" for b in busy) + " |")
     return 0
 
 
