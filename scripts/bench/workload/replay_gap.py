@@ -3,7 +3,11 @@
 """Where a rigid replay's waits part from its log's (the second log with waits, CTC, whose
 simulated mean wait falls short): the log's jobs by size and requested time, each class's count,
 mean wait in the log and in the simulation, and its share of the gap in the mean wait over
-all jobs (seconds a job), and the share of each that waited at most 120 s.
+all jobs (seconds a job), and the share of each that waited at most 120 s; then how much of
+the log's mean its longest waits carry (the means without the jobs of the K longest waits in
+the log, and those jobs' own, in both), and how far each schedule kept the queue's order (the
+share of starts made while an older job that fit the free processors waited: EASY makes
+such starts only by backfilling).
 
     replay_gap.py TRACE.swf RECORDS.csv
 
@@ -28,19 +32,26 @@ def bound(value, bounds):
 def main(argv):
     if len(argv) != 3:
         raise SystemExit(__doc__)
-    log = {}
+    log, full, machine = {}, {}, 0
     with open(argv[1]) as f:
         for line in f:
-            if line.startswith(";") or not line.strip():
+            if line.startswith(";"):
+                key, _, value = line[1:].partition(":")
+                if key.strip() in ("MaxNodes", "MaxProcs") and value.split() and value.split()[0].isdigit():
+                    machine = machine or int(value.split()[0])  # CTC's reads "338 (batch partition; 512 total)"
+                continue
+            if not line.strip():
                 continue
             v = line.split()
             if len(v) < 9:
                 raise SystemExit(f"replay_gap: {argv[1]}: a record with {len(v)} fields")
             log["j" + v[0]] = (int(float(v[2])), int(v[4]), int(float(v[8])))
-    sim = {}
+            full["j" + v[0]] = (float(v[1]), max(0.0, float(v[2])), float(v[3]), int(v[4]))
+    sim, sim_run = {}, {}
     with open(argv[2]) as f:
         for r in csv.DictReader(f):
             sim[r["id"]] = float(r["start_s"]) - float(r["submit_s"])
+            sim_run[r["id"]] = (float(r["end_s"]) - float(r["start_s"]), int(r["start_nodes"]))
     missing = [k for k in sim if k not in log]
     if missing:
         raise SystemExit(f"replay_gap: {len(missing)} simulated jobs not in the log (first {missing[0]})")
@@ -64,6 +75,50 @@ def main(argv):
         ts = "any" if t == TIMES[-1] else t
         print(f"| {ps} | {ts} | {c[0]} | {c[1] / c[0]:,.0f} | {c[2] / c[0]:,.0f} | {(c[1] - c[2]) / n:+,.0f} | "
               f"{c[3] / c[0]:.3f} | {c[4] / c[0]:.3f} |")
+    longest = sorted(sim, key=lambda k: -log[k][0])
+    print("\n| the log's longest waits left out | log mean wait s | simulated | vs log | those jobs: log mean wait s | simulated |")
+    print("|---|---|---|---|---|---|")
+    for k in (0, 100, 500, 1000):
+        rest, top = longest[k:], longest[:k]
+        lm, sm = sum(log[i][0] for i in rest) / len(rest), sum(sim[i] for i in rest) / len(rest)
+        tops = (f"{sum(log[i][0] for i in top) / k:,.0f} | {sum(sim[i] for i in top) / k:,.0f}" if k else "- | -")
+        above = f" (waits of {log[longest[k - 1]][0]:,} s and more)" if k else ""
+        print(f"| {k}{above} | {lm:,.0f} | {sm:,.0f} | {(sm - lm) / lm:+.1%} | {tops} |")
+    if machine > 0:
+        sched = {"log": {k: (full[k][0], full[k][0] + full[k][1], full[k][2], full[k][3]) for k in sim}}
+        sched["simulated"] = {k: (full[k][0], full[k][0] + sim[k], sim_run[k][0], sim_run[k][1]) for k in sim}
+        print(f"\nstarts made while an older job that fit the free processors waited (of {machine}): " +
+              "; ".join(f"{name} {passed_over(jobs, machine) / n:.1%}" for name, jobs in sched.items()))
+
+
+def passed_over(jobs, machine):
+    """Starts made while a job submitted earlier, still waiting, fit the processors free
+    (after the ends at that instant, before its starts): jobs are id -> (submit, start, run,
+    processors)."""
+    ev = []
+    for k, (sub, start, run, procs) in jobs.items():
+        ev += [(sub, 2, k), (start, 1, k), (start + run, 0, k)]
+    ev.sort()
+    waiting, busy, count, i = {}, 0, 0, 0
+    while i < len(ev):
+        t, batch = ev[i][0], []
+        while i < len(ev) and ev[i][0] == t:
+            _, order, k = ev[i]
+            if order == 0:
+                busy -= jobs[k][3]
+            elif order == 2:
+                waiting[k] = jobs[k][0]
+            else:
+                batch.append(k)
+            i += 1
+        for k in batch:
+            waiting.pop(k, None)
+        free = machine - busy
+        fit = sorted((sub, jobs[k][3]) for k, sub in waiting.items() if jobs[k][3] <= free)
+        for k in batch:
+            count += bool(fit) and fit[0][0] < jobs[k][0]
+            busy += jobs[k][3]
+    return count
 
 
 if __name__ == "__main__":
