@@ -17,6 +17,7 @@ Example (CTC, the rules its log shows):
       --cores-per-node 1 --costs sim/costs/emulated.json --malleable-share 0 \\
       --sched-interval 20 --outages infer --records /tmp/ctc.csv --out /tmp/ctc.json
     scripts/bench/workload/replay_gap.py sim/traces/CTC-SP2-1996-3.1-cln-to-1996-09.swf /tmp/ctc.csv"""
+import bisect
 import collections
 import csv
 import sys
@@ -87,19 +88,51 @@ def main(argv):
     if machine > 0:
         sched = {"log": {k: (full[k][0], full[k][0] + full[k][1], full[k][2], full[k][3]) for k in sim}}
         sched["simulated"] = {k: (full[k][0], full[k][0] + sim[k], sim_run[k][0], sim_run[k][1]) for k in sim}
-        print(f"\nstarts made while an older job that fit the free processors waited (of {machine}): " +
-              "; ".join(f"{name} {passed_over(jobs, machine) / n:.1%}" for name, jobs in sched.items()))
+        print(f"\nstarts made while an older job that fit the free processors waited (of {machine}; the oldest "
+              "such job larger, longer requested than the one started): " +
+              "; ".join(f"{name} {c[0] / n:.1%} ({c[1] / max(c[0], 1):.1%}, {c[2] / max(c[0], 1):.1%})"
+                        for name, c in ((name, passed_over(jobs, machine, log)) for name, jobs in sched.items())))
+        top = set(longest[:500])
+        free = free_while_waiting(sched["log"], machine)
+        share = lambda sel: sum(free[k] for k in sel) / max(sum(log[k][0] for k in sel), 1)
+        print("share of the waiting that passed with the job's processors free in the log's schedule: the 500 "
+              f"longest waits {share(top):.0%}, the other jobs {share([k for k in sim if k not in top]):.0%}")
 
 
-def passed_over(jobs, machine):
+def free_while_waiting(jobs, machine):
+    """Per job, the seconds it waited while the schedule had its processors free: jobs are
+    id -> (submit, start, run, processors)."""
+    change = collections.Counter()
+    for sub, start, run, procs in jobs.values():
+        change[start] += procs
+        change[start + run] -= procs
+    t = sorted(change)
+    busy, acc = [], 0
+    for x in t:
+        acc += change[x]
+        busy.append(acc)
+    out = {}
+    for k, (sub, start, run, procs) in jobs.items():
+        i, free = max(bisect.bisect_right(t, sub) - 1, 0), 0.0
+        while i < len(t) and t[i] < start:
+            a, b = max(t[i], sub), min(t[i + 1] if i + 1 < len(t) else start, start)
+            if b > a and machine - busy[i] >= procs:
+                free += b - a
+            i += 1
+        out[k] = free
+    return out
+
+
+def passed_over(jobs, machine, log):
     """Starts made while a job submitted earlier, still waiting, fit the processors free
-    (after the ends at that instant, before its starts): jobs are id -> (submit, start, run,
-    processors)."""
+    (after the ends at that instant, before its starts), and of those how often the oldest
+    such job was larger and asked for longer: jobs are id -> (submit, start, run,
+    processors); log: id -> (wait, processors, requested)."""
     ev = []
     for k, (sub, start, run, procs) in jobs.items():
         ev += [(sub, 2, k), (start, 1, k), (start + run, 0, k)]
     ev.sort()
-    waiting, busy, count, i = {}, 0, 0, 0
+    waiting, busy, count, larger, longer, i = {}, 0, 0, 0, 0, 0
     while i < len(ev):
         t, batch = ev[i][0], []
         while i < len(ev) and ev[i][0] == t:
@@ -114,11 +147,14 @@ def passed_over(jobs, machine):
         for k in batch:
             waiting.pop(k, None)
         free = machine - busy
-        fit = sorted((sub, jobs[k][3]) for k, sub in waiting.items() if jobs[k][3] <= free)
+        fit = sorted((sub, k) for k, sub in waiting.items() if jobs[k][3] <= free)
         for k in batch:
-            count += bool(fit) and fit[0][0] < jobs[k][0]
+            if fit and fit[0][0] < jobs[k][0]:
+                count += 1
+                larger += jobs[fit[0][1]][3] > jobs[k][3]
+                longer += log[fit[0][1]][2] > log[k][2]
             busy += jobs[k][3]
-    return count
+    return count, larger, longer
 
 
 if __name__ == "__main__":
