@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Unit tests of scripts/bench/workload/{generate,summary,measured_runtimes,run_flags}.py and
-cluster_report.py's cost fit: the generator is
+cluster_report.py's cost fit, and replay_gap.py's schedule measures: the generator is
 seeded and deterministic, keeps sizes within the machine and the malleable ranges, and
 reproduces the Lublin-Feitelson statistics it is built from; the summary writer keeps one
 column order and computes the metrics as documented."""
@@ -21,6 +21,7 @@ sys.path.insert(0, SCRIPTS)
 import compare  # noqa: E402
 import cluster_report  # noqa: E402
 import measured_runtimes  # noqa: E402
+import replay_gap  # noqa: E402
 import run_flags  # noqa: E402
 import summary_table  # noqa: E402
 import sim_report  # noqa: E402
@@ -438,6 +439,30 @@ class Compare(unittest.TestCase):
                 json.dump({"mean_turnaround_s": 80.0, "makespan_s": 1010.0}, f)
             self.assertEqual(subprocess.run(cmd, capture_output=True).returncode, 1)
             self.assertEqual(subprocess.run(cmd[:4], capture_output=True).returncode, 2)
+
+
+class ReplayGap(unittest.TestCase):
+    # id -> (submit, start, run, processors) on a 5-processor machine: a (3 processors) runs
+    # [0, 100); b (2) is submitted at 10 and waits until 100 though 2 are free; c (1), submitted
+    # at 20, starts at once: it passes over b; d (1), submitted at 30, starts at 40, after c's
+    # end at 35 left 2 free: it passes over b too.
+    JOBS = {"a": (0, 0, 100, 3), "b": (10, 100, 10, 2), "c": (20, 20, 15, 1), "d": (30, 40, 10, 1)}
+    LOG = {"a": (0, 3, 100), "b": (90, 2, 50), "c": (0, 1, 20), "d": (10, 1, 60)}
+
+    def test_passed_over(self):
+        count, larger, longer = replay_gap.passed_over(self.JOBS, 5, self.LOG)
+        # both over b, larger than either; b asked for longer than c (50 > 20), not than d (60)
+        self.assertEqual((count, larger, longer), (2, 2, 1))
+        # On a machine of 4 processors b never fits beside a: no start passes over a job that fit.
+        self.assertEqual(replay_gap.passed_over(self.JOBS, 4, self.LOG)[0], 0)
+
+    def test_free_while_waiting(self):
+        free = replay_gap.free_while_waiting(self.JOBS, 5)
+        # b waits [10, 100): 2 free in [10, 20), [35, 40) (c ended, d not started), [50, 100)
+        self.assertEqual(free["b"], 10 + 5 + 50)
+        self.assertEqual(free["d"], 10)  # d waits [30, 40): 1 free until 35, then 2
+        self.assertEqual(replay_gap.free_while_waiting(self.JOBS, 4)["b"], 0)  # never 2 free beside a
+        self.assertEqual(free["a"], 0)
 
 
 if __name__ == "__main__":
