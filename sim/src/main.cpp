@@ -444,6 +444,8 @@ int run(Cli& c) {
   if (c.limit_follows_size) {
     out["limit_extensions"] = counts.limit_extensions;
     out["limit_extension_s"] = counts.limit_extension_s;
+    out["limit_extensions_capped"] = counts.limit_extensions_capped;
+    out["limit_extension_capped_s"] = counts.limit_extension_capped_s;
   }
   if (c.user_limits.on()) out["user_limit_held"] = counts.user_limit_held;
   if (c.outages != "none") {

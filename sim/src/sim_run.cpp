@@ -33,6 +33,10 @@ struct Sim {
   std::uint64_t ledger_version = 0;
   std::vector<double> last_query;  // per job: its last arbitration (< 0: none yet)
   std::vector<double> deadline;    // per job: when Slurm ends it (kNoLimit: never)
+  // limit_follows_size: the latest deadline a give-back may extend to: the start, the launch
+  // and the limit on the job's minimum size, and the resizes' costs (a job that grew and
+  // gives back gains no more than one started on its minimum: no ratchet).
+  std::vector<double> deadline_cap;
   ViewCache view_cache;            // the arbitration's view between changes of the cluster
 
   // The per-iteration time a malleable job spends outside its work: its policy query.
@@ -181,9 +185,13 @@ bool act(Sim& sim, std::size_t j, const Action& a, Procs& p, int done, double no
     if (sim.opt.limit_follows_size && sim.deadline[j] < kNoLimit && to < from && sim.deadline[j] > now) {
       // The limit left follows the size (not the job's true run: the site knows only the
       // limit and the model): what is left of it, scaled by the time on `to` over `from`,
-      // plus the shrink.
-      const double left = sim.deadline[j] - now;
-      const double by = resize + sim.costs.update_s + left * job.iteration_s(to) / job.iteration_s(from) - left;
+      // plus the shrink, never past the limit on the job's minimum (extend_with_size).
+      sim.deadline_cap[j] += resize + sim.costs.update_s;
+      const LimitExtension e = extend_with_size(now, sim.deadline[j], sim.deadline_cap[j], job.iteration_s(from),
+                                                job.iteration_s(to), resize + sim.costs.update_s);
+      sim.counts.limit_extensions_capped += e.capped;
+      sim.counts.limit_extension_capped_s += e.cut_s;
+      const double by = e.by_s;
       if (by > 0) {
         ++sim.counts.limit_extensions;
         sim.counts.limit_extension_s += by;
@@ -304,6 +312,9 @@ void job_actor(Sim* sim, std::size_t j) {
   const Job& job = sim->cluster.workload().jobs[j];
   const double limit = sim->cluster.limit_on(j, static_cast<int>(sim->cluster.held(j).size()));
   sim->deadline[j] = sim->opt.time_limits && limit > 0 ? now_s() + sim->costs.launch_s + limit : kNoLimit;
+  if (sim->opt.limit_follows_size && sim->deadline[j] < kNoLimit)
+    sim->deadline_cap[j] =
+        now_s() + sim->costs.launch_s + sim->cluster.limit_on(j, std::max(1, std::min(job.min_nodes, job.nodes)));
   if (sim->costs.launch_s > 0) sg4::this_actor::sleep_for(sim->costs.launch_s);
   bool killed = false;
   if (job.malleable && !sim->opt.no_resizes) {
@@ -384,6 +395,7 @@ std::vector<JobRecord> simulate(Cluster cluster, const Costs& costs, const RunOp
   sim.cluster.set_time_limits(o.time_limits, sim.overhead_s());
   sim.cluster.set_limit_follows_size(o.time_limits && o.limit_follows_size);
   sim.deadline.assign(sim.cluster.workload().jobs.size(), kNoLimit);
+  sim.deadline_cap.assign(sim.cluster.workload().jobs.size(), kNoLimit);
   auto* zone = sg4::create_star_zone("cluster");
   for (int n = 0; n < sim.cluster.total(); ++n) sim.hosts.push_back(zone->create_host(sim.cluster.node_name(n), 1e9));
   zone->seal();

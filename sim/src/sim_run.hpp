@@ -39,7 +39,8 @@ struct RunOptions {
   bool no_give_back = false;  // the give-back lever off: a job never gives nodes back
   // The site's time limit follows the job's size (a lever, off by default): a job started
   // below its request runs under its limit scaled by its model's time on that size, and a
-  // give-back extends what is left of the limit by the same ratio (an operator's `scontrol
+  // give-back extends what is left of the limit by the same ratio, never past the limit it
+  // would have on its minimum size plus its resizes' costs (an operator's `scontrol
   // update JobId=J TimeLimit=...`; Slurm plans with the new limit), so neither is refused
   // by the limit (Cluster::set_limit_follows_size). Only the simulator has it: neither the
   // arbiter nor the launcher changes a limit.
@@ -54,6 +55,10 @@ struct RunCounts {
   long growth_refusals = 0;  // growths refused: their predicted end passed the limit
   long limit_extensions = 0;     // limit_follows_size: give-backs that extended their job's limit
   double limit_extension_s = 0;  // the seconds those extensions added, summed
+  // Extensions cut at the limit the job would have on its minimum size (a job that grew and
+  // gives back), and the seconds cut.
+  long limit_extensions_capped = 0;
+  double limit_extension_capped_s = 0;
   long queries_skipped = 0;  // policy queries left out: their own time would pass the limit
   long user_limit_held = 0;  // jobs a pass held for their user's limit (Cluster::set_user_limits)
   long starts_narrowed = 0;  // malleable jobs a pass held below their limit's floor (Cluster::narrowed)

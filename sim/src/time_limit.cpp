@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "time_limit.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -30,6 +31,19 @@ int fewest_within(int lo, int hi, double deadline, const std::function<double(in
   for (int n = lo; n <= hi; ++n)
     if (end_on(n) <= deadline) return n;
   return hi;
+}
+
+LimitExtension extend_with_size(double now, double deadline, double cap, double t_from, double t_to, double cost_s) {
+  LimitExtension e;
+  if (!(deadline > now) || deadline == kNoLimit || !(t_from > 0)) return e;
+  const double left = deadline - now;
+  const double by = cost_s + left * t_to / t_from - left;
+  if (deadline + by > cap) {
+    e.capped = true;
+    e.cut_s = deadline + by - std::max(deadline, cap);
+  }
+  e.by_s = std::max(0.0, std::min(by, cap - deadline));
+  return e;
 }
 
 }  // namespace clustersim

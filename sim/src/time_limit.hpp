@@ -48,4 +48,17 @@ LimitVerdict keeps_limit(const EndPrediction& p, double deadline);
 // limit wins. Throws std::invalid_argument unless 1 <= lo <= hi.
 int fewest_within(int lo, int hi, double deadline, const std::function<double(int)>& end_on);
 
+// The limit that follows the size (RunOptions::limit_follows_size): a give-back at `now`
+// from a size whose iteration takes t_from to one whose iteration takes t_to, its resize
+// costing cost_s, extends the deadline by the resize and by what is left of the limit scaled
+// by t_to / t_from; never past `cap` (the deadline the job would have on its minimum size,
+// plus its resizes' costs: a job that grew and gives back gains no more than one started on
+// its minimum), and never shortened. `capped`: whether the cap cut it.
+struct LimitExtension {
+  double by_s = 0;
+  bool capped = false;
+  double cut_s = 0;  // what the cap cut
+};
+LimitExtension extend_with_size(double now, double deadline, double cap, double t_from, double t_to, double cost_s);
+
 }  // namespace clustersim
