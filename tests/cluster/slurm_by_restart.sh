@@ -46,9 +46,12 @@ done
 echo "squeue: job $job on node1, rigid job $rigid on node2"
 wait_for "$out" "\] iter +[0-9]+ +grid 1x2" 30 >/dev/null
 touch "$work/rigid-go"  # the rigid job ends: node2 idle
-# Up to 90 s: a salloc that Slurm does not serve within its --immediate=10 is retried
-# after 10 s, then 20 s (the policy's back-off), seen once under load.
-grow=$(wait_for "$out" "malleable-run: launch $launch: 4 processes on node1:2,node2:2" 90)
+# The growth is the event waited for; the bound only guards against a hang. Slurm 22.05 may
+# list a node idle and not hand it out for ~200 s after a shrink and a job on it (slurm.hpp,
+# Refused): each salloc it does not serve within its --immediate=10 is retried after the
+# policy's back-off (10 s, doubling to 60 s). 90 s was too short once in CI under load (three
+# refusals); 300 s covers the ~200 s and the back-off's 60 s after it.
+grow=$(wait_for "$out" "malleable-run: launch $launch: 4 processes on node1:2,node2:2" 300)
 echo "$grow"
 wait_for "$out" "\] iter +[0-9]+ +grid 2x2 " 60 >/dev/null
 [[ $(nodes_of "$job") == "node[1-2]" ]] || fail "after the growth Slurm lists $(nodes_of "$job") for job $job"
