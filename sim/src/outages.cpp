@@ -25,18 +25,13 @@ struct Event {
   bool operator<(const Event& o) const { return t != o.t ? t < o.t : order < o.order; }
 };
 
-// The stretches of [from, to) in which the rules let a job of estimate `est` start: in each
-// period between two cuts [a, b) from a to b - est (the whole period for a job longer than
-// any night, outside prime time), as PeriodPolicy::may_start decides.
+// The stretches of [from, to) in which the rules let a job of estimate `est` start, one per
+// period between two cuts (PeriodPolicy::may_start_until).
 template <class Add>
 void eligible_stretches(const PeriodPolicy& p, double from, double to, double est, Add add) {
-  for (double t = from; t < to;) {
-    const double b = p.next_cut(t);
-    if (p.may_start(t, est)) {
-      const double end = std::min(to, p.may_start(b - 1e-3, est) ? b : b - est);
-      if (end > t) add(t, end);
-    }
-    t = b;
+  for (double t = from; t < to; t = p.next_cut(t)) {
+    const double end = std::min(to, p.may_start_until(t, est));
+    if (end > t) add(t, end);
   }
 }
 

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 #include "periods.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace clustersim {
 
@@ -50,14 +52,25 @@ bool PeriodPolicy::prime(double t) const {
   return l.weekday < 5 && l.hour_s >= start_h * 3600.0 && l.hour_s < end_h * 3600.0;
 }
 
+namespace {
+// The longest night: Friday's end_h to Monday's start_h.
+double longest_night(const PeriodPolicy& p) { return 2 * kDay + (24.0 - p.end_h + p.start_h) * 3600; }
+}  // namespace
+
 bool PeriodPolicy::may_start(double t, double estimate_s) const {
   if (!on) return true;
   const bool in_prime = prime(t);
   if (in_prime && prime_max_s > 0 && estimate_s > prime_max_s) return false;
-  // Longer than the longest night (Friday's end_h to Monday's start_h): outside prime time.
-  const double longest = 2 * kDay + (24.0 - end_h + start_h) * 3600;
-  if (estimate_s > longest) return !in_prime;
+  // Longer than the longest night: outside prime time.
+  if (estimate_s > longest_night(*this)) return !in_prime;
   return t + estimate_s <= next_cut(t) + 1e-6;
+}
+
+double PeriodPolicy::may_start_until(double t, double estimate_s) const {
+  if (!on) return std::numeric_limits<double>::infinity();
+  if (!may_start(t, estimate_s)) return t;
+  const double cut = next_cut(t);
+  return estimate_s > longest_night(*this) ? cut : std::max(t, cut - estimate_s);
 }
 
 }  // namespace clustersim

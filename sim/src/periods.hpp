@@ -31,6 +31,11 @@ struct PeriodPolicy {
   // May a job whose estimate is `estimate_s` start at t? (Always, when off; an estimate
   // longer than the longest night, Friday's end_h to Monday's start_h, outside prime time.)
   bool may_start(double t, double estimate_s) const;
+  // Until when, from t, a job whose estimate is `estimate_s` may start: the end of the
+  // stretch of the period between two cuts that holds t (the next cut less the estimate;
+  // the next cut itself for a job longer than any night, outside prime time); t when it
+  // may not start at t; infinity when off.
+  double may_start_until(double t, double estimate_s) const;
 };
 
 }  // namespace clustersim

@@ -189,14 +189,13 @@ bool act(Sim& sim, std::size_t j, const Action& a, Procs& p, int done, double no
       sim.deadline_cap[j] += resize + sim.costs.update_s;
       const LimitExtension e = extend_with_size(now, sim.deadline[j], sim.deadline_cap[j], job.iteration_s(from),
                                                 job.iteration_s(to), resize + sim.costs.update_s);
-      sim.counts.limit_extensions_capped += e.capped;
+      sim.counts.limit_extensions_capped += e.cut_s > 0;
       sim.counts.limit_extension_capped_s += e.cut_s;
-      const double by = e.by_s;
-      if (by > 0) {
+      if (e.by_s > 0) {
         ++sim.counts.limit_extensions;
-        sim.counts.limit_extension_s += by;
-        sim.deadline[j] += by;
-        sim.cluster.extend_limit(j, by);
+        sim.counts.limit_extension_s += e.by_s;
+        sim.deadline[j] += e.by_s;
+        sim.cluster.extend_limit(j, e.by_s);
       }
     }
     if (!sleep_within(sim, j, resize + sim.costs.update_s)) return !(p.killed = true);

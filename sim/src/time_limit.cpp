@@ -38,10 +38,7 @@ LimitExtension extend_with_size(double now, double deadline, double cap, double 
   if (!(deadline > now) || deadline == kNoLimit || !(t_from > 0)) return e;
   const double left = deadline - now;
   const double by = cost_s + left * t_to / t_from - left;
-  if (deadline + by > cap) {
-    e.capped = true;
-    e.cut_s = deadline + by - std::max(deadline, cap);
-  }
+  e.cut_s = std::max(0.0, deadline + by - std::max(deadline, cap));
   e.by_s = std::max(0.0, std::min(by, cap - deadline));
   return e;
 }

@@ -53,11 +53,10 @@ int fewest_within(int lo, int hi, double deadline, const std::function<double(in
 // costing cost_s, extends the deadline by the resize and by what is left of the limit scaled
 // by t_to / t_from; never past `cap` (the deadline the job would have on its minimum size,
 // plus its resizes' costs: a job that grew and gives back gains no more than one started on
-// its minimum), and never shortened. `capped`: whether the cap cut it.
+// its minimum), and never shortened.
 struct LimitExtension {
   double by_s = 0;
-  bool capped = false;
-  double cut_s = 0;  // what the cap cut
+  double cut_s = 0;  // what the cap cut (> 0: capped)
 };
 LimitExtension extend_with_size(double now, double deadline, double cap, double t_from, double t_to, double cost_s);
 

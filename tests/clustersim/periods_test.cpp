@@ -4,6 +4,8 @@
 // passing over a job the rule holds.
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "cluster.hpp"
 #include "periods.hpp"
 
@@ -57,6 +59,20 @@ TEST(ClusterSimPeriods, WhichEstimatesMayStart) {
   east.offset = [](double) { return 2 * 3600L; };
   EXPECT_TRUE(east.prime(6.5 * kH));
   EXPECT_DOUBLE_EQ(east.next_cut(0), 6 * kH);
+}
+
+// The stretch of a period in which a job may start: up to the next cut less its estimate;
+// a job longer than any night the whole night; none where it may not start; no end when off.
+TEST(ClusterSimPeriods, UntilWhenAJobMayStart) {
+  const PeriodPolicy p = rule();
+  EXPECT_DOUBLE_EQ(p.may_start_until(9 * kH, 3 * kH), 14 * kH);    // 3 h in prime time: until 14:00
+  EXPECT_DOUBLE_EQ(p.may_start_until(14.5 * kH, 3 * kH), 14.5 * kH);  // would cross 17:00: not now
+  EXPECT_DOUBLE_EQ(p.may_start_until(17 * kH, 10 * kH), 22 * kH);   // the night until Tuesday 08:00
+  const double friday_evening = 4 * 24 * kH + 17 * kH;
+  EXPECT_DOUBLE_EQ(p.may_start_until(friday_evening + kH, 80 * kH), 7 * 24 * kH + 8 * kH);  // to Monday 08:00
+  PeriodPolicy off = p;
+  off.on = false;
+  EXPECT_EQ(off.may_start_until(9 * kH, 80 * kH), std::numeric_limits<double>::infinity());
 }
 
 TEST(ClusterSimPeriods, BackfillingPassesOverAHeldJob) {
