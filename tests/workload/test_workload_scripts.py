@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Unit tests of scripts/bench/workload/{generate,summary,measured_runtimes,run_flags}.py and
-cluster_report.py's cost fit, and replay_gap.py's schedule measures: the generator is
+cluster_report.py's cost fit, replay_gap.py's schedule measures and limit_extensions.py's
+ranges: the generator is
 seeded and deterministic, keeps sizes within the machine and the malleable ranges, and
 reproduces the Lublin-Feitelson statistics it is built from; the summary writer keeps one
 column order and computes the metrics as documented."""
@@ -20,6 +21,7 @@ SCRIPTS = os.path.join(HERE, "..", "..", "scripts", "bench", "workload")
 sys.path.insert(0, SCRIPTS)
 import compare  # noqa: E402
 import cluster_report  # noqa: E402
+import limit_extensions  # noqa: E402
 import measured_runtimes  # noqa: E402
 import replay_gap  # noqa: E402
 import run_flags  # noqa: E402
@@ -463,6 +465,23 @@ class ReplayGap(unittest.TestCase):
         self.assertEqual(free["d"], 10)  # d waits [30, 40): 1 free until 35, then 2
         self.assertEqual(replay_gap.free_while_waiting(self.JOBS, 4)["b"], 0)  # never 2 free beside a
         self.assertEqual(free["a"], 0)
+
+
+class LimitExtensions(unittest.TestCase):
+    def test_ranges_over_the_seeds(self):
+        with tempfile.TemporaryDirectory() as d:
+            runs = {"malleable_0.5_s1.json": {"limit_extensions": 10, "limit_extension_s": 1000.0,
+                                              "limit_extensions_capped": 2, "limit_extension_capped_s": 1000.0},
+                    "malleable_0.5_s2.json": {"limit_extensions": 20, "limit_extension_s": 4000.0, "killed": 1},
+                    "moldable_0.5_s1.json": {"limit_extensions": 0, "limit_extension_s": 0.0}}
+            for name, m in runs.items():
+                with open(os.path.join(d, name), "w") as f:
+                    json.dump(m, f)
+            rows = limit_extensions.rows(d)
+            self.assertEqual([arm for arm, _ in rows], ["malleable_0.5"])  # no extension: left out
+            ext, mean, capped, share, killed = limit_extensions.summary(rows[0][1])
+            self.assertEqual((ext, mean, capped, killed), ((10, 20), (100.0, 200.0), (0, 2), 1))
+            self.assertEqual(share, (0.0, 0.5))  # seed 1: 1,000 s cut of 2,000 s
 
 
 if __name__ == "__main__":
