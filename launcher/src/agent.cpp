@@ -134,7 +134,8 @@ void start_server(Run& r) {
 }  // namespace
 
 void job_dir_prepare(Run& r) {
-  r.jobdir.dir = prepare_job_dir(r.o.job_dir);
+  r.jobdir.held.emplace(prepare_job_dir(r.o.job_dir));
+  r.jobdir.dir = r.jobdir.held->path();
   std::vector<std::string> command{r.prog};
   command.insert(command.end(), r.args.begin(), r.args.end());
   write_command(r.jobdir.dir, command);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <sstream>
 
 #include "malleable_internal/job_dir_layout.hpp"
@@ -211,6 +212,46 @@ bool saved_variable(const std::string& n) {
   if (starts(n, "OMPI_ALLOW_RUN_AS_ROOT")) return word_chars(n, 22, false, true, false);
   if (starts(n, "RESIZE_")) return n.size() > 7 && word_chars(n, 7, false, true, true);
   return false;
+}
+
+namespace {
+// Bytes of a file shown in a message: printable ASCII as it is, any other byte (and a backslash) as \xNN.
+std::string printable(const std::string& s) {
+  static const char* hex = "0123456789abcdef";
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f && c != '\\') out += c;
+    else out += std::string("\\x") + hex[u >> 4] + hex[u & 15];
+  }
+  return out;
+}
+}  // namespace
+
+std::optional<std::vector<std::pair<std::string, std::string>>> parse_environment(const std::string& text,
+                                                                                  std::string* why) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::set<std::string> seen;
+  auto no = [&](const std::string& w) -> std::optional<std::vector<std::pair<std::string, std::string>>> {
+    if (why) *why = w;
+    return std::nullopt;
+  };
+  std::size_t from = 0;
+  while (from < text.size()) {
+    const std::size_t z = text.find('\0', from);
+    if (z == std::string::npos) return no("its last entry is not ended by a NUL (a file cut short, or not the launcher's)");
+    const std::string word = text.substr(from, z - from);
+    from = z + 1;
+    const std::size_t eq = word.find('=');
+    const std::string name = word.substr(0, std::min(eq, word.size()));
+    const std::string shown = printable(name.substr(0, 64));
+    if (eq == std::string::npos || eq == 0) return no("entry " + std::to_string(out.size() + 1) + " is no NAME=VALUE");
+    if (!saved_variable(name)) return no("it sets " + shown + ", which malleable-run never saves for a job");
+    if (!seen.insert(name).second) return no("it sets " + shown + " twice");
+    if (out.size() >= 4096) return no("it holds more than 4096 variables");
+    out.emplace_back(name, word.substr(eq + 1));
+  }
+  return out;
 }
 
 bool forwarded_variable(const std::string& n) {

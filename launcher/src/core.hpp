@@ -64,6 +64,12 @@ std::vector<std::string> split_words(const std::string& s);
 
 // The variables a job's start saves for its expanders' launches (DIR/environment).
 bool saved_variable(const std::string& name);
+// DIR/environment read back: NAME=VALUE words, each ended by a NUL, as write_environment
+// writes them; each NAME one of the saved variables, none twice, at most 4096 of them.
+// Anything else (a variable the launcher never saves, such as LD_PRELOAD; a word without
+// '='; a last word without its NUL) refuses the whole file: nullopt, `why` naming it.
+std::optional<std::vector<std::pair<std::string, std::string>>> parse_environment(const std::string& text,
+                                                                                  std::string* why);
 // The variables a launch on another host takes along (through the remote shell).
 bool forwarded_variable(const std::string& name);
 // MPI runtime variables an expander's launch must not inherit (OMPI_, PMIX_, ORTE_, ...).

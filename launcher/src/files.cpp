@@ -89,18 +89,21 @@ void write_private(const std::string& p, const std::string& data) {
   }
 }
 
-std::vector<std::string> read_nul_words(const std::string& p, std::size_t most) {
+std::vector<std::string> nul_words_of(const std::string& s) {
   std::vector<std::string> out;
-  const auto s = read_file(p, most);
-  if (!s) return out;
   std::size_t from = 0;
-  while (from < s->size()) {
-    std::size_t z = s->find('\0', from);
-    if (z == std::string::npos) z = s->size();
-    out.push_back(s->substr(from, z - from));
+  while (from < s.size()) {
+    std::size_t z = s.find('\0', from);
+    if (z == std::string::npos) z = s.size();
+    out.push_back(s.substr(from, z - from));
     from = z + 1;
   }
   return out;
+}
+
+std::vector<std::string> read_nul_words(const std::string& p, std::size_t most) {
+  const auto s = read_file(p, most);
+  return s ? nul_words_of(*s) : std::vector<std::string>{};
 }
 
 std::string nul_words(const std::vector<std::string>& words) {
@@ -147,31 +150,45 @@ void remove_matching(const std::string& dir, const std::string& suffix) {
 
 }  // namespace
 
-std::string prepare_job_dir(const std::string& given) {
-  // mkdir -p -m 700: the missing parents 0755 (never writable by others), the directory 0700
+TrustedDir prepare_job_dir(const std::string& given) {
+  // mkdir -p -m 700: the missing parents 0755 (never writable by others), the directory
+  // 0700. What was there already is then judged as a whole (trust.hpp): in a folder others
+  // may write (sticky, /tmp) only a directory of this user's is taken, which no other uid
+  // can make or replace there.
+  // Nothing is made below a folder that cannot be trusted: the deepest one that exists is
+  // judged first, then the missing ones are made (each then judged again by the walk).
+  std::string above = given;
+  if (above.empty() || above[0] != '/') {
+    char cwd[PATH_MAX];
+    if (!::getcwd(cwd, sizeof cwd)) throw Failure(2, std::string("cannot read the current folder: ") + std::strerror(errno));
+    above = std::string(cwd) + "/" + above;
+  }
+  do {
+    while (above.size() > 1 && above.back() == '/') above.pop_back();
+    const std::size_t slash = above.rfind('/');
+    above = slash == 0 || slash == std::string::npos ? "/" : above.substr(0, slash);
+  } while (above != "/" && !exists(above));
+  check_parents(above, ::getuid(), "--job-dir");
   for (std::size_t k = given.find('/', 1); k != std::string::npos; k = given.find('/', k + 1))
     ::mkdir(given.substr(0, k).c_str(), 0755);
-  if (::mkdir(given.c_str(), 0700) != 0 && errno != EEXIST) throw Failure(2, "cannot make the job directory '" + given + "'");
-  const std::string dir = real_path(given);
-  struct stat st{};
-  if (dir.empty() || ::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Failure(2, "cannot make the job directory '" + given + "'");
-  char mode[8];
-  std::snprintf(mode, sizeof mode, "%o", static_cast<unsigned>(st.st_mode & 07777));
-  if (st.st_uid != ::getuid() || (st.st_mode & 07777) != 0700)
-    throw Failure(2, "the job directory " + dir + " must be yours with mode 700 (it is uid " + std::to_string(st.st_uid) +
-                         ", mode " + mode + ")");
-  for (const auto sub : {jd::kJoin, jd::kOrders, jd::kExpanders})
-    if (::mkdir(jd::path(dir, sub).c_str(), 0700) != 0 && errno != EEXIST)
-      throw Failure(2, "cannot make " + jd::path(dir, sub) + ": " + std::strerror(errno));
-  remove_matching(jd::path(dir, jd::kOrders), "");
-  remove_matching(jd::path(dir, jd::kJoin), std::string(jd::kRequest));
-  remove_matching(jd::path(dir, jd::kJoin), std::string(jd::kAnswer));
-  if (!non_empty(jd::path(dir, jd::kSecret))) {
+  if (::mkdir(given.c_str(), 0700) != 0 && errno != EEXIST)
+    throw Failure(2, "cannot make the job directory '" + given + "': " + std::strerror(errno));
+  TrustedDir dir = TrustedDir::open(given, "--job-dir", ::getuid());
+  const std::string& p = dir.path();
+  for (const auto sub : {jd::kJoin, jd::kOrders, jd::kExpanders}) {
+    if (::mkdirat(dir.fd(), std::string(sub).c_str(), 0700) != 0 && errno != EEXIST)
+      throw Failure(2, "cannot make " + jd::path(p, sub) + ": " + std::strerror(errno));
+    if (const std::string why = dir.subdir_refusal(sub); !why.empty()) throw Failure(2, why);
+  }
+  remove_matching(jd::path(p, jd::kOrders), "");
+  remove_matching(jd::path(p, jd::kJoin), std::string(jd::kRequest));
+  remove_matching(jd::path(p, jd::kJoin), std::string(jd::kAnswer));
+  const auto secret = dir.read(jd::kSecret, 4096, true);
+  if (!secret || secret->empty()) {
     try {
-      write_private(jd::path(dir, jd::kSecret), random_hex(32));
+      write_private(jd::path(p, jd::kSecret), random_hex(32));
     } catch (const Failure&) {
-      throw Failure(2, "cannot write " + jd::path(dir, jd::kSecret));
+      throw Failure(2, "cannot write " + jd::path(p, jd::kSecret));
     }
   }
   return dir;

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "trust.hpp"
+
 namespace launcher {
 
 // A reason to stop: printed as "malleable-run: <what>", exit `status`.
@@ -33,14 +35,16 @@ bool write_all(int fd, const std::string& data);
 void write_private(const std::string& p, const std::string& data);
 // NUL-separated words (DIR/command, DIR/environment), at most `most` bytes read.
 std::vector<std::string> read_nul_words(const std::string& p, std::size_t most = 1u << 20);
+std::vector<std::string> nul_words_of(const std::string& text);
 std::string nul_words(const std::vector<std::string>& words);
 bool exists(const std::string& p);
 bool non_empty(const std::string& p);
 
-// The job directory's start (malleable-run --job-dir): made 0700 if missing, then it must
-// be this user's with mode 700; its join/, orders/ and expanders/ folders made; old
-// orders, requests and answers removed; a secret made if none. Returns its real path.
-std::string prepare_job_dir(const std::string& dir);
+// The job directory's start (malleable-run --job-dir): made 0700 if missing, then trusted
+// only as this user's own (trust.hpp: it and every parent, Failure(2, why) otherwise); its
+// join/, orders/ and expanders/ folders made (this user's, no link); old orders, requests
+// and answers removed; a secret made if none. Returns it verified and open.
+TrustedDir prepare_job_dir(const std::string& dir);
 // DIR/command (the program, its path resolved when it names one, and its arguments) and
 // DIR/environment (the saved variables of `env`, NAME=VALUE).
 void write_command(const std::string& dir, const std::vector<std::string>& program);

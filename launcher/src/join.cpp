@@ -28,11 +28,6 @@ std::string this_host() {
   return b;
 }
 
-bool is_dir(const std::string& p) {
-  struct stat st{};
-  return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 // The launch's mpiexec, watched: the watcher may end it until the main thread reaped it.
 struct Watched {
   std::mutex mu;
@@ -97,13 +92,15 @@ void watch_job(Watched& w, const std::string& job, const std::string& id) {
   throw Failure(127, "cannot run " + argv[0] + ": " + std::strerror(errno));
 }
 
-// Checks DIR, the host and the id; fills `l`. Throws Failure(2, ...).
-jd::JoinLaunch join_target(Run& r) {
-  const std::string given = r.o.join_dir;
-  if (!is_dir(given) || !exists(jd::path(given, jd::kSecret)))
-    throw Failure(2, "'" + given + "' is no job directory (malleable-run --job-dir makes one)");
+// Checks DIR (trusted only as this user's own: trust.hpp; it must hold a private secret),
+// the host and the id; fills `l`. Throws Failure(2, ...).
+jd::JoinLaunch join_target(Run& r, const TrustedDir& dir) {
+  const std::string& given = r.o.join_dir;
+  const auto secret = dir.read(jd::kSecret, 4096, true);
+  if (!secret || secret->empty())
+    throw Failure(2, "'" + given + "' is no job directory: it holds no secret (malleable-run --job-dir makes one)");
   jd::JoinLaunch l;
-  l.dir = real_path(given);
+  l.dir = dir.path();
   l.procs = r.o.np_set ? r.o.np : 1;
   const std::string here = this_host(), short_here = here.substr(0, here.find('.'));
   l.host = r.o.join_host.empty() ? here : r.o.join_host;
@@ -121,16 +118,20 @@ jd::JoinLaunch join_target(Run& r) {
   return l;
 }
 
-// An expander's launch: the MPI runtime's variables dropped, the job's saved ones restored.
-void restore_environment(Run& r, const std::string& dir) {
-  const std::string f = jd::path(dir, jd::kEnvironment);
-  if (r.o.while_job.empty() || !exists(f)) return;
+// An expander's launch: the MPI runtime's variables dropped, the job's saved ones restored
+// (only those the launcher saves, each once: a file holding anything else is refused).
+void restore_environment(Run& r, const TrustedDir& dir) {
+  if (r.o.while_job.empty()) return;
+  const auto text = dir.read(jd::kEnvironment, 1u << 20);
+  if (!text) return;
+  std::string why;
+  const auto vars = parse_environment(*text, &why);
+  if (!vars)
+    throw Failure(2, jd::path(dir.path(), jd::kEnvironment) + " is not what malleable-run --job-dir wrote: " + why +
+                         "; nothing was run (start the job again to write it anew)");
   for (const auto& [k, v] : r.env.items())
     if (runtime_variable(k)) r.env.unset(k);
-  for (const auto& e : read_nul_words(f)) {
-    const auto eq = e.find('=');
-    if (eq != std::string::npos && saved_variable(e.substr(0, eq))) r.env.set(e.substr(0, eq), e.substr(eq + 1));
-  }
+  for (const auto& [k, v] : *vars) r.env.set(k, v);
 }
 
 int run_join(Run& r, const jd::JoinLaunch& l, const std::vector<std::string>& program) {
@@ -170,13 +171,19 @@ int run_join(Run& r, const jd::JoinLaunch& l, const std::vector<std::string>& pr
 }  // namespace
 
 int join_launch(Run& r) {
-  const jd::JoinLaunch l = join_target(r);
-  if (!non_empty(jd::path(l.dir, jd::kServerUri)))
+  // Nothing of the directory is read before it is trusted as this user's own; then every
+  // file through its descriptor, no link followed (trust.hpp). mpiexec is given the path of
+  // server.uri inside it: no other user can change a path below a trusted directory.
+  const TrustedDir dir = TrustedDir::open(r.o.join_dir, "--join", ::getuid());
+  const jd::JoinLaunch l = join_target(r, dir);
+  const auto uri = dir.read(jd::kServerUri, 1u << 16);
+  if (!uri || trimmed(*uri).empty())
     throw Failure(2, jd::path(l.dir, jd::kServerUri) + " is missing: is the job running under malleable-run --job-dir (with Open MPI)?");
   std::vector<std::string> program = r.o.program;
-  if (program.empty()) program = read_nul_words(jd::path(l.dir, jd::kCommand));
+  if (program.empty())
+    if (const auto words = dir.read(jd::kCommand, 1u << 20)) program = nul_words_of(*words);
   if (program.empty()) throw Failure(2, "no program given and none in " + jd::path(l.dir, jd::kCommand));
-  restore_environment(r, l.dir);
+  restore_environment(r, dir);
   if (!l.while_job.empty() && r.env.value("MALLEABLE_RUN_FAULT") == "silent-expander") {
     // Test hook (tests/cluster/slurm_join.sh): an expander's launch that never asks to join.
     warn("fault injection - launch " + l.id + " of expander for job " + l.while_job + " never asks to join");

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -44,7 +45,8 @@ struct Run {
   std::string file;
   // the job directory (--job-dir)
   struct JobDir {
-    std::string dir;
+    std::string dir;                 // its real path, verified (trust.hpp)
+    std::optional<TrustedDir> held;  // ... and held open
     pid_t server_pid = -1;
     std::thread agent;
     std::atomic<bool> agent_stop{false};

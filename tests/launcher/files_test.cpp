@@ -37,7 +37,7 @@ unsigned mode_of(const std::string& p) {
 TEST(LauncherFiles, PrepareMakesAPrivateDirectory) {
   TempDir t;
   const std::string d = t.path + "/a/job";  // its parent missing too (mkdir -p)
-  const std::string real = prepare_job_dir(d);
+  const std::string real = prepare_job_dir(d).path();
   EXPECT_EQ(real, real_path(d));
   EXPECT_EQ(mode_of(real), 0700u);
   for (const char* sub : {"join", "orders", "expanders"}) EXPECT_EQ(mode_of(real + "/" + sub), 0700u) << sub;
@@ -66,8 +66,9 @@ TEST(LauncherFiles, WrongModeOrOwnerIsRefused) {
     FAIL() << "a directory open to others was taken";
   } catch (const Failure& f) {
     EXPECT_EQ(f.status, 2);
-    EXPECT_EQ(std::string(f.what()), "the job directory " + real_path(d) + " must be yours with mode 700 (it is uid " +
-                                         std::to_string(::getuid()) + ", mode 755)");
+    EXPECT_EQ(std::string(f.what()), "the job directory " + real_path(d) + " (--job-dir) must be yours with mode 700 (it is uid " +
+                                         std::to_string(::getuid()) + ", mode 755): chmod 700 " + real_path(d) +
+                                         ", or let malleable-run --job-dir make a new one");
   }
   EXPECT_FALSE(exists(d + "/secret"));  // nothing left behind
   EXPECT_FALSE(exists(d + "/join"));
@@ -78,7 +79,7 @@ TEST(LauncherFiles, WrongModeOrOwnerIsRefused) {
     prepare_job_dir(d);
     FAIL() << "another user's directory was taken";
   } catch (const Failure& f) {
-    EXPECT_NE(std::string(f.what()).find("(it is uid 65534, mode 700)"), std::string::npos) << f.what();
+    EXPECT_NE(std::string(f.what()).find("belongs to another user (uid 65534, mode 700)"), std::string::npos) << f.what();
   }
   EXPECT_FALSE(exists(d + "/secret"));
 }
@@ -92,7 +93,8 @@ TEST(LauncherFiles, UnmakeableDirectory) {
     FAIL();
   } catch (const Failure& f) {
     EXPECT_EQ(f.status, 2);
-    EXPECT_EQ(std::string(f.what()), "cannot make the job directory '" + file + "/job'");
+    EXPECT_EQ(std::string(f.what()), "the job directory's parent " + file + " is a file (uid " + std::to_string(::getuid()) +
+                                         ", mode 600), not a folder: a job directory lies below folders only");
   }
 }
 
@@ -117,7 +119,7 @@ TEST(LauncherFiles, FullDiskAndMissingFolder) {
 
 TEST(LauncherFiles, CommandAndEnvironment) {
   TempDir t;
-  const std::string d = prepare_job_dir(t.path + "/job");
+  const std::string d = prepare_job_dir(t.path + "/job").path();
   write_command(d, {"/bin/../bin/true", "a b", "", "c\nd"});
   EXPECT_EQ(read_nul_words(d + "/command"), (std::vector<std::string>{real_path("/bin/true"), "a b", "", "c\nd"}));
   write_environment(d, {{"PATH", "/x:/y"}, {"HOME", "/root"}, {"OMPI_MCA_btl", "self"}, {"LD_PRELOAD", "evil.so"}});

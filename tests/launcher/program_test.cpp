@@ -183,7 +183,7 @@ TEST_F(LauncherProgram, BadInputEndsWithStatus2AndLeavesNothing) {
   EXPECT_NE(r.err.find("malleable-run: unknown option --bogus"), std::string::npos);
   r = run({"--join", dir + "/nothing"});
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("malleable-run: '" + dir + "/nothing' is no job directory (malleable-run --job-dir makes one)"),
+  EXPECT_NE(r.err.find("malleable-run: '" + dir + "/nothing' is no job directory (No such file or directory; malleable-run --job-dir makes one)"),
             std::string::npos) << r.err;
   ::mkdir((dir + "/open").c_str(), 0755);
   ::chmod((dir + "/open").c_str(), 0755);
