@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 # Growing by joining holds against strangers (docs/guide/threat-model.md, "Growing by
-# joining"). A PDGEMM job (malleable-run --job-dir, 2x2, BLACS_DYN_JOIN_TIMEOUT=8) meets
-# three fake launches of 2 processes (tests/blacs-dyn/runtime/join_impostor.cpp), each of which passes the checks
-# made before the connection and is connected to: one that stays silent, one that sends
-# garbage where its challenge belongs, and one that claims the job's uid and program with
-# a made-up proof. Each is dropped by the hand-shake's deadline or its proof, logged by
-# what it is (pid, host, the uid it claimed) in the job's stderr and DIR/join.log, and the
-# job goes on on 2x2; then a real launch joins it. A fake job then connects to a real
+# joining"). A PDGEMM job (malleable-run --job-dir, 2x2, BLACS_DYN_JOIN_TIMEOUT=60,
+# BLACS_DYN_JOIN_PROOF_TIMEOUT=3) meets three fake launches of 2 processes
+# (tests/blacs-dyn/runtime/join_impostor.cpp), each of which passes the checks made before
+# the connection and is connected to: one that stays silent, one that sends garbage where
+# its challenge belongs, and one that claims the job's uid and program with a made-up
+# proof. Each is dropped by the proof deadline or its proof, logged by what it is (pid,
+# host, the uid it claimed) in the job's stderr and DIR/join.log, and the job goes on on
+# 2x2. The silent one costs the job the proof deadline, not the join timeout (dropped
+# well within 30 s of the connection: a behaviour bound, not a speed target), and, asking
+# again under a new id from the same process, is refused without a connection, naming
+# its peer (pid, host). Then a real launch joins the job. A fake job then connects to a real
 # launch: the launch sends its challenge and, the fake's proof being wrong, a decline, and
 # ends naming it; the bytes the fake job received hold neither the secret nor any proof.
 # Usage: join_impostors.sh <source dir> <pdgemm_resizable> <mpiexec> <join_impostor>
@@ -17,7 +21,7 @@ work=$(mktemp -d)
 chmod 755 "$work"
 run=${MALL_LAUNCHER:?MALL_LAUNCHER: the built malleable-run}
 export MALLEABLE_MPIEXEC=${MALLEABLE_MPIEXEC:-"$mpiexec --oversubscribe --bind-to none"} OPENBLAS_NUM_THREADS=1 RESIZE_HISTORY=off
-export BLACS_DYN_JOIN_TIMEOUT=8
+export BLACS_DYN_JOIN_TIMEOUT=60 BLACS_DYN_JOIN_PROOF_TIMEOUT=3
 pids=()
 cleanup() {
   local rc=$? p
@@ -70,7 +74,38 @@ fake() {  # <mode> <regex of the refusal> <what>
   kill -9 "$p" 2>/dev/null
   wait "$p" 2>/dev/null
 }
-fake silent "did not open the hand-shake \(its challenge\) within [0-9.]+ s" "a fake launch that stays silent"
+# A silent fake launch: dropped at the proof deadline (3 s), not the join timeout (60 s);
+# the same process asking again under a new id is refused without a connection.
+id=fake-again
+"$mpiexec" --oversubscribe --ompi-server "file:$dir/server.uri" -n 2 "$imp" launch "$dir" "$id" again \
+  >"$work/$id.log" 2>&1 &
+p=$!
+pids+=("$p")
+k0=$(iterations)
+wait_for "$work/$id.log" "accepted the job's connection" 60
+t0=$(date +%s.%N)
+wait_for "$dir/join.log" "refused $id: launch $id(, process [01])? \(pid [0-9]+ on [^,]+, uid $uid claimed\).*did not open the hand-shake \(its challenge\) within 3 s of the connection \(the proof deadline, BLACS_DYN_JOIN_PROOF_TIMEOUT\)" 60
+t1=$(date +%s.%N)
+wait_for "$work/job.log" "blacs-dyn: refused launch $id[ ,].*within 3 s of the connection \(the proof deadline" 20
+wait_for "$work/$id.log" "impostor $id, process 0: dropped [0-9.]+ s after the connection" 20
+dropped=$(sed -n "s/^impostor $id, process 0: dropped \([0-9.]*\) s after the connection.*/\1/p" "$work/$id.log")
+seen=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+awk -v d="$dropped" 'BEGIN { exit !(d < 30) }' ||
+  fail "the silent fake launch held the job $dropped s (proof deadline 3 s, join timeout 60 s)"
+echo "ok: a silent fake launch is dropped $dropped s after the connection (the test saw $seen s; proof deadline 3 s, join timeout 60 s)"
+wait_for "$work/$id.log" "impostor $id-2, process 0: asks again as pid [0-9]+ on " 60
+ipid=$(sed -n "s/^impostor $id-2, process 0: asks again as pid \([0-9]*\) on .*/\1/p" "$work/$id.log")
+wait_for "$work/$id.log" "impostor $id-2, process 0: refused without a connection: refused: launch $id-2 \(pid $ipid on [^,]+, uid $uid claimed\): its peer \(pid $ipid on [^)]+\) failed a hand-shake as launch $id " 60
+wait_for "$dir/join.log" "refused $id-2: launch $id-2 \(pid $ipid on [^,]+, uid $uid claimed\): its peer \(pid $ipid on [^)]+\) failed a hand-shake as launch $id " 10
+wait_for "$work/job.log" "blacs-dyn: refused launch $id-2 .*its peer \(pid $ipid on" 20
+(($(grep -c "process 0: accepted the job's connection" "$work/$id.log") == 1)) ||
+  fail "the job connected to the silent fake launch's second request"
+grep -q "$id-2.*accepted" "$work/$id.log" && fail "the job connected to the silent fake launch's second request"
+echo "ok: its second request (pid $ipid, launch $id-2) is refused without a connection"
+goes_on "a fake launch that stays silent, then asks again"
+echo "ok: the job computed $(($(iterations) - k0)) iterations from the silent fake's start to its second refusal"
+kill -9 "$p" 2>/dev/null
+wait "$p" 2>/dev/null
 fake garbage "no challenge: " "a fake launch that sends garbage"
 fake noproof "wrong secret: its proof does not match" "a fake launch that claims the job's uid without the secret"
 grep -q "fake-noproof, process 0: answer kind 5" "$work/fake-noproof.log" || fail "the job did not prove itself to the launch that claimed its uid"

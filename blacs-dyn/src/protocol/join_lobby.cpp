@@ -44,6 +44,11 @@ std::string JoinLobby::observe(const JoinRequest& req, const RequestFile& file) 
   return why;
 }
 
+void JoinLobby::barred(const JoinRequest& req, const std::string& why) {
+  if (known(req.launch) || !wanted(req.launch)) return;
+  launches_.emplace(req.launch, Entry{req, LaunchState::Refused, why, seen_++});
+}
+
 std::string JoinLobby::next_to_connect() const {
   if (satisfied() && (want_.count > 0 || !want_.launches.empty())) return {};
   // Named launches merge in the want's order (their processes get ranks in that order,

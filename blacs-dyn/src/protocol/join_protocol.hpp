@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <deque>
 #include <map>
 #include <span>
 #include <string>
@@ -255,6 +256,10 @@ class JoinLobby {
   const JoinRequest& request(const std::string& launch) const;
   bool known(const std::string& launch) const { return launches_.count(launch) > 0; }
   const std::string& reason(const std::string& launch) const;  // a refused launch's reason
+  // A request the job refuses without connecting for what it did before (JoinGuard): a
+  // launch the want names is then Refused with `why` (the want can no longer be met); any
+  // other is ignored, as a request refused by observe().
+  void barred(const JoinRequest& req, const std::string& why);
 
  private:
   struct Entry {
@@ -270,6 +275,71 @@ class JoinLobby {
   JoinLimits limits_;
   std::map<std::string, Entry> launches_;
   int seen_ = 0;
+};
+
+// The job's rank 0's memory of failed hand-shakes across expansions (a JoinLobby is one
+// expansion's): what a peer that failed costs the job next time.
+//  - a launch id that failed a hand-shake is never connected to again (the last `ids`
+//    such ids are kept);
+//  - a peer, the host and pid its request claimed, that failed is not connected to again
+//    for the back-off then in force (at most `peers` peers are kept);
+//  - more than `bound` failures within `window` seconds pause joining for the back-off
+//    (`backoff` seconds, doubling with each pause up to `max_backoff`; a launch that joins
+//    brings it back to `backoff`). While paused no launch is connected to: requests that
+//    pass the other checks are left waiting.
+// A failed hand-shake is one refused after the job connected (silence, garbage, a wrong
+// proof, a process that died); a refusal made without connecting costs the job nothing and
+// is not counted. Time is the caller's (seconds on any steady clock): nothing here reads a
+// clock or sleeps. Memory is bounded whatever the job's size: `ids` launch ids (64 bytes
+// each at most), `peers` peers, `bound` + 1 failure times.
+struct GuardLimits {
+  int bound = 3;              // failures a window may hold; one more pauses joining
+  double window = 60;         // seconds
+  double backoff = 60;        // seconds: the first pause, and how long a failed peer is barred
+  double max_backoff = 900;   // seconds: the doubling stops here
+  std::size_t ids = 64;       // failed launch ids kept
+  std::size_t peers = 64;     // failed peers kept (the oldest barred is forgotten first)
+};
+
+class JoinGuard {
+ public:
+  explicit JoinGuard(GuardLimits limits = {});
+
+  // Why `req` is refused at `t` without connecting to it ("" = it may be connected to):
+  // its launch id failed a hand-shake before, or its peer did and is still barred. The
+  // reason names the launch and its peer.
+  std::string refuse(const JoinRequest& req, double t) const;
+  // A hand-shake with `req` failed at `t`. "" or, when this failure starts a pause, the
+  // pause's message ("joining paused for N s after K failed hand-shakes in W s ...").
+  std::string failed(const JoinRequest& req, double t);
+  // A launch joined: the next pause is `backoff` long again.
+  void joined();
+
+  bool paused(double t) const { return t < paused_until_; }
+  // While paused: why no launch is connected to now ("joining is paused for N s more ...").
+  std::string pause_reason(double t) const;
+  // The length the next pause (and a peer's bar from now) would have.
+  double backoff() const { return backoff_; }
+  const GuardLimits& limits() const { return limits_; }
+  // What it holds (for the bound on its memory).
+  std::size_t ids_kept() const { return ids_.size(); }
+  std::size_t peers_kept() const { return peers_.size(); }
+  std::size_t failures_kept() const { return failures_.size(); }
+
+ private:
+  struct Bar {
+    double until = 0;    // barred until
+    double at = 0;       // when it failed
+    std::string launch;  // the launch that failed
+  };
+  GuardLimits limits_;
+  double backoff_;                     // the next pause's length
+  double paused_until_;                // -inf when never paused
+  double pause_length_ = 0;            // the last pause's length
+  int pause_failures_ = 0;             // ... and the failures that started it
+  std::deque<double> failures_;        // failure times within the window, at most bound + 1
+  std::deque<std::string> ids_;        // the last failed launch ids, oldest first
+  std::map<std::string, Bar> peers_;   // "pid P on H" -> its bar
 };
 
 }  // namespace blacs_dyn::join

@@ -69,11 +69,12 @@ std::string ranks_missing(const std::vector<bool>& came) {
 std::string not_in_time(const std::string& who, const std::vector<bool>& came, const char* what,
                         const std::string& in_time) {
   return who + ": process(es) " + ranks_missing(came) + " of it did not " + what + " within " + in_time +
-         " s of the connection (BLACS_DYN_JOIN_TIMEOUT): killed, crashed, hung, or not a launch of this job";
+         ": killed, crashed, hung, or not a launch of this job";
 }
 
-// The hand-shake's first step, rank 0's side: every process's challenge by `end`, each
-// nonce paired with a fresh one of ours. "" or why the launch is refused.
+// The hand-shake's first step, rank 0's side: every process's challenge by `end` (the
+// proof deadline), each nonce paired with a fresh one of ours. "" or why the launch is
+// refused.
 std::string read_challenges(MPI_Comm inter, int remote, const std::string& launch, const std::string& who, double end,
                             const std::string& in_time, std::vector<join::ProofNonces>& nonces,
                             std::vector<bool>& came, bool& all_came) {

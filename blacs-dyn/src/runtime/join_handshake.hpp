@@ -21,11 +21,12 @@ bool send_bounded(const std::vector<char>& m, int dest, int tag, MPI_Comm c, dou
 std::vector<std::vector<char>> gather_from(MPI_Comm c, int n, int tag, double deadline, std::vector<bool>& came);
 // The ranks that did not come, "1,3".
 std::string ranks_missing(const std::vector<bool>& came);
-// "<who>: process(es) R of it did not <what> within <in_time> s of the connection ..."
+// "<who>: process(es) R of it did not <what> within <in_time>: killed, ..." (in_time: "3 s
+// of the connection (the proof deadline, BLACS_DYN_JOIN_PROOF_TIMEOUT)").
 std::string not_in_time(const std::string& who, const std::vector<bool>& came, const char* what,
                         const std::string& in_time);
-// The hand-shake's first step: every process's challenge by `end`, each nonce paired with
-// a fresh one of ours. "" or why the launch is refused.
+// The hand-shake's first step: every process's challenge by `end` (the proof deadline),
+// each nonce paired with a fresh one of ours. "" or why the launch is refused.
 std::string read_challenges(MPI_Comm inter, int remote, const std::string& launch, const std::string& who, double end,
                             const std::string& in_time, std::vector<join::ProofNonces>& nonces,
                             std::vector<bool>& came, bool& all_came);

@@ -146,6 +146,17 @@ double join_timeout_seconds() {
   return 180.0;
 }
 
+double join_proof_timeout_seconds() {
+  const Text t = read_config().join_proof_timeout;
+  if (!t) return 5.0;
+  char* end = nullptr;
+  const double v = t->empty() ? 0 : std::strtod(t->c_str(), &end);
+  if (t->empty() || *end != '\0' || !(v >= 0.1 && v <= 3600))
+    throw Error(BLACS_DYN_ERR_ARG, "BLACS_DYN_JOIN_PROOF_TIMEOUT must be seconds from 0.1 to 3600, got '" +
+                                       t->substr(0, 40) + "'");
+  return v;
+}
+
 std::string watchdog_report(const PhaseWatchdog::Status& s) {
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", s.seconds);

@@ -85,6 +85,8 @@ struct JoinSide {
   int orders = 0;                   // launches ordered so far (their ids count them)
   std::string secret;               // the job's rank 0, while joining: DIR/secret
   std::vector<join::JoinRequest> waiting;  // rank 0: the launches of the last join_waiting answer
+  join::JoinGuard guard;            // rank 0: failed hand-shakes, barred launches and peers, the back-off
+  double proof_timeout = 5;         // rank 0, while joining: BLACS_DYN_JOIN_PROOF_TIMEOUT
 };
 
 class Runtime {
@@ -311,6 +313,9 @@ class Runtime {
 void set_last_error(const std::string& msg);
 const std::string& last_error();
 double join_timeout_seconds();
+// BLACS_DYN_JOIN_PROOF_TIMEOUT (default 5): the seconds a launch the job connected to has
+// to prove itself (its challenges and hellos); a bad value is an Error (BLACS_DYN_ERR_ARG).
+double join_proof_timeout_seconds();
 // Called just before PMPI_Init*: selects PMIx's "hash" data store for this process (see
 // runtime.cpp) unless the user chose one.
 void prepare_mpi_init();

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// JoinGrowing by joining, the job's side (docs/reference/blacs-dyn.md, "JoinGrowing by joining"):
+// Growing by joining, the job's side (docs/reference/blacs-dyn.md, "Growing by joining"):
 // its directory and heartbeat at start, the launches it joins (looked for in its
 // directory, checked, connected to one by one from world rank 0 over MPI_COMM_SELF,
 // authenticated by their hellos, then prepared, acknowledged and merged into one level,
 // each launch one group tied to rank 0 by its connection as a spawned group is by its
-// spawn link), and the refusals. The joining launch's side is runtime_joiner.cpp.
+// spawn link), and the refusals; across expansions, rank 0's JoinGuard remembers the
+// launches and peers that failed a hand-shake and pauses joining after too many. The
+// joining launch's side is runtime_joiner.cpp.
 #include "runtime/runtime.hpp"
 #include "runtime/runtime_detail.hpp"
 
@@ -133,13 +135,21 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
         }
         continue;
       }
+      // (a launch id or peer that failed a hand-shake before: refused without connecting)
+      if (!lobby.known(s.launch))
+        if (const std::string why = join_.guard.refuse(*s.req, now()); !why.empty()) {
+          lobby.barred(*s.req, why);
+          refuse_file(s.launch, why);
+          continue;
+        }
       if (const std::string why = lobby.observe(*s.req, s.file); !why.empty()) refuse_file(s.launch, why);
     }
     join::JoinStep step;
     step.level = cur.depth();
     // (no new connection once the wait is over: a flood of launches costs at most the
-    // wait and one hand-shake at each remap point)
-    if (const std::string id = lobby.next_to_connect(); !id.empty() && now() <= deadline) {
+    // wait and one hand-shake at each remap point; none while joining is paused)
+    const bool paused = join_.guard.paused(now());
+    if (const std::string id = lobby.next_to_connect(); !id.empty() && now() <= deadline && !paused) {
       const auto& q = lobby.request(id);
       step.kind = join::StepKind::Connect;
       step.launch = id;
@@ -150,7 +160,7 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
     }
     if (lobby.satisfied()) {
       if (g.merged.empty()) {
-        step.reason = "no launch is waiting to join";
+        step.reason = paused ? join_.guard.pause_reason(now()) : "no launch is waiting to join";
         return step;  // Fail
       }
       LevelStack next = cur;
@@ -166,7 +176,11 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
       step.stack = next.encode();
       return step;
     }
-    if (!wait || now() > deadline || lobby.hopeless()) {
+    if (!wait || now() > deadline || lobby.hopeless() || paused) {
+      if (paused && !lobby.hopeless()) {
+        step.reason = join_.guard.pause_reason(now());
+        return step;  // Fail
+      }
       for (const auto& id : lobby.missing())
         step.reason += (step.reason.empty() ? "" : "; ") +
                        (lobby.known(id) && !lobby.reason(id).empty()
@@ -181,21 +195,28 @@ join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, 
   }
 }
 
-// Rank 0, connected to a launch: the hand-shake, each of its waits bounded by one
-// deadline for the whole conversation (a silent or garbage peer cannot extend it). Every
-// process of the launch opens with a challenge (its nonce, nothing secret); rank 0
-// answers each with the job's proof (its own nonce, an HMAC under the secret); each
-// process that verified it says hello under its own proof; the checks of the hello; then
-// the prepare and every process's acknowledgement. "" when it may merge, else why not
+// Rank 0, connected to a launch: the hand-shake, each of its waits bounded by a deadline
+// from the connection that a silent or garbage peer cannot extend. Every process of the
+// launch opens with a challenge (its nonce, nothing secret); rank 0 answers each with the
+// job's proof (its own nonce, an HMAC under the secret); each process that verified it
+// says hello under its own proof; the checks of the hello: these by the proof deadline
+// (BLACS_DYN_JOIN_PROOF_TIMEOUT, a real launch answers in well under a second), so that
+// a silent peer costs the job seconds, not the join timeout. Then the prepare and every
+// process's acknowledgement, by the join timeout. "" when it may merge, else why not
 // (then it was told, if all its processes answered, and the lobby has it refused).
 std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step, MPI_Comm inter, int groups,
                              double until) {
   const std::string& id = step.launch;
   const double timeout = join_timeout_seconds();
-  const double end = std::min(now() + timeout, until);
+  const double start = now();
+  const double end = std::min(start + timeout, until);
+  const double proof_end = std::min(start + join_.proof_timeout, end);
   const std::string said_by = " (pid " + std::to_string(lobby.request(id).pid) + " on " + lobby.request(id).host +
                               ", uid " + std::to_string(lobby.request(id).uid) + " claimed)";
-  const std::string in_time = seconds_text(std::max(0.0, end - now()));
+  const std::string in_time = seconds_text(std::max(0.0, end - start));
+  const std::string proof_in = seconds_text(std::max(0.0, proof_end - start)) + " s of the connection (" +
+                               (proof_end < end ? "the proof deadline, BLACS_DYN_JOIN_PROOF_TIMEOUT"
+                                                : "the expansion's deadline, BLACS_DYN_JOIN_TIMEOUT") + ")";
   lobby.connected(id);
   int remote = 0;
   MPI_Comm_remote_size(inter, &remote);
@@ -207,11 +228,11 @@ std::string Runtime::verdict(join::JoinLobby& lobby, const join::JoinStep& step,
     why = "launch " + id + said_by + ": " + std::to_string(remote) + " processes connected, its request said " +
           std::to_string(step.procs);
   else
-    why = read_challenges(inter, remote, id, "launch " + id + said_by, end, in_time, nonces, came, all_came);
+    why = read_challenges(inter, remote, id, "launch " + id + said_by, proof_end, proof_in, nonces, came, all_came);
   if (why.empty())
-    why = send_proofs(inter, "launch " + id + said_by, join_.secret, id, join_.job.incarnation, nonces, end);
-  if (why.empty()) why = read_hellos(lobby, id, inter, "launch " + id + said_by, join_.secret, nonces, end, in_time,
-                                     came, all_came);
+    why = send_proofs(inter, "launch " + id + said_by, join_.secret, id, join_.job.incarnation, nonces, proof_end);
+  if (why.empty()) why = read_hellos(lobby, id, inter, "launch " + id + said_by, join_.secret, nonces, proof_end,
+                                     proof_in, came, all_came);
   if (!why.empty()) {
     if (lobby.state(id) != join::LaunchState::Refused) lobby.refuse(id, why);
     if (all_came) {  // told only when every process answered (a dead one would block the send)
@@ -263,6 +284,12 @@ join::JoinStep Runtime::judge_launch(const JoinGrowing& g, const join::JoinStep&
     std::fprintf(stderr, "blacs-dyn: refused %s\n", said.reason.c_str());
     join_.dir->log("refused " + step.launch + ": " + said.reason);
     join_.dir->remove_request(step.launch);
+    // (its id and peer are barred; one failure too many pauses joining, said once)
+    if (const std::string pause = join_.guard.failed(lobby.request(step.launch), now()); !pause.empty()) {
+      std::fprintf(stderr, "blacs-dyn: %s\n", pause.c_str());
+      join_.dir->log(pause);
+    }
+    std::fflush(stderr);
   }
   return said;
 }
@@ -297,6 +324,7 @@ void Runtime::merge_launch(JoinGrowing& g, const join::JoinStep& step, join::Joi
     MPI_Comm_set_errhandler(link, MPI_ERRORS_RETURN);
     g.merged.emplace_back(lobby->request(step.launch), link);
     lobby->merged(step.launch);
+    join_.guard.joined();
     join_.dir->log("joined " + step.launch + " (" + std::to_string(step.procs) + " processes on " + step.host +
                    ") at level " + std::to_string(step.level));
   }
@@ -452,6 +480,9 @@ void Runtime::expand_join(join::JoinWant want, const std::vector<JoinOrder>& ord
   if (r == 0) {
     try {
       check_join(want, orders);
+      join_.proof_timeout = join_proof_timeout_seconds();
+      // (nothing ordered while paused: the launches would wait out the back-off)
+      if (join_.guard.paused(now())) throw Error(BLACS_DYN_ERR_JOIN, join_.guard.pause_reason(now()));
       join_.secret = join_.dir->read_secret();
       for (const JoinOrder& o : orders) {
         const std::string id = "j" + join_.job.incarnation.substr(0, 8) + "-" + std::to_string(++join_.orders);
@@ -504,6 +535,10 @@ std::pair<int, int> Runtime::join_waiting() {
       refuse_file(s.launch, "launch " + s.launch + ": " + s.error);
       continue;
     }
+    if (const std::string why = join_.guard.refuse(*s.req, now()); !why.empty()) {
+      refuse_file(s.launch, why);
+      continue;
+    }
     if (const std::string why = look.observe(*s.req, s.file); !why.empty()) {
       refuse_file(s.launch, why);
       continue;
@@ -513,6 +548,11 @@ std::pair<int, int> Runtime::join_waiting() {
       counts.second += s.req->procs;
       join_.waiting.push_back(*s.req);
     }
+  }
+  // (while joining is paused the launches that passed stay waiting: none is offered)
+  if (join_.guard.paused(now())) {
+    join_.waiting.clear();
+    counts = {0, 0};
   }
   return counts;
 }

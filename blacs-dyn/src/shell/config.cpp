@@ -26,6 +26,7 @@ Config read_config() {
   c.join = text("BLACS_DYN_JOIN");
   c.setup_file = text("BLACS_SETUP_FILE");
   c.join_timeout = text("BLACS_DYN_JOIN_TIMEOUT");
+  c.join_proof_timeout = text("BLACS_DYN_JOIN_PROOF_TIMEOUT");
   c.max_procs = text("BLACS_DYN_MAX_PROCS");
   c.slot_check = text("BLACS_DYN_SLOT_CHECK") != Text("0");
   c.spawn = text("BLACS_DYN_SPAWN");

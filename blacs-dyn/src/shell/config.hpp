@@ -19,6 +19,7 @@ struct Config {
   Text join;                     // BLACS_DYN_JOIN: set by the spawner in a newcomer (the level it joins)
   Text setup_file;               // BLACS_SETUP_FILE: the schema file of blacs_setup
   Text join_timeout;             // BLACS_DYN_JOIN_TIMEOUT: seconds a join may take
+  Text join_proof_timeout;       // BLACS_DYN_JOIN_PROOF_TIMEOUT: seconds a joining launch has to prove itself
   Text max_procs;                // BLACS_DYN_MAX_PROCS: the most processes the world may grow to
   bool slot_check = true;        // BLACS_DYN_SLOT_CHECK is not "0"
   Text spawn;                    // BLACS_DYN_SPAWN: "0", "off", "no", "false" disable spawning

@@ -317,4 +317,124 @@ TEST(JoinLobbyTest, StartTakesOnlyStartLaunchesAndStepsKeepOrder) {
   EXPECT_TRUE(all.taken().empty());
 }
 
+TEST(JoinLobbyTest, BarredLaunchMakesANamedWantHopeless) {
+  JoinLobby lobby({{"a"}, 0, false}, job(), {});
+  lobby.barred(request("x"), "barred");  // not wanted: ignored
+  EXPECT_FALSE(lobby.known("x"));
+  lobby.barred(request("a"), "its peer failed a hand-shake");
+  EXPECT_EQ(lobby.state("a"), LaunchState::Refused);
+  EXPECT_EQ(lobby.reason("a"), "its peer failed a hand-shake");
+  EXPECT_TRUE(lobby.hopeless());
+  EXPECT_EQ(lobby.next_to_connect(), "");
+}
+
+// "<prefix><i>" (appended: GCC 12 warns, wrongly, on "literal" + std::to_string(i)).
+std::string nth(const char* prefix, int i) {
+  std::string s = prefix;
+  s += std::to_string(i);
+  return s;
+}
+
+// A request of launch `id` from process `pid` on node3.
+JoinRequest from(const std::string& id, int pid) {
+  auto r = request(id);
+  r.pid = pid;
+  return r;
+}
+
+TEST(JoinGuardTest, AFailedLaunchIdIsNeverConnectedToAgain) {
+  JoinGuard g;
+  EXPECT_EQ(g.refuse(from("a", 10), 0), "");
+  EXPECT_EQ(g.failed(from("a", 10), 100), "");
+  // the same id from another process, long after any back-off: still refused
+  const std::string why = g.refuse(from("a", 11), 1e6);
+  EXPECT_NE(why.find("launch a (pid 11 on node3, uid 1000 claimed)"), std::string::npos) << why;
+  EXPECT_NE(why.find("never connected to again"), std::string::npos) << why;
+  EXPECT_EQ(g.refuse(from("b", 11), 100), "");  // another id, another peer
+}
+
+TEST(JoinGuardTest, AFailedPeerIsBarredForTheBackoff) {
+  JoinGuard g({3, 60, 60, 900, 64, 64});
+  g.failed(from("a", 10), 100);
+  // the same process (host and pid its request claims) under a new id
+  const std::string why = g.refuse(from("a-2", 10), 104.5);
+  EXPECT_NE(why.find("its peer (pid 10 on node3) failed a hand-shake as launch a 4.5 s ago"), std::string::npos)
+      << why;
+  EXPECT_NE(why.find("56 s more"), std::string::npos) << why;
+  auto elsewhere = from("a-3", 10);
+  elsewhere.host = "node4";  // same pid, another node: another peer
+  EXPECT_EQ(g.refuse(elsewhere, 104.5), "");
+  EXPECT_NE(g.refuse(from("a-2", 10), 159.9), "");
+  EXPECT_EQ(g.refuse(from("a-2", 10), 160), "");  // the back-off is over
+}
+
+TEST(JoinGuardTest, MoreThanTheBoundInAWindowPausesJoiningWithBackoffDoubling) {
+  JoinGuard g({3, 60, 60, 200, 64, 64});
+  EXPECT_FALSE(g.paused(0));
+  EXPECT_EQ(g.pause_reason(0), "");
+  // three failures in the window: the bound, no pause
+  EXPECT_EQ(g.failed(from("f1", 1), 0), "");
+  EXPECT_EQ(g.failed(from("f2", 2), 10), "");
+  EXPECT_EQ(g.failed(from("f3", 3), 20), "");
+  EXPECT_FALSE(g.paused(20));
+  // the fourth: paused for 60 s, said once (the next failures say nothing new)
+  const std::string m = g.failed(from("f4", 4), 30);
+  EXPECT_EQ(m.rfind("joining paused for 60 s after 4 failed hand-shakes in 60 s", 0), 0u) << m;
+  EXPECT_NE(m.find("launch f4 (pid 4 on node3"), std::string::npos) << m;
+  EXPECT_TRUE(g.paused(30));
+  EXPECT_TRUE(g.paused(89.9));
+  EXPECT_FALSE(g.paused(90));
+  EXPECT_EQ(g.pause_reason(50).rfind("joining is paused for 40 s more after 4 failed hand-shakes in 60 s", 0), 0u)
+      << g.pause_reason(50);
+  EXPECT_EQ(g.failures_kept(), 0u);  // a pause starts a fresh window
+  // the peer that started the pause is barred for the back-off then in force (60 s)
+  EXPECT_NE(g.refuse(from("new", 4), 89), "");
+  EXPECT_EQ(g.refuse(from("new", 4), 90), "");
+  // four more after the pause: the next pause is twice as long ...
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(g.failed(from(nth("g", i), 20 + i), 100 + i), "");
+  EXPECT_NE(g.refuse(from("again", 20), 219), "");  // (and a peer failing now is barred for 120 s)
+  EXPECT_EQ(g.refuse(from("again", 20), 220), "");
+  EXPECT_EQ(g.failed(from("g3", 23), 103).rfind("joining paused for 120 s after 4", 0), 0u);
+  EXPECT_TRUE(g.paused(222));
+  EXPECT_FALSE(g.paused(223));
+  // ... then capped
+  for (int i = 0; i < 4; ++i) g.failed(from(nth("h", i), 30 + i), 300 + i);
+  EXPECT_EQ(g.backoff(), 200);
+  for (int i = 0; i < 4; ++i) g.failed(from(nth("k", i), 40 + i), 600 + i);
+  EXPECT_TRUE(g.paused(600 + 3 + 199));
+  EXPECT_FALSE(g.paused(600 + 3 + 200));
+  // a launch that joins brings the back-off back to its start
+  g.joined();
+  EXPECT_EQ(g.backoff(), 60);
+}
+
+TEST(JoinGuardTest, FailuresOutsideTheWindowDoNotCount) {
+  JoinGuard g({3, 60, 60, 900, 64, 64});
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(g.failed(from(nth("s", i), 100 + i), 25.0 * i), "") << i;
+  EXPECT_FALSE(g.paused(1000));
+  EXPECT_LE(g.failures_kept(), 3u);
+}
+
+TEST(JoinGuardTest, MemoryIsBoundedWhateverTheFlood) {
+  JoinGuard g({3, 60, 1, 1, 64, 64});
+  // 10,000 failures of distinct launches and peers, a pause every fourth
+  for (int i = 0; i < 10000; ++i) g.failed(from(nth("x", i), i + 1), 2.0 * i);
+  EXPECT_EQ(g.ids_kept(), 64u);
+  EXPECT_LE(g.peers_kept(), 64u);
+  EXPECT_LE(g.failures_kept(), 4u);
+  // the last 64 ids are kept, older ones forgotten
+  EXPECT_NE(g.refuse(from("x9999", 1), 1e9), "");
+  EXPECT_NE(g.refuse(from("x9936", 1), 1e9), "");
+  EXPECT_EQ(g.refuse(from("x9935", 1), 1e9), "");
+  // peers: at most `peers`, the shortest barred forgotten first
+  JoinGuard p({100, 60, 60, 900, 64, 2});
+  p.failed(from("p1", 1), 0);
+  p.failed(from("p2", 2), 10);
+  p.failed(from("p3", 3), 20);
+  EXPECT_EQ(p.peers_kept(), 2u);
+  EXPECT_EQ(p.refuse(from("q1", 1), 21), "");
+  EXPECT_NE(p.refuse(from("q2", 2), 21), "");
+  EXPECT_NE(p.refuse(from("q3", 3), 21), "");
+}
+
 }  // namespace

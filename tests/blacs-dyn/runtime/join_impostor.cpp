@@ -8,7 +8,12 @@
 //       silent   says nothing;
 //       garbage  sends bytes that are no message where the challenge belongs;
 //       noproof  opens with a valid challenge and answers the job's proof with a hello
-//                whose fields claim the job's uid and program, under a made-up proof.
+//                whose fields claim the job's uid and program, under a made-up proof;
+//       again    says nothing, and once the job logged it dropped (DIR/join.log: the
+//                launch's user can read it) prints after how long ("dropped N s after
+//                the connection"), then the same process (pid, host) asks again as
+//                ID-2 and waits: a connection is printed as the first one was, the job's
+//                refusal without one ("refused without a connection: ...") ends it.
 //       It prints what the job sent back and ends once the job dropped it (or after 120 s).
 //   join_impostor job DIR OUT          a fake job: connects to the first launch waiting in
 //       DIR/join (a real one), answers every challenge with a made-up proof, and writes
@@ -17,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -64,6 +70,68 @@ std::string host() {
   return h;
 }
 
+// Whether DIR/join.log has a line with `text`.
+bool logged(const std::string& dir_path, const std::string& text) {
+  std::ifstream in(dir_path + "/join.log");
+  for (std::string l; std::getline(in, l);)
+    if (l.find(text) != std::string::npos) return true;
+  return false;
+}
+
+// MPI_Bcast from rank 0 without spinning (a waiting rank sleeps: the job shares the cores).
+void quiet_bcast(std::vector<char>& b) {
+  MPI_Request q = MPI_REQUEST_NULL;
+  MPI_Ibcast(b.data(), static_cast<int>(b.size()), MPI_CHAR, 0, MPI_COMM_WORLD, &q);
+  for (int done = 0; !done;) {
+    MPI_Test(&q, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+// Mode "again", once the job dropped launch `id`: the same process asks again as ID-2 and
+// waits. Returns only if the job connects to it (which it must not).
+MPI_Comm ask_again(const join::JobDir& dir, const join::JobRecord& job, const std::string& id, int rank, int size,
+                   double accepted_at, join::Ticker& beat) {
+  const std::string id2 = id + "-2";
+  std::vector<char> port(MPI_MAX_PORT_NAME + 64, '\0');
+  if (rank == 0) {
+    for (const double until = now() + 120; !logged(dir.path(), "refused " + id + ": ");) {
+      if (now() > until) {
+        std::printf("impostor %s: the job did not drop it within 120 s\n", id.c_str());
+        std::fflush(stdout);
+        std::_Exit(2);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    std::printf("impostor %s, process 0: dropped %.2f s after the connection\n", id.c_str(), now() - accepted_at);
+    char opened[MPI_MAX_PORT_NAME] = {0};
+    if (MPI_Open_port(MPI_INFO_NULL, opened) != MPI_SUCCESS) std::_Exit(2);
+    const std::string p = std::string(opened) + ":" + join::random_hex(16);
+    std::copy(p.begin(), p.end(), port.begin());
+    dir.write_request({id2, job.incarnation, p, host(), job.program, static_cast<unsigned>(::geteuid()),
+                       static_cast<int>(::getpid()), size, false});
+    std::printf("impostor %s, process 0: asks again as pid %d on %s\n", id2.c_str(), static_cast<int>(::getpid()),
+                host().c_str());
+    std::fflush(stdout);
+    beat.start(0.2, [dir, id2] {
+      if (const auto a = dir.read_answer(id2)) {
+        std::printf("impostor %s, process 0: refused without a connection: %s\n", id2.c_str(), a->c_str());
+        std::fflush(stdout);
+        std::_Exit(0);  // (the job removed the request: it will not connect to it any more)
+      }
+      dir.touch_request(id2);
+      return true;
+    });
+  }
+  quiet_bcast(port);
+  MPI_Comm c = MPI_COMM_NULL;
+  if (MPI_Comm_accept(port.data(), MPI_INFO_NULL, 0, MPI_COMM_WORLD, &c) != MPI_SUCCESS) std::_Exit(2);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  std::printf("impostor %s, process %d: accepted the job's connection (again)\n", id2.c_str(), rank);
+  std::fflush(stdout);
+  return c;
+}
+
 int fake_launch(const std::string& dir_path, const std::string& id, const std::string& mode) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -93,8 +161,11 @@ int fake_launch(const std::string& dir_path, const std::string& id, const std::s
   }
   if (rc != MPI_SUCCESS) return 2;
   MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  const double accepted_at = now();
   std::printf("impostor %s, process %d: accepted the job's connection (%s)\n", id.c_str(), rank, mode.c_str());
   std::fflush(stdout);
+  join::Ticker beat2;
+  if (mode == "again") c = ask_again(dir, job, id, rank, size, accepted_at, beat2);  // (silent on both)
   if (mode == "garbage") {
     send(c, 0, kTagJoinChallenge, std::vector<char>{'G', 'A', 'R', 'B', 'A', 'G', 'E', '\n', 0, 1, 2, 3});
   } else if (mode == "noproof") {
@@ -194,7 +265,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> a(argv + 1, argv + argc);
     if (a.size() == 4 && a[0] == "launch") rc = fake_launch(a[1], a[2], a[3]);
     else if (a.size() == 3 && a[0] == "job") rc = fake_job(a[1], a[2]);
-    else std::fprintf(stderr, "usage: join_impostor launch DIR ID silent|garbage|noproof | job DIR OUT\n");
+    else std::fprintf(stderr, "usage: join_impostor launch DIR ID silent|garbage|noproof|again | job DIR OUT\n");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "join_impostor: %s\n", e.what());
   }
