@@ -49,6 +49,21 @@ FrameRead read_frame(std::string_view buf, std::size_t max) {
   return r;
 }
 
+std::string credential_text(std::string_view payload) {
+  constexpr std::string_view prefix = "MUNGE:";
+  if (payload.substr(0, prefix.size()) != prefix)
+    throw Error("the frame does not hold a MUNGE credential (no 'MUNGE:' at its start)");
+  const std::size_t end = payload.find_first_not_of(
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=", prefix.size());
+  if (end == std::string_view::npos) throw Error("the credential has no closing ':' (cut short)");
+  if (payload[end] != ':')
+    throw Error("the credential holds a byte base64 has not (at offset " + std::to_string(end) + ")");
+  if (const std::size_t after = payload.size() - end - 1; after > 0)
+    throw Error("trailing bytes after the credential (" + std::to_string(after) + (after == 1 ? " byte" : " bytes") +
+                " after its closing ':')");
+  return std::string(payload);
+}
+
 std::string to_string(Request::Kind k) {
   switch (k) {
     case Request::Kind::Arbitrate: return "arbitrate";
@@ -161,9 +176,40 @@ std::string nonce_of(const json& o) {
   return n;
 }
 
+// One JSON object and nothing after it but whitespace, no key twice in any of its objects
+// (nlohmann keeps a duplicated key's last value: a checker of the text that reads the first
+// would see another request than the daemon acts on). nlohmann's own parser, strict (it
+// refuses what follows the value), its callback keeping the keys of each open object; a
+// NUL byte ends nlohmann's input, so one after the value is refused here.
 json parse_object(std::string_view text) {
-  json j = json::parse(text.begin(), text.end(), nullptr, false);
-  if (j.is_discarded()) throw Error("not JSON");
+  std::vector<std::set<std::string>> keys;  // [d]: the keys so far of the object open at depth d
+  std::string twice;                        // the first key given twice
+  bool whole = false;                       // the top-level value is complete: what fails after it trails it
+  const json::parser_callback_t seen = [&](int depth, json::parse_event_t event, json& parsed) {
+    const auto d = static_cast<std::size_t>(depth);
+    switch (event) {
+      case json::parse_event_t::object_start:  // its keys come at depth + 1
+        if (keys.size() < d + 2) keys.resize(d + 2);
+        keys[d + 1].clear();
+        break;
+      case json::parse_event_t::key:
+        if (d < keys.size() && !keys[d].insert(parsed.get<std::string>()).second && twice.empty())
+          twice = parsed.get<std::string>();
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+      case json::parse_event_t::value:
+        if (depth == 0) whole = true;
+        break;
+      default:
+        break;
+    }
+    return true;
+  };
+  json j = json::parse(text.begin(), text.end(), seen, false);
+  if (j.is_discarded()) throw Error(whole ? "trailing bytes after the JSON" : "not JSON");
+  if (text.find('\0') != std::string_view::npos) throw Error("trailing bytes after the JSON (from a NUL byte on)");
+  if (!twice.empty()) throw Error("duplicated key '" + twice.substr(0, 64) + "'");
   if (!j.is_object()) throw Error("not a JSON object");
   return j;
 }

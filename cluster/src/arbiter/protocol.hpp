@@ -14,7 +14,8 @@
 // (no challenge) is refused with the reason.
 // A frame is a 4-byte big-endian length and that many bytes (at most kMaxFrame). The
 // request travels inside the credential, so the body the daemon acts on is the one the
-// credential's uid signed: no separate hash to bind them.
+// credential's uid signed: no separate hash to bind them. The request frame's payload is
+// the credential exactly as libmunge makes it and nothing after it (credential_text).
 //
 // Replies are authenticated too: the daemon's reply frame holds a MUNGE credential of the
 // daemon's uid whose payload is the reply's JSON (only the asking uid can decode it once
@@ -23,7 +24,8 @@
 // only for its own request, so whoever else answers on the socket or the port (a daemon
 // down, its port taken) gets nothing done.
 //
-// Requests (JSON objects; unknown keys, wrong types and out-of-range values are refused;
+// Requests (JSON objects; unknown keys, a key twice in one object, bytes after the object,
+// wrong types and out-of-range values are refused;
 // every request may carry "nonce": up to 64 hex digits the reply echoes, and
 // every request carries "challenge", the connection's):
 //   {"v":2,"challenge":C,"kind":"arbitrate","job":ID,"rank_hosts":[..],"per_node":P,
@@ -83,6 +85,14 @@ struct FrameRead {
 };
 FrameRead read_frame(std::string_view buf, std::size_t max = kMaxFrame);
 
+// The MUNGE credential a request frame's payload holds: the payload itself when it is
+// exactly libmunge's armor, "MUNGE:", base64 ([A-Za-z0-9+/=]) and ":", nothing before or
+// after it (munged would skip leading whitespace, whitespace within, and whatever follows
+// the last ':'; the client sends none of them). Else throws Error with the reason
+// ("trailing bytes after the credential (N bytes)", ...): the daemon refuses the frame
+// before decoding it.
+std::string credential_text(std::string_view payload);
+
 struct Request {
   enum class Kind { Arbitrate, Settle, Status } kind = Kind::Status;
   slurm::JobState job;                 // Arbitrate: all of it; Settle: id
@@ -97,7 +107,10 @@ struct Request {
 std::string to_string(Request::Kind k);  // "arbitrate" "settle" "status"
 
 // The request's JSON (the client) and back (the daemon; throws Error with the reason:
-// "not JSON", "unknown key 'x'", "'per_node' must be an integer in [1, 4096]", ...).
+// "not JSON", "unknown key 'x'", "duplicated key 'job'", "trailing bytes after the JSON",
+// "'per_node' must be an integer in [1, 4096]", ...). Every JSON read here (the request,
+// the challenge, the reply) is one object, no key twice in any object of it (nlohmann
+// would keep the last one), nothing after it but whitespace.
 std::string encode_request(const Request& r);
 Request parse_request(std::string_view json);
 

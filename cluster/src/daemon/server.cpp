@@ -226,12 +226,13 @@ void Server::finish_refresh() {
 }
 
 // A frame's payload: false and the refusal's reply, or true and the request with the
-// credential's uid. Every refusal logged with the uid.
+// credential's uid. Every refusal logged with the uid (unknown before the credential is
+// decoded).
 bool Server::authenticate(const std::string& payload, const std::string& challenge, Request& q, std::uint32_t& uid,
                           std::string& refused) {
   const double now = wall();
-  const Credential c = munge_decode_credential(payload, opt_.munge_socket);
-  const std::string who = c.uid ? "uid " + std::to_string(*c.uid) : "unknown uid";
+  Credential c;
+  std::string who = "unknown uid";
   Reply r;
   const auto refuse = [&](const std::string& why) {
     r.error = "refused: " + why;
@@ -240,6 +241,16 @@ bool Server::authenticate(const std::string& payload, const std::string& challen
     refused = encode_reply(r, Request::Kind::Status);
     return false;
   };
+  // Exactly the credential, nothing after it (munged would ignore what follows): refused
+  // before it is decoded (protocol.hpp, credential_text).
+  std::string text;
+  try {
+    text = credential_text(payload);
+  } catch (const Error& e) {
+    return refuse(e.what());
+  }
+  c = munge_decode_credential(text, opt_.munge_socket);
+  if (c.uid) who = "uid " + std::to_string(*c.uid);
   if (!c.ok) return refuse("credential: " + c.why);
   // Only this daemon's uid could read the request: one any uid can decode was readable by
   // whoever held the socket or the port on its way (protocol.hpp).

@@ -65,6 +65,36 @@ TEST(ArbiterFrame, RefusesALengthOverTheLimitBeforeReadingIt) {
   EXPECT_THROW(frame(std::string(kMaxFrame + 1, 'x')), Error);
 }
 
+// A request frame's payload is the credential exactly as libmunge makes it: munged would
+// skip what follows its last ':' (and whitespace anywhere), so bytes after the credential
+// would ride along unseen; they are refused before the credential is decoded.
+TEST(ArbiterFrame, ACredentialWithAnythingAfterItIsRefused) {
+  const std::string cred = "MUNGE:AwQFAAC8ubbgVa2+6r3Jt/EqPTSRuQ4cG1jVz6l7tGB9oR3bE4Rk0pQ8nHcY=:";
+  const auto why = [](const std::string& payload) {
+    try {
+      return "accepted " + credential_text(payload);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(why(cred), "accepted " + cred);
+  EXPECT_EQ(why(read_frame(frame(cred)).payload), "accepted " + cred);
+  // Anything after the closing ':', in the frame: a byte, the request again, a newline
+  // (the client sends none), a NUL (libmunge would stop reading there), a second ':'.
+  EXPECT_EQ(why(read_frame(frame(cred + "x")).payload), "trailing bytes after the credential (1 byte after its closing ':')");
+  EXPECT_EQ(why(cred + "{\"v\":2,\"kind\":\"status\"}"), "trailing bytes after the credential (23 bytes after its closing ':')");
+  EXPECT_EQ(why(cred + "\n"), "trailing bytes after the credential (1 byte after its closing ':')");
+  EXPECT_EQ(why(cred + std::string("\0junk", 5)), "trailing bytes after the credential (5 bytes after its closing ':')");
+  EXPECT_EQ(why(cred + ":"), "trailing bytes after the credential (1 byte after its closing ':')");
+  // Not the armor: whitespace munged would skip, another start, cut short.
+  EXPECT_EQ(why(" " + cred), "the frame does not hold a MUNGE credential (no 'MUNGE:' at its start)");
+  EXPECT_EQ(why(""), "the frame does not hold a MUNGE credential (no 'MUNGE:' at its start)");
+  EXPECT_EQ(why("{\"v\":2}"), "the frame does not hold a MUNGE credential (no 'MUNGE:' at its start)");
+  EXPECT_EQ(why("MUNGE:AwQF AAC8:"), "the credential holds a byte base64 has not (at offset 10)");
+  EXPECT_EQ(why("MUNGE:AwQF\nAAC8:"), "the credential holds a byte base64 has not (at offset 10)");
+  EXPECT_EQ(why(cred.substr(0, cred.size() - 1)), "the credential has no closing ':' (cut short)");
+}
+
 TEST(ArbiterRequest, RoundTripsEveryKind) {
   Request a = arbitrate_request("7", {"node1", "node1", "node2"}, 5);
   a.hold = true;
@@ -170,9 +200,74 @@ TEST(ArbiterRequest, RefusalsNameWhatIsWrong) {
   EXPECT_EQ(why(std::string(60000, '[')), "not JSON");
 }
 
+// nlohmann keeps a key's last value: a request naming a key twice would be read one way
+// here and another way by whatever reads the first; and what follows the JSON would ride
+// along unread. Both are refused, with the reason, at any depth.
+TEST(ArbiterRequest, ADuplicatedKeyOrTrailingBytesAreRefused) {
+  const auto why = [](const std::string& text) {
+    try {
+      parse_request(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  const std::string c = ",\"challenge\":\"" + kChallenge + "\"";
+  const std::string settle = "{\"v\":2,\"kind\":\"settle\",\"job\":\"7\",\"promises_too\":false" + c + "}";
+  ASSERT_EQ(why(settle), "accepted");
+  const auto swap = [](std::string s, const std::string& from, const std::string& to) {
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  // At the top: another job, the same value again, the same key spelt with an escape.
+  EXPECT_EQ(why(swap(settle, "\"job\":\"7\"", "\"job\":\"7\",\"job\":\"8\"")), "duplicated key 'job'");
+  EXPECT_EQ(why(swap(settle, "\"v\":2", "\"v\":2,\"v\":2")), "duplicated key 'v'");
+  EXPECT_EQ(why(swap(settle, "\"job\":\"7\"", "\"job\":\"7\",\"j\\u006fb\":\"8\"")), "duplicated key 'job'");
+  EXPECT_EQ(why(settle.substr(0, settle.size() - 1) + c + "}"), "duplicated key 'challenge'");
+  // Nested: in a growth entry.
+  const std::string a = encode_request(arbitrate_request("7", {"node1"}, 1));
+  ASSERT_EQ(why(a), "accepted");
+  EXPECT_EQ(why(swap(a, "\"pays\":true", "\"pays\":false,\"pays\":true")), "duplicated key 'pays'");
+  EXPECT_EQ(why(swap(a, "\"n\":1", "\"n\":1,\"n\":1")), "duplicated key 'n'");
+  // Not duplicates: another case, the same name in another object (each growth entry has
+  // its "n"; a "v" in an entry is the entry's, an unknown key there).
+  EXPECT_EQ(why(swap(settle, "\"job\":\"7\"", "\"job\":\"7\",\"Job\":\"8\"")), "unknown key 'Job'");
+  EXPECT_EQ(why(swap(a, "\"why\":\"model\"", "\"why\":\"model\",\"Why\":\"x\"")), "unknown key 'Why'");
+  EXPECT_EQ(why(swap(a, "\"n\":1", "\"n\":1,\"v\":2")), "unknown key 'v'");
+  // Trailing bytes: another object, a byte, a NUL (nlohmann's end of input) and more.
+  EXPECT_EQ(why(settle + "{}"), "trailing bytes after the JSON");
+  EXPECT_EQ(why(settle + " x"), "trailing bytes after the JSON");
+  EXPECT_EQ(why(settle + settle), "trailing bytes after the JSON");
+  EXPECT_EQ(why(settle + std::string("\0", 1)), "trailing bytes after the JSON (from a NUL byte on)");
+  EXPECT_EQ(why(settle + std::string(1, '\0') + "{\"job\":\"8\"}"), "trailing bytes after the JSON (from a NUL byte on)");
+  EXPECT_EQ(why(std::string("{\0}", 3)), "not JSON");
+  // Whitespace around the object is JSON's own: still the request.
+  EXPECT_EQ(why(" " + settle + " \n"), "accepted");
+  const Request t = parse_request(" " + settle + "\r\n");
+  EXPECT_EQ(t.kind, Request::Kind::Settle);
+  EXPECT_EQ(t.job.id, "7");
+  // The challenge frame and the reply are read so too.
+  EXPECT_THROW(parse_challenge("{\"v\":2,\"challenge\":\"" + kChallenge + "\",\"challenge\":\"" + kChallenge + "\"}"), Error);
+  try {
+    parse_challenge("{\"v\":2,\"v\":2,\"challenge\":\"" + kChallenge + "\"}");
+    ADD_FAILURE() << "a duplicated key in the challenge accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "duplicated key 'v'");
+  }
+  EXPECT_THROW(parse_challenge(encode_challenge(kChallenge) + "x"), Error);
+  try {
+    parse_reply("{\"ok\":false,\"ok\":true,\"error\":\"e\"}", Request::Kind::Status);
+    ADD_FAILURE() << "a duplicated key in the reply accepted";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "duplicated key 'ok'");
+  }
+  EXPECT_FALSE(parse_reply("{\"ok\":false,\"error\":\"e\"} ", Request::Kind::Status).ok);
+}
+
 // 10,000 generated bad requests, of every kind a client could send by mistake or on
 // purpose: truncated, a byte changed to one JSON cannot hold there, an unknown key, a value
-// of the wrong type or out of range, random bytes, oversized frames. Each one is refused
+// of the wrong type or out of range, random bytes, oversized frames, a key and its value
+// given twice (at any depth, the same value too), bytes after the JSON. Each one is refused
 // with an Error (never another exception, never a crash), and a frame's length over the
 // limit is refused before anything is read.
 TEST(ArbiterRequest, TenThousandBadFramesAreEachRefused) {
@@ -188,11 +283,36 @@ TEST(ArbiterRequest, TenThousandBadFramesAreEachRefused) {
   // Wrong for every key: no key takes null or an object, a list of one empty object is
   // not a name, a number, a flag or a growth entry, and 2,000 bytes exceed every string.
   const std::vector<std::string> bad_values{"null", "{}", "[{}]", "\"" + std::string(2000, 'a') + "\""};
+  // Where the value after the ':' at `colon` ends (its ',' or closing bracket).
+  const auto value_end = [](const std::string& body, std::size_t colon) {
+    std::size_t end = colon + 1;
+    int depth = 0;
+    bool str = false;
+    for (; end < body.size(); ++end) {
+      const char ch = body[end];
+      if (str) {
+        if (ch == '\\') ++end;
+        else if (ch == '"') str = false;
+        continue;
+      }
+      if (ch == '"') str = true;
+      else if (ch == '[' || ch == '{') ++depth;
+      else if ((ch == ']' || ch == '}') && depth-- == 0) break;
+      else if (ch == ',' && depth == 0) break;
+    }
+    return end;
+  };
+  const auto key_colons = [](const std::string& body) {
+    std::vector<std::size_t> colons;
+    for (std::size_t k = 1; k < body.size(); ++k)
+      if (body[k] == ':' && body[k - 1] == '"') colons.push_back(k);
+    return colons;
+  };
   int refused = 0, oversize = 0;
   for (int i = 0; i < 10000; ++i) {
     const std::string& g = good[rng() % good.size()];
     std::string body;
-    switch (i % 6) {
+    switch (i % 8) {
       case 0:  // truncated
         body = g.substr(0, rng() % g.size());
         break;
@@ -211,27 +331,28 @@ TEST(ArbiterRequest, TenThousandBadFramesAreEachRefused) {
       }
       case 3: {  // a known key's value replaced by one no key accepts
         body = g;
-        std::vector<std::size_t> colons;
-        for (std::size_t k = 0; k < body.size(); ++k)
-          if (body[k] == ':' && body[k - 1] == '"') colons.push_back(k);
+        const std::vector<std::size_t> colons = key_colons(body);
         const std::size_t c = colons[rng() % colons.size()];
-        std::size_t end = c + 1;
-        int depth = 0;
-        bool str = false;
-        for (; end < body.size(); ++end) {
-          const char ch = body[end];
-          if (str) {
-            if (ch == '\\') ++end;
-            else if (ch == '"') str = false;
-            continue;
-          }
-          if (ch == '"') str = true;
-          else if (ch == '[' || ch == '{') ++depth;
-          else if ((ch == ']' || ch == '}') && depth-- == 0) break;
-          else if (ch == ',' && depth == 0) break;
-        }
+        const std::size_t end = value_end(body, c);
         const std::string v = bad_values[rng() % bad_values.size()];
         body.replace(c + 1, end - c - 1, v);
+        break;
+      }
+      case 6: {  // a key and its value again, in the same object (the same value: nothing else wrong)
+        body = g;
+        const std::vector<std::size_t> colons = key_colons(body);
+        const std::size_t c = colons[rng() % colons.size()];
+        const std::size_t start = body.rfind('"', c - 2);
+        const std::string pair = body.substr(start, value_end(body, c) - start);
+        body.insert(start, pair + ",");
+        break;
+      }
+      case 7: {  // bytes after the JSON: the first not whitespace (a NUL among them)
+        body = g;
+        std::string tail(1 + rng() % 40, '\0');
+        for (char& ch : tail) ch = static_cast<char>(rng() % 256);
+        tail[0] = "x{}[]\",:0\0"[rng() % 10];
+        body += rng() % 2 ? tail : " " + g.substr(0, rng() % g.size()) + tail;
         break;
       }
       case 4: {  // random bytes, never starting a JSON object
@@ -253,7 +374,7 @@ TEST(ArbiterRequest, TenThousandBadFramesAreEachRefused) {
     ASSERT_EQ(f.status, FrameRead::Status::Complete);
     try {
       parse_request(f.payload);
-      ADD_FAILURE() << "case " << i % 6 << " accepted: " << body;
+      ADD_FAILURE() << "case " << i % 8 << " accepted: " << body;
     } catch (const Error&) {
       ++refused;
     }

@@ -11,7 +11,8 @@ uids. Checks, each against the running daemon:
     request of uid A recorded by uid B on a socket and a TCP port B holds (the daemon down)
     cannot be read there (its credential is restricted to the daemon's uid) and, relayed to
     the daemon, is refused (made for another connection's challenge), the ledger untouched;
-    a request any uid could read is refused;
+    a request any uid could read is refused; a key given twice, bytes after the JSON and
+    bytes after the credential in its frame are refused with the reason and logged;
   - 250 refused requests of uid B leave uid A's decisions in A's status and the journal
     (they were kept in one shared list, and B's pushed A's out);
   - the fuzz: 10,000 generated bad frames (ARBITER_BAD_FRAMES; seeded; 13 kinds: oversized,
@@ -1291,6 +1292,35 @@ def relayed_requests(rig):
           "a request any uid could read is refused (%s)" % (r and r.get("error")))
 
 
+def duplicated_keys_and_trailing_bytes(rig):
+    """A request naming a key twice (the daemon acted on the last one) and bytes after the
+    JSON (a NUL ended the parse), in fresh credentials of uid A: each refused with the
+    reason, logged with uid A. Bytes after the credential in its frame (munged ignores
+    what follows its last ':'): refused with the reason before it is decoded, logged as
+    of an unknown uid."""
+    c = '"challenge":"%s"' % ("0" * 32)
+    bodies = ['{"v":2,%s,"kind":"settle","job":"8","job":"7","promises_too":false}' % c,
+              '{"v":2,%s,"kind":"status"} {"kind":"settle"}' % c,
+              '{"v":2,%s,"kind":"status"}\x00{"kind":"settle"}' % c]
+    wanted = ["duplicated key 'job'", "trailing bytes after the JSON", "trailing bytes after the JSON (from a NUL byte on)"]
+    log_from = len(open(rig.log).read())
+    for cred, why in zip(creds(rig, UID_A, bodies), wanted):
+        r = rig.send(cred, UID_A)
+        check(r is not None and not r["ok"] and r["error"] == "refused: bad request: " + why,
+              "a request with %s is refused with the reason (%s)" % (why, r and r.get("error")))
+    s = rig.connect()
+    good = encode_as(UID_A, request_body(dict(kind="status"), rig.challenges[s]))
+    s.sendall(frame(good + b"\n{}"))
+    r = recv_reply(s, uid=UID_A)
+    s.close()
+    check(r is not None and not r["ok"] and "refused: trailing bytes after the credential (3 bytes" in r["error"],
+          "bytes after the credential in its frame are refused with the reason (%s)" % (r and r.get("error")))
+    log = open(rig.log).read()[log_from:]
+    check(all(("refused uid %d: bad request: " % UID_A) + why in log for why in wanted)
+          and "refused unknown uid: trailing bytes after the credential" in log,
+          "each refusal logged with the uid (unknown before the credential is decoded) and the reason")
+
+
 def history_per_uid(rig):
     """Before per-uid lists, 250 refused requests of uid B evicted every decision of uid A from the
     shared list (A's status: 92 entries, then 0; the journal 199 of B's refusals, none of
@@ -1528,6 +1558,7 @@ def main():
         per_uid_cap_and_group(rig)
         rig.start()
         relayed_requests(rig)
+        duplicated_keys_and_trailing_bytes(rig)
         history_per_uid(rig)
         return 0
     except AssertionError as e:
