@@ -22,6 +22,7 @@ sys.path.insert(0, SCRIPTS)
 import compare  # noqa: E402
 import cluster_report  # noqa: E402
 import limit_extensions  # noqa: E402
+import slice_scan  # noqa: E402
 import measured_runtimes  # noqa: E402
 import replay_gap  # noqa: E402
 import run_flags  # noqa: E402
@@ -482,6 +483,52 @@ class LimitExtensions(unittest.TestCase):
             ext, mean, capped, share, killed = limit_extensions.summary(rows[0][1])
             self.assertEqual((ext, mean, capped, killed), ((10, 20), (100.0, 200.0), (0, 2), 1))
             self.assertEqual(share, (0.0, 0.5))  # seed 1: 1,000 s cut of 2,000 s
+
+
+class SliceScan(unittest.TestCase):
+    def row(self, first, seed, rigid_wait, rigid_run, makespan, moldable, moldable_max, rule, norule):
+        r = {c: 0.0 for c in slice_scan.COLS}
+        r.update(first=first, seed=seed, jobs=60, malleable=30, rigid_run_s=rigid_run, rigid_makespan_s=makespan,
+                 rigid_turnaround_s=rigid_wait + rigid_run, rigid_wait_s=rigid_wait, moldable_turnaround_s=moldable,
+                 moldable_max_turnaround_s=moldable_max, moldable_efficient_turnaround_s=1e9,
+                 malleable_rule_turnaround_s=rule, malleable_turnaround_s=norule)
+        return r
+
+    def test_the_rule_picks(self):
+        rows = []
+        for seed in (1, 2, 3):
+            rows.append(self.row(100, seed, 50, 40, 900, 100, 90, 75, 85))           # gain 1.2: the gain pick
+            rows.append(self.row(160, seed, 50, 40, 900, 100, 120, [98, 102, 100][seed - 1], 100))  # holds 1.0
+            rows.append(self.row(220, seed, 10, 40, 900, 100, 100, 50, 50))          # gain 2, no queue
+            rows.append(self.row(280, seed, 50, 40, 5000, 100, 100, 50, 50))         # gain 2, too long
+            rows.append(self.row(340, seed, 50, 40, 900, 100, 100, 100.001, 100.001))  # nearer 1.0, seeds do not hold it
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "scan.tsv")
+            with open(path, "w") as f:
+                f.write("\t".join(slice_scan.COLS) + "\n")
+                for r in rows:
+                    f.write("\t".join(str(r[c]) for c in slice_scan.COLS) + "\n")
+            ws = slice_scan.windows(slice_scan.read_scan(path), 1800)
+        by = {w["first"]: w for w in ws}
+        self.assertEqual(by[100]["best"], "moldable_max")
+        self.assertAlmostEqual(by[100]["gain"], 1.2)
+        self.assertFalse(by[220]["eligible"])  # no queue
+        self.assertFalse(by[280]["eligible"])  # its rigid makespan past 1,800 s
+        gain, same, holds = slice_scan.choose(ws)
+        self.assertEqual(gain["first"], 100)
+        self.assertEqual(same["first"], 160)  # 340 is nearer 1.0 in the mean but its seeds do not hold 1.0
+        self.assertTrue(holds)
+        self.assertIsNone(slice_scan.choose([w for w in ws if not w["eligible"]]))
+
+    def test_limits_as_submitted(self):
+        job = {"nodes": 2, "min_nodes": 1, "serial_fraction": 0.0, "work_node_s": 100.0, "limit_s": 3000.0,
+               "recorded_run_s": 1000.0}  # runs 50 s on 2 nodes; the log's limit was 3x its run
+        w = slice_scan.set_limits({"jobs": [dict(job)]}, "log")
+        self.assertEqual(w["jobs"][0]["limit_s"], 180.0)  # 150 s, up to whole minutes
+        w = slice_scan.set_limits({"jobs": [dict(job, limit_s=500.0)]}, "log")
+        self.assertEqual(w["jobs"][0]["limit_s"], 60.0)  # never below the run itself (50 s), a minute at least
+        w = slice_scan.set_limits({"jobs": [dict(job)]}, "loose")
+        self.assertEqual(w["jobs"][0]["limit_s"], 300.0)  # 2 * 100 s on its minimum + 60 s
 
 
 if __name__ == "__main__":
