@@ -175,8 +175,11 @@ extern "C" {
 static int from_scalapack_into(redist_desc* d, const int desc[9]) {
   return redist::guarded([&] {
     if (!d || !desc) throw Error(ErrorCode::NullBuffer, "d or desc is NULL");
-    if (desc[0] != 1) throw Error(ErrorCode::InvalidLayout, "DESC(DTYPE_) = " + std::to_string(desc[0]) + " is not 1");
     *d = redist_desc{};
+    d->ctxt = -1;
+    // A process outside the grid (CTXT_ -1): as PDGEMR2D, no other entry is read, so a
+    // DESC of nine -1 (CP2K) or of anything else there is a "not in this grid" descriptor.
+    if (redist::desc_outside_grid(desc)) return;
     d->ctxt = desc[1];
     d->m = desc[2];
     d->n = desc[3];

@@ -391,6 +391,12 @@ Layout Layout::from_desc(const int desc[9], int nprow, int npcol, RankMap ranks)
                       std::move(ranks));
 }
 
+bool desc_outside_grid(const int desc[9]) {
+  if (desc[1] == -1) return true;  // CTXT_ -1: nothing else of the DESC is examined
+  if (desc[0] != 1) fail("DESC(DTYPE_) = " + std::to_string(desc[0]) + " is not 1");
+  return false;
+}
+
 std::array<int, 9> Layout::to_desc(int ctxt, int lld) const {
   if (!uniform())
     fail("layout has non-uniform block sizes; a ScaLAPACK DESC cannot describe it");

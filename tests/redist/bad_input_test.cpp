@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -265,4 +266,60 @@ TEST(BadInput, DescInitBlocksOutsideGridAndEmptyDimensions) {
   EXPECT_EQ(c, 0);
   EXPECT_EQ(redist_numroc(&e, REDIST_COLS, 1, &c), REDIST_SUCCESS) << redist_error_message();
   EXPECT_EQ(c, 3);
+}
+
+// Class 9: ScaLAPACK's rule for a 9-integer DESC on a process outside its grid (PDGEMR2D):
+// DESC(CTXT_) = -1 and nothing else is read. CP2K's ELPA path passes all nine entries -1
+// there (issue 94); the conversion checked DTYPE_ first and the drop-in declined the call.
+// A DESC with any other context is still validated in full.
+TEST(BadInput, ScalapackDescOutsideGridReadsOnlyTheContext) {
+  const int cp2k[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
+  EXPECT_TRUE(redist::desc_outside_grid(cp2k));
+  std::mt19937_64 rng(94);
+  for (int t = 0; t < 1000; ++t) {
+    int garbage[9];
+    for (int& v : garbage) v = static_cast<int>(rng());
+    garbage[1] = -1;
+    ASSERT_TRUE(redist::desc_outside_grid(garbage)) << "DTYPE_ " << garbage[0];
+  }
+  // Through the C API (no BLACS call for context -1): a clean "not in this grid"
+  // descriptor, none of the eight other entries copied into it.
+  for (const int fill : {-1, 0x5a5a5a5a}) {
+    int desc[9];
+    for (int& v : desc) v = fill;
+    desc[1] = -1;
+    redist_desc d;
+    std::memset(&d, 0x77, sizeof d);
+    ASSERT_EQ(redist_desc_from_scalapack(&d, desc), REDIST_SUCCESS) << redist_error_message();
+    EXPECT_EQ(d.ctxt, -1);
+    EXPECT_EQ(d.m, 0);
+    EXPECT_EQ(d.n, 0);
+    EXPECT_EQ(d.lld, 0);
+    EXPECT_EQ(d.nprow, 0);
+    EXPECT_EQ(d.ranks, nullptr);
+    EXPECT_EQ(d.row_blocks, nullptr);
+  }
+  // A valid context (here 0; DTYPE_ is examined before the BLACS are asked) with DTYPE_ -1
+  // or 2 is refused as before, with the same message; the descriptor is left "not in this
+  // grid". Any other context than -1 (e.g. -2) is not "outside": DTYPE_ is examined.
+  for (const int dtype : {-1, 2, 0}) {
+    for (const int ctxt : {0, 5, -2}) {
+      const int desc[9] = {dtype, ctxt, 10, 10, 2, 2, 0, 0, 10};
+      const std::string want = "DESC(DTYPE_) = " + std::to_string(dtype) + " is not 1";
+      try {
+        (void)redist::desc_outside_grid(desc);
+        ADD_FAILURE() << "DTYPE_ " << dtype << " with CTXT_ " << ctxt << " accepted";
+      } catch (const redist::Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::InvalidLayout);
+        EXPECT_EQ(std::string(e.what()), want);
+      }
+      redist_desc d;
+      std::memset(&d, 0x77, sizeof d);
+      EXPECT_EQ(redist_desc_from_scalapack(&d, desc), REDIST_ERR_INVALID_LAYOUT);
+      EXPECT_EQ(std::string(redist_error_message()), want);
+      EXPECT_EQ(d.ctxt, -1);
+    }
+  }
+  const int good[9] = {1, 3, 10, 10, 2, 2, 0, 0, 10};
+  EXPECT_FALSE(redist::desc_outside_grid(good));
 }

@@ -2,9 +2,10 @@
 /* An ordinary ScaLAPACK program in C that knows nothing of malleable: it moves submatrices
  * between process grids with Cpdgemr2d and Cpzgemr2d (also Cpsgemr2d, Cpcgemr2d and the
  * Fortran pzgemr2d_, pcgemr2d_, so that with the Fortran program every entry point of the
- * drop-in is met), checks every local element (inside and outside the copied region,
- * and the padding below the local rows) against a replica
- * of the global matrices, and writes its local arrays bit for bit to <prefix>.<rank>.
+ * drop-in is met; and pdgemr2d_ in CP2K's call shape: processes outside one grid pass its
+ * DESC with all nine entries -1, ScaLAPACK reading only the context there), checks
+ * every local element (inside and outside the copied region, and the padding below the
+ * local rows) against a replica of the global matrices, and writes its local arrays bit for bit to <prefix>.<rank>.
  * The drop-in test runs it stock, relinked with libmalleable_redist_gemr2d and with it
  * preloaded, and compares the dumps. 4 processes.
  *
@@ -37,6 +38,8 @@ void Cpzgemr2d(int m, int n, dcomplex* a, int ia, int ja, int* desca, dcomplex* 
                int gcontext);
 void Cpcgemr2d(int m, int n, scomplex* a, int ia, int ja, int* desca, scomplex* b, int ib, int jb, int* descb,
                int gcontext);
+void pdgemr2d_(int* m, int* n, double* a, int* ia, int* ja, int* desca, double* b, int* ib, int* jb, int* descb,
+               int* gcontext);
 void pzgemr2d_(int* m, int* n, dcomplex* a, int* ia, int* ja, int* desca, dcomplex* b, int* ib, int* jb, int* descb,
                int* gcontext);
 void pcgemr2d_(int* m, int* n, scomplex* a, int* ia, int* ja, int* desca, scomplex* b, int* ib, int* jb, int* descb,
@@ -210,8 +213,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   /* Grids: 2x2 (also the context spanning everyone), 1x3 on ranks 3,1,2, 3x1 on ranks
-   * 2,0,3, 4x1 on ranks 1,3,0,2, 1x1 on rank 2. */
-  int sys = 0, g22 = 0, g13 = 0, g31 = 0, g41 = 0, g11 = 0;
+   * 2,0,3, 4x1 on ranks 1,3,0,2, 1x1 on rank 2, 1x2 on ranks 2,0, 2x1 on ranks 3,1. */
+  int sys = 0, g22 = 0, g13 = 0, g31 = 0, g41 = 0, g11 = 0, g12 = 0, g21 = 0;
   Cblacs_get(-1, 0, &sys);
   g22 = sys;
   Cblacs_gridinit(&g22, "Row", 2, 2);
@@ -225,6 +228,11 @@ int main(int argc, char** argv) {
   int map11[1] = {2};
   g11 = sys;
   Cblacs_gridmap(&g11, map11, 1, 1, 1);
+  int map12[2] = {2, 0}, map21[2] = {3, 1};
+  g12 = sys;
+  Cblacs_gridmap(&g12, map12, 1, 1, 2);
+  g21 = sys;
+  Cblacs_gridmap(&g21, map21, 2, 2, 1);
 
   char path[4096];
   snprintf(path, sizeof path, "%s.%d", argv[1], me);
@@ -303,8 +311,37 @@ int main(int argc, char** argv) {
   copy_global_aliased(&x, 4, 1, 1, 1, 13, 6);
   check(&x, "X(:,2:6) := X(:,1:5), X(1:13,:) := X(4:16,:) on one process (aliased)");
 
-  const Matrix* all[] = {&a, &b, &c, &d, &e, &z1, &z2, &z3, &z4, &s1, &s2, &c1, &c2, &c3, &x};
-  const char* names[] = {"A", "B", "C", "D", "E", "Z1", "Z2", "Z3", "Z4", "S1", "S2", "C1", "C2", "C3", "X"};
+  /* CP2K's ELPA path (cp_fm_redistribute_start and _end) through PDGEMR2D: the whole
+   * matrix from the grid of every process to a smaller grid (1x2 on ranks 2,0), and back
+   * from a smaller grid (2x1 on ranks 3,1; here a submatrix) to the 2x2 grid. A process
+   * outside the smaller grid passes that DESC with all nine entries -1 and no array:
+   * ScaLAPACK reads only DESC(CTXT_) there, and the drop-in must serve the call too. */
+  Matrix p1 = make(g22, 16, 8, 1, 26, 23, 3, 4, 1, 0, 0);
+  Matrix p2 = make(g12, 17, 8, 1, 26, 23, 5, 5, 0, 1, 0);
+  Matrix p3 = make(g21, 18, 8, 1, 25, 24, 4, 4, 1, 0, 0);
+  Matrix p4 = make(g22, 19, 8, 1, 27, 22, 2, 3, 0, 1, 0);
+  {
+    int outside[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
+    int m = 26, n = 23, one = 1, gc = g22;
+    pdgemr2d_(&m, &n, D(p1), &one, &one, p1.desc, D(p2), &one, &one, p2.local ? p2.desc : outside, &gc);
+    copy_global(&p1, 1, 1, &p2, 1, 1, m, n);
+    check(&p2, "P1 -> P2 on 1x2 of 2 ranks, DESCB all -1 elsewhere (pdgemr2d_, CP2K)");
+    int m2 = 22, n2 = 20, ia = 3, ja = 2, ib = 4, jb = 3;
+    pdgemr2d_(&m2, &n2, D(p3), &ia, &ja, p3.local ? p3.desc : outside, D(p4), &ib, &jb, p4.desc, &gc);
+    copy_global(&p3, ia, ja, &p4, ib, jb, m2, n2);
+    check(&p4, "P3 on 2x1 of 2 ranks, DESCA all -1 elsewhere -> P4 on 2x2 (pdgemr2d_, CP2K)");
+    for (int k = 0; k < 9; ++k)
+      if (outside[k] != -1) {
+        fprintf(stderr, "rank %d: the all -1 DESC was written: entry %d is %d\n", me, k + 1, outside[k]);
+        ++failures;
+      }
+    check(&p1, "P1 unchanged");
+    check(&p3, "P3 unchanged");
+  }
+
+  const Matrix* all[] = {&a, &b, &c, &d, &e, &z1, &z2, &z3, &z4, &s1, &s2, &c1, &c2, &c3, &x, &p1, &p2, &p3, &p4};
+  const char* names[] = {"A",  "B",  "C",  "D",  "E",  "Z1", "Z2", "Z3", "Z4", "S1",
+                         "S2", "C1", "C2", "C3", "X",  "P1", "P2", "P3", "P4"};
   const int nmat = (int)(sizeof all / sizeof all[0]);
   for (int k = 0; k < nmat; ++k) dump(out, all[k], names[k]);
   fclose(out);
@@ -317,8 +354,8 @@ int main(int argc, char** argv) {
     free(all[k]->local);
     free(all[k]->global);
   }
-  const int grids[] = {g22, g13, g31, g41, g11};
-  for (int k = 0; k < 5; ++k) {
+  const int grids[] = {g22, g13, g31, g41, g11, g12, g21};
+  for (int k = 0; k < 7; ++k) {
     int r = -1, c2 = -1, pr = -1, pc = -1;
     Cblacs_gridinfo(grids[k], &r, &c2, &pr, &pc);
     if (pr >= 0) Cblacs_gridexit(grids[k]);

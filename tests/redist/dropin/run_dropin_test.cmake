@@ -9,7 +9,8 @@
 # show who served each entry point, once per process.
 # In (lists |-separated): MPIEXEC, MPIEXEC_FLAGS, NP, STOCK, LINKED, DROPIN, WORKDIR,
 #     SERVED (entries redist must serve), DECLINED (entries with a call redist must refuse
-#     and ScaLAPACK must then serve).
+#     and ScaLAPACK must then serve). An entry in SERVED but not in DECLINED must never be
+#     forwarded to ScaLAPACK (no "forwarded" line for it on any process).
 foreach(v MPIEXEC NP STOCK LINKED DROPIN WORKDIR SERVED)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "run_dropin_test.cmake: ${v} not set")
@@ -57,7 +58,7 @@ endfunction()
 function(expect_lines variant text want)
   count_lines("${${variant}_log}" "${text}" n)
   if(NOT n EQUAL want)
-    message(FATAL_ERROR "${variant}: ${n} lines contain '${text}', expected ${want} (one per process)")
+    message(FATAL_ERROR "${variant}: ${n} lines contain '${text}', expected ${want}")
   endif()
 endfunction()
 
@@ -87,6 +88,12 @@ foreach(variant ${served_variants})
   endforeach()
   foreach(entry ${DECLINED})
     expect_lines(${variant} ": ${entry} forwarded to ScaLAPACK: redist declined" ${NP})
+  endforeach()
+  foreach(entry ${SERVED})
+    list(FIND DECLINED "${entry}" at)
+    if(at EQUAL -1)
+      expect_lines(${variant} ": ${entry} forwarded to ScaLAPACK" 0)
+    endif()
   endforeach()
 endforeach()
 expect_lines(forced "served by malleable redist" 0)

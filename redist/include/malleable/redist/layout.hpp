@@ -280,6 +280,14 @@ struct Layout {
 
 bool operator==(const Layout& x, const Layout& y);
 
+// ScaLAPACK's rule for a 9-integer DESC handed to PxGEMR2D (REDIST/SRC/p?gemr.c): a
+// process outside the DESC's grid passes DESC(CTXT_) = -1, and then no other entry is
+// read (CP2K's ELPA path passes all nine entries -1 there). True for such a DESC, whatever
+// its other eight entries hold. Otherwise DESC(DTYPE_) must be 1 (else Error, InvalidLayout:
+// "DESC(DTYPE_) = <v> is not 1") and false is returned; the context itself, and the rest,
+// are for the caller to check (a context is the BLACS' to resolve).
+bool desc_outside_grid(const int desc[9]);
+
 // Splits `total` into `parts` block sizes proportional to `weights` (largest remainder),
 // each at least 1 when total >= parts: the thesis's heterogeneous block distribution
 // as row_blocks/col_blocks input.

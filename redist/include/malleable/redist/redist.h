@@ -63,7 +63,8 @@ typedef struct redist_desc {
 } redist_desc;
 
 /* From a standard 9-integer ScaLAPACK DESC (DTYPE_=1). On processes outside the grid
- * (DESC(CTXT_) == -1) the result is a valid "not in this grid" descriptor. */
+ * (DESC(CTXT_) == -1) the result is a valid "not in this grid" descriptor and, as in
+ * PDGEMR2D, no other entry is read (all nine -1, as CP2K passes, is fine). */
 int redist_desc_from_scalapack(redist_desc* d, const int desc[9]);
 /* Heterogeneous form on a BLACS grid: one size per row block / column block. With
  * ctxt == -1 (a process outside the grid) the result is a valid "not in this grid"
