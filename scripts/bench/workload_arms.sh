@@ -27,7 +27,10 @@
 # simulator's --start), ARMS (all six), INTERVAL (60), SCHED_INTERVAL (60), PRIME (none),
 # CORES (1), FIRST/JOBS (a window,
 # 0 0: all), SPEEDUP (amdahl | measured: sim/speedup/apps.json), EXTRA (more simulator
-# flags for every run, e.g. "--cost-scale 2"), OUT (docs/data/workload/arms/NAME).
+# flags for every run, e.g. "--cost-scale 2"; the rigid arm leaves out those the simulator
+# refuses without a malleable job), OUT (docs/data/workload/arms/NAME).
+# TRACE may be a site's sacct log (its first line JobIDRaw|...: read with --sacct), then
+# NODES (the machine's nodes) is needed; NODES also overrides an SWF header's size.
 # Runs one simulation at a time under `nice -n 10`.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -47,13 +50,27 @@ mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 runs=$out/runs.tsv
-common=(--swf "$trace" --cores-per-node "${CORES:-1}" --swf-first "${FIRST:-0}" --swf-jobs "${JOBS:-0}"
-        --costs "$here/sim/costs/emulated.json" --interval "$interval" --speedup "$speedup"
-        --sched-interval "${SCHED_INTERVAL:-60}")
+log=--swf
+head -c 4096 "$trace" | head -n 1 | grep -qE '(^|\|)JobID(Raw)?(\||$)' && log=--sacct
+common=("$log" "$trace" --swf-first "${FIRST:-0}" --swf-jobs "${JOBS:-0}"
+        --costs "$here/sim/costs/emulated.json" --speedup "$speedup" --sched-interval "${SCHED_INTERVAL:-60}")
+[[ -n ${CORES:-} ]] && common+=(--cores-per-node "$CORES")
+[[ -n ${NODES:-} ]] && common+=(--nodes "$NODES")
 [[ -n ${PRIME:-} ]] && common+=(--prime-time "$PRIME")
 [[ $speedup == measured ]] && common+=(--speedup-file "${SPEEDUP_FILE:-$here/sim/speedup/apps.json}")
 # shellcheck disable=SC2206
 extra=(${EXTRA:-})
+# The rigid arm: EXTRA without the options that act on malleable jobs only (refused there).
+rigid_extra=() skip=0
+for a in "${extra[@]}"; do
+  if ((skip)); then skip=0; continue; fi
+  case $a in
+    --limit-follows-size | --no-expansion | --no-growth | --no-give-back | --start-ranges) continue ;;
+    --cost-scale | --one-update | --iteration-s | --interval | --policy | --start | --give-gain-share | \
+      --min-growth-efficiency) skip=1; continue ;;
+  esac
+  rigid_extra+=("$a")
+done
 echo "workload_arms: $name, seeds $seeds, shares $shares, start $start, speedup $speedup, passes ${SCHED_INTERVAL:-60} s," \
      "prime time ${PRIME:-none} ${EXTRA:-}," \
      "host $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -65,7 +82,9 @@ run() {  # run LABEL SHARE ARM SEED ARGS...: metrics in $out/LABEL.json, one row
   local label=$1 share=$2 arm=$3 seed=$4
   shift 4
   local t0=$SECONDS
-  nice -n 10 "$bin" "${common[@]}" "${extra[@]}" --seed "$seed" --malleable-share "$share" "$@" \
+  local more=("${extra[@]}")
+  [[ $arm == rigid ]] && more=("${rigid_extra[@]}")
+  nice -n 10 "$bin" "${common[@]}" "${more[@]}" --seed "$seed" --malleable-share "$share" "$@" \
     --out "$out/$label.json" --decisions "$tmp/d.jsonl" 2>"$tmp/err" || { cat "$tmp/err" >&2; exit 1; }
   # The decisions' rules counted into the metrics (the log itself is not kept: megabytes).
   python3 - "$out/$label.json" "$tmp/d.jsonl" "$name" "$share" "$arm" "$seed" "$((SECONDS - t0))" "$cols" \
@@ -97,7 +116,7 @@ print(f\"{m['mean_turnaround_s']:.0f} s, killed {m['killed']} ({m['killed_mallea
 if [[ $arms == *" rigid "* ]]; then
   run rigid 0 rigid 0 --trace-report "$out/replay.json"
 fi
-mal=(--start-ranges --range-top requested --policy arbiter --start "$start")
+mal=(--start-ranges --range-top requested --policy arbiter --start "$start" --interval "$interval")
 for seed in $seeds; do
   for share in $shares; do
     s=${share}_s$seed

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // malleable-clustersim: a batch system and its jobs simulated with SimGrid's S4U actors
-// (sim_run.hpp). This file reads the command line and the inputs (a workload JSON or a
-// Standard Workload Format trace, the costs) and writes the metrics, the job records and
+// (sim_run.hpp). This file reads the command line and the inputs (a workload JSON, a
+// Standard Workload Format trace or a site's sacct log, the costs) and writes the metrics, the job records and
 // the decisions; `malleable-clustersim --help` lists every option. SimGrid's own options
 // (--cfg=..., --log=...) are passed on to its engine.
 #include <CLI/CLI.hpp>
@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -20,6 +21,7 @@
 #include "costs.hpp"
 #include "metrics.hpp"
 #include "periods.hpp"
+#include "sacct.hpp"
 #include "sim_run.hpp"
 #include "swf.hpp"
 
@@ -28,11 +30,17 @@ using namespace clustersim;
 
 namespace {
 
+// A file's text; a directory, a missing file and an empty one named as such.
 std::string read_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw Error(path + " is a directory, not a file");
+  if (!std::filesystem::exists(path, ec)) throw Error(path + ": no such file");
   std::ifstream f(path);
   if (!f) throw Error("cannot read " + path);
   std::stringstream ss;
   ss << f.rdbuf();
+  if (ss.str().find_first_not_of(" \t\r\n") == std::string::npos)
+    throw Error(path + " is empty" + (ss.str().empty() ? "" : " (only blank lines)"));
   return ss.str();
 }
 
@@ -50,9 +58,14 @@ void write_records(const std::string& path, const std::vector<JobRecord>& recs) 
 
 namespace {
 
+// An option refused once the jobs are read (exit 2, as a refusal on the command line).
+struct Refused : Error {
+  using Error::Error;
+};
+
 struct Cli {
   std::string workload_path, costs_path, out_path, records_path, decisions_path;
-  std::string swf_path, trace_report_path, write_workload_path, speedup_path;
+  std::string swf_path, sacct_path, trace_report_path, write_workload_path, speedup_path;
   int nodes = 0;
   double interval = 0, cost_scale = 1, give_gain_share = -1, min_growth_efficiency = -1, sched_interval = -1;
   clustersim::Resolution resolution;
@@ -72,46 +85,66 @@ struct Cli {
   SwfCleaning cleaning;
   TraceModel model;
   std::vector<double> serial;
+  std::vector<std::string> given;  // the options given on the command line
+  const std::string& trace_path() const { return swf_path.empty() ? sacct_path : swf_path; }
+  bool is_given(const std::string& name) const { return std::find(given.begin(), given.end(), name) != given.end(); }
 };
 
+constexpr int kMaxNodes = 1000000;
+
+// A value in [lo, hi], else refused with the reason (what it is past sense for).
+CLI::Validator within(double lo, double hi, const std::string& why) {
+  return CLI::Validator(
+      [lo, hi, why](std::string& in) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(in.c_str(), &end);
+        if (end == in.c_str() || *end != '\0') return "'" + in + "' is not a number";
+        if (!(v >= lo && v <= hi)) return in + " is " + why;
+        return {};
+      },
+      "");
+}
+
 void add_trace_options(CLI::App& app, Cli& c) {
-  app.add_option("--cores-per-node", c.cleaning.cores_per_node, "--swf: processors per node (nodes = ceil(procs / C)); "
-                 "a header whose MaxProcs / C is not its MaxNodes is refused (give --nodes)")
+  app.add_option("--cores-per-node", c.cleaning.cores_per_node, "--swf/--sacct: processors per node (nodes = ceil(procs / C)); "
+                 "a header whose MaxProcs / C is not its MaxNodes is refused (give --nodes); with --sacct a job's "
+                 "nodes are ceil(NCPUS / C) instead of its NNodes (a site whose jobs share nodes)")
       ->check(CLI::PositiveNumber);
-  app.add_option("--swf-first", c.cleaning.first, "--swf: skip this many jobs kept by the cleaning (a window)");
-  app.add_option("--swf-jobs", c.cleaning.count, "--swf: keep at most this many jobs (0: all)");
+  app.add_option("--swf-first", c.cleaning.first, "--swf/--sacct: skip this many jobs kept by the cleaning (a window)");
+  app.add_option("--swf-jobs", c.cleaning.count, "--swf/--sacct: keep at most this many jobs (0: all)");
   app.add_flag("--swf-cpu-as-run", c.cleaning.cpu_as_run, "--swf: keep records without a run time but with a CPU time, "
                "that CPU time as their run time (default: dropped, counted and said)");
-  app.add_option("--malleable-share", c.model.malleable_share, "--swf: the share of malleable jobs (seeded)");
-  app.add_option("--seed", c.model.seed, "--swf: the seed choosing the malleable jobs, serial fractions and applications");
-  app.add_option("--serial", c.serial, "--swf: LO HI, Amdahl serial fractions drawn uniformly in [LO, HI] (0.01 0.1)")
+  app.add_option("--malleable-share", c.model.malleable_share, "--swf/--sacct: the share of malleable jobs (seeded)");
+  app.add_option("--seed", c.model.seed, "--swf/--sacct: the seed choosing the malleable jobs, serial fractions and applications");
+  app.add_option("--serial", c.serial, "--swf/--sacct: LO HI, Amdahl serial fractions drawn uniformly in [LO, HI] (0.01 0.1)")
       ->expected(2);
-  app.add_option("--speedup", c.speedup, "--swf: amdahl (the serial draws, default) or measured: each job's application "
+  app.add_option("--speedup", c.speedup, "--swf/--sacct: amdahl (the serial draws, default) or measured: each job's application "
                  "and problem size drawn from --speedup-file's fitted curves")
       ->check(CLI::IsMember({"amdahl", "measured"}));
-  app.add_option("--speedup-file", c.speedup_path, "--swf --speedup measured: the fitted curves (sim/speedup/*.json)");
-  app.add_option("--arrival-scale", c.model.arrival_scale, "--swf: multiply the submission times by F (< 1: a higher "
+  app.add_option("--speedup-file", c.speedup_path, "--swf/--sacct --speedup measured: the fitted curves (sim/speedup/*.json)");
+  app.add_option("--arrival-scale", c.model.arrival_scale, "--swf/--sacct: multiply the submission times by F (< 1: a higher "
                  "offered load)")->check(CLI::PositiveNumber);
-  app.add_option("--iteration-s", c.model.iteration_s, "--swf: seconds per iteration (a remap point), default 60");
+  app.add_option("--iteration-s", c.model.iteration_s, "--swf/--sacct: seconds per iteration (a remap point), default 60")
+      ->check(within(1e-3, kMaxPlausibleS, "not an iteration's length (a millisecond to ten years)"));
   app.add_flag_callback("--exact-estimates", [&c] { c.model.requested_estimates = false; },
-                        "--swf: the exact run times as estimates, not the users' requested times");
-  app.add_option("--prime-time", c.prime_time, "--swf: a site's prime-time rule, START-END local hours of a weekday "
+                        "--swf/--sacct: the exact run times as estimates, not the users' requested times");
+  app.add_option("--prime-time", c.prime_time, "--swf/--sacct: a site's prime-time rule, START-END local hours of a weekday "
                  "(e.g. 8-17, the trace's time zone): a job starts only if its estimate ends by the next of those "
                  "hours, and in prime time only if it is at most --prime-max-h (periods.hpp; default: none)");
-  app.add_option("--prime-max-h", c.prime_max_h, "--swf --prime-time: the longest estimate, hours, that starts in "
+  app.add_option("--prime-max-h", c.prime_max_h, "--swf/--sacct --prime-time: the longest estimate, hours, that starts in "
                  "prime time (0: any; default 4)")->check(CLI::NonNegativeNumber);
-  app.add_option("--outages", c.outages, "--swf: none (default) or infer: the whole machine down in each spell of "
+  app.add_option("--outages", c.outages, "--swf/--sacct: none (default) or infer: the whole machine down in each spell of "
                  "the log's own schedule that ran no job while a job waited (outages.hpp; nodes go down as their "
                  "jobs end)")->check(CLI::IsMember({"none", "infer"}));
-  app.add_option("--outage-min-h", c.outage_min_h, "--swf --outages infer: the shortest spell, hours, taken as an "
+  app.add_option("--outage-min-h", c.outage_min_h, "--swf/--sacct --outages infer: the shortest spell, hours, taken as an "
                  "outage (default 1)")->check(CLI::PositiveNumber);
-  app.add_option("--outage-window-h", c.outage_window_h, "--swf --outages infer: also partial outages, hours: in each "
+  app.add_option("--outage-window-h", c.outage_window_h, "--swf/--sacct --outages infer: also partial outages, hours: in each "
                  "window of this length whose queue never emptied, the nodes the log never used at once are down "
                  "(0: none, the default)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--infer-user-limits", c.infer_user_limits, "--swf: print the per-user limits the log's own schedule "
+  app.add_flag("--infer-user-limits", c.infer_user_limits, "--swf/--sacct: print the per-user limits the log's own schedule "
                "shows (each user's most jobs and nodes at once, the wait that passed while it ran its most) and exit "
                "without simulating");
-  app.add_option("--trace-report", c.trace_report_path, "--swf: write the cleaning's counts and the trace's recorded "
+  app.add_option("--trace-report", c.trace_report_path, "--swf/--sacct: write the cleaning's counts and the trace's recorded "
                  "metrics (JSON)");
 }
 
@@ -152,9 +185,11 @@ void add_policy_options(CLI::App& app, Cli& c) {
                  "as often as asked; default: the costs file's one_update")
       ->check(CLI::IsMember({"on", "off"}));
   app.add_option("--give-gain-share", c.give_gain_share, "the arbiter's weighing of a give-back (ArbiterOptions::"
-                 "give_gain_share; 0: always give; default: the arbiter's)");
+                 "give_gain_share; 0: always give; default: the arbiter's)")
+      ->check(within(0, 1e6, "not a weight (0 or more)"));
   app.add_option("--min-growth-efficiency", c.min_growth_efficiency, "the arbiter's efficiency floor of a growth "
-                 "(ArbiterOptions::min_growth_efficiency; 0: none; default: the arbiter's)");
+                 "(ArbiterOptions::min_growth_efficiency; 0: none; default: the arbiter's)")
+      ->check(within(0, 1, "not a parallel efficiency (0 to 1)"));
   app.add_option("--user-max-jobs", c.user_limits.max_jobs, "a user's running jobs at most N (Slurm's QOS "
                  "MaxJobsPerUser; a job past it waits, passed over by the backfilling; 0: none, the default)")
       ->check(CLI::NonNegativeNumber);
@@ -171,7 +206,8 @@ void add_policy_options(CLI::App& app, Cli& c) {
                  "(PriorityDecayHalfLife, default 168)")->check(CLI::PositiveNumber);
   app.add_option("--priority-max-age-h", c.priority_max_age_h, "--fair-share-weight: the wait at which the age "
                  "factor reaches 1, hours (PriorityMaxAge, default 168)")->check(CLI::PositiveNumber);
-  app.add_option("--interval", c.interval, "seconds between a malleable job's policy queries (0: every remap point)");
+  app.add_option("--interval", c.interval, "seconds between a malleable job's policy queries (0: every remap point)")
+      ->check(within(0, kMaxPlausibleS, "not an interval between queries (0 to ten years)"));
 }
 
 void add_options(CLI::App& app, Cli& c) {
@@ -179,16 +215,29 @@ void add_options(CLI::App& app, Cli& c) {
   auto* workload_opt = app.add_option("--workload", c.workload_path, "workload JSON (scripts/bench/workload/generate.py)");
   auto* swf_opt = app.add_option("--swf", c.swf_path, "a Standard Workload Format trace (Parallel Workloads Archive)")
                       ->excludes(workload_opt);
-  workload_opt->excludes(swf_opt);
+  auto* sacct_opt =
+      app.add_option("--sacct", c.sacct_path, std::string("a site's own Slurm accounting: the output of sacct -a -X "
+                     "-P -S START -E END --format=") + kSacctFormat + " (its header line names the fields; needs "
+                     "--nodes: the machine's nodes). A job's nodes are its NNodes, its estimate its Timelimit, its "
+                     "wait Start - Submit, its run time Elapsed; steps, and jobs pending or running when the log "
+                     "was taken, are dropped and counted; a malformed line or an unknown State is refused with its "
+                     "line (sim/src/sacct.hpp)")
+          ->excludes(workload_opt)
+          ->excludes(swf_opt);
+  workload_opt->excludes(swf_opt)->excludes(sacct_opt);
+  swf_opt->excludes(sacct_opt);
   add_trace_options(app, c);
   app.add_option("--write-workload", c.write_workload_path, "write the jobs (a trace's, cleaned and modelled) as "
                  "workload JSON, the format --workload reads, and exit without simulating");
-  app.add_option("--cost-scale", c.cost_scale, "multiply the resize costs by F (sensitivity)")->check(CLI::PositiveNumber);
+  app.add_option("--cost-scale", c.cost_scale, "multiply the resize costs by F (sensitivity)")
+      ->check(within(1e-6, 1e6, "past sense for a factor on the resize costs (1e-6 to 1e6)"));
   app.add_option("--costs", c.costs_path, "resize cost constants, JSON (sim/costs/*.json)");
   app.add_option("--sched-interval", c.sched_interval, "the scheduler starts jobs at passes every S seconds (Slurm's "
                  "sched_interval); default: the costs file's sched_interval_s")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--nodes", c.nodes, "simulate on this many nodes instead of the workload's (a trace's header)");
+      ->check(within(0, kMaxPlausibleS, "not an interval between passes (0 to ten years)"));
+  app.add_option("--nodes", c.nodes, "simulate on this many nodes instead of the workload's (a trace's header; "
+                 "--sacct: the machine's nodes, which sacct does not record)")
+      ->check(within(1, kMaxNodes, "not a machine's node count (1 to 1,000,000)"));
   app.add_flag("--rigid", c.all_rigid, "run every job rigid (the baseline on the same file)");
   add_policy_options(app, c);
   app.add_flag("--no-expansion", c.no_expansion, "Slurm without job expansion: growth by checkpoint and restart");
@@ -198,15 +247,34 @@ void add_options(CLI::App& app, Cli& c) {
                  "JSON lines");
 }
 
+// The options that only a malleable job gives an effect to: the first of them given, refused
+// with `why` no job is malleable (empty: none given). The options that describe a log's jobs
+// (--seed, --serial, --speedup: the model every arm of a comparison shares) are not among
+// them: a rigid arm may name the same model as the others.
+std::string no_malleable(const Cli& c, const std::string& why) {
+  for (const char* o : {"--start-ranges", "--policy", "--cost-scale", "--no-expansion", "--one-update", "--iteration-s",
+                        "--limit-follows-size", "--interval", "--no-growth", "--no-give-back", "--start",
+                        "--give-gain-share", "--min-growth-efficiency"})
+    if (c.is_given(o))
+      return std::string(o) + " has no effect: no job is malleable (" + why + "); it acts on malleable jobs only";
+  return "";
+}
+
 // An option that only another option gives a meaning to is refused without it, naming
-// that option (empty: every option given is honoured).
+// that option, and an option that has no effect in the run it was given to is refused
+// with the reason (empty: every option given is honoured).
 std::string refused(const CLI::App& app, const Cli& c) {
   const auto given = [&app](const char* name) { return app.count(name) > 0; };
-  // A trace's options (their help begins "--swf"): --workload's jobs carry their own.
-  if (c.swf_path.empty())
+  // A log's options (their help begins "--swf"): --workload's jobs carry their own.
+  if (c.swf_path.empty() && c.sacct_path.empty())
     for (const CLI::Option* o : app.get_options())
       if (o->count() > 0 && o->get_description().rfind("--swf", 0) == 0)
-        return o->get_name() + " needs --swf (a trace; a --workload file's jobs carry their own)";
+        return o->get_name() + " needs --swf or --sacct (a log; a --workload file's jobs carry their own)";
+  if (!c.sacct_path.empty() && given("--swf-cpu-as-run"))
+    return "--swf-cpu-as-run has no effect with --sacct: a sacct log's run time is its Elapsed, never missing";
+  if (!c.sacct_path.empty() && c.nodes == 0)
+    return "--sacct needs --nodes N, the machine's nodes: sacct does not record them (scontrol show nodes "
+           "--oneliner | wc -l)";
   if (given("--bf-resolution") && c.backfill != "conservative")
     return "--bf-resolution needs --backfill conservative (EASY backfilling plans in exact times)";
   if (given("--bf-origin") && c.backfill != "conservative")
@@ -231,13 +299,34 @@ std::string refused(const CLI::App& app, const Cli& c) {
            "that gives nodes back (--policy arbiter or decide without --no-give-back), and not --rigid";
   for (const char* o : {"--age-weight", "--fair-share-half-life-h", "--priority-max-age-h"})
     if (given(o) && !c.fair_share.on()) return std::string(o) + " needs --fair-share-weight (above 0)";
+  // Options without an effect in this run.
+  if (c.policy == "none")
+    for (const char* o : {"--interval", "--no-growth", "--no-give-back", "--give-gain-share", "--min-growth-efficiency"})
+      if (given(o))
+        return std::string(o) + " has no effect under --policy none: no job is resized (no policy queries, no "
+               "levers, no weighing)";
+  for (const char* o : {"--give-gain-share", "--min-growth-efficiency"})
+    if (given(o) && c.policy != "arbiter")
+      return std::string(o) + " has no effect under --policy " + c.policy + ": it is a weight of the arbiter's "
+             "(--policy arbiter)";
+  if (given("--give-gain-share") && c.no_give_back)
+    return "--give-gain-share has no effect with --no-give-back: it weighs give-backs, and that lever is off";
+  if (given("--min-growth-efficiency") && c.no_growth)
+    return "--min-growth-efficiency has no effect with --no-growth: it is a floor of growth, and that lever is off";
+  if (c.all_rigid) {
+    if (given("--malleable-share")) return "--malleable-share has no effect with --rigid: every job runs rigid";
+    if (auto why = no_malleable(c, "--rigid"); !why.empty()) return why;
+  }
+  if ((!c.swf_path.empty() || !c.sacct_path.empty()) && c.model.malleable_share == 0 && !c.infer_user_limits &&
+      c.write_workload_path.empty())
+    if (auto why = no_malleable(c, "--malleable-share is 0"); !why.empty()) return why;
   return "";
 }
 
 // The report of --infer-user-limits: the log's per-user peaks with their evidence.
 void print_user_limits(const Cli& c, const TraceJobs& tj) {
   const UserLimitEvidence e = infer_user_limits(tj);
-  std::cout << c.swf_path << ": per-user limits in the log's own schedule (" << e.jobs_used << " jobs of "
+  std::cout << c.trace_path() << ": per-user limits in the log's own schedule (" << e.jobs_used << " jobs of "
             << e.users.size() << " users; left out " << e.no_wait << " without a recorded wait, " << e.no_user
             << " without a user)\n";
   std::cout << "most jobs a user ran at once: " << e.max_jobs << " (" << e.users_at_max_jobs
@@ -325,7 +414,24 @@ Workload read_trace(Cli& c) {
     c.model.apps = parse_speedup_curves(read_file(c.speedup_path));
   }
   c.cleaning.machine_nodes = c.nodes;
-  const SwfTrace trace = parse_swf(read_file(c.swf_path));
+  const std::string text = read_file(c.trace_path());
+  const bool sacct_text = looks_like_sacct(text);
+  if (!c.swf_path.empty() && sacct_text)
+    throw Error(c.swf_path + " is sacct output (its first line is a sacct header): give it as --sacct");
+  if (!c.sacct_path.empty() && !sacct_text)
+    throw Error(c.sacct_path + " is not sacct --parsable2 output: its first line is no header naming JobIDRaw "
+                "(sacct -a -X -P --format=" + kSacctFormat + "; a Standard Workload Format trace is --swf)");
+  SacctCounts sc;
+  SwfTrace trace;
+  if (sacct_text) {
+    SacctLog log = parse_sacct(text);
+    sc = log.counts;
+    trace = std::move(log.trace);
+    // NNodes counts a job's nodes; --cores-per-node asks for NCPUS / C instead.
+    c.cleaning.nodes_from_procs = c.is_given("--cores-per-node");
+  } else {
+    trace = parse_swf(text);
+  }
   const TraceJobs tj = clean_swf(trace, c.cleaning);
   if (c.infer_user_limits) {
     print_user_limits(c, tj);
@@ -337,23 +443,39 @@ Workload read_trace(Cli& c) {
   const auto& n = tj.counts;
   if (!c.trace_report_path.empty()) {
     const RecordedMetrics rec = recorded_metrics(tj);
-    nlohmann::json r = {{"trace", c.swf_path}, {"computer", trace.header.computer},
+    nlohmann::json r = {{"trace", c.trace_path()}, {"computer", trace.header.computer},
                         {"installation", trace.header.installation}, {"machine_nodes", tj.machine_nodes},
                         {"cores_per_node", c.cleaning.cores_per_node}, {"records", n.records}, {"kept", n.kept},
                         {"cancelled", n.cancelled}, {"no_run_time", n.no_run_time}, {"zero_procs", n.zero_procs},
-                        {"too_large", n.too_large}, {"outside_window", n.outside_window},
+                        {"too_large", n.too_large}, {"implausible", n.implausible},
+                        {"outside_window", n.outside_window},
                         {"cpu_only", n.cpu_only}, {"cpu_only_proc_s", n.cpu_only_proc_s},
                         {"cpu_as_run", c.cleaning.cpu_as_run},
                         {"recorded", {{"makespan_s", rec.makespan_s}, {"mean_wait_s", rec.mean_wait_s},
                                       {"median_wait_s", rec.median_wait_s}, {"waits_known", rec.waits_known},
                                       {"mean_turnaround_s", rec.mean_turnaround_s},
                                       {"utilisation", rec.utilisation}, {"reached_limit", rec.reached_limit}}}};
+    if (sacct_text)
+      r["sacct"] = {{"lines", sc.lines}, {"steps", sc.steps}, {"not_ended", sc.not_ended},
+                    {"start_before_submit", sc.start_before_submit}, {"jobs", sc.jobs}};
     std::ofstream(c.trace_report_path) << r.dump(1) << "\n";
   }
-  std::cerr << "malleable-clustersim: " << c.swf_path << ": " << n.records << " records, " << n.kept << " kept; dropped "
-            << n.cancelled << " cancelled, " << n.no_run_time << " without run time, " << n.zero_procs
-            << " without processors, " << n.too_large << " larger than " << tj.machine_nodes << " nodes, "
-            << n.outside_window << " outside the window\n";
+  if (sacct_text)
+    std::cerr << "malleable-clustersim: " << c.sacct_path << ": " << sc.lines << " lines; skipped " << sc.steps
+              << " job step(s) (a log taken without -X), dropped " << sc.not_ended
+              << " job(s) not ended when the log was taken (pending, running, ...); " << sc.start_before_submit
+              << " with a Start before their Submit (wait unknown)\n";
+  std::cerr << "malleable-clustersim: " << c.trace_path() << ": " << n.records << " records, " << n.kept
+            << " kept; dropped " << n.cancelled << " cancelled, " << n.no_run_time << " without run time, "
+            << n.zero_procs << " without processors, " << n.too_large << " larger than " << tj.machine_nodes
+            << " nodes, " << n.implausible << " with a run or requested time past ten years, " << n.outside_window
+            << " outside the window\n";
+  if (n.implausible > 0)
+    std::cerr << "malleable-clustersim: warning: " << n.implausible << " record(s) with a run or requested time "
+              << "past ten years dropped: no machine ran a job that long (a fault of the log)\n";
+  if (n.too_large > 0)
+    std::cerr << "malleable-clustersim: warning: " << n.too_large << " record(s) asked more nodes than the "
+              << tj.machine_nodes << " of the machine: dropped\n";
   if (n.cpu_only > 0)
     std::cerr << "malleable-clustersim: " << n.cpu_only << " record(s) have no run time but a CPU time ("
               << n.cpu_only_proc_s << " processor-seconds); "
@@ -391,14 +513,23 @@ RunOptions run_options(const Cli& c, const Costs& costs) {
 }
 
 int run(Cli& c) {
-  if (c.workload_path.empty() && c.swf_path.empty()) throw Error("give --workload or --swf");
-  Workload w = c.swf_path.empty() ? parse_workload(read_file(c.workload_path), c.nodes) : read_trace(c);
+  if (c.workload_path.empty() && c.trace_path().empty()) throw Error("give --workload, --swf or --sacct");
+  Workload w = c.trace_path().empty() ? parse_workload(read_file(c.workload_path), c.nodes) : read_trace(c);
   if (c.infer_user_limits) return 0;
   if (c.all_rigid)
     for (auto& j : w.jobs) {
       j.malleable = false;
       j.min_nodes = j.max_nodes = j.nodes;
     }
+  if (c.write_workload_path.empty()) {
+    // What the command line could not know: the jobs read, none malleable; a per-user
+    // node limit no smaller than the machine.
+    if (std::none_of(w.jobs.begin(), w.jobs.end(), [](const Job& j) { return j.malleable; }))
+      if (auto why = no_malleable(c, "none of the jobs read is"); !why.empty()) throw Refused(why);
+    if (c.user_limits.max_nodes >= w.nodes)
+      throw Refused("--user-max-nodes " + std::to_string(c.user_limits.max_nodes) + " has no effect: the machine has " +
+                    std::to_string(w.nodes) + " nodes, no user can hold more");
+  }
   if (!c.write_workload_path.empty()) {
     std::ofstream f(c.write_workload_path);
     f << workload_json(w);
@@ -472,6 +603,10 @@ int main(int argc, char** argv) {
   // (SimGrid's --cfg=..., --log=...) goes on to SimGrid's engine.
   CLI::App app{"malleable-clustersim: a batch system of rigid and malleable jobs, simulated (SimGrid S4U)"};
   app.allow_extras();
+  app.footer(std::string("A site's own log, from its accounting to what malleability would buy it (docs/guide):\n"
+                         "  sacct -a -X -P -S 2024-01-01 -E 2024-02-01 --format=") + kSacctFormat + " > site.sacct\n"
+             "  malleable-clustersim --sacct site.sacct --nodes N --malleable-share 0.5 --start-ranges --out m.json\n"
+             "and the same with --rigid in place of --malleable-share 0.5 --start-ranges for the baseline.");
   Cli c;
   add_options(app, c);
   CLI11_PARSE(app, argc, argv);
@@ -481,6 +616,8 @@ int main(int argc, char** argv) {
       std::cerr << "malleable-clustersim: unknown option " << e << " (--help lists the options)\n";
       return 2;
     }
+  for (const CLI::Option* o : app.get_options())
+    if (o->count() > 0) c.given.push_back(o->get_name());
   if (const std::string why = refused(app, c); !why.empty()) {
     std::cerr << "malleable-clustersim: " << why << "\n";
     return 2;

@@ -152,11 +152,16 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
       ++(r->status == 5 ? n.cancelled : n.no_run_time);
       continue;
     }
-    if (procs <= 0) {
+    if (run > kMaxPlausibleS || r->req_time_s > kMaxPlausibleS) {
+      ++n.implausible;
+      continue;
+    }
+    const long named = r->alloc_nodes > 0 ? r->alloc_nodes : r->req_nodes;
+    if ((named <= 0 || c.nodes_from_procs) && procs <= 0) {
       ++n.zero_procs;
       continue;
     }
-    const long nodes = (procs + c.cores_per_node - 1) / c.cores_per_node;
+    const long nodes = named > 0 && !c.nodes_from_procs ? named : (procs + c.cores_per_node - 1) / c.cores_per_node;
     if (nodes > out.machine_nodes) {
       ++n.too_large;
       continue;
@@ -168,8 +173,12 @@ TraceJobs clean_swf(const SwfTrace& t, const SwfCleaning& c) {
     }
     if (origin < 0) out.origin_s = origin = r->submit_s;
     TraceJob j;
-    j.id.assign(1, 'j');  // (not "j" + to_string: GCC 12's false -Wrestrict)
-    j.id += std::to_string(r->job);
+    if (!r->id.empty()) {
+      j.id = r->id;
+    } else {
+      j.id.assign(1, 'j');  // (not "j" + to_string: GCC 12's false -Wrestrict)
+      j.id += std::to_string(r->job);
+    }
     j.submit_s = r->submit_s - origin;
     j.wait_s = r->wait_s;
     j.run_s = run;

@@ -30,6 +30,10 @@ struct SwfRecord {
   int status = -1;
   long user = -1, group = -1, executable = -1, queue = -1, partition = -1, preceding = -1;
   double think_s = -1;
+  // Not in the format; a sacct log's (sacct.hpp): its id ("j123_4"; empty: "j<job>") and
+  // its allocated and requested nodes (-1: unknown, an SWF record's).
+  std::string id;
+  long alloc_nodes = -1, req_nodes = -1;
 };
 
 struct SwfHeader {
@@ -54,8 +58,13 @@ SwfTrace parse_swf(const std::string& text);
 // The usual cleaning, every rule counted:
 //   cancelled: status 5 and no run time (run <= 0): the job never ran
 //   no_run_time: any other record with run time <= 0 (or -1)
-//   zero_procs: neither allocated nor requested processors (> 0)
+//   zero_procs: neither allocated nor requested processors (> 0), nor nodes named
 //   too_large: more nodes than the machine has
+//   implausible: a run time or requested time past ten years (kMaxPlausibleS): no machine
+//                ran a job that long; a log's error, not a job
+// A record's nodes: ceil(processors / cores_per_node), processors its allocated ones, else
+// its requested ones; a record that names its nodes (a sacct log's NNodes, else ReqNodes)
+// counts those unless nodes_from_procs.
 // Records without a run time but with an average CPU time (> 0) are counted apart
 // (cpu_only, and their load cpu_only_proc_s: CPU time x processors) whether dropped or
 // kept: with cpu_as_run they are kept, their CPU time per processor as their run time (a
@@ -70,10 +79,12 @@ struct SwfCleaning {
   std::size_t first = 0;   // a window: skip this many kept jobs,
   std::size_t count = 0;   // and keep at most this many (0: all)
   bool cpu_as_run = false;
+  bool nodes_from_procs = false;  // a record's nodes from its processors even where it names them
 };
+inline constexpr double kMaxPlausibleS = 10 * 365.25 * 86400;  // ten years
 struct SwfCounts {
   std::size_t records = 0, kept = 0, cancelled = 0, no_run_time = 0, zero_procs = 0, too_large = 0,
-              outside_window = 0, cpu_only = 0;
+              outside_window = 0, cpu_only = 0, implausible = 0;
   double cpu_only_proc_s = 0;
 };
 struct TraceJob {

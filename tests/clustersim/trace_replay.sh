@@ -12,13 +12,12 @@
 # no job starts before it is submitted. Usage: trace_replay.sh <malleable-clustersim or empty> <source dir>
 . "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 trace=$src/sim/traces/NASA-iPSC-1993-3.1-cln.swf
-common=(--swf "$trace" --cores-per-node 1 --swf-first 2000 --swf-jobs 300 --seed 3 --costs "$src/sim/costs/emulated.json"
-        --interval 60)
+common=(--swf "$trace" --cores-per-node 1 --swf-first 2000 --swf-jobs 300 --seed 3 --costs "$src/sim/costs/emulated.json")
 run() { "$bin" "${common[@]}" "$@" 2>>"$tmp/err" || { cat "$tmp/err"; echo FAILED; exit 1; }; }
 run --malleable-share 0 --out "$tmp/r.json" --records "$tmp/r.csv" --trace-report "$tmp/rep.json"
 run --malleable-share 0.5 --start-ranges --range-top requested --policy none --out "$tmp/mo.json"
-run --malleable-share 0.5 --start-ranges --range-top requested --policy arbiter --out "$tmp/ma.json" --records "$tmp/ma.csv"
-run --malleable-share 0.5 --start-ranges --range-top requested --policy arbiter --out "$tmp/ma2.json"
+run --malleable-share 0.5 --start-ranges --range-top requested --policy arbiter --interval 60 --out "$tmp/ma.json" --records "$tmp/ma.csv"
+run --malleable-share 0.5 --start-ranges --range-top requested --policy arbiter --interval 60 --out "$tmp/ma2.json"
 python3 - "$tmp" "$trace" <<'PY' || { echo FAILED; exit 1; }
 import csv, json, sys
 d, trace = sys.argv[1:]
