@@ -50,6 +50,9 @@ void set(DaemonOptions& o, const std::string& key, const std::string& v) {
   else if (key == "expansion") {
     if (v != "on" && v != "off") throw Error("--expansion must be on or off, got '" + v + "'");
     o.state.arbiter.expansion = v == "on";
+  } else if (key == "extend-limits") {
+    if (v != "on" && v != "off") throw Error("--extend-limits must be on or off, got '" + v + "'");
+    o.state.extend_limits = v == "on";
   } else if (key == "config") o.config = v;
   else if (key == "status") o.status_socket = v;
   else if (key == "arbiter-user") {
@@ -113,7 +116,7 @@ std::string daemon_usage() {
          "                          [--max-connections-per-uid N] [--max-unauthenticated N] [--socket-group GROUP]\n"
          "                          [--deadline S] [--first-frame-deadline S] [--max-frame BYTES]\n"
          "                          [--bid-window S] [--recent N] [--operators USER,...]\n"
-         "                          [--expansion on|off]\n"
+         "                          [--expansion on|off] [--extend-limits on|off]\n"
          "       malleable-arbiterd --status SOCKET [--munge-socket PATH] [--arbiter-user NAME|UID]\n"
          "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
          "--max-connections-per-uid N: open connections per local uid (per address over TCP), and\n"
@@ -128,6 +131,9 @@ std::string daemon_usage() {
          "  authenticates every request either way).\n"
          "--operators USER,...: names or uids whose --status shows every job (as root's and\n"
          "  SlurmUser's do); everyone else's shows its own jobs only.\n"
+         "--extend-limits on|off: a job of the recipe that gives nodes back by the arbiter's\n"
+         "  decision gets its TimeLimit raised in Slurm by the simulator's rule, within a cap\n"
+         "  (default off: the daemon's user must first be a Slurm operator, AdminLevel=Operator).\n"
          "--arbiter-user NAME|UID: with --status, the user the daemon runs as (its reply is taken\n"
          "  only in that user's MUNGE credential; default malleable-arbiter).\n";
 }

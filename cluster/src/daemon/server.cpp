@@ -97,6 +97,9 @@ struct Server::Refresh {
   slurm::Command jobs, idle;
   bool ask_qos = false;  // sacctmgr too (ArbiterState::qos_due)
   slurm::Command qos;
+  // --extend-limits: the TimeLimit raises due (ArbiterState::take_limit_updates), made
+  // first, so that the view taken after them shows them; each with Slurm's answer.
+  std::vector<std::pair<LimitUpdate, slurm::Command>> limits;
   int rd = -1, wr = -1;
   ~Refresh() {
     if (rd >= 0) ::close(rd);
@@ -184,11 +187,13 @@ void Server::start_refresh(double now) {
   r->run = run_;
   r->started = now;
   r->ask_qos = state_.qos_due(now);
+  for (auto& u : state_.take_limit_updates()) r->limits.emplace_back(std::move(u), slurm::Command{});
   last_attempt_ = now;
   ++queries_;
   refresh_ = r;
   refresh_thread_ = std::thread([r] {
     try {  // nothing leaves this thread: an exception here would end the process
+      for (auto& [u, answer] : r->limits) answer = r->run(u.argv);
       r->jobs = r->run(slurm::kViewJobsCommand);
       r->idle = r->run(slurm::kViewIdleCommand);
       if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: squeue and sinfo answer as of taken_at however slow slurmdbd is
@@ -211,6 +216,17 @@ void Server::finish_refresh() {
   refresh_.reset();
   if (r->ask_qos)  // whatever squeue did: the QOS table is slurmdbd's
     if (const std::string line = state_.set_qos(r->qos, r->started); !line.empty()) log_line(line);
+  if (!r->limits.empty()) {
+    bool changed = false;
+    for (const auto& line : state_.limit_updates_done(r->limits, r->started, changed)) log_line(line);
+    if (changed) {
+      try {
+        save_journal();
+      } catch (const std::exception& e) {
+        log_line(std::string("the journal could not be written after a time-limit raise: ") + e.what());
+      }
+    }
+  }
   try {
     if (r->jobs.status != 0 || r->idle.status != 0)
       throw Error("a Slurm command failed: " + (r->jobs.status != 0 ? r->jobs.said() : r->idle.said()).substr(0, 300));

@@ -11,11 +11,14 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
+#include <utility>
 #include <string>
 #include <vector>
 
 #include "arbiter/protocol.hpp"
+#include "malleable/cluster/time_limit.hpp"
 
 namespace cluster::arbiter {
 
@@ -35,6 +38,23 @@ struct StateOptions {
   // at least this old (and with the first view): at most once per max(qos_interval_s,
   // interval_s). 0: never asked (no QOS limit applied).
   double qos_interval_s = 60;
+  // --extend-limits (docs/guide/arbiter.md, "Time limits that follow the size"): a job of
+  // the recipe (one that asks the arbiter about itself) that gives nodes back by the
+  // arbiter's decision has its TimeLimit raised in Slurm (`scontrol update`, the daemon's
+  // user a Slurm operator) by the simulator's rule (limits::raise_for_give_back), and its
+  // give-backs are judged against that capped limit. Off: limits are never touched and a
+  // give-back that would overrun the limit is refused, as before.
+  bool extend_limits = false;
+};
+
+// A TimeLimit raise the daemon is to make in Slurm (ArbiterState::take_limit_updates): the
+// command (an argument vector) and what the journal line says of it.
+struct LimitUpdate {
+  std::string job;
+  slurm::Argv argv;  // scontrol update JobId=J TimeLimit=M
+  long old_min = 0, new_min = 0;
+  bool capped = false;
+  std::string why;
 };
 
 class ArbiterState {
@@ -67,6 +87,17 @@ class ArbiterState {
     std::size_t over_client_cap = 0, over_total_cap = 0, evicted = 0, first_frame_late = 0, over_uid_cap = 0;
   };
   void set_connections(const Connections& c) { conns_ = c; }
+  // --extend-limits: the raises due (give-backs of the arbiter's decisions that the view
+  // shows done), each once; the shell runs them and reports each one's answer.
+  std::vector<LimitUpdate> take_limit_updates();
+  // The answers: one journal line per raise (job, old and new limit, why, capped or not)
+  // with the decisions; a refusal logged once (returned) and said in the status. `changed`:
+  // the journal is to be written.
+  std::vector<std::string> limit_updates_done(const std::vector<std::pair<LimitUpdate, slurm::Command>>& done, double now,
+                                              bool& changed);
+  // At most this many jobs are followed for their limits (one entry per job of the recipe
+  // in the view; a job that leaves the view is forgotten).
+  static constexpr std::size_t kMaxLimitJobs = 65536;
   std::string journal() const;
   void restore(const std::string& journal_text);  // throws Error naming what is malformed
   // What `viewer` may see, at most max_bytes: root, SlurmUser and the operators everything;
@@ -115,6 +146,28 @@ class ArbiterState {
   // the view names the same owner for it as for the job that reported it, so a user can
   // take only its own jobs off the waiting lists.
   std::map<std::string, std::vector<std::string>> expander_reports_;
+  // --extend-limits: per job of the recipe, Slurm's record at its first request (the
+  // limit as submitted, its nodes), the give-back decided and not yet seen done, and the
+  // nodes after the last one raised for (a give-back is raised for once).
+  struct LimitJob {
+    limits::LimitBook book;
+    struct Pending {
+      int nodes_after = 0;
+      double t_from = -1, t_to = -1, cost_s = 0;
+      int from_ranks = 0, to_ranks = 0;
+      double decided_at = 0;
+    };
+    std::optional<Pending> pending;
+    int raised_to = 0;  // nodes after the last give-back raised for (0: none)
+  };
+  std::map<std::string, LimitJob> limit_jobs_;
+  std::vector<LimitUpdate> limit_due_;
+  std::size_t limits_raised_ = 0, limits_failed_ = 0;
+  std::string limits_refused_;  // Slurm's last refusal (empty: the last raise was made, or none tried)
+  bool limits_refusal_said_ = false;
+  void follow_limit(const slurm::Snapshot& s);
+  void note_give_back(const Request& r, const slurm::Snapshot& s, const slurm::Arbitration& a, double now);
+  void limits_from_view();
   void mark_expanders();
   void bar_expired_claims(double now);
   void remember(std::uint32_t uid, std::string line);

@@ -72,6 +72,7 @@ Job read_record(const std::vector<std::string>& t, const std::string& named, std
   j.node_list = expand_hostlist(t[8], max_hosts);
   j.planned_nodes = expand_hostlist(t[9], max_hosts);
   if (j.state != "PENDING") {  // %S and %Y of a running job: its start, no plan
+    j.start = j.planned_start;
     j.planned_start = 0;
     j.planned_nodes.clear();
   }

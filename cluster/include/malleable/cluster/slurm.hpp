@@ -73,6 +73,10 @@ struct Job {
   // squeue %L: seconds the job may still run (a pending one: its time limit); < 0 when
   // unlimited or not listed: the most a growth can save it (arbitrate() bounds a bid by it).
   double time_left = -1;
+  // A running job's start, epoch seconds (squeue %S; 0: not listed): with time_left its time
+  // limit in Slurm's record (the arbiter's --extend-limits, time_limit.hpp). Not in the
+  // shared directory's view file.
+  double start = 0;
 };
 
 // squeue's records, as every view and the job's own reading ask for them: ten fields Slurm
