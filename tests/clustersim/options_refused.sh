@@ -11,7 +11,11 @@
 #      (4 idle: M starts on its floor, nothing narrowed); with --time-limits off M starts
 #      on 3 and nothing is counted either.
 # Then per-user limits (--user-max-jobs) on four small jobs, --infer-user-limits, and
-# fair-share (--fair-share-weight) on three.
+# fair-share (--fair-share-weight) on three. Then the options without an effect in the run
+# they were given to (the arbiter's weights off their policy or lever, --interval and the
+# levers under --policy none, the malleable-only options where no job is malleable), values
+# past physical sense (an option's refused; a log's record dropped, counted and said), an
+# empty file, a directory and a missing file named, and a sacct log's own refusals.
 # Usage: options_refused.sh <malleable-clustersim or empty> <source dir>
 . "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 workload() {  # workload FILE R_NODES
@@ -157,6 +161,91 @@ if not (s["fcfs"]["a"] < s["fcfs"]["b"] and s["fair"]["b"] < s["fair"]["a"]):
     print("FAILED: fair-share did not start the lighter user's job first")
     sys.exit(1)
 PY
+# Options without an effect in the run they were given to (issue 91, item 5): refused with
+# the reason, nothing run.
+refuse "--policy none" -- --interval 30 --policy none "${w[@]}"
+refuse "--policy none" -- --no-growth --policy none "${w[@]}"
+refuse "--policy none" -- --no-give-back --policy none "${w[@]}"
+refuse "--policy none" -- --give-gain-share 0 --policy none "${w[@]}"
+refuse "--policy none" -- --min-growth-efficiency 0.2 --policy none --start-ranges "${w[@]}"
+refuse "--policy decide" -- --give-gain-share 0 --policy decide "${w[@]}"
+refuse "--policy decide" -- --min-growth-efficiency 0.2 --policy decide "${w[@]}"
+refuse "--no-give-back" -- --give-gain-share 0 --no-give-back "${w[@]}"
+refuse "--no-growth" -- --min-growth-efficiency 0.2 --no-growth "${w[@]}"
+honour --give-gain-share 0 --min-growth-efficiency 0.2 --policy arbiter "${w[@]}"
+honour --interval 30 --no-growth "${w[@]}"
+for o in --start-ranges "--policy none" "--cost-scale 2" --no-expansion "--one-update on" "--interval 5" --no-growth \
+         --no-give-back "--start min" "--give-gain-share 0" "--min-growth-efficiency 0.2"; do
+  # shellcheck disable=SC2086
+  refuse "no job is malleable (--rigid)" -- $o --rigid "${w[@]}"
+done
+refuse "--rigid" -- --malleable-share 0.5 --rigid "${swf[@]}"
+for o in --start-ranges "--policy decide" "--cost-scale 2" --no-expansion "--one-update off" "--iteration-s 30" \
+         "--interval 5" "--start one"; do
+  # shellcheck disable=SC2086
+  refuse "no job is malleable (--malleable-share is 0)" -- $o "${swf[@]}"
+done
+honour --iteration-s 30 --cost-scale 2 --no-expansion --one-update off --malleable-share 0.5 "${swf[@]}"
+# --write-workload writes the iterations (--iteration-s) whatever the share.
+"$bin" --iteration-s 30 --malleable-share 0 --write-workload "$tmp/ww.json" "${swf[@]}" 2>"$tmp/err" && [[ -s $tmp/ww.json ]] ||
+  { cat "$tmp/err"; echo "FAILED: --iteration-s with --write-workload refused"; fail=1; }
+# A workload whose jobs are all rigid: known once it is read.
+sed 's/"malleable": true/"malleable": false/; s/"min_nodes": 2, "max_nodes": 8/"min_nodes": 4, "max_nodes": 4/' \
+  "$tmp/w5.json" >"$tmp/rigid.json"
+refuse "none of the jobs read is" -- --policy decide --workload "$tmp/rigid.json"
+refuse "none of the jobs read is" -- --start-ranges --workload "$tmp/rigid.json"
+honour --workload "$tmp/rigid.json"
+refuse "the machine has 8 nodes" -- --user-max-nodes 8 "${w[@]}"
+honour --user-max-nodes 7 "${w[@]}"
+# Values past physical sense: an option's refused, naming the option and why.
+refuse "node count" -- --nodes 0 "${w[@]}"
+refuse "node count" -- --nodes 2000000 "${w[@]}"
+refuse "ten years" -- --interval 1e9 "${w[@]}"
+refuse "ten years" -- --sched-interval 1e9 "${w[@]}"
+refuse "ten years" -- --iteration-s 1e12 --malleable-share 0.5 "${swf[@]}"
+refuse "1e-6 to 1e6" -- --cost-scale 1e9 "${w[@]}"
+refuse "parallel efficiency" -- --min-growth-efficiency 1.5 "${w[@]}"
+refuse "not a weight" -- --give-gain-share -0.5 "${w[@]}"
+# A log's: dropped, counted and said. A run time of 1e15 s and 64 processors on 8 nodes.
+{ echo "; MaxNodes: 8"
+  echo "1 0 0 1e15 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1"
+  echo "2 5 0 100 64 -1 -1 64 -1 -1 1 1 1 -1 1 -1 -1 -1"
+  echo "3 9 0 100 2 -1 -1 2 -1 -1 1 1 1 -1 1 -1 -1 -1"; } >"$tmp/odd.swf"
+"$bin" --swf "$tmp/odd.swf" --out "$tmp/odd.json" --trace-report "$tmp/odd_rep.json" 2>"$tmp/err" ||
+  { cat "$tmp/err"; echo "FAILED: the odd log did not run"; fail=1; }
+grep -q "warning: 1 record(s) with a run or requested time past ten years dropped" "$tmp/err" &&
+  grep -q "warning: 1 record(s) asked more nodes than the 8 of the machine" "$tmp/err" ||
+  { cat "$tmp/err"; echo "FAILED: the odd records not said"; fail=1; }
+python3 -c "
+import json, sys
+m, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert m['jobs'] == 1 and m['makespan_s'] < 1000 and r['implausible'] == 1 and r['too_large'] == 1, (m, r)
+" "$tmp/odd.json" "$tmp/odd_rep.json" || { echo "FAILED: the odd log's counts"; fail=1; }
+# An empty file, a directory, a missing file: named as such.
+: >"$tmp/empty.swf"
+printf '\n \n' >"$tmp/blank.swf"
+mkdir -p "$tmp/adir"
+said() {  # said TEXT ARGS...: refused, TEXT in the message
+  local text=$1
+  shift
+  if "$bin" "$@" --out "$tmp/o.json" 2>"$tmp/err"; then echo "FAILED: accepted: $*"; fail=1; return; fi
+  grep -qF -- "$text" "$tmp/err" || { echo "FAILED: $* : not '$text':"; cat "$tmp/err"; fail=1; }
+  echo "refused: $* -> $(cat "$tmp/err")"
+}
+said "$tmp/empty.swf is empty" --swf "$tmp/empty.swf"
+said "$tmp/blank.swf is empty (only blank lines)" --swf "$tmp/blank.swf"
+said "$tmp/adir is a directory, not a file" --swf "$tmp/adir"
+said "$tmp/adir is a directory, not a file" --workload "$tmp/adir"
+said "$tmp/adir is a directory, not a file" --sacct "$tmp/adir" --nodes 8
+said "$tmp/none.swf: no such file" --swf "$tmp/none.swf"
+said "$tmp/empty.swf is empty" --workload "$tmp/empty.swf"
+# A sacct log: --nodes needed; given as --swf, or an SWF given as --sacct, named; no CPU time.
+site=$src/tests/clustersim/data/site.sacct
+refuse "--nodes" -- --sacct "$site"
+said "is sacct output (its first line is a sacct header): give it as --sacct" --swf "$site"
+said "is not sacct --parsable2 output" --sacct "$kth" --nodes 100
+refuse "--sacct" -- --swf-cpu-as-run --sacct "$site" --nodes 8
+honour --sacct "$site" --nodes 8
 "$bin" "${swf[@]}" --infer-user-limits >"$tmp/inf.txt" 2>"$tmp/err" && grep -q "the tightest limits the log allows: --user-max-jobs [0-9]" "$tmp/inf.txt" ||
   { cat "$tmp/err" "$tmp/inf.txt"; echo "FAILED: --infer-user-limits"; fail=1; }
 [[ $fail == 0 ]] || { echo FAILED; exit 1; }
