@@ -11,14 +11,15 @@ the emulated runs compare, for each seed; then the picks by the rule below.
     slice_scan.py pick scan.tsv [--md]
 
 The arms (the simulator's flags for an emulated run, as workload_validate.sh --runs
-simulates one: conservative backfilling as Slurm's, the policy asked every 2 s, Slurm
-with accounting so an allocation changes as often as asked):
+simulates one: conservative backfilling as Slurm's; where jobs resize, the policy asked
+every 2 s and Slurm with accounting, so an allocation changes as often as asked):
     rigid               --rigid
-    moldable            --start-ranges --policy none --range-top requested
-    moldable_max        --start-ranges --policy none --range-top max
-    moldable_efficient  --start-ranges --policy none --range-top efficient
+    moldable            --start-ranges --policy none --range-top requested --one-update off
+    moldable_max        --start-ranges --policy none --range-top max --one-update off
+    moldable_efficient  --start-ranges --policy none --range-top efficient --one-update off
     malleable_rule      --start-ranges --start recipe --range-top requested --limit-follows-size
-    malleable           --start-ranges --start recipe --range-top requested
+                        --interval 2 --one-update off
+    malleable           the same without --limit-follows-size
 Time limits (--limits): log (default) keeps each job's limit as the log gave it against its
 run time (the compressed run time times the log's limit / run, at least the run itself),
 rounded up to Slurm's whole minutes, as an emulated run would submit it; loose is
@@ -54,16 +55,20 @@ sys.path.insert(0, HERE)
 import cluster_stream  # noqa: E402
 import trace_slice  # noqa: E402
 
+# Each arm gets only the flags that act in it (the simulator refuses any other): the
+# policy's interval and Slurm's one-update rule only where jobs resize.
+RESIZING = ["--interval", "2", "--one-update", "off"]
 ARMS = {
     "rigid": ["--rigid"],
-    "moldable": ["--start-ranges", "--policy", "none", "--range-top", "requested"],
-    "moldable_max": ["--start-ranges", "--policy", "none", "--range-top", "max"],
-    "moldable_efficient": ["--start-ranges", "--policy", "none", "--range-top", "efficient"],
-    "malleable_rule": ["--start-ranges", "--start", "recipe", "--range-top", "requested", "--limit-follows-size"],
-    "malleable": ["--start-ranges", "--start", "recipe", "--range-top", "requested"],
+    "moldable": ["--start-ranges", "--policy", "none", "--range-top", "requested", "--one-update", "off"],
+    "moldable_max": ["--start-ranges", "--policy", "none", "--range-top", "max", "--one-update", "off"],
+    "moldable_efficient": ["--start-ranges", "--policy", "none", "--range-top", "efficient", "--one-update", "off"],
+    "malleable_rule": ["--start-ranges", "--start", "recipe", "--range-top", "requested", "--limit-follows-size",
+                       *RESIZING],
+    "malleable": ["--start-ranges", "--start", "recipe", "--range-top", "requested", *RESIZING],
 }
 MOLDABLE = ("moldable", "moldable_max", "moldable_efficient")
-COMMON = ["--backfill", "conservative", "--interval", "2", "--one-update", "off"]
+COMMON = ["--backfill", "conservative"]
 COLS = ["first", "seed", "jobs", "malleable", "rigid_run_s", "rigid_makespan_s"] + \
        [f"{a}_{m}" for a in ARMS for m in ("turnaround_s", "wait_s")] + ["limit_refusals_norule"]
 
@@ -192,6 +197,15 @@ def pick(a):
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     print("| largest gain " + fmt.format(**gain))
     print(("| no difference " if holds else "| nearest 1.0 (none holds 1.0) ") + fmt.format(**same))
+    el = [w for w in ws if w["eligible"]]
+    q = lambda xs: statistics.quantiles(xs, n=4) if len(xs) > 1 else [xs[0]] * 3  # noqa: E731
+    g, g0 = q([w["gain"] for w in el]), q([w["gain_norule"] for w in el])
+    print()
+    print(f"Over the {len(el)} eligible windows: the malleable arm over the best moldable, with the rule "
+          f"median {g[1]:.3f} (quartiles {g[0]:.3f}-{g[2]:.3f}), without it {g0[1]:.3f} ({g0[0]:.3f}-{g0[2]:.3f}); "
+          f"the rule's arm ahead of the one without it in {sum(w['gain'] > w['gain_norule'] for w in el)} windows, "
+          f"behind in {sum(w['gain'] < w['gain_norule'] for w in el)}; a give-back refused by a limit without the "
+          f"rule in {sum(w['refusals'] > 0 for w in el)} windows.")
     if a.md:
         print()
         print("Every eligible window, by gain:")
