@@ -17,6 +17,7 @@
 #        [--csv FILE | --no-csv] [--img DIR] [--costs FILE] [--deadline S] [--report-only]
 #        [--start min|one|full|join|recipe] [--no-accounting] [--range requested|double|grow]
 #        [--workload FILE [--arms "rigid moldable malleable ..."] [--setting NAME]] [--arbiter]
+#        [--limits loose|log]
 # Data: DIR/share_<s>/ (default docs/data/workload/emulated/; docs/data/workload's runs are
 # packed into its runs.tar.xz at the end, scripts/bench/data_archive.py), plots docs/img/workload_<basename of DIR>_<s>.png
 # (workload_emulated_<s>.png by default: another --out never overwrites those),
@@ -48,7 +49,12 @@
 # data in DIR/<arm>/, rows with setting NAME (--setting, e.g. emulated-trace:kth-sp2).
 # --arbiter: the cluster's malleable-arbiterd runs in the head's namespace as the user slurm
 # (MUNGE-authenticated, its state in DIR/<run>/arbiter/), and the jobs' Slurm policy asks it
-# instead of a shared directory.
+# instead of a shared directory. Arm malleable_rule (with --arbiter): malleable, and the
+# arbiter raises a job's time limit after a give-back by the time-limit rule
+# (--extend-limits on; the user slurm made a Slurm operator with sacctmgr for it).
+# --limits: each job's time limit, loose (the default: twice its run on its minimum plus a
+# minute, under which no limit holds a job back) or log (the limit its log gave it against
+# its run, whole minutes: workload/cluster_stream.py prepare --limits).
 # --report-only: no run; the metrics, rows, plots and costs again from the data in DIR.
 # Needs root (namespaces) and Slurm (scripts/setup.sh installs it). About 8-10 min per share.
 set -euo pipefail
@@ -57,7 +63,7 @@ build=${MALLEABLE_BUILD_DIR:-$here/build}
 nodes=10 jobs=32 seed=1 shares="0 0.25 0.5 1" load=0.9 lo=20 hi=120 rate=1gbit deadline=1200 report_only=0 start=full acct=() range=grow
 out=$here/docs/data/workload/emulated csv=$here/docs/data/workload/summary.csv img=$here/docs/img
 costs=$here/docs/data/workload/costs_emulated.json
-workload="" arms="rigid moldable malleable" setting=emulated arbiter=0
+workload="" arms="rigid moldable malleable" setting=emulated arbiter=0 limits=loose
 while (($#)); do
   case $1 in
     --nodes) nodes=$2; shift 2 ;;
@@ -85,10 +91,12 @@ while (($#)); do
     --arms) arms=$2; shift 2 ;;
     --setting) setting=$2; shift 2 ;;
     --arbiter) arbiter=1; shift ;;
+    --limits) limits=$2; shift 2 ;;
     -h | --help) sed -n '2,43p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "workload_cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
+[[ $limits == loose || $limits == log ]] || { echo "workload_cluster.sh: --limits must be loose or log, got '$limits'" >&2; exit 2; }
 [[ $build = /* ]] || build=$here/$build
 daemon=$build/cluster/malleable-arbiterd
 if ((arbiter)); then
@@ -122,6 +130,7 @@ for run in $runs; do
     arm=$run share=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["malleable_share"])' "$workload")
     d=$out/$arm label=$arm
     case $arm in rigid | moldable | moldable_max | moldable_efficient | malleable | growth | giveback) ;;
+      malleable_rule) ((arbiter)) || { echo "workload_cluster.sh: arm malleable_rule needs --arbiter (the arbiter raises the limits)" >&2; exit 2; } ;;
       *) echo "workload_cluster.sh: unknown arm $arm" >&2; exit 2 ;; esac
   else
     share=$run arm="" d=$out/share_$share label=$share
@@ -159,7 +168,8 @@ PY
     python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" \
       --load "$load" --range "$gen_range" -o "$d/generated.json"
   fi
-  python3 "$wl/cluster_stream.py" prepare --workload "$d/generated.json" --lo "$lo" --hi "$hi" -o "$d/workload.json"
+  python3 "$wl/cluster_stream.py" prepare --workload "$d/generated.json" --lo "$lo" --hi "$hi" --limits "$limits" \
+    -o "$d/workload.json"
   if ((arbiter)); then
     mkdir -p "$d/arbiter"
     chown slurm "$d/arbiter"
@@ -176,9 +186,16 @@ PY
       # the cluster's one arbiter, as the unprivileged user slurm in the head's namespace
       # (it alone queries slurmctld); ended with the cluster
       eval "export $("$cluster" slurm-env)"
+      extend=off
+      if [[ $arm == malleable_rule ]]; then
+        # the time-limit rule: the daemon's user raises the jobs' limits as a Slurm operator
+        "$cluster" exec head env SLURM_CONF="$SLURM_CONF" sacctmgr -i add user slurm account=root AdminLevel=Operator \
+          >/dev/null 9>&- || { echo "workload_cluster.sh: sacctmgr could not make slurm an operator" >&2; exit 1; }
+        extend=on
+      fi
       "$cluster" exec head sh -c "echo \$\$ >$d/arbiter/pid; exec setpriv --reuid=slurm --regid=slurm --clear-groups \
         env SLURM_CONF=$SLURM_CONF $daemon --socket $d/arbiter/socket --state-dir $d/arbiter/state \
-        --munge-socket /run/malleable-cluster/slurm/munge/munge.socket --interval 1 --expansion on" \
+        --munge-socket /run/malleable-cluster/slurm/munge/munge.socket --interval 1 --expansion on --extend-limits $extend" \
         2>"$d/arbiter/daemon.log" 9>&- &
       for _ in $(seq 100); do [[ -S $d/arbiter/socket ]] && break; sleep 0.1; done
       apid=$(cat "$d/arbiter/pid" 2>/dev/null || echo 0)
@@ -205,13 +222,14 @@ PY
   secs=$(($(date +%s) - t_begin))
   run_range=$range
   [[ $arm == moldable* ]] && run_range=requested
-  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" "$start" "${#acct[@]}" "$run_range" "$setting" "$arm" "$arbiter" "$top" <<'PY'
+  python3 - "$d" "$secs" "$rate" "$load" "$lo" "$hi" "$start" "${#acct[@]}" "$run_range" "$setting" "$arm" "$arbiter" "$top" "$limits" <<'PY'
 import json, subprocess, sys
 d, secs, rate, load, lo, hi = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), sys.argv[5], sys.argv[6]
 commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True).stdout.strip()
 # start and accounting: how the run was made (the simulator's comparison reads them, run_flags.py)
 meta = {"seconds": secs, "rate": rate, "load": load, "lo_s": float(lo), "hi_s": float(hi), "commit": commit,
         "start": sys.argv[7], "accounting": sys.argv[8] == "0", "range": sys.argv[9], "setting": sys.argv[10],
+        "limits": sys.argv[14],
         "arbiter": sys.argv[12] == "1", "load_at_end": open("/proc/loadavg").read().split()[:3]}
 if sys.argv[11]:
     meta["policy"] = sys.argv[11]

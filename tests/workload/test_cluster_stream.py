@@ -172,5 +172,27 @@ class JobScript(unittest.TestCase):
                     shutil.rmtree(tmpdir, ignore_errors=True)
 
 
+class Limits(unittest.TestCase):
+    def test_log_limits_keep_the_logs_limit_against_the_run_in_whole_minutes(self):
+        w = {"nodes": 16, "jobs": [
+            dict(job(), id="a", submit_s=0.0, limit_s=3000.0, recorded_run_s=100.0, serial_fraction=0.0),
+            dict(job(False), id="b", submit_s=50.0, nodes=1, min_nodes=1, max_nodes=1, limit_s=1100.0,
+                 recorded_run_s=1000.0, serial_fraction=0.0, work_node_s=1000.0)]}
+        loose = cluster_stream.prepare(w, 10, 120, 4.0, 0, 800)
+        self.assertEqual(loose["compression"]["limits"], "loose")
+        self.assertNotIn("limit_from", loose["jobs"][0])
+        a, b = cluster_stream.prepare(w, 10, 120, 4.0, 0, 800, "log")["jobs"]
+        # a: 10 s on its 2 nodes after the compression, the log's limit 30x its run: 300 s
+        self.assertEqual((a["limit_s"], cluster_stream.time_limit_min(a)), (300.0, 5))
+        # ... the same on any size it starts on (the user gave one limit): no lowering
+        self.assertEqual(cluster_stream.time_limit_min(a, 4), 5)
+        # b: 120 s, its limit 1.1x its run: 132 s, up to 3 whole minutes
+        self.assertEqual((b["limit_s"], cluster_stream.time_limit_min(b)), (180.0, 3))
+        # a limit the log gave below the run: the run itself, at least a minute
+        c = cluster_stream.prepare({"nodes": 16, "jobs": [dict(w["jobs"][1], limit_s=10.0)]}, 10, 120, 4.0, 0, 800,
+                                   "log")["jobs"][0]
+        self.assertEqual(c["limit_s"], 60.0)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -3,7 +3,7 @@
 """One job stream on the emulated cluster's Slurm (scripts/bench/workload_cluster.sh
 runs it between `cluster.sh up N --slurm` and `down`).
 
-    cluster_stream.py prepare --workload w.json --lo 20 --hi 120 -o run.json
+    cluster_stream.py prepare --workload w.json --lo 20 --hi 120 [--limits loose|log] -o run.json
     cluster_stream.py run --workload run.json --out DIR --src SRC --build BUILD [--deadline S]
 
 prepare: compresses a generated workload (generate.py) to the emulated cluster's time
@@ -35,7 +35,20 @@ import time
 SUBNET = "10.213.7"
 
 
-def prepare(w, lo, hi, iteration_s, real_every, real_n):
+def submitted_limit_s(j, run_s, mode):
+    """The time limit (s, whole minutes) a job of the compressed stream is submitted with,
+    run_s its compressed run time on its requested size. log: the limit its log gave it
+    against its run (limit_s / recorded_run_s of trace_slice.py's window), at least the run
+    itself, so that a job that ran near its limit in the log runs near it here, and a
+    give-back or a start below the request is held back by it as there (the time-limit rule,
+    issue 90); None for loose, time_limit_min's rule below."""
+    if mode != "log":
+        return None
+    ratio = j["limit_s"] / j["recorded_run_s"] if j.get("limit_s") and j.get("recorded_run_s") else 1.0
+    return 60.0 * max(1, math.ceil(max(run_s, run_s * ratio) / 60.0 - 1e-9))
+
+
+def prepare(w, lo, hi, iteration_s, real_every, real_n, limits="loose"):
     jobs = w["jobs"]
 
     def runtime(j, n):
@@ -54,6 +67,9 @@ def prepare(w, lo, hi, iteration_s, real_every, real_n):
         j2 = dict(j)
         j2["work_node_s"] = round(j["work_node_s"] * r2 / r, 3)
         j2["iterations"] = max(6, min(40, int(round(r2 / iteration_s))))
+        if limits == "log":
+            j2["limit_s"] = submitted_limit_s(j, r2, limits)
+            j2["limit_from"] = "log"
         if real_every > 0 and k % real_every == real_every // 2:
             j2["program"] = "pdgemm"
             j2["real_n"] = real_n
@@ -68,6 +84,7 @@ def prepare(w, lo, hi, iteration_s, real_every, real_n):
     w2["compression"] = {"lo_s": lo, "hi_s": hi, "iteration_s": iteration_s, "offered_load": round(load, 4),
                          "arrival_factor": round(new_span / span, 6),
                          "real_every": real_every, "real_n": real_n,
+                         "limits": limits,
                          "rule": "run time on the requested size mapped log-linearly into [lo, hi]; "
                                  "arrivals scaled to keep the offered load"}
     return w2
@@ -230,7 +247,10 @@ def sbatch_nodes(j, top="max", efficiency=0.5):
 def time_limit_min(j, nodes=None):
     """Slurm time limit (minutes): the model's run time on the fewest nodes the job may
     run on (or on `nodes`), doubled, plus a minute for start-up and resizes on 2 shared
-    cores."""
+    cores; a job prepared with --limits log: its limit as its log gave it (the same on any
+    size: the user gave one limit)."""
+    if j.get("limit_from") == "log":
+        return int(round(j["limit_s"] / 60.0))
     sf = j["serial_fraction"]
     t = j["work_node_s"] * (sf + (1.0 - sf) / (nodes or j["min_nodes"]))
     return int(math.ceil((2 * t + 60) / 60.0))
@@ -336,6 +356,9 @@ def main(argv=None):
     p.add_argument("--iteration-s", type=float, default=4.0)
     p.add_argument("--real-every", type=int, default=8)
     p.add_argument("--real-n", type=int, default=800)
+    p.add_argument("--limits", choices=("loose", "log"), default="loose",
+                   help="each job's time limit: loose (twice its run on its minimum plus a minute: no limit "
+                        "ever holds a job back) or log (its log's limit against its run, whole minutes)")
     p.add_argument("-o", "--out", required=True)
     r = sp.add_parser("run")
     r.add_argument("--workload", required=True)
@@ -365,7 +388,7 @@ def main(argv=None):
                         "recipe on what Slurm gives in its range and gives back down to its minimum (recipe)")
     a = ap.parse_args(argv)
     if a.cmd == "prepare":
-        w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n)
+        w = prepare(json.load(open(a.workload)), a.lo, a.hi, a.iteration_s, a.real_every, a.real_n, a.limits)
         with open(a.out, "w") as f:
             json.dump(w, f, indent=1)
         return 0

@@ -79,15 +79,14 @@ def runtime(j, n):
 
 
 def set_limits(w, mode):
-    """Each job's time limit as the emulated run would submit it (whole minutes)."""
+    """Each job's time limit as the emulated run would submit it (whole minutes): log by
+    cluster_stream.submitted_limit_s (the one rule of both), loose by its time_limit_min."""
     for j in w["jobs"]:
         run = runtime(j, j["nodes"])
         if mode == "log":
-            ratio = j["limit_s"] / j["recorded_run_s"] if j.get("limit_s") and j.get("recorded_run_s") else 1.0
-            limit = max(run, run * ratio)
-        else:  # loose: cluster_stream.time_limit_min's rule
-            limit = 2 * runtime(j, j["min_nodes"]) + 60
-        j["limit_s"] = 60.0 * max(1, math.ceil(limit / 60.0 - 1e-9))
+            j["limit_s"] = cluster_stream.submitted_limit_s(j, run, "log")
+        else:
+            j["limit_s"] = 60.0 * cluster_stream.time_limit_min(dict(j, limit_from=None))
     return w
 
 
