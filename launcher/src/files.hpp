@@ -2,25 +2,19 @@
 // malleable-run's files: the job directory on the launcher's side (made private, checked,
 // its secret, command and environment written), and small bounded reads and writes. The
 // names are the shared layout's (malleable_internal/job_dir_layout.hpp). Errors are
-// Failure: a message and the status the launcher exits with.
+// Failure (failure.hpp): a message and the status the launcher exits with.
 #pragma once
 
 #include <cstddef>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "failure.hpp"
 #include "trust.hpp"
 
 namespace launcher {
-
-// A reason to stop: printed as "malleable-run: <what>", exit `status`.
-struct Failure : std::runtime_error {
-  Failure(int s, const std::string& what) : std::runtime_error(what), status(s) {}
-  int status;
-};
 
 // The real path of `p` ("" when it cannot be resolved).
 std::string real_path(const std::string& p);

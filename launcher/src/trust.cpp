@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "files.hpp"
+#include "failure.hpp"
 
 namespace launcher {
 

@@ -161,7 +161,7 @@ if not (s["fcfs"]["a"] < s["fcfs"]["b"] and s["fair"]["b"] < s["fair"]["a"]):
     print("FAILED: fair-share did not start the lighter user's job first")
     sys.exit(1)
 PY
-# Options without an effect in the run they were given to (issue 91, item 5): refused with
+# Options without an effect in the run they were given to: refused with
 # the reason, nothing run.
 refuse "--policy none" -- --interval 30 --policy none "${w[@]}"
 refuse "--policy none" -- --no-growth --policy none "${w[@]}"

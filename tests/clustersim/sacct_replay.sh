@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# A site's own log end to end (issue 91, item 2): malleable-clustersim --sacct on the small
+# A site's own log end to end: malleable-clustersim --sacct on the small
 # hand-written accounting log tests/clustersim/data/site.sacct (8 nodes): the rigid replay
 # holds each kept job's NNodes for its Elapsed from its submission on (its ids the log's,
 # array and het jobs included), the counts of what was dropped (steps, jobs not ended, the

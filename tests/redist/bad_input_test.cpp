@@ -270,7 +270,7 @@ TEST(BadInput, DescInitBlocksOutsideGridAndEmptyDimensions) {
 
 // Class 9: ScaLAPACK's rule for a 9-integer DESC on a process outside its grid (PDGEMR2D):
 // DESC(CTXT_) = -1 and nothing else is read. CP2K's ELPA path passes all nine entries -1
-// there (issue 94); the conversion checked DTYPE_ first and the drop-in declined the call.
+// there; the conversion checked DTYPE_ first and the drop-in declined the call.
 // A DESC with any other context is still validated in full.
 TEST(BadInput, ScalapackDescOutsideGridReadsOnlyTheContext) {
   const int cp2k[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};

@@ -147,7 +147,7 @@ double join_timeout_seconds() {
 }
 
 double join_proof_timeout_seconds() {
-  const Text t = read_config().join_proof_timeout;
+  const Text t = read_join_config().proof_timeout;
   if (!t) return 5.0;
   char* end = nullptr;
   const double v = t->empty() ? 0 : std::strtod(t->c_str(), &end);

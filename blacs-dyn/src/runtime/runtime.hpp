@@ -212,6 +212,7 @@ class Runtime {
   // launch to connect to next, its verdict, the end), every process of the world grown so
   // far follows, the processes of each launch merged in this expansion included.
   join::JoinStep lead_step(join::JoinLobby& lobby, const JoinGrowing& g, const LevelStack& cur, double deadline, bool wait);
+  void read_requests(join::JoinLobby& lobby, std::vector<std::string>& bad);
   // `cur`, `lobby`: rank 0's (null elsewhere). `patience`: how long a follower waits for a step.
   void join_steps(JoinGrowing& g, const LevelStack* cur, join::JoinLobby* lobby, double deadline, bool wait,
                   double patience, detail::PhaseTrace& trace);

@@ -123,27 +123,33 @@ void Runtime::refuse_file(const std::string& launch, const std::string& why) {
 // Rank 0: the next step. Reads the requests (refusing those that fail the checks made
 // without connecting) until a launch the want takes is there to connect to, the want is
 // met (Done), or the deadline passes (Fail); with `wait` false, one look.
+// Rank 0: one look at the requests in the job's directory, each refused that fails the
+// checks made without connecting (`bad`: the unreadable ones already refused).
+void Runtime::read_requests(join::JoinLobby& lobby, std::vector<std::string>& bad) {
+  for (const auto& s : join_.dir->scan()) {
+    if (!s.req) {
+      if (std::find(bad.begin(), bad.end(), s.launch) == bad.end()) {
+        bad.push_back(s.launch);
+        refuse_file(s.launch, "launch " + s.launch + ": " + s.error);
+      }
+      continue;
+    }
+    // (a launch id or peer that failed a hand-shake before: refused without connecting)
+    if (!lobby.known(s.launch))
+      if (const std::string why = join_.guard.refuse(*s.req, now()); !why.empty()) {
+        lobby.barred(*s.req, why);
+        refuse_file(s.launch, why);
+        continue;
+      }
+    if (const std::string why = lobby.observe(*s.req, s.file); !why.empty()) refuse_file(s.launch, why);
+  }
+}
+
 join::JoinStep Runtime::lead_step(join::JoinLobby& lobby, const JoinGrowing& g, const LevelStack& cur, double deadline,
                                   bool wait) {
   std::vector<std::string> bad;  // unreadable requests already refused
   for (;;) {
-    for (const auto& s : join_.dir->scan()) {
-      if (!s.req) {
-        if (std::find(bad.begin(), bad.end(), s.launch) == bad.end()) {
-          bad.push_back(s.launch);
-          refuse_file(s.launch, "launch " + s.launch + ": " + s.error);
-        }
-        continue;
-      }
-      // (a launch id or peer that failed a hand-shake before: refused without connecting)
-      if (!lobby.known(s.launch))
-        if (const std::string why = join_.guard.refuse(*s.req, now()); !why.empty()) {
-          lobby.barred(*s.req, why);
-          refuse_file(s.launch, why);
-          continue;
-        }
-      if (const std::string why = lobby.observe(*s.req, s.file); !why.empty()) refuse_file(s.launch, why);
-    }
+    read_requests(lobby, bad);
     join::JoinStep step;
     step.level = cur.depth();
     // (no new connection once the wait is over: a flood of launches costs at most the

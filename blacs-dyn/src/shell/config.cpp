@@ -26,7 +26,6 @@ Config read_config() {
   c.join = text("BLACS_DYN_JOIN");
   c.setup_file = text("BLACS_SETUP_FILE");
   c.join_timeout = text("BLACS_DYN_JOIN_TIMEOUT");
-  c.join_proof_timeout = text("BLACS_DYN_JOIN_PROOF_TIMEOUT");
   c.max_procs = text("BLACS_DYN_MAX_PROCS");
   c.slot_check = text("BLACS_DYN_SLOT_CHECK") != Text("0");
   c.spawn = text("BLACS_DYN_SPAWN");
@@ -58,6 +57,7 @@ Config read_config() {
 JoinConfig read_join_config() {
   JoinConfig c;
   c.job_dir = text("BLACS_DYN_JOB_DIR");
+  c.proof_timeout = text("BLACS_DYN_JOIN_PROOF_TIMEOUT");
   c.launch = text("BLACS_DYN_JOIN_LAUNCH");
   c.start = text("BLACS_DYN_JOIN_START");
   c.incarnation = text("BLACS_DYN_JOB_INCARNATION");

@@ -19,7 +19,6 @@ struct Config {
   Text join;                     // BLACS_DYN_JOIN: set by the spawner in a newcomer (the level it joins)
   Text setup_file;               // BLACS_SETUP_FILE: the schema file of blacs_setup
   Text join_timeout;             // BLACS_DYN_JOIN_TIMEOUT: seconds a join may take
-  Text join_proof_timeout;       // BLACS_DYN_JOIN_PROOF_TIMEOUT: seconds a joining launch has to prove itself
   Text max_procs;                // BLACS_DYN_MAX_PROCS: the most processes the world may grow to
   bool slot_check = true;        // BLACS_DYN_SLOT_CHECK is not "0"
   Text spawn;                    // BLACS_DYN_SPAWN: "0", "off", "no", "false" disable spawning
@@ -52,6 +51,7 @@ struct JoinConfig {
   bool at_start = false;  // BLACS_DYN_JOIN_AT_START truthy: a launch of the job's start
   bool agent = false;     // BLACS_DYN_JOIN_AGENT truthy: the job's launcher starts the launches it orders
   Text job_lost;      // BLACS_DYN_JOB_LOST: seconds without the job's heartbeat before a joined launch ends
+  Text proof_timeout; // BLACS_DYN_JOIN_PROOF_TIMEOUT: seconds a joining launch has to prove itself
 };
 JoinConfig read_join_config();
 

@@ -500,6 +500,20 @@ void ArbiterState::restore(const std::string& text) {
   }
 }
 
+namespace {
+// --extend-limits in the status: the raises made and refused, and Slurm's last refusal.
+json limits_status(bool extend, std::size_t followed, std::size_t raised, std::size_t refused,
+                   const std::string& error) {
+  return {{"extend", extend},
+          {"followed", followed},
+          {"raised", raised},
+          {"refused", refused},
+          {"error", error.empty() ? json(nullptr)
+                                  : json(error + "; the daemon's user needs AdminLevel=Operator (sacctmgr): give-backs "
+                                                 "are judged against the limits as they stand")}};
+}
+}  // namespace
+
 std::string ArbiterState::status_json(double now, std::uint32_t viewer, std::size_t max_bytes) const {
   const bool all = sees_all(viewer);
   const auto mine = [&](const std::string& job) {
@@ -525,15 +539,7 @@ std::string ArbiterState::status_json(double now, std::uint32_t viewer, std::siz
   if (opt_.qos_interval_s <= 0) qos["error"] = "not asked (--qos-interval 0): no QOS limit applied";
   else if (qos_asked_ && qos_known_at_ <= 0) qos["error"] = qos_error_ + "; no QOS limit applied";
   j["qos"] = qos;
-  // --extend-limits: the raises made and refused, and Slurm's last refusal.
-  j["limits"] = {{"extend", opt_.extend_limits},
-                 {"followed", limit_jobs_.size()},
-                 {"raised", limits_raised_},
-                 {"refused", limits_failed_},
-                 {"error", limits_refused_.empty() ? json(nullptr)
-                                                   : json(limits_refused_ + "; the daemon's user needs AdminLevel=Operator "
-                                                                            "(sacctmgr): give-backs are judged against the "
-                                                                            "limits as they stand")}};
+  j["limits"] = limits_status(opt_.extend_limits, limit_jobs_.size(), limits_raised_, limits_failed_, limits_refused_);
   json head = j;
   j["idle"] = view_.idle;
   const auto limit = [](const std::optional<std::int64_t>& n) { return n ? json(*n) : json(nullptr); };

@@ -41,7 +41,7 @@ def submitted_limit_s(j, run_s, mode):
     against its run (limit_s / recorded_run_s of trace_slice.py's window), at least the run
     itself, so that a job that ran near its limit in the log runs near it here, and a
     give-back or a start below the request is held back by it as there (the time-limit rule,
-    issue 90); None for loose, time_limit_min's rule below."""
+    the one the arbiter applies); None for loose, time_limit_min's rule below."""
     if mode != "log":
         return None
     ratio = j["limit_s"] / j["recorded_run_s"] if j.get("limit_s") and j.get("recorded_run_s") else 1.0

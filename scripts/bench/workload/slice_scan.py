@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Slices picked before they run (issue 90; docs/measurements/workload.md, "Slices picked
+"""Slices picked before they run (docs/measurements/workload.md, "Slices picked
 before they run"): every window of a log with waits, cut and compressed as the emulated
 cluster runs a slice (trace_slice.py's window mapped onto --nodes nodes,
 cluster_stream.py prepare's log-linear run times in [--lo, --hi] s), simulated in each arm

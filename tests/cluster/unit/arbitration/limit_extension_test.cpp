@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// The arbiter's --extend-limits (issue 90): a give-back the arbiter decided, once Slurm's
+// The arbiter's --extend-limits: a give-back the arbiter decided, once Slurm's
 // view shows it done, raises the job's TimeLimit by the simulator's rule (one function,
 // cluster::limits::extend_with_size, which sim/src/time_limit.hpp names for the simulator),
 // within the cap, never shorter, once per give-back, only for a job that asks the arbiter
