@@ -11,7 +11,8 @@
 # only the simulated metrics are printed. Environment: COSTS (sim/costs/emulated.json),
 # SIM_FLAGS (extra flags, default "--start-ranges --interval 2": malleable jobs submitted
 # with a node range, the policy asking every 2 s as the real one does; drop --start-ranges
-# when the emulated jobs asked for a fixed size), OUT (the simulated
+# when the emulated jobs asked for a fixed size; none when no job of the workload is
+# malleable: the simulator refuses options without an effect), OUT (the simulated
 # metrics JSON, default a temporary file), RECORDS (per-job CSV), MEASURED (the emulated
 # run's per-job jobs.json: real drivers take their measured run times,
 # scripts/bench/workload/measured_runtimes.py), AS_RUN (with MEASURED: the run's stream.json,
@@ -22,7 +23,9 @@
 # simulation of the workload as that run submitted it: each driver job with its measured
 # run time, each job at its measured submission time with its sbatch time limit
 # (measured_runtimes.py --as-run), the run's start mode and Slurm's one-change limit
-# (run_flags.py), Slurm's conservative backfilling, and the resize costs and Slurm's
+# (run_flags.py; a rigid run none of the malleable jobs' flags, a moldable run, never
+# resized, its node ranges without --interval), Slurm's conservative backfilling, and the
+# resize costs and Slurm's
 # latencies measured over all the runs given (one build's runs: cluster_report.py costs
 # into DIR/../costs_validation.json; COSTS overrides): the table printed and written to
 # DIR/validation.md. SIM_FLAGS adds flags to every run's. SPREAD=1 also simulates each
@@ -31,7 +34,7 @@
 # (how much of an error the noise of those measurements alone can make).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-[[ $# -ge 1 ]] || { sed -n 3,20p "$0" >&2; exit 2; }
+[[ $# -ge 1 ]] || { sed -n 3,21p "$0" >&2; exit 2; }
 spread() {  # DIR FLAGS: the simulated metrics' range under Slurm's latencies x0.5 and x1.5
   local d=$1 flags=$2 tmp costs=$COSTS
   tmp=$(mktemp -d)
@@ -78,7 +81,14 @@ if [[ $1 == --runs ]]; then
   fi
   export COSTS
   for d in "$@"; do
-    flags="--start-ranges --interval 2 --backfill conservative $(python3 "$here/scripts/bench/workload/run_flags.py" "$d") ${SIM_FLAGS:-}"
+    # only the flags that act in this run: a rigid run (no malleable job) none of the
+    # malleable jobs', a moldable one (--policy none) no policy queries
+    case $(python3 "$here/scripts/bench/workload/run_flags.py" --kind "$d") in
+      rigid) ranges="" ;;
+      moldable) ranges="--start-ranges " ;;
+      *) ranges="--start-ranges --interval 2 " ;;
+    esac
+    flags="$ranges--backfill conservative $(python3 "$here/scripts/bench/workload/run_flags.py" "$d") ${SIM_FLAGS:-}"
     echo "== $d ($flags)"
     MEASURED=$d/jobs.json AS_RUN=$d/stream.json \
       SIM_FLAGS=$flags "$0" "$d/workload.json" "$d/metrics.json" | grep '^|' | tee "$d/validation.md" || rc=1
@@ -102,8 +112,13 @@ if [[ -n ${MEASURED:-} ]]; then
 fi
 args=(--workload "$workload" --costs "${COSTS:-$here/sim/costs/emulated.json}" --out "$out")
 [[ -n ${RECORDS:-} ]] && args+=(--records "$RECORDS")
+if [[ -z ${SIM_FLAGS+set} ]]; then  # the default: a node range and 2-s queries, when a job is malleable
+  SIM_FLAGS=""
+  python3 -c "import json,sys; sys.exit(not any(j.get('malleable') for j in json.load(open(sys.argv[1]))['jobs']))" \
+    "$workload" && SIM_FLAGS="--start-ranges --interval 2"
+fi
 # shellcheck disable=SC2086
-"$bin" "${args[@]}" ${SIM_FLAGS---start-ranges --interval 2}
+"$bin" "${args[@]}" $SIM_FLAGS
 echo "simulated: $(cat "$out")"
 [[ -z $emulated ]] && exit 0
 read -r nodes share < <(python3 -c "import json,sys; w=json.load(open(sys.argv[1])); print(w['nodes'], w['malleable_share'])" "$workload")

@@ -41,7 +41,9 @@ def stretched(workload, f):
 def simulate(sim, run_dir, costs, f):
     """The run's mean turnaround simulated with its times stretched by f."""
     w = stretched(json.load(open(os.path.join(run_dir, "workload.json"))), f)
-    flags = list(run_flags.flags(run_dir))
+    # only the flags that act in this run (a rigid run none of the malleable jobs', a
+    # moldable one no policy queries: the simulator refuses the others)
+    flags = run_flags.sim_flags(run_dir, interval="2")
     # the run's own planning-block origin belongs to its wall clock, not to a stretched one
     if "--bf-origin" in flags:
         k = flags.index("--bf-origin")
@@ -49,8 +51,7 @@ def simulate(sim, run_dir, costs, f):
     with tempfile.TemporaryDirectory() as tmp:
         wp, out = os.path.join(tmp, "w.json"), os.path.join(tmp, "m.json")
         json.dump(w, open(wp, "w"))
-        args = [sim, "--workload", wp, "--costs", costs, "--start-ranges", "--interval", "2", "--backfill",
-                "conservative", *flags, "--out", out]
+        args = [sim, "--workload", wp, "--costs", costs, *flags, "--out", out]
         r = subprocess.run(args, capture_output=True, text=True)
         if r.returncode != 0:
             sys.exit(f"compression_check: {run_dir}: {r.stderr.strip()}")

@@ -3,7 +3,12 @@
 """The simulator's flags that describe how one emulated run (workload_cluster.sh's
 share_<s>/ directory) ran its jobs, from the run's own files:
 
-    run_flags.py DIR      prints e.g. "--start one --one-update on"
+    run_flags.py DIR         prints e.g. "--start one --one-update on"
+    run_flags.py --kind DIR  prints the run's kind: rigid, moldable or malleable
+
+A rigid run (no malleable job in its workload.json: the rigid arm, or share 0) gets only
+the backfilling's flags below: the simulator refuses every option that acts on malleable
+jobs alone when none is (--start, --one-update, --range-top, --policy, the levers).
 
 --start: meta.json's "start" (workload_cluster.sh writes it), else one or min when the
 malleable jobs started one process or their minimum and spawned
@@ -55,6 +60,25 @@ def bf_origin(d):
     return None if t0 is None else t0 % BF_RESOLUTION_S
 
 
+def kind(d):
+    """rigid (no malleable job in the run's workload.json), moldable (meta.json's policy
+    moldable*: node ranges, never resized) or malleable."""
+    w = json.load(open(os.path.join(d, "workload.json")))
+    if not any(j.get("malleable") for j in w.get("jobs", [])):
+        return "rigid"
+    meta = json.load(open(os.path.join(d, "meta.json"))) if os.path.exists(os.path.join(d, "meta.json")) else {}
+    return "moldable" if meta.get("policy", "").startswith("moldable") else "malleable"
+
+
+def sim_flags(d, interval="2"):
+    """The flags a simulation of the run takes beyond its workload and costs: Slurm's
+    conservative backfilling, and for malleable jobs their node ranges (--start-ranges), the
+    policy asked every `interval` s when they resize (not --policy none), and flags(d)."""
+    k = kind(d)
+    ranges = [] if k == "rigid" else ["--start-ranges"] + (["--interval", interval] if k == "malleable" else [])
+    return ranges + ["--backfill", "conservative"] + flags(d)
+
+
 def flags(d):
     start = "full"
     for path in sorted(glob.glob(os.path.join(d, "jobs", "*.json"))):
@@ -85,16 +109,21 @@ def flags(d):
     if policy:
         start = "full"
     policy += {"growth": ["--no-give-back"], "giveback": ["--no-growth"]}.get(arm, [])
+    if kind(d) == "rigid":  # none of the malleable-only options (the simulator refuses them)
+        return bf
     return ["--start", start, "--one-update", "off" if accounting else "on"] + top + bf + policy
 
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    want_kind = argv[:1] == ["--kind"]
+    if want_kind:
+        argv = argv[1:]
     if len(argv) != 1 or not data_archive.exists(argv[0]):
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
     with data_archive.readable(argv[0]) as d:  # a packed run: a scratch copy of its members
-        print(" ".join(flags(d)))
+        print(kind(d) if want_kind else " ".join(flags(d)))
     return 0
 
 
