@@ -45,8 +45,11 @@ for j in w["jobs"]:
 json.dump(w, open(sys.argv[3], "w"))
 PY
 done
-base=(--costs "$costs" --start-ranges --interval 2 --backfill conservative --one-update off)
-"$bin" --workload "$tmp/w_requested.json" "${base[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
+# only the options that act in each run (the simulator refuses the others): the rigid run
+# none of the malleable jobs', the ranges without resizes (--policy none) no policy queries
+rigid=(--costs "$costs" --backfill conservative)
+base=("${rigid[@]}" --start-ranges --one-update off)
+"$bin" --workload "$tmp/w_requested.json" "${rigid[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
 rows=()
 for range in requested double grow; do
   wr=$range top=()
@@ -55,8 +58,10 @@ for range in requested double grow; do
   for v in "ranges, no resizes:--policy none" "arbitration, start full:--policy arbiter --start full" \
            "arbitration, start on the minimum:--policy arbiter --start min"; do
     out=$tmp/${range}_${#rows[@]}.json
+    queries=(--interval 2)
+    [[ $v == *"--policy none"* ]] && queries=()
     # shellcheck disable=SC2086
-    "$bin" --workload "$tmp/w_$wr.json" "${base[@]}" ${v#*:} "${top[@]}" --out "$out" 2>/dev/null
+    "$bin" --workload "$tmp/w_$wr.json" "${base[@]}" "${queries[@]}" ${v#*:} "${top[@]}" --out "$out" 2>/dev/null
     rows+=("$range|${v%%:*}|$out")
   done
 done

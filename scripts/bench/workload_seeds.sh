@@ -42,13 +42,17 @@ print(f"{seed}\t{wl}\t{var}\t{r['mean_turnaround_s']:.2f}\t{m['mean_turnaround_s
       f"{m['resizes_per_job']:.3f}")
 PY
 }
-emu=(--costs "$emu_costs" --start-ranges --interval 2 --backfill conservative --one-update off)
+# only the options that act in each run (the simulator refuses the others): the rigid run
+# none of the malleable jobs' (node ranges, policy queries, Slurm's one change), the arms
+# without resizes (--policy none) no policy queries
+rigid=(--costs "$emu_costs" --backfill conservative)
+emu=("${rigid[@]}" --start-ranges --one-update off)
 for seed in $seeds; do
   for range in requested double; do
     make "$seed" "$range" 20 120
     cp "$tmp/w.json" "$tmp/c_$range.json"
   done
-  "$bin" --workload "$tmp/c_requested.json" "${emu[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
+  "$bin" --workload "$tmp/c_requested.json" "${rigid[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
   for v in "requested|arbitration (the default)|--policy arbiter" "requested|ranges, no resizes|--policy none" \
            "requested|arbitration, start on the minimum|--policy arbiter --start min" \
            "requested|arbitration, always give|--policy arbiter --give-gain-share 0" \
@@ -60,8 +64,10 @@ for seed in $seeds; do
     IFS='|' read -r range what flags <<<"$v"
     wfile=$tmp/c_$range.json
     [[ $range == grow ]] && wfile=$tmp/c_double.json  # grow: the double range, Slurm asked for at most the size asked
+    queries=(--interval 2)
+    [[ $flags == *"--policy none"* ]] && queries=()
     # shellcheck disable=SC2086
-    "$bin" --workload "$wfile" "${emu[@]}" $flags --out "$tmp/o.json" 2>/dev/null
+    "$bin" --workload "$wfile" "${emu[@]}" "${queries[@]}" $flags --out "$tmp/o.json" 2>/dev/null
     row "$seed" "compressed [20, 120] s" "$range: $what" "$tmp/rigid.json" "$tmp/o.json"
   done
   for lohi in "5 600" "raw"; do
@@ -72,12 +78,14 @@ for seed in $seeds; do
       make "$seed" "${range/grow/double}" $lohi
       if [[ $lohi == raw ]]; then
         wname="uncompressed (the model's run times)"
-        flags=(--costs "$here/sim/costs/scale.json" --start-ranges --interval 300)
+        rflags=(--costs "$here/sim/costs/scale.json")
+        flags=("${rflags[@]}" --start-ranges --interval 300)
       else
         wname="compressed [5, 600] s"
-        flags=("${emu[@]}")
+        rflags=("${rigid[@]}")
+        flags=("${emu[@]}" --interval 2)
       fi
-      "$bin" --workload "$tmp/w.json" "${flags[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
+      "$bin" --workload "$tmp/w.json" "${rflags[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
       "$bin" --workload "$tmp/w.json" "${flags[@]}" --policy arbiter "${top[@]}" --out "$tmp/o.json" 2>/dev/null
       row "$seed" "$wname" "$range: arbitration" "$tmp/rigid.json" "$tmp/o.json"
     done

@@ -26,7 +26,10 @@ wl_args "settings seeds share out flags" 3,19 "$@"
 out=${out:-$here/docs/data/workload/seeds/settings_$share.tsv}
 wl_setup workload_settings
 printf 'nodes\tjobs\tlo_s\thi_s\tseed\trigid_turnaround_s\tturnaround_s\tratio\trigid_makespan_s\tmakespan_s\trigid_mean_wait_s\tmean_wait_s\tresizes_per_job\tmodel_spread\n' >"$out"
-emu=(--costs "$emu_costs" --start-ranges --interval 2 --backfill conservative --bf-resolution 60 --one-update off)
+# only the options that act in each run (the simulator refuses the others): the rigid run
+# none of the malleable jobs' (node ranges, policy queries, Slurm's one change)
+rigid=(--costs "$emu_costs" --backfill conservative --bf-resolution 60)
+emu=("${rigid[@]}" --start-ranges --interval 2 --one-update off)
 IFS=';' read -r -a list <<<"$settings"
 for s in "${list[@]}"; do
   read -r nodes jobs lo hi <<<"$s"
@@ -34,7 +37,7 @@ for s in "${list[@]}"; do
     python3 "$wl/generate.py" --nodes "$nodes" --jobs "$jobs" --seed "$seed" --malleable-share "$share" --load 0.9 \
       --range double -o "$tmp/g.json"
     wl_compress "$tmp/g.json" "$lo" "$hi" "$tmp/w.json"
-    "$bin" --workload "$tmp/w.json" "${emu[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
+    "$bin" --workload "$tmp/w.json" "${rigid[@]}" --rigid --out "$tmp/rigid.json" 2>/dev/null
     # shellcheck disable=SC2086
     "$bin" --workload "$tmp/w.json" "${emu[@]}" --policy arbiter --range-top requested $flags --out "$tmp/o.json" 2>/dev/null
     python3 - "$nodes" "$jobs" "$lo" "$hi" "$seed" "$tmp/rigid.json" "$tmp/o.json" "$tmp/g.json" >>"$out" <<'PY'

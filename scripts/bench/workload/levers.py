@@ -66,12 +66,15 @@ def main(argv=None):
     a = p.parse_args(argv)
     out = a.out or os.path.join(HERE, "docs/data/workload/levers", a.name)
     os.makedirs(os.path.join(out, "runs"), exist_ok=True)
+    # every run's options; each arm adds only those that act in it (the simulator refuses the
+    # others): the rigid run none of the malleable jobs', the moldable arm (--policy none) no
+    # policy queries
     common = ["--swf", a.trace, "--cores-per-node", "1", "--costs", os.path.join(HERE, "sim/costs/emulated.json"),
-              "--interval", "60", "--sched-interval", a.sched_interval, *a.extra.split(), "--swf-first", str(a.window[0]),
+              "--sched-interval", a.sched_interval, *a.extra.split(), "--swf-first", str(a.window[0]),
               "--swf-jobs", str(a.window[1])]
     if a.prime:
         common += ["--prime-time", a.prime]
-    mal = ["--start-ranges", "--range-top", "requested", "--policy", "arbiter", "--start", a.start]
+    mal = ["--start-ranges", "--range-top", "requested", "--policy", "arbiter", "--start", a.start, "--interval", "60"]
     tasks = []
     for s in a.seeds:
         sd = ["--seed", str(s)]
@@ -81,7 +84,7 @@ def main(argv=None):
             for e in a.efficiencies:
                 tasks.append((f"g{g}_e{e}_0.5_s{s}", sd + ["--malleable-share", "0.5", *mal, "--give-gain-share", str(g),
                                                             "--min-growth-efficiency", str(e)]))
-    tasks.append(("rigid", ["--seed", "1", "--malleable-share", "0", "--rigid"]))
+    tasks.append(("rigid", ["--seed", "1", "--rigid"]))
     results = {}
     with cf.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
         for label, m in pool.map(lambda t: run(a.sim, common, t[0], t[1], out), tasks):
