@@ -24,7 +24,7 @@ img=${IMG:-$here/docs/img/workload_sensitivity.png}
 seeds=${SEEDS:-1 2 3}
 mkdir -p "$out"
 common=(--swf "$trace" --cores-per-node 1 --swf-first "${FIRST:-0}" --swf-jobs "${JOBS:-8000}"
-        --costs "$here/sim/costs/emulated.json" --interval 60 --sched-interval 60 --malleable-share 0.5)
+        --costs "$here/sim/costs/emulated.json" --sched-interval 60 --malleable-share 0.5)
 [[ -n ${PRIME-8-17} ]] && common+=(--prime-time "${PRIME-8-17}")
 runs=$out/runs.tsv
 echo -e "serial\tscale\tarm\tseed\tmean_turnaround_s\tkilled_malleable\tresizes_per_job" >"$runs"
@@ -33,7 +33,11 @@ echo "workload_sensitivity: $name, jobs ${JOBS:-8000} from ${FIRST:-0}, seeds $s
 one() {  # one SERIAL SCALE ARM SEED ARGS...
   local s=$1 f=$2 arm=$3 seed=$4
   shift 4
-  nice -n 10 "$bin" "${common[@]}" --serial "$s" "$s" --cost-scale "$f" --seed "$seed" "$@" --out "$out/m.json" \
+  # only the options that act in the arm (the simulator refuses the others): the moldable
+  # arms (--policy none, scale 1) neither policy queries nor a cost scale
+  local resizes=()
+  [[ $arm == malleable ]] && resizes=(--interval 60 --cost-scale "$f")
+  nice -n 10 "$bin" "${common[@]}" --serial "$s" "$s" "${resizes[@]}" --seed "$seed" "$@" --out "$out/m.json" \
     2>/dev/null || { echo "workload_sensitivity: run failed: $s $f $arm $seed" >&2; exit 1; }
   python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print('\t'.join(sys.argv[2:] + [str(m['mean_turnaround_s']),
 str(m['killed_malleable']), str(m['resizes_per_job'])]))" "$out/m.json" "$s" "$f" "$arm" "$seed" >>"$runs"

@@ -61,8 +61,11 @@ for nodes in ${SCALES:-1000 10000}; do
       --range "$other_range" -o "$wd"
     out=$data/sim/n${nodes}_m${share}.json
     start=$(date +%s.%N)
-    /usr/bin/time -f '%e %M' -o "$tmp/time" "$bin" --workload "$w" --costs "$costs" --start-ranges \
-      --interval "$interval" "${top[@]}" --out "$out" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/time" >&2; exit 1; }
+    # share 0: every job rigid, none of the malleable jobs' options (the simulator refuses them)
+    mal=(--start-ranges --interval "$interval" "${top[@]}")
+    [[ $share == 0 ]] && mal=()
+    /usr/bin/time -f '%e %M' -o "$tmp/time" "$bin" --workload "$w" --costs "$costs" "${mal[@]}" \
+      --out "$out" 2>"$tmp/err" || { cat "$tmp/err" "$tmp/time" >&2; exit 1; }
     read -r wall rss < "$tmp/time"
     echo "workload_sim: $nodes nodes, $jobs jobs, ${share} malleable: turnaround $(field "$out" mean_turnaround_s) s," \
          "makespan $(field "$out" makespan_s) s, resizes/job $(field "$out" resizes_per_job);" \
@@ -86,7 +89,9 @@ for nodes in ${SCALES:-1000 10000}; do
         wv=$w vt=("${top[@]}")
         [[ $variant == "range $other_range"* ]] && wv=$wd vt=()
         [[ $variant == *--start-ranges* ]] || vt=()  # --range-top needs a range (the simulator refuses it alone)
-        "$bin" --workload "$wv" --costs "$costs" --interval "$interval" ${variant#*:} "${vt[@]}" --out "$tmp/p.json" 2>/dev/null
+        queries=(--interval "$interval")
+        [[ $variant == *"--policy none"* ]] && queries=()  # no resizes, no policy queries
+        "$bin" --workload "$wv" --costs "$costs" "${queries[@]}" ${variant#*:} "${vt[@]}" --out "$tmp/p.json" 2>/dev/null
         printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$nodes" "$share" "${variant%%:*}" "$(field "$tmp/p.json" mean_turnaround_s)" \
           "$(field "$tmp/p.json" makespan_s)" "$(field "$tmp/p.json" mean_wait_s)" "$(field "$tmp/p.json" resizes_per_job)" >> "$variants"
       done

@@ -45,7 +45,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 common=(--swf "$trace" --cores-per-node "${CORES:-1}" --swf-first "${FIRST:-0}" --swf-jobs "${JOBS:-0}" --seed "$seed"
         --arrival-scale "$arrival"
-        --costs "$costs" --interval "$interval")
+        --costs "$costs")
+# each arm only the options that act in it (the simulator refuses the others): the rigid runs
+# none of the malleable jobs', the moldable arm (--policy none) no policy queries
+queries=(--interval "$interval")
 echo "workload_trace: $name, host $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg), seed $seed, interval $interval s"
 
 run() {  # run LABEL ARGS...: metrics in $out/LABEL.json, time and memory in $tmp/LABEL.time
@@ -104,7 +107,8 @@ for share in ${SHARES:-0.5 1.0}; do
     row "moldable_$share" "$share" moldable grow full
   fi
   if [[ $arms == *" malleable "* ]]; then
-    run "${mal}_$share" --malleable-share "$share" --start-ranges --range-top requested --policy arbiter --start "$start"
+    run "${mal}_$share" --malleable-share "$share" --start-ranges --range-top requested --policy arbiter --start "$start" \
+      "${queries[@]}"
     row "${mal}_$share" "$share" malleable grow "$start"
   fi
   python3 - "$out" "$share" "$mal" <<'PY'
@@ -132,10 +136,13 @@ if [[ ${SENSITIVITY:-1} == 1 ]]; then
     args=(${v#*:})
     lab=${label// /_}
     [[ $start != full ]] && lab=${start}_$lab  # (rigid and moldable do not depend on the start)
-    run "s_${lab}_rigid" --malleable-share 0 "${args[@]}"
+    # the resize costs act on malleable jobs alone: the rigid run without --cost-scale
+    rargs=("${args[@]}")
+    [[ ${args[0]} == --cost-scale ]] && rargs=()
+    run "s_${lab}_rigid" --malleable-share 0 "${rargs[@]}"
     run "s_${lab}_moldable" --malleable-share 0.5 --start-ranges --range-top requested --policy none "${args[@]}"
     run "s_${lab}_malleable" --malleable-share 0.5 --start-ranges --range-top requested --policy arbiter --start "$start" \
-      "${args[@]}"
+      "${queries[@]}" "${args[@]}"
     python3 - "$out" "$lab" "$label" >> "$tsv" <<'PY'
 import json, sys
 d, lab, label = sys.argv[1:]

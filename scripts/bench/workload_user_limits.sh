@@ -5,7 +5,8 @@
 # once in the log's own schedule, and the wait that passed while it ran its most), then the
 # log's jobs every one rigid, replayed with the trace's replay rules (RULES) without
 # per-user limits and with the inferred ones (--user-max-jobs / --user-max-nodes at the
-# most any user ran at once: the tightest the log allows), each run's mean and median wait
+# most any user ran at once: the tightest the log allows; a node limit at the machine's size
+# limits nothing and is left out, said in the output), each run's mean and median wait
 # against the log's; then with Slurm's multifactor priority with fair-share instead of FCFS
 # (--fair-share-weight FS_WEIGHT --age-weight AGE_WEIGHT, default 10000 and 1000, a common
 # site setting; the half-life and the maximum age Slurm's defaults, 7 days), and with both;
@@ -30,17 +31,26 @@ common=(--swf "$trace" --cores-per-node "${CORES:-1}" --costs "$here/sim/costs/e
 "$bin" --swf "$trace" --cores-per-node "${CORES:-1}" --infer-user-limits >"$tmp/infer.txt"
 read -r jobs nodes < <(sed -n 's/^the tightest limits the log allows: --user-max-jobs \([0-9]*\) --user-max-nodes \([0-9]*\)$/\1 \2/p' "$tmp/infer.txt")
 [[ -n ${jobs:-} && -n ${nodes:-} ]] || { cat "$tmp/infer.txt" >&2; echo "workload_user_limits: no limits in the report" >&2; exit 1; }
+# the machine's nodes as the simulator reads them (the trace's header and CORES)
+"$bin" --swf "$trace" --cores-per-node "${CORES:-1}" --write-workload /dev/null --trace-report "$tmp/machine.json" 2>/dev/null
+machine=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["machine_nodes"]))' "$tmp/machine.json")
+lim="--user-max-jobs $jobs" lim_note=""
+if ((nodes < machine)); then
+  lim+=" --user-max-nodes $nodes"
+else  # a limit at the machine's size limits nothing (the simulator refuses it)
+  lim_note="--user-max-nodes left out: the most nodes a user ran at once ($nodes) is the machine's $machine"
+fi
 {
   echo "$name: per-user limits (malleable-clustersim, $(date -u +%F), commit $(git -C "$here" rev-parse --short HEAD))"
   echo
   sed "s|$here/||" "$tmp/infer.txt"
   echo
   echo "Rigid replays, rules: ${rules:-none}"
+  [[ -z $lim_note ]] || echo "($lim_note)"
   echo
   echo "| per-user rules | mean wait s | vs log | median wait s | vs log | jobs held by a limit |"
   echo "|---|---|---|---|---|---|"
 } >"$out/$name.md"
-lim="--user-max-jobs $jobs --user-max-nodes $nodes"
 fs="--fair-share-weight ${FS_WEIGHT:-10000} --age-weight ${AGE_WEIGHT:-1000}"
 for v in "none|" "inferred: $lim|$lim" "fair-share: $fs|$fs" "both|$lim $fs"; do
   # shellcheck disable=SC2206
