@@ -63,10 +63,13 @@ def bf_origin(d):
 def kind(d):
     """rigid (no malleable job in the run's workload.json), moldable (meta.json's policy
     moldable*: node ranges, never resized) or malleable."""
-    w = json.load(open(os.path.join(d, "workload.json")))
-    if not any(j.get("malleable") for j in w.get("jobs", [])):
-        return "rigid"
     meta = json.load(open(os.path.join(d, "meta.json"))) if os.path.exists(os.path.join(d, "meta.json")) else {}
+    path = os.path.join(d, "workload.json")
+    if os.path.exists(path):  # without it (a run's files in part): its meta.json's arm
+        if not any(j.get("malleable") for j in json.load(open(path)).get("jobs", [])):
+            return "rigid"
+    elif meta.get("policy") == "rigid":
+        return "rigid"
     return "moldable" if meta.get("policy", "").startswith("moldable") else "malleable"
 
 
