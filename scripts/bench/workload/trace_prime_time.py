@@ -12,7 +12,12 @@ the job's nodes free, the share that passed while its user ran no other job (a p
 limit would hold a job only while its user runs others); and the mean busy processors in
 each local weekday hour, log against simulation (how far each drains before a cut).
 
-    trace_prime_time.py TRACE.swf [--prime-time 8-17] [--records jobs.csv ...]
+    trace_prime_time.py TRACE.swf [--prime-time 8-17] [--records jobs.csv ...] [--machine N]
+                        [--cores-per-node C]
+
+--machine: the machine's size in the units of the jobs (default: the header's MaxNodes, else
+MaxProcs); --cores-per-node C: each job's processors counted as ceil(procs / C) nodes, as the
+simulator's --cores-per-node (give --machine in nodes with it).
 
 Local time: the header's TimeZoneString (with daylight saving), else its TimeZone.
 """
@@ -190,8 +195,14 @@ def main(argv=None):
     ap.add_argument("trace")
     ap.add_argument("--prime-time", default="8-17")
     ap.add_argument("--records", action="append", default=[], help="a simulated run's per-job CSV (repeatable)")
+    ap.add_argument("--machine", type=int, default=0, help="the machine's size (default: the header's)")
+    ap.add_argument("--cores-per-node", type=int, default=1, help="processors per node: a job's nodes ceil(procs / C)")
     a = ap.parse_args(argv)
+    if not 0 <= a.machine < 2 ** 31 or not 1 <= a.cores_per_node < 2 ** 31:
+        sys.exit("trace_prime_time: --machine must be at least 0, --cores-per-node at least 1")
     head, jobs = load(a.trace)
+    for j in jobs:
+        j["procs"] = -(-j["procs"] // a.cores_per_node)
     if not jobs:
         sys.exit(f"trace_prime_time: {a.trace}: no job")
     clock = local_clock(head)
@@ -260,8 +271,9 @@ def main(argv=None):
         subs = sum(1 for j in jobs if j["submit"] % 60 == 0) / len(jobs)
         print(f"\nrecorded waits that are whole minutes: {whole:.2%} (submit times: {subs:.2%})")
         # the header's leading number: CTC's reads "338 (batch partition; 512 total)"
-        lead = lambda key: int((head.get(key, "").split() or ["0"])[0])
-        machine = lead("MaxNodes") or lead("MaxProcs")
+        lead = lambda key: int(next(iter(head.get(key, "").split()), "0")) if \
+            (head.get(key, "").split() or ["0"])[0].isdigit() and len(head[key].split()[0]) < 10 else 0
+        machine = a.machine or lead("MaxNodes") or lead("MaxProcs")
         if machine > 0:
             free, alone = user_share(jobs, machine)
             print(f"waiting while the log's schedule had the job's processors free: {free / len(jobs):,.0f} s a job; "
