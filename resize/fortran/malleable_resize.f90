@@ -96,6 +96,7 @@ module malleable_resize
       import :: c_int, c_ptr
       type(c_ptr), value :: s
     end function
+    ! nprow = npcol = 0: every process of the world on a near-square grid (P <= Q).
     integer(c_int) function resize_start(s, nprow, npcol) bind(C, name="resize_start")
       import :: c_int, c_ptr
       type(c_ptr), value :: s
@@ -274,6 +275,8 @@ contains
     resize_mark_constant = c_mark_constant(s, trim(name)//c_null_char)
   end function
 
+  ! policy and schedule as resize.h's resize_create; RESIZE_POLICY=slurm or fixed in the
+  ! environment replaces the program's policy (docs/guide/configuration.md).
   integer(c_int) function resize_create(app, policy, schedule, s)
     character(len=*), intent(in) :: app, policy, schedule
     type(c_ptr), intent(out) :: s

@@ -2,7 +2,8 @@
 /* The malleable version of plain.c (docs/guide/porting.md), through the session's C API: the
  * same x <- A x + b with PDGEMV on a grid that grows and shrinks at remap points. Lines
  * marked [port] are the changes.
- *   mpiexec -n 4 porting_malleable_c [schedule|slurm [run.json]]   (default 3:expand:3x3,6:shrink:2x2) */
+ *   mpiexec -n 4 porting_malleable_c [schedule|slurm [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
+ * Under Slurm by the recipe of docs/guide/slurm.md (RESIZE_POLICY=slurm): any arguments. */
 #include <math.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   resize_session* s = NULL; /* [port] */
   /* [port] the policy: a schedule, or "slurm" under Slurm (docs/guide/slurm.md), told the
-     run's iterations for its payoff test */
+     run's iterations for its payoff test; RESIZE_POLICY=slurm in the environment (the
+     recipe) replaces either (the iterations then from RESIZE_SLURM_ITERATIONS) */
   const char* plan = argc > 1 ? argv[1] : "3:expand:3x3,6:shrink:2x2";
   const int slurm = strcmp(plan, "slurm") == 0;
   check(resize_create(argc, argv, "porting_malleable_c", slurm ? "slurm" : "scripted", slurm ? "iterations=8" : plan, &s),
@@ -46,7 +48,7 @@ int main(int argc, char** argv) {
   if (resize_is_newcomer(s)) { /* [port] a newcomer joins, resuming at iteration it */
     check(resize_join(s, &it), "join");
   } else {
-    check(resize_start(s, 2, 2), "start");
+    check(resize_start(s, 0, 0), "start"); /* [port] 0x0: every process started, near square */
     resize_grid(s, &ctxt, &nprow, &npcol, &myrow, &mycol);
     if (ctxt >= 0) { /* only the original processes create the data */
       const int ml = numroc_(&n, &nb, &myrow, &zero, &nprow), nl = numroc_(&n, &nb, &mycol, &zero, &npcol);

@@ -2,6 +2,7 @@
 // The malleable version of plain.cpp (docs/guide/porting.md): the same x <- A x + b with PDGEMV,
 // on a grid that grows and shrinks at remap points. Lines marked [port] are the changes.
 //   mpiexec -n 4 porting_malleable_cxx [schedule|slurm [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
+// Under Slurm by the recipe of docs/guide/slurm.md (RESIZE_POLICY=slurm): any arguments.
 #include <mpi.h>
 
 #include <cmath>
@@ -29,8 +30,10 @@ int main(int argc, char** argv) {
   {  // [port] the session lives in a scope that ends before MPI_Finalize
     resize::SessionOptions opts;                                       // [port]
     opts.app = "porting_malleable_cxx";                                // [port]
+    opts.total_iterations = kIters;                                    // [port] the run's length
     // [port] the policy: a schedule, or "slurm" under Slurm (docs/guide/slurm.md), told the
-    // run's iterations for its payoff test
+    // run's iterations for its payoff test; RESIZE_POLICY=slurm in the environment (the
+    // recipe) replaces either, with total_iterations as the run's iterations
     const std::string plan = argc > 1 ? argv[1] : "3:expand:3x3,6:shrink:2x2";
     opts.policy = plan == "slurm" ? resize::make_policy("slurm", "iterations=" + std::to_string(kIters), "")
                                   : resize::make_policy("scripted", plan, "");
@@ -43,7 +46,8 @@ int main(int argc, char** argv) {
     // [port] a newcomer (spawned at an expansion) joins and resumes the loop where the
     // others are; only the original processes create the data (by global index):
     // is_newcomer() stays true after join(), so a newcomer keeps the data it received.
-    int it = s.is_newcomer() ? s.join() : s.start(resize::Grid{2, 2, {}});
+    // 0x0: every process started, near square (2x2 on 4; under Slurm, every node it got)
+    int it = s.is_newcomer() ? s.join() : s.start(resize::Grid{0, 0, {}});
     if (!s.is_newcomer()) {
       a.for_each_local([](int i, int j, double& v) { v = a_entry(i, j); });
       x.for_each_local([](int i, int, double& v) { v = b_entry(i); });

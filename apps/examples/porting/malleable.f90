@@ -3,6 +3,7 @@
 ! malleable_resize: the same x <- A x + b with PDGEMV on a grid that grows and shrinks at
 ! remap points. Lines marked [port] are the changes.
 !   mpiexec -n 4 porting_malleable_f [schedule|slurm [run.json]]   (default 3:expand:3x3,6:shrink:2x2)
+! Under Slurm by the recipe of docs/guide/slurm.md (RESIZE_POLICY=slurm): any arguments.
 program malleable
   use, intrinsic :: iso_c_binding       ! [port]
   use mpi
@@ -22,7 +23,8 @@ program malleable
   if (command_argument_count() >= 1) call get_command_argument(1, schedule)
   call MPI_Init(ierr)
   ! [port] the policy: a schedule, or 'slurm' under Slurm (docs/guide/slurm.md), told the
-  ! run's iterations for its payoff test
+  ! run's iterations for its payoff test; RESIZE_POLICY=slurm in the environment (the
+  ! recipe) replaces either (the iterations then from RESIZE_SLURM_ITERATIONS)
   if (trim(schedule) == 'slurm') then
     write(msg, '(a,i0)') 'iterations=', iters
     rc = resize_create('porting_malleable_f', 'slurm', trim(msg), s)
@@ -37,7 +39,7 @@ program malleable
   if (resize_is_newcomer(s) == 1) then                ! [port] a newcomer resumes at iteration it
     call check(resize_join(s, it), 'join')
   else
-    call check(resize_start(s, 2, 2), 'start')
+    call check(resize_start(s, 0, 0), 'start')        ! [port] 0x0: every process started, near square
     it = 0
     call bind()
     if (ctxt >= 0) then                                ! only the original processes create data

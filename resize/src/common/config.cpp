@@ -15,6 +15,7 @@ bool set_not_empty_not_zero(const Text& v) { return v && !v->empty() && *v != "0
 
 // One reader per section of Config, so that each stays a plain list of variables.
 void read_policy(Config& c) {
+  c.policy.choice = text("RESIZE_POLICY");
   c.policy.offer = text("RESIZE_OFFER");
   c.policy.history = text("RESIZE_HISTORY");
   c.policy.xdg_cache_home = text("XDG_CACHE_HOME");

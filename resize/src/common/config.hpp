@@ -4,7 +4,7 @@
 // that looks at the environment, and it is called once per entry, never at use:
 //   - a Session, when it is made (a newcomer: when its spawned copy makes it); it keeps
 //     the value (Session::Impl::cfg) and hands its parts the fields they need;
-//   - the C API's resize_create (RESIZE_MOVER, RESIZE_MOVE_BUDGET), beside its Session;
+//   - the C API's resize_create (RESIZE_MOVER, RESIZE_MOVE_BUDGET, RESIZE_POLICY), beside its Session;
 //   - the policies, when they are made (the offer scheduler, make_slurm_policy);
 //   - resize_history_location, at its call; the kernel meter's switch, when the library
 //     is loaded.
@@ -27,6 +27,7 @@ enum class HugePages { Off, Auto, On };
 
 // The policies (policy/): offers, the run history, the kernel meter.
 struct Policies {
+  Text choice;                 // RESIZE_POLICY: the run's policy in place of the program's (policy_setting.hpp)
   Text offer;                  // RESIZE_OFFER: the offer text of the `offer` policy without a file
   Text history;                // RESIZE_HISTORY: history file, or "off"/"" for none
   Text xdg_cache_home;         // XDG_CACHE_HOME: the default history and cost-model folder

@@ -26,6 +26,8 @@ class SlurmPolicy final : public Policy {
   bool decides_on_waiting_launches() const override { return true; }
   // What happened at each remap point that asked Slurm (for the report and tests).
   const std::vector<std::string>& log() const { return agent_.log(); }
+  // Its options as made (the run's iterations among them; for tests).
+  const cluster::slurm::Options& options() const { return agent_.options(); }
 
  private:
   cluster::slurm::JobAgent agent_;

@@ -12,6 +12,7 @@
 #include "checkpoint/fallback/carry_out.hpp"
 #include "common/config.hpp"
 #include "policy/history_location.hpp"
+#include "policy/policy_setting.hpp"
 
 #include <time.h>
 
@@ -136,6 +137,7 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   impl_->cfg = config::read();
   SessionOptions& opt = impl_->opt;
   opt = std::move(opts);
+  const std::string chosen = apply_policy_setting(impl_->cfg.policy.choice, opt);  // RESIZE_POLICY
   if (!opt.policy) opt.policy = std::make_unique<FixedPolicy>();
   impl_->watchdog.set_timeout(opt.resize_timeout);
   impl_->arrivals = ArrivalCheck{arrival_timeout(opt, impl_->cfg.session.remap_timeout), MPI_Wtime(), 0, 0};
@@ -149,6 +151,10 @@ Session::Session(int argc, char** argv, SessionOptions opts) : impl_(std::make_u
   impl_->job.reach.pml = blacs_dyn::World::selected_pml();
   impl_->life.newcomer = blacs_dyn::World::is_new();
   impl_->life.rank0 = impl_->job.root();
+  if (!chosen.empty() && impl_->life.rank0) {
+    std::printf("[%s] %s\n", opt.app.c_str(), chosen.c_str());
+    std::fflush(stdout);
+  }
   impl_->warn_schedule(false);
   const auto at_finalize = [](MPI_Comm, int, void* impl, void*) -> int {
     static_cast<Impl*>(impl)->release_mpi();

@@ -4,17 +4,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "malleable/resize/report.hpp"
 #include "common/config.hpp"
 #include "malleable/resize/resize.h"
 #include "malleable/resize/session.hpp"
+#include "policy/policy_setting.hpp"
 #include "session/session_impl.hpp"
 
 struct resize_session {
   std::unique_ptr<resize::Session> s;
-  std::string policy;
   std::string app;
 };
 
@@ -59,18 +61,22 @@ int resize_create(int argc, char** argv, const char* app, const char* policy,
     const std::string pol = policy ? policy : "fixed";
     const std::string sch = schedule ? schedule : "";
     o.policy_text = pol + (sch.empty() ? "" : " " + sch);
-    o.policy = resize::make_policy(pol, pol == "sweetspot" ? std::string() : sch,
-                                   pol == "sweetspot" ? sch : std::string());
-    // The C API's entry: RESIZE_MOVER and RESIZE_MOVE_BUDGET read once, here, as the
-    // session below reads the rest of its configuration (config.hpp).
-    const resize::config::Session env = resize::config::read().session;
+    // The C API's entry: RESIZE_MOVER, RESIZE_MOVE_BUDGET and RESIZE_POLICY read once, here,
+    // as the session below reads the rest of its configuration (config.hpp).
+    const resize::config::Config cfg = resize::config::read();
+    // A policy RESIZE_POLICY replaces is not made (a program that asks for slurm runs
+    // outside Slurm with RESIZE_POLICY=fixed): the session makes the setting's.
+    const std::optional<std::string> chosen = resize::policy_setting(cfg.policy.choice);
+    if (!chosen || *chosen == pol)
+      o.policy = resize::make_policy(pol, pol == "sweetspot" ? std::string() : sch,
+                                     pol == "sweetspot" ? sch : std::string());
+    const resize::config::Session& env = cfg.session;
     if (env.mover) o.mover = resize::parse_mover(*env.mover);
     if (env.move_budget) o.move_budget_bytes = resize::parse_move_budget(*env.move_budget);
-    auto* s = new resize_session;
-    s->policy = pol + (sch.empty() ? "" : " " + sch);
+    auto s = std::make_unique<resize_session>();
     s->app = o.app;
     s->s = std::make_unique<resize::Session>(argc, argv, std::move(o));
-    *out = s;
+    *out = s.release();
     return RESIZE_OK;
   });
 }

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "parts/watchdog.hpp"
+#include "policy/grid_choice.hpp"
 
 namespace resize {
 
@@ -46,10 +47,14 @@ void agree_on_start(const Grid& g, const std::vector<Registered>& mats, MPI_Comm
 }
 }  // namespace
 
-int Session::start(const Grid& g) {
+int Session::start(const Grid& asked) {
   const SessionWorld& job = impl_->job;
+  // 0x0: every process of the world on the near-square grid (P <= Q) a growth chooses
+  const bool all = asked.nprow == 0 && asked.npcol == 0 && asked.ranks.empty();
+  const Grid g = all ? choose_topology(job.size()) : asked;
   agree_on_start(g, impl_->registry.mats, job.world);
-  if (g.nprow < 1 || g.npcol < 1) throw Error("session: grid " + g.shape() + " must be at least 1x1");
+  if (g.nprow < 1 || g.npcol < 1)
+    throw Error("session: grid " + g.shape() + " must be at least 1x1 (or 0x0: every process, near square)");
   if (g.size() > job.size())
     throw Error("session: grid " + g.shape() + " needs " + std::to_string(g.size()) + " processes, the world has " +
                 std::to_string(job.size()));

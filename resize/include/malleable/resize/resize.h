@@ -55,7 +55,8 @@ typedef struct resize_session resize_session;
 /* policy: "fixed", "scripted" (schedule = text or file), "sweetspot" (schedule = offer
  * file, NULL for $RESIZE_OFFER) or "slurm" (schedule = "iterations=N", the run's
  * iterations for its payoff test, or NULL for $RESIZE_SLURM_ITERATIONS: under Slurm by
- * the recipe of docs/guide/slurm.md). Redistribution with redist; RESIZE_MOVER=pdgemr2d in
+ * the recipe of docs/guide/slurm.md). RESIZE_POLICY=slurm or fixed in the environment
+ * replaces the program's policy (docs/guide/configuration.md). Redistribution with redist; RESIZE_MOVER=pdgemr2d in
  * the environment selects ScaLAPACK's PDGEMR2D. RESIZE_MOVE_BUDGET=<bytes>[K|M|G] bounds the
  * new matrix buffers a process allocates at once during a resize's move (docs/reference/apps.md,
  * "Memory of a resize"; default: no limit). */
@@ -85,6 +86,7 @@ int resize_register_z(resize_session* s, const char* name, int m, int n, int mb,
 /* 1 on a process spawned by an expansion (it calls resize_join, not resize_start), also
  * after resize_join; 0 on the processes the launcher started. */
 int resize_is_newcomer(const resize_session* s);
+/* nprow = npcol = 0: every process of the world on a near-square grid (P <= Q). */
 int resize_start(resize_session* s, int nprow, int npcol);
 int resize_join(resize_session* s, int* iteration);
 /* Checkpoint and restart (docs/guide/checkpoint.md). Collective: writes every registered

@@ -57,7 +57,8 @@ class Session {
   // data a newcomer received. False on the processes mpiexec started.
   bool is_newcomer() const;
   // Original processes: set the first grid (collective over the world); returns 0,
-  // the number of completed iterations.
+  // the number of completed iterations. Grid{0, 0, {}}: every process of the world on a
+  // near-square grid (P <= Q: 2x2 on 4, 2x3 on 6), e.g. all the nodes Slurm gave the job.
   int start(const Grid& g);
   // Newcomers: take part in the expansion that spawned them (state hand-over and
   // redistribution); returns the number of completed iterations to continue from.
