@@ -9,8 +9,12 @@ the log, and those jobs' own, in both), and how far each schedule kept the queue
 share of starts made while an older job that fit the free processors waited: EASY makes
 such starts only by backfilling).
 
-    replay_gap.py TRACE.swf RECORDS.csv
+    replay_gap.py TRACE.swf RECORDS.csv [--machine N --cores-per-node C]
 
+With --machine and --cores-per-node (a log of several processors per node, e.g. CEA Curie
+on 5,832 nodes of 16) the log's processors count as ceil(processors / C) nodes of a machine of
+N, as the simulator reads them; without them processors are nodes and the machine is the
+header's MaxNodes or MaxProcs.
 RECORDS.csv: malleable-clustersim --records of a rigid replay of TRACE (id j<job number>).
 Example (CTC, the rules its log shows):
     build/sim/malleable-clustersim --swf sim/traces/CTC-SP2-1996-3.1-cln-to-1996-09.swf \\
@@ -31,9 +35,15 @@ def bound(value, bounds):
 
 
 def main(argv):
+    cores, fixed = 1, 0
+    if len(argv) == 7 and argv[3] == "--machine" and argv[5] == "--cores-per-node":
+        fixed, cores = int(argv[4]), int(argv[6])
+        argv = argv[:3]
+        if fixed < 1 or cores < 1:
+            raise SystemExit("replay_gap: --machine and --cores-per-node must be at least 1")
     if len(argv) != 3:
         raise SystemExit(__doc__)
-    log, full, machine = {}, {}, 0
+    log, full, machine = {}, {}, fixed
     with open(argv[1]) as f:
         for line in f:
             if line.startswith(";"):
@@ -46,8 +56,9 @@ def main(argv):
             v = line.split()
             if len(v) < 9:
                 raise SystemExit(f"replay_gap: {argv[1]}: a record with {len(v)} fields")
-            log["j" + v[0]] = (int(float(v[2])), int(v[4]), int(float(v[8])))
-            full["j" + v[0]] = (float(v[1]), max(0.0, float(v[2])), float(v[3]), int(v[4]))
+            procs = -(-int(v[4]) // cores) if cores > 1 and int(v[4]) > 0 else int(v[4])
+            log["j" + v[0]] = (int(float(v[2])), procs, int(float(v[8])))
+            full["j" + v[0]] = (float(v[1]), max(0.0, float(v[2])), float(v[3]), procs)
     sim, sim_run = {}, {}
     with open(argv[2]) as f:
         for r in csv.DictReader(f):
