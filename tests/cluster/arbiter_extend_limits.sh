@@ -50,7 +50,7 @@ LIB=$(ldd "$DAEMON" | awk '$1 ~ /^libmalleable_cluster/ {print $3}')
 [[ -f $LIB ]] || { echo "SKIPPED: ldd names no libmalleable_cluster for $DAEMON"; exit 77; }
 USERS=(mallc-lim-a mallc-lim-b)
 NAMES=limR,limR2,limX,limY,limC,limD,limW
-made_users=()
+. "$SRC/tests/support/test_users.sh"
 work=""
 daemon_pid=""
 stop_daemon() {
@@ -68,13 +68,8 @@ finish() {
   fi
   stop_daemon
   # userdel refuses a user whose processes still run: the cancelled jobs' are given 20 s to
-  # end, then killed by their ids.
-  for u in "${made_users[@]}"; do
-    for _ in $(seq 200); do pgrep -u "$u" >/dev/null || break; sleep 0.1; done
-    for p in $(pgrep -u "$u"); do kill -9 "$p" 2>/dev/null || true; done
-    sleep 0.2
-    userdel "$u" || echo "the test's user $u could not be removed" >&2
-  done
+  # end, then killed (tests/support/test_users.sh: uids no other test's processes hold).
+  test_users_remove 20
   if [[ -n $work ]]; then if [[ $rc -ne 0 ]]; then echo "kept $work"; else rm -rf "$work"; fi; fi
   cluster_end $rc
 }
@@ -94,10 +89,7 @@ cp -L "$LIB" "$work/bin/"
 setpriv --reuid=65534 --regid=65534 --clear-groups -- env LD_LIBRARY_PATH="$work/bin" "$work/bin/malleable-arbiterd" --help >/dev/null 2>&1 ||
   { echo "SKIPPED: another user cannot run the daemon's copy in $work (a parent folder's mode)"; exit 77; }
 for u in "${USERS[@]}"; do
-  if ! getent passwd "$u" >/dev/null; then
-    useradd --no-create-home --no-user-group --shell /bin/sh --home-dir "$work/home-$u" "$u"
-    made_users+=("$u")
-  fi
+  test_user_make "$u" "$work/home-$u" || exit 1
   mkdir -p "$work/home-$u"
   chown "$u" "$work/home-$u"
 done

@@ -36,7 +36,7 @@ for exe in "$BUILD/apps/pdgemm_resizable" "$DAEMON"; do
     { echo "SKIPPED: another user cannot run $exe (a parent folder's mode)"; exit 77; }
 done
 USERS=(mallc-arb-a mallc-arb-b)
-made_users=()
+. "$SRC/tests/support/test_users.sh"
 work=""
 daemon_pid=""
 finish() {
@@ -44,13 +44,8 @@ finish() {
   if [[ -n $work ]]; then "$CLUSTER" exec head scancel --name=arbA,arbB >/dev/null 2>&1 || true; fi
   if [[ -n $daemon_pid ]]; then kill "$daemon_pid" 2>/dev/null || true; fi
   # userdel refuses a user whose processes still run: the cancelled jobs' are given 20 s to
-  # end, then killed by their ids.
-  for u in "${made_users[@]}"; do
-    for _ in $(seq 200); do pgrep -u "$u" >/dev/null || break; sleep 0.1; done
-    for p in $(pgrep -u "$u"); do kill -9 "$p" 2>/dev/null || true; done
-    sleep 0.2
-    userdel "$u" || echo "the test's user $u could not be removed" >&2
-  done
+  # end, then killed (tests/support/test_users.sh: uids no other test's processes hold).
+  test_users_remove 20
   if [[ -n $work ]]; then if [[ $rc -ne 0 ]]; then echo "kept $work"; else rm -rf "$work"; fi; fi
   cluster_end $rc
 }
@@ -61,10 +56,7 @@ MSOCK=/run/malleable-cluster/slurm/munge/munge.socket
 work=$(mktemp -d)
 chmod 755 "$work"
 for u in "${USERS[@]}"; do
-  if ! getent passwd "$u" >/dev/null; then
-    useradd --no-create-home --no-user-group --shell /bin/sh --home-dir "$work/home-$u" "$u"
-    made_users+=("$u")
-  fi
+  test_user_make "$u" "$work/home-$u" || exit 1
   mkdir -p "$work/home-$u"
   chown "$u" "$work/home-$u"
 done

@@ -14,13 +14,13 @@ for tool in setpriv useradd userdel sacctmgr; do
 done
 slurm_begin "oplimit" 2
 U=mallc-op-limit
-made=0
-if ! getent passwd $U >/dev/null; then useradd --no-create-home --no-user-group --shell /bin/sh $U; made=1; fi
+. "$SRC/tests/support/test_users.sh"
+test_user_make $U /nonexistent || exit 1
 finish() {  # the user out of accounting and removed, then slurm_end's work with this status
   local rc=$?
   "$CLUSTER" exec head scancel --name=oplimit >/dev/null 2>&1 || true
   "$CLUSTER" exec head sacctmgr -i delete user $U >/dev/null 2>&1 || true
-  if ((made)); then userdel $U || echo "the test's user $U could not be removed" >&2; fi
+  test_users_remove
   rm -rf "$work"
   cluster_end $rc
 }

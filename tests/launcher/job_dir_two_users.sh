@@ -23,8 +23,8 @@ RUN=$1
 for tool in setpriv useradd userdel; do
   command -v $tool >/dev/null || { echo "SKIPPED: $tool is needed"; exit 77; }
 done
+. "$(dirname "${BASH_SOURCE[0]}")/../support/test_users.sh"
 USERS=(mallc-jd-a mallc-jd-b)
-made_users=()
 work=$(mktemp -d)
 chmod 755 "$work"
 # The launcher links no library of the project's: a copy in the test's folder runs for the
@@ -34,22 +34,15 @@ RUN=$work/malleable-run
 setpriv --reuid=65534 --regid=65534 --clear-groups -- test -x "$RUN" ||
   { echo "SKIPPED: another user cannot run $RUN (a parent folder's mode)"; rm -rf "$work"; exit 77; }
 finish() {
-  local rc=$? u
-  for u in "${made_users[@]}"; do
-    for p in $(pgrep -u "$u"); do kill -9 "$p" 2>/dev/null || true; done
-    sleep 0.2
-    userdel "$u" || echo "the test's user $u could not be removed" >&2
-  done
+  local rc=$?
+  test_users_remove
   if [[ $rc -ne 0 ]]; then echo "kept $work"; else rm -rf "$work"; fi
   exit $rc
 }
 trap finish EXIT
 fail() { echo "FAILED: $*"; exit 1; }
 for u in "${USERS[@]}"; do
-  if ! getent passwd "$u" >/dev/null; then
-    useradd --no-create-home --no-user-group --shell /bin/sh --home-dir "$work/home-$u" "$u"
-    made_users+=("$u")
-  fi
+  test_user_make "$u" "$work/home-$u" || exit 1
   mkdir -p "$work/home-$u"
   chown "$u" "$work/home-$u"
   chmod 755 "$work/home-$u"
