@@ -101,10 +101,6 @@ std::vector<std::string> nul_words_of(const std::string& s) {
   return out;
 }
 
-std::vector<std::string> read_nul_words(const std::string& p, std::size_t most) {
-  const auto s = read_file(p, most);
-  return s ? nul_words_of(*s) : std::vector<std::string>{};
-}
 
 std::string nul_words(const std::vector<std::string>& words) {
   std::string out;

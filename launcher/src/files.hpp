@@ -27,8 +27,7 @@ bool write_all(int fd, const std::string& data);
 // A file of this user closed to others (0600), written whole: a temporary file renamed
 // over it. Failure(2, "cannot write P: <why>") otherwise, the temporary file removed.
 void write_private(const std::string& p, const std::string& data);
-// NUL-separated words (DIR/command, DIR/environment), at most `most` bytes read.
-std::vector<std::string> read_nul_words(const std::string& p, std::size_t most = 1u << 20);
+// NUL-separated words (DIR/command, DIR/environment) out of their text, and back.
 std::vector<std::string> nul_words_of(const std::string& text);
 std::string nul_words(const std::vector<std::string>& words);
 bool exists(const std::string& p);

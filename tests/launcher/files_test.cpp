@@ -12,21 +12,12 @@
 #include <cstdlib>
 
 #include "files.hpp"
+#include "temp_dir.hpp"
 
 namespace launcher {
 namespace {
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/launcher-files-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+using test_support::TempDir;
 
 unsigned mode_of(const std::string& p) {
   struct stat st{};
@@ -121,11 +112,11 @@ TEST(LauncherFiles, CommandAndEnvironment) {
   TempDir t;
   const std::string d = prepare_job_dir(t.path + "/job").path();
   write_command(d, {"/bin/../bin/true", "a b", "", "c\nd"});
-  EXPECT_EQ(read_nul_words(d + "/command"), (std::vector<std::string>{real_path("/bin/true"), "a b", "", "c\nd"}));
+  EXPECT_EQ(nul_words_of(read_file(d + "/command", 1 << 20).value_or("")), (std::vector<std::string>{real_path("/bin/true"), "a b", "", "c\nd"}));
   write_environment(d, {{"PATH", "/x:/y"}, {"HOME", "/root"}, {"OMPI_MCA_btl", "self"}, {"LD_PRELOAD", "evil.so"}});
-  EXPECT_EQ(read_nul_words(d + "/environment"), (std::vector<std::string>{"PATH=/x:/y", "OMPI_MCA_btl=self"}));
+  EXPECT_EQ(nul_words_of(read_file(d + "/environment", 1 << 20).value_or("")), (std::vector<std::string>{"PATH=/x:/y", "OMPI_MCA_btl=self"}));
   EXPECT_EQ(mode_of(d + "/environment"), 0600u);
-  EXPECT_TRUE(read_nul_words(d + "/none").empty());
+  EXPECT_FALSE(read_file(d + "/none", 100));
   // bounded: a huge file is read only so far
   write_private(d + "/big", std::string(5000, 'a'));
   EXPECT_EQ(read_file(d + "/big", 100)->size(), 100u);

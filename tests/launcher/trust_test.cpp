@@ -14,6 +14,7 @@
 
 #include "core.hpp"
 #include "files.hpp"
+#include "temp_dir.hpp"
 #include "trust.hpp"
 
 namespace launcher {
@@ -21,17 +22,7 @@ namespace {
 
 using K = Inode::Kind;
 
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char t[] = "/tmp/launcher-trust-XXXXXX";
-    path = ::mkdtemp(t);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+using test_support::TempDir;
 
 constexpr uid_t kMe = 1000, kOther = 4242;
 
