@@ -16,8 +16,10 @@
 #
 #   scripts/bench/slice_arms.sh [--trace FILE] [--first K] [--seeds "1 2 3"] [--arms "rigid moldable ..."]
 #        [--out DIR] [--name NAME] [--lo 10] [--hi 120] [--deadline 1500] [--table-only]
-# --arms: any of rigid, moldable, moldable_max, moldable_efficient, malleable, growth,
-# giveback (workload_cluster.sh; the simulator's arms), all seven by default: rigid once,
+#        [--limits loose|log]
+# --arms: any of rigid, moldable, moldable_max, moldable_efficient, malleable, malleable_rule,
+# growth, giveback (workload_cluster.sh; the simulator's arms), all seven but malleable_rule by
+# default: rigid once,
 # the arms the targets compare (moldable, moldable_max, malleable) on every seed, the
 # others (moldable_efficient, growth, giveback) on the first seed given. --table-only: run nothing; make
 # every run's metrics and NAME.csv again, simulate the runs and print the table again.
@@ -32,6 +34,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 trace=$here/sim/traces/KTH-SP2-1996-2.1-cln-to-1997-05.swf first=1040 seeds="1 2 3"
 arms="rigid moldable moldable_max moldable_efficient malleable growth giveback" name="" out="" lo=10 hi=120 deadline=1500 table_only=0
+limits=loose
 while (($#)); do
   case $1 in
     --trace) trace=$(realpath "$2"); shift 2 ;;
@@ -44,13 +47,15 @@ while (($#)); do
     --hi) hi=$2; shift 2 ;;
     --deadline) deadline=$2; shift 2 ;;
     --table-only) table_only=1; shift ;;
+    --limits) limits=$2; shift 2 ;;
     *) echo "slice_arms.sh: unknown option $1 (see the header)" >&2; exit 2 ;;
   esac
 done
 [[ $first =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: --first must be a number, got '$first'" >&2; exit 2; }
 for s in $seeds; do [[ $s =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: a seed must be a number, got '$s'" >&2; exit 2; }; done
-known_arms="rigid moldable moldable_max moldable_efficient malleable growth giveback"
-every_seed="moldable moldable_max malleable"
+[[ $limits == loose || $limits == log ]] || { echo "slice_arms.sh: --limits must be loose or log, got '$limits'" >&2; exit 2; }
+known_arms="rigid moldable moldable_max moldable_efficient malleable malleable_rule growth giveback"
+every_seed="moldable moldable_max malleable malleable_rule"
 for a in $arms; do
   [[ " $known_arms " == *" $a "* ]] || { echo "slice_arms.sh: unknown arm '$a' (one of: $known_arms)" >&2; exit 2; }
 done
@@ -80,7 +85,7 @@ for seed in $seeds; do
   ((${#run_arms[@]})) || continue
   "$here/scripts/bench/workload_cluster.sh" --workload "$d/slice.json" --arms "${run_arms[*]}" --start recipe \
     --setting "emulated-trace:$name-s$seed" --arbiter --lo "$lo" --hi "$hi" --deadline "$deadline" \
-    --out "$d" --csv "$out.csv" --img "$img" --build-dir "$build"
+    --limits "$limits" --out "$d" --csv "$out.csv" --img "$img" --build-dir "$build"
 done
 # the runs loose for the simulation and the table, packed again at the end
 study=$(python3 "$archive" study "$out")

@@ -363,11 +363,15 @@ class SimSide(unittest.TestCase):
             for arm, top, want in (("moldable_max", "max", "--range-top max"),
                                    ("moldable_efficient", "efficient", "--range-top efficient --range-efficiency 0.5"),
                                    ("growth", "requested", "--range-top requested"),
-                                   ("giveback", "requested", "--range-top requested")):
+                                   ("giveback", "requested", "--range-top requested"),
+                                   ("malleable_rule", "max", "--range-top max"),
+                                   ("malleable", "max", "--range-top max")):
                 with open(os.path.join(d, "meta.json"), "w") as f:
                     json.dump({"start": "recipe", "accounting": True, "policy": arm, "top": top}, f)
                 got = " ".join(run_flags.flags(d))
                 self.assertIn(want, got)
+                # the arm whose arbiter raised the givers' limits is simulated with the rule
+                self.assertEqual("--limit-follows-size" in got, arm == "malleable_rule", got)
                 self.assertEqual("--policy none" in got, arm.startswith("moldable"), got)
                 self.assertEqual("--no-give-back" in got, arm == "growth", got)
                 self.assertEqual("--no-growth" in got, arm == "giveback", got)

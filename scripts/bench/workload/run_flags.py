@@ -112,6 +112,10 @@ def flags(d):
     if policy:
         start = "full"
     policy += {"growth": ["--no-give-back"], "giveback": ["--no-growth"]}.get(arm, [])
+    # the arm whose arbiter raised the givers' limits in Slurm (--extend-limits on): the
+    # simulator's time-limit rule, the same function (malleable/cluster/time_limit.hpp)
+    if arm == "malleable_rule":
+        policy += ["--limit-follows-size"]
     if kind(d) == "rigid":  # none of the malleable-only options (the simulator refuses them)
         return bf
     return ["--start", start, "--one-update", "off" if accounting else "on"] + top + bf + policy

@@ -12,7 +12,8 @@ brackets), resizes and resize seconds a job, jobs Slurm ended at their time
 limit (jobcomp.txt's TIMEOUT), the arbiter's decisions by rule (the journal's recent
 decisions: the daemon keeps the newest per user, so a count of those), and the simulator's
 prediction of the mean turnaround for the same run (validation.md, workload_validate.sh
---runs) with its error. Then each resizing arm (malleable, growth, giveback) over rigid
+--runs) with its error. Then each resizing arm (malleable, malleable_rule: with the
+time-limit rule, growth, giveback) over rigid
 and over the best moldable arm of its seed (the least mean turnaround of the moldable arms
 that seed ran), per seed (mean turnaround, rigid's single run against each seed's), as "x
 better" (the other arm's turnaround over the resizing arm's), and the simulator's same
@@ -33,9 +34,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import data_archive  # noqa: E402  (docs/data/slice_arms's runs are packed in runs.tar.xz)
 
-ARMS = ("rigid", "moldable", "moldable_max", "moldable_efficient", "malleable", "growth", "giveback")
+ARMS = ("rigid", "moldable", "moldable_max", "moldable_efficient", "malleable", "malleable_rule", "growth", "giveback")
 MOLDABLE = ("moldable", "moldable_max", "moldable_efficient")
-RESIZING = ("malleable", "growth", "giveback")
+RESIZING = ("malleable", "malleable_rule", "growth", "giveback")
 
 
 def sim_turnaround(d):
