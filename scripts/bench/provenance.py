@@ -4,9 +4,13 @@
 
     Measured: YYYY-MM-DD, commit <hash>, `<command>`, data: `<docs/data path>`
 
-The date and commit are git's: the last commit that recorded the section's data files
-(rendered markdown, plots and plot scripts left out); data not yet committed is dated today at HEAD.
+The date is git's: the last commit that recorded the section's data files (rendered
+markdown, plots and plot scripts left out); data not yet committed is dated today at HEAD.
+The commit is the source the data was measured at where the data says so (a single data
+folder whose meta.json has "commit", as the emulated-cluster benches write), else that
+recording commit.
 """
+import json
 import os
 import re
 import subprocess
@@ -20,6 +24,21 @@ def _git(root, *args):
     return r.stdout.strip() if r.returncode == 0 else ""
 
 
+def _measured_at(root, data):
+    """The short commit the data's own meta.json names (known to git), or None."""
+    if len(data) != 1:
+        return None
+    try:
+        with open(os.path.join(root, data[0], "meta.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return None
+    c = meta.get("commit") if isinstance(meta, dict) else None
+    if not isinstance(c, str) or not re.fullmatch(r"[0-9a-f]{7,40}", c):
+        return None
+    return _git(root, "rev-parse", "--short", c + "^{commit}") or None
+
+
 def measured_line(root, data, command):
     """The block for data (paths relative to root, e.g. docs/data/cluster) measured by command."""
     spec = list(data) + [":!*.md", ":!*.png", ":!*.gp"]
@@ -29,6 +48,7 @@ def measured_line(root, data, command):
         head = _git(root, "rev-parse", "--short", "HEAD") or "0000000"
         when = datetime.now(timezone.utc).strftime("%Y-%m-%d") + " " + head
     date, commit = when.split()
+    commit = _measured_at(root, data) or commit
     paths = ", ".join(f"`{d.rstrip('/')}/`" if os.path.isdir(os.path.join(root, d)) else f"`{d}`" for d in data)
     return f"Measured: {date}, commit {commit}, `{command}`, data: {paths}"
 

@@ -102,7 +102,10 @@ def render(data, heading="##"):
       "over its 4 nodes, gives 2 back at its next remap point when the rigid job waits, and asks Slurm for "
       "nodes again when they are idle and the payoff point fits the iterations left. *rigid*: the same first "
       "job on 8 processes throughout; the rigid job waits (first come, first served). Times from Slurm's own "
-      "view (`squeue` every 0.5 s). Source `%s`, the run took %s s%s.\n"
+      "view (`squeue` every 0.5 s). Source `%s`, the run took %s s%s. An older mechanism: `-p slurm` "
+      "under plain `mpirun`, growing by Slurm's job expansion (`permit_job_expansion`); it stands only for "
+      "a site that runs jobs that way. The recipe's path (`malleable-run --job-dir`, expander jobs on a "
+      "stock Slurm) is measured in [joining.md](joining.md#under-a-stock-slurm-an-expander-job-per-node).\n"
       % (meta.get("n", "?"), meta.get("iterations", "?"), meta.get("commit", "?"), meta.get("seconds", "?"),
          " (quick mode)" if meta.get("quick") else ""))
     w("![nodes held by each job over time](img/slurm_timeline.png)\n")
