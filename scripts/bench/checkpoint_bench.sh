@@ -61,6 +61,7 @@ cd "$here"
 if [[ -z ${CHECKPOINT_BENCH_OUT:-} ]]; then
   python3 scripts/bench/checkpoint_report.py --data "${out#"$here"/}" --plot docs/img/checkpoint.png
   python3 scripts/bench/splice_sections.py --only checkpoint --data "$(dirname "${out#"$here"/}")"
+  python3 scripts/bench/data_archive.py pack "${out#"$here"/}" >/dev/null  # the overhead runs into runs.tar.xz
 else  # elsewhere (ctest): render next to the data, leave docs/ alone
   python3 scripts/bench/checkpoint_report.py --data "$out" --plot "$out/checkpoint.png"
 fi

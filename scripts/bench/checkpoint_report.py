@@ -16,6 +16,10 @@ import math
 import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data_archive  # noqa: E402  (the overhead runs are packed in runs.tar.xz)
 
 
 def bandwidth(path):
@@ -44,7 +48,13 @@ def bandwidth(path):
 
 
 def overhead(data):
-    """Per repetition: (plain s/iteration, auto s/iteration incl. checkpoints, checkpoints, C, interval)."""
+    """Per repetition: (plain s/iteration, auto s/iteration incl. checkpoints, checkpoints, C,
+    interval); the runs read from runs.tar.xz (scripts/bench/data_archive.py), loose files over it."""
+    with data_archive.unpacked(data) as src:
+        return overhead_files(src)
+
+
+def overhead_files(data):
     out = []
     for plain in sorted(glob.glob(os.path.join(data, "overhead_plain_*.json"))):
         r = plain.rsplit("_", 1)[1].split(".")[0]

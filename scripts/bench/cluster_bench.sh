@@ -97,3 +97,5 @@ json.dump({"seconds": secs, "quick": quick, "commit": commit, "load_at_end": loa
 PY
 python3 "$here/scripts/bench/cluster_report.py" --data "$out" --plot "$here/docs/img/cluster_redist.png" --summary
 python3 "$here/scripts/bench/splice_sections.py" --only cluster --data "$(dirname "$out")" || true
+# the raw runs go into OUT/runs.tar.xz (scripts/bench/data_archive.py; the report reads them there)
+python3 "$here/scripts/bench/data_archive.py" pack "$out" >/dev/null

@@ -17,6 +17,9 @@ import tempfile
 import subprocess
 import shutil
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data_archive  # noqa: E402  (the raw runs are packed in runs.tar.xz)
+
 THESIS_L2_VS_GLOBAL = (12, 87)   # the thesis Table 4.3: Local2 faster than Global by 12-87%
 THESIS_L2_VS_LOCAL1 = (18, 47)   # Table 4.2: faster than Local1 by 18-47%
 THESIS_PREDICTED = 160           # §4.6: Local2 predicted 160% faster than Global without waiting
@@ -33,6 +36,13 @@ ORDER = list(CASE_TITLES)
 
 
 def load(data):
+    """The data, its raw runs read from runs.tar.xz (scripts/bench/data_archive.py) with any
+    newer loose files over them."""
+    with data_archive.unpacked(data) as src:
+        return load_files(src)
+
+
+def load_files(data):
     cases = {}
     for path in glob.glob(os.path.join(data, "redist_*.json")):
         name = os.path.basename(path)[len("redist_"):-len(".json")]

@@ -67,3 +67,5 @@ done
 } >>"$out/section.md"
 echo "wrote $out/section.md"
 sed -n '1,12p' "$out/section.md"
+# the runs go into docs/data/cost_model/runs.tar.xz (scripts/bench/data_archive.py)
+python3 "$here/scripts/bench/data_archive.py" pack "$out" >/dev/null

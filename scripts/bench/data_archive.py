@@ -33,7 +33,8 @@ import tarfile
 import tempfile
 
 ARCHIVE = "runs.tar.xz"
-# What is packed in each study (paths relative to docs/data/SUB; "x/" a whole subdirectory).
+# What is packed in each study (paths relative to docs/data/SUB; "x/" a whole subdirectory;
+# a pattern with "/" matches the whole relative path, its "*" across folders too).
 # What is not matched stays unpacked: section.md, READMEs, summaries, files the docs cite.
 STUDIES = {
     "resize_phases": ["*/"],
@@ -42,7 +43,7 @@ STUDIES = {
     "scale_sim": ["raw/"],
     "redist_ab": ["smpi_old/", "smpi_new/", "costa_ab/"],
     "redist_node_window": ["run2/", "*.case*.txt"],
-    "redist_shapes": ["case*.json"],
+    "redist_shapes": ["case*.json", "case*.log"],
     "redist_shapes_cluster": ["case*.json", "case*.log"],
     "redist_types_dropin": ["case*.txt"],
     "background_cluster": ["*.log", "*.json"],
@@ -51,7 +52,24 @@ STUDIES = {
     "device16": ["raw/", "ab/", "ucx/"],
     # the emulated runs, one folder per command (share_<s>/ with jobs/, shared/log/, Slurm's
     # files); summary.csv, costs_emulated.json, seeds/, sim/, trace/ stay unpacked
-    "workload": ["emulated*/"],
+    # and the simulated arms' per-seed metrics (workload_arms.sh: arms/NAME/<arm>_<share>_s<seed>.json;
+    # arms.md, runs.tsv, replay.json and rigid.json stay unpacked; limit_extensions.py reads
+    # the folder after `data_archive.py extract docs/data/workload/arms/NAME DEST`)
+    "workload": ["emulated*/", "arms/*/*_s[0-9]*.json"],
+    # the endurance runs' reports (session_endurance.py --json) and the heap-trim runs' logs;
+    # the summaries (run_*.txt, heap_trim_ab*.txt, rank0_*) stay unpacked
+    "endurance": ["*.json", "heap_trim_100_*.txt"],
+    # cost_model_error.sh's runs (every case's times, the fits); cases*.csv, runs*.csv stay
+    "cost_model": ["run*.json", "cost_model_run*.json", "run*.log"],
+    # spawn_hang.sh's rows (it unpacks them to append and packs at its end) and its logs;
+    # summary.csv, summary.md, walks_needed.txt, cause_test.txt stay
+    "spawn_hang": ["spawns.csv", "run.log", "suite_walks_ctest.log"],
+    # the emulated cluster's redistributions (cluster_bench.sh) and the Slurm scenario's two
+    # runs (slurm_bench.sh); their reports read them through unpacked()
+    "cluster": ["redist_*.json"],
+    # checkpoint_bench.sh's overhead runs (checkpoint_report.py reads them through unpacked())
+    "checkpoint": ["overhead_*.json", "overhead_*.log"],
+    "slurm": ["malleable/", "rigid/"],
     # one real-trace slice's arms (slice_arms.sh): the runs of a slice, seed by seed; the
     # slice's table (NAME.md) and summary (NAME.csv) stay beside them unpacked
     "slice_arms": ["*/"],
@@ -70,6 +88,8 @@ def packed(rel, patterns):
             top = rel.split("/", 1)[0]
             if "/" in rel and fnmatch.fnmatchcase(top, p[:-1]):
                 return True
+        elif "/" in p and fnmatch.fnmatchcase(rel, p):  # a path pattern: arms/*/*_s[0-9]*.json
+            return True
         elif "/" not in rel and fnmatch.fnmatchcase(rel, p):
             return True
     return False

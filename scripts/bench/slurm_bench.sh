@@ -47,3 +47,5 @@ PY
 rm -f "$out"/*/first.sh "$out"/*/rigid.sh "$out"/*/slurm_job_*_resize.*
 python3 "$here/scripts/bench/slurm_report.py" --data "$out" --plot "$here/docs/img/slurm_timeline.png" --summary
 python3 "$here/scripts/bench/splice_sections.py" --only slurm --data "$(dirname "$out")" || true
+# the raw runs go into OUT/runs.tar.xz (scripts/bench/data_archive.py; the report reads them there)
+python3 "$here/scripts/bench/data_archive.py" pack "$out" >/dev/null

@@ -16,6 +16,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import data_archive  # noqa: E402  (the raw runs are packed in runs.tar.xz)
+
 NODES = 4
 
 
@@ -47,6 +50,13 @@ def load_run(path):
 
 
 def load(data):
+    """The data, its raw runs read from runs.tar.xz (scripts/bench/data_archive.py) with any
+    newer loose files over them."""
+    with data_archive.unpacked(data) as src:
+        return load_files(src)
+
+
+def load_files(data):
     runs = {}
     for mode in ("malleable", "rigid"):
         if os.path.exists(os.path.join(data, mode, "timeline.tsv")):
