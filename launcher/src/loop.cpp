@@ -342,6 +342,35 @@ void placement(Run& r) {
   }
 }
 
+// The recipe (--job-dir in a Slurm job, on its nodes) needs no export line: the program
+// gets RESIZE_POLICY=slurm and the node range the job asked for (sbatch -N MIN-MAX, read
+// back from Slurm: node_range.hpp), each unless the user set it.
+void export_recipe_settings(Run& r) {
+  const std::string job = r.env.value("SLURM_JOB_ID");
+  if (r.o.job_dir.empty() || !r.slurm || job.empty()) return;
+  auto is_set = [&r](const std::string& k) { return r.env.get(k) != nullptr; };
+  std::optional<NodeRange> range;
+  std::string from;
+  if (!is_set("RESIZE_SLURM_MIN_NODES") || !is_set("RESIZE_SLURM_MAX_NODES")) {
+    const JobRange j = slurm_node_range(job);
+    if (j.read.kind == RangeRead::Kind::Found) {
+      range = j.read.range;
+      from = " (-N " + range_text(*range) + ", " + j.from + ")";
+    } else {
+      warn("cannot read the node range Slurm job " + job + " asked for (" +
+           (j.read.kind == RangeRead::Kind::Bad ? j.read.why : "no -N in its batch script or command line") +
+           "): set RESIZE_SLURM_MIN_NODES and RESIZE_SLURM_MAX_NODES in the job script (unset, the job keeps "
+           "at least 1 node and grows to no more than it held)");
+    }
+  }
+  std::vector<std::string> said;
+  for (const auto& [k, v] : recipe_settings(range, is_set)) {
+    r.env.set(k, v);
+    said.push_back(k + "=" + v);
+  }
+  if (!said.empty()) say("Slurm job " + job + from + ": " + joined(said, " ") + " for the program");
+}
+
 // A successor job (no job expansion) continues from MALLEABLE_RUN_RESUME's checkpoint.
 void resume(Run& r) {
   const std::string* v = r.env.get("MALLEABLE_RUN_RESUME");
@@ -363,6 +392,7 @@ void setup(Run& r) {
   r.np = r.o.np;
   slurm_default(r);
   placement(r);
+  export_recipe_settings(r);
   r.prog = r.o.program[0];
   r.args.assign(r.o.program.begin() + 1, r.o.program.end());
   const CheckpointArgs c = checkpoint_args(r.args);

@@ -7,6 +7,7 @@
 
 #include "malleable/cluster/expander.hpp"
 #include "malleable/cluster/slurm.hpp"
+#include "node_range.hpp"
 #include "run.hpp"
 
 namespace launcher {
@@ -28,7 +29,28 @@ std::string field(const std::string& rec, const std::string& key) {
   return rec.substr(v, (end == std::string::npos ? rec.size() : end) - v);
 }
 
+// A command's first `most` bytes of stdout when it ran well; why not in `why` otherwise.
+std::optional<std::string> answer(const sl::Argv& argv, std::size_t most, std::string* why) {
+  const sl::Command c = sl::process_runner({20, 2u << 20, {"SLURM_TIME_FORMAT=standard"}})(argv);
+  if (c.status == 0) return c.out.substr(0, most);
+  *why += (why->empty() ? "" : "; ") + argv[0] + ": " + sl::escaped(c.said().substr(0, 200));
+  return std::nullopt;
+}
+
 }  // namespace
+
+JobRange slurm_node_range(const std::string& job) {
+  std::string why;
+  const auto rec = answer({"scontrol", "show", "job", "-o", job}, 1u << 20, &why);
+  const std::string line = rec ? first_line(*rec, 1u << 20) : std::string();
+  const auto script = answer({"scontrol", "write", "batch_script", job, "-"}, 1u << 20, &why);
+  const auto submit = answer({"sacct", "-n", "-X", "-P", "-j", job, "-o", "SubmitLine"}, 64u << 10, &why);
+  const RangeRead from_script = script ? script_node_range(*script) : RangeRead{};
+  const RangeRead from_line = submit ? submit_line_node_range(trimmed(*submit), field(line, "Command"), field(line, "WorkDir")) : RangeRead{};
+  JobRange out = job_node_range(from_script, from_line);
+  if (!script && !submit) out.read = RangeRead{RangeRead::Kind::Bad, {}, why};
+  return out;
+}
 
 std::vector<std::string> slurm_hostnames(const std::string& list) {
   try {
@@ -100,7 +122,11 @@ void submit_successor(Run& r, const std::string& hosts) {
   if (!wd.empty()) argv.push_back("--chdir=" + wd);
   argv.push_back(cmd);
   const std::string resume = std::to_string(r.p) + " " + std::to_string(r.q) + " " + r.file;
-  const sl::Command c = sl::process_runner({60, 1u << 20, {"MALLEABLE_RUN_RESUME=" + resume}})(argv);
+  // The successor's range is this job's (its own command line says -N n): the settings go along.
+  std::vector<std::string> env{"MALLEABLE_RUN_RESUME=" + resume};
+  for (const char* k : {"RESIZE_POLICY", "RESIZE_SLURM_MIN_NODES", "RESIZE_SLURM_MAX_NODES"})
+    if (const std::string* v = r.env.get(k)) env.push_back(std::string(k) + "=" + *v);
+  const sl::Command c = sl::process_runner({60, 1u << 20, env})(argv);
   std::string succ;
   try {
     if (c.status != 0) throw std::runtime_error(c.said());
