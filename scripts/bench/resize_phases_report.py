@@ -235,8 +235,8 @@ def xs(r, k):
 
 def table(rows):
     out = ["| driver | N | setting | growth | spawn ms | move ms | other ms | total ms | raw spawn ms (median / add-host first) | "
-           "redistribute ms (warm best / warm median / cold) | floor ms | link bound ms | move / redistribute (warm best) | "
-           "move / redistribute (warm median) | move / redistribute (cold) | resize / (spawn + bound) | "
+           "redist. ms (warm best / warm median / cold) | floor ms | link bound ms | move / redist. (warm best) | "
+           "move / redist. (warm median) | move / redist. (cold) | resize / (spawn + bound) | "
            "resize / (add-host first spawn + bound) | after / fresh (wall) | after / fresh (cpu) | rounds |",
            "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:

@@ -120,7 +120,7 @@ class Report(unittest.TestCase):
         with open(os.path.join(self.data, "section.md")) as f:
             text = f.read()
         self.assertIn("resize / (add-host first spawn + bound)", text)
-        self.assertIn("move / redistribute (warm median)", text)
+        self.assertIn("move / redist. (warm median)", text)
         self.assertIn("like-for-like", text)
         self.assertIn("### The cluster's raw spawn: two baselines", text)
         line = next(l for l in text.splitlines() if l.startswith("| pdgemm | 1600 | cluster | node |"))
