@@ -65,11 +65,79 @@ def static_sections(data, only=None):
     return out
 
 
+MOST, WIDTH = 400, 96  # no docs line over MOST characters (tests/docs/check_line_length.py)
+
+
+def _breaks(line):
+    """Offsets of the spaces a line may break at: outside code spans, links and comments,
+    not after a digit (a figure stays with its unit)."""
+    ok, i, tick, bracket, url, comment = [], 0, 0, 0, 0, False
+    while i < len(line):
+        c = line[i]
+        if comment:
+            comment = not line.startswith("-->", i)
+            i += 1 if comment else 3
+            continue
+        if c == "`":
+            j = i
+            while j < len(line) and line[j] == "`":
+                j += 1
+            tick = 0 if tick == j - i else (tick or j - i)
+            i = j
+            continue
+        if tick:
+            i += 1
+            continue
+        if line.startswith("<!--", i):
+            comment, i = True, i + 4
+            continue
+        if c == "[":
+            bracket += 1
+        elif c == "]":
+            bracket = max(0, bracket - 1)
+            url += line.startswith("](", i)
+        elif c == ")" and url:
+            url -= 1
+        elif c == " " and not bracket and not url and i and not line[i - 1].isdigit():
+            ok.append(i)
+        i += 1
+    return ok
+
+
+def wrap_long(text):
+    """text with every prose line over MOST characters wrapped at WIDTH (a list item's
+    continuation indented under its text); code blocks, table rows, headings, comment lines
+    and the Measured line (read as one line) are left as they are."""
+    out, fence = [], False
+    for line in text.split("\n"):
+        s = line.lstrip()
+        if s.startswith("```"):
+            fence = not fence
+        if fence or len(line) <= MOST or s.startswith(("|", "#", "```", "Measured:", "<!--")):
+            out.append(line)
+            continue
+        m = re.match(r"^(\s*(?:>\s*)*)((?:[-*+]|\d+\.)\s+)?", line)
+        cont = m.group(1) + " " * len(m.group(2) or "")
+        rest = line
+        while len(rest) > WIDTH:
+            ok = [o for o in _breaks(rest) if o > len(m.group(0)) + 10]
+            ok = [o for o in ok if not re.match(r"(?:[-*+]|\d+[.)])\s|[#|>]", rest[o + 1:])]
+            if not ok:
+                break
+            o = max([o for o in ok if o <= WIDTH] or [min(ok)])
+            out.append(rest[:o].rstrip())
+            rest = cont + rest[o + 1:].lstrip()
+        out.append(rest)
+    return "\n".join(out)
+
+
 def relink(text, docs, md):
     """The renderers write links relative to the docs folder (img/x.png, data/x.csv), or, in
     a docs/data/SUB/section.md, relative to that file (../../img/x.png); the results file
-    sits in docs/measurements/, so those links are made relative to it."""
+    sits in docs/measurements/, so those links are made relative to it. Prose lines over
+    MOST characters are wrapped (wrap_long)."""
     rel = os.path.relpath(os.path.abspath(docs), os.path.dirname(os.path.abspath(md)))
+    text = wrap_long(text)  # the page's lines at most MOST characters
     return re.sub(r"\]\((?:\.\./\.\./)?(img|data)/",
                   lambda m: f"]({m.group(1)}/" if rel == "." else f"]({rel}/{m.group(1)}/", text)
 
