@@ -5,11 +5,14 @@
 #include <cstddef>
 #include <regex>
 
+#include "settings.hpp"
+
 namespace launcher {
 
 const char* const kUsage =
     "usage: malleable-run [-n NP] [--max-restarts K] [--hosts H1,H2,...|slurm] [--on-failure stop|restart] [--job-dir DIR] -- PROGRAM ARGS...\n"
-    "       malleable-run --join DIR [--host H] [-n K] [--id ID] [--at-start] [-- PROGRAM ARGS...]";
+    "       malleable-run --join DIR [--host H] [-n K] [--id ID] [--at-start] [--while-job J] [-- PROGRAM ARGS...]\n"
+    "       malleable-run --settings";
 
 namespace {
 
@@ -42,6 +45,9 @@ Runs a malleable program under mpiexec and launches it again when it asks for it
                         (the expander jobs of a job growing under Slurm: squeue asked every 5 s)
   --at-start            with --join: a launch of the job's start (malleable-run --job-dir
                         --hosts starts those itself)
+  --settings            every environment setting of the libraries and of malleable-run
+                        (name, part, type, default, when read, what it does), as the
+                        table of docs/guide/configuration.md
   -h, --help            this text
 
 What the program's exit status means:
@@ -64,8 +70,13 @@ MALLEABLE_PROBE_TIMEOUT (seconds a probed host has to answer, default 30).
 Set for each launch with --hosts: MALLEABLE_RUN_HOSTS (its hosts); with --hosts slurm also
 SLURM_JOB_NODELIST, SLURM_TASKS_PER_NODE and the like, naming the launch's hosts and
 processes (an allocation grown by expansion is not in the environment Slurm set).
-Documentation: docs/guide/checkpoint.md ("Resize by restart", "When a node is lost"),
-docs/guide/joining.md (--job-dir, --join).
+Under Slurm (the recipe: a job script "#SBATCH -N MIN-MAX ..." then "exec malleable-run
+--job-dir DIR -- PROGRAM ARGS"): malleable-run reads the range the job asked for back from
+Slurm and sets RESIZE_POLICY=slurm, RESIZE_SLURM_MIN_NODES and RESIZE_SLURM_MAX_NODES for the
+program unless they are set.
+Documentation: docs/guide/slurm.md (running under Slurm), docs/guide/checkpoint.md ("Resize
+by restart", "When a node is lost"), docs/guide/joining.md (--job-dir, --join),
+docs/guide/configuration.md (the settings).
 )";
 
 Parsed usage_error(const std::string& what) {
@@ -106,6 +117,7 @@ Parsed parse_options(const std::vector<std::string>& args) {
   for (; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "-h" || a == "--help") return Parsed{std::nullopt, 0, help_text(), ""};
+    if (a == "--settings") return Parsed{std::nullopt, 0, settings_markdown(), ""};
     if (a == "--") {
       ++i;
       break;
