@@ -61,9 +61,10 @@ STUDIES = {
     "endurance": ["*.json", "heap_trim_100_*.txt"],
     # cost_model_error.sh's runs (every case's times, the fits); cases*.csv, runs*.csv stay
     "cost_model": ["run*.json", "cost_model_run*.json", "run*.log"],
-    # spawn_hang.sh's rows (it unpacks them to append and packs at its end) and its logs;
+    # spawn_hang.sh's rows, also of its runs in subfolders (it unpacks the study to append
+    # and packs it at its end) and its logs;
     # summary.csv, summary.md, walks_needed.txt, cause_test.txt stay
-    "spawn_hang": ["spawns.csv", "run.log", "suite_walks_ctest.log"],
+    "spawn_hang": ["spawns.csv", "*/spawns.csv", "run.log", "suite_walks_ctest.log"],
     # the emulated cluster's redistributions (cluster_bench.sh) and the Slurm scenario's two
     # runs (slurm_bench.sh); their reports read them through unpacked()
     "cluster": ["redist_*.json"],

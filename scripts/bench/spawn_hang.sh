@@ -92,10 +92,12 @@ if [[ -f $out/stacks.tar.xz && ! -d $out/stacks ]]; then
   tar -C "$out" -xJf "$out/stacks.tar.xz" || exit 2
 fi
 mkdir -p "$out/stacks" || exit 2
-# The rows so far are packed in OUT/runs.tar.xz (scripts/bench/data_archive.py, study
-# spawn_hang): unpacked here so that this run adds to them, packed again at the end.
-if [[ -f $out/runs.tar.xz ]]; then
-  python3 "$here/scripts/bench/data_archive.py" unpack "$out" || exit 2
+# The rows so far are packed in the study's runs.tar.xz (scripts/bench/data_archive.py,
+# study spawn_hang, OUT or the folder above it): unpacked here so that this run adds to
+# them, packed again at the end.
+study=$(python3 "$here/scripts/bench/data_archive.py" study "$out")
+if [[ -n $study && -f $study/runs.tar.xz ]]; then
+  python3 "$here/scripts/bench/data_archive.py" unpack "$study" || exit 2
 fi
 csv=$out/spawns.csv
 header="kind,cure,job,round,status,phase,signature,spawn_s,shrink_s,load1,date,commit,hosts"
@@ -325,4 +327,4 @@ fi
 python3 "$here/scripts/bench/spawn_hang_summary.py" "$csv" "$out/summary.csv" --timeout "$timeout" --markdown "$out/summary.md" \
   --walks "$out/walks_needed.txt" --cause "$out/cause_test.txt"
 cat "$out/summary.csv"
-python3 "$here/scripts/bench/data_archive.py" pack "$out" >/dev/null
+[[ -z $study ]] || python3 "$here/scripts/bench/data_archive.py" pack "$study" >/dev/null
