@@ -72,7 +72,12 @@ if(TARGET malleable-arbiterd)
   mall_arbiter_paths("${CPACK_PACKAGING_INSTALL_PREFIX}" "${CMAKE_INSTALL_SBINDIR}" "${CMAKE_INSTALL_SYSCONFDIR}"
                      "${CMAKE_INSTALL_DOCDIR}")
   file(WRITE ${PROJECT_BINARY_DIR}/packaging/tools/conffiles "${MALL_ARBITER_CONF}\n")
-  set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/packaging/tools/conffiles)
+  # Its user made at install (packaging/arbiter/postinst: systemd-sysusers, in DPKG_ROOT under
+  # dpkg --root), and what its path needs: MUNGE's daemon and Slurm's client commands.
+  set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_EXTRA ${PROJECT_BINARY_DIR}/packaging/tools/conffiles
+                                               ${PROJECT_SOURCE_DIR}/packaging/arbiter/postinst)
+  set(CPACK_DEBIAN_TOOLS_PACKAGE_CONTROL_STRICT_PERMISSION TRUE)
+  set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${_mall_deb_mpi_bin}, munge, slurm-client")
 endif()
 set(CPACK_DEBIAN_TOOLS_DESCRIPTION
     "Malleable ScaLAPACK: resizable MPI applications (tools, ${MALL_MPI_NAME})\n\

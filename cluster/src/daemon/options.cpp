@@ -97,6 +97,10 @@ DaemonOptions parse_daemon_options(const std::vector<std::string>& args, const s
       o.help = true;
       continue;
     }
+    if (a == "--check") {
+      o.check = true;
+      continue;
+    }
     if (a.rfind("--", 0) != 0) throw Error("unexpected argument '" + a + "'");
     const auto eq = a.find('=');
     if (eq != std::string::npos) {
@@ -118,7 +122,12 @@ std::string daemon_usage() {
          "                          [--bid-window S] [--recent N] [--operators USER,...]\n"
          "                          [--expansion on|off] [--extend-limits on|off]\n"
          "       malleable-arbiterd --status SOCKET [--munge-socket PATH] [--arbiter-user NAME|UID]\n"
+         "       malleable-arbiterd --check [--config FILE] [--arbiter-user NAME|UID]\n"
          "One arbiter per cluster for malleable jobs under Slurm (docs/guide/arbiter.md).\n"
+         "--check: proves on this host what the path of a job to the arbiter needs (MUNGE, the\n"
+         "  daemon's user and uid, its listeners, Slurm's client, expansion, accounting, SlurmUser,\n"
+         "  the operator level extend-limits needs), names each missing piece with its fix and\n"
+         "  what to check by hand on the nodes; exit 1 when a piece is missing.\n"
          "--max-connections-per-uid N: open connections per local uid (per address over TCP), and\n"
          "  authenticated requests in flight per uid; default 8.\n"
          "--first-frame-deadline S: a connection's whole first frame within S seconds (default 2);\n"

@@ -20,6 +20,7 @@ struct DaemonOptions {
   std::string status_socket;         // --status SOCKET: print the daemon's state and exit
   std::string status_user = slurm::kDefaultArbiterUser;  // --arbiter-user: whose replies --status takes
   bool help = false;
+  bool check = false;  // --check: prove the path on this host (daemon/check.hpp) and exit
 };
 
 // `args` without the program's name; `config_text` the file's text when --config (or the

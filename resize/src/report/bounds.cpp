@@ -12,6 +12,7 @@
 
 #include "common/config.hpp"
 #include "malleable/resize/report.hpp"
+#include "report/resize_plan.hpp"
 
 namespace resize {
 
@@ -44,11 +45,11 @@ double copy_probe() {
 
 }  // namespace
 
-std::optional<ResizeBounds> resize_bounds(const Metrics& m) {
-  const config::Report env = config::read().report;
-  if (env.bound == config::Text("off")) return std::nullopt;
-  const auto& rs = m.resizes();
-  if (rs.empty()) return std::nullopt;
+namespace {
+
+// The rates and bare starts the environment gives (rates_from set when it gives the rates);
+// `probe`: else whether to measure the copy rate here.
+ResizeBounds bounds_from(const config::Report& env, bool probe) {
   ResizeBounds b;
   b.cores_per_node = host_cores();
   b.bare_spawn_s = positive(env.bare_spawn_s);
@@ -59,10 +60,7 @@ std::optional<ResizeBounds> resize_bounds(const Metrics& m) {
     b.shm_Bps = shm > 0 ? shm : copy;
     b.rates_from = shm > 0 ? "environment (MALLEABLE_BOUND_COPY_BPS, MALLEABLE_BOUND_SHM_BPS)"
                            : "environment (MALLEABLE_BOUND_COPY_BPS; shared memory taken as the copy rate)";
-    return b;
-  }
-  const bool moved = std::any_of(rs.begin(), rs.end(), [](const ResizeRecord& r) { return r.move.bytes_total > 0; });
-  if (moved) {
+  } else if (probe) {
     b.copy_Bps = copy_probe();
     b.shm_Bps = b.copy_Bps;
     b.rates_from = "probe: one process's memcpy of 64 MiB at the report, best of 3 (one core alone: optimistic); "
@@ -72,5 +70,24 @@ std::optional<ResizeBounds> resize_bounds(const Metrics& m) {
   }
   return b;
 }
+
+}  // namespace
+
+std::optional<ResizeBounds> resize_bounds(const Metrics& m) {
+  const config::Report env = config::read().report;
+  if (env.bound == config::Text("off")) return std::nullopt;
+  const auto& rs = m.resizes();
+  if (rs.empty()) return std::nullopt;
+  const bool moved = std::any_of(rs.begin(), rs.end(), [](const ResizeRecord& r) { return r.move.bytes_total > 0; });
+  return bounds_from(env, moved);
+}
+
+namespace detail {
+std::optional<ResizeBounds> plan_rates() {
+  const config::Report env = config::read().report;
+  if (env.bound == config::Text("off")) return std::nullopt;
+  return bounds_from(env, true);
+}
+}  // namespace detail
 
 }  // namespace resize

@@ -16,6 +16,7 @@
 
 #include "malleable/version.h"
 #include "malleable/redist/bound.hpp"
+#include "report/resize_plan.hpp"
 
 namespace resize {
 
@@ -397,7 +398,7 @@ json bound_json(const ResizeRecord& r, const ResizeBounds& b) {
   const int ranks = std::max({1, r.from_procs, r.to_procs});
   // Ranks beyond the nodes' cores take turns: at most cores x nodes copy at once.
   const int nodes = std::max<int>(1, static_cast<int>(r.rank_hosts.hosts.size()));
-  const int at_work = b.cores_per_node > 0 ? std::min(ranks, b.cores_per_node * nodes) : ranks;
+  const int at_work = detail::ranks_at_work(ranks, nodes, b.cores_per_node);
   const redist::BoundRates rates{b.copy_Bps, b.shm_Bps};
   json e = {{"bytes_kept", kept}, {"bytes_moved", moved}, {"t_redist_s", r.t_redist}, {"ranks", ranks},
             {"ranks_at_work", at_work},

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: BSD-3-Clause
+// plan_resize: a decision validated into its target grid, merge/respawn/background, the
+// nodes, each matrix's layouts and bytes, the move's batches and each phase's cost (the
+// report's bound model). Pure; resize_plan.hpp says what each part follows.
+#include "report/resize_plan.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <stdexcept>
+
+#include "background/background_plan.hpp"
+#include "malleable/redist/bound.hpp"
+#include "malleable/redist/plan.hpp"
+#include "move/move_batches.hpp"
+
+namespace resize::detail {
+
+namespace {
+
+std::vector<std::string> hosts_of(const JobState& job) {
+  if (static_cast<int>(job.hosts.size()) >= job.world_size) return job.hosts;
+  return std::vector<std::string>(static_cast<std::size_t>(job.world_size), job.hosts.empty() ? "" : job.hosts.front());
+}
+
+// The target grid as the shell's act() chooses it (the first matrix steers Optimal; an
+// extended one as 1 x 1 blocks).
+Grid plan_target(const JobState& job, Decision& d, NodePlan& np) {
+  redist::MatrixSpec first;
+  if (!job.matrices.empty()) {
+    first = job.matrices.front();
+    if (first.extended()) first = redist::MatrixSpec::block_cyclic(first.m, first.n, 1, 1);
+  }
+  TargetInput in{job.shape, job.world_size, job.matrices.empty() ? nullptr : &first, [&](std::string& why) {
+                   why = job.no_spawn;
+                   return job.no_spawn.empty();
+                 }};
+  return target_grid(d, in, np);
+}
+
+std::string short_number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::int64_t matrix_bytes(const redist::MatrixSpec& s) {
+  return s.m * s.n * static_cast<std::int64_t>(redist::scalar_bytes(s.type));
+}
+
+}  // namespace
+
+ReconfigureChoice plan_reconfiguration(const JobState& job, const Decision& d, const Grid& target, const NodePlan& np) {
+  ReconfigureInput in;
+  in.setting = job.reconfigure;
+  in.remaining = job.remaining;
+  in.blocked = job.respawn_blocked;
+  if (job.median_wall >= 0) {
+    in.iteration_s = d.predicted_iteration > 0 ? d.predicted_iteration
+                                               : job.median_wall * job.shape.size() / std::max(1, target.size());
+    if (job.median_compute > 0 && job.median_wall > 0) in.comm_share = std::max(0.0, 1 - job.median_compute / job.median_wall);
+  }
+  std::vector<int> launches = job.launches;
+  launches.resize(static_cast<std::size_t>(std::max(job.world_size, 1)), 0);
+  std::vector<int> newcomer;  // each newcomer's launch: one per spawn group
+  for (std::size_t g = 0; g < np.spawn.size(); ++g)
+    newcomer.insert(newcomer.end(), static_cast<std::size_t>(np.spawn[g].second), static_cast<int>(g));
+  const int next = *std::max_element(launches.begin(), launches.end()) + 1;
+  std::vector<int> merged;
+  for (const int r : target.rank_map()) {
+    const auto k = static_cast<std::size_t>(r - job.world_size);
+    merged.push_back(r < job.world_size ? launches[static_cast<std::size_t>(r)]
+                                        : next + (k < newcomer.size() ? newcomer[k] : 0));
+  }
+  in.mixed_merge = mixed_pair_fraction(merged, merge_hosts(target, job.world_size, np));
+  const int nnew = std::max(0, target.size() - job.world_size);
+  in.extra_spawn_s = spawn_seconds(job.history, target.size()) -
+                     (d.action == Action::Expand ? spawn_seconds(job.history, nnew) : 0);
+  double total = 0;
+  for (const auto& m : job.matrices) total += static_cast<double>(matrix_bytes(m));
+  in.extra_move_s = move_seconds(job.history, total * kept_share(job.shape, target));
+  if (job.pair_factor > 0) {
+    in.pair_factor = job.pair_factor;
+    in.pair_factor_measured = true;
+  }
+  ReconfigureChoice c = choose_reconfiguration(in);
+  if (c.respawn && !job.background_blocked) c.why += "; carried out blocking: a respawn does not run in the background";
+  return c;
+}
+
+namespace {
+
+// How: regrid, merge, respawn or background, and the start's mechanism.
+void plan_how(const JobState& job, ResizePlan& p) {
+  const Decision& d = p.decision;
+  const bool joins = d.by == ExpandBy::Join || d.by == ExpandBy::Waiting;
+  bool respawn = false;
+  if (d.action == Action::Expand || d.action == Action::Shrink) {
+    const ReconfigureChoice c = plan_reconfiguration(job, d, p.to, p.nodes);
+    respawn = c.respawn;
+    p.how_why = c.why;
+  }
+  const bool background = !respawn && !joins && !job.background_blocked;
+  if (!background && job.background_blocked && d.action != Action::Regrid && !respawn)
+    p.how_why += (p.how_why.empty() ? "" : "; ") + ("blocking: " + *job.background_blocked);
+  p.how = d.action == Action::Regrid ? "regrid" : respawn ? "respawn" : background ? "background" : "merge";
+  if (d.action == Action::Regrid && background) p.how = "background";
+  const bool starts = respawn || (d.action == Action::Expand && (p.to.size() > job.world_size || !d.schema.empty()));
+  p.mechanism = starts ? (joins && !respawn ? "join" : "spawn") : d.action == Action::Shrink ? "exit" : "none";
+}
+
+// Each matrix's layouts and bytes, and the batches of the move.
+void plan_matrices(const JobState& job, ResizePlan& p) {
+  Grid to = p.to;
+  int comm = std::max(job.world_size, p.to.size());
+  for (const int r : p.to.rank_map()) comm = std::max(comm, r + 1);
+  if (p.how == "respawn") {  // the new grid on processes after the old ones: nothing stays
+    to = shifted(respawn_layout(p.to, merge_hosts(p.to, job.world_size, p.nodes)).grid, job.world_size);
+    comm = job.world_size + p.to.size();
+  }
+  std::vector<std::int64_t> max_new;
+  for (const auto& spec : job.matrices) {
+    MatrixPlan m;
+    m.name = spec.name;
+    m.from = spec.layout_on(p.from.nprow, p.from.npcol, p.from.rank_map());
+    m.to = spec.layout_on(to.nprow, to.npcol, to.rank_map());
+    const redist::PlanStats s = redist::plan_stats(m.from, m.to, comm);
+    const auto eb = static_cast<std::int64_t>(redist::scalar_bytes(spec.type));
+    m.bytes = s.elements_total * eb;
+    m.kept = s.elements_local * eb;
+    m.moved = m.bytes - m.kept;
+    std::int64_t rows = 1, cols = 1;
+    for (int pr = 0; pr < m.to.nprow; ++pr) rows = std::max(rows, m.to.local_rows(pr));
+    for (int pc = 0; pc < m.to.npcol; ++pc) cols = std::max(cols, m.to.local_cols(pc));
+    max_new.push_back(rows * cols * eb);
+    p.matrices.push_back(std::move(m));
+  }
+  const std::vector<MoveBatch> batches = plan_move_batches(max_new, job.move_budget_bytes);
+  p.batches = static_cast<int>(batches.size());
+  for (std::size_t b = 0; b < batches.size(); ++b)
+    for (std::size_t k = batches[b].begin; k < batches[b].end; ++k) p.matrices[k].batch = static_cast<int>(b);
+}
+
+// The processes a resize starts: the newcomers of a merge's expansion, the whole grid of a
+// respawn.
+int started(const JobState& job, const ResizePlan& p) {
+  if (p.how == "respawn") return p.to.size();
+  return p.mechanism == "spawn" || p.mechanism == "join" ? std::max(0, p.to.size() - job.world_size) : 0;
+}
+
+// Each phase's cost: the bare start and the copy/shared-memory bound the run report sets
+// each resize against, else the history's medians (reconfigure.hpp).
+void plan_cost(const JobState& job, ResizePlan& p) {
+  const int n = started(job, p);
+  const ResizeBounds* b = job.rates ? &*job.rates : nullptr;
+  const bool join = p.mechanism == "join";
+  const double bare = !b ? -1 : join ? b->bare_join_s : b->bare_spawn_s;
+  if (n == 0) {
+    p.start = {0, p.mechanism == "exit" ? "no process starts (the leaving ones end)" : "no process starts"};
+  } else if (bare > 0) {
+    p.start = {bare, join ? "bare join (MALLEABLE_BARE_JOIN_S)" : "bare spawn (MALLEABLE_BARE_SPAWN_S)"};
+  } else {
+    p.start = {spawn_seconds(job.history, n), "the run's spawns, median seconds per process (" +
+                                                  short_number(kDefaultSpawnPerProcess) + " s without one) x " +
+                                                  std::to_string(n)};
+  }
+  const double kept = static_cast<double>(p.bytes_kept()), moved = static_cast<double>(p.bytes_moved());
+  if (b && b->copy_Bps > 0 && b->shm_Bps > 0) {
+    std::set<std::string> nodes(p.nodes.hosts_before.begin(), p.nodes.hosts_before.end());
+    for (const auto& [h, c] : p.nodes.spawn) nodes.insert(h);
+    const int ranks = std::max({1, p.from.size(), p.to.size()});
+    const int at_work = ranks_at_work(ranks, static_cast<int>(nodes.size()), b->cores_per_node);
+    p.redistribute = {redist::bound_seconds_from_totals(kept, moved, at_work, {b->copy_Bps, b->shm_Bps}),
+                      "copy/shared-memory bound over " + std::to_string(at_work) + " ranks, rates from " + b->rates_from};
+  } else {
+    p.redistribute = {moved > 0 ? move_seconds(job.history, moved) : 0.0,
+                      "the run's moves, median bytes per second (" + short_number(kDefaultMoveBytesPerSecond) +
+                          " B/s without one)"};
+  }
+}
+
+}  // namespace
+
+double ResizePlan::total_s() const {
+  return start.seconds < 0 || redistribute.seconds < 0 ? -1 : start.seconds + redistribute.seconds;
+}
+
+std::int64_t ResizePlan::bytes_kept() const {
+  std::int64_t s = 0;
+  for (const auto& m : matrices) s += m.kept;
+  return s;
+}
+
+std::int64_t ResizePlan::bytes_moved() const {
+  std::int64_t s = 0;
+  for (const auto& m : matrices) s += m.moved;
+  return s;
+}
+
+ResizePlan plan_resize(const JobState& job, Decision d) {
+  ResizePlan p;
+  p.from = job.shape;
+  p.how = "none";
+  p.mechanism = "none";
+  p.decision = d;
+  if (d.action == Action::None) return p;
+  try {
+    p.nodes.hosts_before = hosts_of(job);
+    p.to = plan_target(job, d, p.nodes);
+    p.decision = d;
+    plan_how(job, p);
+    plan_matrices(job, p);
+    plan_cost(job, p);
+  } catch (const std::exception& e) {
+    ResizePlan refused;
+    refused.from = job.shape;
+    refused.decision = d;
+    refused.how = "none";
+    refused.mechanism = "none";
+    refused.refused = e.what();
+    return refused;
+  }
+  return p;
+}
+
+std::vector<std::string> merge_hosts(const Grid& target, int world_size, const NodePlan& np) {
+  std::vector<std::string> newcomer;
+  for (const auto& [host, count] : np.spawn) newcomer.insert(newcomer.end(), static_cast<std::size_t>(count), host);
+  const bool one_node = !np.hosts_before.empty() &&
+                        std::all_of(np.hosts_before.begin(), np.hosts_before.end(),
+                                    [&](const std::string& h) { return h == np.hosts_before.front(); });
+  std::vector<std::string> out;
+  for (int r : target.rank_map()) {
+    const auto k = static_cast<std::size_t>(r - world_size);
+    if (r < world_size)
+      out.push_back(r < static_cast<int>(np.hosts_before.size()) ? np.hosts_before[static_cast<std::size_t>(r)] : "");
+    else
+      out.push_back(k < newcomer.size() ? newcomer[k] : one_node ? np.hosts_before.front() : "");
+  }
+  return out;
+}
+
+}  // namespace resize::detail
