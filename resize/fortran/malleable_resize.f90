@@ -22,7 +22,7 @@ module malleable_resize
             resize_mark_constant, resize_set_background, resize_complete, resize_cancel, &
             RESIZE_BACKGROUND_OFF, RESIZE_BACKGROUND_WAIT, RESIZE_BACKGROUND_CONTINUE, &
             resize_checkpoint_in, resize_set_checkpointing, resize_checkpoint_if_due, &
-            resize_remap_or_restart, resize_next_decision, &
+            resize_remap_or_restart, resize_next_decision, resize_dry_run, &
             resize_set_level_checkpointing, resize_level_checkpoint_if_due, resize_restart_from_levels, &
             RESIZE_ERR_CHECKPOINT, RESIZE_MECHANISM_SPAWN, RESIZE_MECHANISM_RESTART, &
             RESIZE_STEP_CONTINUE, RESIZE_STEP_RESIZED, RESIZE_STEP_EXIT_FOR_RESTART, &
@@ -168,6 +168,12 @@ module malleable_resize
       import :: c_int, c_ptr
       type(c_ptr), value :: s
       integer(c_int) :: action, nprow, npcol
+    end function
+    integer(c_int) function c_dry_run(s, json, json_len, table, table_len) bind(C, name="resize_dry_run")
+      import :: c_int, c_ptr, c_char, c_size_t
+      type(c_ptr), value :: s
+      character(kind=c_char), dimension(*) :: json, table
+      integer(c_size_t), value :: json_len, table_len
     end function
     integer(c_int) function resize_join(s, iteration) bind(C, name="resize_join")
       import :: c_int, c_ptr
@@ -444,6 +450,33 @@ contains
     if (ok) iok = 1
     resize_set_result_check = c_set_check(s, iok, trim(message)//c_null_char)
   end function
+
+  ! Collective: a dry run of the next resize (resize.h resize_dry_run): the plan as JSON in
+  ! `json` and as a table in `table` (blank-padded; RESIZE_ERR_ARG when one is too short for
+  ! it, its text cut), nothing carried out.
+  integer(c_int) function resize_dry_run(s, json, table)
+    type(c_ptr), intent(in) :: s
+    character(len=*), intent(out) :: json, table
+    character(kind=c_char), allocatable :: jbuf(:), tbuf(:)
+    allocate(jbuf(len(json) + 1), tbuf(len(table) + 1))
+    jbuf = c_null_char
+    tbuf = c_null_char
+    resize_dry_run = c_dry_run(s, jbuf, int(size(jbuf), c_size_t), tbuf, int(size(tbuf), c_size_t))
+    call from_c_chars(jbuf, json)
+    call from_c_chars(tbuf, table)
+  end function
+
+  ! A NUL-terminated C string in `buf` as Fortran text (blank-padded, cut at len(text)).
+  subroutine from_c_chars(buf, text)
+    character(kind=c_char), intent(in) :: buf(:)
+    character(len=*), intent(out) :: text
+    integer :: k
+    text = ''
+    do k = 1, min(len(text), size(buf))
+      if (buf(k) == c_null_char) exit
+      text(k:k) = buf(k)
+    end do
+  end subroutine
 
   function resize_last_error() result(msg)
     character(len=:), allocatable :: msg

@@ -54,6 +54,7 @@ void read_session(Config& c) {
   c.session.mover = text("RESIZE_MOVER");
   c.session.move_budget = text("RESIZE_MOVE_BUDGET");
   c.session.check_constant = set_not_empty_not_zero(text("RESIZE_CHECK_CONSTANT"));
+  c.session.dry_run = set_not_empty_not_zero(text("RESIZE_DRY_RUN"));
   c.session.background_timeout = text("RESIZE_BACKGROUND_TIMEOUT");
   c.session.remap_timeout = text("RESIZE_REMAP_TIMEOUT");
   c.session.spawn_fallback = text("RESIZE_SPAWN_FALLBACK");

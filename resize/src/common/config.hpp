@@ -71,6 +71,7 @@ struct Session {
   Text mover;                   // RESIZE_MOVER: the C API's mover
   Text move_budget;             // RESIZE_MOVE_BUDGET: the C API's move budget
   bool check_constant = false;  // RESIZE_CHECK_CONSTANT set, not empty and not "0"
+  bool dry_run = false;         // RESIZE_DRY_RUN set, not empty and not "0": remap points print their plan, resize nothing
   Text background_timeout;      // RESIZE_BACKGROUND_TIMEOUT: seconds a newcomer waits at most
   Text remap_timeout;           // RESIZE_REMAP_TIMEOUT: seconds of the arrival check at a remap point
   Text spawn_fallback;          // RESIZE_SPAWN_FALLBACK: on/off, the checkpoint before a spawn

@@ -13,6 +13,7 @@
 
 #include "common/broadcast.hpp"
 #include "parts/blacs_dyn_error.hpp"
+#include "report/resize_plan.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -160,7 +161,7 @@ Decision Session::Impl::broadcast_decision(const Decision& d) const {
 RemapResult Session::Impl::act(Decision d) {
   const double t_start = MPI_Wtime();
   d = broadcast_decision(d);
-  if (d.action == Action::None) return {};
+  if (d.action == Action::None || cfg.session.dry_run) return d.action == Action::None ? RemapResult{} : dry_run_point(d);
   // Every rank's node (one allgather): placement and the shrink's kept ranks depend on it,
   // and the record counts bytes within and between nodes.
   NodePlan node_plan;
@@ -216,6 +217,39 @@ RemapResult Session::Impl::act(Decision d) {
     if (o.result.ok) o.line += "; reconfigured by " + rec.reconfigure_why;
     return o;
   });
+}
+
+// The dry run: the decision planned by the pure planner (report/resize_plan.hpp) on world
+// rank 0, where the policy's view of the job lives, with the report's rates; the texts
+// broadcast. Nothing is started, moved or recorded, and the policy is not told.
+std::pair<std::string, std::string> Session::Impl::plan_texts(const Decision& d) {
+  std::string json, table;
+  if (job.root()) {
+    JobState s = job_state(d);
+    s.rates = plan_rates();
+    const ResizePlan p = plan_resize(s, d);
+    json = plan_json(p);
+    table = plan_table(p);
+  }
+  return {broadcast_text(json, 0, job.world), broadcast_text(table, 0, job.world)};
+}
+
+RemapResult Session::Impl::dry_run_point(const Decision& d) {
+  const auto [json, table] = plan_texts(d);
+  if (job.root()) {
+    std::printf("resize: RESIZE_DRY_RUN=1, remap after iteration %d: the plan, not carried out\n%s%s\n", iteration,
+                table.c_str(), json.c_str());
+    std::fflush(stdout);
+  }
+  return {Action::None, true, "dry run: " + to_string(d.action) + " not carried out (RESIZE_DRY_RUN)"};
+}
+
+Session::DryRun Session::dry_run() {
+  impl_->arrive();  // a remap point: every process arrived, or the job ends naming who did not
+  Decision d;
+  if (impl_->job.root()) d = impl_->ask_policy();
+  const auto [json, table] = impl_->plan_texts(impl_->broadcast_decision(d));
+  return {json, table};
 }
 
 // A decision while a resize is under way in the background: the background part's, or

@@ -276,6 +276,27 @@ int resize_next_decision(resize_session* s, int* action, int* nprow, int* npcol)
   });
 }
 
+namespace {
+// `text` into buf[0..len) (NULL: nothing), NUL-terminated; false when it did not fit.
+bool copy_text(const std::string& text, char* buf, std::size_t len) {
+  if (!buf) return true;
+  if (len > 0) std::snprintf(buf, len, "%s", text.c_str());
+  return text.size() < len;
+}
+}  // namespace
+
+int resize_dry_run(resize_session* s, char* json, size_t json_len, char* table, size_t table_len) {
+  if (!s) return bad_state("resize_dry_run");
+  return guarded([&] {
+    const resize::Session::DryRun r = s->s->dry_run();
+    const bool json_fits = copy_text(r.json, json, json_len), table_fits = copy_text(r.table, table, table_len);
+    if (!json_fits || !table_fits)
+      throw resize::Error("resize_dry_run: the " + std::string(json_fits ? "table" : "JSON") + " needs a buffer of " +
+                          std::to_string((json_fits ? r.table : r.json).size() + 1) + " bytes");
+    return RESIZE_OK;
+  });
+}
+
 int resize_join(resize_session* s, int* iteration) {
   if (!s) return bad_state("resize_join");
   return guarded([&] {

@@ -18,6 +18,7 @@
 #include "parts/generation_check.hpp"
 #include "parts/heap_trim.hpp"
 #include "parts/blacs_dyn_error.hpp"
+#include "report/resize_plan.hpp"
 
 namespace resize {
 
@@ -193,24 +194,6 @@ int Session::join() {
 // newcomers' side after the move: the old processes end, the new world takes the grid,
 // and the new rank 0 takes the carry and concludes the resize's record.
 namespace {
-// The node of each position of `target` as a merge places it: an old rank's node, a
-// newcomer's from the expansion's hosts (in order; one group where the launcher places
-// them: the node of the job's ranks when they share one, else unknown).
-std::vector<std::string> merge_hosts(const Grid& target, int world_size, const NodePlan& np) {
-  std::vector<std::string> newcomer;
-  for (const auto& [host, count] : np.spawn) newcomer.insert(newcomer.end(), static_cast<std::size_t>(count), host);
-  const bool one_node = !np.hosts_before.empty() &&
-                        std::all_of(np.hosts_before.begin(), np.hosts_before.end(),
-                                    [&](const std::string& h) { return h == np.hosts_before.front(); });
-  std::vector<std::string> out;
-  for (int r : target.rank_map()) {
-    const auto k = static_cast<std::size_t>(r - world_size);
-    if (r < world_size) out.push_back(r < static_cast<int>(np.hosts_before.size()) ? np.hosts_before[static_cast<std::size_t>(r)] : "");
-    else out.push_back(k < newcomer.size() ? newcomer[k] : one_node ? np.hosts_before.front() : "");
-  }
-  return out;
-}
-
 // Why no respawn can be made for `d` here ("" when one can), on world rank 0.
 std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const BackgroundPart& bg,
                             const MatrixRegistry& reg, const ResizeRecorder& rec, int remaining, Reconfigure setting) {
@@ -227,50 +210,35 @@ std::string respawn_blocked(const Decision& d, const SessionOptions& opt, const 
 }
 }  // namespace
 
+JobState Session::Impl::job_state(const Decision& d) {
+  JobState s;
+  s.shape = job.shape;
+  s.world_size = job.size();
+  s.hosts = job.rank_hosts;
+  s.launches = or_session_error("the ranks' launches: ", [] { return blacs_dyn::World::rank_groups(); });
+  for (const auto& r : registry.mats) s.matrices.push_back(r.mat());
+  s.move_budget_bytes = opt.move_budget_bytes;
+  if (!blacs_dyn::World::spawn_supported()) s.no_spawn = blacs_dyn::World::spawn_unsupported_reason();
+  s.reconfigure = reconfigure;
+  s.remaining = remaining();
+  if (d.action == Action::Expand || d.action == Action::Shrink)
+    s.respawn_blocked = respawn_blocked(d, opt, bg, registry, recorder, s.remaining, reconfigure);
+  const auto segs = recorder.metrics.segments();
+  if (!segs.empty()) {
+    s.median_wall = segs.back().median_wall;
+    s.median_compute = segs.back().median_compute;
+  }
+  if (job.reach.factor > 0) s.pair_factor = job.reach.factor;  // the generation check's measure (1: shared memory)
+  s.background_blocked = bg.blocked(d, registry, s.remaining);
+  s.history = recorder.history.events();
+  return s;
+}
+
 ReconfigureChoice Session::Impl::choose_reconfiguration(const Decision& d, const Grid& target, const NodePlan& np) {
   if (d.action != Action::Expand && d.action != Action::Shrink) return {};
   std::string bytes;
-  if (job.root()) {
-    ReconfigureInput in;
-    in.setting = reconfigure;
-    in.remaining = remaining();
-    in.blocked = respawn_blocked(d, opt, bg, registry, recorder, in.remaining, reconfigure);
-    const auto segs = recorder.metrics.segments();
-    if (!segs.empty()) {
-      const Segment& s = segs.back();
-      in.iteration_s = d.predicted_iteration > 0 ? d.predicted_iteration
-                                                 : s.median_wall * job.shape.size() / std::max(1, target.size());
-      if (s.median_compute > 0 && s.median_wall > 0) in.comm_share = std::max(0.0, 1 - s.median_compute / s.median_wall);
-    }
-    // After a merge: the ranks of the target with their launches (newcomers: one new
-    // launch per node they are spawned on); after a respawn: one launch per node.
-    const std::vector<int> launches =
-        or_session_error("the ranks' launches: ", [] { return blacs_dyn::World::rank_groups(); });
-    const std::vector<std::string> hosts = merge_hosts(target, job.size(), np);
-    std::vector<int> newcomer;  // each newcomer's launch: one per spawn group
-    for (std::size_t g = 0; g < np.spawn.size(); ++g)
-      newcomer.insert(newcomer.end(), static_cast<std::size_t>(np.spawn[g].second), static_cast<int>(g));
-    const int next = *std::max_element(launches.begin(), launches.end()) + 1;
-    std::vector<int> merged;
-    for (const int r : target.rank_map()) {
-      const auto k = static_cast<std::size_t>(r - job.size());
-      merged.push_back(r < job.size() ? launches[static_cast<std::size_t>(r)] : next + (k < newcomer.size() ? newcomer[k] : 0));
-    }
-    in.mixed_merge = mixed_pair_fraction(merged, hosts);
-    in.mixed_respawn = 0;
-    const auto& events = recorder.history.events();
-    const int nnew = std::max(0, target.size() - job.size());
-    in.extra_spawn_s = spawn_seconds(events, target.size()) - (d.action == Action::Expand ? spawn_seconds(events, nnew) : 0);
-    double total = 0;
-    for (const auto& r : registry.mats) total += static_cast<double>(r.bytes(static_cast<std::int64_t>(r.mat().m) * r.mat().n));
-    in.extra_move_s = move_seconds(events, total * kept_share(job.shape, target));
-    if (job.reach.factor > 0) {  // the generation check's measure (1: shared memory)
-      in.pair_factor = job.reach.factor;
-      in.pair_factor_measured = true;
-    }
-    ReconfigureChoice c = detail::choose_reconfiguration(in);
-    if (c.respawn && bg.mode != Background::Off && !bg.blocked(d, registry, in.remaining))
-      c.why += "; carried out blocking: a respawn does not run in the background";
+  if (job.root()) {  // the planner's model (report/resize_plan.hpp) over the job now
+    const ReconfigureChoice c = plan_reconfiguration(job_state(d), d, target, np);
     bytes = (c.respawn ? "1" : "0") + c.why;
   }
   bytes = broadcast_text(bytes, 0, job.world);

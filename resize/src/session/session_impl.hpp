@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "background/background_part.hpp"
@@ -31,6 +32,7 @@ namespace resize {
 namespace detail {
 
 class ExpansionFallback;  // checkpoint/fallback/carry_out.hpp
+struct JobState;          // report/resize_plan.hpp
 
 // The expansion fallback around a respawn (docs/guide/checkpoint.md, "When a spawn does not
 // complete"), set by Session::remap_or_restart while its resize runs and empty otherwise:
@@ -113,6 +115,14 @@ struct Session::Impl {
   RemapResult act(Decision d);
   // A decision while a resize is under way in the background (BackgroundPart).
   RemapResult decide_during_background(const Decision& d);
+  // World rank 0: the job as plan_resize reads it for `d` (report/resize_plan.hpp; the
+  // rates left out: plan_texts adds them), in session_expand.cpp.
+  detail::JobState job_state(const Decision& d);
+  // Collective: `d` (the same on every process) planned on world rank 0, its JSON and
+  // table on every process; nothing moves (the dry run: Session::dry_run, RESIZE_DRY_RUN).
+  std::pair<std::string, std::string> plan_texts(const Decision& d);
+  // The remap point under RESIZE_DRY_RUN=1: `d`'s plan printed on world rank 0, not acted on.
+  RemapResult dry_run_point(const Decision& d);
   // Iterations left in the job (-1: not known).
   int remaining() const;
   // The state an expansion from `from` to `to` hands its newcomers, packed; `background`:

@@ -147,6 +147,14 @@ int resize_restart_from_levels(resize_session* s, const char* dir, int nprow, in
 /* Collective: the policy's decision now without acting on it (*action, target grid
  * nprow x npcol; RESIZE_NONE: none), e.g. for a resize by restart of your own. */
 int resize_next_decision(resize_session* s, int* action, int* nprow, int* npcol);
+/* Collective: a dry run of the next resize (docs/guide/porting.md, "Dry run"): the policy
+ * asked as at a remap point, its decision planned and NOT carried out (grids, merge,
+ * respawn or background, nodes, each matrix's bytes kept and moved, each phase's predicted
+ * cost). The plan as JSON (schema malleable.plan/1) into json[0..json_len) and as a table
+ * into table[0..table_len), either may be NULL, NUL-terminated, the same on every process.
+ * A buffer too short holds the text cut short and RESIZE_ERR_ARG names the size needed.
+ * Nothing moves. (C++: Session::dry_run; RESIZE_DRY_RUN=1: every remap point a dry run.) */
+int resize_dry_run(resize_session* s, char* json, size_t json_len, char* table, size_t table_len);
 
 void resize_begin_iteration(resize_session* s);
 void resize_end_iteration(resize_session* s);

@@ -224,6 +224,15 @@ class Session {
   // policy gave only a process count) are the same on every process; on world rank 0 the
   // rest of the decision too, so resize_now(d) can still carry it out in place.
   Decision next_decision();
+  // Collective: a dry run of the next resize (docs/guide/porting.md, "Dry run"): the policy
+  // asked as at a remap point, its decision planned and NOT carried out: the target grid
+  // and placement, merge, respawn or background, the nodes, each matrix's layouts and
+  // bytes kept and moved, the move's batches and each phase's predicted cost; as JSON
+  // (schema malleable.plan/1) and as a table, the same on every process. Nothing moves.
+  struct DryRun {
+    std::string json, table;
+  };
+  DryRun dry_run();
   // The node of every world rank now (the same on every process), e.g. for
   // hosts_after_restart (resize/src/checkpoint/by_restart.hpp).
   const std::vector<std::string>& rank_hosts() const;
