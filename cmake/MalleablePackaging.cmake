@@ -30,7 +30,7 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Our own libraries depend on each other: dpkg-shlibdeps finds them in the build tree
 # (same sonames as packaged) and leaves them to the component dependencies.
 set(_mall_lib_dirs "")
-foreach(_t blacs_dyn redist gridmap cluster resize resize_meter redist_gemr2d redist_fortran gridmap_fortran resize_fortran)
+foreach(_t blacs_dyn redist_plan redist gridmap cluster resize resize_meter redist_gemr2d redist_fortran gridmap_fortran resize_fortran)
   if(TARGET ${_t})
     get_target_property(_d ${_t} BINARY_DIR)
     list(APPEND _mall_lib_dirs ${_d})

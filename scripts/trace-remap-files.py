@@ -104,6 +104,7 @@ def run(cmd):
 
 LIBS = [("resize", ("resize.dir", "resize_core.dir"), "libmalleable_resize.so.*.*"),
         ("redist", ("redist.dir",), "libmalleable_redist.so.*.*"),
+        ("redist", ("redist_plan.dir",), "libmalleable_redist_plan.so.*.*"),
         ("blacs-dyn", ("blacs_dyn.dir", "blacs_dyn_pure.dir"), "libmalleable_blacs_dyn.so.*.*"),
         ("gridmap", ("gridmap.dir",), "libmalleable_gridmap.so.*.*"),
         ("cluster", ("cluster.dir", "cluster_slurm.dir"), "libmalleable_cluster.so.*.*")]

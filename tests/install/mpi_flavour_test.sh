@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The MPI flavours side by side (docs/guide/mpi-flavours.md), for the build given:
 #   - ldd: its libraries load the flavour's MPI (MPICH: libmpich, no libmpi.so.40; Open
-#     MPI: libmpi.so.40, no libmpich), in the build tree and once installed; the cluster
-#     component's (libmalleable_cluster) loads none;
+#     MPI: libmpi.so.40, no libmpich), in the build tree and once installed; the pure ones
+#     load none: the cluster component's (libmalleable_cluster), redist's planning library
+#     (libmalleable_redist_plan) and gridmap (libmalleable_gridmap, _fortran) over it;
 #   - installed alone: the layout (Open MPI's libraries in lib/, MPICH's in
 #     lib/malleable-mpich/), each pkg-config file saying malleable_MPI, malleable-config
 #     answering for the one flavour there (--preload blacs_dyn in the flavour's libdir,
@@ -36,9 +37,10 @@ check_ldd() {  # <flavour> <root> <library or program>...: MPI of the flavour, p
   for f in "$@"; do
     deps=$(ldd "$f")
     if grep -q "not found" <<<"$deps"; then echo "$deps" >&2; fail "$f has unresolved libraries"; fi
-    if [[ $(basename "$f") == libmalleable_cluster.so* ]]; then
-      # The cluster component talks to the batch system, never to MPI: no MPI at all.
-      ! grep -qE 'libmpi\.so|libmpich' <<<"$deps" || fail "$f (the cluster component) loads an MPI"
+    if [[ $(basename "$f") =~ ^libmalleable_(cluster|redist_plan|gridmap|gridmap_fortran)\.so ]]; then
+      # The cluster component talks to the batch system, never to MPI; redist's planning
+      # library and gridmap plan and place: no MPI at all.
+      ! grep -qE 'libmpi\.so|libmpich' <<<"$deps" || fail "$f (a pure library) loads an MPI"
     elif [[ $fl == mpich ]]; then
       grep -q 'libmpich\.so' <<<"$deps" || fail "$f does not load libmpich"
       ! grep -q 'libmpi\.so\.40' <<<"$deps" || fail "$f (MPICH flavour) loads Open MPI's libmpi.so.40"

@@ -175,7 +175,7 @@ bare=$(cd "$src" && grep -n 'LD_PRELOAD=lib' README.md docs/*/*.md || true)
 targets=$(grep -ho 'add_library([^ ]*' "$prefix"/lib/cmake/malleable/malleableTargets.cmake | sed 's/add_library(//' | sort | tr '\n' ' ')
 echo "exported targets: $targets"
 for t in $targets; do
-  [[ $t =~ ^malleable::(blacs_dyn|redist|gridmap|cluster|resize|redist_fortran|gridmap_fortran|resize_fortran|redist_gemr2d|resize_meter)$ ]] ||
+  [[ $t =~ ^malleable::(blacs_dyn|redist|redist_plan|gridmap|cluster|resize|redist_fortran|gridmap_fortran|resize_fortran|redist_gemr2d|resize_meter)$ ]] ||
     fail "the CMake package exports $t, which is not a public target"
 done
 grep -q 'mall::' "$prefix"/lib/cmake/malleable/*.cmake && fail "the CMake package mentions a mall:: helper target"
