@@ -12,7 +12,12 @@
 
 namespace launcher {
 
-// The squarest grid P x Q with P <= Q and P * Q = n (n >= 1).
+// The squarest grid P x Q with P <= Q and P * Q = n (n >= 1): the grid gridmap's
+// squarest_factorization and choose_topology give with no aspect limit, kept here because
+// malleable-run cannot link gridmap: it is one file for both MPI flavours (bin/, component
+// common, docs/guide/mpi-flavours.md) while libmalleable_gridmap is built and installed per
+// flavour (lib/ or lib/malleable-mpich/), and gridmap stops at 65,536 processes where -n
+// goes to 999,999.
 std::pair<int, int> squarest(int n);
 std::string grid_text(int p, int q);  // "PxQ"
 

@@ -233,7 +233,6 @@ class Runtime {
   void run_shrink_hook(const ShrinkPlan& plan, const std::vector<int>& new_rank, MPI_Comm w);
   void release_exiting(const ShrinkPlan& plan, Departure d);
   void settle_after_shrink();
-  void sync_blacs();
   MPI_Comm priv() const;  // private dup of the current world for our own traffic
   // The steps of an expansion by spawning (runtime_expand.cpp).
   int agree_expansion(const SpawnRequest& request, const LevelStack& cur, MPI_Comm w);

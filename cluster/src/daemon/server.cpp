@@ -189,7 +189,6 @@ void Server::start_refresh(double now) {
   r->ask_qos = state_.qos_due(now);
   for (auto& u : state_.take_limit_updates()) r->limits.emplace_back(std::move(u), slurm::Command{});
   last_attempt_ = now;
-  ++queries_;
   refresh_ = r;
   refresh_thread_ = std::thread([r] {
     try {  // nothing leaves this thread: an exception here would end the process

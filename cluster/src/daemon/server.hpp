@@ -54,7 +54,6 @@ class Server {
   ~Server();
   // Serves until *stop is set (SIGTERM, SIGINT).
   void run(const volatile std::sig_atomic_t* stop);
-  std::size_t slurm_queries() const { return queries_; }
 
  private:
   struct Conn;
@@ -63,7 +62,6 @@ class Server {
   ArbiterState state_;
   slurm::Runner run_;
   std::vector<int> listen_fds_;
-  std::size_t queries_ = 0;
   std::shared_ptr<Refresh> refresh_;  // in flight, else null
   std::thread refresh_thread_;
   double interval_s_ = 2;

@@ -206,7 +206,6 @@ class SharedDir {
   // Creates it (and DIR/log) with the modes above; throws Error.
   explicit SharedDir(std::string dir, SharedAccess access = SharedAccess::PerUser);
   SharedAccess access() const { return access_; }
-  unsigned file_mode() const { return file_mode_; }  // 0600 or 0660
   const std::string& dir() const { return dir_; }
   // The cached view if it is younger than max_age_s at `now`; else, under the lock, read
   // again (another job may just have queried) and if still stale ask Slurm through `run`
@@ -221,7 +220,7 @@ class SharedDir {
  private:
   std::string dir_;
   SharedAccess access_;
-  unsigned file_mode_;
+  unsigned file_mode_;  // 0600 or 0660
   long gid_ = -1;  // Group: the directory's group, given to files it creates
 };
 

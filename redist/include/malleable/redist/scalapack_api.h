@@ -15,15 +15,11 @@ extern "C" {
 void Cblacs_pinfo(int* mypnum, int* nprocs);
 void Cblacs_setup(int* mypnum, int* nprocs);
 void Cblacs_get(int icontxt, int what, int* val);
-void Cblacs_set(int icontxt, int what, int* val);
 void Cblacs_gridinit(int* icontxt, const char* order, int nprow, int npcol);
 void Cblacs_gridmap(int* icontxt, int* usermap, int ldumap, int nprow, int npcol);
 void Cblacs_gridinfo(int icontxt, int* nprow, int* npcol, int* myprow, int* mypcol);
 void Cblacs_gridexit(int icontxt);
 void Cblacs_exit(int notdone);
-void Cblacs_barrier(int icontxt, const char* scope);
-int Cblacs_pnum(int icontxt, int prow, int pcol);
-void Cblacs_pcoord(int icontxt, int pnum, int* prow, int* pcol);
 /* BLACS built with the C interface (BLACS/SRC/sys2blacs_.c, blacs2sys_.c): the handles are
  * real MPI_Comm values. Cblacs2sys_handle takes a *system* context handle (from
  * Csys2blacs_handle or Cblacs_get(ctxt, 10, &sys) for a grid context) and returns the
@@ -31,9 +27,6 @@ void Cblacs_pcoord(int icontxt, int pnum, int* prow, int* pcol);
 int Csys2blacs_handle(MPI_Comm sysctxt);
 MPI_Comm Cblacs2sys_handle(int blacs_sysctxt);
 void Cfree_blacs_system_handle(int blacs_sysctxt);
-void Cdgebs2d(int icontxt, const char* scope, const char* top, int m, int n, const double* a, int lda);
-void Cdgebr2d(int icontxt, const char* scope, const char* top, int m, int n, double* a, int lda,
-              int rsrc, int csrc);
 void Cdgsum2d(int icontxt, const char* scope, const char* top, int m, int n, double* a, int lda,
               int rdest, int cdest);
 
