@@ -16,7 +16,7 @@
 #
 #   scripts/bench/slice_arms.sh [--trace FILE] [--first K] [--seeds "1 2 3"] [--arms "rigid moldable ..."]
 #        [--out DIR] [--name NAME] [--lo 10] [--hi 120] [--deadline 1500] [--table-only]
-#        [--limits loose|log]
+#        [--limits loose|log] [--jobs 40]
 # --arms: any of rigid, moldable, moldable_max, moldable_efficient, malleable, malleable_rule,
 # growth, giveback (workload_cluster.sh; the simulator's arms), all seven but malleable_rule by
 # default: rigid once,
@@ -34,7 +34,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build=${MALLEABLE_BUILD_DIR:-$here/build}
 trace=$here/sim/traces/KTH-SP2-1996-2.1-cln-to-1997-05.swf first=1040 seeds="1 2 3"
 arms="rigid moldable moldable_max moldable_efficient malleable growth giveback" name="" out="" lo=10 hi=120 deadline=1500 table_only=0
-limits=loose
+limits=loose jobs=40
 while (($#)); do
   case $1 in
     --trace) trace=$(realpath "$2"); shift 2 ;;
@@ -48,10 +48,12 @@ while (($#)); do
     --deadline) deadline=$2; shift 2 ;;
     --table-only) table_only=1; shift ;;
     --limits) limits=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
     *) echo "slice_arms.sh: unknown option $1 (see the header)" >&2; exit 2 ;;
   esac
 done
 [[ $first =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: --first must be a number, got '$first'" >&2; exit 2; }
+[[ $jobs =~ ^[0-9]+$ ]] && ((jobs > 0)) || { echo "slice_arms.sh: --jobs must be a positive number, got '$jobs'" >&2; exit 2; }
 for s in $seeds; do [[ $s =~ ^[0-9]+$ ]] || { echo "slice_arms.sh: a seed must be a number, got '$s'" >&2; exit 2; }; done
 [[ $limits == loose || $limits == log ]] || { echo "slice_arms.sh: --limits must be loose or log, got '$limits'" >&2; exit 2; }
 known_arms="rigid moldable moldable_max moldable_efficient malleable malleable_rule growth giveback"
@@ -75,7 +77,7 @@ for seed in $seeds; do
   d=$out/seed$seed
   mkdir -p "$d"
   python3 "$here/scripts/bench/workload/trace_slice.py" write --sim "$sim" --swf "$trace" --first "$first" \
-    --seed "$seed" -o "$d/slice.json"
+    --jobs "$jobs" --seed "$seed" -o "$d/slice.json"
   run_arms=()
   for a in $arms; do
     [[ $a == rigid && $seed != "$first_seed" ]] && continue
