@@ -200,8 +200,6 @@ std::int64_t ResizePlan::bytes_moved() const {
 ResizePlan plan_resize(const JobState& job, Decision d) {
   ResizePlan p;
   p.from = job.shape;
-  p.how = "none";
-  p.mechanism = "none";
   p.decision = d;
   if (d.action == Action::None) return p;
   try {
@@ -215,8 +213,6 @@ ResizePlan plan_resize(const JobState& job, Decision d) {
     ResizePlan refused;
     refused.from = job.shape;
     refused.decision = d;
-    refused.how = "none";
-    refused.mechanism = "none";
     refused.refused = e.what();
     return refused;
   }

@@ -69,9 +69,9 @@ struct ResizePlan {
   Decision decision;                 // as validated (Given placement when it fixed the ranks)
   std::string refused;               // why the decision cannot be carried out ("": it can)
   Grid from, to;                     // the grids (to: old world ranks for a shrink, grown world for an expansion)
-  std::string how;                   // "merge", "respawn", "background", "regrid" or "none"
+  std::string how = "none";          // "merge", "respawn", "background", "regrid" or "none"
   std::string how_why;               // the merge-or-respawn clause, or why it is blocking
-  std::string mechanism;             // "spawn", "join", "exit" (shrink) or "none"
+  std::string mechanism = "none";    // "spawn", "join", "exit" (shrink) or "none"
   NodePlan nodes;                    // kept ranks, nodes given back, new processes per host
   std::vector<MatrixPlan> matrices;
   int batches = 0;

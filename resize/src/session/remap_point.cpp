@@ -227,7 +227,13 @@ std::pair<std::string, std::string> Session::Impl::plan_texts(const Decision& d)
   if (job.root()) {
     JobState s = job_state(d);
     s.rates = plan_rates();
-    const ResizePlan p = plan_resize(s, d);
+    ResizePlan p = plan_resize(s, d);
+    if (bg.in_flight && d.action != Action::None) {  // refused, not queued (background_plan.hpp)
+      p = ResizePlan{};
+      p.from = job.shape;
+      p.decision = d;
+      p.refused = "a resize is under way in the background: a new one is refused until it completes";
+    }
     json = plan_json(p);
     table = plan_table(p);
   }
