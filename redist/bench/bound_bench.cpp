@@ -14,6 +14,7 @@
 // grid changes use every rank of the job (ranks <= cores is the caller's choice).
 //   mpiexec -n 2 malleable-redist-bench bound --mib 1,4,16,64,256 --json bound.json
 #include <mpi.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -84,11 +85,39 @@ void exchange(const char* src, char* dst, std::size_t bytes, int peer, MPI_Comm 
   }
 }
 
+// Every repetition's time of each arm (the slowest rank's): best and median reported.
+struct Times {
+  std::vector<double> t;
+  void add(double x) { t.push_back(x); }
+  double best() const { return t.empty() ? 1e30 : *std::min_element(t.begin(), t.end()); }
+  double median() const {  // the middle one, or the mean of the two middle ones
+    if (t.empty()) return 1e30;
+    std::vector<double> s = t;
+    std::sort(s.begin(), s.end());
+    const std::size_t h = s.size() / 2;
+    return s.size() % 2 ? s[h] : (s[h - 1] + s[h]) / 2;
+  }
+};
+
 struct Row {
-  double t_copy = 1e30, t_shm = 1e30, t_redist = 1e30, t_gemr2d = 1e30, t_costa = 1e30;
+  Times copy, shm, redist, gemr2d, costa;
   int same_redist = 1, same_costa = 1;
   std::string costa_error;
+  double load_before = -1, load_after = -1;
+  Times runnable;  // /proc/stat procs_running, sampled by rank 0 before each repetition
 };
+
+// The kernel's count of runnable tasks now (procs_running in /proc/stat), -1 if unread.
+double procs_running() {
+  double n = -1;
+  if (FILE* f = std::fopen("/proc/stat", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, f))
+      if (std::sscanf(line, "procs_running %lf", &n) == 1) break;
+    std::fclose(f);
+  }
+  return n;
+}
 
 template <class F>
 double timed(MPI_Comm comm, F&& f) {
@@ -102,6 +131,65 @@ int all_equal(MPI_Comm comm, const std::vector<double>& x, const std::vector<dou
   int ok = x == y ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
   return ok;
+}
+
+
+// The row's line on stdout and its JSON (rank 0): best and median of each arm, their
+// fractions of the copy/shared-memory bound and of the single-copy bound, the load.
+nlohmann::json report_row(const std::string& change, double mib, std::int64_t n, int P, const std::vector<double>& kept,
+                          const std::vector<double>& moved, std::size_t probe, const redist::BoundRates& rates, const Row& row,
+                          bool costa_given, int reps) {
+  const bool costa_ran = costa_given && row.costa_error.empty();
+  const double bound = rates.valid() ? redist::bound_seconds(kept, moved, rates) : 0;
+  // The single-copy bound: every byte a rank keeps or lands costs one memcpy at best.
+  const redist::BoundRates copy_only{rates.copy_Bps, rates.copy_Bps};
+  const double bound1 = rates.valid() ? redist::bound_seconds(kept, moved, copy_only) : 0;
+  const double kept_max = *std::max_element(kept.begin(), kept.end());
+  const double moved_max = *std::max_element(moved.begin(), moved.end());
+  auto f1 = [&](double t) { return redist::fraction_of_bound(bound1, t); };
+  char cs[32] = "-", cf[32] = "-", cfm[32] = "-";
+  if (costa_ran) {
+    std::snprintf(cs, sizeof cs, "%.5f", row.costa.best());
+    std::snprintf(cf, sizeof cf, "%.2f", f1(row.costa.best()));
+    std::snprintf(cfm, sizeof cfm, "%.2f", f1(row.costa.median()));
+  } else if (costa_given) {
+    std::snprintf(cs, sizeof cs, "error");
+  }
+  std::string check = row.same_redist ? "ok" : "REDIST-DIFFERS";
+  if (costa_ran && !row.same_costa) check += ",COSTA-DIFFERS";
+  const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
+  const double others = std::max(0.0, row.runnable.median() - P);
+  const bool quiet = row.runnable.median() >= 0 && others <= std::max(0, cores - P);
+  std::printf("%-18s %7g %6lld %8.2f %8.2f %8.2f %8.2f %9.5f %9.5f %9.5f %6.2f %6.2f %6.2f %9.5f %6.2f %6.2f %9s %6s %6s %s %.2f %.2f "
+              "%.1f %s\n",
+              change.c_str(), mib, static_cast<long long>(n), kept_max / 1048576, moved_max / 1048576, rates.copy_Bps / 1e9,
+              rates.shm_Bps / 1e9, bound, row.redist.best(), row.redist.median(), redist::fraction_of_bound(bound, row.redist.best()),
+              f1(row.redist.best()), f1(row.redist.median()), row.gemr2d.best(), f1(row.gemr2d.best()), f1(row.gemr2d.median()), cs,
+              cf, cfm, check.c_str(), row.load_before, row.load_after, others, quiet ? "quiet" : "LOADED");
+  std::fflush(stdout);
+  auto costa_or = [&](double v) {
+    return costa_ran ? nlohmann::json(v) : costa_given ? nlohmann::json("error: " + row.costa_error) : nlohmann::json(nullptr);
+  };
+  return {{"change", change}, {"mib_per_rank", mib}, {"n", n}, {"ranks", P}, {"cores", cores},
+          {"kept_bytes_by_rank", kept}, {"moved_bytes_by_rank", moved}, {"copy_Bps", rates.copy_Bps},
+          {"shm_Bps", rates.shm_Bps}, {"probe_bytes", probe}, {"bound_s", bound},
+          {"redist_s", row.redist.best()}, {"redist_median_s", row.redist.median()}, {"redist_times_s", row.redist.t},
+          {"redist_fraction", redist::fraction_of_bound(bound, row.redist.best())},
+          {"single_copy_bound_s", bound1}, {"redist_fraction_single_copy", f1(row.redist.best())},
+          {"redist_fraction_single_copy_median", f1(row.redist.median())},
+          {"pdgemr2d_s", row.gemr2d.best()}, {"pdgemr2d_median_s", row.gemr2d.median()}, {"pdgemr2d_times_s", row.gemr2d.t},
+          {"pdgemr2d_fraction", redist::fraction_of_bound(bound, row.gemr2d.best())},
+          {"pdgemr2d_fraction_single_copy", f1(row.gemr2d.best())},
+          {"pdgemr2d_fraction_single_copy_median", f1(row.gemr2d.median())},
+          {"costa_s", costa_or(row.costa.best())}, {"costa_median_s", costa_or(row.costa.median())},
+          {"costa_times_s", costa_ran ? nlohmann::json(row.costa.t) : nlohmann::json(nullptr)},
+          {"costa_fraction", costa_ran ? nlohmann::json(redist::fraction_of_bound(bound, row.costa.best())) : nlohmann::json(nullptr)},
+          {"costa_fraction_single_copy", costa_ran ? nlohmann::json(f1(row.costa.best())) : nlohmann::json(nullptr)},
+          {"costa_fraction_single_copy_median", costa_ran ? nlohmann::json(f1(row.costa.median())) : nlohmann::json(nullptr)},
+          {"redist_identical_to_pdgemr2d", row.same_redist == 1},
+          {"costa_identical_to_pdgemr2d", costa_ran ? nlohmann::json(row.same_costa == 1) : nlohmann::json(nullptr)},
+          {"reps", reps}, {"load_average", row.load_after}, {"load1_before", row.load_before}, {"load1_after", row.load_after},
+          {"procs_running", row.runnable.t}, {"runnable_others", others}, {"quiet", quiet}};
 }
 
 }  // namespace
@@ -147,6 +235,7 @@ int case_bound(int argc, char** argv) {
     }
     cases.push_back(c);
   }
+  const int cores = static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN));
   if (me == 0) {
     std::printf("## bound = max over ranks (kept_r / copy + moved_r / shm); kept_r: bytes rank r keeps (copied from its\n"
                 "## old array into its new one), moved_r: the larger of the bytes it sends and receives. copy: a memcpy\n"
@@ -154,11 +243,15 @@ int case_bound(int argc, char** argv) {
                 "## once, through this job's MPI; both per rank, best of %d, measured per size in this run. fraction =\n"
                 "## bound / time (1 = at the bound). frac1: redist against the single-copy bound max_r (kept_r + moved_r)\n"
                 "## / copy (redist lands a node's bytes through a shared window, one memcpy each, no MPI message: the\n"
-                "## MPI exchange's rate is no bound for it). COSTA: %s. load average at start %.2f\n",
-                P, reps, costa ? costa_native.c_str() : "not given (--costa-native)", load_average());
-    std::printf("%-18s %7s %6s %8s %8s %8s %8s %9s %9s %6s %6s %9s %6s %9s %6s %s\n", "change", "MiB/rk", "N", "kept_MiB",
-                "moved_MiB", "copy_GBs", "shm_GBs", "bound_s", "redist_s", "frac", "frac1", "gemr2d_s", "frac", "costa_s", "frac",
-                "check load");
+                "## MPI exchange's rate is no bound for it); frac1 of PDGEMR2D and COSTA against the same. Times: the\n"
+                "## best of %d interleaved repetitions (every arm once per repetition), _md their median. Load: load1\n"
+                "## before and after the row; runnable_others: the median of /proc/stat's procs_running over the\n"
+                "## repetitions less the %d ranks (which spin, so count); quiet: no more others than the %d cores\n"
+                "## leave free (else LOADED: compare such a row's figures with care). COSTA: %s. load1 at start %.2f\n",
+                P, reps, reps, P, cores, costa ? costa_native.c_str() : "not given (--costa-native)", load_average());
+    std::printf("%-18s %7s %6s %8s %8s %8s %8s %9s %9s %9s %6s %6s %6s %9s %6s %6s %9s %6s %6s %s\n", "change", "MiB/rk", "N",
+                "kept_MiB", "moved_MiB", "copy_GBs", "shm_GBs", "bound_s", "redist_s", "redist_md", "frac", "frac1", "frac1md",
+                "gemr2d_s", "frac1", "frac1md", "costa_s", "frac1", "frac1md", "check load_before load_after runnable_others quiet");
   }
   nlohmann::json rows = nlohmann::json::array();
   bool differs = false;  // a result unlike PDGEMR2D's: the exit status says so
@@ -197,21 +290,23 @@ int case_bound(int argc, char** argv) {
       const int m = static_cast<int>(n);
       const std::vector<int> ranks_a = a.rank_list(), ranks_b = b.rank_list();
       Row row;
+      row.load_before = load_average();
       const int peer = (me ^ 1) < P ? (me ^ 1) : -1;
+      // Interleaved: each repetition runs every arm once (copy, shm, PDGEMR2D, redist, COSTA),
+      // so a busy spell of the machine falls on all arms alike, not on one arm's repetitions.
       for (int rep = 0; rep < reps; ++rep) {
-        row.t_copy = std::min(row.t_copy, timed(MPI_COMM_WORLD, [&] {
-          std::memcpy(B.data.data(), A.data.data(), probe);
-        }));
-        row.t_shm = std::min(row.t_shm, timed(MPI_COMM_WORLD, [&] {
+        if (me == 0) row.runnable.add(procs_running());  // the other ranks spin in the barrier: runnable
+        row.copy.add(timed(MPI_COMM_WORLD, [&] { std::memcpy(B.data.data(), A.data.data(), probe); }));
+        row.shm.add(timed(MPI_COMM_WORLD, [&] {
           if (peer >= 0)
             exchange(reinterpret_cast<const char*>(A.data.data()), reinterpret_cast<char*>(B.data.data()), probe, peer,
                      MPI_COMM_WORLD);
         }));
-        row.t_gemr2d = std::min(row.t_gemr2d, timed(MPI_COMM_WORLD, [&] {
+        row.gemr2d.add(timed(MPI_COMM_WORLD, [&] {
           Cpdgemr2d(m, m, A.data.data(), 1, 1, da.data(), R.data.data(), 1, 1, db.data(), gctxt);
         }));
         std::fill(B.data.begin(), B.data.end(), 0.0);
-        row.t_redist = std::min(row.t_redist, timed(MPI_COMM_WORLD, [&] {
+        row.redist.add(timed(MPI_COMM_WORLD, [&] {
           redist::redistribute<double>(MPI_COMM_WORLD, a, A.data.data(), A.ld, b, B.data.data(), B.ld);
         }));
         row.same_redist = std::min(row.same_redist, all_equal(MPI_COMM_WORLD, B.data, R.data));
@@ -229,64 +324,18 @@ int case_bound(int argc, char** argv) {
           if (bad) {
             row.costa_error = rc ? err : "failed on another rank";
           } else {
-            row.t_costa = std::min(row.t_costa, t);
+            row.costa.add(t);
             row.same_costa = std::min(row.same_costa, all_equal(MPI_COMM_WORLD, K.data, R.data));
           }
         }
       }
-      const redist::BoundRates rates{static_cast<double>(probe) / row.t_copy,
-                                     P > 1 ? static_cast<double>(probe) / row.t_shm : 0};
+      row.load_after = load_average();
+      const redist::BoundRates rates{static_cast<double>(probe) / row.copy.best(),
+                                     P > 1 ? static_cast<double>(probe) / row.shm.best() : 0};
       if (me == 0) {
         const bool costa_ran = costa && row.costa_error.empty();
-        const double bound = rates.valid() ? redist::bound_seconds(kept, moved, rates) : 0;
-        // The single-copy bound: redist moves a node's bytes through a shared window, one
-        // memcpy per byte (no MPI message), so every byte a rank lands costs a copy at best.
-        const redist::BoundRates copy_only{rates.copy_Bps, rates.copy_Bps};
-        const double bound1 = rates.valid() ? redist::bound_seconds(kept, moved, copy_only) : 0;
-        const double kept_max = *std::max_element(kept.begin(), kept.end());
-        const double moved_max = *std::max_element(moved.begin(), moved.end());
-        char costa_s[32] = "-", costa_f[32] = "-";
-        if (costa_ran) {
-          std::snprintf(costa_s, sizeof costa_s, "%.5f", row.t_costa);
-          std::snprintf(costa_f, sizeof costa_f, "%.2f", redist::fraction_of_bound(bound, row.t_costa));
-        } else if (costa) {
-          std::snprintf(costa_s, sizeof costa_s, "error");
-        }
         differs = differs || !row.same_redist || (costa_ran && !row.same_costa);
-        std::string check = row.same_redist ? "ok" : "REDIST-DIFFERS";
-        if (costa_ran && !row.same_costa) check += ",COSTA-DIFFERS";
-        const double load = load_average();
-        std::printf("%-18s %7g %6lld %8.2f %8.2f %8.2f %8.2f %9.5f %9.5f %6.2f %6.2f %9.5f %6.2f %9s %6s %s %.2f\n",
-                    c.text.c_str(), mib, static_cast<long long>(n), kept_max / 1048576, moved_max / 1048576,
-                    rates.copy_Bps / 1e9, rates.shm_Bps / 1e9, bound, row.t_redist,
-                    redist::fraction_of_bound(bound, row.t_redist), redist::fraction_of_bound(bound1, row.t_redist), row.t_gemr2d,
-                    redist::fraction_of_bound(bound, row.t_gemr2d), costa_s, costa_f, check.c_str(), load);
-        std::fflush(stdout);
-        rows.push_back({{"change", c.text},
-                        {"mib_per_rank", mib},
-                        {"n", n},
-                        {"ranks", P},
-                        {"kept_bytes_by_rank", kept},
-                        {"moved_bytes_by_rank", moved},
-                        {"copy_Bps", rates.copy_Bps},
-                        {"shm_Bps", rates.shm_Bps},
-                        {"probe_bytes", probe},
-                        {"bound_s", bound},
-                        {"redist_s", row.t_redist},
-                        {"redist_fraction", redist::fraction_of_bound(bound, row.t_redist)},
-                        {"single_copy_bound_s", bound1},
-                        {"redist_fraction_single_copy", redist::fraction_of_bound(bound1, row.t_redist)},
-                        {"pdgemr2d_s", row.t_gemr2d},
-                        {"pdgemr2d_fraction", redist::fraction_of_bound(bound, row.t_gemr2d)},
-                        {"costa_s", costa_ran ? nlohmann::json(row.t_costa)
-                                    : costa   ? nlohmann::json("error: " + row.costa_error)
-                                              : nlohmann::json(nullptr)},
-                        {"costa_fraction", costa_ran ? nlohmann::json(redist::fraction_of_bound(bound, row.t_costa))
-                                                     : nlohmann::json(nullptr)},
-                        {"redist_identical_to_pdgemr2d", row.same_redist == 1},
-                        {"costa_identical_to_pdgemr2d", costa_ran ? nlohmann::json(row.same_costa == 1) : nlohmann::json(nullptr)},
-                        {"reps", reps},
-                        {"load_average", load}});
+        rows.push_back(report_row(c.text, mib, n, P, kept, moved, probe, rates, row, costa != nullptr, reps));
       }
     }
   }

@@ -19,13 +19,24 @@
 #      report's own probe: the JSON's "bound" of each resize; then the same resize by a
 #      join (malleable-run --job-dir) with the probe and the bare join.
 # The load average is written beside every figure: on a shared machine the numbers are noisy.
+# The sweep's repetitions are interleaved (each runs every arm once: copy, shm, PDGEMR2D,
+# redist, COSTA), best and median of each reported; each row carries its load1 before and
+# after and the runnable processes besides the ranks (/proc/stat), marked quiet or LOADED.
+# meta.txt states the machine, the commit and the load before and after the sweep; bound.md
+# is the table (scripts/bench/bound_report.py: fractions of the single-copy bound).
 # Usage: bound_bench.sh [--build DIR] [--out DIR] [--ranks N] [--max-mib M] [--reps R]
-#                       [--costa-native SO] [--skip-sweep]
+#                       [--costa-native SO] [--skip-sweep | --sweep-only]
+#                       [--require-quiet] [--wait-quiet S]
 # --skip-sweep: the starts and the resizes by the report's probe only (no step 3).
+# --sweep-only: step 3 alone.
+# --require-quiet: refuse to run (exit 3) when the machine is loaded before the sweep (load1
+#   above the ranks, or more other runnable processes than the cores leave free); without it
+#   a loaded run is marked (meta.txt, bound.md). --wait-quiet S: wait up to S seconds for a
+#   quiet machine first (checked every 10 s).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 args="$*"
-build=$here/build out='' ranks=2 max_mib=1024 reps=5 costa=${MALLEABLE_COSTA_NATIVE:-} sweep=1
+build=$here/build out='' ranks=2 max_mib=1024 reps=5 costa=${MALLEABLE_COSTA_NATIVE:-} sweep=1 only=0 require=0 wait_s=0
 while (($#)); do
   case $1 in
     --build) build=$2; shift 2 ;;
@@ -35,11 +46,26 @@ while (($#)); do
     --reps) reps=$2; shift 2 ;;
     --costa-native) costa=$2; shift 2 ;;
     --skip-sweep) sweep=0; shift ;;
+    --sweep-only) only=1; shift ;;
+    --require-quiet) require=1; shift ;;
+    --wait-quiet) wait_s=$2; shift 2 ;;
     *) echo "bound_bench.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ $ranks =~ ^[1-9][0-9]{0,2}$ && $max_mib =~ ^[1-9][0-9]*$ && $reps =~ ^[1-9][0-9]?$ ]] ||
-  { echo "bound_bench.sh: --ranks, --max-mib and --reps are positive numbers" >&2; exit 2; }
+[[ $ranks =~ ^[1-9][0-9]{0,2}$ && $max_mib =~ ^[1-9][0-9]*$ && $reps =~ ^[1-9][0-9]?$ && $wait_s =~ ^[0-9]+$ ]] ||
+  { echo "bound_bench.sh: --ranks, --max-mib, --reps and --wait-quiet are positive numbers" >&2; exit 2; }
+((sweep || !only)) || { echo "bound_bench.sh: --skip-sweep and --sweep-only exclude each other" >&2; exit 2; }
+quiet_now() { python3 "$here/scripts/bench/bound_report.py" load "$ranks"; }
+# The load before anything of ours runs: refuse (--require-quiet) or mark.
+for ((waited = 0; ; waited += 10)); do
+  before=$(quiet_now)
+  [[ $before == *quiet || $waited -ge $wait_s ]] && break
+  sleep 10
+done
+if [[ $before == *LOADED && $require == 1 ]]; then
+  echo "bound_bench.sh: the machine is loaded ($before; ranks $ranks): refused (--require-quiet)" >&2
+  exit 3
+fi
 bench=$build/redist/malleable-redist-bench prog=$build/apps/pdgemm_resizable
 [[ -x $bench && -x $prog ]] || { echo "bound_bench.sh: build malleable_redist_bench and pdgemm_resizable first" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -62,12 +88,22 @@ done
   echo "# scripts/bench/bound_bench.sh $args (--ranks $ranks --max-mib $max_mib --reps $reps), $(date -u +%FT%TZ)"
   echo "# $(getconf _NPROCESSORS_ONLN) cores ($(lscpu | sed -n 's/^Model name: *//p')), MemAvailable $avail_mib MiB, sizes $sizes MiB per rank"
   echo "# $(mpiexec --version | head -1)"
+  echo "# machine: $(hostname), $(getconf _NPROCESSORS_ONLN) cores; commit $(git -C "$here" describe --always --dirty --abbrev=8 2>/dev/null || echo unknown)"
+  echo "# before: $before"
 } >"$out/meta.txt"
 
 mpicc -O2 "$here/scripts/bench/node_copy.c" -o "$work/node_copy"
 mpicc -O2 "$here/scripts/bench/spawn_pingpong.c" -o "$work/spawn_pingpong"
 mpicc -O2 "$here/scripts/bench/bare_join.c" -o "$work/bare_join"
 
+if ((only)); then
+  mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" \
+    ${costa:+--costa-native "$costa"} --json "$out/bound.json" | tee "$out/bound.txt"
+  echo "# after: $(quiet_now)" >>"$out/meta.txt"
+  python3 "$here/scripts/bench/bound_report.py" table "$out" >"$out/bound.md"
+  echo "bound_bench.sh: wrote $out"
+  exit 0
+fi
 # 1. The node's copy rate, STREAM copy on every rank (the bench measures its own per size too).
 l=$(load)
 best=$(mpirun_n "$ranks" "$work/node_copy" 256 10 | grep '^best')
@@ -126,6 +162,8 @@ costa_opt=()
 [[ -n $costa ]] && costa_opt=(--costa-native "$costa")
 mpirun_n "$ranks" "$bench" bound --mib "$sizes" --max-mib "$max_mib" --reps "$reps" "${costa_opt[@]}" \
   --json "$out/bound.json" | tee "$out/bound.txt"
+echo "# after the sweep: $(quiet_now)" >>"$out/meta.txt"
+python3 "$here/scripts/bench/bound_report.py" table "$out" >"$out/bound.md"
 
 # 4. One resize, its report's "bound": with the bench's rates at 16 MiB per rank (the
 #    1x2 -> 2x1 change) and the bare spawn, then with the report's own probe.
