@@ -4,6 +4,8 @@
 // and, under a Slurm without job expansion, the job script submitted again. Every command
 // is an argument vector; what Slurm prints is parsed bounded (cluster's readers).
 #include <algorithm>
+#include <chrono>
+#include <thread>
 
 #include "malleable/cluster/expander.hpp"
 #include "malleable/cluster/slurm.hpp"
@@ -37,6 +39,19 @@ std::optional<std::string> answer(const sl::Argv& argv, std::size_t most, std::s
   return std::nullopt;
 }
 
+// sacct's SubmitLine of the job. A job that has just started may not be in slurmdbd's
+// records yet (sacct answers nothing): asked again once a second, 10 times at most.
+std::optional<std::string> submit_line(const std::string& job, std::string* why) {
+  for (int i = 0; i < 10; ++i) {
+    if (i > 0) std::this_thread::sleep_for(std::chrono::seconds(1));
+    const auto a = answer({"sacct", "-n", "-X", "-P", "-j", job, "-o", "SubmitLine"}, 64u << 10, why);
+    if (!a) return std::nullopt;
+    if (!trimmed(*a).empty()) return trimmed(*a);
+  }
+  *why += (why->empty() ? "" : "; ") + std::string("sacct: no SubmitLine for job ") + job + " within 10 s";
+  return std::nullopt;
+}
+
 }  // namespace
 
 JobRange slurm_node_range(const std::string& job) {
@@ -44,9 +59,9 @@ JobRange slurm_node_range(const std::string& job) {
   const auto rec = answer({"scontrol", "show", "job", "-o", job}, 1u << 20, &why);
   const std::string line = rec ? first_line(*rec, 1u << 20) : std::string();
   const auto script = answer({"scontrol", "write", "batch_script", job, "-"}, 1u << 20, &why);
-  const auto submit = answer({"sacct", "-n", "-X", "-P", "-j", job, "-o", "SubmitLine"}, 64u << 10, &why);
+  const auto submit = submit_line(job, &why);
   const RangeRead from_script = script ? script_node_range(*script) : RangeRead{};
-  const RangeRead from_line = submit ? submit_line_node_range(trimmed(*submit), field(line, "Command"), field(line, "WorkDir")) : RangeRead{};
+  const RangeRead from_line = submit ? submit_line_node_range(*submit, field(line, "Command"), field(line, "WorkDir")) : RangeRead{};
   JobRange out = job_node_range(from_script, from_line);
   if (!script && !submit) out.read = RangeRead{RangeRead::Kind::Bad, {}, why};
   return out;

@@ -4,7 +4,8 @@
 # Slurm and gives the program RESIZE_POLICY=slurm, RESIZE_SLURM_MIN_NODES and _MAX_NODES,
 # with a stand-in Slurm on PATH (scontrol show job / write batch_script, sacct's SubmitLine)
 # and a stand-in mpiexec (no Open MPI: no ompi-server) that prints what the program gets:
-# the batch script's -N; the command line's winning over it; a variable the user set kept;
+# the batch script's -N; the command line's winning over it (asked again while slurmdbd has
+# no record of the job yet); a variable the user set kept;
 # no -N, Slurm answering nothing and a value that is no range each said and nothing guessed;
 # a script whose -N holds a command substitution read as text, never run.
 # Usage: slurm_range.sh <malleable-run>
@@ -30,6 +31,10 @@ EOS
 cat >"$work/bin/sacct" <<'EOS'
 #!/usr/bin/env bash
 [[ -n ${SUBMIT-} ]] || { echo "sacct: error: Slurm accounting storage is disabled" >&2; exit 1; }
+# EMPTY_FIRST=K: the first K answers empty (slurmdbd has no record of the job yet)
+k=$(($(cat "$WORK/sacct.calls" 2>/dev/null || echo 0) + 1))
+echo $k >"$WORK/sacct.calls"
+((k <= ${EMPTY_FIRST:-0})) && exit 0
 echo "$SUBMIT"
 EOS
 chmod +x "$work/bin/"*
@@ -50,6 +55,12 @@ expect "$out" "PROGRAM RESIZE_POLICY=slurm MIN=2 MAX=4"
 out=$(launch SCRIPT='#SBATCH -N 2-4\n' SUBMIT="sbatch --parsable -N 1-8 ./job.sh -N 9")
 expect "$out" "malleable-run: Slurm job 7 (-N 1-8, the sbatch command line): RESIZE_POLICY=slurm RESIZE_SLURM_MIN_NODES=1 RESIZE_SLURM_MAX_NODES=8 for the program"
 expect "$out" "PROGRAM RESIZE_POLICY=slurm MIN=1 MAX=8"
+
+# a record that reaches slurmdbd 2 s after the start: asked again until it is there
+rm -f "$work/sacct.calls"
+out=$(launch SCRIPT='#SBATCH -N 2-4\n' SUBMIT="sbatch -N 3-5 job.sh" EMPTY_FIRST=2)
+expect "$out" "PROGRAM RESIZE_POLICY=slurm MIN=3 MAX=5"
+[[ $(cat "$work/sacct.calls") == 3 ]] || fail "sacct was asked $(cat "$work/sacct.calls") times, not 3"
 
 out=$(launch SCRIPT='#SBATCH -N 2-4\n' RESIZE_SLURM_MAX_NODES=3 RESIZE_POLICY=fixed)
 expect "$out" "malleable-run: Slurm job 7 (-N 2-4, the batch script): RESIZE_SLURM_MIN_NODES=2 for the program"
