@@ -41,14 +41,21 @@ struct Ctx {
 // its nodes idle any more: the nodes are the job's, or another's if Slurm refused), and
 // offers and promises for jobs that no longer wait.
 Ledger live(const Ledger& l, const ClusterView& v, double now) {
-  std::set<std::string> waiting, idle(v.idle.begin(), v.idle.end());
+  std::set<std::string> waiting;
   for (const Job& j : v.jobs)
     if (j.state == "PENDING") waiting.insert(j.id);
+  // the idle nodes as a set, made at the first claim that asks (a sorted copy of every idle
+  // node per call was most of a decision's time at thousands of idle nodes)
+  std::unordered_set<std::string_view> idle;
+  bool idle_made = false;
+  const auto is_idle = [&](const std::string& h) {
+    if (!idle_made) idle.insert(v.idle.begin(), v.idle.end()), idle_made = true;
+    return idle.count(h) > 0;
+  };
   Ledger out;
   for (const auto& e : l.entries) {
     if (e.expires <= now) continue;
-    if (e.kind == Kind::Claim && v.taken_at > e.since &&
-        std::none_of(e.nodes.begin(), e.nodes.end(), [&](const std::string& h) { return idle.count(h) > 0; }))
+    if (e.kind == Kind::Claim && v.taken_at > e.since && std::none_of(e.nodes.begin(), e.nodes.end(), is_idle))
       continue;
     if ((e.kind == Kind::Offer || e.kind == Kind::Promise) && !waiting.count(e.for_job)) continue;
     out.entries.push_back(e);
@@ -141,9 +148,14 @@ int still_missing(Ctx& c, const std::unordered_set<std::string_view>& pool, cons
   std::unordered_set<std::string_view> in_can;  // what `can` holds
   for (const auto& h : w.planned_nodes)
     if (!c.counted.count(h) && pool.count(h)) can.push_back(h), in_can.insert(h);
-  for (const auto& h : c.pool)
+  // Only the first `missing` of `can` are taken: the pool is searched no further (at
+  // thousands of idle nodes and hundreds of waiting jobs, a search of the whole pool per
+  // waiting job was the simulator's whole run time).
+  for (const auto& h : c.pool) {
+    if (static_cast<int>(can.size()) >= missing) break;
     if (!c.counted.count(h) && in_partition(c.s.partitions, w.partition, h) && in_can.insert(h).second)
       can.push_back(h);
+  }
   const int take = std::max(0, std::min<int>(missing, static_cast<int>(can.size())));
   c.counted.insert(can.begin(), can.begin() + take);
   missing -= take;

@@ -9,6 +9,8 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_set>
 
 #include "malleable/cluster/slurm.hpp"
 #include "slurm/number.hpp"
@@ -138,6 +140,7 @@ std::vector<const Partition*> named(const std::vector<Partition>& parts, const s
 }  // namespace
 
 bool in_partition(const std::vector<Partition>& parts, const std::string& partition, const std::string& node) {
+  if (parts.empty()) return true;  // the snapshot knows no partitions
   const auto ps = named(parts, partition);
   if (ps.empty()) return true;
   return std::any_of(ps.begin(), ps.end(), [&](const Partition* p) {
@@ -168,9 +171,15 @@ bool competes(const std::vector<Partition>& parts, const Job& mine, const std::s
 std::vector<std::string> growable_idle(const Snapshot& s, const std::vector<std::string>& idle, std::string* why) {
   std::set<std::string> planned;
   for (const Job& w : s.pending) planned.insert(w.planned_nodes.begin(), w.planned_nodes.end());
+  // in_partition's answer for every idle node at once: the partitions named once, their
+  // nodes as a set (per node, a search of the partition's list made a decision quadratic
+  // in the machine's nodes: the simulator's run time at 5,832 nodes)
+  const auto ps = named(s.partitions, s.mine.partition);
+  std::unordered_set<std::string_view> mine;
+  for (const Partition* p : ps) mine.insert(p->nodes.begin(), p->nodes.end());
   std::vector<std::string> out, other, kept;
   for (const auto& h : idle) {
-    if (!in_partition(s.partitions, s.mine.partition, h)) other.push_back(h);
+    if (!ps.empty() && !mine.count(h)) other.push_back(h);
     else if (planned.count(h)) kept.push_back(h);
     else out.push_back(h);
   }
