@@ -6,18 +6,29 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "malleable/resize/predict.hpp"
 #include "workload.hpp"
 
 namespace clustersim {
 
+// The start and the move by resize's one model (price_resize, malleable/resize/predict.hpp,
+// the dry run's planner's): the start per node, the move at the node-link bound.
 double Costs::redistribution_s(int from, int to, int requested) const {
   if (from < 1 || to < 1 || requested < 1) throw Error("redistribution between empty node sets");
-  const double data = data_bytes_per_node * requested;
-  return redist_link_ratio * data / (std::min(from, to) * link_Bps);
+  resize::ResizePriceInput in;
+  in.link_bytes = data_bytes_per_node * requested;
+  in.link_nodes = std::min(from, to);
+  in.link_Bps = link_Bps;
+  in.link_ratio = redist_link_ratio;
+  return resize::price_resize(in).redistribute_s;
 }
 
 double Costs::expand_s(int from, int to, int requested) const {
-  return spawn_fixed_s + spawn_per_node_s * (to - from) + redistribution_s(from, to, requested) + other_s;
+  resize::ResizePriceInput in;
+  in.start_fixed_s = spawn_fixed_s;
+  in.start_per_unit_s = spawn_per_node_s;
+  in.started = to - from;
+  return resize::price_resize(in).start_s + redistribution_s(from, to, requested) + other_s;
 }
 
 double Costs::shrink_s(int from, int to, int requested) const {

@@ -2,6 +2,8 @@
 // Resize costs of the cluster simulator, from measured models; every
 // constant comes from a JSON file (sim/costs/*.json, sources in docs/measurements/workload.md) so that
 // new measurements replace them without a rebuild.
+// The start and the redistribution are resize's one model of them (price_resize,
+// malleable/resize/predict.hpp, which the dry run's planner prices with too):
 //   expansion in place (spawn):  spawn_fixed_s + spawn_per_node_s * new nodes
 //                                + redistribution(from, to) + other_s
 //   shrink in place:             release_s + redistribution(from, to) + other_s

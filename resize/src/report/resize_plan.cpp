@@ -10,7 +10,6 @@
 #include <stdexcept>
 
 #include "background/background_plan.hpp"
-#include "malleable/redist/bound.hpp"
 #include "malleable/redist/plan.hpp"
 #include "move/move_batches.hpp"
 
@@ -148,35 +147,41 @@ int started(const JobState& job, const ResizePlan& p) {
   return p.mechanism == "spawn" || p.mechanism == "join" ? std::max(0, p.to.size() - job.world_size) : 0;
 }
 
-// Each phase's cost: the bare start and the copy/shared-memory bound the run report sets
-// each resize against, else the history's medians (reconfigure.hpp).
+// Each phase's cost by price_resize (malleable/resize/predict.hpp, the simulator's too): the
+// bare start and the copy/shared-memory bound the run report sets each resize against,
+// else the history's medians (reconfigure.hpp).
 void plan_cost(const JobState& job, ResizePlan& p) {
-  const int n = started(job, p);
   const ResizeBounds* b = job.rates ? &*job.rates : nullptr;
-  const bool join = p.mechanism == "join";
-  const double bare = !b ? -1 : join ? b->bare_join_s : b->bare_spawn_s;
-  if (n == 0) {
-    p.start = {0, p.mechanism == "exit" ? "no process starts (the leaving ones end)" : "no process starts"};
-  } else if (bare > 0) {
-    p.start = {bare, join ? "bare join (MALLEABLE_BARE_JOIN_S)" : "bare spawn (MALLEABLE_BARE_SPAWN_S)"};
-  } else {
-    p.start = {spawn_seconds(job.history, n), "the run's spawns, median seconds per process (" +
-                                                  short_number(kDefaultSpawnPerProcess) + " s without one) x " +
-                                                  std::to_string(n)};
-  }
-  const double kept = static_cast<double>(p.bytes_kept()), moved = static_cast<double>(p.bytes_moved());
-  if (b && b->copy_Bps > 0 && b->shm_Bps > 0) {
+  const bool join = p.mechanism == "join", rated = b && b->copy_Bps > 0 && b->shm_Bps > 0;
+  ResizePriceInput in;
+  in.bare_start_s = !b ? -1 : join ? b->bare_join_s : b->bare_spawn_s;
+  in.start_per_unit_s = spawn_seconds(job.history, 1);
+  in.started = started(job, p);
+  in.kept_bytes = static_cast<double>(p.bytes_kept());
+  in.moved_bytes = static_cast<double>(p.bytes_moved());
+  if (rated) {
     std::set<std::string> nodes(p.nodes.hosts_before.begin(), p.nodes.hosts_before.end());
     for (const auto& [h, c] : p.nodes.spawn) nodes.insert(h);
-    const int ranks = std::max({1, p.from.size(), p.to.size()});
-    const int at_work = ranks_at_work(ranks, static_cast<int>(nodes.size()), b->cores_per_node);
-    p.redistribute = {redist::bound_seconds_from_totals(kept, moved, at_work, {b->copy_Bps, b->shm_Bps}),
-                      "copy/shared-memory bound over " + std::to_string(at_work) + " ranks, rates from " + b->rates_from};
-  } else {
-    p.redistribute = {moved > 0 ? move_seconds(job.history, moved) : 0.0,
+    in.ranks_at_work = ranks_at_work(std::max({1, p.from.size(), p.to.size()}), static_cast<int>(nodes.size()),
+                                     b->cores_per_node);
+    in.copy_Bps = b->copy_Bps;
+    in.shm_Bps = b->shm_Bps;
+  }
+  const ResizePrice price = price_resize(in);
+  if (in.started == 0)
+    p.start = {0, p.mechanism == "exit" ? "no process starts (the leaving ones end)" : "no process starts"};
+  else if (in.bare_start_s > 0)
+    p.start = {price.start_s, join ? "bare join (MALLEABLE_BARE_JOIN_S)" : "bare spawn (MALLEABLE_BARE_SPAWN_S)"};
+  else
+    p.start = {price.start_s, "the run's spawns, median seconds per process (" + short_number(kDefaultSpawnPerProcess) +
+                                  " s without one) x " + std::to_string(in.started)};
+  if (rated)
+    p.redistribute = {price.redistribute_s, "copy/shared-memory bound over " + std::to_string(in.ranks_at_work) +
+                                                " ranks, rates from " + b->rates_from};
+  else
+    p.redistribute = {in.moved_bytes > 0 ? move_seconds(job.history, in.moved_bytes) : 0.0,
                       "the run's moves, median bytes per second (" + short_number(kDefaultMoveBytesPerSecond) +
                           " B/s without one)"};
-  }
 }
 
 }  // namespace

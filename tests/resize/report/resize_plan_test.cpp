@@ -225,3 +225,37 @@ TEST(ResizePlan, JsonAndTableSayWhatTheResizeWouldDo) {
   EXPECT_NE(t.find("start 12 on n2"), std::string::npos) << t;
   EXPECT_NE(t.find("redistribute"), std::string::npos) << t;
 }
+
+// One model for the planner and the simulator (price_resize): the start (bare, else fixed +
+// per unit), the move as the larger of the memory bound and the node-link bound.
+TEST(ResizePrice, StartAndMoveByOneModel) {
+  ResizePriceInput sim;  // the simulator's defaults (sim/src/costs.hpp): 10 -> 20 nodes, 16 GB a node
+  sim.start_fixed_s = 0.213;
+  sim.start_per_unit_s = 0.0447;
+  sim.started = 10;
+  sim.link_bytes = 16e9 * 10;
+  sim.link_nodes = 10;
+  sim.link_Bps = 12.5e9;
+  sim.link_ratio = 1.15;
+  const ResizePrice s = price_resize(sim);
+  EXPECT_DOUBLE_EQ(s.start_s, 0.213 + 0.0447 * 10);
+  EXPECT_DOUBLE_EQ(s.redistribute_s, 1.15 * 16e9 * 10 / (10 * 12.5e9));
+  ResizePriceInput plan;  // the planner's: bare start, the copy/shared-memory bound
+  plan.bare_start_s = 0.5;
+  plan.start_per_unit_s = 0.23;
+  plan.started = 4;
+  plan.kept_bytes = 1e9;
+  plan.moved_bytes = 3e9;
+  plan.copy_Bps = 4e9;
+  plan.shm_Bps = 2e9;
+  plan.ranks_at_work = 8;
+  const ResizePrice p = price_resize(plan);
+  EXPECT_DOUBLE_EQ(p.start_s, 0.5);
+  EXPECT_DOUBLE_EQ(p.redistribute_s, redist::bound_seconds_from_totals(1e9, 3e9, 8, {4e9, 2e9}));
+  plan.link_bytes = 3e9;  // both terms: the larger one
+  plan.link_nodes = 1;
+  plan.link_Bps = 1e9;
+  EXPECT_DOUBLE_EQ(price_resize(plan).redistribute_s, 3.0);
+  plan.link_nodes = 0;
+  EXPECT_THROW(price_resize(plan), Error);
+}

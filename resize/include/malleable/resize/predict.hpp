@@ -192,4 +192,28 @@ struct PayoffPrediction {
 PayoffPrediction predict_payoff(double t_iter_now, double t_iter_new, double t_spawn, double t_redist,
                                 double t_other, int remaining);
 
+// A resize's start and move priced by one model, the one the dry run's planner
+// (resize/src/report/resize_plan.hpp) and the cluster simulator (sim/src/costs.cpp) call:
+//   start_s        = bare_start_s where > 0, else start_fixed_s + start_per_unit_s * started
+//                    (units: processes for the planner, nodes for the simulator)
+//   redistribute_s = max(memory, link), where
+//     memory = (kept / copy_Bps + moved / shm_Bps) / ranks_at_work: the run report's
+//              copy/shared-memory bound (malleable/redist/bound.hpp); 0 without the rates
+//     link   = link_ratio * link_bytes / (link_nodes * link_Bps): each node of the smaller
+//              side moving its share through its one link, times the measured ratio of
+//              time to that bound; 0 without a link rate
+struct ResizePriceInput {
+  double bare_start_s = -1, start_fixed_s = 0, start_per_unit_s = 0;
+  int started = 0;
+  double kept_bytes = 0, moved_bytes = 0, copy_Bps = 0, shm_Bps = 0;
+  int ranks_at_work = 1;
+  double link_bytes = 0, link_Bps = 0, link_ratio = 1;
+  int link_nodes = 1;
+};
+struct ResizePrice {
+  double start_s = 0, redistribute_s = 0;
+};
+// Throws Error for counts < 1 where a term needs them (ranks_at_work, link_nodes).
+ResizePrice price_resize(const ResizePriceInput& in);
+
 }  // namespace resize
