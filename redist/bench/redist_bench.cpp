@@ -139,7 +139,7 @@ int case_redist(int argc, char** argv) {
   app.add_flag("--list", list, "with --suite/--tiny: print index, ranks, shape and kind of every case and exit");
   app.add_option("--variants", variants,
                  "with --suite/--tiny/--shapes: also time redist with these transports (datatype, packed, auto; "
-                 "auto-unfused: auto with the local copy as a pass of its own; single-copy: every transfer within a node read in one copy (process_vm_readv); window: every transfer within a node through the node window, never read in one copy), "
+                 "auto-unfused: auto with the local copy as a pass of its own; single-copy: every transfer within a node in one copy (process_vm_readv or process_vm_writev); window: every transfer within a node through the node window, never read in one copy), "
                  "split into plan, check, local copies "
                  "and transfers")
       ->delimiter(',');

@@ -326,9 +326,9 @@ TEST(RedistMpi, LocalCopyFusedWithUnpackingOrPackingGivesTheSameResult) {
 }
 
 // ExecOptions::single_copy (docs/reference/redist.md, "Single copy on a node"): every rank of this
-// test is on one node, so On reads every received byte in one copy; Off none; with the
-// read refused (the test-only fault, as a system with ptrace restrictions refuses it) each
-// transfer goes by message; Auto reads none of these pieces (2,048-4,096 rows, 8-32 KiB,
+// test is on one node, so On lands every received byte in one copy (the receiver reads
+// the sender's A, or the sender writes into the receiver's B); Off none; with the copy refused (the test-only fault, as a system with ptrace restrictions refuses it) each
+// transfer goes by message; Auto copies none of these pieces (2,048-4,096 rows, 8-32 KiB,
 // under kSingleCopyMinPieceBytes: they go through the node window; node_window_mpi_test
 // checks the pieces it does read). All four give the gathered global matrix.
 template <class T>
@@ -337,10 +337,19 @@ void single_copy_case(const char* type) {
   ASSERT_GE(P, 6);
   std::vector<int> ranks(static_cast<std::size_t>(P));
   std::iota(ranks.begin(), ranks.end(), 0);
-  const Layout a = Layout::block_cyclic(12288, 40, 4096, 6, 2, 3, 0, 0, {0, 1, 2, 3, 4, 5});
-  const Layout b = Layout::block_cyclic(12288, 40, 6144, 7, 3, 2, 1, 0, {5, 3, 1, 0, 2, 4});
-  const auto A = fill_local<T>(a, me, true, 1);
-  for (int mode = 0; mode < 4; ++mode) {  // on, off, on but refused, auto
+  // Row blocks 4096 -> 6144 (long pieces on both sides: the receivers read); whole columns
+  // in column blocks on 1 x P -> row blocks of 4 on P x 1 (the receiver's pieces touch,
+  // the sender's do not: the senders write into B) and back (the receivers read).
+  const Layout layouts[][2] = {
+      {Layout::block_cyclic(12288, 40, 4096, 6, 2, 3, 0, 0, {0, 1, 2, 3, 4, 5}),
+       Layout::block_cyclic(12288, 40, 6144, 7, 3, 2, 1, 0, {5, 3, 1, 0, 2, 4})},
+      {Layout::block_cyclic(600, 40, 600, 6, 1, P), Layout::block_cyclic(600, 40, 4, 40, P, 1, 1, 0)},
+      {Layout::block_cyclic(600, 40, 4, 40, P, 1, 1, 0), Layout::block_cyclic(600, 40, 600, 6, 1, P)}};
+  for (int kase = 0; kase < 3 * 4; ++kase) {  // each pair: on, off, on but refused, auto
+    const Layout& a = layouts[kase / 4][0];
+    const Layout& b = layouts[kase / 4][1];
+    const int mode = kase % 4;
+    const auto A = fill_local<T>(a, me, true, 1);
     auto B = fill_local<T>(b, me, false, 2);
     redist::ExecOptions opt;
     EXPECT_EQ(opt.single_copy, redist::SingleCopy::Auto);
@@ -350,7 +359,7 @@ void single_copy_case(const char* type) {
     redist::redistribute<T>(MPI_COMM_WORLD, a, A.in_grid ? A.data.data() : nullptr, A.ld, b,
                             B.in_grid ? B.data.data() : nullptr, B.ld, ScheduleKind::Default, opt, &st);
     unsetenv("MALLEABLE_REDIST_FAULT");
-    const std::string at = std::string(type) + ", mode " + std::to_string(mode);
+    const std::string at = std::string(type) + ", layouts " + std::to_string(kase / 4) + ", mode " + std::to_string(mode);
     EXPECT_EQ(gathered_mismatches(b, B, Region::whole(a)), 0) << at;
     std::int64_t mine[2] = {st.bytes_single_copy, st.bytes_received}, all[2] = {0, 0};
     MPI_Allreduce(mine, all, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);

@@ -132,13 +132,34 @@ TEST(Segments, SingleCopyPaysForLongPiecesOnAverage) {
   const std::int64_t rows = kSingleCopyMinPieceBytes / 8;  // doubles in a piece at the threshold
   ASSERT_GT(rows, 1);
   Transfer t;
-  t.rows = {{0, rows, 3, 2 * rows, rows, rows}};  // 3 pieces at the threshold
+  t.rows = {{0, rows, 3, 2 * rows, 2 * rows, 2 * rows}};  // 3 pieces at the threshold, apart on both sides
   EXPECT_TRUE(single_copy_pays(t, sizeof(double)));
   EXPECT_FALSE(single_copy_pays(t, sizeof(float)));  // half as long
-  t.rows.push_back({10 * rows, 1, 10, 2, 1, 1});     // 10 single elements pull the average below
+  t.rows.push_back({10 * rows, 1, 10, 2, 2, 2});     // 10 single elements pull the average below
   EXPECT_FALSE(single_copy_pays(t, sizeof(double)));
   t.rows.clear();
   EXPECT_FALSE(single_copy_pays(t, sizeof(double)));  // no rows: nothing to read
+}
+
+// A single copy takes the other process's side where it has fewer pieces per column (the
+// kernel pins each of its stretches): pieces that touch on one side are one stretch there.
+// Rows in blocks of 64 out of every 128 of a whole column (1x2) landing contiguous in B's
+// local column (2x1): the sender writes into B; the reverse: the receiver reads A; the mean
+// piece is that side's.
+TEST(Segments, SingleCopyTakesTheSideWithFewerPieces) {
+  Transfer t;
+  t.rows = {{0, 64, 8, 128, 128, 64}};  // apart in A, touching in B
+  EXPECT_EQ(side_pieces(t, false), 8);
+  EXPECT_EQ(side_pieces(t, true), 1);
+  EXPECT_FALSE(copy_reads(t));
+  EXPECT_EQ(mean_piece_bytes(t, sizeof(double)), 8 * 64 * 8);
+  t.rows = {{0, 64, 8, 128, 64, 128}};  // touching in A, apart in B
+  EXPECT_TRUE(copy_reads(t));
+  EXPECT_EQ(mean_piece_bytes(t, sizeof(double)), 8 * 64 * 8);
+  t.rows = {{0, 64, 8, 128, 128, 128}, {2000, 5, 1, 0, 0, 0}};  // apart on both: A on a tie
+  EXPECT_TRUE(copy_reads(t));
+  EXPECT_EQ(side_pieces(t, false), 9);
+  EXPECT_EQ(mean_piece_bytes(t, sizeof(double)), (8 * 64 + 5) * 8 / 9);
 }
 
 // The choice between one kernel read and the node window: Auto reads exactly the transfers
@@ -148,7 +169,7 @@ TEST(Segments, ReadsInPlaceByMeanPieceUnderAuto) {
   using redist::Transport;
   const std::int64_t rows = kSingleCopyMinPieceBytes / 8;
   Transfer at, below;
-  at.rows = {{0, rows, 2, 2 * rows, rows, rows}};         // 2 pieces, each at the threshold
+  at.rows = {{0, rows, 2, 2 * rows, 2 * rows, 2 * rows}};  // 2 pieces, each at the threshold
   below.rows = {{0, rows - 1, 4, 2 * rows, rows, rows}};  // one double short
   EXPECT_EQ(mean_piece_bytes(at, sizeof(double)), kSingleCopyMinPieceBytes);
   EXPECT_EQ(mean_piece_bytes(below, sizeof(double)), kSingleCopyMinPieceBytes - 8);

@@ -25,14 +25,30 @@ namespace redist::exec {
 // on memory (the sender stages nothing: its window segment is that much smaller).
 constexpr std::int64_t kSingleCopyMinPieceBytes = std::int64_t{1} << 20;
 
-// The mean bytes of transfer t's contiguous row pieces (the stretches of one column, the
-// same on both sides; 0 when it has none). O(row runs).
+// The pieces of transfer t in one local column of one side (A: a_stride, B: b_stride), a
+// run whose pieces touch on that side counted as one. O(row runs).
+inline std::int64_t side_pieces(const Transfer& t, bool b_side) {
+  std::int64_t n = 0;
+  for (const auto& r : t.rows) n += r.count == 1 || (b_side ? r.b_stride : r.a_stride) == r.len ? 1 : r.count;
+  return n;
+}
+
+// Which array a single copy of transfer t takes in the other process: the sender's A (the
+// receiver reads it: true) or the receiver's B (the sender writes into it: false). The
+// kernel pins the other process's memory of each contiguous stretch page by page, and a
+// stretch costs a fixed ~1 us (malleable-redist-bench cma), while this process's own side
+// may be scattered at little cost; so the side with fewer pieces per column is the other
+// process's (A on a tie). Block runs whatever the block sizes: a change from row blocks to
+// whole columns (1x2 -> 2x1) is written by the sender into the receiver's contiguous
+// columns, the reverse read by the receiver. Both ends decide alike from the transfer.
+inline bool copy_reads(const Transfer& t) { return side_pieces(t, false) <= side_pieces(t, true); }
+
+// The mean bytes of transfer t's contiguous row pieces on the side a single copy takes in
+// the other process (copy_reads; 0 when it has none). O(row runs).
 inline std::int64_t mean_piece_bytes(const Transfer& t, std::size_t esize) {
-  std::int64_t elements = 0, pieces = 0;
-  for (const auto& r : t.rows) {
-    elements += r.len * r.count;
-    pieces += r.count;
-  }
+  std::int64_t elements = 0;
+  for (const auto& r : t.rows) elements += r.len * r.count;
+  const std::int64_t pieces = std::min(side_pieces(t, false), side_pieces(t, true));
   return pieces > 0 ? elements * static_cast<std::int64_t>(esize) / pieces : 0;
 }
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Single-copy transfers between processes of one node (docs/reference/redist.md, "Single copy on a
 // node"): the receiver reads its pieces straight out of the sender's local array of A
-// into its own B with the kernel's cross-memory attach (process_vm_readv), one copy of
-// each byte instead of pack -> message (two copies through shared memory) -> unpack.
+// into its own B, or the sender writes them straight into the receiver's B, with the
+// kernel's cross-memory attach (process_vm_readv / process_vm_writev), one copy of each
+// byte instead of pack -> message (two copies through shared memory) -> unpack.
 // The segment walk is pure (segments.hpp); the node map and the reads are the thin shell
 // (single_copy.cpp). Internal to redist.
 #pragma once
@@ -41,14 +42,19 @@ ProcessToken process_token();
 // single-copy-refused makes it return EPERM, as a system that forbids the read does.
 int check_peer(long pid, std::uint64_t address, std::uint64_t value);
 
-// Reads segments from process `pid`'s memory at `remote` (bytes) into `local`, elements
-// of esize bytes, in scatter-gather batches of the system's IOV_MAX entries (memory: one
-// batch, 32 KiB, whatever the transfer's size). add() queues a segment and reads a full
-// batch; finish() reads the rest. error() is 0, or the errno of the first failed read
+// Copies segments between this process and process `pid`, elements of esize bytes:
+// reads them from its memory at `remote` (bytes) into `local` (process_vm_readv), or with
+// `write` writes them from `local` into its memory at `remote` (process_vm_writev). A
+// segment's src is in the source's array, dst in the destination's. The two sides'
+// scatter-gather lists are merged apart (a stretch that continues the last one on its side
+// extends it, whatever the other side does), so the other process's memory is pinned in as
+// few stretches as its layout allows. Batches of the system's IOV_MAX entries (memory: one
+// batch, 32 KiB, whatever the transfer's size). add() queues a segment and copies a full
+// batch; finish() copies the rest. error() is 0, or the errno of the first failed copy
 // (EPERM when the system forbids it: the caller then moves the transfer by message).
 class SegmentReader {
  public:
-  SegmentReader(long pid, std::uint64_t remote, char* local, std::size_t esize);
+  SegmentReader(long pid, std::uint64_t remote, char* local, std::size_t esize, bool write = false);
   void add(const Segment& s);
   int finish();
   int error() const { return err_; }
@@ -60,18 +66,20 @@ class SegmentReader {
   std::uint64_t remote_;
   char* local_;
   std::size_t esize_, batch_;
+  bool write_;
   std::vector<char> liov_, riov_;  // struct iovec arrays (kept opaque here)
-  std::size_t n_ = 0, want_ = 0;
+  std::size_t nl_ = 0, nr_ = 0, want_ = 0;
   int err_ = 0;
   std::int64_t bytes_ = 0;
 };
 
 // One step's single-copy transfers, posted before the step's messages (begin) and
-// finished after them (end), so the step's other transfers are not held up. A sender
-// tells each receiver where its A is (pid, address, lda, its ProcessToken) and waits for
-// the receiver's word that it has read; the receiver checks the token, reads its pieces
-// straight into B and says 0, or says the errno, posts a receive for the transfer as a
-// message, and the sender sends it (same result). Memory: O(this step's transfers).
+// finished after them (end), so the step's other transfers are not held up. Per transfer
+// (copy_reads) one end copies and the other tells it where its array is (pid, address,
+// leading dimension, its ProcessToken) and waits for its word: the receiver reads the
+// sender's A into its B, or the sender writes its A into the receiver's B. The copier
+// checks the token, copies and says 0, or says the errno; the transfer then goes as a
+// message (same result). Memory: O(this step's transfers).
 class SingleCopyStep {
  public:
   struct Env {
@@ -79,14 +87,14 @@ class SingleCopyStep {
     MPI_Datatype type = MPI_DATATYPE_NULL;  // the element type, for the fallback messages
     std::size_t esize = 0;
     const Side* sa = nullptr;  // A on this rank (the remote A: same axes, the sender's lda)
-    const Side* sb = nullptr;
+    const Side* sb = nullptr;  // B on this rank (the remote B: same axes, the receiver's ldb)
     const void* a = nullptr;
     void* b = nullptr;
     bool sleep = false;
     int sleep_us = 20;
   };
   struct Moved {
-    std::int64_t sent = 0, received = 0, single = 0;  // bytes; single: of received, read in one copy
+    std::int64_t sent = 0, received = 0, single = 0;  // bytes; single: of received, landed in one copy
   };
   // from: each send's array of A (parallel to out; empty: env.a and env.sa for all).
   SingleCopyStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
@@ -98,12 +106,18 @@ class SingleCopyStep {
 
  private:
   static constexpr int kWhere = 5;
+  // Slot k: the receive in_[k] (k < in_.size()), else the send out_[k - in_.size()].
+  const Transfer& slot(std::size_t k) const { return k < in_.size() ? *in_[k] : *out_[k - in_.size()]; }
+  bool copies(std::size_t k) const { return (k < in_.size()) == copy_reads(slot(k)); }  // this rank copies slot k
+  void tell(std::size_t k);          // not the copier: where this rank's array is
+  int copy(std::size_t k);           // the copier: 0, or the errno
+  void by_message(std::size_t k, std::vector<PieceType>& types, std::vector<MPI_Request>& back);
   Env env_;
   std::vector<const Transfer*> out_, in_;
-  std::vector<SendFrom> from_;       // per send
-  std::vector<std::int64_t> here_;  // kWhere per send
-  std::vector<std::int64_t> where_;     // kWhere per receive
-  std::vector<int> said_out_, said_in_;  // per send: the receiver's word; per receive: ours
+  std::vector<SendFrom> from_;          // per send
+  std::vector<std::int64_t> here_;      // kWhere per slot: this rank's array, told to the copier
+  std::vector<std::int64_t> where_;     // kWhere per slot: the other end's array, told by it
+  std::vector<int> said_;               // per slot: the copier's word (ours, or the peer's)
   std::vector<MPI_Request> where_req_, done_req_;
 };
 

@@ -93,8 +93,8 @@ struct ExecOptions {
   // instead of two. Matters for blocks of a few rows (docs/reference/redist.md, "Execution"); the
   // result is the same either way. The fused pass's time counts in unpack_s or pack_s.
   bool fuse_local = true;
-  // On one node, a transfer may go in one copy: the receiver reads its pieces straight out
-  // of the sender's local array of A into B (Linux cross-memory attach, process_vm_readv;
+  // On one node, a transfer may go in one copy: the receiver reads the sender's A into B, or
+  // the sender writes into the receiver's B (cross-memory attach, process_vm_readv/writev;
   // docs/reference/redist.md, "Single copy on a node") instead of through the node window (pack,
   // unpack) or by message. Auto (the default): under Transport::Auto, the transfers whose
   // contiguous pieces average at least 1 MiB (exec/segments.hpp; from there one kernel
