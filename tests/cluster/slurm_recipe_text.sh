@@ -14,17 +14,53 @@
 # shows. node4 is freed: the job grows onto it (max 4: without the range it would grow to
 # no more than the 3 nodes it held). A rigid job then waits: the job gives a node back.
 # After the stop file the result is checked; nothing of the job is left.
-# Usage: slurm_recipe_text.sh <source dir> <build dir>
+# With `arbiter`, the same under the site's arbiter: malleable-arbiterd (--expansion off) as
+# the unprivileged user slurm in the head's namespace, the jobs' environment naming it as a
+# site's would (RESIZE_ARBITER, RESIZE_ARBITER_MUNGE, RESIZE_ARBITER_USER): the job says
+# `mode arbiter`, and the arbiter's decisions grow it and give the node back.
+# Usage: slurm_recipe_text.sh <source dir> <build dir> [arbiter]
 set -uo pipefail
-SRC=$1 BUILD=$2
+SRC=$1 BUILD=$2 MODE=${3:-alone}
 . "$SRC/tests/cluster/harness.sh"
 command -v ompi-server >/dev/null || { echo "SKIPPED: no ompi-server (Open MPI's; joins between launches need it)"; exit 77; }
+DAEMON=$BUILD/cluster/malleable-arbiterd
+if [[ $MODE == arbiter ]]; then
+  [[ -x $DAEMON ]] || { echo "SKIPPED: no malleable-arbiterd (built without libmunge)"; exit 77; }
+  command -v setpriv >/dev/null || { echo "SKIPPED: setpriv is needed"; exit 77; }
+  getent passwd slurm >/dev/null || { echo "SKIPPED: no user slurm (the Debian slurm packages make it)"; exit 77; }
+  LIB=$(ldd "$DAEMON" | awk '$1 ~ /^libmalleable_cluster/ {print $3}')
+  [[ -f $LIB ]] || { echo "SKIPPED: ldd names no libmalleable_cluster for $DAEMON"; exit 77; }
+fi
 recipe=$(awk '/^```sh$/ { f = 1; next } f && /^```$/ { exit } f' "$SRC/docs/guide/slurm.md")
 grep -q '^#SBATCH .*-N 2-4' <<<"$recipe" && grep -q '^exec malleable-run --job-dir .* -- \./solver ARGS$' <<<"$recipe" ||
   { echo "FAILED: docs/guide/slurm.md's recipe is not the one this test runs (#SBATCH -N 2-4 ... exec malleable-run --job-dir ... -- ./solver ARGS): $recipe"; exit 1; }
 slurm_begin "recipe-text blocker rigid" 4 --no-expansion
 app=pdgemm_resizable
 mkdir -p "$work/home"
+site=""
+daemon_pid=""
+if [[ $MODE == arbiter ]]; then
+  # The daemon as slurm: a copy of it and of its library in a folder slurm may enter.
+  chmod 755 "$work"
+  mkdir -p "$work/bin" "$work/arbiter"
+  cp "$DAEMON" "$work/bin/" && cp -L "$LIB" "$work/bin/"
+  chown slurm "$work/arbiter"
+  SOCK=$work/arbiter/socket MSOCK=/run/malleable-cluster/slurm/munge/munge.socket
+  arbiter_end() {
+    local rc=$?
+    [[ -n $daemon_pid ]] && kill "$daemon_pid" 2>/dev/null
+    (exit $rc)
+    slurm_end
+  }
+  trap arbiter_end EXIT
+  "$CLUSTER" exec head sh -c "echo \$\$ >$work/arbiter.pid; exec setpriv --reuid=slurm --regid=slurm --clear-groups \
+    env SLURM_CONF=$SLURM_CONF LD_LIBRARY_PATH=$work/bin $work/bin/malleable-arbiterd --socket $SOCK \
+    --state-dir $work/arbiter/state --munge-socket $MSOCK --interval 1 --expansion off" 2>>"$work/arbiter.log" &
+  for _ in $(seq 100); do [[ -S $SOCK ]] && break; sleep 0.1; done
+  daemon_pid=$(cat "$work/arbiter.pid")
+  [[ -S $SOCK ]] || { cat "$work/arbiter.log"; fail "the arbiter did not start"; }
+  site="export RESIZE_ARBITER=$SOCK RESIZE_ARBITER_MUNGE=$MSOCK RESIZE_ARBITER_USER=slurm"
+fi
 {
   grep -E '^(#!|#SBATCH)' <<<"$recipe"
   echo "export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1"
@@ -32,6 +68,7 @@ mkdir -p "$work/home"
   echo "export OMPI_MCA_btl_tcp_if_include=10.213.7.0/24 OMPI_MCA_oob_tcp_if_include=10.213.7.0/24"
   echo "export OMPI_MCA_plm=rsh OMPI_MCA_plm_rsh_agent=$SRC/scripts/cluster-rsh"
   echo "export RESIZE_SLURM_INTERVAL=0.5 RESIZE_SLURM_ITERATIONS=0 BLACS_DYN_JOIN_TIMEOUT=90 RESIZE_SLURM_JOIN_DEADLINE=120"
+  [[ -n $site ]] && echo "$site"
   grep -vE '^(#!|#SBATCH)' <<<"$recipe" |
     sed "s|malleable-run|$BUILD/bin/malleable-run|; s|\./solver ARGS|$BUILD/apps/$app -n 240 --nb 16 -g 2x3 -i 1000000 --stop-file $d/stop|"
 } >"$work/job.sh"
@@ -49,7 +86,12 @@ wait_for "$out" "^malleable-run: Slurm job $job \(-N 2-4, the batch script\): RE
 wait_for "$out" "^\[pdgemm\] iter +3 " 120 >/dev/null
 grep -q "policy slurm from RESIZE_POLICY" "$out" || { cat "$out"; fail "the program did not take the Slurm policy from the launcher's RESIZE_POLICY"; }
 [[ $("$CLUSTER" exec head squeue -h -j "$job" -o "%T|%N") == "RUNNING|node[1-3]" ]] || fail "the job's allocation is not node[1-3]"
-echo "ok: the recipe's job started on node[1-3] of -N 2-4, its range and policy from malleable-run"
+if [[ $MODE == arbiter ]]; then
+  grep -q "^\[slurm\] job $job: mode arbiter" "$out" || { cat "$out" "$work/arbiter.log"; fail "the job does not say mode arbiter"; }
+else
+  grep -q "^\[slurm\] job $job: mode per-user" "$out" || { cat "$out"; fail "the job does not say mode per-user"; }
+fi
+echo "ok: the recipe's job started on node[1-3] of -N 2-4, its range and policy from malleable-run ($MODE)"
 
 "$CLUSTER" exec head scancel "$blocker"
 wait_for "$out" "submitted expander job\(s\) [0-9]+ on node4" 120
