@@ -44,6 +44,46 @@ function(mall_mpich_suite_needs)
 endfunction()
 mall_mpich_suite_needs(malleable-run)
 
+# Tests that need the libraries' test hooks (MALL_TEST_HOOKS, top CMakeLists.txt: resize's
+# RESIZE_FAULT fault injection): where the hooks are not compiled in, such a test is not
+# run (DISABLED: ctest reports it "Not Run (Disabled)"), labelled needs_test_hooks
+# (`ctest -N -L needs_test_hooks` lists them), and the configure step says how many.
+# A folder names the tests whose scripts or programs set RESIZE_FAULT themselves with
+# mall_needs_test_hooks(test...); a test given RESIZE_FAULT in its ENVIRONMENT is found
+# when its folder is done (mall_tag_tests); MALL_TEST_HOOK_TESTS names those of folders
+# that cannot say it themselves (the emulated cluster's, registered by cluster_test).
+set(MALL_TEST_HOOK_TESTS
+  "^cluster\\.(lost_node|lost_node_levels|lost_node_levels_corrupt|lost_node_slurm|lost_two_nodes_levels)$")
+function(mall_needs_test_hooks)
+  if(MALL_TEST_HOOKS OR NOT ARGN)
+    return()
+  endif()
+  set_tests_properties(${ARGN} PROPERTIES DISABLED TRUE)
+  set_property(TEST ${ARGN} APPEND PROPERTY LABELS needs_test_hooks)
+  get_property(_n GLOBAL PROPERTY MALL_TESTS_WITHOUT_HOOKS)
+  list(LENGTH ARGN _k)
+  math(EXPR _n "0${_n} + ${_k}")
+  set_property(GLOBAL PROPERTY MALL_TESTS_WITHOUT_HOOKS ${_n})
+endfunction()
+function(mall_test_hooks_by_environment test)
+  if(MALL_TEST_HOOKS)
+    return()
+  endif()
+  get_property(_env TEST ${test} PROPERTY ENVIRONMENT)
+  get_property(_off TEST ${test} PROPERTY DISABLED)
+  if(NOT _off AND (_env MATCHES "(^|;)RESIZE_FAULT=" OR test MATCHES "${MALL_TEST_HOOK_TESTS}"))
+    mall_needs_test_hooks(${test})
+  endif()
+endfunction()
+if(NOT MALL_TEST_HOOKS)
+  cmake_language(DEFER DIRECTORY ${PROJECT_SOURCE_DIR} CALL mall_test_hooks_summary)
+endif()
+function(mall_test_hooks_summary)
+  get_property(_n GLOBAL PROPERTY MALL_TESTS_WITHOUT_HOOKS)
+  message(STATUS "MALL_TEST_HOOKS is OFF: ${_n} tests that inject faults are not run "
+                 "(label needs_test_hooks, \"Not Run (Disabled)\")")
+endfunction()
+
 # Every test of a folder carries its name in MALL_CTEST_TEST, and so does every process it
 # starts: tests/support/leftover_reaper.py (run by scripts/test.sh beside ctest) kills the
 # processes a test left behind once it has ended, and names the test. A folder that adds
@@ -53,6 +93,7 @@ mall_mpich_suite_needs(malleable-run)
 function(mall_tag_tests)
   get_property(_tests DIRECTORY PROPERTY TESTS)
   foreach(_t IN LISTS _tests)
+    mall_test_hooks_by_environment(${_t})
     set_property(TEST ${_t} APPEND PROPERTY ENVIRONMENT "MALL_CTEST_TEST=${_t}")
   endforeach()
 endfunction()

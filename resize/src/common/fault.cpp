@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// RESIZE_FAULT: the session's test-only fault injection (fault.hpp).
+// RESIZE_FAULT: the session's test-only fault injection (fault.hpp); empty in a build
+// without MALL_TEST_HOOKS (fault.hpp's inline no-ops stand in).
 #include "common/fault.hpp"
+#ifdef MALL_TEST_HOOKS
 #include "common/config.hpp"
 
 #include <unistd.h>
@@ -106,4 +108,11 @@ void inject(const config::Text& fault, Point p, bool here, int world_rank, std::
   }
 }
 
+std::size_t staged_elements(const config::Text& fault, std::size_t k, int world_rank, std::size_t elements) {
+  const std::optional<int> no_memory = armed(fault, Point::NoMemoryInMove);
+  const bool faulted = no_memory && *no_memory == static_cast<int>(k) && world_rank == 1;
+  return faulted ? std::size_t{1} << 62 : elements;
+}
+
 }  // namespace resize::detail::fault
+#endif  // MALL_TEST_HOOKS

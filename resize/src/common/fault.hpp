@@ -4,8 +4,12 @@
 // (config::Session::fault), and hands that text to these functions. Not for production
 // runs. The checkpoint writer's own faults (MALLEABLE_CHECKPOINT_FAULT) are
 // file/write.cpp's, which is the only reader of that variable.
+// Only in test builds: MALL_TEST_HOOKS (the CMake option of that name, on where the tests
+// are built) compiles them in; without it no fault is ever armed, the functions below
+// are empty inline ones and fault.cpp is empty: nothing reads RESIZE_FAULT's text.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,6 +28,7 @@ enum class Point {
   GenerationUnreachable,   // generation-unreachable: the generation check's newcomer pair addresses no process
 };
 
+#ifdef MALL_TEST_HOOKS
 // A pause may end early, when a file appears: pause-in-iteration:K:S:FILE and
 // pause-in-redistribution:S:FILE (FILE an absolute path) hold every process until FILE
 // exists, S seconds at most, so that a test acts on a paused job and then lets it go on,
@@ -50,5 +55,17 @@ void pause_in_iteration(const config::Text& fault, int iteration, bool world_ran
 // Carries out the fault at `p` when `fault` arms it and `here` (the process it targets):
 // says so on stderr (`what` names the moment), then pauses, stalls or kills the process.
 void inject(const config::Text& fault, Point p, bool here, int world_rank, std::string_view what);
+
+// The elements the move stages for the k-th matrix of an exchange on world rank
+// `world_rank`: `elements`, or 2^62 (a buffer no process can allocate) where
+// no-memory-in-move:K targets it (K == k, world rank 1).
+std::size_t staged_elements(const config::Text& fault, std::size_t k, int world_rank, std::size_t elements);
+
+#else  // a build without the hooks: nothing is ever armed
+inline std::optional<int> armed(const config::Text&, Point) { return std::nullopt; }
+inline void pause_in_iteration(const config::Text&, int, bool, std::string_view) {}
+inline void inject(const config::Text&, Point, bool, int, std::string_view) {}
+inline std::size_t staged_elements(const config::Text&, std::size_t, int, std::size_t elements) { return elements; }
+#endif
 
 }  // namespace resize::detail::fault

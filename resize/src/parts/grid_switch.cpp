@@ -131,6 +131,7 @@ namespace {
 // data half moved: the redist mover's exchange started (messages posted, local pieces
 // copied), not finished; the PDGEMR2D mover after the first registered matrix has moved.
 void fault_pause(const config::Text& named, int world_rank, const std::string& moved) {
+  if (!fault::armed(named, fault::Point::PauseInRedistribution)) return;  // never armed without the test hooks
   fault::inject(named, fault::Point::PauseInRedistribution, true, world_rank,
                 "in the redistribution (from matrix '" + moved + "' on, half moved)");
 }
@@ -299,16 +300,15 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
 // could (one MPI_Allreduce, MINLOC over (matrix, rank)) before any message is posted: a
 // buffer that does not fit in memory on one process is the same Error on every process
 // (that process's message, broadcast: the matrix, its elements, the GiB), nothing of the
-// batch staged any more. Test hook: RESIZE_FAULT=no-memory-in-move[:K] (common/fault.hpp).
+// batch staged any more. Test hook (test builds only): RESIZE_FAULT=no-memory-in-move[:K]
+// (common/fault.hpp).
 std::vector<void*> GridSwitch::stage_batch(std::vector<MovePart>& parts, std::size_t begin, std::size_t end) {
   prefault.wait();  // the arrays staged ahead (prefault_for) are taken below
-  const std::optional<int> no_memory = fault::armed(cfg.session.fault, fault::Point::NoMemoryInMove);
   std::vector<void*> nbuf(end - begin, nullptr);
   std::string why;
   for (std::size_t k = begin; k < end; ++k) {
-    const bool faulted = no_memory && *no_memory == static_cast<int>(k) && job.rank() == 1;
     try {
-      nbuf[k - begin] = parts[k].r->stage(faulted ? std::size_t{1} << 62 : parts[k].new_elements);
+      nbuf[k - begin] = parts[k].r->stage(fault::staged_elements(cfg.session.fault, k, job.rank(), parts[k].new_elements));
     } catch (const Error& e) {
       why = e.what();
       if (why.empty()) why = "out of memory";

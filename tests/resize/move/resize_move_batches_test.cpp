@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "malleable/resize/session.hpp"
+#include "malleable/resize/session_options.hpp"
 #include "move/move_batches.hpp"
 
 using resize::detail::held_peak;
