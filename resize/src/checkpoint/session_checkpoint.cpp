@@ -43,7 +43,7 @@ CheckpointMatrix describe(const Registered& r, const blacs_dyn::Grid& grid, int 
     // the record's blocks on this grid, as the descriptor has them
     c.spec.mb = r.mat().row_block_on(c.layout.nprow);
     c.spec.nb = r.mat().col_block_on(c.layout.npcol);
-    c.lld = r.desc[8];  // the caller's leading dimension (its buffer)
+    c.lld = detail::leading_dimension(c.layout, rank);  // its buffer's, by the one rule (parts/descriptor.hpp)
   }
   if (c.pr < 0) c.local = nullptr;
   return c;

@@ -16,6 +16,10 @@ std::pair<std::int64_t, std::int64_t> local_extent(const redist::Layout& l, int 
   return {l.local_rows(pr), l.local_cols(pc)};
 }
 
+std::int64_t leading_dimension(const redist::Layout& l, int rank) {
+  return std::max<std::int64_t>(1, local_extent(l, rank).first);
+}
+
 namespace {
 int narrow(std::int64_t v, const redist::MatrixSpec& mat, const char* what) {
   if (v < 0 || v > std::numeric_limits<int>::max())
@@ -34,16 +38,15 @@ std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layou
   const int mb = narrow(mat.row_block_on(on->nprow), mat, "row block");
   const int nb = narrow(mat.col_block_on(on->npcol), mat, "column block");
   int pr = -1, pc = -1;
-  if (!on->coords_of(rank, pr, pc)) return {1, -1, m, n, mb, nb, 0, 0, 1};
-  const int lld = narrow(std::max<std::int64_t>(1, on->local_rows(pr)), mat, "local row count");
-  return {1, context, m, n, mb, nb, 0, 0, lld};
+  if (!on->coords_of(rank, pr, pc)) return {1, -1, m, n, mb, nb, on->rsrc, on->csrc, 1};
+  const int lld = narrow(leading_dimension(*on, rank), mat, "local row count");
+  return {1, context, m, n, mb, nb, on->rsrc, on->csrc, lld};
 }
 
 std::size_t descriptor_elements(const redist::Layout& on, int rank) {
   int pr = -1, pc = -1;
   if (!on.coords_of(rank, pr, pc)) return 0;
-  const std::int64_t lld = std::max<std::int64_t>(1, on.local_rows(pr));
-  return static_cast<std::size_t>(lld * std::max<std::int64_t>(1, on.local_cols(pc)));
+  return static_cast<std::size_t>(leading_dimension(on, rank) * std::max<std::int64_t>(1, on.local_cols(pc)));
 }
 
 }  // namespace resize::detail

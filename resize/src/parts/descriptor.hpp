@@ -19,10 +19,16 @@ namespace resize::detail {
 // This rank's local rows and columns in `l`; 0 x 0 where it has no place there.
 std::pair<std::int64_t, std::int64_t> local_extent(const redist::Layout& l, int rank);
 
-// The descriptor of block-cyclic matrix `mat` laid out as `on`: {1, CTXT, M, N, MB, NB, 0,
-// 0, LLD}, with MB x NB the record's blocks on on's grid, CTXT `context` where `rank` has a
+// The leading dimension of this rank's part of a matrix laid out as `l`: its local rows,
+// at least 1 (1 where it has no place). The one rule: the descriptor's LLD, the buffers
+// the session stages, an extended matrix's lld() and the moves' source all read it.
+std::int64_t leading_dimension(const redist::Layout& l, int rank);
+
+// The descriptor of block-cyclic matrix `mat` laid out as `on`: {1, CTXT, M, N, MB, NB,
+// RSRC, CSRC, LLD}, with MB x NB the record's blocks on on's grid, RSRC and CSRC on's
+// first process row and column (on.rsrc, on.csrc), CTXT `context` where `rank` has a
 // place in `on` and -1 elsewhere (what PDGEMR2D asks of a process outside a grid), LLD
-// its local rows (at least 1; 1 off the grid). Without a layout (registered, not placed
+// leading_dimension(on, rank). Without a layout (registered, not placed
 // yet, or a newcomer before its first move): off every grid with the record's MB x NB.
 // Throws resize::Error for an extended-descriptor matrix (no descriptor describes it).
 std::array<int, 9> descriptor(const redist::MatrixSpec& mat, const redist::Layout* on, int context, int rank);

@@ -157,8 +157,8 @@ std::size_t detail::local_elements(const int* desc) {
   if (desc[1] < 0) return 0;
   int nprow = 0, npcol = 0, myrow = 0, mycol = 0;
   Cblacs_gridinfo(desc[1], &nprow, &npcol, &myrow, &mycol);
-  // The local columns: redist's map of the column dimension (first block on column 0).
-  const redist::Axis cols(redist::BlockSizes::uniform(desc[3], desc[5]), npcol, 0);
+  // The local columns: redist's map of the column dimension (first block on column CSRC).
+  const redist::Axis cols(redist::BlockSizes::uniform(desc[3], desc[5]), npcol, desc[7]);
   const auto nloc = cols.local_count(mycol);
   return static_cast<std::size_t>(desc[8]) * static_cast<std::size_t>(std::max<std::int64_t>(nloc, 1));
 }
@@ -285,8 +285,7 @@ GridSwitch::MovePart GridSwitch::move_part(Registered& r, const blacs_dyn::Grid&
     const auto [br, bc] = local_dims(p.lb);
     p.new_elements = static_cast<std::size_t>(br * bc);
   } else {
-    p.da = detail::descriptor(r.mat(), &p.la, context_of(from), job.rank());
-    if (p.da[1] >= 0) p.da[8] = r.desc[8];  // the caller's leading dimension (its buffer)
+    p.da = detail::descriptor(r.mat(), &p.la, context_of(from), job.rank());  // LLD: its buffer's, by the one rule
     p.db = detail::descriptor(r.mat(), &p.lb, p.to_context, job.rank());
     p.new_elements = detail::descriptor_elements(p.lb, job.rank());
   }

@@ -75,7 +75,7 @@ struct Registered {
   // dimension (its local rows, at least 1). Its handle's cached index map is rebuilt.
   void place(redist::Layout l, int context, int rank) {
     if (mat().extended()) {
-      if (lld) *lld = static_cast<int>(std::max<std::int64_t>(1, detail::local_extent(l, rank).first));
+      if (lld) *lld = static_cast<int>(detail::leading_dimension(l, rank));
     } else if (desc) {
       const std::array<int, 9> d = detail::descriptor(mat(), &l, context, rank);
       std::copy(d.begin(), d.end(), desc);

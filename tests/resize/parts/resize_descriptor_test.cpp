@@ -11,10 +11,12 @@
 
 using resize::detail::descriptor;
 using resize::detail::descriptor_elements;
+using resize::detail::leading_dimension;
 
 namespace {
-// ScaLAPACK's NUMROC(N, NB, IPROC, ISRCPROC=0, NPROCS).
-long long numroc(long long n, long long nb, int iproc, int nprocs) {
+// ScaLAPACK's NUMROC(N, NB, IPROC, ISRCPROC, NPROCS).
+long long numroc(long long n, long long nb, int iproc, int nprocs, int isrc = 0) {
+  iproc = (iproc - isrc + nprocs) % nprocs;  // the distance from the source process
   const long long nblocks = n / nb;
   long long num = (nblocks / nprocs) * nb;
   const long long extra = nblocks % nprocs;
@@ -48,6 +50,32 @@ TEST(Descriptor, OnEveryProcessOfAGridItIsScaLAPACKsAndOffItANonMembers) {
       // not placed yet: off every grid with the record's blocks
       EXPECT_EQ(descriptor(mat, nullptr, 77, 10), off);
     }
+  }
+}
+
+// A layout whose first block is not on process (0, 0) (RSRC, CSRC: a checkpoint's, a
+// level's or a caller's layout): the descriptor names that source process, and the local
+// rows, columns and leading dimension are ScaLAPACK's counted from it.
+TEST(Descriptor, ItsSourceProcessIsTheLayouts) {
+  const redist::MatrixSpec mat = redist::MatrixSpec::block_cyclic(100, 37, 8, 5);
+  for (const auto& [rsrc, csrc] : {std::pair{1, 2}, std::pair{2, 0}, std::pair{0, 1}}) {
+    const redist::Layout l = redist::Layout::block_cyclic(100, 37, 8, 5, 3, 4, rsrc, csrc);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 4; ++c) {
+        const int rank = r * 4 + c;
+        const long long lr = numroc(100, 8, r, 3, rsrc), lc = numroc(37, 5, c, 4, csrc);
+        const std::array<int, 9> want{1, 9, 100, 37, 8, 5, rsrc, csrc, static_cast<int>(std::max(1LL, lr))};
+        EXPECT_EQ(descriptor(mat, &l, 9, rank), want) << "RSRC " << rsrc << " CSRC " << csrc << " at (" << r << ", " << c << ")";
+        EXPECT_EQ(leading_dimension(l, rank), std::max(1LL, lr));
+        EXPECT_EQ(descriptor_elements(l, rank), static_cast<std::size_t>(std::max(1LL, lr) * std::max(1LL, lc)));
+      }
+    // off the grid: the layout's source process still, context -1, leading dimension 1
+    const std::array<int, 9> off{1, -1, 100, 37, 8, 5, rsrc, csrc, 1};
+    EXPECT_EQ(descriptor(mat, &l, 9, 12), off);
+    EXPECT_EQ(leading_dimension(l, 12), 1);
+    // and the layout read back from that descriptor is the one it came from
+    const auto d = descriptor(mat, &l, 9, 0);
+    EXPECT_EQ(redist::Layout::from_desc(d.data(), 3, 4), l);
   }
 }
 
