@@ -32,10 +32,11 @@ TRACE_SETTINGS = ("trace:", "emulated-trace:")
 # `policy`, the arm: rigid (every job rigid), moldable (malleable jobs start on a node range
 # and are never resized; moldable_max and moldable_efficient: ranges with higher tops,
 # workload_cluster.sh), malleable (a node range and resizes by the project's policy),
+# malleable_rule (the same, the arbiter raising a giver's time limit: --extend-limits on),
 # growth and giveback (the same with one lever off). Left out, it is rigid for a run with
 # no malleable job and malleable otherwise (the meaning of every row written before the
 # column existed).
-POLICIES = ("rigid", "moldable", "moldable_max", "moldable_efficient", "malleable", "growth", "giveback")
+POLICIES = ("rigid", "moldable", "moldable_max", "moldable_efficient", "malleable", "malleable_rule", "growth", "giveback")
 # What tells rows of different policies apart: `range`, the malleable jobs' node range
 # (generate.py --range: requested = [size/2, size], double = [size/2, 2 size]; grow =
 # [size/2, 2 size] with Slurm asked for at most the size asked, workload_cluster.sh --range) and
