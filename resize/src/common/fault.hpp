@@ -6,7 +6,8 @@
 // file/write.cpp's, which is the only reader of that variable.
 // Only in test builds: MALL_TEST_HOOKS (the CMake option of that name, on where the tests
 // are built) compiles them in; without it no fault is ever armed, the functions below
-// are empty inline ones and fault.cpp is empty: nothing reads RESIZE_FAULT's text.
+// are empty inline ones and fault.cpp is empty: nothing acts on RESIZE_FAULT (config.cpp
+// still reads it into config::Session::fault, which nothing asks).
 #pragma once
 
 #include <cstddef>
