@@ -55,7 +55,7 @@ STUDIES = {
     # and the simulated arms' per-seed metrics (workload_arms.sh: arms/NAME/<arm>_<share>_s<seed>.json;
     # arms.md, runs.tsv, replay.json and rigid.json stay unpacked; limit_extensions.py reads
     # the folder after `data_archive.py extract docs/data/workload/arms/NAME DEST`)
-    "workload": ["emulated*/", "arms/*/*_s[0-9]*.json"],
+    "workload": ["emulated*/", "arms/*/*_s[0-9]*.json", "arms/*/rigid.json", "arms/*/replay.json"],
     # the endurance runs' reports (session_endurance.py --json) and the heap-trim runs' logs;
     # the summaries (run_*.txt, heap_trim_ab*.txt, rank0_*) stay unpacked
     "endurance": ["*.json", "heap_trim_100_*.txt"],

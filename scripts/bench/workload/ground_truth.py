@@ -14,7 +14,8 @@ scaled so that the offered load sum(nodes * run) / (machine nodes * span of subm
 is --load, each submitted at its time as `sbatch -N nodes --time=limit --wrap "sleep run"`
 (a sleeping job: the run time is Slurm's and the machine's 2 shared cores do not stretch
 it); waits until the queue is empty, then writes DIR/sacct.txt (the simulator's documented
-sacct command), DIR/slurm_config.txt (scontrol show config) and DIR/submitted.tsv.
+sacct command), DIR/slurm_config.txt (scontrol show config) and DIR/submitted.tsv (each job's
+nodes, run time, limit and submission time).
 
 replay: the rules from DIR/slurm_config.txt (rules_from_config below: SchedulerType,
 sched_interval, bf_resolution, PriorityType; a rule the simulator cannot follow refuses the
@@ -87,8 +88,7 @@ def submit(a):
     jobs, factor = scaled(w["jobs"], w["nodes"], a.load)
     out = os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
-    with open(os.path.join(out, "stream.json"), "w") as f:
-        json.dump({"nodes": w["nodes"], "load": a.load, "arrival_factor": factor, "jobs": jobs}, f)
+    print(f"ground_truth.py: {len(jobs)} jobs, arrivals x {factor:.4f} for offered load {a.load}", file=sys.stderr)
     ended = submit_all(a, jobs, out)
     # the accounting of the run: every job ended, from an hour before the first
     text = head(a.src, "sacct", "-a", "-X", "-P", "-S", "now-6hours", "-E", "now", f"--format={SACCT_FORMAT}")
