@@ -91,13 +91,15 @@ class DataArchive(unittest.TestCase):
         self.assertFalse(os.path.exists(os.path.join(d, "pdgemm_4000_node")))
 
     def test_path_patterns(self):
-        # a pattern with "/" matches the whole path (the workload arms' per-seed metrics);
-        # the arms' summaries next to them stay loose
+        # a pattern with "/" matches the whole path (the workload arms' per-seed metrics and
+        # their rigid run's and trace report's JSON); the arms' summaries stay loose
         pats = da.STUDIES["workload"]
         self.assertTrue(da.packed("arms/kth-sp2/malleable_0.5_s1.json", pats))
         self.assertTrue(da.packed("arms/kth-sp2/moldable_efficient_1.0_s12.json", pats))
-        for loose in ("arms/kth-sp2/arms.md", "arms/kth-sp2/runs.tsv", "arms/kth-sp2/replay.json",
-                      "arms/kth-sp2/rigid.json", "arms/limit_extensions.md", "speedup/life_n2048_1x1.json"):
+        self.assertTrue(da.packed("arms/kth-sp2/replay.json", pats))
+        self.assertTrue(da.packed("arms/kth-sp2/rigid.json", pats))
+        for loose in ("arms/kth-sp2/arms.md", "arms/kth-sp2/runs.tsv", "arms/limit_extensions.md",
+                      "speedup/life_n2048_1x1.json", "ground_truth/kth-sp2_3000/ground_truth.json"):
             self.assertFalse(da.packed(loose, pats), loose)
         self.assertTrue(da.packed("emulated_16n/share_0.5/jobs/1.json", pats))
 
