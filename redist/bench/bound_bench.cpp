@@ -214,7 +214,7 @@ int case_bound(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--reps", reps, "repetitions, round robin; the fastest of each is reported");
   app.add_option("--costa-native", costa_native,
-                 "shared object built from redist/bench/costa_native.cpp against a COSTA build (scripts/bench/costa_native.sh; "
+                 "shared object built from redist/bench/costa_native.cpp against a COSTA build (costa_native in scripts/bench/redist.sh; "
                  "env MALLEABLE_COSTA_NATIVE): COSTA's own API timed too (run it with OMP_NUM_THREADS=1)");
   app.add_option("--json", json_path, "write every row to this JSON file");
   if (auto rc = redist::calib::parse_or_exit(app, argc, argv, me)) return *rc;

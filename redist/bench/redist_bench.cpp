@@ -124,7 +124,7 @@ int case_redist(int argc, char** argv) {
   double costa_budget = 30;
   app.add_option("--costa-native", costa_native,
                  "with --suite/--tiny/--shapes: a shared object built from redist/bench/costa_native.cpp against a "
-                 "COSTA build (redist_shapes_bench.sh --costa builds it): COSTA's own API, timed in COSTA's column");
+                 "COSTA build (redist.sh shapes --costa builds it): COSTA's own API, timed in COSTA's column");
   app.add_option("--costa-layout", costa_layout,
                  "block-cyclic (costa::block_cyclic_layout where the rank map allows) or custom "
                  "(costa::custom_layout always)");

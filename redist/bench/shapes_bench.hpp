@@ -40,7 +40,7 @@ CostaGemr2d* load_costa(const std::string& dir);
 
 // COSTA's native API (costa::block_cyclic_layout per matrix on its own grid, or
 // costa::custom_layout, then costa::transform), from redist/bench/costa_native.cpp compiled
-// by the user against their COSTA build (scripts/bench/redist_shapes_bench.sh does it).
+// by the user against their COSTA build (scripts/bench/redist.sh shapes does it).
 using CostaNative = int(int m, int n, int mba, int nba, int pra, int pca, const int* ranks_a, const double* a, int lda,
                         int mbb, int nbb, int prb, int pcb, const int* ranks_b, double* b, int ldb, MPI_Comm comm,
                         int layout_mode, char* err, int errlen);

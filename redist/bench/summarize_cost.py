@@ -51,7 +51,7 @@ def markdown(docs, names, tag="", cases_table=True):
     cal_ns = sorted({int(m.group(1)) for r in fit for m in [re.search(r"N=(\d+)", r["what"])] if m})
     cal_text = ", ".join(map(str, cal_ns)) if cal_ns else "?"
     out.append(f"Machine `{d0.get('host', '?')}`, {d0.get('cpus', '?')} CPUs, {d0['ranks']} MPI ranks "
-               f"(oversubscribed); {len(docs)} run(s) of `scripts/bench/cost_model_error.sh`, "
+               f"(oversubscribed); {len(docs)} run(s) of `scripts/bench/redist.sh cost-model-error`, "
                f"each calibrating in the same job (malleable-calibrate's cases: N = {cal_text}) and then "
                f"comparing with the held-out benchmark cases (the redist case's: N = "
                f"{', '.join(str(n) for n in sorted({c['n'] for c in d0['cases']}))}); measured = "

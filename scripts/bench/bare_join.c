@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * A bare join (the start bound a resize's join is set against; scripts/bench/bound_bench.sh runs it):
+ * A bare join (the start bound a resize's join is set against; scripts/bench/redist.sh bound runs it):
  * a running job connects to processes of a separate mpiexec, as a resize's join does
  * through malleable-run's ompi-server, with nothing of the library's protocol.
  *   job PORTFILE REPS:  the running job. For each repetition r it waits for PORTFILE.r

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The bound sweep's table (scripts/bench/bound_bench.sh, docs/measurements/redist.md,
+"""The bound sweep's table (scripts/bench/redist.sh bound, docs/measurements/redist.md,
 "Against the machine's bound"): each row's fraction of the single-copy bound for redist,
 PDGEMR2D and COSTA, best and median of the interleaved repetitions, with the row's load
 and whether it ran quiet; a heading with the machine, the load and the commit.

@@ -1,18 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The 16-core run's table (scripts/bench/device16.sh): reads its records (a folder, or
+"""The 16-core run's table (scripts/bench/device16.sh run): reads its records (a folder, or
 docs/data/device16 whose raw/ is packed in runs.tar.xz), writes summary.csv beside them
 and prints the targets.
 
     device16_report.py [DIR]      (default docs/data/device16)
-    device16_report.py --ab [DIR]  device16_ab.sh's rounds (DIR/ab): per case the medians over
+    device16_report.py --ab [DIR]  device16.sh ab's rounds (DIR/ab): per case the medians over
                                    the rounds of redist's time per build, new/old, and COSTA's
                                    time over the new build's; writes DIR/ab_summary.csv
-    device16_report.py --ucx [DIR] device16_ucx.sh's rounds (DIR/ucx, or DIR holding the
+    device16_report.py --ucx [DIR] device16.sh ucx's rounds (DIR/ucx, or DIR holding the
                                    records): grown over fresh under the UCX PML, per round and
                                    median, and both against a fresh job under ob1; writes
                                    DIR/ucx_summary.csv
-    device16_report.py --respawn DIR  device16_respawn.sh's records (DIR holding them): the
+    device16_report.py --respawn DIR  device16.sh respawn's records (DIR holding them): the
                                    copy bound, grown by respawn and by merge over fresh per
                                    driver, COSTA over redist and redist's bytes moved per
                                    second over the copy's per case; writes DIR/respawn_summary.csv
@@ -45,7 +45,7 @@ def growth(raw, driver):
 
 
 def ucx(d):
-    """device16_ucx.sh's rounds (DIR/ucx, or DIR itself when it holds the records): per driver
+    """device16.sh ucx's rounds (DIR/ucx, or DIR itself when it holds the records): per driver
     the grown job and the job started on 4x4, both under the UCX PML, and the job started on
     4x4 under ob1 (Open MPI's default); a round counts where both UCX arms ran."""
     with data_archive.unpacked(d) as u:

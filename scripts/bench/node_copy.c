@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * A node's copy bandwidth, STREAM's Copy kernel on every rank at once (the bound
- * scripts/bench/device16_respawn.sh sets redist's bytes moved per second against): each
+ * scripts/bench/device16.sh respawn sets redist's bytes moved per second against): each
  * rank copies its own array of MIB MiB of doubles into another (c[j] = a[j], both arrays
  * written first, so no page is faulted in while timed), REPS times; a repetition's time
  * is rank 0's from one barrier to the next (all ranks' copies, as they overlapped). One line per repetition, then the best:

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""docs/measurements/scale.md's plan tables from scripts/bench/plan-scale.sh's output (docs/data/plan-scale.txt):
+"""docs/measurements/scale.md's plan tables from scripts/bench/redist.sh plan-scale's output (docs/data/plan-scale.txt):
 one rank's make_plan time (ms) and heap (KiB) at P near 1,024 / 4,096 / 16,384 / 65,536 for
 each grid family and block size, the slowest of the schedules beside the default one, the
 default's first repetition, and the fitted growth exponents. Usage: plan-scale-table.py [docs/data/plan-scale.txt]"""

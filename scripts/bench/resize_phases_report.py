@@ -9,7 +9,7 @@ phases of each resize beside its limits.
 
 --section also writes DATA/section.md, the section "A resize against its limits" of
 docs/measurements/results.md (spliced in by splice_sections.py --only resize_phases): how it was run,
-the table, and the ping-pong and redistribute-between-jobs summaries of between_jobs.sh
+the table, and the ping-pong and redistribute-between-jobs summaries of redist.sh between-jobs
 (DATA/../between_jobs/summary.txt) when they exist.
 
 Ratios (each from one run, the measurements of a row taken one right after the other):
@@ -458,7 +458,7 @@ def section(rows, data):
     text += addhost_section(rows)
     bj = os.path.join(data, "..", "between_jobs", "summary.txt")
     if os.path.exists(bj):
-        text += ["### Between jobs on one node (`scripts/bench/between_jobs.sh`, data `docs/data/between_jobs/`)", "",
+        text += ["### Between jobs on one node (`scripts/bench/redist.sh between-jobs`, data `docs/data/between_jobs/`)", "",
                  "```text", open(bj).read().rstrip("\n"), "```", ""]
     return "\n".join(text)
 

@@ -6,7 +6,7 @@ cluster in cluster.md, the cost model and the shapes in redist.md, adaptation in
 adaptive.md, the checkpoint's bandwidth in checkpoint.md, a resize's limits in resize.md).
 
 reproduce.sh renders every section in one full run (about 20 min); these measurements run
-apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, cost_model_error.sh,
+apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, redist.sh cost-model-error,
 adaptive_bench.sh, ...), so this replaces just those sections in the page that holds them,
 or inserts them before "## Checks made on the data" (or at the end) when they are missing.
 
@@ -37,9 +37,9 @@ TOPIC = {"cluster": "cluster.md", "cost_model": "redist.md", "adaptive": "adapti
          "checkpoint": "checkpoint.md", "resize_phases": "resize.md"}
 # The script that measures each docs/data/SUB (the section's "Measured:" line names it).
 COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench/slurm_bench.sh",
-            "cost_model": "scripts/bench/cost_model_error.sh", "adaptive": "scripts/bench/adaptive_bench.sh",
-            "redist_shapes": "scripts/bench/redist_shapes_bench.sh",
-            "redist_shapes_cluster": "scripts/bench/redist_shapes_bench.sh --cluster",
+            "cost_model": "scripts/bench/redist.sh" cost-model-error, "adaptive": "scripts/bench/adaptive_bench.sh",
+            "redist_shapes": "scripts/bench/redist.sh" shapes,
+            "redist_shapes_cluster": "scripts/bench/redist.sh shapes --cluster",
             "checkpoint": "scripts/bench/checkpoint_bench.sh",
             "resize_phases": "scripts/bench/resize_phases.sh"}
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * blacs-dyn's expansion alone, the job's first (scripts/bench/start_split.sh runs it):
+ * blacs-dyn's expansion alone, the job's first (scripts/bench/redist.sh start-split runs it):
  * the step between a raw MPI_Comm_spawn + merge of the same program linked with a driver's
  * libraries (spawn_pingpong.c's spawn mode) and a driver's resize. Started with P
  * processes, the job barriers, world rank 0 takes the time, every process calls

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""The tables of scripts/bench/start_split.sh: per variant the median over the rounds of the
+"""The tables of scripts/bench/redist.sh start-split: per variant the median over the rounds of the
 job's first start (and of the warm median where there is one), each step's increment over
 the step it adds to (the median of the per-round differences: both ran in the same round),
 the ratio to the bare spawn's (or bare join's) first start and warm median; the resizes'
