@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * The cost of fresh memory (scripts/bench/first_touch.sh): for each size and repetition,
+ * The cost of fresh memory (scripts/bench/resize.sh first-touch): for each size and repetition,
  * one new anonymous array written whole (memset) four ways:
  *   small     4 KiB pages, the first write faults every page in;
  *   populate  madvise(MADV_POPULATE_WRITE) first (its time: populate_ms), then the write;

@@ -12,7 +12,7 @@
 // info key "host") + MPI_Intercomm_merge, everybody done (a barrier on the merged
 // communicator), then MPI_Comm_disconnect; REPS times after one warm-up, printed by rank 0
 // as "raw_spawn_merge_ms K MEDIAN FIRST": the median of the REPS, then the warm-up (the
-// job's first spawn). Linked with a driver's libraries (resize_phases.sh builds it so too),
+// job's first spawn). Linked with a driver's libraries (resize.sh phases builds it so too),
 // the newcomers load and initialise what a driver's newcomers do (blacs-dyn's MPI_Init
 // included) and only then merge: the same start-up without the library's protocol.
 //   mpicc -O2 spawn_pingpong.c -o spawn_pingpong

@@ -41,7 +41,7 @@ COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench
             "redist_shapes": "scripts/bench/redist.sh" shapes,
             "redist_shapes_cluster": "scripts/bench/redist.sh shapes --cluster",
             "checkpoint": "scripts/bench/checkpoint_bench.sh",
-            "resize_phases": "scripts/bench/resize_phases.sh"}
+            "resize_phases": "scripts/bench/resize.sh" phases}
 
 
 def measured(text, data, sub):

@@ -13,7 +13,7 @@
 // arrays only: huge_pages_for): from kHugeFrom on, a PageArray asked for them is mapped at 2 MiB alignment, its length rounded up to 2 MiB, and madvise(MADV_HUGEPAGE)
 // asks for transparent huge pages: one fault per 2 MiB instead of 512. On memory the
 // kernel has backed, a first write then costs 0.13-0.17x a 4 KiB one (128 MiB: 8.3 against
-// 47.6 ms; scripts/bench/first_touch.sh, docs/data/first_touch/). On the virtual machine it
+// 47.6 ms; scripts/bench/resize.sh first-touch, docs/data/first_touch/). On the virtual machine it
 // was measured on, whose host takes freed guest memory back within seconds (free page
 // reporting), a fresh process's first huge pages cost the host's fault instead, 3-6x a
 // 4 KiB first touch: the one-node resize was slower with them (the newcomers' prefault
