@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Summary of scripts/bench/spawn_hang.sh's spawns.csv: per (kind, cure) the expansions,
+"""Summary of scripts/bench/spawn.sh hang's spawns.csv: per (kind, cure) the expansions,
 the hangs (in the spawn and in the shrink back), the hang rate with its exact 95%
 (Clopper-Pearson) interval, the spawn-time quantiles of the expansions that completed
 (p50, p95, p99, max, seconds), how many of those took longer than the deadline and still

@@ -84,7 +84,7 @@ void set_last_error(const std::string& msg) { g_last_error = msg; }
 // Open MPI 4.1.4 over Debian 12's PMIx 4.2 hangs intermittently inside MPI_Comm_spawn (a
 // newcomer's first request to the PMIx server in mpiexec is never read). With the
 // clients' shared-memory store (gds/ds21) 2.7% of expansions hung, with gds=hash, which
-// takes the same data by messages, 0.15%: rarer, not gone (scripts/bench/spawn_hang.sh,
+// takes the same data by messages, 0.15%: rarer, not gone (scripts/bench/spawn.sh hang,
 // docs/reference/blacs-dyn.md "The spawn hang"; a spawn that still hangs is bounded by the join
 // timeout and by the session's spawn deadline). Selecting it on the client side is
 // enough, so every process linked with blacs-dyn does, unless the user set PMIX_MCA_gds

@@ -9,7 +9,7 @@
 // pair; PINGPONG_IDLE=spin: it polls in MPI_Wait). PINGPONG_SPAWN_YIELD=0|1 passes OMPI_MCA_mpi_yield_when_idle=<it> through the
 // "env" key of grow's and merge's spawn (unset: Open MPI chooses). Open MPI's ob1 sends between an original and a
 // newcomer over TCP (btl/vader serves one job's processes only); BLACS_DYN_PML=ucx sends
-// through shared memory (scripts/bench/spawn_shm.sh runs the arms side by side;
+// through shared memory (scripts/bench/spawn.sh shm runs the arms side by side;
 // tests/blacs-dyn/runtime/spawn_shm.sh checks that no network path is used).
 // After the measurement, Open MPI's own view of the pair is printed: each process's name
 // (the job id and rank the launcher gave it, OMPI_MCA_ess_base_jobid/_vpid), whether

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-// Driver of scripts/bench/spawn_hang.sh: ROUNDS rounds of one kind of blacs-dyn expansion,
+// Driver of scripts/bench/spawn.sh hang: ROUNDS rounds of one kind of blacs-dyn expansion,
 // each followed by a shrink back to the initial world (the newcomers exit), so that every
 // round starts from the same world. Rank 0 prints one line per phase, flushed at once, so
 // that the script can tell a round that hangs and in which phase:
