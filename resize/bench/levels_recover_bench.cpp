@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 // Level recovery against `redistribute` of the same blocks, timed in one run
-// (scripts/bench/levels_recover_bench.sh). An N x N double matrix in NB x NB blocks:
+// (scripts/bench/levels.sh recover). An N x N double matrix in NB x NB blocks:
 //   write N NB PxQ DIR           PxQ processes fill it (a value of each global index),
 //                                write the local level, then the local + partner level
 //                                (nodes as the session finds them: MALLEABLE_NODE_MAP)

@@ -11,11 +11,11 @@ namespace {
 
 constexpr malleable_internal::BenchCase kCases[] = {
     {"checkpoint", resize::bench::case_checkpoint,
-     "checkpoint write / restart read against raw MPI-IO of the same bytes (scripts/bench/checkpoint_bench.sh)"},
+     "checkpoint write / restart read against raw MPI-IO of the same bytes (scripts/bench/levels.sh checkpoint)"},
     {"levels", resize::bench::case_levels,
-     "checkpoint levels against a raw memcpy and the global HDF5 checkpoint (scripts/bench/levels_bench.sh)"},
+     "checkpoint levels against a raw memcpy and the global HDF5 checkpoint (scripts/bench/levels.sh levels)"},
     {"levels-recover", resize::bench::case_levels_recover,
-     "level recovery against redistribute of the same blocks (scripts/bench/levels_recover_bench.sh)"},
+     "level recovery against redistribute of the same blocks (scripts/bench/levels.sh recover)"},
     {"levels-overhead", resize::bench::case_levels_overhead,
      "the expected overhead of global-only against multi-level checkpoints at scale (no MPI)"},
     {"matrix-map", resize::bench::case_matrix_map,

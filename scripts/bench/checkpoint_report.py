@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Render the checkpoint benchmark (scripts/bench/checkpoint_bench.sh) as a docs/measurements/results.md section.
+"""Render the checkpoint benchmark (scripts/bench/levels.sh checkpoint) as a docs/measurements/results.md section.
 
 Reads DATA/bandwidth.log (checkpoint_bench's lines, one block per path and grid) and
 DATA/overhead_{plain,auto}_R.{json,log} (pdgemm_resizable without checkpoints and with

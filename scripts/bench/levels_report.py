@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """The checkpoint levels' measurement tables in docs/measurements/checkpoint.md, from the
-outputs levels_bench.sh, levels_cluster_bench.sh and levels_recovery_bench.sh kept in
+outputs levels.sh levels, levels.sh cluster and levels.sh recovery kept in
 docs/data/levels: replaces the text between <!-- levels-NAME --> and <!-- /levels-NAME -->
 for NAME = one-machine, cluster, recovery.
 

@@ -121,7 +121,7 @@ elif [[ $(head -n 1 "$csv") != "$header" ]]; then
 fi
 job_hosts=local  # the kinds on this machine; spawn.sh hang-cluster names the emulated nodes
 commit=$(git -C "$here" rev-parse --short=7 HEAD 2>/dev/null || echo unknown)
-[[ -z $(git -C "$here" --no-optional-locks status --porcelain -- blacs-dyn tests/blacs-dyn scripts/bench/spawn.sh hang 2>/dev/null) ]] ||
+[[ -z $(git -C "$here" --no-optional-locks status --porcelain -- blacs-dyn tests/blacs-dyn scripts/bench/spawn.sh 2>/dev/null) ]] ||
   commit=$commit+dirty
 scratch=$(mktemp -d)
 busy_pids=()

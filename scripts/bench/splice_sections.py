@@ -40,7 +40,7 @@ COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench
             "cost_model": "scripts/bench/redist.sh" cost-model-error, "adaptive": "scripts/bench/adaptive_bench.sh",
             "redist_shapes": "scripts/bench/redist.sh" shapes,
             "redist_shapes_cluster": "scripts/bench/redist.sh shapes --cluster",
-            "checkpoint": "scripts/bench/checkpoint_bench.sh",
+            "checkpoint": "scripts/bench/levels.sh" checkpoint,
             "resize_phases": "scripts/bench/resize.sh" phases}
 
 

@@ -15,7 +15,7 @@
 # restart (compare cluster.lost_node: the global checkpoint every 5, 2 iterations lost).
 # Leaves nothing behind (the level directory, the cluster).
 # Usage: lost_node_levels.sh <source dir> <build dir> [levels|global|corrupt]
-# `global` (scripts/bench/levels_recovery_bench.sh): the same job and kill without levels,
+# `global` (scripts/bench/levels.sh recovery): the same job and kill without levels,
 # relaunched from the global HDF5 checkpoint (today's path), for the comparison: iterations
 # lost, time to compute again, bytes of the HDF5 file read.
 # `corrupt` (cluster.lost_node_levels_corrupt): as `levels`, but every partner copy of old
