@@ -13,7 +13,7 @@ constexpr malleable_internal::BenchCase kCases[] = {
     {"expand", blacs_dyn_bench::case_expand,
      "expansion and shrink latency against raw MPI_Comm_spawn + MPI_Intercomm_merge, one node"},
     {"expand-nodes", blacs_dyn_bench::case_expand_nodes,
-     "growing onto nodes and giving them back against raw MPI (scripts/bench/cluster_bench.sh)"},
+     "growing onto nodes and giving them back against raw MPI (scripts/bench/slurm.sh cluster)"},
 };
 
 }  // namespace

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """N fake jobs asking malleable-arbiterd: each sends an arbitrate request for its job
 every second for S seconds over TCP, with a MUNGE credential made through libmunge
-(ctypes: no process per request). Used by scripts/bench/arbiter-sdiag.sh inside the emulated
+(ctypes: no process per request). Used by scripts/bench/slurm.sh sdiag inside the emulated
 cluster. Prints the replies counted by outcome.
 Protocol version 2: each connection's challenge read first, the request made for it, its
 credential only the daemon's uid can decode (ARBITER_UID, default 0: root's daemon).

@@ -259,8 +259,8 @@ done
 if ((CLUSTER)); then
   q=()
   [[ $MODE != full ]] && q=(--quick)
-  MALLEABLE_BUILD_DIR=$BUILD "$ROOT/scripts/bench/cluster_bench.sh" "${q[@]}" --out "$OUT/data/cluster" || FAILED+=(cluster_bench)
-  MALLEABLE_BUILD_DIR=$BUILD "$ROOT/scripts/bench/slurm_bench.sh" "${q[@]}" --out "$OUT/data/slurm" || FAILED+=(slurm_bench)
+  MALLEABLE_BUILD_DIR=$BUILD "$ROOT/scripts/bench/slurm.sh" cluster "${q[@]}" --out "$OUT/data/cluster" || FAILED+=(cluster_bench)
+  MALLEABLE_BUILD_DIR=$BUILD "$ROOT/scripts/bench/slurm.sh" slurm "${q[@]}" --out "$OUT/data/slurm" || FAILED+=(slurm_bench)
   python3 "$ROOT/scripts/bench/slurm_report.py" --data "$OUT/data/slurm" --plot "$OUT/img/slurm_timeline.png" >/dev/null ||
     FAILED+=(slurm_plot)
 fi

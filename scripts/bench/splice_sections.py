@@ -6,8 +6,8 @@ cluster in cluster.md, the cost model and the shapes in redist.md, adaptation in
 adaptive.md, the checkpoint's bandwidth in checkpoint.md, a resize's limits in resize.md).
 
 reproduce.sh renders every section in one full run (about 20 min); these measurements run
-apart (scripts/bench/cluster_bench.sh, slurm_bench.sh, redist.sh cost-model-error,
-adaptive_bench.sh, ...), so this replaces just those sections in the page that holds them,
+apart (scripts/bench/slurm.sh cluster, slurm.sh slurm, redist.sh cost-model-error,
+slurm.sh adaptive, ...), so this replaces just those sections in the page that holds them,
 or inserts them before "## Checks made on the data" (or at the end) when they are missing.
 
     splice_sections.py [--results docs/measurements/results.md] [--data docs/data] [--only SUB]
@@ -36,8 +36,8 @@ TOPIC = {"cluster": "cluster.md", "cost_model": "redist.md", "adaptive": "adapti
          "redist_shapes": "redist.md", "redist_shapes_cluster": "redist.md",
          "checkpoint": "checkpoint.md", "resize_phases": "resize.md"}
 # The script that measures each docs/data/SUB (the section's "Measured:" line names it).
-COMMANDS = {"cluster": "scripts/bench/cluster_bench.sh", "slurm": "scripts/bench/slurm_bench.sh",
-            "cost_model": "scripts/bench/redist.sh" cost-model-error, "adaptive": "scripts/bench/adaptive_bench.sh",
+COMMANDS = {"cluster": "scripts/bench/slurm.sh" cluster, "slurm": "scripts/bench/slurm.sh" slurm,
+            "cost_model": "scripts/bench/redist.sh" cost-model-error, "adaptive": "scripts/bench/slurm.sh" adaptive,
             "redist_shapes": "scripts/bench/redist.sh" shapes,
             "redist_shapes_cluster": "scripts/bench/redist.sh shapes --cluster",
             "checkpoint": "scripts/bench/levels.sh" checkpoint,

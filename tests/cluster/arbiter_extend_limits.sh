@@ -29,7 +29,7 @@
 #      node8 back by the arbiter's decision to a fourth waiting job; two views later its limit
 #      is unchanged, no line names it, --status says "extend": false.
 # No job is started on a node given back after another job ran there: Slurm 22.05 keeps
-# such a node unallocatable for minutes (scripts/bench/slurm_scenario.sh; seen here in both
+# such a node unallocatable for minutes (scripts/bench/slurm.sh scenario; seen here in both
 # tries: a 2-node job asking for it pended with Reason Resources, a 1-node job with
 # ReqNodeNotAvail, while sinfo listed it idle+planned); hence fresh nodes for each case.
 # At the end: the journal holds exactly the two limit-extended lines (R, C), the log their

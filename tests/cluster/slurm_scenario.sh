@@ -6,7 +6,7 @@
 # acquired from Slurm (expand dependency). Both results are checked; Slurm's own view
 # (squeue every 0.5 s) must show the two jobs side by side. Small problem, and the payoff
 # test off (RESIZE_SLURM_ITERATIONS=0: grow whenever nodes are idle) so that it runs in
-# about a minute; scripts/bench/slurm_bench.sh runs the payoff-aware version. The first
+# about a minute; scripts/bench/slurm.sh slurm runs the payoff-aware version. The first
 # job has iterations to spare and is asked to stop (--stop-when-regrown) once it has grown
 # back, so the scenario does not depend on how fast this machine computes.
 # Usage: slurm_scenario.sh <source dir> <build dir>
@@ -16,7 +16,7 @@ command -v slurmctld >/dev/null || { echo "SKIPPED: Slurm is not installed (scri
 cluster_begin 4 --slurm
 work=$(mktemp -d)
 export RESIZE_SLURM_ITERATIONS=0
-"$SRC/scripts/bench/slurm_scenario.sh" --out "$work" --mode malleable --n 400 --iters 1000000 --rigid-iters 30 \
+"$SRC/scripts/bench/slurm.sh" scenario --out "$work" --mode malleable --n 400 --iters 1000000 --rigid-iters 30 \
   --submit-after 3 --build-dir "$BUILD" --deadline 240 --stop-when-regrown || { tail -30 "$work"/*_job.out; fail "the scenario"; }
 log=$work/malleable_job.out
 grep -E '^\[slurm\]|remap after' "$log"
