@@ -92,7 +92,10 @@ struct Engine::Impl {
   // ---- Set-up: the items' sides, aliasing, the phases and the window they need.
 
   void make_phases() {
-    auto entry = [&](std::size_t k, const Transfer& t) { return Entry{k, &t, routing.route(t, me, mats[k].eb)}; };
+    auto entry = [&](std::size_t k, const Transfer& t) {
+      const Source src = t.src == me ? source_of(mats[k], t) : Source{};
+      return Entry{k, &t, routing.route(t, me, mats[k].eb, SendFrom{src.sa, src.a})};
+    };
     if (order == Phases::PlanSteps) {
       const RedistPlan& p = *mats[0].plan;
       for (const auto& step : p.steps) {

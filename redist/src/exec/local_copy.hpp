@@ -30,6 +30,7 @@ struct Side {
 struct SendFrom {
   const Side* sa = nullptr;
   const void* a = nullptr;
+  bool mapped = false;  // the array is a mapped one (redist_alloc): the receiver copies out of it (Route::MappedRead)
 };
 
 // A run in one local array: count pieces of len indices, the first at start, stride apart.

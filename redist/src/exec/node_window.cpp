@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -103,6 +104,7 @@ struct Own {
 struct Peer {
   std::int64_t pid = 0, token = 0, gen = 0, bytes = 0;
   const char* base = nullptr;
+  std::int64_t fd = -1;
   void drop() {
     if (base) munmap(const_cast<char*>(base), static_cast<std::size_t>(bytes + kHeaderBytes));
     base = nullptr;
@@ -118,11 +120,14 @@ struct Peer {
 struct Store {
   Own own;
   std::vector<Peer> peers;
+  std::vector<Peer> arrays;  // peers' mapped arrays (redist_alloc), at most kArrayMaps per peer
   bool hooked = false;
   void drop_all() {
     own.drop();
     for (auto& p : peers) p.drop();
+    for (auto& p : arrays) p.drop();
     peers.clear();
+    arrays.clear();
   }
   // Mappings of processes that no longer exist (none of them is in a call of this
   // process: a peer stays until the exchange that reads its segment is done).
@@ -137,6 +142,13 @@ struct Store {
       peers[*i].drop();
       peers.erase(peers.begin() + static_cast<std::ptrdiff_t>(*i));
     }
+    arrays.erase(std::remove_if(arrays.begin(), arrays.end(),
+                                [](Peer& a) {
+                                  const bool gone_now = kill(static_cast<pid_t>(a.pid), 0) != 0 && errno == ESRCH;
+                                  if (gone_now) a.drop();
+                                  return gone_now;
+                                }),
+                 arrays.end());
   }
 };
 
@@ -162,7 +174,8 @@ Store& store() {
 // A new segment of `bytes` (plus the header), its pages reserved now (posix_fallocate: a
 // full /dev/shm is an error here, not a SIGBUS later). The name is unique per process and
 // generation and unlinked before anything else is done with it.
-int make_segment(std::int64_t bytes, std::int64_t gen, std::string* why) {
+// `anonymous`: memfd_create only (a mapped array: /dev/shm is often small).
+int make_segment(std::int64_t bytes, std::int64_t gen, std::string* why, bool anonymous = false) {
   if (fault("shm-unavailable")) {
     *why = "shared memory unavailable (MALLEABLE_REDIST_FAULT=shm-unavailable)";
     return -1;
@@ -170,8 +183,9 @@ int make_segment(std::int64_t bytes, std::int64_t gen, std::string* why) {
   char name[96];
   std::snprintf(name, sizeof name, "/malleable-redist.%ld.%016llx.%lld", static_cast<long>(getpid()),
                 static_cast<unsigned long long>(process_token()), static_cast<long long>(gen));
-  int fd = shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
+  int fd = anonymous ? -1 : shm_open(name, O_CREAT | O_EXCL | O_RDWR, 0600);
   std::string how = std::string("shm_open ") + name;
+  if (anonymous) errno = ENOENT;
   if (fd >= 0) {
     shm_unlink(name);
   } else {
@@ -224,6 +238,30 @@ std::optional<OwnSegment> acquire_own(std::int64_t want, std::int64_t limit, std
 
 void release_own() { store().own.busy = false; }
 
+std::optional<OwnSegment> make_array_segment(std::int64_t bytes, std::string* why) {
+  static std::atomic<std::int64_t> serial{0};
+  if (bytes <= 0) return std::nullopt;
+  const std::int64_t gen = kArrayGenerations + serial.fetch_add(1) + 1;  // never a window segment's
+  const int fd = make_segment(bytes, gen, why, true);
+  if (fd < 0) return std::nullopt;
+  void* m = mmap(nullptr, static_cast<std::size_t>(bytes + kHeaderBytes), PROT_READ | PROT_WRITE, MAP_SHARED | kPopulate,
+                 fd, 0);
+  if (m == MAP_FAILED) {
+    *why = std::string("mmap: ") + std::strerror(errno);
+    close(fd);
+    return std::nullopt;
+  }
+  const Header h{process_token(), gen};
+  std::memcpy(m, &h, sizeof h);
+  return OwnSegment{static_cast<char*>(m) + kHeaderBytes,
+                    SegmentId{static_cast<std::int64_t>(getpid()), fd, gen, process_token(), bytes}};
+}
+
+void drop_array_segment(const OwnSegment& s) {
+  munmap(s.data - kHeaderBytes, static_cast<std::size_t>(s.id.bytes + kHeaderBytes));
+  close(static_cast<int>(s.id.fd));
+}
+
 }  // namespace redist::exec
 
 namespace redist {
@@ -242,6 +280,40 @@ bool reserve_node_window(std::int64_t bytes) {
 
 namespace redist::exec {
 
+namespace {
+
+// Segment `id` of another process mapped read-only (header included: its token and
+// generation checked), or nullptr and *err.
+const char* map_segment(const SegmentId& id, int* err) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%lld/fd/%lld", static_cast<long long>(id.pid), static_cast<long long>(id.fd));
+  const int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *err = errno ? errno : EIO;
+    return nullptr;
+  }
+  struct stat st {};
+  void* m = MAP_FAILED;
+  if (fstat(fd, &st) == 0 && st.st_size >= id.bytes + kHeaderBytes)
+    m = mmap(nullptr, static_cast<std::size_t>(id.bytes + kHeaderBytes), PROT_READ, MAP_SHARED | kPopulate, fd, 0);
+  const int e = m == MAP_FAILED ? (errno ? errno : EINVAL) : 0;
+  close(fd);  // the mapping stays
+  if (m == MAP_FAILED) {
+    *err = e;
+    return nullptr;
+  }
+  Header h;
+  std::memcpy(&h, m, sizeof h);
+  if (h.token != id.token || h.gen != id.gen) {  // another process's descriptor
+    munmap(m, static_cast<std::size_t>(id.bytes + kHeaderBytes));
+    *err = ESRCH;
+    return nullptr;
+  }
+  return static_cast<const char*>(m);
+}
+
+}  // namespace
+
 const char* map_peer(const SegmentId& id, int* err) {
   *err = 0;
   if (fault("shm-refused")) {
@@ -256,35 +328,45 @@ const char* map_peer(const SegmentId& id, int* err) {
     it = peers.insert(peers.end(), Peer{id.pid, id.token, 0, 0, nullptr});
   }
   it->drop();  // an older generation: the owner has remade its segment
-  char path[64];
-  std::snprintf(path, sizeof path, "/proc/%lld/fd/%lld", static_cast<long long>(id.pid), static_cast<long long>(id.fd));
-  const int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    *err = errno ? errno : EIO;
+  const char* m = map_segment(id, err);
+  if (!m) {
     peers.erase(it);
     return nullptr;
   }
-  struct stat st {};
-  void* m = MAP_FAILED;
-  if (fstat(fd, &st) == 0 && st.st_size >= id.bytes + kHeaderBytes)
-    m = mmap(nullptr, static_cast<std::size_t>(id.bytes + kHeaderBytes), PROT_READ, MAP_SHARED | kPopulate, fd, 0);
-  const int e = m == MAP_FAILED ? (errno ? errno : EINVAL) : 0;
-  close(fd);  // the mapping stays
-  if (m == MAP_FAILED) {
-    *err = e;
-    peers.erase(it);
-    return nullptr;
-  }
-  Header h;
-  std::memcpy(&h, m, sizeof h);
-  if (h.token != id.token || h.gen != id.gen) {  // another process's descriptor
-    munmap(m, static_cast<std::size_t>(id.bytes + kHeaderBytes));
-    *err = ESRCH;
-    peers.erase(it);
-    return nullptr;
-  }
-  it->gen = id.gen, it->bytes = id.bytes, it->base = static_cast<const char*>(m);
+  it->gen = id.gen, it->bytes = id.bytes, it->base = m;
   return it->base + kHeaderBytes;
+}
+
+const char* map_peer_array(const SegmentId& id, int* err) {
+  *err = 0;
+  if (fault("shm-refused") || fault("mapped-refused")) {
+    *err = EACCES;
+    return nullptr;
+  }
+  auto& arrays = store().arrays;
+  auto same = [&](const Peer& p) { return p.pid == id.pid && p.token == id.token; };
+  const auto hit = std::find_if(arrays.begin(), arrays.end(), [&](const Peer& p) {
+    return same(p) && p.gen == id.gen && p.bytes == id.bytes;
+  });
+  if (hit != arrays.end()) {
+    std::rotate(hit, hit + 1, arrays.end());  // the most recently used last
+    return arrays.back().base + kHeaderBytes;
+  }
+  // An array of an older generation with this descriptor was freed by its owner: let go
+  // of it; and at most kArrayMaps mappings per peer (the least recently used goes first).
+  store().drop_gone();
+  std::size_t of_peer = 0;
+  for (auto& p : arrays) {
+    if (same(p) && p.fd == id.fd) p.drop();
+    of_peer += same(p) && p.base ? 1 : 0;
+  }
+  for (auto& p : arrays)
+    if (of_peer >= kArrayMaps && same(p) && p.base) p.drop(), --of_peer;
+  arrays.erase(std::remove_if(arrays.begin(), arrays.end(), [](const Peer& p) { return !p.base; }), arrays.end());
+  const char* m = map_segment(id, err);
+  if (!m) return nullptr;
+  arrays.push_back(Peer{id.pid, id.token, id.gen, id.bytes, m, id.fd});
+  return m + kHeaderBytes;
 }
 
 SegmentUse segment_use() {
@@ -292,6 +374,7 @@ SegmentUse segment_use() {
   SegmentUse u;
   u.own = s.own.bytes;
   for (const auto& p : s.peers) u.mapped += p.bytes, ++u.peers;
+  for (const auto& p : s.arrays) u.arrays += p.bytes, ++u.array_maps;
   return u;
 }
 

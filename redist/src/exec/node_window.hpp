@@ -30,14 +30,13 @@
 #include "../mpi_guard.hpp"
 #include "tags.hpp"
 #include "local_copy.hpp"
+#include "mapped.hpp"
+#include "mapped_registry.hpp"
 #include "transport.hpp"
 #include "waiting.hpp"
 
 namespace redist::exec {
 
-// Whether this build can share memory between the ranks of a node (Linux; not under
-// SimGrid's SMPI, whose ranks are threads of one simulated process).
-bool node_window_supported();
 
 // The bytes rank `me` sends to other ranks of its node (`node`: sorted ranks) over all
 // steps of p, leaving out the transfers read in one copy (reads_in_place under `read` and
@@ -47,21 +46,11 @@ bool node_window_supported();
 std::int64_t window_need(const RedistPlan& p, int me, const std::vector<int>& node, std::size_t esize,
                          SingleCopy read = SingleCopy::Off, Transport tr = Transport::Auto);
 
-// What a receiver needs to find a sender's segment: the sender's pid and descriptor, the
-// segment's generation, the sender process's random token (also written in the segment's
-// header, so a pid that names another process is caught), its size. Sent as 5 int64.
-struct SegmentId {
-  std::int64_t pid = 0, fd = -1, gen = 0, token = 0, bytes = 0;
-};
 
 // This process's own segment, at least `want` bytes (grown, or made anew smaller when it
 // is more than 4x `want` or more than `limit`, this call's share of its memory budget). nullopt when it cannot be had: shared memory unavailable (the
 // reason, said once on stderr, is in *why), or the segment is in use by another exchange
 // of this process still under way. Release with release_own().
-struct OwnSegment {
-  char* data = nullptr;  // past the header
-  SegmentId id;
-};
 std::optional<OwnSegment> acquire_own(std::int64_t want, std::int64_t limit, std::string* why);
 void release_own();
 
@@ -72,6 +61,7 @@ void release_own();
 // =shm-refused makes map_peer fail with EACCES.
 const char* map_peer(const SegmentId& id, int* err);
 
+
 // Bytes this process holds in shared segments: its own and the peers' it has mapped
 // (a mapping of another process's segment adds no pages of its own, but keeps that
 // segment's pages alive, also after its owner remade it or exited: mappings of departed
@@ -79,6 +69,8 @@ const char* map_peer(const SegmentId& id, int* err);
 struct SegmentUse {
   std::int64_t own = 0, mapped = 0;
   int peers = 0;
+  std::int64_t arrays = 0;  // of the peers' mapped arrays (map_peer_array)
+  int array_maps = 0;
 };
 SegmentUse segment_use();
 
@@ -149,11 +141,15 @@ class WindowStep : public DeferredStep {
   struct Moved {
     std::int64_t sent = 0, received = 0;  // bytes
     std::int64_t window = 0;              // of received, unpacked from a sender's segment
+    std::int64_t mapped = 0;              // of received, copied straight out of a sender's mapped array
     double pack_s = 0, unpack_s = 0;
   };
   static constexpr int kWhereTag = tags::kWindowWhere, kDoneTag = tags::kWindowDone,
                        kByMessageTag = tags::kWindowByMessage;
-  static constexpr int kWhere = 6;  // SegmentId (5) and the offset (-1: by message)
+  // SegmentId (5), the offset (-1: by message), what is there (kPacked; kMapped: the
+  // sender's array of A, from the offset on) and that array's leading dimension.
+  static constexpr int kWhere = 8;
+  static constexpr std::int64_t kPacked = 0, kMapped = 1;
 
   // from: each send's array of A (parallel to out; empty: env.a and env.sa for all).
   WindowStep(const Env& env, std::vector<const Transfer*> out, std::vector<const Transfer*> in,
@@ -175,7 +171,8 @@ class WindowStep : public DeferredStep {
                 "MPI_Irecv (window)");
     const double t0 = MPI_Wtime();
     std::int64_t step_bytes = 0;
-    for (const Transfer* t : out_) step_bytes += t->elements() * static_cast<std::int64_t>(sizeof(T));
+    for (std::size_t k = 0; k < out_.size(); ++k)
+      if (!from_[k].mapped) step_bytes += out_[k]->elements() * static_cast<std::int64_t>(sizeof(T));
     const std::int64_t base = env_.win->mine() && step_bytes > 0 ? env_.win->room(step_bytes) : -1;
     std::int64_t at = std::max<std::int64_t>(0, base);  // bytes into this rank's segment
     const std::int64_t room = base < 0 ? 0 : env_.win->segment_bytes();
@@ -183,8 +180,10 @@ class WindowStep : public DeferredStep {
       const Transfer& t = *out_[k];
       const std::int64_t bytes = t.elements() * static_cast<std::int64_t>(sizeof(T));
       std::int64_t* w = &where_out_[kWhere * k];
-      w[5] = -1;
-      if (env_.win->mine() && at + bytes <= room) {
+      w[5] = -1, w[6] = kPacked, w[7] = 0;
+      if (from_[k].mapped) {
+        tell_mapped(k, w);
+      } else if (env_.win->mine() && at + bytes <= room) {
         const Walk wk(*from_[k].sa, t);
         pack_columns<T>(wk, packed_runs(wk.rows), static_cast<const T*>(from_[k].a), from_[k].sa->ld, 0, wk.ncols,
                         reinterpret_cast<T*>(env_.win->mine() + at));
@@ -216,11 +215,15 @@ class WindowStep : public DeferredStep {
         const std::int64_t bytes = t.elements() * static_cast<std::int64_t>(sizeof(T));
         moved_.received += bytes;
         const char* base = nullptr;
-        if (w[5] >= 0) {
+        if (w[5] >= 0 && w[6] == kMapped) {
+          copy_mapped(t, w, q);
+        } else if (w[5] >= 0) {
           base = map_peer(SegmentId{w[0], w[1], w[2], w[3], w[4]}, &said_in_[q]);
           if (base && w[5] + bytes > w[4]) base = nullptr, said_in_[q] = EINVAL;
         }
-        if (base) {
+        if (w[5] >= 0 && w[6] == kMapped && said_in_[q] == 0) {
+          // copied straight out of the sender's array
+        } else if (base) {
           const double t0 = MPI_Wtime();
           std::atomic_thread_fence(std::memory_order_seq_cst);  // the sender's packed bytes are visible
           const Walk wk(*env_.sb, t);
@@ -259,6 +262,36 @@ class WindowStep : public DeferredStep {
   }
 
  private:
+  // A send out of a mapped array: where it is (by message where it is not registered after all).
+  void tell_mapped(std::size_t k, std::int64_t* w) {
+    const SendFrom& f = from_[k];
+    const std::int64_t span = walk_span(Walk(*f.sa, *out_[k]), f.sa->ld) * static_cast<std::int64_t>(sizeof(T));
+    const auto at = find_mapped(f.a, span);
+    if (!at) return;
+    w[0] = at->id.pid, w[1] = at->id.fd, w[2] = at->id.gen, w[3] = at->id.token, w[4] = at->id.bytes;
+    w[5] = at->offset, w[6] = kMapped, w[7] = f.sa->ld;
+  }
+  // A receive out of the sender's mapped array (where w says), straight into B with the
+  // local-copy kernels; said_in_[q] the errno when it cannot be mapped or the span is not
+  // in it (the sender then sends it by message).
+  void copy_mapped(const Transfer& t, const std::int64_t* w, std::size_t q) {
+    Side sa = *env_.sa;
+    sa.ld = w[7];
+    const std::int64_t span = walk_span(Walk(sa, t), sa.ld) * static_cast<std::int64_t>(sizeof(T));
+    const char* base = map_peer_array(SegmentId{w[0], w[1], w[2], w[3], w[4]}, &said_in_[q]);
+    if (base && (sa.ld < 1 || w[5] % static_cast<std::int64_t>(alignof(T)) != 0 || span > w[4] - w[5]))
+      base = nullptr, said_in_[q] = EINVAL;
+    if (!base) {
+      say_mapped_refused(said_in_[q]);
+      return;
+    }
+    const double t0 = MPI_Wtime();
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // the sender's array as of its word
+    copy_transfer<T>(sa, reinterpret_cast<const T*>(base + w[5]), *env_.sb, env_.b, t);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // read before the word that says done
+    moved_.unpack_s += MPI_Wtime() - t0;
+    moved_.mapped += t.elements() * static_cast<std::int64_t>(sizeof(T));
+  }
   void send_by_message(std::size_t k) {
     const Transfer& t = *out_[k];
     types_.emplace_back(mpi_type<T>(), sizeof(T), *from_[k].sa, t);

@@ -7,18 +7,27 @@
 #include <complex>
 
 #include "malleable/redist/node_map.hpp"
+#include "mapped.hpp"
+#include "mapped_registry.hpp"
 #include "node_window.hpp"
 #include "single_copy.hpp"
 
 namespace redist::exec {
 
-Route Routing::route(const Transfer& t, int me, std::size_t elem_bytes) const {
+Route Routing::route(const Transfer& t, int me, std::size_t elem_bytes, const SendFrom& from) const {
   const int peer = t.src == me ? t.dst : t.src;
   if (!node || peer == me || !std::binary_search(node->begin(), node->end(), peer)) return Route::Message;
   if (reads && reads_in_place(t, elem_bytes, mode, transport)) return Route::SingleCopy;
   if (window && transport == Transport::Auto && std::binary_search(window_ranks.begin(), window_ranks.end(), peer))
-    return Route::Window;
+    return mapped && t.src == me && from.a && from.sa && mapped_source(t, elem_bytes, from) ? Route::MappedRead
+                                                                                          : Route::Window;
   return Route::Message;
+}
+
+bool mapped_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& from) {
+  if (!any_mapped()) return false;
+  const std::int64_t span = walk_span(Walk(*from.sa, t), from.sa->ld) * static_cast<std::int64_t>(elem_bytes);
+  return span > 0 && find_mapped(from.a, span).has_value();
 }
 
 std::vector<int> joined_by_window(const std::vector<int>& node, const std::vector<int>* job, int me) {
@@ -37,6 +46,7 @@ Routing make_routing(MPI_Comm user_comm, const ExecOptions& opt, bool collective
   r.reads = single_copy_supported() &&
             (opt.single_copy == SingleCopy::On || (opt.single_copy == SingleCopy::Auto && opt.transport == Transport::Auto));
   r.window = opt.node_window && opt.transport == Transport::Auto && node_window_supported();
+  r.mapped = r.window && opt.mapped_read;
   if (collective && (r.reads || r.window)) r.node = &node_ranks(user_comm);
   if (r.node && r.window) {
     int me = 0;
@@ -49,7 +59,7 @@ Routing make_routing(MPI_Comm user_comm, const ExecOptions& opt, bool collective
 namespace {
 
 struct WindowMoved {
-  std::int64_t sent = 0, received = 0, window = 0;
+  std::int64_t sent = 0, received = 0, window = 0, mapped = 0;
   double pack_s = 0, unpack_s = 0;
 };
 
@@ -70,7 +80,7 @@ ErasedWindowStep window_step(MPI_Comm comm, const NodeWindow* win, const ItemArr
   return {[step] { step->begin(); },
           [step] {
             const auto m = step->end();  // the step moves itself into the window's pending list
-            return WindowMoved{m.sent, m.received, m.window, m.pack_s, m.unpack_s};
+            return WindowMoved{m.sent, m.received, m.window, m.mapped, m.pack_s, m.unpack_s};
           }};
 }
 
@@ -104,6 +114,7 @@ void OnNode::add(std::size_t item, const ItemArrays& arrays, const Transfer* t, 
   }
   Item& it = *items_.back();
   if (!from.a && !from.sa) from = SendFrom{arrays.sa, arrays.a};
+  from.mapped = r == Route::MappedRead;
   if (r == Route::SingleCopy)
     (send ? it.read_out : it.read_in).push_back(t);
   else
@@ -118,7 +129,8 @@ void OnNode::begin() {
   bool any_window = false;
   for (const auto& it : items_) {
     std::int64_t bytes = 0;
-    for (const Transfer* t : it->win_out) bytes += t->elements() * static_cast<std::int64_t>(it->x.elem_bytes);
+    for (std::size_t k = 0; k < it->win_out.size(); ++k)
+      if (!it->win_from[k].mapped) bytes += it->win_out[k]->elements() * static_cast<std::int64_t>(it->x.elem_bytes);
     need += (bytes + NodeWindow::kStepAlign - 1) / NodeWindow::kStepAlign * NodeWindow::kStepAlign;
     any_window = any_window || !it->win_out.empty() || !it->win_in.empty();
   }
@@ -154,6 +166,7 @@ void OnNode::end(ExecStats& st) {
       st.bytes_sent += m.sent;
       st.bytes_received += m.received;
       st.bytes_window += m.window;
+      st.bytes_mapped += m.mapped;
       st.pack_s += m.pack_s;
       st.unpack_s += m.unpack_s;
       it->shared.reset();

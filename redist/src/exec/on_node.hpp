@@ -21,7 +21,11 @@
 
 namespace redist::exec {
 
-enum class Route { Message, SingleCopy, Window };
+// MappedRead: a send through the window's words out of a mapped array (redist_alloc): the
+// receiver copies the pieces straight out of the sender's array, one copy (node_window.hpp,
+// WindowStep). The sender's choice (it alone knows where its array lies), told to the
+// receiver in the window's word, so a receive's route is Window either way.
+enum class Route { Message, SingleCopy, Window, MappedRead };
 
 // The choice per transfer. `node` null: every transfer by message (no node map asked: an
 // exchange under Agreement::Local, whose start() makes no collective call, or a transport
@@ -34,10 +38,16 @@ struct Routing {
   std::vector<int> window_ranks;           // the node's ranks the window joins, sorted (joined_by_window())
   bool reads = false;                      // single copy possible on this system
   bool window = false;                     // the node window possible on this system
+  bool mapped = false;                     // window sends out of mapped arrays copied by the receiver
   SingleCopy mode = SingleCopy::Auto;
   Transport transport = Transport::Auto;
-  Route route(const Transfer& t, int me, std::size_t elem_bytes) const;
+  // from: a send's array of A (for MappedRead; empty: not asked).
+  Route route(const Transfer& t, int me, std::size_t elem_bytes, const SendFrom& from = {}) const;
 };
+
+// Whether the pieces of send t (elements of elem_bytes) lie in one mapped array of this
+// process (from: the send's array of A and its side).
+bool mapped_source(const Transfer& t, std::size_t elem_bytes, const SendFrom& from);
 
 // Pure: the ranks of `node` (sorted) that rank `me`'s node window joins: all of them
 // (`job` null: WindowPairs::Any), or `me` and the ranks outside `job` (the sorted ranks of

@@ -115,6 +115,12 @@ struct ExecOptions {
   // Applies under Transport::Auto (Datatype and Packed name a kind of message). Every rank
   // must pass the same value.
   bool node_window = true;
+  // With the node window: a send whose local array of A lies in a mapped array (redist_alloc,
+  // malleable/redist/mapped.h) is copied by its receiver straight out of that array into B,
+  // one copy at memory speed (docs/reference/mapped-arrays.md); where the receiver
+  // cannot map it, by message. Arrays not allocated there are unaffected. Each rank decides
+  // for its own sends and tells the receiver, so ranks may pass different values.
+  bool mapped_read = true;
   // Which on-node pairs the node window takes. Any (the default): every pair. OtherJobs:
   // only a rank and a peer of another MPI job (another MPI_COMM_WORLD: an original process
   // and a newcomer it spawned, which Open MPI joins over TCP); a pair of one job keeps MPI's
@@ -140,6 +146,8 @@ struct ExecStats {
   std::int64_t bytes_fused = 0;
   // Of bytes_received, those unpacked straight from a node-shared window (node_window).
   std::int64_t bytes_window = 0;
+  // Of bytes_received, copied straight out of a sender's mapped array (ExecOptions::mapped_read).
+  std::int64_t bytes_mapped = 0;
   // A's local array copied before any data moved because it shares storage with B's on
   // this rank (aliased arguments: the result is as if A were read entirely first).
   std::int64_t bytes_staged = 0;
