@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # The simulator against a Slurm whose rules are known, on a recorded run: the accounting of
 # 240 rigid jobs run on the emulated cluster's Slurm 22.05 (tests/clustersim/data/emulated_slurm:
-# its sacct log and its `scontrol show config`, recorded by scripts/bench/workload_ground_truth.sh)
+# its sacct log and its `scontrol show config`, recorded by scripts/bench/workload.sh ground-truth)
 # replayed by scripts/bench/workload/ground_truth.py replay with the rules read from that
 # configuration: the replay's mean and median wait within 10% of the accounting's, while the
 # same log under rules that are not that Slurm's (EASY; exact times) misses the median by more

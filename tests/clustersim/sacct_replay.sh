@@ -7,7 +7,7 @@
 # cancelled one, the one past the machine, the one past ten years) in --trace-report; a
 # malleable arm runs on the same jobs; --help names the fields and gives the two commands;
 # a malformed line is refused with its line number; the second of the two commands
-# (workload_arms.sh on the sacct log) writes its report. A few seconds.
+# (workload.sh arms on the sacct log) writes its report. A few seconds.
 # Usage: sacct_replay.sh <malleable-clustersim or empty> <source dir>
 . "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 log=$src/tests/clustersim/data/site.sacct
@@ -60,7 +60,7 @@ grep -q "sacct line 4: State 'LOST' is not a Slurm 22.05 job state" "$tmp/bad.er
 # The second command: the arms on the site's log.
 build=$(dirname "$(dirname "$bin")")
 TRACE=$log NODES=8 NAME=site OUT=$tmp/arms SEEDS="1 2" SHARES=0.5 ARMS="rigid malleable" \
-  bash "$src/scripts/bench/workload_arms.sh" "$build" >"$tmp/arms.log" 2>&1 || { cat "$tmp/arms.log"; echo "FAILED: workload_arms.sh on the sacct log"; fail=1; }
+  bash "$src/scripts/bench/workload.sh" arms "$build" >"$tmp/arms.log" 2>&1 || { cat "$tmp/arms.log"; echo "FAILED: workload.sh arms on the sacct log"; fail=1; }
 grep -q "| both (malleable)" "$tmp/arms/arms.md" 2>/dev/null || { cat "$tmp/arms.log"; echo "FAILED: no report"; fail=1; }
 [[ $fail == 0 ]] || { echo FAILED; exit 1; }
 echo "PASS: sacct replay"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
-# The seed statistics on a small trace, end to end: workload_arms.sh on 300 jobs of KTH
+# The seed statistics on a small trace, end to end: workload.sh arms on 300 jobs of KTH
 # (the prime-time rule, 60-s passes, time limits kept), three arms, three seeds; the
 # report's mean ratio and 95% interval recomputed here from the runs' metrics (Student's
 # t, 2 degrees of freedom: 4.303), the rigid arm run once, no malleable job killed.
@@ -8,7 +8,7 @@
 . "$(dirname "${BASH_SOURCE[0]}")/prologue.sh"
 build=$(dirname "$(dirname "$bin")")
 OUT=$tmp/arms JOBS=300 FIRST=5000 SEEDS="1 2 3" SHARES=0.5 ARMS="rigid moldable_requested malleable" PRIME=8-17 \
-  bash "$src/scripts/bench/workload_arms.sh" "$build" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo FAILED; exit 1; }
+  bash "$src/scripts/bench/workload.sh" arms "$build" >"$tmp/log" 2>&1 || { cat "$tmp/log"; echo FAILED; exit 1; }
 python3 - "$tmp/arms" <<'PY' || { cat "$tmp/log"; echo FAILED; exit 1; }
 import csv, json, math, statistics, sys
 d = sys.argv[1]
