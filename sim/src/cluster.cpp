@@ -328,7 +328,8 @@ double Cluster::limit_on(std::size_t job, int n) const {
   const Job& j = w_.jobs.at(job);
   const double limit = j.kill_limit_s();
   if (!follows_ || limit <= 0 || n <= 0 || n >= j.nodes) return limit;
-  return limit * j.runtime_s(n) / j.runtime_s(j.nodes);
+  // the arbiter's rule at a start below the range (--extend-limits): one function
+  return limit_at_start(limit, n, j.nodes, j.runtime_s(n), j.runtime_s(j.nodes)).limit_s;
 }
 
 void Cluster::set_estimated_end(std::size_t job, double end) {

@@ -53,7 +53,9 @@ class Cluster {
   void set_limit_follows_size(bool on);
   bool limit_follows_size() const { return follows_; }
   // Job j's limit on n nodes: its kill limit, scaled by its model's time on n over its time
-  // on the size it asked for when the limit follows the size and n is fewer (0: none).
+  // on the size it asked for when the limit follows the size and n is fewer (0: none);
+  // limits::limit_at_start, the arbiter's rule at a start below the range (never past
+  // perfect scaling, which no model of the workload passes).
   double limit_on(std::size_t job, int n) const;
   // The fewest nodes job j may start on (its minimum, or more under its limit), and
   // whether its limit raised it above its minimum (a start below the request refused).

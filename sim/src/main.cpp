@@ -157,7 +157,7 @@ void add_policy_options(CLI::App& app, Cli& c) {
   app.add_flag("--limit-follows-size", c.limit_follows_size,
                "a lever: a job's time limit follows its size: started below its request, its limit is scaled by its "
                "model's time on that size; a give-back extends the limit left by the same ratio (an operator's scontrol "
-               "update; neither the arbiter nor the launcher does it)");
+               "update: the arbiter's --extend-limits on does both, from Slurm's record)");
   app.add_option("--time-limits", c.time_limits, "on (default): a job ends at its time limit, killed, and a shrink or "
                  "a start below its request is allowed only while its predicted end keeps the limit; off: never ended")
       ->check(CLI::IsMember({"on", "off"}));

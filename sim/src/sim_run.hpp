@@ -42,8 +42,8 @@ struct RunOptions {
   // give-back extends what is left of the limit by the same ratio, never past the limit it
   // would have on its minimum size plus its resizes' costs (an operator's `scontrol
   // update JobId=J TimeLimit=...`; Slurm plans with the new limit), so neither is refused
-  // by the limit (Cluster::set_limit_follows_size). Only the simulator has it: neither the
-  // arbiter nor the launcher changes a limit.
+  // by the limit (Cluster::set_limit_follows_size). The arbiter's --extend-limits on makes
+  // both raises in Slurm by the same functions (limits::raise_at_start, raise_for_give_back).
   bool limit_follows_size = false;
   cluster::slurm::ArbiterOptions arbiter_options;
   std::ostream* decisions = nullptr;  // JSON lines, one per resize decision (and refusal)

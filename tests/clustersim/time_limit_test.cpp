@@ -210,6 +210,37 @@ TEST(ClusterSimTimeLimit, LimitFollowsTheSize) {
   EXPECT_DOUBLE_EQ(d.estimated_end(1), 650);
 }
 
+// One rule at a start below the request, one code with the arbiter's: the simulator's
+// limit on the smaller size (Cluster::limit_on, --limit-follows-size) and the raise the
+// daemon makes for a job Slurm started below the top of its range (limits::raise_at_start,
+// --extend-limits on; tests/cluster/unit/daemon/start_limit_test.cpp) give the same seconds
+// for the same job, the daemon's in Slurm's whole minutes within the cap.
+TEST(ClusterSimTimeLimit, AStartBelowTheRequestTheSimulatorAndTheArbiterAgree) {
+  Job amdahl = malleable("amdahl", 4, 800, 300);  // 300 s asked on 4 nodes, 10% serial
+  amdahl.serial_fraction = 0.1;
+  Cluster c(Workload{"", 0, 16, 0.5, 1, {amdahl}});
+  c.set_start_ranges(true);
+  c.set_time_limits(true);
+  c.set_limit_follows_size(true);
+  for (int n = 2; n <= 3; ++n) {
+    const auto raise = cluster::limits::raise_at_start(300, n, 4, amdahl.iteration_s(n), amdahl.iteration_s(4));
+    ASSERT_TRUE(raise.has_value()) << n;
+    EXPECT_DOUBLE_EQ(c.limit_on(0, n), 300 + raise->by_s) << n;
+    EXPECT_EQ(raise->old_min, 5);
+    const auto up = static_cast<long>(std::ceil(c.limit_on(0, n) / 60)), cap = static_cast<long>(300 * 4 / n / 60);
+    EXPECT_EQ(raise->new_min, std::min(up, cap)) << n;  // Slurm's minutes: rounded up, within the cap
+    EXPECT_DOUBLE_EQ(raise->cut_s, 0);  // no model of the workload passes perfect scaling
+  }
+  // on 2 of 4: 300 x (0.1 + 0.45) / (0.1 + 0.225) = 507.7 s: 9 minutes (the cap 600 s)
+  EXPECT_EQ(cluster::limits::raise_at_start(300, 2, 4, amdahl.iteration_s(2), amdahl.iteration_s(4))->new_min, 9);
+  // at its request or above, no model, a job whose smaller size runs faster
+  EXPECT_DOUBLE_EQ(c.limit_on(0, 4), 300);
+  EXPECT_FALSE(cluster::limits::raise_at_start(300, 4, 4, 1, 1));
+  EXPECT_DOUBLE_EQ(cluster::limits::limit_at_start(300, 2, 4, -1, -1).limit_s, 600);  // no model: the cap
+  EXPECT_FALSE(cluster::limits::raise_at_start(300, 2, 4, 1, 2));  // faster on 2: never lowered
+  EXPECT_DOUBLE_EQ(cluster::limits::limit_at_start(300, 2, 4, 1, 2).limit_s, 150);  // the simulator keeps it
+}
+
 // The extension of a give-back: what is left of the limit scaled by the new size's
 // iteration over the old one's, plus the resize; cut at the cap (the limit on the job's
 // minimum size): a job that grew from 4 to 8 nodes and gives 4 back gets back only what

@@ -44,6 +44,42 @@ LimitExtension extend_with_size(double now, double deadline, double cap, double 
   return e;
 }
 
+StartLimit limit_at_start(double limit_s, int start_nodes, int top_nodes, double t_start, double t_top) {
+  StartLimit r;
+  r.limit_s = r.cap_s = limit_s;
+  if (!(limit_s > 0) || !std::isfinite(limit_s) || start_nodes < 1 || top_nodes <= start_nodes) return r;
+  const double most = static_cast<double>(top_nodes) / start_nodes;
+  r.modelled = t_start > 0 && t_top > 0 && std::isfinite(t_start) && std::isfinite(t_top);
+  const double ratio = r.modelled ? t_start / t_top : most;
+  r.ratio = std::min(ratio, most);
+  r.cap_s = limit_s * most;
+  r.limit_s = limit_s * r.ratio;
+  r.cut_s = limit_s * (ratio - r.ratio);
+  return r;
+}
+
+std::optional<LimitRaise> raise_at_start(double limit_s, int start_nodes, int top_nodes, double t_start, double t_top) {
+  const StartLimit l = limit_at_start(limit_s, start_nodes, top_nodes, t_start, t_top);
+  if (!(l.limit_s > limit_s)) return std::nullopt;
+  LimitRaise r;
+  r.old_min = std::lround(limit_s / 60);
+  const long cap_min = static_cast<long>(std::floor(l.cap_s / 60 + 1e-9));
+  r.new_min = std::min(static_cast<long>(std::ceil(l.limit_s / 60 - 1e-9)), cap_min);
+  if (r.new_min <= r.old_min) return std::nullopt;
+  r.by_s = l.limit_s - limit_s;
+  r.cut_s = l.cut_s;
+  r.cap_s = l.cap_s;
+  r.ratio = l.ratio;
+  char buf[320];
+  std::snprintf(buf, sizeof buf,
+                "started on %d of the %d node(s) at the top of its range: its limit of %.0f s scaled by %.3f (%s): "
+                "+%.0f s%s (cap %.0f s: the limit x %d/%d)",
+                start_nodes, top_nodes, limit_s, l.ratio, l.modelled ? "its model" : "perfect scaling", r.by_s,
+                l.cut_s > 0 ? ", capped" : "", l.cap_s, top_nodes, start_nodes);
+  r.why = buf;
+  return r;
+}
+
 std::optional<double> slurm_limit_s(double start_s, double time_left_s, double now) {
   if (!(time_left_s >= 0) || !(start_s > 0) || !(now >= start_s) || !std::isfinite(time_left_s) || !std::isfinite(now))
     return std::nullopt;

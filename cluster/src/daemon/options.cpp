@@ -141,7 +141,8 @@ std::string daemon_usage() {
          "--operators USER,...: names or uids whose --status shows every job (as root's and\n"
          "  SlurmUser's do); everyone else's shows its own jobs only.\n"
          "--extend-limits on|off: a job of the recipe that gives nodes back by the arbiter's\n"
-         "  decision gets its TimeLimit raised in Slurm by the simulator's rule, within a cap\n"
+         "  decision, or that Slurm started below the top of its node range (once per start),\n"
+         "  gets its TimeLimit raised in Slurm by the simulator's rule, within a cap\n"
          "  (default off: the daemon's user must first be a Slurm operator, AdminLevel=Operator).\n"
          "--arbiter-user NAME|UID: with --status, the user the daemon runs as (its reply is taken\n"
          "  only in that user's MUNGE credential; default malleable-arbiter).\n";

@@ -100,6 +100,9 @@ struct Server::Refresh {
   // --extend-limits: the TimeLimit raises due (ArbiterState::take_limit_updates), made
   // first, so that the view taken after them shows them; each with Slurm's answer.
   std::vector<std::pair<LimitUpdate, slurm::Command>> limits;
+  // --extend-limits at a start: the jobs' records, batch scripts and sbatch lines
+  // (ArbiterState::take_start_reads), read after the raises, before the view.
+  std::vector<StartRead> starts;
   int rd = -1, wr = -1;
   ~Refresh() {
     if (rd >= 0) ::close(rd);
@@ -188,11 +191,17 @@ void Server::start_refresh(double now) {
   r->started = now;
   r->ask_qos = state_.qos_due(now);
   for (auto& u : state_.take_limit_updates()) r->limits.emplace_back(std::move(u), slurm::Command{});
+  for (auto& job : state_.take_start_reads()) r->starts.push_back(StartRead{std::move(job), {}, {}, {}});
   last_attempt_ = now;
   refresh_ = r;
   refresh_thread_ = std::thread([r] {
     try {  // nothing leaves this thread: an exception here would end the process
       for (auto& [u, answer] : r->limits) answer = r->run(u.argv);
+      for (auto& s : r->starts) {
+        s.record = r->run(start_record_command(s.job));
+        s.script = r->run(start_script_command(s.job));
+        s.submit = r->run(start_submit_command(s.job));
+      }
       r->jobs = r->run(slurm::kViewJobsCommand);
       r->idle = r->run(slurm::kViewIdleCommand);
       if (r->ask_qos) r->qos = r->run(slurm::kQosCommand);  // last: squeue and sinfo answer as of taken_at however slow slurmdbd is
@@ -215,17 +224,9 @@ void Server::finish_refresh() {
   refresh_.reset();
   if (r->ask_qos)  // whatever squeue did: the QOS table is slurmdbd's
     if (const std::string line = state_.set_qos(r->qos, r->started); !line.empty()) log_line(line);
-  if (!r->limits.empty()) {
-    bool changed = false;
+  bool changed = false;
+  if (!r->limits.empty())
     for (const auto& line : state_.limit_updates_done(r->limits, r->started, changed)) log_line(line);
-    if (changed) {
-      try {
-        save_journal();
-      } catch (const std::exception& e) {
-        log_line(std::string("the journal could not be written after a time-limit raise: ") + e.what());
-      }
-    }
-  }
   try {
     if (r->jobs.status != 0 || r->idle.status != 0)
       throw Error("a Slurm command failed: " + (r->jobs.status != 0 ? r->jobs.said() : r->idle.said()).substr(0, 300));
@@ -237,6 +238,16 @@ void Server::finish_refresh() {
     state_.set_view(std::move(v), std::move(owners));
   } catch (const std::exception& e) {  // whatever Slurm printed: the last view stays, the daemon goes on
     log_line(std::string("asking Slurm failed (the last view stays): ") + e.what());
+  }
+  bool judged = false;  // the starts against the new view's followed jobs
+  if (!r->starts.empty())
+    for (const auto& line : state_.start_reads_done(r->starts, r->started, judged)) log_line(line);
+  if (changed || judged) {
+    try {
+      save_journal();
+    } catch (const std::exception& e) {
+      log_line(std::string("the journal could not be written after a time-limit raise: ") + e.what());
+    }
   }
 }
 

@@ -103,121 +103,6 @@ void ArbiterState::set_view(slurm::ClusterView v, std::map<std::string, std::uin
   limits_from_view();
 }
 
-// --extend-limits: a job of the recipe (it asks about itself) is followed from its first
-// request: Slurm's record then (its start, its limit as it stands, its nodes) is its book.
-void ArbiterState::follow_limit(const slurm::Snapshot& s) {
-  if (limit_jobs_.count(s.mine.id) > 0 || limit_jobs_.size() >= kMaxLimitJobs || s.mine.state != "RUNNING") return;
-  const auto limit = limits::slurm_limit_s(s.mine.start, s.mine.time_left, view_.taken_at);
-  if (!limit || s.mine.node_list.empty()) return;  // unlimited, or no start known: nothing to follow
-  LimitJob j;
-  j.book = limits::LimitBook{s.mine.start, *limit, static_cast<int>(s.mine.node_list.size()), 0};
-  limit_jobs_.emplace(s.mine.id, j);
-}
-
-// A give-back the arbiter decided: what it takes the job to, and the model's times (the
-// job's claims: they decide how much, within the cap), kept until a view shows it done.
-void ArbiterState::note_give_back(const Request& r, const slurm::Snapshot& s, const slurm::Arbitration& a, double now) {
-  const auto it = limit_jobs_.find(r.job.id);
-  if (it == limit_jobs_.end() || a.plan.kind != slurm::Plan::Kind::GiveBack) return;
-  const std::set<std::string> ranks(r.job.rank_hosts.begin(), r.job.rank_hosts.end());
-  const int from = static_cast<int>(s.mine.node_list.size());
-  const int after = from - static_cast<int>(a.plan.nodes.size());
-  // only nodes that run ranks slow the job (held nodes running nothing go free)
-  const int k = static_cast<int>(std::count_if(a.plan.nodes.begin(), a.plan.nodes.end(),
-                                               [&](const std::string& h) { return ranks.count(h) > 0; }));
-  LimitJob& j = it->second;
-  if (k <= 0 || after < 1 || (j.raised_to > 0 && after >= j.raised_to)) return;  // nothing slows, or raised for already
-  const slurm::Growth g = growth_model(r.growth)(-k);
-  LimitJob::Pending p;
-  p.nodes_after = after;
-  p.t_from = g.measured_iteration;
-  p.t_to = g.predicted_iteration;
-  p.cost_s = std::max(0.0, g.predicted_resize);
-  p.from_ranks = static_cast<int>(ranks.size());
-  p.to_ranks = p.from_ranks - k;
-  p.decided_at = now;
-  j.pending = p;
-}
-
-// The give-backs the new view shows done (the job holds no more than the decision left it,
-// its own nodes and its expanders'): each raised once, from this view's record; a job that
-// left the view (or stopped running) is forgotten; a decision never carried out is dropped
-// with its promise's lifetime.
-void ArbiterState::limits_from_view() {
-  if (limit_jobs_.empty()) return;
-  std::map<std::string, const slurm::Job*> listed;
-  for (const auto& j : view_.jobs) listed.emplace(j.id, &j);
-  for (auto it = limit_jobs_.begin(); it != limit_jobs_.end();) {
-    const auto l = listed.find(it->first);
-    if (l == listed.end() || l->second->state != "RUNNING" || view_.unreadable.count(it->first) > 0) {
-      it = limit_jobs_.erase(it);
-      continue;
-    }
-    LimitJob& j = it->second;
-    if (j.pending) {
-      slurm::Snapshot s;
-      try {
-        s = slurm::snapshot_of(view_, it->first);
-      } catch (const Error&) {
-        it = limit_jobs_.erase(it);
-        continue;
-      }
-      const int held = static_cast<int>(s.mine.node_list.size());
-      const LimitJob::Pending p = *j.pending;
-      if (held <= p.nodes_after && held >= 1) {
-        j.pending.reset();
-        j.raised_to = held;
-        if (const auto limit = limits::slurm_limit_s(s.mine.start, s.mine.time_left, view_.taken_at)) {
-          const auto raise = limits::raise_for_give_back(j.book, *limit, view_.taken_at, held, p.t_from, p.t_to,
-                                                         p.from_ranks, p.to_ranks, p.cost_s);
-          j.book.costs_s += std::clamp(p.cost_s, 0.0, limits::kMaxResizeCostS);
-          if (raise)
-            limit_due_.push_back(LimitUpdate{it->first,
-                                             {"scontrol", "update", "JobId=" + it->first,
-                                              "TimeLimit=" + std::to_string(raise->new_min)},
-                                             raise->old_min, raise->new_min, raise->cut_s > 0, raise->why});
-        }
-      } else if (view_.taken_at - p.decided_at > opt_.arbiter.promise_ttl_s) {
-        j.pending.reset();
-      }
-    }
-    ++it;
-  }
-}
-
-std::vector<LimitUpdate> ArbiterState::take_limit_updates() { return std::exchange(limit_due_, {}); }
-
-std::vector<std::string> ArbiterState::limit_updates_done(const std::vector<std::pair<LimitUpdate, slurm::Command>>& done,
-                                                         double now, bool& changed) {
-  std::vector<std::string> log;
-  changed = false;
-  for (const auto& [u, c] : done) {
-    json line{{"t", now},           {"job", u.job},         {"rule", "limit-extended"}, {"old_min", u.old_min},
-              {"new_min", u.new_min}, {"capped", u.capped}, {"why", u.why}};
-    if (c.status == 0) {
-      ++limits_raised_;
-      limits_refused_.clear();
-      limits_refusal_said_ = false;
-      log.push_back("job " + u.job + ": TimeLimit " + std::to_string(u.old_min) + " -> " + std::to_string(u.new_min) +
-                    " min (" + u.why + ")");
-    } else {
-      ++limits_failed_;
-      std::string said = c.said().substr(0, 300);
-      std::replace(said.begin(), said.end(), '\n', ' ');
-      limits_refused_ = slurm::command_line(u.argv) + " failed (status " + std::to_string(c.status) + "): " + said;
-      line["rule"] = "limit-refused";
-      line["error"] = limits_refused_;
-      if (!std::exchange(limits_refusal_said_, true))
-        log.push_back("Slurm refuses to raise time limits (" + limits_refused_ +
-                      "): the daemon's user needs AdminLevel=Operator (sacctmgr, docs/guide/arbiter.md); until a raise "
-                      "is made, give-backs are judged against the limits as they stand; logged again after one is made");
-    }
-    remember(key_of(u.job, kUnknownUid), owned(line.dump(-1, ' ', false, json::error_handler_t::replace), u.job));
-    changed = true;
-  }
-  return log;
-}
-
 void ArbiterState::mark_expanders() {
   view_.expanders.clear();
   for (const auto& [job, ids] : expander_reports_) {
@@ -349,7 +234,7 @@ Reply ArbiterState::arbitrate_for(const Request& r, std::uint32_t uid, double no
   double* left = nullptr;
   double left_was = 0;
   if (opt_.extend_limits) {
-    follow_limit(s);
+    follow_limit(s, r);
     const auto lj = limit_jobs_.find(r.job.id);
     if (lj != limit_jobs_.end() && limits_refused_.empty() && s.mine.time_left >= 0 && s.mine.node_list.size() > 1)
       for (auto& j : view_.jobs)
@@ -453,7 +338,8 @@ std::string ArbiterState::journal() const {
                              {"submitted", l.book.submitted_s},
                              {"start_nodes", l.book.start_nodes},
                              {"costs", l.book.costs_s},
-                             {"raised_to", l.raised_to}});
+                             {"raised_to", l.raised_to},
+                             {"start_done", l.start == LimitJob::Start::Done}});
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
@@ -477,6 +363,9 @@ void ArbiterState::restore(const std::string& text) {
         lj.book = limits::LimitBook{e.at("start").get<double>(), e.at("submitted").get<double>(),
                                     e.at("start_nodes").get<int>(), e.at("costs").get<double>()};
         lj.raised_to = e.at("raised_to").get<int>();
+        // judged (its start's raise answered), else read again: a raise made before the stop
+        // shows in its record (its TimeLimit above the book's) and is not made twice
+        if (e.contains("start_done") && e.at("start_done").get<bool>()) lj.start = LimitJob::Start::Done;
         followed[e.at("job").get<std::string>()] = lj;
       }
     } catch (const json::exception& x) {

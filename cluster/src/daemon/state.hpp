@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "arbiter/protocol.hpp"
+#include "daemon/start_limit.hpp"
 #include "malleable/cluster/time_limit.hpp"
 
 namespace cluster::arbiter {
@@ -42,8 +43,10 @@ struct StateOptions {
   // the recipe (one that asks the arbiter about itself) that gives nodes back by the
   // arbiter's decision has its TimeLimit raised in Slurm (`scontrol update`, the daemon's
   // user a Slurm operator) by the simulator's rule (limits::raise_for_give_back), and its
-  // give-backs are judged against that capped limit. Off: limits are never touched and a
-  // give-back that would overrun the limit is refused, as before.
+  // give-backs are judged against that capped limit; one that Slurm started below the top of
+  // its node range has its TimeLimit raised once for that start by the simulator's rule at a
+  // start below the request (limits::raise_at_start, start_limit.hpp). Off: limits are
+  // never touched and a give-back that would overrun the limit is refused, as before.
   bool extend_limits = false;
 };
 
@@ -55,6 +58,7 @@ struct LimitUpdate {
   long old_min = 0, new_min = 0;
   bool capped = false;
   std::string why;
+  std::string at = "give-back";  // or "start-below-range" (start_limit.hpp)
 };
 
 class ArbiterState {
@@ -95,6 +99,18 @@ class ArbiterState {
   // the journal is to be written.
   std::vector<std::string> limit_updates_done(const std::vector<std::pair<LimitUpdate, slurm::Command>>& done, double now,
                                               bool& changed);
+  // --extend-limits at a start (start_limit.hpp): the jobs whose start is to be read (at
+  // most kStartReadsPerView a view), each marked as being read; the shell runs the
+  // commands and hands the answers back to start_reads_done: a raise due (made with the
+  // next view and journalled by limit_updates_done, "at": "start-below-range"), a read
+  // again later (sacct not there yet, at most kStartTries views), or nothing (a line
+  // "limit-start-kept" with the decisions, saying why); a refusal returned as a line for
+  // the log and kept with the decisions ("limit-start-refused"). A start is judged once:
+  // its check is journalled (done once Slurm answered its raise), and a raise is never
+  // made twice (the record's TimeLimit above the book's: raised already).
+  std::vector<std::string> take_start_reads();
+  std::vector<std::string> start_reads_done(const std::vector<StartRead>& reads, double now, bool& changed);
+  static constexpr std::size_t kStartReadsPerView = 8;
   // At most this many jobs are followed for their limits (one entry per job of the recipe
   // in the view; a job that leaves the view is forgotten).
   static constexpr std::size_t kMaxLimitJobs = 65536;
@@ -159,13 +175,21 @@ class ArbiterState {
     };
     std::optional<Pending> pending;
     int raised_to = 0;  // nodes after the last give-back raised for (0: none)
+    // Its start (start_limit.hpp): to read, being read, its raise due or made and not yet
+    // answered, judged (journalled as judged only then); how many reads came back early;
+    // the last request's model and the nodes its ranks ran on, until it is judged.
+    enum class Start { ToRead, Reading, Raising, Done } start = Start::ToRead;
+    int start_tries = 0;
+    std::map<int, slurm::Growth> growth;
+    int rank_nodes = 0;
   };
   std::map<std::string, LimitJob> limit_jobs_;
   std::vector<LimitUpdate> limit_due_;
   std::size_t limits_raised_ = 0, limits_failed_ = 0;
   std::string limits_refused_;  // Slurm's last refusal (empty: the last raise was made, or none tried)
   bool limits_refusal_said_ = false;
-  void follow_limit(const slurm::Snapshot& s);
+  void follow_limit(const slurm::Snapshot& s, const Request& r);
+  std::optional<std::string> start_read_done(const StartRead& read, double now);
   void note_give_back(const Request& r, const slurm::Snapshot& s, const slurm::Arbitration& a, double now);
   void limits_from_view();
   void mark_expanders();

@@ -65,6 +65,24 @@ struct LimitExtension {
 };
 LimitExtension extend_with_size(double now, double deadline, double cap, double t_from, double t_to, double cost_s);
 
+// The limit of a job started below its request: a job whose limit limit_s was set for
+// top_nodes and that starts on start_nodes (fewer) runs under that limit scaled by its
+// model's time on the smaller size over its time on the top (t_start / t_top), never by more
+// than top_nodes / start_nodes (perfect scaling, the dearest case: the cap). t_start or t_top
+// not above 0 (no model): the cap. start_nodes >= top_nodes, or no limit: the limit. The
+// simulator's limit on n nodes (Cluster::limit_on, --limit-follows-size) is this, and so is
+// the arbiter's raise at a start below the range (raise_at_start); the limit is not floored
+// here (a model whose smaller size runs faster gives less: the simulator keeps that, the
+// arbiter never lowers a limit).
+struct StartLimit {
+  double limit_s = 0;  // the limit on start_nodes
+  double cap_s = 0;    // limit_s * top_nodes / start_nodes
+  double cut_s = 0;    // what the cap cut (> 0: capped)
+  double ratio = 1;    // the scale used
+  bool modelled = false;
+};
+StartLimit limit_at_start(double limit_s, int start_nodes, int top_nodes, double t_start, double t_top);
+
 // ---- the arbiter's use of the rule (Slurm's whole minutes) ----------------------------
 //
 // Every input but the model's times is Slurm's own record of the job: its start (squeue
@@ -111,6 +129,14 @@ struct LimitRaise {
   double ratio = 1;     // t_to / t_from used
   std::string why;      // one line: the figures
 };
+// A start below the node range's top (--extend-limits): the job's limit as submitted
+// (limit_s), the nodes Slurm started it on and the top of the range it asked for (Slurm's
+// record), the model's times on both (t_start, t_top: the job's, how much within the cap),
+// by limit_at_start. The new limit in whole minutes: the rule's seconds rounded up to
+// Slurm's minute, never past the cap's whole minutes. nullopt: nothing to raise (at or
+// above the top, no limit, not above the limit). cap_s here is the capped limit, seconds.
+std::optional<LimitRaise> raise_at_start(double limit_s, int start_nodes, int top_nodes, double t_start, double t_top);
+
 std::optional<LimitRaise> raise_for_give_back(const LimitBook& book, double limit_s, double now, int nodes_after,
                                               double t_from, double t_to, int from_ranks, int to_ranks, double cost_s);
 
